@@ -1,0 +1,28 @@
+"""bpe_ref: the reference byte-pair-encoding package of *Fast BPE from Scratch*.
+
+Every lab of the course is graded against it. One module per idea:
+
+- :mod:`bpe_ref.pretokenize`: the GPT-2 pattern, special tokens, pretoken counts (steps 00, 03)
+- :mod:`bpe_ref.train`: six trainers from the naive loop to the heap (steps 01-05)
+- :mod:`bpe_ref.tiebreak`: the tie-break rule, in one place
+- :mod:`bpe_ref.serialization`: GPT-2 ``vocab.json`` / ``merges.txt``
+
+>>> from bpe_ref import train_bpe_on_text
+>>> vocab, merges = train_bpe_on_text("the cat the hat", 258, special_tokens=[])
+>>> merges
+[(b'h', b'e'), (b'a', b't')]
+"""
+
+from __future__ import annotations
+
+from .train import TRAIN_METHODS, MergeStep, train_bpe, train_bpe_on_text, train_on_counts
+
+__all__ = ["TRAIN_METHODS", "MergeStep", "train_bpe", "train_bpe_on_text", "train_on_counts"]
+
+# The encoding half (Tokenizer, ENCODE_METHODS) is imported here when present.
+try:  # pragma: no cover - replaced by a plain import once bpe_ref.tokenizer lands
+    from .tokenizer import ENCODE_METHODS, Tokenizer  # noqa: F401
+
+    __all__ += ["ENCODE_METHODS", "Tokenizer"]
+except ImportError:
+    pass

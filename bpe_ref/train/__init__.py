@@ -1,0 +1,156 @@
+"""Training a byte-level BPE tokenizer: one module per step of the course's ladder.
+
+=================  ==========================================================  ==============
+method             idea                                                        theory page
+=================  ==========================================================  ==============
+``naive``          V1: recount all pairs, rewrite all words, every merge       01
+``incremental``    V2: update the counts of the words that hold the pair       02
+``parallel``       V3: V2 fed by pretokenization in worker processes           03
+``inverted_index`` V4: pair -> ids of the words holding it; no word scan       04
+``heap``           V5: V4 + a lazy-deletion max-heap with compaction           05
+``linked_list``    linked token stream + indexed heap with increase/decrease   05
+=================  ==========================================================  ==============
+
+All six return identical merges (tests/test_train_equivalence.py proves it on generated corpora).
+
+>>> vocab, merges = train_bpe_on_text("low low low lower lowest", 259, special_tokens=[])
+>>> merges
+[(b'o', b'w'), (b'l', b'ow'), (b' ', b'low')]
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+
+from ..corpus import StrPath, encode_utf8
+from ..pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, count_pretokens_in_file, validate_special_tokens
+from .common import MergeStep
+
+TRAIN_METHODS: tuple[str, ...] = ("naive", "incremental", "parallel", "inverted_index", "heap", "linked_list")
+DEFAULT_TRAIN_METHOD = "heap"
+
+Vocab = dict[int, bytes]
+Merges = list[tuple[bytes, bytes]]
+
+
+def trainer_module(method: str):
+    """The module that implements ``method`` (each has ``train(word_counts, num_merges, ...)``)."""
+    if method not in TRAIN_METHODS:
+        raise ValueError(f"unknown training method {method!r}; choose one of {', '.join(TRAIN_METHODS)}")
+    return importlib.import_module(f"{__name__}.{method}")
+
+
+def num_merges_for(vocab_size: int, special_tokens: Sequence[str]) -> int:
+    """How many merges fill ``vocab_size``: it counts 256 bytes + special tokens + merges."""
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        raise TypeError(f"vocab_size must be an int, got {vocab_size!r}")
+    base = 256 + len(special_tokens)
+    if vocab_size < base:
+        raise ValueError(
+            f"vocab_size {vocab_size} is smaller than the base vocabulary of {base} "
+            f"(256 byte tokens + {len(special_tokens)} special tokens)"
+        )
+    return vocab_size - base
+
+
+def build_vocab(merges: Merges, special_tokens: Sequence[str]) -> Vocab:
+    """Ids 0..255 are the bytes, then the special tokens in order, then one id per merge."""
+    vocab: Vocab = {b: bytes([b]) for b in range(256)}
+    for token in special_tokens:
+        vocab[len(vocab)] = encode_utf8(token)
+    for left, right in merges:
+        vocab[len(vocab)] = left + right
+    return vocab
+
+
+def train_on_counts(
+    word_counts: Mapping[bytes, int],
+    vocab_size: int,
+    special_tokens: Sequence[str] = DEFAULT_SPECIAL_TOKENS,
+    method: str = DEFAULT_TRAIN_METHOD,
+    *,
+    progress: bool = False,
+    trace: list[MergeStep] | None = None,
+    **options,
+) -> tuple[Vocab, Merges]:
+    """Train from pretoken counts (``{b" the": 1200, ...}``): the core every entry point shares.
+
+    ``options`` go to the trainer (for ``heap``: ``compaction_threshold``). Pass a list as
+    ``trace`` to receive one :class:`MergeStep` per merge.
+    """
+    special_tokens = validate_special_tokens(special_tokens)
+    num_merges = num_merges_for(vocab_size, special_tokens)
+    module = trainer_module(method)
+    merges = module.train(word_counts, num_merges, trace=trace, progress=progress, **options)
+    return build_vocab(merges, special_tokens), merges
+
+
+def train_bpe(
+    input_path: StrPath,
+    vocab_size: int,
+    special_tokens: Sequence[str] = DEFAULT_SPECIAL_TOKENS,
+    method: str = DEFAULT_TRAIN_METHOD,
+    num_workers: int | None = None,
+    progress: bool = False,
+    *,
+    trace: list[MergeStep] | None = None,
+    **options,
+) -> tuple[Vocab, Merges]:
+    """Train a byte-level BPE tokenizer on the UTF-8 file at ``input_path``.
+
+    Returns ``(vocab, merges)``: ``vocab`` maps id -> bytes (0..255 the bytes, then the special
+    tokens, then one token per merge), ``merges`` lists ``(left, right)`` in training order.
+    Training stops early, with a smaller vocabulary, when no pair is left to merge.
+
+    ``num_workers`` processes pretokenize the file (default 1, or every core for
+    ``method="parallel"``, whose whole point that is). Errors: ``FileNotFoundError`` for a
+    missing file, ``ValueError`` for a file that is not UTF-8 (with the byte offset) or a
+    ``vocab_size`` below ``256 + len(special_tokens)``.
+    """
+    special_tokens = validate_special_tokens(special_tokens)
+    num_merges_for(vocab_size, special_tokens)  # fail on a bad size before reading the corpus
+    trainer_module(method)
+    if num_workers is None:
+        num_workers = 0 if method == "parallel" else 1
+    if method == "parallel":
+        from .parallel import count_words
+
+        word_counts = count_words(input_path, special_tokens, num_workers or None)
+    else:
+        word_counts = count_pretokens_in_file(input_path, special_tokens, num_workers)
+    return train_on_counts(
+        word_counts, vocab_size, special_tokens, method, progress=progress, trace=trace, **options
+    )
+
+
+def train_bpe_on_text(
+    text: str,
+    vocab_size: int,
+    special_tokens: Sequence[str] = DEFAULT_SPECIAL_TOKENS,
+    method: str = DEFAULT_TRAIN_METHOD,
+    progress: bool = False,
+    *,
+    trace: list[MergeStep] | None = None,
+    **options,
+) -> tuple[Vocab, Merges]:
+    """:func:`train_bpe` on a string instead of a file (for notebooks and tests)."""
+    special_tokens = validate_special_tokens(special_tokens)
+    num_merges_for(vocab_size, special_tokens)
+    encode_utf8(text)  # a clear error for lone surrogates
+    word_counts = count_pretokens(text, special_tokens)
+    return train_on_counts(
+        word_counts, vocab_size, special_tokens, method, progress=progress, trace=trace, **options
+    )
+
+
+__all__ = [
+    "TRAIN_METHODS",
+    "MergeStep",
+    "build_vocab",
+    "num_merges_for",
+    "train_bpe",
+    "train_bpe_on_text",
+    "train_on_counts",
+    "trainer_module",
+]
