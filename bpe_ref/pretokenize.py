@@ -113,7 +113,7 @@ def _to_bytes(counts: Counter[str]) -> dict[bytes, int]:
 def count_pretokens(text: str, special_tokens: Sequence[str] = DEFAULT_SPECIAL_TOKENS) -> dict[bytes, int]:
     """How often each pretoken (as UTF-8 bytes) occurs in ``text``: the input of every trainer.
 
-    >>> count_pretokens("low low lower", special_tokens=())
+    >>> count_pretokens("low low low lower", special_tokens=())
     {b'low': 1, b' low': 2, b' lower': 1}
     """
     special_tokens = validate_special_tokens(special_tokens)
