@@ -117,7 +117,11 @@ def count_pretokens(text: str, special_tokens: Sequence[str] = DEFAULT_SPECIAL_T
     {b'low': 1, b' low': 2, b' lower': 1}
     """
     special_tokens = validate_special_tokens(special_tokens)
-    return _to_bytes(_count_str_pretokens(text, special_tokens))
+    try:
+        return _to_bytes(_count_str_pretokens(text, special_tokens))
+    except ValueError:
+        encode_utf8(text)  # a lone surrogate: report its index in ``text``, not in its pretoken
+        raise
 
 
 def find_chunk_boundaries(
