@@ -130,7 +130,9 @@ def find_chunk_boundaries(
     """Byte offsets that cut ``file`` into about ``desired_num_chunks`` chunks at special tokens.
 
     Each inner boundary is the start of the first occurrence of any of ``split_tokens`` at or
-    after an evenly spaced guess, so no chunk splits a special token or a pretoken. The result is
+    after an evenly spaced guess, so no chunk splits a special token or a pretoken. Where special
+    tokens can overlap (``["ab", "bc"]``, or ``"aa"`` in ``"aaa"``), an occurrence that another
+    occurrence straddles is skipped: the whole text might be split at the other one. The result is
     sorted with no duplicates, starts at 0 and ends at the file size; it may hold fewer chunks than
     asked for (a file with few special tokens). The search reads ``buffer_size`` bytes at a time
     and keeps ``len(token) - 1`` bytes of overlap, so a token straddling two reads is still found.
@@ -157,17 +159,40 @@ def find_chunk_boundaries(
 def _next_token_start(
     file: BinaryIO, position: int, tokens: list[bytes], file_size: int, buffer_size: int, overlap: int
 ) -> int:
-    """Offset of the first occurrence of any token at or after ``position``, else the file size."""
+    """Offset of the first safe cut at or after ``position``, else the file size.
+
+    A safe cut is the start of an occurrence of a token that no occurrence of any token
+    straddles (starts before it and ends after it). At a safe cut, splitting the whole text at
+    special tokens (leftmost match first) also splits there, so both sides count as in the whole.
+    """
     while position < file_size:
         file.seek(position)
         window = file.read(buffer_size + overlap)
         found = [i for i in (window.find(t) for t in tokens) if i != -1]
         if found:
-            return position + min(found)
+            candidate = position + min(found)
+            if not _straddled(file, candidate, tokens, overlap):
+                return candidate
+            position = candidate + 1
+            continue
         if len(window) <= overlap:
             break
         position += buffer_size
     return file_size
+
+
+def _straddled(file: BinaryIO, offset: int, tokens: list[bytes], overlap: int) -> bool:
+    """Whether an occurrence of a token starts before ``offset`` and ends after it."""
+    start = max(0, offset - overlap)
+    file.seek(start)
+    window = file.read(offset - start + overlap)
+    for token in tokens:
+        i = window.find(token)
+        while i != -1 and start + i < offset:
+            if start + i + len(token) > offset:
+                return True
+            i = window.find(token, i + 1)
+    return False
 
 
 def _count_chunk(job: tuple[str, int, int, tuple[str, ...]]) -> Counter[str]:
