@@ -1,0 +1,41 @@
+"""``python -m bpe_ref train``: trains on the shipped sample with no arguments, saves GPT-2 files,
+and turns bad input into one clear line and a non-zero exit code."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from bpe_ref.serialization import load_vocab_and_merges
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bpe_ref", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_train_with_no_arguments_uses_the_shipped_sample_and_prints_a_summary() -> None:
+    result = run_cli("train", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "tinystoriesV2_gpt4_train_head_10000lines.txt" in result.stderr
+    assert "744 merges, vocabulary of 1000 tokens" in result.stdout  # 1000 - 256 - 1 special
+    assert "bytes per token" in result.stdout
+    assert "first 10 merges:" in result.stdout
+
+
+def test_train_saves_files_that_load_back(tmp_path: Path) -> None:
+    result = run_cli("train", "data/cs336_fixtures/corpus.en", "--vocab-size", "300", "--method", "linked_list",
+                     "--out", str(tmp_path), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    vocab, merges = load_vocab_and_merges(tmp_path / "vocab.json", tmp_path / "merges.txt")
+    assert len(vocab) == 300 and len(merges) == 300 - 257
+
+
+def test_train_reports_bad_input_in_one_line() -> None:
+    missing = run_cli("train", "no/such/file.txt", "--no-progress")
+    assert missing.returncode == 2
+    assert "error: corpus file not found: no/such/file.txt" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    too_small = run_cli("train", "--vocab-size", "100", "--no-progress")
+    assert too_small.returncode == 2
+    assert "vocab_size 100 is smaller than the base vocabulary of 257" in too_small.stderr
