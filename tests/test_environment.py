@@ -1,0 +1,143 @@
+"""The environment files agree, and the package's docstring examples run."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+import re
+from pathlib import Path
+
+import pytest
+
+import bpe_ref
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CONDA_ONLY = {"python", "pip"}  # environment.yml needs these to exist at all; pip installs the rest
+
+
+def normalize(name: str) -> str:
+    """PEP 503: case-insensitive, runs of -, _ and . are equal."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def split_requirement(requirement: str) -> tuple[str, str]:
+    """``"tiktoken >= 0.7"`` -> ``("tiktoken", ">=0.7")``; extras and markers are not used here."""
+    match = re.fullmatch(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*?)\s*", requirement)
+    assert match, f"cannot read the requirement {requirement!r}"
+    return normalize(match.group(1)), match.group(2).replace(" ", "")
+
+
+def load_pyproject() -> dict:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: tomllib is new in 3.11
+        tomllib = pytest.importorskip("tomli", reason="reading pyproject.toml needs Python 3.11+ or tomli")
+    with open(REPO_ROOT / "pyproject.toml", "rb") as file:
+        return tomllib.load(file)
+
+
+def pyproject_dev_requirements() -> dict[str, str]:
+    return dict(split_requirement(r) for r in load_pyproject()["project"]["optional-dependencies"]["dev"])
+
+
+def parse_environment_yml(text: str) -> tuple[list[str], list[str]]:
+    """(conda dependencies, pip dependencies) of a simple environment.yml, without PyYAML.
+
+    Reads the top-level ``dependencies:`` list; a ``- pip:`` item opens the nested pip list.
+    """
+    conda: list[str] = []
+    pip: list[str] = []
+    section = None
+    for raw in text.splitlines():
+        line = raw.split(" #", 1)[0].rstrip()
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        if indent == 0:
+            section = "conda" if line.strip() == "dependencies:" else None
+            continue
+        if section is None:
+            continue
+        item = line.strip()
+        assert item.startswith("- "), f"environment.yml: unexpected line {raw!r}"
+        value = item[2:].strip().strip("\"'")
+        if value == "pip:":
+            section, pip_indent = "pip", indent
+            continue
+        if section == "pip" and indent <= pip_indent:
+            section = "conda"
+        (pip if section == "pip" else conda).append(value)
+    return conda, pip
+
+
+@pytest.fixture(scope="module")
+def environment_yml() -> tuple[list[str], list[str]]:
+    return parse_environment_yml((REPO_ROOT / "environment.yml").read_text(encoding="utf-8"))
+
+
+def test_parse_environment_yml_reads_nested_pip_lists():
+    text = "name: x\nchannels:\n  - conda-forge\ndependencies:\n  - python>=3.10\n  - pip\n  - numpy>=1.24  # note\n  - pip:\n      - -e .\n"
+    assert parse_environment_yml(text) == (["python>=3.10", "pip", "numpy>=1.24"], ["-e ."])
+
+
+def test_environment_yml_lists_the_dev_packages(environment_yml):
+    conda, _ = environment_yml
+    in_conda = dict(split_requirement(r) for r in conda)
+    dev = pyproject_dev_requirements()
+    assert set(in_conda) - CONDA_ONLY == set(dev), (
+        f"only in environment.yml: {sorted(set(in_conda) - CONDA_ONLY - set(dev))}; "
+        f"only in pyproject.toml's dev extra: {sorted(set(dev) - set(in_conda))}"
+    )
+
+
+def test_environment_yml_and_pyproject_pin_the_same_versions(environment_yml):
+    conda, _ = environment_yml
+    in_conda = dict(split_requirement(r) for r in conda)
+    dev = pyproject_dev_requirements()
+    different = {name: (in_conda[name], dev[name]) for name in dev if name in in_conda and in_conda[name] != dev[name]}
+    assert not different, f"version constraints differ (environment.yml, pyproject.toml): {different}"
+
+
+def test_environment_yml_ends_by_installing_the_repository(environment_yml):
+    conda, pip = environment_yml
+    assert "pip" in conda
+    assert pip, "environment.yml has no pip section"
+    assert re.fullmatch(r"-e\s+\.(\[dev\])?", pip[-1]), f"the last pip item is {pip[-1]!r}, not '-e .'"
+
+
+def test_runtime_dependencies_are_in_the_dev_extra():
+    runtime = dict(split_requirement(r) for r in load_pyproject()["project"]["dependencies"])
+    dev = pyproject_dev_requirements()
+    assert {name: dev.get(name) for name in runtime} == runtime
+
+
+# --- doctests --------------------------------------------------------------------------------------
+
+
+def package_modules() -> list[str]:
+    """bpe_ref and every module under it that exists on disk (``__main__`` would run the CLI)."""
+    names = ["bpe_ref"]
+    for info in pkgutil.walk_packages(bpe_ref.__path__, prefix="bpe_ref."):
+        if info.name.rsplit(".", 1)[-1] != "__main__":
+            names.append(info.name)
+    return sorted(names)
+
+
+# Modules whose docstrings teach by example: they must keep at least one.
+MODULES_WITH_EXAMPLES = ["bpe_ref", "bpe_ref.pretokenize", "bpe_ref.serialization", "bpe_ref.tiebreak", "bpe_ref.train"]
+
+
+@pytest.mark.parametrize("module_name", package_modules())
+def test_doctests(module_name):
+    module = importlib.import_module(module_name)  # an existing module that cannot be imported is a bug
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False, report=False)
+    assert result.failed == 0, f"{result.failed} of {result.attempted} docstring examples of {module_name} fail (run it with doctest -v)"
+    if module_name in MODULES_WITH_EXAMPLES:
+        assert result.attempted > 0, f"{module_name} lost its docstring examples"
+
+
+def test_the_module_list_is_complete():
+    names = package_modules()
+    for name in MODULES_WITH_EXAMPLES + ["bpe_ref.train.naive", "bpe_ref.train.common", "bpe_ref.corpus"]:
+        assert name in names
