@@ -15,14 +15,8 @@ Every lab of the course is graded against it. One module per idea:
 
 from __future__ import annotations
 
+from .tokenizer import ENCODE_METHODS, Tokenizer
 from .train import TRAIN_METHODS, MergeStep, train_bpe, train_bpe_on_text, train_on_counts
 
 __all__ = ["TRAIN_METHODS", "MergeStep", "train_bpe", "train_bpe_on_text", "train_on_counts"]
-
-# The encoding half (Tokenizer, ENCODE_METHODS) is imported here when present.
-try:  # pragma: no cover - replaced by a plain import once bpe_ref.tokenizer lands
-    from .tokenizer import ENCODE_METHODS, Tokenizer  # noqa: F401
-
-    __all__ += ["ENCODE_METHODS", "Tokenizer"]
-except ImportError:
-    pass
+__all__ += ["ENCODE_METHODS", "Tokenizer"]  # the encoding half (steps 06-08)

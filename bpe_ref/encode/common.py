@@ -1,0 +1,238 @@
+"""What every encoder shares: the merges as rank tables, the valid tokens, their compatibility.
+
+**Tokens by rank.** Encoders do not work on the vocabulary's ids (GPT-2's ids are not the byte
+values) but on *ranks*: token ``b`` (``0 <= b < 256``) is the single byte ``b``, and token
+``256 + k`` is the result of merge ``k`` (training order). So a smaller number means "created
+earlier", and the first parts of a pretoken are simply its bytes: ``list(b"hi") == [104, 105]``.
+:class:`MergeTables` keeps ``pair -> merged token`` and maps each rank back to its vocabulary id.
+
+**Valid tokens and compatible pairs** (step 08, used by the ``backtrack`` and ``table`` encoders
+and by the tokenizer's single-token shortcut). A token is *valid* when BPE turns its own bytes
+into exactly that token; tokens that BPE can never produce are left out. Two adjacent tokens are
+*compatible* when BPE, run on their concatenated bytes, stops at exactly those two tokens: a
+token sequence is the BPE encoding of its bytes exactly when every adjacent pair is compatible.
+:meth:`ValidTokens.compatible` decides it by walking both merge trees, as GitHub's ``bpe`` crate
+(rust-gems) does. Both need token bytes to be unique (one token per byte string).
+
+>>> tables = MergeTables({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")])
+>>> tables.pair_to_token[(ord("a"), ord("b"))], tables.token_bytes[256]
+(256, b'ab')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+Vocab = Mapping[int, bytes]
+Merges = Sequence[tuple[bytes, bytes]]
+
+NO_TOKEN = -1  # "no such token" in integer tables (faster to test than None in hot loops)
+
+
+def check_vocab_and_merges(vocab: Vocab, merges: Merges) -> None:
+    """Types and shapes: a clear ``TypeError``/``ValueError`` before any table is built."""
+    if not isinstance(vocab, Mapping):
+        raise TypeError(f"vocab must be a dict mapping int ids to bytes, got {type(vocab).__name__}")
+    for token_id, token in vocab.items():
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            raise TypeError(f"vocab ids must be ints, got {token_id!r} ({type(token_id).__name__})")
+        if token_id < 0:
+            raise ValueError(f"vocab ids must be non-negative, got {token_id}")
+        if not isinstance(token, bytes):
+            raise TypeError(f"vocab[{token_id}] must be bytes, got {type(token).__name__} {token!r}")
+        if not token:
+            raise ValueError(f"vocab[{token_id}] is the empty byte string; every token has at least one byte")
+    if isinstance(merges, (str, bytes)) or not isinstance(merges, Sequence):
+        raise TypeError(f"merges must be a list of (bytes, bytes) pairs, got {type(merges).__name__}")
+    for rank, merge in enumerate(merges):
+        if not (isinstance(merge, (tuple, list)) and len(merge) == 2):
+            raise TypeError(f"merge {rank} must be a pair (left_bytes, right_bytes), got {merge!r}")
+        left, right = merge
+        if not (isinstance(left, bytes) and isinstance(right, bytes)) or not left or not right:
+            raise TypeError(f"merge {rank} must be a pair of non-empty bytes, got {merge!r}")
+
+
+class MergeTables:
+    """The merges as encoders use them: ``pair -> merged token`` over tokens numbered by rank.
+
+    - ``token_bytes[t]``: the bytes of token ``t`` (``t < 256``: one byte; ``256 + k``: merge ``k``);
+    - ``token_ids[t]``: its id in the vocabulary;
+    - ``pair_to_token[(left, right)]``: the token the merge of that adjacent pair makes. Merged
+      tokens are numbered by rank, so the *smallest* value is the merge BPE applies first;
+    - ``merge_parts[k]``: the two tokens merge ``k`` joins (``None`` if no earlier merge makes
+      one of them, so that merge can never apply).
+
+    Raises ``ValueError`` naming the merge when a merge's parts or result are not in the vocabulary,
+    and when a single byte has no token (byte-level BPE must be able to encode any byte).
+    """
+
+    def __init__(self, vocab: Vocab, merges: Merges) -> None:
+        check_vocab_and_merges(vocab, merges)
+        ids_of: dict[bytes, list[int]] = {}
+        for token_id in sorted(vocab):
+            ids_of.setdefault(vocab[token_id], []).append(token_id)
+        missing = [b for b in range(256) if bytes([b]) not in ids_of]
+        if missing:
+            raise ValueError(
+                f"the vocabulary has no token for {len(missing)} single byte(s), e.g. {bytes([missing[0]])!r}: "
+                "a byte-level vocabulary needs all 256"
+            )
+        self.merges: list[tuple[bytes, bytes]] = [(left, right) for left, right in merges]
+        self.token_bytes: list[bytes] = [bytes([b]) for b in range(256)]
+        self.token_ids: list[int] = [ids_of[bytes([b])][0] for b in range(256)]
+        self.pair_to_token: dict[tuple[int, int], int] = {}
+        self.merge_parts: list[tuple[int, int] | None] = []
+        # Tokens already made, by their bytes: a merge joins parts that exist *before* it, as in
+        # training. A list, because BPE can make the same bytes twice (merges (a, bc) and (ab, c)).
+        made: dict[bytes, list[int]] = {bytes([b]): [b] for b in range(256)}
+        for rank, (left, right) in enumerate(merges):
+            merged = left + right
+            for part in (left, right):
+                if part not in ids_of:
+                    raise ValueError(
+                        f"merge {rank} ({left!r}, {right!r}) does not fit the vocabulary: its part {part!r} is not in it"
+                    )
+            if merged not in ids_of:
+                raise ValueError(
+                    f"merge {rank} ({left!r}, {right!r}) does not fit the vocabulary: its result {merged!r} is not in it"
+                )
+            token = 256 + rank
+            # The parts as tokens (the latest ones made with those bytes), for the decoder's DP.
+            if left in made and right in made:
+                self.merge_parts.append((made[left][-1], made[right][-1]))
+            else:
+                self.merge_parts.append(None)
+            for left_token in made.get(left, ()):
+                for right_token in made.get(right, ()):
+                    # setdefault: a repeated merge never fires again, the first one keeps the pair
+                    self.pair_to_token.setdefault((left_token, right_token), token)
+            same = made.setdefault(merged, [])
+            same.append(token)
+            # The n-th merge that makes these bytes gets the n-th id holding them (one id: shared).
+            candidates = ids_of[merged]
+            self.token_ids.append(candidates[min(len(same), len(candidates)) - 1])
+            self.token_bytes.append(merged)
+        self.num_tokens = len(self.token_bytes)
+        self._made = made
+
+    def duplicate_bytes(self) -> list[tuple[bytes, list[int]]]:
+        """Byte strings made by more than one merge, with their ranks: ``[(b"abc", [12, 40]), ...]``."""
+        return [(b, [t - 256 for t in tokens]) for b, tokens in self._made.items() if len(tokens) > 1]
+
+    def require_unique_bytes(self, who: str) -> None:
+        """``ValueError`` when two merges make the same bytes: ``who`` needs one token per byte string."""
+        duplicates = self.duplicate_bytes()
+        if duplicates:
+            token, ranks = duplicates[0]
+            ids = sorted({self.token_ids[256 + r] for r in ranks})
+            raise ValueError(
+                f"{who} needs every token's bytes to be unique, but merges {ranks} all make {token!r} "
+                f"(ids {ids}; {len(duplicates)} such byte string(s) in all); "
+                "use method='heap' or method='naive', which work with repeated bytes"
+            )
+
+
+class ValidTokens:
+    """Valid tokens, their merge trees and the compatibility test of two adjacent tokens.
+
+    - ``split[t]``: the two tokens merge ``t`` joined (``(t, t)`` for a single byte);
+    - ``valid[t]``: BPE encodes ``token_bytes[t]`` to ``[t]``;
+    - ``token_of[bytes]``: the valid token with those bytes.
+    """
+
+    def __init__(self, tables: MergeTables) -> None:
+        tables.require_unique_bytes("this encoder")
+        self.tables = tables
+        token_bytes = tables.token_bytes
+        pair_to_token = tables.pair_to_token
+        self.split: list[tuple[int, int]] = [(b, b) for b in range(256)]
+        self.valid: list[bool] = [True] * 256
+        token_of: dict[bytes, int] = {bytes([b]): b for b in range(256)}
+        for token in range(256, tables.num_tokens):
+            left_bytes, right_bytes = tables.merges[token - 256]
+            # Unique bytes: the parts are the valid tokens holding those bytes, made before this
+            # merge (token_of holds only those so far), and the pair must make this very token.
+            left = token_of.get(left_bytes, NO_TOKEN)
+            right = token_of.get(right_bytes, NO_TOKEN)
+            is_valid = (
+                left != NO_TOKEN
+                and right != NO_TOKEN
+                and pair_to_token.get((left, right)) == token
+                # the pair itself makes `token`; is anything across its boundary merged first?
+                and self.compatible(left, right, limit=token)
+            )
+            self.split.append((left, right) if is_valid else (NO_TOKEN, NO_TOKEN))
+            self.valid.append(is_valid)
+            if is_valid:
+                token_of[token_bytes[token]] = token
+        self.token_of = token_of
+        self.token_length: list[int] = [len(b) for b in token_bytes]
+        self.max_token_length = max(len(b) for b in token_of)
+
+    def compatible(self, left: int, right: int, limit: int = 1 << 62) -> bool:
+        """Whether ``[left, right]`` is how BPE encodes ``bytes(left) + bytes(right)``.
+
+        Undo the two tokens' merges, the latest first. Before each undone merge was applied, BPE
+        had a chance to merge the pair straddling the boundary instead; if that pair is a merge of
+        lower rank (``< limit``), BPE would have taken it, and the two tokens never both appear.
+        On the right-hand side an *equal* rank also wins (leftmost first), hence ``right + 1``.
+        ``limit`` starts above every rank; ``ValidTokens`` passes the token itself when it asks
+        whether a merge's own two parts survive until that merge.
+        """
+        pair_to_token = self.tables.pair_to_token
+        split = self.split
+        while True:
+            merged = pair_to_token.get((left, right))
+            if merged is not None and merged < limit:
+                return False
+            if left > right:  # the left token was made last: undo it, keep its right part
+                limit = left
+                left = split[left][1]
+                if left == limit:  # it was a single byte: nothing left to undo on that side
+                    limit = right + 1
+                    right = split[right][0]
+                    if right + 1 == limit:
+                        return True
+            else:  # undo the right token, keep its left part
+                limit = right + 1
+                right = split[right][0]
+                if right + 1 == limit:
+                    limit = left
+                    left = split[left][1]
+                    if left == limit:
+                        return True
+
+
+def prefix_trie(token_of: Mapping[bytes, int]) -> dict[bytes, int]:
+    """The trie of the tokens, as a dict from each node's path to the answer at that node.
+
+    For every prefix ``p`` of a token: the longest token that is a prefix of ``p`` (``NO_TOKEN``
+    if none). Walking down the trie is "extend ``p`` by one byte while it is a key"; the value at
+    the last node reached is the longest token that starts there.
+
+    >>> prefix_trie({b"a": 97, b"abc": 300})
+    {b'a': 97, b'ab': 97, b'abc': 300}
+    """
+    trie: dict[bytes, int] = {}
+    for token in token_of:
+        best = NO_TOKEN
+        for end in range(1, len(token) + 1):
+            prefix = token[:end]
+            best = token_of.get(prefix, best)
+            trie[prefix] = best
+    return trie
+
+
+def suffix_trie(token_of: Mapping[bytes, int]) -> dict[bytes, int]:
+    """The trie of the *reversed* tokens: every suffix ``s`` of a token -> the token with exactly
+    those bytes, or ``NO_TOKEN`` when ``s`` is only the end of longer tokens.
+
+    >>> suffix_trie({b"c": 99, b"abc": 300})
+    {b'c': 99, b'bc': -1, b'abc': 300}
+    """
+    trie: dict[bytes, int] = {}
+    for token in token_of:
+        for start in range(len(token) - 1, -1, -1):
+            suffix = token[start:]
+            trie[suffix] = token_of.get(suffix, NO_TOKEN)
+    return trie

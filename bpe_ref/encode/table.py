@@ -1,0 +1,69 @@
+"""Step 08: the valid encoding by dynamic programming over prefixes.
+
+The same theory as the backtracking encoder, organised as a table. For every prefix
+``data[:end]``, keep ``last[end]``: the last token of that prefix's valid encoding. It is one of
+the tokens that *end* at ``end``: the token ``t = data[start:end]`` whose predecessor
+``last[start]`` is compatible with it (exactly one is, because the valid encoding of a prefix is
+unique). The encoding of the whole text is then read backwards: ``last[n]``, then ``last`` at that
+token's start, and so on. The tokens that end at a position are found in a trie of the *reversed*
+tokens (:func:`~.common.suffix_trie`), so each position costs at most ``max_token_length`` steps:
+linear in the text.
+
+>>> from bpe_ref.encode.common import MergeTables
+>>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc"}
+>>> tables = MergeTables(vocab, [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")])
+>>> TableEncoder(tables).encode(b"abcbc")
+[258, 257]
+"""
+
+from __future__ import annotations
+
+from .common import NO_TOKEN, MergeTables, ValidTokens, suffix_trie
+
+
+class TableEncoder:
+    """``last[end]`` = last token of the valid encoding of ``data[:end]``, for every ``end``."""
+
+    def __init__(self, tables: MergeTables, valid: ValidTokens | None = None) -> None:
+        self.valid = valid if valid is not None else ValidTokens(tables)
+        self.token_ids = tables.token_ids
+        # suffix_token[s]: for every suffix s of a valid token, the token with exactly those bytes
+        # (NO_TOKEN when s is only the end of longer tokens): the trie of the reversed tokens.
+        self.suffix_token = suffix_trie(self.valid.token_of)
+
+    def encode(self, data: bytes) -> list[int]:
+        """The vocabulary ids of one pretoken's bytes."""
+        n = len(data)
+        suffix_token = self.suffix_token
+        compatible = self.valid.compatible
+        max_length = self.valid.max_token_length
+        last = [NO_TOKEN] * (n + 1)
+        for end in range(1, n + 1):
+            # The tokens ending at `end`, shortest first (walking down the reversed trie).
+            candidates = []
+            start = end - 1
+            floor = max(0, end - max_length)
+            while start >= floor:
+                token = suffix_token.get(data[start:end])
+                if token is None:
+                    break
+                if token != NO_TOKEN:
+                    candidates.append((start, token))
+                start -= 1
+            # Try the longest first: BPE tokens are long, so it is usually the one.
+            for start, token in reversed(candidates):
+                if start == 0 or compatible(last[start], token):
+                    last[end] = token
+                    break
+            else:  # cannot happen: a single byte is always a candidate and exactly one fits
+                raise RuntimeError(f"table encoder found no token ending at byte {end} of {data!r}")
+        tokens = []
+        end = n
+        length = self.valid.token_length
+        while end > 0:
+            token = last[end]
+            tokens.append(token)
+            end -= length[token]
+        tokens.reverse()
+        ids = self.token_ids
+        return [ids[t] for t in tokens]
