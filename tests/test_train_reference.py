@@ -208,3 +208,12 @@ def test_special_tokens_get_ids_in_the_order_given(method):
     vocab, merges = train_bpe_on_text("hi hi", 260, special_tokens=["<b>", "<a>"], method=method)
     assert vocab[256] == b"<b>" and vocab[257] == b"<a>"
     assert vocab[258] == b"".join(merges[0])
+
+
+@pytest.mark.parametrize("method", TRAIN_METHODS)
+def test_str_path_and_progress_bar_change_nothing(method, write_corpus, capsys):
+    path = write_corpus(LOW_LOWER)
+    vocab, merges = train_bpe(str(path), 1000, special_tokens=[EOT], method=method, progress=True)
+    assert merges == LOW_LOWER_MERGES
+    assert len(vocab) == 269
+    assert capsys.readouterr().out == ""  # the progress bar goes to stderr, never into stdout
