@@ -9,8 +9,8 @@ Every lab of the course is graded against it. One module per idea:
 
 >>> from bpe_ref import train_bpe_on_text
 >>> vocab, merges = train_bpe_on_text("the cat the hat", 258, special_tokens=[])
->>> merges
-[(b'h', b'e'), (b'a', b't')]
+>>> merges   # (t, h), (h, e) and (a, t) all occur twice: (b"t", b"h") is the greatest
+[(b't', b'h'), (b'th', b'e')]
 """
 
 from __future__ import annotations
