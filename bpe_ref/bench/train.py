@@ -194,16 +194,27 @@ def _slow(contender: Contender) -> bool:
 
 
 def run_plan(quick: bool, budget: float, out=sys.stdout) -> list[Measurement]:
+    """Measure the plan. Repeats are interleaved (round 1 of every contender, then round 2, ...),
+    so a burst of load from elsewhere on a shared machine slows every contender, not just one."""
     results: list[Measurement] = []
     for corpus, path, vocab_sizes, contenders, repeats in plan(quick, budget):
         for vocab_size in vocab_sizes:
-            for contender in contenders:
-                reps = 1 if _slow(contender) else repeats
-                m = measure(corpus, path, vocab_size, contender, reps)
+            rows: dict[str, Measurement] = {}
+            for round_number in range(repeats):
+                for contender in contenders:
+                    if round_number and _slow(contender):
+                        continue  # slow by design: one run says enough
+                    m = measure(corpus, path, vocab_size, contender, 1)
+                    if contender.label in rows:
+                        rows[contender.label].seconds += m.seconds
+                        rows[contender.label].peak_rss_mb = max(rows[contender.label].peak_rss_mb, m.peak_rss_mb)
+                    else:
+                        rows[contender.label] = m
+            for m in rows.values():
                 results.append(m)
                 progress = "" if m.completed else f"  (budget spent: {m.merges_done}/{m.merges_wanted} merges)"
-                print(f"  {corpus:<26} vocab {vocab_size:>5}  {contender.label:<32} "
-                      f"{m.median:8.3f} s{progress}", file=out, flush=True)
+                print(f"  {corpus:<26} vocab {vocab_size:>5}  {m.contender.label:<32} "
+                      f"{m.median:8.3f} s  (median of {len(m.seconds)}){progress}", file=out, flush=True)
     return results
 
 
