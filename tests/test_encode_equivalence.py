@@ -1,0 +1,175 @@
+"""On vocabularies trained by bpe_ref: the four encoders agree, tokens encode to themselves, and
+decode(encode(s)) == s; plus the pieces the encoders are built from."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_ref import ENCODE_METHODS, Tokenizer, train_bpe_on_text
+from bpe_ref.data_files import CORPUS_EN, TINYSTORIES_SAMPLE
+from bpe_ref.encode import make_encoder
+from bpe_ref.encode.common import MergeTables, ValidTokens, prefix_trie, suffix_trie
+from bpe_ref.pretokenize import PRETOKEN_RE
+from bpe_ref.tokenizer import segment_pattern, whitespace_chars
+
+SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=60)
+SPECIALS = ["<|endoftext|>", "<|pad|>"]
+METHODS = [None, *ENCODE_METHODS]
+
+# Corpora with a small alphabet, so training makes long tokens and tokens overlap a lot.
+corpus_words = st.lists(st.text(alphabet="abcab \n", min_size=1, max_size=12), min_size=1, max_size=40)
+corpus = st.one_of(
+    corpus_words.map(" ".join),
+    st.text(alphabet="aab", min_size=1, max_size=300),  # long runs: one long pretoken
+    st.text(alphabet="ab ,.\n\u00e9\u4e2d😀", max_size=200),  # multi-byte characters
+)
+
+
+def tokenizer_for(corpus_text: str, vocab_size: int = 330) -> Tokenizer:
+    vocab, merges = train_bpe_on_text(corpus_text, vocab_size, special_tokens=SPECIALS)
+    return Tokenizer(vocab, merges, SPECIALS)
+
+
+def unique_bytes(tok: Tokenizer) -> bool:
+    return not tok._tables.duplicate_bytes()
+
+
+@SETTINGS
+@given(training=corpus, text=st.text(alphabet="abc \n\u00e9\u4e2d😀<|endoftx>", max_size=120))
+def test_encoders_agree_on_trained_vocabularies(training, text):
+    tok = tokenizer_for(training)
+    reference = tok.encode(text, method="heap")
+    for method in METHODS:
+        if method in ("backtrack", "table") and not unique_bytes(tok):
+            with pytest.raises(ValueError, match="unique"):
+                tok.encode(text, method=method)
+            continue
+        assert tok.encode(text, method=method) == reference, (method, training, text)
+    assert tok.decode(reference) == text
+
+
+@SETTINGS
+@given(training=corpus)
+def test_every_token_encodes_to_itself(training):
+    tok = tokenizer_for(training)
+    if not unique_bytes(tok):
+        return  # a token whose bytes another token also has cannot be "the" encoding of them
+    for token_id in range(256 + len(SPECIALS), len(tok)):
+        token = tok.token_bytes(token_id)
+        for method in ENCODE_METHODS:
+            # Through the encoder directly: a merged token need not be a whole pretoken.
+            assert tok._encoder(method).encode(token) == [token_id], (method, token)
+
+
+@SETTINGS
+@given(text=st.text(max_size=200))
+def test_round_trip_any_text(text):
+    tok = _english_tokenizer()
+    for method in (None, "heap", "backtrack"):
+        assert tok.decode(tok.encode(text, method=method)) == text
+
+
+_ENGLISH: list[Tokenizer] = []
+
+
+def _english_tokenizer() -> Tokenizer:
+    if not _ENGLISH:
+        _ENGLISH.append(tokenizer_for(CORPUS_EN.read_text(encoding="utf-8"), 800))
+    return _ENGLISH[0]
+
+
+def test_trained_on_tinystories_all_encoders_agree():
+    text = TINYSTORIES_SAMPLE.read_text(encoding="utf-8")[:200_000]
+    vocab, merges = train_bpe_on_text(text, 1000, special_tokens=["<|endoftext|>"])
+    tok = Tokenizer(vocab, merges, ["<|endoftext|>"])
+    sample = text[:20_000]
+    reference = tok.encode(sample)
+    for method in ENCODE_METHODS:
+        assert tok.encode(sample, method=method) == reference, method
+    assert tok.decode(reference) == sample
+
+
+# ---------------------------------------------------------------- a vocabulary with repeated bytes
+
+def duplicate_vocab() -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """Two merges make b"abc": (a, bc) and (ab, c); BPE can do this, on different words."""
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges = [(b"b", b"c"), (b"a", b"bc"), (b"a", b"b"), (b"ab", b"c"), (b"abc", b"d")]
+    for i, (left, right) in enumerate(merges):
+        vocab[256 + i] = left + right
+    return vocab, merges
+
+
+def test_repeated_bytes_work_with_naive_and_heap_and_are_refused_by_the_others():
+    tok = Tokenizer(*duplicate_vocab())
+    assert tok.encode("abc") == [257]  # (b, c) first, then (a, bc): the first b"abc"
+    for text in ["abcd", "abc abcd xabcd", "ababcbc"]:
+        assert tok.encode(text, method="naive") == tok.encode(text, method="heap") == tok.encode(text)
+    for method in ("backtrack", "table"):
+        with pytest.raises(ValueError, match=r"unique.*b'abc'.*method='heap'"):
+            tok.encode("abc", method=method)
+    assert tok.decode([257, 259]) == "abcabc"
+
+
+# ---------------------------------------------------------------- the building blocks
+
+
+def test_segments_pretokenize_like_the_whole_text():
+    # Why the default path may cache segments: their pretokens are the text's pretokens.
+    @SETTINGS
+    @given(st.text(alphabet=" \t\n\r\x0b\x0c\x1c\x85\xa0\u3000ab1'!é中😀", max_size=80) | st.text(max_size=80))
+    def check(text):
+        pieces = [p for segment in segment_pattern().findall(text) for p in PRETOKEN_RE.findall(segment)]
+        assert pieces == PRETOKEN_RE.findall(text)
+        assert "".join(segment_pattern().findall(text)) == text
+
+    check()
+
+
+def test_whitespace_chars_are_the_patterns_whitespace():
+    chars = whitespace_chars()
+    assert " " in chars and "\n" in chars and "\u3000" in chars
+    assert "\x1c" not in chars  # str.isspace() says yes; the GPT-2 pattern's \s says no
+    assert all(PRETOKEN_RE.fullmatch(c * 3) for c in chars)
+
+
+def small_tables() -> MergeTables:
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc", 259: b"cd"}
+    return MergeTables(vocab, [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c"), (b"c", b"d")])
+
+
+def test_merge_tables_number_tokens_by_rank():
+    tables = small_tables()
+    a, b, c, d = map(ord, "abcd")
+    assert tables.pair_to_token == {(a, b): 256, (b, c): 257, (256, c): 258, (c, d): 259}
+    assert tables.token_ids[256:] == [256, 257, 258, 259]
+    assert tables.merge_parts == [(a, b), (b, c), (256, c), (c, d)]
+
+
+def test_compatibility_of_token_pairs():
+    valid = ValidTokens(small_tables())
+    a, b, c, d = map(ord, "abcd")
+    ab, bc, abc, cd = 256, 257, 258, 259
+    assert valid.compatible(abc, d)  # "abcd" -> [ab, c, d] -> [abc, d]: (ab, c) has rank 2 < 3 of (c, d)
+    assert not valid.compatible(a, b)  # (a, b) would merge
+    assert not valid.compatible(a, bc)  # "abc": (a, b) is merged before (b, c)
+    assert not valid.compatible(ab, cd)  # "abcd": after (a, b), (ab, c) of rank 2 beats (c, d) of rank 3
+    assert all(valid.valid)
+
+
+def test_tries():
+    assert prefix_trie({b"a": 1, b"abc": 2}) == {b"a": 1, b"ab": 1, b"abc": 2}
+    assert suffix_trie({b"c": 1, b"abc": 2}) == {b"c": 1, b"bc": -1, b"abc": 2}
+
+
+@pytest.mark.parametrize("method", ENCODE_METHODS)
+def test_encoders_on_a_tiny_vocabulary(method):
+    tables = small_tables()
+    encoder = make_encoder(method, tables)
+    assert encoder.encode(b"") == []
+    assert encoder.encode(b"abcd") == [258, ord("d")]
+    assert encoder.encode(b"bcd") == [257, ord("d")]
+    assert encoder.encode(b"cdab") == [259, 256]
+    assert encoder.encode(b"abcbcd") == [258, 257, ord("d")]
