@@ -1,0 +1,125 @@
+"""encode_iterable: the same ids as encode on the joined text, with memory that does not grow."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_ref import Tokenizer
+from bpe_ref.data_files import TINYSTORIES_2MIB, TINYSTORIES_SAMPLE
+
+SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=150)
+ONE_MB = 1_000_000
+
+
+@pytest.fixture(scope="module")
+def gpt2_tokenizer() -> Tokenizer:
+    return Tokenizer.gpt2()
+
+
+def test_a_file_streams_to_the_ids_of_its_whole_text(gpt2_tokenizer):
+    with open(TINYSTORIES_SAMPLE, encoding="utf-8") as f:
+        streamed = list(gpt2_tokenizer.encode_iterable(f))
+    assert streamed == gpt2_tokenizer.encode(TINYSTORIES_SAMPLE.read_text(encoding="utf-8"))
+
+
+def test_lazy_it_yields_before_the_input_ends(gpt2_tokenizer):
+    def lines():
+        yield "Hello world.\n"
+        yield "Second line\n"
+        raise AssertionError("read too far: the first ids were available after the first line")
+
+    ids = gpt2_tokenizer.encode_iterable(lines())
+    assert next(ids) == 15496
+
+
+# Chunks cut anywhere: inside whitespace runs ("\n\n" is one GPT-2 token), inside words, inside
+# special tokens, and with overlapping special tokens that only the next chunk decides.
+CHUNK_ALPHABET = ["a", "b", " ", "  ", "\n", "\n\n", "\t", "'s", "é", "😀", "<|", "|>", "<|endoftext|>", "<|end", "<<"]
+
+
+@SETTINGS
+@given(
+    pieces=st.lists(st.sampled_from(CHUNK_ALPHABET), max_size=30),
+    cuts=st.lists(st.integers(0, 200), max_size=8),
+)
+def test_chunks_cut_anywhere_give_the_same_ids(pieces, cuts):
+    text = "".join(pieces)
+    bounds = sorted({0, len(text), *(c for c in cuts if c <= len(text))})
+    chunks = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    for tok in _tokenizers():
+        assert list(tok.encode_iterable(chunks)) == tok.encode(text), (tok.special_tokens, chunks)
+
+
+_TOKENIZERS: list[Tokenizer] = []
+
+
+def _tokenizers() -> list[Tokenizer]:
+    if not _TOKENIZERS:
+        # Overlapping special tokens: the longer must win even when it arrives in two chunks.
+        _TOKENIZERS.extend([Tokenizer.gpt2(), Tokenizer.gpt2(["<|endoftext|>", "<|endoftext|><|endoftext|>", "<<"])])
+    return _TOKENIZERS
+
+
+def test_overlapping_special_tokens_longest_first(gpt2_tokenizer):
+    tok = _tokenizers()[1]
+    double = tok.special_token_ids["<|endoftext|><|endoftext|>"]
+    assert tok.encode("a<|endoftext|><|endoftext|>b")[1:2] == [double]
+    assert list(tok.encode_iterable(["a<|endoftext|>", "<|endoftext|>b"])) == tok.encode("a<|endoftext|><|endoftext|>b")
+
+
+def _peak_growth(run) -> int:
+    """Peak bytes allocated (tracemalloc) while ``run()`` executes, above what was live before."""
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        run()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak - before
+
+
+@pytest.mark.slow
+def test_memory_does_not_grow_with_the_input():
+    # A small cache, so that the tokenizer's own (bounded) memory is well under the limit too,
+    # and the check covers a cold start: nothing is warmed up but the tables built on first use.
+    tok = Tokenizer.gpt2(cache_size=1024)
+    tok.encode("warm")
+    count = 0
+
+    def stream():
+        nonlocal count
+        with open(TINYSTORIES_2MIB, encoding="utf-8") as f:
+            for _ in tok.encode_iterable(f):
+                count += 1
+
+    growth = _peak_growth(stream)
+    assert growth < ONE_MB, f"encode_iterable over 2 MiB grew memory by {growth:,} bytes"
+    assert count == len(tok.encode(TINYSTORIES_2MIB.read_text(encoding="utf-8")))
+
+    # The check is real: handing encode_iterable the whole text at once (what reading the
+    # whole input amounts to) blows through the same limit.
+    def whole():
+        with open(TINYSTORIES_2MIB, encoding="utf-8") as f:
+            for _ in tok.encode_iterable([f.read()]):
+                pass
+
+    assert _peak_growth(whole) > ONE_MB
+
+
+@pytest.mark.slow
+def test_memory_with_the_default_cache_once_warm(gpt2_tokenizer):
+    # The default cache holds up to 65 536 segments (its own, bounded memory: a few MB once
+    # full). After one pass has filled it with this text's segments, a second pass adds nothing.
+    def stream():
+        with open(TINYSTORIES_2MIB, encoding="utf-8") as f:
+            for _ in gpt2_tokenizer.encode_iterable(f):
+                pass
+
+    stream()
+    growth = _peak_growth(stream)
+    assert growth < ONE_MB, f"a warm pass grew memory by {growth:,} bytes"
