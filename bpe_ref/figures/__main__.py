@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
                 page_text = page_file.read_text(encoding="utf-8")
                 relative = {f"{out.name}/{name}": text for name, text in snippets.items()}
                 for name, body in quoted_snippets(page_text).items():
-                    if name not in relative or body.rstrip("\n") != relative[name].rstrip("\n"):
+                    if name not in relative or body != relative[name].strip("\n") + "\n":
                         stale.append(f"{page_file} quoting {name}")
             continue
         written = [write_text(out / name, text) for name, text in snippets.items()]

@@ -18,7 +18,13 @@ import regex
 
 from ..corpus import read_corpus
 from ..data_files import CS336_FIXTURES, TINYSTORIES_SAMPLE, data_file
-from ..pretokenize import DEFAULT_SPECIAL_TOKENS, GPT2_PATTERN, count_pretokens, pretokenize
+from ..pretokenize import (
+    DEFAULT_SPECIAL_TOKENS,
+    count_pretokens,
+    pretokenize,
+    split_keeping_special_tokens,
+    split_on_special_tokens,
+)
 from .common import WIDE, code, markdown_table, save_png, show_token, thousands, use_agg
 
 PAGE = "00-bytes-and-pretokenization.md"
@@ -101,6 +107,10 @@ def pattern_snippet() -> str:
 SPECIAL_EXAMPLE = "Tom ran home.<|endoftext|>Sue sat."
 
 
+OVERLAP_SPECIAL_TOKENS = ("<|eot|>", "<|eot|><|eot|>")
+OVERLAP_EXAMPLE = "a<|eot|><|eot|>b"
+
+
 def special_tokens_table() -> str:
     rows = []
     for tokens in ((), DEFAULT_SPECIAL_TOKENS):
@@ -110,6 +120,79 @@ def special_tokens_table() -> str:
     return (
         f"Text: {code(SPECIAL_EXAMPLE, in_table=False)}\n\n" + markdown_table(["special tokens", "pretokens the trainer sees"], rows)
     )
+
+
+def overlap_table() -> str:
+    """How text splits when one special token is a prefix of another: the longest match wins."""
+    rows = []
+    for tokens in (OVERLAP_SPECIAL_TOKENS, OVERLAP_SPECIAL_TOKENS[::-1]):
+        pieces = " ".join(
+            (f"**{code(piece)}**" if special else code(piece)) for piece, special in split_keeping_special_tokens(OVERLAP_EXAMPLE, tokens)
+        )
+        rows.append((", ".join(code(t) for t in tokens) + " (bpe_ref)", pieces))
+    # The pitfall: a plain alternation in the order given matches the shorter token first.
+    naive = regex.compile("|".join(regex.escape(t) for t in OVERLAP_SPECIAL_TOKENS))
+    pieces, start = [], 0
+    for match in naive.finditer(OVERLAP_EXAMPLE):
+        if match.start() > start:
+            pieces.append(code(OVERLAP_EXAMPLE[start : match.start()]))
+        pieces.append(f"**{code(match.group())}**")
+        start = match.end()
+    if start < len(OVERLAP_EXAMPLE):
+        pieces.append(code(OVERLAP_EXAMPLE[start:]))
+    label = ", ".join(code(t) for t in OVERLAP_SPECIAL_TOKENS) + " as a plain alternation, shortest first (wrong)"
+    rows.append((label, " ".join(pieces)))
+    return (
+        f"Text: {code(OVERLAP_EXAMPLE, in_table=False)}\n\n"
+        + markdown_table(["special tokens, in the order given", "pieces (special tokens in bold)"], rows)
+    )
+
+
+def gpt2_vocabulary_snippet() -> str:
+    """What the shipped GPT-2 files hold: 256 bytes + merges + ``<|endoftext|>``."""
+    from ..data_files import GPT2_MERGES, GPT2_VOCAB
+    from ..serialization import load_merges, load_vocab
+
+    vocab = load_vocab(data_file(GPT2_VOCAB))
+    merges = load_merges(data_file(GPT2_MERGES))
+    special = [i for i, token in vocab.items() if token == b"<|endoftext|>"]
+    return (
+        f"The GPT-2 vocabulary shipped in `data/cs336_fixtures/` has {thousands(len(vocab))} tokens: "
+        f"256 single bytes, {thousands(len(merges))} merges and `<|endoftext|>` (id {thousands(special[0])})."
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The worked example: from text to word counts
+
+WORKED_EXAMPLE = "Zoë's cat sat.<|endoftext|>The cat  sat on 2 mats!\n"
+
+
+def worked_example_snippet(text: str = WORKED_EXAMPLE) -> str:
+    pieces = split_on_special_tokens(text, DEFAULT_SPECIAL_TOKENS)
+    lines = [
+        f"**Step 1, special tokens.** Cutting at {code('<|endoftext|>', in_table=False)} leaves {len(pieces)} pieces: "
+        + " and ".join(code(repr(p), in_table=False) for p in pieces)
+        + ".\n",
+        "**Step 2, the pattern.** Each piece is pretokenized on its own (the number is the piece of the "
+        "pattern that matched, from the table above):\n",
+    ]
+    rows = []
+    for i, piece in enumerate(pieces):
+        found = " ".join(f"{code(show_token(p.encode('utf-8')))}<sub>{j + 1}</sub>" for p, j in pretokens_by_piece(piece))
+        rows.append((i + 1, found))
+    lines.append(markdown_table(["piece", "pretokens (pattern piece)"], rows, align="rl"))
+    counts = count_pretokens(text, DEFAULT_SPECIAL_TOKENS)
+    lines.append(
+        f"**Step 3, bytes and counts.** Each pretoken is UTF-8 encoded and counted; the trainer sees "
+        f"{len(counts)} distinct words for {sum(counts.values())} occurrences:\n"
+    )
+    rows = [
+        (code(show_token(word)), code(" ".join(f"{b:02x}" for b in word)), len(word), count)
+        for word, count in counts.items()
+    ]
+    lines.append(markdown_table(["word", "UTF-8 bytes (hex)", "bytes", "count"], rows, align="llrr"))
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,9 +386,12 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
     """Page 00's snippets: ``{file name: Markdown}``."""
     stats = corpus_counts(corpus)
     return {
+        "00-gpt2-vocabulary.md": gpt2_vocabulary_snippet(),
         "00-utf8-examples.md": utf8_table(),
         "00-pattern-pieces.md": pattern_snippet(),
         "00-special-tokens.md": special_tokens_table(),
+        "00-special-overlap.md": overlap_table(),
+        "00-worked-example.md": worked_example_snippet(),
         "00-scripts.md": script_table(script_samples()),
         "00-hindi.md": hindi_snippet(),
         "00-tinystories-word-counts.md": word_counts_snippet(stats),

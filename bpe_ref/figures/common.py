@@ -129,8 +129,9 @@ SNIPPET_RE = re.compile(
 
 
 def quoted_snippets(page_text: str) -> dict[str, str]:
-    """The snippets a page quotes: ``{"figures/x.md": text between the markers}``."""
-    return {m.group("name"): m.group("body") for m in SNIPPET_RE.finditer(page_text)}
+    """The snippets a page quotes: ``{"figures/x.md": text between the markers}``, without the
+    blank lines that separate it from the markers, ending in one newline."""
+    return {m.group("name"): m.group("body").strip("\n") + "\n" for m in SNIPPET_RE.finditer(page_text)}
 
 
 def sync_snippets(page_text: str, snippets: Mapping[str, str]) -> str:
@@ -141,7 +142,8 @@ def sync_snippets(page_text: str, snippets: Mapping[str, str]) -> str:
     """
 
     def replace(match: re.Match) -> str:
-        body = snippets[match.group("name")]
-        return match.group("open") + body.rstrip("\n") + "\n" + match.group("close")
+        body = snippets[match.group("name")].strip("\n")
+        # Blank lines around the quote keep its tables and paragraphs separate blocks everywhere.
+        return match.group("open") + "\n" + body + "\n\n" + match.group("close")
 
     return SNIPPET_RE.sub(replace, page_text)

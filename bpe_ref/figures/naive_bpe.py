@@ -136,6 +136,22 @@ def words_table(word_counts: Mapping[bytes, int]) -> str:
     return markdown_table(["word", "count", "byte ids (= byte values)", "pairs in it"], rows, align="lrlr")
 
 
+def first_count_snippet(steps: list[HandStep]) -> str:
+    """How each pair count of the first merge adds up, word by word: the first table of a hand trace."""
+    step = steps[0]
+    contributions: dict[Pair, list[str]] = {pair: [] for pair, _ in step.pair_counts}
+    for tokens, frequency in step.words_before:
+        windows: dict[Pair, int] = {}
+        for pair in zip(tokens, tokens[1:]):
+            windows[pair] = windows.get(pair, 0) + 1
+        for pair, n in windows.items():
+            times = "" if n == 1 else f"{n} × "
+            contributions[pair].append(f"{times}{frequency} ({code_token(b''.join(tokens))})")
+    rows = [(show_pair(pair), " + ".join(contributions[pair]), f"**{count}**" if pair == step.chosen else count)
+            for pair, count in step.pair_counts]
+    return markdown_table(["pair", "windows, weighted by the word's count", "count"], rows, align="llr")
+
+
 def counts_matrix(steps: list[HandStep]) -> str:
     """Every pair that ever occurs (rows) and its count before each merge (columns)."""
     order: list[Pair] = []
@@ -261,6 +277,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
     run = training_run(Path(corpus), num_merges)
     return {
         "01-worked-example-words.md": words_table(worked_example_counts()),
+        "01-worked-example-first-count.md": first_count_snippet(steps),
         "01-worked-example-counts.md": counts_matrix(steps),
         "01-worked-example-merges.md": merges_table(steps),
         "01-worked-example-merges-list.md": merges_list(steps),
