@@ -246,7 +246,8 @@ def draw_merge_counts(run: TrainingRun, path: Path) -> Path:
     left.set_ylabel("count of the chosen pair (log scale)")
     left.set_title("Each merge is rarer than the last")
     left.grid(True, which="major", alpha=0.3)
-    for w in (run.work[0], run.work[9], run.work[99], run.work[-1]):
+    marked = sorted({i for i in (0, 9, 99, len(run.work) - 1) if 0 <= i < len(run.work)})
+    for w in (run.work[i] for i in marked):
         last = w is run.work[-1]
         left.plot([w.rank + 1], [w.count], "o", color="#c44e52", markersize=4)
         left.annotate(

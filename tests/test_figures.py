@@ -1,0 +1,249 @@
+"""The figure code of the theory pages (bpe_ref.figures): it runs on small inputs, it is
+deterministic, and its measurements agree with the trainers.
+
+The checks on the committed pages and snippets themselves are in tests/test_theory_pages.py.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from bpe_ref import train_bpe_on_text  # noqa: E402
+from bpe_ref.data_files import CS336_FIXTURES  # noqa: E402
+from bpe_ref.figures import PAGE_MODULES, page_module  # noqa: E402
+from bpe_ref.figures import __main__ as figures_main  # noqa: E402
+from bpe_ref.figures.bytes_and_pretokens import (  # noqa: E402
+    PATTERN_EXAMPLE,
+    PATTERN_PIECES,
+    corpus_counts,
+    draw_bytes_per_character,
+    draw_pretoken_counts,
+    pretokens_by_piece,
+    script_samples,
+)
+from bpe_ref.figures.common import (  # noqa: E402
+    code,
+    markdown_table,
+    quoted_snippets,
+    show_token,
+    signed,
+    sync_snippets,
+)
+from bpe_ref.figures.incremental_updates import draw_affected_words, local_rule_change, net_change  # noqa: E402
+from bpe_ref.figures.naive_bpe import draw_merge_counts, hand_trace, why_greater  # noqa: E402
+from bpe_ref.figures.training_runs import measure_merges, training_run  # noqa: E402
+from bpe_ref.pretokenize import GPT2_PATTERN, count_pretokens, pretokenize  # noqa: E402
+from bpe_ref.train import MergeStep  # noqa: E402
+
+SMALL_CORPUS = CS336_FIXTURES / "tinystories_sample.txt"  # 4 KB of TinyStories with <|endoftext|>
+SMALL_MERGES = 40
+
+
+def png_chunks(path: Path) -> list[bytes]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    chunks, i = [], 8
+    while i < len(data):
+        (length,) = struct.unpack(">I", data[i : i + 4])
+        chunks.append(data[i + 4 : i + 8])
+        i += 12 + length
+    return chunks
+
+
+# --- Markdown helpers -----------------------------------------------------------------------
+
+
+def test_show_token_makes_whitespace_and_broken_utf8_visible():
+    assert show_token(b" the") == "\u2423the"
+    assert show_token(b"\n\t") == "\\n\\t"
+    assert show_token(b"\xe2\x80") == "\\xe2\\x80"  # half a character: escaped, not replaced
+    assert show_token("é".encode()) == "é"
+
+
+def test_code_spans_are_safe_in_table_cells():
+    assert code("<|endoftext|>") == "`<\\|endoftext\\|>`"
+    assert code("<|endoftext|>", in_table=False) == "`<|endoftext|>`"
+    assert code("a`b") == "`` a`b ``"
+
+
+def test_markdown_table_checks_its_shape():
+    table = markdown_table(["a", "b"], [(1, 2)], align="lr")
+    assert table == "| a | b |\n|:--|--:|\n| 1 | 2 |\n"
+    with pytest.raises(ValueError):
+        markdown_table(["a", "b"], [(1,)])
+    with pytest.raises(ValueError):
+        markdown_table(["a", "b"], [], align="l")
+
+
+def test_signed_uses_a_true_minus():
+    assert (signed(3), signed(-3), signed(0)) == ("+3", "\u22123", "0")
+
+
+def test_sync_snippets_replaces_only_between_markers():
+    page = "intro\n\n<!-- snippet: figures/x.md -->\nold\n<!-- end snippet -->\n\noutro\n"
+    synced = sync_snippets(page, {"figures/x.md": "| new |\n"})
+    assert synced == "intro\n\n<!-- snippet: figures/x.md -->\n\n| new |\n\n<!-- end snippet -->\n\noutro\n"
+    assert quoted_snippets(synced) == {"figures/x.md": "| new |\n"}
+    assert sync_snippets(synced, {"figures/x.md": "| new |\n"}) == synced  # idempotent
+    with pytest.raises(KeyError):
+        sync_snippets(page, {})
+
+
+# --- page 00 --------------------------------------------------------------------------------
+
+
+def test_pattern_pieces_are_the_gpt2_pattern():
+    assert "|".join(piece for piece, _ in PATTERN_PIECES) == GPT2_PATTERN
+
+
+@pytest.mark.parametrize(
+    "text", [PATTERN_EXAMPLE, "a   b", "x  \n  y", "Zoë's 2 cats!!\n\n", "DON'T can’t", "猫は日なた。 🙂 \t"]
+)
+def test_pretokens_by_piece_agree_with_pretokenize(text):
+    found = pretokens_by_piece(text)
+    assert [p for p, _ in found] == pretokenize(text)
+    assert all(0 <= i < len(PATTERN_PIECES) for _, i in found)
+
+
+def test_pattern_example_uses_every_piece():
+    assert {i for _, i in pretokens_by_piece(PATTERN_EXAMPLE)} == set(range(len(PATTERN_PIECES)))
+
+
+def test_corpus_counts_are_count_pretokens():
+    stats = corpus_counts(SMALL_CORPUS)
+    text = SMALL_CORPUS.read_text(encoding="utf-8")
+    assert stats.word_counts == count_pretokens(text)
+    assert stats.utf8_bytes == len(text.encode("utf-8"))
+    assert stats.special_tokens == text.count("<|endoftext|>") > 0
+    ranked = stats.ranked()
+    assert [c for _, c in ranked] == sorted((c for _, c in ranked), reverse=True)
+
+
+# --- pages 01 and 02 ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_run():
+    return training_run(SMALL_CORPUS, SMALL_MERGES)
+
+
+def test_training_run_measures_every_merge(small_run):
+    assert len(small_run.work) == len(small_run.trace) == SMALL_MERGES
+    for step, work in zip(small_run.trace, small_run.work):
+        assert (work.left, work.right, work.count, work.affected_words) == (
+            step.left,
+            step.right,
+            step.count,
+            step.affected_words,
+        )
+        assert 1 <= work.affected_words <= small_run.distinct_words
+        assert work.updated_windows <= 2 * work.windows
+    windows = [w.windows for w in small_run.work]
+    assert windows == sorted(windows, reverse=True)  # merges only ever shorten words
+
+
+def test_measurements_agree_with_the_naive_trainer():
+    text = SMALL_CORPUS.read_text(encoding="utf-8")
+    trace: list[MergeStep] = []
+    train_bpe_on_text(text, 257 + 25, method="naive", trace=trace)
+    work = measure_merges(count_pretokens(text), trace)
+    assert [(w.left, w.right) for w in work] == [(s.left, s.right) for s in trace]
+
+
+def test_measure_merges_rejects_a_trace_it_cannot_replay():
+    counts = {b" nest": 4, b" net": 4}  # (␣, n) and (n, e) tie at 8; the tie-break picks (n, e)
+    assert measure_merges(counts, [MergeStep(0, b"n", b"e", 8, 2)])[0].affected_words == 2
+    with pytest.raises(AssertionError):
+        measure_merges(counts, [MergeStep(0, b" ", b"n", 8, 2)])  # another pair
+    with pytest.raises(AssertionError):
+        measure_merges(counts, [MergeStep(0, b"n", b"e", 8, 1)])  # another number of words
+
+
+def test_hand_trace_is_the_trainers_trace():
+    counts = {b" low": 3, b" lot": 2, b" slow": 1, b"aaaa": 2}
+    steps = hand_trace(counts, 50)
+    trace: list[MergeStep] = []
+    text = " low" * 3 + " lot" * 2 + " slow" + "\naaaa" * 2
+    assert count_pretokens(text, special_tokens=[]) == {**counts, b"\n": 2}
+    vocab, merges = train_bpe_on_text(text, 256 + 50, special_tokens=[], method="naive", trace=trace)
+    assert [s.chosen for s in steps] == merges
+    assert [s.count for s in steps] == [t.count for t in trace]
+    for step in steps:
+        assert step.pair_counts[0] == (step.chosen, step.count)  # sorted best first
+        assert step.tied[0] == step.chosen
+
+
+def test_why_greater_explains_the_rule():
+    assert "prefix" in why_greater((b"ab", b"c"), (b"a", b"bc"))
+    assert "same left" in why_greater((b" n", b"et"), (b" n", b"est"))
+    with pytest.raises(ValueError):
+        why_greater((b"e", b"s"), (b"s", b"t"))
+
+
+def test_per_word_update_is_right_and_local_rules_are_not():
+    aaa, aaaa, abab = (b"a",) * 3, (b"a",) * 4, (b"a", b"b", b"a", b"b")
+    aa, ab = (b"a", b"a"), (b"a", b"b")
+    assert net_change(aaa, aa) == {(b"a", b"a"): -2, (b"aa", b"a"): 1}
+    assert net_change(aaaa, aa) == {(b"a", b"a"): -3, (b"aa", b"aa"): 1}
+    assert net_change(abab, ab) == {(b"a", b"b"): -2, (b"b", b"a"): -1, (b"ab", b"ab"): 1}
+    # the claims of page 02, section 4
+    assert local_rule_change(aaa, aa, overlapping=True) != net_change(aaa, aa)
+    assert local_rule_change(aaa, aa, overlapping=False) == net_change(aaa, aa)
+    assert local_rule_change(aaaa, aa, overlapping=False) != net_change(aaaa, aa)
+    assert local_rule_change(abab, ab, overlapping=False) != net_change(abab, ab)
+    # and on isolated occurrences the local rule agrees with the per-word rule
+    word = (b" ", b"t", b"e", b"s", b"t", b"s")
+    assert local_rule_change(word, (b"e", b"s"), overlapping=True) == net_change(word, (b"e", b"s"))
+
+
+# --- drawing --------------------------------------------------------------------------------
+
+
+def test_figures_draw_deterministically_on_small_input(tmp_path, small_run):
+    stats = corpus_counts(SMALL_CORPUS)
+    samples = script_samples(english_chars=2000)
+    drawers = [
+        lambda path: draw_bytes_per_character(samples, path),
+        lambda path: draw_pretoken_counts(stats, path),
+        lambda path: draw_merge_counts(small_run, path),
+        lambda path: draw_affected_words(small_run, path),
+    ]
+    for i, draw in enumerate(drawers):
+        first, second = draw(tmp_path / f"{i}a.png"), draw(tmp_path / f"{i}b.png")
+        assert first.read_bytes() == second.read_bytes(), f"figure {i} differs between two runs"
+        chunks = png_chunks(first)
+        assert not {b"tEXt", b"iTXt", b"zTXt", b"tIME"} & set(chunks), f"figure {i} carries metadata: {chunks}"
+
+
+@pytest.mark.parametrize("page", sorted(PAGE_MODULES))
+def test_every_page_module_has_the_interface(page):
+    module = page_module(page)
+    assert module.PAGE.startswith(page + "-") and module.PAGE.endswith(".md")
+    assert callable(module.snippets) and callable(module.draw_figures)
+
+
+def test_page_modules_run_on_a_small_corpus(tmp_path):
+    for page in ("01", "02"):
+        module = page_module(page)
+        snippets = module.snippets(corpus=SMALL_CORPUS, num_merges=SMALL_MERGES)
+        assert snippets and all(name.startswith(page + "-") and text.strip() for name, text in snippets.items())
+        paths = module.draw_figures(tmp_path, corpus=SMALL_CORPUS, num_merges=SMALL_MERGES)
+        assert paths and all(p.exists() and p.suffix == ".png" for p in paths)
+    snippets = page_module("00").snippets(corpus=SMALL_CORPUS)
+    assert "00-tinystories-word-counts.md" in snippets
+
+
+def test_command_writes_then_checks(tmp_path, capsys):
+    out = tmp_path / "figures"
+    assert figures_main.main(["--out", str(out), "--page", "00", "--no-pages"]) == 0
+    written = sorted(p.name for p in out.iterdir())
+    assert "00-bytes-per-character.png" in written and "00-utf8-examples.md" in written
+    assert figures_main.main(["--out", str(out), "--page", "00", "--check"]) == 0
+    (out / "00-utf8-examples.md").write_text("stale\n", encoding="utf-8")
+    assert figures_main.main(["--out", str(out), "--page", "00", "--check"]) == 1
+    assert "00-utf8-examples.md" in capsys.readouterr().out

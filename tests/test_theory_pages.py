@@ -1,0 +1,382 @@
+"""The theory pages (theory/*.md) and their drill solutions: links, required sections, Markdown
+that renders, quoted numbers equal to what the code produces now, and hand traces equal to what
+the trainers return.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from bpe_ref import TRAIN_METHODS, train_bpe_on_text
+from bpe_ref.train import MergeStep
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+THEORY = REPO_ROOT / "theory"
+FIGURES = THEORY / "figures"
+
+# page -> (lab notebook, bpe_ref module, drill solutions, previous page, next page), all repo-relative
+PAGES: dict[str, dict[str, str | None]] = {
+    "00-bytes-and-pretokenization.md": {
+        "lab": "labs/00_pretokenization/00_pretokenization.ipynb",
+        "module": "bpe_ref/pretokenize.py",
+        "solutions": "solutions/00_pretokenization/drills_solutions.md",
+        "previous": "theory/README.md",
+        "next": "theory/01-naive-bpe.md",
+    },
+    "01-naive-bpe.md": {
+        "lab": "labs/01_naive_bpe/01_naive_bpe.ipynb",
+        "module": "bpe_ref/train/naive.py",
+        "solutions": "solutions/01_naive_bpe/drills_solutions.md",
+        "previous": "theory/00-bytes-and-pretokenization.md",
+        "next": "theory/02-incremental-updates.md",
+    },
+    "02-incremental-updates.md": {
+        "lab": "labs/02_incremental/02_incremental.ipynb",
+        "module": "bpe_ref/train/incremental.py",
+        "solutions": "solutions/02_incremental/drills_solutions.md",
+        "previous": "theory/01-naive-bpe.md",
+        "next": None,  # page 03 is not written yet
+    },
+}
+SOLUTIONS = [REPO_ROOT / links["solutions"] for links in PAGES.values()]
+MARKDOWN_FILES = [THEORY / "README.md", *(THEORY / page for page in PAGES), *SOLUTIONS]
+REQUIRED_SECTIONS = ("## Worked example", "## Pitfalls", "## Recap", "## Drills")
+
+LINK_RE = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(([^)\s]+)\)")
+FENCE_RE = re.compile(r"^```.*?^```", re.DOTALL | re.MULTILINE)
+CODE_SPAN_RE = re.compile(r"(`+).+?\1")
+
+
+def read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(REPO_ROOT).as_posix()
+
+
+def without_code(text: str) -> str:
+    """``text`` with fenced blocks and code spans blanked out (links inside code are not links)."""
+    text = FENCE_RE.sub("", text)
+    return CODE_SPAN_RE.sub("``", text)
+
+
+def links_of(path: Path) -> list[str]:
+    return LINK_RE.findall(without_code(read(path)))
+
+
+def github_anchor(heading: str) -> str:
+    """The id GitHub gives a heading: lowercase, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[`*_]", "", heading.strip().lower())
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def section(text: str, heading: str) -> str:
+    """The body of the ``## heading`` section (up to the next ``## ``)."""
+    start = text.index(heading + "\n") + len(heading) + 1
+    end = text.find("\n## ", start)
+    return text[start : end if end != -1 else len(text)]
+
+
+def python_blocks(text: str) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", text, re.DOTALL | re.MULTILINE)
+
+
+# --- files and links ------------------------------------------------------------------------
+
+
+def test_the_pages_and_their_index_exist():
+    for path in MARKDOWN_FILES:
+        assert path.exists(), f"missing {rel(path)}"
+
+
+@pytest.mark.parametrize("path", MARKDOWN_FILES, ids=rel)
+def test_every_relative_link_points_at_an_existing_file(path):
+    broken = []
+    for target in links_of(path):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # http:, https:, mailto:
+            continue
+        file_part, _, anchor = target.partition("#")
+        resolved = (path.parent / file_part).resolve() if file_part else path
+        if not resolved.exists():
+            broken.append(target)
+            continue
+        if anchor and resolved.suffix == ".md":
+            headings = re.findall(r"^#+ (.+)$", without_code(read(resolved)), re.MULTILINE)
+            if anchor not in {github_anchor(h) for h in headings}:
+                broken.append(f"{target} (no such heading)")
+    assert not broken, f"{rel(path)} has broken links: {broken}"
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_each_page_links_its_lab_module_solutions_and_neighbours(page):
+    path = THEORY / page
+    resolved = {(path.parent / t.partition("#")[0]).resolve() for t in links_of(path) if not t.startswith("http")}
+    for role, target in PAGES[page].items():
+        if target is not None:
+            assert (REPO_ROOT / target).resolve() in resolved, f"{page} does not link its {role}: {target}"
+
+
+def test_the_index_lists_the_whole_path_and_marks_what_is_coming():
+    text = read(THEORY / "README.md")
+    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| (\d\d) \|.*$", text, re.MULTILINE)}
+    assert sorted(rows) == [f"{i:02d}" for i in range(11)]
+    for step in PAGES:
+        assert f"]({step})" in rows[step[:2]], f"the index does not link {step}"
+    for i in range(3, 11):
+        assert "coming" in rows[f"{i:02d}"]
+
+
+# --- structure ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_each_page_has_the_required_sections(page):
+    text = read(THEORY / page)
+    assert text.startswith(f"# {page[:2]} · ")
+    for heading in REQUIRED_SECTIONS:
+        assert re.search(rf"^{re.escape(heading)}\b", text, re.MULTILINE), f"{page} lacks '{heading}'"
+    figures = re.findall(r"!\[[^\]]+\]\((figures/[^)]+\.png)\)", text)
+    assert figures, f"{page} shows no figure"
+    for figure in figures:
+        assert (THEORY / figure).exists()
+    recap = section(text, "## Recap").strip()
+    assert recap and "\n\n" not in recap, "the recap is one paragraph"
+    drills = re.findall(r"^(\d+)\. \*\*", section(text, "## Drills"), re.MULTILINE)
+    assert 5 <= len(drills) <= 8 and drills == [str(i + 1) for i in range(len(drills))], drills
+    solutions = read(REPO_ROOT / PAGES[page]["solutions"])
+    answered = re.findall(r"^## (\d+)\. ", solutions, re.MULTILINE)
+    assert answered == drills, f"{PAGES[page]['solutions']} answers drills {answered}, the page asks {drills}"
+
+
+def test_every_committed_figure_is_shown_on_a_page():
+    shown = set()
+    for page in PAGES:
+        shown.update(re.findall(r"\]\(figures/([^)]+\.png)\)", read(THEORY / page)))
+    committed = {p.name for p in FIGURES.glob("*.png")}
+    assert committed == shown
+
+
+# --- Markdown that renders on GitHub and in JupyterLab ----------------------------------------
+
+
+def table_blocks(text: str) -> list[list[str]]:
+    blocks, current = [], []
+    for line in FENCE_RE.sub("", text).splitlines():
+        if line.startswith("|"):
+            current.append(line)
+        elif current:
+            blocks.append(current)
+            current = []
+    if current:
+        blocks.append(current)
+    return blocks
+
+
+def cells(row: str) -> list[str]:
+    return re.split(r"(?<!\\)\|", row.strip())[1:-1]
+
+
+@pytest.mark.parametrize("path", MARKDOWN_FILES, ids=rel)
+def test_tables_are_well_formed(path):
+    for block in table_blocks(read(path)):
+        width = len(cells(block[0]))
+        assert len(block) >= 2 and re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", block[1].replace(" ", "")), block[:2]
+        for row in block:
+            assert len(cells(row)) == width, f"{rel(path)}: row with {len(cells(row))} cells, header has {width}: {row}"
+
+
+@pytest.mark.parametrize("path", MARKDOWN_FILES, ids=rel)
+def test_math_avoids_what_breaks_github_rendering(path):
+    text = FENCE_RE.sub("", read(path))
+    assert text.count("$$") % 2 == 0, "unbalanced $$"
+    display = re.findall(r"\$\$(.*?)\$\$", text, re.DOTALL)
+    inline_text = re.sub(r"\$\$.*?\$\$", "", text, flags=re.DOTALL)
+    inline = []
+    for line in CODE_SPAN_RE.sub("``", inline_text).splitlines():
+        assert line.count("$") % 2 == 0, f"unbalanced $ in: {line}"
+        found = re.findall(r"\$([^$]+)\$", line)
+        inline.extend(found)
+        if line.startswith("|"):
+            for math in found:
+                assert "_" not in math and "|" not in math, f"risky math in a table row: {line}"
+    for math in display + inline:
+        # Markdown would eat the backslash of \{ \} \, \; \! before the math renderer sees it.
+        assert not re.search(r"\\[{},;!]", math), f"backslash escape in math: {math}"
+    for math in inline:
+        assert math.count("_") <= 1, f"several underscores in inline math can turn into emphasis: {math}"
+
+
+# --- quoted snippets equal what the code produces now ----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def snippets() -> dict[str, str]:
+    pytest.importorskip("matplotlib")
+    from bpe_ref.figures import all_snippets
+
+    return all_snippets()
+
+
+def test_snippet_files_are_up_to_date(snippets):
+    for name, text in snippets.items():
+        path = FIGURES / name
+        assert path.exists(), f"{rel(path)} missing: run python -m bpe_ref.figures"
+        assert read(path) == text.rstrip("\n") + "\n", f"{rel(path)} is stale: run python -m bpe_ref.figures"
+    orphans = {p.name for p in FIGURES.glob("*.md")} - set(snippets)
+    assert not orphans, f"snippet files no code produces: {orphans}"
+
+
+def test_pages_quote_the_current_snippets(snippets):
+    from bpe_ref.figures.common import quoted_snippets
+
+    quoted_anywhere = set()
+    for page in PAGES:
+        text = read(THEORY / page)
+        assert text.count("<!-- snippet: ") == text.count("<!-- end snippet -->")
+        for name, body in quoted_snippets(text).items():
+            assert name.startswith("figures/")
+            short = name.removeprefix("figures/")
+            assert short in snippets, f"{page} quotes {name}, which no code produces"
+            assert body == snippets[short].strip("\n") + "\n", f"{page} quotes a stale {name}: run python -m bpe_ref.figures"
+            quoted_anywhere.add(short)
+    assert quoted_anywhere == set(snippets), f"snippets no page quotes: {set(snippets) - quoted_anywhere}"
+
+
+# --- the hand traces are what the trainers do -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def trace():
+    from bpe_ref.figures.naive_bpe import worked_example_trace
+
+    return worked_example_trace()
+
+
+@pytest.mark.parametrize("method", TRAIN_METHODS)
+def test_page01_trace_is_what_every_trainer_returns(trace, method):
+    from bpe_ref.figures.naive_bpe import WORKED_EXAMPLE_NUM_MERGES, WORKED_EXAMPLE_TEXT
+
+    steps: list[MergeStep] = []
+    vocab, merges = train_bpe_on_text(
+        WORKED_EXAMPLE_TEXT, 256 + WORKED_EXAMPLE_NUM_MERGES, special_tokens=[], method=method, trace=steps
+    )
+    assert merges == [step.chosen for step in trace]
+    assert [s.count for s in steps] == [step.count for step in trace]
+    assert [i for i, token in vocab.items() if i >= 256] == [step.new_id for step in trace]
+
+
+def test_page01_quotes_the_same_merges_as_the_trainer(trace):
+    text = read(THEORY / "01-naive-bpe.md")
+    assert 'text = " nest" * 4 + " net" * 4 + " ten" * 2 + " test" * 5' in text
+    quoted = [b for b in python_blocks(text) if b.startswith("[(b")]
+    assert len(quoted) == 1
+    assert ast.literal_eval(quoted[0]) == [step.chosen for step in trace]
+
+
+def test_page01_prose_matches_the_trace(trace):
+    """The sentences of page 01 that describe the trace, checked one by one."""
+    by_merge = {step.rank + 1: step for step in trace}
+    # merge 1: (s, t) and (e, s) tie; (s, t) wins on the left token; (e, s) then vanishes
+    assert by_merge[1].tied == [(b"s", b"t"), (b"e", b"s")]
+    assert (b"e", b"s") not in dict(by_merge[2].pair_counts)
+    assert by_merge[2].chosen == (b"e", b"st") and by_merge[2].count == by_merge[1].count
+    # (n, e) drops after merge 2 to the count of ␣net alone
+    assert dict(by_merge[3].pair_counts)[(b"n", b"e")] == 4 < dict(by_merge[2].pair_counts)[(b"n", b"e")]
+    # merge 6: a three-way tie won by (e, t); merge 7: same left token, decided on the right
+    assert by_merge[6].tied == [(b"e", b"t"), (b" n", b"est"), (b" n", b"e")]
+    assert by_merge[7].tied == [(b" n", b"et"), (b" n", b"est")]
+    # (e, n) is never chosen in the traced merges
+    assert all(step.chosen != (b"e", b"n") for step in trace)
+    assert len(trace) == 8 and trace[0].new_id == 256
+
+
+def test_page01_tie_break_examples_follow_the_rule():
+    from bpe_ref.tiebreak import pair_rank_key, token_sort_key
+
+    def wins(a, b):
+        key = lambda p: pair_rank_key(1, token_sort_key(p[0]), token_sort_key(p[1]))  # noqa: E731
+        return key(a) < key(b)
+
+    assert wins((b"s", b"t"), (b"e", b"s"))
+    assert wins((b" n", b"et"), (b" n", b"est"))
+    assert wins((b"ab", b"c"), (b"a", b"bc"))
+    assert wins((b"a", b"x"), (b" ", b"z")) and wins((b"a", b"x"), (b"Z", b"z")) and wins((b"\x80", b"a"), (b"z", b"z"))
+
+
+def test_page02_worked_example_turns_one_column_into_the_next(trace):
+    """Applying merge 2 incrementally to the counts before it gives the counts before merge 3."""
+    from collections import Counter
+
+    from bpe_ref.figures.incremental_updates import WORKED_EXAMPLE_MERGE, word_delta
+
+    step, following = trace[WORKED_EXAMPLE_MERGE - 1], trace[WORKED_EXAMPLE_MERGE]
+    counts = Counter(dict(step.pair_counts))
+    affected = []
+    for tokens, frequency in step.words_before:
+        merged, lost, gained = word_delta(tokens, step.chosen)
+        if list(merged) != list(tokens):
+            affected.append(b"".join(tokens))
+            counts.subtract({p: c * frequency for p, c in lost.items()})
+            counts.update({p: c * frequency for p, c in gained.items()})
+    assert +counts == Counter(dict(following.pair_counts))
+    assert affected == [b" nest", b" test"]
+
+
+# --- drills and their solutions ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [*SOLUTIONS, *(THEORY / page for page in PAGES)], ids=rel)
+def test_python_in_pages_and_solutions_runs(path):
+    namespace: dict = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        for block in python_blocks(read(path)):
+            exec(compile(block, rel(path), "exec"), namespace)  # noqa: S102
+
+
+def test_drill_answers_page00():
+    from bpe_ref.pretokenize import count_pretokens, pretokenize, split_keeping_special_tokens
+
+    assert [(len(s), len(s.encode())) for s in ("naïve", "日本", "🙂!")] == [(5, 6), (2, 6), (2, 5)]
+    assert "€".encode() == bytes.fromhex("e282ac") and bytes.fromhex("d096").decode() == "\u0416"
+    assert pretokenize("He's   at 10:30!\nBye") == ["He", "'s", "  ", " at", " 10", ":", "30", "!", "\n", "Bye"]
+    assert list(split_keeping_special_tokens("x<|a|><|b|>y<|a|>", ["<|a|>", "<|a|><|b|>"])) == [
+        ("x", False), ("<|a|><|b|>", True), ("y", False), ("<|a|>", True)
+    ]
+    assert count_pretokens("the cat. The cat, the hat.", special_tokens=[]) == {
+        b"the": 1, b" cat": 2, b".": 2, b" The": 1, b",": 1, b" the": 1, b" hat": 1
+    }
+    vocab, merges = train_bpe_on_text("some text to merge " * 3, 32_000, special_tokens=["<|a|>", "<|b|>"])
+    assert vocab[256] == b"<|a|>" and vocab[257] == b"<|b|>" and min(i for i in vocab if i > 257) == 258
+
+
+def test_drill_answers_page01(trace):
+    from bpe_ref.figures.naive_bpe import WORKED_EXAMPLE_TEXT, hand_trace
+
+    assert [s.chosen for s in hand_trace({b" low": 3, b" lot": 2, b" slow": 1}, 3)] == [
+        (b"l", b"o"), (b" ", b"lo"), (b" lo", b"w")
+    ]
+    vocab, merges = train_bpe_on_text(WORKED_EXAMPLE_TEXT, 1000, special_tokens=[])
+    assert len(merges) == 10 and len(vocab) == 266 and merges[8:] == [(b"e", b"n"), (b" t", b"en")]
+    steps = hand_trace({b"aaaa": 1, b"aaa": 1}, 2)
+    assert steps[0].count == 5 and steps[1].tied == [(b"aa", b"aa"), (b"aa", b"a")]
+    assert len(train_bpe_on_text("abcd", 1000, special_tokens=[])[1]) == 3
+
+
+def test_drill_answers_page02():
+    from bpe_ref.figures.incremental_updates import local_rule_change, net_change
+
+    word = (b" ", b"t", b"e", b"s", b"t", b"s")
+    assert net_change(word, (b"s", b"t")) == {
+        (b"e", b"s"): -1, (b"s", b"t"): -1, (b"t", b"s"): -1, (b"e", b"st"): 1, (b"st", b"s"): 1
+    }
+    five = (b"a",) * 5
+    assert net_change(five, (b"a", b"a")) == {(b"a", b"a"): -4, (b"aa", b"aa"): 1, (b"aa", b"a"): 1}
+    assert local_rule_change(five, (b"a", b"a"), overlapping=True) == {(b"a", b"a"): -10, (b"aa", b"a"): 3, (b"a", b"aa"): 3}
