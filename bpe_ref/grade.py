@@ -1,0 +1,371 @@
+"""``python -m bpe_ref grade``: the grade a class would give, for one notebook or for a class.
+
+One notebook (self-study)::
+
+    python -m bpe_ref grade labs/01_naive_bpe/01_naive_bpe.ipynb
+
+copies the notebook into a temporary nbgrader course whose source is the repository's
+``solutions/<lab>/``, runs ``nbgrader autograde`` (hidden tests included, the same configuration
+as a class), reads the gradebook and prints one row per task: points, passed or failed, and the
+first line of the failure. Exit code: 0 when every task passed, 1 when some did not, 2 when the
+notebook could not be read or graded at all (say, invalid JSON, or a kernel that died): that is
+*not* a score of 0, and the message says so.
+
+A class (instructors), after ``nbgrader autograde LAB`` in the course folder::
+
+    python -m bpe_ref grade --class 01_naive_bpe
+
+lists every submission with its score and whether it was really graded, could not be read, or was
+not graded because autograde failed on it. nbgrader records 0 for all of those, which looks the
+same as a real zero in its own reports. Exit code 0 when every submission was graded, else 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+STUDENT = "self"  # the student id of a self-graded notebook inside the temporary course
+HIDDEN_SUFFIX = "_hidden"
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class NotGradable(Exception):
+    """The notebook could not be read or autograded: no score, not a score of 0."""
+
+
+# ---- results -------------------------------------------------------------------------------
+
+
+@dataclass
+class CellResult:
+    """One graded test cell of one submission."""
+
+    grade_id: str
+    earned: float
+    possible: float
+    failure: str | None = None  # first line of what went wrong; None when it passed
+
+
+@dataclass
+class TaskResult:
+    """The test cells of one task (visible and hidden), added up."""
+
+    name: str
+    cells: list[CellResult] = field(default_factory=list)
+
+    @property
+    def earned(self) -> float:
+        return sum(cell.earned for cell in self.cells)
+
+    @property
+    def possible(self) -> float:
+        return sum(cell.possible for cell in self.cells)
+
+    @property
+    def passed(self) -> bool:
+        return self.earned >= self.possible
+
+    @property
+    def first_failure(self) -> str:
+        for cell in self.cells:
+            if cell.earned < cell.possible:
+                part = "hidden" if cell.grade_id.endswith(HIDDEN_SUFFIX) else "visible"
+                return f"{part}: {cell.failure or 'no points (not graded automatically)'}"
+        return ""
+
+
+def task_name(grade_id: str) -> str:
+    """``task3_merge_word_hidden`` -> ``task3_merge_word``: the task a test cell belongs to."""
+    return grade_id[: -len(HIDDEN_SUFFIX)] if grade_id.endswith(HIDDEN_SUFFIX) else grade_id
+
+
+def group_by_task(cells: list[CellResult]) -> list[TaskResult]:
+    tasks: dict[str, TaskResult] = {}
+    for cell in cells:
+        tasks.setdefault(task_name(cell.grade_id), TaskResult(task_name(cell.grade_id))).cells.append(cell)
+    return list(tasks.values())
+
+
+def _first_line(text: str) -> str:
+    lines = [line for line in _ANSI.sub("", text).strip().splitlines() if line.strip()]
+    return lines[0].strip() if lines else ""
+
+
+def failure_of(cell: dict) -> str | None:
+    """The first line of what went wrong in an autograded code cell, or ``None`` without an error."""
+    errors = [out for out in cell.get("outputs", []) if out.get("output_type") == "error"]
+    if not errors:
+        return None
+    note = ""
+    source = "".join(cell.get("source", ""))
+    if source.startswith("# This cell (id:"):
+        note = " (this test cell was missing from the notebook; nbgrader put it back)"
+    if any(error.get("ename") == "CellTimeoutError" for error in errors):
+        return "timed out: no reply from the kernel before the time limit (an infinite loop?)" + note
+    error = errors[0]
+    message = _first_line(error.get("evalue", ""))
+    if not message:  # no message: the last traceback line is usually "Name: text"
+        message = _first_line((error.get("traceback") or [""])[-1])
+        return (message or error.get("ename", "error")) + note
+    return f"{error.get('ename', 'Error')}: {message}{note}"
+
+
+def test_cells_in_order(notebook: dict) -> list[tuple[str, float]]:
+    """``(grade_id, points)`` of the graded cells of a source notebook, in notebook order."""
+    cells = []
+    for cell in notebook["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade"):
+            cells.append((meta["grade_id"], float(meta.get("points", 0))))
+    return cells
+
+
+def read_notebook(path: Path) -> dict:
+    """The notebook at ``path`` as JSON, or :class:`NotGradable` saying why it cannot be read."""
+    if not path.exists():
+        raise NotGradable(f"could not be read: {path} does not exist")
+    if path.is_dir():
+        raise NotGradable(f"could not be read: {path} is a folder, not a notebook")
+    if path.suffix != ".ipynb":
+        raise NotGradable(f"could not be read: {path} is not a notebook (expected a .ipynb file)")
+    try:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as err:
+        raise NotGradable(f"could not be read: {path} is not UTF-8 text ({err.reason} at byte {err.start})") from None
+    except json.JSONDecodeError as err:
+        raise NotGradable(
+            f"could not be read: {path} is not valid notebook JSON (line {err.lineno}, column {err.colno}: {err.msg})"
+        ) from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise NotGradable(f"could not be read: {path} is JSON but not a notebook (no list of cells)")
+    return notebook
+
+
+def grades_from_course(course: Path, lab: str, student: str, notebook_name: str) -> list[CellResult]:
+    """The graded cells of one autograded notebook: scores from the gradebook, failures from the
+    autograded notebook's outputs. :class:`NotGradable` when autograde produced no notebook."""
+    from nbgrader.api import Gradebook
+
+    autograded = course / "autograded" / student / lab / f"{notebook_name}.ipynb"
+    if not autograded.exists():
+        raise NotGradable("not graded: autograde failed on this notebook")
+    cells_by_id = {}
+    for cell in json.loads(autograded.read_text(encoding="utf-8"))["cells"]:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id:
+            cells_by_id[grade_id] = cell
+    source = json.loads((course / "solutions" / lab / f"{notebook_name}.ipynb").read_text(encoding="utf-8"))
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        submission = gradebook.find_submission_notebook(notebook_name, lab, student)
+        scores = {grade.name: (grade.score, grade.max_score) for grade in submission.grades}
+    results = []
+    for grade_id, points in test_cells_in_order(source):
+        earned, possible = scores.get(grade_id, (0.0, points))
+        cell = cells_by_id.get(grade_id)
+        failure = failure_of(cell) if cell else "this test cell is missing from the autograded notebook"
+        results.append(CellResult(grade_id, float(earned or 0.0), float(possible or points), failure))
+    return results
+
+
+# ---- one notebook --------------------------------------------------------------------------
+
+
+def detect_lab(path: Path, notebook: dict) -> str:
+    """The lab a notebook belongs to: its file name, its folder, or the grade ids it holds."""
+    from .notebooks import lab_names, source_notebook
+
+    labs = lab_names()
+    for candidate in (path.stem, path.parent.name):
+        if candidate in labs:
+            return candidate
+    ids = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in notebook["cells"]} - {None}
+    best, overlap = None, 0
+    for lab in labs:
+        source = json.loads(source_notebook(lab).read_text(encoding="utf-8"))
+        common = len(ids & {g for g, _ in test_cells_in_order(source)})
+        if common > overlap:
+            best, overlap = lab, common
+    if best is None:
+        raise NotGradable(f"could not tell which lab {path} belongs to: name it after the lab, or pass --lab ({', '.join(labs)})")
+    return best
+
+
+def _why_autograde_failed(log: str) -> str:
+    if "Kernel died" in log or "DeadKernelError" in log:
+        return "the kernel died while running the notebook (the process crashed or exited, e.g. os._exit, a segfault, out of memory)"
+    if "Timeout waiting for IOPub output" in log or "UnresponsiveKernelError" in log or "CellTimeoutError" in log:
+        return "the kernel stopped responding and could not be interrupted after the time limit"
+    if "NotJSONError" in log or "JSONDecodeError" in log:
+        return "nbgrader could not read the notebook"
+    errors = [line for line in log.splitlines() if "| ERROR]" in line]
+    return errors[0].split("| ERROR]", 1)[1].strip() if errors else "see nbgrader's log"
+
+
+def autograde_notebook(path: Path, lab: str, *, timeout: int | None = None, keep: Path | None = None) -> list[CellResult]:
+    """Autograde one notebook in a temporary course, hidden tests included; its graded cells."""
+    from .notebooks import generate_release, run_nbgrader, temporary_course
+
+    with temporary_course([lab]) as course:
+        generate_release(lab, course, database=True)
+        submitted = course / "submitted" / STUDENT / lab
+        submitted.mkdir(parents=True)
+        shutil.copyfile(path, submitted / f"{lab}.ipynb")
+        arguments = ["autograde", lab, "--student", STUDENT]
+        if timeout:
+            arguments.append(f"--Execute.timeout={timeout}")
+        result = run_nbgrader(arguments, course)
+        log = result.stdout + result.stderr
+        autograded = course / "autograded" / STUDENT / lab / f"{lab}.ipynb"
+        if keep and autograded.exists():
+            keep.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(autograded, keep / f"{lab}.autograded.ipynb")
+        if not autograded.exists():
+            raise NotGradable(f"not graded: {_why_autograde_failed(log)}. Nothing could be scored; a class autograde would record 0.")
+        return grades_from_course(course, lab, STUDENT, lab)
+
+
+def format_table(tasks: list[TaskResult], width: int = 100) -> str:
+    """The per-task table and the total, as text."""
+    name_width = max([len("task")] + [len(t.name) for t in tasks])
+    lines = [f"{'task':<{name_width}}  {'points':>9}  {'result':<6}  first line of the failure", "-" * width]
+    for task in tasks:
+        failure = task.first_failure.replace("CheckFailed: ", "", 1)
+        if len(failure) > 240:
+            failure = failure[:237] + "..."
+        points = f"{task.earned:g} / {task.possible:g}"
+        lines.append(f"{task.name:<{name_width}}  {points:>9}  {'passed' if task.passed else 'FAILED':<6}  {failure}".rstrip())
+    earned, possible = sum(t.earned for t in tasks), sum(t.possible for t in tasks)
+    lines.append("-" * width)
+    lines.append(f"{'total':<{name_width}}  {f'{earned:g} / {possible:g}':>9}  {'passed' if earned >= possible else 'FAILED'}")
+    return "\n".join(lines)
+
+
+def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | None) -> int:
+    start = time.perf_counter()
+    try:
+        notebook = read_notebook(path)
+        lab = lab or detect_lab(path, notebook)
+        print(f"Grading {path} as lab {lab}, hidden tests included (this takes a few seconds)...", flush=True)
+        cells = autograde_notebook(path, lab, timeout=timeout, keep=keep)
+    except NotGradable as problem:
+        print(f"{path}: {problem}", file=sys.stderr)
+        print("Nothing was graded: this is not a score of 0. Fix the problem above and grade again.", file=sys.stderr)
+        return 2
+    tasks = group_by_task(cells)
+    print(format_table(tasks))
+    earned, possible = sum(t.earned for t in tasks), sum(t.possible for t in tasks)
+    seconds = time.perf_counter() - start
+    if earned >= possible:
+        print(f"All tasks passed: {earned:g} / {possible:g} points ({seconds:.0f} s).")
+        return 0
+    failed = sum(not t.passed for t in tasks)
+    print(f"{failed} of {len(tasks)} tasks not passed: {earned:g} / {possible:g} points ({seconds:.0f} s).")
+    if keep:
+        print(f"The autograded notebook, with every output, is in {keep}.")
+    else:
+        print("Run the failing test cells in the notebook for the whole message (add --keep DIR to keep the graded copy).")
+    return 1
+
+
+# ---- a class -------------------------------------------------------------------------------
+
+
+@dataclass
+class SubmissionStatus:
+    student: str
+    status: str  # "graded", "could not be read", "not graded", "missing"
+    earned: float = 0.0
+    possible: float = 0.0
+    detail: str = ""
+
+
+def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
+    """Every submission of ``lab`` in ``course``: graded (with its score), or why it has no real score."""
+    solutions = course / "solutions" / lab
+    if not solutions.is_dir():
+        raise NotGradable(f"{course} has no solutions/{lab}: run this in the course folder (or pass --course)")
+    notebook_names = sorted(p.stem for p in solutions.glob("*.ipynb"))
+    possible = sum(
+        points
+        for name in notebook_names
+        for _, points in test_cells_in_order(json.loads((solutions / f"{name}.ipynb").read_text(encoding="utf-8")))
+    )
+    students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{lab}") if p.is_dir())
+    report = []
+    for student in students:
+        status = SubmissionStatus(student, "graded", 0.0, possible)
+        for name in notebook_names:
+            submitted = course / "submitted" / student / lab / f"{name}.ipynb"
+            if not submitted.exists():
+                status.status, status.detail = "missing", f"no {name}.ipynb in the submission"
+                break
+            try:
+                read_notebook(submitted)
+            except NotGradable as problem:
+                status.status, status.detail = "could not be read", str(problem).replace("could not be read: ", "")
+                break
+            try:
+                status.earned += sum(c.earned for c in grades_from_course(course, lab, student, name))
+            except NotGradable:
+                status.status = "not graded"
+                status.detail = "autograde failed on it (kernel died or hung: see autograde's log) or has not run yet"
+                break
+        if status.status != "graded":
+            status.earned = 0.0
+        report.append(status)
+    return report
+
+
+def print_class_report(report: list[SubmissionStatus], lab: str) -> int:
+    if not report:
+        print(f"No submissions of {lab} in submitted/.")
+        return 1
+    width = max(len("student"), *(len(s.student) for s in report))
+    print(f"{'student':<{width}}  {'score':>9}  status")
+    for s in report:
+        score = f"{s.earned:g} / {s.possible:g}" if s.status == "graded" else "-"
+        detail = f": {s.detail}" if s.detail else ""
+        print(f"{s.student:<{width}}  {score:>9}  {s.status}{detail}")
+    counts = {kind: sum(s.status == kind for s in report) for kind in ("graded", "could not be read", "not graded", "missing")}
+    print(", ".join(f"{n} {kind}" for kind, n in counts.items() if n) + f" ({len(report)} submissions).")
+    if counts["graded"] < len(report):
+        print("nbgrader's gradebook shows 0 for the submissions that were not graded; they have no real score.")
+        return 1
+    return 0
+
+
+# ---- the command ---------------------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("notebook", nargs="?", type=Path, help="the lab notebook to grade, e.g. labs/01_naive_bpe/01_naive_bpe.ipynb")
+    parser.add_argument("--lab", help="the lab it belongs to (default: from its file name, folder or contents)")
+    parser.add_argument("--timeout", type=int, help="seconds per cell before a cell counts as hung (default: nbgrader_config.py's 30)")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="copy the autograded notebook, with all outputs, into DIR")
+    parser.add_argument(
+        "--class",
+        dest="class_lab",
+        metavar="LAB",
+        help="instead: report on a class after `nbgrader autograde LAB` (graded, could not be read, not graded)",
+    )
+    parser.add_argument("--course", type=Path, default=Path("."), help="the course folder for --class (default: the current folder)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.class_lab:
+        try:
+            return print_class_report(class_report(args.course, args.class_lab), args.class_lab)
+        except NotGradable as problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
+    if args.notebook is None:
+        print("error: give a notebook to grade, e.g. labs/01_naive_bpe/01_naive_bpe.ipynb (or --class LAB)", file=sys.stderr)
+        return 2
+    return grade_one(args.notebook, args.lab, args.timeout, args.keep)
