@@ -159,6 +159,21 @@ def notebook_problems(path: Path, *, release: bool) -> list[str]:
     return problems
 
 
+def solution_namespace(lab: str) -> dict[str, Any]:
+    """The functions a source notebook defines: its read-only code cells (setup) and its solution
+    cells, run in order in a fresh namespace (test cells and the exploration are not run).
+
+    The tests use it to check the graders against the course's own solutions.
+    """
+    namespace: dict[str, Any] = {"__name__": f"solutions_{lab}"}
+    notebook = read_notebook_json(source_notebook(lab))
+    for cell in notebook["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell["cell_type"] == "code" and (meta.get("solution") or (meta.get("locked") and not meta.get("grade"))):
+            exec(compile(cell["source"], f"<{lab}:{cell['id']}>", "exec"), namespace)
+    return namespace
+
+
 # ---- temporary nbgrader courses -------------------------------------------------------------
 
 

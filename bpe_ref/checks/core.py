@@ -525,6 +525,7 @@ def grader(function: Callable) -> Callable:
             message = str(failure)
         raise CheckFailed(message) from None
 
+    entry_point.is_grader = True  # what tests and tools list as a lab's graders
     return entry_point
 
 

@@ -156,7 +156,7 @@ def corpus_en_case() -> tuple[Case, list[Pair]]:
     return Case((word_counts, num_merges), labels={0: label}), expected
 
 
-def check_trainer_on_corpus_en(task: Task, trainer: Callable) -> None:
+def verify_trainer_on_corpus_en(task: Task, trainer: Callable) -> None:
     """``trainer(word_counts, num_merges)`` must learn CS336's reference merges on ``corpus.en``."""
     case, expected = corpus_en_case()
     check_cases(task, trainer, lambda word_counts, num_merges: expected, [case])
@@ -166,18 +166,5 @@ def check_trainer_on_corpus_en(task: Task, trainer: Callable) -> None:
 @grader
 def check_train_on_corpus_en(train: Callable) -> None:
     """Visible test of task 5: the CS336 reference merges on ``corpus.en``, vocabulary 500."""
-    check_trainer_on_corpus_en(TRAIN_TASK, train)
+    verify_trainer_on_corpus_en(TRAIN_TASK, train)
 
-
-__all__ = [
-    "CheckFailed",
-    "check_best_pair",
-    "check_best_pair_properties",
-    "check_count_pairs",
-    "check_count_pairs_properties",
-    "check_merge_word",
-    "check_merge_word_properties",
-    "check_train",
-    "check_train_on_corpus_en",
-    "check_train_properties",
-]

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from ..train import incremental, naive
 from ..train.common import count_pairs, merge_word
 from .core import Task, grader, task_graders
-from .lab01_naive_bpe import check_trainer_on_corpus_en, pretoken_count_dicts
+from .lab01_naive_bpe import pretoken_count_dicts, verify_trainer_on_corpus_en
 
 REFERENCES = (count_pairs, merge_word, incremental.apply_merge_and_update_counts, incremental.train, naive.train)
 
@@ -140,4 +140,4 @@ check_train_incremental, check_train_incremental_properties = task_graders(
 @grader
 def check_train_incremental_on_corpus_en(train_incremental: Callable) -> None:
     """Visible test of task 4: the CS336 reference merges on ``corpus.en``, vocabulary 500."""
-    check_trainer_on_corpus_en(TRAIN_INCREMENTAL_TASK, train_incremental)
+    verify_trainer_on_corpus_en(TRAIN_INCREMENTAL_TASK, train_incremental)

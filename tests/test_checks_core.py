@@ -1,0 +1,319 @@
+"""The grading mechanics of bpe_ref.checks: exact comparison, messages, shrinking, refusing the
+reference solver, and the fresh private copy that a notebook cell cannot tamper with.
+
+The graders are loaded exactly as a notebook's test cell loads them (``runpy.run_module`` on
+``bpe_ref.checks.fresh``), so these tests exercise the same path as the autograder.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from runpy import run_module
+
+import pytest
+
+import bpe_ref
+import bpe_ref.train.common
+import bpe_ref.train.naive
+
+CHECKS_DIR = Path(bpe_ref.__file__).parent / "checks"
+
+
+def load_graders(lab: str):
+    """A lab's graders, freshly loaded: what every test cell of the notebooks does."""
+    return run_module("bpe_ref.checks.fresh")["graders"](lab)
+
+
+@pytest.fixture(scope="module")
+def lab01():
+    return load_graders("01_naive_bpe")
+
+
+@pytest.fixture(scope="module")
+def core(lab01):
+    return sys.modules[lab01.__name__.rsplit(".", 1)[0] + ".core"]
+
+
+def good_merge_word(word, pair):
+    merged, i = [], 0
+    while i < len(word):
+        if i + 1 < len(word) and (word[i], word[i + 1]) == pair:
+            merged.append(word[i] + word[i + 1])
+            i += 2
+        else:
+            merged.append(word[i])
+            i += 1
+    return tuple(merged)
+
+
+def right_to_left_merge_word(word, pair):
+    """A classic bug: merging from the right, so (a, a, a) becomes (a, aa)."""
+    out = list(word)
+    i = len(out) - 2
+    while i >= 0:
+        if i + 1 < len(out) and (out[i], out[i + 1]) == pair:
+            out[i : i + 2] = [out[i] + out[i + 1]]
+        i -= 1
+    return tuple(out)
+
+
+def failure_message(grader, function) -> str:
+    with pytest.raises(AssertionError) as failure:
+        grader(function)
+    return str(failure.value)
+
+
+# ---- the private copy -----------------------------------------------------------------------
+
+
+def test_graders_come_from_a_private_copy_of_the_package(lab01, core):
+    assert lab01.__name__.startswith("_bpe_ref_private_")
+    assert lab01.__name__.endswith(".checks.lab01_naive_bpe")
+    private_root = lab01.__name__.split(".")[0]
+    for reference in lab01.REFERENCES:
+        assert reference.__module__.startswith(private_root + "."), reference
+    assert core.__name__.startswith(private_root)
+    # A new test cell gets a new copy: nothing patched in an old one carries over.
+    again = load_graders("01_naive_bpe")
+    assert again.__name__.split(".")[0] != private_root
+
+
+def test_unknown_lab_is_a_clear_error():
+    with pytest.raises(ValueError, match="no graders for lab '99_nothing'.*01_naive_bpe"):
+        load_graders("99_nothing")
+
+
+@pytest.mark.parametrize("path", sorted(CHECKS_DIR.glob("*.py")), ids=lambda p: p.name)
+def test_checks_never_import_bpe_ref_by_absolute_name(path):
+    # An absolute import would reach the shared (patchable) modules instead of the private copy.
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            assert not any(alias.name.split(".")[0] == "bpe_ref" for alias in node.names), path
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            assert (node.module or "").split(".")[0] != "bpe_ref", path
+
+
+# ---- exact comparison -----------------------------------------------------------------------
+
+
+def test_plain_rebuilds_builtin_values_and_accepts_dict_subclasses(core):
+    assert core.plain(Counter({b"a": 2})) == {b"a": 2}
+    assert type(core.plain(defaultdict(int, {1: 2}))) is dict
+    assert core.plain([(b"a", b"b")]) == [(b"a", b"b")]
+
+
+def test_plain_rejects_objects_that_only_pretend_to_be_equal(core):
+    class Anything:
+        def __eq__(self, other):
+            return True
+
+    with pytest.raises(core.WrongType, match="Anything"):
+        core.plain([Anything()])
+
+
+def test_same_distinguishes_types_that_compare_equal(core):
+    assert core.same({b"a": 1}, {b"a": 1})
+    assert not core.same([1], [True])
+    assert not core.same([(b"a", b"b")], [[b"a", b"b"]])
+    assert not core.same({b"a": 1}, {"a": 1})
+    assert not core.same((1, 2), [1, 2])
+
+
+def test_difference_says_where_values_differ(core):
+    assert core.difference([1, 2, 3], [1, 5, 3]) == "item 1: expected 2, got 5"
+    assert "2 items instead of 3" in core.difference([1, 2, 3], [1, 2])
+    assert "missing keys [b'x']" in core.difference({b"x": 1, b"y": 2}, {b"y": 2})
+    assert "[b'y'] is 3, expected 2" in core.difference({b"y": 2}, {b"y": 3})
+    assert core.difference([1], (1,)) == "expected a list, got a tuple ((1,))"
+
+
+def test_short_repr_abbreviates_long_containers(core):
+    text = core.short_repr({bytes([i]): i for i in range(200)})
+    assert len(text) < 140 and text.endswith("(200 items)}")
+
+
+# ---- messages, shrinking, determinism -------------------------------------------------------
+
+
+def test_visible_failure_names_the_call_expected_and_got(lab01):
+    message = failure_message(lab01.check_merge_word, right_to_left_merge_word)
+    first_line = message.splitlines()[0]
+    assert first_line == (
+        "merge_word(word=(b'a', b'a', b'a'), pair=(b'a', b'a')): expected (b'aa', b'a'), got (b'a', b'aa')"
+    )
+
+
+def test_hidden_failure_reports_the_smallest_input_hypothesis_found(lab01):
+    message = failure_message(lab01.check_merge_word_properties, right_to_left_merge_word)
+    # The smallest word where merging from the right differs is three equal tokens.
+    assert message.splitlines()[0].startswith("merge_word(word=(b'a', b'a', b'a'), pair=(b'a', b'a'))")
+    assert "smallest failing input hypothesis found" in message
+    # Derandomized: the same message every run.
+    assert failure_message(lab01.check_merge_word_properties, right_to_left_merge_word) == message
+
+
+def test_a_passing_grader_says_so(lab01, capsys):
+    lab01.check_merge_word(good_merge_word)
+    lab01.check_merge_word_properties(good_merge_word)
+    out = capsys.readouterr().out
+    assert "merge_word: all 7 visible cases pass." in out
+    assert "merge_word: agrees with the reference on 150 generated inputs." in out
+
+
+def test_an_exception_of_the_learner_is_reported_with_the_call(lab01):
+    def broken(word, pair):
+        return word[5]
+
+    message = failure_message(lab01.check_merge_word, broken)
+    assert message.startswith("merge_word(word=(b'l', b'o', b'w'), pair=(b'l', b'o')) raised IndexError: tuple index out of range")
+    assert "expected: (b'lo', b'w')" in message
+
+
+def test_the_skeleton_is_reported_as_not_written_yet(lab01):
+    def skeleton(word, pair):
+        raise NotImplementedError()
+
+    assert "merge_word is not written yet" in failure_message(lab01.check_merge_word_properties, skeleton)
+
+
+def test_wrong_types_are_named(lab01):
+    message = failure_message(lab01.check_merge_word, lambda word, pair: list(good_merge_word(word, pair)))
+    assert "expected (b'lo', b'w'), got [b'lo', b'w']" in message
+
+    class Anything:
+        def __eq__(self, other):
+            return True
+
+    message = failure_message(lab01.check_merge_word, lambda word, pair: Anything())
+    assert "returned the wrong type" in message and "Anything" in message
+
+
+def test_a_grader_failure_is_one_short_assertion(lab01):
+    with pytest.raises(AssertionError) as failure:
+        lab01.check_merge_word(right_to_left_merge_word)
+    assert failure.value.__cause__ is None and failure.value.__suppress_context__
+    assert type(failure.value).__name__ == "CheckFailed"
+
+
+def test_inputs_are_copies_so_the_learner_cannot_corrupt_the_reference(lab01):
+    def mutating_count_pairs(word_counts):
+        result = {}
+        for word, count in word_counts.items():
+            for pair in zip(word, word[1:]):
+                result[pair] = result.get(pair, 0) + count
+        word_counts.clear()  # vandalism: must not change what the reference sees
+        return result
+
+    lab01.check_count_pairs(mutating_count_pairs)
+
+
+# ---- refusing the reference solver ----------------------------------------------------------
+
+
+def test_a_function_importing_the_reference_is_refused(lab01):
+    def cheat(word, pair):
+        from bpe_ref.train.common import merge_word
+
+        return merge_word(word, pair[0], pair[1], pair[0] + pair[1])
+
+    assert "uses the reference solution (an import of bpe_ref.train.common)" in failure_message(lab01.check_merge_word, cheat)
+
+
+def test_a_reference_function_bound_to_another_name_is_refused(lab01):
+    namespace = {"reference_train": bpe_ref.train.naive.train}
+    exec("def train(word_counts, num_merges):\n    return reference_train(word_counts, num_merges)", namespace)
+    message = failure_message(lab01.check_train, namespace["train"])
+    assert "uses the reference solution" in message and "bpe_ref.train.naive.train" in message
+
+
+def test_the_reference_itself_is_refused(lab01):
+    message = failure_message(lab01.check_train, bpe_ref.train.naive.train)
+    assert "uses the reference solution (bpe_ref.train.naive.train)" in message
+
+
+def test_a_hidden_call_of_the_reference_is_caught_while_it_runs(lab01):
+    # No bpe_ref name in the code: only the run-time trap can see this.
+    name = "".join(["bpe", "_ref", ".train", ".naive"])
+
+    def sneaky(word_counts, num_merges):
+        return getattr(sys.modules[name], "tr" + "ain")(word_counts, num_merges)
+
+    message = failure_message(lab01.check_train, sneaky)
+    assert message.startswith("train calls the reference solution (bpe_ref.train.naive.train)")
+
+
+def test_a_caught_reference_call_still_counts(lab01):
+    name = "".join(["bpe", "_ref", ".train", ".naive"])
+    own = load_graders("01_naive_bpe")  # any correct trainer will do as the fallback
+
+    def swallowing(word_counts, num_merges):
+        try:
+            return getattr(sys.modules[name], "tr" + "ain")(word_counts, num_merges)
+        except Exception:
+            return own.reference_train(word_counts, num_merges)
+
+    assert "calls the reference solution" in failure_message(lab01.check_train_properties, swallowing)
+
+
+def test_the_trap_restores_the_reference_afterwards(lab01):
+    code = bpe_ref.train.naive.train.__code__
+    failure_message(lab01.check_train, lambda word_counts, num_merges: bpe_ref.train.naive.train(word_counts, num_merges))
+    assert bpe_ref.train.naive.train.__code__ is code
+    assert bpe_ref.train.naive.train({b"ab": 2}, 1) == [(b"a", b"b")]
+
+
+def test_a_learner_function_calling_another_that_cheats_is_refused(lab01):
+    namespace = {}
+    exec(
+        "import bpe_ref.train.common as hidden\n"
+        "def helper(word, pair):\n    return hidden.merge_word(word, pair[0], pair[1], pair[0] + pair[1])\n"
+        "def merge_word(word, pair):\n    return helper(word, pair)\n",
+        namespace,
+    )
+    assert "helper -> the module bpe_ref.train.common" in failure_message(lab01.check_merge_word, namespace["merge_word"])
+
+
+# ---- a notebook cell cannot switch the graders off ------------------------------------------
+
+
+def test_reassigning_graders_in_the_shared_modules_does_not_help(monkeypatch):
+    import bpe_ref.checks.lab01_naive_bpe as shared  # what a learner's cell can import and patch
+
+    for name in dir(shared):
+        if name.startswith("check_"):
+            monkeypatch.setattr(shared, name, lambda *args, **kwargs: None)
+    with pytest.raises(AssertionError):
+        load_graders("01_naive_bpe").check_merge_word(right_to_left_merge_word)
+
+
+def test_patching_the_reference_to_agree_with_a_wrong_answer_does_not_help(monkeypatch):
+    wrong = lambda word_counts, num_merges: []  # noqa: E731
+    monkeypatch.setattr(bpe_ref.train.naive, "train", wrong)
+    monkeypatch.setattr(bpe_ref.train.common, "merge_word", lambda word, left, right, new: word)
+    graders = load_graders("01_naive_bpe")
+    with pytest.raises(AssertionError, match="expected"):
+        graders.check_train(wrong)
+    with pytest.raises(AssertionError, match="0 items instead of 243"):
+        graders.check_train_on_corpus_en(wrong)
+
+
+def test_patching_the_comparison_helpers_does_not_help(monkeypatch):
+    import bpe_ref.checks.core as shared_core
+
+    monkeypatch.setattr(shared_core, "same", lambda expected, got: True)
+    monkeypatch.setattr(shared_core, "verdict", lambda *args, **kwargs: None)
+    monkeypatch.setattr(shared_core, "check_cases", lambda *args, **kwargs: 1)
+    with pytest.raises(AssertionError):
+        load_graders("01_naive_bpe").check_merge_word(right_to_left_merge_word)
+
+
+def test_switching_hypothesis_off_fails_the_hidden_test(monkeypatch):
+    import hypothesis
+
+    monkeypatch.setattr(hypothesis, "given", lambda *args, **kwargs: (lambda test: (lambda: None)))
+    with pytest.raises(AssertionError, match="no generated input was tried"):
+        load_graders("01_naive_bpe").check_merge_word_properties(good_merge_word)

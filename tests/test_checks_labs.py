@@ -1,0 +1,242 @@
+"""Each lab's graders: the course's own solutions (taken from the source notebooks) pass every one
+of them, and the mistakes learners make fail with a message that points at the mistake."""
+
+from __future__ import annotations
+
+import re
+from runpy import run_module
+
+import pytest
+
+from bpe_ref.notebooks import lab_names, solution_namespace
+
+GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental"]
+
+
+def load_graders(lab: str):
+    return run_module("bpe_ref.checks.fresh")["graders"](lab)
+
+
+def graders_of(lab: str) -> list[str]:
+    module = load_graders(lab)
+    return sorted(name for name in dir(module) if getattr(getattr(module, name), "is_grader", False))
+
+
+def function_graded_by(lab: str, grader: str) -> str:
+    """The learner's function a grader takes: ``check_train_on_corpus_en`` grades ``train``."""
+    names = [n for n in solution_namespace(lab) if not n.startswith("_")]
+    candidates = [n for n in names if re.fullmatch(rf"check_{n}(_properties|_on_corpus_en)?", grader)]
+    assert len(candidates) == 1, (grader, candidates)
+    return candidates[0]
+
+
+def failure(grader, function) -> str:
+    with pytest.raises(AssertionError) as failed:
+        grader(function)
+    return str(failed.value)
+
+
+def test_every_lab_with_a_notebook_has_graders():
+    assert set(GRADED_LABS) <= set(lab_names())
+
+
+@pytest.mark.parametrize(
+    ("lab", "grader"), [(lab, grader) for lab in GRADED_LABS for grader in graders_of(lab)], ids=lambda v: v
+)
+def test_the_course_solution_passes(lab, grader):
+    solutions = solution_namespace(lab)
+    getattr(load_graders(lab), grader)(solutions[function_graded_by(lab, grader)])
+
+
+# ---- lab 00 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab00():
+    return load_graders("00_pretokenization"), solution_namespace("00_pretokenization")
+
+
+def test_lab00_code_points_are_not_bytes(lab00):
+    graders, _ = lab00
+    message = failure(graders.check_utf8_bytes, lambda text: [ord(c) for c in text])
+    assert message.splitlines()[0] == "utf8_bytes(text='é'): expected [195, 169], got [233]"
+
+
+def test_lab00_special_tokens_must_match_longest_first(lab00):
+    graders, _ = lab00
+    import regex
+
+    def in_given_order(text, special_tokens):
+        if not special_tokens:
+            return [text]
+        return regex.split("|".join(regex.escape(t) for t in special_tokens), text)
+
+    message = failure(graders.check_split_on_special_tokens, in_given_order)
+    assert "expected ['x', 'y'], got ['x', '', 'y']" in message.splitlines()[0]
+    hidden = failure(graders.check_split_on_special_tokens_properties, in_given_order)
+    assert "smallest failing input" in hidden
+
+
+def test_lab00_special_tokens_are_not_patterns(lab00):
+    graders, _ = lab00
+    import regex
+
+    def unescaped(text, special_tokens):
+        ordered = sorted(special_tokens, key=len, reverse=True)
+        return regex.split("|".join(ordered), text) if ordered else [text]
+
+    message = failure(graders.check_split_on_special_tokens, unescaped)
+    # Unescaped, "<|endoftext|>" is the alternation "<" | "endoftext" | ">".
+    assert message.startswith("split_on_special_tokens(text='Hello<|endoftext|>world', special_tokens=['<|endoftext|>'])")
+
+
+def test_lab00_a_simpler_pattern_is_caught(lab00):
+    graders, solutions = lab00
+    import regex
+
+    def words_and_spaces(text, special_tokens):
+        return [p for piece in solutions["split_on_special_tokens"](text, special_tokens) for p in regex.findall(r"\w+|\s+|[^\w\s]+", piece)]
+
+    assert failure(graders.check_pretokenize, words_and_spaces).startswith("pretokenize(text='Hello world!', special_tokens=[])")
+
+
+def test_lab00_counts_keyed_by_str_are_refused(lab00):
+    graders, solutions = lab00
+
+    def str_keys(text, special_tokens):
+        counts = {}
+        for p in solutions["pretokenize"](text, special_tokens):
+            counts[p] = counts.get(p, 0) + 1
+        return counts
+
+    message = failure(graders.check_count_pretokens, str_keys)
+    assert "missing keys [b'low'" in message and "unexpected keys ['low'" in message
+
+
+# ---- lab 01 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab01():
+    return load_graders("01_naive_bpe"), solution_namespace("01_naive_bpe")
+
+
+def test_lab01_pairs_counted_once_per_word_miss_overlaps(lab01):
+    graders, _ = lab01
+
+    def once_per_word(word_counts):
+        counts = {}
+        for word, n in word_counts.items():
+            for pair in set(zip(word, word[1:])):
+                counts[pair] = counts.get(pair, 0) + n
+        return counts
+
+    message = failure(graders.check_count_pairs, once_per_word)
+    assert message.splitlines()[0].startswith("count_pairs(word_counts={(b'a', b'a', b'a'): 1}): expected {(b'a', b'a'): 2}")
+
+
+def test_lab01_ties_broken_the_wrong_way(lab01):
+    graders, _ = lab01
+
+    def smallest_on_ties(pair_counts):
+        return min(pair_counts, key=lambda p: (-pair_counts[p], p))
+
+    message = failure(graders.check_best_pair, smallest_on_ties)
+    assert message.splitlines()[0] == "best_pair(pair_counts={(b'a', b'b'): 3, (b'b', b'c'): 3}): expected (b'b', b'c'), got (b'a', b'b')"
+
+
+def test_lab01_ties_on_concatenated_bytes_are_caught_by_the_hidden_test(lab01):
+    graders, _ = lab01
+
+    def by_concatenation(pair_counts):
+        return max(pair_counts, key=lambda p: (pair_counts[p], p[0] + p[1]))
+
+    assert "smallest failing input" in failure(graders.check_best_pair_properties, by_concatenation)
+
+
+def test_lab01_train_with_a_wrong_tie_break_fails_the_cs336_test_at_the_first_wrong_merge(lab01):
+    graders, solutions = lab01
+    namespace = dict(solutions)
+    namespace["best_pair"] = lambda pair_counts: min(pair_counts, key=lambda p: (-pair_counts[p], p))
+    exec(compile(_source_of("01_naive_bpe", "task4_train_solution"), "<train>", "exec"), namespace)
+    message = failure(graders.check_train_on_corpus_en, namespace["train"])
+    first_line = message.splitlines()[0]
+    assert first_line.startswith("train(word_counts=<the pretoken counts of corpus.en: 4763 words>, num_merges=243): item ")
+    assert ": expected (" in first_line and "), got (" in first_line
+
+
+def test_lab01_train_that_never_stops_early(lab01):
+    graders, solutions = lab01
+
+    def pads_with_none(word_counts, num_merges):
+        merges = solutions["train"](word_counts, num_merges)
+        return merges + [None] * (num_merges - len(merges))
+
+    assert "the first extra is None" in failure(graders.check_train, pads_with_none)
+
+
+# ---- lab 02 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab02():
+    return load_graders("02_incremental"), solution_namespace("02_incremental")
+
+
+def test_lab02_changes_must_be_weighted_by_frequency(lab02):
+    graders, solutions = lab02
+
+    def unweighted(word, pair, frequency):
+        return solutions["pair_count_changes"](word, pair, 1)
+
+    message = failure(graders.check_pair_count_changes, unweighted)
+    assert message.startswith("pair_count_changes(word=(b'x', b'a', b'b', b'y', b'a', b'b'), pair=(b'a', b'b'), frequency=3)")
+
+
+def test_lab02_pairs_that_reach_zero_must_be_deleted(lab02):
+    graders, solutions = lab02
+
+    def keeps_zeros(word, pair, frequency, pair_counts):
+        for changed, change in solutions["pair_count_changes"](word, pair, frequency).items():
+            pair_counts[changed] = pair_counts.get(changed, 0) + change
+        return solutions["merge_word"](word, pair)
+
+    message = failure(graders.check_merge_and_update, keeps_zeros)
+    assert "['pair_counts after the call']" in message
+    assert "smallest failing input" in failure(graders.check_merge_and_update_properties, keeps_zeros)
+
+
+def test_lab02_forgetting_the_self_overlap(lab02):
+    graders, solutions = lab02
+
+    def naive_delta(word, pair, frequency):
+        # Counts only the pair itself going away, not its neighbours: the pitfall of theory page 02.
+        n = sum(1 for p in zip(word, word[1:]) if p == pair)
+        return {pair: -n * frequency} if n else {}
+
+    assert "pair_count_changes(word=(b'a', b'b', b'c')" in failure(graders.check_pair_count_changes, naive_delta)
+
+
+def test_lab02_the_incremental_trainer_must_equal_the_naive_one(lab02):
+    graders, solutions = lab02
+
+    def never_updates(word_counts, num_merges):
+        words = [solutions["split_into_bytes"](w) for w in word_counts]
+        pair_counts = solutions["count_pairs"](dict(zip(words, word_counts.values())))
+        merges = []
+        for _ in range(num_merges):
+            if not pair_counts:
+                break
+            pair = solutions["best_pair"](pair_counts)
+            merges.append(pair)
+            del pair_counts[pair]  # forgets every other change
+        return merges
+
+    assert "smallest failing input" in failure(graders.check_train_incremental_properties, never_updates)
+
+
+def _source_of(lab: str, cell_id: str) -> str:
+    from bpe_ref.notebooks import read_notebook_json, source_notebook
+
+    cells = read_notebook_json(source_notebook(lab))["cells"]
+    return next(cell["source"] for cell in cells if cell["id"] == cell_id)
