@@ -44,6 +44,7 @@ from .serialization import load_vocab_and_merges, save_vocab_and_merges
 
 DEFAULT_CACHE_SIZE = 1 << 16  # segments kept in the cache; it is emptied when full, so memory is bounded
 MAX_CACHED_SEGMENT = 256  # characters; a longer segment (one long piece) is encoded, not stored
+STREAM_BLOCK = 1 << 14  # characters encode_iterable gathers before encoding (~100 kB of work at most)
 
 
 @lru_cache(maxsize=1)
@@ -229,9 +230,10 @@ class Tokenizer:
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
         """Token ids of the concatenation of ``iterable`` (e.g. an open text file), lazily.
 
-        Memory holds one chunk at a time (plus the tokenizer's bounded cache), never the whole
-        input: each chunk is encoded up to its last *safe cut*, a point where a pretoken surely
-        ends whatever follows, and the rest waits for the next chunk. The ids are exactly those of
+        Memory holds one block of text at a time (plus the tokenizer's bounded cache), never the
+        whole input: chunks are gathered until they hold ``STREAM_BLOCK`` characters, the block is
+        encoded up to its last *safe cut*, a point where a pretoken surely ends whatever follows,
+        and the rest waits for the next chunks. The ids are exactly those of
         ``encode("".join(iterable))``.
         """
         if isinstance(iterable, (str, bytes)):
@@ -241,24 +243,26 @@ class Tokenizer:
             )
         encode = self.encode
         pending = ""
+        searched = 0  # pending[:searched] holds no usable cut point
         for chunk in iterable:
             if not isinstance(chunk, str):
                 raise TypeError(f"encode_iterable needs str chunks, got {type(chunk).__name__}" + _bytes_hint(chunk))
-            if not chunk:
-                continue
-            searched_from = len(pending)
             pending += chunk
-            cut = self._last_safe_cut(pending, searched_from)
+            if len(pending) < STREAM_BLOCK:
+                continue  # gather a block: one encode call per line would cost more than the lines
+            cut = self._last_safe_cut(pending, searched)
             if cut:
                 yield from encode(pending[:cut])
                 pending = pending[cut:]
+            searched = len(pending)
         if pending:
             yield from encode(pending)
 
     def _last_safe_cut(self, text: str, searched_from: int) -> int:
         """The last index ``i >= searched_from`` where ``text[i]`` is whitespace after a
         non-whitespace character (a pretoken boundary, see :func:`segment_pattern`) and no special
-        token could straddle ``i``; 0 if there is none. Earlier points were already rejected."""
+        token could straddle ``i``; 0 if there is none. Earlier points were already rejected (for
+        good: both conditions depend only on the text before ``i`` and at ``i``)."""
         space = _whitespace_set()
         for i in range(len(text) - 1, max(searched_from, 1) - 1, -1):
             if text[i] in space and text[i - 1] not in space and not self._may_straddle(text, i):
@@ -267,8 +271,12 @@ class Tokenizer:
 
     def _may_straddle(self, text: str, cut: int) -> bool:
         # A special token could straddle the cut if the text before it ends with a proper prefix
-        # of one: the next chunk might complete it (or a longer one that wins).
+        # of one: the next chunk might complete it (or a longer one that wins). A cut is made at
+        # a whitespace character, so only special tokens that contain whitespace can straddle it.
+        space = _whitespace_set()
         for token in self.special_tokens:
+            if space.isdisjoint(token):
+                continue
             for k in range(1, len(token)):
                 if text.endswith(token[:k], 0, cut):
                     return True

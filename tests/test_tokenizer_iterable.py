@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tracemalloc
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -10,6 +11,8 @@ from hypothesis import strategies as st
 
 from bpe_ref import Tokenizer
 from bpe_ref.data_files import TINYSTORIES_2MIB, TINYSTORIES_SAMPLE
+from bpe_ref import tokenizer as tokenizer_module
+from bpe_ref.tokenizer import STREAM_BLOCK
 
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=150)
 ONE_MB = 1_000_000
@@ -28,9 +31,9 @@ def test_a_file_streams_to_the_ids_of_its_whole_text(gpt2_tokenizer):
 
 def test_lazy_it_yields_before_the_input_ends(gpt2_tokenizer):
     def lines():
-        yield "Hello world.\n"
+        yield "Hello world.\n" * (STREAM_BLOCK // 10)  # a block's worth of text
         yield "Second line\n"
-        raise AssertionError("read too far: the first ids were available after the first line")
+        raise AssertionError("read too far: the first ids were available after the first block")
 
     ids = gpt2_tokenizer.encode_iterable(lines())
     assert next(ids) == 15496
@@ -38,7 +41,8 @@ def test_lazy_it_yields_before_the_input_ends(gpt2_tokenizer):
 
 # Chunks cut anywhere: inside whitespace runs ("\n\n" is one GPT-2 token), inside words, inside
 # special tokens, and with overlapping special tokens that only the next chunk decides.
-CHUNK_ALPHABET = ["a", "b", " ", "  ", "\n", "\n\n", "\t", "'s", "é", "😀", "<|", "|>", "<|endoftext|>", "<|end", "<<"]
+CHUNK_ALPHABET = ["a", "b", " ", "  ", "\n", "\n\n", "\t", "'s", "é", "😀", "<|", "|>", "<|endoftext|>", "<|end", "<<",
+                  "end", "end of", " of", "\ntext", "end of\ntext"]
 
 
 @SETTINGS
@@ -50,8 +54,10 @@ def test_chunks_cut_anywhere_give_the_same_ids(pieces, cuts):
     text = "".join(pieces)
     bounds = sorted({0, len(text), *(c for c in cuts if c <= len(text))})
     chunks = [text[a:b] for a, b in zip(bounds, bounds[1:])]
-    for tok in _tokenizers():
-        assert list(tok.encode_iterable(chunks)) == tok.encode(text), (tok.special_tokens, chunks)
+    for block in (1, 7):  # tiny blocks, so that every chunk boundary is a place to look for a cut
+        with mock.patch.object(tokenizer_module, "STREAM_BLOCK", block):
+            for tok in _tokenizers():
+                assert list(tok.encode_iterable(chunks)) == tok.encode(text), (block, tok.special_tokens, chunks)
 
 
 _TOKENIZERS: list[Tokenizer] = []
@@ -59,8 +65,10 @@ _TOKENIZERS: list[Tokenizer] = []
 
 def _tokenizers() -> list[Tokenizer]:
     if not _TOKENIZERS:
-        # Overlapping special tokens: the longer must win even when it arrives in two chunks.
-        _TOKENIZERS.extend([Tokenizer.gpt2(), Tokenizer.gpt2(["<|endoftext|>", "<|endoftext|><|endoftext|>", "<<"])])
+        # Overlapping special tokens: the longer must win even when it arrives in two chunks; and
+        # one with whitespace inside, which a cut at whitespace could split.
+        specials = ["<|endoftext|>", "<|endoftext|><|endoftext|>", "<<", "end of\ntext"]
+        _TOKENIZERS.extend([Tokenizer.gpt2(), Tokenizer.gpt2(specials)])
     return _TOKENIZERS
 
 
@@ -68,7 +76,9 @@ def test_overlapping_special_tokens_longest_first(gpt2_tokenizer):
     tok = _tokenizers()[1]
     double = tok.special_token_ids["<|endoftext|><|endoftext|>"]
     assert tok.encode("a<|endoftext|><|endoftext|>b")[1:2] == [double]
-    assert list(tok.encode_iterable(["a<|endoftext|>", "<|endoftext|>b"])) == tok.encode("a<|endoftext|><|endoftext|>b")
+    with mock.patch.object(tokenizer_module, "STREAM_BLOCK", 1):
+        streamed = list(tok.encode_iterable(["a <|endoftext|>", "<|endoftext|>b"]))
+    assert streamed == tok.encode("a <|endoftext|><|endoftext|>b")
 
 
 def _peak_growth(run) -> int:
