@@ -1,0 +1,61 @@
+"""The encoding benchmark's arithmetic, and a tiny run of each of its parts (the real run is
+`python -m bpe_ref bench encode`, results in results/encode/)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import math
+
+import pytest
+
+from bpe_ref.bench import encode as bench
+
+
+def test_fit_exponent():
+    sizes = [10, 20, 40, 80]
+    assert bench.fit_exponent(sizes, [3e-3 * s for s in sizes]) == pytest.approx(1.0)
+    assert bench.fit_exponent(sizes, [1e-6 * s * s for s in sizes]) == pytest.approx(2.0)
+    assert math.isnan(bench.fit_exponent([10], [1.0]))
+
+
+def test_paired_ratio_is_the_median_of_per_round_ratios():
+    times = {"ours": [1.0, 2.0, 1.0], "theirs": [2.0, 2.0, 4.0]}
+    assert bench.paired_ratio(times, "ours", "theirs") == 2.0  # ratios 2, 1, 4
+
+
+def test_rounds_time_every_contender_each_round():
+    calls = []
+    times = bench.run_rounds({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3)
+    assert calls == ["a", "b", "b", "a", "a", "b"]  # the order alternates
+    assert all(len(t) == 3 and min(t) >= 0 for t in times.values())
+
+
+def test_a_tiny_run_of_every_part(tmp_path):
+    from bpe_ref import Tokenizer
+    from bpe_ref.data_files import TINYSTORIES_SAMPLE
+    from bpe_ref.interop import to_hf_tokenizer, to_tiktoken
+
+    tok = Tokenizer.gpt2()
+    tk, hf = to_tiktoken(tok), to_hf_tokenizer(tok)
+    text = TINYSTORIES_SAMPLE.read_text(encoding="utf-8")[:20_000]
+    out = io.StringIO()
+    encoding = bench.measure_throughput(tok, tk, hf, text, 1, out)
+    encoders = bench.measure_encoders(tok, tk, text, 1, out)
+    decoding = bench.measure_decode(tok, tk, hf, text, 1, out)
+    sizes = (300, 600)
+    worst = bench.measure_worst_case(tok, tk, hf, sizes, budget=5.0, repeats=1, out=out)
+    assert set(worst) == {"random lowercase letters", "random CJK ideographs"}
+    assert all(len(points) == 2 for per in worst.values() for points in per.values())
+    checks = bench.target_checks(encoding, decoding, worst)
+    assert len(checks) == 10 and {c[0] for c in checks} >= {"default encode (warm cache) vs tiktoken"}
+    headers, rows = bench.worst_case_rows(worst, sizes)
+    assert len(rows) == 14 and len(headers) == 5
+    bench.plot_worst_case(worst, tmp_path / "w.png")
+    bench.plot_throughput(encoding, encoders, decoding, tmp_path / "t.png")
+    assert (tmp_path / "w.png").stat().st_size > 1000 and (tmp_path / "t.png").stat().st_size > 1000
+    sections = [("Encoding", ["contender", "MB/s", "vs tiktoken", "vs HF"],
+                 bench.throughput_rows(encoding, "tiktoken encode", [encoding["best_hf_batch"]]))]
+    args = argparse.Namespace(quick=True, budget=5.0)
+    readme = bench._readme("a machine", args, 1, sections, [["t", "1x", ">= 1x", "yes"]], 1.0)
+    assert "--quick" in readme and "a machine" in readme and "| t | 1x | >= 1x | yes |" in readme
