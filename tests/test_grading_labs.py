@@ -1,0 +1,210 @@
+"""Self-grading with ``python -m bpe_ref grade``: the full autograder, hidden tests included, in a
+temporary course. Each solution notebook gets full marks and exit code 0; each release notebook gets
+zero, without a crash, and a non-zero exit code; a notebook that cannot be read or graded says so
+instead of reporting a score of 0. One lab autogrades in well under 60 s.
+
+Each lab is graded once per test session (module-scoped fixtures).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bpe_ref.grade import _why_autograde_failed, failure_of, group_by_task, CellResult
+from bpe_ref.notebooks import REPO_ROOT, lab_names, nbgrader_environment, release_notebook, source_notebook
+
+LABS = lab_names()
+AUTOGRADE_SECONDS_LIMIT = 60
+
+
+class Graded:
+    """One run of the grade command: exit code, output, time, and the autograded notebook."""
+
+    def __init__(self, notebook: Path, keep: Path, *extra: str) -> None:
+        start = time.perf_counter()
+        result = subprocess.run(
+            [sys.executable, "-m", "bpe_ref", "grade", str(notebook), "--keep", str(keep), *extra],
+            cwd=REPO_ROOT,
+            env=nbgrader_environment(),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        self.seconds = time.perf_counter() - start
+        self.returncode = result.returncode
+        self.stdout, self.stderr = result.stdout, result.stderr
+        kept = list(keep.glob("*.autograded.ipynb"))
+        self.autograded = json.loads(kept[0].read_text(encoding="utf-8")) if kept else None
+
+    def rows(self) -> dict[str, tuple[str, str, str]]:
+        """task -> (points, result, failure) from the printed table."""
+        rows = {}
+        for line in self.stdout.splitlines():
+            match = re.match(r"^(task\d+_\w+|total)\s+(\d+ / \d+)\s+(passed|FAILED)\s*(.*)$", line)
+            if match:
+                rows[match.group(1)] = (match.group(2), match.group(3), match.group(4))
+        return rows
+
+
+@pytest.fixture(scope="module", params=LABS)
+def graded_lab(request, tmp_path_factory):
+    lab = request.param
+    solution = Graded(source_notebook(lab), tmp_path_factory.mktemp(f"{lab}_solution"))
+    release = Graded(release_notebook(lab), tmp_path_factory.mktemp(f"{lab}_release"))
+    return lab, solution, release
+
+
+def points_of(lab: str) -> int:
+    notebook = json.loads(source_notebook(lab).read_text(encoding="utf-8"))
+    return int(sum(c["metadata"].get("nbgrader", {}).get("points", 0) for c in notebook["cells"]))
+
+
+def test_solution_gets_full_marks_and_exit_code_0(graded_lab):
+    lab, solution, _ = graded_lab
+    assert solution.returncode == 0, solution.stdout + solution.stderr
+    total = points_of(lab)
+    rows = solution.rows()
+    assert rows["total"] == (f"{total} / {total}", "passed", "")
+    assert all(result == "passed" for _, result, _ in rows.values())
+    assert f"All tasks passed: {total} / {total} points" in solution.stdout
+
+
+def test_hidden_tests_ran_in_the_self_grade(graded_lab):
+    lab, solution, _ = graded_lab
+    hidden = [c for c in solution.autograded["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id", "").endswith("_hidden")]
+    assert hidden
+    for cell in hidden:
+        text = "".join("".join(out.get("text", "")) for out in cell["outputs"])
+        assert "agrees with the reference on" in text, cell["metadata"]["nbgrader"]["grade_id"]
+
+
+def test_exploration_is_skipped_by_the_autograder(graded_lab):
+    _, solution, _ = graded_lab
+    free = [c for c in solution.autograded["cells"] if c["cell_type"] == "code" and not c["metadata"].get("nbgrader")]
+    assert free
+    for cell in free:
+        assert "Exploration skipped under the autograder." in "".join("".join(o.get("text", "")) for o in cell["outputs"])
+
+
+def test_release_gets_zero_and_a_nonzero_exit_code_without_a_crash(graded_lab):
+    lab, _, release = graded_lab
+    assert release.returncode == 1, release.stdout + release.stderr
+    rows = release.rows()
+    assert rows["total"] == (f"0 / {points_of(lab)}", "FAILED", "")
+    tasks = {task: row for task, row in rows.items() if task != "total"}
+    assert tasks and all(result == "FAILED" and "is not written yet" in failure for _, result, failure in tasks.values())
+
+
+def test_one_lab_autogrades_in_under_a_minute(graded_lab):
+    lab, solution, release = graded_lab
+    # The whole command: a temporary course, nbgrader generate_assignment, then autograde.
+    print(f"{lab}: grade command {solution.seconds:.1f} s (solution), {release.seconds:.1f} s (release)")
+    assert solution.seconds < AUTOGRADE_SECONDS_LIMIT
+    assert release.seconds < AUTOGRADE_SECONDS_LIMIT
+
+
+def test_the_table_names_each_task_once(graded_lab):
+    lab, solution, _ = graded_lab
+    notebook = json.loads(source_notebook(lab).read_text(encoding="utf-8"))
+    tasks = {
+        c["metadata"]["nbgrader"]["grade_id"].removesuffix("_hidden")
+        for c in notebook["cells"]
+        if c["metadata"].get("nbgrader", {}).get("grade")
+    }
+    assert set(solution.rows()) == tasks | {"total"}
+
+
+# ---- notebooks that cannot be graded ----------------------------------------------------------
+
+
+def grade(*arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "bpe_ref", "grade", *arguments],
+        cwd=REPO_ROOT,
+        env=nbgrader_environment(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "says"),
+    [
+        (None, "missing.ipynb", "does not exist"),
+        ('{"cells": [', "01_naive_bpe.ipynb", "is not valid notebook JSON (line 1, column 12"),
+        ("[1, 2]", "01_naive_bpe.ipynb", "is JSON but not a notebook"),
+        ("# notes", "notes.md", "is not a notebook (expected a .ipynb file)"),
+        (b"\xff\xfe{", "01_naive_bpe.ipynb", "is not UTF-8 text"),
+    ],
+)
+def test_unreadable_notebook_is_not_a_zero(tmp_path, content, name, says):
+    path = tmp_path / name
+    if isinstance(content, str):
+        path.write_text(content, encoding="utf-8")
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    result = grade(str(path))
+    assert result.returncode == 2
+    assert f"could not be read: {path} {says}" in result.stderr
+    assert "this is not a score of 0" in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_folder_or_no_argument_is_a_clear_error(tmp_path):
+    assert "is a folder, not a notebook" in grade(str(tmp_path)).stderr
+    result = grade()
+    assert result.returncode == 2 and "give a notebook to grade" in result.stderr
+
+
+def test_a_notebook_whose_kernel_dies_is_reported_as_not_graded(tmp_path):
+    notebook = json.loads(source_notebook("00_pretokenization").read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:
+        if cell["id"] == "task2_split_on_special_tokens_solution":
+            cell["source"] = "import os\nos._exit(1)\n"
+    path = tmp_path / "00_pretokenization.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    result = grade(str(path))
+    assert result.returncode == 2
+    assert "not graded: the kernel died while running the notebook" in result.stderr
+    assert "this is not a score of 0" in result.stderr
+
+
+def test_lab_is_found_from_the_notebook_contents_when_renamed(tmp_path):
+    from bpe_ref.grade import detect_lab, read_notebook
+
+    path = tmp_path / "my copy.ipynb"
+    path.write_bytes(release_notebook("01_naive_bpe").read_bytes())
+    assert detect_lab(path, read_notebook(path)) == "01_naive_bpe"
+
+
+# ---- the pieces of the report -----------------------------------------------------------------
+
+
+def test_failure_lines_from_autograded_cells():
+    timeout = {"outputs": [{"output_type": "error", "ename": "KeyboardInterrupt", "evalue": ""},
+                           {"output_type": "error", "ename": "CellTimeoutError", "evalue": "", "traceback": []}]}
+    assert failure_of(timeout).startswith("timed out")
+    name_error = {"outputs": [{"output_type": "error", "ename": "NameError", "evalue": "name 'train' is not defined"}]}
+    assert failure_of(name_error) == "NameError: name 'train' is not defined"
+    restored = dict(name_error, source="# This cell (id:task1_x) was missing from the submission. ...")
+    assert failure_of(restored).endswith("(this test cell was missing from the notebook; nbgrader put it back)")
+    assert failure_of({"outputs": [{"output_type": "stream", "text": "fine"}]}) is None
+
+
+def test_reasons_autograde_gives_up():
+    assert "kernel died" in _why_autograde_failed("[AutogradeApp | ERROR] Kernel died while waiting for execute reply.")
+    assert "stopped responding" in _why_autograde_failed("CellTimeoutError: Timeout waiting for IOPub output")
+
+
+def test_cells_group_into_tasks():
+    tasks = group_by_task([CellResult("task1_a", 1, 1), CellResult("task1_a_hidden", 0, 2, "CheckFailed: x"), CellResult("task2_b", 3, 3)])
+    assert [(t.name, t.earned, t.possible, t.passed) for t in tasks] == [("task1_a", 1, 3, False), ("task2_b", 3, 3, True)]
+    assert tasks[0].first_failure == "hidden: CheckFailed: x"

@@ -1,0 +1,214 @@
+"""The lab notebooks as files: nbformat 4.5 with stable unique ids, the committed release exactly
+what ``nbgrader generate_assignment`` produces, no solutions or hidden tests or drill solutions in
+``labs/``, points and links that add up, and each solution notebook running top to bottom."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bpe_ref.notebooks import (
+    LABS_DIR,
+    NBGRADER_CONFIG,
+    REPO_ROOT,
+    SOLUTIONS_DIR,
+    generate_release,
+    lab_names,
+    notebook_problems,
+    read_notebook_json,
+    release_notebook,
+    source_notebook,
+    temporary_course,
+)
+
+LABS = lab_names()
+THEORY_PAGES = {
+    "00_pretokenization": "../../theory/00-bytes-and-pretokenization.md",
+    "01_naive_bpe": "../../theory/01-naive-bpe.md",
+    "02_incremental": "../../theory/02-incremental-updates.md",
+}
+
+
+def cells(lab: str, *, release: bool = False) -> list[dict]:
+    return read_notebook_json(release_notebook(lab) if release else source_notebook(lab))["cells"]
+
+
+def nbgrader(cell: dict) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def test_the_three_first_labs_exist():
+    assert {"00_pretokenization", "01_naive_bpe", "02_incremental"} <= set(LABS)
+
+
+@pytest.mark.parametrize(
+    "path", [source_notebook(lab) for lab in LABS] + sorted(LABS_DIR.rglob("*.ipynb")), ids=lambda p: str(p.relative_to(REPO_ROOT))
+)
+def test_notebook_is_valid_nbformat_4_5_with_unique_readable_ids(path):
+    release = LABS_DIR in path.parents
+    assert notebook_problems(path, release=release) == []
+    notebook = nbformat.read(str(path), as_version=nbformat.NO_CONVERT)
+    nbformat.validate(notebook)
+    assert (notebook.nbformat, notebook.nbformat_minor) == (4, 5)
+    ids = [cell.id for cell in notebook.cells]
+    assert len(ids) == len(set(ids))
+    for cell in notebook.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id and not release:
+            assert cell.id == grade_id  # stable: the id is the nbgrader name
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_committed_release_is_exactly_what_nbgrader_generates(lab):
+    with temporary_course([lab]) as course:
+        # A drill-solutions file must stay behind even when the theory pages have none for this lab.
+        drills = course / "solutions" / lab / "drills_solutions.md"
+        if not drills.exists():
+            drills.write_text("# answers\n", encoding="utf-8")
+        generated = generate_release(lab, course)
+        generated_files = sorted(str(p.relative_to(generated)) for p in generated.rglob("*") if p.is_file())
+        committed_files = sorted(str(p.relative_to(LABS_DIR / lab)) for p in (LABS_DIR / lab).rglob("*") if p.is_file())
+        assert committed_files == generated_files
+        assert "drills_solutions.md" not in generated_files
+        for name in generated_files:
+            new, old = (generated / name).read_bytes(), (LABS_DIR / lab / name).read_bytes()
+            if name.endswith(".ipynb"):
+                assert json.loads(new) == json.loads(old), f"labs/{lab}/{name} is stale: run python -m bpe_ref.notebooks release"
+            else:
+                assert new == old
+
+
+def test_labs_never_hold_drill_solutions():
+    assert list(LABS_DIR.rglob("drills_solutions.md")) == []
+    assert list(LABS_DIR.rglob("*solution*")) == []
+
+
+def test_nbgrader_config_of_the_course():
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader(NBGRADER_CONFIG.name, path=str(NBGRADER_CONFIG.parent)).load_config()
+    assert config.CourseDirectory.source_directory == "solutions"
+    assert config.CourseDirectory.release_directory == "labs"
+    assert "drills_solutions.md" in config.CourseDirectory.ignore
+    assert config.Execute.timeout == 30
+    assert config.OverwriteCells.add_missing_cells is True
+    gitignore = (REPO_ROOT / ".gitignore").read_text(encoding="utf-8").split()
+    for instructor_state in ("gradebook.db", "submitted/", "autograded/", "feedback/"):
+        assert instructor_state in gitignore
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_release_has_no_solution_code_and_no_hidden_tests(lab):
+    released = {cell["id"]: cell for cell in cells(lab, release=True)}
+    for cell in cells(lab):
+        text = cell["source"]
+        released_text = released[cell["id"]]["source"]
+        if nbgrader(cell).get("solution"):
+            solution = text.split("### BEGIN SOLUTION", 1)[1].split("### END SOLUTION", 1)[0]
+            for line in solution.splitlines():
+                if line.strip() and not line.strip().startswith("#"):
+                    assert line not in released_text.splitlines(), f"{cell['id']}: {line!r} is in the release"
+            assert "raise NotImplementedError()" in released_text
+        if "### BEGIN HIDDEN TESTS" in text:
+            assert nbgrader(cell).get("grade") and nbgrader(cell).get("locked")
+            assert "BEGIN HIDDEN TESTS" not in released_text and "graders" not in released_text
+        for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "_properties("):
+            assert marker not in released_text
+        if cell["cell_type"] == "code":
+            assert released[cell["id"]]["outputs"] == [] and released[cell["id"]]["execution_count"] is None
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_intro_states_goals_links_the_theory_page_and_how_to_self_grade(lab):
+    intro = cells(lab)[0]["source"]
+    assert intro.startswith(f"# Lab {lab[:2]} ")
+    assert "**Goals.**" in intro
+    link = THEORY_PAGES[lab]
+    assert f"]({link})" in intro
+    assert (source_notebook(lab).parent / link).resolve().is_file(), f"theory page {link} is missing"
+    assert f"python -m bpe_ref grade labs/{lab}/{lab}.ipynb" in intro
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_points_shown_match_the_grading_metadata(lab):
+    source = cells(lab)
+    test_cells = [cell for cell in source if nbgrader(cell).get("grade")]
+    by_task: dict[int, list[dict]] = {}
+    for cell in test_cells:
+        number = int(re.match(r"task(\d+)_", nbgrader(cell)["grade_id"]).group(1))
+        by_task.setdefault(number, []).append(cell)
+    intro = source[0]["source"]
+    total = sum(nbgrader(c)["points"] for c in test_cells)
+    assert f"**total** | | | **{total}** |" in intro
+    for number, graded in by_task.items():
+        visible = sum(nbgrader(c)["points"] for c in graded if not nbgrader(c)["grade_id"].endswith("_hidden"))
+        hidden = sum(nbgrader(c)["points"] for c in graded if nbgrader(c)["grade_id"].endswith("_hidden"))
+        statement = next(c["source"] for c in source if c["id"].startswith(f"task{number}_") and c["id"].endswith("_statement"))
+        heading = statement.splitlines()[0]
+        if hidden:
+            assert heading.endswith(f"({visible + hidden} points: {visible} visible, {hidden} hidden)"), heading
+        else:
+            assert heading.endswith(f"({visible} points)"), heading
+        hidden_column = f"{hidden} " if hidden else ""
+        assert re.search(rf"\| {number} \| .* \| {visible} \| {hidden_column}\| {visible + hidden} \|", intro), number
+    # Tasks come in order, each statement before its code and its tests.
+    assert sorted(by_task) == list(range(1, len(by_task) + 1))
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_test_cells_are_short_locked_and_load_fresh_graders(lab):
+    from runpy import run_module
+
+    graders = run_module("bpe_ref.checks.fresh")["graders"](lab)
+    available = {name for name in dir(graders) if getattr(getattr(graders, name), "is_grader", False)}
+    used = set()
+    for cell in cells(lab):
+        if not nbgrader(cell).get("grade"):
+            continue
+        meta = nbgrader(cell)
+        assert meta["locked"] and not meta["solution"] and meta["points"] > 0
+        code = [line for line in cell["source"].splitlines() if line.strip() and not line.startswith("#")]
+        assert len(code) <= 3, cell["id"]
+        assert f'graders = run_module("bpe_ref.checks.fresh")["graders"]("{lab}")' in cell["source"]
+        calls = re.findall(r"graders\.(check_\w+)\(", cell["source"])
+        assert len(calls) == 1 and calls[0] in available, cell["id"]
+        assert calls[0].endswith("_properties") == meta["grade_id"].endswith("_hidden"), cell["id"]
+        used.add(calls[0])
+    assert used == available, f"graders no test cell calls: {available - used}"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_exploration_is_skipped_under_the_autograder(lab):
+    free_code = [cell for cell in cells(lab) if cell["cell_type"] == "code" and not nbgrader(cell)]
+    assert free_code, "each lab ends with an ungraded exploration"
+    for cell in free_code:
+        assert 'if os.environ.get("NBGRADER_EXECUTION"):' in cell["source"], cell["id"]
+    last_graded = max(i for i, cell in enumerate(cells(lab)) if nbgrader(cell).get("grade"))
+    first_free = min(i for i, cell in enumerate(cells(lab)) if cell in free_code)
+    assert first_free > last_graded
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lab", LABS)
+def test_solution_notebook_runs_top_to_bottom_with_its_exploration(lab, tmp_path, monkeypatch):
+    """What a learner sees: every cell runs in the kernel, explorations included, and plots."""
+    from nbclient import NotebookClient
+
+    from bpe_ref.notebooks import nbgrader_environment
+
+    for name, value in nbgrader_environment().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    notebook = nbformat.read(str(source_notebook(lab)), as_version=4)
+    shutil.copy(source_notebook(lab), tmp_path)
+    NotebookClient(notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = [out for cell in notebook.cells if cell.cell_type == "code" for out in cell.outputs]
+    assert not [out for out in outputs if out.output_type == "error"]
+    assert any(out.output_type == "display_data" and "image/png" in out.data for out in outputs)
+    text = "".join(out.get("text", "") for out in outputs)
+    assert "agrees with the reference" in text and "Exploration skipped" not in text
