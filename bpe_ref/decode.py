@@ -33,8 +33,14 @@ class ArenaDecoder:
     def __init__(self, vocab: Mapping[int, bytes], tables: MergeTables) -> None:
         arena = bytearray()
         size = max(vocab) + 1
-        start = array("q", [-1]) * size  # -1: no token with that id
-        end = array("q", [-1]) * size
+        start: array | dict[int, int]
+        end: array | dict[int, int]
+        if size <= 2 * len(vocab) + 256:
+            start = array("q", [-1]) * size  # -1: no token with that id
+            end = array("q", [-1]) * size
+        else:  # ids scattered far apart (a hand-made vocabulary): dicts, not huge mostly-empty arrays
+            start = dict.fromkeys(vocab, -1)
+            end = dict.fromkeys(vocab, -1)
         # Where each token (numbered by rank, see MergeTables) sits in the arena.
         token_start: list[int] = []
         token_end: list[int] = []

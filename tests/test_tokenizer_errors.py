@@ -38,6 +38,14 @@ def test_decode_unknown_id_in_a_sparse_vocabulary():
         tok.decode([500])
 
 
+def test_far_apart_ids_do_not_allocate_huge_tables():
+    tok = Tokenizer(BYTES | {10**12: b"ab"}, [(b"a", b"b")], ["<s>"])
+    assert tok.encode("ab<s>") == [10**12, 10**12 + 1]
+    assert tok.decode([10**12, 10**12 + 1]) == "ab<s>"
+    with pytest.raises(ValueError, match="token id 300"):
+        tok.decode([300])
+
+
 def test_decode_rejects_non_ids(small):
     with pytest.raises(TypeError, match="iterable of int token ids"):
         small.decode([[1, 2]])
