@@ -325,7 +325,7 @@ def plot_throughput(encoding: dict, encoders: dict, decoding: dict, path: Path) 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--quick", action="store_true", help="a small plan that checks the benchmark runs (~30 s)")
+    parser.add_argument("--quick", action="store_true", help="a small plan that checks the benchmark runs (~45 s)")
     parser.add_argument("--rounds", type=int, default=None, help="rounds of the throughput timings (default 7, quick 3)")
     parser.add_argument("--budget", type=float, default=5.0,
                         help="worst case: an encoder whose run takes longer stops growing (default 5 s)")

@@ -135,7 +135,8 @@ class MergeTables:
 class ValidTokens:
     """Valid tokens, their merge trees and the compatibility test of two adjacent tokens.
 
-    - ``split[t]``: the two tokens merge ``t`` joined (``(t, t)`` for a single byte);
+    - ``split[t]``: the two tokens merge ``t`` joined (``(t, t)`` for a single byte, ``NO_TOKEN``
+      twice for a token that is not valid);
     - ``valid[t]``: BPE encodes ``token_bytes[t]`` to ``[t]``;
     - ``token_of[bytes]``: the valid token with those bytes.
     """
