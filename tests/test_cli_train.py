@@ -18,7 +18,7 @@ def test_train_with_no_arguments_uses_the_shipped_sample_and_prints_a_summary() 
     result = run_cli("train", "--no-progress")
     assert result.returncode == 0, result.stderr
     assert "tinystoriesV2_gpt4_train_head_10000lines.txt" in result.stderr
-    assert "744 merges, vocabulary of 1000 tokens" in result.stdout  # 1000 - 256 - 1 special
+    assert "743 merges, vocabulary of 1000 tokens" in result.stdout  # 1000 - 256 - 1 special
     assert "bytes per token" in result.stdout
     assert "first 10 merges:" in result.stdout
 
