@@ -103,6 +103,17 @@ def count_pairs(words: Sequence[Word], frequencies: Sequence[int]) -> dict[Pair,
     return dict(counts)
 
 
+def remove_word_pairs(pair_counts: dict[Pair, int], word: Word, frequency: int) -> None:
+    """Take a word's pairs (weighted by ``frequency``) out of ``pair_counts``, deleting the counts
+    that reach zero, so ``pair_counts`` keeps holding exactly the pairs that occur."""
+    for pair in zip(word, word[1:]):
+        remaining = pair_counts[pair] - frequency
+        if remaining:
+            pair_counts[pair] = remaining
+        else:
+            del pair_counts[pair]
+
+
 def merge_progress(num_merges: int, enabled: bool, method: str):
     """A tqdm bar over the merges (a no-op object when ``enabled`` is false)."""
     return tqdm(total=num_merges, desc=f"merges ({method})", unit="merge", disable=not enabled, leave=False)

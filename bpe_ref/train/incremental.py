@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .common import MergeStep, TokenTable, count_pairs, merge_progress, merge_word, words_and_frequencies
+from .common import (
+    MergeStep,
+    TokenTable,
+    count_pairs,
+    merge_progress,
+    merge_word,
+    remove_word_pairs,
+    words_and_frequencies,
+)
 
 
 def contains_pair(word: tuple[int, ...], left: int, right: int) -> bool:
@@ -48,12 +56,7 @@ def apply_merge_and_update_counts(
         if len(merged) == len(word):
             continue
         frequency = frequencies[i]
-        for old in zip(word, word[1:]):
-            remaining = pair_counts[old] - frequency
-            if remaining:
-                pair_counts[old] = remaining
-            else:
-                del pair_counts[old]
+        remove_word_pairs(pair_counts, word, frequency)
         for new in zip(merged, merged[1:]):
             pair_counts[new] = pair_counts.get(new, 0) + frequency
         words[i] = merged

@@ -16,7 +16,16 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 
-from .common import MergeStep, Pair, TokenTable, Word, merge_progress, merge_word, words_and_frequencies
+from .common import (
+    MergeStep,
+    Pair,
+    TokenTable,
+    Word,
+    merge_progress,
+    merge_word,
+    remove_word_pairs,
+    words_and_frequencies,
+)
 
 
 def build_counts_and_index(
@@ -57,12 +66,7 @@ def merge_indexed_words(
         affected += 1
         words[word_id] = merged
         frequency = frequencies[word_id]
-        for old in zip(word, word[1:]):
-            remaining = pair_counts[old] - frequency
-            if remaining:
-                pair_counts[old] = remaining
-            else:
-                del pair_counts[old]
+        remove_word_pairs(pair_counts, word, frequency)
         for position, token in enumerate(merged):
             if position:
                 new_pair = (merged[position - 1], token)
