@@ -229,7 +229,13 @@ def generate_release(lab: str, course: Path, *, database: bool = False) -> Path:
 
 
 def _files_under(folder: Path) -> dict[str, Path]:
-    return {str(p.relative_to(folder)): p for p in sorted(folder.rglob("*")) if p.is_file()}
+    """Files under ``folder`` by relative path, leaving out hidden ones (``.ipynb_checkpoints/``
+    that JupyterLab writes next to an opened lab; nbgrader's ``ignore`` skips them too)."""
+    return {
+        str(p.relative_to(folder)): p
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    }
 
 
 def release_differences(lab: str) -> list[str]:
@@ -290,8 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     problems = []
     for lab in labs:
         problems += notebook_problems(source_notebook(lab), release=False)
-        for path in sorted((LABS_DIR / lab).rglob("*.ipynb")) if (LABS_DIR / lab).is_dir() else []:
-            problems += notebook_problems(path, release=True)
+        if release_notebook(lab).is_file():
+            problems += notebook_problems(release_notebook(lab), release=True)
         problems += [f"labs/{lab}/{p}" for p in NEVER_RELEASED if list((LABS_DIR / lab).rglob(p))]
         problems += release_differences(lab)
     for problem in problems:

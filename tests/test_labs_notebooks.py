@@ -47,7 +47,9 @@ def test_the_three_first_labs_exist():
 
 
 @pytest.mark.parametrize(
-    "path", [source_notebook(lab) for lab in LABS] + sorted(LABS_DIR.rglob("*.ipynb")), ids=lambda p: str(p.relative_to(REPO_ROOT))
+    "path",
+    [source_notebook(lab) for lab in LABS] + [release_notebook(lab) for lab in LABS],
+    ids=lambda p: str(p.relative_to(REPO_ROOT)),
 )
 def test_notebook_is_valid_nbformat_4_5_with_unique_readable_ids(path):
     release = LABS_DIR in path.parents
@@ -63,6 +65,16 @@ def test_notebook_is_valid_nbformat_4_5_with_unique_readable_ids(path):
             assert cell.id == grade_id  # stable: the id is the nbgrader name
 
 
+def files_under(folder: Path) -> list[str]:
+    """Relative paths of the files under ``folder``, except hidden ones such as the
+    ``.ipynb_checkpoints/`` JupyterLab leaves next to a lab a learner opened."""
+    return [
+        str(p.relative_to(folder))
+        for p in folder.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    ]
+
+
 @pytest.mark.parametrize("lab", LABS)
 def test_committed_release_is_exactly_what_nbgrader_generates(lab):
     with temporary_course([lab]) as course:
@@ -71,8 +83,8 @@ def test_committed_release_is_exactly_what_nbgrader_generates(lab):
         if not drills.exists():
             drills.write_text("# answers\n", encoding="utf-8")
         generated = generate_release(lab, course)
-        generated_files = sorted(str(p.relative_to(generated)) for p in generated.rglob("*") if p.is_file())
-        committed_files = sorted(str(p.relative_to(LABS_DIR / lab)) for p in (LABS_DIR / lab).rglob("*") if p.is_file())
+        generated_files = sorted(files_under(generated))
+        committed_files = sorted(files_under(LABS_DIR / lab))
         assert committed_files == generated_files
         assert "drills_solutions.md" not in generated_files
         for name in generated_files:

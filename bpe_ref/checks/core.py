@@ -42,6 +42,12 @@ SHORT_REPR_CHARS = 100
 class CheckFailed(AssertionError):
     """A grader's verdict: the learner's function is wrong. The message says how, in a few lines."""
 
+    def _render_traceback_(self) -> list[str]:
+        """How IPython (the notebook) shows a failed check: the message alone. A traceback through
+        the grading machinery would only bury it; the test cell holds a single call anyway."""
+        lines = str(self).splitlines() or [""]
+        return [f"\x1b[0;31m{type(self).__name__}\x1b[0m: {lines[0]}", *lines[1:]]
+
 
 class ReferenceSolverCalled(Exception):
     """Raised inside the learner's function when it calls a ``bpe_ref`` function during grading."""
@@ -519,6 +525,7 @@ def grader(function: Callable) -> Callable:
 
     @functools.wraps(function)
     def entry_point(*args, **kwargs):
+        __tracebackhide__ = True  # pytest leaves this frame out of its tracebacks
         try:
             return function(*args, **kwargs)
         except CheckFailed as failure:

@@ -1,0 +1,113 @@
+"""The learner's and the instructor's JupyterLab: started at the repository root, it loads the
+nbgrader extensions (formgrader, validate, the Nbgrader menu) and serves the labs and theory pages.
+
+The rendered look is checked by eye: see docs/screenshots/ and INSTRUCTORS.md.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from bpe_ref.notebooks import REPO_ROOT, nbgrader_environment
+
+JUPYTER = [sys.executable, "-m", "jupyter"]
+
+
+def run(*arguments: str) -> str:
+    result = subprocess.run([*JUPYTER, *arguments], capture_output=True, text=True, env=nbgrader_environment(), timeout=120)
+    return result.stdout + result.stderr
+
+
+def test_nbgrader_server_extensions_are_enabled():
+    listing = run("server", "extension", "list")
+    for extension in ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.validate_assignment"):
+        line = next(line for line in listing.splitlines() if line.strip().startswith(extension) and "enabled" in line)
+        assert "enabled" in line
+
+
+def test_nbgrader_lab_extension_is_enabled():
+    listing = run("labextension", "list")
+    line = next(line for line in listing.splitlines() if "@jupyter/nbgrader" in line)
+    assert "enabled" in line and "OK" in line
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=20) as response:
+            return response.status, response.read().decode("utf-8", errors="replace")
+    except urllib.error.HTTPError as err:
+        return err.code, err.read().decode("utf-8", errors="replace")
+
+
+@pytest.fixture(scope="module")
+def jupyterlab(tmp_path_factory):
+    """JupyterLab at the repository root, as the README starts it; stopped by its process id."""
+    port = free_port()
+    gradebook = REPO_ROOT / "gradebook.db"
+    had_gradebook = gradebook.exists()
+    log = (tmp_path_factory.mktemp("jupyterlab") / "server.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", f"--port={port}",
+         "--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={REPO_ROOT}"],
+        cwd=REPO_ROOT, env=nbgrader_environment(), stdout=log, stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if server.poll() is not None:
+                pytest.fail(f"JupyterLab exited with code {server.returncode}")
+            try:
+                if get(f"{base}/api/status")[0] == 200:
+                    break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            time.sleep(0.5)
+        else:
+            pytest.fail("JupyterLab did not start within 90 s")
+        yield base
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+        if not had_gradebook and gradebook.exists():  # nothing of ours may stay in the tree
+            gradebook.unlink()
+
+
+def test_jupyterlab_loads_with_the_nbgrader_extension(jupyterlab):
+    status, page = get(f"{jupyterlab}/lab/tree/labs/01_naive_bpe/01_naive_bpe.ipynb")
+    assert status == 200
+    assert "@jupyter/nbgrader" in page  # the Nbgrader menu, Validate button and Create Assignment sidebar
+
+
+def test_formgrader_loads(jupyterlab):
+    status, page = get(f"{jupyterlab}/formgrader")
+    assert status == 200
+    assert "Manage Assignments" in page
+
+
+def test_labs_and_theory_pages_are_served(jupyterlab):
+    status, body = get(f"{jupyterlab}/api/contents/labs/01_naive_bpe/01_naive_bpe.ipynb")
+    assert status == 200
+    notebook = json.loads(body)
+    assert notebook["type"] == "notebook" and notebook["content"]["nbformat_minor"] == 5
+    for page in ("00-bytes-and-pretokenization.md", "01-naive-bpe.md", "02-incremental-updates.md"):
+        assert get(f"{jupyterlab}/api/contents/theory/{page}")[0] == 200, page
