@@ -21,6 +21,10 @@ import bpe_ref.train.naive
 
 CHECKS_DIR = Path(bpe_ref.__file__).parent / "checks"
 
+# tests/test_environment.py imports every bpe_ref module, bpe_ref.checks.fresh included; runpy then
+# warns that it runs a file whose module is already imported. Running it from disk is the point.
+pytestmark = pytest.mark.filterwarnings("ignore:'bpe_ref.checks.fresh' found in sys.modules:RuntimeWarning")
+
 
 def load_graders(lab: str):
     """A lab's graders, freshly loaded: what every test cell of the notebooks does."""

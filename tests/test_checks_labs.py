@@ -12,6 +12,10 @@ from bpe_ref.notebooks import lab_names, solution_namespace
 
 GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental"]
 
+# tests/test_environment.py imports every bpe_ref module, bpe_ref.checks.fresh included; runpy then
+# warns that it runs a file whose module is already imported. Running it from disk is the point.
+pytestmark = pytest.mark.filterwarnings("ignore:'bpe_ref.checks.fresh' found in sys.modules:RuntimeWarning")
+
 
 def load_graders(lab: str):
     return run_module("bpe_ref.checks.fresh")["graders"](lab)

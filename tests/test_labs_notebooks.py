@@ -27,6 +27,10 @@ from bpe_ref.notebooks import (
 )
 
 LABS = lab_names()
+
+# tests/test_environment.py imports every bpe_ref module, bpe_ref.checks.fresh included; runpy then
+# warns that it runs a file whose module is already imported. Running it from disk is the point.
+pytestmark = pytest.mark.filterwarnings("ignore:'bpe_ref.checks.fresh' found in sys.modules:RuntimeWarning")
 THEORY_PAGES = {
     "00_pretokenization": "../../theory/00-bytes-and-pretokenization.md",
     "01_naive_bpe": "../../theory/01-naive-bpe.md",
