@@ -228,3 +228,36 @@ def test_solution_notebook_runs_top_to_bottom_with_its_exploration(lab, tmp_path
     assert any(out.output_type == "display_data" and "image/png" in out.data for out in outputs)
     text = "".join(out.get("text", "") for out in outputs)
     assert "agrees with the reference" in text and "Exploration skipped" not in text
+
+
+def statement_examples(markdown: str) -> list[str]:
+    """The lines of the ```python blocks of a markdown cell, a ``-> result`` line joined to its call."""
+    lines: list[str] = []
+    for block in re.findall(r"```python\n(.*?)```", markdown, re.S):
+        for line in block.splitlines():
+            if line.strip().startswith("->") and lines:
+                lines[-1] += " " + line.strip()
+            elif line.strip():
+                lines.append(line.strip())
+    return lines
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_examples_in_the_task_statements_are_right(lab):
+    """Every ``call  ->  result`` a statement shows is what the course's solution returns."""
+    from bpe_ref.notebooks import solution_namespace
+
+    namespace = solution_namespace(lab)
+    checked = 0
+    for cell in cells(lab):
+        if cell["cell_type"] != "markdown":
+            continue
+        for line in statement_examples(cell["source"]):
+            if "->" not in line:
+                exec(line, namespace)  # a setup line such as `pair_counts = {...}`
+                continue
+            call, result = line.split("->", 1)
+            result = re.sub(r"\s+#.*$", "", result.strip())
+            assert eval(call, namespace) == eval(result, namespace), f"{cell['id']}: {line}"
+            checked += 1
+    assert checked >= 3
