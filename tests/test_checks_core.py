@@ -321,3 +321,14 @@ def test_switching_hypothesis_off_fails_the_hidden_test(monkeypatch):
     monkeypatch.setattr(hypothesis, "given", lambda *args, **kwargs: (lambda test: (lambda: None)))
     with pytest.raises(AssertionError, match="no generated input was tried"):
         load_graders("01_naive_bpe").check_merge_word_properties(good_merge_word)
+
+
+def test_a_failure_that_does_not_repeat_is_reported_as_such(lab01):
+    calls = {"n": 0}
+
+    def fails_once(word, pair):
+        calls["n"] += 1
+        return () if calls["n"] == 40 else good_merge_word(word, pair)
+
+    message = failure_message(lab01.check_merge_word_properties, fails_once)
+    assert "this input failed once but not when run again" in message

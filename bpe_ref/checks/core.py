@@ -8,9 +8,10 @@ strategy. Everything else is here, once:
 - :func:`check_cases` runs fixed cases (the visible tests);
 - :func:`check_property` runs hypothesis-generated cases (the hidden tests), derandomized and
   bounded, and reports the smallest failing input hypothesis shrank to;
-- :func:`call_learner` refuses a function that uses the reference solver: statically (its code
-  mentions ``bpe_ref``) and dynamically (every ``bpe_ref`` function in ``sys.modules`` is made to
-  raise while the learner's function runs);
+- a function that uses the reference solver is refused twice: :func:`refuse_reference_use`
+  reads its code (and that of the learner's functions it calls) for ``bpe_ref``, and
+  :func:`call_learner` runs it with every ``bpe_ref`` function in ``sys.modules`` made to raise
+  (:func:`reference_trapped`);
 - :func:`plain` and :func:`same` compare results by exact builtin types, so an object whose
   ``__eq__`` always says yes, a ``str`` where ``bytes`` were due, or ``True`` for ``1`` cannot pass.
 
@@ -401,8 +402,8 @@ class Outcome:
 def call_learner(learner: Callable, args: tuple) -> Outcome:
     """Call ``learner(*args)`` on a deep copy of ``args`` with the reference trapped.
 
-    Returns the (copied, possibly mutated) arguments' observation inputs through ``Outcome.value``
-    as ``(args_copy, result)``. Exceptions of the learner's code are captured, not raised;
+    ``Outcome.value`` is ``(args_copy, result)``: the copy the learner received (a task may update
+    it in place) and what it returned. Exceptions of the learner's code are captured, not raised;
     ``KeyboardInterrupt`` (the autograder's timeout) and ``SystemExit`` pass through.
     """
     learner_args = copy.deepcopy(args)
@@ -513,6 +514,14 @@ def check_property(
         # Hypothesis re-raises the failure of the smallest input last: that is the one to show.
         raise CheckFailed(
             f"{failures[-1]}\n  (the smallest failing input hypothesis found, among {tried[0]} generated inputs)"
+        ) from None
+    except Exception:
+        if not failures:  # a problem of the grader itself: let it show
+            raise
+        # Hypothesis's "flaky" error: the same input failed once and passed when run again.
+        raise CheckFailed(
+            f"{failures[-1]}\n  (this input failed once but not when run again: does {task.name} depend on "
+            "anything besides its arguments, such as a global variable it changes?)"
         ) from None
     if tried[0] == 0:  # hypothesis itself switched off or patched: never a pass
         raise CheckFailed(f"no generated input was tried for {task.name}: the property test did not run")
