@@ -16,7 +16,6 @@ from bpe_ref.notebooks import (
     LABS_DIR,
     NBGRADER_CONFIG,
     REPO_ROOT,
-    SOLUTIONS_DIR,
     generate_release,
     lab_names,
     notebook_problems,

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from ..corpus import encode_utf8
 from ..pretokenize import count_pretokens, pretokenize, split_on_special_tokens
-from .core import Case, Task, task_graders
+from .core import Task, task_graders
 
 # The reference functions these graders compare with (bpe_ref.checks.fresh checks they are private).
 REFERENCES = (encode_utf8, split_on_special_tokens, pretokenize, count_pretokens)

@@ -31,7 +31,7 @@ from ..serialization import load_merges
 from ..tiebreak import pair_rank_key, token_sort_key
 from ..train import naive
 from ..train.common import count_pairs, merge_word
-from .core import Case, CheckFailed, Task, check_cases, grader, passed, task_graders
+from .core import Case, Task, check_cases, grader, passed, task_graders
 
 REFERENCES = (count_pairs, merge_word, pair_rank_key, token_sort_key, naive.train, count_pretokens, load_merges)
 
