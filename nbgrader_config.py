@@ -6,7 +6,7 @@
 - ``submitted/``, ``autograded/``, ``feedback/`` and ``gradebook.db`` are the instructor's state,
   created by nbgrader here and never committed (see ``.gitignore``).
 
-INSTRUCTORS.md explains the commands. Every path here is relative to the folder nbgrader runs in,
+solutions/README.md (the instructor guide) explains the commands. Every path here is relative to the folder nbgrader runs in,
 so ``python -m bpe_ref grade`` can copy this file into a temporary course unchanged.
 """
 

@@ -1,5 +1,5 @@
 """The encoding benchmark's arithmetic, and a tiny run of each of its parts (the real run is
-`python -m bpe_ref bench encode`, results in results/encode/)."""
+`python -m bpe_ref bench encode`, results in bpe_ref/bench/results/encode/)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The learner's and the instructor's JupyterLab: started at the repository root, it loads the
 nbgrader extensions (formgrader, validate, the Nbgrader menu) and serves the labs and theory pages.
 
-The rendered look is checked by eye: see docs/screenshots/ and INSTRUCTORS.md.
+The rendered look is checked by eye: see theory/screenshots/ and solutions/README.md.
 """
 
 from __future__ import annotations

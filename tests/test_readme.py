@@ -17,7 +17,7 @@ def quickstart_commands() -> list[str]:
 
 def test_quickstart_has_one_command_to_open_the_course_and_one_to_test() -> None:
     commands = quickstart_commands()
-    assert any(c.endswith("jupyter lab") and "pip install" in c for c in commands), commands
+    assert any("jupyter lab" in c and "pip install" in c for c in commands), commands
     assert any(c.endswith("-m pytest") and "pip install" in c for c in commands), commands
 
 
@@ -32,3 +32,13 @@ def test_relative_links_point_at_existing_files() -> None:
     links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README)
     missing = [link for link in links if "://" not in link and not (ROOT / link).exists()]
     assert not missing, f"README links to files that do not exist: {missing}"
+
+
+def test_the_open_command_points_jupyterlab_at_the_course_settings() -> None:
+    import json
+
+    open_command = next(c for c in quickstart_commands() if "jupyter lab" in c)
+    settings_dir = open_command.split("--LabApp.app_settings_dir=", 1)[1].split()[0]
+    overrides = json.loads((ROOT / settings_dir / "overrides.json").read_text(encoding="utf-8"))
+    viewers = overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
+    assert viewers["markdown"] == "Markdown Preview"  # theory pages open rendered

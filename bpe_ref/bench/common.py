@@ -1,5 +1,5 @@
 """What every benchmark shares: the machine's description, medians, ratios, subprocess runs and
-markdown tables. Results are written under ``results/`` at the repository root."""
+markdown tables. Results are written next to this code, under ``bpe_ref/bench/results/``."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..data_files import REPO_ROOT
 
-RESULTS_DIR = REPO_ROOT / "results"
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 
 def machine_description() -> str:

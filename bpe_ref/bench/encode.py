@@ -16,7 +16,7 @@ All with GPT-2's vocabulary (tiktoken and HF are built offline from the shipped 
    that are slow by design stop growing once a run takes longer than ``--budget`` seconds.
    Every measured output is checked against tiktoken's ids.
 
-Output: tables and target checks on stdout, ``results/encode/README.md`` and two plots.
+Output: tables and target checks on stdout, ``bpe_ref/bench/results/encode/README.md`` and two plots.
 ``--quick`` runs a small plan (to check that everything works, not for conclusions).
 """
 

@@ -3,7 +3,7 @@
 Each measurement runs in a fresh process (so HF's thread count and peak memory are its own) and is
 repeated; the tables report medians and ratios against the peers measured in the same run, and
 the targets of the course are checked as ratios. Output: a table on stdout, and
-``results/train/README.md`` and ``results/train/train_time_vs_vocab.png``.
+``bpe_ref/bench/results/train/README.md`` and ``train_time_vs_vocab.png``.
 
 ``--quick`` runs a small plan (for a check that everything works, not for conclusions).
 """
