@@ -239,6 +239,74 @@ def test_lab02_the_incremental_trainer_must_equal_the_naive_one(lab02):
     assert "smallest failing input" in failure(graders.check_train_incremental_properties, never_updates)
 
 
+def _defined_in_notebook(solutions: dict, source: str, name: str):
+    """A learner's function as a notebook defines it: its globals hold the notebook's other names."""
+    namespace = dict(solutions)
+    exec(source, namespace)
+    return namespace[name]
+
+
+RECOUNTING_TRAINER = """
+def train_incremental(word_counts, num_merges):
+    words = {split_into_bytes(w): f for w, f in word_counts.items()}
+    merges = []
+    for _ in range(num_merges):
+        pair_counts = count_pairs(words)  # V1 in disguise: a full recount on every merge
+        if not pair_counts:
+            break
+        pair = best_pair(pair_counts)
+        merges.append(pair)
+        words = {merge_word(w, pair): f for w, f in words.items()}
+    return merges
+"""
+
+INLINE_RECOUNTING_TRAINER = RECOUNTING_TRAINER.replace("count_pairs(words)", "{**__import__('collections').Counter()}")
+INLINE_RECOUNTING_TRAINER = INLINE_RECOUNTING_TRAINER.replace(
+    "  # V1 in disguise: a full recount on every merge",
+    "\n        for w, f in words.items():\n            for p in zip(w, w[1:]):\n"
+    "                pair_counts[p] = pair_counts.get(p, 0) + f",
+)
+
+EVERY_WORD_TRAINER = """
+def train_incremental(word_counts, num_merges):
+    words = [split_into_bytes(w) for w in word_counts]
+    frequencies = list(word_counts.values())
+    pair_counts = count_pairs(dict(zip(words, frequencies)))
+    merges = []
+    for _ in range(num_merges):
+        if not pair_counts:
+            break
+        pair = best_pair(pair_counts)
+        merges.append(pair)
+        for i, word in enumerate(words):  # no filter: every word, every merge
+            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+    return merges
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (RECOUNTING_TRAINER, "called count_pairs 40 times"),
+        (INLINE_RECOUNTING_TRAINER, "called merge_and_update 0 times"),
+        (EVERY_WORD_TRAINER, "skip the words that cannot change"),
+    ],
+    ids=["recounts-with-count_pairs", "recounts-inline", "updates-every-word"],
+)
+def test_lab02_a_trainer_with_the_right_merges_must_also_be_incremental(lab02, source, message):
+    graders, solutions = lab02
+    trainer = _defined_in_notebook(solutions, source, "train_incremental")
+    graders.check_train_incremental_properties(trainer)  # the merges alone are right...
+    assert message in failure(graders.check_train_incremental, trainer)  # ...the work is not
+
+
+def test_lab02_the_incrementality_check_puts_the_notebook_names_back(lab02):
+    graders, solutions = lab02
+    before = {name: solutions[name] for name in ("count_pairs", "merge_and_update")}
+    graders.check_train_incremental(solutions["train_incremental"])
+    assert {name: solutions[name] for name in before} == before
+
+
 def _source_of(lab: str, cell_id: str) -> str:
     from bpe_ref.notebooks import read_notebook_json, source_notebook
 

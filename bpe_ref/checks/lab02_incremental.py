@@ -9,7 +9,8 @@ task                         visible test                            hidden test
 ===========================  ======================================  ==================================================
 1 ``pair_count_changes``     :func:`check_pair_count_changes`        :func:`check_pair_count_changes_properties`
 2 ``merge_and_update``       :func:`check_merge_and_update`          :func:`check_merge_and_update_properties`
-3 ``train_incremental``      :func:`check_train_incremental`         :func:`check_train_incremental_properties`
+3 ``train_incremental``      :func:`check_train_incremental` (cases,  :func:`check_train_incremental_properties`
+                             and the updates are incremental)
 4 the CS336 test             :func:`check_train_incremental_on_corpus_en`  (none)
 ===========================  ======================================  ==================================================
 """
@@ -22,8 +23,8 @@ from hypothesis import strategies as st
 
 from ..train import incremental, naive
 from ..train.common import count_pairs, merge_word
-from .core import Task, grader, task_graders
-from .lab01_naive_bpe import pretoken_count_dicts, verify_trainer_on_corpus_en
+from .core import CheckFailed, Task, call_learner, check_cases, grader, passed, task_graders
+from .lab01_naive_bpe import corpus_en_case, pretoken_count_dicts, verify_trainer_on_corpus_en
 
 REFERENCES = (count_pairs, merge_word, incremental.apply_merge_and_update_counts, incremental.train, naive.train)
 
@@ -121,20 +122,102 @@ def reference_train(word_counts: dict[bytes, int], num_merges: int) -> list[Pair
     return incremental.train(word_counts, num_merges)
 
 
-check_train_incremental, check_train_incremental_properties = task_graders(
+TRAIN_INCREMENTAL_CASES = [
+    ({b"low": 5, b"lower": 2, b"newest": 6, b"widest": 3}, 6),
+    ({b"ab": 1}, 5),
+    ({b"aaaa": 1}, 2),
+    ({b"aaaaa": 2, b"ba": 1}, 4),
+    ({b" the": 3, b" cat": 2, b" hat": 2}, 4),
+    ({}, 3),
+]
+
+# Only the hidden grader comes from task_graders: the visible one, below, also checks the work.
+check_train_incremental_properties = task_graders(
     TRAIN_INCREMENTAL_TASK,
     reference_train,
-    [
-        ({b"low": 5, b"lower": 2, b"newest": 6, b"widest": 3}, 6),
-        ({b"ab": 1}, 5),
-        ({b"aaaa": 1}, 2),
-        ({b"aaaaa": 2, b"ba": 1}, 4),
-        ({b" the": 3, b" cat": 2, b" hat": 2}, 4),
-        ({}, 3),
-    ],
+    TRAIN_INCREMENTAL_CASES,
     st.tuples(pretoken_count_dicts, st.integers(0, 20)),
     max_examples=80,
-)
+)[1]
+
+
+INCREMENTAL_CHECK_MERGES = 40  # merges of corpus.en watched by the incrementality check
+
+
+def incremental_call_bounds(word_counts: dict[bytes, int], merges: list[Pair]) -> tuple[int, int]:
+    """``(needed, allowed)`` calls of ``merge_and_update`` while learning ``merges``: every word that
+    holds a merged pair must be updated (needed); no word without both of its tokens may be
+    (allowed: the words that pass the cheap test ``left in word and right in word``)."""
+    words = [tuple(bytes([b]) for b in pretoken) for pretoken in word_counts if pretoken]
+    needed = allowed = 0
+    for left, right in merges:
+        for i, word in enumerate(words):
+            if left in word and right in word:
+                allowed += 1
+                merged = merge_word(word, left, right, left + right)
+                if merged != word:
+                    needed += 1
+                    words[i] = merged
+    return needed, allowed
+
+
+def verify_incremental_updates(train_incremental: Callable) -> None:
+    """Task 3 asks for V2: count the pairs once, then update only the words that hold the merged
+    pair, with the learner's ``merge_and_update``. A trainer that recounts (V1) learns the same
+    merges, so the merges alone cannot tell; this watches the calls instead. For the length of one
+    run, the names ``count_pairs`` and ``merge_and_update`` in the learner's notebook are wrapped
+    by counters, then put back."""
+    namespace = getattr(train_incremental, "__globals__", None)
+    if not isinstance(namespace, dict):
+        raise CheckFailed("train_incremental must be a function defined in the notebook (def train_incremental...)")
+    case, reference_merges = corpus_en_case()
+    word_counts = case.args[0]
+    merges = reference_merges[:INCREMENTAL_CHECK_MERGES]
+    calls = {"count_pairs": 0, "merge_and_update": 0}
+    originals = {name: namespace[name] for name in calls if callable(namespace.get(name))}
+
+    def counting(name: str, function: Callable) -> Callable:
+        def counted(*args, **kwargs):
+            calls[name] += 1
+            return function(*args, **kwargs)
+
+        return counted
+
+    namespace.update({name: counting(name, function) for name, function in originals.items()})
+    try:
+        outcome = call_learner(train_incremental, (word_counts, len(merges)))
+    finally:
+        namespace.update(originals)
+    call = f"train_incremental(<the pretoken counts of corpus.en>, {len(merges)})"
+    if outcome.error is not None:
+        raise CheckFailed(f"{call} raised {type(outcome.error).__name__}: {outcome.error}")
+    needed, allowed = incremental_call_bounds(word_counts, merges)
+    if calls["count_pairs"] > 1:
+        raise CheckFailed(
+            f"{call} called count_pairs {calls['count_pairs']} times: V2 counts the pairs once, before "
+            "the loop, and then only updates them (with merge_and_update)"
+        )
+    if calls["merge_and_update"] < needed:
+        raise CheckFailed(
+            f"{call} called merge_and_update {calls['merge_and_update']} times, but {needed} times a word "
+            "held the pair being merged: update each such word with your merge_and_update (task 2)"
+        )
+    if calls["merge_and_update"] > allowed:
+        raise CheckFailed(
+            f"{call} called merge_and_update {calls['merge_and_update']} times, but only {allowed} times "
+            "did a word hold both tokens of the pair being merged: skip the words that cannot change "
+            "(for example with pair[0] in word and pair[1] in word)"
+        )
+    passed(f"train_incremental updates incrementally: {calls['merge_and_update']} word updates in "
+           f"{len(merges)} merges of corpus.en ({len(word_counts)} words), the pairs counted once.")
+
+
+@grader
+def check_train_incremental(train_incremental: Callable) -> None:
+    """Visible test of task 3: the fixed cases, and the updates really are incremental."""
+    count = check_cases(TRAIN_INCREMENTAL_TASK, train_incremental, reference_train, TRAIN_INCREMENTAL_CASES)
+    passed(f"train_incremental: all {count} visible cases pass.")
+    verify_incremental_updates(train_incremental)
 
 
 @grader
