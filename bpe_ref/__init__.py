@@ -6,6 +6,9 @@ Every lab of the course is graded against it. One module per idea:
 - :mod:`bpe_ref.train`: six trainers from the naive loop to the heap (steps 01-05)
 - :mod:`bpe_ref.tiebreak`: the tie-break rule, in one place
 - :mod:`bpe_ref.serialization`: GPT-2 ``vocab.json`` / ``merges.txt``
+- :mod:`bpe_ref.tokenizer`, :mod:`bpe_ref.encode`, :mod:`bpe_ref.decode`: four encoders and the
+  arena decoder behind one ``Tokenizer`` (steps 06-08)
+- :mod:`bpe_ref.checks`: the graders of the labs; :mod:`bpe_ref.bench`: the benchmarks
 
 >>> from bpe_ref import train_bpe_on_text
 >>> vocab, merges = train_bpe_on_text("the cat the hat", 258, special_tokens=[])
@@ -18,5 +21,12 @@ from __future__ import annotations
 from .tokenizer import ENCODE_METHODS, Tokenizer
 from .train import TRAIN_METHODS, MergeStep, train_bpe, train_bpe_on_text, train_on_counts
 
-__all__ = ["TRAIN_METHODS", "MergeStep", "train_bpe", "train_bpe_on_text", "train_on_counts"]
-__all__ += ["ENCODE_METHODS", "Tokenizer"]  # the encoding half (steps 06-08)
+__all__ = [
+    "ENCODE_METHODS",
+    "TRAIN_METHODS",
+    "MergeStep",
+    "Tokenizer",
+    "train_bpe",
+    "train_bpe_on_text",
+    "train_on_counts",
+]
