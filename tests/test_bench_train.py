@@ -17,6 +17,11 @@ def test_one_measurement_of_ours_and_of_hf_in_fresh_processes() -> None:
     assert ours.peak_rss_mb > 0 and hf.peak_rss_mb > 0
 
 
+def test_the_pretokenization_phase_alone_is_measured_too() -> None:
+    m = bench.measure("corpus.en", CORPUS_EN, 300, bench.PRETOKENIZE_PARALLEL, repeats=1)
+    assert m.completed and len(m.seconds) == 1 and m.seconds[0] > 0
+
+
 def test_a_trainer_out_of_budget_reports_how_far_it_got() -> None:
     slow = bench.Contender("naive", "bpe_ref", "naive", budget=0.05)
     m = bench.measure("corpus.en", CORPUS_EN, 2000, slow, repeats=1)
@@ -37,8 +42,12 @@ def test_tables_and_targets_are_ratios_of_the_same_run() -> None:
         _m(bench.HF_ONE_THREAD.label, 1.0, "hf"),
         _m(bench.HF_DEFAULT.label, 0.2, "hf"),
     ]
-    (title, headers, rows), = bench.results_tables(results)
+    counting = [bench.Measurement("TinyStories 2 MiB", 5000, c, [t], 10, 10, 1.0)
+                for c, t in ((bench.PRETOKENIZE_SERIAL, 0.12), (bench.PRETOKENIZE_PARALLEL, 0.07))]
+    (title, headers, rows), = bench.results_tables(results + counting)
     by_label = {row[0]: row for row in rows}
+    assert by_label[bench.PRETOKENIZE_PARALLEL.label][4] == "yes"  # V3's phase: 2 workers beat 1
+    assert by_label[bench.PRETOKENIZE_PARALLEL.label][2] == "-"  # a phase is not compared with HF
     assert by_label["heap"][2] == "0.50x"
     assert by_label["naive"][1].startswith(">10.000")  # stopped by its budget: a lower bound
     assert by_label["heap"][3] == ">20.0x faster"
