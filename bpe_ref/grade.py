@@ -270,7 +270,8 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
     if keep:
         print(f"The autograded notebook, with every output, is in {keep}.")
     else:
-        print("Run the failing test cells in the notebook for the whole message (add --keep DIR to keep the graded copy).")
+        print("For the whole message of a failure, run that task's visible test cell in your notebook. A failure only the\n"
+              "hidden tests find (the visible cell passes) is shown in full in the graded copy: add --keep DIR and open it.")
     return 1
 
 

@@ -287,7 +287,7 @@ def train_incremental(word_counts, num_merges):
 @pytest.mark.parametrize(
     ("source", "message"),
     [
-        (RECOUNTING_TRAINER, "called count_pairs 40 times"),
+        (RECOUNTING_TRAINER, "with count_pairs 40 times"),
         (INLINE_RECOUNTING_TRAINER, "called merge_and_update 0 times"),
         (EVERY_WORD_TRAINER, "skip the words that cannot change"),
     ],
@@ -298,6 +298,26 @@ def test_lab02_a_trainer_with_the_right_merges_must_also_be_incremental(lab02, s
     trainer = _defined_in_notebook(solutions, source, "train_incremental")
     graders.check_train_incremental_properties(trainer)  # the merges alone are right...
     assert message in failure(graders.check_train_incremental, trainer)  # ...the work is not
+
+
+def test_lab02_count_pairs_of_one_word_inside_the_update_is_not_a_recount(lab02):
+    # A correct V2 whose pair_count_changes diffs count_pairs of the word before and after the
+    # merge (as the task's hint suggests) calls count_pairs for one word thousands of times.
+    graders, solutions = lab02
+    namespace = dict(solutions)
+    exec(
+        "def pair_count_changes(word, pair, frequency):\n"
+        "    before = count_pairs({word: frequency})\n"
+        "    after = count_pairs({merge_word(word, pair): frequency})\n"
+        "    changes = {p: after.get(p, 0) - before.get(p, 0) for p in before.keys() | after.keys()}\n"
+        "    return {p: c for p, c in changes.items() if c}\n",
+        namespace,
+    )
+    # merge_and_update and train_incremental of the solution, but seeing this pair_count_changes
+    for name in ("merge_and_update", "train_incremental"):
+        namespace[name] = type(solutions[name])(solutions[name].__code__, namespace, name)
+    graders.check_pair_count_changes(namespace["pair_count_changes"])
+    graders.check_train_incremental(namespace["train_incremental"])
 
 
 def test_lab02_the_incrementality_check_puts_the_notebook_names_back(lab02):

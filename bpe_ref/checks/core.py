@@ -197,7 +197,15 @@ def difference(expected: Any, got: Any, where: str = "") -> str:
         if missing:
             parts.append(f"missing keys {short_repr(missing[:3], 70)}{' ...' if len(missing) > 3 else ''} ({len(missing)} in all)")
         if extra:
-            parts.append(f"unexpected keys {short_repr(extra[:3], 70)}{' ...' if len(extra) > 3 else ''} ({len(extra)} in all)")
+            zeros = " (their values are 0: leave out, or delete, a key whose value reaches 0)" if all(
+                got[k] == 0 and type(got[k]) is int for k in extra) else ""
+            parts.append(
+                f"unexpected keys {short_repr(extra[:3], 70)}{' ...' if len(extra) > 3 else ''} ({len(extra)} in all){zeros}"
+            )
+        if not missing and not extra and len(wrong) == 1 and isinstance(expected[wrong[0]], (dict, list, tuple)):
+            # One nested value differs (a dict inside the observed result): say where, inside it.
+            label = f"{where}[{wrong[0]!r}]" if where else f"[{wrong[0]!r}]"
+            return difference(expected[wrong[0]], got[wrong[0]], label)
         for k in wrong[:3]:
             parts.append(f"[{k!r}] is {short_repr(got[k], 40)}, expected {short_repr(expected[k], 40)}")
         if len(wrong) > 3:
@@ -455,8 +463,31 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
         lines = [f"{call}: expected {expected!r}, got {got!r}", f"  where they differ: {where}"]
     else:  # too long to read whole: the first line says where they differ
         lines = [f"{call}: {where}"]
-    lines += [f"  expected: {short_repr(expected, 300)}", f"  got:      {short_repr(got, 300)}"]
+    index = first_differing_item(expected, got)
+    if index is not None and len(repr(expected)) > SHORT_REPR_CHARS:
+        # A long list: show the items around the first difference, not its (identical) start.
+        lines += [f"  expected, around item {index}: {window_repr(expected, index)}",
+                  f"  got, around item {index}:      {window_repr(got, index)}"]
+    else:
+        lines += [f"  expected: {short_repr(expected, 300)}", f"  got:      {short_repr(got, 300)}"]
     return "\n".join(lines)
+
+
+def first_differing_item(expected: Any, got: Any) -> int | None:
+    """The index of the first item where two lists (or tuples) differ; ``None`` for other values."""
+    if not (isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple))):
+        return None
+    for i, (e, g) in enumerate(zip(expected, got)):
+        if not same(e, g):
+            return i
+    return min(len(expected), len(got)) if len(expected) != len(got) else None
+
+
+def window_repr(items: Sequence[Any], index: int, radius: int = 3) -> str:
+    """Items ``index - radius .. index + radius``, numbered: ``... [30] x, [31] y, [32] z ... (243 items)``."""
+    start, end = max(0, index - radius), min(len(items), index + radius + 1)
+    shown = ", ".join(f"[{i}] {items[i]!r}" for i in range(start, end)) or "(nothing here)"
+    return f"{'... ' if start else ''}{shown}{' ...' if end < len(items) else ''} ({len(items)} items)"
 
 
 def check_cases(task: Task, learner: Callable, reference: Callable, cases: Sequence[Case | tuple]) -> int:

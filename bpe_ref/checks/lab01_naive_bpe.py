@@ -61,13 +61,40 @@ def reference_train(word_counts: dict[bytes, int], num_merges: int) -> list[Pair
 
 TOKENS = [b"a", b"b", b"c", b" ", b"ab", b"\xc3", b"\xa9"]
 # Tokens where the tie-break is easy to get wrong: prefixes (b"a" < b"ab"), case, bytes >= 0x80.
-TIE_TOKENS = [b"a", b"ab", b"b", b"A", b" ", b" a", b"\xff", b"\x00", b"aa"]
+# Tokens whose orders disagree under the usual wrong rules: b"\xc3\xa9" > b"\xc3" as bytes, but
+# decoded ("é" < "\ufffd") the order flips; b"a" + b"bc" == b"ab" + b"c" ties on concatenation.
+TIE_TOKENS = [b"a", b"ab", b"b", b"bc", b"c", b"A", b" ", b" a", b"\xff", b"\x00", b"aa", b"\xc3", b"\xc3\xa9"]
 
 words = st.lists(st.sampled_from(TOKENS), min_size=1, max_size=7).map(tuple)
 word_count_dicts = st.dictionaries(words, st.integers(1, 5), max_size=6)
-pair_count_dicts = st.dictionaries(
+random_pair_count_dicts = st.dictionaries(
     st.tuples(st.sampled_from(TIE_TOKENS), st.sampled_from(TIE_TOKENS)), st.integers(1, 3), min_size=1, max_size=8
 )
+# Pairs that a wrong rule ranks the other way round: same concatenation, decoded text against
+# bytes, a prefix against its extension, case.
+CONFUSABLE_PAIRS = [
+    ((b"a", b"bc"), (b"ab", b"c")),
+    ((b"a", b"ab"), (b"aa", b"b")),
+    ((b"\xc3", b"a"), (b"\xc3\xa9", b"a")),
+    ((b"a", b"b"), (b"ab", b"a")),
+    ((b"A", b"b"), (b"a", b"b")),
+]
+
+
+@st.composite
+def pair_count_dicts(draw) -> dict[Pair, int]:
+    """Random pair counts; half the time with two confusable pairs tied at the top, inserted in
+    either order, so that every usual wrong tie-break is caught, whatever order it scans in."""
+    counts = draw(random_pair_count_dicts)
+    if draw(st.booleans()):
+        first, second = draw(st.sampled_from(CONFUSABLE_PAIRS))
+        if draw(st.booleans()):
+            first, second = second, first
+        top = max(counts.values())
+        counts.pop(first, None)
+        counts.pop(second, None)
+        counts[first] = counts[second] = top
+    return counts
 merge_inputs = st.tuples(
     st.lists(st.sampled_from([b"a", b"b", b"aa"]), max_size=9).map(tuple),
     st.tuples(st.sampled_from([b"a", b"b", b"aa"]), st.sampled_from([b"a", b"b", b"aa"])),
@@ -102,9 +129,12 @@ check_best_pair, check_best_pair_properties = task_graders(
         ({(b"a", b"b"): 2, (b"a", b"c"): 2},),  # tie on the left token: compare the right
         ({(b"a", b"b"): 4, (b"ab", b"a"): 4},),  # b"ab" > b"a": a longer token after its prefix
         ({(b"A", b"b"): 1, (b"a", b"b"): 1},),  # bytes order: b"a" (97) > b"A" (65)
+        ({(b"a", b"bc"): 1, (b"ab", b"c"): 1},),  # the tuple, not left + right (both are b"abc")
+        ({(b"ab", b"c"): 1, (b"a", b"bc"): 1},),  # ... in either order of insertion
+        ({(b"\xc3\xa9", b"a"): 2, (b"\xc3", b"a"): 2},),  # bytes, not decoded text: b"\xc3\xa9" > b"\xc3"
         ({(b" ", b"t"): 9},),
     ],
-    st.tuples(pair_count_dicts),
+    st.tuples(pair_count_dicts()),
     max_examples=150,
 )
 
