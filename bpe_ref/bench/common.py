@@ -12,6 +12,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..train.parallel import default_num_workers
+
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
@@ -26,10 +28,7 @@ def machine_description() -> str:
                 break
     except OSError:
         pass
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cores = os.cpu_count() or 1
+    cores = default_num_workers()
     memory = ""
     try:
         pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")

@@ -48,17 +48,17 @@ def train(
     token: list[int] = []
     prev: list[int] = []
     next_: list[int] = []
-    node_frequency: list[int] = []
+    node_word: list[int] = []  # the word each node belongs to (for its frequency, and the trace)
     occurrences: dict[Pair, list[int]] = defaultdict(list)
     counts: dict[Pair, int] = defaultdict(int)
-    for word, frequency in zip(words, frequencies):
+    for word_id, (word, frequency) in enumerate(zip(words, frequencies)):
         start = len(token)
         for offset, byte in enumerate(word):
             node = start + offset
             token.append(byte)
             prev.append(node - 1 if offset else -1)
             next_.append(node + 1 if offset + 1 < len(word) else -1)
-            node_frequency.append(frequency)
+            node_word.append(word_id)
             if offset:
                 pair = (word[offset - 1], byte)
                 counts[pair] += frequency
@@ -97,7 +97,7 @@ def train(
                 follower = next_[node]
                 if token[node] != left or follower == -1 or token[follower] != right:
                     continue  # stale: this node no longer starts (left, right)
-                frequency = node_frequency[node]
+                frequency = frequencies[node_word[node]]
                 before, after = prev[node], next_[follower]
                 if before != -1:
                     old = (token[before], left)
@@ -118,16 +118,10 @@ def train(
                 next_[node] = after
                 if after != -1:
                     prev[after] = node
-                touched_words.add(_word_start(prev, node))
+                touched_words.add(node_word[node])
             merges.append(tokens.as_bytes(pair))
             if trace is not None:
                 trace.append(MergeStep(rank, *tokens.as_bytes(pair), count, len(touched_words), len(heap), 0))
             bar.update()
     return merges
 
-
-def _word_start(prev: list[int], node: int) -> int:
-    """The first node of the word holding ``node`` (identifies the word, for the trace)."""
-    while prev[node] != -1:
-        node = prev[node]
-    return node
