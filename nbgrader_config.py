@@ -2,7 +2,7 @@
 
 - ``solutions/<lab>/<lab>.ipynb`` is the nbgrader *source* (solutions and hidden tests);
 - ``labs/<lab>/<lab>.ipynb`` is the *release*, produced by ``nbgrader generate_assignment`` and
-  committed (``python -m bpe_ref.notebooks release`` regenerates it; a test keeps it exact);
+  committed (``python -m bpe_ref.course.notebooks release`` regenerates it; a test keeps it exact);
 - ``submitted/``, ``autograded/``, ``feedback/`` and ``gradebook.db`` are the instructor's state,
   created by nbgrader here and never committed (see ``.gitignore``).
 

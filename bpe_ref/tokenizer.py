@@ -38,7 +38,7 @@ from .corpus import StrPath, encode_utf8
 from .decode import ArenaDecoder
 from .encode import ENCODE_METHODS, check_method, make_encoder
 from .encode.common import MergeTables, ValidTokens, check_vocab_and_merges
-from .encode.heap import HeapEncoder
+from .encode.step07_heap import HeapEncoder
 from .pretokenize import PRETOKEN_RE, split_keeping_special_tokens, special_token_regex, validate_special_tokens
 from .serialization import load_vocab_and_merges, save_vocab_and_merges
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bpe_ref.bench import train as bench
+from bpe_ref.course.bench import train as bench
 from bpe_ref.data_files import CORPUS_EN
 
 

@@ -1,8 +1,8 @@
-"""The grading mechanics of bpe_ref.checks: exact comparison, messages, shrinking, refusing the
+"""The grading mechanics of bpe_ref.course.checks: exact comparison, messages, shrinking, refusing the
 reference solver, and the fresh private copy that a notebook cell cannot tamper with.
 
 The graders are loaded exactly as a notebook's test cell loads them (``runpy.run_module`` on
-``bpe_ref.checks.fresh``), so these tests exercise the same path as the autograder.
+``bpe_ref.course.checks.fresh``), so these tests exercise the same path as the autograder.
 """
 
 from __future__ import annotations
@@ -17,18 +17,18 @@ import pytest
 
 import bpe_ref
 import bpe_ref.train.common
-import bpe_ref.train.naive
+import bpe_ref.train.step01_naive
 
-CHECKS_DIR = Path(bpe_ref.__file__).parent / "checks"
+CHECKS_DIR = Path(bpe_ref.__file__).parent / "course" / "checks"
 
-# tests/test_environment.py imports every bpe_ref module, bpe_ref.checks.fresh included; runpy then
+# tests/test_environment.py imports every bpe_ref module, bpe_ref.course.checks.fresh included; runpy then
 # warns that it runs a file whose module is already imported. Running it from disk is the point.
-pytestmark = pytest.mark.filterwarnings("ignore:'bpe_ref.checks.fresh' found in sys.modules:RuntimeWarning")
+pytestmark = pytest.mark.filterwarnings("ignore:'bpe_ref.course.checks.fresh' found in sys.modules:RuntimeWarning")
 
 
 def load_graders(lab: str):
     """A lab's graders, freshly loaded: what every test cell of the notebooks does."""
-    return run_module("bpe_ref.checks.fresh")["graders"](lab)
+    return run_module("bpe_ref.course.checks.fresh")["graders"](lab)
 
 
 @pytest.fixture(scope="module")
@@ -228,30 +228,30 @@ def test_a_function_importing_the_reference_is_refused(lab01):
 
 
 def test_a_reference_function_bound_to_another_name_is_refused(lab01):
-    namespace = {"reference_train": bpe_ref.train.naive.train}
+    namespace = {"reference_train": bpe_ref.train.step01_naive.train}
     exec("def train(word_counts, num_merges):\n    return reference_train(word_counts, num_merges)", namespace)
     message = failure_message(lab01.check_train, namespace["train"])
-    assert "uses the reference solution" in message and "bpe_ref.train.naive.train" in message
+    assert "uses the reference solution" in message and "bpe_ref.train.step01_naive.train" in message
 
 
 def test_the_reference_itself_is_refused(lab01):
-    message = failure_message(lab01.check_train, bpe_ref.train.naive.train)
-    assert "uses the reference solution (bpe_ref.train.naive.train)" in message
+    message = failure_message(lab01.check_train, bpe_ref.train.step01_naive.train)
+    assert "uses the reference solution (bpe_ref.train.step01_naive.train)" in message
 
 
 def test_a_hidden_call_of_the_reference_is_caught_while_it_runs(lab01):
     # No bpe_ref name in the code: only the run-time trap can see this.
-    name = "".join(["bpe", "_ref", ".train", ".naive"])
+    name = "".join(["bpe", "_ref", ".train", ".step01_naive"])
 
     def sneaky(word_counts, num_merges):
         return getattr(sys.modules[name], "tr" + "ain")(word_counts, num_merges)
 
     message = failure_message(lab01.check_train, sneaky)
-    assert message.startswith("train calls the reference solution (bpe_ref.train.naive.train)")
+    assert message.startswith("train calls the reference solution (bpe_ref.train.step01_naive.train)")
 
 
 def test_a_caught_reference_call_still_counts(lab01):
-    name = "".join(["bpe", "_ref", ".train", ".naive"])
+    name = "".join(["bpe", "_ref", ".train", ".step01_naive"])
     own = load_graders("01_naive_bpe")  # any correct trainer will do as the fallback
 
     def swallowing(word_counts, num_merges):
@@ -264,10 +264,10 @@ def test_a_caught_reference_call_still_counts(lab01):
 
 
 def test_the_trap_restores_the_reference_afterwards(lab01):
-    code = bpe_ref.train.naive.train.__code__
-    failure_message(lab01.check_train, lambda word_counts, num_merges: bpe_ref.train.naive.train(word_counts, num_merges))
-    assert bpe_ref.train.naive.train.__code__ is code
-    assert bpe_ref.train.naive.train({b"ab": 2}, 1) == [(b"a", b"b")]
+    code = bpe_ref.train.step01_naive.train.__code__
+    failure_message(lab01.check_train, lambda word_counts, num_merges: bpe_ref.train.step01_naive.train(word_counts, num_merges))
+    assert bpe_ref.train.step01_naive.train.__code__ is code
+    assert bpe_ref.train.step01_naive.train({b"ab": 2}, 1) == [(b"a", b"b")]
 
 
 def test_a_learner_function_calling_another_that_cheats_is_refused(lab01):
@@ -285,7 +285,7 @@ def test_a_learner_function_calling_another_that_cheats_is_refused(lab01):
 
 
 def test_reassigning_graders_in_the_shared_modules_does_not_help(monkeypatch):
-    import bpe_ref.checks.lab01_naive_bpe as shared  # what a learner's cell can import and patch
+    import bpe_ref.course.checks.lab01_naive_bpe as shared  # what a learner's cell can import and patch
 
     for name in dir(shared):
         if name.startswith("check_"):
@@ -296,7 +296,7 @@ def test_reassigning_graders_in_the_shared_modules_does_not_help(monkeypatch):
 
 def test_patching_the_reference_to_agree_with_a_wrong_answer_does_not_help(monkeypatch):
     wrong = lambda word_counts, num_merges: []  # noqa: E731
-    monkeypatch.setattr(bpe_ref.train.naive, "train", wrong)
+    monkeypatch.setattr(bpe_ref.train.step01_naive, "train", wrong)
     monkeypatch.setattr(bpe_ref.train.common, "merge_word", lambda word, left, right, new: word)
     graders = load_graders("01_naive_bpe")
     with pytest.raises(AssertionError, match="expected"):
@@ -306,7 +306,7 @@ def test_patching_the_reference_to_agree_with_a_wrong_answer_does_not_help(monke
 
 
 def test_patching_the_comparison_helpers_does_not_help(monkeypatch):
-    import bpe_ref.checks.core as shared_core
+    import bpe_ref.course.checks.core as shared_core
 
     monkeypatch.setattr(shared_core, "same", lambda expected, got: True)
     monkeypatch.setattr(shared_core, "verdict", lambda *args, **kwargs: None)

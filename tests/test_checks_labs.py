@@ -8,17 +8,17 @@ from runpy import run_module
 
 import pytest
 
-from bpe_ref.notebooks import lab_names, solution_namespace
+from bpe_ref.course.notebooks import lab_names, solution_namespace
 
 GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental"]
 
-# tests/test_environment.py imports every bpe_ref module, bpe_ref.checks.fresh included; runpy then
+# tests/test_environment.py imports every bpe_ref module, bpe_ref.course.checks.fresh included; runpy then
 # warns that it runs a file whose module is already imported. Running it from disk is the point.
-pytestmark = pytest.mark.filterwarnings("ignore:'bpe_ref.checks.fresh' found in sys.modules:RuntimeWarning")
+pytestmark = pytest.mark.filterwarnings("ignore:'bpe_ref.course.checks.fresh' found in sys.modules:RuntimeWarning")
 
 
 def load_graders(lab: str):
-    return run_module("bpe_ref.checks.fresh")["graders"](lab)
+    return run_module("bpe_ref.course.checks.fresh")["graders"](lab)
 
 
 def graders_of(lab: str) -> list[str]:
@@ -328,7 +328,7 @@ def test_lab02_the_incrementality_check_puts_the_notebook_names_back(lab02):
 
 
 def _source_of(lab: str, cell_id: str) -> str:
-    from bpe_ref.notebooks import read_notebook_json, source_notebook
+    from bpe_ref.course.notebooks import read_notebook_json, source_notebook
 
     cells = read_notebook_json(source_notebook(lab))["cells"]
     return next(cell["source"] for cell in cells if cell["id"] == cell_id)

@@ -1,5 +1,5 @@
 """The encoding benchmark's arithmetic, and a tiny run of each of its parts (the real run is
-`python -m bpe_ref bench encode`, results in bpe_ref/bench/results/encode/)."""
+`python -m bpe_ref bench encode`, results in theory/benchmarks/encode/)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from bpe_ref.bench import encode as bench
+from bpe_ref.course.bench import encode as bench
 
 
 def test_fit_exponent():
@@ -34,7 +34,7 @@ def test_rounds_time_every_contender_each_round():
 def test_a_tiny_run_of_every_part(tmp_path):
     from bpe_ref import Tokenizer
     from bpe_ref.data_files import TINYSTORIES_SAMPLE
-    from bpe_ref.interop import to_hf_tokenizer, to_tiktoken
+    from bpe_ref.course.interop import to_hf_tokenizer, to_tiktoken
 
     tok = Tokenizer.gpt2()
     tk, hf = to_tiktoken(tok), to_hf_tokenizer(tok)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from bpe_ref import ENCODE_METHODS, Tokenizer
 from bpe_ref.data_files import CS336_FIXTURES, TINYSTORIES_SAMPLE
-from bpe_ref.interop import to_tiktoken
+from bpe_ref.course.interop import to_tiktoken
 
 METHODS = [None, *ENCODE_METHODS]  # None: the default (cached) path
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=150)

@@ -1,4 +1,4 @@
-"""The figure code of the theory pages (bpe_ref.figures): it runs on small inputs, it is
+"""The figure code of the theory pages (bpe_ref.course.figures): it runs on small inputs, it is
 deterministic, and its measurements agree with the trainers.
 
 The checks on the committed pages and snippets themselves are in tests/test_theory_pages.py.
@@ -15,9 +15,9 @@ pytest.importorskip("matplotlib")
 
 from bpe_ref import train_bpe_on_text  # noqa: E402
 from bpe_ref.data_files import CS336_FIXTURES  # noqa: E402
-from bpe_ref.figures import PAGE_MODULES, page_module  # noqa: E402
-from bpe_ref.figures import __main__ as figures_main  # noqa: E402
-from bpe_ref.figures.bytes_and_pretokens import (  # noqa: E402
+from bpe_ref.course.figures import PAGE_MODULES, page_module  # noqa: E402
+from bpe_ref.course.figures import __main__ as figures_main  # noqa: E402
+from bpe_ref.course.figures.bytes_and_pretokens import (  # noqa: E402
     PATTERN_EXAMPLE,
     PATTERN_PIECES,
     corpus_counts,
@@ -26,7 +26,7 @@ from bpe_ref.figures.bytes_and_pretokens import (  # noqa: E402
     pretokens_by_piece,
     script_samples,
 )
-from bpe_ref.figures.common import (  # noqa: E402
+from bpe_ref.course.figures.common import (  # noqa: E402
     code,
     markdown_table,
     quoted_snippets,
@@ -34,9 +34,9 @@ from bpe_ref.figures.common import (  # noqa: E402
     signed,
     sync_snippets,
 )
-from bpe_ref.figures.incremental_updates import draw_affected_words, local_rule_change, net_change  # noqa: E402
-from bpe_ref.figures.naive_bpe import draw_merge_counts, hand_trace, why_greater  # noqa: E402
-from bpe_ref.figures.training_runs import measure_merges, training_run  # noqa: E402
+from bpe_ref.course.figures.incremental_updates import draw_affected_words, local_rule_change, net_change  # noqa: E402
+from bpe_ref.course.figures.naive_bpe import draw_merge_counts, hand_trace, why_greater  # noqa: E402
+from bpe_ref.course.figures.training_runs import measure_merges, training_run  # noqa: E402
 from bpe_ref.pretokenize import GPT2_PATTERN, count_pretokens, pretokenize  # noqa: E402
 from bpe_ref.train import MergeStep  # noqa: E402
 

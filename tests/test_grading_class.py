@@ -22,8 +22,8 @@ import time
 
 import pytest
 
-from bpe_ref.grade import class_report, grades_from_course, group_by_task
-from bpe_ref.notebooks import (
+from bpe_ref.course.grade import class_report, grades_from_course, group_by_task
+from bpe_ref.course.notebooks import (
     REPO_ROOT,
     generate_release,
     nbgrader_environment,
@@ -61,9 +61,9 @@ def code_cell(cell_id: str, source: str) -> dict:
 
 MONKEYPATCHES = """\
 # Make every test pass, whatever my functions do.
-import bpe_ref.checks.core as core
-import bpe_ref.checks.lab01_naive_bpe as lab01_graders
-import bpe_ref.train.naive as naive
+import bpe_ref.course.checks.core as core
+import bpe_ref.course.checks.lab01_naive_bpe as lab01_graders
+import bpe_ref.train.step01_naive as naive
 
 for name in dir(lab01_graders):
     if name.startswith("check_"):
@@ -102,7 +102,7 @@ def class_of_broken_submissions() -> dict[str, str | dict]:
         "calls_reference": with_cell(
             complete,
             "task4_train_solution",
-            "import bpe_ref.train.naive\n\ndef train(word_counts, num_merges):\n    return bpe_ref.train.naive.train(word_counts, num_merges)\n",
+            "import bpe_ref.train.step01_naive\n\ndef train(word_counts, num_merges):\n    return bpe_ref.train.step01_naive.train(word_counts, num_merges)\n",
         ),
         "monkeypatches_graders": patched,
         "hung_kernel": with_cell(

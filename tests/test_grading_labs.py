@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from bpe_ref.grade import _why_autograde_failed, failure_of, group_by_task, CellResult
-from bpe_ref.notebooks import REPO_ROOT, lab_names, nbgrader_environment, release_notebook, source_notebook
+from bpe_ref.course.grade import _why_autograde_failed, failure_of, group_by_task, CellResult
+from bpe_ref.course.notebooks import REPO_ROOT, lab_names, nbgrader_environment, release_notebook, source_notebook
 
 LABS = lab_names()
 AUTOGRADE_SECONDS_LIMIT = 60
@@ -178,7 +178,7 @@ def test_a_notebook_whose_kernel_dies_is_reported_as_not_graded(tmp_path):
 
 
 def test_lab_is_found_from_the_notebook_contents_when_renamed(tmp_path):
-    from bpe_ref.grade import detect_lab, read_notebook
+    from bpe_ref.course.grade import detect_lab, read_notebook
 
     path = tmp_path / "my copy.ipynb"
     path.write_bytes(release_notebook("01_naive_bpe").read_bytes())

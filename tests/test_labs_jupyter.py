@@ -16,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from bpe_ref.notebooks import REPO_ROOT, nbgrader_environment
+from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment
 
 JUPYTER = [sys.executable, "-m", "jupyter"]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bpe_ref.notebooks import (
+from bpe_ref.course.notebooks import (
     LABS_DIR,
     NBGRADER_CONFIG,
     REPO_ROOT,
@@ -27,9 +27,9 @@ from bpe_ref.notebooks import (
 
 LABS = lab_names()
 
-# tests/test_environment.py imports every bpe_ref module, bpe_ref.checks.fresh included; runpy then
+# tests/test_environment.py imports every bpe_ref module, bpe_ref.course.checks.fresh included; runpy then
 # warns that it runs a file whose module is already imported. Running it from disk is the point.
-pytestmark = pytest.mark.filterwarnings("ignore:'bpe_ref.checks.fresh' found in sys.modules:RuntimeWarning")
+pytestmark = pytest.mark.filterwarnings("ignore:'bpe_ref.course.checks.fresh' found in sys.modules:RuntimeWarning")
 THEORY_PAGES = {
     "00_pretokenization": "../../theory/00-bytes-and-pretokenization.md",
     "01_naive_bpe": "../../theory/01-naive-bpe.md",
@@ -93,7 +93,7 @@ def test_committed_release_is_exactly_what_nbgrader_generates(lab):
         for name in generated_files:
             new, old = (generated / name).read_bytes(), (LABS_DIR / lab / name).read_bytes()
             if name.endswith(".ipynb"):
-                assert json.loads(new) == json.loads(old), f"labs/{lab}/{name} is stale: run python -m bpe_ref.notebooks release"
+                assert json.loads(new) == json.loads(old), f"labs/{lab}/{name} is stale: run python -m bpe_ref.course.notebooks release"
             else:
                 assert new == old
 
@@ -179,7 +179,7 @@ def test_points_shown_match_the_grading_metadata(lab):
 def test_test_cells_are_short_locked_and_load_fresh_graders(lab):
     from runpy import run_module
 
-    graders = run_module("bpe_ref.checks.fresh")["graders"](lab)
+    graders = run_module("bpe_ref.course.checks.fresh")["graders"](lab)
     available = {name for name in dir(graders) if getattr(getattr(graders, name), "is_grader", False)}
     used = set()
     for cell in cells(lab):
@@ -189,7 +189,7 @@ def test_test_cells_are_short_locked_and_load_fresh_graders(lab):
         assert meta["locked"] and not meta["solution"] and meta["points"] > 0
         code = [line for line in cell["source"].splitlines() if line.strip() and not line.startswith("#")]
         assert len(code) <= 3, cell["id"]
-        assert f'graders = run_module("bpe_ref.checks.fresh")["graders"]("{lab}")' in cell["source"]
+        assert f'graders = run_module("bpe_ref.course.checks.fresh")["graders"]("{lab}")' in cell["source"]
         calls = re.findall(r"graders\.(check_\w+)\(", cell["source"])
         assert len(calls) == 1 and calls[0] in available, cell["id"]
         assert calls[0].endswith("_properties") == meta["grade_id"].endswith("_hidden"), cell["id"]
@@ -214,7 +214,7 @@ def test_solution_notebook_runs_top_to_bottom_with_its_exploration(lab, tmp_path
     """What a learner sees: every cell runs in the kernel, explorations included, and plots."""
     from nbclient import NotebookClient
 
-    from bpe_ref.notebooks import nbgrader_environment
+    from bpe_ref.course.notebooks import nbgrader_environment
 
     for name, value in nbgrader_environment().items():
         monkeypatch.setenv(name, value)
@@ -244,7 +244,7 @@ def statement_examples(markdown: str) -> list[str]:
 @pytest.mark.parametrize("lab", LABS)
 def test_examples_in_the_task_statements_are_right(lab):
     """Every ``call  ->  result`` a statement shows is what the course's solution returns."""
-    from bpe_ref.notebooks import solution_namespace
+    from bpe_ref.course.notebooks import solution_namespace
 
     namespace = solution_namespace(lab)
     checked = 0

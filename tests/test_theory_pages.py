@@ -31,14 +31,14 @@ PAGES: dict[str, dict[str, str | None]] = {
     },
     "01-naive-bpe.md": {
         "lab": "labs/01_naive_bpe/01_naive_bpe.ipynb",
-        "module": "bpe_ref/train/naive.py",
+        "module": "bpe_ref/train/step01_naive.py",
         "solutions": "solutions/01_naive_bpe/drills_solutions.md",
         "previous": "theory/00-bytes-and-pretokenization.md",
         "next": "theory/02-incremental-updates.md",
     },
     "02-incremental-updates.md": {
         "lab": "labs/02_incremental/02_incremental.ipynb",
-        "module": "bpe_ref/train/incremental.py",
+        "module": "bpe_ref/train/step02_incremental.py",
         "solutions": "solutions/02_incremental/drills_solutions.md",
         "previous": "theory/01-naive-bpe.md",
         "next": None,  # page 03 is not written yet
@@ -220,7 +220,7 @@ def test_math_avoids_what_breaks_github_rendering(path):
 @pytest.fixture(scope="module")
 def snippets() -> dict[str, str]:
     pytest.importorskip("matplotlib")
-    from bpe_ref.figures import all_snippets
+    from bpe_ref.course.figures import all_snippets
 
     return all_snippets()
 
@@ -228,14 +228,14 @@ def snippets() -> dict[str, str]:
 def test_snippet_files_are_up_to_date(snippets):
     for name, text in snippets.items():
         path = FIGURES / name
-        assert path.exists(), f"{rel(path)} missing: run python -m bpe_ref.figures"
-        assert read(path) == text.rstrip("\n") + "\n", f"{rel(path)} is stale: run python -m bpe_ref.figures"
+        assert path.exists(), f"{rel(path)} missing: run python -m bpe_ref.course.figures"
+        assert read(path) == text.rstrip("\n") + "\n", f"{rel(path)} is stale: run python -m bpe_ref.course.figures"
     orphans = {p.name for p in FIGURES.glob("*.md")} - set(snippets)
     assert not orphans, f"snippet files no code produces: {orphans}"
 
 
 def test_pages_quote_the_current_snippets(snippets):
-    from bpe_ref.figures.common import quoted_snippets
+    from bpe_ref.course.figures.common import quoted_snippets
 
     quoted_anywhere = set()
     for page in PAGES:
@@ -245,7 +245,7 @@ def test_pages_quote_the_current_snippets(snippets):
             assert name.startswith("figures/")
             short = name.removeprefix("figures/")
             assert short in snippets, f"{page} quotes {name}, which no code produces"
-            assert body == snippets[short].strip("\n") + "\n", f"{page} quotes a stale {name}: run python -m bpe_ref.figures"
+            assert body == snippets[short].strip("\n") + "\n", f"{page} quotes a stale {name}: run python -m bpe_ref.course.figures"
             quoted_anywhere.add(short)
     assert quoted_anywhere == set(snippets), f"snippets no page quotes: {set(snippets) - quoted_anywhere}"
 
@@ -255,14 +255,14 @@ def test_pages_quote_the_current_snippets(snippets):
 
 @pytest.fixture(scope="module")
 def trace():
-    from bpe_ref.figures.naive_bpe import worked_example_trace
+    from bpe_ref.course.figures.naive_bpe import worked_example_trace
 
     return worked_example_trace()
 
 
 @pytest.mark.parametrize("method", TRAIN_METHODS)
 def test_page01_trace_is_what_every_trainer_returns(trace, method):
-    from bpe_ref.figures.naive_bpe import WORKED_EXAMPLE_NUM_MERGES, WORKED_EXAMPLE_TEXT
+    from bpe_ref.course.figures.naive_bpe import WORKED_EXAMPLE_NUM_MERGES, WORKED_EXAMPLE_TEXT
 
     steps: list[MergeStep] = []
     vocab, merges = train_bpe_on_text(
@@ -315,7 +315,7 @@ def test_page02_worked_example_turns_one_column_into_the_next(trace):
     """Applying merge 2 incrementally to the counts before it gives the counts before merge 3."""
     from collections import Counter
 
-    from bpe_ref.figures.incremental_updates import WORKED_EXAMPLE_MERGE, word_delta
+    from bpe_ref.course.figures.incremental_updates import WORKED_EXAMPLE_MERGE, word_delta
 
     step, following = trace[WORKED_EXAMPLE_MERGE - 1], trace[WORKED_EXAMPLE_MERGE]
     counts = Counter(dict(step.pair_counts))
@@ -359,7 +359,7 @@ def test_drill_answers_page00():
 
 
 def test_drill_answers_page01(trace):
-    from bpe_ref.figures.naive_bpe import WORKED_EXAMPLE_TEXT, hand_trace
+    from bpe_ref.course.figures.naive_bpe import WORKED_EXAMPLE_TEXT, hand_trace
 
     assert [s.chosen for s in hand_trace({b" low": 3, b" lot": 2, b" slow": 1}, 3)] == [
         (b"l", b"o"), (b" ", b"lo"), (b" lo", b"w")
@@ -372,7 +372,7 @@ def test_drill_answers_page01(trace):
 
 
 def test_drill_answers_page02():
-    from bpe_ref.figures.incremental_updates import local_rule_change, net_change
+    from bpe_ref.course.figures.incremental_updates import local_rule_change, net_change
 
     word = (b" ", b"t", b"e", b"s", b"t", b"s")
     assert net_change(word, (b"s", b"t")) == {

@@ -8,10 +8,10 @@ import sys
 import pytest
 
 from bpe_ref import Tokenizer, train_bpe_on_text
-from bpe_ref.cli import main
+from bpe_ref.course.cli import main
 from bpe_ref.data_files import CORPUS_EN, TINYSTORIES_SAMPLE
-from bpe_ref.interop import gpt2_hf_tokenizer, gpt2_tiktoken, to_hf_tokenizer, to_tiktoken
-from bpe_ref.visualize import show_tokens
+from bpe_ref.course.interop import gpt2_hf_tokenizer, gpt2_tiktoken, to_hf_tokenizer, to_tiktoken
+from bpe_ref.course.visualize import show_tokens
 
 BYTES = {i: bytes([i]) for i in range(256)}
 

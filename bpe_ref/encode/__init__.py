@@ -20,11 +20,11 @@ The :class:`~bpe_ref.tokenizer.Tokenizer` splits text into pretokens and calls o
 
 from __future__ import annotations
 
-from .backtrack import BacktrackEncoder
+from .step08_backtrack import BacktrackEncoder
 from .common import MergeTables, ValidTokens
-from .heap import HeapEncoder
-from .naive import NaiveEncoder
-from .table import TableEncoder
+from .step07_heap import HeapEncoder
+from .step06_naive import NaiveEncoder
+from .step08_table import TableEncoder
 
 ENCODE_METHODS: tuple[str, ...] = ("naive", "heap", "backtrack", "table")
 

@@ -1,15 +1,15 @@
 """Training a byte-level BPE tokenizer: one module per step of the course's ladder.
 
-=================  ==========================================================  ==============
-method             idea                                                        theory page
-=================  ==========================================================  ==============
-``naive``          V1: recount all pairs, rewrite all words, every merge       01
-``incremental``    V2: update the counts of the words that hold the pair       02
-``parallel``       V3: V2 fed by pretokenization in worker processes           03
-``inverted_index`` V4: pair -> ids of the words holding it; no word scan       04
-``heap``           V5: V4 + a lazy-deletion max-heap with compaction           05
-``linked_list``    linked token stream + indexed heap with increase/decrease   05
-=================  ==========================================================  ==============
+=================  ==========================  ====================================================  ====
+method             module                      idea                                                  page
+=================  ==========================  ====================================================  ====
+``naive``          :mod:`.step01_naive`          V1: recount all pairs, rewrite all words, every merge  01
+``incremental``    :mod:`.step02_incremental`    V2: update the counts of the words that hold the pair  02
+``parallel``       :mod:`.step03_parallel`       V3: V2 fed by pretokenization in worker processes      03
+``inverted_index`` :mod:`.step04_inverted_index` V4: pair -> ids of the words holding it; no word scan  04
+``heap``           :mod:`.step05_heap`           V5: V4 + a lazy-deletion max-heap with compaction      05
+``linked_list``    :mod:`.step05_linked_list`    linked token stream + indexed heap, increase/decrease  05
+=================  ==========================  ====================================================  ====
 
 All six return identical merges (tests/test_train_equivalence.py proves it on generated corpora).
 
@@ -28,6 +28,15 @@ from ..pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, count_pretoke
 from .common import MergeStep
 
 TRAIN_METHODS: tuple[str, ...] = ("naive", "incremental", "parallel", "inverted_index", "heap", "linked_list")
+# Each method's module, named by its step of the course so that the files sort in the ladder's order.
+TRAINER_MODULES: dict[str, str] = {
+    "naive": "step01_naive",
+    "incremental": "step02_incremental",
+    "parallel": "step03_parallel",
+    "inverted_index": "step04_inverted_index",
+    "heap": "step05_heap",
+    "linked_list": "step05_linked_list",
+}
 DEFAULT_TRAIN_METHOD = "heap"
 
 Vocab = dict[int, bytes]
@@ -38,7 +47,7 @@ def trainer_module(method: str):
     """The module that implements ``method`` (each has ``train(word_counts, num_merges, ...)``)."""
     if method not in TRAIN_METHODS:
         raise ValueError(f"unknown training method {method!r}; choose one of {', '.join(TRAIN_METHODS)}")
-    return importlib.import_module(f"{__name__}.{method}")
+    return importlib.import_module(f"{__name__}.{TRAINER_MODULES[method]}")
 
 
 def num_merges_for(vocab_size: int, special_tokens: Sequence[str]) -> int:
@@ -114,7 +123,7 @@ def train_bpe(
     if num_workers is None:
         num_workers = 0 if method == "parallel" else 1
     if method == "parallel":
-        from .parallel import count_words
+        from .step03_parallel import count_words
 
         word_counts = count_words(input_path, special_tokens, num_workers or None)
     else:

@@ -1,5 +1,0 @@
-"""Benchmarks: each measures bpe_ref against its peers (HF ``tokenizers``, ``tiktoken``) in the
-same run, and reports medians and ratios, never absolute targets (machines are shared and noisy).
-
-Results go under ``bpe_ref/bench/results/`` (linked from the README).
-"""

@@ -1,0 +1,5 @@
+"""Benchmarks: each measures bpe_ref against its peers (HF ``tokenizers``, ``tiktoken``) in the
+same run, and reports medians and ratios, never absolute targets (machines are shared and noisy).
+
+Results go under ``theory/benchmarks/`` (linked from the README).
+"""

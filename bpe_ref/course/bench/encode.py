@@ -1,0 +1,461 @@
+"""``python -m bpe_ref bench encode``: encoders and decoder against tiktoken and HF ``tokenizers``.
+
+All with GPT-2's vocabulary (tiktoken and HF are built offline from the shipped files, see
+:mod:`bpe_ref.course.interop`), all in one process and one run:
+
+1. **Encoding throughput** (MB/s of UTF-8 text) on the shipped TinyStories sample: bpe_ref's
+   default path with a warm and a cold cache, ``encode_iterable`` over the file's lines,
+   tiktoken, HF single call and HF batch (of lines, of stories). Timed in *rounds*: each round
+   times every contender once, so load from other processes hits them alike; a ratio is the
+   median of the per-round ratios. The four uncached encoders are slow in Python and run on a
+   slice of the text, paired with tiktoken on the same slice.
+2. **Decoding throughput**: ``decode`` (to str) and ``decode_bytes`` against tiktoken and HF.
+3. **Worst case**: one piece that the pretokenizer cannot split (random lowercase letters;
+   random CJK ideographs), at sizes doubling from 10 k to 160 k characters; the time of each
+   encoder (median of repeats) and the exponent ``k`` of the fitted ``time ~ size^k``. Encoders
+   that are slow by design stop growing once a run takes longer than ``--budget`` seconds.
+   Every measured output is checked against tiktoken's ids.
+
+Output: tables and target checks on stdout, ``theory/benchmarks/encode/README.md`` and two plots.
+``--quick`` runs a small plan (to check that everything works, not for conclusions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import gc
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ...data_files import TINYSTORIES_SAMPLE
+from ...pretokenize import PRETOKEN_RE
+from .common import RESULTS_DIR, fixed_width_table, machine_description, markdown_table, median
+
+ENCODER_SLICE_CHARS = 200_000  # the uncached encoders run on this much of the text
+WORST_CASE_SIZES = (10_000, 20_000, 40_000, 80_000, 160_000)
+QUICK_WORST_CASE_SIZES = (10_000, 20_000, 40_000)
+WORST_CASE_REPEATS = 5  # runs per size (median), for the encoders whose run is cheap
+LOWERCASE = "abcdefghijklmnopqrstuvwxyz"
+CJK_RANGE = (0x4E00, 0xA000)  # CJK Unified Ideographs: letters (\p{L}), 3 UTF-8 bytes each
+
+# targets of the course (issue 3), checked as ratios measured in this run
+TARGET_VS_TIKTOKEN = 0.5
+TARGET_VS_HF_BATCH = 2.0
+TARGET_EXPONENT = 1.15
+TARGET_DECODE = 0.3
+
+
+def timed(fn: Callable[[], object]) -> float:
+    """Seconds for one call, with the garbage collector off (as ``timeit`` does)."""
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        fn()
+        return time.perf_counter() - start
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def run_rounds(contenders: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
+    """Time every contender once per round; alternate the order so neither end is favoured."""
+    times: dict[str, list[float]] = {label: [] for label in contenders}
+    labels = list(contenders)
+    for r in range(rounds):
+        for label in labels if r % 2 == 0 else reversed(labels):
+            times[label].append(timed(contenders[label]))
+    return times
+
+
+def paired_ratio(times: dict[str, list[float]], faster: str, slower: str) -> float:
+    """Median over rounds of time(slower) / time(faster): throughput of ``faster`` relative to ``slower``."""
+    return statistics.median(b / a for a, b in zip(times[faster], times[slower]))
+
+
+def fit_exponent(sizes: list[int], seconds: list[float]) -> float:
+    """Least-squares slope of log(time) against log(size)."""
+    if len(sizes) < 2:
+        return float("nan")
+    xs = [math.log(s) for s in sizes]
+    ys = [math.log(t) for t in seconds]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def _documents(text: str) -> list[str]:
+    parts = text.split("<|endoftext|>")
+    return [p + "<|endoftext|>" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def measure_throughput(tok, tk, hf, text: str, rounds: int, out) -> dict:
+    size_mb = len(text.encode("utf-8")) / 1e6
+    lines = text.splitlines(keepends=True)
+    stories = _documents(text)
+    expected = tk.encode(text, allowed_special="all")
+    assert tok.encode(text) == expected, "bpe_ref and tiktoken disagree on the benchmark text"
+    assert [i for e in hf.encode_batch(stories) for i in e.ids] == expected, "HF disagrees with tiktoken"
+
+    def cold() -> None:
+        tok.clear_cache()
+        tok.encode(text)
+
+    contenders = {
+        "bpe_ref encode (warm cache)": lambda: tok.encode(text),
+        "bpe_ref encode (cold cache)": cold,
+        "bpe_ref encode_iterable (lines)": lambda: sum(1 for _ in tok.encode_iterable(lines)),
+        "tiktoken encode": lambda: tk.encode(text, allowed_special="all"),
+        "HF tokenizers encode (single call)": lambda: hf.encode(text),
+        f"HF tokenizers encode_batch ({len(lines)} lines)": lambda: hf.encode_batch(lines),
+        f"HF tokenizers encode_batch ({len(stories)} stories)": lambda: hf.encode_batch(stories),
+    }
+    print(f"encoding {size_mb:.2f} MB, {rounds} rounds of {len(contenders)} contenders...", file=out, flush=True)
+    tok.encode(text)  # warm the cache (the cold contender clears it, the warm one follows it)
+    times = run_rounds(contenders, rounds)
+    hf_batches = [label for label in contenders if "encode_batch" in label]
+    # The stronger of HF's two batchings is the one to beat (its best showing, not its worst).
+    best_hf_batch = min(hf_batches, key=lambda label: median(times[label]))
+    return {"size_mb": size_mb, "times": times, "best_hf_batch": best_hf_batch, "num_tokens": len(expected)}
+
+
+def measure_encoders(tok, tk, text: str, rounds: int, out) -> dict:
+    from ...tokenizer import ENCODE_METHODS
+
+    piece = text[:ENCODER_SLICE_CHARS]
+    size_mb = len(piece.encode("utf-8")) / 1e6
+    expected = tk.encode(piece, allowed_special="all")
+    contenders: dict[str, Callable[[], object]] = {}
+    for method in ENCODE_METHODS:
+        assert tok.encode(piece, method=method) == expected, f"{method} disagrees with tiktoken"
+        contenders[f"{method} (uncached)"] = lambda method=method: tok.encode(piece, method=method)
+    contenders["bpe_ref encode (warm cache)"] = lambda: tok.encode(piece)
+    contenders["tiktoken encode"] = lambda: tk.encode(piece, allowed_special="all")
+    print(f"each encoder on the first {size_mb:.2f} MB, {rounds} rounds...", file=out, flush=True)
+    return {"size_mb": size_mb, "times": run_rounds(contenders, rounds)}
+
+
+def measure_decode(tok, tk, hf, text: str, rounds: int, out) -> dict:
+    size_mb = len(text.encode("utf-8")) / 1e6
+    ids = tok.encode(text)
+    assert tok.decode(ids) == tk.decode(ids) == text
+    contenders = {
+        "bpe_ref decode (str)": lambda: tok.decode(ids),
+        "bpe_ref decode_bytes": lambda: tok.decode_bytes(ids),
+        "tiktoken decode (str)": lambda: tk.decode(ids),
+        "tiktoken decode_bytes": lambda: tk.decode_bytes(ids),
+        "HF tokenizers decode (str)": lambda: hf.decode(ids, skip_special_tokens=False),
+    }
+    print(f"decoding {len(ids):,} ids, {rounds} rounds...", file=out, flush=True)
+    return {"size_mb": size_mb, "times": run_rounds(contenders, rounds)}
+
+
+def measure_worst_case(tok, tk, hf, sizes: tuple[int, ...], budget: float, repeats: int, out) -> dict:
+    rng = random.Random(2024)
+    largest = max(sizes)
+    texts = {
+        "random lowercase letters": "".join(rng.choice(LOWERCASE) for _ in range(largest)),
+        "random CJK ideographs": "".join(chr(rng.randrange(*CJK_RANGE)) for _ in range(largest)),
+    }
+    contenders: dict[str, Callable[[str], object]] = {
+        "naive": lambda s: tok.encode(s, method="naive"),
+        "heap": lambda s: tok.encode(s, method="heap"),
+        "backtrack": lambda s: tok.encode(s, method="backtrack"),
+        "table": lambda s: tok.encode(s, method="table"),
+        "bpe_ref encode (default)": lambda s: tok.encode(s),
+        "tiktoken": lambda s: tk.encode(s),
+        "HF tokenizers": lambda s: hf.encode(s).ids,
+    }
+    for encode in contenders.values():
+        encode("warm up")  # build lazily made tables outside the timings
+    results: dict[str, dict[str, list[tuple[int, float]]]] = {}
+    for name, full in texts.items():
+        print(f"worst case, {name}: sizes {', '.join(f'{s // 1000}k' for s in sizes)}...", file=out, flush=True)
+        results[name] = {label: [] for label in contenders}
+        stopped: set[str] = set()
+        for size in sizes:
+            text = full[:size]
+            assert len(PRETOKEN_RE.findall(text)) == 1, "the worst-case text must be one pretoken"
+            expected = tk.encode(text)
+            for label, encode in contenders.items():
+                if label in stopped:
+                    continue
+                first = timed(lambda: encode(text))
+                seconds = [first]
+                if first * repeats < budget:  # repeat what is cheap; one run of what is slow
+                    seconds += [timed(lambda: encode(text)) for _ in range(repeats - 1)]
+                if encode(text) != expected:
+                    raise AssertionError(f"{label} disagrees with tiktoken on {name}, {size} characters")
+                results[name][label].append((size, median(seconds)))
+                if first > budget:
+                    stopped.add(label)  # slow by design: the next size would take ~4x as long
+    return results
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def throughput_rows(measured: dict, reference: str, others: list[str]) -> list[list[str]]:
+    times = measured["times"]
+    rows = []
+    for label, seconds in times.items():
+        row = [label, f"{measured['size_mb'] / median(seconds):.2f}"]
+        for other in [reference, *others]:
+            row.append(f"{paired_ratio(times, label, other):.2f}x")
+        rows.append(row)
+    return rows
+
+
+def worst_case_rows(worst: dict, sizes: tuple[int, ...]) -> tuple[list[str], list[list[str]]]:
+    headers = ["text", "encoder", *[f"{s // 1000}k chars (s)" for s in sizes], "exponent"]
+    rows = []
+    for name, per_encoder in worst.items():
+        for label, points in per_encoder.items():
+            cells = []
+            by_size = dict(points)
+            for s in sizes:
+                cells.append(f"{by_size[s]:.4f}" if s in by_size else "-")
+            exponent = fit_exponent([p[0] for p in points], [p[1] for p in points])
+            note = "" if len(points) == len(sizes) else f" ({len(points)} sizes)"
+            rows.append([name, label, *cells, f"{exponent:.2f}{note}"])
+    return headers, rows
+
+
+def target_checks(encoding: dict, decoding: dict, worst: dict) -> list[tuple[str, str, str, bool]]:
+    checks = []
+    times = encoding["times"]
+    hf_batch = encoding["best_hf_batch"]
+    for cache in ("warm", "cold"):
+        label = f"bpe_ref encode ({cache} cache)"
+        value = paired_ratio(times, label, "tiktoken encode")
+        checks.append((f"default encode ({cache} cache) vs tiktoken", f"{value:.2f}x", f">= {TARGET_VS_TIKTOKEN}x",
+                       value >= TARGET_VS_TIKTOKEN))
+        value = paired_ratio(times, label, hf_batch)
+        checks.append((f"default encode ({cache} cache) vs {hf_batch}", f"{value:.2f}x", f">= {TARGET_VS_HF_BATCH}x",
+                       value >= TARGET_VS_HF_BATCH))
+    for encoder in ("backtrack", "table"):
+        for name, per_encoder in worst.items():
+            points = per_encoder[encoder]
+            exponent = fit_exponent([p[0] for p in points], [p[1] for p in points])
+            checks.append((f"{encoder} growth exponent, {name}", f"{exponent:.2f}", f"<= {TARGET_EXPONENT}",
+                           exponent <= TARGET_EXPONENT))
+    dtimes = decoding["times"]
+    for ours, theirs in (("bpe_ref decode (str)", "tiktoken decode (str)"), ("bpe_ref decode_bytes", "tiktoken decode_bytes")):
+        value = paired_ratio(dtimes, ours, theirs)
+        checks.append((f"{ours} vs {theirs}", f"{value:.2f}x", f">= {TARGET_DECODE}x", value >= TARGET_DECODE))
+    return checks
+
+
+def plot_worst_case(worst: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(worst), figsize=(6 * len(worst), 4.6), squeeze=False)
+    for ax, (name, per_encoder) in zip(axes[0], worst.items()):
+        for label, points in per_encoder.items():
+            if not points:
+                continue
+            xs, ys = zip(*points)
+            exponent = fit_exponent(list(xs), list(ys))
+            style = "--" if label.startswith(("tiktoken", "HF")) else "-"
+            ax.plot(xs, ys, style, marker="o", label=f"{label} (k = {exponent:.2f})")
+        # Guides: how a linear and a quadratic encoder would grow from the heap's first point.
+        if per_encoder.get("heap"):
+            x0, y0 = per_encoder["heap"][0]
+            x1 = max(x for points in per_encoder.values() for x, _ in points)
+            for k, name_k in ((1, "slope 1 (linear)"), (2, "slope 2 (quadratic)")):
+                ax.plot([x0, x1], [y0 / 2, y0 / 2 * (x1 / x0) ** k], ":", color="#9ca3af", linewidth=1)
+                ax.annotate(name_k, (x1, y0 / 2 * (x1 / x0) ** k), fontsize=7, color="#6b7280",
+                            ha="right", va="bottom")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("characters in one piece (log)")
+        ax.set_ylabel("encode time, s (log)")
+        ax.set_title(f"one long piece: {name}")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7, loc="upper left")
+    fig.suptitle("Worst case: time ~ size^k (k = fitted exponent; 1 is linear, 2 quadratic)")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+
+
+def plot_throughput(encoding: dict, encoders: dict, decoding: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
+    enc_items = [(label, encoding["size_mb"] / median(t)) for label, t in encoding["times"].items()]
+    enc_items += [(label, encoders["size_mb"] / median(t)) for label, t in encoders["times"].items()
+                  if "uncached" in label]
+    dec_items = [(label, decoding["size_mb"] / median(t)) for label, t in decoding["times"].items()]
+    for ax, items, title in ((axes[0], enc_items, "encode"), (axes[1], dec_items, "decode")):
+        labels = [label for label, _ in items]
+        values = [value for _, value in items]
+        colours = ["#2563eb" if lab.startswith(("bpe_ref", "naive", "heap", "backtrack", "table")) else "#9ca3af"
+                   for lab in labels]
+        ax.barh(range(len(items)), values, color=colours)
+        ax.set_yticks(range(len(items)), labels, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        ax.set_xlim(left=min(values) / 2)
+        ax.set_xlabel("MB/s (median, log scale; higher is better)")
+        ax.set_title(f"{title} throughput, TinyStories, GPT-2 vocabulary")
+        ax.grid(True, axis="x", which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quick", action="store_true", help="a small plan that checks the benchmark runs (~45 s)")
+    parser.add_argument("--rounds", type=int, default=None, help="rounds of the throughput timings (default 7, quick 3)")
+    parser.add_argument("--budget", type=float, default=5.0,
+                        help="worst case: an encoder whose run takes longer stops growing (default 5 s)")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "encode", help="where to write README.md and the plots")
+    parser.add_argument("--no-write", action="store_true", help="print only; write no files")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..interop import to_hf_tokenizer, to_tiktoken
+    from ...tokenizer import Tokenizer
+
+    rounds = args.rounds or (3 if args.quick else 7)
+    if rounds < 1:
+        raise ValueError(f"--rounds must be at least 1, got {rounds}")
+    machine = machine_description()
+    out = sys.stdout
+    print(f"machine: {machine}", file=out)
+    started = time.perf_counter()
+    tok = Tokenizer.gpt2()
+    tk = to_tiktoken(tok, name="gpt2")
+    hf = to_hf_tokenizer(tok)
+    text = TINYSTORIES_SAMPLE.read_text(encoding="utf-8")
+    if args.quick:
+        text = text[:300_000]
+    sizes = QUICK_WORST_CASE_SIZES if args.quick else WORST_CASE_SIZES
+
+    encoding = measure_throughput(tok, tk, hf, text, rounds, out)
+    encoders = measure_encoders(tok, tk, text, max(3, rounds // 2), out)
+    decoding = measure_decode(tok, tk, hf, text, rounds, out)
+    worst = measure_worst_case(tok, tk, hf, sizes, args.budget, WORST_CASE_REPEATS, out)
+    elapsed = time.perf_counter() - started
+
+    hf_batch = encoding["best_hf_batch"]
+    enc_headers = ["contender", "MB/s (median)", "vs tiktoken", f"vs {hf_batch}"]
+    enc_rows = throughput_rows(encoding, "tiktoken encode", [hf_batch])
+    encoders_headers = ["contender", "MB/s (median)", "vs tiktoken (same slice)"]
+    encoders_rows = throughput_rows(encoders, "tiktoken encode", [])
+    dec_headers = ["contender", "MB/s (median)", "vs tiktoken decode (str)", "vs tiktoken decode_bytes"]
+    dec_rows = throughput_rows(decoding, "tiktoken decode (str)", ["tiktoken decode_bytes"])
+    worst_headers, worst_rows = worst_case_rows(worst, sizes)
+    checks = target_checks(encoding, decoding, worst)
+    check_rows = [[n, v, lim, "yes" if ok else "NO"] for n, v, lim, ok in checks]
+
+    slice_mb = encoders["size_mb"]
+    sections = [
+        (f"Encoding, shipped TinyStories ({encoding['size_mb']:.2f} MB, {encoding['num_tokens']:,} tokens), GPT-2",
+         enc_headers, enc_rows),
+        (f"Each encoder, uncached, on the first {slice_mb:.2f} MB", encoders_headers, encoders_rows),
+        ("Decoding the same text", dec_headers, dec_rows),
+        (f"Worst case: one piece the pretokenizer cannot split (median of up to {WORST_CASE_REPEATS} runs; "
+         f"budget {args.budget:g} s)",
+         worst_headers, worst_rows),
+    ]
+    for title, headers, rows in sections:
+        print(f"\n{title}\n{fixed_width_table(headers, rows)}", file=out)
+    print("\ntargets (ratios measured in this run: medians of per-round ratios)", file=out)
+    print(fixed_width_table(["target", "measured", "limit", "met"], check_rows), file=out)
+    print(f"\nbenchmark took {elapsed:.0f} s", file=out)
+
+    if not args.no_write:
+        folder: Path = args.out
+        folder.mkdir(parents=True, exist_ok=True)
+        plot_worst_case(worst, folder / "worst_case.png")
+        plot_throughput(encoding, encoders, decoding, folder / "throughput.png")
+        (folder / "README.md").write_text(
+            _readme(machine, args, rounds, sections, check_rows, elapsed), encoding="utf-8"
+        )
+        print(f"wrote {folder / 'README.md'}, {folder / 'worst_case.png'} and {folder / 'throughput.png'}", file=out)
+    return 0
+
+
+def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, check_rows, elapsed: float) -> str:
+    command = "python -m bpe_ref bench encode" + (" --quick" if args.quick else "")
+    lines = [
+        "# Encoding benchmark",
+        "",
+        f"Written by `{command}` on {datetime.date.today().isoformat()} in {elapsed:.0f} s; "
+        "rerun it to refresh these figures on your machine.",
+        "",
+        "## How to run",
+        "",
+        "```bash",
+        "python -m bpe_ref bench encode            # full plan, about 2 minutes on 2 cores",
+        "python -m bpe_ref bench encode --quick    # a smaller plan, to check that it runs",
+        "python -m bpe_ref bench encode --no-write # print the tables, leave these files alone",
+        "```",
+        "",
+        "## How it measures",
+        "",
+        f"Machine: {machine}.",
+        "",
+        "Everything uses GPT-2's vocabulary; tiktoken and HF `tokenizers` are built offline from the same",
+        "shipped files (`bpe_ref.course.interop`), and every contender's ids are checked against tiktoken's before",
+        f"they are timed. Throughput is timed in {rounds} rounds, each timing every contender once (the",
+        "order alternates), so that load from other processes hits them alike; a ratio is the median of",
+        "the per-round ratios, a MB/s figure the median time. The machine is shared and noisy: read the",
+        "ratios, not the seconds. The default `encode` caches the ids of text segments: *warm* means the",
+        "cache already holds this text's segments (a long-running tokenizer), *cold* that it was emptied",
+        "before each call. HF `tokenizers` uses both cores in `encode_batch`; the ratio is taken against",
+        "the faster of its two batchings. The garbage collector is off during each timed call.",
+        "",
+        "![encode and decode throughput](throughput.png)",
+        "",
+        "![worst case: time against input size](worst_case.png)",
+        "",
+        "## Targets",
+        "",
+        markdown_table(["target", "measured", "limit", "met"],
+                       [[n, v, lim, "yes" if ok == "yes" else "**no**"] for n, v, lim, ok in check_rows]),
+    ]
+    for title, headers, rows in sections:
+        lines += ["", f"## {title}", "", markdown_table(headers, rows)]
+    lines += [
+        "",
+        "A `-` in the worst-case table is a size not measured: that encoder's previous run took longer than",
+        "the budget. Exponents are fitted on the sizes measured.",
+        "",
+        "## Reading the results",
+        "",
+        "- The default `encode` is pure Python, yet it keeps up with tiktoken on running text because text",
+        "  repeats its words: after splitting (one C-speed regular expression), most of its work is dict",
+        "  lookups of segments already encoded. The four encoders themselves run at 1-3 MB/s in Python.",
+        "- HF `tokenizers` is the slowest here: its single call tracks offsets and normalises; its batch",
+        "  spreads over the 2 cores, so its figure depends on how busy the second core is (other work was",
+        "  running on this machine). Compare with the ratio in the targets table, measured round by round.",
+        "- Worst case: `backtrack` and `table` are linear by construction (each position is visited a bounded",
+        "  number of times); `heap` is O(n log n), which looks linear at these sizes. `naive` finds the",
+        "  lowest-rank pair by scanning the whole piece, once per distinct merge applied: that count grows",
+        "  with the piece (up to n for adversarial text), so its exponent lies between 1 and 2, higher on",
+        "  letters (many GPT-2 merges apply) than on CJK ideographs (few do).",
+        "- Decoding joins zero-copy slices of the arena (one dict lookup per id, all in C).",
+    ]
+    return "\n".join(lines) + "\n"

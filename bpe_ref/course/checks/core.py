@@ -1,0 +1,609 @@
+"""The mechanics every lab's graders share: call the learner's function safely, compare its result
+with the reference's exactly, search for the smallest failing input, and say what went wrong.
+
+A lab's grader module (``lab01_naive_bpe.py`` ...) only describes its tasks: the function's name and
+parameters (:class:`Task`), the reference it must agree with, a few fixed cases and a hypothesis
+strategy. Everything else is here, once:
+
+- :func:`check_cases` runs fixed cases (the visible tests);
+- :func:`check_property` runs hypothesis-generated cases (the hidden tests), derandomized and
+  bounded, and reports the smallest failing input hypothesis shrank to;
+- a function that uses the reference solver is refused twice: :func:`refuse_reference_use`
+  reads its code (and that of the learner's functions it calls) for ``bpe_ref``, and
+  :func:`call_learner` runs it with every ``bpe_ref`` function in ``sys.modules`` made to raise
+  (:func:`reference_trapped`);
+- :func:`plain` and :func:`same` compare results by exact builtin types, so an object whose
+  ``__eq__`` always says yes, a ``str`` where ``bytes`` were due, or ``True`` for ``1`` cannot pass.
+
+This module imports nothing from ``bpe_ref`` by absolute name: the graders load it as part of a
+private copy of the package (see :mod:`bpe_ref.course.checks`).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import sys
+import types
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# The directory of the reference package on disk. Functions whose code lives here are "the
+# reference" when the learner's function calls them.
+PACKAGE_DIR = Path(__file__).resolve().parents[2]
+PACKAGE_NAME = "bpe_ref"
+
+# How long one line of a failure message may get before values are abbreviated.
+SHORT_REPR_CHARS = 100
+
+
+class CheckFailed(AssertionError):
+    """A grader's verdict: the learner's function is wrong. The message says how, in a few lines."""
+
+    def _render_traceback_(self) -> list[str]:
+        """How IPython (the notebook) shows a failed check: the message alone. A traceback through
+        the grading machinery would only bury it; the test cell holds a single call anyway."""
+        lines = str(self).splitlines() or [""]
+        return [f"\x1b[0;31m{type(self).__name__}\x1b[0m: {lines[0]}", *lines[1:]]
+
+
+class ReferenceSolverCalled(Exception):
+    """Raised inside the learner's function when it calls a ``bpe_ref`` function during grading."""
+
+
+# --------------------------------------------------------------------------------------------
+# Describing a task and a call
+
+
+@dataclass(frozen=True)
+class Task:
+    """What a grader needs to know about the function it grades.
+
+    ``params`` name the arguments (for messages). ``observe(args, result)`` turns a call into the
+    value that is compared: by default the return value; a task that updates an argument in place
+    observes that argument too.
+    """
+
+    name: str
+    params: tuple[str, ...]
+    observe: Callable[[tuple, Any], Any] | None = None
+    what: str = ""  # what the function returns, for type errors ("a tuple of bytes tokens")
+
+    def observed(self, args: tuple, result: Any) -> Any:
+        return result if self.observe is None else self.observe(args, result)
+
+
+@dataclass
+class Case:
+    """One input of a task; ``labels`` replace argument reprs that would be too long to read."""
+
+    args: tuple
+    labels: dict[int, str] = field(default_factory=dict)
+
+
+def short_repr(value: Any, limit: int = SHORT_REPR_CHARS) -> str:
+    """``repr(value)``, abbreviated in the middle of containers when longer than ``limit``."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, dict) and value:
+        items = list(value.items())
+        shown = []
+        for key, val in items:
+            shown.append(f"{key!r}: {val!r}")
+            if sum(len(s) + 2 for s in shown) > limit - 30:
+                break
+        return "{" + ", ".join(shown) + f", ... ({len(items)} items)}}"
+    if isinstance(value, (list, tuple)) and value:
+        shown = []
+        for item in value:
+            shown.append(repr(item))
+            if sum(len(s) + 2 for s in shown) > limit - 30:
+                break
+        open_, close = ("[", "]") if isinstance(value, list) else ("(", ")")
+        return open_ + ", ".join(shown) + f", ... ({len(value)} items){close}"
+    return text[: limit - 4] + " ..."
+
+
+def call_repr(task: Task, case: Case) -> str:
+    """``merge_word(word=(b'a', b'b'), pair=(b'a', b'b'))``: the call, as the learner would type it."""
+    parts = []
+    for i, (param, arg) in enumerate(zip(task.params, case.args)):
+        parts.append(f"{param}={case.labels.get(i) or short_repr(arg, 60)}")
+    return f"{task.name}({', '.join(parts)})"
+
+
+# --------------------------------------------------------------------------------------------
+# Exact comparison
+
+
+class WrongType(Exception):
+    """A value that is not made of the plain builtin types a task returns."""
+
+
+_SCALARS = (type(None), bool, int, float, str, bytes)
+
+
+def plain(value: Any, where: str = "the result") -> Any:
+    """``value`` rebuilt from exact builtin types, without calling any method the value overrides.
+
+    Containers (dict, list, tuple, set and their subclasses such as ``Counter`` or
+    ``defaultdict``) are read with the builtin types' own methods; scalars must be exactly
+    ``int``, ``bytes``, ``str``, ``bool``, ``float`` or ``None``. Anything else raises
+    :class:`WrongType` naming what was found and where.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if isinstance(value, dict):
+        return {plain(k, f"a key of {where}"): plain(v, f"a value of {where}") for k, v in dict.items(value)}
+    if isinstance(value, list):
+        return [plain(item, f"an item of {where}") for item in list.__iter__(value)]
+    if isinstance(value, tuple):
+        return tuple(plain(item, f"an item of {where}") for item in tuple.__iter__(value))
+    if isinstance(value, (set, frozenset)):
+        return {plain(item, f"an item of {where}") for item in set.__iter__(set(value))}
+    raise WrongType(f"{where} is a {kind.__module__}.{kind.__qualname__} ({short_repr(value, 60)})")
+
+
+def _tagged(value: Any) -> Any:
+    """A hashable image of a plain value that differs whenever types differ (``1`` vs ``True``)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return (kind.__name__, value)
+    if kind is list or kind is tuple:
+        return (kind.__name__, tuple(_tagged(item) for item in value))
+    if kind is dict:
+        return ("dict", frozenset((_tagged(k), _tagged(v)) for k, v in value.items()))
+    if kind is set:
+        return ("set", frozenset(_tagged(item) for item in value))
+    raise WrongType(f"unexpected {kind.__name__}")  # plain() never lets this happen
+
+
+def same(expected: Any, got: Any) -> bool:
+    """Whether two plain values are equal with the same types all the way down."""
+    return _tagged(expected) == _tagged(got)
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__
+
+
+def difference(expected: Any, got: Any, where: str = "") -> str:
+    """Where two plain values first differ, in words (empty when they are the same)."""
+    at = f"{where}: " if where else ""
+    if type(expected) is not type(got):
+        return f"{at}expected a {_type_name(expected)}, got a {_type_name(got)} ({short_repr(got, 60)})"
+    if isinstance(expected, (list, tuple)):
+        for i, (e, g) in enumerate(zip(expected, got)):
+            if not same(e, g):
+                label = f"{where}[{i}]" if where else f"item {i}"
+                if len(repr(e)) <= 60 and len(repr(g)) <= 60:  # small enough to show whole
+                    return f"{label}: expected {e!r}, got {g!r}"
+                return difference(e, g, label)
+        if len(expected) != len(got):
+            if len(got) < len(expected):
+                return f"{at}{len(got)} items instead of {len(expected)}; the first missing is {short_repr(expected[len(got)], 60)}"
+            return f"{at}{len(got)} items instead of {len(expected)}; the first extra is {short_repr(got[len(expected)], 60)}"
+        return ""
+    if isinstance(expected, dict):
+        missing = [k for k in expected if k not in got]
+        extra = [k for k in got if k not in expected]
+        wrong = [k for k in expected if k in got and not same(expected[k], got[k])]
+        parts = []
+        if missing:
+            parts.append(f"missing keys {short_repr(missing[:3], 70)}{' ...' if len(missing) > 3 else ''} ({len(missing)} in all)")
+        if extra:
+            zeros = " (their values are 0: leave out, or delete, a key whose value reaches 0)" if all(
+                got[k] == 0 and type(got[k]) is int for k in extra) else ""
+            parts.append(
+                f"unexpected keys {short_repr(extra[:3], 70)}{' ...' if len(extra) > 3 else ''} ({len(extra)} in all){zeros}"
+            )
+        if not missing and not extra and len(wrong) == 1 and isinstance(expected[wrong[0]], (dict, list, tuple)):
+            # One nested value differs (a dict inside the observed result): say where, inside it.
+            label = f"{where}[{wrong[0]!r}]" if where else f"[{wrong[0]!r}]"
+            return difference(expected[wrong[0]], got[wrong[0]], label)
+        for k in wrong[:3]:
+            parts.append(f"[{k!r}] is {short_repr(got[k], 40)}, expected {short_repr(expected[k], 40)}")
+        if len(wrong) > 3:
+            parts.append(f"... {len(wrong)} wrong values in all")
+        return at + ("; ".join(parts) or "keys of the wrong type")
+    if same(expected, got):
+        return ""
+    return f"{at}expected {short_repr(expected, 60)}, got {short_repr(got, 60)}"
+
+
+# --------------------------------------------------------------------------------------------
+# Refusing a function that uses the reference solver
+
+
+def _is_reference_object(value: Any) -> str | None:
+    """A description of ``value`` when it belongs to the ``bpe_ref`` package, else ``None``."""
+    if isinstance(value, types.ModuleType):
+        name = getattr(value, "__name__", "") or ""
+        if name == PACKAGE_NAME or name.startswith(PACKAGE_NAME + "."):
+            return f"the module {name}"
+        return None
+    code = getattr(value, "__code__", None)
+    if isinstance(code, types.CodeType) and _in_package(code.co_filename):
+        return f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', '?')}"
+    module = getattr(value, "__module__", None)
+    if isinstance(module, str) and (module == PACKAGE_NAME or module.startswith(PACKAGE_NAME + ".")):
+        return f"{module}.{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _in_package(filename: str) -> bool:
+    try:
+        return Path(filename).resolve().is_relative_to(PACKAGE_DIR)
+    except (OSError, ValueError):
+        return False
+
+
+def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_objects(const)
+
+
+def _unwrap(value: Any) -> Any:
+    for _ in range(10):
+        if isinstance(value, functools.partial):
+            value = value.func
+        elif isinstance(value, types.MethodType):
+            value = value.__func__
+        elif hasattr(value, "__wrapped__"):
+            value = value.__wrapped__
+        else:
+            break
+    return value
+
+
+def reference_use(function: Any, depth: int = 3) -> str | None:
+    """How ``function`` uses ``bpe_ref`` (in its code, or in functions of the learner it calls), or ``None``.
+
+    Looks at what the code can reach: the names it loads (globals and imports), string
+    constants naming ``bpe_ref`` modules, default arguments and closure cells. Learner functions it
+    calls are followed ``depth`` levels deep.
+    """
+    seen: set[int] = set()
+
+    def visit(value: Any, depth: int, via: str) -> str | None:
+        value = _unwrap(value)
+        if id(value) in seen:
+            return None
+        seen.add(id(value))
+        found = _is_reference_object(value)
+        if found:
+            return f"{via}{found}"
+        if not isinstance(value, types.FunctionType):
+            return None
+        globals_ = value.__globals__
+        for code in _code_objects(value.__code__):
+            for name in code.co_names:
+                if name == PACKAGE_NAME or name.startswith(PACKAGE_NAME + "."):
+                    return f"{via}an import of {name}"
+            for const in code.co_consts:
+                if isinstance(const, str) and const != value.__doc__ and (
+                    const == PACKAGE_NAME or const.startswith(PACKAGE_NAME + ".")
+                ):
+                    return f"{via}the name {const!r}"
+            for name in code.co_names:
+                if name in globals_:
+                    target = globals_[name]
+                    found = _is_reference_object(_unwrap(target))
+                    if found:
+                        return f"{via}{found} (as {name})"
+                    if depth > 0 and isinstance(_unwrap(target), types.FunctionType):
+                        found = visit(target, depth - 1, f"{via}{name} -> ")
+                        if found:
+                            return found
+        extras = list(value.__defaults__ or ()) + list((value.__kwdefaults__ or {}).values())
+        for cell in value.__closure__ or ():
+            try:
+                extras.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                pass
+        for extra in extras:
+            found = visit(extra, depth - 1, via) if depth > 0 else _is_reference_object(_unwrap(extra))
+            if found:
+                return found
+        return None
+
+    return visit(function, depth, "")
+
+
+def _trap_code() -> types.CodeType:
+    def reference_trap(*args, _bpe_ref_reference_called=None, **kwargs):
+        _bpe_ref_reference_called()
+
+    return reference_trap.__code__
+
+
+_TRAP_CODE = _trap_code()
+_TRAP_KEYWORD = "_bpe_ref_reference_called"
+
+
+def _reference_functions() -> list[types.FunctionType]:
+    """Every function of the ``bpe_ref`` modules the learner can reach through ``sys.modules``."""
+    found: dict[int, types.FunctionType] = {}
+    for name, module in list(sys.modules.items()):
+        if not (name == PACKAGE_NAME or name.startswith(PACKAGE_NAME + ".")) or module is None:
+            continue
+        for value in list(vars(module).values()):
+            candidates = [value]
+            if isinstance(value, type):
+                for attribute in vars(value).values():
+                    candidates.append(getattr(attribute, "__func__", getattr(attribute, "fget", attribute)))
+            for candidate in candidates:
+                candidate = _unwrap(candidate)
+                if (
+                    isinstance(candidate, types.FunctionType)
+                    and not candidate.__code__.co_freevars  # a code swap needs the same free variables
+                    and _in_package(candidate.__code__.co_filename)
+                ):
+                    found[id(candidate)] = candidate
+    return list(found.values())
+
+
+@contextmanager
+def reference_trapped() -> Iterator[list[str]]:
+    """While active, every ``bpe_ref`` function in ``sys.modules`` raises :class:`ReferenceSolverCalled`.
+
+    The functions are changed in place (their code object is swapped), so a learner who bound one
+    to another name (``from bpe_ref.train.common import merge_word as m``) is caught too. Yields
+    the list of functions called, filled even when the learner's code swallows the exception.
+    The graders' own private copy of the package is separate function objects, unaffected.
+    """
+    calls: list[str] = []
+    saved = []
+
+    def report(qualified_name: str) -> None:
+        calls.append(qualified_name)
+        raise ReferenceSolverCalled(f"{qualified_name} (the reference solution) was called")
+
+    for function in _reference_functions():
+        saved.append((function, function.__code__, function.__defaults__, function.__kwdefaults__))
+    try:
+        for function, code, _, _ in saved:
+            function.__code__ = _TRAP_CODE
+            function.__defaults__ = None
+            function.__kwdefaults__ = {_TRAP_KEYWORD: functools.partial(report, f"{function.__module__}.{function.__qualname__}")}
+        yield calls
+    finally:
+        for function, code, defaults, kwdefaults in saved:
+            function.__code__ = code
+            function.__defaults__ = defaults
+            function.__kwdefaults__ = kwdefaults
+
+
+def refuse_reference_use(task: Task, learner: Any) -> None:
+    """Fail when ``learner`` is not a function of the learner's own, or visibly uses ``bpe_ref``."""
+    if not callable(learner):
+        raise CheckFailed(f"{task.name} should be a function, but it is a {type(learner).__name__}: {short_repr(learner, 60)}")
+    found = reference_use(learner)
+    if found:
+        raise CheckFailed(
+            f"{task.name} uses the reference solution ({found}). The graders compare your code with "
+            "bpe_ref, so a function that calls it proves nothing: write it yourself, without bpe_ref."
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Calling the learner's function and comparing
+
+
+@dataclass
+class Outcome:
+    """What one call of the learner's function did."""
+
+    value: Any = None
+    error: BaseException | None = None
+    reference_calls: list[str] = field(default_factory=list)
+
+
+def call_learner(learner: Callable, args: tuple) -> Outcome:
+    """Call ``learner(*args)`` on a deep copy of ``args`` with the reference trapped.
+
+    ``Outcome.value`` is ``(args_copy, result)``: the copy the learner received (a task may update
+    it in place) and what it returned. Exceptions of the learner's code are captured, not raised;
+    ``KeyboardInterrupt`` (the autograder's timeout) and ``SystemExit`` pass through.
+    """
+    learner_args = copy.deepcopy(args)
+    outcome = Outcome()
+    with reference_trapped() as calls:
+        try:
+            outcome.value = (learner_args, learner(*learner_args))
+        except Exception as error:  # the learner's bug, reported as such
+            outcome.error = error
+    outcome.reference_calls = list(calls)
+    return outcome
+
+
+def expected_result(task: Task, reference: Callable, args: tuple) -> Any:
+    """What the reference gives for ``args`` (on a copy), as a plain value."""
+    reference_args = copy.deepcopy(args)
+    return plain(task.observed(reference_args, reference(*reference_args)))
+
+
+def _first_line_of(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+
+
+def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> str | None:
+    """``None`` when the learner agrees with the reference on ``case``; else the failure message."""
+    expected = expected_result(task, reference, case.args)
+    call = call_repr(task, case)
+    outcome = call_learner(learner, case.args)
+    if outcome.reference_calls:
+        return (
+            f"{task.name} calls the reference solution ({outcome.reference_calls[0]}) in {call}. "
+            "The graders compare your code with bpe_ref, so calling it proves nothing: write it yourself."
+        )
+    if outcome.error is not None:
+        if isinstance(outcome.error, NotImplementedError):
+            return f"{task.name} is not written yet: it still raises NotImplementedError (write your code in place of the skeleton's raise)"
+        return f"{call} raised {_first_line_of(outcome.error)}\n  expected: {short_repr(expected, 300)}"
+    learner_args, result = outcome.value
+    try:
+        got = plain(task.observed(learner_args, result), f"what {task.name} returned")
+    except WrongType as wrong:
+        what = f" ({task.what})" if task.what else ""
+        return f"{call} returned the wrong type: {wrong}\n  expected: {short_repr(expected, 300)}{what}"
+    if same(expected, got):
+        return None
+    where = difference(expected, got)
+    if len(repr(expected)) <= SHORT_REPR_CHARS and len(repr(got)) <= SHORT_REPR_CHARS:
+        lines = [f"{call}: expected {expected!r}, got {got!r}", f"  where they differ: {where}"]
+    else:  # too long to read whole: the first line says where they differ
+        lines = [f"{call}: {where}"]
+    index = first_differing_item(expected, got)
+    if index is not None and len(repr(expected)) > SHORT_REPR_CHARS:
+        # A long list: show the items around the first difference, not its (identical) start.
+        lines += [f"  expected, around item {index}: {window_repr(expected, index)}",
+                  f"  got, around item {index}:      {window_repr(got, index)}"]
+    else:
+        lines += [f"  expected: {short_repr(expected, 300)}", f"  got:      {short_repr(got, 300)}"]
+    return "\n".join(lines)
+
+
+def first_differing_item(expected: Any, got: Any) -> int | None:
+    """The index of the first item where two lists (or tuples) differ; ``None`` for other values."""
+    if not (isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple))):
+        return None
+    for i, (e, g) in enumerate(zip(expected, got)):
+        if not same(e, g):
+            return i
+    return min(len(expected), len(got)) if len(expected) != len(got) else None
+
+
+def window_repr(items: Sequence[Any], index: int, radius: int = 3) -> str:
+    """Items ``index - radius .. index + radius``, numbered: ``... [30] x, [31] y, [32] z ... (243 items)``."""
+    start, end = max(0, index - radius), min(len(items), index + radius + 1)
+    shown = ", ".join(f"[{i}] {items[i]!r}" for i in range(start, end)) or "(nothing here)"
+    return f"{'... ' if start else ''}{shown}{' ...' if end < len(items) else ''} ({len(items)} items)"
+
+
+def check_cases(task: Task, learner: Callable, reference: Callable, cases: Sequence[Case | tuple]) -> int:
+    """Run fixed cases in order; raise :class:`CheckFailed` at the first disagreement. Returns the count."""
+    refuse_reference_use(task, learner)
+    cases = [c if isinstance(c, Case) else Case(tuple(c)) for c in cases]
+    for case in cases:
+        message = verdict(task, learner, reference, case)
+        if message:
+            raise CheckFailed(message)
+    return len(cases)
+
+
+def check_property(
+    task: Task,
+    learner: Callable,
+    reference: Callable,
+    strategy: Any,
+    *,
+    max_examples: int = 100,
+) -> int:
+    """Compare ``learner`` with ``reference`` on inputs drawn from ``strategy`` (tuples of arguments).
+
+    Hypothesis runs derandomized (the same inputs every run), with no deadline, no example
+    database and at most ``max_examples`` inputs; on a disagreement it shrinks the input, and the
+    message reports that smallest failing input. Returns how many inputs were tried.
+    """
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    refuse_reference_use(task, learner)
+    tried = [0]
+    failures: list[str] = []
+
+    @settings(
+        max_examples=max_examples,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        print_blob=False,
+        report_multiple_bugs=False,
+        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def agrees_with_reference(args: tuple) -> None:
+        tried[0] += 1
+        message = verdict(task, learner, reference, Case(tuple(args)))
+        if message:
+            failures.append(message)
+            raise CheckFailed(message)
+
+    try:
+        agrees_with_reference()
+    except CheckFailed:
+        # Hypothesis re-raises the failure of the smallest input last: that is the one to show.
+        raise CheckFailed(
+            f"{failures[-1]}\n  (the smallest failing input hypothesis found, among {tried[0]} generated inputs)"
+        ) from None
+    except Exception:
+        if not failures:  # a problem of the grader itself: let it show
+            raise
+        # Hypothesis's "flaky" error: the same input failed once and passed when run again.
+        raise CheckFailed(
+            f"{failures[-1]}\n  (this input failed once but not when run again: does {task.name} depend on "
+            "anything besides its arguments, such as a global variable it changes?)"
+        ) from None
+    if tried[0] == 0:  # hypothesis itself switched off or patched: never a pass
+        raise CheckFailed(f"no generated input was tried for {task.name}: the property test did not run")
+    return tried[0]
+
+
+def grader(function: Callable) -> Callable:
+    """Decorate a grader's entry point: a failure surfaces as one short :class:`CheckFailed`
+    traceback (the test cell, then this line), not the grading machinery's inner frames."""
+
+    @functools.wraps(function)
+    def entry_point(*args, **kwargs):
+        __tracebackhide__ = True  # pytest leaves this frame out of its tracebacks
+        try:
+            return function(*args, **kwargs)
+        except CheckFailed as failure:
+            message = str(failure)
+        raise CheckFailed(message) from None
+
+    entry_point.is_grader = True  # what tests and tools list as a lab's graders
+    return entry_point
+
+
+def passed(message: str) -> None:
+    """Tell the learner a check passed (graded cells print one line when they pass)."""
+    print(message)
+
+
+def task_graders(
+    task: Task,
+    reference: Callable,
+    cases: Sequence[Case | tuple],
+    strategy: Any,
+    *,
+    max_examples: int = 100,
+) -> tuple[Callable[[Callable], None], Callable[[Callable], None]]:
+    """The two graders of a task: ``check_<name>`` (fixed cases, the visible test cell) and
+    ``check_<name>_properties`` (generated inputs against the reference, the hidden test cell)."""
+
+    @grader
+    def check(learner: Callable) -> None:
+        count = check_cases(task, learner, reference, cases)
+        passed(f"{task.name}: all {count} visible cases pass.")
+
+    @grader
+    def check_properties(learner: Callable) -> None:
+        count = check_property(task, learner, reference, strategy, max_examples=max_examples)
+        passed(f"{task.name}: agrees with the reference on {count} generated inputs.")
+
+    check.__name__ = check.__qualname__ = f"check_{task.name}"
+    check.__doc__ = f"Visible test of {task.name}: its fixed cases, compared with the reference."
+    check_properties.__name__ = check_properties.__qualname__ = f"check_{task.name}_properties"
+    check_properties.__doc__ = f"Hidden test of {task.name}: hypothesis-generated inputs, compared with the reference."
+    return check, check_properties

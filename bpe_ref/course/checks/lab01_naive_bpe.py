@@ -1,0 +1,200 @@
+"""Graders of lab 01, naive BPE: count pairs, pick the best one, merge it, and loop.
+
+Theory: ``theory/01-naive-bpe.md``. Reference: :mod:`bpe_ref.train.step01_naive` (and the helpers in
+:mod:`bpe_ref.train.common`, the rule in :mod:`bpe_ref.tiebreak`).
+
+In the lab a word is a tuple of tokens, each token a ``bytes`` object: ``(b'l', b'o', b'w')``
+becomes ``(b'lo', b'w')`` when the pair ``(b'l', b'o')`` merges. The reference works on integer
+ids; its helpers compare tokens only with ``==``, so they run on ``bytes`` tokens unchanged.
+
+=====================  =================================  ============================================
+task                   visible test                       hidden test
+=====================  =================================  ============================================
+1 ``count_pairs``      :func:`check_count_pairs`          :func:`check_count_pairs_properties`
+2 ``best_pair``        :func:`check_best_pair`            :func:`check_best_pair_properties`
+3 ``merge_word``       :func:`check_merge_word`           :func:`check_merge_word_properties`
+4 ``train``            :func:`check_train`                :func:`check_train_properties`
+5 the CS336 test       :func:`check_train_on_corpus_en`   (none: the visible test is the whole test)
+=====================  =================================  ============================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hypothesis import strategies as st
+
+from ...corpus import read_corpus
+from ...data_files import CORPUS_EN, REFERENCE_MERGES, data_file
+from ...pretokenize import count_pretokens
+from ...serialization import load_merges
+from ...tiebreak import pair_rank_key, token_sort_key
+from ...train import step01_naive as naive
+from ...train.common import count_pairs, merge_word
+from .core import Case, Task, check_cases, grader, passed, task_graders
+
+REFERENCES = (count_pairs, merge_word, pair_rank_key, token_sort_key, naive.train, count_pretokens, load_merges)
+
+Word = tuple[bytes, ...]
+Pair = tuple[bytes, bytes]
+
+# ---- reference adapters: the lab's signatures on top of bpe_ref ------------------------------
+
+
+def reference_count_pairs(word_counts: dict[Word, int]) -> dict[Pair, int]:
+    return count_pairs(list(word_counts), list(word_counts.values()))
+
+
+def reference_best_pair(pair_counts: dict[Pair, int]) -> Pair:
+    return min(pair_counts, key=lambda p: pair_rank_key(pair_counts[p], token_sort_key(p[0]), token_sort_key(p[1])))
+
+
+def reference_merge_word(word: Word, pair: Pair) -> Word:
+    return merge_word(word, pair[0], pair[1], pair[0] + pair[1])
+
+
+def reference_train(word_counts: dict[bytes, int], num_merges: int) -> list[Pair]:
+    return naive.train(word_counts, num_merges)
+
+
+# ---- strategies ------------------------------------------------------------------------------
+
+TOKENS = [b"a", b"b", b"c", b" ", b"ab", b"\xc3", b"\xa9"]
+# Tokens where the tie-break is easy to get wrong: prefixes (b"a" < b"ab"), case, bytes >= 0x80.
+# Tokens whose orders disagree under the usual wrong rules: b"\xc3\xa9" > b"\xc3" as bytes, but
+# decoded ("é" < "\ufffd") the order flips; b"a" + b"bc" == b"ab" + b"c" ties on concatenation.
+TIE_TOKENS = [b"a", b"ab", b"b", b"bc", b"c", b"A", b" ", b" a", b"\xff", b"\x00", b"aa", b"\xc3", b"\xc3\xa9"]
+
+words = st.lists(st.sampled_from(TOKENS), min_size=1, max_size=7).map(tuple)
+word_count_dicts = st.dictionaries(words, st.integers(1, 5), max_size=6)
+random_pair_count_dicts = st.dictionaries(
+    st.tuples(st.sampled_from(TIE_TOKENS), st.sampled_from(TIE_TOKENS)), st.integers(1, 3), min_size=1, max_size=8
+)
+# Pairs that a wrong rule ranks the other way round: same concatenation, decoded text against
+# bytes, a prefix against its extension, case.
+CONFUSABLE_PAIRS = [
+    ((b"a", b"bc"), (b"ab", b"c")),
+    ((b"a", b"ab"), (b"aa", b"b")),
+    ((b"\xc3", b"a"), (b"\xc3\xa9", b"a")),
+    ((b"a", b"b"), (b"ab", b"a")),
+    ((b"A", b"b"), (b"a", b"b")),
+]
+
+
+@st.composite
+def pair_count_dicts(draw) -> dict[Pair, int]:
+    """Random pair counts; half the time with two confusable pairs tied at the top, inserted in
+    either order, so that every usual wrong tie-break is caught, whatever order it scans in."""
+    counts = draw(random_pair_count_dicts)
+    if draw(st.booleans()):
+        first, second = draw(st.sampled_from(CONFUSABLE_PAIRS))
+        if draw(st.booleans()):
+            first, second = second, first
+        top = max(counts.values())
+        counts.pop(first, None)
+        counts.pop(second, None)
+        counts[first] = counts[second] = top
+    return counts
+merge_inputs = st.tuples(
+    st.lists(st.sampled_from([b"a", b"b", b"aa"]), max_size=9).map(tuple),
+    st.tuples(st.sampled_from([b"a", b"b", b"aa"]), st.sampled_from([b"a", b"b", b"aa"])),
+)
+pretoken_count_dicts = st.dictionaries(
+    st.text(alphabet="abc é", min_size=1, max_size=7).map(str.encode), st.integers(1, 9), max_size=8
+)
+train_inputs = st.tuples(pretoken_count_dicts, st.integers(0, 12))
+
+# ---- tasks 1-4 -------------------------------------------------------------------------------
+
+check_count_pairs, check_count_pairs_properties = task_graders(
+    Task("count_pairs", ("word_counts",), what="a dict mapping (bytes, bytes) pairs to int counts"),
+    reference_count_pairs,
+    [
+        ({(b"l", b"o", b"w"): 1},),
+        ({(b"l", b"o", b"w"): 5, (b"l", b"o", b"w", b"e", b"r"): 2},),
+        ({(b"a", b"a", b"a"): 1},),  # every window: (a, a) twice
+        ({(b"a",): 7, (b"b", b"a", b"b", b"a"): 3},),
+        ({},),
+    ],
+    st.tuples(word_count_dicts),
+    max_examples=120,
+)
+
+check_best_pair, check_best_pair_properties = task_graders(
+    Task("best_pair", ("pair_counts",), what="one pair: a tuple (bytes, bytes)"),
+    reference_best_pair,
+    [
+        ({(b"a", b"b"): 3, (b"b", b"c"): 5},),
+        ({(b"a", b"b"): 3, (b"b", b"c"): 3},),  # tie: (b"b", b"c") > (b"a", b"b")
+        ({(b"a", b"b"): 2, (b"a", b"c"): 2},),  # tie on the left token: compare the right
+        ({(b"a", b"b"): 4, (b"ab", b"a"): 4},),  # b"ab" > b"a": a longer token after its prefix
+        ({(b"A", b"b"): 1, (b"a", b"b"): 1},),  # bytes order: b"a" (97) > b"A" (65)
+        ({(b"a", b"bc"): 1, (b"ab", b"c"): 1},),  # the tuple, not left + right (both are b"abc")
+        ({(b"ab", b"c"): 1, (b"a", b"bc"): 1},),  # ... in either order of insertion
+        ({(b"\xc3\xa9", b"a"): 2, (b"\xc3", b"a"): 2},),  # bytes, not decoded text: b"\xc3\xa9" > b"\xc3"
+        ({(b" ", b"t"): 9},),
+    ],
+    st.tuples(pair_count_dicts()),
+    max_examples=150,
+)
+
+check_merge_word, check_merge_word_properties = task_graders(
+    Task("merge_word", ("word", "pair"), what="a tuple of bytes tokens"),
+    reference_merge_word,
+    [
+        ((b"l", b"o", b"w"), (b"l", b"o")),
+        ((b"l", b"o", b"w"), (b"o", b"x")),
+        ((b"a", b"b", b"a", b"b"), (b"a", b"b")),
+        ((b"a", b"a", b"a"), (b"a", b"a")),  # left to right, no overlap: (aa, a)
+        ((b"a", b"a", b"a", b"a"), (b"a", b"a")),
+        ((b"a",), (b"a", b"a")),
+        ((), (b"a", b"b")),
+    ],
+    merge_inputs,
+    max_examples=150,
+)
+
+TRAIN_TASK = Task("train", ("word_counts", "num_merges"), what="a list of (bytes, bytes) merges")
+
+check_train, check_train_properties = task_graders(
+    TRAIN_TASK,
+    reference_train,
+    [
+        ({b"low": 5, b"lower": 2, b"newest": 6, b"widest": 3}, 6),
+        ({b"ab": 1}, 5),  # stops early: no pair left after one merge
+        ({b"aaaa": 1}, 2),
+        ({b" the": 3, b" cat": 2, b" hat": 2}, 4),
+        ({}, 3),
+        ({b"abc": 1}, 0),
+    ],
+    train_inputs,
+    max_examples=60,
+)
+
+# ---- task 5: the CS336 reference run ---------------------------------------------------------
+
+CORPUS_EN_VOCAB_SIZE = 500
+CORPUS_EN_SPECIAL_TOKENS = ["<|endoftext|>"]
+
+
+def corpus_en_case() -> tuple[Case, list[Pair]]:
+    """The pretoken counts of ``corpus.en`` and the merges CS336's reference run learned from them."""
+    word_counts = count_pretokens(read_corpus(data_file(CORPUS_EN)), CORPUS_EN_SPECIAL_TOKENS)
+    num_merges = CORPUS_EN_VOCAB_SIZE - 256 - len(CORPUS_EN_SPECIAL_TOKENS)
+    expected = load_merges(data_file(REFERENCE_MERGES))
+    label = f"<the pretoken counts of corpus.en: {len(word_counts)} words>"
+    return Case((word_counts, num_merges), labels={0: label}), expected
+
+
+def verify_trainer_on_corpus_en(task: Task, trainer: Callable) -> None:
+    """``trainer(word_counts, num_merges)`` must learn CS336's reference merges on ``corpus.en``."""
+    case, expected = corpus_en_case()
+    check_cases(task, trainer, lambda word_counts, num_merges: expected, [case])
+    passed(f"{task.name} learns the {len(expected)} merges of the CS336 reference run on corpus.en.")
+
+
+@grader
+def check_train_on_corpus_en(train: Callable) -> None:
+    """Visible test of task 5: the CS336 reference merges on ``corpus.en``, vocabulary 500."""
+    verify_trainer_on_corpus_en(TRAIN_TASK, train)
+

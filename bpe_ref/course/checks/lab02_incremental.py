@@ -1,0 +1,237 @@
+"""Graders of lab 02, incremental updates: after a merge, change only the counts of the pairs that
+changed, in the words that changed.
+
+Theory: ``theory/02-incremental-updates.md``. Reference: :mod:`bpe_ref.train.step02_incremental`.
+Words are tuples of ``bytes`` tokens, as in lab 01.
+
+===========================  ======================================  ==================================================
+task                         visible test                            hidden test
+===========================  ======================================  ==================================================
+1 ``pair_count_changes``     :func:`check_pair_count_changes`        :func:`check_pair_count_changes_properties`
+2 ``merge_and_update``       :func:`check_merge_and_update`          :func:`check_merge_and_update_properties`
+3 ``train_incremental``      :func:`check_train_incremental` (cases,  :func:`check_train_incremental_properties`
+                             and the updates are incremental)
+4 the CS336 test             :func:`check_train_incremental_on_corpus_en`  (none)
+===========================  ======================================  ==================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hypothesis import strategies as st
+
+from ...train import step02_incremental as incremental, step01_naive as naive
+from ...train.common import count_pairs, merge_word
+from .core import CheckFailed, Task, call_learner, check_cases, grader, passed, task_graders
+from .lab01_naive_bpe import corpus_en_case, pretoken_count_dicts, verify_trainer_on_corpus_en
+
+REFERENCES = (count_pairs, merge_word, incremental.apply_merge_and_update_counts, incremental.train, naive.train)
+
+Word = tuple[bytes, ...]
+Pair = tuple[bytes, bytes]
+
+# ---- reference adapters ----------------------------------------------------------------------
+
+
+def reference_pair_count_changes(word: Word, pair: Pair, frequency: int) -> dict[Pair, int]:
+    merged = merge_word(word, pair[0], pair[1], pair[0] + pair[1])
+    before = count_pairs([word], [frequency])
+    after = count_pairs([merged], [frequency])
+    changes = {p: after.get(p, 0) - before.get(p, 0) for p in before.keys() | after.keys()}
+    return {p: change for p, change in changes.items() if change}
+
+
+def reference_merge_and_update(word: Word, pair: Pair, frequency: int, pair_counts: dict[Pair, int]) -> Word:
+    words = [word]
+    incremental.apply_merge_and_update_counts(words, [frequency], pair_counts, [0], pair, pair[0] + pair[1])
+    return words[0]
+
+
+def observe_word_and_counts(args: tuple, result: Word) -> tuple:
+    """What ``merge_and_update`` did: the word it returned and the counts it left behind."""
+    return {"returned word": result, "pair_counts after the call": args[3]}
+
+
+# ---- strategies ------------------------------------------------------------------------------
+
+TOKENS = [b"a", b"b", b"c", b"ab"]
+word_strategy = st.lists(st.sampled_from(TOKENS), min_size=1, max_size=8).map(tuple)
+
+
+@st.composite
+def word_and_pair(draw) -> tuple[Word, Pair]:
+    """A word and a pair that, most of the time, occurs in it (else nothing would change)."""
+    word = draw(word_strategy)
+    if len(word) >= 2 and draw(st.integers(0, 3)) > 0:
+        i = draw(st.integers(0, len(word) - 2))
+        return word, (word[i], word[i + 1])
+    return word, (draw(st.sampled_from(TOKENS)), draw(st.sampled_from(TOKENS)))
+
+
+@st.composite
+def merge_and_update_inputs(draw) -> tuple[Word, Pair, int, dict[Pair, int]]:
+    """A word of a small corpus, a pair, the word's frequency and the corpus's pair counts."""
+    word, pair = draw(word_and_pair())
+    frequency = draw(st.integers(1, 5))
+    others = draw(st.dictionaries(word_strategy, st.integers(1, 5), max_size=4))
+    others.pop(word, None)
+    corpus = {word: frequency, **others}
+    return word, pair, frequency, count_pairs(list(corpus), list(corpus.values()))
+
+
+# ---- tasks -----------------------------------------------------------------------------------
+
+check_pair_count_changes, check_pair_count_changes_properties = task_graders(
+    Task("pair_count_changes", ("word", "pair", "frequency"), what="a dict mapping pairs to nonzero int changes"),
+    reference_pair_count_changes,
+    [
+        ((b"a", b"b", b"c"), (b"a", b"b"), 1),
+        ((b"x", b"a", b"b", b"y", b"a", b"b"), (b"a", b"b"), 3),
+        ((b"a", b"a", b"a", b"a"), (b"a", b"a"), 2),  # (a, a) x3 -> (aa, aa) x1
+        ((b"a", b"a", b"a"), (b"a", b"a"), 1),
+        ((b"l", b"o", b"w"), (b"o", b"x"), 4),  # the pair is not in the word: nothing changes
+        ((b"a", b"b"), (b"a", b"b"), 5),  # one token left: no pairs at all
+        ((b"a", b"a", b"a", b"b"), (b"a", b"a"), 1),  # (a, b) is untouched: a change of 0 is left out
+    ],
+    st.tuples(word_and_pair(), st.integers(1, 5)).map(lambda t: (t[0][0], t[0][1], t[1])),
+    max_examples=150,
+)
+
+check_merge_and_update, check_merge_and_update_properties = task_graders(
+    Task(
+        "merge_and_update",
+        ("word", "pair", "frequency", "pair_counts"),
+        observe=observe_word_and_counts,
+        what="the merged word (a tuple of bytes), with pair_counts updated in place",
+    ),
+    reference_merge_and_update,
+    [
+        ((b"a", b"b", b"c"), (b"a", b"b"), 1, {(b"a", b"b"): 1, (b"b", b"c"): 1}),
+        ((b"a", b"b", b"c"), (b"a", b"b"), 2, {(b"a", b"b"): 5, (b"b", b"c"): 2, (b"c", b"a"): 1}),
+        ((b"a", b"a", b"a"), (b"a", b"a"), 1, {(b"a", b"a"): 2}),
+        ((b"l", b"o", b"w"), (b"o", b"x"), 4, {(b"l", b"o"): 4, (b"o", b"w"): 4}),  # unchanged
+    ],
+    merge_and_update_inputs(),
+    max_examples=150,
+)
+
+TRAIN_INCREMENTAL_TASK = Task("train_incremental", ("word_counts", "num_merges"), what="a list of (bytes, bytes) merges")
+
+
+def reference_train(word_counts: dict[bytes, int], num_merges: int) -> list[Pair]:
+    return incremental.train(word_counts, num_merges)
+
+
+TRAIN_INCREMENTAL_CASES = [
+    ({b"low": 5, b"lower": 2, b"newest": 6, b"widest": 3}, 6),
+    ({b"ab": 1}, 5),
+    ({b"aaaa": 1}, 2),
+    ({b"aaaaa": 2, b"ba": 1}, 4),
+    ({b" the": 3, b" cat": 2, b" hat": 2}, 4),
+    ({}, 3),
+]
+
+# Only the hidden grader comes from task_graders: the visible one, below, also checks the work.
+check_train_incremental_properties = task_graders(
+    TRAIN_INCREMENTAL_TASK,
+    reference_train,
+    TRAIN_INCREMENTAL_CASES,
+    st.tuples(pretoken_count_dicts, st.integers(0, 20)),
+    max_examples=80,
+)[1]
+
+
+INCREMENTAL_CHECK_MERGES = 40  # merges of corpus.en watched by the incrementality check
+
+
+def incremental_call_bounds(word_counts: dict[bytes, int], merges: list[Pair]) -> tuple[int, int]:
+    """``(needed, allowed)`` calls of ``merge_and_update`` while learning ``merges``: every word that
+    holds a merged pair must be updated (needed); no word without both of its tokens may be
+    (allowed: the words that pass the cheap test ``left in word and right in word``)."""
+    words = [tuple(bytes([b]) for b in pretoken) for pretoken in word_counts if pretoken]
+    needed = allowed = 0
+    for left, right in merges:
+        for i, word in enumerate(words):
+            if left in word and right in word:
+                allowed += 1
+                merged = merge_word(word, left, right, left + right)
+                if merged != word:
+                    needed += 1
+                    words[i] = merged
+    return needed, allowed
+
+
+def _more_than_one_word(word_counts: object) -> bool:
+    try:
+        return len(word_counts) > 1  # type: ignore[arg-type]
+    except TypeError:  # a generator or another iterable: assume a corpus
+        return True
+
+
+def verify_incremental_updates(train_incremental: Callable) -> None:
+    """Task 3 asks for V2: count the pairs once, then update only the words that hold the merged
+    pair, with the learner's ``merge_and_update``. A trainer that recounts (V1) learns the same
+    merges, so the merges alone cannot tell; this watches the calls instead. For the length of one
+    run, the names ``count_pairs`` and ``merge_and_update`` in the learner's notebook are wrapped
+    by counters, then put back."""
+    namespace = getattr(train_incremental, "__globals__", None)
+    if not isinstance(namespace, dict):
+        raise CheckFailed("train_incremental must be a function defined in the notebook (def train_incremental...)")
+    case, reference_merges = corpus_en_case()
+    word_counts = case.args[0]
+    merges = reference_merges[:INCREMENTAL_CHECK_MERGES]
+    calls = {"count_pairs": 0, "merge_and_update": 0}
+    originals = {name: namespace[name] for name in calls if callable(namespace.get(name))}
+
+    def counting(name: str, function: Callable) -> Callable:
+        def counted(*args, **kwargs):
+            # count_pairs of one word (inside pair_count_changes, say) is an update, not a recount:
+            # only calls over more than one word count as counting the corpus again.
+            if name != "count_pairs" or _more_than_one_word(args[0] if args else kwargs.get("word_counts")):
+                calls[name] += 1
+            return function(*args, **kwargs)
+
+        return counted
+
+    namespace.update({name: counting(name, function) for name, function in originals.items()})
+    try:
+        outcome = call_learner(train_incremental, (word_counts, len(merges)))
+    finally:
+        namespace.update(originals)
+    call = f"train_incremental(<the pretoken counts of corpus.en>, {len(merges)})"
+    if outcome.error is not None:
+        raise CheckFailed(f"{call} raised {type(outcome.error).__name__}: {outcome.error}")
+    needed, allowed = incremental_call_bounds(word_counts, merges)
+    if calls["count_pairs"] > 1:
+        raise CheckFailed(
+            f"{call} counted the pairs of many words with count_pairs {calls['count_pairs']} times: V2 counts "
+            "the corpus once, before the loop, and then only updates the counts (with merge_and_update)"
+        )
+    if calls["merge_and_update"] < needed:
+        raise CheckFailed(
+            f"{call} called merge_and_update {calls['merge_and_update']} times, but {needed} times a word "
+            "held the pair being merged: update each such word with your merge_and_update (task 2)"
+        )
+    if calls["merge_and_update"] > allowed:
+        raise CheckFailed(
+            f"{call} called merge_and_update {calls['merge_and_update']} times, but only {allowed} times "
+            "did a word hold both tokens of the pair being merged: skip the words that cannot change "
+            "(for example with pair[0] in word and pair[1] in word)"
+        )
+    passed(f"train_incremental updates incrementally: {calls['merge_and_update']} word updates in "
+           f"{len(merges)} merges of corpus.en ({len(word_counts)} words), the pairs counted once.")
+
+
+@grader
+def check_train_incremental(train_incremental: Callable) -> None:
+    """Visible test of task 3: the fixed cases, and the updates really are incremental."""
+    count = check_cases(TRAIN_INCREMENTAL_TASK, train_incremental, reference_train, TRAIN_INCREMENTAL_CASES)
+    passed(f"train_incremental: all {count} visible cases pass.")
+    verify_incremental_updates(train_incremental)
+
+
+@grader
+def check_train_incremental_on_corpus_en(train_incremental: Callable) -> None:
+    """Visible test of task 4: the CS336 reference merges on ``corpus.en``, vocabulary 500."""
+    verify_trainer_on_corpus_en(TRAIN_INCREMENTAL_TASK, train_incremental)

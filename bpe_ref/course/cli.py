@@ -1,0 +1,71 @@
+"""``python -m bpe_ref COMMAND``: the course's command line.
+
+Each command lives in its own module, which provides ``add_arguments(parser)`` and
+``run(args) -> int`` (the exit code). This file only routes; it imports a command's module when
+that command runs, so ``python -m bpe_ref --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# command -> (module, one-line help). "bench" has sub-commands of its own, listed below.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "train": ("bpe_ref.course.commands.train", "train a tokenizer on a corpus (default: the shipped TinyStories sample)"),
+    "encode": ("bpe_ref.course.commands.encode", "encode text with a saved tokenizer and show its token boundaries"),
+    "grade": ("bpe_ref.course.grade", "autograde a lab notebook, hidden tests included, and print the grade"),
+}
+BENCHMARKS: dict[str, tuple[str, str]] = {
+    "train": ("bpe_ref.course.bench.train", "time every trainer against HF tokenizers"),
+    "encode": ("bpe_ref.course.bench.encode", "encoder and decoder throughput against tiktoken and HF tokenizers"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bpe_ref", description="Fast BPE from Scratch: the reference package.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (module, help_text) in COMMANDS.items():
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.set_defaults(_module=module)
+        _add_arguments(sub, module)
+    bench = commands.add_parser("bench", help="benchmarks: measure against the peers in one run", description="Benchmarks.")
+    kinds = bench.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
+    for name, (module, help_text) in BENCHMARKS.items():
+        sub = kinds.add_parser(name, help=help_text, description=help_text)
+        sub.set_defaults(_module=module)
+        _add_arguments(sub, module)
+    return parser
+
+
+def _add_arguments(parser: argparse.ArgumentParser, module_name: str) -> None:
+    # Arguments are declared by the command's module; importing it only when --help or the
+    # command itself needs it would hide them, so import here (each module imports lazily inside).
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        parser.set_defaults(_missing=module_name)
+        return
+    module.add_arguments(parser)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "_missing", None):
+        print(f"error: this command is not available ({args._missing} is missing)", file=sys.stderr)
+        return 2
+    module = importlib.import_module(args._module)
+    try:
+        return int(module.run(args) or 0)
+    except (FileNotFoundError, ValueError, TypeError, IsADirectoryError) as err:
+        # Bad input from the user: say what is wrong, without a traceback from deep inside.
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

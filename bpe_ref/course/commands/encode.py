@@ -1,0 +1,57 @@
+"""``python -m bpe_ref encode [--model DIR] TEXT``: show a text's tokens, coloured, and their ids.
+
+    python -m bpe_ref encode "Hello world!"                  # the shipped GPT-2 vocabulary
+    python -m bpe_ref train --vocab-size 1000 --out out/ts1k
+    python -m bpe_ref encode --model out/ts1k "Once upon a time"
+    echo "text from a pipe" | python -m bpe_ref encode -
+
+DIR holds ``vocab.json`` and ``merges.txt`` in GPT-2 format (as ``train --out`` and
+``Tokenizer.save`` write them). Colours are ANSI escape codes, on when the output is a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("text", help="the text to encode ('-' reads standard input)")
+    parser.add_argument("--model", type=Path, default=None, metavar="DIR",
+                        help="folder with vocab.json and merges.txt (default: the shipped GPT-2 files)")
+    parser.add_argument("--special-token", action="append", dest="special_tokens", metavar="TOKEN",
+                        help="a special token; repeat for several (default: <|endoftext|>)")
+    parser.add_argument("--no-special-tokens", action="store_true", help="treat every character as text")
+    parser.add_argument("--method", default=None,
+                        help="encoder: naive, heap, backtrack or table (default: the fast cached path)")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the token boundaries (default: auto, when writing to a terminal)")
+    parser.add_argument("--no-ids", action="store_true", help="do not print the token ids")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ...serialization import MERGES_FILENAME, VOCAB_FILENAME
+    from ...tokenizer import Tokenizer
+    from ..visualize import show_tokens
+
+    special_tokens = () if args.no_special_tokens else tuple(args.special_tokens or DEFAULT_SPECIAL_TOKENS)
+    if args.model is None:
+        tok = Tokenizer.gpt2(special_tokens)
+        source = "GPT-2 (shipped files)"
+    else:
+        if not args.model.is_dir():
+            raise FileNotFoundError(f"model folder not found: {args.model} (it should hold {VOCAB_FILENAME} and {MERGES_FILENAME})")
+        tok = Tokenizer.from_files(args.model / VOCAB_FILENAME, args.model / MERGES_FILENAME, special_tokens)
+        source = str(args.model)
+    text = sys.stdin.read() if args.text == "-" else args.text
+    view = show_tokens(tok, text, method=args.method)
+    colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    print(view.to_ansi() if colour else view.plain("|"))
+    size = len(text.encode("utf-8"))
+    print(f"{len(view)} tokens for {size} bytes ({source}, vocabulary of {len(tok)})")
+    if not args.no_ids:
+        print(" ".join(str(token_id) for span in view.spans for token_id in span.ids))
+    return 0

@@ -1,0 +1,56 @@
+"""The figures and quoted tables of the theory pages, computed by code anyone can rerun.
+
+One module per page; each has ``snippets() -> {file name: Markdown}`` (the numbers and small
+tables a page quotes) and ``draw_figures(out_dir) -> [paths]`` (its PNG figures):
+
+==========================  =========================================  ==========================
+module                      page                                       figures
+==========================  =========================================  ==========================
+``bytes_and_pretokens``     ``theory/00-bytes-and-pretokenization.md``  bytes per character, pretoken counts
+``naive_bpe``               ``theory/01-naive-bpe.md``                 count of each merge, V1 work
+``incremental_updates``     ``theory/02-incremental-updates.md``       words rewritten per merge
+==========================  =========================================  ==========================
+
+``python -m bpe_ref.course.figures`` writes them all into ``theory/figures/`` and copies each snippet into
+the pages that quote it (see :mod:`bpe_ref.course.figures.common`); ``--check`` only verifies that the
+committed files are what the code produces now. Matplotlib is needed (``pip install -e ".[dev]"``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from types import ModuleType
+
+from ...data_files import REPO_ROOT
+
+PAGE_MODULES: dict[str, str] = {
+    "00": "bytes_and_pretokens",
+    "01": "naive_bpe",
+    "02": "incremental_updates",
+}
+THEORY_DIR = REPO_ROOT / "theory"
+FIGURES_DIR = THEORY_DIR / "figures"
+
+
+def page_module(page: str) -> ModuleType:
+    """The figure module of ``page`` (``"00"``, ``"01"``, ...)."""
+    if page not in PAGE_MODULES:
+        raise ValueError(f"no figures for page {page!r}; pages with figures: {', '.join(PAGE_MODULES)}")
+    return importlib.import_module(f"{__name__}.{PAGE_MODULES[page]}")
+
+
+def all_snippets(pages: list[str] | None = None) -> dict[str, str]:
+    """Every snippet of ``pages`` (default: all), ``{file name: Markdown}``."""
+    snippets: dict[str, str] = {}
+    for page in pages or list(PAGE_MODULES):
+        snippets.update(page_module(page).snippets())
+    return snippets
+
+
+def page_path(page: str, theory_dir: Path = THEORY_DIR) -> Path:
+    """The theory page of ``page``, named in its module's ``PAGE``."""
+    return theory_dir / page_module(page).PAGE
+
+
+__all__ = ["FIGURES_DIR", "PAGE_MODULES", "THEORY_DIR", "all_snippets", "page_module", "page_path"]

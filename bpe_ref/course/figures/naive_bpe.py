@@ -1,0 +1,292 @@
+"""Figures and tables of theory page 01, ``theory/01-naive-bpe.md``.
+
+- the worked example: a four-word corpus traced merge by merge, every pair count at every step,
+  with the tie-break spelled out (:func:`hand_trace`);
+- the first merges on the shipped TinyStories sample, and a figure of the chosen pair's count and
+  of the naive loop's work per merge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...data_files import TINYSTORIES_SAMPLE
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS
+from ...train.common import TokenTable, count_pairs, merge_word, words_and_frequencies
+from .common import WIDE, code, code_token, markdown_table, save_png, show_pair, show_token, show_word, thousands, use_agg
+from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
+
+PAGE = "01-naive-bpe.md"
+
+# The worked example: the text, its pretoken counts, and how many merges the page traces.
+WORKED_EXAMPLE_TEXT = " nest" * 4 + " net" * 4 + " ten" * 2 + " test" * 5
+WORKED_EXAMPLE_NUM_MERGES = 8
+
+Pair = tuple[bytes, bytes]
+
+
+@dataclass(frozen=True)
+class HandStep:
+    """One merge of a hand trace, with everything a learner writes down for it."""
+
+    rank: int
+    new_id: int
+    words_before: list[tuple[list[bytes], int]]  # each word as its tokens, and its count
+    pair_counts: list[tuple[Pair, int]]  # every pair, best first (course tie-break order)
+    chosen: Pair
+    count: int
+    words_after: list[tuple[list[bytes], int]]
+
+    @property
+    def tied(self) -> list[Pair]:
+        """The pairs that share the highest count (the chosen one first)."""
+        return [pair for pair, count in self.pair_counts if count == self.count]
+
+
+def hand_trace(word_counts: Mapping[bytes, int], num_merges: int, first_id: int = 256) -> list[HandStep]:
+    """The naive loop, recording each step's pair counts and words: what a hand trace shows.
+
+    ``first_id`` is the id of the first merged token (256 plus the number of special tokens).
+    """
+    words, frequencies = words_and_frequencies(word_counts)
+    tokens = TokenTable()
+
+    def spelled() -> list[tuple[list[bytes], int]]:
+        return [([tokens.token_bytes[t] for t in word], f) for word, f in zip(words, frequencies)]
+
+    steps: list[HandStep] = []
+    for rank in range(num_merges):
+        counts = count_pairs(words, frequencies)
+        if not counts:
+            break
+        ordered = sorted(counts.items(), key=lambda item: tokens.rank_key(item[1], item[0]))
+        pair = tokens.best(counts)
+        before = spelled()
+        new_id = tokens.add_merge(*pair)
+        words = [merge_word(word, pair[0], pair[1], new_id) for word in words]
+        steps.append(
+            HandStep(
+                rank,
+                first_id + rank,
+                before,
+                [(tokens.as_bytes(p), c) for p, c in ordered],
+                tokens.as_bytes(pair),
+                counts[pair],
+                spelled(),
+            )
+        )
+    return steps
+
+
+def worked_example_counts() -> dict[bytes, int]:
+    from ...pretokenize import count_pretokens
+
+    return count_pretokens(WORKED_EXAMPLE_TEXT, special_tokens=())
+
+
+def worked_example_trace() -> list[HandStep]:
+    return hand_trace(worked_example_counts(), WORKED_EXAMPLE_NUM_MERGES)
+
+
+# ---------------------------------------------------------------------------------------------
+# Explaining the tie-break
+
+
+def _first_difference(a: bytes, b: bytes) -> str:
+    """Why ``a > b`` as byte strings (``a`` is the greater one), in words."""
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            if len(a) == len(b) == 1:
+                return f"{code_token(a)} > {code_token(b)} (0x{x:02x} > 0x{y:02x})"
+            return (
+                f"{code_token(a)} > {code_token(b)} (byte {i + 1}: {code_token(bytes([x]))} 0x{x:02x} > "
+                f"{code_token(bytes([y]))} 0x{y:02x})"
+            )
+    return f"{code_token(a)} > {code_token(b)} (a prefix is smaller than the longer string)"
+
+
+def why_greater(winner: Pair, loser: Pair) -> str:
+    """Why ``winner`` beats ``loser`` under the tie-break (greatest ``(left, right)`` bytes tuple)."""
+    if winner <= loser:
+        raise ValueError(f"{winner} is not greater than {loser}")
+    if winner[0] != loser[0]:
+        return "left: " + _first_difference(winner[0], loser[0])
+    return "same left; right: " + _first_difference(winner[1], loser[1])
+
+
+def tie_break_text(step: HandStep) -> str:
+    tied = step.tied
+    if len(tied) == 1:
+        return "no tie"
+    reasons = [f"beats {show_pair(loser)} (" + why_greater(step.chosen, loser) + ")" for loser in tied[1:]]
+    return "tie: " + "; ".join(reasons)
+
+
+# ---------------------------------------------------------------------------------------------
+# Snippets of the worked example
+
+
+def words_table(word_counts: Mapping[bytes, int]) -> str:
+    rows = [
+        (code_token(word), count, code(" ".join(str(b) for b in word)), len(word) - 1)
+        for word, count in word_counts.items()
+    ]
+    return markdown_table(["word", "count", "byte ids (= byte values)", "pairs in it"], rows, align="lrlr")
+
+
+def first_count_snippet(steps: list[HandStep]) -> str:
+    """How each pair count of the first merge adds up, word by word: the first table of a hand trace."""
+    step = steps[0]
+    contributions: dict[Pair, list[str]] = {pair: [] for pair, _ in step.pair_counts}
+    for tokens, frequency in step.words_before:
+        windows: dict[Pair, int] = {}
+        for pair in zip(tokens, tokens[1:]):
+            windows[pair] = windows.get(pair, 0) + 1
+        for pair, n in windows.items():
+            times = "" if n == 1 else f"{n} × "
+            contributions[pair].append(f"{times}{frequency} ({code_token(b''.join(tokens))})")
+    rows = [(show_pair(pair), " + ".join(contributions[pair]), f"**{count}**" if pair == step.chosen else count)
+            for pair, count in step.pair_counts]
+    return markdown_table(["pair", "windows, weighted by the word's count", "count"], rows, align="llr")
+
+
+def counts_matrix(steps: list[HandStep]) -> str:
+    """Every pair that ever occurs (rows) and its count before each merge (columns)."""
+    order: list[Pair] = []
+    for step in steps:
+        for pair, _ in step.pair_counts:
+            if pair not in order:
+                order.append(pair)
+    headers = ["pair"] + [f"merge {s.rank + 1}" for s in steps]
+    rows = []
+    for pair in order:
+        cells = [show_pair(pair)]
+        for step in steps:
+            count = dict(step.pair_counts).get(pair)
+            if count is None:
+                cells.append("·")
+            elif pair == step.chosen:
+                cells.append(f"**{count}**")
+            elif count == step.count:
+                cells.append(f"*{count}*")
+            else:
+                cells.append(str(count))
+        rows.append(cells)
+    return markdown_table(headers, rows, align="l" + "r" * len(steps))
+
+
+def merges_table(steps: list[HandStep]) -> str:
+    rows = [
+        (
+            step.rank + 1,
+            step.count,
+            show_pair(step.chosen),
+            tie_break_text(step),
+            f"{code_token(step.chosen[0] + step.chosen[1])} = {step.new_id}",
+            "<br>".join(f"{show_word(tokens)} ×{count}" for tokens, count in step.words_after),
+        )
+        for step in steps
+    ]
+    headers = ["merge", "highest count", "chosen pair", "tie-break", "new token = id", "words after the merge"]
+    return markdown_table(headers, rows, align="rrllll")
+
+
+def merges_list(steps: list[HandStep]) -> str:
+    """The merges as the Python list ``train_bpe_on_text`` returns."""
+    return "```python\n" + repr([s.chosen for s in steps]) + "\n```"
+
+
+# ---------------------------------------------------------------------------------------------
+# TinyStories
+
+
+def first_merges_snippet(run: TrainingRun, shown: int = 12) -> str:
+    first = run.work[0]
+    rows = [
+        (
+            w.rank + 1,
+            256 + len(DEFAULT_SPECIAL_TOKENS) + w.rank,
+            show_pair((w.left, w.right)),
+            code_token(w.left + w.right),
+            thousands(w.count),
+            thousands(w.affected_words),
+        )
+        for w in run.work[:shown]
+    ]
+    intro = (
+        f"On the shipped TinyStories sample ({thousands(run.distinct_words)} distinct pretokens, "
+        f"{thousands(first.corpus_tokens)} bytes outside the `<|endoftext|>` separators, which are id 256), "
+        f"the first {shown} merges are:\n\n"
+    )
+    headers = ["merge", "id", "pair", "new token", "count", "distinct words rewritten"]
+    return intro + markdown_table(headers, rows, align="rrllrr")
+
+
+def naive_work_snippet(run: TrainingRun) -> str:
+    first, last = run.work[0], run.work[-1]
+    total_windows = sum(w.windows for w in run.work)
+    return (
+        f"Over the {run.num_merges} merges of this run, the naive loop counts "
+        f"{thousands(first.windows)} pair windows before merge 1 and still {thousands(last.windows)} before merge "
+        f"{run.num_merges}: {thousands(total_windows)} windows in all, about "
+        f"{total_windows / run.num_merges:,.0f} per merge. The number of distinct pairs $P$ it then scans "
+        f"grows from {thousands(first.distinct_pairs)} to {thousands(last.distinct_pairs)}, while the count of "
+        f"the chosen pair falls from {thousands(first.count)} to {thousands(last.count)}."
+    )
+
+
+def draw_merge_counts(run: TrainingRun, path: Path) -> Path:
+    plt = use_agg()
+    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    ranks = [w.rank + 1 for w in run.work]
+    left.semilogy(ranks, [w.count for w in run.work], color="#4c72b0", linewidth=1)
+    left.set_xlabel("merge")
+    left.set_ylabel("count of the chosen pair (log scale)")
+    left.set_title("Each merge is rarer than the last")
+    left.grid(True, which="major", alpha=0.3)
+    marked = sorted({i for i in (0, 9, 99, len(run.work) - 1) if 0 <= i < len(run.work)})
+    for w in (run.work[i] for i in marked):
+        last = w is run.work[-1]
+        left.plot([w.rank + 1], [w.count], "o", color="#c44e52", markersize=4)
+        left.annotate(
+            f"({show_token(w.left)}, {show_token(w.right)}) {thousands(w.count)}",
+            (w.rank + 1, w.count),
+            textcoords="offset points",
+            xytext=(-6, 8) if last else (8, 2),
+            ha="right" if last else "left",
+        )
+    right.plot(ranks, [w.windows for w in run.work], color="#4c72b0", label="windows V1 recounts (W·L)")
+    right.plot(ranks, [w.distinct_pairs for w in run.work], color="#dd8452", label="distinct pairs scanned (P)")
+    right.axhline(run.distinct_words, color="#55a868", linestyle="--", label=f"distinct words W = {thousands(run.distinct_words)}")
+    right.set_xlabel("merge")
+    right.set_ylabel("per merge")
+    right.set_ylim(0, run.work[0].windows * 1.1)
+    right.set_title("V1 recounts every word on every merge")
+    right.legend(loc="upper right")
+    right.grid(True, which="major", alpha=0.3)
+    return save_png(fig, path)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> dict[str, str]:
+    """Page 01's snippets: ``{file name: Markdown}``."""
+    steps = worked_example_trace()
+    run = training_run(Path(corpus), num_merges)
+    return {
+        "01-worked-example-words.md": words_table(worked_example_counts()),
+        "01-worked-example-first-count.md": first_count_snippet(steps),
+        "01-worked-example-counts.md": counts_matrix(steps),
+        "01-worked-example-merges.md": merges_table(steps),
+        "01-worked-example-merges-list.md": merges_list(steps),
+        "01-tinystories-first-merges.md": first_merges_snippet(run),
+        "01-naive-work.md": naive_work_snippet(run),
+    }
+
+
+def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> list[Path]:
+    """Draw page 01's figures into ``out_dir``; return their paths."""
+    return [draw_merge_counts(training_run(Path(corpus), num_merges), out_dir / "01-merge-counts.png")]

@@ -1,0 +1,310 @@
+"""The course's notebooks and its nbgrader course folder: normalize, release, check.
+
+``solutions/<lab>/<lab>.ipynb`` is the nbgrader source; ``labs/<lab>/`` is the release, generated
+from it by ``nbgrader generate_assignment`` and committed. After editing a source notebook::
+
+    python -m bpe_ref.course.notebooks normalize        # stable cell ids, no outputs, canonical metadata
+    python -m bpe_ref.course.notebooks release          # regenerate labs/ from solutions/
+    python -m bpe_ref.course.notebooks check            # what the tests check: exit 1 on any problem
+
+Normal form of a source notebook: nbformat 4.5; every cell with nbgrader metadata has the cell id
+equal to its ``grade_id`` (readable and stable, e.g. ``task3_merge_word_hidden``); other cells
+keep a readable id or get one from their first line; no outputs or execution counts; cell
+metadata reduced to ``nbgrader`` (and ``tags``); notebook metadata reduced to the Python 3 kernel.
+
+The helpers for temporary nbgrader courses (:func:`temporary_course`, :func:`run_nbgrader`) are
+shared with ``python -m bpe_ref grade`` and the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SOLUTIONS_DIR = REPO_ROOT / "solutions"
+LABS_DIR = REPO_ROOT / "labs"
+NBGRADER_CONFIG = REPO_ROOT / "nbgrader_config.py"
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+CELL_ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+NBGRADER_KEYS = ("grade", "grade_id", "locked", "points", "schema_version", "solution", "task")
+# Files of solutions/<lab>/ that never go to labs/ (nbgrader_config.py ignores them as well).
+NEVER_RELEASED = ("drills_solutions.md",)
+
+
+def lab_names() -> list[str]:
+    """The labs with a source notebook: ``solutions/<lab>/<lab>.ipynb``, in course order."""
+    return sorted(p.name for p in SOLUTIONS_DIR.iterdir() if (p / f"{p.name}.ipynb").is_file())
+
+
+def source_notebook(lab: str) -> Path:
+    return SOLUTIONS_DIR / lab / f"{lab}.ipynb"
+
+
+def release_notebook(lab: str) -> Path:
+    return LABS_DIR / lab / f"{lab}.ipynb"
+
+
+# ---- normal form ---------------------------------------------------------------------------
+
+
+def _slug(text: str) -> str:
+    words = re.findall(r"[a-zA-Z0-9]+", text.lower())[:6]
+    return "-".join(words)[:40] or "cell"
+
+
+def normalized(notebook: dict[str, Any]) -> dict[str, Any]:
+    """``notebook`` (parsed JSON) in the course's normal form (see the module docstring)."""
+    cells = []
+    used: set[str] = set()
+    for cell in notebook["cells"]:
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        metadata = cell.get("metadata", {})
+        clean: dict[str, Any] = {}
+        nbgrader = metadata.get("nbgrader")
+        if nbgrader:
+            clean["nbgrader"] = {k: nbgrader[k] for k in NBGRADER_KEYS if k in nbgrader}
+            clean["nbgrader"]["schema_version"] = 3
+            clean["nbgrader"].setdefault("task", False)
+            if not clean["nbgrader"].get("grade"):
+                clean["nbgrader"].pop("points", None)
+        if metadata.get("tags"):
+            clean["tags"] = list(metadata["tags"])
+        if nbgrader and nbgrader.get("grade_id"):
+            cell_id = nbgrader["grade_id"]
+        else:
+            cell_id = cell.get("id", "")
+            if not CELL_ID_PATTERN.match(cell_id) or cell_id in used or re.fullmatch(r"[0-9a-f]{8}", cell_id):
+                cell_id = f"cell-{_slug(source.splitlines()[0] if source else '')}"
+        base, n = cell_id, 2
+        while cell_id in used:
+            cell_id, n = f"{base}-{n}", n + 1
+        used.add(cell_id)
+        new = {"cell_type": cell["cell_type"], "id": cell_id, "metadata": clean, "source": source}
+        if cell["cell_type"] == "code":
+            new["execution_count"] = None
+            new["outputs"] = []
+        cells.append(new)
+    return {
+        "cells": cells,
+        "metadata": {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def write_notebook(notebook: dict[str, Any], path: Path) -> None:
+    """Write through nbformat (validated, the same JSON layout as nbgrader and JupyterLab write)."""
+    import nbformat
+
+    node = nbformat.from_dict(notebook)
+    nbformat.validate(node)
+    nbformat.write(node, str(path))
+
+
+def read_notebook_json(path: Path) -> dict[str, Any]:
+    """A notebook's JSON with each cell's source joined into one string (as nbformat reads it)."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    for cell in notebook.get("cells", []):
+        if isinstance(cell.get("source"), list):
+            cell["source"] = "".join(cell["source"])
+    return notebook
+
+
+def normalize_file(path: Path) -> bool:
+    """Rewrite ``path`` in normal form; returns whether it changed."""
+    original = read_notebook_json(path)
+    result = normalized(original)
+    if result == original:
+        return False
+    write_notebook(result, path)
+    return True
+
+
+def notebook_problems(path: Path, *, release: bool) -> list[str]:
+    """What is wrong with one notebook: format, ids, outputs, and (for a release) leftovers."""
+    import nbformat
+
+    problems = []
+    try:
+        notebook = read_notebook_json(path)
+        nbformat.validate(nbformat.from_dict(notebook))
+    except (ValueError, nbformat.ValidationError) as err:
+        return [f"{path}: not a valid notebook: {str(err).splitlines()[0]}"]
+    if (notebook.get("nbformat"), notebook.get("nbformat_minor")) != (4, 5):
+        problems.append(f"{path}: nbformat {notebook.get('nbformat')}.{notebook.get('nbformat_minor')}, expected 4.5")
+    ids = [cell.get("id") for cell in notebook["cells"]]
+    if len(set(ids)) != len(ids) or not all(isinstance(i, str) and CELL_ID_PATTERN.match(i) for i in ids):
+        problems.append(f"{path}: cell ids missing, invalid or repeated: {ids}")
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code" and (cell.get("outputs") or cell.get("execution_count") is not None):
+            problems.append(f"{path}: cell {cell.get('id')} has outputs or an execution count")
+        text = "".join(cell.get("source", ""))
+        if release and ("BEGIN SOLUTION" in text or "BEGIN HIDDEN TESTS" in text or "_properties(" in text):
+            problems.append(f"{path}: cell {cell.get('id')} still holds a solution or hidden test")
+    if not release and normalized(notebook) != notebook:
+        problems.append(f"{path}: not in normal form (run python -m bpe_ref.course.notebooks normalize)")
+    return problems
+
+
+def solution_namespace(lab: str) -> dict[str, Any]:
+    """The functions a source notebook defines: its read-only code cells (setup) and its solution
+    cells, run in order in a fresh namespace (test cells and the exploration are not run).
+
+    The tests use it to check the graders against the course's own solutions.
+    """
+    namespace: dict[str, Any] = {"__name__": f"solutions_{lab}"}
+    notebook = read_notebook_json(source_notebook(lab))
+    for cell in notebook["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell["cell_type"] == "code" and (meta.get("solution") or (meta.get("locked") and not meta.get("grade"))):
+            exec(compile(cell["source"], f"<{lab}:{cell['id']}>", "exec"), namespace)
+    return namespace
+
+
+# ---- temporary nbgrader courses -------------------------------------------------------------
+
+
+def nbgrader_environment() -> dict[str, str]:
+    """The environment for nbgrader subprocesses.
+
+    nbgrader runs ``alembic`` (found on PATH) when it creates a gradebook, so the directory of
+    this interpreter's scripts goes first on PATH, for a virtual environment that is not activated.
+    """
+    env = dict(os.environ)
+    scripts = str(Path(sys.executable).parent)
+    env["PATH"] = scripts + os.pathsep + env.get("PATH", "")
+    env.pop("NBGRADER_EXECUTION", None)
+    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # silences a debugger warning per kernel
+    return env
+
+
+def run_nbgrader(arguments: Sequence[str], course_dir: Path, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """``python -m nbgrader ARGUMENTS`` in ``course_dir``, output captured (text)."""
+    return subprocess.run(
+        [sys.executable, "-m", "nbgrader", *arguments],
+        cwd=course_dir,
+        env=nbgrader_environment(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@contextlib.contextmanager
+def temporary_course(labs: Sequence[str] = ()) -> Iterator[Path]:
+    """A throw-away course folder: the repository's ``nbgrader_config.py`` and ``solutions/<lab>``
+    for each of ``labs``. Deleted on exit, with the gradebook and everything nbgrader wrote."""
+    with tempfile.TemporaryDirectory(prefix="bpe_course_") as tmp:
+        course = Path(tmp)
+        shutil.copy(NBGRADER_CONFIG, course / "nbgrader_config.py")
+        for lab in labs:
+            shutil.copytree(SOLUTIONS_DIR / lab, course / "solutions" / lab)
+        yield course
+
+
+def generate_release(lab: str, course: Path, *, database: bool = False) -> Path:
+    """Run ``nbgrader generate_assignment LAB`` in ``course``; returns ``course/labs/LAB``.
+
+    Without ``database`` no gradebook is written (enough to produce the release files).
+    """
+    arguments = ["generate_assignment", lab, "--force"] + ([] if database else ["--no-db"])
+    result = run_nbgrader(arguments, course, timeout=300)
+    released = course / "labs" / lab
+    if result.returncode != 0 or not released.is_dir():
+        raise RuntimeError(f"nbgrader generate_assignment {lab} failed:\n{result.stdout}\n{result.stderr}")
+    return released
+
+
+def _files_under(folder: Path) -> dict[str, Path]:
+    """Files under ``folder`` by relative path, leaving out hidden ones (``.ipynb_checkpoints/``
+    that JupyterLab writes next to an opened lab; nbgrader's ``ignore`` skips them too)."""
+    return {
+        str(p.relative_to(folder)): p
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    }
+
+
+def release_differences(lab: str) -> list[str]:
+    """How the committed ``labs/LAB`` differs from a fresh ``nbgrader generate_assignment`` (empty: none)."""
+    with temporary_course([lab]) as course:
+        generated = _files_under(generate_release(lab, course))
+        committed = _files_under(LABS_DIR / lab) if (LABS_DIR / lab).is_dir() else {}
+        problems = [f"labs/{lab}/{name} is not generated from solutions/" for name in sorted(committed.keys() - generated.keys())]
+        problems += [f"labs/{lab}/{name} is missing" for name in sorted(generated.keys() - committed.keys())]
+        for name in sorted(generated.keys() & committed.keys()):
+            new, old = generated[name].read_bytes(), committed[name].read_bytes()
+            if name.endswith(".ipynb"):
+                same = json.loads(new) == json.loads(old)
+            else:
+                same = new == old
+            if not same:
+                problems.append(f"labs/{lab}/{name} differs from what nbgrader generates")
+        return problems
+
+
+def release(lab: str) -> list[str]:
+    """Regenerate ``labs/LAB`` from ``solutions/LAB``; returns the files written."""
+    with temporary_course([lab]) as course:
+        generated = _files_under(generate_release(lab, course))
+        target = LABS_DIR / lab
+        if target.exists():
+            shutil.rmtree(target)
+        for name, path in generated.items():
+            destination = target / name
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, destination)  # copyfile: not nbgrader's read-only permissions
+        return [f"labs/{lab}/{name}" for name in generated]
+
+
+# ---- command line ----------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bpe_ref.course.notebooks", description=__doc__.split("\n\n")[0])
+    parser.add_argument("action", choices=["normalize", "release", "check"])
+    parser.add_argument("labs", nargs="*", help="lab names, e.g. 01_naive_bpe (default: every lab in solutions/)")
+    args = parser.parse_args(argv)
+    labs = args.labs or lab_names()
+    unknown = [lab for lab in labs if not source_notebook(lab).is_file()]
+    if unknown:
+        print(f"error: no source notebook for {unknown} (expected solutions/<lab>/<lab>.ipynb)", file=sys.stderr)
+        return 2
+    if args.action == "normalize":
+        for lab in labs:
+            changed = normalize_file(source_notebook(lab))
+            print(f"{source_notebook(lab).relative_to(REPO_ROOT)}: {'normalized' if changed else 'already normal'}")
+        return 0
+    if args.action == "release":
+        for lab in labs:
+            for name in release(lab):
+                print(f"wrote {name}")
+        return 0
+    problems = []
+    for lab in labs:
+        problems += notebook_problems(source_notebook(lab), release=False)
+        if release_notebook(lab).is_file():
+            problems += notebook_problems(release_notebook(lab), release=True)
+        problems += [f"labs/{lab}/{p}" for p in NEVER_RELEASED if list((LABS_DIR / lab).rglob(p))]
+        problems += release_differences(lab)
+    for problem in problems:
+        print(problem)
+    print(f"{len(labs)} labs checked: {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
