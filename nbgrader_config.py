@@ -27,12 +27,28 @@ c.CourseDirectory.ignore = [
     ".*",
 ]
 
-# Per cell: an infinite loop fails its own cell after 30 s (the kernel is interrupted) and the rest
-# of the notebook still runs. The slowest graded cell (training on corpus.en) takes a few seconds.
+# Grading: the learner's kernel never decides a grade. Autograde runs the submission's cells in a
+# confined worker process and every test cell's grader in nbgrader's own process, which holds the
+# reference and decides (bpe_ref/course/trusted/autograde.py). The rest of nbgrader's pipeline,
+# scoring, late penalties, gradebook and feedback, is unchanged.
+c.Autograde.autograde_preprocessors = [
+    "bpe_ref.course.trusted.autograde.TrustedExecute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.TrustedExecute.call_timeout = 30  # seconds per call of a learner's function
+c.TrustedExecute.cell_timeout = 30  # seconds per cell of the learner's (an infinite loop fails that cell)
+c.TrustedExecute.total_timeout = 300  # seconds of checks per notebook; later test cells then fail
+
+# Validate (nbgrader validate, the Validate button) still runs the notebook in a kernel, with the
+# visible tests only: advice, not a grade. There an infinite loop fails its own cell after 30 s
+# (the kernel is interrupted), and a kernel that cannot be interrupted or dies fails the whole
+# notebook instead of letting later test cells pass (nbgrader issue 427).
 c.Execute.timeout = 30
-# A kernel that cannot be interrupted or dies fails the whole notebook instead of letting later
-# test cells count as passed (nbgrader issue 427): that is nbclient's behaviour with these
-# settings, and tests/test_grading_class.py checks it.
 c.Execute.interrupt_on_timeout = True
 c.Execute.raise_on_iopub_timeout = True
 

@@ -270,6 +270,33 @@ def release(lab: str) -> list[str]:
         return [f"labs/{lab}/{name}" for name in generated]
 
 
+# ---- what each test cell checks (for the trusted grader) ------------------------------------
+
+
+def test_cells_manifest() -> str:
+    """The text of ``bpe_ref/course/checks/cells.json`` for the source notebooks as they are now."""
+    from .trusted import cells
+
+    notebooks = {lab: read_notebook_json(source_notebook(lab)) for lab in lab_names()}
+    return json.dumps(cells.manifest(notebooks), indent=1) + "\n"
+
+
+def write_test_cells_manifest() -> Path:
+    from .trusted import cells
+
+    cells.MANIFEST.write_text(test_cells_manifest(), encoding="utf-8")
+    return cells.MANIFEST
+
+
+def test_cells_manifest_problems() -> list[str]:
+    from .trusted import cells
+
+    current = cells.MANIFEST.read_text(encoding="utf-8") if cells.MANIFEST.exists() else ""
+    if current != test_cells_manifest():
+        return [f"{cells.MANIFEST.relative_to(REPO_ROOT)} is stale: run python -m bpe_ref.course.notebooks release"]
+    return []
+
+
 # ---- command line ----------------------------------------------------------------------------
 
 
@@ -292,6 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for lab in labs:
             for name in release(lab):
                 print(f"wrote {name}")
+        print(f"wrote {write_test_cells_manifest().relative_to(REPO_ROOT)}")
         return 0
     problems = []
     for lab in labs:
@@ -300,6 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             problems += notebook_problems(release_notebook(lab), release=True)
         problems += [f"labs/{lab}/{p}" for p in NEVER_RELEASED if list((LABS_DIR / lab).rglob(p))]
         problems += release_differences(lab)
+    problems += test_cells_manifest_problems()
     for problem in problems:
         print(problem)
     print(f"{len(labs)} labs checked: {len(problems)} problems")

@@ -54,6 +54,36 @@ class ReferenceSolverCalled(Exception):
     """Raised inside the learner's function when it calls a ``bpe_ref`` function during grading."""
 
 
+class LearnerError(Exception):
+    """An exception the learner's code raised in the grading process, brought back as data."""
+
+    def __init__(self, ename: str, evalue: str, traceback: list[str] | None = None) -> None:
+        super().__init__(evalue)
+        self.ename, self.evalue, self.traceback = ename, evalue, list(traceback or [])
+
+    @classmethod
+    def from_data(cls, data: dict) -> LearnerError:
+        return cls(str(data.get("ename", "Error")), str(data.get("evalue", "")), [str(line) for line in data.get("traceback", [])])
+
+
+class GradingStopped(BaseException):
+    """The learner's code timed out or its process died: the check stops here and fails.
+
+    A ``BaseException``, like ``KeyboardInterrupt``, so that no ``except Exception`` on the way
+    (hypothesis's included) swallows it or retries a call that already took its whole time."""
+
+
+def error_name(error: BaseException) -> str:
+    """The class name of an exception of the learner's, wherever it was raised."""
+    return error.ename if isinstance(error, LearnerError) else type(error).__name__
+
+
+def runs_remotely(learner: Any) -> bool:
+    """Whether ``learner`` is a function of a graded notebook run in the grading process (a
+    :class:`~bpe_ref.course.trusted.sandbox.RemoteFunction`), not an object of this process."""
+    return getattr(learner, "runs_remotely", False) is True and callable(getattr(learner, "invoke", None))
+
+
 # --------------------------------------------------------------------------------------------
 # Describing a task and a call
 
@@ -138,6 +168,8 @@ def plain(value: Any, where: str = "the result") -> Any:
     kind = type(value)
     if kind in _SCALARS:
         return value
+    if kind.__name__ == "Foreign" and hasattr(value, "type_name"):  # a type the worker could not send
+        raise WrongType(f"{where} is a {value.type_name} ({value.text})")
     if isinstance(value, dict):
         return {plain(k, f"a key of {where}"): plain(v, f"a value of {where}") for k, v in dict.items(value)}
     if isinstance(value, list):
@@ -383,7 +415,12 @@ def reference_trapped() -> Iterator[list[str]]:
 
 
 def refuse_reference_use(task: Task, learner: Any) -> None:
-    """Fail when ``learner`` is not a function of the learner's own, or visibly uses ``bpe_ref``."""
+    """Fail when ``learner`` is not a function of the learner's own, or visibly uses ``bpe_ref``.
+
+    A function run in the grading process needs neither check: ``bpe_ref`` is unreachable there,
+    and whether the name is a function is the worker's to say at the first call."""
+    if runs_remotely(learner):
+        return
     if not callable(learner):
         raise CheckFailed(f"{task.name} should be a function, but it is a {type(learner).__name__}: {short_repr(learner, 60)}")
     found = reference_use(learner)
@@ -414,8 +451,14 @@ def call_learner(learner: Callable, args: tuple) -> Outcome:
     it in place) and what it returned. Exceptions of the learner's code are captured, not raised;
     ``KeyboardInterrupt`` (the autograder's timeout) and ``SystemExit`` pass through.
     """
-    learner_args = copy.deepcopy(args)
     outcome = Outcome()
+    if runs_remotely(learner):  # in the grading process: no reference to trap, only data back
+        try:
+            outcome.value = learner.invoke(args)
+        except LearnerError as error:
+            outcome.error = error
+        return outcome
+    learner_args = copy.deepcopy(args)
     with reference_trapped() as calls:
         try:
             outcome.value = (learner_args, learner(*learner_args))
@@ -423,6 +466,48 @@ def call_learner(learner: Callable, args: tuple) -> Outcome:
             outcome.error = error
     outcome.reference_calls = list(calls)
     return outcome
+
+
+def call_watching(learner: Callable, args: tuple, names: Sequence[str]) -> tuple[Outcome, dict[str, list[int]]]:
+    """Call ``learner(*args)`` while the learner's functions ``names`` are watched: the outcome,
+    and for each name the length of its first argument at every call (-1 when it has none).
+
+    In the grading process the worker does the watching; in a notebook the names are wrapped in
+    the function's own globals for the length of the call, then put back.
+    """
+    if runs_remotely(learner):
+        outcome = Outcome()
+        try:
+            reply = learner.invoke_raw(args, spy=tuple(names))
+        except Exception as problem:  # the arguments could not be sent: the grader's fault
+            raise RuntimeError(f"could not call {learner.__name__}: {problem}") from None
+        if not reply.get("ok"):
+            outcome.error = LearnerError.from_data(reply.get("error") or {})
+        spied = reply.get("spy") or {}
+        return outcome, {name: [int(n) for n in spied.get(name, []) if type(n) is int] for name in names}
+    namespace = getattr(learner, "__globals__", None)
+    if not isinstance(namespace, dict):
+        raise CheckFailed(f"{getattr(learner, '__name__', 'the function')} must be a function defined in the notebook")
+    lengths: dict[str, list[int]] = {name: [] for name in names}
+    originals = {name: namespace[name] for name in names if callable(namespace.get(name))}
+
+    def watched(name: str, function: Callable) -> Callable:
+        def call(*call_args, **kwargs):
+            first = call_args[0] if call_args else next(iter(kwargs.values()), None)
+            try:
+                lengths[name].append(len(first))
+            except TypeError:
+                lengths[name].append(-1)
+            return function(*call_args, **kwargs)
+
+        return call
+
+    namespace.update({name: watched(name, function) for name, function in originals.items()})
+    try:
+        outcome = call_learner(learner, args)
+    finally:
+        namespace.update(originals)
+    return outcome, lengths
 
 
 def expected_result(task: Task, reference: Callable, args: tuple) -> Any:
@@ -433,7 +518,7 @@ def expected_result(task: Task, reference: Callable, args: tuple) -> Any:
 
 def _first_line_of(error: BaseException) -> str:
     text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+    return f"{error_name(error)}: {text[0]}" if text else error_name(error)
 
 
 def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> str | None:
@@ -447,7 +532,7 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
             "The graders compare your code with bpe_ref, so calling it proves nothing: write it yourself."
         )
     if outcome.error is not None:
-        if isinstance(outcome.error, NotImplementedError):
+        if error_name(outcome.error) == "NotImplementedError":
             return f"{task.name} is not written yet: it still raises NotImplementedError (write your code in place of the skeleton's raise)"
         return f"{call} raised {_first_line_of(outcome.error)}\n  expected: {short_repr(expected, 300)}"
     learner_args, result = outcome.value
@@ -508,13 +593,17 @@ def check_property(
     strategy: Any,
     *,
     max_examples: int = 100,
+    min_examples: int | None = None,
 ) -> int:
     """Compare ``learner`` with ``reference`` on inputs drawn from ``strategy`` (tuples of arguments).
 
     Hypothesis runs derandomized (the same inputs every run), with no deadline, no example
     database and at most ``max_examples`` inputs; on a disagreement it shrinks the input, and the
-    message reports that smallest failing input. Returns how many inputs were tried.
+    message reports that smallest failing input. Returns how many inputs were tried. Fewer than
+    ``min_examples`` (default: a quarter of ``max_examples``, at least 1) compared inputs is a
+    failure, never a pass: the count is kept here, where the learner's code does not run.
     """
+    minimum = max(1, max_examples // 4) if min_examples is None else min_examples
     from hypothesis import HealthCheck, Phase, given, settings
 
     refuse_reference_use(task, learner)
@@ -554,8 +643,11 @@ def check_property(
             f"{failures[-1]}\n  (this input failed once but not when run again: does {task.name} depend on "
             "anything besides its arguments, such as a global variable it changes?)"
         ) from None
-    if tried[0] == 0:  # hypothesis itself switched off or patched: never a pass
-        raise CheckFailed(f"no generated input was tried for {task.name}: the property test did not run")
+    if tried[0] < minimum:  # hypothesis switched off or patched, or a strategy that ran dry
+        raise CheckFailed(
+            f"only {tried[0]} generated inputs were compared for {task.name}, fewer than the {minimum} required: "
+            "the property test did not really run"
+        )
     return tried[0]
 
 

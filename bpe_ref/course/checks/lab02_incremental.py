@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from ...train import step02_incremental as incremental, step01_naive as naive
 from ...train.common import count_pairs, merge_word
-from .core import CheckFailed, Task, call_learner, check_cases, grader, passed, task_graders
+from .core import CheckFailed, Task, call_watching, check_cases, error_name, grader, passed, task_graders
 from .lab01_naive_bpe import corpus_en_case, pretoken_count_dicts, verify_trainer_on_corpus_en
 
 REFERENCES = (count_pairs, merge_word, incremental.apply_merge_and_update_counts, incremental.train, naive.train)
@@ -162,46 +162,25 @@ def incremental_call_bounds(word_counts: dict[bytes, int], merges: list[Pair]) -
     return needed, allowed
 
 
-def _more_than_one_word(word_counts: object) -> bool:
-    try:
-        return len(word_counts) > 1  # type: ignore[arg-type]
-    except TypeError:  # a generator or another iterable: assume a corpus
-        return True
-
-
 def verify_incremental_updates(train_incremental: Callable) -> None:
     """Task 3 asks for V2: count the pairs once, then update only the words that hold the merged
     pair, with the learner's ``merge_and_update``. A trainer that recounts (V1) learns the same
     merges, so the merges alone cannot tell; this watches the calls instead. For the length of one
     run, the names ``count_pairs`` and ``merge_and_update`` in the learner's notebook are wrapped
     by counters, then put back."""
-    namespace = getattr(train_incremental, "__globals__", None)
-    if not isinstance(namespace, dict):
-        raise CheckFailed("train_incremental must be a function defined in the notebook (def train_incremental...)")
     case, reference_merges = corpus_en_case()
     word_counts = case.args[0]
     merges = reference_merges[:INCREMENTAL_CHECK_MERGES]
-    calls = {"count_pairs": 0, "merge_and_update": 0}
-    originals = {name: namespace[name] for name in calls if callable(namespace.get(name))}
-
-    def counting(name: str, function: Callable) -> Callable:
-        def counted(*args, **kwargs):
-            # count_pairs of one word (inside pair_count_changes, say) is an update, not a recount:
-            # only calls over more than one word count as counting the corpus again.
-            if name != "count_pairs" or _more_than_one_word(args[0] if args else kwargs.get("word_counts")):
-                calls[name] += 1
-            return function(*args, **kwargs)
-
-        return counted
-
-    namespace.update({name: counting(name, function) for name, function in originals.items()})
-    try:
-        outcome = call_learner(train_incremental, (word_counts, len(merges)))
-    finally:
-        namespace.update(originals)
+    outcome, first_lengths = call_watching(train_incremental, (word_counts, len(merges)), ("count_pairs", "merge_and_update"))
+    # count_pairs of one word (inside pair_count_changes, say) is an update, not a recount: only
+    # calls over more than one word count as counting the corpus again.
+    calls = {
+        "count_pairs": sum(1 for length in first_lengths["count_pairs"] if length != 1 and length != 0),
+        "merge_and_update": len(first_lengths["merge_and_update"]),
+    }
     call = f"train_incremental(<the pretoken counts of corpus.en>, {len(merges)})"
     if outcome.error is not None:
-        raise CheckFailed(f"{call} raised {type(outcome.error).__name__}: {outcome.error}")
+        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
     needed, allowed = incremental_call_bounds(word_counts, merges)
     if calls["count_pairs"] > 1:
         raise CheckFailed(

@@ -1,0 +1,218 @@
+"""Trusted autograding: the verdict of every test cell comes from this process, never from the notebook.
+
+nbgrader's ``autograde`` normally runs the whole submission in a Jupyter kernel and counts a test
+cell as passed when it leaves no error: the learner's code and the tests share one process, so
+code in a solution cell can hook, patch or skip the tests. Here, :class:`TrustedExecute` takes the
+place of nbgrader's ``Execute`` preprocessor (``nbgrader_config.py`` sets
+``Autograde.autograde_preprocessors``):
+
+1. every code cell that is not a test cell (setup, solutions, the learner's own cells) runs, in
+   order, in a confined worker process (:mod:`.sandbox`, :mod:`.worker`); its output and errors
+   become the cell's outputs, for the feedback;
+2. every test cell is looked up by ``grade_id`` in the lab's recorded test cells (:mod:`.cells`);
+   its grader runs *here*, with the reference, hypothesis and the comparisons, and calls the
+   learner's functions in the worker, by name, exchanging JSON only;
+3. the cell's outputs become the verdict: the grader's pass line on stdout, or one error output
+   with the grader's message. nbgrader's ``SaveAutoGrades`` then scores the cells as usual, so the
+   gradebook, formgrader, ``export`` and ``generate_feedback`` work unchanged.
+
+A record of every verdict, with the isolation that was in force, is written to
+``trusted_grades/<student>/<lab>/<notebook>.json`` in the course folder (``grade --class``
+compares the gradebook with it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import json
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..checks.core import CheckFailed, GradingStopped
+from . import cells as test_cells
+from .sandbox import Policy, RemoteFunction, Sandbox
+
+RECORDS_DIR = "trusted_grades"
+
+
+@dataclass
+class Verdict:
+    grade_id: str
+    points: float
+    passed: bool
+    message: str
+
+
+@dataclass
+class GradingRecord:
+    """What the trusted grader decided for one notebook."""
+
+    lab: str
+    notebook: str
+    student: str
+    isolation: list[str] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def earned(self) -> float:
+        return sum(v.points for v in self.verdicts if v.passed)
+
+    def save(self, course: Path) -> Path:
+        path = course / RECORDS_DIR / self.student / self.lab / f"{self.notebook}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(asdict(self), indent=1) + "\n", encoding="utf-8")
+        return path
+
+    @staticmethod
+    def load(course: Path, student: str, lab: str, notebook: str) -> GradingRecord | None:
+        path = course / RECORDS_DIR / student / lab / f"{notebook}.json"
+        if not path.exists():
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["verdicts"] = [Verdict(**v) for v in data["verdicts"]]
+        return GradingRecord(**data)
+
+
+def _source(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def python_source(cell_source: str) -> str:
+    """A cell's code as plain Python: IPython's ``%magics`` and ``!commands`` become calls of
+    ``get_ipython()``, which the worker answers by skipping them."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:  # nbgrader always brings IPython; without it, the code is run as it is
+        return cell_source
+    try:
+        return TransformerManager().transform_cell(cell_source)
+    except Exception:  # not even IPython can read it: let the worker report the SyntaxError
+        return cell_source
+
+
+def lab_policy(graders: Any, base: Policy) -> Policy:
+    """``base`` with what the lab's graders ask for (``GRADING_POLICY = {"allow_processes": True}``)."""
+    return replace(base, **getattr(graders, "GRADING_POLICY", {}))
+
+
+def is_test_cell(cell: dict) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def _error_output(ename: str, message: str) -> dict:
+    return {"output_type": "error", "ename": ename, "evalue": message, "traceback": [f"{ename}: {message}"]}
+
+
+def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total_seconds: float = 300.0,
+                student: str = "", notebook: str = "") -> GradingRecord:
+    """Run ``cells`` (a notebook's cells, updated in place with outputs) the trusted way; the record."""
+    start = time.monotonic()
+    graders = importlib.import_module(f"{__package__.rsplit('.', 1)[0]}.checks.lab{lab}")
+    specs = {cell.grade_id: cell for cell in test_cells.load(lab)}
+    policy = lab_policy(graders, policy)
+    record = GradingRecord(lab, notebook or lab, student)
+    with Sandbox(policy) as box:
+        record.isolation = list(box.isolation)
+        ran: list[tuple[str, str]] = []  # learner cells that ran cleanly, replayed after a restart
+
+        def restart_and_replay() -> None:
+            box.restart()
+            for code, name in ran:
+                box.run_cell(code, name)
+
+        for index, cell in enumerate(cells):
+            if cell.get("cell_type") != "code":
+                continue
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            name = meta.get("grade_id") or cell.get("id") or f"cell{index}"
+            if not is_test_cell(cell):
+                if not box.alive:
+                    restart_and_replay()
+                code = python_source(_source(cell))
+                run = box.run_cell(code, name)
+                cell["outputs"] = run.outputs()
+                if run.ok:
+                    ran.append((code, name))
+                continue
+            spec = specs.get(name)
+            points = float(meta.get("points", 0))
+            if spec is None:
+                verdict = Verdict(name, points, False, f"no grader is recorded for the test cell {name!r} of {lab}")
+            elif time.monotonic() - start > total_seconds:
+                verdict = Verdict(name, points, False, f"not run: grading this notebook took more than its {total_seconds:g} s")
+            else:
+                if not box.alive:
+                    restart_and_replay()
+                verdict, printed = run_test(spec, graders, box, points)
+                cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []
+                if not box.alive:  # the learner's code timed out or died during the check
+                    restart_and_replay()
+            if not verdict.passed:
+                cell["outputs"] = [_error_output("CheckFailed", verdict.message)]
+            record.verdicts.append(verdict)
+            cell["execution_count"] = None
+    record.seconds = round(time.monotonic() - start, 2)
+    return record
+
+
+def run_test(spec: test_cells.TestCell, graders: Any, box: Sandbox, points: float) -> tuple[Verdict, str]:
+    """Run one grader on the learner's functions in ``box``: the verdict, and what it printed."""
+    grader = getattr(graders, spec.grader, None)
+    if not getattr(grader, "is_grader", False):
+        return Verdict(spec.grade_id, points, False, f"the graders of this lab have no {spec.grader}"), ""
+    functions = [RemoteFunction(box, name) for name in spec.functions]
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            grader(*functions)
+    except CheckFailed as failure:
+        return Verdict(spec.grade_id, points, False, str(failure)), ""
+    except GradingStopped as stopped:
+        return Verdict(spec.grade_id, points, False, str(stopped)), ""
+    except Exception as problem:  # a fault of the grading itself: never a pass, and said as such
+        return Verdict(spec.grade_id, points, False, f"the grader itself failed ({type(problem).__name__}: {problem}); tell your instructor"), ""
+    return Verdict(spec.grade_id, points, True, printed.getvalue().strip()), printed.getvalue()
+
+
+try:  # the nbgrader preprocessor; the functions above work without nbgrader
+    from nbgrader.preprocessors import NbGraderPreprocessor
+    from traitlets import Float, Integer
+except ImportError:  # pragma: no cover - nbgrader is in the course's dev extra
+    NbGraderPreprocessor = None
+
+if NbGraderPreprocessor is not None:
+
+    class TrustedExecute(NbGraderPreprocessor):
+        """nbgrader autograde preprocessor: run the submission confined, decide in this process."""
+
+        call_timeout = Float(30.0, help="Seconds for one call of a learner's function.").tag(config=True)
+        cell_timeout = Float(30.0, help="Seconds for running one cell of the learner's.").tag(config=True)
+        total_timeout = Float(300.0, help="Seconds for all the test cells of one notebook.").tag(config=True)
+        memory_mb = Integer(2048, help="Address space of the worker, MiB.").tag(config=True)
+
+        def preprocess(self, nb, resources):
+            info = resources.get("nbgrader", {})
+            lab, student, notebook = info.get("assignment"), info.get("student", ""), info.get("notebook", "")
+            policy = Policy(memory_mb=self.memory_mb, call_timeout=self.call_timeout, cell_timeout=self.cell_timeout)
+            record = grade_cells(nb.cells, lab, policy=policy, total_seconds=self.total_timeout,
+                                 student=student, notebook=notebook)
+            # nbformat wants NotebookNodes; the outputs were set as plain dicts
+            from nbformat import from_dict
+
+            for cell in nb.cells:
+                if cell.cell_type == "code":
+                    cell.outputs = [from_dict(output) for output in cell.get("outputs", [])]
+            from nbgrader.coursedir import CourseDirectory
+
+            course = Path(CourseDirectory(parent=self).root)
+            saved = record.save(course)
+            self.log.info("Trusted grading of %s/%s: %g points in %.1f s; isolation: %s; record: %s",
+                          student, notebook, record.earned, record.seconds, " | ".join(record.isolation), saved)
+            return nb, resources

@@ -1,0 +1,300 @@
+"""The trusted side's handle on a worker process: start it confined, send it cells and calls, keep time.
+
+>>> with Sandbox() as box:                                   # doctest: +SKIP
+...     box.run_cell("def double(x):\\n    return 2 * x", "solution").ok
+...     RemoteFunction(box, "double").invoke((21,))
+True
+((21,), 42)
+
+The worker (:mod:`.worker`) runs the learner's code; this side holds the references and decides.
+Only JSON crosses between them, in the tagged format of :func:`.worker.encode`; a reply is read
+with a size limit and a deadline, and a worker that misses its deadline is killed with its whole
+process group. See :mod:`bpe_ref.course.trusted` for the threat model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..checks.core import GradingStopped, LearnerError
+from . import worker
+from .worker import decode, encode
+
+WORKER_FILE = Path(worker.__file__).resolve()
+MAX_REPLY_BYTES = 64 * 2**20  # a reply larger than this is refused (the learner's result is absurd)
+# Third-party packages a lab's code may import inside the worker. Everything else outside the
+# standard library (bpe_ref above all, and hypothesis, nbgrader, IPython) is unreachable there.
+ALLOWED_PACKAGES = ("regex",)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Limits of one worker. ``allow_processes`` is for labs that count in worker processes."""
+
+    memory_mb: int = 2048
+    cpu_seconds: int = 900
+    file_mb: int = 64
+    allow_processes: bool = False
+    packages: tuple[str, ...] = ALLOWED_PACKAGES
+    call_timeout: float = 30.0  # seconds for one call of a learner's function
+    cell_timeout: float = 30.0  # seconds for running one cell of the notebook
+
+
+@dataclass
+class CellRun:
+    """What running one cell of the learner's did, as nbgrader outputs can show it."""
+
+    ok: bool
+    stdout: str = ""
+    stderr: str = ""
+    error: dict[str, Any] | None = None
+
+    def outputs(self) -> list[dict[str, Any]]:
+        outputs: list[dict[str, Any]] = []
+        for name, text in (("stdout", self.stdout), ("stderr", self.stderr)):
+            if text:
+                outputs.append({"output_type": "stream", "name": name, "text": text})
+        if self.error:
+            outputs.append({"output_type": "error", "ename": self.error.get("ename", "Error"),
+                            "evalue": self.error.get("evalue", ""), "traceback": self.error.get("traceback", [])})
+        return outputs
+
+
+def _package_location(name: str) -> Path | None:
+    spec = importlib.util.find_spec(name)
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations))).resolve()
+    return Path(spec.origin).resolve() if spec.origin else None
+
+
+def stdlib_folders() -> list[Path]:
+    return sorted({Path(sysconfig.get_paths()[key]).resolve() for key in ("stdlib", "platstdlib")})
+
+
+def readable_paths(packages: tuple[str, ...]) -> list[str]:
+    """What the worker may read: the standard library (not its site-packages), the allowed
+    packages, the shared libraries extension modules load, and the Python binary. (The standard
+    library's folder itself is only *listed*, which imports need: see ``list_paths``.)"""
+    paths: set[str] = {"/usr/lib", "/usr/lib64", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime",
+                       "/usr/share/zoneinfo", "/dev/urandom", "/dev/zero", str(Path(sys.executable).resolve())}
+    for stdlib in stdlib_folders():
+        if stdlib.is_dir():
+            for entry in stdlib.iterdir():
+                if entry.name not in ("site-packages", "dist-packages"):
+                    paths.add(str(entry))
+    for name in packages:
+        location = _package_location(name)
+        if location is not None:
+            paths.add(str(location))
+    return sorted(paths)
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    with contextlib.suppress(OSError):
+        if os.name == "posix":
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=5)
+
+
+class Sandbox:
+    """One worker process, started on :meth:`start` (or ``with``), replaced by :meth:`restart`."""
+
+    def __init__(self, policy: Policy = Policy()) -> None:
+        self.policy = policy
+        self.process: subprocess.Popen | None = None
+        self.isolation: list[str] = []
+        self.scratch: Path | None = None
+        self._replies: queue.Queue = queue.Queue()
+        self._next_id = 0
+
+    def __enter__(self) -> Sandbox:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    # -- life cycle
+
+    def start(self) -> None:
+        self.scratch = Path(tempfile.mkdtemp(prefix="bpe_ref_grading_")).resolve()
+        packages_dir = self.scratch / "packages"
+        packages_dir.mkdir()
+        for name in self.policy.packages:
+            location = _package_location(name)
+            if location is not None:  # a link, so the folder listed on sys.path holds nothing else
+                (packages_dir / location.name).symlink_to(location, target_is_directory=location.is_dir())
+        policy = {
+            "scratch": str(self.scratch),
+            "packages_dir": str(packages_dir),
+            "read_paths": readable_paths(self.policy.packages),
+            "list_paths": [str(folder) for folder in stdlib_folders()],
+            "write_paths": ["/dev/shm"] if self.policy.allow_processes else [],
+            "memory_mb": self.policy.memory_mb,
+            "cpu_seconds": self.policy.cpu_seconds,
+            "file_mb": self.policy.file_mb,
+            "allow_processes": self.policy.allow_processes,
+        }
+        env = {"NBGRADER_EXECUTION": "autograde", "HOME": str(self.scratch), "TMPDIR": str(self.scratch),
+               "PATH": os.defpath, "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8"}
+        if os.name == "nt":
+            env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")
+        self.stderr_file = open(self.scratch / "worker-stderr.txt", "wb")
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-S", str(WORKER_FILE), json.dumps(policy)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr_file,
+            cwd=self.scratch, env=env, start_new_session=(os.name == "posix"),
+        )
+        self._replies = queue.Queue()
+        threading.Thread(target=self._read_replies, args=(self.process.stdout, self._replies), daemon=True).start()
+        hello = self._receive(None, timeout=60, what="starting the grading process")
+        self.isolation = [str(line) for line in hello.get("isolation", [])]
+
+    def close(self) -> None:
+        if self.process is not None:
+            _kill_group(self.process)
+            for stream in (self.process.stdin, self.process.stdout):
+                with contextlib.suppress(OSError):
+                    stream.close()
+            self.process = None
+            with contextlib.suppress(OSError):
+                self.stderr_file.close()
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
+
+    def restart(self) -> None:
+        self.close()
+        self.start()
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    # -- talking
+
+    @staticmethod
+    def _read_replies(stream, replies: queue.Queue) -> None:
+        while True:
+            line = stream.readline(MAX_REPLY_BYTES + 1)
+            if not line:
+                replies.put(None)  # end of file: the worker is gone
+                return
+            if len(line) > MAX_REPLY_BYTES:
+                replies.put(ValueError(f"a reply of more than {MAX_REPLY_BYTES // 2**20} MiB"))
+                return
+            replies.put(line)
+
+    def _worker_gone(self, what: str) -> GradingStopped:
+        code = self.process.wait(timeout=5) if self.process else None
+        how = f"exit code {code}" if code is None or code >= 0 else f"killed by signal {-code} ({signal.Signals(-code).name})"
+        tail = ""
+        if self.scratch and (self.scratch / "worker-stderr.txt").exists():
+            lines = (self.scratch / "worker-stderr.txt").read_text(errors="replace").strip().splitlines()
+            tail = f"; its last words: {lines[-1][:200]}" if lines else ""
+        self.close()
+        return GradingStopped(f"the process running your code stopped while {what} ({how}{tail})")
+
+    def _receive(self, request_id: int | None, timeout: float, what: str) -> dict:
+        deadline_left = timeout
+        while True:
+            try:
+                line = self._replies.get(timeout=deadline_left)
+            except queue.Empty:
+                self.close()
+                raise GradingStopped(f"{what} did not finish within {timeout:g} s (an infinite loop, or a much slower algorithm than needed?)") from None
+            if line is None:
+                raise self._worker_gone(what)
+            if isinstance(line, Exception):
+                self.close()
+                raise GradingStopped(f"{what}: the answer could not be read ({line})")
+            try:
+                reply = json.loads(line)
+            except (ValueError, RecursionError):
+                continue  # not a reply of the worker's (the learner's code wrote to the channel)
+            if isinstance(reply, dict) and (reply.get("id") == request_id or (request_id is None and reply.get("hello"))):
+                return reply
+
+    def request(self, message: dict, timeout: float, what: str) -> dict:
+        if not self.alive:
+            raise GradingStopped(f"{what}: the process running your code is not running")
+        self._next_id += 1
+        message = {**message, "id": self._next_id}
+        try:
+            self.process.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
+            self.process.stdin.flush()
+        except OSError:
+            raise self._worker_gone(what) from None
+        return self._receive(self._next_id, timeout, what)
+
+    # -- the two operations
+
+    def run_cell(self, code: str, name: str, timeout: float | None = None) -> CellRun:
+        """Run one cell of the notebook; a timeout or a crash is a failed cell (the worker is restarted)."""
+        try:
+            reply = self.request({"op": "exec", "code": code, "name": name}, timeout or self.policy.cell_timeout, f"running cell {name}")
+        except GradingStopped as stopped:
+            self.restart()
+            return CellRun(False, error={"ename": "CellStopped", "evalue": str(stopped), "traceback": []})
+        return CellRun(bool(reply.get("ok")), str(reply.get("stdout", "")), str(reply.get("stderr", "")), reply.get("error"))
+
+    def call(self, name: str, args: tuple, *, timeout: float | None = None, return_args: bool = False,
+             spy: tuple[str, ...] = ()) -> dict:
+        """Call the learner's ``name(*args)``; the raw reply (see :class:`RemoteFunction` for values)."""
+        message = {"op": "call", "name": name, "args": [encode(arg) for arg in args], "return_args": return_args, "spy": list(spy)}
+        return self.request(message, timeout or self.policy.call_timeout, f"{name}(...)")
+
+
+@dataclass
+class RemoteFunction:
+    """A learner's function as the graders see it: calling it calls it in the worker, by name.
+
+    :meth:`invoke` returns ``(arguments after the call, result)`` as plain values, so a task that
+    updates an argument in place can be observed; the learner's exceptions come back as
+    :class:`~bpe_ref.course.checks.core.LearnerError`, a timeout or a crash as ``GradingStopped``.
+    """
+
+    sandbox: Sandbox
+    name: str
+    timeout: float | None = None
+    runs_remotely: bool = field(default=True, init=False)  # what the graders test for
+
+    @property
+    def __name__(self) -> str:  # messages name the function as the learner wrote it
+        return self.name
+
+    def invoke(self, args: tuple, spy: tuple[str, ...] = ()) -> tuple[tuple, Any]:
+        reply = self.invoke_raw(args, spy)
+        if not reply.get("ok"):
+            raise LearnerError.from_data(reply.get("error") or {})
+        try:
+            after = tuple(decode(arg) for arg in reply["args"]) if "args" in reply else args
+            return after, decode(reply.get("result"))
+        except (ValueError, TypeError, KeyError, RecursionError) as problem:
+            raise LearnerError("UnreadableResult", f"what {self.name} returned could not be read: {problem}") from None
+
+    def invoke_raw(self, args: tuple, spy: tuple[str, ...] = ()) -> dict:
+        mutable = any(isinstance(arg, (dict, list, set)) for arg in args)
+        return self.sandbox.call(self.name, args, timeout=self.timeout, return_args=mutable, spy=spy)
+
+    def __call__(self, *args):
+        return self.invoke(args)[1]
