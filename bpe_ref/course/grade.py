@@ -17,7 +17,11 @@ A class (instructors), after ``nbgrader autograde LAB`` in the course folder::
 
 lists every submission with its score and whether it was really graded, could not be read, or was
 not graded because autograde failed on it. nbgrader records 0 for all of those, which looks the
-same as a real zero in its own reports. Exit code 0 when every submission was graded, else 1.
+same as a real zero in its own reports. Under a submission it lists what needs a person's review:
+its own cells' use of capabilities no lab needs (IPython's shell, ``sys.modules``, the import
+machinery, ``subprocess``, ``ctypes``, ``sqlite3``, files), gradebook scores that differ from the
+trusted grader's record, and manual scores. Exit code 0 when every submission was graded and none
+needs review, else 1.
 """
 
 from __future__ import annotations
@@ -77,7 +81,7 @@ class TaskResult:
         for cell in self.cells:
             if cell.earned < cell.possible:
                 part = "hidden" if cell.grade_id.endswith(HIDDEN_SUFFIX) else "visible"
-                return f"{part}: {cell.failure or 'no points (not graded automatically)'}"
+                return f"{part}: {cell.failure or 'no points, and no message from the grader'}"
         return ""
 
 
@@ -179,17 +183,17 @@ def grades_from_course(course: Path, lab: str, student: str, notebook_name: str)
 
 def detect_lab(path: Path, notebook: dict) -> str:
     """The lab a notebook belongs to: its file name, its folder, or the grade ids it holds."""
-    from .notebooks import lab_names, source_notebook
+    from .notebooks import LABS_DIR, lab_names
+    from .trusted import cells
 
-    labs = lab_names()
+    labs = lab_names(LABS_DIR)
     for candidate in (path.stem, path.parent.name):
         if candidate in labs:
             return candidate
     ids = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in notebook["cells"]} - {None}
     best, overlap = None, 0
     for lab in labs:
-        source = json.loads(source_notebook(lab).read_text(encoding="utf-8"))
-        common = len(ids & {g for g, _ in test_cells_in_order(source)})
+        common = len(ids & {cell.grade_id for cell in cells.load(lab)})
         if common > overlap:
             best, overlap = lab, common
     if best is None:
@@ -208,18 +212,24 @@ def _why_autograde_failed(log: str) -> str:
     return errors[0].split("| ERROR]", 1)[1].strip() if errors else "see nbgrader's log"
 
 
-def autograde_notebook(path: Path, lab: str, *, timeout: int | None = None, keep: Path | None = None) -> list[CellResult]:
-    """Autograde one notebook in a temporary course, hidden tests included; its graded cells."""
-    from .notebooks import generate_release, run_nbgrader, temporary_course
+def autograde_notebook(path: Path, lab: str, *, timeout: int | None = None, keep: Path | None = None,
+                       isolation: list[str] | None = None) -> list[CellResult]:
+    """Autograde one notebook in a temporary course, hidden tests included; its graded cells.
 
-    with temporary_course([lab]) as course:
+    The course is built from the lab's release (``labs/<lab>``), which a learner's handout has
+    too; autograde runs the course's trusted grader, as for a class. ``isolation``, when given,
+    receives the lines saying how the submission's code was confined."""
+    from .notebooks import generate_release, run_nbgrader, temporary_course
+    from .trusted.autograde import GradingRecord
+
+    with temporary_course([lab], from_release=True) as course:
         generate_release(lab, course, database=True)
         submitted = course / "submitted" / STUDENT / lab
         submitted.mkdir(parents=True)
         shutil.copyfile(path, submitted / f"{lab}.ipynb")
         arguments = ["autograde", lab, "--student", STUDENT]
         if timeout:
-            arguments.append(f"--Execute.timeout={timeout}")
+            arguments += [f"--TrustedExecute.cell_timeout={timeout}", f"--TrustedExecute.call_timeout={timeout}"]
         result = run_nbgrader(arguments, course)
         log = result.stdout + result.stderr
         autograded = course / "autograded" / STUDENT / lab / f"{lab}.ipynb"
@@ -228,6 +238,9 @@ def autograde_notebook(path: Path, lab: str, *, timeout: int | None = None, keep
             shutil.copyfile(autograded, keep / f"{lab}.autograded.ipynb")
         if not autograded.exists():
             raise NotGradable(f"not graded: {_why_autograde_failed(log)}. Nothing could be scored; a class autograde would record 0.")
+        record = GradingRecord.load(course, STUDENT, lab, lab)
+        if isolation is not None and record is not None:
+            isolation.extend(record.isolation)
         return grades_from_course(course, lab, STUDENT, lab)
 
 
@@ -252,14 +265,16 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
     try:
         notebook = read_notebook(path)
         lab = lab or detect_lab(path, notebook)
-        print(f"Grading {path} as lab {lab}, hidden tests included (this takes a few seconds)...", flush=True)
-        cells = autograde_notebook(path, lab, timeout=timeout, keep=keep)
+        print(f"Grading {path} as lab {lab}, hidden tests included (10-60 s)...", flush=True)
+        isolation: list[str] = []
+        cells = autograde_notebook(path, lab, timeout=timeout, keep=keep, isolation=isolation)
     except NotGradable as problem:
         print(f"{path}: {problem}", file=sys.stderr)
         print("Nothing was graded: this is not a score of 0. Fix the problem above and grade again.", file=sys.stderr)
         return 2
     tasks = group_by_task(cells)
     print(format_table(tasks))
+    print("Your code ran in a separate process: " + ("; ".join(isolation) or "isolation unknown") + ".")
     earned, possible = sum(t.earned for t in tasks), sum(t.possible for t in tasks)
     seconds = time.perf_counter() - start
     if earned >= possible:
@@ -275,6 +290,26 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
     return 1
 
 
+def grade_this_lab(lab: str) -> int:
+    """From a lab's last cell: grade the *saved* notebook, hidden tests included, in a separate
+    process (``python -m bpe_ref grade``), and show its table. The notebook is found from the
+    kernel's session (JupyterLab tells the kernel its notebook's path) or in the current folder."""
+    import os
+    import subprocess
+
+    candidates = [os.environ.get("JPY_SESSION_NAME", ""), f"{lab}.ipynb", f"labs/{lab}/{lab}.ipynb"]
+    path = next((Path(c) for c in candidates if c and Path(c).suffix == ".ipynb" and Path(c).is_file()), None)
+    if path is None:
+        print(f"Could not find the saved notebook {lab}.ipynb from {Path.cwd()}: run, at the repository root,\n"
+              f"    python -m bpe_ref grade labs/{lab}/{lab}.ipynb")
+        return 2
+    print(f"Grading the saved copy of {path} (save first: unsaved changes are not graded).", flush=True)
+    result = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", str(path), "--lab", lab],
+                            capture_output=True, text=True)
+    print(result.stdout + result.stderr)
+    return result.returncode
+
+
 # ---- a class -------------------------------------------------------------------------------
 
 
@@ -285,10 +320,37 @@ class SubmissionStatus:
     earned: float = 0.0
     possible: float = 0.0
     detail: str = ""
+    review: list[str] = field(default_factory=list)  # why a person should look at it
+
+
+def gradebook_disagreements(course: Path, lab: str, student: str, notebook: str) -> list[str]:
+    """Where the gradebook's scores of a notebook differ from what the trusted grader decided, and
+    every manual score (the formgrader's, or anyone's who could write the gradebook file)."""
+    from nbgrader.api import Gradebook
+
+    from .trusted.autograde import GradingRecord
+
+    record = GradingRecord.load(course, student, lab, notebook)
+    if record is None:
+        return [f"{notebook}: no trusted grading record (not autograded with the course's nbgrader_config.py?)"]
+    decided = {verdict.grade_id: (verdict.points if verdict.passed else 0.0) for verdict in record.verdicts}
+    problems = []
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        submission = gradebook.find_submission_notebook(notebook, lab, student)
+        for grade in submission.grades:
+            if grade.manual_score is not None:
+                problems.append(f"{grade.name}: manual score {grade.manual_score:g} (trusted grader: {decided.get(grade.name, 0):g})")
+            elif grade.name in decided and (grade.auto_score or 0) != decided[grade.name]:
+                problems.append(f"{grade.name}: gradebook {grade.auto_score:g}, trusted grader {decided[grade.name]:g}")
+    return problems
 
 
 def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
-    """Every submission of ``lab`` in ``course``: graded (with its score), or why it has no real score."""
+    """Every submission of ``lab`` in ``course``: graded (with its score), or why it has no real
+    score; and, for each, what needs a person's review (:mod:`.trusted.review`, the gradebook
+    against the trusted record)."""
+    from .trusted.review import notebook_flags
+
     solutions = course / "solutions" / lab
     if not solutions.is_dir():
         raise NotGradable(f"{course} has no solutions/{lab}: run this in the course folder (or pass --course)")
@@ -298,6 +360,7 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
         for name in notebook_names
         for _, points in test_cells_in_order(json.loads((solutions / f"{name}.ipynb").read_text(encoding="utf-8")))
     )
+    releases = {name: course / "labs" / lab / f"{name}.ipynb" for name in notebook_names}
     students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{lab}") if p.is_dir())
     report = []
     for student in students:
@@ -308,16 +371,19 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
                 status.status, status.detail = "missing", f"no {name}.ipynb in the submission"
                 break
             try:
-                read_notebook(submitted)
+                notebook = read_notebook(submitted)
             except NotGradable as problem:
                 status.status, status.detail = "could not be read", str(problem).replace("could not be read: ", "")
                 break
+            release = json.loads(releases[name].read_text(encoding="utf-8")) if releases[name].exists() else {"cells": []}
+            status.review += [f"uses {flag}" for flag in notebook_flags(notebook, release)]
             try:
                 status.earned += sum(c.earned for c in grades_from_course(course, lab, student, name))
             except NotGradable:
                 status.status = "not graded"
-                status.detail = "autograde failed on it (kernel died or hung: see autograde's log) or has not run yet"
+                status.detail = "autograde failed on it or has not run yet"
                 break
+            status.review += [f"gradebook: {problem}" for problem in gradebook_disagreements(course, lab, student, name)]
         if status.status != "graded":
             status.earned = 0.0
         report.append(status)
@@ -333,13 +399,21 @@ def print_class_report(report: list[SubmissionStatus], lab: str) -> int:
     for s in report:
         score = f"{s.earned:g} / {s.possible:g}" if s.status == "graded" else "-"
         detail = f": {s.detail}" if s.detail else ""
-        print(f"{s.student:<{width}}  {score:>9}  {s.status}{detail}")
+        review = "; NEEDS REVIEW" if s.review else ""
+        print(f"{s.student:<{width}}  {score:>9}  {s.status}{detail}{review}")
+        for line in s.review:
+            print(f"{'':<{width}}  {'':>9}    - {line}")
     counts = {kind: sum(s.status == kind for s in report) for kind in ("graded", "could not be read", "not graded", "missing")}
-    print(", ".join(f"{n} {kind}" for kind, n in counts.items() if n) + f" ({len(report)} submissions).")
+    flagged = sum(bool(s.review) for s in report)
+    print(", ".join(f"{n} {kind}" for kind, n in counts.items() if n) + f" ({len(report)} submissions)"
+          + (f"; {flagged} need review." if flagged else "."))
+    if flagged:
+        print("Review flags change no score: they say where a person should look (capabilities no lab needs, "
+              "gradebook scores that differ from the trusted grader's, manual scores).")
     if counts["graded"] < len(report):
         print("nbgrader's gradebook shows 0 for the submissions that were not graded; they have no real score.")
         return 1
-    return 0
+    return 1 if flagged else 0
 
 
 # ---- the command ---------------------------------------------------------------------------

@@ -43,9 +43,13 @@ NBGRADER_KEYS = ("grade", "grade_id", "locked", "points", "schema_version", "sol
 NEVER_RELEASED = ("drills_solutions.md",)
 
 
-def lab_names() -> list[str]:
-    """The labs with a source notebook: ``solutions/<lab>/<lab>.ipynb``, in course order."""
-    return sorted(p.name for p in SOLUTIONS_DIR.iterdir() if (p / f"{p.name}.ipynb").is_file())
+def lab_names(folder: Path | None = None) -> list[str]:
+    """The labs with a source notebook, ``solutions/<lab>/<lab>.ipynb``, in course order (or those
+    with a notebook in ``folder``, e.g. ``labs/`` in a learner's handout, which has no solutions)."""
+    folder = folder or SOLUTIONS_DIR
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if (p / f"{p.name}.ipynb").is_file())
 
 
 def source_notebook(lab: str) -> Path:
@@ -204,14 +208,18 @@ def run_nbgrader(arguments: Sequence[str], course_dir: Path, timeout: float | No
 
 
 @contextlib.contextmanager
-def temporary_course(labs: Sequence[str] = ()) -> Iterator[Path]:
-    """A throw-away course folder: the repository's ``nbgrader_config.py`` and ``solutions/<lab>``
-    for each of ``labs``. Deleted on exit, with the gradebook and everything nbgrader wrote."""
+def temporary_course(labs: Sequence[str] = (), *, from_release: bool = False) -> Iterator[Path]:
+    """A throw-away course folder: the repository's ``nbgrader_config.py`` and, as the nbgrader
+    source of each of ``labs``, ``solutions/<lab>`` or, ``from_release``, the learner's
+    ``labs/<lab>`` (all a trusted grading needs: test cells are looked up in the recorded
+    manifest, so a handout without ``solutions/`` grades the same). Deleted on exit, with the
+    gradebook and everything nbgrader wrote."""
     with tempfile.TemporaryDirectory(prefix="bpe_course_") as tmp:
         course = Path(tmp)
         shutil.copy(NBGRADER_CONFIG, course / "nbgrader_config.py")
         for lab in labs:
-            shutil.copytree(SOLUTIONS_DIR / lab, course / "solutions" / lab)
+            origin = LABS_DIR / lab if from_release else SOLUTIONS_DIR / lab
+            shutil.copytree(origin, course / "solutions" / lab, ignore=shutil.ignore_patterns(".*", "__pycache__"))
         yield course
 
 

@@ -14,7 +14,7 @@ task                   visible test                       hidden test
 2 ``best_pair``        :func:`check_best_pair`            :func:`check_best_pair_properties`
 3 ``merge_word``       :func:`check_merge_word`           :func:`check_merge_word_properties`
 4 ``train``            :func:`check_train`                :func:`check_train_properties`
-5 the CS336 test       :func:`check_train_on_corpus_en`   (none: the visible test is the whole test)
+5 the CS336 test       :func:`check_train_on_corpus_en`   :func:`check_train_on_other_corpus`
 =====================  =================================  ============================================
 """
 
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from hypothesis import strategies as st
 
 from ...corpus import read_corpus
-from ...data_files import CORPUS_EN, REFERENCE_MERGES, data_file
+from ...data_files import CORPUS_EN, REFERENCE_MERGES, TINYSTORIES_VALID, data_file
 from ...pretokenize import count_pretokens
 from ...serialization import load_merges
 from ...tiebreak import pair_rank_key, token_sort_key
@@ -198,3 +198,31 @@ def check_train_on_corpus_en(train: Callable) -> None:
     """Visible test of task 5: the CS336 reference merges on ``corpus.en``, vocabulary 500."""
     verify_trainer_on_corpus_en(TRAIN_TASK, train)
 
+
+
+# ---- task 5, hidden: another corpus, another vocabulary size ---------------------------------
+# A trainer that only replays the published merges of corpus.en passes the visible test; this one
+# trains on text the lab never shows, with a merge count of its own, against the reference.
+
+OTHER_CORPUS_CHARACTERS = 60_000  # the start of the TinyStories validation sample
+OTHER_CORPUS_MERGES = 180
+
+
+def other_corpus_case() -> tuple[Case, list[Pair]]:
+    """Pretoken counts of a text unlike ``corpus.en``, and the merges the reference learns from it."""
+    text = read_corpus(data_file(TINYSTORIES_VALID))[:OTHER_CORPUS_CHARACTERS]
+    word_counts = count_pretokens(text, CORPUS_EN_SPECIAL_TOKENS)
+    label = f"<the pretoken counts of a TinyStories sample: {len(word_counts)} words>"
+    return Case((word_counts, OTHER_CORPUS_MERGES), labels={0: label}), naive.train(word_counts, OTHER_CORPUS_MERGES)
+
+
+def verify_trainer_on_other_corpus(task: Task, trainer: Callable) -> None:
+    case, expected = other_corpus_case()
+    check_cases(task, trainer, lambda word_counts, num_merges: expected, [case])
+    passed(f"{task.name} learns the reference's {len(expected)} merges of a corpus it has not seen.")
+
+
+@grader
+def check_train_on_other_corpus(train: Callable) -> None:
+    """Hidden test of task 5: a TinyStories sample and 180 merges, against the reference."""
+    verify_trainer_on_other_corpus(TRAIN_TASK, train)

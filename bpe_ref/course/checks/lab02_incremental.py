@@ -11,7 +11,7 @@ task                         visible test                            hidden test
 2 ``merge_and_update``       :func:`check_merge_and_update`          :func:`check_merge_and_update_properties`
 3 ``train_incremental``      :func:`check_train_incremental` (cases,  :func:`check_train_incremental_properties`
                              and the updates are incremental)
-4 the CS336 test             :func:`check_train_incremental_on_corpus_en`  (none)
+4 the CS336 test             :func:`check_train_incremental_on_corpus_en`  :func:`check_train_incremental_on_other_corpus`
 ===========================  ======================================  ==================================================
 """
 
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from ...train import step02_incremental as incremental, step01_naive as naive
 from ...train.common import count_pairs, merge_word
 from .core import CheckFailed, Task, call_watching, check_cases, error_name, grader, passed, task_graders
-from .lab01_naive_bpe import corpus_en_case, pretoken_count_dicts, verify_trainer_on_corpus_en
+from .lab01_naive_bpe import corpus_en_case, pretoken_count_dicts, verify_trainer_on_corpus_en, verify_trainer_on_other_corpus
 
 REFERENCES = (count_pairs, merge_word, incremental.apply_merge_and_update_counts, incremental.train, naive.train)
 
@@ -214,3 +214,9 @@ def check_train_incremental(train_incremental: Callable) -> None:
 def check_train_incremental_on_corpus_en(train_incremental: Callable) -> None:
     """Visible test of task 4: the CS336 reference merges on ``corpus.en``, vocabulary 500."""
     verify_trainer_on_corpus_en(TRAIN_INCREMENTAL_TASK, train_incremental)
+
+
+@grader
+def check_train_incremental_on_other_corpus(train_incremental: Callable) -> None:
+    """Hidden test of task 4: a TinyStories sample and 180 merges, against the reference."""
+    verify_trainer_on_other_corpus(TRAIN_INCREMENTAL_TASK, train_incremental)
