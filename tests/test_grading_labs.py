@@ -164,17 +164,22 @@ def test_a_folder_or_no_argument_is_a_clear_error(tmp_path):
     assert result.returncode == 2 and "give a notebook to grade" in result.stderr
 
 
-def test_a_notebook_whose_kernel_dies_is_reported_as_not_graded(tmp_path):
+def test_a_cell_that_kills_its_process_costs_only_what_it_defines(tmp_path):
+    # The worker dies in task 2's solution cell; a fresh one replays the cells that ran, and the
+    # rest of the notebook is graded: task 2 earns nothing, everything else its points.
     notebook = json.loads(source_notebook("00_pretokenization").read_text(encoding="utf-8"))
     for cell in notebook["cells"]:
         if cell["id"] == "task2_split_on_special_tokens_solution":
             cell["source"] = "import os\nos._exit(1)\n"
     path = tmp_path / "00_pretokenization.ipynb"
     path.write_text(json.dumps(notebook), encoding="utf-8")
-    result = grade(str(path))
-    assert result.returncode == 2
-    assert "not graded: the kernel died while running the notebook" in result.stderr
-    assert "this is not a score of 0" in result.stderr
+    result = grade(str(path), "--keep", str(tmp_path / "kept"))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert re.search(r"^task2_split_on_special_tokens\s+0 / 3\s+FAILED", result.stdout, re.M), result.stdout
+    assert re.search(r"^task1_utf8_bytes\s+3 / 3\s+passed", result.stdout, re.M), result.stdout
+    kept = json.loads(next((tmp_path / "kept").glob("*.ipynb")).read_text(encoding="utf-8"))
+    dying = next(c for c in kept["cells"] if c["id"] == "task2_split_on_special_tokens_solution")
+    assert "the process running your code stopped" in dying["outputs"][-1]["evalue"]
 
 
 def test_lab_is_found_from_the_notebook_contents_when_renamed(tmp_path):

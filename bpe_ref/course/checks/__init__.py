@@ -19,35 +19,13 @@ How a test cell calls a grader
     graders = run_module("bpe_ref.course.checks.fresh")["graders"]("01_naive_bpe")
     graders.check_merge_word(merge_word)
 
-Threat model (what the graders defend against, and what not)
-------------------------------------------------------------
-Learners run arbitrary Python in the same process as the tests, so nothing in-process is
-tamper-proof in an absolute sense. The graders are built to resist what a learner realistically
-does, by accident or as a casual shortcut:
-
-1. *Reassigning or monkeypatching graders or the reference* from a notebook cell, e.g.
-   ``bpe_ref.course.checks.lab01_naive_bpe.check_train = lambda f: None``,
-   ``import bpe_ref.train.step01_naive as n; n.train = my_train``, or patching ``core.same``. Defence:
-   every test cell loads the graders, the comparison helpers and the reference functions fresh
-   from the files on disk, as a private copy under a random package name (:mod:`.fresh`, run
-   with :func:`runpy.run_module`, so not taken from ``sys.modules``). Expected values come from
-   that copy. Defining a name ``graders`` or ``check_train`` in the notebook is overwritten by
-   the test cell itself.
-2. *Deleting or editing a test cell*: nbgrader restores locked cells and, with
-   ``OverwriteCells.add_missing_cells`` (set in ``nbgrader_config.py``), re-adds deleted ones.
-3. *Calling the reference solver* instead of writing the function. Defence, twice: the
-   function's code (and that of the learner's functions it calls, its defaults and closure) is
-   inspected for ``bpe_ref`` modules, functions, imports and module names; and while it runs,
-   every function of the ``bpe_ref`` modules in ``sys.modules`` is swapped for a trap that
-   records the call and raises (the private copy is unaffected).
-4. *Results that only look right*: values are rebuilt from exact builtin types before comparing,
-   so an object whose ``__eq__`` always returns ``True``, a ``str`` for ``bytes`` or ``True`` for
-   ``1`` fails. Inputs are deep-copied, so the learner cannot corrupt the reference's input.
-5. *Hypothesis switched off* (settings profiles, patched ``given``): explicit settings on every
-   property, and a property that tried no input fails.
-
-Out of scope, and documented as such: code that patches the standard library or third-party
-modules the graders use (``runpy``, ``importlib``, ``hypothesis``), walks the grader's stack
-frames, installs import hooks, or edits files on disk. An instructor who needs more than this
-runs the autograder in a sandbox and reviews flagged submissions by hand.
+Where a verdict counts
+----------------------
+In a learner's own kernel, a test cell loads the graders fresh from disk (:mod:`.fresh`, a private
+copy that reassigning ``bpe_ref`` names in the notebook does not reach) and calls them on the
+notebook's functions: instant advice, which code in the same kernel could fool, but only to fool
+its author. When a lab is graded (``nbgrader autograde``, ``python -m bpe_ref grade``), none of
+that runs: the same graders run in the trusted process of :mod:`bpe_ref.course.trusted`, and the
+learner's functions run in a confined worker that exchanges JSON with them. The threat model, what
+is defended and what is not, is in :mod:`bpe_ref.course.trusted`.
 """

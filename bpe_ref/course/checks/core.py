@@ -694,6 +694,7 @@ def task_graders(
         count = check_property(task, learner, reference, strategy, max_examples=max_examples)
         passed(f"{task.name}: agrees with the reference on {count} generated inputs.")
 
+    check.task, check.reference, check.cases = task, reference, [c if isinstance(c, Case) else Case(tuple(c)) for c in cases]
     check.__name__ = check.__qualname__ = f"check_{task.name}"
     check.__doc__ = f"Visible test of {task.name}: its fixed cases, compared with the reference."
     check_properties.__name__ = check_properties.__qualname__ = f"check_{task.name}_properties"

@@ -1,0 +1,51 @@
+"""Trusted grading: the score comes from a process the submission cannot reach.
+
+- :mod:`.worker`: the untrusted side. A fresh ``python -I -S`` process that confines itself, then
+  runs the submission's cells and answers calls of the learner's functions, in JSON.
+- :mod:`.sandbox`: the trusted side's handle on a worker (deadlines, restarts, a function proxy).
+- :mod:`.autograde`: the nbgrader preprocessor that replaces ``Execute`` in ``nbgrader autograde``
+  (and so in ``python -m bpe_ref grade``): graders run here, with the reference, and decide.
+- :mod:`.cells`: which grader each test cell runs, recorded from the source notebooks.
+- :mod:`.review`: flags for an instructor's review (capabilities no lab needs).
+
+Threat model
+------------
+The adversary writes any code in a submitted notebook, knows the course's source and the machine's
+layout, and wants points its functions do not earn, or to change another submission's grade.
+
+Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) and seccomp:
+
+- *Hooks and patches in the notebook* (IPython events, input transformers, custom exception
+  handlers, ``sys.excepthook``, patched ``runpy``, import machinery, exception classes, hypothesis):
+  no test cell runs in the learner's process; the graders, hypothesis and the comparisons run in
+  the trusted process, which executes none of the learner's code. Its verdict is written into the
+  test cell's outputs; nbgrader's scoring reads only those.
+- *Using the reference anyway* (importing it, its graders' private copy, reading its source from
+  disk, a subprocess that runs it): the worker starts without site-packages and can read only the
+  standard library, the allowed packages (``regex``) and its scratch folder; it cannot start
+  processes (unless a lab allows them) or open network sockets.
+- *Writing to the gradebook, the package, the course or another submission*: the worker can write
+  only in its scratch folder, deleted after grading. Graders are imported once, in the trusted
+  process, before any submission runs.
+- *Faking results*: only JSON comes back, rebuilt into exact builtin types; an object whose
+  ``__eq__`` always says yes cannot cross. Inputs are generated, and their count kept, on the
+  trusted side: a property check that compared fewer than its minimum of inputs fails.
+- *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
+- *Hanging or exhausting the machine*: a deadline per cell and per call (the worker's process group
+  is killed and a fresh worker replays the cells that ran), a budget per notebook, and rlimits on
+  memory, CPU time and file size.
+- *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows
+  (generated, or another corpus); visible tests are at most a third of a lab's points.
+
+Not defended, and said so in every grading report (``grade`` prints the isolation in force):
+
+- Without Landlock and seccomp (macOS, Windows, an old Linux kernel, a container that forbids
+  them), the worker is only a separate process with time limits (and rlimits where POSIX has them):
+  its code can read and write what the user running nbgrader can. Grade a class on Linux, or in a
+  container or VM per batch. ``grade --class`` still compares the gradebook with the trusted record
+  and flags every capability use, so a tampering submission is visible, but no longer prevented.
+- A copy of someone else's working code, or code that computes the right answers in a roundabout
+  way, earns the points: the grader judges answers, not authorship.
+- The visible tests in the learner's own kernel are advice; a learner can fool them, and only
+  fools themselves.
+"""

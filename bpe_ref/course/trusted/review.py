@@ -57,7 +57,7 @@ ATTRIBUTES = {
     ("os", "chdir"): "os.chdir",
 }
 CALLS = {"__import__": "__import__", "exec": "exec", "eval": "eval", "compile": "compile",
-         "get_ipython": "IPython's shell (get_ipython)", "open": "open (files)", "globals": "globals()",
+         "get_ipython": "IPython's shell (get_ipython)", "open": "open (files)",
          "breakpoint": "breakpoint"}
 ALLOWED_WITH_PROCESSES = {"multiprocessing", "concurrent", "os.fork"}
 

@@ -125,6 +125,9 @@ class Sandbox:
         self.scratch: Path | None = None
         self._replies: queue.Queue = queue.Queue()
         self._next_id = 0
+        # Functions whose call timed out or killed the worker: not called again in this notebook,
+        # so one infinite loop costs one time limit, not one per check that uses the function.
+        self.stopped_functions: dict[str, str] = {}
 
     def __enter__(self) -> Sandbox:
         self.start()
@@ -249,19 +252,25 @@ class Sandbox:
     # -- the two operations
 
     def run_cell(self, code: str, name: str, timeout: float | None = None) -> CellRun:
-        """Run one cell of the notebook; a timeout or a crash is a failed cell (the worker is restarted)."""
+        """Run one cell of the notebook; a timeout or a crash is a failed cell, after which the worker
+        is gone (:attr:`alive` is false) until the caller starts a new one and replays what it needs."""
         try:
             reply = self.request({"op": "exec", "code": code, "name": name}, timeout or self.policy.cell_timeout, f"running cell {name}")
         except GradingStopped as stopped:
-            self.restart()
             return CellRun(False, error={"ename": "CellStopped", "evalue": str(stopped), "traceback": []})
         return CellRun(bool(reply.get("ok")), str(reply.get("stdout", "")), str(reply.get("stderr", "")), reply.get("error"))
 
     def call(self, name: str, args: tuple, *, timeout: float | None = None, return_args: bool = False,
              spy: tuple[str, ...] = ()) -> dict:
         """Call the learner's ``name(*args)``; the raw reply (see :class:`RemoteFunction` for values)."""
+        if name in self.stopped_functions:
+            raise GradingStopped(f"not called: {self.stopped_functions[name]}, earlier in this notebook")
         message = {"op": "call", "name": name, "args": [encode(arg) for arg in args], "return_args": return_args, "spy": list(spy)}
-        return self.request(message, timeout or self.policy.call_timeout, f"{name}(...)")
+        try:
+            return self.request(message, timeout or self.policy.call_timeout, f"{name}(...)")
+        except GradingStopped as stopped:
+            self.stopped_functions[name] = str(stopped)
+            raise
 
 
 @dataclass

@@ -1,0 +1,483 @@
+"""A class of dishonest and broken submissions, autograded in one batch per lab, as an instructor would.
+
+Next to an honest solution and a blank release, each submission tries a way to earn points its
+functions do not earn, or to change someone else's grade, or breaks in a way that must not cost
+more than the broken part. The oracle is honest work: an attack built on the blank release must
+score 0; a submission whose last function hangs, dies or lost its test cells must score exactly
+what the same notebook scores when that function simply raises; hard-coding the visible cases
+earns at most a third. Then ``grade --class`` must flag what needs review, nbgrader's feedback and
+export must work, and the package on disk must be unchanged. Every lab runs this (the attack set is
+built from each lab's own notebooks); one submission is also graded through ``python -m bpe_ref
+grade`` to show the self-study path is the same.
+
+Each lab's batch runs once per session (a module-scoped fixture, about a minute per lab).
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bpe_ref.course.grade import class_report, grades_from_course, group_by_task
+from bpe_ref.course.notebooks import (
+    REPO_ROOT,
+    generate_release,
+    lab_names,
+    nbgrader_environment,
+    read_notebook_json,
+    release_notebook,
+    run_nbgrader,
+    source_notebook,
+    temporary_course,
+)
+from bpe_ref.course.trusted import cells as test_cells
+
+pytestmark = pytest.mark.slow
+LABS = lab_names()
+PACKAGE = REPO_ROOT / "bpe_ref"
+BATCH_OPTIONS = ["--TrustedExecute.cell_timeout=5", "--TrustedExecute.call_timeout=10"]
+
+
+# ---- building the submissions -------------------------------------------------------------------
+
+
+def solution_sources(lab: str) -> dict[str, str]:
+    """Solution cells of the source notebook, as a learner would write them (no markers)."""
+    sources = {}
+    for cell in read_notebook_json(source_notebook(lab))["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("solution"):
+            lines = cell["source"].splitlines()
+            sources[cell["id"]] = "\n".join(l for l in lines if "### BEGIN SOLUTION" not in l and "### END SOLUTION" not in l)
+    return sources
+
+
+def blank(lab: str) -> dict:
+    return read_notebook_json(release_notebook(lab))
+
+
+def complete(lab: str) -> dict:
+    notebook = blank(lab)
+    sources = solution_sources(lab)
+    for cell in notebook["cells"]:
+        if cell["id"] in sources:
+            cell["source"] = sources[cell["id"]]
+    return notebook
+
+
+def code_cell(cell_id: str, source: str) -> dict:
+    return {"cell_type": "code", "id": cell_id, "metadata": {}, "source": source, "execution_count": None, "outputs": []}
+
+
+def with_cell_after_setup(notebook: dict, cell_id: str, source: str) -> dict:
+    notebook = copy.deepcopy(notebook)
+    at = next((i for i, c in enumerate(notebook["cells"]) if c["id"] == "setup"), 0)
+    notebook["cells"].insert(at + 1, code_cell(cell_id, source))
+    return notebook
+
+
+def last_task_function(lab: str) -> tuple[str, str]:
+    """``(solution cell id, function name)`` of the lab's last task with a solution cell: usually
+    the one no other task builds on, so breaking it costs its own points only."""
+    sources = solution_sources(lab)
+    last = [cell for cell in test_cells.load(lab) if cell.grade_id + "_solution" in sources][-1]
+    return last.grade_id + "_solution", last.functions[0]
+
+
+def with_last_function(lab: str, body: str) -> dict:
+    """The complete notebook, with the last task's function replaced by one whose body is ``body``."""
+    notebook = complete(lab)
+    cell_id, name = last_task_function(lab)
+    for cell in notebook["cells"]:
+        if cell["id"] == cell_id:
+            cell["source"] = f"def {name}(*args, **kwargs):\n" + "\n".join("    " + line for line in body.splitlines())
+    return notebook
+
+
+NOISY = '''\
+# A correct notebook that warns and logs: none of it may cost a point.
+import functools, logging, sys, warnings
+
+def _noisy(function):
+    calls = [0]
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] <= 3:  # the first calls only: the helpers are called a million times by train
+            warnings.warn("just so you know")
+            print("debugging output on stderr", file=sys.stderr)
+            logging.getLogger("mine").warning("a log line")
+        return function(*args, **kwargs)
+    return call
+
+for _name, _value in list(globals().items()):
+    if callable(_value) and getattr(_value, "__module__", "") == "__main__" and not _name.startswith("_") and not hasattr(_value, "__wrapped__"):
+        globals()[_name] = _noisy(_value)
+'''
+
+HOOKS = '''\
+# Make every test cell run nothing, and hide every error.
+ip = get_ipython()
+ip.input_transformers_post.append(lambda lines: ["pass\\n"] if any("graders" in line for line in lines) else lines)
+ip.set_custom_exc((BaseException,), lambda shell, etype, evalue, tb, tb_offset=None: None)
+ip.events.register("post_run_cell", lambda result: None)
+import sys
+sys.excepthook = lambda *args: None
+'''
+
+PATCHED_IMPORTS = '''\
+# The test cells call run_module(...)["graders"](lab).check_...(f): make that a grader that passes.
+import builtins, importlib, runpy, sys, types
+
+class PassEverything:
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: print(f"{name}: all cases pass.")
+
+runpy.run_module = lambda *args, **kwargs: {"graders": lambda lab: PassEverything()}
+fake = types.ModuleType("bpe_ref.course.checks.fresh")
+fake.graders = lambda lab: PassEverything()
+sys.modules["bpe_ref.course.checks.fresh"] = fake
+_real_import = builtins.__import__
+builtins.__import__ = lambda name, *args, **kwargs: fake if name == "runpy" else _real_import(name, *args, **kwargs)
+builtins.AssertionError = type("AssertionError", (Exception,), {})
+'''
+
+PATCHED_HYPOTHESIS = '''\
+# Properties run once, on nothing, and never fail.
+import hypothesis
+hypothesis.given = lambda *args, **kwargs: (lambda test: (lambda *a, **k: None))
+hypothesis.settings.register_profile("lazy", max_examples=1)
+hypothesis.settings.load_profile("lazy")
+'''
+
+REFERENCE_IMPORT = '''\
+# Answer with the reference: every function of bpe_ref, under the names the lab asks for.
+import bpe_ref, pkgutil, importlib
+for module in pkgutil.walk_packages(bpe_ref.__path__, "bpe_ref."):
+    for name, value in vars(importlib.import_module(module.name)).items():
+        if callable(value) and not name.startswith("_"):
+            globals().setdefault(name, value)
+'''
+
+REFERENCE_FROM_DISK = f'''\
+# Read the reference's source from disk and run it here, under another name.
+namespace = {{}}
+for path in ["{PACKAGE}/pretokenize.py", "{PACKAGE}/train/step01_naive.py", "{PACKAGE}/train/step02_incremental.py"]:
+    exec(compile(open(path).read(), path, "exec"), namespace)
+'''
+
+REFERENCE_PRIVATE_COPY = '''\
+# The graders keep a private copy of bpe_ref in sys.modules: borrow its functions.
+import sys
+copies = [m for name, m in list(sys.modules.items()) if name.startswith("_bpe_ref_private_")]
+assert copies, "no private copy of the reference in this process"
+'''
+
+REFERENCE_SUBPROCESS = f'''\
+# Run the reference in a child process and keep what it prints.
+import subprocess, sys
+answer = subprocess.run([sys.executable, "-c", "import bpe_ref; print(bpe_ref.__file__)"],
+                        capture_output=True, text=True, cwd="{REPO_ROOT}", check=True).stdout
+'''
+
+KILLS_GRADER = '''\
+# Take the grader down with me: then nothing gets graded after this notebook.
+import os, signal
+os.kill(os.getppid(), signal.SIGKILL)
+'''
+
+
+def writes_gradebook(course: Path) -> str:
+    return f'''\
+# Full marks for me, zero for the honest student.
+import sqlite3
+db = sqlite3.connect("{course}/gradebook.db")
+db.execute("UPDATE grade SET manual_score = 100")
+db.execute("UPDATE grade SET auto_score = 0")
+db.commit()
+'''
+
+
+def edits_package(course: Path) -> str:
+    return f'''\
+# Make every comparison succeed, for every student graded after me.
+with open("{PACKAGE}/course/checks/core.py", "a") as f:
+    f.write("\\ndef same(expected, got):\\n    return True\\n")
+with open("{course}/nbgrader_config.py", "a") as f:
+    f.write("\\nc.Autograde.autograde_preprocessors = ['nbgrader.preprocessors.Execute', 'nbgrader.preprocessors.SaveAutoGrades']\\n")
+'''
+
+
+def hardcoded(lab: str) -> dict:
+    """The release, each function answering its visible cases from a table and nothing else."""
+    from bpe_ref.course.checks import fresh
+
+    graders = fresh.graders(lab)
+    answers: dict[str, dict[str, object]] = {}
+    for spec in test_cells.load(lab):
+        check = getattr(graders, spec.grader)
+        if spec.grade_id.endswith("_hidden") or not hasattr(check, "cases"):
+            continue
+        table = answers.setdefault(spec.functions[0], {})
+        for case in check.cases:
+            args = copy.deepcopy(case.args)
+            result = check.reference(*args)
+            table[repr(case.args)] = (result, args)
+    # A trainer that replays the published CS336 merges when asked for 243 of them.
+    published = None
+    if any(spec.grader.endswith("on_corpus_en") for spec in test_cells.load(lab)):
+        from bpe_ref.data_files import REFERENCE_MERGES
+        from bpe_ref.serialization import load_merges
+
+        published = load_merges(REFERENCE_MERGES)
+    notebook = blank(lab)
+    code = ["# Only the visible cases, from a table."]
+    for name, table in answers.items():
+        code.append(f"_{name}_table = {table!r}")
+        code.append(
+            f"def {name}(*args):\n"
+            f"    if {published is not None} and len(args) == 2 and args[1] == 243:\n"
+            f"        return {published!r}\n"
+            f"    result, after = _{name}_table.get(repr(args), (None, args))\n"
+            f"    for arg, new in zip(args, after):\n"
+            f"        if isinstance(arg, dict):\n"
+            f"            arg.clear(); arg.update(new)\n"
+            f"    return result\n"
+        )
+    for name in {f for spec in test_cells.load(lab) for f in spec.functions} - set(answers):
+        code.append(f"def {name}(*args):\n    return {published!r} if len(args) == 2 and args[1] == 243 else None\n")
+    for cell in notebook["cells"]:  # every solution cell defines them all (the skeletons are gone)
+        if cell["metadata"].get("nbgrader", {}).get("solution"):
+            cell["source"] = "\n".join(code)
+    return notebook
+
+
+def noisy(lab: str) -> dict:
+    """The complete notebook, every solution cell ending with :data:`NOISY` (its functions warn)."""
+    notebook = complete(lab)
+    for cell in notebook["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("solution"):
+            cell["source"] += "\n\n" + NOISY
+    return notebook
+
+
+def delete_last_tests(notebook: dict, lab: str) -> dict:
+    notebook = copy.deepcopy(notebook)
+    task = last_task_function(lab)[0].removesuffix("_solution")
+    notebook["cells"] = [c for c in notebook["cells"] if c["id"] not in (task, task + "_hidden")]
+    return notebook
+
+
+def class_of(lab: str, course: Path) -> dict[str, dict | str]:
+    """student id -> notebook (JSON) or raw text. Ids with '_' on purpose (zip_collect)."""
+    empty = blank(lab)
+    return {
+        # edits the package before anyone else is graded (students are graded in sorted order)
+        "aaa_edits_package": with_cell_after_setup(empty, "attack", edits_package(course)),
+        "honest": complete(lab),
+        "blank": empty,
+        "noisy_but_correct": noisy(lab),
+        "error_in_extra_cell": with_cell_after_setup(complete(lab), "typo", 'raise RuntimeError("a typo in my own cell")'),
+        "loop_in_extra_cell": with_cell_after_setup(complete(lab), "loop", "while True:\n    pass"),
+        "exit_in_extra_cell": with_cell_after_setup(complete(lab), "bye", "import os\nos._exit(0)"),
+        "last_raises": with_last_function(lab, 'raise ValueError("not done yet")'),
+        "last_hangs": with_last_function(lab, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"),
+        "last_dies": with_last_function(lab, "import os\nos._exit(3)"),
+        "last_tests_deleted": delete_last_tests(with_last_function(lab, 'raise ValueError("not done yet")'), lab),
+        "invalid_json": json.dumps(complete(lab))[:3000],
+        "hooks_ipython": with_cell_after_setup(empty, "attack", HOOKS),
+        "patches_imports": with_cell_after_setup(empty, "attack", PATCHED_IMPORTS),
+        "patches_hypothesis": with_cell_after_setup(empty, "attack", PATCHED_HYPOTHESIS),
+        "reference_import": with_cell_after_setup(empty, "attack", REFERENCE_IMPORT),
+        "reference_from_disk": with_cell_after_setup(empty, "attack", REFERENCE_FROM_DISK),
+        "reference_private_copy": with_cell_after_setup(empty, "attack", REFERENCE_PRIVATE_COPY),
+        "reference_subprocess": with_cell_after_setup(empty, "attack", REFERENCE_SUBPROCESS),
+        "writes_gradebook": with_cell_after_setup(empty, "attack", writes_gradebook(course)),
+        "kills_grader": with_cell_after_setup(empty, "attack", KILLS_GRADER),
+        "hardcoded": hardcoded(lab),
+    }
+
+
+BLANK_BASED = {"aaa_edits_package", "blank", "hooks_ipython", "patches_imports", "patches_hypothesis", "reference_import",
+               "reference_from_disk", "reference_private_copy", "reference_subprocess", "writes_gradebook", "kills_grader"}
+FULL_MARKS = {"honest", "noisy_but_correct", "error_in_extra_cell", "loop_in_extra_cell", "exit_in_extra_cell"}
+LIKE_LAST_RAISES = {"last_hangs", "last_dies", "last_tests_deleted"}
+# The attack cell of these must show that the sandbox refused it (not merely that it was buggy).
+REFUSED = {
+    "aaa_edits_package": "PermissionError",
+    "reference_import": "ModuleNotFoundError",
+    "reference_from_disk": "PermissionError",
+    "reference_subprocess": "PermissionError",
+    "writes_gradebook": "OperationalError",
+    "kills_grader": "PermissionError",
+    "patches_hypothesis": "ModuleNotFoundError",
+}
+
+
+def package_fingerprint() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="module", params=LABS)
+def batch(request):
+    lab = request.param
+    before = package_fingerprint()
+    with temporary_course([lab]) as course:
+        generate_release(lab, course, database=True)
+        config_before = (course / "nbgrader_config.py").read_text()
+        submissions = class_of(lab, course)
+        for student, notebook in submissions.items():
+            folder = course / "submitted" / student / lab
+            folder.mkdir(parents=True)
+            text = notebook if isinstance(notebook, str) else json.dumps(notebook, indent=1)
+            (folder / f"{lab}.ipynb").write_text(text, encoding="utf-8")
+        start = time.perf_counter()
+        autograde = run_nbgrader(["autograde", lab, *BATCH_OPTIONS], course, timeout=1800)
+        seconds = time.perf_counter() - start
+        report = {s.student: s for s in class_report(course, lab)}
+        summary = subprocess.run(
+            [sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
+            cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300,
+        )
+        feedback = run_nbgrader(["generate_feedback", lab], course)
+        export = run_nbgrader(["export", "--to", str(course / "grades.csv")], course)
+        yield {
+            "lab": lab,
+            "course": course,
+            "autograde": autograde,
+            "seconds": seconds,
+            "report": report,
+            "details": {s: group_by_task(grades_from_course(course, lab, s, lab)) for s, r in report.items() if r.status == "graded"},
+            "summary": summary,
+            "feedback_files": {p.parts[-3] for p in (course / "feedback").glob(f"*/{lab}/{lab}.html")},
+            "export": export,
+            "grades_csv": list(csv.DictReader((course / "grades.csv").open())) if (course / "grades.csv").exists() else [],
+            "autograded": {p.parts[-3]: json.loads(p.read_text()) for p in (course / "autograded").glob(f"*/{lab}/{lab}.ipynb")},
+            "package_unchanged": package_fingerprint() == before,
+            "config_unchanged": (course / "nbgrader_config.py").read_text() == config_before,
+            "full": sum(cell.points for cell in test_cells.load(lab)),
+        }
+
+
+def score(batch, student: str) -> float:
+    status = batch["report"][student]
+    assert status.status == "graded", f"{student}: {status}"
+    return status.earned
+
+
+def test_the_batch_grades_everyone_but_the_unreadable(batch):
+    log = batch["autograde"].stdout + batch["autograde"].stderr
+    assert batch["autograde"].returncode == 1, log[-3000:]  # invalid_json could not be processed
+    assert f"There was an error processing assignment '{batch['lab']}' for student 'invalid_json'" in log
+    not_graded = {s: r for s, r in batch["report"].items() if r.status != "graded"}
+    assert set(not_graded) == {"invalid_json"}, not_graded
+    assert not_graded["invalid_json"].status == "could not be read"
+    print(f"{batch['lab']}: {len(batch['report'])} submissions autograded in {batch['seconds']:.0f} s")
+
+
+def test_honest_work_gets_full_marks_whatever_it_prints(batch):
+    for student in sorted(FULL_MARKS):
+        assert score(batch, student) == batch["full"], (student, batch["details"].get(student))
+
+
+@pytest.mark.parametrize("student", sorted(BLANK_BASED))
+def test_an_attack_on_a_blank_notebook_earns_nothing(batch, student):
+    assert score(batch, student) == 0, [(t.name, t.earned, t.first_failure) for t in batch["details"][student] if t.earned]
+
+
+def test_a_broken_function_costs_what_the_function_is_worth(batch):
+    honest_partial = score(batch, "last_raises")
+    assert 0 < honest_partial < batch["full"]
+    for student in sorted(LIKE_LAST_RAISES):
+        assert score(batch, student) == honest_partial, (student, [(t.name, t.earned) for t in batch["details"][student]])
+
+
+def test_hard_coding_the_visible_cases_earns_at_most_a_third(batch):
+    assert score(batch, "hardcoded") <= batch["full"] / 3, [(t.name, t.earned) for t in batch["details"]["hardcoded"]]
+
+
+def attack_outputs(batch, student: str, cell_id: str = "attack") -> list[dict]:
+    cell = next(c for c in batch["autograded"][student]["cells"] if c.get("id") == cell_id)
+    return cell["outputs"]
+
+
+@pytest.mark.parametrize("student", sorted(REFUSED))
+def test_the_sandbox_refused_the_attack(batch, student):
+    errors = [out for out in attack_outputs(batch, student) if out["output_type"] == "error"]
+    assert errors and errors[0]["ename"] == REFUSED[student], errors
+
+
+def test_nothing_on_disk_changed(batch):
+    assert batch["package_unchanged"], "a submission changed bpe_ref on disk"
+    assert batch["config_unchanged"], "a submission changed the course's nbgrader_config.py"
+
+
+def test_test_cells_show_the_graders_verdict(batch):
+    cells = batch["autograded"]["hooks_ipython"]["cells"]
+    test_cells_with_errors = [c for c in cells if c.get("metadata", {}).get("nbgrader", {}).get("grade") and c["outputs"]]
+    assert test_cells_with_errors and all(c["outputs"][0]["ename"] == "CheckFailed" for c in test_cells_with_errors)
+    hung = next(c for c in batch["autograded"]["loop_in_extra_cell"]["cells"] if c.get("id") == "loop")
+    assert "did not finish within 5 s" in hung["outputs"][-1]["evalue"]
+
+
+def test_class_report_flags_what_needs_review(batch):
+    report = batch["report"]
+    assert not report["honest"].review and not report["blank"].review and not report["noisy_but_correct"].review
+    flags = {student: " ".join(status.review) for student, status in report.items()}
+    assert "imports sqlite3" in flags["writes_gradebook"]
+    assert "imports runpy" in flags["patches_imports"] and "imports importlib" in flags["patches_imports"]
+    assert "IPython's shell (get_ipython)" in flags["hooks_ipython"]
+    assert "imports subprocess" in flags["reference_subprocess"]
+    assert "imports bpe_ref (the reference)" in flags["reference_import"]
+    summary = batch["summary"].stdout
+    assert batch["summary"].returncode == 1
+    assert re.search(r"^writes_gradebook .* graded; NEEDS REVIEW$", summary, re.M), summary
+    assert "could not be read: " in summary
+
+
+def test_a_gradebook_written_behind_the_graders_back_is_flagged(batch, tmp_path):
+    # The sandbox stops a cell from writing the gradebook; anyone else who does is caught here.
+    import sqlite3
+
+    from bpe_ref.course.grade import gradebook_disagreements
+
+    course, lab = batch["course"], batch["lab"]
+    with sqlite3.connect(course / "gradebook.db") as db:
+        db.execute("UPDATE grade SET manual_score = 100 WHERE id IN (SELECT grade.id FROM grade "
+                   "JOIN submitted_notebook ON grade.notebook_id = submitted_notebook.id "
+                   "JOIN submitted_assignment ON submitted_notebook.assignment_id = submitted_assignment.id "
+                   "JOIN student ON submitted_assignment.student_id = student.id WHERE student.id = 'blank')")
+    problems = gradebook_disagreements(course, lab, "blank", lab)
+    assert problems and all("manual score" in p for p in problems)
+    assert gradebook_disagreements(course, lab, "honest", lab) == []
+
+
+def test_feedback_and_export_work_for_the_class(batch):
+    graded = {s for s, r in batch["report"].items() if r.status == "graded"}
+    assert batch["feedback_files"] == graded
+    assert batch["export"].returncode == 0
+    scores = {row["student_id"]: float(row["raw_score"]) for row in batch["grades_csv"]}
+    assert scores["honest"] == batch["full"] and scores["blank"] == 0 and scores["writes_gradebook"] == 0
+
+
+def test_self_grading_takes_the_same_path(batch, tmp_path):
+    lab = batch["lab"]
+    path = tmp_path / f"{lab}.ipynb"
+    path.write_text(json.dumps(with_cell_after_setup(blank(lab), "attack", PATCHED_IMPORTS)), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", str(path)], cwd=REPO_ROOT,
+                            env=nbgrader_environment(), capture_output=True, text=True, timeout=600)
+    assert result.returncode == 1
+    assert re.search(rf"^total\s+0 / {batch['full']:g}\s+FAILED", result.stdout, re.M), result.stdout
+    assert "Your code ran in a separate process: " in result.stdout
