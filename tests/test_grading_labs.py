@@ -82,15 +82,19 @@ def test_hidden_tests_ran_in_the_self_grade(graded_lab):
     assert hidden
     for cell in hidden:
         text = "".join("".join(out.get("text", "")) for out in cell["outputs"])
-        assert "agrees with the reference on" in text, cell["metadata"]["nbgrader"]["grade_id"]
+        assert "agrees with the reference on" in text or "a corpus it has not seen" in text, cell["metadata"]["nbgrader"]["grade_id"]
 
 
 def test_exploration_is_skipped_by_the_autograder(graded_lab):
     _, solution, _ = graded_lab
     free = [c for c in solution.autograded["cells"] if c["cell_type"] == "code" and not c["metadata"].get("nbgrader")]
-    assert free
+    assert [c["id"] for c in free][-1] == "your_grade"
     for cell in free:
-        assert "Exploration skipped under the autograder." in "".join("".join(o.get("text", "")) for o in cell["outputs"])
+        printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+        if cell["id"] == "your_grade":  # it would start a grading of its own: skipped, silently, without error
+            assert cell["outputs"] == [], cell["outputs"]
+        else:
+            assert "Exploration skipped under the autograder." in printed
 
 
 def test_release_gets_zero_and_a_nonzero_exit_code_without_a_crash(graded_lab):

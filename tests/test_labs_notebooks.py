@@ -192,7 +192,8 @@ def test_test_cells_are_short_locked_and_load_fresh_graders(lab):
         assert f'graders = run_module("bpe_ref.course.checks.fresh")["graders"]("{lab}")' in cell["source"]
         calls = re.findall(r"graders\.(check_\w+)\(", cell["source"])
         assert len(calls) == 1 and calls[0] in available, cell["id"]
-        assert calls[0].endswith("_properties") == meta["grade_id"].endswith("_hidden"), cell["id"]
+        hidden_grader = calls[0].endswith("_properties") or calls[0].endswith("_on_other_corpus")
+        assert hidden_grader == meta["grade_id"].endswith("_hidden"), cell["id"]
         used.add(calls[0])
     assert used == available, f"graders no test cell calls: {available - used}"
 
@@ -201,7 +202,9 @@ def test_test_cells_are_short_locked_and_load_fresh_graders(lab):
 def test_exploration_is_skipped_under_the_autograder(lab):
     free_code = [cell for cell in cells(lab) if cell["cell_type"] == "code" and not nbgrader(cell)]
     assert free_code, "each lab ends with an ungraded exploration"
-    for cell in free_code:
+    assert free_code[-1]["id"] == "your_grade", "each lab ends with a cell that grades it"
+    assert 'if not os.environ.get("NBGRADER_EXECUTION"):' in free_code[-1]["source"]
+    for cell in free_code[:-1]:
         assert 'if os.environ.get("NBGRADER_EXECUTION"):' in cell["source"], cell["id"]
     last_graded = max(i for i, cell in enumerate(cells(lab)) if nbgrader(cell).get("grade"))
     first_free = min(i for i, cell in enumerate(cells(lab)) if cell in free_code)
@@ -260,3 +263,20 @@ def test_examples_in_the_task_statements_are_right(lab):
             assert eval(call, namespace) == eval(result, namespace), f"{cell['id']}: {line}"
             checked += 1
     assert checked >= 3
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_visible_tests_earn_at_most_a_third_and_every_fixed_task_has_a_hidden_variant(lab):
+    # Hard-coding what the notebook shows must not pass a lab (COURSE_DESIGN section 5).
+    graded = [nbgrader(cell) for cell in cells(lab) if nbgrader(cell).get("grade")]
+    total = sum(meta["points"] for meta in graded)
+    visible = sum(meta["points"] for meta in graded if not meta["grade_id"].endswith("_hidden"))
+    assert visible <= total / 3, f"{lab}: visible tests earn {visible} of {total} points"
+    ids = {meta["grade_id"] for meta in graded}
+    assert all(f"{grade_id}_hidden" in ids for grade_id in ids if not grade_id.endswith("_hidden")), ids
+
+
+def test_the_recorded_test_cells_match_the_source_notebooks():
+    from bpe_ref.course.notebooks import test_cells_manifest_problems
+
+    assert test_cells_manifest_problems() == []

@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("bpe_ref.course.commands.train", "train a tokenizer on a corpus (default: the shipped TinyStories sample)"),
     "encode": ("bpe_ref.course.commands.encode", "encode text with a saved tokenizer and show its token boundaries"),
     "grade": ("bpe_ref.course.grade", "autograde a lab notebook, hidden tests included, and print the grade"),
+    "handout": ("bpe_ref.course.commands.handout", "write the folder a class receives: everything but the lab solutions"),
 }
 BENCHMARKS: dict[str, tuple[str, str]] = {
     "train": ("bpe_ref.course.bench.train", "time every trainer against HF tokenizers"),
