@@ -50,11 +50,16 @@ def completed(notebook: dict) -> dict:
 
 
 def copy_of_the_repository(target: Path) -> Path:
+    """What a fresh clone holds: the tracked files as they are in the working tree, committed."""
     names = subprocess.run(["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, check=True).stdout.decode().split("\0")
     for name in filter(None, names):
         if (REPO_ROOT / name).is_file():
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO_ROOT / name, target / name)
+    identity = {"GIT_AUTHOR_NAME": "test", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "test",
+                "GIT_COMMITTER_EMAIL": "t@example.org", "PATH": os.environ.get("PATH", "")}
+    for command in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", "clone"]):
+        subprocess.run(command, cwd=target, check=True, capture_output=True, env=identity)
     return target
 
 
