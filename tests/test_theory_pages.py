@@ -1,4 +1,4 @@
-"""The theory pages (theory/*.md) and their drill solutions: links, required sections, Markdown
+"""The theory pages (theory/*.md) and their drill answers: links, required sections, Markdown
 that renders, quoted numbers equal to what the code produces now, and hand traces equal to what
 the trainers return.
 """
@@ -20,32 +20,32 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 THEORY = REPO_ROOT / "theory"
 FIGURES = THEORY / "figures"
 
-# page -> (lab notebook, bpe_ref module, drill solutions, previous page, next page), all repo-relative
+# page -> (lab notebook, bpe_ref module, drill answers, previous page, next page), all repo-relative
 PAGES: dict[str, dict[str, str | None]] = {
     "00-bytes-and-pretokenization.md": {
         "lab": "labs/00_pretokenization/00_pretokenization.ipynb",
         "module": "bpe_ref/pretokenize.py",
-        "solutions": "solutions/00_pretokenization/drills_solutions.md",
+        "answers": "theory/drills/00-answers.md",
         "previous": "theory/README.md",
         "next": "theory/01-naive-bpe.md",
     },
     "01-naive-bpe.md": {
         "lab": "labs/01_naive_bpe/01_naive_bpe.ipynb",
         "module": "bpe_ref/train/step01_naive.py",
-        "solutions": "solutions/01_naive_bpe/drills_solutions.md",
+        "answers": "theory/drills/01-answers.md",
         "previous": "theory/00-bytes-and-pretokenization.md",
         "next": "theory/02-incremental-updates.md",
     },
     "02-incremental-updates.md": {
         "lab": "labs/02_incremental/02_incremental.ipynb",
         "module": "bpe_ref/train/step02_incremental.py",
-        "solutions": "solutions/02_incremental/drills_solutions.md",
+        "answers": "theory/drills/02-answers.md",
         "previous": "theory/01-naive-bpe.md",
         "next": None,  # page 03 is not written yet
     },
 }
-SOLUTIONS = [REPO_ROOT / links["solutions"] for links in PAGES.values()]
-MARKDOWN_FILES = [THEORY / "README.md", *(THEORY / page for page in PAGES), *SOLUTIONS]
+ANSWERS = [REPO_ROOT / links["answers"] for links in PAGES.values()]
+MARKDOWN_FILES = [THEORY / "README.md", *(THEORY / page for page in PAGES), *ANSWERS]
 REQUIRED_SECTIONS = ("## Worked example", "## Pitfalls", "## Recap", "## Drills")
 
 LINK_RE = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(([^)\s]+)\)")
@@ -115,8 +115,16 @@ def test_every_relative_link_points_at_an_existing_file(path):
     assert not broken, f"{rel(path)} has broken links: {broken}"
 
 
+@pytest.mark.parametrize("path", MARKDOWN_FILES, ids=rel)
+def test_no_page_sends_learners_into_the_lab_solutions(path):
+    """Learners in a class get a handout without solutions/: drill answers are in theory/drills/."""
+    solutions = (REPO_ROOT / "solutions").resolve()
+    into = [t for t in links_of(path) if (path.parent / t.partition("#")[0]).resolve().is_relative_to(solutions)]
+    assert not into, f"{rel(path)} links into solutions/: {into}"
+
+
 @pytest.mark.parametrize("page", sorted(PAGES))
-def test_each_page_links_its_lab_module_solutions_and_neighbours(page):
+def test_each_page_links_its_lab_module_answers_and_neighbours(page):
     path = THEORY / page
     resolved = {(path.parent / t.partition("#")[0]).resolve() for t in links_of(path) if not t.startswith("http")}
     for role, target in PAGES[page].items():
@@ -151,9 +159,9 @@ def test_each_page_has_the_required_sections(page):
     assert recap and "\n\n" not in recap, "the recap is one paragraph"
     drills = re.findall(r"^(\d+)\. \*\*", section(text, "## Drills"), re.MULTILINE)
     assert 5 <= len(drills) <= 8 and drills == [str(i + 1) for i in range(len(drills))], drills
-    solutions = read(REPO_ROOT / PAGES[page]["solutions"])
-    answered = re.findall(r"^## (\d+)\. ", solutions, re.MULTILINE)
-    assert answered == drills, f"{PAGES[page]['solutions']} answers drills {answered}, the page asks {drills}"
+    answers = read(REPO_ROOT / PAGES[page]["answers"])
+    answered = re.findall(r"^## (\d+)\. ", answers, re.MULTILINE)
+    assert answered == drills, f"{PAGES[page]['answers']} answers drills {answered}, the page asks {drills}"
 
 
 def test_every_committed_figure_is_shown_on_a_page():
@@ -330,11 +338,11 @@ def test_page02_worked_example_turns_one_column_into_the_next(trace):
     assert affected == [b" nest", b" test"]
 
 
-# --- drills and their solutions ---------------------------------------------------------------
+# --- drills and their answers ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [*SOLUTIONS, *(THEORY / page for page in PAGES)], ids=rel)
-def test_python_in_pages_and_solutions_runs(path):
+@pytest.mark.parametrize("path", [*ANSWERS, *(THEORY / page for page in PAGES)], ids=rel)
+def test_python_in_pages_and_answers_runs(path):
     namespace: dict = {}
     with contextlib.redirect_stdout(io.StringIO()):
         for block in python_blocks(read(path)):
