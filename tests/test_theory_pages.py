@@ -377,6 +377,20 @@ def test_drill_answers_page01(trace):
     steps = hand_trace({b"aaaa": 1, b"aaa": 1}, 2)
     assert steps[0].count == 5 and steps[1].tied == [(b"aa", b"aa"), (b"aa", b"a")]
     assert len(train_bpe_on_text("abcd", 1000, special_tokens=[])[1]) == 3
+    # drill 5: the two rules' vocabularies encode " best" alike and " stop", " yes" differently
+    from bpe_ref import Tokenizer
+
+    def pieces(merges, text):
+        vocab = {i: bytes([i]) for i in range(256)} | {256 + k: a + b for k, (a, b) in enumerate(merges)}
+        tokenizer = Tokenizer(vocab, merges, special_tokens=[])
+        return [tokenizer.decode_bytes([i]) for i in tokenizer.encode(text)]
+
+    course, opposite = [(b"s", b"t"), (b"e", b"st")], [(b"e", b"s"), (b"es", b"t")]
+    assert train_bpe_on_text(WORKED_EXAMPLE_TEXT, 258, special_tokens=[])[1] == course
+    assert pieces(course, " best") == pieces(opposite, " best") == [b" ", b"b", b"est"]
+    assert pieces(course, " rest") == pieces(opposite, " rest")
+    assert pieces(course, " stop") == [b" ", b"st", b"o", b"p"] and pieces(opposite, " stop") == [b" ", b"s", b"t", b"o", b"p"]
+    assert pieces(course, " yes") == [b" ", b"y", b"e", b"s"] and pieces(opposite, " yes") == [b" ", b"y", b"es"]
 
 
 def test_drill_answers_page02():
