@@ -258,6 +258,26 @@ def test_pages_quote_the_current_snippets(snippets):
     assert quoted_anywhere == set(snippets), f"snippets no page quotes: {set(snippets) - quoted_anywhere}"
 
 
+# --- claims in the prose, checked by running code --------------------------------------------
+
+
+def test_page00_prose_claims():
+    import regex
+
+    from bpe_ref.pretokenize import pretokenize
+
+    text = read(THEORY / "00-bytes-and-pretokenization.md")
+    # emoji: most are above U+FFFF (4 bytes); U+2600 takes 3; a skin tone adds 4, U+FE0F adds 3
+    emoji = [c for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF and regex.match(r"\p{Emoji}", chr(c))]
+    assert sum(c > 0xFFFF for c in emoji) > len(emoji) / 2
+    assert [len(s.encode()) for s in ("\u2600", "\U0001f3fd", "\ufe0f")] == [3, 4, 3]
+    assert "such as ☀ (U+2600), take three" in text
+    # curly apostrophes and capitals
+    assert pretokenize("can\u2019t") == ["can", "\u2019", "t"] and pretokenize(" can\u2019t") == [" can", "\u2019", "t"]
+    assert pretokenize("DON'T") == ["DON", "'", "T"]
+    assert "`can’t` (U+2019) gives `can`, `’`, `t` (and `␣can`, `’`, `t` after a space)" in text
+
+
 # --- the hand traces are what the trainers do -------------------------------------------------
 
 
