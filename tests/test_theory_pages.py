@@ -326,6 +326,66 @@ def test_page01_prose_matches_the_trace(trace):
     assert len(trace) == 8 and trace[0].new_id == 256
 
 
+SEED_001_MERGES = [  # ../shared/seeds/README.md: seed 001's example under the course's rules
+    (b"w", b"o"), (b"wo", b"r"), (b"wor", b"k"), (b" ", b"work"), (b"h", b"e"), (b"e", b"d"), (b" work", b"ed"), (b" work", b"s")
+]
+
+
+@pytest.mark.parametrize("method", TRAIN_METHODS)
+def test_page01_seed_example_is_what_every_trainer_returns(method):
+    from bpe_ref.course.figures.naive_bpe import SEED_EXAMPLE_TEXT, seed_example_counts, seed_example_trace
+
+    assert seed_example_counts() == {b"I": 3, b" work": 2, b"\n": 4, b" worked": 2, b"he": 2, b" works": 1}
+    vocab, merges = train_bpe_on_text(SEED_EXAMPLE_TEXT, 1000, special_tokens=[], method=method)
+    assert merges == SEED_001_MERGES == [step.chosen for step in seed_example_trace()]
+    assert len(vocab) == 264  # training stops by itself
+
+
+def test_page01_seed_example_prose():
+    from collections import Counter
+
+    from bpe_ref.course.figures.naive_bpe import SEED_EXAMPLE_TEXT
+
+    text = read(THEORY / "01-naive-bpe.md")
+    assert f"text = {SEED_EXAMPLE_TEXT!r}".replace("'", '"') in text
+    # the seed keeps each sentence whole: (␣, w) occurs 5 times, and its stated rule (smallest) picks it
+    sentences = Counter(SEED_EXAMPLE_TEXT.encode().split(b"\n"))
+    counts = Counter()
+    for sentence, f in sentences.items():
+        for pair in zip(sentence, sentence[1:]):
+            counts[bytes(pair[:1]), bytes(pair[1:])] += f
+    top = max(counts.values())
+    assert counts[(b" ", b"w")] == top == 5
+    assert min(p for p in counts if counts[p] == top) == (b" ", b"w")
+    assert max(p for p in counts if counts[p] == top) == (b"w", b"o")
+
+
+def test_page01_first_seen_tie_breaks_are_another_rule(trace):
+    """Counter.most_common picks (e, s) for merge 1 of the worked example, and depends on word order."""
+    from collections import Counter
+
+    def first_seen(word_counts):
+        counts = Counter()
+        for word, f in word_counts.items():
+            for a, b in zip(word, word[1:]):
+                counts[bytes([a]), bytes([b])] += f
+        return counts.most_common(1)[0][0]
+
+    from bpe_ref.course.figures.naive_bpe import worked_example_counts
+
+    assert first_seen(worked_example_counts()) == (b"e", b"s") != trace[0].chosen == (b"s", b"t")
+    assert first_seen({b"ab": 1, b"cd": 1}) == (b"a", b"b") and first_seen({b"cd": 1, b"ab": 1}) == (b"c", b"d")
+
+
+def test_page01_dedup_factor_grows_with_the_corpus():
+    from bpe_ref.course.figures.naive_bpe import dedup_rows
+
+    rows = dedup_rows()
+    factors = [r.factor for r in rows]
+    assert factors == sorted(factors) and factors[-1] > 4 * factors[0]
+    assert [r.documents for r in rows][-1] == 1728
+
+
 def test_page01_tie_break_examples_follow_the_rule():
     from bpe_ref.tiebreak import pair_rank_key, token_sort_key
 
