@@ -302,6 +302,14 @@ def test_page00_prose_claims():
     assert pretokenize("can\u2019t") == ["can", "\u2019", "t"] and pretokenize(" can\u2019t") == [" can", "\u2019", "t"]
     assert pretokenize("DON'T") == ["DON", "'", "T"]
     assert "`can’t` (U+2019) gives `can`, `’`, `t` (and `␣can`, `’`, `t` after a space)" in text
+    # decode of half a character: U+FFFD, silently; decode_bytes is exact
+    from bpe_ref import Tokenizer
+
+    gpt2 = Tokenizer.gpt2()
+    ids = gpt2.encode("🙂")
+    assert len(ids) == 2 and gpt2.decode(ids[:1]) == "\ufffd"
+    assert (gpt2.decode_bytes(ids[:1]) + gpt2.decode_bytes(ids[1:])).decode() == "🙂"
+    assert "GPT-2 encodes `🙂` as two tokens" in text
 
 
 # --- the hand traces are what the trainers do -------------------------------------------------
