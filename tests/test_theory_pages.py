@@ -417,6 +417,10 @@ def test_page01_dedup_factor_grows_with_the_corpus():
     rows = dedup_rows()
     factors = [r.factor for r in rows]
     assert factors == sorted(factors) and factors[-1] > 4 * factors[0]
+    # "each doubling of the text makes W L less than half again as large"
+    for smaller, larger in zip(rows, rows[1:]):
+        assert 1.9 < larger.corpus_bytes / smaller.corpus_bytes < 2.1
+        assert larger.distinct_bytes < 1.5 * smaller.distinct_bytes
     assert [r.documents for r in rows][-1] == 1728
 
 
