@@ -17,9 +17,9 @@ c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "labs"
 
 # Files of solutions/<lab>/ that must never reach labs/ (nor be copied into a submission when it is
-# autograded): the drill solutions of the theory pages, and the usual editor and cache clutter.
+# autograded): the usual editor and cache clutter. (The drill answers of the theory pages are not
+# here: they live in theory/drills/, part of the handout.)
 c.CourseDirectory.ignore = [
-    "drills_solutions.md",
     ".ipynb_checkpoints",
     "*.pyc",
     "__pycache__",

@@ -348,11 +348,35 @@ class Tokenizer:
     # ----------------------------------------------------------------- decoding
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        """The bytes of ``ids``, concatenated (``ValueError`` naming an unknown id)."""
+        """The bytes of ``ids``, concatenated (``ValueError`` naming an unknown id).
+
+        Exact for any ids, including a sequence that starts or ends inside a character: join the
+        bytes of the pieces, then decode the whole once.
+
+        >>> tok = Tokenizer.gpt2()
+        >>> ids = tok.encode("🙂")          # one character, two tokens
+        >>> tok.decode_bytes(ids[:1])
+        b'\\xf0\\x9f'
+        >>> (tok.decode_bytes(ids[:1]) + tok.decode_bytes(ids[1:])).decode("utf-8")
+        '🙂'
+        """
         return self._decoder.decode_bytes(ids)
 
     def decode(self, ids: Iterable[int]) -> str:
-        """The text of ``ids``: invalid UTF-8 (a token sequence cut inside a character) becomes U+FFFD."""
+        """The text of ``ids``, UTF-8 decoded with ``errors="replace"``.
+
+        A token can hold part of a character, so ids cut inside a character (half of an emoji, say)
+        have no text: the incomplete bytes become U+FFFD (``"\\ufffd"``, shown as ``�``), silently,
+        and decoding the pieces one by one and joining the text is lossy. Use :meth:`decode_bytes`
+        for the exact bytes.
+
+        >>> tok = Tokenizer.gpt2()
+        >>> ids = tok.encode("🙂")
+        >>> tok.decode(ids)
+        '🙂'
+        >>> tok.decode(ids[:1])
+        '\\ufffd'
+        """
         return self._decoder.decode(ids)
 
 

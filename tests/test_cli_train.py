@@ -18,7 +18,7 @@ def test_train_with_no_arguments_uses_the_shipped_sample_and_prints_a_summary() 
     result = run_cli("train", "--no-progress")
     assert result.returncode == 0, result.stderr
     assert "tinystoriesV2_gpt4_train_head_10000lines.txt" in result.stderr
-    assert "743 merges, vocabulary of 1000 tokens" in result.stdout  # 1000 - 256 - 1 special
+    assert "743 merges, vocabulary of 1,000 tokens" in result.stdout  # 1000 - 256 - 1 special
     assert "bytes per token" in result.stdout
     assert "first 10 merges:" in result.stdout
 
@@ -39,3 +39,42 @@ def test_train_reports_bad_input_in_one_line() -> None:
     too_small = run_cli("train", "--vocab-size", "100", "--no-progress")
     assert too_small.returncode == 2
     assert "vocab_size 100 is smaller than the base vocabulary of 257" in too_small.stderr
+
+
+def test_bad_input_is_refused_before_anything_is_printed(tmp_path: Path, capsys) -> None:
+    from bpe_ref.course.cli import main
+
+    cases = {
+        "no/such/file.txt": "error: corpus file not found: no/such/file.txt",
+        str(tmp_path): f"error: {tmp_path} is a folder, not a corpus file: pass a UTF-8 text file",
+    }
+    for path, message in cases.items():
+        assert main(["train", path, "--no-progress"]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.splitlines() == [message]  # no "training on ... (0 bytes)"
+    assert main(["train", "--vocab-size", "100", "--no-progress"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.splitlines() == [
+        "error: vocab_size 100 is smaller than the base vocabulary of 257 (256 byte tokens + 1 special token)"
+    ]
+
+
+def test_train_counts_in_the_singular_for_one(tmp_path: Path, capsys) -> None:
+    from bpe_ref.course.cli import main
+
+    corpus = tmp_path / "one.txt"
+    corpus.write_text("ab", encoding="utf-8")  # one pretoken, one pair: one merge, then one token
+    assert main(["train", str(corpus), "--vocab-size", "300", "--no-special-tokens", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert f"training on {corpus} (2 bytes)" in captured.err
+    out = captured.out.splitlines()
+    assert out[0].endswith("1 merge, vocabulary of 257 tokens (stopped early: no pair left to merge)")
+    assert out[1] == "compression on the training text: 2 bytes -> 1 token = 2.00 bytes per token"
+    assert out[2] == "first merge:"
+
+
+def test_plural() -> None:
+    from bpe_ref.course.commands import plural
+
+    assert [plural(n, "byte") for n in (0, 1, 2, 4096)] == ["0 bytes", "1 byte", "2 bytes", "4,096 bytes"]
+    assert plural(1, "special token") == "1 special token" and plural(3, "index", "indices") == "3 indices"

@@ -10,6 +10,8 @@ import struct
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("matplotlib")
 
@@ -34,7 +36,16 @@ from bpe_ref.course.figures.common import (  # noqa: E402
     signed,
     sync_snippets,
 )
-from bpe_ref.course.figures.incremental_updates import draw_affected_words, local_rule_change, net_change  # noqa: E402
+from bpe_ref.course.figures.incremental_updates import (  # noqa: E402
+    OVERLAP_EXAMPLES,
+    draw_affected_words,
+    local_rule_change,
+    net_change,
+    overlap_bug_run,
+    sequential_rule_change,
+    v2_speedup_snippet,
+    v2_speedups,
+)
 from bpe_ref.course.figures.naive_bpe import draw_merge_counts, hand_trace, why_greater  # noqa: E402
 from bpe_ref.course.figures.training_runs import measure_merges, training_run  # noqa: E402
 from bpe_ref.pretokenize import GPT2_PATTERN, count_pretokens, pretokenize  # noqa: E402
@@ -199,6 +210,45 @@ def test_per_word_update_is_right_and_local_rules_are_not():
     # and on isolated occurrences the local rule agrees with the per-word rule
     word = (b" ", b"t", b"e", b"s", b"t", b"s")
     assert local_rule_change(word, (b"e", b"s"), overlapping=True) == net_change(word, (b"e", b"s"))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.sampled_from([b"a", b"b", b"ab"]), max_size=9), st.sampled_from([b"a", b"b", b"ab"]),
+       st.sampled_from([b"a", b"b", b"ab"]))
+def test_per_occurrence_update_on_the_word_being_rewritten_is_right(word, left, right):
+    """Page 02, section 4: left to right, x read from the rewritten part, y from the rest."""
+    assert sequential_rule_change(word, (left, right)) == net_change(word, (left, right))
+
+
+def test_per_occurrence_update_on_the_old_word_goes_wrong_where_the_table_says():
+    for word, pair in OVERLAP_EXAMPLES:
+        assert sequential_rule_change(word, pair) == net_change(word, pair)
+        assert local_rule_change(word, pair, overlapping=True) != net_change(word, pair)
+
+
+def test_overlap_bug_run_finds_the_first_wrong_count_and_the_first_wrong_merge(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("abab " * 3 + "ab " * 2 + "ba " * 4 + "aaaa", encoding="utf-8")
+    run = overlap_bug_run(corpus, 20)
+    assert run.wrong_at is not None and run.wrong_word is not None and run.wrong_pair is not None
+    assert local_rule_change(run.wrong_word, run.wrong_pair, overlapping=False) != net_change(run.wrong_word, run.wrong_pair)
+    assert run.diverges_at is None or run.diverges_at > run.wrong_at
+    clean = tmp_path / "clean.txt"  # no pair ever repeats inside a word: the rule is never wrong
+    clean.write_text("cat hat sat mat on the rug", encoding="utf-8")
+    assert overlap_bug_run(clean, 30).wrong_at is None
+
+
+def test_v2_speedup_comes_from_the_benchmark_page(tmp_path):
+    page = tmp_path / "README.md"
+    page.write_text("### corpus.en, vocab 500\n\n| naive | 1.0 | 19x | 1.0x faster |\n"
+                    "| incremental | 0.5 | 9.7x | 2.0x faster | yes | 31 |\n", encoding="utf-8")
+    assert v2_speedups(page) == [("corpus.en, vocab 500", 2.0)]
+    assert "2.0× to 2.0×" in v2_speedup_snippet(v2_speedups(page))
+    ratios = [r for _, r in v2_speedups()]
+    assert ratios and all(1.5 <= r <= 2.5 for r in ratios), "page 02 says V2 is about twice as fast as V1"
+    page.write_text("nothing here\n", encoding="utf-8")
+    with pytest.raises(ValueError):
+        v2_speedups(page)
 
 
 # --- drawing --------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The lab notebooks as files: nbformat 4.5 with stable unique ids, the committed release exactly
-what ``nbgrader generate_assignment`` produces, no solutions or hidden tests or drill solutions in
-``labs/``, points and links that add up, and each solution notebook running top to bottom."""
+what ``nbgrader generate_assignment`` produces, no solutions or hidden tests in ``labs/``, drill
+answers in the handout (``theory/drills/``) rather than beside the lab solutions, points and links
+that add up, and each solution notebook running top to bottom."""
 
 from __future__ import annotations
 
@@ -81,15 +82,10 @@ def files_under(folder: Path) -> list[str]:
 @pytest.mark.parametrize("lab", LABS)
 def test_committed_release_is_exactly_what_nbgrader_generates(lab):
     with temporary_course([lab]) as course:
-        # A drill-solutions file must stay behind even when the theory pages have none for this lab.
-        drills = course / "solutions" / lab / "drills_solutions.md"
-        if not drills.exists():
-            drills.write_text("# answers\n", encoding="utf-8")
         generated = generate_release(lab, course)
         generated_files = sorted(files_under(generated))
         committed_files = sorted(files_under(LABS_DIR / lab))
         assert committed_files == generated_files
-        assert "drills_solutions.md" not in generated_files
         for name in generated_files:
             new, old = (generated / name).read_bytes(), (LABS_DIR / lab / name).read_bytes()
             if name.endswith(".ipynb"):
@@ -98,9 +94,14 @@ def test_committed_release_is_exactly_what_nbgrader_generates(lab):
                 assert new == old
 
 
-def test_labs_never_hold_drill_solutions():
-    assert list(LABS_DIR.rglob("drills_solutions.md")) == []
+def test_labs_hold_no_solutions_and_drill_answers_live_in_the_handout():
     assert list(LABS_DIR.rglob("*solution*")) == []
+    # Drill answers belong to the theory pages (theory/drills/), which learners receive; the
+    # solutions/ folder, which they do not receive, holds only the nbgrader sources.
+    assert [p.name for p in (REPO_ROOT / "solutions").rglob("*.md") if p.name != "README.md"] == []
+    assert sorted(p.name for p in (REPO_ROOT / "theory" / "drills").glob("*.md")) == [
+        f"{lab[:2]}-answers.md" for lab in LABS
+    ]
 
 
 def test_nbgrader_config_of_the_course():
@@ -109,7 +110,6 @@ def test_nbgrader_config_of_the_course():
     config = PyFileConfigLoader(NBGRADER_CONFIG.name, path=str(NBGRADER_CONFIG.parent)).load_config()
     assert config.CourseDirectory.source_directory == "solutions"
     assert config.CourseDirectory.release_directory == "labs"
-    assert "drills_solutions.md" in config.CourseDirectory.ignore
     assert config.Execute.timeout == 30
     assert config.OverwriteCells.add_missing_cells is True
     gitignore = (REPO_ROOT / ".gitignore").read_text(encoding="utf-8").split()

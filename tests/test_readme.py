@@ -42,3 +42,17 @@ def test_the_open_command_points_jupyterlab_at_the_course_settings() -> None:
     overrides = json.loads((ROOT / settings_dir / "overrides.json").read_text(encoding="utf-8"))
     viewers = overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
     assert viewers["markdown"] == "Markdown Preview"  # theory pages open rendered
+
+
+def test_running_as_root_is_explained_right_after_the_quickstart_commands() -> None:
+    section = README.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    after_commands = section.split("-m pytest\n```\n", 1)[1].lstrip().split("\n\n", 1)[0]
+    assert "--allow-root" in after_commands and "root" in after_commands
+    assert all("--allow-root" not in c for c in quickstart_commands())  # the commands stay as they are
+
+
+def test_api_section_names_the_bytes_decoder() -> None:
+    from bpe_ref import Tokenizer
+
+    assert "decode_bytes" in README.split("## The reference package", 1)[1]
+    assert callable(Tokenizer.decode_bytes)

@@ -1,4 +1,4 @@
-"""The theory pages (theory/*.md) and their drill solutions: links, required sections, Markdown
+"""The theory pages (theory/*.md) and their drill answers: links, required sections, Markdown
 that renders, quoted numbers equal to what the code produces now, and hand traces equal to what
 the trainers return.
 """
@@ -20,32 +20,32 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 THEORY = REPO_ROOT / "theory"
 FIGURES = THEORY / "figures"
 
-# page -> (lab notebook, bpe_ref module, drill solutions, previous page, next page), all repo-relative
+# page -> (lab notebook, bpe_ref module, drill answers, previous page, next page), all repo-relative
 PAGES: dict[str, dict[str, str | None]] = {
     "00-bytes-and-pretokenization.md": {
         "lab": "labs/00_pretokenization/00_pretokenization.ipynb",
         "module": "bpe_ref/pretokenize.py",
-        "solutions": "solutions/00_pretokenization/drills_solutions.md",
+        "answers": "theory/drills/00-answers.md",
         "previous": "theory/README.md",
         "next": "theory/01-naive-bpe.md",
     },
     "01-naive-bpe.md": {
         "lab": "labs/01_naive_bpe/01_naive_bpe.ipynb",
         "module": "bpe_ref/train/step01_naive.py",
-        "solutions": "solutions/01_naive_bpe/drills_solutions.md",
+        "answers": "theory/drills/01-answers.md",
         "previous": "theory/00-bytes-and-pretokenization.md",
         "next": "theory/02-incremental-updates.md",
     },
     "02-incremental-updates.md": {
         "lab": "labs/02_incremental/02_incremental.ipynb",
         "module": "bpe_ref/train/step02_incremental.py",
-        "solutions": "solutions/02_incremental/drills_solutions.md",
+        "answers": "theory/drills/02-answers.md",
         "previous": "theory/01-naive-bpe.md",
         "next": None,  # page 03 is not written yet
     },
 }
-SOLUTIONS = [REPO_ROOT / links["solutions"] for links in PAGES.values()]
-MARKDOWN_FILES = [THEORY / "README.md", *(THEORY / page for page in PAGES), *SOLUTIONS]
+ANSWERS = [REPO_ROOT / links["answers"] for links in PAGES.values()]
+MARKDOWN_FILES = [THEORY / "README.md", *(THEORY / page for page in PAGES), *ANSWERS]
 REQUIRED_SECTIONS = ("## Worked example", "## Pitfalls", "## Recap", "## Drills")
 
 LINK_RE = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(([^)\s]+)\)")
@@ -78,6 +78,25 @@ def github_anchor(heading: str) -> str:
     return text.replace(" ", "-")
 
 
+def jupyterlab_anchor(heading: str) -> str:
+    """The id JupyterLab gives a heading: its text with spaces to hyphens, case and punctuation kept
+    (``createHeaderId`` in @jupyterlab/rendermime; the sanitizer stores it as ``data-jupyter-id``)."""
+    return re.sub(r"[`*]", "", heading.strip()).replace(" ", "-")
+
+
+def anchors_in_both(text: str) -> set[str]:
+    """Fragments that scroll to the same place on GitHub and in JupyterLab's Markdown viewer.
+
+    Explicit ``<a id="x"></a>`` anchors work in both (GitHub prefixes the id with ``user-content-``
+    and resolves ``#x`` to it; JupyterLab's sanitizer moves it to ``data-jupyter-id``, which its link
+    handler looks up). A heading's own anchor works in both only where the two ids agree, for
+    example ``## drills`` but not ``## Drills``.
+    """
+    explicit = set(re.findall(r'<a id="([^"]+)"></a>', FENCE_RE.sub("", text)))
+    headings = re.findall(r"^#+ (.+)$", without_code(text), re.MULTILINE)
+    return explicit | {github_anchor(h) for h in headings if github_anchor(h) == jupyterlab_anchor(h)}
+
+
 def section(text: str, heading: str) -> str:
     """The body of the ``## heading`` section (up to the next ``## ``)."""
     start = text.index(heading + "\n") + len(heading) + 1
@@ -108,15 +127,29 @@ def test_every_relative_link_points_at_an_existing_file(path):
         if not resolved.exists():
             broken.append(target)
             continue
-        if anchor and resolved.suffix == ".md":
-            headings = re.findall(r"^#+ (.+)$", without_code(read(resolved)), re.MULTILINE)
-            if anchor not in {github_anchor(h) for h in headings}:
-                broken.append(f"{target} (no such heading)")
+        if anchor and resolved.suffix == ".md" and anchor not in anchors_in_both(read(resolved)):
+            broken.append(f"{target} (no anchor that GitHub and JupyterLab both resolve)")
     assert not broken, f"{rel(path)} has broken links: {broken}"
 
 
+def test_anchor_rules_of_github_and_jupyterlab():
+    assert github_anchor("Worked example") == "worked-example" != jupyterlab_anchor("Worked example") == "Worked-example"
+    assert github_anchor("4. The self-overlap pitfall") == "4-the-self-overlap-pitfall"
+    assert jupyterlab_anchor("4. The self-overlap pitfall") == "4.-The-self-overlap-pitfall"
+    page = '## Worked example\n\n<a id="table-of-counts"></a>**The trace.**\n\n## drills\n'
+    assert anchors_in_both(page) == {"table-of-counts", "drills"}
+
+
+@pytest.mark.parametrize("path", MARKDOWN_FILES, ids=rel)
+def test_no_page_sends_learners_into_the_lab_solutions(path):
+    """Learners in a class get a handout without solutions/: drill answers are in theory/drills/."""
+    solutions = (REPO_ROOT / "solutions").resolve()
+    into = [t for t in links_of(path) if (path.parent / t.partition("#")[0]).resolve().is_relative_to(solutions)]
+    assert not into, f"{rel(path)} links into solutions/: {into}"
+
+
 @pytest.mark.parametrize("page", sorted(PAGES))
-def test_each_page_links_its_lab_module_solutions_and_neighbours(page):
+def test_each_page_links_its_lab_module_answers_and_neighbours(page):
     path = THEORY / page
     resolved = {(path.parent / t.partition("#")[0]).resolve() for t in links_of(path) if not t.startswith("http")}
     for role, target in PAGES[page].items():
@@ -151,9 +184,9 @@ def test_each_page_has_the_required_sections(page):
     assert recap and "\n\n" not in recap, "the recap is one paragraph"
     drills = re.findall(r"^(\d+)\. \*\*", section(text, "## Drills"), re.MULTILINE)
     assert 5 <= len(drills) <= 8 and drills == [str(i + 1) for i in range(len(drills))], drills
-    solutions = read(REPO_ROOT / PAGES[page]["solutions"])
-    answered = re.findall(r"^## (\d+)\. ", solutions, re.MULTILINE)
-    assert answered == drills, f"{PAGES[page]['solutions']} answers drills {answered}, the page asks {drills}"
+    answers = read(REPO_ROOT / PAGES[page]["answers"])
+    answered = re.findall(r"^## (\d+)\. ", answers, re.MULTILINE)
+    assert answered == drills, f"{PAGES[page]['answers']} answers drills {answered}, the page asks {drills}"
 
 
 def test_every_committed_figure_is_shown_on_a_page():
@@ -250,6 +283,35 @@ def test_pages_quote_the_current_snippets(snippets):
     assert quoted_anywhere == set(snippets), f"snippets no page quotes: {set(snippets) - quoted_anywhere}"
 
 
+# --- claims in the prose, checked by running code --------------------------------------------
+
+
+def test_page00_prose_claims():
+    import regex
+
+    from bpe_ref.pretokenize import pretokenize
+
+    text = read(THEORY / "00-bytes-and-pretokenization.md")
+    # emoji: most are above U+FFFF (4 bytes); U+2600 takes 3; a skin tone adds 4, U+FE0F adds 3
+    every_character = "".join(chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF)
+    emoji = [ord(ch) for ch in regex.findall(r"\p{Emoji}", every_character)]
+    assert sum(c > 0xFFFF for c in emoji) > len(emoji) / 2
+    assert [len(s.encode()) for s in ("\u2600", "\U0001f3fd", "\ufe0f")] == [3, 4, 3]
+    assert "such as ☀ (U+2600), take three" in text
+    # curly apostrophes and capitals
+    assert pretokenize("can\u2019t") == ["can", "\u2019", "t"] and pretokenize(" can\u2019t") == [" can", "\u2019", "t"]
+    assert pretokenize("DON'T") == ["DON", "'", "T"]
+    assert "`can’t` (U+2019) gives `can`, `’`, `t` (and `␣can`, `’`, `t` after a space)" in text
+    # decode of half a character: U+FFFD, silently; decode_bytes is exact
+    from bpe_ref import Tokenizer
+
+    gpt2 = Tokenizer.gpt2()
+    ids = gpt2.encode("🙂")
+    assert len(ids) == 2 and gpt2.decode(ids[:1]) == "\ufffd"
+    assert (gpt2.decode_bytes(ids[:1]) + gpt2.decode_bytes(ids[1:])).decode() == "🙂"
+    assert "GPT-2 encodes `🙂` as two tokens" in text
+
+
 # --- the hand traces are what the trainers do -------------------------------------------------
 
 
@@ -298,6 +360,87 @@ def test_page01_prose_matches_the_trace(trace):
     assert len(trace) == 8 and trace[0].new_id == 256
 
 
+SEED_001_MERGES = [  # ../shared/seeds/README.md: seed 001's example under the course's rules
+    (b"w", b"o"), (b"wo", b"r"), (b"wor", b"k"), (b" ", b"work"), (b"h", b"e"), (b"e", b"d"), (b" work", b"ed"), (b" work", b"s")
+]
+
+
+@pytest.mark.parametrize("method", TRAIN_METHODS)
+def test_page01_seed_example_is_what_every_trainer_returns(method):
+    from bpe_ref.course.figures.naive_bpe import SEED_EXAMPLE_TEXT, seed_example_counts, seed_example_trace
+
+    assert seed_example_counts() == {b"I": 3, b" work": 2, b"\n": 4, b" worked": 2, b"he": 2, b" works": 1}
+    vocab, merges = train_bpe_on_text(SEED_EXAMPLE_TEXT, 1000, special_tokens=[], method=method)
+    assert merges == SEED_001_MERGES == [step.chosen for step in seed_example_trace()]
+    assert len(vocab) == 264  # training stops by itself
+
+
+def test_page01_seed_example_prose():
+    from collections import Counter
+
+    from bpe_ref.course.figures.naive_bpe import SEED_EXAMPLE_TEXT
+
+    text = read(THEORY / "01-naive-bpe.md")
+    assert f"text = {SEED_EXAMPLE_TEXT!r}".replace("'", '"') in text
+    # the seed keeps each sentence whole: (␣, w) occurs 5 times, and its stated rule (smallest) picks it
+    sentences = Counter(SEED_EXAMPLE_TEXT.encode().split(b"\n"))
+    counts = Counter()
+    for sentence, f in sentences.items():
+        for pair in zip(sentence, sentence[1:]):
+            counts[bytes(pair[:1]), bytes(pair[1:])] += f
+    top = max(counts.values())
+    assert counts[(b" ", b"w")] == top == 5
+    assert min(p for p in counts if counts[p] == top) == (b" ", b"w")
+    assert max(p for p in counts if counts[p] == top) == (b"w", b"o")
+
+
+def test_page01_first_seen_tie_breaks_are_another_rule(trace):
+    """Counter.most_common picks (e, s) for merge 1 of the worked example, and depends on word order."""
+    from collections import Counter
+
+    def first_seen(word_counts):
+        counts = Counter()
+        for word, f in word_counts.items():
+            for a, b in zip(word, word[1:]):
+                counts[bytes([a]), bytes([b])] += f
+        return counts.most_common(1)[0][0]
+
+    from bpe_ref.course.figures.naive_bpe import worked_example_counts
+
+    assert first_seen(worked_example_counts()) == (b"e", b"s") != trace[0].chosen == (b"s", b"t")
+    assert first_seen({b"ab": 1, b"cd": 1}) == (b"a", b"b") and first_seen({b"cd": 1, b"ab": 1}) == (b"c", b"d")
+
+
+def test_page01_dedup_factor_grows_with_the_corpus():
+    from bpe_ref.course.figures.naive_bpe import dedup_rows
+
+    rows = dedup_rows()
+    factors = [r.factor for r in rows]
+    assert factors == sorted(factors) and factors[-1] > 4 * factors[0]
+    # "each doubling of the text makes W L less than half again as large"
+    for smaller, larger in zip(rows, rows[1:]):
+        assert 1.9 < larger.corpus_bytes / smaller.corpus_bytes < 2.1
+        assert larger.distinct_bytes < 1.5 * smaller.distinct_bytes
+    assert [r.documents for r in rows][-1] == 1728
+
+
+def test_page02_overlap_bug_claims():
+    """Page 02, section 4: the per-occurrence bug spoils the counts within ten merges on both corpora,
+    but the merges only hundreds of merges later, after all 243 merges of lab 02's corpus.en test."""
+    from bpe_ref.course.figures.incremental_updates import OVERLAP_BUG_CORPORA, overlap_bug_run
+    from bpe_ref.course.figures.training_runs import DEFAULT_NUM_MERGES
+
+    runs = {label: overlap_bug_run(path, DEFAULT_NUM_MERGES) for label, path in OVERLAP_BUG_CORPORA}
+    for run in runs.values():
+        assert run.wrong_at is not None and run.wrong_at <= 10
+        assert run.diverges_at is not None and run.diverges_at - run.wrong_at >= 200
+    assert runs["corpus.en"].diverges_at > 243
+    assert b"".join(runs["corpus.en"].wrong_word) == b" training" and runs["corpus.en"].wrong_pair == (b"i", b"n")
+    assert b"".join(runs["TinyStories sample"].wrong_word) == b" needed"
+    text = read(THEORY / "02-incremental-updates.md")
+    assert "such as `(i, n)` in `␣training` (`i n i n`) or `(e, d)` in `␣needed`" in text
+
+
 def test_page01_tie_break_examples_follow_the_rule():
     from bpe_ref.tiebreak import pair_rank_key, token_sort_key
 
@@ -330,11 +473,11 @@ def test_page02_worked_example_turns_one_column_into_the_next(trace):
     assert affected == [b" nest", b" test"]
 
 
-# --- drills and their solutions ---------------------------------------------------------------
+# --- drills and their answers ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [*SOLUTIONS, *(THEORY / page for page in PAGES)], ids=rel)
-def test_python_in_pages_and_solutions_runs(path):
+@pytest.mark.parametrize("path", [*ANSWERS, *(THEORY / page for page in PAGES)], ids=rel)
+def test_python_in_pages_and_answers_runs(path):
     namespace: dict = {}
     with contextlib.redirect_stdout(io.StringIO()):
         for block in python_blocks(read(path)):
@@ -369,6 +512,20 @@ def test_drill_answers_page01(trace):
     steps = hand_trace({b"aaaa": 1, b"aaa": 1}, 2)
     assert steps[0].count == 5 and steps[1].tied == [(b"aa", b"aa"), (b"aa", b"a")]
     assert len(train_bpe_on_text("abcd", 1000, special_tokens=[])[1]) == 3
+    # drill 5: the two rules' vocabularies encode " best" alike and " stop", " yes" differently
+    from bpe_ref import Tokenizer
+
+    def pieces(merges, text):
+        vocab = {i: bytes([i]) for i in range(256)} | {256 + k: a + b for k, (a, b) in enumerate(merges)}
+        tokenizer = Tokenizer(vocab, merges, special_tokens=[])
+        return [tokenizer.decode_bytes([i]) for i in tokenizer.encode(text)]
+
+    course, opposite = [(b"s", b"t"), (b"e", b"st")], [(b"e", b"s"), (b"es", b"t")]
+    assert train_bpe_on_text(WORKED_EXAMPLE_TEXT, 258, special_tokens=[])[1] == course
+    assert pieces(course, " best") == pieces(opposite, " best") == [b" ", b"b", b"est"]
+    assert pieces(course, " rest") == pieces(opposite, " rest")
+    assert pieces(course, " stop") == [b" ", b"st", b"o", b"p"] and pieces(opposite, " stop") == [b" ", b"s", b"t", b"o", b"p"]
+    assert pieces(course, " yes") == [b" ", b"y", b"e", b"s"] and pieces(opposite, " yes") == [b" ", b"y", b"es"]
 
 
 def test_drill_answers_page02():

@@ -131,7 +131,21 @@ def test_cli_encode(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Hello| world|!"
     assert out[1].startswith("3 tokens for 12 bytes")
-    assert out[2] == "15496 995 0"
+    assert out[2] == "GPT-2's ids are its own numbering, not byte values: 'a' is id 64, not 97."
+    assert out[3] == "15496 995 0"
+
+
+def test_cli_encode_counts_in_the_singular_for_one(capsys):
+    assert main(["encode", "--color", "never", "--no-ids", "a"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "1 token for 1 byte (GPT-2 (shipped files), vocabulary of 50,257)"
+
+
+def test_cli_encode_says_gpt2_ids_are_not_bytes_only_for_gpt2(trained, tmp_path, capsys):
+    assert Tokenizer.gpt2().encode("a") == [64] and ord("a") == 97  # the numbers the note quotes
+    trained.save(tmp_path / "m")
+    assert main(["encode", "--model", str(tmp_path / "m"), "--color", "never", "a"]) == 0
+    assert "not byte values" not in capsys.readouterr().out  # a course vocabulary: id = byte value
 
 
 def test_cli_encode_with_a_saved_model(trained, tmp_path, capsys):

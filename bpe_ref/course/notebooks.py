@@ -39,8 +39,6 @@ NBGRADER_CONFIG = REPO_ROOT / "nbgrader_config.py"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 CELL_ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 NBGRADER_KEYS = ("grade", "grade_id", "locked", "points", "schema_version", "solution", "task")
-# Files of solutions/<lab>/ that never go to labs/ (nbgrader_config.py ignores them as well).
-NEVER_RELEASED = ("drills_solutions.md",)
 
 
 def lab_names(folder: Path | None = None) -> list[str]:
@@ -334,7 +332,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         problems += notebook_problems(source_notebook(lab), release=False)
         if release_notebook(lab).is_file():
             problems += notebook_problems(release_notebook(lab), release=True)
-        problems += [f"labs/{lab}/{p}" for p in NEVER_RELEASED if list((LABS_DIR / lab).rglob(p))]
         problems += release_differences(lab)
     problems += test_cells_manifest_problems()
     for problem in problems:

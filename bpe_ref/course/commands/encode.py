@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
+from . import plural
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,7 +52,9 @@ def run(args: argparse.Namespace) -> int:
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     print(view.to_ansi() if colour else view.plain("|"))
     size = len(text.encode("utf-8"))
-    print(f"{len(view)} tokens for {size} bytes ({source}, vocabulary of {len(tok)})")
+    print(f"{plural(len(view), 'token')} for {plural(size, 'byte')} ({source}, vocabulary of {len(tok):,})")
+    if args.model is None:
+        print(f"GPT-2's ids are its own numbering, not byte values: 'a' is id {tok.encode('a')[0]}, not {ord('a')}.")
     if not args.no_ids:
         print(" ".join(str(token_id) for span in view.spans for token_id in span.ids))
     return 0

@@ -16,6 +16,7 @@ from pathlib import Path
 from ...data_files import TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ...train import DEFAULT_TRAIN_METHOD, TRAIN_METHODS
+from . import plural
 
 SHOWN_MERGES = 10
 
@@ -37,6 +38,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def check_input(path: Path, vocab_size: int, special_tokens: tuple[str, ...]) -> None:
+    """Refuse bad input before anything is printed: a missing path, a folder, a vocabulary smaller
+    than the bytes and special tokens. (``train_bpe`` checks the same; the command says it first.)"""
+    if not path.exists():
+        raise FileNotFoundError(f"corpus file not found: {path}")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder, not a corpus file: pass a UTF-8 text file")
+    base = 256 + len(special_tokens)
+    if vocab_size < base:
+        raise ValueError(
+            f"vocab_size {vocab_size} is smaller than the base vocabulary of {base} "
+            f"(256 byte tokens + {plural(len(special_tokens), 'special token')})"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     from ...serialization import save_vocab_and_merges
     from ...tokenizer import Tokenizer
@@ -47,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
         special_tokens: tuple[str, ...] = ()
     else:
         special_tokens = tuple(args.special_tokens or DEFAULT_SPECIAL_TOKENS)
-    print(f"training on {path} ({path.stat().st_size if path.exists() else 0:,} bytes), "
+    check_input(path, args.vocab_size, special_tokens)
+    print(f"training on {path} ({plural(path.stat().st_size, 'byte')}), "
           f"vocab size {args.vocab_size}, method {args.method}", file=sys.stderr)
     start = time.perf_counter()
     vocab, merges = train_bpe(path, args.vocab_size, special_tokens, method=args.method,
@@ -57,12 +74,13 @@ def run(args: argparse.Namespace) -> int:
     text = path.read_text(encoding="utf-8")
     ids = Tokenizer(vocab, merges, special_tokens).encode(text)
     size = len(text.encode("utf-8"))
-    print(f"trained in {seconds:.2f} s: {len(merges)} merges, vocabulary of {len(vocab)} tokens"
-          + ("" if len(vocab) == args.vocab_size else f" (stopped early: no pair left to merge)"))
-    print(f"compression on the training text: {size:,} bytes -> {len(ids):,} tokens = "
+    print(f"trained in {seconds:.2f} s: {plural(len(merges), 'merge')}, vocabulary of {plural(len(vocab), 'token')}"
+          + ("" if len(vocab) == args.vocab_size else " (stopped early: no pair left to merge)"))
+    print(f"compression on the training text: {plural(size, 'byte')} -> {plural(len(ids), 'token')} = "
           f"{size / max(len(ids), 1):.2f} bytes per token")
     if merges:
-        print(f"first {min(SHOWN_MERGES, len(merges))} merges:")
+        shown = min(SHOWN_MERGES, len(merges))
+        print("first merge:" if shown == 1 else f"first {shown} merges:")
         for rank, (left, right) in enumerate(merges[:SHOWN_MERGES]):
             print(f"  {rank:>3}  {left!r} + {right!r} -> {left + right!r}")
     if args.out is not None:

@@ -41,6 +41,8 @@ UTF8_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("\u4e2d", "CJK ideograph (middle)"),
     ("\U0001f642", "emoji (slightly smiling face)"),
     ("\U0001f44d\U0001f3fd", "emoji + skin-tone modifier"),
+    ("\u2600", "sun: a symbol older than emoji, below U+FFFF"),
+    ("\u2600\ufe0f", "sun + variation selector-16 (emoji style)"),
 )
 
 

@@ -5,17 +5,26 @@
 - one word with neighbours on both sides of the merged pair;
 - the self-overlap pitfall: why "update around each occurrence" goes wrong on ``aaa``, ``aaaa``
   and ``abab``, and "subtract the word's old pairs, add its new pairs" does not;
-- on TinyStories: how many words each merge rewrites, against the number of words (figure).
+- the same bug on real corpora: the merge at which its counts first go wrong, and the (much later)
+  merge at which its merges first differ (:func:`overlap_bug_run`);
+- on TinyStories: how many words each merge rewrites, against the number of words (figure);
+- V2's speed-up over V1, as the course's training benchmark measured it.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import re
+from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from statistics import median
 
-from ...data_files import TINYSTORIES_SAMPLE
+from ...corpus import read_corpus
+from ...data_files import CORPUS_EN, REPO_ROOT, TINYSTORIES_SAMPLE, data_file
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+from ...tiebreak import pair_rank_key, token_sort_key
 from ...train.common import merge_word
 from .common import WIDE, markdown_table, save_png, show_pair, show_word, signed, thousands, use_agg
 from .naive_bpe import HandStep, worked_example_trace
@@ -76,6 +85,30 @@ def local_rule_change(word: Sequence[bytes], pair: Pair, overlapping: bool) -> d
         if i + 2 < len(word):
             change[(b, word[i + 2])] -= 1
             change[(ab, word[i + 2])] += 1
+    return {p: c for p, c in change.items() if c}
+
+
+def sequential_rule_change(word: Sequence[bytes], pair: Pair) -> dict[Pair, int]:
+    """The per-occurrence update done right: occurrences left to right, on the word *as it is
+    rewritten*. At each replaced occurrence ``x A B y``, ``x`` is read from the rewritten part (it
+    may be the ``AB`` just made) and ``y`` from the part not yet rewritten. The linked-list
+    trainer of step 05 updates its counts this way. Equals :func:`net_change` on every word."""
+    a, b = pair
+    ab = a + b
+    current = list(word)
+    change: Counter[Pair] = Counter()
+    i = 0
+    while i < len(current) - 1:
+        if current[i] == a and current[i + 1] == b:
+            change[(a, b)] -= 1
+            if i > 0:
+                change[(current[i - 1], a)] -= 1
+                change[(current[i - 1], ab)] += 1
+            if i + 2 < len(current):
+                change[(b, current[i + 2])] -= 1
+                change[(ab, current[i + 2])] += 1
+            current[i : i + 2] = [ab]
+        i += 1
     return {p: c for p, c in change.items() if c}
 
 
@@ -179,6 +212,148 @@ def overlap_snippet() -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# The per-occurrence bug on real corpora
+
+
+@dataclass(frozen=True)
+class OverlapBugRun:
+    """A training run whose pair counts are updated by the wrong per-occurrence rule.
+
+    ``wrong_at``: the first merge after which the maintained counts differ from a recount, with
+    the merged pair and the first word it went wrong in; ``diverges_at``: the first merge the
+    buggy trainer chooses differently, with the right pair, the buggy pick and the right count
+    (``None`` when the two agree for all ``merges`` merges).
+    """
+
+    corpus: str
+    merges: int
+    wrong_at: int | None
+    wrong_pair: Pair | None
+    wrong_word: Tokens | None  # as it was split into tokens before that merge
+    diverges_at: int | None
+    right_pair: Pair | None
+    buggy_pair: Pair | None
+    right_count: int | None
+
+
+@lru_cache(maxsize=4)
+def overlap_bug_run(path: Path, max_merges: int, overlapping: bool = False) -> OverlapBugRun:
+    """Train with correct counts and, alongside, counts kept by :func:`local_rule_change` (the
+    occurrences the merge replaces, or every one when ``overlapping``), both from the same words.
+
+    Stops at the first merge the buggy counts would choose differently, or after ``max_merges``.
+    """
+    word_counts = count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
+    words: list[Tokens] = [tuple(bytes([x]) for x in w) for w in word_counts]
+    frequencies = list(word_counts.values())
+    right: Counter[Pair] = Counter()
+    holding: dict[Pair, set[int]] = defaultdict(set)  # pair -> the words that hold it (or did)
+    for i, (word, f) in enumerate(zip(words, frequencies)):
+        for p in zip(word, word[1:]):
+            right[p] += f
+            holding[p].add(i)
+    buggy = Counter(right)
+    sort_key: dict[bytes, str] = {}
+
+    def best(counts: Counter[Pair]) -> Pair:
+        def key(p: Pair):
+            for token in p:
+                if token not in sort_key:
+                    sort_key[token] = token_sort_key(token)
+            return pair_rank_key(counts[p], sort_key[p[0]], sort_key[p[1]])
+
+        return min(counts, key=key)
+
+    wrong: tuple[int, Pair, Tokens] | None = None
+    for merge in range(1, max_merges + 1):
+        if not right:
+            break
+        pair = best(right)
+        picked = best(buggy)
+        if picked != pair:
+            return OverlapBugRun(Path(path).name, max_merges, *wrong or (None, None, None), merge, pair, picked, right[pair])
+        first_wrong_word = None
+        for i in sorted(holding.pop(pair)):
+            word = words[i]
+            merged, lost, gained = word_delta(word, pair)
+            if merged == word:
+                continue  # the word held the pair once, not any more
+            f = frequencies[i]
+            for p, c in lost.items():
+                right[p] -= c * f
+                if not right[p]:
+                    del right[p]
+            for p, c in gained.items():
+                right[p] += c * f
+            local = local_rule_change(word, pair, overlapping)
+            for p, c in local.items():
+                buggy[p] += c * f
+                if not buggy[p]:
+                    del buggy[p]
+            if first_wrong_word is None and local != net_change(word, pair):
+                first_wrong_word = word
+            for p in zip(merged, merged[1:]):
+                holding[p].add(i)
+            words[i] = merged
+        if wrong is None and buggy != right:
+            wrong = (merge, pair, first_wrong_word)
+    return OverlapBugRun(Path(path).name, max_merges, *wrong or (None, None, None), None, None, None, None)
+
+
+# (label on the page, corpus): CS336's corpus.en and the shipped TinyStories sample
+OVERLAP_BUG_CORPORA: tuple[tuple[str, Path], ...] = (("corpus.en", CORPUS_EN), ("TinyStories sample", TINYSTORIES_SAMPLE))
+
+
+def overlap_bug_snippet(runs: Sequence[OverlapBugRun], labels: Sequence[str]) -> str:
+    rows = []
+    for label, run in zip(labels, runs, strict=True):
+        if run.wrong_at is None or run.wrong_word is None or run.wrong_pair is None:
+            raise ValueError(f"the bug never shows on {run.corpus} in {run.merges} merges: rewrite the page's claim")
+        diverges = (
+            f"merge {run.diverges_at}: {show_pair(run.buggy_pair)} instead of {show_pair(run.right_pair)} (count {run.right_count})"
+            if run.diverges_at and run.buggy_pair and run.right_pair
+            else f"not within {run.merges} merges"
+        )
+        rows.append(
+            (label, f"merge {run.wrong_at}: {show_pair(run.wrong_pair)}", show_word(run.wrong_word),
+             diverges)
+        )
+    return markdown_table(
+        ["corpus", "counts first wrong after", "in the word", "merges first differ at"], rows
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# V2 against V1 in the course's training benchmark
+
+TRAIN_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "train" / "README.md"
+
+
+def v2_speedups(path: Path = TRAIN_BENCHMARK) -> list[tuple[str, float]]:
+    """``(run, how many times faster than naive)`` for the ``incremental`` rows of the benchmark page."""
+    found = []
+    heading = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("### "):
+            heading = line[4:].strip()
+        match = re.match(r"\| incremental \|.*?\| ([\d.]+)x faster \|", line)
+        if match and heading:
+            found.append((heading, float(match.group(1))))
+    if not found:
+        raise ValueError(f"no 'incremental ... x faster' rows in {path}: has its format changed?")
+    return found
+
+
+def v2_speedup_snippet(speedups: Sequence[tuple[str, float]]) -> str:
+    ratios = [r for _, r in speedups]
+    runs = "; ".join(f"{run}: {ratio:.1f}×" for run, ratio in speedups)
+    return (
+        f"In the course's [training benchmark](benchmarks/train/README.md), V2 is {min(ratios):.1f}× to "
+        f"{max(ratios):.1f}× faster than V1 ({runs})."
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # TinyStories
 
 
@@ -249,6 +424,11 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
         "02-worked-example-delta.md": delta_snippet(),
         "02-one-word.md": one_word_snippet(),
         "02-self-overlap.md": overlap_snippet(),
+        "02-overlap-bug-on-corpora.md": overlap_bug_snippet(
+            [overlap_bug_run(path, DEFAULT_NUM_MERGES) for _, path in OVERLAP_BUG_CORPORA],
+            [label for label, _ in OVERLAP_BUG_CORPORA],
+        ),
+        "02-v2-speedup.md": v2_speedup_snippet(v2_speedups()),
         "02-tinystories-affected.md": affected_snippet(training_run(Path(corpus), num_merges)),
     }
 

@@ -2,6 +2,9 @@
 
 - the worked example: a four-word corpus traced merge by merge, every pair count at every step,
   with the tie-break spelled out (:func:`hand_trace`);
+- a second example, from a source document of the course (seed 001), re-worked under the course's
+  rules;
+- what deduplicating words saves, ``N / (W L)``, on growing prefixes of the TinyStories sample;
 - the first merges on the shipped TinyStories sample, and a figure of the chosen pair's count and
   of the naive loop's work per merge.
 """
@@ -12,8 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...data_files import TINYSTORIES_SAMPLE
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS
+from ...corpus import read_corpus
+from ...data_files import TINYSTORIES_SAMPLE, data_file
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...train.common import TokenTable, count_pairs, merge_word, words_and_frequencies
 from .common import WIDE, code, code_token, markdown_table, save_png, show_pair, show_token, show_word, thousands, use_agg
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
@@ -23,6 +27,11 @@ PAGE = "01-naive-bpe.md"
 # The worked example: the text, its pretoken counts, and how many merges the page traces.
 WORKED_EXAMPLE_TEXT = " nest" * 4 + " net" * 4 + " ten" * 2 + " test" * 5
 WORKED_EXAMPLE_NUM_MERGES = 8
+
+# The second example: the five short sentences of a source document's hand trace (seed 001), as a
+# text whose GPT-2 pretokens are its words. Training stops by itself after 8 merges.
+SEED_EXAMPLE_TEXT = "I work\nI work\nI worked\nhe works\nhe worked"
+SEED_EXAMPLE_NUM_MERGES = 8
 
 Pair = tuple[bytes, bytes]
 
@@ -88,6 +97,14 @@ def worked_example_counts() -> dict[bytes, int]:
 
 def worked_example_trace() -> list[HandStep]:
     return hand_trace(worked_example_counts(), WORKED_EXAMPLE_NUM_MERGES)
+
+
+def seed_example_counts() -> dict[bytes, int]:
+    return count_pretokens(SEED_EXAMPLE_TEXT, special_tokens=())
+
+
+def seed_example_trace() -> list[HandStep]:
+    return hand_trace(seed_example_counts(), SEED_EXAMPLE_NUM_MERGES)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,6 +215,67 @@ def merges_list(steps: list[HandStep]) -> str:
     return "```python\n" + repr([s.chosen for s in steps]) + "\n```"
 
 
+def seed_merges_table(steps: list[HandStep]) -> str:
+    """The second example's merges: count, pair, how a tie was decided, and the new token."""
+    rows = [
+        (step.rank + 1, step.count, show_pair(step.chosen), tie_break_text(step),
+         f"{code_token(step.chosen[0] + step.chosen[1])} = {step.new_id}")
+        for step in steps
+    ]
+    return markdown_table(["merge", "highest count", "chosen pair", "tie-break", "new token = id"], rows, align="rrlll")
+
+
+# ---------------------------------------------------------------------------------------------
+# What counting distinct words saves
+
+
+@dataclass(frozen=True)
+class DedupRow:
+    """One prefix of a corpus: its bytes ``N``, distinct words ``W`` and their total length ``W L``."""
+
+    documents: int
+    corpus_bytes: int  # N: bytes of all pretokens (the special tokens are not counted)
+    distinct_words: int  # W
+    distinct_bytes: int  # W * L: the lengths of the distinct words, added up
+
+    @property
+    def average_length(self) -> float:  # L
+        return self.distinct_bytes / self.distinct_words
+
+    @property
+    def factor(self) -> float:  # N / (W L)
+        return self.corpus_bytes / self.distinct_bytes
+
+
+def dedup_rows(path: Path = TINYSTORIES_SAMPLE, halvings: int = 4) -> list[DedupRow]:
+    """``N``, ``W`` and ``W L`` for the first 1/16, 1/8, ... and all of the documents of ``path``."""
+    (separator,) = DEFAULT_SPECIAL_TOKENS
+    documents = read_corpus(data_file(Path(path))).split(separator)
+    rows = []
+    for n in sorted({max(1, len(documents) >> k) for k in range(halvings + 1)}):
+        counts = count_pretokens(separator.join(documents[:n]), DEFAULT_SPECIAL_TOKENS)
+        rows.append(
+            DedupRow(n, sum(len(w) * c for w, c in counts.items()), len(counts), sum(len(w) for w in counts))
+        )
+    return rows
+
+
+def dedup_snippet(rows: list[DedupRow]) -> str:
+    table = markdown_table(
+        ["stories", "bytes $N$", "distinct words $W$", "average length $L$", "$W$ × $L$", "$N$ / ($W$ × $L$)"],
+        [
+            (thousands(r.documents), thousands(r.corpus_bytes), thousands(r.distinct_words),
+             f"{r.average_length:.1f}", thousands(r.distinct_bytes), f"{r.factor:.1f}")
+            for r in rows
+        ],
+        align="rrrrrr",
+    )
+    return (
+        f"The first stories of the shipped TinyStories sample, doubling up to all {thousands(rows[-1].documents)} "
+        "(bytes and lengths of the pretokens, special tokens left out):\n\n" + table
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # TinyStories
 
@@ -257,7 +335,7 @@ def draw_merge_counts(run: TrainingRun, path: Path) -> Path:
             xytext=(-6, 8) if last else (8, 2),
             ha="right" if last else "left",
         )
-    right.plot(ranks, [w.windows for w in run.work], color="#4c72b0", label="windows V1 recounts (W·L)")
+    right.plot(ranks, [w.windows for w in run.work], color="#4c72b0", label="windows V1 recounts: W·(L − 1)")
     right.plot(ranks, [w.distinct_pairs for w in run.work], color="#dd8452", label="distinct pairs scanned (P)")
     right.axhline(run.distinct_words, color="#55a868", linestyle="--", label=f"distinct words W = {thousands(run.distinct_words)}")
     right.set_xlabel("merge")
@@ -282,6 +360,9 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
         "01-worked-example-counts.md": counts_matrix(steps),
         "01-worked-example-merges.md": merges_table(steps),
         "01-worked-example-merges-list.md": merges_list(steps),
+        "01-seed-example-words.md": words_table(seed_example_counts()),
+        "01-seed-example-merges.md": seed_merges_table(seed_example_trace()),
+        "01-dedup-factor.md": dedup_snippet(dedup_rows(Path(corpus))),
         "01-tinystories-first-merges.md": first_merges_snippet(run),
         "01-naive-work.md": naive_work_snippet(run),
     }
