@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 
 import bpe_ref
 
@@ -113,6 +114,7 @@ def test_the_dev_extra_reads_its_markers_per_python():
     by_python = dev_requirements_by_python()
     assert by_python["3.10"]["nbgrader"] == ">=0.9.5"  # nbgrader 0.9.6 requires Python 3.11
     assert by_python["3.11"]["nbgrader"] == ">=0.9.6"
+    assert by_python["3.10"]["jupyterlab"] == "<4.3,>=4.2"  # what nbgrader 0.9.5's lab extension needs
     assert "tomli" in by_python["3.10"] and "tomli" not in by_python["3.11"]
 
 
@@ -127,18 +129,25 @@ def test_environment_yml_lists_the_dev_packages(environment_yml):
 
 
 def test_environment_yml_and_pyproject_pin_the_same_versions(environment_yml):
-    """Where the dev extra differs by Python, environment.yml has the oldest Python's line.
+    """Each package has the dev extra's constraint; where it differs by Python, the loosest one.
 
-    conda has no per-Python markers; the oldest Python's constraints are the loosest (what 3.10
-    can install), and conda picks the newest release that the Python it installs allows.
+    conda has no per-Python markers, and its solver pairs versions from conda-forge's own
+    metadata, so environment.yml must allow whatever pip may install on any supported Python:
+    it has the line that admits every version the other lines admit (checked at the versions
+    they name), e.g. ``nbgrader>=0.9.5`` and ``jupyterlab>=4.0``.
     """
     conda, _ = environment_yml
     in_conda = dict(split_requirement(r) for r in conda)
-    by_python = dev_requirements_by_python()
-    oldest = by_python[supported_pythons()[0]]
-    names = {name for requirements in by_python.values() for name in requirements}
-    different = {name: (in_conda.get(name), oldest.get(name)) for name in names if in_conda.get(name) != oldest.get(name)}
-    assert not different, f"version constraints differ (environment.yml, pyproject.toml on the oldest Python): {different}"
+    lines: dict[str, set[str]] = {}
+    for requirements in dev_requirements_by_python().values():
+        for name, specifier in requirements.items():
+            lines.setdefault(name, set()).add(specifier)
+    for name, specifiers in sorted(lines.items()):
+        assert in_conda.get(name) in specifiers, f"environment.yml has {name}{in_conda.get(name)}, the dev extra {sorted(specifiers)}"
+        conda_set = SpecifierSet(in_conda[name])
+        named = {spec.version for specifier in specifiers for spec in SpecifierSet(specifier)}
+        too_narrow = sorted(v for v in named for s in specifiers if SpecifierSet(s).contains(v, prereleases=True) and not conda_set.contains(v, prereleases=True))
+        assert not too_narrow, f"environment.yml's {name}{in_conda[name]} excludes {too_narrow}, which the dev extra allows on some Python"
 
 
 def test_environment_yml_ends_by_installing_the_repository(environment_yml):
