@@ -112,7 +112,20 @@ def test_every_promised_version_is_reported_even_when_none_is_checked(capsys):
     for version in PROMISED:
         assert f"\n{version} " in table, out
     assert "not found" in table and ("not asked" in table or len(PROMISED) == 1)
-    assert "No promised Python version was found" in out
+    assert f"None of Python {PROMISED[0]} was found" in out
+
+
+def test_oldest_asks_for_the_oldest_promised_version_only(capsys):
+    code = check.main(["--oldest", "--python", f"{PROMISED[0]}={ROOT / 'no-such-python'}"])
+    out = capsys.readouterr().out
+    assert code == 2
+    assert f"checking {PROMISED[0]} at commit" in out
+    assert out.count("not asked") == len(PROMISED) - 1
+
+
+def test_a_version_the_readme_does_not_name_is_an_error(capsys):
+    assert check.main(["--versions", "2.7"]) == 3
+    assert "not among the README's versions" in capsys.readouterr().err
 
 
 @pytest.mark.slow
