@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 
 import bpe_ref
 
@@ -31,14 +33,41 @@ def split_requirement(requirement: str) -> tuple[str, str]:
 def load_pyproject() -> dict:
     try:
         import tomllib
-    except ImportError:  # Python 3.10: tomllib is new in 3.11
-        tomllib = pytest.importorskip("tomli", reason="reading pyproject.toml needs Python 3.11+ or tomli")
+    except ImportError:  # Python 3.10: tomllib is new in 3.11; the dev extra installs tomli there
+        import tomli as tomllib
     with open(REPO_ROOT / "pyproject.toml", "rb") as file:
         return tomllib.load(file)
 
 
-def pyproject_dev_requirements() -> dict[str, str]:
-    return dict(split_requirement(r) for r in load_pyproject()["project"]["optional-dependencies"]["dev"])
+def supported_pythons() -> list[str]:
+    """``["3.10", ...]`` from pyproject's classifiers (tests/test_python_versions.py ties them to the README)."""
+    prefix = "Programming Language :: Python :: "
+    versions = [c[len(prefix) :] for c in load_pyproject()["project"]["classifiers"] if c.startswith(prefix)]
+    return sorted((v for v in versions if v.count(".") == 1), key=lambda v: tuple(map(int, v.split("."))))
+
+
+def pyproject_dev_requirements(python: str | None = None) -> dict[str, str]:
+    """The dev extra as pip sees it on Python ``python`` ("3.10"; default: the oldest supported).
+
+    Environment markers (``; python_version < '3.11'``) are evaluated for that version, so a
+    package may be listed once per range of Pythons, and each version gets exactly one line.
+    """
+    python = python or supported_pythons()[0]
+    environment = {"python_version": python, "python_full_version": f"{python}.0"}
+    requirements: dict[str, str] = {}
+    for line in load_pyproject()["project"]["optional-dependencies"]["dev"]:
+        requirement = Requirement(line)
+        if requirement.marker is not None and not requirement.marker.evaluate(environment):
+            continue
+        name = normalize(requirement.name)
+        assert name not in requirements, f"the dev extra lists {name} twice for Python {python}"
+        requirements[name] = str(requirement.specifier).replace(" ", "")
+    return requirements
+
+
+def dev_requirements_by_python() -> dict[str, dict[str, str]]:
+    """``{python: {name: specifier}}`` for every supported Python."""
+    return {python: pyproject_dev_requirements(python) for python in supported_pythons()}
 
 
 def parse_environment_yml(text: str) -> tuple[list[str], list[str]]:
@@ -81,22 +110,44 @@ def test_parse_environment_yml_reads_nested_pip_lists():
     assert parse_environment_yml(text) == (["python>=3.10", "pip", "numpy>=1.24"], ["-e ."])
 
 
+def test_the_dev_extra_reads_its_markers_per_python():
+    by_python = dev_requirements_by_python()
+    assert by_python["3.10"]["nbgrader"] == ">=0.9.5"  # nbgrader 0.9.6 requires Python 3.11
+    assert by_python["3.11"]["nbgrader"] == ">=0.9.6"
+    assert by_python["3.10"]["jupyterlab"] == "<4.3,>=4.2"  # what nbgrader 0.9.5's lab extension needs
+    assert "tomli" in by_python["3.10"] and "tomli" not in by_python["3.11"]
+
+
 def test_environment_yml_lists_the_dev_packages(environment_yml):
     conda, _ = environment_yml
     in_conda = dict(split_requirement(r) for r in conda)
-    dev = pyproject_dev_requirements()
-    assert set(in_conda) - CONDA_ONLY == set(dev), (
-        f"only in environment.yml: {sorted(set(in_conda) - CONDA_ONLY - set(dev))}; "
-        f"only in pyproject.toml's dev extra: {sorted(set(dev) - set(in_conda))}"
+    dev = {name for requirements in dev_requirements_by_python().values() for name in requirements}
+    assert set(in_conda) - CONDA_ONLY == dev, (
+        f"only in environment.yml: {sorted(set(in_conda) - CONDA_ONLY - dev)}; "
+        f"only in pyproject.toml's dev extra: {sorted(dev - set(in_conda))}"
     )
 
 
 def test_environment_yml_and_pyproject_pin_the_same_versions(environment_yml):
+    """Each package has the dev extra's constraint; where it differs by Python, the loosest one.
+
+    conda has no per-Python markers, and its solver pairs versions from conda-forge's own
+    metadata, so environment.yml must allow whatever pip may install on any supported Python:
+    it has the line that admits every version the other lines admit (checked at the versions
+    they name), e.g. ``nbgrader>=0.9.5`` and ``jupyterlab>=4.0``.
+    """
     conda, _ = environment_yml
     in_conda = dict(split_requirement(r) for r in conda)
-    dev = pyproject_dev_requirements()
-    different = {name: (in_conda[name], dev[name]) for name in dev if name in in_conda and in_conda[name] != dev[name]}
-    assert not different, f"version constraints differ (environment.yml, pyproject.toml): {different}"
+    lines: dict[str, set[str]] = {}
+    for requirements in dev_requirements_by_python().values():
+        for name, specifier in requirements.items():
+            lines.setdefault(name, set()).add(specifier)
+    for name, specifiers in sorted(lines.items()):
+        assert in_conda.get(name) in specifiers, f"environment.yml has {name}{in_conda.get(name)}, the dev extra {sorted(specifiers)}"
+        conda_set = SpecifierSet(in_conda[name])
+        named = {spec.version for specifier in specifiers for spec in SpecifierSet(specifier)}
+        too_narrow = sorted(v for v in named for s in specifiers if SpecifierSet(s).contains(v, prereleases=True) and not conda_set.contains(v, prereleases=True))
+        assert not too_narrow, f"environment.yml's {name}{in_conda[name]} excludes {too_narrow}, which the dev extra allows on some Python"
 
 
 def test_environment_yml_ends_by_installing_the_repository(environment_yml):
@@ -106,9 +157,10 @@ def test_environment_yml_ends_by_installing_the_repository(environment_yml):
     assert re.fullmatch(r"-e\s+\.(\[dev\])?", pip[-1]), f"the last pip item is {pip[-1]!r}, not '-e .'"
 
 
-def test_runtime_dependencies_are_in_the_dev_extra():
+@pytest.mark.parametrize("python", supported_pythons())
+def test_runtime_dependencies_are_in_the_dev_extra(python):
     runtime = dict(split_requirement(r) for r in load_pyproject()["project"]["dependencies"])
-    dev = pyproject_dev_requirements()
+    dev = pyproject_dev_requirements(python)
     assert {name: dev.get(name) for name in runtime} == runtime
 
 

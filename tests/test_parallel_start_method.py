@@ -1,0 +1,64 @@
+"""Step 03's counting pool never forks a process that runs threads.
+
+Python 3.12+ warns that ``fork()`` in a multi-threaded process may deadlock the child (a Jupyter
+kernel always runs threads), and 3.14 no longer forks by default on Linux, so the pool chooses its
+start method itself (:func:`bpe_ref.pretokenize.worker_context`). These tests keep it that way.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import threading
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+
+from bpe_ref import pretokenize
+from bpe_ref.pretokenize import count_pretokens, count_pretokens_in_file, worker_context
+
+EOT = "<|endoftext|>"
+TEXT = EOT.join(f"Story {i}: the cat sat on the mat, {i} times." for i in range(200))
+
+
+def test_the_workers_are_not_started_by_fork():
+    method = worker_context().get_start_method()
+    assert method != "fork"
+    if sys.platform.startswith("linux"):
+        assert method == "forkserver"  # as fast as fork once running, and 3.14's default there
+    assert method in multiprocessing.get_all_start_methods()
+
+
+def test_the_counting_pool_is_given_that_context(monkeypatch, write_corpus):
+    methods: list[str | None] = []
+
+    class RecordingPool(ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            context = kwargs.get("mp_context")
+            methods.append(context.get_start_method() if context is not None else None)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(pretokenize, "ProcessPoolExecutor", RecordingPool)
+    assert count_pretokens_in_file(write_corpus(TEXT), [EOT], num_workers=2) == count_pretokens(TEXT, [EOT])
+    assert methods == [worker_context().get_start_method()], f"the pool was created with start methods {methods}"
+
+
+def test_counting_beside_a_running_thread_raises_no_deprecation_warning(write_corpus):
+    """What a kernel does: a thread is alive while the pool starts; on 3.12+ a fork would warn.
+
+    The warnings are recorded rather than turned into errors: CPython issues this one in the
+    parent right after ``fork()`` and does not let an "error" filter raise it there.
+    """
+    path = write_corpus(TEXT)
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, daemon=True)
+    thread.start()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            counts = count_pretokens_in_file(path, [EOT], num_workers=2)
+    finally:
+        stop.set()
+        thread.join()
+    deprecations = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert not deprecations, deprecations
+    assert counts == count_pretokens(TEXT, [EOT])
