@@ -186,18 +186,22 @@ def corpus_en_case() -> tuple[Case, list[Pair]]:
     return Case((word_counts, num_merges), labels={0: label}), expected
 
 
-def verify_trainer_on_corpus_en(task: Task, trainer: Callable) -> None:
-    """``trainer(word_counts, num_merges)`` must learn CS336's reference merges on ``corpus.en``."""
-    case, expected = corpus_en_case()
+def verify_trainer(task: Task, trainer: Callable, case_and_merges: Callable[[], tuple[Case, list[Pair]]], success: str) -> None:
+    """``trainer(word_counts, num_merges)`` must learn the merges of one fixed case; ``success``
+    is printed with ``{name}`` and ``{count}`` (of merges) filled in."""
+    case, expected = case_and_merges()
     check_cases(task, trainer, lambda word_counts, num_merges: expected, [case])
-    passed(f"{task.name} learns the {len(expected)} merges of the CS336 reference run on corpus.en.")
+    passed(success.format(name=task.name, count=len(expected)))
+
+
+ON_CORPUS_EN = "{name} learns the {count} merges of the CS336 reference run on corpus.en."
+ON_OTHER_CORPUS = "{name} learns the reference's {count} merges of a corpus it has not seen."
 
 
 @grader
 def check_train_on_corpus_en(train: Callable) -> None:
     """Visible test of task 5: the CS336 reference merges on ``corpus.en``, vocabulary 500."""
-    verify_trainer_on_corpus_en(TRAIN_TASK, train)
-
+    verify_trainer(TRAIN_TASK, train, corpus_en_case, ON_CORPUS_EN)
 
 
 # ---- task 5, hidden: another corpus, another vocabulary size ---------------------------------
@@ -216,13 +220,7 @@ def other_corpus_case() -> tuple[Case, list[Pair]]:
     return Case((word_counts, OTHER_CORPUS_MERGES), labels={0: label}), naive.train(word_counts, OTHER_CORPUS_MERGES)
 
 
-def verify_trainer_on_other_corpus(task: Task, trainer: Callable) -> None:
-    case, expected = other_corpus_case()
-    check_cases(task, trainer, lambda word_counts, num_merges: expected, [case])
-    passed(f"{task.name} learns the reference's {len(expected)} merges of a corpus it has not seen.")
-
-
 @grader
 def check_train_on_other_corpus(train: Callable) -> None:
     """Hidden test of task 5: a TinyStories sample and 180 merges, against the reference."""
-    verify_trainer_on_other_corpus(TRAIN_TASK, train)
+    verify_trainer(TRAIN_TASK, train, other_corpus_case, ON_OTHER_CORPUS)

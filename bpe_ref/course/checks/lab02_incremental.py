@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from ...train import step02_incremental as incremental, step01_naive as naive
 from ...train.common import count_pairs, merge_word
 from .core import CheckFailed, Task, call_watching, check_cases, error_name, grader, passed, task_graders
-from .lab01_naive_bpe import corpus_en_case, pretoken_count_dicts, verify_trainer_on_corpus_en, verify_trainer_on_other_corpus
+from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer
 
 REFERENCES = (count_pairs, merge_word, incremental.apply_merge_and_update_counts, incremental.train, naive.train)
 
@@ -213,10 +213,10 @@ def check_train_incremental(train_incremental: Callable) -> None:
 @grader
 def check_train_incremental_on_corpus_en(train_incremental: Callable) -> None:
     """Visible test of task 4: the CS336 reference merges on ``corpus.en``, vocabulary 500."""
-    verify_trainer_on_corpus_en(TRAIN_INCREMENTAL_TASK, train_incremental)
+    verify_trainer(TRAIN_INCREMENTAL_TASK, train_incremental, corpus_en_case, ON_CORPUS_EN)
 
 
 @grader
 def check_train_incremental_on_other_corpus(train_incremental: Callable) -> None:
     """Hidden test of task 4: a TinyStories sample and 180 merges, against the reference."""
-    verify_trainer_on_other_corpus(TRAIN_INCREMENTAL_TASK, train_incremental)
+    verify_trainer(TRAIN_INCREMENTAL_TASK, train_incremental, other_corpus_case, ON_OTHER_CORPUS)
