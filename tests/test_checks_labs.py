@@ -166,7 +166,7 @@ def test_lab01_train_with_a_wrong_tie_break_fails_the_cs336_test_at_the_first_wr
     exec(compile(_source_of("01_naive_bpe", "task4_train_solution"), "<train>", "exec"), namespace)
     message = failure(graders.check_train_on_corpus_en, namespace["train"])
     first_line = message.splitlines()[0]
-    assert first_line.startswith("train(word_counts=<the pretoken counts of corpus.en: 4763 words>, num_merges=243): item ")
+    assert first_line.startswith("train(word_counts=<the pretoken counts of corpus.en: 4763 words>, num_merges=243): merge ")
     assert ": expected (" in first_line and "), got (" in first_line
 
 
@@ -333,3 +333,52 @@ def _source_of(lab: str, cell_id: str) -> str:
 
     cells = read_notebook_json(source_notebook(lab))["cells"]
     return next(cell["source"] for cell in cells if cell["id"] == cell_id)
+
+
+# ---- hints for the commonest mistakes ---------------------------------------------------------
+
+
+def test_iterating_bytes_gets_a_hint(lab01):
+    graders, _ = lab01
+    message = failure(graders.check_count_pairs, lambda word_counts: {
+        pair: count for word, count in word_counts.items() for pair in zip(b"".join(word), b"".join(word)[1:])})
+    assert "hint: ints where bytes were expected: iterating over bytes yields ints" in message
+    # ... and only then: wrong counts of the right pairs are not that mistake
+    message = failure(graders.check_count_pairs, lambda word_counts: {pair: 99 for word in word_counts for pair in zip(word, word[1:])})
+    assert "hint:" not in message
+
+
+def test_no_pair_left_gets_a_hint(lab01):
+    graders, _ = lab01
+
+    def train(word_counts, num_merges):
+        merges = []
+        for _ in range(num_merges):
+            merges.append(max([]))
+        return merges
+
+    assert "hint: max() or min() of nothing: when no pair is left" in failure(graders.check_train, train)
+
+
+def test_an_empty_special_token_pattern_gets_a_hint():
+    import regex
+
+    graders = load_graders("00_pretokenization")
+    message = failure(graders.check_split_on_special_tokens,
+                      lambda text, special_tokens: regex.split("(" + "|".join(map(regex.escape, special_tokens)) + ")", text))
+    assert "hint: with no special tokens, '|'.join(...) is the empty pattern" in message
+
+
+def test_dicts_are_shown_in_the_same_key_order(lab01):
+    graders, _ = lab01
+
+    def reversed_counts(word_counts):
+        counts = {}
+        for word, count in word_counts.items():
+            for pair in zip(word, word[1:]):
+                counts[pair] = counts.get(pair, 0) + count + 1
+        return dict(reversed(list(counts.items())))
+
+    first = failure(graders.check_count_pairs, reversed_counts).splitlines()[0]
+    expected, got = first.split(": expected ", 1)[1].split(", got ")
+    assert [k.split(":")[0] for k in expected.split("), (")] == [k.split(":")[0] for k in got.split("), (")]

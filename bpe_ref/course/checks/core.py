@@ -101,6 +101,9 @@ class Task:
     params: tuple[str, ...]
     observe: Callable[[tuple, Any], Any] | None = None
     what: str = ""  # what the function returns, for type errors ("a tuple of bytes tokens")
+    item: str = "item"  # what a returned list holds, in messages: "merge 198" reads better than "item 197"
+    first: int = 0  # the number of the first item in messages (merges are numbered from 1, as on the pages)
+    hint: Callable[[tuple, Any, Any], str | None] | None = None  # (args, expected, got) -> a pointed hint
 
     def observed(self, args: tuple, result: Any) -> Any:
         return result if self.observe is None else self.observe(args, result)
@@ -204,15 +207,16 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def difference(expected: Any, got: Any, where: str = "") -> str:
-    """Where two plain values first differ, in words (empty when they are the same)."""
+def difference(expected: Any, got: Any, where: str = "", item: str = "item", first: int = 0) -> str:
+    """Where two plain values first differ, in words (empty when they are the same). A top-level
+    list's items are called ``item`` and numbered from ``first``."""
     at = f"{where}: " if where else ""
     if type(expected) is not type(got):
         return f"{at}expected a {_type_name(expected)}, got a {_type_name(got)} ({short_repr(got, 60)})"
     if isinstance(expected, (list, tuple)):
         for i, (e, g) in enumerate(zip(expected, got)):
             if not same(e, g):
-                label = f"{where}[{i}]" if where else f"item {i}"
+                label = f"{where}[{i}]" if where else f"{item} {i + first}"
                 if len(repr(e)) <= 60 and len(repr(g)) <= 60:  # small enough to show whole
                     return f"{label}: expected {e!r}, got {g!r}"
                 return difference(e, g, label)
@@ -534,7 +538,8 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
     if outcome.error is not None:
         if error_name(outcome.error) == "NotImplementedError":
             return f"{task.name} is not written yet: it still raises NotImplementedError (write your code in place of the skeleton's raise)"
-        return f"{call} raised {_first_line_of(outcome.error)}\n  expected: {short_repr(expected, 300)}"
+        return "\n".join([f"{call} raised {_first_line_of(outcome.error)}", f"  expected: {short_repr(expected, 300)}",
+                          *hints(task, case.args, expected, error=outcome.error)])
     learner_args, result = outcome.value
     try:
         got = plain(task.observed(learner_args, result), f"what {task.name} returned")
@@ -543,19 +548,66 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
         return f"{call} returned the wrong type: {wrong}\n  expected: {short_repr(expected, 300)}{what}"
     if same(expected, got):
         return None
-    where = difference(expected, got)
+    where = difference(expected, got, item=task.item, first=task.first)
+    shown = in_order_of(expected, got)
     if len(repr(expected)) <= SHORT_REPR_CHARS and len(repr(got)) <= SHORT_REPR_CHARS:
-        lines = [f"{call}: expected {expected!r}, got {got!r}", f"  where they differ: {where}"]
+        lines = [f"{call}: expected {expected!r}, got {shown!r}", f"  where they differ: {where}"]
     else:  # too long to read whole: the first line says where they differ
         lines = [f"{call}: {where}"]
     index = first_differing_item(expected, got)
     if index is not None and len(repr(expected)) > SHORT_REPR_CHARS:
         # A long list: show the items around the first difference, not its (identical) start.
-        lines += [f"  expected, around item {index}: {window_repr(expected, index)}",
-                  f"  got, around item {index}:      {window_repr(got, index)}"]
+        label = f"{task.item} {index + task.first}"
+        lines += [f"  expected, around {label}: {window_repr(expected, index, first=task.first)}",
+                  f"  got, around {label}:      {window_repr(got, index, first=task.first)}"]
     else:
-        lines += [f"  expected: {short_repr(expected, 300)}", f"  got:      {short_repr(got, 300)}"]
+        lines += [f"  expected: {short_repr(expected, 300)}", f"  got:      {short_repr(shown, 300)}"]
+    lines += hints(task, case.args, expected, got)
     return "\n".join(lines)
+
+
+def in_order_of(expected: Any, got: Any) -> Any:
+    """``got``, a dict shown with its keys in ``expected``'s order (then its extra keys), so that the
+    two can be read side by side; any other value unchanged."""
+    if not (isinstance(expected, dict) and isinstance(got, dict)):
+        return got
+    return {**{k: got[k] for k in expected if k in got}, **{k: v for k, v in got.items() if k not in expected}}
+
+
+def _leaves(value: Any, in_tuple: bool = False) -> Iterator[tuple[Any, bool]]:
+    """Every scalar in ``value`` (keys included), with whether it sits inside a tuple (a word or a
+    pair, in the labs: where tokens are)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(key, in_tuple)
+            yield from _leaves(item, in_tuple)
+    elif isinstance(value, (list, tuple, set)):
+        for item in value:
+            yield from _leaves(item, in_tuple or isinstance(value, tuple))
+    else:
+        yield value, in_tuple
+
+
+def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseException | None = None) -> list[str]:
+    """Hints for the commonest mistakes, as message lines (none when nothing matches)."""
+    found = []
+    if error is not None:
+        text = str(error)
+        if error_name(error) == "ValueError" and "empty" in text and ("max()" in text or "min()" in text):
+            found.append("max() or min() of nothing: when no pair is left (every word is a single token), "
+                         "stop early instead of picking a best pair")
+    else:
+        def token_ints(value: Any) -> int:
+            return sum(1 for leaf, in_tuple in _leaves(value) if in_tuple and type(leaf) is int)
+
+        if any(type(leaf) is bytes for leaf, _ in _leaves(expected)) and token_ints(got) > token_ints(expected):
+            found.append("ints where bytes were expected: iterating over bytes yields ints (b'ab'[0] == 97); "
+                         "a one-byte token is bytes([b]) or data[i:i + 1]")
+        if task.hint is not None:
+            specific = task.hint(args, expected, got)
+            if specific:
+                found.append(specific)
+    return [f"  hint: {text}" for text in found]
 
 
 def first_differing_item(expected: Any, got: Any) -> int | None:
@@ -568,10 +620,10 @@ def first_differing_item(expected: Any, got: Any) -> int | None:
     return min(len(expected), len(got)) if len(expected) != len(got) else None
 
 
-def window_repr(items: Sequence[Any], index: int, radius: int = 3) -> str:
-    """Items ``index - radius .. index + radius``, numbered: ``... [30] x, [31] y, [32] z ... (243 items)``."""
+def window_repr(items: Sequence[Any], index: int, radius: int = 3, first: int = 0) -> str:
+    """Items ``index - radius .. index + radius``, numbered from ``first``: ``... [30] x, [31] y ... (243 items)``."""
     start, end = max(0, index - radius), min(len(items), index + radius + 1)
-    shown = ", ".join(f"[{i}] {items[i]!r}" for i in range(start, end)) or "(nothing here)"
+    shown = ", ".join(f"[{i + first}] {items[i]!r}" for i in range(start, end)) or "(nothing here)"
     return f"{'... ' if start else ''}{shown}{' ...' if end < len(items) else ''} ({len(items)} items)"
 
 

@@ -64,8 +64,18 @@ check_utf8_bytes, check_utf8_bytes_properties = task_graders(
 # ---- task 2: split on special tokens ---------------------------------------------------------
 
 
+def empty_pattern_hint(args: tuple, expected: object, got: object) -> str | None:
+    """An empty list of special tokens joins into the empty pattern, which matches everywhere."""
+    special_tokens = args[1] if len(args) > 1 else None
+    if special_tokens == [] and isinstance(got, list) and len(got) > len(expected or []):  # type: ignore[arg-type]
+        return ("with no special tokens, '|'.join(...) is the empty pattern, which matches between every two "
+                "characters: return [text] (or nothing for empty text) before building a pattern")
+    return None
+
+
+
 check_split_on_special_tokens, check_split_on_special_tokens_properties = task_graders(
-    Task("split_on_special_tokens", ("text", "special_tokens"), what="a list of str"),
+    Task("split_on_special_tokens", ("text", "special_tokens"), what="a list of str", hint=empty_pattern_hint),
     lambda text, special_tokens: split_on_special_tokens(text, special_tokens),
     [
         ("no special tokens here", []),

@@ -154,7 +154,7 @@ check_merge_word, check_merge_word_properties = task_graders(
     max_examples=150,
 )
 
-TRAIN_TASK = Task("train", ("word_counts", "num_merges"), what="a list of (bytes, bytes) merges")
+TRAIN_TASK = Task("train", ("word_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1)
 
 check_train, check_train_properties = task_graders(
     TRAIN_TASK,

@@ -116,7 +116,9 @@ check_merge_and_update, check_merge_and_update_properties = task_graders(
     max_examples=150,
 )
 
-TRAIN_INCREMENTAL_TASK = Task("train_incremental", ("word_counts", "num_merges"), what="a list of (bytes, bytes) merges")
+TRAIN_INCREMENTAL_TASK = Task(
+    "train_incremental", ("word_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1
+)
 
 
 def reference_train(word_counts: dict[bytes, int], num_merges: int) -> list[Pair]:
@@ -206,8 +208,8 @@ def verify_incremental_updates(train_incremental: Callable) -> None:
 def check_train_incremental(train_incremental: Callable) -> None:
     """Visible test of task 3: the fixed cases, and the updates really are incremental."""
     count = check_cases(TRAIN_INCREMENTAL_TASK, train_incremental, reference_train, TRAIN_INCREMENTAL_CASES)
+    verify_incremental_updates(train_incremental)  # prints its own line when it passes
     passed(f"train_incremental: all {count} visible cases pass.")
-    verify_incremental_updates(train_incremental)
 
 
 @grader
