@@ -7,6 +7,7 @@ The rendered look is checked by eye: see theory/screenshots/ and solutions/READM
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -62,7 +63,8 @@ def jupyterlab(tmp_path_factory):
     log = (tmp_path_factory.mktemp("jupyterlab") / "server.log").open("w")
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", f"--port={port}",
-         "--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={REPO_ROOT}"],
+         "--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={REPO_ROOT}",
+         "--LabApp.app_settings_dir=jupyterlab_settings"],  # the learners' settings, as in the README
         cwd=REPO_ROOT, env=nbgrader_environment(), stdout=log, stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
@@ -110,3 +112,23 @@ def test_labs_and_theory_pages_are_served(jupyterlab):
     assert notebook["type"] == "notebook" and notebook["content"]["nbformat_minor"] == 5
     for page in ("00-bytes-and-pretokenization.md", "01-naive-bpe.md", "02-incremental-updates.md"):
         assert get(f"{jupyterlab}/api/contents/theory/{page}")[0] == 200, page
+
+
+def page_config(page: str) -> dict:
+    match = re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>', page, re.S)
+    assert match, "no page config in the JupyterLab page"
+    return json.loads(match.group(1))
+
+
+def test_learners_do_not_get_the_instructor_tools_or_validate(jupyterlab):
+    status, page = get(f"{jupyterlab}/lab/tree/labs/01_naive_bpe/01_naive_bpe.ipynb")
+    disabled = set(page_config(page)["disabledExtensions"])
+    assert {"@jupyter/nbgrader:validate-assignment", "@jupyter/nbgrader:create-assignment",
+            "@jupyter/nbgrader:menu"} <= disabled
+    assert "@jupyter/nbgrader:assignment-list" not in disabled  # fetch and submit on a JupyterHub
+
+
+def test_instructors_get_every_nbgrader_tool():
+    instructor = REPO_ROOT / "jupyterlab_settings" / "instructor"
+    assert (instructor / "overrides.json").read_text() == (REPO_ROOT / "jupyterlab_settings" / "overrides.json").read_text()
+    assert not (instructor / "page_config.json").exists()
