@@ -157,11 +157,11 @@ def test_measurements_agree_with_the_naive_trainer():
 
 def test_measure_merges_rejects_a_trace_it_cannot_replay():
     counts = {b" nest": 4, b" net": 4}  # (␣, n) and (n, e) tie at 8; the tie-break picks (n, e)
-    assert measure_merges(counts, [MergeStep(0, b"n", b"e", 8, 2)])[0].affected_words == 2
+    assert measure_merges(counts, [MergeStep(pair=(b"n", b"e"), count=8, affected_words=2)])[0].affected_words == 2
     with pytest.raises(AssertionError):
-        measure_merges(counts, [MergeStep(0, b" ", b"n", 8, 2)])  # another pair
+        measure_merges(counts, [MergeStep(pair=(b" ", b"n"), count=8, affected_words=2)])  # another pair
     with pytest.raises(AssertionError):
-        measure_merges(counts, [MergeStep(0, b"n", b"e", 8, 1)])  # another number of words
+        measure_merges(counts, [MergeStep(pair=(b"n", b"e"), count=8, affected_words=1)])  # another number of words
 
 
 def test_hand_trace_is_the_trainers_trace():
@@ -247,3 +247,4 @@ def test_command_writes_then_checks(tmp_path, capsys):
     (out / "00-utf8-examples.md").write_text("stale\n", encoding="utf-8")
     assert figures_main.main(["--out", str(out), "--page", "00", "--check"]) == 1
     assert "00-utf8-examples.md" in capsys.readouterr().out
+

@@ -16,7 +16,8 @@ from pathlib import Path
 from statistics import median
 
 from ...data_files import TINYSTORIES_SAMPLE
-from ...train.common import merge_word
+from ...train.step01_naive import count_pairs, merge_word
+from ...train.step02_incremental import pair_count_changes
 from .common import WIDE, markdown_table, save_png, show_pair, show_word, signed, thousands, use_agg
 from .naive_bpe import HandStep, worked_example_trace
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
@@ -29,25 +30,24 @@ Tokens = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
 
 
-def pairs_of(word: Sequence[bytes]) -> Counter[Pair]:
+def pairs_of(word: Sequence[bytes]) -> dict[Pair, int]:
     """Every adjacent window of ``word`` (a window that occurs twice counts twice)."""
-    return Counter(zip(word, word[1:]))
+    return count_pairs({tuple(word): 1})
 
 
 def word_delta(word: Sequence[bytes], pair: Pair) -> tuple[Tokens, Counter[Pair], Counter[Pair]]:
-    """Merge ``pair`` in ``word`` (bpe_ref's ``merge_word``); return the new word and the pairs it
-    lost and gained, per occurrence of the word. This is the update V2 applies to each word."""
-    merged = merge_word(tuple(word), pair[0], pair[1], pair[0] + pair[1])
-    old, new = pairs_of(word), pairs_of(merged)
-    return merged, old - new, new - old
+    """Merge ``pair`` in ``word``; return the new word and the pairs it lost and gained, per
+    occurrence of the word: bpe_ref's ``pair_count_changes``, split by sign. This is the update
+    V2 applies to each word."""
+    changes = pair_count_changes(tuple(word), pair, 1)
+    lost = Counter({p: -change for p, change in changes.items() if change < 0})
+    gained = Counter({p: change for p, change in changes.items() if change > 0})
+    return merge_word(tuple(word), pair), lost, gained
 
 
 def net_change(word: Sequence[bytes], pair: Pair) -> dict[Pair, int]:
     """``new pairs - old pairs`` of one occurrence of ``word``, zero changes left out."""
-    merged = merge_word(tuple(word), pair[0], pair[1], pair[0] + pair[1])
-    change = Counter(pairs_of(merged))
-    change.subtract(pairs_of(word))
-    return {p: c for p, c in change.items() if c}
+    return pair_count_changes(tuple(word), pair, 1)
 
 
 def local_rule_change(word: Sequence[bytes], pair: Pair, overlapping: bool) -> dict[Pair, int]:
@@ -158,7 +158,7 @@ OVERLAP_EXAMPLES: tuple[tuple[Tokens, Pair], ...] = (
 def overlap_snippet() -> str:
     rows = []
     for word, pair in OVERLAP_EXAMPLES:
-        merged = merge_word(word, pair[0], pair[1], pair[0] + pair[1])
+        merged = merge_word(word, pair)
         rows.append(
             (
                 f"{show_word(word)}, merge {show_pair(pair)}",
