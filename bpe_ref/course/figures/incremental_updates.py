@@ -5,7 +5,8 @@
 - one word with neighbours on both sides of the merged pair;
 - the self-overlap pitfall: why "update around each occurrence" goes wrong on ``aaa``, ``aaaa``
   and ``abab``, and "subtract the word's old pairs, add its new pairs" does not;
-- on TinyStories: how many words each merge rewrites, against the number of words (figure).
+- on TinyStories: how many words each merge rewrites, against the number of words (figure);
+- V2's merge loop against V1's, as a diff of the code (:mod:`.step_diffs`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ...train.step01_naive import count_pairs, merge_word
 from ...train.step02_incremental import pair_count_changes
 from .common import WIDE, markdown_table, save_png, show_pair, show_word, signed, thousands, use_agg
 from .naive_bpe import HandStep, worked_example_trace
+from .step_diffs import snippets_of
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
 
 PAGE = "02-incremental-updates.md"
@@ -250,6 +252,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
         "02-one-word.md": one_word_snippet(),
         "02-self-overlap.md": overlap_snippet(),
         "02-tinystories-affected.md": affected_snippet(training_run(Path(corpus), num_merges)),
+        **snippets_of("02"),
     }
 
 
