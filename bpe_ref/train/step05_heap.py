@@ -63,22 +63,21 @@ class LazyPairHeap:
     def pop_best(self, pair_counts: Mapping[Pair, int]) -> tuple[Pair, int]:
         """The pair to merge next (``pair_counts`` must not be empty), and how many stale entries
         were popped on the way."""
-        heappop, heappush = heapq.heappop, heapq.heappush
         stale_pops = 0
         while True:
-            negative_count, left_key, right_key, pair = heappop(self.entries)
+            negative_count, _, _, pair = heapq.heappop(self.entries)
             count = pair_counts.get(pair, 0)
             if count == -negative_count:
                 return pair, stale_pops
             stale_pops += 1
             if 0 < count < -negative_count:  # the pair lost count since this entry was pushed
-                heappush(self.entries, (-count, left_key, right_key, pair))
+                heapq.heappush(self.entries, (*self.keys.rank_key(count, pair), pair))
 
     def refresh(self, grown: Iterable[Pair], pair_counts: Mapping[Pair, int]) -> None:
         """A fresh entry for each pair whose count grew; compaction when stale entries pile up."""
         rank_key = self.keys.rank_key
         for pair in grown:
-            if pair in pair_counts:
+            if pair in pair_counts:  # a cheap guard: a pair that no longer occurs needs no entry
                 heapq.heappush(self.entries, (*rank_key(pair_counts[pair], pair), pair))
         threshold = self.compaction_threshold
         if threshold is not None and len(self.entries) > max(_MIN_HEAP_TO_COMPACT, threshold * len(pair_counts)):
