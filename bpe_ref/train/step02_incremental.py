@@ -38,13 +38,15 @@ def pair_count_changes(word: Word, pair: Pair, frequency: int) -> dict[Pair, int
 
 
 def merge_and_update(word: Word, pair: Pair, frequency: int, pair_counts: dict[Pair, int]) -> Word:
-    """Merge ``pair`` in ``word``; update ``pair_counts`` in place by the word's
-    :func:`pair_count_changes`, deleting the counts that reach 0 (so that ``pair_counts`` holds
-    exactly the pairs that occur). Returns the merged word.
+    """Merge ``pair`` in ``word`` and return the merged word; update ``pair_counts`` in place by
+    the word's :func:`pair_count_changes`, deleting the counts that reach 0 (so that
+    ``pair_counts`` holds exactly the pairs that occur).
 
-    The update rule of page 02, per word and not per occurrence, so that runs such as
-    ``a a a a`` come out right: subtract every window of the word, add every window of the
-    merged word. (A count may touch 0 and come back within one call; only the end result counts.)
+    This is page 02's update rule, per word and not per occurrence, so that runs such as
+    ``a a a a`` come out right: subtract ``frequency`` for every window of the word, add it for
+    every window of the merged word. Windows far from the pair are taken away and put back: a
+    little wasted work for a rule with no special case. (A count may touch 0 and come back within
+    one call; only the end result counts.)
 
     >>> pair_counts = {(b"a", b"b"): 5, (b"b", b"c"): 2, (b"c", b"a"): 1}
     >>> merge_and_update((b"a", b"b", b"c"), (b"a", b"b"), 2, pair_counts)
