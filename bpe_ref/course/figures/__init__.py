@@ -25,9 +25,9 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from ...data_files import REPO_ROOT
+from .step_diffs import ComingPage
 
 PAGE_MODULES: dict[str, str] = {
     "00": "bytes_and_pretokens",
@@ -41,8 +41,9 @@ THEORY_DIR = REPO_ROOT / "theory"
 FIGURES_DIR = THEORY_DIR / "figures"
 
 
-def page_module(page: str) -> ModuleType | Any:
-    """The figure module of ``page`` (``"00"``, ``"01"``, ...)."""
+def page_module(page: str) -> ModuleType | ComingPage:
+    """The figure module of ``page`` (``"00"``, ``"01"``, ...); a page still to be written gets a
+    :class:`~.step_diffs.ComingPage` with the same interface."""
     if page not in PAGE_MODULES:
         raise ValueError(f"no figures for page {page!r}; pages with figures: {', '.join(PAGE_MODULES)}")
     module = importlib.import_module(f"{__name__}.{PAGE_MODULES[page]}")
