@@ -6,6 +6,8 @@ The checks on the committed pages and snippets themselves are in tests/test_theo
 
 from __future__ import annotations
 
+import keyword
+import re
 import struct
 from pathlib import Path
 
@@ -47,6 +49,12 @@ from bpe_ref.course.figures.incremental_updates import (  # noqa: E402
     v2_speedups,
 )
 from bpe_ref.course.figures.naive_bpe import draw_merge_counts, hand_trace, why_greater  # noqa: E402
+from bpe_ref.course.figures.step_diffs import (  # noqa: E402
+    STEP_MODULES,
+    merge_loop,
+    merge_loop_diff,
+    source_without_docstring,
+)
 from bpe_ref.course.figures.training_runs import measure_merges, training_run  # noqa: E402
 from bpe_ref.pretokenize import GPT2_PATTERN, count_pretokens, pretokenize  # noqa: E402
 from bpe_ref.train import MergeStep  # noqa: E402
@@ -168,11 +176,11 @@ def test_measurements_agree_with_the_naive_trainer():
 
 def test_measure_merges_rejects_a_trace_it_cannot_replay():
     counts = {b" nest": 4, b" net": 4}  # (␣, n) and (n, e) tie at 8; the tie-break picks (n, e)
-    assert measure_merges(counts, [MergeStep(0, b"n", b"e", 8, 2)])[0].affected_words == 2
+    assert measure_merges(counts, [MergeStep(pair=(b"n", b"e"), count=8, affected_words=2)])[0].affected_words == 2
     with pytest.raises(AssertionError):
-        measure_merges(counts, [MergeStep(0, b" ", b"n", 8, 2)])  # another pair
+        measure_merges(counts, [MergeStep(pair=(b" ", b"n"), count=8, affected_words=2)])  # another pair
     with pytest.raises(AssertionError):
-        measure_merges(counts, [MergeStep(0, b"n", b"e", 8, 1)])  # another number of words
+        measure_merges(counts, [MergeStep(pair=(b"n", b"e"), count=8, affected_words=1)])  # another number of words
 
 
 def test_hand_trace_is_the_trainers_trace():
@@ -297,3 +305,44 @@ def test_command_writes_then_checks(tmp_path, capsys):
     (out / "00-utf8-examples.md").write_text("stale\n", encoding="utf-8")
     assert figures_main.main(["--out", str(out), "--page", "00", "--check"]) == 1
     assert "00-utf8-examples.md" in capsys.readouterr().out
+
+
+# --- the diffs of pages 02-05: each step's merge loop differs from the previous one by its idea --
+
+
+def _names(lines: list[str]) -> set[str]:
+    """The identifiers of some code lines (comments and keywords left out)."""
+    found = set()
+    for line in lines:
+        found |= {w for w in re.findall(r"[A-Za-z_]\w*", line.split("#")[0]) if not keyword.iskeyword(w)}
+    return found
+
+
+# step -> (names its merge loop adds to the previous step's, names it drops): the idea, and only it.
+STEP_IDEAS = {
+    "02": ({"words", "frequencies", "list", "values", "enumerate", "i", "left", "right", "merge_and_update"},
+           {"merge_word", "merged", "keys"}),  # count once, then update the words that hold the pair
+    "03": (set(), set()),  # the loop is V2's; V3 changes the counting
+    "04": ({"index", "index_words", "pop", "token", "pairs_with", "new_pair", "add"},
+           {"enumerate", "left", "right"}),  # look the words up instead of scanning them
+    "05": ({"heap", "LazyPairHeap", "compaction_threshold", "DEFAULT_COMPACTION_THRESHOLD", "float", "pop_best",
+            "stale_pops", "grown", "Pair", "set", "refresh", "heap_size"},
+           {"best_pair"}),  # a heap instead of the scan for the best pair
+}
+
+
+@pytest.mark.parametrize("step", sorted(STEP_MODULES))
+def test_each_step_changes_the_merge_loop_by_its_idea_only(step):
+    before, after = (source_without_docstring(merge_loop(m)) for m in STEP_MODULES[step])
+    added, dropped = STEP_IDEAS[step]
+    assert (_names(after) - _names(before), _names(before) - _names(after)) == (added, dropped)
+
+
+def test_the_diffs_are_generated_from_the_merge_loops():
+    v2 = merge_loop_diff("02")
+    assert "```diff\n--- V1: bpe_ref/train/step01_naive.py\n+++ V2: bpe_ref/train/step02_incremental.py\n" in v2
+    assert "\n+            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)\n" in v2
+    assert "\n-        pair_counts = count_pairs(word_counts)  # from scratch, on every merge\n" in v2
+    assert '"""' not in v2  # docstrings are left out
+    assert "```diff" not in merge_loop_diff("03") and "unchanged" in merge_loop_diff("03")
+    assert "+        heap.refresh(grown, pair_counts)" in merge_loop_diff("05")

@@ -280,7 +280,9 @@ def test_pages_quote_the_current_snippets(snippets):
             assert short in snippets, f"{page} quotes {name}, which no code produces"
             assert body == snippets[short].strip("\n") + "\n", f"{page} quotes a stale {name}: run python -m bpe_ref.course.figures"
             quoted_anywhere.add(short)
-    assert quoted_anywhere == set(snippets), f"snippets no page quotes: {set(snippets) - quoted_anywhere}"
+    # A snippet of a page still to be written (theory/03-..., say) waits for its page.
+    of_written_pages = {name for name in snippets if any(THEORY.glob(name[:3] + "*.md"))}
+    assert quoted_anywhere == of_written_pages, f"snippets no page quotes: {of_written_pages - quoted_anywhere}"
 
 
 # --- claims in the prose, checked by running code --------------------------------------------

@@ -1,5 +1,6 @@
-"""The tie-break rule lives in one function; here it is checked against the rule as the design
-states it, with plain Python comparisons of counts and byte strings."""
+"""The tie-break rule lives in one module: best_pair states it, and the heap key pair_rank_key
+is the same order turned around. Both are checked against the rule as the design states it,
+with plain Python comparisons of counts and byte strings."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bpe_ref.tiebreak import best_pair, pair_rank_key, token_sort_key
+from bpe_ref.tiebreak import SortKeys, best_pair, pair_rank_key, token_sort_key
 
 PROPERTY = settings(derandomize=True, deadline=None, database=None, max_examples=300)
 
@@ -36,14 +37,10 @@ def design_winner(pair_counts: dict[tuple[bytes, bytes], int]) -> tuple[bytes, b
 @example({(b"a", b"b"): 3, (b"b", b"c"): 3, (b"a", b"c"): 2})
 @example({(b"ab", b"c"): 1, (b"a", b"bc"): 1})  # (b"ab", b"c") > (b"a", b"bc")
 @example({(b"a", b"b"): 1, (b"a", b"bb"): 1})  # same left: the right decides
-def test_best_pair_is_the_design_rule(pair_counts):
-    # best_pair works on ids: number the distinct tokens in an arbitrary order.
-    tokens = sorted({t for pair in pair_counts for t in pair}, key=lambda t: (len(t), t[::-1]))
-    ids = {token: i for i, token in enumerate(tokens)}
-    keys = [token_sort_key(token) for token in tokens]
-    id_counts = {(ids[left], ids[right]): count for (left, right), count in pair_counts.items()}
-    left, right = best_pair(id_counts, keys)
-    assert (tokens[left], tokens[right]) == design_winner(pair_counts)
+def test_best_pair_and_the_heap_key_are_the_design_rule(pair_counts):
+    assert best_pair(pair_counts) == design_winner(pair_counts)
+    keys = SortKeys()  # a min-heap pops the smallest key: it must be the same pair
+    assert min(pair_counts, key=lambda pair: keys.rank_key(pair_counts[pair], pair)) == design_winner(pair_counts)
 
 
 @PROPERTY

@@ -111,7 +111,7 @@ def assert_same_training(method, got, trace, vocab, merges, steps, special_token
             f"{method}: merge {rank} is {pair!r}; a recount from scratch says {expected_pair!r} "
             f"(merges before it: {got[:rank]!r})"
         )
-        assert (step.rank, step.left, step.right) == (rank, *pair), f"{method}: trace row {rank}: {step}"
+        assert step.pair == (step.left, step.right) == pair, f"{method}: trace row {rank}: {step}"
         assert (step.count, step.affected_words) == steps[rank], (
             f"{method}: merge {rank} {pair!r}: trace says count {step.count}, {step.affected_words} words; "
             f"a recount says count {steps[rank][0]}, {steps[rank][1]} words"

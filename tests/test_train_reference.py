@@ -111,7 +111,7 @@ def test_low_lower_widest_newest(method):
     assert merges == LOW_LOWER_MERGES
     assert [step.count for step in trace] == LOW_LOWER_COUNTS
     assert [step.affected_words for step in trace] == LOW_LOWER_AFFECTED
-    assert [step.rank for step in trace] == list(range(12))
+    assert [step.pair for step in trace] == LOW_LOWER_MERGES  # row i of the trace is merge i
     assert [(step.left, step.right) for step in trace] == LOW_LOWER_MERGES
     # vocab_size 1000 cannot be filled: 256 bytes + 1 special token + 12 merges.
     assert len(vocab) == 269

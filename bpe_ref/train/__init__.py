@@ -12,6 +12,10 @@ method             module                      idea                             
 =================  ==========================  ====================================================  ====
 
 All six return identical merges (tests/test_train_equivalence.py proves it on generated corpora).
+Each module writes its merge loop as a generator, ``merge_steps(pretoken_counts, **options)``,
+that yields one :class:`MergeStep` per merge; :func:`~bpe_ref.train.driver.run_merges` applies the
+number of merges, the trace, the progress bar and the time budget to any of them. Each module's
+``train(pretoken_counts, num_merges)`` is the lab's signature on top of the two.
 
 >>> vocab, merges = train_bpe_on_text("low low low lower lowest", 259, special_tokens=[])
 >>> merges
@@ -21,11 +25,12 @@ All six return identical merges (tests/test_train_equivalence.py proves it on ge
 from __future__ import annotations
 
 import importlib
+import time
 from collections.abc import Mapping, Sequence
 
 from ..corpus import StrPath, encode_utf8
 from ..pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, count_pretokens_in_file, validate_special_tokens
-from .common import MergeStep
+from .driver import MergeStep, run_merges
 
 TRAIN_METHODS: tuple[str, ...] = ("naive", "incremental", "parallel", "inverted_index", "heap", "linked_list")
 # Each method's module, named by its step of the course so that the files sort in the ladder's order.
@@ -44,7 +49,8 @@ Merges = list[tuple[bytes, bytes]]
 
 
 def trainer_module(method: str):
-    """The module that implements ``method`` (each has ``train(word_counts, num_merges, ...)``)."""
+    """The module that implements ``method``: each has ``merge_steps(pretoken_counts, **options)``
+    and ``train(pretoken_counts, num_merges)``."""
     if method not in TRAIN_METHODS:
         raise ValueError(f"unknown training method {method!r}; choose one of {', '.join(TRAIN_METHODS)}")
     return importlib.import_module(f"{__name__}.{TRAINER_MODULES[method]}")
@@ -74,24 +80,46 @@ def build_vocab(merges: Merges, special_tokens: Sequence[str]) -> Vocab:
 
 
 def train_on_counts(
-    word_counts: Mapping[bytes, int],
+    pretoken_counts: Mapping[bytes, int],
     vocab_size: int,
     special_tokens: Sequence[str] = DEFAULT_SPECIAL_TOKENS,
     method: str = DEFAULT_TRAIN_METHOD,
     *,
     progress: bool = False,
     trace: list[MergeStep] | None = None,
+    time_budget: float | None = None,
     **options,
 ) -> tuple[Vocab, Merges]:
     """Train from pretoken counts (``{b" the": 1200, ...}``): the core every entry point shares.
 
-    ``options`` go to the trainer (for ``heap``: ``compaction_threshold``). Pass a list as
-    ``trace`` to receive one :class:`MergeStep` per merge.
+    ``options`` go to the trainer's ``merge_steps`` (for ``heap``: ``compaction_threshold``).
+    Pass a list as ``trace`` to receive one :class:`MergeStep` per merge. With ``time_budget``
+    (seconds), training stops after the merge during which the budget ran out, with the merges
+    made so far.
     """
+    deadline = None if time_budget is None else time.perf_counter() + time_budget
+    return _train(pretoken_counts, vocab_size, special_tokens, method, progress, trace, deadline, options)
+
+
+def _train(
+    pretoken_counts: Mapping[bytes, int],
+    vocab_size: int,
+    special_tokens: Sequence[str],
+    method: str,
+    progress: bool,
+    trace: list[MergeStep] | None,
+    deadline: float | None,
+    options: dict,
+) -> tuple[Vocab, Merges]:
+    """What every entry point ends with: ``method``'s merge loop through the driver, then the
+    vocabulary. ``deadline`` is a ``time.perf_counter()`` value: each entry point starts the
+    clock of its ``time_budget`` itself."""
     special_tokens = validate_special_tokens(special_tokens)
     num_merges = num_merges_for(vocab_size, special_tokens)
-    module = trainer_module(method)
-    merges = module.train(word_counts, num_merges, trace=trace, progress=progress, **options)
+    steps = trainer_module(method).merge_steps(pretoken_counts, **options)
+    merges = run_merges(
+        steps, num_merges, trace=trace, progress=progress, deadline=deadline, description=f"merges ({method})"
+    )
     return build_vocab(merges, special_tokens), merges
 
 
@@ -104,6 +132,7 @@ def train_bpe(
     progress: bool = False,
     *,
     trace: list[MergeStep] | None = None,
+    time_budget: float | None = None,
     **options,
 ) -> tuple[Vocab, Merges]:
     """Train a byte-level BPE tokenizer on the UTF-8 file at ``input_path``.
@@ -113,24 +142,24 @@ def train_bpe(
     Training stops early, with a smaller vocabulary, when no pair is left to merge.
 
     ``num_workers`` processes pretokenize the file (default 1, or every core for
-    ``method="parallel"``, whose whole point that is). Errors: ``FileNotFoundError`` for a
-    missing file, ``ValueError`` for a file that is not UTF-8 (with the byte offset) or a
-    ``vocab_size`` below ``256 + len(special_tokens)``.
+    ``method="parallel"``, whose whole point that is). ``time_budget`` (seconds, counted from
+    this call, so pretokenization included) stops training early, as in :func:`train_on_counts`.
+    Errors: ``FileNotFoundError`` for a missing file, ``ValueError`` for a file that is not UTF-8
+    (with the byte offset) or a ``vocab_size`` below ``256 + len(special_tokens)``.
     """
+    deadline = None if time_budget is None else time.perf_counter() + time_budget
     special_tokens = validate_special_tokens(special_tokens)
     num_merges_for(vocab_size, special_tokens)  # fail on a bad size before reading the corpus
     trainer_module(method)
     if num_workers is None:
         num_workers = 0 if method == "parallel" else 1
     if method == "parallel":
-        from .step03_parallel import count_words
+        from .step03_parallel import count_pretokens_in_parallel
 
-        word_counts = count_words(input_path, special_tokens, num_workers or None)
+        pretoken_counts = count_pretokens_in_parallel(input_path, special_tokens, num_workers or None)
     else:
-        word_counts = count_pretokens_in_file(input_path, special_tokens, num_workers)
-    return train_on_counts(
-        word_counts, vocab_size, special_tokens, method, progress=progress, trace=trace, **options
-    )
+        pretoken_counts = count_pretokens_in_file(input_path, special_tokens, num_workers)
+    return _train(pretoken_counts, vocab_size, special_tokens, method, progress, trace, deadline, options)
 
 
 def train_bpe_on_text(
@@ -141,16 +170,16 @@ def train_bpe_on_text(
     progress: bool = False,
     *,
     trace: list[MergeStep] | None = None,
+    time_budget: float | None = None,
     **options,
 ) -> tuple[Vocab, Merges]:
     """:func:`train_bpe` on a string instead of a file (for notebooks and tests)."""
+    deadline = None if time_budget is None else time.perf_counter() + time_budget
     special_tokens = validate_special_tokens(special_tokens)
     num_merges_for(vocab_size, special_tokens)
     encode_utf8(text)  # a clear error for lone surrogates
-    word_counts = count_pretokens(text, special_tokens)
-    return train_on_counts(
-        word_counts, vocab_size, special_tokens, method, progress=progress, trace=trace, **options
-    )
+    pretoken_counts = count_pretokens(text, special_tokens)
+    return _train(pretoken_counts, vocab_size, special_tokens, method, progress, trace, deadline, options)
 
 
 __all__ = [

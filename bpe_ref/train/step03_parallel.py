@@ -2,19 +2,21 @@
 
 On real corpora pretokenization (running the GPT-2 regex over every byte) costs as much as the
 merge loop or more, and it is embarrassingly parallel once the file is cut at special tokens:
-see :func:`bpe_ref.pretokenize.count_pretokens_in_file`. The merge loop is V2's, unchanged.
-Theory: ``theory/03-parallel-pretokenization.md``.
+see :func:`bpe_ref.pretokenize.count_pretokens_in_file`. The merge loop is V2's, unchanged:
+:func:`merge_steps` and :func:`train` *are* V2's functions. Theory:
+``theory/03-parallel-pretokenization.md``.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from ..corpus import StrPath
 from ..pretokenize import count_pretokens_in_file
-from . import step02_incremental as incremental
-from .common import MergeStep
+from .step02_incremental import merge_steps, train
+
+__all__ = ["count_pretokens_in_parallel", "default_num_workers", "merge_steps", "train"]
 
 
 def default_num_workers() -> int:
@@ -25,17 +27,8 @@ def default_num_workers() -> int:
         return os.cpu_count() or 1
 
 
-def count_words(path: StrPath, special_tokens: Sequence[str], num_workers: int | None = None) -> dict[bytes, int]:
-    """Pretoken counts of the file at ``path``, in ``num_workers`` processes (default: all cores)."""
+def count_pretokens_in_parallel(
+    path: StrPath, special_tokens: Sequence[str], num_workers: int | None = None
+) -> dict[bytes, int]:
+    """The pretoken counts of the file at ``path``, in ``num_workers`` processes (default: all cores)."""
     return count_pretokens_in_file(path, special_tokens, num_workers or default_num_workers())
-
-
-def train(
-    word_counts: Mapping[bytes, int],
-    num_merges: int,
-    *,
-    trace: list[MergeStep] | None = None,
-    progress: bool = False,
-) -> list[tuple[bytes, bytes]]:
-    """The merge loop of V2 (:func:`bpe_ref.train.step02_incremental.train`)."""
-    return incremental.train(word_counts, num_merges, trace=trace, progress=progress, method_name="parallel")

@@ -1,104 +1,77 @@
-"""V4, the inverted index: for every pair, the ids of the words that contain it.
+"""V4, the inverted index: for every pair, the ids (list positions) of the words that contain it.
 
 V2 scans all W words on every merge to find the few that hold the merged pair. V4 keeps
 ``index[pair] = {word ids}``, so a merge visits only its own words: the work per merge becomes
-proportional to the words it really changes, which shrink fast after the first merges.
+proportional to the words it really changes, which shrink fast after the first merges. Everything
+else is V2's: the same words, counts and :func:`~bpe_ref.train.step02_incremental.merge_and_update`.
 
 The index is *append-only*: when a word stops holding a pair we leave its id in that pair's set
-(removing it would cost a set operation per pair per changed word). Merging checks each listed
-word and skips the ones that no longer hold the pair. The pair to merge is still found by a
-linear scan of all pair counts, O(P) per merge: step 05 replaces that scan with a heap.
+(removing it would cost a set operation per pair per changed word). Such a *stale* id costs one
+``merge_and_update`` that changes nothing. A rewritten word can only *gain* pairs that hold the
+new token, so only those are added. The pair to merge is still found by a linear scan of all
+pair counts, O(P) per merge: step 05 replaces that scan with a heap.
 Theory: ``theory/04-inverted-index.md``.
+
+>>> train({b"low": 5, b"lower": 2, b"newest": 6, b"widest": 3}, 3)
+[(b's', b't'), (b'e', b'st'), (b'o', b'w')]
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
-from .common import (
-    MergeStep,
-    Pair,
-    TokenTable,
-    Word,
-    merge_progress,
-    merge_word,
-    remove_word_pairs,
-    words_and_frequencies,
-)
+from .common import Pair, Word
+from .driver import MergeStep, run_merges
+from .step01_naive import best_pair, count_pairs, split_into_bytes
+from .step02_incremental import merge_and_update
+
+__all__ = ["index_words", "merge_steps", "pairs_with", "train"]
 
 
-def build_counts_and_index(
-    words: list[Word], frequencies: list[int]
-) -> tuple[dict[Pair, int], dict[Pair, set[int]]]:
-    """Pair counts (weighted by word frequency) and the inverted index pair -> word ids."""
-    pair_counts: dict[Pair, int] = defaultdict(int)
-    index: dict[Pair, set[int]] = defaultdict(set)
-    for word_id, (word, frequency) in enumerate(zip(words, frequencies)):
-        for pair in zip(word, word[1:]):
-            pair_counts[pair] += frequency
-            index[pair].add(word_id)
-    return dict(pair_counts), index
+def index_words(words: Sequence[Word]) -> defaultdict[Pair, set[int]]:
+    """The inverted index: each pair -> the positions in ``words`` of the words holding it.
 
-
-def merge_indexed_words(
-    words: list[Word],
-    frequencies: list[int],
-    pair_counts: dict[Pair, int],
-    index: dict[Pair, set[int]],
-    pair: Pair,
-    new_id: int,
-) -> tuple[int, set[Pair]]:
-    """Merge ``pair`` into ``new_id`` in the words the index lists for it; update counts and index.
-
-    Returns the number of words changed and the pairs that hold ``new_id`` (the only pairs whose
-    count can have *grown*; every other pair can only have lost count). Counts that reach zero
-    are deleted, so ``pair_counts`` holds exactly the pairs that still occur.
+    >>> dict(index_words([(b"a", b"b"), (b"b", b"a", b"b")]))
+    {(b'a', b'b'): {0, 1}, (b'b', b'a'): {1}}
     """
-    left, right = pair
-    created: set[Pair] = set()
-    affected = 0
-    for word_id in index.pop(pair, ()):
-        word = words[word_id]
-        merged = merge_word(word, left, right, new_id)
-        if len(merged) == len(word):
-            continue  # a stale entry of the append-only index
-        affected += 1
-        words[word_id] = merged
-        frequency = frequencies[word_id]
-        remove_word_pairs(pair_counts, word, frequency)
-        for position, token in enumerate(merged):
-            if position:
-                new_pair = (merged[position - 1], token)
-                pair_counts[new_pair] = pair_counts.get(new_pair, 0) + frequency
-                if token == new_id or new_pair[0] == new_id:
-                    index[new_pair].add(word_id)
-                    created.add(new_pair)
-    return affected, created
+    index: defaultdict[Pair, set[int]] = defaultdict(set)
+    for i, word in enumerate(words):
+        for pair in zip(word, word[1:]):
+            index[pair].add(i)
+    return index
 
 
-def train(
-    word_counts: Mapping[bytes, int],
-    num_merges: int,
-    *,
-    trace: list[MergeStep] | None = None,
-    progress: bool = False,
-) -> list[tuple[bytes, bytes]]:
+def pairs_with(word: Word, token: bytes) -> list[Pair]:
+    """The pairs of ``word`` that hold ``token``: after a merge, the only pairs a word can gain.
+
+    >>> pairs_with((b"x", b"ab", b"ab"), b"ab")
+    [(b'x', b'ab'), (b'ab', b'ab')]
+    """
+    return [pair for pair in zip(word, word[1:]) if token in pair]
+
+
+def merge_steps(pretoken_counts: Mapping[bytes, int]) -> Iterator[MergeStep]:
+    """V4's merges, one per iteration, until no pair is left (:func:`train` decides how many)."""
+    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
+    pair_counts = count_pairs(word_counts)  # once, before the loop
+    words, frequencies = list(word_counts), list(word_counts.values())  # lists: replace a word in place
+    index = index_words(words)  # pair -> ids of the words that hold it
+    while pair_counts:
+        pair = best_pair(pair_counts)  # a scan of all P pair counts
+        count = pair_counts[pair]
+        token = pair[0] + pair[1]
+        rewritten = 0
+        for i in index.pop(pair):  # the words that hold the pair, and stale ids of some that no longer do
+            word = words[i]
+            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+            if len(words[i]) < len(word):
+                rewritten += 1
+                for new_pair in pairs_with(words[i], token):
+                    index[new_pair].add(i)
+        yield MergeStep(pair=pair, count=count, affected_words=rewritten)
+
+
+def train(pretoken_counts: Mapping[bytes, int], num_merges: int) -> list[Pair]:
     """Learn up to ``num_merges`` merges from pretoken counts; fewer when no pair is left."""
-    words, frequencies = words_and_frequencies(word_counts)
-    tokens = TokenTable()
-    pair_counts, index = build_counts_and_index(words, frequencies)
-    merges: list[tuple[bytes, bytes]] = []
-    with merge_progress(num_merges, progress, "inverted_index") as bar:
-        for rank in range(num_merges):
-            if not pair_counts:
-                break
-            pair = tokens.best(pair_counts)  # O(P): the scan step 05 removes
-            count = pair_counts[pair]
-            new_id = tokens.add_merge(*pair)
-            affected, _ = merge_indexed_words(words, frequencies, pair_counts, index, pair, new_id)
-            merges.append(tokens.as_bytes(pair))
-            if trace is not None:
-                trace.append(MergeStep(rank, *tokens.as_bytes(pair), count, affected))
-            bar.update()
-    return merges
+    return run_merges(merge_steps(pretoken_counts), num_merges)

@@ -1,8 +1,9 @@
 """V5, a max-heap with lazy deletion and compaction, on top of V4's inverted index.
 
 V4 still scans all P pair counts to find the best pair. V5 keeps the pairs in a heap ordered by
-:func:`bpe_ref.tiebreak.pair_rank_key`, so the best pair is at the top. Counts change after every
-merge, and a binary heap cannot cheaply find an entry to update, so we never update in place:
+the tie-break's heap key (:meth:`bpe_ref.tiebreak.SortKeys.rank_key`), so the best pair is at
+the top. Counts change after every merge, and a binary heap cannot cheaply find an entry to
+update, so :class:`LazyPairHeap` never updates in place:
 
 - when a pair's count *grows* (only pairs holding the new token can), push a fresh entry;
 - when it *shrinks*, do nothing: its old entry now claims too high a count;
@@ -12,77 +13,107 @@ merge, and a binary heap cannot cheaply find an entry to update, so we never upd
 
 Stale entries pile up, so when the heap holds more than ``compaction_threshold`` times as many
 entries as there are live pairs, it is rebuilt from the counts (O(P) with ``heapify``), which
-bounds memory. Theory: ``theory/05-heap.md``.
+bounds memory. Everything else is V4's. Theory: ``theory/05-heap.md``.
+
+>>> train({b"low": 5, b"lower": 2, b"newest": 6, b"widest": 3}, 3)
+[(b's', b't'), (b'e', b'st'), (b'o', b'w')]
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
-from ..tiebreak import pair_rank_key
-from .common import MergeStep, TokenTable, merge_progress, words_and_frequencies
-from .step04_inverted_index import build_counts_and_index, merge_indexed_words
+from ..tiebreak import SortKeys
+from .common import Pair
+from .driver import MergeStep, run_merges
+from .step01_naive import count_pairs, split_into_bytes
+from .step02_incremental import merge_and_update
+from .step04_inverted_index import index_words, pairs_with
+
+__all__ = ["DEFAULT_COMPACTION_THRESHOLD", "LazyPairHeap", "merge_steps", "train"]
 
 DEFAULT_COMPACTION_THRESHOLD = 2.0
 _MIN_HEAP_TO_COMPACT = 1024  # rebuilding a tiny heap costs more than it saves
 
 
-def train(
-    word_counts: Mapping[bytes, int],
-    num_merges: int,
-    *,
-    trace: list[MergeStep] | None = None,
-    progress: bool = False,
-    compaction_threshold: float | None = DEFAULT_COMPACTION_THRESHOLD,
-) -> list[tuple[bytes, bytes]]:
-    """Learn up to ``num_merges`` merges from pretoken counts; fewer when no pair is left.
+class LazyPairHeap:
+    """The pairs of ``pair_counts``, best on top, with stale entries skipped when they surface.
+
+    An entry is ``(*rank_key(count, pair), pair)``: smallest first means highest count first,
+    then the tie-break.
+    """
+
+    def __init__(self, pair_counts: Mapping[Pair, int], compaction_threshold: float | None) -> None:
+        if compaction_threshold is not None and compaction_threshold <= 1:
+            raise ValueError(f"compaction_threshold must be greater than 1 (or None), got {compaction_threshold}")
+        self.compaction_threshold = compaction_threshold
+        self.keys = SortKeys()
+        self.rebuild(pair_counts)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def rebuild(self, pair_counts: Mapping[Pair, int]) -> None:
+        """One fresh entry per pair: O(P) with ``heapify``."""
+        rank_key = self.keys.rank_key
+        self.entries = [(*rank_key(count, pair), pair) for pair, count in pair_counts.items()]
+        heapq.heapify(self.entries)
+
+    def pop_best(self, pair_counts: Mapping[Pair, int]) -> tuple[Pair, int]:
+        """The pair to merge next (``pair_counts`` must not be empty), and how many stale entries
+        were popped on the way."""
+        stale_pops = 0
+        while True:
+            negative_count, _, _, pair = heapq.heappop(self.entries)
+            count = pair_counts.get(pair, 0)
+            if count == -negative_count:
+                return pair, stale_pops
+            stale_pops += 1
+            if 0 < count < -negative_count:  # the pair lost count since this entry was pushed
+                heapq.heappush(self.entries, (*self.keys.rank_key(count, pair), pair))
+
+    def refresh(self, grown: Iterable[Pair], pair_counts: Mapping[Pair, int]) -> None:
+        """A fresh entry for each pair whose count grew; compaction when stale entries pile up."""
+        rank_key = self.keys.rank_key
+        for pair in grown:
+            if pair in pair_counts:  # a cheap guard: a pair that no longer occurs needs no entry
+                heapq.heappush(self.entries, (*rank_key(pair_counts[pair], pair), pair))
+        threshold = self.compaction_threshold
+        if threshold is not None and len(self.entries) > max(_MIN_HEAP_TO_COMPACT, threshold * len(pair_counts)):
+            self.rebuild(pair_counts)
+
+
+def merge_steps(
+    pretoken_counts: Mapping[bytes, int], compaction_threshold: float | None = DEFAULT_COMPACTION_THRESHOLD
+) -> Iterator[MergeStep]:
+    """V5's merges, one per iteration, until no pair is left (:func:`train` decides how many).
 
     ``compaction_threshold=None`` disables compaction (to measure what it saves).
     """
-    if compaction_threshold is not None and compaction_threshold <= 1:
-        raise ValueError(f"compaction_threshold must be greater than 1 (or None), got {compaction_threshold}")
-    words, frequencies = words_and_frequencies(word_counts)
-    tokens = TokenTable()
-    keys = tokens.sort_keys
-    pair_counts, index = build_counts_and_index(words, frequencies)
+    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
+    pair_counts = count_pairs(word_counts)  # once, before the loop
+    words, frequencies = list(word_counts), list(word_counts.values())  # lists: replace a word in place
+    index = index_words(words)  # pair -> ids of the words that hold it
+    heap = LazyPairHeap(pair_counts, compaction_threshold)
+    while pair_counts:
+        pair, stale_pops = heap.pop_best(pair_counts)  # O(log P) per pop, no scan
+        count = pair_counts[pair]
+        token = pair[0] + pair[1]
+        rewritten = 0
+        grown: set[Pair] = set()
+        for i in index.pop(pair):  # the words that hold the pair, and stale ids of some that no longer do
+            word = words[i]
+            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+            if len(words[i]) < len(word):
+                rewritten += 1
+                for new_pair in pairs_with(words[i], token):
+                    index[new_pair].add(i)
+                    grown.add(new_pair)
+        heap.refresh(grown, pair_counts)
+        yield MergeStep(pair=pair, count=count, affected_words=rewritten, heap_size=len(heap), stale_pops=stale_pops)
 
-    # Entry: (pair_rank_key..., pair). Smallest first = highest count, then the tie-break.
-    def entry(pair, count):
-        return (*pair_rank_key(count, keys[pair[0]], keys[pair[1]]), pair)
 
-    heap = [entry(pair, count) for pair, count in pair_counts.items()]
-    heapq.heapify(heap)
-    heappop, heappush = heapq.heappop, heapq.heappush
-
-    merges: list[tuple[bytes, bytes]] = []
-    with merge_progress(num_merges, progress, "heap") as bar:
-        for rank in range(num_merges):
-            stale_pops = 0
-            while heap:
-                negative_count, left_key, right_key, pair = heappop(heap)
-                count = pair_counts.get(pair, 0)
-                if count == -negative_count:
-                    break
-                stale_pops += 1
-                if 0 < count < -negative_count:  # the pair lost count since this entry was pushed
-                    heappush(heap, (-count, left_key, right_key, pair))
-            else:
-                break  # heap empty: no pair occurs any more
-            new_id = tokens.add_merge(*pair)
-            affected, created = merge_indexed_words(words, frequencies, pair_counts, index, pair, new_id)
-            for new_pair in created:
-                if new_pair in pair_counts:
-                    heappush(heap, entry(new_pair, pair_counts[new_pair]))
-            if (
-                compaction_threshold is not None
-                and len(heap) > _MIN_HEAP_TO_COMPACT
-                and len(heap) > compaction_threshold * len(pair_counts)
-            ):
-                heap = [entry(p, c) for p, c in pair_counts.items()]
-                heapq.heapify(heap)
-            merges.append(tokens.as_bytes(pair))
-            if trace is not None:
-                trace.append(MergeStep(rank, *tokens.as_bytes(pair), count, affected, len(heap), stale_pops))
-            bar.update()
-    return merges
+def train(pretoken_counts: Mapping[bytes, int], num_merges: int) -> list[Pair]:
+    """Learn up to ``num_merges`` merges from pretoken counts; fewer when no pair is left."""
+    return run_merges(merge_steps(pretoken_counts), num_merges)

@@ -23,105 +23,97 @@ Theory: ``theory/05-heap.md``.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
-from ..tiebreak import pair_rank_key
-from .common import MergeStep, Pair, TokenTable, merge_progress, words_and_frequencies
+from ..tiebreak import SortKeys
+from .common import Pair
+from .driver import MergeStep, run_merges
 from .indexed_heap import IndexedMinHeap
+from .step01_naive import count_pairs, split_into_bytes
 
-_UNLINKED = -1  # the token of a node removed from the list
+__all__ = ["merge_steps", "train"]
+
+_UNLINKED = b""  # the token of a node removed from the list (no real token is empty)
 
 
-def train(
-    word_counts: Mapping[bytes, int],
-    num_merges: int,
-    *,
-    trace: list[MergeStep] | None = None,
-    progress: bool = False,
-) -> list[tuple[bytes, bytes]]:
-    """Learn up to ``num_merges`` merges from pretoken counts; fewer when no pair is left."""
-    words, frequencies = words_and_frequencies(word_counts)
-    tokens = TokenTable()
-    keys = tokens.sort_keys
+def merge_steps(pretoken_counts: Mapping[bytes, int]) -> Iterator[MergeStep]:
+    """The linked list's merges, one per iteration, until no pair is left (:func:`train` decides how many)."""
+    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
+    counts = count_pairs(word_counts)
+    keys = SortKeys()
 
     # The linked list: one node per byte of every distinct word.
-    token: list[int] = []
+    token: list[bytes] = []
     prev: list[int] = []
     next_: list[int] = []
-    node_word: list[int] = []  # the word each node belongs to (for its frequency, and the trace)
-    occurrences: dict[Pair, list[int]] = defaultdict(list)
-    counts: dict[Pair, int] = defaultdict(int)
-    for word_id, (word, frequency) in enumerate(zip(words, frequencies)):
+    node_frequency: list[int] = []  # the frequency of the word each node belongs to
+    node_word: list[int] = []  # the word each node belongs to (for the trace's word count)
+    occurrences: dict[Pair, list[int]] = defaultdict(list)  # pair -> the nodes where it starts
+    for word_id, (word, frequency) in enumerate(word_counts.items()):
         start = len(token)
         for offset, byte in enumerate(word):
             node = start + offset
             token.append(byte)
             prev.append(node - 1 if offset else -1)
             next_.append(node + 1 if offset + 1 < len(word) else -1)
+            node_frequency.append(frequency)
             node_word.append(word_id)
             if offset:
-                pair = (word[offset - 1], byte)
-                counts[pair] += frequency
-                occurrences[pair].append(node - 1)
+                occurrences[(word[offset - 1], byte)].append(node - 1)
 
     heap = IndexedMinHeap()
     for pair, count in counts.items():
-        heap.push(pair, pair_rank_key(count, keys[pair[0]], keys[pair[1]]))
+        heap.push(pair, keys.rank_key(count, pair))
 
     def add(pair: Pair, delta: int) -> None:
         count = counts.get(pair, 0) + delta
         if count > 0:
             counts[pair] = count
-            priority = pair_rank_key(count, keys[pair[0]], keys[pair[1]])
             if pair in heap:
-                heap.update(pair, priority)  # increase-key or decrease-key, in place
+                heap.update(pair, keys.rank_key(count, pair))  # increase-key or decrease-key, in place
             else:
-                heap.push(pair, priority)
+                heap.push(pair, keys.rank_key(count, pair))
         else:
             counts.pop(pair, None)
             if pair in heap:
                 heap.remove(pair)
 
-    merges: list[tuple[bytes, bytes]] = []
-    with merge_progress(num_merges, progress, "linked_list") as bar:
-        for rank in range(num_merges):
-            if not heap:
-                break
-            pair, _ = heap.pop()
-            count = counts.pop(pair)
-            left, right = pair
-            new_id = tokens.add_merge(left, right)
-            touched_words = set()
-            # Left to right within each word (node ids grow along a word): the rule's order.
-            for node in sorted(occurrences.pop(pair)):
-                follower = next_[node]
-                if token[node] != left or follower == -1 or token[follower] != right:
-                    continue  # stale: this node no longer starts (left, right)
-                frequency = frequencies[node_word[node]]
-                before, after = prev[node], next_[follower]
-                if before != -1:
-                    old = (token[before], left)
-                    if old != pair:
-                        add(old, -frequency)
-                    created = (token[before], new_id)
-                    add(created, frequency)
-                    occurrences[created].append(before)
-                if after != -1:
-                    old = (right, token[after])
-                    if old != pair:  # self-overlap: (a, a) followed by a
-                        add(old, -frequency)
-                    created = (new_id, token[after])
-                    add(created, frequency)
-                    occurrences[created].append(node)
-                token[node] = new_id
-                token[follower] = _UNLINKED
-                next_[node] = after
-                if after != -1:
-                    prev[after] = node
-                touched_words.add(node_word[node])
-            merges.append(tokens.as_bytes(pair))
-            if trace is not None:
-                trace.append(MergeStep(rank, *tokens.as_bytes(pair), count, len(touched_words), len(heap), 0))
-            bar.update()
-    return merges
+    while heap:
+        pair, _ = heap.pop()
+        count = counts.pop(pair)
+        left, right = pair
+        merged = left + right
+        touched_words = set()
+        # Left to right within each word (node ids grow along a word): the rule's order.
+        for node in sorted(occurrences.pop(pair)):
+            follower = next_[node]
+            if token[node] != left or follower == -1 or token[follower] != right:
+                continue  # stale: this node no longer starts (left, right)
+            frequency = node_frequency[node]
+            before, after = prev[node], next_[follower]
+            if before != -1:
+                old = (token[before], left)
+                if old != pair:
+                    add(old, -frequency)
+                created = (token[before], merged)
+                add(created, frequency)
+                occurrences[created].append(before)
+            if after != -1:
+                old = (right, token[after])
+                if old != pair:  # self-overlap: (a, a) followed by a
+                    add(old, -frequency)
+                created = (merged, token[after])
+                add(created, frequency)
+                occurrences[created].append(node)
+            token[node] = merged
+            token[follower] = _UNLINKED
+            next_[node] = after
+            if after != -1:
+                prev[after] = node
+            touched_words.add(node_word[node])
+        yield MergeStep(pair=pair, count=count, affected_words=len(touched_words), heap_size=len(heap), stale_pops=0)
 
+
+def train(pretoken_counts: Mapping[bytes, int], num_merges: int) -> list[Pair]:
+    """Learn up to ``num_merges`` merges from pretoken counts; fewer when no pair is left."""
+    return run_merges(merge_steps(pretoken_counts), num_merges)

@@ -28,33 +28,20 @@ from ...corpus import read_corpus
 from ...data_files import CORPUS_EN, REFERENCE_MERGES, TINYSTORIES_VALID, data_file
 from ...pretokenize import count_pretokens
 from ...serialization import load_merges
-from ...tiebreak import pair_rank_key, token_sort_key
-from ...train import step01_naive as naive
-from ...train.common import count_pairs, merge_word
+from ...train.step01_naive import best_pair, count_pairs, merge_word, train
 from .core import Case, Task, check_cases, grader, passed, task_graders
 
-REFERENCES = (count_pairs, merge_word, pair_rank_key, token_sort_key, naive.train, count_pretokens, load_merges)
+REFERENCES = (count_pairs, best_pair, merge_word, train, count_pretokens, load_merges)
 
 Word = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
 
-# ---- reference adapters: the lab's signatures on top of bpe_ref ------------------------------
+# ---- reference: the lab's tasks are the functions of bpe_ref.train.step01_naive, same signatures
 
-
-def reference_count_pairs(word_counts: dict[Word, int]) -> dict[Pair, int]:
-    return count_pairs(list(word_counts), list(word_counts.values()))
-
-
-def reference_best_pair(pair_counts: dict[Pair, int]) -> Pair:
-    return min(pair_counts, key=lambda p: pair_rank_key(pair_counts[p], token_sort_key(p[0]), token_sort_key(p[1])))
-
-
-def reference_merge_word(word: Word, pair: Pair) -> Word:
-    return merge_word(word, pair[0], pair[1], pair[0] + pair[1])
-
-
-def reference_train(word_counts: dict[bytes, int], num_merges: int) -> list[Pair]:
-    return naive.train(word_counts, num_merges)
+reference_count_pairs = count_pairs
+reference_best_pair = best_pair
+reference_merge_word = merge_word
+reference_train = train
 
 
 # ---- strategies ------------------------------------------------------------------------------

@@ -21,31 +21,20 @@ from collections.abc import Callable
 
 from hypothesis import strategies as st
 
-from ...train import step02_incremental as incremental, step01_naive as naive
-from ...train.common import count_pairs, merge_word
+from ...train.step01_naive import count_pairs, merge_word, train as train_naive
+from ...train.step02_incremental import merge_and_update, pair_count_changes, train
 from .core import CheckFailed, Task, call_watching, check_cases, error_name, grader, passed, task_graders
 from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer
 
-REFERENCES = (count_pairs, merge_word, incremental.apply_merge_and_update_counts, incremental.train, naive.train)
+REFERENCES = (count_pairs, merge_word, pair_count_changes, merge_and_update, train, train_naive)
 
 Word = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
 
-# ---- reference adapters ----------------------------------------------------------------------
+# ---- reference: the lab's tasks are the functions of bpe_ref.train.step02_incremental ---------
 
-
-def reference_pair_count_changes(word: Word, pair: Pair, frequency: int) -> dict[Pair, int]:
-    merged = merge_word(word, pair[0], pair[1], pair[0] + pair[1])
-    before = count_pairs([word], [frequency])
-    after = count_pairs([merged], [frequency])
-    changes = {p: after.get(p, 0) - before.get(p, 0) for p in before.keys() | after.keys()}
-    return {p: change for p, change in changes.items() if change}
-
-
-def reference_merge_and_update(word: Word, pair: Pair, frequency: int, pair_counts: dict[Pair, int]) -> Word:
-    words = [word]
-    incremental.apply_merge_and_update_counts(words, [frequency], pair_counts, [0], pair, pair[0] + pair[1])
-    return words[0]
+reference_pair_count_changes = pair_count_changes
+reference_merge_and_update = merge_and_update
 
 
 def observe_word_and_counts(args: tuple, result: Word) -> tuple:
@@ -77,7 +66,7 @@ def merge_and_update_inputs(draw) -> tuple[Word, Pair, int, dict[Pair, int]]:
     others = draw(st.dictionaries(word_strategy, st.integers(1, 5), max_size=4))
     others.pop(word, None)
     corpus = {word: frequency, **others}
-    return word, pair, frequency, count_pairs(list(corpus), list(corpus.values()))
+    return word, pair, frequency, count_pairs(corpus)
 
 
 # ---- tasks -----------------------------------------------------------------------------------
@@ -121,8 +110,7 @@ TRAIN_INCREMENTAL_TASK = Task(
 )
 
 
-def reference_train(word_counts: dict[bytes, int], num_merges: int) -> list[Pair]:
-    return incremental.train(word_counts, num_merges)
+reference_train = train
 
 
 TRAIN_INCREMENTAL_CASES = [
@@ -157,7 +145,7 @@ def incremental_call_bounds(word_counts: dict[bytes, int], merges: list[Pair]) -
         for i, word in enumerate(words):
             if left in word and right in word:
                 allowed += 1
-                merged = merge_word(word, left, right, left + right)
+                merged = merge_word(word, (left, right))
                 if merged != word:
                     needed += 1
                     words[i] = merged

@@ -9,7 +9,11 @@ module                      page                                       figures
 ``bytes_and_pretokens``     ``theory/00-bytes-and-pretokenization.md``  bytes per character, pretoken counts
 ``naive_bpe``               ``theory/01-naive-bpe.md``                 count of each merge, V1 work
 ``incremental_updates``     ``theory/02-incremental-updates.md``       words rewritten per merge
+``step_diffs``              pages 03-05 (coming): each step's diff     (none yet)
 ==========================  =========================================  ==========================
+
+Pages 02 to 05 quote the diff of their step's merge loop against the previous step's
+(:mod:`bpe_ref.course.figures.step_diffs`); the pages still to be written have only that.
 
 ``python -m bpe_ref.course.figures`` writes them all into ``theory/figures/`` and copies each snippet into
 the pages that quote it (see :mod:`bpe_ref.course.figures.common`); ``--check`` only verifies that the
@@ -23,21 +27,28 @@ from pathlib import Path
 from types import ModuleType
 
 from ...data_files import REPO_ROOT
+from .step_diffs import ComingPage
 
 PAGE_MODULES: dict[str, str] = {
     "00": "bytes_and_pretokens",
     "01": "naive_bpe",
     "02": "incremental_updates",
+    "03": "step_diffs",  # pages still to be written: step_diffs.COMING_PAGES
+    "04": "step_diffs",
+    "05": "step_diffs",
 }
 THEORY_DIR = REPO_ROOT / "theory"
 FIGURES_DIR = THEORY_DIR / "figures"
 
 
-def page_module(page: str) -> ModuleType:
-    """The figure module of ``page`` (``"00"``, ``"01"``, ...)."""
+def page_module(page: str) -> ModuleType | ComingPage:
+    """The figure module of ``page`` (``"00"``, ``"01"``, ...); a page still to be written gets a
+    :class:`~.step_diffs.ComingPage` with the same interface."""
     if page not in PAGE_MODULES:
         raise ValueError(f"no figures for page {page!r}; pages with figures: {', '.join(PAGE_MODULES)}")
-    return importlib.import_module(f"{__name__}.{PAGE_MODULES[page]}")
+    module = importlib.import_module(f"{__name__}.{PAGE_MODULES[page]}")
+    coming = getattr(module, "COMING_PAGES", {})
+    return coming[page] if page in coming else module
 
 
 def all_snippets(pages: list[str] | None = None) -> dict[str, str]:

@@ -8,7 +8,8 @@
 - the same bug on real corpora: the merge at which its counts first go wrong, and the (much later)
   merge at which its merges first differ (:func:`overlap_bug_run`);
 - on TinyStories: how many words each merge rewrites, against the number of words (figure);
-- V2's speed-up over V1, as the course's training benchmark measured it.
+- V2's speed-up over V1, as the course's training benchmark measured it;
+- V2's merge loop against V1's, as a diff of the code (:mod:`.step_diffs`).
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from statistics import median
 from ...corpus import read_corpus
 from ...data_files import CORPUS_EN, REPO_ROOT, TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
-from ...tiebreak import pair_rank_key, token_sort_key
-from ...train.common import merge_word
+from ...train.step01_naive import best_pair, count_pairs, merge_word
+from ...train.step02_incremental import pair_count_changes
 from .common import WIDE, markdown_table, save_png, show_pair, show_word, signed, thousands, use_agg
 from .naive_bpe import HandStep, worked_example_trace
+from .step_diffs import snippets_of
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
 
 PAGE = "02-incremental-updates.md"
@@ -38,25 +40,24 @@ Tokens = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
 
 
-def pairs_of(word: Sequence[bytes]) -> Counter[Pair]:
+def pairs_of(word: Sequence[bytes]) -> dict[Pair, int]:
     """Every adjacent window of ``word`` (a window that occurs twice counts twice)."""
-    return Counter(zip(word, word[1:]))
+    return count_pairs({tuple(word): 1})
 
 
 def word_delta(word: Sequence[bytes], pair: Pair) -> tuple[Tokens, Counter[Pair], Counter[Pair]]:
-    """Merge ``pair`` in ``word`` (bpe_ref's ``merge_word``); return the new word and the pairs it
-    lost and gained, per occurrence of the word. This is the update V2 applies to each word."""
-    merged = merge_word(tuple(word), pair[0], pair[1], pair[0] + pair[1])
-    old, new = pairs_of(word), pairs_of(merged)
-    return merged, old - new, new - old
+    """Merge ``pair`` in ``word``; return the new word and the pairs it lost and gained, per
+    occurrence of the word: bpe_ref's ``pair_count_changes``, split by sign. This is the update
+    V2 applies to each word."""
+    changes = pair_count_changes(tuple(word), pair, 1)
+    lost = Counter({p: -change for p, change in changes.items() if change < 0})
+    gained = Counter({p: change for p, change in changes.items() if change > 0})
+    return merge_word(tuple(word), pair), lost, gained
 
 
 def net_change(word: Sequence[bytes], pair: Pair) -> dict[Pair, int]:
     """``new pairs - old pairs`` of one occurrence of ``word``, zero changes left out."""
-    merged = merge_word(tuple(word), pair[0], pair[1], pair[0] + pair[1])
-    change = Counter(pairs_of(merged))
-    change.subtract(pairs_of(word))
-    return {p: c for p, c in change.items() if c}
+    return pair_count_changes(tuple(word), pair, 1)
 
 
 def local_rule_change(word: Sequence[bytes], pair: Pair, overlapping: bool) -> dict[Pair, int]:
@@ -191,7 +192,7 @@ OVERLAP_EXAMPLES: tuple[tuple[Tokens, Pair], ...] = (
 def overlap_snippet() -> str:
     rows = []
     for word, pair in OVERLAP_EXAMPLES:
-        merged = merge_word(word, pair[0], pair[1], pair[0] + pair[1])
+        merged = merge_word(word, pair)
         rows.append(
             (
                 f"{show_word(word)}, merge {show_pair(pair)}",
@@ -253,16 +254,7 @@ def overlap_bug_run(path: Path, max_merges: int, overlapping: bool = False) -> O
             right[p] += f
             holding[p].add(i)
     buggy = Counter(right)
-    sort_key: dict[bytes, str] = {}
-
-    def best(counts: Counter[Pair]) -> Pair:
-        def key(p: Pair):
-            for token in p:
-                if token not in sort_key:
-                    sort_key[token] = token_sort_key(token)
-            return pair_rank_key(counts[p], sort_key[p[0]], sort_key[p[1]])
-
-        return min(counts, key=key)
+    best = best_pair  # the course's one tie-break rule
 
     wrong: tuple[int, Pair, Tokens] | None = None
     for merge in range(1, max_merges + 1):
@@ -430,6 +422,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
         ),
         "02-v2-speedup.md": v2_speedup_snippet(v2_speedups()),
         "02-tinystories-affected.md": affected_snippet(training_run(Path(corpus), num_merges)),
+        **snippets_of("02"),
     }
 
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from ...corpus import read_corpus
 from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
-from ...train.common import TokenTable, count_pairs, merge_word, words_and_frequencies
+from ...tiebreak import SortKeys
+from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
 from .common import WIDE, code, code_token, markdown_table, save_png, show_pair, show_token, show_word, thousands, use_agg
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
 
@@ -54,38 +55,27 @@ class HandStep:
         return [pair for pair, count in self.pair_counts if count == self.count]
 
 
-def hand_trace(word_counts: Mapping[bytes, int], num_merges: int, first_id: int = 256) -> list[HandStep]:
+def hand_trace(pretoken_counts: Mapping[bytes, int], num_merges: int, first_id: int = 256) -> list[HandStep]:
     """The naive loop, recording each step's pair counts and words: what a hand trace shows.
 
     ``first_id`` is the id of the first merged token (256 plus the number of special tokens).
     """
-    words, frequencies = words_and_frequencies(word_counts)
-    tokens = TokenTable()
+    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
+    keys = SortKeys()  # the tie-break's order, to list the pairs best first
 
     def spelled() -> list[tuple[list[bytes], int]]:
-        return [([tokens.token_bytes[t] for t in word], f) for word, f in zip(words, frequencies)]
+        return [(list(word), frequency) for word, frequency in word_counts.items()]
 
     steps: list[HandStep] = []
     for rank in range(num_merges):
-        counts = count_pairs(words, frequencies)
+        counts = count_pairs(word_counts)
         if not counts:
             break
-        ordered = sorted(counts.items(), key=lambda item: tokens.rank_key(item[1], item[0]))
-        pair = tokens.best(counts)
+        ordered = sorted(counts.items(), key=lambda item: keys.rank_key(item[1], item[0]))
+        pair = best_pair(counts)
         before = spelled()
-        new_id = tokens.add_merge(*pair)
-        words = [merge_word(word, pair[0], pair[1], new_id) for word in words]
-        steps.append(
-            HandStep(
-                rank,
-                first_id + rank,
-                before,
-                [(tokens.as_bytes(p), c) for p, c in ordered],
-                tokens.as_bytes(pair),
-                counts[pair],
-                spelled(),
-            )
-        )
+        word_counts = {merge_word(word, pair): frequency for word, frequency in word_counts.items()}
+        steps.append(HandStep(rank, first_id + rank, before, ordered, pair, counts[pair], spelled()))
     return steps
 
 
@@ -145,10 +135,10 @@ def tie_break_text(step: HandStep) -> str:
 # Snippets of the worked example
 
 
-def words_table(word_counts: Mapping[bytes, int]) -> str:
+def words_table(pretoken_counts: Mapping[bytes, int]) -> str:
     rows = [
         (code_token(word), count, code(" ".join(str(b) for b in word)), len(word) - 1)
-        for word, count in word_counts.items()
+        for word, count in pretoken_counts.items()
     ]
     return markdown_table(["word", "count", "byte ids (= byte values)", "pairs in it"], rows, align="lrlr")
 

@@ -18,8 +18,9 @@ from ...corpus import read_corpus
 from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...train import train_on_counts
-from ...train.common import MergeStep, TokenTable, count_pairs, words_and_frequencies
-from ...train.step02_incremental import apply_merge_and_update_counts, contains_pair
+from ...train import MergeStep
+from ...train.step01_naive import best_pair, count_pairs, split_into_bytes
+from ...train.step02_incremental import merge_and_update
 
 DEFAULT_NUM_MERGES = 1000
 
@@ -46,35 +47,35 @@ class MergeWork:
     corpus_tokens: int
 
 
-def measure_merges(word_counts: Mapping[bytes, int], trace: Sequence[MergeStep]) -> list[MergeWork]:
-    """Replay ``trace`` (from any trainer) on ``word_counts``, measuring each merge's work."""
-    words, frequencies = words_and_frequencies(word_counts)
-    tokens = TokenTable()
-    pair_counts = count_pairs(words, frequencies)
-    windows = sum(len(w) - 1 for w in words)
+def measure_merges(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep]) -> list[MergeWork]:
+    """Replay ``trace`` (from any trainer) on ``pretoken_counts``, measuring each merge's work."""
+    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
+    pair_counts = count_pairs(word_counts)
+    words, frequencies = list(word_counts), list(word_counts.values())
+    windows = sum(max(len(w) - 1, 0) for w in words)
     word_tokens = sum(len(w) for w in words)
     corpus_tokens = sum(len(w) * f for w, f in zip(words, frequencies))
     measured: list[MergeWork] = []
-    for step in trace:
-        pair = tokens.best(pair_counts)
-        if tokens.as_bytes(pair) != (step.left, step.right) or pair_counts[pair] != step.count:
-            raise AssertionError(f"replay chose {tokens.as_bytes(pair)} where the trainer chose {step}")
+    for rank, step in enumerate(trace):
+        pair = best_pair(pair_counts)
+        if pair != step.pair or pair_counts[pair] != step.count:
+            raise AssertionError(f"replay chose {pair} where the trainer chose {step}")
         distinct_pairs = len(pair_counts)
-        containing = [i for i, word in enumerate(words) if contains_pair(word, *pair)]
-        old_lengths = [len(words[i]) for i in containing]
-        new_id = tokens.add_merge(*pair)
-        affected = apply_merge_and_update_counts(words, frequencies, pair_counts, containing, pair, new_id)
-        if affected != step.affected_words:
-            raise AssertionError(f"replay rewrote {affected} words where the trainer reported {step}")
-        shrink = sum(old - len(words[i]) for i, old in zip(containing, old_lengths))
-        updated = sum(old - 1 + len(words[i]) - 1 for i, old in zip(containing, old_lengths))
+        old_words = {i: word for i, word in enumerate(words) if pair[0] in word and pair[1] in word}
+        for i, word in old_words.items():
+            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+        changed = [i for i, word in old_words.items() if len(words[i]) < len(word)]
+        if len(changed) != step.affected_words:
+            raise AssertionError(f"replay rewrote {len(changed)} words where the trainer reported {step}")
+        shrink = sum(len(old_words[i]) - len(words[i]) for i in changed)
+        updated = sum(len(old_words[i]) - 1 + len(words[i]) - 1 for i in changed)
         measured.append(
             MergeWork(
-                step.rank,
-                step.left,
-                step.right,
+                rank,
+                pair[0],
+                pair[1],
                 step.count,
-                affected,
+                len(changed),
                 windows,
                 distinct_pairs,
                 updated,
@@ -84,7 +85,7 @@ def measure_merges(word_counts: Mapping[bytes, int], trace: Sequence[MergeStep])
         )
         windows -= shrink
         word_tokens -= shrink
-        corpus_tokens -= sum((old - len(words[i])) * frequencies[i] for i, old in zip(containing, old_lengths))
+        corpus_tokens -= sum((len(old_words[i]) - len(words[i])) * frequencies[i] for i in changed)
     return measured
 
 
@@ -92,21 +93,21 @@ def measure_merges(word_counts: Mapping[bytes, int], trace: Sequence[MergeStep])
 class TrainingRun:
     path: Path
     num_merges: int
-    word_counts: dict[bytes, int]
+    pretoken_counts: dict[bytes, int]
     trace: list[MergeStep]
     work: list[MergeWork]
 
     @property
     def distinct_words(self) -> int:
-        return len(self.word_counts)
+        return len(self.pretoken_counts)
 
 
 @lru_cache(maxsize=4)
 def training_run(path: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> TrainingRun:
     """Train ``num_merges`` merges on ``path`` (V2, special token ``<|endoftext|>``) and measure them."""
     text = read_corpus(data_file(Path(path)))
-    word_counts = count_pretokens(text, DEFAULT_SPECIAL_TOKENS)
+    pretoken_counts = count_pretokens(text, DEFAULT_SPECIAL_TOKENS)
     trace: list[MergeStep] = []
     vocab_size = 256 + len(DEFAULT_SPECIAL_TOKENS) + num_merges
-    train_on_counts(word_counts, vocab_size, DEFAULT_SPECIAL_TOKENS, method="incremental", trace=trace)
-    return TrainingRun(Path(path), num_merges, word_counts, trace, measure_merges(word_counts, trace))
+    train_on_counts(pretoken_counts, vocab_size, DEFAULT_SPECIAL_TOKENS, method="incremental", trace=trace)
+    return TrainingRun(Path(path), num_merges, pretoken_counts, trace, measure_merges(pretoken_counts, trace))

@@ -1,0 +1,77 @@
+"""The one driver of every trainer: how many merges, the trace, the progress bar, the time budget.
+
+Each step's module writes its merge loop as a generator, ``merge_steps(pretoken_counts)``, that
+does one merge per iteration and yields a :class:`MergeStep` saying what that merge did, until no
+pair is left. The loop itself knows nothing of ``num_merges``, traces or progress bars: this
+module applies them, the same way for all six trainers, so a trainer's code holds only its idea.
+
+>>> from bpe_ref.train.step01_naive import merge_steps
+>>> trace = []
+>>> run_merges(merge_steps({b"low": 5, b"lower": 2}), 2, trace=trace)
+[(b'o', b'w'), (b'l', b'ow')]
+>>> trace[0]
+MergeStep(pair=(b'o', b'w'), count=7, affected_words=2, heap_size=None, stale_pops=None)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import islice
+
+from tqdm.auto import tqdm
+
+from .common import Pair
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MergeStep:
+    """What one merge did: one row of a training trace.
+
+    ``affected_words`` counts the distinct words (pretoken types) the merge rewrote. Trainers
+    that keep a heap also report its size after the merge and how many stale entries they popped
+    to find the pair (``None`` for the others).
+    """
+
+    pair: Pair
+    count: int
+    affected_words: int
+    heap_size: int | None = None
+    stale_pops: int | None = None
+
+    @property
+    def left(self) -> bytes:
+        return self.pair[0]
+
+    @property
+    def right(self) -> bytes:
+        return self.pair[1]
+
+
+def run_merges(
+    steps: Iterable[MergeStep],
+    num_merges: int,
+    *,
+    trace: list[MergeStep] | None = None,
+    progress: bool = False,
+    deadline: float | None = None,
+    description: str = "merges",
+) -> list[Pair]:
+    """Take up to ``num_merges`` merges from ``steps``; return their pairs in training order.
+
+    Fewer come back when ``steps`` runs out (no pair left) or when ``time.perf_counter()`` passes
+    ``deadline`` (checked after each merge, so at least one merge is made). ``trace`` receives
+    every :class:`MergeStep`; ``progress`` shows a tqdm bar.
+    """
+    merges: list[Pair] = []
+    # islice asks for no merge beyond num_merges: the generator never does work nobody wants.
+    with tqdm(total=num_merges, desc=description, unit="merge", disable=not progress, leave=False) as bar:
+        for step in islice(steps, num_merges):
+            merges.append(step.pair)
+            if trace is not None:
+                trace.append(step)
+            bar.update()
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+    return merges
