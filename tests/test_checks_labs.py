@@ -166,7 +166,7 @@ def test_lab01_train_with_a_wrong_tie_break_fails_the_cs336_test_at_the_first_wr
     exec(compile(_source_of("01_naive_bpe", "task4_train_solution"), "<train>", "exec"), namespace)
     message = failure(graders.check_train_on_corpus_en, namespace["train"])
     first_line = message.splitlines()[0]
-    assert first_line.startswith("train(word_counts=<the pretoken counts of corpus.en: 4763 words>, num_merges=243): merge ")
+    assert first_line.startswith("train(pretoken_counts=<the pretoken counts of corpus.en: 4763 words>, num_merges=243): merge ")
     assert ": expected (" in first_line and "), got (" in first_line
 
 
@@ -237,7 +237,7 @@ def test_lab02_the_incremental_trainer_must_equal_the_naive_one(lab02):
             del pair_counts[pair]  # forgets every other change
         return merges
 
-    assert "smallest failing input" in failure(graders.check_train_incremental_properties, never_updates)
+    assert "smallest failing input" in failure(graders.check_train_properties, never_updates)
 
 
 def _defined_in_notebook(solutions: dict, source: str, name: str):
@@ -248,8 +248,8 @@ def _defined_in_notebook(solutions: dict, source: str, name: str):
 
 
 RECOUNTING_TRAINER = """
-def train_incremental(word_counts, num_merges):
-    words = {split_into_bytes(w): f for w, f in word_counts.items()}
+def train(pretoken_counts, num_merges):
+    words = {split_into_bytes(w): f for w, f in pretoken_counts.items()}
     merges = []
     for _ in range(num_merges):
         pair_counts = count_pairs(words)  # V1 in disguise: a full recount on every merge
@@ -269,9 +269,9 @@ INLINE_RECOUNTING_TRAINER = INLINE_RECOUNTING_TRAINER.replace(
 )
 
 EVERY_WORD_TRAINER = """
-def train_incremental(word_counts, num_merges):
-    words = [split_into_bytes(w) for w in word_counts]
-    frequencies = list(word_counts.values())
+def train(pretoken_counts, num_merges):
+    words = [split_into_bytes(w) for w in pretoken_counts]
+    frequencies = list(pretoken_counts.values())
     pair_counts = count_pairs(dict(zip(words, frequencies)))
     merges = []
     for _ in range(num_merges):
@@ -296,9 +296,9 @@ def train_incremental(word_counts, num_merges):
 )
 def test_lab02_a_trainer_with_the_right_merges_must_also_be_incremental(lab02, source, message):
     graders, solutions = lab02
-    trainer = _defined_in_notebook(solutions, source, "train_incremental")
-    graders.check_train_incremental_properties(trainer)  # the merges alone are right...
-    assert message in failure(graders.check_train_incremental, trainer)  # ...the work is not
+    trainer = _defined_in_notebook(solutions, source, "train")
+    graders.check_train_properties(trainer)  # the merges alone are right...
+    assert message in failure(graders.check_train, trainer)  # ...the work is not
 
 
 def test_lab02_count_pairs_of_one_word_inside_the_update_is_not_a_recount(lab02):
@@ -314,17 +314,17 @@ def test_lab02_count_pairs_of_one_word_inside_the_update_is_not_a_recount(lab02)
         "    return {p: c for p, c in changes.items() if c}\n",
         namespace,
     )
-    # merge_and_update and train_incremental of the solution, but seeing this pair_count_changes
-    for name in ("merge_and_update", "train_incremental"):
+    # merge_and_update and train of the solution, but seeing this pair_count_changes
+    for name in ("merge_and_update", "train"):
         namespace[name] = type(solutions[name])(solutions[name].__code__, namespace, name)
     graders.check_pair_count_changes(namespace["pair_count_changes"])
-    graders.check_train_incremental(namespace["train_incremental"])
+    graders.check_train(namespace["train"])
 
 
 def test_lab02_the_incrementality_check_puts_the_notebook_names_back(lab02):
     graders, solutions = lab02
     before = {name: solutions[name] for name in ("count_pairs", "merge_and_update")}
-    graders.check_train_incremental(solutions["train_incremental"])
+    graders.check_train(solutions["train"])
     assert {name: solutions[name] for name in before} == before
 
 

@@ -38,8 +38,6 @@ LAB_FUNCTIONS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
 # Notebook functions that do not follow the decision yet (the notebooks are renamed in another
 # change). An entry that the notebook has caught up with is harmless; delete it then.
 PENDING: dict[tuple[str, str], str] = {
-    ("01_naive_bpe", "train"): "its first parameter is still word_counts, not pretoken_counts",
-    ("02_incremental", "train_incremental"): "still named train_incremental, not train",
 }
 
 

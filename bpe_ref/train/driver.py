@@ -20,8 +20,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import islice
 
-from tqdm.auto import tqdm
-
 from .common import Pair
 
 
@@ -64,6 +62,8 @@ def run_merges(
     ``deadline`` (checked after each merge, so at least one merge is made). ``trace`` receives
     every :class:`MergeStep`; ``progress`` shows a tqdm bar.
     """
+    from tqdm.auto import tqdm  # here, not at the top: lab 02's graded code imports V1 without tqdm
+
     merges: list[Pair] = []
     # islice asks for no merge beyond num_merges: the generator never does work nobody wants.
     with tqdm(total=num_merges, desc=description, unit="merge", disable=not progress, leave=False) as bar:

@@ -104,6 +104,9 @@ class Task:
     item: str = "item"  # what a returned list holds, in messages: "merge 198" reads better than "item 197"
     first: int = 0  # the number of the first item in messages (merges are numbered from 1, as on the pages)
     hint: Callable[[tuple, Any, Any], str | None] | None = None  # (args, expected, got) -> a pointed hint
+    # Modules of bpe_ref the learner may call (an earlier lab's functions, given in the setup cell),
+    # relative to the package: ("train.step01_naive",). Everything else of bpe_ref is refused.
+    provided: tuple[str, ...] = ()
 
     def observed(self, args: tuple, result: Any) -> Any:
         return result if self.observe is None else self.observe(args, result)
@@ -256,18 +259,36 @@ def difference(expected: Any, got: Any, where: str = "", item: str = "item", fir
 # Refusing a function that uses the reference solver
 
 
-def _is_reference_object(value: Any) -> str | None:
-    """A description of ``value`` when it belongs to the ``bpe_ref`` package, else ``None``."""
+def _provided_module(name: str, provided: tuple[str, ...]) -> bool:
+    """Whether the module ``bpe_ref.<...>`` named ``name`` is one the learner may use."""
+    return any(name == f"{PACKAGE_NAME}.{module}" for module in provided)
+
+
+def _provided_file(filename: str, provided: tuple[str, ...]) -> bool:
+    try:
+        path = Path(filename).resolve()
+    except (OSError, ValueError):
+        return False
+    return any(path == PACKAGE_DIR.joinpath(*module.split(".")).with_suffix(".py") for module in provided)
+
+
+def _is_reference_object(value: Any, provided: tuple[str, ...] = ()) -> str | None:
+    """A description of ``value`` when it belongs to the ``bpe_ref`` package (and not to one of the
+    ``provided`` modules), else ``None``."""
     if isinstance(value, types.ModuleType):
         name = getattr(value, "__name__", "") or ""
-        if name == PACKAGE_NAME or name.startswith(PACKAGE_NAME + "."):
+        if (name == PACKAGE_NAME or name.startswith(PACKAGE_NAME + ".")) and not _provided_module(name, provided):
             return f"the module {name}"
         return None
     code = getattr(value, "__code__", None)
     if isinstance(code, types.CodeType) and _in_package(code.co_filename):
+        if _provided_file(code.co_filename, provided):
+            return None
         return f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', '?')}"
     module = getattr(value, "__module__", None)
     if isinstance(module, str) and (module == PACKAGE_NAME or module.startswith(PACKAGE_NAME + ".")):
+        if _provided_module(module, provided):
+            return None
         return f"{module}.{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"
     return None
 
@@ -300,7 +321,7 @@ def _unwrap(value: Any) -> Any:
     return value
 
 
-def reference_use(function: Any, depth: int = 3) -> str | None:
+def reference_use(function: Any, depth: int = 3, provided: tuple[str, ...] = ()) -> str | None:
     """How ``function`` uses ``bpe_ref`` (in its code, or in functions of the learner it calls), or ``None``.
 
     Looks at what the code can reach: the names it loads (globals and imports), string
@@ -314,7 +335,7 @@ def reference_use(function: Any, depth: int = 3) -> str | None:
         if id(value) in seen:
             return None
         seen.add(id(value))
-        found = _is_reference_object(value)
+        found = _is_reference_object(value, provided)
         if found:
             return f"{via}{found}"
         if not isinstance(value, types.FunctionType):
@@ -332,7 +353,7 @@ def reference_use(function: Any, depth: int = 3) -> str | None:
             for name in code.co_names:
                 if name in globals_:
                     target = globals_[name]
-                    found = _is_reference_object(_unwrap(target))
+                    found = _is_reference_object(_unwrap(target), provided)
                     if found:
                         return f"{via}{found} (as {name})"
                     if depth > 0 and isinstance(_unwrap(target), types.FunctionType):
@@ -346,7 +367,7 @@ def reference_use(function: Any, depth: int = 3) -> str | None:
             except ValueError:  # an empty cell
                 pass
         for extra in extras:
-            found = visit(extra, depth - 1, via) if depth > 0 else _is_reference_object(_unwrap(extra))
+            found = visit(extra, depth - 1, via) if depth > 0 else _is_reference_object(_unwrap(extra), provided)
             if found:
                 return found
         return None
@@ -365,8 +386,9 @@ _TRAP_CODE = _trap_code()
 _TRAP_KEYWORD = "_bpe_ref_reference_called"
 
 
-def _reference_functions() -> list[types.FunctionType]:
-    """Every function of the ``bpe_ref`` modules the learner can reach through ``sys.modules``."""
+def _reference_functions(provided: tuple[str, ...] = ()) -> list[types.FunctionType]:
+    """Every function of the ``bpe_ref`` modules the learner can reach through ``sys.modules``
+    (but those of the ``provided`` modules)."""
     found: dict[int, types.FunctionType] = {}
     for name, module in list(sys.modules.items()):
         if not (name == PACKAGE_NAME or name.startswith(PACKAGE_NAME + ".")) or module is None:
@@ -382,13 +404,14 @@ def _reference_functions() -> list[types.FunctionType]:
                     isinstance(candidate, types.FunctionType)
                     and not candidate.__code__.co_freevars  # a code swap needs the same free variables
                     and _in_package(candidate.__code__.co_filename)
+                    and not _provided_file(candidate.__code__.co_filename, provided)
                 ):
                     found[id(candidate)] = candidate
     return list(found.values())
 
 
 @contextmanager
-def reference_trapped() -> Iterator[list[str]]:
+def reference_trapped(provided: tuple[str, ...] = ()) -> Iterator[list[str]]:
     """While active, every ``bpe_ref`` function in ``sys.modules`` raises :class:`ReferenceSolverCalled`.
 
     The functions are changed in place (their code object is swapped), so a learner who bound one
@@ -403,7 +426,7 @@ def reference_trapped() -> Iterator[list[str]]:
         calls.append(qualified_name)
         raise ReferenceSolverCalled(f"{qualified_name} (the reference solution) was called")
 
-    for function in _reference_functions():
+    for function in _reference_functions(provided):
         saved.append((function, function.__code__, function.__defaults__, function.__kwdefaults__))
     try:
         for function, code, _, _ in saved:
@@ -427,7 +450,7 @@ def refuse_reference_use(task: Task, learner: Any) -> None:
         return
     if not callable(learner):
         raise CheckFailed(f"{task.name} should be a function, but it is a {type(learner).__name__}: {short_repr(learner, 60)}")
-    found = reference_use(learner)
+    found = reference_use(learner, provided=task.provided)
     if found:
         raise CheckFailed(
             f"{task.name} uses the reference solution ({found}). The graders compare your code with "
@@ -448,7 +471,7 @@ class Outcome:
     reference_calls: list[str] = field(default_factory=list)
 
 
-def call_learner(learner: Callable, args: tuple) -> Outcome:
+def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = ()) -> Outcome:
     """Call ``learner(*args)`` on a deep copy of ``args`` with the reference trapped.
 
     ``Outcome.value`` is ``(args_copy, result)``: the copy the learner received (a task may update
@@ -463,7 +486,7 @@ def call_learner(learner: Callable, args: tuple) -> Outcome:
             outcome.error = error
         return outcome
     learner_args = copy.deepcopy(args)
-    with reference_trapped() as calls:
+    with reference_trapped(provided) as calls:
         try:
             outcome.value = (learner_args, learner(*learner_args))
         except Exception as error:  # the learner's bug, reported as such
@@ -472,7 +495,8 @@ def call_learner(learner: Callable, args: tuple) -> Outcome:
     return outcome
 
 
-def call_watching(learner: Callable, args: tuple, names: Sequence[str]) -> tuple[Outcome, dict[str, list[int]]]:
+def call_watching(learner: Callable, args: tuple, names: Sequence[str],
+                  provided: tuple[str, ...] = ()) -> tuple[Outcome, dict[str, list[int]]]:
     """Call ``learner(*args)`` while the learner's functions ``names`` are watched: the outcome,
     and for each name the length of its first argument at every call (-1 when it has none).
 
@@ -508,7 +532,7 @@ def call_watching(learner: Callable, args: tuple, names: Sequence[str]) -> tuple
 
     namespace.update({name: watched(name, function) for name, function in originals.items()})
     try:
-        outcome = call_learner(learner, args)
+        outcome = call_learner(learner, args, provided)
     finally:
         namespace.update(originals)
     return outcome, lengths
@@ -529,7 +553,7 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
     """``None`` when the learner agrees with the reference on ``case``; else the failure message."""
     expected = expected_result(task, reference, case.args)
     call = call_repr(task, case)
-    outcome = call_learner(learner, case.args)
+    outcome = call_learner(learner, case.args, task.provided)
     if outcome.reference_calls:
         return (
             f"{task.name} calls the reference solution ({outcome.reference_calls[0]}) in {call}. "

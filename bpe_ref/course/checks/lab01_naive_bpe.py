@@ -141,7 +141,7 @@ check_merge_word, check_merge_word_properties = task_graders(
     max_examples=150,
 )
 
-TRAIN_TASK = Task("train", ("word_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1)
+TRAIN_TASK = Task("train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1)
 
 check_train, check_train_properties = task_graders(
     TRAIN_TASK,
@@ -204,7 +204,7 @@ def other_corpus_case() -> tuple[Case, list[Pair]]:
     text = read_corpus(data_file(TINYSTORIES_VALID))[:OTHER_CORPUS_CHARACTERS]
     word_counts = count_pretokens(text, CORPUS_EN_SPECIAL_TOKENS)
     label = f"<the pretoken counts of a TinyStories sample: {len(word_counts)} words>"
-    return Case((word_counts, OTHER_CORPUS_MERGES), labels={0: label}), naive.train(word_counts, OTHER_CORPUS_MERGES)
+    return Case((word_counts, OTHER_CORPUS_MERGES), labels={0: label}), reference_train(word_counts, OTHER_CORPUS_MERGES)
 
 
 @grader

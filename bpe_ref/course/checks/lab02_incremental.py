@@ -9,9 +9,9 @@ task                         visible test                            hidden test
 ===========================  ======================================  ==================================================
 1 ``pair_count_changes``     :func:`check_pair_count_changes`        :func:`check_pair_count_changes_properties`
 2 ``merge_and_update``       :func:`check_merge_and_update`          :func:`check_merge_and_update_properties`
-3 ``train_incremental``      :func:`check_train_incremental` (cases,  :func:`check_train_incremental_properties`
+3 ``train``                  :func:`check_train` (cases,              :func:`check_train_properties`
                              and the updates are incremental)
-4 the CS336 test             :func:`check_train_incremental_on_corpus_en`  :func:`check_train_incremental_on_other_corpus`
+4 the CS336 test             :func:`check_train_on_corpus_en`         :func:`check_train_on_other_corpus`
 ===========================  ======================================  ==================================================
 """
 
@@ -25,6 +25,11 @@ from ...train.step01_naive import count_pairs, merge_word, train as train_naive
 from ...train.step02_incremental import merge_and_update, pair_count_changes, train
 from .core import CheckFailed, Task, call_watching, check_cases, error_name, grader, passed, task_graders
 from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer
+
+# Lab 02 builds on lab 01: its setup cell imports V1's functions from bpe_ref, and its code may call
+# them, in the learner's kernel and in the grading process (where only these modules are copied).
+PROVIDED = ("train.step01_naive", "tiebreak", "train.common", "train.driver")
+GRADING_POLICY = {"provided": PROVIDED}
 
 REFERENCES = (count_pairs, merge_word, pair_count_changes, merge_and_update, train, train_naive)
 
@@ -72,7 +77,7 @@ def merge_and_update_inputs(draw) -> tuple[Word, Pair, int, dict[Pair, int]]:
 # ---- tasks -----------------------------------------------------------------------------------
 
 check_pair_count_changes, check_pair_count_changes_properties = task_graders(
-    Task("pair_count_changes", ("word", "pair", "frequency"), what="a dict mapping pairs to nonzero int changes"),
+    Task("pair_count_changes", ("word", "pair", "frequency"), what="a dict mapping pairs to nonzero int changes", provided=PROVIDED),
     reference_pair_count_changes,
     [
         ((b"a", b"b", b"c"), (b"a", b"b"), 1),
@@ -93,6 +98,7 @@ check_merge_and_update, check_merge_and_update_properties = task_graders(
         ("word", "pair", "frequency", "pair_counts"),
         observe=observe_word_and_counts,
         what="the merged word (a tuple of bytes), with pair_counts updated in place",
+        provided=PROVIDED,
     ),
     reference_merge_and_update,
     [
@@ -106,7 +112,7 @@ check_merge_and_update, check_merge_and_update_properties = task_graders(
 )
 
 TRAIN_INCREMENTAL_TASK = Task(
-    "train_incremental", ("word_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1
+    "train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1, provided=PROVIDED
 )
 
 
@@ -123,7 +129,7 @@ TRAIN_INCREMENTAL_CASES = [
 ]
 
 # Only the hidden grader comes from task_graders: the visible one, below, also checks the work.
-check_train_incremental_properties = task_graders(
+check_train_properties = task_graders(
     TRAIN_INCREMENTAL_TASK,
     reference_train,
     TRAIN_INCREMENTAL_CASES,
@@ -152,7 +158,7 @@ def incremental_call_bounds(word_counts: dict[bytes, int], merges: list[Pair]) -
     return needed, allowed
 
 
-def verify_incremental_updates(train_incremental: Callable) -> None:
+def verify_incremental_updates(train: Callable) -> None:
     """Task 3 asks for V2: count the pairs once, then update only the words that hold the merged
     pair, with the learner's ``merge_and_update``. A trainer that recounts (V1) learns the same
     merges, so the merges alone cannot tell; this watches the calls instead. For the length of one
@@ -161,14 +167,14 @@ def verify_incremental_updates(train_incremental: Callable) -> None:
     case, reference_merges = corpus_en_case()
     word_counts = case.args[0]
     merges = reference_merges[:INCREMENTAL_CHECK_MERGES]
-    outcome, first_lengths = call_watching(train_incremental, (word_counts, len(merges)), ("count_pairs", "merge_and_update"))
+    outcome, first_lengths = call_watching(train, (word_counts, len(merges)), ("count_pairs", "merge_and_update"), PROVIDED)
     # count_pairs of one word (inside pair_count_changes, say) is an update, not a recount: only
     # calls over more than one word count as counting the corpus again.
     calls = {
         "count_pairs": sum(1 for length in first_lengths["count_pairs"] if length != 1 and length != 0),
         "merge_and_update": len(first_lengths["merge_and_update"]),
     }
-    call = f"train_incremental(<the pretoken counts of corpus.en>, {len(merges)})"
+    call = f"train(<the pretoken counts of corpus.en>, {len(merges)})"
     if outcome.error is not None:
         raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
     needed, allowed = incremental_call_bounds(word_counts, merges)
@@ -188,25 +194,25 @@ def verify_incremental_updates(train_incremental: Callable) -> None:
             "did a word hold both tokens of the pair being merged: skip the words that cannot change "
             "(for example with pair[0] in word and pair[1] in word)"
         )
-    passed(f"train_incremental updates incrementally: {calls['merge_and_update']} word updates in "
+    passed(f"train updates incrementally: {calls['merge_and_update']} word updates in "
            f"{len(merges)} merges of corpus.en ({len(word_counts)} words), the pairs counted once.")
 
 
 @grader
-def check_train_incremental(train_incremental: Callable) -> None:
+def check_train(train: Callable) -> None:
     """Visible test of task 3: the fixed cases, and the updates really are incremental."""
-    count = check_cases(TRAIN_INCREMENTAL_TASK, train_incremental, reference_train, TRAIN_INCREMENTAL_CASES)
-    verify_incremental_updates(train_incremental)  # prints its own line when it passes
-    passed(f"train_incremental: all {count} visible cases pass.")
+    count = check_cases(TRAIN_INCREMENTAL_TASK, train, reference_train, TRAIN_INCREMENTAL_CASES)
+    verify_incremental_updates(train)  # prints its own line when it passes
+    passed(f"train: all {count} visible cases pass.")
 
 
 @grader
-def check_train_incremental_on_corpus_en(train_incremental: Callable) -> None:
+def check_train_on_corpus_en(train: Callable) -> None:
     """Visible test of task 4: the CS336 reference merges on ``corpus.en``, vocabulary 500."""
-    verify_trainer(TRAIN_INCREMENTAL_TASK, train_incremental, corpus_en_case, ON_CORPUS_EN)
+    verify_trainer(TRAIN_INCREMENTAL_TASK, train, corpus_en_case, ON_CORPUS_EN)
 
 
 @grader
-def check_train_incremental_on_other_corpus(train_incremental: Callable) -> None:
+def check_train_on_other_corpus(train: Callable) -> None:
     """Hidden test of task 4: a TinyStories sample and 180 merges, against the reference."""
-    verify_trainer(TRAIN_INCREMENTAL_TASK, train_incremental, other_corpus_case, ON_OTHER_CORPUS)
+    verify_trainer(TRAIN_INCREMENTAL_TASK, train, other_corpus_case, ON_OTHER_CORPUS)

@@ -50,6 +50,9 @@ class Policy:
     file_mb: int = 64
     allow_processes: bool = False
     packages: tuple[str, ...] = ALLOWED_PACKAGES
+    # Modules of bpe_ref a lab gives its code (an earlier lab's functions), relative to the package,
+    # e.g. ("train.step01_naive",): copied with what they import into the scratch folder, alone.
+    provided: tuple[str, ...] = ()
     call_timeout: float = 30.0  # seconds for one call of a learner's function
     cell_timeout: float = 30.0  # seconds for running one cell of the notebook
 
@@ -105,6 +108,53 @@ def readable_paths(packages: tuple[str, ...]) -> list[str]:
     return sorted(paths)
 
 
+PACKAGE_DIR = Path(__file__).resolve().parents[2]
+
+
+def provided_closure(modules: tuple[str, ...]) -> list[str]:
+    """``modules`` of bpe_ref and every bpe_ref module they import, relatively, at any depth.
+
+    >>> provided_closure(("train.step01_naive",))
+    ['tiebreak', 'train.common', 'train.driver', 'train.step01_naive']
+    """
+    import ast
+
+    found: set[str] = set()
+    todo = list(modules)
+    while todo:
+        module = todo.pop()
+        if module in found:
+            continue
+        found.add(module)
+        path = PACKAGE_DIR.joinpath(*module.split(".")).with_suffix(".py")
+        package = module.split(".")[:-1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level > 0:
+                base = package[: len(package) - (node.level - 1)]
+                target = base + (node.module.split(".") if node.module else [])
+                for alias in node.names:  # "from . import x" may name a module
+                    if PACKAGE_DIR.joinpath(*target, alias.name).with_suffix(".py").is_file():
+                        todo.append(".".join(target + [alias.name]))
+                if target and PACKAGE_DIR.joinpath(*target).with_suffix(".py").is_file():
+                    todo.append(".".join(target))
+    return sorted(found)
+
+
+def copy_provided(modules: tuple[str, ...], packages_dir: Path) -> None:
+    """A bpe_ref in ``packages_dir`` that holds only ``modules`` and what they import (its
+    ``__init__`` files are empty: the real ones import the whole reference)."""
+    for module in provided_closure(modules):
+        parts = module.split(".")
+        folder = packages_dir / "bpe_ref"
+        for part in ["", *parts[:-1]]:
+            folder = folder / part if part else folder
+            folder.mkdir(exist_ok=True)
+            init = folder / "__init__.py"
+            if not init.exists():
+                init.write_text('"""Only the modules of bpe_ref that this lab gives its code."""\n', encoding="utf-8")
+        shutil.copyfile(PACKAGE_DIR.joinpath(*parts).with_suffix(".py"), folder / f"{parts[-1]}.py")
+
+
 def _kill_group(process: subprocess.Popen) -> None:
     with contextlib.suppress(OSError):
         if os.name == "posix":
@@ -146,6 +196,7 @@ class Sandbox:
             location = _package_location(name)
             if location is not None:  # a link, so the folder listed on sys.path holds nothing else
                 (packages_dir / location.name).symlink_to(location, target_is_directory=location.is_dir())
+        copy_provided(self.policy.provided, packages_dir)
         policy = {
             "scratch": str(self.scratch),
             "packages_dir": str(packages_dir),
