@@ -176,3 +176,22 @@ def test_review_flags_what_no_lab_needs():
     flagged = review.capability_uses("import sqlite3, runpy\nget_ipython().run_line_magic('x', '')\n!ls\nimport sys\nsys.modules")
     assert flagged == sorted(["an IPython magic or shell command", "imports sqlite3", "imports runpy",
                               "calls IPython's shell (get_ipython)", "uses sys.modules"])
+
+
+# ---- what a lab provides from earlier steps --------------------------------------------------------
+
+
+def test_a_lab_can_provide_earlier_steps_and_nothing_else():
+    from bpe_ref.course.trusted.sandbox import provided_closure
+
+    assert provided_closure(("train.step01_naive",)) == ["tiebreak", "train.common", "train.driver", "train.step01_naive"]
+    with Sandbox(Policy(provided=("train.step01_naive",))) as box:
+        run = box.run_cell("from bpe_ref.train.step01_naive import count_pairs, train\n"
+                           "print(count_pairs({(b'a', b'b', b'a', b'b'): 2}), train({b'abab': 1}, 2))", "setup")
+        assert run.ok, run
+        assert run.stdout.strip() == "{(b'a', b'b'): 4, (b'b', b'a'): 2} [(b'a', b'b'), (b'ab', b'ab')]"
+        for module in ("bpe_ref.train.step02_incremental", "bpe_ref.pretokenize", "bpe_ref.course.checks.core"):
+            run = box.run_cell(f"import {module}", "attempt")
+            assert not run.ok and run.error["ename"] == "ModuleNotFoundError", (module, run)
+        run = box.run_cell("import bpe_ref, bpe_ref.train\nprint(bpe_ref.__doc__)", "stub")
+        assert run.ok and "Only the modules of bpe_ref that this lab gives its code" in run.stdout

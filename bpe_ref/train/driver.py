@@ -62,16 +62,23 @@ def run_merges(
     ``deadline`` (checked after each merge, so at least one merge is made). ``trace`` receives
     every :class:`MergeStep`; ``progress`` shows a tqdm bar.
     """
-    from tqdm.auto import tqdm  # here, not at the top: lab 02's graded code imports V1 without tqdm
-
     merges: list[Pair] = []
-    # islice asks for no merge beyond num_merges: the generator never does work nobody wants.
-    with tqdm(total=num_merges, desc=description, unit="merge", disable=not progress, leave=False) as bar:
+    bar = None
+    if progress:  # tqdm only when a bar is shown: lab 02's graded code runs V1 where tqdm is not
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=num_merges, desc=description, unit="merge", leave=False)
+    try:
+        # islice asks for no merge beyond num_merges: the generator never does work nobody wants.
         for step in islice(steps, num_merges):
             merges.append(step.pair)
             if trace is not None:
                 trace.append(step)
-            bar.update()
+            if bar is not None:
+                bar.update()
             if deadline is not None and time.perf_counter() > deadline:
                 break
+    finally:
+        if bar is not None:
+            bar.close()
     return merges
