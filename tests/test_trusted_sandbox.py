@@ -176,6 +176,7 @@ def test_review_flags_what_no_lab_needs():
     flagged = review.capability_uses("import sqlite3, runpy\nget_ipython().run_line_magic('x', '')\n!ls\nimport sys\nsys.modules")
     assert flagged == sorted(["an IPython magic or shell command", "imports sqlite3", "imports runpy",
                               "calls IPython's shell (get_ipython)", "uses sys.modules"])
+    assert review.capability_uses("from bpe_ref.train import step02_incremental") == ["imports bpe_ref (the reference)"]
 
 
 # ---- what a lab provides from earlier steps --------------------------------------------------------
