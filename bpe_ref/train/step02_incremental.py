@@ -4,9 +4,12 @@ counts of the words that contained the merged pair.
 The functions are lab 02's tasks, with the lab's names and signatures; words, pairs and the
 helpers are V1's (:mod:`bpe_ref.train.step01_naive`). Merging (A, B) changes only pairs inside
 words that hold A B: for each such word, subtract its old pairs and add its new ones (weighted by
-the word's frequency). Finding those words still scans all of them, and choosing the best pair
-still scans all pair counts, so the complexity class stays O(m * (W * L + P)); the constant falls
-because most words are only looked at, not recounted. Theory: ``theory/02-incremental-updates.md``.
+the word's frequency). Finding those words still scans all W words (two ``in`` tests per word,
+run in C), and choosing the best pair still scans all P pair counts, so the complexity class stays
+O(m * (W * L + P)). What falls is the Python-level work: most words are only tested, not recounted
+or rewritten. On the course's runs V2 is about five times faster than V1, and the two scans take
+most of its time (page 02, section 5, has the profile).
+Theory: ``theory/02-incremental-updates.md``.
 
 >>> train({b"low": 5, b"lower": 2, b"newest": 6, b"widest": 3}, 3)
 [(b's', b't'), (b'e', b'st'), (b'o', b'w')]
