@@ -382,3 +382,11 @@ def test_dicts_are_shown_in_the_same_key_order(lab01):
     first = failure(graders.check_count_pairs, reversed_counts).splitlines()[0]
     expected, got = first.split(": expected ", 1)[1].split(", got ")
     assert [k.split(":")[0] for k in expected.split("), (")] == [k.split(":")[0] for k in got.split("), (")]
+
+
+def test_lab02_a_trainer_whose_filter_never_matches_gets_a_hint(lab02):
+    graders, solutions = lab02
+    source = EVERY_WORD_TRAINER.replace("for i, word in enumerate(words):  # no filter: every word, every merge",
+                                        "for i, word in enumerate(words):\n            if pair not in word:\n                continue")
+    message = failure(graders.check_train, _defined_in_notebook(solutions, source, "train"))
+    assert "hint: the same pair is merged twice in a row" in message

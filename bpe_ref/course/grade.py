@@ -244,6 +244,16 @@ def autograde_notebook(path: Path, lab: str, *, timeout: int | None = None, keep
         return grades_from_course(course, lab, STUDENT, lab)
 
 
+def isolation_summary(isolation: list[str]) -> str:
+    """One plain sentence on how the notebook's code ran, then the mechanisms in force."""
+    text = " ".join(isolation)
+    confined = "Landlock ABI" in text and "seccomp: no network" in text
+    plain = ("Your code ran in a separate, locked-down process (no bpe_ref, no network, no other processes, "
+             "no files outside its own folder)" if confined else
+             "Your code ran in a separate process, but NOT locked down on this machine (no Landlock/seccomp)")
+    return f"{plain}. In force: {'; '.join(isolation) or 'unknown'}."
+
+
 def format_table(tasks: list[TaskResult], width: int = 100) -> str:
     """The per-task table and the total, as text."""
     name_width = max([len("task")] + [len(t.name) for t in tasks])
@@ -274,7 +284,7 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
         return 2
     tasks = group_by_task(cells)
     print(format_table(tasks))
-    print("Your code ran in a separate process: " + ("; ".join(isolation) or "isolation unknown") + ".")
+    print(isolation_summary(isolation))
     earned, possible = sum(t.earned for t in tasks), sum(t.possible for t in tasks)
     seconds = time.perf_counter() - start
     if earned >= possible:

@@ -111,8 +111,18 @@ check_merge_and_update, check_merge_and_update_properties = task_graders(
     max_examples=150,
 )
 
+def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The same pair merged twice in a row: its count was never taken down, so no word was updated."""
+    if isinstance(got, list) and any(a == b for a, b in zip(got, got[1:])):
+        return ("the same pair is merged twice in a row, so the counts did not change after a merge: does every word "
+                "that holds the pair go through merge_and_update? (pair in word asks whether the pair tuple is one "
+                "token of the word; pair[0] in word and pair[1] in word asks about its tokens)")
+    return None
+
+
 TRAIN_INCREMENTAL_TASK = Task(
-    "train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1, provided=PROVIDED
+    "train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
+    provided=PROVIDED, hint=repeated_merge_hint,
 )
 
 
