@@ -26,6 +26,7 @@ import sys
 import sysconfig
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,6 +129,11 @@ class Sandbox:
         # Functions whose call timed out or killed the worker: not called again in this notebook,
         # so one infinite loop costs one time limit, not one per check that uses the function.
         self.stopped_functions: dict[str, str] = {}
+        # The notebook's deadline (time.monotonic()), across restarts: no request runs past it, so
+        # a notebook's time budget bounds every cell and call of its code, not just when the next
+        # test cell may start (a slow call made 100 times by a property check, or hundreds of
+        # slow cells, would otherwise hold the batch for hours).
+        self.deadline: float | None = None
 
     def __enter__(self) -> Sandbox:
         self.start()
@@ -240,6 +246,11 @@ class Sandbox:
     def request(self, message: dict, timeout: float, what: str) -> dict:
         if not self.alive:
             raise GradingStopped(f"{what}: the process running your code is not running")
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise GradingStopped(f"{what}: not run, the time for grading this notebook is spent")
+            timeout = min(timeout, left)
         self._next_id += 1
         message = {**message, "id": self._next_id}
         try:
