@@ -42,7 +42,7 @@ c.Autograde.autograde_preprocessors = [
 ]
 c.TrustedExecute.call_timeout = 30  # seconds per call of a learner's function
 c.TrustedExecute.cell_timeout = 30  # seconds per cell of the learner's (an infinite loop fails that cell)
-c.TrustedExecute.total_timeout = 300  # seconds of checks per notebook; later test cells then fail
+c.TrustedExecute.total_timeout = 300  # seconds per notebook, its cells and calls included; what is left then fails
 
 # Validate (nbgrader validate, the Validate button) still runs the notebook in a kernel, with the
 # visible tests only: advice, not a grade. There an infinite loop fails its own cell after 30 s

@@ -120,9 +120,13 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
     record = GradingRecord(lab, notebook or lab, student)
     with Sandbox(policy) as box:
         record.isolation = list(box.isolation)
+        box.deadline = start + total_seconds  # every cell, call and replay of the notebook's ends by then
         ran: list[tuple[str, str]] = []  # learner cells that ran cleanly, replayed after a restart
+        spent = f"not run: grading this notebook took more than its {total_seconds:g} s"
 
         def restart_and_replay() -> None:
+            if time.monotonic() > box.deadline:
+                return  # nothing of this notebook's may run any more: no worker needed
             box.restart()
             for code, name in ran:
                 box.run_cell(code, name)
@@ -133,6 +137,9 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
             meta = cell.get("metadata", {}).get("nbgrader", {})
             name = meta.get("grade_id") or cell.get("id") or f"cell{index}"
             if not is_test_cell(cell):
+                if time.monotonic() > box.deadline:
+                    cell["outputs"] = [_error_output("CellSkipped", spent)]
+                    continue
                 if not box.alive:
                     restart_and_replay()
                 code = python_source(_source(cell))
@@ -145,8 +152,8 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
             points = float(meta.get("points", 0))
             if spec is None:
                 verdict = Verdict(name, points, False, f"no grader is recorded for the test cell {name!r} of {lab}")
-            elif time.monotonic() - start > total_seconds:
-                verdict = Verdict(name, points, False, f"not run: grading this notebook took more than its {total_seconds:g} s")
+            elif time.monotonic() > box.deadline:
+                verdict = Verdict(name, points, False, spent)
             else:
                 if not box.alive:
                     restart_and_replay()
@@ -194,7 +201,7 @@ if NbGraderPreprocessor is not None:
 
         call_timeout = Float(30.0, help="Seconds for one call of a learner's function.").tag(config=True)
         cell_timeout = Float(30.0, help="Seconds for running one cell of the learner's.").tag(config=True)
-        total_timeout = Float(300.0, help="Seconds for all the test cells of one notebook.").tag(config=True)
+        total_timeout = Float(300.0, help="Seconds for grading one notebook: its cells, calls and test cells.").tag(config=True)
         memory_mb = Integer(2048, help="Address space of the worker, MiB.").tag(config=True)
 
         def preprocess(self, nb, resources):

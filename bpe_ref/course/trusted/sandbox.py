@@ -26,6 +26,7 @@ import sys
 import sysconfig
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,14 @@ from . import worker
 from .worker import decode, encode
 
 WORKER_FILE = Path(worker.__file__).resolve()
-MAX_REPLY_BYTES = 64 * 2**20  # a reply larger than this is refused (the learner's result is absurd)
+# A reply larger than this is refused unread. The largest honest reply of any lab is ~130 KB (the
+# pretoken counts of corpus.en, sent back); parsing a reply costs the grader ~90 times its size
+# (json.loads, decode, plain and same each build the value again), so 64 MiB of "[]," was ~6 GiB.
+MAX_REPLY_BYTES = 4 * 2**20
+# Lines read from the worker but not yet looked at. The reader thread waits when this many are
+# queued (and the worker's writes then wait on the full pipe): junk lines written to the reply
+# pipe between requests cannot pile up in the grader's memory.
+MAX_QUEUED_LINES = 2
 # Third-party packages a lab's code may import inside the worker. Everything else outside the
 # standard library (bpe_ref above all, and hypothesis, nbgrader, IPython) is unreachable there.
 ALLOWED_PACKAGES = ("regex",)
@@ -173,11 +181,17 @@ class Sandbox:
         self.process: subprocess.Popen | None = None
         self.isolation: list[str] = []
         self.scratch: Path | None = None
-        self._replies: queue.Queue = queue.Queue()
+        self._replies: queue.Queue = queue.Queue(maxsize=MAX_QUEUED_LINES)
+        self._reading = threading.Event()
         self._next_id = 0
         # Functions whose call timed out or killed the worker: not called again in this notebook,
         # so one infinite loop costs one time limit, not one per check that uses the function.
         self.stopped_functions: dict[str, str] = {}
+        # The notebook's deadline (time.monotonic()), across restarts: no request runs past it, so
+        # a notebook's time budget bounds every cell and call of its code, not just when the next
+        # test cell may start (a slow call made 100 times by a property check, or hundreds of
+        # slow cells, would otherwise hold the batch for hours).
+        self.deadline: float | None = None
 
     def __enter__(self) -> Sandbox:
         self.start()
@@ -218,13 +232,16 @@ class Sandbox:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr_file,
             cwd=self.scratch, env=env, start_new_session=(os.name == "posix"),
         )
-        self._replies = queue.Queue()
-        threading.Thread(target=self._read_replies, args=(self.process.stdout, self._replies), daemon=True).start()
+        self._replies = queue.Queue(maxsize=MAX_QUEUED_LINES)
+        self._reading = threading.Event()  # cleared by close(): the reader thread then stops
+        self._reading.set()
+        threading.Thread(target=self._read_replies, args=(self.process.stdout, self._replies, self._reading), daemon=True).start()
         hello = self._receive(None, timeout=60, what="starting the grading process")
         self.isolation = [str(line) for line in hello.get("isolation", [])]
 
     def close(self) -> None:
         if self.process is not None:
+            self._reading.clear()
             _kill_group(self.process)
             for stream in (self.process.stdin, self.process.stdout):
                 with contextlib.suppress(OSError):
@@ -247,16 +264,29 @@ class Sandbox:
     # -- talking
 
     @staticmethod
-    def _read_replies(stream, replies: queue.Queue) -> None:
+    def _read_replies(stream, replies: queue.Queue, reading: threading.Event) -> None:
+        def put(item) -> bool:  # wait for room in the queue, unless the sandbox was closed meanwhile
+            while reading.is_set():
+                try:
+                    replies.put(item, timeout=0.2)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
         while True:
-            line = stream.readline(MAX_REPLY_BYTES + 1)
+            try:
+                line = stream.readline(MAX_REPLY_BYTES + 1)
+            except (OSError, ValueError):  # the stream was closed under this thread
+                return
             if not line:
-                replies.put(None)  # end of file: the worker is gone
+                put(None)  # end of file: the worker is gone
                 return
             if len(line) > MAX_REPLY_BYTES:
-                replies.put(ValueError(f"a reply of more than {MAX_REPLY_BYTES // 2**20} MiB"))
+                put(ValueError(f"a reply of more than {MAX_REPLY_BYTES // 2**20} MiB"))
                 return
-            replies.put(line)
+            if not put(line):
+                return
 
     def _worker_gone(self, what: str) -> GradingStopped:
         code = self.process.wait(timeout=5) if self.process else None
@@ -291,6 +321,11 @@ class Sandbox:
     def request(self, message: dict, timeout: float, what: str) -> dict:
         if not self.alive:
             raise GradingStopped(f"{what}: the process running your code is not running")
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise GradingStopped(f"{what}: not run, the time for grading this notebook is spent")
+            timeout = min(timeout, left)
         self._next_id += 1
         message = {**message, "id": self._next_id}
         try:

@@ -196,7 +196,7 @@ def seccomp(allow_processes: bool) -> str:
     if machine not in _SECCOMP_ARCH:
         raise OSError(0, f"no seccomp filter written for {machine}")
     arch, socket_nr, execve, execveat, fork, vfork, clone, clone3 = _SECCOMP_ARCH[machine]
-    LD, JEQ, JSET, RET = 0x20, 0x15, 0x45, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JSET|K, RET|K
+    LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, JMP|JSET|K, RET|K
     ALLOW, EACCES, EPERM, ENOSYS = 0x7FFF0000, 0x00050000 | 13, 0x00050000 | 1, 0x00050000 | 38
     program: list[tuple[int, int, int, int]] = []  # (code, jt, jf, k), jumps as labels resolved below
 
@@ -205,8 +205,14 @@ def seccomp(allow_processes: bool) -> str:
 
     emit(LD, 4)  # seccomp_data.arch
     emit(JEQ, arch, 1, 0)
-    emit(RET, ALLOW)  # another ABI's syscall table: not ours to filter
+    # Another ABI's syscall table (on x86_64, ``int 0x80`` reaches the i386 one, with its own
+    # numbers for fork, socket, socketcall...): refused whole, or it would bypass every rule below.
+    # Python never makes such a call.
+    emit(RET, ENOSYS)
     emit(LD, 0)  # seccomp_data.nr
+    # x32 (x86_64's arch with bit 30 set in the number) has the same calls under other numbers.
+    emit(JGE, 0x40000000, 0, 1)
+    emit(RET, ENOSYS)
     emit(JEQ, socket_nr, 0, 4)  # not socket(): on to the next test, past the four below
     emit(LD, 16)  # args[0], the address family
     emit(JEQ, 1, 0, 1)  # AF_UNIX

@@ -1,0 +1,243 @@
+"""Red-team reproducers: attacks on trusted grading that got through, each with the safe behaviour.
+
+Each test plays a submission that knows the course's source. It is written so that it fails while
+the hole is open and passes once it is closed; the docstring says what the attack gains.
+(``tests/test_grading_adversarial.py`` holds the attacks that were already blocked.)
+"""
+
+from __future__ import annotations
+
+import importlib
+import platform
+import sys
+import time
+
+import pytest
+
+from bpe_ref.course.checks.core import CheckFailed, GradingStopped, LearnerError
+from bpe_ref.course.trusted.autograde import grade_cells
+from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox
+
+pytestmark = pytest.mark.slow
+
+
+def confined(box: Sandbox) -> bool:
+    return any(line.startswith("Landlock") for line in box.isolation) and any(
+        line.startswith("seccomp") for line in box.isolation)
+
+
+def code_cell(cell_id: str, source: str, nbgrader: dict | None = None) -> dict:
+    return {"cell_type": "code", "id": cell_id, "metadata": {"nbgrader": nbgrader} if nbgrader else {},
+            "source": source, "execution_count": None, "outputs": []}
+
+
+def graded_cell(grade_id: str, points: float) -> dict:
+    return code_cell(grade_id, "", {"grade": True, "solution": False, "locked": True, "grade_id": grade_id, "points": points})
+
+
+def rss_mib() -> int:
+    with open("/proc/self/status") as status:
+        return int(status.read().split("VmRSS:")[1].split()[0]) // 1024
+
+
+# ---- 1. the seccomp filter lets every 32-bit syscall through ------------------------------------
+
+I386_SYSCALLS = '''
+import ctypes, mmap, os
+# push rbx; eax, ebx, ecx, edx = args[0..3]; int 0x80; pop rbx; ret: a syscall of the i386 table
+code = bytes([0x53, 0x8b, 0x07, 0x8b, 0x5f, 0x04, 0x8b, 0x4f, 0x08, 0x8b, 0x57, 0x0c, 0xcd, 0x80, 0x5b, 0xc3])
+page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+page.write(code)
+call = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(ctypes.addressof(ctypes.c_char.from_buffer(page)))
+
+def sys32(number, a=0, b=0, c=0):
+    args = (ctypes.c_uint32 * 4)(number, a, b, c)
+    return call(ctypes.addressof(args))
+
+child = sys32(2)          # fork (i386 number 2)
+if child == 0:
+    sys32(66)             # setsid: out of the process group the grader kills; then it could live on
+    os._exit(0)
+if child > 0:
+    os.waitpid(child, 0)
+udp = sys32(359, 2, 2, 0)  # socket(AF_INET, SOCK_DGRAM, 0): Landlock does not restrict UDP
+print("fork", child, "udp", udp)
+'''
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64" or not sys.platform.startswith("linux"), reason="i386 syscalls are an x86_64 matter")
+def test_32_bit_syscalls_cannot_fork_or_open_network_sockets():
+    """``int 0x80`` reaches the kernel's i386 syscall table (IA32 emulation is on in most x86_64
+    kernels). The filter allowed every syscall of another architecture, so the worker could fork
+    (a child that calls ``setsid`` outlives the grader's ``killpg``: a process that lingers through
+    the rest of the batch, or a fork bomb, since no RLIMIT_NPROC is set) and open UDP sockets
+    (network access). Safe: a syscall of another architecture is refused like any other."""
+    with Sandbox(Policy(cell_timeout=10)) as box:
+        if not confined(box):
+            pytest.skip(f"no Landlock or seccomp here ({'; '.join(box.isolation)})")
+        run = box.run_cell(I386_SYSCALLS, "i386")
+    assert run.ok, run
+    words = run.stdout.split()
+    fork, udp = int(words[1]), int(words[3])
+    assert fork < 0, f"an i386 fork() succeeded in the worker (child {fork})"
+    assert udp < 0, "an i386 socket(AF_INET, SOCK_DGRAM) succeeded in the worker"
+
+
+# ---- 2. the notebook's time budget is not a budget -----------------------------------------------
+
+SLOW_BUT_CORRECT_COUNT_PAIRS = '''
+import time
+
+def count_pairs(word_counts):
+    time.sleep(0.5)           # just under the time limit of one call, at every call
+    counts = {}
+    for word, frequency in word_counts.items():
+        for pair in zip(word, word[1:]):
+            counts[pair] = counts.get(pair, 0) + frequency
+    return counts
+'''
+
+
+def test_learner_cells_count_against_the_notebook_budget():
+    """Every learner cell gets ``cell_timeout`` seconds, but the notebook's ``total_timeout`` was
+    checked only before test cells: a notebook of N cells that each sleep just under the limit
+    (and whose timeouts make the worker restart and replay the cells before) held the batch for
+    N x 30 s, hours for a few hundred cells, and every student after it waited. Safe: once the
+    notebook's budget is spent, no more of its code runs."""
+    cells = [code_cell(f"slow{i}", "import time\ntime.sleep(0.9)") for i in range(12)]
+    cells.append(graded_cell("task1_count_pairs", 1))
+    start = time.monotonic()
+    record = grade_cells(cells, "01_naive_bpe", policy=Policy(cell_timeout=1, call_timeout=1), total_seconds=3)
+    took = time.monotonic() - start
+    assert not record.verdicts[0].passed
+    assert took < 3 + 4, f"grading took {took:.1f} s with a budget of 3 s"
+
+
+def test_a_slow_function_cannot_stretch_one_test_cell_past_the_budget():
+    """The budget was only checked *before* a test cell; inside one, a property check makes up to
+    ~100 calls (and hypothesis may shrink), each allowed ``call_timeout``: a correct function that
+    sleeps 29 s per call held one test cell for ~1 hour. Safe: calls stop at the notebook's
+    deadline, and the test cell fails (it was not run on enough inputs)."""
+    cells = [code_cell("task1_count_pairs_solution", SLOW_BUT_CORRECT_COUNT_PAIRS),
+             graded_cell("task1_count_pairs_hidden", 2)]
+    start = time.monotonic()
+    record = grade_cells(cells, "01_naive_bpe", policy=Policy(cell_timeout=1, call_timeout=1), total_seconds=3)
+    took = time.monotonic() - start
+    assert took < 3 + 4, f"grading took {took:.1f} s with a budget of 3 s ({record.verdicts[0].message[:80]})"
+    assert not record.verdicts[0].passed
+
+
+# ---- 3. the trusted side's memory: a flood of lines, and amplification of a large reply ------------
+
+FLOOD = '''
+import os, threading, time
+reply_fd = None
+for fd in range(3, 32):              # the protocol's reply pipe: the one a write succeeds on
+    try:
+        os.write(fd, b"\\n")
+        reply_fd = fd
+        break
+    except OSError:
+        pass
+line = b"x" * (2**20 - 1) + b"\\n"   # 1 MiB, not JSON: the grader's reader thread queues it
+
+def flood():
+    time.sleep(0.5)                  # after this cell's reply has gone
+    for _ in range(768):             # 768 MiB here; an attack would never stop
+        os.write(reply_fd, line)
+
+threading.Thread(target=flood, daemon=True).start()
+'''
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+def test_lines_on_the_reply_pipe_cannot_fill_the_graders_memory():
+    """The trusted side's reader thread put every line from the worker in an unbounded queue, which
+    is drained only while a reply is awaited. A thread of the learner's writing junk lines to the
+    reply pipe (fd 4, found by trying) filled the grader's memory while the graders computed the
+    reference or generated inputs: ~1 GiB per few seconds, then the OOM killer ends nbgrader and the
+    rest of the batch. Safe: the reader holds a few lines at most (the pipe then blocks the
+    worker), and closing the sandbox still ends the worker and the reader promptly. (Whether the
+    worker's own later replies survive its junk is its own business: they may be garbled.)"""
+    with Sandbox(Policy(cell_timeout=30)) as box:
+        before = rss_mib()
+        run = box.run_cell(FLOOD, "flood")
+        assert run.ok, run
+        time.sleep(4)  # the graders at work, not reading
+        grew = rss_mib() - before
+        assert grew < 200, f"the grading process grew by {grew} MiB while the worker wrote junk lines"
+        start = time.monotonic()
+        box.close()
+        assert time.monotonic() - start < 10
+
+
+def test_a_reply_far_larger_than_any_lab_needs_is_refused_unread():
+    """A reply may be 64 MiB, and parsing it costs ~90 times that in the grader (8 MiB of ``[],``
+    measured 740 MiB: ``json.loads``, then :func:`decode`, :func:`plain` and :func:`same` each build
+    the value again): ~6 GiB for one call, enough to have the OOM killer end the batch on an
+    instructor's laptop. The largest honest reply of any lab is ~130 KB (the pretoken counts of
+    corpus.en sent back). Safe: a reply of a few MiB is refused before it is parsed."""
+    with Sandbox(Policy(cell_timeout=30, call_timeout=30)) as box:
+        assert box.run_cell("def big(n):\n    return [[]] * n", "big").ok
+        with pytest.raises((GradingStopped, LearnerError)):
+            RemoteFunction(box, "big")(8 * 2**20 // 3)  # 8 MiB of "[]," on the wire
+
+
+# ---- 4. the watched calls of lab 02 are reported by the learner's own process ----------------------
+
+FORGED_SPY = '''
+import sys
+
+_worker = sys.modules["__main__"]     # the worker runs as a script: its module is __main__
+_watched = {}
+
+def _not_watching(function, calls):   # replaces the worker's _spy: keep the list, wrap nothing
+    _watched[function.__name__] = calls
+    return function
+
+_worker._spy = _not_watching
+
+
+def train_incremental(word_counts, num_merges):
+    merges = train_naive(word_counts, num_merges)   # V1: recounts all pairs at every merge
+    if _watched:                                    # report what V2 would have done
+        _watched["count_pairs"].append(len(word_counts))
+        words = [split_into_bytes(pretoken) for pretoken in word_counts if pretoken]
+        for left, right in merges:
+            for i, word in enumerate(words):
+                if left in word and right in word:
+                    _watched["merge_and_update"].append(len(word))
+                    words[i] = merge_word(word, (left, right))
+        _watched.clear()
+    return merges
+'''
+
+
+def test_a_recounting_trainer_cannot_forge_the_watched_calls():
+    """Task 3 of lab 02 (1 point) asks for the incremental trainer, and the grader tells V2 from V1
+    by the calls of ``count_pairs`` and ``merge_and_update`` the worker reports ("spy"). Those
+    counts come from the learner's process, which can replace the worker's ``_spy`` and report
+    what V2 would have called: lab 01's recounting trainer passes. Safe: a check of *how* a
+    function works must not rest on what the untrusted process says about itself (for example:
+    time the call on the trusted side, on a corpus where recounting cannot finish in time).
+    No fix is committed for this one: it needs a different check, not a patch."""
+    from test_grading_adversarial import solution_sources  # the lab's setup cell, as released
+
+    graders = importlib.import_module("bpe_ref.course.checks.lab02_incremental")
+    setup = next(cell for cell in _release_cells("02_incremental") if cell["id"] == "setup")
+    sources = solution_sources("02_incremental")
+    with Sandbox(Policy(cell_timeout=30, call_timeout=60)) as box:
+        for name, code in (("setup", "".join(setup["source"])),
+                           ("t1", sources["task1_pair_count_changes_solution"]),
+                           ("t2", sources["task2_merge_and_update_solution"]),
+                           ("t3", FORGED_SPY)):
+            assert box.run_cell(code, name).ok, name
+        with pytest.raises(CheckFailed):
+            graders.check_train_incremental(RemoteFunction(box, "train_incremental"))
+
+
+def _release_cells(lab: str) -> list[dict]:
+    from bpe_ref.course.notebooks import read_notebook_json, release_notebook
+
+    return read_notebook_json(release_notebook(lab))["cells"]
+
