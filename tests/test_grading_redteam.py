@@ -198,11 +198,11 @@ def _not_watching(function, calls):   # replaces the worker's _spy: keep the lis
 _worker._spy = _not_watching
 
 
-def train_incremental(word_counts, num_merges):
-    merges = train_naive(word_counts, num_merges)   # V1: recounts all pairs at every merge
-    if _watched:                                    # report what V2 would have done
-        _watched["count_pairs"].append(len(word_counts))
-        words = [split_into_bytes(pretoken) for pretoken in word_counts if pretoken]
+def train(pretoken_counts, num_merges):
+    merges = train_naive(pretoken_counts, num_merges)   # V1: recounts all pairs at every merge
+    if _watched:                                        # report what V2 would have done
+        _watched["count_pairs"].append(len(pretoken_counts))
+        words = [split_into_bytes(pretoken) for pretoken in pretoken_counts if pretoken]
         for left, right in merges:
             for i, word in enumerate(words):
                 if left in word and right in word:
@@ -213,6 +213,8 @@ def train_incremental(word_counts, num_merges):
 '''
 
 
+@pytest.mark.xfail(strict=True, reason="open: lab 02's check of how train works (1 visible point) trusts the "
+                   "worker's own report of its calls; see the threat model in bpe_ref/course/trusted/__init__.py")
 def test_a_recounting_trainer_cannot_forge_the_watched_calls():
     """Task 3 of lab 02 (1 point) asks for the incremental trainer, and the grader tells V2 from V1
     by the calls of ``count_pairs`` and ``merge_and_update`` the worker reports ("spy"). Those
@@ -226,14 +228,14 @@ def test_a_recounting_trainer_cannot_forge_the_watched_calls():
     graders = importlib.import_module("bpe_ref.course.checks.lab02_incremental")
     setup = next(cell for cell in _release_cells("02_incremental") if cell["id"] == "setup")
     sources = solution_sources("02_incremental")
-    with Sandbox(Policy(cell_timeout=30, call_timeout=60)) as box:
+    with Sandbox(Policy(cell_timeout=30, call_timeout=60, provided=graders.PROVIDED)) as box:
         for name, code in (("setup", "".join(setup["source"])),
                            ("t1", sources["task1_pair_count_changes_solution"]),
                            ("t2", sources["task2_merge_and_update_solution"]),
                            ("t3", FORGED_SPY)):
             assert box.run_cell(code, name).ok, name
         with pytest.raises(CheckFailed):
-            graders.check_train_incremental(RemoteFunction(box, "train_incremental"))
+            graders.check_train(RemoteFunction(box, "train"))
 
 
 def _release_cells(lab: str) -> list[dict]:

@@ -196,3 +196,9 @@ def test_a_lab_can_provide_earlier_steps_and_nothing_else():
             assert not run.ok and run.error["ename"] == "ModuleNotFoundError", (module, run)
         run = box.run_cell("import bpe_ref, bpe_ref.train\nprint(bpe_ref.__doc__)", "stub")
         assert run.ok and "Only the modules of bpe_ref that this lab gives its code" in run.stdout
+
+
+def test_filling_the_disk_stops_the_worker():
+    with Sandbox(Policy(scratch_mb=20, cell_timeout=20)) as box:
+        run = box.run_cell("for i in range(1000):\n    open(f'f{i}', 'wb').write(b'x' * 2**20)", "fill")
+        assert not run.ok and "wrote more than 20 MiB to disk" in run.error["evalue"], run

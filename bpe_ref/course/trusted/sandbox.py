@@ -56,6 +56,7 @@ class Policy:
     memory_mb: int = 2048
     cpu_seconds: int = 900
     file_mb: int = 64
+    scratch_mb: int = 512  # all files in the scratch folder together; the worker is killed past it
     allow_processes: bool = False
     packages: tuple[str, ...] = ALLOWED_PACKAGES
     # Modules of bpe_ref a lab gives its code (an earlier lab's functions), relative to the package,
@@ -236,6 +237,8 @@ class Sandbox:
         self._reading = threading.Event()  # cleared by close(): the reader thread then stops
         self._reading.set()
         threading.Thread(target=self._read_replies, args=(self.process.stdout, self._replies, self._reading), daemon=True).start()
+        self.killed_because = ""
+        threading.Thread(target=self._watch_disk, args=(self.process, self.scratch, self._reading), daemon=True).start()
         hello = self._receive(None, timeout=60, what="starting the grading process")
         self.isolation = [str(line) for line in hello.get("isolation", [])]
 
@@ -288,9 +291,27 @@ class Sandbox:
             if not put(line):
                 return
 
+    def _watch_disk(self, process: subprocess.Popen, scratch: Path, running: threading.Event) -> None:
+        """Kill the worker when its scratch folder grows past ``scratch_mb`` (RLIMIT_FSIZE caps one
+        file; many files could still fill the disk). Checked twice a second."""
+        limit = self.policy.scratch_mb * 2**20
+        while running.is_set() and process.poll() is None:
+            total = 0
+            for folder, _, files in os.walk(scratch):
+                for name in files:
+                    with contextlib.suppress(OSError):
+                        total += os.lstat(os.path.join(folder, name)).st_size
+            if total > limit:
+                self.killed_because = f"it wrote more than {self.policy.scratch_mb} MiB to disk"
+                _kill_group(process)
+                return
+            running.wait(0.5)
+
     def _worker_gone(self, what: str) -> GradingStopped:
         code = self.process.wait(timeout=5) if self.process else None
         how = f"exit code {code}" if code is None or code >= 0 else f"killed by signal {-code} ({signal.Signals(-code).name})"
+        if getattr(self, "killed_because", ""):
+            how = f"{how}: {self.killed_because}"
         tail = ""
         if self.scratch and (self.scratch / "worker-stderr.txt").exists():
             lines = (self.scratch / "worker-stderr.txt").read_text(errors="replace").strip().splitlines()

@@ -4,7 +4,7 @@ The trusted grader (:mod:`bpe_ref.course.trusted.sandbox`) starts this file as a
 interpreter (``python -I -S worker.py POLICY``: no site-packages, no environment variables, no
 current folder on the path), then talks to it over two pipes in newline-delimited JSON. Before it
 reads the first request, the worker locks itself in (see :func:`confine`): on Linux with Landlock
-it can read only the standard library, the few third-party packages a lab may use, and its scratch
+it can read only the standard library, the few third-party packages a lab may use, the system's shared libraries and its scratch
 folder, and write only there; seccomp refuses network sockets and, unless the lab needs them, new
 processes; rlimits cap memory, CPU time and file sizes. Nothing of ``bpe_ref`` is imported here:
 the reference, the graders and the gradebook stay in the trusted process, which decides every
@@ -167,7 +167,7 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
             raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
     finally:
         os.close(ruleset)
-    parts = [f"Landlock ABI {abi}: files readable only in the standard library, allowed packages and the scratch folder, writable only in the scratch folder"]
+    parts = [f"Landlock ABI {abi}: files readable only in the standard library, allowed packages, system libraries and the scratch folder, writable only in the scratch folder"]
     parts.append("no TCP" if abi >= 4 else "TCP not restricted by Landlock (ABI < 4)")
     parts.append("no signals to processes outside the sandbox" if abi >= 6 else "signals not scoped (ABI < 6)")
     return "; ".join(parts)
