@@ -64,7 +64,7 @@ def num_merges_for(vocab_size: int, special_tokens: Sequence[str]) -> int:
     if vocab_size < base:
         raise ValueError(
             f"vocab_size {vocab_size} is smaller than the base vocabulary of {base} "
-            f"(256 byte tokens + {len(special_tokens)} special tokens)"
+            f"(256 byte tokens + {len(special_tokens)} special token{'' if len(special_tokens) == 1 else 's'})"
         )
     return vocab_size - base
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ...data_files import TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
-from ...train import DEFAULT_TRAIN_METHOD, TRAIN_METHODS
+from ...train import DEFAULT_TRAIN_METHOD, TRAIN_METHODS, num_merges_for
 from . import plural
 
 SHOWN_MERGES = 10
@@ -40,17 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def check_input(path: Path, vocab_size: int, special_tokens: tuple[str, ...]) -> None:
     """Refuse bad input before anything is printed: a missing path, a folder, a vocabulary smaller
-    than the bytes and special tokens. (``train_bpe`` checks the same; the command says it first.)"""
+    than the bytes and special tokens (``train_bpe``'s own check, asked first)."""
     if not path.exists():
         raise FileNotFoundError(f"corpus file not found: {path}")
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a folder, not a corpus file: pass a UTF-8 text file")
-    base = 256 + len(special_tokens)
-    if vocab_size < base:
-        raise ValueError(
-            f"vocab_size {vocab_size} is smaller than the base vocabulary of {base} "
-            f"(256 byte tokens + {plural(len(special_tokens), 'special token')})"
-        )
+    num_merges_for(vocab_size, special_tokens)
 
 
 def run(args: argparse.Namespace) -> int:
