@@ -270,6 +270,45 @@ def noisy(lab: str) -> dict:
     return notebook
 
 
+# Each lab's first helper (a function a later task calls) and that later task's function. While the
+# later one is graded, the reference's helper stands in for the learner's (Task.stand_ins).
+HELPER_AND_USER = {
+    "00_pretokenization": ("split_on_special_tokens", "pretokenize"),
+    "01_naive_bpe": ("count_pairs", "train"),
+    "02_incremental": ("pair_count_changes", "merge_and_update"),
+}
+
+
+def solution_cell_of(lab: str, function: str) -> str:
+    return next(spec.grade_id for spec in test_cells.load(lab) if spec.functions[0] == function) + "_solution"
+
+
+def with_function(notebook: dict, lab: str, function: str, body: str) -> dict:
+    """``notebook`` with ``function``'s solution cell replaced by one whose body is ``body``."""
+    notebook = copy.deepcopy(notebook)
+    for cell in notebook["cells"]:
+        if cell["id"] == solution_cell_of(lab, function):
+            cell["source"] = f"def {function}(*args, **kwargs):\n" + "\n".join("    " + line for line in body.splitlines())
+    return notebook
+
+
+def helper_raises(lab: str) -> dict:
+    """Complete but for the first helper, which raises: later tasks must not pay for it."""
+    return with_function(complete(lab), lab, HELPER_AND_USER[lab][0], 'raise ValueError("not done yet")')
+
+
+def keeps_a_stand_in(lab: str) -> dict:
+    """Complete, but the first helper answers with a stand-in that its user caught while it was
+    graded: since tasks are graded in order, the helper is graded before there is one to catch."""
+    helper, user = HELPER_AND_USER[lab]
+    notebook = with_function(complete(lab), lab, helper, "return CAUGHT[0](*args, **kwargs)")
+    catcher = code_cell("catch", f"CAUGHT = []\n_{user} = {user}\n\ndef {user}(*args, **kwargs):\n"
+                                 f"    CAUGHT.append(globals()[{helper!r}])\n    return _{user}(*args, **kwargs)\n")
+    at = next(i for i, c in enumerate(notebook["cells"]) if c["id"] == solution_cell_of(lab, user))
+    notebook["cells"].insert(at + 1, catcher)
+    return notebook
+
+
 def delete_last_tests(notebook: dict, lab: str) -> dict:
     notebook = copy.deepcopy(notebook)
     task = last_task_function(lab)[0].removesuffix("_solution")
@@ -304,6 +343,8 @@ def class_of(lab: str, course: Path) -> dict[str, dict | str]:
         "writes_gradebook": with_cell_after_setup(empty, "attack", writes_gradebook(course)),
         "kills_grader": with_cell_after_setup(empty, "attack", KILLS_GRADER),
         "hardcoded": hardcoded(lab),
+        "helper_raises": helper_raises(lab),
+        "keeps_a_stand_in": keeps_a_stand_in(lab),
     }
 
 
@@ -402,6 +443,13 @@ def test_a_broken_function_costs_what_the_function_is_worth(batch):
     assert 0 < honest_partial < batch["full"]
     for student in sorted(LIKE_LAST_RAISES):
         assert score(batch, student) == honest_partial, (student, [(t.name, t.earned) for t in batch["details"][student]])
+
+
+def test_a_broken_helper_costs_its_own_task_only(batch):
+    helper = HELPER_AND_USER[batch["lab"]][0]
+    worth = sum(cell.points for cell in test_cells.load(batch["lab"]) if cell.functions[0] == helper)
+    for student in ("helper_raises", "keeps_a_stand_in"):
+        assert score(batch, student) == batch["full"] - worth, (student, [(t.name, t.earned) for t in batch["details"][student]])
 
 
 def test_hard_coding_the_visible_cases_earns_at_most_a_third(batch):

@@ -36,7 +36,10 @@ def pair_count_changes(word: Word, pair: Pair, frequency: int) -> dict[Pair, int
     {(b'a', b'a'): -6, (b'aa', b'aa'): 2}
     """
     changes: dict[Pair, int] = {}
-    merge_and_update(word, pair, frequency, changes)
+    merged = merge_word(word, pair)
+    if len(merged) < len(word):  # else the word does not hold the pair: nothing changes
+        add_windows(changes, word, -frequency)
+        add_windows(changes, merged, frequency)
     return changes
 
 

@@ -107,6 +107,10 @@ class Task:
     # Modules of bpe_ref the learner may call (an earlier lab's functions, given in the setup cell),
     # relative to the package: ("train.step01_naive",). Everything else of bpe_ref is refused.
     provided: tuple[str, ...] = ()
+    # The reference's functions bound in place of the learner's earlier tasks' (same names) while
+    # this task's function runs, so that a bug in an earlier task costs that task's points only.
+    # See bpe_ref.course.trusted.stand_ins.
+    stand_ins: tuple[Callable, ...] = ()
 
     def observed(self, args: tuple, result: Any) -> Any:
         return result if self.observe is None else self.observe(args, result)
@@ -471,8 +475,31 @@ class Outcome:
     reference_calls: list[str] = field(default_factory=list)
 
 
-def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = ()) -> Outcome:
-    """Call ``learner(*args)`` on a deep copy of ``args`` with the reference trapped.
+@contextmanager
+def standing_in(learner: Callable, stand_ins: Sequence[Callable]) -> Iterator[None]:
+    """Bind each of ``stand_ins`` under its name in ``learner``'s globals (the notebook's), then
+    put back what was there (or nothing). In a notebook only: the worker does it remotely."""
+    namespace = getattr(learner, "__globals__", None)
+    if not stand_ins or not isinstance(namespace, dict):
+        yield
+        return
+    missing = object()
+    saved = {function.__name__: namespace.get(function.__name__, missing) for function in stand_ins}
+    namespace.update({function.__name__: function for function in stand_ins})
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is missing:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = value
+
+
+def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
+                 stand_ins: Sequence[Callable] = ()) -> Outcome:
+    """Call ``learner(*args)`` on a deep copy of ``args`` with the reference trapped, and the
+    ``stand_ins`` (reference helpers, :attr:`Task.stand_ins`) bound in place of the learner's.
 
     ``Outcome.value`` is ``(args_copy, result)``: the copy the learner received (a task may update
     it in place) and what it returned. Exceptions of the learner's code are captured, not raised;
@@ -481,12 +508,13 @@ def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = ())
     outcome = Outcome()
     if runs_remotely(learner):  # in the grading process: no reference to trap, only data back
         try:
-            outcome.value = learner.invoke(args)
+            outcome.value = learner.invoke(args, stand_ins=tuple(stand_ins))
         except LearnerError as error:
             outcome.error = error
         return outcome
     learner_args = copy.deepcopy(args)
-    with reference_trapped(provided) as calls:
+    # The stand-ins are the graders' private copy of the reference: the trap leaves them alone.
+    with standing_in(learner, stand_ins), reference_trapped(provided) as calls:
         try:
             outcome.value = (learner_args, learner(*learner_args))
         except Exception as error:  # the learner's bug, reported as such
@@ -495,8 +523,8 @@ def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = ())
     return outcome
 
 
-def call_watching(learner: Callable, args: tuple, names: Sequence[str],
-                  provided: tuple[str, ...] = ()) -> tuple[Outcome, dict[str, list[int]]]:
+def call_watching(learner: Callable, args: tuple, names: Sequence[str], provided: tuple[str, ...] = (),
+                  stand_ins: Sequence[Callable] = ()) -> tuple[Outcome, dict[str, list[int]]]:
     """Call ``learner(*args)`` while the learner's functions ``names`` are watched: the outcome,
     and for each name the length of its first argument at every call (-1 when it has none).
 
@@ -506,7 +534,7 @@ def call_watching(learner: Callable, args: tuple, names: Sequence[str],
     if runs_remotely(learner):
         outcome = Outcome()
         try:
-            reply = learner.invoke_raw(args, spy=tuple(names))
+            reply = learner.invoke_raw(args, spy=tuple(names), stand_ins=tuple(stand_ins))
         except Exception as problem:  # the arguments could not be sent: the grader's fault
             raise RuntimeError(f"could not call {learner.__name__}: {problem}") from None
         if not reply.get("ok"):
@@ -517,25 +545,28 @@ def call_watching(learner: Callable, args: tuple, names: Sequence[str],
     if not isinstance(namespace, dict):
         raise CheckFailed(f"{getattr(learner, '__name__', 'the function')} must be a function defined in the notebook")
     lengths: dict[str, list[int]] = {name: [] for name in names}
-    originals = {name: namespace[name] for name in names if callable(namespace.get(name))}
-
-    def watched(name: str, function: Callable) -> Callable:
-        def call(*call_args, **kwargs):
-            first = call_args[0] if call_args else next(iter(kwargs.values()), None)
-            try:
-                lengths[name].append(len(first))
-            except TypeError:
-                lengths[name].append(-1)
-            return function(*call_args, **kwargs)
-
-        return call
-
-    namespace.update({name: watched(name, function) for name, function in originals.items()})
-    try:
-        outcome = call_learner(learner, args, provided)
-    finally:
-        namespace.update(originals)
+    with standing_in(learner, stand_ins):  # watched through the stand-ins, as in the worker
+        originals = {name: namespace[name] for name in names if callable(namespace.get(name))}
+        namespace.update({name: watched(name, function, lengths) for name, function in originals.items()})
+        try:
+            outcome = call_learner(learner, args, provided)
+        finally:
+            namespace.update(originals)
     return outcome, lengths
+
+
+def watched(name: str, function: Callable, lengths: dict[str, list[int]]) -> Callable:
+    """``function``, appending the length of its first argument (-1 without one) to ``lengths[name]``."""
+
+    def call(*call_args, **kwargs):
+        first = call_args[0] if call_args else next(iter(kwargs.values()), None)
+        try:
+            lengths[name].append(len(first))
+        except TypeError:
+            lengths[name].append(-1)
+        return function(*call_args, **kwargs)
+
+    return call
 
 
 def expected_result(task: Task, reference: Callable, args: tuple) -> Any:
@@ -553,7 +584,7 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
     """``None`` when the learner agrees with the reference on ``case``; else the failure message."""
     expected = expected_result(task, reference, case.args)
     call = call_repr(task, case)
-    outcome = call_learner(learner, case.args, task.provided)
+    outcome = call_learner(learner, case.args, task.provided, task.stand_ins)
     if outcome.reference_calls:
         return (
             f"{task.name} calls the reference solution ({outcome.reference_calls[0]}) in {call}. "
@@ -563,7 +594,7 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
         if error_name(outcome.error) == "NotImplementedError":
             return f"{task.name} is not written yet: it still raises NotImplementedError (write your code in place of the skeleton's raise)"
         return "\n".join([f"{call} raised {_first_line_of(outcome.error)}", f"  expected: {short_repr(expected, 300)}",
-                          *hints(task, case.args, expected, error=outcome.error)])
+                          *hints(task, case.args, expected, error=outcome.error), *stand_in_note(task)])
     learner_args, result = outcome.value
     try:
         got = plain(task.observed(learner_args, result), f"what {task.name} returned")
@@ -587,7 +618,19 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
     else:
         lines += [f"  expected: {short_repr(expected, 300)}", f"  got:      {short_repr(shown, 300)}"]
     lines += hints(task, case.args, expected, got)
+    lines += stand_in_note(task)
     return "\n".join(lines)
+
+
+def stand_in_note(task: Task) -> list[str]:
+    """The line that says which earlier functions were the reference's while ``task`` ran."""
+    if not task.stand_ins:
+        return []
+    names = [function.__name__ for function in task.stand_ins]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    verb = "was" if len(names) == 1 else "were"
+    return [f"  note: while {task.name} ran, {listed} {verb} the reference's (each is graded in its own task), "
+            f"so this difference comes from {task.name} itself"]
 
 
 def in_order_of(expected: Any, got: Any) -> Any:

@@ -141,7 +141,8 @@ check_merge_word, check_merge_word_properties = task_graders(
     max_examples=150,
 )
 
-TRAIN_TASK = Task("train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1)
+TRAIN_TASK = Task("train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
+                  stand_ins=(count_pairs, best_pair, merge_word))
 
 check_train, check_train_properties = task_graders(
     TRAIN_TASK,

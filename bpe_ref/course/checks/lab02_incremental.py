@@ -99,6 +99,7 @@ check_merge_and_update, check_merge_and_update_properties = task_graders(
         observe=observe_word_and_counts,
         what="the merged word (a tuple of bytes), with pair_counts updated in place",
         provided=PROVIDED,
+        stand_ins=(pair_count_changes,),
     ),
     reference_merge_and_update,
     [
@@ -122,7 +123,7 @@ def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | Non
 
 TRAIN_INCREMENTAL_TASK = Task(
     "train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
-    provided=PROVIDED, hint=repeated_merge_hint,
+    provided=PROVIDED, hint=repeated_merge_hint, stand_ins=(pair_count_changes, merge_and_update),
 )
 
 
@@ -177,7 +178,8 @@ def verify_incremental_updates(train: Callable) -> None:
     case, reference_merges = corpus_en_case()
     word_counts = case.args[0]
     merges = reference_merges[:INCREMENTAL_CHECK_MERGES]
-    outcome, first_lengths = call_watching(train, (word_counts, len(merges)), ("count_pairs", "merge_and_update"), PROVIDED)
+    outcome, first_lengths = call_watching(train, (word_counts, len(merges)), ("count_pairs", "merge_and_update"), PROVIDED,
+                                           TRAIN_INCREMENTAL_TASK.stand_ins)
     # count_pairs of one word (inside pair_count_changes, say) is an update, not a recount: only
     # calls over more than one word count as counting the corpus again.
     calls = {

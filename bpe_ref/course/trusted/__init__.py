@@ -7,6 +7,8 @@
   (and so in ``python -m bpe_ref grade``): graders run here, with the reference, and decide.
 - :mod:`.cells`: which grader each test cell runs, recorded from the source notebooks.
 - :mod:`.review`: flags for an instructor's review (capabilities no lab needs).
+- :mod:`.stand_ins`: the reference's helpers, sent as source, bound in place of the learner's
+  earlier functions while a later task is graded, so that one bug costs one task's points.
 
 Threat model
 ------------
@@ -34,6 +36,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
 - *Hanging or exhausting the machine*: a deadline per cell and per call (the worker's process group
   is killed and a fresh worker replays the cells that ran), a budget per notebook, and rlimits on
   memory, CPU time and file size.
+- *Keeping a stand-in*: while a task is graded, the reference's versions of the earlier tasks'
+  functions stand in for the learner's (sent as their source, never the function being graded nor
+  a trainer). A learner who catches one has a helper that was graded before it could be caught:
+  test cells are graded in notebook order.
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows
   (generated, or another corpus); visible tests are at most a third of a lab's points.
 

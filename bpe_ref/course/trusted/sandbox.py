@@ -29,10 +29,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from ..checks.core import GradingStopped, LearnerError
 from . import worker
+from .stand_ins import stand_in_source
 from .worker import decode, encode
 
 WORKER_FILE = Path(worker.__file__).resolve()
@@ -368,11 +370,17 @@ class Sandbox:
         return CellRun(bool(reply.get("ok")), str(reply.get("stdout", "")), str(reply.get("stderr", "")), reply.get("error"))
 
     def call(self, name: str, args: tuple, *, timeout: float | None = None, return_args: bool = False,
-             spy: tuple[str, ...] = ()) -> dict:
-        """Call the learner's ``name(*args)``; the raw reply (see :class:`RemoteFunction` for values)."""
+             spy: tuple[str, ...] = (), stand_ins: tuple[Callable, ...] = ()) -> dict:
+        """Call the learner's ``name(*args)``; the raw reply (see :class:`RemoteFunction` for values).
+
+        ``spy``: names whose calls the worker counts; ``stand_ins``: reference functions bound in
+        place of the learner's during the call (sent as source, see :mod:`.stand_ins`)."""
         if name in self.stopped_functions:
             raise GradingStopped(f"not called: {self.stopped_functions[name]}, earlier in this notebook")
         message = {"op": "call", "name": name, "args": [encode(arg) for arg in args], "return_args": return_args, "spy": list(spy)}
+        if stand_ins:
+            message["stand_ins"] = {"source": stand_in_source(stand_ins, forbidden=(name,)),
+                                    "names": [function.__name__ for function in stand_ins]}
         try:
             return self.request(message, timeout or self.policy.call_timeout, f"{name}(...)")
         except GradingStopped as stopped:
@@ -398,8 +406,8 @@ class RemoteFunction:
     def __name__(self) -> str:  # messages name the function as the learner wrote it
         return self.name
 
-    def invoke(self, args: tuple, spy: tuple[str, ...] = ()) -> tuple[tuple, Any]:
-        reply = self.invoke_raw(args, spy)
+    def invoke(self, args: tuple, spy: tuple[str, ...] = (), stand_ins: tuple[Callable, ...] = ()) -> tuple[tuple, Any]:
+        reply = self.invoke_raw(args, spy, stand_ins)
         if not reply.get("ok"):
             raise LearnerError.from_data(reply.get("error") or {})
         try:
@@ -408,9 +416,9 @@ class RemoteFunction:
         except (ValueError, TypeError, KeyError, RecursionError) as problem:
             raise LearnerError("UnreadableResult", f"what {self.name} returned could not be read: {problem}") from None
 
-    def invoke_raw(self, args: tuple, spy: tuple[str, ...] = ()) -> dict:
+    def invoke_raw(self, args: tuple, spy: tuple[str, ...] = (), stand_ins: tuple[Callable, ...] = ()) -> dict:
         mutable = any(isinstance(arg, (dict, list, set)) for arg in args)
-        return self.sandbox.call(self.name, args, timeout=self.timeout, return_args=mutable, spy=spy)
+        return self.sandbox.call(self.name, args, timeout=self.timeout, return_args=mutable, spy=spy, stand_ins=stand_ins)
 
     def __call__(self, *args):
         return self.invoke(args)[1]

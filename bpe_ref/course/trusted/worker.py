@@ -323,6 +323,20 @@ def _error(exc: BaseException) -> dict:
 class Worker:
     def __init__(self) -> None:
         self.namespace: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": lambda: _Shell(), "display": _display}
+        self.stand_in_modules: dict[str, dict] = {}  # source -> the namespace it defined, built once
+
+    def stand_ins(self, request: dict) -> dict:
+        """``name -> function`` of the request's stand-ins: the reference's helpers, sent as source
+        by the trusted side, run in a namespace of their own (not the learner's, not importable)."""
+        wanted = request.get("stand_ins")
+        if not wanted:
+            return {}
+        source = wanted["source"]
+        if source not in self.stand_in_modules:
+            namespace: dict = {"__name__": "stand_ins", "__builtins__": builtins}
+            exec(compile(source, "<the reference's helpers>", "exec"), namespace)
+            self.stand_in_modules[source] = namespace
+        return {name: self.stand_in_modules[source][name] for name in wanted["names"]}
 
     def run_exec(self, request: dict) -> dict:
         name = str(request.get("name", "cell"))
@@ -348,12 +362,15 @@ class Worker:
             return {"ok": False, "error": {"ename": "TypeError", "evalue": f"{name} should be a function, but it is a {type(function).__name__}", "traceback": []}}
         args = [decode(arg) for arg in request["args"]]
         spies: dict[str, list[int]] = {}
-        originals = {}
+        missing = object()
+        stand_ins = self.stand_ins(request)  # bound first, so that a spy watches the stand-in
+        originals = {helper: self.namespace.get(helper, missing) for helper in stand_ins}
+        self.namespace.update(stand_ins)
         for spied in request.get("spy", []):
             original = self.namespace.get(spied)
             if callable(original):
                 spies[spied] = calls = []
-                originals[spied] = original
+                originals.setdefault(spied, original)
                 self.namespace[spied] = _spy(original, calls)
         out, err = io.StringIO(), io.StringIO()
         try:
@@ -366,7 +383,11 @@ class Worker:
                 except BaseException as exc:
                     reply = {"ok": False, "error": _error(exc)}
         finally:
-            self.namespace.update(originals)
+            for restored, value in originals.items():
+                if value is missing:
+                    self.namespace.pop(restored, None)
+                else:
+                    self.namespace[restored] = value
         if spies:
             reply["spy"] = spies
         reply.update(stdout=_captured(out), stderr=_captured(err))

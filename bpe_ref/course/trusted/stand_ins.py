@@ -1,0 +1,130 @@
+"""Stand-ins: the reference's helpers, put in place of the learner's while one task is graded.
+
+A lab's later tasks call its earlier ones (lab 02's ``train`` calls ``merge_and_update``, which
+calls ``pair_count_changes``). Graded end to end, one bug in an early helper would fail every task
+that uses it, and the points of one mistake would be charged several times. So while a task's
+function runs under a grader, the earlier tasks' names it may call are bound to the reference's
+functions instead (:attr:`bpe_ref.course.checks.core.Task.stand_ins`): each task's points measure
+that task's function, and the earlier functions are graded in their own tasks, before.
+
+In a notebook the graders bind the reference's function objects themselves. The grading worker
+has no ``bpe_ref``: it receives :func:`stand_in_source`, the source of the stand-ins and of the
+module-level names they use, and nothing else. In particular it never receives the function being
+graded, nor a later task's (:class:`StandInError` if a helper needs one): a learner who catches a
+stand-in while it is bound gets a helper they were already graded on, never an answer.
+
+>>> from bpe_ref.train.step01_naive import merge_word
+>>> source = stand_in_source((merge_word,), forbidden=("train",))
+>>> namespace = {}
+>>> exec(source, namespace)
+>>> namespace["merge_word"]((b"a", b"b"), (b"a", b"b"))
+(b'ab',)
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import textwrap
+import types
+from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
+from pathlib import Path
+
+# The package on disk: its functions travel as source, wherever they were loaded from (the graders
+# use a private copy of the package under another name, see bpe_ref.course.checks.fresh).
+PACKAGE_DIR = Path(__file__).resolve().parents[2]
+_LITERALS = (bool, int, float, str, bytes, type(None))
+
+
+class StandInError(ValueError):
+    """A stand-in cannot be sent: it needs a forbidden name, or a value that has no source."""
+
+
+def _names_used(code: types.CodeType) -> Iterator[str]:
+    """Every global name ``code`` (and the functions and comprehensions inside it) may look up."""
+    yield from code.co_names
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            yield from _names_used(constant)
+
+
+def _is_literal(value: object) -> bool:
+    if isinstance(value, _LITERALS):
+        return True
+    if isinstance(value, (tuple, list, frozenset, set)):
+        return all(_is_literal(item) for item in value)
+    if isinstance(value, dict):
+        return all(_is_literal(key) and _is_literal(item) for key, item in value.items())
+    return False
+
+
+def _in_package(function: types.FunctionType) -> bool:
+    return Path(function.__code__.co_filename).resolve().is_relative_to(PACKAGE_DIR)
+
+
+def _from_package(module_name: str) -> bool:
+    module = sys.modules.get(module_name)
+    file = getattr(module, "__file__", None)
+    return module_name.split(".")[0] == PACKAGE_DIR.name or (file is not None and Path(file).resolve().is_relative_to(PACKAGE_DIR))
+
+
+def _definition(name: str, value: object, forbidden: frozenset[str]) -> str | None:
+    """The line(s) that bind ``name`` to ``value`` in the worker; ``None`` for a function of the
+    package (its source is emitted by the caller, after its own dependencies)."""
+    if isinstance(value, types.ModuleType):
+        return f"import {value.__name__} as {name}" if value.__name__ != name else f"import {name}"
+    if isinstance(value, types.FunctionType) and _in_package(value):
+        return None
+    if _is_literal(value):
+        return f"{name} = {value!r}"
+    pattern_type = type(value).__name__ == "Pattern" and hasattr(value, "pattern") and hasattr(value, "flags")
+    if pattern_type:  # a compiled regular expression of `re` or `regex`
+        module = type(value).__module__.split(".")[0].lstrip("_")
+        module = "regex" if module == "regex" else "re"
+        return f"import {module} as _{module}\n{name} = _{module}.compile({value.pattern!r}, {value.flags!r})"
+    module = getattr(value, "__module__", None)
+    qualname = getattr(value, "__qualname__", None)
+    if module and qualname and "." not in qualname and not _from_package(module):
+        return f"from {module} import {qualname} as {name}"  # a class or function of another library
+    raise StandInError(f"cannot send {name} = {value!r} to the worker as source")
+
+
+def stand_in_source(functions: Iterable[Callable], forbidden: Iterable[str] = ()) -> str:
+    """Python source that defines ``functions`` (by their ``__name__``) and what they need.
+
+    ``forbidden``: names that must not be sent (the function being graded, later tasks);
+    :class:`StandInError` if a stand-in depends on one.
+    """
+    return _source(tuple(functions), frozenset(forbidden))
+
+
+@lru_cache(maxsize=64)
+def _source(functions: tuple[Callable, ...], forbidden: frozenset[str]) -> str:
+    lines = ["from __future__ import annotations"]
+    done: dict[str, object] = {}
+
+    def emit(name: str, value: object, needed_by: str) -> None:
+        if name in done:
+            if done[name] is not value:
+                raise StandInError(f"two different values are called {name}")
+            return
+        if name in forbidden:
+            raise StandInError(f"{needed_by} needs {name}, which must not reach the worker")
+        done[name] = value
+        line = _definition(name, value, forbidden)
+        if line is not None:
+            lines.append(line)
+            return
+        for used in dict.fromkeys(_names_used(value.__code__)):
+            if used in value.__globals__:  # else a builtin, or an attribute name
+                emit(used, value.__globals__[used], name)
+        lines.append(textwrap.dedent(inspect.getsource(value)))
+        if value.__name__ != name:
+            lines.append(f"{name} = {value.__name__}")
+
+    for function in functions:
+        if not isinstance(function, types.FunctionType):
+            raise StandInError(f"a stand-in must be a function, got {function!r}")
+        emit(function.__name__, function, "the grader")
+    return "\n".join(lines) + "\n"
