@@ -213,10 +213,10 @@ def train(pretoken_counts, num_merges):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="open: lab 02's check of how train works (1 visible point) trusts the "
+@pytest.mark.xfail(strict=True, reason="open: lab 02's check of how train works (task 3, 4 points) trusts the "
                    "worker's own report of its calls; see the threat model in bpe_ref/course/trusted/__init__.py")
 def test_a_recounting_trainer_cannot_forge_the_watched_calls():
-    """Task 3 of lab 02 (1 point) asks for the incremental trainer, and the grader tells V2 from V1
+    """Task 3 of lab 02 (4 points) asks for the incremental trainer, and the grader tells V2 from V1
     by the calls of ``count_pairs`` and ``merge_and_update`` the worker reports ("spy"). Those
     counts come from the learner's process, which can replace the worker's ``_spy`` and report
     what V2 would have called: lab 01's recounting trainer passes. Safe: a check of *how* a
@@ -236,6 +236,8 @@ def test_a_recounting_trainer_cannot_forge_the_watched_calls():
             assert box.run_cell(code, name).ok, name
         with pytest.raises(CheckFailed):
             graders.check_train(RemoteFunction(box, "train"))
+        with pytest.raises(CheckFailed):
+            graders.check_train_properties(RemoteFunction(box, "train"))
 
 
 def _release_cells(lab: str) -> list[dict]:

@@ -9,8 +9,8 @@ task                         visible test                            hidden test
 ===========================  ======================================  ==================================================
 1 ``pair_count_changes``     :func:`check_pair_count_changes`        :func:`check_pair_count_changes_properties`
 2 ``merge_and_update``       :func:`check_merge_and_update`          :func:`check_merge_and_update_properties`
-3 ``train``                  :func:`check_train` (cases,              :func:`check_train_properties`
-                             and the updates are incremental)
+3 ``train``                  :func:`check_train` (cases,              :func:`check_train_properties` (generated
+                             and the updates are incremental)        corpora, and the updates are incremental)
 4 the CS336 test             :func:`check_train_on_corpus_en`         :func:`check_train_on_other_corpus`
 ===========================  ======================================  ==================================================
 """
@@ -139,8 +139,8 @@ TRAIN_INCREMENTAL_CASES = [
     ({}, 3),
 ]
 
-# Only the hidden grader comes from task_graders: the visible one, below, also checks the work.
-check_train_properties = task_graders(
+# Only the merges come from task_graders: both graders, below, also check the work.
+_check_train_merges = task_graders(
     TRAIN_INCREMENTAL_TASK,
     reference_train,
     TRAIN_INCREMENTAL_CASES,
@@ -216,6 +216,14 @@ def check_train(train: Callable) -> None:
     count = check_cases(TRAIN_INCREMENTAL_TASK, train, reference_train, TRAIN_INCREMENTAL_CASES)
     verify_incremental_updates(train)  # prints its own line when it passes
     passed(f"train: all {count} visible cases pass.")
+
+
+@grader
+def check_train_properties(train: Callable) -> None:
+    """Hidden test of task 3: the updates are incremental (else ``train = train_naive`` would earn
+    these points), and the merges are the reference's on generated corpora."""
+    verify_incremental_updates(train)
+    _check_train_merges(train)
 
 
 @grader

@@ -53,10 +53,12 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
 - A copy of someone else's working code, or code that computes the right answers in a roundabout
   way, earns the points: the grader judges answers, not authorship.
 - Checks of *how* a function works, not of what it returns, rest on what the worker reports about
-  itself, which the learner's code controls. Today that is one check: lab 02's visible test of
-  ``train`` (1 point) counts the calls of ``count_pairs`` and ``merge_and_update`` to tell V2 from
-  a recounting V1, and a submission can report fake counts (``tests/test_grading_redteam.py``
-  keeps this as a known failure). The merges themselves are checked on the trusted side.
+  itself, which the learner's code controls. Today that is one check: lab 02's tests of ``train``
+  (task 3, 4 points) count the calls of ``count_pairs`` and ``merge_and_update`` to tell V2 from
+  a recounting V1, and a submission that reaches into the worker's own module can report fake
+  counts (``tests/test_grading_redteam.py`` keeps this as a known failure; ``grade --class``
+  flags such a submission for review, as it uses ``sys.modules``). The merges themselves are
+  checked on the trusted side.
 - The worker can read the system's shared libraries (``/usr/lib``, which on Debian also holds the
   system Python's packages); nothing of the course is there. Disk use is capped per file
   (``RLIMIT_FSIZE``) and in total by a watcher of the scratch folder.
