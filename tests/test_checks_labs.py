@@ -82,6 +82,21 @@ def test_lab00_special_tokens_must_match_longest_first(lab00):
     assert "smallest failing input" in hidden
 
 
+def test_lab00_a_pretokenize_that_splits_by_itself_must_also_match_longest_first(lab00):
+    # While pretokenize is graded, split_on_special_tokens is the reference's (a stand-in): a
+    # pretokenize that splits on its own must still let "<|eot|><s>" win over "<|eot|>".
+    import regex
+
+    graders, solutions = lab00
+
+    def pretokenize(text, special_tokens):
+        pieces = regex.split("|".join(map(regex.escape, special_tokens)), text) if special_tokens else [text]
+        return [pretoken for piece in pieces for pretoken in solutions["pretokenize"](piece, [])]
+
+    message = failure(graders.check_pretokenize_properties, pretokenize)
+    assert "special_tokens=['<|eot|>', '<|eot|><s>']" in message.splitlines()[0], message
+
+
 def test_lab00_special_tokens_are_not_patterns(lab00):
     graders, _ = lab00
     import regex

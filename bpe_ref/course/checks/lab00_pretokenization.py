@@ -38,13 +38,17 @@ text_around_specials = st.lists(
 PRETOKEN_PIECES = [
     "the", " cat", "Hello", " world", "'s", "'t", "'ll", "'ve", "'re", "'d", "'m", "'", "42", " 7", "3.14",
     "!", "?!", ",", " ...", " ", "  ", "   ", "\n", "\n\n", "\t", " \n", "é", " café", "日本", " 語",
-    "٣", "½", "_", "-", "🙂", "<|eot|>", EOT,
+    "٣", "½", "_", "-", "🙂", "<|eot|>", "<s>", EOT,
 ]
 text_for_pretokens = st.one_of(
     st.lists(st.sampled_from(PRETOKEN_PIECES), max_size=12).map("".join),
     any_text,
+    st.lists(st.sampled_from(["<|eot|>", "<s>", "<|eot|><s>", "a", " b", "s>", "\n"]), max_size=8).map("".join),
 )
-pretoken_special_lists = st.sampled_from([[], [EOT], ["<|eot|>"], ["<|eot|>", EOT]])
+# The last two overlap ("<|eot|>" begins "<|eot|><s>"): the longest must win, also in a pretokenize
+# or count_pretokens that splits without calling split_on_special_tokens.
+pretoken_special_lists = st.sampled_from([[], [EOT], ["<|eot|>"], ["<|eot|>", EOT], ["<|eot|>", "<|eot|><s>"],
+                                          ["<|eot|><s>", "<|eot|>"]])
 
 # ---- task 1: UTF-8 bytes ---------------------------------------------------------------------
 
