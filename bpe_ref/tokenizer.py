@@ -37,7 +37,8 @@ import regex
 from .corpus import StrPath, encode_utf8
 from .decode import ArenaDecoder
 from .encode import ENCODE_METHODS, check_method, make_encoder
-from .encode.common import MergeTables, ValidTokens, check_vocab_and_merges
+from .encode.common import MergeTables, check_vocab_and_merges
+from .encode.step08_valid_tokens import ValidTokens
 from .encode.step07_heap import HeapEncoder
 from .pretokenize import PRETOKEN_RE, split_keeping_special_tokens, special_token_regex, validate_special_tokens
 from .serialization import load_vocab_and_merges, save_vocab_and_merges
