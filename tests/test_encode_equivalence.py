@@ -16,8 +16,8 @@ from bpe_ref.data_files import CORPUS_EN, TINYSTORIES_SAMPLE
 from bpe_ref.encode import make_encoder
 from bpe_ref.encode.common import MergeTables
 from bpe_ref.encode.step08_valid_tokens import ValidTokens, prefix_trie, suffix_trie
+from bpe_ref.fast_encode import segment_pattern, whitespace_chars
 from bpe_ref.pretokenize import PRETOKEN_RE
-from bpe_ref.tokenizer import segment_pattern, whitespace_chars
 
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=60)
 SPECIALS = ["<|endoftext|>", "<|pad|>"]
