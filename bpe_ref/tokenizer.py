@@ -12,80 +12,30 @@
 Encoding follows the course's conventions (``COURSE_DESIGN.md`` section 2): special tokens are
 cut out first (the longest where they overlap) and map to their own ids; the rest is split into
 pretokens by the GPT-2 pattern, and each pretoken's UTF-8 bytes are encoded by one of the
-encoders of :mod:`bpe_ref.encode` (``method=``).
+encoders of :mod:`bpe_ref.encode` (``method=``). Decoding joins the bytes of the tokens and
+decodes them once (:mod:`bpe_ref.decode`).
 
-The default path (``method=None``) is the fastest exact one. Text repeats its words, so it keeps a
-cache from pieces of text to their ids, and only encodes a piece it has not seen. The pieces are
-*segments* (a run of whitespace followed by a run of non-whitespace, such as ``" time,"``), cut by
-a simple regular expression that runs faster than the GPT-2 pattern; why segments are safe to
-encode one by one is explained at :func:`segment_pattern`. A segment not in the cache is split
-into pretokens; a pretoken that is a single token is looked up, any other goes to the ``heap``
-encoder (the fastest of the four in Python).
+The default path (``method=None``) gives the same ids faster, from a cache of text segments: it is
+:mod:`bpe_ref.fast_encode`, along with where :meth:`Tokenizer.encode_iterable` may cut a stream.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import lru_cache
-from itertools import chain
 from pathlib import Path
 from types import MappingProxyType
-
-import regex
 
 from .corpus import StrPath, encode_utf8
 from .decode import ArenaDecoder
 from .encode import ENCODE_METHODS, check_method, make_encoder
-from .encode.common import MergeTables, ValidTokens, check_vocab_and_merges
-from .encode.step07_heap import HeapEncoder
-from .pretokenize import PRETOKEN_RE, split_keeping_special_tokens, special_token_regex, validate_special_tokens
+from .encode.common import MergeTables, check_vocab_and_merges
+from .encode.step08_valid_tokens import ValidTokens
+from .fast_encode import DEFAULT_CACHE_SIZE, FastEncoder, last_safe_cut
+from .fast_encode import segment_pattern, whitespace_chars  # noqa: F401  (still importable from here)
+from .pretokenize import PRETOKEN_RE, split_keeping_special_tokens, validate_special_tokens
 from .serialization import load_vocab_and_merges, save_vocab_and_merges
 
-DEFAULT_CACHE_SIZE = 1 << 16  # segments kept in the cache; it is emptied when full, so memory is bounded
-MAX_CACHED_SEGMENT = 256  # characters; a longer segment (one long piece) is encoded, not stored
 STREAM_BLOCK = 1 << 14  # characters encode_iterable gathers before encoding (~100 kB of work at most)
-
-
-@lru_cache(maxsize=1)
-def whitespace_chars() -> str:
-    """Every character that the GPT-2 pattern's ``\\s`` matches (asked of ``regex`` itself)."""
-    every_char = "".join(map(chr, range(0x110000)))
-    return "".join(regex.findall(r"\s", every_char))
-
-
-@lru_cache(maxsize=1)
-def segment_pattern() -> re.Pattern:
-    """``[ws]*[^ws]+|[ws]+``: a run of whitespace then a run of non-whitespace (or trailing space).
-
-    Why a segment can be encoded on its own. Every segment after the first starts where a
-    whitespace run follows a non-whitespace character ``c``. No alternative of the GPT-2 pattern
-    matches a non-whitespace character followed by a whitespace one (the letter, number and
-    punctuation runs exclude ``\\s``; the optional leading space only comes first; the whitespace
-    runs exclude ``c``), so the pretoken holding ``c`` ends at ``c``: the segment boundary is a
-    pretoken boundary, whatever the text around it. Inside a segment, the pattern's only
-    lookahead, ``\\s+(?!\\S)``, looks at the character after a whitespace run, which is inside the
-    segment. So the pretokens of a text are those of its segments, one after the other (the
-    tests check it on generated text). ``re`` runs this pattern about twice as fast as ``regex``
-    runs the GPT-2 one; ``\\s`` is spelled out as :func:`whitespace_chars`, because ``re`` and
-    ``regex`` disagree on four control characters.
-    """
-    space = "".join(re.escape(c) for c in whitespace_chars())
-    return re.compile(f"[{space}]*[^{space}]+|[{space}]+")
-
-
-class _SegmentCache(dict):
-    """segment -> tuple of ids; ``__missing__`` encodes a new segment (called from C by ``map``)."""
-
-    __slots__ = ("encode_segment", "max_size")
-
-    def __missing__(self, segment: str) -> tuple[int, ...]:
-        ids = self.encode_segment(segment)
-        if len(segment) <= MAX_CACHED_SEGMENT:
-            if len(self) >= self.max_size:
-                self.clear()  # simplest bound on memory; the hit path stays a plain dict lookup
-            self[segment] = ids
-        return ids
 
 
 class Tokenizer:
@@ -117,10 +67,8 @@ class Tokenizer:
         self.special_token_ids: dict[str, int] = self._add_special_tokens(vocab, special_tokens)
         self._vocab = vocab
         self._decoder = ArenaDecoder(vocab, self._tables)
-        self._special_re = special_token_regex(special_tokens)
-        self._special_ids = self.special_token_ids  # for the hot loop
         self._cache_size = cache_size
-        self._cache: _SegmentCache | None = None  # built on the first encode (see _fast_path)
+        self._fast: FastEncoder | None = None  # the default path, built on the first encode
         self._encoders: dict[str, object] = {}
         self._valid: ValidTokens | None = None
 
@@ -143,6 +91,82 @@ class Tokenizer:
                 special_ids[token] = next_id
                 next_id += 1
         return special_ids
+
+    # ----------------------------------------------------------------- encoding
+
+    def encode(self, text: str, method: str | None = None) -> list[int]:
+        """The token ids of ``text``.
+
+        With ``method`` in ``ENCODE_METHODS``: cut out the special tokens, split the rest into
+        pretokens, and run that encoder on the UTF-8 bytes of each, uncached (for teaching,
+        testing, benchmarking). ``method=None`` takes the fastest exact path, cached segments
+        (:mod:`bpe_ref.fast_encode`): all give the same ids. ``ValueError`` for a lone surrogate.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"encode takes a str, got {type(text).__name__}" + _bytes_hint(text))
+        if method is None:
+            return self._fast_encoder().encode(text)
+        method = check_method(method)
+        encode_utf8(text)  # a lone surrogate fails here, before any work
+        encode = self._encoder(method).encode
+        ids: list[int] = []
+        for piece, is_special in split_keeping_special_tokens(text, self.special_tokens):
+            if is_special:
+                ids.append(self.special_token_ids[piece])
+                continue
+            for pretoken in PRETOKEN_RE.findall(piece):
+                ids += encode(pretoken.encode("utf-8"))
+        return ids
+
+    def _encoder(self, method: str):
+        encoder = self._encoders.get(method)
+        if encoder is None:
+            valid = self._valid_tokens() if method in ("backtrack", "table") else None
+            encoder = self._encoders[method] = make_encoder(method, self._tables, valid)
+        return encoder
+
+    def _valid_tokens(self) -> ValidTokens:
+        if self._valid is None:
+            self._valid = ValidTokens(self._tables)
+        return self._valid
+
+    def count_tokens(self, text: str) -> int:
+        """How many tokens ``text`` encodes to."""
+        return len(self.encode(text))
+
+    # ----------------------------------------------------------------- decoding
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The bytes of ``ids``, concatenated (``ValueError`` naming an unknown id).
+
+        Exact for any ids, including a sequence that starts or ends inside a character: join the
+        bytes of the pieces, then decode the whole once.
+
+        >>> tok = Tokenizer.gpt2()
+        >>> ids = tok.encode("🙂")          # one character, two tokens
+        >>> tok.decode_bytes(ids[:1])
+        b'\\xf0\\x9f'
+        >>> (tok.decode_bytes(ids[:1]) + tok.decode_bytes(ids[1:])).decode("utf-8")
+        '🙂'
+        """
+        return self._decoder.decode_bytes(ids)
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """The text of ``ids``, UTF-8 decoded with ``errors="replace"``.
+
+        A token can hold part of a character, so ids cut inside a character (half of an emoji, say)
+        have no text: the incomplete bytes become U+FFFD (``"\\ufffd"``, shown as ``�``), silently,
+        and decoding the pieces one by one and joining the text is lossy. Use :meth:`decode_bytes`
+        for the exact bytes.
+
+        >>> tok = Tokenizer.gpt2()
+        >>> ids = tok.encode("🙂")
+        >>> tok.decode(ids)
+        '🙂'
+        >>> tok.decode(ids[:1])
+        '\\ufffd'
+        """
+        return self._decoder.decode(ids)
 
     # ----------------------------------------------------------------- construction helpers
 
@@ -193,39 +217,22 @@ class Tokenizer:
         """The bytes of one token (``ValueError`` naming the id if unknown)."""
         return self._decoder.token_bytes(token_id)
 
-    # ----------------------------------------------------------------- encoding
+    # ----------------------------------------------------------------- the default path, streaming
 
-    def encode(self, text: str, method: str | None = None) -> list[int]:
-        """The token ids of ``text``.
+    def _fast_encoder(self) -> FastEncoder:
+        """The default path, built on first use (construction stays cheap)."""
+        if self._fast is None:
+            try:
+                valid = self._valid_tokens()
+            except ValueError:
+                valid = None  # repeated token bytes: no single-token shortcut, the heap does it all
+            self._fast = FastEncoder(self._tables, self.special_token_ids, valid, self._cache_size)
+        return self._fast
 
-        ``method=None`` takes the fastest exact path (cached segments); ``method`` in
-        ``ENCODE_METHODS`` runs that encoder on every pretoken, uncached (for teaching, testing,
-        benchmarking): all give the same ids. ``ValueError`` for a lone surrogate.
-        """
-        if not isinstance(text, str):
-            raise TypeError(f"encode takes a str, got {type(text).__name__}" + _bytes_hint(text))
-        if method is not None:
-            return self._encode_with(text, check_method(method))
-        cache = self._cache if self._cache is not None else self._fast_path()
-        lookup = cache.__getitem__
-        segments = segment_pattern().findall
-        try:
-            if self._special_re is None or self._special_re.search(text) is None:
-                return list(chain.from_iterable(map(lookup, segments(text))))
-            ids: list[int] = []
-            for piece, is_special in split_keeping_special_tokens(text, self.special_tokens):
-                if is_special:
-                    ids.append(self._special_ids[piece])
-                else:
-                    ids += chain.from_iterable(map(lookup, segments(piece)))
-            return ids
-        except UnicodeEncodeError:
-            encode_utf8(text)  # raises the ValueError that names the character and its index
-            raise
-
-    def count_tokens(self, text: str) -> int:
-        """How many tokens ``text`` encodes to."""
-        return len(self.encode(text))
+    def clear_cache(self) -> None:
+        """Forget the cached segments (for cold-cache benchmarks)."""
+        if self._fast is not None:
+            self._fast.clear_cache()
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
         """Token ids of the concatenation of ``iterable`` (e.g. an open text file), lazily.
@@ -250,139 +257,13 @@ class Tokenizer:
             pending += chunk
             if len(pending) < STREAM_BLOCK:
                 continue  # gather a block: one encode call per line would cost more than the lines
-            cut = self._last_safe_cut(pending, searched)
+            cut = last_safe_cut(pending, searched, self.special_tokens)
             if cut:
                 yield from encode(pending[:cut])
                 pending = pending[cut:]
             searched = len(pending)
         if pending:
             yield from encode(pending)
-
-    def _last_safe_cut(self, text: str, searched_from: int) -> int:
-        """The last index ``i >= searched_from`` where ``text[i]`` is whitespace after a
-        non-whitespace character (a pretoken boundary, see :func:`segment_pattern`) and no special
-        token could straddle ``i``; 0 if there is none. Earlier points were already rejected (for
-        good: both conditions depend only on the text before ``i`` and at ``i``)."""
-        space = _whitespace_set()
-        for i in range(len(text) - 1, max(searched_from, 1) - 1, -1):
-            if text[i] in space and text[i - 1] not in space and not self._may_straddle(text, i):
-                return i
-        return 0
-
-    def _may_straddle(self, text: str, cut: int) -> bool:
-        # A special token could straddle the cut if the text before it ends with a proper prefix
-        # of one: the next chunk might complete it (or a longer one that wins). A cut is made at
-        # a whitespace character, so only special tokens that contain whitespace can straddle it.
-        space = _whitespace_set()
-        for token in self.special_tokens:
-            if space.isdisjoint(token):
-                continue
-            for k in range(1, len(token)):
-                if text.endswith(token[:k], 0, cut):
-                    return True
-        return False
-
-    def _fast_path(self) -> _SegmentCache:
-        """Build the default path's tables on first use (construction stays cheap)."""
-        tables = self._tables
-        single: dict[str, int] = {}
-        try:
-            valid = self._valid_tokens()
-        except ValueError:
-            valid = None  # repeated token bytes: no single-token shortcut, the heap does it all
-        if valid is not None:
-            # A pretoken whose bytes are a valid token encodes to that one token.
-            for token_bytes, token in valid.token_of.items():
-                try:
-                    single[token_bytes.decode("utf-8")] = tables.token_ids[token]
-                except UnicodeDecodeError:
-                    pass  # part of a character: never a whole pretoken
-        heap = HeapEncoder(tables)
-        pretokens = PRETOKEN_RE.findall
-
-        def encode_segment(segment: str) -> tuple[int, ...]:
-            ids: list[int] = []
-            for pretoken in pretokens(segment):
-                token_id = single.get(pretoken)
-                if token_id is None:
-                    ids += heap.encode(pretoken.encode("utf-8"))
-                else:
-                    ids.append(token_id)
-            return tuple(ids)
-
-        cache = _SegmentCache()
-        cache.encode_segment = encode_segment
-        cache.max_size = self._cache_size
-        self._cache = cache
-        return cache
-
-    def clear_cache(self) -> None:
-        """Forget the cached segments (for cold-cache benchmarks)."""
-        if self._cache is not None:
-            self._cache.clear()
-
-    def _valid_tokens(self) -> ValidTokens:
-        if self._valid is None:
-            self._valid = ValidTokens(self._tables)
-        return self._valid
-
-    def _encoder(self, method: str):
-        encoder = self._encoders.get(method)
-        if encoder is None:
-            valid = self._valid_tokens() if method in ("backtrack", "table") else None
-            encoder = self._encoders[method] = make_encoder(method, self._tables, valid)
-        return encoder
-
-    def _encode_with(self, text: str, method: str) -> list[int]:
-        encode_utf8(text)  # a lone surrogate fails here, before any work
-        encode = self._encoder(method).encode
-        ids: list[int] = []
-        for piece, is_special in split_keeping_special_tokens(text, self.special_tokens):
-            if is_special:
-                ids.append(self._special_ids[piece])
-                continue
-            for pretoken in PRETOKEN_RE.findall(piece):
-                ids += encode(pretoken.encode("utf-8"))
-        return ids
-
-    # ----------------------------------------------------------------- decoding
-
-    def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        """The bytes of ``ids``, concatenated (``ValueError`` naming an unknown id).
-
-        Exact for any ids, including a sequence that starts or ends inside a character: join the
-        bytes of the pieces, then decode the whole once.
-
-        >>> tok = Tokenizer.gpt2()
-        >>> ids = tok.encode("🙂")          # one character, two tokens
-        >>> tok.decode_bytes(ids[:1])
-        b'\\xf0\\x9f'
-        >>> (tok.decode_bytes(ids[:1]) + tok.decode_bytes(ids[1:])).decode("utf-8")
-        '🙂'
-        """
-        return self._decoder.decode_bytes(ids)
-
-    def decode(self, ids: Iterable[int]) -> str:
-        """The text of ``ids``, UTF-8 decoded with ``errors="replace"``.
-
-        A token can hold part of a character, so ids cut inside a character (half of an emoji, say)
-        have no text: the incomplete bytes become U+FFFD (``"\\ufffd"``, shown as ``�``), silently,
-        and decoding the pieces one by one and joining the text is lossy. Use :meth:`decode_bytes`
-        for the exact bytes.
-
-        >>> tok = Tokenizer.gpt2()
-        >>> ids = tok.encode("🙂")
-        >>> tok.decode(ids)
-        '🙂'
-        >>> tok.decode(ids[:1])
-        '\\ufffd'
-        """
-        return self._decoder.decode(ids)
-
-
-@lru_cache(maxsize=1)
-def _whitespace_set() -> frozenset[str]:
-    return frozenset(whitespace_chars())
 
 
 def _bytes_hint(value: object) -> str:

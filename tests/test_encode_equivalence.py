@@ -3,16 +3,21 @@ decode(encode(s)) == s; plus the pieces the encoders are built from."""
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import bpe_ref.encode
 from bpe_ref import ENCODE_METHODS, Tokenizer, train_bpe_on_text
 from bpe_ref.data_files import CORPUS_EN, TINYSTORIES_SAMPLE
 from bpe_ref.encode import make_encoder
-from bpe_ref.encode.common import MergeTables, ValidTokens, prefix_trie, suffix_trie
+from bpe_ref.encode.common import MergeTables
+from bpe_ref.encode.step08_valid_tokens import ValidTokens, prefix_trie, suffix_trie
+from bpe_ref.fast_encode import segment_pattern, whitespace_chars
 from bpe_ref.pretokenize import PRETOKEN_RE
-from bpe_ref.tokenizer import segment_pattern, whitespace_chars
 
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=60)
 SPECIALS = ["<|endoftext|>", "<|pad|>"]
@@ -162,6 +167,18 @@ def test_compatibility_of_token_pairs():
 def test_tries():
     assert prefix_trie({b"a": 1, b"abc": 2}) == {b"a": 1, b"ab": 1, b"abc": 2}
     assert suffix_trie({b"c": 1, b"abc": 2}) == {b"c": 1, b"bc": -1, b"abc": 2}
+
+
+@pytest.mark.parametrize("module", ["common", "step06_naive", "step07_heap"])
+def test_steps_06_and_07_do_not_depend_on_step_08(module):
+    source = (Path(bpe_ref.encode.__file__).parent / f"{module}.py").read_text(encoding="utf-8")
+    imported = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            imported.add(node.module or "")
+        elif isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+    assert not [name for name in imported if "step08" in name]
 
 
 @pytest.mark.parametrize("method", ENCODE_METHODS)

@@ -10,7 +10,8 @@ method         idea                                                             
 =============  ====================================================================  ===========
 
 All four return identical ids (tests/test_encode_equivalence.py). :mod:`.common` holds what they
-share: the merges as rank tables, the valid tokens and the compatibility test of two tokens.
+all share: the merges as rank tables. :mod:`.step08_valid_tokens` holds what the two step-08
+encoders add: the valid tokens, the compatibility test of two tokens, and the tries of tokens.
 The :class:`~bpe_ref.tokenizer.Tokenizer` splits text into pretokens and calls one of them.
 
 >>> from bpe_ref.encode import ENCODE_METHODS, make_encoder
@@ -20,11 +21,12 @@ The :class:`~bpe_ref.tokenizer.Tokenizer` splits text into pretokens and calls o
 
 from __future__ import annotations
 
-from .step08_backtrack import BacktrackEncoder
-from .common import MergeTables, ValidTokens
-from .step07_heap import HeapEncoder
+from .common import MergeTables
 from .step06_naive import NaiveEncoder
+from .step07_heap import HeapEncoder
+from .step08_backtrack import BacktrackEncoder
 from .step08_table import TableEncoder
+from .step08_valid_tokens import ValidTokens
 
 ENCODE_METHODS: tuple[str, ...] = ("naive", "heap", "backtrack", "table")
 

@@ -1,18 +1,11 @@
-"""What every encoder shares: the merges as rank tables, the valid tokens, their compatibility.
+"""What every encoder shares, from step 06 on: the merges as tables over tokens numbered by rank.
 
 **Tokens by rank.** Encoders do not work on the vocabulary's ids (GPT-2's ids are not the byte
 values) but on *ranks*: token ``b`` (``0 <= b < 256``) is the single byte ``b``, and token
 ``256 + k`` is the result of merge ``k`` (training order). So a smaller number means "created
 earlier", and the first parts of a pretoken are simply its bytes: ``list(b"hi") == [104, 105]``.
 :class:`MergeTables` keeps ``pair -> merged token`` and maps each rank back to its vocabulary id.
-
-**Valid tokens and compatible pairs** (step 08, used by the ``backtrack`` and ``table`` encoders
-and by the tokenizer's single-token shortcut). A token is *valid* when BPE turns its own bytes
-into exactly that token; tokens that BPE can never produce are left out. Two adjacent tokens are
-*compatible* when BPE, run on their concatenated bytes, stops at exactly those two tokens: a
-token sequence is the BPE encoding of its bytes exactly when every adjacent pair is compatible.
-:meth:`ValidTokens.compatible` decides it by walking both merge trees, as GitHub's ``bpe`` crate
-(rust-gems) does. Both need token bytes to be unique (one token per byte string).
+The step-08 encoders add the valid tokens and their compatibility: :mod:`.step08_valid_tokens`.
 
 >>> tables = MergeTables({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")])
 >>> tables.pair_to_token[(ord("a"), ord("b"))], tables.token_bytes[256]
@@ -130,110 +123,3 @@ class MergeTables:
                 f"(ids {ids}; {len(duplicates)} such byte string(s) in all); "
                 "use method='heap' or method='naive', which work with repeated bytes"
             )
-
-
-class ValidTokens:
-    """Valid tokens, their merge trees and the compatibility test of two adjacent tokens.
-
-    - ``split[t]``: the two tokens merge ``t`` joined (``(t, t)`` for a single byte, ``NO_TOKEN``
-      twice for a token that is not valid);
-    - ``valid[t]``: BPE encodes ``token_bytes[t]`` to ``[t]``;
-    - ``token_of[bytes]``: the valid token with those bytes.
-    """
-
-    def __init__(self, tables: MergeTables) -> None:
-        tables.require_unique_bytes("this encoder")
-        self.tables = tables
-        token_bytes = tables.token_bytes
-        pair_to_token = tables.pair_to_token
-        self.split: list[tuple[int, int]] = [(b, b) for b in range(256)]
-        self.valid: list[bool] = [True] * 256
-        token_of: dict[bytes, int] = {bytes([b]): b for b in range(256)}
-        for token in range(256, tables.num_tokens):
-            left_bytes, right_bytes = tables.merges[token - 256]
-            # Unique bytes: the parts are the valid tokens holding those bytes, made before this
-            # merge (token_of holds only those so far), and the pair must make this very token.
-            left = token_of.get(left_bytes, NO_TOKEN)
-            right = token_of.get(right_bytes, NO_TOKEN)
-            is_valid = (
-                left != NO_TOKEN
-                and right != NO_TOKEN
-                and pair_to_token.get((left, right)) == token
-                # the pair itself makes `token`; is anything across its boundary merged first?
-                and self.compatible(left, right, limit=token)
-            )
-            self.split.append((left, right) if is_valid else (NO_TOKEN, NO_TOKEN))
-            self.valid.append(is_valid)
-            if is_valid:
-                token_of[token_bytes[token]] = token
-        self.token_of = token_of
-        self.token_length: list[int] = [len(b) for b in token_bytes]
-        self.max_token_length = max(len(b) for b in token_of)
-
-    def compatible(self, left: int, right: int, limit: int = 1 << 62) -> bool:
-        """Whether ``[left, right]`` is how BPE encodes ``bytes(left) + bytes(right)``.
-
-        Undo the two tokens' merges, the latest first. Before each undone merge was applied, BPE
-        had a chance to merge the pair straddling the boundary instead; if that pair is a merge of
-        lower rank (``< limit``), BPE would have taken it, and the two tokens never both appear.
-        On the right-hand side an *equal* rank also wins (leftmost first), hence ``right + 1``.
-        ``limit`` starts above every rank; ``ValidTokens`` passes the token itself when it asks
-        whether a merge's own two parts survive until that merge.
-        """
-        pair_to_token = self.tables.pair_to_token
-        split = self.split
-        while True:
-            merged = pair_to_token.get((left, right))
-            if merged is not None and merged < limit:
-                return False
-            if left > right:  # the left token was made last: undo it, keep its right part
-                limit = left
-                left = split[left][1]
-                if left == limit:  # it was a single byte: nothing left to undo on that side
-                    limit = right + 1
-                    right = split[right][0]
-                    if right + 1 == limit:
-                        return True
-            else:  # undo the right token, keep its left part
-                limit = right + 1
-                right = split[right][0]
-                if right + 1 == limit:
-                    limit = left
-                    left = split[left][1]
-                    if left == limit:
-                        return True
-
-
-def prefix_trie(token_of: Mapping[bytes, int]) -> dict[bytes, int]:
-    """The trie of the tokens, as a dict from each node's path to the answer at that node.
-
-    For every prefix ``p`` of a token: the longest token that is a prefix of ``p`` (``NO_TOKEN``
-    if none). Walking down the trie is "extend ``p`` by one byte while it is a key"; the value at
-    the last node reached is the longest token that starts there.
-
-    >>> prefix_trie({b"a": 97, b"abc": 300})
-    {b'a': 97, b'ab': 97, b'abc': 300}
-    """
-    trie: dict[bytes, int] = {}
-    for token in token_of:
-        best = NO_TOKEN
-        for end in range(1, len(token) + 1):
-            prefix = token[:end]
-            best = token_of.get(prefix, best)
-            trie[prefix] = best
-    return trie
-
-
-def suffix_trie(token_of: Mapping[bytes, int]) -> dict[bytes, int]:
-    """The trie of the *reversed* tokens: every suffix ``s`` of a token -> the token with exactly
-    those bytes, or ``NO_TOKEN`` when ``s`` is only the end of longer tokens.
-
-    >>> suffix_trie({b"c": 99, b"abc": 300})
-    {b'c': 99, b'bc': -1, b'abc': 300}
-    """
-    trie: dict[bytes, int] = {}
-    for token in token_of:
-        for start in range(len(token) - 1, -1, -1):
-            suffix = token[start:]
-            trie[suffix] = token_of.get(suffix, NO_TOKEN)
-    return trie

@@ -1,8 +1,9 @@
 """Step 08: the linear-time backtracking encoder of GitHub's ``bpe`` crate (rust-gems).
 
 Instead of simulating the merges, search directly for the *valid* encoding: the one token
-sequence in which every adjacent pair is compatible (:meth:`~.common.ValidTokens.compatible`:
-BPE run on the two tokens' bytes stops at exactly those two). Walk the text left to right:
+sequence in which every adjacent pair is compatible
+(:meth:`~.step08_valid_tokens.ValidTokens.compatible`: BPE run on the two tokens' bytes stops at
+exactly those two). Walk the text left to right:
 
 1. at position ``pos``, try the longest valid token that is a prefix of the rest of the text;
 2. accept it if it is compatible with the previous token and its end is not a known dead end;
@@ -13,7 +14,8 @@ BPE run on the two tokens' bytes stops at exactly those two). Walk the text left
 
 BPE tokens are long, so the longest candidate is nearly always the right one. The bitfield is
 what keeps the search linear: a position is given up at most once, so the backtracking cannot
-revisit the same dead end. ``longest_prefix`` is the token trie (:func:`~.common.prefix_trie`).
+revisit the same dead end. ``longest_prefix`` is the token trie
+(:func:`~.step08_valid_tokens.prefix_trie`).
 
 >>> from bpe_ref.encode.common import MergeTables
 >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc"}
@@ -24,7 +26,8 @@ revisit the same dead end. ``longest_prefix`` is the token trie (:func:`~.common
 
 from __future__ import annotations
 
-from .common import NO_TOKEN, MergeTables, ValidTokens, prefix_trie
+from .common import NO_TOKEN, MergeTables
+from .step08_valid_tokens import ValidTokens, prefix_trie
 
 
 class BacktrackEncoder:

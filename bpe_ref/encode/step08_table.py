@@ -6,8 +6,8 @@ the tokens that *end* at ``end``: the token ``t = data[start:end]`` whose predec
 ``last[start]`` is compatible with it (exactly one is, because the valid encoding of a prefix is
 unique). The encoding of the whole text is then read backwards: ``last[n]``, then ``last`` at that
 token's start, and so on. The tokens that end at a position are found in a trie of the *reversed*
-tokens (:func:`~.common.suffix_trie`), so each position costs at most ``max_token_length`` steps:
-linear in the text.
+tokens (:func:`~.step08_valid_tokens.suffix_trie`), so each position costs at most
+``max_token_length`` steps: linear in the text.
 
 >>> from bpe_ref.encode.common import MergeTables
 >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc"}
@@ -18,7 +18,8 @@ linear in the text.
 
 from __future__ import annotations
 
-from .common import NO_TOKEN, MergeTables, ValidTokens, suffix_trie
+from .common import NO_TOKEN, MergeTables
+from .step08_valid_tokens import ValidTokens, suffix_trie
 
 
 class TableEncoder:
