@@ -9,7 +9,7 @@
 >>> tok.encode("Hello world", method="backtrack")   # any of ENCODE_METHODS: the same ids
 [15496, 995]
 
-Encoding follows the course's conventions (``COURSE_DESIGN.md`` section 2): special tokens are
+Encoding follows the course's conventions (``theory/conventions.md``): special tokens are
 cut out first (the longest where they overlap) and map to their own ids; the rest is split into
 pretokens by the GPT-2 pattern, and each pretoken's UTF-8 bytes are encoded by one of the
 encoders of :mod:`bpe_ref.encode` (``method=``). Decoding joins the bytes of the tokens and
