@@ -448,11 +448,7 @@ def test_lab00_stretch_counting_each_piece_alone_gets_a_hint(lab00):
     graders, solutions = lab00
 
     def each_piece_alone(pieces, special_tokens, carry_sizes=None):
-        counts = {}
-        for piece in pieces:
-            for key, count in solutions["count_pretokens"](piece, special_tokens).items():
-                counts[key] = counts.get(key, 0) + count
-        return counts
+        return graders._added([solutions["count_pretokens"](piece, special_tokens) for piece in pieces])
 
     message = failure(graders.check_stretch_count_in_pieces, each_piece_alone)
     assert message.startswith("count_pretokens_in_pieces(pieces=['the cat<|endof', 'text|>the c', 'at']")

@@ -147,28 +147,29 @@ def _added(tables: list[dict[bytes, int]]) -> dict[bytes, int]:
     return total
 
 
-def _cut_after_complete_tokens(pieces: list[str], special_tokens: list[str]) -> dict[bytes, int]:
-    """A tempting wrong rule: count up to the end of the last special token held, even where a
-    longer special token could still grow out of it with the next piece."""
+def _counted_with_cuts(pieces: list[str], special_tokens: list[str], cut_of: Callable[[str], int]) -> dict[bytes, int]:
+    """The counts a learner gets who, after each piece, counts ``text[:cut_of(text)]`` of what they
+    hold and carries the rest: the tempting wrong rules below, for hints."""
     counts, carry = [], ""
     for piece in pieces:
         text = carry + piece
-        ends = [match.end() for match in special_token_regex(special_tokens).finditer(text)] if special_tokens else []
-        cut = ends[-1] if ends else 0
+        cut = cut_of(text)
         counts.append(count_pretokens(text[:cut], special_tokens))
         carry = text[cut:]
     return _added([*counts, count_pretokens(carry, special_tokens)])
+
+
+def _cut_after_complete_tokens(pieces: list[str], special_tokens: list[str]) -> dict[bytes, int]:
+    """Cut after the last special token held, even where a longer one could still grow out of it."""
+    pattern = special_token_regex(special_tokens)
+    return _counted_with_cuts(pieces, special_tokens,
+                              lambda text: max((m.end() for m in pattern.finditer(text)), default=0) if pattern else 0)
 
 
 def _cut_at_whitespace(pieces: list[str], special_tokens: list[str]) -> dict[bytes, int]:
-    """A tempting wrong rule: count up to the last whitespace character held."""
-    counts, carry = [], ""
-    for piece in pieces:
-        text = carry + piece
-        cut = max((i + 1 for i, char in enumerate(text) if char.isspace()), default=0)
-        counts.append(count_pretokens(text[:cut], special_tokens))
-        carry = text[cut:]
-    return _added([*counts, count_pretokens(carry, special_tokens)])
+    """Cut after the last whitespace character held."""
+    return _counted_with_cuts(pieces, special_tokens,
+                              lambda text: max((i + 1 for i, char in enumerate(text) if char.isspace()), default=0))
 
 
 def cut_hint(args: tuple, expected: object, got: object) -> str | None:
