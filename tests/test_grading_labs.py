@@ -188,6 +188,25 @@ def test_a_cell_that_kills_its_process_costs_only_what_it_defines(tmp_path):
     assert "the process running your code stopped" in dying["outputs"][-1]["evalue"]
 
 
+def test_a_broken_or_unfinished_stretch_task_costs_nothing(tmp_path):
+    # Stretch tasks are ungraded: a half-written stretch cell that fails when it runs, and self-check
+    # and measuring cells a learner ran by hand (their outputs saved), leave the full marks alone.
+    notebook = json.loads(source_notebook("02_incremental").read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:
+        if cell["id"] == "stretch_overlap_bug_solution":
+            cell["source"] = "def per_occurrence_changes(word, pair, frequency):\n    return {}\n\nfirst_wrong_merge(None, 3)\n"
+        if cell["id"] == "stretch_cheaper_filter_check":
+            cell["outputs"] = [{"output_type": "error", "ename": "CheckFailed", "evalue": "not yet", "traceback": []}]
+    path = tmp_path / "02_incremental.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    result = grade(str(path), "--keep", str(tmp_path / "kept"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "All tasks passed: 14 / 14 points" in result.stdout
+    kept = json.loads(next((tmp_path / "kept").glob("*.ipynb")).read_text(encoding="utf-8"))
+    broken = next(c for c in kept["cells"] if c["id"] == "stretch_overlap_bug_solution")
+    assert broken["outputs"][-1]["ename"] == "NameError"  # reported in the feedback, and nothing more
+
+
 def test_lab_is_found_from_the_notebook_contents_when_renamed(tmp_path):
     from bpe_ref.course.grade import detect_lab, read_notebook
 
