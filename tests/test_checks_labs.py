@@ -35,9 +35,9 @@ def function_graded_by(lab: str, grader: str) -> str:
     return next(iter(functions))[0]
 
 
-def failure(grader, function) -> str:
+def failure(grader, *functions) -> str:
     with pytest.raises(AssertionError) as failed:
-        grader(function)
+        grader(*functions)
     return str(failed.value)
 
 
@@ -403,3 +403,161 @@ def test_lab02_a_trainer_whose_filter_never_matches_gets_a_hint(lab02):
                                         "for i, word in enumerate(words):\n            if pair not in word:\n                continue")
     message = failure(graders.check_train, _defined_in_notebook(solutions, source, "train"))
     assert "hint: the same pair is merged twice in a row" in message
+
+
+# ---- stretch tasks: advisory self-checks ------------------------------------------------------
+# A stretch cell's self-check is no grader (no test cell calls it, the trusted grader never runs it):
+# it passes on the course's model solution and fails, with a message and a hint, on the usual mistakes.
+
+
+def advisories_of(lab: str) -> list[str]:
+    module = load_graders(lab)
+    return sorted(name for name in dir(module) if getattr(getattr(module, name), "is_advisory", False))
+
+
+def functions_checked_by(lab: str, advisory: str) -> tuple[str, ...]:
+    """The learner's functions a stretch self-check cell hands to ``advisory``, by name."""
+    from bpe_ref.course.notebooks import read_notebook_json, source_notebook
+
+    for cell in read_notebook_json(source_notebook(lab))["cells"]:
+        match = re.search(rf"graders\.{advisory}\(([\w, ]+)\)", cell["source"])
+        if cell["id"].startswith("stretch_") and match:
+            return tuple(name.strip() for name in match.group(1).split(","))
+    raise AssertionError(f"no stretch cell of {lab} calls {advisory}")
+
+
+def test_every_lab_has_advisory_self_checks_and_they_are_not_graders():
+    for lab in GRADED_LABS:
+        assert advisories_of(lab), lab
+        assert not set(advisories_of(lab)) & set(graders_of(lab))
+        assert all(name.startswith("check_stretch_") for name in advisories_of(lab))
+
+
+@pytest.mark.parametrize(
+    ("lab", "advisory"), [(lab, advisory) for lab in GRADED_LABS for advisory in advisories_of(lab)], ids=lambda v: v
+)
+def test_the_course_stretch_solution_passes_its_self_check(lab, advisory, capsys):
+    solutions = solution_namespace(lab)
+    getattr(load_graders(lab), advisory)(*(solutions[name] for name in functions_checked_by(lab, advisory)))
+    assert capsys.readouterr().out.strip()
+
+
+def _stretch_variant(lab: str, old: str, new: str, name: str):
+    """The course's stretch solution of ``lab`` with ``old`` replaced by ``new``: a learner's mistake."""
+    solutions = solution_namespace(lab)
+    source = next(_source_of(lab, cell) for cell in [f"stretch_{n}_solution" for n in ("count_in_pieces", "encode_word", "overlap_bug", "cheaper_filter")]
+                  if _has_cell(lab, cell) and f"def {name}(" in _source_of(lab, cell))
+    assert old in source, old
+    return _defined_in_notebook(solutions, source.replace(old, new), name)
+
+
+def _has_cell(lab: str, cell_id: str) -> bool:
+    from bpe_ref.course.notebooks import read_notebook_json, source_notebook
+
+    return any(cell["id"] == cell_id for cell in read_notebook_json(source_notebook(lab))["cells"])
+
+
+def test_lab00_stretch_counting_each_piece_alone_gets_a_hint(lab00):
+    graders, solutions = lab00
+
+    def each_piece_alone(pieces, special_tokens, carry_sizes=None):
+        return graders._added([solutions["count_pretokens"](piece, special_tokens) for piece in pieces])
+
+    message = failure(graders.check_stretch_count_in_pieces, each_piece_alone)
+    assert message.startswith("count_pretokens_in_pieces(pieces=['the cat<|endof', 'text|>the c', 'at']")
+    assert "hint: these are the counts of each piece on its own" in message
+
+
+def test_lab00_stretch_cutting_after_a_special_token_that_can_still_grow(lab00):
+    graders, _ = lab00
+    unsettled = _stretch_variant("00_pretokenization", "if match.start() > len(text) - longest:", "if False:",
+                                 "count_pretokens_in_pieces")
+    message = failure(graders.check_stretch_count_in_pieces, unsettled)
+    assert message.startswith("count_pretokens_in_pieces(pieces=['x<|eot|>', '<s>y'], special_tokens=['<|eot|>', '<|eot|><s>'])")
+    assert "hint: these are the counts of cuts after every complete special token" in message
+
+
+def test_lab00_stretch_cutting_after_whitespace_gets_a_hint(lab00):
+    graders, _ = lab00
+    at_whitespace = _stretch_variant(
+        "00_pretokenization", "        if special_tokens:",
+        "        cut = max((i + 1 for i, c in enumerate(text) if c.isspace()), default=0)\n        if False:",
+        "count_pretokens_in_pieces")
+    assert "hint: these are the counts of cuts after whitespace" in failure(graders.check_stretch_count_in_pieces, at_whitespace)
+
+
+def test_lab00_stretch_a_bug_only_generated_cuts_find_shows_the_smallest_text(lab00):
+    graders, _ = lab00
+    # Dropping a carry of whitespace at the end: no fixed case ends so, a generated one does.
+    drops_blank_end = _stretch_variant("00_pretokenization", "    add(carry)\n    return counts",
+                                       "    if carry.strip():\n        add(carry)\n    return counts", "count_pretokens_in_pieces")
+    message = failure(graders.check_stretch_count_in_pieces, drops_blank_end)
+    assert message.startswith("count_pretokens_in_pieces(pieces=[' '], special_tokens=[]): expected {b' ': 1}, got {}")
+    assert "smallest failing input hypothesis found" in message and "hint:" in message
+
+
+def test_lab00_stretch_joining_the_pieces_holds_too_much(lab00):
+    graders, solutions = lab00
+
+    def joins(pieces, special_tokens, carry_sizes=None):
+        return solutions["count_pretokens"]("".join(pieces), special_tokens)
+
+    message = failure(graders.check_stretch_count_in_pieces, joins)
+    assert "more than a quarter of the whole text" in message and "hint: do not join the pieces" in message
+
+
+def test_lab01_stretch_merges_applied_out_of_order(lab01):
+    graders, solutions = lab01
+
+    def leftmost_first(pretoken, merges):
+        word, known = solutions["split_into_bytes"](pretoken), set(merges)
+        while any(pair in known for pair in zip(word, word[1:])):
+            i = next(i for i, pair in enumerate(zip(word, word[1:])) if pair in known)
+            word = word[:i] + (word[i] + word[i + 1],) + word[i + 2:]
+        return word
+
+    message = failure(graders.check_stretch_encode_word, leftmost_first)
+    assert message.startswith("encode_word(pretoken=b'abc', merges=[(b'b', b'c'), (b'a', b'b')]): expected (b'a', b'bc'), got (b'ab', b'c')")
+    assert "hint: your token b'ab' is not one of the expected tokens" in message
+
+
+def test_lab01_stretch_one_pass_leaves_merges_undone(lab01):
+    graders, _ = lab01
+    one_round = _stretch_variant("01_naive_bpe", "    while len(word) > 1:", "    for _ in range(1):", "encode_word")
+    message = failure(graders.check_stretch_encode_word, one_round)
+    assert "hint: your tokens still hold the pair (b'lo', b'w'), merge 2" in message
+
+
+def test_lab02_stretch_the_right_rule_is_not_the_bug_to_hunt(lab02):
+    graders, solutions = lab02
+    message = failure(graders.check_stretch_overlap_bug, solutions["pair_count_changes"], solutions["first_wrong_merge"])
+    assert message.startswith("per_occurrence_changes(word=(b'a', b'a', b'a', b'a')")
+    assert "hint: these are the right changes (task 1's rule)" in message
+
+
+def test_lab02_stretch_merges_numbered_from_0(lab02):
+    graders, solutions = lab02
+    from_zero = _stretch_variant("02_incremental", "return number, pair", "return number - 1, pair", "first_wrong_merge")
+    message = failure(graders.check_stretch_overlap_bug, solutions["per_occurrence_changes"], from_zero)
+    assert "first_wrong_merge(pretoken_counts={b'abab': 1}, num_merges=3): expected (1, (b'a', b'b')), got (0, (b'a', b'b'))" in message
+    assert "hint: the right pair, another number" in message
+
+
+def test_lab02_stretch_the_hunt_on_corpus_en_is_the_checkers(lab02):
+    graders, _ = lab02
+    assert graders.reference_first_wrong_merge(graders.corpus_en_first_wrong_case().args[0], 243) == (4, (b"i", b"n"))
+
+
+def test_lab02_stretch_a_stale_index_learns_wrong_merges(lab02):
+    graders, _ = lab02
+    stale = _stretch_variant("02_incremental", "holders[left + right].add(i)", "pass", "train_faster")
+    message = failure(graders.check_stretch_cheaper_filter, stale)
+    assert message.startswith("train_faster(pretoken_counts={b'low': 5, b'lower': 2, b'newest': 6, b'widest': 3}, num_merges=6)")
+
+
+def test_lab02_stretch_a_faster_trainer_must_still_be_incremental(lab02):
+    graders, solutions = lab02
+    every_word = _defined_in_notebook(solutions, EVERY_WORD_TRAINER.replace("def train(", "def train_faster("), "train_faster")
+    message = failure(graders.check_stretch_cheaper_filter, every_word)
+    assert message.startswith("train_faster(<the pretoken counts of corpus.en>, 40) called merge_and_update")
+    assert "skip the words that cannot change" in message

@@ -93,6 +93,8 @@ def test_exploration_is_skipped_by_the_autograder(graded_lab):
         printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
         if cell["id"] == "your_grade":  # it would start a grading of its own: skipped, silently, without error
             assert cell["outputs"] == [], cell["outputs"]
+        elif cell["id"].startswith("stretch_"):  # a stretch task's self-check or measurement
+            assert "skipped under the autograder." in printed, cell["id"]
         else:
             assert "Exploration skipped under the autograder." in printed
 
@@ -184,6 +186,25 @@ def test_a_cell_that_kills_its_process_costs_only_what_it_defines(tmp_path):
     kept = json.loads(next((tmp_path / "kept").glob("*.ipynb")).read_text(encoding="utf-8"))
     dying = next(c for c in kept["cells"] if c["id"] == "task2_split_on_special_tokens_solution")
     assert "the process running your code stopped" in dying["outputs"][-1]["evalue"]
+
+
+def test_a_broken_or_unfinished_stretch_task_costs_nothing(tmp_path):
+    # Stretch tasks are ungraded: a half-written stretch cell that fails when it runs, and self-check
+    # and measuring cells a learner ran by hand (their outputs saved), leave the full marks alone.
+    notebook = json.loads(source_notebook("02_incremental").read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:
+        if cell["id"] == "stretch_overlap_bug_solution":
+            cell["source"] = "def per_occurrence_changes(word, pair, frequency):\n    return {}\n\nfirst_wrong_merge(None, 3)\n"
+        if cell["id"] == "stretch_cheaper_filter_check":
+            cell["outputs"] = [{"output_type": "error", "ename": "CheckFailed", "evalue": "not yet", "traceback": []}]
+    path = tmp_path / "02_incremental.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    result = grade(str(path), "--keep", str(tmp_path / "kept"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "All tasks passed: 14 / 14 points" in result.stdout
+    kept = json.loads(next((tmp_path / "kept").glob("*.ipynb")).read_text(encoding="utf-8"))
+    broken = next(c for c in kept["cells"] if c["id"] == "stretch_overlap_bug_solution")
+    assert broken["outputs"][-1]["ename"] == "NameError"  # reported in the feedback, and nothing more
 
 
 def test_lab_is_found_from_the_notebook_contents_when_renamed(tmp_path):

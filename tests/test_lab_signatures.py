@@ -46,13 +46,17 @@ def parameters(function) -> tuple[str, ...]:
 
 
 def notebook_functions(lab: str, *, solution_cells: bool) -> dict[str, tuple[str, ...]]:
-    """The functions a source notebook defines, with their parameters: in its solution cells (the
-    tasks), or in its read-only setup cells (what the lab hands out)."""
+    """The functions a source notebook defines, with their parameters: in the solution cells of its
+    graded tasks, or in its read-only setup cells (what the lab hands out). A stretch task's
+    functions are the learner's design, not the reference module's (its self-check names what it
+    compares with)."""
     found = {}
     for cell in read_notebook_json(source_notebook(lab))["cells"]:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         is_setup = meta.get("locked") and not meta.get("grade") and not meta.get("solution")
         if cell["cell_type"] != "code" or not (meta.get("solution") if solution_cells else is_setup):
+            continue
+        if cell["id"].startswith("stretch_"):
             continue
         for node in ast.parse(cell["source"]).body:
             if isinstance(node, ast.FunctionDef):

@@ -280,3 +280,93 @@ def test_the_recorded_test_cells_match_the_source_notebooks():
     from bpe_ref.course.notebooks import test_cells_manifest_problems
 
     assert test_cells_manifest_problems() == []
+
+
+# ---- stretch tasks (COURSE_DESIGN.md section 5; the convention: bpe_ref.course.notebooks) --------
+
+POINTS = {"00_pretokenization": 13, "01_naive_bpe": 17, "02_incremental": 14}
+
+
+def stretch_sections(lab: str, *, release: bool = False) -> dict[str, list[dict]]:
+    """Title -> cells of each stretch task, found by its heading ``## Stretch (ungraded) · <title>``."""
+    from bpe_ref.course.notebooks import STRETCH_HEADING
+
+    found, notebook = {}, cells(lab, release=release)
+    for i, cell in enumerate(notebook):
+        if cell["cell_type"] == "markdown" and cell["source"].startswith(STRETCH_HEADING):
+            found[cell["source"].splitlines()[0].removeprefix(STRETCH_HEADING)] = notebook[i : i + 5]
+    return found
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_each_lab_has_a_stretch_task_in_source_and_release(lab):
+    from bpe_ref.course.notebooks import stretch_problems
+
+    titles = list(stretch_sections(lab))
+    assert titles and titles == list(stretch_sections(lab, release=True))
+    assert stretch_problems(cells(lab)) == [] and stretch_problems(cells(lab, release=True)) == []
+    source = cells(lab)
+    ids = [cell["id"] for cell in source]
+    last_graded = max(i for i, cell in enumerate(source) if nbgrader(cell).get("grade"))
+    for title, section in stretch_sections(lab).items():
+        assert last_graded < ids.index(section[0]["id"]) < ids.index("exploration_statement"), title
+        assert [cell["id"].rsplit("_", 1)[1] for cell in section] == ["statement", "solution", "check", "measure", "decision"]
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_stretch_cells_carry_no_points_and_the_totals_stay(lab):
+    for section in stretch_sections(lab).values():
+        for cell in section:
+            assert not nbgrader(cell).get("grade") and "points" not in nbgrader(cell), cell["id"]
+    assert sum(nbgrader(c).get("points", 0) for c in cells(lab)) == POINTS[lab]
+    assert f"**total** | | | **{POINTS[lab]}** |" in cells(lab)[0]["source"]
+    assert "| stretch · ungraded |" in cells(lab)[0]["source"]
+    assert re.search(r"\*\*Time\.\*\* About \d+ minutes with the (two )?stretch tasks?", cells(lab)[0]["source"])
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_the_release_has_the_stretch_skeleton_not_the_solution(lab):
+    released = {cell["id"]: cell for cell in cells(lab, release=True)}
+    for section in stretch_sections(lab).values():
+        statement, solution, check, measure, decision = section
+        skeleton = released[solution["id"]]["source"]
+        assert "raise NotImplementedError()" in skeleton and "BEGIN SOLUTION" not in skeleton
+        body = solution["source"].split("### BEGIN SOLUTION", 1)[1].split("### END SOLUTION", 1)[0]
+        assert not [line for line in body.splitlines() if line.strip() and line in skeleton.splitlines()]
+        # Everything else reaches the learner unchanged; the decision cell holds no model answer.
+        for cell in (statement, check, measure, decision):
+            assert released[cell["id"]]["source"] == cell["source"], cell["id"]
+        assert decision["source"].count("…") >= 2, "the decision cell is a template to fill in"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_stretch_code_the_grading_worker_runs_only_defines_functions(lab):
+    """Solution cells run in the confined worker at grading time: the stretch one must only define
+    functions, using nothing the review flags. Its self-check and measurement are skipped there."""
+    import ast
+
+    from bpe_ref.course.trusted.review import capability_uses
+
+    for section in stretch_sections(lab).values():
+        solution, check, measure = section[1:4]
+        tree = ast.parse(solution["source"])
+        assert all(isinstance(node, (ast.FunctionDef, ast.Import, ast.ImportFrom)) for node in tree.body), solution["id"]
+        assert capability_uses(solution["source"]) == [], solution["id"]
+        for cell in (check, measure):
+            guarded = [node for node in ast.parse(cell["source"]).body if isinstance(node, ast.If)]
+            assert len(guarded) == 1 and ast.unparse(guarded[0].test) == "os.environ.get('NBGRADER_EXECUTION')", cell["id"]
+            assert "bpe_ref" not in ast.unparse(guarded[0].body), cell["id"]  # the autograder's branch
+
+
+def test_the_stretch_convention_catches_a_graded_or_unguarded_stretch_cell():
+    from bpe_ref.course.notebooks import stretch_problems
+
+    notebook = cells("00_pretokenization")
+    assert stretch_problems(notebook) == []
+    graded = [dict(cell, metadata={"nbgrader": {**nbgrader(cell), "grade": True, "points": 1}})
+              if cell["id"] == "stretch_count_in_pieces_solution" else cell for cell in notebook]
+    assert stretch_problems(graded) == ["stretch_count_in_pieces_solution: a stretch cell carries no grade or points"]
+    unguarded = [dict(cell, source=cell["source"].replace("NBGRADER_EXECUTION", "X"))
+                 if cell["id"] == "stretch_count_in_pieces_measure" else cell for cell in notebook]
+    assert "skipped with" in stretch_problems(unguarded)[0]
+    assert stretch_problems([c for c in notebook if not c["id"].startswith("stretch_")])[0].startswith("no stretch task")

@@ -158,7 +158,79 @@ def notebook_problems(path: Path, *, release: bool) -> list[str]:
             problems.append(f"{path}: cell {cell.get('id')} still holds a solution or hidden test")
     if not release and normalized(notebook) != notebook:
         problems.append(f"{path}: not in normal form (run python -m bpe_ref.course.notebooks normalize)")
+    problems += [f"{path}: {problem}" for problem in stretch_problems(notebook["cells"])]
     return problems
+
+
+# ---- stretch tasks ---------------------------------------------------------------------------
+# Every lab has at least one stretch task (COURSE_DESIGN.md, section 5): ungraded, it asks for a
+# design decision. It is a run of five cells, after the last graded task and before the
+# exploration, whose ids start with ``stretch_<name>_``:
+#
+#   stretch_<name>_statement  markdown, read-only, headed "## Stretch (ungraded) · <title>"
+#   stretch_<name>_solution   the function(s) to write: an nbgrader solution cell, no points, that
+#                             only defines functions (it runs in the grading worker)
+#   stretch_<name>_check      the self-check: an advisory check of the lab's graders module
+#                             (core.advisory), skipped under the autograder
+#   stretch_<name>_measure    the measurement, skipped under the autograder
+#   stretch_<name>_decision   markdown, not nbgrader's: the learner's decision and numbers (the
+#                             model answers are in the instructor guide, solutions/README.md)
+
+STRETCH_HEADING = "## Stretch (ungraded) · "
+STRETCH_PARTS = ("statement", "solution", "check", "measure", "decision")
+SKIPPED_UNDER_AUTOGRADER = 'if os.environ.get("NBGRADER_EXECUTION"):'
+
+
+def stretch_tasks(cells: list[dict]) -> dict[str, list[dict]]:
+    """The stretch tasks of a notebook's cells: ``{name: its cells, in notebook order}``."""
+    tasks: dict[str, list[dict]] = {}
+    for cell in cells:
+        match = re.fullmatch(r"stretch_(\w+?)_(" + "|".join(STRETCH_PARTS) + ")", str(cell.get("id", "")))
+        if match:
+            tasks.setdefault(match.group(1), []).append(cell)
+    return tasks
+
+
+def stretch_problems(cells: list[dict]) -> list[str]:
+    """What breaks the stretch-task convention above in a notebook's cells (source or release)."""
+    tasks = stretch_tasks(cells)
+    if not tasks:
+        return ["no stretch task (cells stretch_<name>_statement ... _decision)"]
+    problems = []
+    index = {id(cell): i for i, cell in enumerate(cells)}
+    graded = [i for i, cell in enumerate(cells) if cell.get("metadata", {}).get("nbgrader", {}).get("grade")
+              and not str(cell.get("id", "")).startswith("stretch_")]
+    exploration = [i for i, cell in enumerate(cells) if _text(cell).startswith("## Exploration (ungraded)")]
+    for name, parts in tasks.items():
+        ids = [cell["id"] for cell in parts]
+        positions = [index[id(cell)] for cell in parts]
+        if ids != [f"stretch_{name}_{part}" for part in STRETCH_PARTS] or positions != list(range(positions[0], positions[0] + 5)):
+            problems.append(f"stretch task {name}: cells {ids}, expected {', '.join(STRETCH_PARTS)} one after the other")
+            continue
+        if (graded and positions[0] < max(graded)) or (exploration and positions[-1] > exploration[0]):
+            problems.append(f"stretch task {name}: not between the last graded task and the exploration")
+        statement, solution, check, measure, decision = parts
+        if not _text(statement).startswith(STRETCH_HEADING) or statement["cell_type"] != "markdown":
+            problems.append(f"stretch task {name}: the statement must start with {STRETCH_HEADING!r}<title>")
+        for cell in parts:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if meta.get("grade") or meta.get("points"):
+                problems.append(f"{cell['id']}: a stretch cell carries no grade or points")
+        if not solution.get("metadata", {}).get("nbgrader", {}).get("solution") or solution["cell_type"] != "code":
+            problems.append(f"{solution['id']}: must be an nbgrader solution cell")
+        for cell in (check, measure):
+            if cell.get("metadata", {}).get("nbgrader") or SKIPPED_UNDER_AUTOGRADER not in _text(cell):
+                problems.append(f"{cell['id']}: a plain code cell, skipped with {SKIPPED_UNDER_AUTOGRADER}")
+        if "graders.check_stretch_" not in _text(check):
+            problems.append(f"{check['id']}: must call the lab's advisory self-check, graders.check_stretch_...")
+        if decision["cell_type"] != "markdown" or decision.get("metadata", {}).get("nbgrader"):
+            problems.append(f"{decision['id']}: a plain markdown cell the learner writes in")
+    return problems
+
+
+def _text(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
 
 
 def solution_namespace(lab: str) -> dict[str, Any]:

@@ -770,9 +770,9 @@ def check_property(
     return tried[0]
 
 
-def grader(function: Callable) -> Callable:
-    """Decorate a grader's entry point: a failure surfaces as one short :class:`CheckFailed`
-    traceback (the test cell, then this line), not the grading machinery's inner frames."""
+def _one_short_failure(function: Callable) -> Callable:
+    """``function``, whose failure surfaces as one short :class:`CheckFailed` traceback (the cell,
+    then this line), not the grading machinery's inner frames."""
 
     @functools.wraps(function)
     def entry_point(*args, **kwargs):
@@ -783,7 +783,24 @@ def grader(function: Callable) -> Callable:
             message = str(failure)
         raise CheckFailed(message) from None
 
+    return entry_point
+
+
+def grader(function: Callable) -> Callable:
+    """Decorate a grader's entry point, the one call of a graded test cell (see
+    :func:`_one_short_failure` for how it fails)."""
+    entry_point = _one_short_failure(function)
     entry_point.is_grader = True  # what tests and tools list as a lab's graders
+    return entry_point
+
+
+def advisory(function: Callable) -> Callable:
+    """Decorate the self-check of a stretch task: it fails like a grader, with the call, what was
+    expected, what came back, the smallest failing input and a hint, but it is advice only. No
+    graded test cell calls it, the trusted grader never runs it (it is not ``is_grader``), and it
+    carries no points: a stretch cell calls it in the learner's kernel, skipped under the autograder."""
+    entry_point = _one_short_failure(function)
+    entry_point.is_advisory = True  # what tests list as a lab's stretch self-checks
     return entry_point
 
 

@@ -14,11 +14,16 @@ task                       visible test                           hidden test
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hypothesis import strategies as st
 
 from ...corpus import encode_utf8
-from ...pretokenize import count_pretokens, pretokenize, split_on_special_tokens
-from .core import Task, task_graders
+from ...pretokenize import count_pretokens, pretokenize, special_token_regex, split_on_special_tokens
+from .core import (
+    CheckFailed, Task, WrongType, advisory, call_learner, check_cases, check_property, difference, error_name, passed,
+    plain, same, task_graders,
+)
 
 # The reference functions these graders compare with (bpe_ref.course.checks.fresh checks they are private).
 REFERENCES = (encode_utf8, split_on_special_tokens, pretokenize, count_pretokens)
@@ -129,3 +134,171 @@ check_count_pretokens, check_count_pretokens_properties = task_graders(
     st.tuples(text_for_pretokens, pretoken_special_lists),
     max_examples=120,
 )
+
+# ---- stretch (ungraded): count a file in pieces ----------------------------------------------
+# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
+
+
+def counts_joined(pieces: list[str], special_tokens: list[str]) -> dict[bytes, int]:
+    """What ``count_pretokens_in_pieces`` must return: the counts of the whole text."""
+    return count_pretokens("".join(pieces), special_tokens)
+
+
+def _added(tables: list[dict[bytes, int]]) -> dict[bytes, int]:
+    total: dict[bytes, int] = {}
+    for table in tables:
+        for key, count in table.items():
+            total[key] = total.get(key, 0) + count
+    return total
+
+
+def _counted_with_cuts(pieces: list[str], special_tokens: list[str], cut_of: Callable[[str], int]) -> dict[bytes, int]:
+    """The counts a learner gets who, after each piece, counts ``text[:cut_of(text)]`` of what they
+    hold and carries the rest: the tempting wrong rules below, for hints."""
+    counts, carry = [], ""
+    for piece in pieces:
+        text = carry + piece
+        cut = cut_of(text)
+        counts.append(count_pretokens(text[:cut], special_tokens))
+        carry = text[cut:]
+    return _added([*counts, count_pretokens(carry, special_tokens)])
+
+
+def _cut_after_complete_tokens(pieces: list[str], special_tokens: list[str]) -> dict[bytes, int]:
+    """Cut after the last special token held, even where a longer one could still grow out of it."""
+    pattern = special_token_regex(special_tokens)
+    return _counted_with_cuts(pieces, special_tokens,
+                              lambda text: max((m.end() for m in pattern.finditer(text)), default=0) if pattern else 0)
+
+
+def _cut_at_whitespace(pieces: list[str], special_tokens: list[str]) -> dict[bytes, int]:
+    """Cut after the last whitespace character held."""
+    return _counted_with_cuts(pieces, special_tokens,
+                              lambda text: max((i + 1 for i, char in enumerate(text) if char.isspace()), default=0))
+
+
+def cut_hint(args: tuple, expected: object, got: object) -> str | None:
+    """Which unsafe cut the learner's counts come from, when they match one."""
+    pieces, special_tokens = list(args[0]), args[1]
+    if got == _cut_after_complete_tokens(pieces, special_tokens):
+        return ("these are the counts of cuts after every complete special token: a special token at the end of what you "
+                "hold can still be the start of a longer one (['<|eot|>', '<|eot|><s>']: 'x<|eot|>' then '<s>y'), "
+                "and the longest wins; cut only where no special token that starts before the cut can reach the next piece")
+    if got == _added([count_pretokens(piece, special_tokens) for piece in pieces]):
+        return ("these are the counts of each piece on its own: a piece boundary is not a pretoken boundary "
+                "([' ', 'a'] holds the one pretoken ' a'); keep the end of a piece as a carry for the next one")
+    if got == _cut_at_whitespace(pieces, special_tokens):
+        return ("these are the counts of cuts after whitespace: the rule \\s+(?!\\S) gives the last space of a run "
+                "to the next word (['a  ', 'b'] holds 'a', ' ', ' b'), so text after a cut can change what came before it")
+    return ("a cut is safe only where nothing that arrives later can change what comes before it: right after a "
+            "special token that no longer special token can extend")
+
+
+@st.composite
+def text_in_pieces(draw) -> tuple[list[str], list[str]]:
+    """A text cut at random places (empty pieces too), with special tokens that overlap or nest."""
+    text = draw(st.one_of(text_around_specials, text_for_pretokens))
+    cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=6)))
+    pieces = [text[start:end] for start, end in zip([0, *cuts], [*cuts, len(text)])]
+    return pieces, draw(st.one_of(special_token_lists, pretoken_special_lists))
+
+
+COUNT_IN_PIECES_TASK = Task(
+    "count_pretokens_in_pieces", ("pieces", "special_tokens"), what="a dict mapping bytes to int", hint=cut_hint
+)
+COUNT_IN_PIECES_CASES = [
+    (["the cat<|endof", "text|>the c", "at"], [EOT]),
+    ([" ", "a"], []),  # a piece boundary is not a pretoken boundary
+    (["a  ", "b"], []),  # nor is whitespace: \s+(?!\S) leaves the last space to the next word
+    (["a<|endof", "text|>b"], [EOT]),  # a special token split across two pieces
+    (["x<|eot|>", "<s>y"], ["<|eot|>", "<|eot|><s>"]),  # the longer special token wins
+    (["x<|", "eot|>y"], ["<|", "<|eot|>"]),
+    (["", "a b", "", " c"], [EOT]),
+    ([], [EOT]),
+]
+
+# The memory check: 4 MiB of text handed over 4 KiB at a time. The margin (a quarter of the text)
+# is wide: other threads of the process (a kernel's, pytest-xdist's) allocate while it is traced.
+STREAM_PIECE_CHARS = 4096
+STREAM_PIECES = 1024
+STREAM_WORDS = ["the", " cat", " sat", " on", " a", " mat", ".", "\n", "  ", " 42", "!", " Tom", "'s", " dog"]
+
+
+def stream_text() -> str:
+    """Documents of a few hundred characters separated by ``<|endoftext|>``, 4 MiB in all."""
+    import random
+
+    rng = random.Random(0)
+    parts, size = [], 0
+    while size < STREAM_PIECE_CHARS * STREAM_PIECES:
+        document = "".join(rng.choice(STREAM_WORDS) for _ in range(rng.randint(20, 200))) + EOT
+        parts.append(document)
+        size += len(document)
+    return "".join(parts)[: STREAM_PIECE_CHARS * STREAM_PIECES]
+
+
+class Stream:
+    """The pieces of a text handed over one at a time, once, as a file reads them: an iterator
+    over ``size``-character slices (deep-copying it gives it back as it is)."""
+
+    def __init__(self, text: str, size: int) -> None:
+        self.text, self.size, self.position = text, size, 0
+
+    def __iter__(self) -> Stream:
+        return self
+
+    def __next__(self) -> str:
+        if self.position >= len(self.text):
+            raise StopIteration
+        self.position += self.size
+        return self.text[self.position - self.size : self.position]
+
+    def __deepcopy__(self, memo: dict) -> Stream:
+        return self
+
+
+def verify_holds_a_piece_and_a_carry(learner: Callable) -> int:
+    """Call ``learner`` on a :class:`Stream` of pieces and fail when the memory it allocated at its
+    peak is more than a quarter of the whole text: it kept the pieces, not a piece and a carry.
+    Returns that peak, in bytes."""
+    import tracemalloc
+
+    text = stream_text()
+    expected = count_pretokens(text, [EOT])
+    call = f"{COUNT_IN_PIECES_TASK.name}(<{STREAM_PIECES:,} pieces of {STREAM_PIECE_CHARS:,} characters, read once>, {[EOT]!r})"
+    tracing = tracemalloc.is_tracing()
+    if not tracing:
+        tracemalloc.start()
+    tracemalloc.reset_peak()  # the text itself was made before: only what the call allocates counts
+    try:
+        outcome = call_learner(learner, (Stream(text, STREAM_PIECE_CHARS), [EOT]))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        if not tracing:
+            tracemalloc.stop()
+    if outcome.error is not None:
+        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+    try:
+        got = plain(outcome.value[1], f"what {COUNT_IN_PIECES_TASK.name} returned")
+    except WrongType as wrong:
+        raise CheckFailed(f"{call} returned the wrong type: {wrong}") from None
+    if not same(expected, got):
+        raise CheckFailed(f"{call}: {difference(expected, got)}")
+    if peak > len(text) // 4:
+        raise CheckFailed(
+            f"{call} held up to {peak / 2**20:.1f} MiB at once, more than a quarter of the whole text "
+            f"({len(text) / 2**20:.1f} MiB): it should hold one piece and a carry.\n"
+            "  hint: do not join the pieces or keep them in a list; count what is safe to count, and carry only the rest"
+        )
+    return peak
+
+
+@advisory
+def check_stretch_count_in_pieces(count_pretokens_in_pieces: Callable) -> None:
+    """Stretch self-check of lab 00: the counts of the whole text, from pieces cut anywhere, while
+    holding a piece and a carry (fixed cases, generated cuts, then a 4 MiB stream)."""
+    count = check_cases(COUNT_IN_PIECES_TASK, count_pretokens_in_pieces, counts_joined, COUNT_IN_PIECES_CASES)
+    tried = check_property(COUNT_IN_PIECES_TASK, count_pretokens_in_pieces, counts_joined, text_in_pieces(), max_examples=300)
+    peak = verify_holds_a_piece_and_a_carry(count_pretokens_in_pieces)
+    passed(f"count_pretokens_in_pieces: right on {count} fixed cases and {tried} texts cut at random places, "
+           f"and it held at most {peak / 2**10:,.0f} KiB while counting {STREAM_PIECE_CHARS * STREAM_PIECES / 2**20:.0f} MiB.")

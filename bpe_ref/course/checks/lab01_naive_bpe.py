@@ -26,12 +26,14 @@ from hypothesis import strategies as st
 
 from ...corpus import read_corpus
 from ...data_files import CORPUS_EN, REFERENCE_MERGES, TINYSTORIES_VALID, data_file
-from ...pretokenize import count_pretokens
+from ...pretokenize import count_pretokens, pretokenize
 from ...serialization import load_merges
+from ...tokenizer import Tokenizer
+from ...train import build_vocab
 from ...train.step01_naive import best_pair, count_pairs, merge_word, train
-from .core import Case, Task, check_cases, grader, passed, task_graders
+from .core import Case, Task, advisory, check_cases, check_property, grader, passed, task_graders
 
-REFERENCES = (count_pairs, best_pair, merge_word, train, count_pretokens, load_merges)
+REFERENCES = (count_pairs, best_pair, merge_word, train, count_pretokens, load_merges, Tokenizer, build_vocab)
 
 Word = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
@@ -212,3 +214,75 @@ def other_corpus_case() -> tuple[Case, list[Pair]]:
 def check_train_on_other_corpus(train: Callable) -> None:
     """Hidden test of task 5: a TinyStories sample and 180 merges, against the reference."""
     verify_trainer(TRAIN_TASK, train, other_corpus_case, ON_OTHER_CORPUS)
+
+
+# ---- stretch (ungraded): encode with your merges ---------------------------------------------
+# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
+
+
+def reference_encode_word(pretoken: bytes, merges: list[Pair]) -> Word:
+    """The token bytes the reference tokenizer gives one pretoken with ``merges`` (step 06)."""
+    text = pretoken.decode("utf-8")
+    if pretokenize(text) != [text]:
+        raise ValueError(f"the graders' own case {pretoken!r} is not one pretoken")  # a fault of the strategy
+    vocab = build_vocab(merges, [])
+    return tuple(vocab[token_id] for token_id in Tokenizer(vocab, merges).encode(text))
+
+
+def encode_hint(args: tuple, expected: object, got: object) -> str | None:
+    """What is wrong with the learner's tokens: a merge left undone, or one done out of order."""
+    pretoken, merges = args
+    if not isinstance(got, tuple) or not all(type(token) is bytes for token in got) or b"".join(got) != pretoken:
+        return None  # another mistake, with its own message
+    rank: dict[Pair, int] = {}
+    for number, pair in enumerate(merges, 1):
+        rank.setdefault(pair, number)
+    undone = [rank[pair] for pair in zip(got, got[1:]) if pair in rank]
+    if undone:
+        number = min(undone)
+        return (f"your tokens still hold the pair {merges[number - 1]!r}, merge {number}: keep merging until no two "
+                "neighbouring tokens form a merge (a merge makes new pairs, which later merges join)")
+    extra = [token for token in got if len(token) > 1 and token not in expected]  # type: ignore[operator]
+    if extra:
+        return (f"your token {extra[0]!r} is not one of the expected tokens: a pair learned earlier took one of its "
+                "bytes first. Apply the merges in the order they were learned, not in the order of the word")
+    return None
+
+
+ENCODE_WORD_TASK = Task("encode_word", ("pretoken", "merges"), what="a tuple of bytes tokens", hint=encode_hint)
+
+
+def corpus_en_encode_cases() -> list[Case]:
+    """Pretokens of TinyStories encoded with the 243 merges CS336's reference run learned on corpus.en."""
+    merges = load_merges(data_file(REFERENCE_MERGES))
+    label = f"<the {len(merges)} merges learned on corpus.en>"
+    pretokens = [b" training", b" Tokenizers", b" once", b" upon", b" a", b" time", b"aaaa", b"\xc3\xa9t\xc3\xa9"]
+    return [Case((pretoken, merges), labels={1: label}) for pretoken in pretokens]
+
+
+ENCODE_WORD_CASES = [
+    (b"low", []),
+    (b" lower", [(b"l", b"o"), (b"lo", b"w"), (b" ", b"low")]),
+    (b"abc", [(b"b", b"c"), (b"a", b"b")]),  # (b, c) was learned first
+    (b"aaa", [(b"a", b"a")]),  # left to right, no overlap: (aa, a)
+    (b"aaaa", [(b"a", b"a"), (b"aa", b"aa")]),
+]
+
+
+@st.composite
+def pretoken_and_merges(draw) -> tuple[bytes, list[Pair]]:
+    """One pretoken (letters, maybe a space in front) and the merges the reference learns from a
+    small corpus of similar words (which need not contain it)."""
+    corpus = draw(pretoken_count_dicts)
+    merges = reference_train(corpus, draw(st.integers(0, 16)))
+    word = draw(st.text(alphabet="abcé", min_size=1, max_size=8))
+    return (draw(st.sampled_from(["", " "])) + word).encode("utf-8"), merges
+
+
+@advisory
+def check_stretch_encode_word(encode_word: Callable) -> None:
+    """Stretch self-check of lab 01: the tokens of the reference tokenizer, on fixed cases, on
+    TinyStories words with the corpus.en merges, and on generated pretokens and merges."""
+    count = check_cases(ENCODE_WORD_TASK, encode_word, reference_encode_word, ENCODE_WORD_CASES + corpus_en_encode_cases())
+    tried = check_property(ENCODE_WORD_TASK, encode_word, reference_encode_word, pretoken_and_merges(), max_examples=150)
+    passed(f"encode_word: the reference tokenizer's tokens on {count} fixed cases and {tried} generated pretokens and merges.")

@@ -18,12 +18,16 @@ task                         visible test                            hidden test
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from hypothesis import strategies as st
 
 from ...train.step01_naive import count_pairs, merge_word, train as train_naive
+from ..figures.incremental_updates import local_rule_change, overlap_bug_on_counts
 from ...train.step02_incremental import merge_and_update, pair_count_changes, train
-from .core import CheckFailed, Task, call_watching, check_cases, error_name, grader, passed, task_graders
+from .core import (
+    Case, CheckFailed, Task, advisory, call_watching, check_cases, check_property, error_name, grader, passed, task_graders,
+)
 from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer
 
 # Lab 02 builds on lab 01: its setup cell imports V1's functions from bpe_ref, and its code may call
@@ -31,7 +35,8 @@ from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, othe
 PROVIDED = ("train.step01_naive", "tiebreak", "train.common", "train.driver")
 GRADING_POLICY = {"provided": PROVIDED}
 
-REFERENCES = (count_pairs, merge_word, pair_count_changes, merge_and_update, train, train_naive)
+REFERENCES = (count_pairs, merge_word, pair_count_changes, merge_and_update, train, train_naive, local_rule_change,
+              overlap_bug_on_counts)
 
 Word = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
@@ -74,6 +79,8 @@ def merge_and_update_inputs(draw) -> tuple[Word, Pair, int, dict[Pair, int]]:
     return word, pair, frequency, count_pairs(corpus)
 
 
+changes_inputs = st.tuples(word_and_pair(), st.integers(1, 5)).map(lambda t: (t[0][0], t[0][1], t[1]))
+
 # ---- tasks -----------------------------------------------------------------------------------
 
 check_pair_count_changes, check_pair_count_changes_properties = task_graders(
@@ -88,7 +95,7 @@ check_pair_count_changes, check_pair_count_changes_properties = task_graders(
         ((b"a", b"b"), (b"a", b"b"), 5),  # one token left: no pairs at all
         ((b"a", b"a", b"a", b"b"), (b"a", b"a"), 1),  # (a, b) is untouched: a change of 0 is left out
     ],
-    st.tuples(word_and_pair(), st.integers(1, 5)).map(lambda t: (t[0][0], t[0][1], t[1])),
+    changes_inputs,
     max_examples=150,
 )
 
@@ -169,12 +176,12 @@ def incremental_call_bounds(word_counts: dict[bytes, int], merges: list[Pair]) -
     return needed, allowed
 
 
-def verify_incremental_updates(train: Callable) -> None:
+def verify_incremental_updates(train: Callable, name: str = "train") -> None:
     """Task 3 asks for V2: count the pairs once, then update only the words that hold the merged
     pair, with the learner's ``merge_and_update``. A trainer that recounts (V1) learns the same
     merges, so the merges alone cannot tell; this watches the calls instead. For the length of one
     run, the names ``count_pairs`` and ``merge_and_update`` in the learner's notebook are wrapped
-    by counters, then put back."""
+    by counters, then put back. ``name`` is the trainer's name in the notebook, for messages."""
     case, reference_merges = corpus_en_case()
     word_counts = case.args[0]
     merges = reference_merges[:INCREMENTAL_CHECK_MERGES]
@@ -186,7 +193,7 @@ def verify_incremental_updates(train: Callable) -> None:
         "count_pairs": sum(1 for length in first_lengths["count_pairs"] if length != 1 and length != 0),
         "merge_and_update": len(first_lengths["merge_and_update"]),
     }
-    call = f"train(<the pretoken counts of corpus.en>, {len(merges)})"
+    call = f"{name}(<the pretoken counts of corpus.en>, {len(merges)})"
     if outcome.error is not None:
         raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
     needed, allowed = incremental_call_bounds(word_counts, merges)
@@ -206,7 +213,7 @@ def verify_incremental_updates(train: Callable) -> None:
             "did a word hold both tokens of the pair being merged: skip the words that cannot change "
             "(for example with pair[0] in word and pair[1] in word)"
         )
-    passed(f"train updates incrementally: {calls['merge_and_update']} word updates in "
+    passed(f"{name} updates incrementally: {calls['merge_and_update']} word updates in "
            f"{len(merges)} merges of corpus.en ({len(word_counts)} words), the pairs counted once.")
 
 
@@ -236,3 +243,112 @@ def check_train_on_corpus_en(train: Callable) -> None:
 def check_train_on_other_corpus(train: Callable) -> None:
     """Hidden test of task 4: a TinyStories sample and 180 merges, against the reference."""
     verify_trainer(TRAIN_INCREMENTAL_TASK, train, other_corpus_case, ON_OTHER_CORPUS)
+
+
+# ---- stretch (ungraded): hunt the overlap bug -------------------------------------------------
+# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
+# The wrong rule is page 02's (section 4), computed where the page's tables are.
+
+
+def reference_per_occurrence_changes(word: Word, pair: Pair, frequency: int) -> dict[Pair, int]:
+    """The tempting rule: around each occurrence that the merge replaces, neighbours read from the
+    word before the merge."""
+    return {p: change * frequency for p, change in local_rule_change(word, pair, overlapping=False).items()}
+
+
+def reference_first_wrong_merge(pretoken_counts: dict[bytes, int], num_merges: int) -> tuple[int, Pair] | None:
+    """The first merge after which counts kept by the tempting rule differ from a recount."""
+    run = overlap_bug_on_counts(pretoken_counts, num_merges)
+    return None if run.wrong_at is None else (run.wrong_at, run.wrong_pair)
+
+
+def per_occurrence_hint(args: tuple, expected: object, got: object) -> str | None:
+    word, pair, frequency = args
+    if got == pair_count_changes(word, pair, frequency):
+        return ("these are the right changes (task 1's rule): this stretch asks for the tempting rule, around each "
+                "occurrence with x and y read from the original word, to find where it goes wrong")
+    every = {p: change * frequency for p, change in local_rule_change(word, pair, overlapping=True).items()}
+    if got == every:
+        return ("you went around every occurrence, overlapping ones too: take those merge_word replaces, found left "
+                "to right without overlaps (a a a holds one)")
+    return None
+
+
+def first_wrong_hint(args: tuple, expected: object, got: object) -> str | None:
+    if isinstance(expected, tuple) and isinstance(got, tuple) and len(got) == 2 and got[1] == expected[1]:
+        return ("the right pair, another number: number the merges from 1, and compare after the merge has been "
+                "applied to every word")
+    if isinstance(expected, tuple) and got is None:
+        return ("compare after every merge, with count_pairs of the words as they are now (not as they were "
+                "at the start), and update the counts with per_occurrence_changes")
+    if expected is None and isinstance(got, tuple):
+        return ("the rule is right on every word of this corpus, so the counts stay right: do you store each merged "
+                "word back, and recount the words as they are after the merge?")
+    return None
+
+
+PER_OCCURRENCE_TASK = Task(
+    "per_occurrence_changes", ("word", "pair", "frequency"), what="a dict mapping pairs to nonzero int changes",
+    provided=PROVIDED, hint=per_occurrence_hint,
+)
+FIRST_WRONG_TASK = Task(
+    "first_wrong_merge", ("pretoken_counts", "num_merges"), what="None, or a tuple (merge number, pair)",
+    provided=PROVIDED, hint=first_wrong_hint,
+)
+PER_OCCURRENCE_CASES = [
+    ((b"x", b"a", b"b", b"y"), (b"a", b"b"), 2),  # isolated: the rule is right here
+    ((b"a", b"a", b"a"), (b"a", b"a"), 1),  # one replaced occurrence: right too
+    ((b"a", b"a", b"a", b"a"), (b"a", b"a"), 1),  # two touching ones: wrong
+    ((b"a", b"b", b"a", b"b"), (b"a", b"b"), 3),
+    ((b"l", b"o", b"w"), (b"o", b"x"), 4),
+]
+FIRST_WRONG_CASES = [
+    ({b"abab": 1}, 3),
+    ({b"low": 5, b"lower": 2}, 3),
+    ({b"aaaa": 2, b"ba": 1}, 4),
+    ({b"aaa": 1}, 2),
+]
+
+
+def corpus_en_first_wrong_case() -> Case:
+    case, _ = corpus_en_case()
+    return case  # the pretoken counts of corpus.en and 243 merges, as in task 4
+
+
+# Corpora whose words often hold a pair back to back (a b a b, a a a a), among random ones.
+bug_corpora = st.one_of(
+    pretoken_count_dicts,
+    st.dictionaries(st.sampled_from([b"abab", b"aaaa", b"aaa", b"abcab", b" abab", b"baba", b"ab", b"aab", b"abb"]),
+                    st.integers(1, 9), min_size=1, max_size=5),
+)
+
+
+@advisory
+def check_stretch_overlap_bug(per_occurrence_changes: Callable, first_wrong_merge: Callable) -> None:
+    """Stretch self-check of lab 02 (a): the tempting per-occurrence rule, and the first merge after
+    which it leaves wrong counts, on small corpora and on corpus.en, against the checker's own hunt."""
+    count = check_cases(PER_OCCURRENCE_TASK, per_occurrence_changes, reference_per_occurrence_changes, PER_OCCURRENCE_CASES)
+    count += check_property(PER_OCCURRENCE_TASK, per_occurrence_changes, reference_per_occurrence_changes,
+                            changes_inputs, max_examples=150)
+    cases = [*FIRST_WRONG_CASES, corpus_en_first_wrong_case()]
+    hunts = check_cases(FIRST_WRONG_TASK, first_wrong_merge, reference_first_wrong_merge, cases)
+    hunts += check_property(FIRST_WRONG_TASK, first_wrong_merge, reference_first_wrong_merge,
+                            st.tuples(bug_corpora, st.integers(0, 12)), max_examples=100)
+    passed(f"per_occurrence_changes is the tempting rule on {count} words, and first_wrong_merge finds the first "
+           f"wrong merge as the checker does on {hunts} corpora, corpus.en included.")
+
+
+# ---- stretch (ungraded): a cheaper filter ----------------------------------------------------
+
+TRAIN_FASTER_TASK = replace(TRAIN_INCREMENTAL_TASK, name="train_faster")
+
+
+@advisory
+def check_stretch_cheaper_filter(train_faster: Callable) -> None:
+    """Stretch self-check of lab 02 (b): the merges of the reference on fixed and generated corpora,
+    and the same incremental work as task 3's visible test asks for."""
+    count = check_cases(TRAIN_FASTER_TASK, train_faster, reference_train, TRAIN_INCREMENTAL_CASES)
+    count += check_property(TRAIN_FASTER_TASK, train_faster, reference_train,
+                            st.tuples(pretoken_count_dicts, st.integers(0, 20)), max_examples=80)
+    verify_incremental_updates(train_faster, TRAIN_FASTER_TASK.name)  # prints its own line when it passes
+    passed(f"train_faster: the reference's merges on {count} corpora.")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -239,12 +239,20 @@ class OverlapBugRun:
 
 @lru_cache(maxsize=4)
 def overlap_bug_run(path: Path, max_merges: int, overlapping: bool = False) -> OverlapBugRun:
+    """:func:`overlap_bug_on_counts` on the pretoken counts of the corpus at ``path``."""
+    word_counts = count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
+    return overlap_bug_on_counts(word_counts, max_merges, overlapping, corpus=Path(path).name)
+
+
+def overlap_bug_on_counts(word_counts: Mapping[bytes, int], max_merges: int, overlapping: bool = False,
+                          corpus: str = "") -> OverlapBugRun:
     """Train with correct counts and, alongside, counts kept by :func:`local_rule_change` (the
     occurrences the merge replaces, or every one when ``overlapping``), both from the same words.
 
     Stops at the first merge the buggy counts would choose differently, or after ``max_merges``.
+    Lab 02's stretch self-check compares a learner's hunt for the bug with ``wrong_at`` and
+    ``wrong_pair`` (:mod:`bpe_ref.course.checks.lab02_incremental`).
     """
-    word_counts = count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
     words: list[Tokens] = [tuple(bytes([x]) for x in w) for w in word_counts]
     frequencies = list(word_counts.values())
     right: Counter[Pair] = Counter()
@@ -263,7 +271,7 @@ def overlap_bug_run(path: Path, max_merges: int, overlapping: bool = False) -> O
         pair = best(right)
         picked = best(buggy)
         if picked != pair:
-            return OverlapBugRun(Path(path).name, max_merges, *wrong or (None, None, None), merge, pair, picked, right[pair])
+            return OverlapBugRun(corpus, max_merges, *wrong or (None, None, None), merge, pair, picked, right[pair])
         first_wrong_word = None
         for i in sorted(holding.pop(pair)):
             word = words[i]
@@ -289,7 +297,7 @@ def overlap_bug_run(path: Path, max_merges: int, overlapping: bool = False) -> O
             words[i] = merged
         if wrong is None and buggy != right:
             wrong = (merge, pair, first_wrong_word)
-    return OverlapBugRun(Path(path).name, max_merges, *wrong or (None, None, None), None, None, None, None)
+    return OverlapBugRun(corpus, max_merges, *wrong or (None, None, None), None, None, None, None)
 
 
 # (label on the page, corpus): CS336's corpus.en and the shipped TinyStories sample
