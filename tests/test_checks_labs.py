@@ -255,7 +255,7 @@ def test_lab02_the_incremental_trainer_must_equal_the_naive_one(lab02):
             del pair_counts[pair]  # forgets every other change
         return merges
 
-    assert "smallest failing input" in failure(graders._check_train_merges, never_updates)
+    assert "smallest failing input" in failure(graders.check_train_merges, never_updates)
 
 
 def _defined_in_notebook(solutions: dict, source: str, name: str):
@@ -315,7 +315,7 @@ def train(pretoken_counts, num_merges):
 def test_lab02_a_trainer_with_the_right_merges_must_also_be_incremental(lab02, source, message):
     graders, solutions = lab02
     trainer = _defined_in_notebook(solutions, source, "train")
-    graders._check_train_merges(trainer)  # the merges alone are right...
+    graders.check_train_merges(trainer)  # the merges alone are right...
     assert message in failure(graders.check_train, trainer)  # ...the work is not,
     assert message in failure(graders.check_train_properties, trainer)  # and the hidden test says so too
 
