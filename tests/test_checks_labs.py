@@ -188,6 +188,12 @@ def test_lab01_train_with_a_wrong_tie_break_fails_the_cs336_test_at_the_first_wr
     assert ": expected (" in first_line and "), got (" in first_line
 
 
+def test_lab01_a_tie_broken_the_wrong_way_gets_a_hint(lab01):
+    graders, _ = lab01
+    message = failure(graders.check_best_pair, lambda pair_counts: max(pair_counts, key=pair_counts.get))
+    assert "hint: (b'a', b'b') and (b'b', b'c') tie at count 3" in message, message
+
+
 def test_lab01_train_that_never_stops_early(lab01):
     graders, solutions = lab01
 

@@ -109,8 +109,20 @@ check_count_pairs, check_count_pairs_properties = task_graders(
     max_examples=120,
 )
 
+def tie_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The learner picked a pair with the highest count, but not the one the tie-break picks."""
+    pair_counts = args[0] if args else None
+    if not isinstance(pair_counts, dict) or got not in pair_counts or expected not in pair_counts:
+        return None
+    if got != expected and pair_counts[got] == pair_counts[expected]:
+        return (f"{got!r} and {expected!r} tie at count {pair_counts[expected]}: among equal counts the greatest "
+                f"pair as a tuple (left, right) wins, and {expected!r} > {got!r} (compare the left tokens as "
+                "bytes first, then the right ones)")
+    return None
+
+
 check_best_pair, check_best_pair_properties = task_graders(
-    Task("best_pair", ("pair_counts",), what="one pair: a tuple (bytes, bytes)"),
+    Task("best_pair", ("pair_counts",), what="one pair: a tuple (bytes, bytes)", hint=tie_hint),
     reference_best_pair,
     [
         ({(b"a", b"b"): 3, (b"b", b"c"): 5},),
