@@ -71,6 +71,7 @@ def test_train_counts_in_the_singular_for_one(tmp_path: Path, capsys) -> None:
     assert out[0].endswith("1 merge, vocabulary of 257 tokens (stopped early: no pair left to merge)")
     assert out[1] == "compression on the training text: 2 bytes -> 1 token = 2.00 bytes per token"
     assert out[2] == "first merge:"
+    assert out[3] == "    1  b'a' + b'b' -> b'ab'"  # numbered from 1, as on the pages
 
 
 def test_plural() -> None:

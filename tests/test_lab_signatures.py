@@ -77,7 +77,7 @@ def test_the_linked_module_has_the_labs_functions_with_their_parameters(lab):
 def test_the_lab_links_that_module_as_its_reference_code(lab):
     module_name, _ = LAB_FUNCTIONS[lab]
     intro = read_notebook_json(source_notebook(lab))["cells"][0]["source"]
-    reference = re.search(r"\*\*Reference code:\*\* \[`([^`]+)`\]", intro)
+    reference = re.search(r"\*\*After the lab, compare with:\*\* \[`([^`]+)`\]", intro)
     assert reference and reference.group(1) == module_name.replace(".", "/") + ".py"
 
 

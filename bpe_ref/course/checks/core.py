@@ -688,9 +688,11 @@ def first_differing_item(expected: Any, got: Any) -> int | None:
 
 
 def window_repr(items: Sequence[Any], index: int, radius: int = 3, first: int = 0) -> str:
-    """Items ``index - radius .. index + radius``, numbered from ``first``: ``... [30] x, [31] y ... (243 items)``."""
+    """Items ``index - radius .. index + radius``: ``... [30] x, [31] y ... (243 items)`` with Python's
+    indices (``first=0``), or ``... #31 x, #32 y ...`` numbered from ``first`` (merges count from 1)."""
     start, end = max(0, index - radius), min(len(items), index + radius + 1)
-    shown = ", ".join(f"[{i + first}] {items[i]!r}" for i in range(start, end)) or "(nothing here)"
+    label = (lambda i: f"[{i}]") if first == 0 else (lambda i: f"#{i + first}")
+    shown = ", ".join(f"{label(i)} {items[i]!r}" for i in range(start, end)) or "(nothing here)"
     return f"{'... ' if start else ''}{shown}{' ...' if end < len(items) else ''} ({len(items)} items)"
 
 

@@ -78,7 +78,7 @@ def empty_pattern_hint(args: tuple, expected: object, got: object) -> str | None
     special_tokens = args[1] if len(args) > 1 else None
     if special_tokens == [] and isinstance(got, list) and len(got) > len(expected or []):  # type: ignore[arg-type]
         return ("with no special tokens, '|'.join(...) is the empty pattern, which matches between every two "
-                "characters: return [text] (or nothing for empty text) before building a pattern")
+                "characters: return [text] (also for empty text: [''], as a split of '' gives) before building a pattern")
     return None
 
 
@@ -88,6 +88,7 @@ check_split_on_special_tokens, check_split_on_special_tokens_properties = task_g
     lambda text, special_tokens: split_on_special_tokens(text, special_tokens),
     [
         ("no special tokens here", []),
+        ("", []),  # one piece, the empty text: what a split gives
         (f"Hello{EOT}world", [EOT]),
         (f"a{EOT}b{EOT}", [EOT]),
         (f"{EOT}{EOT}", [EOT]),

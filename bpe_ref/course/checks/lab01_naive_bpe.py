@@ -297,4 +297,4 @@ def check_stretch_encode_word(encode_word: Callable) -> None:
     TinyStories words with the corpus.en merges, and on generated pretokens and merges."""
     count = check_cases(ENCODE_WORD_TASK, encode_word, reference_encode_word, ENCODE_WORD_CASES + corpus_en_encode_cases())
     tried = check_property(ENCODE_WORD_TASK, encode_word, reference_encode_word, pretoken_and_merges(), max_examples=150)
-    passed(f"encode_word: the reference tokenizer's tokens on {count} fixed cases and {tried} generated pretokens and merges.")
+    passed(f"encode_word gives the reference tokenizer's tokens on {count} fixed cases and {tried} generated pretokens and merges.")

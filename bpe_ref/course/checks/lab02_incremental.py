@@ -83,8 +83,21 @@ changes_inputs = st.tuples(word_and_pair(), st.integers(1, 5)).map(lambda t: (t[
 
 # ---- tasks -----------------------------------------------------------------------------------
 
+def per_occurrence_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The learner updated around each occurrence of the pair: wrong where occurrences touch."""
+    word, pair, frequency = args
+    for overlapping in (False, True):
+        rule = {p: c * frequency for p, c in local_rule_change(word, pair, overlapping).items() if c}
+        if got == rule and rule != expected:
+            return ("these are the changes around each occurrence of the pair on its own, which count the windows "
+                    "between two touching occurrences twice (theory, section 4); reason per word instead: what "
+                    "are all the pairs of the word before the merge, and all the pairs after?")
+    return None
+
+
 check_pair_count_changes, check_pair_count_changes_properties = task_graders(
-    Task("pair_count_changes", ("word", "pair", "frequency"), what="a dict mapping pairs to nonzero int changes", provided=PROVIDED),
+    Task("pair_count_changes", ("word", "pair", "frequency"), what="a dict mapping pairs to nonzero int changes", provided=PROVIDED,
+         hint=per_occurrence_hint),
     reference_pair_count_changes,
     [
         ((b"a", b"b", b"c"), (b"a", b"b"), 1),

@@ -76,8 +76,8 @@ def run(args: argparse.Namespace) -> int:
     if merges:
         shown = min(SHOWN_MERGES, len(merges))
         print("first merge:" if shown == 1 else f"first {shown} merges:")
-        for rank, (left, right) in enumerate(merges[:SHOWN_MERGES]):
-            print(f"  {rank:>3}  {left!r} + {right!r} -> {left + right!r}")
+        for number, (left, right) in enumerate(merges[:SHOWN_MERGES], start=1):  # from 1, as on the pages
+            print(f"  {number:>3}  {left!r} + {right!r} -> {left + right!r}")
     if args.out is not None:
         vocab_path, merges_path = save_vocab_and_merges(vocab, merges, args.out)
         print(f"saved {vocab_path} and {merges_path}")

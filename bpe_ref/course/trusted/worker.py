@@ -324,6 +324,7 @@ class Worker:
     def __init__(self) -> None:
         self.namespace: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": lambda: _Shell(), "display": _display}
         self.stand_in_modules: dict[str, dict] = {}  # source -> the namespace it defined, built once
+        self.failed_cells: list[str] = []  # "cell NAME raised ERROR: ...", to explain a name never defined
 
     def stand_ins(self, request: dict) -> dict:
         """``name -> function`` of the request's stand-ins: the reference's helpers, sent as source
@@ -350,6 +351,7 @@ class Worker:
                 exec(compile(code, filename, "exec"), self.namespace)
             except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the cell failed
                 reply = {"ok": False, "error": _error(exc)}
+                self.failed_cells.append(f"cell {name} raised {type(exc).__name__}: {str(exc)[:200]}")
         reply.update(stdout=_captured(out), stderr=_captured(err))
         return reply
 
@@ -357,7 +359,9 @@ class Worker:
         name = request["name"]
         function = self.namespace.get(name)
         if function is None:
-            return {"ok": False, "error": {"ename": "NameError", "evalue": f"name {name!r} is not defined: write it (and run its cell) in the notebook", "traceback": []}}
+            why = (f"; it may be defined in a cell that failed ({self.failed_cells[-1]})" if self.failed_cells
+                   else ": write it (and run its cell) in the notebook")
+            return {"ok": False, "error": {"ename": "NameError", "evalue": f"name {name!r} is not defined{why}", "traceback": []}}
         if not callable(function):
             return {"ok": False, "error": {"ename": "TypeError", "evalue": f"{name} should be a function, but it is a {type(function).__name__}", "traceback": []}}
         args = [decode(arg) for arg in request["args"]]
