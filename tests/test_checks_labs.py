@@ -97,6 +97,17 @@ def test_lab00_a_pretokenize_that_splits_by_itself_must_also_match_longest_first
     assert "special_tokens=['<|eot|>', '<|eot|><s>']" in message.splitlines()[0], message
 
 
+def test_lab00_unescaped_special_tokens_get_a_hint(lab00):
+    import regex
+
+    graders, _ = lab00
+
+    def split(text, special_tokens):
+        return regex.split("|".join(special_tokens), text) if special_tokens else [text]
+
+    assert "hint: special tokens are plain text, not patterns" in failure(graders.check_split_on_special_tokens, split)
+
+
 def test_lab00_special_tokens_are_not_patterns(lab00):
     graders, _ = lab00
     import regex
@@ -338,6 +349,17 @@ def test_lab02_count_pairs_of_one_word_inside_the_loop_is_not_a_recount(lab02):
     ), "train")
     graders.check_train(trainer)
     graders.check_train_properties(trainer)
+
+
+def test_lab02_a_plain_dict_updated_with_plus_equals_gets_a_hint(lab02):
+    graders, solutions = lab02
+    merge_and_update = _defined_in_notebook(solutions, """
+def merge_and_update(word, pair, frequency, pair_counts):
+    for changed, change in pair_count_changes(word, pair, frequency).items():
+        pair_counts[changed] += change
+    return merge_word(word, pair)
+""", "merge_and_update")
+    assert "hint: a KeyError on a dict of counts" in failure(graders.check_merge_and_update, merge_and_update)
 
 
 def test_lab02_the_incrementality_check_puts_the_notebook_names_back(lab02):

@@ -663,6 +663,9 @@ def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseEx
         if error_name(error) == "ValueError" and "empty" in text and ("max()" in text or "min()" in text):
             found.append("max() or min() of nothing: when no pair is left (every word is a single token), "
                          "stop early instead of picking a best pair")
+        if error_name(error) == "KeyError" and any(isinstance(arg, dict) for arg in args):
+            found.append("a KeyError on a dict of counts: a plain dict has no default, so counts[key] += change "
+                         "fails for a new key; write counts.get(key, 0) + change (and delete a count that reaches 0)")
     else:
         def token_ints(value: Any) -> int:
             return sum(1 for leaf, in_tuple in _leaves(value) if in_tuple and type(leaf) is int)

@@ -73,6 +73,29 @@ check_utf8_bytes, check_utf8_bytes_properties = task_graders(
 # ---- task 2: split on special tokens ---------------------------------------------------------
 
 
+def split_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The two common slips of task 2: the empty pattern, and special tokens used as patterns."""
+    return empty_pattern_hint(args, expected, got) or unescaped_hint(args, expected, got)
+
+
+def unescaped_hint(args: tuple, expected: object, got: object) -> str | None:
+    """Special tokens joined without escaping: their '|' and other metacharacters act as regex syntax."""
+    import regex
+
+    text, special_tokens = args
+    if not special_tokens:
+        return None
+    for ordered in (special_tokens, sorted(special_tokens, key=len, reverse=True)):
+        try:
+            unescaped = regex.split("|".join(ordered), text)
+        except regex.error:
+            continue
+        if unescaped == got and got != expected:
+            return ("special tokens are plain text, not patterns: '<|endoftext|>' holds '|', which a regex reads as "
+                    "'or'; escape each token (regex.escape) before joining them with '|'")
+    return None
+
+
 def empty_pattern_hint(args: tuple, expected: object, got: object) -> str | None:
     """An empty list of special tokens joins into the empty pattern, which matches everywhere."""
     special_tokens = args[1] if len(args) > 1 else None
@@ -84,7 +107,7 @@ def empty_pattern_hint(args: tuple, expected: object, got: object) -> str | None
 
 
 check_split_on_special_tokens, check_split_on_special_tokens_properties = task_graders(
-    Task("split_on_special_tokens", ("text", "special_tokens"), what="a list of str", hint=empty_pattern_hint),
+    Task("split_on_special_tokens", ("text", "special_tokens"), what="a list of str", hint=split_hint),
     lambda text, special_tokens: split_on_special_tokens(text, special_tokens),
     [
         ("no special tokens here", []),
