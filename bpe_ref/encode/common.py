@@ -111,15 +111,3 @@ class MergeTables:
     def duplicate_bytes(self) -> list[tuple[bytes, list[int]]]:
         """Byte strings made by more than one merge, with their ranks: ``[(b"abc", [12, 40]), ...]``."""
         return [(b, [t - 256 for t in tokens]) for b, tokens in self._made.items() if len(tokens) > 1]
-
-    def require_unique_bytes(self, who: str) -> None:
-        """``ValueError`` when two merges make the same bytes: ``who`` needs one token per byte string."""
-        duplicates = self.duplicate_bytes()
-        if duplicates:
-            token, ranks = duplicates[0]
-            ids = sorted({self.token_ids[256 + r] for r in ranks})
-            raise ValueError(
-                f"{who} needs every token's bytes to be unique, but merges {ranks} all make {token!r} "
-                f"(ids {ids}; {len(duplicates)} such byte string(s) in all); "
-                "use method='heap' or method='naive', which work with repeated bytes"
-            )

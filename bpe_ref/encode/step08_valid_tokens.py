@@ -28,6 +28,20 @@ from collections.abc import Mapping
 from .common import NO_TOKEN, MergeTables
 
 
+def require_unique_bytes(tables: MergeTables, who: str) -> None:
+    """``ValueError`` when two merges make the same bytes: ``who`` needs one token per byte string
+    (a valid token is looked up by its bytes)."""
+    duplicates = tables.duplicate_bytes()
+    if duplicates:
+        token, ranks = duplicates[0]
+        ids = sorted({tables.token_ids[256 + r] for r in ranks})
+        raise ValueError(
+            f"{who} needs every token's bytes to be unique, but merges {ranks} all make {token!r} "
+            f"(ids {ids}; {len(duplicates)} such byte string(s) in all); "
+            "use method='heap' or method='naive', which work with repeated bytes"
+        )
+
+
 class ValidTokens:
     """Valid tokens, their merge trees and the compatibility test of two adjacent tokens.
 
@@ -38,7 +52,7 @@ class ValidTokens:
     """
 
     def __init__(self, tables: MergeTables) -> None:
-        tables.require_unique_bytes("this encoder")
+        require_unique_bytes(tables, "this encoder")
         self.tables = tables
         token_bytes = tables.token_bytes
         pair_to_token = tables.pair_to_token
