@@ -629,7 +629,7 @@ def stand_in_note(task: Task) -> list[str]:
     names = [function.__name__ for function in task.stand_ins]
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     verb = "was" if len(names) == 1 else "were"
-    return [f"  note: while {task.name} ran, {listed} {verb} the reference's (each is graded in its own task), "
+    return [f"  note: while {task.name} ran, {listed} {verb} the reference's, "
             f"so this difference comes from {task.name} itself"]
 
 
