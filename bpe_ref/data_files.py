@@ -20,6 +20,10 @@ GPT2_VOCAB = CS336_FIXTURES / "gpt2_vocab.json"
 GPT2_MERGES = CS336_FIXTURES / "gpt2_merges.txt"
 REFERENCE_MERGES = CS336_FIXTURES / "train-bpe-reference-merges.txt"
 REFERENCE_VOCAB = CS336_FIXTURES / "train-bpe-reference-vocab.json"
+OTHER_LANGUAGES = DATA_DIR / "other_languages"
+CHINESE_NOVEL = OTHER_LANGUAGES / "hongloumeng_zh.txt"
+SPANISH_NOVEL = OTHER_LANGUAGES / "don_quijote_es_pg2000.txt"
+RUSSIAN_STORIES = OTHER_LANGUAGES / "tinystories_ru_head_1476_stories.txt"
 
 
 def data_file(path: Path) -> Path:
