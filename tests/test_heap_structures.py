@@ -74,8 +74,30 @@ def test_heap_trainers_trace_heap_size_and_stale_pops(method: str) -> None:
     assert len(trace) == len(merges) > 0
     assert all(step.heap_size is not None and step.heap_size >= 0 for step in trace)
     assert all(step.stale_pops is not None and step.stale_pops >= 0 for step in trace)
-    if method == "linked_list":  # the indexed heap is updated in place: nothing is ever stale
-        assert all(step.stale_pops == 0 for step in trace)
+
+
+def test_linked_list_with_the_indexed_heap_never_pops_a_stale_entry() -> None:
+    trace: list = []
+    bpe_ref.train_bpe_on_text("the cat sat on the mat with the hat " * 3, 270, special_tokens=[],
+                              method="linked_list", trace=trace, heap="indexed")
+    assert trace and all(step.stale_pops == 0 for step in trace)  # updated in place: nothing is stale
+
+
+def test_linked_list_rejects_an_unknown_heap() -> None:
+    with pytest.raises(ValueError, match="heap must be one of lazy, indexed"):
+        bpe_ref.train_bpe_on_text("a b c", 260, special_tokens=[], method="linked_list", heap="fibonacci")
+
+
+@given(st.text(alphabet="ab c\n", max_size=200), st.integers(257, 300))
+@settings(derandomize=True, deadline=None, database=None, max_examples=150)
+def test_both_heaps_of_the_linked_list_give_v5s_merges(text: str, vocab_size: int) -> None:
+    """The lazy and the indexed heap pop the same pairs as V5, runs of one letter included."""
+    expected = bpe_ref.train_bpe_on_text(text, vocab_size, special_tokens=[], method="heap")[1]
+    for heap in ("lazy", "indexed"):
+        trace: list = []
+        got = bpe_ref.train_bpe_on_text(text, vocab_size, special_tokens=[], method="linked_list", heap=heap,
+                                        trace=trace)[1]
+        assert got == expected, f"heap={heap!r}"
 
 
 def test_linked_list_self_overlap_merges_left_to_right() -> None:

@@ -1,117 +1,168 @@
-"""The linked-list trainer: the token stream as a doubly linked list, pair -> list of the nodes
-where it starts, and an indexed heap whose keys change priority in place.
+"""The linked-list trainer: update only the neighbourhood of each merged occurrence.
 
-Every distinct word's tokens are nodes of one array-backed list (``token``, ``prev``, ``next``;
-``prev``/``next`` are -1 at a word's ends). Merging (A, B) at node n turns n into AB and unlinks
-its right neighbour m: O(1) per occurrence, no word is copied. Around the occurrence:
+V5 still rewrites every affected word whole: take out all its pairs, merge, put them all back,
+O(L) per word for a word of L tokens, even when the merge touched one spot of it. Where words are
+long (Chinese has no spaces, so a pretoken is a whole run of characters), that is most of the
+run. Here the token stream is a doubly linked list, so merging (A, B) at one occurrence costs
+O(1), whatever the word's length:
 
 - the left neighbour x loses (x, A) and gains (x, AB);
-- the right neighbour y loses (B, y) and gains (AB, y).
+- the right neighbour y loses (B, y) and gains (AB, y);
+- the node of A becomes AB, the node of B is unlinked.
 
-The occurrence lists are append-only and checked lazily: a listed node that no longer starts
-(A, B) (its token changed, or it was unlinked) is skipped. Counts live in an
-:class:`~bpe_ref.train.indexed_heap.IndexedMinHeap`, updated in place with increase-key and
-decrease-key, so unlike V5 the heap never holds a stale entry.
+Every distinct word's tokens are nodes of one array-backed list (``token``, ``prev``, ``next``;
+``prev``/``next`` are -1 at a word's ends). ``occurrences[pair]`` lists the nodes where ``pair``
+starts, append-only and checked lazily, as V4's index is: a listed node that no longer starts
+(A, B) (its token changed, or it was unlinked) is skipped.
+
+A merge's changes are summed per pair first (``changes``) and applied to the counts and the heap
+once per pair: many occurrences share a neighbour, so this is far fewer heap operations than
+occurrences. The heap is either V5's :class:`~bpe_ref.train.step05_heap.LazyPairHeap`
+(``heap="lazy"``, the default: ``heapq``'s sifting runs in C) or, as in the design this follows,
+an :class:`~bpe_ref.train.indexed_heap.IndexedMinHeap` whose keys change priority in place with
+increase-key and decrease-key and which never holds a stale entry (``heap="indexed"``).
 
 Pitfall, self-overlap: in ``a a a`` merging (a, a), the first occurrence's right neighbour forms
-(a, a) again, the very pair being merged. Its count was already taken off the heap, so a naive
-update would decrement a pair that no longer exists. Occurrences are processed left to right
-and updates to the merged pair itself are skipped: ``a a a`` becomes ``aa a``, as the rule says.
-Theory: ``theory/05-heap.md``.
+(a, a) again, the very pair being merged. Occurrences of a pair (A, A) are processed left to right
+(node ids grow along a word), the second one finds its node unlinked and is skipped, and changes
+to the merged pair itself are dropped (it is gone: every occurrence merged). ``a a a`` becomes
+``aa a``, as the rule says. Theory: ``theory/05-heap.md``.
+
+>>> train({b"low": 5, b"lower": 2, b"newest": 6, b"widest": 3}, 3)
+[(b's', b't'), (b'e', b'st'), (b'o', b'w')]
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from ..tiebreak import SortKeys
 from .common import Pair
 from .driver import MergeStep, run_merges
 from .indexed_heap import IndexedMinHeap
 from .step01_naive import count_pairs, split_into_bytes
+from .step05_heap import DEFAULT_COMPACTION_THRESHOLD, LazyPairHeap
 
-__all__ = ["merge_steps", "train"]
+__all__ = ["HEAPS", "IndexedPairHeap", "merge_steps", "train"]
 
+HEAPS = ("lazy", "indexed")
 _UNLINKED = b""  # the token of a node removed from the list (no real token is empty)
 
 
-def merge_steps(pretoken_counts: Mapping[bytes, int]) -> Iterator[MergeStep]:
-    """The linked list's merges, one per iteration, until no pair is left (:func:`train` decides how many)."""
-    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
-    counts = count_pairs(word_counts)
-    keys = SortKeys()
+class IndexedPairHeap:
+    """The pairs of ``pair_counts`` in an :class:`IndexedMinHeap`, with :class:`LazyPairHeap`'s
+    two methods, so the merge loop does not care which heap it has."""
 
-    # The linked list: one node per byte of every distinct word.
+    def __init__(self, pair_counts: Mapping[Pair, int]) -> None:
+        self.keys = SortKeys()
+        self.heap = IndexedMinHeap()
+        for pair, count in pair_counts.items():
+            self.heap.push(pair, self.keys.rank_key(count, pair))
+
+    def __len__(self) -> int:
+        return len(self.heap)
+
+    def pop_best(self, pair_counts: Mapping[Pair, int]) -> tuple[Pair, int]:
+        """The pair to merge next, and 0: an indexed heap never holds a stale entry."""
+        pair, _ = self.heap.pop()
+        return pair, 0
+
+    def refresh(self, changed: Iterable[Pair], pair_counts: Mapping[Pair, int]) -> None:
+        """Move each changed pair to its new place: increase-key, decrease-key, insert or remove."""
+        heap, rank_key = self.heap, self.keys.rank_key
+        for pair in changed:
+            count = pair_counts.get(pair, 0)
+            if not count:
+                if pair in heap:
+                    heap.remove(pair)
+            elif pair in heap:
+                heap.update(pair, rank_key(count, pair))
+            else:
+                heap.push(pair, rank_key(count, pair))
+
+
+def merge_steps(pretoken_counts: Mapping[bytes, int], heap: str = "lazy") -> Iterator[MergeStep]:
+    """The linked list's merges, one per iteration, until no pair is left (:func:`train` decides how many)."""
+    if heap not in HEAPS:
+        raise ValueError(f"heap must be one of {', '.join(HEAPS)}, got {heap!r}")
+    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
+    pair_counts = count_pairs(word_counts)
+
+    # The linked list: one node per byte of every distinct word, words one after the other.
     token: list[bytes] = []
     prev: list[int] = []
     next_: list[int] = []
     node_frequency: list[int] = []  # the frequency of the word each node belongs to
-    node_word: list[int] = []  # the word each node belongs to (for the trace's word count)
-    occurrences: dict[Pair, list[int]] = defaultdict(list)  # pair -> the nodes where it starts
+    node_word: list[int] = []  # the word each node belongs to (for the trace's count of words)
+    occurrences: defaultdict[Pair, list[int]] = defaultdict(list)  # pair -> the nodes where it starts
     for word_id, (word, frequency) in enumerate(word_counts.items()):
-        start = len(token)
-        for offset, byte in enumerate(word):
-            node = start + offset
-            token.append(byte)
-            prev.append(node - 1 if offset else -1)
-            next_.append(node + 1 if offset + 1 < len(word) else -1)
-            node_frequency.append(frequency)
-            node_word.append(word_id)
-            if offset:
-                occurrences[(word[offset - 1], byte)].append(node - 1)
+        start, length = len(token), len(word)
+        token.extend(word)
+        prev.append(-1)
+        prev.extend(range(start, start + length - 1))
+        next_.extend(range(start + 1, start + length))
+        next_.append(-1)
+        node_frequency.extend([frequency] * length)
+        node_word.extend([word_id] * length)
+        for node, pair in enumerate(zip(word, word[1:]), start):
+            occurrences[pair].append(node)
 
-    heap = IndexedMinHeap()
-    for pair, count in counts.items():
-        heap.push(pair, keys.rank_key(count, pair))
-
-    def add(pair: Pair, delta: int) -> None:
-        count = counts.get(pair, 0) + delta
-        if count > 0:
-            counts[pair] = count
-            if pair in heap:
-                heap.update(pair, keys.rank_key(count, pair))  # increase-key or decrease-key, in place
-            else:
-                heap.push(pair, keys.rank_key(count, pair))
-        else:
-            counts.pop(pair, None)
-            if pair in heap:
-                heap.remove(pair)
-
-    while heap:
-        pair, _ = heap.pop()
-        count = counts.pop(pair)
+    queue = LazyPairHeap(pair_counts, DEFAULT_COMPACTION_THRESHOLD) if heap == "lazy" else IndexedPairHeap(pair_counts)
+    while pair_counts:
+        pair, stale_pops = queue.pop_best(pair_counts)
+        count = pair_counts.pop(pair)
         left, right = pair
         merged = left + right
-        touched_words = set()
-        # Left to right within each word (node ids grow along a word): the rule's order.
-        for node in sorted(occurrences.pop(pair)):
+        changes: dict[Pair, int] = {}  # this merge's count changes, summed per pair
+        change_of = changes.get
+        merged_nodes = []
+        nodes = occurrences.pop(pair)
+        if left == right:
+            nodes.sort()  # self-overlap: left to right within a word, as the rule says
+        for node in nodes:
+            if token[node] != left:
+                continue  # stale: this node's token has changed since it was listed
             follower = next_[node]
-            if token[node] != left or follower == -1 or token[follower] != right:
-                continue  # stale: this node no longer starts (left, right)
+            if follower == -1 or token[follower] != right:
+                continue  # stale: its right neighbour has changed
             frequency = node_frequency[node]
             before, after = prev[node], next_[follower]
-            if before != -1:
-                old = (token[before], left)
-                if old != pair:
-                    add(old, -frequency)
-                created = (token[before], merged)
-                add(created, frequency)
-                occurrences[created].append(before)
-            if after != -1:
-                old = (right, token[after])
-                if old != pair:  # self-overlap: (a, a) followed by a
-                    add(old, -frequency)
-                created = (merged, token[after])
-                add(created, frequency)
-                occurrences[created].append(node)
+            if before != -1:  # x A B -> x AB
+                neighbour = token[before]
+                lost, gained = (neighbour, left), (neighbour, merged)
+                changes[lost] = change_of(lost, 0) - frequency
+                changes[gained] = change_of(gained, 0) + frequency
+                occurrences[gained].append(before)
+            if after != -1:  # A B y -> AB y
+                neighbour = token[after]
+                lost, gained = (right, neighbour), (merged, neighbour)
+                changes[lost] = change_of(lost, 0) - frequency
+                changes[gained] = change_of(gained, 0) + frequency
+                occurrences[gained].append(node)
+                prev[after] = node
             token[node] = merged
             token[follower] = _UNLINKED
             next_[node] = after
-            if after != -1:
-                prev[after] = node
-            touched_words.add(node_word[node])
-        yield MergeStep(pair=pair, count=count, affected_words=len(touched_words), heap_size=len(heap), stale_pops=0)
+            merged_nodes.append(node)
+        changes.pop(pair, None)  # self-overlap: the merged pair is gone, whatever its neighbours said
+        changed, grown = [], []
+        for changed_pair, change in changes.items():
+            if not change:
+                continue
+            new_count = pair_counts.get(changed_pair, 0) + change
+            if new_count:
+                pair_counts[changed_pair] = new_count
+            else:
+                del pair_counts[changed_pair]
+            changed.append(changed_pair)
+            if change > 0:
+                grown.append(changed_pair)
+        # The lazy heap needs only the pairs that grew (a shrunk pair's entry is checked on pop);
+        # the indexed heap moves every pair whose count changed.
+        queue.refresh(grown if heap == "lazy" else changed, pair_counts)
+        yield MergeStep(pair=pair, count=count, affected_words=len(set(map(node_word.__getitem__, merged_nodes))), heap_size=len(queue),
+                        stale_pops=stale_pops)
 
 
 def train(pretoken_counts: Mapping[bytes, int], num_merges: int) -> list[Pair]:
