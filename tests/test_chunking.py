@@ -6,15 +6,25 @@ started by a few small tests only (process start-up is the expensive part on 2 c
 
 from __future__ import annotations
 
-import io
+import tempfile
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bpe_ref import data_files
-from bpe_ref.pretokenize import count_pretokens, count_pretokens_in_file, find_chunk_boundaries
+from bpe_ref.pretokenize import count_pretokens
+from bpe_ref.train.step03_parallel import count_pretokens_in_file, find_chunk_boundaries
+
+def boundaries_of(data: bytes, desired_num_chunks: int, split_tokens, buffer_size: int = 4096) -> list[int]:
+    """:func:`find_chunk_boundaries` of a file holding ``data``."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "corpus.txt"
+        path.write_bytes(data)
+        return find_chunk_boundaries(path, desired_num_chunks, split_tokens, buffer_size=buffer_size)
+
 
 PROPERTY = settings(derandomize=True, deadline=None, database=None, max_examples=200)
 
@@ -84,18 +94,19 @@ def assert_boundary_properties(boundaries: list[int], data: bytes, tokens: list[
 @given(corpora(), st.integers(1, 8), st.integers(1, 16))
 @example(("x" * 20 + EOT + "y" * 20, [EOT]), 2, 1)  # token straddles many 1-byte reads
 @example(("x" * 7 + EOT + "y", [EOT]), 2, 8)  # token starts just before a buffer edge
+@example(("aaa<s>b", ["<s>", "a<s>b"]), 4, 1)  # "<s>" is in the window, "a<s>b" (earlier) is cut off by it
 @example(("", [EOT]), 3, 4)  # empty file
 @example((EOT * 5, [EOT]), 8, 3)  # more chunks asked for than tokens
 def test_boundaries_properties_with_small_read_buffers(corpus, desired_num_chunks, buffer_size):
     text, special_tokens = corpus
     data = text.encode("utf-8")
     tokens = [t.encode("utf-8") for t in special_tokens]
-    boundaries = find_chunk_boundaries(io.BytesIO(data), desired_num_chunks, tokens, buffer_size=buffer_size)
+    boundaries = boundaries_of(data, desired_num_chunks, tokens, buffer_size=buffer_size)
     assert_boundary_properties(boundaries, data, tokens)
     assert len(boundaries) - 1 <= desired_num_chunks
     # The buffered search finds exactly what a search of the whole file at once finds.
     assert boundaries == brute_force_boundaries(data, desired_num_chunks, tokens)
-    whole = find_chunk_boundaries(io.BytesIO(data), desired_num_chunks, tokens, buffer_size=len(data) + 64)
+    whole = boundaries_of(data, desired_num_chunks, tokens, buffer_size=len(data) + 64)
     assert boundaries == whole
 
 
@@ -103,8 +114,7 @@ def test_boundaries_of_a_real_file():
     path = data_files.data_file(data_files.TINYSTORIES_SAMPLE)
     data = path.read_bytes()
     token = EOT.encode()
-    with open(path, "rb") as file:
-        boundaries = find_chunk_boundaries(file, 16, token)
+    boundaries = find_chunk_boundaries(path, 16, token)
     assert_boundary_properties(boundaries, data, [token])
     assert len(boundaries) == 17  # 1,727 separators: every guess finds its own
     assert boundaries == brute_force_boundaries(data, 16, [token])
@@ -112,18 +122,18 @@ def test_boundaries_of_a_real_file():
 
 def test_single_bytes_token_is_accepted():
     data = b"aaXbbXcc"
-    assert find_chunk_boundaries(io.BytesIO(data), 3, b"X", buffer_size=1) == [0, 2, 5, 8]
+    assert boundaries_of(data, 3, b"X", buffer_size=1) == [0, 2, 5, 8]
 
 
 def test_chunking_argument_errors():
     with pytest.raises(ValueError, match=r"desired_num_chunks must be at least 1, got 0"):
-        find_chunk_boundaries(io.BytesIO(b"abc"), 0, [b"X"])
-    with pytest.raises(ValueError, match=r"non-empty split token"):
-        find_chunk_boundaries(io.BytesIO(b"abc"), 2, [])
-    with pytest.raises(ValueError, match=r"non-empty split token"):
-        find_chunk_boundaries(io.BytesIO(b"abc"), 2, [b""])
+        boundaries_of(b"abc", 0, [b"X"])
+    with pytest.raises(ValueError, match=r"non-empty bytes split tokens"):
+        boundaries_of(b"abc", 2, [])
+    with pytest.raises(ValueError, match=r"non-empty bytes split tokens"):
+        boundaries_of(b"abc", 2, [b""])
     with pytest.raises(ValueError, match=r"buffer_size must be positive, got 0"):
-        find_chunk_boundaries(io.BytesIO(b"abc"), 2, [b"X"], buffer_size=0)
+        boundaries_of(b"abc", 2, [b"X"], buffer_size=0)
 
 
 @PROPERTY
@@ -140,7 +150,7 @@ def test_chunk_counts_add_up_to_the_serial_count(corpus, desired_num_chunks, buf
     text, special_tokens = corpus
     data = text.encode("utf-8")
     tokens = [t.encode("utf-8") for t in special_tokens]
-    boundaries = find_chunk_boundaries(io.BytesIO(data), desired_num_chunks, tokens, buffer_size=buffer_size)
+    boundaries = boundaries_of(data, desired_num_chunks, tokens, buffer_size=buffer_size)
     total: Counter[bytes] = Counter()
     for start, end in zip(boundaries, boundaries[1:]):
         total.update(count_pretokens(data[start:end].decode("utf-8"), special_tokens))

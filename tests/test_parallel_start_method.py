@@ -2,7 +2,7 @@
 
 Python 3.12+ warns that ``fork()`` in a multi-threaded process may deadlock the child (a Jupyter
 kernel always runs threads), and 3.14 no longer forks by default on Linux, so the pool chooses its
-start method itself (:func:`bpe_ref.pretokenize.worker_context`). These tests keep it that way.
+start method itself (:func:`bpe_ref.train.step03_parallel.worker_context`). These tests keep it that way.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import threading
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 
-from bpe_ref import pretokenize
-from bpe_ref.pretokenize import count_pretokens, count_pretokens_in_file, worker_context
+from bpe_ref.pretokenize import count_pretokens
+from bpe_ref.train import step03_parallel
+from bpe_ref.train.step03_parallel import count_pretokens_in_file, worker_context
 
 EOT = "<|endoftext|>"
 TEXT = EOT.join(f"Story {i}: the cat sat on the mat, {i} times." for i in range(200))
@@ -37,7 +38,7 @@ def test_the_counting_pool_is_given_that_context(monkeypatch, write_corpus):
             methods.append(context.get_start_method() if context is not None else None)
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(pretokenize, "ProcessPoolExecutor", RecordingPool)
+    monkeypatch.setattr(step03_parallel, "ProcessPoolExecutor", RecordingPool)
     assert count_pretokens_in_file(write_corpus(TEXT), [EOT], num_workers=2) == count_pretokens(TEXT, [EOT])
     assert methods == [worker_context().get_start_method()], f"the pool was created with start methods {methods}"
 

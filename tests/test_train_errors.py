@@ -8,7 +8,7 @@ import pytest
 
 from bpe_ref import TRAIN_METHODS, train_bpe, train_bpe_on_text, train_on_counts
 from bpe_ref.corpus import read_corpus
-from bpe_ref.pretokenize import count_pretokens_in_file
+from bpe_ref.train.step03_parallel import count_pretokens_in_file
 
 EOT = "<|endoftext|>"
 BASE_VOCAB = {b: bytes([b]) for b in range(256)}

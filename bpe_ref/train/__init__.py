@@ -29,7 +29,8 @@ import time
 from collections.abc import Mapping, Sequence
 
 from ..corpus import StrPath, encode_utf8
-from ..pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, count_pretokens_in_file, validate_special_tokens
+from ..pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, validate_special_tokens
+from .step03_parallel import count_pretokens_in_file
 from .driver import MergeStep, run_merges
 
 TRAIN_METHODS: tuple[str, ...] = ("naive", "incremental", "parallel", "inverted_index", "heap", "linked_list")

@@ -104,7 +104,7 @@ def measure_in_this_process(spec: dict) -> None:
         if spec["kind"] == "hf":
             merges_done = _train_hf(spec["path"], spec["vocab_size"])
         elif spec["kind"] == "pretokenize":
-            from bpe_ref.pretokenize import count_pretokens_in_file
+            from bpe_ref.train.step03_parallel import count_pretokens_in_file
 
             count_pretokens_in_file(spec["path"], SPECIAL_TOKENS, spec["workers"])
             merges_done = wanted  # no merges: the phase is complete
@@ -142,7 +142,7 @@ def measure_peak_python_memory(path: Path, vocab_size: int, method: str, options
     """Peak memory (MB) that Python allocates while the merge loop of ``method`` runs (tracemalloc)."""
     code = (
         "import json, tracemalloc\n"
-        "from bpe_ref.pretokenize import count_pretokens_in_file\n"
+        "from bpe_ref.train.step03_parallel import count_pretokens_in_file\n"
         "from bpe_ref.train import train_on_counts\n"
         f"counts = count_pretokens_in_file({str(path)!r}, {SPECIAL_TOKENS!r})\n"
         "tracemalloc.start()\n"
