@@ -94,6 +94,7 @@ def assert_boundary_properties(boundaries: list[int], data: bytes, tokens: list[
 @given(corpora(), st.integers(1, 8), st.integers(1, 16))
 @example(("x" * 20 + EOT + "y" * 20, [EOT]), 2, 1)  # token straddles many 1-byte reads
 @example(("x" * 7 + EOT + "y", [EOT]), 2, 8)  # token starts just before a buffer edge
+@example(("a<s>", ["<s>", "a<s>b"]), 5, 1)  # a short window at the end of the file still holds "<s>"
 @example(("aaa<s>b", ["<s>", "a<s>b"]), 4, 1)  # "<s>" is in the window, "a<s>b" (earlier) is cut off by it
 @example(("", [EOT]), 3, 4)  # empty file
 @example((EOT * 5, [EOT]), 8, 3)  # more chunks asked for than tokens

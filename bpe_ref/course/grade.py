@@ -248,7 +248,8 @@ def isolation_summary(isolation: list[str]) -> str:
     """One plain sentence on how the notebook's code ran, then the mechanisms in force."""
     text = " ".join(isolation)
     confined = "Landlock ABI" in text and "seccomp: no network" in text
-    plain = ("Your code ran in a separate, locked-down process (no reference solution, no network, no other processes, "
+    processes = "no other processes" if "no new processes" in text else "worker processes of its own only"
+    plain = (f"Your code ran in a separate, locked-down process (no reference solution, no network, {processes}, "
              "no files outside its own folder)" if confined else
              "Your code ran in a separate process, but NOT locked down on this machine (no Landlock/seccomp)")
     return f"{plain}. In force: {'; '.join(isolation) or 'unknown'}."

@@ -24,6 +24,7 @@ import json
 import os
 import re
 import shutil
+import importlib
 import subprocess
 import sys
 import tempfile
@@ -244,8 +245,32 @@ def solution_namespace(lab: str) -> dict[str, Any]:
     for cell in notebook["cells"]:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if cell["cell_type"] == "code" and (meta.get("solution") or (meta.get("locked") and not meta.get("grade"))):
+            module = written_module(cell["source"])
+            if module is not None:  # %%writefile NAME.py: a module of the learner's (lab 03's workers)
+                _write_solution_module(lab, *module)
+                continue
             exec(compile(cell["source"], f"<{lab}:{cell['id']}>", "exec"), namespace)
     return namespace
+
+
+WRITEFILE = re.compile(r"%%writefile ([A-Za-z_][A-Za-z0-9_]*\.py)\n")
+
+
+def written_module(source: str) -> tuple[str, str] | None:
+    """``(file name, code)`` of a cell that writes a module with ``%%writefile NAME.py``, else ``None``."""
+    match = WRITEFILE.match(source)
+    return None if match is None else (match.group(1), source[match.end():])
+
+
+def _write_solution_module(lab: str, name: str, code: str) -> None:
+    """Write a solution's module where this process and the worker processes it starts import it
+    from (a folder put first on ``sys.path``, which spawned workers inherit)."""
+    folder = Path(tempfile.gettempdir()) / f"bpe_ref_solution_modules_{os.getpid()}" / lab
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(code, encoding="utf-8")
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    importlib.invalidate_caches()
 
 
 # ---- temporary nbgrader courses -------------------------------------------------------------

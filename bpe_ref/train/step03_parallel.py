@@ -97,9 +97,7 @@ def _next_token_start(
                 return candidate
             position = candidate + 1
             continue
-        if len(window) <= overlap:
-            break
-        position += buffer_size
+        position += buffer_size  # no token starts in [position, position + buffer_size)
     return file_size
 
 

@@ -124,6 +124,56 @@ class Case:
     labels: dict[int, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class CorpusFile:
+    """An argument that is the path of a file holding ``data`` (lab 03 reads files). The file is
+    written just before each call, where the learner's code can read it (:func:`materialized`):
+    the grading process's scratch folder, or a temporary folder of the learner's kernel."""
+
+    data: bytes
+
+    def __repr__(self) -> str:
+        shown = self.data if len(self.data) <= 40 else self.data[:32] + b"..."
+        return f"<path of a file of {len(self.data)} bytes: {shown!r}>"
+
+
+_LOCAL_FILES: list[Path] = []  # the kernel's temporary folder for CorpusFile arguments, made once
+
+
+def _files_folder(learner: Any) -> Path:
+    if runs_remotely(learner):
+        folder = Path(learner.sandbox.scratch) / "grader_files"
+    else:
+        if not _LOCAL_FILES:
+            import atexit
+            import shutil
+            import tempfile
+
+            _LOCAL_FILES.append(Path(tempfile.mkdtemp(prefix="bpe_ref_check_files_")))
+            atexit.register(shutil.rmtree, _LOCAL_FILES[0], True)
+        folder = _LOCAL_FILES[0]
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def materialized(args: tuple, learner: Any) -> tuple:
+    """``args`` with each :class:`CorpusFile` written to disk (again, every call: a call of the
+    learner's cannot change what the next one reads) and replaced by its path, a ``str``."""
+    if not any(isinstance(arg, CorpusFile) for arg in args):
+        return args
+    import hashlib
+
+    folder = _files_folder(learner)
+    real = []
+    for arg in args:
+        if isinstance(arg, CorpusFile):
+            path = folder / f"corpus_{hashlib.sha256(arg.data).hexdigest()[:16]}.txt"
+            path.write_bytes(arg.data)
+            arg = str(path)
+        real.append(arg)
+    return tuple(real)
+
+
 def short_repr(value: Any, limit: int = SHORT_REPR_CHARS) -> str:
     """``repr(value)``, abbreviated in the middle of containers when longer than ``limit``."""
     text = repr(value)
@@ -582,9 +632,10 @@ def _first_line_of(error: BaseException) -> str:
 
 def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> str | None:
     """``None`` when the learner agrees with the reference on ``case``; else the failure message."""
-    expected = expected_result(task, reference, case.args)
+    args = materialized(case.args, learner)
+    expected = expected_result(task, reference, args)
     call = call_repr(task, case)
-    outcome = call_learner(learner, case.args, task.provided, task.stand_ins)
+    outcome = call_learner(learner, args, task.provided, task.stand_ins)
     if outcome.reference_calls:
         return (
             f"{task.name} calls the reference solution ({outcome.reference_calls[0]}) in {call}. "
@@ -594,7 +645,7 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
         if error_name(outcome.error) == "NotImplementedError":
             return f"{task.name} is not written yet: it still raises NotImplementedError (write your code in place of the skeleton's raise)"
         return "\n".join([f"{call} raised {_first_line_of(outcome.error)}", f"  expected: {short_repr(expected, 300)}",
-                          *hints(task, case.args, expected, error=outcome.error), *stand_in_note(task)])
+                          *hints(task, args, expected, error=outcome.error), *stand_in_note(task)])
     learner_args, result = outcome.value
     try:
         got = plain(task.observed(learner_args, result), f"what {task.name} returned")
@@ -617,7 +668,7 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
                   f"  got, around {label}:      {window_repr(got, index, first=task.first)}"]
     else:
         lines += [f"  expected: {short_repr(expected, 300)}", f"  got:      {short_repr(shown, 300)}"]
-    lines += hints(task, case.args, expected, got)
+    lines += hints(task, args, expected, got)
     lines += stand_in_note(task)
     return "\n".join(lines)
 

@@ -27,11 +27,13 @@ import base64
 import builtins
 import contextlib
 import ctypes
+import importlib
 import io
 import json
 import linecache
 import os
 import platform
+import re
 import sys
 import traceback
 
@@ -289,8 +291,24 @@ def confine(policy: dict) -> list[str]:
 # ---- running the learner's code ----------------------------------------------------------------
 
 
+_MODULE_FILE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.py")
+
+
 class _Shell:
-    """Stands in for IPython's ``get_ipython()``: magics and shell commands are skipped while grading."""
+    """Stands in for IPython's ``get_ipython()``: magics and shell commands are skipped while grading,
+    but ``%%writefile NAME.py``, with which a lab has the learner write a module of their own
+    (lab 03: worker functions that a ``spawn`` process can import), writes it into the scratch
+    folder, which is on ``sys.path``."""
+
+    def run_cell_magic(self, magic: str, line: str, cell: str) -> None:
+        name = line.strip()
+        if magic != "writefile" or not _MODULE_FILE.fullmatch(name):
+            print(f"(skipped while grading: %%{magic} {line})", file=sys.stderr)
+            return
+        with open(name, "w", encoding="utf-8") as file:  # the current folder is the scratch folder
+            file.write(cell)
+        importlib.invalidate_caches()
+        print(f"Writing {name}")
 
     def __getattr__(self, name):
         def skipped(*args, **kwargs):
@@ -442,6 +460,13 @@ def main() -> None:
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.dup2(2, 1)
     isolation = confine(policy)
+    # A module the learner writes (``%%writefile``) is imported from the scratch folder, here and in
+    # the processes a lab may start (spawn and forkserver children get this sys.path).
+    sys.path.insert(0, policy["scratch"])
+    # Like a Jupyter kernel's, this process's __main__ has no file for a spawned child to re-run (it
+    # could not read this file anyway): functions defined in the notebook's cells do not reach a
+    # spawned worker, those of a module written with %%writefile do.
+    sys.modules["__main__"].__dict__.pop("__file__", None)
     replies.write(json.dumps({"hello": True, "isolation": isolation, "python": platform.python_version()}) + "\n")
     replies.flush()
     serve(requests, replies)

@@ -1,0 +1,276 @@
+"""Graders of lab 03, parallel pretokenization: cut a file at special tokens, count each chunk in a
+worker process (map), add the counts up (reduce), and get exactly the serial count.
+
+Theory: ``theory/03-parallel-pretokenization.md``. Reference: :mod:`bpe_ref.train.step03_parallel`.
+Files are :class:`~.core.CorpusFile` arguments: written, for each call, where the learner's code
+can read them (the grading process's scratch folder), and passed as a path.
+
+===============================  ========================================  ==========================================
+task                             visible test                              hidden test
+===============================  ========================================  ==========================================
+1 ``find_chunk_boundaries``      :func:`check_find_chunk_boundaries`       ``..._properties`` (generated files,
+                                                                           read buffers of 1 to 16 bytes)
+2 ``count_chunk`` (a module)     :func:`check_count_chunk`                 :func:`check_count_chunk_properties`
+3 ``merge_counts``               :func:`check_merge_counts`                :func:`check_merge_counts_properties`
+4 ``count_pretokens_in_file``    :func:`check_count_pretokens_in_file`     ``..._properties`` (generated files,
+                                 (``spawn``, and the default)              1 to 4 workers, every start method)
+===============================  ========================================  ==========================================
+
+What task 4's tests cannot tell: whether the workers really run in other processes, and whether
+each reads its own byte range rather than receiving the text. The counts are all they compare (a
+serial count passes them); the exploration cell measures the rest, in the learner's kernel.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+
+from hypothesis import strategies as st
+
+from ...corpus import read_corpus
+from ...data_files import TINYSTORIES_SAMPLE, data_file
+from ...pretokenize import count_pretokens
+from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_counts
+from .core import Case, CorpusFile, Task, advisory, check_cases, check_property, grader, passed, task_graders
+
+# The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
+PROVIDED = ("pretokenize", "corpus")
+# Task 4 starts worker processes; task 2's code is a module the learner writes with %%writefile.
+GRADING_POLICY = {"provided": PROVIDED, "allow_processes": True, "call_timeout": 60.0}
+
+REFERENCES = (count_chunk, find_chunk_boundaries, merge_counts, count_pretokens, read_corpus)
+
+EOT = "<|endoftext|>"
+PAD = "<|pad|>"
+START_METHODS = [method for method in ("spawn", "forkserver", "fork") if method in multiprocessing.get_all_start_methods()]
+
+# ---- strategies ------------------------------------------------------------------------------
+
+# Pieces of text, multi-byte characters included (a cut must never fall inside one), and the
+# special tokens. EOT and PAD never overlap each other, so the first occurrence of either at or
+# after a guess is always a safe cut (overlapping tokens are the stretch task's).
+PIECES = ["a", "b", " the", " cat", "\n", "\n\n", "é", "字", "🙂", "!", "<", "|", "<|", "endoftext", "pad|>", " 42"]
+
+
+@st.composite
+def corpus_texts(draw, tokens=(EOT, PAD)) -> tuple[str, list[str]]:
+    """A text with special tokens dropped in anywhere, and the special tokens it uses."""
+    special_tokens = draw(st.sampled_from([[EOT], [EOT, PAD], [PAD, EOT]] if PAD in tokens else [[EOT]]))
+    parts = draw(st.lists(st.one_of(st.sampled_from(PIECES), st.sampled_from(special_tokens)), max_size=40))
+    return "".join(parts), special_tokens
+
+
+@st.composite
+def boundaries_inputs(draw) -> tuple:
+    text, special_tokens = draw(corpus_texts())
+    return (CorpusFile(text.encode("utf-8")), draw(st.integers(1, 8)), [t.encode("utf-8") for t in special_tokens],
+            draw(st.integers(1, 16)))
+
+
+def safe_cuts(text: str, special_tokens: list[str]) -> list[int]:
+    """0, the file size, and the byte offset of every special token: the places a chunk may start or end."""
+    data = text.encode("utf-8")
+    cuts = {0, len(data)}
+    for token in special_tokens:
+        encoded = token.encode("utf-8")
+        i = data.find(encoded)
+        while i != -1:
+            cuts.add(i)
+            i = data.find(encoded, i + 1)
+    return sorted(cuts)
+
+
+@st.composite
+def chunk_inputs(draw) -> tuple:
+    text, special_tokens = draw(corpus_texts())
+    cuts = safe_cuts(text, special_tokens)
+    start, end = sorted(draw(st.lists(st.sampled_from(cuts), min_size=2, max_size=2)))
+    return CorpusFile(text.encode("utf-8")), start, end, special_tokens
+
+
+def chunk_counts_dicts():
+    words = st.sampled_from([b"a", b" the", b" cat", b"\n", b"\xc3\xa9", b"!", b" 42", b"b"])
+    return st.lists(st.dictionaries(words, st.integers(1, 9), max_size=5), max_size=5)
+
+
+@st.composite
+def file_count_inputs(draw) -> tuple:
+    text, special_tokens = draw(corpus_texts())
+    text = text * draw(st.sampled_from([1, 1, 50]))  # now and then a file long enough for many chunks
+    return (CorpusFile(text.encode("utf-8")), special_tokens, draw(st.integers(1, 4)), draw(st.integers(1, 3)),
+            draw(st.sampled_from(START_METHODS)))
+
+
+# ---- task 1: where to cut --------------------------------------------------------------------
+
+
+def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
+    if not (isinstance(expected, list) and isinstance(got, list)):
+        return None
+    if got and expected and (got[0] != 0 or got[-1] != expected[-1]):
+        return "the first boundary is 0 and the last is the file's size in bytes (file.seek(0, 2) returns it)"
+    if len(got) != len(set(got)) or got != sorted(got):
+        return ("boundaries must be sorted with no duplicates: two guesses can find the same token (a chunk with "
+                "no special token in it); sorted(set(boundaries)) at the end")
+    if len(args[2]) > 1 and len(got) == len(expected) and any(g > e for g, e in zip(got, expected)):
+        return ("a boundary later than expected, with several special tokens: take the earliest occurrence of any of "
+                "them, and only trust a token that starts in the first buffer_size bytes of what you read (a short "
+                "token further on can hide a longer one cut off by the end of the read)")
+    if len(got) < len(expected):
+        return ("a boundary is missing: a special token can straddle two reads (the end of one read, the start of the "
+                "next); keep len(token) - 1 bytes of overlap between reads")
+    return None
+
+
+FIND_TASK = Task("find_chunk_boundaries", ("path", "desired_num_chunks", "split_tokens", "buffer_size"),
+                 what="a sorted list of int byte offsets, 0 first and the file size last", hint=boundaries_hint,
+                 provided=PROVIDED)
+
+check_find_chunk_boundaries, check_find_chunk_boundaries_properties = task_graders(
+    FIND_TASK,
+    find_chunk_boundaries,
+    [
+        Case((CorpusFile(b"one<|endoftext|>two<|endoftext|>three"), 3, [EOT.encode()], 4096)),
+        Case((CorpusFile(b"x" * 20 + EOT.encode() + b"y" * 20), 2, [EOT.encode()], 4)),  # straddles two reads
+        Case((CorpusFile(b"no special token here"), 4, [EOT.encode()], 8)),
+        Case((CorpusFile(b""), 3, [EOT.encode()], 4096)),
+        Case((CorpusFile(EOT.encode() * 3), 8, [EOT.encode()], 5)),  # more chunks asked for than tokens
+        Case((CorpusFile("café<|endoftext|>字🙂<|endoftext|>".encode()), 2, [EOT.encode()], 3)),
+        Case((CorpusFile(b"ab<|pad|>cd<|endoftext|>ef<|pad|>gh"), 3, [EOT.encode(), PAD.encode()], 6)),
+    ],
+    boundaries_inputs(),
+    max_examples=150,
+)
+
+# ---- task 2: the map -------------------------------------------------------------------------
+
+
+def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
+    if isinstance(got, dict) and any(type(key) is str for key in got):
+        return "the keys are bytes: count_pretokens (lab 00) gives them so; or encode each pretoken with .encode('utf-8')"
+    if isinstance(got, dict) and isinstance(expected, dict) and sum(got.values()) > sum(expected.values()):
+        return "more pretokens than in the chunk: read exactly end - start bytes, after file.seek(start)"
+    return None
+
+
+COUNT_CHUNK_TASK = Task("count_chunk", ("path", "start", "end", "special_tokens"),
+                        what="a dict mapping pretokens (bytes) to counts", hint=chunk_hint, provided=PROVIDED)
+
+check_count_chunk, check_count_chunk_properties = task_graders(
+    COUNT_CHUNK_TASK,
+    count_chunk,
+    [
+        Case((CorpusFile(b"one<|endoftext|>two<|endoftext|>three"), 3, 19, [EOT])),
+        Case((CorpusFile(b"low low lower"), 0, 13, [EOT])),
+        Case((CorpusFile("café<|endoftext|> café".encode()), 5, 24, [EOT])),
+        Case((CorpusFile(b"abc"), 1, 1, [EOT])),  # an empty range
+    ],
+    chunk_inputs(),
+    max_examples=100,
+)
+
+# ---- task 3: the reduce ----------------------------------------------------------------------
+
+check_merge_counts, check_merge_counts_properties = task_graders(
+    Task("merge_counts", ("counts",), what="a dict mapping pretokens (bytes) to their total counts", provided=PROVIDED),
+    merge_counts,
+    [
+        ([{b"low": 2, b" low": 1}, {b" low": 3}],),
+        ([],),
+        ([{b"a": 1}, {}, {b"a": 1, b"b": 5}],),
+    ],
+    chunk_counts_dicts().map(lambda counts: (counts,)),
+    max_examples=100,
+)
+
+# ---- task 4: all of it, in worker processes -------------------------------------------------
+
+
+def serial_count(path: str, special_tokens: list[str], num_workers: int, chunks_per_worker: int = 1,
+                 start_method: str | None = None) -> dict[bytes, int]:
+    """What task 4 must return whatever the workers: the serial count of the whole file. (The
+    reference's own pool cannot run here: its workers would import the graders' private copy.)"""
+    return count_pretokens(read_corpus(path), special_tokens)
+
+
+def pool_hint(args: tuple, expected: object, got: object) -> str | None:
+    if isinstance(got, dict) and isinstance(expected, dict) and sum(got.values()) > sum(expected.values()):
+        return "more pretokens than the file holds: do two chunks overlap? Each range is [start, end) of consecutive boundaries"
+    if isinstance(got, dict) and isinstance(expected, dict) and sum(got.values()) < sum(expected.values()):
+        return "fewer pretokens than the file holds: is a chunk left out (the last one, up to the file's size)?"
+    return None
+
+
+FILE_TASK = Task("count_pretokens_in_file", ("path", "special_tokens", "num_workers", "chunks_per_worker", "start_method"),
+                 what="a dict mapping pretokens (bytes) to counts", hint=pool_hint, provided=PROVIDED,
+                 stand_ins=(find_chunk_boundaries, merge_counts))
+
+SPAWN_HINT = ("if it fails with a PicklingError or an AttributeError about __main__: a worker started by spawn (or "
+              "forkserver) imports the function it runs by its module's name, and a function defined in a notebook "
+              "cell lives in __main__, which the worker cannot import; count_chunk must come from chunk_counting.py")
+
+
+def file_cases() -> list[Case]:
+    text = "".join(f"Story {i}: the cat sat on the mat, café 字 🙂.{EOT}" for i in range(60))
+    return [
+        Case((CorpusFile(text.encode()), [EOT], 2, 1, "spawn")),
+        Case((CorpusFile(text.encode()), [EOT], 3, 2, None)),
+        Case((CorpusFile(text.encode()), [EOT], 1, 1, None)),
+        Case((CorpusFile(b"no special token: one chunk"), [EOT], 2, 1, "spawn")),
+        Case((CorpusFile(b"a<|pad|>b<|endoftext|>c<|pad|>d " * 20), [EOT, PAD], 2, 2, "spawn")),
+    ]
+
+
+@grader
+def check_count_pretokens_in_file(count_pretokens_in_file: Callable) -> None:
+    """Visible test of task 4: small files, 1 to 3 workers, started by spawn and by the default."""
+    try:
+        count = check_cases(FILE_TASK, count_pretokens_in_file, serial_count, file_cases())
+    except AssertionError as failure:
+        raise type(failure)(f"{failure}\n  hint: {SPAWN_HINT}") from None
+    passed(f"count_pretokens_in_file: all {count} visible cases equal the serial count.")
+
+
+@grader
+def check_count_pretokens_in_file_properties(count_pretokens_in_file: Callable) -> None:
+    """Hidden test of task 4: generated files, 1 to 4 workers, 1 to 3 chunks each, every start method
+    of this machine; and the TinyStories sample with 2 workers."""
+    count = check_property(FILE_TASK, count_pretokens_in_file, serial_count, file_count_inputs(), max_examples=12,
+                           min_examples=6)
+    sample = CorpusFile(data_file(TINYSTORIES_SAMPLE).read_bytes())
+    check_cases(FILE_TASK, count_pretokens_in_file, serial_count,
+                [Case((sample, [EOT], 2, 1, "spawn"), {0: "<path of the TinyStories sample>"})])
+    passed(f"count_pretokens_in_file: equals the serial count on {count} generated files and on the TinyStories sample.")
+
+
+# ---- stretch (ungraded): special tokens that overlap ----------------------------------------
+# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
+
+OVERLAPPING_TOKEN_SETS = [[b"<s>", b"a<s>b"], [b"ab", b"bc"], [b"aa"], [EOT.encode(), (EOT + EOT).encode()]]
+
+
+@st.composite
+def overlapping_inputs(draw) -> tuple:
+    tokens = draw(st.sampled_from(OVERLAPPING_TOKEN_SETS))
+    parts = draw(st.lists(st.one_of(st.sampled_from(["a", "b", "c", "x", "<", "s", ">", "é"]),
+                                    st.sampled_from([t.decode() for t in tokens])), max_size=30))
+    return CorpusFile("".join(parts).encode()), draw(st.integers(1, 8)), tokens, draw(st.integers(1, 16))
+
+
+SAFE_TASK = Task("find_safe_boundaries", FIND_TASK.params, what=FIND_TASK.what)
+SAFE_CASES = [
+    Case((CorpusFile(b"xxxa<s>by"), 2, [b"<s>", b"a<s>b"], 4)),  # the cut at "<s>" would split "a<s>b"
+    Case((CorpusFile(b"xabcd"), 2, [b"ab", b"bc"], 4)),  # the whole text splits at "ab"; a cut at "bc" would not
+    Case((CorpusFile(b"xaaay"), 2, [b"aa"], 4)),  # the serial split matches "aa" at 1, not at 2
+]
+
+
+@advisory
+def check_stretch_overlapping_tokens(find_safe_boundaries: Callable) -> None:
+    """Stretch self-check of lab 03: boundaries that stay safe when special tokens overlap (the
+    reference's find_chunk_boundaries handles both kinds)."""
+    count = check_cases(SAFE_TASK, find_safe_boundaries, find_chunk_boundaries, SAFE_CASES)
+    count += check_property(SAFE_TASK, find_safe_boundaries, find_chunk_boundaries, overlapping_inputs(), max_examples=150)
+    count += check_property(SAFE_TASK, find_safe_boundaries, find_chunk_boundaries, boundaries_inputs(), max_examples=50)
+    passed(f"find_safe_boundaries: the reference's boundaries on {count} files, overlapping special tokens included.")
