@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from bpe_ref.course.notebooks import read_notebook_json, source_notebook
+from bpe_ref.course.notebooks import read_notebook_json, source_notebook, written_module
 
 # lab -> (the module it links as reference code, {function: its parameters}), as the course decided.
 LAB_FUNCTIONS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
@@ -31,6 +31,15 @@ LAB_FUNCTIONS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
             "pair_count_changes": ("word", "pair", "frequency"),
             "merge_and_update": ("word", "pair", "frequency", "pair_counts"),
             "train": ("pretoken_counts", "num_merges"),
+        },
+    ),
+    "03_parallel": (
+        "bpe_ref.train.step03_parallel",
+        {
+            "find_chunk_boundaries": ("path", "desired_num_chunks", "split_tokens", "buffer_size"),
+            "count_chunk": ("path", "start", "end", "special_tokens"),
+            "merge_counts": ("counts",),
+            "count_pretokens_in_file": ("path", "special_tokens", "num_workers", "chunks_per_worker", "start_method"),
         },
     ),
 }
@@ -58,7 +67,8 @@ def notebook_functions(lab: str, *, solution_cells: bool) -> dict[str, tuple[str
             continue
         if cell["id"].startswith("stretch_"):
             continue
-        for node in ast.parse(cell["source"]).body:
+        module = written_module(cell["source"])  # %%writefile NAME.py: a module of the learner's
+        for node in ast.parse(cell["source"] if module is None else module[1]).body:
             if isinstance(node, ast.FunctionDef):
                 found[node.name] = tuple(arg.arg for arg in node.args.args)
     return found

@@ -356,6 +356,17 @@ def gradebook_disagreements(course: Path, lab: str, student: str, notebook: str)
     return problems
 
 
+def lab_grading_policy(lab: str) -> dict:
+    """What ``lab``'s graders let its code do (``GRADING_POLICY``: processes, modules of bpe_ref)."""
+    from .checks import fresh
+
+    try:
+        graders = fresh.graders(lab)
+    except ValueError:  # a lab of another course, without graders here
+        return {}
+    return dict(getattr(graders, "GRADING_POLICY", {}))
+
+
 def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
     """Every submission of ``lab`` in ``course``: graded (with its score), or why it has no real
     score; and, for each, what needs a person's review (:mod:`.trusted.review`, the gradebook
@@ -372,6 +383,8 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
         for _, points in test_cells_in_order(json.loads((solutions / f"{name}.ipynb").read_text(encoding="utf-8")))
     )
     releases = {name: course / "labs" / lab / f"{name}.ipynb" for name in notebook_names}
+    policy = lab_grading_policy(lab)
+    allowed = {"allow_processes": bool(policy.get("allow_processes")), "provided": tuple(policy.get("provided", ()))}
     students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{lab}") if p.is_dir())
     report = []
     for student in students:
@@ -387,7 +400,7 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
                 status.status, status.detail = "could not be read", str(problem).replace("could not be read: ", "")
                 break
             release = json.loads(releases[name].read_text(encoding="utf-8")) if releases[name].exists() else {"cells": []}
-            status.review += [f"uses {flag}" for flag in notebook_flags(notebook, release)]
+            status.review += [f"uses {flag}" for flag in notebook_flags(notebook, release, **allowed)]
             try:
                 status.earned += sum(c.earned for c in grades_from_course(course, lab, student, name))
             except NotGradable:

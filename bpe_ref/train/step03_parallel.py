@@ -54,8 +54,10 @@ def find_chunk_boundaries(
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile(suffix=".txt", delete=False) as file:
     ...     _ = file.write(b"one<|eot|>two<|eot|>three")
-    >>> find_chunk_boundaries(file.name, 3, [b"<|eot|>"])
-    [0, 10, 20, 25]
+    >>> find_chunk_boundaries(file.name, 3, [b"<|eot|>"])  # guesses 8 and 16: both move to 13, or to the end
+    [0, 13, 25]
+    >>> find_chunk_boundaries(file.name, 8, [b"<|eot|>"])
+    [0, 3, 13, 25]
     """
     if desired_num_chunks < 1:
         raise ValueError(f"desired_num_chunks must be at least 1, got {desired_num_chunks}")

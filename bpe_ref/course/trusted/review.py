@@ -11,6 +11,7 @@ cells and cells the learner added or edited), never the cells the course shipped
 from __future__ import annotations
 
 import ast
+import re
 
 # module -> why a lab's code never needs it
 MODULES = {
@@ -59,14 +60,21 @@ ATTRIBUTES = {
 CALLS = {"__import__": "__import__", "exec": "exec", "eval": "eval", "compile": "compile",
          "get_ipython": "IPython's shell (get_ipython)", "open": "open (files)",
          "breakpoint": "breakpoint"}
-ALLOWED_WITH_PROCESSES = {"multiprocessing", "concurrent", "os.fork"}
+# What a lab whose code counts a file in worker processes (lab 03) needs: processes, files to read,
+# and a module of its own written with %%writefile NAME.py (for spawned workers to import).
+ALLOWED_WITH_PROCESSES = {"multiprocessing", "concurrent", "os.fork", "open (files)"}
+WRITEFILE_MODULE = re.compile(r"%%writefile [A-Za-z_][A-Za-z0-9_]*\.py")
 
 
-def capability_uses(source: str, *, allow_processes: bool = False) -> list[str]:
-    """What ``source`` (one cell of the learner's) uses that a lab never needs, one line each."""
+def capability_uses(source: str, *, allow_processes: bool = False, provided: tuple[str, ...] = ()) -> list[str]:
+    """What ``source`` (one cell of the learner's) uses that a lab never needs, one line each.
+    ``provided``: the modules of bpe_ref the lab gives its code (``"pretokenize"``), not flagged."""
     found: list[str] = []
     stripped = [line.lstrip() for line in source.splitlines()]
-    if any(line.startswith(("%", "!")) for line in stripped):
+    magics = [line for line in stripped if line.startswith(("%", "!"))]
+    if allow_processes and source.startswith("%%writefile") and magics[:1] and WRITEFILE_MODULE.fullmatch(magics[0]):
+        magics = magics[1:]
+    if magics:
         found.append("an IPython magic or shell command")
     code = "\n".join("pass" if line.startswith(("%", "!")) else raw for raw, line in zip(source.splitlines(), stripped))
     try:
@@ -82,7 +90,8 @@ def capability_uses(source: str, *, allow_processes: bool = False) -> list[str]:
         for module in modules:
             root = module.split(".")[0]
             if root == "bpe_ref":
-                found.append("imports bpe_ref (the reference)")
+                if module.removeprefix("bpe_ref.") not in provided:
+                    found.append("imports bpe_ref (the reference)")
             elif MODULES.get(root) and not (allow_processes and root in ALLOWED_WITH_PROCESSES):
                 found.append(f"imports {root}")
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
@@ -90,7 +99,8 @@ def capability_uses(source: str, *, allow_processes: bool = False) -> list[str]:
             if key in ATTRIBUTES and not (allow_processes and ATTRIBUTES[key] in ALLOWED_WITH_PROCESSES):
                 found.append(f"uses {ATTRIBUTES[key]}")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CALLS:
-            found.append(f"calls {CALLS[node.func.id]}")
+            if not (allow_processes and CALLS[node.func.id] in ALLOWED_WITH_PROCESSES):
+                found.append(f"calls {CALLS[node.func.id]}")
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
             "bpe_ref" in node.value or "gradebook" in node.value or "solutions/" in node.value
         ):
@@ -119,11 +129,12 @@ def learner_cells(notebook: dict, release: dict) -> list[tuple[str, str]]:
     return cells
 
 
-def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = False) -> list[str]:
+def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = False,
+                   provided: tuple[str, ...] = ()) -> list[str]:
     """One line per learner cell that uses something :func:`capability_uses` flags."""
     flags = []
     for cell_id, source in learner_cells(notebook, release):
-        uses = capability_uses(source, allow_processes=allow_processes)
+        uses = capability_uses(source, allow_processes=allow_processes, provided=provided)
         if uses:
             flags.append(f"cell {cell_id}: {', '.join(uses)}")
     return flags
