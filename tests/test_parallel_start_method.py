@@ -8,10 +8,13 @@ start method itself (:func:`bpe_ref.train.step03_parallel.worker_context`). Thes
 from __future__ import annotations
 
 import multiprocessing
+import random
 import sys
 import threading
 import warnings
 from concurrent.futures import ProcessPoolExecutor
+
+import pytest
 
 from bpe_ref.pretokenize import count_pretokens
 from bpe_ref.train import step03_parallel
@@ -63,3 +66,35 @@ def test_counting_beside_a_running_thread_raises_no_deprecation_warning(write_co
     deprecations = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
     assert not deprecations, deprecations
     assert counts == count_pretokens(TEXT, [EOT])
+
+
+# ---- equal to the serial count under every start method ------------------------------------------
+
+PIECES = ["the", " cat", " 42", "!!", "  ", "\n", "é", "日本", "🙂", " don't", "<|endoftext|>", "<s>", "<|end"]
+
+
+def generated_text(seed: int, length: int = 3000) -> str:
+    """Text with special tokens anywhere (at the start, the end, twice in a row), multi-byte
+    characters and a special token's prefix that is not one."""
+    rng = random.Random(seed)
+    return "".join(rng.choice(PIECES) for _ in range(length))
+
+
+@pytest.mark.parametrize("start_method", multiprocessing.get_all_start_methods())
+@pytest.mark.parametrize("num_workers, chunks_per_worker", [(2, 1), (3, 4)])
+def test_parallel_counts_equal_the_serial_count_under_every_start_method(write_corpus, start_method, num_workers,
+                                                                       chunks_per_worker):
+    """``spawn`` (macOS, Windows), ``forkserver`` and ``fork`` workers all count what one process counts."""
+    special_tokens = [EOT, "<s>"]
+    for seed in range(2):
+        text = generated_text(seed)
+        counts = count_pretokens_in_file(write_corpus(text), special_tokens, num_workers=num_workers,
+                                         chunks_per_worker=chunks_per_worker, start_method=start_method)
+        assert counts == count_pretokens(text, special_tokens), (
+            f"{start_method}, {num_workers} workers x {chunks_per_worker} chunks, text seed {seed}: "
+            "the parallel count differs from the serial one")
+
+
+def test_an_unknown_start_method_is_refused_before_any_work(write_corpus):
+    with pytest.raises(ValueError, match="start_method must be one of"):
+        count_pretokens_in_file(write_corpus(TEXT), [EOT], num_workers=2, start_method="thread")
