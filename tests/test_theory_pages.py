@@ -6,6 +6,7 @@ the trainers return.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 import contextlib
 import io
 import re
@@ -41,7 +42,14 @@ PAGES: dict[str, dict[str, str | None]] = {
         "module": "bpe_ref/train/step02_incremental.py",
         "answers": "theory/drills/02-answers.md",
         "previous": "theory/01-naive-bpe.md",
-        "next": None,  # page 03 is not written yet
+        "next": "theory/03-parallel-pretokenization.md",
+    },
+    "03-parallel-pretokenization.md": {
+        "lab": "labs/03_parallel/03_parallel.ipynb",
+        "module": "bpe_ref/train/step03_parallel.py",
+        "answers": "theory/drills/03-answers.md",
+        "previous": "theory/02-incremental-updates.md",
+        "next": None,  # page 04 is not written yet
     },
 }
 ANSWERS = [REPO_ROOT / links["answers"] for links in PAGES.values()]
@@ -163,8 +171,10 @@ def test_the_index_lists_the_whole_path_and_marks_what_is_coming():
     assert sorted(rows) == [f"{i:02d}" for i in range(11)]
     for step in PAGES:
         assert f"]({step})" in rows[step[:2]], f"the index does not link {step}"
-    for i in range(3, 11):
-        assert "coming" in rows[f"{i:02d}"]
+    written = {step[:2] for step in PAGES}
+    for i in range(11):
+        step = f"{i:02d}"
+        assert ("coming" in rows[step]) == (step not in written), f"row {step} of the index: {rows[step]}"
 
 
 # --- structure ------------------------------------------------------------------------------
@@ -540,3 +550,53 @@ def test_drill_answers_page02():
     five = (b"a",) * 5
     assert net_change(five, (b"a", b"a")) == {(b"a", b"a"): -4, (b"aa", b"aa"): 1, (b"aa", b"a"): 1}
     assert local_rule_change(five, (b"a", b"a"), overlapping=True) == {(b"a", b"a"): -10, (b"aa", b"a"): 3, (b"a", b"aa"): 3}
+
+
+def test_drill_answers_page03():
+    from collections import Counter
+
+    from bpe_ref.course.figures.parallel_pretokenization import counts_of_cut, recorded_boundaries
+    from bpe_ref.pretokenize import count_pretokens, pretokenize
+
+    text = "Hi there!<|endoftext|>Bye  now"
+    whole = Counter(count_pretokens(text, ["<|endoftext|>"]))
+    same = {cut: counts_of_cut(text, cut, ["<|endoftext|>"]) == whole for cut in (2, 3, 9, 15, 22, 26, 27)}
+    assert same == {2: True, 3: False, 9: True, 15: False, 22: True, 26: True, 27: False}
+    data = b"a<|endoftext|>bb<|endoftext|>ccc"
+    assert len(data) == 32 and recorded_boundaries(data, 2, 4)[0] == recorded_boundaries(data, 4, 4)[0] == [0, 16, 32]
+    r, s = 10.0, 0.15
+    assert [round(p / (p - 1) * r * s, 9) for p in (2, 4)] == [3.0, 2.0]
+    assert pretokenize("a \n\nb") == ["a", " \n", "\n", "b"]
+    assert pretokenize("a ") + pretokenize("\n\nb") == ["a", " ", "\n", "\n", "b"]
+
+
+def test_page03_prose_claims():
+    """The hand trace of the worked example and the claims around the tables."""
+    from bpe_ref.course.figures import parallel_pretokenization as page03
+    from bpe_ref.pretokenize import count_pretokens
+    from bpe_ref.train.step03_parallel import find_chunk_boundaries
+
+    text = read(THEORY / "03-parallel-pretokenization.md")
+    data = page03.WORKED_TEXT.encode()
+    assert len(data) == 55 and [i for i in range(55) if data.startswith(b"<|endoftext|>", i)] == [12, 35]
+    boundaries, reads = page03.recorded_boundaries(data, 3, 8)
+    assert boundaries == [0, 35, 55] and "`[0, 35, 55]`" in text
+    assert [offset for offset, _, _ in reads[:3]] == [18, 26, 34], "the hand trace reads from 18, 26 and 34"
+    # the cut table: the rows the prose names
+    whole = Counter(count_pretokens(page03.CUT_EXAMPLE, ["<|endoftext|>"]))
+    assert page03.counts_of_cut(page03.CUT_EXAMPLE, 12, ["<|endoftext|>"]) is None
+    for cut in (10, 4, 18):
+        assert page03.counts_of_cut(page03.CUT_EXAMPLE, cut, ["<|endoftext|>"]) != whole
+    for cut in (3, 14, 27):
+        assert page03.counts_of_cut(page03.CUT_EXAMPLE, cut, ["<|endoftext|>"]) == whole
+    # the seed's bugs, on the small files of the table
+    assert page03.boundary_with_lost_offset(("x" * 37 + "<|endoftext|>" + "y" * 10).encode(), 4, b"<|endoftext|>", 16) == 5
+    assert page03.reads_without_an_end(("<|endoftext|>" + "z" * 40).encode(), 20, b"<|endoftext|>", 16) == 1000
+    straddling = ("x" * 28 + "<|endoftext|>" + "y" * 10 + "<|endoftext|>" + "w").encode()
+    assert page03.boundary_without_overlap(straddling, 0, b"<|endoftext|>", 16) == 51
+    assert page03.course_boundary(straddling, 0, 16) == 28
+    # "one every 905 bytes": the sample's documents
+    assert "one every 905 bytes" in text
+    sample = page03.TINYSTORIES_2MIB.read_bytes()
+    assert len(sample) // (sample.count(b"<|endoftext|>") + 1) == 905
+    assert find_chunk_boundaries(page03.TINYSTORIES_2MIB, 2, [b"<|endoftext|>"])[1] == 1_049_211

@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 BENCHMARKS: dict[str, tuple[str, str]] = {
     "train": ("bpe_ref.course.bench.train", "time every trainer against HF tokenizers"),
     "encode": ("bpe_ref.course.bench.encode", "encoder and decoder throughput against tiktoken and HF tokenizers"),
+    "parallel": ("bpe_ref.course.bench.parallel", "when worker processes pay for counting pretokens (step 03)"),
 }
 
 
