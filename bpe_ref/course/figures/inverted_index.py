@@ -424,15 +424,18 @@ def decline_snippet(run: IndexedRun, shown: int = 3) -> str:
     named = ", ".join(f"{show_pair(m.pair)} (merge {m.rank + 1}, {thousands(m.rewritten)} words)" for m in largest)
     middle = run.merges[1000:5000]
     late = run.merges[5000:]
-    at_most_five = sum(m.rewritten <= 5 for m in middle) / len(middle)
-    one = sum(m.rewritten == 1 for m in late) / len(late) if late else 0.0
+    text = f"The merges that rewrite the most words are early ones: {named}."
+    if middle:
+        at_most_five = sum(m.rewritten <= 5 for m in middle) / len(middle)
+        text += f" Of merges 1,001 to {1000 + len(middle):,}, {at_most_five:.0%} rewrite at most five words"
+        if late:
+            one = sum(m.rewritten == 1 for m in late) / len(late)
+            text += (f"; of the {len(late):,} merges after that, {one:.0%} rewrite a single word and none more "
+                     f"than {max(m.rewritten for m in late)}")
+        text += "."
     most_stale = max(run.merges, key=lambda m: (m.stale, -m.rank))
-    return (
-        f"The merges that rewrite the most words are early ones: {named}. Of merges 1,001 to "
-        f"{1000 + len(middle):,}, {at_most_five:.0%} rewrite at most five words; of the {len(late):,} merges after "
-        f"that, {one:.0%} rewrite a single word and none more than {max(m.rewritten for m in late)}. The most stale "
-        f"ids one merge visits is {most_stale.stale}, at merge {most_stale.rank + 1}, {show_pair(most_stale.pair)}."
-    )
+    return text + (f" The most stale ids one merge visits is {most_stale.stale}, at merge {most_stale.rank + 1}, "
+                   f"{show_pair(most_stale.pair)}.")
 
 
 def stale_snippet(run: IndexedRun, first: int = 1000) -> str:
@@ -445,10 +448,10 @@ def stale_snippet(run: IndexedRun, first: int = 1000) -> str:
         stale = sum(m.stale for m in chosen)
         removals = sum(m.exact_removals for m in chosen)
         rows.append((label, thousands(visited), thousands(visited - stale),
-                     f"{thousands(stale)} ({100 * stale / visited:.0f}%)", thousands(removals)))
+                     f"{thousands(stale)} ({100 * stale / max(1, visited):.0f}%)", thousands(removals)))
     ratios = []
     for chosen in (run.merges[:first], run.merges):
-        ratios.append(sum(m.exact_removals for m in chosen) / sum(m.stale for m in chosen))
+        ratios.append(sum(m.exact_removals for m in chosen) / max(1, sum(m.stale for m in chosen)))
     return (
         f"V4 on the shipped TinyStories sample ($W$ = {thousands(run.distinct_words)} distinct words), "
         "with the special token `<|endoftext|>`, until no pair is left:\n\n"
