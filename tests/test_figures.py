@@ -48,6 +48,14 @@ from bpe_ref.course.figures.incremental_updates import (  # noqa: E402
     v2_speedup_snippet,
     v2_speedups,
 )
+from bpe_ref.course.figures.inverted_index import (  # noqa: E402
+    index_trace,
+    indexed_run,
+    merge_steps_exact,
+    replay,
+)
+from bpe_ref.course.figures.inverted_index import draw_affected_words as draw_index_affected_words  # noqa: E402
+from bpe_ref.course.figures.inverted_index import draw_work_per_merge  # noqa: E402
 from bpe_ref.course.figures.naive_bpe import draw_merge_counts, hand_trace, why_greater  # noqa: E402
 from bpe_ref.course.figures.step_diffs import (  # noqa: E402
     STEP_MODULES,
@@ -294,6 +302,10 @@ def test_page_modules_run_on_a_small_corpus(tmp_path):
         assert paths and all(p.exists() and p.suffix == ".png" for p in paths)
     snippets = page_module("00").snippets(corpus=SMALL_CORPUS)
     assert "00-tinystories-word-counts.md" in snippets
+    snippets = page_module("04").snippets(corpus=SMALL_CORPUS)
+    assert "04-stale-ids.md" in snippets and all(name.startswith("04-") for name in snippets)
+    paths = page_module("04").draw_figures(tmp_path, corpus=SMALL_CORPUS)
+    assert len(paths) == 2 and all(p.exists() for p in paths)
 
 
 def test_command_writes_then_checks(tmp_path, capsys):
@@ -346,3 +358,54 @@ def test_the_diffs_are_generated_from_the_merge_loops():
     assert '"""' not in v2  # docstrings are left out
     assert "```diff" not in merge_loop_diff("03") and "unchanged" in merge_loop_diff("03")
     assert "+        heap.refresh(grown, pair_counts)" in merge_loop_diff("05")
+
+
+# --- page 04: the index ----------------------------------------------------------------------
+
+
+def test_indexed_run_agrees_with_the_trainer_and_its_bounds():
+    run = indexed_run(SMALL_CORPUS)
+    trace: list[MergeStep] = []
+    train_bpe_on_text(SMALL_CORPUS.read_text(encoding="utf-8"), 100_000, method="inverted_index", trace=trace)
+    assert [(m.pair, m.count, m.rewritten) for m in run.merges] == [(s.pair, s.count, s.affected_words) for s in trace]
+    assert sum(m.shrink for m in run.merges) == run.total_windows  # the run ends with one token per word
+    assert sum(m.rewritten for m in run.merges) <= run.total_windows
+    assert sum(m.visited for m in run.merges) <= run.initial_entries + sum(m.added for m in run.merges)
+    assert run.initial_entries + sum(m.added for m in run.merges) <= 3 * run.total_windows
+    for m in run.merges:
+        assert m.rewritten <= m.visited and m.added <= 2 * m.shrink
+
+
+def test_replay_rejects_a_trace_it_cannot_replay():
+    counts = {b" nest": 4, b" net": 4}  # (␣, n), (n, e) and (e, t) tie at 8 or more; the tie-break picks (n, e)
+    assert replay(counts, [MergeStep(pair=(b"n", b"e"), count=8, affected_words=2)]).merges[0].rewritten == 2
+    with pytest.raises(AssertionError):
+        replay(counts, [MergeStep(pair=(b"n", b"e"), count=8, affected_words=1)])
+    with pytest.raises(AssertionError):
+        replay(counts, [MergeStep(pair=(b"s", b"t"), count=4, affected_words=1)])  # not the highest count
+
+
+def test_index_trace_marks_stale_ids_and_keeps_a_superset():
+    steps = index_trace({b" cat": 4, b" at": 3, b" that": 5, b" has": 6})
+    for step in steps:
+        for pair, ids in step.exact_before.items():
+            assert set(ids) <= set(step.index_before[pair])  # the append-only index lists every holder
+        for i in step.stale:
+            assert step.words_before[i] == step.words_after[i]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(st.dictionaries(st.text(alphabet="abc ", min_size=1, max_size=8).map(str.encode), st.integers(1, 5),
+                       max_size=6))
+def test_exact_index_returns_the_same_merges_as_v4(counts):
+    from bpe_ref.train.step04_inverted_index import merge_steps
+
+    assert list(merge_steps_exact(counts)) == list(merge_steps(counts))
+
+
+def test_page04_figures_draw_deterministically(tmp_path):
+    run = indexed_run(SMALL_CORPUS)
+    for i, draw in enumerate((draw_index_affected_words, draw_work_per_merge)):
+        first, second = draw(run, tmp_path / f"{i}a.png"), draw(run, tmp_path / f"{i}b.png")
+        assert first.read_bytes() == second.read_bytes()
+        assert not {b"tEXt", b"iTXt", b"zTXt", b"tIME"} & set(png_chunks(first))

@@ -49,7 +49,14 @@ PAGES: dict[str, dict[str, str | None]] = {
         "module": "bpe_ref/train/step03_parallel.py",
         "answers": "theory/drills/03-answers.md",
         "previous": "theory/02-incremental-updates.md",
-        "next": None,  # page 04 is not written yet
+        "next": "theory/04-inverted-index.md",
+    },
+    "04-inverted-index.md": {
+        "lab": "labs/04_inverted_index/04_inverted_index.ipynb",
+        "module": "bpe_ref/train/step04_inverted_index.py",
+        "answers": "theory/drills/04-answers.md",
+        "previous": "theory/03-parallel-pretokenization.md",
+        "next": "theory/05-heap.md",
     },
 }
 ANSWERS = [REPO_ROOT / links["answers"] for links in PAGES.values()]
@@ -600,3 +607,118 @@ def test_page03_prose_claims():
     sample = page03.TINYSTORIES_2MIB.read_bytes()
     assert len(sample) // (sample.count(b"<|endoftext|>") + 1) == 905
     assert find_chunk_boundaries(page03.TINYSTORIES_2MIB, 2, [b"<|endoftext|>"])[1] == 1_049_211
+
+
+# --- page 04: the index trace is what the trainers do, and the prose matches the run ------------
+
+
+@pytest.fixture(scope="module")
+def index_trace():
+    from bpe_ref.course.figures.inverted_index import worked_example_trace
+
+    return worked_example_trace()
+
+
+@pytest.mark.parametrize("method", TRAIN_METHODS)
+def test_page04_trace_is_what_every_trainer_returns(index_trace, method):
+    from bpe_ref.course.figures.inverted_index import WORKED_EXAMPLE_TEXT
+
+    steps: list[MergeStep] = []
+    _, merges = train_bpe_on_text(WORKED_EXAMPLE_TEXT, 256 + 100, special_tokens=[], method=method, trace=steps)
+    assert merges == [step.pair for step in index_trace]
+    assert [s.count for s in steps] == [step.count for step in index_trace]
+    assert [s.affected_words for s in steps] == [len(step.rewritten) for step in index_trace]
+
+
+def test_page04_worked_example_shows_the_index_and_a_stale_id(index_trace):
+    """Merge 1 leaves id 2 (␣that) in the entry of (h, a); merge 2 visits it and skips it."""
+    from bpe_ref.course.figures.inverted_index import worked_example_counts
+    from bpe_ref.train.step04_inverted_index import merge_steps
+
+    first, second = index_trace[0], index_trace[1]
+    assert [b"".join(w) for w in first.words_before] == [b" cat", b" at", b" that", b" has"]
+    assert first.pair == (b"a", b"t") and first.visited == [0, 1, 2] and first.stale == []
+    assert second.index_before[(b"h", b"a")] == [2, 3] and second.exact_before[(b"h", b"a")] == [3]
+    assert second.pair == (b"h", b"a") and second.visited == [2, 3] and second.stale == [2]
+    assert second.tied == [(b"h", b"a"), (b"a", b"s"), (b" ", b"h")]
+    assert sum(len(s.stale) for s in index_trace) == 1
+    # V4's own loop reports the same rewritten words
+    assert [s.affected_words for s in merge_steps(worked_example_counts())] == [len(s.rewritten) for s in index_trace]
+    text = read(THEORY / "04-inverted-index.md")
+    assert 'text = " cat" * 4 + " at" * 3 + " that" * 5 + " has" * 6' in text
+    quoted = [b for b in python_blocks(text) if b.startswith("[(b")]
+    assert len(quoted) == 1 and ast.literal_eval(quoted[0]) == [step.pair for step in index_trace]
+
+
+def test_page04_prose_claims():
+    """The numbers page 04 states outside its snippets, checked against the run."""
+    from bpe_ref.course.figures.inverted_index import indexed_run
+
+    run = indexed_run()
+    merges = run.merges
+    first = merges[:1000]
+    stale_share = [sum(m.stale for m in ms) / sum(m.visited for m in ms) for ms in (first, merges)]
+    assert 0.25 <= stale_share[0] < stale_share[1] <= 0.35  # "about a quarter to a third"
+    for ms in (first, merges):  # an exact index removes more ids than V4 skips stale ones
+        assert sum(m.exact_removals for m in ms) > sum(m.stale for m in ms)
+    assert sum(m.rewritten for m in merges[:100]) / 100 / run.distinct_words < 0.025  # "about 2% of W"
+    assert max(m.rewritten for m in merges) < 0.5 * run.distinct_words
+    # the bounds of section 3
+    assert sum(m.rewritten for m in merges) <= run.total_windows
+    assert sum(m.visited for m in merges) <= run.initial_entries + sum(m.added for m in merges) <= 3 * run.total_windows
+    # section 4: (n, g) is merged about a thousand merges after (i, n); its stale ids are words with "ing"
+    rank = {m.pair: m.rank for m in merges}
+    assert rank[(b"i", b"n")] < 20 and 900 <= rank[(b"n", b"g")] - rank[(b"i", b"n")] <= 1100
+    assert max(merges, key=lambda m: m.stale).pair == (b"n", b"g")
+    from bpe_ref.course.figures.inverted_index import benchmark_times
+
+    text = read(THEORY / "04-inverted-index.md")
+    assert "7,782 merges" in text and f"{len(merges):,}" == "7,782"
+    v2, v4 = benchmark_times("incremental"), benchmark_times("inverted_index")
+    ratios = [v2[run] / v4[run] for run in v4 if run in v2]
+    assert f"V4 is {min(ratios):.1f} to {max(ratios):.1f} times as\n  fast as V2" in text
+    assert max(ratios) < 2 and "less than twice as fast as V2" in text.replace("\n", " ")
+
+
+def test_drill_answers_page04():
+    from bpe_ref.course.figures.inverted_index import index_trace, indexed_run, worked_example_trace
+    from bpe_ref.train.step01_naive import count_pairs, split_into_bytes
+    from bpe_ref.train.step04_inverted_index import index_words, merge_steps
+
+    # 1: the index and counts of three words; merge 1 is (o, a) by the tie-break
+    words = [split_into_bytes(w) for w in (b" cocoa", b" goal", b" cot")]
+    assert {p: ids for p, ids in index_words(words).items() if len(ids) > 1} == {
+        (b"c", b"o"): {0, 2}, (b"o", b"a"): {0, 1}, (b" ", b"c"): {0, 2}
+    }
+    counts = count_pairs(dict(zip(words, [1, 3, 2])))
+    assert counts[(b"c", b"o")] == counts[(b"o", b"a")] == 4
+    steps = index_trace({b" cocoa": 1, b" goal": 3, b" cot": 2})
+    assert steps[0].pair == (b"o", b"a") and (b"c", b"o") in set(zip(steps[0].words_after[0], steps[0].words_after[0][1:]))
+    assert [s.pair for s in steps] == [
+        (b"o", b"a"), (b"oa", b"l"), (b"g", b"oal"), (b"c", b"o"), (b" ", b"goal"), (b" ", b"co"), (b" co", b"t"),
+        (b"c", b"oa"), (b" co", b"coa"),
+    ]
+    # 2: four stale ids after merge 2, all in entries of pairs with count 0
+    before_3 = worked_example_trace()[2]
+    stale = {p: [i for i in ids if i not in before_3.exact_before.get(p, [])] for p, ids in before_3.index_before.items()}
+    assert {p: ids for p, ids in stale.items() if ids} == {
+        (b"c", b"a"): [0], (b" ", b"a"): [1], (b"a", b"s"): [3], (b" ", b"h"): [3]
+    }
+    assert all(p not in before_3.pair_counts for p, ids in stale.items() if ids)
+    # 4: aaaa is rewritten twice, below its bound of 3
+    assert [s.affected_words for s in merge_steps({b"aaaa": 1})] == [1, 1]
+    # 6: pair counts compared per id visited
+    run = indexed_run()
+    per_visit = [sum(m.distinct_pairs for m in ms) / sum(m.visited for m in ms) for ms in (run.merges[:1000], run.merges)]
+    assert [round(r) for r in per_visit] == [159, 565]
+    # 7: "an exact index removes 2 to 4 times as many ids as V4 skips"
+    ratios = [sum(m.exact_removals for m in ms) / sum(m.stale for m in ms) for ms in (run.merges[:1000], run.merges)]
+    assert 2 <= min(ratios) and max(ratios) <= 4
+
+
+def test_page04_exact_index_gives_the_same_merges():
+    from bpe_ref.course.figures.inverted_index import merge_steps_exact, worked_example_counts
+    from bpe_ref.train.step04_inverted_index import merge_steps
+
+    for counts in (worked_example_counts(), {b" cocoa": 1, b" cot": 2}, {b"aaaa": 3, b"abab": 2, b"ba": 1}):
+        assert [s.pair for s in merge_steps_exact(counts)] == [s.pair for s in merge_steps(counts)]

@@ -3,15 +3,8 @@
 One module per page; each has ``snippets() -> {file name: Markdown}`` (the numbers and small
 tables a page quotes) and ``draw_figures(out_dir) -> [paths]`` (its PNG figures):
 
-============================  ==========================================  =====================================
-module                        page                                        figures
-============================  ==========================================  =====================================
-``bytes_and_pretokens``       ``theory/00-bytes-and-pretokenization.md``  bytes per character, pretoken counts
-``naive_bpe``                 ``theory/01-naive-bpe.md``                  count of each merge, V1 work
-``incremental_updates``       ``theory/02-incremental-updates.md``        words rewritten per merge
-``parallel_pretokenization``  ``theory/03-parallel-pretokenization.md``   where the guesses land, chunk balance
-``step_diffs``                pages 04-05 (coming): each step's diff      (none yet)
-============================  ==========================================  =====================================
+    "03": "parallel_pretokenization",
+    "04": "inverted_index",
 
 Pages 02 to 05 quote the diff of their step's merge loop against the previous step's
 (:mod:`bpe_ref.course.figures.step_diffs`); the pages still to be written have only that.
@@ -35,7 +28,7 @@ PAGE_MODULES: dict[str, str] = {
     "01": "naive_bpe",
     "02": "incremental_updates",
     "03": "parallel_pretokenization",
-    "04": "step_diffs",  # pages still to be written: step_diffs.COMING_PAGES
+    "04": "inverted_index",
     "05": "step_diffs",
 }
 THEORY_DIR = REPO_ROOT / "theory"

@@ -104,6 +104,5 @@ class ComingPage:
 
 
 COMING_PAGES: dict[str, ComingPage] = {
-    "04": ComingPage("04", "04-inverted-index.md"),
     "05": ComingPage("05", "05-heap.md"),
 }

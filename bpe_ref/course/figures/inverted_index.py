@@ -1,0 +1,734 @@
+"""Figures and tables of theory page 04, ``theory/04-inverted-index.md``.
+
+- the worked example: four words traced merge by merge with V4's append-only index, the index
+  before and after merge 1 (and what an exact index would hold), and the stale id merge 2 skips
+  (:func:`index_trace`);
+- a whole run on the shipped TinyStories sample, replayed with V4's own functions and checked
+  against its trainer (:func:`indexed_run`): ids visited, stale ids, words rewritten, the work of
+  an exact index, the bound on the words rewritten over the run, and the seed's "Typical A";
+- the work V4 does per merge, with the pair counts its scan for the best pair compares (figure);
+- V4's speed-up over V2 in the course's training benchmark;
+- V4's merge loop against V3's, as a diff of the code (:mod:`.step_diffs`).
+
+Timings are not snippets (they change from run to run): :func:`loop_time_shares` measures where
+V4's loop spends its time, and ``python -m bpe_ref.course.figures.inverted_index`` prints it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from statistics import median
+
+from ...corpus import read_corpus
+from ...data_files import REPO_ROOT, TINYSTORIES_SAMPLE, data_file
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+from ...tiebreak import SortKeys
+from ...train import MergeStep, train_on_counts
+from ...train.step01_naive import best_pair, count_pairs, split_into_bytes
+from ...train.step02_incremental import merge_and_update
+from ...train.step04_inverted_index import index_words, pairs_with
+from .common import WIDE, code, code_token, markdown_table, save_png, show_pair, show_word, thousands, use_agg
+from .naive_bpe import why_greater
+from .step_diffs import snippets_of
+
+PAGE = "04-inverted-index.md"
+
+Pair = tuple[bytes, bytes]
+Word = tuple[bytes, ...]
+
+# The worked example: four words; merge 1 takes (h, a) out of ␣that, and merge 2 merges (h, a).
+WORKED_EXAMPLE_TEXT = " cat" * 4 + " at" * 3 + " that" * 5 + " has" * 6
+
+
+# ---------------------------------------------------------------------------------------------
+# The worked example, traced with the index
+
+
+@dataclass(frozen=True)
+class IndexStep:
+    """One merge of V4 on a small table, with what a learner writes down for it.
+
+    ``index_before`` is the append-only index (pair -> sorted ids) before the merge, ``exact_before``
+    the index an exact maintenance would hold (ids of the words that really hold the pair).
+    ``visited`` are the ids V4 pops for the pair, ``stale`` those whose word no longer holds it.
+    """
+
+    rank: int
+    pair: Pair
+    count: int
+    tied: list[Pair]  # the pairs that share the highest count, the chosen one first
+    pair_counts: dict[Pair, int]  # before the merge
+    words_before: list[Word]
+    words_after: list[Word]
+    index_before: dict[Pair, list[int]]
+    exact_before: dict[Pair, list[int]]
+    visited: list[int]
+    stale: list[int]
+
+    @property
+    def rewritten(self) -> list[int]:
+        return [i for i in self.visited if i not in self.stale]
+
+
+def exact_index(words: Sequence[Word]) -> dict[Pair, list[int]]:
+    """pair -> sorted ids of the words that hold it now: what an exact index holds."""
+    return {pair: sorted(ids) for pair, ids in index_words(words).items()}
+
+
+def index_trace(pretoken_counts: Mapping[bytes, int], num_merges: int | None = None) -> list[IndexStep]:
+    """V4's loop on ``pretoken_counts``, recording the index and the ids it visits at every merge.
+
+    The same steps as :func:`bpe_ref.train.step04_inverted_index.merge_steps`, with its functions;
+    ``None`` merges: until no pair is left.
+    """
+    word_counts = {split_into_bytes(p): f for p, f in pretoken_counts.items()}
+    pair_counts = count_pairs(word_counts)
+    words, frequencies = list(word_counts), list(word_counts.values())
+    index = index_words(words)
+    keys = SortKeys()
+    steps: list[IndexStep] = []
+    while pair_counts and (num_merges is None or len(steps) < num_merges):
+        pair = best_pair(pair_counts)
+        count = pair_counts[pair]
+        tied = sorted((p for p, c in pair_counts.items() if c == count), key=lambda p: keys.rank_key(count, p))
+        before = list(words)
+        snapshot = {p: sorted(ids) for p, ids in index.items()}
+        exact = exact_index(words)
+        counts_before = dict(pair_counts)
+        token = pair[0] + pair[1]
+        visited = sorted(index.pop(pair))
+        stale = []
+        for i in visited:
+            word = words[i]
+            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+            if len(words[i]) < len(word):
+                for new_pair in pairs_with(words[i], token):
+                    index[new_pair].add(i)
+            else:
+                stale.append(i)
+        steps.append(IndexStep(len(steps), pair, count, tied, counts_before, before, list(words), snapshot, exact,
+                               visited, stale))
+    return steps
+
+
+def worked_example_counts() -> dict[bytes, int]:
+    return count_pretokens(WORKED_EXAMPLE_TEXT, special_tokens=())
+
+
+@lru_cache(maxsize=1)
+def worked_example_trace() -> list[IndexStep]:
+    return index_trace(worked_example_counts())
+
+
+def _ids(ids: Sequence[int]) -> str:
+    return "{" + ", ".join(str(i) for i in ids) + "}" if ids else "{}"
+
+
+def _tie_text(step: IndexStep) -> str:
+    if len(step.tied) == 1:
+        return "no tie"
+    return "tie: " + "; ".join(f"beats {show_pair(p)} ({why_greater(step.pair, p)})" for p in step.tied[1:])
+
+
+def words_snippet(steps: Sequence[IndexStep]) -> str:
+    """The word table of the worked example, with each word's id."""
+    first = steps[0]
+    counts = worked_example_counts()
+    rows = [
+        (i, code_token(b"".join(word)), counts[b"".join(word)], show_word(word), len(word) - 1)
+        for i, word in enumerate(first.words_before)
+    ]
+    return markdown_table(["id", "word", "count", "tokens", "pairs in it"], rows, align="rlrlr")
+
+
+def index_before_snippet(steps: Sequence[IndexStep]) -> str:
+    """The index and the pair counts before merge 1, best pair first."""
+    first = steps[0]
+    keys = SortKeys()
+    order = sorted(first.pair_counts, key=lambda p: keys.rank_key(first.pair_counts[p], p))
+    rows = []
+    for pair in order:
+        ids = first.index_before[pair]
+        held = ", ".join(f"{i} {code_token(b''.join(first.words_before[i]))}" for i in ids)
+        count = first.pair_counts[pair]
+        rows.append((show_pair(pair), f"**{count}**" if pair == first.pair else count, _ids(ids), held))
+    return markdown_table(["pair", "count", "`index[pair]`", "the words"], rows, align="lrll")
+
+
+def merge_snippet(steps: Sequence[IndexStep], rank: int = 0) -> str:
+    """Merge ``rank`` done with the index: the ids it visits, and every index entry that changes.
+
+    For each pair whose entry changes, the append-only entry V4 keeps after the merge next to the
+    entry an exact index would keep, and the pair's count after the merge.
+    """
+    step, following = steps[rank], steps[rank + 1] if rank + 1 < len(steps) else None
+    after_counts = following.pair_counts if following else {}
+    after_index = following.index_before if following else {}
+    after_exact = following.exact_before if following else {}
+    visits = []
+    for i in step.visited:
+        old, new = step.words_before[i], step.words_after[i]
+        if i in step.stale:
+            visits.append(f"id {i}: {show_word(old)} does not hold {show_pair(step.pair)} any more, "
+                          "`merge_and_update` returns it unchanged: **stale, skipped**")
+        else:
+            gained = pairs_with(new, step.pair[0] + step.pair[1])
+            visits.append(f"id {i}: {show_word(old)} → {show_word(new)}, added under "
+                          + ", ".join(show_pair(p) for p in gained))
+    changed = sorted(
+        {p for p in set(step.index_before) | set(after_index) if step.index_before.get(p) != after_index.get(p)}
+        | {p for p in set(step.exact_before) | set(after_exact) if step.exact_before.get(p) != after_exact.get(p)},
+        key=lambda p: (-after_counts.get(p, 0), tuple(-b for b in p[0]), p),
+    )
+    rows = []
+    for pair in changed:
+        append_only = after_index.get(pair)
+        exact = after_exact.get(pair)
+        rows.append((
+            show_pair(pair),
+            _ids(step.index_before.get(pair, [])),
+            "popped" if pair == step.pair else _ids(append_only or []),
+            "removed" if exact is None and pair in step.exact_before else _ids(exact or []),
+            after_counts.get(pair, 0),
+        ))
+    table = markdown_table(
+        ["pair", "before", "after: V4 (append-only)", "after: exact", "count after"], rows, align="llllr"
+    )
+    return (
+        f"Merge {step.rank + 1} chooses {show_pair(step.pair)} (count {step.count}; {_tie_text(step)}). "
+        f"V4 pops `index[{show_pair(step.pair)[1:-1]}]` = {_ids(step.visited)} and visits those ids only:\n\n"
+        + "".join(f"- {v}\n" for v in visits)
+        + "\nThe index entries that change:\n\n" + table
+    )
+
+
+def merges_snippet(steps: Sequence[IndexStep]) -> str:
+    """Every merge of the worked example: the pair, the ids visited, the stale ones, the words rewritten."""
+    rows = []
+    for step in steps:
+        rows.append((
+            step.rank + 1, step.count, show_pair(step.pair), _ids(step.visited),
+            _ids(step.stale) if step.stale else "none", len(step.rewritten),
+            " ".join(show_word(step.words_after[i]) for i in step.rewritten),
+        ))
+    total_rewritten = sum(len(s.rewritten) for s in steps)
+    bound = sum(len(w) - 1 for w in steps[0].words_before)
+    return (
+        markdown_table(["merge", "count", "pair", "ids visited", "stale", "rewritten", "rewritten into"], rows,
+                       align="rrlllrl")
+        + f"\n{len(steps)} merges, until no pair is left; {sum(len(s.visited) for s in steps)} ids visited, "
+        f"{sum(len(s.stale) for s in steps)} of them stale; {total_rewritten} words rewritten in all, "
+        f"against the bound $\\sum_w (|w| - 1)$ = {bound}."
+    )
+
+
+def merges_list(steps: Sequence[IndexStep]) -> str:
+    """The merges as the Python list the trainers return."""
+    return "```python\n" + repr([s.pair for s in steps]) + "\n```"
+
+
+# ---------------------------------------------------------------------------------------------
+# A whole run, replayed and measured
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedMerge:
+    """What one merge of V4 does.
+
+    ``visited``: ids popped from ``index[pair]``; ``rewritten``: of them, the words the merge
+    changed (the rest are stale); ``shrink``: tokens the merge removed from those words;
+    ``updated_windows``: windows ``merge_and_update`` subtracted and added back in them;
+    ``visited_tokens``: the tokens of every visited word (``merge_and_update`` reads each one);
+    ``distinct_pairs``: P before the merge, the pair counts ``best_pair`` compares;
+    ``added``: ids added to the index after the merge; ``exact_removals``: ids an exact index
+    would remove after the merge (pairs a rewritten word no longer holds, the merged pair aside).
+    """
+
+    rank: int
+    pair: Pair
+    count: int
+    visited: int
+    rewritten: int
+    shrink: int
+    updated_windows: int
+    visited_tokens: int
+    distinct_pairs: int
+    added: int
+    exact_removals: int
+
+    @property
+    def stale(self) -> int:
+        return self.visited - self.rewritten
+
+
+@dataclass(frozen=True)
+class IndexedRun:
+    corpus: str
+    distinct_words: int  # W
+    total_windows: int  # sum over words of (len - 1), before the first merge
+    total_tokens: int  # sum over words of len, before the first merge
+    longest_word: int  # L_max, in bytes
+    initial_entries: int  # (pair, id) entries of the index before the first merge
+    merges: list[IndexedMerge]
+
+    @property
+    def average_length(self) -> float:  # L
+        return self.total_tokens / self.distinct_words
+
+
+def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep], corpus: str = "") -> IndexedRun:
+    """Replay ``trace`` (V4's trainer's) with V4's functions, measuring each merge.
+
+    Checks each merge's pair is the best one (highest count, then the tie-break), its count and
+    the number of words it rewrote equal the trainer's, so the page's numbers cannot drift from
+    the trainer.
+    """
+    word_counts = {split_into_bytes(p): f for p, f in pretoken_counts.items()}
+    pair_counts = count_pairs(word_counts)
+    words, frequencies = list(word_counts), list(word_counts.values())
+    index = index_words(words)
+    initial_entries = sum(len(ids) for ids in index.values())
+    merges = []
+    for rank, step in enumerate(trace):
+        pair = step.pair
+        highest = max(pair_counts.values())
+        if pair_counts.get(pair) != step.count or step.count != highest:
+            raise AssertionError(f"merge {rank + 1}: the trainer chose {step}, the replay's counts say otherwise")
+        distinct_pairs = len(pair_counts)
+        token = pair[0] + pair[1]
+        visited = index.pop(pair)
+        rewritten = shrink = updated = visited_tokens = added = removals = 0
+        for i in visited:
+            word = words[i]
+            visited_tokens += len(word)
+            merged = words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+            if len(merged) == len(word):
+                continue  # a stale id
+            rewritten += 1
+            shrink += len(word) - len(merged)
+            updated += len(word) - 1 + len(merged) - 1
+            for new_pair in pairs_with(merged, token):
+                entry = index[new_pair]
+                if i not in entry:
+                    entry.add(i)
+                    added += 1
+            lost = set(zip(word, word[1:])) - set(zip(merged, merged[1:]))
+            removals += len(lost - {pair})
+        if rewritten != step.affected_words:
+            raise AssertionError(f"merge {rank + 1}: replay rewrote {rewritten} words, the trainer {step.affected_words}")
+        merges.append(IndexedMerge(rank, pair, step.count, len(visited), rewritten, shrink, updated, visited_tokens,
+                                   distinct_pairs, added, removals))
+    if pair_counts and len(trace) == 0:
+        raise AssertionError("empty trace")
+    return IndexedRun(corpus, len(words), sum(len(w) - 1 for w in word_counts), sum(len(w) for w in word_counts),
+                      max(len(w) for w in word_counts), initial_entries, merges)
+
+
+@lru_cache(maxsize=2)
+def indexed_run(path: Path = TINYSTORIES_SAMPLE) -> IndexedRun:
+    """V4 on the corpus at ``path`` (special token ``<|endoftext|>``) until no pair is left, replayed."""
+    pretoken_counts = count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
+    trace: list[MergeStep] = []
+    whole_run = 256 + len(DEFAULT_SPECIAL_TOKENS) + sum(len(p) - 1 for p in pretoken_counts)  # more than enough
+    train_on_counts(pretoken_counts, whole_run, DEFAULT_SPECIAL_TOKENS, method="inverted_index", trace=trace)
+    return replay(pretoken_counts, trace, corpus=Path(path).name)
+
+
+def merge_steps_exact(pretoken_counts: Mapping[bytes, int]) -> Iterator[MergeStep]:
+    """V4 with an *exact* index: after a merge, each rewritten word's id leaves the entries of the
+    pairs it no longer holds, so every id popped holds the pair. The same merges as V4's.
+
+    Not the course's trainer: the page compares it with V4's append-only index.
+    """
+    word_counts = {split_into_bytes(p): f for p, f in pretoken_counts.items()}
+    pair_counts = count_pairs(word_counts)
+    words, frequencies = list(word_counts), list(word_counts.values())
+    index = index_words(words)
+    while pair_counts:
+        pair = best_pair(pair_counts)
+        count = pair_counts[pair]
+        rewritten = _exact_update(pair, index, words, frequencies, pair_counts)
+        yield MergeStep(pair=pair, count=count, affected_words=rewritten)
+
+
+def _exact_update(pair: Pair, index: dict[Pair, set[int]], words: list[Word], frequencies: list[int],
+                  pair_counts: dict[Pair, int]) -> int:
+    """Merge ``pair`` in the words ``index`` lists for it, keeping the index exact; return how many."""
+    ids = index.pop(pair)
+    for i in ids:  # every id here holds the pair
+        word = words[i]
+        merged = words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+        old_pairs, new_pairs = set(zip(word, word[1:])), set(zip(merged, merged[1:]))
+        for lost in old_pairs - new_pairs:
+            if lost != pair:  # its entry is popped already
+                entry = index[lost]
+                entry.discard(i)
+                if not entry:
+                    del index[lost]
+        for gained in new_pairs - old_pairs:
+            index[gained].add(i)
+    return len(ids)
+
+
+# The seed's "Typical A" table (seed 000, section "Version 4: Inverted Index"): merge ranges and
+# the share of W it gives for each.
+SEED_TYPICAL_A: tuple[tuple[int, int, str, float], ...] = (
+    (1, 100, "50,000", 0.50),
+    (100, 1000, "10,000", 0.10),
+    (1000, 5000, "1,000", 0.01),
+    (5000, 10000, "100", 0.001),
+)
+
+
+def typical_a_snippet(run: IndexedRun) -> str:
+    """The seed's typical A per range of merges against the words each merge of ``run`` rewrites."""
+    W = run.distinct_words
+    rows = []
+    for first, last, seed_a, seed_share in SEED_TYPICAL_A:
+        # the seed's ranges share their ends (1-100, 100-1000): here each merge is in one range
+        start = first if first == 1 else first + 1
+        chosen = run.merges[start - 1 : last]
+        if not chosen:
+            rows.append((f"{first}-{last}", seed_a, f"{100 * seed_share:g}%", "no such merges (the run has "
+                         f"{len(run.merges):,})", "", ""))
+            continue
+        affected = [m.rewritten for m in chosen]
+        mean = sum(affected) / len(affected)
+        rows.append((
+            f"{first}-{last}" if len(chosen) == last - start + 1 else f"{first}-{start + len(chosen) - 1}",
+            seed_a, f"{100 * seed_share:g}%",
+            f"{mean:,.1f} ({100 * mean / W:.2g}%)", f"{median(affected):g}",
+            f"{max(affected):,} ({100 * max(affected) / W:.2g}%)",
+        ))
+    largest = max(run.merges, key=lambda m: m.rewritten)
+    return markdown_table(
+        ["merges", "seed: typical A", "seed: % of W", "measured: mean A (% of W)", "median A", "largest A (% of W)"],
+        rows, align="lrrrrr",
+    ) + (
+        f"\nThe largest merge of the whole run, merge {largest.rank + 1}: {show_pair(largest.pair)}, rewrites "
+        f"{thousands(largest.rewritten)} words, {100 * largest.rewritten / W:.0f}% of $W$. On this sample, the seed's "
+        f"0.1% of $W$ would be {0.001 * W:.1f} words per merge."
+    )
+
+
+def decline_snippet(run: IndexedRun, shown: int = 3) -> str:
+    """Which merges rewrite the most words, and how few the later merges rewrite."""
+    largest = sorted(run.merges, key=lambda m: (-m.rewritten, m.rank))[:shown]
+    named = ", ".join(f"{show_pair(m.pair)} (merge {m.rank + 1}, {thousands(m.rewritten)} words)" for m in largest)
+    middle = run.merges[1000:5000]
+    late = run.merges[5000:]
+    text = f"The merges that rewrite the most words are early ones: {named}."
+    if middle:
+        at_most_five = sum(m.rewritten <= 5 for m in middle) / len(middle)
+        text += f" Of merges 1,001 to {1000 + len(middle):,}, {at_most_five:.0%} rewrite at most five words"
+        if late:
+            one = sum(m.rewritten == 1 for m in late) / len(late)
+            text += (f"; of the {len(late):,} merges after that, {one:.0%} rewrite a single word and none more "
+                     f"than {max(m.rewritten for m in late)}")
+        text += "."
+    most_stale = max(run.merges, key=lambda m: (m.stale, -m.rank))
+    return text + (f" The most stale ids one merge visits is {most_stale.stale}, at merge {most_stale.rank + 1}, "
+                   f"{show_pair(most_stale.pair)}.")
+
+
+def stale_snippet(run: IndexedRun, first: int = 1000) -> str:
+    """How many of the ids V4 visits are stale, over the first ``first`` merges and the whole run,
+    against the removals an exact index would make."""
+    rows = []
+    for label, chosen in ((f"first {first:,} merges", run.merges[:first]),
+                          (f"whole run ({len(run.merges):,} merges)", run.merges)):
+        visited = sum(m.visited for m in chosen)
+        stale = sum(m.stale for m in chosen)
+        removals = sum(m.exact_removals for m in chosen)
+        rows.append((label, thousands(visited), thousands(visited - stale),
+                     f"{thousands(stale)} ({100 * stale / max(1, visited):.0f}%)", thousands(removals)))
+    ratios = []
+    for chosen in (run.merges[:first], run.merges):
+        ratios.append(sum(m.exact_removals for m in chosen) / max(1, sum(m.stale for m in chosen)))
+    return (
+        f"V4 on the shipped TinyStories sample ($W$ = {thousands(run.distinct_words)} distinct words), "
+        "with the special token `<|endoftext|>`, until no pair is left:\n\n"
+        + markdown_table(["merges", "ids visited", "words rewritten", "stale ids skipped",
+                          "ids an exact index removes instead"], rows, align="lrrrr")
+        + f"\nAn exact index would remove {ratios[0]:.1f} times as many ids as V4 skips stale ones over the "
+        f"first {first:,} merges, and {ratios[1]:.1f} times as many over the whole run."
+    )
+
+
+def bound_snippet(run: IndexedRun, first: int = 1000) -> str:
+    """The words rewritten over the whole run, against the bound ``sum over words of (len - 1)``."""
+    early = sum(m.rewritten for m in run.merges[:first])
+    rewritten = sum(m.rewritten for m in run.merges)
+    shrink = sum(m.shrink for m in run.merges)
+    visited = sum(m.visited for m in run.merges)
+    added = sum(m.added for m in run.merges)
+    entries = run.initial_entries + added
+    return (
+        f"Over the whole run ({len(run.merges):,} merges on the TinyStories sample), V4 rewrites "
+        f"{thousands(rewritten)} words in all; the bound $\\sum_w (|w| - 1)$ is {thousands(run.total_windows)} "
+        f"({rewritten / run.total_windows:.1%} of it is used). The merges remove exactly "
+        f"{thousands(shrink)} tokens, the bound itself, because the run ends with every word a single token. "
+        f"The index receives {thousands(run.initial_entries)} ids when it is built and {thousands(added)} more "
+        f"during the run, {thousands(entries)} in all (at most 3 × {thousands(run.total_windows)}); "
+        f"V4 visits {thousands(visited)} of them. The first {first:,} merges alone rewrite "
+        f"{thousands(early)} words, {early / run.total_windows:.0%} of the bound."
+    )
+
+
+def scan_work_snippet(run: IndexedRun, first: int = 1000) -> str:
+    """Deterministic counts of V4's work: pair counts compared by ``best_pair`` against ids visited,
+    tokens read and windows updated by the rest of the loop."""
+    rows = []
+    for label, chosen in ((f"first {first:,} merges", run.merges[:first]),
+                          (f"whole run ({len(run.merges):,} merges)", run.merges)):
+        compared = sum(m.distinct_pairs for m in chosen)
+        visited = sum(m.visited for m in chosen)
+        tokens = sum(m.visited_tokens for m in chosen)
+        windows = sum(m.updated_windows for m in chosen)
+        rows.append((label, thousands(compared), thousands(visited), thousands(tokens), thousands(windows),
+                     f"{compared / (tokens + windows):.1f}×"))
+    P = [m.distinct_pairs for m in run.merges]
+    return (
+        f"$P$ starts at {thousands(P[0])}, peaks at {thousands(max(P))} (merge {P.index(max(P)) + 1}) and is "
+        f"{thousands(P[min(first, len(P)) - 1])} at merge {min(first, len(P)):,}.\n\n"
+        + markdown_table(["on the TinyStories sample", "pair counts compared ($P$ per merge)", "ids visited",
+                          "tokens of the visited words", "windows updated", "compared / (tokens + windows)"],
+                         rows, align="lrrrrr")
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# V4 against V2 in the course's training benchmark
+
+TRAIN_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "train" / "README.md"
+
+
+def benchmark_times(method: str, path: Path = TRAIN_BENCHMARK) -> dict[str, float]:
+    """``{run: median seconds}`` of ``method``'s rows on the benchmark page."""
+    found = {}
+    heading = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("### "):
+            heading = line[4:].strip()
+        match = re.match(rf"\| {re.escape(method)} \| ([\d.]+) \|", line)
+        if match and heading:
+            found[heading] = float(match.group(1))
+    if not found:
+        raise ValueError(f"no '{method}' rows in {path}: has its format changed?")
+    return found
+
+
+def v4_speedup_snippet(v2: Mapping[str, float], v4: Mapping[str, float]) -> str:
+    runs = [run for run in v4 if run in v2]
+    ratios = {run: v2[run] / v4[run] for run in runs}
+    listed = "; ".join(f"{run}: {v2[run]:.2f} s → {v4[run]:.2f} s, {ratios[run]:.1f}×" for run in runs)
+    return (
+        f"In the course's [training benchmark](benchmarks/train/README.md), V4 is {min(ratios.values()):.1f}× to "
+        f"{max(ratios.values()):.1f}× faster than V2 ({listed})."
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Where the time goes (measured, not a snippet)
+
+
+def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int | None = None,
+                     exact: bool = False) -> dict[str, float]:
+    """Seconds of V4's merge loop in ``best_pair`` and in the rest (index, updates), timed with
+    ``time.perf_counter`` around each part; the same steps as V4's ``merge_steps`` (with
+    ``exact``, those of :func:`merge_steps_exact`)."""
+    clock = time.perf_counter
+    start = clock()
+    word_counts = {split_into_bytes(p): f for p, f in pretoken_counts.items()}
+    pair_counts = count_pairs(word_counts)
+    words, frequencies = list(word_counts), list(word_counts.values())
+    index = index_words(words)
+    setup = clock() - start
+    in_best = in_rest = 0.0
+    merges = 0
+    while pair_counts and (num_merges is None or merges < num_merges):
+        t0 = clock()
+        pair = best_pair(pair_counts)
+        t1 = clock()
+        token = pair[0] + pair[1]
+        if exact:
+            _exact_update(pair, index, words, frequencies, pair_counts)
+        else:
+            for i in index.pop(pair):
+                word = words[i]
+                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+                if len(words[i]) < len(word):
+                    for new_pair in pairs_with(words[i], token):
+                        index[new_pair].add(i)
+        t2 = clock()
+        in_best += t1 - t0
+        in_rest += t2 - t1
+        merges += 1
+    return {"merges": merges, "setup": setup, "best_pair": in_best, "rest": in_rest}
+
+
+def time_exact_against_append_only(pretoken_counts: Mapping[bytes, int], repeats: int = 5,
+                                   num_merges: int | None = None) -> dict[str, float]:
+    """Median seconds outside ``best_pair`` (finding the words, updating counts and index) of V4's
+    loop with the append-only index and with an exact one, run in alternating order."""
+    results: dict[str, list[float]] = {"append-only": [], "exact": []}
+    for repeat in range(repeats):
+        order = (False, True) if repeat % 2 == 0 else (True, False)
+        for exact in order:
+            run = loop_time_shares(pretoken_counts, num_merges, exact=exact)
+            results["exact" if exact else "append-only"].append(run["rest"])
+    return {name: median(times) for name, times in results.items()}
+
+
+def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
+    """Print where V4's loop spends its time on the TinyStories sample (medians of ``repeats`` runs)."""
+    import gc
+    import platform
+
+    pretoken_counts = count_pretokens(read_corpus(data_file(TINYSTORIES_SAMPLE)), DEFAULT_SPECIAL_TOKENS)
+    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+          f"median of {repeats} runs, garbage collector paused as in the trainers")
+    gc.disable()
+    try:
+        for num_merges in (1000, None):
+            runs = [loop_time_shares(pretoken_counts, num_merges) for _ in range(repeats)]
+            loop = [r["best_pair"] + r["rest"] for r in runs]
+            share = [r["best_pair"] / (r["best_pair"] + r["rest"]) for r in runs]
+            print(f"{runs[0]['merges']} merges: loop {median(loop):.2f} s, best_pair {median(share):.0%} of it, "
+                  f"setup {median(r['setup'] for r in runs):.2f} s")
+        for num_merges in (1000, None):
+            timed = time_exact_against_append_only(pretoken_counts, repeats, num_merges)
+            print(f"{num_merges or 'all'} merges, outside best_pair: append-only index {timed['append-only']:.3f} s, "
+                  f"exact index {timed['exact']:.3f} s")
+    finally:
+        gc.enable()
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures
+
+
+def draw_affected_words(run: IndexedRun, path: Path) -> Path:
+    """Left: words rewritten and stale ids per merge, with W, 2% of W and the seed's typical A.
+    Right: words rewritten so far against the bound sum (len - 1)."""
+    plt = use_agg()
+    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    ranks = [m.rank + 1 for m in run.merges]
+    W = run.distinct_words
+    left.loglog(ranks, [m.stale if m.stale else float("nan") for m in run.merges], "x", markersize=2,
+                color="#dd8452", alpha=0.5, label="stale ids skipped")
+    left.loglog(ranks, [m.rewritten for m in run.merges], ".", markersize=2, color="#4c72b0",
+                label="words rewritten (A)")
+    window = 50
+    rolling = [median(m.rewritten for m in run.merges[max(0, i - window + 1) : i + 1]) for i in range(len(run.merges))]
+    left.loglog(ranks, rolling, color="#2f2f2f", linewidth=1, label=f"A, median of the last {window} merges")
+    left.axhline(W, color="#c44e52", linestyle="--", label=f"all words: W = {thousands(W)}")
+    left.axhline(0.02 * W, color="#55a868", linestyle=":", label="2% of W")
+    seed_x, seed_y = [], []
+    for first, last, _, share in SEED_TYPICAL_A:
+        seed_x += [first, last]
+        seed_y += [share * W, share * W]
+    left.loglog(seed_x, seed_y, color="#8172b2", linewidth=2, alpha=0.6, label="seed's typical A, as % of W")
+    left.set_xlabel("merge (log scale)")
+    left.set_ylabel("distinct words per merge (log scale)")
+    left.set_title("Words each merge rewrites, and stale ids it skips")
+    left.set_ylim(0.7, W * 30)
+    left.legend(loc="upper right", fontsize=7)
+    left.grid(True, which="major", alpha=0.3)
+    total = 0
+    cumulative = []
+    for m in run.merges:
+        total += m.rewritten
+        cumulative.append(total)
+    visited_total = 0
+    cumulative_visited = []
+    for m in run.merges:
+        visited_total += m.visited
+        cumulative_visited.append(visited_total)
+    right.plot(ranks, cumulative, color="#4c72b0", label="words rewritten so far")
+    right.plot(ranks, cumulative_visited, color="#dd8452", label="ids visited so far (rewritten + stale)")
+    right.axhline(run.total_windows, color="#c44e52", linestyle="--",
+                  label=f"bound on rewrites: sum of (|w| - 1) = {thousands(run.total_windows)}")
+    right.set_xlabel("merge")
+    right.set_ylabel("total over the merges so far")
+    right.set_title("The bound on all rewrites of a run")
+    right.set_ylim(0, max(cumulative_visited[-1], run.total_windows) * 1.15)
+    right.legend(loc="lower right", fontsize=7)
+    right.grid(True, alpha=0.3)
+    return save_png(fig, path)
+
+
+def draw_work_per_merge(run: IndexedRun, path: Path) -> Path:
+    """Left: per merge, the pair counts best_pair compares (P) against the tokens and windows the
+    rest of V4's loop touches. Right: the share of that work that is the scan, so far."""
+    plt = use_agg()
+    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    ranks = [m.rank + 1 for m in run.merges]
+    rest = [m.visited_tokens + m.updated_windows for m in run.merges]
+    left.semilogy(ranks, [m.distinct_pairs for m in run.merges], color="#dd8452",
+                  label="best_pair: pair counts compared (P)")
+    left.semilogy(ranks, rest, ".", markersize=2, color="#4c72b0",
+                  label="the rest: tokens of visited words + windows updated")
+    left.set_xlabel("merge")
+    left.set_ylabel("per merge (log scale)")
+    left.set_title("V4's work per merge")
+    left.set_ylim(0.7, max(max(rest), max(m.distinct_pairs for m in run.merges)) * 30)
+    left.legend(loc="upper right", fontsize=7)
+    left.grid(True, which="major", alpha=0.3)
+    compared = scanned = 0
+    share = []
+    for m, r in zip(run.merges, rest):
+        compared += m.distinct_pairs
+        scanned += r
+        share.append(100 * compared / (compared + scanned))
+    right.plot(ranks, share, color="#dd8452")
+    right.set_xlabel("merges so far")
+    right.set_ylabel("% of the work so far that is the scan")
+    right.set_title("The O(P) scan's share of V4's work, counted")
+    right.set_ylim(0, 100)
+    right.grid(True, alpha=0.3)
+    return save_png(fig, path)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
+    """Page 04's snippets: ``{file name: Markdown}``."""
+    steps = worked_example_trace()
+    run = indexed_run(Path(corpus))
+    return {
+        "04-worked-example-words.md": words_snippet(steps),
+        "04-worked-example-index.md": index_before_snippet(steps),
+        "04-worked-example-merge-1.md": merge_snippet(steps, 0),
+        "04-worked-example-merge-2.md": merge_snippet(steps, 1),
+        "04-worked-example-merges.md": merges_snippet(steps),
+        "04-worked-example-merges-list.md": merges_list(steps),
+        "04-stale-ids.md": stale_snippet(run),
+        "04-affected-bound.md": bound_snippet(run),
+        "04-typical-a.md": typical_a_snippet(run),
+        "04-affected-decline.md": decline_snippet(run),
+        "04-scan-work.md": scan_work_snippet(run),
+        "04-v4-speedup.md": v4_speedup_snippet(benchmark_times("incremental"), benchmark_times("inverted_index")),
+        **snippets_of("04"),
+    }
+
+
+def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE) -> list[Path]:
+    """Draw page 04's figures into ``out_dir``; return their paths."""
+    run = indexed_run(Path(corpus))
+    return [
+        draw_affected_words(run, out_dir / "04-affected-words.png"),
+        draw_work_per_merge(run, out_dir / "04-work-per-merge.png"),
+    ]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
