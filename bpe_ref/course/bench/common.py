@@ -39,6 +39,14 @@ def machine_description() -> str:
             f"Python {platform.python_version()}")
 
 
+def written_by(command: str, quick: bool) -> str:
+    """The first line under a results page's title: which command wrote it, and when."""
+    import datetime
+
+    return (f"Written by `python -m bpe_ref bench {command}`" + (" --quick" if quick else "")
+            + f" on {datetime.date.today().isoformat()}; rerun it to refresh these figures on your machine.")
+
+
 def median(values: Sequence[float]) -> float:
     return statistics.median(values) if values else float("nan")
 

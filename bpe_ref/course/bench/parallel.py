@@ -21,7 +21,8 @@ from pathlib import Path
 
 from ...data_files import TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
-from .common import RESULTS_DIR, fixed_width_table, machine_description, markdown_table, median, ratio, run_json_subprocess
+from .common import (RESULTS_DIR, fixed_width_table, machine_description, markdown_table, median, ratio, run_json_subprocess,
+                     written_by)
 
 SIZES_MIB = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 QUICK_SIZES_MIB = (0.1, 1.0)
@@ -209,8 +210,7 @@ def run(args: argparse.Namespace) -> int:
         lines = [
             "# Parallel pretokenization benchmark",
             "",
-            "Written by `python -m bpe_ref bench parallel`" + (" --quick" if args.quick else "")
-            + f" on {datetime.date.today().isoformat()}; rerun it to refresh these figures on your machine.",
+            written_by("parallel", args.quick),
             "",
             f"Machine: {machine}. Each time is the median of {repeats} calls of `count_pretokens_in_file`, each in a",
             "fresh Python process (the pool starts cold, as in a training run; importing `bpe_ref` is not timed),",

@@ -11,7 +11,6 @@ the targets of the course are checked as ratios. Output: a table on stdout, and
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import sys
 import time
@@ -20,7 +19,7 @@ from pathlib import Path
 
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_VALID
 from ...train import DEFAULT_TRAIN_METHOD
-from .common import (RESULTS_DIR, fixed_width_table, machine_description, markdown_table, median, ratio,
+from .common import (RESULTS_DIR, written_by, fixed_width_table, machine_description, markdown_table, median, ratio,
                      run_json_subprocess)
 
 SPECIAL_TOKENS = ["<|endoftext|>"]
@@ -448,8 +447,7 @@ def run(args: argparse.Namespace) -> int:
         lines = [
             "# Training benchmark",
             "",
-            "Written by `python -m bpe_ref bench train`" + (" --quick" if args.quick else "")
-            + f" on {datetime.date.today().isoformat()}; rerun it to refresh these figures on your machine.",
+            written_by("train", args.quick),
             "",
             f"Machine: {machine}. Each time is the median of the repeats of one fresh process; ratios compare",
             "contenders measured in the same run. Machines are shared and noisy: read ratios, not seconds.",
