@@ -9,7 +9,8 @@ module                      page                                       figures
 ``bytes_and_pretokens``     ``theory/00-bytes-and-pretokenization.md``  bytes per character, pretoken counts
 ``naive_bpe``               ``theory/01-naive-bpe.md``                 count of each merge, V1 work
 ``incremental_updates``     ``theory/02-incremental-updates.md``       words rewritten per merge
-``step_diffs``              pages 03-05 (coming): each step's diff     (none yet)
+``heaps``                   ``theory/05-heap.md``                      heap size, V4/V5 crossover, word length
+``step_diffs``              pages 03-04 (coming): each step's diff     (none yet)
 ==========================  =========================================  ==========================
 
 Pages 02 to 05 quote the diff of their step's merge loop against the previous step's
@@ -35,7 +36,7 @@ PAGE_MODULES: dict[str, str] = {
     "02": "incremental_updates",
     "03": "step_diffs",  # pages still to be written: step_diffs.COMING_PAGES
     "04": "step_diffs",
-    "05": "step_diffs",
+    "05": "heaps",
 }
 THEORY_DIR = REPO_ROOT / "theory"
 FIGURES_DIR = THEORY_DIR / "figures"

@@ -106,5 +106,4 @@ class ComingPage:
 COMING_PAGES: dict[str, ComingPage] = {
     "03": ComingPage("03", "03-parallel-pretokenization.md"),
     "04": ComingPage("04", "04-inverted-index.md"),
-    "05": ComingPage("05", "05-heap.md"),
 }
