@@ -68,7 +68,8 @@ class HeapStep:
     ``heap_before``: every entry before the pop, in pop order, as ``(count in the entry, pair)``
     (only when recorded); ``stale``: the stale entries popped, as ``(count in the entry, pair,
     live count)`` (live count 0: the pair no longer occurs, so the entry is dropped; otherwise it
-    is pushed again with the live count); ``pushed``: the fresh entries pushed after the merge,
+    is pushed again with the live count when that is smaller; a larger live count means a fresher
+    entry is already in the heap, and this one is dropped); ``pushed``: the fresh entries pushed after the merge,
     ``(count, pair)``; ``heap_size`` and ``live_pairs`` after the merge.
     """
 
@@ -144,8 +145,9 @@ def lazy_heap_run(pretoken_counts: Mapping[bytes, int], num_merges: int | None =
             if live == claimed:
                 break
             stale.append((claimed, pair, live))
-            if live:
+            if 0 < live < claimed:  # it lost count since: its place is lower down
                 heapq.heappush(entries, (*key(live, pair), pair))
+            # live > claimed: a fresher entry was pushed when it grew; live 0: it is gone
         count = pair_counts[pair]
         token = pair[0] + pair[1]
         grown: dict[Pair, None] = {}
@@ -189,6 +191,12 @@ def _entry_status(claimed: int, pair: Pair, live: Mapping[Pair, int]) -> str:
     return "stale: gone" if now == 0 else f"stale: now {now}"
 
 
+def _pop_action(status: str, claimed: int, pair: Pair, live: Mapping[Pair, int]) -> str:
+    if status == "fresh":
+        return "popped: merged"
+    return "popped: pushed again" if 0 < live.get(pair, 0) < claimed else "popped: dropped"
+
+
 def worked_example_snippet(steps: Sequence[HeapStep] | None = None) -> str:
     """Each traced merge: the heap's entries in pop order (top first) and what the merge does."""
     steps = steps or worked_example_steps()
@@ -200,11 +208,7 @@ def worked_example_snippet(steps: Sequence[HeapStep] | None = None) -> str:
             if position > max(popped, 4):
                 break
             status = _entry_status(claimed, pair, step.live_before)
-            if position <= popped:
-                action = "popped: merged" if position == popped else (
-                    "popped: dropped" if status == "stale: gone" else "popped: pushed again")
-            else:
-                action = ""
+            action = _pop_action(status, claimed, pair, step.live_before) if position <= popped else ""
             rows.append((position, claimed, show_pair(pair), status, action))
         rest = len(step.heap_before) - len(rows)
         table = markdown_table(["#", "count in entry", "pair", "entry is", "this merge"], rows, align="rrlll")
@@ -276,13 +280,16 @@ class HeapSizeRun:
     sizes: dict[str, list[int]]  # label -> heap size after each merge, from the trainer's trace
     stale_pops: dict[str, int]
     compactions: dict[str, list[int]]  # label -> merges after which the heap was rebuilt
+    pushes: dict[str, int]  # fresh entries pushed for pairs that grew
+    repushes: dict[str, int]  # stale entries pushed again with a smaller count
+    initial_entries: int  # P before merge 1, the entries heapify starts with
 
 
 @lru_cache(maxsize=2)
 def heap_size_run(path: Path = TINYSTORIES_SAMPLE) -> HeapSizeRun:
     """Train the whole of ``path`` with V5 three ways (default compaction, none, a low threshold)."""
     counts = count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
-    sizes, stale, compactions = {}, {}, {}
+    sizes, stale, compactions, pushes, repushes = {}, {}, {}, {}, {}
     live: list[int] = []
     for label, threshold in ((f"threshold {DEFAULT_COMPACTION_THRESHOLD:g} (default)", DEFAULT_COMPACTION_THRESHOLD),
                              ("no compaction", None), (f"threshold {LOW_THRESHOLD:g}", LOW_THRESHOLD)):
@@ -291,7 +298,10 @@ def heap_size_run(path: Path = TINYSTORIES_SAMPLE) -> HeapSizeRun:
         sizes[label] = [step.heap_size for step in steps]
         stale[label] = sum(len(step.stale) for step in steps)
         compactions[label] = [rank for rank, step in enumerate(steps, 1) if step.rebuilt]
-    return HeapSizeRun(Path(path).name, live, sizes, stale, compactions)
+        pushes[label] = sum(len(step.pushed) for step in steps)
+        repushes[label] = sum(1 for step in steps for claimed, _, now in step.stale if 0 < now < claimed)
+    initial = len(count_pairs({split_into_bytes(w): f for w, f in counts.items()}))
+    return HeapSizeRun(Path(path).name, live, sizes, stale, compactions, pushes, repushes, initial)
 
 
 def compaction_snippet(run: HeapSizeRun | None = None) -> str:
@@ -303,17 +313,18 @@ def compaction_snippet(run: HeapSizeRun | None = None) -> str:
     big = [i for i in range(merges) if size[i] >= MIN_HEAP_TO_COMPACT]  # V5 never rebuilds a smaller heap
     worst = max(big, key=lambda i: ratio[i])
     rows = [
-        (label, thousands(max(sizes)), thousands(run.stale_pops[label]),
-         ", ".join(f"{thousands(m)}" for m in run.compactions[label]) or "never")
+        (label, thousands(max(sizes)), thousands(run.pushes[label]), thousands(run.repushes[label]),
+         thousands(run.stale_pops[label]), ", ".join(f"{thousands(m)}" for m in run.compactions[label]) or "never")
         for label, sizes in run.sizes.items()
     ]
     return (
         f"The shipped TinyStories sample trained to the end: {thousands(merges)} merges, "
-        f"{thousands(run.live_pairs[0] if run.live_pairs else 0)} live pairs after merge 1. Without compaction the heap peaks at "
+        f"$P$ = {thousands(run.initial_entries)} pairs before merge 1 (the entries `heapify` starts with). Without compaction the heap peaks at "
         f"{thousands(size[peak])} entries (merge {peak + 1}, {run.live_pairs[peak]:,} live pairs); while it holds at least "
         f"{thousands(MIN_HEAP_TO_COMPACT)} entries (V5 never rebuilds a smaller one) it holds at most "
         f"{ratio[worst]:.2f} entries per live pair (merge {worst + 1}).\n\n"
-        + markdown_table(["compaction", "largest heap", "stale entries popped", "rebuilt after merge"], rows, align="lrrl")
+        + markdown_table(["compaction", "largest heap", "fresh entries pushed", "pushed again", "stale entries popped",
+                          "rebuilt after merge"], rows, align="lrrrrl")
     )
 
 
