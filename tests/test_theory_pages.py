@@ -598,6 +598,35 @@ def test_page05_self_overlap_trace_is_what_the_linked_list_does():
         assert {second.pair} <= {(b"aa", b"aa"), (b"aa", b"a")} and second.count == 1
 
 
+def test_page05_list_trace_is_lab05s_merge_occurrences():
+    """When step05_linked_list has lab 05's merge_occurrences, the page's trace ends where it does."""
+    from bpe_ref.course.figures.heaps import SELF_OVERLAP_WORDS, trace_list_merge
+    from bpe_ref.train import step05_linked_list
+
+    if not hasattr(step05_linked_list, "merge_occurrences"):
+        pytest.skip("lab 05's merge_occurrences is not in bpe_ref yet")
+    for words, pair in ((SELF_OVERLAP_WORDS, (b"a", b"a")), (((b"a", b"b", b"a", b"b", b"a"),), (b"a", b"b"))):
+        token, prev, next_, node_frequency, occurrences = step05_linked_list.link_words({w: 1 for w in words})
+        changes, merged = step05_linked_list.merge_occurrences(pair, token, prev, next_, node_frequency, occurrences)
+        states, traced = trace_list_merge(words, pair)
+        final = states[-1]
+        assert changes == traced and tuple(token) == final.token
+        live = [i for i, t in enumerate(token) if t]
+        assert [(prev[i], next_[i]) for i in live] == [(final.prev[i], final.next_[i]) for i in live]
+        assert sorted(merged) == sorted(i for i, (a, b) in enumerate(zip(states[0].token, final.token)) if a != b and b)
+
+
+def test_page05_heap_key_is_lab05s_heap_entry():
+    from bpe_ref.course.figures.heaps import course_key
+    from bpe_ref.train import step05_heap
+
+    if not hasattr(step05_heap, "heap_entry"):
+        pytest.skip("lab 05's heap_entry is not in bpe_ref yet")
+    key = course_key()
+    for count, pair in ((3, (b"a", b"b")), (3, (b"ab", b"c")), (1, (b" ", b"\xff"))):
+        assert step05_heap.heap_entry(count, pair) == (*key(count, pair), pair)
+
+
 # --- drills and their answers ---------------------------------------------------------------
 
 
