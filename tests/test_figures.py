@@ -431,15 +431,33 @@ def test_heap_timings_measure_cumulative_times():
 def test_page05_figures_draw_deterministically(tmp_path):
     from bpe_ref.course.figures.heaps import (
         crossover_data, draw_crossover, draw_heap_size, draw_word_length, heap_size_run, language_rows,
+        word_length_data,
     )
 
     run = heap_size_run(SMALL_CORPUS)
     drawers = [
         lambda path: draw_heap_size(run, path),
         lambda path: draw_crossover(crossover_data(), path),
-        lambda path: draw_word_length(language_rows(), path),
+        lambda path: draw_word_length(language_rows(), word_length_data(), path),
     ]
     for i, draw in enumerate(drawers):
         first, second = draw(tmp_path / f"{i}a.png"), draw(tmp_path / f"{i}b.png")
         assert first.read_bytes() == second.read_bytes(), f"figure {i} differs between two runs"
         assert not {b"tEXt", b"iTXt", b"zTXt", b"tIME"} & set(png_chunks(first))
+
+
+def test_word_length_measurement_describes_the_shipped_text():
+    """The committed word_length.json was measured on the words grouped_pretokens makes now."""
+    from bpe_ref.course.figures.heap_timings import WORD_LENGTH_GROUPS, grouped_pretokens, word_length_text
+    from bpe_ref.course.figures.heaps import word_length_data
+
+    data = word_length_data()
+    assert [row["group"] for row in data["rows"]] == list(WORD_LENGTH_GROUPS)
+    text = word_length_text()
+    assert len(text) == data["characters"]
+    for row in data["rows"]:
+        counts = grouped_pretokens(text, row["group"])
+        assert len(counts) == row["distinct_words"]
+        assert round(sum(len(w) for w in counts) / len(counts), 2) == row["bytes_per_distinct_word"]
+    assert sum(len(w) * f for w, f in grouped_pretokens(text, 1).items()) == sum(
+        len(w) * f for w, f in grouped_pretokens(text, 16).items())  # the same bytes, longer words

@@ -567,6 +567,17 @@ def test_page05_prose_claims():
     assert f"{rows['English'].ratio:.1f}×" == "1.3×" and f"{rows['Chinese'].ratio:.1f}×" == "3.2×"
     assert f"{rows['Chinese'].mean_length:.1f}" == "21.8" and "21.8 bytes" in text
     assert 2.3 < rows["Spanish"].distinct_words / rows["Russian"].distinct_words < 2.7
+    # the glued text: the linked list always wins, V5's time climbs with the length, the list's barely
+    from bpe_ref.course.figures.heaps import word_length_data
+
+    glued = word_length_data()["rows"]
+    lengths = [row["bytes_per_distinct_word"] for row in glued]
+    assert lengths == sorted(lengths) and 5.5 < lengths[0] < 7 and 60 < lengths[-1] < 70
+    v5 = [row["seconds"]["V5 (heap)"] for row in glued]
+    listed = [row["seconds"]["linked list"] for row in glued]
+    assert all(a > b for a, b in zip(v5, listed))
+    assert v5[-1] / v5[1] > 3 * listed[-1] / listed[1]
+    assert v5[-1] / listed[-1] > 2 * max(v5[0] / listed[0], rows["Chinese"].ratio)
 
 
 def test_page05_self_overlap_trace_is_what_the_linked_list_does():

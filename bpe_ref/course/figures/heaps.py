@@ -43,7 +43,7 @@ from ...train.step05_heap import DEFAULT_COMPACTION_THRESHOLD
 from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_heap import train as v5_train
 from .common import WIDE, code, markdown_table, save_png, show_pair, show_token, show_word, thousands, use_agg
-from .heap_timings import CROSSOVER_JSON
+from .heap_timings import CROSSOVER_JSON, WORD_LENGTH_JSON
 from .naive_bpe import worked_example_counts
 from .step_diffs import snippets_of
 
@@ -500,43 +500,85 @@ def language_rows(path: Path = TRAIN_BENCHMARK) -> tuple[LanguageRow, ...]:
     return tuple(rows)
 
 
-def word_length_snippet(rows: Sequence[LanguageRow] | None = None) -> str:
+def word_length_data(path: Path = WORD_LENGTH_JSON) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _ratio(row: dict) -> float:
+    return row["seconds"]["V5 (heap)"] / row["seconds"]["linked list"]
+
+
+def word_length_snippet(rows: Sequence[LanguageRow] | None = None, glued: dict | None = None) -> str:
     rows = rows or language_rows()
-    table = markdown_table(
+    glued = glued or word_length_data()
+    languages = markdown_table(
         ["benchmark run", "$W$", "bytes per distinct pretoken", "V5 (heap) s", "linked list s", "V5 / linked list"],
         [(r.heading, thousands(r.distinct_words), f"{r.mean_length:.1f}", f"{r.heap_seconds:.2f}",
           f"{r.linked_list_seconds:.2f}", f"{r.ratio:.2f}×") for r in rows],
         align="lrrrrr",
     )
+    same_text = markdown_table(
+        ["pretokens per word ($n$)", "$W$", "bytes per distinct word", "V5 (heap) s", "linked list s", "V5 / linked list"],
+        [(row["group"], thousands(row["distinct_words"]), f"{row['bytes_per_distinct_word']:.1f}",
+          f"{row['seconds']['V5 (heap)']:.2f}", f"{row['seconds']['linked list']:.2f}", f"{_ratio(row):.2f}×")
+         for row in glued["rows"]],
+        align="rrrrrr",
+    )
     return (
-        "Times from the course's [training benchmark](benchmarks/train/README.md) (median of a fresh process each, "
-        "pretokenization included); lengths computed from the corpora in `data/`.\n\n" + table
+        "Four languages, times from the course's [training benchmark](benchmarks/train/README.md) (median of a fresh "
+        "process each, pretokenization included); lengths computed from the corpora in `data/`.\n\n" + languages
+        + f"\nOne text, longer and longer words: the first {glued['characters']:,} characters of `{glued['file']}`, "
+        "pretokenized, with every $n$ consecutive pretokens of a document glued into one word; "
+        f"{glued['merges']:,} merges, each trainer's merge loop with its set-up, median of {glued['repeats']} runs. "
+        f"Measured with `{glued['command']}` on {glued['date']} ({glued['machine']}; file "
+        "[`benchmarks/heap/word_length.json`](benchmarks/heap/word_length.json)).\n\n"
+        + same_text
     )
 
 
-def draw_word_length(rows: Sequence[LanguageRow], path: Path) -> Path:
+def _length_axis(ax) -> None:
+    """A log axis of word lengths in bytes, labelled with plain numbers."""
+    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
+
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator([4, 8, 16, 32, 64]))
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlim(4, 100)
+
+
+def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Path:
     plt = use_agg()
     fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
-    x = [r.mean_length for r in rows]
-    left.plot(x, [r.heap_seconds for r in rows], "o-", color="#c44e52", label="V5: rewrite each affected word whole")
-    left.plot(x, [r.linked_list_seconds for r in rows], "s-", color="#4c72b0", label="linked list: O(1) per occurrence")
-    for r in rows:
-        left.annotate(r.language, (r.mean_length, r.heap_seconds), textcoords="offset points", xytext=(4, 4), fontsize=8)
+    x = [row["bytes_per_distinct_word"] for row in glued["rows"]]
+    left.plot(x, [row["seconds"]["V5 (heap)"] for row in glued["rows"]], "o-", color="#c44e52",
+              label="V5: rewrite each affected word whole")
+    left.plot(x, [row["seconds"]["linked list"] for row in glued["rows"]], "s-", color="#4c72b0",
+              label="linked list: O(1) per occurrence")
+    for row in glued["rows"]:
+        left.annotate(f"{row['group']} per word", (row["bytes_per_distinct_word"], row["seconds"]["V5 (heap)"]),
+                      textcoords="offset points", xytext=(4, 4), fontsize=7)
     left.set_yscale("log")
-    left.set_xlabel("bytes per distinct pretoken (average)")
-    left.set_ylabel("training time, vocab 10,000 (s, log scale)")
-    left.set_title("Training time")
+    left.set_ylim(top=max(row["seconds"]["V5 (heap)"] for row in glued["rows"]) * 2.5)
+    _length_axis(left)
+    left.set_xlabel("bytes per distinct word (log scale)")
+    left.set_ylabel(f"seconds for {glued['merges']:,} merges (log scale)")
+    left.set_title("One text, pretokens glued into longer words")
     left.legend(loc="upper left", fontsize=7)
     left.grid(True, which="both", alpha=0.3)
-    right.plot(x, [r.ratio for r in rows], "o-", color="#2f2f2f")
+    right.plot(x, [_ratio(row) for row in glued["rows"]], "o-", color="#2f2f2f", label="one text, glued pretokens")
+    right.plot([r.mean_length for r in rows], [r.ratio for r in rows], "D--", color="#dd8452",
+               label="four languages, vocab 10,000 (benchmark)")
     for r in rows:
-        right.annotate(r.language, (r.mean_length, r.ratio), textcoords="offset points", xytext=(4, -10), fontsize=8)
+        right.annotate(r.language, (r.mean_length, r.ratio), textcoords="offset points", xytext=(4, -10), fontsize=7)
     right.axhline(1, color="#888888", linestyle="--", linewidth=1)
-    right.set_xlabel("bytes per distinct pretoken (average)")
+    _length_axis(right)
+    right.set_xlabel("bytes per distinct word (log scale)")
     right.set_ylabel("V5 time / linked-list time")
     right.set_title("How much the linked list saves")
-    right.set_ylim(0, max(r.ratio for r in rows) * 1.2)
-    right.grid(True, alpha=0.3)
+    right.set_ylim(0, max([_ratio(row) for row in glued["rows"]] + [r.ratio for r in rows]) * 1.15)
+    right.legend(loc="upper left", fontsize=7)
+    right.grid(True, which="both", alpha=0.3)
     return save_png(fig, path)
 
 
@@ -652,5 +694,5 @@ def draw_figures(out_dir: Path) -> list[Path]:
     return [
         draw_heap_size(heap_size_run(), out_dir / "05-heap-size.png"),
         draw_crossover(crossover_data(), out_dir / "05-crossover.png"),
-        draw_word_length(language_rows(), out_dir / "05-word-length.png"),
+        draw_word_length(language_rows(), word_length_data(), out_dir / "05-word-length.png"),
     ]
