@@ -562,6 +562,18 @@ def test_page05_prose_claims():
         assert 11 <= v4[-1] / v5[-1] <= 13.5  # "about 12 times faster"
         seed = seed_estimate(REPO_ROOT / corpus["file"], corpus["merges"][-1])
         assert 600 < seed.pairs < 800 and 12 <= round(seed.bound) <= 13 and seed.above > 100
+    # "the first 100 merges hold most of the merges that rewrite a hundred words or more"
+    from bpe_ref.corpus import read_corpus
+    from bpe_ref.course.figures.heap_timings import CROSSOVER_CORPORA
+    from bpe_ref.pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+    from bpe_ref.train.step05_heap import merge_steps
+
+    found = []
+    for _, path in CROSSOVER_CORPORA:
+        counts = count_pretokens(read_corpus(path), DEFAULT_SPECIAL_TOKENS)
+        big = [rank for rank, step in zip(range(1, 3001), merge_steps(counts)) if step.affected_words >= 100]
+        found.append(f"{sum(rank <= 100 for rank in big)} of {len(big)}")
+    assert "(" + " on the first file, ".join(found) + " on the second," in " ".join(text.split())
     rows = {r.language: r for r in language_rows()}
     assert [r.ratio for r in rows.values()] == sorted(r.ratio for r in rows.values())
     assert f"{rows['English'].ratio:.1f}×" == "1.3×" and f"{rows['Chinese'].ratio:.1f}×" == "3.2×"
