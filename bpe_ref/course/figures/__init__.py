@@ -13,6 +13,9 @@ module                      page                                       figures
 ``step_diffs``              pages 03-04 (coming): each step's diff     (none yet)
 ==========================  =========================================  ==========================
 
+Page 05's timings are measured by hand with ``python -m bpe_ref.course.figures.heap_timings``
+(:mod:`.heap_timings`), which writes ``theory/benchmarks/heap/*.json``; its figures read them.
+
 Pages 02 to 05 quote the diff of their step's merge loop against the previous step's
 (:mod:`bpe_ref.course.figures.step_diffs`); the pages still to be written have only that.
 

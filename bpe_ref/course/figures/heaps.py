@@ -27,7 +27,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from statistics import median
 
 from ...corpus import read_corpus
 from ...data_files import (
@@ -618,7 +617,8 @@ def link(words: Sequence[Sequence[bytes]]) -> tuple[list[bytes], list[int], list
 def trace_list_merge(words: Sequence[Sequence[bytes]], pair: Pair) -> tuple[list[ListState], dict[Pair, int]]:
     """Merge ``pair`` once on the linked list of ``words`` (frequency 1 each), as
     ``step05_linked_list`` does, recording the arrays after each listed node and the summed
-    count changes (the merged pair itself left out)."""
+    count changes (the merged pair itself left out). The nodes of the new pairs are not listed:
+    only this one merge is traced."""
     token, prev, next_, occurrences = link(words)
     left, right = pair
     merged = left + right
