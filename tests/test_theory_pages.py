@@ -554,6 +554,8 @@ def test_page05_prose_claims():
     assert max(big) < 1.7 and "under 1.7" in text
     entries = run.initial_entries + run.pushes[none] + run.repushes[none]
     assert 15_000 < entries < 17_000 and "about 16,000 entries" in text
+    merges = len(run.live_pairs)
+    assert 1.8 < entries / merges < 2.3 and 1.8 < (run.stale_pops[none] + merges) / merges < 2.3  # "about two ... per merge"
     assert 0.8 < run.stale_pops[none] / len(run.live_pairs) < 1.3  # "about one per merge"
     data = crossover_data()
     for corpus in data["corpora"]:
