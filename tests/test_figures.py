@@ -409,3 +409,118 @@ def test_page04_figures_draw_deterministically(tmp_path):
         first, second = draw(run, tmp_path / f"{i}a.png"), draw(run, tmp_path / f"{i}b.png")
         assert first.read_bytes() == second.read_bytes()
         assert not {b"tEXt", b"iTXt", b"zTXt", b"tIME"} & set(png_chunks(first))
+
+
+# --- page 05 --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("threshold", [2.0, None, 1.5])
+def test_instrumented_heap_loop_is_v5(threshold):
+    """heaps.lazy_heap_run pops, pushes, compacts and reports exactly as step05_heap.merge_steps."""
+    from bpe_ref.corpus import read_corpus
+    from bpe_ref.course.figures.heaps import lazy_heap_run
+    from bpe_ref.data_files import TINYSTORIES_SAMPLE
+    from bpe_ref.train.step05_heap import merge_steps
+
+    counts = count_pretokens(read_corpus(TINYSTORIES_SAMPLE))
+    mine, theirs = lazy_heap_run(counts, compaction_threshold=threshold), list(merge_steps(counts, threshold))
+    assert [(s.pair, s.count, len(s.stale), s.heap_size) for s in mine] == [
+        (s.pair, s.count, s.stale_pops, s.heap_size) for s in theirs]
+    assert any(s.rebuilt for s in mine) == (threshold == 1.5)
+
+
+def test_page05_minimum_heap_to_compact_is_v5s():
+    from bpe_ref.course.figures.heaps import MIN_HEAP_TO_COMPACT
+    from bpe_ref.train import step05_heap
+
+    assert MIN_HEAP_TO_COMPACT == getattr(step05_heap, "_MIN_HEAP_TO_COMPACT", MIN_HEAP_TO_COMPACT) == 1024
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.lists(st.sampled_from([b"a", b"b", b"ab"]), min_size=1, max_size=7), min_size=1, max_size=3),
+       st.sampled_from([b"a", b"b", b"ab"]), st.sampled_from([b"a", b"b", b"ab"]))
+def test_list_merge_trace_is_the_per_word_rule(words, left, right):
+    """Page 05, section 5: merging on the list gives page 02's changes, the merged pair left out."""
+    from collections import Counter
+
+    from bpe_ref.course.figures.heaps import trace_list_merge
+    from bpe_ref.train.step01_naive import merge_word
+
+    pair = (left, right)
+    if not any(pair in zip(w, w[1:]) for w in words):
+        return
+    states, changes = trace_list_merge(words, pair)
+    total: Counter = Counter()
+    for word in words:
+        total.update(net_change(word, pair))
+    assert changes == {p: c for p, c in total.items() if c and p != pair}
+    final, start = states[-1], 0
+    for word in words:
+        tokens, node = [], start
+        while node != -1:
+            tokens.append(final.token[node])
+            node = final.next_[node]
+        assert tuple(tokens) == merge_word(tuple(word), pair)
+        start += len(word)
+
+
+def test_first_lasting_lead():
+    from bpe_ref.course.figures.heaps import first_lasting_lead
+
+    assert first_lasting_lead([1, 10, 20, 30], [1.0, 2.0, 3.0, 4.0], [1.5, 1.0, 3.5, 3.0]) == 30
+    assert first_lasting_lead([1, 10], [1.0, 2.0], [0.5, 1.0]) == 1
+    assert first_lasting_lead([1, 10], [1.0, 2.0], [1.5, 2.5]) is None
+
+
+def test_page05_benchmark_times_come_from_the_benchmark_page(tmp_path):
+    from bpe_ref.course.figures.heaps import benchmark_times, language_rows
+
+    page = tmp_path / "README.md"
+    page.write_text("### English (x), vocab 10\n\n| contender | median s |\n|---|---|\n| heap | 0.5 | 1x |\n"
+                    "| linked_list | 0.25 | 1x |\n", encoding="utf-8")
+    assert benchmark_times(page) == {"English (x), vocab 10": {"heap": 0.5, "linked_list": 0.25}}
+    with pytest.raises(ValueError):
+        language_rows(page)  # Spanish, Russian and Chinese are missing
+
+
+def test_heap_timings_measure_cumulative_times():
+    from bpe_ref.course.figures.heap_timings import cumulative_times
+    from bpe_ref.train.step05_heap import merge_steps
+
+    times = cumulative_times(merge_steps, {b"low": 5, b"lower": 2, b"newest": 6}, 4)
+    assert len(times) == 4 and times == sorted(times) and times[0] >= 0
+
+
+def test_page05_figures_draw_deterministically(tmp_path):
+    from bpe_ref.course.figures.heaps import (
+        crossover_data, draw_crossover, draw_heap_size, draw_word_length, heap_size_run, language_rows,
+        word_length_data,
+    )
+
+    run = heap_size_run(SMALL_CORPUS)
+    drawers = [
+        lambda path: draw_heap_size(run, path),
+        lambda path: draw_crossover(crossover_data(), path),
+        lambda path: draw_word_length(language_rows(), word_length_data(), path),
+    ]
+    for i, draw in enumerate(drawers):
+        first, second = draw(tmp_path / f"{i}a.png"), draw(tmp_path / f"{i}b.png")
+        assert first.read_bytes() == second.read_bytes(), f"figure {i} differs between two runs"
+        assert not {b"tEXt", b"iTXt", b"zTXt", b"tIME"} & set(png_chunks(first))
+
+
+def test_word_length_measurement_describes_the_shipped_text():
+    """The committed word_length.json was measured on the words grouped_pretokens makes now."""
+    from bpe_ref.course.figures.heap_timings import WORD_LENGTH_GROUPS, grouped_pretokens, word_length_text
+    from bpe_ref.course.figures.heaps import word_length_data
+
+    data = word_length_data()
+    assert [row["group"] for row in data["rows"]] == list(WORD_LENGTH_GROUPS)
+    text = word_length_text()
+    assert len(text) == data["characters"]
+    for row in data["rows"]:
+        counts = grouped_pretokens(text, row["group"])
+        assert len(counts) == row["distinct_words"]
+        assert round(sum(len(w) for w in counts) / len(counts), 2) == row["bytes_per_distinct_word"]
+    assert sum(len(w) * f for w, f in grouped_pretokens(text, 1).items()) == sum(
+        len(w) * f for w, f in grouped_pretokens(text, 16).items())  # the same bytes, longer words

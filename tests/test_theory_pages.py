@@ -58,6 +58,13 @@ PAGES: dict[str, dict[str, str | None]] = {
         "previous": "theory/03-parallel-pretokenization.md",
         "next": "theory/05-heap.md",
     },
+    "05-heap.md": {
+        "lab": "labs/05_heap/05_heap.ipynb",
+        "module": "bpe_ref/train/step05_heap.py",
+        "answers": "theory/drills/05-answers.md",
+        "previous": "theory/04-inverted-index.md",
+        "next": None,  # page 06 is not written yet
+    },
 }
 ANSWERS = [REPO_ROOT / links["answers"] for links in PAGES.values()]
 MARKDOWN_FILES = [THEORY / "README.md", *(THEORY / page for page in PAGES), *ANSWERS]
@@ -492,6 +499,175 @@ def test_page02_worked_example_turns_one_column_into_the_next(trace):
     assert affected == [b" nest", b" test"]
 
 
+def test_page05_worked_example_is_what_the_heap_trainer_does():
+    """Page 05's tables: the instrumented loop pops, pushes and counts exactly as V5 does."""
+    from bpe_ref.course.figures.heaps import WORKED_EXAMPLE_MERGES, lazy_heap_run, worked_example_steps
+    from bpe_ref.course.figures.naive_bpe import worked_example_counts, worked_example_trace
+    from bpe_ref.train.step05_heap import merge_steps
+
+    counts = worked_example_counts()
+    steps = worked_example_steps()
+    trainer = list(merge_steps(counts))
+    assert len(steps) == WORKED_EXAMPLE_MERGES
+    for step, traced in zip(lazy_heap_run(counts), trainer, strict=True):
+        assert (step.pair, step.count, len(step.stale), step.heap_size) == (
+            traced.pair, traced.count, traced.stale_pops, traced.heap_size)
+    assert [s.pair for s in steps] == [s.chosen for s in worked_example_trace()[:WORKED_EXAMPLE_MERGES]]
+    # the prose: merge 2 leaves (e, s) stale on top; merge 3 drops it and pushes (n, e) again with 4
+    assert steps[1].heap_before[:2] == [(9, (b"e", b"st")), (9, (b"e", b"s"))]
+    assert steps[2].stale == [(9, (b"e", b"s"), 0), (8, (b"n", b"e"), 4)] and steps[2].pair == (b" ", b"n")
+    assert steps[3].stale == [(7, (b"t", b"e"), 2)] and steps[3].pair == (b" ", b"t")
+    for step in steps:  # every entry shown is in pop order and claims at least the live count
+        assert step.heap_before == sorted(step.heap_before, key=lambda e: (-e[0], _reversed(e[1])))
+        assert all(claimed >= step.live_before.get(pair, 0) or any(
+            c == step.live_before[pair] and p == pair for c, p in step.heap_before) for claimed, pair in step.heap_before)
+
+
+def _reversed(pair):
+    from bpe_ref.tiebreak import token_sort_key
+
+    return token_sort_key(pair[0]), token_sort_key(pair[1])
+
+
+def test_page05_less_than_only_claims():
+    from bpe_ref.course.figures.heaps import WRAPPER_CASES, heap_merges, less_than_only_key, wrapper_case
+    from bpe_ref.pretokenize import count_pretokens
+
+    cases = {label: wrapper_case(label, text) for label, text in WRAPPER_CASES}
+    assert [c.first_difference for c in cases.values()] == [5, 3, None]
+    assert cases["` cat` ×3 + ` car` ×3"].wrong[2] == (b" ca", b"r")
+    # ` dat cog` goes wrong whatever the order of its words
+    for text in (" dat cog", " cog dat"):
+        counts = count_pretokens(text, special_tokens=())
+        assert heap_merges(counts, less_than_only_key) != heap_merges(counts)
+    # the same idea with __eq__ defined too is a total order, and right
+    from bpe_ref.course.figures.heaps import LessThanOnly
+
+    class WithEq(LessThanOnly):
+        def __eq__(self, other):
+            return self.data == other.data
+
+    for label, text in WRAPPER_CASES:
+        counts = count_pretokens(text, special_tokens=())
+        key = lambda c, p: (-c, (WithEq(p[0]), WithEq(p[1])))  # noqa: E731
+        assert heap_merges(counts, key) == heap_merges(counts)
+    text = read(THEORY / "05-heap.md")
+    assert "never looks at the right tokens `t` and `r`" in text
+
+
+def test_page05_prose_claims():
+    from bpe_ref.course.figures.heaps import (
+        crossover_data, first_lasting_lead, heap_size_run, language_rows, seed_estimate,
+    )
+
+    text = read(THEORY / "05-heap.md")
+    run = heap_size_run()
+    default, none, low = run.sizes
+    assert run.sizes[default] == run.sizes[none] and not run.compactions[default]
+    assert run.compactions[low] == [4520] and "merge 4,520" in text
+    big = [s / p for s, p in zip(run.sizes[none], run.live_pairs) if s >= 1024]
+    assert max(big) < 1.7 and "under 1.7" in text
+    entries = run.initial_entries + run.pushes[none] + run.repushes[none]
+    assert 15_000 < entries < 17_000 and "about 16,000 entries" in text
+    merges = len(run.live_pairs)
+    assert 1.8 < entries / merges < 2.3 and 1.8 < (run.stale_pops[none] + merges) / merges < 2.3  # "about two ... per merge"
+    assert 0.8 < run.stale_pops[none] / len(run.live_pairs) < 1.3  # "about one per merge"
+    data = crossover_data()
+    for corpus in data["corpora"]:
+        v4, v5 = corpus["seconds"].values()
+        assert first_lasting_lead(corpus["merges"], v4, v5) <= 10  # "within the first ten merges"
+        assert 11 <= v4[-1] / v5[-1] <= 13.5  # "about 12 times faster"
+        seed = seed_estimate(REPO_ROOT / corpus["file"], corpus["merges"][-1])
+        assert 600 < seed.pairs < 800 and 12 <= round(seed.bound) <= 13 and seed.above > 100
+    # "the first 100 merges hold most of the merges that rewrite a hundred words or more"
+    from bpe_ref.corpus import read_corpus
+    from bpe_ref.course.figures.heap_timings import CROSSOVER_CORPORA
+    from bpe_ref.pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+    from bpe_ref.train.step05_heap import merge_steps
+
+    found = []
+    for _, path in CROSSOVER_CORPORA:
+        counts = count_pretokens(read_corpus(path), DEFAULT_SPECIAL_TOKENS)
+        big = [rank for rank, step in zip(range(1, 3001), merge_steps(counts)) if step.affected_words >= 100]
+        found.append(f"{sum(rank <= 100 for rank in big)} of {len(big)}")
+    assert "(" + " on the first file, ".join(found) + " on the second," in " ".join(text.split())
+    rows = {r.language: r for r in language_rows()}
+    assert [r.ratio for r in rows.values()] == sorted(r.ratio for r in rows.values())
+    assert f"{rows['English'].ratio:.1f}×" == "1.3×" and f"{rows['Chinese'].ratio:.1f}×" == "3.2×"
+    assert f"{rows['Chinese'].mean_length:.1f}" == "21.8" and "21.8 bytes" in text
+    assert 2.3 < rows["Spanish"].distinct_words / rows["Russian"].distinct_words < 2.7
+    # the glued text: the linked list always wins, V5's time climbs with the length, the list's barely
+    from bpe_ref.course.figures.heaps import word_length_data
+
+    glued = word_length_data()["rows"]
+    lengths = [row["bytes_per_distinct_word"] for row in glued]
+    assert lengths == sorted(lengths) and 5.5 < lengths[0] < 7 and 60 < lengths[-1] < 70
+    v5 = [row["seconds"]["V5 (heap)"] for row in glued]
+    listed = [row["seconds"]["linked list"] for row in glued]
+    assert all(a > b for a, b in zip(v5, listed))
+    assert v5[-1] / v5[1] > 2 * listed[-1] / listed[1]  # "climbs much faster with the length"
+    ratios = [a / b for a, b in zip(v5, listed)]
+    assert ratios[-1] > 2 * ratios[0] and ratios[-1] > rows["Chinese"].ratio
+
+
+def test_page05_self_overlap_trace_is_what_the_linked_list_does():
+    from collections import Counter
+
+    from bpe_ref.course.figures.heaps import SELF_OVERLAP_WORDS, trace_list_merge
+    from bpe_ref.train.step01_naive import count_pairs, merge_word
+    from bpe_ref.train.step05_linked_list import merge_steps
+
+    states, changes = trace_list_merge(SELF_OVERLAP_WORDS, (b"a", b"a"))
+    final = states[-1]
+    words, start = [], 0
+    for word in SELF_OVERLAP_WORDS:  # read each word back along next_
+        tokens, node = [], start
+        while node != -1:
+            tokens.append(final.token[node])
+            node = final.next_[node]
+        words.append(tuple(tokens))
+        start += len(word)
+    assert words == [merge_word(w, (b"a", b"a")) for w in SELF_OVERLAP_WORDS] == [(b"aa", b"a"), (b"aa", b"aa")]
+    before = count_pairs({w: 1 for w in SELF_OVERLAP_WORDS})
+    after = count_pairs({w: 1 for w in words})
+    expected = Counter(after)
+    expected.subtract({p: c for p, c in before.items() if p != (b"a", b"a")})
+    assert changes == {p: c for p, c in expected.items() if c}
+    for heap in ("lazy", "indexed"):
+        first, second = list(merge_steps({b"aaa": 1, b"aaaa": 1}, heap=heap))[:2]
+        assert first.pair == (b"a", b"a") and first.count == 5
+        assert {second.pair} <= {(b"aa", b"aa"), (b"aa", b"a")} and second.count == 1
+
+
+def test_page05_list_trace_is_lab05s_merge_occurrences():
+    """When step05_linked_list has lab 05's merge_occurrences, the page's trace ends where it does."""
+    from bpe_ref.course.figures.heaps import SELF_OVERLAP_WORDS, trace_list_merge
+    from bpe_ref.train import step05_linked_list
+
+    if not hasattr(step05_linked_list, "merge_occurrences"):
+        pytest.skip("lab 05's merge_occurrences is not in bpe_ref yet")
+    for words, pair in ((SELF_OVERLAP_WORDS, (b"a", b"a")), (((b"a", b"b", b"a", b"b", b"a"),), (b"a", b"b"))):
+        token, prev, next_, node_frequency, occurrences = step05_linked_list.link_words({w: 1 for w in words})
+        changes, merged = step05_linked_list.merge_occurrences(pair, token, prev, next_, node_frequency, occurrences)
+        states, traced = trace_list_merge(words, pair)
+        final = states[-1]
+        assert changes == traced and tuple(token) == final.token
+        live = [i for i, t in enumerate(token) if t]
+        assert [(prev[i], next_[i]) for i in live] == [(final.prev[i], final.next_[i]) for i in live]
+        assert sorted(merged) == sorted(i for i, (a, b) in enumerate(zip(states[0].token, final.token)) if a != b and b)
+
+
+def test_page05_heap_key_is_lab05s_heap_entry():
+    from bpe_ref.course.figures.heaps import course_key
+    from bpe_ref.train import step05_heap
+
+    if not hasattr(step05_heap, "heap_entry"):
+        pytest.skip("lab 05's heap_entry is not in bpe_ref yet")
+    key = course_key()
+    for count, pair in ((3, (b"a", b"b")), (3, (b"ab", b"c")), (1, (b" ", b"\xff"))):
+        assert step05_heap.heap_entry(count, pair) == (*key(count, pair), pair)
+
+
 # --- drills and their answers ---------------------------------------------------------------
 
 
@@ -722,3 +898,30 @@ def test_page04_exact_index_gives_the_same_merges():
 
     for counts in (worked_example_counts(), {b" cocoa": 1, b" cot": 2}, {b"aaaa": 3, b"abab": 2, b"ba": 1}):
         assert [s.pair for s in merge_steps_exact(counts)] == [s.pair for s in merge_steps(counts)]
+
+
+def test_drill_answers_page05():
+    from bpe_ref.course.figures.heaps import heap_merges, lazy_heap_run, less_than_only_key, trace_list_merge
+    from bpe_ref.course.figures.incremental_updates import net_change
+    from bpe_ref.course.figures.naive_bpe import worked_example_counts, worked_example_trace
+    from bpe_ref.pretokenize import count_pretokens
+    from bpe_ref.tiebreak import SortKeys
+
+    keys = SortKeys()
+    entries = {(b"a", b"b"): 3, (b"ab", b"c"): 3, (b"a", b"bc"): 3, (b"z", b"z"): 2, (b" ", b"z"): 4}
+    assert sorted(entries, key=lambda p: keys.rank_key(entries[p], p)) == [
+        (b" ", b"z"), (b"ab", b"c"), (b"a", b"bc"), (b"a", b"b"), (b"z", b"z")]
+    step = lazy_heap_run(worked_example_counts(), 5, record=True)[4]
+    assert step.pair == worked_example_trace()[4].chosen == (b" t", b"est") and step.count == 5
+    assert step.stale == [(5, (b"t", b"est"), 0)] and len(step.heap_before) == 10
+    assert {p for c, p in step.heap_before if step.live_before.get(p, 0) != c} == {
+        (b"t", b"est"), (b"n", b"est"), (b"n", b"e"), (b"t", b"e")}
+    cat_car, car_cat = (count_pretokens(t, special_tokens=()) for t in (" cat" * 3 + " car" * 3, " car" * 3 + " cat" * 3))
+    assert heap_merges(cat_car, less_than_only_key)[2] == (b" ca", b"r") != heap_merges(cat_car)[2] == (b" ca", b"t")
+    assert heap_merges(car_cat, less_than_only_key) == heap_merges(car_cat)
+    word, pair = (b"a", b"b", b"a", b"b", b"a"), (b"a", b"b")
+    states, changes = trace_list_merge([word], pair)
+    assert [s.token for s in states][-1] == (b"ab", b"", b"ab", b"", b"a")
+    assert states[-1].prev == (-1, 0, 0, 2, 2) and states[-1].next_ == (2, 2, 4, 4, -1)
+    assert {p: 2 * c for p, c in changes.items()} == {(b"b", b"a"): -4, (b"ab", b"a"): 2, (b"ab", b"ab"): 2}
+    assert {p: c for p, c in net_change(word, pair).items() if p != pair} == changes

@@ -3,8 +3,20 @@
 One module per page; each has ``snippets() -> {file name: Markdown}`` (the numbers and small
 tables a page quotes) and ``draw_figures(out_dir) -> [paths]`` (its PNG figures):
 
-    "03": "parallel_pretokenization",
-    "04": "inverted_index",
+============================  ==============================================================  ==================================================
+module                        page                                                            figures
+============================  ==============================================================  ==================================================
+``bytes_and_pretokens``       ``theory/00-bytes-and-pretokenization.md``                      bytes per character, pretoken counts
+``naive_bpe``                 ``theory/01-naive-bpe.md``                                      count of each merge, V1 work
+``incremental_updates``       ``theory/02-incremental-updates.md``                            words rewritten per merge
+``parallel_pretokenization``  ``theory/03-parallel-pretokenization.md``                       where the guesses land, chunk balance
+``inverted_index``            ``theory/04-inverted-index.md``                                 words rewritten and stale ids per merge, V4's work
+``heaps``                     ``theory/05-heap.md``                                           heap size, V4/V5 crossover, word length
+``step_diffs``                each step's merge loop against the previous one (pages 02-05)   (none)
+============================  ==============================================================  ==================================================
+
+Page 05's timings are measured by hand with ``python -m bpe_ref.course.figures.heap_timings``
+(:mod:`.heap_timings`), which writes ``theory/benchmarks/heap/*.json``; its figures read them.
 
 Pages 02 to 05 quote the diff of their step's merge loop against the previous step's
 (:mod:`bpe_ref.course.figures.step_diffs`); the pages still to be written have only that.
@@ -29,7 +41,7 @@ PAGE_MODULES: dict[str, str] = {
     "02": "incremental_updates",
     "03": "parallel_pretokenization",
     "04": "inverted_index",
-    "05": "step_diffs",
+    "05": "heaps",
 }
 THEORY_DIR = REPO_ROOT / "theory"
 FIGURES_DIR = THEORY_DIR / "figures"

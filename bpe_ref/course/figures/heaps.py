@@ -1,0 +1,698 @@
+"""Figures and tables of theory page 05, ``theory/05-heap.md``.
+
+- the worked example: page 01's corpus under V5's lazy heap, merge by merge: the entries, the
+  stale ones popped and dropped or pushed again, the fresh entries pushed (:func:`lazy_heap_run`,
+  checked against :mod:`bpe_ref.train.step05_heap` by the tests);
+- the pitfall of a heap key that defines only ``__lt__`` (seed 000's ``ReversedBytes``,
+  re-written here as :class:`LessThanOnly`): the wrong merges it makes on small texts;
+- stale entries and compaction: heap size against live pairs over a whole run on the TinyStories
+  sample, with compaction at the default threshold, disabled, and at a lower threshold (figure);
+- the V4/V5 crossover, merge by merge, from the committed measurement
+  ``theory/benchmarks/heap/crossover.json`` (:mod:`.heap_timings`), and seed 000's estimate
+  re-done with the corpora's own numbers;
+- whole-word rewrite (V5) against the linked list as words get longer: the four languages of the
+  course's training benchmark (figure);
+- the self-overlap case ``a a a`` traced on the linked list's arrays;
+- V5's merge loop against V4's, as a diff of the code (:mod:`.step_diffs`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import math
+import re
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from ...corpus import read_corpus
+from ...data_files import (
+    CHINESE_NOVEL, DATA_DIR, REPO_ROOT, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE, data_file,
+)
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+from ...tiebreak import SortKeys
+from ...train.step01_naive import count_pairs, split_into_bytes
+from ...train.step02_incremental import merge_and_update
+from ...train.step04_inverted_index import index_words, pairs_with
+from ...train import step05_heap
+from ...train.step05_heap import DEFAULT_COMPACTION_THRESHOLD
+from ...train.step05_heap import merge_steps as v5_merge_steps
+from ...train.step05_heap import train as v5_train
+from .common import WIDE, code, markdown_table, save_png, show_pair, show_token, show_word, thousands, use_agg
+from .heap_timings import CROSSOVER_JSON, WORD_LENGTH_JSON
+from .naive_bpe import worked_example_counts
+from .step_diffs import snippets_of
+
+PAGE = "05-heap.md"
+
+Pair = tuple[bytes, bytes]
+Key = Callable[[int, Pair], tuple]
+
+# V5 does not rebuild a heap smaller than this (step05_heap's own constant, checked by the tests)
+MIN_HEAP_TO_COMPACT = getattr(step05_heap, "_MIN_HEAP_TO_COMPACT", 1024)
+WORKED_EXAMPLE_MERGES = 4  # the page traces V5's first four merges of page 01's corpus
+
+
+# ---------------------------------------------------------------------------------------------
+# V5's loop, instrumented: what is in the heap, what is popped and pushed
+
+
+@dataclass(frozen=True)
+class HeapStep:
+    """One merge of V5, seen from the heap.
+
+    ``heap_before``: every entry before the pop, in pop order, as ``(count in the entry, pair)``
+    (only when recorded); ``stale``: the stale entries popped, as ``(count in the entry, pair,
+    live count)`` (live count 0: the pair no longer occurs, so the entry is dropped; otherwise it
+    is pushed again with the live count when that is smaller; a larger live count means a fresher
+    entry is already in the heap, and this one is dropped); ``pushed``: the fresh entries pushed after the merge,
+    ``(count, pair)``; ``heap_size`` and ``live_pairs`` after the merge.
+    """
+
+    pair: Pair
+    count: int
+    stale: list[tuple[int, Pair, int]]
+    pushed: list[tuple[int, Pair]]
+    heap_size: int
+    live_pairs: int
+    heap_before: list[tuple[int, Pair]] = field(default_factory=list)
+    live_before: dict[Pair, int] = field(default_factory=dict)
+    rebuilt: bool = False
+
+
+def course_key() -> Key:
+    """The course's heap key (:meth:`bpe_ref.tiebreak.SortKeys.rank_key`): a total order."""
+    return SortKeys().rank_key
+
+
+class LessThanOnly:
+    """Seed 000's ``ReversedBytes`` idea, written again to show its flaw: reverse the order of
+    bytes by defining ``__lt__`` and nothing else.
+
+    ``==`` is then Python's default, identity, and two wrappers of the same bytes are *not* equal.
+    Comparing tuples, Python looks for the first position whose items are not ``==`` and decides
+    on that position with ``<``: for ``(-3, (W(b" ca"), W(b"t")))`` against
+    ``(-3, (W(b" ca"), W(b"r")))`` it stops at the left tokens, finds neither ``<`` the other,
+    and never looks at the right tokens.
+    """
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def __lt__(self, other: LessThanOnly) -> bool:
+        return self.data > other.data
+
+
+def less_than_only_key(count: int, pair: Pair) -> tuple:
+    """The seed's entry layout, ``(-count, (wrapper(left), wrapper(right)))``."""
+    return (-count, (LessThanOnly(pair[0]), LessThanOnly(pair[1])))
+
+
+def lazy_heap_run(pretoken_counts: Mapping[bytes, int], num_merges: int | None = None, key: Key | None = None,
+                  record: bool = False, compaction_threshold: float | None = None) -> list[HeapStep]:
+    """V5's merge loop (``step05_heap.merge_steps``) with the heap in view.
+
+    The words, counts and index are V4's; the heap holds ``(*key(count, pair), pair)`` entries.
+    Fresh entries are pushed in a fixed order (affected words by id, new pairs left to right in
+    each), so a key that leaves ties to the heap's layout (:func:`less_than_only_key`) still
+    gives the same answer on every run. ``record`` keeps each merge's heap contents and counts.
+    Compaction, when ``compaction_threshold`` is given, follows V5's rule: rebuild when the heap
+    holds more than ``compaction_threshold`` entries per live pair, and at least
+    :data:`MIN_HEAP_TO_COMPACT`.
+    """
+    key = key or course_key()
+    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
+    pair_counts = count_pairs(word_counts)
+    words, frequencies = list(word_counts), list(word_counts.values())
+    index = index_words(words)
+    entries = [(*key(count, pair), pair) for pair, count in pair_counts.items()]
+    heapq.heapify(entries)
+    steps: list[HeapStep] = []
+    while pair_counts and (num_merges is None or len(steps) < num_merges):
+        before = [(-entry[0], entry[-1]) for entry in sorted(entries)] if record else []
+        live_before = dict(pair_counts) if record else {}
+        stale = []
+        while True:
+            entry = heapq.heappop(entries)
+            pair, claimed = entry[-1], -entry[0]
+            live = pair_counts.get(pair, 0)
+            if live == claimed:
+                break
+            stale.append((claimed, pair, live))
+            if 0 < live < claimed:  # it lost count since: its place is lower down
+                heapq.heappush(entries, (*key(live, pair), pair))
+            # live > claimed: a fresher entry was pushed when it grew; live 0: it is gone
+        count = pair_counts[pair]
+        token = pair[0] + pair[1]
+        grown: dict[Pair, None] = {}
+        for i in sorted(index.pop(pair)):
+            word = words[i]
+            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+            if len(words[i]) < len(word):
+                for new_pair in pairs_with(words[i], token):
+                    index[new_pair].add(i)
+                    grown[new_pair] = None
+        pushed = []
+        for new_pair in grown:
+            if new_pair in pair_counts:
+                heapq.heappush(entries, (*key(pair_counts[new_pair], new_pair), new_pair))
+                pushed.append((pair_counts[new_pair], new_pair))
+        rebuilt = compaction_threshold is not None and len(entries) > max(
+            MIN_HEAP_TO_COMPACT, compaction_threshold * len(pair_counts))
+        if rebuilt:
+            entries = [(*key(c, p), p) for p, c in pair_counts.items()]
+            heapq.heapify(entries)
+        steps.append(HeapStep(pair, count, stale, pushed, len(entries), len(pair_counts), before, live_before, rebuilt))
+    return steps
+
+
+def heap_merges(pretoken_counts: Mapping[bytes, int], key: Key | None = None) -> list[Pair]:
+    return [step.pair for step in lazy_heap_run(pretoken_counts, key=key)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The worked example
+
+
+def worked_example_steps() -> list[HeapStep]:
+    return lazy_heap_run(worked_example_counts(), WORKED_EXAMPLE_MERGES, record=True)
+
+
+def _entry_status(claimed: int, pair: Pair, live: Mapping[Pair, int]) -> str:
+    now = live.get(pair, 0)
+    if now == claimed:
+        return "fresh"
+    return "stale: gone" if now == 0 else f"stale: now {now}"
+
+
+def _pop_action(status: str, claimed: int, pair: Pair, live: Mapping[Pair, int]) -> str:
+    if status == "fresh":
+        return "popped: merged"
+    return "popped: pushed again" if 0 < live.get(pair, 0) < claimed else "popped: dropped"
+
+
+def worked_example_snippet(steps: Sequence[HeapStep] | None = None) -> str:
+    """Each traced merge: the heap's entries in pop order (top first) and what the merge does."""
+    steps = steps or worked_example_steps()
+    parts = []
+    for rank, step in enumerate(steps, 1):
+        rows = []
+        popped = len(step.stale) + 1
+        for position, (claimed, pair) in enumerate(step.heap_before, 1):
+            if position > max(popped, 4):
+                break
+            status = _entry_status(claimed, pair, step.live_before)
+            action = _pop_action(status, claimed, pair, step.live_before) if position <= popped else ""
+            rows.append((position, claimed, show_pair(pair), status, action))
+        rest = len(step.heap_before) - len(rows)
+        table = markdown_table(["#", "count in entry", "pair", "entry is", "this merge"], rows, align="rrlll")
+        pushed = ", ".join(f"{show_pair(p)} {c}" for c, p in step.pushed) or "none"
+        parts.append(
+            f"**Merge {rank}.** The heap holds {len(step.heap_before)} entries; the top {len(rows)} in pop order "
+            f"({rest} more below):\n\n{table}\n"
+            f"Merged {show_pair(step.pair)} (count {step.count}) after {len(step.stale)} stale "
+            f"pop{'s' if len(step.stale) != 1 else ''}. Pushed: {pushed}. "
+            f"Heap size after: {step.heap_size} entries for {step.live_pairs} live pairs.\n"
+        )
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# The pitfall: a key with only __lt__
+
+# (label, pretoken counts): texts on which the wrapper key goes wrong, or right by luck
+WRAPPER_CASES: tuple[tuple[str, str], ...] = (
+    ("` dat cog`", " dat cog"),
+    ("` cat` ×3 + ` car` ×3", " cat" * 3 + " car" * 3),
+    ("` car` ×3 + ` cat` ×3", " car" * 3 + " cat" * 3),
+)
+
+
+@dataclass(frozen=True)
+class WrapperCase:
+    label: str
+    right: list[Pair]
+    wrong: list[Pair]
+
+    @property
+    def first_difference(self) -> int | None:
+        """The first merge (from 1) the wrapper key gets wrong, ``None`` when all agree."""
+        for rank, (a, b) in enumerate(zip(self.right, self.wrong), 1):
+            if a != b:
+                return rank
+        return None if len(self.right) == len(self.wrong) else min(len(self.right), len(self.wrong)) + 1
+
+
+def wrapper_case(label: str, text: str) -> WrapperCase:
+    counts = count_pretokens(text, special_tokens=())
+    return WrapperCase(label, v5_train(counts, 10**6), heap_merges(counts, less_than_only_key))
+
+
+def wrapper_snippet(cases: Sequence[WrapperCase] | None = None) -> str:
+    cases = cases or [wrapper_case(label, text) for label, text in WRAPPER_CASES]
+    rows = []
+    for case in cases:
+        rank = case.first_difference
+        if rank is None:
+            rows.append((case.label, "all agree", "", ""))
+            continue
+        right, wrong = case.right[rank - 1], case.wrong[rank - 1]
+        rows.append((case.label, f"merge {rank}", show_pair(right), show_pair(wrong)))
+    return markdown_table(["text", "first wrong merge", "the course's rule (V5)", "key with `__lt__` only"], rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# Stale entries and compaction over a whole run
+
+LOW_THRESHOLD = 1.5  # a threshold low enough that compaction happens on the sample
+
+
+@dataclass(frozen=True)
+class HeapSizeRun:
+    corpus: str
+    live_pairs: list[int]  # after each merge
+    sizes: dict[str, list[int]]  # label -> heap size after each merge, from the trainer's trace
+    stale_pops: dict[str, int]
+    compactions: dict[str, list[int]]  # label -> merges after which the heap was rebuilt
+    pushes: dict[str, int]  # fresh entries pushed for pairs that grew
+    repushes: dict[str, int]  # stale entries pushed again with a smaller count
+    initial_entries: int  # P before merge 1, the entries heapify starts with
+
+
+@lru_cache(maxsize=2)
+def heap_size_run(path: Path = TINYSTORIES_SAMPLE) -> HeapSizeRun:
+    """Train the whole of ``path`` with V5 three ways (default compaction, none, a low threshold)."""
+    counts = count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
+    sizes, stale, compactions, pushes, repushes = {}, {}, {}, {}, {}
+    live: list[int] = []
+    for label, threshold in ((f"threshold {DEFAULT_COMPACTION_THRESHOLD:g} (default)", DEFAULT_COMPACTION_THRESHOLD),
+                             ("no compaction", None), (f"threshold {LOW_THRESHOLD:g}", LOW_THRESHOLD)):
+        steps = lazy_heap_run(counts, compaction_threshold=threshold)
+        live = [step.live_pairs for step in steps]
+        sizes[label] = [step.heap_size for step in steps]
+        stale[label] = sum(len(step.stale) for step in steps)
+        compactions[label] = [rank for rank, step in enumerate(steps, 1) if step.rebuilt]
+        pushes[label] = sum(len(step.pushed) for step in steps)
+        repushes[label] = sum(1 for step in steps for claimed, _, now in step.stale if 0 < now < claimed)
+    initial = len(count_pairs({split_into_bytes(w): f for w, f in counts.items()}))
+    return HeapSizeRun(Path(path).name, live, sizes, stale, compactions, pushes, repushes, initial)
+
+
+def compaction_snippet(run: HeapSizeRun | None = None) -> str:
+    run = run or heap_size_run()
+    merges = len(run.live_pairs)
+    size = run.sizes["no compaction"]
+    ratio = [s / max(p, 1) for s, p in zip(size, run.live_pairs)]
+    peak = max(range(merges), key=lambda i: size[i])
+    big = [i for i in range(merges) if size[i] >= MIN_HEAP_TO_COMPACT]  # V5 never rebuilds a smaller heap
+    worst = max(big, key=lambda i: ratio[i])
+    rows = [
+        (label, thousands(max(sizes)), thousands(run.pushes[label]), thousands(run.repushes[label]),
+         thousands(run.stale_pops[label]), ", ".join(f"{thousands(m)}" for m in run.compactions[label]) or "never")
+        for label, sizes in run.sizes.items()
+    ]
+    return (
+        f"The shipped TinyStories sample trained to the end: {thousands(merges)} merges, "
+        f"$P$ = {thousands(run.initial_entries)} pairs before merge 1 (the entries `heapify` starts with). Without compaction the heap peaks at "
+        f"{thousands(size[peak])} entries (merge {peak + 1}, {run.live_pairs[peak]:,} live pairs); while it holds at least "
+        f"{thousands(MIN_HEAP_TO_COMPACT)} entries (V5 never rebuilds a smaller one) it holds at most "
+        f"{ratio[worst]:.2f} entries per live pair (merge {worst + 1}).\n\n"
+        + markdown_table(["compaction", "largest heap", "fresh entries pushed", "pushed again", "stale entries popped",
+                          "rebuilt after merge"], rows, align="lrrrrl")
+    )
+
+
+def draw_heap_size(run: HeapSizeRun, path: Path) -> Path:
+    plt = use_agg()
+    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    merges = list(range(1, len(run.live_pairs) + 1))
+    colours = ["#4c72b0", "#c44e52", "#55a868"]
+    styles = ["-", "--", "-"]
+    for (label, sizes), colour, style in zip(run.sizes.items(), colours, styles):
+        left.plot(merges, sizes, style, color=colour, linewidth=1, label=f"heap entries, {label}")
+    left.plot(merges, run.live_pairs, color="#2f2f2f", linewidth=1, label="live pairs P")
+    left.plot(merges, [DEFAULT_COMPACTION_THRESHOLD * p for p in run.live_pairs], ":", color="#4c72b0", linewidth=1,
+              label=f"{DEFAULT_COMPACTION_THRESHOLD:g} P (default rebuild line)")
+    left.set_xlabel("merge")
+    left.set_ylabel("entries")
+    left.set_title("Heap size over a whole run, TinyStories sample")
+    left.legend(loc="upper right", fontsize=7)
+    left.grid(True, alpha=0.3)
+    for (label, sizes), colour, style in zip(run.sizes.items(), colours, styles):
+        right.plot(merges, [s / p if p else float("nan") for s, p in zip(sizes, run.live_pairs)], style,
+                   color=colour, linewidth=1, label=label)
+    right.axhline(DEFAULT_COMPACTION_THRESHOLD, color="#4c72b0", linestyle=":", linewidth=1)
+    right.axhline(LOW_THRESHOLD, color="#55a868", linestyle=":", linewidth=1)
+    right.set_xlabel("merge")
+    right.set_ylabel("heap entries / live pairs")
+    right.set_title("Entries per live pair (dotted: the thresholds)")
+    right.set_ylim(0.9, 2.6)
+    right.legend(loc="upper left", fontsize=7)
+    right.grid(True, alpha=0.3)
+    return save_png(fig, path)
+
+
+# ---------------------------------------------------------------------------------------------
+# The V4/V5 crossover, from the committed measurement
+
+
+def crossover_data(path: Path = CROSSOVER_JSON) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def first_lasting_lead(merges: Sequence[int], v4: Sequence[float], v5: Sequence[float]) -> int | None:
+    """The first recorded merge from which V5's cumulative time stays below V4's."""
+    lead = None
+    for merge, a, b in zip(merges, v4, v5):
+        if b < a:
+            lead = lead or merge
+        else:
+            lead = None
+    return lead
+
+
+@dataclass(frozen=True)
+class SeedEstimate:
+    """Seed 000's per-merge crossover, ``A < P / (L (log2 P - 1))``, with a corpus's own numbers.
+
+    ``pairs``: P, distinct pairs before merge 1; ``length``: L, the average length in bytes of a
+    distinct pretoken; ``bound``: the bound on A (words a merge rewrites) below which the formula
+    says V5 wins a merge; ``above``: how many of the first ``merges`` merges rewrite more words.
+    """
+
+    pairs: int
+    length: float
+    bound: float
+    merges: int
+    above: int
+
+
+@lru_cache(maxsize=4)
+def seed_estimate(path: Path, merges: int) -> SeedEstimate:
+    counts = count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
+    pairs = len(count_pairs({split_into_bytes(w): f for w, f in counts.items()}))
+    length = sum(len(w) for w in counts) / len(counts)
+    bound = pairs / (length * (math.log2(pairs) - 1))
+    trace = [step for _, step in zip(range(merges), v5_merge_steps(counts))]
+    return SeedEstimate(pairs, length, bound, len(trace), sum(step.affected_words > bound for step in trace))
+
+
+def crossover_snippet(data: dict | None = None) -> str:
+    data = data or crossover_data()
+    rows = []
+    for corpus in data["corpora"]:
+        v4, v5 = corpus["seconds"].values()
+        merges = corpus["merges"]
+        at = {m: (a, b) for m, a, b in zip(merges, v4, v5)}
+        lead = first_lasting_lead(merges, v4, v5)
+        last = merges[-1]
+        seed = seed_estimate(REPO_ROOT / corpus["file"], last)
+        rows.append((corpus["label"], thousands(seed.pairs), f"{seed.length:.1f}", f"{seed.bound:.0f}",
+                     f"{seed.above} of {thousands(seed.merges)}",
+                     f"merge {lead}" if lead else "never", *(f"{at[m][0]:.2f} s / {at[m][1]:.2f} s" for m in (100, 1000, last))))
+    table = markdown_table(
+        ["corpus", "$P$", "$L$", "bound on $A$", "merges above it", "V5 ahead for good from",
+         "V4 / V5 after 100 merges", "after 1,000", f"after {thousands(last)}"], rows, align="lrrrrlrrr")
+    return (
+        f"Measured with `{data['command']}` on {data['date']} ({data['machine']}); median of {data['repeats']} runs of "
+        f"each trainer's merge loop, set-up included (file [`benchmarks/heap/crossover.json`](benchmarks/heap/crossover.json)). "
+        "$P$: distinct pairs before merge 1; $L$: bytes per distinct pretoken; the bound on $A$ is seed 000's "
+        "$P / (L (\\log_2 P - 1))$ with these values, and the next column counts the merges whose $A$, the words "
+        "V5 rewrites, exceeds it.\n\n"
+        + table
+    )
+
+
+def draw_crossover(data: dict, path: Path) -> Path:
+    plt = use_agg()
+    corpora = data["corpora"]
+    fig, axes = plt.subplots(1, len(corpora), figsize=WIDE, layout="constrained", sharey=True)
+    for ax, corpus in zip(axes, corpora):
+        (v4_label, v4), (v5_label, v5) = corpus["seconds"].items()
+        ax.plot(corpus["merges"], v4, color="#c44e52", label=v4_label + ": scan all P pairs")
+        ax.plot(corpus["merges"], v5, color="#4c72b0", label=v5_label + ": lazy heap")
+        ax.set_xlabel("merges done")
+        ax.set_title(f"{corpus['label']} (W = {thousands(corpus['distinct_words'])})")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="upper left")
+    axes[0].set_ylabel("cumulative seconds of the merge loop")
+    fig.suptitle(f"V4 against V5, merge by merge ({data['machine'].split(',')[0]}, median of {data['repeats']})", fontsize=9)
+    return save_png(fig, path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole-word rewrite (V5) against the linked list, as words get longer
+
+TRAIN_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "train" / "README.md"
+# (benchmark heading's start, corpus file): the four languages of the training benchmark
+LANGUAGES: tuple[tuple[str, Path], ...] = (
+    ("English", DATA_DIR / "tinystories" / "tinystories_v1_train_head_2MiB.txt"),
+    ("Spanish", SPANISH_NOVEL),
+    ("Russian", RUSSIAN_STORIES),
+    ("Chinese", CHINESE_NOVEL),
+)
+
+
+@dataclass(frozen=True)
+class LanguageRow:
+    language: str
+    heading: str
+    distinct_words: int
+    mean_length: float  # bytes of a distinct pretoken, on average
+    heap_seconds: float
+    linked_list_seconds: float
+
+    @property
+    def ratio(self) -> float:
+        return self.heap_seconds / self.linked_list_seconds
+
+
+def benchmark_times(path: Path = TRAIN_BENCHMARK) -> dict[str, dict[str, float]]:
+    """``{section heading: {contender: median seconds}}`` from the training benchmark page."""
+    found: dict[str, dict[str, float]] = {}
+    heading = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("### "):
+            heading = line[4:].strip()
+        match = re.match(r"\| ([^|]+?) \| ([\d.]+) \|", line)
+        if match and heading:
+            found.setdefault(heading, {})[match.group(1)] = float(match.group(2))
+    return found
+
+
+@lru_cache(maxsize=1)
+def language_rows(path: Path = TRAIN_BENCHMARK) -> tuple[LanguageRow, ...]:
+    times = benchmark_times(path)
+    rows = []
+    for language, corpus in LANGUAGES:
+        heading = next((h for h in times if h.startswith(language)), None)
+        if heading is None or not {"heap", "linked_list"} <= times[heading].keys():
+            raise ValueError(f"no heap and linked_list times for {language} in {path}: has its format changed?")
+        counts = count_pretokens(read_corpus(data_file(corpus)), DEFAULT_SPECIAL_TOKENS)
+        mean = sum(len(w) for w in counts) / len(counts)
+        rows.append(LanguageRow(language, heading, len(counts), mean, times[heading]["heap"], times[heading]["linked_list"]))
+    return tuple(rows)
+
+
+def word_length_data(path: Path = WORD_LENGTH_JSON) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _ratio(row: dict) -> float:
+    return row["seconds"]["V5 (heap)"] / row["seconds"]["linked list"]
+
+
+def word_length_snippet(rows: Sequence[LanguageRow] | None = None, glued: dict | None = None) -> str:
+    rows = rows or language_rows()
+    glued = glued or word_length_data()
+    languages = markdown_table(
+        ["benchmark run", "$W$", "bytes per distinct pretoken", "V5 (heap) s", "linked list s", "V5 / linked list"],
+        [(r.heading, thousands(r.distinct_words), f"{r.mean_length:.1f}", f"{r.heap_seconds:.2f}",
+          f"{r.linked_list_seconds:.2f}", f"{r.ratio:.2f}×") for r in rows],
+        align="lrrrrr",
+    )
+    same_text = markdown_table(
+        ["pretokens per word ($n$)", "$W$", "bytes per distinct word", "V5 (heap) s", "linked list s", "V5 / linked list"],
+        [(row["group"], thousands(row["distinct_words"]), f"{row['bytes_per_distinct_word']:.1f}",
+          f"{row['seconds']['V5 (heap)']:.2f}", f"{row['seconds']['linked list']:.2f}", f"{_ratio(row):.2f}×")
+         for row in glued["rows"]],
+        align="rrrrrr",
+    )
+    return (
+        "Four languages, times from the course's [training benchmark](benchmarks/train/README.md) (median of a fresh "
+        "process each, pretokenization included); lengths computed from the corpora in `data/`.\n\n" + languages
+        + f"\nOne text, longer and longer words: the first {glued['characters']:,} characters of `{glued['file']}`, "
+        "pretokenized, with every $n$ consecutive pretokens of a document glued into one word; "
+        f"{glued['merges']:,} merges, each trainer's merge loop with its set-up, median of {glued['repeats']} runs. "
+        f"Measured with `{glued['command']}` on {glued['date']} ({glued['machine']}; file "
+        "[`benchmarks/heap/word_length.json`](benchmarks/heap/word_length.json)).\n\n"
+        + same_text
+    )
+
+
+def _length_axis(ax) -> None:
+    """A log axis of word lengths in bytes, labelled with plain numbers."""
+    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
+
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator([4, 8, 16, 32, 64]))
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlim(4, 100)
+
+
+def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Path:
+    plt = use_agg()
+    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    x = [row["bytes_per_distinct_word"] for row in glued["rows"]]
+    left.plot(x, [row["seconds"]["V5 (heap)"] for row in glued["rows"]], "o-", color="#c44e52",
+              label="V5: rewrite each affected word whole")
+    left.plot(x, [row["seconds"]["linked list"] for row in glued["rows"]], "s-", color="#4c72b0",
+              label="linked list: O(1) per occurrence")
+    for row in glued["rows"]:
+        left.annotate(f"{row['group']} per word", (row["bytes_per_distinct_word"], row["seconds"]["V5 (heap)"]),
+                      textcoords="offset points", xytext=(4, 4), fontsize=7)
+    left.set_yscale("log")
+    left.set_ylim(top=max(row["seconds"]["V5 (heap)"] for row in glued["rows"]) * 2.5)
+    _length_axis(left)
+    left.set_xlabel("bytes per distinct word (log scale)")
+    left.set_ylabel(f"seconds for {glued['merges']:,} merges (log scale)")
+    left.set_title("One text, pretokens glued into longer words")
+    left.legend(loc="upper left", fontsize=7)
+    left.grid(True, which="both", alpha=0.3)
+    right.plot(x, [_ratio(row) for row in glued["rows"]], "o-", color="#2f2f2f", label="one text, glued pretokens")
+    right.plot([r.mean_length for r in rows], [r.ratio for r in rows], "D--", color="#dd8452",
+               label="four languages, vocab 10,000 (benchmark)")
+    for r in rows:
+        right.annotate(r.language, (r.mean_length, r.ratio), textcoords="offset points", xytext=(4, -10), fontsize=7)
+    right.axhline(1, color="#888888", linestyle="--", linewidth=1)
+    _length_axis(right)
+    right.set_xlabel("bytes per distinct word (log scale)")
+    right.set_ylabel("V5 time / linked-list time")
+    right.set_title("How much the linked list saves")
+    right.set_ylim(0, max([_ratio(row) for row in glued["rows"]] + [r.ratio for r in rows]) * 1.15)
+    right.legend(loc="upper left", fontsize=7)
+    right.grid(True, which="both", alpha=0.3)
+    return save_png(fig, path)
+
+
+# ---------------------------------------------------------------------------------------------
+# The linked list: self-overlap traced on the arrays
+
+UNLINKED = b""
+
+
+@dataclass(frozen=True)
+class ListState:
+    """The arrays of the linked list after some event: ``token``, ``prev``, ``next_``."""
+
+    event: str
+    token: tuple[bytes, ...]
+    prev: tuple[int, ...]
+    next_: tuple[int, ...]
+
+
+def link(words: Sequence[Sequence[bytes]]) -> tuple[list[bytes], list[int], list[int], defaultdict[Pair, list[int]]]:
+    """One node per token of each word, words one after another; -1 at a word's ends."""
+    token: list[bytes] = []
+    prev: list[int] = []
+    next_: list[int] = []
+    occurrences: defaultdict[Pair, list[int]] = defaultdict(list)
+    for word in words:
+        start = len(token)
+        for i, t in enumerate(word):
+            token.append(t)
+            prev.append(start + i - 1 if i else -1)
+            next_.append(start + i + 1 if i + 1 < len(word) else -1)
+            if i:
+                occurrences[(word[i - 1], t)].append(start + i - 1)
+    return token, prev, next_, occurrences
+
+
+def trace_list_merge(words: Sequence[Sequence[bytes]], pair: Pair) -> tuple[list[ListState], dict[Pair, int]]:
+    """Merge ``pair`` once on the linked list of ``words`` (frequency 1 each), as
+    ``step05_linked_list`` does, recording the arrays after each listed node and the summed
+    count changes (the merged pair itself left out). The nodes of the new pairs are not listed:
+    only this one merge is traced."""
+    token, prev, next_, occurrences = link(words)
+    left, right = pair
+    merged = left + right
+    states = [ListState(f"start; occurrences of {show_pair(pair)}: nodes {occurrences[pair]}", tuple(token), tuple(prev), tuple(next_))]
+    changes: dict[Pair, int] = {}
+    nodes = sorted(occurrences.pop(pair)) if left == right else occurrences.pop(pair)
+    for node in nodes:
+        follower = next_[node]
+        if token[node] != left or follower == -1 or token[follower] != right:
+            why = "unlinked" if token[node] == UNLINKED else "no longer starts the pair"
+            states.append(ListState(f"node {node}: stale ({why}), skipped", tuple(token), tuple(prev), tuple(next_)))
+            continue
+        before, after = prev[node], next_[follower]
+        notes = []
+        if before != -1:
+            for p, c in (((token[before], left), -1), ((token[before], merged), +1)):
+                changes[p] = changes.get(p, 0) + c
+            notes.append(f"x = {show_token(token[before])}")
+        if after != -1:
+            for p, c in (((right, token[after]), -1), ((merged, token[after]), +1)):
+                changes[p] = changes.get(p, 0) + c
+            prev[after] = node
+            notes.append(f"y = {show_token(token[after])}")
+        token[node], token[follower], next_[node] = merged, UNLINKED, after
+        states.append(ListState(f"node {node}: merged with node {follower} ({', '.join(notes) or 'no neighbours'})",
+                                tuple(token), tuple(prev), tuple(next_)))
+    changes.pop(pair, None)
+    return states, {p: c for p, c in changes.items() if c}
+
+
+SELF_OVERLAP_WORDS: tuple[tuple[bytes, ...], ...] = ((b"a", b"a", b"a"), (b"a", b"a", b"a", b"a"))
+
+
+def self_overlap_snippet(words: Sequence[Sequence[bytes]] = SELF_OVERLAP_WORDS, pair: Pair = (b"a", b"a")) -> str:
+    states, changes = trace_list_merge(words, pair)
+    n = len(states[0].token)
+    headers = ["step", *(f"node {i}" for i in range(n))]
+
+    def cell(state: ListState, i: int) -> str:
+        if state.token[i] == UNLINKED:
+            return "(unlinked)"
+        return code(f"{state.prev[i]} ← {show_token(state.token[i])} → {state.next_[i]}")
+
+    rows = [(s.event, *(cell(s, i) for i in range(n))) for s in states]
+    words_text = " and ".join(show_word(w) for w in words)
+    change_text = ", ".join(f"{show_pair(p)} {c:+d}".replace("-", "−") for p, c in sorted(changes.items())) or "none"
+    return (
+        f"The words {words_text}, each once, merging {show_pair(pair)}. Each cell is "
+        f"`prev ← token → next` of a node (−1: the word's end).\n\n"
+        + markdown_table(headers, rows)
+        + f"\nSummed changes, the merged pair itself left out (every occurrence of it is gone): {change_text}.\n"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def snippets() -> dict[str, str]:
+    """Page 05's snippets: ``{file name: Markdown}``."""
+    return {
+        "05-worked-example.md": worked_example_snippet(),
+        "05-less-than-only.md": wrapper_snippet(),
+        "05-compaction.md": compaction_snippet(),
+        "05-crossover.md": crossover_snippet(),
+        "05-word-length.md": word_length_snippet(),
+        "05-self-overlap.md": self_overlap_snippet(),
+        **snippets_of("05"),
+    }
+
+
+def draw_figures(out_dir: Path) -> list[Path]:
+    """Draw page 05's figures into ``out_dir``; return their paths."""
+    return [
+        draw_heap_size(heap_size_run(), out_dir / "05-heap-size.png"),
+        draw_crossover(crossover_data(), out_dir / "05-crossover.png"),
+        draw_word_length(language_rows(), word_length_data(), out_dir / "05-word-length.png"),
+    ]
