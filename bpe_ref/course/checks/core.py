@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import copy
 import functools
+import signal
 import sys
+import threading
 import types
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -111,6 +113,12 @@ class Task:
     # this task's function runs, so that a bug in an earlier task costs that task's points only.
     # See bpe_ref.course.trusted.stand_ins.
     stand_ins: tuple[Callable, ...] = ()
+    # Earlier tasks' functions that stay the learner's while this task runs (no stand-in can take
+    # their place: lab 03's workers import count_chunk from the learner's own module).
+    kept: tuple[str, ...] = ()
+    # Seconds a call may take in the learner's kernel before the visible test stops it and says so
+    # (None: no limit). The grading process has its own limit (GRADING_POLICY's call_timeout).
+    kernel_time_limit: float | None = None
 
     def observed(self, args: tuple, result: Any) -> Any:
         return result if self.observe is None else self.observe(args, result)
@@ -546,8 +554,33 @@ def standing_in(learner: Callable, stand_ins: Sequence[Callable]) -> Iterator[No
                 namespace[name] = value
 
 
+class TookTooLong(Exception):
+    """A learner's call in the kernel ran past its task's ``kernel_time_limit``."""
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`TookTooLong` in the code run under it after ``seconds`` (a timer signal: only in
+    the main thread, on systems that have one; elsewhere, and with ``None``, no limit)."""
+    if seconds is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise TookTooLong(f"did not finish within {seconds:g} s (a loop that never ends? at the end of a file, read "
+                          "returns b'' for ever)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
-                 stand_ins: Sequence[Callable] = ()) -> Outcome:
+                 stand_ins: Sequence[Callable] = (), time_limit_seconds: float | None = None) -> Outcome:
     """Call ``learner(*args)`` on a deep copy of ``args`` with the reference trapped, and the
     ``stand_ins`` (reference helpers, :attr:`Task.stand_ins`) bound in place of the learner's.
 
@@ -566,7 +599,8 @@ def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
     # The stand-ins are the graders' private copy of the reference: the trap leaves them alone.
     with standing_in(learner, stand_ins), reference_trapped(provided) as calls:
         try:
-            outcome.value = (learner_args, learner(*learner_args))
+            with time_limit(time_limit_seconds):
+                outcome.value = (learner_args, learner(*learner_args))
         except Exception as error:  # the learner's bug, reported as such
             outcome.error = error
     outcome.reference_calls = list(calls)
@@ -635,7 +669,7 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
     args = materialized(case.args, learner)
     expected = expected_result(task, reference, args)
     call = call_repr(task, case)
-    outcome = call_learner(learner, args, task.provided, task.stand_ins)
+    outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit)
     if outcome.reference_calls:
         return (
             f"{task.name} calls the reference solution ({outcome.reference_calls[0]}) in {call}. "
@@ -680,6 +714,10 @@ def stand_in_note(task: Task) -> list[str]:
     names = [function.__name__ for function in task.stand_ins]
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     verb = "was" if len(names) == 1 else "were"
+    if task.kept:
+        kept = " and ".join(task.kept)
+        return [f"  note: while {task.name} ran, {listed} {verb} the reference's but {kept} was yours, "
+                f"so this difference comes from {task.name} itself or from your {kept}"]
     return [f"  note: while {task.name} ran, {listed} {verb} the reference's, "
             f"so this difference comes from {task.name} itself"]
 

@@ -148,7 +148,8 @@ def worked_example_snippet(text: str = WORKED_TEXT) -> str:
     for number, (offset, size, got) in enumerate(reads, 1):
         in_buffer = got.find(EOT_BYTES, 0, WORKED_BUFFER + len(EOT_BYTES) - 1)
         if size != WORKED_BUFFER + overlap:
-            purpose = f"is the token at {offset + overlap} straddled? reads the {overlap} bytes before it and its own"
+            purpose = (f"is the token at {offset + overlap} straddled? reads the {overlap} bytes before it and "
+                       f"{size - overlap} from it")
         elif not got:
             purpose = "end of file"
         elif in_buffer == -1:
@@ -369,14 +370,22 @@ def benchmark_snippet(path: Path = PARALLEL_BENCHMARK) -> str:
     rows = [[f"{by[s, '1 process']['bytes'] / 2**20:.2f}", f"{one[s]:.3f}", f"{two[s]:.3f}", f"{one[s] / two[s]:.2f}×"]
             for s in sizes]
     crossover = results["crossovers"].get("2 workers")
+    costs = results["fixed_costs"]
+    in_workers, alone = costs["count both halves in the workers"], costs["count the whole file in this process"]
+    parallel = in_workers < 0.75 * alone
+    model = 2 * rate * start
     return (
         f"Measured by `python -m bpe_ref bench parallel` on {results['date']} ({results['machine']}; "
         f"median of {results['repeats']} fresh processes each; the full table, with `spawn`, is in "
         "[benchmarks/parallel](benchmarks/parallel/README.md)):\n\n"
         + markdown_table(["MiB", "1 process (s)", "2 workers (s)", "speed-up"], rows, align="rrrr")
-        + f"\nOne process counts about {rate:.1f} MiB/s; starting two workers costs about {start * 1000:.0f} ms. "
-        + (f"Two workers first win at {crossover:g} MiB." if crossover else "Two workers never won at these sizes.")
-        + "\n"
+        + f"\nOne process counts about {rate:.1f} MiB/s ($r$); starting two workers costs about {start * 1000:.0f} ms ($s$), "
+        + f"so the model puts the break-even $2 r s$ at {model:.1f} MiB. "
+        + (f"Measured, two workers first win at {crossover:g} MiB. " if crossover else "Measured, two workers never won at these sizes. ")
+        + f"Counting the two halves of 2 MiB in the workers took {in_workers:.2f} s against {alone:.2f} s for the whole file in one "
+        + ("process: the two workers did run in parallel.\n" if parallel else
+           "process: the two workers did not run in parallel (the machine's cores were busy), and the model's "
+           "assumption of $p$ free cores failed.\n")
     )
 
 
