@@ -161,9 +161,19 @@ def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | Non
     return None
 
 
+def index_key_error_hint(args: tuple, error: BaseException) -> str | None:
+    """A KeyError in train: most often the index has no entry for the pair being merged."""
+    if error_name(error) != "KeyError":
+        return None
+    return ("a KeyError in train: is it index.pop(pair), or index[pair] on a plain dict? The merged pair has no "
+            "entry when no word was ever filed under it. A pair that was not in any word at the start appears only "
+            "in rewritten words: after merge_and_update rewrites a word, add its id under each pair that pairs_with "
+            "finds for the new token")
+
+
 TRAIN_TASK = Task(
     "train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
-    provided=PROVIDED, hint=repeated_merge_hint, stand_ins=(index_words, pairs_with),
+    provided=PROVIDED, hint=repeated_merge_hint, stand_ins=(index_words, pairs_with), error_hint=index_key_error_hint,
 )
 
 TRAIN_CASES = [
