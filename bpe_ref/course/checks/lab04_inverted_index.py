@@ -229,7 +229,7 @@ def watch_index_use(train: Callable, task: Task = TRAIN_TASK, *, exact: bool = F
     rewritten and at most once per id the append-only index holds under the merged pairs
     (``exact``: exactly once per word rewritten, the stretch task's exact index).
     Returns ``(calls, rewritten, ever_held, words)``."""
-    case, reference_merges = corpus_en_case()
+    case, _ = corpus_en_case()
     pretoken_counts, num_merges = case.args
     outcome, lengths = call_watching(train, (pretoken_counts, num_merges), WATCHED, task.provided, task.stand_ins)
     call = f"{task.name}(<the pretoken counts of corpus.en>, {num_merges})"
