@@ -10,7 +10,7 @@ import pytest
 
 from bpe_ref.course.notebooks import lab_names, solution_namespace
 
-GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental", "03_parallel"]
+GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental", "03_parallel", "04_inverted_index"]
 
 # tests/test_environment.py imports every bpe_ref module, bpe_ref.course.checks.fresh included; runpy then
 # warns that it runs a file whose module is already imported. Running it from disk is the point.
@@ -589,3 +589,131 @@ def test_lab02_stretch_a_faster_trainer_must_still_be_incremental(lab02):
     message = failure(graders.check_stretch_cheaper_filter, every_word)
     assert message.startswith("train_faster(<the pretoken counts of corpus.en>, 40) called merge_and_update")
     assert "skip the words that cannot change" in message
+
+
+# ---- lab 04 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab04():
+    return load_graders("04_inverted_index"), solution_namespace("04_inverted_index")
+
+
+def test_lab04_an_index_of_lists_gets_a_hint(lab04):
+    graders, _ = lab04
+
+    def lists(words):
+        index = {}
+        for i, word in enumerate(words):
+            for pair in zip(word, word[1:]):
+                index.setdefault(pair, []).append(i)
+        return index
+
+    message = failure(graders.check_index_words, lists)
+    assert message.startswith("index_words(words=[(b'a', b'b'), (b'b', b'a', b'b')])")
+    assert "hint: the ids are a set" in message
+
+
+def test_lab04_an_index_of_counts_gets_a_hint(lab04):
+    graders, solutions = lab04
+    message = failure(graders.check_index_words, lambda words: {
+        pair: len(ids) for pair, ids in solutions["index_words"](words).items()})
+    assert "hint: the values are the word ids" in message
+
+
+def test_lab04_pairs_with_must_keep_repeated_windows(lab04):
+    graders, solutions = lab04
+    message = failure(graders.check_pairs_with, lambda word, token: list(dict.fromkeys(solutions["pairs_with"](word, token))))
+    assert message.startswith("pairs_with(word=(b'ab', b'c', b'ab', b'c'), token=b'ab')")
+    assert "hint: one entry per window" in message
+
+
+def test_lab04_pairs_with_lists_a_token_next_to_itself_once(lab04):
+    graders, _ = lab04
+
+    def per_side(word, token):
+        found = []
+        for left, right in zip(word, word[1:]):
+            found += [(left, right)] * ((left == token) + (right == token))
+        return found
+
+    message = failure(graders.check_pairs_with, per_side)
+    assert message.startswith("pairs_with(word=(b'x', b'ab', b'ab'), token=b'ab')")
+    assert "hint: the window (token, token)" in message
+
+
+def test_lab04_pairs_with_compares_tokens_whole(lab04):
+    graders, _ = lab04
+    message = failure(graders.check_pairs_with,
+                      lambda word, token: [pair for pair in zip(word, word[1:]) if token in pair[0] or token in pair[1]])
+    assert message.startswith("pairs_with(word=(b'abc', b'd'), token=b'ab')")
+    assert "hint: tokens are compared whole" in message
+
+
+V2_TRAINER = """
+def train(pretoken_counts, num_merges):
+    words = [split_into_bytes(pretoken) for pretoken in pretoken_counts]
+    frequencies = list(pretoken_counts.values())
+    pair_counts = count_pairs(dict(zip(words, frequencies)))
+    index = index_words(words)  # built, but never used
+    merges = []
+    for _ in range(num_merges):
+        if not pair_counts:
+            break
+        pair = best_pair(pair_counts)
+        merges.append(pair)
+        for i, word in enumerate(words):
+            if pair[0] in word and pair[1] in word:  # lab 02's filter: a scan of every word
+                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+    return merges
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (V2_TRAINER, "take each merge's words from the index, index.pop(pair)"),
+        (V2_TRAINER.replace("            if pair[0] in word and pair[1] in word:  # lab 02's filter: a scan of every word\n", "")
+         .replace("                words[i] = merge_and_update", "            words[i] = merge_and_update"),
+         "(about every word on every merge)"),
+        (V2_TRAINER.replace("    index = index_words(words)  # built, but never used\n", ""), "never called index_words"),
+        (V2_TRAINER.replace("        merges.append(pair)\n", "        merges.append(pair)\n        index = index_words(words)\n"),
+         "built the index with index_words 244 times"),
+    ],
+    ids=["v2-filter", "every-word", "no-index", "index-rebuilt-every-merge"],
+)
+def test_lab04_a_trainer_with_the_right_merges_must_also_use_the_index(lab04, source, message):
+    graders, solutions = lab04
+    trainer = _defined_in_notebook(solutions, source, "train")
+    graders.check_train_merges(trainer)  # the merges alone are right...
+    assert message in failure(graders.check_train, trainer)  # ...the work is not,
+    assert message in failure(graders.check_train_properties, trainer)  # and the hidden test says so too
+
+
+def test_lab04_a_trainer_that_forgets_the_pairs_a_word_gains(lab04):
+    graders, solutions = lab04
+    source = _source_of("04_inverted_index", "task3_train_solution")
+    forgets = source.replace("                    index[new_pair].add(i)", "                    pass")
+    assert forgets != source
+    trainer = _defined_in_notebook(solutions, forgets, "train")
+    message = failure(graders.check_train, trainer)
+    assert message.startswith("train(pretoken_counts={b'low': 5, b'lower': 2, b'newest': 6, b'widest': 3}, num_merges=6)")
+    assert "raised KeyError" in message.splitlines()[0]
+    assert "hint: a KeyError in train: is it index.pop(pair)" in message and "a dict of counts" not in message
+
+
+def test_lab04_the_watch_puts_the_notebook_names_back(lab04):
+    graders, solutions = lab04
+    names = ("index_words", "pairs_with", "count_pairs", "merge_and_update")
+    before = {name: solutions[name] for name in names}
+    graders.check_train(solutions["train"])
+    assert {name: solutions[name] for name in names} == before
+
+
+def test_lab04_stretch_an_append_only_index_is_not_exact(lab04):
+    graders, solutions = lab04
+    append_only = _defined_in_notebook(solutions, _source_of("04_inverted_index", "task3_train_solution")
+                                       .replace("def train(", "def train_exact("), "train_exact")
+    message = failure(graders.check_stretch_exact_index, append_only)
+    assert message.startswith("train_exact(<the pretoken counts of corpus.en>, 243) called merge_and_update 18780 times")
+    assert "3376 visits went to stale ids" in message

@@ -164,7 +164,8 @@ hypothesis.settings.load_profile("lazy")
 REFERENCE_IMPORT = '''\
 # Answer with the reference: every function of bpe_ref's step modules, under the names the lab asks for.
 import importlib
-for name in ["bpe_ref.pretokenize", "bpe_ref.train.step01_naive", "bpe_ref.train.step02_incremental", "bpe_ref.train.step03_parallel"]:
+for name in ["bpe_ref.pretokenize", "bpe_ref.train.step01_naive", "bpe_ref.train.step02_incremental", "bpe_ref.train.step03_parallel",
+             "bpe_ref.train.step04_inverted_index"]:
     for attribute, value in vars(importlib.import_module(name)).items():
         if callable(value) and not attribute.startswith("_"):
             globals().setdefault(attribute, value)
@@ -173,7 +174,8 @@ for name in ["bpe_ref.pretokenize", "bpe_ref.train.step01_naive", "bpe_ref.train
 REFERENCE_FROM_DISK = f'''\
 # Read the reference's source from disk and run it here, under another name.
 namespace = {{}}
-for path in ["{PACKAGE}/pretokenize.py", "{PACKAGE}/train/step01_naive.py", "{PACKAGE}/train/step02_incremental.py", "{PACKAGE}/train/step03_parallel.py"]:
+for path in ["{PACKAGE}/pretokenize.py", "{PACKAGE}/train/step01_naive.py", "{PACKAGE}/train/step02_incremental.py", "{PACKAGE}/train/step03_parallel.py",
+             "{PACKAGE}/train/step04_inverted_index.py"]:
     exec(compile(open(path).read(), path, "exec"), namespace)
 '''
 
@@ -287,6 +289,7 @@ HELPER_AND_USER = {
     "01_naive_bpe": ("count_pairs", "train"),
     "02_incremental": ("pair_count_changes", "merge_and_update"),
     "03_parallel": ("find_chunk_boundaries", "count_pretokens_in_file"),
+    "04_inverted_index": ("index_words", "train"),
 }
 
 

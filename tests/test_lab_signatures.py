@@ -42,6 +42,14 @@ LAB_FUNCTIONS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
             "count_pretokens_in_file": ("path", "special_tokens", "num_workers", "chunks_per_worker", "start_method"),
         },
     ),
+    "04_inverted_index": (
+        "bpe_ref.train.step04_inverted_index",
+        {
+            "index_words": ("words",),
+            "pairs_with": ("word", "token"),
+            "train": ("pretoken_counts", "num_merges"),
+        },
+    ),
 }
 
 # Notebook functions that do not follow the decision yet (the notebooks are renamed in another

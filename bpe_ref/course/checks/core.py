@@ -119,6 +119,9 @@ class Task:
     # Seconds a call may take in the learner's kernel before the visible test stops it and says so
     # (None: no limit). The grading process has its own limit (GRADING_POLICY's call_timeout).
     kernel_time_limit: float | None = None
+    # (args, the learner's exception) -> a pointed hint for an error this task's code commonly raises;
+    # when it gives one, it replaces the generic hints for errors (which guess from the arguments).
+    error_hint: Callable[[tuple, BaseException], str | None] | None = None
 
     def observed(self, args: tuple, result: Any) -> Any:
         return result if self.observe is None else self.observe(args, result)
@@ -747,7 +750,10 @@ def _leaves(value: Any, in_tuple: bool = False) -> Iterator[tuple[Any, bool]]:
 def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseException | None = None) -> list[str]:
     """Hints for the commonest mistakes, as message lines (none when nothing matches)."""
     found = []
-    if error is not None:
+    specific_error = task.error_hint(args, error) if error is not None and task.error_hint is not None else None
+    if specific_error:
+        found.append(specific_error)
+    elif error is not None:
         text = str(error)
         if error_name(error) == "ValueError" and "empty" in text and ("max()" in text or "min()" in text):
             found.append("max() or min() of nothing: when no pair is left (every word is a single token), "

@@ -1,0 +1,327 @@
+"""Graders of lab 04, the inverted index: keep, for every pair, the ids of the words that hold it,
+so that a merge visits its own words instead of scanning all of them.
+
+Theory: ``theory/04-inverted-index.md``. Reference: :mod:`bpe_ref.train.step04_inverted_index`.
+Words and pairs are as in labs 01 and 02 (tuples of ``bytes`` tokens); a word's id is its position
+in the list of words. ``merge_and_update`` is lab 02's, provided by the setup cell.
+
+======================  =====================================  ===============================================
+task                    visible test                           hidden test
+======================  =====================================  ===============================================
+1 ``index_words``       :func:`check_index_words`              :func:`check_index_words_properties`
+2 ``pairs_with``        :func:`check_pairs_with`               :func:`check_pairs_with_properties`
+3 ``train``             :func:`check_train` (cases, and the    :func:`check_train_properties` (the index is
+                        index is used: calls are watched)      used, and generated corpora)
+4 the CS336 test        :func:`check_train_on_corpus_en`       :func:`check_train_on_other_corpus`
+======================  =====================================  ===============================================
+
+What task 3's watch can tell and what it cannot: it counts the calls of ``index_words``,
+``count_pairs`` and ``merge_and_update`` while ``train`` runs on ``corpus.en``, and the calls of
+``merge_and_update`` must lie between the words the merges rewrite and the ids an append-only
+index holds under the merged pairs. A trainer that updates every word, or every word holding both
+tokens (lab 02's filter), calls it more often and fails. A trainer that builds the index and then
+scans every word anyway, calling ``merge_and_update`` only on the words that really hold the
+pair, makes the same calls as an exact index: counting calls cannot see a loop that calls nothing.
+The exploration's timings show the difference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+
+from hypothesis import strategies as st
+
+from ...train.step01_naive import best_pair, count_pairs, split_into_bytes
+from ...train.step02_incremental import merge_and_update
+from ...train.step04_inverted_index import index_words, pairs_with, train
+from .core import (
+    CheckFailed, Task, advisory, call_watching, check_cases, check_property, error_name, grader, passed, task_graders,
+)
+from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer
+
+# Lab 04 builds on labs 01 and 02: its setup cell imports V1's helpers and lab 02's merge_and_update
+# from bpe_ref; its code may call them, in the learner's kernel and in the grading process (where
+# only these modules are copied).
+PROVIDED = ("train.step01_naive", "train.step02_incremental", "tiebreak", "train.common", "train.driver")
+GRADING_POLICY = {"provided": PROVIDED}
+
+REFERENCES = (index_words, pairs_with, train, merge_and_update, count_pairs, best_pair, split_into_bytes)
+
+Word = tuple[bytes, ...]
+Pair = tuple[bytes, bytes]
+
+reference_index_words = index_words
+reference_pairs_with = pairs_with
+reference_train = train
+
+# ---- strategies ------------------------------------------------------------------------------
+
+TOKENS = [b"a", b"b", b"c", b"ab"]
+word_strategy = st.lists(st.sampled_from(TOKENS), min_size=1, max_size=8).map(tuple)
+word_lists = st.lists(word_strategy, max_size=7)
+
+
+@st.composite
+def word_and_token(draw) -> tuple[Word, bytes]:
+    """A word and a token, most of the time one of the word's (else there is nothing to find)."""
+    word = draw(st.lists(st.sampled_from(TOKENS + [b"abc"]), min_size=1, max_size=9).map(tuple))
+    if draw(st.integers(0, 3)) > 0:
+        return word, draw(st.sampled_from(word))
+    return word, draw(st.sampled_from(TOKENS + [b"abc", b"bc"]))
+
+
+# ---- task 1: the index -----------------------------------------------------------------------
+
+
+def index_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The usual ways an index goes wrong: lists, counts, ids from 1, tokens instead of pairs."""
+    if not (isinstance(expected, dict) and isinstance(got, dict)):
+        return None
+    values = list(got.values())
+    if values and all(isinstance(v, list) for v in values):
+        return ("the ids are a set: a word that holds a pair twice (a a a holds (a, a) twice) is listed once, "
+                "and a merge must visit it once")
+    if values and all(type(v) is int for v in values):
+        return ("the values are the word ids (positions in words), not counts: index[pair] is the set of the i "
+                "for which words[i] holds pair")
+    if all(isinstance(v, set) for v in values) and {i + 1 for ids in expected.values() for i in ids} == {
+            i for ids in got.values() for i in ids}:
+        return "ids are positions in the list words, from 0: enumerate(words) gives them"
+    if any(type(key) is bytes for key in got):
+        return "the keys are pairs of adjacent tokens, (word[i], word[i + 1]), not single tokens"
+    return None
+
+
+INDEX_TASK = Task("index_words", ("words",), what="a dict mapping each pair to the set of the ids of the words holding it",
+                  provided=PROVIDED, hint=index_hint)
+
+check_index_words, check_index_words_properties = task_graders(
+    INDEX_TASK,
+    reference_index_words,
+    [
+        ([(b"a", b"b"), (b"b", b"a", b"b")],),
+        ([(b"a", b"a", b"a")],),  # (a, a) twice in one word: the word is listed once
+        ([(b"l", b"o", b"w"), (b"l", b"o", b"w", b"e", b"r"), (b"n", b"o", b"w")],),
+        ([(b"ab", b"c", b"ab", b"c"), (b"c",)],),  # a one-token word holds no pair
+        ([],),
+    ],
+    st.tuples(word_lists),
+    max_examples=150,
+)
+
+# ---- task 2: the pairs a rewritten word gains -------------------------------------------------
+
+
+def pairs_with_hint(args: tuple, expected: object, got: object) -> str | None:
+    """Dropped repeats, a (t, t) window listed twice, or tokens compared as substrings."""
+    word, token = args
+    if not (isinstance(expected, list) and isinstance(got, list)):
+        return None
+    if got == list(dict.fromkeys(expected)):
+        return ("one entry per window, left to right: a pair that occurs twice in the word is listed twice (the "
+                "index's sets take care of repeats)")
+    if len(got) > len(expected) and set(got) == set(expected) and (token, token) in expected:
+        return ("the window (token, token) holds the token on both sides, but it is one window: list it once "
+                "(test `token in pair`, or `left == token or right == token`)")
+    if len(got) > len(expected) and all(isinstance(p, tuple) for p in got):
+        return ("tokens are compared whole: b'ab' in b'abc' is True for bytes (a substring), but b'abc' is not the "
+                "token b'ab'; test the pair, `token in pair`, which compares with ==")
+    return None
+
+
+PAIRS_WITH_TASK = Task("pairs_with", ("word", "token"), what="a list of (bytes, bytes) pairs, one per window holding the token",
+                       provided=PROVIDED, hint=pairs_with_hint)
+
+check_pairs_with, check_pairs_with_properties = task_graders(
+    PAIRS_WITH_TASK,
+    reference_pairs_with,
+    [
+        ((b"x", b"ab", b"ab"), b"ab"),
+        ((b"a", b"ab", b"b"), b"ab"),
+        ((b"ab", b"c", b"ab", b"c"), b"ab"),  # (ab, c) twice: listed twice
+        ((b"ab", b"ab", b"ab"), b"ab"),  # each (ab, ab) window once
+        ((b"abc", b"d"), b"ab"),  # b"abc" holds the bytes ab, but it is another token
+        ((b"ab",), b"ab"),  # one token: no pair
+        ((b"a", b"b", b"c"), b"ab"),
+    ],
+    word_and_token(),
+    max_examples=150,
+)
+
+# ---- task 3: V4 -------------------------------------------------------------------------------
+
+
+def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The same pair merged twice: some word that held it was never updated."""
+    if isinstance(got, list) and any(a == b for a, b in zip(got, got[1:])):
+        return ("the same pair is merged twice in a row: some word that holds it was not updated. Is every such word "
+                "in the index? After merge_and_update rewrites a word, add its id under each pair that holds the new "
+                "token (pairs_with), or the pairs it gains are never found")
+    return None
+
+
+def index_key_error_hint(args: tuple, error: BaseException) -> str | None:
+    """A KeyError in train: most often the index has no entry for the pair being merged."""
+    if error_name(error) != "KeyError":
+        return None
+    return ("a KeyError in train: is it index.pop(pair), or index[pair] on a plain dict? The merged pair has no "
+            "entry when no word was ever filed under it. A pair that was not in any word at the start appears only "
+            "in rewritten words: after merge_and_update rewrites a word, add its id under each pair that pairs_with "
+            "finds for the new token")
+
+
+TRAIN_TASK = Task(
+    "train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
+    provided=PROVIDED, hint=repeated_merge_hint, stand_ins=(index_words, pairs_with), error_hint=index_key_error_hint,
+)
+
+TRAIN_CASES = [
+    ({b"low": 5, b"lower": 2, b"newest": 6, b"widest": 3}, 6),
+    ({b"ab": 1}, 5),
+    ({b"aaaa": 1}, 2),
+    ({b"aaaaa": 2, b"ba": 1}, 4),
+    ({b"abab": 3, b"ab": 1, b"ba": 2}, 4),  # (ab, ab) is gained, then merged
+    ({b" the": 3, b" cat": 2, b" hat": 2}, 4),
+    ({}, 3),
+]
+
+
+def check_train_merges(train: Callable, task: Task = TRAIN_TASK) -> int:
+    """The merges of ``train`` against the reference's on generated corpora (not a grader on its
+    own: the hidden test of task 3, :func:`check_train_properties`, also checks the work)."""
+    return check_property(task, train, reference_train, st.tuples(pretoken_count_dicts, st.integers(0, 20)), max_examples=80)
+
+
+def index_visits(pretoken_counts: Mapping[bytes, int], num_merges: int) -> tuple[int, int]:
+    """``(rewritten, ever_held)`` over the first ``num_merges`` merges of V4's loop: the words the
+    merges rewrite, and the ids its append-only index holds under each pair when it is merged (the
+    words that held the pair at any time since the start). The reference's loop, counting."""
+    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
+    pair_counts = count_pairs(word_counts)
+    words, frequencies = list(word_counts), list(word_counts.values())
+    index = index_words(words)
+    rewritten = ever_held = 0
+    for _ in range(num_merges):
+        if not pair_counts:
+            break
+        pair = best_pair(pair_counts)
+        token = pair[0] + pair[1]
+        holders = index.pop(pair)
+        ever_held += len(holders)
+        for i in holders:
+            word = words[i]
+            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+            if len(words[i]) < len(word):
+                rewritten += 1
+                for new_pair in pairs_with(words[i], token):
+                    index[new_pair].add(i)
+    return rewritten, ever_held
+
+
+WATCHED = ("index_words", "count_pairs", "merge_and_update")
+
+
+def watch_index_use(train: Callable, task: Task = TRAIN_TASK, *, exact: bool = False) -> tuple[int, int, int, int]:
+    """Run ``train`` on ``corpus.en`` (all 243 merges) with the notebook's ``index_words``,
+    ``count_pairs`` and ``merge_and_update`` watched; raise :class:`CheckFailed` unless it builds
+    the index once, counts the pairs once, and calls ``merge_and_update`` at least once per word
+    rewritten and at most once per id the append-only index holds under the merged pairs
+    (``exact``: exactly once per word rewritten, the stretch task's exact index).
+    Returns ``(calls, rewritten, ever_held, words)``."""
+    case, _ = corpus_en_case()
+    pretoken_counts, num_merges = case.args
+    outcome, lengths = call_watching(train, (pretoken_counts, num_merges), WATCHED, task.provided, task.stand_ins)
+    call = f"{task.name}(<the pretoken counts of corpus.en>, {num_merges})"
+    if outcome.error is not None:
+        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+    # index_words or count_pairs of one word (to list its pairs, say) is not a pass over the corpus.
+    builds = sum(1 for length in lengths["index_words"] if length not in (0, 1))
+    recounts = sum(1 for length in lengths["count_pairs"] if length not in (0, 1))
+    calls = len(lengths["merge_and_update"])
+    rewritten, ever_held = index_visits(pretoken_counts, num_merges)
+    words = len(pretoken_counts)
+    if builds == 0:
+        raise CheckFailed(
+            f"{call} never called index_words on the words: build the index once, before the loop, with your "
+            "index_words (task 1), and take each merge's words from it"
+        )
+    if builds > 1:
+        raise CheckFailed(
+            f"{call} built the index with index_words {builds} times: V4 builds it once, before the loop, and then "
+            "only adds to it (the ids of rewritten words, under the pairs that hold the new token: pairs_with)"
+        )
+    if recounts > 1:
+        raise CheckFailed(
+            f"{call} counted the pairs of many words with count_pairs {recounts} times: count them once, before "
+            "the loop, and let merge_and_update keep the counts up to date"
+        )
+    if calls < rewritten:
+        raise CheckFailed(
+            f"{call} called merge_and_update {calls} times, but the merges rewrite a word {rewritten} times: "
+            "every word that holds the merged pair must go through merge_and_update. Is a word missing from the "
+            "index? After a word is rewritten, add its id under each pair that holds the new token (pairs_with)"
+        )
+    if exact and calls > rewritten:
+        raise CheckFailed(
+            f"{call} called merge_and_update {calls} times, but only {rewritten} of those calls could rewrite a "
+            f"word: {calls - rewritten} visits went to stale ids, words that no longer hold the pair. With an exact "
+            "index, when a word is rewritten remove its id from the set of every pair it lost"
+        )
+    if calls > ever_held:
+        every_word = " (about every word on every merge)" if calls >= words * num_merges // 2 else ""
+        raise CheckFailed(
+            f"{call} called merge_and_update {calls} times{every_word}, but a word id was in the index under the "
+            f"merged pair only {ever_held} times in all (the words that ever held it: what an append-only index "
+            f"holds, stale ids included; {rewritten} of them are rewritten). V4 visits only those: take each "
+            "merge's words from the index, index.pop(pair), instead of going through all the words"
+        )
+    return calls, rewritten, ever_held, words
+
+
+@grader
+def check_train(train: Callable) -> None:
+    """Visible test of task 3: the fixed cases, and the index is really used (calls watched)."""
+    count = check_cases(TRAIN_TASK, train, reference_train, TRAIN_CASES)
+    calls, rewritten, ever_held, words = watch_index_use(train)
+    passed(f"train uses the index: {calls} calls of merge_and_update in 243 merges of corpus.en ({rewritten} word "
+           f"rewrites, {ever_held} ids under the merged pairs, {words} words).")
+    passed(f"train: all {count} visible cases pass.")
+
+
+@grader
+def check_train_properties(train: Callable) -> None:
+    """Hidden test of task 3: the index is used (else V2 would earn these points), and the merges
+    are the reference's on generated corpora."""
+    watch_index_use(train)
+    count = check_train_merges(train)
+    passed(f"train: uses the index, and agrees with the reference on {count} generated inputs.")
+
+
+@grader
+def check_train_on_corpus_en(train: Callable) -> None:
+    """Visible test of task 4: the CS336 reference merges on ``corpus.en``, vocabulary 500."""
+    verify_trainer(TRAIN_TASK, train, corpus_en_case, ON_CORPUS_EN)
+
+
+@grader
+def check_train_on_other_corpus(train: Callable) -> None:
+    """Hidden test of task 4: a TinyStories sample and 180 merges, against the reference."""
+    verify_trainer(TRAIN_TASK, train, other_corpus_case, ON_OTHER_CORPUS)
+
+
+# ---- stretch (ungraded): an exact index -------------------------------------------------------
+# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
+
+TRAIN_EXACT_TASK = replace(TRAIN_TASK, name="train_exact")
+
+
+@advisory
+def check_stretch_exact_index(train_exact: Callable) -> None:
+    """Stretch self-check of lab 04: the reference's merges on fixed and generated corpora, and an
+    exact index: on corpus.en every call of merge_and_update rewrites a word (no stale ids)."""
+    count = check_cases(TRAIN_EXACT_TASK, train_exact, reference_train, TRAIN_CASES)
+    count += check_train_merges(train_exact, TRAIN_EXACT_TASK)
+    calls, rewritten, ever_held, _ = watch_index_use(train_exact, TRAIN_EXACT_TASK, exact=True)
+    passed(f"train_exact: the reference's merges on {count} corpora, and on corpus.en {calls} visits, one per rewritten "
+           f"word, where an append-only index makes {ever_held}.")
