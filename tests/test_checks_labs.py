@@ -10,7 +10,7 @@ import pytest
 
 from bpe_ref.course.notebooks import lab_names, solution_namespace
 
-GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental", "03_parallel"]
+GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental", "03_parallel", "05_heap"]
 
 # tests/test_environment.py imports every bpe_ref module, bpe_ref.course.checks.fresh included; runpy then
 # warns that it runs a file whose module is already imported. Running it from disk is the point.

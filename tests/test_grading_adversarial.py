@@ -287,6 +287,7 @@ HELPER_AND_USER = {
     "01_naive_bpe": ("count_pairs", "train"),
     "02_incremental": ("pair_count_changes", "merge_and_update"),
     "03_parallel": ("find_chunk_boundaries", "count_pretokens_in_file"),
+    "05_heap": ("heap_entry", "pop_best"),
 }
 
 

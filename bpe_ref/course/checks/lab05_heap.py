@@ -79,7 +79,8 @@ def _entry(learner: Callable, count: int, pair: Pair, cache: dict) -> object:
                           "write it yourself")
     if outcome.error is not None:
         if error_name(outcome.error) == "NotImplementedError":
-            raise CheckFailed("heap_entry is not written yet: it still raises NotImplementedError")
+            raise CheckFailed("heap_entry is not written yet: it still raises NotImplementedError (write your code in place of "
+                              "the skeleton's raise)")
         raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
     _, result = outcome.value
     try:
