@@ -183,7 +183,9 @@ def merge_occurrences(
         next_[node] = after
         merged_nodes.append(node)
     changes.pop(pair, None)  # self-overlap: the merged pair is gone, whatever its neighbours said
-    return {changed: change for changed, change in changes.items() if change}, merged_nodes
+    if 0 in changes.values():  # rare (a pair lost and gained as much): a scan in C decides whether to filter
+        changes = {changed: change for changed, change in changes.items() if change}
+    return changes, merged_nodes
 
 
 def merge_steps(pretoken_counts: Mapping[bytes, int], heap: str = "lazy") -> Iterator[MergeStep]:
