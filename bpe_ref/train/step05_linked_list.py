@@ -10,10 +10,11 @@ O(1), whatever the word's length:
 - the right neighbour y loses (B, y) and gains (AB, y);
 - the node of A becomes AB, the node of B is unlinked.
 
-Every distinct word's tokens are nodes of one array-backed list (``token``, ``prev``, ``next``;
-``prev``/``next`` are -1 at a word's ends). ``occurrences[pair]`` lists the nodes where ``pair``
-starts, append-only and checked lazily, as V4's index is: a listed node that no longer starts
-(A, B) (its token changed, or it was unlinked) is skipped.
+Every distinct word's tokens are nodes of one array-backed list (``token``, ``prev``, ``next_``;
+``prev``/``next_`` are -1 at a word's ends), built by :func:`link_words`. ``occurrences[pair]``
+lists the nodes where ``pair`` starts, append-only and checked lazily, as V4's index is: a listed
+node that no longer starts (A, B) (its token changed, or it was unlinked) is skipped.
+:func:`merge_occurrences` merges one pair everywhere (lab 05's task 4).
 
 A merge's changes are summed per pair first (``changes``) and applied to the counts and the heap
 once per pair: many occurrences share a neighbour, so this is far fewer heap operations than
