@@ -52,8 +52,9 @@ Word = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
 
 # Tokens where the tie-break is easy to get wrong: a prefix and its extension (b"a" < b"ab"), case,
-# bytes >= 0x80, the empty-looking b"\x00", and pairs with the same concatenation.
-TIE_TOKENS = [b"a", b"ab", b"b", b"bc", b"c", b"A", b" ", b" a", b"\xff", b"\x00", b"aa", b"\xc3", b"\xc3\xa9"]
+# bytes >= 0x80, the empty-looking b"\x00", and pairs with the same concatenation. b"a\x00" extends
+# b"a" by the byte whose reversal is 0xff: a key that ends each token with b"\xff" ties them.
+TIE_TOKENS = [b"a", b"ab", b"b", b"bc", b"c", b"A", b" ", b" a", b"\xff", b"\x00", b"aa", b"\xc3", b"\xc3\xa9", b"a\x00"]
 
 # ---- task 1: the heap entry --------------------------------------------------------------------
 
