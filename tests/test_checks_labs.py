@@ -637,6 +637,18 @@ def test_lab05_a_key_without_an_end_puts_a_prefix_first(lab05):
     assert "greater than its own prefix" in failure(graders.check_heap_entry_properties, no_end)
 
 
+def test_lab05_a_bytes_key_ending_in_ff_ties_a_token_with_its_extension_by_a_zero_byte(lab05):
+    graders, solutions = lab05
+    ends_in_ff = _defined_in_notebook(solutions, """
+def heap_entry(count, pair):
+    def reversed_key(token):
+        return bytes(255 - b for b in token) + b"\\xff"
+    return (-count, reversed_key(pair[0]), reversed_key(pair[1]), pair)
+""", "heap_entry")
+    graders.check_heap_entry(ends_in_ff)  # the visible groups cannot tell...
+    assert "b'a\\x00' is greater than its own prefix b'a'" in failure(graders.check_heap_entry_properties, ends_in_ff)
+
+
 def test_lab05_bytes_in_ascending_order_break_ties_the_wrong_way(lab05):
     graders, solutions = lab05
     ascending = _defined_in_notebook(solutions, "def heap_entry(count, pair):\n    return (-count, pair[0], pair[1], pair)\n",
