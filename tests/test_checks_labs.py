@@ -608,7 +608,7 @@ def _lab05_variant(cell_id: str, name: str, old: str, new: str):
 
 
 SEED_WRAPPER_ENTRY = """
-class ReversedBytes:  # seed 000's wrapper: only __lt__
+class ReversedBytes:  # the wrapper of a blog post this course grew from: only __lt__
     def __init__(self, data):
         self.data = data
 
@@ -626,7 +626,7 @@ def test_lab05_the_seeds_wrapper_entry_is_named_in_the_hint(lab05):
     wrapper = _defined_in_notebook(solutions, SEED_WRAPPER_ENTRY, "heap_entry")
     message = failure(graders.check_heap_entry, wrapper)
     assert message.startswith("heap_entry(count=3, pair=(b'a', b'b')) returned the wrong type")
-    assert "seed 000's ReversedBytes" in message and "tuple comparison asks == first" in message
+    assert "like the ReversedBytes class" in message and "tuple comparison asks == first" in message
 
 
 def test_lab05_a_key_without_an_end_puts_a_prefix_first(lab05):

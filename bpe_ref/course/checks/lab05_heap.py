@@ -61,7 +61,8 @@ TIE_TOKENS = [b"a", b"ab", b"b", b"bc", b"c", b"A", b" ", b" a", b"\xff", b"\x00
 ENTRY_TASK = Task("heap_entry", ("count", "pair"), what="a tuple of builtin values: (-count, ..., pair)", provided=PROVIDED)
 
 WRAPPER_HINT = (
-    "an entry holds an object of a class (a wrapper around the bytes, like seed 000's ReversedBytes): the grader "
+    "an entry holds an object of a class (a wrapper around the bytes, like the ReversedBytes class of the blog post "
+    "\"Building a Fast BPE Tokenizer from Scratch\"): the grader "
     "compares entries made of builtin values only (int, str, bytes, tuples), which have a total order. A wrapper "
     "that defines only __lt__ is the classic mistake: tuple comparison asks == first, which falls back to identity, "
     "so two equal left tokens never let the right tokens decide, and heapq's order is then whatever the heap's "
