@@ -10,7 +10,7 @@ import pytest
 
 from bpe_ref.course.notebooks import lab_names, solution_namespace
 
-GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental", "03_parallel", "04_inverted_index"]
+GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental", "03_parallel", "04_inverted_index", "05_heap"]
 
 # tests/test_environment.py imports every bpe_ref module, bpe_ref.course.checks.fresh included; runpy then
 # warns that it runs a file whose module is already imported. Running it from disk is the point.
@@ -717,3 +717,128 @@ def test_lab04_stretch_an_append_only_index_is_not_exact(lab04):
     message = failure(graders.check_stretch_exact_index, append_only)
     assert message.startswith("train_exact(<the pretoken counts of corpus.en>, 243) called merge_and_update 18780 times")
     assert "3376 visits went to stale ids" in message
+# ---- lab 05 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab05():
+    return load_graders("05_heap"), solution_namespace("05_heap")
+
+
+def _lab05_variant(cell_id: str, name: str, old: str, new: str):
+    """The course's solution of ``name`` (cell ``cell_id``) with ``old`` replaced by ``new``: a learner's mistake."""
+    _, solutions = load_graders("05_heap"), solution_namespace("05_heap")
+    source = _source_of("05_heap", cell_id)
+    assert old in source, old
+    return _defined_in_notebook(solutions, source.replace(old, new), name)
+
+
+SEED_WRAPPER_ENTRY = """
+class ReversedBytes:  # the wrapper of a blog post this course grew from: only __lt__
+    def __init__(self, data):
+        self.data = data
+
+    def __lt__(self, other):
+        return self.data > other.data
+
+
+def heap_entry(count, pair):
+    return (-count, ReversedBytes(pair[0]), ReversedBytes(pair[1]), pair)
+"""
+
+
+def test_lab05_the_seeds_wrapper_entry_is_named_in_the_hint(lab05):
+    graders, solutions = lab05
+    wrapper = _defined_in_notebook(solutions, SEED_WRAPPER_ENTRY, "heap_entry")
+    message = failure(graders.check_heap_entry, wrapper)
+    assert message.startswith("heap_entry(count=3, pair=(b'a', b'b')) returned the wrong type")
+    assert "like the ReversedBytes class" in message and "tuple comparison asks == first" in message
+
+
+def test_lab05_a_key_without_an_end_puts_a_prefix_first(lab05):
+    graders, _ = lab05
+    no_end = _lab05_variant("task1_heap_entry_solution", "heap_entry", ' + "\\u0100"', "")
+    message = failure(graders.check_heap_entry, no_end)
+    assert "b'ab' is greater than its own prefix b'a'" in message
+    assert "greater than its own prefix" in failure(graders.check_heap_entry_properties, no_end)
+
+
+def test_lab05_a_bytes_key_ending_in_ff_ties_a_token_with_its_extension_by_a_zero_byte(lab05):
+    graders, solutions = lab05
+    ends_in_ff = _defined_in_notebook(solutions, """
+def heap_entry(count, pair):
+    def reversed_key(token):
+        return bytes(255 - b for b in token) + b"\\xff"
+    return (-count, reversed_key(pair[0]), reversed_key(pair[1]), pair)
+""", "heap_entry")
+    graders.check_heap_entry(ends_in_ff)  # the visible groups cannot tell...
+    assert "b'a\\x00' is greater than its own prefix b'a'" in failure(graders.check_heap_entry_properties, ends_in_ff)
+
+
+def test_lab05_bytes_in_ascending_order_break_ties_the_wrong_way(lab05):
+    graders, solutions = lab05
+    ascending = _defined_in_notebook(solutions, "def heap_entry(count, pair):\n    return (-count, pair[0], pair[1], pair)\n",
+                                     "heap_entry")
+    message = failure(graders.check_heap_entry, ascending)
+    assert message.startswith("heap_entry(3, (b'b', b'a')) should be smaller than heap_entry(3, (b'a', b'b'))")
+    assert "among equal counts the greatest (left, right)" in message
+
+
+def test_lab05_a_stale_entry_that_may_still_win_must_go_back(lab05):
+    graders, _ = lab05
+    drops_all = _lab05_variant("task2_pop_best_solution", "pop_best", "heapq.heappush(entries, heap_entry(count, pair))", "pass")
+    message = failure(graders.check_pop_best, drops_all)
+    assert "hint: an entry is missing" in message
+    assert "smallest failing input" in failure(graders.check_pop_best_properties, drops_all)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("pair, _ = pop_best(entries, pair_counts)", "pair = max(pair_counts, key=lambda p: (pair_counts[p], p))",
+         "called pop_best 0 times for 60 merges"),
+        ("        for new_pair in grown:\n",
+         "        entries = [heap_entry(count, live) for live, count in pair_counts.items()]\n"
+         "        heapq.heapify(entries)\n        for new_pair in ():\n",
+         "Is the heap rebuilt from all the pair counts on every merge?"),
+    ],
+    ids=["scans-with-max", "rebuilds-every-merge"],
+)
+def test_lab05_v5_must_pop_each_merge_from_a_heap_built_once(lab05, old, new, message):
+    graders, _ = lab05
+    trainer = _lab05_variant("task3_train_solution", "train", old, new)
+    assert message in failure(graders.check_train, trainer)
+    assert message in failure(graders.check_train_properties, trainer)
+
+
+def test_lab05_forgetting_to_push_grown_pairs_loses_merges(lab05):
+    graders, _ = lab05
+    no_push = _lab05_variant("task3_train_solution", "train", "        for new_pair in grown:\n", "        for new_pair in ():\n")
+    assert "merge" in failure(graders.check_train, no_push)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "hint"),
+    [
+        ("sorted(nodes) if left == right else nodes", "nodes[::-1] if left == right else nodes",
+         "hint: with a pair (A, A), take the nodes left to right"),
+        ("    changes.pop(pair, None)", "    pass", "hint: the changes hold the merged pair itself"),
+        ("            prev[after] = node\n", "", "hint: next_ is right but prev is not"),
+    ],
+    ids=["self-overlap-right-to-left", "keeps-the-merged-pair", "forgets-prev"],
+)
+def test_lab05_linked_list_mistakes_get_a_hint(lab05, old, new, hint):
+    graders, _ = lab05
+    wrong = _lab05_variant("task4_merge_occurrences_solution", "merge_occurrences", old, new)
+    assert hint in failure(graders.check_merge_occurrences_properties, wrong)
+
+
+def test_lab05_stretch_a_rebuilt_list_must_be_heapified(lab05):
+    graders, _ = lab05
+    unsorted = _lab05_variant("stretch_compaction_solution", "train_compacting",
+                              "            entries = [heap_entry(count, live) for live, count in pair_counts.items()]\n"
+                              "            heapq.heapify(entries)\n",
+                              "            entries = [heap_entry(count, live) for live, count in pair_counts.items()]\n")
+    message = failure(graders.check_stretch_compaction, unsorted)
+    assert message.startswith("train_compacting(pretoken_counts={b'low': 5, b'lower': 2, b'newest': 6, b'widest': 3}, "
+                              "num_merges=6, compaction_threshold=1.5)")

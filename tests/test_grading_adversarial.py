@@ -290,6 +290,7 @@ HELPER_AND_USER = {
     "02_incremental": ("pair_count_changes", "merge_and_update"),
     "03_parallel": ("find_chunk_boundaries", "count_pretokens_in_file"),
     "04_inverted_index": ("index_words", "train"),
+    "05_heap": ("heap_entry", "pop_best"),
 }
 
 

@@ -50,6 +50,26 @@ LAB_FUNCTIONS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
             "train": ("pretoken_counts", "num_merges"),
         },
     ),
+    "05_heap": (
+        "bpe_ref.train.step05_heap",
+        {
+            "heap_entry": ("count", "pair"),
+            "pop_best": ("entries", "pair_counts"),
+            "train": ("pretoken_counts", "num_merges"),
+        },
+    ),
+}
+
+# A lab whose step has two modules links both; its tasks on the second one are checked against that
+# module (lab 05: the heap's tasks in step05_heap, the linked list's in step05_linked_list).
+ALSO_LINKED: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
+    "05_heap": (
+        "bpe_ref.train.step05_linked_list",
+        {
+            "link_words": ("word_counts",),
+            "merge_occurrences": ("pair", "token", "prev", "next_", "node_frequency", "occurrences"),
+        },
+    ),
 }
 
 # Notebook functions that do not follow the decision yet (the notebooks are renamed in another
@@ -84,11 +104,11 @@ def notebook_functions(lab: str, *, solution_cells: bool) -> dict[str, tuple[str
 
 @pytest.mark.parametrize("lab", sorted(LAB_FUNCTIONS))
 def test_the_linked_module_has_the_labs_functions_with_their_parameters(lab):
-    module_name, functions = LAB_FUNCTIONS[lab]
-    module = importlib.import_module(module_name)
-    for name, expected in functions.items():
-        assert callable(getattr(module, name, None)), f"{module_name} has no {name}"
-        assert parameters(getattr(module, name)) == expected, f"{module_name}.{name}{parameters(getattr(module, name))}"
+    for module_name, functions in [LAB_FUNCTIONS[lab], *([ALSO_LINKED[lab]] if lab in ALSO_LINKED else [])]:
+        module = importlib.import_module(module_name)
+        for name, expected in functions.items():
+            assert callable(getattr(module, name, None)), f"{module_name} has no {name}"
+            assert parameters(getattr(module, name)) == expected, f"{module_name}.{name}{parameters(getattr(module, name))}"
 
 
 @pytest.mark.parametrize("lab", sorted(LAB_FUNCTIONS))
@@ -97,25 +117,35 @@ def test_the_lab_links_that_module_as_its_reference_code(lab):
     intro = read_notebook_json(source_notebook(lab))["cells"][0]["source"]
     reference = re.search(r"\*\*After the lab, compare with:\*\* \[`([^`]+)`\]", intro)
     assert reference and reference.group(1) == module_name.replace(".", "/") + ".py"
+    if lab in ALSO_LINKED:
+        also = ALSO_LINKED[lab][0].replace(".", "/") + ".py"
+        assert f"[`{also}`](../../{also})" in intro
 
 
 @pytest.mark.parametrize("lab", sorted(LAB_FUNCTIONS))
 def test_what_the_notebook_defines_is_what_the_module_defines(lab):
     """Every task function of the solution notebook, and every handed-out helper the module also
     has, takes the parameters of the module's function of the same name."""
-    module_name, _ = LAB_FUNCTIONS[lab]
-    module = importlib.import_module(module_name)
+    module_names = [LAB_FUNCTIONS[lab][0], *([ALSO_LINKED[lab][0]] if lab in ALSO_LINKED else [])]
+    modules = [importlib.import_module(name) for name in module_names]
+
+    def defining(name: str):
+        """The first linked module that has ``name``, and its name (``None, None`` if none has)."""
+        return next(((m, n) for m, n in zip(modules, module_names) if callable(getattr(m, name, None))), (None, None))
+
     tasks = notebook_functions(lab, solution_cells=True)
     assert tasks, f"no task functions found in {lab}"
     mismatches = []
     for name, params in tasks.items():
         if (lab, name) in PENDING:
             continue
-        if not callable(getattr(module, name, None)):
-            mismatches.append(f"{name}{params}: not in {module_name}")
+        module, module_name = defining(name)
+        if module is None:
+            mismatches.append(f"{name}{params}: not in {' or '.join(module_names)}")
         elif parameters(getattr(module, name)) != params:
             mismatches.append(f"{name}{params}: {module_name} has {name}{parameters(getattr(module, name))}")
     for name, params in notebook_functions(lab, solution_cells=False).items():
-        if callable(getattr(module, name, None)) and parameters(getattr(module, name)) != params:
+        module, module_name = defining(name)
+        if module is not None and parameters(getattr(module, name)) != params:
             mismatches.append(f"setup's {name}{params}: {module_name} has {name}{parameters(getattr(module, name))}")
     assert not mismatches, mismatches

@@ -1,19 +1,19 @@
 """V5, a max-heap with lazy deletion and compaction, on top of V4's inverted index.
 
-V4 still scans all P pair counts to find the best pair. V5 keeps the pairs in a heap ordered by
-the tie-break's heap key (:meth:`bpe_ref.tiebreak.SortKeys.rank_key`), so the best pair is at
-the top. Counts change after every merge, and a binary heap cannot cheaply find an entry to
-update, so :class:`LazyPairHeap` never updates in place:
+V4 still scans all P pair counts to find the best pair. V5 keeps the pairs in a heap of
+:func:`heap_entry` values, ordered by the tie-break, so the best pair is at the top. Counts change
+after every merge, and a binary heap cannot cheaply find an entry to update, so V5 never updates
+in place (lab 05's tasks are :func:`heap_entry`, :func:`pop_best` and :func:`train`):
 
 - when a pair's count *grows* (only pairs holding the new token can), push a fresh entry;
 - when it *shrinks*, do nothing: its old entry now claims too high a count;
-- on pop, compare the entry's count with the true one. Equal: it is the best pair. Otherwise the
-  entry is *stale*: drop it, and if the pair still occurs with a smaller count, push it again
-  with that count (it may still be among the best).
+- on pop (:func:`pop_best`), compare the entry's count with the true one. Equal: it is the best
+  pair. Otherwise the entry is *stale*: drop it, and if the pair still occurs with a smaller
+  count, push it again with that count (it may still be among the best).
 
 Stale entries pile up, so when the heap holds more than ``compaction_threshold`` times as many
 entries as there are live pairs, it is rebuilt from the counts (O(P) with ``heapify``), which
-bounds memory. Everything else is V4's. Theory: ``theory/05-heap.md``.
+bounds memory (:class:`LazyPairHeap` keeps the entries and does this). Everything else is V4's. Theory: ``theory/05-heap.md``.
 
 >>> train({b"low": 5, b"lower": 2, b"newest": 6, b"widest": 3}, 3)
 [(b's', b't'), (b'e', b'st'), (b'o', b'w')]
@@ -24,24 +24,72 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Iterator, Mapping
 
-from ..tiebreak import SortKeys
+from ..tiebreak import SortKeys, pair_rank_key, token_sort_key
 from .common import Pair
 from .driver import MergeStep, run_merges
 from .step01_naive import count_pairs, split_into_bytes
 from .step02_incremental import merge_and_update
 from .step04_inverted_index import index_words, pairs_with
 
-__all__ = ["DEFAULT_COMPACTION_THRESHOLD", "LazyPairHeap", "merge_steps", "train"]
+__all__ = ["DEFAULT_COMPACTION_THRESHOLD", "HeapEntry", "LazyPairHeap", "heap_entry", "merge_steps", "pop_best", "train"]
 
 DEFAULT_COMPACTION_THRESHOLD = 2.0
 _MIN_HEAP_TO_COMPACT = 1024  # rebuilding a tiny heap costs more than it saves
 
 
+# (-count, token_sort_key(left), token_sort_key(right), pair): plain str and int, so a total order.
+HeapEntry = tuple[int, str, str, Pair]
+
+
+def heap_entry(count: int, pair: Pair) -> HeapEntry:
+    """The entry of ``pair`` with ``count`` in a ``heapq`` heap, which pops the *smallest* entry:
+    the pair to merge next must have the smallest entry (highest count; among equal counts, the
+    greatest ``(left, right)`` bytes, :func:`bpe_ref.tiebreak.best_pair`'s rule).
+
+    The first item is ``-count`` and the last is the pair (what :func:`pop_best` reads back); in
+    between, each token's order-reversing key (:func:`bpe_ref.tiebreak.token_sort_key`). They are
+    ``str``: tuples of builtins compare with a total order. A wrapper class that defines only
+    ``__lt__`` does not (tuple comparison asks ``==`` first, which falls back to identity).
+
+    >>> heap_entry(5, (b"a", b"b")) < heap_entry(5, (b"a", b"a")) < heap_entry(4, (b"z", b"z"))
+    True
+    """
+    left, right = pair
+    return (*pair_rank_key(count, token_sort_key(left), token_sort_key(right)), pair)
+
+
+def pop_best(entries: list[HeapEntry], pair_counts: Mapping[Pair, int]) -> tuple[Pair, int]:
+    """Lazy deletion: pop ``entries`` (a ``heapq`` heap of :func:`heap_entry` values) until an
+    entry's count is its pair's live count in ``pair_counts`` (which must not be empty); return
+    that pair and how many *stale* entries were popped on the way.
+
+    An entry is stale when its pair's count changed after it was pushed. If the pair still occurs
+    with a smaller count, it may still be among the best: push it again with its live count. If it
+    no longer occurs, or its count grew (a fresher entry is in the heap), drop it.
+
+    >>> entries = [heap_entry(5, (b"a", b"b")), heap_entry(4, (b"c", b"d"))]
+    >>> pop_best(entries, {(b"a", b"b"): 3, (b"c", b"d"): 4})  # (a, b) fell from 5 to 3: stale
+    ((b'c', b'd'), 1)
+    >>> [(-entry[0], entry[-1]) for entry in entries]  # (a, b) was pushed again with 3
+    [(3, (b'a', b'b'))]
+    """
+    stale_pops = 0
+    while True:
+        entry = heapq.heappop(entries)
+        pair = entry[-1]
+        count = pair_counts.get(pair, 0)
+        if count == -entry[0]:
+            return pair, stale_pops
+        stale_pops += 1
+        if 0 < count < -entry[0]:  # the pair lost count since this entry was pushed
+            heapq.heappush(entries, heap_entry(count, pair))
+
+
 class LazyPairHeap:
     """The pairs of ``pair_counts``, best on top, with stale entries skipped when they surface.
 
-    An entry is ``(*rank_key(count, pair), pair)``: smallest first means highest count first,
-    then the tie-break.
+    Its ``entries`` are :func:`heap_entry` values; :meth:`rebuild` and :meth:`refresh` make the
+    same tuples with each token's key computed once (a :class:`~bpe_ref.tiebreak.SortKeys`).
     """
 
     def __init__(self, pair_counts: Mapping[Pair, int], compaction_threshold: float | None) -> None:
@@ -62,16 +110,8 @@ class LazyPairHeap:
 
     def pop_best(self, pair_counts: Mapping[Pair, int]) -> tuple[Pair, int]:
         """The pair to merge next (``pair_counts`` must not be empty), and how many stale entries
-        were popped on the way."""
-        stale_pops = 0
-        while True:
-            negative_count, _, _, pair = heapq.heappop(self.entries)
-            count = pair_counts.get(pair, 0)
-            if count == -negative_count:
-                return pair, stale_pops
-            stale_pops += 1
-            if 0 < count < -negative_count:  # the pair lost count since this entry was pushed
-                heapq.heappush(self.entries, (*self.keys.rank_key(count, pair), pair))
+        were popped on the way: :func:`pop_best` on this heap's entries."""
+        return pop_best(self.entries, pair_counts)
 
     def refresh(self, grown: Iterable[Pair], pair_counts: Mapping[Pair, int]) -> None:
         """A fresh entry for each pair whose count grew; compaction when stale entries pile up."""

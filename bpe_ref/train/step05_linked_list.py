@@ -10,10 +10,11 @@ O(1), whatever the word's length:
 - the right neighbour y loses (B, y) and gains (AB, y);
 - the node of A becomes AB, the node of B is unlinked.
 
-Every distinct word's tokens are nodes of one array-backed list (``token``, ``prev``, ``next``;
-``prev``/``next`` are -1 at a word's ends). ``occurrences[pair]`` lists the nodes where ``pair``
-starts, append-only and checked lazily, as V4's index is: a listed node that no longer starts
-(A, B) (its token changed, or it was unlinked) is skipped.
+Every distinct word's tokens are nodes of one array-backed list (``token``, ``prev``, ``next_``;
+``prev``/``next_`` are -1 at a word's ends), built by :func:`link_words`. ``occurrences[pair]``
+lists the nodes where ``pair`` starts, append-only and checked lazily, as V4's index is: a listed
+node that no longer starts (A, B) (its token changed, or it was unlinked) is skipped.
+:func:`merge_occurrences` merges one pair everywhere (lab 05's task 4).
 
 A merge's changes are summed per pair first (``changes``) and applied to the counts and the heap
 once per pair: many occurrences share a neighbour, so this is far fewer heap operations than
@@ -38,13 +39,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 
 from ..tiebreak import SortKeys
-from .common import Pair
+from .common import Pair, Word
 from .driver import MergeStep, run_merges
 from .indexed_heap import IndexedMinHeap
 from .step01_naive import count_pairs, split_into_bytes
 from .step05_heap import DEFAULT_COMPACTION_THRESHOLD, LazyPairHeap
 
-__all__ = ["HEAPS", "IndexedPairHeap", "merge_steps", "train"]
+__all__ = ["HEAPS", "IndexedPairHeap", "link_words", "merge_occurrences", "merge_steps", "train"]
 
 HEAPS = ("lazy", "indexed")
 _UNLINKED = b""  # the token of a node removed from the list (no real token is empty)
@@ -82,21 +83,27 @@ class IndexedPairHeap:
                 heap.push(pair, rank_key(count, pair))
 
 
-def merge_steps(pretoken_counts: Mapping[bytes, int], heap: str = "lazy") -> Iterator[MergeStep]:
-    """The linked list's merges, one per iteration, until no pair is left (:func:`train` decides how many)."""
-    if heap not in HEAPS:
-        raise ValueError(f"heap must be one of {', '.join(HEAPS)}, got {heap!r}")
-    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
-    pair_counts = count_pairs(word_counts)
+def link_words(
+    word_counts: Mapping[Word, int],
+) -> tuple[list[bytes], list[int], list[int], list[int], defaultdict[Pair, list[int]]]:
+    """The linked list of ``word_counts``: ``(token, prev, next_, node_frequency, occurrences)``.
 
-    # The linked list: one node per byte of every distinct word, words one after the other.
+    One node per token of every distinct word, words one after the other; ``prev``/``next_`` are -1
+    at a word's ends; ``node_frequency[node]`` is the frequency of the node's word;
+    ``occurrences[pair]`` lists the nodes where ``pair`` starts.
+
+    >>> token, prev, next_, node_frequency, occurrences = link_words({(b"a", b"b", b"a"): 2, (b"a", b"b"): 1})
+    >>> token, prev, next_, node_frequency
+    ([b'a', b'b', b'a', b'a', b'b'], [-1, 0, 1, -1, 3], [1, 2, -1, 4, -1], [2, 2, 2, 1, 1])
+    >>> dict(occurrences)
+    {(b'a', b'b'): [0, 3], (b'b', b'a'): [1]}
+    """
     token: list[bytes] = []
     prev: list[int] = []
     next_: list[int] = []
-    node_frequency: list[int] = []  # the frequency of the word each node belongs to
-    node_word: list[int] = []  # the word each node belongs to (for the trace's count of words)
-    occurrences: defaultdict[Pair, list[int]] = defaultdict(list)  # pair -> the nodes where it starts
-    for word_id, (word, frequency) in enumerate(word_counts.items()):
+    node_frequency: list[int] = []
+    occurrences: defaultdict[Pair, list[int]] = defaultdict(list)
+    for word, frequency in word_counts.items():
         start, length = len(token), len(word)
         token.extend(word)
         prev.append(-1)
@@ -104,52 +111,101 @@ def merge_steps(pretoken_counts: Mapping[bytes, int], heap: str = "lazy") -> Ite
         next_.extend(range(start + 1, start + length))
         next_.append(-1)
         node_frequency.extend([frequency] * length)
-        node_word.extend([word_id] * length)
         for node, pair in enumerate(zip(word, word[1:]), start):
             occurrences[pair].append(node)
+    return token, prev, next_, node_frequency, occurrences
+
+
+def merge_occurrences(
+    pair: Pair,
+    token: list[bytes],
+    prev: list[int],
+    next_: list[int],
+    node_frequency: list[int],
+    occurrences: dict[Pair, list[int]],
+) -> tuple[dict[Pair, int], list[int]]:
+    """Merge every live occurrence of ``pair`` in the linked list, in place, O(1) each.
+
+    Takes the pair's nodes out of ``occurrences`` and skips a node that no longer starts the pair
+    (stale: its token changed, or it was unlinked). At a live one, the node of the left token
+    becomes the merged token, the node of the right token is unlinked (its token becomes ``b""``),
+    and the nodes of the two new pairs are appended to ``occurrences``. Returns the pair count
+    changes, summed per pair (zero changes and the merged pair itself left out), and the nodes
+    where the pair was merged.
+
+    Self-overlap: the nodes of a pair (A, A) are taken left to right (node ids grow along a word),
+    so in ``a a a`` the second occurrence finds its node unlinked: ``aa a``, as the rule says.
+
+    >>> token, prev, next_, node_frequency, occurrences = link_words({(b"a", b"a", b"a"): 1})
+    >>> merge_occurrences((b"a", b"a"), token, prev, next_, node_frequency, occurrences)
+    ({(b'aa', b'a'): 1}, [0])
+    >>> token, next_
+    ([b'aa', b'', b'a'], [2, 2, -1])
+    """
+    left, right = pair
+    merged = left + right
+    changes: dict[Pair, int] = {}
+    change_of, listed = changes.get, occurrences.get
+    merged_nodes = []
+    nodes = occurrences.pop(pair, [])
+    if left == right:
+        nodes.sort()  # self-overlap: left to right within a word, as the rule says
+    for node in nodes:
+        if token[node] != left:
+            continue  # stale: this node's token has changed since it was listed
+        follower = next_[node]
+        if follower == -1 or token[follower] != right:
+            continue  # stale: its right neighbour has changed
+        frequency = node_frequency[node]
+        before, after = prev[node], next_[follower]
+        if before != -1:  # x A B -> x AB
+            neighbour = token[before]
+            lost, gained = (neighbour, left), (neighbour, merged)
+            changes[lost] = change_of(lost, 0) - frequency
+            changes[gained] = change_of(gained, 0) + frequency
+            nodes_of = listed(gained)
+            if nodes_of is None:
+                occurrences[gained] = [before]
+            else:
+                nodes_of.append(before)
+        if after != -1:  # A B y -> AB y
+            neighbour = token[after]
+            lost, gained = (right, neighbour), (merged, neighbour)
+            changes[lost] = change_of(lost, 0) - frequency
+            changes[gained] = change_of(gained, 0) + frequency
+            nodes_of = listed(gained)
+            if nodes_of is None:
+                occurrences[gained] = [node]
+            else:
+                nodes_of.append(node)
+            prev[after] = node
+        token[node] = merged
+        token[follower] = _UNLINKED
+        next_[node] = after
+        merged_nodes.append(node)
+    changes.pop(pair, None)  # self-overlap: the merged pair is gone, whatever its neighbours said
+    if 0 in changes.values():  # rare (a pair lost and gained as much): a scan in C decides whether to filter
+        changes = {changed: change for changed, change in changes.items() if change}
+    return changes, merged_nodes
+
+
+def merge_steps(pretoken_counts: Mapping[bytes, int], heap: str = "lazy") -> Iterator[MergeStep]:
+    """The linked list's merges, one per iteration, until no pair is left (:func:`train` decides how many)."""
+    if heap not in HEAPS:
+        raise ValueError(f"heap must be one of {', '.join(HEAPS)}, got {heap!r}")
+    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
+    pair_counts = count_pairs(word_counts)
+    token, prev, next_, node_frequency, occurrences = link_words(word_counts)
+    # The word each node belongs to (for the trace's count of words).
+    node_word = [word_id for word_id, word in enumerate(word_counts) for _ in word]
 
     queue = LazyPairHeap(pair_counts, DEFAULT_COMPACTION_THRESHOLD) if heap == "lazy" else IndexedPairHeap(pair_counts)
     while pair_counts:
         pair, stale_pops = queue.pop_best(pair_counts)
         count = pair_counts.pop(pair)
-        left, right = pair
-        merged = left + right
-        changes: dict[Pair, int] = {}  # this merge's count changes, summed per pair
-        change_of = changes.get
-        merged_nodes = []
-        nodes = occurrences.pop(pair)
-        if left == right:
-            nodes.sort()  # self-overlap: left to right within a word, as the rule says
-        for node in nodes:
-            if token[node] != left:
-                continue  # stale: this node's token has changed since it was listed
-            follower = next_[node]
-            if follower == -1 or token[follower] != right:
-                continue  # stale: its right neighbour has changed
-            frequency = node_frequency[node]
-            before, after = prev[node], next_[follower]
-            if before != -1:  # x A B -> x AB
-                neighbour = token[before]
-                lost, gained = (neighbour, left), (neighbour, merged)
-                changes[lost] = change_of(lost, 0) - frequency
-                changes[gained] = change_of(gained, 0) + frequency
-                occurrences[gained].append(before)
-            if after != -1:  # A B y -> AB y
-                neighbour = token[after]
-                lost, gained = (right, neighbour), (merged, neighbour)
-                changes[lost] = change_of(lost, 0) - frequency
-                changes[gained] = change_of(gained, 0) + frequency
-                occurrences[gained].append(node)
-                prev[after] = node
-            token[node] = merged
-            token[follower] = _UNLINKED
-            next_[node] = after
-            merged_nodes.append(node)
-        changes.pop(pair, None)  # self-overlap: the merged pair is gone, whatever its neighbours said
+        changes, merged_nodes = merge_occurrences(pair, token, prev, next_, node_frequency, occurrences)
         changed, grown = [], []
         for changed_pair, change in changes.items():
-            if not change:
-                continue
             new_count = pair_counts.get(changed_pair, 0) + change
             if new_count:
                 pair_counts[changed_pair] = new_count

@@ -1,0 +1,610 @@
+"""Graders of lab 05, heaps and the linked list: pick each merge from a heap instead of a scan,
+with lazy deletion, then merge one pair's occurrences on a linked token list in O(1) each.
+
+Theory: ``theory/05-heap.md``. Reference: :mod:`bpe_ref.train.step05_heap` (tasks 1-3) and
+:mod:`bpe_ref.train.step05_linked_list` (task 4).
+
+===========================  ========================================  ==============================================
+task                         visible test                              hidden test
+===========================  ========================================  ==============================================
+1 ``heap_entry``             :func:`check_heap_entry` (the pop order    :func:`check_heap_entry_properties` (generated
+                             of fixed pairs)                           pairs, ties among confusable tokens)
+2 ``pop_best``               :func:`check_pop_best`                     :func:`check_pop_best_properties`
+3 ``train`` (V5)             :func:`check_train` (cases, corpus.en,     :func:`check_train_properties` (generated
+                             and no scan of the pair counts)           corpora, another corpus, no scan)
+4 ``merge_occurrences``      :func:`check_merge_occurrences`            :func:`check_merge_occurrences_properties`
+===========================  ========================================  ==============================================
+
+Task 1 is graded by the *order* of the entries, not their values: any entry made of builtin values
+(``int``, ``str``, ``bytes``, tuples) whose first item is ``-count`` and whose last is the pair,
+and which sorts the pairs as the tie-break does, is right. Task 4 is graded by what the linked list
+reads after the merge (each word along ``next_`` and back along ``prev``, and the occurrences
+still live), not by the arrays' raw contents, so stale entries left in ``occurrences`` are fine.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+
+from hypothesis import strategies as st
+
+from ...train.step01_naive import count_pairs, split_into_bytes
+from ...train.step02_incremental import merge_and_update
+from ...train.step04_inverted_index import index_words, pairs_with
+from ...train.step05_heap import heap_entry, pop_best, train
+from ...train.step05_linked_list import link_words, merge_occurrences
+from .core import (
+    Case, CheckFailed, Task, WrongType, advisory, call_learner, call_watching, check_cases, check_property, error_name,
+    grader, passed, plain, refuse_reference_use, short_repr, task_graders,
+)
+from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer
+
+# The learner's code may use V1's, V2's and V4's functions (given in the setup cell): words, counts,
+# merge_and_update, the inverted index. Not the tie-break module: task 1 is the tie-break, as a key.
+PROVIDED = ("train.step01_naive", "train.step02_incremental", "train.step04_inverted_index", "train.common", "train.driver")
+GRADING_POLICY = {"provided": PROVIDED}
+
+REFERENCES = (heap_entry, pop_best, train, link_words, merge_occurrences, count_pairs, split_into_bytes, merge_and_update,
+              index_words, pairs_with)
+
+Word = tuple[bytes, ...]
+Pair = tuple[bytes, bytes]
+
+# Tokens where the tie-break is easy to get wrong: a prefix and its extension (b"a" < b"ab"), case,
+# bytes >= 0x80, the empty-looking b"\x00", and pairs with the same concatenation. b"a\x00" extends
+# b"a" by the byte whose reversal is 0xff: a key that ends each token with b"\xff" ties them.
+TIE_TOKENS = [b"a", b"ab", b"b", b"bc", b"c", b"A", b" ", b" a", b"\xff", b"\x00", b"aa", b"\xc3", b"\xc3\xa9", b"a\x00"]
+
+# ---- task 1: the heap entry --------------------------------------------------------------------
+
+ENTRY_TASK = Task("heap_entry", ("count", "pair"), what="a tuple of builtin values: (-count, ..., pair)", provided=PROVIDED)
+
+WRAPPER_HINT = (
+    "an entry holds an object of a class (a wrapper around the bytes, like the ReversedBytes class of the blog post "
+    "\"Building a Fast BPE Tokenizer from Scratch\"): the grader "
+    "compares entries made of builtin values only (int, str, bytes, tuples), which have a total order. A wrapper "
+    "that defines only __lt__ is the classic mistake: tuple comparison asks == first, which falls back to identity, "
+    "so two equal left tokens never let the right tokens decide, and heapq's order is then whatever the heap's "
+    "layout makes it. Build a key that reverses the order of bytes from builtins instead (theory page 05)"
+)
+
+
+def _entry(learner: Callable, count: int, pair: Pair, cache: dict) -> object:
+    """The learner's entry for ``(count, pair)``, checked for form; :class:`CheckFailed` otherwise."""
+    if (count, pair) in cache:
+        return cache[(count, pair)]
+    call = f"heap_entry(count={count!r}, pair={pair!r})"
+    outcome = call_learner(learner, (count, pair), PROVIDED)
+    if outcome.reference_calls:
+        raise CheckFailed(f"heap_entry calls the reference solution ({outcome.reference_calls[0]}) in {call}: "
+                          "write it yourself")
+    if outcome.error is not None:
+        if error_name(outcome.error) == "NotImplementedError":
+            raise CheckFailed("heap_entry is not written yet: it still raises NotImplementedError (write your code in place of "
+                              "the skeleton's raise)")
+        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+    _, result = outcome.value
+    try:
+        entry = plain(result, "the entry")
+    except WrongType as wrong:
+        raise CheckFailed(f"{call} returned the wrong type: {wrong}\n  hint: {WRAPPER_HINT}") from None
+    if type(entry) is not tuple or len(entry) < 2:
+        raise CheckFailed(f"{call} returned {short_repr(entry)}: expected a tuple whose first item is -count "
+                          f"({-count}) and whose last is the pair")
+    if type(entry[0]) is not int or entry[0] != -count:
+        raise CheckFailed(f"{call} returned {short_repr(entry)}: its first item should be -count, {-count} "
+                          "(heapq pops the smallest entry first, and the highest count must come first)")
+    if type(entry[-1]) is not tuple or entry[-1] != pair:
+        raise CheckFailed(f"{call} returned {short_repr(entry)}: its last item should be the pair {pair!r} "
+                          "(pop_best reads it back from there)")
+    cache[(count, pair)] = entry
+    return entry
+
+
+def _reference_order(item: tuple[int, Pair]) -> tuple:
+    """The tie-break as a sort key of the grader's own: highest count, then greatest (left, right)."""
+    count, (left, right) = item
+    return (-count, _Reversed(left), _Reversed(right))
+
+
+class _Reversed:
+    """Reverses the order of one ``bytes`` for sorting, with a total order (this is the grader's, not
+    an entry: it never leaves this process)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def __lt__(self, other: _Reversed) -> bool:
+        return self.data > other.data
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Reversed) and self.data == other.data
+
+
+def entry_order_verdict(learner: Callable, items: list[tuple[int, Pair]], cache: dict) -> str | None:
+    """``None`` when the learner's entries of ``items`` (``(count, pair)``, distinct pairs) sort as
+    the tie-break ranks them; else a message naming two entries in the wrong order. ``cache`` keeps
+    the entries already made during one check (each ``(count, pair)`` is asked for once)."""
+    try:
+        for count, pair in items:
+            _entry(learner, count, pair, cache)
+    except CheckFailed as failure:
+        return str(failure)
+    expected = sorted(items, key=_reference_order)
+    for first, second in zip(expected, expected[1:]):
+        a, b = cache[first], cache[second]
+        try:
+            right_order = a < b
+        except TypeError as error:
+            return (f"heap_entry{first} and heap_entry{second} cannot be compared ({error}): heapq compares entries "
+                    "item by item, so the items in the same place must be of the same type")
+        if not right_order:
+            if first[0] == second[0]:
+                why = (f"they tie at count {first[0]}, and among equal counts the greatest (left, right) tuple of bytes "
+                       f"pops first: {first[1]!r} > {second[1]!r}")
+                side = 1 if first[1][0] == second[1][0] else 0  # the tokens that decide
+                greater, smaller = first[1][side], second[1][side]
+                if greater.startswith(smaller):
+                    why += (f" ({greater!r} is greater than its own prefix {smaller!r}: a key that reverses each byte "
+                            "alone puts the prefix first; end every key with something greater than any byte's)")
+                elif side == 1:
+                    why += " (the left tokens are equal, so the right tokens decide)"
+            else:
+                why = f"the higher count, {first[0]}, pops first"
+            return (f"heap_entry{first} should be smaller than heap_entry{second}, but it is not: {why}\n"
+                    f"  heap_entry{first} = {short_repr(a)}\n  heap_entry{second} = {short_repr(b)}")
+    return None
+
+
+ENTRY_CASES = [
+    [(3, (b"a", b"b")), (5, (b"a", b"b"))],  # the higher count first
+    [(3, (b"a", b"b")), (3, (b"b", b"a"))],  # a tie: the greater left token first
+    [(3, (b"a", b"b")), (3, (b"a", b"c"))],  # equal left tokens: the right ones decide
+    [(4, (b"a", b"b")), (4, (b"ab", b"a"))],  # b"ab" > b"a": an extension after its prefix ... pops first
+    [(1, (b"A", b"b")), (1, (b"a", b"b"))],  # bytes order: b"a" (97) > b"A" (65)
+    [(2, (b"a", b"bc")), (2, (b"ab", b"c"))],  # the tuple, not the concatenation
+    [(2, (b"\xc3", b"a")), (2, (b"\xc3\xa9", b"a"))],  # bytes, not decoded text
+    [(3, (b" c", b"at")), (3, (b" c", b"ar")), (3, (b" c", b"a")), (2, (b"z", b"z")), (3, (b"\x00", b"\xff"))],
+]
+
+
+@grader
+def check_heap_entry(heap_entry: Callable) -> None:
+    """Visible test of task 1: fixed groups of pairs pop in the tie-break's order."""
+    refuse_reference_use(ENTRY_TASK, heap_entry)
+    cache: dict = {}
+    for items in ENTRY_CASES:
+        message = entry_order_verdict(heap_entry, items, cache)
+        if message:
+            raise CheckFailed(message)
+    passed(f"heap_entry: all {len(ENTRY_CASES)} visible groups of pairs sort in the tie-break's order.")
+
+
+@st.composite
+def entry_items(draw) -> tuple[list[tuple[int, Pair]]]:
+    """Distinct pairs with counts, many of them tied."""
+    pairs = draw(st.lists(st.tuples(st.sampled_from(TIE_TOKENS), st.sampled_from(TIE_TOKENS)), min_size=2, max_size=8,
+                          unique=True))
+    return ([(draw(st.integers(1, 3)), pair) for pair in pairs],)
+
+
+@grader
+def check_heap_entry_properties(heap_entry: Callable) -> None:
+    """Hidden test of task 1: generated groups of pairs (confusable tokens, many ties) sort in the
+    tie-break's order."""
+    count = _check_groups(heap_entry, entry_items(), max_examples=120)
+    passed(f"heap_entry: agrees with the reference on {count} generated groups of pairs (they sort in the tie-break's order).")
+
+
+def _check_groups(learner: Callable, strategy, max_examples: int) -> int:
+    """:func:`entry_order_verdict` on generated groups, derandomized, with the smallest failing group
+    reported (the mechanics of :func:`.core.check_property`, with a verdict on a whole group)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    refuse_reference_use(ENTRY_TASK, learner)
+    tried = [0]
+    failures: list[str] = []
+    cache: dict = {}
+
+    @settings(max_examples=max_examples, derandomize=True, deadline=None, database=None, print_blob=False,
+              report_multiple_bugs=False, phases=(Phase.explicit, Phase.generate, Phase.shrink),
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def sorts_as_the_rule(args: tuple) -> None:
+        tried[0] += 1
+        message = entry_order_verdict(learner, args[0], cache)
+        if message:
+            failures.append(message)
+            raise CheckFailed(message)
+
+    try:
+        sorts_as_the_rule()
+    except CheckFailed:
+        raise CheckFailed(f"{failures[-1]}\n  (the smallest failing group hypothesis found, among {tried[0]} generated groups)") from None
+    except Exception:
+        if not failures:
+            raise
+        raise CheckFailed(f"{failures[-1]}\n  (this group failed once but not when run again: does heap_entry depend on "
+                          "anything besides its arguments?)") from None
+    if tried[0] < max(1, max_examples // 4):
+        raise CheckFailed(f"only {tried[0]} generated groups were compared for heap_entry: the property test did not really run")
+    return tried[0]
+
+
+# ---- task 2: pop with lazy deletion ------------------------------------------------------------
+
+
+def observe_pop(args: tuple, result: object) -> dict:
+    """What ``pop_best`` did: what it returned, and what it left in the heap (as ``(count, pair)``,
+    sorted, and whether it is still a heap)."""
+    entries = args[0]
+    try:
+        left = sorted((-entry[0], entry[-1]) for entry in entries)
+        still_a_heap = all(not (entries[(i - 1) // 2] > entries[i]) for i in range(1, len(entries)))
+    except Exception as error:  # not entries any more: show what is there
+        return {"returned": result, "entries left": f"unreadable ({type(error).__name__}: {error})"}
+    return {"returned": result, "entries left, as (count, pair), sorted": left, "entries still a heap": still_a_heap}
+
+
+def pop_hint(args: tuple, expected: object, got: object) -> str | None:
+    if not (isinstance(expected, dict) and isinstance(got, dict)):
+        return None
+    if got.get("entries still a heap") is False:
+        return "the list is no longer a heap: take entries out with heapq.heappop and put them in with heapq.heappush"
+    expected_left = expected.get("entries left, as (count, pair), sorted")
+    got_left = got.get("entries left, as (count, pair), sorted")
+    if isinstance(expected_left, list) and isinstance(got_left, list):
+        if len(got_left) < len(expected_left):
+            return ("an entry is missing: a stale entry whose pair still occurs with a smaller count must be pushed "
+                    "again, with heap_entry(its live count, pair): it may still be the best pair")
+        if len(got_left) > len(expected_left):
+            return ("an entry too many: drop a stale entry whose pair no longer occurs (not in pair_counts) or whose "
+                    "count grew (a fresher entry is in the heap already); and pop the returned pair's entry too")
+    returned_e, returned_g = expected.get("returned"), got.get("returned")
+    if isinstance(returned_e, tuple) and isinstance(returned_g, tuple) and returned_e[:1] != returned_g[:1]:
+        return ("an entry is live only when its count equals the pair's count in pair_counts now: an entry that claims "
+                "more (the pair lost count) or less (it gained, and a fresher entry exists) is stale")
+    return None
+
+
+POP_TASK = Task("pop_best", ("entries", "pair_counts"), observe=observe_pop,
+                what="a tuple (pair, number of stale entries popped), with entries updated in place", hint=pop_hint,
+                provided=PROVIDED, stand_ins=(heap_entry,))
+
+
+def heap_of(*items: tuple[int, Pair]) -> list:
+    """A heap of the reference's entries of ``(count, pair)`` items (inputs of task 2)."""
+    entries = [heap_entry(count, pair) for count, pair in items]
+    heapq.heapify(entries)
+    return entries
+
+
+AB, BC, CD, AA = (b"a", b"b"), (b"b", b"c"), (b"c", b"d"), (b"a", b"a")
+POP_CASES = [
+    Case((heap_of((5, AB), (3, BC)), {AB: 5, BC: 3})),  # nothing stale: the top entry
+    Case((heap_of((5, AB), (4, CD)), {AB: 3, CD: 4})),  # (a, b) fell to 3: stale, pushed again with 3
+    Case((heap_of((5, AB), (2, BC)), {BC: 2})),  # (a, b) no longer occurs: dropped
+    Case((heap_of((2, AB), (6, AB), (3, BC)), {AB: 2, BC: 3})),  # two stale pops, one live entry of (a, b) left
+    Case((heap_of((1, AA), (4, AA), (2, BC)), {AA: 4, BC: 2})),  # an older, smaller entry stays below
+    Case((heap_of((3, AB), (3, (b"a", b"c")), (3, (b"ab", b"c"))), {AB: 3, (b"a", b"c"): 3, (b"ab", b"c"): 3})),
+]
+
+
+@st.composite
+def pop_inputs(draw) -> tuple[list, dict[Pair, int]]:
+    """Pair counts and a heap that keeps lazy deletion's promise: every live pair has an entry whose
+    count is at least its live count (exactly it, or more if it shrank since); stale entries of
+    pairs that are gone, and older smaller ones, mixed in."""
+    pairs = draw(st.lists(st.tuples(st.sampled_from(TIE_TOKENS[:8]), st.sampled_from(TIE_TOKENS[:8])), min_size=1,
+                          max_size=6, unique=True))
+    pair_counts = {pair: draw(st.integers(1, 6)) for pair in pairs}
+    items = []
+    for pair, count in pair_counts.items():
+        items.append((count + draw(st.sampled_from([0, 0, 1, 3])), pair))  # live, or shrunk since it was pushed
+        if draw(st.booleans()):
+            items.append((draw(st.integers(1, count)), pair))  # an older entry (it grew since), or a duplicate
+    for gone in draw(st.lists(st.tuples(st.sampled_from(TIE_TOKENS[:8]), st.sampled_from(TIE_TOKENS[:8])), max_size=3)):
+        if gone not in pair_counts:
+            items.append((draw(st.integers(1, 8)), gone))  # the pair no longer occurs
+    return heap_of(*draw(st.permutations(items))), pair_counts
+
+
+check_pop_best, check_pop_best_properties = task_graders(POP_TASK, pop_best, POP_CASES, pop_inputs(), max_examples=150)
+
+# ---- task 3: V5, the heap in V4's loop ---------------------------------------------------------
+
+
+def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | None:
+    if isinstance(got, list) and any(a == b for a, b in zip(got, got[1:])):
+        return ("the same pair is merged twice in a row: after a merge, its pair must be gone from pair_counts (every "
+                "word that holds it goes through merge_and_update), so its entry is stale when it surfaces again")
+    if isinstance(got, list) and isinstance(expected, list) and len(got) < len(expected):
+        return ("fewer merges than asked for while pairs are left: does the loop stop when the heap runs out? Push a "
+                "fresh entry for every pair whose count grew (pairs_with(word, token) of each rewritten word)")
+    return None
+
+
+TRAIN_TASK = Task(
+    "train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
+    provided=PROVIDED, hint=repeated_merge_hint, stand_ins=(heap_entry, pop_best),
+)
+
+TRAIN_CASES = [
+    ({b"low": 5, b"lower": 2, b"newest": 6, b"widest": 3}, 6),
+    ({b"ab": 1}, 5),  # stops early: no pair left after one merge
+    ({b"aaaa": 1}, 2),
+    ({b"aaaaa": 2, b"ba": 1}, 4),
+    ({b" cat": 3, b" car": 3}, 4),  # ties on the left token: the right token decides
+    ({b" the": 3, b" cat": 2, b" hat": 2}, 4),
+    ({}, 3),
+]
+
+reference_train = train
+
+HEAP_CHECK_MERGES = 60  # merges of corpus.en watched by the no-scan check
+
+
+def reference_entry_calls(pretoken_counts: dict[bytes, int], num_merges: int) -> tuple[int, int]:
+    """``(initial pairs, pairs pushed again)`` of V5 without compaction: one entry per pair before
+    the loop, then one per pair whose count grew in a merge."""
+    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
+    pair_counts = count_pairs(word_counts)
+    initial = len(pair_counts)
+    words, frequencies = list(word_counts), list(word_counts.values())
+    index = index_words(words)
+    entries = [heap_entry(count, pair) for pair, count in pair_counts.items()]
+    heapq.heapify(entries)
+    pushed = 0
+    for _ in range(num_merges):
+        if not pair_counts:
+            break
+        pair, _ = pop_best(entries, pair_counts)
+        token = pair[0] + pair[1]
+        grown = set()
+        for i in index.pop(pair):
+            word = words[i]
+            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+            if len(words[i]) < len(word):
+                for new_pair in pairs_with(words[i], token):
+                    index[new_pair].add(i)
+                    grown.add(new_pair)
+        for grown_pair in grown:
+            if grown_pair in pair_counts:
+                heapq.heappush(entries, heap_entry(pair_counts[grown_pair], grown_pair))
+                pushed += 1
+    return initial, pushed
+
+
+def verify_heap_use(train: Callable, name: str = "train") -> None:
+    """Task 3 asks for V5: each merge is picked by ``pop_best`` (task 2), not by a scan of the pair
+    counts, and the heap is built once, then only pushed to. V4 learns the same merges, so the merges
+    alone cannot tell: for one run on ``corpus.en`` the names ``pop_best`` and ``heap_entry`` in the
+    learner's notebook are watched (both are the reference's while ``train`` is graded)."""
+    case, reference_merges = corpus_en_case()
+    pretoken_counts = case.args[0]
+    num_merges = HEAP_CHECK_MERGES
+    outcome, lengths = call_watching(train, (pretoken_counts, num_merges), ("pop_best", "heap_entry"), PROVIDED,
+                                     TRAIN_TASK.stand_ins)
+    call = f"{name}(<the pretoken counts of corpus.en>, {num_merges})"
+    if outcome.error is not None:
+        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+    pops, entries = len(lengths["pop_best"]), len(lengths["heap_entry"])
+    if pops < num_merges:
+        raise CheckFailed(
+            f"{call} called pop_best {pops} times for {num_merges} merges: V5 picks every merge with pop_best (task 2), "
+            "from a heap built once before the loop. A scan of the pair counts (max, sorted, best_pair) on every merge "
+            "is V4's O(P) step, the one this lab removes"
+        )
+    if pops > num_merges:
+        raise CheckFailed(
+            f"{call} called pop_best {pops} times for {num_merges} merges: pop_best already skips the stale entries and "
+            "returns a live pair, so one call per merge is enough"
+        )
+    initial, pushed = reference_entry_calls(pretoken_counts, num_merges)
+    allowed = 2 * initial + 4 * pushed
+    if entries > allowed:
+        raise CheckFailed(
+            f"{call} called heap_entry {entries} times in {num_merges} merges; building the heap once takes {initial} "
+            f"entries and pushing the pairs that grew about {pushed} more. Is the heap rebuilt from all the pair counts "
+            "on every merge? That costs O(P) per merge, as V4's scan does: push only the pairs whose count grew"
+        )
+    passed(f"{name} picks each merge from the heap: {pops} pops for {num_merges} merges of corpus.en, "
+           f"{entries} entries made ({initial} pairs at the start).")
+
+
+@grader
+def check_train(train: Callable) -> None:
+    """Visible test of task 3: fixed cases, the CS336 merges of corpus.en, and no scan per merge."""
+    count = check_cases(TRAIN_TASK, train, reference_train, TRAIN_CASES)
+    verify_heap_use(train)  # prints its own line when it passes
+    verify_trainer(TRAIN_TASK, train, corpus_en_case, ON_CORPUS_EN)
+    passed(f"train: all {count} visible cases pass.")
+
+
+@grader
+def check_train_properties(train: Callable) -> None:
+    """Hidden test of task 3: no scan per merge (else V4 would earn these points), the reference's
+    merges on generated corpora, and on a corpus and merge count the lab never shows."""
+    verify_heap_use(train)
+    count = check_property(TRAIN_TASK, train, reference_train, st.tuples(pretoken_count_dicts, st.integers(0, 20)),
+                           max_examples=80)
+    passed(f"train: agrees with the reference on {count} generated inputs.")
+    verify_trainer(TRAIN_TASK, train, other_corpus_case, ON_OTHER_CORPUS)
+
+
+# ---- task 4: the linked list ------------------------------------------------------------------
+
+
+def read_words(token: list, prev: list, next_: list) -> tuple[list[Word], list[Word]]:
+    """Each word of the list, read along ``next_`` from its first node, and along ``prev`` back from
+    its last. A word's first node has ``prev`` -1 and a real token (an unlinked node's is ``b""``)."""
+    size = len(token)
+    forward, backward = [], []
+    for head in range(size):
+        if prev[head] != -1 or token[head] == b"":
+            continue
+        nodes, node = [], head
+        while node != -1 and len(nodes) <= size:
+            nodes.append(node)
+            node = next_[node]
+        forward.append(tuple(token[n] for n in nodes) if node == -1 else ("<a cycle along next_>",))
+        back, node = [], nodes[-1]
+        while node != -1 and len(back) <= size:
+            back.append(node)
+            node = prev[node]
+        backward.append(tuple(token[n] for n in reversed(back)) if node == -1 else ("<a cycle along prev>",))
+    return forward, backward
+
+
+def live_occurrences(token: list, prev: list, next_: list, occurrences: dict) -> dict[Pair, list[int]]:
+    """The nodes listed in ``occurrences`` that really start their pair in a word now, sorted."""
+    live_nodes = set()
+    for head in range(len(token)):
+        if prev[head] == -1 and token[head] != b"":
+            node = head
+            while node != -1 and node not in live_nodes:
+                live_nodes.add(node)
+                node = next_[node]
+    live: dict[Pair, list[int]] = {}
+    for pair, nodes in occurrences.items():
+        found = sorted({node for node in nodes if type(node) is int and node in live_nodes and next_[node] != -1
+                        and (token[node], token[next_[node]]) == pair})
+        if found:
+            live[pair] = found
+    return dict(sorted(live.items()))
+
+
+def observe_linked_list(args: tuple, result: object) -> dict:
+    """What ``merge_occurrences`` did: what it returned (its merged nodes sorted), the words the list
+    reads after it, both ways, and the occurrences still live."""
+    _, token, prev, next_, _, occurrences = args
+    if type(result) is tuple and len(result) == 2 and isinstance(result[1], list):
+        try:
+            result = (result[0], sorted(result[1]))
+        except TypeError:
+            pass
+    try:
+        forward, backward = read_words(token, prev, next_)
+        live = live_occurrences(token, prev, next_, occurrences)
+    except Exception as error:  # the arrays are broken beyond reading: say so
+        return {"returned": result, "the linked list": f"unreadable ({type(error).__name__}: {error})"}
+    return {"returned (changes, merged nodes sorted)": result, "words along next_": forward,
+            "words back along prev": backward, "live occurrences": live}
+
+
+def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
+    if not (isinstance(expected, dict) and isinstance(got, dict)):
+        return None
+    pair = args[0]
+    returned = got.get("returned (changes, merged nodes sorted)")
+    if isinstance(returned, tuple) and returned and isinstance(returned[0], dict) and pair in returned[0]:
+        return ("the changes hold the merged pair itself: every live occurrence of it is merged, so it is gone; in "
+                "a a a, the first merge's right neighbour forms (a, a) again, a change to drop")
+    if got.get("words along next_") != expected.get("words along next_") and pair[0] == pair[1]:
+        return ("with a pair (A, A), take the nodes left to right (sorted): in a a a the first occurrence merges and "
+                "the second finds its node unlinked (a stale entry), so a a a -> aa a, as merge_word does")
+    if got.get("words along next_") == expected.get("words along next_") and \
+            got.get("words back along prev") != expected.get("words back along prev"):
+        return "next_ is right but prev is not: after unlinking B, the node after it must point back (prev) to the merged node"
+    if got.get("live occurrences") != expected.get("live occurrences"):
+        return ("occurrences must list every node where a pair now starts: append the left neighbour's node for (x, AB) "
+                "and the merged node for (AB, y)")
+    return None
+
+
+LINKED_LIST_TASK = Task(
+    "merge_occurrences", ("pair", "token", "prev", "next_", "node_frequency", "occurrences"),
+    observe=observe_linked_list, what="a tuple (dict of count changes, list of merged nodes), the lists updated in place",
+    hint=linked_list_hint, provided=PROVIDED,
+)
+
+
+def linked_case(word_counts: dict[Word, int], pair: Pair, *earlier: Pair) -> Case:
+    """The list of ``word_counts`` after the reference merged ``earlier`` pairs, and ``pair`` to merge."""
+    token, prev, next_, node_frequency, occurrences = link_words(word_counts)
+    for done in earlier:
+        merge_occurrences(done, token, prev, next_, node_frequency, occurrences)
+    return Case((pair, token, prev, next_, node_frequency, dict(occurrences)))
+
+
+def tokens(text: str) -> Word:
+    return tuple(bytes([b]) for b in text.encode())
+
+
+MERGE_CASES = [
+    linked_case({tokens("xaby"): 2}, (b"a", b"b")),  # one occurrence, both neighbours
+    linked_case({tokens("aaa"): 1}, (b"a", b"a")),  # self-overlap: a a a -> aa a
+    linked_case({tokens("aaaa"): 3}, (b"a", b"a")),  # a a a a -> aa aa
+    linked_case({tokens("abab"): 1, tokens("ab"): 4}, (b"a", b"b")),  # touching occurrences, and a word of one pair
+    linked_case({tokens("abc"): 1, tokens("bcb"): 2}, (b"b", b"c"), (b"a", b"b")),  # a stale node: (b, c) at 1 is gone
+    linked_case({tokens("low"): 5, tokens("lower"): 2}, (b"l", b"ow"), (b"o", b"w")),
+]
+
+
+@st.composite
+def linked_inputs(draw) -> tuple:
+    """A linked list of a few words, after 0 to 3 merges by the reference (so stale entries and
+    unlinked nodes are in it), and a pair to merge: usually one that occurs, often an (A, A) pair."""
+    alphabet = draw(st.sampled_from(["ab", "abc", "a", "ab "]))
+    words = draw(st.dictionaries(st.text(alphabet=alphabet, min_size=1, max_size=7).map(tokens), st.integers(1, 5),
+                                 min_size=1, max_size=4))
+    token, prev, next_, node_frequency, occurrences = link_words(words)
+    for _ in range(draw(st.integers(0, 3))):
+        live = sorted(pair for pair, nodes in occurrences.items() if any(
+            token[n] == pair[0] and next_[n] != -1 and token[next_[n]] == pair[1] for n in nodes))
+        if not live:
+            break
+        merge_occurrences(draw(st.sampled_from(live)), token, prev, next_, node_frequency, occurrences)
+    candidates = sorted(occurrences) or [(b"a", b"b")]
+    pair = draw(st.sampled_from(candidates))
+    return pair, token, prev, next_, node_frequency, dict(occurrences)
+
+
+check_merge_occurrences, check_merge_occurrences_properties = task_graders(
+    LINKED_LIST_TASK, merge_occurrences, MERGE_CASES, linked_inputs(), max_examples=150
+)
+
+# ---- stretch (ungraded): compaction, measured ---------------------------------------------------
+# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
+
+
+def reference_compacting(pretoken_counts: dict[bytes, int], num_merges: int, compaction_threshold: float | None) -> list[Pair]:
+    """What the stretch's trainer must learn, whatever its threshold: V5's merges."""
+    return reference_train(pretoken_counts, num_merges)
+
+
+def observe_merges(args: tuple, result: object) -> object:
+    """The merges of the stretch's ``(merges, heap sizes)``; the sizes are the learner's to measure."""
+    if type(result) is tuple and len(result) == 2:
+        return result[0]
+    return result
+
+
+COMPACTING_TASK = Task(
+    "train_compacting", ("pretoken_counts", "num_merges", "compaction_threshold"), observe=observe_merges,
+    what="a tuple (merges, heap size after each merge)", item="merge", first=1, provided=PROVIDED,
+)
+
+
+@advisory
+def check_stretch_compaction(train_compacting: Callable) -> None:
+    """Stretch self-check of lab 05: V5's merges with compaction on, off, and at any threshold, and
+    one heap size per merge."""
+    cases = [Case((*case, threshold)) for case in TRAIN_CASES for threshold in (None, 1.5)]
+    count = check_cases(COMPACTING_TASK, train_compacting, reference_compacting, cases)
+    count += check_property(COMPACTING_TASK, train_compacting, reference_compacting,
+                            st.tuples(pretoken_count_dicts, st.integers(0, 20), st.sampled_from([None, 1.1, 1.5, 2.0, 4.0])),
+                            max_examples=80)
+    case, _ = corpus_en_case()
+    outcome = call_learner(train_compacting, (case.args[0], 243, 1.1), PROVIDED)
+    result = outcome.value[1] if outcome.error is None else None
+    if type(result) is tuple and len(result) == 2 and isinstance(result[0], list) and isinstance(result[1], list):
+        merges, sizes = result
+        if len(sizes) != len(merges) or not all(type(size) is int for size in sizes):
+            raise CheckFailed(f"train_compacting(<corpus.en>, 243, 1.1) returned {len(sizes)} heap sizes for "
+                              f"{len(merges)} merges: one int per merge, the heap's size after it")
+    passed(f"train_compacting: V5's merges on {count} corpora and thresholds, one heap size per merge.")
+
