@@ -331,3 +331,18 @@ def test_a_failure_that_does_not_repeat_is_reported_as_such(lab01):
 
     message = failure_message(lab01.check_merge_word_properties, fails_once)
     assert "this input failed once but not when run again" in message
+
+
+def test_a_call_in_the_kernel_that_never_ends_is_stopped_with_a_message():
+    import time
+
+    from bpe_ref.course.checks.core import TookTooLong, time_limit
+
+    started = time.perf_counter()
+    with pytest.raises(TookTooLong, match="did not finish within 0.2 s"):
+        with time_limit(0.2):
+            while True:
+                pass
+    assert time.perf_counter() - started < 5
+    with time_limit(None):  # no limit: nothing happens
+        pass

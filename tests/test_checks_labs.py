@@ -699,7 +699,15 @@ def test_lab04_a_trainer_that_forgets_the_pairs_a_word_gains(lab04):
     message = failure(graders.check_train, trainer)
     assert message.startswith("train(pretoken_counts={b'low': 5, b'lower': 2, b'newest': 6, b'widest': 3}, num_merges=6)")
     assert "raised KeyError" in message.splitlines()[0]
-    assert "hint: a KeyError in train: is it index.pop(pair)" in message and "a dict of counts" not in message
+    assert "hint: a KeyError in train, on a pair" in message and "is it index.pop(pair)" in message
+    assert "a dict of counts" not in message
+
+
+def test_lab04_an_index_that_is_a_plain_dict_fails_the_visible_test(lab04):
+    """Right ids in a plain dict pass the comparison but break task 3 (index[new_pair].add(i))."""
+    graders, solutions = lab04
+    message = failure(graders.check_index_words, lambda words: dict(solutions["index_words"](words)))
+    assert message.startswith("index_words returned a dict, with the right ids: return a defaultdict(set)")
 
 
 def test_lab04_the_watch_puts_the_notebook_names_back(lab04):
@@ -842,3 +850,16 @@ def test_lab05_stretch_a_rebuilt_list_must_be_heapified(lab05):
     message = failure(graders.check_stretch_compaction, unsorted)
     assert message.startswith("train_compacting(pretoken_counts={b'low': 5, b'lower': 2, b'newest': 6, b'widest': 3}, "
                               "num_merges=6, compaction_threshold=1.5)")
+
+
+def test_lab03_count_chunk_defined_in_a_cell_fails_task_2s_visible_test():
+    """A function of __main__ cannot be imported by a spawn or forkserver worker: task 2 says so."""
+    graders = load_graders("03_parallel")
+    namespace = solution_namespace("03_parallel")
+    source = _source_of("03_parallel", "task2_count_chunk_solution").replace("%%writefile chunk_counting.py\n", "")
+    defined_in_main: dict = {"__name__": "__main__", "count_pretokens": namespace["count_pretokens"]}
+    exec(compile(source, "<cell>", "exec"), defined_in_main)  # noqa: S102
+    assert defined_in_main["count_chunk"].__module__ == "__main__"
+    message = failure(graders.check_count_chunk, defined_in_main["count_chunk"])
+    assert message.startswith("count_chunk is defined in a notebook cell (its module is __main__)")
+    assert "%%writefile chunk_counting.py" in message

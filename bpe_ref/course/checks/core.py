@@ -290,8 +290,8 @@ def difference(expected: Any, got: Any, where: str = "", item: str = "item", fir
                 return difference(e, g, label)
         if len(expected) != len(got):
             if len(got) < len(expected):
-                return f"{at}{len(got)} items instead of {len(expected)}; the first missing is {short_repr(expected[len(got)], 60)}"
-            return f"{at}{len(got)} items instead of {len(expected)}; the first extra is {short_repr(got[len(expected)], 60)}"
+                return f"{at}{_items(len(got))} instead of {len(expected)}; the first missing is {short_repr(expected[len(got)], 60)}"
+            return f"{at}{_items(len(got))} instead of {len(expected)}; the first extra is {short_repr(got[len(expected)], 60)}"
         return ""
     if isinstance(expected, dict):
         missing = [k for k in expected if k not in got]
@@ -723,6 +723,10 @@ def stand_in_note(task: Task) -> list[str]:
                 f"so this difference comes from {task.name} itself or from your {kept}"]
     return [f"  note: while {task.name} ran, {listed} {verb} the reference's, "
             f"so this difference comes from {task.name} itself"]
+
+
+def _items(n: int) -> str:
+    return f"{n} item" if n == 1 else f"{n} items"
 
 
 def in_order_of(expected: Any, got: Any) -> Any:

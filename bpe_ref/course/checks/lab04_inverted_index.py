@@ -27,6 +27,7 @@ The exploration's timings show the difference.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
@@ -96,7 +97,7 @@ def index_hint(args: tuple, expected: object, got: object) -> str | None:
 INDEX_TASK = Task("index_words", ("words",), what="a dict mapping each pair to the set of the ids of the words holding it",
                   provided=PROVIDED, hint=index_hint)
 
-check_index_words, check_index_words_properties = task_graders(
+_check_index_words_cases, check_index_words_properties = task_graders(
     INDEX_TASK,
     reference_index_words,
     [
@@ -109,6 +110,28 @@ check_index_words, check_index_words_properties = task_graders(
     st.tuples(word_lists),
     max_examples=150,
 )
+
+
+
+@grader
+def check_index_words(learner: Callable) -> None:
+    """Visible test of task 1: its fixed cases, and (in the learner's kernel) the index is a
+    ``defaultdict(set)``, which task 3 adds ids to under pairs it has no entry for yet."""
+    count = check_cases(INDEX_TASK, learner, reference_index_words, _check_index_words_cases.cases)
+    if not getattr(learner, "runs_remotely", False):
+        index = learner([(b"a", b"b")])
+        if not (isinstance(index, defaultdict) and index.default_factory is set):
+            kind = f"defaultdict({getattr(index.default_factory, '__name__', index.default_factory)})" if isinstance(
+                index, defaultdict) else type(index).__name__
+            raise CheckFailed(
+                f"index_words returned a {kind}, with the right ids: return a defaultdict(set). Task 3 files rewritten "
+                "words under pairs the index has no entry for yet (index[new_pair].add(i)); with a plain dict that "
+                "raises KeyError there")
+    passed(f"index_words: all {count} visible cases pass, and it returns a defaultdict(set).")
+
+
+check_index_words.task, check_index_words.reference, check_index_words.cases = (
+    INDEX_TASK, reference_index_words, _check_index_words_cases.cases)
 
 # ---- task 2: the pairs a rewritten word gains -------------------------------------------------
 
@@ -155,9 +178,10 @@ check_pairs_with, check_pairs_with_properties = task_graders(
 def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | None:
     """The same pair merged twice: some word that held it was never updated."""
     if isinstance(got, list) and any(a == b for a, b in zip(got, got[1:])):
-        return ("the same pair is merged twice in a row: some word that holds it was not updated. Is every such word "
-                "in the index? After merge_and_update rewrites a word, add its id under each pair that holds the new "
-                "token (pairs_with), or the pairs it gains are never found")
+        return ("the same pair is merged twice in a row: some word that holds it was not updated. Is the rewritten "
+                "word stored back (words[i] = merge_and_update(...))? Is every such word in the index? After "
+                "merge_and_update rewrites a word, add its id under each pair that holds the new token (pairs_with), "
+                "or the pairs it gains are never found")
     return None
 
 
@@ -165,7 +189,9 @@ def index_key_error_hint(args: tuple, error: BaseException) -> str | None:
     """A KeyError in train: most often the index has no entry for the pair being merged."""
     if error_name(error) != "KeyError":
         return None
-    return ("a KeyError in train: is it index.pop(pair), or index[pair] on a plain dict? The merged pair has no "
+    return ("a KeyError in train, on a pair: if it comes from pair_counts, merge_and_update deletes the counts that "
+            "reach zero (the merged pair's among them), so read counts with pair_counts.get(pair, 0). If it comes "
+            "from the index: is it index.pop(pair), or index[pair] on a plain dict? The merged pair has no "
             "entry when no word was ever filed under it. A pair that was not in any word at the start appears only "
             "in rewritten words: after merge_and_update rewrites a word, add its id under each pair that pairs_with "
             "finds for the new token")
@@ -267,6 +293,12 @@ def watch_index_use(train: Callable, task: Task = TRAIN_TASK, *, exact: bool = F
             f"{call} called merge_and_update {calls} times, but only {rewritten} of those calls could rewrite a "
             f"word: {calls - rewritten} visits went to stale ids, words that no longer hold the pair. With an exact "
             "index, when a word is rewritten remove its id from the set of every pair it lost"
+        )
+    if calls > ever_held and calls % ever_held == 0 and calls < words * num_merges // 2:
+        raise CheckFailed(
+            f"{call} called merge_and_update {calls} times, exactly {calls // ever_held} times the {ever_held} word ids "
+            "the index held under the merged pairs: is each id visited more than once? Take the set with "
+            "index.pop(pair) and visit each id in it once"
         )
     if calls > ever_held:
         every_word = " (about every word on every merge)" if calls >= words * num_merges // 2 else ""

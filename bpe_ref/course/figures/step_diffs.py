@@ -65,6 +65,9 @@ def merge_loop_diff(step: str) -> str:
             "come from, in the same file."
         )
     a, b = source_without_docstring(before), source_without_docstring(after)
+    borrowed = ""
+    if defined_in(before) != f"bpe_ref/train/{before_module}.py":  # V3's loop is V2's
+        borrowed = f" {old}'s merge loop is the one it imports from `{defined_in(before)}`, hence that file name."
     diff = difflib.unified_diff(
         a, b, fromfile=f"{old}: {defined_in(before)}", tofile=f"{new}: {defined_in(after)}", n=max(len(a), len(b)),
         lineterm="",
@@ -75,7 +78,7 @@ def merge_loop_diff(step: str) -> str:
         "(the pair, its count, the words rewritten) per merge; one driver shared by every step stops it "
         "after `num_merges` (`bpe_ref/train/driver.py`). Lines marked `-` are only in "
         f"{old} (`{defined_in(before)}`), lines marked `+` only in {new} (`{defined_in(after)}`); "
-        "docstrings are left out.\n\n"
+        f"docstrings are left out.{borrowed}\n\n"
         "```diff\n" + "\n".join(diff) + "\n```\n"
     )
 
