@@ -133,9 +133,11 @@ def plot(results: list[dict], path: Path) -> None:
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10.0, 4.0))
     contenders = list(dict.fromkeys(r["contender"] for r in results))
+    colour = dict(zip(contenders, ["#4c72b0", "#dd8452", "#55a868"]))  # the same contender, the same colour
     for name in contenders:
         rows = [r for r in results if r["contender"] == name]
-        left.plot([r["bytes"] / 2**20 for r in rows], [r["median_seconds"] for r in rows], marker="o", label=name)
+        left.plot([r["bytes"] / 2**20 for r in rows], [r["median_seconds"] for r in rows], marker="o", label=name,
+                  color=colour[name])
     left.set_xscale("log")
     left.set_yscale("log")
     left.set_xlabel("file size (MiB)")
@@ -146,7 +148,7 @@ def plot(results: list[dict], path: Path) -> None:
     for name in contenders[1:]:
         rows = [r for r in results if r["contender"] == name]
         right.plot([r["bytes"] / 2**20 for r in rows], [one[r["size_mib"]] / r["median_seconds"] for r in rows],
-                   marker="o", label=name)
+                   marker="o", label=name, color=colour[name])
     right.axhline(1.0, color="grey", linestyle="--", linewidth=1)
     right.axhline(2.0, color="grey", linestyle=":", linewidth=1)
     right.set_xscale("log")
