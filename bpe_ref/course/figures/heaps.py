@@ -421,7 +421,7 @@ def crossover_snippet(data: dict | None = None) -> str:
     return (
         f"Measured with `{data['command']}` on {data['date']} ({data['machine']}); median of {data['repeats']} runs of "
         f"each trainer's merge loop, set-up included (file [`benchmarks/heap/crossover.json`](benchmarks/heap/crossover.json)). "
-        "$P$: distinct pairs before merge 1; $L$: bytes per distinct pretoken; the bound on $A$ is seed 000's "
+        "$P$: distinct pairs before merge 1; $L$: bytes per distinct pretoken; the bound on $A$ is the blog post's "
         "$P / (L (\\log_2 P - 1))$ with these values, and the next column counts the merges whose $A$, the words "
         "V5 rewrites, exceeds it.\n\n"
         + table

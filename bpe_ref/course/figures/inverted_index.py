@@ -409,11 +409,11 @@ def typical_a_snippet(run: IndexedRun) -> str:
         ))
     largest = max(run.merges, key=lambda m: m.rewritten)
     return markdown_table(
-        ["merges", "seed: typical A", "seed: % of W", "measured: mean A (% of W)", "median A", "largest A (% of W)"],
+        ["merges", "blog post: typical A", "blog post: % of W", "measured: mean A (% of W)", "median A", "largest A (% of W)"],
         rows, align="lrrrrr",
     ) + (
         f"\nThe largest merge of the whole run, merge {largest.rank + 1}: {show_pair(largest.pair)}, rewrites "
-        f"{thousands(largest.rewritten)} words, {100 * largest.rewritten / W:.0f}% of $W$. On this sample, the seed's "
+        f"{thousands(largest.rewritten)} words, {100 * largest.rewritten / W:.0f}% of $W$. On this sample, the blog post's "
         f"0.1% of $W$ would be {0.001 * W:.1f} words per merge."
     )
 
@@ -635,7 +635,7 @@ def draw_affected_words(run: IndexedRun, path: Path) -> Path:
     for first, last, _, share in SEED_TYPICAL_A:
         seed_x += [first, last]
         seed_y += [share * W, share * W]
-    left.loglog(seed_x, seed_y, color="#8172b2", linewidth=2, alpha=0.6, label="seed's typical A, as % of W")
+    left.loglog(seed_x, seed_y, color="#8172b2", linewidth=2, alpha=0.6, label="blog post's typical A, as % of W")
     left.set_xlabel("merge (log scale)")
     left.set_ylabel("distinct words per merge (log scale)")
     left.set_title("Words each merge rewrites, and stale ids it skips")
