@@ -27,6 +27,7 @@ import signal
 import sys
 import threading
 import types
+from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -738,15 +739,16 @@ def in_order_of(expected: Any, got: Any) -> Any:
 
 
 def _leaves(value: Any, in_tuple: bool = False) -> Iterator[tuple[Any, bool]]:
-    """Every scalar in ``value`` (keys included), with whether it sits inside a tuple (a word or a
-    pair, in the labs: where tokens are)."""
+    """Every scalar in ``value`` (keys included), with whether it is an item of a tuple (a word or a
+    pair, in the labs: where tokens are). Only a tuple's own items count: the counts in a dict that a
+    tuple holds (lab 05's ``(changes, merged_nodes)``) are not tokens."""
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from _leaves(key, in_tuple)
-            yield from _leaves(item, in_tuple)
+            yield from _leaves(key)
+            yield from _leaves(item)
     elif isinstance(value, (list, tuple, set)):
         for item in value:
-            yield from _leaves(item, in_tuple or isinstance(value, tuple))
+            yield from _leaves(item, isinstance(value, tuple))
     else:
         yield value, in_tuple
 
@@ -762,7 +764,7 @@ def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseEx
         if error_name(error) == "ValueError" and "empty" in text and ("max()" in text or "min()" in text):
             found.append("max() or min() of nothing: when no pair is left (every word is a single token), "
                          "stop early instead of picking a best pair")
-        if error_name(error) == "KeyError" and any(isinstance(arg, dict) for arg in args):
+        if error_name(error) == "KeyError" and any(isinstance(arg, dict) and not isinstance(arg, defaultdict) for arg in args):
             found.append("a KeyError on a dict of counts: a plain dict has no default, so counts[key] += change "
                          "fails for a new key; write counts.get(key, 0) + change (and delete a count that reaches 0)")
     else:

@@ -66,7 +66,8 @@ WRAPPER_HINT = (
     "compares entries made of builtin values only (int, str, bytes, tuples), which have a total order. A wrapper "
     "that defines only __lt__ is the classic mistake: tuple comparison asks == first, which falls back to identity, "
     "so two equal left tokens never let the right tokens decide, and heapq's order is then whatever the heap's "
-    "layout makes it. Build a key that reverses the order of bytes from builtins instead (theory page 05)"
+    "layout makes it. Even a wrapper that gets every comparison right is refused here: build a key that reverses the "
+    "order of bytes from builtins (theory page 05)"
 )
 
 
@@ -324,6 +325,14 @@ def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | Non
     if isinstance(got, list) and isinstance(expected, list) and len(got) < len(expected):
         return ("fewer merges than asked for while pairs are left: does the loop stop when the heap runs out? Push a "
                 "fresh entry for every pair whose count grew (pairs_with(word, token) of each rewritten word)")
+    if isinstance(got, list) and isinstance(expected, list):
+        differ = next((i for i, (e, g) in enumerate(zip(expected, got)) if e != g), None)
+        if differ is not None and isinstance(expected[differ], tuple):
+            made = {a + b for a, b in expected[:differ] if isinstance(a, bytes) and isinstance(b, bytes)}
+            if any(part in made for part in expected[differ]):
+                return ("the expected pair holds a token an earlier merge made: its count only grew after that merge, so "
+                        "it needs a fresh entry then. Did you push heap_entry(count, pair) for each pair that "
+                        "pairs_with(word, token) finds in the rewritten words?")
     return None
 
 
@@ -511,14 +520,23 @@ def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
         return "next_ is right but prev is not: after unlinking B, the node after it must point back (prev) to the merged node"
     if got.get("live occurrences") != expected.get("live occurrences"):
         return ("occurrences must list every node where a pair now starts: append the left neighbour's node for (x, AB) "
-                "and the merged node for (AB, y)")
+                "and the merged node for (AB, y); and skip a listed node that no longer starts the pair (its token "
+                "changed, or it was unlinked), or a stale node gets merged")
     return None
+
+
+def occurrences_key_error_hint(args: tuple, error: BaseException) -> str | None:
+    """A KeyError in merge_occurrences: most often a new pair's list in occurrences."""
+    if error_name(error) != "KeyError":
+        return None
+    return ("a KeyError: occurrences may be a plain dict, so a pair that starts nowhere yet has no list: "
+            "occurrences.setdefault(pair, []).append(node); and read counts with changes.get(pair, 0)")
 
 
 LINKED_LIST_TASK = Task(
     "merge_occurrences", ("pair", "token", "prev", "next_", "node_frequency", "occurrences"),
     observe=observe_linked_list, what="a tuple (dict of count changes, list of merged nodes), the lists updated in place",
-    hint=linked_list_hint, provided=PROVIDED,
+    hint=linked_list_hint, provided=PROVIDED, error_hint=occurrences_key_error_hint,
 )
 
 
