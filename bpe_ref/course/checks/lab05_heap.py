@@ -607,6 +607,25 @@ COMPACTING_TASK = Task(
 )
 
 
+def compaction_does_something(train_compacting: Callable, pretoken_counts: dict) -> None:
+    """On corpus.en (243 merges), threshold 1.1 must keep the heap smaller than no compaction does at
+    its largest, and threshold 4.0 (never reached there) must leave every size as without compaction."""
+    def sizes_at(threshold: float | None) -> list[int]:
+        outcome = call_learner(train_compacting, (pretoken_counts, 243, threshold), PROVIDED)
+        if outcome.error is not None:
+            raise CheckFailed(f"train_compacting(<corpus.en>, 243, {threshold}) raised {error_name(outcome.error)}")
+        return outcome.value[1][1]
+
+    never, low, high = sizes_at(None), sizes_at(1.1), sizes_at(4.0)
+    if max(low) >= max(never):
+        raise CheckFailed(f"with compaction_threshold=1.1 the heap reached {max(low):,} entries on corpus.en, as many as "
+                          f"with no compaction ({max(never):,}): does the rebuild ever run? Rebuild when the heap holds "
+                          "more than threshold x live pairs entries, after the merge's pushes, then record the size")
+    if high != never:
+        raise CheckFailed("with compaction_threshold=4.0 the heap sizes differ from those with no compaction, though the "
+                          "heap never holds 4 entries per live pair on corpus.en: does the rebuild ignore the threshold?")
+
+
 @advisory
 def check_stretch_compaction(train_compacting: Callable) -> None:
     """Stretch self-check of lab 05: V5's merges with compaction on, off, and at any threshold, and
@@ -624,5 +643,6 @@ def check_stretch_compaction(train_compacting: Callable) -> None:
         if len(sizes) != len(merges) or not all(type(size) is int for size in sizes):
             raise CheckFailed(f"train_compacting(<corpus.en>, 243, 1.1) returned {len(sizes)} heap sizes for "
                               f"{len(merges)} merges: one int per merge, the heap's size after it")
+        compaction_does_something(train_compacting, case.args[0])
     passed(f"train_compacting: V5's merges on {count} corpora and thresholds, one heap size per merge.")
 
