@@ -10,7 +10,12 @@ export must work, and the package on disk must be unchanged. Every lab runs this
 built from each lab's own notebooks); one submission is also graded through ``python -m bpe_ref
 grade`` to show the self-study path is the same.
 
-Each lab's batch runs once per session (a module-scoped fixture, about a minute per lab).
+Each lab's batch runs once per session (a module-scoped fixture, about a minute per lab). The
+attacks on the sandbox itself (hooks, patched imports, killing the grader, editing the package,
+cells that hang or exit) do not depend on the lab: they run on every submission set built from the
+lab's own notebooks for two labs, the first and lab 03 (whose code may start processes), and the
+attacks that do depend on a lab's functions run on every lab. ``BPE_EVERY_ATTACK=1`` sends every
+attack to every lab (about twice as long; maintainers run it before a release, see solutions/README.md).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import hashlib
 import importlib
 import inspect
 import json
+import os
 import re
 import subprocess
 import sys
@@ -333,6 +339,11 @@ def delete_last_tests(notebook: dict, lab: str) -> dict:
 
 def class_of(lab: str, course: Path) -> dict[str, dict | str]:
     """student id -> notebook (JSON) or raw text. Ids with '_' on purpose (zip_collect)."""
+    everyone = every_submission(lab, course)
+    return everyone if attacks_on(lab) else {s: n for s, n in everyone.items() if s in LAB_DEPENDENT}
+
+
+def every_submission(lab: str, course: Path) -> dict[str, dict | str]:
     empty = blank(lab)
     return {
         # edits the package before anyone else is graded (students are graded in sorted order)
@@ -361,6 +372,25 @@ def class_of(lab: str, course: Path) -> dict[str, dict | str]:
         "helper_raises": helper_raises(lab),
         "keeps_a_stand_in": keeps_a_stand_in(lab),
     }
+
+
+# Built from each lab's own functions and notebooks: run on every lab.
+LAB_DEPENDENT = {"honest", "blank", "last_raises", "invalid_json", "hardcoded", "helper_raises", "keeps_a_stand_in",
+                 "reference_import", "reference_from_disk"}
+EVERY_ATTACK_LABS = {"00_pretokenization", "03_parallel"}
+
+
+def attacks_on(lab: str) -> bool:
+    """Whether ``lab``'s batch holds the lab-independent attacks too."""
+    return lab in EVERY_ATTACK_LABS or bool(os.environ.get("BPE_EVERY_ATTACK"))
+
+
+def needs(batch, *students: str) -> None:
+    """Skip, saying why, a check of students that this lab's batch leaves out."""
+    missing = [student for student in students if student not in batch["report"]]
+    if missing:
+        pytest.skip(f"{batch['lab']}: {', '.join(missing)} are lab-independent attacks, run on "
+                    f"{' and '.join(sorted(EVERY_ATTACK_LABS))} (BPE_EVERY_ATTACK=1 runs them on every lab)")
 
 
 BLANK_BASED = {"aaa_edits_package", "blank", "hooks_ipython", "patches_imports", "patches_hypothesis", "reference_import",
@@ -446,19 +476,20 @@ def test_the_batch_grades_everyone_but_the_unreadable(batch):
 
 
 def test_honest_work_gets_full_marks_whatever_it_prints(batch):
-    for student in sorted(FULL_MARKS):
+    for student in sorted(FULL_MARKS & set(batch["report"])):
         assert score(batch, student) == batch["full"], (student, batch["details"].get(student))
 
 
 @pytest.mark.parametrize("student", sorted(BLANK_BASED))
 def test_an_attack_on_a_blank_notebook_earns_nothing(batch, student):
+    needs(batch, student)
     assert score(batch, student) == 0, [(t.name, t.earned, t.first_failure) for t in batch["details"][student] if t.earned]
 
 
 def test_a_broken_function_costs_what_the_function_is_worth(batch):
     honest_partial = score(batch, "last_raises")
     assert 0 < honest_partial < batch["full"]
-    for student in sorted(LIKE_LAST_RAISES):
+    for student in sorted(LIKE_LAST_RAISES & set(batch["report"])):
         assert score(batch, student) == honest_partial, (student, [(t.name, t.earned) for t in batch["details"][student]])
 
 
@@ -480,6 +511,7 @@ def attack_outputs(batch, student: str, cell_id: str = "attack") -> list[dict]:
 
 @pytest.mark.parametrize("student", sorted(REFUSED))
 def test_the_sandbox_refused_the_attack(batch, student):
+    needs(batch, student)
     errors = [out for out in attack_outputs(batch, student) if out["output_type"] == "error"]
     refused = REFUSED[student] if isinstance(REFUSED[student], tuple) else (REFUSED[student],)
     assert errors and errors[0]["ename"] in refused, errors
@@ -491,6 +523,7 @@ def test_nothing_on_disk_changed(batch):
 
 
 def test_test_cells_show_the_graders_verdict(batch):
+    needs(batch, "hooks_ipython", "loop_in_extra_cell")
     cells = batch["autograded"]["hooks_ipython"]["cells"]
     test_cells_with_errors = [c for c in cells if c.get("metadata", {}).get("nbgrader", {}).get("grade") and c["outputs"]]
     assert test_cells_with_errors and all(c["outputs"][0]["ename"] == "CheckFailed" for c in test_cells_with_errors)
@@ -499,6 +532,7 @@ def test_test_cells_show_the_graders_verdict(batch):
 
 
 def test_class_report_flags_what_needs_review(batch):
+    needs(batch, "noisy_but_correct", "writes_gradebook", "patches_imports", "hooks_ipython", "reference_subprocess")
     report = batch["report"]
     assert not report["honest"].review and not report["blank"].review and not report["noisy_but_correct"].review
     flags = {student: " ".join(status.review) for student, status in report.items()}
@@ -535,10 +569,11 @@ def test_feedback_and_export_work_for_the_class(batch):
     assert batch["feedback_files"] == graded
     assert batch["export"].returncode == 0
     scores = {row["student_id"]: float(row["raw_score"]) for row in batch["grades_csv"]}
-    assert scores["honest"] == batch["full"] and scores["blank"] == 0 and scores["writes_gradebook"] == 0
+    assert scores["honest"] == batch["full"] and scores["blank"] == 0 and scores.get("writes_gradebook", 0) == 0
 
 
 def test_self_grading_takes_the_same_path(batch, tmp_path):
+    needs(batch, "patches_imports")  # the same attack, through python -m bpe_ref grade
     lab = batch["lab"]
     path = tmp_path / f"{lab}.ipynb"
     path.write_text(json.dumps(with_cell_after_setup(blank(lab), "attack", PATCHED_IMPORTS)), encoding="utf-8")

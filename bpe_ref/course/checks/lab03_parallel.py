@@ -189,6 +189,7 @@ def check_count_chunk(learner: Callable) -> None:
 
 check_count_chunk.task, check_count_chunk.reference, check_count_chunk.cases = (
     COUNT_CHUNK_TASK, count_chunk, _check_count_chunk_cases.cases)
+_check_count_chunk_cases.is_grader = False  # a part of check_count_chunk, which the test cell calls
 
 # ---- task 3: the reduce ----------------------------------------------------------------------
 
@@ -267,7 +268,8 @@ def check_count_pretokens_in_file_properties(count_pretokens_in_file: Callable) 
     sample = CorpusFile(data_file(TINYSTORIES_SAMPLE).read_bytes())
     check_cases(FILE_TASK, count_pretokens_in_file, serial_count,
                 [Case((sample, [EOT], 2, 1, "spawn"), {0: "<path of the TinyStories sample>"})])
-    passed(f"count_pretokens_in_file: equals the serial count on {count} generated files and on the TinyStories sample.")
+    passed(f"count_pretokens_in_file: agrees with the reference (the serial count) on {count} generated files and on the "
+           "TinyStories sample.")
 
 
 # ---- stretch (ungraded): special tokens that overlap ----------------------------------------

@@ -132,6 +132,7 @@ def check_index_words(learner: Callable) -> None:
 
 check_index_words.task, check_index_words.reference, check_index_words.cases = (
     INDEX_TASK, reference_index_words, _check_index_words_cases.cases)
+_check_index_words_cases.is_grader = False  # a part of check_index_words, which the test cell calls
 
 # ---- task 2: the pairs a rewritten word gains -------------------------------------------------
 
