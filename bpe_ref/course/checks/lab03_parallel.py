@@ -268,8 +268,8 @@ def check_count_pretokens_in_file_properties(count_pretokens_in_file: Callable) 
     sample = CorpusFile(data_file(TINYSTORIES_SAMPLE).read_bytes())
     check_cases(FILE_TASK, count_pretokens_in_file, serial_count,
                 [Case((sample, [EOT], 2, 1, "spawn"), {0: "<path of the TinyStories sample>"})])
-    passed(f"count_pretokens_in_file: agrees with the reference (the serial count) on {count} generated files and on the "
-           "TinyStories sample.")
+    passed(f"count_pretokens_in_file: agrees with the reference on {count} generated files and on the TinyStories "
+           "sample (the reference is the serial count).")
 
 
 # ---- stretch (ungraded): special tokens that overlap ----------------------------------------

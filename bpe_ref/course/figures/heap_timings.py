@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -32,6 +30,7 @@ from pathlib import Path
 from statistics import median
 
 from ...corpus import read_corpus
+from ..bench.common import machine_description
 from ...data_files import DATA_DIR, REPO_ROOT, TINYSTORIES_VALID, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens
 from ...train import MergeStep
@@ -91,7 +90,7 @@ def measure(num_merges: int = 3000, repeats: int = 3, stride: int = 10) -> dict:
     return {
         "command": "python -m bpe_ref.course.figures.heap_timings",
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "machine": machine(),
+        "machine": machine_description(),
         "repeats": repeats,
         "what": "seconds from the start of each trainer's merge loop (set-up included) to the end of merge k, "
                 "median of the repeats; garbage collector paused",
@@ -141,7 +140,7 @@ def measure_word_length(repeats: int = 5) -> dict:
     return {
         "command": "python -m bpe_ref.course.figures.heap_timings",
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "machine": machine(),
+        "machine": machine_description(),
         "repeats": repeats,
         "file": TINYSTORIES_VALID.relative_to(REPO_ROOT).as_posix(),
         "characters": WORD_LENGTH_CHARACTERS,
@@ -152,18 +151,6 @@ def measure_word_length(repeats: int = 5) -> dict:
                 "glued into one word; garbage collector paused",
         "rows": rows,
     }
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
 def main(argv: list[str] | None = None) -> int:
