@@ -1,12 +1,19 @@
 """The tokenizer's default path (``method=None``): the ids of the encoders, as fast as Python goes.
 
-Text repeats its words, so the default path keeps a cache from pieces of text to their ids, and
-only encodes a piece it has not seen. The pieces are *segments* (a run of whitespace followed by a
-run of non-whitespace, such as ``" time,"``), cut by a simple regular expression that runs faster
-than the GPT-2 pattern; why segments are safe to encode one by one is explained at
-:func:`segment_pattern`. A segment not in the cache is split into pretokens; a pretoken that is a
-single token is looked up, any other goes to the ``heap`` encoder (the fastest of the four in
-Python). The same argument tells :func:`last_safe_cut` where
+Text repeats itself, so the default path remembers the ids of what it has encoded, at three
+sizes, and runs an encoder only on what it has never seen:
+
+1. **Segments**: a run of whitespace then a run of non-whitespace (``" time,"``), cut by a simple
+   regular expression that runs faster than the GPT-2 pattern. Why segments can be encoded one by
+   one: :func:`segment_pattern`. Running text repeats its segments, so most of it is one dict
+   lookup per segment.
+2. **Pretokens** of a segment not seen before (the GPT-2 pattern): words repeat even where
+   segments do not (Chinese has no spaces, so a segment can be a whole paragraph).
+3. **Pieces** of a pretoken not seen before: a pretoken is cut where no merge can ever cross
+   (:func:`piece_pattern`), so a Chinese clause becomes its characters, which repeat. Only a piece
+   never seen goes to the ``heap`` encoder (the fastest of the four in Python).
+
+The same argument as for segments tells :func:`last_safe_cut` where
 :meth:`~bpe_ref.tokenizer.Tokenizer.encode_iterable` may cut a stream of text.
 
 >>> segment_pattern().findall("Once upon  a time,\\n")
@@ -18,27 +25,32 @@ Python). The same argument tells :func:`last_safe_cut` where
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
-from itertools import chain
-
-import regex
+from itertools import chain, repeat
 
 from .corpus import encode_utf8
 from .encode.common import MergeTables
 from .encode.step07_heap import HeapEncoder
-from .encode.step08_valid_tokens import ValidTokens
 from .pretokenize import PRETOKEN_RE, special_token_regex, split_keeping_special_tokens
 
-DEFAULT_CACHE_SIZE = 1 << 16  # segments kept in the cache; it is emptied when full, so memory is bounded
-MAX_CACHED_SEGMENT = 256  # characters; a longer segment (one long piece) is encoded, not stored
+DEFAULT_CACHE_SIZE = 1 << 17  # entries kept in each cache (a Chinese novel has 94 000 distinct pretokens); it is emptied when full, so memory is bounded
+SEPARATOR = b"\xff"  # between pretokens when they are cut into pieces: no UTF-8 text holds this byte
+SHORT_PIECE = 16  # bytes; a piece this short is merged in a flat list, a longer one by the heap encoder
+NOT_A_MERGE = 1 << 62  # above every rank
+MAX_CACHED_SEGMENT = 256  # characters; a longer segment is not stored (its pretokens and pieces are)
+
+# Every character the GPT-2 pattern's ``\s`` matches (Unicode's White_Space), written out because
+# asking ``regex`` about all 1.1 million code points takes 0.2 s (the tests ask it).
+WHITESPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
 
 
-@lru_cache(maxsize=1)
 def whitespace_chars() -> str:
-    """Every character that the GPT-2 pattern's ``\\s`` matches (asked of ``regex`` itself)."""
-    every_char = "".join(map(chr, range(0x110000)))
-    return "".join(regex.findall(r"\s", every_char))
+    """Every character that the GPT-2 pattern's ``\\s`` matches."""
+    return WHITESPACE
 
 
 @lru_cache(maxsize=1)
@@ -54,76 +66,177 @@ def segment_pattern() -> re.Pattern:
     lookahead, ``\\s+(?!\\S)``, looks at the character after a whitespace run, which is inside the
     segment. So the pretokens of a text are those of its segments, one after the other (the
     tests check it on generated text). ``re`` runs this pattern about twice as fast as ``regex``
-    runs the GPT-2 one; ``\\s`` is spelled out as :func:`whitespace_chars`, because ``re`` and
+    runs the GPT-2 one; ``\\s`` is spelled out as :data:`WHITESPACE`, because ``re`` and
     ``regex`` disagree on four control characters.
     """
-    space = "".join(re.escape(c) for c in whitespace_chars())
+    space = "".join(re.escape(c) for c in WHITESPACE)
     return re.compile(f"[{space}]*[^{space}]+|[{space}]+")
 
 
-class _SegmentCache(dict):
-    """segment -> tuple of ids; ``__missing__`` encodes a new segment (called from C by ``map``)."""
+# ------------------------------------------------------------------------ pieces of a pretoken
 
-    __slots__ = ("encode_segment", "max_size")
 
-    def __missing__(self, segment: str) -> tuple[int, ...]:
-        ids = self.encode_segment(segment)
-        if len(segment) <= MAX_CACHED_SEGMENT:
+def joining_byte_pairs(token_bytes: Sequence[bytes]) -> set[tuple[int, int]]:
+    """Every pair of adjacent bytes ``(x, y)`` found inside some token.
+
+    Where a pretoken's bytes hold a pair that no token holds, no token can ever span that point,
+    so no merge crosses it: BPE on the pretoken is BPE on each side, one after the other (the
+    merges on one side never look at the other, and lowest rank first, leftmost first, orders
+    each side's merges as it orders all of them). GPT-2 has 50 000 tokens but only about 2 700
+    such pairs: two Chinese characters almost never share a token.
+
+    >>> sorted(joining_byte_pairs([b"a", b"ab", b"abc"]))
+    [(97, 98), (98, 99)]
+    """
+    pairs: set[tuple[int, int]] = set()
+    for token in token_bytes:
+        if len(token) > 1:
+            pairs.update(zip(token, token[1:]))
+    return pairs
+
+
+def piece_pattern(token_bytes: Sequence[bytes]) -> re.Pattern:
+    """A pattern whose ``findall`` cuts pretokens into *pieces* that BPE encodes one by one with
+    the same result: it cuts between two characters where no token holds the two bytes that meet
+    there (:func:`joining_byte_pairs`).
+
+    It reads the UTF-8 bytes of a segment's pretokens joined by :data:`SEPARATOR` (``0xFF``, a
+    byte that UTF-8 never uses) and returns the pieces without the separators: one call per
+    segment, not one per pretoken. A piece is one byte followed by the bytes that may join it: the
+    rest of its character, or the first byte of the next character when some token holds the
+    pair; the separator joins nothing. To stay one quick regular expression the rule cuts a little
+    less than it could, never more: it never cuts between two ASCII characters (English words
+    would gain nothing). One branch per group of last bytes that join the same first bytes.
+
+    >>> pattern = piece_pattern([b"ab", b"\\xe4\\xb8\\xad\\xe6"])  # a token holds 中 and a lead 0xE6
+    >>> data = SEPARATOR.join(["ab中文中國".encode(), "中".encode()])   # 文 starts with 0xE6, 國 with 0xE5
+    >>> [piece.decode() for piece in pattern.findall(data)]
+    ['ab', '中文', '中', '國', '中']
+    """
+    joins: dict[int, set[int]] = {}  # last byte of a character -> first bytes of the next it joins
+    for x, y in joining_byte_pairs(token_bytes):
+        if not (y < 0x80 or 0xC2 <= y <= 0xF4) or (x < 0x80 and y < 0x80):
+            continue  # y starts no character (or ASCII after ASCII, always joined: the second branch)
+        joins.setdefault(x, set()).add(y)
+    by_next: dict[frozenset[int], list[int]] = {}
+    for x, ys in joins.items():
+        by_next.setdefault(frozenset(ys), []).append(x)
+
+    def byte_class(values) -> bytes:
+        return b"[" + b"".join(re.escape(bytes([v])) for v in sorted(values)) + b"]"
+
+    # inside a character; ASCII after ASCII; then the most common last bytes first (tried in order)
+    branches = [rb"[\x80-\xff](?=[\x80-\xbf])", rb"[\x00-\x7f](?=[\x00-\x7f])"]
+    for ys, xs in sorted(by_next.items(), key=lambda item: -len(item[1])):
+        branches.append(byte_class(xs) + b"(?=" + byte_class(ys) + b")")
+    return re.compile(re.escape(SEPARATOR) + b"?((?:" + b"|".join(branches) + rb")*[\x00-\xff])")
+
+
+# ------------------------------------------------------------------------ encoding one piece
+
+
+def piece_encoder(tables: MergeTables) -> Callable[[bytes], tuple[int, ...]]:
+    """The ids of one piece's bytes: the ``heap`` encoder, or for a piece of at most
+    :data:`SHORT_PIECE` bytes a flat list of ranks (tiktoken's loop), whose setup is two calls
+    in C where the heap's is a loop in Python.
+
+    The flat loop keeps ``ranks[i]``, the merge of parts ``i`` and ``i + 1``; it takes the
+    smallest (``index`` finds the leftmost), merges those two parts, and recomputes the two
+    pairs around the new part: lowest rank first, leftmost first, as every encoder. It costs
+    O(n) per merge, fine for short pieces; a long piece (one long word, random letters) goes to
+    the heap, O(n log n) in all.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"aa", 257: b"aaa"}
+    >>> piece_encoder(MergeTables(vocab, [(b"a", b"a"), (b"aa", b"a")]))(b"aaaaa")
+    (256, 257)
+    """
+    heap = HeapEncoder(tables).encode
+    merge_of = tables.pair_to_token.get
+    ids = tables.token_ids.__getitem__
+
+    def encode_piece(data: bytes) -> tuple[int, ...]:
+        if len(data) > SHORT_PIECE:
+            return tuple(heap(data))
+        parts = list(data)
+        ranks = list(map(merge_of, zip(parts, parts[1:]), repeat(NOT_A_MERGE)))
+        while ranks:
+            best = min(ranks)
+            if best == NOT_A_MERGE:
+                break
+            i = ranks.index(best)
+            parts[i : i + 2] = (best,)
+            del ranks[i]
+            if i:
+                ranks[i - 1] = merge_of((parts[i - 1], best), NOT_A_MERGE)
+            if i < len(ranks):
+                ranks[i] = merge_of((best, parts[i + 1]), NOT_A_MERGE)
+        return tuple(map(ids, parts))
+
+    return encode_piece
+
+
+# ------------------------------------------------------------------------ the caches
+
+
+class _Memo(dict):
+    """text (or bytes) -> tuple of ids; ``__missing__`` computes a new key's ids (called from C by ``map``)
+    and keeps them if the key is short enough, emptying itself when full (bounded memory; the
+    hit path stays a plain dict lookup)."""
+
+    __slots__ = ("compute", "max_size", "max_key")
+
+    def __init__(self, compute: Callable, max_size: int, max_key: int) -> None:
+        super().__init__()
+        self.compute, self.max_size, self.max_key = compute, max_size, max_key
+
+    def __missing__(self, key: str | bytes) -> tuple[int, ...]:
+        ids = self.compute(key)
+        if len(key) <= self.max_key:
             if len(self) >= self.max_size:
-                self.clear()  # simplest bound on memory; the hit path stays a plain dict lookup
-            self[segment] = ids
+                self.clear()
+            self[key] = ids
         return ids
 
 
-def single_token_ids(tables: MergeTables, valid: ValidTokens) -> dict[str, int]:
-    """``{text: id}`` for every valid token whose bytes are whole UTF-8 text.
-
-    A pretoken whose bytes are a valid token encodes to that one token, without running an encoder.
-    """
-    single: dict[str, int] = {}
-    for token_bytes, token in valid.token_of.items():
-        try:
-            single[token_bytes.decode("utf-8")] = tables.token_ids[token]
-        except UnicodeDecodeError:
-            pass  # part of a character: never a whole pretoken
-    return single
-
-
 class FastEncoder:
-    """Text (a ``str``, special tokens and all) -> ids, through the segment cache.
+    """Text (a ``str``, special tokens and all) -> ids, through the caches of segments and of
+    words (pretokens and their pieces).
 
-    ``special_token_ids`` maps each special token to its id, in the tokenizer's order; ``valid``
-    gives the single-token shortcut (``None``: no shortcut, for vocabularies with repeated token
-    bytes, where the ``heap`` encoder does it all); ``cache_size`` bounds the cached segments.
+    ``special_token_ids`` maps each special token to its id, in the tokenizer's order;
+    ``cache_size`` bounds each cache. Nothing is built before the first text needs it: the
+    pattern of pieces waits for the first pretoken that is not ASCII.
     """
 
     def __init__(
         self,
         tables: MergeTables,
         special_token_ids: Mapping[str, int],
-        valid: ValidTokens | None,
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
         self.special_tokens: tuple[str, ...] = tuple(special_token_ids)
         self.special_token_ids = special_token_ids
         self.special_re = special_token_regex(self.special_tokens)
-        single = single_token_ids(tables, valid) if valid is not None else {}
-        heap = HeapEncoder(tables)
+        self._tables = tables
+        self._cut: Callable[[bytes], list[bytes]] | None = None  # built for the first non-ASCII segment
         pretokens = PRETOKEN_RE.findall
+        utf8 = str.encode
 
         def encode_segment(segment: str) -> tuple[int, ...]:
-            ids: list[int] = []
-            for pretoken in pretokens(segment):
-                token_id = single.get(pretoken)
-                if token_id is None:
-                    ids += heap.encode(pretoken.encode("utf-8"))
-                else:
-                    ids.append(token_id)
-            return tuple(ids)
+            if segment.isascii():
+                found = map(utf8, pretokens(segment))  # ASCII is never cut: the pieces are the pretokens
+            else:
+                # The pretokens' bytes, each followed by 0xFF (no UTF-8 byte): the pattern cuts
+                # the pieces out of them, and never joins across 0xFF (a pretoken boundary).
+                found = (self._cut or self._build_cut())(SEPARATOR.join(map(utf8, pretokens(segment))))
+            return tuple(chain.from_iterable(map(pieces.__getitem__, found)))
 
-        self.cache = _SegmentCache()
-        self.cache.encode_segment = encode_segment
-        self.cache.max_size = cache_size
+        pieces = _Memo(piece_encoder(tables), cache_size, MAX_CACHED_SEGMENT)
+        self.cache = _Memo(encode_segment, cache_size, MAX_CACHED_SEGMENT)
+        self.pieces = pieces
+
+    def _build_cut(self) -> Callable[[bytes], list[bytes]]:
+        self._cut = piece_pattern(self._tables.token_bytes).findall
+        return self._cut
 
     def encode(self, text: str) -> list[int]:
         """The token ids of ``text`` (``ValueError`` for a lone surrogate)."""
@@ -144,8 +257,9 @@ class FastEncoder:
             raise
 
     def clear_cache(self) -> None:
-        """Forget the cached segments."""
+        """Forget the cached segments and pieces."""
         self.cache.clear()
+        self.pieces.clear()
 
 
 def last_safe_cut(text: str, searched_from: int, special_tokens: Sequence[str]) -> int:
@@ -176,15 +290,19 @@ def _may_straddle(text: str, cut: int, special_tokens: Sequence[str]) -> bool:
 
 @lru_cache(maxsize=1)
 def _whitespace_set() -> frozenset[str]:
-    return frozenset(whitespace_chars())
+    return frozenset(WHITESPACE)
 
 
 __all__ = [
     "DEFAULT_CACHE_SIZE",
     "MAX_CACHED_SEGMENT",
+    "SEPARATOR",
+    "WHITESPACE",
     "FastEncoder",
+    "joining_byte_pairs",
+    "piece_encoder",
     "last_safe_cut",
+    "piece_pattern",
     "segment_pattern",
-    "single_token_ids",
     "whitespace_chars",
 ]

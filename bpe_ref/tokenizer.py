@@ -15,7 +15,7 @@ pretokens by the GPT-2 pattern, and each pretoken's UTF-8 bytes are encoded by o
 encoders of :mod:`bpe_ref.encode` (``method=``). Decoding joins the bytes of the tokens and
 decodes them once (:mod:`bpe_ref.decode`).
 
-The default path (``method=None``) gives the same ids faster, from a cache of text segments: it is
+The default path (``method=None``) gives the same ids faster, from caches of text segments and of pieces of pretokens: it is
 :mod:`bpe_ref.fast_encode`, along with where :meth:`Tokenizer.encode_iterable` may cut a stream.
 """
 
@@ -45,7 +45,7 @@ class Tokenizer:
     order. ``special_tokens`` are matched in the text before anything else (the longest first
     where they overlap) and never split; one missing from ``vocab`` is added with the next free
     id. Raises ``ValueError`` (naming the merge) when vocabulary and merges do not fit together.
-    ``cache_size`` bounds the number of text segments whose ids the default encoder remembers.
+    ``cache_size`` bounds each of the default encoder's two caches (text segments, pieces of pretokens).
     """
 
     def __init__(
@@ -99,7 +99,7 @@ class Tokenizer:
 
         With ``method`` in ``ENCODE_METHODS``: cut out the special tokens, split the rest into
         pretokens, and run that encoder on the UTF-8 bytes of each, uncached (for teaching,
-        testing, benchmarking). ``method=None`` takes the fastest exact path, cached segments
+        testing, benchmarking). ``method=None`` takes the fastest exact path, cached segments and pieces
         (:mod:`bpe_ref.fast_encode`): all give the same ids. ``ValueError`` for a lone surrogate.
         """
         if not isinstance(text, str):
@@ -222,15 +222,11 @@ class Tokenizer:
     def _fast_encoder(self) -> FastEncoder:
         """The default path, built on first use (construction stays cheap)."""
         if self._fast is None:
-            try:
-                valid = self._valid_tokens()
-            except ValueError:
-                valid = None  # repeated token bytes: no single-token shortcut, the heap does it all
-            self._fast = FastEncoder(self._tables, self.special_token_ids, valid, self._cache_size)
+            self._fast = FastEncoder(self._tables, self.special_token_ids, self._cache_size)
         return self._fast
 
     def clear_cache(self) -> None:
-        """Forget the cached segments (for cold-cache benchmarks)."""
+        """Forget the cached segments and words (for cold-cache benchmarks)."""
         if self._fast is not None:
             self._fast.clear_cache()
 

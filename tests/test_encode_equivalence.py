@@ -16,7 +16,7 @@ from bpe_ref.data_files import CORPUS_EN, TINYSTORIES_SAMPLE
 from bpe_ref.encode import make_encoder
 from bpe_ref.encode.common import MergeTables
 from bpe_ref.encode.step08_valid_tokens import ValidTokens, prefix_trie, suffix_trie
-from bpe_ref.fast_encode import segment_pattern, whitespace_chars
+from bpe_ref.fast_encode import SEPARATOR, joining_byte_pairs, piece_encoder, piece_pattern, segment_pattern, whitespace_chars
 from bpe_ref.pretokenize import PRETOKEN_RE
 
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=60)
@@ -134,10 +134,52 @@ def test_segments_pretokenize_like_the_whole_text():
 
 
 def test_whitespace_chars_are_the_patterns_whitespace():
+    import regex
+
     chars = whitespace_chars()
     assert " " in chars and "\n" in chars and "\u3000" in chars
     assert "\x1c" not in chars  # str.isspace() says yes; the GPT-2 pattern's \s says no
     assert all(PRETOKEN_RE.fullmatch(c * 3) for c in chars)
+    every_char = "".join(map(chr, range(0x110000)))
+    assert chars == "".join(regex.findall(r"\s", every_char))  # written out, asked of regex here
+
+
+# Corpora of many scripts, so that training makes tokens that span two characters.
+many_scripts = st.text(alphabet="ab \u00e9\u00df\u0436\u4e2d\u6587\u570b\U0001f600,", min_size=1, max_size=300)
+
+
+@SETTINGS
+@given(training=many_scripts, text=st.text(alphabet="ab \u00e9\u00df\u0436\u4e2d\u6587\u570b\U0001f600,x\u0301", max_size=80))
+def test_pieces_encode_like_their_pretoken(training, text):
+    # Why the default path may cut a pretoken where no token holds the two bytes that meet.
+    tok = tokenizer_for(training)
+    encode = tok._encoder("heap").encode
+    cut = piece_pattern(tok._tables.token_bytes).findall
+    pairs = joining_byte_pairs(tok._tables.token_bytes)
+    pretokens = PRETOKEN_RE.findall(text)
+    if not pretokens:
+        return
+    pieces = cut(SEPARATOR.join(p.encode() for p in pretokens))
+    assert b"".join(pieces) == "".join(pretokens).encode()
+    assert all(SEPARATOR not in piece for piece in pieces)
+    at = 0
+    for pretoken in pretokens:
+        data, own = pretoken.encode(), []
+        while len(b"".join(own)) < len(data):
+            own.append(pieces[at])
+            at += 1
+        assert b"".join(own) == data  # no piece crosses a pretoken boundary
+        for left, right in zip(own, own[1:]):
+            assert (left[-1], right[0]) not in pairs  # each cut is where no token spans
+        assert [i for piece in own for i in encode(piece)] == encode(data), (training, pretoken, own)
+
+
+@SETTINGS
+@given(training=corpus, data=st.binary(max_size=60) | st.text(alphabet="ab", max_size=60).map(str.encode))
+def test_piece_encoder_is_the_heap_encoder(training, data):
+    # Short pieces go through a flat list (tiktoken's loop), long ones through the heap.
+    tok = tokenizer_for(training)
+    assert list(piece_encoder(tok._tables)(data)) == tok._encoder("heap").encode(data)
 
 
 def small_tables() -> MergeTables:

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_ref import ENCODE_METHODS, Tokenizer
-from bpe_ref.data_files import CS336_FIXTURES, TINYSTORIES_SAMPLE
+from bpe_ref.data_files import CHINESE_NOVEL, CS336_FIXTURES, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE
 from bpe_ref.course.interop import to_tiktoken
 
 METHODS = [None, *ENCODE_METHODS]  # None: the default (cached) path
@@ -72,6 +72,16 @@ def test_shipped_tinystories_default_path(gpt2_tokenizer, gpt2_tiktoken):
     assert gpt2_tokenizer.count_tokens(text) == len(ids)
 
 
+@pytest.mark.parametrize("corpus", [SPANISH_NOVEL, RUSSIAN_STORIES, CHINESE_NOVEL], ids=["es", "ru", "zh"])
+def test_shipped_other_languages_default_path(gpt2_tiktoken, corpus):
+    # A fresh tokenizer (every cache cold, the pattern of pieces built on the way), then warm.
+    tok = Tokenizer.gpt2()
+    text = corpus.read_text(encoding="utf-8")
+    want = expected(gpt2_tiktoken, text)
+    assert tok.encode(text) == want
+    assert tok.encode(text) == want
+
+
 @pytest.mark.parametrize("method", ENCODE_METHODS)
 def test_shipped_tinystories_each_encoder(gpt2_tokenizer, gpt2_tiktoken, method):
     # The whole 1.4 MB sample, uncached: about a second per encoder in Python.
@@ -93,7 +103,7 @@ def test_without_special_tokens_the_text_is_ordinary(gpt2_tiktoken):
     assert 50256 not in tok.encode(text)
 
 
-@pytest.mark.parametrize("method", ["heap", "backtrack", "table"])
+@pytest.mark.parametrize("method", [None, "heap", "backtrack", "table"])
 def test_one_long_piece(gpt2_tokenizer, gpt2_tiktoken, method):
     # One pretoken of 3000 letters: the worst case of the benchmark, small.
     import random

@@ -78,9 +78,9 @@ def test_cache_is_bounded():
     tok = Tokenizer.gpt2(cache_size=8)
     text = " ".join(f"w{i}" for i in range(100))
     assert tok.encode(text) == Tokenizer.gpt2().encode(text, method="heap")
-    assert len(tok._fast.cache) <= 8
+    assert len(tok._fast.cache) <= 8 and len(tok._fast.pieces) <= 8
     tok.clear_cache()
-    assert len(tok._fast.cache) == 0
+    assert len(tok._fast.cache) == 0 and len(tok._fast.pieces) == 0
 
 
 # ---------------------------------------------------------------- interop
