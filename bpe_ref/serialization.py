@@ -59,8 +59,22 @@ def token_to_string(token: bytes) -> str:
     return "".join(table[b] for b in token)
 
 
+@lru_cache(maxsize=1)
+def _to_latin1() -> dict[int, str]:
+    """For ``str.translate``: each mapped character -> the Latin-1 character of its byte; every
+    other Latin-1 character -> one that Latin-1 cannot encode (so that it fails, as it must)."""
+    table = {ord(char): chr(b) for char, b in unicode_to_bytes().items()}
+    for code_point in range(256):
+        table.setdefault(code_point, "\uffff")
+    return table
+
+
 def string_to_token(text: str, source: str = "GPT-2 file") -> bytes:
     """The inverse of :func:`token_to_string`; ``ValueError`` for a character outside the map."""
+    try:
+        return text.translate(_to_latin1()).encode("latin-1")  # two calls in C: loading is quick
+    except UnicodeEncodeError:
+        pass  # some character is outside the map: find it, for the message
     table = unicode_to_bytes()
     try:
         return bytes(table[char] for char in text)

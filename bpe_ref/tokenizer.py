@@ -61,7 +61,7 @@ class Tokenizer:
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 1:
             raise ValueError(f"cache_size must be a positive int, got {cache_size!r}")
         vocab = dict(vocab)
-        self._tables = MergeTables(vocab, merges)
+        self._tables = MergeTables(vocab, merges, checked=True)
         self.merges: list[tuple[bytes, bytes]] = list(self._tables.merges)
         self.special_tokens: tuple[str, ...] = special_tokens
         self.special_token_ids: dict[str, int] = self._add_special_tokens(vocab, special_tokens)

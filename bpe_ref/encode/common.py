@@ -59,8 +59,9 @@ class MergeTables:
     and when a single byte has no token (byte-level BPE must be able to encode any byte).
     """
 
-    def __init__(self, vocab: Vocab, merges: Merges) -> None:
-        check_vocab_and_merges(vocab, merges)
+    def __init__(self, vocab: Vocab, merges: Merges, *, checked: bool = False) -> None:
+        if not checked:  # the tokenizer checks before it copies the vocabulary: once is enough
+            check_vocab_and_merges(vocab, merges)
         ids_of: dict[bytes, list[int]] = {}
         for token_id in sorted(vocab):
             ids_of.setdefault(vocab[token_id], []).append(token_id)
