@@ -76,26 +76,24 @@ def segment_pattern() -> re.Pattern:
 # ------------------------------------------------------------------------ pieces of a pretoken
 
 
-def joining_byte_pairs(token_bytes: Sequence[bytes]) -> set[tuple[int, int]]:
-    """Every pair of adjacent bytes ``(x, y)`` found inside some token.
+def joining_byte_pairs(merges: Sequence[tuple[bytes, bytes]]) -> set[tuple[int, int]]:
+    """Every pair of adjacent bytes ``(x, y)`` found inside some token that the merges make.
 
     Where a pretoken's bytes hold a pair that no token holds, no token can ever span that point,
     so no merge crosses it: BPE on the pretoken is BPE on each side, one after the other (the
     merges on one side never look at the other, and lowest rank first, leftmost first, orders
-    each side's merges as it orders all of them). GPT-2 has 50 000 tokens but only about 2 700
-    such pairs: two Chinese characters almost never share a token.
+    each side's merges as it orders all of them). A token made by merge ``(left, right)`` holds
+    the pairs inside ``left``, those inside ``right`` (tokens made earlier, or single bytes) and
+    the one where they meet, so the pairs where merges meet are all of them. GPT-2 has 50 000
+    merges but only about 2 700 such pairs: two Chinese characters rarely share a token.
 
-    >>> sorted(joining_byte_pairs([b"a", b"ab", b"abc"]))
+    >>> sorted(joining_byte_pairs([(b"a", b"b"), (b"ab", b"c")]))
     [(97, 98), (98, 99)]
     """
-    pairs: set[tuple[int, int]] = set()
-    for token in token_bytes:
-        if len(token) > 1:
-            pairs.update(zip(token, token[1:]))
-    return pairs
+    return {(left[-1], right[0]) for left, right in merges}
 
 
-def piece_pattern(token_bytes: Sequence[bytes]) -> re.Pattern:
+def piece_pattern(merges: Sequence[tuple[bytes, bytes]]) -> re.Pattern:
     """A pattern whose ``findall`` cuts pretokens into *pieces* that BPE encodes one by one with
     the same result: it cuts between two characters where no token holds the two bytes that meet
     there (:func:`joining_byte_pairs`).
@@ -108,13 +106,13 @@ def piece_pattern(token_bytes: Sequence[bytes]) -> re.Pattern:
     less than it could, never more: it never cuts between two ASCII characters (English words
     would gain nothing). One branch per group of last bytes that join the same first bytes.
 
-    >>> pattern = piece_pattern([b"ab", b"\\xe4\\xb8\\xad\\xe6"])  # a token holds 中 and a lead 0xE6
+    >>> pattern = piece_pattern([(b"a", b"b"), (b"\\xe4\\xb8\\xad", b"\\xe6")])  # a token holds 中 and a lead 0xE6
     >>> data = SEPARATOR.join(["ab中文中國".encode(), "中".encode()])   # 文 starts with 0xE6, 國 with 0xE5
     >>> [piece.decode() for piece in pattern.findall(data)]
     ['ab', '中文', '中', '國', '中']
     """
     joins: dict[int, set[int]] = {}  # last byte of a character -> first bytes of the next it joins
-    for x, y in joining_byte_pairs(token_bytes):
+    for x, y in joining_byte_pairs(merges):
         if not (y < 0x80 or 0xC2 <= y <= 0xF4) or (x < 0x80 and y < 0x80):
             continue  # y starts no character (or ASCII after ASCII, always joined: the second branch)
         joins.setdefault(x, set()).add(y)
@@ -235,7 +233,7 @@ class FastEncoder:
         self.pieces = pieces
 
     def _build_cut(self) -> Callable[[bytes], list[bytes]]:
-        self._cut = piece_pattern(self._tables.token_bytes).findall
+        self._cut = piece_pattern(self._tables.merges).findall
         return self._cut
 
     def encode(self, text: str) -> list[int]:

@@ -154,8 +154,9 @@ def test_pieces_encode_like_their_pretoken(training, text):
     # Why the default path may cut a pretoken where no token holds the two bytes that meet.
     tok = tokenizer_for(training)
     encode = tok._encoder("heap").encode
-    cut = piece_pattern(tok._tables.token_bytes).findall
-    pairs = joining_byte_pairs(tok._tables.token_bytes)
+    cut = piece_pattern(tok.merges).findall
+    pairs = joining_byte_pairs(tok.merges)
+    assert pairs == {p for token in tok._tables.token_bytes for p in zip(token, token[1:])}
     pretokens = PRETOKEN_RE.findall(text)
     if not pretokens:
         return
