@@ -40,6 +40,14 @@ def test_a_tiny_run_of_every_part(tmp_path):
     tk, hf = to_tiktoken(tok), to_hf_tokenizer(tok)
     text = TINYSTORIES_SAMPLE.read_text(encoding="utf-8")[:20_000]
     out = io.StringIO()
+    texts = {name: path.read_text(encoding="utf-8")[:3_000] for name, path in bench.CORPORA.items()}
+    corpora = bench.measure_corpora(tk, texts, 1, out, hf=hf)
+    assert list(corpora["corpora"]) == list(bench.CORPORA) and len(corpora["builds"]) == 4
+    assert all(len(t) == 1 for c in corpora["corpora"].values() for t in c["times"].values())
+    headers, rows = bench.corpora_rows(corpora)
+    assert len(rows) == 4 and len(headers) == len(rows[0]) == 10
+    assert [c[2] for c in bench.corpora_checks(corpora)] == [">= 0.5x", ">= 0.3x", ">= 0.3x", ">= 0.3x"]
+    bench.plot_corpora(corpora, tmp_path / "c.png")
     encoding = bench.measure_throughput(tok, tk, hf, text, 1, out)
     encoders = bench.measure_encoders(tok, tk, text, 1, out)
     decoding = bench.measure_decode(tok, tk, hf, text, 1, out)
@@ -53,7 +61,7 @@ def test_a_tiny_run_of_every_part(tmp_path):
     assert len(rows) == 14 and len(headers) == 5
     bench.plot_worst_case(worst, tmp_path / "w.png")
     bench.plot_throughput(encoding, encoders, decoding, tmp_path / "t.png")
-    assert (tmp_path / "w.png").stat().st_size > 1000 and (tmp_path / "t.png").stat().st_size > 1000
+    assert all((tmp_path / name).stat().st_size > 1000 for name in ("w.png", "t.png", "c.png"))
     sections = [("Encoding", ["contender", "MB/s", "vs tiktoken", "vs HF"],
                  bench.throughput_rows(encoding, "tiktoken encode", [encoding["best_hf_batch"]]))]
     args = argparse.Namespace(quick=True, budget=5.0)
