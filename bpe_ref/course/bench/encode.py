@@ -142,12 +142,15 @@ def measure_throughput(tok, tk, hf, text: str, rounds: int, out) -> dict:
     return {"size_mb": size_mb, "times": times, "best_hf_batch": best_hf_batch, "num_tokens": len(expected)}
 
 
-def measure_corpora(tk, texts: dict[str, str], rounds: int, out, hf=None) -> dict:
-    """Per corpus, ``rounds`` rounds of: a fresh GPT-2 tokenizer (build timed), its first call on
-    the text, a warm call, tiktoken and (if given) HF ``encode_batch`` of the text's lines. The
-    order alternates between rounds; every id list of bpe_ref is checked against tiktoken's."""
-    from ...tokenizer import Tokenizer
+def measure_corpora(tk, texts: dict[str, str], rounds: int, out, hf=None, make_tokenizer=None) -> dict:
+    """Per corpus, ``rounds`` rounds of: a fresh GPT-2 tokenizer (``make_tokenizer()``, default
+    ``Tokenizer.gpt2``; its build timed), its first call on the text, a warm call, tiktoken and (if
+    given) HF ``encode_batch`` of the text's lines. The order alternates between rounds; every id
+    list of bpe_ref is checked against tiktoken's."""
+    if make_tokenizer is None:
+        from ...tokenizer import Tokenizer
 
+        make_tokenizer = Tokenizer.gpt2
     builds: list[float] = []
     corpora: dict[str, dict] = {}
     for name, text in texts.items():
@@ -161,7 +164,7 @@ def measure_corpora(tk, texts: dict[str, str], rounds: int, out, hf=None) -> dic
         for r in range(rounds):
             gc.collect()
             start = time.perf_counter()
-            tok = Tokenizer.gpt2()
+            tok = make_tokenizer()
             builds.append(time.perf_counter() - start)
             got: list[list[int]] = []
             ours = [("first call", lambda: got.append(tok.encode(text))), ("warm", lambda: got.append(tok.encode(text)))]
