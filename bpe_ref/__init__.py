@@ -8,7 +8,7 @@ Every lab of the course is graded against it. One module per idea:
 - :mod:`bpe_ref.serialization`: GPT-2 ``vocab.json`` / ``merges.txt``
 - :mod:`bpe_ref.tokenizer`, :mod:`bpe_ref.encode`, :mod:`bpe_ref.decode`: four encoders and the
   arena decoder behind one ``Tokenizer`` (steps 06-08); :mod:`bpe_ref.fast_encode`: its default
-  path, a cache of text segments
+  path, caches of text segments and of pieces of pretokens
 - :mod:`bpe_ref.course.checks`: the graders of the labs; :mod:`bpe_ref.course.bench`: the benchmarks
 
 >>> from bpe_ref import train_bpe_on_text

@@ -226,7 +226,7 @@ class Tokenizer:
         return self._fast
 
     def clear_cache(self) -> None:
-        """Forget the cached segments and words (for cold-cache benchmarks)."""
+        """Forget the cached segments and pieces (for cold-cache benchmarks)."""
         if self._fast is not None:
             self._fast.clear_cache()
 
