@@ -1,17 +1,17 @@
 """The tokenizer's default path (``method=None``): the ids of the encoders, as fast as Python goes.
 
-Text repeats itself, so the default path remembers the ids of what it has encoded, at three
+Text repeats itself, so the default path remembers the ids of what it has encoded, at two
 sizes, and runs an encoder only on what it has never seen:
 
 1. **Segments**: a run of whitespace then a run of non-whitespace (``" time,"``), cut by a simple
    regular expression that runs faster than the GPT-2 pattern. Why segments can be encoded one by
    one: :func:`segment_pattern`. Running text repeats its segments, so most of it is one dict
    lookup per segment.
-2. **Pretokens** of a segment not seen before (the GPT-2 pattern): words repeat even where
-   segments do not (Chinese has no spaces, so a segment can be a whole paragraph).
-3. **Pieces** of a pretoken not seen before: a pretoken is cut where no merge can ever cross
-   (:func:`piece_pattern`), so a Chinese clause becomes its characters, which repeat. Only a piece
-   never seen goes to the ``heap`` encoder (the fastest of the four in Python).
+2. **Pieces**: a segment not seen before is split into pretokens (the GPT-2 pattern), and its
+   pretokens are cut where no merge can ever cross (:func:`piece_pattern`, one call per segment;
+   an ASCII pretoken is never cut). Chinese has no spaces, so a segment can be a whole paragraph,
+   seen once; cut into pieces, it is mostly single characters, which repeat. Only a piece never
+   seen goes to an encoder (:func:`piece_encoder`).
 
 The same argument as for segments tells :func:`last_safe_cut` where
 :meth:`~bpe_ref.tokenizer.Tokenizer.encode_iterable` may cut a stream of text.
@@ -34,11 +34,13 @@ from .encode.common import MergeTables
 from .encode.step07_heap import HeapEncoder
 from .pretokenize import PRETOKEN_RE, special_token_regex, split_keeping_special_tokens
 
-DEFAULT_CACHE_SIZE = 1 << 17  # entries kept in each cache (a Chinese novel has 94 000 distinct pretokens); it is emptied when full, so memory is bounded
+DEFAULT_CACHE_SIZE = 1 << 17  # entries kept in each cache; it is emptied when full, so memory is bounded
 SEPARATOR = b"\xff"  # between pretokens when they are cut into pieces: no UTF-8 text holds this byte
 SHORT_PIECE = 16  # bytes; a piece this short is merged in a flat list, a longer one by the heap encoder
 NOT_A_MERGE = 1 << 62  # above every rank
-MAX_CACHED_SEGMENT = 256  # characters; a longer segment is not stored (its pretokens and pieces are)
+MAX_CACHED_SEGMENT = 4096  # characters; a longer segment is not stored (its pieces are)
+MAX_CACHED_PIECE = 256  # bytes; a longer piece is not stored
+CACHED_CHARS_PER_KEY = 64  # a cache of n keys also holds at most 64 n characters (or bytes) of keys
 
 # Every character the GPT-2 pattern's ``\s`` matches (Unicode's White_Space), written out because
 # asking ``regex`` about all 1.1 million code points takes 0.2 s (the tests ask it).
@@ -177,22 +179,30 @@ def piece_encoder(tables: MergeTables) -> Callable[[bytes], tuple[int, ...]]:
 
 
 class _Memo(dict):
-    """text (or bytes) -> tuple of ids; ``__missing__`` computes a new key's ids (called from C by ``map``)
-    and keeps them if the key is short enough, emptying itself when full (bounded memory; the
-    hit path stays a plain dict lookup)."""
+    """text (or bytes) -> tuple of ids; ``__missing__`` computes a new key's ids (called from C by
+    ``map``) and keeps them if the key is at most ``max_key`` long, emptying itself when it holds
+    ``max_size`` keys or ``max_chars`` characters in all (bounded memory, whatever the keys'
+    lengths; the hit path stays a plain dict lookup)."""
 
-    __slots__ = ("compute", "max_size", "max_key")
+    __slots__ = ("compute", "max_size", "max_key", "max_chars", "chars")
 
     def __init__(self, compute: Callable, max_size: int, max_key: int) -> None:
         super().__init__()
         self.compute, self.max_size, self.max_key = compute, max_size, max_key
+        self.max_chars = max_size * CACHED_CHARS_PER_KEY
+        self.chars = 0
+
+    def clear(self) -> None:
+        super().clear()
+        self.chars = 0
 
     def __missing__(self, key: str | bytes) -> tuple[int, ...]:
         ids = self.compute(key)
         if len(key) <= self.max_key:
-            if len(self) >= self.max_size:
+            if len(self) >= self.max_size or self.chars >= self.max_chars:
                 self.clear()
             self[key] = ids
+            self.chars += len(key)
         return ids
 
 
@@ -228,7 +238,7 @@ class FastEncoder:
                 found = (self._cut or self._build_cut())(SEPARATOR.join(map(utf8, pretokens(segment))))
             return tuple(chain.from_iterable(map(pieces.__getitem__, found)))
 
-        pieces = _Memo(piece_encoder(tables), cache_size, MAX_CACHED_SEGMENT)
+        pieces = _Memo(piece_encoder(tables), cache_size, MAX_CACHED_PIECE)
         self.cache = _Memo(encode_segment, cache_size, MAX_CACHED_SEGMENT)
         self.pieces = pieces
 
@@ -293,6 +303,7 @@ def _whitespace_set() -> frozenset[str]:
 
 __all__ = [
     "DEFAULT_CACHE_SIZE",
+    "MAX_CACHED_PIECE",
     "MAX_CACHED_SEGMENT",
     "SEPARATOR",
     "WHITESPACE",
