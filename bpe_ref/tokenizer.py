@@ -66,7 +66,7 @@ class Tokenizer:
         self.special_tokens: tuple[str, ...] = special_tokens
         self.special_token_ids: dict[str, int] = self._add_special_tokens(vocab, special_tokens)
         self._vocab = vocab
-        self._decoder = ArenaDecoder(vocab, self._tables)
+        self._arena: ArenaDecoder | None = None  # built on the first decode (construction stays cheap)
         self._cache_size = cache_size
         self._fast: FastEncoder | None = None  # the default path, built on the first encode
         self._encoders: dict[str, object] = {}
@@ -74,14 +74,11 @@ class Tokenizer:
 
     def _add_special_tokens(self, vocab: dict[int, bytes], special_tokens: tuple[str, ...]) -> dict[str, int]:
         merge_made = set(self._tables.token_ids)  # ids of single bytes and merged tokens
-        ids_of: dict[bytes, list[int]] = {}
-        for token_id in sorted(vocab):
-            ids_of.setdefault(vocab[token_id], []).append(token_id)
         special_ids: dict[str, int] = {}
         next_id = max(vocab) + 1
         for token in special_tokens:
             token_bytes = encode_utf8(token)
-            existing = ids_of.get(token_bytes, [])
+            existing = sorted(i for i, b in vocab.items() if b == token_bytes)
             # Prefer an id that is not also a regular token (GPT-2's <|endoftext|> is 50256).
             preferred = [i for i in existing if i not in merge_made] or existing
             if preferred:
@@ -135,6 +132,12 @@ class Tokenizer:
         return len(self.encode(text))
 
     # ----------------------------------------------------------------- decoding
+
+    @property
+    def _decoder(self) -> ArenaDecoder:
+        if self._arena is None:
+            self._arena = ArenaDecoder(self._vocab, self._tables)
+        return self._arena
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes of ``ids``, concatenated (``ValueError`` naming an unknown id).
