@@ -46,7 +46,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
-from itertools import accumulate, chain
+from itertools import accumulate, chain, islice
 
 import regex
 
@@ -56,8 +56,11 @@ from .pretokenize import special_token_regex
 
 CountText = Callable[[str], int]  # text -> len(encode(text)), for any text
 
-# The classes of the GPT-2 pattern, one run of a class per match.
-_RUNS = regex.compile(r"(?P<S>\s+)|(?P<L>\p{L}+)|(?P<N>\p{N}+)|(?P<P>[^\s\p{L}\p{N}]+)")
+# A *block*: whitespace, then one run of letters, numbers or other characters (a run of other
+# characters ending with an apostrophe takes the letters after it: "'s"); or whitespace that ends
+# the text. Consecutive blocks tile the text, and a block ends exactly at the first index after its
+# start that satisfies condition 1 (or at the end of the text), wherever the match starts.
+_BLOCK = regex.compile(r"\s*(?:\p{L}+|\p{N}+|[^\s\p{L}\p{N}]*'\p{L}+|[^\s\p{L}\p{N}]+)|\s+")
 # One pretoken that only grows while characters of its class are appended: an optional space,
 # then a run of letters, numbers or other characters (not whitespace, not a contraction).
 _RUN_PRETOKEN = regex.compile(r" ?(?:(?P<L>\p{L}+)|(?P<N>\p{N}+)|(?P<P>[^\s\p{L}\p{N}]+))")
@@ -65,6 +68,7 @@ _CLASS_RUN = {"L": regex.compile(r"\p{L}+"), "N": regex.compile(r"\p{N}+"), "P":
 
 RUN_MIN_LENGTH = 64  # characters: a longer growing pretoken is counted byte by byte (AppendableEncoder)
 COUNT_CACHE_SIZE = 1 << 16  # pieces of text whose counts a tokenizer remembers
+SPLIT_BATCH = 256  # blocks split_at counts at a time
 
 
 class _Specials:
@@ -107,19 +111,21 @@ def iter_hard_boundaries(
     ``complete=False`` treats ``text`` as the beginning of a longer text: an index where a special
     token could still complete across it is left out.
     """
-    specials = _specials(tuple(special_tokens))
-    check_straddle = specials.straddle if specials.tokens else None
-    previous = None
-    for run in _RUNS.finditer(text, max(start - 1, 0)):
-        if previous is not None:
-            i = run.start()
-            if (
-                previous != "S"
-                and not (run.lastgroup == "L" and text[i - 1] == "'")
-                and not (check_straddle is not None and check_straddle(text, i, complete))
-            ):
-                yield i
-        previous = run.lastgroup
+    ends = _block_ends(text, start)
+    if not special_tokens:
+        return ends
+    straddle = _specials(tuple(special_tokens)).straddle
+    return (end for end in ends if not straddle(text, end, complete))
+
+
+def _block_ends(text: str, start: int) -> Iterator[int]:
+    """The indexes ``i >= start`` (``0 < i < len(text)``) that satisfy condition 1: blocks
+    matched from ``start - 1`` end there."""
+    n = len(text)
+    return (end for end in map(_match_end, _BLOCK.finditer(text, max(start - 1, 0))) if end < n)
+
+
+_match_end = regex.Match.end
 
 
 def hard_boundaries(text: str, special_tokens: Sequence[str] = ()) -> list[int]:
@@ -175,11 +181,16 @@ class IntervalCounter:
     def __init__(self, text: str, count_text: CountText, special_tokens: Sequence[str] = ()) -> None:
         self.text = _check_text(text, "interval_counter")
         self._count = count_text
-        edges = [0, *iter_hard_boundaries(text, special_tokens)]
-        if text:
-            edges.append(len(text))
+        special_re = _specials(tuple(special_tokens)).regex
+        if special_re is None or special_re.search(text) is None:
+            blocks = _BLOCK.findall(text)  # no special token occurs: condition 2 holds everywhere
+            edges = [0, *accumulate(map(len, blocks))]
+        else:
+            edges = [0, *iter_hard_boundaries(text, special_tokens)]
+            if text:
+                edges.append(len(text))
+            blocks = [text[a:b] for a, b in zip(edges, edges[1:])]
         self._edges = edges
-        blocks = [text[a:b] for a, b in zip(edges, edges[1:])]
         self._prefix = [0, *accumulate(map(count_text, blocks))]  # tokens of text[:edges[j]]
 
     def count(self, start: int, end: int) -> int:
@@ -248,9 +259,12 @@ class Appender:
     ) -> None:
         self._count_text = count_text
         self._special_tokens = tuple(special_tokens)
-        self._special_re = _specials(self._special_tokens).regex
+        specials = _specials(self._special_tokens)
+        self._special_re = specials.regex
+        self._straddle = specials.straddle if specials.tokens else None
         # Characters before the pending text kept for condition 2 (a special token reaching back).
-        self._context = max(_specials(self._special_tokens).max_length - 1, 0)
+        self._context = max(specials.max_length - 1, 0)
+        self._maybe: list[int] = []  # indexes of `_pending` that a special token may yet straddle
         self._new_run = appendable
         self._committed = 0  # tokens of the text before the last hard boundary
         self._before = ""  # its last `_context` characters
@@ -269,18 +283,33 @@ class Appender:
         self._length += len(piece)
         old = len(self._pending)
         pending = self._pending + piece
-        text = self._before + pending
-        offset = len(self._before)
-        # Indexes more than `_context` before the old end were decided for good (both conditions
-        # look at most that far ahead); the latest hard boundary is where counting restarts.
+        # Condition 1 looks at two characters: indexes before the old end were decided. Blocks
+        # matched from there (within `pending`: no hard boundary lies before it) end at the new
+        # candidates; the latest one that passes condition 2 is where counting restarts.
+        candidates = [end for end in self._maybe if end < len(pending)]
+        candidates += _block_ends(pending, max(old, 1))
         cut = None
-        for cut in iter_hard_boundaries(text, self._special_tokens, offset + max(old - self._context, 1), complete=False):
-            pass
+        if self._straddle is None:
+            cut = candidates[-1] if candidates else None
+        else:
+            # A special token could complete across an index only with characters not yet seen:
+            # such indexes are checked again on the next append.
+            text = self._before + pending
+            offset = len(self._before)
+            maybe = []
+            for end in reversed(candidates):
+                if not self._straddle(text, offset + end, False):
+                    cut = end
+                    break
+                maybe.append(end)
+            self._maybe = maybe[::-1]
         if cut is not None:
-            done = text[offset:cut]
+            done = pending[:cut]
             self._committed += self._count_text(done)
-            self._before = text[max(cut - self._context, 0) : cut] if self._context else ""
-            pending = text[cut:]
+            if self._context:
+                self._before = (self._before + done)[-self._context :]
+            pending = pending[cut:]
+            self._maybe = [end - cut for end in self._maybe]
             self._run = None
         self._pending = pending
         run = self._run
@@ -343,16 +372,20 @@ def split_at(
         raise ValueError(f"max_tokens must be >= 0, got {max_tokens}")
     total = 0
     start = 0
-    for edge in chain(iter_hard_boundaries(text, special_tokens), (len(text),)):
-        if edge == start:
-            continue  # the empty text
-        block = count_text(text[start:edge])
-        if total + block > max_tokens:
-            break
-        total += block
-        start = edge
-    else:
-        return text, ""
+    edges = chain(iter_hard_boundaries(text, special_tokens), (len(text),) if text else ())
+    while True:
+        batch = list(islice(edges, SPLIT_BATCH))  # counted together: one map() over the cache
+        if not batch:
+            return text, ""
+        starts = [start, *batch[:-1]]
+        counts = list(map(count_text, map(text.__getitem__, map(slice, starts, batch))))
+        sums = list(accumulate(counts, initial=total))
+        if sums[-1] <= max_tokens:
+            total, start = sums[-1], batch[-1]
+            continue
+        j = bisect_right(sums, max_tokens) - 1  # blocks before j fit, block j does not
+        total, start, edge = sums[j], starts[j], batch[j]
+        break
     # The limit falls inside text[start:edge]: the longest prefix of the block that still fits.
     appender = Appender(count_text, special_tokens, appendable)
     best = start
