@@ -21,7 +21,10 @@ lookbehind, so matching from ``i`` on does not depend on what came before. Speci
 out first: when no occurrence straddles ``i``, cutting there changes none of them. Both conditions
 look only at the text around ``i``, so ``i`` stays a hard boundary of every slice of ``text``
 that contains ``text[i - 1]`` and ``text[i]``, and of every longer text (condition 2 with the
-continuation unknown: no special token could still complete across ``i``). Between hard
+continuation unknown: no special token could still complete across ``i``). The segments of the
+default path (:func:`bpe_ref.fast_encode.segment_pattern`) are cut at the hard boundaries where
+``text[i]`` is whitespace; the class changes add cuts inside CJK text, numbers and punctuation,
+and the *blocks* of this module (whitespace, then one run) end exactly at them. Between hard
 boundaries nothing can be assumed: ``" o"`` then ``"ut"`` is inside one pretoken, and
 ``"x  "`` then ``"y"`` is a whitespace run whose last space joins the next word.
 
@@ -359,8 +362,8 @@ def split_at(
     """``(head, rest)``: the longest prefix ``head`` with at most ``max_tokens`` tokens, cut at a
     character, and the rest of ``text`` (``head + rest == text``).
 
-    Counts are not monotonic (``" o"`` is two tokens, ``" ou"`` one), so "longest" means it: no
-    longer prefix fits, though some shorter one might not. Whole blocks between hard boundaries
+    Counts are not monotonic (GPT-2: ``" ou"`` is two tokens, ``" out"`` one), so "longest" means
+    it: no longer prefix fits, though some shorter one might not. Whole blocks between hard boundaries
     are added while they fit; in the block that does not fit, every prefix is counted with an
     :class:`Appender`. The blocks after that one are never looked at: every block adds at least
     one token. Used by :meth:`bpe_ref.Tokenizer.split_at`.
