@@ -166,6 +166,39 @@ def _check_text(text: object, who: str) -> str:
     return text
 
 
+def _straddled_edges(text: str, edges: list[int], specials: _Specials) -> list[int]:
+    """Indexes ``k`` of ``edges`` that fail condition 2, in order. Only an edge strictly inside an
+    occurrence of a special token can (every occurrence: ``overlapped`` finds one at each start,
+    the longest, which holds the shorter ones)."""
+    if specials.regex is None or specials.regex.search(text) is None:
+        return []
+    straddled: set[int] = set()
+    for match in specials.regex.finditer(text, overlapped=True):
+        for k in range(bisect_right(edges, match.start()), bisect_left(edges, match.end())):
+            if specials.straddle(text, edges[k], True):
+                straddled.add(k)
+    return sorted(straddled)
+
+
+def _merge_blocks(text: str, blocks: list[str], edges: list[int], straddled: list[int]) -> list[str]:
+    """``blocks`` with the two blocks on either side of each straddled edge joined (list slices:
+    the blocks between stay as they are, at C speed)."""
+    merged: list[str] = []
+    done = 0  # blocks[:done] are in `merged`
+    i = 0
+    while i < len(straddled):
+        first = last = straddled[i]  # a run of consecutive straddled edges joins blocks first-1..last
+        while i + 1 < len(straddled) and straddled[i + 1] == last + 1:
+            i += 1
+            last = straddled[i]
+        merged += blocks[done : first - 1]
+        merged.append(text[edges[first - 1] : edges[last + 1]])
+        done = last + 1
+        i += 1
+    merged += blocks[done:]
+    return merged
+
+
 class IntervalCounter:
     """``count(start, end) == len(encode(text[start:end]))`` for character offsets, fast.
 
@@ -184,15 +217,12 @@ class IntervalCounter:
     def __init__(self, text: str, count_text: CountText, special_tokens: Sequence[str] = ()) -> None:
         self.text = _check_text(text, "interval_counter")
         self._count = count_text
-        special_re = _specials(tuple(special_tokens)).regex
-        if special_re is None or special_re.search(text) is None:
-            blocks = _BLOCK.findall(text)  # no special token occurs: condition 2 holds everywhere
+        blocks = _BLOCK.findall(text)  # they tile the text and end where condition 1 holds
+        edges = [0, *accumulate(map(len, blocks))]
+        straddled = _straddled_edges(text, edges, _specials(tuple(special_tokens)))
+        if straddled:
+            blocks = _merge_blocks(text, blocks, edges, straddled)
             edges = [0, *accumulate(map(len, blocks))]
-        else:
-            edges = [0, *iter_hard_boundaries(text, special_tokens)]
-            if text:
-                edges.append(len(text))
-            blocks = [text[a:b] for a, b in zip(edges, edges[1:])]
         self._edges = edges
         self._prefix = [0, *accumulate(map(count_text, blocks))]  # tokens of text[:edges[j]]
 
