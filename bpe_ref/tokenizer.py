@@ -153,9 +153,7 @@ class Tokenizer:
         """
         if not isinstance(text, str):
             raise TypeError(f"count takes a str, got {type(text).__name__}" + _bytes_hint(text))
-        if method is None:
-            method = self.method
-        if method is None:
+        if method is None and self.method is None:
             return self._fast_encoder().count(text)
         return len(self.encode(text, method))
 
