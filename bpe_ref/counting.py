@@ -324,7 +324,7 @@ class Appender:
         cut = None
         if self._straddle is None:
             cut = candidates[-1] if candidates else None
-        else:
+        elif candidates:
             # A special token could complete across an index only with characters not yet seen:
             # such indexes are checked again on the next append.
             text = self._before + pending
@@ -360,7 +360,10 @@ class Appender:
             return False
         if self._special_re is None:
             return True
-        window = (self._before + self._pending)[-(self._context + len(piece)) :]
+        size = self._context + len(piece)  # an occurrence that holds a new character lies in here
+        window = self._pending[-size:]
+        if len(window) < size:
+            window = (self._before + self._pending)[-size:]
         return self._special_re.search(window) is None
 
     def _start_run(self, pending: str) -> None:
