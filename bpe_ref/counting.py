@@ -20,8 +20,9 @@ apostrophe), so the pretoken holding ``text[i - 1]`` ends at ``i``, and the patt
 lookbehind, so matching from ``i`` on does not depend on what came before. Special tokens are cut
 out first: when no occurrence straddles ``i``, cutting there changes none of them. Both conditions
 look only at the text around ``i``, so ``i`` stays a hard boundary of every slice of ``text``
-that contains ``text[i - 1]`` and ``text[i]``, and of every longer text (condition 2 with the
-continuation unknown: no special token could still complete across ``i``). The segments of the
+that contains ``text[i - 1]`` and ``text[i]``; and of every text that continues ``text`` when
+condition 2 is checked with the continuation unknown (no special token could still be completed
+across ``i``), which is how a growing text is cut. The segments of the
 default path (:func:`bpe_ref.fast_encode.segment_pattern`) are cut at the hard boundaries where
 ``text[i]`` is whitespace; the class changes add cuts inside CJK text, numbers and punctuation,
 and the *blocks* of this module (whitespace, then one run) end exactly at them. Between hard

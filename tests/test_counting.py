@@ -14,7 +14,14 @@ from hypothesis import strategies as st
 from bpe_ref import Tokenizer, train_bpe_on_text
 from bpe_ref.counting import Appender, hard_boundaries, iter_hard_boundaries
 from bpe_ref.course.interop import to_tiktoken
-from bpe_ref.data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE
+from bpe_ref.data_files import (
+    CHINESE_NOVEL,
+    CORPUS_EN,
+    CS336_FIXTURES,
+    RUSSIAN_STORIES,
+    SPANISH_NOVEL,
+    TINYSTORIES_SAMPLE,
+)
 from bpe_ref.encode.step08_counting import AppendableEncoder, prefix_token_counts
 from bpe_ref.pretokenize import PRETOKEN_RE, split_keeping_special_tokens
 
@@ -27,6 +34,7 @@ CORPORA = {
     "spanish": SPANISH_NOVEL,
     "russian": RUSSIAN_STORIES,
     "chinese": CHINESE_NOVEL,
+    "german": CS336_FIXTURES / "german.txt",
 }
 TRAIN_CHARS = 20_000
 VOCAB_SIZE = 600
