@@ -72,6 +72,7 @@ _CLASS_RUN = {"L": regex.compile(r"\p{L}+"), "N": regex.compile(r"\p{N}+"), "P":
 
 RUN_MIN_LENGTH = 64  # characters: a longer growing pretoken is counted byte by byte (AppendableEncoder)
 COUNT_CACHE_SIZE = 1 << 16  # pieces of text whose counts a tokenizer remembers
+MAX_CACHED_TEXT = 256  # characters: the counts of longer pieces are not remembered
 SPLIT_BATCH = 256  # blocks split_at counts at a time
 
 
@@ -142,7 +143,8 @@ def hard_boundaries(text: str, special_tokens: Sequence[str] = ()) -> list[int]:
 
 
 class CountCache(dict):
-    """``text -> number of tokens``, counted on a miss by ``count_text``; emptied when full."""
+    """``text -> number of tokens``, counted on a miss by ``count_text``. Only short texts are
+    kept (blocks are words; a long one is counted, not stored), and it is emptied when full."""
 
     __slots__ = ("count_text", "max_size")
 
@@ -153,9 +155,10 @@ class CountCache(dict):
 
     def __missing__(self, text: str) -> int:
         count = self.count_text(text)
-        if len(self) >= self.max_size:
-            self.clear()
-        self[text] = count
+        if len(text) <= MAX_CACHED_TEXT:
+            if len(self) >= self.max_size:
+                self.clear()
+            self[text] = count
         return count
 
 

@@ -303,3 +303,14 @@ def test_clear_errors():
     for call in (lambda: tok.count("a\ud800"), lambda: appender.append("\ud800"), lambda: tok.interval_counter("\udfff")):
         with pytest.raises(ValueError, match="surrogate"):
             call()
+
+
+def test_the_count_cache_keeps_short_texts_only():
+    from bpe_ref.counting import MAX_CACHED_TEXT, CountCache
+
+    cache = CountCache(len, max_size=3)
+    assert cache["ab"] == 2 and cache["x" * (MAX_CACHED_TEXT + 1)] == MAX_CACHED_TEXT + 1
+    assert list(cache) == ["ab"]
+    for text in ("c", "d", "e"):
+        cache[text]
+    assert len(cache) <= 3  # emptied when full
