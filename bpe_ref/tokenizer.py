@@ -177,7 +177,8 @@ class Tokenizer:
     def split_at(self, text: str, max_tokens: int) -> tuple[str, str]:
         """``(head, rest)``, ``head + rest == text``: the longest prefix (cut between characters)
         whose encoding has at most ``max_tokens`` tokens. Encodes only up to the cut (see
-        :func:`bpe_ref.counting.split_at`). ``ValueError`` for a negative ``max_tokens``.
+        :func:`bpe_ref.counting.split_at`). Counts are not monotonic, so a shorter prefix may have
+        more tokens; none longer fits. ``ValueError`` for a negative ``max_tokens``.
 
         >>> Tokenizer.gpt2().split_at("Hello world, again", 2)
         ('Hello world', ', again')
@@ -187,6 +188,9 @@ class Tokenizer:
     def interval_counter(self, text: str) -> IntervalCounter:
         """An object whose ``count(start, end) == len(encode(text[start:end]))`` (character offsets),
         answered from prefix sums after one linear pass (:class:`bpe_ref.counting.IntervalCounter`).
+        A slice that cuts a word counts as that piece of text on its own (``" ou"`` of ``" out"``:
+        2 GPT-2 tokens), not as the tokens of ``encode(text)`` that fall inside it. Where text can
+        be cut so that counts add up (*hard boundaries*): :mod:`bpe_ref.counting`.
 
         >>> counter = Tokenizer.gpt2().interval_counter("Hello world, again")
         >>> counter.count(0, 11), counter.count(5, 18)
