@@ -81,6 +81,7 @@ class Tokenizer:
         self._valid: ValidTokens | None = None
         self.method: str | None = method  # the encoder of every path; None: the fast default
         self._counts: CountCache | None = None  # text -> token count, for the counting tools
+        self._unique_bytes: bool | None = None  # no two merges make the same bytes (step 08 needs it)
 
     def _add_special_tokens(self, vocab: dict[int, bytes], special_tokens: tuple[str, ...]) -> dict[str, int]:
         merge_made = set(self._tables.token_ids)  # ids of single bytes and merged tokens
@@ -165,14 +166,16 @@ class Tokenizer:
         return self._counts
 
     def _appendable(self):
-        """A factory of step-08 appendable encoders (None: the tokenizer's method counts all)."""
+        """A factory of step-08 appendable encoders, for long growing pretokens (None: the
+        tokenizer's ``method`` counts everything). The table encoder it needs is built on the
+        first long pretoken, not before (about a second for GPT-2)."""
         if self.method not in (None, "table", "backtrack"):
             return None
-        try:
-            table = self._encoder("table")
-        except ValueError:
-            return None  # repeated token bytes: no valid tokens
-        return lambda: AppendableEncoder(encoder=table)
+        if self._unique_bytes is None:
+            self._unique_bytes = not self._tables.duplicate_bytes()
+        if not self._unique_bytes:
+            return None  # repeated token bytes: no valid tokens, no table encoder
+        return lambda: AppendableEncoder(encoder=self._encoder("table"))
 
     def split_at(self, text: str, max_tokens: int) -> tuple[str, str]:
         """``(head, rest)``, ``head + rest == text``: the longest prefix (cut between characters)
