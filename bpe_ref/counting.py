@@ -56,7 +56,7 @@ import regex
 
 from .corpus import encode_utf8
 from .encode.step08_counting import AppendableEncoder
-from .pretokenize import special_token_regex
+from .pretokenize import PRETOKEN_RE, special_token_regex
 
 CountText = Callable[[str], int]  # text -> len(encode(text)), for any text
 
@@ -65,10 +65,16 @@ CountText = Callable[[str], int]  # text -> len(encode(text)), for any text
 # the text. Consecutive blocks tile the text, and a block ends exactly at the first index after its
 # start that satisfies condition 1 (or at the end of the text), wherever the match starts.
 _BLOCK = regex.compile(r"\s*(?:\p{L}+|\p{N}+|[^\s\p{L}\p{N}]*'\p{L}+|[^\s\p{L}\p{N}]+)|\s+")
-# One pretoken that only grows while characters of its class are appended: an optional space,
-# then a run of letters, numbers or other characters (not whitespace, not a contraction).
-_RUN_PRETOKEN = regex.compile(r" ?(?:(?P<L>\p{L}+)|(?P<N>\p{N}+)|(?P<P>[^\s\p{L}\p{N}]+))")
-_CLASS_RUN = {"L": regex.compile(r"\p{L}+"), "N": regex.compile(r"\p{N}+"), "P": regex.compile(r"[^\s\p{L}\p{N}]+")}
+# A last pretoken that stays one pretoken while characters of its class are appended: whitespace
+# (at the end of the text), or an optional space then a run of letters, numbers or other
+# characters (not a contraction). The pretokens before it do not change either.
+_RUN_PRETOKEN = regex.compile(r"(?P<S>\s+)| ?(?:(?P<L>\p{L}+)|(?P<N>\p{N}+)|(?P<P>[^\s\p{L}\p{N}]+))")
+_CLASS_RUN = {
+    "S": regex.compile(r"\s+"),
+    "L": regex.compile(r"\p{L}+"),
+    "N": regex.compile(r"\p{N}+"),
+    "P": regex.compile(r"[^\s\p{L}\p{N}]+"),
+}
 
 RUN_MIN_LENGTH = 64  # characters: a longer growing pretoken is counted byte by byte (AppendableEncoder)
 COUNT_CACHE_SIZE = 1 << 16  # pieces of text whose counts a tokenizer remembers
@@ -307,7 +313,10 @@ class Appender:
         self._before = ""  # its last `_context` characters
         self._pending = ""  # the text since the last hard boundary
         self._pending_count = 0
-        self._run: AppendableEncoder | None = None  # counts `_pending` when it is one growing run
+        # When the last pretoken of `_pending` is one growing run: its appendable encoder, and the
+        # tokens of the pretokens before it.
+        self._run: AppendableEncoder | None = None
+        self._run_base = 0
         self._run_class = None
         self._length = 0
 
@@ -352,7 +361,7 @@ class Appender:
         run = self._run
         if run is not None and self._extends_run(piece):
             run.append(piece.encode("utf-8"))
-            self._pending_count = run.count
+            self._pending_count = self._run_base + run.count
             return
         self._run = None
         self._pending_count = self._count_text(pending)
@@ -371,12 +380,17 @@ class Appender:
         return self._special_re.search(window) is None
 
     def _start_run(self, pending: str) -> None:
-        match = _RUN_PRETOKEN.fullmatch(pending)
-        if match is None or (self._special_re is not None and self._special_re.search(pending)):
+        if self._special_re is not None and self._special_re.search(pending):
+            return
+        pretokens = PRETOKEN_RE.findall(pending)
+        match = _RUN_PRETOKEN.fullmatch(pretokens[-1]) if pretokens else None
+        if match is None or len(pretokens[-1]) < RUN_MIN_LENGTH // 2:
             return
         run = self._new_run()
-        run.append(pending.encode("utf-8"))
+        run.append(pretokens[-1].encode("utf-8"))
         self._run = run
+        # Each pretoken on its own: together they may pretokenize otherwise ("\n" "\n" vs "\n\n").
+        self._run_base = sum(map(self._count_text, pretokens[:-1]))
         self._run_class = _CLASS_RUN[match.lastgroup]
 
     @property

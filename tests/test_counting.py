@@ -317,3 +317,19 @@ def test_the_count_cache_keeps_short_texts_only():
     for text in ("c", "d", "e"):
         cache[text]
     assert len(cache) <= 3  # emptied when full
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["\n\n" + "文" * 100, "   " + "a" * 100, "\n" * 100, "x\u3000\u3000" + "中" * 90 + "，" + " " * 80],
+    ids=["newlines-then-letters", "spaces-then-letters", "newlines", "ideographic-spaces"],
+)
+def test_the_last_pretoken_grows_through_the_appendable_encoder(text):
+    tok = tokenizer("gpt2")
+    appender = tok.appender()
+    used = 0
+    for end in range(1, len(text) + 1):
+        appender.append(text[end - 1])
+        used += appender._run is not None
+        assert appender.count == len(tok.encode(text[:end])), (text, end)
+    assert used >= 30
