@@ -75,7 +75,27 @@ def ranks_for(text: str | bytes, ranks: dict[Pair, int]) -> dict[Pair, int]:
     """The part of ``ranks`` that can apply to ``text``: merges whose result occurs in it (in rank
     order, the ranks unchanged). Encoding with it gives what encoding with all of ``ranks`` gives."""
     data = text.encode("utf-8") if isinstance(text, str) else text
-    return {pair: rank for pair, rank in ranks.items() if pair[0] + pair[1] in data}
+    by_result, longest = merges_by_result(tuple(ranks.items()) if len(ranks) < 1000 else id(ranks), ranks)
+    found = {}
+    for start in range(len(data)):
+        for end in range(start + 2, min(len(data), start + longest) + 1):
+            for pair in by_result.get(data[start:end], ()):
+                found[pair] = ranks[pair]
+    return dict(sorted(found.items(), key=lambda item: item[1]))
+
+
+_BY_RESULT: dict = {}
+
+
+def merges_by_result(key: object, ranks: dict[Pair, int]) -> tuple[dict[bytes, list[Pair]], int]:
+    """``{left + right: [pairs]}`` of ``ranks`` and the longest result (kept per table: GPT-2's is
+    made once)."""
+    if key not in _BY_RESULT:
+        by_result: dict[bytes, list[Pair]] = {}
+        for pair in ranks:
+            by_result.setdefault(pair[0] + pair[1], []).append(pair)
+        _BY_RESULT[key] = (by_result, max(map(len, by_result), default=0), ranks)  # ranks: keeps id(ranks) alive
+    return _BY_RESULT[key][:2]
 
 
 def gpt2_label(ranks: dict[Pair, int]) -> str:
@@ -112,7 +132,7 @@ pair_tokens = st.sampled_from([b"a", b"b", b"ab", b"ba", b" ", b" a", b"\xc3", b
 merge_lists = st.lists(st.tuples(pair_tokens, pair_tokens), max_size=12)
 
 check_merge_ranks, check_merge_ranks_properties = task_graders(
-    RANKS_TASK, merge_ranks, RANKS_CASES, merge_lists.map(lambda merges: (merges,)), max_examples=60
+    RANKS_TASK, merge_ranks, RANKS_CASES, merge_lists.map(lambda merges: (merges,)), max_examples=40
 )
 
 # ---- task 2: one pretoken ------------------------------------------------------------------------
@@ -204,7 +224,7 @@ GPT2_WORDS = [" the", " tokenizer", "Hello", " world", " naïve", " café", " �
               " aaaaaaa", " mississippi", "'s", " 2026", "!!!", "\n\n", " antidisestablishmentarianism"]
 
 check_encode_pretoken, check_encode_pretoken_properties = task_graders(
-    ENCODE_PRETOKEN_TASK, encode_pretoken, encode_pretoken_cases(), pretoken_and_ranks(), max_examples=80
+    ENCODE_PRETOKEN_TASK, encode_pretoken, encode_pretoken_cases(), pretoken_and_ranks(), max_examples=60
 )
 
 # ---- task 3: a text, special tokens first --------------------------------------------------------
@@ -317,9 +337,9 @@ def gpt2_texts(draw) -> tuple[str, dict[Pair, int], list[str]]:
 def check_encode_text_properties(encode_text: Callable) -> None:
     """Hidden test of task 3: generated texts against the reference (GPT-2's ranks and ranks learned on
     TinyStories, special tokens that overlap), then GPT-2's ranks against tiktoken itself."""
-    count = check_property(ENCODE_TEXT_TASK, encode_text, encode_text_reference, text_inputs(), max_examples=60)
+    count = check_property(ENCODE_TEXT_TASK, encode_text, encode_text_reference, text_inputs(), max_examples=50)
     passed(f"encode_text: agrees with the reference on {count} generated inputs.")
-    count = check_property(ENCODE_TEXT_TASK, encode_text, tiktoken_tokens, gpt2_texts(), max_examples=40)
+    count = check_property(ENCODE_TEXT_TASK, encode_text, tiktoken_tokens, gpt2_texts(), max_examples=30)
     passed(f"encode_text: gives tiktoken's tokens on {count} generated texts with GPT-2's merges.")
 
 
@@ -366,7 +386,7 @@ token_bytes = st.binary(min_size=1, max_size=4) | st.sampled_from([b"<|endoftext
 vocabs = st.dictionaries(st.integers(0, 24), token_bytes, max_size=14)
 
 check_build_arena, check_build_arena_properties = task_graders(
-    ARENA_TASK, build_arena, arena_cases(), vocabs.map(lambda vocab: (vocab,)), max_examples=80
+    ARENA_TASK, build_arena, arena_cases(), vocabs.map(lambda vocab: (vocab,)), max_examples=50
 )
 
 # ---- task 5: decoding from the arena -------------------------------------------------------------
@@ -432,7 +452,7 @@ def decode_inputs(draw) -> tuple[list[int], bytes, list[int]]:
 @grader
 def check_decode_with_arena_properties(decode_with_arena: Callable) -> None:
     """Hidden test of task 5: generated arenas and ids, and other ids that are not tokens."""
-    count = check_property(DECODE_TASK, decode_with_arena, decode_with_arena_reference, decode_inputs(), max_examples=80)
+    count = check_property(DECODE_TASK, decode_with_arena, decode_with_arena_reference, decode_inputs(), max_examples=50)
     buffer, offsets = build_arena({0: b"ab", 1: b"c", 2: b"\xc3\xa9", 6: b"<s>"})
     verify_bad_ids(decode_with_arena, [(-2, "a negative id"), (4, "an id with an empty range"), (7, "an id past the end"),
                                        (-7, "a negative id")], buffer, offsets)
