@@ -63,7 +63,14 @@ PAGES: dict[str, dict[str, str | None]] = {
         "module": "bpe_ref/train/step05_heap.py",
         "answers": "theory/drills/05-answers.md",
         "previous": "theory/04-inverted-index.md",
-        "next": None,  # page 06 is not written yet
+        "next": "theory/06-encode-decode.md",
+    },
+    "06-encode-decode.md": {
+        "lab": "labs/06_encode_decode/06_encode_decode.ipynb",
+        "module": "bpe_ref/encode/step06_naive.py",
+        "answers": "theory/drills/06-answers.md",
+        "previous": "theory/05-heap.md",
+        "next": None,  # page 07 is not written yet
     },
 }
 ANSWERS = [REPO_ROOT / links["answers"] for links in PAGES.values()]

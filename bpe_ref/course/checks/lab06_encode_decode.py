@@ -164,11 +164,16 @@ def encode_hint(args: tuple, expected: object, got: object) -> str | None:
         rank, pair = undone[0]
         return (f"your tokens still hold the pair {pair!r}, rank {rank}: keep merging until no two neighbouring tokens "
                 "form a merge (a merge makes new pairs, which later merges join)")
-    if got == _variant(pretoken, ranks, lambda present: present[0]):
-        return ("you merged the leftmost pair that is a merge first; BPE merges the pair of lowest rank first, "
-                "wherever it is, then looks again (the leftmost only breaks ties between equal ranks)")
-    if got == _variant(pretoken, ranks, lambda present: max(present, key=ranks.__getitem__)):
-        return "you merged the pair of highest rank first: the lowest rank is the earliest merge, and it goes first"
+    leftmost = got == _variant(pretoken, ranks, lambda present: present[0])
+    highest = got == _variant(pretoken, ranks, lambda present: max(present, key=ranks.__getitem__))
+    lowest_first = "BPE merges the pair of lowest rank (the earliest learned) first, wherever it is, then looks again"
+    if leftmost and highest:
+        return (f"you merged the leftmost pair that is a merge first, or you merged the pair of highest rank first (here "
+                f"both give your tokens): {lowest_first}")
+    if leftmost:
+        return f"you merged the leftmost pair that is a merge first: {lowest_first} (the leftmost only breaks ties)"
+    if highest:
+        return f"you merged the pair of highest rank first: {lowest_first}"
     return None
 
 
@@ -308,6 +313,8 @@ def check_encode_text(encode_text: Callable) -> None:
 
 
 encode_text_reference = encode_text
+check_encode_text.task, check_encode_text.reference, check_encode_text.cases = (ENCODE_TEXT_TASK, encode_text_reference,
+                                                                               ENCODE_TEXT_CASES)
 
 
 def tiktoken_tokens(text: str, ranks: dict[Pair, int], special_tokens: list[str]) -> list[bytes]:
@@ -354,7 +361,10 @@ def arena_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(offsets, list) and len(offsets) == len(expected[1]) - 1:
         return ("offsets needs one entry more than there are ids: token i is buffer[offsets[i]:offsets[i + 1]], so "
                 "the last token needs its end, len(buffer)")
-    if isinstance(buffer, bytes) and sorted(buffer) == sorted(expected[0]) and buffer != expected[0]:
+    in_dict_order = [0]
+    for token in vocab.values():
+        in_dict_order.append(in_dict_order[-1] + len(token))
+    if got == (b"".join(vocab.values()), in_dict_order) and got != expected:
         return "the tokens go into the buffer in id order (0, 1, 2, ...), not in the order the dict lists them"
     if vocab and len(vocab) != max(vocab) + 1:
         return ("some ids between 0 and the largest have no token: give each an empty range "
@@ -430,15 +440,20 @@ def verify_bad_ids(learner: Callable, cases: list[tuple[int, str]], buffer: byte
     return len(cases)
 
 
+DECODE_CASES = decode_cases()
+
+
 @grader
 def check_decode_with_arena(decode_with_arena: Callable) -> None:
     """Visible test of task 5: fixed ids, and ids that are not tokens."""
-    count = check_cases(DECODE_TASK, decode_with_arena, decode_with_arena_reference, decode_cases())
+    count = check_cases(DECODE_TASK, decode_with_arena, decode_with_arena_reference, DECODE_CASES)
     count += verify_bad_ids(decode_with_arena, BAD_IDS, *build_arena({0: b"h", 1: b"i", 2: b"hi", 4: b"!"}))
     passed(f"decode_with_arena: all {count} visible cases pass.")
 
 
 decode_with_arena_reference = decode_with_arena
+check_decode_with_arena.task, check_decode_with_arena.reference, check_decode_with_arena.cases = (
+    DECODE_TASK, decode_with_arena_reference, DECODE_CASES)
 
 
 @st.composite
@@ -488,10 +503,10 @@ def check_stretch_decode_stream(decode_stream: Callable) -> None:
             pieces = outcome.value[1]
             if not all(type(piece) is str for piece in pieces):
                 raise CheckFailed(f"{call} yielded {short_repr(pieces)}: expected str pieces")
-            if "".join(pieces) != text:
-                raise CheckFailed(f"{call}: the pieces {short_repr(pieces)} join into {''.join(pieces)!r}, expected {text!r}")
             if any("\ufffd" in piece for piece in pieces):
                 raise CheckFailed(f"{call} yielded {short_repr(pieces)}: a piece holds U+FFFD, a character cut in two. "
                                   "Keep the bytes of an unfinished character until the next chunk completes it")
+            if "".join(pieces) != text:
+                raise CheckFailed(f"{call}: the pieces {short_repr(pieces)} join into {''.join(pieces)!r}, expected {text!r}")
     passed(f"decode_stream: {len(STREAM_TEXTS) * 3} streams of GPT-2 ids decode whole, never half a character.")
 
