@@ -32,11 +32,11 @@ from functools import lru_cache
 from hypothesis import strategies as st
 
 from ...corpus import read_corpus
-from ...data_files import REFERENCE_MERGES, TINYSTORIES_VALID, data_file
+from ...data_files import GPT2_MERGES, GPT2_VOCAB, REFERENCE_MERGES, TINYSTORIES_VALID, data_file
 from ...decode import build_arena, decode_with_arena
 from ...encode.step06_naive import encode_pretoken, encode_text, merge_ranks
 from ...pretokenize import PRETOKEN_RE, special_token_regex
-from ...serialization import load_merges
+from ...serialization import load_merges, load_vocab_and_merges
 from ...tokenizer import Tokenizer
 from ...train.step01_naive import merge_word, train
 from .core import (
@@ -48,22 +48,28 @@ from .core import (
 PROVIDED = ("train.step01_naive", "tiebreak", "train.common", "train.driver")
 GRADING_POLICY = {"provided": PROVIDED}
 
-REFERENCES = (merge_ranks, encode_pretoken, encode_text, build_arena, decode_with_arena, load_merges, Tokenizer, train,
-              merge_word)
+REFERENCES = (merge_ranks, encode_pretoken, encode_text, build_arena, decode_with_arena, load_merges, load_vocab_and_merges,
+              Tokenizer, train, merge_word)
 
 Pair = tuple[bytes, bytes]
 EOT = "<|endoftext|>"
 
 
 @lru_cache(maxsize=1)
+def gpt2_files() -> tuple[dict[int, bytes], list[Pair]]:
+    """GPT-2's vocabulary and merges, read from the shipped files once per grading process."""
+    return load_vocab_and_merges(data_file(GPT2_VOCAB), data_file(GPT2_MERGES))
+
+
+@lru_cache(maxsize=1)
 def gpt2() -> Tokenizer:
-    """GPT-2's tokenizer, from the shipped files (built once per grading process)."""
-    return Tokenizer.gpt2()
+    """GPT-2's tokenizer (for tiktoken and the stretch's ids; the tasks need only the files)."""
+    return Tokenizer(*gpt2_files(), ["<|endoftext|>"])
 
 
 @lru_cache(maxsize=1)
 def gpt2_ranks() -> dict[Pair, int]:
-    return merge_ranks(gpt2().merges)
+    return merge_ranks(gpt2_files()[1])
 
 
 @lru_cache(maxsize=1)
@@ -381,7 +387,7 @@ BYTES = {i: bytes([i]) for i in range(256)}
 def arena_cases() -> list[Case]:
     # The tokens of page 06's worked example: "hug pug pun bun hugs", by rank.
     hugs = BYTES | {256: b"ug", 257: b"un", 258: b"hug", 259: b" p", 260: b"hugs", 261: b"bun"}
-    full = dict(gpt2().vocab)
+    full = dict(gpt2_files()[0])
     return [
         Case(({0: b"h", 1: b"i", 2: b"hi"},)),
         Case(({2: b"hi", 0: b"h", 1: b"i"},)),  # listed out of order
