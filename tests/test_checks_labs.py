@@ -734,12 +734,16 @@ def lab05():
     return load_graders("05_heap"), solution_namespace("05_heap")
 
 
-def _lab05_variant(cell_id: str, name: str, old: str, new: str):
-    """The course's solution of ``name`` (cell ``cell_id``) with ``old`` replaced by ``new``: a learner's mistake."""
-    _, solutions = load_graders("05_heap"), solution_namespace("05_heap")
-    source = _source_of("05_heap", cell_id)
+def _solution_variant(lab: str, cell_id: str, name: str, old: str, new: str):
+    """The course's solution of ``name`` (cell ``cell_id`` of ``lab``) with ``old`` replaced by ``new``:
+    a learner's mistake."""
+    source = _source_of(lab, cell_id)
     assert old in source, old
-    return _defined_in_notebook(solutions, source.replace(old, new), name)
+    return _defined_in_notebook(solution_namespace(lab), source.replace(old, new), name)
+
+
+def _lab05_variant(cell_id: str, name: str, old: str, new: str):
+    return _solution_variant("05_heap", cell_id, name, old, new)
 
 
 SEED_WRAPPER_ENTRY = """
@@ -875,10 +879,7 @@ def lab06():
 
 
 def _lab06_variant(cell_id: str, name: str, old: str, new: str):
-    """The course's solution of ``name`` (cell ``cell_id``) with ``old`` replaced by ``new``: a learner's mistake."""
-    source = _source_of("06_encode_decode", cell_id)
-    assert old in source, old
-    return _defined_in_notebook(solution_namespace("06_encode_decode"), source.replace(old, new), name)
+    return _solution_variant("06_encode_decode", cell_id, name, old, new)
 
 
 def test_lab06_ranks_from_one_and_repeated_pairs_get_a_hint(lab06):
