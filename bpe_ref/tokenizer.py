@@ -74,7 +74,7 @@ class Tokenizer:
         self.special_tokens: tuple[str, ...] = special_tokens
         self.special_token_ids: dict[str, int] = self._add_special_tokens(vocab, special_tokens)
         self._vocab = vocab
-        self._decoder = ArenaDecoder(vocab, self._tables)
+        self._decoder = ArenaDecoder(vocab)
         self._cache_size = cache_size
         self._fast: FastEncoder | None = None  # the default path, built on the first encode
         self._encoders: dict[str, object] = {}
