@@ -9,6 +9,9 @@ Every lab of the course is graded against it. One module per idea:
 - :mod:`bpe_ref.tokenizer`, :mod:`bpe_ref.encode`, :mod:`bpe_ref.decode`: four encoders and the
   arena decoder behind one ``Tokenizer`` (steps 06-08); :mod:`bpe_ref.fast_encode`: its default
   path, caches of text segments and of pieces of pretokens
+- :mod:`bpe_ref.counting`: exact token counts of slices, of growing text, and the longest prefix
+  within a budget (``Tokenizer.count``, ``interval_counter``, ``appender``, ``split_at``), from
+  the hard boundaries where encodings of pieces add up (step 08)
 - :mod:`bpe_ref.course.checks`: the graders of the labs; :mod:`bpe_ref.course.bench`: the benchmarks
 
 >>> from bpe_ref import train_bpe_on_text

@@ -1,98 +1,121 @@
-"""Step 06: decoding with an arena: every token's bytes in one buffer, a token is a slice.
+"""Step 06: decoding with an arena: every token's bytes in one buffer, a token is a slice of it.
 
 Decoding is concatenation: ``b"".join(bytes of each id)``. The question is only how the token
-bytes are stored. A dict of 50 000 small ``bytes`` objects costs an object header per token; the
-*arena* keeps them all in one contiguous buffer, with ``start[id]`` and ``end[id]`` offsets, so
-the bytes of a token are the slice ``arena[start[id]:end[id]]``.
+bytes are stored. A dict of 50,000 small ``bytes`` objects costs an object header and a dict entry
+per token; the *arena* keeps them all in one buffer, with an offset array: token ``i`` is
+``buffer[offsets[i]:offsets[i + 1]]``. Lab 06 writes the two functions:
 
-The arena is filled by dynamic programming over the merges: single bytes first, then, in
-training order, each merged token as the bytes of its left part followed by those of its right
-part, both already in the arena. Tokens that no merge makes (special tokens) are copied in from
-the vocabulary. Decoding a sequence joins zero-copy ``memoryview`` slices of the arena.
+- :func:`build_arena`: the buffer and the offsets, from a vocabulary;
+- :func:`decode_with_arena`: the bytes of a sequence of ids, with a clear error for an id that is
+  not a token.
 
->>> from bpe_ref.encode.common import MergeTables
->>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"<|eot|>"}
->>> decoder = ArenaDecoder(vocab, MergeTables(vocab, [(b"a", b"b")]))
->>> decoder.decode_bytes([256, 99, 257])
-b'abc<|eot|>'
->>> decoder.token_bytes(256)
+:class:`ArenaDecoder` is what the :class:`~bpe_ref.tokenizer.Tokenizer` decodes with: the arena,
+plus a cache of the tokens already decoded as ``bytes`` objects, so that decoding a long sequence is
+one C-level ``join`` over dict lookups (in CPython a join needs ready ``bytes`` objects; cutting a
+slice out of the arena for every id costs about four times as much; theory page 06 measures it).
+The cache holds only the tokens a text used, so memory stays close to the arena's.
+
+>>> buffer, offsets = build_arena({0: b"a", 1: b"b", 2: b"ab", 4: b"<|eot|>"})
+>>> buffer, offsets
+(b'abab<|eot|>', [0, 1, 2, 4, 4, 11])
+>>> decode_with_arena([2, 0, 4], buffer, offsets)
+b'aba<|eot|>'
+>>> decoder = ArenaDecoder({0: b"a", 1: b"b", 2: b"ab", 4: b"<|eot|>"})
+>>> decoder.decode_bytes([2, 1, 4])
+b'abb<|eot|>'
+>>> decoder.token_bytes(2)
 b'ab'
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
-from .encode.common import MergeTables
+
+def build_arena(vocab: Mapping[int, bytes]) -> tuple[bytes, list[int]]:
+    """The arena of ``vocab``: every token's bytes, in id order, in one ``bytes`` buffer, and the
+    ``max id + 2`` offsets that cut it (token ``i`` is ``buffer[offsets[i]:offsets[i + 1]]``).
+
+    An id that no token has gets an empty range (``offsets[i] == offsets[i + 1]``): every token has
+    at least one byte, so an empty range means "no such token". ``ValueError`` for an empty token
+    or a negative id.
+
+    >>> build_arena({0: b"h", 1: b"i", 2: b"hi"})
+    (b'hihi', [0, 1, 2, 4])
+    """
+    size = max(vocab, default=-1) + 1
+    if min(vocab, default=0) < 0:
+        raise ValueError(f"token ids must be non-negative, got {min(vocab)}")
+    pieces: list[bytes] = []
+    offsets = [0]
+    for token_id in range(size):
+        token = vocab.get(token_id, b"")
+        if token_id in vocab and not token:
+            raise ValueError(f"token {token_id} is empty: every token has at least one byte")
+        pieces.append(token)
+        offsets.append(offsets[-1] + len(token))
+    return b"".join(pieces), offsets
+
+
+def decode_with_arena(ids: Iterable[int], buffer: bytes, offsets: Sequence[int]) -> bytes:
+    """The bytes of ``ids``, each token cut out of the arena; ``ValueError`` naming the first id
+    that is not a token (outside ``0 .. len(offsets) - 2``, or with an empty range).
+
+    >>> decode_with_arena([1, 0], *build_arena({0: b"h", 1: b"i"}))
+    b'ih'
+    """
+    last = len(offsets) - 2  # the largest id the arena has room for
+    pieces = []
+    for token_id in ids:
+        # A negative index would count from the end of `offsets`: a wrong token, silently.
+        if not 0 <= token_id <= last or offsets[token_id] == offsets[token_id + 1]:
+            raise unknown_id(token_id)
+        pieces.append(buffer[offsets[token_id] : offsets[token_id + 1]])
+    return b"".join(pieces)
 
 
 class ArenaDecoder:
-    """Token id -> bytes, stored as slices of one contiguous buffer (``arena``)."""
+    """Token id -> bytes, stored as one arena (:func:`build_arena`), decoded through a cache of the
+    tokens already used.
 
-    def __init__(self, vocab: Mapping[int, bytes], tables: MergeTables) -> None:
-        arena = bytearray()
-        size = max(vocab) + 1
-        start: array | dict[int, int]
-        end: array | dict[int, int]
-        if size <= 2 * len(vocab) + 256:
-            start = array("q", [-1]) * size  # -1: no token with that id
-            end = array("q", [-1]) * size
-        else:  # ids scattered far apart (a hand-made vocabulary): dicts, not huge mostly-empty arrays
-            start = dict.fromkeys(vocab, -1)
-            end = dict.fromkeys(vocab, -1)
-        # Where each token (numbered by rank, see MergeTables) sits in the arena.
-        token_start: list[int] = []
-        token_end: list[int] = []
-        for b in range(256):
-            token_start.append(len(arena))
-            arena.append(b)
-            token_end.append(len(arena))
-        for token, parts in enumerate(tables.merge_parts, start=256):
-            begin = len(arena)
-            if parts is None:  # a merge whose parts no earlier merge makes: copy its bytes
-                arena += tables.token_bytes[token]
-            else:
-                # The DP step: a merged token is its left part's bytes, then its right part's.
-                left, right = parts
-                arena += arena[token_start[left] : token_end[left]]
-                arena += arena[token_start[right] : token_end[right]]
-            token_start.append(begin)
-            token_end.append(len(arena))
-        for token, token_id in enumerate(tables.token_ids):
-            start[token_id] = token_start[token]
-            end[token_id] = token_end[token]
-        for token_id, token in vocab.items():
-            if start[token_id] == -1:  # made by no merge (a special token): copy it in
-                start[token_id] = len(arena)
-                arena += token
-                end[token_id] = len(arena)
-        self.arena = bytes(arena)
-        self.start = start
-        self.end = end
-        view = memoryview(self.arena)
-        # One zero-copy slice per id, made once: decoding is then a C-level join over lookups.
-        # A dict (not a list) so that a negative or unknown id is a KeyError, never a wrong token.
-        self._slices: dict[int, memoryview] = {
-            token_id: view[start[token_id] : end[token_id]] for token_id in vocab
-        }
+    Ids scattered far apart (a hand-made vocabulary with an id of 10**12) would make the offsets
+    huge: the arena then holds the tokens by their position in sorted id order instead.
+    """
+
+    def __init__(self, vocab: Mapping[int, bytes]) -> None:
+        ids = sorted(vocab)
+        self.position: dict[int, int] | None = None  # id -> place in the arena, when ids are sparse
+        if ids and ids[-1] >= 2 * len(ids) + 256:
+            self.position = {token_id: place for place, token_id in enumerate(ids)}
+            vocab = {place: vocab[token_id] for place, token_id in enumerate(ids)}
+        self.buffer, offsets = build_arena(vocab)
+        # 4 bytes per offset instead of a 28-byte int object and an 8-byte list slot (theory page 06)
+        self.offsets = array("I" if len(self.buffer) < 1 << 32 else "Q", offsets)
+        self._cache = _TokenCache()
+        self._cache.decoder = self
 
     def __contains__(self, token_id: object) -> bool:
-        return token_id in self._slices
+        try:
+            self.token_bytes(token_id)  # type: ignore[arg-type]
+        except (ValueError, TypeError):
+            return False
+        return True
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token; ``ValueError`` naming the id if there is no such token."""
+        if not isinstance(token_id, int):
+            raise unknown_id(token_id)
+        place = token_id if self.position is None else self.position.get(token_id, -1)
         try:
-            return self._slices[token_id].tobytes()
-        except (KeyError, TypeError):
-            raise _unknown_id(token_id) from None
+            return decode_with_arena((place,), self.buffer, self.offsets)
+        except ValueError:
+            raise unknown_id(token_id) from None
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The concatenated bytes of ``ids``; ``ValueError`` naming the first unknown id."""
         try:
-            return b"".join(map(self._slices.__getitem__, ids))
-        except KeyError as err:
-            raise _unknown_id(err.args[0]) from None
+            return b"".join(map(self._cache.__getitem__, ids))
         except TypeError as err:  # ids not iterable, or an unhashable id such as a list
             raise TypeError(f"decode takes an iterable of int token ids: {err}") from None
 
@@ -101,5 +124,21 @@ class ArenaDecoder:
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
 
 
-def _unknown_id(token_id: object) -> ValueError:
+class _TokenCache(dict):
+    """id -> bytes of the tokens decoded so far; ``__missing__`` cuts a new one out of the arena
+    (called from C by ``map``, so a known id costs one dict lookup)."""
+
+    __slots__ = ("decoder",)
+
+    def __missing__(self, token_id: int) -> bytes:
+        token = self.decoder.token_bytes(token_id)
+        self[token_id] = token
+        return token
+
+
+def unknown_id(token_id: object) -> ValueError:
+    """The error for an id that is not a token, naming it."""
     return ValueError(f"cannot decode token id {token_id!r}: it is not in the vocabulary")
+
+
+__all__ = ["ArenaDecoder", "build_arena", "decode_with_arena", "unknown_id"]

@@ -26,9 +26,11 @@ from pathlib import Path
 from types import MappingProxyType
 
 from .corpus import StrPath, encode_utf8
+from .counting import Appender, CountCache, IntervalCounter, split_at
 from .decode import ArenaDecoder
 from .encode import ENCODE_METHODS, check_method, make_encoder
 from .encode.common import MergeTables, check_vocab_and_merges
+from .encode.step08_counting import AppendableEncoder
 from .encode.step08_valid_tokens import ValidTokens
 from .fast_encode import DEFAULT_CACHE_SIZE, FastEncoder, last_safe_cut
 from .fast_encode import segment_pattern, whitespace_chars  # noqa: F401  (still importable from here)
@@ -44,7 +46,10 @@ class Tokenizer:
     ``vocab`` maps ids to token bytes; ``merges`` lists ``(left, right)`` byte pairs in training
     order. ``special_tokens`` are matched in the text before anything else (the longest first
     where they overlap) and never split; one missing from ``vocab`` is added with the next free
-    id. Raises ``ValueError`` (naming the merge) when vocabulary and merges do not fit together.
+    id. ``method`` (one of ``ENCODE_METHODS``, or ``None`` for the fast default) is the encoder
+    that :meth:`encode`, :meth:`encode_iterable` and the counting methods use. Raises
+    ``ValueError`` (naming the merge) when vocabulary and merges do not fit together, and for an
+    unknown ``method``.
     ``cache_size`` bounds each of the default encoder's two caches (text segments, pieces of pretokens).
     """
 
@@ -53,10 +58,13 @@ class Tokenizer:
         vocab: Mapping[int, bytes],
         merges: Sequence[tuple[bytes, bytes]],
         special_tokens: Iterable[str] | None = None,
+        method: str | None = None,
         *,
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
         special_tokens = validate_special_tokens(special_tokens)
+        if method is not None:
+            method = check_method(method)
         check_vocab_and_merges(vocab, merges)
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 1:
             raise ValueError(f"cache_size must be a positive int, got {cache_size!r}")
@@ -71,6 +79,9 @@ class Tokenizer:
         self._fast: FastEncoder | None = None  # the default path, built on the first encode
         self._encoders: dict[str, object] = {}
         self._valid: ValidTokens | None = None
+        self.method: str | None = method  # the encoder of every path; None: the fast default
+        self._counts: CountCache | None = None  # text -> token count, for the counting tools
+        self._unique_bytes: bool | None = None  # no two merges make the same bytes (step 08 needs it)
 
     def _add_special_tokens(self, vocab: dict[int, bytes], special_tokens: tuple[str, ...]) -> dict[str, int]:
         merge_made = set(self._tables.token_ids)  # ids of single bytes and merged tokens
@@ -96,11 +107,14 @@ class Tokenizer:
 
         With ``method`` in ``ENCODE_METHODS``: cut out the special tokens, split the rest into
         pretokens, and run that encoder on the UTF-8 bytes of each, uncached (for teaching,
-        testing, benchmarking). ``method=None`` takes the fastest exact path, cached segments and pieces
-        (:mod:`bpe_ref.fast_encode`): all give the same ids. ``ValueError`` for a lone surrogate.
+        testing, benchmarking). ``method=None`` takes the tokenizer's ``method``, and when that is
+        ``None`` too, the fastest exact path, cached segments and pieces (:mod:`bpe_ref.fast_encode`): all
+        give the same ids. ``ValueError`` for a lone surrogate.
         """
         if not isinstance(text, str):
             raise TypeError(f"encode takes a str, got {type(text).__name__}" + _bytes_hint(text))
+        if method is None:
+            method = self.method
         if method is None:
             return self._fast_encoder().encode(text)
         method = check_method(method)
@@ -127,16 +141,80 @@ class Tokenizer:
             self._valid = ValidTokens(self._tables)
         return self._valid
 
-    def count_tokens(self, text: str) -> int:
-        """How many tokens ``text`` encodes to."""
-        return len(self.encode(text))
+    # ----------------------------------------------------------------- counting (bpe_ref.counting)
+
+    def count(self, text: str, method: str | None = None) -> int:
+        """``len(encode(text))``; the default path adds up cached counts without building the ids.
+
+        >>> Tokenizer.gpt2().count("Hello world<|endoftext|>")
+        3
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"count takes a str, got {type(text).__name__}" + _bytes_hint(text))
+        if method is None and self.method is None:
+            return self._fast_encoder().count(text)
+        return len(self.encode(text, method))
+
+    count_tokens = count  # the earlier name
+
+    def _count_cache(self) -> CountCache:
+        if self._counts is None:
+            self._counts = CountCache(self.count)
+        return self._counts
+
+    def _appendable(self):
+        """A factory of step-08 appendable encoders, for long growing pretokens (None: the
+        tokenizer's ``method`` counts everything). The table encoder it needs is built on the
+        first long pretoken, not before (about a second for GPT-2)."""
+        if self.method not in (None, "table", "backtrack"):
+            return None
+        if self._unique_bytes is None:
+            self._unique_bytes = not self._tables.duplicate_bytes()
+        if not self._unique_bytes:
+            return None  # repeated token bytes: no valid tokens, no table encoder
+        return lambda: AppendableEncoder(encoder=self._encoder("table"))
+
+    def split_at(self, text: str, max_tokens: int) -> tuple[str, str]:
+        """``(head, rest)``, ``head + rest == text``: the longest prefix (cut between characters)
+        whose encoding has at most ``max_tokens`` tokens. Encodes only up to the cut (see
+        :func:`bpe_ref.counting.split_at`). Counts are not monotonic, so a shorter prefix may have
+        more tokens; none longer fits. ``ValueError`` for a negative ``max_tokens``.
+
+        >>> Tokenizer.gpt2().split_at("Hello world, again", 2)
+        ('Hello world', ', again')
+        """
+        return split_at(text, max_tokens, self._count_cache().__getitem__, self.special_tokens, self._appendable())
+
+    def interval_counter(self, text: str) -> IntervalCounter:
+        """An object whose ``count(start, end) == len(encode(text[start:end]))`` (character offsets),
+        answered from prefix sums after one linear pass (:class:`bpe_ref.counting.IntervalCounter`).
+        A slice that cuts a word counts as that piece of text on its own (``" ou"`` of ``" out"``:
+        2 GPT-2 tokens), not as the tokens of ``encode(text)`` that fall inside it. Where text can
+        be cut so that counts add up (*hard boundaries*): :mod:`bpe_ref.counting`.
+
+        >>> counter = Tokenizer.gpt2().interval_counter("Hello world, again")
+        >>> counter.count(0, 11), counter.count(5, 18)
+        (2, 3)
+        """
+        return IntervalCounter(text, self._count_cache().__getitem__, self.special_tokens)
+
+    def appender(self) -> Appender:
+        """An object with ``append(piece)`` and ``count == len(encode(everything appended))``
+        (:class:`bpe_ref.counting.Appender`).
+
+        >>> appender = Tokenizer.gpt2().appender()
+        >>> appender.append("Hello wor"); appender.append("ld")
+        >>> appender.count
+        2
+        """
+        return Appender(self._count_cache().__getitem__, self.special_tokens, self._appendable())
 
     # ----------------------------------------------------------------- decoding
 
     @property
     def _decoder(self) -> ArenaDecoder:
         if self._arena is None:
-            self._arena = ArenaDecoder(self._vocab, self._tables)
+            self._arena = ArenaDecoder(self._vocab)
         return self._arena
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
@@ -211,9 +289,10 @@ class Tokenizer:
         return len(self._vocab)
 
     def __repr__(self) -> str:
+        method = "" if self.method is None else f", method={self.method!r}"
         return (
             f"Tokenizer(vocab_size={len(self._vocab)}, merges={len(self.merges)}, "
-            f"special_tokens={list(self.special_tokens)!r})"
+            f"special_tokens={list(self.special_tokens)!r}{method})"
         )
 
     def token_bytes(self, token_id: int) -> bytes:
@@ -232,6 +311,8 @@ class Tokenizer:
         """Forget the cached segments and pieces (for cold-cache benchmarks)."""
         if self._fast is not None:
             self._fast.clear_cache()
+        if self._counts is not None:
+            self._counts.clear()
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
         """Token ids of the concatenation of ``iterable`` (e.g. an open text file), lazily.

@@ -6,7 +6,6 @@ import pytest
 
 from bpe_ref import ENCODE_METHODS, Tokenizer
 from bpe_ref.decode import ArenaDecoder
-from bpe_ref.encode.common import MergeTables
 
 METHODS = [None, *ENCODE_METHODS]
 BYTES = {i: bytes([i]) for i in range(256)}
@@ -165,7 +164,7 @@ def test_bad_cache_size(size):
 
 def test_arena_decoder_direct():
     vocab = BYTES | {256: b"ab"}
-    decoder = ArenaDecoder(vocab, MergeTables(vocab, [(b"a", b"b")]))
+    decoder = ArenaDecoder(vocab)
     assert 256 in decoder and 257 not in decoder
     with pytest.raises(ValueError, match="token id 257"):
         decoder.decode([257])

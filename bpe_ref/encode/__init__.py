@@ -12,6 +12,9 @@ method         idea                                                             
 All four return identical ids (tests/test_encode_equivalence.py). :mod:`.common` holds what they
 all share: the merges as rank tables. :mod:`.step08_valid_tokens` holds what the two step-08
 encoders add: the valid tokens, the compatibility test of two tokens, and the tries of tokens.
+:mod:`.step08_counting` counts tokens from the table encoder's ``last[]`` array without the
+ids: every prefix of a pretoken at once (``prefix_token_counts``), or byte by byte as it grows
+(``AppendableEncoder``).
 The :class:`~bpe_ref.tokenizer.Tokenizer` splits text into pretokens and calls one of them.
 
 >>> from bpe_ref.encode import ENCODE_METHODS, make_encoder

@@ -20,6 +20,9 @@ All with GPT-2's vocabulary (tiktoken and HF are built offline from the shipped 
    encoder (median of repeats) and the exponent ``k`` of the fitted ``time ~ size^k``. Encoders
    that are slow by design stop growing once a run takes longer than ``--budget`` seconds.
    Every measured output is checked against tiktoken's ids.
+5. **Counting** (:mod:`bpe_ref.counting`): ``count``, ``interval_counter``, ``appender`` and
+   ``split_at`` against re-encoding each slice from scratch, on the four corpora
+   (:func:`bpe_ref.course.bench.counting.counting_section`).
 
 Output: tables and target checks on stdout, ``theory/benchmarks/encode/README.md`` and three plots.
 ``--quick`` runs a small plan (to check that everything works, not for conclusions).
@@ -472,6 +475,9 @@ def run(args: argparse.Namespace) -> int:
     encoders = measure_encoders(tok, tk, text, max(3, rounds // 2), out)
     decoding = measure_decode(tok, tk, hf, text, rounds, out)
     worst = measure_worst_case(tok, tk, hf, sizes, args.budget, WORST_CASE_REPEATS, out)
+    from .counting import counting_section  # here: counting imports this module's timing helpers
+
+    counting = counting_section(tok, texts, args.quick, tk=tk, out=out)
     elapsed = time.perf_counter() - started
 
     hf_batch = encoding["best_hf_batch"]
@@ -502,6 +508,7 @@ def run(args: argparse.Namespace) -> int:
     ]
     for title, headers, rows in sections:
         print(f"\n{title}\n{fixed_width_table(headers, rows)}", file=out)
+    sections += counting  # counting_section printed its own table
     print("\ntargets (ratios measured in this run: medians of per-round ratios)", file=out)
     print(fixed_width_table(["target", "measured", "limit", "met"], check_rows), file=out)
     print(f"\nbenchmark took {elapsed:.0f} s", file=out)

@@ -89,6 +89,37 @@ def snippets_of(step: str) -> dict[str, str]:
     return {f"{step}-diff-from-{previous}.md": merge_loop_diff(step)}
 
 
+# The first encoder replays training on one word: its diff is against V1's merge loop.
+ENCODER_DIFFS: dict[str, tuple[str, str, str, str]] = {
+    # step -> (module, function, its label, the previous step's label), modules under bpe_ref
+    "06": ("encode.step06_naive", "encode_pretoken", "encoding (step 06)", "V1"),
+}
+
+_PACKAGE = __name__.rsplit(".", 3)[0]  # bpe_ref, or a private copy of it
+
+
+def encoder_diff(step: str) -> str:
+    """Markdown: the unified diff of step ``step``'s encoder against the previous step's loop."""
+    module, name, label, previous = ENCODER_DIFFS[step]
+    before = merge_loop("step01_naive")
+    after = getattr(importlib.import_module(f"{_PACKAGE}.{module}"), name)
+    a, b = source_without_docstring(before), source_without_docstring(after)
+    diff = difflib.unified_diff(a, b, fromfile=f"{previous}: {defined_in(before)} (merge_steps)",
+                                tofile=f"{label}: {defined_in(after)} ({name})", n=max(len(a), len(b)), lineterm="")
+    return (
+        f"The encoder of one pretoken against {previous}'s merge loop, generated from the code. Training "
+        "counts the pairs of every word and merges the most frequent; encoding looks at one word and "
+        "merges the pair learned earliest, with the same `merge_word`. Lines marked `-` are only in "
+        f"`{defined_in(before)}`, lines marked `+` only in `{defined_in(after)}`; docstrings are left out.\n\n"
+        "```diff\n" + "\n".join(diff) + "\n```\n"
+    )
+
+
+def encoder_diff_snippets(step: str) -> dict[str, str]:
+    """``{"06-diff-from-01.md": Markdown}`` for an encoder step."""
+    return {f"{step}-diff-from-01.md": encoder_diff(step)}
+
+
 class ComingPage:
     """The figure interface of a page still to be written: its step's diff, and no figure yet.
 

@@ -1,0 +1,518 @@
+"""Graders of lab 06, encoding and decoding: merges by rank, one pretoken, a whole text with special
+tokens, then the arena decoder.
+
+Theory: ``theory/06-encode-decode.md``. Reference: :mod:`bpe_ref.encode.step06_naive` (tasks 1-3)
+and :mod:`bpe_ref.decode` (tasks 4-5).
+
+======================  ======================================  ===========================================
+task                    visible test                            hidden test
+======================  ======================================  ===========================================
+1 ``merge_ranks``       :func:`check_merge_ranks`               :func:`check_merge_ranks_properties`
+2 ``encode_pretoken``   :func:`check_encode_pretoken` (fixed     :func:`check_encode_pretoken_properties`
+                        ranks, corpus.en's and GPT-2's)          (ranks learned from generated corpora,
+                                                                GPT-2's on generated words)
+3 ``encode_text``       :func:`check_encode_text`                :func:`check_encode_text_properties`
+                                                                (generated texts; GPT-2 against tiktoken)
+4 ``build_arena``       :func:`check_build_arena` (GPT-2's       :func:`check_build_arena_properties`
+                        vocabulary included)
+5 ``decode_with_arena`` :func:`check_decode_with_arena` (and     :func:`check_decode_with_arena_properties`
+                        ids that are not tokens: ValueError)    (generated arenas, bad ids among them)
+======================  ======================================  ===========================================
+
+The learner works on ``bytes`` tokens, as in labs 01-05. GPT-2's ranks hold 50,000 merges; a case
+sends only those whose bytes occur in its text (a merge whose result is not in the text can never
+apply, and the ranks keep their values), so the answer is the one the full table gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+from hypothesis import strategies as st
+
+from ...corpus import read_corpus
+from ...data_files import GPT2_MERGES, GPT2_VOCAB, REFERENCE_MERGES, TINYSTORIES_VALID, data_file
+from ...decode import build_arena, decode_with_arena
+from ...encode.step06_naive import encode_pretoken, encode_text, merge_ranks
+from ...pretokenize import PRETOKEN_RE, special_token_regex
+from ...serialization import load_merges, load_vocab_and_merges
+from ...tokenizer import Tokenizer
+from ...train.step01_naive import merge_word, train
+from .core import (
+    Case, CheckFailed, Task, advisory, call_learner, check_cases, check_property, error_name, grader, passed,
+    refuse_reference_use, short_repr, task_graders,
+)
+
+# The learner's code may use lab 01's functions (split_into_bytes, merge_word: the setup cell's).
+PROVIDED = ("train.step01_naive", "tiebreak", "train.common", "train.driver")
+GRADING_POLICY = {"provided": PROVIDED}
+
+REFERENCES = (merge_ranks, encode_pretoken, encode_text, build_arena, decode_with_arena, load_merges, load_vocab_and_merges,
+              Tokenizer, train, merge_word)
+
+Pair = tuple[bytes, bytes]
+EOT = "<|endoftext|>"
+
+
+@lru_cache(maxsize=1)
+def gpt2_files() -> tuple[dict[int, bytes], list[Pair]]:
+    """GPT-2's vocabulary and merges, read from the shipped files once per grading process."""
+    return load_vocab_and_merges(data_file(GPT2_VOCAB), data_file(GPT2_MERGES))
+
+
+@lru_cache(maxsize=1)
+def gpt2() -> Tokenizer:
+    """GPT-2's tokenizer (for tiktoken and the stretch's ids; the tasks need only the files)."""
+    return Tokenizer(*gpt2_files(), ["<|endoftext|>"])
+
+
+@lru_cache(maxsize=1)
+def gpt2_ranks() -> dict[Pair, int]:
+    return merge_ranks(gpt2_files()[1])
+
+
+@lru_cache(maxsize=1)
+def corpus_en_ranks() -> dict[Pair, int]:
+    return merge_ranks(load_merges(data_file(REFERENCE_MERGES)))
+
+
+def ranks_for(text: str | bytes, ranks: dict[Pair, int]) -> dict[Pair, int]:
+    """The part of ``ranks`` that can apply to ``text``: merges whose result occurs in it (in rank
+    order, the ranks unchanged). Encoding with it gives what encoding with all of ``ranks`` gives."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    by_result, longest = merges_by_result(tuple(ranks.items()) if len(ranks) < 1000 else id(ranks), ranks)
+    found = {}
+    for start in range(len(data)):
+        for end in range(start + 2, min(len(data), start + longest) + 1):
+            for pair in by_result.get(data[start:end], ()):
+                found[pair] = ranks[pair]
+    return dict(sorted(found.items(), key=lambda item: item[1]))
+
+
+_BY_RESULT: dict = {}
+
+
+def merges_by_result(key: object, ranks: dict[Pair, int]) -> tuple[dict[bytes, list[Pair]], int]:
+    """``{left + right: [pairs]}`` of ``ranks`` and the longest result (kept per table: GPT-2's is
+    made once)."""
+    if key not in _BY_RESULT:
+        by_result: dict[bytes, list[Pair]] = {}
+        for pair in ranks:
+            by_result.setdefault(pair[0] + pair[1], []).append(pair)
+        _BY_RESULT[key] = (by_result, max(map(len, by_result), default=0), ranks)  # ranks: keeps id(ranks) alive
+    return _BY_RESULT[key][:2]
+
+
+def gpt2_label(ranks: dict[Pair, int]) -> str:
+    return f"<GPT-2's ranks: the {len(ranks)} of its 50000 merges that occur in this text>"
+
+
+# ---- task 1: merge ranks -------------------------------------------------------------------------
+
+
+def ranks_hint(args: tuple, expected: object, got: object) -> str | None:
+    merges = args[0]
+    if not (isinstance(expected, dict) and isinstance(got, dict)) or set(expected) != set(got):
+        return None
+    if all(got[pair] == expected[pair] + 1 for pair in expected):
+        return "ranks count from 0: the first merge learned has rank 0 (it becomes token 256 + rank)"
+    repeated = [pair for pair in expected if merges.count(pair) > 1]
+    if repeated:
+        return (f"{repeated[0]!r} is listed twice: keep its first rank (dict.setdefault), the earliest merge; a later "
+                "copy can never apply, since training never makes a pair that is already merged")
+    return None
+
+
+RANKS_TASK = Task("merge_ranks", ("merges",), what="a dict mapping (bytes, bytes) pairs to int ranks", hint=ranks_hint,
+                  provided=PROVIDED)
+
+RANKS_CASES = [
+    ([(b"s", b"t"), (b"e", b"st"), (b"o", b"w")],),
+    ([],),
+    ([(b"a", b"a"), (b"aa", b"a"), (b"a", b"a")],),  # a pair listed twice keeps its first rank
+    ([(b"\xc3", b"\xa9"), (b" ", b"\xc3\xa9")],),
+]
+
+pair_tokens = st.sampled_from([b"a", b"b", b"ab", b"ba", b" ", b" a", b"\xc3", b"\xa9", b"aa"])
+merge_lists = st.lists(st.tuples(pair_tokens, pair_tokens), max_size=12)
+
+check_merge_ranks, check_merge_ranks_properties = task_graders(
+    RANKS_TASK, merge_ranks, RANKS_CASES, merge_lists.map(lambda merges: (merges,)), max_examples=40
+)
+
+# ---- task 2: one pretoken ------------------------------------------------------------------------
+
+_NOT_A_MERGE = 1 << 62
+
+
+def _variant(pretoken: bytes, ranks: dict[Pair, int], pick: Callable[[list[Pair]], Pair | None]) -> list[bytes]:
+    """A common wrong encoder, for hints: ``pick`` chooses the pair to merge among the merges present."""
+    word = tuple(pretoken[i : i + 1] for i in range(len(pretoken)))
+    while True:
+        present = [pair for pair in zip(word, word[1:]) if pair in ranks]
+        choice = pick(present) if present else None
+        if choice is None:
+            return list(word)
+        word = merge_word(word, choice)
+
+
+def encode_hint(args: tuple, expected: object, got: object) -> str | None:
+    """A merge left undone, the leftmost pair taken first, or the highest rank taken first."""
+    pretoken, ranks = args
+    if not isinstance(got, list) or not all(type(token) is bytes for token in got):
+        return None
+    if b"".join(got) != pretoken:
+        return ("your tokens do not join back into the pretoken: each merge replaces two neighbouring tokens by their "
+                "concatenation, and nothing is lost or repeated")
+    undone = sorted((ranks[pair], pair) for pair in zip(got, got[1:]) if pair in ranks)
+    if undone:
+        rank, pair = undone[0]
+        return (f"your tokens still hold the pair {pair!r}, rank {rank}: keep merging until no two neighbouring tokens "
+                "form a merge (a merge makes new pairs, which later merges join)")
+    leftmost = got == _variant(pretoken, ranks, lambda present: present[0])
+    highest = got == _variant(pretoken, ranks, lambda present: max(present, key=ranks.__getitem__))
+    lowest_first = "BPE merges the pair of lowest rank (the earliest learned) first, wherever it is, then looks again"
+    if leftmost and highest:
+        return (f"you merged the leftmost pair that is a merge first, or you merged the pair of highest rank first (here "
+                f"both give your tokens): {lowest_first}")
+    if leftmost:
+        return f"you merged the leftmost pair that is a merge first: {lowest_first} (the leftmost only breaks ties)"
+    if highest:
+        return f"you merged the pair of highest rank first: {lowest_first}"
+    return None
+
+
+ENCODE_PRETOKEN_TASK = Task("encode_pretoken", ("pretoken", "ranks"), what="a list of bytes tokens", hint=encode_hint,
+                            provided=PROVIDED)
+
+
+def work_ranks(order: list[Pair]) -> dict[Pair, int]:
+    return {pair: rank for rank, pair in enumerate(order)}
+
+
+def encode_pretoken_cases() -> list[Case]:
+    # The worked example of page 06: the merges of " work" (I, he, work, worked, works), in the
+    # course's training order, then the same merges in another order.
+    trained = work_ranks([(b"w", b"o"), (b"wo", b"r"), (b"wor", b"k"), (b" ", b"work"), (b"h", b"e"), (b"e", b"d"),
+                          (b" work", b"ed"), (b" work", b"s")])
+    other_order = work_ranks([(b"e", b"d"), (b"k", b"ed"), (b"w", b"o"), (b"wo", b"r"), (b" ", b"wor")])
+    cases = [
+        Case((b" worked", trained)),
+        Case((b" worked", other_order)),  # same text, other ranks: (k, ed) is learned before (wor, k) exists
+        Case((b"aaa", {(b"a", b"a"): 0})),  # left to right, no overlap: (aa, a)
+        Case((b"aaaaa", {(b"a", b"a"): 0, (b"aa", b"a"): 1})),
+        Case((b"abc", {(b"a", b"b"): 1, (b"b", b"c"): 0})),  # (b, c) has the lower rank: a, bc
+        Case((b"", {(b"a", b"b"): 0})),
+        Case((b"xyz", {})),
+    ]
+    corpus_en = corpus_en_ranks()
+    for pretoken in (b" Tokenizers", b" once", b"\xc3\xa9t\xc3\xa9"):
+        ranks = ranks_for(pretoken, corpus_en)
+        cases.append(Case((pretoken, ranks), labels={1: f"<the corpus.en ranks that occur here: {len(ranks)} merges>"}))
+    for pretoken in (b" Hello", b" tokenization", b" \xf0\x9f\x99\x82"):
+        ranks = ranks_for(pretoken, gpt2_ranks())
+        cases.append(Case((pretoken, ranks), labels={1: gpt2_label(ranks)}))
+    return cases
+
+
+@st.composite
+def pretoken_and_ranks(draw) -> tuple[bytes, dict[Pair, int]]:
+    """Ranks learned by the reference on a small corpus of similar words, and a word (often one of
+    the corpus's); or a GPT-2 word with GPT-2's ranks."""
+    if draw(st.integers(0, 3)) == 0:
+        word = draw(st.sampled_from(GPT2_WORDS) | st.text(alphabet="abeinrst éü中", min_size=1, max_size=10))
+        pretoken = word.encode("utf-8")
+        return pretoken, ranks_for(pretoken, gpt2_ranks())
+    corpus = draw(st.dictionaries(st.text(alphabet="abcé ", min_size=1, max_size=8).map(str.encode), st.integers(1, 6),
+                                  min_size=1, max_size=6))
+    ranks = merge_ranks(train(corpus, draw(st.integers(0, 14))))
+    pretoken = draw(st.sampled_from(sorted(corpus)) | st.text(alphabet="abcé ", max_size=9).map(str.encode))
+    return pretoken, ranks
+
+
+GPT2_WORDS = [" the", " tokenizer", "Hello", " world", " naïve", " café", " 中文", " 🙂", " encoding", " decoded",
+              " aaaaaaa", " mississippi", "'s", " 2026", "!!!", "\n\n", " antidisestablishmentarianism"]
+
+check_encode_pretoken, check_encode_pretoken_properties = task_graders(
+    ENCODE_PRETOKEN_TASK, encode_pretoken, encode_pretoken_cases(), pretoken_and_ranks(), max_examples=60
+)
+
+# ---- task 3: a text, special tokens first --------------------------------------------------------
+
+
+def text_hint(args: tuple, expected: object, got: object) -> str | None:
+    text, _, special_tokens = args
+    if not isinstance(got, list) or not all(type(token) is bytes for token in got):
+        return None
+    specials = {token.encode("utf-8") for token in special_tokens}
+    got_specials = [token for token in got if token in specials]
+    expected_specials = [token for token in expected if token in specials]  # type: ignore[union-attr]
+    if got_specials != expected_specials:
+        if len(set(special_tokens)) > 1 and any(a != b and a in b for a in special_tokens for b in special_tokens):
+            return ("special tokens overlap here: at each place the leftmost match wins, and among matches at the same "
+                    "place the longest; an alternation of the tokens sorted longest first does both "
+                    "(regex.escape each token: '|' is a metacharacter)")
+        return ("a special token is whole, one token with its own bytes: find them before pretokenizing (split with a "
+                "capturing group, regex.split(f'({pattern})', text), keeps them)")
+    if b"".join(got) != text.encode("utf-8"):
+        return "your tokens do not join back into the text: the pieces between special tokens must all be encoded"
+    return ("the pieces between special tokens are cut into pretokens by the GPT-2 pattern (regex.findall), and each "
+            "pretoken's UTF-8 bytes are encoded alone by encode_pretoken: merges never cross a pretoken")
+
+
+ENCODE_TEXT_TASK = Task("encode_text", ("text", "ranks", "special_tokens"), what="a list of bytes tokens", hint=text_hint,
+                        provided=PROVIDED, stand_ins=(encode_pretoken,))
+
+
+def text_case(text: str, special_tokens: list[str], ranks: dict[Pair, int] | None = None) -> Case:
+    """``text`` with GPT-2's ranks that can apply to it (or ``ranks``)."""
+    if ranks is None:
+        ranks = ranks_for(text, gpt2_ranks())
+        return Case((text, ranks, special_tokens), labels={1: gpt2_label(ranks)})
+    return Case((text, ranks, special_tokens))
+
+
+def encode_text_cases() -> list[Case]:
+    return [
+        text_case("Hello world", []),
+        text_case(f"Hello world{EOT}It's 42!", [EOT]),
+        text_case(f"x{EOT}y", []),  # not a special token here: ordinary text
+        text_case("hello<|end|><|end|><|endoftext|>", ["<|end|>", "<|end|><|end|>", EOT]),  # longest where they overlap
+        text_case("a<|abc|>", ["<|abc|>", "a<|"]),  # leftmost first, though the other is longer
+        text_case("  two spaces,\n\nnew lines\t ", []),
+        text_case("naïve café 中文 🙂", []),
+        text_case("", [EOT]),
+    ]
+
+
+TEXT_PIECES = ["the", " cat", " sat", "Hello", " world", "'s", " 42", "!", " ", "  ", "\n", "\n\n", "é", " café", "中文",
+               "🙂", "<|eot|>", "<s>", "<|eot|><s>", "<|", "s>", EOT, "aaaa", " ab", "ba"]
+SPECIAL_LISTS = [[], [EOT], ["<|eot|>"], ["<|eot|>", "<|eot|><s>"], ["<s>", "<|eot|><s>", EOT], ["s>", "<|eot|>"]]
+
+
+@lru_cache(maxsize=1)
+def small_trained_ranks() -> dict[Pair, int]:
+    """300 merges learned by the reference on the start of a TinyStories sample."""
+    from ...pretokenize import count_pretokens
+
+    counts = count_pretokens(read_corpus(data_file(TINYSTORIES_VALID))[:30_000], [EOT])
+    return merge_ranks(train(counts, 300))
+
+
+@st.composite
+def text_inputs(draw) -> tuple[str, dict[Pair, int], list[str]]:
+    text = draw(st.lists(st.sampled_from(TEXT_PIECES), max_size=10).map("".join) | st.text(max_size=16))
+    special_tokens = draw(st.sampled_from(SPECIAL_LISTS).flatmap(st.permutations))
+    ranks = ranks_for(text, gpt2_ranks() if draw(st.booleans()) else small_trained_ranks())
+    return text, ranks, list(special_tokens)
+
+
+ENCODE_TEXT_CASES = encode_text_cases()
+
+
+@grader
+def check_encode_text(encode_text: Callable) -> None:
+    """Visible test of task 3: fixed texts with GPT-2's ranks, special tokens that overlap included."""
+    count = check_cases(ENCODE_TEXT_TASK, encode_text, encode_text_reference, ENCODE_TEXT_CASES)
+    passed(f"encode_text: all {count} visible cases pass.")
+
+
+encode_text_reference = encode_text
+check_encode_text.task, check_encode_text.reference, check_encode_text.cases = (ENCODE_TEXT_TASK, encode_text_reference,
+                                                                               ENCODE_TEXT_CASES)
+
+
+def tiktoken_tokens(text: str, ranks: dict[Pair, int], special_tokens: list[str]) -> list[bytes]:
+    """tiktoken's tokens of ``text`` with GPT-2's vocabulary and ``special_tokens`` (GPT-2 has only
+    ``<|endoftext|>``; the grader's cases use no other with GPT-2)."""
+    encoding = gpt2_tiktoken()
+    ids = encoding.encode(text, allowed_special=set(special_tokens), disallowed_special=())
+    return [encoding.decode_single_token_bytes(token_id) for token_id in ids]
+
+
+@lru_cache(maxsize=1)
+def gpt2_tiktoken():
+    from ...course.interop import to_tiktoken
+
+    return to_tiktoken(gpt2(), name="gpt2")
+
+
+@st.composite
+def gpt2_texts(draw) -> tuple[str, dict[Pair, int], list[str]]:
+    text = draw(st.lists(st.sampled_from(TEXT_PIECES + GPT2_WORDS), max_size=12).map("".join)
+                | st.text(st.characters(codec="utf-8"), max_size=20))
+    special_tokens = draw(st.sampled_from([[], [EOT]]))
+    return text, ranks_for(text, gpt2_ranks()), special_tokens
+
+
+@grader
+def check_encode_text_properties(encode_text: Callable) -> None:
+    """Hidden test of task 3: generated texts against the reference (GPT-2's ranks and ranks learned on
+    TinyStories, special tokens that overlap), then GPT-2's ranks against tiktoken itself."""
+    count = check_property(ENCODE_TEXT_TASK, encode_text, encode_text_reference, text_inputs(), max_examples=50)
+    passed(f"encode_text: agrees with the reference on {count} generated inputs.")
+    count = check_property(ENCODE_TEXT_TASK, encode_text, tiktoken_tokens, gpt2_texts(), max_examples=30)
+    passed(f"encode_text: gives tiktoken's tokens on {count} generated texts with GPT-2's merges.")
+
+
+# ---- task 4: the arena ---------------------------------------------------------------------------
+
+
+def arena_hint(args: tuple, expected: object, got: object) -> str | None:
+    vocab = args[0]
+    if not (isinstance(expected, tuple) and isinstance(got, tuple) and len(got) == 2):
+        return "return a tuple of two things: (buffer, offsets), the bytes and a list of ints"
+    buffer, offsets = got
+    if isinstance(offsets, list) and len(offsets) == len(expected[1]) - 1:
+        return ("offsets needs one entry more than there are ids: token i is buffer[offsets[i]:offsets[i + 1]], so "
+                "the last token needs its end, len(buffer)")
+    in_dict_order = [0]
+    for token in vocab.values():
+        in_dict_order.append(in_dict_order[-1] + len(token))
+    if got == (b"".join(vocab.values()), in_dict_order) and got != expected:
+        return "the tokens go into the buffer in id order (0, 1, 2, ...), not in the order the dict lists them"
+    if vocab and len(vocab) != max(vocab) + 1:
+        return ("some ids between 0 and the largest have no token: give each an empty range "
+                "(offsets[i] == offsets[i + 1]), so that ids still index the offsets directly")
+    return None
+
+
+ARENA_TASK = Task("build_arena", ("vocab",), what="a tuple (bytes buffer, list of int offsets)", hint=arena_hint,
+                  provided=PROVIDED)
+
+BYTES = {i: bytes([i]) for i in range(256)}
+
+
+def arena_cases() -> list[Case]:
+    # The tokens of page 06's worked example: "hug pug pun bun hugs", by rank.
+    hugs = BYTES | {256: b"ug", 257: b"un", 258: b"hug", 259: b" p", 260: b"hugs", 261: b"bun"}
+    full = dict(gpt2_files()[0])
+    return [
+        Case(({0: b"h", 1: b"i", 2: b"hi"},)),
+        Case(({2: b"hi", 0: b"h", 1: b"i"},)),  # listed out of order
+        Case(({0: b"a", 3: b"<|eot|>"},)),  # ids 1 and 2 have no token
+        Case(({},)),
+        Case((hugs,), labels={0: "<256 bytes + the 6 tokens of 'hug pug pun bun hugs'>"}),
+        Case((full,), labels={0: "<GPT-2's vocabulary: 50257 tokens>"}),
+    ]
+
+
+token_bytes = st.binary(min_size=1, max_size=4) | st.sampled_from([b"<|endoftext|>", b"\xf0\x9f", b" the"])
+vocabs = st.dictionaries(st.integers(0, 24), token_bytes, max_size=14)
+
+check_build_arena, check_build_arena_properties = task_graders(
+    ARENA_TASK, build_arena, arena_cases(), vocabs.map(lambda vocab: (vocab,)), max_examples=50
+)
+
+# ---- task 5: decoding from the arena -------------------------------------------------------------
+
+
+DECODE_TASK = Task("decode_with_arena", ("ids", "buffer", "offsets"), what="bytes", provided=PROVIDED)
+
+
+def decode_cases() -> list[Case]:
+    hi = build_arena({0: b"h", 1: b"i", 2: b"hi", 4: b"!"})
+    emoji = build_arena(BYTES | {256: b"\xf0\x9f", 257: b"\x99\x82"})
+    return [
+        Case(([2, 0, 1, 4], *hi)),
+        Case(([], *hi)),
+        Case(([256, 257, 33], *emoji), labels={1: "<the arena of 256 bytes + 2 tokens>", 2: "<its 259 offsets>"}),
+    ]
+
+
+BAD_IDS = [(-1, "a negative id: offsets[-1] counts from the end, so it would read a wrong token silently"),
+           (3, "an id with an empty range (no token has it): every token has at least one byte"),
+           (5, "an id past the last offset"),
+           (-4, "a negative id")]
+
+
+def verify_bad_ids(learner: Callable, cases: list[tuple[int, str]], buffer: bytes, offsets: list[int]) -> int:
+    """Each bad id, among good ones, must raise ``ValueError`` naming it."""
+    for bad, why in cases:
+        ids = [0, bad, 1]
+        call = f"decode_with_arena(ids={ids!r}, buffer={buffer!r}, offsets={offsets!r})"
+        outcome = call_learner(learner, (ids, buffer, offsets), PROVIDED)
+        if outcome.reference_calls:
+            raise CheckFailed(f"decode_with_arena calls the reference solution ({outcome.reference_calls[0]}): write it yourself")
+        if outcome.error is None:
+            returned = outcome.value[1]
+            raise CheckFailed(f"{call} returned {short_repr(returned, 60)}: expected a ValueError naming {bad}, {why}")
+        if error_name(outcome.error) == "NotImplementedError":
+            raise CheckFailed("decode_with_arena is not written yet: it still raises NotImplementedError")
+        if error_name(outcome.error) != "ValueError" or str(bad) not in str(outcome.error):
+            raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {str(outcome.error)[:120]}\n  expected: a "
+                              f"ValueError whose message names the id {bad} ({why})")
+    return len(cases)
+
+
+DECODE_CASES = decode_cases()
+
+
+@grader
+def check_decode_with_arena(decode_with_arena: Callable) -> None:
+    """Visible test of task 5: fixed ids, and ids that are not tokens."""
+    count = check_cases(DECODE_TASK, decode_with_arena, decode_with_arena_reference, DECODE_CASES)
+    count += verify_bad_ids(decode_with_arena, BAD_IDS, *build_arena({0: b"h", 1: b"i", 2: b"hi", 4: b"!"}))
+    passed(f"decode_with_arena: all {count} visible cases pass.")
+
+
+decode_with_arena_reference = decode_with_arena
+check_decode_with_arena.task, check_decode_with_arena.reference, check_decode_with_arena.cases = (
+    DECODE_TASK, decode_with_arena_reference, DECODE_CASES)
+
+
+@st.composite
+def decode_inputs(draw) -> tuple[list[int], bytes, list[int]]:
+    vocab = draw(vocabs.filter(bool))
+    buffer, offsets = build_arena(vocab)
+    ids = draw(st.lists(st.sampled_from(sorted(vocab)), max_size=12))
+    return ids, buffer, offsets
+
+
+@grader
+def check_decode_with_arena_properties(decode_with_arena: Callable) -> None:
+    """Hidden test of task 5: generated arenas and ids, and other ids that are not tokens."""
+    count = check_property(DECODE_TASK, decode_with_arena, decode_with_arena_reference, decode_inputs(), max_examples=50)
+    buffer, offsets = build_arena({0: b"ab", 1: b"c", 2: b"\xc3\xa9", 6: b"<s>"})
+    verify_bad_ids(decode_with_arena, [(-2, "a negative id"), (4, "an id with an empty range"), (7, "an id past the end"),
+                                       (-7, "a negative id")], buffer, offsets)
+    passed(f"decode_with_arena: agrees with the reference on {count} generated inputs, and refuses ids that are not tokens.")
+
+
+# ---- stretch (ungraded): a streaming decoder that never cuts a character -------------------------
+# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
+
+
+def stream_chunks(text: str, cut_every: int) -> list[list[int]]:
+    """GPT-2's ids of ``text``, in chunks of ``cut_every`` ids (as a model would emit them)."""
+    ids = gpt2().encode(text)
+    return [ids[i : i + cut_every] for i in range(0, len(ids), cut_every)]
+
+
+STREAM_TEXTS = ["Hello 🙂 world", "naïve café, 中文 and 🙂🙂🙂", "plain ascii only", "🙂", ""]
+
+
+@advisory
+def check_stretch_decode_stream(decode_stream: Callable) -> None:
+    """Stretch self-check of lab 06: ``decode_stream(chunks, buffer, offsets)`` yields ``str`` pieces
+    that join into the text, none of which holds a U+FFFD made by a cut character."""
+    refuse_reference_use(Task("decode_stream", ("chunks", "buffer", "offsets")), decode_stream)
+    buffer, offsets = build_arena(dict(gpt2().vocab))
+    for text in STREAM_TEXTS:
+        for cut_every in (1, 2, 3):
+            chunks = stream_chunks(text, cut_every)
+            call = f"decode_stream(<GPT-2's ids of {text!r}, {cut_every} per chunk>, buffer, offsets)"
+            outcome = call_learner(lambda *args: list(decode_stream(*args)), (chunks, buffer, offsets), PROVIDED)
+            if outcome.error is not None:
+                raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+            pieces = outcome.value[1]
+            if not all(type(piece) is str for piece in pieces):
+                raise CheckFailed(f"{call} yielded {short_repr(pieces)}: expected str pieces")
+            if any("\ufffd" in piece for piece in pieces):
+                raise CheckFailed(f"{call} yielded {short_repr(pieces)}: a piece holds U+FFFD, a character cut in two. "
+                                  "Keep the bytes of an unfinished character until the next chunk completes it")
+            if "".join(pieces) != text:
+                raise CheckFailed(f"{call}: the pieces {short_repr(pieces)} join into {''.join(pieces)!r}, expected {text!r}")
+    passed(f"decode_stream: {len(STREAM_TEXTS) * 3} streams of GPT-2 ids decode whole, never half a character.")
+
