@@ -440,7 +440,7 @@ def plot_throughput(encoding: dict, encoders: dict, decoding: dict, path: Path) 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--quick", action="store_true", help="a small plan that checks the benchmark runs (~45 s)")
+    parser.add_argument("--quick", action="store_true", help="a small plan that checks the benchmark runs (~1.5 min)")
     parser.add_argument("--rounds", type=int, default=None, help="rounds of the throughput timings (default 7, quick 3)")
     parser.add_argument("--budget", type=float, default=5.0,
                         help="worst case: an encoder whose run takes longer stops growing (default 5 s)")
@@ -537,7 +537,7 @@ def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, check
         "## How to run",
         "",
         "```bash",
-        "python -m bpe_ref bench encode            # full plan, about 2 minutes on 2 cores",
+        "python -m bpe_ref bench encode            # full plan, about 4 minutes on 2 quiet cores",
         "python -m bpe_ref bench encode --quick    # a smaller plan, to check that it runs",
         "python -m bpe_ref bench encode --no-write # print the tables, leave these files alone",
         "```",
