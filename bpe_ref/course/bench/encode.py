@@ -34,6 +34,7 @@ import argparse
 import datetime
 import gc
 import math
+import os
 import random
 import statistics
 import sys
@@ -456,6 +457,7 @@ def run(args: argparse.Namespace) -> int:
     if rounds < 1:
         raise ValueError(f"--rounds must be at least 1, got {rounds}")
     machine = machine_description()
+    load_before = _load_average()
     out = sys.stdout
     print(f"machine: {machine}", file=out)
     started = time.perf_counter()
@@ -479,6 +481,7 @@ def run(args: argparse.Namespace) -> int:
 
     counting = counting_section(tok, texts, args.quick, tk=tk, out=out)
     elapsed = time.perf_counter() - started
+    machine += f"; load average (1 min) {load_before} at the start, {_load_average()} at the end"
 
     hf_batch = encoding["best_hf_batch"]
     enc_headers = ["contender", "MB/s (median)", "vs tiktoken", f"vs {hf_batch}"]
@@ -524,6 +527,14 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"wrote {folder / 'README.md'} and three plots in {folder}", file=out)
     return 0
+
+
+def _load_average() -> str:
+    """The 1-minute load average (how busy the shared machine was), or "unknown"."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except (OSError, AttributeError):
+        return "unknown"
 
 
 def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, check_rows, elapsed: float) -> str:
@@ -591,6 +602,8 @@ def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, check
         "- The first call pays for every piece once: the more distinct pieces a corpus has per megabyte",
         "  (Spanish: many distinct words; Chinese: every segment new, cut byte by byte by a regular",
         "  expression), the further its first call falls below its warm figure.",
+        "- A load average above the number of cores means other work shared the CPU: every contender",
+        "  slows down, the ratios less than the seconds (each round times all of them together).",
         "- *Warm* re-encodes the same text, so every segment of up to 4096 characters is already cached:",
         "  a Chinese paragraph is one segment, and the warm call is one lookup per paragraph. That is the",
         "  best case of a cache, not the speed on new text; the first call is the honest figure there.",
