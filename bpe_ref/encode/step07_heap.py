@@ -60,16 +60,18 @@ def first_heap(parts: Sequence[T], ranks: Mapping[tuple[T, T], int]) -> list[tup
 
 
 def merge_all(parts: Sequence[T], ranks: Mapping[tuple[T, T], int], heap: list[tuple[int, int]],
-              join: Callable[[T, T], T] = add) -> list[T]:
+              join: Callable[[T, T], T] | None = None) -> list[T]:
     """Apply merges popped from ``heap`` (lowest rank, then leftmost) until it is empty; return the
     parts left. ``heap`` holds ``(rank, position)`` for every adjacent pair of ``parts`` that is a
     merge (it may hold stale entries too: they are skipped), and is emptied. A part is known by the
-    position of its first byte; ``join(left, right)`` makes the merged token (bytes: ``left + right``).
+    position of its first byte; ``join(left, right)`` makes the merged token (default: ``left + right``,
+    for bytes).
 
     >>> ranks = {(b"a", b"a"): 0}
     >>> merge_all([b"a", b"a", b"a"], ranks, first_heap([b"a", b"a", b"a"], ranks))  # (0, 1) goes stale
     [b'aa', b'a']
     """
+    join = join or add
     parts = list(parts)  # parts[i]: the part starting at position i, None once merged into its left neighbour
     end = len(parts)
     next_ = list(range(1, end + 1))  # end: no next part
