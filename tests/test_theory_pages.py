@@ -65,6 +65,13 @@ PAGES: dict[str, dict[str, str | None]] = {
         "previous": "theory/04-inverted-index.md",
         "next": None,  # page 06 is not written yet
     },
+    "07-heap-encoding.md": {
+        "lab": "labs/07_heap_encoding/07_heap_encoding.ipynb",
+        "module": "bpe_ref/encode/step07_heap.py",
+        "answers": "theory/drills/07-answers.md",
+        "previous": "theory/06-encode-decode.md",
+        "next": None,  # page 08 is not written yet
+    },
 }
 ANSWERS = [REPO_ROOT / links["answers"] for links in PAGES.values()]
 MARKDOWN_FILES = [THEORY / "README.md", *(THEORY / page for page in PAGES), *ANSWERS]

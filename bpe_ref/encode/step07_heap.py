@@ -13,12 +13,13 @@ there no longer has that rank) and skipped. Each merge costs O(log L): O(L log L
 The lab's functions work on ``bytes`` tokens and lab 06's ranks (``{pair: rank}``):
 
 - :func:`first_heap`: the heap of ``(rank, position)`` of the pairs of the first parts;
-- :func:`merge_all`: the pop loop over the linked list, stale entries skipped;
+- :func:`merge_all`: the pop loop over the linked list, stale entries skipped (:func:`pop_loop`, for
+  any tokens);
 - :func:`heap_encode`: one pretoken's tokens, the two together.
 
-:class:`HeapEncoder` runs the same two functions for the :class:`~bpe_ref.tokenizer.Tokenizer` on
+:class:`HeapEncoder` runs :func:`first_heap` and :func:`pop_loop` for the :class:`~bpe_ref.tokenizer.Tokenizer` on
 tokens numbered by rank (:mod:`.common`): its "ranks" are ``pair_to_token``, whose values (the
-merged token's number) sort as the ranks do, and ``join`` looks the merged token up instead of
+merged token's number) sort as the ranks do, and its ``join`` looks the merged token up instead of
 concatenating bytes. Theory: ``theory/07-heap-encoding.md``.
 
 >>> ranks = merge_ranks([(b"a", b"a"), (b"aa", b"a")])
@@ -35,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from heapq import heapify, heappop, heappush
 from operator import add
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from ..train.step01_naive import split_into_bytes
 from .common import MergeTables
@@ -43,7 +44,19 @@ from .step06_naive import Pair, merge_ranks
 
 T = TypeVar("T", bound=Hashable)  # a token: bytes in the lab, an int (its number by rank) in HeapEncoder
 
-__all__ = ["HeapEncoder", "first_heap", "heap_encode", "merge_all", "merge_ranks"]
+
+
+class PopStep(NamedTuple):
+    """One pop of :func:`pop_loop`: the entry, whether it merged (else it was stale), then the parts
+    (``(position, token)``) and the heap's entries (sorted) after it."""
+
+    entry: tuple[int, int]
+    merged: bool
+    parts: tuple
+    heap: tuple[tuple[int, int], ...]
+
+
+__all__ = ["HeapEncoder", "first_heap", "heap_encode", "merge_all", "merge_ranks", "pop_loop", "PopStep"]
 
 
 def first_heap(parts: Sequence[T], ranks: Mapping[tuple[T, T], int]) -> list[tuple[int, int]]:
@@ -59,19 +72,29 @@ def first_heap(parts: Sequence[T], ranks: Mapping[tuple[T, T], int]) -> list[tup
     return heap
 
 
-def merge_all(parts: Sequence[T], ranks: Mapping[tuple[T, T], int], heap: list[tuple[int, int]],
-              join: Callable[[T, T], T] | None = None) -> list[T]:
+def merge_all(parts: Sequence[bytes], ranks: Mapping[Pair, int], heap: list[tuple[int, int]]) -> list[bytes]:
     """Apply merges popped from ``heap`` (lowest rank, then leftmost) until it is empty; return the
     parts left. ``heap`` holds ``(rank, position)`` for every adjacent pair of ``parts`` that is a
-    merge (it may hold stale entries too: they are skipped), and is emptied. A part is known by the
-    position of its first byte; ``join(left, right)`` makes the merged token (default: ``left + right``,
-    for bytes).
+    merge (it may hold stale entries too: they are skipped), and is emptied. The loop is
+    :func:`pop_loop`, with bytes tokens: a merged token is ``left + right``.
 
     >>> ranks = {(b"a", b"a"): 0}
     >>> merge_all([b"a", b"a", b"a"], ranks, first_heap([b"a", b"a", b"a"], ranks))  # (0, 1) goes stale
     [b'aa', b'a']
     """
-    join = join or add
+    return pop_loop(parts, ranks, heap, add)
+
+
+def pop_loop(parts: Sequence[T], ranks: Mapping[tuple[T, T], int], heap: list[tuple[int, int]],
+             join: Callable[[T, T], T], trace: list[PopStep] | None = None) -> list[T]:
+    """:func:`merge_all` for any tokens: ``join(left, right)`` makes the merged token (bytes:
+    ``left + right``; :class:`HeapEncoder`'s numbered tokens: a table lookup). A part is known by
+    the position of its first byte, which it keeps all its life. ``trace``, a list, receives one
+    :class:`PopStep` per pop (for the page's worked example; it copies the state, O(L) per pop).
+
+    >>> pop_loop([1, 1, 1], {(1, 1): 7}, [(7, 0), (7, 1)], lambda left, right: 9)
+    [9, 1]
+    """
     parts = list(parts)  # parts[i]: the part starting at position i, None once merged into its left neighbour
     end = len(parts)
     next_ = list(range(1, end + 1))  # end: no next part
@@ -80,11 +103,12 @@ def merge_all(parts: Sequence[T], ranks: Mapping[tuple[T, T], int], heap: list[t
     while heap:
         rank, start = heappop(heap)
         left = parts[start]
-        if left is None:
-            continue  # stale: this part was merged into its left neighbour
         right_start = next_[start]
-        if right_start == end or rank_of((left, parts[right_start])) != rank:
-            continue  # stale: the part or its right neighbour changed since the push
+        # Stale: the part was merged into its left neighbour, or the pair starting here changed.
+        if left is None or right_start == end or rank_of((left, parts[right_start])) != rank:
+            if trace is not None:
+                trace.append(PopStep((rank, start), False, _placed(parts), tuple(sorted(heap))))
+            continue
         # Merge: the part at `start` becomes the merged token, its right neighbour disappears.
         merged = parts[start] = join(left, parts[right_start])
         parts[right_start] = None
@@ -96,7 +120,17 @@ def merge_all(parts: Sequence[T], ranks: Mapping[tuple[T, T], int], heap: list[t
         before = prev[start]
         if before != -1 and (new := rank_of((parts[before], merged))) is not None:
             heappush(heap, (new, before))
+        if trace is not None:
+            trace.append(PopStep((rank, start), True, _placed(parts), tuple(sorted(heap))))
+    return _live(parts)
+
+
+def _live(parts: list) -> list:
     return [part for part in parts if part is not None]
+
+
+def _placed(parts: list) -> tuple:
+    return tuple((position, part) for position, part in enumerate(parts) if part is not None)
 
 
 def heap_encode(pretoken: bytes, ranks: Mapping[Pair, int]) -> list[bytes]:
@@ -111,7 +145,7 @@ def heap_encode(pretoken: bytes, ranks: Mapping[Pair, int]) -> list[bytes]:
 
 
 class HeapEncoder:
-    """:func:`first_heap` and :func:`merge_all` over tokens numbered by rank: ints instead of bytes."""
+    """:func:`first_heap` and :func:`pop_loop` over tokens numbered by rank: ints instead of bytes."""
 
     def __init__(self, tables: MergeTables) -> None:
         self.pair_to_token = tables.pair_to_token
@@ -126,5 +160,5 @@ class HeapEncoder:
             return [ids[b] for b in data]
         parts = list(data)  # token number of a single byte = the byte
         # Merged tokens are numbered by rank: pair_to_token's values are ranks (plus 256).
-        tokens = merge_all(parts, self.pair_to_token, first_heap(parts, self.pair_to_token), self._join)
+        tokens = pop_loop(parts, self.pair_to_token, first_heap(parts, self.pair_to_token), self._join)
         return [ids[t] for t in tokens]
