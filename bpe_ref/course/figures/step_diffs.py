@@ -1,4 +1,5 @@
-"""The diff of each step's merge loop against the previous step's, generated from the code.
+"""The diff of each step's merge loop (or, from step 07 on, encoder) against the previous step's,
+generated from the code.
 
 Every trainer writes its merge loop as ``merge_steps`` (:mod:`bpe_ref.train.driver`), and each step
 copies the previous one and adds its idea, keeping names and helpers. So the unified diff of two
@@ -83,9 +84,38 @@ def merge_loop_diff(step: str) -> str:
     )
 
 
+# step -> ((previous step's module, function), (this step's module, function)), under bpe_ref: the
+# encoders of one pretoken, from step 07 on (step 06 is the first encoder: nothing before it).
+ENCODER_STEPS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
+    "07": (("encode.step06_naive", "encode_pretoken"), ("encode.step07_heap", "heap_encode")),
+}
+_PACKAGE = __name__.rsplit(".", 3)[0]  # bpe_ref, or a private copy of it
+
+
+def encoder_diff(step: str) -> str:
+    """Markdown: the unified diff of step ``step``'s pretoken encoder against the previous step's."""
+    (before_module, before_name), (after_module, after_name) = ENCODER_STEPS[step]
+    before = getattr(importlib.import_module(f"{_PACKAGE}.{before_module}"), before_name)
+    after = getattr(importlib.import_module(f"{_PACKAGE}.{after_module}"), after_name)
+    a, b = source_without_docstring(before), source_without_docstring(after)
+    previous = f"{int(step) - 1:02d}"
+    diff = difflib.unified_diff(
+        a, b, fromfile=f"step {previous}: {defined_in(before)}", tofile=f"step {step}: {defined_in(after)}",
+        n=max(len(a), len(b)), lineterm="",
+    )
+    return (
+        f"Step {step}'s encoder of one pretoken against step {previous}'s, generated from the code. Lines marked "
+        f"`-` are only in `{before_name}` (`{defined_in(before)}`), lines marked `+` only in `{after_name}` "
+        f"(`{defined_in(after)}`); docstrings are left out.\n\n"
+        "```diff\n" + "\n".join(diff) + "\n```\n"
+    )
+
+
 def snippets_of(step: str) -> dict[str, str]:
     """``{"0N-diff-from-0M.md": Markdown}`` for step ``step``."""
     previous = f"{int(step) - 1:02d}"
+    if step in ENCODER_STEPS:
+        return {f"{step}-diff-from-{previous}.md": encoder_diff(step)}
     return {f"{step}-diff-from-{previous}.md": merge_loop_diff(step)}
 
 
