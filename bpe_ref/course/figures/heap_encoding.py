@@ -161,7 +161,7 @@ def long_pieces_snippet(data: dict | None = None) -> str:
     return (
         markdown_table(["pretoken", "encoder", "growth exponent", "fitted over (bytes)", "slowest measured"], rows,
                        "llrrr")
-        + f"\nMedian of {data['repeats']} runs, GPT-2's vocabulary, measured on {data['machine']} ({data['date']}; file "
+        + f"\nCPU time, median of {data['repeats']} runs, GPT-2's vocabulary, measured on {data['machine']} ({data['date']}; file "
         "[`benchmarks/heap_encoding/long_pieces.json`](benchmarks/heap_encoding/long_pieces.json)). "
         "The exponent is the slope of log time against log length over the longer half of the lengths; "
         "tiktoken's time includes its regex.\n"
@@ -181,7 +181,7 @@ def draw_long_pieces(data: dict, path: Path) -> Path:
         ax.set_xlabel("pretoken length (bytes)")
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=8)
-    axes[0].set_ylabel("seconds (median)")
+    axes[0].set_ylabel("CPU seconds (median)")
     fig.tight_layout()
     return save_png(fig, path)
 

@@ -4,7 +4,8 @@ encoder, step 07's heap encoder and tiktoken, on GPT-2's vocabulary; write the r
 ``python -m bpe_ref.course.figures.long_pieces`` builds pieces the GPT-2 pattern keeps whole (a run
 of random digits, ``\\p{N}+``; a run of one letter; random letters with no space, ``\\p{L}+``), of
 lengths 250 to 32,000 bytes, and times each encoder on each (median of ``repeats`` runs, the three
-encoders in turn). It fits the growth exponent of each (the slope of log time against log length
+encoders in turn; CPU time of this process, which the other processes of a shared machine disturb
+far less than wall time). It fits the growth exponent of each (the slope of log time against log length
 over the longer half of the lengths, where fixed costs no longer count). tiktoken is built from the
 same vocabulary (:mod:`bpe_ref.course.interop`); its time includes its regex, which is linear. Page
 07 quotes the committed file (``theory/benchmarks/heap_encoding/long_pieces.json``, with its
@@ -84,9 +85,9 @@ def measure(lengths: Sequence[int] = LENGTHS, repeats: int = 5, kinds: Sequence[
                 for label, encode in contenders.items():
                     if label.startswith("naive") and length > NAIVE_LIMIT:
                         continue
-                    start = time.perf_counter()
+                    start = time.process_time()
                     ids = encode(piece)
-                    runs[label].append(time.perf_counter() - start)
+                    runs[label].append(time.process_time() - start)
                     if ids != expected:
                         raise AssertionError(f"{label} disagrees with tiktoken on {kind}, length {length}")
             for label, times in runs.items():
@@ -98,8 +99,8 @@ def measure(lengths: Sequence[int] = LENGTHS, repeats: int = 5, kinds: Sequence[
             row["exponent"] = round(fitted_exponent(fitted, row["seconds"][-len(fitted):]), 2)
             row["fitted_over"] = [fitted[0], fitted[-1]]
     return {
-        "what": "seconds to encode one pretoken of GPT-2 (median of repeats), by length; exponent: log-log slope "
-                "over the longer half of the lengths",
+        "what": "CPU seconds to encode one pretoken of GPT-2 (median of repeats), by length; exponent: log-log "
+                "slope over the longer half of the lengths",
         "repeats": repeats,
         "machine": machine_description(),
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
