@@ -55,3 +55,19 @@ def write_corpus(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def gpt2_tokenizer():
+    """GPT-2's tokenizer, from the shipped files."""
+    from bpe_ref import Tokenizer
+
+    return Tokenizer.gpt2()
+
+
+@pytest.fixture(scope="session")
+def gpt2_tiktoken(gpt2_tokenizer):
+    """tiktoken's ``Encoding`` built from the same files (offline)."""
+    from bpe_ref.course.interop import to_tiktoken
+
+    return to_tiktoken(gpt2_tokenizer, name="gpt2")

@@ -11,7 +11,7 @@ import pytest
 from bpe_ref.course.notebooks import lab_names, solution_namespace
 
 GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental", "03_parallel", "04_inverted_index", "05_heap",
-               "07_heap_encoding"]
+               "06_encode_decode", "07_heap_encoding"]
 
 # tests/test_environment.py imports every bpe_ref module, bpe_ref.course.checks.fresh included; runpy then
 # warns that it runs a file whose module is already imported. Running it from disk is the point.
@@ -734,12 +734,16 @@ def lab05():
     return load_graders("05_heap"), solution_namespace("05_heap")
 
 
-def _lab05_variant(cell_id: str, name: str, old: str, new: str):
-    """The course's solution of ``name`` (cell ``cell_id``) with ``old`` replaced by ``new``: a learner's mistake."""
-    _, solutions = load_graders("05_heap"), solution_namespace("05_heap")
-    source = _source_of("05_heap", cell_id)
+def _solution_variant(lab: str, cell_id: str, name: str, old: str, new: str):
+    """The course's solution of ``name`` (cell ``cell_id`` of ``lab``) with ``old`` replaced by ``new``:
+    a learner's mistake."""
+    source = _source_of(lab, cell_id)
     assert old in source, old
-    return _defined_in_notebook(solutions, source.replace(old, new), name)
+    return _defined_in_notebook(solution_namespace(lab), source.replace(old, new), name)
+
+
+def _lab05_variant(cell_id: str, name: str, old: str, new: str):
+    return _solution_variant("05_heap", cell_id, name, old, new)
 
 
 SEED_WRAPPER_ENTRY = """
@@ -866,6 +870,109 @@ def test_lab03_count_chunk_defined_in_a_cell_fails_task_2s_visible_test():
     assert "%%writefile chunk_counting.py" in message
 
 
+# ---- lab 06 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab06():
+    return load_graders("06_encode_decode"), solution_namespace("06_encode_decode")
+
+
+def _lab06_variant(cell_id: str, name: str, old: str, new: str):
+    return _solution_variant("06_encode_decode", cell_id, name, old, new)
+
+
+def test_lab06_ranks_from_one_and_repeated_pairs_get_a_hint(lab06):
+    graders, _ = lab06
+    from_one = _lab06_variant("task1_merge_ranks_solution", "merge_ranks", "enumerate(merges)", "enumerate(merges, 1)")
+    assert "hint: ranks count from 0" in failure(graders.check_merge_ranks, from_one)
+    last_wins = _lab06_variant("task1_merge_ranks_solution", "merge_ranks", "ranks.setdefault(tuple(pair), rank)",
+                               "ranks[tuple(pair)] = rank")
+    assert "is listed twice: keep its first rank" in failure(graders.check_merge_ranks, last_wins)
+    assert "smallest failing input" in failure(graders.check_merge_ranks_properties, last_wins)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "hint"),
+    [
+        ("best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, float(\"inf\")))",
+         "best = next((pair for pair in zip(word, word[1:]) if pair in ranks), (b'', b''))",
+         "you merged the leftmost pair that is a merge first"),
+        ("best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, float(\"inf\")))",
+         "best = max(zip(word, word[1:]), key=lambda pair: ranks.get(pair, -1))",
+         "you merged the pair of highest rank first"),
+        ("    while len(word) > 1:\n", "    for _ in range(1):\n", "hint: your tokens still hold the pair"),
+    ],
+    ids=["leftmost-first", "highest-rank-first", "one-round-only"],
+)
+def test_lab06_encoding_in_the_wrong_order_gets_a_hint(lab06, old, new, hint):
+    graders, _ = lab06
+    wrong = _lab06_variant("task2_encode_pretoken_solution", "encode_pretoken", old, new)
+    assert hint in failure(graders.check_encode_pretoken, wrong)
+    assert "smallest failing input" in failure(graders.check_encode_pretoken_properties, wrong)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "first_line"),
+    [
+        ("sorted(special_tokens, key=len, reverse=True)", "list(special_tokens)",
+         "encode_text(text='hello<|end|><|end|><|endoftext|>'"),
+        ("\"|\".join(regex.escape(token) for token in longest_first)", "\"|\".join(longest_first)",
+         "encode_text(text=\"Hello world<|endoftext|>It's 42!\""),
+        ("        for pretoken in regex.findall(GPT2_PATTERN, piece):\n            tokens += encode_pretoken(pretoken.encode(\"utf-8\"), ranks)",
+         "        tokens += encode_pretoken(piece.encode(\"utf-8\"), ranks)", "encode_text(text='  two spaces,"),
+    ],
+    ids=["tokens-in-given-order", "unescaped", "no-pretokens"],
+)
+def test_lab06_encode_text_mistakes(lab06, old, new, first_line):
+    graders, _ = lab06
+    wrong = _lab06_variant("task3_encode_text_solution", "encode_text", old, new)
+    message = failure(graders.check_encode_text, wrong)
+    assert message.startswith(first_line), message
+    assert "hint:" in message and "note: while encode_text ran, encode_pretoken was the reference's" in message
+
+
+def test_lab06_encode_text_against_tiktoken_too(lab06):
+    """A text of GPT-2's with no special tokens must be tiktoken's; the reference grader says so."""
+    graders, solutions = lab06
+    graders.check_encode_text_properties(solutions["encode_text"])
+    tokens = graders.tiktoken_tokens("Hello<|endoftext|> world", {}, [])
+    assert tokens[:2] == [b"Hello", b"<"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "hint"),
+    [
+        ("    return b\"\".join(pieces), offsets", "    return b\"\".join(pieces), offsets[:-1]", "hint: offsets needs one entry more"),
+        ("for token_id in range(max(vocab, default=-1) + 1):\n        token = vocab.get(token_id, b\"\")",
+         "for token_id, token in vocab.items():", "hint: the tokens go into the buffer in id order"),
+    ],
+    ids=["no-final-offset", "dict-order"],
+)
+def test_lab06_arena_mistakes_get_a_hint(lab06, old, new, hint):
+    graders, _ = lab06
+    wrong = _lab06_variant("task4_build_arena_solution", "build_arena", old, new)
+    assert hint in failure(graders.check_build_arena, wrong)
+
+
+def test_lab06_a_negative_id_must_not_wrap_around(lab06):
+    graders, _ = lab06
+    wraps = _lab06_variant("task5_decode_with_arena_solution", "decode_with_arena",
+                           "if not 0 <= token_id < len(offsets) - 1 or", "if token_id >= len(offsets) - 1 or")
+    message = failure(graders.check_decode_with_arena, wraps)
+    assert message.startswith("decode_with_arena(ids=[0, -1, 1]")
+    assert "expected a ValueError naming -1, a negative id: offsets[-1] counts from the end" in message
+
+
+def test_lab06_stretch_decoding_each_chunk_alone_cuts_characters(lab06):
+    graders, solutions = lab06
+    each_alone = _defined_in_notebook(solutions, """
+def decode_stream(chunks, buffer, offsets):
+    for ids in chunks:
+        yield decode_with_arena(ids, buffer, offsets).decode("utf-8", errors="replace")
+""", "decode_stream")
+    assert "a piece holds U+FFFD, a character cut in two" in failure(graders.check_stretch_decode_stream, each_alone)
+    graders.check_stretch_decode_stream(solutions["decode_stream"])
 # ---- lab 07 ----------------------------------------------------------------------------------
 
 
@@ -875,11 +982,7 @@ def lab07():
 
 
 def _lab07_variant(cell_id: str, name: str, old: str, new: str):
-    """The course's solution of ``name`` (cell ``cell_id``) with ``old`` replaced by ``new``: a learner's mistake."""
-    solutions = solution_namespace("07_heap_encoding")
-    source = _source_of("07_heap_encoding", cell_id)
-    assert old in source, old
-    return _defined_in_notebook(solutions, source.replace(old, new), name)
+    return _solution_variant("07_heap_encoding", cell_id, name, old, new)
 
 
 def test_lab07_first_heap_entries_the_wrong_way_round_get_a_hint(lab07):

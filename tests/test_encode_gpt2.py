@@ -8,20 +8,9 @@ from hypothesis import strategies as st
 
 from bpe_ref import ENCODE_METHODS, Tokenizer
 from bpe_ref.data_files import CS336_FIXTURES, TINYSTORIES_SAMPLE
-from bpe_ref.course.interop import to_tiktoken
 
 METHODS = [None, *ENCODE_METHODS]  # None: the default (cached) path
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=150)
-
-
-@pytest.fixture(scope="module")
-def gpt2_tokenizer() -> Tokenizer:
-    return Tokenizer.gpt2()
-
-
-@pytest.fixture(scope="module")
-def gpt2_tiktoken(gpt2_tokenizer):
-    return to_tiktoken(gpt2_tokenizer, name="gpt2")
 
 
 def expected(encoding, text: str) -> list[int]:

@@ -526,6 +526,36 @@ def test_word_length_measurement_describes_the_shipped_text():
         len(w) * f for w, f in grouped_pretokens(text, 16).items())  # the same bytes, longer words
 
 
+# --- page 06 --------------------------------------------------------------------------------
+
+
+def test_page06_encoder_diff_is_generated_from_v1_and_encode_pretoken():
+    from bpe_ref.course.figures.step_diffs import encoder_diff
+
+    diff = encoder_diff("06")
+    assert "--- V1: bpe_ref/train/step01_naive.py (merge_steps)" in diff
+    assert "+++ encoding (step 06): bpe_ref/encode/step06_naive.py (encode_pretoken)" in diff
+    assert "+        word = merge_word(word, best)" in diff and "-        pair = best_pair(pair_counts)" in diff
+    assert '"""' not in diff
+
+
+def test_page06_rounds_are_what_encode_pretoken_does():
+    from bpe_ref.course.figures.encode_decode import EARLY_MERGE, encoding_rounds, work_merges
+    from bpe_ref.encode.step06_naive import encode_pretoken, merge_ranks
+
+    for ranks in (merge_ranks(work_merges()), merge_ranks([EARLY_MERGE, *work_merges()])):
+        for word in (b" worked", b" workers", b" rework", b"he"):
+            rounds = encoding_rounds(word, ranks)
+            assert rounds[-1][0] == encode_pretoken(word, ranks) and rounds[-1][2] is None
+            assert all(chosen == present[0][0] for _, present, chosen in rounds[:-1])
+
+
+def test_page06_figure_draws_deterministically(tmp_path):
+    from bpe_ref.course.figures.encode_decode import draw_layouts
+
+    first, second = draw_layouts(tmp_path / "a.png"), draw_layouts(tmp_path / "b.png")
+    assert first.read_bytes() == second.read_bytes()
+    assert not {b"tEXt", b"iTXt", b"zTXt", b"tIME"} & set(png_chunks(first))
 # --- page 07 --------------------------------------------------------------------------------
 
 
@@ -565,6 +595,7 @@ def test_page07_diff_is_generated_from_the_encoders():
     from bpe_ref.course.figures.step_diffs import encoder_diff
 
     diff = encoder_diff("07")
-    assert "--- step 06: bpe_ref/encode/step06_naive.py\n+++ step 07: bpe_ref/encode/step07_heap.py" in diff
+    assert ("--- step 06: bpe_ref/encode/step06_naive.py (encode_pretoken)\n"
+            "+++ step 07: bpe_ref/encode/step07_heap.py (heap_encode)") in diff
     assert "+    return merge_all(parts, ranks, first_heap(parts, ranks))" in diff
     assert '"""' not in diff

@@ -171,7 +171,7 @@ REFERENCE_IMPORT = '''\
 # Answer with the reference: every function of bpe_ref's step modules, under the names the lab asks for.
 import importlib
 for name in ["bpe_ref.pretokenize", "bpe_ref.train.step01_naive", "bpe_ref.train.step02_incremental", "bpe_ref.train.step03_parallel",
-             "bpe_ref.train.step04_inverted_index"]:
+             "bpe_ref.train.step04_inverted_index", "bpe_ref.encode.step06_naive", "bpe_ref.decode"]:
     for attribute, value in vars(importlib.import_module(name)).items():
         if callable(value) and not attribute.startswith("_"):
             globals().setdefault(attribute, value)
@@ -181,7 +181,7 @@ REFERENCE_FROM_DISK = f'''\
 # Read the reference's source from disk and run it here, under another name.
 namespace = {{}}
 for path in ["{PACKAGE}/pretokenize.py", "{PACKAGE}/train/step01_naive.py", "{PACKAGE}/train/step02_incremental.py", "{PACKAGE}/train/step03_parallel.py",
-             "{PACKAGE}/train/step04_inverted_index.py"]:
+             "{PACKAGE}/train/step04_inverted_index.py", "{PACKAGE}/encode/step06_naive.py", "{PACKAGE}/decode.py"]:
     exec(compile(open(path).read(), path, "exec"), namespace)
 '''
 
@@ -297,6 +297,7 @@ HELPER_AND_USER = {
     "03_parallel": ("find_chunk_boundaries", "count_pretokens_in_file"),
     "04_inverted_index": ("index_words", "train"),
     "05_heap": ("heap_entry", "pop_best"),
+    "06_encode_decode": ("encode_pretoken", "encode_text"),
     "07_heap_encoding": ("first_heap", "merge_all"),
 }
 

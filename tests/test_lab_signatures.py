@@ -58,6 +58,14 @@ LAB_FUNCTIONS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
             "train": ("pretoken_counts", "num_merges"),
         },
     ),
+    "06_encode_decode": (
+        "bpe_ref.encode.step06_naive",
+        {
+            "merge_ranks": ("merges",),
+            "encode_pretoken": ("pretoken", "ranks"),
+            "encode_text": ("text", "ranks", "special_tokens"),
+        },
+    ),
     "07_heap_encoding": (
         "bpe_ref.encode.step07_heap",
         {
@@ -69,13 +77,21 @@ LAB_FUNCTIONS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
 }
 
 # A lab whose step has two modules links both; its tasks on the second one are checked against that
-# module (lab 05: the heap's tasks in step05_heap, the linked list's in step05_linked_list).
+# module (lab 05: the heap's tasks in step05_heap, the linked list's in step05_linked_list; lab 06: encoding in
+# encode/step06_naive, the arena in decode).
 ALSO_LINKED: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
     "05_heap": (
         "bpe_ref.train.step05_linked_list",
         {
             "link_words": ("word_counts",),
             "merge_occurrences": ("pair", "token", "prev", "next_", "node_frequency", "occurrences"),
+        },
+    ),
+    "06_encode_decode": (
+        "bpe_ref.decode",
+        {
+            "build_arena": ("vocab",),
+            "decode_with_arena": ("ids", "buffer", "offsets"),
         },
     ),
 }

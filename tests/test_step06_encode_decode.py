@@ -8,7 +8,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_ref import Tokenizer, train_bpe_on_text
-from bpe_ref.course.interop import to_tiktoken
 from bpe_ref.decode import ArenaDecoder, build_arena, decode_with_arena
 from bpe_ref.encode.step06_naive import encode_pretoken, encode_text, merge_ranks
 
@@ -42,16 +41,6 @@ def test_encode_text_special_tokens_leftmost_then_longest():
     assert encode_text("<|end|>", {}, []) == [b"<", b"|", b"e", b"n", b"d", b"|", b">"]  # not special: bytes
     with pytest.raises(TypeError, match="single str"):
         encode_text("a", {}, "<|end|>")
-
-
-@pytest.fixture(scope="module")
-def gpt2_tokenizer() -> Tokenizer:
-    return Tokenizer.gpt2()
-
-
-@pytest.fixture(scope="module")
-def gpt2_tiktoken(gpt2_tokenizer):
-    return to_tiktoken(gpt2_tokenizer, name="gpt2")
 
 
 @pytest.fixture(scope="module")

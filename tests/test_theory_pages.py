@@ -63,7 +63,14 @@ PAGES: dict[str, dict[str, str | None]] = {
         "module": "bpe_ref/train/step05_heap.py",
         "answers": "theory/drills/05-answers.md",
         "previous": "theory/04-inverted-index.md",
-        "next": None,  # page 06 is not written yet
+        "next": "theory/06-encode-decode.md",
+    },
+    "06-encode-decode.md": {
+        "lab": "labs/06_encode_decode/06_encode_decode.ipynb",
+        "module": "bpe_ref/encode/step06_naive.py",
+        "answers": "theory/drills/06-answers.md",
+        "previous": "theory/05-heap.md",
+        "next": "theory/07-heap-encoding.md",
     },
     "07-heap-encoding.md": {
         "lab": "labs/07_heap_encoding/07_heap_encoding.ipynb",
@@ -934,6 +941,28 @@ def test_drill_answers_page05():
     assert {p: c for p, c in net_change(word, pair).items() if p != pair} == changes
 
 
+def test_page06_prose_claims():
+    """Section 5's object sizes, section 3's ids, and the pitfall of a negative id in an arena."""
+    import sys
+
+    from bpe_ref import Tokenizer
+    from bpe_ref.decode import build_arena
+    from bpe_ref.encode.step06_naive import encode_pretoken, encode_text, merge_ranks
+
+    text = read(THEORY / "06-encode-decode.md")
+    assert sys.getsizeof(b"") == 33 and sys.getsizeof(1000) == 28 and sys.getsizeof((1000, 1001)) == 56
+    entry = sys.getsizeof({i: b"" for i in range(50257)}) / 50257
+    assert "about 52 bytes per entry" in text and round(entry) == 52
+    assert "cost 36 bytes each" in text and sys.getsizeof(1000) + 8 == 36
+    tok = Tokenizer.gpt2()
+    assert tok._tables.token_ids[ord("!")] == 0 and "gives `0x21` (`!`) the id 33 instead of 0" in text
+    ranks = merge_ranks(tok.merges)
+    assert encode_text("Hello world", ranks, []) == [b"Hello", b" world"]
+    buffer, offsets = build_arena({0: b"a", 1: b"ab"})
+    assert buffer[offsets[-2] : offsets[-1]] == b"ab" and buffer[offsets[-1] : offsets[0]] == b""
+    assert "the id `-2` decodes to the last token, silently (and `-1` to nothing)" in text
+    assert encode_pretoken(b"abc", {(b"a", b"b"): 1, (b"b", b"c"): 0}) == [b"a", b"bc"]
+    assert "gives\n  `[ab, c]` for `abc` when `(b, c)` was learned before `(a, b)`; BPE gives `[a, bc]`" in text
 def test_page07_prose_claims():
     """Section 4's reading of the long-piece measurement, and section 1's table."""
     from bpe_ref.course.figures.heap_encoding import equivalence_rows, long_pieces_data

@@ -23,7 +23,7 @@ from ...encode.step07_heap import PopStep, first_heap, heap_encode, pop_loop
 from ...train.step01_naive import split_into_bytes
 from .common import code, code_token, markdown_table, save_png, show_token, use_agg
 from .long_pieces import LONG_PIECES_JSON
-from .step_diffs import snippets_of
+from .step_diffs import encoder_diff_snippets
 
 PAGE = "07-heap-encoding.md"
 
@@ -192,7 +192,7 @@ def snippets() -> dict[str, str]:
         "07-trace-worked.md": trace_snippet(b" worked", WORK_MERGES),
         "07-equivalence.md": equivalence_snippet(),
         "07-long-pieces.md": long_pieces_snippet(),
-        **snippets_of("07"),
+        **encoder_diff_snippets("07"),
     }
 
 

@@ -1,0 +1,247 @@
+"""Figures and tables of theory page 06, ``theory/06-encode-decode.md``.
+
+- encoding the words of page 01's second example (a source document's five sentences about working)
+  with the merges the course's trainer learns from them, round by round, and again with one merge
+  learned earlier (why the order matters);
+- GPT-2's files: the byte-to-unicode mapping of ``vocab.json``, ids that are not byte values, ranks
+  against ids, and tokens that hold half a character;
+- a source document's decoder example (``hug pug pun bun hugs``) re-worked with the course's merges:
+  the recursion over merge parts, the table, the arena;
+- the memory per token of each layout of GPT-2's token bytes, from ``sys.getsizeof`` (the sizes
+  CPython reports for each object, so the numbers are the same on every run), and a figure of it.
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from pathlib import Path
+
+from ...decode import build_arena, decode_with_arena
+from ...encode.common import MergeTables
+from ...encode.step06_naive import encode_pretoken, encode_text, merge_ranks
+from ...pretokenize import count_pretokens
+from ...serialization import token_to_string
+from ...tokenizer import Tokenizer
+from ...train.step01_naive import merge_word, split_into_bytes, train
+from .common import WIDE, code, code_token, markdown_table, save_png, show_pair, show_word, thousands, use_agg
+from .naive_bpe import SEED_EXAMPLE_TEXT
+from .step_diffs import encoder_diff_snippets
+
+PAGE = "06-encode-decode.md"
+
+Pair = tuple[bytes, bytes]
+
+# Seed 003's example text; the course's trainer learns 6 merges from it and then no pair is left.
+HUGS_TEXT = "hug pug pun bun hugs"
+EARLY_MERGE: Pair = (b"o", b"r")  # the first merge of the source's own trace of the "work" sentences
+
+
+def work_merges() -> list[Pair]:
+    """The merges the course's trainer learns from page 01's five "work" sentences (all of them)."""
+    return train(count_pretokens(SEED_EXAMPLE_TEXT, special_tokens=()), 100)
+
+
+def encoding_rounds(pretoken: bytes, ranks: dict[Pair, int]) -> list[tuple[list[bytes], list[tuple[Pair, int]], Pair | None]]:
+    """Each round of :func:`encode_pretoken`: the tokens, the merges present with their ranks (lowest
+    first), and the pair merged (``None`` in the last round: no merge is present)."""
+    word = split_into_bytes(pretoken)
+    rounds = []
+    while True:
+        present = sorted({(pair, ranks[pair]) for pair in zip(word, word[1:]) if pair in ranks}, key=lambda item: item[1])
+        chosen = present[0][0] if present else None
+        rounds.append((list(word), present, chosen))
+        if chosen is None:
+            return rounds
+        word = merge_word(word, chosen)
+
+
+def rounds_table(pretoken: bytes, ranks: dict[Pair, int]) -> str:
+    rows = []
+    for number, (tokens, present, chosen) in enumerate(encoding_rounds(pretoken, ranks), 1):
+        shown = ", ".join(f"{show_pair(pair)} {rank}" for pair, rank in present) or "none"
+        rows.append((number, show_word(tokens), shown, show_pair(chosen) if chosen else "stop"))
+    return markdown_table(["round", "tokens", "merges present, with their rank", "merged"], rows, "rlll")
+
+
+def work_snippet() -> str:
+    merges = work_merges()
+    ranks = merge_ranks(merges)
+    earlier = merge_ranks([EARLY_MERGE, *merges])
+    assert encode_pretoken(b" worked", ranks) == [b" worked"]
+    lines = [
+        f"The merges learned from the five sentences, as ranks: "
+        + ", ".join(f"{show_pair(pair)} {rank}" for pair, rank in ranks.items()) + ".",
+        "",
+        f"**In training order.** `encode_pretoken(b\" worked\", ranks)`:",
+        "",
+        rounds_table(b" worked", ranks),
+        f"**With {show_pair(EARLY_MERGE)} learned first** (rank 0, every other rank one higher):",
+        "",
+        rounds_table(b" worked", earlier),
+        f"| pretoken | training order | with {show_pair(EARLY_MERGE)} first |",
+        "|:--|:--|:--|",
+    ]
+    for word in (b" work", b" worked", b" works", b" workers", b"he", b" rework"):
+        lines.append(f"| {code_token(word)} | {show_word(encode_pretoken(word, ranks))} | "
+                     f"{show_word(encode_pretoken(word, earlier))} |")
+    return "\n".join(lines) + "\n"
+
+
+def gpt2_snippet() -> str:
+    tok = Tokenizer.gpt2()
+    tables = tok._tables
+    ranks = merge_ranks(tok.merges)
+    rows = []
+    for byte in (b"!", b"A", b" ", b"\n", b"\xc3", b"\xf0"):
+        token_id = tables.token_ids[byte[0]]
+        rows.append((code(f"0x{byte[0]:02x}"), code_token(byte), code(token_to_string(byte)), token_id))
+    table = markdown_table(["byte", "as text", "its key in `vocab.json`", "GPT-2 id"], rows, "lllr")
+    ids_of = {value: token_id for token_id, value in tok.vocab.items()}
+    merged = []
+    for pair in ((b" ", b"t"), (b"e", b"r"), (b" t", b"he"), (b" wor", b"ld"), (b"H", b"ello")):
+        rank = ranks[pair]
+        merged.append((show_pair(pair), code_token(pair[0] + pair[1]), thousands(rank), thousands(256 + rank),
+                       thousands(ids_of[pair[0] + pair[1]])))
+    merge_table = markdown_table(["merge", "token", "rank", "256 + rank", "GPT-2 id"], merged, "llrrr")
+    smile = "🙂"
+    ids = tok.encode(smile)
+    pieces = ", ".join(f"{token_id} = {code_token(tok.token_bytes(token_id), in_table=False)}" for token_id in ids)
+    hello = "Hello world"
+    hello_tokens = encode_text(hello, ranks, [])
+    return (
+        table + "\n" + merge_table + "\n"
+        f"`encode_text({hello!r}, ranks, [])` gives {', '.join(code_token(t, in_table=False) for t in hello_tokens)}; "
+        f"their ids are {[ids_of[t] for t in hello_tokens]}, tiktoken's "
+        f"`encode({hello!r})`. The emoji {smile} (bytes `{smile.encode('utf-8').hex(' ')}`) is {len(ids)} tokens: "
+        f"{pieces}. `decode` of the first id alone gives {tok.decode(ids[:1])!r}; "
+        f"`decode_bytes` gives {tok.decode_bytes(ids[:1])!r}.\n"
+    )
+
+
+def hugs_merges() -> list[Pair]:
+    return train(count_pretokens(HUGS_TEXT, special_tokens=()), 100)
+
+
+def hugs_snippet() -> str:
+    merges = hugs_merges()
+    vocab = {i: bytes([i]) for i in range(256)} | {256 + k: left + right for k, (left, right) in enumerate(merges)}
+    tables = MergeTables(vocab, merges)
+    rows = []
+    for k, (pair, parts) in enumerate(zip(merges, tables.merge_parts)):
+        rows.append((256 + k, show_pair(pair), f"({parts[0]}, {parts[1]})", code_token(pair[0] + pair[1])))
+    table = markdown_table(["token", "merge", "parts (token numbers)", "bytes"], rows, "rlll")
+    last = 256 + len(merges) - 1
+    deepest = max(range(256, last + 1), key=lambda t: len(expansion(t, tables.merge_parts)))
+    steps = expansion(deepest, tables.merge_parts)
+    trace = " → ".join("[" + ", ".join(str(t) for t in level) + "]" for level in steps)
+    buffer, offsets = build_arena(vocab)
+    tail = buffer[256:]
+    assert decode_with_arena([deepest], buffer, offsets) == vocab[deepest]
+    return (
+        f"The course's trainer learns {len(merges)} merges from `{HUGS_TEXT}` (then no pair is left):\n\n{table}\n"
+        f"**Recursion.** Token {deepest} expands level by level until only bytes are left: {trace}, "
+        f"the bytes {code_token(vocab[deepest], in_table=False)}.\n\n"
+        f"**Arena.** After the 256 single bytes (`buffer[0:256]`, offsets 0 to 255), the merged tokens "
+        f"follow in id order: `buffer[256:]` = {tail!r}, and offsets {offsets[256:]} for ids "
+        f"256 to {last + 1} (the last is the end). Token {deepest} is "
+        f"`buffer[{offsets[deepest]}:{offsets[deepest + 1]}]`.\n"
+    )
+
+
+def expansion(token: int, parts: list[tuple[int, int] | None]) -> list[list[int]]:
+    """The recursive decoder's levels: ``[[token], [left, right], ...]`` until every item is a byte."""
+    levels = [[token]]
+    while any(t >= 256 for t in levels[-1]):
+        level = []
+        for t in levels[-1]:
+            level.extend(parts[t - 256] if t >= 256 else (t,))  # type: ignore[arg-type]
+        levels.append(level)
+    return levels
+
+
+# ---- memory per token of each layout ----------------------------------------------------------
+
+
+def deep_size(*objects: object) -> int:
+    """Bytes CPython reports for ``objects`` and everything they hold (each object counted once;
+    ints, bytes and tuples inside lists, dicts and tuples followed)."""
+    seen: set[int] = set()
+    total = 0
+    todo = list(objects)
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        if isinstance(obj, dict):
+            todo.extend(obj.keys())
+            todo.extend(obj.values())
+        elif isinstance(obj, (list, tuple)):
+            todo.extend(obj)
+    return total
+
+
+def layout_sizes() -> list[tuple[str, int]]:
+    """``(layout, bytes)`` for GPT-2's 50,257 tokens."""
+    tok = Tokenizer.gpt2()
+    vocab = {token_id: bytes(bytearray(token)) for token_id, token in tok.vocab.items()}  # one object per token
+    tables = tok._tables
+    parts = [(int(str(left)), int(str(right))) for left, right in tables.merge_parts]  # fresh ints, as a file gives
+    buffer, offsets = build_arena(vocab)
+    return [
+        ("merge parts, list of (left, right) tuples", deep_size(parts)),
+        ("table, dict {id: bytes}", deep_size(vocab)),
+        ("table, list of bytes", deep_size([vocab[i] for i in range(len(vocab))])),
+        ("arena, bytes + list of int offsets", deep_size(buffer, [int(str(o)) for o in offsets])),
+        ("arena, bytes + array('I') offsets", deep_size(buffer, array("I", offsets))),
+    ]
+
+
+def layouts_snippet() -> str:
+    sizes = layout_sizes()
+    tok = Tokenizer.gpt2()
+    n = len(tok.vocab)
+    average = sum(map(len, tok.vocab.values())) / n
+    rows = [(label, f"{size / 1e6:.2f}", f"{size / n:.1f}") for label, size in sizes]
+    return (
+        f"GPT-2's {thousands(n)} tokens, {average:.2f} bytes each on average; sizes as `sys.getsizeof` reports them "
+        f"in CPython {sys.version_info.major}.{sys.version_info.minor} (64-bit), each object counted once.\n\n"
+        + markdown_table(["layout", "MB", "bytes per token"], rows, "lrr")
+    )
+
+
+def draw_layouts(path: Path) -> Path:
+    plt = use_agg()
+    sizes = layout_sizes()
+    n = len(Tokenizer.gpt2().vocab)
+    fig, ax = plt.subplots(figsize=WIDE)
+    labels = [label for label, _ in sizes]
+    values = [size / n for _, size in sizes]
+    bars = ax.barh(range(len(values)), values, color=["#999999", "#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"])
+    ax.set_yticks(range(len(values)), labels)
+    ax.invert_yaxis()
+    for bar, value in zip(bars, values):
+        ax.text(value, bar.get_y() + bar.get_height() / 2, f" {value:.1f}", va="center")
+    ax.set_xlabel("bytes of memory per token (GPT-2's 50,257 tokens, sys.getsizeof)")
+    ax.set_title("Storing the token bytes: a table of small objects costs ten times an arena")
+    ax.set_xlim(0, max(values) * 1.15)
+    fig.tight_layout()
+    return save_png(fig, path)
+
+
+def snippets() -> dict[str, str]:
+    """Page 06's snippets: ``{file name: Markdown}``."""
+    return {
+        "06-work-encoding.md": work_snippet(),
+        "06-gpt2-files.md": gpt2_snippet(),
+        "06-hugs-arena.md": hugs_snippet(),
+        "06-layouts.md": layouts_snippet(),
+        **encoder_diff_snippets("06"),
+    }
+
+
+def draw_figures(out_dir: Path) -> list[Path]:
+    """Draw page 06's figure into ``out_dir``; return its path."""
+    return [draw_layouts(out_dir / "06-layouts.png")]
