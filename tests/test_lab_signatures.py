@@ -66,6 +66,14 @@ LAB_FUNCTIONS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
             "encode_text": ("text", "ranks", "special_tokens"),
         },
     ),
+    "07_heap_encoding": (
+        "bpe_ref.encode.step07_heap",
+        {
+            "first_heap": ("parts", "ranks"),
+            "merge_all": ("parts", "ranks", "heap"),
+            "heap_encode": ("pretoken", "ranks"),
+        },
+    ),
 }
 
 # A lab whose step has two modules links both; its tasks on the second one are checked against that
