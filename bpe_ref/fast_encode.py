@@ -143,6 +143,21 @@ class FastEncoder:
             encode_utf8(text)  # raises the ValueError that names the character and its index
             raise
 
+    def count(self, text: str) -> int:
+        """``len(self.encode(text))``, adding up the lengths of the cached segments' ids."""
+        lookup = self.cache.__getitem__
+        segments = segment_pattern().findall
+        try:
+            if self.special_re is None or self.special_re.search(text) is None:
+                return sum(map(len, map(lookup, segments(text))))
+            total = 0
+            for piece, is_special in split_keeping_special_tokens(text, self.special_tokens):
+                total += 1 if is_special else sum(map(len, map(lookup, segments(piece))))
+            return total
+        except UnicodeEncodeError:
+            encode_utf8(text)  # raises the ValueError that names the character and its index
+            raise
+
     def clear_cache(self) -> None:
         """Forget the cached segments."""
         self.cache.clear()

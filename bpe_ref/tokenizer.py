@@ -26,9 +26,11 @@ from pathlib import Path
 from types import MappingProxyType
 
 from .corpus import StrPath, encode_utf8
+from .counting import Appender, CountCache, IntervalCounter, split_at
 from .decode import ArenaDecoder
 from .encode import ENCODE_METHODS, check_method, make_encoder
 from .encode.common import MergeTables, check_vocab_and_merges
+from .encode.step08_counting import AppendableEncoder
 from .encode.step08_valid_tokens import ValidTokens
 from .fast_encode import DEFAULT_CACHE_SIZE, FastEncoder, last_safe_cut
 from .fast_encode import segment_pattern, whitespace_chars  # noqa: F401  (still importable from here)
@@ -44,7 +46,10 @@ class Tokenizer:
     ``vocab`` maps ids to token bytes; ``merges`` lists ``(left, right)`` byte pairs in training
     order. ``special_tokens`` are matched in the text before anything else (the longest first
     where they overlap) and never split; one missing from ``vocab`` is added with the next free
-    id. Raises ``ValueError`` (naming the merge) when vocabulary and merges do not fit together.
+    id. ``method`` (one of ``ENCODE_METHODS``, or ``None`` for the fast default) is the encoder
+    that :meth:`encode`, :meth:`encode_iterable` and the counting methods use. Raises
+    ``ValueError`` (naming the merge) when vocabulary and merges do not fit together, and for an
+    unknown ``method``.
     ``cache_size`` bounds the number of text segments whose ids the default encoder remembers.
     """
 
@@ -53,10 +58,13 @@ class Tokenizer:
         vocab: Mapping[int, bytes],
         merges: Sequence[tuple[bytes, bytes]],
         special_tokens: Iterable[str] | None = None,
+        method: str | None = None,
         *,
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
         special_tokens = validate_special_tokens(special_tokens)
+        if method is not None:
+            method = check_method(method)
         check_vocab_and_merges(vocab, merges)
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 1:
             raise ValueError(f"cache_size must be a positive int, got {cache_size!r}")
@@ -71,6 +79,8 @@ class Tokenizer:
         self._fast: FastEncoder | None = None  # the default path, built on the first encode
         self._encoders: dict[str, object] = {}
         self._valid: ValidTokens | None = None
+        self.method: str | None = method  # the encoder of every path; None: the fast default
+        self._counts: CountCache | None = None  # text -> token count, for the counting tools
 
     def _add_special_tokens(self, vocab: dict[int, bytes], special_tokens: tuple[str, ...]) -> dict[str, int]:
         merge_made = set(self._tables.token_ids)  # ids of single bytes and merged tokens
@@ -99,11 +109,14 @@ class Tokenizer:
 
         With ``method`` in ``ENCODE_METHODS``: cut out the special tokens, split the rest into
         pretokens, and run that encoder on the UTF-8 bytes of each, uncached (for teaching,
-        testing, benchmarking). ``method=None`` takes the fastest exact path, cached segments
-        (:mod:`bpe_ref.fast_encode`): all give the same ids. ``ValueError`` for a lone surrogate.
+        testing, benchmarking). ``method=None`` takes the tokenizer's ``method``, and when that is
+        ``None`` too, the fastest exact path, cached segments (:mod:`bpe_ref.fast_encode`): all
+        give the same ids. ``ValueError`` for a lone surrogate.
         """
         if not isinstance(text, str):
             raise TypeError(f"encode takes a str, got {type(text).__name__}" + _bytes_hint(text))
+        if method is None:
+            method = self.method
         if method is None:
             return self._fast_encoder().encode(text)
         method = check_method(method)
@@ -130,9 +143,69 @@ class Tokenizer:
             self._valid = ValidTokens(self._tables)
         return self._valid
 
-    def count_tokens(self, text: str) -> int:
-        """How many tokens ``text`` encodes to."""
-        return len(self.encode(text))
+    # ----------------------------------------------------------------- counting (bpe_ref.counting)
+
+    def count(self, text: str, method: str | None = None) -> int:
+        """``len(encode(text))``; the default path adds up cached counts without building the ids.
+
+        >>> Tokenizer.gpt2().count("Hello world<|endoftext|>")
+        3
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"count takes a str, got {type(text).__name__}" + _bytes_hint(text))
+        if method is None:
+            method = self.method
+        if method is None:
+            return self._fast_encoder().count(text)
+        return len(self.encode(text, method))
+
+    count_tokens = count  # the earlier name
+
+    def _count_cache(self) -> CountCache:
+        if self._counts is None:
+            self._counts = CountCache(self.count)
+        return self._counts
+
+    def _appendable(self):
+        """A factory of step-08 appendable encoders (None: the tokenizer's method counts all)."""
+        if self.method not in (None, "table", "backtrack"):
+            return None
+        try:
+            table = self._encoder("table")
+        except ValueError:
+            return None  # repeated token bytes: no valid tokens
+        return lambda: AppendableEncoder(encoder=table)
+
+    def split_at(self, text: str, max_tokens: int) -> tuple[str, str]:
+        """``(head, rest)``, ``head + rest == text``: the longest prefix (cut between characters)
+        whose encoding has at most ``max_tokens`` tokens. Encodes only up to the cut (see
+        :func:`bpe_ref.counting.split_at`). ``ValueError`` for a negative ``max_tokens``.
+
+        >>> Tokenizer.gpt2().split_at("Hello world, again", 2)
+        ('Hello world', ', again')
+        """
+        return split_at(text, max_tokens, self._count_cache().__getitem__, self.special_tokens, self._appendable())
+
+    def interval_counter(self, text: str) -> IntervalCounter:
+        """An object whose ``count(start, end) == len(encode(text[start:end]))`` (character offsets),
+        answered from prefix sums after one linear pass (:class:`bpe_ref.counting.IntervalCounter`).
+
+        >>> counter = Tokenizer.gpt2().interval_counter("Hello world, again")
+        >>> counter.count(0, 11), counter.count(5, 18)
+        (2, 3)
+        """
+        return IntervalCounter(text, self._count_cache().__getitem__, self.special_tokens)
+
+    def appender(self) -> Appender:
+        """An object with ``append(piece)`` and ``count == len(encode(everything appended))``
+        (:class:`bpe_ref.counting.Appender`).
+
+        >>> appender = Tokenizer.gpt2().appender()
+        >>> appender.append("Hello wor"); appender.append("ld")
+        >>> appender.count
+        2
+        """
+        return Appender(self._count_cache().__getitem__, self.special_tokens, self._appendable())
 
     # ----------------------------------------------------------------- decoding
 
@@ -208,9 +281,10 @@ class Tokenizer:
         return len(self._vocab)
 
     def __repr__(self) -> str:
+        method = "" if self.method is None else f", method={self.method!r}"
         return (
             f"Tokenizer(vocab_size={len(self._vocab)}, merges={len(self.merges)}, "
-            f"special_tokens={list(self.special_tokens)!r})"
+            f"special_tokens={list(self.special_tokens)!r}{method})"
         )
 
     def token_bytes(self, token_id: int) -> bytes:
@@ -233,6 +307,8 @@ class Tokenizer:
         """Forget the cached segments (for cold-cache benchmarks)."""
         if self._fast is not None:
             self._fast.clear_cache()
+        if self._counts is not None:
+            self._counts.clear()
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
         """Token ids of the concatenation of ``iterable`` (e.g. an open text file), lazily.

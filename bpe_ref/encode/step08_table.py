@@ -32,14 +32,26 @@ class TableEncoder:
         # (NO_TOKEN when s is only the end of longer tokens): the trie of the reversed tokens.
         self.suffix_token = suffix_trie(self.valid.token_of)
 
-    def encode(self, data: bytes) -> list[int]:
-        """The vocabulary ids of one pretoken's bytes."""
-        n = len(data)
+    def last_tokens(self, data: bytes, last: list[int] | None = None) -> list[int]:
+        """``last[end]`` for every ``end`` in ``0..len(data)`` (``last[0]`` is ``NO_TOKEN``).
+
+        With ``last`` given (it covers ``data[:len(last) - 1]``), extend it in place to cover all of
+        ``data``: the appendable encoder of :mod:`.step08_counting` feeds a pretoken byte by byte.
+        A candidate whose predecessor is ``NO_TOKEN`` (it starts the text) needs no compatibility.
+
+        >>> from bpe_ref.encode.common import MergeTables
+        >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc"}
+        >>> encoder = TableEncoder(MergeTables(vocab, [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")]))
+        >>> encoder.last_tokens(b"abcbc")   # a, ab, abc, b (after abc), bc (after abc)
+        [-1, 97, 256, 258, 98, 257]
+        """
         suffix_token = self.suffix_token
         compatible = self.valid.compatible
         max_length = self.valid.max_token_length
-        last = [NO_TOKEN] * (n + 1)
-        for end in range(1, n + 1):
+        if last is None:
+            last = [NO_TOKEN]
+        append = last.append
+        for end in range(len(last), len(data) + 1):
             # The tokens ending at `end`, shortest first (walking down the reversed trie).
             candidates = []
             start = end - 1
@@ -53,13 +65,19 @@ class TableEncoder:
                 start -= 1
             # Try the longest first: BPE tokens are long, so it is usually the one.
             for start, token in reversed(candidates):
-                if start == 0 or compatible(last[start], token):
-                    last[end] = token
+                before = last[start]
+                if before == NO_TOKEN or compatible(before, token):
+                    append(token)
                     break
             else:  # cannot happen: a single byte is always a candidate and exactly one fits
                 raise RuntimeError(f"table encoder found no token ending at byte {end} of {data!r}")
+        return last
+
+    def encode(self, data: bytes) -> list[int]:
+        """The vocabulary ids of one pretoken's bytes."""
+        last = self.last_tokens(data)
         tokens = []
-        end = n
+        end = len(data)
         length = self.valid.token_length
         while end > 0:
             token = last[end]

@@ -1,0 +1,115 @@
+"""``Tokenizer(..., method=M)``: encode, encode_iterable and the four counting functions all use
+encoder M (and ``encode(text, method=)`` still overrides it per call)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpe_ref import ENCODE_METHODS, Tokenizer
+from bpe_ref.course.interop import gpt2_tiktoken
+
+TEXT = "Hello world, it's 2026!<|endoftext|> Once upon a time 中文字 😀"
+
+
+@pytest.fixture(scope="module")
+def gpt2_files():
+    tok = Tokenizer.gpt2()
+    return dict(tok.vocab), tok.merges
+
+
+def spy(tok: Tokenizer, method: str | None) -> list[bytes]:
+    """Record what reaches encoder ``method`` (None: the default path) from now on."""
+    calls: list = []
+    target = tok._fast_encoder() if method is None else tok._encoder(method)
+    for name in ("encode", "count"):
+        original = getattr(target, name, None)
+        if original is not None:
+
+            def wrapped(data, _original=original, _name=name):
+                calls.append((_name, data))
+                return _original(data)
+
+            setattr(target, name, wrapped)
+    return calls
+
+
+def every_path(tok: Tokenizer, text: str = TEXT) -> list[int]:
+    """Each path once (on a fresh tokenizer: its counting cache must not hide the encoder)."""
+    counter = tok.interval_counter(text)
+    appender = tok.appender()
+    appender.append(text[:7])
+    appender.append(text[7:])
+    return [
+        len(tok.encode(text)),
+        len(list(tok.encode_iterable([text[:5], text[5:]]))),
+        tok.count(text),
+        tok.count_tokens(text),
+        len(tok.split_at(text, 9)[0]),
+        counter.count(0, len(text)),
+        counter.count(3, 17),
+        appender.count,
+    ]
+
+
+@pytest.mark.parametrize("method", ENCODE_METHODS)
+def test_the_chosen_encoder_serves_every_path(gpt2_files, method):
+    vocab, merges = gpt2_files
+    tok = Tokenizer(vocab, merges, ["<|endoftext|>"], method=method)
+    assert tok.method == method and f"method={method!r}" in repr(tok)
+    others = {m: spy(tok, m) for m in ENCODE_METHODS if m != method}
+    default = spy(tok, None)
+    chosen = spy(tok, method)
+    results = every_path(tok)
+    assert chosen, f"encoder {method} was never called"
+    assert not default, f"the default path ran for method={method!r}: {default[:3]}"
+    for other, calls in others.items():
+        assert not calls, f"encoder {other} ran for method={method!r}: {calls[:3]}"
+    reference = every_path(Tokenizer(vocab, merges, ["<|endoftext|>"]))
+    assert results == reference
+
+
+def test_the_default_is_the_fast_path(gpt2_files):
+    vocab, merges = gpt2_files
+    tok = Tokenizer(vocab, merges, ["<|endoftext|>"])
+    assert tok.method is None and "method" not in repr(tok)
+    default = spy(tok, None)
+    encoders = {m: spy(tok, m) for m in ENCODE_METHODS}
+    every_path(tok)
+    assert default
+    assert not any(encoders.values())
+
+
+def test_a_call_still_overrides_the_method(gpt2_files):
+    vocab, merges = gpt2_files
+    tok = Tokenizer(vocab, merges, ["<|endoftext|>"], method="naive")
+    heap = spy(tok, "heap")
+    naive = spy(tok, "naive")
+    ids = tok.encode(TEXT, method="heap")
+    assert heap and not naive
+    assert ids == gpt2_tiktoken().encode(TEXT, allowed_special="all")
+    assert tok.count(TEXT, method="heap") == len(ids)
+
+
+def test_an_unknown_method_is_refused_at_once(gpt2_files):
+    vocab, merges = gpt2_files
+    with pytest.raises(ValueError, match="unknown encode method 'fast'; choose one of naive, heap, backtrack, table"):
+        Tokenizer(vocab, merges, method="fast")
+    with pytest.raises(ValueError, match="unknown encode method"):
+        Tokenizer.gpt2(method="Heap")
+
+
+def test_from_files_and_gpt2_pass_the_method():
+    assert Tokenizer.gpt2(method="backtrack").method == "backtrack"
+
+
+def test_table_and_backtrack_need_unique_bytes():
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc", 259: b"abc"}
+    merges = [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c"), (b"a", b"bc")]
+    for method in ("naive", "heap", None):
+        tok = Tokenizer(vocab, merges, method=method)
+        appender = tok.appender()
+        appender.append("abc" * 30)
+        assert appender.count == tok.count("abc" * 30) == len(Tokenizer(vocab, merges).encode("abc" * 30))
+    tok = Tokenizer(vocab, merges, method="table")  # built lazily: the error comes on first use
+    with pytest.raises(ValueError, match="unique"):
+        tok.count("abc")
