@@ -35,21 +35,25 @@ from .step08_table import TableEncoder
 from .step08_valid_tokens import ValidTokens
 
 
-def prefix_token_counts(last: Sequence[int], token_length: Sequence[int]) -> list[int]:
-    """``counts[end]``: how many tokens the valid encoding of ``data[:end]`` has, for every ``end``.
+def prefix_token_counts(last: Sequence, token_length: Sequence[int] | None = None) -> list[int]:
+    """``counts[end]``: how many tokens the valid encoding of ``data[:end]`` has, for every ``end``
+    (lab 08, task 4).
 
     ``last`` is the table encoder's array (``last[end]`` is the last token of the valid encoding of
-    ``data[:end]``, ``last[0]`` unused) and ``token_length[t]`` the number of bytes of token ``t``.
-    The last token of ``data[:end]`` starts at ``end - token_length[last[end]]``, and what comes
-    before it is the valid encoding of that shorter prefix: one token more than it.
+    ``data[:end]``, ``last[0]`` unused): ``bytes`` tokens, as lab 08's ``last_tokens`` returns them,
+    or token numbers with ``token_length[t]`` the number of bytes of token ``t``. The last token
+    of ``data[:end]`` starts at ``end - len(last[end])``, and what comes before it is the valid
+    encoding of that shorter prefix: one token more than it.
 
-    >>> # "aaa" with tokens a (97), aa (256): last = [-, a, aa, a]
-    >>> prefix_token_counts([-1, 97, 256, 97], {97: 1, 256: 2})
+    >>> prefix_token_counts([None, b"a", b"aa", b"a"])   # "aaa" with the merge (a, a)
+    [0, 1, 1, 2]
+    >>> prefix_token_counts([-1, 97, 256, 97], {97: 1, 256: 2})   # the same, tokens by number
     [0, 1, 1, 2]
     """
+    length = len if token_length is None else token_length.__getitem__
     counts = [0] * len(last)
     for end in range(1, len(last)):
-        counts[end] = counts[end - token_length[last[end]]] + 1
+        counts[end] = counts[end - length(last[end])] + 1
     return counts
 
 
