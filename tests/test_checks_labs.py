@@ -10,7 +10,8 @@ import pytest
 
 from bpe_ref.course.notebooks import lab_names, solution_namespace
 
-GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental", "03_parallel", "04_inverted_index", "05_heap"]
+GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental", "03_parallel", "04_inverted_index", "05_heap",
+               "08_linear_encoding"]
 
 # tests/test_environment.py imports every bpe_ref module, bpe_ref.course.checks.fresh included; runpy then
 # warns that it runs a file whose module is already imported. Running it from disk is the point.

@@ -38,6 +38,7 @@ THEORY_PAGES = {
     "03_parallel": "../../theory/03-parallel-pretokenization.md",
     "04_inverted_index": "../../theory/04-inverted-index.md",
     "05_heap": "../../theory/05-heap.md",
+    "08_linear_encoding": "../../theory/08-linear-encoding.md",
 }
 
 

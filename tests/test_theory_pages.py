@@ -65,6 +65,13 @@ PAGES: dict[str, dict[str, str | None]] = {
         "previous": "theory/04-inverted-index.md",
         "next": None,  # page 06 is not written yet
     },
+    "08-linear-encoding.md": {
+        "lab": "labs/08_linear_encoding/08_linear_encoding.ipynb",
+        "module": "bpe_ref/encode/step08_backtrack.py",
+        "answers": "theory/drills/08-answers.md",
+        "previous": "theory/07-heap-encoding.md",
+        "next": None,  # page 09 is not written yet
+    },
 }
 ANSWERS = [REPO_ROOT / links["answers"] for links in PAGES.values()]
 MARKDOWN_FILES = [THEORY / "README.md", *(THEORY / page for page in PAGES), *ANSWERS]

@@ -30,21 +30,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import lru_cache
 
 from hypothesis import strategies as st
 
-from ...encode.common import MergeTables
+from ...data_files import GPT2_MERGES, data_file
 from ...encode.step06_naive import encode_pretoken, merge_ranks
 from ...encode.step08_backtrack import backtrack_encode
 from ...encode.step08_counting import prefix_token_counts
 from ...encode.step08_table import last_tokens
 from ...encode.step08_valid_tokens import compatible
+from ...serialization import string_to_token, token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from .core import (
     Case, CheckFailed, Task, advisory, call_learner, call_watching, check_cases, check_property, error_name, grader,
     passed, refuse_reference_use, task_graders,
 )
-from .lab06_encode_decode import encode_hint, encode_pretoken_cases, gpt2_label, gpt2_ranks, ranks_for
 
 # The learner's code may use lab 01's split_into_bytes and lab 06's merge_ranks and encode_pretoken.
 PROVIDED = ("train.step01_naive", "encode.step06_naive", "tiebreak", "train.common", "train.driver")
@@ -58,6 +59,52 @@ Pair = tuple[bytes, bytes]
 # Page 08's example: (b, c) is learned before (a, b), so "ab" + "c" never happens: the token "abc" is
 # made by (ab, c) but BPE reaches "abc" as a + bc. "abc" is in the vocabulary, yet no text encodes to it.
 PAGE = merge_ranks([(b"b", b"c"), (b"a", b"b"), (b"ab", b"c"), (b"c", b"a"), (b"bc", b"a")])
+# Page 06's example: the merges of " work" (I, he, work, worked, works), in the course's training order.
+WORK = merge_ranks([(b"w", b"o"), (b"wo", b"r"), (b"wor", b"k"), (b" ", b"work"), (b"h", b"e"), (b"e", b"d"),
+                    (b" work", b"ed"), (b" work", b"s")])
+AAA = merge_ranks([(b"a", b"a"), (b"aa", b"a")])
+
+GPT2_WORDS = [" the", " tokenizer", "Hello", " world", " naïve", " encoding", " aaaaaaaaaa", " mississippi", "!!!!!!",
+              " 2026", " antidisestablishmentarianism", "\n\n\n"]
+GENERATED_LETTERS = "abeinrst éü"  # generated GPT-2 words are made of these
+GPT2_PAIRS = [(b" token", b"ization"), (b" token", b"izer"), (b" Hel", b"lo"), (b"!!", b"!")]
+LONG_PIECES = (b" " + b"a" * 200, b"1234567890" * 20, b"!" * 100, b" antidisestablishmentarianism" * 4)
+# Every byte a GPT-2 case of this lab holds: the graders read only the GPT-2 merges made of them.
+GPT2_BYTES = frozenset(("".join(GPT2_WORDS) + GENERATED_LETTERS).encode() + b"".join(LONG_PIECES)
+                       + b"".join(left + right for left, right in GPT2_PAIRS))
+
+
+@lru_cache(maxsize=1)
+def gpt2_ranks() -> dict[Pair, int]:
+    """GPT-2's ranks (``merge_ranks`` of its 50,000 merges, values kept) of the merges made only of
+    :data:`GPT2_BYTES`: the only ones that can apply to this lab's cases. Reading just those from
+    ``merges.txt`` takes milliseconds; building the whole GPT-2 tokenizer in every test cell took
+    seconds."""
+    allowed = {token_to_string(bytes([byte])) for byte in GPT2_BYTES}
+    lines = data_file(GPT2_MERGES).read_text(encoding="utf-8").split("\n")
+    ranks: dict[Pair, int] = {}
+    for rank, line in enumerate(line for line in lines if line and not line.startswith("#version")):
+        left, right = line.split(" ")
+        if allowed.issuperset(left) and allowed.issuperset(right):
+            ranks[(string_to_token(left), string_to_token(right))] = rank
+    return ranks
+
+
+def ranks_for(text: bytes, ranks: dict[Pair, int]) -> dict[Pair, int]:
+    """The merges of ``ranks`` whose result occurs in ``text``, in rank order: encoding ``text`` with
+    them gives what all of ``ranks`` gives (a merge whose result is not in the text never applies)."""
+    return {pair: rank for pair, rank in sorted(ranks.items(), key=lambda item: item[1]) if pair[0] + pair[1] in text}
+
+
+def gpt2_label(ranks: dict[Pair, int]) -> str:
+    return f"<GPT-2's ranks: the {len(ranks)} of its 50000 merges that occur in this text>"
+
+
+def encode_hint(args: tuple, expected: object, got: object) -> str | None:
+    """Lab 06's hints for an encoder (a merge left undone, the leftmost or the highest rank first)."""
+    from .lab06_encode_decode import encode_hint as lab06_hint  # imported on a failure only: it loads GPT-2
+
+    return lab06_hint(args, expected, got)
 
 
 def unique_bytes(ranks: dict[Pair, int]) -> bool:
@@ -71,7 +118,7 @@ def word_and_ranks(draw) -> tuple[bytes, dict[Pair, int]]:
     """Ranks learned by the reference on a small corpus of similar words, and a word (often one of the
     corpus's, or several glued together); or a GPT-2 word with the GPT-2 ranks that can apply to it."""
     if draw(st.integers(0, 3)) == 0:
-        word = draw(st.sampled_from(GPT2_WORDS) | st.text(alphabet="abeinrst éü", min_size=1, max_size=12))
+        word = draw(st.sampled_from(GPT2_WORDS) | st.text(alphabet=GENERATED_LETTERS, min_size=1, max_size=12))
         pretoken = word.encode("utf-8")
         return pretoken, ranks_for(pretoken, gpt2_ranks())
     corpus = draw(st.dictionaries(st.text(alphabet="abcé", min_size=1, max_size=8).map(str.encode), st.integers(1, 6),
@@ -82,9 +129,6 @@ def word_and_ranks(draw) -> tuple[bytes, dict[Pair, int]]:
                     | st.text(alphabet="abcé", max_size=12).map(str.encode))
     return pretoken, ranks
 
-
-GPT2_WORDS = [" the", " tokenizer", "Hello", " world", " naïve", " encoding", " aaaaaaaaaa", " mississippi", "!!!!!!",
-              " 2026", " antidisestablishmentarianism", "\n\n\n"]
 
 # ---- task 1: compatible --------------------------------------------------------------------------
 
@@ -111,7 +155,7 @@ COMPATIBLE_TASK = Task("compatible", ("left", "right", "ranks"), what="a bool", 
 
 
 def compatible_cases() -> list[Case]:
-    aaa = merge_ranks([(b"a", b"a"), (b"aa", b"a")])
+
     cases = [
         Case((b"a", b"bc", PAGE)),  # how BPE encodes "abc"
         Case((b"ab", b"c", PAGE)),  # not a merge that applies: (b, c) goes first
@@ -119,11 +163,11 @@ def compatible_cases() -> list[Case]:
         Case((b"bc", b"a", PAGE)),  # (bc, a) is a merge
         Case((b"a", b"b", PAGE)),  # (a, b) is a merge
         Case((b"c", b"c", PAGE)),  # no merge at all
-        Case((b"aa", b"a", aaa)),  # "aaa": (a, a) then (aa, a) makes one token
-        Case((b"aa", b"aa", aaa)),  # "aaaa": aa aa
-        Case((b"a", b"aa", aaa)),  # "aaa" starts with (a, a) on the left: never a + aa
+        Case((b"aa", b"a", AAA)),  # "aaa": (a, a) then (aa, a) makes one token
+        Case((b"aa", b"aa", AAA)),  # "aaaa": aa aa
+        Case((b"a", b"aa", AAA)),  # "aaa" starts with (a, a) on the left: never a + aa
     ]
-    for left, right in [(b" token", b"ization"), (b" token", b"izer"), (b" Hel", b"lo"), (b"!!", b"!")]:
+    for left, right in GPT2_PAIRS:
         ranks = ranks_for(left + right, gpt2_ranks())
         cases.append(Case((left, right, ranks), labels={2: gpt2_label(ranks)}))
     return cases
@@ -176,17 +220,19 @@ def greedy_longest(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
 BACKTRACK_TASK = Task("backtrack_encode", ("pretoken", "ranks"), what="a list of bytes tokens", hint=backtrack_hint,
                       provided=PROVIDED, stand_ins=(compatible,))
 
-LONG_PIECES = (b" " + b"a" * 200, b"1234567890" * 20, b"!" * 100, b" antidisestablishmentarianism" * 4)
-
 
 def long_piece_case(piece: bytes) -> Case:
     ranks = ranks_for(piece, gpt2_ranks())
-    return Case((piece, ranks), labels={0: f"<{piece[:12]!r}... ({len(piece)} bytes)>", 1: gpt2_label(ranks)})
+    shown = {0: f"<{piece[:12]!r}... ({len(piece)} bytes)>"} if len(piece) > 40 else {}
+    return Case((piece, ranks), labels={**shown, 1: gpt2_label(ranks)})
 
 
 def backtrack_cases() -> list[Case]:
-    cases = [case for case in encode_pretoken_cases() if unique_bytes(case.args[1])]
-    cases += [Case((b"abc", PAGE)), Case((b"abca", PAGE)), Case((b"abcbca", PAGE)), Case((b"cabc", PAGE))]
+    cases = [Case((b" worked", WORK)), Case((b" workers", WORK)), Case((b"aaaaa", AAA)), Case((b"aaaa", AAA)),
+             Case((b"", PAGE)), Case((b"xyz", {})), Case((b"abc", PAGE)), Case((b"abca", PAGE)), Case((b"abcbca", PAGE)),
+             Case((b"cabc", PAGE))]
+    for word in (b" tokenizer", " naïve".encode()):
+        cases.append(long_piece_case(word))
     cases += [long_piece_case(piece) for piece in LONG_PIECES[:2]]
     return cases
 
@@ -257,9 +303,8 @@ LAST_TOKENS_TASK = Task("last_tokens", ("pretoken", "ranks"), what="a list: None
 
 
 def last_tokens_cases() -> list[Case]:
-    cases = [Case((b"abcbca", PAGE)), Case((b"aaaa", merge_ranks([(b"a", b"a"), (b"aa", b"a")]))), Case((b"", PAGE)),
-             Case((b"x", PAGE))]
-    cases += [case for case in encode_pretoken_cases() if unique_bytes(case.args[1]) and case.args[0]][:6]
+    cases = [Case((b"abcbca", PAGE)), Case((b"aaaa", AAA)), Case((b"", PAGE)), Case((b"x", PAGE)),
+             Case((b" workers", WORK)), Case((b" worked", WORK))]
     cases += [long_piece_case(LONG_PIECES[1])]
     return cases
 
