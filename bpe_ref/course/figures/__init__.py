@@ -12,11 +12,14 @@ module                        page                                              
 ``parallel_pretokenization``  ``theory/03-parallel-pretokenization.md``                       where the guesses land, chunk balance
 ``inverted_index``            ``theory/04-inverted-index.md``                                 words rewritten and stale ids per merge, V4's work
 ``heaps``                     ``theory/05-heap.md``                                           heap size, V4/V5 crossover, word length
+``linear_encoding``           ``theory/08-linear-encoding.md``                                growth of five encoders on one long pretoken
 ``step_diffs``                each step's merge loop against the previous one (pages 02-05)   (none)
 ============================  ==============================================================  ==================================================
 
 Page 05's timings are measured by hand with ``python -m bpe_ref.course.figures.heap_timings``
 (:mod:`.heap_timings`), which writes ``theory/benchmarks/heap/*.json``; its figures read them.
+Page 08's are measured with ``python -m bpe_ref.course.figures.linear_encoding`` into
+``theory/benchmarks/linear/growth.json``.
 
 Pages 02 to 05 quote the diff of their step's merge loop against the previous step's
 (:mod:`bpe_ref.course.figures.step_diffs`); the pages still to be written have only that.
@@ -42,6 +45,7 @@ PAGE_MODULES: dict[str, str] = {
     "03": "parallel_pretokenization",
     "04": "inverted_index",
     "05": "heaps",
+    "08": "linear_encoding",
 }
 THEORY_DIR = REPO_ROOT / "theory"
 FIGURES_DIR = THEORY_DIR / "figures"

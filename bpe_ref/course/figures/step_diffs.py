@@ -106,4 +106,49 @@ class ComingPage:
         return []
 
 
-COMING_PAGES: dict[str, ComingPage] = {}  # pages 02-05 are written; page 06 on has no merge loop
+COMING_PAGES: dict[str, ComingPage] = {}
+
+# ---- encoders (pages 07 on): each step's encoder class against the previous step's ----------------
+
+# step -> (previous step's module, its encoder class), (this step's module, its encoder class), under bpe_ref.encode
+ENCODER_STEPS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
+    "08": (("step07_heap", "HeapEncoder"), ("step08_backtrack", "BacktrackEncoder")),
+}
+_ENCODE_PACKAGE = __name__.rsplit(".", 3)[0] + ".encode"  # bpe_ref.encode, or a private copy of it
+
+
+def encoder_diff(step: str) -> str:
+    """Markdown: the unified diff of step ``step``'s encoder class against the previous step's,
+    docstrings left out."""
+    (before_module, before_name), (after_module, after_name) = ENCODER_STEPS[step]
+    before = getattr(importlib.import_module(f"{_ENCODE_PACKAGE}.{before_module}"), before_name)
+    after = getattr(importlib.import_module(f"{_ENCODE_PACKAGE}.{after_module}"), after_name)
+    a, b = _class_without_docstrings(before), _class_without_docstrings(after)
+    diff = difflib.unified_diff(a, b, fromfile=f"bpe_ref/encode/{before_module}.py: {before_name}",
+                                tofile=f"bpe_ref/encode/{after_module}.py: {after_name}", n=max(len(a), len(b)),
+                                lineterm="")
+    return (
+        f"`{after_name}` against `{before_name}`, generated from the code (docstrings left out). Both "
+        "take the merge tables and have `encode(data) -> ids` for one pretoken; lines marked `-` are only "
+        f"in `{before_name}`, lines marked `+` only in `{after_name}`.\n\n"
+        "```diff\n" + "\n".join(diff) + "\n```\n"
+    )
+
+
+def _class_without_docstrings(cls: type) -> list[str]:
+    source = textwrap.dedent(inspect.getsource(cls))
+    lines = source.splitlines()
+    drop: list[tuple[int, int]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                drop.append((first.lineno - 1, first.end_lineno))
+    for start, end in sorted(drop, reverse=True):
+        del lines[start:end]
+    return lines
+
+
+def encoder_diff_snippets(step: str) -> dict[str, str]:
+    """``{"0N-diff-from-0M.md": Markdown}`` of step ``step``'s encoder."""
+    return {f"{step}-diff-from-{int(step) - 1:02d}.md": encoder_diff(step)}  # pages 02-05 are written; page 06 on has no merge loop

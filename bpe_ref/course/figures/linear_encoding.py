@@ -1,0 +1,336 @@
+"""Figures and tables of theory page 08, ``theory/08-linear-encoding.md``.
+
+- the worked example: page 08's five merges on ``abcbca``, the table of last tokens (the candidates
+  ending at each position, which one is compatible, the count of every prefix) and the backtracking
+  search step by step (:func:`backtrack_trace`, checked against the lab's functions by the tests);
+- GPT-2's tokens that do not encode to themselves: how many, and a few (:func:`invalid_gpt2_tokens`);
+- where :mod:`bpe_ref.counting` may cut a text so that counts add up (:func:`cut_rule_rows`);
+- growth on one long pretoken: seconds against length for the five encoders, and the fitted
+  exponents, from the committed measurement ``theory/benchmarks/linear/growth.json`` (written by
+  ``python -m bpe_ref.course.figures.linear_encoding``, about a minute; timings are not taken while
+  figures are generated);
+- the backtracking encoder against the heap encoder, as a diff of the code (:mod:`.step_diffs`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+from statistics import median
+
+import regex
+
+from ...corpus import read_corpus
+from ...data_files import REPO_ROOT, TINYSTORIES_SAMPLE, data_file
+from ...encode.common import MergeTables
+from ...encode.step06_naive import Pair, encode_pretoken, merge_ranks
+from ...encode.step08_counting import prefix_token_counts
+from ...encode.step08_table import last_tokens
+from ...encode.step08_valid_tokens import ValidTokens, compatible
+from ..bench.common import machine_description
+from .common import code, code_token, markdown_table, save_png, show_word, use_agg
+from .step_diffs import encoder_diff_snippets
+
+PAGE = "08-linear-encoding.md"
+GROWTH_JSON = REPO_ROOT / "theory" / "benchmarks" / "linear" / "growth.json"
+
+# Page 08's example (the lab's PAGE_RANKS): (b, c) is learned before (a, b), so BPE never meets "ab"
+# next to "c" and the token "abc" that (ab, c) makes is not valid.
+PAGE_MERGES: list[Pair] = [(b"b", b"c"), (b"a", b"b"), (b"ab", b"c"), (b"c", b"a"), (b"bc", b"a")]
+PAGE_TEXT = b"abcbca"
+
+
+def page_ranks() -> dict[Pair, int]:
+    return merge_ranks(PAGE_MERGES)
+
+
+def valid_tokens(ranks: dict[Pair, int], data: bytes) -> set[bytes]:
+    """The valid tokens that can occur in ``data``: its bytes, and merge results that encode to themselves."""
+    tokens = {bytes([b]) for b in data}
+    return tokens | {left + right for left, right in ranks if encode_pretoken(left + right, ranks) == [left + right]}
+
+
+# ---------------------------------------------------------------------------------------------
+# The worked example: the table, then the backtracking search
+
+
+def table_rows(data: bytes, ranks: dict[Pair, int]) -> list[list[str]]:
+    """One row per prefix end: the valid tokens ending there (longest first) with the verdict on each,
+    the last token, and the count."""
+    valid = valid_tokens(ranks, data)
+    last = last_tokens(data, ranks)
+    counts = prefix_token_counts(last)
+    rows = []
+    for end in range(1, len(data) + 1):
+        verdicts = []
+        for start in range(end):
+            token = data[start:end]
+            if token not in valid:
+                continue
+            if start == 0:
+                verdicts.append(f"{code_token(token)} starts the text: fits")
+                break
+            fits = compatible(last[start], token, ranks)
+            verdicts.append(f"{code_token(token)} after {code_token(last[start])}: {'fits' if fits else 'no'}")
+            if fits:
+                break
+        rows.append([str(end), code(data[:end].decode()), "; ".join(verdicts), code_token(last[end]), str(counts[end])])
+    return rows
+
+
+def backtrack_trace(data: bytes, ranks: dict[Pair, int]) -> tuple[list[list[str]], list[bytes]]:
+    """The backtracking search on ``data``, one row per candidate tried: the lab's algorithm (longest
+    valid token first, compatible with the previous one, its end not dead; else shorter; else the
+    position is dead and the search backs up). Returns the rows and the tokens found."""
+    valid = valid_tokens(ranks, data)
+    n = len(data)
+
+    def starting_at(pos: int) -> list[bytes]:
+        return [data[pos:end] for end in range(n, pos, -1) if data[pos:end] in valid]
+
+    alive = [True] * (n + 1)
+    tokens: list[bytes] = []
+    stack = []
+    rows = []
+    pos, candidates, index = 0, starting_at(0), 0
+    while pos < n:
+        if index < len(candidates):
+            token = candidates[index]
+            end = pos + len(token)
+            if not alive[end]:
+                verdict = f"no: position {end} is dead"
+            elif tokens and not compatible(tokens[-1], token, ranks):
+                verdict = f"no: not compatible with {code_token(tokens[-1])}"
+            else:
+                verdict = "accept"
+            rows.append([str(pos), code_token(token), verdict, show_word(tokens + [token]) if verdict == "accept" else ""])
+            if verdict == "accept":
+                tokens.append(token)
+                stack.append((pos, candidates, index))
+                pos, candidates, index = end, starting_at(end) if end < n else [], 0
+            else:
+                index += 1
+            continue
+        alive[pos] = False
+        dropped = tokens.pop()
+        rows.append([str(pos), "(none left)", f"position {pos} is dead: drop {code_token(dropped)}", show_word(tokens)])
+        pos, candidates, index = stack.pop()
+        index += 1
+    return rows, tokens
+
+
+def worked_example_snippet() -> str:
+    ranks = page_ranks()
+    merges = ", ".join(f"{rank}: ({code_token(left, False)}, {code_token(right, False)})"
+                       for (left, right), rank in ranks.items())
+    table = markdown_table(["end", "prefix", "valid tokens ending here, longest first", "last[end]", "count"],
+                           table_rows(PAGE_TEXT, ranks), align="rllcr")
+    rows, tokens = backtrack_trace(PAGE_TEXT, ranks)
+    trace = markdown_table(["position", "candidate", "verdict", "tokens so far"], rows, align="rlll")
+    return (
+        f"The merges, by rank: {merges}. The valid tokens: every single byte, and each merge's result that "
+        f"encodes to itself: {', '.join(code_token(t, False) for t in sorted(valid_tokens(ranks, PAGE_TEXT) - {bytes([b]) for b in PAGE_TEXT}, key=len))} "
+        f"(not {code('abc', False)}, which BPE encodes as {show_word(encode_pretoken(b'abc', ranks))}).\n\n"
+        f"**The table** of {code(PAGE_TEXT.decode(), False)}: for each end, the valid tokens that end there, "
+        "tried longest first against the last token of the prefix before them.\n\n" + table
+        + f"\n**The backtracking search** on the same text finds {show_word(tokens)}:\n\n" + trace
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# GPT-2's tokens that do not encode to themselves
+
+
+@lru_cache(maxsize=1)
+def invalid_gpt2_tokens() -> list[tuple[bytes, Pair, list[bytes]]]:
+    """``(token, the merge that makes it, what BPE makes of its bytes)`` for every GPT-2 merge whose
+    result does not encode to itself, in rank order (found by :class:`ValidTokens`, re-checked with
+    step 06's encoder)."""
+    from ...tokenizer import Tokenizer
+
+    merges = Tokenizer.gpt2().merges
+    ranks = merge_ranks(merges)
+    valid = ValidTokens(MergeTables.from_ranks(ranks)).valid
+    found = []
+    for rank, (left, right) in enumerate(merges):
+        if not valid[256 + rank]:
+            tokens = encode_pretoken(left + right, ranks)
+            assert tokens != [left + right], (left, right)
+            found.append((left + right, (left, right), tokens))
+    return found
+
+
+def invalid_tokens_snippet() -> str:
+    found = invalid_gpt2_tokens()
+    rows = [[code_token(token), f"({code_token(left)}, {code_token(right)})", show_word(tokens)]
+            for token, (left, right), tokens in found[:6]]
+    return (f"Of GPT-2's 50,000 merges, **{len(found)}** make a token that does not encode to itself. "
+            "The first ones, in rank order:\n\n"
+            + markdown_table(["token", "made by the merge", "BPE encodes its bytes as"], rows))
+
+
+# ---------------------------------------------------------------------------------------------
+# Where counting may cut a text
+
+
+CUT_EXAMPLES = ["Hello, world!", " out", "x  y", "don't<|endoftext|>stop"]
+
+
+def cut_rule_rows() -> list[list[str]]:
+    """For a few texts: the hard boundaries, and what cutting at every index does to the count."""
+    from ...counting import hard_boundaries
+    from ...tokenizer import Tokenizer
+
+    tok = Tokenizer.gpt2()
+    rows = []
+    for text in CUT_EXAMPLES:
+        whole = len(tok.encode(text))
+        bad = [i for i in range(1, len(text)) if len(tok.encode(text[:i])) + len(tok.encode(text[i:])) != whole]
+        hard = hard_boundaries(text, special_tokens=("<|endoftext|>",))
+        assert all(i not in bad for i in hard), text
+        rows.append([code(text), str(whole), ", ".join(map(str, hard)) or "none",
+                     ", ".join(map(str, bad)) or "none"])
+    return rows
+
+
+def cut_rule_snippet() -> str:
+    return markdown_table(["text", "tokens", "hard boundaries", "cuts where the two counts do not add up"],
+                          cut_rule_rows(), align="lrll")
+
+
+# ---------------------------------------------------------------------------------------------
+# Growth on one long pretoken: measured by hand, quoted from the committed JSON
+
+
+ENCODERS = ("naive", "heap", "backtrack", "table")
+GROWTH_LENGTHS = (1_000, 2_000, 4_000, 8_000, 16_000)
+
+
+def long_piece(length: int) -> bytes:
+    """One pretoken of ``length`` bytes: the letters of the TinyStories sample, spaces and
+    punctuation dropped (``\\p{L}+`` keeps a run of letters in one pretoken: think of a long URL,
+    base64, or a language written without spaces)."""
+    text = "".join(regex.findall(r"[A-Za-z]+", read_corpus(data_file(TINYSTORIES_SAMPLE))[:3 * length]))
+    return text.encode("ascii")[:length]
+
+
+def fitted_exponent(lengths: list[float], seconds: list[float]) -> float:
+    """The least-squares slope of log(seconds) against log(length)."""
+    xs, ys = [math.log(n) for n in lengths], [math.log(s) for s in seconds]
+    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
+
+
+def measure_growth(repeats: int = 5) -> dict:
+    """Seconds to encode one long pretoken, for each encoder and length (median of ``repeats``,
+    interleaved); tiktoken encodes the same bytes as one piece, built from the same files."""
+    from ...tokenizer import Tokenizer
+    from ..interop import to_tiktoken
+
+    tok = Tokenizer.gpt2()
+    tk = to_tiktoken(tok, name="gpt2")
+    encoders = {method: tok._encoder(method).encode for method in ENCODERS}
+    encoders["tiktoken"] = tk._encode_single_piece
+    pieces = {n: long_piece(n) for n in GROWTH_LENGTHS}
+    expected = {n: encoders["table"](piece) for n, piece in pieces.items()}
+    times: dict[str, dict[int, list[float]]] = {name: {n: [] for n in pieces} for name in encoders}
+    for _ in range(repeats):
+        for n, piece in pieces.items():
+            for name, encode in encoders.items():
+                start = time.perf_counter()
+                ids = encode(piece)
+                times[name][n].append(time.perf_counter() - start)
+                assert list(ids) == expected[n], (name, n)
+    return {
+        "machine": machine_description(),
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "piece": "ASCII letters of the TinyStories sample, spaces and punctuation dropped: one pretoken",
+        "repeats": repeats,
+        "lengths": [len(pieces[n]) for n in pieces],
+        "tokens": [len(expected[n]) for n in pieces],
+        "seconds": {name: [median(times[name][n]) for n in pieces] for name in encoders},
+    }
+
+
+def growth_data() -> dict:
+    return json.loads(GROWTH_JSON.read_text(encoding="utf-8"))
+
+
+LABELS = {"naive": "naive (step 06)", "heap": "heap (step 07)", "backtrack": "backtrack (step 08)",
+          "table": "table (step 08)", "tiktoken": "tiktoken"}
+
+
+def growth_snippet() -> str:
+    data = growth_data()
+    lengths = data["lengths"]
+    rows = []
+    for name, seconds in data["seconds"].items():
+        rows.append([LABELS[name], *(f"{s * 1e3:,.1f}" for s in seconds), f"{fitted_exponent(lengths, seconds):.2f}"])
+    return (
+        markdown_table(["encoder", *(f"{n:,} B (ms)" for n in lengths), "exponent k"], rows, align="l" + "r" * (len(lengths) + 1))
+        + f"\nOne pretoken of English letters, spaces dropped ({data['tokens'][-1]:,} GPT-2 tokens at {lengths[-1]:,} bytes), median of "
+        f"{data['repeats']} interleaved runs, `k` the slope of a least-squares fit of log time against log length. "
+        f"Measured {data['date']} on {data['machine']}.\n"
+    )
+
+
+def draw_growth(data: dict, path: Path) -> Path:
+    plt = use_agg()
+    fig, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+    lengths = data["lengths"]
+    styles = {"naive": ("o-", "#c44e52"), "heap": ("s-", "#dd8452"), "backtrack": ("^-", "#4c72b0"),
+              "table": ("v-", "#55a868"), "tiktoken": ("D--", "#2f2f2f")}
+    for name, seconds in data["seconds"].items():
+        marker, colour = styles[name]
+        ax.plot(lengths, seconds, marker, color=colour,
+                label=f"{LABELS[name]}: k = {fitted_exponent(lengths, seconds):.2f}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("bytes in the pretoken (log scale)")
+    ax.set_ylabel("seconds to encode it (log scale)")
+    ax.set_title("One long pretoken, GPT-2's merges: time grows as length^k")
+    ax.legend(loc="upper left", fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    return save_png(fig, path)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def snippets() -> dict[str, str]:
+    """Page 08's snippets: ``{file name: Markdown}``."""
+    return {
+        "08-worked-example.md": worked_example_snippet(),
+        "08-invalid-tokens.md": invalid_tokens_snippet(),
+        "08-cut-rule.md": cut_rule_snippet(),
+        "08-growth.md": growth_snippet(),
+        **encoder_diff_snippets("08"),
+    }
+
+
+def draw_figures(out_dir: Path) -> list[Path]:
+    """Draw page 08's figures into ``out_dir``; return their paths."""
+    return [draw_growth(growth_data(), out_dir / "08-growth.png")]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Measure the growth of page 08's encoders on one long pretoken.")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    data = measure_growth(args.repeats)
+    GROWTH_JSON.parent.mkdir(parents=True, exist_ok=True)
+    GROWTH_JSON.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {GROWTH_JSON.relative_to(REPO_ROOT)}")
+    for name, seconds in data["seconds"].items():
+        print(f"{name:>10}: k = {fitted_exponent(data['lengths'], seconds):.2f}, {seconds[-1]:.3f} s at {data['lengths'][-1]} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
