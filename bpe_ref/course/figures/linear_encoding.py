@@ -147,32 +147,36 @@ def worked_example_snippet() -> str:
 # GPT-2's tokens that do not encode to themselves
 
 
-@lru_cache(maxsize=1)
-def invalid_gpt2_tokens() -> list[tuple[bytes, Pair, list[bytes]]]:
-    """``(token, the merge that makes it, what BPE makes of its bytes)`` for every GPT-2 merge whose
-    result does not encode to itself, in rank order (found by :class:`ValidTokens`, re-checked with
+def invalid_tokens(merges: list[Pair]) -> list[tuple[bytes, Pair, list[bytes]]]:
+    """``(token, the merge that makes it, what BPE makes of its bytes)`` for every merge whose result
+    does not encode to itself, in rank order (found by :class:`ValidTokens`' tree walk, re-checked with
     step 06's encoder)."""
-    from ...tokenizer import Tokenizer
-
-    merges = Tokenizer.gpt2().merges
     ranks = merge_ranks(merges)
     valid = ValidTokens(MergeTables.from_ranks(ranks)).valid
     found = []
     for rank, (left, right) in enumerate(merges):
-        if not valid[256 + rank]:
-            tokens = encode_pretoken(left + right, ranks)
-            assert tokens != [left + right], (left, right)
+        tokens = encode_pretoken(left + right, ranks)
+        assert (tokens == [left + right]) == valid[256 + rank], (left, right)
+        if tokens != [left + right]:
             found.append((left + right, (left, right), tokens))
     return found
 
 
+@lru_cache(maxsize=1)
+def invalid_token_counts() -> dict[str, tuple[int, int]]:
+    """``{vocabulary: (tokens that do not encode to themselves, merges)}``."""
+    from ...data_files import REFERENCE_MERGES
+    from ...serialization import load_merges
+    from ...tokenizer import Tokenizer
+
+    vocabularies = {"GPT-2": Tokenizer.gpt2().merges, "CS336's reference run on corpus.en": load_merges(REFERENCE_MERGES),
+                    "page 08's example": PAGE_MERGES}
+    return {name: (len(invalid_tokens(merges)), len(merges)) for name, merges in vocabularies.items()}
+
+
 def invalid_tokens_snippet() -> str:
-    found = invalid_gpt2_tokens()
-    rows = [[code_token(token), f"({code_token(left)}, {code_token(right)})", show_word(tokens)]
-            for token, (left, right), tokens in found[:6]]
-    return (f"Of GPT-2's 50,000 merges, **{len(found)}** make a token that does not encode to itself. "
-            "The first ones, in rank order:\n\n"
-            + markdown_table(["token", "made by the merge", "BPE encodes its bytes as"], rows))
+    rows = [[name, f"{merges:,}", f"{invalid:,}"] for name, (invalid, merges) in invalid_token_counts().items()]
+    return markdown_table(["merges", "merges in all", "results that do not encode to themselves"], rows, align="lrr")
 
 
 # ---------------------------------------------------------------------------------------------
