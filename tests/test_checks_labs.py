@@ -11,7 +11,7 @@ import pytest
 from bpe_ref.course.notebooks import lab_names, solution_namespace
 
 GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental", "03_parallel", "04_inverted_index", "05_heap",
-               "08_linear_encoding"]
+               "07_heap_encoding", "08_linear_encoding"]
 
 # tests/test_environment.py imports every bpe_ref module, bpe_ref.course.checks.fresh included; runpy then
 # warns that it runs a file whose module is already imported. Running it from disk is the point.
@@ -864,3 +864,78 @@ def test_lab03_count_chunk_defined_in_a_cell_fails_task_2s_visible_test():
     message = failure(graders.check_count_chunk, defined_in_main["count_chunk"])
     assert message.startswith("count_chunk is defined in a notebook cell (its module is __main__)")
     assert "%%writefile chunk_counting.py" in message
+
+
+# ---- lab 07 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab07():
+    return load_graders("07_heap_encoding"), solution_namespace("07_heap_encoding")
+
+
+def _lab07_variant(cell_id: str, name: str, old: str, new: str):
+    """The course's solution of ``name`` (cell ``cell_id``) with ``old`` replaced by ``new``: a learner's mistake."""
+    solutions = solution_namespace("07_heap_encoding")
+    source = _source_of("07_heap_encoding", cell_id)
+    assert old in source, old
+    return _defined_in_notebook(solutions, source.replace(old, new), name)
+
+
+def test_lab07_first_heap_entries_the_wrong_way_round_get_a_hint(lab07):
+    graders, _ = lab07
+    swapped = _lab07_variant("task1_first_heap_solution", "first_heap", "heap.append((rank, position))",
+                             "heap.append((position, rank))")
+    assert "each entry is (rank, position), rank first" in failure(graders.check_first_heap, swapped)
+    unsorted = _lab07_variant("task1_first_heap_solution", "first_heap", "heapq.heapify(heap)", "heap.reverse()")
+    assert "call heapq.heapify" in failure(graders.check_first_heap, unsorted)
+
+
+def test_lab07_a_stale_check_on_the_part_alone_merges_a_changed_pair(lab07):
+    graders, _ = lab07
+    part_only = _lab07_variant("task2_merge_all_solution", "merge_all",
+                               "if right_start == end or ranks.get((left, parts[right_start])) != rank:",
+                               "if right_start == end:")
+    message = failure(graders.check_merge_all, part_only)
+    assert message.startswith("merge_all(parts=[b'a', b'a', b'a', b'a', b'a']")
+    assert "expected [b'aa', b'aaa'], got [b'aaaa', b'a']" in message
+    assert "hint: your result holds b'aaaa', which no merge makes" in message
+
+
+def test_lab07_a_loop_that_rescans_for_the_best_pair_is_too_slow(lab07):
+    graders, solutions = lab07
+    rescan = _defined_in_notebook(solutions, """
+def merge_all(parts, ranks, heap):
+    parts = list(parts)
+    while True:  # tiktoken's short-piece loop: look for the lowest rank again after every merge
+        found = [(ranks[pair], i) for i, pair in enumerate(zip(parts, parts[1:])) if pair in ranks]
+        if not found:
+            return parts
+        _, i = min(found)
+        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+""", "merge_all")
+    graders.LONG_RUN_SECONDS, saved = 0.5, graders.LONG_RUN_SECONDS  # the rescan takes far longer: fail fast
+    try:
+        message = failure(graders.verify_long_run, rescan)
+    finally:
+        graders.LONG_RUN_SECONDS = saved
+    assert "merge_all(<16,384 parts b'a'>" in message
+    assert "Each merge should cost O(log L)" in message or "did not finish within" in message
+
+
+def test_lab07_step_06s_rounds_in_heap_encode_are_refused(lab07):
+    graders, solutions = lab07
+    rounds = _defined_in_notebook(solutions, "def heap_encode(pretoken, ranks):\n    return encode_pretoken(pretoken, ranks)\n",
+                                  "heap_encode")
+    message = failure(graders.check_heap_encode, rounds)
+    assert "called first_heap 0 times and merge_all 0 times" in message
+
+
+def test_lab07_stretch_the_threshold_never_changes_the_tokens(lab07):
+    graders, solutions = lab07
+    graders.check_stretch_hybrid(solutions["hybrid_encode"])
+    leftmost_rounds = _defined_in_notebook(solutions, """
+def hybrid_encode(pretoken, ranks, threshold):
+    return heap_encode(pretoken, ranks) if len(pretoken) >= threshold else list(split_into_bytes(pretoken))
+""", "hybrid_encode")
+    assert failure(graders.check_stretch_hybrid, leftmost_rounds).startswith("hybrid_encode(")

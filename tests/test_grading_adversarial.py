@@ -297,6 +297,7 @@ HELPER_AND_USER = {
     "03_parallel": ("find_chunk_boundaries", "count_pretokens_in_file"),
     "04_inverted_index": ("index_words", "train"),
     "05_heap": ("heap_entry", "pop_best"),
+    "07_heap_encoding": ("first_heap", "merge_all"),
     "08_linear_encoding": ("compatible", "backtrack_encode"),
 }
 

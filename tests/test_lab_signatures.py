@@ -58,6 +58,14 @@ LAB_FUNCTIONS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
             "train": ("pretoken_counts", "num_merges"),
         },
     ),
+    "07_heap_encoding": (
+        "bpe_ref.encode.step07_heap",
+        {
+            "first_heap": ("parts", "ranks"),
+            "merge_all": ("parts", "ranks", "heap"),
+            "heap_encode": ("pretoken", "ranks"),
+        },
+    ),
     "08_linear_encoding": (
         "bpe_ref.encode.step08_valid_tokens",
         {

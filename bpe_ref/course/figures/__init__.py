@@ -12,12 +12,14 @@ module                        page                                              
 ``parallel_pretokenization``  ``theory/03-parallel-pretokenization.md``                       where the guesses land, chunk balance
 ``inverted_index``            ``theory/04-inverted-index.md``                                 words rewritten and stale ids per merge, V4's work
 ``heaps``                     ``theory/05-heap.md``                                           heap size, V4/V5 crossover, word length
+``heap_encoding``             ``theory/07-heap-encoding.md``                                  one long pretoken: time against length
 ``linear_encoding``           ``theory/08-linear-encoding.md``                                growth of five encoders on one long pretoken
 ``step_diffs``                each step's merge loop against the previous one (pages 02-05)   (none)
 ============================  ==============================================================  ==================================================
 
 Page 05's timings are measured by hand with ``python -m bpe_ref.course.figures.heap_timings``
 (:mod:`.heap_timings`), which writes ``theory/benchmarks/heap/*.json``; its figures read them.
+Page 07's, likewise, with ``python -m bpe_ref.course.figures.long_pieces`` (:mod:`.long_pieces`).
 Page 08's are measured with ``python -m bpe_ref.course.figures.linear_encoding`` into
 ``theory/benchmarks/linear/growth.json``.
 
@@ -45,6 +47,7 @@ PAGE_MODULES: dict[str, str] = {
     "03": "parallel_pretokenization",
     "04": "inverted_index",
     "05": "heaps",
+    "07": "heap_encoding",
     "08": "linear_encoding",
 }
 THEORY_DIR = REPO_ROOT / "theory"

@@ -5,10 +5,10 @@
   search step by step (:func:`backtrack_trace`, checked against the lab's functions by the tests);
 - GPT-2's tokens that do not encode to themselves: how many, and a few (:func:`invalid_gpt2_tokens`);
 - where :mod:`bpe_ref.counting` may cut a text so that counts add up (:func:`cut_rule_rows`);
-- growth on one long pretoken: seconds against length for the five encoders, and the fitted
-  exponents, from the committed measurement ``theory/benchmarks/linear/growth.json`` (written by
-  ``python -m bpe_ref.course.figures.linear_encoding``, about a minute; timings are not taken while
-  figures are generated);
+- growth on one long pretoken: seconds against length for the four encoders and tiktoken, and the
+  fitted exponents, measured with page 07's harness (:mod:`.long_pieces`) into the committed
+  ``theory/benchmarks/linear/growth.json`` (``python -m bpe_ref.course.figures.linear_encoding``,
+  about two minutes; timings are not taken while figures are generated);
 - the backtracking encoder against the heap encoder, as a diff of the code (:mod:`.step_diffs`).
 """
 
@@ -16,26 +16,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-import time
-from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
-from statistics import median
 
-import regex
-
-from ...corpus import read_corpus
-from ...data_files import REPO_ROOT, TINYSTORIES_SAMPLE, data_file
+from ...data_files import REPO_ROOT
 from ...encode.common import MergeTables
 from ...encode.step06_naive import Pair, encode_pretoken, merge_ranks
 from ...encode.step08_counting import prefix_token_counts
 from ...encode.step08_table import last_tokens
 from ...encode.step08_valid_tokens import ValidTokens, compatible
-from ..bench.common import machine_description
 from .common import code, code_token, markdown_table, save_png, show_word, use_agg
-from .step_diffs import encoder_diff_snippets
+from .long_pieces import measure
+from .step_diffs import snippets_of
 
 PAGE = "08-linear-encoding.md"
 GROWTH_JSON = REPO_ROOT / "theory" / "benchmarks" / "linear" / "growth.json"
@@ -209,96 +202,61 @@ def cut_rule_snippet() -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Growth on one long pretoken: measured by hand, quoted from the committed JSON
+# Growth on one long pretoken: measured by hand with page 07's harness, quoted from the committed JSON
 
 
 ENCODERS = ("naive", "heap", "backtrack", "table")
-GROWTH_LENGTHS = (1_000, 2_000, 4_000, 8_000, 16_000)
-
-
-def long_piece(length: int) -> bytes:
-    """One pretoken of ``length`` bytes: the letters of the TinyStories sample, spaces and
-    punctuation dropped (``\\p{L}+`` keeps a run of letters in one pretoken: think of a long URL,
-    base64, or a language written without spaces)."""
-    text = "".join(regex.findall(r"[A-Za-z]+", read_corpus(data_file(TINYSTORIES_SAMPLE))[:3 * length]))
-    return text.encode("ascii")[:length]
-
-
-def fitted_exponent(lengths: list[float], seconds: list[float]) -> float:
-    """The least-squares slope of log(seconds) against log(length)."""
-    xs, ys = [math.log(n) for n in lengths], [math.log(s) for s in seconds]
-    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
-    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
+GROWTH_KIND = "random letters"  # page 07's piece the GPT-2 pattern keeps whole (\\p{L}+)
 
 
 def measure_growth(repeats: int = 5) -> dict:
-    """Seconds to encode one long pretoken, for each encoder and length (median of ``repeats``,
-    interleaved); tiktoken encodes the same bytes as one piece, built from the same files."""
-    from ...tokenizer import Tokenizer
-    from ..interop import to_tiktoken
-
-    tok = Tokenizer.gpt2()
-    tk = to_tiktoken(tok, name="gpt2")
-    encoders = {method: tok._encoder(method).encode for method in ENCODERS}
-    encoders["tiktoken"] = tk._encode_single_piece
-    pieces = {n: long_piece(n) for n in GROWTH_LENGTHS}
-    expected = {n: encoders["table"](piece) for n, piece in pieces.items()}
-    times: dict[str, dict[int, list[float]]] = {name: {n: [] for n in pieces} for name in encoders}
-    for _ in range(repeats):
-        for n, piece in pieces.items():
-            for name, encode in encoders.items():
-                start = time.perf_counter()
-                ids = encode(piece)
-                times[name][n].append(time.perf_counter() - start)
-                assert list(ids) == expected[n], (name, n)
-    return {
-        "machine": machine_description(),
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "piece": "ASCII letters of the TinyStories sample, spaces and punctuation dropped: one pretoken",
-        "repeats": repeats,
-        "lengths": [len(pieces[n]) for n in pieces],
-        "tokens": [len(expected[n]) for n in pieces],
-        "seconds": {name: [median(times[name][n]) for n in pieces] for name in encoders},
-    }
+    """Page 07's measurement (:func:`.long_pieces.measure`: CPU time, median of ``repeats``, the
+    encoders in turn, exponents over the longer half of the lengths) with all four encoders."""
+    return measure(repeats=repeats, kinds=(GROWTH_KIND,), methods=ENCODERS)
 
 
 def growth_data() -> dict:
     return json.loads(GROWTH_JSON.read_text(encoding="utf-8"))
 
 
-LABELS = {"naive": "naive (step 06)", "heap": "heap (step 07)", "backtrack": "backtrack (step 08)",
-          "table": "table (step 08)", "tiktoken": "tiktoken"}
+def growth_rows(data: dict) -> dict[str, dict]:
+    return data["results"][GROWTH_KIND]
 
 
 def growth_snippet() -> str:
     data = growth_data()
-    lengths = data["lengths"]
-    rows = []
-    for name, seconds in data["seconds"].items():
-        rows.append([LABELS[name], *(f"{s * 1e3:,.1f}" for s in seconds), f"{fitted_exponent(lengths, seconds):.2f}"])
+    rows = growth_rows(data)
+    lengths = rows["tiktoken"]["lengths"]
+    shown = [n for n in lengths if n >= 1000]
+    table = []
+    for label, row in rows.items():
+        seconds = dict(zip(row["lengths"], row["seconds"]))
+        table.append([label, *(f"{seconds[n] * 1e3:,.1f}" if n in seconds else "(left out)" for n in shown),
+                      f"{row['exponent']:.2f}"])
     return (
-        markdown_table(["encoder", *(f"{n:,} B (ms)" for n in lengths), "exponent k"], rows, align="l" + "r" * (len(lengths) + 1))
-        + f"\nOne pretoken of English letters, spaces dropped ({data['tokens'][-1]:,} GPT-2 tokens at {lengths[-1]:,} bytes), median of "
-        f"{data['repeats']} interleaved runs, `k` the slope of a least-squares fit of log time against log length. "
-        f"Measured {data['date']} on {data['machine']}.\n"
+        markdown_table(["encoder", *(f"{n:,} B (ms)" for n in shown), "exponent k"], table,
+                       align="l" + "r" * (len(shown) + 1))
+        + f"\nOne pretoken of random letters (page 07's piece), CPU time, median of {data['repeats']} runs of the "
+        "encoders in turn; `k` is the slope of log time against log length over the longer half of the lengths "
+        f"(page 07's harness, `bpe_ref/course/figures/long_pieces.py`). Measured {data['date']} on {data['machine']}.\n"
     )
+
+
+STYLES = {"naive (step 06)": ("o-", "#c44e52"), "heap (step 07)": ("s-", "#dd8452"),
+          "backtrack (step 08)": ("^-", "#4c72b0"), "table (step 08)": ("v-", "#55a868"), "tiktoken": ("D--", "#2f2f2f")}
 
 
 def draw_growth(data: dict, path: Path) -> Path:
     plt = use_agg()
     fig, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
-    lengths = data["lengths"]
-    styles = {"naive": ("o-", "#c44e52"), "heap": ("s-", "#dd8452"), "backtrack": ("^-", "#4c72b0"),
-              "table": ("v-", "#55a868"), "tiktoken": ("D--", "#2f2f2f")}
-    for name, seconds in data["seconds"].items():
-        marker, colour = styles[name]
-        ax.plot(lengths, seconds, marker, color=colour,
-                label=f"{LABELS[name]}: k = {fitted_exponent(lengths, seconds):.2f}")
+    for label, row in growth_rows(data).items():
+        marker, colour = STYLES[label]
+        ax.plot(row["lengths"], row["seconds"], marker, color=colour, label=f"{label}: k = {row['exponent']:.2f}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("bytes in the pretoken (log scale)")
-    ax.set_ylabel("seconds to encode it (log scale)")
-    ax.set_title("One long pretoken, GPT-2's merges: time grows as length^k")
+    ax.set_ylabel("CPU seconds to encode it (log scale)")
+    ax.set_title("One long pretoken of random letters, GPT-2's merges")
     ax.legend(loc="upper left", fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
     return save_png(fig, path)
@@ -314,7 +272,7 @@ def snippets() -> dict[str, str]:
         "08-invalid-tokens.md": invalid_tokens_snippet(),
         "08-cut-rule.md": cut_rule_snippet(),
         "08-growth.md": growth_snippet(),
-        **encoder_diff_snippets("08"),
+        **snippets_of("08"),
     }
 
 
@@ -331,8 +289,8 @@ def main(argv: list[str] | None = None) -> int:
     GROWTH_JSON.parent.mkdir(parents=True, exist_ok=True)
     GROWTH_JSON.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {GROWTH_JSON.relative_to(REPO_ROOT)}")
-    for name, seconds in data["seconds"].items():
-        print(f"{name:>10}: k = {fitted_exponent(data['lengths'], seconds):.2f}, {seconds[-1]:.3f} s at {data['lengths'][-1]} bytes")
+    for label, row in growth_rows(data).items():
+        print(f"{label:>20}: k = {row['exponent']:.2f}, {row['seconds'][-1]:.3f} s at {row['lengths'][-1]:,} bytes")
     return 0
 
 

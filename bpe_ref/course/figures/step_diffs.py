@@ -1,4 +1,5 @@
-"""The diff of each step's merge loop against the previous step's, generated from the code.
+"""The diff of each step's merge loop (or, from step 07 on, encoder) against the previous step's,
+generated from the code.
 
 Every trainer writes its merge loop as ``merge_steps`` (:mod:`bpe_ref.train.driver`), and each step
 copies the previous one and adds its idea, keeping names and helpers. So the unified diff of two
@@ -83,9 +84,40 @@ def merge_loop_diff(step: str) -> str:
     )
 
 
+# step -> ((previous step's module, function), (this step's module, function)), under bpe_ref: the
+# encoders of one pretoken, from step 07 on (step 06 is the first encoder: nothing before it).
+ENCODER_STEPS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
+    "07": (("encode.step06_naive", "encode_pretoken"), ("encode.step07_heap", "heap_encode")),
+    # step 08's lab functions run the encoder classes; the classes hold the algorithm
+    "08": (("encode.step07_heap", "HeapEncoder"), ("encode.step08_backtrack", "BacktrackEncoder")),
+}
+_PACKAGE = __name__.rsplit(".", 3)[0]  # bpe_ref, or a private copy of it
+
+
+def encoder_diff(step: str) -> str:
+    """Markdown: the unified diff of step ``step``'s pretoken encoder against the previous step's."""
+    (before_module, before_name), (after_module, after_name) = ENCODER_STEPS[step]
+    before = getattr(importlib.import_module(f"{_PACKAGE}.{before_module}"), before_name)
+    after = getattr(importlib.import_module(f"{_PACKAGE}.{after_module}"), after_name)
+    a, b = source_without_docstring(before), source_without_docstring(after)
+    previous = f"{int(step) - 1:02d}"
+    diff = difflib.unified_diff(
+        a, b, fromfile=f"step {previous}: {defined_in(before)}", tofile=f"step {step}: {defined_in(after)}",
+        n=max(len(a), len(b)), lineterm="",
+    )
+    return (
+        f"Step {step}'s encoder of one pretoken against step {previous}'s, generated from the code. Lines marked "
+        f"`-` are only in `{before_name}` (`{defined_in(before)}`), lines marked `+` only in `{after_name}` "
+        f"(`{defined_in(after)}`); docstrings are left out.\n\n"
+        "```diff\n" + "\n".join(diff) + "\n```\n"
+    )
+
+
 def snippets_of(step: str) -> dict[str, str]:
     """``{"0N-diff-from-0M.md": Markdown}`` for step ``step``."""
     previous = f"{int(step) - 1:02d}"
+    if step in ENCODER_STEPS:
+        return {f"{step}-diff-from-{previous}.md": encoder_diff(step)}
     return {f"{step}-diff-from-{previous}.md": merge_loop_diff(step)}
 
 
@@ -107,48 +139,3 @@ class ComingPage:
 
 
 COMING_PAGES: dict[str, ComingPage] = {}
-
-# ---- encoders (pages 07 on): each step's encoder class against the previous step's ----------------
-
-# step -> (previous step's module, its encoder class), (this step's module, its encoder class), under bpe_ref.encode
-ENCODER_STEPS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
-    "08": (("step07_heap", "HeapEncoder"), ("step08_backtrack", "BacktrackEncoder")),
-}
-_ENCODE_PACKAGE = __name__.rsplit(".", 3)[0] + ".encode"  # bpe_ref.encode, or a private copy of it
-
-
-def encoder_diff(step: str) -> str:
-    """Markdown: the unified diff of step ``step``'s encoder class against the previous step's,
-    docstrings left out."""
-    (before_module, before_name), (after_module, after_name) = ENCODER_STEPS[step]
-    before = getattr(importlib.import_module(f"{_ENCODE_PACKAGE}.{before_module}"), before_name)
-    after = getattr(importlib.import_module(f"{_ENCODE_PACKAGE}.{after_module}"), after_name)
-    a, b = _class_without_docstrings(before), _class_without_docstrings(after)
-    diff = difflib.unified_diff(a, b, fromfile=f"bpe_ref/encode/{before_module}.py: {before_name}",
-                                tofile=f"bpe_ref/encode/{after_module}.py: {after_name}", n=max(len(a), len(b)),
-                                lineterm="")
-    return (
-        f"`{after_name}` against `{before_name}`, generated from the code (docstrings left out). Both "
-        "take the merge tables and have `encode(data) -> ids` for one pretoken; lines marked `-` are only "
-        f"in `{before_name}`, lines marked `+` only in `{after_name}`.\n\n"
-        "```diff\n" + "\n".join(diff) + "\n```\n"
-    )
-
-
-def _class_without_docstrings(cls: type) -> list[str]:
-    source = textwrap.dedent(inspect.getsource(cls))
-    lines = source.splitlines()
-    drop: list[tuple[int, int]] = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-                drop.append((first.lineno - 1, first.end_lineno))
-    for start, end in sorted(drop, reverse=True):
-        del lines[start:end]
-    return lines
-
-
-def encoder_diff_snippets(step: str) -> dict[str, str]:
-    """``{"0N-diff-from-0M.md": Markdown}`` of step ``step``'s encoder."""
-    return {f"{step}-diff-from-{int(step) - 1:02d}.md": encoder_diff(step)}  # pages 02-05 are written; page 06 on has no merge loop
