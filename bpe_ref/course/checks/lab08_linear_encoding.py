@@ -298,8 +298,16 @@ def last_tokens_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+def last_tokens_error_hint(args: tuple, error: BaseException) -> str | None:
+    if isinstance(error, IndexError):
+        return ("last holds one entry per prefix, the empty one first (last[0] is None), so the token before a "
+                "candidate data[start:end] is last[start]: start the list with None before the loop")
+    return None
+
+
 LAST_TOKENS_TASK = Task("last_tokens", ("pretoken", "ranks"), what="a list: None, then bytes tokens",
-                        hint=last_tokens_hint, provided=PROVIDED, stand_ins=(compatible,))
+                        hint=last_tokens_hint, provided=PROVIDED, stand_ins=(compatible,),
+                        error_hint=last_tokens_error_hint)
 
 
 def last_tokens_cases() -> list[Case]:
