@@ -11,7 +11,7 @@ import pytest
 from bpe_ref.course.notebooks import lab_names, solution_namespace
 
 GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental", "03_parallel", "04_inverted_index", "05_heap",
-               "06_encode_decode", "07_heap_encoding"]
+               "06_encode_decode", "07_heap_encoding", "08_linear_encoding"]
 
 # tests/test_environment.py imports every bpe_ref module, bpe_ref.course.checks.fresh included; runpy then
 # warns that it runs a file whose module is already imported. Running it from disk is the point.
@@ -1042,3 +1042,74 @@ def hybrid_encode(pretoken, ranks, threshold):
     return heap_encode(pretoken, ranks) if len(pretoken) >= threshold else list(split_into_bytes(pretoken))
 """, "hybrid_encode")
     assert failure(graders.check_stretch_hybrid, leftmost_rounds).startswith("hybrid_encode(")
+
+
+# ---- lab 08 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab08():
+    return load_graders("08_linear_encoding"), solution_namespace("08_linear_encoding")
+
+
+def _lab08_variant(cell_id: str, name: str, old: str, new: str):
+    """The course's solution of ``name`` (cell ``cell_id``) with ``old`` replaced by ``new``: a learner's mistake."""
+    source = _source_of("08_linear_encoding", cell_id)
+    assert old in source, old
+    return _defined_in_notebook(solution_namespace("08_linear_encoding"), source.replace(old, new), name)
+
+
+def test_lab08_compatible_is_not_whether_the_pair_is_a_merge(lab08):
+    graders, solutions = lab08
+    pair_only = _defined_in_notebook(solutions, "def compatible(left, right, ranks):\n    return (left, right) not in ranks\n",
+                                     "compatible")
+    message = failure(graders.check_compatible, pair_only)
+    assert "a merge across the boundary of smaller parts can win first" in message or "compatible with nothing" in message
+
+
+def test_lab08_the_longest_prefix_without_compatibility_gets_a_hint(lab08):
+    graders, _ = lab08
+    greedy = _lab08_variant("task2_backtrack_encode_solution", "backtrack_encode",
+                            "(not tokens or compatible(tokens[-1], token, ranks))", "True")
+    message = failure(graders.check_backtrack_encode, greedy)
+    assert "the longest valid prefix at each step is not always right" in message
+
+
+def test_lab08_tokens_that_do_not_encode_to_themselves_must_be_left_out(lab08):
+    graders, _ = lab08
+    every_result = _lab08_variant("task2_backtrack_encode_solution", "backtrack_encode",
+                                  "for left, right in ranks if encode_pretoken(left + right, ranks) == [left + right]}",
+                                  "for left, right in ranks}")
+    assert "does not encode to itself" in failure(graders.check_backtrack_encode, every_result)
+
+
+def test_lab08_replaying_the_merges_is_refused_in_tasks_2_and_3(lab08):
+    graders, solutions = lab08
+    replay = _defined_in_notebook(solutions, "def backtrack_encode(pretoken, ranks):\n    return encode_pretoken(pretoken, ranks)\n",
+                                  "backtrack_encode")
+    assert "never called compatible" in failure(graders.check_backtrack_encode, replay)
+    table = _defined_in_notebook(solutions, """
+def last_tokens(pretoken, ranks):
+    return [None] + [encode_pretoken(pretoken[:end], ranks)[-1] for end in range(1, len(pretoken) + 1)]
+""", "last_tokens")
+    assert "never called compatible" in failure(graders.check_last_tokens_properties, table)
+
+
+def test_lab08_table_and_counts_mistakes_get_hints(lab08):
+    graders, solutions = lab08
+    no_empty = _lab08_variant("task3_last_tokens_solution", "last_tokens", "last: list[bytes | None] = [None]",
+                              "last: list[bytes | None] = []")
+    assert "start the list with None before the loop" in failure(graders.check_last_tokens, no_empty)
+    lengths = _defined_in_notebook(solutions, "def prefix_token_counts(last):\n    return list(range(len(last)))\n",
+                                   "prefix_token_counts")
+    assert "counts[end] = counts[end - len(last[end])] + 1" in failure(graders.check_prefix_token_counts, lengths)
+
+
+def test_lab08_stretch_the_appender_counts_after_each_piece(lab08):
+    graders, solutions = lab08
+    graders.check_stretch_appender(solutions["append_counts"])
+    last_piece_only = _defined_in_notebook(solutions, """
+def append_counts(pieces, ranks):
+    return [prefix_token_counts(last_tokens(piece, ranks))[-1] for piece in pieces]
+""", "append_counts")
+    assert failure(graders.check_stretch_appender, last_piece_only).startswith("append_counts(")

@@ -40,6 +40,7 @@ THEORY_PAGES = {
     "05_heap": "../../theory/05-heap.md",
     "06_encode_decode": "../../theory/06-encode-decode.md",
     "07_heap_encoding": "../../theory/07-heap-encoding.md",
+    "08_linear_encoding": "../../theory/08-linear-encoding.md",
 }
 
 

@@ -77,7 +77,14 @@ PAGES: dict[str, dict[str, str | None]] = {
         "module": "bpe_ref/encode/step07_heap.py",
         "answers": "theory/drills/07-answers.md",
         "previous": "theory/06-encode-decode.md",
-        "next": None,  # page 08 is not written yet
+        "next": "theory/08-linear-encoding.md",
+    },
+    "08-linear-encoding.md": {
+        "lab": "labs/08_linear_encoding/08_linear_encoding.ipynb",
+        "module": "bpe_ref/encode/step08_backtrack.py",
+        "answers": "theory/drills/08-answers.md",
+        "previous": "theory/07-heap-encoding.md",
+        "next": None,  # page 09 is not written yet
     },
 }
 ANSWERS = [REPO_ROOT / links["answers"] for links in PAGES.values()]

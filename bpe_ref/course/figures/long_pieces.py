@@ -47,16 +47,21 @@ def long_piece(kind: str, length: int, seed: int = 7) -> str:
     return "".join(rng.choice(alphabet) for _ in range(length))
 
 
-def encoders(tokenizer: Tokenizer | None = None) -> dict[str, Callable[[str], object]]:
-    """label -> encode one piece: the two bpe_ref steps (one pretoken's bytes) and tiktoken."""
+STEP_OF = {"naive": "06", "heap": "07", "backtrack": "08", "table": "08"}  # encode method -> its step
+
+
+def encoders(tokenizer: Tokenizer | None = None, methods: Sequence[str] = ("naive", "heap")
+             ) -> dict[str, Callable[[str], object]]:
+    """label -> encode one piece: bpe_ref's encoders ``methods`` (one pretoken's bytes; page 07 times
+    steps 06 and 07, page 08 all four) and tiktoken."""
     tokenizer = tokenizer or Tokenizer.gpt2()
-    naive, heap = tokenizer._encoder("naive"), tokenizer._encoder("heap")
     encoding = to_tiktoken(tokenizer, name="gpt2")
-    return {
-        "naive (step 06)": lambda piece: naive.encode(piece.encode("utf-8")),
-        "heap (step 07)": lambda piece: heap.encode(piece.encode("utf-8")),
-        "tiktoken": encoding.encode_ordinary,
-    }
+    contenders: dict[str, Callable[[str], object]] = {}
+    for method in methods:
+        encode = tokenizer._encoder(method).encode
+        contenders[f"{method} (step {STEP_OF[method]})"] = lambda piece, encode=encode: encode(piece.encode("utf-8"))
+    contenders["tiktoken"] = encoding.encode_ordinary
+    return contenders
 
 
 def fitted_exponent(lengths: Sequence[int], seconds: Sequence[float]) -> float:
@@ -71,9 +76,10 @@ def fit_range(lengths: Sequence[int]) -> list[int]:
     return list(lengths[-max(3, (len(lengths) + 1) // 2):])
 
 
-def measure(lengths: Sequence[int] = LENGTHS, repeats: int = 5, kinds: Sequence[str] = tuple(KINDS)) -> dict:
+def measure(lengths: Sequence[int] = LENGTHS, repeats: int = 5, kinds: Sequence[str] = tuple(KINDS),
+            methods: Sequence[str] = ("naive", "heap")) -> dict:
     """``{kind: {encoder: {"lengths": [...], "seconds": [...], "exponent": e}}}`` and the machine."""
-    contenders = encoders()
+    contenders = encoders(methods=methods)
     results: dict = {}
     for kind in kinds:
         results[kind] = {label: {"lengths": [], "seconds": []} for label in contenders}

@@ -107,6 +107,13 @@ ENCODER_DIFFS: dict[str, tuple[tuple[str, str, str], tuple[str, str, str], str]]
         "Step 07's encoder of one pretoken against step 06's, generated from the code: the rounds go, and the "
         "first heap (`first_heap`) and the pop loop (`merge_all`) come.",
     ),
+    "08": (
+        ("encode.step07_heap", "HeapEncoder", "step 07"),
+        ("encode.step08_backtrack", "BacktrackEncoder", "step 08"),
+        "Step 08's backtracking encoder against step 07's heap encoder, generated from the code (the lab's functions "
+        "run these classes, which hold the algorithm): the heap and the linked list go, the longest prefix token, "
+        "the compatibility test and the bitfield come.",
+    ),
 }
 
 _PACKAGE = __name__.rsplit(".", 3)[0]  # bpe_ref, or a private copy of it
@@ -151,4 +158,4 @@ class ComingPage:
         return []
 
 
-COMING_PAGES: dict[str, ComingPage] = {}  # pages 02-05 are written; page 06 on has no merge loop
+COMING_PAGES: dict[str, ComingPage] = {}
