@@ -11,7 +11,7 @@ import pytest
 from bpe_ref.course.notebooks import lab_names, solution_namespace
 
 GRADED_LABS = ["00_pretokenization", "01_naive_bpe", "02_incremental", "03_parallel", "04_inverted_index", "05_heap",
-               "06_encode_decode"]
+               "06_encode_decode", "07_heap_encoding", "08_linear_encoding"]
 
 # tests/test_environment.py imports every bpe_ref module, bpe_ref.course.checks.fresh included; runpy then
 # warns that it runs a file whose module is already imported. Running it from disk is the point.
@@ -973,3 +973,143 @@ def decode_stream(chunks, buffer, offsets):
 """, "decode_stream")
     assert "a piece holds U+FFFD, a character cut in two" in failure(graders.check_stretch_decode_stream, each_alone)
     graders.check_stretch_decode_stream(solutions["decode_stream"])
+# ---- lab 07 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab07():
+    return load_graders("07_heap_encoding"), solution_namespace("07_heap_encoding")
+
+
+def _lab07_variant(cell_id: str, name: str, old: str, new: str):
+    return _solution_variant("07_heap_encoding", cell_id, name, old, new)
+
+
+def test_lab07_first_heap_entries_the_wrong_way_round_get_a_hint(lab07):
+    graders, _ = lab07
+    swapped = _lab07_variant("task1_first_heap_solution", "first_heap", "heap.append((rank, position))",
+                             "heap.append((position, rank))")
+    assert "each entry is (rank, position), rank first" in failure(graders.check_first_heap, swapped)
+    unsorted = _lab07_variant("task1_first_heap_solution", "first_heap", "heapq.heapify(heap)", "heap.reverse()")
+    assert "call heapq.heapify" in failure(graders.check_first_heap, unsorted)
+
+
+def test_lab07_a_stale_check_on_the_part_alone_merges_a_changed_pair(lab07):
+    graders, _ = lab07
+    part_only = _lab07_variant("task2_merge_all_solution", "merge_all",
+                               "if right_start == end or ranks.get((left, parts[right_start])) != rank:",
+                               "if right_start == end:")
+    message = failure(graders.check_merge_all, part_only)
+    assert message.startswith("merge_all(parts=[b'a', b'a', b'a', b'a', b'a']")
+    assert "expected [b'aa', b'aaa'], got [b'aaaa', b'a']" in message
+    assert "hint: your result holds b'aaaa', which no merge makes" in message
+
+
+def test_lab07_a_loop_that_rescans_for_the_best_pair_is_too_slow(lab07):
+    graders, solutions = lab07
+    rescan = _defined_in_notebook(solutions, """
+def merge_all(parts, ranks, heap):
+    parts = list(parts)
+    while True:  # tiktoken's short-piece loop: look for the lowest rank again after every merge
+        found = [(ranks[pair], i) for i, pair in enumerate(zip(parts, parts[1:])) if pair in ranks]
+        if not found:
+            return parts
+        _, i = min(found)
+        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+""", "merge_all")
+    graders.LONG_RUN_SECONDS, saved = 0.5, graders.LONG_RUN_SECONDS  # the rescan takes far longer: fail fast
+    try:
+        message = failure(graders.verify_long_run, rescan)
+    finally:
+        graders.LONG_RUN_SECONDS = saved
+    assert "merge_all(<16,384 parts b'a'>" in message
+    assert "Each merge should cost O(log L)" in message or "did not finish within" in message
+
+
+def test_lab07_step_06s_rounds_in_heap_encode_are_refused(lab07):
+    graders, solutions = lab07
+    rounds = _defined_in_notebook(solutions, "def heap_encode(pretoken, ranks):\n    return encode_pretoken(pretoken, ranks)\n",
+                                  "heap_encode")
+    message = failure(graders.check_heap_encode, rounds)
+    assert "called first_heap 0 times and merge_all 0 times" in message
+
+
+def test_lab07_stretch_the_threshold_never_changes_the_tokens(lab07):
+    graders, solutions = lab07
+    graders.check_stretch_hybrid(solutions["hybrid_encode"])
+    leftmost_rounds = _defined_in_notebook(solutions, """
+def hybrid_encode(pretoken, ranks, threshold):
+    return heap_encode(pretoken, ranks) if len(pretoken) >= threshold else list(split_into_bytes(pretoken))
+""", "hybrid_encode")
+    assert failure(graders.check_stretch_hybrid, leftmost_rounds).startswith("hybrid_encode(")
+
+
+# ---- lab 08 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab08():
+    return load_graders("08_linear_encoding"), solution_namespace("08_linear_encoding")
+
+
+def _lab08_variant(cell_id: str, name: str, old: str, new: str):
+    """The course's solution of ``name`` (cell ``cell_id``) with ``old`` replaced by ``new``: a learner's mistake."""
+    source = _source_of("08_linear_encoding", cell_id)
+    assert old in source, old
+    return _defined_in_notebook(solution_namespace("08_linear_encoding"), source.replace(old, new), name)
+
+
+def test_lab08_compatible_is_not_whether_the_pair_is_a_merge(lab08):
+    graders, solutions = lab08
+    pair_only = _defined_in_notebook(solutions, "def compatible(left, right, ranks):\n    return (left, right) not in ranks\n",
+                                     "compatible")
+    message = failure(graders.check_compatible, pair_only)
+    assert "a merge across the boundary of smaller parts can win first" in message or "compatible with nothing" in message
+
+
+def test_lab08_the_longest_prefix_without_compatibility_gets_a_hint(lab08):
+    graders, _ = lab08
+    greedy = _lab08_variant("task2_backtrack_encode_solution", "backtrack_encode",
+                            "(not tokens or compatible(tokens[-1], token, ranks))", "True")
+    message = failure(graders.check_backtrack_encode, greedy)
+    assert "the longest valid prefix at each step is not always right" in message
+
+
+def test_lab08_tokens_that_do_not_encode_to_themselves_must_be_left_out(lab08):
+    graders, _ = lab08
+    every_result = _lab08_variant("task2_backtrack_encode_solution", "backtrack_encode",
+                                  "for left, right in ranks if encode_pretoken(left + right, ranks) == [left + right]}",
+                                  "for left, right in ranks}")
+    assert "does not encode to itself" in failure(graders.check_backtrack_encode, every_result)
+
+
+def test_lab08_replaying_the_merges_is_refused_in_tasks_2_and_3(lab08):
+    graders, solutions = lab08
+    replay = _defined_in_notebook(solutions, "def backtrack_encode(pretoken, ranks):\n    return encode_pretoken(pretoken, ranks)\n",
+                                  "backtrack_encode")
+    assert "never called compatible" in failure(graders.check_backtrack_encode, replay)
+    table = _defined_in_notebook(solutions, """
+def last_tokens(pretoken, ranks):
+    return [None] + [encode_pretoken(pretoken[:end], ranks)[-1] for end in range(1, len(pretoken) + 1)]
+""", "last_tokens")
+    assert "never called compatible" in failure(graders.check_last_tokens_properties, table)
+
+
+def test_lab08_table_and_counts_mistakes_get_hints(lab08):
+    graders, solutions = lab08
+    no_empty = _lab08_variant("task3_last_tokens_solution", "last_tokens", "last: list[bytes | None] = [None]",
+                              "last: list[bytes | None] = []")
+    assert "start the list with None before the loop" in failure(graders.check_last_tokens, no_empty)
+    lengths = _defined_in_notebook(solutions, "def prefix_token_counts(last):\n    return list(range(len(last)))\n",
+                                   "prefix_token_counts")
+    assert "counts[end] = counts[end - len(last[end])] + 1" in failure(graders.check_prefix_token_counts, lengths)
+
+
+def test_lab08_stretch_the_appender_counts_after_each_piece(lab08):
+    graders, solutions = lab08
+    graders.check_stretch_appender(solutions["append_counts"])
+    last_piece_only = _defined_in_notebook(solutions, """
+def append_counts(pieces, ranks):
+    return [prefix_token_counts(last_tokens(piece, ranks))[-1] for piece in pieces]
+""", "append_counts")
+    assert failure(graders.check_stretch_appender, last_piece_only).startswith("append_counts(")

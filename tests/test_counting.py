@@ -218,7 +218,8 @@ def test_prefix_counts_and_the_appendable_encoder_count_every_byte_prefix(data):
     for name in ("gpt2", "chinese"):
         tok = tokenizer(name)
         table = tok._encoder("table")
-        counts = prefix_token_counts(table.last_tokens(data), table.valid.token_length)
+        last = table.last_tokens(data)
+        counts = prefix_token_counts([None] + [table.valid.tables.token_bytes[t] for t in last[1:]])
         appendable = AppendableEncoder(encoder=table)
         for end in range(len(data) + 1):
             expected = len(table.encode(data[:end]))

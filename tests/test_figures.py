@@ -556,3 +556,46 @@ def test_page06_figure_draws_deterministically(tmp_path):
     first, second = draw_layouts(tmp_path / "a.png"), draw_layouts(tmp_path / "b.png")
     assert first.read_bytes() == second.read_bytes()
     assert not {b"tEXt", b"iTXt", b"zTXt", b"tIME"} & set(png_chunks(first))
+# --- page 07 --------------------------------------------------------------------------------
+
+
+def test_page07_trace_is_what_the_heap_encoder_does():
+    """The traced pop loop is the one HeapEncoder runs, and its last parts are heap_encode's tokens."""
+    from bpe_ref.course.figures.heap_encoding import AAA_MERGES, WORK_MERGES, trace
+    from bpe_ref.encode.step07_heap import heap_encode, merge_ranks
+
+    for pretoken, merges in [(b"aaaaa", AAA_MERGES), (b" worked", WORK_MERGES), (b"aaaaaaa", AAA_MERGES)]:
+        heap, steps = trace(pretoken, merges)
+        assert [token for _, token in steps[-1].parts] == heap_encode(pretoken, merge_ranks(merges))
+        assert len(steps) <= 3 * len(pretoken)  # at most L - 1 first entries and two pushes per merge
+        assert not steps[-1].heap
+
+
+def test_page07_long_pieces_measure_and_fit(tmp_path):
+    from bpe_ref.course.figures.long_pieces import fit_range, fitted_exponent, long_piece, measure
+
+    assert fitted_exponent([10, 100, 1000], [1.0, 100.0, 10000.0]) == pytest.approx(2.0)
+    assert fit_range([1, 2, 3, 4, 5, 6, 7, 8]) == [5, 6, 7, 8] and fit_range([1, 2, 3]) == [1, 2, 3]
+    assert len(long_piece("random digits", 50)) == 50 and set(long_piece("one letter (a)", 9)) == {"a"}
+    data = measure(lengths=(50, 100, 200), repeats=1, kinds=("random digits",))
+    rows = data["results"]["random digits"]
+    assert set(rows) == {"naive (step 06)", "heap (step 07)", "tiktoken"}
+    assert all(row["lengths"] == [50, 100, 200] and len(row["seconds"]) == 3 for row in rows.values())
+
+
+def test_page07_figure_draws_deterministically(tmp_path):
+    from bpe_ref.course.figures.heap_encoding import draw_long_pieces, long_pieces_data
+
+    first = draw_long_pieces(long_pieces_data(), tmp_path / "a.png")
+    second = draw_long_pieces(long_pieces_data(), tmp_path / "b.png")
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_page07_diff_is_generated_from_the_encoders():
+    from bpe_ref.course.figures.step_diffs import encoder_diff
+
+    diff = encoder_diff("07")
+    assert ("--- step 06: bpe_ref/encode/step06_naive.py (encode_pretoken)\n"
+            "+++ step 07: bpe_ref/encode/step07_heap.py (heap_encode)") in diff
+    assert "+    return merge_all(parts, ranks, first_heap(parts, ranks))" in diff
+    assert '"""' not in diff

@@ -298,6 +298,8 @@ HELPER_AND_USER = {
     "04_inverted_index": ("index_words", "train"),
     "05_heap": ("heap_entry", "pop_best"),
     "06_encode_decode": ("encode_pretoken", "encode_text"),
+    "07_heap_encoding": ("first_heap", "merge_all"),
+    "08_linear_encoding": ("compatible", "backtrack_encode"),
 }
 
 

@@ -66,12 +66,26 @@ LAB_FUNCTIONS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
             "encode_text": ("text", "ranks", "special_tokens"),
         },
     ),
+    "07_heap_encoding": (
+        "bpe_ref.encode.step07_heap",
+        {
+            "first_heap": ("parts", "ranks"),
+            "merge_all": ("parts", "ranks", "heap"),
+            "heap_encode": ("pretoken", "ranks"),
+        },
+    ),
+    "08_linear_encoding": (
+        "bpe_ref.encode.step08_valid_tokens",
+        {
+            "compatible": ("left", "right", "ranks"),
+        },
+    ),
 }
 
 # A lab whose step has two modules links both; its tasks on the second one are checked against that
 # module (lab 05: the heap's tasks in step05_heap, the linked list's in step05_linked_list; lab 06: encoding in
-# encode/step06_naive, the arena in decode).
-ALSO_LINKED: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
+# encode/step06_naive, the arena in decode). A step with more modules lists them (lab 08: one module per task).
+ALSO_LINKED: dict[str, tuple[str, dict[str, tuple[str, ...]]] | list[tuple[str, dict[str, tuple[str, ...]]]]] = {
     "05_heap": (
         "bpe_ref.train.step05_linked_list",
         {
@@ -86,7 +100,18 @@ ALSO_LINKED: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
             "decode_with_arena": ("ids", "buffer", "offsets"),
         },
     ),
+    "08_linear_encoding": [
+        ("bpe_ref.encode.step08_backtrack", {"backtrack_encode": ("pretoken", "ranks")}),
+        ("bpe_ref.encode.step08_table", {"last_tokens": ("pretoken", "ranks")}),
+        ("bpe_ref.encode.step08_counting", {"prefix_token_counts": ("last",)}),
+    ],
 }
+
+
+def also_linked(lab: str) -> list[tuple[str, dict[str, tuple[str, ...]]]]:
+    """The modules ``lab`` links besides its first, with their functions (none, one or several)."""
+    value = ALSO_LINKED.get(lab, [])
+    return [value] if isinstance(value, tuple) else list(value)
 
 # Notebook functions that do not follow the decision yet (the notebooks are renamed in another
 # change). An entry that the notebook has caught up with is harmless; delete it then.
@@ -120,7 +145,7 @@ def notebook_functions(lab: str, *, solution_cells: bool) -> dict[str, tuple[str
 
 @pytest.mark.parametrize("lab", sorted(LAB_FUNCTIONS))
 def test_the_linked_module_has_the_labs_functions_with_their_parameters(lab):
-    for module_name, functions in [LAB_FUNCTIONS[lab], *([ALSO_LINKED[lab]] if lab in ALSO_LINKED else [])]:
+    for module_name, functions in [LAB_FUNCTIONS[lab], *also_linked(lab)]:
         module = importlib.import_module(module_name)
         for name, expected in functions.items():
             assert callable(getattr(module, name, None)), f"{module_name} has no {name}"
@@ -133,8 +158,8 @@ def test_the_lab_links_that_module_as_its_reference_code(lab):
     intro = read_notebook_json(source_notebook(lab))["cells"][0]["source"]
     reference = re.search(r"\*\*After the lab, compare with:\*\* \[`([^`]+)`\]", intro)
     assert reference and reference.group(1) == module_name.replace(".", "/") + ".py"
-    if lab in ALSO_LINKED:
-        also = ALSO_LINKED[lab][0].replace(".", "/") + ".py"
+    for also_name, _ in also_linked(lab):
+        also = also_name.replace(".", "/") + ".py"
         assert f"[`{also}`](../../{also})" in intro
 
 
@@ -142,7 +167,7 @@ def test_the_lab_links_that_module_as_its_reference_code(lab):
 def test_what_the_notebook_defines_is_what_the_module_defines(lab):
     """Every task function of the solution notebook, and every handed-out helper the module also
     has, takes the parameters of the module's function of the same name."""
-    module_names = [LAB_FUNCTIONS[lab][0], *([ALSO_LINKED[lab][0]] if lab in ALSO_LINKED else [])]
+    module_names = [LAB_FUNCTIONS[lab][0], *(name for name, _ in also_linked(lab))]
     modules = [importlib.import_module(name) for name in module_names]
 
     def defining(name: str):

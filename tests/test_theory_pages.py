@@ -70,7 +70,21 @@ PAGES: dict[str, dict[str, str | None]] = {
         "module": "bpe_ref/encode/step06_naive.py",
         "answers": "theory/drills/06-answers.md",
         "previous": "theory/05-heap.md",
-        "next": None,  # page 07 is not written yet
+        "next": "theory/07-heap-encoding.md",
+    },
+    "07-heap-encoding.md": {
+        "lab": "labs/07_heap_encoding/07_heap_encoding.ipynb",
+        "module": "bpe_ref/encode/step07_heap.py",
+        "answers": "theory/drills/07-answers.md",
+        "previous": "theory/06-encode-decode.md",
+        "next": "theory/08-linear-encoding.md",
+    },
+    "08-linear-encoding.md": {
+        "lab": "labs/08_linear_encoding/08_linear_encoding.ipynb",
+        "module": "bpe_ref/encode/step08_backtrack.py",
+        "answers": "theory/drills/08-answers.md",
+        "previous": "theory/07-heap-encoding.md",
+        "next": None,  # page 09 is not written yet
     },
 }
 ANSWERS = [REPO_ROOT / links["answers"] for links in PAGES.values()]
@@ -956,3 +970,32 @@ def test_page06_prose_claims():
     assert "the id `-2` decodes to the last token, silently (and `-1` to nothing)" in text
     assert encode_pretoken(b"abc", {(b"a", b"b"): 1, (b"b", b"c"): 0}) == [b"a", b"bc"]
     assert "gives\n  `[ab, c]` for `abc` when `(b, c)` was learned before `(a, b)`; BPE gives `[a, bc]`" in text
+def test_page07_prose_claims():
+    """Section 4's reading of the long-piece measurement, and section 1's table."""
+    from bpe_ref.course.figures.heap_encoding import equivalence_rows, long_pieces_data
+
+    assert all(rounds == heap for _, _, rounds, heap in equivalence_rows())
+    results = long_pieces_data()["results"]
+    naive, heap, tiktoken = "naive (step 06)", "heap (step 07)", "tiktoken"
+    for kind in ("random digits", "random letters"):
+        rows = results[kind]
+        assert rows[naive]["exponent"] > rows[heap]["exponent"], kind  # the largest exponent of the three
+        assert 1 < rows[naive]["exponent"] < 2, kind
+        assert rows[naive]["exponent"] > rows[tiktoken]["exponent"], kind
+        at = rows[naive]["lengths"].index(16000)
+        assert rows[naive]["seconds"][at] >= 1.0 and rows[heap]["seconds"][rows[heap]["lengths"].index(16000)] < 0.1
+    one = results["one letter (a)"]
+    assert all(n < h for n, h in zip(one[naive]["seconds"], one[heap]["seconds"]))  # rounds win at every length
+    for kind, rows in results.items():
+        assert 0.8 <= rows[heap]["exponent"] <= 1.4, kind  # near 1
+        assert all(t < h for t, h in zip(rows[tiktoken]["seconds"], rows[heap]["seconds"])), kind
+
+
+def test_page07_traces_and_drill_facts():
+    from bpe_ref.course.figures.heap_encoding import AAA_MERGES, WORK_MERGES, trace
+
+    _, steps = trace(b"aaaaa", AAA_MERGES)
+    assert [s.merged for s in steps] == [True, False, True, False, False, True]
+    assert steps[4].entry == (1, 0) and dict(steps[4].parts)[0] == b"aa"  # exists, but starts (aa, aa)
+    _, steps = trace(b" worked", WORK_MERGES)
+    assert steps[4].entry == (5, 5) and steps[4].heap == ((6, 0),)  # the new pair starts at the left neighbour

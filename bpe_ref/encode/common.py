@@ -109,6 +109,20 @@ class MergeTables:
         self.num_tokens = len(self.token_bytes)
         self._made = made
 
+    @classmethod
+    def from_ranks(cls, ranks: Mapping[tuple[bytes, bytes], int]) -> MergeTables:
+        """The tables of lab 06's ranks (``{pair: rank}``): ids ``0..255`` the bytes, then one id per
+        merge in rank order (the ids are the tokens' numbers by rank). Labs 07 and 08 use it.
+
+        >>> MergeTables.from_ranks({(b"a", b"b"): 0}).token_bytes[256]
+        b'ab'
+        """
+        merges = sorted(ranks, key=ranks.__getitem__)
+        vocab = {b: bytes([b]) for b in range(256)}
+        for number, (left, right) in enumerate(merges, start=256):
+            vocab[number] = left + right
+        return cls(vocab, merges)
+
     def duplicate_bytes(self) -> list[tuple[bytes, list[int]]]:
         """Byte strings made by more than one merge, with their ranks: ``[(b"abc", [12, 40]), ...]``."""
         return [(b, [t - 256 for t in tokens]) for b, tokens in self._made.items() if len(tokens) > 1]

@@ -12,11 +12,17 @@ exactly those two). Walk the text left to right:
    dead in a bitfield, drop the previous token and retry it (its end is now dead, so the retry
    goes on with its next-shorter prefix, or backs up further).
 
+Lab 08 asks for :func:`backtrack_encode` on ``bytes`` tokens and lab 06's ranks; here it runs
+:class:`BacktrackEncoder` on the tables of those ranks, so the algorithm is written once.
+
 BPE tokens are long, so the longest candidate is nearly always the right one. The bitfield is
 what keeps the search linear: a position is given up at most once, so the backtracking cannot
 revisit the same dead end. ``longest_prefix`` is the token trie
 (:func:`~.step08_valid_tokens.prefix_trie`).
 
+>>> from bpe_ref.encode.step06_naive import merge_ranks
+>>> backtrack_encode(b"abcbc", merge_ranks([(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")]))
+[b'abc', b'bc']
 >>> from bpe_ref.encode.common import MergeTables
 >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc"}
 >>> tables = MergeTables(vocab, [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")])
@@ -26,8 +32,24 @@ revisit the same dead end. ``longest_prefix`` is the token trie
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from .common import NO_TOKEN, MergeTables
+from .step06_naive import Pair
 from .step08_valid_tokens import ValidTokens, prefix_trie
+
+
+def backtrack_encode(pretoken: bytes, ranks: Mapping[Pair, int]) -> list[bytes]:
+    """The tokens of one pretoken, found as its valid encoding by the backtracking search (lab 08,
+    task 2): the same tokens as step 06's ``encode_pretoken``, in O(L) for ``L`` bytes.
+
+    Needs every merge to make different bytes (``ValueError`` otherwise, as the encoder says).
+
+    >>> backtrack_encode(b"aaaaa", {(b"a", b"a"): 0, (b"aa", b"a"): 1})
+    [b'aa', b'aaa']
+    """
+    tables = MergeTables.from_ranks(ranks)
+    return [tables.token_bytes[t] for t in BacktrackEncoder(tables).encode(pretoken)]  # ids = numbers here
 
 
 class BacktrackEncoder:

@@ -19,10 +19,9 @@ not grow with the text.
 Both work on *one pretoken's bytes* (the corollaries hold inside a pretoken): how a tokenizer
 cuts text so that counts of pieces add up is :mod:`bpe_ref.counting`.
 
->>> from bpe_ref.encode.common import MergeTables
->>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc"}
->>> encoder = TableEncoder(MergeTables(vocab, [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")]))
->>> prefix_token_counts(encoder.last_tokens(b"abcbc"), encoder.valid.token_length)
+>>> from bpe_ref.encode.step08_table import last_tokens
+>>> from bpe_ref.encode.step06_naive import merge_ranks
+>>> prefix_token_counts(last_tokens(b"abcbc", merge_ranks([(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")])))
 [0, 1, 1, 1, 2, 2]
 """
 
@@ -35,21 +34,22 @@ from .step08_table import TableEncoder
 from .step08_valid_tokens import ValidTokens
 
 
-def prefix_token_counts(last: Sequence[int], token_length: Sequence[int]) -> list[int]:
-    """``counts[end]``: how many tokens the valid encoding of ``data[:end]`` has, for every ``end``.
+def prefix_token_counts(last: Sequence[bytes | None]) -> list[int]:
+    """``counts[end]``: how many tokens the valid encoding of ``data[:end]`` has, for every ``end``
+    (lab 08, task 4).
 
-    ``last`` is the table encoder's array (``last[end]`` is the last token of the valid encoding of
-    ``data[:end]``, ``last[0]`` unused) and ``token_length[t]`` the number of bytes of token ``t``.
-    The last token of ``data[:end]`` starts at ``end - token_length[last[end]]``, and what comes
-    before it is the valid encoding of that shorter prefix: one token more than it.
+    ``last`` is the table of last tokens as bytes (``last[end]`` is the last token of the valid
+    encoding of ``data[:end]``, ``last[0]`` unused: :func:`~.step08_table.last_tokens`). The last
+    token of ``data[:end]`` starts at ``end - len(last[end])``, and what comes before it is the valid
+    encoding of that shorter prefix: one token more than it. (:class:`AppendableEncoder` runs the same
+    recurrence on token numbers, one byte at a time.)
 
-    >>> # "aaa" with tokens a (97), aa (256): last = [-, a, aa, a]
-    >>> prefix_token_counts([-1, 97, 256, 97], {97: 1, 256: 2})
+    >>> prefix_token_counts([None, b"a", b"aa", b"a"])   # "aaa" with the merge (a, a)
     [0, 1, 1, 2]
     """
     counts = [0] * len(last)
     for end in range(1, len(last)):
-        counts[end] = counts[end - token_length[last[end]]] + 1
+        counts[end] = counts[end - len(last[end])] + 1
     return counts
 
 

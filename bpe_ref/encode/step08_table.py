@@ -9,6 +9,12 @@ token's start, and so on. The tokens that end at a position are found in a trie 
 tokens (:func:`~.step08_valid_tokens.suffix_trie`), so each position costs at most
 ``max_token_length`` steps: linear in the text.
 
+Lab 08 asks for the table on ``bytes`` tokens and lab 06's ranks: :func:`last_tokens` runs
+:meth:`TableEncoder.last_tokens` on the tables of those ranks.
+
+>>> from bpe_ref.encode.step06_naive import merge_ranks
+>>> last_tokens(b"abcbc", merge_ranks([(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")]))
+[None, b'a', b'ab', b'abc', b'b', b'bc']
 >>> from bpe_ref.encode.common import MergeTables
 >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc"}
 >>> tables = MergeTables(vocab, [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")])
@@ -18,8 +24,23 @@ tokens (:func:`~.step08_valid_tokens.suffix_trie`), so each position costs at mo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from .common import NO_TOKEN, MergeTables
+from .step06_naive import Pair
 from .step08_valid_tokens import ValidTokens, suffix_trie
+
+
+def last_tokens(pretoken: bytes, ranks: Mapping[Pair, int]) -> list[bytes | None]:
+    """``last[end]``: the last token of the valid encoding (= the BPE encoding) of ``pretoken[:end]``,
+    for every ``end`` in ``0..len(pretoken)``; ``last[0]`` is ``None`` (lab 08, task 3).
+
+    >>> last_tokens(b"aaa", {(b"a", b"a"): 0})   # a | aa | aa a
+    [None, b'a', b'aa', b'a']
+    """
+    tables = MergeTables.from_ranks(ranks)
+    last = TableEncoder(tables).last_tokens(pretoken)
+    return [None] + [tables.token_bytes[t] for t in last[1:]]
 
 
 class TableEncoder:

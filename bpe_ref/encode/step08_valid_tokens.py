@@ -7,11 +7,20 @@ bytes exactly when every adjacent pair is compatible. :meth:`ValidTokens.compati
 walking both merge trees, as GitHub's ``bpe`` crate (rust-gems) does. Both need token bytes to be
 unique (one token per byte string).
 
+Lab 08 works on ``bytes`` tokens and lab 06's ranks (``{pair: rank}``), and asks first for
+:func:`compatible`, the definition itself: step 06's encoder run on the two tokens' bytes. It costs
+O(L²) for the ``L`` bytes of the two tokens; :meth:`ValidTokens.compatible` answers the same question
+by walking the two merge trees, in O(depth), which is what the encoders call.
+
 The ``backtrack`` and ``table`` encoders search for the token sequence whose pairs are all
 compatible, finding the valid tokens that start or end at a position in a trie
 (:func:`prefix_trie`, :func:`suffix_trie`). The tokenizer's default path uses the valid tokens
 too: a pretoken whose bytes are a valid token encodes to that one token.
 
+>>> from bpe_ref.encode.step06_naive import merge_ranks
+>>> ranks = merge_ranks([(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")])
+>>> compatible(b"ab", b"c", ranks), compatible(b"abc", b"bc", ranks)
+(False, True)
 >>> from bpe_ref.encode.common import MergeTables
 >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc"}
 >>> valid = ValidTokens(MergeTables(vocab, [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")]))
@@ -26,6 +35,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .common import NO_TOKEN, MergeTables
+from .step06_naive import Pair, encode_pretoken
+
+
+def compatible(left: bytes, right: bytes, ranks: Mapping[Pair, int]) -> bool:
+    """Whether BPE encodes ``left + right`` as exactly ``[left, right]`` (lab 08, task 1).
+
+    Then ``left`` and ``right`` are valid tokens too (a prefix of a valid encoding is valid). A token
+    sequence is the encoding of its bytes exactly when every adjacent pair is compatible.
+
+    >>> ranks = {(b"a", b"a"): 0}
+    >>> compatible(b"aa", b"a", ranks), compatible(b"a", b"aa", ranks), compatible(b"a", b"a", ranks)
+    (True, False, False)
+    """
+    return encode_pretoken(left + right, ranks) == [left, right]
 
 
 def require_unique_bytes(tables: MergeTables, who: str) -> None:

@@ -922,17 +922,24 @@ def task_graders(
     strategy: Any,
     *,
     max_examples: int = 100,
+    verify: Callable[[Callable], None] | None = None,
 ) -> tuple[Callable[[Callable], None], Callable[[Callable], None]]:
     """The two graders of a task: ``check_<name>`` (fixed cases, the visible test cell) and
-    ``check_<name>_properties`` (generated inputs against the reference, the hidden test cell)."""
+    ``check_<name>_properties`` (generated inputs against the reference, the hidden test cell).
+    ``verify(learner)``, when given, is a check of how the function works (its calls, its time) that
+    both run: the visible one after its cases, the hidden one first (else the cases alone could pass)."""
 
     @grader
     def check(learner: Callable) -> None:
         count = check_cases(task, learner, reference, cases)
+        if verify is not None:
+            verify(learner)
         passed(f"{task.name}: all {count} visible cases pass.")
 
     @grader
     def check_properties(learner: Callable) -> None:
+        if verify is not None:
+            verify(learner)
         count = check_property(task, learner, reference, strategy, max_examples=max_examples)
         passed(f"{task.name}: agrees with the reference on {count} generated inputs.")
 

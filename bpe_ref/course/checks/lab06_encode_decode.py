@@ -384,26 +384,41 @@ ARENA_TASK = Task("build_arena", ("vocab",), what="a tuple (bytes buffer, list o
 BYTES = {i: bytes([i]) for i in range(256)}
 
 
-def arena_cases() -> list[Case]:
-    # The tokens of page 06's worked example: "hug pug pun bun hugs", by rank.
-    hugs = BYTES | {256: b"ug", 257: b"un", 258: b"hug", 259: b" p", 260: b"hugs", 261: b"bun"}
-    full = dict(gpt2_files()[0])
-    return [
-        Case(({0: b"h", 1: b"i", 2: b"hi"},)),
-        Case(({2: b"hi", 0: b"h", 1: b"i"},)),  # listed out of order
-        Case(({0: b"a", 3: b"<|eot|>"},)),  # ids 1 and 2 have no token
-        Case(({},)),
-        Case((hugs,), labels={0: "<256 bytes + the 6 tokens of 'hug pug pun bun hugs'>"}),
-        Case((full,), labels={0: "<GPT-2's vocabulary: 50257 tokens>"}),
-    ]
+ARENA_CASES = [
+    Case(({0: b"h", 1: b"i", 2: b"hi"},)),
+    Case(({2: b"hi", 0: b"h", 1: b"i"},)),  # listed out of order
+    Case(({1: b"b", 0: b"a", 2: b"ab"},)),  # listed out of order, and the buffer shows it
+    Case(({0: b"a", 3: b"<|eot|>"},)),  # ids 1 and 2 have no token
+    Case(({},)),
+    # The tokens of page 06's worked example, "hug pug pun bun hugs", by rank.
+    Case((BYTES | {256: b"ug", 257: b"un", 258: b"hug", 259: b" p", 260: b"hugs", 261: b"bun"},),
+         labels={0: "<256 bytes + the first 6 tokens of 'hug pug pun bun hugs'>"}),
+]
+
+
+def gpt2_arena_case() -> Case:
+    """GPT-2's whole vocabulary: checked by the visible test, apart from the cases a table could copy
+    (50,257 tokens would make such a table megabytes long)."""
+    return Case((dict(gpt2_files()[0]),), labels={0: "<GPT-2's vocabulary: 50257 tokens>"})
 
 
 token_bytes = st.binary(min_size=1, max_size=4) | st.sampled_from([b"<|endoftext|>", b"\xf0\x9f", b" the"])
 vocabs = st.dictionaries(st.integers(0, 24), token_bytes, max_size=14)
 
-check_build_arena, check_build_arena_properties = task_graders(
-    ARENA_TASK, build_arena, arena_cases(), vocabs.map(lambda vocab: (vocab,)), max_examples=50
+_, check_build_arena_properties = task_graders(
+    ARENA_TASK, build_arena, ARENA_CASES, vocabs.map(lambda vocab: (vocab,)), max_examples=50
 )
+
+
+@grader
+def check_build_arena(build_arena: Callable) -> None:
+    """Visible test of task 4: small vocabularies, ids missing, and GPT-2's whole vocabulary."""
+    count = check_cases(ARENA_TASK, build_arena, build_arena_reference, [*ARENA_CASES, gpt2_arena_case()])
+    passed(f"build_arena: all {count} visible cases pass.")
+
+
+build_arena_reference = build_arena
+check_build_arena.task, check_build_arena.reference, check_build_arena.cases = ARENA_TASK, build_arena_reference, ARENA_CASES
 
 # ---- task 5: decoding from the arena -------------------------------------------------------------
 

@@ -13,11 +13,16 @@ module                        page                                              
 ``inverted_index``            ``theory/04-inverted-index.md``                                 words rewritten and stale ids per merge, V4's work
 ``heaps``                     ``theory/05-heap.md``                                           heap size, V4/V5 crossover, word length
 ``encode_decode``             ``theory/06-encode-decode.md``                                  memory per token of each layout of the token bytes
+``heap_encoding``             ``theory/07-heap-encoding.md``                                  one long pretoken: time against length
+``linear_encoding``           ``theory/08-linear-encoding.md``                                growth of five encoders on one long pretoken
 ``step_diffs``                each step's merge loop against the previous one (pages 02-05)   (none)
 ============================  ==============================================================  ==================================================
 
 Page 05's timings are measured by hand with ``python -m bpe_ref.course.figures.heap_timings``
 (:mod:`.heap_timings`), which writes ``theory/benchmarks/heap/*.json``; its figures read them.
+Page 07's, likewise, with ``python -m bpe_ref.course.figures.long_pieces`` (:mod:`.long_pieces`).
+Page 08's are measured with ``python -m bpe_ref.course.figures.linear_encoding`` into
+``theory/benchmarks/linear/growth.json``.
 
 Pages 02 to 05 quote the diff of their step's merge loop against the previous step's, page 06 the diff
 of its encoder against V1's loop (:mod:`bpe_ref.course.figures.step_diffs`); the pages still to be
@@ -45,6 +50,8 @@ PAGE_MODULES: dict[str, str] = {
     "04": "inverted_index",
     "05": "heaps",
     "06": "encode_decode",
+    "07": "heap_encoding",
+    "08": "linear_encoding",
 }
 THEORY_DIR = REPO_ROOT / "theory"
 FIGURES_DIR = THEORY_DIR / "figures"

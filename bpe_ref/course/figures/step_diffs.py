@@ -1,4 +1,5 @@
-"""The diff of each step's merge loop against the previous step's, generated from the code.
+"""The diff of each step's merge loop (or, from step 07 on, encoder) against the previous step's,
+generated from the code.
 
 Every trainer writes its merge loop as ``merge_steps`` (:mod:`bpe_ref.train.driver`), and each step
 copies the previous one and adds its idea, keeping names and helpers. So the unified diff of two
@@ -89,35 +90,55 @@ def snippets_of(step: str) -> dict[str, str]:
     return {f"{step}-diff-from-{previous}.md": merge_loop_diff(step)}
 
 
-# The first encoder replays training on one word: its diff is against V1's merge loop.
-ENCODER_DIFFS: dict[str, tuple[str, str, str, str]] = {
-    # step -> (module, function, its label, the previous step's label), modules under bpe_ref
-    "06": ("encode.step06_naive", "encode_pretoken", "encoding (step 06)", "V1"),
+# The encoders of one pretoken. The first replays training on one word: its diff is against V1's
+# merge loop; each later one is against the previous step's encoder.
+# step -> ((module, function, label) before, (module, function, label) after, the intro), modules under bpe_ref
+ENCODER_DIFFS: dict[str, tuple[tuple[str, str, str], tuple[str, str, str], str]] = {
+    "06": (
+        ("train.step01_naive", "merge_steps", "V1"),
+        ("encode.step06_naive", "encode_pretoken", "encoding (step 06)"),
+        "The encoder of one pretoken against V1's merge loop, generated from the code. Training counts the pairs of "
+        "every word and merges the most frequent; encoding looks at one word and merges the pair learned earliest, "
+        "with the same `merge_word`.",
+    ),
+    "07": (
+        ("encode.step06_naive", "encode_pretoken", "step 06"),
+        ("encode.step07_heap", "heap_encode", "step 07"),
+        "Step 07's encoder of one pretoken against step 06's, generated from the code: the rounds go, and the "
+        "first heap (`first_heap`) and the pop loop (`merge_all`) come.",
+    ),
+    "08": (
+        ("encode.step07_heap", "HeapEncoder", "step 07"),
+        ("encode.step08_backtrack", "BacktrackEncoder", "step 08"),
+        "Step 08's backtracking encoder against step 07's heap encoder, generated from the code (the lab's functions "
+        "run these classes, which hold the algorithm): the heap and the linked list go, the longest prefix token, "
+        "the compatibility test and the bitfield come.",
+    ),
 }
 
 _PACKAGE = __name__.rsplit(".", 3)[0]  # bpe_ref, or a private copy of it
 
 
 def encoder_diff(step: str) -> str:
-    """Markdown: the unified diff of step ``step``'s encoder against the previous step's loop."""
-    module, name, label, previous = ENCODER_DIFFS[step]
-    before = merge_loop("step01_naive")
+    """Markdown: the unified diff of step ``step``'s encoder against the code before it."""
+    (before_module, before_name, before_label), (module, name, label), intro = ENCODER_DIFFS[step]
+    before = getattr(importlib.import_module(f"{_PACKAGE}.{before_module}"), before_name)
     after = getattr(importlib.import_module(f"{_PACKAGE}.{module}"), name)
     a, b = source_without_docstring(before), source_without_docstring(after)
-    diff = difflib.unified_diff(a, b, fromfile=f"{previous}: {defined_in(before)} (merge_steps)",
+    diff = difflib.unified_diff(a, b, fromfile=f"{before_label}: {defined_in(before)} ({before_name})",
                                 tofile=f"{label}: {defined_in(after)} ({name})", n=max(len(a), len(b)), lineterm="")
     return (
-        f"The encoder of one pretoken against {previous}'s merge loop, generated from the code. Training "
-        "counts the pairs of every word and merges the most frequent; encoding looks at one word and "
-        "merges the pair learned earliest, with the same `merge_word`. Lines marked `-` are only in "
-        f"`{defined_in(before)}`, lines marked `+` only in `{defined_in(after)}`; docstrings are left out.\n\n"
+        f"{intro} Lines marked `-` are only in `{defined_in(before)}`, lines marked `+` only in "
+        f"`{defined_in(after)}`; docstrings are left out.\n\n"
         "```diff\n" + "\n".join(diff) + "\n```\n"
     )
 
 
 def encoder_diff_snippets(step: str) -> dict[str, str]:
-    """``{"06-diff-from-01.md": Markdown}`` for an encoder step."""
-    return {f"{step}-diff-from-01.md": encoder_diff(step)}
+    """``{"06-diff-from-01.md": Markdown}`` (``"07-diff-from-06.md"``, ...) for an encoder step."""
+    (before_module, _, _), _, _ = ENCODER_DIFFS[step]
+    previous = "01" if before_module.startswith("train.") else before_module.split(".step")[1][:2]
+    return {f"{step}-diff-from-{previous}.md": encoder_diff(step)}
 
 
 class ComingPage:
@@ -137,4 +158,4 @@ class ComingPage:
         return []
 
 
-COMING_PAGES: dict[str, ComingPage] = {}  # pages 02-05 are written; page 06 on has no merge loop
+COMING_PAGES: dict[str, ComingPage] = {}

@@ -1,0 +1,303 @@
+"""Graders of lab 07, the heap encoder: the first heap of (rank, position), the pop loop over a linked
+list with stale entries skipped, and the encoder of one pretoken built on the two.
+
+Theory: ``theory/07-heap-encoding.md``. Reference: :mod:`bpe_ref.encode.step07_heap`.
+
+=====================  =========================================  ============================================
+task                   visible test                               hidden test
+=====================  =========================================  ============================================
+1 ``first_heap``       :func:`check_first_heap`                    :func:`check_first_heap_properties`
+                                                                  (generated parts and ranks)
+2 ``merge_all``        :func:`check_merge_all` (fixed heaps,       :func:`check_merge_all_properties` (ranks
+                       stale entries, one long run of a byte)     learned from generated corpora, GPT-2's; junk
+                                                                  entries mixed into the heap; the long run)
+3 ``heap_encode``      :func:`check_heap_encode` (page 06's        :func:`check_heap_encode_properties`
+                       cases, long GPT-2 pieces; it must call     (generated words and ranks; the calls)
+                       first_heap and merge_all once each)
+=====================  =========================================  ============================================
+
+Task 1 is graded by the entries (sorted) and by whether the list is a heap in ``heapq``'s order, not by
+the list's exact layout: any heap of the right entries is right. Task 2 is graded by the tokens it
+returns; the heap it receives may hold stale entries of every kind (duplicates, entries whose pair has
+another rank), which it must skip. The ranks and cases of lab 06 are reused (same language).
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable
+
+from hypothesis import strategies as st
+
+from ...encode.step06_naive import encode_pretoken, merge_ranks
+from ...encode.step07_heap import first_heap, heap_encode, merge_all
+from ...train.step01_naive import merge_word, split_into_bytes, train
+from .core import (
+    Case, CheckFailed, Task, advisory, call_learner, call_watching, check_cases, check_property, error_name, passed,
+    refuse_reference_use, task_graders,
+)
+from .lab06_encode_decode import (
+    encode_hint, encode_pretoken_cases, gpt2_label, gpt2_ranks, pretoken_and_ranks, ranks_for,
+)
+
+# The learner's code may use lab 01's split_into_bytes and lab 06's merge_ranks (the setup cell's).
+PROVIDED = ("train.step01_naive", "encode.step06_naive", "tiebreak", "train.common", "train.driver")
+GRADING_POLICY = {"provided": PROVIDED}
+
+REFERENCES = (first_heap, merge_all, heap_encode, encode_pretoken, merge_ranks, split_into_bytes, merge_word, train)
+
+Pair = tuple[bytes, bytes]
+Entry = tuple[int, int]
+
+# ---- task 1: the first heap ----------------------------------------------------------------------
+
+
+def observe_first_heap(args: tuple, result: object) -> object:
+    """The entries, sorted, and whether the list is a heap (``heapq``'s invariant)."""
+    if not isinstance(result, list):
+        return result
+    try:
+        entries = sorted(result)
+        is_heap = all(not (result[(i - 1) // 2] > result[i]) for i in range(1, len(result)))
+    except TypeError:
+        return result  # entries that cannot be compared: the type check shows them
+    return {"entries, sorted": entries, "a heap in heapq's order": is_heap}
+
+
+def first_heap_hint(args: tuple, expected: object, got: object) -> str | None:
+    if not (isinstance(expected, dict) and isinstance(got, dict)):
+        return None
+    want, have = expected.get("entries, sorted"), got.get("entries, sorted")
+    if want == have and got.get("a heap in heapq's order") is False:
+        return "the entries are right but the list is not a heap: call heapq.heapify on it (O(L)) before returning it"
+    if not (isinstance(want, list) and isinstance(have, list)):
+        return None
+    if sorted((position, rank) for rank, position in want) == have:
+        return "each entry is (rank, position), rank first: the heap pops the lowest rank first, then the leftmost"
+    if sorted((rank, position + 1) for rank, position in want) == have:
+        return "positions count from 0: the pair (parts[i], parts[i + 1]) has position i, the index of its left part"
+    if len(have) > len(want):
+        return ("an entry for a pair that is not a merge: only pairs in ranks go in (ranks.get(pair) is None for the "
+                "others)")
+    if len(have) < len(want):
+        return ("an entry is missing: every adjacent pair that is a merge gets one, overlapping ones too (a a a has "
+                "two (a, a) pairs, at positions 0 and 1)")
+    return None
+
+
+FIRST_HEAP_TASK = Task("first_heap", ("parts", "ranks"), observe=observe_first_heap,
+                       what="a list of (rank, position) tuples of ints, in heapq's order", hint=first_heap_hint,
+                       provided=PROVIDED)
+
+
+def parts_of(text: bytes) -> list[bytes]:
+    return list(split_into_bytes(text))
+
+
+TRAINED = merge_ranks([(b"w", b"o"), (b"wo", b"r"), (b"wor", b"k"), (b" ", b"work"), (b"h", b"e"), (b"e", b"d"),
+                       (b" work", b"ed"), (b" work", b"s")])  # page 06's example, the course's order
+
+
+def first_heap_cases() -> list[Case]:
+    gpt2_text = b" tokenization"
+    gpt2 = ranks_for(gpt2_text, gpt2_ranks())
+    return [
+        Case((parts_of(b"abcab"), {(b"b", b"c"): 0, (b"a", b"b"): 1})),
+        Case((parts_of(b"aaaa"), {(b"a", b"a"): 0})),  # overlapping pairs: three entries
+        Case((parts_of(b" worked"), TRAINED)),
+        Case(([b" wor", b"k", b"ed"], TRAINED)),  # parts that are already merged tokens
+        Case(([], TRAINED)),
+        Case(([b"x"], TRAINED)),
+        Case((parts_of(gpt2_text), gpt2), labels={1: gpt2_label(gpt2)}),
+    ]
+
+
+TOKENS = [b"a", b"b", b"ab", b"ba", b"aa", b" ", b" a", b"\xc3", b"\xa9", b"\xc3\xa9"]
+
+
+@st.composite
+def parts_and_ranks(draw) -> tuple[list[bytes], dict[Pair, int]]:
+    """Parts drawn from a few tokens, and ranks over pairs of them (many of the parts' pairs among them)."""
+    parts = draw(st.lists(st.sampled_from(TOKENS), max_size=14))
+    pairs = list(zip(parts, parts[1:]))
+    chosen = draw(st.lists(st.sampled_from(pairs), max_size=8)) if pairs else []
+    chosen += draw(st.lists(st.tuples(st.sampled_from(TOKENS), st.sampled_from(TOKENS)), max_size=4))
+    return parts, merge_ranks(draw(st.permutations(chosen)))
+
+
+check_first_heap, check_first_heap_properties = task_graders(
+    FIRST_HEAP_TASK, first_heap, first_heap_cases(), parts_and_ranks(), max_examples=50
+)
+
+# ---- task 2: the pop loop ------------------------------------------------------------------------
+
+
+def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
+    parts, ranks, _ = args
+    if isinstance(got, list) and all(type(token) is bytes for token in got):
+        made = {left + right for left, right in ranks} | set(parts)
+        unmade = [token for token in got if token not in made]
+        if unmade:
+            return (f"your result holds {unmade[0]!r}, which no merge makes: a popped (rank, i) is stale also when the "
+                    "part at i still exists but the pair starting there is another one now (its neighbour grew): "
+                    "check ranks.get((parts[i], next part)) == rank before merging")
+    hint = encode_hint((b"".join(parts), ranks), expected, got)
+    if hint:
+        return hint
+    if isinstance(got, list) and isinstance(expected, list) and len(got) < len(expected):
+        return ("more merges than expected: a popped entry is stale when the part at its position is gone or the pair "
+                "starting there no longer has that rank (ranks.get((left, right)) != rank): skip it")
+    if isinstance(got, list) and isinstance(expected, list) and len(got) > len(expected):
+        return ("a merge is missing: after each merge push (rank, position) for the two new pairs, (previous part, "
+                "merged) at the previous part's position and (merged, next part) at the merged part's")
+    return None
+
+
+MERGE_ALL_TASK = Task("merge_all", ("parts", "ranks", "heap"), what="a list of bytes tokens", hint=merge_all_hint,
+                      provided=PROVIDED, stand_ins=(first_heap,))
+
+
+def heap_case(parts: list[bytes], ranks: dict[Pair, int], extra: list[Entry] = (), label: str | None = None) -> Case:
+    """``parts``, ``ranks`` and the reference's first heap of them, with ``extra`` entries pushed."""
+    heap = first_heap(parts, ranks) + list(extra)
+    heapq.heapify(heap)
+    return Case((parts, ranks, heap), labels={1: label} if label else {})
+
+
+def merge_all_cases() -> list[Case]:
+    gpt2_text = b" antidisestablishmentarianism"
+    gpt2 = ranks_for(gpt2_text, gpt2_ranks())
+    aaa = {(b"a", b"a"): 0, (b"aa", b"a"): 1}
+    return [
+        heap_case(parts_of(b"aaa"), {(b"a", b"a"): 0}),  # (0, 1) is stale once (0, 0) is merged
+        heap_case(parts_of(b"aaaaa"), aaa),
+        heap_case(parts_of(b"abc"), {(b"a", b"b"): 1, (b"b", b"c"): 0}),  # the lower rank first, wherever it is
+        heap_case(parts_of(b"xab"), {(b"a", b"b"): 0, (b"x", b"ab"): 1}),  # a new pair with the left neighbour
+        heap_case(parts_of(b" worked"), TRAINED),
+        heap_case(parts_of(b"abab"), {(b"a", b"b"): 0, (b"b", b"a"): 1}, extra=[(0, 0), (1, 1)]),  # duplicates
+        heap_case(parts_of(b"abc"), {(b"a", b"b"): 0, (b"b", b"c"): 1}, extra=[(1, 0), (0, 1)]),  # wrong ranks: stale
+        heap_case([], {}),
+        heap_case(parts_of(gpt2_text), gpt2, label=gpt2_label(gpt2)),
+    ]
+
+
+LONG_RUN = 1 << 14  # a pretoken of 16,384 times b"a": 16,383 merges
+LONG_RUN_SECONDS = 4.0  # the reference takes about 0.1 s; a rescan per merge takes 10 s or more
+
+
+def doubling_ranks(length: int) -> dict[Pair, int]:
+    """(a, a), (aa, aa), (aaaa, aaaa), ...: a run of 2^k a's merges down to one token, one merge at a time."""
+    ranks, token = {}, b"a"
+    while len(token) < length:
+        ranks[(token, token)] = len(ranks)
+        token += token
+    return ranks
+
+
+def verify_long_run(merge_all: Callable, name: str = "merge_all") -> None:
+    """One run of 16,384 a's must take a second, not tens of seconds: a loop that rescans the parts for the best
+    pair after each merge (as the naive encoder does) is O(L²) here, the heap O(L log L)."""
+    parts, ranks = [b"a"] * LONG_RUN, doubling_ranks(LONG_RUN)
+    heap = first_heap(parts, ranks)
+    start = time.perf_counter()
+    outcome = call_learner(merge_all, (parts, ranks, heap), PROVIDED, MERGE_ALL_TASK.stand_ins, LONG_RUN_SECONDS * 3)
+    seconds = time.perf_counter() - start
+    call = f"{name}(<{LONG_RUN:,} parts b'a'>, <ranks (a, a), (aa, aa), ...>, <their first heap>)"
+    if outcome.error is not None:
+        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}\n  hint: a loop that looks for "
+                          "the best pair again after each merge costs O(L) per merge: pop it from the heap instead")
+    result = outcome.value[1]
+    if result != [b"a" * LONG_RUN]:
+        raise CheckFailed(f"{call} should return one token of {LONG_RUN:,} bytes; it returned "
+                          f"{len(result) if isinstance(result, list) else type(result).__name__} items")
+    if seconds > LONG_RUN_SECONDS:
+        raise CheckFailed(f"{call} took {seconds:.1f} s for {LONG_RUN - 1:,} merges (the reference: about 0.1 s): does "
+                          "it look for the best pair again after each merge, or rebuild a list? Each merge should cost "
+                          "O(log L): a pop, two pushes, and a few links changed")
+    passed(f"{name}: {LONG_RUN - 1:,} merges of one long run of b'a' in {seconds:.2f} s.")
+
+
+@st.composite
+def merge_all_inputs(draw) -> tuple[list[bytes], dict[Pair, int], list[Entry]]:
+    """A word and ranks (learned from a generated corpus, or GPT-2's), its first heap with junk mixed in:
+    duplicates and entries whose pair has another rank, which a correct loop skips."""
+    pretoken, ranks = draw(pretoken_and_ranks())
+    parts = parts_of(pretoken)
+    heap = first_heap(parts, ranks)
+    if len(parts) > 1 and draw(st.booleans()):
+        positions = st.integers(0, len(parts) - 2)
+        rank_values = st.sampled_from(sorted(set(ranks.values())) or [0]) | st.integers(0, 50)
+        heap += draw(st.lists(st.tuples(rank_values, positions), max_size=6))
+        heap += draw(st.lists(st.sampled_from(heap), max_size=3)) if heap else []
+        heapq.heapify(heap)
+    return parts, ranks, heap
+
+
+check_merge_all, check_merge_all_properties = task_graders(
+    MERGE_ALL_TASK, merge_all, merge_all_cases(), merge_all_inputs(), max_examples=50, verify=verify_long_run
+)
+
+
+# ---- task 3: the encoder -------------------------------------------------------------------------
+
+HEAP_ENCODE_TASK = Task("heap_encode", ("pretoken", "ranks"), what="a list of bytes tokens", hint=encode_hint,
+                        provided=PROVIDED, stand_ins=(first_heap, merge_all))
+
+
+def heap_encode_cases() -> list[Case]:
+    cases = encode_pretoken_cases()
+    for piece in (b" " + b"a" * 300, b"1234567890" * 30, b"!" * 100):
+        ranks = ranks_for(piece, gpt2_ranks())
+        cases.append(Case((piece, ranks), labels={0: f"<{piece[:12]!r}... ({len(piece)} bytes)>", 1: gpt2_label(ranks)}))
+    return cases
+
+
+def verify_heap_calls(heap_encode: Callable, name: str = "heap_encode") -> None:
+    """Task 3 asks for the heap encoder: one ``first_heap`` and one ``merge_all`` per call (both the
+    reference's while it is graded). Step 06's loop gives the same tokens, so the calls are watched."""
+    pretoken = b"1234567890" * 30
+    ranks = ranks_for(pretoken, gpt2_ranks())
+    outcome, lengths = call_watching(heap_encode, (pretoken, ranks), ("first_heap", "merge_all"), PROVIDED,
+                                     HEAP_ENCODE_TASK.stand_ins)
+    call = f"{name}(<{len(pretoken)} digits>, <GPT-2's ranks>)"
+    if outcome.error is not None:
+        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+    firsts, loops = len(lengths["first_heap"]), len(lengths["merge_all"])
+    if firsts != 1 or loops != 1:
+        raise CheckFailed(f"{call} called first_heap {firsts} times and merge_all {loops} times: the heap encoder builds "
+                          "the heap once (task 1) and runs the pop loop once (task 2). Step 06's rounds give the same "
+                          "tokens in O(L²); this task is the O(L log L) way")
+    passed(f"{name} builds the heap once and pops it once ({len(pretoken)} bytes).")
+
+
+HEAP_ENCODE_CASES = heap_encode_cases()
+
+check_heap_encode, check_heap_encode_properties = task_graders(
+    HEAP_ENCODE_TASK, heap_encode, HEAP_ENCODE_CASES, pretoken_and_ranks(), max_examples=50, verify=verify_heap_calls
+)
+
+
+# ---- stretch (ungraded): short pieces naive, long pieces heap --------------------------------------
+# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
+
+
+def reference_hybrid(pretoken: bytes, ranks: dict[Pair, int], threshold: int) -> list[bytes]:
+    """Whatever the threshold, the tokens are the same: only the time changes."""
+    return heap_encode(pretoken, ranks)
+
+
+HYBRID_TASK = Task("hybrid_encode", ("pretoken", "ranks", "threshold"), what="a list of bytes tokens",
+                   hint=lambda args, expected, got: encode_hint(args[:2], expected, got), provided=PROVIDED)
+
+
+@advisory
+def check_stretch_hybrid(hybrid_encode: Callable) -> None:
+    """Stretch self-check of lab 07: the same tokens as the reference at every threshold."""
+    refuse_reference_use(HYBRID_TASK, hybrid_encode)
+    cases = [Case((*case.args, threshold), case.labels) for case in HEAP_ENCODE_CASES for threshold in (0, 8, 10_000)]
+    count = check_cases(HYBRID_TASK, hybrid_encode, reference_hybrid, cases)
+    count += check_property(HYBRID_TASK, hybrid_encode, reference_hybrid,
+                            st.tuples(pretoken_and_ranks(), st.sampled_from([0, 4, 16, 64])).map(lambda t: (*t[0], t[1])),
+                            max_examples=60)
+    passed(f"hybrid_encode: the reference's tokens on {count} pretokens and thresholds.")

@@ -1,0 +1,416 @@
+"""Graders of lab 08, linear encoding and exact counting: compatible token pairs, the backtracking
+encoder, the table of last tokens, and the token counts of every prefix.
+
+Theory: ``theory/08-linear-encoding.md``. Reference: :mod:`bpe_ref.encode.step08_valid_tokens`
+(task 1), :mod:`bpe_ref.encode.step08_backtrack` (task 2), :mod:`bpe_ref.encode.step08_table` (task 3)
+and :mod:`bpe_ref.encode.step08_counting` (task 4).
+
+=========================  ============================================  ==========================================
+task                       visible test                                  hidden test
+=========================  ============================================  ==========================================
+1 ``compatible``           :func:`check_compatible` (page 08's pairs,    :func:`check_compatible_properties`
+                           a token that is not valid, GPT-2 pairs)       (every pair of tokens of generated ranks)
+2 ``backtrack_encode``     :func:`check_backtrack_encode` (page 06's     :func:`check_backtrack_encode_properties`
+                           and 08's cases, long GPT-2 pieces; it must    (generated words and ranks; the calls)
+                           call compatible)
+3 ``last_tokens``          :func:`check_last_tokens` (page 08's table,   :func:`check_last_tokens_properties`
+                           long GPT-2 pieces; it must call compatible)   (generated words and ranks; the calls)
+4 ``prefix_token_counts``  :func:`check_prefix_token_counts` (fixed      :func:`check_prefix_token_counts_properties`
+                           tables)                                       (tables of generated words and ranks)
+=========================  ============================================  ==========================================
+
+The learner works on ``bytes`` tokens and lab 06's ranks (same language as labs 06 and 07). Tasks 2
+and 3 must use task 1's ``compatible`` (the reference's, while they are graded): step 06's
+``encode_pretoken``, which the setup cell gives, returns the same tokens, and the watched calls tell
+the search apart from a replay of the merges. Ranks whose merges make the same bytes twice are not
+generated: the valid encoding needs one token per byte string (page 08).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from functools import lru_cache
+
+from hypothesis import strategies as st
+
+from ...data_files import GPT2_MERGES, data_file
+from ...encode.step06_naive import encode_pretoken, merge_ranks
+from ...encode.step08_backtrack import backtrack_encode
+from ...encode.step08_counting import prefix_token_counts
+from ...encode.step08_table import last_tokens
+from ...encode.step08_valid_tokens import compatible
+from ...serialization import string_to_token, token_to_string
+from ...train.step01_naive import merge_word, split_into_bytes, train
+from .core import (
+    Case, CheckFailed, Task, advisory, call_learner, call_watching, check_cases, check_property, error_name, grader,
+    passed, refuse_reference_use, task_graders,
+)
+
+# The learner's code may use lab 01's split_into_bytes and lab 06's merge_ranks and encode_pretoken.
+PROVIDED = ("train.step01_naive", "encode.step06_naive", "tiebreak", "train.common", "train.driver")
+GRADING_POLICY = {"provided": PROVIDED}
+
+REFERENCES = (compatible, backtrack_encode, last_tokens, prefix_token_counts, encode_pretoken, merge_ranks,
+              split_into_bytes, merge_word, train)
+
+Pair = tuple[bytes, bytes]
+
+# Page 08's example: (b, c) is learned before (a, b), so "ab" + "c" never happens: the token "abc" is
+# made by (ab, c) but BPE reaches "abc" as a + bc. "abc" is in the vocabulary, yet no text encodes to it.
+PAGE = merge_ranks([(b"b", b"c"), (b"a", b"b"), (b"ab", b"c"), (b"c", b"a"), (b"bc", b"a")])
+# Page 06's example: the merges of " work" (I, he, work, worked, works), in the course's training order.
+WORK = merge_ranks([(b"w", b"o"), (b"wo", b"r"), (b"wor", b"k"), (b" ", b"work"), (b"h", b"e"), (b"e", b"d"),
+                    (b" work", b"ed"), (b" work", b"s")])
+AAA = merge_ranks([(b"a", b"a"), (b"aa", b"a")])
+
+GPT2_WORDS = [" the", " tokenizer", "Hello", " world", " naïve", " encoding", " aaaaaaaaaa", " mississippi", "!!!!!!",
+              " 2026", " antidisestablishmentarianism", "\n\n\n"]
+GENERATED_LETTERS = "abeinrst éü"  # generated GPT-2 words are made of these
+GPT2_PAIRS = [(b" token", b"ization"), (b" token", b"izer"), (b" Hel", b"lo"), (b"!!", b"!")]
+LONG_PIECES = (b" " + b"a" * 200, b"1234567890" * 20, b"!" * 100, b" antidisestablishmentarianism" * 4)
+# Every byte a GPT-2 case of this lab holds: the graders read only the GPT-2 merges made of them.
+GPT2_BYTES = frozenset(("".join(GPT2_WORDS) + GENERATED_LETTERS).encode() + b"".join(LONG_PIECES)
+                       + b"".join(left + right for left, right in GPT2_PAIRS))
+
+
+@lru_cache(maxsize=1)
+def gpt2_ranks() -> dict[Pair, int]:
+    """GPT-2's ranks (``merge_ranks`` of its 50,000 merges, values kept) of the merges made only of
+    :data:`GPT2_BYTES`: the only ones that can apply to this lab's cases. Reading just those from
+    ``merges.txt`` takes milliseconds; building the whole GPT-2 tokenizer in every test cell took
+    seconds."""
+    allowed = {token_to_string(bytes([byte])) for byte in GPT2_BYTES}
+    lines = data_file(GPT2_MERGES).read_text(encoding="utf-8").split("\n")
+    ranks: dict[Pair, int] = {}
+    for rank, line in enumerate(line for line in lines if line and not line.startswith("#version")):
+        left, right = line.split(" ")
+        if allowed.issuperset(left) and allowed.issuperset(right):
+            ranks[(string_to_token(left), string_to_token(right))] = rank
+    return ranks
+
+
+def ranks_for(text: bytes, ranks: dict[Pair, int]) -> dict[Pair, int]:
+    """The merges of ``ranks`` whose result occurs in ``text``, in rank order: encoding ``text`` with
+    them gives what all of ``ranks`` gives (a merge whose result is not in the text never applies)."""
+    return {pair: rank for pair, rank in sorted(ranks.items(), key=lambda item: item[1]) if pair[0] + pair[1] in text}
+
+
+def gpt2_label(ranks: dict[Pair, int]) -> str:
+    return f"<GPT-2's ranks: the {len(ranks)} of its 50000 merges that occur in this text>"
+
+
+def encode_hint(args: tuple, expected: object, got: object) -> str | None:
+    """Lab 06's hints for an encoder (a merge left undone, the leftmost or the highest rank first)."""
+    from .lab06_encode_decode import encode_hint as lab06_hint  # imported on a failure only: it loads GPT-2
+
+    return lab06_hint(args, expected, got)
+
+
+def unique_bytes(ranks: dict[Pair, int]) -> bool:
+    """No two merges make the same bytes (the valid encoding needs one token per byte string)."""
+    results = [left + right for left, right in ranks]
+    return len(set(results)) == len(results)
+
+
+@st.composite
+def word_and_ranks(draw) -> tuple[bytes, dict[Pair, int]]:
+    """Ranks learned by the reference on a small corpus of similar words, and a word (often one of the
+    corpus's, or several glued together); or a GPT-2 word with the GPT-2 ranks that can apply to it."""
+    if draw(st.integers(0, 3)) == 0:
+        word = draw(st.sampled_from(GPT2_WORDS) | st.text(alphabet=GENERATED_LETTERS, min_size=1, max_size=12))
+        pretoken = word.encode("utf-8")
+        return pretoken, ranks_for(pretoken, gpt2_ranks())
+    corpus = draw(st.dictionaries(st.text(alphabet="abcé", min_size=1, max_size=8).map(str.encode), st.integers(1, 6),
+                                  min_size=1, max_size=6))
+    ranks = merge_ranks(train(corpus, draw(st.integers(0, 14))))
+    words = st.sampled_from(sorted(corpus))
+    pretoken = draw(words | st.lists(words, min_size=2, max_size=3).map(b"".join)
+                    | st.text(alphabet="abcé", max_size=12).map(str.encode))
+    return pretoken, ranks
+
+
+# ---- task 1: compatible --------------------------------------------------------------------------
+
+
+def compatible_hint(args: tuple, expected: object, got: object) -> str | None:
+    left, right, ranks = args
+    if not isinstance(got, bool):
+        return None
+    tokens = encode_pretoken(left + right, ranks)
+    if got and not expected and (left, right) not in ranks:
+        if encode_pretoken(left, ranks) != [left]:
+            return (f"{left!r} does not encode to itself (BPE makes {encode_pretoken(left, ranks)!r} of its bytes), so no "
+                    "encoding holds it: it is compatible with nothing")
+        return (f"({left!r}, {right!r}) is not a merge, yet BPE encodes {left + right!r} to {tokens!r}: a merge across "
+                "the boundary of smaller parts can win first. Encode the joined bytes and compare")
+    if got and not expected:
+        return f"({left!r}, {right!r}) is itself a merge: BPE joins the two into one token"
+    if expected and not got:
+        return f"BPE encodes {left + right!r} to exactly [{left!r}, {right!r}]: that is what compatible means"
+    return None
+
+
+COMPATIBLE_TASK = Task("compatible", ("left", "right", "ranks"), what="a bool", hint=compatible_hint, provided=PROVIDED)
+
+
+def compatible_cases() -> list[Case]:
+
+    cases = [
+        Case((b"a", b"bc", PAGE)),  # how BPE encodes "abc"
+        Case((b"ab", b"c", PAGE)),  # not a merge that applies: (b, c) goes first
+        Case((b"abc", b"a", PAGE)),  # "abc" is not valid: compatible with nothing
+        Case((b"bc", b"a", PAGE)),  # (bc, a) is a merge
+        Case((b"a", b"b", PAGE)),  # (a, b) is a merge
+        Case((b"c", b"c", PAGE)),  # no merge at all
+        Case((b"aa", b"a", AAA)),  # "aaa": (a, a) then (aa, a) makes one token
+        Case((b"aa", b"aa", AAA)),  # "aaaa": aa aa
+        Case((b"a", b"aa", AAA)),  # "aaa" starts with (a, a) on the left: never a + aa
+    ]
+    for left, right in GPT2_PAIRS:
+        ranks = ranks_for(left + right, gpt2_ranks())
+        cases.append(Case((left, right, ranks), labels={2: gpt2_label(ranks)}))
+    return cases
+
+
+@st.composite
+def pair_and_ranks(draw) -> tuple[bytes, bytes, dict[Pair, int]]:
+    """Two tokens of ranks learned on a generated corpus (valid or not), or a GPT-2 word cut in two."""
+    word, ranks = draw(word_and_ranks())
+    tokens = sorted({left + right for left, right in ranks} | {bytes([b]) for b in word}) or [b"a"]
+    if len(word) >= 2 and draw(st.booleans()):
+        cut = draw(st.integers(1, len(word) - 1))
+        return word[:cut], word[cut:], ranks
+    return draw(st.sampled_from(tokens)), draw(st.sampled_from(tokens)), ranks
+
+
+check_compatible, check_compatible_properties = task_graders(
+    COMPATIBLE_TASK, compatible, compatible_cases(), pair_and_ranks(), max_examples=60
+)
+
+# ---- task 2: the backtracking encoder ------------------------------------------------------------
+
+
+def backtrack_hint(args: tuple, expected: object, got: object) -> str | None:
+    pretoken, ranks = args
+    if not isinstance(got, list) or not all(type(token) is bytes for token in got):
+        return None
+    if b"".join(got) == pretoken:
+        invalid = [token for token in got if encode_pretoken(token, ranks) != [token]]
+        if invalid:
+            return (f"{invalid[0]!r} does not encode to itself (BPE makes {encode_pretoken(invalid[0], ranks)!r} of it): "
+                    "only valid tokens can appear in an encoding; leave the others out of the candidates")
+        if got == greedy_longest(pretoken, ranks) and got != expected:
+            return ("the longest valid prefix at each step is not always right: the next token must also be compatible "
+                    "with the previous one, and when nothing fits, back up (drop the previous token, try a shorter one)")
+    return encode_hint(args, expected, got)
+
+
+def greedy_longest(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
+    """A common wrong encoder, for hints: the longest valid token at each position, no compatibility."""
+    tokens, pos = [], 0
+    while pos < len(pretoken):
+        end = max(end for end in range(pos + 1, len(pretoken) + 1)
+                  if end == pos + 1 or encode_pretoken(pretoken[pos:end], ranks) == [pretoken[pos:end]])
+        tokens.append(pretoken[pos:end])
+        pos = end
+    return tokens
+
+
+BACKTRACK_TASK = Task("backtrack_encode", ("pretoken", "ranks"), what="a list of bytes tokens", hint=backtrack_hint,
+                      provided=PROVIDED, stand_ins=(compatible,))
+
+
+def long_piece_case(piece: bytes) -> Case:
+    ranks = ranks_for(piece, gpt2_ranks())
+    shown = {0: f"<{piece[:12]!r}... ({len(piece)} bytes)>"} if len(piece) > 40 else {}
+    return Case((piece, ranks), labels={**shown, 1: gpt2_label(ranks)})
+
+
+def backtrack_cases() -> list[Case]:
+    cases = [Case((b" worked", WORK)), Case((b" workers", WORK)), Case((b"aaaaa", AAA)), Case((b"aaaa", AAA)),
+             Case((b"", PAGE)), Case((b"xyz", {})), Case((b"abc", PAGE)), Case((b"abca", PAGE)), Case((b"abcbca", PAGE)),
+             Case((b"cabc", PAGE))]
+    for word in (b" tokenizer", " naïve".encode()):
+        cases.append(long_piece_case(word))
+    cases += [long_piece_case(piece) for piece in LONG_PIECES[:2]]
+    return cases
+
+
+def verify_uses_compatible(learner: Callable, name: str, task: Task) -> None:
+    """Tasks 2 and 3 search among valid tokens with task 1's test: step 06's replay of the merges gives
+    the same answer, so the grader watches the calls of ``compatible`` on a piece of several tokens."""
+    pretoken = b" antidisestablishmentarianism"
+    ranks = ranks_for(pretoken, gpt2_ranks())
+    outcome, lengths = call_watching(learner, (pretoken, ranks), ("compatible",), PROVIDED, task.stand_ins)
+    call = f"{name}({pretoken!r}, <GPT-2's ranks>)"
+    if outcome.error is not None:
+        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+    if not lengths["compatible"]:
+        raise CheckFailed(f"{call} never called compatible: this task searches for the valid encoding, each token "
+                          "compatible with the one before it (task 1). Replaying the merges (step 06) gives the same "
+                          "tokens, but it is not this task")
+    passed(f"{name} tests its tokens with compatible ({len(lengths['compatible'])} calls on {len(pretoken)} bytes).")
+
+
+@grader
+def check_backtrack_encode(backtrack_encode: Callable) -> None:
+    """Visible test of task 2: pages 06's and 08's cases, long GPT-2 pieces, and the calls of task 1."""
+    count = check_cases(BACKTRACK_TASK, backtrack_encode, backtrack_encode_reference, BACKTRACK_CASES)
+    verify_uses_compatible(backtrack_encode, "backtrack_encode", BACKTRACK_TASK)
+    passed(f"backtrack_encode: all {count} visible cases pass.")
+
+
+backtrack_encode_reference = backtrack_encode
+BACKTRACK_CASES = backtrack_cases()
+UNIQUE_WORDS = word_and_ranks().filter(lambda case: unique_bytes(case[1]))
+
+
+@grader
+def check_backtrack_encode_properties(backtrack_encode: Callable) -> None:
+    """Hidden test of task 2: the calls, the other long pieces, then generated words and ranks."""
+    verify_uses_compatible(backtrack_encode, "backtrack_encode", BACKTRACK_TASK)
+    count = check_cases(BACKTRACK_TASK, backtrack_encode, backtrack_encode_reference,
+                        [long_piece_case(piece) for piece in LONG_PIECES[2:]])
+    count += check_property(BACKTRACK_TASK, backtrack_encode, backtrack_encode_reference, UNIQUE_WORDS, max_examples=60)
+    passed(f"backtrack_encode: agrees with the reference on {count} long pieces and generated inputs.")
+
+
+# ---- task 3: the table of last tokens ------------------------------------------------------------
+
+
+def last_tokens_hint(args: tuple, expected: object, got: object) -> str | None:
+    pretoken, ranks = args
+    if not isinstance(got, list) or not isinstance(expected, list):
+        return None
+    if len(got) == len(expected) - 1:
+        return "last has one entry per prefix, the empty one included: len(pretoken) + 1 entries, last[0] is None"
+    if len(got) != len(expected):
+        return None
+    if got and got[0] is not None:
+        return "last[0] is None: the empty prefix has no tokens"
+    for end in range(1, len(expected)):
+        if got[end] != expected[end]:
+            prefix = pretoken[:end]
+            return (f"last[{end}] is the last token of the encoding of {prefix!r}, which is "
+                    f"{encode_pretoken(prefix, ranks)!r}: of the tokens ending at {end}, the one whose start has a last "
+                    "token compatible with it (any token fits at start 0)")
+    return None
+
+
+def last_tokens_error_hint(args: tuple, error: BaseException) -> str | None:
+    if isinstance(error, IndexError):
+        return ("last holds one entry per prefix, the empty one first (last[0] is None), so the token before a "
+                "candidate data[start:end] is last[start]: start the list with None before the loop")
+    return None
+
+
+LAST_TOKENS_TASK = Task("last_tokens", ("pretoken", "ranks"), what="a list: None, then bytes tokens",
+                        hint=last_tokens_hint, provided=PROVIDED, stand_ins=(compatible,),
+                        error_hint=last_tokens_error_hint)
+
+
+def last_tokens_cases() -> list[Case]:
+    cases = [Case((b"abcbca", PAGE)), Case((b"aaaa", AAA)), Case((b"", PAGE)), Case((b"x", PAGE)),
+             Case((b" workers", WORK)), Case((b" worked", WORK))]
+    cases += [long_piece_case(LONG_PIECES[1])]
+    return cases
+
+
+@grader
+def check_last_tokens(last_tokens: Callable) -> None:
+    """Visible test of task 3: page 08's table, page 06's words, a long GPT-2 piece, and the calls of task 1."""
+    count = check_cases(LAST_TOKENS_TASK, last_tokens, last_tokens_reference, LAST_TOKENS_CASES)
+    verify_uses_compatible(last_tokens, "last_tokens", LAST_TOKENS_TASK)
+    passed(f"last_tokens: all {count} visible cases pass.")
+
+
+last_tokens_reference = last_tokens
+LAST_TOKENS_CASES = last_tokens_cases()
+
+
+@grader
+def check_last_tokens_properties(last_tokens: Callable) -> None:
+    """Hidden test of task 3: the calls, the other long pieces, then generated words and ranks."""
+    verify_uses_compatible(last_tokens, "last_tokens", LAST_TOKENS_TASK)
+    count = check_cases(LAST_TOKENS_TASK, last_tokens, last_tokens_reference,
+                        [long_piece_case(piece) for piece in (LONG_PIECES[0], LONG_PIECES[3])])
+    count += check_property(LAST_TOKENS_TASK, last_tokens, last_tokens_reference, UNIQUE_WORDS, max_examples=50)
+    passed(f"last_tokens: agrees with the reference on {count} long pieces and generated inputs.")
+
+
+# ---- task 4: the count of every prefix -----------------------------------------------------------
+
+
+def counts_hint(args: tuple, expected: object, got: object) -> str | None:
+    (last,) = args
+    if not isinstance(got, list) or not isinstance(expected, list):
+        return None
+    if len(got) == len(expected) - 1:
+        return "one count per prefix, the empty one included (counts[0] == 0): as many entries as last"
+    if len(got) == len(expected) and got == [sum(1 for _ in last[1 : end + 1]) for end in range(len(last))]:
+        return ("counts[end] is not end: the last token of the prefix starts at end - len(last[end]), and the prefix "
+                "before it has its own count: counts[end] = counts[end - len(last[end])] + 1")
+    return None
+
+
+COUNTS_TASK = Task("prefix_token_counts", ("last",), what="a list of ints", hint=counts_hint, provided=PROVIDED)
+
+
+def counts_cases() -> list[Case]:
+    words = [(b"abcbca", PAGE), (b"aaaaa", merge_ranks([(b"a", b"a"), (b"aa", b"a")])), (b"", PAGE), (b"q", PAGE)]
+    cases = [Case((last_tokens(word, ranks),)) for word, ranks in words]
+    piece = LONG_PIECES[1]
+    table = last_tokens(piece, ranks_for(piece, gpt2_ranks()))
+    cases.append(Case((table,), labels={0: f"<last_tokens of {piece[:12]!r}... ({len(piece)} bytes), GPT-2's ranks>"}))
+    return cases
+
+
+check_prefix_token_counts, check_prefix_token_counts_properties = task_graders(
+    COUNTS_TASK, prefix_token_counts, counts_cases(),
+    UNIQUE_WORDS.map(lambda case: (last_tokens(*case),)), max_examples=60
+)
+
+# ---- stretch (ungraded): an appendable counter ---------------------------------------------------
+# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
+
+
+def reference_append_counts(pieces: list[bytes], ranks: dict[Pair, int]) -> list[int]:
+    """The token count of everything appended so far, after each piece."""
+    counts = prefix_token_counts(last_tokens(b"".join(pieces), ranks))
+    ends, total = [], 0
+    for piece in pieces:
+        total += len(piece)
+        ends.append(counts[total])
+    return ends
+
+
+APPEND_TASK = Task("append_counts", ("pieces", "ranks"), what="a list of ints", provided=PROVIDED,
+                   stand_ins=(compatible,))
+
+
+@st.composite
+def pieces_and_ranks(draw) -> tuple[list[bytes], dict[Pair, int]]:
+    word, ranks = draw(UNIQUE_WORDS)
+    cuts = sorted(draw(st.sets(st.integers(0, len(word)), max_size=4)) | {0, len(word)})
+    return [word[a:b] for a, b in zip(cuts, cuts[1:])] or [b""], ranks
+
+
+@advisory
+def check_stretch_appender(append_counts: Callable) -> None:
+    """Stretch self-check of lab 08: after each piece, the count of everything appended so far."""
+    refuse_reference_use(APPEND_TASK, append_counts)
+    piece = LONG_PIECES[0]
+    ranks = ranks_for(piece, gpt2_ranks())
+    cases = [Case(([b"ab", b"c", b"bca"], PAGE)), Case(([bytes([b]) for b in b"abcbca"], PAGE)),
+             Case(([piece[i : i + 7] for i in range(0, len(piece), 7)], ranks), labels={1: gpt2_label(ranks)})]
+    count = check_cases(APPEND_TASK, append_counts, reference_append_counts, cases)
+    count += check_property(APPEND_TASK, append_counts, reference_append_counts, pieces_and_ranks(), max_examples=40)
+    byte_by_byte = [bytes([b]) for b in b"1234567890" * 60]
+    long_ranks = ranks_for(b"".join(byte_by_byte), gpt2_ranks())
+    start = time.perf_counter()
+    outcome = call_learner(append_counts, (byte_by_byte, long_ranks), PROVIDED, APPEND_TASK.stand_ins)
+    seconds = time.perf_counter() - start
+    if outcome.error is None:
+        passed(f"append_counts: 600 digits appended one at a time in {seconds:.2f} s.")
+    passed(f"append_counts: the reference's counts on {count} sequences of pieces.")

@@ -1,0 +1,201 @@
+"""Figures and quoted tables of theory page 07, the heap encoder.
+
+- the worked examples: the heap, pop by pop, of ``a a a a a`` (stale entries of both kinds) and of
+  `` worked`` with page 06's merges (a new pair with the left neighbour), traced by
+  :func:`bpe_ref.encode.step07_heap.pop_loop` itself (``trace=``);
+- the equivalence, checked: "every merge in rank order, each applied left to right" (step 06's
+  rounds) and "lowest rank first, leftmost first, one merge at a time" (the heap) on the pages'
+  examples and on long GPT-2 pieces;
+- one long pretoken: seconds against length for step 06, step 07 and tiktoken, with fitted growth
+  exponents, from ``theory/benchmarks/heap_encoding/long_pieces.json`` (:mod:`.long_pieces`, run by
+  hand: timings are not taken during figure generation);
+- the generated diff of step 07's encoder against step 06's (:mod:`.step_diffs`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from ...encode.step06_naive import encode_pretoken, merge_ranks
+from ...encode.step07_heap import PopStep, first_heap, heap_encode, pop_loop
+from ...train.step01_naive import split_into_bytes
+from .common import code, code_token, markdown_table, save_png, show_token, use_agg
+from .long_pieces import LONG_PIECES_JSON
+from .step_diffs import encoder_diff_snippets
+
+PAGE = "07-heap-encoding.md"
+
+Pair = tuple[bytes, bytes]
+
+# The merges training learns from the word "aaa" (pair counts with every window: (a, a) twice).
+AAA_MERGES: list[Pair] = [(b"a", b"a"), (b"aa", b"a")]
+# Page 06's merges of "I work, he worked, ..." (the course's tie-break, GPT-2 pretokens).
+WORK_MERGES: list[Pair] = [(b"w", b"o"), (b"wo", b"r"), (b"wor", b"k"), (b" ", b"work"), (b"h", b"e"), (b"e", b"d"),
+                           (b" work", b"ed"), (b" work", b"s")]
+
+
+def trace(pretoken: bytes, merges: Sequence[Pair]) -> tuple[list[tuple[int, int]], list[PopStep]]:
+    """The first heap of ``pretoken`` and every pop of the heap encoder on it."""
+    ranks = merge_ranks(merges)
+    parts = list(split_into_bytes(pretoken))
+    heap = first_heap(parts, ranks)
+    steps: list[PopStep] = []
+    pop_loop(parts, ranks, heap.copy(), lambda left, right: left + right, steps)
+    return sorted(heap), steps
+
+
+def _entries(entries: Sequence[tuple[int, int]]) -> str:
+    return " ".join(code(f"({rank}, {position})") for rank, position in entries) or "(empty)"
+
+
+def _parts(parts: Sequence[tuple[int, bytes]]) -> str:
+    return " ".join(f"{code_token(token)}<sub>{position}</sub>" for position, token in parts)
+
+
+def _why_stale(step: PopStep, before: Sequence[tuple[int, bytes]], ranks: dict[Pair, int]) -> str:
+    rank, position = step.entry
+    placed = dict(before)
+    if position not in placed:
+        return f"stale: the part at {position} was merged into its left neighbour"
+    after = sorted(p for p in placed if p > position)
+    if not after:
+        return f"stale: the part at {position} is the last one"
+    pair = (placed[position], placed[after[0]])
+    now = ranks.get(pair)
+    return f"stale: the pair at {position} is now {code(f'({show_token(pair[0])}, {show_token(pair[1])})')}, " + (
+        "not a merge" if now is None else f"rank {now}")
+
+
+def trace_snippet(pretoken: bytes, merges: Sequence[Pair]) -> str:
+    """The heap encoder on ``pretoken``, pop by pop, as a Markdown table."""
+    ranks = merge_ranks(merges)
+    heap, steps = trace(pretoken, merges)
+    start = tuple(enumerate(split_into_bytes(pretoken)))
+    rows = [["start", "", _parts(start), _entries(heap)]]
+    before = start
+    for number, step in enumerate(steps, 1):
+        rank, position = step.entry
+        if step.merged:
+            placed = dict(before)
+            right = min(p for p in placed if p > position)
+            what = f"merge {code_token(placed[position])} + {code_token(placed[right])} (rank {rank})"
+        else:
+            what = _why_stale(step, before, ranks)
+        rows.append([str(number), f"{code(f'({rank}, {position})')}: {what}", _parts(step.parts), _entries(step.heap)])
+        before = step.parts
+    merged = sum(step.merged for step in steps)
+    title = (f"The heap encoder on {code_token(pretoken, in_table=False)}: {len(steps)} pops, {merged} merges, "
+             f"{len(steps) - merged} stale entries skipped. Parts are shown with their position (the first byte's) "
+             "as a subscript; the heap's entries are `(rank, position)`, sorted.\n\n")
+    return title + markdown_table(["pop", "entry popped", "parts after", "heap after"], rows, "rlll")
+
+
+EQUIVALENCE_CASES: list[tuple[str, bytes, Sequence[Pair] | None]] = [
+    ("trained on `aaa`", b"aaaaa", AAA_MERGES),
+    ("trained on `aaa`", b"aaaaaa", AAA_MERGES),
+    ("page 06's merges", b" worked", WORK_MERGES),
+    ("page 06's merges", b" works", WORK_MERGES),
+    ("GPT-2", b" " + b"a" * 200, None),
+    ("GPT-2", b"31415926535897932384626433832795028841971693993751" * 4, None),
+    ("GPT-2", b" antidisestablishmentarianism", None),
+]
+
+
+def _gpt2_merges() -> list[Pair]:
+    from ...tokenizer import Tokenizer
+
+    return Tokenizer.gpt2().merges
+
+
+def equivalence_rows() -> list[tuple[str, bytes, list[bytes], list[bytes]]]:
+    """``(merges, pretoken, rounds' tokens, heap's tokens)`` for each case."""
+    gpt2 = None
+    rows = []
+    for label, pretoken, merges in EQUIVALENCE_CASES:
+        if merges is None:
+            gpt2 = gpt2 or merge_ranks(_gpt2_merges())
+            ranks = gpt2
+        else:
+            ranks = merge_ranks(merges)
+        rows.append((label, pretoken, encode_pretoken(pretoken, ranks), heap_encode(pretoken, ranks)))
+    return rows
+
+
+def _tokens(tokens: list[bytes], limit: int = 6) -> str:
+    shown = ", ".join(show_token(t) for t in tokens[:limit]) + (", …" if len(tokens) > limit else "")
+    return code(f"[{shown}]") + (f" ({len(tokens)} tokens)" if len(tokens) > limit else "")
+
+
+def equivalence_snippet(rows: Sequence[tuple[str, bytes, list[bytes], list[bytes]]] | None = None) -> str:
+    rows = equivalence_rows() if rows is None else rows
+    table = []
+    for label, pretoken, rounds, heap in rows:
+        shown = code_token(pretoken) if len(pretoken) <= 20 else f"{code_token(pretoken[:12])}… ({len(pretoken)} bytes)"
+        table.append([label, shown, _tokens(rounds), "yes" if rounds == heap else "**no**"])
+    agree = all(rounds == heap for _, _, rounds, heap in rows)
+    return (markdown_table(["merges", "pretoken", "step 06's rounds (each merge everywhere, in rank order)",
+                            "the heap gives the same"], table, "llll")
+            + f"\n{'All' if agree else 'Not all'} {len(rows)} agree, as the argument above says they must.\n")
+
+
+# ---- one long pretoken -----------------------------------------------------------------------------
+
+
+def long_pieces_data(path: Path = LONG_PIECES_JSON) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def long_pieces_snippet(data: dict | None = None) -> str:
+    data = long_pieces_data() if data is None else data
+    results = data["results"]
+    labels = list(next(iter(results.values())))
+    rows = []
+    for kind, by_encoder in results.items():
+        for label in labels:
+            row = by_encoder[label]
+            longest = row["lengths"][-1]
+            rows.append([kind, label, f"{row['exponent']:.2f}", f"{row['fitted_over'][0]:,}-{row['fitted_over'][1]:,}",
+                         f"{row['seconds'][-1] * 1000:,.1f} ms at {longest:,}"])
+    return (
+        markdown_table(["pretoken", "encoder", "growth exponent", "fitted over (bytes)", "slowest measured"], rows,
+                       "llrrr")
+        + f"\nCPU time, median of {data['repeats']} runs, GPT-2's vocabulary, measured on {data['machine']} ({data['date']}; file "
+        "[`benchmarks/heap_encoding/long_pieces.json`](benchmarks/heap_encoding/long_pieces.json)). "
+        "The exponent is the slope of log time against log length over the longer half of the lengths; "
+        "tiktoken's time includes its regex.\n"
+    )
+
+
+def draw_long_pieces(data: dict, path: Path) -> Path:
+    plt = use_agg()
+    results = data["results"]
+    fig, axes = plt.subplots(1, len(results), figsize=(11.0, 3.8), sharey=True)
+    styles = {"naive (step 06)": ("o-", "tab:red"), "heap (step 07)": ("s-", "tab:blue"), "tiktoken": ("^-", "tab:gray")}
+    for ax, (kind, by_encoder) in zip(axes, results.items()):
+        for label, row in by_encoder.items():
+            marker, colour = styles.get(label, (".-", None))
+            ax.loglog(row["lengths"], row["seconds"], marker, color=colour, label=f"{label}: n^{row['exponent']:.2f}")
+        ax.set_title(kind)
+        ax.set_xlabel("pretoken length (bytes)")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("CPU seconds (median)")
+    fig.tight_layout()
+    return save_png(fig, path)
+
+
+def snippets() -> dict[str, str]:
+    return {
+        "07-trace-aaaaa.md": trace_snippet(b"aaaaa", AAA_MERGES),
+        "07-trace-worked.md": trace_snippet(b" worked", WORK_MERGES),
+        "07-equivalence.md": equivalence_snippet(),
+        "07-long-pieces.md": long_pieces_snippet(),
+        **encoder_diff_snippets("07"),
+    }
+
+
+def draw_figures(out_dir: Path) -> list[Path]:
+    """Draw page 07's figure into ``out_dir``; return its path."""
+    return [draw_long_pieces(long_pieces_data(), out_dir / "07-long-pieces.png")]

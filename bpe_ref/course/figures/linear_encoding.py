@@ -1,0 +1,298 @@
+"""Figures and tables of theory page 08, ``theory/08-linear-encoding.md``.
+
+- the worked example: page 08's five merges on ``abcbca``, the table of last tokens (the candidates
+  ending at each position, which one is compatible, the count of every prefix) and the backtracking
+  search step by step (:func:`backtrack_trace`, checked against the lab's functions by the tests);
+- GPT-2's tokens that do not encode to themselves: how many, and a few (:func:`invalid_gpt2_tokens`);
+- where :mod:`bpe_ref.counting` may cut a text so that counts add up (:func:`cut_rule_rows`);
+- growth on one long pretoken: seconds against length for the four encoders and tiktoken, and the
+  fitted exponents, measured with page 07's harness (:mod:`.long_pieces`) into the committed
+  ``theory/benchmarks/linear/growth.json`` (``python -m bpe_ref.course.figures.linear_encoding``,
+  about two minutes; timings are not taken while figures are generated);
+- the backtracking encoder against the heap encoder, as a diff of the code (:mod:`.step_diffs`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+from ...data_files import REPO_ROOT
+from ...encode.common import MergeTables
+from ...encode.step06_naive import Pair, encode_pretoken, merge_ranks
+from ...encode.step08_counting import prefix_token_counts
+from ...encode.step08_table import last_tokens
+from ...encode.step08_valid_tokens import ValidTokens, compatible
+from .common import code, code_token, markdown_table, save_png, show_word, use_agg
+from .long_pieces import measure
+from .step_diffs import encoder_diff_snippets
+
+PAGE = "08-linear-encoding.md"
+GROWTH_JSON = REPO_ROOT / "theory" / "benchmarks" / "linear" / "growth.json"
+
+# Page 08's example (the lab's PAGE_RANKS): (b, c) is learned before (a, b), so BPE never meets "ab"
+# next to "c" and the token "abc" that (ab, c) makes is not valid.
+PAGE_MERGES: list[Pair] = [(b"b", b"c"), (b"a", b"b"), (b"ab", b"c"), (b"c", b"a"), (b"bc", b"a")]
+PAGE_TEXT = b"abcbca"
+
+
+def page_ranks() -> dict[Pair, int]:
+    return merge_ranks(PAGE_MERGES)
+
+
+def valid_tokens(ranks: dict[Pair, int], data: bytes) -> set[bytes]:
+    """The valid tokens that can occur in ``data``: its bytes, and merge results that encode to themselves."""
+    tokens = {bytes([b]) for b in data}
+    return tokens | {left + right for left, right in ranks if encode_pretoken(left + right, ranks) == [left + right]}
+
+
+# ---------------------------------------------------------------------------------------------
+# The worked example: the table, then the backtracking search
+
+
+def table_rows(data: bytes, ranks: dict[Pair, int]) -> list[list[str]]:
+    """One row per prefix end: the valid tokens ending there (longest first) with the verdict on each,
+    the last token, and the count."""
+    valid = valid_tokens(ranks, data)
+    last = last_tokens(data, ranks)
+    counts = prefix_token_counts(last)
+    rows = []
+    for end in range(1, len(data) + 1):
+        verdicts = []
+        for start in range(end):
+            token = data[start:end]
+            if token not in valid:
+                continue
+            if start == 0:
+                verdicts.append(f"{code_token(token)} starts the text: fits")
+                break
+            fits = compatible(last[start], token, ranks)
+            verdicts.append(f"{code_token(token)} after {code_token(last[start])}: {'fits' if fits else 'no'}")
+            if fits:
+                break
+        rows.append([str(end), code(data[:end].decode()), "; ".join(verdicts), code_token(last[end]), str(counts[end])])
+    return rows
+
+
+def backtrack_trace(data: bytes, ranks: dict[Pair, int]) -> tuple[list[list[str]], list[bytes]]:
+    """The backtracking search on ``data``, one row per candidate tried: the lab's algorithm (longest
+    valid token first, compatible with the previous one, its end not dead; else shorter; else the
+    position is dead and the search backs up). Returns the rows and the tokens found."""
+    valid = valid_tokens(ranks, data)
+    n = len(data)
+
+    def starting_at(pos: int) -> list[bytes]:
+        return [data[pos:end] for end in range(n, pos, -1) if data[pos:end] in valid]
+
+    alive = [True] * (n + 1)
+    tokens: list[bytes] = []
+    stack = []
+    rows = []
+    pos, candidates, index = 0, starting_at(0), 0
+    while pos < n:
+        if index < len(candidates):
+            token = candidates[index]
+            end = pos + len(token)
+            if not alive[end]:
+                verdict = f"no: position {end} is dead"
+            elif tokens and not compatible(tokens[-1], token, ranks):
+                verdict = f"no: not compatible with {code_token(tokens[-1])}"
+            else:
+                verdict = "accept"
+            rows.append([str(pos), code_token(token), verdict, show_word(tokens + [token]) if verdict == "accept" else ""])
+            if verdict == "accept":
+                tokens.append(token)
+                stack.append((pos, candidates, index))
+                pos, candidates, index = end, starting_at(end) if end < n else [], 0
+            else:
+                index += 1
+            continue
+        alive[pos] = False
+        dropped = tokens.pop()
+        rows.append([str(pos), "(none left)", f"position {pos} is dead: drop {code_token(dropped)}", show_word(tokens)])
+        pos, candidates, index = stack.pop()
+        index += 1
+    return rows, tokens
+
+
+def worked_example_snippet() -> str:
+    ranks = page_ranks()
+    merges = ", ".join(f"{rank}: ({code_token(left, False)}, {code_token(right, False)})"
+                       for (left, right), rank in ranks.items())
+    table = markdown_table(["end", "prefix", "valid tokens ending here, longest first", "last[end]", "count"],
+                           table_rows(PAGE_TEXT, ranks), align="rllcr")
+    rows, tokens = backtrack_trace(PAGE_TEXT, ranks)
+    trace = markdown_table(["position", "candidate", "verdict", "tokens so far"], rows, align="rlll")
+    return (
+        f"The merges, by rank: {merges}. The valid tokens: every single byte, and each merge's result that "
+        f"encodes to itself: {', '.join(code_token(t, False) for t in sorted(valid_tokens(ranks, PAGE_TEXT) - {bytes([b]) for b in PAGE_TEXT}, key=lambda t: (len(t), t)))} "
+        f"(not {code('abc', False)}, which BPE encodes as {show_word(encode_pretoken(b'abc', ranks))}).\n\n"
+        f"**The table** of {code(PAGE_TEXT.decode(), False)}: for each end, the valid tokens that end there, "
+        "tried longest first against the last token of the prefix before them.\n\n" + table
+        + f"\n**The backtracking search** on the same text finds {show_word(tokens)}:\n\n" + trace
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# GPT-2's tokens that do not encode to themselves
+
+
+def invalid_tokens(merges: list[Pair]) -> list[tuple[bytes, Pair, list[bytes]]]:
+    """``(token, the merge that makes it, what BPE makes of its bytes)`` for every merge whose result
+    does not encode to itself, in rank order (found by :class:`ValidTokens`' tree walk, re-checked with
+    step 06's encoder)."""
+    ranks = merge_ranks(merges)
+    valid = ValidTokens(MergeTables.from_ranks(ranks)).valid
+    found = []
+    for rank, (left, right) in enumerate(merges):
+        tokens = encode_pretoken(left + right, ranks)
+        assert (tokens == [left + right]) == valid[256 + rank], (left, right)
+        if tokens != [left + right]:
+            found.append((left + right, (left, right), tokens))
+    return found
+
+
+@lru_cache(maxsize=1)
+def invalid_token_counts() -> dict[str, tuple[int, int]]:
+    """``{vocabulary: (tokens that do not encode to themselves, merges)}``."""
+    from ...data_files import REFERENCE_MERGES
+    from ...serialization import load_merges
+    from ...tokenizer import Tokenizer
+
+    vocabularies = {"GPT-2": Tokenizer.gpt2().merges, "CS336's reference run on corpus.en": load_merges(REFERENCE_MERGES),
+                    "page 08's example": PAGE_MERGES}
+    return {name: (len(invalid_tokens(merges)), len(merges)) for name, merges in vocabularies.items()}
+
+
+def invalid_tokens_snippet() -> str:
+    rows = [[name, f"{merges:,}", f"{invalid:,}"] for name, (invalid, merges) in invalid_token_counts().items()]
+    return markdown_table(["merges", "merges in all", "results that do not encode to themselves"], rows, align="lrr")
+
+
+# ---------------------------------------------------------------------------------------------
+# Where counting may cut a text
+
+
+CUT_EXAMPLES = ["Hello, world!", " out", "x  y", "don't<|endoftext|>stop"]
+
+
+def cut_rule_rows() -> list[list[str]]:
+    """For a few texts: the hard boundaries, and what cutting at every index does to the count."""
+    from ...counting import hard_boundaries
+    from ...tokenizer import Tokenizer
+
+    tok = Tokenizer.gpt2()
+    rows = []
+    for text in CUT_EXAMPLES:
+        whole = len(tok.encode(text))
+        bad = [i for i in range(1, len(text)) if len(tok.encode(text[:i])) + len(tok.encode(text[i:])) != whole]
+        hard = hard_boundaries(text, special_tokens=("<|endoftext|>",))
+        assert all(i not in bad for i in hard), text
+        rows.append([code(text), str(whole), ", ".join(map(str, hard)) or "none",
+                     ", ".join(map(str, bad)) or "none"])
+    return rows
+
+
+def cut_rule_snippet() -> str:
+    return markdown_table(["text", "tokens", "hard boundaries", "cuts where the two counts do not add up"],
+                          cut_rule_rows(), align="lrll")
+
+
+# ---------------------------------------------------------------------------------------------
+# Growth on one long pretoken: measured by hand with page 07's harness, quoted from the committed JSON
+
+
+ENCODERS = ("naive", "heap", "backtrack", "table")
+GROWTH_KIND = "random letters"  # page 07's piece the GPT-2 pattern keeps whole (\\p{L}+)
+
+
+def measure_growth(repeats: int = 5) -> dict:
+    """Page 07's measurement (:func:`.long_pieces.measure`: CPU time, median of ``repeats``, the
+    encoders in turn, exponents over the longer half of the lengths) with all four encoders."""
+    return measure(repeats=repeats, kinds=(GROWTH_KIND,), methods=ENCODERS)
+
+
+def growth_data() -> dict:
+    return json.loads(GROWTH_JSON.read_text(encoding="utf-8"))
+
+
+def growth_rows(data: dict) -> dict[str, dict]:
+    return data["results"][GROWTH_KIND]
+
+
+def growth_snippet() -> str:
+    data = growth_data()
+    rows = growth_rows(data)
+    lengths = rows["tiktoken"]["lengths"]
+    shown = [n for n in lengths if n >= 1000]
+    table = []
+    for label, row in rows.items():
+        seconds = dict(zip(row["lengths"], row["seconds"]))
+        table.append([label, *(f"{seconds[n] * 1e3:,.1f}" if n in seconds else "(left out)" for n in shown),
+                      f"{row['exponent']:.2f}"])
+    return (
+        markdown_table(["encoder", *(f"{n:,} B (ms)" for n in shown), "exponent k"], table,
+                       align="l" + "r" * (len(shown) + 1))
+        + f"\nOne pretoken of random letters (page 07's piece), CPU time, median of {data['repeats']} runs of the "
+        "encoders in turn; `k` is the slope of log time against log length over the longer half of the lengths "
+        f"(page 07's harness, `bpe_ref/course/figures/long_pieces.py`). Measured {data['date']} on {data['machine']}.\n"
+    )
+
+
+STYLES = {"naive (step 06)": ("o-", "#c44e52"), "heap (step 07)": ("s-", "#dd8452"),
+          "backtrack (step 08)": ("^-", "#4c72b0"), "table (step 08)": ("v-", "#55a868"), "tiktoken": ("D--", "#2f2f2f")}
+
+
+def draw_growth(data: dict, path: Path) -> Path:
+    plt = use_agg()
+    fig, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+    for label, row in growth_rows(data).items():
+        marker, colour = STYLES[label]
+        ax.plot(row["lengths"], row["seconds"], marker, color=colour, label=f"{label}: k = {row['exponent']:.2f}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("bytes in the pretoken (log scale)")
+    ax.set_ylabel("CPU seconds to encode it (log scale)")
+    ax.set_title("One long pretoken of random letters, GPT-2's merges")
+    ax.legend(loc="upper left", fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    return save_png(fig, path)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def snippets() -> dict[str, str]:
+    """Page 08's snippets: ``{file name: Markdown}``."""
+    return {
+        "08-worked-example.md": worked_example_snippet(),
+        "08-invalid-tokens.md": invalid_tokens_snippet(),
+        "08-cut-rule.md": cut_rule_snippet(),
+        "08-growth.md": growth_snippet(),
+        **encoder_diff_snippets("08"),
+    }
+
+
+def draw_figures(out_dir: Path) -> list[Path]:
+    """Draw page 08's figures into ``out_dir``; return their paths."""
+    return [draw_growth(growth_data(), out_dir / "08-growth.png")]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Measure the growth of page 08's encoders on one long pretoken.")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    data = measure_growth(args.repeats)
+    GROWTH_JSON.parent.mkdir(parents=True, exist_ok=True)
+    GROWTH_JSON.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {GROWTH_JSON.relative_to(REPO_ROOT)}")
+    for label, row in growth_rows(data).items():
+        print(f"{label:>20}: k = {row['exponent']:.2f}, {row['seconds'][-1]:.3f} s at {row['lengths'][-1]:,} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

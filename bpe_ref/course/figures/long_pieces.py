@@ -1,0 +1,132 @@
+"""Measure, for theory page 07, how encoding one long pretoken grows with its length: step 06's naive
+encoder, step 07's heap encoder and tiktoken, on GPT-2's vocabulary; write the results as JSON.
+
+``python -m bpe_ref.course.figures.long_pieces`` builds pieces the GPT-2 pattern keeps whole (a run
+of random digits, ``\\p{N}+``; a run of one letter; random letters with no space, ``\\p{L}+``), of
+lengths 250 to 32,000 bytes, and times each encoder on each (median of ``repeats`` runs, the three
+encoders in turn; CPU time of this process, which the other processes of a shared machine disturb
+far less than wall time). It fits the growth exponent of each (the slope of log time against log length
+over the longer half of the lengths, where fixed costs no longer count). tiktoken is built from the
+same vocabulary (:mod:`bpe_ref.course.interop`); its time includes its regex, which is linear. Page
+07 quotes the committed file (``theory/benchmarks/heap_encoding/long_pieces.json``, with its
+machine) instead of timing during figure generation. About a minute on the course machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from statistics import median
+
+from ...data_files import REPO_ROOT
+from ...tokenizer import Tokenizer
+from ..bench.common import machine_description
+from ..interop import to_tiktoken
+
+LONG_PIECES_JSON = REPO_ROOT / "theory" / "benchmarks" / "heap_encoding" / "long_pieces.json"
+LENGTHS = (250, 500, 1000, 2000, 4000, 8000, 16000, 32000)
+KINDS = {
+    "random digits": "0123456789",
+    "one letter (a)": "a",
+    "random letters": "abcdefghijklmnopqrstuvwxyz",
+}
+NAIVE_LIMIT = 16000  # the naive encoder is left out above this length (it takes seconds)
+
+
+def long_piece(kind: str, length: int, seed: int = 7) -> str:
+    """A piece of ``length`` characters the GPT-2 pattern keeps as one pretoken."""
+    alphabet = KINDS[kind]
+    rng = random.Random(seed)
+    return "".join(rng.choice(alphabet) for _ in range(length))
+
+
+STEP_OF = {"naive": "06", "heap": "07", "backtrack": "08", "table": "08"}  # encode method -> its step
+
+
+def encoders(tokenizer: Tokenizer | None = None, methods: Sequence[str] = ("naive", "heap")
+             ) -> dict[str, Callable[[str], object]]:
+    """label -> encode one piece: bpe_ref's encoders ``methods`` (one pretoken's bytes; page 07 times
+    steps 06 and 07, page 08 all four) and tiktoken."""
+    tokenizer = tokenizer or Tokenizer.gpt2()
+    encoding = to_tiktoken(tokenizer, name="gpt2")
+    contenders: dict[str, Callable[[str], object]] = {}
+    for method in methods:
+        encode = tokenizer._encoder(method).encode
+        contenders[f"{method} (step {STEP_OF[method]})"] = lambda piece, encode=encode: encode(piece.encode("utf-8"))
+    contenders["tiktoken"] = encoding.encode_ordinary
+    return contenders
+
+
+def fitted_exponent(lengths: Sequence[int], seconds: Sequence[float]) -> float:
+    """The least-squares slope of log(seconds) against log(length)."""
+    xs, ys = [math.log(n) for n in lengths], [math.log(s) for s in seconds]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def fit_range(lengths: Sequence[int]) -> list[int]:
+    """The lengths an exponent is fitted over: the longer half (at least three)."""
+    return list(lengths[-max(3, (len(lengths) + 1) // 2):])
+
+
+def measure(lengths: Sequence[int] = LENGTHS, repeats: int = 5, kinds: Sequence[str] = tuple(KINDS),
+            methods: Sequence[str] = ("naive", "heap")) -> dict:
+    """``{kind: {encoder: {"lengths": [...], "seconds": [...], "exponent": e}}}`` and the machine."""
+    contenders = encoders(methods=methods)
+    results: dict = {}
+    for kind in kinds:
+        results[kind] = {label: {"lengths": [], "seconds": []} for label in contenders}
+        for length in lengths:
+            piece = long_piece(kind, length)
+            expected = contenders["tiktoken"](piece)
+            runs: dict[str, list[float]] = {label: [] for label in contenders}
+            for _ in range(repeats):
+                for label, encode in contenders.items():
+                    if label.startswith("naive") and length > NAIVE_LIMIT:
+                        continue
+                    start = time.process_time()
+                    ids = encode(piece)
+                    runs[label].append(time.process_time() - start)
+                    if ids != expected:
+                        raise AssertionError(f"{label} disagrees with tiktoken on {kind}, length {length}")
+            for label, times in runs.items():
+                if times:
+                    results[kind][label]["lengths"].append(length)
+                    results[kind][label]["seconds"].append(median(times))
+        for row in results[kind].values():
+            fitted = fit_range(row["lengths"])
+            row["exponent"] = round(fitted_exponent(fitted, row["seconds"][-len(fitted):]), 2)
+            row["fitted_over"] = [fitted[0], fitted[-1]]
+    return {
+        "what": "CPU seconds to encode one pretoken of GPT-2 (median of repeats), by length; exponent: log-log "
+                "slope over the longer half of the lengths",
+        "repeats": repeats,
+        "machine": machine_description(),
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "results": results,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=LONG_PIECES_JSON)
+    args = parser.parse_args(argv)
+    data = measure(repeats=args.repeats)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    for kind, rows in data["results"].items():
+        print(kind + ": " + ", ".join(f"{label} n^{row['exponent']}" for label, row in rows.items()))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
