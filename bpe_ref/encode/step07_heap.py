@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from heapq import heapify, heappop, heappush
 from operator import add
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 from ..train.step01_naive import split_into_bytes
 from .common import MergeTables
@@ -46,17 +46,7 @@ T = TypeVar("T", bound=Hashable)  # a token: bytes in the lab, an int (its numbe
 
 
 
-class PopStep(NamedTuple):
-    """One pop of :func:`pop_loop`: the entry, whether it merged (else it was stale), then the parts
-    (``(position, token)``) and the heap's entries (sorted) after it."""
-
-    entry: tuple[int, int]
-    merged: bool
-    parts: tuple
-    heap: tuple[tuple[int, int], ...]
-
-
-__all__ = ["HeapEncoder", "first_heap", "heap_encode", "merge_all", "merge_ranks", "pop_loop", "PopStep"]
+__all__ = ["HeapEncoder", "first_heap", "heap_encode", "merge_all", "merge_ranks", "pop_loop"]
 
 
 def first_heap(parts: Sequence[T], ranks: Mapping[tuple[T, T], int]) -> list[tuple[int, int]]:
@@ -86,11 +76,12 @@ def merge_all(parts: Sequence[bytes], ranks: Mapping[Pair, int], heap: list[tupl
 
 
 def pop_loop(parts: Sequence[T], ranks: Mapping[tuple[T, T], int], heap: list[tuple[int, int]],
-             join: Callable[[T, T], T], trace: list[PopStep] | None = None) -> list[T]:
+             join: Callable[[T, T], T], trace: list[tuple] | None = None) -> list[T]:
     """:func:`merge_all` for any tokens: ``join(left, right)`` makes the merged token (bytes:
     ``left + right``; :class:`HeapEncoder`'s numbered tokens: a table lookup). A part is known by
     the position of its first byte, which it keeps all its life. ``trace``, a list, receives one
-    :class:`PopStep` per pop (for the page's worked example; it copies the state, O(L) per pop).
+    tuple per pop, for the page's worked example: the entry, whether it merged (else it was stale),
+    then the parts as ``(position, token)`` and the heap's entries, sorted (a copy, O(L) per pop).
 
     >>> pop_loop([1, 1, 1], {(1, 1): 7}, [(7, 0), (7, 1)], lambda left, right: 9)
     [9, 1]
@@ -107,7 +98,7 @@ def pop_loop(parts: Sequence[T], ranks: Mapping[tuple[T, T], int], heap: list[tu
         # Stale: the part was merged into its left neighbour, or the pair starting here changed.
         if left is None or right_start == end or rank_of((left, parts[right_start])) != rank:
             if trace is not None:
-                trace.append(PopStep((rank, start), False, _placed(parts), tuple(sorted(heap))))
+                trace.append(((rank, start), False, _placed(parts), tuple(sorted(heap))))
             continue
         # Merge: the part at `start` becomes the merged token, its right neighbour disappears.
         merged = parts[start] = join(left, parts[right_start])
@@ -121,7 +112,7 @@ def pop_loop(parts: Sequence[T], ranks: Mapping[tuple[T, T], int], heap: list[tu
         if before != -1 and (new := rank_of((parts[before], merged))) is not None:
             heappush(heap, (new, before))
         if trace is not None:
-            trace.append(PopStep((rank, start), True, _placed(parts), tuple(sorted(heap))))
+            trace.append(((rank, start), True, _placed(parts), tuple(sorted(heap))))
     return _live(parts)
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from ...encode.step06_naive import encode_pretoken, merge_ranks
-from ...encode.step07_heap import PopStep, first_heap, heap_encode, pop_loop
+from ...encode.step07_heap import first_heap, heap_encode, pop_loop
 from ...train.step01_naive import split_into_bytes
 from .common import code, code_token, markdown_table, save_png, show_token, use_agg
 from .long_pieces import LONG_PIECES_JSON
@@ -28,6 +29,17 @@ from .step_diffs import encoder_diff_snippets
 PAGE = "07-heap-encoding.md"
 
 Pair = tuple[bytes, bytes]
+
+
+class PopStep(NamedTuple):
+    """One pop of :func:`~bpe_ref.encode.step07_heap.pop_loop` (what its ``trace`` records): the entry,
+    whether it merged (else it was stale), then the parts (``(position, token)``) and the heap's
+    entries (sorted) after it."""
+
+    entry: tuple[int, int]
+    merged: bool
+    parts: tuple
+    heap: tuple[tuple[int, int], ...]
 
 # The merges training learns from the word "aaa" (pair counts with every window: (a, a) twice).
 AAA_MERGES: list[Pair] = [(b"a", b"a"), (b"aa", b"a")]
@@ -41,9 +53,9 @@ def trace(pretoken: bytes, merges: Sequence[Pair]) -> tuple[list[tuple[int, int]
     ranks = merge_ranks(merges)
     parts = list(split_into_bytes(pretoken))
     heap = first_heap(parts, ranks)
-    steps: list[PopStep] = []
+    steps: list[tuple] = []
     pop_loop(parts, ranks, heap.copy(), lambda left, right: left + right, steps)
-    return sorted(heap), steps
+    return sorted(heap), [PopStep(*step) for step in steps]
 
 
 def _entries(entries: Sequence[tuple[int, int]]) -> str:
