@@ -405,9 +405,9 @@ def gpt2_arena_case() -> Case:
 token_bytes = st.binary(min_size=1, max_size=4) | st.sampled_from([b"<|endoftext|>", b"\xf0\x9f", b" the"])
 vocabs = st.dictionaries(st.integers(0, 24), token_bytes, max_size=14)
 
-_, check_build_arena_properties = task_graders(
+check_build_arena_properties = task_graders(
     ARENA_TASK, build_arena, ARENA_CASES, vocabs.map(lambda vocab: (vocab,)), max_examples=50
-)
+)[1]  # the visible one is below: it adds GPT-2's vocabulary
 
 
 @grader
