@@ -128,7 +128,7 @@ def worked_example_snippet() -> str:
     trace = markdown_table(["position", "candidate", "verdict", "tokens so far"], rows, align="rlll")
     return (
         f"The merges, by rank: {merges}. The valid tokens: every single byte, and each merge's result that "
-        f"encodes to itself: {', '.join(code_token(t, False) for t in sorted(valid_tokens(ranks, PAGE_TEXT) - {bytes([b]) for b in PAGE_TEXT}, key=len))} "
+        f"encodes to itself: {', '.join(code_token(t, False) for t in sorted(valid_tokens(ranks, PAGE_TEXT) - {bytes([b]) for b in PAGE_TEXT}, key=lambda t: (len(t), t)))} "
         f"(not {code('abc', False)}, which BPE encodes as {show_word(encode_pretoken(b'abc', ranks))}).\n\n"
         f"**The table** of {code(PAGE_TEXT.decode(), False)}: for each end, the valid tokens that end there, "
         "tried longest first against the last token of the prefix before them.\n\n" + table
