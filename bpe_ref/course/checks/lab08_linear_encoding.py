@@ -43,8 +43,8 @@ from ...encode.step08_valid_tokens import compatible
 from ...serialization import string_to_token, token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from .core import (
-    Case, CheckFailed, Task, advisory, call_learner, call_watching, check_cases, check_property, error_name, grader,
-    passed, refuse_reference_use, task_graders,
+    Case, CheckFailed, Task, advisory, call_learner, call_watching, check_cases, check_property, error_name, passed,
+    refuse_reference_use, task_graders,
 )
 
 # The learner's code may use lab 01's split_into_bytes and lab 06's merge_ranks and encode_pretoken.
@@ -253,27 +253,18 @@ def verify_uses_compatible(learner: Callable, name: str, task: Task) -> None:
     passed(f"{name} tests its tokens with compatible ({len(lengths['compatible'])} calls on {len(pretoken)} bytes).")
 
 
-@grader
-def check_backtrack_encode(backtrack_encode: Callable) -> None:
-    """Visible test of task 2: pages 06's and 08's cases, long GPT-2 pieces, and the calls of task 1."""
-    count = check_cases(BACKTRACK_TASK, backtrack_encode, backtrack_encode_reference, BACKTRACK_CASES)
-    verify_uses_compatible(backtrack_encode, "backtrack_encode", BACKTRACK_TASK)
-    passed(f"backtrack_encode: all {count} visible cases pass.")
-
-
-backtrack_encode_reference = backtrack_encode
-BACKTRACK_CASES = backtrack_cases()
 UNIQUE_WORDS = word_and_ranks().filter(lambda case: unique_bytes(case[1]))
 
 
-@grader
-def check_backtrack_encode_properties(backtrack_encode: Callable) -> None:
-    """Hidden test of task 2: the calls, the other long pieces, then generated words and ranks."""
-    verify_uses_compatible(backtrack_encode, "backtrack_encode", BACKTRACK_TASK)
-    count = check_cases(BACKTRACK_TASK, backtrack_encode, backtrack_encode_reference,
-                        [long_piece_case(piece) for piece in LONG_PIECES[2:]])
-    count += check_property(BACKTRACK_TASK, backtrack_encode, backtrack_encode_reference, UNIQUE_WORDS, max_examples=60)
-    passed(f"backtrack_encode: agrees with the reference on {count} long pieces and generated inputs.")
+def with_long_pieces(pieces: tuple[bytes, ...]):
+    """Generated words and ranks, and now and then one of the hidden long GPT-2 ``pieces``."""
+    return UNIQUE_WORDS | st.sampled_from([long_piece_case(piece).args for piece in pieces])
+
+
+check_backtrack_encode, check_backtrack_encode_properties = task_graders(
+    BACKTRACK_TASK, backtrack_encode, backtrack_cases(), with_long_pieces(LONG_PIECES[2:]), max_examples=60,
+    verify=lambda learner: verify_uses_compatible(learner, "backtrack_encode", BACKTRACK_TASK),
+)
 
 
 # ---- task 3: the table of last tokens ------------------------------------------------------------
@@ -317,26 +308,10 @@ def last_tokens_cases() -> list[Case]:
     return cases
 
 
-@grader
-def check_last_tokens(last_tokens: Callable) -> None:
-    """Visible test of task 3: page 08's table, page 06's words, a long GPT-2 piece, and the calls of task 1."""
-    count = check_cases(LAST_TOKENS_TASK, last_tokens, last_tokens_reference, LAST_TOKENS_CASES)
-    verify_uses_compatible(last_tokens, "last_tokens", LAST_TOKENS_TASK)
-    passed(f"last_tokens: all {count} visible cases pass.")
-
-
-last_tokens_reference = last_tokens
-LAST_TOKENS_CASES = last_tokens_cases()
-
-
-@grader
-def check_last_tokens_properties(last_tokens: Callable) -> None:
-    """Hidden test of task 3: the calls, the other long pieces, then generated words and ranks."""
-    verify_uses_compatible(last_tokens, "last_tokens", LAST_TOKENS_TASK)
-    count = check_cases(LAST_TOKENS_TASK, last_tokens, last_tokens_reference,
-                        [long_piece_case(piece) for piece in (LONG_PIECES[0], LONG_PIECES[3])])
-    count += check_property(LAST_TOKENS_TASK, last_tokens, last_tokens_reference, UNIQUE_WORDS, max_examples=50)
-    passed(f"last_tokens: agrees with the reference on {count} long pieces and generated inputs.")
+check_last_tokens, check_last_tokens_properties = task_graders(
+    LAST_TOKENS_TASK, last_tokens, last_tokens_cases(), with_long_pieces((LONG_PIECES[0], LONG_PIECES[3])),
+    max_examples=50, verify=lambda learner: verify_uses_compatible(learner, "last_tokens", LAST_TOKENS_TASK),
+)
 
 
 # ---- task 4: the count of every prefix -----------------------------------------------------------
