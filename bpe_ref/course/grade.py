@@ -276,7 +276,7 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
     try:
         notebook = read_notebook(path)
         lab = lab or detect_lab(path, notebook)
-        print(f"Grading {path} as lab {lab}, hidden tests included (10-60 s)...", flush=True)
+        print(f"Grading {path} as lab {lab}, hidden tests included (20-60 s on an idle machine, more on a busy one)...", flush=True)
         isolation: list[str] = []
         cells = autograde_notebook(path, lab, timeout=timeout, keep=keep, isolation=isolation)
     except NotGradable as problem:
