@@ -11,7 +11,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_ref import Tokenizer, train_bpe_on_text
+from bpe_ref import ENCODE_METHODS, Tokenizer, train_bpe_on_text
 from bpe_ref.counting import Appender, hard_boundaries, iter_hard_boundaries
 from bpe_ref.course.interop import to_tiktoken
 from bpe_ref.data_files import (
@@ -128,6 +128,26 @@ def test_the_rule_on_examples():
     assert hard_boundaries("a<|pad|>b", SPECIALS) == [1, 8]  # "<|" + "pad" is inside the special token
     assert hard_boundaries("a<|pad|>b") == [1, 3, 6, 8]
     assert hard_boundaries("") == [] and hard_boundaries("a") == []
+
+
+@SETTINGS
+@given(name=names, text=texts | any_text)
+def test_every_encoder_equals_tiktoken(name, text):
+    """The counts above rest on the ids: every encoder (and the default path) gives tiktoken's ids,
+    on GPT-2 and on each trained vocabulary, and decoding gives the text back."""
+    tok = tokenizer(name)
+    expected = tiktoken_of(name).encode(text, allowed_special="all")
+    for method in (None, *ENCODE_METHODS):
+        assert tok.encode(text, method=method) == expected, (name, method, text)
+    assert tok.decode(expected) == text
+
+
+@pytest.mark.parametrize("name", [name for name in CORPORA if name != "gpt2"])
+def test_every_encoder_equals_tiktoken_on_unseen_text_of_its_corpus(name):
+    text = CORPORA[name].read_text(encoding="utf-8")[TRAIN_CHARS : TRAIN_CHARS + 4_000]
+    expected = tiktoken_of(name).encode(text, allowed_special="all")
+    for method in (None, *ENCODE_METHODS):
+        assert tokenizer(name).encode(text, method=method) == expected, (name, method)
 
 
 @SETTINGS
