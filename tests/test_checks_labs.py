@@ -913,39 +913,28 @@ def test_lab06_encoding_in_the_wrong_order_gets_a_hint(lab06, old, new, hint):
 
 
 @pytest.mark.parametrize(
-    ("old", "new", "first_line"),
+    ("old", "new", "first_line", "hint"),
     [
         ("sorted(special_tokens, key=len, reverse=True)", "list(special_tokens)",
-         "encode_text(text='hello<|end|><|end|><|endoftext|>'"),
+         "encode_text(text='hello<|end|><|end|><|endoftext|>'", "hint: special tokens overlap here"),
         ("\"|\".join(regex.escape(token) for token in longest_first)", "\"|\".join(longest_first)",
-         "encode_text(text=\"Hello world<|endoftext|>It's 42!\""),
+         "encode_text(text=\"Hello world<|endoftext|>It's 42!\"",
+         "hint: a special token came out in pieces: regex.escape each token"),
         ("        for pretoken in regex.findall(GPT2_PATTERN, piece):\n            tokens += encode_pretoken(pretoken.encode(\"utf-8\"), ranks)",
-         "        tokens += encode_pretoken(piece.encode(\"utf-8\"), ranks)", "encode_text(text='  two spaces,"),
+         "        tokens += encode_pretoken(piece.encode(\"utf-8\"), ranks)", "encode_text(text='  two spaces,",
+         "hint: the pieces between special tokens are cut into pretokens"),
+        ("    if special_tokens:\n", "    if True:\n", "encode_text(text='Hello world'",
+         "hint: your tokens include b'' (empty tokens): with no special tokens, skip the split"),
     ],
-    ids=["tokens-in-given-order", "unescaped", "no-pretokens"],
+    ids=["tokens-in-given-order", "unescaped", "no-pretokens", "empty-alternation"],
 )
-def test_lab06_encode_text_mistakes(lab06, old, new, first_line):
+def test_lab06_encode_text_mistakes(lab06, old, new, first_line, hint):
     graders, _ = lab06
     wrong = _lab06_variant("task3_encode_text_solution", "encode_text", old, new)
     message = failure(graders.check_encode_text, wrong)
     assert message.startswith(first_line), message
-    assert "hint:" in message and "note: while encode_text ran, encode_pretoken was the reference's" in message
-
-
-@pytest.mark.parametrize(
-    ("old", "new", "hint"),
-    [
-        ("\"|\".join(regex.escape(token) for token in longest_first)", "\"|\".join(longest_first)",
-         "hint: a special token came out in pieces: regex.escape each token"),
-        ("    if special_tokens:\n", "    if True:\n", "hint: your tokens include b'' (empty tokens): with no special tokens, "
-         "skip the split"),
-    ],
-    ids=["unescaped", "empty-alternation"],
-)
-def test_lab06_encode_text_split_mistakes_get_their_own_hint(lab06, old, new, hint):
-    graders, _ = lab06
-    wrong = _lab06_variant("task3_encode_text_solution", "encode_text", old, new)
-    assert hint in failure(graders.check_encode_text, wrong)
+    assert hint in message, message
+    assert "note: while encode_text ran, encode_pretoken was the reference's" in message
 
 
 def test_lab06_encode_text_against_tiktoken_too(lab06):
