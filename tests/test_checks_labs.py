@@ -913,23 +913,28 @@ def test_lab06_encoding_in_the_wrong_order_gets_a_hint(lab06, old, new, hint):
 
 
 @pytest.mark.parametrize(
-    ("old", "new", "first_line"),
+    ("old", "new", "first_line", "hint"),
     [
         ("sorted(special_tokens, key=len, reverse=True)", "list(special_tokens)",
-         "encode_text(text='hello<|end|><|end|><|endoftext|>'"),
+         "encode_text(text='hello<|end|><|end|><|endoftext|>'", "hint: special tokens overlap here"),
         ("\"|\".join(regex.escape(token) for token in longest_first)", "\"|\".join(longest_first)",
-         "encode_text(text=\"Hello world<|endoftext|>It's 42!\""),
+         "encode_text(text=\"Hello world<|endoftext|>It's 42!\"",
+         "hint: a special token came out in pieces: regex.escape each token"),
         ("        for pretoken in regex.findall(GPT2_PATTERN, piece):\n            tokens += encode_pretoken(pretoken.encode(\"utf-8\"), ranks)",
-         "        tokens += encode_pretoken(piece.encode(\"utf-8\"), ranks)", "encode_text(text='  two spaces,"),
+         "        tokens += encode_pretoken(piece.encode(\"utf-8\"), ranks)", "encode_text(text='  two spaces,",
+         "hint: the pieces between special tokens are cut into pretokens"),
+        ("    if special_tokens:\n", "    if True:\n", "encode_text(text='Hello world'",
+         "hint: your tokens include b'' (empty tokens): with no special tokens, skip the split"),
     ],
-    ids=["tokens-in-given-order", "unescaped", "no-pretokens"],
+    ids=["tokens-in-given-order", "unescaped", "no-pretokens", "empty-alternation"],
 )
-def test_lab06_encode_text_mistakes(lab06, old, new, first_line):
+def test_lab06_encode_text_mistakes(lab06, old, new, first_line, hint):
     graders, _ = lab06
     wrong = _lab06_variant("task3_encode_text_solution", "encode_text", old, new)
     message = failure(graders.check_encode_text, wrong)
     assert message.startswith(first_line), message
-    assert "hint:" in message and "note: while encode_text ran, encode_pretoken was the reference's" in message
+    assert hint in message, message
+    assert "note: while encode_text ran, encode_pretoken was the reference's" in message
 
 
 def test_lab06_encode_text_against_tiktoken_too(lab06):
@@ -946,8 +951,14 @@ def test_lab06_encode_text_against_tiktoken_too(lab06):
         ("    return b\"\".join(pieces), offsets", "    return b\"\".join(pieces), offsets[:-1]", "hint: offsets needs one entry more"),
         ("for token_id in range(max(vocab, default=-1) + 1):\n        token = vocab.get(token_id, b\"\")",
          "for token_id, token in vocab.items():", "hint: the tokens go into the buffer in id order"),
+        ("for token_id in range(max(vocab, default=-1) + 1):\n        token = vocab.get(token_id, b\"\")",
+         "for token_id, token in sorted(vocab.items()):",
+         "hint: your offsets have one entry per token, but ids go from 0 to the largest and some have no token: "
+         "give each missing id an empty range, offsets[i] == offsets[i + 1]"),
+        ("range(max(vocab, default=-1) + 1)", "range(max(vocab) + 1)",
+         "hint: build_arena({}) must return (b\"\", [0]): max() of an empty dict raises, so guard it"),
     ],
-    ids=["no-final-offset", "dict-order"],
+    ids=["no-final-offset", "dict-order", "gaps-dropped", "empty-vocab-max"],
 )
 def test_lab06_arena_mistakes_get_a_hint(lab06, old, new, hint):
     graders, _ = lab06
@@ -973,6 +984,20 @@ def decode_stream(chunks, buffer, offsets):
 """, "decode_stream")
     assert "a piece holds U+FFFD, a character cut in two" in failure(graders.check_stretch_decode_stream, each_alone)
     graders.check_stretch_decode_stream(solutions["decode_stream"])
+
+
+def test_lab06_stretch_a_stream_that_never_flushes_is_caught(lab06):
+    graders, solutions = lab06
+    never_flushes = _defined_in_notebook(solutions, """
+def decode_stream(chunks, buffer, offsets):
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    for ids in chunks:
+        yield decoder.decode(decode_with_arena(ids, buffer, offsets))
+""", "decode_stream")
+    message = failure(graders.check_stretch_decode_stream, never_flushes)
+    assert "pieces for" in message and "then one after the last" in message, message
 # ---- lab 07 ----------------------------------------------------------------------------------
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
+import regex
 from hypothesis import strategies as st
 
 from ...corpus import read_corpus
@@ -241,10 +242,38 @@ check_encode_pretoken, check_encode_pretoken_properties = task_graders(
 # ---- task 3: a text, special tokens first --------------------------------------------------------
 
 
+def unescaped_tokens(text: str, ranks: dict[Pair, int], special_tokens: list[str]) -> list[bytes] | None:
+    """What ``encode_text`` gives when the special tokens go into the alternation unescaped (``|`` then
+    splits ``<|endoftext|>`` into three alternatives); ``None`` when that pattern does not compile."""
+    if not special_tokens:
+        return None
+    try:
+        pieces = regex.split("(" + "|".join(sorted(special_tokens, key=len, reverse=True)) + ")", text)
+    except regex.error:
+        return None
+    tokens: list[bytes] = []
+    for i, piece in enumerate(pieces):
+        if i % 2 == 1:
+            tokens.append((piece or "").encode("utf-8"))
+        else:
+            for pretoken in PRETOKEN_RE.findall(piece or ""):
+                tokens += encode_pretoken(pretoken.encode("utf-8"), ranks)
+    return tokens
+
+
 def text_hint(args: tuple, expected: object, got: object) -> str | None:
-    text, _, special_tokens = args
+    text, ranks, special_tokens = args
     if not isinstance(got, list) or not all(type(token) is bytes for token in got):
         return None
+    if b"" in got:
+        if not special_tokens:
+            return ("your tokens include b'' (empty tokens): with no special tokens, skip the split; the empty alternation "
+                    "'()' matches at every position, and each of its empty matches became a token")
+        return ("your tokens include b'' (empty tokens): every token has at least one byte; drop the empty pieces the "
+                "split leaves (a text that starts or ends with a special token gives one)")
+    if got != expected and got == unescaped_tokens(text, ranks, special_tokens):
+        return ("a special token came out in pieces: regex.escape each token before joining them with '|' "
+                "(inside a token, '|' is alternation, so '<|endoftext|>' became '<', 'endoftext' and '>')")
     specials = {token.encode("utf-8") for token in special_tokens}
     got_specials = [token for token in got if token in specials]
     expected_specials = [token for token in expected if token in specials]  # type: ignore[union-attr]
@@ -364,6 +393,11 @@ def arena_hint(args: tuple, expected: object, got: object) -> str | None:
     if not (isinstance(expected, tuple) and isinstance(got, tuple) and len(got) == 2):
         return "return a tuple of two things: (buffer, offsets), the bytes and a list of ints"
     buffer, offsets = got
+    gaps = bool(vocab) and len(vocab) != max(vocab) + 1
+    if gaps and isinstance(offsets, list) and len(offsets) == len(vocab) + 1 < len(expected[1]):
+        return ("your offsets have one entry per token, but ids go from 0 to the largest and some have no token: "
+                "give each missing id an empty range, offsets[i] == offsets[i + 1], so that id i still indexes "
+                "offsets[i] (tokens in id order, and len(offsets) == max(vocab) + 2)")
     if isinstance(offsets, list) and len(offsets) == len(expected[1]) - 1:
         return ("offsets needs one entry more than there are ids: token i is buffer[offsets[i]:offsets[i + 1]], so "
                 "the last token needs its end, len(buffer)")
@@ -372,14 +406,22 @@ def arena_hint(args: tuple, expected: object, got: object) -> str | None:
         in_dict_order.append(in_dict_order[-1] + len(token))
     if got == (b"".join(vocab.values()), in_dict_order) and got != expected:
         return "the tokens go into the buffer in id order (0, 1, 2, ...), not in the order the dict lists them"
-    if vocab and len(vocab) != max(vocab) + 1:
+    if gaps:
         return ("some ids between 0 and the largest have no token: give each an empty range "
                 "(offsets[i] == offsets[i + 1]), so that ids still index the offsets directly")
     return None
 
 
+def arena_error_hint(args: tuple, error: BaseException) -> str | None:
+    text = str(error)
+    if not args[0] and error_name(error) == "ValueError" and "empty" in text and "max()" in text:
+        return ('build_arena({}) must return (b"", [0]): max() of an empty dict raises, so guard it '
+                "(max(vocab, default=-1))")
+    return None
+
+
 ARENA_TASK = Task("build_arena", ("vocab",), what="a tuple (bytes buffer, list of int offsets)", hint=arena_hint,
-                  provided=PROVIDED)
+                  provided=PROVIDED, error_hint=arena_error_hint)
 
 BYTES = {i: bytes([i]) for i in range(256)}
 
@@ -511,9 +553,11 @@ STREAM_TEXTS = ["Hello 🙂 world", "naïve café, 中文 and 🙂🙂🙂", "pl
 @advisory
 def check_stretch_decode_stream(decode_stream: Callable) -> None:
     """Stretch self-check of lab 06: ``decode_stream(chunks, buffer, offsets)`` yields ``str`` pieces
-    that join into the text, none of which holds a U+FFFD made by a cut character."""
+    that join into the text, none of which holds a U+FFFD made by a cut character, one per chunk and one
+    after the last, which flushes a character left unfinished."""
     refuse_reference_use(Task("decode_stream", ("chunks", "buffer", "offsets")), decode_stream)
     buffer, offsets = build_arena(dict(gpt2().vocab))
+    miscounted = None
     for text in STREAM_TEXTS:
         for cut_every in (1, 2, 3):
             chunks = stream_chunks(text, cut_every)
@@ -529,5 +573,21 @@ def check_stretch_decode_stream(decode_stream: Callable) -> None:
                                   "Keep the bytes of an unfinished character until the next chunk completes it")
             if "".join(pieces) != text:
                 raise CheckFailed(f"{call}: the pieces {short_repr(pieces)} join into {''.join(pieces)!r}, expected {text!r}")
-    passed(f"decode_stream: {len(STREAM_TEXTS) * 3} streams of GPT-2 ids decode whole, never half a character.")
+            if len(pieces) != len(chunks) + 1 and miscounted is None:  # reported after the cuts and the texts
+                miscounted = (f"{call} yielded {len(pieces)} pieces for {len(chunks)} chunks: expected one per chunk, "
+                              "then one after the last (possibly \"\"), as in the example [\"a\", \"🙂\", \"\"]")
+    if miscounted is not None:
+        raise CheckFailed(miscounted)
+    # A stream that stops in the middle of a character: the held-back bytes must come out at the end.
+    call = "decode_stream([[8582]], buffer, offsets) (GPT-2's id 8582 is b'\\xf0\\x9f', the first half of 🙂)"
+    outcome = call_learner(lambda *args: list(decode_stream(*args)), ([[8582]], buffer, offsets), PROVIDED)
+    if outcome.error is not None:
+        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+    pieces = outcome.value[1]
+    if "".join(pieces) != "\ufffd" or len(pieces) != 2:
+        raise CheckFailed(f"{call} yielded {short_repr(pieces)}: expected ['', '\\ufffd']. After the last chunk, flush "
+                          "the bytes still held back, decoded with errors='replace' (with an incremental decoder: "
+                          "decoder.decode(b'', final=True))")
+    passed(f"decode_stream: {len(STREAM_TEXTS) * 3} streams of GPT-2 ids decode whole, never half a character, "
+           "and a stream cut in the middle of a character is flushed at the end.")
 
