@@ -356,9 +356,9 @@ HYBRID_TASK = Task("hybrid_encode", ("pretoken", "ranks", "threshold"), what="a 
 def check_stretch_hybrid(hybrid_encode: Callable) -> None:
     """Stretch self-check of lab 07: the same tokens as the reference at every threshold."""
     refuse_reference_use(HYBRID_TASK, hybrid_encode)
-    cases = [Case((*case.args, threshold), case.labels) for case in HEAP_ENCODE_CASES for threshold in (0, 8, 10_000)]
+    cases = [Case((*case.args, threshold), case.labels) for case in HEAP_ENCODE_CASES for threshold in (0, 10_000)]
     count = check_cases(HYBRID_TASK, hybrid_encode, reference_hybrid, cases)
     count += check_property(HYBRID_TASK, hybrid_encode, reference_hybrid,
                             st.tuples(pretoken_and_ranks(), st.sampled_from([0, 4, 16, 64])).map(lambda t: (*t[0], t[1])),
-                            max_examples=60)
+                            max_examples=20)
     passed(f"hybrid_encode: the reference's tokens on {count} pretokens and thresholds.")
