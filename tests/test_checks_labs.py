@@ -1049,6 +1049,31 @@ def merge_all(parts, ranks, heap):
         graders.LONG_RUN_SECONDS = saved
     assert "merge_all(<16,384 parts b'a'>" in message
     assert "Each merge should cost O(log L)" in message or "did not finish within" in message
+    assert "read returns" not in message  # lab 07 reads no file: the kernel's timeout text says nothing of files
+
+
+def test_lab07_first_heap_entries_keyed_by_the_pair_quote_the_pitfall(lab07):
+    graders, _ = lab07
+    by_pair = _lab07_variant("task1_first_heap_solution", "first_heap", "heap.append((rank, position))",
+                             "heap.append((rank, (parts[position], parts[position + 1])))")
+    assert "the position, not the pair" in failure(graders.check_first_heap, by_pair)
+
+
+def test_lab07_the_left_pair_pushed_at_the_merged_position_gets_a_hint(lab07):
+    graders, _ = lab07
+    left_at_i = _lab07_variant("task2_merge_all_solution", "merge_all", "heapq.heappush(heap, (new, before))",
+                               "heapq.heappush(heap, (new, start))")
+    message = failure(graders.check_merge_all, left_at_i)
+    assert "starts at the previous part's position, prev[i]" in message
+    assert "keep merging" not in message
+
+
+def test_lab07_merge_all_must_leave_the_callers_parts_alone(lab07):
+    graders, _ = lab07
+    in_place = _lab07_variant("task2_merge_all_solution", "merge_all", "    parts = list(parts)\n", "")
+    for grader in (graders.check_merge_all, graders.check_merge_all_properties):
+        message = failure(grader, in_place)
+        assert "changed the list parts it was given" in message, message
 
 
 def test_lab07_step_06s_rounds_in_heap_encode_are_refused(lab07):
