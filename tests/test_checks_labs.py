@@ -1125,6 +1125,35 @@ def test_lab08_the_longest_prefix_without_compatibility_gets_a_hint(lab08):
     assert "the longest valid prefix at each step is not always right" in message
 
 
+def test_lab08_compatible_by_the_first_token_alone_fails_visibly(lab08):
+    graders, solutions = lab08
+    first_only = _defined_in_notebook(
+        solutions, "def compatible(left, right, ranks):\n    return encode_pretoken(left + right, ranks)[0] == left\n",
+        "compatible")
+    message = failure(graders.check_compatible, first_only)
+    assert "compatible(left=b'a', right=b'abc'" in message
+    assert "Compatible means the whole encoding is exactly [left, right]" in message
+
+
+def test_lab08_a_search_that_never_backs_up_is_told_which_neighbours_clash(lab08):
+    graders, solutions = lab08
+    no_backtracking = _defined_in_notebook(solutions, """
+def backtrack_encode(pretoken, ranks):
+    valid = {bytes([byte]) for byte in pretoken}
+    valid |= {left + right for left, right in ranks if encode_pretoken(left + right, ranks) == [left + right]}
+    tokens, pos = [], 0
+    while pos < len(pretoken):
+        fits = [pretoken[pos:end] for end in range(len(pretoken), pos, -1) if pretoken[pos:end] in valid
+                and (not tokens or compatible(tokens[-1], pretoken[pos:end], ranks))]
+        token = fits[0] if fits else pretoken[pos:pos + 1]  # nothing fits: takes a byte instead of backing up
+        tokens.append(token)
+        pos += len(token)
+    return tokens
+""", "backtrack_encode")
+    message = failure(graders.check_backtrack_encode, no_backtracking)
+    assert "are neighbours but not compatible" in message and "back up" in message
+
+
 def test_lab08_tokens_that_do_not_encode_to_themselves_must_be_left_out(lab08):
     graders, _ = lab08
     every_result = _lab08_variant("task2_backtrack_encode_solution", "backtrack_encode",
@@ -1153,6 +1182,10 @@ def test_lab08_table_and_counts_mistakes_get_hints(lab08):
     lengths = _defined_in_notebook(solutions, "def prefix_token_counts(last):\n    return list(range(len(last)))\n",
                                    "prefix_token_counts")
     assert "counts[end] = counts[end - len(last[end])] + 1" in failure(graders.check_prefix_token_counts, lengths)
+    one_byte_short = _lab08_variant("task4_prefix_token_counts_solution", "prefix_token_counts",
+                                    "counts[end - len(last[end])] + 1", "counts[end - len(last[end]) + 1] + 1")
+    message = failure(graders.check_prefix_token_counts, one_byte_short)
+    assert "look back to that start" in message and "counts[end] = counts[end - len(last[end])] + 1" in message
 
 
 def test_lab08_stretch_the_appender_counts_after_each_piece(lab08):

@@ -139,6 +139,9 @@ def compatible_hint(args: tuple, expected: object, got: object) -> str | None:
         return None
     tokens = encode_pretoken(left + right, ranks)
     if got and not expected and (left, right) not in ranks:
+        if tokens[:1] == [left] and tokens != [left, right]:
+            return (f"BPE encodes {left + right!r} to {tokens!r}: it starts with {left!r}, but the rest is not "
+                    f"[{right!r}]. Compatible means the whole encoding is exactly [left, right]: compare all of it")
         if encode_pretoken(left, ranks) != [left]:
             return (f"{left!r} does not encode to itself (BPE makes {encode_pretoken(left, ranks)!r} of its bytes), so no "
                     "encoding holds it: it is compatible with nothing")
@@ -166,6 +169,7 @@ def compatible_cases() -> list[Case]:
         Case((b"aa", b"a", AAA)),  # "aaa": (a, a) then (aa, a) makes one token
         Case((b"aa", b"aa", AAA)),  # "aaaa": aa aa
         Case((b"a", b"aa", AAA)),  # "aaa" starts with (a, a) on the left: never a + aa
+        Case((b"a", b"abc", PAGE)),  # "aabc" is a, a, bc: it starts with a, yet the rest is not abc
     ]
     for left, right in GPT2_PAIRS:
         ranks = ranks_for(left + right, gpt2_ranks())
@@ -203,6 +207,12 @@ def backtrack_hint(args: tuple, expected: object, got: object) -> str | None:
         if got == greedy_longest(pretoken, ranks) and got != expected:
             return ("the longest valid prefix at each step is not always right: the next token must also be compatible "
                     "with the previous one, and when nothing fits, back up (drop the previous token, try a shorter one)")
+        for left, right in zip(got, got[1:]):
+            if encode_pretoken(left + right, ranks) != [left, right]:
+                return (f"{left!r}, {right!r} are neighbours but not compatible (BPE makes "
+                        f"{encode_pretoken(left + right, ranks)!r} of {left + right!r}): when no candidate at a position "
+                        "is compatible with the token before it, that position is dead; back up (drop the previous "
+                        "token, try a shorter one at its start)")
     return encode_hint(args, expected, got)
 
 
@@ -326,6 +336,13 @@ def counts_hint(args: tuple, expected: object, got: object) -> str | None:
     if len(got) == len(expected) and got == [sum(1 for _ in last[1 : end + 1]) for end in range(len(last))]:
         return ("counts[end] is not end: the last token of the prefix starts at end - len(last[end]), and the prefix "
                 "before it has its own count: counts[end] = counts[end - len(last[end])] + 1")
+    if len(got) == len(expected) and got[:1] == [0]:
+        end = next((end for end in range(1, len(expected)) if got[end] != expected[end]), None)
+        if end is not None:
+            start = end - len(last[end])
+            return (f"counts[{end}]: the last token of that prefix, last[{end}] = {last[end]!r}, starts at {end} - "
+                    f"{len(last[end])} = {start}; look back to that start, not a byte more or less: "
+                    f"counts[end] = counts[end - len(last[end])] + 1 = counts[{start}] + 1 = {expected[start] + 1}")
     return None
 
 
