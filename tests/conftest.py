@@ -55,3 +55,56 @@ def write_corpus(tmp_path):
         return path
 
     return write
+
+
+
+# ---- spreading the suite over the cores (pytest-xdist, ``--dist loadgroup``) --------------------
+#
+# Tests that share a module-scoped fixture run in one process, so that the fixture is built once:
+# their group is the module, or the module and the fixture's parameter when the fixture is built
+# once per parameter (a module-scoped fixture with ``params=``, such as one grading batch per lab).
+# Any other test is a group of its own and goes to whichever process is free. Groups are handed
+# out in the collection's order (``--no-loadscope-reorder``), which this hook makes: the
+# per-parameter groups first (the grading batches, the costliest), then groups holding a test
+# marked ``slow``, then larger groups before smaller ones, so that the processes finish together.
+# A new lab adds its groups by itself: there is no list to edit.
+
+
+def _shared_fixture_group(item) -> tuple[str, bool] | None:
+    """``(group, per parameter)`` of a test that uses a module-scoped fixture, else None."""
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    shared = [name for name in item.fixturenames if name in definitions and definitions[name][-1].scope == "module"]
+    if not shared:
+        return None
+    module = item.nodeid.split("::", 1)[0]
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    keys = [f"{name}={params[name]}" for name in shared if name in params]
+    # xdist reads a group from the text after the last "@" of a node id, if no "]" follows it.
+    group = "::".join([module, *keys]).replace("@", "_").replace("]", ")")
+    return group, bool(keys)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the group marks
+def pytest_collection_modifyitems(config, items):
+    if not hasattr(config, "workerinput"):  # not an xdist worker: keep pytest's order
+        return
+    groups: dict[str, list] = {}
+    per_parameter: set[str] = set()
+    for item in items:
+        shared = _shared_fixture_group(item)
+        group = shared[0] if shared else item.nodeid
+        if shared and shared[1]:
+            per_parameter.add(group)
+        groups.setdefault(group, []).append(item)
+
+    def cost(group: str) -> tuple:
+        members = groups[group]
+        slow = any(member.get_closest_marker("slow") for member in members)
+        return (group not in per_parameter, not slow, -len(members))
+
+    order = sorted(groups, key=cost)  # stable: the collection's order among equals
+    items[:] = [item for group in order for item in groups[group]]
+    for group in order:
+        if len(groups[group]) > 1 or group != groups[group][0].nodeid:
+            for item in groups[group]:
+                item.add_marker(pytest.mark.xdist_group(group))
