@@ -5,6 +5,9 @@ Keep fixtures here generic; fixtures of the GPT-2 encoding tests are prefixed ``
 
 from __future__ import annotations
 
+import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -58,53 +61,88 @@ def write_corpus(tmp_path):
 
 
 
-# ---- spreading the suite over the cores (pytest-xdist, ``--dist loadgroup``) --------------------
+
+# ---- spreading the suite over the cores (pytest-xdist, ``--dist loadscope``) --------------------
 #
-# Tests that share a module-scoped fixture run in one process, so that the fixture is built once:
-# their group is the module, or the module and the fixture's parameter when the fixture is built
-# once per parameter (a module-scoped fixture with ``params=``, such as one grading batch per lab).
-# Any other test is a group of its own and goes to whichever process is free. Groups are handed
-# out in the collection's order (``--no-loadscope-reorder``), which this hook makes: the
-# per-parameter groups first (the grading batches, the costliest), then groups holding a test
-# marked ``slow``, then larger groups before smaller ones, so that the processes finish together.
-# A new lab adds its groups by itself: there is no list to edit.
+# xdist's loadscope runs each module in one process, so a module's module-scoped fixtures are built
+# once; a long module then keeps one core busy while the other waits. The scopes here are finer:
+# tests sharing a module-scoped fixture stay together (the module, or the module and the fixture's
+# parameter when the fixture is built once per parameter, e.g. one grading batch per lab), and any
+# other test is a scope of its own, run by whichever process is free. Scopes are handed out in the
+# collection's order (``--no-loadscope-reorder``), which the workers make costliest first: the
+# per-parameter scopes (the grading batches), then scopes holding a test marked ``slow``, then
+# larger before smaller, so that the processes finish together. A new lab brings its scopes by
+# itself. (xdist's ``loadgroup`` marks cannot do this: with pytest 9 they are ignored.)
+#
+# The workers decide the scopes, since they hold the tests; each writes them to a file that the
+# controller's scheduler reads once every worker has collected.
+
+_SCOPES_DIR = "bpe_test_scopes_dir"
 
 
-def _shared_fixture_group(item) -> tuple[str, bool] | None:
-    """``(group, per parameter)`` of a test that uses a module-scoped fixture, else None."""
+def _shared_fixture_scope(item) -> tuple[str, bool] | None:
+    """``(scope, per parameter)`` of a test that uses a module-scoped fixture, else None."""
     definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
     shared = [name for name in item.fixturenames if name in definitions and definitions[name][-1].scope == "module"]
     if not shared:
         return None
-    module = item.nodeid.split("::", 1)[0]
     params = getattr(getattr(item, "callspec", None), "params", {})
     keys = [f"{name}={params[name]}" for name in shared if name in params]
-    # xdist reads a group from the text after the last "@" of a node id, if no "]" follows it.
-    group = "::".join([module, *keys]).replace("@", "_").replace("]", ")")
-    return group, bool(keys)
+    return "::".join([item.nodeid.split("::", 1)[0], *keys]), bool(keys)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the group marks
+@pytest.hookimpl(trylast=True)  # after pytest's own reordering, which keeps a fixture's tests together
 def pytest_collection_modifyitems(config, items):
-    if not hasattr(config, "workerinput"):  # not an xdist worker: keep pytest's order
+    workerinput = getattr(config, "workerinput", None)
+    if not workerinput or _SCOPES_DIR not in workerinput:  # not an xdist worker of this scheduler
         return
-    groups: dict[str, list] = {}
+    scopes: dict[str, list] = {}
     per_parameter: set[str] = set()
     for item in items:
-        shared = _shared_fixture_group(item)
-        group = shared[0] if shared else item.nodeid
+        shared = _shared_fixture_scope(item)
+        scope = shared[0] if shared else item.nodeid
         if shared and shared[1]:
-            per_parameter.add(group)
-        groups.setdefault(group, []).append(item)
+            per_parameter.add(scope)
+        scopes.setdefault(scope, []).append(item)
 
-    def cost(group: str) -> tuple:
-        members = groups[group]
+    def cost(scope: str) -> tuple:
+        members = scopes[scope]
         slow = any(member.get_closest_marker("slow") for member in members)
-        return (group not in per_parameter, not slow, -len(members))
+        return (scope not in per_parameter, not slow, -len(members))
 
-    order = sorted(groups, key=cost)  # stable: the collection's order among equals
-    items[:] = [item for group in order for item in groups[group]]
-    for group in order:
-        if len(groups[group]) > 1 or group != groups[group][0].nodeid:
-            for item in groups[group]:
-                item.add_marker(pytest.mark.xdist_group(group))
+    order = sorted(scopes, key=cost)  # stable: the collection's order among equals
+    items[:] = [item for scope in order for item in scopes[scope]]
+    path = Path(workerinput[_SCOPES_DIR]) / f"{workerinput['workerid']}.json"
+    path.with_suffix(".tmp").write_text(json.dumps({item.nodeid: scope for scope in order for item in scopes[scope]}))
+    path.with_suffix(".tmp").replace(path)
+
+
+def _scopes_dir(config) -> str:
+    """The controller's folder for the workers' scope files, made on first use, removed at the end."""
+    if not hasattr(config, "_bpe_test_scopes_dir"):
+        config._bpe_test_scopes_dir = tempfile.mkdtemp(prefix="bpe-test-scopes-")
+        config.add_cleanup(lambda: shutil.rmtree(config._bpe_test_scopes_dir, ignore_errors=True))
+    return config._bpe_test_scopes_dir
+
+
+def pytest_configure_node(node):  # the controller, once per worker
+    if node.config.getoption("dist") == "loadscope":
+        node.workerinput[_SCOPES_DIR] = _scopes_dir(node.config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getoption("dist") != "loadscope":
+        return None  # xdist's own scheduler for any other --dist
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FinerScopes(LoadScopeScheduling):
+        scopes: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.scopes is None:
+                written = sorted(Path(_scopes_dir(config)).glob("*.json"))
+                self.scopes = json.loads(written[0].read_text()) if written else {}
+            return self.scopes.get(nodeid) or super()._split_scope(nodeid)
+
+    return FinerScopes(config, log)
