@@ -5,6 +5,9 @@ Keep fixtures here generic; fixtures of the GPT-2 encoding tests are prefixed ``
 
 from __future__ import annotations
 
+import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -71,3 +74,89 @@ def gpt2_tiktoken(gpt2_tokenizer):
     from bpe_ref.course.interop import to_tiktoken
 
     return to_tiktoken(gpt2_tokenizer, name="gpt2")
+
+
+# ---- spreading the suite over the cores (pytest-xdist, ``--dist loadscope``) --------------------
+#
+# xdist's loadscope runs each module in one process, so a module's module-scoped fixtures are built
+# once; a long module then keeps one core busy while the other waits. The scopes here are finer:
+# tests sharing a module-scoped fixture stay together (the module, or the module and the fixture's
+# parameter when the fixture is built once per parameter, e.g. one grading batch per lab), and any
+# other test is a scope of its own, run by whichever process is free. Scopes are handed out in the
+# collection's order (``--no-loadscope-reorder``), which the workers make costliest first: the
+# per-parameter scopes (the grading batches), then scopes holding a test marked ``slow``, then
+# larger before smaller, so that the processes finish together. A new lab brings its scopes by
+# itself. (xdist's ``loadgroup`` marks cannot do this: with pytest 9 they are ignored.)
+#
+# The workers decide the scopes, since they hold the tests; each writes them to a file that the
+# controller's scheduler reads once every worker has collected.
+
+_SCOPES_DIR = "bpe_test_scopes_dir"
+
+
+def _shared_fixture_scope(item) -> tuple[str, bool] | None:
+    """``(scope, per parameter)`` of a test that uses a module-scoped fixture, else None."""
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    shared = [name for name in item.fixturenames if name in definitions and definitions[name][-1].scope == "module"]
+    if not shared:
+        return None
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    keys = [f"{name}={params[name]}" for name in shared if name in params]
+    return "::".join([item.nodeid.split("::", 1)[0], *keys]), bool(keys)
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own reordering, which keeps a fixture's tests together
+def pytest_collection_modifyitems(config, items):
+    workerinput = getattr(config, "workerinput", None)
+    if not workerinput or _SCOPES_DIR not in workerinput:  # not an xdist worker of this scheduler
+        return
+    scopes: dict[str, list] = {}
+    per_parameter: set[str] = set()
+    for item in items:
+        shared = _shared_fixture_scope(item)
+        scope = shared[0] if shared else item.nodeid
+        if shared and shared[1]:
+            per_parameter.add(scope)
+        scopes.setdefault(scope, []).append(item)
+
+    def cost(scope: str) -> tuple:
+        members = scopes[scope]
+        slow = any(member.get_closest_marker("slow") for member in members)
+        return (scope not in per_parameter, not slow, -len(members))
+
+    order = sorted(scopes, key=cost)  # stable: the collection's order among equals
+    items[:] = [item for scope in order for item in scopes[scope]]
+    path = Path(workerinput[_SCOPES_DIR]) / f"{workerinput['workerid']}.json"
+    path.with_suffix(".tmp").write_text(json.dumps({item.nodeid: scope for scope in order for item in scopes[scope]}))
+    path.with_suffix(".tmp").replace(path)
+
+
+def _scopes_dir(config) -> str:
+    """The controller's folder for the workers' scope files, made on first use, removed at the end."""
+    if not hasattr(config, "_bpe_test_scopes_dir"):
+        config._bpe_test_scopes_dir = tempfile.mkdtemp(prefix="bpe-test-scopes-")
+        config.add_cleanup(lambda: shutil.rmtree(config._bpe_test_scopes_dir, ignore_errors=True))
+    return config._bpe_test_scopes_dir
+
+
+def pytest_configure_node(node):  # the controller, once per worker
+    if node.config.getoption("dist") == "loadscope":
+        node.workerinput[_SCOPES_DIR] = _scopes_dir(node.config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getoption("dist") != "loadscope":
+        return None  # xdist's own scheduler for any other --dist
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FinerScopes(LoadScopeScheduling):
+        scopes: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.scopes is None:
+                written = sorted(Path(_scopes_dir(config)).glob("*.json"))
+                self.scopes = json.loads(written[0].read_text()) if written else {}
+            return self.scopes.get(nodeid) or super()._split_scope(nodeid)
+
+    return FinerScopes(config, log)

@@ -288,19 +288,18 @@ def noisy(lab: str) -> dict:
     return notebook
 
 
-# Each lab's first helper (a function a later task calls) and that later task's function. While the
-# later one is graded, the reference's helper stands in for the learner's (Task.stand_ins).
-HELPER_AND_USER = {
-    "00_pretokenization": ("split_on_special_tokens", "pretokenize"),
-    "01_naive_bpe": ("count_pairs", "train"),
-    "02_incremental": ("pair_count_changes", "merge_and_update"),
-    "03_parallel": ("find_chunk_boundaries", "count_pretokens_in_file"),
-    "04_inverted_index": ("index_words", "train"),
-    "05_heap": ("heap_entry", "pop_best"),
-    "06_encode_decode": ("encode_pretoken", "encode_text"),
-    "07_heap_encoding": ("first_heap", "merge_all"),
-    "08_linear_encoding": ("compatible", "backtrack_encode"),
-}
+def helper_and_user(lab: str) -> tuple[str, str]:
+    """The lab's first helper (a function a later task calls) and the first later task that calls
+    it, read from the graders: while the later one is graded, the reference's helper stands in for
+    the learner's (Task.stand_ins). E.g. ``("count_pairs", "train")`` for lab 01."""
+    from test_stand_ins import lab_tasks
+
+    order = list(dict.fromkeys(cell.functions[0] for cell in test_cells.load(lab)))  # task order
+    tasks = {task.name: task for task in lab_tasks(lab)}
+    pairs = [(order.index(helper.__name__), order.index(user), helper.__name__, user)
+             for user in order if user in tasks for helper in tasks[user].stand_ins if helper.__name__ in order]
+    assert pairs, f"no task of {lab} calls an earlier task's function"
+    return min(pairs)[2:]
 
 
 def solution_cell_of(lab: str, function: str) -> str:
@@ -318,13 +317,13 @@ def with_function(notebook: dict, lab: str, function: str, body: str) -> dict:
 
 def helper_raises(lab: str) -> dict:
     """Complete but for the first helper, which raises: later tasks must not pay for it."""
-    return with_function(complete(lab), lab, HELPER_AND_USER[lab][0], 'raise ValueError("not done yet")')
+    return with_function(complete(lab), lab, helper_and_user(lab)[0], 'raise ValueError("not done yet")')
 
 
 def keeps_a_stand_in(lab: str) -> dict:
     """Complete, but the first helper answers with a stand-in that its user caught while it was
     graded: since tasks are graded in order, the helper is graded before there is one to catch."""
-    helper, user = HELPER_AND_USER[lab]
+    helper, user = helper_and_user(lab)
     notebook = with_function(complete(lab), lab, helper, "return CAUGHT[0](*args, **kwargs)")
     catcher = code_cell("catch", f"CAUGHT = []\n_{user} = {user}\n\ndef {user}(*args, **kwargs):\n"
                                  f"    CAUGHT.append(globals()[{helper!r}])\n    return _{user}(*args, **kwargs)\n")
@@ -497,7 +496,7 @@ def test_a_broken_function_costs_what_the_function_is_worth(batch):
 
 
 def test_a_broken_helper_costs_its_own_task_only(batch):
-    helper = HELPER_AND_USER[batch["lab"]][0]
+    helper = helper_and_user(batch["lab"])[0]
     worth = sum(cell.points for cell in test_cells.load(batch["lab"]) if cell.functions[0] == helper)
     for student in ("helper_raises", "keeps_a_stand_in"):
         assert score(batch, student) == batch["full"] - worth, (student, [(t.name, t.earned) for t in batch["details"][student]])
