@@ -30,14 +30,13 @@ from functools import lru_cache
 from itertools import chain, repeat
 
 from .corpus import encode_utf8
-from .encode.common import MergeTables
+from .encode.common import NOT_A_MERGE, MergeTables
 from .encode.step07_heap import HeapEncoder
 from .pretokenize import PRETOKEN_RE, special_token_regex, split_keeping_special_tokens
 
 DEFAULT_CACHE_SIZE = 1 << 17  # entries kept in each cache; it is emptied when full, so memory is bounded
 SEPARATOR = b"\xff"  # between pretokens when they are cut into pieces: no UTF-8 text holds this byte
 SHORT_PIECE = 16  # bytes; a piece this short is merged in a flat list, a longer one by the heap encoder
-NOT_A_MERGE = 1 << 62  # above every rank
 MAX_CACHED_SEGMENT = 4096  # characters; a longer segment is not stored (its pieces are)
 MAX_CACHED_PIECE = 256  # bytes; a longer piece is not stored
 CACHED_CHARS_PER_KEY = 64  # a cache of n keys also holds at most 64 n characters (or bytes) of keys

@@ -20,6 +20,7 @@ Vocab = Mapping[int, bytes]
 Merges = Sequence[tuple[bytes, bytes]]
 
 NO_TOKEN = -1  # "no such token" in integer tables (faster to test than None in hot loops)
+NOT_A_MERGE = 1 << 62  # a rank above every merge: what encoders give a pair that is not a merge
 
 
 def check_vocab_and_merges(vocab: Vocab, merges: Merges) -> None:

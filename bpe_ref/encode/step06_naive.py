@@ -36,11 +36,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ..pretokenize import PRETOKEN_RE, split_keeping_special_tokens, validate_special_tokens
 from ..train.step01_naive import merge_word, split_into_bytes
-from .common import MergeTables
+from .common import NOT_A_MERGE, MergeTables
 
 Pair = tuple[bytes, bytes]
 
-_NOT_A_MERGE = 1 << 62  # ranks above every merge: "this pair is not a merge"
 
 
 def merge_ranks(merges: Iterable[Pair]) -> dict[Pair, int]:
@@ -67,7 +66,7 @@ def encode_pretoken(pretoken: bytes, ranks: Mapping[Pair, int]) -> list[bytes]:
     """
     word = split_into_bytes(pretoken)
     while len(word) > 1:
-        best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, _NOT_A_MERGE))
+        best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, NOT_A_MERGE))
         if best not in ranks:
             break  # no adjacent pair is a merge: done
         word = merge_word(word, best)  # every occurrence, left to right: "aaa" -> ["aa", "a"]
@@ -105,8 +104,8 @@ class NaiveEncoder:
         parts = list(data)  # token number of a single byte = the byte
         while len(parts) > 1:
             # Merged tokens are numbered by rank: the smallest number is the earliest merge.
-            best = min(rank_of(pair, _NOT_A_MERGE) for pair in zip(parts, parts[1:]))
-            if best == _NOT_A_MERGE:
+            best = min(rank_of(pair, NOT_A_MERGE) for pair in zip(parts, parts[1:]))
+            if best == NOT_A_MERGE:
                 break
             merged: list[int] = []
             i = 0

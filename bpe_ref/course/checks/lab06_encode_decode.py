@@ -144,9 +144,6 @@ check_merge_ranks, check_merge_ranks_properties = task_graders(
 
 # ---- task 2: one pretoken ------------------------------------------------------------------------
 
-_NOT_A_MERGE = 1 << 62
-
-
 def _variant(pretoken: bytes, ranks: dict[Pair, int], pick: Callable[[list[Pair]], Pair | None]) -> list[bytes]:
     """A common wrong encoder, for hints: ``pick`` chooses the pair to merge among the merges present."""
     word = tuple(pretoken[i : i + 1] for i in range(len(pretoken)))
