@@ -24,6 +24,8 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "train": ("bpe_ref.course.bench.train", "time every trainer against HF tokenizers"),
     "encode": ("bpe_ref.course.bench.encode", "encoder and decoder throughput against tiktoken and HF tokenizers"),
     "parallel": ("bpe_ref.course.bench.parallel", "when worker processes pay for counting pretokens (step 03)"),
+    "distributed": ("bpe_ref.course.bench.distributed",
+                    "distinct pretokens, bytes sent, counting and merge rates, Dask on 1 and 2 workers (step 10)"),
 }
 
 
