@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # dask is imported only when a cluster is used: the rest need
     from distributed import Client
 
 __all__ = [
-    "CONNECT_TIMEOUT", "FileRange", "RANGES_PER_WORKER", "check_paths", "connect", "count_pretokens",
+    "CONNECT_TIMEOUT", "FileRange", "RANGES_PER_WORKER", "check_paths", "connect", "corpus_paths", "count_pretokens",
     "count_pretokens_with", "count_range", "merge_two", "plan_ranges", "serial_count", "tree_reduce",
 ]
 
@@ -88,6 +88,14 @@ def check_paths(paths: StrPath | Iterable[StrPath]) -> list[str]:
     folders = [path for path in paths if os.path.isdir(path)]
     if folders:
         raise IsADirectoryError(f"corpus paths must be files, not directories: {', '.join(folders[:5])}")
+    return paths
+
+
+def corpus_paths(paths: StrPath | Iterable[StrPath]) -> list[str]:
+    """:func:`check_paths`, and at least one: an empty list is more likely a glob that matched nothing."""
+    paths = check_paths(paths)
+    if not paths:
+        raise ValueError("no corpus files to count: paths is empty (did a glob pattern match nothing?)")
     return paths
 
 
@@ -168,7 +176,8 @@ def connect(scheduler: str | None = None, num_workers: int | None = None,
 
     ``scheduler=None`` starts a cluster of ``num_workers`` processes on this machine (default: one
     per core), one thread each (counting holds the GIL, so threads would not add speed), and
-    stops it at the end of the block. An address such as ``"tcp://10.0.0.5:8786"`` connects to a
+    stops it at the end of the block. Its logging is silenced: a task's error reaches the caller as
+    the exception the task raised. An address such as ``"tcp://10.0.0.5:8786"`` connects to a
     running cluster (``dask scheduler`` and ``dask worker`` started by hand or by a cluster
     manager); ``num_workers`` must then be ``None``, and the cluster is left running. A scheduler
     that does not answer within ``timeout`` seconds is a ``ConnectionError`` naming its address.
@@ -180,7 +189,7 @@ def connect(scheduler: str | None = None, num_workers: int | None = None,
         if num_workers is not None and (not isinstance(num_workers, int) or num_workers < 1):
             raise ValueError(f"num_workers must be a positive int or None, got {num_workers!r}")
         with LocalCluster(n_workers=num_workers or default_num_workers(), threads_per_worker=1, processes=True,
-                          dashboard_address=":0", silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+                          dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
             yield client
         return
     if not isinstance(scheduler, str):
@@ -205,7 +214,7 @@ def count_pretokens_with(client: Client, paths: StrPath | Iterable[StrPath], spe
     from distributed import as_completed
 
     special_tokens = validate_special_tokens(special_tokens)
-    paths = check_paths(paths)
+    paths = corpus_paths(paths)
     threads = sum(client.nthreads().values())
     if threads == 0:
         raise RuntimeError(f"the Dask cluster at {client.scheduler.address} has no workers: start some with "
@@ -254,6 +263,6 @@ def count_pretokens(paths: StrPath | Iterable[StrPath], special_tokens: Sequence
     unreachable scheduler fail before any counting; ``progress`` shows a bar of the tasks.
     """
     special_tokens = validate_special_tokens(special_tokens)
-    paths = check_paths(paths)
+    paths = corpus_paths(paths)
     with connect(scheduler, num_workers) as client:
         return count_pretokens_with(client, paths, special_tokens, progress=progress)
