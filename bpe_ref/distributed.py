@@ -13,6 +13,10 @@ map and reduce, with step 03's functions doing the work:
 3. :func:`merge_two` (the reduce) adds two count dicts; :func:`tree_reduce` schedules it in
    pairwise rounds, ``ceil(log2(n))`` deep, so the merges of a round run in parallel.
 
+:func:`count_ranges` is the whole count, written once: called plainly it runs here, one range
+after another; with ``as_task=dask.delayed`` the same lines build a Dask task graph.
+:func:`count_pretokens` plans the ranges, starts or joins a cluster (:func:`connect`) and runs it.
+
 **What crosses the network.** Out to the workers: ranges, three small values each, never the
 text (the workers read the files themselves, so every worker must see them at the same path, on
 a shared filesystem). Back: one count dict per range, merged on the workers, then one dict to the
@@ -56,7 +60,8 @@ if TYPE_CHECKING:  # dask is imported only when a cluster is used: the rest need
 
 __all__ = [
     "CONNECT_TIMEOUT", "FileRange", "RANGES_PER_WORKER", "check_paths", "connect", "corpus_paths", "count_pretokens",
-    "count_pretokens_with", "count_range", "merge_two", "plan_ranges", "serial_count", "tree_reduce",
+    "count_pretokens_with", "count_range", "count_ranges", "merge_two", "plan_ranges", "plan_ranges_by_size",
+    "serial_count", "tree_reduce",
 ]
 
 FileRange = tuple[str, int, int]
@@ -163,6 +168,41 @@ def tree_reduce(parts: Sequence[T], combine: Callable[[T, T], T]) -> T:
     return level[0]
 
 
+def count_ranges(ranges: Sequence[FileRange], special_tokens: Sequence[str],
+                 as_task: Callable[[Callable], Callable] | None = None) -> object:
+    """The whole count: :func:`count_range` on each range, then :func:`tree_reduce` with :func:`merge_two`.
+
+    ``as_task`` says where the calls run. ``None`` calls them here, one after another, and returns
+    the counts (the same result as the cluster's: a way to test a map and a reduce without one).
+    ``dask.delayed`` makes each call a task and returns a graph to compute on a cluster
+    (``client.compute(graph).result()``); :func:`count_pretokens_with` passes one that submits
+    each call at once. No ranges: ``{}``.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile(suffix=".txt", delete=False) as file:
+    ...     _ = file.write(b"low low<|eot|>lower")
+    >>> count_ranges([(file.name, 0, 7), (file.name, 7, 19)], ["<|eot|>"])
+    {b'low': 1, b' low': 1, b'lower': 1}
+    """
+    task = as_task or (lambda function: function)
+    parts = [task(count_range)(path, start, end, special_tokens) for path, start, end in ranges]
+    return tree_reduce(parts, task(merge_two)) if parts else {}
+
+
+def plan_ranges_by_size(paths: StrPath | Iterable[StrPath], special_tokens: Sequence[str],
+                        range_bytes: int) -> list[FileRange]:
+    """:func:`plan_ranges` with ranges of about ``range_bytes`` each, however the files' sizes differ.
+
+    A file of ``size`` bytes is cut into ``ceil(size / range_bytes)`` ranges (at least one), so a
+    large file is spread over many workers and a small one is not cut into slivers.
+    :func:`count_pretokens` plans :data:`RANGES_PER_WORKER` ranges per worker this way.
+    """
+    if not isinstance(range_bytes, int) or range_bytes < 1:
+        raise ValueError(f"range_bytes must be a positive int, got {range_bytes!r}")
+    return [piece for path in check_paths(paths)
+            for piece in plan_ranges([path], special_tokens, max(1, -(-os.path.getsize(path) // range_bytes)))]
+
+
 def serial_count(paths: StrPath | Iterable[StrPath], special_tokens: Sequence[str]) -> dict[bytes, int]:
     """What :func:`count_pretokens` returns, counted here, one file after another: the reference."""
     special_tokens = validate_special_tokens(special_tokens)
@@ -219,22 +259,14 @@ def count_pretokens_with(client: Client, paths: StrPath | Iterable[StrPath], spe
     if threads == 0:
         raise RuntimeError(f"the Dask cluster at {client.scheduler.address} has no workers: start some with "
                            f"`dask worker {client.scheduler.address}`")
-    ranges = plan_ranges(paths, special_tokens, max(1, math.ceil(RANGES_PER_WORKER * threads / len(paths))))
+    total_bytes = sum(os.path.getsize(path) for path in paths)
+    ranges = plan_ranges_by_size(paths, special_tokens, max(1, math.ceil(total_bytes / (RANGES_PER_WORKER * threads))))
     if not ranges:
         return {}
-    # Futures rather than delayed values: the same graph, and a progress bar can follow its tasks.
-    tasks = []
-
-    def submit_merge(left, right):
-        tasks.append(client.submit(merge_two, left, right, pure=False))
-        return tasks[-1]
-
-    counted = client.map(count_range, *zip(*ranges), special_tokens=special_tokens, pure=False)
-    tasks.extend(counted)
-    total = tree_reduce(counted, submit_merge)
-    del counted  # only the scheduler holds the partial counts now: each is freed once merged
-    waiting = as_completed(tasks, raise_errors=False)
-    tasks.clear()
+    submitted: list = []
+    total = count_ranges(ranges, special_tokens, as_task=_submitting(client, submitted))
+    waiting = as_completed(submitted, raise_errors=False)
+    submitted.clear()  # only the scheduler holds the partial counts now: each is freed once merged
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -251,6 +283,20 @@ def count_pretokens_with(client: Client, paths: StrPath | Iterable[StrPath], spe
         if bar is not None:
             bar.close()
     return total.result()
+
+
+def _submitting(client: Client, submitted: list) -> Callable[[Callable], Callable]:
+    """An ``as_task`` for :func:`count_ranges` that runs each call on the cluster at once (a
+    future), and keeps the futures in ``submitted`` for a progress bar."""
+
+    def as_task(function: Callable) -> Callable:
+        def submit(*args):
+            submitted.append(client.submit(function, *args, pure=False))
+            return submitted[-1]
+
+        return submit
+
+    return as_task
 
 
 def count_pretokens(paths: StrPath | Iterable[StrPath], special_tokens: Sequence[str], *, scheduler: str | None = None,

@@ -30,8 +30,10 @@ from bpe_ref.distributed import (
     count_pretokens,
     count_pretokens_with,
     count_range,
+    count_ranges,
     merge_two,
     plan_ranges,
+    plan_ranges_by_size,
     serial_count,
     tree_reduce,
 )
@@ -119,9 +121,20 @@ def test_ranges_cover_each_file_and_cut_only_at_special_tokens(tmp_path, corpus,
         for start, _ in own[1:]:
             assert any(content.startswith(t.encode(), start) for t in tokens), f"cut at {start}, not at a special token"
     assert Counter(p for p, _, _ in ranges).keys() <= set(paths)
-    # the map on each range, reduced as a tree, is the serial count
-    counts = [count_range(path, start, end, tokens) for path, start, end in ranges]
-    assert (tree_reduce(counts, merge_two) if counts else {}) == serial_count(paths, tokens)
+    # the map on each range, reduced as a tree, here, is the serial count
+    assert count_ranges(ranges, tokens) == serial_count(paths, tokens)
+
+
+@settings(PROPERTY, max_examples=60)
+@given(corpora(), st.integers(1, 64))
+def test_ranges_by_size_cut_each_file_by_its_own_size(tmp_path, corpus, range_bytes):
+    contents, tokens = corpus
+    paths = write_files(tmp_path, contents)
+    ranges = plan_ranges_by_size(paths, tokens, range_bytes)
+    for path, content in zip(paths, contents):
+        own = [(start, end) for p, start, end in ranges if p == path]
+        assert own == [(s, e) for _, s, e in plan_ranges([path], tokens, max(1, -(-len(content) // range_bytes)))]
+    assert count_ranges(ranges, tokens) == serial_count(paths, tokens)
 
 
 def test_several_files_count_as_if_cut_off_by_a_special_token(write_corpus):
@@ -145,6 +158,8 @@ def test_bad_input_fails_before_any_work(write_corpus, tmp_path):
         count_pretokens([good], EOT)
     with pytest.raises(ValueError, match="ranges_per_file"):
         plan_ranges([good], [EOT], 0)
+    with pytest.raises(ValueError, match="range_bytes"):
+        plan_ranges_by_size([good], [EOT], 0)
     with pytest.raises(ValueError, match="for a local cluster"):
         count_pretokens([good], [EOT], scheduler="tcp://127.0.0.1:1", num_workers=2)
     with pytest.raises(ValueError, match="not a Dask scheduler address: 'localhost'"):
@@ -183,12 +198,12 @@ def test_distributed_counts_equal_serial_counts(client, tmp_path_factory, worker
     check()
 
 
-def test_tree_reduce_builds_a_dask_graph(client, write_corpus):
+def test_count_ranges_builds_a_dask_graph(client, write_corpus):
     paths = [write_corpus(f"story {i}: the cat sat.{EOT}" * 30) for i in range(3)]
     ranges = plan_ranges(paths, [EOT], 3)
-    parts = [dask.delayed(count_range)(*r, [EOT]) for r in ranges]
-    total = tree_reduce(parts, dask.delayed(merge_two))
-    assert client.compute(total).result() == serial_count(paths, [EOT])
+    graph = count_ranges(ranges, [EOT], as_task=dask.delayed)
+    assert isinstance(graph, dask.delayed(merge_two)(1, 2).__class__)
+    assert client.compute(graph).result() == serial_count(paths, [EOT])
 
 
 def test_a_file_that_is_not_utf8_is_named_with_its_offset(client, write_corpus):
