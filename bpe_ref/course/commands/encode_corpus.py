@@ -52,12 +52,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...distributed import check_paths, encoding_model, token_dtype
+    from ...distributed import corpus_paths, encoding_model, token_dtype
     from ...serialization import MERGES_FILENAME, VOCAB_FILENAME
     from ...tokenizer import Tokenizer
 
     # Everything that can be refused is refused before any work: files, model, output, options.
-    paths = check_paths(args.paths)
+    paths = corpus_paths(args.paths)
     if args.workers is not None and args.engine != "dask":
         raise ValueError("--workers is for --engine dask (the local engine encodes in this process)")
     check_engine_arguments(args)
@@ -97,16 +97,11 @@ def run(args: argparse.Namespace) -> int:
 
 def plan(paths: Sequence[str], special_tokens: Sequence[str], min_ranges: int) -> list[tuple[str, int, int]]:
     """Ranges of every file, in order: at most about ``RANGE_BYTES`` each where special tokens
-    allow, and at least ``min_ranges`` in all (shared out by size) so that every worker has work."""
-    from ...distributed import plan_ranges
+    allow, and about ``min_ranges`` or more in all, so that every worker has work."""
+    from ...distributed import plan_ranges_by_size
 
-    total = sum(os.path.getsize(path) for path in paths) or 1
-    ranges = []
-    for path in paths:
-        size = os.path.getsize(path)
-        wanted = max(math.ceil(size / RANGE_BYTES), math.ceil(min_ranges * size / total), 1)
-        ranges.extend(plan_ranges([path], special_tokens, wanted))
-    return ranges
+    total = sum(os.path.getsize(path) for path in paths)
+    return plan_ranges_by_size(paths, special_tokens, max(1, min(RANGE_BYTES, math.ceil(total / min_ranges))))
 
 
 def write_npy(out: Path, dtype: str, lengths: Sequence[int], fetch: Callable[[int], object]) -> int:
