@@ -86,6 +86,13 @@ PAGES: dict[str, dict[str, str | None]] = {
         "previous": "theory/07-heap-encoding.md",
         "next": None,  # page 09 is not written yet
     },
+    "10-beyond-one-machine.md": {
+        "lab": "labs/10_distributed/10_distributed.ipynb",
+        "module": "bpe_ref/distributed.py",
+        "answers": "theory/drills/10-answers.md",
+        "previous": "theory/08-linear-encoding.md",  # page 09 is not written yet: the last page before it
+        "next": None,  # the last step
+    },
 }
 ANSWERS = [REPO_ROOT / links["answers"] for links in PAGES.values()]
 MARKDOWN_FILES = [THEORY / "README.md", *(THEORY / page for page in PAGES), *ANSWERS]
@@ -999,3 +1006,24 @@ def test_page07_traces_and_drill_facts():
     assert steps[4].entry == (1, 0) and dict(steps[4].parts)[0] == b"aa"  # exists, but starts (aa, aa)
     _, steps = trace(b" worked", WORK_MERGES)
     assert steps[4].entry == (5, 5) and steps[4].heap == ((6, 0),)  # the new pair starts at the left neighbour
+
+
+def test_page10_worked_example_prose():
+    """The hand trace of page 10: sizes, guesses and cuts of the two example files."""
+    import tempfile
+
+    from bpe_ref.course.figures.beyond_one_machine import EXAMPLE_FILES, example_run
+    from bpe_ref.train.step03_parallel import find_chunk_boundaries
+
+    text = read(THEORY / "10-beyond-one-machine.md")
+    section_text = section(text, "## Worked example")
+    with tempfile.TemporaryDirectory() as tmp:
+        run = example_run(Path(tmp))
+        for (name, body), path in zip(EXAMPLE_FILES.items(), run["paths"]):
+            size = len(body.encode("utf-8"))
+            token_at = body.index("<|endoftext|>")
+            assert f"`{name}` is {size} bytes" in section_text or f"`{name}` ({size} bytes)" in section_text
+            assert f"guesses `{size} // 2 = {size // 2}`" in section_text or f"guess {size // 2}, token at {token_at}" in section_text
+            assert find_chunk_boundaries(path, 2, [b"<|endoftext|>"]) == [0, token_at, size]
+    assert run["total"][b" cat"] == 2 and sum(run["total"].values()) == 15
+    assert "` hatthe`" in section_text and b" hatthe" in run["joined"]

@@ -199,7 +199,7 @@ def hash_merges(merges: list) -> str:
 def dask_scaling(repeats: int, directory: Path) -> dict:
     """A 16 MiB corpus counted serially here, and with ``count_pretokens_with`` on a local cluster of
     1 and 2 worker processes; cluster start and a tiny task's round trip timed apart."""
-    from ...distributed import connect, count_pretokens_with, serial_count
+    from ...distributed import connect, count_pretokens_with, count_range, plan_ranges, serial_count
     from ...train.step03_parallel import count_pretokens_in_file
 
     path = directory / "tinystories_16MiB.txt"
@@ -208,11 +208,17 @@ def dask_scaling(repeats: int, directory: Path) -> dict:
     result: dict = {"bytes": path.stat().st_size,
                     "serial_seconds": timed(lambda: count_pretokens_in_file(path, SPECIAL_TOKENS, 1), repeats),
                     "workers": []}
+    one_range = plan_ranges([path], SPECIAL_TOKENS, DASK_CORPUS_COPIES // 2)[0]
+    result["one_range"] = {"bytes": one_range[2] - one_range[1],
+                           "here_seconds": timed(lambda: count_range(*one_range, SPECIAL_TOKENS), repeats)}
     for workers in (1, 2):
         started = time.perf_counter()
         with connect(None, workers) as client:
             client.submit(abs, -1, pure=False).result()  # every worker up and answering
             start_seconds = time.perf_counter() - started
+            if workers == 1:  # the same call as a task: what running on a worker costs by itself
+                result["one_range"]["worker_seconds"] = timed(
+                    lambda: client.submit(count_range, *one_range, SPECIAL_TOKENS, pure=False).result(), repeats)
             counted: list = []
             seconds = timed(lambda: counted.append(count_pretokens_with(client, [path], SPECIAL_TOKENS)), repeats)
             assert counted[0] == reference, "the Dask count differs from the serial count"

@@ -220,11 +220,15 @@ def scaling_snippet() -> str:
         rows.append([f"Dask, {w['workers']} worker{'s' if w['workers'] > 1 else ''}", f"{w['start_seconds']:.2f}",
                      f"{w['count_seconds']:.2f}", f"{dask['serial_seconds'] / w['count_seconds']:.2f}×",
                      f"{w['round_trip_seconds'] * 1000:.1f}"])
+    one = dask["one_range"]
     return (measured_by() + f". A {dask['bytes'] / 2**20:.0f} MiB TinyStories file (the 2 MiB sample repeated), "
             "counted whole in one process and with `count_pretokens_with` on a local cluster (cluster started "
             "once, not counted in the time):\n\n"
             + markdown_table(["counted by", "cluster start (s)", "count (s)", "speed-up", "one task's round trip (ms)"],
-                             rows, align="lrrrr"))
+                             rows, align="lrrrr")
+            + f"\nOne range of {one['bytes'] / 2**20:.0f} MiB, counted by `count_range`: {one['here_seconds']:.2f} s "
+            f"called here, {one['worker_seconds']:.2f} s as a task on the 1-worker cluster "
+            f"({one['worker_seconds'] / one['here_seconds']:.1f} times as long).\n")
 
 
 # ---------------------------------------------------------------------------------------------
