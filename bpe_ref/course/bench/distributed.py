@@ -202,6 +202,9 @@ def dask_scaling(repeats: int, directory: Path) -> dict:
     from ...distributed import connect, count_pretokens_with, count_range, plan_ranges, serial_count
     from ...train.step03_parallel import count_pretokens_in_file
 
+    import os
+
+    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     path = directory / "tinystories_16MiB.txt"
     path.write_bytes(TINYSTORIES_2MIB.read_bytes() * DASK_CORPUS_COPIES)
     reference = serial_count([path], SPECIAL_TOKENS)
@@ -229,6 +232,9 @@ def dask_scaling(repeats: int, directory: Path) -> dict:
             round_trip_seconds = timed(round_trip, ROUND_TRIPS)
         result["workers"].append({"workers": workers, "start_seconds": start_seconds, "count_seconds": seconds,
                                   "round_trip_seconds": round_trip_seconds})
+    # The 1-minute load average around the measurement: above the number of cores, other work was
+    # competing with it, and the timings are slower than on an idle machine.
+    result["load_average"] = [load_before, os.getloadavg()[0] if hasattr(os, "getloadavg") else None]
     return result
 
 

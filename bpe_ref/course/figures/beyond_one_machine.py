@@ -228,7 +228,19 @@ def scaling_snippet() -> str:
                              rows, align="lrrrr")
             + f"\nOne range of {one['bytes'] / 2**20:.0f} MiB, counted by `count_range`: {one['here_seconds']:.2f} s "
             f"called here, {one['worker_seconds']:.2f} s as a task on the 1-worker cluster "
-            f"({one['worker_seconds'] / one['here_seconds']:.1f} times as long).\n")
+            f"({one['worker_seconds'] / one['here_seconds']:.1f} times as long)."
+            + load_sentence(dask.get("load_average")) + "\n")
+
+
+def load_sentence(load: list | None) -> str:
+    """What the machine was doing meanwhile: its 1-minute load average before and after."""
+    if not load or None in load:
+        return ""
+    cores = results()["machine"].split(" cores")[0].rsplit(" ", 1)[-1]
+    busy = max(load) > float(cores) if cores.isdigit() else False
+    return (f" The machine's load average (1 minute) was {load[0]:.1f} before these runs and {load[1]:.1f} after, on "
+            f"{cores} cores" + (": other work was sharing the cores, so read the ratios with that in mind." if busy
+                                else "."))
 
 
 # ---------------------------------------------------------------------------------------------
