@@ -1027,3 +1027,34 @@ def test_page10_worked_example_prose():
             assert find_chunk_boundaries(path, 2, [b"<|endoftext|>"]) == [0, token_at, size]
     assert run["total"][b" cat"] == 2 and sum(run["total"].values()) == 15
     assert "` hatthe`" in section_text and b" hatthe" in run["joined"]
+
+
+def test_page10_prose_claims():
+    """What page 10's prose says about its measured tables still holds for the committed results."""
+    from bpe_ref.course.figures import beyond_one_machine as page10
+
+    text = " ".join(read(THEORY / "10-beyond-one-machine.md").split())  # the prose, its line breaks ignored
+    rates = page10.rates()
+    rows = {row["name"]: row for row in page10.cost_model()}
+    assert "a thousand cores bring even 10 TB under an hour" in text
+    assert rows["10 TB"]["cores"] < 3600
+    assert "One core needs minutes for a gigabyte, hours for 100 GB and weeks for 10 TB" in text
+    assert 60 <= rows["1 GB"]["one_core"] < 3600 and 3600 <= rows["100 GB"]["one_core"] < 86400
+    assert rows["10 TB"]["one_core"] >= 7 * 86400
+    assert "500 MB take over a minute on one core" in text and 500e6 / rates["count_bytes_per_second"] > 60
+    for label in page10.COST_FITS:  # "one to two orders of magnitude smaller than the text read"
+        for row in rows.values():
+            assert 10 <= row["bytes"] / row[label]["sent"] <= 1000
+    tiny, novel = page10.COST_FITS
+    assert "For repetitive text it stays at minutes" in text and rows["10 TB"][tiny]["merge_loop"] < 3600
+    assert "it reaches hours at 10 TB" in text and rows["10 TB"][novel]["merge_loop"] >= 3600
+    assert "about an hour at most on the 1 GB and 100 GB rows" in text
+    assert all(rows[n][label]["merge_loop"] < 5400 for n in ("1 GB", "100 GB") for label in page10.COST_FITS)
+    network = page10.results()["network"]["rows"]
+    assert "the pair counts of the first merge are smaller even than the pretoken counts" in text
+    assert all(row["pair_count_bytes"] < row["count_bytes"] for row in network)
+    assert "at 16 KiB per range that is half the text" in text
+    smallest = min(network, key=lambda row: row["text_bytes"] / row["ranges"])
+    assert 1.6 < smallest["text_bytes"] / smallest["count_bytes"] < 2.5
+    assert "(about 80 bytes an entry, measured)" in text and 70 <= rates["memory_bytes_per_entry"] <= 90
+    assert "about 12 bytes an entry" in text and round(rates["entry_bytes"]) == 12
