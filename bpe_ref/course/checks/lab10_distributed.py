@@ -171,7 +171,7 @@ def tree_hint(args: tuple, expected: object, got: object) -> str | None:
     if _leaves_in_order(got) != parts:
         return ("the parts are not all there, once each and in order: combine neighbours, the left one first, and carry "
                 "the odd one out (the last, when a round has an odd number) to the next round unchanged")
-    if len(parts) > 2 and _depth(got) == len(parts) - 1:
+    if _depth(got) == len(parts) - 1 > _depth(expected):
         return ("a chain, len(parts) - 1 merges deep: each merge waits for the one before. Combine the parts in "
                 "rounds: pair 0 with 1, 2 with 3, ..., then pair the results the same way, ceil(log2(n)) rounds")
     if _depth(got) == _depth(expected):
