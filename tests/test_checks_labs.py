@@ -1253,14 +1253,12 @@ def test_lab10_plans_with_lists_empty_ranges_or_missing_files_get_hints(lab10):
         return [(path, 0, os.path.getsize(path)) for path in paths if not special_tokens] or plan(
             paths, special_tokens, ranges_per_file) + [(paths[-1], 0, 0)]
 
-    import os
-
     assert "hint: an empty range" in failure(graders.check_plan_ranges, with_empty)
 
-    def one_text(paths, special_tokens, ranges_per_file):  # the files as one text: ranges span files
+    def first_file_only(paths, special_tokens, ranges_per_file):
         return plan(paths[:1], special_tokens, ranges_per_file)
 
-    assert "hint: fewer ranges than expected" in failure(graders.check_plan_ranges, one_text)
+    assert "hint: fewer ranges than expected" in failure(graders.check_plan_ranges, first_file_only)
 
 
 def test_lab10_a_count_of_no_ranges_is_an_empty_dict(lab10):
