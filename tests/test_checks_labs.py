@@ -1196,3 +1196,76 @@ def append_counts(pieces, ranks):
     return [prefix_token_counts(last_tokens(piece, ranks))[-1] for piece in pieces]
 """, "append_counts")
     assert failure(graders.check_stretch_appender, last_piece_only).startswith("append_counts(")
+
+
+# ---- lab 10 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab10():
+    return load_graders("10_distributed"), solution_namespace("10_distributed")
+
+
+def test_lab10_a_reduce_that_adds_into_its_argument_is_told_why_it_must_not(lab10):
+    graders, _ = lab10
+
+    def merge_two(left, right):
+        for pretoken, count in right.items():
+            left[pretoken] = left.get(pretoken, 0) + count
+        return left
+
+    message = failure(graders.check_merge_two, merge_two)
+    assert "['left after the call']" in message and "hint: merge_two changed its argument left" in message
+
+
+def test_lab10_a_chain_or_a_misplaced_odd_part_is_not_the_tree(lab10):
+    graders, _ = lab10
+
+    def chain(parts):
+        tree = parts[0]
+        for part in parts[1:]:
+            tree = (tree, part)
+        return tree
+
+    message = failure(graders.check_tree_shape, chain)
+    assert message.splitlines()[0] == "tree_shape(parts=[0, 1, 2, 3, 4]): expected (((0, 1), (2, 3)), 4), got ((((0, 1), 2), 3), 4)"
+    assert "hint: a chain, len(parts) - 1 merges deep" in message
+
+    def odd_first(parts):  # carries the first part instead of the last
+        level = list(parts)
+        while len(level) > 1:
+            rest = level[len(level) % 2:]
+            level = level[: len(level) % 2] + [(rest[i], rest[i + 1]) for i in range(0, len(rest), 2)]
+        return level[0]
+
+    assert "hint: the right depth but another tree" in failure(graders.check_tree_shape, odd_first)
+
+
+def test_lab10_plans_with_lists_empty_ranges_or_missing_files_get_hints(lab10):
+    import os
+
+    graders, solutions = lab10
+    plan = solutions["plan_ranges"]
+    assert "hint: each range is a tuple" in failure(
+        graders.check_plan_ranges, lambda paths, tokens, n: [list(r) for r in plan(paths, tokens, n)])
+
+    def with_empty(paths, special_tokens, ranges_per_file):
+        return [(path, 0, os.path.getsize(path)) for path in paths if not special_tokens] or plan(
+            paths, special_tokens, ranges_per_file) + [(paths[-1], 0, 0)]
+
+    assert "hint: an empty range" in failure(graders.check_plan_ranges, with_empty)
+
+    def first_file_only(paths, special_tokens, ranges_per_file):
+        return plan(paths[:1], special_tokens, ranges_per_file)
+
+    assert "hint: fewer ranges than expected" in failure(graders.check_plan_ranges, first_file_only)
+
+
+def test_lab10_a_count_of_no_ranges_is_an_empty_dict(lab10):
+    graders, solutions = lab10
+
+    def count_ranges(ranges, special_tokens, as_task=None):
+        parts = [solutions["count_range"](*r, special_tokens) for r in ranges]
+        return solutions["tree_reduce"](parts, solutions["merge_two"]) if parts else None
+
+    assert "hint: no ranges: return {}" in failure(graders.check_count_ranges, count_ranges)

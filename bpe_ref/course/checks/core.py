@@ -168,22 +168,31 @@ def _files_folder(learner: Any) -> Path:
     return folder
 
 
+def _holds_file(value: Any) -> bool:
+    return isinstance(value, CorpusFile) or (
+        isinstance(value, (list, tuple)) and any(_holds_file(item) for item in value))
+
+
 def materialized(args: tuple, learner: Any) -> tuple:
     """``args`` with each :class:`CorpusFile` written to disk (again, every call: a call of the
-    learner's cannot change what the next one reads) and replaced by its path, a ``str``."""
-    if not any(isinstance(arg, CorpusFile) for arg in args):
+    learner's cannot change what the next one reads) and replaced by its path, a ``str``; also
+    inside lists and tuples (lab 10's lists of files, and of ``(path, start, end)`` ranges)."""
+    if not any(_holds_file(arg) for arg in args):
         return args
     import hashlib
 
     folder = _files_folder(learner)
-    real = []
-    for arg in args:
-        if isinstance(arg, CorpusFile):
-            path = folder / f"corpus_{hashlib.sha256(arg.data).hexdigest()[:16]}.txt"
-            path.write_bytes(arg.data)
-            arg = str(path)
-        real.append(arg)
-    return tuple(real)
+
+    def real(value: Any) -> Any:
+        if isinstance(value, CorpusFile):
+            path = folder / f"corpus_{hashlib.sha256(value.data).hexdigest()[:16]}.txt"
+            path.write_bytes(value.data)
+            return str(path)
+        if isinstance(value, (list, tuple)) and _holds_file(value):
+            return type(value)(real(item) for item in value)
+        return value
+
+    return tuple(real(arg) for arg in args)
 
 
 def short_repr(value: Any, limit: int = SHORT_REPR_CHARS) -> str:
