@@ -2,7 +2,7 @@
 
 One local cluster, started by ``bpe_ref.distributed.connect`` and scaled to 1, 2 and 4 workers in
 turn, serves every example (a cluster's start costs seconds; an example, a fraction of one). One
-test starts a scheduler and a worker with Dask's command-line programs, as on a real cluster, and
+test starts a scheduler and two workers with Dask's command-line programs, as on a real cluster, and
 one lets ``count_pretokens`` start and stop its own cluster.
 """
 
@@ -223,7 +223,7 @@ def test_count_pretokens_starts_and_stops_its_own_cluster(write_corpus, capsys):
 
 @pytest.fixture
 def cli_cluster(tmp_path):
-    """A scheduler and a worker started by Dask's command-line programs, as on a real cluster."""
+    """A scheduler and two workers started by Dask's command-line programs, as on a real cluster."""
     scheduler_file = tmp_path / "scheduler.json"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(bpe_ref.__file__).parent.parent),
                                                           os.environ.get("PYTHONPATH", "")]))
@@ -237,8 +237,9 @@ def cli_cluster(tmp_path):
             assert time.monotonic() < deadline, "dask scheduler did not start"
             time.sleep(0.1)
         address = json.loads(scheduler_file.read_text())["address"]
-        started.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads",
-                                         "1", "--no-nanny", "--no-dashboard"], **quiet))
+        for _ in range(2):  # two worker processes, as two machines would run them
+            started.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address,
+                                             "--nthreads", "1", "--no-nanny", "--no-dashboard"], **quiet))
         yield address
     finally:
         for process in reversed(started):  # only the processes started here, by their ids
@@ -254,5 +255,5 @@ def cli_cluster(tmp_path):
 def test_a_cluster_given_by_address(cli_cluster, write_corpus):
     paths = [write_corpus(f"é字 the cat{EOT}sat" * 40), write_corpus(f"{EOT}mat{EOT}")]
     with connect(cli_cluster) as client:
-        client.wait_for_workers(1, timeout=60)
+        client.wait_for_workers(2, timeout=60)
     assert count_pretokens(paths, [EOT], scheduler=cli_cluster) == serial_count(paths, [EOT])
