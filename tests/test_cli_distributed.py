@@ -150,6 +150,17 @@ def test_encode_corpus_cuts_never_change_the_ids(tmp_path_factory, documents, to
     assert np.load(folder / "ids.npy").tolist() == serial_ids(folder / "model", [path], tokens)
 
 
+@pytest.mark.parametrize("engine", ["local", "dask"])
+def test_encode_corpus_of_empty_files_writes_an_empty_array(engine, tmp_path, model, scheduler):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("", encoding="utf-8")
+    dask = ["--engine", "dask", "--scheduler", scheduler] if engine == "dask" else []
+    assert main(["encode-corpus", str(empty), str(empty), "--model", str(model), "--out", str(tmp_path / "ids.npy"),
+                 "--no-progress", *dask]) == 0
+    ids = np.load(tmp_path / "ids.npy")
+    assert ids.dtype == np.uint16 and ids.shape == (0,)
+
+
 def test_a_vocabulary_past_uint16_is_written_as_uint32_and_said(tmp_path, corpus, model, capsys):
     vocab = json.loads((model / "vocab.json").read_text(encoding="utf-8"))
     vocab[EOT] = 70_000  # the special token's id: past 65,535

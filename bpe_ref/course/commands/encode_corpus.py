@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         total = encode_here(ranges, model, dtype, args.out, progress)
     seconds = time.perf_counter() - started
     print(f"wrote {args.out}: {plural(total, 'token')} ({dtype}) from {plural(size, 'byte')} in "
-          f"{plural(len(ranges), 'range')}, {seconds:.2f} s, {size / max(total, 1):.2f} bytes per token")
+          f"{plural(len(ranges), 'range')}, {seconds:.2f} s" + (f", {size / total:.2f} bytes per token" if total else ""))
     return 0
 
 
@@ -156,6 +156,8 @@ def encode_on_dask(client, ranges: list[tuple[str, int, int]], model, dtype: str
 
     from ...distributed import encode_range
 
+    if not ranges:  # only empty files: nothing to send
+        return write_npy(out, dtype, [], lambda i: None)
     [model_on_workers] = client.scatter([model], broadcast=True)
     futures = client.map(encode_range, *zip(*ranges), model=model_on_workers, dtype=dtype, pure=False)
     bar = None
