@@ -227,3 +227,17 @@ def test_encode_corpus_refuses_bad_options_in_one_line(arguments, message, tmp_p
     line = error_line(capsys)
     assert line.startswith("error: ") and message in line
     assert list(tmp_path.iterdir()) == []
+
+
+def test_dask_sends_a_count_dict_as_its_pickle():
+    """Page 10 measures what crosses the network by pickling the counts: Dask's own choice for them."""
+    import pickle
+
+    from distributed.protocol import serialize
+
+    from bpe_ref.distributed import count_range
+
+    counts = count_range(str(STORIES), 0, STORIES.stat().st_size, [EOT])
+    header, frames = serialize(counts)
+    assert header["serializer"] == "pickle"
+    assert sum(len(frame) for frame in frames) == len(pickle.dumps(counts, protocol=5))
