@@ -58,6 +58,7 @@ def check_input(path: Path, vocab_size: int, special_tokens: tuple[str, ...]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from ...corpus import read_corpus
     from ...serialization import save_vocab_and_merges
     from ...tokenizer import Tokenizer
 
@@ -82,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
           + ("" if len(vocab) == args.vocab_size else " (stopped early: no pair left to merge)"))
     if args.engine == "local":
         tokenizer = Tokenizer(vocab, merges, special_tokens)
-        tokens = sum(len(tokenizer.encode(path.read_text(encoding="utf-8"))) for path in paths)
+        tokens = sum(len(tokenizer.encode(read_corpus(path))) for path in paths)  # bytes decoded: \r\n kept
         print(f"compression on the training text: {plural(size, 'byte')} -> {plural(tokens, 'token')} = "
               f"{size / max(tokens, 1):.2f} bytes per token")
     else:  # reading the whole corpus here is what the cluster was for
