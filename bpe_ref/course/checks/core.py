@@ -339,6 +339,7 @@ def _provided_module(name: str, provided: tuple[str, ...]) -> bool:
     return any(name == f"{PACKAGE_NAME}.{module}" for module in provided)
 
 
+@functools.lru_cache(maxsize=4096)  # asked for every bpe_ref function on every call of a learner's function
 def _provided_file(filename: str, provided: tuple[str, ...]) -> bool:
     try:
         path = Path(filename).resolve()
@@ -461,13 +462,25 @@ _TRAP_CODE = _trap_code()
 _TRAP_KEYWORD = "_bpe_ref_reference_called"
 
 
+_REFERENCE_FUNCTIONS_CACHE: dict[tuple, list[types.FunctionType]] = {}
+
+
 def _reference_functions(provided: tuple[str, ...] = ()) -> list[types.FunctionType]:
     """Every function of the ``bpe_ref`` modules the learner can reach through ``sys.modules``
-    (but those of the ``provided`` modules)."""
+    (but those of the ``provided`` modules). Looked up again only when those modules changed: a
+    property test calls the learner's function hundreds of times, and a search costs milliseconds."""
+    modules = [(name, module) for name, module in list(sys.modules.items())
+               if (name == PACKAGE_NAME or name.startswith(PACKAGE_NAME + ".")) and module is not None]
+    key = (provided, tuple((name, id(module), len(vars(module))) for name, module in modules))
+    if key not in _REFERENCE_FUNCTIONS_CACHE:
+        _REFERENCE_FUNCTIONS_CACHE.clear()
+        _REFERENCE_FUNCTIONS_CACHE[key] = _search_reference_functions(modules, provided)
+    return _REFERENCE_FUNCTIONS_CACHE[key]
+
+
+def _search_reference_functions(modules: list[tuple[str, types.ModuleType]], provided: tuple[str, ...]) -> list[types.FunctionType]:
     found: dict[int, types.FunctionType] = {}
-    for name, module in list(sys.modules.items()):
-        if not (name == PACKAGE_NAME or name.startswith(PACKAGE_NAME + ".")) or module is None:
-            continue
+    for _, module in modules:
         for value in list(vars(module).values()):
             candidates = [value]
             if isinstance(value, type):
