@@ -458,6 +458,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .nbgrader_main import skip_unused_schema_formats
+
+    skip_unused_schema_formats()  # this process reads the gradebook with nbgrader's API
     if args.class_lab:
         try:
             return print_class_report(class_report(args.course, args.class_lab), args.class_lab)

@@ -293,7 +293,7 @@ def nbgrader_environment() -> dict[str, str]:
 def run_nbgrader(arguments: Sequence[str], course_dir: Path, timeout: float | None = None) -> subprocess.CompletedProcess:
     """``python -m nbgrader ARGUMENTS`` in ``course_dir``, output captured (text)."""
     return subprocess.run(
-        [sys.executable, "-m", "nbgrader", *arguments],
+        [sys.executable, "-m", "bpe_ref.course.nbgrader_main", *arguments],  # nbgrader, started faster
         cwd=course_dir,
         env=nbgrader_environment(),
         capture_output=True,
