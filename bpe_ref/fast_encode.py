@@ -74,6 +74,24 @@ def segment_pattern() -> re.Pattern:
     return re.compile(f"[{space}]*[^{space}]+|[{space}]+")
 
 
+@lru_cache(maxsize=1)
+def ascii_pretoken_pattern() -> re.Pattern:
+    """The GPT-2 pattern (:data:`~bpe_ref.pretokenize.GPT2_PATTERN`) for ASCII text only, run by ``re``.
+
+    On ASCII, ``\\p{L}`` is ``[A-Za-z]``, ``\\p{N}`` is ``[0-9]`` and ``\\s`` is ``[\\t\\n\\x0b\\x0c\\r ]``
+    (the pattern's ``\\s`` is Unicode's White_Space, which leaves out ``\\x1c``-``\\x1f``), so this
+    pattern finds the same pretokens in an ASCII segment (the tests check it), in about a third
+    of the time: on a short segment, most of the time is the call, and ``re``'s is cheaper.
+
+    >>> ascii_pretoken_pattern().findall("It's 42 o'clock!")
+    ['It', "'s", ' 42', ' o', "'", 'clock', '!']
+    """
+    space = r"\t\n\x0b\x0c\r "
+    return re.compile(
+        rf"'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^{space}A-Za-z0-9]+|[{space}]+(?![^{space}])|[{space}]+"
+    )
+
+
 # ------------------------------------------------------------------------ pieces of a pretoken
 
 
@@ -226,11 +244,12 @@ class FastEncoder:
         self._tables = tables
         self._cut: Callable[[bytes], list[bytes]] | None = None  # built for the first non-ASCII segment
         pretokens = PRETOKEN_RE.findall
+        ascii_pretokens = ascii_pretoken_pattern().findall
         utf8 = str.encode
 
         def encode_segment(segment: str) -> tuple[int, ...]:
             if segment.isascii():
-                found = map(utf8, pretokens(segment))  # ASCII is never cut: the pieces are the pretokens
+                found = map(utf8, ascii_pretokens(segment))  # ASCII is never cut: the pieces are the pretokens
             else:
                 # The pretokens' bytes, each followed by 0xFF (no UTF-8 byte): the pattern cuts
                 # the pieces out of them, and never joins across 0xFF (a pretoken boundary).
