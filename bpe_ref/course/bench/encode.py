@@ -16,7 +16,7 @@ All with GPT-2's vocabulary (tiktoken and HF are built offline from the shipped 
    slice of the text, paired with tiktoken on the same slice.
 3. **Decoding throughput**: ``decode`` (to str) and ``decode_bytes`` against tiktoken and HF.
 4. **Worst case**: one piece that the pretokenizer cannot split (random lowercase letters;
-   random CJK ideographs), at sizes doubling from 10 k to 160 k characters; the time of each
+   random CJK ideographs), at sizes doubling from 10 k to 160 k characters; the CPU time of each
    encoder (median of repeats) and the exponent ``k`` of the fitted ``time ~ size^k``. Encoders
    that are slow by design stop growing once a run takes longer than ``--budget`` seconds.
    Every measured output is checked against tiktoken's ids.
@@ -69,15 +69,17 @@ TARGET_EXPONENT = 1.15
 TARGET_DECODE = 0.3
 
 
-def timed(fn: Callable[[], object]) -> float:
-    """Seconds for one call, with the garbage collector off (as ``timeit`` does)."""
+def timed(fn: Callable[[], object], clock: Callable[[], float] = time.perf_counter) -> float:
+    """Seconds for one call, with the garbage collector off (as ``timeit`` does). ``clock`` is
+    wall time by default; ``time.process_time`` counts only this process's CPU time, which
+    other processes on a shared machine cannot inflate by taking the CPU away."""
     gc.collect()
     enabled = gc.isenabled()
     gc.disable()
     try:
-        start = time.perf_counter()
+        start = clock()
         fn()
-        return time.perf_counter() - start
+        return clock() - start
     finally:
         if enabled:
             gc.enable()
@@ -305,10 +307,12 @@ def measure_worst_case(tok, tk, hf, sizes: tuple[int, ...], budget: float, repea
             for label, encode in contenders.items():
                 if label in stopped:
                     continue
-                first = timed(lambda: encode(text))
+                # CPU time: a growth exponent compares runs made minutes apart, which no round
+                # pairs up, so wall time would fold the load of those minutes into the exponent.
+                first = timed(lambda: encode(text), time.process_time)
                 seconds = [first]
                 if first * repeats < budget:  # repeat what is cheap; one run of what is slow
-                    seconds += [timed(lambda: encode(text)) for _ in range(repeats - 1)]
+                    seconds += [timed(lambda: encode(text), time.process_time) for _ in range(repeats - 1)]
                 if encode(text) != expected:
                     raise AssertionError(f"{label} disagrees with tiktoken on {name}, {size} characters")
                 results[name][label].append((size, median(seconds)))
@@ -505,7 +509,7 @@ def run(args: argparse.Namespace) -> int:
          enc_headers, enc_rows),
         (f"Each encoder, uncached, on the first {slice_mb:.2f} MB", encoders_headers, encoders_rows),
         ("Decoding the same text", dec_headers, dec_rows),
-        (f"Worst case: one piece the pretokenizer cannot split (median of up to {WORST_CASE_REPEATS} runs; "
+        (f"Worst case: one piece the pretokenizer cannot split (CPU time, median of up to {WORST_CASE_REPEATS} runs; "
          f"budget {args.budget:g} s)",
          worst_headers, worst_rows),
     ]
@@ -570,7 +574,9 @@ def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, check
         "tokenizer), *cold* that it was emptied before each call (tables already built). HF",
         "`tokenizers` uses both cores in `encode_batch`; on TinyStories the ratio is taken against the",
         "faster of its two batchings, on the four corpora against a batch of lines. The garbage",
-        "collector is off during each timed call.",
+        "collector is off during each timed call. The worst case times each encoder alone, size after",
+        "size, minutes apart: no round pairs it with a peer, so it counts CPU time (`time.process_time`),",
+        "which load from other processes inflates far less than wall time.",
         "",
         "![first call and warm against tiktoken on four corpora](corpora.png)",
         "",
@@ -611,7 +617,10 @@ def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, check
         "  spreads over the 2 cores, so its figure depends on how busy the second core is (other work was",
         "  running on this machine). Compare with the ratio in the targets table, measured round by round.",
         "- Worst case: `backtrack` and `table` are linear by construction (each position is visited a bounded",
-        "  number of times); `heap` is O(n log n), which looks linear at these sizes. `naive` finds the",
+        "  number of times); `heap` is O(n log n), which looks linear at these sizes. Timed in wall time on",
+        "  a loaded machine, their CJK exponents once came out at 1.3: the large sizes, run once each, had",
+        "  taken 7-10 times their quiet time, the small ones (medians of 5) 2-3 times; in CPU time they",
+        "  measure 0.9-1.1. `naive` finds the",
         "  lowest-rank pair by scanning the whole piece, once per distinct merge applied: that count grows",
         "  with the piece (up to n for adversarial text), so its exponent lies between 1 and 2, higher on",
         "  letters (many GPT-2 merges apply) than on CJK ideographs (few do).",
