@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
-from itertools import chain, repeat
+from itertools import chain, filterfalse, repeat
 
 from .corpus import encode_utf8
 from .encode.common import NOT_A_MERGE, MergeTables
@@ -37,6 +37,7 @@ from .pretokenize import PRETOKEN_RE, special_token_regex, split_keeping_special
 DEFAULT_CACHE_SIZE = 1 << 17  # entries kept in each cache; it is emptied when full, so memory is bounded
 SEPARATOR = b"\xff"  # between pretokens when they are cut into pieces: no UTF-8 text holds this byte
 SHORT_PIECE = 16  # bytes; a piece this short is merged in a flat list, a longer one by the heap encoder
+SHORT_PRETOKEN = 4  # characters; until a longer pretoken that is not ASCII comes, none is cut into pieces
 MAX_CACHED_SEGMENT = 4096  # characters; a longer segment is not stored (its pieces are)
 MAX_CACHED_PIECE = 256  # bytes; a longer piece is not stored
 CACHED_CHARS_PER_KEY = 64  # a cache of n keys also holds at most 64 n characters (or bytes) of keys
@@ -249,7 +250,9 @@ class FastEncoder:
 
     ``special_token_ids`` maps each special token to its id, in the tokenizer's order;
     ``cache_size`` bounds each cache. Nothing is built before the first text needs it: the
-    pattern of pieces waits for the first pretoken that is not ASCII.
+    pattern of pieces waits for the first pretoken that is not ASCII and is longer than
+    :data:`SHORT_PRETOKEN` characters (building it takes 5 ms for GPT-2, a tenth of encoding a
+    megabyte of English, where it is not needed).
     """
 
     def __init__(
@@ -267,17 +270,32 @@ class FastEncoder:
         ascii_pretokens = ascii_pretoken_pattern().findall
         utf8 = str.encode
 
+        encode_piece = piece_encoder(tables)
+
         def encode_segment(segment: str) -> tuple[int, ...]:
             if segment.isascii():
-                found = map(utf8, ascii_pretokens(segment))  # ASCII is never cut: the pieces are the pretokens
-            else:
-                # The pretokens' bytes, each followed by 0xFF (no UTF-8 byte): the pattern cuts
-                # the pieces out of them, and never joins across 0xFF (a pretoken boundary).
-                found = (self._cut or self._build_cut())(SEPARATOR.join(map(utf8, pretokens(segment))))
-            return tuple(chain.from_iterable(map(pieces.__getitem__, found)))
+                # ASCII is never cut: the pieces are the pretokens. A pretoken is a segment of its
+                # own (the pattern finds just itself in it), so the segment cache holds them too:
+                # " upon" is encoded once, whether it comes as a segment or inside " upon,".
+                found = ascii_pretokens(segment)
+                if len(found) == 1:
+                    return encode_piece(segment.encode())
+                return tuple(chain.from_iterable(map(segments.__getitem__, found)))
+            found = pretokens(segment)
+            cut = self._cut
+            if cut is None:
+                if max(map(len, filterfalse(str.isascii, found))) <= SHORT_PRETOKEN:
+                    # Short pretokens (the quotes and dashes of English text) are pieces as they
+                    # are: until longer ones come, the pattern would cost more to build than it saves.
+                    return tuple(chain.from_iterable(map(pieces.__getitem__, map(utf8, found))))
+                cut = self._build_cut()
+            # The pretokens' bytes, each followed by 0xFF (no UTF-8 byte): the pattern cuts
+            # the pieces out of them, and never joins across 0xFF (a pretoken boundary).
+            return tuple(chain.from_iterable(map(pieces.__getitem__, cut(SEPARATOR.join(map(utf8, found))))))
 
-        pieces = _Memo(piece_encoder(tables), cache_size, MAX_CACHED_PIECE)
-        self.cache = _Memo(encode_segment, cache_size, MAX_CACHED_SEGMENT)
+        pieces = _Memo(encode_piece, cache_size, MAX_CACHED_PIECE)
+        segments = _Memo(encode_segment, cache_size, MAX_CACHED_SEGMENT)
+        self.cache = segments
         self.pieces = pieces
 
     def _build_cut(self) -> Callable[[bytes], list[bytes]]:

@@ -155,6 +155,32 @@ def test_ascii_pattern_pretokenizes_ascii_like_the_gpt2_pattern():
     assert findall(every_ascii * 2) == PRETOKEN_RE.findall(every_ascii * 2)
 
 
+def test_an_ascii_pretoken_is_its_own_only_pretoken():
+    # The default path caches ASCII pretokens with the segments, computed as segments: a
+    # pretoken must split into just itself, or its ids would be those of its parts.
+    findall = ascii_pretoken_pattern().findall
+
+    @SETTINGS
+    @given(st.text(alphabet="".join(map(chr, range(128))), max_size=80) | st.text(alphabet=" \n'sdlvert!?a1", max_size=40))
+    def check(text):
+        for pretoken in findall(text):
+            assert findall(pretoken) == [pretoken], (text, pretoken)
+
+    check()
+
+
+def test_short_pretokens_that_are_not_ascii_wait_for_the_piece_pattern():
+    tok = Tokenizer.gpt2()
+    fast = tok._fast_encoder()
+    short = "He said “yes” — twice’ and “no”.\n"  # no pretoken longer than SHORT_PRETOKEN characters
+    assert tok.encode(short) == tok.encode(short, method="heap")
+    assert fast._cut is None  # English with a few quotes never builds the pattern
+    longer = short + " Когда-то жил-был кот. 中文的句子"
+    assert tok.encode(longer) == tok.encode(longer, method="heap")
+    assert fast._cut is not None
+    assert tok.encode(short) == tok.encode(short, method="heap")  # now cut, the same ids
+
+
 def test_whitespace_chars_are_the_patterns_whitespace():
     import regex
 
