@@ -72,7 +72,7 @@ def segment_pattern() -> re.Pattern:
     ``regex`` disagree on four control characters.
     """
     space = "".join(re.escape(c) for c in WHITESPACE)
-    return re.compile(f"[{space}]*[^{space}]+|[{space}]+")
+    return re.compile(f"[{space}]*+[^{space}]++|[{space}]++")  # possessive: nothing to backtrack into
 
 
 @lru_cache(maxsize=1)
