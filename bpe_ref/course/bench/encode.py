@@ -127,6 +127,12 @@ def uses_both_cores(label: str) -> bool:
     return "encode_batch" in label
 
 
+def median_seconds(measured: dict, label: str) -> float:
+    """The median time of a contender, by the clock :func:`ratio` compares it with (CPU time on
+    this one thread, wall time for an HF batch): the source of every MB/s figure."""
+    return median(measured["times" if uses_both_cores(label) else "cpu"][label])
+
+
 def ratio(measured: dict, faster: str, slower: str) -> float:
     """:func:`paired_ratio` in CPU time (``measured["cpu"]``) when both run on this one thread,
     in wall time (``measured["times"]``) when one of them is an HF batch, which uses both cores.
@@ -242,9 +248,9 @@ def corpora_rows(measured: dict) -> tuple[list[str], list[list[str]]]:
     for name, c in measured["corpora"].items():
         t, mb = c["times"], c["size_mb"]
         row = [name, f"{mb:.2f}", f"{c['num_tokens']:,}",
-               f"{mb / median(t['first call']):.2f}", f"{ratio(c, 'first call', 'tiktoken'):.2f}x",
-               f"{mb / median(t['warm']):.2f}", f"{ratio(c, 'warm', 'tiktoken'):.2f}x",
-               f"{mb / median(t['tiktoken']):.2f}"]
+               f"{mb / median_seconds(c, 'first call'):.2f}", f"{ratio(c, 'first call', 'tiktoken'):.2f}x",
+               f"{mb / median_seconds(c, 'warm'):.2f}", f"{ratio(c, 'warm', 'tiktoken'):.2f}x",
+               f"{mb / median_seconds(c, 'tiktoken'):.2f}"]
         if has_hf:
             row += [f"{ratio(c, 'first call', 'HF encode_batch (lines)'):.2f}x",
                     f"{ratio(c, 'warm', 'HF encode_batch (lines)'):.2f}x"]
@@ -370,10 +376,9 @@ def measure_worst_case(tok, tk, hf, sizes: tuple[int, ...], budget: float, repea
 
 
 def throughput_rows(measured: dict, reference: str, others: list[str]) -> list[list[str]]:
-    times = measured["times"]
     rows = []
-    for label, seconds in times.items():
-        row = [label, f"{measured['size_mb'] / median(seconds):.2f}"]
+    for label in measured["times"]:
+        row = [label, f"{measured['size_mb'] / median_seconds(measured, label):.2f}"]
         for other in [reference, *others]:
             row.append(f"{ratio(measured, label, other):.2f}x")
         rows.append(row)
@@ -462,10 +467,10 @@ def plot_throughput(encoding: dict, encoders: dict, decoding: dict, path: Path) 
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
-    enc_items = [(label, encoding["size_mb"] / median(t)) for label, t in encoding["times"].items()]
-    enc_items += [(label, encoders["size_mb"] / median(t)) for label, t in encoders["times"].items()
+    enc_items = [(label, encoding["size_mb"] / median_seconds(encoding, label)) for label in encoding["times"]]
+    enc_items += [(label, encoders["size_mb"] / median_seconds(encoders, label)) for label in encoders["times"]
                   if "uncached" in label]
-    dec_items = [(label, decoding["size_mb"] / median(t)) for label, t in decoding["times"].items()]
+    dec_items = [(label, decoding["size_mb"] / median_seconds(decoding, label)) for label in decoding["times"]]
     for ax, items, title in ((axes[0], enc_items, "encode"), (axes[1], dec_items, "decode")):
         labels = [label for label, _ in items]
         values = [value for _, value in items]
@@ -476,7 +481,7 @@ def plot_throughput(encoding: dict, encoders: dict, decoding: dict, path: Path) 
         ax.invert_yaxis()
         ax.set_xscale("log")
         ax.set_xlim(left=min(values) / 2)
-        ax.set_xlabel("MB/s (median, log scale; higher is better)")
+        ax.set_xlabel("MB/s (median; CPU time, wall time for HF batches; log scale; higher is better)")
         ax.set_title(f"{title} throughput, TinyStories, GPT-2 vocabulary")
         ax.grid(True, axis="x", which="both", alpha=0.3)
     fig.tight_layout()
@@ -608,12 +613,13 @@ def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, check
         "shipped files (`bpe_ref.course.interop`), and every contender's ids are checked against tiktoken's before",
         f"they are timed. Throughput is timed in {rounds} rounds, each timing every contender once (the",
         "order alternates), so that load from other processes hits them alike; a ratio is the median of",
-        "the per-round ratios, a MB/s figure the median (wall) time. A ratio between two contenders that",
+        "the per-round ratios, a MB/s figure the median time. A ratio between two contenders that",
         "run on this one thread (bpe_ref, tiktoken, HF's single call) compares their CPU time",
         "(`time.process_time`): on a shared machine the wall time of a call also counts the moments other",
         "processes held the CPU, which differ from call to call even within a round (two wall-time runs",
         "of this benchmark twenty minutes apart gave Spanish first-call ratios of 0.46x and 0.27x). A ratio",
-        "against an HF batch, which uses both cores, compares wall times. The machine is shared and noisy:",
+        "against an HF batch, which uses both cores, compares wall times. The MB/s figures follow the",
+        "same rule (CPU time on one thread, wall time for HF's batches). The machine is shared and noisy:",
         "read the ratios, not the seconds. The default `encode` caches the ids of text segments and of pieces of",
         "pretokens (`bpe_ref/fast_encode.py`). On the four corpora each round builds a fresh",
         "`Tokenizer.gpt2()`: its *first call* on the corpus starts with every cache empty and builds",
