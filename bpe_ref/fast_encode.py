@@ -7,11 +7,18 @@ sizes, and runs an encoder only on what it has never seen:
    regular expression that runs faster than the GPT-2 pattern. Why segments can be encoded one by
    one: :func:`segment_pattern`. Running text repeats its segments, so most of it is one dict
    lookup per segment.
-2. **Pieces**: a segment not seen before is split into pretokens (the GPT-2 pattern), and its
-   pretokens are cut where no merge can ever cross (:func:`piece_pattern`, one call per segment;
-   an ASCII pretoken is never cut). Chinese has no spaces, so a segment can be a whole paragraph,
-   seen once; cut into pieces, it is mostly single characters, which repeat. Only a piece never
-   seen goes to an encoder (:func:`piece_encoder`).
+2. **Pieces**: a segment not seen before is split into pretokens. An ASCII segment is split by a
+   copy of the GPT-2 pattern for ASCII that ``re`` runs (:func:`ascii_pretoken_pattern`); its
+   pretokens are never cut, and as each is a segment of its own, the segment cache holds them
+   too. Other segments are split by the GPT-2 pattern, and their pretokens are cut where no
+   merge can ever cross (:func:`piece_pattern`, one call per segment). Chinese has no spaces,
+   so a segment can be a whole paragraph, seen once; cut into pieces, it is mostly single
+   characters, which repeat. Only a piece never seen goes to an encoder (:func:`piece_encoder`).
+
+What a first call on English costs: what a warm call costs (one regular expression, one
+lookup per segment), plus about 2 µs for each distinct segment and an encoder run of about
+5 µs (a flat loop in Python) for each distinct pretoken; TinyStories has 12 000 and 5 000 of
+them in 1.4 MB (``theory/benchmarks/encode``).
 
 The same argument as for segments tells :func:`last_safe_cut` where
 :meth:`~bpe_ref.tokenizer.Tokenizer.encode_iterable` may cut a stream of text.
@@ -25,9 +32,10 @@ The same argument as for segments tells :func:`last_safe_cut` where
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
-from itertools import chain, repeat
+from itertools import chain, filterfalse, repeat
 
 from .corpus import encode_utf8
 from .encode.common import NOT_A_MERGE, MergeTables
@@ -37,6 +45,7 @@ from .pretokenize import PRETOKEN_RE, special_token_regex, split_keeping_special
 DEFAULT_CACHE_SIZE = 1 << 17  # entries kept in each cache; it is emptied when full, so memory is bounded
 SEPARATOR = b"\xff"  # between pretokens when they are cut into pieces: no UTF-8 text holds this byte
 SHORT_PIECE = 16  # bytes; a piece this short is merged in a flat list, a longer one by the heap encoder
+SHORT_PRETOKEN = 4  # characters; until a longer pretoken that is not ASCII comes, none is cut into pieces
 MAX_CACHED_SEGMENT = 4096  # characters; a longer segment is not stored (its pieces are)
 MAX_CACHED_PIECE = 256  # bytes; a longer piece is not stored
 CACHED_CHARS_PER_KEY = 64  # a cache of n keys also holds at most 64 n characters (or bytes) of keys
@@ -71,7 +80,25 @@ def segment_pattern() -> re.Pattern:
     ``regex`` disagree on four control characters.
     """
     space = "".join(re.escape(c) for c in WHITESPACE)
-    return re.compile(f"[{space}]*[^{space}]+|[{space}]+")
+    return re.compile(f"[{space}]*+[^{space}]++|[{space}]++")  # possessive: nothing to backtrack into
+
+
+@lru_cache(maxsize=1)
+def ascii_pretoken_pattern() -> re.Pattern:
+    """The GPT-2 pattern (:data:`~bpe_ref.pretokenize.GPT2_PATTERN`) for ASCII text only, run by ``re``.
+
+    On ASCII, ``\\p{L}`` is ``[A-Za-z]``, ``\\p{N}`` is ``[0-9]`` and ``\\s`` is ``[\\t\\n\\x0b\\x0c\\r ]``
+    (the pattern's ``\\s`` is Unicode's White_Space, which leaves out ``\\x1c``-``\\x1f``), so this
+    pattern finds the same pretokens in an ASCII segment (the tests check it), in about a third
+    of the time: on a short segment, most of the time is the call, and ``re``'s is cheaper.
+
+    >>> ascii_pretoken_pattern().findall("It's 42 o'clock!")
+    ['It', "'s", ' 42', ' o', "'", 'clock', '!']
+    """
+    space = r"\t\n\x0b\x0c\r "
+    return re.compile(
+        rf"'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^{space}A-Za-z0-9]+|[{space}]+(?![^{space}])|[{space}]+"
+    )
 
 
 # ------------------------------------------------------------------------ pieces of a pretoken
@@ -101,11 +128,17 @@ def piece_pattern(merges: Sequence[tuple[bytes, bytes]]) -> re.Pattern:
 
     It reads the UTF-8 bytes of a segment's pretokens joined by :data:`SEPARATOR` (``0xFF``, a
     byte that UTF-8 never uses) and returns the pieces without the separators: one call per
-    segment, not one per pretoken. A piece is one byte followed by the bytes that may join it: the
-    rest of its character, or the first byte of the next character when some token holds the
-    pair; the separator joins nothing. To stay one quick regular expression the rule cuts a little
-    less than it could, never more: it never cuts between two ASCII characters (English words
-    would gain nothing). One branch per group of last bytes that join the same first bytes.
+    segment, not one per pretoken. A piece is a run of characters that each *join* the next (some
+    token holds the last byte of one and the first byte of the next), then one more character;
+    the separator joins nothing. To stay one quick regular expression the rule cuts a little less
+    than it could, never more: it never cuts between two ASCII characters (English words would
+    gain nothing).
+
+    Written for ``re``'s speed, as each character of a Chinese paragraph is tried: a character
+    is matched whole (its first byte tells its length); a lookahead checks that its last byte
+    joins anything at all before the groups of last bytes (one branch per group that joins the
+    same first bytes) are tried one by one, so most Chinese characters fail once, not once per
+    group; and the repeat is possessive (``*+``): ``re`` keeps no state to backtrack into.
 
     >>> pattern = piece_pattern([(b"a", b"b"), (b"\\xe4\\xb8\\xad", b"\\xe6")])  # a token holds 中 and a lead 0xE6
     >>> data = SEPARATOR.join(["ab中文中國".encode(), "中".encode()])   # 文 starts with 0xE6, 國 with 0xE5
@@ -114,21 +147,35 @@ def piece_pattern(merges: Sequence[tuple[bytes, bytes]]) -> re.Pattern:
     """
     joins: dict[int, set[int]] = {}  # last byte of a character -> first bytes of the next it joins
     for x, y in joining_byte_pairs(merges):
-        if not (y < 0x80 or 0xC2 <= y <= 0xF4) or (x < 0x80 and y < 0x80):
-            continue  # y starts no character (or ASCII after ASCII, always joined: the second branch)
-        joins.setdefault(x, set()).add(y)
+        if (y < 0x80 or 0xC2 <= y <= 0xF4) and not (x < 0x80 and y < 0x80):
+            joins.setdefault(x, set()).add(y)  # y starts a character (ASCII after ASCII: always joined)
     by_next: dict[frozenset[int], list[int]] = {}
     for x, ys in joins.items():
         by_next.setdefault(frozenset(ys), []).append(x)
 
-    def byte_class(values) -> bytes:
+    def byte_class(values: Iterable[int]) -> bytes:
         return b"[" + b"".join(re.escape(bytes([v])) for v in sorted(values)) + b"]"
 
-    # inside a character; ASCII after ASCII; then the most common last bytes first (tried in order)
-    branches = [rb"[\x80-\xff](?=[\x80-\xbf])", rb"[\x00-\x7f](?=[\x00-\x7f])"]
-    for ys, xs in sorted(by_next.items(), key=lambda item: -len(item[1])):
-        branches.append(byte_class(xs) + b"(?=" + byte_class(ys) + b")")
-    return re.compile(re.escape(SEPARATOR) + b"?((?:" + b"|".join(branches) + rb")*[\x00-\xff])")
+    def joins_next(last_bytes: range) -> bytes:
+        """A last byte in ``last_bytes`` that joins the next character's first byte."""
+        groups = [(ys, [x for x in xs if x in last_bytes]) for ys, xs in by_next.items()]
+        groups = sorted(((ys, xs) for ys, xs in groups if xs), key=lambda group: -len(group[1]))
+        if not groups:
+            return b"(?!)"  # no such byte: never matches
+        any_joining = byte_class(x for _, xs in groups for x in xs)
+        return b"(?=" + any_joining + b")(?:" + b"|".join(byte_class(xs) + b"(?=" + byte_class(ys) + b")"
+                                                          for ys, xs in groups) + b")"
+
+    last = joins_next(range(0x80, 0xC0))  # a continuation byte ends every multi-byte character
+    joining = b"|".join([
+        rb"[\xe0-\xef][\x80-\xbf]" + last,  # 3 bytes (Chinese) first: tried most often
+        rb"[\x00-\x7f](?=[\x00-\x7f])",  # ASCII after ASCII
+        joins_next(range(0x80)),  # ASCII before another character
+        rb"[\xc0-\xdf]" + last,
+        rb"[\xf0-\xf7][\x80-\xbf]{2}" + last,
+    ])
+    character = rb"[\x00-\x7f]|[\xe0-\xef][\x80-\xbf]{2}|[\xc0-\xdf][\x80-\xbf]|[\xf0-\xf7][\x80-\xbf]{3}"
+    return re.compile(re.escape(SEPARATOR) + b"?((?:" + joining + b")*+(?:" + character + b"))")
 
 
 # ------------------------------------------------------------------------ encoding one piece
@@ -205,13 +252,22 @@ class _Memo(dict):
         return ids
 
 
+def _extend(ids: list[int], id_runs: Iterable[Sequence[int]]) -> None:
+    """``ids += run`` for each run in turn, with one ``list.extend`` per run called from C
+    (a ``deque`` of length 0 only drives the ``map``): for many runs, faster than chaining
+    them id by id into a new list; for two or three, ``tuple(chain(...))`` is faster."""
+    deque(map(ids.extend, id_runs), maxlen=0)
+
+
 class FastEncoder:
     """Text (a ``str``, special tokens and all) -> ids, through the caches of segments and of
     words (pretokens and their pieces).
 
     ``special_token_ids`` maps each special token to its id, in the tokenizer's order;
     ``cache_size`` bounds each cache. Nothing is built before the first text needs it: the
-    pattern of pieces waits for the first pretoken that is not ASCII.
+    pattern of pieces waits for the first pretoken that is not ASCII and is longer than
+    :data:`SHORT_PRETOKEN` characters (building it takes 5 ms for GPT-2, 5% of a first call on a
+    megabyte of English, which does not need it).
     """
 
     def __init__(
@@ -226,19 +282,40 @@ class FastEncoder:
         self._tables = tables
         self._cut: Callable[[bytes], list[bytes]] | None = None  # built for the first non-ASCII segment
         pretokens = PRETOKEN_RE.findall
+        ascii_pretokens = ascii_pretoken_pattern().findall
         utf8 = str.encode
+
+        encode_piece = piece_encoder(tables)
 
         def encode_segment(segment: str) -> tuple[int, ...]:
             if segment.isascii():
-                found = map(utf8, pretokens(segment))  # ASCII is never cut: the pieces are the pretokens
-            else:
-                # The pretokens' bytes, each followed by 0xFF (no UTF-8 byte): the pattern cuts
-                # the pieces out of them, and never joins across 0xFF (a pretoken boundary).
-                found = (self._cut or self._build_cut())(SEPARATOR.join(map(utf8, pretokens(segment))))
-            return tuple(chain.from_iterable(map(pieces.__getitem__, found)))
+                # ASCII is never cut: the pieces are the pretokens. A pretoken is a segment of its
+                # own (the pattern finds just itself in it), so the segment cache holds them too:
+                # " upon" is encoded once, whether it comes as a segment or inside " upon,".
+                found = ascii_pretokens(segment)
+                if len(found) == 1:
+                    return encode_piece(segment.encode())
+                return tuple(chain.from_iterable(map(segments.__getitem__, found)))
+            found = pretokens(segment)
+            cut = self._cut
+            if cut is None:
+                if max(map(len, filterfalse(str.isascii, found))) <= SHORT_PRETOKEN:
+                    # Short pretokens (the quotes and dashes of English text) are pieces as they
+                    # are: until longer ones come, the pattern would cost more to build than it saves.
+                    return tuple(chain.from_iterable(map(pieces.__getitem__, map(utf8, found))))
+                cut = self._build_cut()
+            # The pretokens' bytes, each followed by 0xFF (no UTF-8 byte): the pattern cuts
+            # the pieces out of them, and never joins across 0xFF (a pretoken boundary).
+            found = cut(SEPARATOR.join(map(utf8, found)))
+            if len(found) <= 8:
+                return tuple(chain.from_iterable(map(pieces.__getitem__, found)))
+            ids: list[int] = []  # a Chinese paragraph: hundreds of pieces
+            _extend(ids, map(pieces.__getitem__, found))
+            return tuple(ids)
 
-        pieces = _Memo(piece_encoder(tables), cache_size, MAX_CACHED_PIECE)
-        self.cache = _Memo(encode_segment, cache_size, MAX_CACHED_SEGMENT)
+        pieces = _Memo(encode_piece, cache_size, MAX_CACHED_PIECE)
+        segments = _Memo(encode_segment, cache_size, MAX_CACHED_SEGMENT)
+        self.cache = segments
         self.pieces = pieces
 
     def _build_cut(self) -> Callable[[bytes], list[bytes]]:
@@ -249,15 +326,16 @@ class FastEncoder:
         """The token ids of ``text`` (``ValueError`` for a lone surrogate)."""
         lookup = self.cache.__getitem__
         segments = segment_pattern().findall
+        ids: list[int] = []
         try:
             if self.special_re is None or self.special_re.search(text) is None:
-                return list(chain.from_iterable(map(lookup, segments(text))))
-            ids: list[int] = []
+                _extend(ids, map(lookup, segments(text)))
+                return ids
             for piece, is_special in split_keeping_special_tokens(text, self.special_tokens):
                 if is_special:
                     ids.append(self.special_token_ids[piece])
                 else:
-                    ids += chain.from_iterable(map(lookup, segments(piece)))
+                    _extend(ids, map(lookup, segments(piece)))
             return ids
         except UnicodeEncodeError:
             encode_utf8(text)  # raises the ValueError that names the character and its index

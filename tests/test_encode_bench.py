@@ -24,11 +24,21 @@ def test_paired_ratio_is_the_median_of_per_round_ratios():
     assert bench.paired_ratio(times, "ours", "theirs") == 2.0  # ratios 2, 1, 4
 
 
+def test_ratios_compare_cpu_time_on_one_thread_and_wall_time_against_a_batch():
+    # Wall times say ours is 2x faster than tiktoken; CPU times (what each did) say 4x.
+    measured = {"times": {"ours": [1.0], "tiktoken": [2.0], "HF encode_batch (lines)": [3.0]},
+                "cpu": {"ours": [0.5], "tiktoken": [2.0], "HF encode_batch (lines)": [6.0]}}
+    assert bench.ratio(measured, "ours", "tiktoken") == 4.0
+    assert bench.ratio(measured, "ours", "HF encode_batch (lines)") == 3.0  # both cores: wall time
+
+
 def test_rounds_time_every_contender_each_round():
     calls = []
-    times = bench.run_rounds({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3)
+    cpu = {}
+    times = bench.run_rounds({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3, cpu)
     assert calls == ["a", "b", "b", "a", "a", "b"]  # the order alternates
     assert all(len(t) == 3 and min(t) >= 0 for t in times.values())
+    assert set(cpu) == {"a", "b"} and all(len(t) == 3 and min(t) >= 0 for t in cpu.values())
 
 
 def test_a_tiny_run_of_every_part(tmp_path):

@@ -18,6 +18,7 @@ from bpe_ref.encode.common import MergeTables
 from bpe_ref.encode.step08_valid_tokens import ValidTokens, prefix_trie, suffix_trie
 from bpe_ref.fast_encode import (
     SEPARATOR,
+    ascii_pretoken_pattern,
     joining_byte_pairs,
     piece_encoder,
     piece_pattern,
@@ -138,6 +139,46 @@ def test_segments_pretokenize_like_the_whole_text():
         assert "".join(segment_pattern().findall(text)) == text
 
     check()
+
+
+def test_ascii_pattern_pretokenizes_ascii_like_the_gpt2_pattern():
+    # The default path splits ASCII segments with a copy of the GPT-2 pattern that `re` runs.
+    every_ascii = "".join(map(chr, range(128)))
+    findall = ascii_pretoken_pattern().findall
+
+    @SETTINGS
+    @given(st.text(alphabet=every_ascii, max_size=80) | st.text(alphabet=" \t\n\x0b\x1cab1'!", max_size=40))
+    def check(text):
+        assert findall(text) == PRETOKEN_RE.findall(text)
+
+    check()
+    assert findall(every_ascii * 2) == PRETOKEN_RE.findall(every_ascii * 2)
+
+
+def test_an_ascii_pretoken_is_its_own_only_pretoken():
+    # The default path caches ASCII pretokens with the segments, computed as segments: a
+    # pretoken must split into just itself, or its ids would be those of its parts.
+    findall = ascii_pretoken_pattern().findall
+
+    @SETTINGS
+    @given(st.text(alphabet="".join(map(chr, range(128))), max_size=80) | st.text(alphabet=" \n'sdlvert!?a1", max_size=40))
+    def check(text):
+        for pretoken in findall(text):
+            assert findall(pretoken) == [pretoken], (text, pretoken)
+
+    check()
+
+
+def test_short_pretokens_that_are_not_ascii_wait_for_the_piece_pattern():
+    tok = Tokenizer.gpt2()
+    fast = tok._fast_encoder()
+    short = "He said “yes” — twice’ and “no”.\n"  # no pretoken longer than SHORT_PRETOKEN characters
+    assert tok.encode(short) == tok.encode(short, method="heap")
+    assert fast._cut is None  # English with a few quotes never builds the pattern
+    longer = short + " Когда-то жил-был кот. 中文的句子"
+    assert tok.encode(longer) == tok.encode(longer, method="heap")
+    assert fast._cut is not None
+    assert tok.encode(short) == tok.encode(short, method="heap")  # now cut, the same ids
 
 
 def test_whitespace_chars_are_the_patterns_whitespace():

@@ -7,16 +7,17 @@ All with GPT-2's vocabulary (tiktoken and HF are built offline from the shipped 
    Chinese (``data/other_languages``). Each round builds a fresh ``Tokenizer.gpt2()`` (its build
    time is recorded), encodes the corpus once (the *first call*: every cache empty, every table
    built on first use included) and again (*warm*), and runs tiktoken and HF ``encode_batch``
-   (of lines) on the same text in the same round; a ratio is the median of the per-round ratios.
+   (of lines) on the same text in the same round; a ratio is the median of the per-round ratios
+   (of CPU times between bpe_ref and tiktoken, of wall times against HF's batch: :func:`ratio`).
 2. **Encoding throughput** (MB/s of UTF-8 text) on the shipped TinyStories sample: bpe_ref's
    default path with a warm and a cold cache, ``encode_iterable`` over the file's lines,
    tiktoken, HF single call and HF batch (of lines, of stories). Timed in *rounds*: each round
    times every contender once, so load from other processes hits them alike; a ratio is the
-   median of the per-round ratios. The four uncached encoders are slow in Python and run on a
+   median of the per-round ratios (CPU or wall times, as in 1). The four uncached encoders are slow in Python and run on a
    slice of the text, paired with tiktoken on the same slice.
 3. **Decoding throughput**: ``decode`` (to str) and ``decode_bytes`` against tiktoken and HF.
 4. **Worst case**: one piece that the pretokenizer cannot split (random lowercase letters;
-   random CJK ideographs), at sizes doubling from 10 k to 160 k characters; the time of each
+   random CJK ideographs), at sizes doubling from 10 k to 160 k characters; the CPU time of each
    encoder (median of repeats) and the exponent ``k`` of the fitted ``time ~ size^k``. Encoders
    that are slow by design stop growing once a run takes longer than ``--budget`` seconds.
    Every measured output is checked against tiktoken's ids.
@@ -69,33 +70,77 @@ TARGET_EXPONENT = 1.15
 TARGET_DECODE = 0.3
 
 
-def timed(fn: Callable[[], object]) -> float:
-    """Seconds for one call, with the garbage collector off (as ``timeit`` does)."""
+def timed(fn: Callable[[], object], clock: Callable[[], float] = time.perf_counter) -> float:
+    """Seconds for one call, with the garbage collector off (as ``timeit`` does). ``clock`` is
+    wall time by default; ``time.process_time`` counts only this process's CPU time, which
+    other processes on a shared machine cannot inflate by taking the CPU away."""
     gc.collect()
     enabled = gc.isenabled()
     gc.disable()
     try:
-        start = time.perf_counter()
+        start = clock()
         fn()
-        return time.perf_counter() - start
+        return clock() - start
     finally:
         if enabled:
             gc.enable()
 
 
-def run_rounds(contenders: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
-    """Time every contender once per round; alternate the order so neither end is favoured."""
+def timed_wall_and_cpu(fn: Callable[[], object]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (``time.process_time``) of one call, garbage collector off."""
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        wall, cpu = time.perf_counter(), time.process_time()
+        fn()
+        return time.perf_counter() - wall, time.process_time() - cpu
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def run_rounds(contenders: dict[str, Callable[[], object]], rounds: int,
+               cpu: dict[str, list[float]] | None = None) -> dict[str, list[float]]:
+    """Time every contender once per round; alternate the order so neither end is favoured.
+    Returns the wall times; given a dict ``cpu``, fills it with the CPU times of the same calls."""
     times: dict[str, list[float]] = {label: [] for label in contenders}
+    if cpu is not None:
+        cpu.update({label: [] for label in contenders})
     labels = list(contenders)
     for r in range(rounds):
         for label in labels if r % 2 == 0 else reversed(labels):
-            times[label].append(timed(contenders[label]))
+            wall, seconds = timed_wall_and_cpu(contenders[label])
+            times[label].append(wall)
+            if cpu is not None:
+                cpu[label].append(seconds)
     return times
 
 
 def paired_ratio(times: dict[str, list[float]], faster: str, slower: str) -> float:
     """Median over rounds of time(slower) / time(faster): throughput of ``faster`` relative to ``slower``."""
     return statistics.median(b / a for a, b in zip(times[faster], times[slower]))
+
+
+def uses_both_cores(label: str) -> bool:
+    """HF's ``encode_batch`` runs on every core; every other contender runs on this thread."""
+    return "encode_batch" in label
+
+
+def median_seconds(measured: dict, label: str) -> float:
+    """The median time of a contender, by the clock :func:`ratio` compares it with (CPU time on
+    this one thread, wall time for an HF batch): the source of every MB/s figure."""
+    return median(measured["times" if uses_both_cores(label) else "cpu"][label])
+
+
+def ratio(measured: dict, faster: str, slower: str) -> float:
+    """:func:`paired_ratio` in CPU time (``measured["cpu"]``) when both run on this one thread,
+    in wall time (``measured["times"]``) when one of them is an HF batch, which uses both cores.
+    CPU time leaves out the time other processes take the CPU away, which on a shared machine
+    varies from call to call: two single-threaded contenders are compared by the work they do."""
+    if uses_both_cores(faster) or uses_both_cores(slower):
+        return paired_ratio(measured["times"], faster, slower)
+    return paired_ratio(measured["cpu"], faster, slower)
 
 
 def fit_exponent(sizes: list[int], seconds: list[float]) -> float:
@@ -139,11 +184,13 @@ def measure_throughput(tok, tk, hf, text: str, rounds: int, out) -> dict:
     }
     print(f"encoding {size_mb:.2f} MB, {rounds} rounds of {len(contenders)} contenders...", file=out, flush=True)
     tok.encode(text)  # warm the cache (the cold contender clears it, the warm one follows it)
-    times = run_rounds(contenders, rounds)
-    hf_batches = [label for label in contenders if "encode_batch" in label]
+    cpu: dict[str, list[float]] = {}
+    times = run_rounds(contenders, rounds, cpu)
+    hf_batches = [label for label in contenders if uses_both_cores(label)]
     # The stronger of HF's two batchings is the one to beat (its best showing, not its worst).
     best_hf_batch = min(hf_batches, key=lambda label: median(times[label]))
-    return {"size_mb": size_mb, "times": times, "best_hf_batch": best_hf_batch, "num_tokens": len(expected)}
+    return {"size_mb": size_mb, "times": times, "cpu": cpu, "best_hf_batch": best_hf_batch,
+            "num_tokens": len(expected)}
 
 
 def measure_corpora(tk, texts: dict[str, str], rounds: int, out, hf=None, make_tokenizer=None) -> dict:
@@ -163,6 +210,7 @@ def measure_corpora(tk, texts: dict[str, str], rounds: int, out, hf=None, make_t
         times: dict[str, list[float]] = {"first call": [], "warm": [], "tiktoken": []}
         if hf is not None:
             times["HF encode_batch (lines)"] = []
+        cpu: dict[str, list[float]] = {label: [] for label in times}
         print(f"{name}: {len(text.encode('utf-8')) / 1e6:.2f} MB, {rounds} rounds of a fresh tokenizer...",
               file=out, flush=True)
         for r in range(rounds):
@@ -180,10 +228,13 @@ def measure_corpora(tk, texts: dict[str, str], rounds: int, out, hf=None, make_t
             if hf is not None:
                 peers.append(("HF encode_batch (lines)", lambda: hf.encode_batch(lines)))
             for label, fn in (peers + ours if r % 2 == 0 else ours + peers[::-1]):
-                times[label].append(timed(fn))
+                wall, seconds = timed_wall_and_cpu(fn)
+                times[label].append(wall)
+                cpu[label].append(seconds)
             if any(ids != expected for ids in got):
                 raise AssertionError(f"bpe_ref and tiktoken disagree on {name}")
-        corpora[name] = {"size_mb": len(text.encode("utf-8")) / 1e6, "num_tokens": len(expected), "times": times}
+        corpora[name] = {"size_mb": len(text.encode("utf-8")) / 1e6, "num_tokens": len(expected), "times": times,
+                         "cpu": cpu}
     return {"corpora": corpora, "builds": builds}
 
 
@@ -197,12 +248,12 @@ def corpora_rows(measured: dict) -> tuple[list[str], list[list[str]]]:
     for name, c in measured["corpora"].items():
         t, mb = c["times"], c["size_mb"]
         row = [name, f"{mb:.2f}", f"{c['num_tokens']:,}",
-               f"{mb / median(t['first call']):.2f}", f"{paired_ratio(t, 'first call', 'tiktoken'):.2f}x",
-               f"{mb / median(t['warm']):.2f}", f"{paired_ratio(t, 'warm', 'tiktoken'):.2f}x",
-               f"{mb / median(t['tiktoken']):.2f}"]
+               f"{mb / median_seconds(c, 'first call'):.2f}", f"{ratio(c, 'first call', 'tiktoken'):.2f}x",
+               f"{mb / median_seconds(c, 'warm'):.2f}", f"{ratio(c, 'warm', 'tiktoken'):.2f}x",
+               f"{mb / median_seconds(c, 'tiktoken'):.2f}"]
         if has_hf:
-            row += [f"{paired_ratio(t, 'first call', 'HF encode_batch (lines)'):.2f}x",
-                    f"{paired_ratio(t, 'warm', 'HF encode_batch (lines)'):.2f}x"]
+            row += [f"{ratio(c, 'first call', 'HF encode_batch (lines)'):.2f}x",
+                    f"{ratio(c, 'warm', 'HF encode_batch (lines)'):.2f}x"]
         rows.append(row)
     return headers, rows
 
@@ -211,7 +262,7 @@ def corpora_checks(measured: dict) -> list[tuple[str, str, str, bool]]:
     checks = []
     for name, c in measured["corpora"].items():
         limit = TARGET_FIRST_CALL.get(name, TARGET_FIRST_CALL_OTHERS)
-        value = paired_ratio(c["times"], "first call", "tiktoken")
+        value = ratio(c, "first call", "tiktoken")
         checks.append((f"first call vs tiktoken, {name}", f"{value:.2f}x", f">= {limit}x", value >= limit))
     return checks
 
@@ -226,7 +277,7 @@ def plot_corpora(measured: dict, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 4.2))
     width = 0.38
     for k, (label, colour) in enumerate((("first call", "#93c5fd"), ("warm", "#2563eb"))):
-        values = [paired_ratio(measured["corpora"][n]["times"], label, "tiktoken") for n in names]
+        values = [ratio(measured["corpora"][n], label, "tiktoken") for n in names]
         bars = ax.bar([i + (k - 0.5) * width for i in range(len(names))], values, width, label=label, color=colour)
         ax.bar_label(bars, fmt="%.2fx", fontsize=7)
     for i, name in enumerate(names):
@@ -257,7 +308,8 @@ def measure_encoders(tok, tk, text: str, rounds: int, out) -> dict:
     contenders["bpe_ref encode (warm cache)"] = lambda: tok.encode(piece)
     contenders["tiktoken encode"] = lambda: tk.encode(piece, allowed_special="all")
     print(f"each encoder on the first {size_mb:.2f} MB, {rounds} rounds...", file=out, flush=True)
-    return {"size_mb": size_mb, "times": run_rounds(contenders, rounds)}
+    cpu: dict[str, list[float]] = {}
+    return {"size_mb": size_mb, "times": run_rounds(contenders, rounds, cpu), "cpu": cpu}
 
 
 def measure_decode(tok, tk, hf, text: str, rounds: int, out) -> dict:
@@ -272,7 +324,8 @@ def measure_decode(tok, tk, hf, text: str, rounds: int, out) -> dict:
         "HF tokenizers decode (str)": lambda: hf.decode(ids, skip_special_tokens=False),
     }
     print(f"decoding {len(ids):,} ids, {rounds} rounds...", file=out, flush=True)
-    return {"size_mb": size_mb, "times": run_rounds(contenders, rounds)}
+    cpu: dict[str, list[float]] = {}
+    return {"size_mb": size_mb, "times": run_rounds(contenders, rounds, cpu), "cpu": cpu}
 
 
 def measure_worst_case(tok, tk, hf, sizes: tuple[int, ...], budget: float, repeats: int, out) -> dict:
@@ -305,10 +358,12 @@ def measure_worst_case(tok, tk, hf, sizes: tuple[int, ...], budget: float, repea
             for label, encode in contenders.items():
                 if label in stopped:
                     continue
-                first = timed(lambda: encode(text))
+                # CPU time: a growth exponent compares runs made minutes apart, which no round
+                # pairs up, so wall time would fold the load of those minutes into the exponent.
+                first = timed(lambda: encode(text), time.process_time)
                 seconds = [first]
                 if first * repeats < budget:  # repeat what is cheap; one run of what is slow
-                    seconds += [timed(lambda: encode(text)) for _ in range(repeats - 1)]
+                    seconds += [timed(lambda: encode(text), time.process_time) for _ in range(repeats - 1)]
                 if encode(text) != expected:
                     raise AssertionError(f"{label} disagrees with tiktoken on {name}, {size} characters")
                 results[name][label].append((size, median(seconds)))
@@ -321,12 +376,11 @@ def measure_worst_case(tok, tk, hf, sizes: tuple[int, ...], budget: float, repea
 
 
 def throughput_rows(measured: dict, reference: str, others: list[str]) -> list[list[str]]:
-    times = measured["times"]
     rows = []
-    for label, seconds in times.items():
-        row = [label, f"{measured['size_mb'] / median(seconds):.2f}"]
+    for label in measured["times"]:
+        row = [label, f"{measured['size_mb'] / median_seconds(measured, label):.2f}"]
         for other in [reference, *others]:
-            row.append(f"{paired_ratio(times, label, other):.2f}x")
+            row.append(f"{ratio(measured, label, other):.2f}x")
         rows.append(row)
     return rows
 
@@ -348,14 +402,13 @@ def worst_case_rows(worst: dict, sizes: tuple[int, ...]) -> tuple[list[str], lis
 
 def target_checks(encoding: dict, decoding: dict, worst: dict) -> list[tuple[str, str, str, bool]]:
     checks = []
-    times = encoding["times"]
     hf_batch = encoding["best_hf_batch"]
     for cache in ("warm", "cold"):
         label = f"bpe_ref encode ({cache} cache)"
-        value = paired_ratio(times, label, "tiktoken encode")
+        value = ratio(encoding, label, "tiktoken encode")
         checks.append((f"default encode ({cache} cache) vs tiktoken", f"{value:.2f}x", f">= {TARGET_VS_TIKTOKEN}x",
                        value >= TARGET_VS_TIKTOKEN))
-        value = paired_ratio(times, label, hf_batch)
+        value = ratio(encoding, label, hf_batch)
         checks.append((f"default encode ({cache} cache) vs {hf_batch}", f"{value:.2f}x", f">= {TARGET_VS_HF_BATCH}x",
                        value >= TARGET_VS_HF_BATCH))
     for encoder in ("backtrack", "table"):
@@ -364,9 +417,8 @@ def target_checks(encoding: dict, decoding: dict, worst: dict) -> list[tuple[str
             exponent = fit_exponent([p[0] for p in points], [p[1] for p in points])
             checks.append((f"{encoder} growth exponent, {name}", f"{exponent:.2f}", f"<= {TARGET_EXPONENT}",
                            exponent <= TARGET_EXPONENT))
-    dtimes = decoding["times"]
     for ours, theirs in (("bpe_ref decode (str)", "tiktoken decode (str)"), ("bpe_ref decode_bytes", "tiktoken decode_bytes")):
-        value = paired_ratio(dtimes, ours, theirs)
+        value = ratio(decoding, ours, theirs)
         checks.append((f"{ours} vs {theirs}", f"{value:.2f}x", f">= {TARGET_DECODE}x", value >= TARGET_DECODE))
     return checks
 
@@ -415,10 +467,10 @@ def plot_throughput(encoding: dict, encoders: dict, decoding: dict, path: Path) 
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
-    enc_items = [(label, encoding["size_mb"] / median(t)) for label, t in encoding["times"].items()]
-    enc_items += [(label, encoders["size_mb"] / median(t)) for label, t in encoders["times"].items()
+    enc_items = [(label, encoding["size_mb"] / median_seconds(encoding, label)) for label in encoding["times"]]
+    enc_items += [(label, encoders["size_mb"] / median_seconds(encoders, label)) for label in encoders["times"]
                   if "uncached" in label]
-    dec_items = [(label, decoding["size_mb"] / median(t)) for label, t in decoding["times"].items()]
+    dec_items = [(label, decoding["size_mb"] / median_seconds(decoding, label)) for label in decoding["times"]]
     for ax, items, title in ((axes[0], enc_items, "encode"), (axes[1], dec_items, "decode")):
         labels = [label for label, _ in items]
         values = [value for _, value in items]
@@ -429,7 +481,7 @@ def plot_throughput(encoding: dict, encoders: dict, decoding: dict, path: Path) 
         ax.invert_yaxis()
         ax.set_xscale("log")
         ax.set_xlim(left=min(values) / 2)
-        ax.set_xlabel("MB/s (median, log scale; higher is better)")
+        ax.set_xlabel("MB/s (median; CPU time, wall time for HF batches; log scale; higher is better)")
         ax.set_title(f"{title} throughput, TinyStories, GPT-2 vocabulary")
         ax.grid(True, axis="x", which="both", alpha=0.3)
     fig.tight_layout()
@@ -505,7 +557,7 @@ def run(args: argparse.Namespace) -> int:
          enc_headers, enc_rows),
         (f"Each encoder, uncached, on the first {slice_mb:.2f} MB", encoders_headers, encoders_rows),
         ("Decoding the same text", dec_headers, dec_rows),
-        (f"Worst case: one piece the pretokenizer cannot split (median of up to {WORST_CASE_REPEATS} runs; "
+        (f"Worst case: one piece the pretokenizer cannot split (CPU time, median of up to {WORST_CASE_REPEATS} runs; "
          f"budget {args.budget:g} s)",
          worst_headers, worst_rows),
     ]
@@ -561,8 +613,14 @@ def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, check
         "shipped files (`bpe_ref.course.interop`), and every contender's ids are checked against tiktoken's before",
         f"they are timed. Throughput is timed in {rounds} rounds, each timing every contender once (the",
         "order alternates), so that load from other processes hits them alike; a ratio is the median of",
-        "the per-round ratios, a MB/s figure the median time. The machine is shared and noisy: read the",
-        "ratios, not the seconds. The default `encode` caches the ids of text segments and of pieces of",
+        "the per-round ratios, a MB/s figure the median time. A ratio between two contenders that",
+        "run on this one thread (bpe_ref, tiktoken, HF's single call) compares their CPU time",
+        "(`time.process_time`): on a shared machine the wall time of a call also counts the moments other",
+        "processes held the CPU, which differ from call to call even within a round (two wall-time runs",
+        "of this benchmark twenty minutes apart gave Spanish first-call ratios of 0.46x and 0.27x). A ratio",
+        "against an HF batch, which uses both cores, compares wall times. The MB/s figures follow the",
+        "same rule (CPU time on one thread, wall time for HF's batches). The machine is shared and noisy:",
+        "read the ratios, not the seconds. The default `encode` caches the ids of text segments and of pieces of",
         "pretokens (`bpe_ref/fast_encode.py`). On the four corpora each round builds a fresh",
         "`Tokenizer.gpt2()`: its *first call* on the corpus starts with every cache empty and builds",
         "what it builds on first use (the pattern that cuts pretokens into pieces); *warm* is the next",
@@ -570,7 +628,9 @@ def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, check
         "tokenizer), *cold* that it was emptied before each call (tables already built). HF",
         "`tokenizers` uses both cores in `encode_batch`; on TinyStories the ratio is taken against the",
         "faster of its two batchings, on the four corpora against a batch of lines. The garbage",
-        "collector is off during each timed call.",
+        "collector is off during each timed call. The worst case times each encoder alone, size after",
+        "size, minutes apart: no round pairs it with a peer, so it counts CPU time (`time.process_time`),",
+        "which load from other processes inflates far less than wall time.",
         "",
         "![first call and warm against tiktoken on four corpora](corpora.png)",
         "",
@@ -601,7 +661,13 @@ def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, check
         "  four encoders themselves run at 1-3 MB/s in Python.",
         "- The first call pays for every piece once: the more distinct pieces a corpus has per megabyte",
         "  (Spanish: many distinct words; Chinese: every segment new, cut byte by byte by a regular",
-        "  expression), the further its first call falls below its warm figure.",
+        "  expression), the further its first call falls below its warm figure. On English it costs about",
+        "  a warm call, plus an encoder run for each of the 5,000 distinct pretokens (a flat loop in Python,",
+        "  5-9 microseconds each, a third of the call) and about 2 microseconds for each of the 12,000",
+        "  distinct segments; tiktoken runs its Rust merge loop on every pretoken that is not one token.",
+        "  A cheaper test that a pretoken is one token (its bytes are a token that encodes to itself, see",
+        "  `bpe_ref/encode/step08_valid_tokens.py`) did not help: checking that a token is valid walks",
+        "  its merge tree and costs about as much as the flat loop on a short pretoken.",
         "- A load average above the number of cores means other work shared the CPU: every contender",
         "  slows down, the ratios less than the seconds (each round times all of them together).",
         "- *Warm* re-encodes the same text, so every segment of up to 4096 characters is already cached:",
@@ -611,7 +677,10 @@ def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, check
         "  spreads over the 2 cores, so its figure depends on how busy the second core is (other work was",
         "  running on this machine). Compare with the ratio in the targets table, measured round by round.",
         "- Worst case: `backtrack` and `table` are linear by construction (each position is visited a bounded",
-        "  number of times); `heap` is O(n log n), which looks linear at these sizes. `naive` finds the",
+        "  number of times); `heap` is O(n log n), which looks linear at these sizes. Timed in wall time on",
+        "  a loaded machine, their CJK exponents once came out at 1.3: the largest sizes, run once each,",
+        "  had taken 7-10 times their quiet time, the small ones (medians of 5) 2-3 times. In CPU time they",
+        "  come out near 1, as the table shows. `naive` finds the",
         "  lowest-rank pair by scanning the whole piece, once per distinct merge applied: that count grows",
         "  with the piece (up to n for adversarial text), so its exponent lies between 1 and 2, higher on",
         "  letters (many GPT-2 merges apply) than on CJK ideographs (few do).",
