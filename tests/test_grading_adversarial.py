@@ -482,6 +482,14 @@ def test_honest_work_gets_full_marks_whatever_it_prints(batch):
         assert score(batch, student) == batch["full"], (student, batch["details"].get(student))
 
 
+def test_the_release_scores_zero_each_task_saying_it_is_not_written_yet(batch):
+    # "blank" is the committed release, as a learner receives it: graded, not a crash, and no points.
+    tasks = batch["details"]["blank"]
+    assert score(batch, "blank") == 0 and tasks
+    assert all(not task.passed and "is not written yet" in task.first_failure for task in tasks), \
+        [(task.name, task.first_failure) for task in tasks if "is not written yet" not in task.first_failure]
+
+
 @pytest.mark.parametrize("student", sorted(BLANK_BASED))
 def test_an_attack_on_a_blank_notebook_earns_nothing(batch, student):
     needs(batch, student)
