@@ -12,23 +12,16 @@ import pytest
 from bpe_ref.course.bench import encode as bench
 
 
-def test_fit_exponent():
-    sizes = [10, 20, 40, 80]
-    assert bench.fit_exponent(sizes, [3e-3 * s for s in sizes]) == pytest.approx(1.0)
-    assert bench.fit_exponent(sizes, [1e-6 * s * s for s in sizes]) == pytest.approx(2.0)
-    assert math.isnan(bench.fit_exponent([10], [1.0]))
+def test_the_benchmark_uses_the_courses_measuring_harness():
+    """Medians, rounds, per-round ratios and exponents are bpe_ref.measure's (tests/test_measure.py),
+    written once; an encoder stopped after one size has no exponent."""
+    from bpe_ref import measure
+    from bpe_ref.course.bench import common, counting
 
-
-def test_paired_ratio_is_the_median_of_per_round_ratios():
-    times = {"ours": [1.0, 2.0, 1.0], "theirs": [2.0, 2.0, 4.0]}
-    assert bench.paired_ratio(times, "ours", "theirs") == 2.0  # ratios 2, 1, 4
-
-
-def test_rounds_time_every_contender_each_round():
-    calls = []
-    times = bench.run_rounds({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3)
-    assert calls == ["a", "b", "b", "a", "a", "b"]  # the order alternates
-    assert all(len(t) == 3 and min(t) >= 0 for t in times.values())
+    for name in ("interleaved", "median", "paired_ratio", "fit_exponent", "timed"):
+        assert getattr(bench, name) is getattr(measure, name)
+    assert common.median is measure.median and counting.interleaved is measure.interleaved
+    assert math.isnan(bench._exponent([(10, 1.0)])) and bench._exponent([(10, 1.0), (20, 4.0)]) == pytest.approx(2.0)
 
 
 def test_a_tiny_run_of_every_part(tmp_path):

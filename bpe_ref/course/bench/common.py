@@ -1,17 +1,17 @@
-"""What every benchmark shares: the machine's description, medians, ratios, subprocess runs and
-markdown tables. Results are written next to this code, under ``theory/benchmarks/``."""
+"""What every benchmark shares: the machine's description, ratios, subprocess runs and markdown
+tables (medians, rounds, per-round ratios and exponents are :mod:`bpe_ref.measure`'s). Results are written next to this code, under ``theory/benchmarks/``."""
 
 from __future__ import annotations
 
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ...measure import median  # noqa: F401 (the benchmarks' median: bpe_ref.measure's, re-exported)
 from ...train.step03_parallel import default_num_workers
 
 
@@ -45,10 +45,6 @@ def written_by(command: str, quick: bool) -> str:
 
     return (f"Written by `python -m bpe_ref bench {command}`" + (" --quick" if quick else "")
             + f" on {datetime.date.today().isoformat()}; rerun it to refresh these figures on your machine.")
-
-
-def median(values: Sequence[float]) -> float:
-    return statistics.median(values) if values else float("nan")
 
 
 def ratio(numerator: float, denominator: float) -> float:

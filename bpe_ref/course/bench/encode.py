@@ -33,10 +33,8 @@ from __future__ import annotations
 import argparse
 import datetime
 import gc
-import math
 import os
 import random
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -44,7 +42,8 @@ from pathlib import Path
 
 from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import PRETOKEN_RE
-from .common import RESULTS_DIR, fixed_width_table, machine_description, markdown_table, median
+from ...measure import fit_exponent, interleaved, median, paired_ratio, timed
+from .common import RESULTS_DIR, fixed_width_table, machine_description, markdown_table
 
 CORPORA = {
     "English (TinyStories)": TINYSTORIES_SAMPLE,
@@ -69,43 +68,9 @@ TARGET_EXPONENT = 1.15
 TARGET_DECODE = 0.3
 
 
-def timed(fn: Callable[[], object]) -> float:
-    """Seconds for one call, with the garbage collector off (as ``timeit`` does)."""
-    gc.collect()
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        start = time.perf_counter()
-        fn()
-        return time.perf_counter() - start
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def run_rounds(contenders: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
-    """Time every contender once per round; alternate the order so neither end is favoured."""
-    times: dict[str, list[float]] = {label: [] for label in contenders}
-    labels = list(contenders)
-    for r in range(rounds):
-        for label in labels if r % 2 == 0 else reversed(labels):
-            times[label].append(timed(contenders[label]))
-    return times
-
-
-def paired_ratio(times: dict[str, list[float]], faster: str, slower: str) -> float:
-    """Median over rounds of time(slower) / time(faster): throughput of ``faster`` relative to ``slower``."""
-    return statistics.median(b / a for a, b in zip(times[faster], times[slower]))
-
-
-def fit_exponent(sizes: list[int], seconds: list[float]) -> float:
-    """Least-squares slope of log(time) against log(size)."""
-    if len(sizes) < 2:
-        return float("nan")
-    xs = [math.log(s) for s in sizes]
-    ys = [math.log(t) for t in seconds]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+def _exponent(points: list[tuple[int, float]]) -> float:
+    """The fitted exponent of (size, seconds) points; NaN for an encoder stopped after one size."""
+    return fit_exponent([p[0] for p in points], [p[1] for p in points]) if len(points) >= 2 else float("nan")
 
 
 def _documents(text: str) -> list[str]:
@@ -139,7 +104,7 @@ def measure_throughput(tok, tk, hf, text: str, rounds: int, out) -> dict:
     }
     print(f"encoding {size_mb:.2f} MB, {rounds} rounds of {len(contenders)} contenders...", file=out, flush=True)
     tok.encode(text)  # warm the cache (the cold contender clears it, the warm one follows it)
-    times = run_rounds(contenders, rounds)
+    times = interleaved(contenders, rounds)
     hf_batches = [label for label in contenders if "encode_batch" in label]
     # The stronger of HF's two batchings is the one to beat (its best showing, not its worst).
     best_hf_batch = min(hf_batches, key=lambda label: median(times[label]))
@@ -197,12 +162,12 @@ def corpora_rows(measured: dict) -> tuple[list[str], list[list[str]]]:
     for name, c in measured["corpora"].items():
         t, mb = c["times"], c["size_mb"]
         row = [name, f"{mb:.2f}", f"{c['num_tokens']:,}",
-               f"{mb / median(t['first call']):.2f}", f"{paired_ratio(t, 'first call', 'tiktoken'):.2f}x",
-               f"{mb / median(t['warm']):.2f}", f"{paired_ratio(t, 'warm', 'tiktoken'):.2f}x",
+               f"{mb / median(t['first call']):.2f}", f"{paired_ratio(t, 'tiktoken', 'first call'):.2f}x",
+               f"{mb / median(t['warm']):.2f}", f"{paired_ratio(t, 'tiktoken', 'warm'):.2f}x",
                f"{mb / median(t['tiktoken']):.2f}"]
         if has_hf:
-            row += [f"{paired_ratio(t, 'first call', 'HF encode_batch (lines)'):.2f}x",
-                    f"{paired_ratio(t, 'warm', 'HF encode_batch (lines)'):.2f}x"]
+            row += [f"{paired_ratio(t, 'HF encode_batch (lines)', 'first call'):.2f}x",
+                    f"{paired_ratio(t, 'HF encode_batch (lines)', 'warm'):.2f}x"]
         rows.append(row)
     return headers, rows
 
@@ -211,7 +176,7 @@ def corpora_checks(measured: dict) -> list[tuple[str, str, str, bool]]:
     checks = []
     for name, c in measured["corpora"].items():
         limit = TARGET_FIRST_CALL.get(name, TARGET_FIRST_CALL_OTHERS)
-        value = paired_ratio(c["times"], "first call", "tiktoken")
+        value = paired_ratio(c["times"], "tiktoken", "first call")
         checks.append((f"first call vs tiktoken, {name}", f"{value:.2f}x", f">= {limit}x", value >= limit))
     return checks
 
@@ -226,7 +191,7 @@ def plot_corpora(measured: dict, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 4.2))
     width = 0.38
     for k, (label, colour) in enumerate((("first call", "#93c5fd"), ("warm", "#2563eb"))):
-        values = [paired_ratio(measured["corpora"][n]["times"], label, "tiktoken") for n in names]
+        values = [paired_ratio(measured["corpora"][n]["times"], "tiktoken", label) for n in names]
         bars = ax.bar([i + (k - 0.5) * width for i in range(len(names))], values, width, label=label, color=colour)
         ax.bar_label(bars, fmt="%.2fx", fontsize=7)
     for i, name in enumerate(names):
@@ -257,7 +222,7 @@ def measure_encoders(tok, tk, text: str, rounds: int, out) -> dict:
     contenders["bpe_ref encode (warm cache)"] = lambda: tok.encode(piece)
     contenders["tiktoken encode"] = lambda: tk.encode(piece, allowed_special="all")
     print(f"each encoder on the first {size_mb:.2f} MB, {rounds} rounds...", file=out, flush=True)
-    return {"size_mb": size_mb, "times": run_rounds(contenders, rounds)}
+    return {"size_mb": size_mb, "times": interleaved(contenders, rounds)}
 
 
 def measure_decode(tok, tk, hf, text: str, rounds: int, out) -> dict:
@@ -272,7 +237,7 @@ def measure_decode(tok, tk, hf, text: str, rounds: int, out) -> dict:
         "HF tokenizers decode (str)": lambda: hf.decode(ids, skip_special_tokens=False),
     }
     print(f"decoding {len(ids):,} ids, {rounds} rounds...", file=out, flush=True)
-    return {"size_mb": size_mb, "times": run_rounds(contenders, rounds)}
+    return {"size_mb": size_mb, "times": interleaved(contenders, rounds)}
 
 
 def measure_worst_case(tok, tk, hf, sizes: tuple[int, ...], budget: float, repeats: int, out) -> dict:
@@ -326,7 +291,7 @@ def throughput_rows(measured: dict, reference: str, others: list[str]) -> list[l
     for label, seconds in times.items():
         row = [label, f"{measured['size_mb'] / median(seconds):.2f}"]
         for other in [reference, *others]:
-            row.append(f"{paired_ratio(times, label, other):.2f}x")
+            row.append(f"{paired_ratio(times, other, label):.2f}x")
         rows.append(row)
     return rows
 
@@ -340,7 +305,7 @@ def worst_case_rows(worst: dict, sizes: tuple[int, ...]) -> tuple[list[str], lis
             by_size = dict(points)
             for s in sizes:
                 cells.append(f"{by_size[s]:.4f}" if s in by_size else "-")
-            exponent = fit_exponent([p[0] for p in points], [p[1] for p in points])
+            exponent = _exponent(points)
             note = "" if len(points) == len(sizes) else f" ({len(points)} sizes)"
             rows.append([name, label, *cells, f"{exponent:.2f}{note}"])
     return headers, rows
@@ -352,21 +317,21 @@ def target_checks(encoding: dict, decoding: dict, worst: dict) -> list[tuple[str
     hf_batch = encoding["best_hf_batch"]
     for cache in ("warm", "cold"):
         label = f"bpe_ref encode ({cache} cache)"
-        value = paired_ratio(times, label, "tiktoken encode")
+        value = paired_ratio(times, "tiktoken encode", label)
         checks.append((f"default encode ({cache} cache) vs tiktoken", f"{value:.2f}x", f">= {TARGET_VS_TIKTOKEN}x",
                        value >= TARGET_VS_TIKTOKEN))
-        value = paired_ratio(times, label, hf_batch)
+        value = paired_ratio(times, hf_batch, label)
         checks.append((f"default encode ({cache} cache) vs {hf_batch}", f"{value:.2f}x", f">= {TARGET_VS_HF_BATCH}x",
                        value >= TARGET_VS_HF_BATCH))
     for encoder in ("backtrack", "table"):
         for name, per_encoder in worst.items():
             points = per_encoder[encoder]
-            exponent = fit_exponent([p[0] for p in points], [p[1] for p in points])
+            exponent = _exponent(points)
             checks.append((f"{encoder} growth exponent, {name}", f"{exponent:.2f}", f"<= {TARGET_EXPONENT}",
                            exponent <= TARGET_EXPONENT))
     dtimes = decoding["times"]
     for ours, theirs in (("bpe_ref decode (str)", "tiktoken decode (str)"), ("bpe_ref decode_bytes", "tiktoken decode_bytes")):
-        value = paired_ratio(dtimes, ours, theirs)
+        value = paired_ratio(dtimes, theirs, ours)
         checks.append((f"{ours} vs {theirs}", f"{value:.2f}x", f">= {TARGET_DECODE}x", value >= TARGET_DECODE))
     return checks
 
@@ -383,7 +348,7 @@ def plot_worst_case(worst: dict, path: Path) -> None:
             if not points:
                 continue
             xs, ys = zip(*points)
-            exponent = fit_exponent(list(xs), list(ys))
+            exponent = _exponent(list(zip(xs, ys)))
             style = "--" if label.startswith(("tiktoken", "HF")) else "-"
             ax.plot(xs, ys, style, marker="o", label=f"{label} (k = {exponent:.2f})")
         # Guides: how a linear and a quadratic encoder would grow from the heap's first point.
@@ -559,8 +524,8 @@ def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, check
         "",
         "Everything uses GPT-2's vocabulary; tiktoken and HF `tokenizers` are built offline from the same",
         "shipped files (`bpe_ref.course.interop`), and every contender's ids are checked against tiktoken's before",
-        f"they are timed. Throughput is timed in {rounds} rounds, each timing every contender once (the",
-        "order alternates), so that load from other processes hits them alike; a ratio is the median of",
+        f"they are timed. Throughput is timed in {rounds} rounds, each timing every contender once (each",
+        "round starts with the next contender), so that load from other processes hits them alike; a ratio is the median of",
         "the per-round ratios, a MB/s figure the median time. The machine is shared and noisy: read the",
         "ratios, not the seconds. The default `encode` caches the ids of text segments and of pieces of",
         "pretokens (`bpe_ref/fast_encode.py`). On the four corpora each round builds a fresh",
