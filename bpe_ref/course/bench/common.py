@@ -51,18 +51,21 @@ def ratio(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator else float("inf")
 
 
-def run_json_subprocess(code: str, env: dict[str, str] | None = None, timeout: float | None = None) -> dict:
+def run_json_subprocess(code: str, env: dict[str, str] | None = None, timeout: float | None = None,
+                        show_progress: bool = False) -> dict:
     """Run ``code`` in a fresh Python and return the JSON object it prints on its last line.
 
     A fresh process per measurement: peers' thread settings (``RAYON_NUM_THREADS``) take effect
-    at import, and peak memory (``ru_maxrss``) is then the measurement's own.
+    at import, and peak memory (``ru_maxrss``) is then the measurement's own. ``show_progress``
+    lets what it writes on stderr through, as it comes.
     """
     full_env = dict(os.environ)
     full_env.update(env or {})
-    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full_env,
+    completed = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                               stderr=None if show_progress else subprocess.PIPE, text=True, env=full_env,
                                timeout=timeout, check=False)
     if completed.returncode != 0:
-        raise RuntimeError(f"benchmark subprocess failed ({completed.returncode}):\n{completed.stderr[-2000:]}")
+        raise RuntimeError(f"benchmark subprocess failed ({completed.returncode}):\n{(completed.stderr or '')[-2000:]}")
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
