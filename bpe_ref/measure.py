@@ -27,7 +27,6 @@ course's benchmarks (:mod:`bpe_ref.course.bench`) and figures use these ones.
 
 from __future__ import annotations
 
-import gc
 import math
 import statistics
 import time
@@ -42,13 +41,12 @@ Clock = Callable[[], float]
 
 
 def timed(fn: Callable[[], object], *, clock: Clock = time.perf_counter) -> float:
-    """Seconds (as ``clock`` counts them) for one call of ``fn``, with the garbage collector off.
+    """Seconds (as ``clock`` counts them) for one call of ``fn``, with the garbage collector paused.
 
     A collection that starts during a timed call would be charged to whichever contender happened
-    to allocate last; ``timeit`` pauses the collector for the same reason. The collector runs once
-    before the call, so garbage left by the previous contender is not collected during this one.
+    to allocate last; ``timeit`` pauses the collector for the same reason. It is restored as it was
+    after the call, and collects then, between the timed calls, if it must.
     """
-    gc.collect()
     with collector_paused():
         start = clock()
         fn()
