@@ -84,7 +84,14 @@ PAGES: dict[str, dict[str, str | None]] = {
         "module": "bpe_ref/encode/step08_backtrack.py",
         "answers": "theory/drills/08-answers.md",
         "previous": "theory/07-heap-encoding.md",
-        "next": None,  # page 09 is not written yet
+        "next": "theory/09-benchmarks.md",
+    },
+    "09-benchmarks.md": {
+        "lab": "labs/09_benchmarks/09_benchmarks.ipynb",
+        "module": "bpe_ref/measure.py",
+        "answers": "theory/drills/09-answers.md",
+        "previous": "theory/08-linear-encoding.md",
+        "next": None,  # page 10 is not written yet
     },
 }
 ANSWERS = [REPO_ROOT / links["answers"] for links in PAGES.values()]

@@ -15,6 +15,7 @@ module                        page                                              
 ``encode_decode``             ``theory/06-encode-decode.md``                                  memory per token of each layout of the token bytes
 ``heap_encoding``             ``theory/07-heap-encoding.md``                                  one long pretoken: time against length
 ``linear_encoding``           ``theory/08-linear-encoding.md``                                growth of five encoders on one long pretoken
+``benchmarks``                ``theory/09-benchmarks.md``                                     the ladder, growth exponents, noise over time
 ``step_diffs``                each step's merge loop against the previous one (pages 02-05)   (none)
 ============================  ==============================================================  ==================================================
 
@@ -22,7 +23,8 @@ Page 05's timings are measured by hand with ``python -m bpe_ref.course.figures.h
 (:mod:`.heap_timings`), which writes ``theory/benchmarks/heap/*.json``; its figures read them.
 Page 07's, likewise, with ``python -m bpe_ref.course.figures.long_pieces`` (:mod:`.long_pieces`).
 Page 08's are measured with ``python -m bpe_ref.course.figures.linear_encoding`` into
-``theory/benchmarks/linear/growth.json``.
+``theory/benchmarks/linear/growth.json``, page 09's with ``python -m bpe_ref.course.figures.benchmark_runs``
+(:mod:`.benchmark_runs`) into ``theory/benchmarks/measuring/*.json``.
 
 Pages 02 to 05 quote the diff of their step's merge loop against the previous step's, page 06 the diff
 of its encoder against V1's loop (:mod:`bpe_ref.course.figures.step_diffs`); the pages still to be
@@ -52,6 +54,7 @@ PAGE_MODULES: dict[str, str] = {
     "06": "encode_decode",
     "07": "heap_encoding",
     "08": "linear_encoding",
+    "09": "benchmarks",
 }
 THEORY_DIR = REPO_ROOT / "theory"
 FIGURES_DIR = THEORY_DIR / "figures"
