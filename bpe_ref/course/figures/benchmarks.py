@@ -345,7 +345,9 @@ def encoding_snippet(data: dict | None = None) -> str:
     return (
         markdown_table(["contender", "MB/s (median)", "spread", "speed vs tiktoken (per-round)"], rows, align="lrrr")
         + f"\nGPT-2's vocabulary on `{data['corpus']}` ({mb:.2f} MB, {thousands(data['tokens'])} tokens, the same ids "
-        f"from all three), {data['rounds']} interleaved rounds, wall time. {run_line(data)}.\n"
+        f"from all three), {data['rounds']} interleaved rounds, wall time; *warm*: the cache filled once before the "
+        "rounds (and after each *cold* call, which empties it first), *cold*: emptied before the call, the tables "
+        f"kept. {run_line(data)}.\n"
     )
 
 
