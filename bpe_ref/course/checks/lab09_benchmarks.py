@@ -78,6 +78,9 @@ def value_or_error(function: Callable, *args: object) -> object:
         return "raised ValueError"
 
 
+value_or_error.passes_arguments = True  # the function gets the case's arguments as they are
+
+
 def error_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(expected, str) and expected.startswith("raised") and not isinstance(got, str):
         return f"for this input the function must raise {expected.split()[1]} (say what is wrong), not return a value"

@@ -88,7 +88,7 @@ def worked_example_snippet() -> str:
     logs = [(math.log2(s), math.log2(t)) for s, t in zip(WORKED_SIZES, WORKED_SECONDS)]
     mean_x = sum(lx for lx, _ in logs) / len(logs)
     fit = markdown_table(
-        ["size (MB)", "seconds", "$x = \\log_2$ size", "$y = \\log_2$ seconds", "$x - \\bar x$"],
+        ["size (MB)", "seconds", "x = log2 of the size", "y = log2 of the seconds", "x minus its mean"],
         [[str(s), f"{t:g}", f"{lx:g}", f"{ly:.3f}", f"{lx - mean_x:+g}"] for (s, t), (lx, ly) in
          zip(zip(WORKED_SIZES, WORKED_SECONDS), logs)], align="rrrrr")
     d = [a - b for a, b in zip(WORKED_CURVES["V4"], WORKED_CURVES["V5"])]
