@@ -1065,7 +1065,7 @@ def test_page09_prose_claims():
     rows = measured("memory")["rows"]
     gaps = {label: row["rss_peak_mib"] - row["rss_before_mib"] - row["peak_mib"] for label, row in rows.items()}
     assert all(gap > 0 for gap in gaps.values()) and max(gaps, key=gaps.get) == HF_ONE_THREAD
-    assert all(rows[label]["slowdown"] > 1.5 for label in ("inverted_index", "heap", "linked_list"))
+    assert all(1.5 < rows[label]["slowdown"] < 5 for label in ("inverted_index", "heap", "linked_list"))  # "two to four"
     assert rows[HF_ONE_THREAD]["slowdown"] < 1.3
     # encoding: warm is faster than cold
     encoding = measured("encoding")["seconds"]

@@ -159,6 +159,9 @@ def draw_ladder(data: dict, path: Path) -> Path:
         ax.bar([p + width for p in positions], theirs, width, color=colours[j], alpha=0.35, hatch="//",
                label=f"seed 000 (1 MB), vocabulary {thousands(run['vocab_size'])}")
     ax.set_yscale("log")
+    top = max(max(SEED_TABLES[1][run["vocab_size"]][0] / SEED_TABLES[1][run["vocab_size"]][4] for run in runs),
+              max(paired_ratio(run["seconds"], NAIVE, label) for run in runs for label in labels))
+    ax.set_ylim(top=top * 8)  # room for the legend above the bars
     ax.set_xticks(range(len(labels)), [label.replace(" (", "\n(") for label in labels], fontsize=8)
     ax.set_ylabel("times faster than naive (log scale)")
     ax.set_title(f"The ladder: speed-up over naive, median of per-round ratios ({clock_name(data)})")
