@@ -27,8 +27,9 @@ process waited while other processes had the cores, which on a shared machine is
 timed in wall time.
 
 Page 09 quotes these files (:mod:`.benchmarks` draws its figures from them); figure generation never
-times anything. About five minutes on the course's 2-core machine (``naive`` at vocabulary 5000
-takes most of it); ``--only SECTION`` runs one section, ``--rounds`` changes the rounds.
+times anything. About twenty minutes on the course's 2-core machine under the load of other work
+(the ladder's ``naive`` at vocabulary 5000 and the growth's ``inverted_index`` at 10,000 take most of
+it); ``--only SECTION`` runs one section, ``--rounds`` changes the rounds.
 """
 
 from __future__ import annotations
