@@ -73,6 +73,7 @@ GROWTH_TRAINERS = ("inverted_index", "heap", "linked_list")
 CLOCKS_VOCAB = 2000
 MEMORY_VOCAB = 5000
 MEMORY_TRAINERS = ("inverted_index", "heap", "linked_list")
+NOISE_CORPUS = TINYSTORIES_VALID
 NOISE_PAIR = ("heap", "linked_list")
 NOISE_ROUNDS = 15
 SECTIONS = ("ladder", "growth", "clocks", "memory", "encoding", "noise")
@@ -248,7 +249,7 @@ def encoding(rounds: int) -> dict:
 def noise(rounds: int) -> dict:
     """Every clock reading of two trainers, interleaved and then in blocks: what a shared machine's
     load does to seconds and to ratios, over time."""
-    path = data_file(TINYSTORIES_VALID)
+    path = data_file(NOISE_CORPUS)
     readings: list[float] = []
 
     def clock() -> float:  # perf_counter, every reading kept: the runs' places in time
