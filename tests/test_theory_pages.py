@@ -1040,8 +1040,12 @@ def test_page09_prose_claims():
     vocabs, by_vocab, sizes, by_size, words = growth_series(measured("growth"))
     assert fit_exponent(vocabs, by_vocab["inverted_index"]) > 0.6 > fit_exponent(vocabs, by_vocab["heap"])
     assert all(fit_exponent(sizes, seconds) < 1 for seconds in by_size.values()) and fit_exponent(sizes, words) < 0.6
+    corpus_k = {label: fit_exponent(sizes, seconds) for label, seconds in by_size.items()}
+    assert min(corpus_k, key=corpus_k.get) == "inverted_index"  # "lowest for V4"
+    pairs = [run["shape"]["P"] for run in measured("growth")["by_size"]]
+    assert fit_exponent(sizes, pairs) < fit_exponent(sizes, words)  # P "hardly grows", W grows more
     seed = seed_exponents()
-    assert seed["V4 vs vocabulary"] > 0.5 > seed["V5 vs vocabulary"] and seed["W vs corpus"] < 0.6
+    assert seed["V4 vs vocabulary"] > 0.5 > seed["V5 vs vocabulary"] and seed["P vs corpus"] < seed["W vs corpus"] < 0.6
     # "V5 is ahead [...] at every vocabulary and corpus size of the growth measurement"
     assert crossover(vocabs, by_vocab["inverted_index"], by_vocab["heap"]) is None
     assert crossover(sizes, by_size["inverted_index"], by_size["heap"]) is None

@@ -5,8 +5,8 @@ committed measurements in ``theory/benchmarks/measuring/*.json``, written by
 ``python -m bpe_ref.course.figures.benchmark_runs`` (:mod:`.benchmark_runs`); figure generation
 never times anything, so the page is reproducible byte for byte. Besides them:
 
-- the worked example: five recorded rounds of two trainers, five recorded (size, seconds) points and
-  a recorded pair of curves, worked by hand and by :mod:`bpe_ref.measure` (:func:`worked_example_snippet`);
+- the worked example: five rounds of two trainers, five (size, seconds) points and a pair of curves,
+  numbers chosen for hand work, worked by hand and by :mod:`bpe_ref.measure` (:func:`worked_example_snippet`);
 - seed 000's benchmark tables (the blog post *Building a Fast BPE Tokenizer from Scratch*, Apple M3
   Max, 4 workers; :data:`SEED_TABLES`), whose ratios and exponents are put beside the course's;
 - page 05's V4/V5 measurement (``theory/benchmarks/heap/crossover.json``), where
@@ -67,7 +67,7 @@ def x(value: float) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# The worked example: recorded numbers, worked by hand on the page
+# The worked example: numbers chosen for hand work (not measurements), worked by hand on the page
 
 
 WORKED_ROUNDS = {"V4": [0.52, 0.50, 0.91, 0.78, 0.53], "V5": [0.26, 0.25, 0.44, 0.40, 0.27]}
@@ -97,14 +97,14 @@ def worked_example_snippet() -> str:
         [[thousands(v), f"{a:.2f}", f"{b:.2f}", f"{e:+.2f}"] for v, a, b, e in
          zip(WORKED_VOCABS, WORKED_CURVES["V4"], WORKED_CURVES["V5"], d)], align="rrrr")
     return (
-        f"**Five rounds** (recorded seconds, rounded for hand work; rounds 3 and 4 ran while other work held a core):\n\n"
+        f"**Five rounds** (seconds chosen for hand work, not measured; in rounds 3 and 4 other work held a core):\n\n"
         + rounds
         + f"\n`paired_ratio(rounds, \"V4\", \"V5\")` = {paired_ratio(WORKED_ROUNDS, 'V4', 'V5'):.3f}; "
         f"`spread` of V4's seconds {spread(v4):.3f}, of the per-round ratios {spread(ratios):.3f}; the mean of V4's "
         f"seconds, {sum(v4) / len(v4):.3f}, is pulled up by rounds 3 and 4, the median is not.\n\n"
-        "**Five sizes** (recorded seconds):\n\n" + fit
+        "**Five sizes** (seconds chosen for hand work):\n\n" + fit
         + f"\n`fit_exponent(sizes, seconds)` = {fit_exponent(WORKED_SIZES, WORKED_SECONDS):.3f}.\n\n"
-        "**Two curves** (recorded seconds, by vocabulary size):\n\n" + curves
+        "**Two curves** (seconds chosen for hand work, by vocabulary size):\n\n" + curves
         + f"\n`crossover(vocabs, v4, v5)` = {crossover(WORKED_VOCABS, WORKED_CURVES['V4'], WORKED_CURVES['V5']):g}.\n"
     )
 
@@ -209,13 +209,14 @@ def seed_snippet(data: dict | None = None) -> str:
 
 def seed_exponents() -> dict[str, float]:
     """Exponents fitted to seed 000's tables: time against vocabulary (21 MB corpus) and against
-    corpus size (vocabulary 5000), and its W against corpus size."""
+    corpus size (vocabulary 5000), and its W and P against corpus size."""
     sizes = sorted(SEED_TABLES)
     out = {}
     for i, version in ((3, "V4"), (4, "V5")):
         out[f"{version} vs vocabulary"] = fit_exponent([1000, 2000, 5000], [SEED_TABLES[21][v][i] for v in (1000, 2000, 5000)])
         out[f"{version} vs corpus"] = fit_exponent(sizes, [SEED_TABLES[s][5000][i] for s in sizes])
     out["W vs corpus"] = fit_exponent(sizes, [SEED_SHAPE[s][0] for s in sizes])
+    out["P vs corpus"] = fit_exponent(sizes, [SEED_SHAPE[s][1] for s in sizes])
     return out
 
 
@@ -242,6 +243,9 @@ def growth_snippet(data: dict | None = None) -> str:
                      f"{seed[version + ' vs corpus']:.2f}" if version else "-"])
     rows.append(["$W$ (distinct pretokens)", *["" for _ in vocabs], "", "",
                  *(thousands(w) for w in words), f"{fit_exponent(sizes, words):.2f}", f"{seed['W vs corpus']:.2f}"])
+    pairs = [run["shape"]["P"] for run in data["by_size"]]
+    rows.append(["$P$ (distinct pairs)", *["" for _ in vocabs], "", "",
+                 *(thousands(p) for p in pairs), f"{fit_exponent(sizes, pairs):.2f}", f"{seed['P vs corpus']:.2f}"])
     headers = ["trainer", *(f"vocab {thousands(v)}" for v in vocabs), "$k$, vocabulary", "seed 000's $k$",
                *(f"{s / 2**20:.3g} MiB" for s in sizes), "$k$, corpus", "seed 000's $k$"]
     return (
