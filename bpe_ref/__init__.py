@@ -14,6 +14,8 @@ Every lab of the course is graded against it. One module per idea:
   the hard boundaries where encodings of pieces add up (step 08)
 - :mod:`bpe_ref.measure`: the measuring harness (interleaved rounds, medians and spreads, per-round
   ratios, fitted exponents, crossovers, peak memory; step 09)
+- :mod:`bpe_ref.distributed`: pretoken counts of many files on a Dask cluster, merged centrally
+  (step 10; needs ``dask`` and ``distributed``)
 - :mod:`bpe_ref.course.checks`: the graders of the labs; :mod:`bpe_ref.course.bench`: the benchmarks
 
 >>> from bpe_ref import train_bpe_on_text

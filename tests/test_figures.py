@@ -601,3 +601,46 @@ def test_page07_diff_is_generated_from_the_encoders():
             "+++ step 07: bpe_ref/encode/step07_heap.py (heap_encode)") in diff
     assert "+    return merge_all(parts, ranks, first_heap(parts, ranks))" in diff
     assert '"""' not in diff
+
+
+# --- page 10: the measurements' code on small inputs, and the figure ---------------------------
+
+
+def test_page10_bench_measures_what_it_claims(monkeypatch):
+    from bpe_ref.corpus import read_corpus
+    from bpe_ref.course.bench import distributed as bench
+    from bpe_ref.pretokenize import count_pretokens
+
+    points = bench.heaps_points(CS336_FIXTURES / "corpus.en")["points"]
+    text = read_corpus(CS336_FIXTURES / "corpus.en")
+    whole = count_pretokens(text, ["<|endoftext|>"])
+    assert points[-1]["pretokens"] == sum(whole.values()) and points[-1]["distinct"] == len(whole)
+    assert [p["pretokens"] for p in points] == sorted({p["pretokens"] for p in points})
+    assert all(a["distinct"] <= b["distinct"] for a, b in zip(points, points[1:]))
+    # Heaps' fit recovers the constants of exact power-law points
+    exact = [{"pretokens": n, "distinct": 3.0 * n**0.6} for n in (1_000, 10_000, 100_000)]
+    k, beta = bench.fit_heaps(exact)
+    assert abs(k - 3.0) < 1e-9 and abs(beta - 0.6) < 1e-12
+    assert bench.pair_counts({b"abab": 2, b"ba": 1}) == {(b"a", b"b"): 4, (b"b", b"a"): 3}
+    monkeypatch.setattr(bench, "RANGE_COUNTS", (1, 4))
+    rows = bench.network_sizes(SMALL_CORPUS)
+    assert rows[0]["ranges"] == 1 and rows[1]["ranges"] > 1
+    assert all(r["text_bytes"] >= SMALL_CORPUS.stat().st_size for r in rows)
+    assert rows[0]["distinct_summed"] < rows[1]["distinct_summed"]  # cut ranges repeat words: more entries
+
+
+def test_page10_figure_and_cost_model(tmp_path):
+    from bpe_ref.course.figures import beyond_one_machine as page10
+
+    first = page10.draw_heaps(tmp_path / "a.png")
+    assert first.read_bytes() == page10.draw_heaps(tmp_path / "b.png").read_bytes()
+    assert not {b"tEXt", b"iTXt", b"zTXt", b"tIME"} & set(png_chunks(first))
+    rates = page10.rates()
+    rows = page10.cost_model()
+    assert [row["bytes"] for row in rows] == [size for _, size in page10.MODEL_SIZES]
+    for row in rows:
+        assert row["one_core"] == pytest.approx(row["bytes"] / rates["count_bytes_per_second"])
+        assert row["cores"] == pytest.approx(row["one_core"] / page10.MODEL_CORES)
+    for label in page10.COST_FITS:  # W grows with n, but more slowly
+        distinct = [row[label]["distinct"] for row in rows]
+        assert distinct == sorted(distinct) and distinct[-1] / distinct[0] < rows[-1]["bytes"] / rows[0]["bytes"]

@@ -91,6 +91,16 @@ LAB_FUNCTIONS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
             "peak_memory": ("fn",),
         },
     ),
+    "10_distributed": (
+        "bpe_ref.distributed",
+        {
+            "count_range": ("path", "start", "end", "special_tokens"),
+            "merge_two": ("left", "right"),
+            "tree_reduce": ("parts", "combine"),
+            "plan_ranges": ("paths", "special_tokens", "ranges_per_file"),
+            "count_ranges": ("ranges", "special_tokens", "as_task"),
+        },
+    ),
 }
 
 # A lab whose step has two modules links both; its tasks on the second one are checked against that

@@ -92,7 +92,14 @@ PAGES: dict[str, dict[str, str | None]] = {
         "module": "bpe_ref/measure.py",
         "answers": "theory/drills/09-answers.md",
         "previous": "theory/08-linear-encoding.md",
-        "next": None,  # page 10 is not written yet
+        "next": "theory/10-beyond-one-machine.md",
+    },
+    "10-beyond-one-machine.md": {
+        "lab": "labs/10_distributed/10_distributed.ipynb",
+        "module": "bpe_ref/distributed.py",
+        "answers": "theory/drills/10-answers.md",
+        "previous": "theory/09-benchmarks.md",
+        "next": None,  # the last step
     },
 }
 ANSWERS = [REPO_ROOT / links["answers"] for links in PAGES.values()]
@@ -1099,3 +1106,59 @@ def test_drill_answers_page09():
     assert paired_ratio({"A": [1.0, 2.0, 1.1], "B": [0.5, 1.0, 0.5]}, "A", "B") == 2.0
     assert round(fit_exponent([1, 2, 4, 8], [1, 3, 9, 27]), 3) == 1.585
     assert round(crossover([1000, 2000, 3000], [2.0, 3.0, 4.0], [2.5, 2.9, 3.2]), 1) == 1833.3
+
+
+def test_page10_worked_example_prose():
+    """The hand trace of page 10: sizes, guesses and cuts of the two example files."""
+    import tempfile
+
+    from bpe_ref.course.figures.beyond_one_machine import EXAMPLE_FILES, example_run
+    from bpe_ref.train.step03_parallel import find_chunk_boundaries
+
+    text = read(THEORY / "10-beyond-one-machine.md")
+    section_text = section(text, "## Worked example")
+    with tempfile.TemporaryDirectory() as tmp:
+        run = example_run(Path(tmp))
+        for (name, body), path in zip(EXAMPLE_FILES.items(), run["paths"]):
+            size = len(body.encode("utf-8"))
+            token_at = body.index("<|endoftext|>")
+            assert f"`{name}` is {size} bytes" in section_text or f"`{name}` ({size} bytes)" in section_text
+            assert f"guesses `{size} // 2 = {size // 2}`" in section_text or f"guess {size // 2}, token at {token_at}" in section_text
+            assert find_chunk_boundaries(path, 2, [b"<|endoftext|>"]) == [0, token_at, size]
+    assert run["total"][b" cat"] == 2 and sum(run["total"].values()) == 15
+    assert "` hatthe`" in section_text and b" hatthe" in run["joined"]
+
+
+def test_page10_prose_claims():
+    """What page 10's prose says about its measured tables still holds for the committed results."""
+    from bpe_ref.course.figures import beyond_one_machine as page10
+
+    text = " ".join(read(THEORY / "10-beyond-one-machine.md").split())  # the prose, its line breaks ignored
+    rates = page10.rates()
+    rows = {row["name"]: row for row in page10.cost_model()}
+    assert "a thousand cores bring even 10 TB under an hour" in text
+    assert rows["10 TB"]["cores"] < 3600
+    assert "One core needs minutes for a gigabyte, hours for 100 GB and weeks for 10 TB" in text
+    assert 60 <= rows["1 GB"]["one_core"] < 3600 and 3600 <= rows["100 GB"]["one_core"] < 86400
+    assert rows["10 TB"]["one_core"] >= 7 * 86400
+    assert "500 MB take about a minute on one core" in text and 30 < 500e6 / rates["count_bytes_per_second"] < 120
+    for label in page10.COST_FITS:  # "one to two orders of magnitude smaller than the text read"
+        for row in rows.values():
+            assert 10 <= row["bytes"] / row[label]["sent"] <= 1000
+    tiny, novel = page10.COST_FITS
+    assert "For repetitive text it stays at minutes" in text and rows["10 TB"][tiny]["merge_loop"] < 3600
+    assert "it reaches hours at 10 TB" in text and rows["10 TB"][novel]["merge_loop"] >= 3600
+    assert "about an hour at most on the 1 GB and 100 GB rows" in text
+    assert all(rows[n][label]["merge_loop"] < 5400 for n in ("1 GB", "100 GB") for label in page10.COST_FITS)
+    network = page10.results()["network"]["rows"]
+    assert "the pair counts of the first merge are smaller even than the pretoken counts" in text
+    assert all(row["pair_count_bytes"] < row["count_bytes"] for row in network)
+    assert "at 16 KiB per range that is half the text" in text
+    smallest = min(network, key=lambda row: row["text_bytes"] / row["ranges"])
+    assert 1.6 < smallest["text_bytes"] / smallest["count_bytes"] < 2.5
+    assert "(about 80 bytes an entry, measured)" in text and 70 <= rates["memory_bytes_per_entry"] <= 90
+    assert "about 12 bytes an entry" in text and round(rates["entry_bytes"]) == 12
+    dask = page10.results()["dask"]
+    assert "two workers come nowhere near twice the speed of one process on 16 MiB" in text
+    two = next(w for w in dask["workers"] if w["workers"] == 2)
+    assert dask["serial_seconds"] / two["count_seconds"] < 1.7

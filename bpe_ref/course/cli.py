@@ -15,6 +15,8 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("bpe_ref.course.commands.train", "train a tokenizer on a corpus (default: the shipped TinyStories sample)"),
     "encode": ("bpe_ref.course.commands.encode", "encode text with a saved tokenizer and show its token boundaries"),
+    "encode-corpus": ("bpe_ref.course.commands.encode_corpus",
+                      "encode files to a NumPy .npy array of token ids, here or on a Dask cluster (step 10)"),
     "grade": ("bpe_ref.course.grade", "autograde a lab notebook, hidden tests included, and print the grade"),
     "handout": ("bpe_ref.course.commands.handout", "write the folder a class receives: everything but the lab solutions"),
 }
@@ -22,6 +24,8 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "train": ("bpe_ref.course.bench.train", "time every trainer against HF tokenizers"),
     "encode": ("bpe_ref.course.bench.encode", "encoder and decoder throughput against tiktoken and HF tokenizers"),
     "parallel": ("bpe_ref.course.bench.parallel", "when worker processes pay for counting pretokens (step 03)"),
+    "distributed": ("bpe_ref.course.bench.distributed",
+                    "distinct pretokens, bytes sent, counting and merge rates, Dask on 1 and 2 workers (step 10)"),
 }
 
 
@@ -60,8 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     module = importlib.import_module(args._module)
     try:
         return int(module.run(args) or 0)
-    except (FileNotFoundError, ValueError, TypeError, IsADirectoryError) as err:
-        # Bad input from the user: say what is wrong, without a traceback from deep inside.
+    except (FileNotFoundError, ValueError, TypeError, IsADirectoryError, ConnectionError) as err:
+        # Bad input from the user (a Dask scheduler that does not answer included): say what is
+        # wrong, without a traceback from deep inside.
         print(f"error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

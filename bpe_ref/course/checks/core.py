@@ -174,22 +174,31 @@ def _files_folder(learner: Any) -> Path:
     return folder
 
 
+def _holds_file(value: Any) -> bool:
+    return isinstance(value, CorpusFile) or (
+        isinstance(value, (list, tuple)) and any(_holds_file(item) for item in value))
+
+
 def materialized(args: tuple, learner: Any) -> tuple:
     """``args`` with each :class:`CorpusFile` written to disk (again, every call: a call of the
-    learner's cannot change what the next one reads) and replaced by its path, a ``str``."""
-    if not any(isinstance(arg, CorpusFile) for arg in args):
+    learner's cannot change what the next one reads) and replaced by its path, a ``str``; also
+    inside lists and tuples (lab 10's lists of files, and of ``(path, start, end)`` ranges)."""
+    if not any(_holds_file(arg) for arg in args):
         return args
     import hashlib
 
     folder = _files_folder(learner)
-    real = []
-    for arg in args:
-        if isinstance(arg, CorpusFile):
-            path = folder / f"corpus_{hashlib.sha256(arg.data).hexdigest()[:16]}.txt"
-            path.write_bytes(arg.data)
-            arg = str(path)
-        real.append(arg)
-    return tuple(real)
+
+    def real(value: Any) -> Any:
+        if isinstance(value, CorpusFile):
+            path = folder / f"corpus_{hashlib.sha256(value.data).hexdigest()[:16]}.txt"
+            path.write_bytes(value.data)
+            return str(path)
+        if isinstance(value, (list, tuple)) and _holds_file(value):
+            return type(value)(real(item) for item in value)
+        return value
+
+    return tuple(real(arg) for arg in args)
 
 
 def short_repr(value: Any, limit: int = SHORT_REPR_CHARS) -> str:
@@ -336,6 +345,7 @@ def _provided_module(name: str, provided: tuple[str, ...]) -> bool:
     return any(name == f"{PACKAGE_NAME}.{module}" for module in provided)
 
 
+@functools.lru_cache(maxsize=4096)  # asked for every bpe_ref function on every call of a learner's function
 def _provided_file(filename: str, provided: tuple[str, ...]) -> bool:
     try:
         path = Path(filename).resolve()
@@ -458,13 +468,25 @@ _TRAP_CODE = _trap_code()
 _TRAP_KEYWORD = "_bpe_ref_reference_called"
 
 
+_REFERENCE_FUNCTIONS_CACHE: dict[tuple, list[types.FunctionType]] = {}
+
+
 def _reference_functions(provided: tuple[str, ...] = ()) -> list[types.FunctionType]:
     """Every function of the ``bpe_ref`` modules the learner can reach through ``sys.modules``
-    (but those of the ``provided`` modules)."""
+    (but those of the ``provided`` modules). Looked up again only when those modules changed: a
+    property test calls the learner's function hundreds of times, and a search costs milliseconds."""
+    modules = [(name, module) for name, module in list(sys.modules.items())
+               if (name == PACKAGE_NAME or name.startswith(PACKAGE_NAME + ".")) and module is not None]
+    key = (provided, tuple((name, id(module), len(vars(module))) for name, module in modules))
+    if key not in _REFERENCE_FUNCTIONS_CACHE:
+        _REFERENCE_FUNCTIONS_CACHE.clear()
+        _REFERENCE_FUNCTIONS_CACHE[key] = _search_reference_functions(modules, provided)
+    return _REFERENCE_FUNCTIONS_CACHE[key]
+
+
+def _search_reference_functions(modules: list[tuple[str, types.ModuleType]], provided: tuple[str, ...]) -> list[types.FunctionType]:
     found: dict[int, types.FunctionType] = {}
-    for name, module in list(sys.modules.items()):
-        if not (name == PACKAGE_NAME or name.startswith(PACKAGE_NAME + ".")) or module is None:
-            continue
+    for _, module in modules:
         for value in list(vars(module).values()):
             candidates = [value]
             if isinstance(value, type):

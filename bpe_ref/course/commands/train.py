@@ -1,9 +1,15 @@
-"""``python -m bpe_ref train [PATH]``: train a tokenizer and print a short summary.
+"""``python -m bpe_ref train [PATH ...]``: train a tokenizer and print a short summary.
 
 With no PATH it trains on the shipped TinyStories sample, so a fresh clone can see BPE work:
 
     python -m bpe_ref train --vocab-size 1000
     python -m bpe_ref train data/cs336_fixtures/corpus.en --vocab-size 500 --method naive --out out/corpus_en
+    python -m bpe_ref train data/tinystories/*.txt --engine dask --workers 2 --out out/ts   # step 10
+
+Several files count as one corpus in which each file ends where the next begins, as if a special
+token separated them (no pretoken spans two files). With ``--engine dask`` the pretokens are
+counted on a Dask cluster (:mod:`bpe_ref.distributed`) and the merge loop of ``--method`` runs here,
+on those counts: the merges are exactly those of the local engine.
 """
 
 from __future__ import annotations
@@ -17,13 +23,14 @@ from ...data_files import TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ...train import DEFAULT_TRAIN_METHOD, TRAIN_METHODS, num_merges_for
 from . import plural
+from .engine import add_engine_arguments, check_engine_arguments, dask_client
 
 SHOWN_MERGES = 10
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", nargs="?", type=Path, default=None,
-                        help=f"UTF-8 training corpus (default: the shipped sample {TINYSTORIES_SAMPLE.name})")
+    parser.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                        help=f"UTF-8 training corpus, one file or several (default: the shipped sample {TINYSTORIES_SAMPLE.name})")
     parser.add_argument("--vocab-size", type=int, default=1000,
                         help="256 bytes + special tokens + merges (default: 1000)")
     parser.add_argument("--special-token", action="append", dest="special_tokens", metavar="TOKEN",
@@ -32,10 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=TRAIN_METHODS, default=DEFAULT_TRAIN_METHOD,
                         help=f"which trainer of the course's ladder (default: {DEFAULT_TRAIN_METHOD})")
     parser.add_argument("--workers", type=int, default=None,
-                        help="processes for pretokenization (default: 1; all cores for --method parallel)")
+                        help="processes for pretokenization (default: 1; all cores for --method parallel); with "
+                             "--engine dask, the workers of the local cluster (default: one per core)")
     parser.add_argument("--out", type=Path, default=None,
                         help="write vocab.json and merges.txt (GPT-2 format) into this folder")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_engine_arguments(parser, "this machine, with --workers processes")
 
 
 def check_input(path: Path, vocab_size: int, special_tokens: tuple[str, ...]) -> None:
@@ -49,30 +58,36 @@ def check_input(path: Path, vocab_size: int, special_tokens: tuple[str, ...]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from ...corpus import read_corpus
     from ...serialization import save_vocab_and_merges
     from ...tokenizer import Tokenizer
-    from ...train import train_bpe
 
-    path = args.path if args.path is not None else TINYSTORIES_SAMPLE
+    paths: list[Path] = list(args.paths) or [TINYSTORIES_SAMPLE]
     if args.no_special_tokens:
         special_tokens: tuple[str, ...] = ()
     else:
         special_tokens = tuple(args.special_tokens or DEFAULT_SPECIAL_TOKENS)
-    check_input(path, args.vocab_size, special_tokens)
-    print(f"training on {path} ({plural(path.stat().st_size, 'byte')}), "
-          f"vocab size {args.vocab_size}, method {args.method}", file=sys.stderr)
+    for path in paths:  # every file, before anything is printed or counted
+        check_input(path, args.vocab_size, special_tokens)
+    check_engine_arguments(args)
+    size = sum(path.stat().st_size for path in paths)
+    corpus = str(paths[0]) if len(paths) == 1 else f"{plural(len(paths), 'file')}"
+    engine = "" if args.engine == "local" else ", pretokens counted on Dask"
+    print(f"training on {corpus} ({plural(size, 'byte')}), vocab size {args.vocab_size}, method {args.method}{engine}",
+          file=sys.stderr)
     start = time.perf_counter()
-    vocab, merges = train_bpe(path, args.vocab_size, special_tokens, method=args.method,
-                              num_workers=args.workers, progress=not args.no_progress)
+    vocab, merges = train(paths, special_tokens, args)
     seconds = time.perf_counter() - start
 
-    text = path.read_text(encoding="utf-8")
-    ids = Tokenizer(vocab, merges, special_tokens).encode(text)
-    size = len(text.encode("utf-8"))
     print(f"trained in {seconds:.2f} s: {plural(len(merges), 'merge')}, vocabulary of {plural(len(vocab), 'token')}"
           + ("" if len(vocab) == args.vocab_size else " (stopped early: no pair left to merge)"))
-    print(f"compression on the training text: {plural(size, 'byte')} -> {plural(len(ids), 'token')} = "
-          f"{size / max(len(ids), 1):.2f} bytes per token")
+    if args.engine == "local":
+        tokenizer = Tokenizer(vocab, merges, special_tokens)
+        tokens = sum(len(tokenizer.encode(read_corpus(path))) for path in paths)  # bytes decoded: \r\n kept
+        print(f"compression on the training text: {plural(size, 'byte')} -> {plural(tokens, 'token')} = "
+              f"{size / max(tokens, 1):.2f} bytes per token")
+    else:  # reading the whole corpus here is what the cluster was for
+        print("compression: not measured with --engine dask (python -m bpe_ref encode-corpus --engine dask does it)")
     if merges:
         shown = min(SHOWN_MERGES, len(merges))
         print("first merge:" if shown == 1 else f"first {shown} merges:")
@@ -84,3 +99,27 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("(not saved: pass --out DIR to write vocab.json and merges.txt)")
     return 0
+
+
+def train(paths: list[Path], special_tokens: tuple[str, ...], args: argparse.Namespace):
+    """``(vocab, merges)``: one file trains as ``train_bpe`` does; several files, or the Dask engine,
+    count pretokens first and run the same merge loop on the counts (``train_on_counts``)."""
+    from ...train import train_bpe, train_on_counts
+    from ...train.step03_parallel import count_pretokens_in_file, default_num_workers, merge_counts
+
+    progress = not args.no_progress
+    if args.engine == "dask":
+        from ...distributed import count_pretokens_with
+
+        started = time.perf_counter()
+        with dask_client(args.scheduler, args.workers) as client:
+            counts = count_pretokens_with(client, paths, special_tokens, progress=progress)
+        print(f"counted {plural(sum(counts.values()), 'pretoken')} ({len(counts):,} distinct) "
+              f"on Dask in {time.perf_counter() - started:.2f} s; merging here", file=sys.stderr)
+        return train_on_counts(counts, args.vocab_size, special_tokens, args.method, progress=progress)
+    if len(paths) == 1:
+        return train_bpe(paths[0], args.vocab_size, special_tokens, method=args.method, num_workers=args.workers,
+                         progress=progress)
+    workers = args.workers or (default_num_workers() if args.method == "parallel" else 1)
+    counts = merge_counts(count_pretokens_in_file(path, special_tokens, workers) for path in paths)
+    return train_on_counts(counts, args.vocab_size, special_tokens, args.method, progress=progress)

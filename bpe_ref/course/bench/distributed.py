@@ -1,0 +1,327 @@
+"""``python -m bpe_ref bench distributed``: the measurements of step 10 (theory page 10).
+
+Page 10 asks what it costs to train on a corpus far larger than the course's, and answers from
+rates measured on this machine. This command measures them and writes
+``theory/benchmarks/distributed/results.json`` (and a README beside it); the page's figures and
+tables (:mod:`bpe_ref.course.figures.beyond_one_machine`) read that file and time nothing.
+
+1. **Heaps' law** (counts, no timing): the distinct pretokens of growing prefixes of each shipped
+   corpus, so the page can fit ``W = K n^beta``.
+2. **What crosses the network** (sizes, no timing): a corpus cut into ``k`` ranges, the pickled
+   size of each range's text, of its arguments ``(path, start, end, special tokens)``, of its
+   pretoken counts and of its *pair* counts.
+3. **Rates** (timed, medians): how fast one process counts pretokens (bytes per second, per
+   corpus); how fast two count dicts are added up (entries per second); how long the merge loop
+   takes on the counts of each corpus, and on the same counts multiplied by 1,000 (a corpus a
+   thousand times larger with the same words: the same merges, the same time).
+4. **Dask on this machine** (timed, medians): counting a 16 MiB corpus serially and on a local Dask
+   cluster of 1 and 2 worker processes (the cluster's start timed apart), and the round trip of one
+   tiny task, the least a round of communication costs.
+
+About two to three minutes on the course machine (two cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import pickle
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from ...corpus import read_corpus
+from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_SAMPLE
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens
+from .common import RESULTS_DIR, machine_description, markdown_table, median, written_by
+
+RESULTS_JSON = RESULTS_DIR / "distributed" / "results.json"
+SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
+# (label, file): the shipped corpora of more than 100 KB, as page 10 names them
+CORPORA: tuple[tuple[str, Path], ...] = (
+    ("TinyStories 2 MiB (en)", TINYSTORIES_2MIB),
+    ("TinyStories V2 10k lines (en)", TINYSTORIES_SAMPLE),
+    ("corpus.en (en)", CORPUS_EN),
+    ("TinyStories ru", RUSSIAN_STORIES),
+    ("Don Quijote (es)", SPANISH_NOVEL),
+    ("Hongloumeng (zh)", CHINESE_NOVEL),
+)
+HEAPS_POINTS = 24  # prefix sizes per corpus, evenly spaced on a log scale
+RANGE_COUNTS = (2, 8, 32, 128)  # k: ranges the network measurement cuts the 2 MiB sample into
+MERGES = (1000, 4000)
+COUNT_SCALE = 1000  # "the same corpus 1,000 times": every count multiplied
+DASK_CORPUS_COPIES = 8  # the 2 MiB sample 8 times: 16 MiB
+ROUND_TRIPS = 50
+
+
+def pretoken_stream(path: Path) -> list[bytes]:
+    """Every pretoken of the file, in order (special tokens removed, as counting does)."""
+    stream: list[bytes] = []
+    for piece, is_special in split_keeping_special_tokens(read_corpus(path), SPECIAL_TOKENS):
+        if not is_special:
+            stream.extend(p.encode("utf-8") for p in pretokenize(piece))
+    return stream
+
+
+def heaps_points(path: Path, points: int = HEAPS_POINTS) -> dict:
+    """Distinct pretokens ``W`` among the first ``n`` pretokens, at ``points`` values of ``n``
+    evenly spaced on a log scale from 100 to all; with the bytes those ``n`` pretokens hold."""
+    stream = pretoken_stream(path)
+    marks = sorted({min(len(stream), round(100 * (len(stream) / 100) ** (i / (points - 1)))) for i in range(points)})
+    seen: set[bytes] = set()
+    size = 0
+    rows = []
+    wanted = iter(marks)
+    mark = next(wanted)
+    for n, pretoken in enumerate(stream, start=1):
+        seen.add(pretoken)
+        size += len(pretoken)
+        if n == mark:
+            rows.append({"pretokens": n, "bytes": size, "distinct": len(seen)})
+            mark = next(wanted, None)
+            if mark is None:
+                break
+    return {"file": path.name, "file_bytes": path.stat().st_size, "points": rows}
+
+
+def pair_counts(counts: dict[bytes, int]) -> dict[tuple[bytes, bytes], int]:
+    """The byte-pair counts the first merge would need, weighted by pretoken counts (what each
+    range would send if the cluster counted pairs instead of pretokens)."""
+    pairs: Counter[tuple[bytes, bytes]] = Counter()
+    for word, count in counts.items():
+        for a, b in zip(word, word[1:]):
+            pairs[bytes([a]), bytes([b])] += count
+    return dict(pairs)
+
+
+def network_sizes(path: Path) -> list[dict]:
+    """For each ``k`` of ``RANGE_COUNTS``: the sizes (pickled bytes, summed over the ranges) of what
+    would cross the network if the file were counted in ``k`` ranges."""
+    from ...distributed import count_range, plan_ranges
+
+    rows = []
+    for k in RANGE_COUNTS:
+        ranges = plan_ranges([path], SPECIAL_TOKENS, k)
+        text = arguments = counts_size = pairs_size = distinct = 0
+        for file, start, end in ranges:
+            counts = count_range(file, start, end, SPECIAL_TOKENS)
+            with open(file, "rb") as handle:
+                handle.seek(start)
+                text += len(pickle.dumps(handle.read(end - start), protocol=5))
+            arguments += len(pickle.dumps((file, start, end, SPECIAL_TOKENS), protocol=5))
+            counts_size += len(pickle.dumps(counts, protocol=5))
+            pairs_size += len(pickle.dumps(pair_counts(counts), protocol=5))
+            distinct += len(counts)
+        rows.append({"ranges": len(ranges), "asked": k, "text_bytes": text, "argument_bytes": arguments,
+                     "count_bytes": counts_size, "pair_count_bytes": pairs_size, "distinct_summed": distinct})
+    return rows
+
+
+def timed(function, repeats: int) -> float:
+    """Median seconds of ``repeats`` calls of ``function()``."""
+    seconds = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        function()
+        seconds.append(time.perf_counter() - started)
+    return median(seconds)
+
+
+def counting_rates(repeats: int) -> list[dict]:
+    """Bytes per second one process counts, per corpus (the text already in memory)."""
+    rows = []
+    for label, path in CORPORA:
+        text = read_corpus(path)
+        seconds = timed(lambda: count_pretokens(text, SPECIAL_TOKENS), repeats)
+        rows.append({"corpus": label, "bytes": len(text.encode("utf-8")), "seconds": seconds})
+    return rows
+
+
+def reduce_rate(repeats: int) -> dict:
+    """How fast ``merge_two`` adds two count dicts: the two halves of the 2 MiB sample, and the 32
+    ranges of it added up by ``tree_reduce``."""
+    from ...distributed import count_range, merge_two, plan_ranges, tree_reduce
+
+    halves = [count_range(*r, SPECIAL_TOKENS) for r in plan_ranges([TINYSTORIES_2MIB], SPECIAL_TOKENS, 2)]
+    parts = [count_range(*r, SPECIAL_TOKENS) for r in plan_ranges([TINYSTORIES_2MIB], SPECIAL_TOKENS, 32)]
+    return {
+        "two_halves_entries": sum(map(len, halves)),
+        "two_halves_seconds": timed(lambda: merge_two(*halves), repeats * 4),
+        "tree_parts": len(parts),
+        "tree_entries": sum(map(len, parts)),
+        "tree_seconds": timed(lambda: tree_reduce(parts, merge_two), repeats),
+    }
+
+
+def merge_loop_times(repeats: int) -> list[dict]:
+    """Seconds of the default trainer's merge loop (``train_on_counts``) on each corpus's counts,
+    for each number of ``MERGES``; for the TinyStories sample also on its counts times ``COUNT_SCALE``."""
+    from ...train import train_on_counts
+
+    rows = []
+    for label, path in CORPORA:
+        counts = count_pretokens(read_corpus(path), SPECIAL_TOKENS)
+        cases = [(label, counts, 1)]
+        if path == TINYSTORIES_2MIB:
+            cases.append((label, {word: count * COUNT_SCALE for word, count in counts.items()}, COUNT_SCALE))
+        for name, case_counts, scale in cases:
+            for merges in MERGES:
+                size = 256 + len(SPECIAL_TOKENS) + merges
+                learned: list = []
+                seconds = timed(lambda: learned.append(train_on_counts(case_counts, size, SPECIAL_TOKENS)[1]),
+                                repeats)
+                rows.append({"corpus": name, "scale": scale, "merges": merges, "learned": len(learned[0]),
+                             "distinct": len(case_counts), "distinct_bytes": sum(map(len, case_counts)),
+                             "seconds": seconds, "merges_digest": hash_merges(learned[0])})
+    return rows
+
+
+def memory_per_entry() -> dict:
+    """Bytes a count dict takes in this Python, per entry: the dict itself, the pretoken ``bytes``
+    objects and the ``int`` counts (each small int shared by many entries counted once)."""
+    import sys
+
+    counts = count_pretokens(read_corpus(TINYSTORIES_2MIB), SPECIAL_TOKENS)
+    ints = {id(v): sys.getsizeof(v) for v in counts.values()}
+    total = sys.getsizeof(counts) + sum(map(sys.getsizeof, counts)) + sum(ints.values())
+    return {"entries": len(counts), "bytes": total, "bytes_per_entry": total / len(counts)}
+
+
+def hash_merges(merges: list) -> str:
+    import hashlib
+
+    return hashlib.sha256(repr(merges).encode()).hexdigest()[:16]
+
+
+def dask_scaling(repeats: int, directory: Path) -> dict:
+    """A 16 MiB corpus counted serially here, and with ``count_pretokens_with`` on a local cluster of
+    1 and 2 worker processes; cluster start and a tiny task's round trip timed apart."""
+    from ...distributed import connect, count_pretokens_with, count_range, plan_ranges, serial_count
+    from ...train.step03_parallel import count_pretokens_in_file
+
+    import os
+
+    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    path = directory / "tinystories_16MiB.txt"
+    path.write_bytes(TINYSTORIES_2MIB.read_bytes() * DASK_CORPUS_COPIES)
+    reference = serial_count([path], SPECIAL_TOKENS)
+    result: dict = {"bytes": path.stat().st_size,
+                    "serial_seconds": timed(lambda: count_pretokens_in_file(path, SPECIAL_TOKENS, 1), repeats),
+                    "workers": []}
+    one_range = plan_ranges([path], SPECIAL_TOKENS, DASK_CORPUS_COPIES // 2)[0]
+    result["one_range"] = {"bytes": one_range[2] - one_range[1],
+                           "here_seconds": timed(lambda: count_range(*one_range, SPECIAL_TOKENS), repeats)}
+    for workers in (1, 2):
+        started = time.perf_counter()
+        with connect(None, workers) as client:
+            client.submit(abs, -1, pure=False).result()  # every worker up and answering
+            start_seconds = time.perf_counter() - started
+            if workers == 1:  # the same call as a task: what running on a worker costs by itself
+                result["one_range"]["worker_seconds"] = timed(
+                    lambda: client.submit(count_range, *one_range, SPECIAL_TOKENS, pure=False).result(), repeats)
+            counted: list = []
+            seconds = timed(lambda: counted.append(count_pretokens_with(client, [path], SPECIAL_TOKENS)), repeats)
+            assert counted[0] == reference, "the Dask count differs from the serial count"
+
+            def round_trip():
+                client.submit(abs, -1, pure=False).result()
+
+            round_trip_seconds = timed(round_trip, ROUND_TRIPS)
+        result["workers"].append({"workers": workers, "start_seconds": start_seconds, "count_seconds": seconds,
+                                  "round_trip_seconds": round_trip_seconds})
+    # The 1-minute load average around the measurement: above the number of cores, other work was
+    # competing with it, and the timings are slower than on an idle machine.
+    result["load_average"] = [load_before, os.getloadavg()[0] if hasattr(os, "getloadavg") else None]
+    return result
+
+
+def fit_heaps(points: list[dict], key: str = "pretokens") -> tuple[float, float]:
+    """Least squares of ``log W = log K + beta log n`` over the points with n >= 1,000: ``(K, beta)``."""
+    xs = [math.log(p[key]) for p in points if p["pretokens"] >= 1000]
+    ys = [math.log(p["distinct"]) for p in points if p["pretokens"] >= 1000]
+    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+    beta = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
+    return math.exp(mean_y - beta * mean_x), beta
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--repeats", type=int, default=5, help="repeats of each timing (median)")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "distributed",
+                        help="where to write results.json and README.md")
+    parser.add_argument("--no-write", action="store_true", help="print only; write no files")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.repeats < 1:
+        raise ValueError("--repeats must be at least 1")
+    machine = machine_description()
+    print(f"machine: {machine}")
+    started = time.perf_counter()
+    print("1/4 distinct pretokens of growing prefixes (Heaps' law)...", flush=True)
+    heaps = {label: heaps_points(path) for label, path in CORPORA}
+    print("2/4 what crosses the network...", flush=True)
+    network = {"file": TINYSTORIES_2MIB.name, "rows": network_sizes(TINYSTORIES_2MIB)}
+    memory = memory_per_entry()
+    print("3/4 rates: counting, reducing, the merge loop...", flush=True)
+    rates = {"counting": counting_rates(args.repeats), "reduce": reduce_rate(args.repeats),
+             "merge_loop": merge_loop_times(max(1, args.repeats // 2))}
+    print("4/4 Dask on this machine: 1 and 2 workers against one process...", flush=True)
+    with tempfile.TemporaryDirectory(prefix="bpe-bench-distributed-") as tmp:
+        dask = dask_scaling(args.repeats, Path(tmp))
+    elapsed = time.perf_counter() - started
+
+    counting_rows = [[r["corpus"], f"{r['bytes'] / r['seconds'] / 2**20:.1f}"] for r in rates["counting"]]
+    heaps_rows = []
+    for label, data in heaps.items():
+        k, beta = fit_heaps(data["points"])
+        last = data["points"][-1]
+        heaps_rows.append([label, f"{last['pretokens']:,}", f"{last['distinct']:,}", f"{k:.2f}", f"{beta:.3f}"])
+    loop_rows = [[r["corpus"] + (f" (counts x{r['scale']:,})" if r["scale"] != 1 else ""), f"{r['distinct']:,}",
+                  r["merges"], f"{r['seconds']:.2f}"] for r in rates["merge_loop"]]
+    dask_rows = [["1 process, no Dask", "", f"{dask['serial_seconds']:.2f}", ""]] + [
+        [f"Dask, {w['workers']} worker{'s' if w['workers'] > 1 else ''}", f"{w['start_seconds']:.2f}",
+         f"{w['count_seconds']:.2f}", f"{w['round_trip_seconds'] * 1000:.1f}"] for w in dask["workers"]]
+    print(f"\n{markdown_table(['corpus', 'pretokens', 'distinct', 'K', 'beta'], heaps_rows)}")
+    print(f"\n{markdown_table(['corpus', 'MiB/s, one process'], counting_rows)}")
+    print(f"\n{markdown_table(['counts of', 'distinct', 'merges', 'seconds'], loop_rows)}")
+    print(f"\n{markdown_table(['16 MiB counted by', 'cluster start (s)', 'count (s)', 'round trip (ms)'], dask_rows)}")
+    print(f"\nbenchmark took {elapsed:.0f} s")
+    if not args.no_write:
+        out: Path = args.out
+        out.mkdir(parents=True, exist_ok=True)
+        document = {"machine": machine, "date": datetime.date.today().isoformat(), "repeats": args.repeats,
+                    "special_tokens": SPECIAL_TOKENS, "heaps": heaps, "network": network, "memory": memory, "rates": rates,
+                    "dask": dask}
+        (out / "results.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+        lines = [
+            "# Step 10 measurements: counts, sizes and rates for a corpus beyond one machine",
+            "",
+            written_by("distributed", False),
+            "",
+            f"Machine: {machine}. Timings are medians of {args.repeats} runs (the merge loop: of "
+            f"{max(1, args.repeats // 2)}). Theory page [10](../../10-beyond-one-machine.md) reads "
+            "`results.json`; its figures and tables are computed from it by `python -m bpe_ref.course.figures --page 10`.",
+            "",
+            "## Distinct pretokens (Heaps' law, fitted on prefixes of 1,000 pretokens and more)",
+            "",
+            markdown_table(["corpus", "pretokens", "distinct", "K", "beta"], heaps_rows),
+            "",
+            "## One process counts pretokens at",
+            "",
+            markdown_table(["corpus", "MiB/s, one process"], counting_rows),
+            "",
+            "## The merge loop (default trainer) on the counts",
+            "",
+            markdown_table(["counts of", "distinct", "merges", "seconds"], loop_rows),
+            "",
+            "## Counting 16 MiB on Dask, on this machine",
+            "",
+            markdown_table(["16 MiB counted by", "cluster start (s)", "count (s)", "round trip (ms)"], dask_rows),
+            "",
+        ]
+        (out / "README.md").write_text("\n".join(lines), encoding="utf-8")
+        print(f"wrote {out / 'results.json'} and {out / 'README.md'}")
+    return 0

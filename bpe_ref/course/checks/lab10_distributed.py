@@ -1,0 +1,293 @@
+"""Graders of lab 10, beyond one machine: the map and the reduce of a count on a cluster, the tree
+that schedules the reduce, the plan of byte ranges over many files, and the whole count.
+
+Theory: ``theory/10-beyond-one-machine.md``. Reference: :mod:`bpe_ref.distributed`. Files are
+:class:`~.core.CorpusFile` arguments (alone, in a list of files, or in ``(path, start, end)``
+ranges): written, for each call, where the learner's code can read them, and passed as paths.
+
+=====================  ==========================================  ==========================================
+task                   visible test                                hidden test
+=====================  ==========================================  ==========================================
+1 ``count_range``      :func:`check_count_range`                   :func:`check_count_range_properties`
+                                                                   (generated files, ranges at special tokens)
+2 ``merge_two``        :func:`check_merge_two` (the arguments      :func:`check_merge_two_properties`
+                       must come back unchanged)                   (generated counts)
+3 ``tree_reduce``      :func:`check_tree_shape`: the notebook's    :func:`check_tree_shape_properties`
+                       read-only ``tree_shape(parts)`` calls        (1 to 70 parts)
+                       ``tree_reduce(parts, pair)``: the tree
+4 ``plan_ranges``      :func:`check_plan_ranges`                   :func:`check_plan_ranges_properties`
+                                                                   (1 to 4 generated files, 1 to 6 per file)
+5 ``count_ranges``     :func:`check_count_ranges`                  :func:`check_count_ranges_properties`
+                                                                   (ranges cut anywhere a token starts)
+=====================  ==========================================  ==========================================
+
+The learner's code runs at grading time where Dask is not (the confined worker imports only the
+standard library and ``regex``), so every graded function is plain Python; the notebook's
+exploration runs the same functions on a Dask cluster, in the learner's kernel. While task 4 is
+graded, step 03's ``find_chunk_boundaries`` is lent to ``plan_ranges`` (a stand-in: the worker has
+no ``bpe_ref`` but lab 00's modules); while task 5 is, ``merge_two`` and ``tree_reduce`` are the
+reference's and ``count_range`` stays the learner's (its reference would send lab 00's whole count).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hypothesis import strategies as st
+
+from ...distributed import count_range, count_ranges, merge_two, plan_ranges, plan_ranges_by_size, tree_reduce
+from ...train.step03_parallel import find_chunk_boundaries
+from .core import Case, CorpusFile, Task, advisory, check_cases, check_property, passed, task_graders
+from .lab03_parallel import EOT, PAD, PIECES, chunk_hint, chunk_inputs, safe_cuts
+
+# The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
+PROVIDED = ("pretokenize", "corpus")
+GRADING_POLICY = {"provided": PROVIDED}
+# In the learner's kernel, plan_ranges may call step 03's find_chunk_boundaries (the setup cell's).
+PLAN_PROVIDED = (*PROVIDED, "train.step03_parallel")
+
+REFERENCES = (count_range, merge_two, tree_reduce, plan_ranges, count_ranges, plan_ranges_by_size, find_chunk_boundaries)
+
+# ---- strategies ------------------------------------------------------------------------------
+
+TOKEN_SETS = [[EOT], [EOT, PAD], [PAD, EOT], []]
+
+
+@st.composite
+def corpus_files(draw, max_files: int = 4) -> tuple[list[bytes], list[str]]:
+    """1 to ``max_files`` files of text, special tokens dropped in anywhere (at a file's edges too),
+    now and then long enough for many ranges; and the special tokens (sometimes none)."""
+    tokens = draw(st.sampled_from(TOKEN_SETS))
+    alphabet = PIECES + tokens * 2
+    texts = draw(st.lists(st.lists(st.sampled_from(alphabet), max_size=25).map("".join), min_size=1, max_size=max_files))
+    repeat = draw(st.sampled_from([1, 1, 30]))
+    return [(text * repeat).encode("utf-8") for text in texts], tokens
+
+
+@st.composite
+def plan_inputs(draw) -> tuple:
+    contents, tokens = draw(corpus_files())
+    return [CorpusFile(data) for data in contents], tokens, draw(st.integers(1, 6))
+
+
+@st.composite
+def range_lists(draw) -> tuple:
+    """Ranges of generated files cut at any offsets where a special token starts (not only where
+    the planner cuts), some files left out, in any order."""
+    contents, tokens = draw(corpus_files(max_files=3))
+    ranges = []
+    for data in contents:
+        if not draw(st.booleans()) and ranges:
+            continue  # a file with no ranges in the list
+        cuts = safe_cuts(data.decode("utf-8"), tokens)
+        chosen = sorted(set(draw(st.lists(st.sampled_from(cuts), max_size=4))) | {0, len(data)})
+        ranges += [(CorpusFile(data), start, end) for start, end in zip(chosen, chosen[1:])]
+    return draw(st.permutations(ranges)), tokens
+
+
+def count_dicts():
+    words = st.sampled_from([b"a", b" the", b" cat", b"\n", b"\xc3\xa9", b"!", b" 42", b"b", b"  "])
+    return st.dictionaries(words, st.integers(1, 50), max_size=7)
+
+
+# ---- task 1: the map -------------------------------------------------------------------------
+
+COUNT_RANGE_TASK = Task("count_range", ("path", "start", "end", "special_tokens"),
+                        what="a dict mapping pretokens (bytes) to counts", hint=chunk_hint, provided=PROVIDED)
+
+check_count_range, check_count_range_properties = task_graders(
+    COUNT_RANGE_TASK,
+    count_range,
+    [
+        Case((CorpusFile(b"one<|endoftext|>two<|endoftext|>three"), 3, 19, [EOT])),
+        Case((CorpusFile(b"low low lower"), 0, 13, [EOT])),
+        Case((CorpusFile("café<|endoftext|> café".encode()), 5, 24, [EOT])),
+        Case((CorpusFile(b"abc"), 1, 1, [EOT])),  # an empty range
+    ],
+    chunk_inputs(),
+    max_examples=60,
+)
+
+# ---- task 2: the reduce ----------------------------------------------------------------------
+
+
+def merge_observed(args: tuple, result: object) -> dict:
+    """What merge_two returned, and its two arguments as they are after the call (unchanged)."""
+    return {"returned": result, "left after the call": args[0], "right after the call": args[1]}
+
+
+def merge_hint(args: tuple, expected: object, got: object) -> str | None:
+    if not (isinstance(expected, dict) and isinstance(got, dict)):
+        return None
+    for side in ("left", "right"):
+        if got.get(f"{side} after the call") != expected.get(f"{side} after the call"):
+            return (f"merge_two changed its argument {side}: on a cluster a task's result stays in the worker's memory, "
+                    "where another task (a retry, a second use) may read it; build the sum in a new dict "
+                    "(dict(left), then add right's counts to it)")
+    return None
+
+
+MERGE_TASK = Task("merge_two", ("left", "right"), observe=merge_observed, hint=merge_hint, provided=PROVIDED,
+                  what="a dict mapping pretokens (bytes) to their added counts")
+
+check_merge_two, check_merge_two_properties = task_graders(
+    MERGE_TASK,
+    merge_two,
+    [
+        ({b"low": 2, b" low": 1}, {b" low": 3}),
+        ({}, {b"a": 1}),
+        ({b"x": 5, b"y": 1}, {b"x": 5}),
+        ({}, {}),
+    ],
+    st.tuples(count_dicts(), count_dicts()),
+    max_examples=80,
+)
+
+# ---- task 3: the tree ------------------------------------------------------------------------
+
+
+def pair(left: object, right: object) -> tuple:
+    """The combine of the notebook's ``tree_shape``: the result shows which parts met, and where."""
+    return (left, right)
+
+
+def tree_shape(parts: list) -> object:
+    """The reference's tree over ``parts``: ``tree_reduce(parts, pair)``."""
+    return tree_reduce(parts, pair)
+
+
+def _leaves_in_order(tree: object) -> list:
+    if isinstance(tree, tuple) and len(tree) == 2:
+        return _leaves_in_order(tree[0]) + _leaves_in_order(tree[1])
+    return [tree]
+
+
+def _depth(tree: object) -> int:
+    return 1 + max(_depth(tree[0]), _depth(tree[1])) if isinstance(tree, tuple) and len(tree) == 2 else 0
+
+
+def tree_hint(args: tuple, expected: object, got: object) -> str | None:
+    parts = list(args[0]) if args and isinstance(args[0], list) else []
+    if _leaves_in_order(got) != parts:
+        return ("the parts are not all there, once each and in order: combine neighbours, the left one first, and carry "
+                "the odd one out (the last, when a round has an odd number) to the next round unchanged")
+    if _depth(got) == len(parts) - 1 > _depth(expected):
+        return ("a chain, len(parts) - 1 merges deep: each merge waits for the one before. Combine the parts in "
+                "rounds: pair 0 with 1, 2 with 3, ..., then pair the results the same way, ceil(log2(n)) rounds")
+    if _depth(got) == _depth(expected):
+        return ("the right depth but another tree: in each round pair neighbours from the left (0 with 1, 2 with 3, ...) "
+                "and carry the last part, when the count is odd, to the next round")
+    return None
+
+
+TREE_TASK = Task("tree_shape", ("parts",), what="the nested pairs tree_reduce(parts, pair) builds", hint=tree_hint,
+                 provided=PROVIDED)
+
+check_tree_shape, check_tree_shape_properties = task_graders(
+    TREE_TASK,
+    tree_shape,
+    [([0],), ([0, 1],), ([0, 1, 2],), ([0, 1, 2, 3, 4],), (list(range(8)),)],
+    st.one_of(st.integers(1, 70).map(lambda n: (list(range(n)),)),
+              st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=20).map(lambda parts: (parts,))),
+    max_examples=60,
+)
+
+# ---- task 4: the plan ------------------------------------------------------------------------
+
+
+def plan_hint(args: tuple, expected: object, got: object) -> str | None:
+    if not (isinstance(expected, list) and isinstance(got, list)):
+        return None
+    if any(isinstance(item, list) for item in got):
+        return "each range is a tuple (path, start, end), not a list"
+    if any(isinstance(item, tuple) and len(item) == 3 and item[1] == item[2] for item in got):
+        return ("an empty range (start == end): an empty file has nothing to count; leave such ranges out of the plan, "
+                "each one would be a task on the cluster that does nothing")
+    if isinstance(args[1], list) and not args[1] and len(got) != len(expected):
+        return "with no special tokens there is no safe cut: one range (path, 0, size) per file that is not empty"
+    if len(got) < len(expected):
+        return ("fewer ranges than expected: cut each file with find_chunk_boundaries(path, ranges_per_file, tokens) "
+                "and turn consecutive boundaries into ranges; every file gets its own")
+    return None
+
+
+PLAN_TASK = Task("plan_ranges", ("paths", "special_tokens", "ranges_per_file"),
+                 what="a list of (path, start, end) tuples, the paths as given", hint=plan_hint,
+                 provided=PLAN_PROVIDED, stand_ins=(find_chunk_boundaries,))
+
+_TWO_FILES = [CorpusFile(b"one<|endoftext|>two<|endoftext|>three"), CorpusFile(b"four<|endoftext|>five")]
+
+check_plan_ranges, check_plan_ranges_properties = task_graders(
+    PLAN_TASK,
+    plan_ranges,
+    [
+        Case((_TWO_FILES, [EOT], 2)),
+        Case((_TWO_FILES, [EOT], 1)),
+        Case(([CorpusFile(b"no special token here"), CorpusFile(b""), CorpusFile(b"x<|endoftext|>y")], [EOT], 3)),
+        Case(([CorpusFile(b"a<|pad|>b<|endoftext|>c<|pad|>d" * 3)], [EOT, PAD], 4)),
+        Case(([CorpusFile(b"one<|endoftext|>two")], [], 4)),
+    ],
+    plan_inputs(),
+    max_examples=60,
+)
+
+# ---- task 5: the whole count -----------------------------------------------------------------
+
+
+def count_hint(args: tuple, expected: object, got: object) -> str | None:
+    if isinstance(got, dict) and isinstance(expected, dict) and sum(got.values()) == 2 * sum(expected.values()):
+        return "every pretoken twice: is a part combined with itself, or the total added to the parts?"
+    if isinstance(got, dict) and isinstance(expected, dict) and 0 < sum(got.values()) < sum(expected.values()):
+        return "fewer pretokens than the ranges hold: is a range (the last?) or a part of the tree left out?"
+    if got is None and expected == {}:
+        return "no ranges: return {} (there is nothing to reduce, and tree_reduce needs one part)"
+    return None
+
+
+COUNT_TASK = Task("count_ranges", ("ranges", "special_tokens"), what="a dict mapping pretokens (bytes) to counts",
+                  hint=count_hint, provided=PROVIDED, stand_ins=(merge_two, tree_reduce), kept=("count_range",))
+
+check_count_ranges, check_count_ranges_properties = task_graders(
+    COUNT_TASK,
+    count_ranges,
+    [
+        Case(([(_TWO_FILES[0], 0, 16), (_TWO_FILES[0], 16, 37), (_TWO_FILES[1], 0, 21)], [EOT])),
+        Case(([(CorpusFile(b"low low lower"), 0, 13)], [EOT])),
+        Case(([], [EOT])),
+    ],
+    range_lists(),
+    max_examples=40,
+)
+
+# ---- stretch (ungraded): ranges of a size ---------------------------------------------------
+# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
+
+BY_SIZE_TASK = Task("plan_ranges_by_size", ("paths", "special_tokens", "range_bytes"),
+                    what=PLAN_TASK.what, hint=plan_hint, provided=PLAN_PROVIDED)
+
+
+@st.composite
+def by_size_inputs(draw) -> tuple:
+    contents, tokens = draw(corpus_files())
+    return [CorpusFile(data) for data in contents], tokens, draw(st.sampled_from([1, 7, 40, 300, 5000]))
+
+
+@advisory
+def check_stretch_ranges_by_size(plan_ranges_by_size: Callable) -> None:
+    """Stretch self-check of lab 10: ranges of about ``range_bytes`` each, the reference's plan."""
+    from .lab03_parallel import file_cases  # a 60-story file, as in lab 03's task 4
+
+    story_file = file_cases()[0].args[0]
+    cases = [
+        Case(([story_file, CorpusFile(b"short<|endoftext|>file")], [EOT], 500), {0: "[<a file of 60 stories>, <a short file>]"}),
+        Case((_TWO_FILES, [EOT], 10)),
+        Case(([CorpusFile(b"no special token here")], [EOT], 4)),
+    ]
+    count = check_cases(BY_SIZE_TASK, plan_ranges_by_size, _reference_by_size, cases)
+    count += check_property(BY_SIZE_TASK, plan_ranges_by_size, _reference_by_size, by_size_inputs(), max_examples=60)
+    passed(f"plan_ranges_by_size: the reference's plan on {count} sets of files.")
+
+
+def _reference_by_size(paths: list, special_tokens: list, range_bytes: int) -> list:
+    return plan_ranges_by_size(paths, special_tokens, range_bytes)
+

@@ -1,0 +1,184 @@
+"""``python -m bpe_ref encode-corpus PATH [PATH ...] --model DIR --out FILE.npy``: a corpus as token ids.
+
+    python -m bpe_ref train data/tinystories/*.txt --vocab-size 2000 --out out/ts2k
+    python -m bpe_ref encode-corpus data/tinystories/*.txt --model out/ts2k --out out/ts2k.npy
+    python -m bpe_ref encode-corpus data/tinystories/*.txt --model out/ts2k --out out/ts2k.npy --engine dask --workers 2
+
+The output is one NumPy ``.npy`` file (``np.load`` reads it; ``np.load(path, mmap_mode="r")``
+maps it without reading it): the ids of each file, in the order the files were given, one after
+another, exactly ``Tokenizer.encode`` of each file's text. The ids are ``uint16`` when every id of
+the vocabulary is below 65,536 (two bytes a token, what language-model training usually reads), and
+``uint32`` otherwise (the command says so).
+
+Each file is cut into byte ranges at special tokens (:func:`bpe_ref.distributed.plan_ranges`), where
+encoding is additive: the ids of a file are the ids of its ranges in order. The local engine
+encodes the ranges one after another in this process, so memory holds one range of text at a time;
+``--engine dask`` encodes them on the workers of a Dask cluster
+(:func:`bpe_ref.distributed.encode_range`). Either way the ids are written into the output in
+order, one range at a time, to a temporary file that is renamed only when it is complete.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS
+from . import plural
+from .engine import add_engine_arguments, check_engine_arguments, dask_client
+
+RANGE_BYTES = 8 << 20  # at most about this much text per range (where special tokens allow a cut)
+RANGES_PER_THREAD = 4  # with Dask, at least this many ranges per worker thread, to share the work out
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="UTF-8 files, encoded in this order")
+    parser.add_argument("--model", type=Path, required=True, metavar="DIR",
+                        help="folder with vocab.json and merges.txt (what train --out and Tokenizer.save write)")
+    parser.add_argument("--out", type=Path, required=True, metavar="FILE",
+                        help="the .npy file to write (uint16 ids, or uint32 for a vocabulary with ids of 65,536 or more)")
+    parser.add_argument("--special-token", action="append", dest="special_tokens", metavar="TOKEN",
+                        help="a special token; repeat for several (default: <|endoftext|>)")
+    parser.add_argument("--no-special-tokens", action="store_true", help="treat every character as text")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="with --engine dask: the workers of the local cluster (default: one per core)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_engine_arguments(parser, "one process, one range after another")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ...distributed import corpus_paths, encoding_model, token_dtype
+    from ...serialization import MERGES_FILENAME, VOCAB_FILENAME
+    from ...tokenizer import Tokenizer
+
+    # Everything that can be refused is refused before any work: files, model, output, options.
+    paths = corpus_paths(args.paths)
+    if args.workers is not None and args.engine != "dask":
+        raise ValueError("--workers is for --engine dask (the local engine encodes in this process)")
+    check_engine_arguments(args)
+    if args.out.suffix != ".npy":
+        raise ValueError(f"--out {args.out}: the output is a NumPy .npy file, so its name must end in .npy")
+    if not args.out.parent.is_dir():
+        raise FileNotFoundError(f"--out {args.out}: folder {args.out.parent} not found")
+    if not args.model.is_dir():
+        raise FileNotFoundError(f"model folder not found: {args.model} (it should hold {VOCAB_FILENAME} and {MERGES_FILENAME})")
+    special_tokens = () if args.no_special_tokens else tuple(args.special_tokens or DEFAULT_SPECIAL_TOKENS)
+    tokenizer = Tokenizer.from_files(args.model / VOCAB_FILENAME, args.model / MERGES_FILENAME, special_tokens)
+    model = encoding_model(tokenizer)
+    dtype = token_dtype(model.vocab)
+    largest = max(model.vocab)
+    if dtype != "uint16":
+        print(f"note: the vocabulary's largest id is {largest:,}, more than uint16 holds (65,535): "
+              f"writing {dtype}, 4 bytes per token", file=sys.stderr)
+    size = sum(os.path.getsize(path) for path in paths)
+    print(f"encoding {plural(len(paths), 'file')} ({plural(size, 'byte')}) with {args.model} "
+          f"(vocabulary of {plural(len(tokenizer), 'token')}) into {args.out} as {dtype}", file=sys.stderr)
+
+    started = time.perf_counter()
+    progress = not args.no_progress
+    if args.engine == "dask":
+        with dask_client(args.scheduler, args.workers) as client:
+            threads = sum(client.nthreads().values())
+            ranges = plan(paths, special_tokens, threads * RANGES_PER_THREAD)
+            total = encode_on_dask(client, ranges, model, dtype, args.out, progress)
+    else:
+        ranges = plan(paths, special_tokens, 1)
+        total = encode_here(ranges, model, dtype, args.out, progress)
+    seconds = time.perf_counter() - started
+    print(f"wrote {args.out}: {plural(total, 'token')} ({dtype}) from {plural(size, 'byte')} in "
+          f"{plural(len(ranges), 'range')}, {seconds:.2f} s" + (f", {size / total:.2f} bytes per token" if total else ""))
+    return 0
+
+
+def plan(paths: Sequence[str], special_tokens: Sequence[str], min_ranges: int) -> list[tuple[str, int, int]]:
+    """Ranges of every file, in order: at most about ``RANGE_BYTES`` each where special tokens
+    allow, and about ``min_ranges`` or more in all, so that every worker has work."""
+    from ...distributed import plan_ranges_by_size
+
+    total = sum(os.path.getsize(path) for path in paths)
+    return plan_ranges_by_size(paths, special_tokens, max(1, min(RANGE_BYTES, math.ceil(total / min_ranges))))
+
+
+def write_npy(out: Path, dtype: str, lengths: Sequence[int], fetch: Callable[[int], object]) -> int:
+    """Write ranges of ids into the ``.npy`` file ``out``: ``fetch(i)`` gives range ``i``'s ids,
+    ``lengths[i]`` of them. One range in memory at a time; ``out`` appears only once complete."""
+    import numpy as np
+
+    total = sum(lengths)
+    partial = out.with_name(out.name + ".partial")
+    try:
+        ids = np.lib.format.open_memmap(partial, mode="w+", dtype=dtype, shape=(total,))
+        position = 0
+        for i, length in enumerate(lengths):
+            ids[position : position + length] = fetch(i)
+            position += length
+        ids.flush()
+        del ids  # close the map before renaming (Windows)
+        os.replace(partial, out)
+    finally:
+        if partial.exists():
+            partial.unlink()
+    return total
+
+
+def encode_here(ranges: list[tuple[str, int, int]], model, dtype: str, out: Path, progress: bool) -> int:
+    """The local engine: encode each range in this process, keeping the arrays of ids (2 or 4
+    bytes a token, a small fraction of the text) until all are written."""
+    from ...distributed import encode_range
+
+    arrays = []
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=sum(end - start for _, start, end in ranges), desc="encoding", unit="B", unit_scale=True,
+                   leave=False)
+    try:
+        for path, start, end in ranges:
+            arrays.append(encode_range(path, start, end, model, dtype))
+            if bar is not None:
+                bar.update(end - start)
+    finally:
+        if bar is not None:
+            bar.close()
+    return write_npy(out, dtype, [len(a) for a in arrays], arrays.__getitem__)
+
+
+def encode_on_dask(client, ranges: list[tuple[str, int, int]], model, dtype: str, out: Path, progress: bool) -> int:
+    """The Dask engine: the model goes once to every worker, the ranges are encoded there, and the
+    arrays come back here one at a time, in order, as the file is written."""
+    from distributed import as_completed
+
+    from ...distributed import encode_range
+
+    if not ranges:  # only empty files: nothing to send
+        return write_npy(out, dtype, [], lambda i: None)
+    [model_on_workers] = client.scatter([model], broadcast=True)
+    futures = client.map(encode_range, *zip(*ranges), model=model_on_workers, dtype=dtype, pure=False)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(futures), desc=f"encoding {len(ranges)} ranges", unit="range", leave=False)
+    try:
+        for done in as_completed(futures):
+            if done.status == "error":
+                done.result()  # the worker's exception, here: a range that is not UTF-8, say
+            if bar is not None:
+                bar.update()
+    finally:
+        if bar is not None:
+            bar.close()
+    lengths = client.gather(client.map(len, futures, pure=False))
+
+    def fetch(i: int):
+        ids = futures[i].result()
+        futures[i] = None  # the worker may forget range i now
+        return ids
+
+    return write_npy(out, dtype, lengths, fetch)
