@@ -15,7 +15,8 @@ task                   visible test                                hidden test
 4 ``fit_exponent``     :func:`check_fit_exponent` (power laws,     :func:`check_fit_exponent_properties`
                        noisy points)                               (generated laws with recorded noise)
 5 ``crossover``        :func:`check_crossover` (fixed curves)      :func:`check_crossover_properties`
-6 ``peak_memory``      :func:`check_peak_memory` (two scenarios)   :func:`check_peak_memory_properties`
+6 ``peak_memory``      :func:`check_peak_memory` (three            :func:`check_peak_memory_properties`
+                       scenarios, one raising)                     (generated scenarios)
 =====================  ==========================================  ==========================================
 
 No test times anything real: every timing is a fake clock that advances by recorded amounts, every
