@@ -196,11 +196,11 @@ def memory_one(label: str, kind: str) -> dict:
         start = time.perf_counter()
         _, peak = peak_memory(run)
         return {"peak_mib": peak / 2**20, "slowdown": (time.perf_counter() - start) / untraced}
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux (bytes on macOS)
+    per_mib = 2**20 if sys.platform == "darwin" else 2**10  # ru_maxrss is in bytes on macOS, KiB on Linux
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     run()
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    unit = 2**20 if sys.platform == "darwin" else 2**10
-    return {"rss_peak_mib": after * 1024 / unit / 1024, "rss_before_mib": before * 1024 / unit / 1024}
+    return {"rss_peak_mib": after / per_mib, "rss_before_mib": before / per_mib}
 
 
 def memory(rounds: int) -> dict:
