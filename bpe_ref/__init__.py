@@ -12,6 +12,8 @@ Every lab of the course is graded against it. One module per idea:
 - :mod:`bpe_ref.counting`: exact token counts of slices, of growing text, and the longest prefix
   within a budget (``Tokenizer.count``, ``interval_counter``, ``appender``, ``split_at``), from
   the hard boundaries where encodings of pieces add up (step 08)
+- :mod:`bpe_ref.measure`: the measuring harness (interleaved rounds, medians and spreads, per-round
+  ratios, fitted exponents, crossovers, peak memory; step 09)
 - :mod:`bpe_ref.distributed`: pretoken counts of many files on a Dask cluster, merged centrally
   (step 10; needs ``dask`` and ``distributed``)
 - :mod:`bpe_ref.course.checks`: the graders of the labs; :mod:`bpe_ref.course.bench`: the benchmarks

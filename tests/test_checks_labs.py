@@ -1181,6 +1181,73 @@ def append_counts(pieces, ranks):
     assert failure(graders.check_stretch_appender, last_piece_only).startswith("append_counts(")
 
 
+# ---- lab 09 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab09():
+    return load_graders("09_benchmarks"), solution_namespace("09_benchmarks")
+
+
+def _lab09_variant(cell_id: str, name: str, old: str, new: str):
+    """The course's solution of ``name`` (cell ``cell_id``) with ``old`` replaced by ``new``: a learner's mistake."""
+    source = _source_of("09_benchmarks", cell_id)
+    assert old in source, old
+    return _defined_in_notebook(solution_namespace("09_benchmarks"), source.replace(old, new), name)
+
+
+def test_lab09_interleaved_must_rotate_and_pause_the_collector(lab09):
+    graders, _ = lab09
+    same_order = _lab09_variant("task1_interleaved_solution", "interleaved", "labels[first:] + labels[:first]", "labels")
+    message = failure(graders.check_interleaved, same_order)
+    assert "hint: every round starts with the same contender" in message
+    collector_on = _lab09_variant("task1_interleaved_solution", "interleaved", "gc.disable()", "pass")
+    assert "hint: the collector must be paused" in failure(graders.check_interleaved_properties, collector_on)
+    always_on = _lab09_variant("task1_interleaved_solution", "interleaved", "if was_enabled:\n", "if True:\n")
+    assert "put the collector back as it was" in failure(graders.check_interleaved, always_on)
+    no_check = _lab09_variant("task1_interleaved_solution", "interleaved", "if rounds < 1:", "if False:")
+    assert "raise ValueError" in failure(graders.check_interleaved, no_check)
+
+
+def test_lab09_summaries_and_fits_name_the_mistake(lab09):
+    graders, solutions = lab09
+    exclusive = _lab09_variant("task2_spread_solution", "spread", ', method="inclusive"', "")
+    assert "the 'exclusive' method" in failure(graders.check_spread, exclusive)
+    of_medians = _defined_in_notebook(solutions, """
+def paired_ratio(times, a, b):
+    return statistics.median(times[a]) / statistics.median(times[b])
+""", "paired_ratio")
+    assert "the ratio of the two medians" in failure(graders.check_paired_ratio, of_medians)
+    ends = _defined_in_notebook(solutions, """
+def fit_exponent(sizes, seconds):
+    return math.log(seconds[-1] / seconds[0]) / math.log(sizes[-1] / sizes[0])
+""", "fit_exponent")
+    assert "the first and the last point" in failure(graders.check_fit_exponent, ends)
+    measured_x = _lab09_variant("task5_crossover_solution", "crossover",
+                                "return xs[i] + (xs[i + 1] - xs[i]) * d[i] / (d[i] - d[i + 1])", "return float(xs[i + 1])")
+    assert "that is a measured x: interpolate" in failure(graders.check_crossover, measured_x)
+
+
+def test_lab09_peak_memory_scenarios(lab09):
+    graders, _ = lab09
+    no_reset = _lab09_variant("task6_peak_memory_solution", "peak_memory", "tracemalloc.reset_peak()", "pass")
+    assert "an earlier peak counts too" in failure(graders.check_peak_memory, no_reset)
+    no_finally = _lab09_variant("task6_peak_memory_solution", "peak_memory", "    finally:\n        if not was_tracing:",
+                                "    except ZeroDivisionError:\n        if not was_tracing:")
+    assert "also when the function raises" in failure(graders.check_peak_memory, no_finally)
+
+
+def test_lab09_stretch_the_first_crossing_is_not_enough(lab09):
+    graders, solutions = lab09
+    graders.check_stretch_crossover(solutions["reported_crossover"])
+    first = _defined_in_notebook(solutions, "def reported_crossover(xs, ys_a, ys_b):\n    return crossover(xs, ys_a, ys_b)\n",
+                                 "reported_crossover")
+    assert "noisy pairs of curves, fewer than 50" in failure(graders.check_stretch_crossover, first)
+    # the scores solutions/README.md quotes (the noise is recorded: they never change)
+    assert graders.stretch_scores(solutions["crossover"])[::2] == (46, 9)
+    assert graders.stretch_scores(solutions["reported_crossover"])[::2] == (59, 0)
+
+
 # ---- lab 10 ----------------------------------------------------------------------------------
 
 

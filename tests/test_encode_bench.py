@@ -12,11 +12,18 @@ import pytest
 from bpe_ref.course.bench import encode as bench
 
 
-def test_fit_exponent():
-    sizes = [10, 20, 40, 80]
-    assert bench.fit_exponent(sizes, [3e-3 * s for s in sizes]) == pytest.approx(1.0)
-    assert bench.fit_exponent(sizes, [1e-6 * s * s for s in sizes]) == pytest.approx(2.0)
-    assert math.isnan(bench.fit_exponent([10], [1.0]))
+def test_the_benchmark_uses_the_courses_measuring_harness():
+    """Medians, rounds, per-round ratios and exponents are bpe_ref.measure's (tests/test_measure.py),
+    written once; an encoder stopped after one size has no exponent."""
+    from bpe_ref import measure
+    from bpe_ref.course.bench import common, counting
+
+    for name in ("median", "timed"):
+        assert getattr(bench, name) is getattr(measure, name)
+    assert common.median is measure.median and counting.interleaved is measure.interleaved
+    # The bench reads measure's ratio as a throughput (faster, slower) and has no exponent for one size.
+    assert bench.paired_ratio({"a": [1.0, 2.0], "b": [3.0, 6.0]}, "a", "b") == measure.paired_ratio({"a": [1.0, 2.0], "b": [3.0, 6.0]}, "b", "a") == 3.0
+    assert math.isnan(bench.fit_exponent([10], [1.0])) and bench.fit_exponent([10, 20], [1.0, 4.0]) == pytest.approx(2.0)
 
 
 def test_paired_ratio_is_the_median_of_per_round_ratios():

@@ -572,9 +572,11 @@ def test_page07_trace_is_what_the_heap_encoder_does():
 
 
 def test_page07_long_pieces_measure_and_fit(tmp_path):
-    from bpe_ref.course.figures.long_pieces import fit_range, fitted_exponent, long_piece, measure
+    from bpe_ref.course.figures.long_pieces import fit_exponent, fit_range, long_piece, measure
+    from bpe_ref.measure import fit_exponent as the_harness_fit
 
-    assert fitted_exponent([10, 100, 1000], [1.0, 100.0, 10000.0]) == pytest.approx(2.0)
+    assert fit_exponent is the_harness_fit  # page 07's harness fits with bpe_ref.measure's, written once
+    assert fit_exponent([10, 100, 1000], [1.0, 100.0, 10000.0]) == pytest.approx(2.0)
     assert fit_range([1, 2, 3, 4, 5, 6, 7, 8]) == [5, 6, 7, 8] and fit_range([1, 2, 3]) == [1, 2, 3]
     assert len(long_piece("random digits", 50)) == 50 and set(long_piece("one letter (a)", 9)) == {"a"}
     data = measure(lengths=(50, 100, 200), repeats=1, kinds=("random digits",))

@@ -80,6 +80,17 @@ LAB_FUNCTIONS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
             "compatible": ("left", "right", "ranks"),
         },
     ),
+    "09_benchmarks": (
+        "bpe_ref.measure",
+        {
+            "interleaved": ("contenders", "rounds", "clock"),
+            "spread": ("values",),
+            "paired_ratio": ("times", "a", "b"),
+            "fit_exponent": ("sizes", "seconds"),
+            "crossover": ("xs", "ys_a", "ys_b"),
+            "peak_memory": ("fn",),
+        },
+    ),
     "10_distributed": (
         "bpe_ref.distributed",
         {
@@ -148,8 +159,8 @@ def notebook_functions(lab: str, *, solution_cells: bool) -> dict[str, tuple[str
             continue
         module = written_module(cell["source"])  # %%writefile NAME.py: a module of the learner's
         for node in ast.parse(cell["source"] if module is None else module[1]).body:
-            if isinstance(node, ast.FunctionDef):
-                found[node.name] = tuple(arg.arg for arg in node.args.args)
+            if isinstance(node, ast.FunctionDef):  # keyword-only parameters too (lab 09's clock)
+                found[node.name] = tuple(arg.arg for arg in node.args.args + node.args.kwonlyargs)
     return found
 
 

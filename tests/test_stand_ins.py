@@ -32,7 +32,11 @@ def lab_tasks(lab: str) -> list:
     return list(found.values())
 
 
-@pytest.mark.parametrize("lab", lab_names())
+# Labs whose tasks are independent functions: no task calls an earlier task's (lab 09's harness).
+NO_HELPERS = {"09_benchmarks"}
+
+
+@pytest.mark.parametrize("lab", [lab for lab in lab_names() if lab not in NO_HELPERS])
 def test_stand_ins_are_sent_as_their_source_and_nothing_more(lab):
     tasks = [task for task in lab_tasks(lab) if task.stand_ins]
     assert tasks, f"no task of {lab} has stand-ins: does none call an earlier task's function?"
@@ -43,6 +47,23 @@ def test_stand_ins_are_sent_as_their_source_and_nothing_more(lab):
         assert task.name not in defined and not defined & NEVER_SENT, (lab, task.name, defined)
         for function in task.stand_ins:  # the same code, run apart from the package
             assert namespace[function.__name__].__code__.co_code == function.__code__.co_code
+
+
+def test_labs_without_helpers_have_no_stand_ins_indeed():
+    for lab in NO_HELPERS:
+        assert not any(task.stand_ins for task in lab_tasks(lab)), lab
+
+
+def test_drivers_are_sent_as_their_source_and_nothing_more():
+    """A driver (lab 09: fake clocks and contenders built in the worker) travels like a stand-in: its
+    own source, never the function it drives."""
+    tasks = [task for task in lab_tasks("09_benchmarks") if task.driver is not None]
+    assert {task.name for task in tasks} >= {"interleaved", "peak_memory"}
+    for task in tasks:
+        namespace: dict = {}
+        exec(stand_in_source((task.driver,), forbidden=(task.name,)), namespace)
+        defined = {name for name, value in namespace.items() if isinstance(value, types.FunctionType)}
+        assert defined == {task.driver.__name__}, (task.name, defined)
 
 
 def test_a_stand_in_that_needs_the_graded_function_is_refused():

@@ -9,6 +9,7 @@ import ast
 from collections import Counter
 import contextlib
 import io
+import math
 import re
 from pathlib import Path
 
@@ -84,13 +85,20 @@ PAGES: dict[str, dict[str, str | None]] = {
         "module": "bpe_ref/encode/step08_backtrack.py",
         "answers": "theory/drills/08-answers.md",
         "previous": "theory/07-heap-encoding.md",
-        "next": None,  # page 09 is not written yet
+        "next": "theory/09-benchmarks.md",
+    },
+    "09-benchmarks.md": {
+        "lab": "labs/09_benchmarks/09_benchmarks.ipynb",
+        "module": "bpe_ref/measure.py",
+        "answers": "theory/drills/09-answers.md",
+        "previous": "theory/08-linear-encoding.md",
+        "next": "theory/10-beyond-one-machine.md",
     },
     "10-beyond-one-machine.md": {
         "lab": "labs/10_distributed/10_distributed.ipynb",
         "module": "bpe_ref/distributed.py",
         "answers": "theory/drills/10-answers.md",
-        "previous": "theory/08-linear-encoding.md",  # page 09 is not written yet: the last page before it
+        "previous": "theory/09-benchmarks.md",
         "next": None,  # the last step
     },
 }
@@ -1006,6 +1014,98 @@ def test_page07_traces_and_drill_facts():
     assert steps[4].entry == (1, 0) and dict(steps[4].parts)[0] == b"aa"  # exists, but starts (aa, aa)
     _, steps = trace(b" worked", WORK_MERGES)
     assert steps[4].entry == (5, 5) and steps[4].heap == ((6, 0),)  # the new pair starts at the left neighbour
+
+
+def test_page09_prose_claims():
+    """Page 09's sentences about its measurements, checked on the committed files they describe (a new
+    measurement that breaks one means the prose must change with it)."""
+    from bpe_ref.course.figures.benchmarks import (
+        HF_ONE_THREAD, SEED_TABLES, growth_series, measured, seed_exponents, seed_rows,
+    )
+    from bpe_ref.course.figures.heaps import crossover_data
+    from bpe_ref.measure import crossover, fit_exponent, median, paired_ratio, spread
+
+    text = read(THEORY / "09-benchmarks.md")
+    ladder = {run["vocab_size"]: run["seconds"] for run in measured("ladder")["runs"]}
+    speedups = []
+    for times in ladder.values():
+        # "Each rung is faster than the one before it, except V3 [...] equal within the noise"
+        assert paired_ratio(times, "naive", "incremental") > 2 and paired_ratio(times, "incremental", "inverted_index") > 1
+        assert paired_ratio(times, "inverted_index", "heap") > 1
+        assert 0.5 < paired_ratio(times, "incremental", "parallel (2 workers)") < 2
+        # "the linked list, is the fastest at every size"; faster than HF on one thread (section 8)
+        assert min(times, key=lambda label: median(times[label])) == "linked_list"
+        assert paired_ratio(times, "heap", HF_ONE_THREAD) < 1 and paired_ratio(times, "linked_list", HF_ONE_THREAD) < 1
+        speedups.append(paired_ratio(times, "naive", "heap"))
+    assert speedups == sorted(speedups)  # "V5's advantage [...] grows with the vocabulary"
+    assert paired_ratio(ladder[5000], "naive", "linked_list") > 100  # "times differ a hundredfold"
+    assert "differ a hundredfold" in text
+    # "its V1 spends many times longer per merge than the course's"
+    seed_v1 = SEED_TABLES[1][1000][0] / 743
+    assert seed_v1 / (median(ladder[1000]["naive"]) / 743) > 5 and len(seed_rows(measured("ladder"))) == 5
+    # growth: V4 grows with the vocabulary, V5 hardly; everything grows more slowly than the corpus
+    vocabs, by_vocab, sizes, by_size, words = growth_series(measured("growth"))
+    assert fit_exponent(vocabs, by_vocab["inverted_index"]) > 0.6 > fit_exponent(vocabs, by_vocab["heap"])
+    assert all(fit_exponent(sizes, seconds) < 1 for seconds in by_size.values()) and fit_exponent(sizes, words) < 0.6
+    corpus_k = {label: fit_exponent(sizes, seconds) for label, seconds in by_size.items()}
+    assert min(corpus_k, key=corpus_k.get) == "inverted_index"  # "lowest for V4"
+    pairs = [run["shape"]["P"] for run in measured("growth")["by_size"]]
+    assert fit_exponent(sizes, pairs) < fit_exponent(sizes, words)  # P "hardly grows", W grows more
+    seed = seed_exponents()
+    assert seed["V4 vs vocabulary"] > 0.5 > seed["V5 vs vocabulary"] and seed["P vs corpus"] < seed["W vs corpus"] < 0.6
+    # "V5 is ahead [...] at every vocabulary and corpus size of the growth measurement"
+    assert crossover(vocabs, by_vocab["inverted_index"], by_vocab["heap"]) is None
+    assert crossover(sizes, by_size["inverted_index"], by_size["heap"]) is None
+    assert all(by_vocab["heap"][i] < by_vocab["inverted_index"][i] for i in range(len(vocabs)))
+    for corpus in crossover_data()["corpora"]:  # "V5 is ahead within the first ten merges"
+        v4, v5 = corpus["seconds"].values()
+        found = crossover(corpus["merges"], v4, v5)
+        assert found is None or found <= 10
+    assert "(4.7 s and 4.9 s at 21 MB)" in text and SEED_TABLES[21][1000][3:] == (4.7, 4.9)
+    # noise: interleaved, the ratio moves less than the seconds; in blocks, not
+    noise = measured("noise")
+    rounds = noise["interleaved"]["seconds"]
+    ratios = [a / b for a, b in zip(rounds["heap"], rounds["linked_list"])]
+    assert spread(ratios) < min(spread(rounds["heap"]), spread(rounds["linked_list"]))
+    # clocks: a sleep costs no CPU; counting in workers hides their CPU from process_time
+    clocks = measured("clocks")
+    cpu_share = {label: median(clocks["process"][label]) / median(clocks["wall"][label]) for label in clocks["wall"]}
+    assert cpu_share["time.sleep(0.2)"] < 0.05
+    assert cpu_share["heap, counting in 2 worker processes"] < cpu_share["heap (1 process)"]
+    # memory: RSS above tracemalloc; HF's gap the largest; tracemalloc slows Python, not Rust
+    rows = measured("memory")["rows"]
+    gaps = {label: row["rss_peak_mib"] - row["rss_before_mib"] - row["peak_mib"] for label, row in rows.items()}
+    assert all(gap > 0 for gap in gaps.values()) and max(gaps, key=gaps.get) == HF_ONE_THREAD
+    assert all(1.5 < rows[label]["slowdown"] < 5 for label in ("inverted_index", "heap", "linked_list"))  # "two to four"
+    assert rows[HF_ONE_THREAD]["slowdown"] < 1.3
+    # encoding: warm is faster than cold
+    encoding = measured("encoding")["seconds"]
+    assert paired_ratio(encoding, "bpe_ref encode (cold cache)", "bpe_ref encode (warm cache)") > 1
+
+
+def test_page09_worked_example_is_what_the_harness_computes():
+    from bpe_ref.course.figures.benchmarks import (
+        WORKED_CURVES, WORKED_ROUNDS, WORKED_SECONDS, WORKED_SIZES, WORKED_VOCABS,
+    )
+    from bpe_ref.measure import crossover, fit_exponent, median, paired_ratio, spread
+
+    text = read(THEORY / "09-benchmarks.md")
+    assert (median(WORKED_ROUNDS["V4"]), median(WORKED_ROUNDS["V5"]), paired_ratio(WORKED_ROUNDS, "V4", "V5")) == (0.53, 0.27, 2.0)
+    assert round(spread(WORKED_ROUNDS["V4"]), 2) == 0.49 and "$(0.78 - 0.52) / 0.53 = 0.49$" in text
+    assert round(fit_exponent(WORKED_SIZES, WORKED_SECONDS), 3) == 0.911 and "= 0.911 .$$" in text
+    ys = [math.log2(t) for t in WORKED_SECONDS]
+    assert round(sum((x - 2) * y for x, y in zip(range(5), ys)), 3) == 9.111 and "{9.111}{10}" in text
+    assert round(crossover(WORKED_VOCABS, WORKED_CURVES["V4"], WORKED_CURVES["V5"]), 6) == 1125.0 and "= 1125$" in text
+
+
+def test_drill_answers_page09():
+    from bpe_ref.measure import crossover, fit_exponent, median, paired_ratio, spread
+
+    runs = [0.30, 0.31, 0.29, 0.62, 0.30]
+    assert (median(runs), round(spread(runs), 3), round(spread(runs + [0.60]), 2)) == (0.30, 0.033, 0.75)
+    assert paired_ratio({"A": [1.0, 2.0, 1.1], "B": [0.5, 1.0, 0.5]}, "A", "B") == 2.0
+    assert round(fit_exponent([1, 2, 4, 8], [1, 3, 9, 27]), 3) == 1.585
+    assert round(crossover([1000, 2000, 3000], [2.0, 3.0, 4.0], [2.5, 2.9, 3.2]), 1) == 1833.3
 
 
 def test_page10_worked_example_prose():

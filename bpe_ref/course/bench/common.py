@@ -1,17 +1,17 @@
-"""What every benchmark shares: the machine's description, medians, ratios, subprocess runs and
-markdown tables. Results are written next to this code, under ``theory/benchmarks/``."""
+"""What every benchmark shares: the machine's description, ratios, subprocess runs and markdown
+tables (medians, rounds, per-round ratios and exponents are :mod:`bpe_ref.measure`'s). Results are written next to this code, under ``theory/benchmarks/``."""
 
 from __future__ import annotations
 
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ...measure import median  # noqa: F401 (the benchmarks' median: bpe_ref.measure's, re-exported)
 from ...train.step03_parallel import default_num_workers
 
 
@@ -47,26 +47,25 @@ def written_by(command: str, quick: bool) -> str:
             + f" on {datetime.date.today().isoformat()}; rerun it to refresh these figures on your machine.")
 
 
-def median(values: Sequence[float]) -> float:
-    return statistics.median(values) if values else float("nan")
-
-
 def ratio(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator else float("inf")
 
 
-def run_json_subprocess(code: str, env: dict[str, str] | None = None, timeout: float | None = None) -> dict:
+def run_json_subprocess(code: str, env: dict[str, str] | None = None, timeout: float | None = None,
+                        show_progress: bool = False) -> dict:
     """Run ``code`` in a fresh Python and return the JSON object it prints on its last line.
 
     A fresh process per measurement: peers' thread settings (``RAYON_NUM_THREADS``) take effect
-    at import, and peak memory (``ru_maxrss``) is then the measurement's own.
+    at import, and peak memory (``ru_maxrss``) is then the measurement's own. ``show_progress``
+    lets what it writes on stderr through, as it comes.
     """
     full_env = dict(os.environ)
     full_env.update(env or {})
-    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full_env,
+    completed = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                               stderr=None if show_progress else subprocess.PIPE, text=True, env=full_env,
                                timeout=timeout, check=False)
     if completed.returncode != 0:
-        raise RuntimeError(f"benchmark subprocess failed ({completed.returncode}):\n{completed.stderr[-2000:]}")
+        raise RuntimeError(f"benchmark subprocess failed ({completed.returncode}):\n{(completed.stderr or '')[-2000:]}")
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 

@@ -25,8 +25,8 @@ import random
 import sys
 from collections.abc import Mapping
 
-from .common import fixed_width_table, machine_description, median
-from .encode import paired_ratio, run_rounds
+from ...measure import interleaved, median, paired_ratio
+from .common import fixed_width_table, machine_description
 
 INTERVALS = 200  # interval queries per round
 SPLIT_TOKENS = (100, 10_000)
@@ -47,7 +47,7 @@ def _intervals(text: str, count: int, seed: int = 0) -> list[tuple[int, int]]:
 def _row(label: str, times: dict[str, list[float]], ours: str, peers: list[str]) -> list[str]:
     cells = [label, f"{median(times[ours]) * 1e3:.2f}"]
     for peer in peers:
-        cells += [f"{median(times[peer]) * 1e3:.2f}", f"{paired_ratio(times, ours, peer):.1f}x"]
+        cells += [f"{median(times[peer]) * 1e3:.2f}", f"{paired_ratio(times, peer, ours):.1f}x"]
     return cells
 
 
@@ -72,11 +72,11 @@ def counting_section(tok, texts: Mapping[str, str], quick: bool, tk=None, rounds
 
         # count against len(encode)
         assert tok.count(text) == len(tok.encode(text))
-        times = run_rounds({"count": lambda: tok.count(text), "len(encode)": lambda: len(tok.encode(text))}, rounds)
+        times = interleaved({"count": lambda: tok.count(text), "len(encode)": lambda: len(tok.encode(text))}, rounds)
         rows.append(_row(f"{name}: count(text)", times, "count", ["len(encode)"]) + (["", ""] if tk else []))
 
         # interval counter: building it, then queries
-        times = run_rounds({"build": lambda: tok.interval_counter(text), "encode": lambda: tok.encode(text)}, rounds)
+        times = interleaved({"build": lambda: tok.interval_counter(text), "encode": lambda: tok.encode(text)}, rounds)
         rows.append(_row(f"{name}: interval_counter(text), built", times, "build", ["encode"]) + (["", ""] if tk else []))
         counter = tok.interval_counter(text)
         spans = _intervals(text, queries)
@@ -88,7 +88,7 @@ def counting_section(tok, texts: Mapping[str, str], quick: bool, tk=None, rounds
         }
         if tk is not None:
             contenders["tiktoken"] = lambda: [len(tk.encode(text[a:b], allowed_special="all")) for a, b in spans]
-        times = run_rounds(contenders, rounds)
+        times = interleaved(contenders, rounds)
         rows.append(_row(f"{name}: {queries} interval counts", times, "queries", list(contenders)[1:]))
 
         # appends, one character at a time
@@ -104,7 +104,7 @@ def counting_section(tok, texts: Mapping[str, str], quick: bool, tk=None, rounds
             return [len(tok.encode(prefix[:end])) for end in range(1, len(prefix) + 1)][-1]
 
         assert append_all() == reencode_all()
-        times = run_rounds({"append": append_all, "re-encode": reencode_all}, rounds)
+        times = interleaved({"append": append_all, "re-encode": reencode_all}, rounds)
         rows.append(_row(f"{name}: {len(prefix):,} appends of 1 character", times, "append", ["re-encode"])
                     + (["", ""] if tk else []))
 
@@ -112,7 +112,7 @@ def counting_section(tok, texts: Mapping[str, str], quick: bool, tk=None, rounds
         for max_tokens in SPLIT_TOKENS:
             head, _ = tok.split_at(text, max_tokens)
             assert tok.count(head) <= max_tokens
-            times = run_rounds(
+            times = interleaved(
                 {"split_at": lambda: tok.split_at(text, max_tokens), "encode": lambda: tok.encode(text)[:max_tokens]},
                 rounds,
             )

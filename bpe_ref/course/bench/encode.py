@@ -34,10 +34,8 @@ from __future__ import annotations
 import argparse
 import datetime
 import gc
-import math
 import os
 import random
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -45,7 +43,8 @@ from pathlib import Path
 
 from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import PRETOKEN_RE
-from .common import RESULTS_DIR, fixed_width_table, machine_description, markdown_table, median
+from ...measure import fit_exponent as fitted_exponent, median, paired_ratio as times_ratio, timed
+from .common import RESULTS_DIR, fixed_width_table, machine_description, markdown_table
 
 CORPORA = {
     "English (TinyStories)": TINYSTORIES_SAMPLE,
@@ -68,22 +67,6 @@ TARGET_FIRST_CALL_OTHERS = 0.3  # ... and for every other corpus
 TARGET_VS_HF_BATCH = 2.0
 TARGET_EXPONENT = 1.15
 TARGET_DECODE = 0.3
-
-
-def timed(fn: Callable[[], object], clock: Callable[[], float] = time.perf_counter) -> float:
-    """Seconds for one call, with the garbage collector off (as ``timeit`` does). ``clock`` is
-    wall time by default; ``time.process_time`` counts only this process's CPU time, which
-    other processes on a shared machine cannot inflate by taking the CPU away."""
-    gc.collect()
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        start = clock()
-        fn()
-        return clock() - start
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def timed_wall_and_cpu(fn: Callable[[], object]) -> tuple[float, float]:
@@ -118,8 +101,9 @@ def run_rounds(contenders: dict[str, Callable[[], object]], rounds: int,
 
 
 def paired_ratio(times: dict[str, list[float]], faster: str, slower: str) -> float:
-    """Median over rounds of time(slower) / time(faster): throughput of ``faster`` relative to ``slower``."""
-    return statistics.median(b / a for a, b in zip(times[faster], times[slower]))
+    """Median over rounds of time(slower) / time(faster): throughput of ``faster`` relative to ``slower``
+    (:func:`bpe_ref.measure.paired_ratio`, read the other way round)."""
+    return times_ratio(times, slower, faster)
 
 
 def uses_both_cores(label: str) -> bool:
@@ -144,13 +128,8 @@ def ratio(measured: dict, faster: str, slower: str) -> float:
 
 
 def fit_exponent(sizes: list[int], seconds: list[float]) -> float:
-    """Least-squares slope of log(time) against log(size)."""
-    if len(sizes) < 2:
-        return float("nan")
-    xs = [math.log(s) for s in sizes]
-    ys = [math.log(t) for t in seconds]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    """:func:`bpe_ref.measure.fit_exponent`, or NaN for an encoder stopped after one size."""
+    return fitted_exponent(sizes, seconds) if len(sizes) >= 2 else float("nan")
 
 
 def _documents(text: str) -> list[str]:
@@ -360,10 +339,10 @@ def measure_worst_case(tok, tk, hf, sizes: tuple[int, ...], budget: float, repea
                     continue
                 # CPU time: a growth exponent compares runs made minutes apart, which no round
                 # pairs up, so wall time would fold the load of those minutes into the exponent.
-                first = timed(lambda: encode(text), time.process_time)
+                first = timed(lambda: encode(text), clock=time.process_time)
                 seconds = [first]
                 if first * repeats < budget:  # repeat what is cheap; one run of what is slow
-                    seconds += [timed(lambda: encode(text), time.process_time) for _ in range(repeats - 1)]
+                    seconds += [timed(lambda: encode(text), clock=time.process_time) for _ in range(repeats - 1)]
                 if encode(text) != expected:
                     raise AssertionError(f"{label} disagrees with tiktoken on {name}, {size} characters")
                 results[name][label].append((size, median(seconds)))

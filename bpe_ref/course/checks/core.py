@@ -123,6 +123,12 @@ class Task:
     # (args, the learner's exception) -> a pointed hint for an error this task's code commonly raises;
     # when it gives one, it replaces the generic hints for errors (which guess from the arguments).
     error_hint: Callable[[tuple, BaseException], str | None] | None = None
+    # For a function whose arguments cannot be plain data (lab 09's harness takes functions and a
+    # clock): a reference function ``driver(function, *args)`` that builds those objects from the
+    # plain ``args`` (fake clocks, contenders that advance them), calls ``function`` with them and
+    # returns plain data (what came back, what the objects saw). The learner's function and the
+    # reference are both called through it; in the grading worker it runs as source, like a stand-in.
+    driver: Callable[..., Any] | None = None
 
     def observed(self, args: tuple, result: Any) -> Any:
         return result if self.observe is None else self.observe(args, result)
@@ -606,9 +612,11 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
 
 def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
-                 stand_ins: Sequence[Callable] = (), time_limit_seconds: float | None = None) -> Outcome:
+                 stand_ins: Sequence[Callable] = (), time_limit_seconds: float | None = None,
+                 driver: Callable[..., Any] | None = None) -> Outcome:
     """Call ``learner(*args)`` on a deep copy of ``args`` with the reference trapped, and the
     ``stand_ins`` (reference helpers, :attr:`Task.stand_ins`) bound in place of the learner's.
+    With a ``driver`` (:attr:`Task.driver`), call ``driver(learner, *args)`` instead.
 
     ``Outcome.value`` is ``(args_copy, result)``: the copy the learner received (a task may update
     it in place) and what it returned. Exceptions of the learner's code are captured, not raised;
@@ -617,16 +625,17 @@ def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
     outcome = Outcome()
     if runs_remotely(learner):  # in the grading process: no reference to trap, only data back
         try:
-            outcome.value = learner.invoke(args, stand_ins=tuple(stand_ins))
+            outcome.value = learner.invoke(args, stand_ins=tuple(stand_ins), driver=driver)
         except LearnerError as error:
             outcome.error = error
         return outcome
     learner_args = copy.deepcopy(args)
-    # The stand-ins are the graders' private copy of the reference: the trap leaves them alone.
+    # The stand-ins and the driver are the graders' private copy of the reference: the trap leaves them alone.
     with standing_in(learner, stand_ins), reference_trapped(provided) as calls:
         try:
             with time_limit(time_limit_seconds):
-                outcome.value = (learner_args, learner(*learner_args))
+                result = learner(*learner_args) if driver is None else driver(learner, *learner_args)
+                outcome.value = (learner_args, result)
         except Exception as error:  # the learner's bug, reported as such
             outcome.error = error
     outcome.reference_calls = list(calls)
@@ -680,9 +689,10 @@ def watched(name: str, function: Callable, lengths: dict[str, list[int]]) -> Cal
 
 
 def expected_result(task: Task, reference: Callable, args: tuple) -> Any:
-    """What the reference gives for ``args`` (on a copy), as a plain value."""
+    """What the reference gives for ``args`` (on a copy; through the task's driver if it has one), as a plain value."""
     reference_args = copy.deepcopy(args)
-    return plain(task.observed(reference_args, reference(*reference_args)))
+    result = reference(*reference_args) if task.driver is None else task.driver(reference, *reference_args)
+    return plain(task.observed(reference_args, result))
 
 
 def _first_line_of(error: BaseException) -> str:
@@ -695,7 +705,7 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
     args = materialized(case.args, learner)
     expected = expected_result(task, reference, args)
     call = call_repr(task, case)
-    outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit)
+    outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
     if outcome.reference_calls:
         return (
             f"{task.name} calls the reference solution ({outcome.reference_calls[0]}) in {call}. "

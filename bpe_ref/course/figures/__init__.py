@@ -15,6 +15,7 @@ module                        page                                              
 ``encode_decode``             ``theory/06-encode-decode.md``                                  memory per token of each layout of the token bytes
 ``heap_encoding``             ``theory/07-heap-encoding.md``                                  one long pretoken: time against length
 ``linear_encoding``           ``theory/08-linear-encoding.md``                                growth of five encoders on one long pretoken
+``benchmarks``                ``theory/09-benchmarks.md``                                     the ladder, growth exponents, noise over time
 ``beyond_one_machine``        ``theory/10-beyond-one-machine.md``                             Heaps' law on the shipped corpora, bytes sent per range
 ``step_diffs``                each step's merge loop against the previous one (pages 02-05)   (none)
 ============================  ==============================================================  ==================================================
@@ -23,8 +24,9 @@ Page 05's timings are measured by hand with ``python -m bpe_ref.course.figures.h
 (:mod:`.heap_timings`), which writes ``theory/benchmarks/heap/*.json``; its figures read them.
 Page 07's, likewise, with ``python -m bpe_ref.course.figures.long_pieces`` (:mod:`.long_pieces`).
 Page 08's are measured with ``python -m bpe_ref.course.figures.linear_encoding`` into
-``theory/benchmarks/linear/growth.json``. Page 10's counts, sizes and rates are measured by
-``python -m bpe_ref bench distributed`` into ``theory/benchmarks/distributed/results.json``.
+``theory/benchmarks/linear/growth.json``, page 09's with ``python -m bpe_ref.course.figures.benchmark_runs``
+(:mod:`.benchmark_runs`) into ``theory/benchmarks/measuring/*.json``. Page 10's counts, sizes and rates are
+measured by ``python -m bpe_ref bench distributed`` into ``theory/benchmarks/distributed/results.json``.
 
 Pages 02 to 05 quote the diff of their step's merge loop against the previous step's, page 06 the diff
 of its encoder against V1's loop (:mod:`bpe_ref.course.figures.step_diffs`); the pages still to be
@@ -54,6 +56,7 @@ PAGE_MODULES: dict[str, str] = {
     "06": "encode_decode",
     "07": "heap_encoding",
     "08": "linear_encoding",
+    "09": "benchmarks",
     "10": "beyond_one_machine",
 }
 THEORY_DIR = REPO_ROOT / "theory"

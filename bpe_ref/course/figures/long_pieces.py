@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 from statistics import median
 
 from ...data_files import REPO_ROOT
+from ...measure import fit_exponent
 from ...tokenizer import Tokenizer
 from ..bench.common import machine_description
 from ..interop import to_tiktoken
@@ -64,13 +64,6 @@ def encoders(tokenizer: Tokenizer | None = None, methods: Sequence[str] = ("naiv
     return contenders
 
 
-def fitted_exponent(lengths: Sequence[int], seconds: Sequence[float]) -> float:
-    """The least-squares slope of log(seconds) against log(length)."""
-    xs, ys = [math.log(n) for n in lengths], [math.log(s) for s in seconds]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-
-
 def fit_range(lengths: Sequence[int]) -> list[int]:
     """The lengths an exponent is fitted over: the longer half (at least three)."""
     return list(lengths[-max(3, (len(lengths) + 1) // 2):])
@@ -102,7 +95,7 @@ def measure(lengths: Sequence[int] = LENGTHS, repeats: int = 5, kinds: Sequence[
                     results[kind][label]["seconds"].append(median(times))
         for row in results[kind].values():
             fitted = fit_range(row["lengths"])
-            row["exponent"] = round(fitted_exponent(fitted, row["seconds"][-len(fitted):]), 2)
+            row["exponent"] = round(fit_exponent(fitted, row["seconds"][-len(fitted):]), 2)
             row["fitted_over"] = [fitted[0], fitted[-1]]
     return {
         "what": "CPU seconds to encode one pretoken of GPT-2 (median of repeats), by length; exponent: log-log "

@@ -53,12 +53,17 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
 - A copy of someone else's working code, or code that computes the right answers in a roundabout
   way, earns the points: the grader judges answers, not authorship.
 - Checks of *how* a function works, not of what it returns, rest on what the worker reports about
-  itself, which the learner's code controls. Today that is one check: lab 02's tests of ``train``
+  itself, which the learner's code controls. Today that is two checks: lab 02's tests of ``train``
   (task 3, 4 points) count the calls of ``count_pairs`` and ``merge_and_update`` to tell V2 from
   a recounting V1, and a submission that reaches into the worker's own module can report fake
   counts (``tests/test_grading_redteam.py`` keeps this as a known failure; ``grade --class``
   flags such a submission for review, as it uses ``sys.modules``). The merges themselves are
-  checked on the trusted side.
+  checked on the trusted side. Lab 09's ``interleaved`` and ``peak_memory`` take functions, so
+  their graders send a *driver* (the reference's code, as source, like a stand-in) that builds a
+  fake clock and contenders in the worker, calls the learner's function with them, and reports
+  the order of the calls and the collector's state as the contenders saw them; a submission that
+  digs into the driver's objects could fake that report, not the times it returns, which the
+  trusted side compares.
 - The worker can read the system's shared libraries (``/usr/lib``, which on Debian also holds the
   system Python's packages); nothing of the course is there. Disk use is capped per file
   (``RLIMIT_FSIZE``) and in total by a watcher of the scratch folder.

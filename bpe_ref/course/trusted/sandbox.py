@@ -370,17 +370,21 @@ class Sandbox:
         return CellRun(bool(reply.get("ok")), str(reply.get("stdout", "")), str(reply.get("stderr", "")), reply.get("error"))
 
     def call(self, name: str, args: tuple, *, timeout: float | None = None, return_args: bool = False,
-             spy: tuple[str, ...] = (), stand_ins: tuple[Callable, ...] = ()) -> dict:
+             spy: tuple[str, ...] = (), stand_ins: tuple[Callable, ...] = (), driver: Callable | None = None) -> dict:
         """Call the learner's ``name(*args)``; the raw reply (see :class:`RemoteFunction` for values).
 
         ``spy``: names whose calls the worker counts; ``stand_ins``: reference functions bound in
-        place of the learner's during the call (sent as source, see :mod:`.stand_ins`)."""
+        place of the learner's during the call (sent as source, see :mod:`.stand_ins`); ``driver``:
+        a reference function sent the same way, which the worker calls as ``driver(function, *args)``
+        (:attr:`bpe_ref.course.checks.core.Task.driver`)."""
         if name in self.stopped_functions:
             raise GradingStopped(f"not called: {self.stopped_functions[name]}, earlier in this notebook")
         message = {"op": "call", "name": name, "args": [encode(arg) for arg in args], "return_args": return_args, "spy": list(spy)}
         if stand_ins:
             message["stand_ins"] = {"source": stand_in_source(stand_ins, forbidden=(name,)),
                                     "names": [function.__name__ for function in stand_ins]}
+        if driver is not None:
+            message["driver"] = {"source": stand_in_source((driver,), forbidden=(name,)), "names": [driver.__name__]}
         try:
             return self.request(message, timeout or self.policy.call_timeout, f"{name}(...)")
         except GradingStopped as stopped:
@@ -406,8 +410,9 @@ class RemoteFunction:
     def __name__(self) -> str:  # messages name the function as the learner wrote it
         return self.name
 
-    def invoke(self, args: tuple, spy: tuple[str, ...] = (), stand_ins: tuple[Callable, ...] = ()) -> tuple[tuple, Any]:
-        reply = self.invoke_raw(args, spy, stand_ins)
+    def invoke(self, args: tuple, spy: tuple[str, ...] = (), stand_ins: tuple[Callable, ...] = (),
+               driver: Callable | None = None) -> tuple[tuple, Any]:
+        reply = self.invoke_raw(args, spy, stand_ins, driver)
         if not reply.get("ok"):
             raise LearnerError.from_data(reply.get("error") or {})
         try:
@@ -416,9 +421,11 @@ class RemoteFunction:
         except (ValueError, TypeError, KeyError, RecursionError) as problem:
             raise LearnerError("UnreadableResult", f"what {self.name} returned could not be read: {problem}") from None
 
-    def invoke_raw(self, args: tuple, spy: tuple[str, ...] = (), stand_ins: tuple[Callable, ...] = ()) -> dict:
+    def invoke_raw(self, args: tuple, spy: tuple[str, ...] = (), stand_ins: tuple[Callable, ...] = (),
+                   driver: Callable | None = None) -> dict:
         mutable = any(isinstance(arg, (dict, list, set)) for arg in args)
-        return self.sandbox.call(self.name, args, timeout=self.timeout, return_args=mutable, spy=spy, stand_ins=stand_ins)
+        return self.sandbox.call(self.name, args, timeout=self.timeout, return_args=mutable, spy=spy, stand_ins=stand_ins,
+                                 driver=driver)
 
     def __call__(self, *args):
         return self.invoke(args)[1]

@@ -17,6 +17,10 @@ Requests and replies (``id`` is echoed)::
     {"id": 2, "op": "call", "name": "count_pairs", "args": [...], "return_args": false, "spy": []}
     -> {"id": 2, "ok": true, "result": ..., "stdout": "", "stderr": ""}
 
+A call may carry ``stand_ins`` (reference helpers bound in place of the learner's while it runs)
+and a ``driver`` (a reference function called as ``driver(function, *args)``, for a function whose
+arguments are not data: lab 09's harness, given a fake clock), both as source.
+
 Values travel in the tagged JSON of :func:`encode` / :func:`decode`, which the trusted side imports
 from this file too, so there is one wire format. This module uses the standard library only.
 """
@@ -344,10 +348,11 @@ class Worker:
         self.stand_in_modules: dict[str, dict] = {}  # source -> the namespace it defined, built once
         self.failed_cells: list[str] = []  # "cell NAME raised ERROR: ...", to explain a name never defined
 
-    def stand_ins(self, request: dict) -> dict:
-        """``name -> function`` of the request's stand-ins: the reference's helpers, sent as source
-        by the trusted side, run in a namespace of their own (not the learner's, not importable)."""
-        wanted = request.get("stand_ins")
+    def stand_ins(self, request: dict, key: str = "stand_ins") -> dict:
+        """``name -> function`` of the request's stand-ins (or, with ``key="driver"``, its driver):
+        the reference's helpers, sent as source by the trusted side, run in a namespace of their own
+        (not the learner's, not importable)."""
+        wanted = request.get(key)
         if not wanted:
             return {}
         source = wanted["source"]
@@ -383,6 +388,7 @@ class Worker:
         if not callable(function):
             return {"ok": False, "error": {"ename": "TypeError", "evalue": f"{name} should be a function, but it is a {type(function).__name__}", "traceback": []}}
         args = [decode(arg) for arg in request["args"]]
+        driver = next(iter(self.stand_ins(request, "driver").values()), None)  # calls the function for the grader
         spies: dict[str, list[int]] = {}
         missing = object()
         stand_ins = self.stand_ins(request)  # bound first, so that a spy watches the stand-in
@@ -398,7 +404,7 @@ class Worker:
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 try:
-                    result = function(*args)
+                    result = function(*args) if driver is None else driver(function, *args)
                     reply = {"ok": True, "result": encode(result)}
                     if request.get("return_args"):
                         reply["args"] = [encode(arg) for arg in args]

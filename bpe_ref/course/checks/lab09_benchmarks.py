@@ -1,0 +1,538 @@
+"""Graders of lab 09, measuring like an engineer: interleaved rounds, the spread of the runs, the
+median of per-round ratios, a fitted growth exponent, a crossover found by interpolation, and peak
+memory with tracemalloc.
+
+Theory: ``theory/09-benchmarks.md``. Reference: :mod:`bpe_ref.measure`.
+
+=====================  ==========================================  ==========================================
+task                   visible test                                hidden test
+=====================  ==========================================  ==========================================
+1 ``interleaved``      :func:`check_interleaved` (three            :func:`check_interleaved_properties`
+                       contenders on a fake clock, a load that     (generated contenders, loads, rounds)
+                       doubles, the collector, bad input)
+2 ``spread``           :func:`check_spread` (fixed runs)           :func:`check_spread_properties`
+3 ``paired_ratio``     :func:`check_paired_ratio` (fixed rounds)   :func:`check_paired_ratio_properties`
+4 ``fit_exponent``     :func:`check_fit_exponent` (power laws,     :func:`check_fit_exponent_properties`
+                       noisy points)                               (generated laws with recorded noise)
+5 ``crossover``        :func:`check_crossover` (fixed curves)      :func:`check_crossover_properties`
+6 ``peak_memory``      :func:`check_peak_memory` (three            :func:`check_peak_memory_properties`
+                       scenarios, one raising)                     (generated scenarios)
+=====================  ==========================================  ==========================================
+
+No test times anything real: every timing is a fake clock that advances by recorded amounts, every
+curve is generated with a known exponent or crossover, so a verdict is the same on any machine and
+under any load. ``interleaved`` and ``peak_memory`` take functions, which cannot travel to the
+grading worker as data: each is called through a *driver* (:attr:`.core.Task.driver`), a function of
+this module that builds the fake clock, the contenders or the allocating function from plain
+arguments, calls the learner's function with them, and returns what came back and what the
+contenders saw, as data. Floats are compared to 9 significant digits (exponents to 9 decimals), so a
+formula written another way, with other rounding, passes.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import random
+import statistics
+import tracemalloc
+from collections.abc import Callable
+
+from hypothesis import strategies as st
+
+from ...measure import crossover, fit_exponent, interleaved, median, paired_ratio, peak_memory, spread
+from .core import Case, CheckFailed, Task, advisory, check_cases, passed, refuse_reference_use, task_graders
+
+REFERENCES = (interleaved, spread, paired_ratio, fit_exponent, crossover, peak_memory)
+GRADING_POLICY: dict = {}  # the standard library only: statistics, math, time, gc, tracemalloc
+
+# ---- comparing floats --------------------------------------------------------------------------
+
+
+def significant(value: object) -> object:
+    """A float rounded to 9 significant digits (other values unchanged, containers walked)."""
+    if type(value) is float:
+        return float(f"{value:.9g}")
+    if type(value) is list:
+        return [significant(v) for v in value]
+    if type(value) is dict:
+        return {k: significant(v) for k, v in value.items()}
+    return value
+
+
+def observe_significant(args: tuple, result: object) -> object:
+    return significant(result)
+
+
+def observe_decimals(args: tuple, result: object) -> object:
+    """An exponent to 9 decimals: near 0, significant digits would compare rounding noise."""
+    return round(result, 9) if type(result) is float else result
+
+
+def value_or_error(function: Callable, *args: object) -> object:
+    """Call ``function(*args)``; the error it should raise on bad input, as data (a driver)."""
+    try:
+        return function(*args)
+    except KeyError:
+        return "raised KeyError"
+    except ValueError:  # statistics.StatisticsError is one
+        return "raised ValueError"
+
+
+value_or_error.passes_arguments = True  # the function gets the case's arguments as they are
+
+
+def error_hint(args: tuple, expected: object, got: object) -> str | None:
+    if isinstance(expected, str) and expected.startswith("raised") and not isinstance(got, str):
+        return f"for this input the function must raise {expected.split()[1]} (say what is wrong), not return a value"
+    if isinstance(got, str) and got.startswith("raised") and not isinstance(expected, str):
+        return f"it raised {got.split()[1]} on valid input"
+    return None
+
+
+# ---- task 1: interleaved rounds --------------------------------------------------------------------
+
+
+def run_interleaved(function: Callable, costs: dict, loads: list, rounds: int, collector_on: bool) -> dict:
+    """Call ``function`` (an ``interleaved``) on fake contenders and a fake clock (a driver).
+
+    Contender ``label`` takes ``costs[label] * load`` seconds of the fake clock, where the load is
+    the machine's at that moment: ``loads[k % len(loads)]`` for the ``k``-th call of any contender.
+    The collector is switched on or off first (``collector_on``), and restored at the end. Returns
+    what ``function`` returned, the calls in order with whether the collector was on during each,
+    and whether it was on afterwards; or that it raised ``ValueError``.
+    """
+    now = [0.0]
+    calls: list = []
+
+    def clock() -> float:
+        return now[0]
+
+    def contender(label: str) -> Callable[[], None]:
+        def run() -> None:
+            calls.append((label, gc.isenabled()))
+            now[0] += float(costs[label] * loads[(len(calls) - 1) % len(loads)])
+
+        return run
+
+    contenders = {label: contender(label) for label in costs}
+    was_enabled = gc.isenabled()
+    if collector_on:
+        gc.enable()
+    else:
+        gc.disable()
+    try:
+        try:
+            times = function(contenders, rounds, clock=clock)
+        except ValueError:
+            return {"raised": "ValueError", "calls": calls}
+        return {"times": times, "calls (label, collector on)": calls, "collector on after": gc.isenabled()}
+    finally:
+        if was_enabled:
+            gc.enable()
+        else:
+            gc.disable()
+
+
+def interleaved_hint(args: tuple, expected: object, got: object) -> str | None:
+    costs, loads, rounds, collector_on = args
+    if not (isinstance(expected, dict) and isinstance(got, dict)):
+        return None
+    if "raised" in expected and "raised" not in got:
+        return "no contenders, or fewer than 1 round, is a mistake of the caller: raise ValueError, saying which"
+    if "raised" in got and "raised" not in expected:
+        return "it raised ValueError on valid input"
+    want, have = expected.get("calls (label, collector on)"), got.get("calls (label, collector on)")
+    if isinstance(have, list) and [c[0] for c in want] != [c[0] for c in have if isinstance(c, tuple)]:
+        labels = list(costs)
+        if [c[0] for c in have if isinstance(c, tuple)] == labels * rounds:
+            return ("every round starts with the same contender: round r starts with the contender at position r % n, "
+                    "then the others in order, wrapping around (labels[r % n:] + labels[:r % n])")
+        return "each contender once per round, rounds in order; round r starts with the contender at position r % n"
+    if isinstance(have, list) and any(isinstance(c, tuple) and c[1] for c in have):
+        return "the collector must be paused (gc.disable()) while each call is timed"
+    if got.get("collector on after") != expected.get("collector on after"):
+        return ("after each call, put the collector back as it was before (on stays on, off stays off): "
+                "remember gc.isenabled(), and restore it in a finally block")
+    return ("the calls are right but not their times: read the clock just before and just after each call, and "
+            "keep the difference for that contender, in round order")
+
+
+INTERLEAVED_TASK = Task("interleaved", ("contenders (label: cost)", "load", "rounds", "collector on"),
+                        driver=run_interleaved, hint=interleaved_hint,
+                        what="a dict {label: [seconds per round]} of floats")
+
+
+def interleaved_cases() -> list[Case]:
+    three = {"v4": 2, "v5": 1, "linked_list": 1}
+    return [
+        Case((three, [1], 3, True), labels={0: "{'v4': 2, 'v5': 1, 'linked_list': 1} (each call costs this, times the load)"}),
+        Case(({"a": 1, "b": 1}, [1, 1, 1, 1, 2, 2, 2, 2], 4, True),
+             labels={1: "[1, 1, 1, 1, 2, 2, 2, 2] (the load doubles after four calls)"}),
+        Case(({"a": 3}, [1, 2], 2, False), labels={3: "False (the collector is off before the call)"}),
+        Case(({"a": 1, "b": 2}, [1], 0, True), labels={2: "0 (no rounds: ValueError)"}),
+        Case(({}, [1], 2, True), labels={0: "{} (no contenders: ValueError)"}),
+    ]
+
+
+LABELS = st.sampled_from(["naive", "incremental", "v4", "v5", "heap", "linked_list", "hf", "tiktoken"])
+
+
+@st.composite
+def interleaved_inputs(draw) -> tuple:
+    labels = draw(st.lists(LABELS, min_size=1, max_size=4, unique=True))
+    if draw(st.integers(0, 14)) == 0:
+        labels = []  # nothing to time: ValueError
+    costs = {label: draw(st.integers(1, 9)) for label in labels}
+    loads = draw(st.lists(st.integers(1, 5), min_size=1, max_size=12))
+    rounds = draw(st.integers(-1, 5) if draw(st.integers(0, 9)) == 0 else st.integers(1, 5))
+    return costs, loads, rounds, draw(st.booleans())
+
+
+check_interleaved, check_interleaved_properties = task_graders(
+    INTERLEAVED_TASK, interleaved, interleaved_cases(), interleaved_inputs(), max_examples=60
+)
+
+# ---- task 2: the spread of the runs ----------------------------------------------------------------
+
+
+def spread_hint(args: tuple, expected: object, got: object) -> str | None:
+    found = error_hint(args, expected, got)
+    if found or not (isinstance(expected, float) and isinstance(got, float)):
+        return found
+    (values,) = args
+    middle = median(values)
+    if got == significant((max(values) - min(values)) / middle):
+        return "that is the whole range (max - min): the spread is the interquartile range, q3 - q1"
+    q1, _, q3 = statistics.quantiles(values, n=4)  # the default method, "exclusive"
+    if got == significant((q3 - q1) / middle):
+        return ("quartiles by the 'exclusive' method (statistics.quantiles' default): the course interpolates at "
+                "position p * (n - 1) in the sorted values (method='inclusive')")
+    if middle and significant(got * middle) == expected:
+        return "relative to the median: divide the interquartile range by the median"
+    return None
+
+
+SPREAD_TASK = Task("spread", ("values",), observe=observe_significant, driver=value_or_error, hint=spread_hint,
+                   what="a float")
+
+SPREAD_CASES = [
+    Case(([10, 11, 12, 13, 30],)),
+    Case(([0.31, 0.30, 0.33, 0.95, 0.32],)),
+    Case(([1.0, 2.0, 3.0, 4.0],)),
+    Case(([5.0, 5.0],)),
+    Case(([2.5],)),
+    Case(([0.0, 0.0, 0.0],)),
+]
+
+TIMES = st.integers(1, 10**6).map(lambda micro: micro / 1000)  # seconds with three decimals, as a timer gives
+SPREAD_INPUTS = st.one_of(
+    st.lists(TIMES, min_size=2, max_size=15),
+    st.lists(st.integers(1, 20), min_size=2, max_size=9),  # ties and exact quartiles
+    st.lists(TIMES, max_size=1),  # too few runs: ValueError
+).map(lambda values: (values,))
+
+check_spread, check_spread_properties = task_graders(SPREAD_TASK, spread, SPREAD_CASES, SPREAD_INPUTS, max_examples=80)
+
+# ---- task 3: the median of per-round ratios ---------------------------------------------------------
+
+
+def ratio_hint(args: tuple, expected: object, got: object) -> str | None:
+    found = error_hint(args, expected, got)
+    if found or not (isinstance(expected, float) and isinstance(got, float)):
+        return found
+    times, a, b = args
+    if got == significant(1 / expected):
+        return f"the ratio is a over b: how many times as long {a!r} takes as {b!r}"
+    if got == significant(median(times[a]) / median(times[b])):
+        return ("that is the ratio of the two medians: take the ratio of each round first (a and b timed together), "
+                "then the median of those ratios")
+    return None
+
+
+RATIO_TASK = Task("paired_ratio", ("times", "a", "b"), observe=observe_significant, driver=value_or_error,
+                  hint=ratio_hint, what="a float")
+
+RATIO_CASES = [
+    Case(({"naive": [2.0, 4.0, 2.2], "heap": [0.1, 0.2, 0.1]}, "naive", "heap")),
+    Case(({"a": [1.0, 2.0, 1.0], "b": [2.0, 2.0, 4.0]}, "b", "a")),
+    Case(({"a": [1.0, 3.0, 2.0, 8.0], "b": [1.0, 1.0, 1.0, 2.0]}, "a", "b")),  # even: the mean of the middle two
+    Case(({"a": [1.0, 2.0], "b": [1.0]}, "a", "b")),
+    Case(({"a": [1.0], "b": [1.0]}, "a", "heap")),
+]
+
+
+@st.composite
+def ratio_inputs(draw) -> tuple:
+    labels = draw(st.lists(LABELS, min_size=2, max_size=3, unique=True))
+    rounds = draw(st.integers(1, 9))
+    times = {label: draw(st.lists(TIMES, min_size=rounds, max_size=rounds)) for label in labels}
+    a, b = draw(st.permutations(labels))[:2]
+    kind = draw(st.integers(0, 11))
+    if kind == 0:
+        times[b] = times[b][:-1]  # rounds that do not pair up
+    elif kind == 1:
+        b = "missing"
+    return times, a, b
+
+
+check_paired_ratio, check_paired_ratio_properties = task_graders(
+    RATIO_TASK, paired_ratio, RATIO_CASES, ratio_inputs(), max_examples=80
+)
+
+# ---- task 4: a fitted exponent -------------------------------------------------------------------
+
+
+def exponent_hint(args: tuple, expected: object, got: object) -> str | None:
+    found = error_hint(args, expected, got)
+    if found or not (isinstance(expected, float) and isinstance(got, float)):
+        return found
+    sizes, seconds = args
+    ends = math.log(seconds[-1] / seconds[0]) / math.log(sizes[-1] / sizes[0])
+    if round(ends, 9) == got and len(sizes) > 2:
+        return "that is the slope between the first and the last point: fit all the points (least squares)"
+    return "the slope of the straight line fitted to (log size, log seconds) by least squares"
+
+
+EXPONENT_TASK = Task("fit_exponent", ("sizes", "seconds"), observe=observe_decimals, driver=value_or_error,
+                     hint=exponent_hint, what="a float")
+
+EXPONENT_CASES = [
+    Case(([1000, 2000, 4000], [0.1, 0.4, 1.6])),
+    Case(([10, 20, 40, 80], [0.03, 0.06, 0.12, 0.24])),
+    Case(([1, 2, 4, 8], [1.0, 2.2, 4.0 / 1.1, 8.0])),  # noise: the least-squares slope, not the ends
+    Case(([100, 1000], [5.0, 5.0])),
+    Case(([100], [1.0])),
+    Case(([100, 200], [1.0, 0.0])),
+    Case(([300, 300], [1.0, 2.0])),
+]
+
+NOISE = st.sampled_from([0.8, 0.9, 0.95, 1.0, 1.0, 1.05, 1.1, 1.25])
+
+
+@st.composite
+def exponent_inputs(draw) -> tuple:
+    sizes = sorted(draw(st.lists(st.integers(1, 10**6), min_size=2, max_size=8, unique=True)))
+    k = draw(st.integers(-10, 30)) / 10
+    c = draw(st.sampled_from([1e-6, 3e-4, 0.02, 1.0, 50.0]))
+    seconds = [c * s**k * draw(NOISE) for s in sizes]
+    kind = draw(st.integers(0, 14))
+    if kind == 0:
+        seconds[draw(st.integers(0, len(seconds) - 1))] = 0.0
+    elif kind == 1:
+        sizes, seconds = sizes[:1], seconds[:1]
+    elif kind == 2:
+        seconds = seconds[:-1]
+    return sizes, seconds
+
+
+check_fit_exponent, check_fit_exponent_properties = task_graders(
+    EXPONENT_TASK, fit_exponent, EXPONENT_CASES, exponent_inputs(), max_examples=80
+)
+
+# ---- task 5: a crossover -------------------------------------------------------------------------
+
+
+def crossover_hint(args: tuple, expected: object, got: object) -> str | None:
+    found = error_hint(args, expected, got)
+    if found:
+        return found
+    xs, ys_a, ys_b = args
+    if expected is None and got is not None:
+        return "the curves never meet: a stays on one side of b everywhere, so return None"
+    if isinstance(expected, float) and got is None:
+        return "they do meet: where a - b changes sign between two points (or is 0 at one), there is a crossing"
+    if isinstance(got, (int, float)) and got in [float(x) for x in xs] and expected not in [float(x) for x in xs]:
+        return ("that is a measured x: interpolate between the two points around the crossing, "
+                "x_i + (x_(i+1) - x_i) * d_i / (d_i - d_(i+1)) with d = a - b")
+    if isinstance(got, float) and isinstance(expected, float) and got > expected:
+        return "the first crossing, scanning from the smallest x: noisy curves can cross several times"
+    return None
+
+
+CROSSOVER_TASK = Task("crossover", ("xs", "ys_a", "ys_b"), observe=observe_significant, driver=value_or_error,
+                      hint=crossover_hint, what="a float, or None")
+
+CROSSOVER_CASES = [
+    Case(([500, 1000, 2000], [1.0, 2.0, 4.0], [2.0, 2.5, 3.0])),
+    Case(([1000, 2000, 3000], [1.0, 2.0, 3.0], [1.5, 1.5, 1.5])),
+    Case(([1, 2, 3, 4, 5], [1.0, 3.0, 1.0, 3.0, 1.0], [2.0, 2.0, 2.0, 2.0, 2.0])),  # noisy: the first crossing
+    Case(([1, 2, 3], [1.0, 2.0, 3.0], [3.0, 2.0, 1.0])),  # equal at a measured point
+    Case(([1, 2, 3], [1.0, 1.0, 1.0], [2.0, 3.0, 4.0])),  # never
+    Case(([1], [1.0], [2.0])),
+    Case(([2, 1], [1.0, 2.0], [2.0, 1.0])),
+]
+
+
+@st.composite
+def crossover_inputs(draw) -> tuple:
+    xs = sorted(draw(st.lists(st.integers(0, 10_000), min_size=2, max_size=8, unique=True)))
+    ys = st.integers(0, 40).map(lambda v: v / 4)  # quarters: exact meetings happen too
+    ys_a = [draw(ys) for _ in xs]
+    ys_b = [draw(ys) for _ in xs]
+    kind = draw(st.integers(0, 14))
+    if kind == 0:
+        ys_b = ys_b[:-1]
+    elif kind == 1:
+        xs, ys_a, ys_b = xs[:1], ys_a[:1], ys_b[:1]
+    elif kind == 2:
+        xs = xs[::-1]
+    elif kind in (3, 4):
+        ys_b = [y + 20.0 for y in ys_a]  # never meet
+    return xs, ys_a, ys_b
+
+
+check_crossover, check_crossover_properties = task_graders(
+    CROSSOVER_TASK, crossover, CROSSOVER_CASES, crossover_inputs(), max_examples=80
+)
+
+# ---- task 6: peak memory -------------------------------------------------------------------------
+
+MIB = 2**20
+PEAK_UNIT = 2**16  # peaks are compared in units of 64 KiB: an allocator's few hundred bytes do not count
+
+
+def run_peak_memory(function: Callable, allocate_mib: int, keep: bool, tracing_before: bool, held_mib: int,
+                    spike_mib: int, fails: bool) -> dict:
+    """Call ``function`` (a ``peak_memory``) on a function that allocates ``allocate_mib`` MiB (a driver).
+
+    Before the call: tracemalloc is started if ``tracing_before`` (an outer measurement), an object
+    of ``held_mib`` MiB is allocated and kept alive across the call, and one of ``spike_mib`` MiB is
+    allocated and freed (an earlier peak). The measured function keeps its allocation and returns it
+    (``keep``) or frees it and returns ``"done"``, or raises ``RuntimeError`` after allocating (``fails``).
+    Returns what came back (a description), the peak in units of 64 KiB, and whether tracing was on
+    after the call.
+    """
+    tracing_at_first = tracemalloc.is_tracing()
+    if tracing_before:
+        tracemalloc.start()
+    try:
+        held = bytearray(held_mib * MIB)
+        spike = bytearray(spike_mib * MIB)
+        del spike
+
+        def measured():
+            block = bytearray(allocate_mib * MIB)
+            if fails:
+                raise RuntimeError("the measured function failed")
+            return block if keep else "done"
+
+        try:
+            result, peak = function(measured)
+        except NotImplementedError:
+            raise  # a skeleton, not the measured function's error
+        except RuntimeError:
+            return {"raised": "RuntimeError", "tracing after": tracemalloc.is_tracing()}
+        finally:
+            del held
+        shown = f"a bytearray of {len(result) // MIB} MiB" if isinstance(result, bytearray) else result
+        units = round(peak / PEAK_UNIT) if type(peak) is int else f"not an int: {type(peak).__name__}"
+        return {"result": shown, "peak (64 KiB units)": units, "tracing after": tracemalloc.is_tracing()}
+    finally:  # as it was, whatever the function did: the next call starts from the same state
+        if tracemalloc.is_tracing() and not tracing_at_first:
+            tracemalloc.stop()
+
+
+def peak_hint(args: tuple, expected: object, got: object) -> str | None:
+    allocate_mib, keep, tracing_before, held_mib, spike_mib, fails = args
+    if not (isinstance(expected, dict) and isinstance(got, dict)):
+        return None
+    if got.get("tracing after") != expected.get("tracing after"):
+        if tracing_before:
+            return "tracing was on before the call (an outer measurement): leave it on, do not stop it"
+        return "stop tracing after the call if it was off before, also when the function raises (try ... finally)"
+    want, have = expected.get("peak (64 KiB units)"), got.get("peak (64 KiB units)")
+    if isinstance(have, int) and isinstance(want, int) and have > want + 1:
+        units = MIB // PEAK_UNIT
+        if tracing_before and spike_mib > allocate_mib and abs(have - spike_mib * units) <= 1:
+            return ("an earlier peak counts too: when tracing is already on, call tracemalloc.reset_peak() first, so "
+                    "that the peak is this call's")
+        if tracing_before and held_mib and abs(have - (want + held_mib * units)) <= 2:
+            return "subtract the memory already allocated when the call starts (tracemalloc.get_traced_memory()[0])"
+        return ("the peak of this call alone: when tracing is already on, reset the peak first "
+                "(tracemalloc.reset_peak()) and subtract what was allocated when the call started")
+    if got.get("result") != expected.get("result"):
+        return "return (what the function returned, the peak in bytes): the function's own result first"
+    return None
+
+
+PEAK_TASK = Task("peak_memory", ("fn (allocates MiB)", "keeps it", "tracing before", "MiB held", "earlier peak MiB",
+                                 "fn raises"),
+                 driver=run_peak_memory, hint=peak_hint, what="a tuple (fn's result, peak in bytes as an int)")
+
+PEAK_CASES = [
+    Case((2, False, False, 0, 0, False), labels={0: "<a function that allocates 2 MiB and frees it>"}),
+    Case((1, True, True, 2, 5, False), labels={0: "<a function that allocates 1 MiB and returns it>"}),
+    Case((1, False, False, 0, 0, True), labels={0: "<a function that allocates 1 MiB and raises>"}),
+]
+
+PEAK_INPUTS = st.tuples(st.integers(1, 6), st.booleans(), st.booleans(), st.integers(0, 4), st.integers(0, 8),
+                        st.integers(0, 7).map(lambda n: n == 0))
+
+check_peak_memory, check_peak_memory_properties = task_graders(
+    PEAK_TASK, peak_memory, PEAK_CASES, PEAK_INPUTS, max_examples=30
+)
+
+# ---- stretch (ungraded): which crossover to report ---------------------------------------------------
+# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
+
+
+def noisy_lines(seed: int, meet: bool = True, noise: float = 0.10, points: int = 12
+                ) -> tuple[list[int], list[float], list[float], float | None]:
+    """Two curves measured at ``points`` xs (250, 500, ...), each value times a recorded factor
+    within ``1 ± noise``: a ``b`` that rises slowly, and an ``a`` whose line crosses it at a known x
+    (returned last), or, with ``meet=False``, an ``a`` that stays 15% above ``b`` everywhere."""
+    rng = random.Random(seed)
+    xs = [250 * (i + 1) for i in range(points)]
+    x0 = rng.uniform(xs[1], xs[-3]) if meet else None
+    slow = [1.0 + 0.2 * x / 1000 for x in xs]
+    steep = [y + 0.3 * (x - x0) / 1000 for y, x in zip(slow, xs)] if meet else [1.15 * y for y in slow]
+    factor = lambda: 1 + rng.uniform(-noise, noise)  # noqa: E731
+    return xs, [y * factor() for y in steep], [y * factor() for y in slow], x0
+
+
+STRETCH_NOISY, STRETCH_CLOSE = 60, 50  # noisy pairs that cross, and how many answers must land close
+STRETCH_APART, STRETCH_SPURIOUS = 20, 2  # noisy pairs that never meet, and how many crossings are tolerated
+
+
+def stretch_scores(function: Callable) -> tuple[int, list[str], int]:
+    """How many of the noisy crossing pairs ``function`` places within an eighth of the range of the
+    true crossing (with up to three misses described), and how many never-meeting pairs it finds a
+    crossing in. The first crossing (``crossover``) scores about 46 and 9: noise fools it."""
+    close, misses = 0, []
+    for seed in range(STRETCH_NOISY):
+        xs, ys_a, ys_b, x0 = noisy_lines(seed)
+        got = function(xs, ys_a, ys_b)
+        if isinstance(got, (int, float)) and abs(got - x0) <= (xs[-1] - xs[0]) / 8:
+            close += 1
+        elif len(misses) < 3:
+            misses.append(f"noisy_lines({seed}): the lines cross at {x0:.0f}, yours {got!r}, the first crossing "
+                          f"{crossover(xs, ys_a, ys_b)!r}")
+    spurious = sum(function(*noisy_lines(seed, meet=False)[:3]) is not None for seed in range(STRETCH_APART))
+    return close, misses, spurious
+
+
+@advisory
+def check_stretch_crossover(reported_crossover: Callable) -> None:
+    """Stretch self-check of lab 09: on straight lines without noise, the crossing itself (``crossover``'s);
+    on noisy curves, better than the first crossing: close to the true crossing on at least 50 of 60
+    pairs, and a crossing in at most 2 of 20 pairs that never meet."""
+    task = Task("reported_crossover", ("xs", "ys_a", "ys_b"), observe=observe_significant, what="a float, or None")
+    refuse_reference_use(task, reported_crossover)
+    clean = [Case(noisy_lines(seed, noise=0.0)[:3]) for seed in range(5)]
+    clean += [Case(noisy_lines(seed, meet=False, noise=0.0)[:3]) for seed in range(2)]
+    clean += CROSSOVER_CASES[3:5]  # straight lines that meet at a measured x, and that never meet
+    check_cases(task, reported_crossover, crossover, clean)
+    close, misses, spurious = stretch_scores(reported_crossover)
+    if close < STRETCH_CLOSE:
+        range_ = (noisy_lines(0)[0][-1] - noisy_lines(0)[0][0]) / 8
+        raise CheckFailed(f"reported_crossover lands within {range_:.0f} of the true crossing on {close} of "
+                          f"{STRETCH_NOISY} noisy pairs of curves, fewer than {STRETCH_CLOSE}:\n  " + "\n  ".join(misses)
+                          + "\n  hint: noise makes the curves cross back and forth around the true crossing; which of "
+                            "those crossings (or what else) says where one curve is below the other for good?")
+    if spurious > STRETCH_SPURIOUS:
+        raise CheckFailed(f"reported_crossover finds a crossing in {spurious} of {STRETCH_APART} pairs of curves that "
+                          f"never meet (noisy_lines(seed, meet=False): a is 15% above b everywhere, the noise is ±10%), "
+                          f"more than {STRETCH_SPURIOUS}")
+    passed(f"reported_crossover: the crossing on clean curves; close on {close} of {STRETCH_NOISY} noisy pairs; "
+           f"a crossing in {spurious} of {STRETCH_APART} pairs that never meet.")
