@@ -1228,6 +1228,70 @@ def fit_exponent(sizes, seconds):
     assert "that is a measured x: interpolate" in failure(graders.check_crossover, measured_x)
 
 
+SPREAD_BY_HAND = """
+def spread(values):
+    if len(values) < 2:
+        raise ValueError("too few")
+    middle = statistics.median(values)
+    if middle <= 0:
+        raise ValueError("median")
+    ordered = VALUES
+    def quartile(p):
+        position = p * (len(ordered) - 1)
+        low = int(position)
+        high = min(low + 1, len(ordered) - 1)
+        return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+    return (quartile(0.75) - quartile(0.25)) / middle
+"""
+
+
+def test_lab09_spread_hint_names_what_the_answer_equals(lab09):
+    graders, solutions = lab09
+    unsorted = _defined_in_notebook(solutions, SPREAD_BY_HAND.replace("VALUES", "values"), "spread")
+    message = failure(graders.check_spread, unsorted)
+    assert "spread(values=[0.33, 0.31, 0.95, 0.3, 0.32])" in message and "hint: sort the values first" in message
+    assert "whole range" not in message
+    # the learner's case: unsorted positions 1 and 3 hold the minimum and the maximum, so both are named
+    both = graders.spread_hint(([0.31, 0.30, 0.33, 0.95, 0.32],), 0.0625, 2.03125)
+    assert both.startswith("sort the values first") and "(max - min)" in both
+    whole_range = _defined_in_notebook(solutions, """
+def spread(values):
+    if len(values) < 2 or statistics.median(values) <= 0:
+        raise ValueError("bad input")
+    return (max(values) - min(values)) / statistics.median(values)
+""", "spread")
+    message = failure(graders.check_spread, whole_range)
+    assert "spread(values=[10, 11, 12, 13, 30])" in message and "hint: that is the whole range (max - min)" in message
+    sorted_by_hand = _defined_in_notebook(solutions, SPREAD_BY_HAND.replace("VALUES", "sorted(values)"), "spread")
+    graders.check_spread(sorted_by_hand)
+
+
+def test_lab09_crossover_hidden_test_sees_a_meeting_at_the_last_point(lab09):
+    graders, solutions = lab09
+    assert solutions["crossover"]([1, 2, 3], [1.0, 1.0, 2.0], [2.0, 2.0, 2.0]) == 3.0
+    pairs_only = _defined_in_notebook(solutions, """
+def crossover(xs, ys_a, ys_b):
+    if not len(xs) == len(ys_a) == len(ys_b) or len(xs) < 2:
+        raise ValueError("one value of a and b per x, at least two")
+    if any(x0 >= x1 for x0, x1 in zip(xs, xs[1:])):
+        raise ValueError("xs must increase")
+    d = [a - b for a, b in zip(ys_a, ys_b)]
+    for i in range(len(d) - 1):
+        if d[i] == 0:
+            return float(xs[i])
+        if d[i] * d[i + 1] < 0:
+            return xs[i] + (xs[i + 1] - xs[i]) * d[i] / (d[i] - d[i + 1])
+    return None
+""", "crossover")
+    graders.check_crossover(pairs_only)  # the visible cases do not catch it ...
+    message = failure(graders.check_crossover_properties, pairs_only)  # ... the hidden test does
+    assert "a and b are equal at the last point" in message
+    # the generated inputs alone catch it too (the strategy makes curves that meet only at an end)
+    with pytest.raises(graders.CheckFailed, match="equal at the last point"):
+        graders.check_property(graders.CROSSOVER_TASK, pairs_only, graders.crossover, graders.crossover_inputs(),
+                               max_examples=80)
+
+
 def test_lab09_peak_memory_scenarios(lab09):
     graders, _ = lab09
     no_reset = _lab09_variant("task6_peak_memory_solution", "peak_memory", "tracemalloc.reset_peak()", "pass")

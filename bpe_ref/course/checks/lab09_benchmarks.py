@@ -41,7 +41,9 @@ from collections.abc import Callable
 from hypothesis import strategies as st
 
 from ...measure import crossover, fit_exponent, interleaved, median, paired_ratio, peak_memory, spread
-from .core import Case, CheckFailed, Task, advisory, check_cases, passed, refuse_reference_use, task_graders
+from .core import (
+    Case, CheckFailed, Task, advisory, check_cases, check_property, grader, passed, refuse_reference_use, task_graders,
+)
 
 REFERENCES = (interleaved, spread, paired_ratio, fit_exponent, crossover, peak_memory)
 GRADING_POLICY: dict = {}  # the standard library only: statistics, math, time, gc, tracemalloc
@@ -196,13 +198,37 @@ check_interleaved, check_interleaved_properties = task_graders(
 # ---- task 2: the spread of the runs ----------------------------------------------------------------
 
 
+def unsorted_quartile_range(values: list) -> float:
+    """``q3 - q1`` interpolated at positions ``p * (n - 1)`` of the values as given, not sorted: what a
+    spread that forgets to sort computes."""
+    def at(p: float) -> float:
+        position = p * (len(values) - 1)
+        low = int(position)
+        high = min(low + 1, len(values) - 1)
+        return values[low] + (values[high] - values[low]) * (position - low)
+
+    return at(0.75) - at(0.25)
+
+
 def spread_hint(args: tuple, expected: object, got: object) -> str | None:
     found = error_hint(args, expected, got)
     if found or not (isinstance(expected, float) and isinstance(got, float)):
         return found
     (values,) = args
     middle = median(values)
-    if got == significant((max(values) - min(values)) / middle):
+    # Name what the answer equals: forgetting to sort and taking the whole range can coincide (when
+    # the unsorted positions of q1 and q3 hold the minimum and the maximum), and then both are said.
+    middles = {middle, values[len(values) // 2]}  # the median of the sorted values, or the middle as given
+    unsorted = values != sorted(values) and any(got == significant(unsorted_quartile_range(values) / m)
+                                                for m in middles if m)
+    whole_range = got == significant((max(values) - min(values)) / middle)
+    if unsorted and whole_range:
+        return ("sort the values first: the quartiles sit at positions p * (n - 1) of the SORTED values; here the "
+                "unsorted positions happen to hold the minimum and the maximum, so your answer is (max - min) / median")
+    if unsorted:
+        return ("sort the values first: that is q3 - q1 interpolated in the values as given; the quartiles sit at "
+                "positions p * (n - 1) of the sorted values (sorted(values))")
+    if whole_range:
         return "that is the whole range (max - min): the spread is the interquartile range, q3 - q1"
     q1, _, q3 = statistics.quantiles(values, n=4)  # the default method, "exclusive"
     if got == significant((q3 - q1) / middle):
@@ -217,7 +243,8 @@ SPREAD_TASK = Task("spread", ("values",), observe=observe_significant, driver=va
                    what="a float")
 
 SPREAD_CASES = [
-    Case(([10, 11, 12, 13, 30],)),
+    Case(([10, 11, 12, 13, 30],)),  # sorted: the whole range (max - min) fails here, an unsorted IQR does not
+    Case(([0.33, 0.31, 0.95, 0.30, 0.32],)),  # unsorted: forgetting to sort gives q3 - q1 < 0, not the range
     Case(([0.31, 0.30, 0.33, 0.95, 0.32],)),
     Case(([1.0, 2.0, 3.0, 4.0],)),
     Case(([5.0, 5.0],)),
@@ -340,6 +367,9 @@ def crossover_hint(args: tuple, expected: object, got: object) -> str | None:
     xs, ys_a, ys_b = args
     if expected is None and got is not None:
         return "the curves never meet: a stays on one side of b everywhere, so return None"
+    if isinstance(expected, float) and got is None and len(xs) == len(ys_a) == len(ys_b) and expected == float(xs[-1]):
+        return (f"a and b are equal at the last point (x = {xs[-1]!r}): a loop over range(len(xs) - 1) never checks "
+                "d[-1] == 0; test d[i] == 0 for every i, the last included")
     if isinstance(expected, float) and got is None:
         return "they do meet: where a - b changes sign between two points (or is 0 at one), there is a crossing"
     if isinstance(got, (int, float)) and got in [float(x) for x in xs] and expected not in [float(x) for x in xs]:
@@ -370,7 +400,7 @@ def crossover_inputs(draw) -> tuple:
     ys = st.integers(0, 40).map(lambda v: v / 4)  # quarters: exact meetings happen too
     ys_a = [draw(ys) for _ in xs]
     ys_b = [draw(ys) for _ in xs]
-    kind = draw(st.integers(0, 14))
+    kind = draw(st.integers(0, 16))
     if kind == 0:
         ys_b = ys_b[:-1]
     elif kind == 1:
@@ -379,12 +409,31 @@ def crossover_inputs(draw) -> tuple:
         xs = xs[::-1]
     elif kind in (3, 4):
         ys_b = [y + 20.0 for y in ys_a]  # never meet
+    elif kind in (5, 6):  # they meet only at the last point (5) or the first (6): the ends of the scan
+        apart = draw(st.sampled_from([-20.0, 20.0]))
+        ys_b = [y + apart for y in ys_a]
+        end = -1 if kind == 5 else 0
+        ys_b[end] = ys_a[end]
     return xs, ys_a, ys_b
 
 
-check_crossover, check_crossover_properties = task_graders(
-    CROSSOVER_TASK, crossover, CROSSOVER_CASES, crossover_inputs(), max_examples=80
-)
+# Fixed hidden inputs the notebook never shows: the curves meet exactly at the last point (a scan over
+# range(len(xs) - 1) misses it) or at the first; the generated inputs include such meetings too.
+CROSSOVER_HIDDEN_CASES = [
+    Case(([100, 200, 400], [3.0, 2.5, 2.0], [1.0, 1.5, 2.0])),
+    Case(([10, 20], [1.0, 2.0], [2.0, 2.0])),
+    Case(([5, 6, 7], [2.0, 3.0, 5.0], [2.0, 1.0, 1.0])),
+]
+
+check_crossover = task_graders(CROSSOVER_TASK, crossover, CROSSOVER_CASES, crossover_inputs())[0]
+
+
+@grader
+def check_crossover_properties(learner: Callable) -> None:
+    """Hidden test of crossover: fixed meetings at the ends, then generated inputs, compared with the reference."""
+    count = check_cases(CROSSOVER_TASK, learner, crossover, CROSSOVER_HIDDEN_CASES)
+    count += check_property(CROSSOVER_TASK, learner, crossover, crossover_inputs(), max_examples=80)
+    passed(f"crossover: agrees with the reference on {count} fixed and generated inputs.")
 
 # ---- task 6: peak memory -------------------------------------------------------------------------
 
