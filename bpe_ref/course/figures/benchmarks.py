@@ -370,13 +370,36 @@ def noise_rows(data: dict) -> list[list[str]]:
     return rows
 
 
+def noise_spreads(data: dict) -> dict[str, tuple[float, float, float]]:
+    """``{mode: (spread of heap's seconds, of linked_list's, of their per-round ratios)}``, the numbers
+    page 09's prose compares (rounded as the table shows them)."""
+    found = {}
+    for mode in ("interleaved", "blocks"):
+        times = data[mode]["seconds"]
+        ratios = [a / b for a, b in zip(times["heap"], times["linked_list"])]
+        found[mode] = tuple(round(spread(values), 2) for values in (times["heap"], times["linked_list"], ratios))
+    return found
+
+
+def noise_comparison(data: dict) -> str:
+    """One sentence per mode: is the per-round ratio's spread below both trainers' spreads, above both, or between?"""
+    sentences = []
+    for mode, title in (("interleaved", "Interleaved"), ("blocks", "In blocks")):
+        heap, linked, ratio = noise_spreads(data)[mode]
+        where = ("below both" if ratio < min(heap, linked) else "above both" if ratio > max(heap, linked)
+                 else "between the")
+        sentences.append(f"{title}, the spread of the per-round ratio ({ratio:.2f}) is {where} trainers' "
+                         f"({heap:.2f} and {linked:.2f}).")
+    return " ".join(sentences)
+
+
 def noise_snippet(data: dict | None = None) -> str:
     data = data or measured("noise")
     return (
         markdown_table(["how", "heap s (spread)", "linked_list s (spread)", "per-round ratio (spread)",
                         "ratio of medians"], noise_rows(data), align="lrrrr")
         + f"\nTraining on `{data['corpus']}` at vocabulary {thousands(data['vocab_size'])}, {data['rounds']} runs of each, "
-        f"wall time. {run_line(data)}.\n"
+        f"wall time. {run_line(data)}.\n\n{noise_comparison(data)}\n"
     )
 
 
