@@ -129,8 +129,17 @@ def heaps_fits() -> dict[str, tuple[float, float]]:
 
 
 def bytes_per_pretoken(label: str) -> float:
+    """Bytes of text per running pretoken of the corpus: turns a corpus size into Heaps' ``n``."""
     last = results()["heaps"][label]["points"][-1]
     return last["bytes"] / last["pretokens"]
+
+
+def bytes_per_distinct_pretoken(label: str) -> float:
+    """The mean length of the corpus's DISTINCT pretokens (measured with the merge loop's rate):
+    longer than a running pretoken's, since the common words are short and the rare ones long.
+    The merge loop's rate is per byte of distinct pretokens, so ``W`` times this is what it costs."""
+    row = next(row for row in results()["rates"]["merge_loop"] if row["corpus"] == label and row["scale"] == 1)
+    return row["distinct_bytes"] / row["distinct"]
 
 
 def heaps_snippet() -> str:
@@ -288,7 +297,7 @@ def cost_model() -> list[dict]:
             row[label] = {
                 "distinct": distinct,
                 "sent": sent,
-                "merge_loop": m["merge_seconds_per_distinct_byte"] * distinct * bytes_per_pretoken(label),
+                "merge_loop": m["merge_seconds_per_distinct_byte"] * distinct * bytes_per_distinct_pretoken(label),
                 "memory": distinct * m["memory_bytes_per_entry"],
                 "reduce_top": distinct / m["reduce_entries_per_second"],
             }
@@ -313,7 +322,10 @@ def cost_model_snippet() -> str:
         f"{m['reduce_entries_per_second'] / 1e6:.1f} million count entries added per second, "
         f"{m['entry_bytes']:.0f} bytes per count entry sent and {m['memory_bytes_per_entry']:.0f} in a Python dict, "
         "the merge loop at "
-        f"{m['merge_seconds_per_distinct_byte'] * 1e6:.1f} µs per byte of distinct pretokens; $W$ from Heaps' law "
+        f"{m['merge_seconds_per_distinct_byte'] * 1e6:.1f} µs per byte of distinct pretokens (times $W$ and the mean "
+        "length of a distinct pretoken, "
+        + " and ".join(f"{bytes_per_distinct_pretoken(label):.1f} bytes in {label.split(' (')[0]}" for label in COST_FITS)
+        + "); $W$ from Heaps' law "
         + " and ".join(f"fitted on {label} ($K$ = {fits[label][0]:.2f}, β = {fits[label][1]:.2f})" for label in COST_FITS)
         + f"; ranges of {MODEL_RANGE_BYTES // 2**20} MiB; {MODEL_CORES:,} cores for the map.\n\n"
         + markdown_table(["corpus", "$W$ fitted on", "$W$ predicted", "count, 1 core", f"count, {MODEL_CORES:,} cores",
