@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...data_files import REPO_ROOT
-from ...distributed import count_range, merge_two, plan_ranges, serial_count, tree_reduce
+from ...distributed import MAX_RANGE_BYTES, count_range, merge_two, plan_ranges, serial_count, tree_reduce
 from ...pretokenize import count_pretokens
 from ..bench.distributed import fit_heaps
 from .common import WIDE, code, code_token, markdown_table, save_png, use_agg
@@ -37,7 +37,7 @@ EXAMPLE_FILES = {
 # The cost model's corpora and its assumptions (stated on the page with the table).
 MODEL_SIZES = (("1 GB", 1e9), ("100 GB", 1e11), ("10 TB", 1e13))
 MODEL_CORES = 1000  # cores the counting is shared over
-MODEL_RANGE_BYTES = 64 * 2**20  # bytes of text per range
+MODEL_RANGE_BYTES = MAX_RANGE_BYTES  # bytes of text per range: count_pretokens's largest
 MODEL_MERGES = 32_000  # a 32k vocabulary's merges, for the round trips of pair aggregation
 
 
