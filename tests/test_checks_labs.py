@@ -1317,6 +1317,17 @@ def count_ranges(ranges, special_tokens, as_task=None):
     assert "hint: a count_range task per range, but not tree_reduce's merges" in message
 
 
+def test_lab10_stretch_a_count_of_ranges_rounded_down_is_told_to_round_up(lab10):
+    graders, solutions = lab10
+    rounded_down = _defined_in_notebook(solutions, """
+def plan_ranges_by_size(paths, special_tokens, range_bytes):
+    return [r for path in paths for r in plan_ranges([path], special_tokens, max(1, os.path.getsize(path) // range_bytes))]
+""", "plan_ranges_by_size")
+    message = failure(graders.check_stretch_ranges_by_size, rounded_down)
+    assert "<a file of 60 stories, 3,710 bytes>" in message.splitlines()[0]
+    assert "hint: the number of ranges rounded down" in message and "3,710 bytes: 8" in message
+
+
 def test_lab10_plans_with_lists_empty_ranges_or_missing_files_get_hints(lab10):
     import os
 

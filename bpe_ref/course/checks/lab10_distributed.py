@@ -398,8 +398,28 @@ def check_count_ranges(learner_count_ranges: Callable, learner_task_graph: Calla
 # ---- stretch (ungraded): ranges of a size ---------------------------------------------------
 # Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
+def by_size_hint(args: tuple, expected: object, got: object) -> str | None:
+    import os
+
+    paths, special_tokens, range_bytes = args
+    if isinstance(got, list) and isinstance(expected, list) and len(got) < len(expected):
+        try:
+            sizes = [os.path.getsize(path) for path in paths]
+        except (OSError, TypeError):
+            sizes = None
+        if sizes is not None:
+            rounded_down = [plan_ranges([path], special_tokens, max(1, size // range_bytes))
+                            for path, size in zip(paths, sizes)]
+            if len(got) == sum(map(len, rounded_down)):
+                wanted = ", ".join(f"{size:,} bytes: {-(-size // range_bytes)}" for size in sizes)
+                return (f"the number of ranges rounded down: a file of size bytes needs ceil(size / range_bytes) of "
+                        f"them, at least one (here, with range_bytes={range_bytes}: {wanted}); size // range_bytes "
+                        "rounds down, -(-size // range_bytes) rounds up")
+    return plan_hint(args, expected, got)
+
+
 BY_SIZE_TASK = Task("plan_ranges_by_size", ("paths", "special_tokens", "range_bytes"),
-                    what=PLAN_TASK.what, hint=plan_hint, provided=PLAN_PROVIDED)
+                    what=PLAN_TASK.what, hint=by_size_hint, provided=PLAN_PROVIDED)
 
 
 @st.composite
@@ -414,14 +434,16 @@ def check_stretch_ranges_by_size(plan_ranges_by_size: Callable) -> None:
     from .lab03_parallel import file_cases  # a 60-story file, as in lab 03's task 4
 
     story_file = file_cases()[0].args[0]
+    short_file = CorpusFile(b"short<|endoftext|>file")
+    shown = f"[<a file of 60 stories, {len(story_file.data):,} bytes>, <a short file, {len(short_file.data)} bytes>]"
     cases = [
-        Case(([story_file, CorpusFile(b"short<|endoftext|>file")], [EOT], 500), {0: "[<a file of 60 stories>, <a short file>]"}),
+        Case(([story_file, short_file], [EOT], 500), {0: shown}),
         Case((_TWO_FILES, [EOT], 10)),
         Case(([CorpusFile(b"no special token here")], [EOT], 4)),
     ]
     count = check_cases(BY_SIZE_TASK, plan_ranges_by_size, _reference_by_size, cases)
     count += check_property(BY_SIZE_TASK, plan_ranges_by_size, _reference_by_size, by_size_inputs(), max_examples=60)
-    passed(f"plan_ranges_by_size: the reference's plan on {count} sets of files.")
+    passed(f"plan_ranges_by_size passes: the reference's plan on all {count} sets of files.")
 
 
 def _reference_by_size(paths: list, special_tokens: list, range_bytes: int) -> list:
