@@ -230,15 +230,21 @@ def scaling_snippet() -> str:
                      f"{w['count_seconds']:.2f}", f"{dask['serial_seconds'] / w['count_seconds']:.2f}×",
                      f"{w['round_trip_seconds'] * 1000:.1f}"])
     one = dask["one_range"]
+    one_worker = next((w for w in dask["workers"] if w["workers"] == 1), None)
+    impossible = ""
+    if one_worker is not None and one_worker["count_seconds"] < dask["serial_seconds"]:
+        impossible = (" In this run one worker came out faster than one process, which it cannot be (it does the "
+                      "same counting, plus a round trip per task): the two were timed minutes apart on a loaded "
+                      "machine, and that is the size of the noise.")
     return (measured_by() + f". A {dask['bytes'] / 2**20:.0f} MiB TinyStories file (the 2 MiB sample repeated), "
             "counted whole in one process and with `count_pretokens_with` on a local cluster (cluster started "
-            "once, not counted in the time):\n\n"
+            "once, not counted in the time); the speed-up is one process's time over the cluster's:\n\n"
             + markdown_table(["counted by", "cluster start (s)", "count (s)", "speed-up", "one task's round trip (ms)"],
                              rows, align="lrrrr")
             + f"\nOne range of {one['bytes'] / 2**20:.0f} MiB, counted by `count_range`: {one['here_seconds']:.2f} s "
             f"called here, {one['worker_seconds']:.2f} s as a task on the 1-worker cluster "
             f"({one['worker_seconds'] / one['here_seconds']:.1f} times as long)."
-            + load_sentence(dask.get("load_average")) + "\n")
+            + load_sentence(dask.get("load_average")) + impossible + "\n")
 
 
 def load_sentence(load: list | None) -> str:
