@@ -672,3 +672,14 @@ def test_page10_cost_model_arithmetic_on_made_up_rates(monkeypatch):
     assert row["one_core"] == pytest.approx(0.2) and row["cores"] == pytest.approx(0.02)
     assert row["ranges"] == 4 and row["A"]["sent"] == pytest.approx(4 * 2 * (1e5 / 4) ** 0.5 * 12)
     assert row["A"]["memory"] == pytest.approx(distinct * 80) and row["A"]["reduce_top"] == pytest.approx(distinct / 1e5)
+
+
+def test_page10_diff_is_the_distributed_count_against_step03s():
+    from bpe_ref.course.figures.beyond_one_machine import snippets
+    from bpe_ref.course.figures.step_diffs import encoder_diff
+
+    diff = encoder_diff("10")
+    assert "--- step 03: bpe_ref/train/step03_parallel.py (count_pretokens_in_file)" in diff
+    assert "+++ step 10: bpe_ref/distributed.py (count_pretokens_with)" in diff
+    assert "-    with ProcessPoolExecutor(" in diff and "+    total = count_ranges(ranges, special_tokens, as_task=" in diff
+    assert snippets()["10-diff-from-03.md"] == diff

@@ -23,6 +23,7 @@ from ...distributed import MAX_RANGE_BYTES, count_range, merge_two, plan_ranges,
 from ...pretokenize import count_pretokens
 from ..bench.distributed import fit_heaps
 from .common import WIDE, code, code_token, markdown_table, save_png, use_agg
+from .step_diffs import encoder_diff_snippets
 
 PAGE = "10-beyond-one-machine.md"
 RESULTS_JSON = REPO_ROOT / "theory" / "benchmarks" / "distributed" / "results.json"
@@ -392,6 +393,7 @@ def snippets() -> dict[str, str]:
         "10-rates.md": rates_snippet(),
         "10-dask-scaling.md": scaling_snippet(),
         "10-cost-model.md": cost_model_snippet(),
+        **encoder_diff_snippets("10"),
     }
 
 
