@@ -1345,7 +1345,11 @@ def test_lab10_plans_with_lists_empty_ranges_or_missing_files_get_hints(lab10):
     def first_file_only(paths, special_tokens, ranges_per_file):
         return plan(paths[:1], special_tokens, ranges_per_file)
 
-    assert "hint: fewer ranges than expected" in failure(graders.check_plan_ranges, first_file_only)
+    message = failure(graders.check_plan_ranges, first_file_only)
+    assert "hint: fewer ranges than expected" in message
+    # the files are shown as the call shows them, paths[i], never as temporary paths
+    assert "expected [('paths[0]', 0, 19), ('paths[0]', 19, 37), ('paths[1]', 0, 21)], got [('paths[0]', 0, 19), " \
+        "('paths[0]', 19, 37)]" in message and "/tmp" not in message and "bpe_ref_check_files" not in message
 
 
 def test_lab10_a_count_of_no_ranges_is_an_empty_dict(lab10):

@@ -245,7 +245,21 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
-PLAN_TASK = Task("plan_ranges", ("paths", "special_tokens", "ranges_per_file"),
+def plan_observed(args: tuple, result: object) -> object:
+    """The plan with each path written ``paths[i]``: the call shows the files by their contents, and
+    their temporary paths would say nothing more. A path that is not one of ``paths`` stays as it is."""
+    paths = args[0] if args and type(args[0]) is list else []
+    label = {path: f"paths[{i}]" for i, path in reversed(list(enumerate(paths))) if type(path) is str}
+
+    def shown(item: object) -> object:
+        if type(item) in (tuple, list) and len(item) == 3 and type(item[0]) is str and item[0] in label:
+            return type(item)((label[item[0]], *item[1:]))
+        return item
+
+    return [shown(item) for item in result] if type(result) is list else result
+
+
+PLAN_TASK = Task("plan_ranges", ("paths", "special_tokens", "ranges_per_file"), observe=plan_observed,
                  what="a list of (path, start, end) tuples, the paths as given", hint=plan_hint,
                  provided=PLAN_PROVIDED, stand_ins=(find_chunk_boundaries,))
 
@@ -418,7 +432,7 @@ def by_size_hint(args: tuple, expected: object, got: object) -> str | None:
     return plan_hint(args, expected, got)
 
 
-BY_SIZE_TASK = Task("plan_ranges_by_size", ("paths", "special_tokens", "range_bytes"),
+BY_SIZE_TASK = Task("plan_ranges_by_size", ("paths", "special_tokens", "range_bytes"), observe=plan_observed,
                     what=PLAN_TASK.what, hint=by_size_hint, provided=PLAN_PROVIDED)
 
 
