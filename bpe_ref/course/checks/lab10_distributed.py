@@ -398,7 +398,7 @@ _GRAPH_CASES = [
     Case(([(CorpusFile(b"low low lower"), 0, 13)], [EOT])),
 ]
 
-check_task_graph_properties = task_graders(GRAPH_TASK, task_graph, _GRAPH_CASES, range_lists(), max_examples=30)[1]
+check_task_graph_properties = task_graders(GRAPH_TASK, task_graph, _GRAPH_CASES, range_lists(), max_examples=20)[1]
 
 
 @grader

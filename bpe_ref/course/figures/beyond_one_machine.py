@@ -235,8 +235,8 @@ def scaling_snippet() -> str:
     impossible = ""
     if one_worker is not None and one_worker["count_seconds"] < dask["serial_seconds"]:
         impossible = (" In this run one worker came out faster than one process, which it cannot be (it does the "
-                      "same counting, plus a round trip per task): the two were timed minutes apart on a loaded "
-                      "machine, and that is the size of the noise.")
+                      "same counting, plus a round trip per task): the two were timed at different moments on a "
+                      "loaded machine, and the difference is the size of the noise.")
     return (measured_by() + f". A {dask['bytes'] / 2**20:.0f} MiB TinyStories file (the 2 MiB sample repeated), "
             "counted whole in one process and with `count_pretokens_with` on a local cluster (cluster started "
             "once, not counted in the time); the speed-up is one process's time over the cluster's:\n\n"
