@@ -59,9 +59,9 @@ if TYPE_CHECKING:  # dask is imported only when a cluster is used: the rest need
     from distributed import Client
 
 __all__ = [
-    "CONNECT_TIMEOUT", "FileRange", "RANGES_PER_WORKER", "check_paths", "connect", "corpus_paths", "count_pretokens",
-    "count_pretokens_with", "count_range", "count_ranges", "merge_two", "plan_ranges", "plan_ranges_by_size",
-    "serial_count", "tree_reduce",
+    "CONNECT_TIMEOUT", "FileRange", "MAX_RANGE_BYTES", "RANGES_PER_WORKER", "check_paths", "connect", "corpus_paths",
+    "count_pretokens", "count_pretokens_with", "count_range", "count_ranges", "merge_two", "plan_ranges",
+    "plan_ranges_by_size", "range_bytes_for", "serial_count", "tree_reduce", "worker_error",
 ]
 
 FileRange = tuple[str, int, int]
@@ -73,6 +73,12 @@ CONNECT_TIMEOUT = 5.0
 RANGES_PER_WORKER = 4
 """How many ranges :func:`count_pretokens` plans per worker thread: more than one, so a worker
 that finishes early takes another range instead of waiting for the slowest."""
+
+MAX_RANGE_BYTES = 64 * 2**20
+"""The most text :func:`count_pretokens` puts in one range (64 MiB; fewer where a file is smaller or
+has no special token to cut at). A large corpus then gives many more ranges than workers: a slow or
+failed worker holds up one range of seconds, not a share of minutes, and a range's counts stay small
+next to its text. (10 TB on 1,000 cores would otherwise make 2,500 ranges of 4 GB.)"""
 
 T = TypeVar("T")
 
@@ -195,12 +201,38 @@ def plan_ranges_by_size(paths: StrPath | Iterable[StrPath], special_tokens: Sequ
 
     A file of ``size`` bytes is cut into ``ceil(size / range_bytes)`` ranges (at least one), so a
     large file is spread over many workers and a small one is not cut into slivers.
-    :func:`count_pretokens` plans :data:`RANGES_PER_WORKER` ranges per worker this way.
+    :func:`count_pretokens` plans this way with :func:`range_bytes_for` the corpus and the cluster.
     """
     if not isinstance(range_bytes, int) or range_bytes < 1:
         raise ValueError(f"range_bytes must be a positive int, got {range_bytes!r}")
     return [piece for path in check_paths(paths)
             for piece in plan_ranges([path], special_tokens, max(1, -(-os.path.getsize(path) // range_bytes)))]
+
+
+def range_bytes_for(total_bytes: int, threads: int) -> int:
+    """The range size :func:`count_pretokens` plans with: :data:`RANGES_PER_WORKER` ranges per worker
+    thread, but none over :data:`MAX_RANGE_BYTES`.
+
+    >>> range_bytes_for(4_000_000, 2)  # a small corpus: 8 ranges of 500 kB
+    500000
+    >>> range_bytes_for(10**13, 1000) == MAX_RANGE_BYTES  # 10 TB: 64 MiB ranges, not 2.5 GB ones
+    True
+    """
+    if not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive int, got {threads!r}")
+    return max(1, min(MAX_RANGE_BYTES, math.ceil(total_bytes / (RANGES_PER_WORKER * threads))))
+
+
+def worker_error(error: BaseException) -> BaseException:
+    """The exception a task raised on a worker, made to say so: a missing or unreadable file
+    (``OSError``) is one that the worker, maybe on another machine, could not open at that path.
+    Other errors come back as they were (a range that is not UTF-8 already names the file)."""
+    if isinstance(error, OSError) and error.filename is not None:
+        reason = error.strerror or type(error).__name__
+        return type(error)(f"on a worker of the Dask cluster: {reason}: {error.filename!r}. Every worker opens the "
+                           "corpus files itself, at the path it was given: each file must be at that same absolute "
+                           "path on every worker's machine (a shared filesystem)")
+    return error
 
 
 def serial_count(paths: StrPath | Iterable[StrPath], special_tokens: Sequence[str]) -> dict[bytes, int]:
@@ -250,17 +282,20 @@ def connect(scheduler: str | None = None, num_workers: int | None = None,
 
 def count_pretokens_with(client: Client, paths: StrPath | Iterable[StrPath], special_tokens: Sequence[str], *,
                          progress: bool = False) -> dict[bytes, int]:
-    """:func:`count_pretokens` on the cluster of ``client`` (from :func:`connect`, or your own)."""
+    """:func:`count_pretokens` on the cluster of ``client`` (from :func:`connect`, or your own).
+
+    The paths are made absolute here, before they travel: a worker started in another folder
+    reads the same files. Ranges: :func:`range_bytes_for` the corpus and the cluster's threads."""
     from distributed import as_completed
 
     special_tokens = validate_special_tokens(special_tokens)
-    paths = corpus_paths(paths)
+    paths = [os.path.abspath(path) for path in corpus_paths(paths)]
     threads = sum(client.nthreads().values())
     if threads == 0:
         raise RuntimeError(f"the Dask cluster at {client.scheduler.address} has no workers: start some with "
                            f"`dask worker {client.scheduler.address}`")
     total_bytes = sum(os.path.getsize(path) for path in paths)
-    ranges = plan_ranges_by_size(paths, special_tokens, max(1, math.ceil(total_bytes / (RANGES_PER_WORKER * threads))))
+    ranges = plan_ranges_by_size(paths, special_tokens, range_bytes_for(total_bytes, threads))
     if not ranges:
         return {}
     submitted: list = []
@@ -274,8 +309,8 @@ def count_pretokens_with(client: Client, paths: StrPath | Iterable[StrPath], spe
         bar = tqdm(total=waiting.count(), desc=f"counting {len(ranges)} ranges", unit="task", leave=False)
     try:
         for done in waiting:
-            if done.status == "error":
-                done.result()  # raises the worker's exception here: a file that is not UTF-8, say
+            if done.status == "error":  # the worker's exception, here: a file missing there, or not UTF-8
+                raise worker_error(done.exception()) from None
             if bar is not None:
                 bar.update()
             del done
@@ -305,8 +340,11 @@ def count_pretokens(paths: StrPath | Iterable[StrPath], special_tokens: Sequence
 
     Equals :func:`serial_count` (each file's serial count, added up). ``scheduler=None`` starts a
     local cluster of ``num_workers`` processes for the call; an address uses a running cluster,
-    whose workers must read the files at the same paths. Missing files, bad special tokens and an
-    unreachable scheduler fail before any counting; ``progress`` shows a bar of the tasks.
+    whose workers must read the files at the same absolute paths (relative paths are made absolute
+    here; a file a worker cannot open is an ``OSError`` that says it happened on a worker). The
+    corpus is cut into :data:`RANGES_PER_WORKER` ranges per worker thread, each of at most
+    :data:`MAX_RANGE_BYTES` (64 MiB). Missing files, bad special tokens and an unreachable scheduler
+    fail before any counting; ``progress`` shows a bar of the tasks.
     """
     special_tokens = validate_special_tokens(special_tokens)
     paths = corpus_paths(paths)

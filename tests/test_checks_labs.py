@@ -1342,7 +1342,7 @@ def test_lab10_a_chain_or_a_misplaced_odd_part_is_not_the_tree(lab10):
         return tree
 
     message = failure(graders.check_tree_shape, chain)
-    assert message.splitlines()[0] == "tree_shape(parts=[0, 1, 2, 3, 4]): expected (((0, 1), (2, 3)), 4), got ((((0, 1), 2), 3), 4)"
+    assert message.splitlines()[0] == "tree_shape(parts=[0, 1, 2, 3]): expected ((0, 1), (2, 3)), got (((0, 1), 2), 3)"
     assert "hint: a chain, len(parts) - 1 merges deep" in message
 
     def odd_first(parts):  # carries the first part instead of the last
@@ -1353,6 +1353,110 @@ def test_lab10_a_chain_or_a_misplaced_odd_part_is_not_the_tree(lab10):
         return level[0]
 
     assert "hint: the right depth but another tree" in failure(graders.check_tree_shape, odd_first)
+
+
+def test_lab10_parts_out_of_order_or_missing_get_different_hints_and_a_blank_tree_reduce_is_named(lab10):
+    graders, solutions = lab10
+
+    def odd_to_the_front(parts):  # every part there, the odd one carried to the front of the next round
+        level = list(parts)
+        while len(level) > 1:
+            paired = [(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+            level = [level[-1], *paired] if len(level) % 2 else paired
+        return level[0]
+
+    message = failure(graders.check_tree_shape, odd_to_the_front)
+    assert "got (2, (0, 1))" in message and "hint: every part is there, once, but out of order" in message
+    assert "not all there" not in message
+    assert "hint: the parts are not all there" in failure(graders.check_tree_shape, lambda parts: parts[0])
+
+    blank = _defined_in_notebook(solutions, """
+def tree_reduce(parts, combine):
+    raise NotImplementedError()
+
+
+def tree_shape(parts):
+    return tree_reduce(parts, pair)
+""", "tree_shape")
+    assert failure(graders.check_tree_shape, blank).startswith("tree_reduce is not written yet")
+
+
+def test_lab10_a_range_read_in_text_mode_is_caught_by_a_visible_case_and_told_to_open_rb(lab10):
+    graders, solutions = lab10
+    count_range = _defined_in_notebook(solutions, """
+def count_range(path, start, end, special_tokens):
+    with open(path, encoding="utf-8") as file:
+        file.seek(start)
+        return count_pretokens(file.read(end - start), special_tokens)
+""", "count_range")
+    message = failure(graders.check_count_range, count_range)
+    assert "hint: that is what a file opened in text mode gives" in message and "binary mode ('rb')" in message
+
+
+def _lab10_task_graph_cell() -> str:
+    """The source of lab 10's read-only cell that defines task_graph (run again in a test's namespace,
+    so that it calls that namespace's count_ranges)."""
+    from bpe_ref.course.notebooks import read_notebook_json, source_notebook
+
+    cells = read_notebook_json(source_notebook("10_distributed"))["cells"]
+    return next(cell["source"] for cell in cells if cell["id"] == "task5_task_graph")
+
+
+def test_lab10_count_ranges_is_graded_with_the_reference_count_range_and_through_as_task(lab10):
+    graders, solutions = lab10
+    task_graph_cell = _lab10_task_graph_cell()
+    # count_range read in text mode costs task 1 only: task 5 runs with the reference's count_range
+    text_mode = dict(solutions)
+    exec("""
+def count_range(path, start, end, special_tokens):
+    with open(path, encoding="utf-8") as file:
+        file.seek(start)
+        return count_pretokens(file.read(end - start), special_tokens)
+""", text_mode)
+    graders.check_count_ranges(text_mode["count_ranges"], text_mode["task_graph"])
+
+    def with_reduce(reduce_line: str) -> dict:
+        namespace = dict(solutions)
+        exec(f"""
+def count_ranges(ranges, special_tokens, as_task=None):
+    task = as_task or (lambda function: function)
+    parts = [task(count_range)(path, start, end, special_tokens) for path, start, end in ranges]
+    {reduce_line}
+""", namespace)
+        exec(task_graph_cell, namespace)
+        return namespace
+
+    unwrapped = with_reduce("return tree_reduce(parts, merge_two) if parts else {}")
+    message = failure(graders.check_count_ranges, unwrapped["count_ranges"], unwrapped["task_graph"])
+    assert message.startswith("task_graph(") and "hint: merge_two ran here, on what as_task returned" in message
+    assert "this difference comes from count_ranges itself" in message
+
+    ignored = dict(solutions)
+    exec("""
+def count_ranges(ranges, special_tokens, as_task=None):
+    parts = [count_range(path, start, end, special_tokens) for path, start, end in ranges]
+    return tree_reduce(parts, merge_two) if parts else {}
+""", ignored)
+    exec(task_graph_cell, ignored)
+    assert "ignored as_task" in failure(graders.check_count_ranges, ignored["count_ranges"], ignored["task_graph"])
+
+    chained = with_reduce("""total = parts[0] if parts else {}
+    for part in parts[1:]:
+        total = task(merge_two)(total, part)
+    return total""")
+    message = failure(graders.check_task_graph_properties, chained["task_graph"])
+    assert "hint: a count_range task per range, but not tree_reduce's merges" in message
+
+
+def test_lab10_stretch_a_count_of_ranges_rounded_down_is_told_to_round_up(lab10):
+    graders, solutions = lab10
+    rounded_down = _defined_in_notebook(solutions, """
+def plan_ranges_by_size(paths, special_tokens, range_bytes):
+    return [r for path in paths for r in plan_ranges([path], special_tokens, max(1, os.path.getsize(path) // range_bytes))]
+""", "plan_ranges_by_size")
+    message = failure(graders.check_stretch_ranges_by_size, rounded_down)
+    assert "<a file of 60 stories, 3,710 bytes>" in message.splitlines()[0]
+    assert "hint: the number of ranges rounded down" in message and "3,710 bytes: 8" in message
 
 
 def test_lab10_plans_with_lists_empty_ranges_or_missing_files_get_hints(lab10):
@@ -1372,7 +1476,11 @@ def test_lab10_plans_with_lists_empty_ranges_or_missing_files_get_hints(lab10):
     def first_file_only(paths, special_tokens, ranges_per_file):
         return plan(paths[:1], special_tokens, ranges_per_file)
 
-    assert "hint: fewer ranges than expected" in failure(graders.check_plan_ranges, first_file_only)
+    message = failure(graders.check_plan_ranges, first_file_only)
+    assert "hint: fewer ranges than expected" in message
+    # the files are shown as the call shows them, paths[i], never as temporary paths
+    assert "expected [('paths[0]', 0, 19), ('paths[0]', 19, 37), ('paths[1]', 0, 21)], got [('paths[0]', 0, 19), " \
+        "('paths[0]', 19, 37)]" in message and "/tmp" not in message and "bpe_ref_check_files" not in message
 
 
 def test_lab10_a_count_of_no_ranges_is_an_empty_dict(lab10):
@@ -1382,4 +1490,4 @@ def test_lab10_a_count_of_no_ranges_is_an_empty_dict(lab10):
         parts = [solutions["count_range"](*r, special_tokens) for r in ranges]
         return solutions["tree_reduce"](parts, solutions["merge_two"]) if parts else None
 
-    assert "hint: no ranges: return {}" in failure(graders.check_count_ranges, count_ranges)
+    assert "hint: no ranges: return {}" in failure(graders.check_count_ranges, count_ranges, solutions["task_graph"])

@@ -10,6 +10,7 @@ processes.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -123,8 +124,13 @@ def test_encode_corpus_equals_encoding_each_file_in_order(engine, tmp_path, corp
     ids = np.load(out)
     assert ids.dtype == np.uint16
     assert ids.tolist() == serial_ids(model, corpus)
-    assert f"wrote {out}: {len(ids):,} tokens (uint16)" in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert f"wrote {out}: {len(ids):,} tokens (uint16)" in printed.out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ids.npy"]  # no partial file left behind
+    # the array has no offsets: the command prints each file's count of ids, in order
+    per_file = [len(serial_ids(model, [path])) for path in corpus]
+    assert [f"  {count:,} ids from {os.path.abspath(path)}" for count, path in zip(per_file, corpus)] == [
+        line for line in printed.err.splitlines() if " ids from " in line]
 
 
 @settings(max_examples=25, deadline=None, database=None, derandomize=True,

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 import bpe_ref
 from bpe_ref.distributed import (
+    MAX_RANGE_BYTES,
     connect,
     count_pretokens,
     count_pretokens_with,
@@ -34,8 +35,10 @@ from bpe_ref.distributed import (
     merge_two,
     plan_ranges,
     plan_ranges_by_size,
+    range_bytes_for,
     serial_count,
     tree_reduce,
+    worker_error,
 )
 
 
@@ -257,3 +260,39 @@ def test_a_cluster_given_by_address(cli_cluster, write_corpus):
     with connect(cli_cluster) as client:
         client.wait_for_workers(2, timeout=60)
     assert count_pretokens(paths, [EOT], scheduler=cli_cluster) == serial_count(paths, [EOT])
+
+
+# ---- planning and paths (review of lab 10) ---------------------------------------------------
+
+
+def test_ranges_are_a_few_per_worker_but_never_over_the_cap():
+    assert range_bytes_for(4_000_000, 2) == 500_000  # RANGES_PER_WORKER = 4 per thread
+    assert range_bytes_for(10**13, 1000) == MAX_RANGE_BYTES == 64 * 2**20  # not 2.5 GB ranges
+    assert range_bytes_for(0, 3) == 1
+    with pytest.raises(ValueError, match="threads"):
+        range_bytes_for(100, 0)
+
+
+def test_an_error_on_a_worker_says_so_and_names_the_path():
+    error = worker_error(FileNotFoundError(2, "No such file or directory", "/data/part_7.txt"))
+    assert isinstance(error, FileNotFoundError)
+    assert str(error).startswith("on a worker of the Dask cluster: No such file or directory: '/data/part_7.txt'")
+    assert "same absolute path on every worker" in str(error)
+    not_utf8 = ValueError("x.txt is not valid UTF-8: byte offset 3")
+    assert worker_error(not_utf8) is not_utf8
+
+
+def test_relative_paths_are_made_absolute_before_they_reach_the_workers(client, tmp_path, monkeypatch):
+    (tmp_path / "relative.txt").write_text(f"the cat{EOT}sat", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # this process only: the worker runs in the folder it was started in
+    assert count_pretokens_with(client, ["relative.txt"], [EOT]) == serial_count(["relative.txt"], [EOT])
+
+
+def test_a_file_missing_on_a_worker_is_reported_as_such(client, write_corpus, monkeypatch):
+    import bpe_ref.distributed as module
+
+    path = write_corpus("here, not on the worker")
+    gone = f"{path}.gone"
+    monkeypatch.setattr(module, "plan_ranges_by_size", lambda paths, tokens, size: [(gone, 0, 5)])
+    with pytest.raises(FileNotFoundError, match=f"on a worker of the Dask cluster: .*{gone}"):
+        count_pretokens_with(client, [path], [EOT])

@@ -644,3 +644,44 @@ def test_page10_figure_and_cost_model(tmp_path):
     for label in page10.COST_FITS:  # W grows with n, but more slowly
         distinct = [row[label]["distinct"] for row in rows]
         assert distinct == sorted(distinct) and distinct[-1] / distinct[0] < rows[-1]["bytes"] / rows[0]["bytes"]
+
+
+def test_page10_cost_model_arithmetic_on_made_up_rates(monkeypatch):
+    """The merge loop's rate is per byte of DISTINCT pretokens: the model multiplies it by W and the
+    mean length of a distinct pretoken (8 bytes here), not of a running one (4 bytes here)."""
+    from bpe_ref.course.figures import beyond_one_machine as page10
+
+    made_up = {
+        "heaps": {"A": {"points": [{"pretokens": 1_000, "bytes": 4_000, "distinct": 2 * 1_000**0.5},
+                                   {"pretokens": 10_000, "bytes": 40_000, "distinct": 2 * 10_000**0.5}]}},
+        "rates": {"counting": [{"corpus": "A", "bytes": 1_000_000, "seconds": 0.5}],
+                  "reduce": {"tree_entries": 1_000, "tree_seconds": 0.01},
+                  "merge_loop": [{"corpus": "A", "scale": 1, "merges": 10, "distinct": 100, "distinct_bytes": 800,
+                                  "seconds": 0.008}]},
+        "dask": {"workers": [{"round_trip_seconds": 0.002}]},
+        "network": {"rows": [{"count_bytes": 1_200, "distinct_summed": 100}]},
+        "memory": {"bytes_per_entry": 80},
+    }
+    monkeypatch.setattr(page10, "results", lambda: made_up)
+    monkeypatch.setattr(page10, "COST_FITS", ("A",))
+    monkeypatch.setattr(page10, "MODEL_SIZES", (("400 kB", 4e5),))
+    monkeypatch.setattr(page10, "MODEL_CORES", 10)
+    monkeypatch.setattr(page10, "MODEL_RANGE_BYTES", 1e5)
+    [row] = page10.cost_model()
+    distinct = 2 * (4e5 / 4) ** 0.5  # Heaps with K = 2, beta = 0.5, at n = 400 kB / 4 bytes per pretoken
+    assert row["A"]["distinct"] == pytest.approx(distinct)
+    assert row["A"]["merge_loop"] == pytest.approx(1e-5 * distinct * 8)  # 0.008 s / 800 bytes, 8 bytes each
+    assert row["one_core"] == pytest.approx(0.2) and row["cores"] == pytest.approx(0.02)
+    assert row["ranges"] == 4 and row["A"]["sent"] == pytest.approx(4 * 2 * (1e5 / 4) ** 0.5 * 12)
+    assert row["A"]["memory"] == pytest.approx(distinct * 80) and row["A"]["reduce_top"] == pytest.approx(distinct / 1e5)
+
+
+def test_page10_diff_is_the_distributed_count_against_step03s():
+    from bpe_ref.course.figures.beyond_one_machine import snippets
+    from bpe_ref.course.figures.step_diffs import encoder_diff
+
+    diff = encoder_diff("10")
+    assert "--- step 03: bpe_ref/train/step03_parallel.py (count_pretokens_in_file)" in diff
+    assert "+++ step 10: bpe_ref/distributed.py (count_pretokens_with)" in diff
+    assert "-    with ProcessPoolExecutor(" in diff and "+    total = count_ranges(ranges, special_tokens, as_task=" in diff
+    assert snippets()["10-diff-from-03.md"] == diff

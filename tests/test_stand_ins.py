@@ -16,7 +16,7 @@ from runpy import run_module
 import pytest
 
 from bpe_ref.course.notebooks import lab_names
-from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox
+from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox, provided_closure
 from bpe_ref.course.trusted.stand_ins import StandInError, stand_in_source
 
 # Functions that must never reach a worker as a stand-in: a whole trainer, or a whole count.
@@ -40,10 +40,14 @@ NO_HELPERS = {"09_benchmarks"}
 def test_stand_ins_are_sent_as_their_source_and_nothing_more(lab):
     tasks = [task for task in lab_tasks(lab) if task.stand_ins]
     assert tasks, f"no task of {lab} has stand-ins: does none call an earlier task's function?"
+    graders = run_module("bpe_ref.course.checks.fresh")["graders"](lab)
+    provided = provided_closure(tuple(getattr(graders, "GRADING_POLICY", {}).get("provided", ())))
     for task in tasks:
         namespace: dict = {}
-        exec(stand_in_source(task.stand_ins, forbidden=(task.name,)), namespace)
-        defined = {name for name, value in namespace.items() if isinstance(value, types.FunctionType)}
+        exec(stand_in_source(task.stand_ins, forbidden=(task.name,), provided=provided), namespace)
+        # What the source defines (a provided module's function is imported from the worker's own copy).
+        defined = {name for name, value in namespace.items()
+                   if isinstance(value, types.FunctionType) and not (value.__module__ or "").startswith("bpe_ref.")}
         assert task.name not in defined and not defined & NEVER_SENT, (lab, task.name, defined)
         for function in task.stand_ins:  # the same code, run apart from the package
             assert namespace[function.__name__].__code__.co_code == function.__code__.co_code
@@ -64,6 +68,21 @@ def test_drivers_are_sent_as_their_source_and_nothing_more():
         exec(stand_in_source((task.driver,), forbidden=(task.name,)), namespace)
         defined = {name for name, value in namespace.items() if isinstance(value, types.FunctionType)}
         assert defined == {task.driver.__name__}, (task.name, defined)
+
+
+def test_names_of_default_values_are_sent_dunders_are_not_and_provided_modules_are_imported():
+    from bpe_ref.distributed import count_range
+    from bpe_ref.pretokenize import count_pretokens
+
+    source = stand_in_source((count_pretokens,))  # special_tokens=DEFAULT_SPECIAL_TOKENS: needed at the def
+    assert "DEFAULT_SPECIAL_TOKENS = " in source and "__name__ =" not in source
+    namespace: dict = {}
+    exec(source, namespace)
+    assert namespace["count_pretokens"]("a b") == {b"a": 1, b" b": 1}
+
+    source = stand_in_source((count_range,), provided=("corpus", "pretokenize"))
+    assert "from bpe_ref.pretokenize import count_pretokens as count_pretokens" in source
+    assert "def count_pretokens" not in source and "def count_chunk" in source
 
 
 def test_a_stand_in_that_needs_the_graded_function_is_refused():

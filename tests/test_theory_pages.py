@@ -1156,7 +1156,8 @@ def test_page10_prose_claims():
             assert 10 <= row["bytes"] / row[label]["sent"] <= 1000
     tiny, novel = page10.COST_FITS
     assert "For repetitive text it stays at minutes" in text and rows["10 TB"][tiny]["merge_loop"] < 3600
-    assert "it reaches hours at 10 TB" in text and rows["10 TB"][novel]["merge_loop"] >= 3600
+    assert "it passes an hour at 100 GB and a day at 10 TB" in text
+    assert 3600 <= rows["100 GB"][novel]["merge_loop"] < 86400 <= rows["10 TB"][novel]["merge_loop"]
     assert "about an hour at most on the 1 GB and 100 GB rows" in text
     assert all(rows[n][label]["merge_loop"] < 5400 for n in ("1 GB", "100 GB") for label in page10.COST_FITS)
     network = page10.results()["network"]["rows"]
@@ -1168,6 +1169,9 @@ def test_page10_prose_claims():
     assert "(about 80 bytes an entry, measured)" in text and 70 <= rates["memory_bytes_per_entry"] <= 90
     assert "about 12 bytes an entry" in text and round(rates["entry_bytes"]) == 12
     dask = page10.results()["dask"]
-    assert "two workers come nowhere near twice the speed of one process on 16 MiB" in text
+    assert "on 16 MiB two workers come nowhere near twice the speed of one process" in text
     two = next(w for w in dask["workers"] if w["workers"] == 2)
     assert dask["serial_seconds"] / two["count_seconds"] < 1.7
+    one = next(w for w in dask["workers"] if w["workers"] == 1)  # faster than one process: noise, said so
+    assert ("one worker came out faster than one process, which it cannot be" in text) == (
+        one["count_seconds"] < dask["serial_seconds"])

@@ -129,6 +129,10 @@ class Task:
     # returns plain data (what came back, what the objects saw). The learner's function and the
     # reference are both called through it; in the grading worker it runs as source, like a stand-in.
     driver: Callable[..., Any] | None = None
+    # When the graded callable is a read-only helper of the notebook that calls the learner's
+    # function (lab 10's tree_shape calls tree_reduce), that function's name: a skeleton is named
+    # by it ("tree_reduce is not written yet"), not by the helper's.
+    written_in: str = ""
 
     def observed(self, args: tuple, result: Any) -> Any:
         return result if self.observe is None else self.observe(args, result)
@@ -713,7 +717,8 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
         )
     if outcome.error is not None:
         if error_name(outcome.error) == "NotImplementedError":
-            return f"{task.name} is not written yet: it still raises NotImplementedError (write your code in place of the skeleton's raise)"
+            return (f"{task.written_in or task.name} is not written yet: it still raises NotImplementedError (write your "
+                    "code in place of the skeleton's raise)")
         return "\n".join([f"{call} raised {_first_line_of(outcome.error)}", f"  expected: {short_repr(expected, 300)}",
                           *hints(task, args, expected, error=outcome.error), *stand_in_note(task)])
     learner_args, result = outcome.value
@@ -750,12 +755,13 @@ def stand_in_note(task: Task) -> list[str]:
     names = [function.__name__ for function in task.stand_ins]
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     verb = "was" if len(names) == 1 else "were"
+    name = task.written_in or task.name
     if task.kept:
         kept = " and ".join(task.kept)
-        return [f"  note: while {task.name} ran, {listed} {verb} the reference's but {kept} was yours, "
-                f"so this difference comes from {task.name} itself or from your {kept}"]
-    return [f"  note: while {task.name} ran, {listed} {verb} the reference's, "
-            f"so this difference comes from {task.name} itself"]
+        return [f"  note: while {name} ran, {listed} {verb} the reference's but {kept} was yours, "
+                f"so this difference comes from {name} itself or from your {kept}"]
+    return [f"  note: while {name} ran, {listed} {verb} the reference's, "
+            f"so this difference comes from {name} itself"]
 
 
 def _items(n: int) -> str:

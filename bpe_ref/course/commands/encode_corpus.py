@@ -6,7 +6,8 @@
 
 The output is one NumPy ``.npy`` file (``np.load`` reads it; ``np.load(path, mmap_mode="r")``
 maps it without reading it): the ids of each file, in the order the files were given, one after
-another, exactly ``Tokenizer.encode`` of each file's text. The ids are ``uint16`` when every id of
+another, exactly ``Tokenizer.encode`` of each file's text; nothing marks where a file ends (no
+separator, no offsets in the file), so the command prints how many ids each file gave. The ids are ``uint16`` when every id of
 the vocabulary is below 65,536 (two bytes a token, what language-model training usually reads), and
 ``uint32`` otherwise (the command says so).
 
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from ...tokenizer import Tokenizer
 
     # Everything that can be refused is refused before any work: files, model, output, options.
-    paths = corpus_paths(args.paths)
+    paths = [os.path.abspath(path) for path in corpus_paths(args.paths)]  # as every worker must see them
     if args.workers is not None and args.engine != "dask":
         raise ValueError("--workers is for --engine dask (the local engine encodes in this process)")
     check_engine_arguments(args)
@@ -85,11 +86,13 @@ def run(args: argparse.Namespace) -> int:
         with dask_client(args.scheduler, args.workers) as client:
             threads = sum(client.nthreads().values())
             ranges = plan(paths, special_tokens, threads * RANGES_PER_THREAD)
-            total = encode_on_dask(client, ranges, model, dtype, args.out, progress)
+            lengths = encode_on_dask(client, ranges, model, dtype, args.out, progress)
     else:
         ranges = plan(paths, special_tokens, 1)
-        total = encode_here(ranges, model, dtype, args.out, progress)
+        lengths = encode_here(ranges, model, dtype, args.out, progress)
     seconds = time.perf_counter() - started
+    total = sum(lengths)
+    print_ids_per_file(paths, ranges, lengths)
     print(f"wrote {args.out}: {plural(total, 'token')} ({dtype}) from {plural(size, 'byte')} in "
           f"{plural(len(ranges), 'range')}, {seconds:.2f} s" + (f", {size / total:.2f} bytes per token" if total else ""))
     return 0
@@ -126,9 +129,22 @@ def write_npy(out: Path, dtype: str, lengths: Sequence[int], fetch: Callable[[in
     return total
 
 
-def encode_here(ranges: list[tuple[str, int, int]], model, dtype: str, out: Path, progress: bool) -> int:
+def print_ids_per_file(paths: Sequence[str], ranges: Sequence[tuple[str, int, int]], lengths: Sequence[int],
+                       shown: int = 20) -> None:
+    """On standard error, how many ids each file gave: the array holds them end to end, with no
+    separator and no offsets, so these numbers are what cuts it back into files."""
+    per_file = dict.fromkeys(paths, 0)
+    for (path, _, _), length in zip(ranges, lengths):
+        per_file[path] += length
+    for path, count in list(per_file.items())[:shown]:
+        print(f"  {count:,} ids from {path}", file=sys.stderr)
+    if len(per_file) > shown:
+        print(f"  ... and {len(per_file) - shown:,} more files", file=sys.stderr)
+
+
+def encode_here(ranges: list[tuple[str, int, int]], model, dtype: str, out: Path, progress: bool) -> list[int]:
     """The local engine: encode each range in this process, keeping the arrays of ids (2 or 4
-    bytes a token, a small fraction of the text) until all are written."""
+    bytes a token, a small fraction of the text) until all are written. Returns each range's count."""
     from ...distributed import encode_range
 
     arrays = []
@@ -146,18 +162,21 @@ def encode_here(ranges: list[tuple[str, int, int]], model, dtype: str, out: Path
     finally:
         if bar is not None:
             bar.close()
-    return write_npy(out, dtype, [len(a) for a in arrays], arrays.__getitem__)
+    lengths = [len(a) for a in arrays]
+    write_npy(out, dtype, lengths, arrays.__getitem__)
+    return lengths
 
 
-def encode_on_dask(client, ranges: list[tuple[str, int, int]], model, dtype: str, out: Path, progress: bool) -> int:
+def encode_on_dask(client, ranges: list[tuple[str, int, int]], model, dtype: str, out: Path, progress: bool) -> list[int]:
     """The Dask engine: the model goes once to every worker, the ranges are encoded there, and the
     arrays come back here one at a time, in order, as the file is written."""
     from distributed import as_completed
 
-    from ...distributed import encode_range
+    from ...distributed import encode_range, worker_error
 
     if not ranges:  # only empty files: nothing to send
-        return write_npy(out, dtype, [], lambda i: None)
+        write_npy(out, dtype, [], lambda i: None)
+        return []
     [model_on_workers] = client.scatter([model], broadcast=True)
     futures = client.map(encode_range, *zip(*ranges), model=model_on_workers, dtype=dtype, pure=False)
     bar = None
@@ -167,8 +186,8 @@ def encode_on_dask(client, ranges: list[tuple[str, int, int]], model, dtype: str
         bar = tqdm(total=len(futures), desc=f"encoding {len(ranges)} ranges", unit="range", leave=False)
     try:
         for done in as_completed(futures):
-            if done.status == "error":
-                done.result()  # the worker's exception, here: a range that is not UTF-8, say
+            if done.status == "error":  # the worker's exception, here: a file missing there, or not UTF-8
+                raise worker_error(done.exception()) from None
             if bar is not None:
                 bar.update()
     finally:
@@ -181,4 +200,5 @@ def encode_on_dask(client, ranges: list[tuple[str, int, int]], model, dtype: str
         futures[i] = None  # the worker may forget range i now
         return ids
 
-    return write_npy(out, dtype, lengths, fetch)
+    write_npy(out, dtype, lengths, fetch)
+    return lengths

@@ -19,10 +19,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...data_files import REPO_ROOT
-from ...distributed import count_range, merge_two, plan_ranges, serial_count, tree_reduce
+from ...distributed import MAX_RANGE_BYTES, count_range, merge_two, plan_ranges, serial_count, tree_reduce
 from ...pretokenize import count_pretokens
 from ..bench.distributed import fit_heaps
 from .common import WIDE, code, code_token, markdown_table, save_png, use_agg
+from .step_diffs import encoder_diff_snippets
 
 PAGE = "10-beyond-one-machine.md"
 RESULTS_JSON = REPO_ROOT / "theory" / "benchmarks" / "distributed" / "results.json"
@@ -37,7 +38,7 @@ EXAMPLE_FILES = {
 # The cost model's corpora and its assumptions (stated on the page with the table).
 MODEL_SIZES = (("1 GB", 1e9), ("100 GB", 1e11), ("10 TB", 1e13))
 MODEL_CORES = 1000  # cores the counting is shared over
-MODEL_RANGE_BYTES = 64 * 2**20  # bytes of text per range
+MODEL_RANGE_BYTES = MAX_RANGE_BYTES  # bytes of text per range: count_pretokens's largest
 MODEL_MERGES = 32_000  # a 32k vocabulary's merges, for the round trips of pair aggregation
 
 
@@ -129,8 +130,17 @@ def heaps_fits() -> dict[str, tuple[float, float]]:
 
 
 def bytes_per_pretoken(label: str) -> float:
+    """Bytes of text per running pretoken of the corpus: turns a corpus size into Heaps' ``n``."""
     last = results()["heaps"][label]["points"][-1]
     return last["bytes"] / last["pretokens"]
+
+
+def bytes_per_distinct_pretoken(label: str) -> float:
+    """The mean length of the corpus's DISTINCT pretokens (measured with the merge loop's rate):
+    longer than a running pretoken's, since the common words are short and the rare ones long.
+    The merge loop's rate is per byte of distinct pretokens, so ``W`` times this is what it costs."""
+    row = next(row for row in results()["rates"]["merge_loop"] if row["corpus"] == label and row["scale"] == 1)
+    return row["distinct_bytes"] / row["distinct"]
 
 
 def heaps_snippet() -> str:
@@ -221,15 +231,21 @@ def scaling_snippet() -> str:
                      f"{w['count_seconds']:.2f}", f"{dask['serial_seconds'] / w['count_seconds']:.2f}×",
                      f"{w['round_trip_seconds'] * 1000:.1f}"])
     one = dask["one_range"]
+    one_worker = next((w for w in dask["workers"] if w["workers"] == 1), None)
+    impossible = ""
+    if one_worker is not None and one_worker["count_seconds"] < dask["serial_seconds"]:
+        impossible = (" In this run one worker came out faster than one process, which it cannot be (it does the "
+                      "same counting, plus a round trip per task): the two were timed at different moments on a "
+                      "loaded machine, and the difference is the size of the noise.")
     return (measured_by() + f". A {dask['bytes'] / 2**20:.0f} MiB TinyStories file (the 2 MiB sample repeated), "
             "counted whole in one process and with `count_pretokens_with` on a local cluster (cluster started "
-            "once, not counted in the time):\n\n"
+            "once, not counted in the time); the speed-up is one process's time over the cluster's:\n\n"
             + markdown_table(["counted by", "cluster start (s)", "count (s)", "speed-up", "one task's round trip (ms)"],
                              rows, align="lrrrr")
             + f"\nOne range of {one['bytes'] / 2**20:.0f} MiB, counted by `count_range`: {one['here_seconds']:.2f} s "
             f"called here, {one['worker_seconds']:.2f} s as a task on the 1-worker cluster "
             f"({one['worker_seconds'] / one['here_seconds']:.1f} times as long)."
-            + load_sentence(dask.get("load_average")) + "\n")
+            + load_sentence(dask.get("load_average")) + impossible + "\n")
 
 
 def load_sentence(load: list | None) -> str:
@@ -288,7 +304,7 @@ def cost_model() -> list[dict]:
             row[label] = {
                 "distinct": distinct,
                 "sent": sent,
-                "merge_loop": m["merge_seconds_per_distinct_byte"] * distinct * bytes_per_pretoken(label),
+                "merge_loop": m["merge_seconds_per_distinct_byte"] * distinct * bytes_per_distinct_pretoken(label),
                 "memory": distinct * m["memory_bytes_per_entry"],
                 "reduce_top": distinct / m["reduce_entries_per_second"],
             }
@@ -313,7 +329,10 @@ def cost_model_snippet() -> str:
         f"{m['reduce_entries_per_second'] / 1e6:.1f} million count entries added per second, "
         f"{m['entry_bytes']:.0f} bytes per count entry sent and {m['memory_bytes_per_entry']:.0f} in a Python dict, "
         "the merge loop at "
-        f"{m['merge_seconds_per_distinct_byte'] * 1e6:.1f} µs per byte of distinct pretokens; $W$ from Heaps' law "
+        f"{m['merge_seconds_per_distinct_byte'] * 1e6:.1f} µs per byte of distinct pretokens (times $W$ and the mean "
+        "length of a distinct pretoken, "
+        + " and ".join(f"{bytes_per_distinct_pretoken(label):.1f} bytes in {label.split(' (')[0]}" for label in COST_FITS)
+        + "); $W$ from Heaps' law "
         + " and ".join(f"fitted on {label} ($K$ = {fits[label][0]:.2f}, β = {fits[label][1]:.2f})" for label in COST_FITS)
         + f"; ranges of {MODEL_RANGE_BYTES // 2**20} MiB; {MODEL_CORES:,} cores for the map.\n\n"
         + markdown_table(["corpus", "$W$ fitted on", "$W$ predicted", "count, 1 core", f"count, {MODEL_CORES:,} cores",
@@ -374,6 +393,7 @@ def snippets() -> dict[str, str]:
         "10-rates.md": rates_snippet(),
         "10-dask-scaling.md": scaling_snippet(),
         "10-cost-model.md": cost_model_snippet(),
+        **encoder_diff_snippets("10"),
     }
 
 

@@ -91,7 +91,8 @@ def snippets_of(step: str) -> dict[str, str]:
 
 
 # The encoders of one pretoken. The first replays training on one word: its diff is against V1's
-# merge loop; each later one is against the previous step's encoder.
+# merge loop; each later one is against the previous step's encoder. Step 10 changes no encoder and
+# no loop, but where the counts come from: its diff is its count against step 03's.
 # step -> ((module, function, label) before, (module, function, label) after, the intro), modules under bpe_ref
 ENCODER_DIFFS: dict[str, tuple[tuple[str, str, str], tuple[str, str, str], str]] = {
     "06": (
@@ -113,6 +114,16 @@ ENCODER_DIFFS: dict[str, tuple[tuple[str, str, str], tuple[str, str, str], str]]
         "Step 08's backtracking encoder against step 07's heap encoder, generated from the code (the lab's functions "
         "run these classes, which hold the algorithm): the heap and the linked list go, the longest prefix token, "
         "the compatibility test and the bitfield come.",
+    ),
+    "10": (
+        ("train.step03_parallel", "count_pretokens_in_file", "step 03"),
+        ("distributed", "count_pretokens_with", "step 10"),
+        "Step 10's count on a Dask cluster against step 03's count in processes (`count_pretokens_in_parallel` "
+        "runs `count_pretokens_in_file`), generated from the code. Nearly every line differs: one file and a pool "
+        "of this machine's processes go; many files, the cluster's threads, the plan of ranges by size and "
+        "`count_ranges` with an `as_task` that submits each call come. What does not change is not in the diff: "
+        "the map is step 03's `count_chunk` (step 10's `count_range` calls it), and the reduce adds the same "
+        "dicts, as a tree of `merge_two` instead of one `merge_counts`.",
     ),
 }
 
@@ -137,7 +148,7 @@ def encoder_diff(step: str) -> str:
 def encoder_diff_snippets(step: str) -> dict[str, str]:
     """``{"06-diff-from-01.md": Markdown}`` (``"07-diff-from-06.md"``, ...) for an encoder step."""
     (before_module, _, _), _, _ = ENCODER_DIFFS[step]
-    previous = "01" if before_module.startswith("train.") else before_module.split(".step")[1][:2]
+    previous = before_module.split(".step")[1][:2]  # train.step01_naive -> 01
     return {f"{step}-diff-from-{previous}.md": encoder_diff(step)}
 
 

@@ -381,7 +381,8 @@ class Sandbox:
             raise GradingStopped(f"not called: {self.stopped_functions[name]}, earlier in this notebook")
         message = {"op": "call", "name": name, "args": [encode(arg) for arg in args], "return_args": return_args, "spy": list(spy)}
         if stand_ins:
-            message["stand_ins"] = {"source": stand_in_source(stand_ins, forbidden=(name,)),
+            message["stand_ins"] = {"source": stand_in_source(stand_ins, forbidden=(name,),
+                                                              provided=tuple(provided_closure(self.policy.provided))),
                                     "names": [function.__name__ for function in stand_ins]}
         if driver is not None:
             message["driver"] = {"source": stand_in_source((driver,), forbidden=(name,)), "names": [driver.__name__]}

@@ -23,6 +23,7 @@ stand-in while it is bound gets a helper they were already graded on, never an a
 
 from __future__ import annotations
 
+import ast
 import inspect
 import sys
 import textwrap
@@ -49,6 +50,16 @@ def _names_used(code: types.CodeType) -> Iterator[str]:
             yield from _names_used(constant)
 
 
+def _names_in_defaults(function: types.FunctionType) -> list[str]:
+    """The names a function's default values are written with (``special_tokens=DEFAULT_SPECIAL_TOKENS``):
+    they are looked up when the ``def`` runs, so its code object does not list them; its source does."""
+    definition = ast.parse(textwrap.dedent(inspect.getsource(function))).body[0]
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    defaults = [*definition.args.defaults, *(d for d in definition.args.kw_defaults if d is not None)]
+    return [node.id for default in defaults for node in ast.walk(default) if isinstance(node, ast.Name)]
+
+
 def _is_literal(value: object) -> bool:
     if isinstance(value, _LITERALS):
         return True
@@ -69,12 +80,15 @@ def _from_package(module_name: str) -> bool:
     return module_name.split(".")[0] == PACKAGE_DIR.name or (file is not None and Path(file).resolve().is_relative_to(PACKAGE_DIR))
 
 
-def _definition(name: str, value: object, forbidden: frozenset[str]) -> str | None:
+def _definition(name: str, value: object, forbidden: frozenset[str], provided: frozenset[str]) -> str | None:
     """The line(s) that bind ``name`` to ``value`` in the worker; ``None`` for a function of the
     package (its source is emitted by the caller, after its own dependencies)."""
     if isinstance(value, types.ModuleType):
         return f"import {value.__name__} as {name}" if value.__name__ != name else f"import {name}"
     if isinstance(value, types.FunctionType) and _in_package(value):
+        module = value.__module__.split(".", 1)[-1]  # relative to the package (a private copy has another name)
+        if module in provided:  # the worker holds that module: import the function there, send nothing
+            return f"from {PACKAGE_DIR.name}.{module} import {value.__name__} as {name}"
         return None
     if _is_literal(value):
         return f"{name} = {value!r}"
@@ -90,17 +104,19 @@ def _definition(name: str, value: object, forbidden: frozenset[str]) -> str | No
     raise StandInError(f"cannot send {name} = {value!r} to the worker as source")
 
 
-def stand_in_source(functions: Iterable[Callable], forbidden: Iterable[str] = ()) -> str:
+def stand_in_source(functions: Iterable[Callable], forbidden: Iterable[str] = (), provided: Iterable[str] = ()) -> str:
     """Python source that defines ``functions`` (by their ``__name__``) and what they need.
 
     ``forbidden``: names that must not be sent (the function being graded, later tasks);
-    :class:`StandInError` if a stand-in depends on one.
+    :class:`StandInError` if a stand-in depends on one. ``provided``: the modules of the package
+    that the worker holds (the lab's ``GRADING_POLICY``, ``"pretokenize"``): what a stand-in needs
+    from them is imported there, not sent (lab 10's ``count_range`` calls lab 00's count).
     """
-    return _source(tuple(functions), frozenset(forbidden))
+    return _source(tuple(functions), frozenset(forbidden), frozenset(provided))
 
 
 @lru_cache(maxsize=64)
-def _source(functions: tuple[Callable, ...], forbidden: frozenset[str]) -> str:
+def _source(functions: tuple[Callable, ...], forbidden: frozenset[str], provided: frozenset[str] = frozenset()) -> str:
     lines = ["from __future__ import annotations"]
     done: dict[str, object] = {}
 
@@ -112,12 +128,13 @@ def _source(functions: tuple[Callable, ...], forbidden: frozenset[str]) -> str:
         if name in forbidden:
             raise StandInError(f"{needed_by} needs {name}, which must not reach the worker")
         done[name] = value
-        line = _definition(name, value, forbidden)
+        line = _definition(name, value, forbidden, provided)
         if line is not None:
             lines.append(line)
             return
-        for used in dict.fromkeys(_names_used(value.__code__)):
-            if used in value.__globals__:  # else a builtin, or an attribute name
+        for used in dict.fromkeys([*_names_in_defaults(value), *_names_used(value.__code__)]):
+            if used in value.__globals__ and not (used.startswith("__") and used.endswith("__")):
+                # else a builtin, or an attribute name (type(x).__name__ is no use of the module's __name__)
                 emit(used, value.__globals__[used], name)
         lines.append(textwrap.dedent(inspect.getsource(value)))
         if value.__name__ != name:
