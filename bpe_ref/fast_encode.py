@@ -32,6 +32,7 @@ The same argument as for segments tells :func:`last_safe_cut` where
 from __future__ import annotations
 
 import re
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
@@ -41,6 +42,12 @@ from .corpus import encode_utf8
 from .encode.common import NOT_A_MERGE, MergeTables
 from .encode.step07_heap import HeapEncoder
 from .pretokenize import PRETOKEN_RE, special_token_regex, split_keeping_special_tokens
+
+# The possessive mark of a repeat (``*+``, ``++``: keep what was matched, never give it back), which
+# ``re`` knows from Python 3.11. The patterns below match the same with plain repeats (each repeat
+# is followed by something its items cannot match, or that always matches after them), so on
+# Python 3.10 they go without it, a little slower.
+POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
 
 DEFAULT_CACHE_SIZE = 1 << 17  # entries kept in each cache; it is emptied when full, so memory is bounded
 SEPARATOR = b"\xff"  # between pretokens when they are cut into pieces: no UTF-8 text holds this byte
@@ -80,7 +87,7 @@ def segment_pattern() -> re.Pattern:
     ``regex`` disagree on four control characters.
     """
     space = "".join(re.escape(c) for c in WHITESPACE)
-    return re.compile(f"[{space}]*+[^{space}]++|[{space}]++")  # possessive: nothing to backtrack into
+    return re.compile(f"[{space}]*{POSSESSIVE}[^{space}]+{POSSESSIVE}|[{space}]+{POSSESSIVE}")  # nothing to backtrack into
 
 
 @lru_cache(maxsize=1)
@@ -138,7 +145,7 @@ def piece_pattern(merges: Sequence[tuple[bytes, bytes]]) -> re.Pattern:
     is matched whole (its first byte tells its length); a lookahead checks that its last byte
     joins anything at all before the groups of last bytes (one branch per group that joins the
     same first bytes) are tried one by one, so most Chinese characters fail once, not once per
-    group; and the repeat is possessive (``*+``): ``re`` keeps no state to backtrack into.
+    group; and the repeat is possessive (``*+``, from Python 3.11: :data:`POSSESSIVE`): ``re`` keeps no state to backtrack into.
 
     >>> pattern = piece_pattern([(b"a", b"b"), (b"\\xe4\\xb8\\xad", b"\\xe6")])  # a token holds 中 and a lead 0xE6
     >>> data = SEPARATOR.join(["ab中文中國".encode(), "中".encode()])   # 文 starts with 0xE6, 國 with 0xE5
@@ -175,7 +182,7 @@ def piece_pattern(merges: Sequence[tuple[bytes, bytes]]) -> re.Pattern:
         rb"[\xf0-\xf7][\x80-\xbf]{2}" + last,
     ])
     character = rb"[\x00-\x7f]|[\xe0-\xef][\x80-\xbf]{2}|[\xc0-\xdf][\x80-\xbf]|[\xf0-\xf7][\x80-\xbf]{3}"
-    return re.compile(re.escape(SEPARATOR) + b"?((?:" + joining + b")*+(?:" + character + b"))")
+    return re.compile(re.escape(SEPARATOR) + b"?((?:" + joining + b")*" + POSSESSIVE.encode() + b"(?:" + character + b"))")
 
 
 # ------------------------------------------------------------------------ encoding one piece
