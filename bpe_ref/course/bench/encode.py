@@ -140,18 +140,31 @@ def _documents(text: str) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 
-def measure_throughput(tok, tk, hf, text: str, rounds: int, out) -> dict:
-    size_mb = len(text.encode("utf-8")) / 1e6
-    lines = text.splitlines(keepends=True)
-    stories = _documents(text)
+def agreed_documents(tok, tk, hf, text: str) -> tuple[list[str], list[int]]:
+    """The text's documents (HF's batches: lines would change the pretokens at "\n\n") and its ids,
+    once bpe_ref, tiktoken and HF were seen to agree on them (a benchmark of wrong answers is void)."""
+    documents = _documents(text)
     expected = tk.encode(text, allowed_special="all")
-    assert tok.encode(text) == expected, "bpe_ref and tiktoken disagree on the benchmark text"
-    assert [i for e in hf.encode_batch(stories) for i in e.ids] == expected, "HF disagrees with tiktoken"
+    if tok.encode(text) != expected:
+        raise AssertionError("bpe_ref and tiktoken disagree on the benchmark text")
+    if [i for e in hf.encode_batch(documents) for i in e.ids] != expected:
+        raise AssertionError("HF disagrees with tiktoken on the benchmark text")
+    return documents, expected
 
+
+def cold_encode(tok, text: str) -> Callable[[], object]:
+    """A contender that encodes ``text`` with every cache of ``tok`` emptied first."""
     def cold() -> None:
         tok.clear_cache()
         tok.encode(text)
+    return cold
 
+
+def measure_throughput(tok, tk, hf, text: str, rounds: int, out) -> dict:
+    size_mb = len(text.encode("utf-8")) / 1e6
+    lines = text.splitlines(keepends=True)
+    stories, expected = agreed_documents(tok, tk, hf, text)
+    cold = cold_encode(tok, text)
     contenders = {
         "bpe_ref encode (warm cache)": lambda: tok.encode(text),
         "bpe_ref encode (cold cache)": cold,

@@ -218,25 +218,17 @@ def memory(rounds: int) -> dict:
 
 def encoding(rounds: int) -> dict:
     from ...tokenizer import Tokenizer
-    from ..bench.encode import _documents
+    from ..bench.encode import agreed_documents, cold_encode
     from ..interop import to_hf_tokenizer, to_tiktoken
 
     path = data_file(LADDER_CORPUS)
     text = read_corpus(path)
-    documents = _documents(text)  # HF's batches: lines would change the pretokens at "\n\n"
     tok = Tokenizer.gpt2()
     tk, hf = to_tiktoken(tok, name="gpt2"), to_hf_tokenizer(tok)
-    expected = tk.encode(text, allowed_special="all")
-    if tok.encode(text) != expected or [i for e in hf.encode_batch(documents) for i in e.ids] != expected:
-        raise AssertionError("bpe_ref, tiktoken and HF disagree on the benchmark text")
-
-    def cold() -> None:
-        tok.clear_cache()
-        tok.encode(text)
-
+    documents, expected = agreed_documents(tok, tk, hf, text)
     contenders = {
         "bpe_ref encode (warm cache)": lambda: tok.encode(text),
-        "bpe_ref encode (cold cache)": cold,
+        "bpe_ref encode (cold cache)": cold_encode(tok, text),
         "tiktoken encode": lambda: tk.encode(text, allowed_special="all"),
         "HF encode_batch of documents (1 thread)": lambda: hf.encode_batch(documents),
     }
