@@ -14,11 +14,16 @@ sizes, and runs an encoder only on what it has never seen:
    merge can ever cross (:func:`piece_pattern`, one call per segment). Chinese has no spaces,
    so a segment can be a whole paragraph, seen once; cut into pieces, it is mostly single
    characters, which repeat. Only a piece never seen goes to an encoder (:func:`piece_encoder`).
+3. **Whole tokens**: most pieces of English are one token already (``" upon"``). A piece whose
+   bytes are a *valid* token (step 08: BPE turns those bytes into that token alone) is that
+   token, without running an encoder; :class:`ValidOnDemand` decides validity token by token,
+   as pieces ask.
 
 What a first call on English costs: what a warm call costs (one regular expression, one
-lookup per segment), plus about 2 µs for each distinct segment and an encoder run of about
-5 µs (a flat loop in Python) for each distinct pretoken; TinyStories has 12 000 and 5 000 of
-them in 1.4 MB (``theory/benchmarks/encode``).
+lookup per segment), plus about 2 µs for each distinct segment and, for each distinct
+pretoken, a validity check of about 3 µs (the first time a token is met) or an encoder run of
+about 6 µs (a flat loop in Python); TinyStories has 12 000 distinct segments and 5 300
+distinct pretokens, 4 400 of them single tokens, in 1.4 MB (``theory/benchmarks/encode``).
 
 The same argument as for segments tells :func:`last_safe_cut` where
 :meth:`~bpe_ref.tokenizer.Tokenizer.encode_iterable` may cut a stream of text.
@@ -41,6 +46,7 @@ from itertools import chain, filterfalse, repeat
 from .corpus import encode_utf8
 from .encode.common import NOT_A_MERGE, MergeTables
 from .encode.step07_heap import HeapEncoder
+from .encode.step08_valid_tokens import ValidTokens
 from .pretokenize import PRETOKEN_RE, special_token_regex, split_keeping_special_tokens
 
 # The possessive mark of a repeat (``*+``, ``++``: keep what was matched, never give it back), which
@@ -188,8 +194,71 @@ def piece_pattern(merges: Sequence[tuple[bytes, bytes]]) -> re.Pattern:
 # ------------------------------------------------------------------------ encoding one piece
 
 
+class ValidOnDemand:
+    """Step 08's valid tokens (BPE turns the token's own bytes into that one token), decided one
+    token at a time when first asked, and remembered.
+
+    A token made by merge ``(left, right)`` is valid when both parts are valid, the pair makes
+    this very token, and no merge across the parts' boundary comes first
+    (:meth:`~bpe_ref.encode.step08_valid_tokens.ValidTokens.compatible`, the same walk). The
+    default path asks only about the pretokens it meets: a first call on a megabyte of English
+    decides about 7 000 of GPT-2's 50 000 tokens, where ``ValidTokens`` decides them all up front.
+    Needs one token per byte string (:meth:`token_with_bytes` answers ``None`` otherwise).
+
+    >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc"}
+    >>> valid = ValidOnDemand(MergeTables(vocab, [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")]))
+    >>> valid.token_with_bytes(b"abc"), valid.token_with_bytes(b"bc"), valid.token_with_bytes(b"ca")
+    (258, 257, None)
+    """
+
+    compatible = ValidTokens.compatible  # the walk of step 08: it reads only .tables and .split
+
+    def __init__(self, tables: MergeTables) -> None:
+        self.tables = tables
+        # Merge k joins merge_parts[k]. None (a merge that can never apply) is never walked: a
+        # token is walked only once it and its parts are known to be valid.
+        self.split: list[tuple[int, int] | None] = [(b, b) for b in range(256)] + tables.merge_parts
+        self.known: list[bool | None] = [True] * 256 + [None] * (tables.num_tokens - 256)
+        self._token_with_bytes = tables.token_with_bytes if tables.unique_bytes() else None
+
+    def is_valid(self, token: int) -> bool:
+        """Whether BPE encodes ``token``'s bytes to ``[token]``."""
+        known = self.known
+        pending = [token]  # a stack, not recursion: a merge tree can be thousands deep
+        while pending:
+            t = pending[-1]
+            if known[t] is not None:
+                pending.pop()
+                continue
+            parts = self.tables.merge_parts[t - 256]
+            if parts is None or self.tables.pair_to_token.get(parts) != t:
+                known[t] = False
+                pending.pop()
+                continue
+            left, right = parts
+            if known[left] is None or known[right] is None:
+                pending += [p for p in parts if known[p] is None]  # decide the parts first
+                continue
+            known[t] = known[left] and known[right] and self.compatible(left, right, limit=t)
+            pending.pop()
+        return bool(known[token])
+
+    def token_with_bytes(self, data: bytes) -> int | None:
+        """The token whose bytes are ``data`` if it is valid (BPE encodes ``data`` to it alone), else ``None``."""
+        if self._token_with_bytes is None:
+            return None
+        token = self._token_with_bytes(data)
+        if token is None:
+            return None
+        valid = self.known[token]
+        if valid is None:
+            valid = self.is_valid(token)
+        return token if valid else None
+
+
 def piece_encoder(tables: MergeTables) -> Callable[[bytes], tuple[int, ...]]:
-    """The ids of one piece's bytes: the ``heap`` encoder, or for a piece of at most
+    """The ids of one piece's bytes: one token if the piece is a valid token (:class:`ValidOnDemand`:
+    most English words are), else the ``heap`` encoder, or for a piece of at most
     :data:`SHORT_PIECE` bytes a flat list of ranks (tiktoken's loop), whose setup is two calls
     in C where the heap's is a loop in Python.
 
@@ -206,8 +275,12 @@ def piece_encoder(tables: MergeTables) -> Callable[[bytes], tuple[int, ...]]:
     heap = HeapEncoder(tables).encode
     merge_of = tables.pair_to_token.get
     ids = tables.token_ids.__getitem__
+    valid_token = ValidOnDemand(tables).token_with_bytes
 
     def encode_piece(data: bytes) -> tuple[int, ...]:
+        token = valid_token(data)
+        if token is not None:
+            return (ids(token),)
         if len(data) > SHORT_PIECE:
             return tuple(heap(data))
         parts = list(data)
@@ -407,6 +480,7 @@ __all__ = [
     "SEPARATOR",
     "WHITESPACE",
     "FastEncoder",
+    "ValidOnDemand",
     "joining_byte_pairs",
     "piece_encoder",
     "last_safe_cut",

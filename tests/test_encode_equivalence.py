@@ -18,6 +18,7 @@ from bpe_ref.encode.common import MergeTables
 from bpe_ref.encode.step08_valid_tokens import ValidTokens, prefix_trie, suffix_trie
 from bpe_ref.fast_encode import (
     SEPARATOR,
+    ValidOnDemand,
     ascii_pretoken_pattern,
     joining_byte_pairs,
     piece_encoder,
@@ -230,6 +231,48 @@ def test_piece_encoder_is_the_heap_encoder(training, data):
     # Short pieces go through a flat list (tiktoken's loop), long ones through the heap.
     tok = tokenizer_for(training)
     assert list(piece_encoder(tok._tables)(data)) == tok._encoder("heap").encode(data)
+
+
+@SETTINGS
+@given(training=corpus, data=st.data())
+def test_piece_encoder_on_whole_tokens_is_the_heap_encoder(training, data):
+    # A piece that is a token's bytes takes the valid-token shortcut when the token is valid.
+    tok = tokenizer_for(training)
+    tables = tok._tables
+    for token in data.draw(st.lists(st.integers(0, tables.num_tokens - 1), max_size=20)):
+        piece = tables.token_bytes[token]
+        assert list(piece_encoder(tables)(piece)) == tok._encoder("heap").encode(piece), piece
+
+
+@SETTINGS
+@given(training=corpus, order=st.randoms(use_true_random=False))
+def test_valid_on_demand_decides_as_valid_tokens(training, order):
+    # Asked one token at a time, in any order, it decides each as ValidTokens does all at once.
+    tables = tokenizer_for(training)._tables
+    on_demand = ValidOnDemand(tables)
+    tokens = list(range(tables.num_tokens))
+    order.shuffle(tokens)
+    if not tables.unique_bytes():
+        assert all(on_demand.token_with_bytes(tables.token_bytes[t]) is None for t in tokens)
+        return
+    valid = ValidTokens(tables).valid
+    for token in tokens:
+        assert on_demand.is_valid(token) == valid[token], (tables.token_bytes[token], valid[token])
+        expected = token if valid[token] else None
+        assert on_demand.token_with_bytes(tables.token_bytes[token]) == expected
+
+
+def test_valid_on_demand_on_gpt2_and_on_a_deep_merge_tree():
+    tables = Tokenizer.gpt2()._tables
+    on_demand, valid = ValidOnDemand(tables), ValidTokens(tables).valid
+    assert [on_demand.is_valid(t) for t in reversed(range(tables.num_tokens))] == valid[::-1]
+    # "a" * 3000, one merge per length: a tree 3000 deep is decided without recursion (BPE
+    # encodes "aaaa" as "aa" + "aa", so only the first two are valid)
+    merges = [(b"a" * n, b"a") for n in range(1, 3000)]
+    deep = MergeTables.from_ranks({pair: rank for rank, pair in enumerate(merges)})
+    assert ValidOnDemand(deep).token_with_bytes(b"a" * 3000) is None
+    assert [ValidOnDemand(deep).is_valid(t) for t in range(256, 260)] == ValidTokens(deep).valid[256:260] \
+        == [True, True, False, False]
 
 
 def small_tables() -> MergeTables:

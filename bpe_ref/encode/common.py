@@ -124,6 +124,19 @@ class MergeTables:
             vocab[number] = left + right
         return cls(vocab, merges)
 
+    def unique_bytes(self) -> bool:
+        """Whether no two tokens have the same bytes (then a token is known by its bytes)."""
+        return len(self._made) == self.num_tokens
+
+    def token_with_bytes(self, data: bytes) -> int | None:
+        """The token whose bytes are ``data`` (the first made, if several are), or ``None``.
+
+        >>> MergeTables.from_ranks({(b"a", b"b"): 0}).token_with_bytes(b"ab")
+        256
+        """
+        tokens = self._made.get(data)
+        return tokens[0] if tokens else None
+
     def duplicate_bytes(self) -> list[tuple[bytes, list[int]]]:
         """Byte strings made by more than one merge, with their ranks: ``[(b"abc", [12, 40]), ...]``."""
         return [(b, [t - 256 for t in tokens]) for b, tokens in self._made.items() if len(tokens) > 1]
