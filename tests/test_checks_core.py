@@ -148,6 +148,8 @@ def test_visible_failure_names_the_call_expected_and_got(lab01):
     assert first_line == (
         "merge_word(word=(b'a', b'a', b'a'), pair=(b'a', b'a')): expected (b'aa', b'a'), got (b'a', b'aa')"
     )
+    # Short values are shown once, in the first line, not again below it.
+    assert message.count("(b'aa', b'a')") == 1 and "got:" not in message, message
 
 
 def test_hidden_failure_reports_the_smallest_input_hypothesis_found(lab01):

@@ -735,14 +735,14 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
         lines = [f"{call}: expected {expected!r}, got {shown!r}", f"  where they differ: {where}"]
     else:  # too long to read whole: the first line says where they differ
         lines = [f"{call}: {where}"]
-    index = first_differing_item(expected, got)
-    if index is not None and len(repr(expected)) > SHORT_REPR_CHARS:
-        # A long list: show the items around the first difference, not its (identical) start.
-        label = f"{task.item} {index + task.first}"
-        lines += [f"  expected, around {label}: {window_repr(expected, index, first=task.first)}",
-                  f"  got, around {label}:      {window_repr(got, index, first=task.first)}"]
-    else:
-        lines += [f"  expected: {short_repr(expected, 300)}", f"  got:      {short_repr(shown, 300)}"]
+        index = first_differing_item(expected, got)
+        if index is not None and len(repr(expected)) > SHORT_REPR_CHARS:
+            # A long list: show the items around the first difference, not its (identical) start.
+            label = f"{task.item} {index + task.first}"
+            lines += [f"  expected, around {label}: {window_repr(expected, index, first=task.first)}",
+                      f"  got, around {label}:      {window_repr(got, index, first=task.first)}"]
+        else:
+            lines += [f"  expected: {short_repr(expected, 300)}", f"  got:      {short_repr(shown, 300)}"]
     lines += hints(task, args, expected, got)
     lines += stand_in_note(task)
     return "\n".join(lines)
