@@ -275,6 +275,17 @@ def test_valid_on_demand_on_gpt2_and_on_a_deep_merge_tree():
         == [True, True, False, False]
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_a_token_that_does_not_encode_to_itself_is_not_a_shortcut(method):
+    # (b, c) comes before (a, b), so "abc" is a + bc: the token "abc" that (ab, c) makes is in the
+    # vocabulary but not valid, and the default path must not answer it for the word "abc".
+    merges = [(b"b", b"c"), (b"a", b"b"), (b"ab", b"c")]
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"bc", 257: b"ab", 258: b"abc"}
+    tok = Tokenizer(vocab, merges, method=method)
+    assert tok.encode("abc abc") == [ord("a"), 256, ord(" "), ord("a"), 256]
+    assert tok.count("abc") == 2
+
+
 def small_tables() -> MergeTables:
     vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc", 259: b"cd"}
     return MergeTables(vocab, [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c"), (b"c", b"d")])
