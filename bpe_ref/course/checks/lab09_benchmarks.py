@@ -147,10 +147,19 @@ def interleaved_hint(args: tuple, expected: object, got: object) -> str | None:
     want, have = expected.get("calls (label, collector on)"), got.get("calls (label, collector on)")
     if isinstance(have, list) and [c[0] for c in want] != [c[0] for c in have if isinstance(c, tuple)]:
         labels = list(costs)
-        if [c[0] for c in have if isinstance(c, tuple)] == labels * rounds:
-            return ("every round starts with the same contender: round r starts with the contender at position r % n, "
-                    "then the others in order, wrapping around (labels[r % n:] + labels[:r % n])")
-        return "each contender once per round, rounds in order; round r starts with the contender at position r % n"
+        ran = [c[0] for c in have if isinstance(c, tuple)]
+        rule = "round r starts with the contender at position r % n, then the others in order, wrapping around " \
+               "(labels[r % n:] + labels[:r % n])"
+        if ran == labels * rounds:
+            return f"every round starts with the same contender: {rule}"
+        n = len(labels)
+        for r in range(rounds):
+            expected_round, got_round = [c[0] for c in want[r * n:(r + 1) * n]], ran[r * n:(r + 1) * n]
+            if got_round != expected_round:
+                reversed_note = (" (reversing every other round also mixes the order, but this task asks for the "
+                                 "rotation)" if got_round == labels[::-1] else "")
+                return (f"round {r} ran {got_round}, expected {expected_round}: {rule}{reversed_note}")
+        return f"each contender once per round, rounds in order: {rule}"
     if isinstance(have, list) and any(isinstance(c, tuple) and c[1] for c in have):
         return "the collector must be paused (gc.disable()) while each call is timed"
     if got.get("collector on after") != expected.get("collector on after"):

@@ -132,12 +132,12 @@ def ladder_snippet(data: dict | None = None) -> str:
     shape = data["shape"]
     seed_w, seed_p, seed_l = SEED_SHAPE[1]
     table = markdown_table(
-        ["vocabulary", "trainer", "s (median)", "spread", "naive / trainer", "seed 000, 1 MB: V1 / Vk",
+        ["vocabulary", "trainer", "s (median)", "spread", "naive / trainer", "the blog post, 1 MB: V1 / Vk",
          "trainer / HF"], ladder_rows(data), align="rlrrrrr")
     return (
         f"The whole `train_bpe` from the file (reading and counting included), {data['rounds']} interleaved rounds, "
         f"{clock_name(data)}; ratios are medians of per-round ratios. Corpus: `{data['corpus']}` ({shape['bytes'] / 1e6:.2f} MB, "
-        f"$W$ = {thousands(shape['W'])}, $P$ = {shape['P']}, $L$ = {shape['L']}; seed 000's 1 MB corpus: "
+        f"$W$ = {thousands(shape['W'])}, $P$ = {shape['P']}, $L$ = {shape['L']}; the blog post's 1 MB corpus: "
         f"{thousands(seed_w)}, {seed_p}, {seed_l}). {run_line(data)}.\n\n" + table
     )
 
@@ -157,7 +157,7 @@ def draw_ladder(data: dict, path: Path) -> Path:
         positions = [i + (2 * j - len(runs) + 0.5) * width for i in range(len(labels))]
         ax.bar(positions, ours, width, color=colours[j], label=f"course, vocabulary {thousands(run['vocab_size'])}")
         ax.bar([p + width for p in positions], theirs, width, color=colours[j], alpha=0.35, hatch="//",
-               label=f"seed 000 (1 MB), vocabulary {thousands(run['vocab_size'])}")
+               label=f"the blog post (1 MB), vocabulary {thousands(run['vocab_size'])}")
     ax.set_yscale("log")
     top = max(max(SEED_TABLES[1][run["vocab_size"]][0] / SEED_TABLES[1][run["vocab_size"]][4] for run in runs),
               max(paired_ratio(run["seconds"], NAIVE, label) for run in runs for label in labels))
@@ -246,12 +246,12 @@ def growth_snippet(data: dict | None = None) -> str:
     pairs = [run["shape"]["P"] for run in data["by_size"]]
     rows.append(["$P$ (distinct pairs)", *["" for _ in vocabs], "", "",
                  *(thousands(p) for p in pairs), f"{fit_exponent(sizes, pairs):.2f}", f"{seed['P vs corpus']:.2f}"])
-    headers = ["trainer", *(f"vocab {thousands(v)}" for v in vocabs), "$k$, vocabulary", "seed 000's $k$",
-               *(f"{s / 2**20:.3g} MiB" for s in sizes), "$k$, corpus", "seed 000's $k$"]
+    headers = ["trainer", *(f"vocab {thousands(v)}" for v in vocabs), "$k$, vocabulary", "the blog post's $k$",
+               *(f"{s / 2**20:.3g} MiB" for s in sizes), "$k$, corpus", "the blog post's $k$"]
     return (
         f"Seconds ({clock_name(data)}, median of {data['rounds']} interleaved rounds) of the whole training on `{data['corpus']}` at four "
         f"vocabularies, then on its first 1/8, 1/4, 1/2 and all of it (cut where a document starts) at vocabulary "
-        f"{thousands(data['size_vocab'])}; $k$ is `fit_exponent` over the four points. Seed 000's $k$: the same fit on its "
+        f"{thousands(data['size_vocab'])}; $k$ is `fit_exponent` over the four points. The blog post's $k$: the same fit on its "
         "tables (vocabulary 1,000 to 5,000 on 21 MB; 1 to 21 MB at vocabulary 5,000). "
         f"{run_line(data)}.\n\n" + markdown_table(headers, rows, align="l" + "r" * (len(headers) - 1))
     )
@@ -306,7 +306,7 @@ def crossover_snippet() -> str:
                        align="llrr")
         + f"\nPage 05's measurement ([`benchmarks/heap/crossover.json`](benchmarks/heap/crossover.json): cumulative "
         f"seconds of each merge loop, set-up included, median of {data['repeats']} runs, {data['date']}, "
-        f"{data['machine']}). Seed 000's crossovers, in vocabulary size: {seed}.\n"
+        f"{data['machine']}). The blog post's crossovers, in vocabulary size: {seed}.\n"
     )
 
 
