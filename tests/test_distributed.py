@@ -27,6 +27,8 @@ from hypothesis import strategies as st
 import bpe_ref
 from bpe_ref.distributed import (
     MAX_RANGE_BYTES,
+    Packed,
+    _packed_call,
     connect,
     count_pretokens,
     count_pretokens_with,
@@ -296,3 +298,17 @@ def test_a_file_missing_on_a_worker_is_reported_as_such(client, write_corpus, mo
     monkeypatch.setattr(module, "plan_ranges_by_size", lambda paths, tokens, size: [(gone, 0, 5)])
     with pytest.raises(FileNotFoundError, match=f"on a worker of the Dask cluster: .*{gone}"):
         count_pretokens_with(client, [path], [EOT])
+
+
+def test_counts_cross_the_network_as_one_pickle():
+    # Dask sends a task's plain dict result entry by entry, a frame per key: the reason for Packed.
+    from distributed.protocol import dumps, loads, to_serialize
+
+    counts = {bytes([i % 256]) * (1 + i // 256): i for i in range(1000)}
+    plain = dumps({"op": "task-finished", "result": to_serialize(counts)})
+    packed = dumps({"op": "task-finished", "result": to_serialize(Packed(counts))})
+    assert len(plain) > 1000
+    assert len(packed) <= 3
+    assert loads(packed)["result"].value == counts
+    # on a worker, a task's Packed arguments are unwrapped before the call, and its result wrapped
+    assert _packed_call(merge_two, Packed({b"a": 1}), {b"a": 2}).value == {b"a": 3}

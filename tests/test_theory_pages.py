@@ -1156,8 +1156,9 @@ def test_page10_prose_claims():
             assert 10 <= row["bytes"] / row[label]["sent"] <= 1000
     tiny, novel = page10.COST_FITS
     assert "For repetitive text it stays at minutes" in text and rows["10 TB"][tiny]["merge_loop"] < 3600
-    assert "it passes an hour at 100 GB and a day at 10 TB" in text
-    assert 3600 <= rows["100 GB"][novel]["merge_loop"] < 86400 <= rows["10 TB"][novel]["merge_loop"]
+    assert "it takes tens of minutes at 100 GB and most of a day at 10 TB" in text
+    assert 600 <= rows["100 GB"][novel]["merge_loop"] < 3600
+    assert 12 * 3600 <= rows["10 TB"][novel]["merge_loop"] < 36 * 3600
     assert "about an hour at most on the 1 GB and 100 GB rows" in text
     assert all(rows[n][label]["merge_loop"] < 5400 for n in ("1 GB", "100 GB") for label in page10.COST_FITS)
     network = page10.results()["network"]["rows"]
@@ -1169,9 +1170,14 @@ def test_page10_prose_claims():
     assert "(about 80 bytes an entry, measured)" in text and 70 <= rates["memory_bytes_per_entry"] <= 90
     assert "about 12 bytes an entry" in text and round(rates["entry_bytes"]) == 12
     dask = page10.results()["dask"]
-    assert "on 16 MiB two workers come nowhere near twice the speed of one process" in text
+    assert "one worker is a little slower than one process, and two workers come nowhere near twice its speed" in text
     two = next(w for w in dask["workers"] if w["workers"] == 2)
     assert dask["serial_seconds"] / two["count_seconds"] < 1.7
+    assert "returning it `Packed`, the task costs the call plus a round trip" in text.replace("Returning", "returning")
+    one_range = dask["one_range"]  # the plain dict's extra time is mostly Dask taking it apart
+    assert one_range["worker_packed_seconds"] - one_range["here_seconds"] < (
+        one_range["worker_seconds"] - one_range["here_seconds"]) / 2
     one = next(w for w in dask["workers"] if w["workers"] == 1)  # faster than one process: noise, said so
+    assert 1.0 <= one["count_seconds"] / dask["serial_seconds"] < 1.3  # "a little slower"
     assert ("one worker came out faster than one process, which it cannot be" in text) == (
         one["count_seconds"] < dask["serial_seconds"])

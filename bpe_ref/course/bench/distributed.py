@@ -9,14 +9,17 @@ tables (:mod:`bpe_ref.course.figures.beyond_one_machine`) read that file and tim
    corpus, so the page can fit ``W = K n^beta``.
 2. **What crosses the network** (sizes, no timing): a corpus cut into ``k`` ranges, the pickled
    size of each range's text, of its arguments ``(path, start, end, special tokens)``, of its
-   pretoken counts and of its *pair* counts.
+   pretoken counts and of its *pair* counts; and how Dask itself sends the whole file's counts as
+   a task's result, as the plain dict (one frame per entry) and wrapped as one pickle
+   (:class:`~bpe_ref.distributed.Packed`), with the time to encode each.
 3. **Rates** (timed, medians): how fast one process counts pretokens (bytes per second, per
    corpus); how fast two count dicts are added up (entries per second); how long the merge loop
    takes on the counts of each corpus, and on the same counts multiplied by 1,000 (a corpus a
    thousand times larger with the same words: the same merges, the same time).
 4. **Dask on this machine** (timed, medians): counting a 16 MiB corpus serially and on a local Dask
-   cluster of 1 and 2 worker processes (the cluster's start timed apart), and the round trip of one
-   tiny task, the least a round of communication costs.
+   cluster of 1 and 2 worker processes (the cluster's start timed apart), the round trip of one
+   tiny task, the least a round of communication costs, and one range counted here and as a task
+   on a worker (returning the plain dict, and returning it packed).
 
 About two to three minutes on the course machine (two cores).
 """
@@ -120,6 +123,24 @@ def network_sizes(path: Path) -> list[dict]:
     return rows
 
 
+def dask_message_sizes(path: Path, repeats: int) -> dict:
+    """The frames and bytes of the whole file's count dict as a worker sends a task's result
+    (``distributed.protocol.dumps`` of a message holding ``to_serialize(result)``), for the plain
+    dict and for it wrapped in :class:`~bpe_ref.distributed.Packed`, with the time to encode each."""
+    from distributed.protocol import dumps, to_serialize
+
+    from ...distributed import Packed, count_range
+
+    counts = count_range(str(path), 0, path.stat().st_size, SPECIAL_TOKENS)
+    sizes: dict = {"entries": len(counts), "pickle_bytes": len(pickle.dumps(counts, protocol=5))}
+    for label, result in (("plain", counts), ("packed", Packed(counts))):
+        frames = dumps({"op": "task-finished", "result": to_serialize(result)})
+        sizes[label] = {"frames": len(frames), "bytes": sum(memoryview(frame).nbytes for frame in frames),
+                        "seconds": timed(lambda: dumps({"op": "task-finished", "result": to_serialize(result)}),
+                                         repeats)}
+    return sizes
+
+
 def timed(function, repeats: int) -> float:
     """Median seconds of ``repeats`` calls of ``function()``."""
     seconds = []
@@ -199,7 +220,7 @@ def hash_merges(merges: list) -> str:
 def dask_scaling(repeats: int, directory: Path) -> dict:
     """A 16 MiB corpus counted serially here, and with ``count_pretokens_with`` on a local cluster of
     1 and 2 worker processes; cluster start and a tiny task's round trip timed apart."""
-    from ...distributed import connect, count_pretokens_with, count_range, plan_ranges, serial_count
+    from ...distributed import _packed_call, connect, count_pretokens_with, count_range, plan_ranges, serial_count
     from ...train.step03_parallel import count_pretokens_in_file
 
     import os
@@ -219,9 +240,13 @@ def dask_scaling(repeats: int, directory: Path) -> dict:
         with connect(None, workers) as client:
             client.submit(abs, -1, pure=False).result()  # every worker up and answering
             start_seconds = time.perf_counter() - started
-            if workers == 1:  # the same call as a task: what running on a worker costs by itself
+            if workers == 1:  # the same call as a task: what running on a worker costs by itself,
+                # returning the plain dict (sent entry by entry) and returning it Packed (one pickle)
                 result["one_range"]["worker_seconds"] = timed(
                     lambda: client.submit(count_range, *one_range, SPECIAL_TOKENS, pure=False).result(), repeats)
+                result["one_range"]["worker_packed_seconds"] = timed(
+                    lambda: client.submit(_packed_call, count_range, *one_range, SPECIAL_TOKENS, pure=False).result(),
+                    repeats)
             counted: list = []
             seconds = timed(lambda: counted.append(count_pretokens_with(client, [path], SPECIAL_TOKENS)), repeats)
             assert counted[0] == reference, "the Dask count differs from the serial count"
@@ -263,7 +288,8 @@ def run(args: argparse.Namespace) -> int:
     print("1/4 distinct pretokens of growing prefixes (Heaps' law)...", flush=True)
     heaps = {label: heaps_points(path) for label, path in CORPORA}
     print("2/4 what crosses the network...", flush=True)
-    network = {"file": TINYSTORIES_2MIB.name, "rows": network_sizes(TINYSTORIES_2MIB)}
+    network = {"file": TINYSTORIES_2MIB.name, "rows": network_sizes(TINYSTORIES_2MIB),
+               "dask_message": dask_message_sizes(TINYSTORIES_2MIB, args.repeats)}
     memory = memory_per_entry()
     print("3/4 rates: counting, reducing, the merge loop...", flush=True)
     rates = {"counting": counting_rates(args.repeats), "reduce": reduce_rate(args.repeats),

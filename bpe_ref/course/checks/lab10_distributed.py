@@ -274,6 +274,7 @@ check_plan_ranges, check_plan_ranges_properties = task_graders(
         Case(([CorpusFile(b"no special token here"), CorpusFile(b""), CorpusFile(b"x<|endoftext|>y")], [EOT], 3)),
         Case(([CorpusFile(b"a<|pad|>b<|endoftext|>c<|pad|>d" * 3)], [EOT, PAD], 4)),
         Case(([CorpusFile(b"one<|endoftext|>two")], [], 4)),
+        Case(([CorpusFile(b""), CorpusFile(b"two")], [], 2)),  # no special tokens: the empty file still has no range
     ],
     plan_inputs(),
     max_examples=60,

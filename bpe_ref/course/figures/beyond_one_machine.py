@@ -174,7 +174,20 @@ def network_snippet() -> str:
                               "text / counts", "pair counts of merge 1"], rows, align="rrrrrrr")
             + f"\nA count entry (pretoken bytes and count) pickles to about {per_entry:.0f} bytes. The smaller the "
             "range, the larger the share of its pretokens that are distinct in it, and the less counting saves: "
-            "ranges of megabytes, not kilobytes.\n")
+            "ranges of megabytes, not kilobytes.\n" + dask_message_sentence(net))
+
+
+def dask_message_sentence(net: dict) -> str:
+    """How Dask itself sends the whole sample's counts as a task's result, plain and packed."""
+    message = net.get("dask_message")
+    if message is None:
+        return ""
+    plain, packed = message["plain"], message["packed"]
+    return (f"\nHow a worker sends the whole sample's counts ({message['entries']:,} entries, "
+            f"{message['pickle_bytes']:,} bytes pickled) back as a task's result (`distributed.protocol.dumps` of "
+            f"`to_serialize(result)`): the plain dict goes as {plain['frames']:,} frames and {plain['bytes']:,} bytes, "
+            f"encoded in {plain['seconds'] * 1000:.0f} ms; wrapped in `Packed`, as {packed['frames']} frames and "
+            f"{packed['bytes']:,} bytes, in {packed['seconds'] * 1000:.1f} ms.\n")
 
 
 def rates() -> dict:
@@ -243,8 +256,10 @@ def scaling_snippet() -> str:
             + markdown_table(["counted by", "cluster start (s)", "count (s)", "speed-up", "one task's round trip (ms)"],
                              rows, align="lrrrr")
             + f"\nOne range of {one['bytes'] / 2**20:.0f} MiB, counted by `count_range`: {one['here_seconds']:.2f} s "
-            f"called here, {one['worker_seconds']:.2f} s as a task on the 1-worker cluster "
-            f"({one['worker_seconds'] / one['here_seconds']:.1f} times as long)."
+            f"called here; as a task on the 1-worker cluster, {one['worker_seconds']:.2f} s returning the plain dict "
+            f"({one['worker_seconds'] / one['here_seconds']:.1f} times as long) and "
+            f"{one['worker_packed_seconds']:.2f} s returning it `Packed` "
+            f"({one['worker_packed_seconds'] / one['here_seconds']:.1f} times as long)."
             + load_sentence(dask.get("load_average")) + impossible + "\n")
 
 
