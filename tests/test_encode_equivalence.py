@@ -4,6 +4,7 @@ decode(encode(s)) == s; plus the pieces the encoders are built from."""
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -284,6 +285,29 @@ def test_a_token_that_does_not_encode_to_itself_is_not_a_shortcut(method):
     tok = Tokenizer(vocab, merges, method=method)
     assert tok.encode("abc abc") == [ord("a"), 256, ord(" "), ord("a"), 256]
     assert tok.count("abc") == 2
+
+
+@lru_cache(maxsize=None)
+def gpt2_with(special_tokens: tuple[str, ...]) -> Tokenizer:
+    return Tokenizer.gpt2(special_tokens=special_tokens)
+
+
+# Special tokens next to whitespace, inside words, overlapping; with and without whitespace in them
+# (the default path cuts a whole text into segments first only when no special token holds any).
+special_text = st.lists(st.sampled_from(["a", "b", "ab", " ", "  ", "\n", "\n\n", "é", "!", "<|eot|>", "<|a b|>",
+                                         "<|a\nb|>", "<|eot|><|eot|>", "<|", "|>", "<|eot", "eot|>"]),
+                        max_size=30).map("".join)
+
+
+@SETTINGS
+@given(text=special_text, special_tokens=st.sampled_from([("<|eot|>",), ("<|eot|>", "<|eot|><|eot|>"),
+                                                          ("<|eot|>", "<|a b|>"), ("<|a\nb|>",), ()]))
+def test_the_default_path_cuts_special_tokens_as_every_encoder(text, special_tokens):
+    tok = gpt2_with(special_tokens)
+    expected = tok.encode(text, method="heap")
+    tok.clear_cache()
+    assert tok.encode(text) == expected  # cold: a segment holding a special token is met first here
+    assert tok.encode(text) == expected and tok.count(text) == len(expected)  # warm
 
 
 def small_tables() -> MergeTables:
