@@ -53,8 +53,16 @@ c.Execute.interrupt_on_timeout = True
 c.Execute.raise_on_iopub_timeout = True
 
 # A learner who deletes a test cell gets it back, run, and graded: deleting a failing test cannot
-# earn its points, and deleting one by accident does not cost them.
+# earn its points, and deleting one by accident does not cost them. nbgrader's own OverwriteCells
+# fails on a deleted test cell that follows a read-only cell; this one puts it back there too.
 c.OverwriteCells.add_missing_cells = True
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "bpe_ref.course.trusted.autograde.RestoringOverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
 
 # What the release shows in place of a solution.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

@@ -208,6 +208,26 @@ def test_a_broken_or_unfinished_stretch_task_costs_nothing(tmp_path):
     assert broken["outputs"][-1]["ename"] == "NameError"  # reported in the feedback, and nothing more
 
 
+def test_deleted_test_cells_come_back_even_after_a_read_only_cell(tmp_path):
+    # nbgrader puts a deleted test cell back after the source cell before it; its own lookup failed
+    # when that cell was read-only (lab 10's task_graph, task 3's tree_shape), and autograde gave up
+    # on the learner. Every test cell of lab 10 deleted: each comes back, and the grade is full.
+    notebook = json.loads(source_notebook("10_distributed").read_text(encoding="utf-8"))
+    tests = [c["id"] for c in notebook["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
+    notebook["cells"] = [c for c in notebook["cells"] if c["id"] not in tests]
+    path = tmp_path / "10_distributed.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    result = grade(str(path), "--keep", str(tmp_path / "kept"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"All tasks passed: {points_of('10_distributed')} / {points_of('10_distributed')} points" in result.stdout
+    kept = json.loads(next((tmp_path / "kept").glob("*.ipynb")).read_text(encoding="utf-8"))
+    order = [c.get("metadata", {}).get("nbgrader", {}).get("grade_id", c["id"]) for c in kept["cells"]]  # new cell ids
+    source_order = [c["id"] for c in json.loads(source_notebook("10_distributed").read_text(encoding="utf-8"))["cells"]]
+    assert [i for i in order if i in tests] == [i for i in source_order if i in tests]
+    for test in ("task3_tree_reduce", "task5_count_ranges"):  # right after the read-only cell they follow
+        assert order[order.index(test) - 1] == source_order[source_order.index(test) - 1], test
+
+
 def test_lab_is_found_from_the_notebook_contents_when_renamed(tmp_path):
     from bpe_ref.course.grade import detect_lab, read_notebook
 

@@ -363,7 +363,7 @@ def test_stretch_code_the_grading_worker_runs_only_defines_functions(lab):
         tree = ast.parse(solution["source"])
         assert all(isinstance(node, (ast.FunctionDef, ast.Import, ast.ImportFrom)) for node in tree.body), solution["id"]
         uses = capability_uses(solution["source"], allow_processes=policy.get("allow_processes", False),
-                               provided=policy.get("provided", ()))
+                               allow_files=policy.get("allow_files", False), provided=policy.get("provided", ()))
         assert uses == [], solution["id"]
         for cell in (check, measure):
             guarded = [node for node in ast.parse(cell["source"]).body if isinstance(node, ast.If)]

@@ -384,7 +384,8 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
     )
     releases = {name: course / "labs" / lab / f"{name}.ipynb" for name in notebook_names}
     policy = lab_grading_policy(lab)
-    allowed = {"allow_processes": bool(policy.get("allow_processes")), "provided": tuple(policy.get("provided", ()))}
+    allowed = {"allow_processes": bool(policy.get("allow_processes")), "allow_files": bool(policy.get("allow_files")),
+               "provided": tuple(policy.get("provided", ()))}
     students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{lab}") if p.is_dir())
     report = []
     for student in students:

@@ -16,6 +16,10 @@ place of nbgrader's ``Execute`` preprocessor (``nbgrader_config.py`` sets
    with the grader's message. nbgrader's ``SaveAutoGrades`` then scores the cells as usual, so the
    gradebook, formgrader, ``export`` and ``generate_feedback`` work unchanged.
 
+Before that, nbgrader's sanitizing puts back the test cells a learner deleted;
+:class:`RestoringOverwriteCells` does it where nbgrader's own ``OverwriteCells`` fails (a test cell
+that follows a read-only cell).
+
 A record of every verdict, with the isolation that was in force, is written to
 ``trusted_grades/<student>/<lab>/<notebook>.json`` in the course folder (``grade --class``
 compares the gradebook with it).
@@ -222,4 +226,35 @@ if NbGraderPreprocessor is not None:
             saved = record.save(course)
             self.log.info("Trusted grading of %s/%s: %g points in %.1f s; isolation: %s; record: %s",
                           student, notebook, record.earned, record.seconds, " | ".join(record.isolation), saved)
+            return nb, resources
+
+    from nbgrader.preprocessors import OverwriteCells
+
+    class RestoringOverwriteCells(OverwriteCells):
+        """nbgrader's ``OverwriteCells``, whose putting back of deleted test cells cannot fail.
+
+        nbgrader puts a deleted test cell back after the cell that comes before it in the source,
+        looked up among the submission's solution and test cells only: a test cell that follows a
+        read-only or statement cell (lab 10's ``task_graph``) made autograde fail for that learner
+        with a ``KeyError``. Here it goes after the nearest earlier source cell the submission still
+        holds (any cell with nbgrader metadata), or first if there is none.
+        """
+
+        def add_missing_grade_cells(self, nb, resources):
+            source_nb = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
+            source_cells = source_nb.source_cells
+            source_ids = [cell.name for cell in source_cells]
+            grade_cells = {cell.name: cell for cell in source_nb.grade_cells}
+            solution_ids = {cell.name for cell in source_nb.solution_cells}
+            for index, grade_id in enumerate(source_ids):
+                if grade_id not in grade_cells:
+                    continue
+                present = {cell.metadata.get("nbgrader", {}).get("grade_id"): i for i, cell in enumerate(nb.cells)}
+                if grade_id in present:
+                    continue
+                self.log.warning("Missing grade cell %s encountered, adding to notebook", grade_id)
+                position = next((present[earlier] + 1 for earlier in reversed(source_ids[:index]) if earlier in present), 0)
+                cell = self.missing_cell_transform(source_cells[index], grade_cells[grade_id].max_score,
+                                                   is_solution=grade_id in solution_ids)
+                nb.cells.insert(position, cell)
             return nb, resources

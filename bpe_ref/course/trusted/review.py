@@ -63,11 +63,15 @@ CALLS = {"__import__": "__import__", "exec": "exec", "eval": "eval", "compile": 
 # What a lab whose code counts a file in worker processes (lab 03) needs: processes, files to read,
 # and a module of its own written with %%writefile NAME.py (for spawned workers to import).
 ALLOWED_WITH_PROCESSES = {"multiprocessing", "concurrent", "os.fork", "open (files)"}
+# What a lab whose code reads its own byte range of a file (lab 10's map) needs: files to read.
+ALLOWED_WITH_FILES = {"open (files)"}
 WRITEFILE_MODULE = re.compile(r"%%writefile [A-Za-z_][A-Za-z0-9_]*\.py")
 
 
-def capability_uses(source: str, *, allow_processes: bool = False, provided: tuple[str, ...] = ()) -> list[str]:
+def capability_uses(source: str, *, allow_processes: bool = False, allow_files: bool = False,
+                    provided: tuple[str, ...] = ()) -> list[str]:
     """What ``source`` (one cell of the learner's) uses that a lab never needs, one line each.
+    ``allow_processes`` (lab 03) and ``allow_files`` (lab 10) leave out what those labs' tasks do;
     ``provided``: the modules of bpe_ref the lab gives its code (``"pretokenize"``), not flagged."""
     found: list[str] = []
     stripped = [line.lstrip() for line in source.splitlines()]
@@ -99,8 +103,9 @@ def capability_uses(source: str, *, allow_processes: bool = False, provided: tup
             if key in ATTRIBUTES and not (allow_processes and ATTRIBUTES[key] in ALLOWED_WITH_PROCESSES):
                 found.append(f"uses {ATTRIBUTES[key]}")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CALLS:
-            if not (allow_processes and CALLS[node.func.id] in ALLOWED_WITH_PROCESSES):
-                found.append(f"calls {CALLS[node.func.id]}")
+            what = CALLS[node.func.id]
+            if not (allow_processes and what in ALLOWED_WITH_PROCESSES or allow_files and what in ALLOWED_WITH_FILES):
+                found.append(f"calls {what}")
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
             "bpe_ref" in node.value or "gradebook" in node.value or "solutions/" in node.value
         ):
@@ -129,12 +134,12 @@ def learner_cells(notebook: dict, release: dict) -> list[tuple[str, str]]:
     return cells
 
 
-def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = False,
+def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = False, allow_files: bool = False,
                    provided: tuple[str, ...] = ()) -> list[str]:
     """One line per learner cell that uses something :func:`capability_uses` flags."""
     flags = []
     for cell_id, source in learner_cells(notebook, release):
-        uses = capability_uses(source, allow_processes=allow_processes, provided=provided)
+        uses = capability_uses(source, allow_processes=allow_processes, allow_files=allow_files, provided=provided)
         if uses:
             flags.append(f"cell {cell_id}: {', '.join(uses)}")
     return flags
