@@ -230,7 +230,7 @@ class ValidOnDemand:
             if known[t] is not None:
                 pending.pop()
                 continue
-            parts = self.tables.merge_parts[t - 256]
+            parts = self.split[t]
             if parts is None or self.tables.pair_to_token.get(parts) != t:
                 known[t] = False
                 pending.pop()

@@ -102,7 +102,10 @@ def python_source(cell_source: str) -> str:
 
 def lab_policy(graders: Any, base: Policy) -> Policy:
     """``base`` with what the lab's graders ask for (``GRADING_POLICY = {"allow_processes": True}``)."""
-    return replace(base, **getattr(graders, "GRADING_POLICY", {}))
+    from .review import REVIEW_ONLY_POLICY
+
+    wanted = getattr(graders, "GRADING_POLICY", {})
+    return replace(base, **{key: value for key, value in wanted.items() if key not in REVIEW_ONLY_POLICY})
 
 
 def is_test_cell(cell: dict) -> bool:

@@ -60,9 +60,6 @@ class Policy:
     file_mb: int = 64
     scratch_mb: int = 512  # all files in the scratch folder together; the worker is killed past it
     allow_processes: bool = False
-    # Not a limit: the class report does not flag open() in a lab whose tasks read files (lab 10).
-    # Every lab's code may read its own scratch folder, where the graders put the files.
-    allow_files: bool = False
     packages: tuple[str, ...] = ALLOWED_PACKAGES
     # Modules of bpe_ref a lab gives its code (an earlier lab's functions), relative to the package,
     # e.g. ("train.step01_naive",): copied with what they import into the scratch folder, alone.
