@@ -1,5 +1,5 @@
 """One language per step: the functions a lab asks for exist, with the same parameter names, in the
-module the lab links as its reference code (COURSE_DESIGN.md, section 1), so that the page, the
+module the lab links as its reference code (CONTRIBUTING.md, "One step, one language"), so that the page, the
 lab and the module read alike and the graders compare with the module's own functions."""
 
 from __future__ import annotations

@@ -274,7 +274,7 @@ def test_examples_in_the_task_statements_are_right(lab):
 
 @pytest.mark.parametrize("lab", LABS)
 def test_visible_tests_earn_at_most_a_third_and_every_fixed_task_has_a_hidden_variant(lab):
-    # Hard-coding what the notebook shows must not pass a lab (COURSE_DESIGN section 5).
+    # Hard-coding what the notebook shows must not pass a lab (CONTRIBUTING.md, "Labs and grading").
     graded = [nbgrader(cell) for cell in cells(lab) if nbgrader(cell).get("grade")]
     total = sum(meta["points"] for meta in graded)
     visible = sum(meta["points"] for meta in graded if not meta["grade_id"].endswith("_hidden"))
@@ -289,7 +289,7 @@ def test_the_recorded_test_cells_match_the_source_notebooks():
     assert test_cells_manifest_problems() == []
 
 
-# ---- stretch tasks (COURSE_DESIGN.md section 5; the convention: bpe_ref.course.notebooks) --------
+# ---- stretch tasks (CONTRIBUTING.md; the convention: bpe_ref.course.notebooks) ---------------
 
 POINTS = {"00_pretokenization": 13, "01_naive_bpe": 17, "02_incremental": 14, "03_parallel": 14, "04_inverted_index": 14,
           "05_heap": 14, "06_encode_decode": 16, "07_heap_encoding": 10,

@@ -1,4 +1,4 @@
-"""Bad input gets a clear error (COURSE_DESIGN.md section 4), and nothing half-done."""
+"""Bad input gets a clear error (CONTRIBUTING.md, "Bad input"), and nothing half-done."""
 
 from __future__ import annotations
 

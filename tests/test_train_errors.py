@@ -1,4 +1,4 @@
-"""COURSE_DESIGN.md section 4, training half: every bad input gets a clear error, nothing half-done."""
+"""CONTRIBUTING.md, "Bad input", training half: every bad input gets a clear error, nothing half-done."""
 
 from __future__ import annotations
 

@@ -164,7 +164,7 @@ def notebook_problems(path: Path, *, release: bool) -> list[str]:
 
 
 # ---- stretch tasks ---------------------------------------------------------------------------
-# Every lab has at least one stretch task (COURSE_DESIGN.md, section 5): ungraded, it asks for a
+# Every lab has at least one stretch task (CONTRIBUTING.md): ungraded, it asks for a
 # design decision. It is a run of five cells, after the last graded task and before the
 # exploration, whose ids start with ``stretch_<name>_``:
 #
