@@ -1013,6 +1013,19 @@ def test_lab07_a_stale_check_on_the_part_alone_merges_a_changed_pair(lab07):
     assert "hint: your result holds b'aaaa', which no merge makes" in message
 
 
+
+def test_lab07_a_stale_check_that_never_compares_the_rank_is_told_a_merge_came_early(lab07):
+    """The pair at i is still a merge, of another rank: merging it at the popped rank is early, not
+    a missing push (the hint said so before)."""
+    graders, _ = lab07
+    merge_only = _lab07_variant("task2_merge_all_solution", "merge_all",
+                                "if right_start == end or ranks.get((left, parts[right_start])) != rank:",
+                                "if right_start == end or (left, parts[right_start]) not in ranks:")
+    for grader in (graders.check_merge_all, graders.check_merge_all_properties):
+        message = failure(grader, merge_only)
+        assert "hint: a merge was applied early" in message and "with the popped rank" in message, message
+        assert "a merge is missing" not in message and "leftmost pair" not in message
+
 def test_lab07_a_loop_that_rescans_for_the_best_pair_is_too_slow(lab07):
     graders, solutions = lab07
     rescan = _defined_in_notebook(solutions, """
