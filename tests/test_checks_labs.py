@@ -1504,3 +1504,14 @@ def test_lab10_a_count_of_no_ranges_is_an_empty_dict(lab10):
         return solutions["tree_reduce"](parts, solutions["merge_two"]) if parts else None
 
     assert "hint: no ranges: return {}" in failure(graders.check_count_ranges, count_ranges, solutions["task_graph"])
+
+
+def test_lab09_warm_up_calls_are_named_not_blamed_on_the_rotation(lab09):
+    graders, _ = lab09
+    warm_up = _lab09_variant("task1_interleaved_solution", "interleaved", "    for r in range(rounds):\n",
+                             "    for label in labels:\n        contenders[label]()  # a warm-up run, not timed\n"
+                             "    for r in range(rounds):\n")
+    for grader in (graders.check_interleaved, graders.check_interleaved_properties):
+        message = failure(grader, warm_up)
+        assert "untimed warm-up runs?" in message and "before the first round" in message, message
+        assert "rotation" not in message and "round 0 ran" not in message

@@ -992,7 +992,11 @@ def test_page06_prose_claims():
     assert "gives\n  `[ab, c]` for `abc` when `(b, c)` was learned before `(a, b)`; BPE gives `[a, bc]`" in text
 def test_page07_prose_claims():
     """Section 4's reading of the long-piece measurement, and section 1's table."""
-    from bpe_ref.course.figures.heap_encoding import equivalence_rows, long_pieces_data
+    from bpe_ref.course.figures.heap_encoding import equivalence_rows, long_pieces_data, speed_factors
+
+    def paired_at(rows: dict, slower: str, faster: str, length: int) -> float:
+        return rows[slower]["seconds"][rows[slower]["lengths"].index(length)] / rows[faster]["seconds"][
+            rows[faster]["lengths"].index(length)]
 
     assert all(rounds == heap for _, _, rounds, heap in equivalence_rows())
     results = long_pieces_data()["results"]
@@ -1003,12 +1007,26 @@ def test_page07_prose_claims():
         assert 1 < rows[naive]["exponent"] < 2, kind
         assert rows[naive]["exponent"] > rows[tiktoken]["exponent"], kind
         at = rows[naive]["lengths"].index(16000)
-        assert rows[naive]["seconds"][at] >= 1.0 and rows[heap]["seconds"][rows[heap]["lengths"].index(16000)] < 0.1
+        assert rows[naive]["seconds"][at] >= 1.0
+        assert paired_at(rows, naive, heap, 16000) >= 40, kind  # "seconds, 40 times the heap's time or more"
     one = results["one letter (a)"]
     assert all(n < h for n, h in zip(one[naive]["seconds"], one[heap]["seconds"]))  # rounds win at every length
+    text = " ".join(read(THEORY / "07-heap-encoding.md").split())
+    heap_k = sorted(rows[heap]["exponent"] for rows in results.values())
+    tiktoken_k = sorted(rows[tiktoken]["exponent"] for rows in results.values())
+    assert f"a little above 1 on all three, {heap_k[0]:.2f} to {heap_k[-1]:.2f}" in text and heap_k[0] > 1
+    assert f"grows about as the heap does ({tiktoken_k[0]:.2f} to {tiktoken_k[-1]:.2f} here)" in text
+    assert all(abs(rows[tiktoken]["exponent"] - rows[heap]["exponent"]) < 0.15 for rows in results.values())
+    from bpe_ref.course.figures.linear_encoding import growth_data, growth_rows
+
+    page08_heap = growth_rows(growth_data())[heap]["exponent"]  # the same harness, the same piece, another run
+    assert f"measured {page08_heap:.2f}, and on the shared course machine exponents move by that much" in text
+    assert abs(page08_heap - results["random letters"][heap]["exponent"]) >= 0.2
     for kind, rows in results.items():
         assert 0.8 <= rows[heap]["exponent"] <= 1.4, kind  # near 1
-        assert all(t < h for t, h in zip(rows[tiktoken]["seconds"], rows[heap]["seconds"])), kind
+        factors = dict(speed_factors(rows, heap))  # "a few times at 250 bytes, 10 times or more from 2,000 bytes on"
+        assert 2 < factors[250] < 10 and all(f >= 10 for n, f in factors.items() if n >= 2000), kind
+    assert 20 < max(dict(speed_factors(results["one letter (a)"], heap)).values()) < 30  # "up to about 25 times"
 
 
 def test_page07_traces_and_drill_facts():
@@ -1020,6 +1038,29 @@ def test_page07_traces_and_drill_facts():
     _, steps = trace(b" worked", WORK_MERGES)
     assert steps[4].entry == (5, 5) and steps[4].heap == ((6, 0),)  # the new pair starts at the left neighbour
 
+
+
+def test_page08_growth_prose_claims():
+    """Section 5's reading of the committed growth measurement."""
+    from bpe_ref.course.figures.heap_encoding import speed_factors
+    from bpe_ref.course.figures.linear_encoding import growth_data, growth_rows
+
+    text = " ".join(read(THEORY / "08-linear-encoding.md").split())
+    rows = growth_rows(growth_data())
+    others = {label: row["exponent"] for label, row in rows.items() if not label.startswith("naive")}
+    assert max(others.values()) < rows["naive (step 06)"]["exponent"]  # "the largest, well above 1"
+    assert f"all four fitted a little below 1, from {min(others.values()):.2f} to {max(others.values()):.2f}" in text
+    assert 0.7 < min(others.values()) and max(others.values()) < 1
+    from bpe_ref.course.figures.heap_encoding import long_pieces_data
+
+    page07_heap = long_pieces_data()["results"]["random letters"]["heap (step 07)"]["exponent"]
+    assert f"fitted the heap at {page07_heap:.2f}" in text and abs(page07_heap - others["heap (step 07)"]) >= 0.2
+    backtrack, table = rows["backtrack (step 08)"]["seconds"], rows["table (step 08)"]["seconds"]
+    assert all(b < t for b, t in zip(backtrack, table))  # "faster than the table at every length"
+    assert "about 5 to 7 times at 250 bytes, about 10 to 15 times from 2,000 bytes on" in text
+    for label in ("backtrack (step 08)", "table (step 08)"):
+        factors = dict(speed_factors(rows, label))
+        assert 4.5 <= factors[250] <= 7 and all(9.5 <= f <= 16 for n, f in factors.items() if n >= 2000), label
 
 # --- pages 06 to 10: a Spanish summary, then the idea in five minutes, run and checked ---------
 
