@@ -1515,3 +1515,16 @@ def test_lab09_warm_up_calls_are_named_not_blamed_on_the_rotation(lab09):
         message = failure(grader, warm_up)
         assert "untimed warm-up runs?" in message and "before the first round" in message, message
         assert "rotation" not in message and "round 0 ran" not in message
+
+
+def test_lab08_compatible_called_with_its_arguments_swapped_gets_a_hint(lab08):
+    graders, _ = lab08
+    swapped_search = _solution_variant("08_linear_encoding", "task2_backtrack_encode_solution", "backtrack_encode",
+                                       "compatible(tokens[-1], token, ranks)", "compatible(token, tokens[-1], ranks)")
+    swapped_table = _solution_variant("08_linear_encoding", "task3_last_tokens_solution", "last_tokens",
+                                      "compatible(last[start], token, ranks)", "compatible(token, last[start], ranks)")
+    for grader, learner in ((graders.check_backtrack_encode, swapped_search),
+                            (graders.check_backtrack_encode_properties, swapped_search),
+                            (graders.check_last_tokens, swapped_table), (graders.check_last_tokens_properties, swapped_table)):
+        message = failure(grader, learner)
+        assert "you call compatible(token, previous): the order of the arguments matters" in message, message
