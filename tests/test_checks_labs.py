@@ -1528,3 +1528,19 @@ def test_lab08_compatible_called_with_its_arguments_swapped_gets_a_hint(lab08):
                             (graders.check_last_tokens, swapped_table), (graders.check_last_tokens_properties, swapped_table)):
         message = failure(grader, learner)
         assert "you call compatible(token, previous): the order of the arguments matters" in message, message
+
+
+def test_lab10_a_plan_cut_at_fixed_byte_sizes_is_told_to_cut_at_special_tokens(lab10):
+    graders, solutions = lab10
+    fixed_size = _defined_in_notebook(solutions, """
+def plan_ranges(paths, special_tokens, ranges_per_file):
+    ranges = []
+    for path in paths:
+        size = os.path.getsize(path)
+        step = max(1, -(-size // ranges_per_file))
+        ranges += [(path, start, min(size, start + step)) for start in range(0, size, step)]
+    return ranges
+""", "plan_ranges")
+    for grader in (graders.check_plan_ranges, graders.check_plan_ranges_properties):
+        message = failure(grader, fixed_size)
+        assert "which is no special token" in message and "a cut at a fixed size" in message, message
