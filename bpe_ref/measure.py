@@ -216,4 +216,36 @@ def peak_memory(fn: Callable[[], T]) -> tuple[T, int]:
     return result, peak - before
 
 
-__all__ = ["crossover", "fit_exponent", "interleaved", "median", "paired_ratio", "peak_memory", "spread", "timed"]
+LOADED_SPREAD = 0.25  # runs whose quartiles differ by more than a quarter of their median are too noisy
+
+
+def load_note(runs: Mapping[str, Sequence[float]] | None = None, *, load: float | None = None,
+              cores: int | None = None) -> str:
+    """One line for a lab's timing cell: whether the machine was quiet enough to trust its verdict.
+
+    Loaded when the 1-minute load average (``os.getloadavg``, where the system has one) is above the
+    number of cores, or when the repeats of any contender in ``runs`` have a :func:`spread` above
+    :data:`LOADED_SPREAD`. ``load`` and ``cores`` override what the system reports (for tests).
+    """
+    import os
+
+    cores = cores or os.cpu_count() or 1
+    if load is None and hasattr(os, "getloadavg"):
+        load = os.getloadavg()[0]
+    problems = []
+    if load is not None and load > cores:
+        problems.append(f"load average {load:.1f} on {cores} core(s): other programs were waiting for a core")
+    noisy = {label: spread(values) for label, values in (runs or {}).items() if len(values) >= 3 and median(values) > 0}
+    noisy = {label: value for label, value in noisy.items() if value > LOADED_SPREAD}
+    if noisy:
+        worst = max(noisy, key=noisy.get)
+        problems.append(f"the repeats of {worst} spread by {noisy[worst]:.0%} of their median")
+    if problems:
+        return ("WARNING: the machine was too loaded to trust this verdict (" + "; ".join(problems)
+                + "). Rerun when it is quieter, or trust only differences far larger than the noise.")
+    shown = f"load average {load:.1f} on {cores} core(s)" if load is not None else f"{cores} core(s)"
+    return f"The machine was quiet enough to trust the verdict ({shown}; repeats within {LOADED_SPREAD:.0%})."
+
+
+__all__ = ["crossover", "fit_exponent", "interleaved", "load_note", "median", "paired_ratio", "peak_memory", "spread",
+           "timed"]

@@ -1013,6 +1013,19 @@ def test_lab07_a_stale_check_on_the_part_alone_merges_a_changed_pair(lab07):
     assert "hint: your result holds b'aaaa', which no merge makes" in message
 
 
+
+def test_lab07_a_stale_check_that_never_compares_the_rank_is_told_a_merge_came_early(lab07):
+    """The pair at i is still a merge, of another rank: merging it at the popped rank is early, not
+    a missing push (the hint said so before)."""
+    graders, _ = lab07
+    merge_only = _lab07_variant("task2_merge_all_solution", "merge_all",
+                                "if right_start == end or ranks.get((left, parts[right_start])) != rank:",
+                                "if right_start == end or (left, parts[right_start]) not in ranks:")
+    for grader in (graders.check_merge_all, graders.check_merge_all_properties):
+        message = failure(grader, merge_only)
+        assert "hint: a merge was applied early" in message and "with the popped rank" in message, message
+        assert "a merge is missing" not in message and "leftmost pair" not in message
+
 def test_lab07_a_loop_that_rescans_for_the_best_pair_is_too_slow(lab07):
     graders, solutions = lab07
     rescan = _defined_in_notebook(solutions, """
@@ -1491,3 +1504,43 @@ def test_lab10_a_count_of_no_ranges_is_an_empty_dict(lab10):
         return solutions["tree_reduce"](parts, solutions["merge_two"]) if parts else None
 
     assert "hint: no ranges: return {}" in failure(graders.check_count_ranges, count_ranges, solutions["task_graph"])
+
+
+def test_lab09_warm_up_calls_are_named_not_blamed_on_the_rotation(lab09):
+    graders, _ = lab09
+    warm_up = _lab09_variant("task1_interleaved_solution", "interleaved", "    for r in range(rounds):\n",
+                             "    for label in labels:\n        contenders[label]()  # a warm-up run, not timed\n"
+                             "    for r in range(rounds):\n")
+    for grader in (graders.check_interleaved, graders.check_interleaved_properties):
+        message = failure(grader, warm_up)
+        assert "untimed warm-up runs?" in message and "before the first round" in message, message
+        assert "rotation" not in message and "round 0 ran" not in message
+
+
+def test_lab08_compatible_called_with_its_arguments_swapped_gets_a_hint(lab08):
+    graders, _ = lab08
+    swapped_search = _solution_variant("08_linear_encoding", "task2_backtrack_encode_solution", "backtrack_encode",
+                                       "compatible(tokens[-1], token, ranks)", "compatible(token, tokens[-1], ranks)")
+    swapped_table = _solution_variant("08_linear_encoding", "task3_last_tokens_solution", "last_tokens",
+                                      "compatible(last[start], token, ranks)", "compatible(token, last[start], ranks)")
+    for grader, learner in ((graders.check_backtrack_encode, swapped_search),
+                            (graders.check_backtrack_encode_properties, swapped_search),
+                            (graders.check_last_tokens, swapped_table), (graders.check_last_tokens_properties, swapped_table)):
+        message = failure(grader, learner)
+        assert "you call compatible(token, previous): the order of the arguments matters" in message, message
+
+
+def test_lab10_a_plan_cut_at_fixed_byte_sizes_is_told_to_cut_at_special_tokens(lab10):
+    graders, solutions = lab10
+    fixed_size = _defined_in_notebook(solutions, """
+def plan_ranges(paths, special_tokens, ranges_per_file):
+    ranges = []
+    for path in paths:
+        size = os.path.getsize(path)
+        step = max(1, -(-size // ranges_per_file))
+        ranges += [(path, start, min(size, start + step)) for start in range(0, size, step)]
+    return ranges
+""", "plan_ranges")
+    for grader in (graders.check_plan_ranges, graders.check_plan_ranges_properties):
+        message = failure(grader, fixed_size)
+        assert "which is no special token" in message and "a cut at a fixed size" in message, message

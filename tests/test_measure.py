@@ -218,3 +218,14 @@ def test_peak_memory_stops_tracing_when_the_call_raises():
     with pytest.raises(RuntimeError, match="boom"):
         peak_memory(fails)
     assert not tracemalloc.is_tracing()
+
+
+def test_load_note_warns_on_load_above_the_cores_or_on_spread_repeats():
+    from bpe_ref.measure import load_note
+
+    assert load_note(load=3.5, cores=2).startswith("WARNING: the machine was too loaded")
+    assert "load average 3.5 on 2 core(s)" in load_note(load=3.5, cores=2)
+    noisy = load_note({"heap": [1.0, 1.0, 1.6, 2.0, 1.1]}, load=0.2, cores=2)
+    assert noisy.startswith("WARNING") and "the repeats of heap spread by" in noisy
+    quiet = load_note({"heap": [1.0, 1.01, 1.02], "zero": [0.0, 0.0, 0.0]}, load=0.2, cores=2)
+    assert quiet.startswith("The machine was quiet enough")

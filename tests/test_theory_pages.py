@@ -976,6 +976,11 @@ def test_page06_prose_claims():
     entry = sys.getsizeof({i: b"" for i in range(50257)}) / 50257
     assert "about 52 bytes per entry" in text and round(entry) == 52
     assert "cost 36 bytes each" in text and sys.getsizeof(1000) + 8 == 36
+    # the merge parts: 112 bytes a token with a fresh int per part (the table), 73 with shared ints
+    from bpe_ref.course.figures.encode_decode import shared_parts_size
+
+    assert "112 (73 with\nthe ints shared)" in text and round(shared_parts_size() / 50257) == 73
+    assert "a 2-tuple and its pointer, 64 bytes" in text and sys.getsizeof((1000, 1001)) + 8 == 64
     tok = Tokenizer.gpt2()
     assert tok._tables.token_ids[ord("!")] == 0 and "gives `0x21` (`!`) the id 33 instead of 0" in text
     ranks = merge_ranks(tok.merges)
@@ -987,7 +992,11 @@ def test_page06_prose_claims():
     assert "gives\n  `[ab, c]` for `abc` when `(b, c)` was learned before `(a, b)`; BPE gives `[a, bc]`" in text
 def test_page07_prose_claims():
     """Section 4's reading of the long-piece measurement, and section 1's table."""
-    from bpe_ref.course.figures.heap_encoding import equivalence_rows, long_pieces_data
+    from bpe_ref.course.figures.heap_encoding import equivalence_rows, long_pieces_data, speed_factors
+
+    def paired_at(rows: dict, slower: str, faster: str, length: int) -> float:
+        return rows[slower]["seconds"][rows[slower]["lengths"].index(length)] / rows[faster]["seconds"][
+            rows[faster]["lengths"].index(length)]
 
     assert all(rounds == heap for _, _, rounds, heap in equivalence_rows())
     results = long_pieces_data()["results"]
@@ -998,12 +1007,26 @@ def test_page07_prose_claims():
         assert 1 < rows[naive]["exponent"] < 2, kind
         assert rows[naive]["exponent"] > rows[tiktoken]["exponent"], kind
         at = rows[naive]["lengths"].index(16000)
-        assert rows[naive]["seconds"][at] >= 1.0 and rows[heap]["seconds"][rows[heap]["lengths"].index(16000)] < 0.1
+        assert rows[naive]["seconds"][at] >= 1.0
+        assert paired_at(rows, naive, heap, 16000) >= 40, kind  # "seconds, 40 times the heap's time or more"
     one = results["one letter (a)"]
     assert all(n < h for n, h in zip(one[naive]["seconds"], one[heap]["seconds"]))  # rounds win at every length
+    text = " ".join(read(THEORY / "07-heap-encoding.md").split())
+    heap_k = sorted(rows[heap]["exponent"] for rows in results.values())
+    tiktoken_k = sorted(rows[tiktoken]["exponent"] for rows in results.values())
+    assert f"a little above 1 on all three, {heap_k[0]:.2f} to {heap_k[-1]:.2f}" in text and heap_k[0] > 1
+    assert f"grows about as the heap does ({tiktoken_k[0]:.2f} to {tiktoken_k[-1]:.2f} here)" in text
+    assert all(abs(rows[tiktoken]["exponent"] - rows[heap]["exponent"]) < 0.15 for rows in results.values())
+    from bpe_ref.course.figures.linear_encoding import growth_data, growth_rows
+
+    page08_heap = growth_rows(growth_data())[heap]["exponent"]  # the same harness, the same piece, another run
+    assert f"measured {page08_heap:.2f}, and on the shared course machine exponents move by that much" in text
+    assert abs(page08_heap - results["random letters"][heap]["exponent"]) >= 0.2
     for kind, rows in results.items():
         assert 0.8 <= rows[heap]["exponent"] <= 1.4, kind  # near 1
-        assert all(t < h for t, h in zip(rows[tiktoken]["seconds"], rows[heap]["seconds"])), kind
+        factors = dict(speed_factors(rows, heap))  # "a few times at 250 bytes, 10 times or more from 2,000 bytes on"
+        assert 2 < factors[250] < 10 and all(f >= 10 for n, f in factors.items() if n >= 2000), kind
+    assert 20 < max(dict(speed_factors(results["one letter (a)"], heap)).values()) < 30  # "up to about 25 times"
 
 
 def test_page07_traces_and_drill_facts():
@@ -1014,6 +1037,125 @@ def test_page07_traces_and_drill_facts():
     assert steps[4].entry == (1, 0) and dict(steps[4].parts)[0] == b"aa"  # exists, but starts (aa, aa)
     _, steps = trace(b" worked", WORK_MERGES)
     assert steps[4].entry == (5, 5) and steps[4].heap == ((6, 0),)  # the new pair starts at the left neighbour
+
+
+
+def test_page08_growth_prose_claims():
+    """Section 5's reading of the committed growth measurement."""
+    from bpe_ref.course.figures.heap_encoding import speed_factors
+    from bpe_ref.course.figures.linear_encoding import growth_data, growth_rows
+
+    text = " ".join(read(THEORY / "08-linear-encoding.md").split())
+    rows = growth_rows(growth_data())
+    others = {label: row["exponent"] for label, row in rows.items() if not label.startswith("naive")}
+    assert max(others.values()) < rows["naive (step 06)"]["exponent"]  # "the largest, well above 1"
+    assert f"all four fitted a little below 1, from {min(others.values()):.2f} to {max(others.values()):.2f}" in text
+    assert 0.7 < min(others.values()) and max(others.values()) < 1
+    from bpe_ref.course.figures.heap_encoding import long_pieces_data
+
+    page07_heap = long_pieces_data()["results"]["random letters"]["heap (step 07)"]["exponent"]
+    assert f"fitted the heap at {page07_heap:.2f}" in text and abs(page07_heap - others["heap (step 07)"]) >= 0.2
+    backtrack, table = rows["backtrack (step 08)"]["seconds"], rows["table (step 08)"]["seconds"]
+    assert all(b < t for b, t in zip(backtrack, table))  # "faster than the table at every length"
+    assert "about 5 to 7 times at 250 bytes, about 10 to 15 times from 2,000 bytes on" in text
+    for label in ("backtrack (step 08)", "table (step 08)"):
+        factors = dict(speed_factors(rows, label))
+        assert 4.5 <= factors[250] <= 7 and all(9.5 <= f <= 16 for n, f in factors.items() if n >= 2000), label
+
+# --- pages 06 to 10: a Spanish summary, then the idea in five minutes, run and checked ---------
+
+IDEA_PAGES = ["06-encode-decode.md", "07-heap-encoding.md", "08-linear-encoding.md", "09-benchmarks.md",
+              "10-beyond-one-machine.md"]
+IDEA_HEADING = "## The idea in five minutes"
+
+
+def run_idea(page: str) -> tuple[dict, str, str, list[str]]:
+    """The namespace, the code and the printed output of a page's five-minute snippet, and the text
+    blocks the page shows under it."""
+    body = section(read(THEORY / page), IDEA_HEADING)
+    blocks = python_blocks(body)
+    assert len(blocks) == 1, f"{page}: the idea in five minutes is one Python block"
+    namespace: dict = {}
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(blocks[0], f"{page} (the idea in five minutes)", "exec"), namespace)  # noqa: S102
+    return namespace, blocks[0], printed.getvalue(), re.findall(r"^```text\n(.*?)^```", body, re.DOTALL | re.MULTILINE)
+
+
+@pytest.mark.parametrize("page", IDEA_PAGES)
+def test_a_spanish_summary_then_the_idea_in_five_minutes_then_the_rigour(page):
+    text = read(THEORY / page)
+    summary, idea = (text.index(f"\n{heading}\n") for heading in ("## Resumen", IDEA_HEADING))
+    first = text.index("\n## 1. ")
+    assert summary < idea < first, f"{page}: '## Resumen', then '{IDEA_HEADING}', then section 1"
+    resumen = " ".join(section(text, "## Resumen").split())
+    sentences = re.findall(r"[^.!?]+[.!?](?=\s|$)", resumen)
+    assert 5 <= len(sentences) <= 10, f"{page}: the summary has {len(sentences)} sentences"
+    _, code, printed, shown = run_idea(page)
+    assert len(code.rstrip("\n").splitlines()) <= 30, f"{page}: the idea takes {len(code.splitlines())} lines"
+    assert shown and printed == shown[0], f"{page}: the trace under the snippet is not what it prints:\n{printed}"
+
+
+def small_corpora(seed: int, count: int, alphabet: str = "abc"):
+    """``count`` (words, merges) pairs: merges the naive trainer learns from a few random words."""
+    import random
+
+    from bpe_ref.train.step01_naive import train
+
+    rng = random.Random(seed)
+    for _ in range(count):
+        words = {"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 7))): rng.randint(1, 5) for _ in range(5)}
+        merges = train({word.encode(): n for word, n in words.items()}, rng.randint(0, 10))
+        yield sorted(words), [(left.decode(), right.decode()) for left, right in merges]
+
+
+def reference_encoding(word: str, merges: list[tuple[str, str]]) -> list[str]:
+    from bpe_ref.encode.step06_naive import encode_pretoken, merge_ranks
+
+    ranks = merge_ranks([(left.encode(), right.encode()) for left, right in merges])
+    return [token.decode() for token in encode_pretoken(word.encode(), ranks)]
+
+
+def test_the_ideas_of_pages_06_07_and_08_encode_as_bpe_ref_does():
+    encode_06 = run_idea("06-encode-decode.md")[0]["encode_word"]
+    encode_07 = run_idea("07-heap-encoding.md")[0]["encode_one_merge_at_a_time"]
+    page08 = run_idea("08-linear-encoding.md")[0]
+    with contextlib.redirect_stdout(io.StringIO()):
+        for words, merges in small_corpora(seed=6, count=40):
+            for word in [*words, "".join(words)[:7]]:
+                expected = reference_encoding(word, merges)
+                assert encode_06(word, merges) == expected == encode_07(word, merges), (word, merges)
+                assert page08["bpe"](word, merges) == expected and page08["local_splits"](word, merges) == [expected]
+
+
+def test_one_training_run_never_learns_two_merges_with_the_same_bytes():
+    """Pages 06, 07 and 08: two merges that make the same bytes come from edited merge lists only."""
+    for _, merges in small_corpora(seed=7, count=300, alphabet="ab"):
+        results = [left + right for left, right in merges]
+        assert len(set(results)) == len(results), merges
+
+
+def test_the_idea_of_page_09_flips_in_blocks_and_not_in_rounds():
+    namespace = run_idea("09-benchmarks.md")[0]
+    truth = namespace["cost"]["A"] / namespace["cost"]["B"]
+    assert namespace["in_blocks"] < 1 < truth  # blocks say B is the slower one
+    assert sorted(namespace["per_round"])[len(namespace["per_round"]) // 2] == truth
+
+
+def test_the_idea_of_page_10_is_exact_at_special_tokens_only():
+    import random
+
+    namespace = run_idea("10-beyond-one-machine.md")[0]
+    count, count_in_pieces, eot = namespace["count"], namespace["count_in_pieces"], namespace["EOT"]
+    rng = random.Random(10)
+    for _ in range(50):
+        docs = [" ".join(rng.choice(["the", "cat", "sat", "a", "hat"]) for _ in range(rng.randint(0, 6)))
+                for _ in range(rng.randint(1, 5))]
+        text = eot.join(docs)
+        at_tokens = [m.start() for m in re.finditer(re.escape(eot), text)]
+        assert count_in_pieces(text, sorted(rng.sample(at_tokens, rng.randint(0, len(at_tokens))))) == count(text)
+    text = namespace["text"]
+    assert count_in_pieces(text, namespace["by_size"]) != count(text)
 
 
 def test_page09_prose_claims():

@@ -150,6 +150,14 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
             return (f"your result holds {unmade[0]!r}, which no merge makes: a popped (rank, i) is stale also when the "
                     "part at i still exists but the pair starting there is another one now (its neighbour grew): "
                     "check ranks.get((parts[i], next part)) == rank before merging")
+    if got != expected and any(got == pop_loop_without_rank_check(parts, ranks, heap, merges_only)
+                               for merges_only in (True, False)):
+        return ("a merge was applied early: a popped (rank, i) can be stale while the part at i still exists and "
+                "even starts a pair that is a merge, because that pair changed since the push (its neighbour, or the "
+                "part itself, grew) and has another rank now; merging it at the popped rank jumps ahead of merges of "
+                "lower rank (page 07, pitfall 'Checking only that the part exists'). Compare the rank of the pair that "
+                "starts at i now, ranks.get((parts[i], next part)), with the popped rank, and skip the entry if they "
+                "differ")
     hint = encode_hint((b"".join(parts), ranks), expected, got)
     if hint:
         return hint
@@ -183,6 +191,32 @@ def pop_loop_pushing_left_pair_at_merged_position(parts: list[bytes], ranks: dic
                      (parts[prev[start]], parts[start]) if prev[start] != -1 else None):
             if pair in ranks:
                 heapq.heappush(heap, (ranks[pair], start))  # the mistake: the left pair at start, not prev[start]
+    return [part for part in parts if part is not None]
+
+
+def pop_loop_without_rank_check(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entry],
+                                merges_only: bool) -> list[bytes]:
+    """Page 07's pitfall 1, to recognise it: the pop loop whose stale check looks at the part only
+    (``merges_only=False``) or also asks that the pair be a merge (``True``), but never compares its rank."""
+    parts, heap, end = list(parts), list(heap), len(parts)
+    next_ = list(range(1, end + 1))
+    prev = list(range(-1, end - 1))
+    while heap:
+        _, start = heapq.heappop(heap)
+        if not 0 <= start < end or parts[start] is None or next_[start] == end:
+            continue
+        right = next_[start]
+        if merges_only and (parts[start], parts[right]) not in ranks:
+            continue
+        parts[start], parts[right] = parts[start] + parts[right], None
+        after = next_[start] = next_[right]
+        if after != end:
+            prev[after] = start
+            if (parts[start], parts[after]) in ranks:
+                heapq.heappush(heap, (ranks[parts[start], parts[after]], start))
+        before = prev[start]
+        if before != -1 and (parts[before], parts[start]) in ranks:
+            heapq.heappush(heap, (ranks[parts[before], parts[start]], before))
     return [part for part in parts if part is not None]
 
 

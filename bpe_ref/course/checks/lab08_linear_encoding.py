@@ -199,6 +199,12 @@ def backtrack_hint(args: tuple, expected: object, got: object) -> str | None:
     pretoken, ranks = args
     if not isinstance(got, list) or not all(type(token) is bytes for token in got):
         return None
+    if got != expected and got == swapped_backtrack(pretoken, ranks):
+        if got == greedy_longest(pretoken, ranks):  # here both mistakes give these tokens: name both
+            return ("the longest valid prefix at each step is not always right, or " + SWAPPED_HINT
+                    + "; and if you do not test compatibility at all: the next token must be compatible with the "
+                    "previous one, and when nothing fits, back up")
+        return SWAPPED_HINT
     if b"".join(got) == pretoken:
         invalid = [token for token in got if encode_pretoken(token, ranks) != [token]]
         if invalid:
@@ -214,6 +220,62 @@ def backtrack_hint(args: tuple, expected: object, got: object) -> str | None:
                         "is compatible with the token before it, that position is dead; back up (drop the previous "
                         "token, try a shorter one at its start)")
     return encode_hint(args, expected, got)
+
+
+SWAPPED_HINT = ("you call compatible(token, previous): the order of the arguments matters. compatible(left, right) "
+                "asks whether BPE of left + right gives [left, right], so the token before comes first: "
+                "compatible(previous, token). Swapped, it asks about the two tokens in the opposite order, a "
+                "different text")
+
+
+def _valid_tokens(pretoken: bytes, ranks: dict[Pair, int]) -> set[bytes]:
+    valid = {bytes([byte]) for byte in pretoken}
+    return valid | {left + right for left, right in ranks if encode_pretoken(left + right, ranks) == [left + right]}
+
+
+def swapped_backtrack(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes] | None:
+    """Task 2 with the arguments of compatible swapped, to recognise the mistake (None if it breaks)."""
+    valid = _valid_tokens(pretoken, ranks)
+    longest, n = max(map(len, valid), default=1), len(pretoken)
+
+    def starting_at(pos: int) -> list[bytes]:
+        return [pretoken[pos:end] for end in range(min(n, pos + longest), pos, -1) if pretoken[pos:end] in valid]
+
+    alive, tokens, stack = [True] * (n + 1), [], []
+    pos, candidates, index, steps = 0, starting_at(0), 0, 0
+    while pos < n:
+        steps += 1
+        if steps > 100 * (n + 1) ** 2 or (index >= len(candidates) and not stack):
+            return None
+        if index < len(candidates):
+            token = candidates[index]
+            end = pos + len(token)
+            if alive[end] and (not tokens or compatible(token, tokens[-1], ranks)):
+                tokens.append(token)
+                stack.append((pos, candidates, index))
+                pos, candidates, index = end, starting_at(end) if end < n else [], 0
+            else:
+                index += 1
+            continue
+        alive[pos] = False
+        tokens.pop()
+        pos, candidates, index = stack.pop()
+        index += 1
+    return tokens
+
+
+def swapped_last_tokens(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes | None]:
+    """Task 3 with the arguments of compatible swapped, to recognise the mistake."""
+    valid = _valid_tokens(pretoken, ranks)
+    longest = max(map(len, valid), default=1)
+    last: list[bytes | None] = [None]
+    for end in range(1, len(pretoken) + 1):
+        for start in range(max(0, end - longest), end):
+            token = pretoken[start:end]
+            if token in valid and (start == 0 or (start < len(last) and compatible(token, last[start], ranks))):
+                last.append(token)
+                break
+    return last
 
 
 def greedy_longest(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
@@ -284,6 +346,8 @@ def last_tokens_hint(args: tuple, expected: object, got: object) -> str | None:
     pretoken, ranks = args
     if not isinstance(got, list) or not isinstance(expected, list):
         return None
+    if got != expected and got == swapped_last_tokens(pretoken, ranks):
+        return SWAPPED_HINT
     if len(got) == len(expected) - 1:
         return "last has one entry per prefix, the empty one included: len(pretoken) + 1 entries, last[0] is None"
     if len(got) != len(expected):

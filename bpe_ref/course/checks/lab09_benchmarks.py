@@ -148,6 +148,14 @@ def interleaved_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(have, list) and [c[0] for c in want] != [c[0] for c in have if isinstance(c, tuple)]:
         labels = list(costs)
         ran = [c[0] for c in have if isinstance(c, tuple)]
+        extra = len(ran) - len(want)
+        if extra > 0 and all(ran.count(label) >= rounds for label in labels):
+            where = ("before the first round" if ran[extra:] == [c[0] for c in want]
+                     else "besides the timed ones")
+            return (f"{extra} call(s) more than rounds × contenders ({len(want)}), {where}: untimed warm-up runs? "
+                    "This task times every call it makes: exactly one call of each contender per round. Whether to "
+                    "warm up is the caller's choice (warm or cold cache, page 09, section 3): a caller who wants it "
+                    "runs the contenders once before calling interleaved, or drops round 0")
         rule = "round r starts with the contender at position r % n, then the others in order, wrapping around " \
                "(labels[r % n:] + labels[:r % n])"
         if ran == labels * rounds:

@@ -239,9 +239,48 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
                 "each one would be a task on the cluster that does nothing")
     if isinstance(args[1], list) and not args[1] and len(got) != len(expected):
         return "with no special tokens there is no safe cut: one range (path, 0, size) per file that is not empty"
+    unsafe = cut_inside_text(args, got)
+    if unsafe:
+        return unsafe
     if len(got) < len(expected):
         return ("fewer ranges than expected: cut each file with find_chunk_boundaries(path, ranges_per_file, tokens) "
                 "and turn consecutive boundaries into ranges; every file gets its own")
+    return None
+
+
+def file_bytes(file: object) -> bytes | None:
+    """The bytes of a plan's file: a ``CorpusFile``'s data, or what its path holds (None if unreadable)."""
+    if isinstance(file, CorpusFile):
+        return file.data
+    if type(file) is str:
+        try:
+            with open(file, "rb") as handle:
+                return handle.read()
+        except OSError:
+            return None
+    return None
+
+
+def cut_inside_text(args: tuple, got: list) -> str | None:
+    """A hint when a range of ``got`` starts inside a file but not at one of its special tokens: cuts
+    at fixed byte sizes (``size // ranges_per_file``), which can split a word or a character."""
+    files, special_tokens = args[0], args[1]
+    if type(files) is not list or type(special_tokens) is not list:
+        return None
+    tokens = [token.encode("utf-8") for token in special_tokens if type(token) is str]
+    for item in got:
+        if not (type(item) is tuple and len(item) == 3 and type(item[0]) is str and type(item[1]) is int):
+            continue
+        label, start = item[0], item[1]
+        index = int(label[6:-1]) if label.startswith("paths[") and label[6:-1].isdigit() else None
+        data = file_bytes(files[index]) if index is not None and index < len(files) else None
+        if type(data) is not bytes or not 0 < start < len(data) or any(data.startswith(t, start) for t in tokens):
+            continue
+        return (f"the range {item!r} starts at byte {start} of {label}, which is no special token "
+                f"({data[max(0, start - 6):start]!r} | {data[start:start + 6]!r}): a cut at a fixed size can fall "
+                "inside a word or a character, and each range then counts its piece as a pretoken of its own. Cut "
+                "with find_chunk_boundaries(path, ranges_per_file, tokens), which moves each guess to the next "
+                "special token (and cuts nowhere when there is none after it)")
     return None
 
 

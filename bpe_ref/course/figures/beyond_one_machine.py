@@ -202,6 +202,7 @@ def rates() -> dict:
         "count_bytes_per_second": counting["bytes"] / counting["seconds"],
         "reduce_entries_per_second": reduce["tree_entries"] / reduce["tree_seconds"],
         "merge_seconds_per_distinct_byte": per_byte[len(per_byte) // 2],
+        "loop_merges": loops[0]["merges"],  # the rate above is that of a loop of this many merges
         "round_trip_seconds": min(w["round_trip_seconds"] for w in r["dask"]["workers"]),
         "entry_bytes": r["network"]["rows"][0]["count_bytes"] / r["network"]["rows"][0]["distinct_summed"],
         "memory_bytes_per_entry": r["memory"]["bytes_per_entry"],
@@ -351,12 +352,17 @@ def cost_model_snippet() -> str:
         + " and ".join(f"fitted on {label} ($K$ = {fits[label][0]:.2f}, β = {fits[label][1]:.2f})" for label in COST_FITS)
         + f"; ranges of {MODEL_RANGE_BYTES // 2**20} MiB; {MODEL_CORES:,} cores for the map.\n\n"
         + markdown_table(["corpus", "$W$ fitted on", "$W$ predicted", "count, 1 core", f"count, {MODEL_CORES:,} cores",
-                          "counts sent", "counts in memory", "last merge of the reduce", "merge loop"], rows,
+                          "counts sent", "counts in memory", "last merge of the reduce",
+                          f"merge loop, {m['loop_merges']:,} merges"], rows,
                          align="llrrrrrrr")
-        + f"\nAggregating pair counts across the cluster instead would cost at least one round trip per merge: "
-        f"{MODEL_MERGES:,} merges × {per_merge * 1000:.1f} ms (one tiny task's round trip on this machine, the least a "
-        f"round can cost) = {duration(MODEL_MERGES * per_merge)} of waiting, whatever the corpus size, before any "
-        "work or any wait for the slowest worker.\n")
+        + f"\nThe merge loop's rate was measured on loops of {m['loop_merges']:,} merges, so its column is for "
+        f"{m['loop_merges']:,} merges; a larger vocabulary's loop takes longer, by an amount not measured here. "
+        "Aggregating pair counts across the cluster instead would cost at least one round trip per merge, "
+        f"{per_merge * 1000:.1f} ms each (one tiny task's round trip on this machine, the least a round can cost): "
+        f"{m['loop_merges']:,} merges × {per_merge * 1000:.1f} ms = {duration(m['loop_merges'] * per_merge)}, and for "
+        f"a {MODEL_MERGES:,}-token vocabulary {MODEL_MERGES:,} merges × {per_merge * 1000:.1f} ms = "
+        f"{duration(MODEL_MERGES * per_merge)} of waiting, whatever the corpus size, before any work or any wait for "
+        "the slowest worker.\n")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -199,6 +199,14 @@ def layout_sizes() -> list[tuple[str, int]]:
     ]
 
 
+def shared_parts_size() -> int:
+    """The merge parts as tuples that share one int object per token number (as a list built from
+    one table of ids would), instead of a fresh int for every part (as parsing a file gives)."""
+    tables = Tokenizer.gpt2()._tables
+    ids = [int(str(t)) for t in range(256 + len(tables.merge_parts))]  # one object per token number
+    return deep_size([(ids[left], ids[right]) for left, right in tables.merge_parts])
+
+
 def layouts_snippet() -> str:
     sizes = layout_sizes()
     tok = Tokenizer.gpt2()
@@ -209,6 +217,8 @@ def layouts_snippet() -> str:
         f"GPT-2's {thousands(n)} tokens, {average:.2f} bytes each on average; sizes as `sys.getsizeof` reports them "
         f"in CPython {sys.version_info.major}.{sys.version_info.minor} (64-bit), each object counted once.\n\n"
         + markdown_table(["layout", "MB", "bytes per token"], rows, "lrr")
+        + f"\nThe merge parts' row gives every part a fresh `int` (28 bytes), as parsing `merges.txt` does; tuples "
+        f"that share one `int` per token number take {shared_parts_size() / n:.1f} bytes per token.\n"
     )
 
 

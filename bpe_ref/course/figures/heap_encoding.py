@@ -159,6 +159,17 @@ def long_pieces_data(path: Path = LONG_PIECES_JSON) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def speed_factors(rows: dict, slower: str, faster: str = "tiktoken") -> list[tuple[int, float]]:
+    """``(length, slower's time / faster's time)`` at each length both were measured at."""
+    times = dict(zip(rows[faster]["lengths"], rows[faster]["seconds"]))
+    return [(n, t / times[n]) for n, t in zip(rows[slower]["lengths"], rows[slower]["seconds"]) if n in times]
+
+
+def factor_range(factors: list[tuple[int, float]], shortest: int = 0) -> str:
+    kept = [f for n, f in factors if n >= shortest]
+    return f"{min(kept):.1f}× to {max(kept):.1f}×"
+
+
 def long_pieces_snippet(data: dict | None = None) -> str:
     data = long_pieces_data() if data is None else data
     results = data["results"]
@@ -176,7 +187,12 @@ def long_pieces_snippet(data: dict | None = None) -> str:
         + f"\nCPU time, median of {data['repeats']} runs, GPT-2's vocabulary, measured on {data['machine']} ({data['date']}; file "
         "[`benchmarks/heap_encoding/long_pieces.json`](benchmarks/heap_encoding/long_pieces.json)). "
         "The exponent is the slope of log time against log length over the longer half of the lengths; "
-        "tiktoken's time includes its regex.\n"
+        "tiktoken's time includes its regex.\n\n"
+        "tiktoken against step 07's heap (the heap's time over tiktoken's, at every length measured): "
+        + "; ".join(f"{kind} {factor_range(speed_factors(rows, 'heap (step 07)'))}"
+                    f" ({factor_range(speed_factors(rows, 'heap (step 07)'), 2000)} from 2,000 bytes on)"
+                    for kind, rows in results.items())
+        + ".\n"
     )
 
 

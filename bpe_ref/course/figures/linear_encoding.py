@@ -27,6 +27,7 @@ from ...encode.step08_counting import prefix_token_counts
 from ...encode.step08_table import last_tokens
 from ...encode.step08_valid_tokens import ValidTokens, compatible
 from .common import code, code_token, markdown_table, save_png, show_word, use_agg
+from .heap_encoding import factor_range, speed_factors
 from .long_pieces import measure
 from .step_diffs import encoder_diff_snippets
 
@@ -238,7 +239,10 @@ def growth_snippet() -> str:
                        align="l" + "r" * (len(shown) + 1))
         + f"\nOne pretoken of random letters (page 07's piece), CPU time, median of {data['repeats']} runs of the "
         "encoders in turn; `k` is the slope of log time against log length over the longer half of the lengths "
-        f"(page 07's harness, `bpe_ref/course/figures/long_pieces.py`). Measured {data['date']} on {data['machine']}.\n"
+        f"(page 07's harness, `bpe_ref/course/figures/long_pieces.py`). Measured {data['date']} on {data['machine']}.\n\n"
+        "tiktoken against each of the course's encoders (their time over tiktoken's, at every length measured): "
+        + "; ".join(f"{label} {factor_range(speed_factors(rows, label))}" for label in rows if label != "tiktoken")
+        + ".\n"
     )
 
 
