@@ -220,6 +220,8 @@ def test_a_missing_file_among_many_is_named_before_any_work(tmp_path, corpus, mo
     (["--out", "ids.bin"], "the output is a NumPy .npy file, so its name must end in .npy"),
     (["--out", "no/such/folder/ids.npy"], "folder no/such/folder not found"),
     (["--model", "no/such/model"], "model folder not found: no/such/model"),
+    (["--out", "."], "--out .: a folder is there, and this writes a file"),
+    (["--out", f"{STORIES}/ids.npy"], f"{STORIES} is a file, not a folder"),
     (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler is for --engine dask (pass both)"),
     (["--workers", "2"], "--workers is for --engine dask"),
 ])

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
-from . import plural
+from . import check_output_file, plural
 from .engine import add_engine_arguments, check_engine_arguments, dask_client
 
 RANGE_BYTES = 8 << 20  # at most about this much text per range (where special tokens allow a cut)
@@ -62,10 +62,9 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.engine != "dask":
         raise ValueError("--workers is for --engine dask (the local engine encodes in this process)")
     check_engine_arguments(args)
+    check_output_file(args.out)
     if args.out.suffix != ".npy":
         raise ValueError(f"--out {args.out}: the output is a NumPy .npy file, so its name must end in .npy")
-    if not args.out.parent.is_dir():
-        raise FileNotFoundError(f"--out {args.out}: folder {args.out.parent} not found")
     if not args.model.is_dir():
         raise FileNotFoundError(f"model folder not found: {args.model} (it should hold {VOCAB_FILENAME} and {MERGES_FILENAME})")
     special_tokens = () if args.no_special_tokens else tuple(args.special_tokens or DEFAULT_SPECIAL_TOKENS)
