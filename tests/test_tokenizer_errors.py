@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bpe_ref import ENCODE_METHODS, Tokenizer
@@ -139,6 +141,17 @@ def test_vocab_without_every_byte():
 def test_malformed_vocab_or_merges(vocab, merges, error, message):
     with pytest.raises(error, match=message):
         Tokenizer(vocab, merges)
+
+
+@pytest.mark.parametrize("name", ["vocab.json", "merges.txt"])
+def test_files_that_are_not_utf8_are_named(tmp_path, name):
+    """A binary file given as vocab.json or merges.txt: the message names it and the byte offset
+    (it was only "'utf-8' codec can't decode byte 0xd3")."""
+    Tokenizer(BYTES | {256: b"ab"}, [(b"a", b"b")]).save(tmp_path)
+    bad = tmp_path / name
+    bad.write_bytes(bad.read_bytes()[:10] + b"\xd3\xff" + bad.read_bytes()[10:])
+    with pytest.raises(ValueError, match=rf"{re.escape(str(bad))} is not valid UTF-8: byte offset 10\b"):
+        Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
 
 
 def test_from_files_missing(tmp_path):

@@ -141,6 +141,14 @@ def test_corpus_of_only_special_tokens_or_single_characters(method):
 # --- text that cannot be UTF-8 encoded (lone surrogates): ValueError ----------------------------
 
 
+@pytest.mark.parametrize("text", [b"low lower", bytearray(b"low"), 42, None, ["low"]])
+def test_train_on_text_takes_a_str(text):
+    """Bytes used to fail deep inside with AttributeError; the message says to decode them."""
+    hint = "decode bytes to str first" if isinstance(text, (bytes, bytearray)) else "for a file, call train_bpe"
+    with pytest.raises(TypeError, match=rf"train_bpe_on_text takes the text as a str, got {type(text).__name__}.*{hint}"):
+        train_bpe_on_text(text, 300, special_tokens=[EOT])
+
+
 @pytest.mark.parametrize("method", TRAIN_METHODS)
 def test_lone_surrogate_in_text(method):
     with pytest.raises(ValueError, match=r"cannot be UTF-8 encoded: lone surrogate U\+D83D at index 6"):
