@@ -263,7 +263,16 @@ def connect(scheduler: str | None = None, num_workers: int | None = None,
     if scheduler is None:
         if num_workers is not None and (not isinstance(num_workers, int) or num_workers < 1):
             raise ValueError(f"num_workers must be a positive int or None, got {num_workers!r}")
-        with LocalCluster(n_workers=num_workers or default_num_workers(), threads_per_worker=1, processes=True,
+        import dask
+
+        from .main_guard import main_module_problem, warn_from_caller
+
+        processes = True
+        problem = main_module_problem(dask.config.get("distributed.worker.multiprocessing-method", "spawn"))
+        if problem is not None:  # worker processes could not start (bpe_ref.main_guard): threads of this one can
+            warn_from_caller(f"the local Dask cluster runs its workers as threads of this process: {problem}")
+            processes = False
+        with LocalCluster(n_workers=num_workers or default_num_workers(), threads_per_worker=1, processes=processes,
                           dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
             yield client
         return

@@ -226,6 +226,23 @@ def test_count_pretokens_starts_and_stops_its_own_cluster(write_corpus, capsys):
     assert count_pretokens(paths, [EOT], num_workers=1, progress=True) == serial_count(paths, [EOT])
 
 
+def test_a_local_cluster_whose_worker_processes_cannot_start_runs_threads_and_says_why(write_corpus, monkeypatch):
+    """A script with no main guard, or read from standard input (bpe_ref.main_guard; the scripts
+    themselves are run in test_train_errors.py): its Nannies failed to start, with tracebacks."""
+    from bpe_ref import main_guard
+
+    asked = []
+    monkeypatch.setattr(main_guard, "main_module_problem",
+                        lambda method: asked.append(method) or "put the script's work under its guard")
+    paths = [write_corpus(f"one two{EOT}three" * 20)]
+    with pytest.warns(RuntimeWarning, match="the local Dask cluster runs its workers as threads of this process: "
+                                            "put the script's work under its guard"):
+        with connect(None, 1) as client:
+            assert not client.cluster.processes
+            assert count_pretokens_with(client, paths, [EOT]) == serial_count(paths, [EOT])
+    assert asked == [dask.config.get("distributed.worker.multiprocessing-method")]
+
+
 @pytest.fixture
 def cli_cluster(tmp_path):
     """A scheduler and two workers started by Dask's command-line programs, as on a real cluster."""
