@@ -62,7 +62,7 @@ if TYPE_CHECKING:  # dask is imported only when a cluster is used: the rest need
     from distributed import Client
 
 __all__ = [
-    "CONNECT_TIMEOUT", "FileRange", "MAX_RANGE_BYTES", "RANGES_PER_WORKER", "check_paths", "connect", "corpus_paths",
+    "CONNECT_TIMEOUT", "FileRange", "NotAScheduler", "check_scheduler_answers", "MAX_RANGE_BYTES", "RANGES_PER_WORKER", "check_paths", "connect", "corpus_paths",
     "Packed", "count_pretokens", "count_pretokens_with", "count_range", "count_ranges", "merge_two", "plan_ranges",
     "plan_ranges_by_size", "range_bytes_for", "serial_count", "tree_reduce", "worker_error",
 ]
@@ -246,7 +246,7 @@ def serial_count(paths: StrPath | Iterable[StrPath], special_tokens: Sequence[st
 
 @contextmanager
 def connect(scheduler: str | None = None, num_workers: int | None = None,
-            timeout: float = CONNECT_TIMEOUT) -> Iterator[Client]:
+            timeout: float | None = None) -> Iterator[Client]:
     """A Dask client for the block: of a new local cluster, or of the scheduler at ``scheduler``.
 
     ``scheduler=None`` starts a cluster of ``num_workers`` processes on this machine (default: one
@@ -255,7 +255,9 @@ def connect(scheduler: str | None = None, num_workers: int | None = None,
     the exception the task raised. An address such as ``"tcp://10.0.0.5:8786"`` connects to a
     running cluster (``dask scheduler`` and ``dask worker`` started by hand or by a cluster
     manager); ``num_workers`` must then be ``None``, and the cluster is left running. A scheduler
-    that does not answer within ``timeout`` seconds is a ``ConnectionError`` naming its address.
+    that does not answer within ``timeout`` seconds (default :data:`CONNECT_TIMEOUT`) is a
+    ``ConnectionError`` naming its address, and so is something else listening there (the
+    dashboard's web server, say): :func:`check_scheduler_answers` asks before Dask does.
     ``client.dashboard_link`` is the address of Dask's dashboard (it needs the ``bokeh`` package).
     """
     from distributed import Client, LocalCluster
@@ -281,8 +283,12 @@ def connect(scheduler: str | None = None, num_workers: int | None = None,
     if num_workers is not None:
         raise ValueError(f"num_workers={num_workers} is for a local cluster: the cluster at {scheduler} has the "
                          "workers it was started with")
+    timeout = CONNECT_TIMEOUT if timeout is None else timeout
     try:
+        check_scheduler_answers(scheduler, timeout)
         client = Client(scheduler, timeout=timeout)
+    except NotAScheduler:
+        raise
     except ValueError as err:  # an address Dask cannot read
         raise ValueError(f"not a Dask scheduler address: {scheduler!r} ({err}); write it as 'tcp://host:8786'") from None
     except (OSError, TimeoutError) as err:
@@ -290,6 +296,55 @@ def connect(scheduler: str | None = None, num_workers: int | None = None,
                               "running, and is the address (host and port) right?") from None
     with client:
         yield client
+
+
+class NotAScheduler(ConnectionError):
+    """Something answers at the address, but not a Dask scheduler."""
+
+
+HANDSHAKE_BYTES = 1 << 20  # a Dask handshake is tens of bytes; a length past this is not one
+
+
+def check_scheduler_answers(scheduler: str, timeout: float) -> None:
+    """Open a TCP connection to ``scheduler`` and wait for the handshake a Dask scheduler sends
+    first: ``NotAScheduler`` naming the address if none comes within ``timeout`` seconds or the
+    bytes are not one, ``OSError`` if nothing listens.
+
+    Dask's own client trusts the first 8 bytes it reads to be a message's length: a web server
+    there (the dashboard's port, 8787, for the scheduler's, 8786) answers its greeting with
+    ``HTTP/1.1 400``, read as a length of 3.07 EiB, or says nothing and the client waits for minutes.
+    Addresses other than ``tcp://`` are left to Dask.
+    """
+    import socket
+    import struct
+    import time
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    scheme, location = parse_address(scheduler)
+    if scheme != "tcp":
+        return
+    host, port = parse_host_port(location)
+    deadline = time.monotonic() + timeout
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        header = b""
+        while len(header) < 8:
+            sock.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                data = sock.recv(8 - len(header))
+            except TimeoutError:
+                data = None
+            if not data:
+                said = f"only {header!r}" if header else "nothing"
+                why = "in" if data is None else "and closed the connection, in"
+                raise NotAScheduler(
+                    f"{scheduler} is not a Dask scheduler: something listens there but said {said} {why} "
+                    f"{timeout:g} s, where a scheduler greets at once (is it the dashboard's port? the scheduler's "
+                    "is usually 8786, its dashboard 8787)") from None
+            header += data
+    if struct.unpack("<Q", header)[0] > HANDSHAKE_BYTES:
+        raise NotAScheduler(f"{scheduler} is not a Dask scheduler: it answered {header!r}, not a Dask handshake "
+                            "(a web server? the scheduler's port is usually 8786, its dashboard 8787)")
 
 
 def count_pretokens_with(client: Client, paths: StrPath | Iterable[StrPath], special_tokens: Sequence[str], *,

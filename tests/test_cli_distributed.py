@@ -204,6 +204,31 @@ def test_an_unreachable_scheduler_is_named_within_seconds(tmp_path, corpus, mode
     assert not (tmp_path / "ids.npy").exists()
 
 
+def test_a_web_server_at_the_scheduler_address_is_one_line(tmp_path, corpus, capsys, monkeypatch):
+    """The dashboard's port given for the scheduler's: it used to hang for minutes, and a plain
+    web server to end in a traceback about allocating 3.07 EiB."""
+    import http.server
+    import threading
+
+    from bpe_ref import distributed
+
+    monkeypatch.setattr(distributed, "CONNECT_TIMEOUT", 1.0)  # a scheduler greets within milliseconds
+    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    thread = threading.Thread(target=web.serve_forever, daemon=True)
+    thread.start()
+    address = f"tcp://127.0.0.1:{web.server_address[1]}"
+    try:
+        started = time.perf_counter()
+        assert main(["train", str(corpus[0]), "--engine", "dask", "--scheduler", address, "--no-progress"]) == 2
+        assert time.perf_counter() - started < 5
+    finally:
+        web.shutdown()
+        web.server_close()
+        thread.join()
+    assert error_line(capsys).startswith(f"error: {address} is not a Dask scheduler: something listens there but "
+                                         "said nothing in 1 s")
+
+
 def test_a_missing_file_among_many_is_named_before_any_work(tmp_path, corpus, model, capsys):
     missing = tmp_path / "no_such_part.txt"
     paths = [str(corpus[0]), str(missing), str(corpus[1])]
