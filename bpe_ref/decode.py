@@ -29,6 +29,7 @@ b'ab'
 
 from __future__ import annotations
 
+import operator
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -104,8 +105,8 @@ class ArenaDecoder:
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token; ``ValueError`` naming the id if there is no such token."""
-        if not isinstance(token_id, int):
-            raise unknown_id(token_id)
+        if type(token_id) is not int:
+            token_id = as_token_id(token_id)
         place = token_id if self.position is None else self.position.get(token_id, -1)
         try:
             return decode_with_arena((place,), self.buffer, self.offsets)
@@ -113,9 +114,20 @@ class ArenaDecoder:
             raise unknown_id(token_id) from None
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        """The concatenated bytes of ``ids``; ``ValueError`` naming the first unknown id."""
+        """The concatenated bytes of ``ids``; ``ValueError`` naming the first unknown id.
+
+        ``ids`` may hold NumPy integers, or be a NumPy integer array (what ``encode-corpus``
+        writes); ``TypeError`` for anything that is not an integer, ``bool`` included.
+        """
+        dtype = getattr(ids, "dtype", None)
+        if dtype is not None and hasattr(ids, "tolist"):  # a NumPy array: plain ints, in C
+            if dtype.kind not in "iu":
+                raise NotAnId(f"token ids are integers: got an array of {dtype}")
+            ids = ids.tolist()
         try:
             return b"".join(map(self._cache.__getitem__, ids))
+        except NotAnId:
+            raise
         except TypeError as err:  # ids not iterable, or an unhashable id such as a list
             raise TypeError(f"decode takes an iterable of int token ids: {err}") from None
 
@@ -132,8 +144,31 @@ class _TokenCache(dict):
 
     def __missing__(self, token_id: int) -> bytes:
         token = self.decoder.token_bytes(token_id)
-        self[token_id] = token
+        # False == 0 and True == 1 as dict keys: with 0 or 1 cached, a bool would be taken for an
+        # id without a word. Never caching them sends every 0, 1 and bool here, where a bool fails.
+        if token_id not in (0, 1):
+            self[token_id] = token
         return token
+
+
+def as_token_id(value: object) -> int:
+    """``value`` as a plain ``int`` token id: an ``int``, or a NumPy integer (``np.int64``,
+    ``np.uint16``: anything with ``__index__``); ``TypeError`` for a ``bool`` (NumPy's too) and for
+    anything that is not an integer.
+
+    >>> as_token_id(15496)
+    15496
+    """
+    if isinstance(value, bool) or type(value).__name__ in ("bool", "bool_"):
+        raise NotAnId(f"token ids are integers, not bool: got {value!r}")
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise NotAnId(f"token ids are integers: got {value!r} ({type(value).__name__})") from None
+
+
+class NotAnId(TypeError):
+    """A token id that is not an integer (its message is final: nothing is added to it)."""
 
 
 def unknown_id(token_id: object) -> ValueError:
@@ -141,4 +176,4 @@ def unknown_id(token_id: object) -> ValueError:
     return ValueError(f"cannot decode token id {token_id!r}: it is not in the vocabulary")
 
 
-__all__ = ["ArenaDecoder", "build_arena", "decode_with_arena", "unknown_id"]
+__all__ = ["ArenaDecoder", "as_token_id", "build_arena", "decode_with_arena", "unknown_id"]

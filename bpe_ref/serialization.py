@@ -16,7 +16,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from .corpus import StrPath
+from .corpus import StrPath, decode_utf8
 
 Vocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
@@ -112,7 +112,7 @@ def load_vocab(vocab_path: StrPath) -> Vocab:
     if not vocab_path.exists():
         raise FileNotFoundError(f"vocabulary file not found: {vocab_path}")
     try:
-        raw = json.loads(vocab_path.read_text(encoding="utf-8"))
+        raw = json.loads(decode_utf8(vocab_path.read_bytes(), str(vocab_path)))
     except json.JSONDecodeError as err:
         raise ValueError(f"{vocab_path} is not valid JSON: {err}") from None
     if not isinstance(raw, dict):
@@ -133,7 +133,8 @@ def load_merges(merges_path: StrPath) -> Merges:
     if not merges_path.exists():
         raise FileNotFoundError(f"merges file not found: {merges_path}")
     merges: Merges = []
-    for line_number, line in enumerate(merges_path.read_text(encoding="utf-8").split("\n"), start=1):
+    text = decode_utf8(merges_path.read_bytes(), str(merges_path))
+    for line_number, line in enumerate(text.split("\n"), start=1):
         line = line.rstrip("\r")
         if not line or line.startswith("#version"):
             continue

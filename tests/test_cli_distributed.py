@@ -10,6 +10,7 @@ processes.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from pathlib import Path
@@ -26,6 +27,7 @@ from bpe_ref.corpus import read_corpus  # noqa: E402
 from bpe_ref.course.cli import main  # noqa: E402
 from bpe_ref.course.commands import encode_corpus  # noqa: E402
 from bpe_ref.data_files import CORPUS_EN, CS336_FIXTURES  # noqa: E402
+from bpe_ref.distributed import encode_range  # noqa: E402
 from bpe_ref.serialization import load_vocab_and_merges, save_vocab_and_merges  # noqa: E402
 from bpe_ref.train import train_bpe_on_text  # noqa: E402
 
@@ -204,6 +206,31 @@ def test_an_unreachable_scheduler_is_named_within_seconds(tmp_path, corpus, mode
     assert not (tmp_path / "ids.npy").exists()
 
 
+def test_a_web_server_at_the_scheduler_address_is_one_line(tmp_path, corpus, capsys, monkeypatch):
+    """The dashboard's port given for the scheduler's: it used to hang for minutes, and a plain
+    web server to end in a traceback about allocating 3.07 EiB."""
+    import http.server
+    import threading
+
+    from bpe_ref import distributed
+
+    monkeypatch.setattr(distributed, "CONNECT_TIMEOUT", 1.0)  # a scheduler greets within milliseconds
+    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    thread = threading.Thread(target=web.serve_forever, daemon=True)
+    thread.start()
+    address = f"tcp://127.0.0.1:{web.server_address[1]}"
+    try:
+        started = time.perf_counter()
+        assert main(["train", str(corpus[0]), "--engine", "dask", "--scheduler", address, "--no-progress"]) == 2
+        assert time.perf_counter() - started < 5
+    finally:
+        web.shutdown()
+        web.server_close()
+        thread.join()
+    assert error_line(capsys).startswith(f"error: {address} is not a Dask scheduler: something listens there but "
+                                         "said nothing in 1 s")
+
+
 def test_a_missing_file_among_many_is_named_before_any_work(tmp_path, corpus, model, capsys):
     missing = tmp_path / "no_such_part.txt"
     paths = [str(corpus[0]), str(missing), str(corpus[1])]
@@ -220,6 +247,8 @@ def test_a_missing_file_among_many_is_named_before_any_work(tmp_path, corpus, mo
     (["--out", "ids.bin"], "the output is a NumPy .npy file, so its name must end in .npy"),
     (["--out", "no/such/folder/ids.npy"], "folder no/such/folder not found"),
     (["--model", "no/such/model"], "model folder not found: no/such/model"),
+    (["--out", "."], "--out .: a folder is there, and this writes a file"),
+    (["--out", f"{STORIES}/ids.npy"], f"{STORIES} is a file, not a folder"),
     (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler is for --engine dask (pass both)"),
     (["--workers", "2"], "--workers is for --engine dask"),
 ])
@@ -247,3 +276,91 @@ def test_dask_sends_a_count_dict_as_its_pickle():
     header, frames = serialize(counts)
     assert header["serializer"] == "pickle"
     assert sum(len(frame) for frame in frames) == len(pickle.dumps(counts, protocol=5))
+
+
+# --- a cluster that loses workers, or has none ----------------------------------------------------
+
+
+def encoding_inputs(corpus, model):
+    """What encode-corpus hands to its Dask engine: the ranges (several per file) and the model."""
+    from bpe_ref.distributed import encoding_model
+
+    tokenizer = Tokenizer.from_files(model / "vocab.json", model / "merges.txt", [EOT])
+    return encode_corpus.plan([str(path) for path in corpus], [EOT], 8), encoding_model(tokenizer)
+
+
+def test_encode_corpus_survives_its_worker_replaced(tmp_path, corpus, model):
+    """The only worker leaves as soon as the ranges are submitted, and a new one joins: what a nanny
+    does with a killed worker (in this process, to stay cheap; a real nanny's restart was tried by
+    hand). The model used to be scattered data, lost with the worker: FutureCancelledError, lost
+    dependencies."""
+    from distributed import Client, LocalCluster
+
+    ranges, encoding = encoding_inputs(corpus, model)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
+                      silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
+        [first] = client.nthreads()
+        submit_ranges = client.map
+
+        def map_then_replace_the_worker(*args, **kwargs):
+            futures = submit_ranges(*args, **kwargs)
+            if args[0] is encode_range:
+                cluster.scale(0)
+                deadline = time.monotonic() + 30
+                while client.nthreads():
+                    assert time.monotonic() < deadline, "the worker did not leave"
+                    time.sleep(0.05)
+                cluster.scale(1)
+            return futures
+
+        client.map = map_then_replace_the_worker
+        out = tmp_path / "ids.npy"
+        lengths = encode_corpus.encode_on_dask(client, ranges, encoding, "uint16", out, progress=False)
+        assert list(client.nthreads()) != [first]  # a new worker did the work
+    assert np.load(out).tolist() == serial_ids(model, corpus)
+    assert sum(lengths) == len(np.load(out))
+
+
+def test_a_cluster_that_loses_its_last_worker_is_one_line(tmp_path, corpus, model, monkeypatch):
+    from distributed import Client, LocalCluster
+
+    from bpe_ref import distributed
+
+    monkeypatch.setattr(distributed, "WORKERLESS_SECONDS", 1.0)
+    ranges, encoding = encoding_inputs(corpus, model)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
+                      silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
+        submit_ranges = client.map
+
+        def map_then_stop_the_worker(*args, **kwargs):
+            futures = submit_ranges(*args, **kwargs)
+            cluster.scale(0)
+            return futures
+
+        client.map = map_then_stop_the_worker
+        started = time.perf_counter()
+        with pytest.raises(ConnectionError, match=rf"^the Dask cluster at {cluster.scheduler_address} has had no "
+                                                  r"worker for 1 s while tasks wait: its last worker died"):
+            encode_corpus.encode_on_dask(client, ranges, encoding, "uint16", tmp_path / "ids.npy", progress=False)
+        assert time.perf_counter() - started < 10
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cluster_with_no_workers_is_one_line_for_both_commands(tmp_path, corpus, model, capsys, monkeypatch):
+    """encode-corpus used to divide by zero threads, train to print this message as a traceback."""
+    from distributed import LocalCluster
+
+    from bpe_ref import distributed
+
+    monkeypatch.setattr(distributed, "CONNECT_TIMEOUT", 0.5)  # how long a first worker may take to join
+    with LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=":0",
+                      silence_logs=logging.CRITICAL) as cluster:
+        address = cluster.scheduler_address
+        expected = (f"error: the Dask cluster at {address} has no workers (none joined within 0.5 s): start some with "
+                    f"`dask worker {address}`")
+        assert main(["encode-corpus", str(corpus[0]), "--model", str(model), "--out", str(tmp_path / "ids.npy"),
+                     "--engine", "dask", "--scheduler", address, "--no-progress"]) == 2
+        assert error_line(capsys) == expected
+        assert main(["train", str(corpus[0]), "--engine", "dask", "--scheduler", address, "--no-progress"]) == 2
+        assert error_line(capsys) == expected
+    assert list(tmp_path.iterdir()) == []

@@ -59,6 +59,24 @@ def test_bad_input_is_refused_before_anything_is_printed(tmp_path: Path, capsys)
     ]
 
 
+def test_an_out_path_that_cannot_be_written_is_refused_before_training(tmp_path: Path, capsys) -> None:
+    """``--out`` is a folder: a file there, or a file above it, fails in one line before the corpus is
+    read (it used to fail with a traceback after the whole training run)."""
+    from bpe_ref.course.cli import main
+
+    a_file = tmp_path / "taken"
+    a_file.write_text("not a folder", encoding="utf-8")
+    cases = {
+        str(a_file): f"error: --out {a_file}: a file is there, and this writes a folder (give a folder path)",
+        str(a_file / "model"): f"error: --out {a_file / 'model'}: {a_file} is a file, not a folder",
+    }
+    for out, message in cases.items():
+        assert main(["train", "data/cs336_fixtures/corpus.en", "--vocab-size", "300", "--out", out, "--no-progress"]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.splitlines() == [message]  # not "training on ...": no work done
+    assert a_file.read_text(encoding="utf-8") == "not a folder"
+
+
 def test_train_counts_in_the_singular_for_one(tmp_path: Path, capsys) -> None:
     from bpe_ref.course.cli import main
 

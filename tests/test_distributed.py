@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import os
 import signal
 import socket
@@ -29,6 +30,7 @@ from bpe_ref.distributed import (
     MAX_RANGE_BYTES,
     Packed,
     _packed_call,
+    check_scheduler_answers,
     connect,
     count_pretokens,
     count_pretokens_with,
@@ -186,6 +188,70 @@ def test_an_unreachable_scheduler_is_named_within_seconds(write_corpus):
     assert time.monotonic() - start < 10
 
 
+@pytest.fixture
+def not_schedulers():
+    """Two addresses where something other than Dask listens, on 127.0.0.1: a tiny web server (as
+    the dashboard's port would be) and a TCP listener that accepts and never says a word."""
+    import http.server
+    import threading
+
+    class Quiet(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_error(404)
+
+        def log_message(self, *args):
+            pass
+
+    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    thread = threading.Thread(target=web.serve_forever, daemon=True)
+    thread.start()
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    try:
+        yield {"web server": f"tcp://127.0.0.1:{web.server_address[1]}",
+               "silent listener": f"127.0.0.1:{silent.getsockname()[1]}"}
+    finally:
+        web.shutdown()
+        web.server_close()
+        thread.join()
+        silent.close()
+
+
+@pytest.mark.parametrize("kind", ["web server", "silent listener"])
+def test_something_else_at_the_scheduler_address_is_named_within_seconds(not_schedulers, kind):
+    """A web server there used to end in a traceback about allocating 3.07 EiB (Dask read
+    'HTTP/1.x' as a message length), the dashboard's port in a wait of minutes."""
+    address = not_schedulers[kind]
+    start = time.monotonic()
+    with pytest.raises(ConnectionError, match=rf"^{re.escape(address)} is not a Dask scheduler: something listens "
+                                              r"there but said nothing in 1 s.*dashboard"):
+        with connect(address, timeout=1):
+            pass
+    assert time.monotonic() - start < 5
+
+
+def test_a_web_server_that_answers_first_is_not_taken_for_a_scheduler():
+    """Bytes that are no Dask handshake (a length of exabytes) are refused at once."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        import threading
+
+        def greet():
+            connection, _ = server.accept()
+            with connection:
+                connection.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+                time.sleep(0.5)
+
+        thread = threading.Thread(target=greet)
+        thread.start()
+        with pytest.raises(ConnectionError, match=r"is not a Dask scheduler: it answered b'HTTP/1.1', not a Dask handshake"):
+            check_scheduler_answers(address, 5)
+        thread.join()
+
+
 # ---- on the shared local cluster --------------------------------------------------------------
 
 
@@ -224,6 +290,23 @@ def test_a_file_that_is_not_utf8_is_named_with_its_offset(client, write_corpus):
 def test_count_pretokens_starts_and_stops_its_own_cluster(write_corpus, capsys):
     paths = [write_corpus(f"one two{EOT}three" * 50), write_corpus("four")]
     assert count_pretokens(paths, [EOT], num_workers=1, progress=True) == serial_count(paths, [EOT])
+
+
+def test_a_local_cluster_whose_worker_processes_cannot_start_runs_threads_and_says_why(write_corpus, monkeypatch):
+    """A script with no main guard, or read from standard input (bpe_ref.main_guard; the scripts
+    themselves are run in test_train_errors.py): its Nannies failed to start, with tracebacks."""
+    from bpe_ref import main_guard
+
+    asked = []
+    monkeypatch.setattr(main_guard, "main_module_problem",
+                        lambda method: asked.append(method) or "put the script's work under its guard")
+    paths = [write_corpus(f"one two{EOT}three" * 20)]
+    with pytest.warns(RuntimeWarning, match="the local Dask cluster runs its workers as threads of this process: "
+                                            "put the script's work under its guard"):
+        with connect(None, 1) as client:
+            assert not client.cluster.processes
+            assert count_pretokens_with(client, paths, [EOT]) == serial_count(paths, [EOT])
+    assert asked == [dask.config.get("distributed.worker.multiprocessing-method")]
 
 
 @pytest.fixture

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bpe_ref import ENCODE_METHODS, Tokenizer
@@ -52,6 +54,51 @@ def test_decode_rejects_non_ids(small):
         small.decode(5)
 
 
+NUMPY_IDS = ["int64", "int32", "uint16", "uint32"]
+
+
+@pytest.mark.parametrize("dtype", NUMPY_IDS)
+def test_a_fresh_tokenizer_decodes_numpy_ids(dtype):
+    """What encode-corpus writes (np.load gives an array; indexing it gives NumPy scalars),
+    decoded by a tokenizer that has decoded nothing before (the cache must not be what saves it)."""
+    np = pytest.importorskip("numpy")
+    ids = [256, 258, 257, 99]
+    for given in (np.array(ids, dtype=dtype), [np.dtype(dtype).type(i) for i in ids], tuple(np.array(ids, dtype=dtype))):
+        vocab = BYTES | {256: b"<|endoftext|>", 257: b"ab", 258: b"abc"}
+        fresh = Tokenizer(vocab, [(b"a", b"b"), (b"ab", b"c")], ["<|endoftext|>"])
+        assert fresh.decode_bytes(given) == b"<|endoftext|>abcabc"
+        fresh = Tokenizer(vocab, [(b"a", b"b"), (b"ab", b"c")], ["<|endoftext|>"])
+        assert fresh.decode(given) == "<|endoftext|>abcabc"
+        assert fresh.token_bytes(given[1]) == b"abc"
+    with pytest.raises(ValueError, match="token id 300"):
+        fresh.decode(np.array([97, 300], dtype=dtype))
+
+
+@pytest.mark.parametrize("bad", [[True], [False], [97, True], (False,)])
+def test_a_bool_is_not_a_token_id(bad):
+    """True == 1 and False == 0, also as dict keys: rejected on a fresh tokenizer and after ids
+    0 and 1 were decoded (a cache of them would answer a bool)."""
+    tok = Tokenizer(BYTES, [])
+    for _ in range(2):
+        with pytest.raises(TypeError, match="not bool"):
+            tok.decode(bad)
+        with pytest.raises(TypeError, match="not bool"):
+            tok.decode_bytes(bad)
+        assert tok.decode_bytes([0, 1, 0, 1]) == b"\x00\x01\x00\x01"
+    with pytest.raises(TypeError, match="not bool"):
+        tok.token_bytes(True)
+
+
+def test_numpy_bools_and_floats_are_not_token_ids():
+    np = pytest.importorskip("numpy")
+    tok = Tokenizer(BYTES, [])
+    for bad, message in [(np.array([True]), "array of bool"), ([np.True_], "not bool"),
+                         (np.array([97.0]), "array of float64"), ([np.float64(97)], "float64"), ([97.0], "float"),
+                         (["a"], "'a' \\(str\\)")]:
+        with pytest.raises(TypeError, match=message):
+            tok.decode(bad)
+
+
 def test_decode_of_a_cut_character_is_replaced_not_an_error():
     tok = Tokenizer(BYTES, [])
     ids = tok.encode("é")  # two byte tokens
@@ -94,6 +141,17 @@ def test_vocab_without_every_byte():
 def test_malformed_vocab_or_merges(vocab, merges, error, message):
     with pytest.raises(error, match=message):
         Tokenizer(vocab, merges)
+
+
+@pytest.mark.parametrize("name", ["vocab.json", "merges.txt"])
+def test_files_that_are_not_utf8_are_named(tmp_path, name):
+    """A binary file given as vocab.json or merges.txt: the message names it and the byte offset
+    (it was only "'utf-8' codec can't decode byte 0xd3")."""
+    Tokenizer(BYTES | {256: b"ab"}, [(b"a", b"b")]).save(tmp_path)
+    bad = tmp_path / name
+    bad.write_bytes(bad.read_bytes()[:10] + b"\xd3\xff" + bad.read_bytes()[10:])
+    with pytest.raises(ValueError, match=rf"{re.escape(str(bad))} is not valid UTF-8: byte offset 10\b"):
+        Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
 
 
 def test_from_files_missing(tmp_path):

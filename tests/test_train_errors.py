@@ -141,6 +141,14 @@ def test_corpus_of_only_special_tokens_or_single_characters(method):
 # --- text that cannot be UTF-8 encoded (lone surrogates): ValueError ----------------------------
 
 
+@pytest.mark.parametrize("text", [b"low lower", bytearray(b"low"), 42, None, ["low"]])
+def test_train_on_text_takes_a_str(text):
+    """Bytes used to fail deep inside with AttributeError; the message says to decode them."""
+    hint = "decode bytes to str first" if isinstance(text, (bytes, bytearray)) else "for a file, call train_bpe"
+    with pytest.raises(TypeError, match=rf"train_bpe_on_text takes the text as a str, got {type(text).__name__}.*{hint}"):
+        train_bpe_on_text(text, 300, special_tokens=[EOT])
+
+
 @pytest.mark.parametrize("method", TRAIN_METHODS)
 def test_lone_surrogate_in_text(method):
     with pytest.raises(ValueError, match=r"cannot be UTF-8 encoded: lone surrogate U\+D83D at index 6"):
@@ -188,3 +196,94 @@ def test_unknown_method(write_corpus):
 def test_heap_compaction_threshold_must_exceed_one():
     with pytest.raises(ValueError, match=r"compaction_threshold must be greater than 1 \(or None\), got 1"):
         train_bpe_on_text("text", 300, special_tokens=[], method="heap", compaction_threshold=1)
+
+
+# --- a script whose workers cannot start: counted in one process, with a warning that says why ---
+
+SCRIPT_CORPUS = EOT.join(f"Story {i}: the cat sat on the mat." for i in range(300))
+
+
+def run_script(tmp_path, body: str, *, from_stdin: bool = False):
+    """Run ``body`` as a script in a fresh interpreter, from a file or from standard input."""
+    import subprocess
+    import sys
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(SCRIPT_CORPUS, encoding="utf-8")
+    source = body.replace("CORPUS", repr(str(corpus)))
+    script = tmp_path / "train_script.py"
+    script.write_text(source, encoding="utf-8")
+    command = [sys.executable, "-W", "always::RuntimeWarning", "-" if from_stdin else str(script)]
+    return script, subprocess.run(command, input=source if from_stdin else None, capture_output=True, text=True,
+                                  timeout=120, cwd=tmp_path)
+
+
+EXPECTED_MERGES = len(train_bpe_on_text(SCRIPT_CORPUS, 300, special_tokens=[EOT])[1])
+NO_GUARD = """\
+from bpe_ref import train_bpe
+vocab, merges = train_bpe(CORPUS, 300, method="parallel", num_workers=2)
+print(len(merges))
+"""
+
+
+def test_a_script_without_a_main_guard_counts_in_one_process_and_says_what_to_add(tmp_path):
+    """It used to die with BrokenProcessPool and a traceback per worker (each worker re-runs the
+    script, which starts a pool again while the worker is starting)."""
+    script, result = run_script(tmp_path, NO_GUARD)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(EXPECTED_MERGES)]
+    assert "Traceback" not in result.stderr and "BrokenProcessPool" not in result.stderr
+    assert (f"{script}:2: RuntimeWarning: counting in this process, not in 2: worker processes import the main "
+            f"script again, and {script} makes this call at line 2, outside if __name__ == \"__main__\":, so each "
+            "worker would start it again: put the script's work under if __name__ == \"__main__\":") in result.stderr
+
+
+def test_a_script_read_from_standard_input_counts_in_one_process_and_says_why(tmp_path):
+    _, result = run_script(tmp_path, NO_GUARD, from_stdin=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(EXPECTED_MERGES)]
+    assert "Traceback" not in result.stderr
+    assert ("RuntimeWarning: counting in this process, not in 2: the main script (<stdin>) was not read from a "
+            "file (standard input?)") in result.stderr
+
+
+GUARDED = """\
+import bpe_ref.train.step03_parallel as step03
+from bpe_ref import train_bpe
+
+pools = []  # the pool must really start: count the pools made
+
+
+def main():
+    real_pool = step03.ProcessPoolExecutor
+    step03.ProcessPoolExecutor = lambda *args, **kwargs: pools.append(1) or real_pool(*args, **kwargs)
+    vocab, merges = train_bpe(CORPUS, 300, method="parallel", num_workers=2)
+    print(len(merges), len(pools))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_guarded_script_counts_in_worker_processes_without_a_warning(tmp_path):
+    _, result = run_script(tmp_path, GUARDED)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(EXPECTED_MERGES), "1"]
+    assert "Warning" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("source, line, guarded", [
+    ('if __name__ == "__main__":\n    run()\n', 2, True),
+    ("if '__main__' == __name__ and True:\n    x = 1\n    run()\n", 3, True),
+    ('run()\nif __name__ == "__main__":\n    pass\n', 1, False),
+    ('if __name__ != "__main__":\n    run()\n', 2, False),
+    ('def main():\n    run()\n\nmain()\n', 4, False),
+    ('if __name__ == "__main__":\n    pass\nelse:\n    run()\n', 4, False),
+])
+def test_where_a_main_guard_holds_a_line(tmp_path, source, line, guarded):
+    from bpe_ref.main_guard import _guarded
+
+    script = tmp_path / "script.py"
+    script.write_text(source, encoding="utf-8")
+    assert _guarded(str(script), script.stat().st_mtime, line) is guarded

@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     module = importlib.import_module(args._module)
     try:
         return int(module.run(args) or 0)
-    except (FileNotFoundError, ValueError, TypeError, IsADirectoryError, ConnectionError) as err:
+    except (FileNotFoundError, ValueError, TypeError, IsADirectoryError, NotADirectoryError, PermissionError,
+            FileExistsError, ConnectionError) as err:
         # Bad input from the user (a Dask scheduler that does not answer included): say what is
         # wrong, without a traceback from deep inside.
         print(f"error: {err}", file=sys.stderr)

@@ -447,7 +447,7 @@ def print_class_report(report: list[SubmissionStatus], lab: str) -> int:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("notebook", nargs="?", type=Path, help="the lab notebook to grade, e.g. labs/01_naive_bpe/01_naive_bpe.ipynb")
     parser.add_argument("--lab", help="the lab it belongs to (default: from its file name, folder or contents)")
-    parser.add_argument("--timeout", type=int, help="seconds per cell before a cell counts as hung (default: nbgrader_config.py's 30)")
+    parser.add_argument("--timeout", type=positive_seconds, help="seconds per cell before a cell counts as hung (default: nbgrader_config.py's 30)")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="copy the autograded notebook, with all outputs, into DIR")
     parser.add_argument(
         "--class",
@@ -458,9 +458,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--course", type=Path, default=Path("."), help="the course folder for --class (default: the current folder)")
 
 
+def positive_seconds(text: str) -> int:
+    """``--timeout``'s type: a whole number of seconds, at least 1 (argparse says so at parse time)."""
+    try:
+        seconds = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of seconds") from None
+    if seconds < 1:
+        raise argparse.ArgumentTypeError(f"{seconds} is not a timeout: give seconds per cell, 1 or more")
+    return seconds
+
+
 def run(args: argparse.Namespace) -> int:
     from .nbgrader_main import skip_unused_schema_formats
 
+    if args.class_lab:
+        # --class reports on a whole class: a notebook or one notebook's options beside it would be ignored.
+        alone = [name for name, given in ((f"the notebook {args.notebook}", args.notebook is not None),
+                                          ("--lab", args.lab is not None),
+                                          ("--timeout", args.timeout is not None), ("--keep", args.keep is not None))
+                 if given]
+        if alone:
+            print(f"error: --class {args.class_lab} reports on a whole class: leave out {' and '.join(alone)} "
+                  "(those grade one notebook, without --class)", file=sys.stderr)
+            return 2
     skip_unused_schema_formats()  # this process reads the gradebook with nbgrader's API
     if args.class_lab:
         try:

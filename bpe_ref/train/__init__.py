@@ -174,7 +174,12 @@ def train_bpe_on_text(
     time_budget: float | None = None,
     **options,
 ) -> tuple[Vocab, Merges]:
-    """:func:`train_bpe` on a string instead of a file (for notebooks and tests)."""
+    """:func:`train_bpe` on a string instead of a file (for notebooks and tests); ``TypeError``
+    for anything else (bytes too: decode them first)."""
+    if not isinstance(text, str):
+        hint = " (decode bytes to str first: data.decode('utf-8'))" if isinstance(text, (bytes, bytearray)) else ""
+        raise TypeError(f"train_bpe_on_text takes the text as a str, got {type(text).__name__}{hint}; "
+                        "for a file, call train_bpe(path, ...)")
     deadline = None if time_budget is None else time.perf_counter() + time_budget
     special_tokens = validate_special_tokens(special_tokens)
     num_merges_for(vocab_size, special_tokens)

@@ -28,6 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import BinaryIO
 
 from ..corpus import StrPath, decode_utf8, read_corpus
+from ..main_guard import workers_can_start
 from ..pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, validate_special_tokens
 from .step02_incremental import merge_steps, train
 
@@ -181,7 +182,7 @@ def count_pretokens_in_file(
     if chunks_per_worker < 1:
         raise ValueError(f"chunks_per_worker must be at least 1, got {chunks_per_worker}")
     context = worker_context(start_method)  # a bad start method fails before any work
-    if num_workers == 1 or not special_tokens:
+    if num_workers == 1 or not special_tokens or not workers_can_start(context, f"counting in this process, not in {num_workers}"):
         return count_pretokens(read_corpus(path), special_tokens)
     path = os.fspath(path)
     if not os.path.exists(path):

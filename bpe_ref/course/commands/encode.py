@@ -34,10 +34,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ...corpus import decode_utf8
     from ...serialization import MERGES_FILENAME, VOCAB_FILENAME
     from ...tokenizer import Tokenizer
     from ..visualize import show_tokens
 
+    # Standard input as bytes, decoded here and first: Python's own decoding would turn bad bytes
+    # into lone surrogates (surrogateescape, under a C locale) and the error would name neither.
+    text = decode_utf8(sys.stdin.buffer.read(), "standard input") if args.text == "-" else args.text
     special_tokens = () if args.no_special_tokens else tuple(args.special_tokens or DEFAULT_SPECIAL_TOKENS)
     if args.model is None:
         tok = Tokenizer.gpt2(special_tokens)
@@ -47,7 +51,6 @@ def run(args: argparse.Namespace) -> int:
             raise FileNotFoundError(f"model folder not found: {args.model} (it should hold {VOCAB_FILENAME} and {MERGES_FILENAME})")
         tok = Tokenizer.from_files(args.model / VOCAB_FILENAME, args.model / MERGES_FILENAME, special_tokens)
         source = str(args.model)
-    text = sys.stdin.read() if args.text == "-" else args.text
     view = show_tokens(tok, text, method=args.method)
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     print(view.to_ansi() if colour else view.plain("|"))

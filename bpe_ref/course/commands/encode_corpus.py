@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
-from . import plural
+from . import check_output_file, plural
 from .engine import add_engine_arguments, check_engine_arguments, dask_client
 
 RANGE_BYTES = 8 << 20  # at most about this much text per range (where special tokens allow a cut)
@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...distributed import corpus_paths, encoding_model, token_dtype
+    from ...distributed import cluster_threads, corpus_paths, encoding_model, token_dtype
     from ...serialization import MERGES_FILENAME, VOCAB_FILENAME
     from ...tokenizer import Tokenizer
 
@@ -62,10 +62,9 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.engine != "dask":
         raise ValueError("--workers is for --engine dask (the local engine encodes in this process)")
     check_engine_arguments(args)
+    check_output_file(args.out)
     if args.out.suffix != ".npy":
         raise ValueError(f"--out {args.out}: the output is a NumPy .npy file, so its name must end in .npy")
-    if not args.out.parent.is_dir():
-        raise FileNotFoundError(f"--out {args.out}: folder {args.out.parent} not found")
     if not args.model.is_dir():
         raise FileNotFoundError(f"model folder not found: {args.model} (it should hold {VOCAB_FILENAME} and {MERGES_FILENAME})")
     special_tokens = () if args.no_special_tokens else tuple(args.special_tokens or DEFAULT_SPECIAL_TOKENS)
@@ -84,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     progress = not args.no_progress
     if args.engine == "dask":
         with dask_client(args.scheduler, args.workers) as client:
-            threads = sum(client.nthreads().values())
+            threads = cluster_threads(client)  # a cluster with no worker: one line, not a division by zero
             ranges = plan(paths, special_tokens, threads * RANGES_PER_THREAD)
             lengths = encode_on_dask(client, ranges, model, dtype, args.out, progress)
     else:
@@ -168,16 +167,20 @@ def encode_here(ranges: list[tuple[str, int, int]], model, dtype: str, out: Path
 
 
 def encode_on_dask(client, ranges: list[tuple[str, int, int]], model, dtype: str, out: Path, progress: bool) -> list[int]:
-    """The Dask engine: the model goes once to every worker, the ranges are encoded there, and the
-    arrays come back here one at a time, in order, as the file is written."""
+    """The Dask engine: the model goes to the workers as the result of one task, the ranges are
+    encoded there, and the arrays come back here one at a time, in order, as the file is written.
+
+    Every input is a task's, none is scattered data, so Dask can make anything again: a worker that
+    dies (killed, or restarted by its nanny) costs the ranges it held, encoded again elsewhere. A
+    cluster that cannot go on is a ``ClusterLost`` (:func:`bpe_ref.distributed.wait_for_tasks`)."""
     from distributed import as_completed
 
-    from ...distributed import encode_range, worker_error
+    from ...distributed import encode_range, model_task, wait_for_tasks
 
     if not ranges:  # only empty files: nothing to send
         write_npy(out, dtype, [], lambda i: None)
         return []
-    [model_on_workers] = client.scatter([model], broadcast=True)
+    model_on_workers = client.submit(model_task, model, pure=False)
     futures = client.map(encode_range, *zip(*ranges), model=model_on_workers, dtype=dtype, pure=False)
     bar = None
     if progress:
@@ -185,17 +188,18 @@ def encode_on_dask(client, ranges: list[tuple[str, int, int]], model, dtype: str
 
         bar = tqdm(total=len(futures), desc=f"encoding {len(ranges)} ranges", unit="range", leave=False)
     try:
-        for done in as_completed(futures):
-            if done.status == "error":  # the worker's exception, here: a file missing there, or not UTF-8
-                raise worker_error(done.exception()) from None
-            if bar is not None:
-                bar.update()
+        wait_for_tasks(client, as_completed(futures, raise_errors=False), None if bar is None else bar.update)
     finally:
         if bar is not None:
             bar.close()
-    lengths = client.gather(client.map(len, futures, pure=False))
+    counted = client.map(len, futures, pure=False)
+    wait_for_tasks(client, as_completed(counted, raise_errors=False))
+    lengths = client.gather(counted)
+    del counted
 
     def fetch(i: int):
+        if futures[i].status != "finished":  # a result lost with a worker is being made again
+            wait_for_tasks(client, as_completed([futures[i]], raise_errors=False))
         ids = futures[i].result()
         futures[i] = None  # the worker may forget range i now
         return ids

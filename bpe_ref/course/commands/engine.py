@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -48,6 +49,13 @@ def dask_client(scheduler: str | None, num_workers: int | None) -> Iterator[Clie
     if scheduler is None:
         print(f"starting a local Dask cluster ({'one worker per core' if num_workers is None else num_workers} "
               f"worker{'' if num_workers == 1 else 's'})...", file=sys.stderr)
+    # A scheduler lost mid-run is said in one line (bpe_ref.distributed.ClusterLost); Dask's client
+    # would log a traceback of its attempts to reconnect as well, from its own thread, even after
+    # the block has ended: so its errors stay silenced for the rest of the command (set after the
+    # import, where Dask sets its loggers' levels from its config).
+    import distributed  # noqa: F401
+
+    logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
     with connect(scheduler, num_workers) as client:
         workers = client.nthreads()
         where = "local cluster" if scheduler is None else f"scheduler {scheduler}"

@@ -19,6 +19,7 @@ import subprocess
 from pathlib import Path
 
 from ..notebooks import REPO_ROOT
+from . import check_output_folder
 
 # What a class receives: top-level files and folders of the repository.
 HANDOUT = ("README.md", "LICENSE", "pyproject.toml", "environment.yml", "nbgrader_config.py",
@@ -35,8 +36,9 @@ def tracked_files(root: Path = REPO_ROOT) -> list[str]:
 
 def build_handout(target: Path, root: Path = REPO_ROOT) -> list[str]:
     """Copy the handout into ``target`` (which must not exist or be empty); the files copied."""
+    check_output_folder(target, "handout folder")
     if target.exists() and any(target.iterdir()):
-        raise ValueError(f"{target} is not empty: give a new folder for the handout")
+        raise ValueError(f"handout folder {target} is not empty: give a new folder for the handout")
     copied = []
     for name in tracked_files(root):
         top = name.split("/", 1)[0]

@@ -22,7 +22,7 @@ from pathlib import Path
 from ...data_files import TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ...train import DEFAULT_TRAIN_METHOD, TRAIN_METHODS, num_merges_for
-from . import plural
+from . import check_output_folder, plural
 from .engine import add_engine_arguments, check_engine_arguments, dask_client
 
 SHOWN_MERGES = 10
@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     for path in paths:  # every file, before anything is printed or counted
         check_input(path, args.vocab_size, special_tokens)
     check_engine_arguments(args)
+    if args.out is not None:
+        check_output_folder(args.out)  # before the work, not after it
     size = sum(path.stat().st_size for path in paths)
     corpus = str(paths[0]) if len(paths) == 1 else f"{plural(len(paths), 'file')}"
     engine = "" if args.engine == "local" else ", pretokens counted on Dask"

@@ -1,0 +1,78 @@
+"""Bad input to the commands other than ``train`` and ``encode-corpus`` (``handout``, ``grade``,
+``encode``): one line on standard error naming the problem and the file, exit code 2, before any work."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bpe_ref.course.cli import main
+
+
+def error_lines(capsys) -> list[str]:
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return captured.err.strip().splitlines()
+
+
+def test_handout_into_a_file_is_refused_in_one_line(tmp_path: Path, capsys) -> None:
+    a_file = tmp_path / "handout.txt"
+    a_file.write_text("mine", encoding="utf-8")
+    assert main(["handout", str(a_file)]) == 2
+    assert error_lines(capsys) == [
+        f"error: handout folder {a_file}: a file is there, and this writes a folder (give a folder path)"]
+    assert main(["handout", str(a_file / "class")]) == 2
+    assert error_lines(capsys) == [f"error: handout folder {a_file / 'class'}: {a_file} is a file, not a folder"]
+    assert a_file.read_text(encoding="utf-8") == "mine"
+
+
+def test_handout_into_a_folder_with_files_is_refused(tmp_path: Path, capsys) -> None:
+    (tmp_path / "old.txt").write_text("x", encoding="utf-8")
+    assert main(["handout", str(tmp_path)]) == 2
+    assert error_lines(capsys) == [f"error: handout folder {tmp_path} is not empty: give a new folder for the handout"]
+    assert [p.name for p in tmp_path.iterdir()] == ["old.txt"]
+
+
+def test_encode_of_standard_input_that_is_not_utf8_names_it(tmp_path: Path) -> None:
+    """Under a C locale Python reads bad bytes as lone surrogates; the error was about a surrogate."""
+    result = subprocess.run([sys.executable, "-m", "bpe_ref", "encode", "-"], input=b"hello \xd3\xff world",
+                            capture_output=True, timeout=60, env={**os.environ, "LC_ALL": "C", "PYTHONIOENCODING": ""})
+    assert result.returncode == 2
+    assert result.stderr.decode().splitlines() == [
+        "error: standard input is not valid UTF-8: byte offset 6 (b'\\xd3\\xff w'...: invalid continuation byte)"]
+
+
+def test_encode_with_a_binary_vocab_json_names_the_file(tmp_path: Path, capsys) -> None:
+    (tmp_path / "vocab.json").write_bytes(b'{"\xd3": 0}')
+    (tmp_path / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    assert main(["encode", "--model", str(tmp_path), "hi"]) == 2
+    [line] = error_lines(capsys)
+    assert line.startswith(f"error: {tmp_path / 'vocab.json'} is not valid UTF-8: byte offset 2")
+
+
+@pytest.mark.parametrize("timeout, message", [
+    ("-1", "argument --timeout: -1 is not a timeout: give seconds per cell, 1 or more"),
+    ("0", "argument --timeout: 0 is not a timeout: give seconds per cell, 1 or more"),
+    ("2.5", "argument --timeout: '2.5' is not a whole number of seconds"),
+])
+def test_grade_checks_its_timeout_when_parsing(timeout: str, message: str, tmp_path: Path, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["grade", str(tmp_path / "never_read.ipynb"), "--timeout", timeout])
+    assert exit_.value.code == 2
+    assert error_lines(capsys)[-1] == f"python -m bpe_ref grade: error: {message}"
+
+
+@pytest.mark.parametrize("extra, named", [
+    (["labs/01_naive_bpe/01_naive_bpe.ipynb"], "the notebook labs/01_naive_bpe/01_naive_bpe.ipynb"),
+    (["--timeout", "5"], "--timeout"),
+    (["--lab", "01_naive_bpe", "--keep", "kept"], "--lab and --keep"),
+])
+def test_grade_class_with_a_notebooks_options_is_refused(extra: list[str], named: str, tmp_path: Path, capsys) -> None:
+    """--class used to grade the class and silently ignore the notebook given beside it."""
+    assert main(["grade", "--class", "01_naive_bpe", "--course", str(tmp_path), *extra]) == 2
+    assert error_lines(capsys) == [f"error: --class 01_naive_bpe reports on a whole class: leave out {named} "
+                                   "(those grade one notebook, without --class)"]
