@@ -184,6 +184,8 @@ def odd_files(scratch: Path, limit: int = 20) -> list[str]:
                 mode = os.lstat(path).st_mode
                 if stat.S_ISLNK(mode):
                     found.append(f"a link {relative} -> {os.readlink(path)[:80]}")
+                elif stat.S_ISSOCK(mode) and relative.parts[0].startswith("pymp-"):
+                    continue  # multiprocessing's forkserver listens there (lab 03)
                 elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
                     found.append(f"a special file {relative}")
             if len(found) >= limit:
