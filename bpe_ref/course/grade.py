@@ -371,7 +371,8 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
     """Every submission of ``lab`` in ``course``: graded (with its score), or why it has no real
     score; and, for each, what needs a person's review (:mod:`.trusted.review`, the gradebook
     against the trusted record)."""
-    from .trusted.review import notebook_flags
+    from .trusted.autograde import GradingRecord
+    from .trusted.review import notebook_flags, tampering
 
     solutions = course / "solutions" / lab
     if not solutions.is_dir():
@@ -402,6 +403,9 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
                 break
             release = json.loads(releases[name].read_text(encoding="utf-8")) if releases[name].exists() else {"cells": []}
             status.review += [f"uses {flag}" for flag in notebook_flags(notebook, release, **allowed)]
+            status.review += tampering(notebook, release)
+            record = GradingRecord.load(course, student, lab, name)
+            status.review += [f"its code {line}" for line in (record.behaviour if record else [])]
             try:
                 status.earned += sum(c.earned for c in grades_from_course(course, lab, student, name))
             except NotGradable:

@@ -6,8 +6,8 @@ parameters (:class:`Task`), the reference it must agree with, a few fixed cases 
 strategy. Everything else is here, once:
 
 - :func:`check_cases` runs fixed cases (the visible tests);
-- :func:`check_property` runs hypothesis-generated cases (the hidden tests), derandomized and
-  bounded, and reports the smallest failing input hypothesis shrank to;
+- :func:`check_property` runs hypothesis-generated cases (the hidden tests), bounded, derandomized
+  in the learner's kernel and drawn from a secret seed when graded (:func:`hidden_seed`), and reports the smallest failing input hypothesis shrank to;
 - a function that uses the reference solver is refused twice: :func:`refuse_reference_use`
   reads its code (and that of the learner's functions it calls) for ``bpe_ref``, and
   :func:`call_learner` runs it with every ``bpe_ref`` function in ``sys.modules`` made to raise
@@ -150,7 +150,8 @@ class Case:
 class CorpusFile:
     """An argument that is the path of a file holding ``data`` (lab 03 reads files). The file is
     written just before each call, where the learner's code can read it (:func:`materialized`):
-    the grading process's scratch folder, or a temporary folder of the learner's kernel."""
+    in grading, a folder of the trusted side's that the worker may read but not change (see
+    ``Sandbox.write_input``); in the learner's kernel, a temporary folder."""
 
     data: bytes
 
@@ -163,19 +164,14 @@ _LOCAL_FILES: list[Path] = []  # the kernel's temporary folder for CorpusFile ar
 
 
 def _files_folder(learner: Any) -> Path:
-    if runs_remotely(learner):
-        folder = Path(learner.sandbox.scratch) / "grader_files"
-    else:
-        if not _LOCAL_FILES:
-            import atexit
-            import shutil
-            import tempfile
+    if not _LOCAL_FILES:
+        import atexit
+        import shutil
+        import tempfile
 
-            _LOCAL_FILES.append(Path(tempfile.mkdtemp(prefix="bpe_ref_check_files_")))
-            atexit.register(shutil.rmtree, _LOCAL_FILES[0], True)
-        folder = _LOCAL_FILES[0]
-    folder.mkdir(exist_ok=True)
-    return folder
+        _LOCAL_FILES.append(Path(tempfile.mkdtemp(prefix="bpe_ref_check_files_")))
+        atexit.register(shutil.rmtree, _LOCAL_FILES[0], True)
+    return _LOCAL_FILES[0]
 
 
 def _holds_file(value: Any) -> bool:
@@ -191,11 +187,11 @@ def materialized(args: tuple, learner: Any) -> tuple:
         return args
     import hashlib
 
-    folder = _files_folder(learner)
-
     def real(value: Any) -> Any:
         if isinstance(value, CorpusFile):
-            path = folder / f"corpus_{hashlib.sha256(value.data).hexdigest()[:16]}.txt"
+            if runs_remotely(learner):  # the trusted side's own folder, which the worker can only read
+                return learner.sandbox.write_input(value.data)
+            path = _files_folder(learner) / f"corpus_{hashlib.sha256(value.data).hexdigest()[:16]}.txt"
             path.write_bytes(value.data)
             return str(path)
         if isinstance(value, (list, tuple)) and _holds_file(value):
@@ -272,23 +268,30 @@ def plain(value: Any, where: str = "the result") -> Any:
     raise WrongType(f"{where} is a {kind.__module__}.{kind.__qualname__} ({short_repr(value, 60)})")
 
 
-def _tagged(value: Any) -> Any:
-    """A hashable image of a plain value that differs whenever types differ (``1`` vs ``True``)."""
-    kind = type(value)
-    if kind in _SCALARS:
-        return (kind.__name__, value)
-    if kind is list or kind is tuple:
-        return (kind.__name__, tuple(_tagged(item) for item in value))
-    if kind is dict:
-        return ("dict", frozenset((_tagged(k), _tagged(v)) for k, v in value.items()))
-    if kind is set:
-        return ("set", frozenset(_tagged(item) for item in value))
-    raise WrongType(f"unexpected {kind.__name__}")  # plain() never lets this happen
-
-
 def same(expected: Any, got: Any) -> bool:
-    """Whether two plain values are equal with the same types all the way down."""
-    return _tagged(expected) == _tagged(got)
+    """Whether two plain values are equal with the same types all the way down (``1`` is not ``True``).
+
+    Compared item by item: nothing of ``got`` is hashed but its own keys and set items, which the
+    wire format refuses when many share a hash (a composite of them, hashed in a frozenset, could
+    still be made to collide and cost the grader quadratic time)."""
+    kind = type(expected)
+    if kind is not type(got):
+        return False
+    if kind in _SCALARS:
+        return expected == got
+    if kind is list or kind is tuple:
+        return len(expected) == len(got) and all(same(e, g) for e, g in zip(expected, got))
+    if kind is dict:
+        if len(expected) != len(got):
+            return False
+        keys = {key: key for key in expected}  # the reference's own key objects, to compare types
+        return all(key in keys and same(keys[key], key) and same(expected[key], value) for key, value in got.items())
+    if kind is set:
+        if len(expected) != len(got):
+            return False
+        items = {item: item for item in expected}
+        return all(item in items and same(items[item], item) for item in got)
+    raise WrongType(f"unexpected {kind.__name__}")  # plain() never lets this happen
 
 
 def _type_name(value: Any) -> str:
@@ -849,6 +852,38 @@ def check_cases(task: Task, learner: Callable, reference: Callable, cases: Seque
     return len(cases)
 
 
+_HIDDEN_SEED: list[int | None] = [None]  # the grading's secret seed; None in the learner's kernel
+
+
+@contextmanager
+def hidden_seed(seed: int | None) -> Iterator[None]:
+    """While active, :func:`check_property` draws its inputs from ``seed`` (and the task's name)
+    instead of hypothesis's fixed derandomized sequence. The trusted grader sets it from a seed the
+    learner cannot know (the course's, kept with the gradebook; a fresh one per self-grade); in the
+    learner's kernel it is unset, so the advice is the same at every run."""
+    saved = _HIDDEN_SEED[0]
+    _HIDDEN_SEED[0] = seed
+    try:
+        yield
+    finally:
+        _HIDDEN_SEED[0] = saved
+
+
+def hypothesis_randomness(name: str) -> tuple[dict, Callable[[Callable], Callable]]:
+    """``(settings keywords, decorator)`` that make a hypothesis test draw as :func:`hidden_seed`
+    says: derandomized without a seed, else seeded from it and ``name`` (every task its own inputs,
+    the same for the whole class and at a regrade)."""
+    seed = _HIDDEN_SEED[0]
+    if seed is None:
+        return {"derandomize": True}, lambda test: test
+    import hashlib
+
+    from hypothesis import seed as seeded
+
+    drawn = int.from_bytes(hashlib.sha256(f"{seed}:{name}".encode()).digest()[:8], "big")
+    return {"derandomize": False}, seeded(drawn)
+
+
 def check_property(
     task: Task,
     learner: Callable,
@@ -860,7 +895,8 @@ def check_property(
 ) -> int:
     """Compare ``learner`` with ``reference`` on inputs drawn from ``strategy`` (tuples of arguments).
 
-    Hypothesis runs derandomized (the same inputs every run), with no deadline, no example
+    Hypothesis runs derandomized in the learner's kernel (the same inputs every run) and from the
+    grading's secret seed when graded (:func:`hidden_seed`), with no deadline, no example
     database and at most ``max_examples`` inputs; on a disagreement it shrinks the input, and the
     message reports that smallest failing input. Returns how many inputs were tried. Fewer than
     ``min_examples`` (default: a quarter of ``max_examples``, at least 1) compared inputs is a
@@ -872,10 +908,12 @@ def check_property(
     refuse_reference_use(task, learner)
     tried = [0]
     failures: list[str] = []
+    randomness, seeded = hypothesis_randomness(task.name)
 
+    @seeded
     @settings(
         max_examples=max_examples,
-        derandomize=True,
+        **randomness,
         deadline=None,
         database=None,
         print_blob=False,

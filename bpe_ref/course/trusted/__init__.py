@@ -6,7 +6,8 @@
 - :mod:`.autograde`: the nbgrader preprocessor that replaces ``Execute`` in ``nbgrader autograde``
   (and so in ``python -m bpe_ref grade``): graders run here, with the reference, and decide.
 - :mod:`.cells`: which grader each test cell runs, recorded from the source notebooks.
-- :mod:`.review`: flags for an instructor's review (capabilities no lab needs).
+- :mod:`.review`: flags for an instructor's review (what the worker did, restored tampering,
+  capabilities no lab needs).
 - :mod:`.stand_ins`: the reference's helpers, sent as source, bound in place of the learner's
   earlier functions while a later task is graded, so that one bug costs one task's points.
 
@@ -28,18 +29,32 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   processes (unless a lab allows them) or open network sockets.
 - *Writing to the gradebook, the package, the course or another submission*: the worker can write
   only in its scratch folder, deleted after grading. Graders are imported once, in the trusted
-  process, before any submission runs.
+  process, before any submission runs. The trusted side never opens a file by path in that folder:
+  grader inputs (file arguments) are written, ``O_EXCL | O_NOFOLLOW``, to a folder of its own that
+  the worker may only read, and the worker's stderr comes through a pipe (a link in the scratch
+  folder once made the grader overwrite a file, and show another in a learner's feedback).
 - *Faking results*: only JSON comes back, rebuilt into exact builtin types; an object whose
   ``__eq__`` always says yes cannot cross. Inputs are generated, and their count kept, on the
   trusted side: a property check that compared fewer than its minimum of inputs fails.
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
-- *Hanging or exhausting the machine*: a deadline per cell and per call (the worker's process group
-  is killed and a fresh worker replays the cells that ran), a budget per notebook, and rlimits on
-  memory, CPU time and file size.
+- *Hanging or exhausting the machine*: a deadline per cell and per call (the worker is killed and a
+  fresh worker replays the cells that ran), a budget per notebook, and rlimits on memory, CPU time
+  and file size. On Linux the worker is the child of a *keeper* (:func:`.worker.keep`), a child
+  subreaper that runs none of the learner's code: every process the worker starts stays below it,
+  even one that calls ``setsid``, is counted (more than ``Policy.max_processes`` at once kills the
+  lot) and is killed when the worker ends; what they left in /dev/shm is removed.
+- *Costing the grader*: a reply is read with a size limit; decoding refuses nesting deeper than the
+  worker sends and dicts or sets whose keys share one hash (a hash flood of integers
+  ``k * (2**61 - 1)`` kept the grader busy for minutes), before building them.
 - *Keeping a stand-in*: while a task is graded, the reference's versions of the earlier tasks'
   functions stand in for the learner's (sent as their source, never the function being graded nor
-  a trainer). A learner who catches one has a helper that was graded before it could be caught:
-  test cells are graded in notebook order.
+  a trainer, nor the function of any test cell still to be graded). A learner who catches one has
+  a helper that was graded before it could be caught: test cells are graded in the *source's*
+  order whatever the submission's (moving a test cell down grades it earlier, where the first
+  later test cell stands).
+- *Computing the hidden inputs*: hypothesis draws them from the course's secret seed (kept in
+  ``trusted_grades/hidden_seed`` next to the gradebook, so a regrade draws the same; a fresh one per
+  ``python -m bpe_ref grade``), not from the fixed sequence the public graders show.
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows
   (generated, or another corpus); visible tests are at most a third of a lab's points.
 
@@ -64,6 +79,11 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   the order of the calls and the collector's state as the contenders saw them; a submission that
   digs into the driver's objects could fake that report, not the times it returns, which the
   trusted side compares.
+- Review flags from behaviour are what can be seen from outside: processes that left the session,
+  files left in /dev/shm, links or special files made in the scratch folder, tampering nbgrader
+  restored. A system call the sandbox refused is not counted from outside (seccomp and Landlock
+  report nothing to an unprivileged process); the text of the learner's cells is still read for
+  capabilities no lab needs. With Landlock ABI < 6 the worker could signal its keeper.
 - The worker can read the system's shared libraries (``/usr/lib``, which on Debian also holds the
   system Python's packages); nothing of the course is there. Disk use is capped per file
   (``RLIMIT_FSIZE``) and in total by a watcher of the scratch folder.

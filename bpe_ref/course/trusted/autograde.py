@@ -31,6 +31,7 @@ import contextlib
 import importlib
 import io
 import json
+import os
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -61,6 +62,16 @@ class GradingRecord:
     isolation: list[str] = field(default_factory=list)
     verdicts: list[Verdict] = field(default_factory=list)
     seconds: float = 0.0
+    seed: int | None = None  # the hidden inputs' seed (a regrade with it draws the same inputs)
+    # What the worker's processes did, seen from outside (the keeper's report, the scratch folder
+    # looked at with lstat): one line each, for the instructor's review.
+    behaviour: list[str] = field(default_factory=list)
+
+    def note(self, report: dict) -> None:
+        """Add what one worker did (:meth:`Sandbox.behaviour`) to :attr:`behaviour`."""
+        for line in behaviour_lines(report):
+            if line not in self.behaviour:
+                self.behaviour.append(line)
 
     @property
     def earned(self) -> float:
@@ -79,7 +90,26 @@ class GradingRecord:
             return None
         data = json.loads(path.read_text(encoding="utf-8"))
         data["verdicts"] = [Verdict(**v) for v in data["verdicts"]]
-        return GradingRecord(**data)
+        known = set(GradingRecord.__dataclass_fields__)
+        return GradingRecord(**{key: value for key, value in data.items() if key in known})
+
+
+def behaviour_lines(report: dict) -> list[str]:
+    """The keeper's report of one worker (:meth:`Sandbox.behaviour`) as review lines; none for a
+    worker that did nothing a lab's honest code does not."""
+    lines = []
+    if report.get("left_session"):
+        lines.append(f"started {report['left_session']} process(es) that left the worker's session (killed at the end)")
+    if report.get("reason"):
+        lines.append(f"was stopped: {report['reason']}")
+    # multiprocessing's own semaphores and shared memory (lab 03's pools) are left when the keeper
+    # kills the resource tracker with the rest: removed, not flagged.
+    for path in report.get("shm_removed", []):
+        if not Path(path).name.startswith(("sem.mp-", "psm_")):
+            lines.append(f"left {path} behind (removed)")
+    for odd in report.get("odd_files", []):
+        lines.append(f"made {odd} in its folder")
+    return lines
 
 
 def _source(cell: dict) -> str:
@@ -117,15 +147,50 @@ def _error_output(ename: str, message: str) -> dict:
     return {"output_type": "error", "ename": ename, "evalue": message, "traceback": [f"{ename}: {message}"]}
 
 
+def course_seed(course: Path) -> int:
+    """The course's secret seed for hidden inputs, kept next to the gradebook (in ``trusted_grades/``):
+    made at the first autograde, read at every later one, so that a regrade draws the same inputs for
+    the whole class. A self-grade's temporary course makes a fresh one each time."""
+    import secrets
+
+    folder = course / RECORDS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "hidden_seed"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except FileExistsError:
+        return int(path.read_text(encoding="utf-8").strip())
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        seed = secrets.randbits(63)
+        file.write(f"{seed}\n")
+    return seed
+
+
 def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total_seconds: float = 300.0,
-                student: str = "", notebook: str = "") -> GradingRecord:
-    """Run ``cells`` (a notebook's cells, updated in place with outputs) the trusted way; the record."""
+                student: str = "", notebook: str = "", seed: int | None = None) -> GradingRecord:
+    """Run ``cells`` (a notebook's cells, updated in place with outputs) the trusted way; the record.
+
+    The learner's cells run in the submission's order; the test cells are graded in the source
+    notebook's order whatever the submission's: a test cell met before an earlier one of the source
+    has its earlier ones graded first, where it stands. So a task is always graded before any later
+    task's grading binds stand-ins for it, and what the worker receives while a task is graded never
+    defines the function of a test cell still to come (:attr:`Sandbox.not_graded_yet`). ``seed``:
+    the hidden inputs' secret seed (:func:`~bpe_ref.course.checks.core.hidden_seed`)."""
+    from ..checks.core import hidden_seed
+
     start = time.monotonic()
     graders = importlib.import_module(f"{__package__.rsplit('.', 1)[0]}.checks.lab{lab}")
-    specs = {cell.grade_id: cell for cell in test_cells.load(lab)}
+    spec_list = test_cells.load(lab)
+    specs = {cell.grade_id: cell for cell in spec_list}
+    order = [cell.grade_id for cell in spec_list]  # the source's order
     policy = lab_policy(graders, policy)
-    record = GradingRecord(lab, notebook or lab, student)
-    with Sandbox(policy) as box:
+    record = GradingRecord(lab, notebook or lab, student, seed=seed)
+    by_id = {}
+    for cell in cells:
+        if is_test_cell(cell):
+            by_id.setdefault(cell.get("metadata", {}).get("nbgrader", {}).get("grade_id"), cell)
+    graded: set[str] = set()
+    with Sandbox(policy) as box, hidden_seed(seed):
         record.isolation = list(box.isolation)
         box.deadline = start + total_seconds  # every cell, call and replay of the notebook's ends by then
         ran: list[tuple[str, str]] = []  # learner cells that ran cleanly, replayed after a restart
@@ -134,9 +199,32 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
         def restart_and_replay() -> None:
             if time.monotonic() > box.deadline:
                 return  # nothing of this notebook's may run any more: no worker needed
-            box.restart()
+            record.note(box.restart_and_report())
             for code, name in ran:
                 box.run_cell(code, name)
+
+        def grade(cell: dict, name: str) -> None:
+            graded.add(name)
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            spec = specs.get(name)
+            points = float(meta.get("points", 0))
+            if spec is None:
+                verdict = Verdict(name, points, False, f"no grader is recorded for the test cell {name!r} of {lab}")
+            elif time.monotonic() > box.deadline:
+                verdict = Verdict(name, points, False, spent)
+            else:
+                if not box.alive:
+                    restart_and_replay()
+                later = order[order.index(name) + 1:]
+                box.not_graded_yet = {function for grade_id in later for function in specs[grade_id].functions}
+                verdict, printed = run_test(spec, graders, box, points)
+                cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []
+                if not box.alive:  # the learner's code timed out or died during the check
+                    restart_and_replay()
+            if not verdict.passed:
+                cell["outputs"] = [_error_output("CheckFailed", verdict.message)]
+            record.verdicts.append(verdict)
+            cell["execution_count"] = None
 
         for index, cell in enumerate(cells):
             if cell.get("cell_type") != "code":
@@ -155,23 +243,15 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
                 if run.ok:
                     ran.append((code, name))
                 continue
-            spec = specs.get(name)
-            points = float(meta.get("points", 0))
-            if spec is None:
-                verdict = Verdict(name, points, False, f"no grader is recorded for the test cell {name!r} of {lab}")
-            elif time.monotonic() > box.deadline:
-                verdict = Verdict(name, points, False, spent)
-            else:
-                if not box.alive:
-                    restart_and_replay()
-                verdict, printed = run_test(spec, graders, box, points)
-                cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []
-                if not box.alive:  # the learner's code timed out or died during the check
-                    restart_and_replay()
-            if not verdict.passed:
-                cell["outputs"] = [_error_output("CheckFailed", verdict.message)]
-            record.verdicts.append(verdict)
-            cell["execution_count"] = None
+            if name in graded:
+                continue  # a duplicate, or graded already because a later test cell came first
+            if name in specs:  # the source's earlier test cells first
+                for earlier in order[: order.index(name)]:
+                    if earlier not in graded and earlier in by_id:
+                        grade(by_id[earlier], earlier)
+            grade(cell, name)
+        box.close()
+        record.note(box.behaviour())
     record.seconds = round(time.monotonic() - start, 2)
     return record
 
@@ -215,17 +295,17 @@ if NbGraderPreprocessor is not None:
             info = resources.get("nbgrader", {})
             lab, student, notebook = info.get("assignment"), info.get("student", ""), info.get("notebook", "")
             policy = Policy(memory_mb=self.memory_mb, call_timeout=self.call_timeout, cell_timeout=self.cell_timeout)
+            from nbgrader.coursedir import CourseDirectory
+
+            course = Path(CourseDirectory(parent=self).root)
             record = grade_cells(nb.cells, lab, policy=policy, total_seconds=self.total_timeout,
-                                 student=student, notebook=notebook)
+                                 student=student, notebook=notebook, seed=course_seed(course))
             # nbformat wants NotebookNodes; the outputs were set as plain dicts
             from nbformat import from_dict
 
             for cell in nb.cells:
                 if cell.cell_type == "code":
                     cell.outputs = [from_dict(output) for output in cell.get("outputs", [])]
-            from nbgrader.coursedir import CourseDirectory
-
-            course = Path(CourseDirectory(parent=self).root)
             saved = record.save(course)
             self.log.info("Trusted grading of %s/%s: %g points in %.1f s; isolation: %s; record: %s",
                           student, notebook, record.earned, record.seconds, " | ".join(record.isolation), saved)

@@ -1,4 +1,9 @@
-"""Flags for an instructor's review: capabilities a submission's own cells use that no lab needs.
+"""Flags for an instructor's review: what a submission did that no lab needs.
+
+Three sources: what its worker did, seen from outside (processes that left the session, files left
+in /dev/shm, links made in its folder: :func:`bpe_ref.course.trusted.autograde.behaviour_lines`);
+what it did to the cells nbgrader protects and autograde restores (:func:`tampering`); and the
+capabilities its own cells' text uses (below).
 
 A flag changes no score (the trusted grader already decided, and the sandbox already refused what
 it refuses); it says where a person should look. Only the learner's cells are read (solution
@@ -88,6 +93,10 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
         tree = ast.parse(code)
     except SyntaxError:
         return found  # the grader reported it already; nothing to read here
+    docstrings = {id(body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                  for body in [node.body] if body and isinstance(body[0], ast.Expr)
+                  and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)}
     for node in ast.walk(tree):
         modules = []
         if isinstance(node, ast.Import):
@@ -109,7 +118,7 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
             what = CALLS[node.func.id]
             if not (allow_processes and what in ALLOWED_WITH_PROCESSES or allow_files and what in ALLOWED_WITH_FILES):
                 found.append(f"calls {what}")
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings and (
             "bpe_ref" in node.value or "gradebook" in node.value or "solutions/" in node.value
         ):
             found.append(f"mentions {node.value[:40]!r}")
@@ -145,4 +154,42 @@ def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = Fal
         uses = capability_uses(source, allow_processes=allow_processes, allow_files=allow_files, provided=provided)
         if uses:
             flags.append(f"cell {cell_id}: {', '.join(uses)}")
+    return flags
+
+
+def _grade_id(cell: dict) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def tampering(notebook: dict, release: dict) -> list[str]:
+    """What the learner did to the cells nbgrader protects, which autograde silently puts right: a
+    test or read-only cell deleted (put back), a read-only cell edited (its source restored), a test
+    cell moved (graded in the source's order anyway). One line each; none for an honest notebook."""
+    def protected(cell: dict) -> bool:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        return bool(meta.get("grade_id")) and (bool(meta.get("locked")) or (bool(meta.get("grade")) and not meta.get("solution")))
+
+    shipped = [cell for cell in release.get("cells", []) if protected(cell)]
+    submitted = {}
+    for cell in notebook.get("cells", []):
+        submitted.setdefault(_grade_id(cell), cell)
+    flags = []
+    for cell in shipped:
+        grade_id = _grade_id(cell)
+        kind = "test" if cell["metadata"]["nbgrader"].get("grade") else "read-only"
+        mine = submitted.get(grade_id)
+        if mine is None:
+            flags.append(f"deleted the {kind} cell {grade_id} (nbgrader put it back)")
+        elif _source(mine) != _source(cell):
+            flags.append(f"edited the {kind} cell {grade_id} (its source was restored)")
+    position = {_grade_id(cell): index for index, cell in enumerate(shipped)}
+    latest = -1
+    for cell in notebook.get("cells", []):
+        index = position.get(_grade_id(cell))
+        if index is None:
+            continue
+        if index < latest:
+            flags.append(f"moved the cell {_grade_id(cell)} after a cell that follows it in the lab "
+                         "(graded in the lab's order anyway)")
+        latest = max(latest, index)
     return flags

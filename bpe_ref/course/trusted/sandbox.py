@@ -21,6 +21,7 @@ import os
 import queue
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -46,6 +47,8 @@ MAX_REPLY_BYTES = 4 * 2**20
 # queued (and the worker's writes then wait on the full pipe): junk lines written to the reply
 # pipe between requests cannot pile up in the grader's memory.
 MAX_QUEUED_LINES = 2
+# The end of the worker's stderr that is kept, for its last words when it dies.
+STDERR_TAIL_BYTES = 4096
 # Third-party packages a lab's code may import inside the worker. Everything else outside the
 # standard library (bpe_ref above all, and hypothesis, nbgrader, IPython) is unreachable there.
 ALLOWED_PACKAGES = ("regex",)
@@ -66,6 +69,7 @@ class Policy:
     provided: tuple[str, ...] = ()
     call_timeout: float = 30.0  # seconds for one call of a learner's function
     cell_timeout: float = 30.0  # seconds for running one cell of the notebook
+    max_processes: int = 64  # processes the worker may have at once (with allow_processes); more kills it
 
 
 @dataclass
@@ -166,6 +170,29 @@ def copy_provided(modules: tuple[str, ...], packages_dir: Path) -> None:
         shutil.copyfile(PACKAGE_DIR.joinpath(*parts).with_suffix(".py"), folder / f"{parts[-1]}.py")
 
 
+def odd_files(scratch: Path, limit: int = 20) -> list[str]:
+    """Links, pipes, sockets and devices the worker made in its folder (the trusted side made only
+    the package links in ``packages/``): looked at with ``lstat``, never followed."""
+    found = []
+    for folder, dirs, files in os.walk(scratch):
+        for name in dirs + files:
+            path = Path(folder) / name
+            relative = path.relative_to(scratch)
+            if relative.parts[0] == "packages" and len(relative.parts) <= 2:
+                continue
+            with contextlib.suppress(OSError):
+                mode = os.lstat(path).st_mode
+                if stat.S_ISLNK(mode):
+                    found.append(f"a link {relative} -> {os.readlink(path)[:80]}")
+                elif stat.S_ISSOCK(mode) and relative.parts[0].startswith("pymp-"):
+                    continue  # multiprocessing's forkserver listens there (lab 03)
+                elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                    found.append(f"a special file {relative}")
+            if len(found) >= limit:
+                return found
+    return found
+
+
 def _kill_group(process: subprocess.Popen) -> None:
     with contextlib.suppress(OSError):
         if os.name == "posix":
@@ -195,6 +222,13 @@ class Sandbox:
         # test cell may start (a slow call made 100 times by a property check, or hundreds of
         # slow cells, would otherwise hold the batch for hours).
         self.deadline: float | None = None
+        # Functions of the test cells not graded yet: no stand-in or driver sent to the worker may
+        # define one (set by the autograder as it goes, in the source's order).
+        self.not_graded_yet: set[str] = set()
+        self.scratch = self.inputs = None
+        self._control = self._report = None
+        self._control_lock = threading.Lock()
+        self.last_report: dict = {}
 
     def __enter__(self) -> Sandbox:
         self.start()
@@ -207,6 +241,9 @@ class Sandbox:
 
     def start(self) -> None:
         self.scratch = Path(tempfile.mkdtemp(prefix="bpe_ref_grading_")).resolve()
+        # Grader inputs (file arguments) live outside the scratch folder, in a folder of the trusted
+        # side's that the worker may only read: no name the learner can link or replace.
+        self.inputs = Path(tempfile.mkdtemp(prefix="bpe_ref_inputs_")).resolve()
         packages_dir = self.scratch / "packages"
         packages_dir.mkdir()
         for name in self.policy.packages:
@@ -217,50 +254,137 @@ class Sandbox:
         policy = {
             "scratch": str(self.scratch),
             "packages_dir": str(packages_dir),
-            "read_paths": readable_paths(self.policy.packages),
+            "read_paths": readable_paths(self.policy.packages) + [str(self.inputs)],
             "list_paths": [str(folder) for folder in stdlib_folders()],
             "write_paths": ["/dev/shm"] if self.policy.allow_processes else [],
             "memory_mb": self.policy.memory_mb,
             "cpu_seconds": self.policy.cpu_seconds,
             "file_mb": self.policy.file_mb,
             "allow_processes": self.policy.allow_processes,
+            "max_processes": self.policy.max_processes,
         }
         env = {"NBGRADER_EXECUTION": "autograde", "HOME": str(self.scratch), "TMPDIR": str(self.scratch),
                "PATH": os.defpath, "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8"}
         if os.name == "nt":
             env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")
-        self.stderr_file = open(self.scratch / "worker-stderr.txt", "wb")
+        pass_fds: tuple[int, ...] = ()
+        self._control = self._report = None
+        if sys.platform.startswith("linux"):
+            # The keeper (worker.keep) reads the control pipe: its end means "stop"; it writes what the
+            # worker's processes did on the report pipe.
+            control_read, self._control = os.pipe()
+            self._report, report_write = os.pipe()
+            policy.update(control_fd=control_read, report_fd=report_write)
+            pass_fds = (control_read, report_write)
         self.process = subprocess.Popen(
             [sys.executable, "-I", "-S", str(WORKER_FILE), json.dumps(policy)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr_file,
-            cwd=self.scratch, env=env, start_new_session=(os.name == "posix"),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=self.scratch, env=env, start_new_session=(os.name == "posix"), pass_fds=pass_fds,
         )
+        for fd in pass_fds:
+            os.close(fd)
+        self._stderr_tail = bytearray()
         self._replies = queue.Queue(maxsize=MAX_QUEUED_LINES)
         self._reading = threading.Event()  # cleared by close(): the reader thread then stops
         self._reading.set()
         threading.Thread(target=self._read_replies, args=(self.process.stdout, self._replies, self._reading), daemon=True).start()
+        threading.Thread(target=self._read_stderr, args=(self.process.stderr, self._stderr_tail), daemon=True).start()
         self.killed_because = ""
+        self.last_report: dict = {}
         threading.Thread(target=self._watch_disk, args=(self.process, self.scratch, self._reading), daemon=True).start()
         hello = self._receive(None, timeout=60, what="starting the grading process")
         self.isolation = [str(line) for line in hello.get("isolation", [])]
 
+    @staticmethod
+    def _read_stderr(stream, tail: bytearray) -> None:
+        """Keep the last few KiB the worker wrote to stderr (its last words when it dies)."""
+        while True:
+            try:
+                chunk = stream.read1(65536)
+            except (OSError, ValueError):
+                return
+            if not chunk:
+                return
+            tail.extend(chunk)
+            del tail[:-STDERR_TAIL_BYTES]
+
+    def write_input(self, data: bytes) -> str:
+        """Write a grader input (a file argument's contents) where the worker can read it and not
+        change it, and return its path. Created anew, never through a link (``O_EXCL | O_NOFOLLOW``)."""
+        if self.inputs is None:
+            raise GradingStopped("the process running your code is not running")
+        import hashlib
+
+        path = self.inputs / f"corpus_{hashlib.sha256(data).hexdigest()[:16]}.txt"
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)  # this call's copy, whatever an earlier one's became
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o444)
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        return str(path)
+
+    def behaviour(self) -> dict:
+        """What the last worker's processes did, as its keeper saw it (after :meth:`close`): processes
+        started, those that left the session, killed at the end, files removed from /dev/shm,
+        links and special files it made in its folder."""
+        return dict(self.last_report)
+
     def close(self) -> None:
         if self.process is not None:
             self._reading.clear()
-            _kill_group(self.process)
-            for stream in (self.process.stdin, self.process.stdout):
+            if self.scratch is not None:
+                self._odd_files = odd_files(self.scratch)
+            report = self._stop_keeper()
+            _kill_group(self.process)  # the keeper is gone; anything left of its group too
+            for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
                 with contextlib.suppress(OSError):
                     stream.close()
             self.process = None
-            with contextlib.suppress(OSError):
-                self.stderr_file.close()
+            report["odd_files"] = getattr(self, "_odd_files", [])
+            self.last_report = report
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
             self.scratch = None
+        if getattr(self, "inputs", None) is not None:
+            shutil.rmtree(self.inputs, ignore_errors=True)
+            self.inputs = None
+
+    def _signal_stop(self) -> None:
+        """Close the control pipe: the keeper kills every process of the worker's (any thread may)."""
+        with self._control_lock:
+            if self._control is not None:
+                with contextlib.suppress(OSError):
+                    os.close(self._control)
+                self._control = None
+
+    def _stop_keeper(self) -> dict:
+        """Close the control pipe (the keeper then kills every process of the worker's and reports)
+        and read the report; ``{}`` without a keeper (not Linux) or when it gave none in time."""
+        if self._report is None:
+            return {}
+        self._signal_stop()
+        report: dict = {}
+        import select
+
+        ready, _, _ = select.select([self._report], [], [], 10)
+        if ready:
+            with contextlib.suppress(OSError, ValueError):
+                report = json.loads(os.read(self._report, 65536).decode() or "{}")
+        with contextlib.suppress(OSError):
+            os.close(self._report)
+        self._report = None
+        return report if isinstance(report, dict) else {}
 
     def restart(self) -> None:
         self.close()
         self.start()
+
+    def restart_and_report(self) -> dict:
+        """:meth:`restart`, returning what the worker that ended did (:meth:`behaviour`)."""
+        self.close()
+        report = self.behaviour()
+        self.start()
+        return report
 
     @property
     def alive(self) -> bool:
@@ -305,21 +429,29 @@ class Sandbox:
                         total += os.lstat(os.path.join(folder, name)).st_size
             if total > limit:
                 self.killed_because = f"it wrote more than {self.policy.scratch_mb} MiB to disk"
-                _kill_group(process)
+                if self._report is not None:
+                    self._signal_stop()  # the keeper kills the worker and every process it started
+                else:
+                    _kill_group(process)
                 return
             running.wait(0.5)
 
     def _worker_gone(self, what: str) -> GradingStopped:
-        code = self.process.wait(timeout=5) if self.process else None
-        how = f"exit code {code}" if code is None or code >= 0 else f"killed by signal {-code} ({signal.Signals(-code).name})"
-        if getattr(self, "killed_because", ""):
-            how = f"{how}: {self.killed_because}"
-        tail = ""
-        if self.scratch and (self.scratch / "worker-stderr.txt").exists():
-            lines = (self.scratch / "worker-stderr.txt").read_text(errors="replace").strip().splitlines()
-            tail = f"; its last words: {lines[-1][:200]}" if lines else ""
+        keeper_code = None
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            keeper_code = self.process.wait(timeout=10) if self.process else None
+        tail = bytes(getattr(self, "_stderr_tail", b""))
         self.close()
-        return GradingStopped(f"the process running your code stopped while {what} ({how}{tail})")
+        code = self.last_report.get("status") if "status" in self.last_report else keeper_code
+        if isinstance(code, int) and self.last_report:  # a wait status, as the keeper got it
+            code = -os.WTERMSIG(code) if os.WIFSIGNALED(code) else os.WEXITSTATUS(code) if os.WIFEXITED(code) else code
+        how = f"exit code {code}" if code is None or code >= 0 else f"killed by signal {-code} ({signal.Signals(-code).name})"
+        because = getattr(self, "killed_because", "") or self.last_report.get("reason", "")
+        if because:
+            how = f"{how}: {because}"
+        lines = tail.decode("utf-8", errors="replace").strip().splitlines()
+        last = f"; its last words: {lines[-1][:200]}" if lines else ""
+        return GradingStopped(f"the process running your code stopped while {what} ({how}{last})")
 
     def _receive(self, request_id: int | None, timeout: float, what: str) -> dict:
         deadline_left = timeout
@@ -381,11 +513,12 @@ class Sandbox:
             raise GradingStopped(f"not called: {self.stopped_functions[name]}, earlier in this notebook")
         message = {"op": "call", "name": name, "args": [encode(arg) for arg in args], "return_args": return_args, "spy": list(spy)}
         if stand_ins:
-            message["stand_ins"] = {"source": stand_in_source(stand_ins, forbidden=(name,),
+            message["stand_ins"] = {"source": stand_in_source(stand_ins, forbidden=(name, *sorted(self.not_graded_yet)),
                                                               provided=tuple(provided_closure(self.policy.provided))),
                                     "names": [function.__name__ for function in stand_ins]}
         if driver is not None:
-            message["driver"] = {"source": stand_in_source((driver,), forbidden=(name,)), "names": [driver.__name__]}
+            message["driver"] = {"source": stand_in_source((driver,), forbidden=(name, *sorted(self.not_graded_yet))),
+                                 "names": [driver.__name__]}
         try:
             return self.request(message, timeout or self.policy.call_timeout, f"{name}(...)")
         except GradingStopped as stopped:

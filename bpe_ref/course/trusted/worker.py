@@ -39,6 +39,7 @@ import os
 import platform
 import re
 import sys
+import time
 import traceback
 
 MAX_OUTPUT_CHARS = 20_000  # of a cell's or a call's captured stdout / stderr
@@ -86,24 +87,48 @@ def encode(value, depth: int = 0):
     return {"x": f"{kind.__module__}.{kind.__qualname__}", "r": text[:80]}
 
 
-def decode(data):
-    """The value :func:`encode` made, rebuilt from exact builtin types (or :class:`Foreign`)."""
+# A dict or set whose keys share one hash takes quadratic time to build (integers k * (2**61 - 1),
+# crafted tuples): more keys than this with the same hash, and the reply is refused before it is built.
+MAX_SAME_HASH = 8
+
+
+def _distinct_hashes(keys: list) -> list:
+    """``keys``, after checking that no hash is shared by more than :data:`MAX_SAME_HASH` of them."""
+    seen: dict[int, int] = {}
+    for key in keys:
+        try:
+            code = hash(key)
+        except TypeError:
+            raise ValueError(f"an unhashable key or set item: {str(key)[:80]}") from None
+        seen[code] = count = seen.get(code, 0) + 1
+        if count > MAX_SAME_HASH:
+            raise ValueError(f"more than {MAX_SAME_HASH} keys or set items with the same hash (a hash flood)")
+    return keys
+
+
+def decode(data, depth: int = 0):
+    """The value :func:`encode` made, rebuilt from exact builtin types (or :class:`Foreign`).
+
+    Bounded for the trusted side, which decodes what the learner's process wrote: nesting deeper
+    than :func:`encode` makes and dicts or sets of keys sharing one hash are refused
+    (``ValueError``) before they cost the grader anything but a linear pass."""
+    if depth > MAX_DEPTH + 2:
+        raise ValueError("a value nested too deeply")
     if data is None or type(data) in (bool, int, float, str):
         return data
     if type(data) is list:
-        return [decode(item) for item in data]
+        return [decode(item, depth + 1) for item in data]
     if type(data) is dict and len(data) >= 1:
         if "b" in data:
             return base64.b64decode(data["b"], validate=True)
         if "t" in data:
-            return tuple(decode(item) for item in data["t"])
+            return tuple(decode(item, depth + 1) for item in data["t"])
         if "d" in data:
-            result = {}
-            for key, value in data["d"]:
-                result[decode(key)] = decode(value)
-            return result
+            pairs = [(decode(key, depth + 1), decode(value, depth + 1)) for key, value in data["d"]]
+            _distinct_hashes([key for key, _ in pairs])
+            return dict(pairs)
         if "s" in data:
-            return {decode(item) for item in data["s"]}
+            return set(_distinct_hashes([decode(item, depth + 1) for item in data["s"]]))
         if "x" in data:
             return Foreign(str(data["x"]), str(data.get("r", "")))
     raise ValueError(f"not a value of the wire format: {str(data)[:80]}")
@@ -455,12 +480,165 @@ def serve(requests, replies) -> None:
         replies.flush()
 
 
+# ---- the keeper: the worker's parent, which kills every process the worker started ---------------
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _proc_table() -> dict[int, tuple[int, int, str]]:
+    """``pid -> (parent pid, session id, state)`` of every process, read from /proc."""
+    table = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+            table[int(name)] = (int(fields[1]), int(fields[3]), fields[0].decode())
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+    return table
+
+
+def _descendants(root: int, table: dict[int, tuple[int, int, str]]) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _, state) in table.items():
+        if state != "Z":
+            children.setdefault(parent, []).append(pid)
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _reap(keep: int = 0) -> None:
+    """Collect this process's dead children (orphans it inherited), but not ``keep``'s status (the
+    worker's, which the keeper waits for itself)."""
+    me = os.getpid()
+    for pid, (parent, _, state) in _proc_table().items():
+        if parent == me and state == "Z" and pid != keep:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+
+
+def _kill_descendants(worker: int, waited: bool) -> int:
+    """SIGKILL every descendant of this process until none is left (orphans come back to this
+    process, a subreaper, so a process that left the session is still found). How many were killed."""
+    killed: set[int] = set()
+    for _ in range(200):
+        pids = _descendants(os.getpid(), _proc_table())
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, 9)
+            killed.add(pid)
+        time.sleep(0.01)
+        _reap(keep=-1 if waited else worker)
+    return len(killed)
+
+
+def _shm_entries() -> dict[str, float]:
+    try:
+        return {entry.name: entry.stat(follow_symlinks=False).st_ctime for entry in os.scandir("/dev/shm")}
+    except OSError:
+        return {}
+
+
+def _mapped_anywhere(paths: set[str]) -> set[str]:
+    """Which of ``paths`` some live process has open or mapped (another grader's semaphores)."""
+    used: set[str] = set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{name}/maps", encoding="utf-8", errors="replace") as maps:
+                used.update(path for path in paths if path in maps.read())
+    return used
+
+
+def keep(policy: dict, control_fd: int, report_fd: int) -> None:
+    """Become the worker's parent and keeper (Linux): a child subreaper that forks the worker, counts
+    and limits the processes under it, and when the worker exits or the trusted side closes the
+    control pipe, kills every one of them, removes what they left in /dev/shm, reports, and exits.
+    The keeper confines nothing of itself and runs none of the learner's code; the worker, confined,
+    can neither signal nor trace it (Landlock scopes both from ABI 6)."""
+    libc = _libc()
+    if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "PR_SET_CHILD_SUBREAPER failed")
+    shm_before = _shm_entries() if policy.get("allow_processes") else {}
+    started_at = time.time()
+    worker = os.fork()
+    if worker == 0:
+        os.close(control_fd)
+        os.close(report_fd)
+        return  # the child goes on to be the worker
+    # The keeper holds none of the worker's pipes: the trusted side sees their end when the worker's
+    # processes are gone.
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    watch = bool(policy.get("allow_processes"))
+    limit = int(policy.get("max_processes", 64))
+    seen: set[int] = set()
+    left_session: set[int] = set()
+    my_session = os.getsid(0)
+    reason, status = "", None
+    import select
+
+    while True:
+        ready, _, _ = select.select([control_fd], [], [], 0.1 if watch else 0.5)
+        if ready and not os.read(control_fd, 64):
+            break  # the trusted side is done with this worker
+        with contextlib.suppress(ChildProcessError):
+            pid, code = os.waitpid(worker, os.WNOHANG)
+            if pid == worker:
+                status = code
+                break
+        if watch:
+            table = _proc_table()
+            alive = [pid for pid in _descendants(os.getpid(), table) if pid != worker]
+            seen.update(alive)
+            left_session.update(pid for pid in alive if table[pid][1] != my_session)
+            _reap(keep=worker)
+            if len(alive) > limit:
+                reason = f"it started more than {limit} processes at once"
+                break
+    table = _proc_table()
+    still = [pid for pid in _descendants(os.getpid(), table) if pid != worker]
+    seen.update(still)
+    left_session.update(pid for pid in still if table[pid][1] != my_session)
+    worker_was_running = status is None
+    killed = _kill_descendants(worker, waited=not worker_was_running)
+    if status is None:
+        with contextlib.suppress(ChildProcessError):
+            status = os.waitpid(worker, 0)[1]
+    removed = []
+    if shm_before is not None and watch:
+        new = {name for name, ctime in _shm_entries().items() if name not in shm_before and ctime >= started_at - 1}
+        paths = {f"/dev/shm/{name}" for name in new}
+        for path in sorted(paths - _mapped_anywhere(paths)):
+            with contextlib.suppress(OSError):
+                if os.lstat(path).st_uid == os.getuid():
+                    os.unlink(path)
+                    removed.append(path)
+    report = {"status": status, "processes_started": len(seen), "left_session": len(left_session),
+              "killed_at_end": max(0, killed - (1 if worker_was_running else 0)), "shm_removed": removed, "reason": reason}
+    with contextlib.suppress(OSError):
+        os.write(report_fd, (json.dumps(report) + "\n").encode())
+    os._exit(0)
+
+
 def main() -> None:
     policy = json.loads(sys.argv[1])
+    if policy.get("control_fd") is not None:
+        keep(policy, policy["control_fd"], policy["report_fd"])  # returns in the worker only
     # sys.path: the standard library, then a folder of links to the packages a lab may import.
     sys.path = [p for p in sys.path if p and os.path.isdir(p)] + [policy["packages_dir"]]
     # The protocol keeps the pipes the trusted side opened as stdin and stdout; the learner's code
-    # gets /dev/null and the stderr file instead, so what it prints cannot garble a reply.
+    # gets /dev/null and the stderr pipe instead, so what it prints cannot garble a reply.
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
