@@ -90,6 +90,21 @@ def test_labs_are_read_only_with_a_banner_and_the_notebook(site):
         assert "<h1>" in html and html.index("<h1>") < html.index("To work this lab")
 
 
+def test_answers_fold_at_the_end_of_the_drills_whatever_follows(tmp_path):
+    """No per-page rule: a page with any sections after its drills (a Spanish summary, say) keeps
+    them, after the folded answers."""
+    from bpe_ref.course.site.sources import fold_drill_answers
+
+    (tmp_path / "theory" / "drills").mkdir(parents=True)
+    (tmp_path / "theory" / "drills" / "01-answers.md").write_text(
+        "# Drill answers\n\nSee [the page](../01-x.md).\n\n## 1. First\n\n$a_1$ is 2.\n", encoding="utf-8")
+    page = "# 01 · X\n\n## Drills\n\nAnswers: [here](drills/01-answers.md).\n\n1. **First.** Why?\n\n## Resumen\n\nEn pocas palabras.\n"
+    folded = fold_drill_answers(tmp_path, "theory/01-x.md", page, lambda at, target: target)
+    assert folded.index("1. **First.**") < folded.index("<details") < folded.index("</details>") < folded.index("## Resumen")
+    assert "**1. First**" in folded and "[the page](01-x.md)" in folded and "# Drill answers" not in folded
+    assert folded.endswith("## Resumen\n\nEn pocas palabras.\n")
+
+
 def test_links_are_rewritten_outside_code_only():
     text = "[a](x.py) `[b](y.py)`\n```\n[c](z.py)\n```\n![d](e.png)"
     assert rewrite_links(text, lambda t: t + "!") == "[a](x.py!) `[b](y.py)`\n```\n[c](z.py)\n```\n![d](e.png!)"
@@ -236,7 +251,9 @@ CHECK_PAGE = r"""
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) { await MathJax.startup.promise; }
   const maths = Array.from(document.querySelectorAll('.math'));
   const untypeset = maths.filter(m => !m.querySelector('mjx-container')).map(m => m.textContent.slice(0, 80));
-  const merrors = Array.from(document.querySelectorAll('mjx-merror')).map(m => m.textContent.slice(0, 80));
+  // MathJax marks TeX errors with mjx-merror, and shows an undefined macro as its own name in red.
+  const merrors = Array.from(document.querySelectorAll('mjx-merror')).map(m => m.textContent.slice(0, 80)).concat(
+      Array.from(document.querySelectorAll('mjx-container')).filter(m => m.textContent.includes('\\')).map(m => m.textContent.slice(0, 80)));
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {acceptNode: n =>
       n.parentElement.closest('pre, code, script, style, mjx-container, .highlight') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
   const raw = [];

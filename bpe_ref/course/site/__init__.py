@@ -7,8 +7,11 @@ download), and one page per step of the learning path linking its page, lab and 
 ``OUT/index.html`` in a browser; nothing is fetched from the network, neither when building nor
 when reading (MathJax comes from the ``sphinx-mathjax-offline`` package and is copied into the site).
 
-It is built with Sphinx, MyST (Markdown) and MyST-NB (notebooks, never executed) from a staged copy
-of the pages (:mod:`bpe_ref.course.site.sources` says what the copy changes, and why).
+It is built with Sphinx and MyST (Markdown), the same Markdown with dollar math that JupyterLab
+renders, from a staged copy of the pages (:mod:`bpe_ref.course.site.sources` says what the copy
+changes, and why). The labs become MyST pages too: their Markdown cells as they are, their code cells
+as code blocks; lab notebooks have no outputs, so nothing is executed (this also spares the build
+nbformat's slow import, a large share of a build with MyST-NB).
 """
 
 from __future__ import annotations
@@ -28,8 +31,7 @@ from .sources import Staged, stage
 TITLE = "Fast BPE from Scratch"
 
 # Sphinx settings, written to the staged folder's conf.py. The theme (alabaster) ships with Sphinx
-# and loads no web fonts; MathJax is a local copy; widget JavaScript, which MyST-NB would fetch from
-# a CDN, is switched off (the labs have no widgets).
+# and loads no web fonts (the font families below are the reader's own); MathJax is a local copy.
 CONFIG: dict[str, object] = {
     "project": TITLE,
     "copyright": "the course's authors (MIT licence)",
