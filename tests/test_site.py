@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -148,11 +149,9 @@ def test_nothing_is_loaded_from_the_network(site):
 
 
 class Chromium:
-    """A headless Chromium driven over the DevTools protocol (one tab, one WebSocket)."""
+    """A headless Chromium with its DevTools server on a free local port; :meth:`tab` opens a tab."""
 
     def __init__(self, profile: Path):
-        import websocket  # websocket-client, in the dev extra
-
         self.process = subprocess.Popen(
             [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
              "--disable-extensions", "--disable-background-networking", "--disable-sync", "--mute-audio",
@@ -167,21 +166,37 @@ class Chromium:
                 self.close()
                 raise RuntimeError("Chromium did not start its DevTools server")
             time.sleep(0.1)
-        port = port_file.read_text().split()[0]
+        self.port = port_file.read_text().split()[0]
+
+    def tab(self) -> Tab:
         deadline = time.monotonic() + 30
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as response:
-                    tabs = [t for t in json.load(response) if t["type"] == "page"]
-                if tabs:
-                    break
+                request = urllib.request.Request(f"http://127.0.0.1:{self.port}/json/new?about:blank", method="PUT")
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    return Tab(json.load(response)["webSocketDebuggerUrl"])
             except OSError:
-                pass
-            if time.monotonic() > deadline:
-                self.close()
-                raise RuntimeError("Chromium's DevTools server lists no tab")
-            time.sleep(0.1)
-        self.socket = websocket.create_connection(tabs[0]["webSocketDebuggerUrl"], timeout=60, suppress_origin=True)
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, 15)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, 9)
+                self.process.wait()
+
+
+class Tab:
+    """One browser tab driven over its own DevTools WebSocket."""
+
+    def __init__(self, url: str):
+        import websocket  # websocket-client, in the dev extra
+
+        self.socket = websocket.create_connection(url, timeout=60, suppress_origin=True)
         self.next_id = 0
         self.events: list[dict] = []
         for method in ("Page.enable", "Runtime.enable", "Log.enable"):
@@ -224,7 +239,8 @@ class Chromium:
         for event in self.events:
             params = event.get("params", {})
             if event["method"] == "Runtime.exceptionThrown":
-                found.append(f"exception: {params['exceptionDetails'].get('text')} {params['exceptionDetails'].get('exception', {}).get('description', '')}")
+                details = params["exceptionDetails"]
+                found.append(f"exception: {details.get('text')} {details.get('exception', {}).get('description', '')}")
             elif event["method"] == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
                 found.append("console.error: " + " ".join(str(a.get("value", a.get("description"))) for a in params.get("args", [])))
             elif event["method"] == "Log.entryAdded" and params["entry"]["level"] == "error":
@@ -232,16 +248,7 @@ class Chromium:
         return found
 
     def close(self) -> None:
-        socket = getattr(self, "socket", None)
-        if socket is not None:
-            socket.close()
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, 15)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, 9)
-                self.process.wait()
+        self.socket.close()
 
 
 # What the page shows once MathJax has finished (its startup promise resolves after the first
@@ -277,19 +284,39 @@ def browser(tmp_path_factory):
             pytest.fail("chromium is not installed: .ci/run installs it (apt-get install -y chromium)")
         pytest.skip("chromium is not installed (apt-get install chromium); CI runs this test")
     chromium = Chromium(tmp_path_factory.mktemp("chromium-profile"))
-    yield chromium
-    chromium.close()
+    try:
+        yield chromium
+    finally:
+        chromium.close()
 
 
 @pytest.fixture(scope="module")
 def rendered(site, browser) -> dict[str, dict]:
-    """Every page of the site as Chromium renders it: the CHECK_PAGE report plus its errors."""
-    reports = {}
-    for page in site.html_pages:
-        browser.open(page.as_uri())
-        report = browser.evaluate(CHECK_PAGE)
-        report["errors"] = browser.errors()
-        reports[page.relative_to(site.out).as_posix()] = report
+    """Every page of the site as Chromium renders it: the CHECK_PAGE report plus its errors.
+
+    Two tabs share the pages (a renderer process each, so both cores work)."""
+    pages = list(site.html_pages)
+
+    def check(tab: Tab) -> dict[str, dict]:
+        reports = {}
+        try:
+            while True:
+                try:
+                    page = pages.pop()
+                except IndexError:
+                    return reports
+                tab.open(page.as_uri())
+                report = tab.evaluate(CHECK_PAGE)
+                report["errors"] = tab.errors()
+                reports[page.relative_to(site.out).as_posix()] = report
+        finally:
+            tab.close()
+
+    tabs = [browser.tab() for _ in range(2)]
+    with ThreadPoolExecutor(len(tabs)) as pool:
+        results = list(pool.map(check, tabs))
+    reports = {page: report for result in results for page, report in result.items()}
+    assert len(reports) == len(site.html_pages)
     return reports
 
 

@@ -37,7 +37,8 @@ CONFIG: dict[str, object] = {
     "copyright": "the course's authors (MIT licence)",
     "root_doc": "README",
     "language": "en",
-    "extensions": ["myst_parser", "sphinx.ext.mathjax", "sphinx-mathjax-offline"],
+    "extensions": ["myst_parser", "sphinx.ext.mathjax"],
+    "mathjax_path": "mathjax/tex-chtml.js",  # in _static: copied from sphinx-mathjax-offline below
     "myst_enable_extensions": ["dollarmath"],
     "myst_heading_anchors": 6,  # GitHub's heading ids, which the pages' links use
     "myst_dmath_double_inline": True,  # $$...$$ inside a paragraph, as GitHub and JupyterLab allow
@@ -82,6 +83,7 @@ def build_site(out: Path, root: Path = REPO_ROOT, *, verbose: bool = False) -> S
     from sphinx.application import Sphinx  # imported here: the rest of bpe_ref does not need Sphinx
 
     started = time.perf_counter()
+    mathjax = mathjax_folder()
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"{out} exists and is not an empty folder: give a new folder for the site")
@@ -93,7 +95,8 @@ def build_site(out: Path, root: Path = REPO_ROOT, *, verbose: bool = False) -> S
         (srcdir / "conf.py").write_text("".join(f"{k} = {v!r}\n" for k, v in CONFIG.items()), encoding="utf-8")
         warnings = io.StringIO()
         app = Sphinx(str(srcdir), str(srcdir), str(out), str(Path(tmp) / "doctrees"), "html",
-                     status=io.StringIO() if not verbose else None, warning=warnings, freshenv=True)
+                     status=io.StringIO() if not verbose else None, warning=warnings, freshenv=True,
+                     parallel=2)
         with warnings_module.catch_warnings():
             # Sphinx's notices to extension authors (deprecated APIs that MyST still calls) are not
             # the reader's concern; Sphinx's own warnings about the pages are collected below.
@@ -102,6 +105,9 @@ def build_site(out: Path, root: Path = REPO_ROOT, *, verbose: bool = False) -> S
             app.build()
         if app.statuscode != 0:
             raise RuntimeError(f"Sphinx failed to build the site:\n{warnings.getvalue()}")
+    # MathJax 3, from the package that ships it (used as a file source, not as a Sphinx extension: the
+    # extension does not declare itself safe for Sphinx's parallel build).
+    shutil.copytree(mathjax, out / "_static" / "mathjax", dirs_exist_ok=True)
     # The notebooks, as they are in the repository, next to their read-only pages (the banner's link).
     for notebook in staged.notebooks:
         (out / notebook).parent.mkdir(parents=True, exist_ok=True)
@@ -112,6 +118,19 @@ def build_site(out: Path, root: Path = REPO_ROOT, *, verbose: bool = False) -> S
     return SiteBuild(out=out, staged=staged, html_pages=pages,
                      warnings=[w for w in warnings.getvalue().splitlines() if w.strip()],
                      seconds=time.perf_counter() - started)
+
+
+def mathjax_folder() -> Path:
+    """The MathJax files that the ``sphinx-mathjax-offline`` package ships (its import name has hyphens)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("sphinx-mathjax-offline")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("MathJax is missing: install the dev extra (pip install -e \".[dev]\"), which has sphinx-mathjax-offline")
+    folder = Path(list(spec.submodule_search_locations)[0]) / "static" / "mathjax"
+    if not (folder / "tex-chtml.js").is_file():
+        raise FileNotFoundError(f"{folder} has no tex-chtml.js: reinstall sphinx-mathjax-offline")
+    return folder
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -397,7 +397,7 @@ def code_page(path: str) -> str:
     return (
         ORPHAN + f"# `{path}`\n\n"
         f"The reference code, as in the repository. {{download}}`Download {name} <{name}>`\n\n"
-        f"```{{literalinclude}} {name}\n:language: python\n:linenos:\n```\n"
+        f"```{{literalinclude}} {name}\n:language: python\n```\n"
     )
 
 
