@@ -29,6 +29,9 @@ import pytest
 from bpe_ref.course.site import build_site
 from bpe_ref.course.site.sources import local_links, rewrite_links, steps_from_readme
 
+# The build and the browser take tens of seconds: conftest.py schedules the module's scope early.
+pytestmark = pytest.mark.slow
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

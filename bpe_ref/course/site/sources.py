@@ -405,7 +405,10 @@ def listing_page(root: Path, folder: str, pages: set[str]) -> str:
     lines = [ORPHAN + f"# `{folder}/`\n", "The files of this folder of the course repository.\n"]
     for name, path in listing_entries(root, folder):
         if name.endswith("/"):
-            lines.append(f"- `{name}`")
+            # A sub-folder shows the pages directly inside it (a lab folder: its notebook's page).
+            inside = sorted(p for p in pages if PurePosixPath(p).parent.as_posix() == path)
+            links = ", ".join(f"[`{PurePosixPath(p).name}`]({relative(folder + '/index.md', page_source(p))})" for p in inside)
+            lines.append(f"- `{name}`" + (f": {links}" if links else ""))
         else:
             target = path + ".md" if path.endswith(".py") else path
             if path.endswith((".md", ".ipynb")) and path not in pages:
@@ -413,6 +416,11 @@ def listing_page(root: Path, folder: str, pages: set[str]) -> str:
             else:
                 lines.append(f"- [`{name}`]({relative(folder + '/index.md', target)})")
     return "\n".join(lines) + "\n"
+
+
+def page_source(path: str) -> str:
+    """The staged source of page ``path``: a notebook's read-only page is Markdown."""
+    return path.removesuffix(".ipynb") + ".md" if path.endswith(".ipynb") else path
 
 
 def step_page(step: Step, steps: list[Step], i: int) -> str:
@@ -423,12 +431,10 @@ def step_page(step: Step, steps: list[Step], i: int) -> str:
     lines = [
         f"# Step {step.number} · {step.page_title}\n",
         f"{step.idea}\n",
-        "| | |",
-        "|---|---|",
-        f"| read the page | [{step.page_title}]({relative(here, step.page)}) |",
-        f"| work the lab | [{PurePosixPath(step.lab).stem}]({relative(here, step.lab.removesuffix('.ipynb') + '.md')}) "
-        f"(read-only here; <a href=\"{relative(here, step.lab)}\" download>download {lab_name}</a>) |",
-        f"| read the module | {modules} |",
+        f"- **Read the page:** [{step.page_title}]({relative(here, step.page)})",
+        f"- **Work the lab:** [{PurePosixPath(step.lab).stem}]({relative(here, step.lab.removesuffix('.ipynb') + '.md')}) "
+        f"(read-only here; <a href=\"{relative(here, step.lab)}\" download>download {lab_name}</a>)",
+        f"- **Read the module:** {modules}",
         "",
         "Read the page, work the lab in JupyterLab after installing the course (the home page's "
         f"[Quickstart]({relative(here, 'README.md')}#quickstart)), then read the module next to it.\n",
