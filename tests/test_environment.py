@@ -118,9 +118,15 @@ def test_the_dev_extra_reads_its_markers_per_python():
     assert "tomli" in by_python["3.10"] and "tomli" not in by_python["3.11"]
 
 
+def listed(environment_yml) -> dict[str, str]:
+    """{name: specifier} of environment.yml: its conda packages, and the packages of its pip list
+    (a package conda-forge may lack is installed from PyPI there); ``-e .`` left out."""
+    conda, pip = environment_yml
+    return dict(split_requirement(r) for r in [*conda, *(r for r in pip if not r.startswith("-"))])
+
+
 def test_environment_yml_lists_the_dev_packages(environment_yml):
-    conda, _ = environment_yml
-    in_conda = dict(split_requirement(r) for r in conda)
+    in_conda = listed(environment_yml)
     dev = {name for requirements in dev_requirements_by_python().values() for name in requirements}
     assert set(in_conda) - CONDA_ONLY == dev, (
         f"only in environment.yml: {sorted(set(in_conda) - CONDA_ONLY - dev)}; "
@@ -136,8 +142,7 @@ def test_environment_yml_and_pyproject_pin_the_same_versions(environment_yml):
     it has the line that admits every version the other lines admit (checked at the versions
     they name), e.g. ``nbgrader>=0.9.5`` and ``jupyterlab>=4.0``.
     """
-    conda, _ = environment_yml
-    in_conda = dict(split_requirement(r) for r in conda)
+    in_conda = listed(environment_yml)
     lines: dict[str, set[str]] = {}
     for requirements in dev_requirements_by_python().values():
         for name, specifier in requirements.items():

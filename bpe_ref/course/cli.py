@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                       "encode files to a NumPy .npy array of token ids, here or on a Dask cluster (step 10)"),
     "grade": ("bpe_ref.course.grade", "autograde a lab notebook, hidden tests included, and print the grade"),
     "handout": ("bpe_ref.course.commands.handout", "write the folder a class receives: everything but the lab solutions"),
+    "site": ("bpe_ref.course.site", "build the course as a static website that reads offline (open OUT/index.html)"),
 }
 BENCHMARKS: dict[str, tuple[str, str]] = {
     "train": ("bpe_ref.course.bench.train", "time every trainer against HF tokenizers"),
