@@ -821,6 +821,22 @@ def test_page03_prose_claims():
     assert find_chunk_boundaries(page03.TINYSTORIES_2MIB, 2, [b"<|endoftext|>"])[1] == 1_049_211
 
 
+
+def test_overlapping_special_tokens_leftmost_then_longest():
+    """conventions.md, page 00 and page 03 say the leftmost match wins, then the longest: the splitter does."""
+    from bpe_ref.pretokenize import split_keeping_special_tokens
+
+    conventions = read(THEORY / "conventions.md")
+    assert "the **leftmost** match wins" in conventions and "`a<|` starts first" in conventions
+    assert list(split_keeping_special_tokens("a<|abc|>", ["<|abc|>", "a<|"])) == [("a<|", True), ("abc|>", False)]
+    assert list(split_keeping_special_tokens("a<|abc|>", ["a<|", "<|abc|>"])) == [("a<|", True), ("abc|>", False)]
+    page03 = " ".join(read(THEORY / "03-parallel-pretokenization.md").split())
+    assert "at `a<s>b` (the leftmost match: it starts at `a`, one byte before `<s>`)" in page03
+    assert list(split_keeping_special_tokens("xa<s>by", ["<s>", "a<s>b"])) == [("x", False), ("a<s>b", True), ("y", False)]
+    # same start: the longer wins, whatever the order given
+    for tokens in (["<s>", "<s><s>"], ["<s><s>", "<s>"]):
+        assert list(split_keeping_special_tokens("<s><s>", tokens)) == [("<s><s>", True)]
+
 # --- page 04: the index trace is what the trainers do, and the prose matches the run ------------
 
 
