@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from . import five_minutes
 from ...corpus import read_corpus
 from ...data_files import (
     CHINESE_NOVEL, DATA_DIR, REPO_ROOT, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE, data_file,
@@ -679,6 +680,7 @@ def self_overlap_snippet(words: Sequence[Sequence[bytes]] = SELF_OVERLAP_WORDS, 
 def snippets() -> dict[str, str]:
     """Page 05's snippets: ``{file name: Markdown}``."""
     return {
+        **five_minutes.snippets("05"),
         "05-worked-example.md": worked_example_snippet(),
         "05-less-than-only.md": wrapper_snippet(),
         "05-compaction.md": compaction_snippet(),
