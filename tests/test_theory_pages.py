@@ -646,6 +646,26 @@ def test_page05_prose_claims():
     assert ratios[-1] > 2 * ratios[0] and ratios[-1] > rows["Chinese"].ratio
 
 
+def test_page05_stale_visits_are_v5s_and_under_the_bound():
+    """Section 6: V5 keeps V4's index and merges, so it visits the same ids; the tokens visited,
+    stale ids included, stay under 3Q."""
+    from bpe_ref.course.figures.heaps import stale_visits_snippet
+    from bpe_ref.course.figures.inverted_index import indexed_run
+    from bpe_ref.corpus import read_corpus
+    from bpe_ref.data_files import TINYSTORIES_SAMPLE
+    from bpe_ref.pretokenize import count_pretokens
+    from bpe_ref.train import train_on_counts
+
+    run = indexed_run()
+    counts = count_pretokens(read_corpus(TINYSTORIES_SAMPLE), ["<|endoftext|>"])
+    trace: list = []
+    train_on_counts(counts, 256 + 1 + len(run.merges), ["<|endoftext|>"], method="heap", trace=trace)
+    assert [(s.pair, s.affected_words) for s in trace] == [(m.pair, m.rewritten) for m in run.merges]
+    q = sum(len(p) ** 2 for p in counts)
+    assert sum(m.visited_tokens for m in run.merges) <= 3 * q
+    assert sum(m.stale for m in run.merges) > 0
+    assert stale_visits_snippet() in read(THEORY / "05-heap.md")
+
 def test_page05_self_overlap_trace_is_what_the_linked_list_does():
     from collections import Counter
 
