@@ -124,3 +124,46 @@ def test_page05_toy_pops_the_trainers_merges_and_skips_a_stale_entry(runs):
     assert popped == [str(p) for p in reference_merges(HUG_WORDS, 2)]
     assert "skip (17, ('p', 'u')): stale, the count is now 12" in printed
     assert first[("p", "u")] == 17 and after[("p", "u")] == 12
+
+
+def test_page04_section1_trace_table_is_what_v4s_index_does():
+    """Page 04, section 1: the table of visits, gains and stale ids on the toy, replayed with V4's functions."""
+    from bpe_ref.train.step02_incremental import merge_and_update
+    from bpe_ref.train.step04_inverted_index import index_words, pairs_with
+
+    def show(pair):
+        return f"`({pair[0].decode()}, {pair[1].decode()})`"
+
+    words = [tuple(bytes([c]) for c in w.encode()) for w in HUG_WORDS]
+    frequencies = list(HUG_WORDS.values())
+    counts = Counter()
+    for w, f in zip(words, frequencies):
+        for pair in zip(w, w[1:]):
+            counts[pair] += f
+    index = index_words(words)
+    expected = []
+    for pair in [tuple(p.encode() for p in m) for m in reference_merges(HUG_WORDS, 3)]:
+        token = pair[0] + pair[1]
+        visit = sorted(index.pop(pair))
+        gains, stale = {}, {}
+        for i in visit:
+            old = words[i]
+            words[i] = merge_and_update(old, pair, frequencies[i], counts)
+            for p in pairs_with(words[i], token):
+                if i not in index[p]:
+                    index[p].add(i)
+                    gains.setdefault(p, []).append(i)
+            for p in set(zip(old, old[1:])) - set(zip(words[i], words[i][1:])) - {pair}:
+                stale.setdefault(p, []).append(i)
+        expected.append((show(pair), ", ".join(map(str, visit)), gains, stale))
+    text = PAGES["04"].read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (`\(.*?\)`) \| all 5 words \| ([\d, ]+) \| (.*?) \| (.*?) \|$", text, re.MULTILINE)
+    assert len(rows) == 3
+    for (pair, visit, gains, stale), (row_pair, row_visit, row_gains, row_stale) in zip(expected, rows):
+        assert (row_pair, row_visit) == (pair, visit)
+        for p, ids in gains.items():
+            assert show(p) in row_gains and all(str(i) in row_gains for i in ids)
+        assert row_gains.count("`(") == len(gains)
+        assert row_stale.count("`(") == len(stale)
+        for p, ids in stale.items():
+            assert f"{', '.join(map(str, sorted(ids)))} in {show(p)}" in row_stale
