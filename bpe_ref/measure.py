@@ -28,6 +28,7 @@ course's benchmarks (:mod:`bpe_ref.course.bench`) and figures use these ones.
 from __future__ import annotations
 
 import math
+import os
 import statistics
 import time
 import tracemalloc
@@ -216,4 +217,47 @@ def peak_memory(fn: Callable[[], T]) -> tuple[T, int]:
     return result, peak - before
 
 
-__all__ = ["crossover", "fit_exponent", "interleaved", "median", "paired_ratio", "peak_memory", "spread", "timed"]
+
+def load_warning(times: Mapping[str, Sequence[float]] | None = None, *, workers: int = 1, max_spread: float = 0.25,
+                 load: float | None | str = "now", cores: int | None = None) -> str | None:
+    """Why a verdict drawn from a timing cannot be trusted, in one sentence, or ``None``.
+
+    Two signs are checked. **Load:** with ``load="now"`` the 1-minute load average is read
+    (``os.getloadavg``; skipped where it does not exist); call it *before* measuring, so that it
+    counts the other processes, and say how many processes (``workers``) the measurement runs: more
+    runnable processes than cores means they queue, and a parallel timing can show the opposite of
+    what a quiet machine shows. ``load=None`` skips this sign. **Spread:** for each list of
+    repeated ``times`` (two or more), the interquartile range relative to the median
+    (:func:`spread`); above ``max_spread`` the repeats disagree too much for a ranking.
+
+    >>> load_warning(load=3.5, cores=2, workers=1)
+    'the machine is busy: a 1-minute load of 3.5 on 2 cores, and this measurement adds 1 process; rerun it on a quieter machine before trusting the verdict'
+    >>> load_warning({"V4": [1.0, 1.0, 1.01], "V5": [0.5, 0.9, 0.6]}, load=None)
+    'the repeats disagree: V5 spread 33% (more than 25%) around its median; rerun it on a quieter machine before trusting the verdict'
+    >>> load_warning({"V4": [1.0, 1.02, 1.01]}, load=0.2, cores=2) is None
+    True
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    reasons = []
+    if load == "now":
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # Windows has no load average
+            load = None
+    if cores is None:  # the cores this process may run on, where the system says
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if load is not None and float(load) + workers > cores + 0.5:
+        reasons.append(f"the machine is busy: a 1-minute load of {float(load):.1f} on {cores} cores, and this measurement "
+                       f"adds {workers} process{'es' if workers > 1 else ''}")
+    for label, values in (times or {}).items():
+        if len(values) >= 2 and min(values) > 0 and spread(values) > max_spread:
+            reasons.append(f"the repeats disagree: {label} spread {spread(values):.0%} (more than {max_spread:.0%}) "
+                           "around its median")
+    if not reasons:
+        return None
+    return "; ".join(reasons) + "; rerun it on a quieter machine before trusting the verdict"
+
+__all__ = [
+    "crossover", "fit_exponent", "interleaved", "load_warning", "median", "paired_ratio", "peak_memory", "spread", "timed",
+]

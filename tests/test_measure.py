@@ -218,3 +218,22 @@ def test_peak_memory_stops_tracing_when_the_call_raises():
     with pytest.raises(RuntimeError, match="boom"):
         peak_memory(fails)
     assert not tracemalloc.is_tracing()
+
+
+def test_load_warning_says_when_a_timing_cannot_be_trusted():
+    from bpe_ref.measure import load_warning
+
+    # Busy: more runnable processes than cores once the measurement's own are added.
+    assert "the machine is busy" in load_warning(load=1.2, cores=2, workers=2)
+    assert load_warning(load=1.2, cores=2, workers=1) is None
+    assert load_warning(load=0.1, cores=2, workers=2) is None
+    # Noisy: repeats that disagree, named; repeats that agree, or a single run, say nothing.
+    noisy = load_warning({"1 worker": [1.0, 1.0, 1.0], "2 workers": [0.4, 0.9, 0.5]}, load=None)
+    assert noisy.startswith("the repeats disagree: 2 workers spread") and "1 worker spread" not in noisy
+    assert load_warning({"once": [3.0], "steady": [1.0, 1.05, 1.02]}, load=None) is None
+    both = load_warning({"x": [1.0, 2.0, 3.0]}, load=9.0, cores=2)
+    assert "busy" in both and "disagree" in both and both.endswith("before trusting the verdict")
+    # Reading the load now works wherever os.getloadavg exists, and gives a sentence or None.
+    assert load_warning() is None or "busy" in load_warning()
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        load_warning(workers=0)
