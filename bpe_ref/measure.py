@@ -28,6 +28,7 @@ course's benchmarks (:mod:`bpe_ref.course.bench`) and figures use these ones.
 from __future__ import annotations
 
 import math
+import os
 import statistics
 import time
 import tracemalloc
@@ -216,36 +217,59 @@ def peak_memory(fn: Callable[[], T]) -> tuple[T, int]:
     return result, peak - before
 
 
-LOADED_SPREAD = 0.25  # runs whose quartiles differ by more than a quarter of their median are too noisy
 
+def load_warning(times: Mapping[str, Sequence[float]] | None = None, *, workers: int = 1, max_spread: float = 0.25,
+                 load: float | None | str = "now", cores: int | None = None) -> str | None:
+    """Why a verdict drawn from a timing cannot be trusted, in one sentence, or ``None``.
 
-def load_note(runs: Mapping[str, Sequence[float]] | None = None, *, load: float | None = None,
-              cores: int | None = None) -> str:
-    """One line for a lab's timing cell: whether the machine was quiet enough to trust its verdict.
+    Two signs are checked. **Load:** with ``load="now"`` the 1-minute load average is read
+    (``os.getloadavg``; skipped where it does not exist); call it *before* measuring, so that it
+    counts the other processes, and say how many processes (``workers``) the measurement runs (0 when it has already run, so the load counts it): more
+    runnable processes than cores means they queue, and a parallel timing can show the opposite of
+    what a quiet machine shows. ``load=None`` skips this sign. **Spread:** for each list of
+    repeated ``times`` (two or more), the interquartile range relative to the median
+    (:func:`spread`); above ``max_spread`` the repeats disagree too much for a ranking.
 
-    Loaded when the 1-minute load average (``os.getloadavg``, where the system has one) is above the
-    number of cores, or when the repeats of any contender in ``runs`` have a :func:`spread` above
-    :data:`LOADED_SPREAD`. ``load`` and ``cores`` override what the system reports (for tests).
+    >>> load_warning(load=3.5, cores=2, workers=1)
+    'the machine is busy: a 1-minute load of 3.5 on 2 cores, and this measurement adds 1 process; rerun it on a quieter machine before trusting the verdict'
+    >>> load_warning({"V4": [1.0, 1.0, 1.01], "V5": [0.5, 0.9, 0.6]}, load=None)
+    'the repeats disagree: V5 spread 33% (more than 25%) around its median; rerun it on a quieter machine before trusting the verdict'
+    >>> load_warning({"V4": [1.0, 1.02, 1.01]}, load=0.2, cores=2) is None
+    True
     """
-    import os
+    if workers < 0:
+        raise ValueError(f"workers must be at least 0, got {workers}")
+    reasons = []
+    if load == "now":
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # Windows has no load average
+            load = None
+    if cores is None:  # the cores this process may run on, where the system says
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if load is not None and float(load) + workers > cores + 0.5:
+        reasons.append(f"the machine is busy: a 1-minute load of {float(load):.1f} on {cores} cores, and this measurement "
+                       f"adds {workers} process{'es' if workers > 1 else ''}")
+    for label, values in (times or {}).items():
+        if len(values) >= 2 and min(values) > 0 and spread(values) > max_spread:
+            reasons.append(f"the repeats disagree: {label} spread {spread(values):.0%} (more than {max_spread:.0%}) "
+                           "around its median")
+    if not reasons:
+        return None
+    return "; ".join(reasons) + "; rerun it on a quieter machine before trusting the verdict"
 
-    cores = cores or os.cpu_count() or 1
-    if load is None and hasattr(os, "getloadavg"):
-        load = os.getloadavg()[0]
-    problems = []
-    if load is not None and load > cores:
-        problems.append(f"load average {load:.1f} on {cores} core(s): other programs were waiting for a core")
-    noisy = {label: spread(values) for label, values in (runs or {}).items() if len(values) >= 3 and median(values) > 0}
-    noisy = {label: value for label, value in noisy.items() if value > LOADED_SPREAD}
-    if noisy:
-        worst = max(noisy, key=noisy.get)
-        problems.append(f"the repeats of {worst} spread by {noisy[worst]:.0%} of their median")
-    if problems:
-        return ("WARNING: the machine was too loaded to trust this verdict (" + "; ".join(problems)
-                + "). Rerun when it is quieter, or trust only differences far larger than the noise.")
-    shown = f"load average {load:.1f} on {cores} core(s)" if load is not None else f"{cores} core(s)"
-    return f"The machine was quiet enough to trust the verdict ({shown}; repeats within {LOADED_SPREAD:.0%})."
+
+def load_note(runs: Mapping[str, Sequence[float]] | None = None, *, load: float | None | str = "now",
+              cores: int | None = None) -> str:
+    """:func:`load_warning` as one line to print under a timing that has already run (so the load
+    average counts the measurement itself): a warning, or that the verdict can be trusted."""
+    why = load_warning(runs, workers=0, load=load, cores=cores)
+    if why:
+        return f"WARNING: {why}."
+    return "The machine was quiet enough to trust this verdict (load below the cores, repeats within 25%)."
 
 
-__all__ = ["crossover", "fit_exponent", "interleaved", "load_note", "median", "paired_ratio", "peak_memory", "spread",
-           "timed"]
+__all__ = [
+    "crossover", "fit_exponent", "interleaved", "load_note", "load_warning", "median", "paired_ratio", "peak_memory",
+    "spread", "timed",
+]

@@ -49,7 +49,8 @@ def validate_special_tokens(special_tokens: Iterable[str] | None) -> tuple[str, 
 
 
 def special_token_regex(special_tokens: Sequence[str]) -> regex.Pattern | None:
-    """A pattern matching any special token, the longest first where they overlap."""
+    """A pattern matching any special token: scanned from the left, the leftmost match wins; of two that
+    start at the same place, the longer (the alternation is ordered longest first)."""
     if not special_tokens:
         return None
     ordered = sorted(special_tokens, key=len, reverse=True)

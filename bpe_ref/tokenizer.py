@@ -44,9 +44,9 @@ class Tokenizer:
     """A byte-level BPE tokenizer from a vocabulary and its merges.
 
     ``vocab`` maps ids to token bytes; ``merges`` lists ``(left, right)`` byte pairs in training
-    order. ``special_tokens`` are matched in the text before anything else (the longest first
-    where they overlap) and never split; one missing from ``vocab`` is added with the next free
-    id. ``method`` (one of ``ENCODE_METHODS``, or ``None`` for the fast default) is the encoder
+    order. ``special_tokens`` are matched in the text before anything else (where they overlap,
+    the leftmost match wins, then the longest) and never split; one missing from ``vocab`` is added
+    with the next free id. ``method`` (one of ``ENCODE_METHODS``, or ``None`` for the fast default) is the encoder
     that :meth:`encode`, :meth:`encode_iterable` and the counting methods use. Raises
     ``ValueError`` (naming the merge) when vocabulary and merges do not fit together, and for an
     unknown ``method``.

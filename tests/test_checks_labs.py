@@ -687,6 +687,16 @@ def test_lab04_a_trainer_that_forgets_the_pairs_a_word_gains(lab04):
     assert "a dict of counts" not in message
 
 
+def test_lab04_a_max_style_tie_break_gets_a_hint(lab04):
+    """A V4 whose index is right but which picks the pair with max(pair_counts, key=pair_counts.get)."""
+    graders, solutions = lab04
+    source = _source_of("04_inverted_index", "task3_train_solution")
+    assert "best_pair(pair_counts)" in source
+    with_max = _defined_in_notebook(solutions, source.replace("best_pair(pair_counts)", "max(pair_counts, key=pair_counts.get)"), "train")
+    for check in (graders.check_train, graders.check_train_properties):
+        message = failure(check, with_max)
+        assert "only the tie-break differs" in message and "max(pair_counts, key=pair_counts.get)" in message, message
+
 def test_lab04_an_index_that_is_a_plain_dict_fails_the_visible_test(lab04):
     """Right ids in a plain dict pass the comparison but break task 3 (index[new_pair].add(i))."""
     graders, solutions = lab04
@@ -806,6 +816,17 @@ def test_lab05_v5_must_pop_each_merge_from_a_heap_built_once(lab05, old, new, me
     assert message in failure(graders.check_train, trainer)
     assert message in failure(graders.check_train_properties, trainer)
 
+
+def test_lab05_pushing_every_pair_of_a_rewritten_word_is_named_in_the_hint(lab05):
+    """The blog post's get_new_pairs(new_word): an entry for every window of each rewritten word, not
+    only the pairs that grew. The merges are right; the hint names that mistake, not a rebuild."""
+    graders, _ = lab05
+    every_pair = _lab05_variant("task3_train_solution", "train", "                    grown.add(new_pair)\n",
+                                "                    grown.add(new_pair)\n                grown.update(zip(words[i], words[i][1:]))\n")
+    for check in (graders.check_train, graders.check_train_properties):
+        message = failure(check, every_pair)
+        assert "do you push an entry for each pair of the word" in message, message
+        assert "rebuilt" not in message
 
 def test_lab05_forgetting_to_push_grown_pairs_loses_merges(lab05):
     graders, _ = lab05
@@ -1544,3 +1565,32 @@ def plan_ranges(paths, special_tokens, ranges_per_file):
     for grader in (graders.check_plan_ranges, graders.check_plan_ranges_properties):
         message = failure(grader, fixed_size)
         assert "which is no special token" in message and "a cut at a fixed size" in message, message
+
+
+def test_lab03_task1_makes_the_page_worked_examples_reads_but_the_straddle_check(monkeypatch):
+    """Page 03's worked example traces bpe_ref's find_chunk_boundaries, which is the stretch's safe
+    search; the page and lab 03 say task 1's makes the same reads but read 4 (the straddle check)."""
+    import io
+
+    from bpe_ref.course.figures import parallel_pretokenization as page03
+
+    data = page03.WORKED_TEXT.encode()
+    boundaries, page_reads = page03.recorded_boundaries(data, 3, 8)
+    task1 = solution_namespace("03_parallel")["find_chunk_boundaries"]
+    reads = []
+
+    class Recorded(io.BytesIO):
+        def read(self, n=-1):
+            start = self.tell()
+            chunk = super().read(n)
+            reads.append((start, chunk))
+            return chunk
+
+    monkeypatch.setitem(task1.__globals__, "open", lambda path, mode="rb", *a, **k: Recorded(data))
+    assert task1("worked-example", 3, [b"<|endoftext|>"], 8) == boundaries == [0, 35, 55]
+    page = [(offset, chunk) for offset, _, chunk in page_reads]
+    assert reads == page[:3] + page[4:]  # all but read 4
+    from bpe_ref.data_files import REPO_ROOT
+
+    text = " ".join((REPO_ROOT / "theory" / "03-parallel-pretokenization.md").read_text(encoding="utf-8").split())
+    assert "Read 4 is the straddle check of section 6" in text and "it makes the other six reads" in text

@@ -220,12 +220,31 @@ def test_peak_memory_stops_tracing_when_the_call_raises():
     assert not tracemalloc.is_tracing()
 
 
-def test_load_note_warns_on_load_above_the_cores_or_on_spread_repeats():
+def test_load_warning_says_when_a_timing_cannot_be_trusted():
+    from bpe_ref.measure import load_warning
+
+    # Busy: more runnable processes than cores once the measurement's own are added.
+    assert "the machine is busy" in load_warning(load=1.2, cores=2, workers=2)
+    assert load_warning(load=1.2, cores=2, workers=1) is None
+    assert load_warning(load=0.1, cores=2, workers=2) is None
+    # Noisy: repeats that disagree, named; repeats that agree, or a single run, say nothing.
+    noisy = load_warning({"1 worker": [1.0, 1.0, 1.0], "2 workers": [0.4, 0.9, 0.5]}, load=None)
+    assert noisy.startswith("the repeats disagree: 2 workers spread") and "1 worker spread" not in noisy
+    assert load_warning({"once": [3.0], "steady": [1.0, 1.05, 1.02]}, load=None) is None
+    both = load_warning({"x": [1.0, 2.0, 3.0]}, load=9.0, cores=2)
+    assert "busy" in both and "disagree" in both and both.endswith("before trusting the verdict")
+    # Reading the load now works wherever os.getloadavg exists, and gives a sentence or None.
+    assert load_warning() is None or "busy" in load_warning()
+    with pytest.raises(ValueError, match="workers must be at least 0"):
+        load_warning(workers=-1)
+
+
+def test_load_note_warns_after_a_timing_on_load_above_the_cores_or_on_spread_repeats():
     from bpe_ref.measure import load_note
 
-    assert load_note(load=3.5, cores=2).startswith("WARNING: the machine was too loaded")
-    assert "load average 3.5 on 2 core(s)" in load_note(load=3.5, cores=2)
+    assert load_note(load=3.5, cores=2).startswith("WARNING: the machine is busy: a 1-minute load of 3.5 on 2 cores")
+    assert load_note(load=1.9, cores=2).startswith("The machine was quiet enough")  # the load counts the timing itself
     noisy = load_note({"heap": [1.0, 1.0, 1.6, 2.0, 1.1]}, load=0.2, cores=2)
-    assert noisy.startswith("WARNING") and "the repeats of heap spread by" in noisy
+    assert noisy.startswith("WARNING") and "heap spread" in noisy
     quiet = load_note({"heap": [1.0, 1.01, 1.02], "zero": [0.0, 0.0, 0.0]}, load=0.2, cores=2)
     assert quiet.startswith("The machine was quiet enough")

@@ -646,6 +646,26 @@ def test_page05_prose_claims():
     assert ratios[-1] > 2 * ratios[0] and ratios[-1] > rows["Chinese"].ratio
 
 
+def test_page05_stale_visits_are_v5s_and_under_the_bound():
+    """Section 6: V5 keeps V4's index and merges, so it visits the same ids; the tokens visited,
+    stale ids included, stay under 3Q."""
+    from bpe_ref.course.figures.heaps import stale_visits_snippet
+    from bpe_ref.course.figures.inverted_index import indexed_run
+    from bpe_ref.corpus import read_corpus
+    from bpe_ref.data_files import TINYSTORIES_SAMPLE
+    from bpe_ref.pretokenize import count_pretokens
+    from bpe_ref.train import train_on_counts
+
+    run = indexed_run()
+    counts = count_pretokens(read_corpus(TINYSTORIES_SAMPLE), ["<|endoftext|>"])
+    trace: list = []
+    train_on_counts(counts, 256 + 1 + len(run.merges), ["<|endoftext|>"], method="heap", trace=trace)
+    assert [(s.pair, s.affected_words) for s in trace] == [(m.pair, m.rewritten) for m in run.merges]
+    q = sum(len(p) ** 2 for p in counts)
+    assert sum(m.visited_tokens for m in run.merges) <= 3 * q
+    assert sum(m.stale for m in run.merges) > 0
+    assert stale_visits_snippet() in read(THEORY / "05-heap.md")
+
 def test_page05_self_overlap_trace_is_what_the_linked_list_does():
     from collections import Counter
 
@@ -820,6 +840,22 @@ def test_page03_prose_claims():
     assert len(sample) // (sample.count(b"<|endoftext|>") + 1) == 905
     assert find_chunk_boundaries(page03.TINYSTORIES_2MIB, 2, [b"<|endoftext|>"])[1] == 1_049_211
 
+
+
+def test_overlapping_special_tokens_leftmost_then_longest():
+    """conventions.md, page 00 and page 03 say the leftmost match wins, then the longest: the splitter does."""
+    from bpe_ref.pretokenize import split_keeping_special_tokens
+
+    conventions = read(THEORY / "conventions.md")
+    assert "the **leftmost** match wins" in conventions and "`a<|` starts first" in conventions
+    assert list(split_keeping_special_tokens("a<|abc|>", ["<|abc|>", "a<|"])) == [("a<|", True), ("abc|>", False)]
+    assert list(split_keeping_special_tokens("a<|abc|>", ["a<|", "<|abc|>"])) == [("a<|", True), ("abc|>", False)]
+    page03 = " ".join(read(THEORY / "03-parallel-pretokenization.md").split())
+    assert "at `a<s>b` (the leftmost match: it starts at `a`, one byte before `<s>`)" in page03
+    assert list(split_keeping_special_tokens("xa<s>by", ["<s>", "a<s>b"])) == [("x", False), ("a<s>b", True), ("y", False)]
+    # same start: the longer wins, whatever the order given
+    for tokens in (["<s>", "<s><s>"], ["<s><s>", "<s>"]):
+        assert list(split_keeping_special_tokens("<s><s>", tokens)) == [("<s><s>", True)]
 
 # --- page 04: the index trace is what the trainers do, and the prose matches the run ------------
 

@@ -33,11 +33,11 @@ from dataclasses import replace
 
 from hypothesis import strategies as st
 
-from ...train.step01_naive import best_pair, count_pairs, split_into_bytes
+from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, pairs_with, train
 from .core import (
-    CheckFailed, Task, advisory, call_watching, check_cases, check_property, error_name, grader, passed, task_graders,
+    CheckFailed, Task, advisory, call_learner, call_watching, check_cases, check_property, error_name, grader, passed, task_graders,
 )
 from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer
 
@@ -186,6 +186,36 @@ def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | Non
     return None
 
 
+def tie_break_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The first wrong merge has the same count as the right one: the tie-break (``max`` keeps the
+    first pair it meets among equal counts), not the index."""
+    if not (isinstance(got, list) and isinstance(expected, list) and args and isinstance(args[0], Mapping)):
+        return None
+    got = [tuple(pair) if isinstance(pair, (list, tuple)) else pair for pair in got]
+    k = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), None)
+    if k is None or not isinstance(got[k], tuple):
+        return None
+    words = {split_into_bytes(pretoken): frequency for pretoken, frequency in args[0].items()}
+    for pair in expected[:k]:
+        merged: dict = {}
+        for word, frequency in words.items():
+            new_word = merge_word(word, pair)
+            merged[new_word] = merged.get(new_word, 0) + frequency
+        words = merged
+    counts = count_pairs(words)
+    if counts.get(got[k]) != counts.get(expected[k]):
+        return None
+    return (f"merge {k + 1}: {got[k]!r} and {expected[k]!r} both occur {counts[expected[k]]} times, so the index "
+            "found the right words and only the tie-break differs: among equal counts the greatest (left bytes, "
+            "right bytes) wins. max(pair_counts, key=pair_counts.get) keeps the first pair it meets; use best_pair "
+            "(lab 01's, provided) or a key that compares the count, then the pair")
+
+
+def train_hint(args: tuple, expected: object, got: object) -> str | None:
+    """Task 3's hints: a merge repeated (a word not updated), or a tie broken the wrong way."""
+    return repeated_merge_hint(args, expected, got) or tie_break_hint(args, expected, got)
+
+
 def index_key_error_hint(args: tuple, error: BaseException) -> str | None:
     """A KeyError in train: most often the index has no entry for the pair being merged."""
     if error_name(error) != "KeyError":
@@ -200,7 +230,7 @@ def index_key_error_hint(args: tuple, error: BaseException) -> str | None:
 
 TRAIN_TASK = Task(
     "train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
-    provided=PROVIDED, hint=repeated_merge_hint, stand_ins=(index_words, pairs_with), error_hint=index_key_error_hint,
+    provided=PROVIDED, hint=train_hint, stand_ins=(index_words, pairs_with), error_hint=index_key_error_hint,
 )
 
 TRAIN_CASES = [
@@ -256,7 +286,7 @@ def watch_index_use(train: Callable, task: Task = TRAIN_TASK, *, exact: bool = F
     rewritten and at most once per id the append-only index holds under the merged pairs
     (``exact``: exactly once per word rewritten, the stretch task's exact index).
     Returns ``(calls, rewritten, ever_held, words)``."""
-    case, _ = corpus_en_case()
+    case, expected = corpus_en_case()
     pretoken_counts, num_merges = case.args
     outcome, lengths = call_watching(train, (pretoken_counts, num_merges), WATCHED, task.provided, task.stand_ins)
     call = f"{task.name}(<the pretoken counts of corpus.en>, {num_merges})"
@@ -283,6 +313,14 @@ def watch_index_use(train: Callable, task: Task = TRAIN_TASK, *, exact: bool = F
             f"{call} counted the pairs of many words with count_pairs {recounts} times: count them once, before "
             "the loop, and let merge_and_update keep the counts up to date"
         )
+    if calls < rewritten or calls > ever_held or (exact and calls > rewritten):
+        # The counts below are the reference's merges'. Other merges (a tie broken another way)
+        # visit other words, and the counts would blame the index: say what is wrong instead.
+        again = call_learner(train, (pretoken_counts, num_merges), task.provided)
+        got = again.value[1] if again.error is None and isinstance(again.value, tuple) and len(again.value) == 2 else None
+        tie = tie_break_hint((pretoken_counts, num_merges), list(expected), got)
+        if tie is not None:
+            raise CheckFailed(f"{call} learned other merges than the reference's.\n  hint: {tie}")
     if calls < rewritten:
         raise CheckFailed(
             f"{call} called merge_and_update {calls} times, but the merges rewrite a word {rewritten} times: "

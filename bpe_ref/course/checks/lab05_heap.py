@@ -356,9 +356,10 @@ reference_train = train
 HEAP_CHECK_MERGES = 60  # merges of corpus.en watched by the no-scan check
 
 
-def reference_entry_calls(pretoken_counts: dict[bytes, int], num_merges: int) -> tuple[int, int]:
-    """``(initial pairs, pairs pushed again)`` of V5 without compaction: one entry per pair before
-    the loop, then one per pair whose count grew in a merge."""
+def reference_entry_calls(pretoken_counts: dict[bytes, int], num_merges: int) -> tuple[int, int, int]:
+    """``(initial pairs, pairs pushed again, windows of rewritten words)`` of V5 without compaction:
+    one entry per pair before the loop, then one per pair whose count grew in a merge; the third is
+    what pushing every pair of every rewritten word would push instead (a learner's mistake)."""
     word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
     pair_counts = count_pairs(word_counts)
     initial = len(pair_counts)
@@ -366,7 +367,7 @@ def reference_entry_calls(pretoken_counts: dict[bytes, int], num_merges: int) ->
     index = index_words(words)
     entries = [heap_entry(count, pair) for pair, count in pair_counts.items()]
     heapq.heapify(entries)
-    pushed = 0
+    pushed = windows = 0
     for _ in range(num_merges):
         if not pair_counts:
             break
@@ -377,6 +378,7 @@ def reference_entry_calls(pretoken_counts: dict[bytes, int], num_merges: int) ->
             word = words[i]
             words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
             if len(words[i]) < len(word):
+                windows += len(words[i]) - 1
                 for new_pair in pairs_with(words[i], token):
                     index[new_pair].add(i)
                     grown.add(new_pair)
@@ -384,7 +386,7 @@ def reference_entry_calls(pretoken_counts: dict[bytes, int], num_merges: int) ->
             if grown_pair in pair_counts:
                 heapq.heappush(entries, heap_entry(pair_counts[grown_pair], grown_pair))
                 pushed += 1
-    return initial, pushed
+    return initial, pushed, windows
 
 
 def verify_heap_use(train: Callable, name: str = "train") -> None:
@@ -412,13 +414,22 @@ def verify_heap_use(train: Callable, name: str = "train") -> None:
             f"{call} called pop_best {pops} times for {num_merges} merges: pop_best already skips the stale entries and "
             "returns a live pair, so one call per merge is enough"
         )
-    initial, pushed = reference_entry_calls(pretoken_counts, num_merges)
+    initial, pushed, windows = reference_entry_calls(pretoken_counts, num_merges)
     allowed = 2 * initial + 4 * pushed
     if entries > allowed:
+        made = (f"{call} called heap_entry {entries} times in {num_merges} merges; building the heap once takes {initial} "
+                f"entries and pushing the pairs that grew about {pushed} more. ")
+        if entries <= 2 * (initial + windows):
+            # About one entry per window of each rewritten word: the blog post's get_new_pairs(new_word).
+            raise CheckFailed(
+                made + f"Pushing every pair of each rewritten word would make about {initial + windows}: do you push an "
+                "entry for each pair of the word, or for each pair whose count changed? Only the pairs that grew need "
+                "one, those that hold the new token (pairs_with(word, token)); a pair that shrank keeps its old entry, "
+                "which pop_best finds stale and pushes back with its live count"
+            )
         raise CheckFailed(
-            f"{call} called heap_entry {entries} times in {num_merges} merges; building the heap once takes {initial} "
-            f"entries and pushing the pairs that grew about {pushed} more. Is the heap rebuilt from all the pair counts "
-            "on every merge? That costs O(P) per merge, as V4's scan does: push only the pairs whose count grew"
+            made + "Is the heap rebuilt from all the pair counts on every merge? That costs O(P) per merge, as V4's "
+            "scan does: push only the pairs whose count grew"
         )
     passed(f"{name} picks each merge from the heap: {pops} pops for {num_merges} merges of corpus.en, "
            f"{entries} entries made ({initial} pairs at the start).")

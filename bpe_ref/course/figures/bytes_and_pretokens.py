@@ -16,6 +16,7 @@ from pathlib import Path
 
 import regex
 
+from . import five_minutes
 from ...corpus import read_corpus
 from ...data_files import CS336_FIXTURES, TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import (
@@ -388,6 +389,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
     """Page 00's snippets: ``{file name: Markdown}``."""
     stats = corpus_counts(corpus)
     return {
+        **five_minutes.snippets("00"),
         "00-gpt2-vocabulary.md": gpt2_vocabulary_snippet(),
         "00-utf8-examples.md": utf8_table(),
         "00-pattern-pieces.md": pattern_snippet(),

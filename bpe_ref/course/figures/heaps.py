@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from . import five_minutes
 from ...corpus import read_corpus
 from ...data_files import (
     CHINESE_NOVEL, DATA_DIR, REPO_ROOT, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE, data_file,
@@ -43,6 +44,7 @@ from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_heap import train as v5_train
 from .common import WIDE, code, markdown_table, save_png, show_pair, show_token, show_word, thousands, use_agg
 from .heap_timings import CROSSOVER_JSON, WORD_LENGTH_JSON
+from .inverted_index import indexed_run
 from .naive_bpe import worked_example_counts
 from .step_diffs import snippets_of
 
@@ -676,10 +678,29 @@ def self_overlap_snippet(words: Sequence[Sequence[bytes]] = SELF_OVERLAP_WORDS, 
 # ---------------------------------------------------------------------------------------------
 
 
+
+def stale_visits_snippet(path: Path = TINYSTORIES_SAMPLE) -> str:
+    """Section 6: the ids V4 and V5 (same index, same merges) visit over a whole run, stale ones
+    included, the tokens those visits read, and the bound 3Q they stay under."""
+    run = indexed_run(path)
+    visited = sum(m.visited for m in run.merges)
+    stale = sum(m.stale for m in run.merges)
+    tokens = sum(m.visited_tokens for m in run.merges)
+    pretoken_counts = count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
+    q = sum(len(p) ** 2 for p in pretoken_counts)
+    return (
+        f"On the TinyStories sample ({thousands(len(run.merges))} merges), V4 and V5 pop "
+        f"{thousands(visited)} ids from the index, {thousands(stale)} of them stale "
+        f"({100 * stale / visited:.0f}%); the words they visit hold {thousands(tokens)} tokens in all, "
+        f"against $Q$ = {thousands(q)} ($3Q$ = {thousands(3 * q)}).\n"
+    )
+
 def snippets() -> dict[str, str]:
     """Page 05's snippets: ``{file name: Markdown}``."""
     return {
+        **five_minutes.snippets("05"),
         "05-worked-example.md": worked_example_snippet(),
+        "05-stale-visits.md": stale_visits_snippet(),
         "05-less-than-only.md": wrapper_snippet(),
         "05-compaction.md": compaction_snippet(),
         "05-crossover.md": crossover_snippet(),

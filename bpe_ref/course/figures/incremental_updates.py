@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from statistics import median
 
+from . import five_minutes
 from ...corpus import read_corpus
 from ...data_files import CORPUS_EN, REPO_ROOT, TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
@@ -421,6 +422,7 @@ def draw_affected_words(run: TrainingRun, path: Path) -> Path:
 def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> dict[str, str]:
     """Page 02's snippets: ``{file name: Markdown}``."""
     return {
+        **five_minutes.snippets("02"),
         "02-worked-example-delta.md": delta_snippet(),
         "02-one-word.md": one_word_snippet(),
         "02-self-overlap.md": overlap_snippet(),

@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from statistics import median
 
+from . import five_minutes
 from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
@@ -705,6 +706,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
     steps = worked_example_trace()
     run = indexed_run(Path(corpus))
     return {
+        **five_minutes.snippets("04"),
         "04-worked-example-words.md": words_snippet(steps),
         "04-worked-example-index.md": index_before_snippet(steps),
         "04-worked-example-merge-1.md": merge_snippet(steps, 0),

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import five_minutes
 from ...corpus import read_corpus
 from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
@@ -345,6 +346,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
     steps = worked_example_trace()
     run = training_run(Path(corpus), num_merges)
     return {
+        **five_minutes.snippets("01"),
         "01-worked-example-words.md": words_table(worked_example_counts()),
         "01-worked-example-first-count.md": first_count_snippet(steps),
         "01-worked-example-counts.md": counts_matrix(steps),

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 
+from . import five_minutes
 from ...data_files import REPO_ROOT, TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...train import step03_parallel
@@ -394,6 +395,7 @@ def benchmark_snippet(path: Path = PARALLEL_BENCHMARK) -> str:
 def snippets() -> dict[str, str]:
     """Page 03's snippets: ``{file name: Markdown}``."""
     return {
+        **five_minutes.snippets("03"),
         "03-unsafe-cuts.md": unsafe_cuts_snippet(),
         "03-worked-example.md": worked_example_snippet(),
         "03-seed-bugs.md": seed_bugs_snippet(),
