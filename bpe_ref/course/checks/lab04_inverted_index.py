@@ -27,7 +27,6 @@ The exploration's timings show the difference.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
@@ -37,7 +36,7 @@ from ...train.step01_naive import best_pair, count_pairs, split_into_bytes
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, pairs_with, train
 from .core import (
-    CheckFailed, Task, advisory, call_watching, check_cases, check_property, error_name, grader, passed, task_graders,
+    Case, CheckFailed, Task, advisory, call_watching, check_cases, check_property, error_name, grader, passed, task_graders,
 )
 from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer
 
@@ -97,7 +96,7 @@ def index_hint(args: tuple, expected: object, got: object) -> str | None:
 INDEX_TASK = Task("index_words", ("words",), what="a dict mapping each pair to the set of the ids of the words holding it",
                   provided=PROVIDED, hint=index_hint)
 
-_check_index_words_cases, check_index_words_properties = task_graders(
+_check_index_words_cases, _check_index_words_generated = task_graders(
     INDEX_TASK,
     reference_index_words,
     [
@@ -113,26 +112,50 @@ _check_index_words_cases, check_index_words_properties = task_graders(
 
 
 
+NO_WORD_HOLDS = (b"", b"")  # a pair no word can hold (no token is empty): the index has no entry for it
+
+
+def index_then_file(index_words: Callable, words: list) -> dict:
+    """Call ``index_words(words)``, then file the id 0 under a pair the index has no entry for, as
+    task 3 does for the pairs a rewritten word gains (``index[new_pair].add(i)``), and return the
+    index (a driver: :attr:`.core.Task.driver`). A ``defaultdict(set)`` makes the entry; a plain
+    dict raises ``KeyError``, a ``defaultdict(list)`` ``AttributeError``."""
+    index = index_words(words)
+    index[NO_WORD_HOLDS].add(0)
+    return index
+
+
+def index_use_hint(args: tuple, error: BaseException) -> str | None:
+    return (f"the index must be a defaultdict(set) ({error_name(error)} when task 3's step index[new_pair].add(i) "
+            "ran on a pair with no entry yet): task 3 files rewritten words under pairs the index has no entry for; "
+            "return defaultdict(set), filled")
+
+
+INDEX_USE_TASK = replace(INDEX_TASK, driver=index_then_file, error_hint=index_use_hint,
+                         what="a defaultdict(set) mapping each pair to the ids of the words holding it")
+INDEX_USE_CASES = [Case(([(b"a", b"b"), (b"b", b"a", b"b")],)), Case(([],))]
+
+
 @grader
 def check_index_words(learner: Callable) -> None:
-    """Visible test of task 1: its fixed cases, and (in the learner's kernel) the index is a
-    ``defaultdict(set)``, which task 3 adds ids to under pairs it has no entry for yet."""
+    """Visible test of task 1: its fixed cases, and the index is a ``defaultdict(set)``: task 3 adds
+    ids under pairs it has no entry for yet (checked by doing it, in the kernel and when graded)."""
     count = check_cases(INDEX_TASK, learner, reference_index_words, _check_index_words_cases.cases)
-    if not getattr(learner, "runs_remotely", False):
-        index = learner([(b"a", b"b")])
-        if not (isinstance(index, defaultdict) and index.default_factory is set):
-            kind = f"defaultdict({getattr(index.default_factory, '__name__', index.default_factory)})" if isinstance(
-                index, defaultdict) else type(index).__name__
-            raise CheckFailed(
-                f"index_words returned a {kind}, with the right ids: return a defaultdict(set). Task 3 files rewritten "
-                "words under pairs the index has no entry for yet (index[new_pair].add(i)); with a plain dict that "
-                "raises KeyError there")
+    count += check_cases(INDEX_USE_TASK, learner, reference_index_words, INDEX_USE_CASES)
     passed(f"index_words: all {count} visible cases pass, and it returns a defaultdict(set).")
+
+
+@grader
+def check_index_words_properties(learner: Callable) -> None:
+    """Hidden test of task 1: generated word lists, and the index takes ids under a new pair."""
+    count = check_property(INDEX_USE_TASK, learner, reference_index_words, st.tuples(word_lists), max_examples=150)
+    passed(f"index_words: agrees with the reference on {count} generated inputs, and returns a defaultdict(set).")
 
 
 check_index_words.task, check_index_words.reference, check_index_words.cases = (
     INDEX_TASK, reference_index_words, _check_index_words_cases.cases)
 _check_index_words_cases.is_grader = False  # a part of check_index_words, which the test cell calls
+_check_index_words_generated.is_grader = False  # check_index_words_properties runs its inputs through a driver
 
 # ---- task 2: the pairs a rewritten word gains -------------------------------------------------
 
