@@ -274,3 +274,77 @@ def test_lab09_the_collector_left_off_when_a_contender_raises_fails_the_hidden_t
     mistake = defined(solutions, source.replace(old, new), "interleaved")
     message = failure(graders.check_interleaved_properties, mistake)
     assert "collector on after" in message and "finally" in message
+
+
+# ---- lab 03, measured from outside the learner's process ----------------------------------------
+
+WHOLE_FILE_SEARCH = """
+def find_chunk_boundaries(path, desired_num_chunks, split_tokens, buffer_size=4096):
+    with open(path, "rb") as file:
+        data = file.read()  # the whole file at once
+    size = len(data)
+    chunk_size = size // desired_num_chunks
+    boundaries = [0]
+    for i in range(1, desired_num_chunks):
+        position = max(i * chunk_size, boundaries[-1])
+        found = [j for j in (data.find(t, position) for t in split_tokens) if j != -1]
+        boundaries.append(min(found) if found else size)
+    boundaries.append(size)
+    return sorted(set(boundaries))
+"""
+
+
+def test_lab03_a_whole_file_read_fails_the_hidden_test(lab03):
+    graders, solutions = lab03
+    mistake = defined(solutions, WHOLE_FILE_SEARCH, "find_chunk_boundaries")
+    message = failure(graders.check_find_chunk_boundaries_properties, mistake)
+    assert "measured from outside your code" in message and "never the whole file" in message
+
+
+def test_lab03_a_whole_file_read_fails_in_the_worker_too():
+    message = remote("03_parallel", "import os\n" + WHOLE_FILE_SEARCH, "find_chunk_boundaries",
+                     "check_find_chunk_boundaries_properties")
+    assert "measured from outside your code" in message
+
+
+TASK4 = "task4_count_pretokens_in_file_solution"
+POOL = ("    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as pool:\n")
+
+
+@pytest.mark.parametrize("old, new, message", [
+    (POOL, "    with ThreadPoolExecutor(max_workers=num_workers) as pool:\n", "started no process"),
+    ("context = multiprocessing.get_context(start_method)", "context = multiprocessing.get_context('spawn')",
+     "none by fork"),
+    ("num_workers * chunks_per_worker,", "num_workers,", "asked find_chunk_boundaries for [2] chunks"),
+])
+def test_lab03_the_pool_done_otherwise_fails_the_hidden_test(lab03, old, new, message):
+    # The hidden test's measured part, called alone (the whole hidden test also compares 13 files).
+    graders, solutions = lab03
+    namespace = {**solutions, "ThreadPoolExecutor": __import__("concurrent.futures").futures.ThreadPoolExecutor}
+    mistake = variant("03_parallel", namespace, TASK4, "count_pretokens_in_file", old, new)
+    assert message in failure(graders.verify_worker_processes, mistake)
+
+
+def test_lab03_threads_fail_the_whole_hidden_test_in_the_worker():
+    code = source_of("03_parallel", TASK4).replace(POOL, "    with ThreadPoolExecutor(max_workers=num_workers) as pool:\n")
+    setup = ("import multiprocessing, os\nfrom collections import Counter\nfrom concurrent.futures import ThreadPoolExecutor\n"
+             "from bpe_ref.pretokenize import count_pretokens\n" + source_of("03_parallel", "task1_find_chunk_boundaries_solution")
+             + "\n" + source_of("03_parallel", "task3_merge_counts_solution") + "\n")
+    module = source_of("03_parallel", "task2_count_chunk_solution")
+    message = remote("03_parallel", "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module.split("\n", 1)[1])
+                     + ")\nfrom chunk_counting import count_chunk\n" + setup + code, "count_pretokens_in_file",
+                     "check_count_pretokens_in_file_properties")
+    assert "started no process" in message
+
+
+def test_lab03_task_4_is_graded_with_the_reference_count_chunk(lab03, tmp_path, monkeypatch):
+    # A count_chunk that reads one byte too many fails task 2, and not task 4 as well.
+    graders, solutions = lab03
+    source = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    (tmp_path / "chunk_counting_wrong.py").write_text(source.replace("file.read(end - start)", "file.read(end - start + 1)"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    wrong = importlib.import_module("chunk_counting_wrong").count_chunk
+    assert failure(graders.check_count_chunk_properties, wrong)
+    task4 = defined({**solutions, "count_chunk": wrong}, source_of("03_parallel", TASK4), "count_pretokens_in_file")
+    graders.check_count_pretokens_in_file(task4)
+    assert not (tmp_path / "_grader_chunk_counting.py").exists()  # the stand-in's module is gone afterwards

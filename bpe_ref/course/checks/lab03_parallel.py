@@ -24,6 +24,7 @@ serial count passes them); the exploration cell measures the rest, in the learne
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable
 
 from hypothesis import strategies as st
@@ -32,7 +33,12 @@ from ...corpus import read_corpus
 from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import count_pretokens
 from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_counts
-from .core import Case, CorpusFile, Task, advisory, check_cases, check_property, grader, passed, task_graders
+from ..trusted.measure_worker import ProcessWatch, reads_of
+from ..trusted.measure_worker import available as measure_available
+from .core import (
+    Case, CheckFailed, CorpusFile, Task, advisory, call_learner, check_cases, check_property, error_name, grader,
+    materialized, passed, runs_remotely, task_graders,
+)
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
 PROVIDED = ("pretokenize", "corpus")
@@ -180,10 +186,40 @@ def nested_boundaries_inputs(draw) -> tuple:
             draw(st.integers(1, 16)))
 
 
+BIG_FILE_MIB = 4  # the file whose reads are measured: far more than a few buffers
+
+
+def verify_reads_in_buffers(learner: Callable) -> None:
+    """Task 1 says to read the file ``buffer_size`` bytes at a time, never whole: on a file of
+    4 MiB with a special token every kilobyte or so, 4 chunks and buffers of 4 KiB, the bytes the
+    learner's process reads during the call (the kernel's count, measured from outside it) must be
+    under a quarter of the file. The search reads a few buffers per guess: about 20 KiB."""
+    if not measure_available():
+        passed("find_chunk_boundaries: its reads were not measured (this system has no /proc).")
+        return
+    document = "".join(f"line {i}: the cat sat on the mat, café 字 🙂.\n" for i in range(20)) + EOT
+    data = (document * (BIG_FILE_MIB * 2**20 // len(document.encode()) + 1)).encode("utf-8")
+    args = materialized((CorpusFile(data), 4, [EOT.encode()], 4096), learner)
+    pid = worker_pid(learner)
+    with reads_of(pid) as reads:
+        outcome = call_learner(learner, args, FIND_TASK.provided, FIND_TASK.stand_ins, FIND_TASK.kernel_time_limit)
+    call = f"find_chunk_boundaries(<a file of {len(data)} bytes>, 4, [{EOT.encode()!r}], 4096)"
+    if outcome.error is not None:
+        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+    if reads["bytes"] is not None and reads["bytes"] > len(data) // 4:
+        raise CheckFailed(
+            f"{call} read {reads['bytes']} bytes of the file's {len(data)} (measured from outside your code): read "
+            "buffer_size bytes at a time from each guess (file.seek(guess), then file.read(buffer_size + overlap)), "
+            "never the whole file: a corpus can be larger than the memory")
+    shown = "not measured" if reads["bytes"] is None else f"{reads['bytes']} bytes read"
+    passed(f"find_chunk_boundaries: reads in buffers ({shown} of a {len(data) // 2**20} MiB file).")
+
+
 @grader
 def check_find_chunk_boundaries_properties(learner: Callable) -> None:
     """Hidden test of task 1: generated files with read buffers of 1 to 16 bytes, and files whose
     special tokens hold one another (against :func:`first_occurrence_boundaries`)."""
+    verify_reads_in_buffers(learner)
     count = check_property(FIND_TASK, learner, find_chunk_boundaries, boundaries_inputs(), max_examples=150)
     count += check_property(FIND_TASK, learner, first_occurrence_boundaries, nested_boundaries_inputs(), max_examples=100)
     passed(f"find_chunk_boundaries: agrees with the reference on {count} generated inputs, special tokens that hold "
@@ -276,9 +312,60 @@ def pool_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+# The reference's count_chunk, as the source of a module: task 4's workers import count_chunk by its
+# module's name, so a stand-in for it must be a module file they can import (see with_reference_count_chunk).
+REFERENCE_CHUNK_MODULE = "_grader_chunk_counting"
+REFERENCE_CHUNK_SOURCE = '''"""The reference's count_chunk, put in place of yours by the grader while task 4 is graded."""
+from bpe_ref.corpus import decode_utf8
+from bpe_ref.pretokenize import count_pretokens
+
+
+def count_chunk(path, start, end, special_tokens):
+    with open(path, "rb") as file:
+        file.seek(start)
+        data = file.read(end - start)
+    return count_pretokens(decode_utf8(data, str(path), offset=start), special_tokens)
+'''
+
+
+def with_reference_count_chunk(function: Callable, *args: object) -> object:
+    """Call ``function(*args)`` (a ``count_pretokens_in_file``) with the reference's ``count_chunk`` in
+    place of the learner's (a driver, :attr:`.core.Task.driver`), so that a bug in task 2 costs task 2
+    only. The workers import ``count_chunk`` by its module's name, so the stand-in is a module written
+    next to the learner's ``chunk_counting.py`` (a folder the workers can import from, however they
+    are started), bound in ``function``'s globals for the call, then removed. When the learner's
+    ``count_chunk`` comes from no module file (task 2's visible test says so), it stays theirs."""
+    import importlib
+    import os
+    import sys
+
+    namespace = getattr(function, "__globals__", None)
+    learners = namespace.get("count_chunk") if isinstance(namespace, dict) else None
+    home = getattr(sys.modules.get(getattr(learners, "__module__", None) or ""), "__file__", None)
+    if getattr(function, "is_reference", False) or learners is None or not home:
+        return function(*args)
+    path = os.path.join(os.path.dirname(os.path.abspath(home)), REFERENCE_CHUNK_MODULE + ".py")
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(REFERENCE_CHUNK_SOURCE)
+    importlib.invalidate_caches()
+    sys.modules.pop(REFERENCE_CHUNK_MODULE, None)
+    try:
+        namespace["count_chunk"] = importlib.import_module(REFERENCE_CHUNK_MODULE).count_chunk
+        return function(*args)
+    finally:
+        namespace["count_chunk"] = learners
+        sys.modules.pop(REFERENCE_CHUNK_MODULE, None)
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+
+
+serial_count.is_reference = True  # the driver calls the reference as it is
+
 FILE_TASK = Task("count_pretokens_in_file", ("path", "special_tokens", "num_workers", "chunks_per_worker", "start_method"),
                  what="a dict mapping pretokens (bytes) to counts", hint=pool_hint, provided=PROVIDED,
-                 stand_ins=(find_chunk_boundaries, merge_counts), kept=("count_chunk",))
+                 stand_ins=(find_chunk_boundaries, merge_counts), driver=with_reference_count_chunk)
 
 SPAWN_HINT = ("if it fails with a PicklingError or an AttributeError about __main__: a worker started by spawn (or "
               "forkserver) imports the function it runs by its module's name, and a function defined in a notebook "
@@ -296,6 +383,78 @@ def file_cases() -> list[Case]:
     ]
 
 
+def chunks_asked(function: Callable, *args: object) -> list:
+    """Call ``function(*args)`` (a ``count_pretokens_in_file``, through
+    :func:`with_reference_count_chunk`) and return the ``desired_num_chunks`` of each of its calls of
+    ``find_chunk_boundaries`` (a driver: the reference's stand-in, watched in ``function``'s globals)."""
+    namespace = function.__globals__
+    original = namespace.get("find_chunk_boundaries")
+    asked: list = []
+
+    def watched(*call_args, **kwargs):
+        asked.append(kwargs.get("desired_num_chunks", call_args[1] if len(call_args) > 1 else None))
+        return original(*call_args, **kwargs)
+
+    namespace["find_chunk_boundaries"] = watched
+    try:
+        with_reference_count_chunk(function, *args)
+    finally:
+        namespace["find_chunk_boundaries"] = original
+    return [n if type(n) is int else -1 for n in asked]
+
+
+WORKER_KINDS = ("spawn", "forkserver", "fork")
+
+
+def worker_pid(learner: Callable) -> int:
+    """The process the learner's code runs in: the grading worker, or (in a notebook) this kernel."""
+    return learner.sandbox.process.pid if runs_remotely(learner) else os.getpid()
+
+
+def verify_worker_processes(learner: Callable) -> None:
+    """Task 4's method, measured from outside the learner's process (:mod:`..trusted.measure_worker`):
+    with 2 workers and 3 chunks each, for every start method, the call must start worker processes
+    (not threads), by that start method, no more than 2 of them, and cut the file into 6 chunks."""
+    text = "".join(f"Story {i}: the cat sat on the mat, café 字 🙂. " * 8 + EOT for i in range(700))
+    data = CorpusFile(text.encode("utf-8"))
+    num_workers, chunks_per_worker = 2, 3
+    if not measure_available():
+        passed("count_pretokens_in_file: its worker processes were not measured (this system has no /proc).")
+        return
+    for method in START_METHODS:
+        args = (data, [EOT], num_workers, chunks_per_worker, method)
+        call = f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, [{EOT!r}], {num_workers}, {chunks_per_worker}, {method!r})"
+        pid = worker_pid(learner)
+        with ProcessWatch(pid) as watch:
+            outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
+                                   FILE_TASK.kernel_time_limit, chunks_asked)
+        if outcome.error is not None:
+            raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+        started = watch.start_methods()
+        workers = sum(started.get(kind, 0) for kind in WORKER_KINDS)
+        if workers == 0:
+            raise CheckFailed(
+                f"{call} started no process: the count ran in the calling process (threads share it, and the GIL lets "
+                "one of them run Python at a time). Map count_chunk over the ranges in a ProcessPoolExecutor whose "
+                "mp_context is multiprocessing.get_context(start_method)")
+        if not started.get(method):
+            how = ", ".join(f"{n} by {kind}" for kind, n in started.items() if kind in WORKER_KINDS)
+            raise CheckFailed(
+                f"{call} started its processes {how}, none by {method}: pass "
+                "mp_context=multiprocessing.get_context(start_method) to the ProcessPoolExecutor")
+        allowed = num_workers + (1 if method == "forkserver" else 0)  # the fork server itself, when it starts
+        if workers > allowed:
+            raise CheckFailed(f"{call} started {workers} processes for {num_workers} workers: a pool of num_workers "
+                              "processes (max_workers=num_workers), not one process per chunk")
+        _, asked = outcome.value
+        if asked != [num_workers * chunks_per_worker]:
+            said = "never called find_chunk_boundaries" if not asked else f"asked find_chunk_boundaries for {asked} chunks"
+            raise CheckFailed(f"{call} {said}: cut the file into num_workers * chunks_per_worker = "
+                              f"{num_workers * chunks_per_worker} chunks, once")
+    passed(f"count_pretokens_in_file: {num_workers} worker processes, started by {', '.join(START_METHODS)}, and "
+           f"{num_workers * chunks_per_worker} chunks (measured from outside its process).")
+
+
 @grader
 def check_count_pretokens_in_file(count_pretokens_in_file: Callable) -> None:
     """Visible test of task 4: small files, 1 to 3 workers, started by spawn and by the default."""
@@ -310,8 +469,10 @@ def check_count_pretokens_in_file(count_pretokens_in_file: Callable) -> None:
 
 @grader
 def check_count_pretokens_in_file_properties(count_pretokens_in_file: Callable) -> None:
-    """Hidden test of task 4: generated files, 1 to 4 workers, 1 to 3 chunks each, every start method
-    of this machine; and the TinyStories sample with 2 workers."""
+    """Hidden test of task 4: worker processes, start methods and chunks measured from outside the
+    learner's process (:func:`verify_worker_processes`); generated files, 1 to 4 workers, 1 to 3 chunks
+    each, every start method of this machine; and the TinyStories sample with 2 workers."""
+    verify_worker_processes(count_pretokens_in_file)  # first: the counts alone could pass (a serial count does)
     count = check_property(FILE_TASK, count_pretokens_in_file, serial_count, file_count_inputs(), max_examples=12,
                            min_examples=6)
     sample = CorpusFile(data_file(TINYSTORIES_SAMPLE).read_bytes())
