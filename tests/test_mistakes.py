@@ -126,7 +126,11 @@ def test_lab03_a_search_of_the_whole_window_fails_the_hidden_test(lab03):
     graders, solutions = lab03
     mistake = variant("03_parallel", solutions, "task1_find_chunk_boundaries_solution", "find_chunk_boundaries",
                       "window.find(t, 0, buffer_size + len(t) - 1)", "window.find(t)")
-    assert "smallest failing input" in failure(graders.check_find_chunk_boundaries_properties, mistake)
+    # The hidden test's part that finds it (its first part, the un-nested files, passes), called alone.
+    nested = lambda learner: graders.check_property(  # noqa: E731
+        graders.FIND_TASK, learner, graders.first_occurrence_boundaries, graders.nested_boundaries_inputs(),
+        max_examples=100)
+    assert "smallest failing input" in failure(nested, mistake)
 
 
 # ---- lab 04 ----------------------------------------------------------------------------------
@@ -348,3 +352,30 @@ def test_lab03_task_4_is_graded_with_the_reference_count_chunk(lab03, tmp_path, 
     task4 = defined({**solutions, "count_chunk": wrong}, source_of("03_parallel", TASK4), "count_pretokens_in_file")
     graders.check_count_pretokens_in_file(task4)
     assert not (tmp_path / "_grader_chunk_counting.py").exists()  # the stand-in's module is gone afterwards
+
+
+# ---- lab 04, measured from outside: V4 that still visits every word ---------------------------------
+
+V4_VISIT = ("        for i in index.pop(pair):  # the words that ever held the pair (some of them stale)\n"
+            "            word = words[i]\n")
+EVERY_WORD_CHECKED = ("        ids = index.pop(pair)\n        for i, word in enumerate(words):  # every word, every merge\n"
+                      "            if i not in ids:\n                continue\n")
+
+
+def test_lab04_a_v4_that_visits_every_word_fails_the_hidden_test(lab04):
+    graders, solutions = lab04
+    mistake = variant("04_inverted_index", solutions, "task3_train_solution", "train", V4_VISIT, EVERY_WORD_CHECKED)
+    graders.watch_index_use(mistake)  # the calls watched alone cannot tell it from V4
+    message = failure(graders.verify_merge_cost, mistake)
+    assert "measured from outside your code" in message and "not every word" in message
+    graders.verify_merge_cost(solutions["train"])  # and V4 itself passes
+
+
+def test_lab04_v4_passes_the_measured_cost_in_the_worker_and_every_word_fails():
+    setup = source_of("04_inverted_index", "setup") + "\n" + "\n".join(
+        source_of("04_inverted_index", cell) for cell in ("task1_index_words_solution", "task2_pairs_with_solution"))
+    train = source_of("04_inverted_index", "task3_train_solution")
+    assert remote("04_inverted_index", setup + "\n" + train, "train", "verify_merge_cost") is None
+    message = remote("04_inverted_index", setup + "\n" + train.replace(V4_VISIT, EVERY_WORD_CHECKED), "train",
+                     "verify_merge_cost")
+    assert "measured from outside your code" in message

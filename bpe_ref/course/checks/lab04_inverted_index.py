@@ -27,8 +27,10 @@ The exploration's timings show the difference.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from functools import lru_cache
 
 from hypothesis import strategies as st
 
@@ -38,6 +40,7 @@ from ...train.step04_inverted_index import index_words, pairs_with, train
 from .core import (
     Case, CheckFailed, Task, advisory, call_watching, check_cases, check_property, error_name, grader, passed, task_graders,
 )
+from . import measured
 from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer
 
 # Lab 04 builds on labs 01 and 02: its setup cell imports V1's helpers and lab 02's merge_and_update
@@ -335,6 +338,37 @@ def watch_index_use(train: Callable, task: Task = TRAIN_TASK, *, exact: bool = F
     return calls, rewritten, ever_held, words
 
 
+@lru_cache(maxsize=1)
+def few_words_per_merge_corpus() -> dict[bytes, int]:
+    """A corpus on which each merge changes one word: 81,920 rare words of 7 and 8 bytes ``w`` to ``z``
+    (16 pairs, about 40,000 occurrences each), and two frequent words (200,000 times each), the 128
+    bytes from 0x80 in both orders, whose 254 merges come first. Its pairs are few (270): V4's scan of
+    the pair counts on each merge costs little next to a pass over the words."""
+    counts = {bytes(bits): 1 for length in (7, 8) for bits in itertools.product(b"wxyz", repeat=length)}
+    counts[bytes(range(0x80, 0x100))] = 200_000
+    counts[bytes(range(0x80, 0x100))[::-1]] = 200_000
+    return counts
+
+
+COST_MERGES = 250
+COST_LIMIT = 0.4  # V4: 0 to 0.2 here (noise); every word visited on each merge, even only testing `i in ids`: 1.1 to 30
+
+
+def verify_merge_cost(train: Callable) -> None:
+    """V4's point, measured from outside the learner's code: on :func:`few_words_per_merge_corpus`,
+    250 merges cost little more than one does, because each visits the one word the index lists. A loop
+    over every word on each merge (even one that calls merge_and_update only where the index says,
+    which the watched calls cannot tell from V4) costs a pass over 81,922 words per merge."""
+    growth = measured.verify_merge_cost(
+        TRAIN_TASK, train, few_words_per_merge_corpus(), COST_MERGES, COST_LIMIT,
+        "<81,922 words, each merge changes one>",
+        "take each merge's words from the index (index.pop(pair)), and visit only those, not every word "
+        "(also not `for i, word in enumerate(words): if i in ids`)")
+    if growth is not None:
+        passed(f"train: {COST_MERGES} merges cost {growth.ratio:.2f} times one merge's run on a corpus where each "
+               "merge changes one word (CPU time, measured from outside your code).")
+
+
 @grader
 def check_train(train: Callable) -> None:
     """Visible test of task 3: the fixed cases, and the index is really used (calls watched)."""
@@ -350,6 +384,7 @@ def check_train_properties(train: Callable) -> None:
     """Hidden test of task 3: the index is used (else V2 would earn these points), and the merges
     are the reference's on generated corpora."""
     watch_index_use(train)
+    verify_merge_cost(train)
     count = check_train_merges(train)
     passed(f"train: uses the index, and agrees with the reference on {count} generated inputs.")
 

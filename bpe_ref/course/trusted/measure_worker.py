@@ -130,6 +130,12 @@ class ProcessWatch:
             names = os.listdir(PROC)
         except OSError:
             return
+        # A process started by fork and exec shows the parent's command line until its exec: read
+        # again those seen while alive (spawn's workers live long after their exec).
+        for pid in self.started:
+            command = command_line(pid)
+            if command:
+                self.started[pid] = command
         for name in names:
             if not name.isdigit():
                 continue
