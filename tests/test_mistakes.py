@@ -379,3 +379,23 @@ def test_lab04_v4_passes_the_measured_cost_in_the_worker_and_every_word_fails():
     message = remote("04_inverted_index", setup + "\n" + train.replace(V4_VISIT, EVERY_WORD_CHECKED), "train",
                      "verify_merge_cost")
     assert "measured from outside your code" in message
+
+
+# ---- lab 05, measured from outside: V5 that still scans the pair counts -----------------------------
+
+V5_POP = "        pair, _ = pop_best(entries, pair_counts)\n"
+
+
+@pytest.mark.parametrize("new", [
+    # The heap kept up, but each merge picked by a scan (V4's step): the pops keep the watched calls right.
+    V5_POP + "        assert pair_counts[pair] == max(pair_counts.values())  # checked by a scan\n",
+    # The heap rebuilt from all the counts on each merge.
+    "        entries = [heap_entry(count, p) for p, count in pair_counts.items()]\n        heapq.heapify(entries)\n"
+    + V5_POP,
+])
+def test_lab05_a_v5_that_scans_the_pairs_per_merge_fails_the_hidden_test(lab05, new):
+    graders, solutions = lab05
+    mistake = variant("05_heap", solutions, "task3_train_solution", "train", V5_POP, new)
+    message = failure(graders.verify_merge_cost, mistake)
+    assert "measured from outside your code" in message and "O(P) per merge" in message
+    graders.verify_merge_cost(solutions["train"])  # and V5 itself passes
