@@ -48,16 +48,19 @@ def variant(lab: str, namespace: dict, cell_id: str, name: str, old: str, new: s
     return defined(namespace, source.replace(old, new), name)
 
 
-def remote(lab: str, code: str, name: str, grader_name: str, **policy) -> str | None:
+def remote(lab: str, code: str, name: str, grader, **policy) -> str | None:
     """Run ``code`` in a grading worker of the lab's policy and grade its ``name`` there with the
-    grader ``grader_name``, as ``grade`` does (the graders imported, not a private copy): the failure
-    message, or ``None`` when the grader passes."""
+    grader named ``grader`` (or ``grader(graders, function)``), as ``grade`` does (the graders
+    imported, not a private copy): the failure message, or ``None`` when the grader passes."""
     graders = importlib.import_module(f"bpe_ref.course.checks.lab{lab}")
     with Sandbox(replace_policy(lab_policy(graders, Policy()), **policy)) as box:
         run = box.run_cell(code, "mistake")
         assert run.ok, run.error
         try:
-            getattr(graders, grader_name)(RemoteFunction(box, name))
+            if callable(grader):
+                grader(graders, RemoteFunction(box, name))
+            else:
+                getattr(graders, grader)(RemoteFunction(box, name))
         except AssertionError as failed:
             return str(failed)
     return None
@@ -399,3 +402,16 @@ def test_lab05_a_v5_that_scans_the_pairs_per_merge_fails_the_hidden_test(lab05, 
     message = failure(graders.verify_merge_cost, mistake)
     assert "measured from outside your code" in message and "O(P) per merge" in message
     graders.verify_merge_cost(solutions["train"])  # and V5 itself passes
+
+
+def test_lab03_count_chunk_in_a_cell_costs_task_2_only_in_the_worker():
+    # Defined in a cell, spawn's workers cannot import it: task 2 fails, but task 4 runs with the
+    # reference's count_chunk, written as a module in the scratch folder.
+    cells = "\n".join(source_of("03_parallel", cell) for cell in (
+        "setup", "task1_find_chunk_boundaries_solution", "task3_merge_counts_solution", TASK4))
+    count_chunk = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    code = cells + "\n" + count_chunk.replace("from bpe_ref.pretokenize import count_pretokens\n", "")
+    assert "defined in a notebook cell" in remote("03_parallel", code, "count_chunk", "check_count_chunk_properties")
+    one_case = lambda graders, function: graders.check_cases(  # noqa: E731  (task 4's first visible case)
+        graders.FILE_TASK, function, graders.serial_count, graders.file_cases()[:1])
+    assert remote("03_parallel", code, "count_pretokens_in_file", one_case) is None

@@ -239,8 +239,20 @@ def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+def from_its_module(function: Callable, *args: object) -> object:
+    """Call ``function(*args)`` (a ``count_chunk``) after checking that it comes from a module, not a
+    notebook cell (a driver, so that the grading worker checks it too, where the trusted side sees
+    only data)."""
+    if getattr(function, "__module__", None) == "__main__":
+        raise RuntimeError("count_chunk is defined in a notebook cell (its module is __main__): a worker started by "
+                             "spawn or forkserver cannot import it. Write it in the cell that starts with %%writefile "
+                             "chunk_counting.py, run that cell, then the read-only import cell after it")
+    return function(*args)
+
+
 COUNT_CHUNK_TASK = Task("count_chunk", ("path", "start", "end", "special_tokens"),
-                        what="a dict mapping pretokens (bytes) to counts", hint=chunk_hint, provided=PROVIDED)
+                        what="a dict mapping pretokens (bytes) to counts", hint=chunk_hint, provided=PROVIDED,
+                        driver=from_its_module)
 
 _check_count_chunk_cases, check_count_chunk_properties = task_graders(
     COUNT_CHUNK_TASK,
@@ -333,8 +345,8 @@ def with_reference_count_chunk(function: Callable, *args: object) -> object:
     place of the learner's (a driver, :attr:`.core.Task.driver`), so that a bug in task 2 costs task 2
     only. The workers import ``count_chunk`` by its module's name, so the stand-in is a module written
     next to the learner's ``chunk_counting.py`` (a folder the workers can import from, however they
-    are started), bound in ``function``'s globals for the call, then removed. When the learner's
-    ``count_chunk`` comes from no module file (task 2's visible test says so), it stays theirs."""
+    are started; or in the current folder when their ``count_chunk`` was defined in a cell), bound
+    in ``function``'s globals for the call, then removed."""
     import importlib
     import os
     import sys
@@ -342,9 +354,13 @@ def with_reference_count_chunk(function: Callable, *args: object) -> object:
     namespace = getattr(function, "__globals__", None)
     learners = namespace.get("count_chunk") if isinstance(namespace, dict) else None
     home = getattr(sys.modules.get(getattr(learners, "__module__", None) or ""), "__file__", None)
-    if getattr(function, "is_reference", False) or learners is None or not home:
+    # Next to the learner's module; else (count_chunk defined in a cell) in the current folder, when
+    # it is on the path (the grading worker's scratch folder, a notebook's folder).
+    folder = os.path.dirname(os.path.abspath(home)) if home else (
+        os.getcwd() if "" in sys.path or os.getcwd() in sys.path else None)
+    if getattr(function, "is_reference", False) or learners is None or folder is None:
         return function(*args)
-    path = os.path.join(os.path.dirname(os.path.abspath(home)), REFERENCE_CHUNK_MODULE + ".py")
+    path = os.path.join(folder, REFERENCE_CHUNK_MODULE + ".py")
     with open(path, "w", encoding="utf-8") as file:
         file.write(REFERENCE_CHUNK_SOURCE)
     importlib.invalidate_caches()
