@@ -697,11 +697,16 @@ def test_lab04_a_max_style_tie_break_gets_a_hint(lab04):
         message = failure(check, with_max)
         assert "only the tie-break differs" in message and "max(pair_counts, key=pair_counts.get)" in message, message
 
-def test_lab04_an_index_that_is_a_plain_dict_fails_the_visible_test(lab04):
-    """Right ids in a plain dict pass the comparison but break task 3 (index[new_pair].add(i))."""
+
+def test_lab04_an_index_that_is_a_plain_dict_fails_the_visible_and_the_hidden_test(lab04):
+    """Right ids in a plain dict pass the comparison but break task 3 (index[new_pair].add(i)): both
+    tests file an id under a new pair, as task 3 does (also in the grading worker, where the type of
+    the returned dict does not travel), and the KeyError gets a hint."""
     graders, solutions = lab04
-    message = failure(graders.check_index_words, lambda words: dict(solutions["index_words"](words)))
-    assert message.startswith("index_words returned a dict, with the right ids: return a defaultdict(set)")
+    plain = lambda words: dict(solutions["index_words"](words))  # noqa: E731
+    for grader in (graders.check_index_words, graders.check_index_words_properties):
+        message = failure(grader, plain)
+        assert "raised KeyError" in message and "return defaultdict(set)" in message
 
 
 def test_lab04_the_watch_puts_the_notebook_names_back(lab04):

@@ -133,6 +133,10 @@ class Task:
     # function (lab 10's tree_shape calls tree_reduce), that function's name: a skeleton is named
     # by it ("tree_reduce is not written yet"), not by the helper's.
     written_in: str = ""
+    # Positions of the arguments the task says to leave as they are (lab 03's merge_counts must not
+    # add into the first dict it was given): after each call they are compared with what was sent,
+    # on the trusted side (the worker returns the arguments after the call, as data).
+    unchanged: tuple[int, ...] = ()
 
     def observed(self, args: tuple, result: Any) -> Any:
         return result if self.observe is None else self.observe(args, result)
@@ -725,6 +729,9 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
         return "\n".join([f"{call} raised {_first_line_of(outcome.error)}", f"  expected: {short_repr(expected, 300)}",
                           *hints(task, args, expected, error=outcome.error), *stand_in_note(task)])
     learner_args, result = outcome.value
+    changed = changed_argument(task, args, learner_args)
+    if changed:
+        return "\n".join([f"{call} {changed}", *stand_in_note(task)])
     try:
         got = plain(task.observed(learner_args, result), f"what {task.name} returned")
     except WrongType as wrong:
@@ -749,6 +756,24 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
     lines += hints(task, args, expected, got)
     lines += stand_in_note(task)
     return "\n".join(lines)
+
+
+def changed_argument(task: Task, before: tuple, after: tuple) -> str | None:
+    """What ``task``'s function did to an argument it must leave unchanged (:attr:`Task.unchanged`), or ``None``."""
+    for index in task.unchanged:
+        if index >= len(before) or index >= len(after):
+            continue
+        try:
+            was, now = plain(before[index]), plain(after[index], f"{task.params[index]} after the call")
+        except WrongType as wrong:
+            return f"changed its argument {task.params[index]}: {wrong}"
+        if not same(was, now):
+            where = difference(was, now, task.params[index])
+            return (f"changed its argument {task.params[index]}, which the task says to leave as it is "
+                    f"(expected: as it was before the call; {where}).\n"
+                    f"  hint: build a new value (a new dict, a copy) instead of updating the one you were given: the "
+                    f"caller still uses it")
+    return None
 
 
 def stand_in_note(task: Task) -> list[str]:

@@ -24,6 +24,7 @@ serial count passes them); the exploration cell measures the rest, in the learne
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable
 
 from hypothesis import strategies as st
@@ -32,7 +33,12 @@ from ...corpus import read_corpus
 from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import count_pretokens
 from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_counts
-from .core import Case, CorpusFile, Task, advisory, check_cases, check_property, grader, passed, task_graders
+from ..trusted.measure_worker import ProcessWatch, reads_of
+from ..trusted.measure_worker import available as measure_available
+from .core import (
+    Case, CheckFailed, CorpusFile, Task, advisory, call_learner, check_cases, check_property, error_name, grader,
+    materialized, passed, runs_remotely, task_graders,
+)
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
 PROVIDED = ("pretokenize", "corpus")
@@ -129,7 +135,7 @@ FIND_TASK = Task("find_chunk_boundaries", ("path", "desired_num_chunks", "split_
                  what="a sorted list of int byte offsets, 0 first and the file size last", hint=boundaries_hint,
                  provided=PROVIDED, kernel_time_limit=20.0)
 
-check_find_chunk_boundaries, check_find_chunk_boundaries_properties = task_graders(
+check_find_chunk_boundaries, _check_find_chunk_boundaries_generated = task_graders(
     FIND_TASK,
     find_chunk_boundaries,
     [
@@ -145,6 +151,83 @@ check_find_chunk_boundaries, check_find_chunk_boundaries_properties = task_grade
     max_examples=150,
 )
 
+
+
+# Special tokens one of which holds another ("of" is inside "<|endoftext|>"): where a long token
+# starts near the end of a read and runs past the window, the short one inside it is found whole.
+# A search of the whole window (buffer and overlap) then cuts inside the long token, later than its
+# start; the page's pitfall "a short token found late in the window". Only these sets show it.
+NESTED_TOKEN_SETS = [[EOT, "of"], [EOT, "text|>"], ["<|pad|>", "pad"], ["of", EOT, PAD]]
+
+
+def first_occurrence_boundaries(path: str, desired_num_chunks: int, split_tokens: list[bytes],
+                                buffer_size: int = 4096) -> list[int]:
+    """Task 1 as the lab states it, on the whole file at once: each guess moves to the earliest start
+    of any special token at or after it (the reference's search also skips a token that another
+    straddles, the stretch task's, which task 1 does not ask for)."""
+    with open(path, "rb") as file:
+        data = file.read()
+    size, chunk_size = len(data), len(data) // desired_num_chunks
+    boundaries = [0]
+    for i in range(1, desired_num_chunks):
+        position = max(i * chunk_size, boundaries[-1])
+        found = [j for j in (data.find(token, position) for token in split_tokens) if j != -1]
+        boundaries.append(min(found) if found else size)
+    boundaries.append(size)
+    return sorted(set(boundaries))
+
+
+@st.composite
+def nested_boundaries_inputs(draw) -> tuple:
+    tokens = draw(st.sampled_from(NESTED_TOKEN_SETS).flatmap(st.permutations))
+    parts = draw(st.lists(st.one_of(st.sampled_from(PIECES + ["o", "f", "p", "d", "t"]), st.sampled_from(tokens)),
+                          max_size=30))
+    return (CorpusFile("".join(parts).encode("utf-8")), draw(st.integers(1, 6)), [t.encode("utf-8") for t in tokens],
+            draw(st.integers(1, 16)))
+
+
+BIG_FILE_MIB = 4  # the file whose reads are measured: far more than a few buffers
+
+
+def verify_reads_in_buffers(learner: Callable) -> None:
+    """Task 1 says to read the file ``buffer_size`` bytes at a time, never whole: on a file of
+    4 MiB with a special token every kilobyte or so, 4 chunks and buffers of 4 KiB, the bytes the
+    learner's process reads during the call (the kernel's count, measured from outside it) must be
+    under a quarter of the file. The search reads a few buffers per guess: about 20 KiB."""
+    if not measure_available():
+        passed("find_chunk_boundaries: its reads were not measured (this system has no /proc).")
+        return
+    document = "".join(f"line {i}: the cat sat on the mat, café 字 🙂.\n" for i in range(20)) + EOT
+    data = (document * (BIG_FILE_MIB * 2**20 // len(document.encode()) + 1)).encode("utf-8")
+    args = materialized((CorpusFile(data), 4, [EOT.encode()], 4096), learner)
+    pid = worker_pid(learner)
+    with reads_of(pid) as reads:
+        outcome = call_learner(learner, args, FIND_TASK.provided, FIND_TASK.stand_ins, FIND_TASK.kernel_time_limit)
+    call = f"find_chunk_boundaries(<a file of {len(data)} bytes>, 4, [{EOT.encode()!r}], 4096)"
+    if outcome.error is not None:
+        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+    if reads["bytes"] is not None and reads["bytes"] > len(data) // 4:
+        raise CheckFailed(
+            f"{call} read {reads['bytes']} bytes of the file's {len(data)} (measured from outside your code): read "
+            "buffer_size bytes at a time from each guess (file.seek(guess), then file.read(buffer_size + overlap)), "
+            "never the whole file: a corpus can be larger than the memory")
+    shown = "not measured" if reads["bytes"] is None else f"{reads['bytes']} bytes read"
+    passed(f"find_chunk_boundaries: reads in buffers ({shown} of a {len(data) // 2**20} MiB file).")
+
+
+@grader
+def check_find_chunk_boundaries_properties(learner: Callable) -> None:
+    """Hidden test of task 1: generated files with read buffers of 1 to 16 bytes, and files whose
+    special tokens hold one another (against :func:`first_occurrence_boundaries`)."""
+    verify_reads_in_buffers(learner)
+    count = check_property(FIND_TASK, learner, find_chunk_boundaries, boundaries_inputs(), max_examples=150)
+    count += check_property(FIND_TASK, learner, first_occurrence_boundaries, nested_boundaries_inputs(), max_examples=100)
+    passed(f"find_chunk_boundaries: agrees with the reference on {count} generated inputs, special tokens that hold "
+           "one another included.")
+
+
+_check_find_chunk_boundaries_generated.is_grader = False  # a part of check_find_chunk_boundaries_properties
+
 # ---- task 2: the map -------------------------------------------------------------------------
 
 
@@ -156,8 +239,20 @@ def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+def from_its_module(function: Callable, *args: object) -> object:
+    """Call ``function(*args)`` (a ``count_chunk``) after checking that it comes from a module, not a
+    notebook cell (a driver, so that the grading worker checks it too, where the trusted side sees
+    only data)."""
+    if getattr(function, "__module__", None) == "__main__":
+        raise RuntimeError("count_chunk is defined in a notebook cell (its module is __main__): a worker started by "
+                             "spawn or forkserver cannot import it. Write it in the cell that starts with %%writefile "
+                             "chunk_counting.py, run that cell, then the read-only import cell after it")
+    return function(*args)
+
+
 COUNT_CHUNK_TASK = Task("count_chunk", ("path", "start", "end", "special_tokens"),
-                        what="a dict mapping pretokens (bytes) to counts", hint=chunk_hint, provided=PROVIDED)
+                        what="a dict mapping pretokens (bytes) to counts", hint=chunk_hint, provided=PROVIDED,
+                        driver=from_its_module)
 
 _check_count_chunk_cases, check_count_chunk_properties = task_graders(
     COUNT_CHUNK_TASK,
@@ -194,7 +289,9 @@ _check_count_chunk_cases.is_grader = False  # a part of check_count_chunk, which
 # ---- task 3: the reduce ----------------------------------------------------------------------
 
 check_merge_counts, check_merge_counts_properties = task_graders(
-    Task("merge_counts", ("counts",), what="a dict mapping pretokens (bytes) to their total counts", provided=PROVIDED),
+    # The caller still holds the chunks' counts: adding into the first dict would change them.
+    Task("merge_counts", ("counts",), what="a dict mapping pretokens (bytes) to their total counts", provided=PROVIDED,
+         unchanged=(0,)),
     merge_counts,
     [
         ([{b"low": 2, b" low": 1}, {b" low": 3}],),
@@ -227,9 +324,64 @@ def pool_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+# The reference's count_chunk, as the source of a module: task 4's workers import count_chunk by its
+# module's name, so a stand-in for it must be a module file they can import (see with_reference_count_chunk).
+REFERENCE_CHUNK_MODULE = "_grader_chunk_counting"
+REFERENCE_CHUNK_SOURCE = '''"""The reference's count_chunk, put in place of yours by the grader while task 4 is graded."""
+from bpe_ref.corpus import decode_utf8
+from bpe_ref.pretokenize import count_pretokens
+
+
+def count_chunk(path, start, end, special_tokens):
+    with open(path, "rb") as file:
+        file.seek(start)
+        data = file.read(end - start)
+    return count_pretokens(decode_utf8(data, str(path), offset=start), special_tokens)
+'''
+
+
+def with_reference_count_chunk(function: Callable, *args: object) -> object:
+    """Call ``function(*args)`` (a ``count_pretokens_in_file``) with the reference's ``count_chunk`` in
+    place of the learner's (a driver, :attr:`.core.Task.driver`), so that a bug in task 2 costs task 2
+    only. The workers import ``count_chunk`` by its module's name, so the stand-in is a module written
+    next to the learner's ``chunk_counting.py`` (a folder the workers can import from, however they
+    are started; or in the current folder when their ``count_chunk`` was defined in a cell), bound
+    in ``function``'s globals for the call, then removed."""
+    import importlib
+    import os
+    import sys
+
+    namespace = getattr(function, "__globals__", None)
+    learners = namespace.get("count_chunk") if isinstance(namespace, dict) else None
+    home = getattr(sys.modules.get(getattr(learners, "__module__", None) or ""), "__file__", None)
+    # Next to the learner's module; else (count_chunk defined in a cell) in the current folder, when
+    # it is on the path (the grading worker's scratch folder, a notebook's folder).
+    folder = os.path.dirname(os.path.abspath(home)) if home else (
+        os.getcwd() if "" in sys.path or os.getcwd() in sys.path else None)
+    if getattr(function, "is_reference", False) or learners is None or folder is None:
+        return function(*args)
+    path = os.path.join(folder, REFERENCE_CHUNK_MODULE + ".py")
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(REFERENCE_CHUNK_SOURCE)
+    importlib.invalidate_caches()
+    sys.modules.pop(REFERENCE_CHUNK_MODULE, None)
+    try:
+        namespace["count_chunk"] = importlib.import_module(REFERENCE_CHUNK_MODULE).count_chunk
+        return function(*args)
+    finally:
+        namespace["count_chunk"] = learners
+        sys.modules.pop(REFERENCE_CHUNK_MODULE, None)
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+
+
+serial_count.is_reference = True  # the driver calls the reference as it is
+
 FILE_TASK = Task("count_pretokens_in_file", ("path", "special_tokens", "num_workers", "chunks_per_worker", "start_method"),
                  what="a dict mapping pretokens (bytes) to counts", hint=pool_hint, provided=PROVIDED,
-                 stand_ins=(find_chunk_boundaries, merge_counts), kept=("count_chunk",))
+                 stand_ins=(find_chunk_boundaries, merge_counts), driver=with_reference_count_chunk)
 
 SPAWN_HINT = ("if it fails with a PicklingError or an AttributeError about __main__: a worker started by spawn (or "
               "forkserver) imports the function it runs by its module's name, and a function defined in a notebook "
@@ -247,6 +399,78 @@ def file_cases() -> list[Case]:
     ]
 
 
+def chunks_asked(function: Callable, *args: object) -> list:
+    """Call ``function(*args)`` (a ``count_pretokens_in_file``, through
+    :func:`with_reference_count_chunk`) and return the ``desired_num_chunks`` of each of its calls of
+    ``find_chunk_boundaries`` (a driver: the reference's stand-in, watched in ``function``'s globals)."""
+    namespace = function.__globals__
+    original = namespace.get("find_chunk_boundaries")
+    asked: list = []
+
+    def watched(*call_args, **kwargs):
+        asked.append(kwargs.get("desired_num_chunks", call_args[1] if len(call_args) > 1 else None))
+        return original(*call_args, **kwargs)
+
+    namespace["find_chunk_boundaries"] = watched
+    try:
+        with_reference_count_chunk(function, *args)
+    finally:
+        namespace["find_chunk_boundaries"] = original
+    return [n if type(n) is int else -1 for n in asked]
+
+
+WORKER_KINDS = ("spawn", "forkserver", "fork")
+
+
+def worker_pid(learner: Callable) -> int:
+    """The process the learner's code runs in: the grading worker, or (in a notebook) this kernel."""
+    return learner.sandbox.process.pid if runs_remotely(learner) else os.getpid()
+
+
+def verify_worker_processes(learner: Callable) -> None:
+    """Task 4's method, measured from outside the learner's process (:mod:`..trusted.measure_worker`):
+    with 2 workers and 3 chunks each, for every start method, the call must start worker processes
+    (not threads), by that start method, no more than 2 of them, and cut the file into 6 chunks."""
+    text = "".join(f"Story {i}: the cat sat on the mat, café 字 🙂. " * 8 + EOT for i in range(700))
+    data = CorpusFile(text.encode("utf-8"))
+    num_workers, chunks_per_worker = 2, 3
+    if not measure_available():
+        passed("count_pretokens_in_file: its worker processes were not measured (this system has no /proc).")
+        return
+    for method in START_METHODS:
+        args = (data, [EOT], num_workers, chunks_per_worker, method)
+        call = f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, [{EOT!r}], {num_workers}, {chunks_per_worker}, {method!r})"
+        pid = worker_pid(learner)
+        with ProcessWatch(pid) as watch:
+            outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
+                                   FILE_TASK.kernel_time_limit, chunks_asked)
+        if outcome.error is not None:
+            raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+        started = watch.start_methods()
+        workers = sum(started.get(kind, 0) for kind in WORKER_KINDS)
+        if workers == 0:
+            raise CheckFailed(
+                f"{call} started no process: the count ran in the calling process (threads share it, and the GIL lets "
+                "one of them run Python at a time). Map count_chunk over the ranges in a ProcessPoolExecutor whose "
+                "mp_context is multiprocessing.get_context(start_method)")
+        if not started.get(method):
+            how = ", ".join(f"{n} by {kind}" for kind, n in started.items() if kind in WORKER_KINDS)
+            raise CheckFailed(
+                f"{call} started its processes {how}, none by {method}: pass "
+                "mp_context=multiprocessing.get_context(start_method) to the ProcessPoolExecutor")
+        allowed = num_workers + (1 if method == "forkserver" else 0)  # the fork server itself, when it starts
+        if workers > allowed:
+            raise CheckFailed(f"{call} started {workers} processes for {num_workers} workers: a pool of num_workers "
+                              "processes (max_workers=num_workers), not one process per chunk")
+        _, asked = outcome.value
+        if asked != [num_workers * chunks_per_worker]:
+            said = "never called find_chunk_boundaries" if not asked else f"asked find_chunk_boundaries for {asked} chunks"
+            raise CheckFailed(f"{call} {said}: cut the file into num_workers * chunks_per_worker = "
+                              f"{num_workers * chunks_per_worker} chunks, once")
+    passed(f"count_pretokens_in_file: {num_workers} worker processes, started by {', '.join(START_METHODS)}, and "
+           f"{num_workers * chunks_per_worker} chunks (measured from outside its process).")
+
+
 @grader
 def check_count_pretokens_in_file(count_pretokens_in_file: Callable) -> None:
     """Visible test of task 4: small files, 1 to 3 workers, started by spawn and by the default."""
@@ -261,8 +485,10 @@ def check_count_pretokens_in_file(count_pretokens_in_file: Callable) -> None:
 
 @grader
 def check_count_pretokens_in_file_properties(count_pretokens_in_file: Callable) -> None:
-    """Hidden test of task 4: generated files, 1 to 4 workers, 1 to 3 chunks each, every start method
-    of this machine; and the TinyStories sample with 2 workers."""
+    """Hidden test of task 4: worker processes, start methods and chunks measured from outside the
+    learner's process (:func:`verify_worker_processes`); generated files, 1 to 4 workers, 1 to 3 chunks
+    each, every start method of this machine; and the TinyStories sample with 2 workers."""
+    verify_worker_processes(count_pretokens_in_file)  # first: the counts alone could pass (a serial count does)
     count = check_property(FILE_TASK, count_pretokens_in_file, serial_count, file_count_inputs(), max_examples=12,
                            min_examples=6)
     sample = CorpusFile(data_file(TINYSTORIES_SAMPLE).read_bytes())

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
+from functools import lru_cache
 
 from hypothesis import strategies as st
 
@@ -38,6 +39,7 @@ from .core import (
     Case, CheckFailed, Task, WrongType, advisory, call_learner, call_watching, check_cases, check_property, error_name,
     grader, passed, plain, refuse_reference_use, short_repr, task_graders,
 )
+from . import measured
 from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer
 
 # The learner's code may use V1's, V2's and V4's functions (given in the setup cell): words, counts,
@@ -273,7 +275,7 @@ def pop_hint(args: tuple, expected: object, got: object) -> str | None:
 
 POP_TASK = Task("pop_best", ("entries", "pair_counts"), observe=observe_pop,
                 what="a tuple (pair, number of stale entries popped), with entries updated in place", hint=pop_hint,
-                provided=PROVIDED, stand_ins=(heap_entry,))
+                provided=PROVIDED, stand_ins=(heap_entry,), unchanged=(1,))  # "Leave pair_counts as it is"
 
 
 def heap_of(*items: tuple[int, Pair]) -> list:
@@ -435,6 +437,34 @@ def verify_heap_use(train: Callable, name: str = "train") -> None:
            f"{entries} entries made ({initial} pairs at the start).")
 
 
+@lru_cache(maxsize=1)
+def many_pairs_corpus() -> dict[bytes, int]:
+    """A corpus of many pairs whose merges each change one word: the 16,384 words of two bytes below
+    0x80 (a pair each, once), and two frequent words (200,000 times each), the 128 bytes from 0x80 in
+    both orders, whose 254 merges come first. A scan of the pair counts per merge reads 16,000 pairs."""
+    counts = {bytes((a, b)): 1 for a in range(0x80) for b in range(0x80)}
+    counts[bytes(range(0x80, 0x100))] = 200_000
+    counts[bytes(range(0x80, 0x100))[::-1]] = 200_000
+    return counts
+
+
+COST_MERGES = 250
+COST_LIMIT = 1.0  # V5: 0 to 0.3 here; a heap rebuilt per merge: far more (a C-level max() of the counts: under 1, not caught)
+
+
+def verify_merge_cost(train: Callable) -> None:
+    """V5's point, measured from outside the learner's code (:mod:`.measured`): on
+    :func:`many_pairs_corpus`, 250 merges cost little more than the one-merge run, which builds the
+    heap; picking each merge by a scan of 16,000 pair counts, or rebuilding the heap, does not."""
+    growth = measured.verify_merge_cost(
+        TRAIN_TASK, train, many_pairs_corpus(), COST_MERGES, COST_LIMIT, "<16,386 words, 16,000 pairs>",
+        "pick each merge with pop_best from a heap built once, and push only the pairs whose count grew; a scan "
+        "of the pair counts (max, sorted, best_pair) or a heap rebuilt costs O(P) per merge")
+    if growth is not None:
+        passed(f"train: {COST_MERGES} merges cost {growth.ratio:.2f} times one merge's run on a corpus of 16,000 "
+               "pairs (CPU time, measured from outside your code).")
+
+
 @grader
 def check_train(train: Callable) -> None:
     """Visible test of task 3: fixed cases, the CS336 merges of corpus.en, and no scan per merge."""
@@ -449,6 +479,7 @@ def check_train_properties(train: Callable) -> None:
     """Hidden test of task 3: no scan per merge (else V4 would earn these points), the reference's
     merges on generated corpora, and on a corpus and merge count the lab never shows."""
     verify_heap_use(train)
+    verify_merge_cost(train)
     count = check_property(TRAIN_TASK, train, reference_train, st.tuples(pretoken_count_dicts, st.integers(0, 20)),
                            max_examples=80)
     passed(f"train: agrees with the reference on {count} generated inputs.")

@@ -313,8 +313,12 @@ def encode_text_cases() -> list[Case]:
 
 
 TEXT_PIECES = ["the", " cat", " sat", "Hello", " world", "'s", " 42", "!", " ", "  ", "\n", "\n\n", "é", " café", "中文",
-               "🙂", "<|eot|>", "<s>", "<|eot|><s>", "<|", "s>", EOT, "aaaa", " ab", "ba"]
-SPECIAL_LISTS = [[], [EOT], ["<|eot|>"], ["<|eot|>", "<|eot|><s>"], ["<s>", "<|eot|><s>", EOT], ["s>", "<|eot|>"]]
+               "🙂", "<|eot|>", "<s>", "<|eot|><s>", "<|", "s>", EOT, "aaaa", " ab", "ba", "a<|eot|>"]
+# Special tokens that overlap: longest wins where two start at the same place, but the leftmost start
+# wins first ("a<|" before "<|eot|>" in "a<|eot|>"): splitting on one token at a time, longest first,
+# gets that wrong, and only a list where a shorter token starts earlier shows it.
+SPECIAL_LISTS = [[], [EOT], ["<|eot|>"], ["<|eot|>", "<|eot|><s>"], ["<s>", "<|eot|><s>", EOT], ["s>", "<|eot|>"],
+                 ["a<|", "<|eot|>"], ["a<|", "<|eot|>", "<|eot|><s>"]]
 
 
 @lru_cache(maxsize=1)
@@ -335,6 +339,14 @@ def text_inputs(draw) -> tuple[str, dict[Pair, int], list[str]]:
 
 
 ENCODE_TEXT_CASES = encode_text_cases()
+# Hidden fixed cases of overlapping special tokens, not the visible ones': a shorter token that starts
+# first wins (split on one token at a time, longest first, loses it), and the longest where two
+# start together (one at a time in the given order loses that).
+HIDDEN_TEXT_CASES = [
+    text_case("Once a<|eot|> upon<|eot|><s>a time", ["<|eot|>", "a<|", "<|eot|><s>"]),
+    text_case("ba<|eot|><s>", ["<|eot|><s>", "a<|", "<s>"]),
+    text_case("x<s><|eot|><s>y", ["<|eot|>", "<s>", "<|eot|><s>"]),
+]
 
 
 @grader
@@ -376,8 +388,9 @@ def gpt2_texts(draw) -> tuple[str, dict[Pair, int], list[str]]:
 def check_encode_text_properties(encode_text: Callable) -> None:
     """Hidden test of task 3: generated texts against the reference (GPT-2's ranks and ranks learned on
     TinyStories, special tokens that overlap), then GPT-2's ranks against tiktoken itself."""
-    count = check_property(ENCODE_TEXT_TASK, encode_text, encode_text_reference, text_inputs(), max_examples=50)
-    passed(f"encode_text: agrees with the reference on {count} generated inputs.")
+    count = check_cases(ENCODE_TEXT_TASK, encode_text, encode_text_reference, HIDDEN_TEXT_CASES)
+    count += check_property(ENCODE_TEXT_TASK, encode_text, encode_text_reference, text_inputs(), max_examples=50)
+    passed(f"encode_text: agrees with the reference on {count} fixed and generated inputs.")
     count = check_property(ENCODE_TEXT_TASK, encode_text, tiktoken_tokens, gpt2_texts(), max_examples=30)
     passed(f"encode_text: gives tiktoken's tokens on {count} generated texts with GPT-2's merges.")
 

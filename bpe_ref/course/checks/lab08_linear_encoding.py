@@ -130,6 +130,35 @@ def word_and_ranks(draw) -> tuple[bytes, dict[Pair, int]]:
     return pretoken, ranks
 
 
+def invalid_merges(word: bytes, ranks: dict[Pair, int]) -> list[Pair]:
+    """Pairs of tokens (of ``ranks``, or bytes of ``word``) that BPE never joins: encoding the joined
+    bytes with ``ranks`` is not the two tokens (an earlier merge crosses their boundary), and no
+    merge makes those bytes yet. A merge of such a pair, added last, makes a token that is in the
+    vocabulary but not valid: no text encodes to it (page 08's ``abc``)."""
+    made = {left + right for left, right in ranks}
+    tokens = sorted(made | {bytes([b]) for b in word})[:16]
+    return [(left, right) for left in tokens for right in tokens
+            if left + right not in made and encode_pretoken(left + right, ranks) != [left, right]]
+
+
+@st.composite
+def word_and_edited_ranks(draw) -> tuple[bytes, dict[Pair, int]]:
+    """A trained vocabulary edited to hold an invalid token (its merge list with one merge added last,
+    of a pair BPE never joins), and a word that holds the invalid token's bytes: trained ranks alone
+    (:func:`word_and_ranks`) seldom have one, so a search that takes an invalid token as a candidate
+    passes on them. Falls back to page 08's vocabulary when the trained one gives no such pair."""
+    word, ranks = draw(UNIQUE_WORDS)
+    pairs = invalid_merges(word, ranks)
+    if not pairs:
+        word, ranks = draw(st.sampled_from([b"abc", b"abca", b"cabc", b"abcbca", b"aabc"])), PAGE
+        return word, ranks
+    left, right = draw(st.sampled_from(pairs))
+    edited = {**ranks, (left, right): max(ranks.values(), default=-1) + 1}
+    invalid = left + right
+    around = draw(st.sampled_from([b"", word[:3], word[-3:]]))
+    return draw(st.sampled_from([invalid, invalid + around, around + invalid, word + invalid])), edited
+
+
 # ---- task 1: compatible --------------------------------------------------------------------------
 
 
@@ -188,8 +217,18 @@ def pair_and_ranks(draw) -> tuple[bytes, bytes, dict[Pair, int]]:
     return draw(st.sampled_from(tokens)), draw(st.sampled_from(tokens)), ranks
 
 
+@st.composite
+def pair_and_edited_ranks(draw) -> tuple[bytes, bytes, dict[Pair, int]]:
+    """Two tokens of a vocabulary that holds an invalid token, one of them often the invalid one."""
+    word, ranks = draw(word_and_edited_ranks())
+    tokens = sorted({left + right for left, right in ranks} | {bytes([b]) for b in word})
+    invalid = draw(st.sampled_from([token for token in tokens if encode_pretoken(token, ranks) != [token]]))
+    other = draw(st.sampled_from(tokens))
+    return (invalid, other, ranks) if draw(st.booleans()) else (other, invalid, ranks)
+
+
 check_compatible, check_compatible_properties = task_graders(
-    COMPATIBLE_TASK, compatible, compatible_cases(), pair_and_ranks(), max_examples=60
+    COMPATIBLE_TASK, compatible, compatible_cases(), pair_and_ranks() | pair_and_edited_ranks(), max_examples=80
 )
 
 # ---- task 2: the backtracking encoder ------------------------------------------------------------
@@ -329,8 +368,9 @@ UNIQUE_WORDS = word_and_ranks().filter(lambda case: unique_bytes(case[1]))
 
 
 def with_long_pieces(pieces: tuple[bytes, ...]):
-    """Generated words and ranks, and now and then one of the hidden long GPT-2 ``pieces``."""
-    return UNIQUE_WORDS | st.sampled_from([long_piece_case(piece).args for piece in pieces])
+    """Generated words and ranks (trained, or edited to hold an invalid token), and now and then one of
+    the hidden long GPT-2 ``pieces``."""
+    return UNIQUE_WORDS | word_and_edited_ranks() | st.sampled_from([long_piece_case(piece).args for piece in pieces])
 
 
 check_backtrack_encode, check_backtrack_encode_properties = task_graders(

@@ -98,7 +98,8 @@ def error_hint(args: tuple, expected: object, got: object) -> str | None:
 def run_interleaved(function: Callable, costs: dict, loads: list, rounds: int, collector_on: bool) -> dict:
     """Call ``function`` (an ``interleaved``) on fake contenders and a fake clock (a driver).
 
-    Contender ``label`` takes ``costs[label] * load`` seconds of the fake clock, where the load is
+    Contender ``label`` takes ``costs[label] * load`` seconds of the fake clock (a cost of 0: it
+    raises ``RuntimeError``, which ``function`` must let through), where the load is
     the machine's at that moment: ``loads[k % len(loads)]`` for the ``k``-th call of any contender.
     The collector is switched on or off first (``collector_on``), and restored at the end. Returns
     what ``function`` returned, the calls in order with whether the collector was on during each,
@@ -113,6 +114,8 @@ def run_interleaved(function: Callable, costs: dict, loads: list, rounds: int, c
     def contender(label: str) -> Callable[[], None]:
         def run() -> None:
             calls.append((label, gc.isenabled()))
+            if costs[label] == 0:  # a contender that fails: the collector must be put back all the same
+                raise RuntimeError(f"contender {label} failed")
             now[0] += float(costs[label] * loads[(len(calls) - 1) % len(loads)])
 
         return run
@@ -128,6 +131,8 @@ def run_interleaved(function: Callable, costs: dict, loads: list, rounds: int, c
             times = function(contenders, rounds, clock=clock)
         except ValueError:
             return {"raised": "ValueError", "calls": calls}
+        except RuntimeError:  # a contender's failure, passed on (the case's cost 0 asks for one)
+            return {"raised": "RuntimeError", "calls (label, collector on)": calls, "collector on after": gc.isenabled()}
         return {"times": times, "calls (label, collector on)": calls, "collector on after": gc.isenabled()}
     finally:
         if was_enabled:
@@ -140,6 +145,8 @@ def interleaved_hint(args: tuple, expected: object, got: object) -> str | None:
     costs, loads, rounds, collector_on = args
     if not (isinstance(expected, dict) and isinstance(got, dict)):
         return None
+    if expected.get("raised") == "RuntimeError" and got.get("raised") != "RuntimeError":
+        return "a contender raised RuntimeError: let it through (do not catch it), after putting the collector back"
     if "raised" in expected and "raised" not in got:
         return "no contenders, or fewer than 1 round, is a mistake of the caller: raise ValueError, saying which"
     if "raised" in got and "raised" not in expected:
@@ -171,8 +178,9 @@ def interleaved_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(have, list) and any(isinstance(c, tuple) and c[1] for c in have):
         return "the collector must be paused (gc.disable()) while each call is timed"
     if got.get("collector on after") != expected.get("collector on after"):
+        failed = " (here a contender raised: put it back in a finally block)" if expected.get("raised") else ""
         return ("after each call, put the collector back as it was before (on stays on, off stays off): "
-                "remember gc.isenabled(), and restore it in a finally block")
+                f"remember gc.isenabled(), and restore it in a finally block{failed}")
     return ("the calls are right but not their times: read the clock just before and just after each call, and "
             "keep the difference for that contender, in round order")
 
@@ -203,6 +211,8 @@ def interleaved_inputs(draw) -> tuple:
     if draw(st.integers(0, 14)) == 0:
         labels = []  # nothing to time: ValueError
     costs = {label: draw(st.integers(1, 9)) for label in labels}
+    if labels and draw(st.integers(0, 4)) == 0:  # now and then a contender raises (cost 0)
+        costs[draw(st.sampled_from(labels))] = 0
     loads = draw(st.lists(st.integers(1, 5), min_size=1, max_size=12))
     rounds = draw(st.integers(-1, 5) if draw(st.integers(0, 9)) == 0 else st.integers(1, 5))
     return costs, loads, rounds, draw(st.booleans())

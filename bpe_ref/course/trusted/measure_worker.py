@@ -1,0 +1,189 @@
+"""What a learner's code did, measured from outside its process: the kernel's counters, which the
+code cannot write to.
+
+A check of *how* a function works (it starts worker processes, it reads a file a buffer at a time)
+must not rest on what the worker reports about itself. The trusted side reads, for the worker's
+process (its pid) and for the processes it starts, what Linux keeps in ``/proc``:
+
+- :func:`cpu_seconds`: user and system CPU time of a process, its threads included, and of its
+  children that ended and were waited for;
+- :func:`read_chars`: bytes the process read with ``read`` and its kin (``rchar``), files and pipes;
+- :class:`ProcessWatch`: the processes started below a process while a call runs, each with its
+  command line (which says how it was started: ``spawn``, ``forkserver`` or ``fork``).
+
+Elsewhere than on Linux these measurements are unavailable (``None``, :attr:`ProcessWatch.available`
+false), and the checks that use them say so instead of passing or failing.
+
+This module uses the standard library only and imports nothing from the rest of the package.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from contextlib import contextmanager
+from collections.abc import Iterator
+
+PROC = "/proc"
+
+
+def available() -> bool:
+    """Whether this system has the ``/proc`` counters used here (Linux)."""
+    return os.path.exists(f"{PROC}/self/stat") and os.path.exists(f"{PROC}/self/io")
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the command name (which may hold spaces), or ``None``."""
+    try:
+        with open(f"{PROC}/{pid}/stat", "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    end = data.rfind(b")")
+    return data[end + 2:].decode("ascii", "replace").split() if end != -1 else None
+
+
+def cpu_seconds(pid: int, children: bool = True) -> float | None:
+    """CPU seconds (user and system) of process ``pid`` so far, all its threads; with ``children``,
+    also of its children that ended and were waited for. ``None`` when it cannot be read."""
+    fields = _stat_fields(pid)
+    if fields is None:
+        return None
+    # After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14), in clock ticks.
+    ticks = int(fields[11]) + int(fields[12]) + ((int(fields[13]) + int(fields[14])) if children else 0)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def parent_of(pid: int) -> int | None:
+    fields = _stat_fields(pid)
+    return int(fields[1]) if fields is not None else None
+
+
+def read_chars(pid: int) -> int | None:
+    """Bytes process ``pid`` has read so far (``rchar`` of ``/proc/PID/io``), or ``None``."""
+    try:
+        with open(f"{PROC}/{pid}/io", "rb") as file:
+            for line in file:
+                if line.startswith(b"rchar:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def command_line(pid: int) -> str:
+    """The command line of process ``pid``, its arguments joined by spaces ("" when gone)."""
+    try:
+        with open(f"{PROC}/{pid}/cmdline", "rb") as file:
+            return file.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+
+
+def start_method_of(command: str, root_command: str) -> str:
+    """How a process below the worker was started, from its command line: ``"spawn"``,
+    ``"forkserver"`` (the server and the workers it forks share its command line), ``"fork"`` (a
+    copy of the worker, same command line), ``"resource_tracker"`` (a helper of spawn and
+    forkserver, no worker) or ``"other"``."""
+    if "multiprocessing.resource_tracker" in command:
+        return "resource_tracker"
+    if "multiprocessing.spawn" in command or "spawn_main" in command:
+        return "spawn"
+    if "multiprocessing.forkserver" in command:
+        return "forkserver"
+    if command and command == root_command:
+        return "fork"
+    return "other"
+
+
+class ProcessWatch:
+    """The processes started below ``root`` (its children, theirs, ...) while the watch runs.
+
+    A thread lists ``/proc`` every ``interval`` seconds and looks only at processes it has not seen
+    (new pids), so a look costs little however many processes the machine runs. A process that
+    starts and ends between two looks is missed: use inputs on which the workers live a while (a
+    pool's workers live until it shuts down). ``started`` maps each pid to its command line.
+    """
+
+    def __init__(self, root: int, interval: float = 0.005) -> None:
+        self.root, self.interval = root, interval
+        self.available = available()
+        self.root_command = command_line(root)
+        self.started: dict[int, str] = {}
+        self._others: set[int] = set()  # pids seen that are not below root (never looked at again)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def _below_root(self, pid: int) -> bool:
+        for _ in range(64):  # a chain of parents, not a loop
+            parent = parent_of(pid)
+            if parent is None or parent <= 1:
+                return False
+            if parent == self.root or parent in self.started:
+                return True
+            pid = parent
+        return False
+
+    def look(self) -> None:
+        """One look at ``/proc``: record the new processes below the root."""
+        try:
+            names = os.listdir(PROC)
+        except OSError:
+            return
+        # A process started by fork and exec shows the parent's command line until its exec: read
+        # again those seen while alive (spawn's workers live long after their exec).
+        for pid in self.started:
+            command = command_line(pid)
+            if command:
+                self.started[pid] = command
+        for name in names:
+            if not name.isdigit():
+                continue
+            pid = int(name)
+            if pid == self.root or pid in self.started or pid in self._others:
+                continue
+            if self._below_root(pid):
+                self.started[pid] = command_line(pid)
+            else:
+                self._others.add(pid)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.look()
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> ProcessWatch:
+        if self.available:
+            self.look()  # what is there already (a pool from an earlier call) is not this call's
+            self._others |= set(self.started)
+            self.started.clear()
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self.look()
+
+    def start_methods(self) -> dict[str, int]:
+        """How many processes were started, by start method (see :func:`start_method_of`)."""
+        counts: dict[str, int] = {}
+        for command in self.started.values():
+            method = start_method_of(command, self.root_command)
+            counts[method] = counts.get(method, 0) + 1
+        return counts
+
+
+@contextmanager
+def reads_of(pid: int) -> Iterator[dict[str, int | None]]:
+    """``{"bytes": ...}``: what process ``pid`` read while the block ran (``None`` when unavailable)."""
+    measured: dict[str, int | None] = {"bytes": None}
+    before = read_chars(pid)
+    try:
+        yield measured
+    finally:
+        after = read_chars(pid)
+        if before is not None and after is not None:
+            measured["bytes"] = after - before

@@ -1,0 +1,427 @@
+"""The mutation class: realistic mistakes a learner who read the page could make, each written as
+the course's solution with one change, must lose points in the HIDDEN test of its task (the visible
+tests are advice a learner can fool), and only in that task. Each mistake is graded in-process,
+where the graders run the same code as in the grading worker (the comparison is on the trusted
+side either way); a representative few also run in the grading worker (:class:`Sandbox`), and
+how-checks measured from outside the worker run there, as they must."""
+
+from __future__ import annotations
+
+import importlib
+from runpy import run_module
+
+import pytest
+
+from bpe_ref.course.notebooks import read_notebook_json, solution_namespace, source_notebook
+from bpe_ref.course.trusted.autograde import lab_policy
+from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox
+
+pytestmark = pytest.mark.filterwarnings("ignore:'bpe_ref.course.checks.fresh' found in sys.modules:RuntimeWarning")
+
+
+def load_graders(lab: str):
+    return run_module("bpe_ref.course.checks.fresh")["graders"](lab)
+
+
+def failure(grader, *functions) -> str:
+    with pytest.raises(AssertionError) as failed:
+        grader(*functions)
+    return str(failed.value)
+
+
+def source_of(lab: str, cell_id: str) -> str:
+    cells = read_notebook_json(source_notebook(lab))["cells"]
+    return next(cell["source"] for cell in cells if cell["id"] == cell_id)
+
+
+def defined(namespace: dict, source: str, name: str):
+    """``name`` as a notebook cell of ``source`` defines it, next to the notebook's other names."""
+    namespace = dict(namespace)
+    exec(source, namespace)
+    return namespace[name]
+
+
+def variant(lab: str, namespace: dict, cell_id: str, name: str, old: str, new: str):
+    """The course's solution of ``name`` with ``old`` replaced by ``new``: a learner's mistake."""
+    source = source_of(lab, cell_id)
+    assert old in source, old
+    return defined(namespace, source.replace(old, new), name)
+
+
+def remote(lab: str, code: str, name: str, grader, **policy) -> str | None:
+    """Run ``code`` in a grading worker of the lab's policy and grade its ``name`` there with the
+    grader named ``grader`` (or ``grader(graders, function)``), as ``grade`` does (the graders
+    imported, not a private copy): the failure message, or ``None`` when the grader passes."""
+    graders = importlib.import_module(f"bpe_ref.course.checks.lab{lab}")
+    with Sandbox(replace_policy(lab_policy(graders, Policy()), **policy)) as box:
+        run = box.run_cell(code, "mistake")
+        assert run.ok, run.error
+        try:
+            if callable(grader):
+                grader(graders, RemoteFunction(box, name))
+            else:
+                getattr(graders, grader)(RemoteFunction(box, name))
+        except AssertionError as failed:
+            return str(failed)
+    return None
+
+
+def replace_policy(policy: Policy, **changes) -> Policy:
+    from dataclasses import replace
+
+    return replace(policy, **changes)
+
+
+# ---- lab 03 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab03():
+    return load_graders("03_parallel"), solution_namespace("03_parallel")
+
+
+MERGE_INTO_FIRST = """
+def merge_counts(counts):
+    if not counts:
+        return {}
+    total = counts[0]  # the first chunk's dict, updated in place: the caller's counts change
+    for chunk in counts[1:]:
+        for pretoken, count in chunk.items():
+            total[pretoken] = total.get(pretoken, 0) + count
+    return total
+"""
+
+
+def test_lab03_merge_counts_that_adds_into_its_input_fails_the_hidden_test(lab03):
+    graders, solutions = lab03
+    mistake = defined(solutions, MERGE_INTO_FIRST, "merge_counts")
+    message = failure(graders.check_merge_counts_properties, mistake)
+    assert "changed its argument counts" in message and "to leave as it is" in message
+    assert "changed its argument counts" in failure(graders.check_merge_counts, mistake)
+
+
+def test_lab03_merge_counts_that_adds_into_its_input_fails_in_the_worker_too():
+    assert "changed its argument counts" in remote("03_parallel", MERGE_INTO_FIRST, "merge_counts",
+                                                   "check_merge_counts_properties")
+
+
+# ---- lab 05 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab05():
+    return load_graders("05_heap"), solution_namespace("05_heap")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("count = pair_counts.get(pair, 0)", "count = pair_counts.setdefault(pair, 0)"),  # files a 0 for a gone pair
+    ("            return pair, stale_pops", "            del pair_counts[pair]  # it is merged now\n            return pair, stale_pops"),
+])
+def test_lab05_pop_best_that_changes_pair_counts_fails_the_hidden_test(lab05, old, new):
+    graders, solutions = lab05
+    mistake = variant("05_heap", solutions, "task2_pop_best_solution", "pop_best", old, new)
+    assert "changed its argument pair_counts" in failure(graders.check_pop_best_properties, mistake)
+
+
+# The page's pitfall "a short token found late in the window": the whole window (buffer and overlap)
+# is searched, so a short token inside a long one that the window cuts off is taken.
+def test_lab03_a_search_of_the_whole_window_fails_the_hidden_test(lab03):
+    graders, solutions = lab03
+    mistake = variant("03_parallel", solutions, "task1_find_chunk_boundaries_solution", "find_chunk_boundaries",
+                      "window.find(t, 0, buffer_size + len(t) - 1)", "window.find(t)")
+    # The hidden test's part that finds it (its first part, the un-nested files, passes), called alone.
+    nested = lambda learner: graders.check_property(  # noqa: E731
+        graders.FIND_TASK, learner, graders.first_occurrence_boundaries, graders.nested_boundaries_inputs(),
+        max_examples=100)
+    assert "smallest failing input" in failure(nested, mistake)
+
+
+# ---- lab 04 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab04():
+    return load_graders("04_inverted_index"), solution_namespace("04_inverted_index")
+
+
+@pytest.mark.parametrize("old, new, error", [
+    ("defaultdict(set)\n", "{}\n", "KeyError"),  # filled with setdefault: a plain dict comes back
+    ("defaultdict(set)\n", "defaultdict(list)\n", "AttributeError"),
+])
+def test_lab04_an_index_that_is_not_a_defaultdict_of_sets_fails_both_tests(lab04, old, new, error):
+    graders, solutions = lab04
+    source = source_of("04_inverted_index", "task1_index_words_solution")
+    add = "index[pair].add(i)" if new == "{}\n" else None
+    if add:
+        assert add in source
+        source = source.replace(add, "index.setdefault(pair, set()).add(i)")
+    else:
+        source = source.replace("index[pair].add(i)", "index[pair].append(i) if i not in index[pair] else None")
+    mistake = defined(solutions, source.replace(old, new), "index_words")
+    visible = failure(graders.check_index_words, mistake)
+    hidden = failure(graders.check_index_words_properties, mistake)
+    if error == "KeyError":  # a list of ids fails the cases already (the ids are a set)
+        for message in (visible, hidden):
+            assert "raised KeyError" in message and "defaultdict(set)" in message
+
+
+def test_lab04_a_plain_dict_index_fails_in_the_worker_too():
+    code = ("def index_words(words):\n    index = {}\n    for i, word in enumerate(words):\n"
+            "        for pair in zip(word, word[1:]):\n            index.setdefault(pair, set()).add(i)\n    return index\n")
+    assert "raised KeyError" in remote("04_inverted_index", code, "index_words", "check_index_words_properties")
+    assert "raised KeyError" in remote("04_inverted_index", code, "index_words", "check_index_words")
+
+
+# ---- lab 06 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab06():
+    return load_graders("06_encode_decode"), solution_namespace("06_encode_decode")
+
+
+ONE_TOKEN_AT_A_TIME = """
+def encode_text(text, ranks, special_tokens):
+    pieces = [(text, False)]
+    for token in sorted(special_tokens, key=len, reverse=True):  # longest first, one token at a time
+        split = []
+        for piece, special in pieces:
+            if special:
+                split.append((piece, True))
+                continue
+            parts = piece.split(token)
+            for k, part in enumerate(parts):
+                if k:
+                    split.append((token, True))
+                split.append((part, False))
+        pieces = split
+    tokens = []
+    for piece, special in pieces:
+        if special:
+            tokens.append(piece.encode("utf-8"))
+        else:
+            for pretoken in regex.findall(GPT2_PATTERN, piece):
+                tokens += encode_pretoken(pretoken.encode("utf-8"), ranks)
+    return tokens
+"""
+
+
+@pytest.mark.parametrize("order", ["sorted(special_tokens, key=len, reverse=True)", "special_tokens"])
+def test_lab06_special_tokens_split_one_at_a_time_fail_the_hidden_test(lab06, order):
+    graders, solutions = lab06
+    source = ONE_TOKEN_AT_A_TIME.replace("sorted(special_tokens, key=len, reverse=True)", order)
+    mistake = defined(solutions, source, "encode_text")
+    assert "where they differ" in failure(graders.check_encode_text_properties, mistake)
+
+
+# ---- lab 07 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab07():
+    return load_graders("07_heap_encoding"), solution_namespace("07_heap_encoding")
+
+
+@pytest.mark.parametrize("threshold", [4, 16])
+def test_lab07_the_naive_way_for_short_pretokens_fails_the_hidden_test(lab07, threshold):
+    graders, solutions = lab07
+    mistake = variant("07_heap_encoding", solutions, "task3_heap_encode_solution", "heap_encode",
+                      "    parts = list(split_into_bytes(pretoken))\n",
+                      f"    if len(pretoken) <= {threshold}:  # quicker on short pieces\n"
+                      "        return encode_pretoken(pretoken, ranks)\n    parts = list(split_into_bytes(pretoken))\n")
+    message = failure(graders.check_heap_encode_properties, mistake)
+    assert "called first_heap 0 times and merge_all 0 times" in message and "Short pretokens too" in message
+
+
+# ---- lab 08 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab08():
+    return load_graders("08_linear_encoding"), solution_namespace("08_linear_encoding")
+
+
+VALID_FILTER = "    valid |= {left + right for left, right in ranks if encode_pretoken(left + right, ranks) == [left + right]}\n"
+EVERY_TOKEN = "    valid |= {left + right for left, right in ranks}  # every token of the vocabulary\n"
+
+
+@pytest.mark.parametrize("cell, name", [("task2_backtrack_encode_solution", "backtrack_encode"),
+                                        ("task3_last_tokens_solution", "last_tokens")])
+def test_lab08_invalid_tokens_taken_as_candidates_fail_the_hidden_test(lab08, cell, name):
+    graders, solutions = lab08
+    mistake = variant("08_linear_encoding", solutions, cell, name, VALID_FILTER, EVERY_TOKEN)
+    assert "smallest failing input" in failure(getattr(graders, f"check_{name}_properties"), mistake)
+
+
+def test_lab08_a_compatible_that_only_checks_the_first_token_fails_the_hidden_test(lab08):
+    graders, solutions = lab08
+    mistake = variant("08_linear_encoding", solutions, "task1_compatible_solution", "compatible",
+                      "return encode_pretoken(left + right, ranks) == [left, right]",
+                      "return (left, right) not in ranks and encode_pretoken(left + right, ranks)[:1] == [left]")
+    assert "smallest failing input" in failure(graders.check_compatible_properties, mistake)
+
+
+# ---- lab 09 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab09():
+    return load_graders("09_benchmarks"), solution_namespace("09_benchmarks")
+
+
+def test_lab09_the_collector_left_off_when_a_contender_raises_fails_the_hidden_test(lab09):
+    graders, solutions = lab09
+    source = source_of("09_benchmarks", "task1_interleaved_solution")
+    old = ("            try:\n                start = clock()\n                contenders[label]()\n"
+           "                times[label].append(clock() - start)\n            finally:\n"
+           "                if was_enabled:\n                    gc.enable()\n")
+    new = ("            start = clock()\n            contenders[label]()\n            times[label].append(clock() - start)\n"
+           "            if was_enabled:\n                gc.enable()\n")
+    assert old in source
+    mistake = defined(solutions, source.replace(old, new), "interleaved")
+    message = failure(graders.check_interleaved_properties, mistake)
+    assert "collector on after" in message and "finally" in message
+
+
+# ---- lab 03, measured from outside the learner's process ----------------------------------------
+
+WHOLE_FILE_SEARCH = """
+def find_chunk_boundaries(path, desired_num_chunks, split_tokens, buffer_size=4096):
+    with open(path, "rb") as file:
+        data = file.read()  # the whole file at once
+    size = len(data)
+    chunk_size = size // desired_num_chunks
+    boundaries = [0]
+    for i in range(1, desired_num_chunks):
+        position = max(i * chunk_size, boundaries[-1])
+        found = [j for j in (data.find(t, position) for t in split_tokens) if j != -1]
+        boundaries.append(min(found) if found else size)
+    boundaries.append(size)
+    return sorted(set(boundaries))
+"""
+
+
+def test_lab03_a_whole_file_read_fails_the_hidden_test(lab03):
+    graders, solutions = lab03
+    mistake = defined(solutions, WHOLE_FILE_SEARCH, "find_chunk_boundaries")
+    message = failure(graders.check_find_chunk_boundaries_properties, mistake)
+    assert "measured from outside your code" in message and "never the whole file" in message
+
+
+def test_lab03_a_whole_file_read_fails_in_the_worker_too():
+    message = remote("03_parallel", "import os\n" + WHOLE_FILE_SEARCH, "find_chunk_boundaries",
+                     "check_find_chunk_boundaries_properties")
+    assert "measured from outside your code" in message
+
+
+TASK4 = "task4_count_pretokens_in_file_solution"
+POOL = ("    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as pool:\n")
+
+
+@pytest.mark.parametrize("old, new, message", [
+    (POOL, "    with ThreadPoolExecutor(max_workers=num_workers) as pool:\n", "started no process"),
+    ("context = multiprocessing.get_context(start_method)", "context = multiprocessing.get_context('spawn')",
+     "none by fork"),
+    ("num_workers * chunks_per_worker,", "num_workers,", "asked find_chunk_boundaries for [2] chunks"),
+])
+def test_lab03_the_pool_done_otherwise_fails_the_hidden_test(lab03, old, new, message):
+    # The hidden test's measured part, called alone (the whole hidden test also compares 13 files).
+    graders, solutions = lab03
+    namespace = {**solutions, "ThreadPoolExecutor": __import__("concurrent.futures").futures.ThreadPoolExecutor}
+    mistake = variant("03_parallel", namespace, TASK4, "count_pretokens_in_file", old, new)
+    assert message in failure(graders.verify_worker_processes, mistake)
+
+
+def test_lab03_threads_fail_the_whole_hidden_test_in_the_worker():
+    code = source_of("03_parallel", TASK4).replace(POOL, "    with ThreadPoolExecutor(max_workers=num_workers) as pool:\n")
+    setup = ("import multiprocessing, os\nfrom collections import Counter\nfrom concurrent.futures import ThreadPoolExecutor\n"
+             "from bpe_ref.pretokenize import count_pretokens\n" + source_of("03_parallel", "task1_find_chunk_boundaries_solution")
+             + "\n" + source_of("03_parallel", "task3_merge_counts_solution") + "\n")
+    module = source_of("03_parallel", "task2_count_chunk_solution")
+    message = remote("03_parallel", "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module.split("\n", 1)[1])
+                     + ")\nfrom chunk_counting import count_chunk\n" + setup + code, "count_pretokens_in_file",
+                     "check_count_pretokens_in_file_properties")
+    assert "started no process" in message
+
+
+def test_lab03_task_4_is_graded_with_the_reference_count_chunk(lab03, tmp_path, monkeypatch):
+    # A count_chunk that reads one byte too many fails task 2, and not task 4 as well.
+    graders, solutions = lab03
+    source = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    (tmp_path / "chunk_counting_wrong.py").write_text(source.replace("file.read(end - start)", "file.read(end - start + 1)"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    wrong = importlib.import_module("chunk_counting_wrong").count_chunk
+    assert failure(graders.check_count_chunk_properties, wrong)
+    task4 = defined({**solutions, "count_chunk": wrong}, source_of("03_parallel", TASK4), "count_pretokens_in_file")
+    graders.check_count_pretokens_in_file(task4)
+    assert not (tmp_path / "_grader_chunk_counting.py").exists()  # the stand-in's module is gone afterwards
+
+
+# ---- lab 04, measured from outside: V4 that still visits every word ---------------------------------
+
+V4_VISIT = ("        for i in index.pop(pair):  # the words that ever held the pair (some of them stale)\n"
+            "            word = words[i]\n")
+EVERY_WORD_CHECKED = ("        ids = index.pop(pair)\n        for i, word in enumerate(words):  # every word, every merge\n"
+                      "            if i not in ids:\n                continue\n")
+
+
+def test_lab04_a_v4_that_visits_every_word_fails_the_hidden_test(lab04):
+    graders, solutions = lab04
+    mistake = variant("04_inverted_index", solutions, "task3_train_solution", "train", V4_VISIT, EVERY_WORD_CHECKED)
+    graders.watch_index_use(mistake)  # the calls watched alone cannot tell it from V4
+    message = failure(graders.verify_merge_cost, mistake)
+    assert "measured from outside your code" in message and "not every word" in message
+    graders.verify_merge_cost(solutions["train"])  # and V4 itself passes
+
+
+def test_lab04_a_v4_that_visits_every_word_fails_in_the_worker_too():
+    # (That V4 itself passes there is shown by grading the solution: tests/test_grading_labs.py.)
+    setup = source_of("04_inverted_index", "setup") + "\n" + "\n".join(
+        source_of("04_inverted_index", cell) for cell in ("task1_index_words_solution", "task2_pairs_with_solution"))
+    train = source_of("04_inverted_index", "task3_train_solution")
+    message = remote("04_inverted_index", setup + "\n" + train.replace(V4_VISIT, EVERY_WORD_CHECKED), "train",
+                     "verify_merge_cost")
+    assert "measured from outside your code" in message
+
+
+# ---- lab 05, measured from outside: V5 that still scans the pair counts -----------------------------
+
+V5_POP = "        pair, _ = pop_best(entries, pair_counts)\n"
+
+
+@pytest.mark.parametrize("new", [
+    # The heap rebuilt from all the counts on each merge (the pops keep the watched calls right).
+    "        entries = [heap_entry(count, p) for p, count in pair_counts.items()]\n        heapq.heapify(entries)\n"
+    + V5_POP,
+])
+def test_lab05_a_v5_that_scans_the_pairs_per_merge_fails_the_hidden_test(lab05, new):
+    graders, solutions = lab05
+    mistake = variant("05_heap", solutions, "task3_train_solution", "train", V5_POP, new)
+    message = failure(graders.verify_merge_cost, mistake)
+    assert "measured from outside your code" in message and "O(P) per merge" in message
+    graders.verify_merge_cost(solutions["train"])  # and V5 itself passes
+
+
+def test_lab03_count_chunk_in_a_cell_costs_task_2_only_in_the_worker():
+    # Defined in a cell, spawn's workers cannot import it: task 2 fails, but task 4 runs with the
+    # reference's count_chunk, written as a module in the scratch folder.
+    cells = "\n".join(source_of("03_parallel", cell) for cell in (
+        "setup", "task1_find_chunk_boundaries_solution", "task3_merge_counts_solution", TASK4))
+    count_chunk = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    code = cells + "\n" + count_chunk.replace("from bpe_ref.pretokenize import count_pretokens\n", "")
+    first_case = lambda graders, function: graders.check_cases(  # noqa: E731  (as task 2's hidden test calls it)
+        graders.COUNT_CHUNK_TASK, function, graders.count_chunk, graders._check_count_chunk_cases.cases[:1])
+    assert "defined in a notebook cell" in remote("03_parallel", code, "count_chunk", first_case)
+    one_case = lambda graders, function: graders.check_cases(  # noqa: E731  (task 4's first visible case)
+        graders.FILE_TASK, function, graders.serial_count, graders.file_cases()[:1])
+    assert remote("03_parallel", code, "count_pretokens_in_file", one_case) is None
+
+
+def test_lab09_a_contender_error_swallowed_fails_the_hidden_test(lab09):
+    graders, solutions = lab09
+    mistake = variant("09_benchmarks", solutions, "task1_interleaved_solution", "interleaved",
+                      "                contenders[label]()\n",
+                      "                try:\n                    contenders[label]()\n"
+                      "                except RuntimeError:  # one failing contender must not stop the others\n"
+                      "                    pass\n")
+    assert "let it through" in failure(graders.check_interleaved_properties, mistake)
