@@ -231,7 +231,7 @@ def hub_run(tmp_path_factory):
 
 def test_the_guide_names_the_hub_route():
     commands = hub_commands()
-    assert [c.split()[3] for c in commands] == ["up", "down", "demo"], commands
+    assert [c.split()[4] for c in commands] == ["up", "down", "demo"], commands
 
 
 def test_every_hub_command_succeeds(hub_run):

@@ -29,6 +29,7 @@ import contextlib
 import json
 import os
 import re
+import resource
 import secrets
 import shutil
 import signal
@@ -353,9 +354,13 @@ def stop_classroom(state: Path, log: Callable[[str], None] = print) -> int:
     processes = recorded_processes(state)
     expected = {"hub": "jupyterhub", "proxy": "configurable-http-proxy"}
     stopped = 0
+    running = {name for name, pid in processes.items() if _alive(pid)}
     # The hub first: it stops the users' servers and its proxy itself; then whatever is left.
     for name, pid in processes.items():
         if not _alive(pid):
+            if name in running:
+                log(f"  {name} (pid {pid}): stopped by the hub")
+                stopped += 1
             continue
         needle = expected.get(name, "jupyterhub-singleuser")
         if needle not in _command_line(pid):
@@ -435,7 +440,7 @@ def run_down(args: argparse.Namespace) -> int:
     state = args.state.expanduser().resolve()
     print(f"Stopping the classroom of {state}:")
     count = stop_classroom(state)
-    print(f"Stopped {count} process groups.")
+    print(f"Stopped {count} processes, each with its process group.")
     return 0
 
 
@@ -564,7 +569,12 @@ def run_demo(args: argparse.Namespace) -> int:
         feedback = "feedback fetched" if row["feedback"] else "NO FEEDBACK"
         print(f"{row['student']:<{width}}  {_points(row['score']):>5} / {_points(row['max_score']):<4} "
               f" ({row['work']} work; autograded in {row['seconds']:.0f} s; {feedback})")
-    print(f"Wall time: {time.monotonic() - started:.0f} s")
+    # Every process the demo started was waited for (the hub waits for its proxy and servers, they
+    # for their kernels and graders), so their CPU time is all in RUSAGE_CHILDREN: what the round
+    # costs whatever else the machine is doing.
+    cpu = sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+              for field in ("ru_utime", "ru_stime"))
+    print(f"Wall time: {time.monotonic() - started:.0f} s; CPU time of every process it started: {cpu:.0f} s")
     ok = all(row["autograded"] and row["feedback"] for row in rows)
     return 0 if ok else 1
 

@@ -41,7 +41,8 @@ README_REWRITES: tuple[tuple[str, str], ...] = (
     ("Instructors hand out `python -m bpe_ref handout DIR` (everything but the solutions), then release,\n"
      "collect, autograde, export grades and return feedback with the standard nbgrader commands;\n"
      "`python -m bpe_ref grade --class 01_naive_bpe` then shows which submissions were really graded and\n"
-     "which need review. The exact commands: [the instructor guide](solutions/README.md).",
+     "which need review; `python -m bpe_ref classroom up` runs the course for a class on a JupyterHub on\n"
+     "this machine. The exact commands: [the instructor guide](solutions/README.md).",
      "This folder is a learner handout, made by the course's instructors with `python -m bpe_ref handout DIR`:\n"
      "everything but the solutions. Hand in your lab notebook under its own name (`01_naive_bpe.ipynb`),\n"
      "or submit it from the Assignment List on your class's JupyterHub."),
