@@ -148,7 +148,8 @@ def test_grades_and_feedback_come_out(instructor_run):
 def test_the_handout_has_no_solutions_and_grades_itself(instructor_run, tmp_path):
     handout = instructor_run["root"] / "fast-bpe-handout"
     assert (handout / "labs" / LAB / f"{LAB}.ipynb").exists() and (handout / "bpe_ref").is_dir()
-    assert not (handout / "solutions").exists() and not (handout / "tests").exists()
+    assert not (handout / "solutions").exists()
+    assert [p.name for p in (handout / "tests").iterdir()] == ["test_handout.py"]  # its own checks, not the course's tests
     for path in handout.rglob("*.ipynb"):
         assert "### BEGIN SOLUTION" not in path.read_text(encoding="utf-8"), path
     # A learner's finished notebook, graded with the handout's own package (no solutions/ there).
