@@ -309,6 +309,8 @@ def _stop_group(pid: int, wait: float) -> str:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
         return "stopped (killed)"
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)  # it exited; reap it when it is our child (demo), so its CPU time is counted
     return "stopped"
 
 
