@@ -20,6 +20,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "grade": ("bpe_ref.course.grade", "autograde a lab notebook, hidden tests included, and print the grade"),
     "handout": ("bpe_ref.course.commands.handout", "write the folder a class receives: everything but the lab solutions"),
     "site": ("bpe_ref.course.site", "build the course as a static website that reads offline (open OUT/index.html)"),
+    "collect": ("bpe_ref.course.commands.collect",
+                "put LMS downloads of a lab where nbgrader zip_collect finds them, named <student>__<lab>.ipynb"),
+    "classroom": ("bpe_ref.course.commands.classroom",
+                  "a class on JupyterHub on this machine: up, down, or a demo round through it (needs jupyterhub)"),
 }
 BENCHMARKS: dict[str, tuple[str, str]] = {
     "train": ("bpe_ref.course.bench.train", "time every trainer against HF tokenizers"),

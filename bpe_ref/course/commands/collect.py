@@ -1,0 +1,114 @@
+"""``python -m bpe_ref collect DOWNLOADS LAB``: LMS downloads of a lab, named for ``nbgrader zip_collect``.
+
+An LMS or a mailbox gives the instructor one notebook per learner, named however the learner or
+the LMS named it. ``nbgrader zip_collect`` (the guide's command) wants them in
+``downloaded/<lab>/archive/`` as ``<student-id>__<lab>.ipynb``. This command copies every notebook
+of ``DOWNLOADS`` there under that name, and says for each file what it did:
+
+- ``bob__01_naive_bpe.ipynb``: copied as it is;
+- ``bob__01_naive_bpe (1).ipynb``, ``bob__01_naive_bpe-2.ipynb`` (a browser's second download):
+  copied as ``bob__01_naive_bpe.ipynb``; when one learner has several, the newest file wins and
+  the others are listed as older;
+- a file with no ``<id>__`` in its name, or one for another lab: left out, with the reason (a
+  learner's id cannot be guessed from ``01_naive_bpe.ipynb``);
+- a file that is not valid notebook JSON: copied, and named, so you can ask for it again
+  (autograde could not read it).
+
+The downloads folder itself is never changed. Exit 0 when no file was left out, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+# "<id>__<lab><copy mark>.ipynb": the id is everything before the last "__" (an id may hold "_").
+NAMED = re.compile(r"^(?P<student>.+)__(?P<lab>.+?)(?P<copy>\s*\(\d+\)|-\d+|\s+copy(\s*\d+)?)?\.ipynb$", re.I)
+STUDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+@dataclass
+class Outcome:
+    """What happened to one downloaded file."""
+
+    file: str
+    student: str | None
+    action: str  # "copied", "older" (the same learner's newer file was copied), "left out"
+    reason: str
+
+
+def plan(downloads: Path, lab: str) -> tuple[dict[str, Path], list[Outcome]]:
+    """Which file stands for which student, and what happens to every file."""
+    outcomes: list[Outcome] = []
+    candidates: dict[str, list[Path]] = {}
+    for path in sorted(p for p in downloads.iterdir() if p.is_file()):
+        if path.suffix.lower() != ".ipynb":
+            outcomes.append(Outcome(path.name, None, "left out", "not a notebook (unpack archives first)"))
+            continue
+        match = NAMED.match(path.name)
+        if not match:
+            outcomes.append(Outcome(path.name, None, "left out",
+                                    f"no student id in the name: rename it <student-id>__{lab}.ipynb and run again"))
+            continue
+        student, named_lab = match["student"].strip(), match["lab"].strip()
+        if named_lab != lab:
+            outcomes.append(Outcome(path.name, student, "left out", f"a notebook of {named_lab!r}, not of {lab!r}"))
+            continue
+        if not STUDENT.match(student):
+            outcomes.append(Outcome(path.name, student, "left out", f"{student!r} is not a usable student id (letters, digits, . _ -)"))
+            continue
+        candidates.setdefault(student, []).append(path)
+    chosen = {}
+    for student, paths in candidates.items():
+        newest = max(paths, key=lambda p: (p.stat().st_mtime, p.name))
+        chosen[student] = newest
+        for other in paths:
+            if other is not newest:
+                outcomes.append(Outcome(other.name, student, "older", f"{student} has a newer file: {newest.name}"))
+    return chosen, outcomes
+
+
+def collect(downloads: Path, lab: str, course: Path) -> list[Outcome]:
+    """Copy the chosen notebooks to ``course/downloaded/LAB/archive/<id>__LAB.ipynb``; every file's outcome."""
+    if not downloads.is_dir():
+        raise FileNotFoundError(f"{downloads} is not a folder of downloaded notebooks")
+    if not (course / "nbgrader_config.py").is_file():
+        raise FileNotFoundError(f"{course} is not a course folder (no nbgrader_config.py); give --course")
+    if not re.match(r"^[A-Za-z0-9_.-]+$", lab):
+        raise ValueError(f"{lab!r} is not a lab name such as 01_naive_bpe")
+    chosen, outcomes = plan(downloads, lab)
+    archive = course / "downloaded" / lab / "archive"
+    archive.mkdir(parents=True, exist_ok=True)
+    for student, path in sorted(chosen.items()):
+        target = archive / f"{student}__{lab}.ipynb"
+        shutil.copy2(path, target)
+        reason = "kept its name" if path.name == target.name else f"renamed {target.name}"
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            reason += f"; NOT valid notebook JSON ({err.__class__.__name__}): ask {student} for the file again"
+        outcomes.append(Outcome(path.name, student, "copied", reason))
+    return sorted(outcomes, key=lambda o: o.file)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("downloads", type=Path, help="the folder of downloaded notebooks (left unchanged)")
+    parser.add_argument("lab", help="the lab, e.g. 01_naive_bpe")
+    parser.add_argument("--course", type=Path, default=Path("."), help="the course folder (default: here)")
+
+
+def run(args: argparse.Namespace) -> int:
+    outcomes = collect(args.downloads, args.lab, args.course)
+    width = max((len(o.file) for o in outcomes), default=4)
+    for o in outcomes:
+        print(f"{o.file:<{width}}  {o.action:<8}  {o.student or '-':<12}  {o.reason}")
+    copied = sum(o.action == "copied" for o in outcomes)
+    left = sum(o.action == "left out" for o in outcomes)
+    archive = args.course / "downloaded" / args.lab / "archive"
+    print(f"{copied} notebooks in {archive}, {left} files left out. Next: nbgrader zip_collect {args.lab} "
+          "--FileNameCollectorPlugin.named_regexp='.*/(?P<student_id>[^/]+)__(?P<file_id>[^/]+)$'")
+    return 0 if left == 0 else 1

@@ -1,0 +1,83 @@
+"""Cheap checks of ``python -m bpe_ref collect`` and of the classroom command's input handling.
+
+The whole classroom round, against a real JupyterHub, runs in tests/test_instructor_guide.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from bpe_ref.course.commands.classroom import parse_students, written_work
+from bpe_ref.course.commands.collect import collect
+from bpe_ref.course.notebooks import read_notebook_json, release_notebook
+
+LAB = "01_naive_bpe"
+
+
+@pytest.fixture
+def course(tmp_path):
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "nbgrader_config.py").write_text("c = get_config()\n")
+    (tmp_path / "dl").mkdir()
+    return tmp_path
+
+
+def put(folder, name, text="{}", age=0.0):
+    path = folder / name
+    path.write_text(text)
+    stamp = time.time() - age
+    os.utime(path, (stamp, stamp))
+
+
+def test_collect_says_what_it_did_with_every_file(course):
+    downloads = course / "dl"
+    put(downloads, f"bob__{LAB}.ipynb", '{"old": 1}', age=100)
+    put(downloads, f"bob__{LAB} (1).ipynb", '{"new": 1}')
+    put(downloads, f"alice_smith__{LAB}-2.ipynb")
+    put(downloads, f"carol__{LAB}.ipynb", "{ truncated")
+    put(downloads, f"{LAB}.ipynb")
+    put(downloads, f"dave__00_pretokenization.ipynb")
+    put(downloads, "notes.pdf", "x")
+    outcomes = {o.file: (o.action, o.student, o.reason) for o in collect(downloads, LAB, course / "course")}
+    archive = course / "course" / "downloaded" / LAB / "archive"
+    assert sorted(p.name for p in archive.iterdir()) == [f"alice_smith__{LAB}.ipynb", f"bob__{LAB}.ipynb", f"carol__{LAB}.ipynb"]
+    assert json.loads((archive / f"bob__{LAB}.ipynb").read_text()) == {"new": 1}  # the newest of bob's files
+    assert outcomes[f"bob__{LAB} (1).ipynb"] == ("copied", "bob", f"renamed bob__{LAB}.ipynb")
+    assert outcomes[f"bob__{LAB}.ipynb"][0] == "older"
+    assert outcomes[f"alice_smith__{LAB}-2.ipynb"][:2] == ("copied", "alice_smith")
+    assert outcomes[f"carol__{LAB}.ipynb"][0] == "copied" and "NOT valid notebook JSON" in outcomes[f"carol__{LAB}.ipynb"][2]
+    assert outcomes[f"{LAB}.ipynb"][0] == "left out" and "no student id" in outcomes[f"{LAB}.ipynb"][2]
+    assert outcomes["dave__00_pretokenization.ipynb"][0] == "left out"
+    assert outcomes["notes.pdf"][0] == "left out"
+    assert sorted(p.name for p in downloads.iterdir()) == sorted(outcomes)  # the downloads stay as they were
+
+
+def test_collect_refuses_a_folder_that_is_not_a_course(course):
+    with pytest.raises(FileNotFoundError, match="not a course folder"):
+        collect(course / "dl", LAB, course / "dl")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "at least one"), ("Ada", "lower-case"), ("a__b", "lower-case"), ("ada,ada", "twice"), ("1x", "lower-case"),
+])
+def test_classroom_refuses_bad_student_names(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_students(text)
+
+
+def test_classroom_takes_names_with_single_underscores():
+    assert parse_students("ada, bob_smith ,cy") == ["ada", "bob_smith", "cy"]
+
+
+def test_demo_work_of_known_quality():
+    release = read_notebook_json(release_notebook(LAB))
+    solution_cells = lambda nb: [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("solution")]
+    stubs = lambda nb: sum("raise NotImplementedError" in "".join(c["source"]) for c in solution_cells(nb))
+    total = len(solution_cells(release))
+    assert stubs(written_work(read_notebook_json(release_notebook(LAB)), LAB, "blank")) == stubs(release)
+    assert stubs(written_work(read_notebook_json(release_notebook(LAB)), LAB, "solution")) == 0
+    assert stubs(written_work(read_notebook_json(release_notebook(LAB)), LAB, "half")) == stubs(release) - total // 2
