@@ -14,8 +14,10 @@ Each lab's batch runs once per session (a module-scoped fixture, about a minute 
 attacks on the sandbox itself (hooks, patched imports, killing the grader, editing the package,
 cells that hang or exit) do not depend on the lab: they run on every submission set built from the
 lab's own notebooks for two labs, the first and lab 03 (whose code may start processes), and the
-attacks that do depend on a lab's functions run on every lab. ``BPE_EVERY_ATTACK=1`` sends every
-attack to every lab (about twice as long; maintainers run it before a release, see solutions/README.md).
+attacks that do depend on a lab's functions run on the sampled labs of ``tests/sampling.py``, and
+every lab's batch holds its honest solution, its blank release, the hard-coded visible answers and an
+unreadable file. ``BPE_EXHAUSTIVE=1`` sends every attack to every lab (maintainers run it before a
+release, see CONTRIBUTING.md).
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ import hashlib
 import importlib
 import inspect
 import json
-import os
 import re
 import subprocess
 import sys
@@ -48,6 +49,7 @@ from bpe_ref.course.notebooks import (
     temporary_course,
 )
 from bpe_ref.course.trusted import cells as test_cells
+from sampling import EXHAUSTIVE, SAMPLED_LABS, sampled, skip_unless_sampled
 
 pytestmark = pytest.mark.slow
 LABS = lab_names()
@@ -348,7 +350,10 @@ def delete_last_tests(notebook: dict, lab: str) -> dict:
 def class_of(lab: str, course: Path) -> dict[str, dict | str]:
     """student id -> notebook (JSON) or raw text. Ids with '_' on purpose (zip_collect)."""
     everyone = every_submission(lab, course)
-    return everyone if attacks_on(lab) else {s: n for s, n in everyone.items() if s in LAB_DEPENDENT}
+    if attacks_on(lab):
+        return everyone
+    kept = LAB_DEPENDENT if sampled(lab) else EVERY_LAB
+    return {s: n for s, n in everyone.items() if s in kept}
 
 
 def every_submission(lab: str, course: Path) -> dict[str, dict | str]:
@@ -391,20 +396,23 @@ def has_helpers(lab: str) -> bool:
 # Built from each lab's own functions and notebooks: run on every lab.
 LAB_DEPENDENT = {"honest", "blank", "last_raises", "invalid_json", "hardcoded", "helper_raises", "keeps_a_stand_in",
                  "reference_import", "reference_from_disk"}
+# Built from each lab's notebooks and cheap to grade: every lab's batch holds these.
+EVERY_LAB = {"honest", "blank", "hardcoded", "invalid_json"}
 EVERY_ATTACK_LABS = {"00_pretokenization", "03_parallel"}
 
 
 def attacks_on(lab: str) -> bool:
     """Whether ``lab``'s batch holds the lab-independent attacks too."""
-    return lab in EVERY_ATTACK_LABS or bool(os.environ.get("BPE_EVERY_ATTACK"))
+    return lab in EVERY_ATTACK_LABS or EXHAUSTIVE
 
 
 def needs(batch, *students: str) -> None:
     """Skip, saying why, a check of students that this lab's batch leaves out."""
     missing = [student for student in students if student not in batch["report"]]
     if missing:
-        pytest.skip(f"{batch['lab']}: {', '.join(missing)} are lab-independent attacks, run on "
-                    f"{' and '.join(sorted(EVERY_ATTACK_LABS))} (BPE_EVERY_ATTACK=1 runs them on every lab)")
+        pytest.skip(f"{batch['lab']}: {', '.join(missing)} run on the labs "
+                    f"{', '.join(sorted(EVERY_ATTACK_LABS if set(missing) - LAB_DEPENDENT else SAMPLED_LABS))} "
+                    "(BPE_EXHAUSTIVE=1 runs them on every lab)")
 
 
 BLANK_BASED = {"aaa_edits_package", "blank", "hooks_ipython", "patches_imports", "patches_hypothesis", "reference_import",
@@ -449,12 +457,15 @@ def batch(request):
         autograde = run_nbgrader(["autograde", lab, *BATCH_OPTIONS], course, timeout=1800)
         seconds = time.perf_counter() - start
         report = {s.student: s for s in class_report(course, lab)}
+        # The class summary is checked on the attack labs, feedback and export on the sampled ones.
         summary = subprocess.run(
             [sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
             cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300,
-        )
-        feedback = run_nbgrader(["generate_feedback", lab], course)
-        export = run_nbgrader(["export", "--to", str(course / "grades.csv")], course)
+        ) if attacks_on(lab) else None
+        export = None
+        if sampled(lab):
+            run_nbgrader(["generate_feedback", lab], course)  # its files are checked below
+            export = run_nbgrader(["export", "--to", str(course / "grades.csv")], course)
         yield {
             "lab": lab,
             "course": course,
@@ -509,6 +520,7 @@ def test_an_attack_on_a_blank_notebook_earns_nothing(batch, student):
 
 
 def test_a_broken_function_costs_what_the_function_is_worth(batch):
+    needs(batch, "last_raises")
     honest_partial = score(batch, "last_raises")
     assert 0 < honest_partial < batch["full"]
     for student in sorted(LIKE_LAST_RAISES & set(batch["report"])):
@@ -518,6 +530,7 @@ def test_a_broken_function_costs_what_the_function_is_worth(batch):
 def test_a_broken_helper_costs_its_own_task_only(batch):
     if not has_helpers(batch["lab"]):
         pytest.skip(f"{batch['lab']}: no task calls an earlier task's function, so no helper can break another task")
+    needs(batch, "helper_raises", "keeps_a_stand_in")
     helper = helper_and_user(batch["lab"])[0]
     worth = sum(cell.points for cell in test_cells.load(batch["lab"]) if cell.functions[0] == helper)
     for student in ("helper_raises", "keeps_a_stand_in"):
@@ -589,6 +602,7 @@ def test_a_gradebook_written_behind_the_graders_back_is_flagged(batch, tmp_path)
 
 
 def test_feedback_and_export_work_for_the_class(batch):
+    skip_unless_sampled(batch["lab"], "feedback and export for a class")
     graded = {s for s, r in batch["report"].items() if r.status == "graded"}
     assert batch["feedback_files"] == graded
     assert batch["export"].returncode == 0

@@ -3,7 +3,10 @@ temporary course. Each solution notebook gets full marks and exit code 0; a note
 read or graded says so instead of reporting a score of 0; a failing one exits 1. One lab autogrades
 in well under 60 s.
 
-Each lab's solution is graded once per test session (a module-scoped fixture). That each release
+Each sampled lab's solution (``tests/sampling.py``) is graded once per test session (a
+module-scoped fixture); every lab's solution gets full marks through the same autograde in its
+class batch (tests/test_grading_adversarial.py), and ``BPE_EXHAUSTIVE=1`` grades every lab here
+too. That each release
 scores zero, every task saying it is not written yet, is checked on the blank submission of each
 lab's class batch (tests/test_grading_adversarial.py), graded the same way, by nbgrader autograde.
 """
@@ -21,6 +24,8 @@ from pathlib import Path
 import pytest
 
 from bpe_ref.course.grade import _why_autograde_failed, failure_of, group_by_task, CellResult
+from sampling import skip_unless_sampled
+
 from bpe_ref.course.notebooks import REPO_ROOT, lab_names, nbgrader_environment, release_notebook, source_notebook
 
 LABS = lab_names()
@@ -67,6 +72,7 @@ class Graded:
 @pytest.fixture(scope="module", params=LABS)
 def graded_lab(request, tmp_path_factory):
     lab = request.param
+    skip_unless_sampled(lab, "self-grading the solution with python -m bpe_ref grade")
     return lab, Graded(source_notebook(lab), tmp_path_factory.mktemp(f"{lab}_solution"))
 
 
