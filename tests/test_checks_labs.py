@@ -117,7 +117,8 @@ def test_lab00_a_simpler_pattern_is_caught(lab00):
     import regex
 
     def words_and_spaces(text, special_tokens):
-        return [p for piece in solutions["split_on_special_tokens"](text, special_tokens) for p in regex.findall(r"\w+|\s+|[^\w\s]+", piece)]
+        return [p for piece in solutions["split_on_special_tokens"](text, special_tokens)
+                for p in regex.findall(r"\w+|\s+|[^\w\s]+", piece)]
 
     assert failure(graders.check_pretokenize, words_and_spaces).startswith("pretokenize(text='Hello world!', special_tokens=[])")
 
@@ -457,7 +458,8 @@ def test_every_lab_has_advisory_self_checks_and_they_are_not_graders():
 def _stretch_variant(lab: str, old: str, new: str, name: str):
     """The course's stretch solution of ``lab`` with ``old`` replaced by ``new``: a learner's mistake."""
     solutions = solution_namespace(lab)
-    source = next(_source_of(lab, cell) for cell in [f"stretch_{n}_solution" for n in ("count_in_pieces", "encode_word", "overlap_bug", "cheaper_filter")]
+    source = next(_source_of(lab, cell)
+                  for cell in [f"stretch_{n}_solution" for n in ("count_in_pieces", "encode_word", "overlap_bug", "cheaper_filter")]
                   if _has_cell(lab, cell) and f"def {name}(" in _source_of(lab, cell))
     assert old in source, old
     return _defined_in_notebook(solutions, source.replace(old, new), name)
@@ -529,7 +531,8 @@ def test_lab01_stretch_merges_applied_out_of_order(lab01):
         return word
 
     message = failure(graders.check_stretch_encode_word, leftmost_first)
-    assert message.startswith("encode_word(pretoken=b'abc', merges=[(b'b', b'c'), (b'a', b'b')]): expected (b'a', b'bc'), got (b'ab', b'c')")
+    assert message.startswith("encode_word(pretoken=b'abc', merges=[(b'b', b'c'), (b'a', b'b')]): "
+                              "expected (b'a', b'bc'), got (b'ab', b'c')")
     assert "hint: your token b'ab' is not one of the expected tokens" in message
 
 
@@ -929,7 +932,8 @@ def test_lab06_encoding_in_the_wrong_order_gets_a_hint(lab06, old, new, hint):
         ("\"|\".join(regex.escape(token) for token in longest_first)", "\"|\".join(longest_first)",
          "encode_text(text=\"Hello world<|endoftext|>It's 42!\"",
          "hint: a special token came out in pieces: regex.escape each token"),
-        ("        for pretoken in regex.findall(GPT2_PATTERN, piece):\n            tokens += encode_pretoken(pretoken.encode(\"utf-8\"), ranks)",
+        ("        for pretoken in regex.findall(GPT2_PATTERN, piece):\n"
+         "            tokens += encode_pretoken(pretoken.encode(\"utf-8\"), ranks)",
          "        tokens += encode_pretoken(piece.encode(\"utf-8\"), ranks)", "encode_text(text='  two spaces,",
          "hint: the pieces between special tokens are cut into pretokens"),
         ("    if special_tokens:\n", "    if True:\n", "encode_text(text='Hello world'",

@@ -40,7 +40,7 @@ def test_collect_says_what_it_did_with_every_file(course):
     put(downloads, f"alice_smith__{LAB}-2.ipynb")
     put(downloads, f"carol__{LAB}.ipynb", "{ truncated")
     put(downloads, f"{LAB}.ipynb")
-    put(downloads, f"dave__00_pretokenization.ipynb")
+    put(downloads, "dave__00_pretokenization.ipynb")
     put(downloads, "notes.pdf", "x")
     outcomes = {o.file: (o.action, o.student, o.reason) for o in collect(downloads, LAB, course / "course")}
     archive = course / "course" / "downloaded" / LAB / "archive"

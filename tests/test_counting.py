@@ -76,7 +76,8 @@ def encode(name: str, text: str) -> list[int]:
 
 
 def pretoken_split(text: str) -> list[str]:
-    return [p for piece, special in split_keeping_special_tokens(text, SPECIALS) for p in ([piece] if special else PRETOKEN_RE.findall(piece))]
+    return [p for piece, special in split_keeping_special_tokens(text, SPECIALS)
+            for p in ([piece] if special else PRETOKEN_RE.findall(piece))]
 
 
 any_text = st.text(max_size=24)  # any code point but surrogates: combining marks, other scripts, controls

@@ -34,7 +34,6 @@ from bpe_ref.distributed import (
     connect,
     count_pretokens,
     count_pretokens_with,
-    count_range,
     count_ranges,
     merge_two,
     plan_ranges,

@@ -22,7 +22,8 @@ def test_the_benchmark_uses_the_courses_measuring_harness():
         assert getattr(bench, name) is getattr(measure, name)
     assert common.median is measure.median and counting.interleaved is measure.interleaved
     # The bench reads measure's ratio as a throughput (faster, slower) and has no exponent for one size.
-    assert bench.paired_ratio({"a": [1.0, 2.0], "b": [3.0, 6.0]}, "a", "b") == measure.paired_ratio({"a": [1.0, 2.0], "b": [3.0, 6.0]}, "b", "a") == 3.0
+    assert (bench.paired_ratio({"a": [1.0, 2.0], "b": [3.0, 6.0]}, "a", "b")
+            == measure.paired_ratio({"a": [1.0, 2.0], "b": [3.0, 6.0]}, "b", "a") == 3.0)
     assert math.isnan(bench.fit_exponent([10], [1.0])) and bench.fit_exponent([10, 20], [1.0, 4.0]) == pytest.approx(2.0)
 
 

@@ -120,7 +120,7 @@ def test_both_cuts_give_the_same_ids():
             from bpe_ref.fast_encode import SEPARATOR, piece_pattern
 
             by_bytes = piece_pattern(fresh.merges).findall
-            fast._cut = lambda segment, found: by_bytes(SEPARATOR.join(p.encode() for p in found))
+            fast._cut = lambda segment, found, by_bytes=by_bytes: by_bytes(SEPARATOR.join(p.encode() for p in found))
             fast._cut_pieces = fast.pieces
         else:
             fast._cut = char_cutter(CharJoins(fresh._tables.token_bytes))

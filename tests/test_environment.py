@@ -106,7 +106,8 @@ def environment_yml() -> tuple[list[str], list[str]]:
 
 
 def test_parse_environment_yml_reads_nested_pip_lists():
-    text = "name: x\nchannels:\n  - conda-forge\ndependencies:\n  - python>=3.10\n  - pip\n  - numpy>=1.24  # note\n  - pip:\n      - -e .\n"
+    text = ("name: x\nchannels:\n  - conda-forge\ndependencies:\n  - python>=3.10\n  - pip\n  - numpy>=1.24  # note\n"
+            "  - pip:\n      - -e .\n")
     assert parse_environment_yml(text) == (["python>=3.10", "pip", "numpy>=1.24"], ["-e ."])
 
 
@@ -151,7 +152,8 @@ def test_environment_yml_and_pyproject_pin_the_same_versions(environment_yml):
         assert in_conda.get(name) in specifiers, f"environment.yml has {name}{in_conda.get(name)}, the dev extra {sorted(specifiers)}"
         conda_set = SpecifierSet(in_conda[name])
         named = {spec.version for specifier in specifiers for spec in SpecifierSet(specifier)}
-        too_narrow = sorted(v for v in named for s in specifiers if SpecifierSet(s).contains(v, prereleases=True) and not conda_set.contains(v, prereleases=True))
+        too_narrow = sorted(v for v in named for s in specifiers
+                            if SpecifierSet(s).contains(v, prereleases=True) and not conda_set.contains(v, prereleases=True))
         assert not too_narrow, f"environment.yml's {name}{in_conda[name]} excludes {too_narrow}, which the dev extra allows on some Python"
 
 

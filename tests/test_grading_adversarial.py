@@ -66,7 +66,7 @@ def solution_sources(lab: str) -> dict[str, str]:
     for cell in read_notebook_json(source_notebook(lab))["cells"]:
         if cell["metadata"].get("nbgrader", {}).get("solution"):
             lines = cell["source"].splitlines()
-            sources[cell["id"]] = "\n".join(l for l in lines if "### BEGIN SOLUTION" not in l and "### END SOLUTION" not in l)
+            sources[cell["id"]] = "\n".join(line for line in lines if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
     return sources
 
 
@@ -130,7 +130,8 @@ def _noisy(function):
     return call
 
 for _name, _value in list(globals().items()):
-    if callable(_value) and getattr(_value, "__module__", "") == "__main__" and not _name.startswith("_") and not hasattr(_value, "__wrapped__"):
+    if callable(_value) and getattr(_value, "__module__", "") == "__main__" and not _name.startswith("_") \
+and not hasattr(_value, "__wrapped__"):
         globals()[_name] = _noisy(_value)
 '''
 
@@ -182,7 +183,8 @@ for name in ["bpe_ref.pretokenize", "bpe_ref.train.step01_naive", "bpe_ref.train
 REFERENCE_FROM_DISK = f'''\
 # Read the reference's source from disk and run it here, under another name.
 namespace = {{}}
-for path in ["{PACKAGE}/pretokenize.py", "{PACKAGE}/train/step01_naive.py", "{PACKAGE}/train/step02_incremental.py", "{PACKAGE}/train/step03_parallel.py",
+for path in ["{PACKAGE}/pretokenize.py", "{PACKAGE}/train/step01_naive.py", "{PACKAGE}/train/step02_incremental.py", \
+"{PACKAGE}/train/step03_parallel.py",
              "{PACKAGE}/train/step04_inverted_index.py", "{PACKAGE}/encode/step06_naive.py", "{PACKAGE}/decode.py"]:
     exec(compile(open(path).read(), path, "exec"), namespace)
 '''

@@ -63,7 +63,7 @@ def completed(notebook: dict) -> dict:
     solutions = {c["id"]: c["source"] for c in read_notebook_json(source_notebook(LAB))["cells"]}
     for cell in notebook["cells"]:
         if cell["metadata"].get("nbgrader", {}).get("solution"):
-            cell["source"] = "\n".join(l for l in solutions[cell["id"]].splitlines() if "### " not in l)
+            cell["source"] = "\n".join(line for line in solutions[cell["id"]].splitlines() if "### " not in line)
     return notebook
 
 

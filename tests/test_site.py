@@ -143,8 +143,10 @@ def test_nothing_is_loaded_from_the_network(site):
         parser.feed(page.read_text(encoding="utf-8"))
         remote += [f"{page.relative_to(site.out)}: {url}" for url in parser.loaded if re.match(r"^(https?:)?//", url)]
     for css in site.out.rglob("*.css"):
-        remote += [f"{css.relative_to(site.out)}: {url}" for url in re.findall(r"url\(\s*['\"]?((?:https?:)?//[^)'\"]+)", css.read_text(errors="replace"))]
-        remote += [f"{css.relative_to(site.out)}: @import {url}" for url in re.findall(r"@import\s+(?:url\()?['\"]?(https?://[^)'\"]+)", css.read_text(errors="replace"))]
+        remote += [f"{css.relative_to(site.out)}: {url}"
+                   for url in re.findall(r"url\(\s*['\"]?((?:https?:)?//[^)'\"]+)", css.read_text(errors="replace"))]
+        remote += [f"{css.relative_to(site.out)}: @import {url}"
+                   for url in re.findall(r"@import\s+(?:url\()?['\"]?(https?://[^)'\"]+)", css.read_text(errors="replace"))]
     assert not remote, remote
 
 
@@ -256,16 +258,19 @@ class Tab:
 
 # What the page shows once MathJax has finished (its startup promise resolves after the first
 # typesetting pass): math elements and MathJax's output, raw TeX left in the text, images, links.
-CHECK_PAGE = r"""
+# (Adjacent raw literals, split mid-line only to keep the source lines short: one script.)
+CHECK_PAGE = (r"""
 (async () => {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) { await MathJax.startup.promise; }
   const maths = Array.from(document.querySelectorAll('.math'));
   const untypeset = maths.filter(m => !m.querySelector('mjx-container')).map(m => m.textContent.slice(0, 80));
   // MathJax marks TeX errors with mjx-merror, and shows an undefined macro as its own name in red.
   const merrors = Array.from(document.querySelectorAll('mjx-merror')).map(m => m.textContent.slice(0, 80)).concat(
-      Array.from(document.querySelectorAll('mjx-container')).filter(m => m.textContent.includes('\\')).map(m => m.textContent.slice(0, 80)));
+      Array.from(document.querySelectorAll('mjx-container')).filter(m => m.textContent.includes('\\'))"""
+              r""".map(m => m.textContent.slice(0, 80)));
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {acceptNode: n =>
-      n.parentElement.closest('pre, code, script, style, mjx-container, .highlight') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+      n.parentElement.closest('pre, code, script, style, mjx-container, .highlight') ? NodeFilter.FILTER_REJECT"""
+              r""" : NodeFilter.FILTER_ACCEPT});
   const raw = [];
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const t = n.textContent;
@@ -277,7 +282,7 @@ CHECK_PAGE = r"""
   return {maths: maths.length, mjx: document.querySelectorAll('mjx-container').length, untypeset, merrors, raw,
           images, links, title: document.title};
 })()
-"""
+""")
 
 
 @pytest.fixture(scope="module")

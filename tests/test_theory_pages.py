@@ -583,7 +583,7 @@ def test_page05_less_than_only_claims():
         def __eq__(self, other):
             return self.data == other.data
 
-    for label, text in WRAPPER_CASES:
+    for _, text in WRAPPER_CASES:
         counts = count_pretokens(text, special_tokens=())
         key = lambda c, p: (-c, (WithEq(p[0]), WithEq(p[1])))  # noqa: E731
         assert heap_merges(counts, key) == heap_merges(counts)
@@ -1201,7 +1201,7 @@ def test_page09_prose_claims():
         HF_ONE_THREAD, SEED_TABLES, growth_series, measured, seed_exponents, seed_rows,
     )
     from bpe_ref.course.figures.heaps import crossover_data
-    from bpe_ref.measure import crossover, fit_exponent, median, paired_ratio, spread
+    from bpe_ref.measure import crossover, fit_exponent, median, paired_ratio
 
     text = read(THEORY / "09-benchmarks.md")
     ladder = {run["vocab_size"]: run["seconds"] for run in measured("ladder")["runs"]}

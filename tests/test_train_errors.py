@@ -24,7 +24,8 @@ BASE_VOCAB = {b: bytes([b]) for b in range(256)}
 )
 def test_vocab_size_below_the_base_vocabulary(method, vocab_size, special_tokens, base, write_corpus):
     tokens = "special token" if len(special_tokens) == 1 else "special tokens"
-    message = rf"vocab_size {vocab_size} is smaller than the base vocabulary of {base} \(256 byte tokens \+ {len(special_tokens)} {tokens}\)"
+    message = (rf"vocab_size {vocab_size} is smaller than the base vocabulary of {base} "
+               rf"\(256 byte tokens \+ {len(special_tokens)} {tokens}\)")
     with pytest.raises(ValueError, match=message):
         train_bpe_on_text("some text", vocab_size, special_tokens=special_tokens, method=method)
     with pytest.raises(ValueError, match=message):

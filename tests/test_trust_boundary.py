@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import time
@@ -25,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from bpe_ref.course.checks.core import CheckFailed, GradingStopped, LearnerError
+from bpe_ref.course.checks.core import GradingStopped, LearnerError
 from bpe_ref.course.trusted.autograde import grade_cells
 from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox
 

@@ -451,7 +451,8 @@ def print_class_report(report: list[SubmissionStatus], lab: str) -> int:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("notebook", nargs="?", type=Path, help="the lab notebook to grade, e.g. labs/01_naive_bpe/01_naive_bpe.ipynb")
     parser.add_argument("--lab", help="the lab it belongs to (default: from its file name, folder or contents)")
-    parser.add_argument("--timeout", type=positive_seconds, help="seconds per cell before a cell counts as hung (default: nbgrader_config.py's 30)")
+    parser.add_argument("--timeout", type=positive_seconds,
+                        help="seconds per cell before a cell counts as hung (default: nbgrader_config.py's 30)")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="copy the autograded notebook, with all outputs, into DIR")
     parser.add_argument(
         "--class",

@@ -56,8 +56,9 @@ def collector_paused() -> Iterator[None]:
     A trainer builds millions of small tuples and lists that live for the whole run. Every time
     the collector runs a full pass it walks all of them, and the passes come more often as the
     run allocates: on the Chinese corpus (vocab 10,000) the linked-list trainer took 7.3 s with
-    the collector on and 4.6-5.1 s with it paused, on the course machine. The trainers make no reference cycles, so the collector has nothing to
-    reclaim; reference counting still frees everything as usual.
+    the collector on and 4.6-5.1 s with it paused, on the course machine. The trainers make no
+    reference cycles, so the collector has nothing to reclaim; reference counting still frees
+    everything as usual.
     """
     was_enabled = gc.isenabled()
     gc.disable()

@@ -1,5 +1,6 @@
 """What every benchmark shares: the machine's description, ratios, subprocess runs and markdown
-tables (medians, rounds, per-round ratios and exponents are :mod:`bpe_ref.measure`'s). Results are written next to this code, under ``theory/benchmarks/``."""
+tables (medians, rounds, per-round ratios and exponents are :mod:`bpe_ref.measure`'s). Results are
+written next to this code, under ``theory/benchmarks/``."""
 
 from __future__ import annotations
 

@@ -241,7 +241,7 @@ def corpora_rows(measured: dict) -> tuple[list[str], list[list[str]]]:
         headers += ["first call vs HF batch", "warm vs HF batch"]
     rows = []
     for name, c in measured["corpora"].items():
-        t, mb = c["times"], c["size_mb"]
+        mb = c["size_mb"]
         row = [name, f"{mb:.2f}", f"{c['num_tokens']:,}",
                f"{mb / median_seconds(c, 'first call'):.2f}", f"{ratio(c, 'first call', 'tiktoken'):.2f}x",
                f"{mb / median_seconds(c, 'warm'):.2f}", f"{ratio(c, 'warm', 'tiktoken'):.2f}x",

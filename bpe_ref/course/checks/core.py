@@ -7,7 +7,8 @@ strategy. Everything else is here, once:
 
 - :func:`check_cases` runs fixed cases (the visible tests);
 - :func:`check_property` runs hypothesis-generated cases (the hidden tests), bounded, derandomized
-  in the learner's kernel and drawn from a secret seed when graded (:func:`hidden_seed`), and reports the smallest failing input hypothesis shrank to;
+  in the learner's kernel and drawn from a secret seed when graded (:func:`hidden_seed`), and
+  reports the smallest failing input hypothesis shrank to;
 - a function that uses the reference solver is refused twice: :func:`refuse_reference_use`
   reads its code (and that of the learner's functions it calls) for ``bpe_ref``, and
   :func:`call_learner` runs it with every ``bpe_ref`` function in ``sys.modules`` made to raise
@@ -534,7 +535,7 @@ def reference_trapped(provided: tuple[str, ...] = ()) -> Iterator[list[str]]:
     for function in _reference_functions(provided):
         saved.append((function, function.__code__, function.__defaults__, function.__kwdefaults__))
     try:
-        for function, code, _, _ in saved:
+        for function, _, _, _ in saved:
             function.__code__ = _TRAP_CODE
             function.__defaults__ = None
             function.__kwdefaults__ = {_TRAP_KEYWORD: functools.partial(report, f"{function.__module__}.{function.__qualname__}")}

@@ -36,7 +36,7 @@ from ...corpus import read_corpus
 from ...data_files import GPT2_MERGES, GPT2_VOCAB, REFERENCE_MERGES, TINYSTORIES_VALID, data_file
 from ...decode import build_arena, decode_with_arena
 from ...encode.step06_naive import encode_pretoken, encode_text, merge_ranks
-from ...pretokenize import PRETOKEN_RE, special_token_regex
+from ...pretokenize import PRETOKEN_RE
 from ...serialization import load_merges, load_vocab_and_merges
 from ...tokenizer import Tokenizer
 from ...train.step01_naive import merge_word, train

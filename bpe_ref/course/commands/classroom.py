@@ -526,7 +526,8 @@ def demo_round(hub: Hub, instructor: str, students: list[str], lab: str, say: Ca
             _checked(hub.server(student, "POST", "assignments/fetch_feedback", course), f"{student}'s fetch_feedback")
             folders = hub.server(student, "GET", f"api/contents/{lab}/feedback")["content"]
             html = [f["path"] for folder in folders
-                    for f in hub.server(student, "GET", f"api/contents/{urllib.parse.quote(folder['path'])}")["content"] if f["name"] == f"{lab}.html"]
+                    for f in hub.server(student, "GET", f"api/contents/{urllib.parse.quote(folder['path'])}")["content"]
+                    if f["name"] == f"{lab}.html"]
             entry = submissions.get(student, {})
             rows.append({"student": student, "work": kinds[student], "score": entry.get("score"),
                          "max_score": entry.get("max_score"), "autograded": entry.get("autograded"),

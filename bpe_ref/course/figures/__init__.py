@@ -3,22 +3,23 @@
 One module per page; each has ``snippets() -> {file name: Markdown}`` (the numbers and small
 tables a page quotes) and ``draw_figures(out_dir) -> [paths]`` (its PNG figures):
 
-============================  ==============================================================  ==================================================
-module                        page                                                            figures
-============================  ==============================================================  ==================================================
-``bytes_and_pretokens``       ``theory/00-bytes-and-pretokenization.md``                      bytes per character, pretoken counts
-``naive_bpe``                 ``theory/01-naive-bpe.md``                                      count of each merge, V1 work
-``incremental_updates``       ``theory/02-incremental-updates.md``                            words rewritten per merge
-``parallel_pretokenization``  ``theory/03-parallel-pretokenization.md``                       where the guesses land, chunk balance
-``inverted_index``            ``theory/04-inverted-index.md``                                 words rewritten and stale ids per merge, V4's work
-``heaps``                     ``theory/05-heap.md``                                           heap size, V4/V5 crossover, word length
-``encode_decode``             ``theory/06-encode-decode.md``                                  memory per token of each layout of the token bytes
-``heap_encoding``             ``theory/07-heap-encoding.md``                                  one long pretoken: time against length
-``linear_encoding``           ``theory/08-linear-encoding.md``                                growth of five encoders on one long pretoken
-``benchmarks``                ``theory/09-benchmarks.md``                                     the ladder, growth exponents, noise over time
-``beyond_one_machine``        ``theory/10-beyond-one-machine.md``                             Heaps' law on the shipped corpora, bytes sent per range
-``step_diffs``                each step's merge loop against the previous one (pages 02-05)   (none)
-============================  ==============================================================  ==================================================
+============================  ==========================================  =======================================================
+module                        page                                        figures
+============================  ==========================================  =======================================================
+``bytes_and_pretokens``       ``theory/00-bytes-and-pretokenization.md``  bytes per character, pretoken counts
+``naive_bpe``                 ``theory/01-naive-bpe.md``                  count of each merge, V1 work
+``incremental_updates``       ``theory/02-incremental-updates.md``        words rewritten per merge
+``parallel_pretokenization``  ``theory/03-parallel-pretokenization.md``   where the guesses land, chunk balance
+``inverted_index``            ``theory/04-inverted-index.md``             words rewritten and stale ids per merge, V4's work
+``heaps``                     ``theory/05-heap.md``                       heap size, V4/V5 crossover, word length
+``encode_decode``             ``theory/06-encode-decode.md``              memory per token of each layout of the token bytes
+``heap_encoding``             ``theory/07-heap-encoding.md``              one long pretoken: time against length
+``linear_encoding``           ``theory/08-linear-encoding.md``            growth of five encoders on one long pretoken
+``benchmarks``                ``theory/09-benchmarks.md``                 the ladder, growth exponents, noise over time
+``beyond_one_machine``        ``theory/10-beyond-one-machine.md``         Heaps' law on the shipped corpora, bytes sent per range
+``step_diffs``                each step's merge loop against the          (none)
+                              previous one (pages 02-05)
+============================  ==========================================  =======================================================
 
 Page 05's timings are measured by hand with ``python -m bpe_ref.course.figures.heap_timings``
 (:mod:`.heap_timings`), which writes ``theory/benchmarks/heap/*.json``; its figures read them.

@@ -20,7 +20,6 @@ import math
 from functools import lru_cache
 from pathlib import Path
 
-from ...data_files import REPO_ROOT
 from ...measure import crossover, fit_exponent, median, paired_ratio, spread
 from .benchmark_runs import HF_ONE_THREAD, RESULTS_DIR
 from .common import WIDE, markdown_table, save_png, thousands, use_agg
@@ -97,7 +96,7 @@ def worked_example_snippet() -> str:
         [[thousands(v), f"{a:.2f}", f"{b:.2f}", f"{e:+.2f}"] for v, a, b, e in
          zip(WORKED_VOCABS, WORKED_CURVES["V4"], WORKED_CURVES["V5"], d)], align="rrrr")
     return (
-        f"**Five rounds** (seconds chosen for hand work, not measured; in rounds 3 and 4 other work held a core):\n\n"
+        "**Five rounds** (seconds chosen for hand work, not measured; in rounds 3 and 4 other work held a core):\n\n"
         + rounds
         + f"\n`paired_ratio(rounds, \"V4\", \"V5\")` = {paired_ratio(WORKED_ROUNDS, 'V4', 'V5'):.3f}; "
         f"`spread` of V4's seconds {spread(v4):.3f}, of the per-round ratios {spread(ratios):.3f}; the mean of V4's "

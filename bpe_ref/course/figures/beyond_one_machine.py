@@ -152,7 +152,8 @@ def heaps_snippet() -> str:
         rows.append([label, f"{data['file_bytes']:,}", f"{last['pretokens']:,}", f"{last['distinct']:,}",
                      f"{last['pretokens'] / last['distinct']:.0f}", f"{k:.2f}", f"{beta:.2f}"])
     return ("Each shipped corpus, its pretokens $n$ and distinct pretokens $W$, and the fit of $W = K n^{\\beta}$ "
-            f"on its prefixes of 1,000 pretokens and more (prefixes of up to {len(rows and next(iter(results()['heaps'].values()))['points'])} "
+            "on its prefixes of 1,000 pretokens and more "
+            f"(prefixes of up to {len(rows and next(iter(results()['heaps'].values()))['points'])} "
             "sizes per corpus, evenly spaced on a log scale; "
             "least squares on the logarithms):\n\n"
             + markdown_table(["corpus", "bytes", "pretokens $n$", "distinct $W$", "$n$ per $W$", "$K$", "β"], rows,

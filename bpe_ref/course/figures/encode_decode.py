@@ -70,10 +70,10 @@ def work_snippet() -> str:
     earlier = merge_ranks([EARLY_MERGE, *merges])
     assert encode_pretoken(b" worked", ranks) == [b" worked"]
     lines = [
-        f"The merges learned from the five sentences, as ranks: "
+        "The merges learned from the five sentences, as ranks: "
         + ", ".join(f"{show_pair(pair)} {rank}" for pair, rank in ranks.items()) + ".",
         "",
-        f"**In training order.** `encode_pretoken(b\" worked\", ranks)`:",
+        "**In training order.** `encode_pretoken(b\" worked\", ranks)`:",
         "",
         rounds_table(b" worked", ranks),
         f"**With {show_pair(EARLY_MERGE)} learned first** (rank 0, every other rank one higher):",

@@ -62,7 +62,7 @@ def cumulative_times(merge_steps: Callable[[Mapping[bytes, int]], Iterator[Merge
     times = []
     with collector_paused():
         start = time.perf_counter()
-        for step in merge_steps(pretoken_counts):
+        for _ in merge_steps(pretoken_counts):
             times.append(time.perf_counter() - start)
             if len(times) == num_merges:
                 break

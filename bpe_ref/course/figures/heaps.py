@@ -320,7 +320,8 @@ def compaction_snippet(run: HeapSizeRun | None = None) -> str:
     ]
     return (
         f"The shipped TinyStories sample trained to the end: {thousands(merges)} merges, "
-        f"$P$ = {thousands(run.initial_entries)} pairs before merge 1 (the entries `heapify` starts with). Without compaction the heap peaks at "
+        f"$P$ = {thousands(run.initial_entries)} pairs before merge 1 (the entries `heapify` starts with). "
+        "Without compaction the heap peaks at "
         f"{thousands(size[peak])} entries (merge {peak + 1}, {run.live_pairs[peak]:,} live pairs); while it holds at least "
         f"{thousands(MIN_HEAP_TO_COMPACT)} entries (V5 never rebuilds a smaller one) it holds at most "
         f"{ratio[worst]:.2f} entries per live pair (merge {worst + 1}).\n\n"

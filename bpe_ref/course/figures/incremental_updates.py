@@ -371,8 +371,10 @@ def affected_snippet(run: TrainingRun) -> str:
     scanned_pairs = sum(w.distinct_pairs for w in work)
     rows = [
         ("words looked at (V1 merges each, V2 checks each for the pair)", thousands(mW), thousands(mW), "1×"),
-        ("words run through `merge_word` (V1) or rewritten by it (V2)", thousands(mW), thousands(total_affected), f"{mW / total_affected:,.0f}×"),
-        ("pair windows counted (V1) or subtracted and re-added (V2)", thousands(v1_windows), thousands(v2_windows), f"{v1_windows / v2_windows:,.0f}×"),
+        ("words run through `merge_word` (V1) or rewritten by it (V2)", thousands(mW), thousands(total_affected),
+         f"{mW / total_affected:,.0f}×"),
+        ("pair windows counted (V1) or subtracted and re-added (V2)", thousands(v1_windows), thousands(v2_windows),
+         f"{v1_windows / v2_windows:,.0f}×"),
         ("pair counts compared to find the best ($P$ per merge)", thousands(scanned_pairs), thousands(scanned_pairs), "1×"),
     ]
     table = markdown_table([f"over {len(work)} merges", "V1 (naive)", "V2 (incremental)", "V1 / V2"], rows, align="lrrr")

@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -35,7 +34,7 @@ from ...train import MergeStep, train_on_counts
 from ...train.step01_naive import best_pair, count_pairs, split_into_bytes
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, pairs_with
-from .common import WIDE, code, code_token, markdown_table, save_png, show_pair, show_word, thousands, use_agg
+from .common import WIDE, code_token, markdown_table, save_png, show_pair, show_word, thousands, use_agg
 from .naive_bpe import why_greater
 from .step_diffs import snippets_of
 

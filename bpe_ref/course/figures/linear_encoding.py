@@ -127,9 +127,10 @@ def worked_example_snippet() -> str:
                            table_rows(PAGE_TEXT, ranks), align="rllcr")
     rows, tokens = backtrack_trace(PAGE_TEXT, ranks)
     trace = markdown_table(["position", "candidate", "verdict", "tokens so far"], rows, align="rlll")
+    merged_tokens = sorted(valid_tokens(ranks, PAGE_TEXT) - {bytes([b]) for b in PAGE_TEXT}, key=lambda t: (len(t), t))
     return (
         f"The merges, by rank: {merges}. The valid tokens: every single byte, and each merge's result that "
-        f"encodes to itself: {', '.join(code_token(t, False) for t in sorted(valid_tokens(ranks, PAGE_TEXT) - {bytes([b]) for b in PAGE_TEXT}, key=lambda t: (len(t), t)))} "
+        f"encodes to itself: {', '.join(code_token(t, False) for t in merged_tokens)} "
         f"(not {code('abc', False)}, which BPE encodes as {show_word(encode_pretoken(b'abc', ranks))}).\n\n"
         f"**The table** of {code(PAGE_TEXT.decode(), False)}: for each end, the valid tokens that end there, "
         "tried longest first against the last token of the prefix before them.\n\n" + table

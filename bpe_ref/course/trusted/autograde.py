@@ -271,7 +271,8 @@ def run_test(spec: test_cells.TestCell, graders: Any, box: Sandbox, points: floa
     except GradingStopped as stopped:
         return Verdict(spec.grade_id, points, False, str(stopped)), ""
     except Exception as problem:  # a fault of the grading itself: never a pass, and said as such
-        return Verdict(spec.grade_id, points, False, f"the grader itself failed ({type(problem).__name__}: {problem}); tell your instructor"), ""
+        return Verdict(spec.grade_id, points, False,
+                       f"the grader itself failed ({type(problem).__name__}: {problem}); tell your instructor"), ""
     return Verdict(spec.grade_id, points, True, printed.getvalue().strip()), printed.getvalue()
 
 

@@ -460,7 +460,8 @@ class Sandbox:
                 line = self._replies.get(timeout=deadline_left)
             except queue.Empty:
                 self.close()
-                raise GradingStopped(f"{what} did not finish within {timeout:g} s (an infinite loop, or a much slower algorithm than needed?)") from None
+                raise GradingStopped(f"{what} did not finish within {timeout:g} s "
+                                     "(an infinite loop, or a much slower algorithm than needed?)") from None
             if line is None:
                 raise self._worker_gone(what)
             if isinstance(line, Exception):

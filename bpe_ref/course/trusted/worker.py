@@ -198,7 +198,8 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
             raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
     finally:
         os.close(ruleset)
-    parts = [f"Landlock ABI {abi}: files readable only in the standard library, allowed packages, system libraries and the scratch folder, writable only in the scratch folder"]
+    parts = [f"Landlock ABI {abi}: files readable only in the standard library, allowed packages, system libraries "
+             "and the scratch folder, writable only in the scratch folder"]
     parts.append("no TCP" if abi >= 4 else "TCP not restricted by Landlock (ABI < 4)")
     parts.append("no signals to processes outside the sandbox" if abi >= 6 else "signals not scoped (ABI < 6)")
     return "; ".join(parts)
@@ -411,7 +412,9 @@ class Worker:
                    else ": write it (and run its cell) in the notebook")
             return {"ok": False, "error": {"ename": "NameError", "evalue": f"name {name!r} is not defined{why}", "traceback": []}}
         if not callable(function):
-            return {"ok": False, "error": {"ename": "TypeError", "evalue": f"{name} should be a function, but it is a {type(function).__name__}", "traceback": []}}
+            return {"ok": False, "error": {"ename": "TypeError",
+                                           "evalue": f"{name} should be a function, but it is a {type(function).__name__}",
+                                           "traceback": []}}
         args = [decode(arg) for arg in request["args"]]
         driver = next(iter(self.stand_ins(request, "driver").values()), None)  # calls the function for the grader
         spies: dict[str, list[int]] = {}
@@ -475,7 +478,8 @@ def serve(requests, replies) -> None:
         try:
             data = json.dumps(reply, ensure_ascii=True)
         except (TypeError, ValueError, RecursionError) as exc:
-            data = json.dumps({"id": request.get("id"), "ok": False, "error": {"ename": "UnsendableResult", "evalue": str(exc)[:200], "traceback": []}})
+            data = json.dumps({"id": request.get("id"), "ok": False,
+                               "error": {"ename": "UnsendableResult", "evalue": str(exc)[:200], "traceback": []}})
         replies.write(data + "\n")
         replies.flush()
 
