@@ -70,7 +70,8 @@ def test_lab00_special_tokens_must_match_longest_first(lab00):
     message = failure(graders.check_split_on_special_tokens, in_given_order)
     assert "expected ['x', 'y'], got ['x', '', 'y']" in message.splitlines()[0]
     hidden = failure(graders.check_split_on_special_tokens_properties, in_given_order)
-    assert "smallest failing input" in hidden
+    assert "special_tokens=['<s>', '<s><s>']" in hidden and "join them longest first" in hidden, hidden
+    assert "escape each token" not in hidden  # escaping is not what went wrong here
 
 
 def test_lab00_a_pretokenize_that_splits_by_itself_must_also_match_longest_first(lab00):

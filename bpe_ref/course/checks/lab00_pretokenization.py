@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from ...corpus import encode_utf8
 from ...pretokenize import count_pretokens, pretokenize, special_token_regex, split_on_special_tokens
 from .core import (
-    CheckFailed, Task, WrongType, advisory, call_learner, check_cases, check_property, difference, error_name, passed,
-    plain, same, task_graders,
+    CheckFailed, Task, WrongType, advisory, call_learner, check_cases, check_property, difference, error_name, grader,
+    passed, plain, same, task_graders,
 )
 
 # The reference functions these graders compare with (bpe_ref.course.checks.fresh checks they are private).
@@ -75,7 +75,18 @@ check_utf8_bytes, check_utf8_bytes_properties = task_graders(
 
 def split_hint(args: tuple, expected: object, got: object) -> str | None:
     """The two common slips of task 2: the empty pattern, and special tokens used as patterns."""
-    return empty_pattern_hint(args, expected, got) or unescaped_hint(args, expected, got)
+    return empty_pattern_hint(args, expected, got) or unescaped_hint(args, expected, got) or order_hint(args, expected, got)
+
+
+def order_hint(args: tuple, expected: object, got: object) -> str | None:
+    """Escaped tokens joined in the given order: where two start at the same place the first listed wins."""
+    import regex
+
+    text, special_tokens = args
+    if special_tokens and got != expected and got == regex.split("|".join(map(regex.escape, special_tokens)), text):
+        return ("where two special tokens start at the same place the longer must win, but a regex alternation "
+                "takes the first that matches: join them longest first")
+    return None
 
 
 def unescaped_hint(args: tuple, expected: object, got: object) -> str | None:
@@ -90,7 +101,8 @@ def unescaped_hint(args: tuple, expected: object, got: object) -> str | None:
             unescaped = regex.split("|".join(ordered), text)
         except regex.error:
             continue
-        if unescaped == got and got != expected:
+        escaped = regex.split("|".join(regex.escape(token) for token in ordered), text)
+        if unescaped == got and got != expected and escaped != got:
             return ("special tokens are plain text, not patterns: '<|endoftext|>' holds '|', which a regex reads as "
                     "'or'; escape each token (regex.escape) before joining them with '|'")
     return None
@@ -106,9 +118,16 @@ def empty_pattern_hint(args: tuple, expected: object, got: object) -> str | None
 
 
 
-check_split_on_special_tokens, check_split_on_special_tokens_properties = task_graders(
-    Task("split_on_special_tokens", ("text", "special_tokens"), what="a list of str", hint=split_hint),
-    lambda text, special_tokens: split_on_special_tokens(text, special_tokens),
+SPLIT_TASK = Task("split_on_special_tokens", ("text", "special_tokens"), what="a list of str", hint=split_hint)
+
+
+def split_reference(text: str, special_tokens: list[str]) -> list[str]:
+    return split_on_special_tokens(text, special_tokens)
+
+
+check_split_on_special_tokens, _ = task_graders(
+    SPLIT_TASK,
+    split_reference,
     [
         ("no special tokens here", []),
         ("", []),  # one piece, the empty text: what a split gives
@@ -122,6 +141,22 @@ check_split_on_special_tokens, check_split_on_special_tokens_properties = task_g
     st.tuples(text_around_specials, special_token_lists),
     max_examples=150,
 )
+# Hidden fixed cases of special tokens that overlap, not the visible one: generated lists hold such a
+# pair only now and then, and a split in the given order, or one token at a time, must always lose.
+HIDDEN_SPLIT_CASES = [
+    ("a<s><s>b<s>", ["<s>", "<s><s>"]),  # two start together: the longer wins
+    ("xa<s>y<s>", ["<s>", "a<s"]),  # the leftmost start wins, though shorter
+    ("<|eot|><|eot|><|eot|>", ["<|eot|>", "<|eot|><|eot|>"]),
+]
+
+
+@grader
+def check_split_on_special_tokens_properties(learner: Callable) -> None:
+    """Hidden test of task 2: fixed texts whose special tokens overlap, then generated inputs."""
+    count = check_cases(SPLIT_TASK, learner, split_reference, HIDDEN_SPLIT_CASES)
+    count += check_property(SPLIT_TASK, learner, split_reference, st.tuples(text_around_specials, special_token_lists),
+                            max_examples=150)
+    passed(f"split_on_special_tokens: agrees with the reference on {count} fixed and generated inputs.")
 
 # ---- task 3: pretokenize with the GPT-2 pattern ----------------------------------------------
 
