@@ -58,7 +58,9 @@ def test_the_build_is_clean_and_has_every_page(site):
     # The notebooks ship unchanged next to their pages; no solution is published.
     for notebook in REPO_ROOT.glob("labs/*/*.ipynb"):
         assert (out / notebook.relative_to(REPO_ROOT)).read_bytes() == notebook.read_bytes()
-    assert {p.relative_to(out).as_posix() for p in (out / "solutions").rglob("*") if p.is_file()} <= {"solutions/README.html"}
+    published = {p.relative_to(out).as_posix() for p in (out / "solutions").rglob("*") if p.is_file()}
+    assert {p for p in published if not p.startswith("solutions/classroom/")} <= {"solutions/README.html"}
+    assert not any(p.endswith(".ipynb") for p in published)
     for path in out.rglob("*"):
         if path.suffix in (".html", ".ipynb", ".py", ".js", ".txt"):
             text = path.read_text(encoding="utf-8", errors="replace")

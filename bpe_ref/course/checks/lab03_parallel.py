@@ -424,7 +424,7 @@ WORKER_KINDS = ("spawn", "forkserver", "fork")
 
 def worker_pid(learner: Callable) -> int:
     """The process the learner's code runs in: the grading worker, or (in a notebook) this kernel."""
-    return learner.sandbox.process.pid if runs_remotely(learner) else os.getpid()
+    return learner.sandbox.worker_pid if runs_remotely(learner) else os.getpid()
 
 
 def verify_worker_processes(learner: Callable) -> None:

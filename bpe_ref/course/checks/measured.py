@@ -30,7 +30,7 @@ def cpu_of_call(task: Task, learner: Callable, args: tuple) -> tuple[Outcome, fl
     spent meanwhile: the grading worker's, read from ``/proc`` by this process; in a notebook, the
     kernel's own (``time.process_time``), the learner's code and this call's bookkeeping."""
     if runs_remotely(learner):
-        pid = learner.sandbox.process.pid
+        pid = learner.sandbox.worker_pid
         before = cpu_seconds(pid, children=False)
         outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
         after = cpu_seconds(pid, children=False) if learner.sandbox.alive else None
@@ -89,4 +89,4 @@ def verify_merge_cost(task: Task, learner: Callable, pretoken_counts: dict, merg
 
 def process_id(learner: Callable) -> int:
     """The process the learner's code runs in: the grading worker, or (in a notebook) this kernel."""
-    return learner.sandbox.process.pid if runs_remotely(learner) else os.getpid()
+    return learner.sandbox.worker_pid if runs_remotely(learner) else os.getpid()

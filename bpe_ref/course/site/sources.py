@@ -37,7 +37,8 @@ ROOT_PAGES = ("README.md",)
 PAGE_GLOBS = ("theory/*.md", "theory/drills/*.md", "theory/benchmarks/**/*.md", "labs/*/*.ipynb")
 # Generated fragments: each is quoted inside its page (between snippet markers), not a page itself.
 FRAGMENT_GLOBS = ("theory/figures/*.md",)
-PRIVATE = "solutions"  # only its README (the instructor guide) may be published
+PRIVATE = "solutions"  # only its README (the instructor guide) and the classroom files it explains may be published
+PUBLIC_UNDER_PRIVATE = ("solutions/README.md", "solutions/classroom/")  # no solution in either
 SKIPPED_NAMES = {"__pycache__", ".ipynb_checkpoints", ".DS_Store"}
 
 
@@ -160,7 +161,7 @@ def steps_from_readme(readme: str) -> list[Step]:
 
 def is_private(path: str) -> bool:
     parts = PurePosixPath(path).parts
-    return bool(parts) and parts[0] == PRIVATE and path != f"{PRIVATE}/README.md"
+    return bool(parts) and parts[0] == PRIVATE and not path.startswith(PUBLIC_UNDER_PRIVATE)
 
 
 def collect(root: Path) -> tuple[list[str], set[str], set[str], set[str]]:

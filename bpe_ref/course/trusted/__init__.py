@@ -42,7 +42,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   and file size. On Linux the worker is the child of a *keeper* (:func:`.worker.keep`), a child
   subreaper that runs none of the learner's code: every process the worker starts stays below it,
   even one that calls ``setsid``, is counted (more than ``Policy.max_processes`` at once kills the
-  lot) and is killed when the worker ends; what they left in /dev/shm is removed.
+  lot) and is killed when the worker ends; what they left in /dev/shm is removed (but for
+  multiprocessing's own semaphores, which a concurrent pool may still need).
 - *Costing the grader*: a reply is read with a size limit; decoding refuses nesting deeper than the
   worker sends and dicts or sets whose keys share one hash (a hash flood of integers
   ``k * (2**61 - 1)`` kept the grader busy for minutes), before building them.

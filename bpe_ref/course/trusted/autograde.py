@@ -102,11 +102,8 @@ def behaviour_lines(report: dict) -> list[str]:
         lines.append(f"started {report['left_session']} process(es) that left the worker's session (killed at the end)")
     if report.get("reason"):
         lines.append(f"was stopped: {report['reason']}")
-    # multiprocessing's own semaphores and shared memory (lab 03's pools) are left when the keeper
-    # kills the resource tracker with the rest: removed, not flagged.
-    for path in report.get("shm_removed", []):
-        if not Path(path).name.startswith(("sem.mp-", "psm_")):
-            lines.append(f"left {path} behind (removed)")
+    for path in report.get("shm_removed", []):  # multiprocessing's own are never removed, nor flagged
+        lines.append(f"left {path} behind (removed)")
     for odd in report.get("odd_files", []):
         lines.append(f"made {odd} in its folder")
     return lines

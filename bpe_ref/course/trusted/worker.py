@@ -621,7 +621,11 @@ def keep(policy: dict, control_fd: int, report_fd: int) -> None:
             status = os.waitpid(worker, 0)[1]
     removed = []
     if shm_before is not None and watch:
-        new = {name for name, ctime in _shm_entries().items() if name not in shm_before and ctime >= started_at - 1}
+        # multiprocessing's own semaphores and blocks (sem.mp-*, psm_*) are left alone: another process's
+        # pool (a concurrent grading, the learner's kernel) may have created one that its spawned child
+        # has not opened yet, and removing it broke that pool (seen in the test suite).
+        new = {name for name, ctime in _shm_entries().items()
+               if name not in shm_before and ctime >= started_at - 1 and not name.startswith(("sem.mp-", "psm_"))}
         paths = {f"/dev/shm/{name}" for name in new}
         for path in sorted(paths - _mapped_anywhere(paths)):
             with contextlib.suppress(OSError):
