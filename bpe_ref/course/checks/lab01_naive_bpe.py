@@ -20,6 +20,8 @@ task                   visible test                       hidden test
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Callable
 
 from hypothesis import strategies as st
@@ -179,11 +181,17 @@ CORPUS_EN_VOCAB_SIZE = 500
 CORPUS_EN_SPECIAL_TOKENS = ["<|endoftext|>"]
 
 
+@functools.lru_cache(maxsize=None)
+def _corpus_en_counts_and_merges() -> tuple[dict[bytes, int], list[Pair]]:
+    # Computed once per grading process (a class is graded in one): fixed files, fixed answer.
+    word_counts = count_pretokens(read_corpus(data_file(CORPUS_EN)), CORPUS_EN_SPECIAL_TOKENS)
+    return word_counts, load_merges(data_file(REFERENCE_MERGES))
+
+
 def corpus_en_case() -> tuple[Case, list[Pair]]:
     """The pretoken counts of ``corpus.en`` and the merges CS336's reference run learned from them."""
-    word_counts = count_pretokens(read_corpus(data_file(CORPUS_EN)), CORPUS_EN_SPECIAL_TOKENS)
+    word_counts, expected = copy.deepcopy(_corpus_en_counts_and_merges())
     num_merges = CORPUS_EN_VOCAB_SIZE - 256 - len(CORPUS_EN_SPECIAL_TOKENS)
-    expected = load_merges(data_file(REFERENCE_MERGES))
     label = f"<the pretoken counts of corpus.en: {len(word_counts)} words>"
     return Case((word_counts, num_merges), labels={0: label}), expected
 
@@ -214,12 +222,19 @@ OTHER_CORPUS_CHARACTERS = 60_000  # the start of the TinyStories validation samp
 OTHER_CORPUS_MERGES = 180
 
 
-def other_corpus_case() -> tuple[Case, list[Pair]]:
-    """Pretoken counts of a text unlike ``corpus.en``, and the merges the reference learns from it."""
+@functools.lru_cache(maxsize=None)
+def _other_corpus_counts_and_merges() -> tuple[dict[bytes, int], list[Pair]]:
+    # The reference's training takes seconds: once per grading process, not once per submission.
     text = read_corpus(data_file(TINYSTORIES_VALID))[:OTHER_CORPUS_CHARACTERS]
     word_counts = count_pretokens(text, CORPUS_EN_SPECIAL_TOKENS)
+    return word_counts, reference_train(dict(word_counts), OTHER_CORPUS_MERGES)
+
+
+def other_corpus_case() -> tuple[Case, list[Pair]]:
+    """Pretoken counts of a text unlike ``corpus.en``, and the merges the reference learns from it."""
+    word_counts, expected = copy.deepcopy(_other_corpus_counts_and_merges())
     label = f"<the pretoken counts of a TinyStories sample: {len(word_counts)} words>"
-    return Case((word_counts, OTHER_CORPUS_MERGES), labels={0: label}), reference_train(word_counts, OTHER_CORPUS_MERGES)
+    return Case((word_counts, OTHER_CORPUS_MERGES), labels={0: label}), expected
 
 
 @grader

@@ -15,6 +15,7 @@ process group. See :mod:`bpe_ref.course.trusted` for the threat model.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import json
 import os
@@ -132,6 +133,13 @@ def provided_closure(modules: tuple[str, ...]) -> list[str]:
     >>> provided_closure(("train.step01_naive",))
     ['tiebreak', 'train.common', 'train.driver', 'train.step01_naive']
     """
+    return list(_closure(tuple(modules)))
+
+
+@functools.lru_cache(maxsize=None)
+def _closure(modules: tuple[str, ...]) -> tuple[str, ...]:
+    # Parsed once per process: every call to the learner's code sends the closure's names, and
+    # parsing the modules each time cost seconds per notebook.
     import ast
 
     found: set[str] = set()
@@ -152,7 +160,7 @@ def provided_closure(modules: tuple[str, ...]) -> list[str]:
                         todo.append(".".join(target + [alias.name]))
                 if target and PACKAGE_DIR.joinpath(*target).with_suffix(".py").is_file():
                     todo.append(".".join(target))
-    return sorted(found)
+    return tuple(sorted(found))
 
 
 def copy_provided(modules: tuple[str, ...], packages_dir: Path) -> None:
