@@ -12,12 +12,14 @@ grade`` to show the self-study path is the same.
 
 Each lab's batch runs once per session (a module-scoped fixture, about a minute per lab). The
 attacks on the sandbox itself (hooks, patched imports, killing the grader, editing the package,
-cells that hang or exit) do not depend on the lab: they run on every submission set built from the
-lab's own notebooks for two labs, the first and lab 03 (whose code may start processes), and the
-attacks that do depend on a lab's functions run on the sampled labs of ``tests/sampling.py``, and
-every lab's batch holds its honest solution, its blank release, the hard-coded visible answers and an
-unreadable file. ``BPE_EXHAUSTIVE=1`` sends every attack to every lab (maintainers run it before a
-release, see CONTRIBUTING.md).
+cells that hang or exit) do not depend on the lab: they run on the first lab's batch, built from its
+own notebooks, and those whose outcome depends on the lab's policy (a child process, killing the
+grader) run on lab 03's too, whose code may start processes. The attacks that do depend on a lab's
+functions run on the sampled labs of ``tests/sampling.py``, and every lab's batch holds its honest
+solution, its blank release, the hard-coded visible answers and an unreadable file; a few labs'
+batches hold a submission that breaks in a way only that lab shows (``ONE_LAB``).
+``BPE_EXHAUSTIVE=1`` sends every attack to every lab (maintainers run it before a release, see
+CONTRIBUTING.md).
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ from sampling import EXHAUSTIVE, SAMPLED_LABS, sampled, skip_unless_sampled
 pytestmark = pytest.mark.slow
 LABS = lab_names()
 PACKAGE = REPO_ROOT / "bpe_ref"
-BATCH_OPTIONS = ["--TrustedExecute.cell_timeout=5", "--TrustedExecute.call_timeout=10"]
+BATCH_OPTIONS = ["--TrustedExecute.cell_timeout=5", "--TrustedExecute.call_timeout=20"]
 
 
 # ---- building the submissions -------------------------------------------------------------------
@@ -354,8 +356,13 @@ def class_of(lab: str, course: Path) -> dict[str, dict | str]:
     everyone = every_submission(lab, course)
     if attacks_on(lab):
         return everyone
-    kept = LAB_DEPENDENT if sampled(lab) else EVERY_LAB
+    kept = (LAB_DEPENDENT if sampled(lab) else EVERY_LAB) | (POLICY_DEPENDENT if lab in PROCESS_LABS else set())
     return {s: n for s, n in everyone.items() if s in kept}
+
+
+def submissions_of(lab: str, course: Path) -> dict[str, dict | str]:
+    """The class of ``lab``'s batch: :func:`class_of` and the submissions only this lab holds."""
+    return {**class_of(lab, course), **{student: build() for student, build in ONE_LAB.get(lab, {}).items()}}
 
 
 def every_submission(lab: str, course: Path) -> dict[str, dict | str]:
@@ -388,6 +395,57 @@ def every_submission(lab: str, course: Path) -> dict[str, dict | str]:
     }
 
 
+def solution_cell_exits() -> dict:
+    """Lab 00, complete but for task 2's solution cell, which ends its process when it runs."""
+    lab = "00_pretokenization"
+    notebook = complete(lab)
+    for cell in notebook["cells"]:
+        if cell["id"] == "task2_split_on_special_tokens_solution":
+            cell["source"] = "import os\nos._exit(1)\n"
+    return notebook
+
+
+def broken_stretch() -> dict:
+    """Lab 02, complete, with a half-written stretch cell that fails when it runs and a stretch
+    self-check whose failure the learner saved (ungraded: neither may cost a point)."""
+    notebook = complete("02_incremental")
+    for cell in notebook["cells"]:
+        if cell["id"] == "stretch_overlap_bug_solution":
+            cell["source"] = "def per_occurrence_changes(word, pair, frequency):\n    return {}\n\nfirst_wrong_merge(None, 3)\n"
+        if cell["id"] == "stretch_cheaper_filter_check":
+            cell["outputs"] = [{"output_type": "error", "ename": "CheckFailed", "evalue": "not yet", "traceback": []}]
+    return notebook
+
+
+def every_test_cell_deleted() -> dict:
+    """Lab 10, complete, without any test cell (two of them follow a read-only cell)."""
+    notebook = complete("10_distributed")
+    notebook["cells"] = [c for c in notebook["cells"] if not c["metadata"].get("nbgrader", {}).get("grade")]
+    return notebook
+
+
+def reorders_and_tampers() -> dict:
+    from test_trust_boundary import reordered_and_tampered
+
+    return reordered_and_tampered()
+
+
+def honest_with_docstrings() -> dict:
+    from test_trust_boundary import honest_with_docstrings as build
+
+    return build()
+
+
+# Submissions that one lab's batch holds: each tests what a lab of its kind needs (one grade each).
+ONE_LAB = {
+    "00_pretokenization": {"solution_cell_exits": solution_cell_exits},
+    # tests/test_trust_boundary.py's attacks on the order of grading, through nbgrader and grade --class
+    "01_naive_bpe": {"reorders_and_tampers": reorders_and_tampers, "honest_with_docstrings": honest_with_docstrings},
+    "02_incremental": {"broken_stretch": broken_stretch},
+    "10_distributed": {"test_cells_deleted": every_test_cell_deleted},
+}
+
+
 def has_helpers(lab: str) -> bool:
     """Whether a task of ``lab`` calls an earlier task's function (lab 09's do not)."""
     from test_stand_ins import NO_HELPERS
@@ -400,12 +458,22 @@ LAB_DEPENDENT = {"honest", "blank", "last_raises", "invalid_json", "hardcoded", 
                  "reference_import", "reference_from_disk"}
 # Built from each lab's notebooks and cheap to grade: every lab's batch holds these.
 EVERY_LAB = {"honest", "blank", "hardcoded", "invalid_json"}
-EVERY_ATTACK_LABS = {"00_pretokenization", "03_parallel"}
+# The attacks on the sandbox itself run on one lab: they do not depend on its functions.
+EVERY_ATTACK_LABS = {"00_pretokenization"}
+# Except those whose outcome depends on the lab's policy: a lab whose code may start processes
+# (lab 03) lets a child process run, so starting one and killing the grader are tried there too.
+PROCESS_LABS = {"03_parallel"}
+POLICY_DEPENDENT = {"reference_subprocess", "kills_grader"}
 
 
 def attacks_on(lab: str) -> bool:
     """Whether ``lab``'s batch holds the lab-independent attacks too."""
     return lab in EVERY_ATTACK_LABS or EXHAUSTIVE
+
+
+def summarized(lab: str) -> bool:
+    """Whether ``lab``'s batch runs ``grade --class`` (the labs holding attacks it must flag)."""
+    return attacks_on(lab) or lab == "01_naive_bpe"
 
 
 def needs(batch, *students: str) -> None:
@@ -419,7 +487,8 @@ def needs(batch, *students: str) -> None:
 
 BLANK_BASED = {"aaa_edits_package", "blank", "hooks_ipython", "patches_imports", "patches_hypothesis", "reference_import",
                "reference_from_disk", "reference_private_copy", "reference_subprocess", "writes_gradebook", "kills_grader"}
-FULL_MARKS = {"honest", "noisy_but_correct", "error_in_extra_cell", "loop_in_extra_cell", "exit_in_extra_cell"}
+FULL_MARKS = {"honest", "noisy_but_correct", "error_in_extra_cell", "loop_in_extra_cell", "exit_in_extra_cell",
+              "broken_stretch", "test_cells_deleted", "honest_with_docstrings"}
 LIKE_LAST_RAISES = {"last_hangs", "last_dies", "last_tests_deleted"}
 # The attack cell of these must show that the sandbox refused it (not merely that it was buggy).
 REFUSED = {
@@ -449,7 +518,7 @@ def batch(request):
     with temporary_course([lab]) as course:
         generate_release(lab, course, database=True)
         config_before = (course / "nbgrader_config.py").read_text()
-        submissions = class_of(lab, course)
+        submissions = submissions_of(lab, course)
         for student, notebook in submissions.items():
             folder = course / "submitted" / student / lab
             folder.mkdir(parents=True)
@@ -459,11 +528,11 @@ def batch(request):
         autograde = run_nbgrader(["autograde", lab, *BATCH_OPTIONS], course, timeout=1800)
         seconds = time.perf_counter() - start
         report = {s.student: s for s in class_report(course, lab)}
-        # The class summary is checked on the attack labs, feedback and export on the sampled ones.
+        # The class summary is checked where there are attacks to flag, feedback and export on the sampled labs.
         summary = subprocess.run(
             [sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
             cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300,
-        ) if attacks_on(lab) else None
+        ) if summarized(lab) else None
         export = None
         if sampled(lab):
             run_nbgrader(["generate_feedback", lab], course)  # its files are checked below
@@ -483,6 +552,7 @@ def batch(request):
             "package_unchanged": package_fingerprint() == before,
             "config_unchanged": (course / "nbgrader_config.py").read_text() == config_before,
             "full": sum(cell.points for cell in test_cells.load(lab)),
+            "seed": seed.read_text() if (seed := course / "trusted_grades" / "hidden_seed").exists() else None,
         }
 
 
@@ -622,3 +692,87 @@ def test_self_grading_takes_the_same_path(batch, tmp_path):
     assert result.returncode == 1
     assert re.search(rf"^total\s+0 / {batch['full']:g}\s+FAILED", result.stdout, re.M), result.stdout
     assert "Your code ran in a separate, locked-down process" in result.stdout and "In force: " in result.stdout
+
+
+# ---- what the autograder wrote into the honest notebook -----------------------------------------
+
+
+def test_the_hidden_tests_ran_on_the_honest_notebook(batch):
+    cells = batch["autograded"]["honest"]["cells"]
+    grade_ids = [c["metadata"].get("nbgrader", {}).get("grade_id", "") for c in cells]
+    hidden = {grade_id: cell for grade_id, cell in zip(grade_ids, cells) if grade_id.endswith("_hidden")}
+    assert hidden
+    for grade_id, cell in hidden.items():
+        text = "".join("".join(out.get("text", "")) for out in cell["outputs"])
+        assert "agrees with the reference on" in text or "a corpus it has not seen" in text, (grade_id, text)
+
+
+def test_the_autograder_skips_the_exploration_and_the_stretch_checks(batch):
+    free = [c for c in batch["autograded"]["honest"]["cells"] if c["cell_type"] == "code" and not c["metadata"].get("nbgrader")]
+    assert [c["id"] for c in free][-1] == "your_grade"
+    for cell in free:
+        printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+        if cell["id"] == "your_grade":  # it would start a grading of its own: skipped, silently, without error
+            assert cell["outputs"] == [], cell["outputs"]
+        elif cell["id"].startswith("stretch_"):  # a stretch task's self-check or measurement
+            assert "skipped under the autograder." in printed, cell["id"]
+        else:
+            assert "Exploration skipped under the autograder." in printed, cell["id"]
+
+
+# ---- submissions one lab's batch holds (ONE_LAB) -------------------------------------------------
+
+
+def cell_of(batch, student: str, cell_id: str) -> dict:
+    return next(c for c in batch["autograded"][student]["cells"] if c.get("id") == cell_id)
+
+
+@pytest.mark.parametrize("batch", ["00_pretokenization"], indirect=True)
+def test_a_cell_that_kills_its_process_costs_only_what_it_defines(batch):
+    # The worker dies in task 2's solution cell; a fresh one replays the cells that ran, and the
+    # rest of the notebook is graded: task 2 earns nothing, everything else its points.
+    tasks = {task.name: task for task in batch["details"]["solution_cell_exits"]}
+    assert tasks["task2_split_on_special_tokens"].earned == 0
+    assert all(task.passed for name, task in tasks.items() if name != "task2_split_on_special_tokens"), tasks
+    dying = cell_of(batch, "solution_cell_exits", "task2_split_on_special_tokens_solution")
+    assert "the process running your code stopped" in dying["outputs"][-1]["evalue"]
+
+
+@pytest.mark.parametrize("batch", ["02_incremental"], indirect=True)
+def test_a_broken_or_unfinished_stretch_task_costs_nothing(batch):
+    # Stretch tasks are ungraded: the broken stretch cell is reported in the feedback, and nothing more.
+    assert score(batch, "broken_stretch") == batch["full"]
+    assert cell_of(batch, "broken_stretch", "stretch_overlap_bug_solution")["outputs"][-1]["ename"] == "NameError"
+
+
+@pytest.mark.parametrize("batch", ["10_distributed"], indirect=True)
+def test_deleted_test_cells_come_back_even_after_a_read_only_cell(batch):
+    # nbgrader puts a deleted test cell back after the source cell before it; its own lookup failed
+    # when that cell was read-only (lab 10's task_graph, task 3's tree_shape), and autograde gave up
+    # on the learner. Every test cell of lab 10 deleted: each comes back, and the grade is full.
+    assert score(batch, "test_cells_deleted") == batch["full"]
+    source = read_notebook_json(source_notebook("10_distributed"))["cells"]
+    tests = [c["id"] for c in source if c["metadata"].get("nbgrader", {}).get("grade")]
+    graded = batch["autograded"]["test_cells_deleted"]["cells"]
+    order = [c.get("metadata", {}).get("nbgrader", {}).get("grade_id", c.get("id")) for c in graded]
+    source_order = [c["id"] for c in source]
+    assert [i for i in order if i in tests] == [i for i in source_order if i in tests]
+    for test in ("task3_tree_reduce", "task5_count_ranges"):  # right after the read-only cell they follow
+        assert order[order.index(test) - 1] == source_order[source_order.index(test) - 1], test
+
+
+@pytest.mark.parametrize("batch", ["01_naive_bpe"], indirect=True)
+def test_autograde_grades_in_the_sources_order_and_flags_the_tampering(batch):
+    # tests/test_trust_boundary.py's reordering attack, with a deleted test cell and an edited
+    # read-only one, in a class: graded in the source's order, and grade --class says what was done.
+    report, full = batch["report"], batch["full"]
+    worth = sum(c.points for c in test_cells.load("01_naive_bpe") if c.functions == ("count_pairs",))
+    assert report["reorders_and_tampers"].earned <= full - worth, report["reorders_and_tampers"]
+    assert not report["honest_with_docstrings"].review, report["honest_with_docstrings"]  # it only mentions bpe_ref
+    flags = " | ".join(report["reorders_and_tampers"].review)
+    assert "deleted the test cell task2_best_pair" in flags and "edited the test cell task3_merge_word" in flags, flags
+    assert "moved the cell task1_count_pairs" in flags, flags
+    summary = batch["summary"].stdout
+    assert re.search(r"^reorders_and_tampers .*NEEDS REVIEW", summary, re.M), summary
+    assert "deleted the test cell task2_best_pair" in summary, summary
+    assert batch["seed"], "no hidden seed kept with the gradebook"

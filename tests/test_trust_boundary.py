@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -350,7 +348,11 @@ def test_restored_tampering_is_flagged():
     assert tampering(complete("01_naive_bpe"), release) == []
 
 
-# ---- both paths: nbgrader autograde with grade --class, and python -m bpe_ref grade --------------------
+# ---- in a class: nbgrader autograde and grade --class ---------------------------------------------
+#
+# These two submissions are graded in lab 01's class batch (tests/test_grading_adversarial.py, with
+# its test of the order and the flags), so that the class is graded once. ``python -m bpe_ref grade``
+# runs the same nbgrader autograde in a temporary course (tested there too).
 
 
 def reordered_and_tampered() -> dict:
@@ -368,50 +370,3 @@ def honest_with_docstrings() -> dict:
         if cell["id"] == solution_cell_of("01_naive_bpe", "count_pairs"):
             cell["source"] = '"""My count, checked against bpe_ref.train.step01_naive by the graders."""\n' + cell["source"]
     return notebook
-
-
-@pytest.fixture(scope="module")
-def lab01_class():
-    from bpe_ref.course.grade import class_report
-    from bpe_ref.course.notebooks import REPO_ROOT, generate_release, nbgrader_environment, run_nbgrader, temporary_course
-
-    lab = "01_naive_bpe"
-    with temporary_course([lab]) as course:
-        generate_release(lab, course, database=True)
-        for student, notebook in (("attacker", reordered_and_tampered()), ("honest", honest_with_docstrings())):
-            folder = course / "submitted" / student / lab
-            folder.mkdir(parents=True)
-            (folder / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
-        autograde = run_nbgrader(["autograde", lab], course, timeout=900)
-        summary = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
-                                 cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300)
-        seed_file = course / "trusted_grades" / "hidden_seed"
-        yield {"autograde": autograde, "report": {s.student: s for s in class_report(course, lab)},
-               "summary": summary, "seed": seed_file.read_text() if seed_file.exists() else None}
-
-
-def test_autograde_grades_in_the_sources_order_and_flags_the_tampering(lab01_class):
-    from bpe_ref.course.trusted import cells
-
-    report = lab01_class["report"]
-    worth = sum(c.points for c in cells.load("01_naive_bpe") if c.functions == ("count_pairs",))
-    full = sum(c.points for c in cells.load("01_naive_bpe"))
-    assert report["attacker"].earned <= full - worth, report["attacker"]
-    assert report["honest"].earned == full and not report["honest"].review, report["honest"]
-    flags = " | ".join(report["attacker"].review)
-    assert "deleted the test cell task2_best_pair" in flags and "edited the test cell task3_merge_word" in flags, flags
-    assert "moved the cell task1_count_pairs" in flags, flags
-    summary = lab01_class["summary"].stdout
-    assert "attacker" in summary and "NEEDS REVIEW" in summary and "deleted the test cell task2_best_pair" in summary, summary
-    assert lab01_class["seed"], "no hidden seed kept with the gradebook"
-
-
-def test_self_grading_grades_in_the_sources_order_too(tmp_path):
-    from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment
-
-    path = tmp_path / "01_naive_bpe.ipynb"
-    path.write_text(json.dumps(catches_then_reorders()), encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", str(path)], cwd=REPO_ROOT,
-                            env=nbgrader_environment(), capture_output=True, text=True, timeout=600)
-    rows = {line.split()[0]: line for line in result.stdout.splitlines() if line.startswith("task")}
-    assert "FAILED" in rows["task1_count_pairs"] and "passed" in rows["task4_train"], result.stdout
