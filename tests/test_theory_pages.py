@@ -503,6 +503,21 @@ def test_page02_overlap_bug_claims():
     assert "such as `(i, n)` in `␣training` (`i n i n`) or `(e, d)` in `␣needed`" in text
 
 
+def test_page02_prose_claims():
+    """Page 02's statements outside its snippets, checked against the code."""
+    from bpe_ref.course.figures.incremental_updates import local_rule_change, net_change
+
+    text = " ".join(read(THEORY / "02-incremental-updates.md").split())
+    # Resumen: the per-occurrence update (neighbours read from the old word) fails on aaaa and abab;
+    # on aaa only its "every occurrence" form does, so aaa is not the example
+    aaa, aaaa, abab = (b"a",) * 3, (b"a",) * 4, (b"a", b"b", b"a", b"b")
+    assert local_rule_change(aaa, (b"a", b"a"), overlapping=False) == net_change(aaa, (b"a", b"a"))
+    for word, pair in ((aaaa, (b"a", b"a")), (abab, (b"a", b"b"))):
+        for overlapping in (False, True):
+            assert local_rule_change(word, pair, overlapping) != net_change(word, pair)
+    assert "como `(a, a)` en `aaaa` o `(a, b)` en `abab`: ahí una actualización ocurrencia por ocurrencia" in text
+
+
 def test_page01_tie_break_examples_follow_the_rule():
     from bpe_ref.tiebreak import pair_rank_key, token_sort_key
 
