@@ -516,6 +516,12 @@ def test_page02_prose_claims():
         for overlapping in (False, True):
             assert local_rule_change(word, pair, overlapping) != net_change(word, pair)
     assert "como `(a, a)` en `aaaa` o `(a, b)` en `abab`: ahí una actualización ocurrencia por ocurrencia" in text
+    # section 6: V4's lookup visits the ids an entry lists, stale ones included
+    from bpe_ref.course.figures.inverted_index import indexed_run
+
+    most_stale = max(indexed_run().merges, key=lambda m: m.stale)
+    assert (most_stale.visited, most_stale.rewritten) == (474, 6) and most_stale.stale == 474 - 6
+    assert "one merge visits 474 ids to rewrite 6 words" in text
 
 
 def test_page01_tie_break_examples_follow_the_rule():
