@@ -522,6 +522,18 @@ def test_page02_prose_claims():
     most_stale = max(indexed_run().merges, key=lambda m: m.stale)
     assert (most_stale.visited, most_stale.rewritten) == (474, 6) and most_stale.stale == 474 - 6
     assert "one merge visits 474 ids to rewrite 6 words" in text
+    # section 5: the words V2 rewrites, and those it runs through merge_word for nothing, over the
+    # 1,000 merges of the TinyStories table (the loop the timing command measures)
+    from bpe_ref.corpus import read_corpus
+    from bpe_ref.course.figures.incremental_updates import loop_time_shares
+    from bpe_ref.data_files import TINYSTORIES_SAMPLE, data_file
+    from bpe_ref.pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+
+    counts = count_pretokens(read_corpus(data_file(TINYSTORIES_SAMPLE)), DEFAULT_SPECIAL_TOKENS)
+    run = loop_time_shares(counts, 1000)
+    assert (run["merges"], run["rewritten"], run["unchanged"]) == (1000, 19_809, 18_746)
+    assert "(V2 rewrites those 19,809 words; it also runs `merge_word` on 18,746 words" in text
+    assert "(`python -m bpe_ref.course.figures.incremental_updates`, about a minute)" in text
 
 
 def test_page01_tie_break_examples_follow_the_rule():
