@@ -533,7 +533,7 @@ def test_page02_prose_claims():
     run = loop_time_shares(counts, 1000)
     assert (run["merges"], run["rewritten"], run["unchanged"]) == (1000, 19_809, 18_746)
     assert "(V2 rewrites those 19,809 words; it also runs `merge_word` on 18,746 words" in text
-    assert "(`python -m bpe_ref.course.figures.incremental_updates`, about a minute)" in text
+    assert "(`python -m bpe_ref.course.figures.incremental_updates`, under a minute)" in text
 
 
 def test_page01_tie_break_examples_follow_the_rule():
