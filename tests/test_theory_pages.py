@@ -834,6 +834,9 @@ def test_drill_answers_page03():
     whole = Counter(count_pretokens(text, ["<|endoftext|>"]))
     same = {cut: counts_of_cut(text, cut, ["<|endoftext|>"]) == whole for cut in (2, 3, 9, 15, 22, 26, 27)}
     assert same == {2: True, 3: False, 9: True, 15: False, 22: True, 26: True, 27: False}
+    assert whole == Counter({b"Hi": 1, b" there": 1, b"!": 1, b"Bye": 1, b" ": 1, b" now": 1})
+    answers = " ".join(read(THEORY / "drills" / "03-answers.md").split())
+    assert "`<|endoftext|>` is split off first and is not a pretoken, so it is not in the counts" in answers
     data = b"a<|endoftext|>bb<|endoftext|>ccc"
     assert len(data) == 32 and recorded_boundaries(data, 2, 4)[0] == recorded_boundaries(data, 4, 4)[0] == [0, 16, 32]
     r, s = 10.0, 0.15
