@@ -945,6 +945,13 @@ def test_page04_prose_claims():
     assert 0.25 <= stale_share[0] < stale_share[1] <= 0.35  # "about a quarter to a third"
     for ms in (first, merges):  # an exact index removes more ids than V4 skips stale ones
         assert sum(m.exact_removals for m in ms) > sum(m.stale for m in ms)
+    # "about half of them never are": at the end of the run every word is one token, so every id
+    # left in the index is stale and never visited; with the visited stale ids, they are the ids
+    # an exact index removes
+    never = run.initial_entries + sum(m.added for m in merges) - sum(m.visited for m in merges)
+    went_stale = sum(m.exact_removals for m in merges)
+    assert never == went_stale - sum(m.stale for m in merges) and 0.45 <= never / went_stale <= 0.55
+    assert "about half of them\nnever are" in read(THEORY / "04-inverted-index.md")
     assert sum(m.rewritten for m in merges[:100]) / 100 / run.distinct_words < 0.025  # "about 2% of W"
     assert max(m.rewritten for m in merges) < 0.5 * run.distinct_words
     # the bounds of section 3
