@@ -952,6 +952,10 @@ def test_page04_prose_claims():
     went_stale = sum(m.exact_removals for m in merges)
     assert never == went_stale - sum(m.stale for m in merges) and 0.45 <= never / went_stale <= 0.55
     assert "about half of them\nnever are" in read(THEORY / "04-inverted-index.md")
+    # the recap: "two to four times as many removals as V4 skips stale ids"
+    ratios = [sum(m.exact_removals for m in ms) / sum(m.stale for m in ms) for ms in (first, merges)]
+    assert 2 <= min(ratios) and max(ratios) <= 4
+    assert "two to four times as many removals as V4 skips stale ids" in " ".join(read(THEORY / "04-inverted-index.md").split())
     assert sum(m.rewritten for m in merges[:100]) / 100 / run.distinct_words < 0.025  # "about 2% of W"
     assert max(m.rewritten for m in merges) < 0.5 * run.distinct_words
     # the bounds of section 3
