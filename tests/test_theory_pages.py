@@ -1076,6 +1076,17 @@ def test_page06_prose_claims():
     assert "the id `-2` decodes to the last token, silently (and `-1` to nothing)" in text
     assert encode_pretoken(b"abc", {(b"a", b"b"): 1, (b"b", b"c"): 0}) == [b"a", b"bc"]
     assert "gives\n  `[ab, c]` for `abc` when `(b, c)` was learned before `(a, b)`; BPE gives `[a, bc]`" in text
+    # section 6: the average pretoken of running English text, per occurrence (the encoder's work)
+    from bpe_ref.corpus import read_corpus
+    from bpe_ref.data_files import CORPUS_EN, TINYSTORIES_SAMPLE, data_file
+    from bpe_ref.pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+
+    averages = []
+    for corpus in (TINYSTORIES_SAMPLE, CORPUS_EN):
+        counts = count_pretokens(read_corpus(data_file(corpus)), DEFAULT_SPECIAL_TOKENS)
+        averages.append(round(sum(len(p) * n for p, n in counts.items()) / sum(counts.values()), 1))
+    assert averages == [4.1, 4.8]
+    assert "holds 4 to 5 bytes on average: 4.1 on the TinyStories sample, 4.8 on `corpus.en`" in " ".join(text.split())
 def test_page07_prose_claims():
     """Section 4's reading of the long-piece measurement, and section 1's table."""
     from bpe_ref.course.figures.heap_encoding import equivalence_rows, long_pieces_data, speed_factors
