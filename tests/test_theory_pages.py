@@ -1069,6 +1069,9 @@ def test_page06_prose_claims():
     assert "a 2-tuple and its pointer, 64 bytes" in text and sys.getsizeof((1000, 1001)) + 8 == 64
     tok = Tokenizer.gpt2()
     assert tok._tables.token_ids[ord("!")] == 0 and "gives `0x21` (`!`) the id 33 instead of 0" in text
+    assert all(tok._tables.token_ids[byte] != byte for byte in range(256))
+    assert "none of GPT-2's 256 byte tokens has its byte's value as id" in " ".join(text.split())
+    assert all(tok.vocab[256 + rank] == left + right for rank, (left, right) in enumerate(tok.merges))  # 256 + rank
     ranks = merge_ranks(tok.merges)
     assert encode_text("Hello world", ranks, []) == [b"Hello", b" world"]
     buffer, offsets = build_arena({0: b"a", 1: b"ab"})
