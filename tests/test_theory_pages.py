@@ -1066,6 +1066,17 @@ def test_page06_prose_claims():
     from bpe_ref.course.figures.encode_decode import shared_parts_size
 
     assert "112 (73 with\nthe ints shared)" in text and round(shared_parts_size() / 50257) == 73
+    # the 73: what looking merges.txt up in vocab.json's dict gives (one int object per token number)
+    import json
+
+    from bpe_ref.course.figures.encode_decode import deep_size
+    from bpe_ref.data_files import GPT2_MERGES, GPT2_VOCAB
+
+    vocab_json = json.loads(GPT2_VOCAB.read_text(encoding="utf-8"))
+    lines = [line.split(" ") for line in GPT2_MERGES.read_text(encoding="utf-8").splitlines()
+             if line and not line.startswith("#version")]
+    assert deep_size([(vocab_json[left], vocab_json[right]) for left, right in lines]) == shared_parts_size()
+    assert "as looking the two strings of each line of `merges.txt` up in the dict loaded from `vocab.json` gives" in text
     assert "a 2-tuple and its pointer, 64 bytes" in text and sys.getsizeof((1000, 1001)) + 8 == 64
     tok = Tokenizer.gpt2()
     assert tok._tables.token_ids[ord("!")] == 0 and "gives `0x21` (`!`) the id 33 instead of 0" in text

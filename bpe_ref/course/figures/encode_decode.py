@@ -188,7 +188,7 @@ def layout_sizes() -> list[tuple[str, int]]:
     tok = Tokenizer.gpt2()
     vocab = {token_id: bytes(bytearray(token)) for token_id, token in tok.vocab.items()}  # one object per token
     tables = tok._tables
-    parts = [(int(str(left)), int(str(right))) for left, right in tables.merge_parts]  # fresh ints, as a file gives
+    parts = [(int(str(left)), int(str(right))) for left, right in tables.merge_parts]  # fresh ints, as int() of a file's numbers gives
     buffer, offsets = build_arena(vocab)
     return [
         ("merge parts, list of (left, right) tuples", deep_size(parts)),
@@ -200,8 +200,9 @@ def layout_sizes() -> list[tuple[str, int]]:
 
 
 def shared_parts_size() -> int:
-    """The merge parts as tuples that share one int object per token number (as a list built from
-    one table of ids would), instead of a fresh int for every part (as parsing a file gives)."""
+    """The merge parts as tuples that share one int object per token number (as looking GPT-2's
+    ``merges.txt`` up in the dict loaded from ``vocab.json`` gives), instead of a fresh int for every
+    part (as ``int()`` of numbers read from a file gives)."""
     tables = Tokenizer.gpt2()._tables
     ids = [int(str(t)) for t in range(256 + len(tables.merge_parts))]  # one object per token number
     return deep_size([(ids[left], ids[right]) for left, right in tables.merge_parts])
@@ -217,8 +218,10 @@ def layouts_snippet() -> str:
         f"GPT-2's {thousands(n)} tokens, {average:.2f} bytes each on average; sizes as `sys.getsizeof` reports them "
         f"in CPython {sys.version_info.major}.{sys.version_info.minor} (64-bit), each object counted once.\n\n"
         + markdown_table(["layout", "MB", "bytes per token"], rows, "lrr")
-        + f"\nThe merge parts' row gives every part a fresh `int` (28 bytes), as parsing `merges.txt` does; tuples "
-        f"that share one `int` per token number take {shared_parts_size() / n:.1f} bytes per token.\n"
+        + f"\nThe merge parts' row gives every part above 256 a fresh `int` (28 bytes), as reading the token "
+        f"numbers from a text file with `int()` does; tuples that share one `int` per token number, as looking "
+        f"the two strings of each line of `merges.txt` up in the dict loaded from `vocab.json` gives, take "
+        f"{shared_parts_size() / n:.1f} bytes per token.\n"
     )
 
 
