@@ -1077,6 +1077,11 @@ def test_page06_prose_claims():
              if line and not line.startswith("#version")]
     assert deep_size([(vocab_json[left], vocab_json[right]) for left, right in lines]) == shared_parts_size()
     assert "as looking the two strings of each line of `merges.txt` up in the dict loaded from `vocab.json` gives" in text
+    from bpe_ref.course.figures.encode_decode import layout_sizes
+
+    sizes = dict(layout_sizes())
+    ratio = sizes["table, dict {id: bytes}"] / sizes["arena, bytes + array('I') offsets"]
+    assert 11 < ratio < 12 and "**more than eleven times less** than the dict" in text
     assert "a 2-tuple and its pointer, 64 bytes" in text and sys.getsizeof((1000, 1001)) + 8 == 64
     tok = Tokenizer.gpt2()
     assert tok._tables.token_ids[ord("!")] == 0 and "gives `0x21` (`!`) the id 33 instead of 0" in text
