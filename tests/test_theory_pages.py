@@ -864,6 +864,11 @@ def test_page03_prose_claims():
         assert page03.counts_of_cut(page03.CUT_EXAMPLE, cut, ["<|endoftext|>"]) != whole
     for cut in (3, 14, 27):
         assert page03.counts_of_cut(page03.CUT_EXAMPLE, cut, ["<|endoftext|>"]) == whole
+    # "One condition: the splitter must cut there too": at an occurrence inside another match it does not
+    for example, tokens, cut in (("xa<s>by", ["<s>", "a<s>b"], 2), ("xaaay", ["aa"], 2)):
+        assert example.startswith(tokens[0], cut)
+        assert page03.counts_of_cut(example, cut, tokens) != Counter(count_pretokens(example, tokens))
+    assert "(`<s>` inside `a<s>b`, or the second `aa` in `aaa`), and a cut there is not safe" in " ".join(text.split())
     # the seed's bugs, on the small files of the table
     assert page03.boundary_with_lost_offset(("x" * 37 + "<|endoftext|>" + "y" * 10).encode(), 4, b"<|endoftext|>", 16) == 5
     assert page03.reads_without_an_end(("<|endoftext|>" + "z" * 40).encode(), 20, b"<|endoftext|>", 16) == 1000
