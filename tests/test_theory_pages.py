@@ -837,6 +837,17 @@ def test_drill_answers_page03():
     assert whole == Counter({b"Hi": 1, b" there": 1, b"!": 1, b"Bye": 1, b" ": 1, b" now": 1})
     answers = " ".join(read(THEORY / "drills" / "03-answers.md").split())
     assert "`<|endoftext|>` is split off first and is not a pretoken, so it is not in the counts" in answers
+    # 7: more chunks, a larger reduce, but not in proportion
+    from bpe_ref.train.step03_parallel import count_chunk, find_chunk_boundaries
+    from bpe_ref.data_files import TINYSTORIES_2MIB
+
+    entries = {}
+    for k in (2, 8):
+        cuts = find_chunk_boundaries(TINYSTORIES_2MIB, k, [b"<|endoftext|>"])
+        entries[k] = [len(count_chunk(TINYSTORIES_2MIB, a, b, ["<|endoftext|>"])) for a, b in zip(cuts, cuts[1:])]
+    assert sum(entries[2]) == 11_180 and sum(entries[8]) == 24_556
+    assert all(5_400 <= n <= 5_700 for n in entries[2]) and all(2_700 <= n <= 3_300 for n in entries[8])
+    assert "adds 24,556 entries instead of 11,180, 2.2 times as many" in answers
     data = b"a<|endoftext|>bb<|endoftext|>ccc"
     assert len(data) == 32 and recorded_boundaries(data, 2, 4)[0] == recorded_boundaries(data, 4, 4)[0] == [0, 16, 32]
     r, s = 10.0, 0.15
