@@ -1098,6 +1098,13 @@ def test_page06_prose_claims():
     sizes = dict(layout_sizes())
     ratio = sizes["table, dict {id: bytes}"] / sizes["arena, bytes + array('I') offsets"]
     assert 11 < ratio < 12 and "**more than eleven times less** than the dict" in text
+    # section 5's decoding run: its counts, and the command that repeats it
+    from bpe_ref.course.figures import encode_decode
+
+    assert "(5,342 of the 50,257 in those 351,048 ids)" in " ".join(text.split())
+    assert "`python -m bpe_ref.course.figures.encode_decode` repeats these four measurements" in " ".join(text.split())
+    times = encode_decode.decode_times(repeats=1)
+    assert (times["ids"], times["distinct ids"]) == (351_048, 5_342) and callable(encode_decode.main)
     assert "a 2-tuple and its pointer, 64 bytes" in text and sys.getsizeof((1000, 1001)) + 8 == 64
     tok = Tokenizer.gpt2()
     assert tok._tables.token_ids[ord("!")] == 0 and "gives `0x21` (`!`) the id 33 instead of 0" in text
