@@ -238,7 +238,7 @@ def draw_layouts(path: Path) -> Path:
     for bar, value in zip(bars, values):
         ax.text(value, bar.get_y() + bar.get_height() / 2, f" {value:.1f}", va="center")
     ax.set_xlabel("bytes of memory per token (GPT-2's 50,257 tokens, sys.getsizeof)")
-    ax.set_title("Storing the token bytes: a table of small objects costs over eleven times an arena")
+    ax.set_title("Storing the token bytes: a dict of small objects costs over eleven times an arena")
     ax.set_xlim(0, max(values) * 1.15)
     fig.tight_layout()
     return save_png(fig, path)
