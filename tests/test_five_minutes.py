@@ -80,6 +80,17 @@ def test_page02_toy_keeps_the_counts_of_a_fresh_recount(runs):
             recount[pair] += HUG_WORDS[w]
     assert +namespace["counts"] == recount
     assert re.findall(r"merge (\(.*?\))", printed) == [str(p) for p in reference_merges(HUG_WORDS, 4)]
+    # "After every merge the toy's table equals a count from scratch": stop the toy after each merge
+    code = five_minutes.code_of("02")
+    assert code.count("for step in range(4):") == 1
+    for merges in range(1, 5):
+        stopped: dict = {}
+        exec(compile(code.replace("range(4)", f"range({merges})"), "<page 02 toy>", "exec"), stopped)  # noqa: S102
+        recount = Counter()
+        for w, symbols in stopped["splits"].items():
+            for pair in zip(symbols, symbols[1:]):
+                recount[pair] += HUG_WORDS[w]
+        assert +stopped["counts"] == recount, f"after merge {merges}"
 
 
 def test_page03_toy_cuts_at_special_tokens_and_counts_like_the_whole(runs):
