@@ -886,6 +886,11 @@ def test_page03_prose_claims():
     straddling = ("x" * 28 + "<|endoftext|>" + "y" * 10 + "<|endoftext|>" + "w").encode()
     assert page03.boundary_without_overlap(straddling, 0, b"<|endoftext|>", 16) == 51
     assert page03.course_boundary(straddling, 0, 16) == 28
+    # bugs 1 and 3 need small reads (4 KiB reads cut these files right); bug 2 hangs with any buffer
+    assert page03.boundary_with_lost_offset(("x" * 37 + "<|endoftext|>" + "y" * 10).encode(), 4, b"<|endoftext|>", 4096) == 37
+    assert page03.boundary_without_overlap(straddling, 0, b"<|endoftext|>", 4096) == 28
+    assert page03.reads_without_an_end(("<|endoftext|>" + "z" * 40).encode(), 20, b"<|endoftext|>", 4096) == 1000
+    assert "Bug 2 needs a guess with no token after it, whatever the buffer" in " ".join(text.split())
     # "one every 905 bytes": the sample's documents
     assert "one\nevery 905 bytes" in text or "one every 905 bytes" in text
     sample = page03.TINYSTORIES_2MIB.read_bytes()
