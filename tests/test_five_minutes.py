@@ -80,6 +80,17 @@ def test_page02_toy_keeps_the_counts_of_a_fresh_recount(runs):
             recount[pair] += HUG_WORDS[w]
     assert +namespace["counts"] == recount
     assert re.findall(r"merge (\(.*?\))", printed) == [str(p) for p in reference_merges(HUG_WORDS, 4)]
+    # "After every merge the toy's table equals a count from scratch": stop the toy after each merge
+    code = five_minutes.code_of("02")
+    assert code.count("for step in range(4):") == 1
+    for merges in range(1, 5):
+        stopped: dict = {}
+        exec(compile(code.replace("range(4)", f"range({merges})"), "<page 02 toy>", "exec"), stopped)  # noqa: S102
+        recount = Counter()
+        for w, symbols in stopped["splits"].items():
+            for pair in zip(symbols, symbols[1:]):
+                recount[pair] += HUG_WORDS[w]
+        assert +stopped["counts"] == recount, f"after merge {merges}"
 
 
 def test_page03_toy_cuts_at_special_tokens_and_counts_like_the_whole(runs):
@@ -95,7 +106,8 @@ def test_page04_toy_replays_the_trainers_merges_and_marks_stale_ids(runs):
     namespace, printed = runs["04"]
     merges = [tuple(map(str, re.search(r"merge (\(.*?\))", line).group(1)[1:-1].replace("'", "").split(", ")))
               for line in printed.splitlines() if line.startswith("merge")]
-    assert merges == reference_merges(HUG_WORDS, 3)
+    # "the ones every trainer learns on these counts"
+    assert all(merges == reference_merges(HUG_WORDS, 3, method) for method in TRAIN_METHODS)
     # The visited words are exactly those that held the pair, on this toy (no stale id is visited).
     assert "visit words [0, 1, 4]" in printed and "visit words [2, 3]" in printed and "visit words [0, 4]" in printed
     words = namespace["words"]

@@ -503,6 +503,39 @@ def test_page02_overlap_bug_claims():
     assert "such as `(i, n)` in `␣training` (`i n i n`) or `(e, d)` in `␣needed`" in text
 
 
+def test_page02_prose_claims():
+    """Page 02's statements outside its snippets, checked against the code."""
+    from bpe_ref.course.figures.incremental_updates import local_rule_change, net_change
+
+    text = " ".join(read(THEORY / "02-incremental-updates.md").split())
+    # Resumen: the per-occurrence update (neighbours read from the old word) fails on aaaa and abab;
+    # on aaa only its "every occurrence" form does, so aaa is not the example
+    aaa, aaaa, abab = (b"a",) * 3, (b"a",) * 4, (b"a", b"b", b"a", b"b")
+    assert local_rule_change(aaa, (b"a", b"a"), overlapping=False) == net_change(aaa, (b"a", b"a"))
+    for word, pair in ((aaaa, (b"a", b"a")), (abab, (b"a", b"b"))):
+        for overlapping in (False, True):
+            assert local_rule_change(word, pair, overlapping) != net_change(word, pair)
+    assert "como `(a, a)` en `aaaa` o `(a, b)` en `abab`: ahí una actualización ocurrencia por ocurrencia" in text
+    # section 6: V4's lookup visits the ids an entry lists, stale ones included
+    from bpe_ref.course.figures.inverted_index import indexed_run
+
+    most_stale = max(indexed_run().merges, key=lambda m: m.stale)
+    assert (most_stale.visited, most_stale.rewritten) == (474, 6) and most_stale.stale == 474 - 6
+    assert "one merge visits 474 ids to rewrite 6 words" in text
+    # section 5: the words V2 rewrites, and those it runs through merge_word for nothing, over the
+    # 1,000 merges of the TinyStories table (the loop the timing command measures)
+    from bpe_ref.corpus import read_corpus
+    from bpe_ref.course.figures.incremental_updates import loop_time_shares
+    from bpe_ref.data_files import TINYSTORIES_SAMPLE, data_file
+    from bpe_ref.pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+
+    counts = count_pretokens(read_corpus(data_file(TINYSTORIES_SAMPLE)), DEFAULT_SPECIAL_TOKENS)
+    run = loop_time_shares(counts, 1000)
+    assert (run["merges"], run["rewritten"], run["unchanged"]) == (1000, 19_809, 18_746)
+    assert "(V2 rewrites those 19,809 words; it also runs `merge_word` on 18,746 words" in text
+    assert "(`python -m bpe_ref.course.figures.incremental_updates`, under a minute)" in text
+
+
 def test_page01_tie_break_examples_follow_the_rule():
     from bpe_ref.tiebreak import pair_rank_key, token_sort_key
 
@@ -801,6 +834,20 @@ def test_drill_answers_page03():
     whole = Counter(count_pretokens(text, ["<|endoftext|>"]))
     same = {cut: counts_of_cut(text, cut, ["<|endoftext|>"]) == whole for cut in (2, 3, 9, 15, 22, 26, 27)}
     assert same == {2: True, 3: False, 9: True, 15: False, 22: True, 26: True, 27: False}
+    assert whole == Counter({b"Hi": 1, b" there": 1, b"!": 1, b"Bye": 1, b" ": 1, b" now": 1})
+    answers = " ".join(read(THEORY / "drills" / "03-answers.md").split())
+    assert "`<|endoftext|>` is split off first and is not a pretoken, so it is not in the counts" in answers
+    # 7: more chunks, a larger reduce, but not in proportion
+    from bpe_ref.train.step03_parallel import count_chunk, find_chunk_boundaries
+    from bpe_ref.data_files import TINYSTORIES_2MIB
+
+    entries = {}
+    for k in (2, 8):
+        cuts = find_chunk_boundaries(TINYSTORIES_2MIB, k, [b"<|endoftext|>"])
+        entries[k] = [len(count_chunk(TINYSTORIES_2MIB, a, b, ["<|endoftext|>"])) for a, b in zip(cuts, cuts[1:])]
+    assert sum(entries[2]) == 11_180 and sum(entries[8]) == 24_556
+    assert all(5_400 <= n <= 5_700 for n in entries[2]) and all(2_700 <= n <= 3_300 for n in entries[8])
+    assert "adds 24,556 entries instead of 11,180, 2.2 times as many" in answers
     data = b"a<|endoftext|>bb<|endoftext|>ccc"
     assert len(data) == 32 and recorded_boundaries(data, 2, 4)[0] == recorded_boundaries(data, 4, 4)[0] == [0, 16, 32]
     r, s = 10.0, 0.15
@@ -828,12 +875,22 @@ def test_page03_prose_claims():
         assert page03.counts_of_cut(page03.CUT_EXAMPLE, cut, ["<|endoftext|>"]) != whole
     for cut in (3, 14, 27):
         assert page03.counts_of_cut(page03.CUT_EXAMPLE, cut, ["<|endoftext|>"]) == whole
+    # "One condition: the splitter must cut there too": at an occurrence inside another match it does not
+    for example, tokens, cut in (("xa<s>by", ["<s>", "a<s>b"], 2), ("xaaay", ["aa"], 2)):
+        assert example.startswith(tokens[0], cut)
+        assert page03.counts_of_cut(example, cut, tokens) != Counter(count_pretokens(example, tokens))
+    assert "(`<s>` inside `a<s>b`, or the second `aa` in `aaa`), and a cut there is not safe" in " ".join(text.split())
     # the seed's bugs, on the small files of the table
     assert page03.boundary_with_lost_offset(("x" * 37 + "<|endoftext|>" + "y" * 10).encode(), 4, b"<|endoftext|>", 16) == 5
     assert page03.reads_without_an_end(("<|endoftext|>" + "z" * 40).encode(), 20, b"<|endoftext|>", 16) == 1000
     straddling = ("x" * 28 + "<|endoftext|>" + "y" * 10 + "<|endoftext|>" + "w").encode()
     assert page03.boundary_without_overlap(straddling, 0, b"<|endoftext|>", 16) == 51
     assert page03.course_boundary(straddling, 0, 16) == 28
+    # bugs 1 and 3 need small reads (4 KiB reads cut these files right); bug 2 hangs with any buffer
+    assert page03.boundary_with_lost_offset(("x" * 37 + "<|endoftext|>" + "y" * 10).encode(), 4, b"<|endoftext|>", 4096) == 37
+    assert page03.boundary_without_overlap(straddling, 0, b"<|endoftext|>", 4096) == 28
+    assert page03.reads_without_an_end(("<|endoftext|>" + "z" * 40).encode(), 20, b"<|endoftext|>", 4096) == 1000
+    assert "Bug 2 needs a guess with no token after it, whatever the buffer" in " ".join(text.split())
     # "one every 905 bytes": the sample's documents
     assert "one\nevery 905 bytes" in text or "one every 905 bytes" in text
     sample = page03.TINYSTORIES_2MIB.read_bytes()
@@ -909,6 +966,20 @@ def test_page04_prose_claims():
     assert 0.25 <= stale_share[0] < stale_share[1] <= 0.35  # "about a quarter to a third"
     for ms in (first, merges):  # an exact index removes more ids than V4 skips stale ones
         assert sum(m.exact_removals for m in ms) > sum(m.stale for m in ms)
+    # "about half of them never are": at the end of the run every word is one token, so every id
+    # left in the index is stale and never visited; with the visited stale ids, they are the ids
+    # an exact index removes
+    never = run.initial_entries + sum(m.added for m in merges) - sum(m.visited for m in merges)
+    went_stale = sum(m.exact_removals for m in merges)
+    assert never == went_stale - sum(m.stale for m in merges) and 0.45 <= never / went_stale <= 0.55
+    assert "about half of them\nnever are" in read(THEORY / "04-inverted-index.md")
+    # the recap: "two to four times as many removals as V4 skips stale ids"
+    ratios = [sum(m.exact_removals for m in ms) / sum(m.stale for m in ms) for ms in (first, merges)]
+    assert 2 <= min(ratios) and max(ratios) <= 4
+    assert "two to four times as many removals as V4 skips stale ids" in " ".join(read(THEORY / "04-inverted-index.md").split())
+    # section 5's cost with the heap: the stale visits are not bounded by the affected words
+    assert max(m.stale - m.rewritten for m in merges) > 400
+    assert "plus $O(|w|)$ for each stale id it visits" in " ".join(read(THEORY / "04-inverted-index.md").split())
     assert sum(m.rewritten for m in merges[:100]) / 100 / run.distinct_words < 0.025  # "about 2% of W"
     assert max(m.rewritten for m in merges) < 0.5 * run.distinct_words
     # the bounds of section 3
@@ -1016,9 +1087,35 @@ def test_page06_prose_claims():
     from bpe_ref.course.figures.encode_decode import shared_parts_size
 
     assert "112 (73 with\nthe ints shared)" in text and round(shared_parts_size() / 50257) == 73
+    # the 73: what looking merges.txt up in vocab.json's dict gives (one int object per token number)
+    import json
+
+    from bpe_ref.course.figures.encode_decode import deep_size
+    from bpe_ref.data_files import GPT2_MERGES, GPT2_VOCAB
+
+    vocab_json = json.loads(GPT2_VOCAB.read_text(encoding="utf-8"))
+    lines = [line.split(" ") for line in GPT2_MERGES.read_text(encoding="utf-8").splitlines()
+             if line and not line.startswith("#version")]
+    assert deep_size([(vocab_json[left], vocab_json[right]) for left, right in lines]) == shared_parts_size()
+    assert "as looking the two strings of each line of `merges.txt` up in the dict loaded from `vocab.json` gives" in text
+    from bpe_ref.course.figures.encode_decode import layout_sizes
+
+    sizes = dict(layout_sizes())
+    ratio = sizes["table, dict {id: bytes}"] / sizes["arena, bytes + array('I') offsets"]
+    assert 11 < ratio < 12 and "**more than eleven times less** than the dict" in text
+    # section 5's decoding run: its counts, and the command that repeats it
+    from bpe_ref.course.figures import encode_decode
+
+    assert "(5,342 of the 50,257 in those 351,048 ids)" in " ".join(text.split())
+    assert "`python -m bpe_ref.course.figures.encode_decode` repeats these four measurements" in " ".join(text.split())
+    times = encode_decode.decode_times(repeats=1)
+    assert (times["ids"], times["distinct ids"]) == (351_048, 5_342) and callable(encode_decode.main)
     assert "a 2-tuple and its pointer, 64 bytes" in text and sys.getsizeof((1000, 1001)) + 8 == 64
     tok = Tokenizer.gpt2()
     assert tok._tables.token_ids[ord("!")] == 0 and "gives `0x21` (`!`) the id 33 instead of 0" in text
+    assert all(tok._tables.token_ids[byte] != byte for byte in range(256))
+    assert "none of GPT-2's 256 byte tokens has its byte's value as id" in " ".join(text.split())
+    assert all(tok.vocab[256 + rank] == left + right for rank, (left, right) in enumerate(tok.merges))  # 256 + rank
     ranks = merge_ranks(tok.merges)
     assert encode_text("Hello world", ranks, []) == [b"Hello", b" world"]
     buffer, offsets = build_arena({0: b"a", 1: b"ab"})
@@ -1026,6 +1123,17 @@ def test_page06_prose_claims():
     assert "the id `-2` decodes to the last token, silently (and `-1` to nothing)" in text
     assert encode_pretoken(b"abc", {(b"a", b"b"): 1, (b"b", b"c"): 0}) == [b"a", b"bc"]
     assert "gives\n  `[ab, c]` for `abc` when `(b, c)` was learned before `(a, b)`; BPE gives `[a, bc]`" in text
+    # section 6: the average pretoken of running English text, per occurrence (the encoder's work)
+    from bpe_ref.corpus import read_corpus
+    from bpe_ref.data_files import CORPUS_EN, TINYSTORIES_SAMPLE, data_file
+    from bpe_ref.pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+
+    averages = []
+    for corpus in (TINYSTORIES_SAMPLE, CORPUS_EN):
+        counts = count_pretokens(read_corpus(data_file(corpus)), DEFAULT_SPECIAL_TOKENS)
+        averages.append(round(sum(len(p) * n for p, n in counts.items()) / sum(counts.values()), 1))
+    assert averages == [4.1, 4.8]
+    assert "holds 4 to 5 bytes on average: 4.1 on the TinyStories sample, 4.8 on `corpus.en`" in " ".join(text.split())
 def test_page07_prose_claims():
     """Section 4's reading of the long-piece measurement, and section 1's table."""
     from bpe_ref.course.figures.heap_encoding import equivalence_rows, long_pieces_data, speed_factors

@@ -32,7 +32,7 @@ PAGE = "06-encode-decode.md"
 
 Pair = tuple[bytes, bytes]
 
-# Seed 003's example text; the course's trainer learns 6 merges from it and then no pair is left.
+# Seed 003's example text; the course's trainer learns 10 merges from it and then no pair is left.
 HUGS_TEXT = "hug pug pun bun hugs"
 EARLY_MERGE: Pair = (b"o", b"r")  # the first merge of the source's own trace of the "work" sentences
 
@@ -188,7 +188,7 @@ def layout_sizes() -> list[tuple[str, int]]:
     tok = Tokenizer.gpt2()
     vocab = {token_id: bytes(bytearray(token)) for token_id, token in tok.vocab.items()}  # one object per token
     tables = tok._tables
-    parts = [(int(str(left)), int(str(right))) for left, right in tables.merge_parts]  # fresh ints, as a file gives
+    parts = [(int(str(left)), int(str(right))) for left, right in tables.merge_parts]  # fresh ints, as int() of a file's numbers gives
     buffer, offsets = build_arena(vocab)
     return [
         ("merge parts, list of (left, right) tuples", deep_size(parts)),
@@ -200,8 +200,9 @@ def layout_sizes() -> list[tuple[str, int]]:
 
 
 def shared_parts_size() -> int:
-    """The merge parts as tuples that share one int object per token number (as a list built from
-    one table of ids would), instead of a fresh int for every part (as parsing a file gives)."""
+    """The merge parts as tuples that share one int object per token number (as looking GPT-2's
+    ``merges.txt`` up in the dict loaded from ``vocab.json`` gives), instead of a fresh int for every
+    part (as ``int()`` of numbers read from a file gives)."""
     tables = Tokenizer.gpt2()._tables
     ids = [int(str(t)) for t in range(256 + len(tables.merge_parts))]  # one object per token number
     return deep_size([(ids[left], ids[right]) for left, right in tables.merge_parts])
@@ -217,8 +218,10 @@ def layouts_snippet() -> str:
         f"GPT-2's {thousands(n)} tokens, {average:.2f} bytes each on average; sizes as `sys.getsizeof` reports them "
         f"in CPython {sys.version_info.major}.{sys.version_info.minor} (64-bit), each object counted once.\n\n"
         + markdown_table(["layout", "MB", "bytes per token"], rows, "lrr")
-        + f"\nThe merge parts' row gives every part a fresh `int` (28 bytes), as parsing `merges.txt` does; tuples "
-        f"that share one `int` per token number take {shared_parts_size() / n:.1f} bytes per token.\n"
+        + f"\nThe merge parts' row gives every part above 256 a fresh `int` (28 bytes), as reading the token "
+        f"numbers from a text file with `int()` does; tuples that share one `int` per token number, as looking "
+        f"the two strings of each line of `merges.txt` up in the dict loaded from `vocab.json` gives, take "
+        f"{shared_parts_size() / n:.1f} bytes per token.\n"
     )
 
 
@@ -235,10 +238,57 @@ def draw_layouts(path: Path) -> Path:
     for bar, value in zip(bars, values):
         ax.text(value, bar.get_y() + bar.get_height() / 2, f" {value:.1f}", va="center")
     ax.set_xlabel("bytes of memory per token (GPT-2's 50,257 tokens, sys.getsizeof)")
-    ax.set_title("Storing the token bytes: a table of small objects costs ten times an arena")
+    ax.set_title("Storing the token bytes: a dict of small objects costs over eleven times an arena")
     ax.set_xlim(0, max(values) * 1.15)
     fig.tight_layout()
     return save_png(fig, path)
+
+
+def decode_times(repeats: int = 7) -> dict[str, float]:
+    """Median seconds to decode the GPT-2 ids of the TinyStories sample to bytes, four ways: a
+    ``b"".join`` over a dict table, :func:`~bpe_ref.decode.decode_with_arena`, tiktoken's
+    ``decode_bytes`` and the ``Tokenizer``'s ``decode_bytes`` (an arena with a cache in front).
+    Also the number of ids and of distinct ids."""
+    import gc
+    import time
+    from statistics import median
+
+    from ...corpus import read_corpus
+    from ...data_files import TINYSTORIES_SAMPLE, data_file
+    from ..interop import gpt2_tiktoken
+
+    tok = Tokenizer.gpt2()
+    ids = tok.encode(read_corpus(data_file(TINYSTORIES_SAMPLE)))
+    table = dict(tok.vocab)
+    buffer, offsets = build_arena(table)
+    encoding = gpt2_tiktoken()
+    ways = {
+        "dict table": lambda: b"".join([table[i] for i in ids]),
+        "decode_with_arena": lambda: decode_with_arena(ids, buffer, offsets),
+        "tiktoken": lambda: encoding.decode_bytes(ids),
+        "Tokenizer (arena + cache)": lambda: tok.decode_bytes(ids),
+    }
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    for _ in range(repeats):
+        for name, way in ways.items():  # interleaved, so that a change of load hits every way
+            gc.collect()
+            start = time.perf_counter()
+            way()
+            times[name].append(time.perf_counter() - start)
+    return {"ids": len(ids), "distinct ids": len(set(ids)), **{name: median(ts) for name, ts in times.items()}}
+
+
+def main(repeats: int = 7) -> None:  # pragma: no cover - a measurement, printed
+    """Print page 06's decoding times (section 5) on this machine."""
+    import platform
+
+    times = decode_times(repeats)
+    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+          f"median of {repeats}; {times['ids']:,} GPT-2 ids of the TinyStories sample, "
+          f"{times['distinct ids']:,} distinct")
+    for name in ("dict table", "decode_with_arena", "tiktoken", "Tokenizer (arena + cache)"):
+        print(f"{name}: {1000 * times[name]:.1f} ms")
+    print(f"Tokenizer against tiktoken: {times['tiktoken'] / times['Tokenizer (arena + cache)']:.2f}x its speed")
 
 
 def snippets() -> dict[str, str]:
@@ -255,3 +305,7 @@ def snippets() -> dict[str, str]:
 def draw_figures(out_dir: Path) -> list[Path]:
     """Draw page 06's figure into ``out_dir``; return its path."""
     return [draw_layouts(out_dir / "06-layouts.png")]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 7)

@@ -15,6 +15,8 @@
 from __future__ import annotations
 
 import re
+import sys
+import time
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,10 +26,10 @@ from statistics import median
 
 from . import five_minutes
 from ...corpus import read_corpus
-from ...data_files import CORPUS_EN, REPO_ROOT, TINYSTORIES_SAMPLE, data_file
+from ...data_files import CORPUS_EN, REPO_ROOT, TINYSTORIES_SAMPLE, TINYSTORIES_VALID, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
-from ...train.step01_naive import best_pair, count_pairs, merge_word
-from ...train.step02_incremental import pair_count_changes
+from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
+from ...train.step02_incremental import merge_and_update, pair_count_changes
 from .common import WIDE, markdown_table, save_png, show_pair, show_word, signed, thousands, use_agg
 from .naive_bpe import HandStep, worked_example_trace
 from .step_diffs import snippets_of
@@ -419,6 +421,70 @@ def draw_affected_words(run: TrainingRun, path: Path) -> Path:
 
 
 # ---------------------------------------------------------------------------------------------
+# Where V2's time goes (measured, not a snippet)
+
+
+def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int) -> dict[str, float]:
+    """Seconds of V2's merge loop in ``best_pair``, in ``merge_and_update`` and in the rest (the scan
+    over all words), timed with ``time.perf_counter`` around each call; the same steps as V2's
+    ``merge_steps``. Also counts the words ``merge_and_update`` rewrites and those it returns
+    unchanged (they hold both tokens, but apart)."""
+    clock = time.perf_counter
+    word_counts = {split_into_bytes(p): f for p, f in pretoken_counts.items()}
+    pair_counts = count_pairs(word_counts)
+    words, frequencies = list(word_counts), list(word_counts.values())
+    in_best = in_update = 0.0
+    rewritten = unchanged = merges = 0
+    start = clock()
+    while pair_counts and merges < num_merges:
+        t0 = clock()
+        pair = best_pair(pair_counts)
+        in_best += clock() - t0
+        left, right = pair
+        for i, word in enumerate(words):
+            if left not in word or right not in word:
+                continue
+            t1 = clock()
+            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+            in_update += clock() - t1
+            if len(words[i]) < len(word):
+                rewritten += 1
+            else:
+                unchanged += 1
+        merges += 1
+    loop = clock() - start
+    return {"merges": merges, "loop": loop, "best_pair": in_best, "merge_and_update": in_update,
+            "scan": loop - in_best - in_update, "rewritten": rewritten, "unchanged": unchanged}
+
+
+# (label, corpus, vocabulary size): the two runs page 02's profile reads
+TIMED_RUNS: tuple[tuple[str, Path, int], ...] = (
+    ("TinyStories valid 0.8 MB, vocab 2000", TINYSTORIES_VALID, 2000),
+    ("corpus.en, vocab 500", CORPUS_EN, 500),
+)
+
+
+def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
+    """Print where V2's merge loop spends its time on page 02's two runs (medians of ``repeats``)."""
+    import gc
+    import platform
+
+    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+          f"median of {repeats} runs, garbage collector paused as in the trainers")
+    for label, path, vocab_size in TIMED_RUNS:
+        pretoken_counts = count_pretokens(read_corpus(data_file(path)), DEFAULT_SPECIAL_TOKENS)
+        num_merges = vocab_size - 256 - len(DEFAULT_SPECIAL_TOKENS)
+        gc.disable()
+        try:
+            runs = [loop_time_shares(pretoken_counts, num_merges) for _ in range(repeats)]
+        finally:
+            gc.enable()
+        shares = {part: median(r[part] / r["loop"] for r in runs) for part in ("best_pair", "scan", "merge_and_update")}
+        print(f"{label} ({runs[0]['merges']} merges): loop {median(r['loop'] for r in runs):.2f} s; "
+              + ", ".join(f"{part} {share:.0%}" for part, share in shares.items()))
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> dict[str, str]:
@@ -441,3 +507,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> list[Path]:
     """Draw page 02's figures into ``out_dir``; return their paths."""
     return [draw_affected_words(training_run(Path(corpus), num_merges), out_dir / "02-affected-words.png")]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
