@@ -1208,11 +1208,16 @@ def test_lab08_table_and_counts_mistakes_get_hints(lab08):
     assert "start the list with None before the loop" in failure(graders.check_last_tokens, no_empty)
     lengths = _defined_in_notebook(solutions, "def prefix_token_counts(last):\n    return list(range(len(last)))\n",
                                    "prefix_token_counts")
-    assert "counts[end] = counts[end - len(last[end])] + 1" in failure(graders.check_prefix_token_counts, lengths)
+    message = failure(graders.check_prefix_token_counts, lengths)
+    assert "counts[end] is not end" in message and "which shorter prefix is left when you drop it" in message
+    assert "len(last[end])" not in message and "+ 1" not in message, "task 4's hint points the way, not the code"
     one_byte_short = _lab08_variant("task4_prefix_token_counts_solution", "prefix_token_counts",
                                     "counts[end - len(last[end])] + 1", "counts[end - len(last[end]) + 1] + 1")
-    message = failure(graders.check_prefix_token_counts, one_byte_short)
-    assert "look back to that start" in message and "counts[end] = counts[end - len(last[end])] + 1" in message
+    for grader in (graders.check_prefix_token_counts, graders.check_prefix_token_counts_properties):
+        message = failure(grader, one_byte_short)
+        assert "drop it and what is left is the encoding of a shorter prefix" in message
+        assert "Which prefix exactly (count the bytes)" in message
+        assert "len(last[end])" not in message and "+ 1" not in message, "task 4's hint points the way, not the code"
 
 
 LAST_TOKENS_WINDOW = "range(max(0, end - longest), end)"

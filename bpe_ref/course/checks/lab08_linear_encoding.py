@@ -532,15 +532,17 @@ def counts_hint(args: tuple, expected: object, got: object) -> str | None:
     if len(got) == len(expected) - 1:
         return "one count per prefix, the empty one included (counts[0] == 0): as many entries as last"
     if len(got) == len(expected) and got == [sum(1 for _ in last[1 : end + 1]) for end in range(len(last))]:
-        return ("counts[end] is not end: the last token of the prefix starts at end - len(last[end]), and the prefix "
-                "before it has its own count: counts[end] = counts[end - len(last[end])] + 1")
+        return ("counts[end] is not end (the bytes, or the entries of last, up to end): last holds a token for every prefix, "
+                "and most of them are not in the encoding of the longer prefix (page 08's worked example: last[2] = "
+                "b'ab' is not in the encoding of b'abc'). Start from the last token of the prefix: which shorter "
+                "prefix is left when you drop it (corollary 1), and what do you already know about that one?")
     if len(got) == len(expected) and got[:1] == [0]:
         end = next((end for end in range(1, len(expected)) if got[end] != expected[end]), None)
         if end is not None:
-            start = end - len(last[end])
-            return (f"counts[{end}]: the last token of that prefix, last[{end}] = {last[end]!r}, starts at {end} - "
-                    f"{len(last[end])} = {start}; look back to that start, not a byte more or less: "
-                    f"counts[end] = counts[end - len(last[end])] + 1 = counts[{start}] + 1 = {expected[start] + 1}")
+            return (f"counts[{end}] should be {expected[end]}, you have {got[end]}. The prefix of length {end} ends with "
+                    f"last[{end}] = {last[end]!r}, {len(last[end])} bytes long; drop it and what is left is the encoding "
+                    "of a shorter prefix (corollary 1). Which prefix exactly (count the bytes), and how many tokens "
+                    "does it have?")
     return None
 
 
