@@ -1099,6 +1099,30 @@ def test_page08_growth_prose_claims():
         factors = dict(speed_factors(rows, label))
         assert 4.5 <= factors[250] <= 7 and all(9.5 <= f <= 16 for n, f in factors.items() if n >= 2000), label
 
+def test_page08_section3_teaches_the_table_with_a_trace_and_leaves_the_loop_to_the_lab():
+    """Section 3 states the invariant and traces it (generated), with no pseudocode of lab 08's task 3,
+    and its prose reads the trace right."""
+    from bpe_ref.course.figures.linear_encoding import TRACE_MERGES, TRACE_TEXT, table_trace_rows
+    from bpe_ref.encode.step06_naive import encode_pretoken, merge_ranks
+    from bpe_ref.encode.step08_table import last_tokens
+
+    body = section(read(THEORY / "08-linear-encoding.md"), "## 3. The table of last tokens")
+    assert "```" not in body, "section 3 shows no code: the loop is lab 08's task 3"
+    assert "**The invariant.**" in body and "after the lab, compare with [`bpe_ref/encode/step08_table.py`]" in body
+    assert "<!-- snippet: figures/08-table-trace.md -->" in body
+    ranks = merge_ranks(TRACE_MERGES)
+    assert (TRACE_TEXT, TRACE_MERGES) == (b"aaaaa", [(b"a", b"a"), (b"aa", b"a")])
+    rows = table_trace_rows(TRACE_TEXT, ranks)
+    assert [row[2].count(": no") for row in rows] == [0, 0, 0, 1, 0]  # "a trace where it is not" (end 4 only)
+    assert encode_pretoken(b"aaaa", ranks) == [b"aa", b"aa"]  # "BPE makes [aa, aa] of aaaa"
+    last = last_tokens(TRACE_TEXT, ranks)
+    assert last[1:] == [b"a", b"aa", b"aaa", b"aa", b"aaa"]
+    # "no longer prefix's encoding holds that token": the token aaa spanning bytes 0 to 3
+    for end in (4, 5):
+        tokens = encode_pretoken(TRACE_TEXT[:end], ranks)
+        assert tokens[0] != b"aaa"
+
+
 # --- pages 06 to 10: a Spanish summary, then the idea in five minutes, run and checked ---------
 
 IDEA_PAGES = ["06-encode-decode.md", "07-heap-encoding.md", "08-linear-encoding.md", "09-benchmarks.md",
