@@ -1065,6 +1065,42 @@ def test_page07_prose_claims():
     assert 20 < max(dict(speed_factors(results["one letter (a)"], heap)).values()) < 30  # "up to about 25 times"
 
 
+def gpt2_rounds(piece: bytes) -> list:
+    """The merges step 06's rounds apply to ``piece`` with GPT-2's ranks, one per round."""
+    from bpe_ref import Tokenizer
+    from bpe_ref.encode.common import NOT_A_MERGE
+    from bpe_ref.encode.step06_naive import merge_ranks
+    from bpe_ref.train.step01_naive import merge_word, split_into_bytes
+
+    ranks = merge_ranks(Tokenizer.gpt2().merges)
+    word, applied = split_into_bytes(piece), []
+    while len(word) > 1:
+        best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, NOT_A_MERGE))
+        if best not in ranks:
+            break
+        applied.append(best)
+        word = merge_word(word, best)
+    return applied
+
+
+def test_page07_a_run_of_one_letter_takes_two_or_three_rounds_with_gpt2():
+    """Sections 4 and the recap: GPT-2's merges take a run of a through (a, a), (aa, aa) and, for some odd
+    lengths, (aa, a), whatever the length (not log2 L rounds: that is section 3's doubling merges)."""
+    from bpe_ref.course.figures.heap_encoding import long_pieces_data
+    from bpe_ref.course.figures.long_pieces import long_piece
+
+    lengths = long_pieces_data()["results"]["one letter (a)"]["naive (step 06)"]["lengths"]
+    seen = set()
+    for length in [*lengths, 251, 1003, 7]:
+        applied = gpt2_rounds(long_piece("one letter (a)", length).encode())
+        assert applied[:2] == [(b"a", b"a"), (b"aa", b"aa")] and applied[2:] in ([], [(b"aa", b"a")]), length
+        seen.add(len(applied))
+    assert seen == {2, 3}
+    text = " ".join(read(THEORY / "07-heap-encoding.md").split())
+    assert "GPT-2's merges take a run of `a` through two rounds, `(a, a)` then `(aa, aa)`, and a third, `(aa, a)`" in text
+    assert "\\log_2 L$): there they beat the heap" not in text and "near $O(L \\log L)$ on a run" not in text
+
+
 def test_page07_traces_and_drill_facts():
     from bpe_ref.course.figures.heap_encoding import AAA_MERGES, WORK_MERGES, trace
 
