@@ -1101,6 +1101,24 @@ def test_page07_a_run_of_one_letter_takes_two_or_three_rounds_with_gpt2():
     assert "\\log_2 L$): there they beat the heap" not in text and "near $O(L \\log L)$ on a run" not in text
 
 
+def test_page07_rounds_on_random_pieces_grow_more_slowly_than_the_length():
+    """Section 3 and the recap: on random digits and letters r grows with L, more slowly than L (so the
+    rounds are between linear and quadratic), and section 4's fitted exponents lie between 1 and 2."""
+    from bpe_ref.course.figures.heap_encoding import long_pieces_data
+    from bpe_ref.course.figures.long_pieces import long_piece
+
+    for kind in ("random digits", "random letters"):
+        lengths = (250, 1000, 4000)
+        applied = [gpt2_rounds(long_piece(kind, n).encode()) for n in lengths]
+        assert all(len(set(merges)) == len(merges) for merges in applied)  # one distinct merge per round
+        rounds = [len(merges) for merges in applied]
+        assert rounds[0] < rounds[1] < rounds[2], (kind, rounds)
+        assert rounds[0] / lengths[0] > rounds[1] / lengths[1] > rounds[2] / lengths[2], (kind, rounds)
+        assert 1 < long_pieces_data()["results"][kind]["naive (step 06)"]["exponent"] < 2
+    text = " ".join(read(THEORY / "07-heap-encoding.md").split())
+    assert "the rounds approach $O(L^2)$" not in text and "near $O(L^2)$ on long random pieces" not in text
+
+
 def test_page07_traces_and_drill_facts():
     from bpe_ref.course.figures.heap_encoding import AAA_MERGES, WORK_MERGES, trace
 
