@@ -1119,6 +1119,31 @@ def test_page07_rounds_on_random_pieces_grow_more_slowly_than_the_length():
     assert "the rounds approach $O(L^2)$" not in text and "near $O(L^2)$ on long random pieces" not in text
 
 
+def test_page07_a_merge_is_a_table_lookup_on_numbered_tokens_and_a_copy_on_bytes():
+    """Section 3: the merge is O(1) on tokens numbered by rank (HeapEncoder joins by a table lookup) and
+    O(K) on bytes (merge_all joins with +, a new bytes object of the merged token's length)."""
+    import operator
+
+    from bpe_ref.encode import step07_heap
+    from bpe_ref.encode.common import MergeTables
+
+    calls = []
+    real_pop_loop = step07_heap.pop_loop
+    try:
+        step07_heap.pop_loop = lambda *args, **kwargs: calls.append(args[3]) or real_pop_loop(*args, **kwargs)
+        step07_heap.heap_encode(b"aaaa", {(b"a", b"a"): 0, (b"aa", b"aa"): 1})
+        vocab = {i: bytes([i]) for i in range(256)} | {256: b"aa", 257: b"aaaa"}
+        encoder = step07_heap.HeapEncoder(MergeTables(vocab, [(b"a", b"a"), (b"aa", b"aa")]))
+        assert encoder.encode(b"aaaa") == [257]
+    finally:
+        step07_heap.pop_loop = real_pop_loop
+    assert calls[0] is operator.add  # bytes: left + right copies both tokens' bytes
+    assert len(calls) == 2 and calls[1](97, 97) == encoder.pair_to_token[(97, 97)] == 256  # numbered: a lookup
+    text = " ".join(read(THEORY / "07-heap-encoding.md").split())
+    assert "relinking costs $O(1)$, and so do the stale check and the merge on tokens numbered by rank" in text
+    assert "($O(L (\\log L + K))$ on `bytes` tokens)" in text
+
+
 def test_page07_traces_and_drill_facts():
     from bpe_ref.course.figures.heap_encoding import AAA_MERGES, WORK_MERGES, trace
 
