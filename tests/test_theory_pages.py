@@ -1374,6 +1374,23 @@ def test_page09_prose_claims():
     assert paired_ratio(encoding, "bpe_ref encode (cold cache)", "bpe_ref encode (warm cache)") > 1
 
 
+def test_page09_an_exponent_from_four_points_moved_by_more_than_a_tenth():
+    """Section 5 and the pitfalls: page 07's and page 08's runs of one harness on one piece (random letters)
+    fitted the heap over the same four lengths at two exponents more than a tenth apart."""
+    from bpe_ref.course.figures.heap_encoding import long_pieces_data
+    from bpe_ref.course.figures.linear_encoding import growth_data
+
+    page07 = long_pieces_data()["results"]["random letters"]["heap (step 07)"]
+    page08 = growth_data()["results"]["random letters"]["heap (step 07)"]
+    assert page07["fitted_over"] == page08["fitted_over"] and page07["lengths"] == page08["lengths"]
+    assert len([n for n in page07["lengths"] if page07["fitted_over"][0] <= n]) == 4
+    assert abs(page07["exponent"] - page08["exponent"]) > 0.1
+    text = " ".join(read(THEORY / "09-benchmarks.md").split())
+    assert (f"fitted the heap encoder at {page07['exponent']:.2f} and {page08['exponent']:.2f} over the same four "
+            "lengths") in text
+    assert "good to about a tenth" not in text and "read $k$ to about a tenth" not in text
+
+
 def test_page09_worked_example_is_what_the_harness_computes():
     from bpe_ref.course.figures.benchmarks import (
         WORKED_CURVES, WORKED_ROUNDS, WORKED_SECONDS, WORKED_SIZES, WORKED_VOCABS,
