@@ -1391,6 +1391,18 @@ def test_page09_an_exponent_from_four_points_moved_by_more_than_a_tenth():
     assert "good to about a tenth" not in text and "read $k$ to about a tenth" not in text
 
 
+def test_page09_v5s_exponent_against_the_vocabulary_is_small_not_zero():
+    from bpe_ref.course.figures.benchmarks import growth_series, measured
+    from bpe_ref.measure import fit_exponent
+
+    vocabs, by_vocab, *_ = growth_series(measured("growth"))
+    k = {label: fit_exponent(vocabs, seconds) for label, seconds in by_vocab.items()}
+    assert all(0.05 < k[label] < 0.25 for label in ("heap", "linked_list")) and k["inverted_index"] > 1, k
+    text = " ".join(read(THEORY / "09-benchmarks.md").split())
+    assert ("its $k$ stays small, not 0 (the table below: under a quarter for the heap and the linked list, against "
+            "V4's above 1)") in text
+
+
 def test_page09_worked_example_is_what_the_harness_computes():
     from bpe_ref.course.figures.benchmarks import (
         WORKED_CURVES, WORKED_ROUNDS, WORKED_SECONDS, WORKED_SIZES, WORKED_VOCABS,
