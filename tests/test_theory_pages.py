@@ -1480,6 +1480,8 @@ def test_page10_prose_claims():
     assert 1.6 < smallest["text_bytes"] / smallest["count_bytes"] < 2.5
     assert "(about 80 bytes an entry, measured)" in text and 70 <= rates["memory_bytes_per_entry"] <= 90
     assert "about 12 bytes an entry" in text and round(rates["entry_bytes"]) == 12
+    assert "in a local cluster they share the client's own process: only the workers are processes of their own" in text
+    assert "scheduler, nanny and client processes" not in text  # tests/test_distributed.py checks the processes
     dask = page10.results()["dask"]
     assert "one worker is a little slower than one process, and two workers come nowhere near twice its speed" in text
     two = next(w for w in dask["workers"] if w["workers"] == 2)
