@@ -1459,6 +1459,9 @@ def test_page10_prose_claims():
     assert "a thousand cores bring even 10 TB under an hour" in text
     assert rows["10 TB"]["cores"] < 3600
     assert "One core needs minutes for a gigabyte, hours for 100 GB and weeks for 10 TB" in text
+    days = rows["10 TB"]["one_core"] / 86400  # the opening paragraph quotes it
+    assert f"counting it on one core would take weeks (section 4: {days:.1f} days for 10 TB" in text
+    assert "más de lo que una máquina lee en un día" not in text
     assert 60 <= rows["1 GB"]["one_core"] < 3600 and 3600 <= rows["100 GB"]["one_core"] < 86400
     assert rows["10 TB"]["one_core"] >= 7 * 86400
     assert "500 MB take about a minute on one core" in text and 30 < 500e6 / rates["count_bytes_per_second"] < 120
