@@ -82,7 +82,7 @@ MAX_RANGE_BYTES = 64 * 2**20
 """The most text :func:`count_pretokens` puts in one range (64 MiB; fewer where a file is smaller or
 has no special token to cut at). A large corpus then gives many more ranges than workers: a slow or
 failed worker holds up one range of seconds, not a share of minutes, and a range's counts stay small
-next to its text. (10 TB on 1,000 cores would otherwise make 2,500 ranges of 4 GB.)"""
+next to its text. (10 TB on 1,000 cores would otherwise make 4,000 ranges of 2.5 GB.)"""
 
 T = TypeVar("T")
 

@@ -1208,11 +1208,54 @@ def test_lab08_table_and_counts_mistakes_get_hints(lab08):
     assert "start the list with None before the loop" in failure(graders.check_last_tokens, no_empty)
     lengths = _defined_in_notebook(solutions, "def prefix_token_counts(last):\n    return list(range(len(last)))\n",
                                    "prefix_token_counts")
-    assert "counts[end] = counts[end - len(last[end])] + 1" in failure(graders.check_prefix_token_counts, lengths)
+    message = failure(graders.check_prefix_token_counts, lengths)
+    assert "counts[end] is not end" in message and "which shorter prefix is left when you drop it" in message
+    assert "len(last[end])" not in message and "+ 1" not in message, "task 4's hint points the way, not the code"
     one_byte_short = _lab08_variant("task4_prefix_token_counts_solution", "prefix_token_counts",
                                     "counts[end - len(last[end])] + 1", "counts[end - len(last[end]) + 1] + 1")
-    message = failure(graders.check_prefix_token_counts, one_byte_short)
-    assert "look back to that start" in message and "counts[end] = counts[end - len(last[end])] + 1" in message
+    for grader in (graders.check_prefix_token_counts, graders.check_prefix_token_counts_properties):
+        message = failure(grader, one_byte_short)
+        assert "drop it and what is left is the encoding of a shorter prefix" in message
+        assert "Which prefix exactly (count the bytes)" in message
+        assert "len(last[end])" not in message and "+ 1" not in message, "task 4's hint points the way, not the code"
+
+
+LAST_TOKENS_WINDOW = "range(max(0, end - longest), end)"
+
+
+@pytest.mark.parametrize("window, says", [
+    ("range(max(0, end - longest + 1), end)", "your window of starts leaves out the longest candidates"),
+    ("range(max(0, end - longest), end - 1)", "leaves out the one-byte candidates"),
+    ("range(end - longest, end)", "goes below 0"),
+])
+def test_lab08_an_off_by_one_window_in_last_tokens_gets_a_hint(lab08, window, says):
+    """The window of starts off by one at either side (or unclamped): the hint names what it leaves out and
+    says what the window must hold and why, in the visible and the hidden test, whether the mistake
+    returns a wrong table or raises."""
+    graders, _ = lab08
+    mistake = _lab08_variant("task3_last_tokens_solution", "last_tokens", LAST_TOKENS_WINDOW, window)
+    for grader in (graders.check_last_tokens, graders.check_last_tokens_properties):
+        message = failure(grader, mistake)
+        assert says in message, message
+        assert "exactly one of them fits" in message and "so the window must hold both, and nothing before 0" in message
+
+
+def test_lab08_the_window_hint_names_the_missed_token_and_not_a_missing_none(lab08):
+    graders, _ = lab08
+    shortest_missed = _lab08_variant("task3_last_tokens_solution", "last_tokens", LAST_TOKENS_WINDOW,
+                                     "range(max(0, end - longest + 1), end)")
+    message = failure(graders.check_last_tokens, shortest_missed)
+    assert "at end 6 of b'abcbca', the token that fits is b'bca', starting at 3" in message
+    assert "last has one entry per prefix" not in message and "start the list with None" not in message
+
+
+@pytest.mark.parametrize("window", ["range(max(0, end - longest - 1), end)", "range(max(0, end - longest), end + 1)"])
+def test_lab08_a_wider_window_is_no_mistake(lab08, window):
+    """A window that also tries starts no valid token can have finds the same table: no hint, no lost point."""
+    graders, _ = lab08
+    wider = _lab08_variant("task3_last_tokens_solution", "last_tokens", LAST_TOKENS_WINDOW, window)
+    graders.check_last_tokens(wider)
+    graders.check_last_tokens_properties(wider)
 
 
 def test_lab08_stretch_the_appender_counts_after_each_piece(lab08):

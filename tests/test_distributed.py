@@ -286,6 +286,16 @@ def test_a_file_that_is_not_utf8_is_named_with_its_offset(client, write_corpus):
 # ---- clusters started otherwise --------------------------------------------------------------
 
 
+def test_a_local_clusters_scheduler_shares_the_clients_process_and_only_workers_have_their_own(client):
+    """Page 10, section 3: in a local cluster the scheduler (and the nannies) run in the client's
+    process; each worker is a process of its own."""
+    import os
+
+    assert client.run_on_scheduler(os.getpid) == os.getpid()
+    workers = client.run(os.getpid)
+    assert workers and os.getpid() not in workers.values()
+
+
 def test_count_pretokens_starts_and_stops_its_own_cluster(write_corpus, capsys):
     paths = [write_corpus(f"one two{EOT}three" * 50), write_corpus("four")]
     assert count_pretokens(paths, [EOT], num_workers=1, progress=True) == serial_count(paths, [EOT])

@@ -65,11 +65,54 @@ def test_page00_toy_counts_what_count_pretokens_counts(runs):
     assert dict(namespace["counts"]) == count_pretokens(namespace["text"], [namespace["SPECIAL"]])
 
 
+def bracketed_symbols(text: str) -> list[str]:
+    return re.findall(r"\[(\w+)\]", text)
+
+
 @pytest.mark.parametrize("method", TRAIN_METHODS)
 def test_page01_toy_learns_the_trainers_merges(runs, method):
-    namespace, _ = runs["01"]
-    assert namespace["words"] == HUG_WORDS
-    assert namespace["merges"] == reference_merges(HUG_WORDS, 4, method)
+    namespace, printed = runs["01"]
+    assert Counter(namespace["text"].split()) == HUG_WORDS
+    merges = [tuple(bracketed_symbols(best)) for best in namespace["merges"]]
+    assert merges == reference_merges(HUG_WORDS, 4, method)
+    # The printed counts are the weighted pair counts of the words as they stand before each merge.
+    splits = {w: tuple(bytes([c]) for c in w.encode()) for w in HUG_WORDS}
+    for step, (a, b) in enumerate(merges, 1):
+        counts = Counter()
+        for w, symbols in splits.items():
+            for pair in zip(symbols, symbols[1:]):
+                counts[pair] += HUG_WORDS[w]
+        line = re.search(rf"^step {step}: counts (\{{.*\}}) \.\.\.$", printed, re.MULTILINE).group(1)
+        shown = {tuple(s.encode() for s in bracketed_symbols(k)): v for k, v in ast.literal_eval(line).items()}
+        assert all(counts[pair] == n for pair, n in shown.items())
+        top = sorted(counts.values(), reverse=True)
+        assert list(shown.values()) == top[:4] and top[0] > top[1], "the page says no two counts tie at the top"
+        splits = {w: trainer_module("naive").merge_word(s, (a.encode(), b.encode())) for w, s in splits.items()}
+
+
+def test_page01_toy_merge_by_replace_is_the_left_to_right_merge():
+    """The page says str.replace on bracketed symbols merges as BPE does: checked on every word of
+    up to 7 symbols over {a, b, ab} and every pair of them."""
+    import itertools
+
+    merge_word = trainer_module("naive").merge_word
+    alphabet = ["a", "b", "ab"]
+    for n in range(1, 8):
+        for word in itertools.product(alphabet, repeat=n):
+            for a, b in itertools.product(alphabet, repeat=2):
+                by_replace = "".join(f"[{s}]" for s in word).replace(f"[{a}][{b}]", f"[{a}{b}]")
+                expected = merge_word(tuple(s.encode() for s in word), (a.encode(), b.encode()))
+                assert bracketed_symbols(by_replace) == [t.decode() for t in expected], (word, a, b)
+
+
+def test_page01_toy_is_not_lab01s_code():
+    """The toy shows the loop's shape, not lab 01's answers: no function of the lab, no scan loop, no
+    frequency-weighted counting (the text repeats its words instead)."""
+    tree = ast.parse(five_minutes.code_of("01"))
+    defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    assert not defined & {"count_pairs", "best_pair", "merge_word", "train", "split_into_bytes"}
+    assert not any(isinstance(node, ast.While) for node in ast.walk(tree))
+    assert "zip(" not in five_minutes.code_of("01") and "+=" not in five_minutes.code_of("01")
 
 
 def test_page02_toy_keeps_the_counts_of_a_fresh_recount(runs):

@@ -261,6 +261,23 @@ def test_lab08_a_compatible_that_only_checks_the_first_token_fails_the_hidden_te
     assert "smallest failing input" in failure(graders.check_compatible_properties, mistake)
 
 
+def test_lab08_an_off_by_one_window_loses_task_3s_hidden_points_with_its_hint_in_the_worker(lab08):
+    """Task 3 with the one-byte candidates left out of the window, graded in the grading worker: a wrong
+    table, or an IndexError told by its name (the worker's exceptions are not this process's classes),
+    each with the window's hint."""
+    source = source_of("08_linear_encoding", "task3_last_tokens_solution")
+    old = "range(max(0, end - longest), end)"
+    assert old in source
+    code = "\n".join(["from bpe_ref.encode.step06_naive import Pair, encode_pretoken, merge_ranks",
+                      source_of("08_linear_encoding", "task1_compatible_solution"),
+                      source.replace(old, "range(max(0, end - longest), end - 1)")])
+    hidden = remote("08_linear_encoding", code, "last_tokens", "check_last_tokens_properties")
+    assert hidden is not None and "leaves out the one-byte candidates (start = end - 1)" in hidden, hidden
+    visible = remote("08_linear_encoding", code, "last_tokens", "check_last_tokens")  # raises on b"abcbca"
+    assert visible is not None and "raised IndexError" in visible, visible
+    assert "leaves out the one-byte candidates (start = end - 1)" in visible, visible
+
+
 # ---- lab 09 ----------------------------------------------------------------------------------
 
 

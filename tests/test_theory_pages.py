@@ -1173,6 +1173,85 @@ def test_page07_prose_claims():
     assert 20 < max(dict(speed_factors(results["one letter (a)"], heap)).values()) < 30  # "up to about 25 times"
 
 
+def gpt2_rounds(piece: bytes) -> list:
+    """The merges step 06's rounds apply to ``piece`` with GPT-2's ranks, one per round."""
+    from bpe_ref import Tokenizer
+    from bpe_ref.encode.common import NOT_A_MERGE
+    from bpe_ref.encode.step06_naive import merge_ranks
+    from bpe_ref.train.step01_naive import merge_word, split_into_bytes
+
+    ranks = merge_ranks(Tokenizer.gpt2().merges)
+    word, applied = split_into_bytes(piece), []
+    while len(word) > 1:
+        best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, NOT_A_MERGE))
+        if best not in ranks:
+            break
+        applied.append(best)
+        word = merge_word(word, best)
+    return applied
+
+
+def test_page07_a_run_of_one_letter_takes_two_or_three_rounds_with_gpt2():
+    """Sections 4 and the recap: GPT-2's merges take a run of a through (a, a), (aa, aa) and, for some odd
+    lengths, (aa, a), whatever the length (not log2 L rounds: that is section 3's doubling merges)."""
+    from bpe_ref.course.figures.heap_encoding import long_pieces_data
+    from bpe_ref.course.figures.long_pieces import long_piece
+
+    lengths = long_pieces_data()["results"]["one letter (a)"]["naive (step 06)"]["lengths"]
+    seen = set()
+    for length in [*lengths, 251, 1003, 7]:
+        applied = gpt2_rounds(long_piece("one letter (a)", length).encode())
+        assert applied[:2] == [(b"a", b"a"), (b"aa", b"aa")] and applied[2:] in ([], [(b"aa", b"a")]), length
+        seen.add(len(applied))
+    assert seen == {2, 3}
+    text = " ".join(read(THEORY / "07-heap-encoding.md").split())
+    assert "GPT-2's merges take a run of `a` through two rounds, `(a, a)` then `(aa, aa)`, and a third, `(aa, a)`" in text
+    assert "\\log_2 L$): there they beat the heap" not in text and "near $O(L \\log L)$ on a run" not in text
+
+
+def test_page07_rounds_on_random_pieces_grow_more_slowly_than_the_length():
+    """Section 3 and the recap: on random digits and letters r grows with L, more slowly than L (so the
+    rounds are between linear and quadratic), and section 4's fitted exponents lie between 1 and 2."""
+    from bpe_ref.course.figures.heap_encoding import long_pieces_data
+    from bpe_ref.course.figures.long_pieces import long_piece
+
+    for kind in ("random digits", "random letters"):
+        lengths = (250, 1000, 4000)
+        applied = [gpt2_rounds(long_piece(kind, n).encode()) for n in lengths]
+        assert all(len(set(merges)) == len(merges) for merges in applied)  # one distinct merge per round
+        rounds = [len(merges) for merges in applied]
+        assert rounds[0] < rounds[1] < rounds[2], (kind, rounds)
+        assert rounds[0] / lengths[0] > rounds[1] / lengths[1] > rounds[2] / lengths[2], (kind, rounds)
+        assert 1 < long_pieces_data()["results"][kind]["naive (step 06)"]["exponent"] < 2
+    text = " ".join(read(THEORY / "07-heap-encoding.md").split())
+    assert "the rounds approach $O(L^2)$" not in text and "near $O(L^2)$ on long random pieces" not in text
+
+
+def test_page07_a_merge_is_a_table_lookup_on_numbered_tokens_and_a_copy_on_bytes():
+    """Section 3: the merge is O(1) on tokens numbered by rank (HeapEncoder joins by a table lookup) and
+    O(K) on bytes (merge_all joins with +, a new bytes object of the merged token's length)."""
+    import operator
+
+    from bpe_ref.encode import step07_heap
+    from bpe_ref.encode.common import MergeTables
+
+    calls = []
+    real_pop_loop = step07_heap.pop_loop
+    try:
+        step07_heap.pop_loop = lambda *args, **kwargs: calls.append(args[3]) or real_pop_loop(*args, **kwargs)
+        step07_heap.heap_encode(b"aaaa", {(b"a", b"a"): 0, (b"aa", b"aa"): 1})
+        vocab = {i: bytes([i]) for i in range(256)} | {256: b"aa", 257: b"aaaa"}
+        encoder = step07_heap.HeapEncoder(MergeTables(vocab, [(b"a", b"a"), (b"aa", b"aa")]))
+        assert encoder.encode(b"aaaa") == [257]
+    finally:
+        step07_heap.pop_loop = real_pop_loop
+    assert calls[0] is operator.add  # bytes: left + right copies both tokens' bytes
+    assert len(calls) == 2 and calls[1](97, 97) == encoder.pair_to_token[(97, 97)] == 256  # numbered: a lookup
+    text = " ".join(read(THEORY / "07-heap-encoding.md").split())
+    assert "relinking costs $O(1)$, and so do the stale check and the merge on tokens numbered by rank" in text
+    assert "($O(L (\\log L + K))$ on `bytes` tokens)" in text
+
+
 def test_page07_traces_and_drill_facts():
     from bpe_ref.course.figures.heap_encoding import AAA_MERGES, WORK_MERGES, trace
 
@@ -1206,6 +1285,30 @@ def test_page08_growth_prose_claims():
     for label in ("backtrack (step 08)", "table (step 08)"):
         factors = dict(speed_factors(rows, label))
         assert 4.5 <= factors[250] <= 7 and all(9.5 <= f <= 16 for n, f in factors.items() if n >= 2000), label
+
+def test_page08_section3_teaches_the_table_with_a_trace_and_leaves_the_loop_to_the_lab():
+    """Section 3 states the invariant and traces it (generated), with no pseudocode of lab 08's task 3,
+    and its prose reads the trace right."""
+    from bpe_ref.course.figures.linear_encoding import TRACE_MERGES, TRACE_TEXT, table_trace_rows
+    from bpe_ref.encode.step06_naive import encode_pretoken, merge_ranks
+    from bpe_ref.encode.step08_table import last_tokens
+
+    body = section(read(THEORY / "08-linear-encoding.md"), "## 3. The table of last tokens")
+    assert "```" not in body, "section 3 shows no code: the loop is lab 08's task 3"
+    assert "**The invariant.**" in body and "after the lab, compare with [`bpe_ref/encode/step08_table.py`]" in body
+    assert "<!-- snippet: figures/08-table-trace.md -->" in body
+    ranks = merge_ranks(TRACE_MERGES)
+    assert (TRACE_TEXT, TRACE_MERGES) == (b"aaaaa", [(b"a", b"a"), (b"aa", b"a")])
+    rows = table_trace_rows(TRACE_TEXT, ranks)
+    assert [row[2].count(": no") for row in rows] == [0, 0, 0, 1, 0]  # "a trace where it is not" (end 4 only)
+    assert encode_pretoken(b"aaaa", ranks) == [b"aa", b"aa"]  # "BPE makes [aa, aa] of aaaa"
+    last = last_tokens(TRACE_TEXT, ranks)
+    assert last[1:] == [b"a", b"aa", b"aaa", b"aa", b"aaa"]
+    # "no longer prefix's encoding holds that token": the token aaa spanning bytes 0 to 3
+    for end in (4, 5):
+        tokens = encode_pretoken(TRACE_TEXT[:end], ranks)
+        assert tokens[0] != b"aaa"
+
 
 # --- pages 06 to 10: a Spanish summary, then the idea in five minutes, run and checked ---------
 
@@ -1379,6 +1482,35 @@ def test_page09_prose_claims():
     assert paired_ratio(encoding, "bpe_ref encode (cold cache)", "bpe_ref encode (warm cache)") > 1
 
 
+def test_page09_an_exponent_from_four_points_moved_by_more_than_a_tenth():
+    """Section 5 and the pitfalls: page 07's and page 08's runs of one harness on one piece (random letters)
+    fitted the heap over the same four lengths at two exponents more than a tenth apart."""
+    from bpe_ref.course.figures.heap_encoding import long_pieces_data
+    from bpe_ref.course.figures.linear_encoding import growth_data
+
+    page07 = long_pieces_data()["results"]["random letters"]["heap (step 07)"]
+    page08 = growth_data()["results"]["random letters"]["heap (step 07)"]
+    assert page07["fitted_over"] == page08["fitted_over"] and page07["lengths"] == page08["lengths"]
+    assert len([n for n in page07["lengths"] if page07["fitted_over"][0] <= n]) == 4
+    assert abs(page07["exponent"] - page08["exponent"]) > 0.1
+    text = " ".join(read(THEORY / "09-benchmarks.md").split())
+    assert (f"fitted the heap encoder at {page07['exponent']:.2f} and {page08['exponent']:.2f} over the same four "
+            "lengths") in text
+    assert "good to about a tenth" not in text and "read $k$ to about a tenth" not in text
+
+
+def test_page09_v5s_exponent_against_the_vocabulary_is_small_not_zero():
+    from bpe_ref.course.figures.benchmarks import growth_series, measured
+    from bpe_ref.measure import fit_exponent
+
+    vocabs, by_vocab, *_ = growth_series(measured("growth"))
+    k = {label: fit_exponent(vocabs, seconds) for label, seconds in by_vocab.items()}
+    assert all(0.05 < k[label] < 0.25 for label in ("heap", "linked_list")) and k["inverted_index"] > 1, k
+    text = " ".join(read(THEORY / "09-benchmarks.md").split())
+    assert ("its $k$ stays small, not 0 (the table below: under a quarter for the heap and the linked list, against "
+            "V4's above 1)") in text
+
+
 def test_page09_worked_example_is_what_the_harness_computes():
     from bpe_ref.course.figures.benchmarks import (
         WORKED_CURVES, WORKED_ROUNDS, WORKED_SECONDS, WORKED_SIZES, WORKED_VOCABS,
@@ -1435,6 +1567,9 @@ def test_page10_prose_claims():
     assert "a thousand cores bring even 10 TB under an hour" in text
     assert rows["10 TB"]["cores"] < 3600
     assert "One core needs minutes for a gigabyte, hours for 100 GB and weeks for 10 TB" in text
+    days = rows["10 TB"]["one_core"] / 86400  # the opening paragraph quotes it
+    assert f"counting it on one core would take weeks (section 4: {days:.1f} days for 10 TB" in text
+    assert "más de lo que una máquina lee en un día" not in text
     assert 60 <= rows["1 GB"]["one_core"] < 3600 and 3600 <= rows["100 GB"]["one_core"] < 86400
     assert rows["10 TB"]["one_core"] >= 7 * 86400
     assert "500 MB take about a minute on one core" in text and 30 < 500e6 / rates["count_bytes_per_second"] < 120
@@ -1456,6 +1591,8 @@ def test_page10_prose_claims():
     assert 1.6 < smallest["text_bytes"] / smallest["count_bytes"] < 2.5
     assert "(about 80 bytes an entry, measured)" in text and 70 <= rates["memory_bytes_per_entry"] <= 90
     assert "about 12 bytes an entry" in text and round(rates["entry_bytes"]) == 12
+    assert "in a local cluster they share the client's own process: only the workers are processes of their own" in text
+    assert "scheduler, nanny and client processes" not in text  # tests/test_distributed.py checks the processes
     dask = page10.results()["dask"]
     assert "one worker is a little slower than one process, and two workers come nowhere near twice its speed" in text
     two = next(w for w in dask["workers"] if w["workers"] == 2)

@@ -43,8 +43,8 @@ from ...encode.step08_valid_tokens import compatible
 from ...serialization import string_to_token, token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from .core import (
-    Case, CheckFailed, Task, advisory, call_learner, call_watching, check_cases, check_property, error_name, passed,
-    refuse_reference_use, task_graders,
+    Case, CheckFailed, Task, advisory, call_learner, call_watching, check_cases, check_property, error_name, hints,
+    passed, refuse_reference_use, task_graders,
 )
 
 # The learner's code may use lab 01's split_into_bytes and lab 06's merge_ranks and encode_pretoken.
@@ -356,7 +356,8 @@ def verify_uses_compatible(learner: Callable, name: str, task: Task) -> None:
     outcome, lengths = call_watching(learner, (pretoken, ranks), ("compatible",), PROVIDED, task.stand_ins)
     call = f"{name}({pretoken!r}, <GPT-2's ranks>)"
     if outcome.error is not None:
-        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+        found = hints(task, (pretoken, ranks), None, error=outcome.error)
+        raise CheckFailed("\n".join([f"{call} raised {error_name(outcome.error)}: {outcome.error}", *found]))
     if not lengths["compatible"]:
         raise CheckFailed(f"{call} never called compatible: this task searches for the valid encoding, each token "
                           "compatible with the one before it (task 1). Replaying the merges (step 06) gives the same "
@@ -382,12 +383,101 @@ check_backtrack_encode, check_backtrack_encode_properties = task_graders(
 # ---- task 3: the table of last tokens ------------------------------------------------------------
 
 
+# The window of starts a learner tries at each end, off by one: (what it gets wrong, the starts it
+# tries at ``end`` for a longest valid token of ``k`` bytes). The right window is ``max(0, end - k)`` up to
+# ``end - 1``: the one token that fits can be as long as the longest valid token, or a single byte.
+WINDOW_MISTAKES = (
+    ("leaves out the longest candidates, K bytes long (start = end - K)", lambda end, k: range(max(0, end - k + 1), end)),
+    ("leaves out the one-byte candidates (start = end - 1)", lambda end, k: range(max(0, end - k), end - 1)),
+    ("leaves out the candidates that start the pretoken (start = 0)", lambda end, k: range(max(1, end - k), end)),
+    ("goes below 0 (a negative start counts from the end of the pretoken)", lambda end, k: range(end - k, end)),
+)
+
+
+def windowed_last_tokens(pretoken: bytes, ranks: dict[Pair, int], starts: Callable, preallocated: bool) -> list:
+    """Task 3 as a learner writes it with the window ``starts(end, K)``: appending an entry per end (an end
+    where nothing tried fits gets none, and later lookups shift or fail), or filling a list of
+    ``len(pretoken) + 1`` entries (such an end keeps None). Raises what that code raises."""
+    valid = _valid_tokens(pretoken, ranks)
+    longest = max(map(len, valid), default=1)
+    last: list[bytes | None] = [None] * (len(pretoken) + 1) if preallocated else [None]
+    for end in range(1, len(pretoken) + 1):
+        for start in starts(end, longest):
+            token = pretoken[start:end]
+            if token in valid and (start == 0 or compatible(last[start], token, ranks)):
+                if preallocated:
+                    last[end] = token
+                else:
+                    last.append(token)
+                break
+    return last
+
+
+def _outcome(function: Callable, *args) -> tuple[object, str | None]:
+    """What ``function(*args)`` returns, or the name of what it raises."""
+    try:
+        return function(*args), None
+    except Exception as exception:  # noqa: BLE001 - the learner's version of this code raises it too
+        return None, type(exception).__name__
+
+
+def without_empty_prefix(pretoken: bytes, ranks: dict[Pair, int]) -> list:
+    """Task 3 with ``last`` started empty instead of with None, to tell that mistake from a window's."""
+    valid = _valid_tokens(pretoken, ranks)
+    longest = max(map(len, valid), default=1)
+    last: list[bytes | None] = []
+    for end in range(1, len(pretoken) + 1):
+        for start in range(max(0, end - longest), end):
+            token = pretoken[start:end]
+            if token in valid and (start == 0 or compatible(last[start], token, ranks)):
+                last.append(token)
+                break
+    return last
+
+
+def window_hint(pretoken: bytes, ranks: dict[Pair, int], got: object = None, error: str | None = None) -> str | None:
+    """The hint for a window of starts off by one, when ``got`` (or an error named ``error``) is what such
+    a window gives on these arguments. An error can come from several mistakes: the hint names each
+    one that raises it here."""
+    matched = []
+    for label, starts in WINDOW_MISTAKES:
+        for preallocated in (False, True):
+            outcome, raised = _outcome(windowed_last_tokens, pretoken, ranks, starts, preallocated)
+            if (error is None and raised is None and got == outcome) or (error is not None and raised == error):
+                matched.append((label, starts))
+                break
+    if not matched:
+        return None
+    longest = max(map(len, _valid_tokens(pretoken, ranks)), default=1)
+    expected = last_tokens(pretoken, ranks)
+    example = ""
+    for _, starts in matched:
+        where = next((end for end in range(1, len(expected)) if end - len(expected[end]) not in starts(end, longest)),
+                     None)
+        if where is not None:
+            example = (f" Here, at end {where} of {pretoken!r}, the token that fits is {expected[where]!r}, starting "
+                       f"at {where - len(expected[where])}: check that your window tries it.")
+            break
+    either = ""
+    if error is not None and _outcome(without_empty_prefix, pretoken, ranks)[1] == error:
+        either = ("last is too short for last[start]: either it does not start with None for the empty prefix (start "
+                  "the list with None before the loop), or ")
+    return (f"{either}your window of starts {' or '.join(label for label, _ in matched)}. At each end, the candidates "
+            "are the valid tokens pretoken[start:end] that end there, and exactly one of them fits: it can be as long "
+            "as the longest valid token (K bytes: start = end - K, or 0 when end < K) or a single byte (start = "
+            "end - 1), so the window must hold both, and nothing before 0. When it misses the one that fits, that end "
+            "gets no entry and every later last[start] is off." + example)
+
+
 def last_tokens_hint(args: tuple, expected: object, got: object) -> str | None:
     pretoken, ranks = args
     if not isinstance(got, list) or not isinstance(expected, list):
         return None
     if got != expected and got == swapped_last_tokens(pretoken, ranks):
         return SWAPPED_HINT
+    window = window_hint(pretoken, ranks, got=got) if got != expected else None
+    if window:
+        return window
     if len(got) == len(expected) - 1:
         return "last has one entry per prefix, the empty one included: len(pretoken) + 1 entries, last[0] is None"
     if len(got) != len(expected):
@@ -404,7 +494,11 @@ def last_tokens_hint(args: tuple, expected: object, got: object) -> str | None:
 
 
 def last_tokens_error_hint(args: tuple, error: BaseException) -> str | None:
-    if isinstance(error, IndexError):
+    pretoken, ranks = args
+    window = window_hint(pretoken, ranks, error=error_name(error))
+    if window:
+        return window
+    if error_name(error) == "IndexError":
         return ("last holds one entry per prefix, the empty one first (last[0] is None), so the token before a "
                 "candidate data[start:end] is last[start]: start the list with None before the loop")
     return None
@@ -438,15 +532,17 @@ def counts_hint(args: tuple, expected: object, got: object) -> str | None:
     if len(got) == len(expected) - 1:
         return "one count per prefix, the empty one included (counts[0] == 0): as many entries as last"
     if len(got) == len(expected) and got == [sum(1 for _ in last[1 : end + 1]) for end in range(len(last))]:
-        return ("counts[end] is not end: the last token of the prefix starts at end - len(last[end]), and the prefix "
-                "before it has its own count: counts[end] = counts[end - len(last[end])] + 1")
+        return ("counts[end] is not end (the bytes, or the entries of last, up to end): last holds a token for every prefix, "
+                "and most of them are not in the encoding of the longer prefix (page 08's worked example: last[2] = "
+                "b'ab' is not in the encoding of b'abc'). Start from the last token of the prefix: which shorter "
+                "prefix is left when you drop it (corollary 1), and what do you already know about that one?")
     if len(got) == len(expected) and got[:1] == [0]:
         end = next((end for end in range(1, len(expected)) if got[end] != expected[end]), None)
         if end is not None:
-            start = end - len(last[end])
-            return (f"counts[{end}]: the last token of that prefix, last[{end}] = {last[end]!r}, starts at {end} - "
-                    f"{len(last[end])} = {start}; look back to that start, not a byte more or less: "
-                    f"counts[end] = counts[end - len(last[end])] + 1 = counts[{start}] + 1 = {expected[start] + 1}")
+            return (f"counts[{end}] should be {expected[end]}, you have {got[end]}. The prefix of length {end} ends with "
+                    f"last[{end}] = {last[end]!r}, {len(last[end])} bytes long; drop it and what is left is the encoding "
+                    "of a shorter prefix (corollary 1). Which prefix exactly (count the bytes), and how many tokens "
+                    "does it have?")
     return None
 
 

@@ -2,7 +2,9 @@
 
 Each toy is at most 30 lines of plain Python (strings, not the labs' bytes and tuples; no
 tie-break rule; names and signatures that are not the lab's), so it shows a step's core idea
-without handing out a lab's solution. The page quotes the code *and* what it prints; both are
+without handing out a lab's solution. Page 01's, for instance, keeps the text's words as
+bracketed strings and merges with ``str.replace``: the loop's shape and a trace to follow, while
+lab 01's frequency-weighted counting and merge scan are left to the learner. The page quotes the code *and* what it prints; both are
 generated here by running the code, and ``tests/test_five_minutes.py`` checks each toy's results
 against ``bpe_ref`` (same merges, same counts, same cuts) so the toy never teaches something false.
 """
@@ -36,30 +38,24 @@ IDEAS: dict[str, str] = {
             print(n, pretoken, list(pretoken))       # what training sees: byte values and a count
     ''',
     "01": '''
+        import re
         from collections import Counter
 
-        words = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}  # word -> how often
-        splits = {w: list(w) for w in words}         # each word starts as single symbols
+        # The text itself, each word written out as often as it occurs, each symbol in brackets
+        # (the lab keeps each distinct word once, as a tuple of bytes, with its count).
+        text = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
+        words = ["".join(f"[{c}]" for c in word) for word in text.split()]   # "[h][u][g]", ...
+        WINDOW = re.compile(r"(?=(\\[\\w+\\]\\[\\w+\\]))")  # two neighbouring symbols; windows may overlap
         merges = []
 
-        for step in range(4):
-            pairs = Counter()                        # 1. count every adjacent pair, weighted
-            for w, symbols in splits.items():
-                for a, b in zip(symbols, symbols[1:]):
-                    pairs[a, b] += words[w]
-            best = max(pairs, key=pairs.get)         # 2. the most frequent (ties: section 3)
+        for step in range(1, 5):
+            pairs = Counter(pair for word in words for pair in WINDOW.findall(word))  # 1. count
+            print(f"step {step}: counts {dict(pairs.most_common(4))} ...")
+            best, n = pairs.most_common(1)[0]                # 2. the most frequent (ties: section 3)
+            merged = best.replace("][", "")                  # "[u][g]" -> "[ug]"
+            words = [word.replace(best, merged) for word in words]  # 3. merge, left to right
             merges.append(best)
-            for w, symbols in splits.items():        # 3. merge it in every word, left to right
-                out, i = [], 0
-                while i < len(symbols):
-                    if tuple(symbols[i : i + 2]) == best:
-                        out.append(symbols[i] + symbols[i + 1])
-                        i += 2
-                    else:
-                        out.append(symbols[i])
-                        i += 1
-                splits[w] = out
-            print(f"merge {step + 1}: {best} x{pairs[best]} -> {splits}")
+            print(f"        merge {best} -> {merged}; the words are now {dict(Counter(words))}")
     ''',
     "02": '''
         from collections import Counter

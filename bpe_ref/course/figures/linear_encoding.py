@@ -3,6 +3,9 @@
 - the worked example: page 08's five merges on ``abcbca``, the table of last tokens (the candidates
   ending at each position, which one is compatible, the count of every prefix) and the backtracking
   search step by step (:func:`backtrack_trace`, checked against the lab's functions by the tests);
+- section 3's trace of the table on ``aaaaa`` with the merges (a, a), (aa, a), where the longest
+  candidate does not always fit, and each prefix's encoding read back from the table
+  (:func:`table_trace_rows`);
 - GPT-2's tokens that do not encode to themselves: how many, and a few (:func:`invalid_gpt2_tokens`);
 - where :mod:`bpe_ref.counting` may cut a text so that counts add up (:func:`cut_rule_rows`);
 - growth on one long pretoken: seconds against length for the four encoders and tiktoken, and the
@@ -76,6 +79,49 @@ def table_rows(data: bytes, ranks: dict[Pair, int]) -> list[list[str]]:
                 break
         rows.append([str(end), code(data[:end].decode()), "; ".join(verdicts), code_token(last[end]), str(counts[end])])
     return rows
+
+
+# Section 3's trace: a text on which the longest candidate does not always fit (the lab's AAA ranks).
+TRACE_MERGES: list[Pair] = [(b"a", b"a"), (b"aa", b"a")]
+TRACE_TEXT = b"aaaaa"
+
+
+def table_trace_rows(data: bytes, ranks: dict[Pair, int]) -> list[list[str]]:
+    """Section 3's trace, one row per prefix end: each valid token ending there, longest first, with the
+    token before it (``last[start]``) and the verdict (for a no, what BPE makes of the two), then
+    ``last[end]`` and the prefix's encoding read back from the table (the invariant)."""
+    valid = valid_tokens(ranks, data)
+    last = last_tokens(data, ranks)
+    rows = []
+    for end in range(1, len(data) + 1):
+        verdicts = []
+        for start in range(end):
+            token = data[start:end]
+            if token not in valid:
+                continue
+            if start == 0:
+                verdicts.append(f"{code_token(token)} starts the text: fits")
+                break
+            if compatible(last[start], token, ranks):
+                verdicts.append(f"{code_token(token)} after last[{start}] = {code_token(last[start])}: fits")
+                break
+            verdicts.append(f"{code_token(token)} after last[{start}] = {code_token(last[start])}: no, BPE makes "
+                            f"{show_word(encode_pretoken(last[start] + token, ranks))} of the two")
+        read_back, at = [], end
+        while at > 0:
+            read_back.insert(0, last[at])
+            at -= len(last[at])
+        rows.append([str(end), code(data[:end].decode()), "; ".join(verdicts), code_token(last[end]), show_word(read_back)])
+    return rows
+
+
+def table_trace_snippet() -> str:
+    ranks = merge_ranks(TRACE_MERGES)
+    merges = ", ".join(f"({code_token(left, False)}, {code_token(right, False)})" for left, right in TRACE_MERGES)
+    table = markdown_table(["end", "prefix", "candidates ending here, longest first", "last[end]",
+                            "the prefix's encoding, read back from last"],
+                           table_trace_rows(TRACE_TEXT, ranks), align="rllcl")
+    return f"The merges {merges}, on {code(TRACE_TEXT.decode(), False)}:\n\n" + table
 
 
 def backtrack_trace(data: bytes, ranks: dict[Pair, int]) -> tuple[list[list[str]], list[bytes]]:
@@ -273,6 +319,7 @@ def draw_growth(data: dict, path: Path) -> Path:
 def snippets() -> dict[str, str]:
     """Page 08's snippets: ``{file name: Markdown}``."""
     return {
+        "08-table-trace.md": table_trace_snippet(),
         "08-worked-example.md": worked_example_snippet(),
         "08-invalid-tokens.md": invalid_tokens_snippet(),
         "08-cut-rule.md": cut_rule_snippet(),
