@@ -76,3 +76,25 @@ def test_grade_class_with_a_notebooks_options_is_refused(extra: list[str], named
     assert main(["grade", "--class", "01_naive_bpe", "--course", str(tmp_path), *extra]) == 2
     assert error_lines(capsys) == [f"error: --class 01_naive_bpe reports on a whole class: leave out {named} "
                                    "(those grade one notebook, without --class)"]
+
+
+def test_a_bug_is_a_traceback_not_a_bad_input_line(monkeypatch) -> None:
+    # One line and exit 2 are for bad input; a TypeError from inside a command is a bug, and its
+    # traceback is what a maintainer needs.
+    from bpe_ref.course.commands import handout
+
+    def broken(args):
+        return len(None)
+
+    monkeypatch.setattr(handout, "run", broken)
+    with pytest.raises(TypeError):
+        main(["handout", "somewhere"])
+
+
+def test_a_command_imports_only_its_own_module() -> None:
+    # --help and each command load the module of the command run, not every command's.
+    code = ("import sys; from bpe_ref.course.cli import main\n"
+            "try:\n    main(['handout', '--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('bpe_ref.course.commands.') or m.startswith('bpe_ref.course.bench.')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
+    assert loaded == "['bpe_ref.course.commands.handout']", loaded

@@ -1,7 +1,8 @@
 """The learner's and the instructor's JupyterLab: started at the repository root, it loads the
 nbgrader extensions (formgrader, validate, the Nbgrader menu) and serves the labs and theory pages.
 
-The rendered look is checked by eye: see theory/screenshots/ and solutions/README.md.
+How the pages look is checked in a real browser on the course website (tests/test_site.py); a
+screenshot of JupyterLab itself is a headless Chromium away (CONTRIBUTING.md, "Known pitfalls").
 """
 
 from __future__ import annotations

@@ -312,7 +312,6 @@ def test_math_avoids_what_breaks_github_rendering(path):
 
 @pytest.fixture(scope="module")
 def snippets() -> dict[str, str]:
-    pytest.importorskip("matplotlib")
     from bpe_ref.course.figures import all_snippets
 
     return all_snippets()
@@ -729,12 +728,10 @@ def test_page05_self_overlap_trace_is_what_the_linked_list_does():
 
 
 def test_page05_list_trace_is_lab05s_merge_occurrences():
-    """When step05_linked_list has lab 05's merge_occurrences, the page's trace ends where it does."""
+    """Lab 05's merge_occurrences (step05_linked_list) ends where the page's trace does."""
     from bpe_ref.course.figures.heaps import SELF_OVERLAP_WORDS, trace_list_merge
     from bpe_ref.train import step05_linked_list
 
-    if not hasattr(step05_linked_list, "merge_occurrences"):
-        pytest.skip("lab 05's merge_occurrences is not in bpe_ref yet")
     for words, pair in ((SELF_OVERLAP_WORDS, (b"a", b"a")), (((b"a", b"b", b"a", b"b", b"a"),), (b"a", b"b"))):
         token, prev, next_, node_frequency, occurrences = step05_linked_list.link_words({w: 1 for w in words})
         changes, merged = step05_linked_list.merge_occurrences(pair, token, prev, next_, node_frequency, occurrences)
@@ -750,8 +747,6 @@ def test_page05_heap_key_is_lab05s_heap_entry():
     from bpe_ref.course.figures.heaps import course_key
     from bpe_ref.train import step05_heap
 
-    if not hasattr(step05_heap, "heap_entry"):
-        pytest.skip("lab 05's heap_entry is not in bpe_ref yet")
     key = course_key()
     for count, pair in ((3, (b"a", b"b")), (3, (b"ab", b"c")), (1, (b" ", b"\xff"))):
         assert step05_heap.heap_entry(count, pair) == (*key(count, pair), pair)

@@ -1,8 +1,9 @@
 """``python -m bpe_ref COMMAND``: the course's command line.
 
 Each command lives in its own module, which provides ``add_arguments(parser)`` and
-``run(args) -> int`` (the exit code). This file only routes; it imports a command's module when
-that command runs, so ``python -m bpe_ref --help`` stays fast.
+``run(args) -> int`` (the exit code). This file only routes: it imports the module of the command
+being run (to declare its arguments and run it) and no other, so ``python -m bpe_ref --help``
+and each command start without loading the rest.
 """
 
 from __future__ import annotations
@@ -34,25 +35,29 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; only the command ``argv`` names (all of them when ``argv`` is
+    None) gets its arguments, which means importing its module."""
+    words = [word for word in argv or [] if not word.startswith("-")]
+    chosen = words[0] if words else None
     parser = argparse.ArgumentParser(prog="python -m bpe_ref", description="Fast BPE from Scratch: the reference package.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (module, help_text) in COMMANDS.items():
         sub = commands.add_parser(name, help=help_text, description=help_text)
         sub.set_defaults(_module=module)
-        _add_arguments(sub, module)
+        if argv is None or name == chosen:
+            _add_arguments(sub, module)
     bench = commands.add_parser("bench", help="benchmarks: measure against the peers in one run", description="Benchmarks.")
     kinds = bench.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
     for name, (module, help_text) in BENCHMARKS.items():
         sub = kinds.add_parser(name, help=help_text, description=help_text)
         sub.set_defaults(_module=module)
-        _add_arguments(sub, module)
+        if argv is None or (chosen == "bench" and name in words[1:2]):
+            _add_arguments(sub, module)
     return parser
 
 
 def _add_arguments(parser: argparse.ArgumentParser, module_name: str) -> None:
-    # Arguments are declared by the command's module; importing it only when --help or the
-    # command itself needs it would hide them, so import here (each module imports lazily inside).
     try:
         module = importlib.import_module(module_name)
     except ImportError:
@@ -62,14 +67,15 @@ def _add_arguments(parser: argparse.ArgumentParser, module_name: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(argv).parse_args(argv)
     if getattr(args, "_missing", None):
         print(f"error: this command is not available ({args._missing} is missing)", file=sys.stderr)
         return 2
     module = importlib.import_module(args._module)
     try:
         return int(module.run(args) or 0)
-    except (FileNotFoundError, ValueError, TypeError, IsADirectoryError, NotADirectoryError, PermissionError,
+    except (FileNotFoundError, ValueError, IsADirectoryError, NotADirectoryError, PermissionError,
             FileExistsError, ConnectionError) as err:
         # Bad input from the user (a Dask scheduler that does not answer included): say what is
         # wrong, without a traceback from deep inside.
