@@ -3,6 +3,8 @@ budget; the merge loops themselves only yield what each merge did."""
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from bpe_ref import TRAIN_METHODS, train_bpe_on_text
@@ -22,6 +24,27 @@ def test_no_merge_is_asked_beyond_num_merges():
 
     assert run_merges(steps(), 0) == [] and asked == []  # the loop does not even start
     assert len(run_merges(steps(), 3)) == 3 and asked == [0, 1, 2]
+
+
+def test_the_trainer_is_closed_while_the_collector_is_paused():
+    """Its data is freed before gc.enable(): the first collection after it would walk it all."""
+    collector_on_at_close = []
+
+    def steps():
+        try:
+            for n in range(10):
+                yield MergeStep(pair=(bytes([97 + n]), b"z"), count=1, affected_words=1)
+        finally:
+            collector_on_at_close.append(gc.isenabled())
+
+    was_enabled = gc.isenabled()
+    gc.enable()
+    try:
+        assert len(run_merges(steps(), 3)) == 3
+        assert collector_on_at_close == [False] and gc.isenabled()
+    finally:
+        if not was_enabled:
+            gc.disable()
 
 
 def test_a_spent_deadline_stops_after_one_merge():

@@ -101,6 +101,12 @@ def run_merges(
                     bar.update()
                 if deadline is not None and time.perf_counter() > deadline:
                     break
+            # Free the trainer's data while the collector is still paused: a generator keeps its
+            # locals until it is closed, and the first collection after gc.enable() would walk
+            # every object they hold (about 6% of the training time on the Chinese corpus).
+            close = getattr(steps, "close", None)
+            if close is not None:
+                close()
     finally:
         if bar is not None:
             bar.close()

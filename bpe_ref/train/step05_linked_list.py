@@ -18,7 +18,14 @@ node that no longer starts (A, B) (its token changed, or it was unlinked) is ski
 
 A merge's changes are summed per pair first (``changes``) and applied to the counts and the heap
 once per pair: many occurrences share a neighbour, so this is far fewer heap operations than
-occurrences. The heap is either V5's :class:`~bpe_ref.train.step05_heap.LazyPairHeap`
+occurrences. The summing itself waits for the end of the pass: each occurrence only files its new
+node under its neighbour's token (``x`` for ``(x, AB)``, ``y`` for ``(AB, y)``), one dict look-up
+per side. Then, once per neighbour, the frequencies of its nodes are summed (``sum`` over
+``node_frequency``, a loop in C), the two changes are made, and its list of nodes goes to
+``occurrences`` whole. On the Chinese corpus the pass does 1.6 million occurrences for about
+0.45 million neighbours: building the pairs and summing once per neighbour instead of once per
+occurrence takes about a fifth off :func:`merge_occurrences` (timed merge by merge against the
+per-occurrence version). The heap is either V5's :class:`~bpe_ref.train.step05_heap.LazyPairHeap`
 (``heap="lazy"``, the default: ``heapq``'s sifting runs in C) or, as in the design this follows,
 an :class:`~bpe_ref.train.indexed_heap.IndexedMinHeap` whose keys change priority in place with
 increase-key and decrease-key and which never holds a stale entry (``heap="indexed"``).
@@ -42,7 +49,7 @@ from ..tiebreak import SortKeys
 from .common import Pair, Word
 from .driver import MergeStep, run_merges
 from .indexed_heap import IndexedMinHeap
-from .step01_naive import count_pairs, split_into_bytes
+from .step01_naive import split_into_bytes
 from .step05_heap import DEFAULT_COMPACTION_THRESHOLD, LazyPairHeap
 
 __all__ = ["HEAPS", "IndexedPairHeap", "link_words", "merge_occurrences", "merge_steps", "train"]
@@ -144,8 +151,12 @@ def merge_occurrences(
     """
     left, right = pair
     merged = left + right
-    changes: dict[Pair, int] = {}
-    change_of, listed = changes.get, occurrences.get
+    # The nodes of the new pairs, grouped by the neighbour's token: (x, AB) starts at the left
+    # neighbour's node, (AB, y) at the merged node. One dict look-up keyed by a token per side,
+    # no pair built and no count summed per occurrence: both wait for the loop's end, once per
+    # neighbour (see the docstring of merge_steps).
+    before_by_x: defaultdict[bytes, list[int]] = defaultdict(list)
+    merged_by_y: defaultdict[bytes, list[int]] = defaultdict(list)
     merged_nodes = []
     nodes = occurrences.pop(pair, [])
     if left == right:
@@ -156,33 +167,34 @@ def merge_occurrences(
         follower = next_[node]
         if follower == -1 or token[follower] != right:
             continue  # stale: its right neighbour has changed
-        frequency = node_frequency[node]
         before, after = prev[node], next_[follower]
-        if before != -1:  # x A B -> x AB
-            neighbour = token[before]
-            lost, gained = (neighbour, left), (neighbour, merged)
-            changes[lost] = change_of(lost, 0) - frequency
-            changes[gained] = change_of(gained, 0) + frequency
-            nodes_of = listed(gained)
-            if nodes_of is None:
-                occurrences[gained] = [before]
-            else:
-                nodes_of.append(before)
-        if after != -1:  # A B y -> AB y
-            neighbour = token[after]
-            lost, gained = (right, neighbour), (merged, neighbour)
-            changes[lost] = change_of(lost, 0) - frequency
-            changes[gained] = change_of(gained, 0) + frequency
-            nodes_of = listed(gained)
-            if nodes_of is None:
-                occurrences[gained] = [node]
-            else:
-                nodes_of.append(node)
+        if before != -1:  # x A B -> x AB: (x, A) lost, (x, AB) gained at the node before
+            before_by_x[token[before]].append(before)
+        if after != -1:  # A B y -> AB y: (B, y) lost, (AB, y) gained at this node
+            merged_by_y[token[after]].append(node)
             prev[after] = node
         token[node] = merged
         token[follower] = _UNLINKED
         next_[node] = after
         merged_nodes.append(node)
+    # Once per neighbour: the frequencies of its occurrences summed (the node before is in the same
+    # word, so it has the same frequency), the two count changes, and the new pair's nodes listed.
+    changes: dict[Pair, int] = {}
+
+    def record(lost: Pair, gained: Pair, new_nodes: list[int]) -> None:
+        frequency = sum(map(node_frequency.__getitem__, new_nodes))
+        changes[lost] = changes.get(lost, 0) - frequency
+        changes[gained] = changes.get(gained, 0) + frequency
+        listed = occurrences.get(gained)  # a token's bytes can come from two merges: (a, bc) and (ab, c)
+        if listed is None:
+            occurrences[gained] = new_nodes
+        else:
+            listed.extend(new_nodes)
+
+    for x, new_nodes in before_by_x.items():
+        record((x, left), (x, merged), new_nodes)
+    for y, new_nodes in merged_by_y.items():
+        record((right, y), (merged, y), new_nodes)
     changes.pop(pair, None)  # self-overlap: the merged pair is gone, whatever its neighbours said
     if 0 in changes.values():  # rare (a pair lost and gained as much): a scan in C decides whether to filter
         changes = {changed: change for changed, change in changes.items() if change}
@@ -194,8 +206,10 @@ def merge_steps(pretoken_counts: Mapping[bytes, int], heap: str = "lazy") -> Ite
     if heap not in HEAPS:
         raise ValueError(f"heap must be one of {', '.join(HEAPS)}, got {heap!r}")
     word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
-    pair_counts = count_pairs(word_counts)
     token, prev, next_, node_frequency, occurrences = link_words(word_counts)
+    # A pair's count is the frequency of each node where it starts, summed: one pass of C per pair
+    # (the list already holds every window, so page 01's count_pairs would walk them all again).
+    pair_counts = {pair: sum(map(node_frequency.__getitem__, nodes)) for pair, nodes in occurrences.items()}
     # The word each node belongs to (for the trace's count of words).
     node_word = [word_id for word_id, word in enumerate(word_counts) for _ in word]
 
@@ -204,19 +218,18 @@ def merge_steps(pretoken_counts: Mapping[bytes, int], heap: str = "lazy") -> Ite
         pair, stale_pops = queue.pop_best(pair_counts)
         count = pair_counts.pop(pair)
         changes, merged_nodes = merge_occurrences(pair, token, prev, next_, node_frequency, occurrences)
-        changed, grown = [], []
+        grown = []
         for changed_pair, change in changes.items():
             new_count = pair_counts.get(changed_pair, 0) + change
             if new_count:
                 pair_counts[changed_pair] = new_count
             else:
                 del pair_counts[changed_pair]
-            changed.append(changed_pair)
             if change > 0:
                 grown.append(changed_pair)
         # The lazy heap needs only the pairs that grew (a shrunk pair's entry is checked on pop);
         # the indexed heap moves every pair whose count changed.
-        queue.refresh(grown if heap == "lazy" else changed, pair_counts)
+        queue.refresh(grown if heap == "lazy" else changes, pair_counts)
         yield MergeStep(pair=pair, count=count, affected_words=len(set(map(node_word.__getitem__, merged_nodes))), heap_size=len(queue),
                         stale_pops=stale_pops)
 

@@ -58,6 +58,7 @@ LANGUAGES: list[tuple[str, Path]] = [
     ("Chinese (Hong Lou Meng)", CHINESE_NOVEL),
 ]
 LANGUAGE_VOCAB = 10_000
+LANGUAGE_LIMIT = 1.2  # the default trainer's time over HF's (1 thread) on every language but English (1.0)
 
 HEAP_2_WORKERS = Contender("heap + 2 workers", "bpe_ref", "heap", workers=2)
 PRETOKENIZE_SERIAL = Contender("pretokenization only, 1 process", "pretokenize", workers=1)
@@ -281,7 +282,7 @@ def target_checks(results: list[Measurement], memory: dict[str, float]) -> list[
     for index, (language, _) in enumerate(LANGUAGES):  # the default (fastest) trainer on every language
         add(f"{DEFAULT_TRAIN_METHOD} vs HF 1 thread, {language}, vocab {LANGUAGE_VOCAB}",
             _find(results, language, LANGUAGE_VOCAB, DEFAULT_TRAIN_METHOD),
-            _find(results, language, LANGUAGE_VOCAB, HF_ONE_THREAD.label), 1.0 if index == 0 else 2.0)
+            _find(results, language, LANGUAGE_VOCAB, HF_ONE_THREAD.label), 1.0 if index == 0 else LANGUAGE_LIMIT)
     if "heap" in memory and "inverted_index" in memory:
         value = ratio(memory["heap"], memory["inverted_index"])
         checks.append(("heap (compaction) peak memory vs inverted_index", f"{value:.2f}x", "<= 1.5x", value <= 1.5))
@@ -375,7 +376,7 @@ def plot_languages(results: list[Measurement], path: Path) -> None:
         bars = ax.bar(xs, ratios, width, label=method)
         ax.bar_label(bars, [f"{r:.2f}x" for r in ratios], fontsize=8)
     ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.axhline(2.0, color="grey", linewidth=0.8, linestyle="--")
+    ax.axhline(LANGUAGE_LIMIT, color="grey", linewidth=0.8, linestyle="--")
     ax.set_xticks(range(len(languages)), [language.replace(" (", "\n(") for language in languages], fontsize=8)
     ax.set_ylabel("training time / HF tokenizers (1 thread)")
     ax.set_title(f"vocab {LANGUAGE_VOCAB:,}: below 1.0 is faster than HF")
