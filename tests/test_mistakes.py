@@ -72,6 +72,47 @@ def replace_policy(policy: Policy, **changes) -> Policy:
     return replace(policy, **changes)
 
 
+# ---- lab 02, measured from outside: a trainer that recounts the pairs on each merge ------------------
+
+
+@pytest.fixture(scope="module")
+def lab02():
+    return load_graders("02_incremental"), solution_namespace("02_incremental")
+
+
+V2_PICK = "        pair = best_pair(pair_counts)\n"
+RECOUNTS = [
+    # V1 handed in as V2: the setup cell's trainer, which recounts every pair on each merge.
+    "def train(pretoken_counts, num_merges):\n    return train_naive(pretoken_counts, num_merges)\n",
+    # V2's updates, and a recount on each merge anyway ("to be safe"), whose counts it then uses.
+    None,
+]
+
+
+def recounting_train(solutions: dict, source: str | None):
+    if source is not None:
+        return defined(solutions, source, "train")
+    return variant("02_incremental", solutions, "task3_train_solution", "train", V2_PICK,
+                   "        pair_counts = count_pairs(dict(zip(words, frequencies)))\n" + V2_PICK)
+
+
+def test_lab02_a_trainer_that_recounts_on_each_merge_fails_the_hidden_test(lab02):
+    graders, solutions = lab02
+    mistake = recounting_train(solutions, RECOUNTS[1])
+    message = failure(graders.check_train_properties, mistake)
+    assert "measured from outside your code" in message and "V1" in message
+    graders.verify_incremental_updates(solutions["train"])  # and V2 itself passes
+
+
+def test_lab02_a_trainer_that_recounts_on_each_merge_fails_in_the_worker_too():
+    setup = "\n".join(source_of("02_incremental", cell) for cell in (
+        "setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution"))
+    message = remote("02_incremental", setup + "\n" + RECOUNTS[0], "train", "check_train_properties")
+    assert message is not None and "measured from outside your code" in message
+    honest = setup + "\n" + source_of("02_incremental", "task3_train_solution")
+    assert remote("02_incremental", honest, "train", "verify_incremental_updates") is None
+
+
 # ---- lab 03 ----------------------------------------------------------------------------------
 
 

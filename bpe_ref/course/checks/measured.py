@@ -9,18 +9,25 @@ merges is compared with the time of the first run (reading the input, the counts
 a growth ratio, free of the machine's speed. CPU time, not wall time, so a loaded machine does not
 make honest code look slow; and the best of three tries, so a burst on a busy machine does not fail
 it either (a try far past the limit fails at once: a scan per merge costs several times more on
-every try).
+every try). The merges of both runs are compared with the reference's too, so a trainer cannot pass by
+answering the measured corpus quickly and wrongly; and the corpus is drawn from the grading's secret
+seed (:func:`measured_random`), so its merges cannot be written into the notebook in advance.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..trusted.measure_worker import cpu_seconds
-from .core import CheckFailed, Outcome, Task, call_learner, error_name, runs_remotely
+from . import core
+from .core import (
+    CheckFailed, LearnerError, Outcome, Task, WrongType, call_learner, error_name, plain, runs_remotely, same,
+)
 
 TRIES = 3  # a check passes when one try of the pair of runs does
 
@@ -32,7 +39,11 @@ def cpu_of_call(task: Task, learner: Callable, args: tuple) -> tuple[Outcome, fl
     if runs_remotely(learner):
         pid = learner.sandbox.worker_pid
         before = cpu_seconds(pid, children=False)
-        outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
+        outcome = Outcome()
+        try:  # as call_learner does, without the arguments sent back: their encoding would be measured too
+            outcome.value = learner.invoke(args, stand_ins=tuple(task.stand_ins), driver=task.driver, return_args=False)
+        except LearnerError as error:
+            outcome.error = error
         after = cpu_seconds(pid, children=False) if learner.sandbox.alive else None
         if before is None or after is None:
             return outcome, float("nan")
@@ -56,12 +67,20 @@ class Growth:
         return max(0.0, self.full - self.base) / max(self.base, 0.02)
 
 
+def measured_random(name: str) -> random.Random:
+    """A random generator for the measured corpus of ``name``: from the grading's secret seed when graded
+    (:func:`.core.hidden_seed`), from a fixed one in the learner's kernel."""
+    seed = core._HIDDEN_SEED[0]
+    return random.Random(hashlib.sha256(f"{seed}:measured:{name}".encode()).digest())
+
+
 def verify_merge_cost(task: Task, learner: Callable, pretoken_counts: dict, merges: int, limit: float,
-                      describe: str, too_slow: str) -> Growth | None:
+                      describe: str, too_slow: str, expected: Callable[[int], list] | None = None) -> Growth | None:
     """Fail unless ``merges`` merges of ``learner`` (a trainer) on ``pretoken_counts`` cost at most
     ``limit`` times the CPU time of one merge's run, in one of :data:`TRIES` tries. ``describe`` names
-    the corpus in messages, ``too_slow`` says what a scan per merge means in this lab. Returns the
-    passing try, or ``None`` where CPU time cannot be read (said in the output)."""
+    the corpus in messages, ``too_slow`` says what a scan per merge means in this lab; ``expected(count)``,
+    when given, the reference's merges of a run of ``count`` merges, which both runs must return. Returns
+    the passing try, or ``None`` where CPU time cannot be read (said in the output)."""
     tries: list[Growth] = []
     for _ in range(TRIES):
         runs = []
@@ -69,6 +88,8 @@ def verify_merge_cost(task: Task, learner: Callable, pretoken_counts: dict, merg
             outcome, seconds = cpu_of_call(task, learner, (pretoken_counts, count))
             if outcome.error is not None:
                 raise CheckFailed(f"{task.name}({describe}, {count}) raised {error_name(outcome.error)}: {outcome.error}")
+            if expected is not None:
+                verify_merges(task, describe, count, expected(count), outcome.value[1])
             runs.append(seconds)
         if any(seconds != seconds for seconds in runs):  # nan: not measurable here
             print(f"{task.name}: its CPU time could not be measured on this system; the cost per merge is not checked.")
@@ -85,6 +106,24 @@ def verify_merge_cost(task: Task, learner: Callable, pretoken_counts: dict, merg
         f"{best.base:.2f} s: the {merges - 1} extra merges cost {best.ratio:.2f} times the whole first run, more than "
         f"{limit:g} (the best of {len(tries)} tries, measured from outside your code). Each merge of this corpus changes a "
         f"few words, so it should cost next to nothing: {too_slow}")
+
+
+def verify_merges(task: Task, describe: str, count: int, expected: list, got: object) -> None:
+    """The merges of a measured run must be the reference's: a quick wrong answer measures nothing."""
+    try:
+        right = same(plain(expected), plain(got))
+    except WrongType:
+        right = False
+    if right:
+        return
+    if not isinstance(got, list):
+        where = f"it returned a {type(got).__name__}"
+    else:
+        first = next((i for i, (e, g) in enumerate(zip(expected, got)) if e != g), None)
+        where = (f"merge {first + 1} is {got[first]!r}, the reference's {expected[first]!r}" if first is not None
+                 else f"it returned {len(got)} merges, the reference {len(expected)}")
+    raise CheckFailed(f"{task.name}({describe}, {count}) did not learn the reference's merges on the corpus its time "
+                      f"is measured on: {where}")
 
 
 def process_id(learner: Callable) -> int:
