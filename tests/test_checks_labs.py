@@ -1102,7 +1102,7 @@ def test_lab07_step_06s_rounds_in_heap_encode_are_refused(lab07):
     rounds = _defined_in_notebook(solutions, "def heap_encode(pretoken, ranks):\n    return encode_pretoken(pretoken, ranks)\n",
                                   "heap_encode")
     message = failure(graders.check_heap_encode, rounds)
-    assert "called first_heap 0 times and merge_all 0 times" in message
+    assert "O(L²)" in message and ("measured from outside your code" in message or "did not finish" in message)
 
 
 def test_lab07_stretch_the_threshold_never_changes_the_tokens(lab07):
@@ -1187,12 +1187,12 @@ def test_lab08_replaying_the_merges_is_refused_in_tasks_2_and_3(lab08):
     graders, solutions = lab08
     replay = _defined_in_notebook(solutions, "def backtrack_encode(pretoken, ranks):\n    return encode_pretoken(pretoken, ranks)\n",
                                   "backtrack_encode")
-    assert "never called compatible" in failure(graders.check_backtrack_encode, replay)
+    assert "Replaying the merges" in failure(graders.check_backtrack_encode, replay)
     table = _defined_in_notebook(solutions, """
 def last_tokens(pretoken, ranks):
     return [None] + [encode_pretoken(pretoken[:end], ranks)[-1] for end in range(1, len(pretoken) + 1)]
 """, "last_tokens")
-    assert "never called compatible" in failure(graders.check_last_tokens_properties, table)
+    assert "Replaying the merges" in failure(graders.check_last_tokens_properties, table)
 
 
 def test_lab08_table_and_counts_mistakes_get_hints(lab08):

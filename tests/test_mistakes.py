@@ -274,6 +274,30 @@ def test_lab07_the_naive_way_for_short_pretokens_fails_the_hidden_test(lab07, th
     assert "called first_heap 0 times and merge_all 0 times" in message and "Short pretokens too" in message
 
 
+# Step 06's rounds, with first_heap and merge_all called for show (the calls were once counted by the
+# worker itself: one call of each passed).
+NAIVE_WITH_CALLS = ("def heap_encode(pretoken, ranks):\n"
+                    "    parts = list(split_into_bytes(pretoken))\n"
+                    "    merge_all(parts[:2], ranks, first_heap(parts[:2], ranks))  # called once each, as asked\n"
+                    "    return encode_pretoken(pretoken, ranks)  # the same tokens, by step 06's rounds\n")
+
+
+def test_lab07_step_06s_rounds_with_the_calls_made_for_show_fail_the_hidden_test(lab07):
+    graders, solutions = lab07
+    message = failure(graders.check_heap_encode_properties, defined(solutions, NAIVE_WITH_CALLS, "heap_encode"))
+    assert "O(L²)" in message and ("measured from outside your code" in message or "did not finish" in message)
+    graders.verify_heap_cost(solutions["heap_encode"])  # and the heap encoder itself passes
+
+
+def test_lab07_step_06s_rounds_with_the_calls_made_for_show_fail_in_the_worker_too():
+    code = "\n".join(source_of("07_heap_encoding", cell) for cell in (
+        "setup", "task1_first_heap_solution", "task2_merge_all_solution"))
+    message = remote("07_heap_encoding", code + "\n" + NAIVE_WITH_CALLS, "heap_encode", "verify_heap_cost")
+    assert message is not None and ("measured from outside your code" in message or "did not finish" in message)
+    honest = code + "\n" + source_of("07_heap_encoding", "task3_heap_encode_solution")
+    assert remote("07_heap_encoding", honest, "heap_encode", "verify_heap_cost") is None
+
+
 # ---- lab 08 ----------------------------------------------------------------------------------
 
 
@@ -300,6 +324,38 @@ def test_lab08_a_compatible_that_only_checks_the_first_token_fails_the_hidden_te
                       "return encode_pretoken(left + right, ranks) == [left, right]",
                       "return (left, right) not in ranks and encode_pretoken(left + right, ranks)[:1] == [left]")
     assert "smallest failing input" in failure(graders.check_compatible_properties, mistake)
+
+
+# Lab 08, measured from outside: step 06's replay of the merges, with compatible called once for show
+# (the calls of compatible were once counted by the worker itself: one call passed).
+REPLAYS = {
+    "backtrack_encode": "def backtrack_encode(pretoken, ranks):\n"
+                        "    compatible(pretoken[:1], pretoken[1:2], ranks)  # called, as the task asks\n"
+                        "    return encode_pretoken(pretoken, ranks)  # the same tokens, by replaying the merges\n",
+    "last_tokens": "def last_tokens(pretoken, ranks):\n"
+                   "    compatible(pretoken[:1], pretoken[1:2], ranks)\n"
+                   "    return [None] + [encode_pretoken(pretoken[:end], ranks)[-1] for end in range(1, len(pretoken) + 1)]\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REPLAYS))
+def test_lab08_a_replay_of_the_merges_fails_the_hidden_test(lab08, name):
+    graders, solutions = lab08
+    mistake = defined(solutions, REPLAYS[name], name)
+    message = failure(getattr(graders, f"check_{name}_properties"), mistake)
+    assert "Replaying the merges" in message and ("measured from outside your code" in message or "did not finish" in message)
+
+
+def test_lab08_a_replay_of_the_merges_fails_in_the_worker_too():
+    code = "\n".join(source_of("08_linear_encoding", cell) for cell in ("setup", "task1_compatible_solution"))
+    message = remote("08_linear_encoding", code + "\n" + REPLAYS["backtrack_encode"], "backtrack_encode",
+                     lambda graders, learner: graders.verify_not_a_replay(learner, "backtrack_encode",
+                                                                          graders.BACKTRACK_TASK, graders.backtrack_encode))
+    assert message is not None and ("measured from outside your code" in message or "did not finish" in message)
+    honest = code + "\n" + source_of("08_linear_encoding", "task2_backtrack_encode_solution")
+    assert remote("08_linear_encoding", honest, "backtrack_encode",
+                  lambda graders, learner: graders.verify_not_a_replay(learner, "backtrack_encode",
+                                                                       graders.BACKTRACK_TASK, graders.backtrack_encode)) is None
 
 
 # ---- lab 09 ----------------------------------------------------------------------------------

@@ -16,12 +16,13 @@ seed (:func:`measured_random`), so its merges cannot be written into the noteboo
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..trusted.measure_worker import cpu_seconds
 from . import core
@@ -129,3 +130,86 @@ def verify_merges(task: Task, describe: str, count: int, expected: list, got: ob
 def process_id(learner: Callable) -> int:
     """The process the learner's code runs in: the grading worker, or (in a notebook) this kernel."""
     return learner.sandbox.worker_pid if runs_remotely(learner) else os.getpid()
+
+
+# ---- one call against the reference's CPU time: a method that cannot keep up on a long input ---------
+
+LETTERS = b"abeinrst"  # long measured pretokens are drawn from these (GPT-2 has hundreds of merges of them)
+
+
+def alphabet_ranks(ranks: dict, alphabet: bytes = LETTERS) -> dict:
+    """The merges of ``ranks`` made only of ``alphabet``'s bytes: on a text of those bytes, they encode
+    as all of ``ranks`` does."""
+    allowed = set(alphabet)
+    return {pair: rank for pair, rank in ranks.items() if set(pair[0] + pair[1]) <= allowed}
+
+
+def long_letters(name: str, length: int, alphabet: bytes = LETTERS) -> bytes:
+    """A pretoken of ``length`` bytes of ``alphabet``, drawn from the grading's seed (:func:`measured_random`)."""
+    table = bytes.maketrans(bytes(range(256)), bytes(alphabet[b % len(alphabet)] for b in range(256)))
+    return measured_random(name).randbytes(length).translate(table)
+
+
+_FASTEST: dict[tuple[str, int], float] = {}  # the reference's fastest run of a measured call in this process
+
+
+def reference_cost(reference: Callable, args: tuple) -> tuple[float, object]:
+    """``(CPU seconds, result)`` of ``reference(*args)`` here: the fastest run of this call in this process so
+    far (a burst of load or a cold cache makes a run slower, never faster), with one more run."""
+    key = (getattr(reference, "__qualname__", repr(reference)), hash(repr(args)[:2000]) ^ len(repr(args)))
+    start = time.process_time()
+    result = reference(*copy.deepcopy(args))
+    seconds = min(time.process_time() - start, _FASTEST.get(key, float("inf")))
+    _FASTEST[key] = seconds
+    return seconds, result
+
+
+@dataclass
+class CallCost:
+    """The learner's CPU seconds for one call (its process, from outside), and the reference's for the same call."""
+
+    learner: float
+    reference: float
+
+
+def verify_call_cost(task: Task, learner: Callable, reference: Callable, args: tuple, describe: str, *, factor: float,
+                     slack: float, timeout: float, too_slow: str) -> CallCost | None:
+    """Fail unless ``learner(*args)`` returns the reference's answer at a CPU cost of at most ``slack`` seconds
+    plus ``factor`` times the reference's, run meanwhile in this process (so the machine's speed and load
+    cancel out), in one of two tries; a call that does not finish within ``timeout`` seconds fails at once.
+    For inputs on which the wrong method costs tens of times the right one. ``None`` where CPU time cannot
+    be read (said in the output)."""
+    if runs_remotely(learner):
+        learner = replace(learner, timeout=timeout)
+    task = replace(task, kernel_time_limit=timeout)  # in a notebook
+    costs = []
+    for _ in range(2):
+        reference_seconds, expected = reference_cost(reference, args)
+        try:
+            outcome, seconds = cpu_of_call(task, learner, args)
+        except core.GradingStopped as stopped:
+            raise CheckFailed(f"{task.name}({describe}) did not finish: {stopped} (the reference takes "
+                              f"{reference_seconds:.2f} s of CPU time): {too_slow}") from None
+        if outcome.error is not None:
+            if "did not finish within" in str(outcome.error):
+                raise CheckFailed(f"{task.name}({describe}) did not finish within {timeout:g} s: {too_slow}")
+            raise CheckFailed(f"{task.name}({describe}) raised {error_name(outcome.error)}: {outcome.error}")
+        try:
+            right = same(plain(expected), plain(outcome.value[1]))
+        except WrongType:
+            right = False
+        if not right:
+            raise CheckFailed(f"{task.name}({describe}) did not return the reference's answer on the input its time is "
+                              "measured on")
+        if seconds != seconds:
+            print(f"{task.name}: its CPU time could not be measured on this system; its cost is not checked.")
+            return None
+        cost = CallCost(seconds, reference_seconds)
+        if seconds <= slack + factor * reference_seconds:
+            return cost
+        costs.append(cost)
+    best = min(costs, key=lambda cost: cost.learner - factor * cost.reference)
+    raise CheckFailed(
+        f"{task.name}({describe}) took {best.learner:.2f} s of CPU time, the reference {best.reference:.2f} s: more than "
+        f"{slack:g} s + {factor:g} times the reference's (the best of {len(costs)} tries, measured from outside your code): "
+        f"{too_slow}")
