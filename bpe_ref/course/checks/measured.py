@@ -76,17 +76,28 @@ def measured_random(name: str) -> random.Random:
 
 
 def verify_merge_cost(task: Task, learner: Callable, pretoken_counts: dict, merges: int, limit: float,
-                      describe: str, too_slow: str, expected: Callable[[int], list] | None = None) -> Growth | None:
+                      describe: str, too_slow: str, expected: Callable[[int], list] | None = None,
+                      timeout: float | None = None) -> Growth | None:
     """Fail unless ``merges`` merges of ``learner`` (a trainer) on ``pretoken_counts`` cost at most
     ``limit`` times the CPU time of one merge's run, in one of :data:`TRIES` tries. ``describe`` names
     the corpus in messages, ``too_slow`` says what a scan per merge means in this lab; ``expected(count)``,
-    when given, the reference's merges of a run of ``count`` merges, which both runs must return. Returns
-    the passing try, or ``None`` where CPU time cannot be read (said in the output)."""
+    when given, the reference's merges of a run of ``count`` merges, which both runs must return; ``timeout``,
+    when given, the seconds a run may take (a method far too slow fails then). Returns the passing try, or
+    ``None`` where CPU time cannot be read (said in the output)."""
+    if timeout is not None:
+        task = replace(task, kernel_time_limit=timeout)
+        if runs_remotely(learner):
+            learner = replace(learner, timeout=timeout)
     tries: list[Growth] = []
     for _ in range(TRIES):
         runs = []
         for count in (1, merges):
-            outcome, seconds = cpu_of_call(task, learner, (pretoken_counts, count))
+            try:
+                outcome, seconds = cpu_of_call(task, learner, (pretoken_counts, count))
+            except core.GradingStopped as stopped:
+                raise CheckFailed(f"{task.name}({describe}, {count}) did not finish: {stopped}; {too_slow}") from None
+            if outcome.error is not None and "did not finish within" in str(outcome.error):
+                raise CheckFailed(f"{task.name}({describe}, {count}) did not finish within {timeout:g} s: {too_slow}")
             if outcome.error is not None:
                 raise CheckFailed(f"{task.name}({describe}, {count}) raised {error_name(outcome.error)}: {outcome.error}")
             if expected is not None:

@@ -75,7 +75,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   a failure and a hint: a forged count earns nothing the measurement does not grant. A measurement
   sees the learner's whole process, so code that recognises the measured input and answers it by
   another method than it uses elsewhere is not caught while its answer is right (the merges of
-  measured runs are compared with the reference's, and their corpora drawn from the secret seed).
+  measured runs are compared with the reference's; those of labs 02, 05, 07 and 08 are drawn from the
+  secret seed). A refused system call is not counted (see the review flags below).
   Lab 09's ``interleaved`` and ``peak_memory`` take functions, so
   their graders send a *driver* (the reference's code, as source, like a stand-in) that builds a
   fake clock and contenders in the worker, calls the learner's function with them, and reports
