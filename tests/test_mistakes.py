@@ -350,12 +350,14 @@ def test_lab08_a_replay_of_the_merges_fails_in_the_worker_too():
     code = "\n".join(source_of("08_linear_encoding", cell) for cell in ("setup", "task1_compatible_solution"))
     message = remote("08_linear_encoding", code + "\n" + REPLAYS["backtrack_encode"], "backtrack_encode",
                      lambda graders, learner: graders.verify_not_a_replay(learner, "backtrack_encode",
-                                                                          graders.BACKTRACK_TASK, graders.backtrack_encode))
+                                                                          graders.BACKTRACK_TASK, graders.backtrack_encode,
+                                                                          graders.backtrack_cases))
     assert message is not None and ("measured from outside your code" in message or "did not finish" in message)
     honest = code + "\n" + source_of("08_linear_encoding", "task2_backtrack_encode_solution")
     assert remote("08_linear_encoding", honest, "backtrack_encode",
                   lambda graders, learner: graders.verify_not_a_replay(learner, "backtrack_encode",
-                                                                       graders.BACKTRACK_TASK, graders.backtrack_encode)) is None
+                                                                       graders.BACKTRACK_TASK, graders.backtrack_encode,
+                                                                          graders.backtrack_cases)) is None
 
 
 # ---- lab 09 ----------------------------------------------------------------------------------

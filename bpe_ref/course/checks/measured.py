@@ -148,11 +148,17 @@ def process_id(learner: Callable) -> int:
 LETTERS = b"abeinrst"  # long measured pretokens are drawn from these (GPT-2 has hundreds of merges of them)
 
 
+_ALPHABET_RANKS: dict[tuple[int, int, bytes], dict] = {}
+
+
 def alphabet_ranks(ranks: dict, alphabet: bytes = LETTERS) -> dict:
     """The merges of ``ranks`` made only of ``alphabet``'s bytes: on a text of those bytes, they encode
-    as all of ``ranks`` does."""
-    allowed = set(alphabet)
-    return {pair: rank for pair, rank in ranks.items() if set(pair[0] + pair[1]) <= allowed}
+    as all of ``ranks`` does. (Kept for the ranks a lab caches: the same object, the same size.)"""
+    key = (id(ranks), len(ranks), alphabet)
+    if key not in _ALPHABET_RANKS:
+        allowed = set(alphabet)
+        _ALPHABET_RANKS[key] = {pair: rank for pair, rank in ranks.items() if set(pair[0] + pair[1]) <= allowed}
+    return _ALPHABET_RANKS[key]
 
 
 def long_letters(name: str, length: int, alphabet: bytes = LETTERS) -> bytes:
