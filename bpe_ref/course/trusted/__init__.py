@@ -71,8 +71,11 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
 - Checks of *how* a function works are measured from outside the worker (the CPU time of its process
   as the input grows, processes started, bytes read, inputs left unchanged, from ``/proc`` and the
   replies) or forced by inputs on which the wrong method cannot answer right or within its budget.
-  Where the calls of the learner's helpers are still watched (labs 04 and 05), the count only adds
-  a failure and a hint: a forged count earns nothing the measurement does not grant. A measurement
+  Where the calls of the learner's helpers are still watched, the count is one more way to fail,
+  with a hint, and its limit is said here: the *visible* tests of labs 04 and 05 task 3 rest on it
+  (their hidden tests measure), so a forged count can earn those two visible points; and lab 07's
+  test of short pretokens (the long one is measured), where the heap and step 06's rounds cost the
+  same and only the calls tell a threshold apart. A measurement
   sees the learner's whole process, so code that recognises the measured input and answers it by
   another method than it uses elsewhere is not caught while its answer is right (the merges of
   measured runs are compared with the reference's; those of labs 02, 05, 07 and 08 are drawn from the
