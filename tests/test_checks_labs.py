@@ -313,21 +313,22 @@ def train(pretoken_counts, num_merges):
 """
 
 
-@pytest.mark.parametrize(
-    ("source", "message"),
-    [
-        (RECOUNTING_TRAINER, "with count_pairs 40 times"),
-        (INLINE_RECOUNTING_TRAINER, "called merge_and_update 0 times"),
-        (EVERY_WORD_TRAINER, "skip the words that cannot change"),
-    ],
-    ids=["recounts-with-count_pairs", "recounts-inline", "updates-every-word"],
-)
-def test_lab02_a_trainer_with_the_right_merges_must_also_be_incremental(lab02, source, message):
+@pytest.mark.parametrize("source", [RECOUNTING_TRAINER, INLINE_RECOUNTING_TRAINER],
+                         ids=["recounts-with-count_pairs", "recounts-inline"])
+def test_lab02_a_trainer_with_the_right_merges_must_also_be_incremental(lab02, source):
     graders, solutions = lab02
     trainer = _defined_in_notebook(solutions, source, "train")
     graders.check_train_merges(trainer)  # the merges alone are right...
-    assert message in failure(graders.check_train, trainer)  # ...the work is not,
-    assert message in failure(graders.check_train_properties, trainer)  # and the hidden test says so too
+    message = failure(graders.check_train, trainer)  # ...the work is not, measured from outside the code,
+    assert "measured from outside your code" in message and "V1" in message
+    assert "measured from outside your code" in failure(graders.check_train_properties, trainer)  # hidden too
+
+
+def test_lab02_updating_every_word_without_a_filter_is_still_incremental(lab02):
+    # merge_and_update on a word without the pair changes nothing (merge_word's quick test): no recount,
+    # a Python call per word and merge where the filter's test runs in C. The cost check lets it pass.
+    graders, solutions = lab02
+    graders.verify_incremental_updates(_defined_in_notebook(solutions, EVERY_WORD_TRAINER, "train"))
 
 
 def test_lab02_count_pairs_of_one_word_inside_the_loop_is_not_a_recount(lab02):
@@ -353,13 +354,6 @@ def merge_and_update(word, pair, frequency, pair_counts):
     return merge_word(word, pair)
 """, "merge_and_update")
     assert "hint: a KeyError on a dict of counts" in failure(graders.check_merge_and_update, merge_and_update)
-
-
-def test_lab02_the_incrementality_check_puts_the_notebook_names_back(lab02):
-    graders, solutions = lab02
-    before = {name: solutions[name] for name in ("count_pairs", "merge_and_update")}
-    graders.check_train(solutions["train"])
-    assert {name: solutions[name] for name in before} == before
 
 
 def _source_of(lab: str, cell_id: str) -> str:
@@ -573,10 +567,10 @@ def test_lab02_stretch_a_stale_index_learns_wrong_merges(lab02):
 
 def test_lab02_stretch_a_faster_trainer_must_still_be_incremental(lab02):
     graders, solutions = lab02
-    every_word = _defined_in_notebook(solutions, EVERY_WORD_TRAINER.replace("def train(", "def train_faster("), "train_faster")
-    message = failure(graders.check_stretch_cheaper_filter, every_word)
-    assert message.startswith("train_faster(<the pretoken counts of corpus.en>, 40) called merge_and_update")
-    assert "skip the words that cannot change" in message
+    recounting = _defined_in_notebook(solutions, RECOUNTING_TRAINER.replace("def train(", "def train_faster("), "train_faster")
+    message = failure(graders.check_stretch_cheaper_filter, recounting)
+    assert message.startswith("train_faster(<4,002 words, each merge changes two>, 20) took")
+    assert "measured from outside your code" in message
 
 
 # ---- lab 04 ----------------------------------------------------------------------------------
@@ -1108,7 +1102,7 @@ def test_lab07_step_06s_rounds_in_heap_encode_are_refused(lab07):
     rounds = _defined_in_notebook(solutions, "def heap_encode(pretoken, ranks):\n    return encode_pretoken(pretoken, ranks)\n",
                                   "heap_encode")
     message = failure(graders.check_heap_encode, rounds)
-    assert "called first_heap 0 times and merge_all 0 times" in message
+    assert "O(L²)" in message and ("measured from outside your code" in message or "did not finish" in message)
 
 
 def test_lab07_stretch_the_threshold_never_changes_the_tokens(lab07):
@@ -1193,12 +1187,12 @@ def test_lab08_replaying_the_merges_is_refused_in_tasks_2_and_3(lab08):
     graders, solutions = lab08
     replay = _defined_in_notebook(solutions, "def backtrack_encode(pretoken, ranks):\n    return encode_pretoken(pretoken, ranks)\n",
                                   "backtrack_encode")
-    assert "never called compatible" in failure(graders.check_backtrack_encode, replay)
+    assert "Replaying the merges" in failure(graders.check_backtrack_encode, replay)
     table = _defined_in_notebook(solutions, """
 def last_tokens(pretoken, ranks):
     return [None] + [encode_pretoken(pretoken[:end], ranks)[-1] for end in range(1, len(pretoken) + 1)]
 """, "last_tokens")
-    assert "never called compatible" in failure(graders.check_last_tokens_properties, table)
+    assert "Replaying the merges" in failure(graders.check_last_tokens_properties, table)
 
 
 def test_lab08_table_and_counts_mistakes_get_hints(lab08):

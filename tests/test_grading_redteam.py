@@ -213,16 +213,14 @@ def train(pretoken_counts, num_merges):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="open: lab 02's check of how train works (task 3, 4 points) trusts the "
-                   "worker's own report of its calls; see the threat model in bpe_ref/course/trusted/__init__.py")
 def test_a_recounting_trainer_cannot_forge_the_watched_calls():
-    """Task 3 of lab 02 (4 points) asks for the incremental trainer, and the grader tells V2 from V1
-    by the calls of ``count_pairs`` and ``merge_and_update`` the worker reports ("spy"). Those
-    counts come from the learner's process, which can replace the worker's ``_spy`` and report
-    what V2 would have called: lab 01's recounting trainer passes. Safe: a check of *how* a
-    function works must not rest on what the untrusted process says about itself (for example:
-    time the call on the trusted side, on a corpus where recounting cannot finish in time).
-    No fix is committed for this one: it needs a different check, not a patch."""
+    """Task 3 of lab 02 (4 points) asks for the incremental trainer, and the grader once told V2 from
+    V1 by the calls of ``count_pairs`` and ``merge_and_update`` the worker reported ("spy"). Those
+    counts came from the learner's process, which can replace the worker's ``_spy`` and report what
+    V2 would have called: lab 01's recounting trainer passed. Safe: the check is the CPU time of the
+    worker's process, read from ``/proc`` on the trusted side, as the merges grow on a corpus where
+    each merge changes two words (:func:`bpe_ref.course.checks.lab02_incremental.verify_incremental_updates`);
+    whatever the worker reports, recounting costs a pass over every pair per merge."""
     from test_grading_adversarial import solution_sources  # the lab's setup cell, as released
 
     graders = importlib.import_module("bpe_ref.course.checks.lab02_incremental")

@@ -72,6 +72,47 @@ def replace_policy(policy: Policy, **changes) -> Policy:
     return replace(policy, **changes)
 
 
+# ---- lab 02, measured from outside: a trainer that recounts the pairs on each merge ------------------
+
+
+@pytest.fixture(scope="module")
+def lab02():
+    return load_graders("02_incremental"), solution_namespace("02_incremental")
+
+
+V2_PICK = "        pair = best_pair(pair_counts)\n"
+RECOUNTS = [
+    # V1 handed in as V2: the setup cell's trainer, which recounts every pair on each merge.
+    "def train(pretoken_counts, num_merges):\n    return train_naive(pretoken_counts, num_merges)\n",
+    # V2's updates, and a recount on each merge anyway ("to be safe"), whose counts it then uses.
+    None,
+]
+
+
+def recounting_train(solutions: dict, source: str | None):
+    if source is not None:
+        return defined(solutions, source, "train")
+    return variant("02_incremental", solutions, "task3_train_solution", "train", V2_PICK,
+                   "        pair_counts = count_pairs(dict(zip(words, frequencies)))\n" + V2_PICK)
+
+
+def test_lab02_a_trainer_that_recounts_on_each_merge_fails_the_hidden_test(lab02):
+    graders, solutions = lab02
+    mistake = recounting_train(solutions, RECOUNTS[1])
+    message = failure(graders.check_train_properties, mistake)
+    assert "measured from outside your code" in message and "V1" in message
+    graders.verify_incremental_updates(solutions["train"])  # and V2 itself passes
+
+
+def test_lab02_a_trainer_that_recounts_on_each_merge_fails_in_the_worker_too():
+    setup = "\n".join(source_of("02_incremental", cell) for cell in (
+        "setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution"))
+    message = remote("02_incremental", setup + "\n" + RECOUNTS[0], "train", "check_train_properties")
+    assert message is not None and "measured from outside your code" in message
+    honest = setup + "\n" + source_of("02_incremental", "task3_train_solution")
+    assert remote("02_incremental", honest, "train", "verify_incremental_updates") is None
+
+
 # ---- lab 03 ----------------------------------------------------------------------------------
 
 
@@ -233,6 +274,30 @@ def test_lab07_the_naive_way_for_short_pretokens_fails_the_hidden_test(lab07, th
     assert "called first_heap 0 times and merge_all 0 times" in message and "Short pretokens too" in message
 
 
+# Step 06's rounds, with first_heap and merge_all called for show (the calls were once counted by the
+# worker itself: one call of each passed).
+NAIVE_WITH_CALLS = ("def heap_encode(pretoken, ranks):\n"
+                    "    parts = list(split_into_bytes(pretoken))\n"
+                    "    merge_all(parts[:2], ranks, first_heap(parts[:2], ranks))  # called once each, as asked\n"
+                    "    return encode_pretoken(pretoken, ranks)  # the same tokens, by step 06's rounds\n")
+
+
+def test_lab07_step_06s_rounds_with_the_calls_made_for_show_fail_the_hidden_test(lab07):
+    graders, solutions = lab07
+    message = failure(graders.check_heap_encode_properties, defined(solutions, NAIVE_WITH_CALLS, "heap_encode"))
+    assert "O(L²)" in message and ("measured from outside your code" in message or "did not finish" in message)
+    graders.verify_heap_cost(solutions["heap_encode"])  # and the heap encoder itself passes
+
+
+def test_lab07_step_06s_rounds_with_the_calls_made_for_show_fail_in_the_worker_too():
+    code = "\n".join(source_of("07_heap_encoding", cell) for cell in (
+        "setup", "task1_first_heap_solution", "task2_merge_all_solution"))
+    message = remote("07_heap_encoding", code + "\n" + NAIVE_WITH_CALLS, "heap_encode", "verify_heap_cost")
+    assert message is not None and ("measured from outside your code" in message or "did not finish" in message)
+    honest = code + "\n" + source_of("07_heap_encoding", "task3_heap_encode_solution")
+    assert remote("07_heap_encoding", honest, "heap_encode", "verify_heap_cost") is None
+
+
 # ---- lab 08 ----------------------------------------------------------------------------------
 
 
@@ -276,6 +341,40 @@ def test_lab08_an_off_by_one_window_loses_task_3s_hidden_points_with_its_hint_in
     visible = remote("08_linear_encoding", code, "last_tokens", "check_last_tokens")  # raises on b"abcbca"
     assert visible is not None and "raised IndexError" in visible, visible
     assert "leaves out the one-byte candidates (start = end - 1)" in visible, visible
+
+
+# Lab 08, measured from outside: step 06's replay of the merges, with compatible called once for show
+# (the calls of compatible were once counted by the worker itself: one call passed).
+REPLAYS = {
+    "backtrack_encode": "def backtrack_encode(pretoken, ranks):\n"
+                        "    compatible(pretoken[:1], pretoken[1:2], ranks)  # called, as the task asks\n"
+                        "    return encode_pretoken(pretoken, ranks)  # the same tokens, by replaying the merges\n",
+    "last_tokens": "def last_tokens(pretoken, ranks):\n"
+                   "    compatible(pretoken[:1], pretoken[1:2], ranks)\n"
+                   "    return [None] + [encode_pretoken(pretoken[:end], ranks)[-1] for end in range(1, len(pretoken) + 1)]\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REPLAYS))
+def test_lab08_a_replay_of_the_merges_fails_the_hidden_test(lab08, name):
+    graders, solutions = lab08
+    mistake = defined(solutions, REPLAYS[name], name)
+    message = failure(getattr(graders, f"check_{name}_properties"), mistake)
+    assert "Replaying the merges" in message and ("measured from outside your code" in message or "did not finish" in message)
+
+
+def test_lab08_a_replay_of_the_merges_fails_in_the_worker_too():
+    code = "\n".join(source_of("08_linear_encoding", cell) for cell in ("setup", "task1_compatible_solution"))
+    message = remote("08_linear_encoding", code + "\n" + REPLAYS["backtrack_encode"], "backtrack_encode",
+                     lambda graders, learner: graders.verify_not_a_replay(learner, "backtrack_encode",
+                                                                          graders.BACKTRACK_TASK, graders.backtrack_encode,
+                                                                          graders.backtrack_cases))
+    assert message is not None and ("measured from outside your code" in message or "did not finish" in message)
+    honest = code + "\n" + source_of("08_linear_encoding", "task2_backtrack_encode_solution")
+    assert remote("08_linear_encoding", honest, "backtrack_encode",
+                  lambda graders, learner: graders.verify_not_a_replay(learner, "backtrack_encode",
+                                                                       graders.BACKTRACK_TASK, graders.backtrack_encode,
+                                                                          graders.backtrack_cases)) is None
 
 
 # ---- lab 09 ----------------------------------------------------------------------------------
@@ -410,13 +509,25 @@ V5_POP = "        pair, _ = pop_best(entries, pair_counts)\n"
     # The heap rebuilt from all the counts on each merge (the pops keep the watched calls right).
     "        entries = [heap_entry(count, p) for p, count in pair_counts.items()]\n        heapq.heapify(entries)\n"
     + V5_POP,
-])
+    # V5, and a scan of the pair counts in C on each merge (a check that the popped pair is the best): the
+    # scan V5 removes, at about 10 ns a pair, which the first measured corpus (16,000 pairs, 250 merges) let pass.
+    V5_POP + "        assert pair_counts[pair] == max(pair_counts.values())\n",
+], ids=["heap-rebuilt", "max-in-C"])
 def test_lab05_a_v5_that_scans_the_pairs_per_merge_fails_the_hidden_test(lab05, new):
     graders, solutions = lab05
     mistake = variant("05_heap", solutions, "task3_train_solution", "train", V5_POP, new)
-    message = failure(graders.verify_merge_cost, mistake)
-    assert "measured from outside your code" in message and "O(P) per merge" in message
+    message = failure(graders.verify_merge_cost, mistake)  # (a part of the hidden test: the watched calls come first)
+    assert "O(P) per merge" in message and ("measured from outside your code" in message or "did not finish" in message)
     graders.verify_merge_cost(solutions["train"])  # and V5 itself passes
+
+
+def test_lab05_a_scan_in_c_per_merge_fails_in_the_worker_too():
+    setup = "\n".join(source_of("05_heap", cell) for cell in ("setup", "task1_heap_entry_solution", "task2_pop_best_solution"))
+    train = source_of("05_heap", "task3_train_solution")
+    scan = train.replace(V5_POP, V5_POP + "        assert pair_counts[pair] == max(pair_counts.values())\n")
+    message = remote("05_heap", setup + "\n" + scan, "train", "verify_merge_cost")
+    assert message is not None and ("measured from outside your code" in message or "did not finish" in message)
+    assert remote("05_heap", setup + "\n" + train, "train", "verify_merge_cost") is None
 
 
 def test_lab03_count_chunk_in_a_cell_costs_task_2_only_in_the_worker():

@@ -24,17 +24,20 @@ another rank), which it must skip. The ranks and cases of lab 06 are reused (sam
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from hypothesis import strategies as st
 
 from ...encode.step06_naive import encode_pretoken, merge_ranks
 from ...encode.step07_heap import first_heap, heap_encode, merge_all
 from ...train.step01_naive import merge_word, split_into_bytes, train
+from . import measured
 from .core import (
-    Case, CheckFailed, Task, advisory, call_learner, call_watching, check_cases, check_property, error_name, passed,
+    Case, CheckFailed, GradingStopped, Task, advisory, call_learner, call_watching, check_cases, check_property, error_name, passed,
     refuse_reference_use, task_graders,
 )
 from .lab06_encode_decode import (
@@ -44,6 +47,8 @@ from .lab06_encode_decode import (
 # The learner's code may use lab 01's split_into_bytes and lab 06's merge_ranks (the setup cell's).
 PROVIDED = ("train.step01_naive", "encode.step06_naive", "tiebreak", "train.common", "train.driver")
 GRADING_POLICY = {"provided": PROVIDED}
+
+reference_heap_encode = heap_encode
 
 REFERENCES = (first_heap, merge_all, heap_encode, encode_pretoken, merge_ranks, split_into_bytes, merge_word, train)
 
@@ -351,8 +356,10 @@ WATCHED_PRETOKENS = (b"1234567890" * 30, b" the", b"ab", b"hello world!")
 
 def verify_heap_calls(heap_encode: Callable, name: str = "heap_encode") -> None:
     """Task 3 asks for the heap encoder: one ``first_heap`` and one ``merge_all`` per call (both the
-    reference's while it is graded), whatever the pretoken's length. Step 06's loop gives the same
-    tokens, so the calls are watched, on a long pretoken and on short ones."""
+    reference's while it is graded), whatever the pretoken's length. The cost is measured from outside
+    (:func:`verify_heap_cost`); on short pretokens the two ways cost the same, so there the calls the
+    worker reports are watched too: that catches the honest mistake of a threshold, and a forged report
+    earns nothing the measurement does not grant."""
     for pretoken in WATCHED_PRETOKENS:
         ranks = ranks_for(pretoken, gpt2_ranks())
         outcome, lengths = call_watching(heap_encode, (pretoken, ranks), ("first_heap", "merge_all"), PROVIDED,
@@ -372,6 +379,41 @@ def verify_heap_calls(heap_encode: Callable, name: str = "heap_encode") -> None:
            f"{min(map(len, WATCHED_PRETOKENS))} to {max(map(len, WATCHED_PRETOKENS))} bytes.")
 
 
+MEASURED_LENGTH = 24_000  # bytes of the measured pretoken (random letters, GPT-2's merges of them)
+COST_FACTOR, COST_SLACK, COST_TIMEOUT = 5.0, 0.3, 6.0
+# Here the reference takes about 0.1 s of CPU time; step 06's rounds several seconds (a pass over the parts per
+# merge rank used, hundreds of them).
+
+
+def verify_heap_cost(heap_encode: Callable, name: str = "heap_encode") -> None:
+    """The heap encoder's point, measured from outside the learner's code: one call on a long pretoken of
+    random letters (drawn from the grading's seed) costs about what the reference's does, run meanwhile
+    on the trusted side. Step 06's rounds give the same tokens at a pass over the pretoken per merge, and
+    calling first_heap and merge_all for show beside them changes nothing."""
+    pretoken = measured.long_letters(name, MEASURED_LENGTH)
+    ranks = measured.alphabet_ranks(gpt2_ranks())
+    task = replace(HEAP_ENCODE_TASK, name=name)
+    try:
+        cost = measured.verify_call_cost(
+            task, heap_encode, reference_heap_encode, (pretoken, ranks),
+            f"<{MEASURED_LENGTH:,} random bytes of {measured.LETTERS.decode()}>, <GPT-2's {len(ranks)} merges of them>",
+            factor=COST_FACTOR, slack=COST_SLACK, timeout=COST_TIMEOUT,
+            too_slow="build the heap once (first_heap) and run the pop loop once (merge_all): O(L log L). Step 06's "
+                     "rounds give the same tokens in O(L²)")
+    except CheckFailed:
+        with contextlib.suppress(GradingStopped):  # (a call that timed out is not called again)
+            check_cases(task, heap_encode, reference_heap_encode, HEAP_ENCODE_CASES)  # a wrong answer: the cases' hints say more
+        raise
+    if cost is not None:
+        passed(f"{name}: {cost.learner:.2f} s of CPU time on {MEASURED_LENGTH:,} bytes (the reference: "
+               f"{cost.reference:.2f} s; measured from outside your code).")
+
+
+def verify_heap_encode(heap_encode: Callable, name: str = "heap_encode") -> None:
+    verify_heap_cost(heap_encode, name)
+    verify_heap_calls(heap_encode, name)
+
+
 def times(count: int) -> str:
     return "once" if count == 1 else f"{count} times"
 
@@ -379,7 +421,7 @@ def times(count: int) -> str:
 HEAP_ENCODE_CASES = heap_encode_cases()
 
 check_heap_encode, check_heap_encode_properties = task_graders(
-    HEAP_ENCODE_TASK, heap_encode, HEAP_ENCODE_CASES, pretoken_and_ranks(), max_examples=50, verify=verify_heap_calls
+    HEAP_ENCODE_TASK, heap_encode, HEAP_ENCODE_CASES, pretoken_and_ranks(), max_examples=50, verify=verify_heap_encode
 )
 
 

@@ -28,8 +28,10 @@ generated: the valid encoding needs one token per byte string (page 08).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from functools import lru_cache
 
 from hypothesis import strategies as st
@@ -42,8 +44,9 @@ from ...encode.step08_table import last_tokens
 from ...encode.step08_valid_tokens import compatible
 from ...serialization import string_to_token, token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
+from . import measured
 from .core import (
-    Case, CheckFailed, Task, advisory, call_learner, call_watching, check_cases, check_property, error_name, hints,
+    Case, CheckFailed, GradingStopped, Task, advisory, call_learner, check_cases, check_property, error_name,
     passed, refuse_reference_use, task_graders,
 )
 
@@ -348,21 +351,38 @@ def backtrack_cases() -> list[Case]:
     return cases
 
 
-def verify_uses_compatible(learner: Callable, name: str, task: Task) -> None:
-    """Tasks 2 and 3 search among valid tokens with task 1's test: step 06's replay of the merges gives
-    the same answer, so the grader watches the calls of ``compatible`` on a piece of several tokens."""
-    pretoken = b" antidisestablishmentarianism"
-    ranks = ranks_for(pretoken, gpt2_ranks())
-    outcome, lengths = call_watching(learner, (pretoken, ranks), ("compatible",), PROVIDED, task.stand_ins)
-    call = f"{name}({pretoken!r}, <GPT-2's ranks>)"
-    if outcome.error is not None:
-        found = hints(task, (pretoken, ranks), None, error=outcome.error)
-        raise CheckFailed("\n".join([f"{call} raised {error_name(outcome.error)}: {outcome.error}", *found]))
-    if not lengths["compatible"]:
-        raise CheckFailed(f"{call} never called compatible: this task searches for the valid encoding, each token "
-                          "compatible with the one before it (task 1). Replaying the merges (step 06) gives the same "
-                          "tokens, but it is not this task")
-    passed(f"{name} tests its tokens with compatible ({len(lengths['compatible'])} calls on {len(pretoken)} bytes).")
+MEASURED_LENGTH = 24_000  # bytes of the measured pretoken (random letters, GPT-2's merges of them)
+COST_FACTOR, COST_SLACK, COST_TIMEOUT = 15.0, 0.2, 6.0
+# Here the reference takes 0.03 to 0.1 s of CPU time, the course's solutions 6 times that (0.2 to 0.45 s: most of
+# it their set of valid tokens, an encode per merge); step 06's replay of the merges 30 to 50 times (1.7 s and more:
+# O(L) per merge rank used, hundreds of them), encoding every prefix far longer. The limit sits between the two.
+
+
+def verify_not_a_replay(learner: Callable, name: str, task: Task, reference: Callable,
+                        cases: Callable[[], list] = list) -> None:
+    """Tasks 2 and 3 search among valid tokens, each compatible with the one before (task 1), in time
+    linear in the pretoken. Step 06's replay of the merges gives the same answer (and calling compatible
+    once for show changes nothing), so the grader measures from outside the learner's code the CPU time
+    of one call on a long pretoken of random letters, drawn from the grading's seed, against the
+    reference's on the same call: the replay costs a pass over the pretoken per merge that applies."""
+    pretoken = measured.long_letters(name, MEASURED_LENGTH)
+    ranks = measured.alphabet_ranks(gpt2_ranks())
+    try:
+        cost = measured.verify_call_cost(
+            replace(task, name=name), learner, reference, (pretoken, ranks),
+            f"<{MEASURED_LENGTH:,} random bytes of {measured.LETTERS.decode()}>, <GPT-2's {len(ranks)} merges of them>",
+            factor=COST_FACTOR, slack=COST_SLACK, timeout=COST_TIMEOUT,
+            too_slow="this task searches for the valid encoding left to right, each token compatible with the one "
+                     "before it (task 1), in time linear in the pretoken. Replaying the merges (step 06's "
+                     "encode_pretoken, or encoding each prefix) gives the same tokens, but costs a pass over the "
+                     "pretoken per merge")
+    except CheckFailed:
+        with contextlib.suppress(GradingStopped):  # (a call that timed out is not called again)
+            check_cases(replace(task, name=name), learner, reference, cases())  # a wrong answer: the cases' hints say more
+        raise
+    if cost is not None:
+        passed(f"{name}: {cost.learner:.2f} s of CPU time on {MEASURED_LENGTH:,} bytes (the reference: "
+               f"{cost.reference:.2f} s; measured from outside your code).")
 
 
 UNIQUE_WORDS = word_and_ranks().filter(lambda case: unique_bytes(case[1]))
@@ -376,7 +396,8 @@ def with_long_pieces(pieces: tuple[bytes, ...]):
 
 check_backtrack_encode, check_backtrack_encode_properties = task_graders(
     BACKTRACK_TASK, backtrack_encode, backtrack_cases(), with_long_pieces(LONG_PIECES[2:]), max_examples=60,
-    verify=lambda learner: verify_uses_compatible(learner, "backtrack_encode", BACKTRACK_TASK),
+    verify=lambda learner: verify_not_a_replay(learner, "backtrack_encode", BACKTRACK_TASK, backtrack_encode,
+                                                backtrack_cases),
 )
 
 
@@ -518,7 +539,8 @@ def last_tokens_cases() -> list[Case]:
 
 check_last_tokens, check_last_tokens_properties = task_graders(
     LAST_TOKENS_TASK, last_tokens, last_tokens_cases(), with_long_pieces((LONG_PIECES[0], LONG_PIECES[3])),
-    max_examples=50, verify=lambda learner: verify_uses_compatible(learner, "last_tokens", LAST_TOKENS_TASK),
+    max_examples=50, verify=lambda learner: verify_not_a_replay(learner, "last_tokens", LAST_TOKENS_TASK, last_tokens,
+                                                                last_tokens_cases),
 )
 
 

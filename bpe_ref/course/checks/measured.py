@@ -9,18 +9,26 @@ merges is compared with the time of the first run (reading the input, the counts
 a growth ratio, free of the machine's speed. CPU time, not wall time, so a loaded machine does not
 make honest code look slow; and the best of three tries, so a burst on a busy machine does not fail
 it either (a try far past the limit fails at once: a scan per merge costs several times more on
-every try).
+every try). The merges of both runs are compared with the reference's too, so a trainer cannot pass by
+answering the measured corpus quickly and wrongly; and the corpus is drawn from the grading's secret
+seed (:func:`measured_random`), so its merges cannot be written into the notebook in advance.
 """
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import os
+import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..trusted.measure_worker import cpu_seconds
-from .core import CheckFailed, Outcome, Task, call_learner, error_name, runs_remotely
+from . import core
+from .core import (
+    CheckFailed, LearnerError, Outcome, Task, WrongType, call_learner, error_name, plain, runs_remotely, same,
+)
 
 TRIES = 3  # a check passes when one try of the pair of runs does
 
@@ -32,7 +40,11 @@ def cpu_of_call(task: Task, learner: Callable, args: tuple) -> tuple[Outcome, fl
     if runs_remotely(learner):
         pid = learner.sandbox.worker_pid
         before = cpu_seconds(pid, children=False)
-        outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
+        outcome = Outcome()
+        try:  # as call_learner does, without the arguments sent back: their encoding would be measured too
+            outcome.value = learner.invoke(args, stand_ins=tuple(task.stand_ins), driver=task.driver, return_args=False)
+        except LearnerError as error:
+            outcome.error = error
         after = cpu_seconds(pid, children=False) if learner.sandbox.alive else None
         if before is None or after is None:
             return outcome, float("nan")
@@ -56,19 +68,40 @@ class Growth:
         return max(0.0, self.full - self.base) / max(self.base, 0.02)
 
 
+def measured_random(name: str) -> random.Random:
+    """A random generator for the measured corpus of ``name``: from the grading's secret seed when graded
+    (:func:`.core.hidden_seed`), from a fixed one in the learner's kernel."""
+    seed = core._HIDDEN_SEED[0]
+    return random.Random(hashlib.sha256(f"{seed}:measured:{name}".encode()).digest())
+
+
 def verify_merge_cost(task: Task, learner: Callable, pretoken_counts: dict, merges: int, limit: float,
-                      describe: str, too_slow: str) -> Growth | None:
+                      describe: str, too_slow: str, expected: Callable[[int], list] | None = None,
+                      timeout: float | None = None) -> Growth | None:
     """Fail unless ``merges`` merges of ``learner`` (a trainer) on ``pretoken_counts`` cost at most
     ``limit`` times the CPU time of one merge's run, in one of :data:`TRIES` tries. ``describe`` names
-    the corpus in messages, ``too_slow`` says what a scan per merge means in this lab. Returns the
-    passing try, or ``None`` where CPU time cannot be read (said in the output)."""
+    the corpus in messages, ``too_slow`` says what a scan per merge means in this lab; ``expected(count)``,
+    when given, the reference's merges of a run of ``count`` merges, which both runs must return; ``timeout``,
+    when given, the seconds a run may take (a method far too slow fails then). Returns the passing try, or
+    ``None`` where CPU time cannot be read (said in the output)."""
+    if timeout is not None:
+        task = replace(task, kernel_time_limit=timeout)
+        if runs_remotely(learner):
+            learner = replace(learner, timeout=timeout)
     tries: list[Growth] = []
     for _ in range(TRIES):
         runs = []
         for count in (1, merges):
-            outcome, seconds = cpu_of_call(task, learner, (pretoken_counts, count))
+            try:
+                outcome, seconds = cpu_of_call(task, learner, (pretoken_counts, count))
+            except core.GradingStopped as stopped:
+                raise CheckFailed(f"{task.name}({describe}, {count}) did not finish: {stopped}; {too_slow}") from None
+            if outcome.error is not None and "did not finish within" in str(outcome.error):
+                raise CheckFailed(f"{task.name}({describe}, {count}) did not finish within {timeout:g} s: {too_slow}")
             if outcome.error is not None:
                 raise CheckFailed(f"{task.name}({describe}, {count}) raised {error_name(outcome.error)}: {outcome.error}")
+            if expected is not None:
+                verify_merges(task, describe, count, expected(count), outcome.value[1])
             runs.append(seconds)
         if any(seconds != seconds for seconds in runs):  # nan: not measurable here
             print(f"{task.name}: its CPU time could not be measured on this system; the cost per merge is not checked.")
@@ -87,6 +120,113 @@ def verify_merge_cost(task: Task, learner: Callable, pretoken_counts: dict, merg
         f"few words, so it should cost next to nothing: {too_slow}")
 
 
+def verify_merges(task: Task, describe: str, count: int, expected: list, got: object) -> None:
+    """The merges of a measured run must be the reference's: a quick wrong answer measures nothing."""
+    try:
+        right = same(plain(expected), plain(got))
+    except WrongType:
+        right = False
+    if right:
+        return
+    if not isinstance(got, list):
+        where = f"it returned a {type(got).__name__}"
+    else:
+        first = next((i for i, (e, g) in enumerate(zip(expected, got)) if e != g), None)
+        where = (f"merge {first + 1} is {got[first]!r}, the reference's {expected[first]!r}" if first is not None
+                 else f"it returned {len(got)} merges, the reference {len(expected)}")
+    raise CheckFailed(f"{task.name}({describe}, {count}) did not learn the reference's merges on the corpus its time "
+                      f"is measured on: {where}")
+
+
 def process_id(learner: Callable) -> int:
     """The process the learner's code runs in: the grading worker, or (in a notebook) this kernel."""
     return learner.sandbox.worker_pid if runs_remotely(learner) else os.getpid()
+
+
+# ---- one call against the reference's CPU time: a method that cannot keep up on a long input ---------
+
+LETTERS = b"abeinrst"  # long measured pretokens are drawn from these (GPT-2 has hundreds of merges of them)
+
+
+_ALPHABET_RANKS: dict[tuple[int, int, bytes], dict] = {}
+
+
+def alphabet_ranks(ranks: dict, alphabet: bytes = LETTERS) -> dict:
+    """The merges of ``ranks`` made only of ``alphabet``'s bytes: on a text of those bytes, they encode
+    as all of ``ranks`` does. (Kept for the ranks a lab caches: the same object, the same size.)"""
+    key = (id(ranks), len(ranks), alphabet)
+    if key not in _ALPHABET_RANKS:
+        allowed = set(alphabet)
+        _ALPHABET_RANKS[key] = {pair: rank for pair, rank in ranks.items() if set(pair[0] + pair[1]) <= allowed}
+    return _ALPHABET_RANKS[key]
+
+
+def long_letters(name: str, length: int, alphabet: bytes = LETTERS) -> bytes:
+    """A pretoken of ``length`` bytes of ``alphabet``, drawn from the grading's seed (:func:`measured_random`)."""
+    table = bytes.maketrans(bytes(range(256)), bytes(alphabet[b % len(alphabet)] for b in range(256)))
+    return measured_random(name).randbytes(length).translate(table)
+
+
+_FASTEST: dict[tuple[str, int], float] = {}  # the reference's fastest run of a measured call in this process
+
+
+def reference_cost(reference: Callable, args: tuple) -> tuple[float, object]:
+    """``(CPU seconds, result)`` of ``reference(*args)`` here: the fastest run of this call in this process so
+    far (a burst of load or a cold cache makes a run slower, never faster), with one more run."""
+    key = (getattr(reference, "__qualname__", repr(reference)), hash(repr(args)[:2000]) ^ len(repr(args)))
+    start = time.process_time()
+    result = reference(*copy.deepcopy(args))
+    seconds = min(time.process_time() - start, _FASTEST.get(key, float("inf")))
+    _FASTEST[key] = seconds
+    return seconds, result
+
+
+@dataclass
+class CallCost:
+    """The learner's CPU seconds for one call (its process, from outside), and the reference's for the same call."""
+
+    learner: float
+    reference: float
+
+
+def verify_call_cost(task: Task, learner: Callable, reference: Callable, args: tuple, describe: str, *, factor: float,
+                     slack: float, timeout: float, too_slow: str) -> CallCost | None:
+    """Fail unless ``learner(*args)`` returns the reference's answer at a CPU cost of at most ``slack`` seconds
+    plus ``factor`` times the reference's, run meanwhile in this process (so the machine's speed and load
+    cancel out), in one of two tries; a call that does not finish within ``timeout`` seconds fails at once.
+    For inputs on which the wrong method costs tens of times the right one. ``None`` where CPU time cannot
+    be read (said in the output)."""
+    if runs_remotely(learner):
+        learner = replace(learner, timeout=timeout)
+    task = replace(task, kernel_time_limit=timeout)  # in a notebook
+    costs = []
+    for _ in range(2):
+        reference_seconds, expected = reference_cost(reference, args)
+        try:
+            outcome, seconds = cpu_of_call(task, learner, args)
+        except core.GradingStopped as stopped:
+            raise CheckFailed(f"{task.name}({describe}) did not finish: {stopped} (the reference takes "
+                              f"{reference_seconds:.2f} s of CPU time): {too_slow}") from None
+        if outcome.error is not None:
+            if "did not finish within" in str(outcome.error):
+                raise CheckFailed(f"{task.name}({describe}) did not finish within {timeout:g} s: {too_slow}")
+            raise CheckFailed(f"{task.name}({describe}) raised {error_name(outcome.error)}: {outcome.error}")
+        try:
+            right = same(plain(expected), plain(outcome.value[1]))
+        except WrongType:
+            right = False
+        if not right:
+            raise CheckFailed(f"{task.name}({describe}) did not return the reference's answer on the input its time is "
+                              "measured on")
+        if seconds != seconds:
+            print(f"{task.name}: its CPU time could not be measured on this system; its cost is not checked.")
+            return None
+        cost = CallCost(seconds, reference_seconds)
+        if seconds <= slack + factor * reference_seconds:
+            return cost
+        costs.append(cost)
+    best = min(costs, key=lambda cost: cost.learner - factor * cost.reference)
+    raise CheckFailed(
+        f"{task.name}({describe}) took {best.learner:.2f} s of CPU time, the reference {best.reference:.2f} s: more than "
+        f"{slack:g} s + {factor:g} times the reference's (the best of {len(costs)} tries, measured from outside your code): "
+        f"{too_slow}")

@@ -68,13 +68,19 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   and flags every capability use, so a tampering submission is visible, but no longer prevented.
 - A copy of someone else's working code, or code that computes the right answers in a roundabout
   way, earns the points: the grader judges answers, not authorship.
-- Checks of *how* a function works, not of what it returns, rest on what the worker reports about
-  itself, which the learner's code controls. Today that is two checks: lab 02's tests of ``train``
-  (task 3, 4 points) count the calls of ``count_pairs`` and ``merge_and_update`` to tell V2 from
-  a recounting V1, and a submission that reaches into the worker's own module can report fake
-  counts (``tests/test_grading_redteam.py`` keeps this as a known failure; ``grade --class``
-  flags such a submission for review, as it uses ``sys.modules``). The merges themselves are
-  checked on the trusted side. Lab 09's ``interleaved`` and ``peak_memory`` take functions, so
+- Checks of *how* a function works are measured from outside the worker (the CPU time of its process
+  as the input grows, processes started, bytes read, inputs left unchanged, from ``/proc`` and the
+  replies) or forced by inputs on which the wrong method cannot answer right or within its budget.
+  Where the calls of the learner's helpers are still watched, the count is one more way to fail,
+  with a hint, and its limit is said here: the *visible* tests of labs 04 and 05 task 3 rest on it
+  (their hidden tests measure), so a forged count can earn those two visible points; and lab 07's
+  test of short pretokens (the long one is measured), where the heap and step 06's rounds cost the
+  same and only the calls tell a threshold apart. A measurement
+  sees the learner's whole process, so code that recognises the measured input and answers it by
+  another method than it uses elsewhere is not caught while its answer is right (the merges of
+  measured runs are compared with the reference's; those of labs 02, 05, 07 and 08 are drawn from the
+  secret seed). A refused system call is not counted (see the review flags below).
+  Lab 09's ``interleaved`` and ``peak_memory`` take functions, so
   their graders send a *driver* (the reference's code, as source, like a stand-in) that builds a
   fake clock and contenders in the worker, calls the learner's function with them, and reports
   the order of the calls and the collector's state as the contenders saw them; a submission that

@@ -568,8 +568,10 @@ class RemoteFunction:
         return self.name
 
     def invoke(self, args: tuple, spy: tuple[str, ...] = (), stand_ins: tuple[Callable, ...] = (),
-               driver: Callable | None = None) -> tuple[tuple, Any]:
-        reply = self.invoke_raw(args, spy, stand_ins, driver)
+               driver: Callable | None = None, return_args: bool | None = None) -> tuple[tuple, Any]:
+        """``return_args=False``: the arguments are not sent back (``args`` is returned as given), for a
+        call whose inputs the grader does not observe (a measured one: sending them back costs time)."""
+        reply = self.invoke_raw(args, spy, stand_ins, driver, return_args)
         if not reply.get("ok"):
             raise LearnerError.from_data(reply.get("error") or {})
         try:
@@ -579,8 +581,8 @@ class RemoteFunction:
             raise LearnerError("UnreadableResult", f"what {self.name} returned could not be read: {problem}") from None
 
     def invoke_raw(self, args: tuple, spy: tuple[str, ...] = (), stand_ins: tuple[Callable, ...] = (),
-                   driver: Callable | None = None) -> dict:
-        mutable = any(isinstance(arg, (dict, list, set)) for arg in args)
+                   driver: Callable | None = None, return_args: bool | None = None) -> dict:
+        mutable = any(isinstance(arg, (dict, list, set)) for arg in args) if return_args is None else return_args
         return self.sandbox.call(self.name, args, timeout=self.timeout, return_args=mutable, spy=spy, stand_ins=stand_ins,
                                  driver=driver)
 
