@@ -14,10 +14,18 @@ sizes, and runs an encoder only on what it has never seen:
    merge can ever cross (:func:`piece_pattern`, one call per segment). Chinese has no spaces,
    so a segment can be a whole paragraph, seen once; cut into pieces, it is mostly single
    characters, which repeat. Only a piece never seen goes to an encoder (:func:`piece_encoder`).
+   That byte rule fails a vocabulary *trained* on Chinese: its tokens join nearly every pair of
+   bytes, so it cuts nothing, and the pieces are whole clauses, seen once. The same rule one
+   level up does cut: :class:`CharJoins` lists the pairs of *characters* some token spans (a few
+   thousand of the millions possible), and :func:`char_cutter` cuts between the others; the
+   first segment that needs cutting picks whichever rule cuts it finer (both are exact).
 3. **Whole tokens**: most pieces of English are one token already (``" upon"``). A piece whose
    bytes are a *valid* token (step 08: BPE turns those bytes into that token alone) is that
    token, without running an encoder; :class:`ValidOnDemand` decides validity token by token,
-   as pieces ask.
+   as pieces ask. Any other piece takes step 08's backtracking search
+   (:func:`longest_valid_encoder`): the longest valid token compatible with the one before, a
+   few dict lookups per *token*, where merging costs a loop per *merge*; a trained vocabulary's
+   tokens are long, so that is most of the gain on Spanish and Russian words.
 
 What a first call on English costs: what a warm call costs (one regular expression, one
 lookup per segment), plus about 2 µs for each distinct segment and, for each distinct
@@ -41,7 +49,8 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
-from itertools import chain, filterfalse, repeat
+from itertools import accumulate, chain, compress, count, filterfalse, islice, repeat
+from operator import add, and_, not_
 
 from .corpus import encode_utf8
 from .encode.common import NOT_A_MERGE, MergeTables
@@ -57,7 +66,9 @@ POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
 
 DEFAULT_CACHE_SIZE = 1 << 17  # entries kept in each cache; it is emptied when full, so memory is bounded
 SEPARATOR = b"\xff"  # between pretokens when they are cut into pieces: no UTF-8 text holds this byte
-SHORT_PIECE = 16  # bytes; a piece this short is merged in a flat list, a longer one by the heap encoder
+SHORT_PIECE = 16  # bytes; with repeated token bytes, a piece this short is merged in a flat list, a longer one by the heap
+SHORT_SIZES = (2, 1)  # the sizes of token to try where no token of 3 bytes or more starts
+LONG_PIECE = 256  # bytes; a piece this long or shorter takes step 08's search for valid tokens, a longer one the heap
 SHORT_PRETOKEN = 4  # characters; until a longer pretoken that is not ASCII comes, none is cut into pieces
 MAX_CACHED_SEGMENT = 4096  # characters; a longer segment is not stored (its pieces are)
 MAX_CACHED_PIECE = 256  # bytes; a longer piece is not stored
@@ -191,6 +202,197 @@ def piece_pattern(merges: Sequence[tuple[bytes, bytes]]) -> re.Pattern:
     return re.compile(re.escape(SEPARATOR) + b"?((?:" + joining + b")*" + POSSESSIVE.encode() + b"(?:" + character + b"))")
 
 
+# ------------------------------------------------------------------------ pieces cut by characters
+
+
+def _char_length(lead: int) -> int:
+    """How many bytes the UTF-8 character that starts with byte ``lead`` has (0: not a lead byte)."""
+    if lead < 0x80:
+        return 1
+    if 0xC2 <= lead <= 0xDF:
+        return 2
+    if 0xE0 <= lead <= 0xEF:
+        return 3
+    if 0xF0 <= lead <= 0xF4:
+        return 4
+    return 0
+
+
+def _is_start(byte: int) -> bool:
+    return not 0x80 <= byte <= 0xBF  # anything but a continuation byte starts a character (or is invalid)
+
+
+def _char_of(data: bytes) -> str | None:
+    """``data`` decoded if it is exactly one whole character, else ``None``."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text if len(text) == 1 else None
+
+
+def _chars_starting_with(prefix: bytes) -> range:
+    """The code points of the characters whose UTF-8 bytes start with ``prefix`` (a lead byte and
+    perhaps continuation bytes): UTF-8 keeps the order of code points, so they are one range."""
+    length = _char_length(prefix[0])
+    missing = length - len(prefix)
+    value = prefix[0] & (0x7F >> length)  # the lead byte's payload bits
+    for byte in prefix[1:]:
+        value = value << 6 | byte & 0x3F
+    low, high = value << 6 * missing, (value + 1 << 6 * missing) - 1
+    smallest = {2: 0x80, 3: 0x800, 4: 0x10000}[length]  # below: an overlong form, no valid text
+    largest = {2: 0x7FF, 3: 0xFFFF, 4: 0x10FFFF}[length]
+    return range(max(low, smallest), min(high, largest) + 1)
+
+
+LONG_SEGMENT = 64  # characters; a longer segment is cut with NumPy
+
+
+class CharJoins:
+    """Where a trained vocabulary's tokens can span the boundary between two characters.
+
+    A token that spans the boundary between characters ``a`` and ``b`` of a text holds the end of
+    ``a`` and the start of ``b``. Reading every token at every point where one of its bytes starts
+    a character gives, for each such point, the character (or the end of one: continuation bytes
+    only) before it and the character (or the start of one) after it:
+
+    - two whole characters: the pair ``a + b`` goes to :attr:`pairs`;
+    - the end of a character, then ``b`` whole: ``b`` goes to :attr:`never_before` (never cut
+      before ``b``, whatever comes before it; a few tokens of a trained vocabulary start inside
+      a character);
+    - ``a`` whole, then the start of a character: ``a`` goes to :attr:`never_after`;
+    - a part on both sides: every character that starts with the right part goes to
+      :attr:`never_before`.
+
+    Bytes that no valid UTF-8 text holds (a lead byte without its continuation bytes before a
+    new character) are skipped: no text can put that token there. Pairs of ASCII characters are
+    all in :attr:`pairs` (never cut between them, as :func:`piece_pattern` does: English words
+    would gain nothing). :meth:`joined` is the test; :func:`char_cuts` makes the cuts.
+
+    >>> joins = CharJoins([b"ab", "中文".encode(), "國".encode()[:2]])
+    >>> joins.joined("中", "文"), joins.joined("中", "國"), joins.joined("文", "中")
+    (True, False, False)
+    """
+
+    def __init__(self, tokens: Iterable[bytes]) -> None:
+        ascii_chars = [chr(c) for c in range(128)]
+        self.pairs: set[str] = {a + b for a in ascii_chars for b in ascii_chars}
+        self.never_after: set[str] = set()
+        self.never_before: set[str] = set()
+        # (m, value, b): a token holds the last m bytes of a character, of payload `value`, then b.
+        # The short path counts b in never_before; the NumPy path tests these exactly.
+        self.ends_then: set[tuple[int, int, str]] = set()
+        for token in tokens:
+            if token.isascii() or len(token) < 2:
+                continue  # pairs of ASCII characters are all in already
+            try:
+                text = token.decode("utf-8")
+            except UnicodeDecodeError:
+                pass  # a token that starts or ends inside a character: walk its bytes
+            else:  # whole characters: most tokens, one pair per boundary
+                self.pairs.update(map(add, text, text[1:]))
+                continue
+            starts = [k for k in range(len(token)) if _is_start(token[k])]
+            for j, k in enumerate(starts):
+                if k == 0:
+                    continue
+                before = token[starts[j - 1]:k] if j > 0 else token[:k]
+                after = token[k : starts[j + 1] if j + 1 < len(starts) else len(token)]
+                length = _char_length(after[0])
+                if length == 0 or len(after) > length or (len(after) < length and j + 1 < len(starts)):
+                    continue  # no valid text holds these bytes (a character cut short inside the token)
+                whole_before = _char_of(before) if j > 0 else None
+                if j > 0 and whole_before is None:
+                    continue  # a broken character: no valid text holds it
+                if j == 0 and len(before) > 3:
+                    continue  # more continuation bytes than a character has
+                whole_after = _char_of(after) if len(after) == length else None
+                if len(after) == length and whole_after is None:
+                    continue
+                if whole_before is not None and whole_after is not None:
+                    self.pairs.add(whole_before + whole_after)
+                elif whole_after is not None:  # every character that ends with `before`, then `whole_after`
+                    self.never_before.add(whole_after)
+                    value = 0
+                    for byte in before:
+                        value = value << 6 | byte & 0x3F
+                    self.ends_then.add((len(before), value, whole_after))
+                elif whole_before is not None:  # `whole_before`, then every character that starts with `after`
+                    self.pairs.update(map(add, repeat(whole_before), map(chr, _chars_starting_with(after))))
+                else:
+                    self.never_before.update(map(chr, _chars_starting_with(after)))  # surrogates too: harmless
+
+    def joined(self, a: str, b: str) -> bool:
+        """Whether some token could span the boundary between characters ``a`` and ``b``."""
+        return a + b in self.pairs or a in self.never_after or b in self.never_before
+
+
+def char_cutter(joins: CharJoins) -> Callable[[str, list[str]], list[str]]:
+    """``cut(segment, pretokens)``: the segment's pretokens cut into pieces at every boundary
+    between two characters that no token can span (:class:`CharJoins`), as ``str``.
+
+    Written as a chain of ``map`` calls that run in C: the pairs of adjacent characters, whether
+    each is joined, the indices of those that are not (``compress``), united with the ends of
+    the pretokens (a piece never crosses a pretoken), then the slices between them.
+
+    >>> cut = char_cutter(CharJoins(["中文".encode()]))
+    >>> cut("中文中國人", ["中文中國人"])
+    ['中文', '中', '國', '人']
+    """
+    joined_pair = joins.pairs.__contains__
+    never_after, never_before = joins.never_after, joins.never_before
+    exact_never_before = never_before - {b for _, _, b in joins.ends_then}  # the NumPy path tests the rest exactly
+
+    import numpy as np  # only here: a vocabulary cut by characters pays its import
+
+    # The pairs as numbers (first code point << 21 | second), sorted: a long segment looks up
+    # all its pairs at once (searchsorted), where map() would take each pair in turn.
+    both = np.frombuffer("".join(joins.pairs).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+    keys = np.sort(both[0::2] << 21 | both[1::2])
+    never = np.array(sorted(map(ord, never_after)) or [-1], dtype=np.int64), np.array(
+        sorted(map(ord, exact_never_before)) or [-1], dtype=np.int64)
+    # The rules "a character ending with these m bytes, then b" as numbers, one sorted array per m.
+    ends_then = {m: np.sort(np.array([value << 21 | ord(b) for n, value, b in joins.ends_then if n == m], dtype=np.int64))
+                 for m in {m for m, _, _ in joins.ends_then}}
+    smallest_with = {1: 0x80, 2: 0x800, 3: 0x10000}  # the first code point with more than m bytes
+
+    def member(sorted_keys, values):  # which values are in the sorted array
+        at = np.searchsorted(sorted_keys, values)
+        return sorted_keys[np.minimum(at, len(sorted_keys) - 1)] == values
+
+    def cut_long(segment: str, pretokens: list[str]) -> list[str]:
+        points = np.frombuffer(segment.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+        left, right = points[:-1], points[1:]
+        joined = member(keys, left << 21 | right)
+        if never_after:
+            joined |= np.isin(left, never[0])
+        if exact_never_before:
+            joined |= np.isin(right, never[1])
+        for m, rules in ends_then.items():
+            joined |= member(rules, (left & (64**m - 1)) << 21 | right) & (left >= smallest_with[m])
+        joined[np.cumsum(list(map(len, pretokens[:-1])), dtype=np.intp) - 1] = False  # a piece never crosses a pretoken
+        bounds = (np.flatnonzero(~joined) + 1).tolist()
+        bounds.append(len(segment))
+        return list(map(segment.__getitem__, map(slice, [0, *bounds], bounds)))
+
+    def cut(segment: str, pretokens: list[str]) -> list[str]:
+        if len(segment) > LONG_SEGMENT:
+            return cut_long(segment, pretokens)
+        ends = set(accumulate(map(len, pretokens)))
+        cuts = map(not_, map(joined_pair, map(add, segment, segment[1:])))  # one bool per boundary between characters
+        if never_after and not never_after.isdisjoint(segment):
+            cuts = map(and_, cuts, map(not_, map(never_after.__contains__, segment)))
+        if never_before and not never_before.isdisjoint(segment):
+            cuts = map(and_, cuts, map(not_, map(never_before.__contains__, islice(segment, 1, None))))
+        ends.update(compress(count(1), cuts))
+        bounds = sorted(ends)
+        if len(bounds) == 1:
+            return [segment]
+        return list(map(segment.__getitem__, map(slice, [0, *bounds], bounds)))
+
+    return cut
+
+
 # ------------------------------------------------------------------------ encoding one piece
 
 
@@ -256,17 +458,97 @@ class ValidOnDemand:
         return token if valid else None
 
 
+def longest_valid_encoder(tables: MergeTables, valid: ValidOnDemand) -> Callable[[bytes], list[int]]:
+    """Step 08's backtracking search (:class:`~bpe_ref.encode.step08_backtrack.BacktrackEncoder`)
+    over :class:`ValidOnDemand`'s tokens, for pieces: the token numbers of ``data``.
+
+    At each position it takes the longest *valid* token that starts there, is *compatible* with
+    the token before it (step 08: BPE on their two byte strings stops at exactly these two) and
+    does not end at a known dead end; when none does, the position is dead and it backs up one
+    token. The sequence it finds has every adjacent pair compatible, so it is the BPE encoding.
+    A trained vocabulary's tokens are long, so a piece takes a few tokens, each found in a few
+    dict lookups (only the lengths of the tokens that start with the same three bytes are
+    tried, longest first), and compatibility is remembered per pair of tokens: the work is per
+    token, where merging is per merge. Needs unique token bytes.
+    """
+    token_of: Callable[[bytes], int | None] = {}.get
+    token_length = [len(data) for data in tables.token_bytes]
+    # The lengths of the tokens of 3 bytes or more, longest first, by their first 3 bytes: the
+    # only sizes worth trying at a position (with 2 and 1). Built on the first call: a GPT-2
+    # first call on English hardly needs it.
+    lengths_after: dict[bytes, tuple[int, ...]] = {}
+    known = valid.known
+    is_valid = valid.is_valid
+    walk = valid.compatible
+    compatible_pairs: dict[tuple[int, int], bool] = {}
+
+    def build() -> None:
+        nonlocal token_of
+        by_prefix: dict[bytes, set[int]] = {}
+        for data in tables.token_bytes:
+            if len(data) >= 3:
+                by_prefix.setdefault(data[:3], set()).add(len(data))
+        lengths_after.update((prefix, (*sorted(sizes, reverse=True), 2, 1)) for prefix, sizes in by_prefix.items())
+        token_of = dict(zip(tables.token_bytes, range(tables.num_tokens))).get
+
+    def encode(data: bytes) -> list[int]:
+        if not lengths_after:
+            build()
+        n = len(data)
+        tokens: list[int] = []  # the tokens taken so far ...
+        starts: list[int] = []  # ... and where each starts
+        dead: set[int] = set()  # positions where no token of the encoding can end
+        pos, previous, longest = 0, -1, n
+        while pos < n:
+            for size in lengths_after.get(data[pos : pos + 3], SHORT_SIZES):
+                if size > longest:
+                    continue
+                end = pos + size
+                if end in dead:
+                    continue
+                token = token_of(data[pos:end])
+                if token is None:
+                    continue
+                ok = known[token]
+                if ok is None:
+                    ok = is_valid(token)
+                if not ok:
+                    continue
+                if previous >= 0:
+                    pair = (previous, token)
+                    ok = compatible_pairs.get(pair)
+                    if ok is None:
+                        ok = compatible_pairs[pair] = walk(previous, token)
+                    if not ok:
+                        continue
+                tokens.append(token)
+                starts.append(pos)
+                pos, previous, longest = end, token, n - end
+                break
+            else:  # nothing fits at pos: it is no boundary; back up one token and try it shorter
+                dead.add(pos)
+                if not tokens:
+                    raise RuntimeError(f"no valid encoding found for {data!r}")  # cannot happen
+                longest = token_length[tokens.pop()] - 1
+                pos = starts.pop()
+                previous = tokens[-1] if tokens else -1
+        return tokens
+
+    return encode
+
+
 def piece_encoder(tables: MergeTables) -> Callable[[bytes], tuple[int, ...]]:
     """The ids of one piece's bytes: one token if the piece is a valid token (:class:`ValidOnDemand`:
-    most English words are), else the ``heap`` encoder, or for a piece of at most
-    :data:`SHORT_PIECE` bytes a flat list of ranks (tiktoken's loop), whose setup is two calls
-    in C where the heap's is a loop in Python.
+    most English words are); else, for a piece of at most :data:`LONG_PIECE` bytes, step 08's
+    search for the longest valid tokens (:func:`longest_valid_encoder`), and the ``heap`` encoder
+    for a longer one (one long word, random letters).
 
-    The flat loop keeps ``ranks[i]``, the merge of parts ``i`` and ``i + 1``; it takes the
-    smallest (``index`` finds the leftmost), merges those two parts, and recomputes the two
-    pairs around the new part: lowest rank first, leftmost first, as every encoder. It costs
-    O(n) per merge, fine for short pieces; a long piece (one long word, random letters) goes to
-    the heap, O(n log n) in all.
+    A vocabulary where two tokens have the same bytes has no "valid token" for those bytes: its
+    pieces of at most :data:`SHORT_PIECE` bytes go through a flat list of ranks (tiktoken's loop),
+    the others through the heap. The flat loop keeps ``ranks[i]``, the merge of parts ``i`` and
+    ``i + 1``; it takes the smallest (``index`` finds the leftmost), merges those two parts, and
+    recomputes the two pairs around the new part: lowest rank first, leftmost first, as every
+    encoder, in O(n) per merge.
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"aa", 257: b"aaa"}
     >>> piece_encoder(MergeTables(vocab, [(b"a", b"a"), (b"aa", b"a")]))(b"aaaaa")
@@ -275,12 +557,23 @@ def piece_encoder(tables: MergeTables) -> Callable[[bytes], tuple[int, ...]]:
     heap = HeapEncoder(tables).encode
     merge_of = tables.pair_to_token.get
     ids = tables.token_ids.__getitem__
-    valid_token = ValidOnDemand(tables).token_with_bytes
+    valid = ValidOnDemand(tables)
+    valid_token = valid.token_with_bytes
 
-    def encode_piece(data: bytes) -> tuple[int, ...]:
-        token = valid_token(data)
-        if token is not None:
-            return (ids(token),)
+    if tables.unique_bytes():
+        search = longest_valid_encoder(tables, valid)
+
+        def encode_piece(data: bytes) -> tuple[int, ...]:
+            token = valid_token(data)
+            if token is not None:
+                return (ids(token),)
+            if len(data) > LONG_PIECE:
+                return tuple(heap(data))
+            return tuple(map(ids, search(data)))
+
+        return encode_piece
+
+    def encode_piece_flat(data: bytes) -> tuple[int, ...]:
         if len(data) > SHORT_PIECE:
             return tuple(heap(data))
         parts = list(data)
@@ -298,7 +591,7 @@ def piece_encoder(tables: MergeTables) -> Callable[[bytes], tuple[int, ...]]:
                 ranks[i] = merge_of((best, parts[i + 1]), NOT_A_MERGE)
         return tuple(map(ids, parts))
 
-    return encode_piece
+    return encode_piece_flat
 
 
 # ------------------------------------------------------------------------ the caches
@@ -360,7 +653,7 @@ class FastEncoder:
         self.special_token_ids = special_token_ids
         self.special_re = special_token_regex(self.special_tokens)
         self._tables = tables
-        self._cut: Callable[[bytes], list[bytes]] | None = None  # built for the first non-ASCII segment
+        self._cut: Callable[[str, list[str]], list] | None = None  # built for the first long non-ASCII pretoken
         pretokens = PRETOKEN_RE.findall
         ascii_pretokens = ascii_pretoken_pattern().findall
         utf8 = str.encode
@@ -381,25 +674,44 @@ class FastEncoder:
             if cut is None:
                 if max(map(len, filterfalse(str.isascii, found))) <= SHORT_PRETOKEN:
                     # Short pretokens (the quotes and dashes of English text) are pieces as they
-                    # are: until longer ones come, the pattern would cost more to build than it saves.
+                    # are: until longer ones come, the cutting rules would cost more to build than they save.
                     return tuple(chain.from_iterable(map(pieces.__getitem__, map(utf8, found))))
-                cut = self._build_cut()
-            # The pretokens' bytes, each followed by 0xFF (no UTF-8 byte): the pattern cuts
-            # the pieces out of them, and never joins across 0xFF (a pretoken boundary).
-            found = cut(SEPARATOR.join(map(utf8, found)))
+                cut = self._build_cut(segment, found)
+            found = cut(segment, found)
+            lookup = self._cut_pieces.__getitem__
             if len(found) <= 8:
-                return tuple(chain.from_iterable(map(pieces.__getitem__, found)))
+                return tuple(chain.from_iterable(map(lookup, found)))
             ids: list[int] = []  # a Chinese paragraph: hundreds of pieces
-            _extend(ids, map(pieces.__getitem__, found))
+            _extend(ids, map(lookup, found))
             return tuple(ids)
 
         pieces = _Memo(encode_piece, cache_size, MAX_CACHED_PIECE)
         segments = _Memo(encode_segment, cache_size, MAX_CACHED_SEGMENT)
         self.cache = segments
-        self.pieces = pieces
+        self.pieces = pieces  # bytes -> ids
+        self.char_pieces = _Memo(lambda piece: encode_piece(utf8(piece)), cache_size, MAX_CACHED_PIECE)  # str -> ids
+        self._cut_pieces: _Memo = pieces  # the cache of whichever kind of pieces the cut makes
 
-    def _build_cut(self) -> Callable[[bytes], list[bytes]]:
-        self._cut = piece_pattern(self._tables.merges).findall
+    def _build_cut(self, segment: str, found: list[str]) -> Callable[[str, list[str]], list]:
+        """Choose how to cut pretokens into pieces, on the first segment that needs it: by bytes
+        (:func:`piece_pattern`) or by characters (:class:`CharJoins`), whichever cuts this segment
+        into more pieces. Both cut only where no token can span, so the choice changes the speed,
+        never the ids: GPT-2 keeps a pair of bytes only where it merged it, so its bytes cut
+        Chinese into characters; a vocabulary trained on Chinese joins nearly every pair of
+        bytes (its tokens span every kind of character boundary), but only a few thousand
+        pairs of characters."""
+        utf8 = str.encode
+        by_bytes = piece_pattern(self._tables.merges).findall
+
+        def cut_bytes(segment: str, found: list[str]) -> list[bytes]:
+            return by_bytes(SEPARATOR.join(map(utf8, found)))
+
+        self._cut, self._cut_pieces = cut_bytes, self.pieces
+        byte_pieces = len(cut_bytes(segment, found))
+        if 2 * byte_pieces < len(segment):  # fewer pieces than half the characters: try characters
+            cut_chars = char_cutter(CharJoins(self._tables.token_bytes))
+            if len(cut_chars(segment, found)) > byte_pieces:
+                self._cut, self._cut_pieces = cut_chars, self.char_pieces
         return self._cut
 
     def encode(self, text: str) -> list[int]:
@@ -440,6 +752,7 @@ class FastEncoder:
         """Forget the cached segments and pieces."""
         self.cache.clear()
         self.pieces.clear()
+        self.char_pieces.clear()
 
 
 def last_safe_cut(text: str, searched_from: int, special_tokens: Sequence[str]) -> int:
