@@ -708,7 +708,11 @@ class FastEncoder:
 
         self._cut, self._cut_pieces = cut_bytes, self.pieces
         byte_pieces = len(cut_bytes(segment, found))
-        if 2 * byte_pieces < len(segment):  # fewer pieces than half the characters: try characters
+        # Characters can only cut between two characters that are not both ASCII; try them when
+        # the bytes cut fewer than half of the boundaries between two non-ASCII characters (Chinese
+        # with a trained vocabulary), not when they cut most (GPT-2) or there are few (Spanish).
+        wide = [not char.isascii() for char in segment]
+        if 2 * (byte_pieces - len(found)) < sum(map(and_, wide, wide[1:])):
             cut_chars = char_cutter(CharJoins(self._tables.token_bytes))
             if len(cut_chars(segment, found)) > byte_pieces:
                 self._cut, self._cut_pieces = cut_chars, self.char_pieces
