@@ -67,11 +67,11 @@ POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
 DEFAULT_CACHE_SIZE = 1 << 17  # entries kept in each cache; it is emptied when full, so memory is bounded
 SEPARATOR = b"\xff"  # between pretokens when they are cut into pieces: no UTF-8 text holds this byte
 SHORT_PIECE = 16  # bytes; with repeated token bytes, a piece this short is merged in a flat list, a longer one by the heap
-SHORT_SIZES = (2, 1)  # the sizes of token to try where no token of 3 bytes or more starts
 LONG_PIECE = 256  # bytes; a piece this long or shorter takes step 08's search for valid tokens, a longer one the heap
 SHORT_PRETOKEN = 4  # characters; until a longer pretoken that is not ASCII comes, none is cut into pieces
 MAX_CACHED_SEGMENT = 4096  # characters; a longer segment is not stored (its pieces are)
 MAX_CACHED_PIECE = 256  # bytes; a longer piece is not stored
+MAX_COMPATIBLE_PAIRS = 1 << 14  # pairs of tokens whose compatibility the search remembers (then it forgets them all)
 CACHED_CHARS_PER_KEY = 64  # a cache of n keys also holds at most 64 n characters (or bytes) of keys
 
 # Every character the GPT-2 pattern's ``\s`` matches (Unicode's White_Space), written out because
@@ -458,7 +458,8 @@ class ValidOnDemand:
         return token if valid else None
 
 
-def longest_valid_encoder(tables: MergeTables, valid: ValidOnDemand) -> Callable[[bytes], list[int]]:
+def longest_valid_encoder(tables: MergeTables, valid: ValidOnDemand,
+                          max_pairs: int = MAX_COMPATIBLE_PAIRS) -> Callable[[bytes], list[int]]:
     """Step 08's backtracking search (:class:`~bpe_ref.encode.step08_backtrack.BacktrackEncoder`)
     over :class:`ValidOnDemand`'s tokens, for pieces: the token numbers of ``data``.
 
@@ -467,69 +468,59 @@ def longest_valid_encoder(tables: MergeTables, valid: ValidOnDemand) -> Callable
     does not end at a known dead end; when none does, the position is dead and it backs up one
     token. The sequence it finds has every adjacent pair compatible, so it is the BPE encoding.
     A trained vocabulary's tokens are long, so a piece takes a few tokens, each found in a few
-    dict lookups (only the lengths of the tokens that start with the same three bytes are
-    tried, longest first), and compatibility is remembered per pair of tokens: the work is per
-    token, where merging is per merge. Needs unique token bytes.
+    dict lookups (every length that fits, longest first: a piece is short, so that is a handful,
+    and needs no table beyond the tokens' bytes), and compatibility is remembered per pair of
+    tokens (at most ``max_pairs`` pairs, then forgotten): the work is per token, where merging
+    is per merge. Needs unique token bytes.
     """
-    token_of: Callable[[bytes], int | None] = {}.get
-    token_length = [len(data) for data in tables.token_bytes]
-    # The lengths of the tokens of 3 bytes or more, longest first, by their first 3 bytes: the
-    # only sizes worth trying at a position (with 2 and 1). Built on the first call: a GPT-2
-    # first call on English hardly needs it.
-    lengths_after: dict[bytes, tuple[int, ...]] = {}
+    tokens_of = tables.tokens_by_bytes.get  # bytes -> [token] (unique bytes: one token each)
+    token_bytes = tables.token_bytes
+    max_length = max(map(len, token_bytes))
     known = valid.known
     is_valid = valid.is_valid
     walk = valid.compatible
-    compatible_pairs: dict[tuple[int, int], bool] = {}
-
-    def build() -> None:
-        nonlocal token_of
-        by_prefix: dict[bytes, set[int]] = {}
-        for data in tables.token_bytes:
-            if len(data) >= 3:
-                by_prefix.setdefault(data[:3], set()).add(len(data))
-        lengths_after.update((prefix, (*sorted(sizes, reverse=True), 2, 1)) for prefix, sizes in by_prefix.items())
-        token_of = dict(zip(tables.token_bytes, range(tables.num_tokens))).get
+    # Compatibility of two tokens, remembered under the key left * width + right; emptied when
+    # it holds max_pairs entries, so its memory is bounded whatever the input.
+    compatible_pairs: dict[int, bool] = {}
+    width = tables.num_tokens
 
     def encode(data: bytes) -> list[int]:
-        if not lengths_after:
-            build()
         n = len(data)
         tokens: list[int] = []  # the tokens taken so far ...
         starts: list[int] = []  # ... and where each starts
         dead: set[int] = set()  # positions where no token of the encoding can end
-        pos, previous, longest = 0, -1, n
+        pos, previous, longest = 0, -1, min(n, max_length)
         while pos < n:
-            for size in lengths_after.get(data[pos : pos + 3], SHORT_SIZES):
-                if size > longest:
+            for end in range(pos + longest, pos, -1):
+                if dead and end in dead:
                     continue
-                end = pos + size
-                if end in dead:
+                found = tokens_of(data[pos:end])
+                if found is None:
                     continue
-                token = token_of(data[pos:end])
-                if token is None:
-                    continue
+                token = found[0]
                 ok = known[token]
                 if ok is None:
                     ok = is_valid(token)
                 if not ok:
                     continue
                 if previous >= 0:
-                    pair = (previous, token)
+                    pair = previous * width + token
                     ok = compatible_pairs.get(pair)
                     if ok is None:
+                        if len(compatible_pairs) >= max_pairs:
+                            compatible_pairs.clear()
                         ok = compatible_pairs[pair] = walk(previous, token)
                     if not ok:
                         continue
                 tokens.append(token)
                 starts.append(pos)
-                pos, previous, longest = end, token, n - end
+                pos, previous, longest = end, token, min(n - end, max_length)
                 break
             else:  # nothing fits at pos: it is no boundary; back up one token and try it shorter
                 dead.add(pos)
                 if not tokens:
                     raise RuntimeError(f"no valid encoding found for {data!r}")  # cannot happen
-                longest = token_length[tokens.pop()] - 1
+                longest = len(token_bytes[tokens.pop()]) - 1
                 pos = starts.pop()
                 previous = tokens[-1] if tokens else -1
         return tokens
@@ -537,7 +528,7 @@ def longest_valid_encoder(tables: MergeTables, valid: ValidOnDemand) -> Callable
     return encode
 
 
-def piece_encoder(tables: MergeTables) -> Callable[[bytes], tuple[int, ...]]:
+def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -> Callable[[bytes], tuple[int, ...]]:
     """The ids of one piece's bytes: one token if the piece is a valid token (:class:`ValidOnDemand`:
     most English words are); else, for a piece of at most :data:`LONG_PIECE` bytes, step 08's
     search for the longest valid tokens (:func:`longest_valid_encoder`), and the ``heap`` encoder
@@ -561,7 +552,7 @@ def piece_encoder(tables: MergeTables) -> Callable[[bytes], tuple[int, ...]]:
     valid_token = valid.token_with_bytes
 
     if tables.unique_bytes():
-        search = longest_valid_encoder(tables, valid)
+        search = longest_valid_encoder(tables, valid, max_pairs=min(cache_size, MAX_COMPATIBLE_PAIRS))
 
         def encode_piece(data: bytes) -> tuple[int, ...]:
             token = valid_token(data)
@@ -658,7 +649,7 @@ class FastEncoder:
         ascii_pretokens = ascii_pretoken_pattern().findall
         utf8 = str.encode
 
-        encode_piece = piece_encoder(tables)
+        encode_piece = piece_encoder(tables, cache_size)
 
         def encode_segment(segment: str) -> tuple[int, ...]:
             if segment.isascii():
