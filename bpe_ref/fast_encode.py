@@ -71,7 +71,7 @@ LONG_PIECE = 256  # bytes; a piece this long or shorter takes step 08's search f
 SHORT_PRETOKEN = 4  # characters; until a longer pretoken that is not ASCII comes, none is cut into pieces
 MAX_CACHED_SEGMENT = 4096  # characters; a longer segment is not stored (its pieces are)
 MAX_CACHED_PIECE = 256  # bytes; a longer piece is not stored
-MAX_COMPATIBLE_PAIRS = 1 << 14  # pairs of tokens whose compatibility the search remembers (then it forgets them all)
+MAX_COMPATIBLE_PAIRS = 1 << 16  # pairs of tokens whose compatibility the search remembers (then it forgets them all)
 CACHED_CHARS_PER_KEY = 64  # a cache of n keys also holds at most 64 n characters (or bytes) of keys
 
 # Every character the GPT-2 pattern's ``\s`` matches (Unicode's White_Space), written out because
@@ -246,6 +246,13 @@ def _chars_starting_with(prefix: bytes) -> range:
 
 
 LONG_SEGMENT = 64  # characters; a longer segment is cut with NumPy
+DECIDING_PAIRS = 32  # boundaries between two non-ASCII characters: a segment with this many decides the cut
+UNDECIDED_SEGMENTS = 256  # segments too short to decide; after this many, the cut is by bytes
+SPLICE = True
+DECIDING_SEGMENTS = 64  # a long text not yet decided encodes this many segments one by one, to choose
+BULK_TEXT = 2048  # characters; with the character cut, a longer text is cut whole (one NumPy pass)
+CUT_MARKS = "\uffff\ufffe\ufdd0\ufdd1"  # noncharacters: the NumPy cut marks its cuts with one the text does not hold
+JOIN_TABLE_BITS = 22  # the character cut's table of joined pairs has 2 ** 22 slots (4 MB)
 
 
 class CharJoins:
@@ -345,10 +352,19 @@ def char_cutter(joins: CharJoins) -> Callable[[str, list[str]], list[str]]:
 
     import numpy as np  # only here: a vocabulary cut by characters pays its import
 
-    # The pairs as numbers (first code point << 21 | second), sorted: a long segment looks up
-    # all its pairs at once (searchsorted), where map() would take each pair in turn.
+    # The joined pairs in a table of 2 ** JOIN_TABLE_BITS booleans, indexed by a hash of the two
+    # code points: a long text looks up all its pairs at once (one gather), where map() would take
+    # each pair in turn. Two pairs can share a slot, so a pair no token spans may read "joined":
+    # the cut is then a little coarser (a longer piece), never wrong; with 23 000 pairs (a
+    # vocabulary of 10 000 trained on Chinese) that is one pair in 200.
     both = np.frombuffer("".join(joins.pairs).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
-    keys = np.sort(both[0::2] << 21 | both[1::2])
+    mask = (1 << JOIN_TABLE_BITS) - 1
+
+    def slot(left, right):  # code points < 2 ** 21: the products fit in 64 bits
+        return (left * 0x9E3779B1 + right * 0x85EBCA77 >> 16) & mask
+
+    table = np.zeros(1 << JOIN_TABLE_BITS, dtype=np.bool_)
+    table[slot(both[0::2], both[1::2])] = True
     never = np.array(sorted(map(ord, never_after)) or [-1], dtype=np.int64), np.array(
         sorted(map(ord, exact_never_before)) or [-1], dtype=np.int64)
     # The rules "a character ending with these m bytes, then b" as numbers, one sorted array per m.
@@ -361,19 +377,29 @@ def char_cutter(joins: CharJoins) -> Callable[[str, list[str]], list[str]]:
         return sorted_keys[np.minimum(at, len(sorted_keys) - 1)] == values
 
     def cut_long(segment: str, pretokens: list[str]) -> list[str]:
+        """The cut of a long segment, or of a whole text (its pretokens in order), in NumPy."""
         points = np.frombuffer(segment.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
         left, right = points[:-1], points[1:]
-        joined = member(keys, left << 21 | right)
+        joined = table[slot(left, right)]
         if never_after:
             joined |= np.isin(left, never[0])
         if exact_never_before:
             joined |= np.isin(right, never[1])
         for m, rules in ends_then.items():
             joined |= member(rules, (left & (64**m - 1)) << 21 | right) & (left >= smallest_with[m])
-        joined[np.cumsum(list(map(len, pretokens[:-1])), dtype=np.intp) - 1] = False  # a piece never crosses a pretoken
-        bounds = (np.flatnonzero(~joined) + 1).tolist()
-        bounds.append(len(segment))
-        return list(map(segment.__getitem__, map(slice, [0, *bounds], bounds)))
+        ends = np.fromiter(map(len, pretokens), dtype=np.intp, count=len(pretokens))
+        joined[np.cumsum(ends[:-1]) - 1] = False  # a piece never crosses a pretoken
+        cuts = np.flatnonzero(~joined) + 1
+        # Slicing in Python (a slice object and a call per piece) costs more than all the rest:
+        # put a character the text does not hold at every cut, and let str.split make the pieces.
+        mark = next((m for m in CUT_MARKS if m not in segment), None)
+        if mark is None:  # the text holds every candidate (made on purpose): slice
+            bounds = cuts.tolist()
+            starts = [0, *bounds]
+            bounds.append(len(segment))
+            return list(map(segment.__getitem__, map(slice, starts, bounds)))
+        marked = np.insert(points.astype(np.uint32), cuts, ord(mark))
+        return marked.tobytes().decode("utf-32-le").split(mark)
 
     def cut(segment: str, pretokens: list[str]) -> list[str]:
         if len(segment) > LONG_SEGMENT:
@@ -390,6 +416,7 @@ def char_cutter(joins: CharJoins) -> Callable[[str, list[str]], list[str]]:
             return [segment]
         return list(map(segment.__getitem__, map(slice, [0, *bounds], bounds)))
 
+    cut.whole = cut_long  # for a whole text (FastEncoder's bulk path)
     return cut
 
 
@@ -483,11 +510,13 @@ def longest_valid_encoder(tables: MergeTables, valid: ValidOnDemand,
     # it holds max_pairs entries, so its memory is bounded whatever the input.
     compatible_pairs: dict[int, bool] = {}
     width = tables.num_tokens
+    tokens_of_text: dict[str, list[int]] = {}  # the tokens whose bytes are whole characters, by their text
+    max_text_length = [0]  # the longest of them, in characters
 
-    def encode(data: bytes) -> list[int]:
+    def search(data, tokens_of: Callable, max_length: int) -> list[int] | None:
         n = len(data)
         tokens: list[int] = []  # the tokens taken so far ...
-        starts: list[int] = []  # ... and where each starts
+        starts: list[int] = []  # ... and where each starts (in bytes or characters, as data)
         dead: set[int] = set()  # positions where no token of the encoding can end
         pos, previous, longest = 0, -1, min(n, max_length)
         while pos < n:
@@ -519,12 +548,91 @@ def longest_valid_encoder(tables: MergeTables, valid: ValidOnDemand,
             else:  # nothing fits at pos: it is no boundary; back up one token and try it shorter
                 dead.add(pos)
                 if not tokens:
-                    raise RuntimeError(f"no valid encoding found for {data!r}")  # cannot happen
-                longest = len(token_bytes[tokens.pop()]) - 1
-                pos = starts.pop()
+                    return None  # bytes: cannot happen; characters: no encoding of whole characters
+                tokens.pop()
+                start = starts.pop()
+                pos, longest = start, pos - start - 1  # the token popped ended at pos
                 previous = tokens[-1] if tokens else -1
         return tokens
 
+    def spliced(data, tokens_of: Callable, max_length: int, known_ends: dict):
+        """The encoding of ``data`` (token numbers, a tuple), ``None`` if it has none with these
+        tokens. BPE's encoding of a piece is its first token, then the encoding of the rest: the
+        rest's tokens are valid and neighbours compatible, the unique such sequence. So the first
+        token is the longest valid prefix ``t`` whose rest's encoding starts with a token that is
+        compatible with ``t``. The rests (suffixes) are remembered in ``known_ends`` (bounded):
+        words share their endings, so most rests are looked up, not searched. Each suffix is
+        solved once per piece, with at most ``max_length`` lengths tried: linear in the piece."""
+        tokens = known_ends.get(data)
+        if tokens is not None:
+            return tokens
+        n = len(data)
+        if not n:
+            return ()
+        for end in range(min(n, max_length), 0, -1):
+            found = tokens_of(data[:end])
+            if found is None:
+                continue
+            token = found[0]
+            ok = known[token]
+            if ok is None:
+                ok = is_valid(token)
+            if not ok:
+                continue
+            if end == n:
+                tokens = (token,)
+                break
+            rest = spliced(data[end:], tokens_of, max_length, known_ends)
+            if rest is None:
+                continue
+            pair = token * width + rest[0]
+            ok = compatible_pairs.get(pair)
+            if ok is None:
+                if len(compatible_pairs) >= max_pairs:
+                    compatible_pairs.clear()
+                ok = compatible_pairs[pair] = walk(token, rest[0])
+            if ok:
+                tokens = (token, *rest)
+                break
+        else:
+            return None
+        if len(known_ends) >= max_pairs:
+            known_ends.clear()
+        known_ends[data] = tokens
+        return tokens
+
+    byte_ends: dict[bytes, tuple[int, ...]] = {}
+    text_ends: dict[str, tuple[int, ...]] = {}
+
+    def encode(data: bytes) -> list[int]:
+        if SPLICE:
+            tokens = spliced(data, tokens_of, max_length, byte_ends)
+        else:
+            tokens = search(data, tokens_of, max_length)
+        if tokens is None:
+            raise RuntimeError(f"no valid encoding found for {data!r}")  # cannot happen
+        return tokens
+
+    def encode_text(text: str) -> list[int]:
+        """The same search over the characters of ``text``, with the tokens whose bytes are whole
+        characters: a third of the lengths to try on Chinese. Whatever it finds is a sequence of
+        valid tokens, neighbours compatible: the BPE encoding (step 08: there is only one). If
+        the encoding needs a token that ends inside a character, it finds nothing, and the
+        search over bytes runs."""
+        if not tokens_of_text:
+            for data, made in tables.tokens_by_bytes.items():
+                try:
+                    tokens_of_text[data.decode("utf-8")] = made
+                except UnicodeDecodeError:
+                    pass
+            max_text_length[0] = max(map(len, tokens_of_text))
+        if SPLICE:
+            tokens = spliced(text, tokens_of_text.get, max_text_length[0], text_ends)
+        else:
+            tokens = search(text, tokens_of_text.get, max_text_length[0])
+        return encode(text.encode()) if tokens is None else tokens
+
+    encode.text = encode_text
     return encode
 
 
@@ -562,6 +670,18 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
                 return tuple(heap(data))
             return tuple(map(ids, search(data)))
 
+        search_text = search.text
+
+        def encode_text_piece(piece: str) -> tuple[int, ...]:
+            data = piece.encode()
+            token = valid_token(data)
+            if token is not None:
+                return (ids(token),)
+            if len(data) > LONG_PIECE:
+                return tuple(heap(data))
+            return tuple(map(ids, search_text(piece)))
+
+        encode_piece.text = encode_text_piece
         return encode_piece
 
     def encode_piece_flat(data: bytes) -> tuple[int, ...]:
@@ -582,6 +702,7 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
                 ranks[i] = merge_of((best, parts[i + 1]), NOT_A_MERGE)
         return tuple(map(ids, parts))
 
+    encode_piece_flat.text = lambda piece: encode_piece_flat(piece.encode())
     return encode_piece_flat
 
 
@@ -644,7 +765,9 @@ class FastEncoder:
         self.special_token_ids = special_token_ids
         self.special_re = special_token_regex(self.special_tokens)
         self._tables = tables
-        self._cut: Callable[[str, list[str]], list] | None = None  # built for the first long non-ASCII pretoken
+        self._cut: Callable[[str, list[str]], list] | None = None  # chosen on long non-ASCII pretokens
+        self._cut_bytes: Callable[[str, list[str]], list] | None = None  # built for the first of them
+        self._undecided = 0  # segments cut by bytes before the choice was made
         pretokens = PRETOKEN_RE.findall
         ascii_pretokens = ascii_pretoken_pattern().findall
         utf8 = str.encode
@@ -680,53 +803,97 @@ class FastEncoder:
         segments = _Memo(encode_segment, cache_size, MAX_CACHED_SEGMENT)
         self.cache = segments
         self.pieces = pieces  # bytes -> ids
-        self.char_pieces = _Memo(lambda piece: encode_piece(utf8(piece)), cache_size, MAX_CACHED_PIECE)  # str -> ids
+        self.char_pieces = _Memo(encode_piece.text, cache_size, MAX_CACHED_PIECE)  # str -> ids
         self._cut_pieces: _Memo = pieces  # the cache of whichever kind of pieces the cut makes
 
     def _build_cut(self, segment: str, found: list[str]) -> Callable[[str, list[str]], list]:
-        """Choose how to cut pretokens into pieces, on the first segment that needs it: by bytes
-        (:func:`piece_pattern`) or by characters (:class:`CharJoins`), whichever cuts this segment
-        into more pieces. Both cut only where no token can span, so the choice changes the speed,
-        never the ids: GPT-2 keeps a pair of bytes only where it merged it, so its bytes cut
-        Chinese into characters; a vocabulary trained on Chinese joins nearly every pair of
-        bytes (its tokens span every kind of character boundary), but only a few thousand
-        pairs of characters."""
+        """Choose how to cut pretokens into pieces: by bytes (:func:`piece_pattern`) or by
+        characters (:class:`CharJoins`), whichever cuts a segment into more pieces; returns the cut
+        for this segment, and keeps it for all once it has decided. Both cut only where no token
+        can span, so the choice changes the speed, never the ids: GPT-2 keeps a pair of bytes only
+        where it merged it, so its bytes cut Chinese into characters; a vocabulary trained on
+        Chinese joins nearly every pair of bytes (its tokens span every kind of character
+        boundary), but only a few thousand pairs of characters.
+
+        It decides on the first segment that is worth it: bytes at once when they cut at least
+        half of the boundaries between two non-ASCII characters (GPT-2); characters are tried on
+        a segment with at least :data:`DECIDING_PAIRS` such boundaries (a Chinese clause). Until
+        then a segment is cut by bytes; after :data:`UNDECIDED_SEGMENTS` short ones (Russian or
+        Spanish words: nothing to gain by cutting them), bytes for good, without building the
+        character rule."""
         utf8 = str.encode
-        by_bytes = piece_pattern(self._tables.merges).findall
+        cut_bytes = self._cut_bytes
+        if cut_bytes is None:
+            by_bytes = piece_pattern(self._tables.merges).findall
 
-        def cut_bytes(segment: str, found: list[str]) -> list[bytes]:
-            return by_bytes(SEPARATOR.join(map(utf8, found)))
+            def cut_bytes(segment: str, found: list[str]) -> list[bytes]:
+                return by_bytes(SEPARATOR.join(map(utf8, found)))
 
-        self._cut, self._cut_pieces = cut_bytes, self.pieces
+            self._cut_bytes = cut_bytes
+        self._cut_pieces = self.pieces
         byte_pieces = len(cut_bytes(segment, found))
         # Characters can only cut between two characters that are not both ASCII; try them when
         # the bytes cut fewer than half of the boundaries between two non-ASCII characters (Chinese
         # with a trained vocabulary), not when they cut most (GPT-2) or there are few (Spanish).
         wide = [not char.isascii() for char in segment]
-        if 2 * (byte_pieces - len(found)) < sum(map(and_, wide, wide[1:])):
+        wide_pairs = sum(map(and_, wide, wide[1:]))
+        if 2 * (byte_pieces - len(found)) >= wide_pairs:
+            self._cut = cut_bytes
+        elif wide_pairs < DECIDING_PAIRS:
+            self._undecided += 1
+            if self._undecided >= UNDECIDED_SEGMENTS:
+                self._cut = cut_bytes
+        else:
             cut_chars = char_cutter(CharJoins(self._tables.token_bytes))
+            self._cut = cut_bytes
             if len(cut_chars(segment, found)) > byte_pieces:
                 self._cut, self._cut_pieces = cut_chars, self.char_pieces
-        return self._cut
+            return self._cut
+        return cut_bytes
 
     def encode(self, text: str) -> list[int]:
         """The token ids of ``text`` (``ValueError`` for a lone surrogate)."""
-        lookup = self.cache.__getitem__
-        segments = segment_pattern().findall
         ids: list[int] = []
         try:
             if self.special_re is None or self.special_re.search(text) is None:
-                _extend(ids, map(lookup, segments(text)))
+                self._encode_part(ids, text)
                 return ids
             for piece, is_special in split_keeping_special_tokens(text, self.special_tokens):
                 if is_special:
                     ids.append(self.special_token_ids[piece])
                 else:
-                    _extend(ids, map(lookup, segments(piece)))
+                    self._encode_part(ids, piece)
             return ids
         except UnicodeEncodeError:
             encode_utf8(text)  # raises the ValueError that names the character and its index
             raise
+
+    def _encode_part(self, ids: list[int], text: str) -> None:
+        """``ids += `` the ids of ``text`` (no special tokens in it), segment by segment through
+        the cache; or, once the cut by characters is chosen and ``text`` is long, *in bulk*:
+        the GPT-2 pattern over the whole text (one call), the character cut over the whole text
+        (one NumPy pass: :func:`char_cutter`), and one lookup per piece. A Chinese paragraph is a
+        segment seen once, so caching segments buys nothing there, and cutting them one by one
+        costs a dozen NumPy calls each. A long text that has not chosen yet encodes its first
+        segments one by one (the first long non-ASCII one chooses), then the rest."""
+        lookup = self.cache.__getitem__
+        found = segment_pattern().findall(text)
+        if len(text) < BULK_TEXT or text.isascii():
+            _extend(ids, map(lookup, found))
+            return
+        done = 0
+        if self._cut is None:
+            for segment in islice(found, DECIDING_SEGMENTS):
+                ids += lookup(segment)
+                done += 1
+                if self._cut is not None:
+                    break
+        if self._cut_pieces is not self.char_pieces:
+            _extend(ids, map(lookup, islice(found, done, None)))
+            return
+        rest = "".join(islice(found, done, None)) if done else text  # segment ends are pretoken ends
+        pieces = self._cut.whole(rest, PRETOKEN_RE.findall(rest))
+        _extend(ids, map(self.char_pieces.__getitem__, pieces))
 
     def count(self, text: str) -> int:
         """``len(self.encode(text))``, adding up the lengths of the cached segments' ids."""

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from bpe_ref import Tokenizer, train_bpe_on_text
 from bpe_ref.course.interop import to_tiktoken
 from bpe_ref.data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE
-from bpe_ref.fast_encode import LONG_SEGMENT, CharJoins, char_cutter, longest_valid_encoder, ValidOnDemand
+from bpe_ref.fast_encode import (BULK_TEXT, CUT_MARKS, LONG_SEGMENT, CharJoins, ValidOnDemand, char_cutter,
+                                 longest_valid_encoder)
 from bpe_ref.pretokenize import PRETOKEN_RE
 
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=60)
@@ -66,7 +67,33 @@ def test_longest_valid_search_is_the_heap_encoder(training, data):
     if not tables.unique_bytes():
         return
     search = longest_valid_encoder(tables, ValidOnDemand(tables))
-    assert [tables.token_ids[t] for t in search(data)] == tok._encoder("heap").encode(data)
+    want = tok._encoder("heap").encode(data)
+    assert [tables.token_ids[t] for t in search(data)] == want
+    assert [tables.token_ids[t] for t in search(data)] == want  # again: the suffixes remembered
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    # The search over characters (tokens of whole characters, else the bytes): the same ids.
+    assert [tables.token_ids[t] for t in search.text(text)] == want
+    tiny = longest_valid_encoder(tables, ValidOnDemand(tables), max_pairs=1)  # caches forgotten at once
+    assert [tables.token_ids[t] for t in tiny.text(text)] == want
+    assert [tables.token_ids[t] for t in tiny(data)] == want
+
+
+@SETTINGS
+@given(training=many_scripts, text=st.text(alphabet=SCRIPTS + "x\n", min_size=1, max_size=300))
+def test_bulk_path_on_long_text_is_the_heap_encoder(training, text):
+    # A text longer than BULK_TEXT, once the character cut is chosen, is cut whole in NumPy.
+    tok = tokenizer_for(training)
+    fast = tok._fast_encoder()
+    chosen = "中文國了" * 20
+    fast._build_cut(chosen, PRETOKEN_RE.findall(chosen))  # chooses (characters if they cut finer)
+    long = (text * (BULK_TEXT // len(text) + 2))[: 3 * BULK_TEXT]
+    assert tok.encode(long) == tok.encode(long, method="heap")
+    # The text holds every mark the NumPy cut could use: it slices instead.
+    marked = CUT_MARKS + long
+    assert tok.encode(marked) == tok.encode(marked, method="heap")
 
 
 @SETTINGS
@@ -103,6 +130,8 @@ def test_shipped_corpora_with_their_own_vocabulary(corpus):
     fast = tok._fast_encoder()
     if corpus == "zh":  # the vocabulary joins nearly every pair of bytes: cut between characters
         assert fast._cut_pieces is fast.char_pieces
+    if corpus == "ru":  # words: decided by bytes, the character rule never built
+        assert fast._cut is not None and fast._cut_pieces is fast.pieces
     tok.clear_cache()
     assert tok.encode(unseen) == want  # cold again, the cut already chosen
 
