@@ -248,7 +248,6 @@ def _chars_starting_with(prefix: bytes) -> range:
 LONG_SEGMENT = 64  # characters; a longer segment is cut with NumPy
 DECIDING_PAIRS = 32  # boundaries between two non-ASCII characters: a segment with this many decides the cut
 UNDECIDED_SEGMENTS = 256  # segments too short to decide; after this many, the cut is by bytes
-SPLICE = True
 DECIDING_SEGMENTS = 64  # a long text not yet decided encodes this many segments one by one, to choose
 BULK_TEXT = 2048  # characters; with the character cut, a longer text is cut whole (one NumPy pass)
 CUT_MARKS = "\uffff\ufffe\ufdd0\ufdd1"  # noncharacters: the NumPy cut marks its cuts with one the text does not hold
@@ -487,18 +486,23 @@ class ValidOnDemand:
 
 def longest_valid_encoder(tables: MergeTables, valid: ValidOnDemand,
                           max_pairs: int = MAX_COMPATIBLE_PAIRS) -> Callable[[bytes], list[int]]:
-    """Step 08's backtracking search (:class:`~bpe_ref.encode.step08_backtrack.BacktrackEncoder`)
-    over :class:`ValidOnDemand`'s tokens, for pieces: the token numbers of ``data``.
+    """Step 08's search for valid tokens (:class:`~bpe_ref.encode.step08_backtrack.BacktrackEncoder`),
+    over :class:`ValidOnDemand`'s tokens, for pieces: the token numbers of ``data``, written as a
+    recursion on the rest of the piece so that pieces share the work on their endings.
 
-    At each position it takes the longest *valid* token that starts there, is *compatible* with
-    the token before it (step 08: BPE on their two byte strings stops at exactly these two) and
-    does not end at a known dead end; when none does, the position is dead and it backs up one
-    token. The sequence it finds has every adjacent pair compatible, so it is the BPE encoding.
-    A trained vocabulary's tokens are long, so a piece takes a few tokens, each found in a few
-    dict lookups (every length that fits, longest first: a piece is short, so that is a handful,
-    and needs no table beyond the tokens' bytes), and compatibility is remembered per pair of
-    tokens (at most ``max_pairs`` pairs, then forgotten): the work is per token, where merging
-    is per merge. Needs unique token bytes.
+    Step 08: BPE's encoding is the only way to cut the piece into *valid* tokens whose
+    neighbours are *compatible*. So it is its first token ``t``, then the encoding of the rest,
+    and ``t`` is the longest valid prefix whose rest's encoding starts with a token compatible
+    with ``t`` (every length that fits is tried, longest first: a piece is short). The encodings
+    of the rests are remembered (at most ``max_pairs``, then forgotten): Spanish and Russian
+    words share their endings, so the rest is usually one lookup, and a word costs the few
+    lookups that find its first token. Compatibility is remembered per pair of tokens (as
+    many). Each suffix of a piece is solved at most once per piece, with at most the longest
+    token's length tried: linear in the piece. Needs unique token bytes.
+
+    ``.text(piece)`` runs the same recursion over the characters of a ``str`` with the tokens
+    whose bytes are whole characters (a third of the lengths to try on Chinese), and the bytes
+    when that finds nothing.
     """
     tokens_of = tables.tokens_by_bytes.get  # bytes -> [token] (unique bytes: one token each)
     token_bytes = tables.token_bytes
@@ -512,48 +516,6 @@ def longest_valid_encoder(tables: MergeTables, valid: ValidOnDemand,
     width = tables.num_tokens
     tokens_of_text: dict[str, list[int]] = {}  # the tokens whose bytes are whole characters, by their text
     max_text_length = [0]  # the longest of them, in characters
-
-    def search(data, tokens_of: Callable, max_length: int) -> list[int] | None:
-        n = len(data)
-        tokens: list[int] = []  # the tokens taken so far ...
-        starts: list[int] = []  # ... and where each starts (in bytes or characters, as data)
-        dead: set[int] = set()  # positions where no token of the encoding can end
-        pos, previous, longest = 0, -1, min(n, max_length)
-        while pos < n:
-            for end in range(pos + longest, pos, -1):
-                if dead and end in dead:
-                    continue
-                found = tokens_of(data[pos:end])
-                if found is None:
-                    continue
-                token = found[0]
-                ok = known[token]
-                if ok is None:
-                    ok = is_valid(token)
-                if not ok:
-                    continue
-                if previous >= 0:
-                    pair = previous * width + token
-                    ok = compatible_pairs.get(pair)
-                    if ok is None:
-                        if len(compatible_pairs) >= max_pairs:
-                            compatible_pairs.clear()
-                        ok = compatible_pairs[pair] = walk(previous, token)
-                    if not ok:
-                        continue
-                tokens.append(token)
-                starts.append(pos)
-                pos, previous, longest = end, token, min(n - end, max_length)
-                break
-            else:  # nothing fits at pos: it is no boundary; back up one token and try it shorter
-                dead.add(pos)
-                if not tokens:
-                    return None  # bytes: cannot happen; characters: no encoding of whole characters
-                tokens.pop()
-                start = starts.pop()
-                pos, longest = start, pos - start - 1  # the token popped ended at pos
-                previous = tokens[-1] if tokens else -1
-        return tokens
 
     def spliced(data, tokens_of: Callable, max_length: int, known_ends: dict):
         """The encoding of ``data`` (token numbers, a tuple), ``None`` if it has none with these
@@ -605,10 +567,7 @@ def longest_valid_encoder(tables: MergeTables, valid: ValidOnDemand,
     text_ends: dict[str, tuple[int, ...]] = {}
 
     def encode(data: bytes) -> list[int]:
-        if SPLICE:
-            tokens = spliced(data, tokens_of, max_length, byte_ends)
-        else:
-            tokens = search(data, tokens_of, max_length)
+        tokens = spliced(data, tokens_of, max_length, byte_ends)
         if tokens is None:
             raise RuntimeError(f"no valid encoding found for {data!r}")  # cannot happen
         return tokens
@@ -626,10 +585,7 @@ def longest_valid_encoder(tables: MergeTables, valid: ValidOnDemand,
                 except UnicodeDecodeError:
                     pass
             max_text_length[0] = max(map(len, tokens_of_text))
-        if SPLICE:
-            tokens = spliced(text, tokens_of_text.get, max_text_length[0], text_ends)
-        else:
-            tokens = search(text, tokens_of_text.get, max_text_length[0])
+        tokens = spliced(text, tokens_of_text.get, max_text_length[0], text_ends)
         return encode(text.encode()) if tokens is None else tokens
 
     encode.text = encode_text
@@ -706,6 +662,11 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
     return encode_piece_flat
 
 
+def _uncut(segment: str, found: list[str]) -> list[bytes]:
+    """The pieces of a segment that is not cut: its pretokens' bytes."""
+    return list(map(str.encode, found))
+
+
 # ------------------------------------------------------------------------ the caches
 
 
@@ -767,7 +728,8 @@ class FastEncoder:
         self._tables = tables
         self._cut: Callable[[str, list[str]], list] | None = None  # chosen on long non-ASCII pretokens
         self._cut_bytes: Callable[[str, list[str]], list] | None = None  # built for the first of them
-        self._undecided = 0  # segments cut by bytes before the choice was made
+        self._undecided = 0  # segments cut by bytes before the choice was made ...
+        self._undecided_cuts = 0  # ... and the cuts the bytes made inside their pretokens
         pretokens = PRETOKEN_RE.findall
         ascii_pretokens = ascii_pretoken_pattern().findall
         utf8 = str.encode
@@ -820,7 +782,7 @@ class FastEncoder:
         a segment with at least :data:`DECIDING_PAIRS` such boundaries (a Chinese clause). Until
         then a segment is cut by bytes; after :data:`UNDECIDED_SEGMENTS` short ones (Russian or
         Spanish words: nothing to gain by cutting them), bytes for good, without building the
-        character rule."""
+        character rule; or no cut at all if the bytes cut none of those segments' pretokens."""
         utf8 = str.encode
         cut_bytes = self._cut_bytes
         if cut_bytes is None:
@@ -841,8 +803,10 @@ class FastEncoder:
             self._cut = cut_bytes
         elif wide_pairs < DECIDING_PAIRS:
             self._undecided += 1
+            self._undecided_cuts += byte_pieces - len(found)
             if self._undecided >= UNDECIDED_SEGMENTS:
-                self._cut = cut_bytes
+                # Words: if the bytes never cut one, they are pieces as they are (no cutting at all).
+                self._cut = cut_bytes if self._undecided_cuts else _uncut
         else:
             cut_chars = char_cutter(CharJoins(self._tables.token_bytes))
             self._cut = cut_bytes
