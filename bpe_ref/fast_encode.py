@@ -17,20 +17,23 @@ sizes, and runs an encoder only on what it has never seen:
    That byte rule fails a vocabulary *trained* on Chinese: its tokens join nearly every pair of
    bytes, so it cuts nothing, and the pieces are whole clauses, seen once. The same rule one
    level up does cut: :class:`CharJoins` lists the pairs of *characters* some token spans (a few
-   thousand of the millions possible), and :func:`char_cutter` cuts between the others; the
-   first segment that needs cutting picks whichever rule cuts it finer (both are exact).
+   thousand of the millions possible), and :func:`char_cutter` cuts between the others; a
+   segment with enough non-ASCII characters picks whichever rule cuts it finer (both are
+   exact; Russian or Spanish words, never cut by bytes, are not cut at all). Once characters
+   are chosen, a long text skips the segments: it is cut whole, in one NumPy pass
+   (:meth:`FastEncoder._bulk`).
 3. **Whole tokens**: most pieces of English are one token already (``" upon"``). A piece whose
    bytes are a *valid* token (step 08: BPE turns those bytes into that token alone) is that
    token, without running an encoder; :class:`ValidOnDemand` decides validity token by token,
-   as pieces ask. Any other piece takes step 08's backtracking search
-   (:func:`longest_valid_encoder`): the longest valid token compatible with the one before, a
-   few dict lookups per *token*, where merging costs a loop per *merge*; a trained vocabulary's
-   tokens are long, so that is most of the gain on Spanish and Russian words.
+   as pieces ask. Any other piece is *spliced* (:func:`longest_valid_encoder`): its first
+   token is the longest valid prefix that is compatible with the first token of the rest's
+   encoding, and the rest's encoding is usually remembered (words share their endings): a few
+   dict lookups per piece, where merging costs a loop per *merge*.
 
 What a first call on English costs: what a warm call costs (one regular expression, one
 lookup per segment), plus about 2 µs for each distinct segment and, for each distinct
 pretoken, a validity check of about 3 µs (the first time a token is met) or an encoder run of
-about 6 µs (a flat loop in Python); TinyStories has 12 000 distinct segments and 5 300
+about 6 µs (splicing, point 3); TinyStories has 12 000 distinct segments and 5 300
 distinct pretokens, 4 400 of them single tokens, in 1.4 MB (``theory/benchmarks/encode``).
 
 The same argument as for segments tells :func:`last_safe_cut` where
@@ -248,8 +251,9 @@ def _chars_starting_with(prefix: bytes) -> range:
 LONG_SEGMENT = 64  # characters; a longer segment is cut with NumPy
 DECIDING_PAIRS = 32  # boundaries between two non-ASCII characters: a segment with this many decides the cut
 UNDECIDED_SEGMENTS = 256  # segments too short to decide; after this many, the cut is by bytes
-DECIDING_SEGMENTS = 64  # a long text not yet decided encodes this many segments one by one, to choose
-BULK_TEXT = 2048  # characters; with the character cut, a longer text is cut whole (one NumPy pass)
+FILL_SEGMENTS = 256  # segments the bulk path splits into pretokens at a time
+DECIDING_SEGMENTS = 8192  # a long text not yet decided looks at this many non-ASCII segments to choose
+BULK_TEXT = 1 << 16  # characters; a longer text is encoded in bulk (FastEncoder._bulk); encode_iterable's blocks are shorter
 CUT_MARKS = "\uffff\ufffe\ufdd0\ufdd1"  # noncharacters: the NumPy cut marks its cuts with one the text does not hold
 JOIN_TABLE_BITS = 22  # the character cut's table of joined pairs has 2 ** 22 slots (4 MB)
 
@@ -355,7 +359,8 @@ def char_cutter(joins: CharJoins) -> Callable[[str, list[str]], list[str]]:
     # code points: a long text looks up all its pairs at once (one gather), where map() would take
     # each pair in turn. Two pairs can share a slot, so a pair no token spans may read "joined":
     # the cut is then a little coarser (a longer piece), never wrong; with 23 000 pairs (a
-    # vocabulary of 10 000 trained on Chinese) that is one pair in 200.
+    # vocabulary of 10 000 trained on Chinese, 16 384 of them pairs of ASCII characters) that is
+    # about one pair in 200.
     both = np.frombuffer("".join(joins.pairs).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
     mask = (1 << JOIN_TABLE_BITS) - 1
 
@@ -514,8 +519,9 @@ def longest_valid_encoder(tables: MergeTables, valid: ValidOnDemand,
     # it holds max_pairs entries, so its memory is bounded whatever the input.
     compatible_pairs: dict[int, bool] = {}
     width = tables.num_tokens
-    tokens_of_text: dict[str, list[int]] = {}  # the tokens whose bytes are whole characters, by their text
-    max_text_length = [0]  # the longest of them, in characters
+
+    def token_of_text(text: str) -> list[int] | None:  # the token of whole characters (no table of its own)
+        return tokens_of(text.encode())
 
     def spliced(data, tokens_of: Callable, max_length: int, known_ends: dict):
         """The encoding of ``data`` (token numbers, a tuple), ``None`` if it has none with these
@@ -578,14 +584,7 @@ def longest_valid_encoder(tables: MergeTables, valid: ValidOnDemand,
         valid tokens, neighbours compatible: the BPE encoding (step 08: there is only one). If
         the encoding needs a token that ends inside a character, it finds nothing, and the
         search over bytes runs."""
-        if not tokens_of_text:
-            for data, made in tables.tokens_by_bytes.items():
-                try:
-                    tokens_of_text[data.decode("utf-8")] = made
-                except UnicodeDecodeError:
-                    pass
-            max_text_length[0] = max(map(len, tokens_of_text))
-        tokens = spliced(text, tokens_of_text.get, max_text_length[0], text_ends)
+        tokens = spliced(text, token_of_text, max_length, text_ends)
         return encode(text.encode()) if tokens is None else tokens
 
     encode.text = encode_text
@@ -618,10 +617,16 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
     if tables.unique_bytes():
         search = longest_valid_encoder(tables, valid, max_pairs=min(cache_size, MAX_COMPATIBLE_PAIRS))
 
+        tokens_of = tables.tokens_by_bytes.get
+        known = valid.known
+
         def encode_piece(data: bytes) -> tuple[int, ...]:
-            token = valid_token(data)
-            if token is not None:
-                return (ids(token),)
+            found = tokens_of(data)  # valid_token(data), inline: most pieces of English are one token
+            if found is not None:
+                token = found[0]
+                ok = known[token]
+                if ok or ok is None and valid.is_valid(token):
+                    return (ids(token),)
             if len(data) > LONG_PIECE:
                 return tuple(heap(data))
             return tuple(map(ids, search(data)))
@@ -630,6 +635,8 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
 
         def encode_text_piece(piece: str) -> tuple[int, ...]:
             data = piece.encode()
+            if len(data) < 2 * len(piece):  # mostly ASCII: the characters save nothing over the bytes
+                return encode_piece(data)
             token = valid_token(data)
             if token is not None:
                 return (ids(token),)
@@ -690,12 +697,16 @@ class _Memo(dict):
 
     def __missing__(self, key: str | bytes) -> tuple[int, ...]:
         ids = self.compute(key)
+        self.store(key, ids)
+        return ids
+
+    def store(self, key: str | bytes, ids: tuple[int, ...]) -> None:
+        """Keep ``ids`` for ``key``, within the bounds."""
         if len(key) <= self.max_key:
             if len(self) >= self.max_size or self.chars >= self.max_chars:
                 self.clear()
             self[key] = ids
             self.chars += len(key)
-        return ids
 
 
 def _extend(ids: list[int], id_runs: Iterable[Sequence[int]]) -> None:
@@ -737,15 +748,21 @@ class FastEncoder:
         encode_piece = piece_encoder(tables, cache_size)
 
         def encode_segment(segment: str) -> tuple[int, ...]:
+            # A word (letters, perhaps after one space) is one pretoken (`` ?\p{L}+``): no pattern
+            # to run. ``str.isalpha`` is Unicode's letters, which the GPT-2 pattern's ``\p{L}``
+            # matches (the tests check every code point).
+            word = segment.isalpha() or segment[0] == " " and segment[1:].isalpha()
             if segment.isascii():
                 # ASCII is never cut: the pieces are the pretokens. A pretoken is a segment of its
                 # own (the pattern finds just itself in it), so the segment cache holds them too:
                 # " upon" is encoded once, whether it comes as a segment or inside " upon,".
+                if word:
+                    return encode_piece(segment.encode())
                 found = ascii_pretokens(segment)
                 if len(found) == 1:
                     return encode_piece(segment.encode())
                 return tuple(chain.from_iterable(map(segments.__getitem__, found)))
-            found = pretokens(segment)
+            found = [segment] if word else pretokens(segment)
             cut = self._cut
             if cut is None:
                 if max(map(len, filterfalse(str.isascii, found))) <= SHORT_PRETOKEN:
@@ -782,7 +799,7 @@ class FastEncoder:
         a segment with at least :data:`DECIDING_PAIRS` such boundaries (a Chinese clause). Until
         then a segment is cut by bytes; after :data:`UNDECIDED_SEGMENTS` short ones (Russian or
         Spanish words: nothing to gain by cutting them), bytes for good, without building the
-        character rule; or no cut at all if the bytes cut none of those segments' pretokens."""
+        character rule; or no cut at all if the bytes cut hardly any of those segments' pretokens."""
         utf8 = str.encode
         cut_bytes = self._cut_bytes
         if cut_bytes is None:
@@ -805,8 +822,9 @@ class FastEncoder:
             self._undecided += 1
             self._undecided_cuts += byte_pieces - len(found)
             if self._undecided >= UNDECIDED_SEGMENTS:
-                # Words: if the bytes never cut one, they are pieces as they are (no cutting at all).
-                self._cut = cut_bytes if self._undecided_cuts else _uncut
+                # Words: if the bytes cut hardly any (fewer than one segment in 8), they are pieces
+                # as they are (no cutting at all: exact too, and the bulk path can take them).
+                self._cut = cut_bytes if 8 * self._undecided_cuts >= self._undecided else _uncut
         else:
             cut_chars = char_cutter(CharJoins(self._tables.token_bytes))
             self._cut = cut_bytes
@@ -816,48 +834,112 @@ class FastEncoder:
         return cut_bytes
 
     def encode(self, text: str) -> list[int]:
-        """The token ids of ``text`` (``ValueError`` for a lone surrogate)."""
+        """The token ids of ``text`` (``ValueError`` for a lone surrogate).
+
+        A short text goes segment by segment through the cache. A long one (:data:`BULK_TEXT`
+        characters or more) is encoded *in bulk*, which moves the per-segment work of a first
+        call out of Python loops (:meth:`_bulk`)."""
         ids: list[int] = []
         try:
             if self.special_re is None or self.special_re.search(text) is None:
-                self._encode_part(ids, text)
+                parts = [(text, False)]
+            else:
+                parts = list(split_keeping_special_tokens(text, self.special_tokens))
+            if len(text) >= BULK_TEXT:
+                self._bulk(ids, parts)
                 return ids
-            for piece, is_special in split_keeping_special_tokens(text, self.special_tokens):
+            lookup = self.cache.__getitem__
+            segments = segment_pattern().findall
+            for piece, is_special in parts:
                 if is_special:
                     ids.append(self.special_token_ids[piece])
                 else:
-                    self._encode_part(ids, piece)
+                    _extend(ids, map(lookup, segments(piece)))
             return ids
         except UnicodeEncodeError:
             encode_utf8(text)  # raises the ValueError that names the character and its index
             raise
 
-    def _encode_part(self, ids: list[int], text: str) -> None:
-        """``ids += `` the ids of ``text`` (no special tokens in it), segment by segment through
-        the cache; or, once the cut by characters is chosen and ``text`` is long, *in bulk*:
-        the GPT-2 pattern over the whole text (one call), the character cut over the whole text
-        (one NumPy pass: :func:`char_cutter`), and one lookup per piece. A Chinese paragraph is a
-        segment seen once, so caching segments buys nothing there, and cutting them one by one
-        costs a dozen NumPy calls each. A long text that has not chosen yet encodes its first
-        segments one by one (the first long non-ASCII one chooses), then the rest."""
-        lookup = self.cache.__getitem__
-        found = segment_pattern().findall(text)
-        if len(text) < BULK_TEXT or text.isascii():
-            _extend(ids, map(lookup, found))
-            return
-        done = 0
+    def _bulk(self, ids: list[int], parts: list[tuple[str, bool]]) -> None:
+        """``ids += `` the ids of a long text, given as its parts (special tokens or not).
+
+        First the cut is chosen, if it has not been, on the text's first segments that need one
+        (:meth:`_decide`). Then, by what was chosen:
+
+        - **characters** (a vocabulary trained on Chinese): each part is cut whole, in one NumPy
+          pass over the GPT-2 pattern's pretokens (:func:`char_cutter`), one lookup per piece. A
+          Chinese paragraph is a segment seen once: caching segments buys nothing, and cutting
+          them one by one costs a dozen NumPy calls each.
+        - **no cut** (words: English, Spanish, Russian with their own vocabulary): the segments
+          not yet cached, from every part, are joined and split into pretokens by one call of
+          the pattern; each pretoken is one lookup in the cache of pieces (encoded if new); the
+          ids of each segment are the ids of its pretokens, stored in the cache of segments
+          (:meth:`_fill`). Then every segment is one lookup, as in a warm call.
+        - **bytes** (GPT-2 on Chinese): segment by segment, as a short text.
+
+        Segment ends are pretoken ends (:func:`segment_pattern`), so joining segments or cutting a
+        whole part changes no pretoken: the ids are those of the segment path."""
+        findall = segment_pattern().findall
+        found = [None if is_special else findall(piece) for piece, is_special in parts]
         if self._cut is None:
-            for segment in islice(found, DECIDING_SEGMENTS):
-                ids += lookup(segment)
-                done += 1
-                if self._cut is not None:
-                    break
-        if self._cut_pieces is not self.char_pieces:
-            _extend(ids, map(lookup, islice(found, done, None)))
+            self._decide(chain.from_iterable(filter(None, found)))
+        lookup = self.cache.__getitem__
+        if self._cut_pieces is self.char_pieces:
+            lookup_piece = self.char_pieces.__getitem__
+            for (piece, is_special), segments in zip(parts, found):
+                if is_special:
+                    ids.append(self.special_token_ids[piece])
+                elif len(piece) > LONG_SEGMENT:
+                    _extend(ids, map(lookup_piece, self._cut.whole(piece, PRETOKEN_RE.findall(piece))))
+                else:
+                    _extend(ids, map(lookup, segments))
             return
-        rest = "".join(islice(found, done, None)) if done else text  # segment ends are pretoken ends
-        pieces = self._cut.whole(rest, PRETOKEN_RE.findall(rest))
-        _extend(ids, map(self.char_pieces.__getitem__, pieces))
+        if self._cut is None or self._cut is _uncut:
+            self._fill(chain.from_iterable(filter(None, found)))
+        for (piece, is_special), segments in zip(parts, found):
+            if is_special:
+                ids.append(self.special_token_ids[piece])
+            else:
+                _extend(ids, map(lookup, segments))
+
+    def _decide(self, segments: Iterable[str]) -> None:
+        """Choose the cut on the first segments that need one (a non-ASCII pretoken longer than
+        :data:`SHORT_PRETOKEN` characters), without encoding them; at most
+        :data:`DECIDING_SEGMENTS` non-ASCII segments are looked at."""
+        pretokens = PRETOKEN_RE.findall
+        for segment in islice(filterfalse(str.isascii, segments), DECIDING_SEGMENTS):
+            found = pretokens(segment)
+            if max(map(len, filterfalse(str.isascii, found))) > SHORT_PRETOKEN:
+                self._build_cut(segment, found)
+                if self._cut is not None:
+                    return
+
+    def _fill(self, segments: Iterable[str]) -> None:
+        """Cache the ids of the segments not cached yet, in bulk: the pattern mapped over them
+        (from C, no Python frame per segment; the ASCII copy of the pattern for ASCII segments),
+        one lookup per pretoken in the cache of pieces (pretokens are pieces: nothing is cut),
+        and each segment's ids stored. (Segments are not joined into one text: two that are not
+        neighbours in the text, joined, may make other pretokens.)"""
+        cache = self.cache
+        missing = list(filterfalse(cache.__contains__, dict.fromkeys(segments)))
+        if not missing:
+            return
+        lookup_piece = self.char_pieces.__getitem__
+        store = cache.store
+        ascii_findall = ascii_pretoken_pattern().findall
+        for start in range(0, len(missing), FILL_SEGMENTS):  # a few hundred at a time: little memory
+            self._fill_group(missing[start : start + FILL_SEGMENTS], ascii_findall, lookup_piece, store)
+
+    @staticmethod
+    def _fill_group(missing: list[str], ascii_findall: Callable, lookup_piece: Callable, store: Callable) -> None:
+        for group, findall in ((list(filter(str.isascii, missing)), ascii_findall),
+                               (list(filterfalse(str.isascii, missing)), PRETOKEN_RE.findall)):
+            found = list(map(findall, group))
+            piece_ids = list(map(lookup_piece, chain.from_iterable(found)))
+            i = 0
+            for segment, n in zip(group, map(len, found)):
+                store(segment, piece_ids[i] if n == 1 else tuple(chain.from_iterable(piece_ids[i : i + n])))
+                i += n
 
     def count(self, text: str) -> int:
         """``len(self.encode(text))``, adding up the lengths of the cached segments' ids."""

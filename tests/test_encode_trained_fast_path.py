@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from bpe_ref import Tokenizer, train_bpe_on_text
 from bpe_ref.course.interop import to_tiktoken
 from bpe_ref.data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE
-from bpe_ref.fast_encode import (BULK_TEXT, CUT_MARKS, LONG_SEGMENT, CharJoins, ValidOnDemand, char_cutter,
+from bpe_ref.fast_encode import (BULK_TEXT, CUT_MARKS, LONG_SEGMENT, CharJoins, ValidOnDemand, _uncut, char_cutter,
                                  longest_valid_encoder)
 from bpe_ref.pretokenize import PRETOKEN_RE
 
@@ -81,19 +81,25 @@ def test_longest_valid_search_is_the_heap_encoder(training, data):
     assert [tables.token_ids[t] for t in tiny(data)] == want
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=15)
 @given(training=many_scripts, text=st.text(alphabet=SCRIPTS + "x\n", min_size=1, max_size=300))
 def test_bulk_path_on_long_text_is_the_heap_encoder(training, text):
-    # A text longer than BULK_TEXT, once the character cut is chosen, is cut whole in NumPy.
+    # A text longer than BULK_TEXT is encoded in bulk: cut whole in NumPy once the character cut
+    # is chosen, else its missing segments split into pretokens together (FastEncoder._fill).
     tok = tokenizer_for(training)
     fast = tok._fast_encoder()
     chosen = "中文國了" * 20
     fast._build_cut(chosen, PRETOKEN_RE.findall(chosen))  # chooses (characters if they cut finer)
-    long = (text * (BULK_TEXT // len(text) + 2))[: 3 * BULK_TEXT]
+    long = (text * (BULK_TEXT // len(text) + 2))[: BULK_TEXT + 500]
     assert tok.encode(long) == tok.encode(long, method="heap")
     # The text holds every mark the NumPy cut could use: it slices instead.
     marked = CUT_MARKS + long
     assert tok.encode(marked) == tok.encode(marked, method="heap")
+    # Words, decided "no cut" (the bulk path's _fill), with special tokens between the parts.
+    words = tokenizer_for(training)
+    words._fast_encoder()._cut = _uncut
+    stories = "<|endoftext|>".join([long[:1000], long[1000:], "x" + long[:700]])
+    assert words.encode(stories) == words.encode(stories, method="heap")
 
 
 @SETTINGS
@@ -171,3 +177,15 @@ def test_char_joins_of_partial_characters():
     long = "文中" * 40  # the NumPy path: 文 ends in 0x87, 中 starts with 0xE4: cut between 文 and 中
     assert cut(long, [long]) == ["文"] + ["中文"] * 39 + ["中"]
     assert cut("文中文中", ["文中文中"]) == ["文", "中文", "中"]  # the short path
+
+
+def test_a_word_segment_is_one_pretoken():
+    # The default path takes a segment of letters (perhaps after one space) as one pretoken without
+    # running the pattern: every character str.isalpha accepts must be a letter to the GPT-2
+    # pattern (\p{L}), whatever Unicode versions Python and regex know.
+    import regex
+
+    alpha = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000 and chr(c).isalpha())
+    assert regex.fullmatch(r"\p{L}+", alpha)
+    for word in ("señor", " señor", " Москва", "紅樓夢", " abc", "x"):
+        assert PRETOKEN_RE.findall(word) == [word]
