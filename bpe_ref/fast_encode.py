@@ -921,7 +921,7 @@ class FastEncoder:
         and each segment's ids stored. (Segments are not joined into one text: two that are not
         neighbours in the text, joined, may make other pretokens.)"""
         cache = self.cache
-        missing = list(filterfalse(cache.__contains__, dict.fromkeys(segments)))
+        missing = list(dict.fromkeys(filterfalse(cache.__contains__, segments)))  # a warm call: none, at once
         if not missing:
             return
         lookup_piece = self.char_pieces.__getitem__
