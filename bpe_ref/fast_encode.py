@@ -14,15 +14,26 @@ sizes, and runs an encoder only on what it has never seen:
    merge can ever cross (:func:`piece_pattern`, one call per segment). Chinese has no spaces,
    so a segment can be a whole paragraph, seen once; cut into pieces, it is mostly single
    characters, which repeat. Only a piece never seen goes to an encoder (:func:`piece_encoder`).
+   That byte rule fails a vocabulary *trained* on Chinese: its tokens join nearly every pair of
+   bytes, so it cuts nothing, and the pieces are whole clauses, seen once. The same rule one
+   level up does cut: :class:`CharJoins` lists the pairs of *characters* some token spans (a few
+   thousand of the millions possible), and :func:`char_cutter` cuts between the others; a
+   segment with enough non-ASCII characters picks whichever rule cuts it finer (both are
+   exact; Russian or Spanish words, never cut by bytes, are not cut at all). Once characters
+   are chosen, a long text skips the segments: it is cut whole, in one NumPy pass
+   (:meth:`FastEncoder._bulk`).
 3. **Whole tokens**: most pieces of English are one token already (``" upon"``). A piece whose
    bytes are a *valid* token (step 08: BPE turns those bytes into that token alone) is that
    token, without running an encoder; :class:`ValidOnDemand` decides validity token by token,
-   as pieces ask.
+   as pieces ask. Any other piece is *spliced* (:func:`longest_valid_encoder`): its first
+   token is the longest valid prefix that is compatible with the first token of the rest's
+   encoding, and the rest's encoding is usually remembered (words share their endings): a few
+   dict lookups per piece, where merging costs a loop per *merge*.
 
 What a first call on English costs: what a warm call costs (one regular expression, one
 lookup per segment), plus about 2 µs for each distinct segment and, for each distinct
 pretoken, a validity check of about 3 µs (the first time a token is met) or an encoder run of
-about 6 µs (a flat loop in Python); TinyStories has 12 000 distinct segments and 5 300
+about 6 µs (splicing, point 3); TinyStories has 12 000 distinct segments and 5 300
 distinct pretokens, 4 400 of them single tokens, in 1.4 MB (``theory/benchmarks/encode``).
 
 The same argument as for segments tells :func:`last_safe_cut` where
@@ -41,7 +52,8 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
-from itertools import chain, filterfalse, repeat
+from itertools import accumulate, chain, compress, count, filterfalse, islice, repeat
+from operator import add, and_, not_
 
 from .corpus import encode_utf8
 from .encode.common import NOT_A_MERGE, MergeTables
@@ -57,10 +69,12 @@ POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
 
 DEFAULT_CACHE_SIZE = 1 << 17  # entries kept in each cache; it is emptied when full, so memory is bounded
 SEPARATOR = b"\xff"  # between pretokens when they are cut into pieces: no UTF-8 text holds this byte
-SHORT_PIECE = 16  # bytes; a piece this short is merged in a flat list, a longer one by the heap encoder
+SHORT_PIECE = 16  # bytes; with repeated token bytes, a piece this short is merged in a flat list, a longer one by the heap
+LONG_PIECE = 256  # bytes; a piece this long or shorter takes step 08's search for valid tokens, a longer one the heap
 SHORT_PRETOKEN = 4  # characters; until a longer pretoken that is not ASCII comes, none is cut into pieces
 MAX_CACHED_SEGMENT = 4096  # characters; a longer segment is not stored (its pieces are)
 MAX_CACHED_PIECE = 256  # bytes; a longer piece is not stored
+MAX_COMPATIBLE_PAIRS = 1 << 16  # pairs of tokens whose compatibility the search remembers (then it forgets them all)
 CACHED_CHARS_PER_KEY = 64  # a cache of n keys also holds at most 64 n characters (or bytes) of keys
 
 # Every character the GPT-2 pattern's ``\s`` matches (Unicode's White_Space), written out because
@@ -191,6 +205,225 @@ def piece_pattern(merges: Sequence[tuple[bytes, bytes]]) -> re.Pattern:
     return re.compile(re.escape(SEPARATOR) + b"?((?:" + joining + b")*" + POSSESSIVE.encode() + b"(?:" + character + b"))")
 
 
+# ------------------------------------------------------------------------ pieces cut by characters
+
+
+def _char_length(lead: int) -> int:
+    """How many bytes the UTF-8 character that starts with byte ``lead`` has (0: not a lead byte)."""
+    if lead < 0x80:
+        return 1
+    if 0xC2 <= lead <= 0xDF:
+        return 2
+    if 0xE0 <= lead <= 0xEF:
+        return 3
+    if 0xF0 <= lead <= 0xF4:
+        return 4
+    return 0
+
+
+def _is_start(byte: int) -> bool:
+    return not 0x80 <= byte <= 0xBF  # anything but a continuation byte starts a character (or is invalid)
+
+
+def _char_of(data: bytes) -> str | None:
+    """``data`` decoded if it is exactly one whole character, else ``None``."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text if len(text) == 1 else None
+
+
+def _chars_starting_with(prefix: bytes) -> range:
+    """The code points of the characters whose UTF-8 bytes start with ``prefix`` (a lead byte and
+    perhaps continuation bytes): UTF-8 keeps the order of code points, so they are one range."""
+    length = _char_length(prefix[0])
+    missing = length - len(prefix)
+    value = prefix[0] & (0x7F >> length)  # the lead byte's payload bits
+    for byte in prefix[1:]:
+        value = value << 6 | byte & 0x3F
+    low, high = value << 6 * missing, (value + 1 << 6 * missing) - 1
+    smallest = {2: 0x80, 3: 0x800, 4: 0x10000}[length]  # below: an overlong form, no valid text
+    largest = {2: 0x7FF, 3: 0xFFFF, 4: 0x10FFFF}[length]
+    return range(max(low, smallest), min(high, largest) + 1)
+
+
+LONG_SEGMENT = 64  # characters; a longer segment is cut with NumPy
+DECIDING_PAIRS = 32  # boundaries between two non-ASCII characters: a segment with this many decides the cut
+UNDECIDED_SEGMENTS = 256  # segments too short to decide; after this many, the cut is by bytes
+FILL_SEGMENTS = 256  # segments the bulk path splits into pretokens at a time
+DECIDING_SEGMENTS = 8192  # a long text not yet decided looks at this many non-ASCII segments to choose
+BULK_TEXT = 1 << 16  # characters; a longer text is encoded in bulk (FastEncoder._bulk); encode_iterable's blocks are shorter
+CUT_MARKS = "\uffff\ufffe\ufdd0\ufdd1"  # noncharacters: the NumPy cut marks its cuts with one the text does not hold
+JOIN_TABLE_BITS = 22  # the character cut's table of joined pairs has 2 ** 22 slots (4 MB)
+
+
+class CharJoins:
+    """Where a trained vocabulary's tokens can span the boundary between two characters.
+
+    A token that spans the boundary between characters ``a`` and ``b`` of a text holds the end of
+    ``a`` and the start of ``b``. Reading every token at every point where one of its bytes starts
+    a character gives, for each such point, the character (or the end of one: continuation bytes
+    only) before it and the character (or the start of one) after it:
+
+    - two whole characters: the pair ``a + b`` goes to :attr:`pairs`;
+    - the end of a character, then ``b`` whole: ``b`` goes to :attr:`never_before` (never cut
+      before ``b``, whatever comes before it; a few tokens of a trained vocabulary start inside
+      a character);
+    - ``a`` whole, then the start of a character: ``a`` goes to :attr:`never_after`;
+    - a part on both sides: every character that starts with the right part goes to
+      :attr:`never_before`.
+
+    Bytes that no valid UTF-8 text holds (a lead byte without its continuation bytes before a
+    new character) are skipped: no text can put that token there. Pairs of ASCII characters are
+    all in :attr:`pairs` (never cut between them, as :func:`piece_pattern` does: English words
+    would gain nothing). :meth:`joined` is the test; :func:`char_cuts` makes the cuts.
+
+    >>> joins = CharJoins([b"ab", "中文".encode(), "國".encode()[:2]])
+    >>> joins.joined("中", "文"), joins.joined("中", "國"), joins.joined("文", "中")
+    (True, False, False)
+    """
+
+    def __init__(self, tokens: Iterable[bytes]) -> None:
+        ascii_chars = [chr(c) for c in range(128)]
+        self.pairs: set[str] = {a + b for a in ascii_chars for b in ascii_chars}
+        self.never_after: set[str] = set()
+        self.never_before: set[str] = set()
+        # (m, value, b): a token holds the last m bytes of a character, of payload `value`, then b.
+        # The short path counts b in never_before; the NumPy path tests these exactly.
+        self.ends_then: set[tuple[int, int, str]] = set()
+        for token in tokens:
+            if token.isascii() or len(token) < 2:
+                continue  # pairs of ASCII characters are all in already
+            try:
+                text = token.decode("utf-8")
+            except UnicodeDecodeError:
+                pass  # a token that starts or ends inside a character: walk its bytes
+            else:  # whole characters: most tokens, one pair per boundary
+                self.pairs.update(map(add, text, text[1:]))
+                continue
+            starts = [k for k in range(len(token)) if _is_start(token[k])]
+            for j, k in enumerate(starts):
+                if k == 0:
+                    continue
+                before = token[starts[j - 1]:k] if j > 0 else token[:k]
+                after = token[k : starts[j + 1] if j + 1 < len(starts) else len(token)]
+                length = _char_length(after[0])
+                if length == 0 or len(after) > length or (len(after) < length and j + 1 < len(starts)):
+                    continue  # no valid text holds these bytes (a character cut short inside the token)
+                whole_before = _char_of(before) if j > 0 else None
+                if j > 0 and whole_before is None:
+                    continue  # a broken character: no valid text holds it
+                if j == 0 and len(before) > 3:
+                    continue  # more continuation bytes than a character has
+                whole_after = _char_of(after) if len(after) == length else None
+                if len(after) == length and whole_after is None:
+                    continue
+                if whole_before is not None and whole_after is not None:
+                    self.pairs.add(whole_before + whole_after)
+                elif whole_after is not None:  # every character that ends with `before`, then `whole_after`
+                    self.never_before.add(whole_after)
+                    value = 0
+                    for byte in before:
+                        value = value << 6 | byte & 0x3F
+                    self.ends_then.add((len(before), value, whole_after))
+                elif whole_before is not None:  # `whole_before`, then every character that starts with `after`
+                    self.pairs.update(map(add, repeat(whole_before), map(chr, _chars_starting_with(after))))
+                else:
+                    self.never_before.update(map(chr, _chars_starting_with(after)))  # surrogates too: harmless
+
+    def joined(self, a: str, b: str) -> bool:
+        """Whether some token could span the boundary between characters ``a`` and ``b``."""
+        return a + b in self.pairs or a in self.never_after or b in self.never_before
+
+
+def char_cutter(joins: CharJoins) -> Callable[[str, list[str]], list[str]]:
+    """``cut(segment, pretokens)``: the segment's pretokens cut into pieces at every boundary
+    between two characters that no token can span (:class:`CharJoins`), as ``str``.
+
+    Written as a chain of ``map`` calls that run in C: the pairs of adjacent characters, whether
+    each is joined, the indices of those that are not (``compress``), united with the ends of
+    the pretokens (a piece never crosses a pretoken), then the slices between them.
+
+    >>> cut = char_cutter(CharJoins(["中文".encode()]))
+    >>> cut("中文中國人", ["中文中國人"])
+    ['中文', '中', '國', '人']
+    """
+    joined_pair = joins.pairs.__contains__
+    never_after, never_before = joins.never_after, joins.never_before
+    exact_never_before = never_before - {b for _, _, b in joins.ends_then}  # the NumPy path tests the rest exactly
+
+    import numpy as np  # only here: a vocabulary cut by characters pays its import
+
+    # The joined pairs in a table of 2 ** JOIN_TABLE_BITS booleans, indexed by a hash of the two
+    # code points: a long text looks up all its pairs at once (one gather), where map() would take
+    # each pair in turn. Two pairs can share a slot, so a pair no token spans may read "joined":
+    # the cut is then a little coarser (a longer piece), never wrong; with 23 000 pairs (a
+    # vocabulary of 10 000 trained on Chinese, 16 384 of them pairs of ASCII characters) that is
+    # about one pair in 200.
+    both = np.frombuffer("".join(joins.pairs).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+    mask = (1 << JOIN_TABLE_BITS) - 1
+
+    def slot(left, right):  # code points < 2 ** 21: the products fit in 64 bits
+        return (left * 0x9E3779B1 + right * 0x85EBCA77 >> 16) & mask
+
+    table = np.zeros(1 << JOIN_TABLE_BITS, dtype=np.bool_)
+    table[slot(both[0::2], both[1::2])] = True
+    never = np.array(sorted(map(ord, never_after)) or [-1], dtype=np.int64), np.array(
+        sorted(map(ord, exact_never_before)) or [-1], dtype=np.int64)
+    # The rules "a character ending with these m bytes, then b" as numbers, one sorted array per m.
+    ends_then = {m: np.sort(np.array([value << 21 | ord(b) for n, value, b in joins.ends_then if n == m], dtype=np.int64))
+                 for m in {m for m, _, _ in joins.ends_then}}
+    smallest_with = {1: 0x80, 2: 0x800, 3: 0x10000}  # the first code point with more than m bytes
+
+    def member(sorted_keys, values):  # which values are in the sorted array
+        at = np.searchsorted(sorted_keys, values)
+        return sorted_keys[np.minimum(at, len(sorted_keys) - 1)] == values
+
+    def cut_long(segment: str, pretokens: list[str]) -> list[str]:
+        """The cut of a long segment, or of a whole text (its pretokens in order), in NumPy."""
+        points = np.frombuffer(segment.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+        left, right = points[:-1], points[1:]
+        joined = table[slot(left, right)]
+        if never_after:
+            joined |= np.isin(left, never[0])
+        if exact_never_before:
+            joined |= np.isin(right, never[1])
+        for m, rules in ends_then.items():
+            joined |= member(rules, (left & (64**m - 1)) << 21 | right) & (left >= smallest_with[m])
+        ends = np.fromiter(map(len, pretokens), dtype=np.intp, count=len(pretokens))
+        joined[np.cumsum(ends[:-1]) - 1] = False  # a piece never crosses a pretoken
+        cuts = np.flatnonzero(~joined) + 1
+        # Slicing in Python (a slice object and a call per piece) costs more than all the rest:
+        # put a character the text does not hold at every cut, and let str.split make the pieces.
+        mark = next((m for m in CUT_MARKS if m not in segment), None)
+        if mark is None:  # the text holds every candidate (made on purpose): slice
+            bounds = cuts.tolist()
+            starts = [0, *bounds]
+            bounds.append(len(segment))
+            return list(map(segment.__getitem__, map(slice, starts, bounds)))
+        marked = np.insert(points.astype(np.uint32), cuts, ord(mark))
+        return marked.tobytes().decode("utf-32-le").split(mark)
+
+    def cut(segment: str, pretokens: list[str]) -> list[str]:
+        if len(segment) > LONG_SEGMENT:
+            return cut_long(segment, pretokens)
+        ends = set(accumulate(map(len, pretokens)))
+        cuts = map(not_, map(joined_pair, map(add, segment, segment[1:])))  # one bool per boundary between characters
+        if never_after and not never_after.isdisjoint(segment):
+            cuts = map(and_, cuts, map(not_, map(never_after.__contains__, segment)))
+        if never_before and not never_before.isdisjoint(segment):
+            cuts = map(and_, cuts, map(not_, map(never_before.__contains__, islice(segment, 1, None))))
+        ends.update(compress(count(1), cuts))
+        bounds = sorted(ends)
+        if len(bounds) == 1:
+            return [segment]
+        return list(map(segment.__getitem__, map(slice, [0, *bounds], bounds)))
+
+    cut.whole = cut_long  # for a whole text (FastEncoder's bulk path)
+    return cut
+
+
 # ------------------------------------------------------------------------ encoding one piece
 
 
@@ -256,17 +489,120 @@ class ValidOnDemand:
         return token if valid else None
 
 
-def piece_encoder(tables: MergeTables) -> Callable[[bytes], tuple[int, ...]]:
-    """The ids of one piece's bytes: one token if the piece is a valid token (:class:`ValidOnDemand`:
-    most English words are), else the ``heap`` encoder, or for a piece of at most
-    :data:`SHORT_PIECE` bytes a flat list of ranks (tiktoken's loop), whose setup is two calls
-    in C where the heap's is a loop in Python.
+def longest_valid_encoder(tables: MergeTables, valid: ValidOnDemand,
+                          max_pairs: int = MAX_COMPATIBLE_PAIRS) -> Callable[[bytes], list[int]]:
+    """Step 08's search for valid tokens (:class:`~bpe_ref.encode.step08_backtrack.BacktrackEncoder`),
+    over :class:`ValidOnDemand`'s tokens, for pieces: the token numbers of ``data``, written as a
+    recursion on the rest of the piece so that pieces share the work on their endings.
 
-    The flat loop keeps ``ranks[i]``, the merge of parts ``i`` and ``i + 1``; it takes the
-    smallest (``index`` finds the leftmost), merges those two parts, and recomputes the two
-    pairs around the new part: lowest rank first, leftmost first, as every encoder. It costs
-    O(n) per merge, fine for short pieces; a long piece (one long word, random letters) goes to
-    the heap, O(n log n) in all.
+    Step 08: BPE's encoding is the only way to cut the piece into *valid* tokens whose
+    neighbours are *compatible*. So it is its first token ``t``, then the encoding of the rest,
+    and ``t`` is the longest valid prefix whose rest's encoding starts with a token compatible
+    with ``t`` (every length that fits is tried, longest first: a piece is short). The encodings
+    of the rests are remembered (at most ``max_pairs``, then forgotten): Spanish and Russian
+    words share their endings, so the rest is usually one lookup, and a word costs the few
+    lookups that find its first token. Compatibility is remembered per pair of tokens (as
+    many). Each suffix of a piece is solved at most once per piece, with at most the longest
+    token's length tried: linear in the piece. Needs unique token bytes.
+
+    ``.text(piece)`` runs the same recursion over the characters of a ``str`` with the tokens
+    whose bytes are whole characters (a third of the lengths to try on Chinese), and the bytes
+    when that finds nothing.
+    """
+    tokens_of = tables.tokens_by_bytes.get  # bytes -> [token] (unique bytes: one token each)
+    token_bytes = tables.token_bytes
+    max_length = max(map(len, token_bytes))
+    known = valid.known
+    is_valid = valid.is_valid
+    walk = valid.compatible
+    # Compatibility of two tokens, remembered under the key left * width + right; emptied when
+    # it holds max_pairs entries, so its memory is bounded whatever the input.
+    compatible_pairs: dict[int, bool] = {}
+    width = tables.num_tokens
+
+    def token_of_text(text: str) -> list[int] | None:  # the token of whole characters (no table of its own)
+        return tokens_of(text.encode())
+
+    def spliced(data, tokens_of: Callable, max_length: int, known_ends: dict):
+        """The encoding of ``data`` (token numbers, a tuple), ``None`` if it has none with these
+        tokens. BPE's encoding of a piece is its first token, then the encoding of the rest: the
+        rest's tokens are valid and neighbours compatible, the unique such sequence. So the first
+        token is the longest valid prefix ``t`` whose rest's encoding starts with a token that is
+        compatible with ``t``. The rests (suffixes) are remembered in ``known_ends`` (bounded):
+        words share their endings, so most rests are looked up, not searched. Each suffix is
+        solved once per piece, with at most ``max_length`` lengths tried: linear in the piece."""
+        tokens = known_ends.get(data)
+        if tokens is not None:
+            return tokens
+        n = len(data)
+        if not n:
+            return ()
+        for end in range(min(n, max_length), 0, -1):
+            found = tokens_of(data[:end])
+            if found is None:
+                continue
+            token = found[0]
+            ok = known[token]
+            if ok is None:
+                ok = is_valid(token)
+            if not ok:
+                continue
+            if end == n:
+                tokens = (token,)
+                break
+            rest = spliced(data[end:], tokens_of, max_length, known_ends)
+            if rest is None:
+                continue
+            pair = token * width + rest[0]
+            ok = compatible_pairs.get(pair)
+            if ok is None:
+                if len(compatible_pairs) >= max_pairs:
+                    compatible_pairs.clear()
+                ok = compatible_pairs[pair] = walk(token, rest[0])
+            if ok:
+                tokens = (token, *rest)
+                break
+        else:
+            return None
+        if len(known_ends) >= max_pairs:
+            known_ends.clear()
+        known_ends[data] = tokens
+        return tokens
+
+    byte_ends: dict[bytes, tuple[int, ...]] = {}
+    text_ends: dict[str, tuple[int, ...]] = {}
+
+    def encode(data: bytes) -> list[int]:
+        tokens = spliced(data, tokens_of, max_length, byte_ends)
+        if tokens is None:
+            raise RuntimeError(f"no valid encoding found for {data!r}")  # cannot happen
+        return tokens
+
+    def encode_text(text: str) -> list[int]:
+        """The same search over the characters of ``text``, with the tokens whose bytes are whole
+        characters: a third of the lengths to try on Chinese. Whatever it finds is a sequence of
+        valid tokens, neighbours compatible: the BPE encoding (step 08: there is only one). If
+        the encoding needs a token that ends inside a character, it finds nothing, and the
+        search over bytes runs."""
+        tokens = spliced(text, token_of_text, max_length, text_ends)
+        return encode(text.encode()) if tokens is None else tokens
+
+    encode.text = encode_text
+    return encode
+
+
+def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -> Callable[[bytes], tuple[int, ...]]:
+    """The ids of one piece's bytes: one token if the piece is a valid token (:class:`ValidOnDemand`:
+    most English words are); else, for a piece of at most :data:`LONG_PIECE` bytes, step 08's
+    search for the longest valid tokens (:func:`longest_valid_encoder`), and the ``heap`` encoder
+    for a longer one (one long word, random letters).
+
+    A vocabulary where two tokens have the same bytes has no "valid token" for those bytes: its
+    pieces of at most :data:`SHORT_PIECE` bytes go through a flat list of ranks (tiktoken's loop),
+    the others through the heap. The flat loop keeps ``ranks[i]``, the merge of parts ``i`` and
+    ``i + 1``; it takes the smallest (``index`` finds the leftmost), merges those two parts, and
+    recomputes the two pairs around the new part: lowest rank first, leftmost first, as every
+    encoder, in O(n) per merge.
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"aa", 257: b"aaa"}
     >>> piece_encoder(MergeTables(vocab, [(b"a", b"a"), (b"aa", b"a")]))(b"aaaaa")
@@ -275,12 +611,43 @@ def piece_encoder(tables: MergeTables) -> Callable[[bytes], tuple[int, ...]]:
     heap = HeapEncoder(tables).encode
     merge_of = tables.pair_to_token.get
     ids = tables.token_ids.__getitem__
-    valid_token = ValidOnDemand(tables).token_with_bytes
+    valid = ValidOnDemand(tables)
+    valid_token = valid.token_with_bytes
 
-    def encode_piece(data: bytes) -> tuple[int, ...]:
-        token = valid_token(data)
-        if token is not None:
-            return (ids(token),)
+    if tables.unique_bytes():
+        search = longest_valid_encoder(tables, valid, max_pairs=min(cache_size, MAX_COMPATIBLE_PAIRS))
+
+        tokens_of = tables.tokens_by_bytes.get
+        known = valid.known
+
+        def encode_piece(data: bytes) -> tuple[int, ...]:
+            found = tokens_of(data)  # valid_token(data), inline: most pieces of English are one token
+            if found is not None:
+                token = found[0]
+                ok = known[token]
+                if ok or ok is None and valid.is_valid(token):
+                    return (ids(token),)
+            if len(data) > LONG_PIECE:
+                return tuple(heap(data))
+            return tuple(map(ids, search(data)))
+
+        search_text = search.text
+
+        def encode_text_piece(piece: str) -> tuple[int, ...]:
+            data = piece.encode()
+            if len(data) < 2 * len(piece):  # mostly ASCII: the characters save nothing over the bytes
+                return encode_piece(data)
+            token = valid_token(data)
+            if token is not None:
+                return (ids(token),)
+            if len(data) > LONG_PIECE:
+                return tuple(heap(data))
+            return tuple(map(ids, search_text(piece)))
+
+        encode_piece.text = encode_text_piece
+        return encode_piece
+
+    def encode_piece_flat(data: bytes) -> tuple[int, ...]:
         if len(data) > SHORT_PIECE:
             return tuple(heap(data))
         parts = list(data)
@@ -298,7 +665,13 @@ def piece_encoder(tables: MergeTables) -> Callable[[bytes], tuple[int, ...]]:
                 ranks[i] = merge_of((best, parts[i + 1]), NOT_A_MERGE)
         return tuple(map(ids, parts))
 
-    return encode_piece
+    encode_piece_flat.text = lambda piece: encode_piece_flat(piece.encode())
+    return encode_piece_flat
+
+
+def _uncut(segment: str, found: list[str]) -> list[bytes]:
+    """The pieces of a segment that is not cut: its pretokens' bytes."""
+    return list(map(str.encode, found))
 
 
 # ------------------------------------------------------------------------ the caches
@@ -324,12 +697,16 @@ class _Memo(dict):
 
     def __missing__(self, key: str | bytes) -> tuple[int, ...]:
         ids = self.compute(key)
+        self.store(key, ids)
+        return ids
+
+    def store(self, key: str | bytes, ids: tuple[int, ...]) -> None:
+        """Keep ``ids`` for ``key``, within the bounds."""
         if len(key) <= self.max_key:
             if len(self) >= self.max_size or self.chars >= self.max_chars:
                 self.clear()
             self[key] = ids
             self.chars += len(key)
-        return ids
 
 
 def _extend(ids: list[int], id_runs: Iterable[Sequence[int]]) -> None:
@@ -360,58 +737,120 @@ class FastEncoder:
         self.special_token_ids = special_token_ids
         self.special_re = special_token_regex(self.special_tokens)
         self._tables = tables
-        self._cut: Callable[[bytes], list[bytes]] | None = None  # built for the first non-ASCII segment
+        self._cut: Callable[[str, list[str]], list] | None = None  # chosen on long non-ASCII pretokens
+        self._cut_bytes: Callable[[str, list[str]], list] | None = None  # built for the first of them
+        self._undecided = 0  # segments cut by bytes before the choice was made ...
+        self._undecided_cuts = 0  # ... and the cuts the bytes made inside their pretokens
         pretokens = PRETOKEN_RE.findall
         ascii_pretokens = ascii_pretoken_pattern().findall
         utf8 = str.encode
 
-        encode_piece = piece_encoder(tables)
+        encode_piece = piece_encoder(tables, cache_size)
 
         def encode_segment(segment: str) -> tuple[int, ...]:
+            # A word (letters, perhaps after one space) is one pretoken (`` ?\p{L}+``): no pattern
+            # to run. ``str.isalpha`` is Unicode's letters, which the GPT-2 pattern's ``\p{L}``
+            # matches (the tests check every code point).
+            word = segment.isalpha() or segment[0] == " " and segment[1:].isalpha()
             if segment.isascii():
                 # ASCII is never cut: the pieces are the pretokens. A pretoken is a segment of its
                 # own (the pattern finds just itself in it), so the segment cache holds them too:
                 # " upon" is encoded once, whether it comes as a segment or inside " upon,".
+                if word:
+                    return encode_piece(segment.encode())
                 found = ascii_pretokens(segment)
                 if len(found) == 1:
                     return encode_piece(segment.encode())
                 return tuple(chain.from_iterable(map(segments.__getitem__, found)))
-            found = pretokens(segment)
+            found = [segment] if word else pretokens(segment)
             cut = self._cut
             if cut is None:
                 if max(map(len, filterfalse(str.isascii, found))) <= SHORT_PRETOKEN:
                     # Short pretokens (the quotes and dashes of English text) are pieces as they
-                    # are: until longer ones come, the pattern would cost more to build than it saves.
+                    # are: until longer ones come, the cutting rules would cost more to build than they save.
                     return tuple(chain.from_iterable(map(pieces.__getitem__, map(utf8, found))))
-                cut = self._build_cut()
-            # The pretokens' bytes, each followed by 0xFF (no UTF-8 byte): the pattern cuts
-            # the pieces out of them, and never joins across 0xFF (a pretoken boundary).
-            found = cut(SEPARATOR.join(map(utf8, found)))
+                cut = self._build_cut(segment, found)
+            found = cut(segment, found)
+            lookup = self._cut_pieces.__getitem__
             if len(found) <= 8:
-                return tuple(chain.from_iterable(map(pieces.__getitem__, found)))
+                return tuple(chain.from_iterable(map(lookup, found)))
             ids: list[int] = []  # a Chinese paragraph: hundreds of pieces
-            _extend(ids, map(pieces.__getitem__, found))
+            _extend(ids, map(lookup, found))
             return tuple(ids)
 
         pieces = _Memo(encode_piece, cache_size, MAX_CACHED_PIECE)
         segments = _Memo(encode_segment, cache_size, MAX_CACHED_SEGMENT)
         self.cache = segments
-        self.pieces = pieces
+        self.pieces = pieces  # bytes -> ids
+        self.char_pieces = _Memo(encode_piece.text, cache_size, MAX_CACHED_PIECE)  # str -> ids
+        self._cut_pieces: _Memo = pieces  # the cache of whichever kind of pieces the cut makes
 
-    def _build_cut(self) -> Callable[[bytes], list[bytes]]:
-        self._cut = piece_pattern(self._tables.merges).findall
-        return self._cut
+    def _build_cut(self, segment: str, found: list[str]) -> Callable[[str, list[str]], list]:
+        """Choose how to cut pretokens into pieces: by bytes (:func:`piece_pattern`) or by
+        characters (:class:`CharJoins`), whichever cuts a segment into more pieces; returns the cut
+        for this segment, and keeps it for all once it has decided. Both cut only where no token
+        can span, so the choice changes the speed, never the ids: GPT-2 keeps a pair of bytes only
+        where it merged it, so its bytes cut Chinese into characters; a vocabulary trained on
+        Chinese joins nearly every pair of bytes (its tokens span every kind of character
+        boundary), but only a few thousand pairs of characters.
+
+        It decides on the first segment that is worth it: bytes at once when they cut at least
+        half of the boundaries between two non-ASCII characters (GPT-2); characters are tried on
+        a segment with at least :data:`DECIDING_PAIRS` such boundaries (a Chinese clause). Until
+        then a segment is cut by bytes; after :data:`UNDECIDED_SEGMENTS` short ones (Russian or
+        Spanish words: nothing to gain by cutting them), bytes for good, without building the
+        character rule; or no cut at all if the bytes cut hardly any of those segments' pretokens."""
+        utf8 = str.encode
+        cut_bytes = self._cut_bytes
+        if cut_bytes is None:
+            by_bytes = piece_pattern(self._tables.merges).findall
+
+            def cut_bytes(segment: str, found: list[str]) -> list[bytes]:
+                return by_bytes(SEPARATOR.join(map(utf8, found)))
+
+            self._cut_bytes = cut_bytes
+        self._cut_pieces = self.pieces
+        byte_pieces = len(cut_bytes(segment, found))
+        # Characters can only cut between two characters that are not both ASCII; try them when
+        # the bytes cut fewer than half of the boundaries between two non-ASCII characters (Chinese
+        # with a trained vocabulary), not when they cut most (GPT-2) or there are few (Spanish).
+        wide = [not char.isascii() for char in segment]
+        wide_pairs = sum(map(and_, wide, wide[1:]))
+        if 2 * (byte_pieces - len(found)) >= wide_pairs:
+            self._cut = cut_bytes
+        elif wide_pairs < DECIDING_PAIRS:
+            self._undecided += 1
+            self._undecided_cuts += byte_pieces - len(found)
+            if self._undecided >= UNDECIDED_SEGMENTS:
+                # Words: if the bytes cut hardly any (fewer than one segment in 8), they are pieces
+                # as they are (no cutting at all: exact too, and the bulk path can take them).
+                self._cut = cut_bytes if 8 * self._undecided_cuts >= self._undecided else _uncut
+        else:
+            cut_chars = char_cutter(CharJoins(self._tables.token_bytes))
+            self._cut = cut_bytes
+            if len(cut_chars(segment, found)) > byte_pieces:
+                self._cut, self._cut_pieces = cut_chars, self.char_pieces
+            return self._cut
+        return cut_bytes
 
     def encode(self, text: str) -> list[int]:
-        """The token ids of ``text`` (``ValueError`` for a lone surrogate)."""
-        lookup = self.cache.__getitem__
-        segments = segment_pattern().findall
+        """The token ids of ``text`` (``ValueError`` for a lone surrogate).
+
+        A short text goes segment by segment through the cache. A long one (:data:`BULK_TEXT`
+        characters or more) is encoded *in bulk*, which moves the per-segment work of a first
+        call out of Python loops (:meth:`_bulk`)."""
         ids: list[int] = []
         try:
             if self.special_re is None or self.special_re.search(text) is None:
-                _extend(ids, map(lookup, segments(text)))
+                parts = [(text, False)]
+            else:
+                parts = list(split_keeping_special_tokens(text, self.special_tokens))
+            if len(text) >= BULK_TEXT:
+                self._bulk(ids, parts)
                 return ids
-            for piece, is_special in split_keeping_special_tokens(text, self.special_tokens):
+            lookup = self.cache.__getitem__
+            segments = segment_pattern().findall
+            for piece, is_special in parts:
                 if is_special:
                     ids.append(self.special_token_ids[piece])
                 else:
@@ -420,6 +859,87 @@ class FastEncoder:
         except UnicodeEncodeError:
             encode_utf8(text)  # raises the ValueError that names the character and its index
             raise
+
+    def _bulk(self, ids: list[int], parts: list[tuple[str, bool]]) -> None:
+        """``ids += `` the ids of a long text, given as its parts (special tokens or not).
+
+        First the cut is chosen, if it has not been, on the text's first segments that need one
+        (:meth:`_decide`). Then, by what was chosen:
+
+        - **characters** (a vocabulary trained on Chinese): each part is cut whole, in one NumPy
+          pass over the GPT-2 pattern's pretokens (:func:`char_cutter`), one lookup per piece. A
+          Chinese paragraph is a segment seen once: caching segments buys nothing, and cutting
+          them one by one costs a dozen NumPy calls each.
+        - **no cut** (words: English, Spanish, Russian with their own vocabulary): the segments
+          not yet cached, from every part, are joined and split into pretokens by one call of
+          the pattern; each pretoken is one lookup in the cache of pieces (encoded if new); the
+          ids of each segment are the ids of its pretokens, stored in the cache of segments
+          (:meth:`_fill`). Then every segment is one lookup, as in a warm call.
+        - **bytes** (GPT-2 on Chinese): segment by segment, as a short text.
+
+        Segment ends are pretoken ends (:func:`segment_pattern`), so joining segments or cutting a
+        whole part changes no pretoken: the ids are those of the segment path."""
+        findall = segment_pattern().findall
+        found = [None if is_special else findall(piece) for piece, is_special in parts]
+        if self._cut is None:
+            self._decide(chain.from_iterable(filter(None, found)))
+        lookup = self.cache.__getitem__
+        if self._cut_pieces is self.char_pieces:
+            lookup_piece = self.char_pieces.__getitem__
+            for (piece, is_special), segments in zip(parts, found):
+                if is_special:
+                    ids.append(self.special_token_ids[piece])
+                elif len(piece) > LONG_SEGMENT:
+                    _extend(ids, map(lookup_piece, self._cut.whole(piece, PRETOKEN_RE.findall(piece))))
+                else:
+                    _extend(ids, map(lookup, segments))
+            return
+        if self._cut is None or self._cut is _uncut:
+            self._fill(chain.from_iterable(filter(None, found)))
+        for (piece, is_special), segments in zip(parts, found):
+            if is_special:
+                ids.append(self.special_token_ids[piece])
+            else:
+                _extend(ids, map(lookup, segments))
+
+    def _decide(self, segments: Iterable[str]) -> None:
+        """Choose the cut on the first segments that need one (a non-ASCII pretoken longer than
+        :data:`SHORT_PRETOKEN` characters), without encoding them; at most
+        :data:`DECIDING_SEGMENTS` non-ASCII segments are looked at."""
+        pretokens = PRETOKEN_RE.findall
+        for segment in islice(filterfalse(str.isascii, segments), DECIDING_SEGMENTS):
+            found = pretokens(segment)
+            if max(map(len, filterfalse(str.isascii, found))) > SHORT_PRETOKEN:
+                self._build_cut(segment, found)
+                if self._cut is not None:
+                    return
+
+    def _fill(self, segments: Iterable[str]) -> None:
+        """Cache the ids of the segments not cached yet, in bulk: the pattern mapped over them
+        (from C, no Python frame per segment; the ASCII copy of the pattern for ASCII segments),
+        one lookup per pretoken in the cache of pieces (pretokens are pieces: nothing is cut),
+        and each segment's ids stored. (Segments are not joined into one text: two that are not
+        neighbours in the text, joined, may make other pretokens.)"""
+        cache = self.cache
+        missing = list(dict.fromkeys(filterfalse(cache.__contains__, segments)))  # a warm call: none, at once
+        if not missing:
+            return
+        lookup_piece = self.char_pieces.__getitem__
+        store = cache.store
+        ascii_findall = ascii_pretoken_pattern().findall
+        for start in range(0, len(missing), FILL_SEGMENTS):  # a few hundred at a time: little memory
+            self._fill_group(missing[start : start + FILL_SEGMENTS], ascii_findall, lookup_piece, store)
+
+    @staticmethod
+    def _fill_group(missing: list[str], ascii_findall: Callable, lookup_piece: Callable, store: Callable) -> None:
+        for group, findall in ((list(filter(str.isascii, missing)), ascii_findall),
+                               (list(filterfalse(str.isascii, missing)), PRETOKEN_RE.findall)):
+            found = list(map(findall, group))
+            piece_ids = list(map(lookup_piece, chain.from_iterable(found)))
+            i = 0
+            for segment, n in zip(group, map(len, found)):
+                store(segment, piece_ids[i] if n == 1 else tuple(chain.from_iterable(piece_ids[i : i + n])))
+                i += n
 
     def count(self, text: str) -> int:
         """``len(self.encode(text))``, adding up the lengths of the cached segments' ids."""
@@ -440,6 +960,7 @@ class FastEncoder:
         """Forget the cached segments and pieces."""
         self.cache.clear()
         self.pieces.clear()
+        self.char_pieces.clear()
 
 
 def last_safe_cut(text: str, searched_from: int, special_tokens: Sequence[str]) -> int:

@@ -109,6 +109,7 @@ class MergeTables:
             self.token_bytes.append(merged)
         self.num_tokens = len(self.token_bytes)
         self._made = made
+        self.tokens_by_bytes: dict[bytes, list[int]] = made  # bytes -> the tokens made with them, in order
 
     @classmethod
     def from_ranks(cls, ranks: Mapping[tuple[bytes, bytes], int]) -> MergeTables:

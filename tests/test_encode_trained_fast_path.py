@@ -1,0 +1,191 @@
+"""The default path with vocabularies trained on each language (issue 24): pieces cut between
+characters no token spans (``CharJoins``), and step 08's search for valid tokens on each piece,
+give the ids of the heap encoder and of tiktoken, on generated text and on each shipped corpus's
+unseen text."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_ref import Tokenizer, train_bpe_on_text
+from bpe_ref.course.interop import to_tiktoken
+from bpe_ref.data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE
+from bpe_ref.fast_encode import (BULK_TEXT, CUT_MARKS, LONG_SEGMENT, CharJoins, ValidOnDemand, _uncut, char_cutter,
+                                 longest_valid_encoder)
+from bpe_ref.pretokenize import PRETOKEN_RE
+
+SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=60)
+SPECIALS = ["<|endoftext|>"]
+# Many scripts, so that training makes tokens that span characters, and parts of characters.
+SCRIPTS = "ab \u00e9\u00df\u0436\u0430\u4e2d\u6587\u570b\u4e86\U0001f600,\u3002"
+many_scripts = st.text(alphabet=SCRIPTS, min_size=1, max_size=300)
+
+
+def tokenizer_for(corpus_text: str, vocab_size: int = 330) -> Tokenizer:
+    vocab, merges = train_bpe_on_text(corpus_text, vocab_size, special_tokens=SPECIALS)
+    return Tokenizer(vocab, merges, SPECIALS)
+
+
+@SETTINGS
+@given(training=many_scripts, text=st.text(alphabet=SCRIPTS + "x\u0301\u0431", max_size=200))
+def test_char_pieces_encode_like_their_pretoken(training, text):
+    # Why a pretoken may be cut where no token spans the two characters: BPE on the pieces, one
+    # after the other, is BPE on the pretoken. Both paths of the cutter (short, and NumPy's).
+    tok = tokenizer_for(training)
+    heap = tok._encoder("heap").encode
+    joins = CharJoins(tok._tables.token_bytes)
+    cut = char_cutter(joins)
+    pretokens = PRETOKEN_RE.findall(text)
+    if not pretokens:
+        return
+    for segment in (text, text * (LONG_SEGMENT // max(len(text), 1) + 2)):
+        found = PRETOKEN_RE.findall(segment)
+        pieces = cut(segment, found)
+        assert "".join(pieces) == segment
+        ends, at = set(), 0
+        for pretoken in found:
+            at += len(pretoken)
+            ends.add(at)
+        at = 0
+        for left, right in zip(pieces, pieces[1:]):
+            at += len(left)
+            if at not in ends:  # a cut inside a pretoken: no token may span it
+                assert not joins.joined(left[-1], right[0]), (left, right)
+        # the ids of the pieces, each alone, are the ids of the pretokens
+        assert [i for p in pieces for i in heap(p.encode())] == [i for p in found for i in heap(p.encode())]
+
+
+@SETTINGS
+@given(training=many_scripts, data=st.binary(max_size=80) | st.text(alphabet=SCRIPTS, max_size=60).map(str.encode))
+def test_longest_valid_search_is_the_heap_encoder(training, data):
+    tok = tokenizer_for(training)
+    tables = tok._tables
+    if not tables.unique_bytes():
+        return
+    search = longest_valid_encoder(tables, ValidOnDemand(tables))
+    want = tok._encoder("heap").encode(data)
+    assert [tables.token_ids[t] for t in search(data)] == want
+    assert [tables.token_ids[t] for t in search(data)] == want  # again: the suffixes remembered
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    # The search over characters (tokens of whole characters, else the bytes): the same ids.
+    assert [tables.token_ids[t] for t in search.text(text)] == want
+    tiny = longest_valid_encoder(tables, ValidOnDemand(tables), max_pairs=1)  # caches forgotten at once
+    assert [tables.token_ids[t] for t in tiny.text(text)] == want
+    assert [tables.token_ids[t] for t in tiny(data)] == want
+
+
+@settings(SETTINGS, max_examples=15)
+@given(training=many_scripts, text=st.text(alphabet=SCRIPTS + "x\n", min_size=1, max_size=300))
+def test_bulk_path_on_long_text_is_the_heap_encoder(training, text):
+    # A text longer than BULK_TEXT is encoded in bulk: cut whole in NumPy once the character cut
+    # is chosen, else its missing segments split into pretokens together (FastEncoder._fill).
+    tok = tokenizer_for(training)
+    fast = tok._fast_encoder()
+    chosen = "中文國了" * 20
+    fast._build_cut(chosen, PRETOKEN_RE.findall(chosen))  # chooses (characters if they cut finer)
+    long = (text * (BULK_TEXT // len(text) + 2))[: BULK_TEXT + 500]
+    assert tok.encode(long) == tok.encode(long, method="heap")
+    # The text holds every mark the NumPy cut could use: it slices instead.
+    marked = CUT_MARKS + long
+    assert tok.encode(marked) == tok.encode(marked, method="heap")
+    # Words, decided "no cut" (the bulk path's _fill), with special tokens between the parts.
+    words = tokenizer_for(training)
+    words._fast_encoder()._cut = _uncut
+    stories = "<|endoftext|>".join([long[:1000], long[1000:], "x" + long[:700]])
+    assert words.encode(stories) == words.encode(stories, method="heap")
+
+
+@SETTINGS
+@given(training=many_scripts, text=st.text(alphabet=SCRIPTS + "x\n", max_size=300))
+def test_default_path_on_trained_vocabularies_is_tiktoken(training, text):
+    # Cold (a fresh tokenizer: which cut it chooses depends on this text) and warm.
+    tok = tokenizer_for(training)
+    want = tok.encode(text, method="heap")
+    assert tok.encode(text) == want
+    assert tok.encode(text * 3) == tok.encode(text * 3, method="heap")  # long segments: the NumPy cut
+    if tok._tables.unique_bytes():
+        assert to_tiktoken(tok).encode(text, allowed_special="all") == want
+
+
+CORPORA = {"en": TINYSTORIES_SAMPLE, "es": SPANISH_NOVEL, "ru": RUSSIAN_STORIES, "zh": CHINESE_NOVEL}
+TRAIN_CHARS = {"en": 150_000, "es": 150_000, "ru": 100_000, "zh": 60_000}  # about 150 kB each
+UNSEEN_CHARS = 60_000
+
+
+@lru_cache(maxsize=None)
+def trained(corpus: str) -> tuple[Tokenizer, str]:
+    """A tokenizer trained on the start of the corpus (1 500 tokens), and text it never saw."""
+    text = CORPORA[corpus].read_text(encoding="utf-8")
+    size = TRAIN_CHARS[corpus]
+    return tokenizer_for(text[:size], 1500), text[size : size + UNSEEN_CHARS]
+
+
+@pytest.mark.parametrize("corpus", list(CORPORA))
+def test_shipped_corpora_with_their_own_vocabulary(corpus):
+    tok, unseen = trained(corpus)
+    want = to_tiktoken(tok).encode(unseen, allowed_special="all")
+    assert tok.encode(unseen) == want  # first call: the cut is chosen on the way
+    assert tok.encode(unseen) == want  # warm
+    fast = tok._fast_encoder()
+    if corpus == "zh":  # the vocabulary joins nearly every pair of bytes: cut between characters
+        assert fast._cut_pieces is fast.char_pieces
+    if corpus == "ru":  # words: decided by bytes, the character rule never built
+        assert fast._cut is not None and fast._cut_pieces is fast.pieces
+    tok.clear_cache()
+    assert tok.encode(unseen) == want  # cold again, the cut already chosen
+
+
+def test_both_cuts_give_the_same_ids():
+    # Whichever cut the first long segment chooses, the ids are the same: force each in turn.
+    tok, unseen = trained("zh")
+    want = to_tiktoken(tok).encode(unseen, allowed_special="all")
+    for kind in ("bytes", "chars"):
+        fresh = Tokenizer(dict(tok.vocab), list(tok.merges), SPECIALS)
+        fast = fresh._fast_encoder()
+        segment = "中文" * 40
+        fast._build_cut(segment, PRETOKEN_RE.findall(segment))
+        if kind == "bytes":
+            from bpe_ref.fast_encode import SEPARATOR, piece_pattern
+
+            by_bytes = piece_pattern(fresh.merges).findall
+            fast._cut = lambda segment, found, by_bytes=by_bytes: by_bytes(SEPARATOR.join(p.encode() for p in found))
+            fast._cut_pieces = fast.pieces
+        else:
+            fast._cut = char_cutter(CharJoins(fresh._tables.token_bytes))
+            fast._cut_pieces = fast.char_pieces
+        assert fresh.encode(unseen) == want, kind
+
+
+def test_char_joins_of_partial_characters():
+    # A token that starts inside a character (its last byte, 0xAD, then 文) and one that ends
+    # inside one (中, then the lead byte of 文): the first joins any character ending in 0xAD
+    # (中 is E4 B8 AD) to 文, the second 中 to any character starting with 0xE6.
+    zhong, wen = "中".encode(), "文".encode()
+    joins = CharJoins([zhong[-1:] + wen, zhong + wen[:1]])
+    assert joins.joined("中", "文")  # both rules
+    assert "文" in joins.never_before and (1, 0x2D, "文") in joins.ends_then
+    assert joins.joined("中", "是")  # 是 starts with 0xE6 too
+    assert not joins.joined("文", "中")
+    cut = char_cutter(joins)
+    long = "文中" * 40  # the NumPy path: 文 ends in 0x87, 中 starts with 0xE4: cut between 文 and 中
+    assert cut(long, [long]) == ["文"] + ["中文"] * 39 + ["中"]
+    assert cut("文中文中", ["文中文中"]) == ["文", "中文", "中"]  # the short path
+
+
+def test_a_word_segment_is_one_pretoken():
+    # The default path takes a segment of letters (perhaps after one space) as one pretoken without
+    # running the pattern: every character str.isalpha accepts must be a letter to the GPT-2
+    # pattern (\p{L}), whatever Unicode versions Python and regex know.
+    import regex
+
+    alpha = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000 and chr(c).isalpha())
+    assert regex.fullmatch(r"\p{L}+", alpha)
+    for word in ("señor", " señor", " Москва", "紅樓夢", " abc", "x"):
+        assert PRETOKEN_RE.findall(word) == [word]
