@@ -31,6 +31,7 @@ from . import measured
 from .core import (
     Case, Task, advisory, check_cases, check_property, grader, passed, task_graders,
 )
+from .core import CheckFailed as CheckFailed  # what a failed check raises, named here as in every lab's graders
 from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer
 
 # Lab 02 builds on lab 01: its setup cell imports V1's functions from bpe_ref, and its code may call
