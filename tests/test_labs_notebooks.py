@@ -11,7 +11,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from sampling import skip_unless_sampled
+from sampling import NOTEBOOK_RUN_LABS, skip_unless_sampled
 
 from bpe_ref.course.notebooks import (
     LABS_DIR,
@@ -217,7 +217,7 @@ def test_exploration_is_skipped_under_the_autograder(lab):
 @pytest.mark.parametrize("lab", LABS)
 def test_solution_notebook_runs_top_to_bottom_with_its_exploration(lab, tmp_path, monkeypatch):
     """What a learner sees: every cell runs in the kernel, explorations included, and plots."""
-    skip_unless_sampled(lab, "running the solution notebook top to bottom with its exploration")
+    skip_unless_sampled(lab, "running the solution notebook top to bottom with its exploration", NOTEBOOK_RUN_LABS)
     from nbclient import NotebookClient
 
     from bpe_ref.course.notebooks import nbgrader_environment
