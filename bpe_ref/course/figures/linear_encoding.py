@@ -57,6 +57,20 @@ def valid_tokens(ranks: dict[Pair, int], data: bytes) -> set[bytes]:
 # The worked example: the table, then the backtracking search
 
 
+def candidates_tried(data: bytes, end: int, valid: set[bytes], last: list, ranks: dict[Pair, int]) -> list[tuple[int, bytes, bool]]:
+    """``(start, token, fits)`` for each valid token ending at ``end``, longest first, up to the first
+    that fits: the one that starts the text, or one compatible with ``last[start]``."""
+    tried = []
+    for start in range(end):
+        token = data[start:end]
+        if token in valid:
+            fits = start == 0 or compatible(last[start], token, ranks)
+            tried.append((start, token, fits))
+            if fits:
+                break
+    return tried
+
+
 def table_rows(data: bytes, ranks: dict[Pair, int]) -> list[list[str]]:
     """One row per prefix end: the valid tokens ending there (longest first) with the verdict on each,
     the last token, and the count."""
@@ -65,18 +79,9 @@ def table_rows(data: bytes, ranks: dict[Pair, int]) -> list[list[str]]:
     counts = prefix_token_counts(last)
     rows = []
     for end in range(1, len(data) + 1):
-        verdicts = []
-        for start in range(end):
-            token = data[start:end]
-            if token not in valid:
-                continue
-            if start == 0:
-                verdicts.append(f"{code_token(token)} starts the text: fits")
-                break
-            fits = compatible(last[start], token, ranks)
-            verdicts.append(f"{code_token(token)} after {code_token(last[start])}: {'fits' if fits else 'no'}")
-            if fits:
-                break
+        verdicts = [f"{code_token(token)} starts the text: fits" if start == 0 else
+                    f"{code_token(token)} after {code_token(last[start])}: {'fits' if fits else 'no'}"
+                    for start, token, fits in candidates_tried(data, end, valid, last, ranks)]
         rows.append([str(end), code(data[:end].decode()), "; ".join(verdicts), code_token(last[end]), str(counts[end])])
     return rows
 
@@ -95,18 +100,14 @@ def table_trace_rows(data: bytes, ranks: dict[Pair, int]) -> list[list[str]]:
     rows = []
     for end in range(1, len(data) + 1):
         verdicts = []
-        for start in range(end):
-            token = data[start:end]
-            if token not in valid:
-                continue
+        for start, token, fits in candidates_tried(data, end, valid, last, ranks):
             if start == 0:
                 verdicts.append(f"{code_token(token)} starts the text: fits")
-                break
-            if compatible(last[start], token, ranks):
+            elif fits:
                 verdicts.append(f"{code_token(token)} after last[{start}] = {code_token(last[start])}: fits")
-                break
-            verdicts.append(f"{code_token(token)} after last[{start}] = {code_token(last[start])}: no, BPE makes "
-                            f"{show_word(encode_pretoken(last[start] + token, ranks))} of the two")
+            else:
+                verdicts.append(f"{code_token(token)} after last[{start}] = {code_token(last[start])}: no, BPE makes "
+                                f"{show_word(encode_pretoken(last[start] + token, ranks))} of the two")
         read_back, at = [], end
         while at > 0:
             read_back.insert(0, last[at])
