@@ -348,3 +348,30 @@ def test_a_call_in_the_kernel_that_never_ends_is_stopped_with_a_message():
     assert time.perf_counter() - started < 5
     with time_limit(None):  # no limit: nothing happens
         pass
+
+
+def test_a_call_that_swallows_the_first_timeout_is_still_stopped(core):
+    import time
+
+    def stubborn():
+        try:
+            while True:
+                pass
+        except BaseException:  # swallows the first timeout: the next one, a quarter second later, ends the call
+            pass
+        while True:
+            pass
+
+    def polite():
+        while True:
+            try:
+                while True:
+                    pass
+            except Exception:  # the timeout is not an Exception: this does not catch it
+                pass
+
+    for learner in (stubborn, polite):
+        started = time.perf_counter()
+        outcome = core.call_learner(learner, (), time_limit_seconds=0.2)
+        assert "did not finish within 0.2 s" in str(outcome.error), learner.__name__
+        assert time.perf_counter() - started < 5

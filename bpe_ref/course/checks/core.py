@@ -598,8 +598,9 @@ def standing_in(learner: Callable, stand_ins: Sequence[Callable]) -> Iterator[No
                 namespace[name] = value
 
 
-class TookTooLong(Exception):
-    """A learner's call in the kernel ran past its task's ``kernel_time_limit``."""
+class TookTooLong(BaseException):
+    """A learner's call in the kernel ran past its task's ``kernel_time_limit``. A ``BaseException``,
+    as ``KeyboardInterrupt`` is: a learner's ``except Exception`` inside a loop must not swallow it."""
 
 
 @contextmanager
@@ -615,7 +616,9 @@ def time_limit(seconds: float | None) -> Iterator[None]:
                           "returns b'' for ever)")
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Then again every quarter second until the block is left: one raise can be lost (a learner's
+    # bare ``except:``, a finaliser running when the signal arrives), the next ones stop the call.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.25)
     try:
         yield
     finally:
@@ -648,7 +651,7 @@ def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
             with time_limit(time_limit_seconds):
                 result = learner(*learner_args) if driver is None else driver(learner, *learner_args)
                 outcome.value = (learner_args, result)
-        except Exception as error:  # the learner's bug, reported as such
+        except (Exception, TookTooLong) as error:  # the learner's bug, reported as such
             outcome.error = error
     outcome.reference_calls = list(calls)
     return outcome
