@@ -421,7 +421,7 @@ def test_page01_prose_matches_the_trace(trace):
     assert len(trace) == 8 and trace[0].new_id == 256
 
 
-SEED_001_MERGES = [  # ../shared/seeds/README.md: seed 001's example under the course's rules
+SEED_001_MERGES = [  # page 01's worked example (the course's first seed corpus) under the course's tie rule
     (b"w", b"o"), (b"wo", b"r"), (b"wor", b"k"), (b" ", b"work"), (b"h", b"e"), (b"e", b"d"), (b" work", b"ed"), (b" work", b"s")
 ]
 
