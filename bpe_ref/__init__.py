@@ -7,9 +7,9 @@ Every lab of the course is graded against it. One module per idea:
 - :mod:`bpe_ref.tiebreak`: the tie-break rule, in one place
 - :mod:`bpe_ref.serialization`: GPT-2 ``vocab.json`` / ``merges.txt``
 - :mod:`bpe_ref.tokenizer`, :mod:`bpe_ref.encode`, :mod:`bpe_ref.decode`: four encoders and the
-  arena decoder behind one ``Tokenizer`` (steps 06-08); :mod:`bpe_ref.fast_encode`: its default
+  arena decoder behind one ``Tokenizer`` (steps 06-08); :mod:`bpe_ref.fast.encoder`: its default
   path, caches of text segments and of pieces of pretokens
-- :mod:`bpe_ref.counting`: exact token counts of slices, of growing text, and the longest prefix
+- :mod:`bpe_ref.fast.exact_counts`: exact token counts of slices, of growing text, and the longest prefix
   within a budget (``Tokenizer.count``, ``interval_counter``, ``appender``, ``split_at``), from
   the hard boundaries where encodings of pieces add up (step 08)
 - :mod:`bpe_ref.measure`: the measuring harness (interleaved rounds, medians and spreads, per-round

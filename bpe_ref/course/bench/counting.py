@@ -1,4 +1,4 @@
-"""The counting functions (:mod:`bpe_ref.counting`) against re-encoding each slice from scratch.
+"""The counting functions (:mod:`bpe_ref.fast.exact_counts`) against re-encoding each slice from scratch.
 
 For each text (a shipped corpus), in one process and one run, with the same GPT-2 tokenizer:
 
