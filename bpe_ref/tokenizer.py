@@ -30,7 +30,7 @@ from .fast.exact_counts import Appender, CountCache, IntervalCounter, split_at
 from .decode import ArenaDecoder
 from .encode import ENCODE_METHODS, check_method, make_encoder
 from .encode.common import MergeTables, check_vocab_and_merges
-from .encode.step08_counting import AppendableEncoder
+from .encode.step08_prefix_counts import AppendableEncoder
 from .encode.step08_valid_tokens import ValidTokens
 from .fast.encoder import DEFAULT_CACHE_SIZE, FastEncoder, last_safe_cut
 from .fast.encoder import segment_pattern, whitespace_chars  # noqa: F401  (still importable from here)

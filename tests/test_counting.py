@@ -1,4 +1,4 @@
-"""Exact token counting (bpe_ref.fast.exact_counts, bpe_ref.encode.step08_counting): every prefix, interval
+"""Exact token counting (bpe_ref.fast.exact_counts, bpe_ref.encode.step08_prefix_counts): every prefix, interval
 and append sequence of generated texts counts as ``len(encode(...))`` and as tiktoken counts, on
 GPT-2 and on vocabularies trained on each shipped corpus; the hard-boundary rule itself."""
 
@@ -22,7 +22,7 @@ from bpe_ref.data_files import (
     SPANISH_NOVEL,
     TINYSTORIES_SAMPLE,
 )
-from bpe_ref.encode.step08_counting import AppendableEncoder, prefix_token_counts
+from bpe_ref.encode.step08_prefix_counts import AppendableEncoder, prefix_token_counts
 from bpe_ref.pretokenize import PRETOKEN_RE, split_keeping_special_tokens
 
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=25)

@@ -187,7 +187,7 @@ def package_modules() -> list[str]:
 MODULES_WITH_EXAMPLES = [
     "bpe_ref",
     "bpe_ref.fast.exact_counts",
-    "bpe_ref.encode.step08_counting",
+    "bpe_ref.encode.step08_prefix_counts",
     "bpe_ref.pretokenize",
     "bpe_ref.serialization",
     "bpe_ref.tiebreak",

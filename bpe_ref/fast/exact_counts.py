@@ -55,7 +55,7 @@ from itertools import accumulate, chain, islice
 import regex
 
 from ..corpus import encode_utf8
-from ..encode.step08_counting import AppendableEncoder
+from ..encode.step08_prefix_counts import AppendableEncoder
 from ..pretokenize import PRETOKEN_RE, special_token_regex
 
 CountText = Callable[[str], int]  # text -> len(encode(text)), for any text
@@ -279,7 +279,7 @@ class Appender:
     since that boundary (usually the word being written) is counted again after an append: O(1)
     per character when words are short. A long pretoken that grows one class of characters at a
     time (a run of CJK letters, a long number) is counted byte by byte by the step-08
-    :class:`~bpe_ref.encode.step08_counting.AppendableEncoder` when ``appendable`` makes one.
+    :class:`~bpe_ref.encode.step08_prefix_counts.AppendableEncoder` when ``appendable`` makes one.
     Memory holds that text and a few characters before it, not all the text.
     Made by :meth:`bpe_ref.Tokenizer.appender`.
 

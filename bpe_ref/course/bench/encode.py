@@ -23,7 +23,7 @@ All with GPT-2's vocabulary (tiktoken and HF are built offline from the shipped 
    Every measured output is checked against tiktoken's ids.
 5. **Counting** (:mod:`bpe_ref.fast.exact_counts`): ``count``, ``interval_counter``, ``appender`` and
    ``split_at`` against re-encoding each slice from scratch, on the four corpora
-   (:func:`bpe_ref.course.bench.counting.counting_section`).
+   (:func:`bpe_ref.course.bench.exact_counts.counting_section`).
 
 Output: tables and target checks on stdout, ``theory/benchmarks/encode/README.md`` and three plots.
 ``--quick`` runs a small plan (to check that everything works, not for conclusions).
@@ -575,7 +575,7 @@ def run(args: argparse.Namespace) -> int:
     encoders = measure_encoders(tok, tk, text, max(3, rounds // 2), out)
     decoding = measure_decode(tok, tk, hf, text, rounds, out)
     worst = measure_worst_case(tok, tk, hf, sizes, args.budget, WORST_CASE_REPEATS, out)
-    from .counting import counting_section  # here: counting imports this module's timing helpers
+    from .exact_counts import counting_section  # here: counting imports this module's timing helpers
 
     counting = counting_section(tok, texts, args.quick, tk=tk, out=out)
     elapsed = time.perf_counter() - started

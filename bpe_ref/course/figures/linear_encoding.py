@@ -26,7 +26,7 @@ from pathlib import Path
 from ...data_files import REPO_ROOT
 from ...encode.common import MergeTables
 from ...encode.step06_naive import Pair, encode_pretoken, merge_ranks
-from ...encode.step08_counting import prefix_token_counts
+from ...encode.step08_prefix_counts import prefix_token_counts
 from ...encode.step08_table import last_tokens
 from ...encode.step08_valid_tokens import ValidTokens, compatible
 from .common import code, code_token, markdown_table, save_png, show_word, use_agg
