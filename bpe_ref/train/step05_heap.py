@@ -91,7 +91,9 @@ class LazyPairHeap:
     same tuples with each token's key computed once (a :class:`~bpe_ref.tiebreak.SortKeys`).
     """
 
-    def __init__(self, pair_counts: Mapping[Pair, int], compaction_threshold: float | None) -> None:
+    def __init__(
+        self, pair_counts: Mapping[Pair, int], compaction_threshold: float | None = DEFAULT_COMPACTION_THRESHOLD
+    ) -> None:
         if compaction_threshold is not None and compaction_threshold <= 1:
             raise ValueError(f"compaction_threshold must be greater than 1 (or None), got {compaction_threshold}")
         self.compaction_threshold = compaction_threshold
@@ -112,8 +114,10 @@ class LazyPairHeap:
         were popped on the way: :func:`pop_best` on this heap's entries."""
         return pop_best(self.entries, pair_counts)
 
-    def refresh(self, grown: Iterable[Pair], pair_counts: Mapping[Pair, int]) -> None:
-        """A fresh entry for each pair whose count grew; compaction when stale entries pile up."""
+    def refresh(self, grown: Iterable[Pair], pair_counts: Mapping[Pair, int], shrunk: Iterable[Pair] = ()) -> None:
+        """A fresh entry for each pair whose count grew; compaction when stale entries pile up. A pair
+        that shrank needs nothing (``shrunk`` is there for the interface step 05's other heap shares,
+        :class:`~bpe_ref.train.pair_heaps.PairHeap`): its old entry is checked when it surfaces."""
         rank_key = self.keys.rank_key
         for pair in grown:
             if pair in pair_counts:  # a cheap guard: a pair that no longer occurs needs no entry
