@@ -29,13 +29,13 @@ import bpe_ref
 from bpe_ref.distributed import (
     MAX_RANGE_BYTES,
     Packed,
-    _packed_call,
     check_scheduler_answers,
     connect,
     count_pretokens,
     count_pretokens_with,
     count_ranges,
     merge_two,
+    packed_call,
     plan_ranges,
     plan_ranges_by_size,
     range_bytes_for,
@@ -383,7 +383,7 @@ def test_relative_paths_are_made_absolute_before_they_reach_the_workers(client, 
 
 
 def test_a_file_missing_on_a_worker_is_reported_as_such(client, write_corpus, monkeypatch):
-    import bpe_ref.distributed as module
+    import bpe_ref.distributed.pretoken_counts as module  # where count_pretokens_with looks it up
 
     path = write_corpus("here, not on the worker")
     gone = f"{path}.gone"
@@ -403,4 +403,4 @@ def test_counts_cross_the_network_as_one_pickle():
     assert len(packed) <= 3
     assert loads(packed)["result"].value == counts
     # on a worker, a task's Packed arguments are unwrapped before the call, and its result wrapped
-    assert _packed_call(merge_two, Packed({b"a": 1}), {b"a": 2}).value == {b"a": 3}
+    assert packed_call(merge_two, Packed({b"a": 1}), {b"a": 2}).value == {b"a": 3}

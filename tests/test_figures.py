@@ -689,6 +689,6 @@ def test_page10_diff_is_the_distributed_count_against_step03s():
 
     diff = encoder_diff("10")
     assert "--- step 03: bpe_ref/train/step03_parallel.py (count_pretokens_in_file)" in diff
-    assert "+++ step 10: bpe_ref/distributed.py (count_pretokens_with)" in diff
+    assert "+++ step 10: bpe_ref/distributed/pretoken_counts.py (count_pretokens_with)" in diff
     assert "-    with ProcessPoolExecutor(" in diff and "+    total = count_ranges(ranges, special_tokens, as_task=" in diff
     assert snippets()["10-diff-from-03.md"] == diff

@@ -92,7 +92,7 @@ LAB_FUNCTIONS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
         },
     ),
     "10_distributed": (
-        "bpe_ref.distributed",
+        "bpe_ref.distributed.pretoken_counts",
         {
             "count_range": ("path", "start", "end", "special_tokens"),
             "merge_two": ("left", "right"),

@@ -137,7 +137,7 @@ ENCODER_DIFFS: dict[str, tuple[tuple[str, str, str], tuple[str, str, str], str]]
     ),
     "10": (
         ("train.step03_parallel", "count_pretokens_in_file", "step 03"),
-        ("distributed", "count_pretokens_with", "step 10"),
+        ("distributed.pretoken_counts", "count_pretokens_with", "step 10"),
         "Step 10's count on a Dask cluster against step 03's count in processes (`count_pretokens_in_parallel` "
         "runs `count_pretokens_in_file`), generated from the code. Nearly every line differs: one file and a pool "
         "of this machine's processes go; many files, the cluster's threads, the plan of ranges by size and "
