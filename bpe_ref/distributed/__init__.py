@@ -35,7 +35,7 @@ from .pretoken_counts import (
     FileRange,
     check_paths,
     corpus_paths,
-    count_pretokens,
+    count_pretokens_on_cluster,
     count_pretokens_with,
     count_range,
     count_ranges,
@@ -50,7 +50,7 @@ from .pretoken_counts import (
 __all__ = [
     "CONNECT_TIMEOUT", "MAX_RANGE_BYTES", "RANGES_PER_WORKER", "WORKERLESS_SECONDS", "ClusterLost", "EncodingModel",
     "FileRange", "NotAScheduler", "Packed", "check_paths", "check_scheduler_answers", "cluster_threads", "connect",
-    "corpus_paths", "count_pretokens", "count_pretokens_with", "count_range", "count_ranges", "encode_range",
+    "corpus_paths", "count_pretokens_on_cluster", "count_pretokens_with", "count_range", "count_ranges", "encode_range",
     "encoding_model", "merge_two", "model_task", "packed_call", "plan_ranges", "plan_ranges_by_size", "range_bytes_for",
     "serial_count", "submitting", "token_dtype", "tree_reduce", "wait_for_tasks", "worker_error",
 ]

@@ -15,7 +15,7 @@ map and reduce, with step 03's functions doing the work:
 
 :func:`count_ranges` is the whole count, written once: called plainly it runs here, one range
 after another; with ``as_task=dask.delayed`` the same lines build a Dask task graph.
-:func:`count_pretokens` plans the ranges, starts or joins a cluster
+:func:`count_pretokens_on_cluster` plans the ranges, starts or joins a cluster
 (:func:`~bpe_ref.distributed.cluster.connect`) and runs it.
 
 **What crosses the network.** Out to the workers: ranges, three small values each, never the
@@ -34,7 +34,7 @@ changes the counts the next merge compares. Spreading the pair counts over the w
 a round trip to every worker on every merge: thousands of rounds, each waiting for the slowest
 worker. The pretoken counts are all the loop needs, they fit in one machine's memory long after
 the corpus does not, and any trainer of steps 01-05 takes them:
-``train_on_counts(count_pretokens(paths, tokens), vocab_size, tokens)``.
+``train_on_counts(count_pretokens_on_cluster(paths, tokens), vocab_size, tokens)``.
 
 Dask pickles the functions it sends: these are top-level functions of an importable module, so a
 worker imports ``bpe_ref`` (it must be installed on every machine of a real cluster) and finds
@@ -63,7 +63,7 @@ if TYPE_CHECKING:  # dask is imported only when a cluster is used: the rest need
     from distributed import Client
 
 __all__ = [
-    "FileRange", "MAX_RANGE_BYTES", "RANGES_PER_WORKER", "check_paths", "corpus_paths", "count_pretokens",
+    "FileRange", "MAX_RANGE_BYTES", "RANGES_PER_WORKER", "check_paths", "corpus_paths", "count_pretokens_on_cluster",
     "count_pretokens_with", "count_range", "count_ranges", "merge_two", "plan_ranges", "plan_ranges_by_size",
     "range_bytes_for", "serial_count", "tree_reduce",
 ]
@@ -72,11 +72,11 @@ FileRange = tuple[str, int, int]
 """``(path, start, end)``: the bytes ``[start, end)`` of one file, cut at special tokens."""
 
 RANGES_PER_WORKER = 4
-"""How many ranges :func:`count_pretokens` plans per worker thread: more than one, so a worker
+"""How many ranges :func:`count_pretokens_on_cluster` plans per worker thread: more than one, so a worker
 that finishes early takes another range instead of waiting for the slowest."""
 
 MAX_RANGE_BYTES = 64 * 2**20
-"""The most text :func:`count_pretokens` puts in one range (64 MiB; fewer where a file is smaller or
+"""The most text :func:`count_pretokens_on_cluster` puts in one range (64 MiB; fewer where a file is smaller or
 has no special token to cut at). A large corpus then gives many more ranges than workers: a slow or
 failed worker holds up one range of seconds, not a share of minutes, and a range's counts stay small
 next to its text. (10 TB on 1,000 cores would otherwise make 4,000 ranges of 2.5 GB.)"""
@@ -202,7 +202,7 @@ def plan_ranges_by_size(paths: StrPath | Iterable[StrPath], special_tokens: Sequ
 
     A file of ``size`` bytes is cut into ``ceil(size / range_bytes)`` ranges (at least one), so a
     large file is spread over many workers and a small one is not cut into slivers.
-    :func:`count_pretokens` plans this way with :func:`range_bytes_for` the corpus and the cluster.
+    :func:`count_pretokens_on_cluster` plans this way with :func:`range_bytes_for` the corpus and the cluster.
     """
     if not isinstance(range_bytes, int) or range_bytes < 1:
         raise ValueError(f"range_bytes must be a positive int, got {range_bytes!r}")
@@ -211,7 +211,7 @@ def plan_ranges_by_size(paths: StrPath | Iterable[StrPath], special_tokens: Sequ
 
 
 def range_bytes_for(total_bytes: int, threads: int) -> int:
-    """The range size :func:`count_pretokens` plans with: :data:`RANGES_PER_WORKER` ranges per worker
+    """The range size :func:`count_pretokens_on_cluster` plans with: :data:`RANGES_PER_WORKER` ranges per worker
     thread, but none over :data:`MAX_RANGE_BYTES`.
 
     >>> range_bytes_for(4_000_000, 2)  # a small corpus: 8 ranges of 500 kB
@@ -225,14 +225,14 @@ def range_bytes_for(total_bytes: int, threads: int) -> int:
 
 
 def serial_count(paths: StrPath | Iterable[StrPath], special_tokens: Sequence[str]) -> dict[bytes, int]:
-    """What :func:`count_pretokens` returns, counted here, one file after another: the reference."""
+    """What :func:`count_pretokens_on_cluster` returns, counted here, one file after another: the reference."""
     special_tokens = validate_special_tokens(special_tokens)
     return merge_counts(count_text_pretokens(read_corpus(path), special_tokens) for path in check_paths(paths))
 
 
 def count_pretokens_with(client: Client, paths: StrPath | Iterable[StrPath], special_tokens: Sequence[str], *,
                          progress: bool = False) -> dict[bytes, int]:
-    """:func:`count_pretokens` on the cluster of ``client`` (from :func:`connect`, or your own).
+    """:func:`count_pretokens_on_cluster` on the cluster of ``client`` (from :func:`connect`, or your own).
 
     The paths are made absolute here, before they travel: a worker started in another folder
     reads the same files. Ranges: :func:`range_bytes_for` the corpus and the cluster's threads."""
@@ -262,8 +262,9 @@ def count_pretokens_with(client: Client, paths: StrPath | Iterable[StrPath], spe
     return total.result().value
 
 
-def count_pretokens(paths: StrPath | Iterable[StrPath], special_tokens: Sequence[str], *, scheduler: str | None = None,
-                    num_workers: int | None = None, progress: bool = False) -> dict[bytes, int]:
+def count_pretokens_on_cluster(paths: StrPath | Iterable[StrPath], special_tokens: Sequence[str], *,
+                               scheduler: str | None = None, num_workers: int | None = None,
+                               progress: bool = False) -> dict[bytes, int]:
     """How often each pretoken occurs in the files at ``paths``, counted on a Dask cluster.
 
     Equals :func:`serial_count` (each file's serial count, added up). ``scheduler=None`` starts a
