@@ -144,7 +144,8 @@ def merge_steps(
         count = pair_counts[pair]
         rewritten, grown = merge_indexed_words(pair, words, frequencies, index, pair_counts)  # no word scan
         heap.refresh(grown, pair_counts)  # only the pairs the rewritten words gained can have grown
-        yield MergeStep(pair=pair, count=count, affected_words=len(rewritten), heap_size=len(heap), stale_pops=stale_pops)
+        yield MergeStep(pair=pair, count=count, affected_words=len(rewritten), heap_size=len(heap),
+                        stale_pops=stale_pops)
 
 
 def train(pretoken_counts: Mapping[bytes, int], num_merges: int) -> list[Pair]:
