@@ -7,6 +7,7 @@
   prefix within a budget (``Tokenizer.count``, ``interval_counter``, ``appender``, ``split_at``),
   from the hard boundaries where encodings of pieces add up.
 
-No page or lab teaches this code, and nothing of a step imports it: the steps' modules are the
-course's reading path (the README's table), this package is what the tokenizer builds on them.
+No page or lab teaches this code, and no step's module imports it: the steps' modules are the
+course's reading path (the README's table); :class:`~bpe_ref.tokenizer.Tokenizer` builds this
+package on them for its default path and its counting methods.
 """
