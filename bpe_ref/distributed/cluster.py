@@ -251,8 +251,9 @@ def packed_call(function: Callable, *args: object) -> Packed:
 
 
 def submitting(client: Client, submitted: list) -> Callable[[Callable], Callable]:
-    """An ``as_task`` for :func:`~bpe_ref.distributed.pretoken_counts.count_ranges` that runs each call on the cluster at once (a
-    future of a :class:`Packed` result), and keeps the futures in ``submitted`` for a progress bar."""
+    """An ``as_task`` for :func:`~bpe_ref.distributed.pretoken_counts.count_ranges` that runs each
+    call on the cluster at once (a future of a :class:`Packed` result), and keeps the futures in
+    ``submitted`` for a progress bar."""
 
     def as_task(function: Callable) -> Callable:
         def submit(*args):

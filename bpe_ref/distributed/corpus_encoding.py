@@ -84,9 +84,10 @@ def model_task(model: EncodingModel) -> EncodingModel:
 def encode_range(path: str, start: int, end: int, model: EncodingModel, dtype: str) -> np.ndarray:
     """The token ids of bytes ``[start, end)`` of the file at ``path``, as a NumPy array of ``dtype``.
 
-    Like :func:`~bpe_ref.distributed.pretoken_counts.count_range`, the worker reads its own range; ``model`` is sent once per worker
-    (``client.scatter(..., broadcast=True)``), and its tokenizer is built once per process. A range
-    that is not UTF-8 raises ``ValueError`` with the path and the byte offset in the file.
+    Like :func:`~bpe_ref.distributed.pretoken_counts.count_range`, the worker reads its own range;
+    ``model`` is sent once per worker (``client.scatter(..., broadcast=True)``), and its tokenizer is
+    built once per process. A range that is not UTF-8 raises ``ValueError`` with the path and the
+    byte offset in the file.
     """
     import numpy as np
 

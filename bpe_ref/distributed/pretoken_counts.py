@@ -24,8 +24,8 @@ a shared filesystem). Back: one count dict per range, merged on the workers, the
 caller. A count dict holds each distinct pretoken once, so it is small next to the text it
 counts (the 1.4 MB TinyStories sample holds 5,322 distinct pretokens). How it is sent matters
 too: Dask sends a plain dict that a task returns entry by entry, one frame per key
-(:class:`~bpe_ref.distributed.cluster.Packed` says what that costs); the tasks here return their counts :class:`Packed`, so
-that each dict crosses the network as one pickle. Connecting to a cluster, sending results and
+(:class:`~bpe_ref.distributed.cluster.Packed` says what that costs); the tasks here return their
+counts packed, so that each dict crosses the network as one pickle. Connecting to a cluster, sending results and
 waiting for tasks is :mod:`bpe_ref.distributed.cluster`, which corpus encoding
 (:mod:`bpe_ref.distributed.corpus_encoding`) shares.
 

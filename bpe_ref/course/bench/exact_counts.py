@@ -128,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     from ...tokenizer import Tokenizer
     from ..interop import to_tiktoken
 
-    parser = argparse.ArgumentParser(prog="python -m bpe_ref.course.bench.exact_counts", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bpe_ref.course.bench.exact_counts",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="short texts, 3 rounds")
     args = parser.parse_args(argv)
     print(f"machine: {machine_description()}")
