@@ -7,16 +7,21 @@ Every lab of the course is graded against it. One module per idea:
 - :mod:`bpe_ref.tiebreak`: the tie-break rule, in one place
 - :mod:`bpe_ref.serialization`: GPT-2 ``vocab.json`` / ``merges.txt``
 - :mod:`bpe_ref.tokenizer`, :mod:`bpe_ref.encode`, :mod:`bpe_ref.decode`: four encoders and the
-  arena decoder behind one ``Tokenizer`` (steps 06-08); :mod:`bpe_ref.fast_encode`: its default
-  path, caches of text segments and of pieces of pretokens
-- :mod:`bpe_ref.counting`: exact token counts of slices, of growing text, and the longest prefix
-  within a budget (``Tokenizer.count``, ``interval_counter``, ``appender``, ``split_at``), from
-  the hard boundaries where encodings of pieces add up (step 08)
+  arena decoder behind one ``Tokenizer`` (steps 06-08)
 - :mod:`bpe_ref.measure`: the measuring harness (interleaved rounds, medians and spreads, per-round
   ratios, fitted exponents, crossovers, peak memory; step 09)
 - :mod:`bpe_ref.distributed`: pretoken counts of many files on a Dask cluster, merged centrally
   (step 10; needs ``dask`` and ``distributed``)
-- :mod:`bpe_ref.course.checks`: the graders of the labs; :mod:`bpe_ref.course.bench`: the benchmarks
+
+Outside the steps, what makes the tokenizer fast (no page or lab teaches it):
+
+- :mod:`bpe_ref.fast.encoder`: ``Tokenizer.encode``'s default path, caches of text segments and of
+  pieces of pretokens
+- :mod:`bpe_ref.fast.exact_counts`: exact token counts of slices, of growing text, and the longest
+  prefix within a budget (``Tokenizer.count``, ``interval_counter``, ``appender``, ``split_at``)
+
+The course's tooling: :mod:`bpe_ref.course.checks`, the graders of the labs; :mod:`bpe_ref.course.bench`,
+the benchmarks.
 
 >>> from bpe_ref import train_bpe_on_text
 >>> vocab, merges = train_bpe_on_text("the cat the hat", 258, special_tokens=[])

@@ -16,7 +16,7 @@ encoders of :mod:`bpe_ref.encode` (``method=``). Decoding joins the bytes of the
 decodes them once (:mod:`bpe_ref.decode`).
 
 The default path (``method=None``) gives the same ids faster, from caches of text segments and of pieces of pretokens: it is
-:mod:`bpe_ref.fast_encode`, along with where :meth:`Tokenizer.encode_iterable` may cut a stream.
+:mod:`bpe_ref.fast.encoder`, along with where :meth:`Tokenizer.encode_iterable` may cut a stream.
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ from pathlib import Path
 from types import MappingProxyType
 
 from .corpus import StrPath, encode_utf8
-from .counting import Appender, CountCache, IntervalCounter, split_at
+from .fast.exact_counts import Appender, CountCache, IntervalCounter, split_at
 from .decode import ArenaDecoder
 from .encode import ENCODE_METHODS, check_method, make_encoder
 from .encode.common import MergeTables, check_vocab_and_merges
-from .encode.step08_counting import AppendableEncoder
+from .encode.step08_prefix_counts import AppendableEncoder
 from .encode.step08_valid_tokens import ValidTokens
-from .fast_encode import DEFAULT_CACHE_SIZE, FastEncoder, last_safe_cut
-from .fast_encode import segment_pattern, whitespace_chars  # noqa: F401  (still importable from here)
+from .fast.encoder import DEFAULT_CACHE_SIZE, FastEncoder, last_safe_cut
+from .fast.encoder import segment_pattern, whitespace_chars  # noqa: F401  (still importable from here)
 from .pretokenize import PRETOKEN_RE, split_keeping_special_tokens, validate_special_tokens
 from .serialization import load_vocab_and_merges, save_vocab_and_merges
 
@@ -108,7 +108,7 @@ class Tokenizer:
         With ``method`` in ``ENCODE_METHODS``: cut out the special tokens, split the rest into
         pretokens, and run that encoder on the UTF-8 bytes of each, uncached (for teaching,
         testing, benchmarking). ``method=None`` takes the tokenizer's ``method``, and when that is
-        ``None`` too, the fastest exact path, cached segments and pieces (:mod:`bpe_ref.fast_encode`): all
+        ``None`` too, the fastest exact path, cached segments and pieces (:mod:`bpe_ref.fast.encoder`): all
         give the same ids. ``ValueError`` for a lone surrogate.
         """
         if not isinstance(text, str):
@@ -141,7 +141,7 @@ class Tokenizer:
             self._valid = ValidTokens(self._tables)
         return self._valid
 
-    # ----------------------------------------------------------------- counting (bpe_ref.counting)
+    # ----------------------------------------------------------------- counting (bpe_ref.fast.exact_counts)
 
     def count(self, text: str, method: str | None = None) -> int:
         """``len(encode(text))``; the default path adds up cached counts without building the ids.
@@ -177,7 +177,7 @@ class Tokenizer:
     def split_at(self, text: str, max_tokens: int) -> tuple[str, str]:
         """``(head, rest)``, ``head + rest == text``: the longest prefix (cut between characters)
         whose encoding has at most ``max_tokens`` tokens. Encodes only up to the cut (see
-        :func:`bpe_ref.counting.split_at`). Counts are not monotonic, so a shorter prefix may have
+        :func:`bpe_ref.fast.exact_counts.split_at`). Counts are not monotonic, so a shorter prefix may have
         more tokens; none longer fits. ``ValueError`` for a negative ``max_tokens``.
 
         >>> Tokenizer.gpt2().split_at("Hello world, again", 2)
@@ -187,10 +187,10 @@ class Tokenizer:
 
     def interval_counter(self, text: str) -> IntervalCounter:
         """An object whose ``count(start, end) == len(encode(text[start:end]))`` (character offsets),
-        answered from prefix sums after one linear pass (:class:`bpe_ref.counting.IntervalCounter`).
+        answered from prefix sums after one linear pass (:class:`bpe_ref.fast.exact_counts.IntervalCounter`).
         A slice that cuts a word counts as that piece of text on its own (``" ou"`` of ``" out"``:
         2 GPT-2 tokens), not as the tokens of ``encode(text)`` that fall inside it. Where text can
-        be cut so that counts add up (*hard boundaries*): :mod:`bpe_ref.counting`.
+        be cut so that counts add up (*hard boundaries*): :mod:`bpe_ref.fast.exact_counts`.
 
         >>> counter = Tokenizer.gpt2().interval_counter("Hello world, again")
         >>> counter.count(0, 11), counter.count(5, 18)
@@ -200,7 +200,7 @@ class Tokenizer:
 
     def appender(self) -> Appender:
         """An object with ``append(piece)`` and ``count == len(encode(everything appended))``
-        (:class:`bpe_ref.counting.Appender`).
+        (:class:`bpe_ref.fast.exact_counts.Appender`).
 
         >>> appender = Tokenizer.gpt2().appender()
         >>> appender.append("Hello wor"); appender.append("ld")

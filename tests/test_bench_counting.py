@@ -1,4 +1,4 @@
-"""A tiny run of the counting benchmark (the real run: ``python -m bpe_ref.course.bench.counting``,
+"""A tiny run of the counting benchmark (the real run: ``python -m bpe_ref.course.bench.exact_counts``,
 or ``python -m bpe_ref bench encode``)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 
 from bpe_ref import Tokenizer
-from bpe_ref.course.bench import counting as bench
+from bpe_ref.course.bench import exact_counts as bench
 from bpe_ref.course.interop import to_tiktoken
 from bpe_ref.data_files import CHINESE_NOVEL, TINYSTORIES_SAMPLE
 

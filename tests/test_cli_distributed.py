@@ -212,9 +212,9 @@ def test_a_web_server_at_the_scheduler_address_is_one_line(tmp_path, corpus, cap
     import http.server
     import threading
 
-    from bpe_ref import distributed
+    from bpe_ref.distributed import cluster as cluster_module
 
-    monkeypatch.setattr(distributed, "CONNECT_TIMEOUT", 1.0)  # a scheduler greets within milliseconds
+    monkeypatch.setattr(cluster_module, "CONNECT_TIMEOUT", 1.0)  # a scheduler greets within milliseconds
     web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
     thread = threading.Thread(target=web.serve_forever, daemon=True)
     thread.start()
@@ -324,9 +324,9 @@ def test_encode_corpus_survives_its_worker_replaced(tmp_path, corpus, model):
 def test_a_cluster_that_loses_its_last_worker_is_one_line(tmp_path, corpus, model, monkeypatch):
     from distributed import Client, LocalCluster
 
-    from bpe_ref import distributed
+    from bpe_ref.distributed import cluster as cluster_module
 
-    monkeypatch.setattr(distributed, "WORKERLESS_SECONDS", 1.0)
+    monkeypatch.setattr(cluster_module, "WORKERLESS_SECONDS", 1.0)
     ranges, encoding = encoding_inputs(corpus, model)
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
                       silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
@@ -350,9 +350,9 @@ def test_a_cluster_with_no_workers_is_one_line_for_both_commands(tmp_path, corpu
     """encode-corpus used to divide by zero threads, train to print this message as a traceback."""
     from distributed import LocalCluster
 
-    from bpe_ref import distributed
+    from bpe_ref.distributed import cluster as cluster_module
 
-    monkeypatch.setattr(distributed, "CONNECT_TIMEOUT", 0.5)  # how long a first worker may take to join
+    monkeypatch.setattr(cluster_module, "CONNECT_TIMEOUT", 0.5)  # how long a first worker may take to join
     with LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=":0",
                       silence_logs=logging.CRITICAL) as cluster:
         address = cluster.scheduler_address

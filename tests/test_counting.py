@@ -1,4 +1,4 @@
-"""Exact token counting (bpe_ref.counting, bpe_ref.encode.step08_counting): every prefix, interval
+"""Exact token counting (bpe_ref.fast.exact_counts, bpe_ref.encode.step08_prefix_counts): every prefix, interval
 and append sequence of generated texts counts as ``len(encode(...))`` and as tiktoken counts, on
 GPT-2 and on vocabularies trained on each shipped corpus; the hard-boundary rule itself."""
 
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_ref import ENCODE_METHODS, Tokenizer, train_bpe_on_text
-from bpe_ref.counting import Appender, hard_boundaries, iter_hard_boundaries
+from bpe_ref.fast.exact_counts import Appender, hard_boundaries, iter_hard_boundaries
 from bpe_ref.course.interop import to_tiktoken
 from bpe_ref.data_files import (
     CHINESE_NOVEL,
@@ -22,7 +22,7 @@ from bpe_ref.data_files import (
     SPANISH_NOVEL,
     TINYSTORIES_SAMPLE,
 )
-from bpe_ref.encode.step08_counting import AppendableEncoder, prefix_token_counts
+from bpe_ref.encode.step08_prefix_counts import AppendableEncoder, prefix_token_counts
 from bpe_ref.pretokenize import PRETOKEN_RE, split_keeping_special_tokens
 
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=25)
@@ -105,7 +105,7 @@ RUNS = regex.compile(r"(?P<S>\s+)|(?P<L>\p{L}+)|(?P<N>\p{N}+)|(?P<P>[^\s\p{L}\p{
 
 
 def rule_as_stated(text: str) -> list[int]:
-    """Condition 1 of bpe_ref.counting, word for word: class changes after a non-whitespace
+    """Condition 1 of bpe_ref.fast.exact_counts, word for word: class changes after a non-whitespace
     character, except an apostrophe before a letter (special tokens: none)."""
     runs = list(RUNS.finditer(text))
     return [
@@ -295,7 +295,7 @@ def test_split_at_does_not_look_past_the_cut():
         calls.append(text)
         return tok.count(text)
 
-    from bpe_ref.counting import split_at
+    from bpe_ref.fast.exact_counts import split_at
 
     head, rest = split_at("Hello world. " * 10_000, 3, count_text, SPECIALS)
     assert head == "Hello world." and sum(map(len, calls)) < 5_000  # one batch of blocks, of 130 000 characters
@@ -331,7 +331,7 @@ def test_clear_errors():
 
 
 def test_the_count_cache_keeps_short_texts_only():
-    from bpe_ref.counting import MAX_CACHED_TEXT, CountCache
+    from bpe_ref.fast.exact_counts import MAX_CACHED_TEXT, CountCache
 
     cache = CountCache(len, max_size=3)
     assert cache["ab"] == 2 and cache["x" * (MAX_CACHED_TEXT + 1)] == MAX_CACHED_TEXT + 1

@@ -3,7 +3,7 @@
 One local cluster, started by ``bpe_ref.distributed.connect`` and scaled to 1, 2 and 4 workers in
 turn, serves every example (a cluster's start costs seconds; an example, a fraction of one). One
 test starts a scheduler and two workers with Dask's command-line programs, as on a real cluster, and
-one lets ``count_pretokens`` start and stop its own cluster.
+one lets ``count_pretokens_on_cluster`` start and stop its own cluster.
 """
 
 from __future__ import annotations
@@ -29,13 +29,13 @@ import bpe_ref
 from bpe_ref.distributed import (
     MAX_RANGE_BYTES,
     Packed,
-    _packed_call,
     check_scheduler_answers,
     connect,
-    count_pretokens,
+    count_pretokens_on_cluster,
     count_pretokens_with,
     count_ranges,
     merge_two,
+    packed_call,
     plan_ranges,
     plan_ranges_by_size,
     range_bytes_for,
@@ -155,21 +155,21 @@ def test_bad_input_fails_before_any_work(write_corpus, tmp_path):
     start = time.monotonic()
     # checked before connecting: the address is unreachable, yet the error is the missing file
     with pytest.raises(FileNotFoundError, match="1 of 3 corpus files not found: .*missing_part.txt"):
-        count_pretokens([good, missing, good], [EOT], scheduler="tcp://127.0.0.1:1")
+        count_pretokens_on_cluster([good, missing, good], [EOT], scheduler="tcp://127.0.0.1:1")
     with pytest.raises(IsADirectoryError, match=str(tmp_path)):
-        count_pretokens([good, tmp_path], [EOT])
+        count_pretokens_on_cluster([good, tmp_path], [EOT])
     with pytest.raises(ValueError, match="no corpus files"):
-        count_pretokens([], [EOT])
+        count_pretokens_on_cluster([], [EOT])
     with pytest.raises(TypeError, match="sequence of strings"):
-        count_pretokens([good], EOT)
+        count_pretokens_on_cluster([good], EOT)
     with pytest.raises(ValueError, match="ranges_per_file"):
         plan_ranges([good], [EOT], 0)
     with pytest.raises(ValueError, match="range_bytes"):
         plan_ranges_by_size([good], [EOT], 0)
     with pytest.raises(ValueError, match="for a local cluster"):
-        count_pretokens([good], [EOT], scheduler="tcp://127.0.0.1:1", num_workers=2)
+        count_pretokens_on_cluster([good], [EOT], scheduler="tcp://127.0.0.1:1", num_workers=2)
     with pytest.raises(ValueError, match="not a Dask scheduler address: 'localhost'"):
-        count_pretokens([good], [EOT], scheduler="localhost")
+        count_pretokens_on_cluster([good], [EOT], scheduler="localhost")
     assert time.monotonic() - start < 5
 
 
@@ -183,7 +183,7 @@ def test_an_unreachable_scheduler_is_named_within_seconds(write_corpus):
     address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there
     start = time.monotonic()
     with pytest.raises(ConnectionError, match=f"cannot reach the Dask scheduler at {address}"):
-        count_pretokens([write_corpus("hello")], [EOT], scheduler=address)
+        count_pretokens_on_cluster([write_corpus("hello")], [EOT], scheduler=address)
     assert time.monotonic() - start < 10
 
 
@@ -298,7 +298,7 @@ def test_a_local_clusters_scheduler_shares_the_clients_process_and_only_workers_
 
 def test_count_pretokens_starts_and_stops_its_own_cluster(write_corpus, capsys):
     paths = [write_corpus(f"one two{EOT}three" * 50), write_corpus("four")]
-    assert count_pretokens(paths, [EOT], num_workers=1, progress=True) == serial_count(paths, [EOT])
+    assert count_pretokens_on_cluster(paths, [EOT], num_workers=1, progress=True) == serial_count(paths, [EOT])
 
 
 def test_a_local_cluster_whose_worker_processes_cannot_start_runs_threads_and_says_why(write_corpus, monkeypatch):
@@ -353,7 +353,7 @@ def test_a_cluster_given_by_address(cli_cluster, write_corpus):
     paths = [write_corpus(f"é字 the cat{EOT}sat" * 40), write_corpus(f"{EOT}mat{EOT}")]
     with connect(cli_cluster) as client:
         client.wait_for_workers(2, timeout=60)
-    assert count_pretokens(paths, [EOT], scheduler=cli_cluster) == serial_count(paths, [EOT])
+    assert count_pretokens_on_cluster(paths, [EOT], scheduler=cli_cluster) == serial_count(paths, [EOT])
 
 
 # ---- planning and paths (review of lab 10) ---------------------------------------------------
@@ -383,7 +383,7 @@ def test_relative_paths_are_made_absolute_before_they_reach_the_workers(client, 
 
 
 def test_a_file_missing_on_a_worker_is_reported_as_such(client, write_corpus, monkeypatch):
-    import bpe_ref.distributed as module
+    import bpe_ref.distributed.pretoken_counts as module  # where count_pretokens_with looks it up
 
     path = write_corpus("here, not on the worker")
     gone = f"{path}.gone"
@@ -403,4 +403,4 @@ def test_counts_cross_the_network_as_one_pickle():
     assert len(packed) <= 3
     assert loads(packed)["result"].value == counts
     # on a worker, a task's Packed arguments are unwrapped before the call, and its result wrapped
-    assert _packed_call(merge_two, Packed({b"a": 1}), {b"a": 2}).value == {b"a": 3}
+    assert packed_call(merge_two, Packed({b"a": 1}), {b"a": 2}).value == {b"a": 3}

@@ -17,7 +17,7 @@ from bpe_ref.data_files import CORPUS_EN, TINYSTORIES_SAMPLE
 from bpe_ref.encode import make_encoder
 from bpe_ref.encode.common import MergeTables
 from bpe_ref.encode.step08_valid_tokens import ValidTokens, prefix_trie, suffix_trie
-from bpe_ref.fast_encode import (
+from bpe_ref.fast.encoder import (
     SEPARATOR,
     ValidOnDemand,
     ascii_pretoken_pattern,

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from bpe_ref import Tokenizer, train_bpe_on_text
 from bpe_ref.course.interop import to_tiktoken
 from bpe_ref.data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE
-from bpe_ref.fast_encode import (BULK_TEXT, CUT_MARKS, LONG_SEGMENT, CharJoins, ValidOnDemand, _uncut, char_cutter,
+from bpe_ref.fast.encoder import (BULK_TEXT, CUT_MARKS, LONG_SEGMENT, CharJoins, ValidOnDemand, _uncut, char_cutter,
                                  longest_valid_encoder)
 from bpe_ref.pretokenize import PRETOKEN_RE
 
@@ -152,7 +152,7 @@ def test_both_cuts_give_the_same_ids():
         segment = "中文" * 40
         fast._build_cut(segment, PRETOKEN_RE.findall(segment))
         if kind == "bytes":
-            from bpe_ref.fast_encode import SEPARATOR, piece_pattern
+            from bpe_ref.fast.encoder import SEPARATOR, piece_pattern
 
             by_bytes = piece_pattern(fresh.merges).findall
             fast._cut = lambda segment, found, by_bytes=by_bytes: by_bytes(SEPARATOR.join(p.encode() for p in found))

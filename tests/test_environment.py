@@ -186,8 +186,8 @@ def package_modules() -> list[str]:
 # Modules whose docstrings teach by example: they must keep at least one.
 MODULES_WITH_EXAMPLES = [
     "bpe_ref",
-    "bpe_ref.counting",
-    "bpe_ref.encode.step08_counting",
+    "bpe_ref.fast.exact_counts",
+    "bpe_ref.encode.step08_prefix_counts",
     "bpe_ref.pretokenize",
     "bpe_ref.serialization",
     "bpe_ref.tiebreak",

@@ -59,6 +59,7 @@ from bpe_ref.course.figures.inverted_index import draw_work_per_merge  # noqa: E
 from bpe_ref.course.figures.naive_bpe import draw_merge_counts, hand_trace, why_greater  # noqa: E402
 from bpe_ref.course.figures.step_diffs import (  # noqa: E402
     STEP_MODULES,
+    loop_lines,
     merge_loop,
     merge_loop_diff,
     source_without_docstring,
@@ -335,17 +336,20 @@ STEP_IDEAS = {
     "02": ({"words", "frequencies", "list", "values", "enumerate", "i", "left", "right", "merge_and_update"},
            {"merge_word", "merged", "keys"}),  # count once, then update the words that hold the pair
     "03": (set(), set()),  # the loop is V2's; V3 changes the counting
-    "04": ({"index", "index_words", "pop", "token", "pairs_with", "new_pair", "add"},
-           {"enumerate", "left", "right"}),  # look the words up instead of scanning them
+    # look the words up instead of scanning them, in a function of its own that V5 calls too
+    "04": ({"index", "index_words", "pop", "token", "pairs_with", "new_pair", "add", "merge_indexed_words", "gained",
+            "append", "_", "Pair", "Word", "defaultdict", "dict", "set", "tuple"},
+           {"enumerate", "left", "right"}),
     "05": ({"heap", "LazyPairHeap", "compaction_threshold", "DEFAULT_COMPACTION_THRESHOLD", "float", "pop_best",
-            "stale_pops", "grown", "Pair", "set", "refresh", "heap_size"},
-           {"best_pair"}),  # a heap instead of the scan for the best pair
+            "stale_pops", "grown", "refresh", "heap_size"},
+           {"best_pair", "_"}),  # a heap instead of the scan for the best pair
 }
 
 
 @pytest.mark.parametrize("step", sorted(STEP_MODULES))
 def test_each_step_changes_the_merge_loop_by_its_idea_only(step):
-    before, after = (source_without_docstring(merge_loop(m)) for m in STEP_MODULES[step])
+    before_module, after_module = STEP_MODULES[step]
+    before, after = source_without_docstring(merge_loop(before_module)), loop_lines(after_module)
     added, dropped = STEP_IDEAS[step]
     assert (_names(after) - _names(before), _names(before) - _names(after)) == (added, dropped)
 
@@ -358,6 +362,9 @@ def test_the_diffs_are_generated_from_the_merge_loops():
     assert '"""' not in v2  # docstrings are left out
     assert "```diff" not in merge_loop_diff("03") and "unchanged" in merge_loop_diff("03")
     assert "+        heap.refresh(grown, pair_counts)" in merge_loop_diff("05")
+    v4 = merge_loop_diff("04")  # V4's loop over words is shown where it is written, above the loop that calls it
+    assert v4.index("+def merge_indexed_words(") < v4.index(" def merge_steps(")
+    assert "def merge_indexed_words" not in merge_loop_diff("05")  # V5 calls it, unchanged: not in its diff
 
 
 # --- page 04: the index ----------------------------------------------------------------------
@@ -682,6 +689,6 @@ def test_page10_diff_is_the_distributed_count_against_step03s():
 
     diff = encoder_diff("10")
     assert "--- step 03: bpe_ref/train/step03_parallel.py (count_pretokens_in_file)" in diff
-    assert "+++ step 10: bpe_ref/distributed.py (count_pretokens_with)" in diff
+    assert "+++ step 10: bpe_ref/distributed/pretoken_counts.py (count_pretokens_with)" in diff
     assert "-    with ProcessPoolExecutor(" in diff and "+    total = count_ranges(ranges, special_tokens, as_task=" in diff
     assert snippets()["10-diff-from-03.md"] == diff

@@ -92,7 +92,7 @@ LAB_FUNCTIONS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
         },
     ),
     "10_distributed": (
-        "bpe_ref.distributed",
+        "bpe_ref.distributed.pretoken_counts",
         {
             "count_range": ("path", "start", "end", "special_tokens"),
             "merge_two": ("left", "right"),
@@ -124,7 +124,7 @@ ALSO_LINKED: dict[str, tuple[str, dict[str, tuple[str, ...]]] | list[tuple[str, 
     "08_linear_encoding": [
         ("bpe_ref.encode.step08_backtrack", {"backtrack_encode": ("pretoken", "ranks")}),
         ("bpe_ref.encode.step08_table", {"last_tokens": ("pretoken", "ranks")}),
-        ("bpe_ref.encode.step08_counting", {"prefix_token_counts": ("last",)}),
+        ("bpe_ref.encode.step08_prefix_counts", {"prefix_token_counts": ("last",)}),
     ],
 }
 

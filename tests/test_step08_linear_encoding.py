@@ -14,7 +14,7 @@ from bpe_ref import Tokenizer
 from bpe_ref.encode.common import MergeTables
 from bpe_ref.encode.step06_naive import encode_pretoken, merge_ranks
 from bpe_ref.encode.step08_backtrack import backtrack_encode
-from bpe_ref.encode.step08_counting import prefix_token_counts
+from bpe_ref.encode.step08_prefix_counts import prefix_token_counts
 from bpe_ref.encode.step08_table import last_tokens
 from bpe_ref.encode.step08_valid_tokens import ValidTokens, compatible
 from bpe_ref.train.step01_naive import train

@@ -96,7 +96,7 @@ PAGES: dict[str, dict[str, str | None]] = {
     },
     "10-beyond-one-machine.md": {
         "lab": "labs/10_distributed/10_distributed.ipynb",
-        "module": "bpe_ref/distributed.py",
+        "module": "bpe_ref/distributed/pretoken_counts.py",
         "answers": "theory/drills/10-answers.md",
         "previous": "theory/09-benchmarks.md",
         "next": None,  # the last step

@@ -82,7 +82,7 @@ def test_cache_is_bounded():
     tok.clear_cache()
     assert len(tok._fast.cache) == 0 and len(tok._fast.pieces) == 0
     # Long segments (up to MAX_CACHED_SEGMENT characters are kept): bounded by characters too.
-    from bpe_ref.fast_encode import CACHED_CHARS_PER_KEY, MAX_CACHED_SEGMENT
+    from bpe_ref.fast.encoder import CACHED_CHARS_PER_KEY, MAX_CACHED_SEGMENT
 
     text = " ".join(f"{i}" + "中文" * 500 for i in range(20))
     assert tok.encode(text) == Tokenizer.gpt2().encode(text, method="heap")

@@ -12,7 +12,7 @@ method         idea                                                             
 All four return identical ids (tests/test_encode_equivalence.py). :mod:`.common` holds what they
 all share: the merges as rank tables. :mod:`.step08_valid_tokens` holds what the two step-08
 encoders add: the valid tokens, the compatibility test of two tokens, and the tries of tokens.
-:mod:`.step08_counting` counts tokens from the table encoder's ``last[]`` array without the
+:mod:`.step08_prefix_counts` counts tokens from the table encoder's ``last[]`` array without the
 ids: every prefix of a pretoken at once (``prefix_token_counts``), or byte by byte as it grows
 (``AppendableEncoder``).
 The :class:`~bpe_ref.tokenizer.Tokenizer` splits text into pretokens and calls one of them.

@@ -57,7 +57,7 @@ class TableEncoder:
         """``last[end]`` for every ``end`` in ``0..len(data)`` (``last[0]`` is ``NO_TOKEN``).
 
         With ``last`` given (it covers ``data[:len(last) - 1]``), extend it in place to cover all of
-        ``data``: the appendable encoder of :mod:`.step08_counting` feeds a pretoken byte by byte.
+        ``data``: the appendable encoder of :mod:`.step08_prefix_counts` feeds a pretoken byte by byte.
         A candidate whose predecessor is ``NO_TOKEN`` (it starts the text) needs no compatibility.
 
         >>> from bpe_ref.encode.common import MergeTables

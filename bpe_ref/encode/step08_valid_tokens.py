@@ -16,7 +16,7 @@ The ``backtrack`` and ``table`` encoders search for the token sequence whose pai
 compatible, finding the valid tokens that start or end at a position in a trie
 (:func:`prefix_trie`, :func:`suffix_trie`). The tokenizer's default path uses the valid tokens
 too: a piece of a pretoken whose bytes are a valid token encodes to that one token
-(:class:`bpe_ref.fast_encode.ValidOnDemand` decides validity one token at a time, as pieces ask).
+(:class:`bpe_ref.fast.encoder.ValidOnDemand` decides validity one token at a time, as pieces ask).
 
 >>> from bpe_ref.encode.step06_naive import merge_ranks
 >>> ranks = merge_ranks([(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")])

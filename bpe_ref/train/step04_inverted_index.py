@@ -1,7 +1,8 @@
 """V4, the inverted index: for every pair, the ids (list positions) of the words that contain it.
 
 V2 scans all W words on every merge to find the few that hold the merged pair. V4 keeps
-``index[pair] = {word ids}``, so a merge visits only its own words: the work per merge becomes
+``index[pair] = {word ids}``, so a merge visits only its own words (:func:`merge_indexed_words`,
+which step 05 calls too): the work per merge becomes
 proportional to the words it really changes, which shrink fast after the first merges. Everything
 else is V2's: the same words, counts and :func:`~bpe_ref.train.step02_incremental.merge_and_update`.
 
@@ -26,7 +27,7 @@ from .driver import MergeStep, run_merges
 from .step01_naive import best_pair, count_pairs, split_into_bytes
 from .step02_incremental import merge_and_update
 
-__all__ = ["index_words", "merge_steps", "pairs_with", "train"]
+__all__ = ["index_words", "merge_indexed_words", "merge_steps", "pairs_with", "train"]
 
 
 def index_words(words: Sequence[Word]) -> defaultdict[Pair, set[int]]:
@@ -51,6 +52,37 @@ def pairs_with(word: Word, token: bytes) -> list[Pair]:
     return [pair for pair in zip(word, word[1:]) if token in pair]
 
 
+def merge_indexed_words(pair: Pair, words: list[Word], frequencies: list[int], index: defaultdict[Pair, set[int]],
+                        pair_counts: dict[Pair, int]) -> tuple[list[int], dict[Pair, None]]:
+    """Merge ``pair`` in the words that ``index`` lists for it: V4's loop over words, one merge.
+
+    Takes the pair's ids out of ``index``, rewrites each word with :func:`merge_and_update`
+    (``words`` and ``pair_counts`` change in place; a stale id leaves its word as it is), and
+    lists the id of each rewritten word under the pairs it gains (:func:`pairs_with`). Returns
+    the ids of the rewritten words and the pairs they gained, in the order found (step 05's heap
+    needs those: only they can have grown).
+
+    >>> words, frequencies = [(b"a", b"b", b"c"), (b"x", b"y")], [2, 1]
+    >>> index, pair_counts = index_words(words), {(b"a", b"b"): 2, (b"b", b"c"): 2, (b"x", b"y"): 1}
+    >>> merge_indexed_words((b"a", b"b"), words, frequencies, index, pair_counts)
+    ([0], {(b'ab', b'c'): None})
+    >>> words[0], pair_counts
+    ((b'ab', b'c'), {(b'x', b'y'): 1, (b'ab', b'c'): 2})
+    """
+    token = pair[0] + pair[1]
+    rewritten: list[int] = []
+    gained: dict[Pair, None] = {}  # a dict, not a set: the order found, the same on every run
+    for i in index.pop(pair):  # the words that hold the pair, and stale ids of some that no longer do
+        word = words[i]
+        words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+        if len(words[i]) < len(word):
+            rewritten.append(i)
+            for new_pair in pairs_with(words[i], token):
+                index[new_pair].add(i)
+                gained[new_pair] = None
+    return rewritten, gained
+
+
 def merge_steps(pretoken_counts: Mapping[bytes, int]) -> Iterator[MergeStep]:
     """V4's merges, one per iteration, until no pair is left (:func:`train` decides how many)."""
     word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
@@ -60,16 +92,8 @@ def merge_steps(pretoken_counts: Mapping[bytes, int]) -> Iterator[MergeStep]:
     while pair_counts:
         pair = best_pair(pair_counts)  # a scan of all P pair counts
         count = pair_counts[pair]
-        token = pair[0] + pair[1]
-        rewritten = 0
-        for i in index.pop(pair):  # the words that hold the pair, and stale ids of some that no longer do
-            word = words[i]
-            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
-            if len(words[i]) < len(word):
-                rewritten += 1
-                for new_pair in pairs_with(words[i], token):
-                    index[new_pair].add(i)
-        yield MergeStep(pair=pair, count=count, affected_words=rewritten)
+        rewritten, _ = merge_indexed_words(pair, words, frequencies, index, pair_counts)  # no word scan
+        yield MergeStep(pair=pair, count=count, affected_words=len(rewritten))
 
 
 def train(pretoken_counts: Mapping[bytes, int], num_merges: int) -> list[Pair]:

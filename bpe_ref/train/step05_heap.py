@@ -28,8 +28,7 @@ from ..tiebreak import SortKeys, pair_rank_key, token_sort_key
 from .common import Pair
 from .driver import MergeStep, run_merges
 from .step01_naive import count_pairs, split_into_bytes
-from .step02_incremental import merge_and_update
-from .step04_inverted_index import index_words, pairs_with
+from .step04_inverted_index import index_words, merge_indexed_words
 
 __all__ = ["DEFAULT_COMPACTION_THRESHOLD", "HeapEntry", "LazyPairHeap", "heap_entry", "merge_steps", "pop_best", "train"]
 
@@ -92,7 +91,9 @@ class LazyPairHeap:
     same tuples with each token's key computed once (a :class:`~bpe_ref.tiebreak.SortKeys`).
     """
 
-    def __init__(self, pair_counts: Mapping[Pair, int], compaction_threshold: float | None) -> None:
+    def __init__(
+        self, pair_counts: Mapping[Pair, int], compaction_threshold: float | None = DEFAULT_COMPACTION_THRESHOLD
+    ) -> None:
         if compaction_threshold is not None and compaction_threshold <= 1:
             raise ValueError(f"compaction_threshold must be greater than 1 (or None), got {compaction_threshold}")
         self.compaction_threshold = compaction_threshold
@@ -113,8 +114,10 @@ class LazyPairHeap:
         were popped on the way: :func:`pop_best` on this heap's entries."""
         return pop_best(self.entries, pair_counts)
 
-    def refresh(self, grown: Iterable[Pair], pair_counts: Mapping[Pair, int]) -> None:
-        """A fresh entry for each pair whose count grew; compaction when stale entries pile up."""
+    def refresh(self, grown: Iterable[Pair], pair_counts: Mapping[Pair, int], shrunk: Iterable[Pair] = ()) -> None:
+        """A fresh entry for each pair whose count grew; compaction when stale entries pile up. A pair
+        that shrank needs nothing (``shrunk`` is there for the interface step 05's other heap shares,
+        :class:`~bpe_ref.train.pair_heaps.PairHeap`): its old entry is checked when it surfaces."""
         rank_key = self.keys.rank_key
         for pair in grown:
             if pair in pair_counts:  # a cheap guard: a pair that no longer occurs needs no entry
@@ -139,19 +142,10 @@ def merge_steps(
     while pair_counts:
         pair, stale_pops = heap.pop_best(pair_counts)  # O(log P) per pop, no scan
         count = pair_counts[pair]
-        token = pair[0] + pair[1]
-        rewritten = 0
-        grown: set[Pair] = set()
-        for i in index.pop(pair):  # the words that hold the pair, and stale ids of some that no longer do
-            word = words[i]
-            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
-            if len(words[i]) < len(word):
-                rewritten += 1
-                for new_pair in pairs_with(words[i], token):
-                    index[new_pair].add(i)
-                    grown.add(new_pair)
-        heap.refresh(grown, pair_counts)
-        yield MergeStep(pair=pair, count=count, affected_words=rewritten, heap_size=len(heap), stale_pops=stale_pops)
+        rewritten, grown = merge_indexed_words(pair, words, frequencies, index, pair_counts)  # no word scan
+        heap.refresh(grown, pair_counts)  # only the pairs the rewritten words gained can have grown
+        yield MergeStep(pair=pair, count=count, affected_words=len(rewritten), heap_size=len(heap),
+                        stale_pops=stale_pops)
 
 
 def train(pretoken_counts: Mapping[bytes, int], num_merges: int) -> list[Pair]:

@@ -25,9 +25,9 @@ per side. Then, once per neighbour, the frequencies of its nodes are summed (``s
 ``occurrences`` whole. On the Chinese corpus the pass does 1.6 million occurrences for about
 0.45 million neighbours: building the pairs and summing once per neighbour instead of once per
 occurrence takes about a fifth off :func:`merge_occurrences` (timed merge by merge against the
-per-occurrence version). The heap is either V5's :class:`~bpe_ref.train.step05_heap.LazyPairHeap`
-(``heap="lazy"``, the default: ``heapq``'s sifting runs in C) or, as in the design this follows,
-an :class:`~bpe_ref.train.indexed_heap.IndexedMinHeap` whose keys change priority in place with
+per-occurrence version). The heap is chosen once, by name (:mod:`bpe_ref.train.pair_heaps`, one
+interface for both): V5's lazy heap (``heap="lazy"``, the default: ``heapq``'s sifting runs in C)
+or, as in the design this follows, an indexed heap whose keys change priority in place with
 increase-key and decrease-key and which never holds a stale entry (``heap="indexed"``).
 
 Pitfall, self-overlap: in ``a a a`` merging (a, a), the first occurrence's right neighbour forms
@@ -43,51 +43,16 @@ to the merged pair itself are dropped (it is gone: every occurrence merged). ``a
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 
-from ..tiebreak import SortKeys
 from .common import Pair, Word
 from .driver import MergeStep, run_merges
-from .indexed_heap import IndexedMinHeap
+from .pair_heaps import pair_heap
 from .step01_naive import split_into_bytes
-from .step05_heap import DEFAULT_COMPACTION_THRESHOLD, LazyPairHeap
 
-__all__ = ["HEAPS", "IndexedPairHeap", "link_words", "merge_occurrences", "merge_steps", "train"]
+__all__ = ["link_words", "merge_occurrences", "merge_steps", "train"]
 
-HEAPS = ("lazy", "indexed")
 _UNLINKED = b""  # the token of a node removed from the list (no real token is empty)
-
-
-class IndexedPairHeap:
-    """The pairs of ``pair_counts`` in an :class:`IndexedMinHeap`, with :class:`LazyPairHeap`'s
-    two methods, so the merge loop does not care which heap it has."""
-
-    def __init__(self, pair_counts: Mapping[Pair, int]) -> None:
-        self.keys = SortKeys()
-        self.heap = IndexedMinHeap()
-        for pair, count in pair_counts.items():
-            self.heap.push(pair, self.keys.rank_key(count, pair))
-
-    def __len__(self) -> int:
-        return len(self.heap)
-
-    def pop_best(self, pair_counts: Mapping[Pair, int]) -> tuple[Pair, int]:
-        """The pair to merge next, and 0: an indexed heap never holds a stale entry."""
-        pair, _ = self.heap.pop()
-        return pair, 0
-
-    def refresh(self, changed: Iterable[Pair], pair_counts: Mapping[Pair, int]) -> None:
-        """Move each changed pair to its new place: increase-key, decrease-key, insert or remove."""
-        heap, rank_key = self.heap, self.keys.rank_key
-        for pair in changed:
-            count = pair_counts.get(pair, 0)
-            if not count:
-                if pair in heap:
-                    heap.remove(pair)
-            elif pair in heap:
-                heap.update(pair, rank_key(count, pair))
-            else:
-                heap.push(pair, rank_key(count, pair))
 
 
 def link_words(
@@ -202,9 +167,11 @@ def merge_occurrences(
 
 
 def merge_steps(pretoken_counts: Mapping[bytes, int], heap: str = "lazy") -> Iterator[MergeStep]:
-    """The linked list's merges, one per iteration, until no pair is left (:func:`train` decides how many)."""
-    if heap not in HEAPS:
-        raise ValueError(f"heap must be one of {', '.join(HEAPS)}, got {heap!r}")
+    """The linked list's merges, one per iteration, until no pair is left (:func:`train` decides how many).
+
+    ``heap`` names the heap of pairs (:data:`~bpe_ref.train.pair_heaps.HEAPS`): ``"lazy"``, V5's, or
+    ``"indexed"``, which never holds a stale entry.
+    """
     word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
     token, prev, next_, node_frequency, occurrences = link_words(word_counts)
     # A pair's count is the frequency of each node where it starts, summed: one pass of C per pair
@@ -213,23 +180,20 @@ def merge_steps(pretoken_counts: Mapping[bytes, int], heap: str = "lazy") -> Ite
     # The word each node belongs to (for the trace's count of words).
     node_word = [word_id for word_id, word in enumerate(word_counts) for _ in word]
 
-    queue = LazyPairHeap(pair_counts, DEFAULT_COMPACTION_THRESHOLD) if heap == "lazy" else IndexedPairHeap(pair_counts)
+    queue = pair_heap(heap, pair_counts)  # "lazy" or "indexed", chosen once: both have one interface
     while pair_counts:
         pair, stale_pops = queue.pop_best(pair_counts)
         count = pair_counts.pop(pair)
         changes, merged_nodes = merge_occurrences(pair, token, prev, next_, node_frequency, occurrences)
-        grown = []
+        grown, shrunk = [], []
         for changed_pair, change in changes.items():
             new_count = pair_counts.get(changed_pair, 0) + change
             if new_count:
                 pair_counts[changed_pair] = new_count
             else:
                 del pair_counts[changed_pair]
-            if change > 0:
-                grown.append(changed_pair)
-        # The lazy heap needs only the pairs that grew (a shrunk pair's entry is checked on pop);
-        # the indexed heap moves every pair whose count changed.
-        queue.refresh(grown if heap == "lazy" else changes, pair_counts)
+            (grown if change > 0 else shrunk).append(changed_pair)
+        queue.refresh(grown, pair_counts, shrunk)  # the lazy heap pushes the grown; the indexed one moves both
         yield MergeStep(pair=pair, count=count, affected_words=len(set(map(node_word.__getitem__, merged_nodes))), heap_size=len(queue),
                         stale_pops=stale_pops)
 

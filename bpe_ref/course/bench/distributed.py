@@ -220,7 +220,7 @@ def hash_merges(merges: list) -> str:
 def dask_scaling(repeats: int, directory: Path) -> dict:
     """A 16 MiB corpus counted serially here, and with ``count_pretokens_with`` on a local cluster of
     1 and 2 worker processes; cluster start and a tiny task's round trip timed apart."""
-    from ...distributed import _packed_call, connect, count_pretokens_with, count_range, plan_ranges, serial_count
+    from ...distributed import connect, packed_call, count_pretokens_with, count_range, plan_ranges, serial_count
     from ...train.step03_parallel import count_pretokens_in_file
 
     import os
@@ -245,7 +245,7 @@ def dask_scaling(repeats: int, directory: Path) -> dict:
                 result["one_range"]["worker_seconds"] = timed(
                     lambda: client.submit(count_range, *one_range, SPECIAL_TOKENS, pure=False).result(), repeats)
                 result["one_range"]["worker_packed_seconds"] = timed(
-                    lambda: client.submit(_packed_call, count_range, *one_range, SPECIAL_TOKENS, pure=False).result(),
+                    lambda: client.submit(packed_call, count_range, *one_range, SPECIAL_TOKENS, pure=False).result(),
                     repeats)
             counted: list = []
             seconds = timed(lambda: counted.append(count_pretokens_with(client, [path], SPECIAL_TOKENS)), repeats)

@@ -21,9 +21,9 @@ All with GPT-2's vocabulary (tiktoken and HF are built offline from the shipped 
    encoder (median of repeats) and the exponent ``k`` of the fitted ``time ~ size^k``. Encoders
    that are slow by design stop growing once a run takes longer than ``--budget`` seconds.
    Every measured output is checked against tiktoken's ids.
-5. **Counting** (:mod:`bpe_ref.counting`): ``count``, ``interval_counter``, ``appender`` and
+5. **Counting** (:mod:`bpe_ref.fast.exact_counts`): ``count``, ``interval_counter``, ``appender`` and
    ``split_at`` against re-encoding each slice from scratch, on the four corpora
-   (:func:`bpe_ref.course.bench.counting.counting_section`).
+   (:func:`bpe_ref.course.bench.exact_counts.counting_section`).
 
 Output: tables and target checks on stdout, ``theory/benchmarks/encode/README.md`` and three plots.
 ``--quick`` runs a small plan (to check that everything works, not for conclusions).
@@ -575,7 +575,7 @@ def run(args: argparse.Namespace) -> int:
     encoders = measure_encoders(tok, tk, text, max(3, rounds // 2), out)
     decoding = measure_decode(tok, tk, hf, text, rounds, out)
     worst = measure_worst_case(tok, tk, hf, sizes, args.budget, WORST_CASE_REPEATS, out)
-    from .counting import counting_section  # here: counting imports this module's timing helpers
+    from .exact_counts import counting_section  # here: counting imports this module's timing helpers
 
     counting = counting_section(tok, texts, args.quick, tk=tk, out=out)
     elapsed = time.perf_counter() - started
@@ -675,7 +675,7 @@ def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, check
         "against an HF batch, which uses both cores, compares wall times. The MB/s figures follow the",
         "same rule (CPU time on one thread, wall time for HF's batches). The machine is shared and noisy:",
         "read the ratios, not the seconds. The default `encode` caches the ids of text segments and of pieces of",
-        "pretokens (`bpe_ref/fast_encode.py`). On the four corpora each round builds a fresh",
+        "pretokens (`bpe_ref/fast/encoder.py`). On the four corpora each round builds a fresh",
         "`Tokenizer.gpt2()`: its *first call* on the corpus starts with every cache empty and builds",
         "what it builds on first use (the pattern that cuts pretokens into pieces); *warm* is the next",
         "call. On TinyStories, *warm* means the cache already holds this text's segments (a long-running",
@@ -715,7 +715,7 @@ def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, check
         "  four encoders themselves run at 1-3 MB/s in Python.",
         "- With a vocabulary trained on the corpus, the byte rule cuts nothing on Chinese: the trained tokens",
         "  join nearly every pair of bytes (a continuation byte, then a lead byte). The default path then",
-        "  cuts between two *characters* that no token spans (`CharJoins` in `bpe_ref/fast_encode.py`: a",
+        "  cuts between two *characters* that no token spans (`CharJoins` in `bpe_ref/fast/encoder.py`: a",
         "  few thousand pairs of characters), the whole text in one NumPy pass once that rule is chosen,",
         "  and splices each new piece: its first valid token, then the remembered encoding of the rest",
         "  when the two tokens at the seam are compatible (page 08, 'splicing encodings'), a few lookups",

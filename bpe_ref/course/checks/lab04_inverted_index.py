@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 
 from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
 from ...train.step02_incremental import merge_and_update
-from ...train.step04_inverted_index import index_words, pairs_with, train
+from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with, train
 from .core import (
     Case, CheckFailed, Task, advisory, call_learner, call_watching, check_cases, check_property, error_name, grader, passed,
     task_graders,
@@ -290,16 +290,8 @@ def index_visits(pretoken_counts: Mapping[bytes, int], num_merges: int) -> tuple
         if not pair_counts:
             break
         pair = best_pair(pair_counts)
-        token = pair[0] + pair[1]
-        holders = index.pop(pair)
-        ever_held += len(holders)
-        for i in holders:
-            word = words[i]
-            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
-            if len(words[i]) < len(word):
-                rewritten += 1
-                for new_pair in pairs_with(words[i], token):
-                    index[new_pair].add(i)
+        ever_held += len(index[pair])
+        rewritten += len(merge_indexed_words(pair, words, frequencies, index, pair_counts)[0])
     return rewritten, ever_held
 
 

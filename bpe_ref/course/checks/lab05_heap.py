@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 
 from ...train.step01_naive import count_pairs, split_into_bytes
 from ...train.step02_incremental import merge_and_update
-from ...train.step04_inverted_index import index_words, pairs_with
+from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from ...train.step05_heap import heap_entry, pop_best, train
 from ...train.step05_linked_list import link_words, merge_occurrences
 from .core import (
@@ -375,16 +375,8 @@ def reference_entry_calls(pretoken_counts: dict[bytes, int], num_merges: int) ->
         if not pair_counts:
             break
         pair, _ = pop_best(entries, pair_counts)
-        token = pair[0] + pair[1]
-        grown = set()
-        for i in index.pop(pair):
-            word = words[i]
-            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
-            if len(words[i]) < len(word):
-                windows += len(words[i]) - 1
-                for new_pair in pairs_with(words[i], token):
-                    index[new_pair].add(i)
-                    grown.add(new_pair)
+        rewritten, grown = merge_indexed_words(pair, words, frequencies, index, pair_counts)
+        windows += sum(len(words[i]) - 1 for i in rewritten)
         for grown_pair in grown:
             if grown_pair in pair_counts:
                 heapq.heappush(entries, heap_entry(pair_counts[grown_pair], grown_pair))

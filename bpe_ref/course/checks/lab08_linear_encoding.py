@@ -3,7 +3,7 @@ encoder, the table of last tokens, and the token counts of every prefix.
 
 Theory: ``theory/08-linear-encoding.md``. Reference: :mod:`bpe_ref.encode.step08_valid_tokens`
 (task 1), :mod:`bpe_ref.encode.step08_backtrack` (task 2), :mod:`bpe_ref.encode.step08_table` (task 3)
-and :mod:`bpe_ref.encode.step08_counting` (task 4).
+and :mod:`bpe_ref.encode.step08_prefix_counts` (task 4).
 
 =========================  ============================================  ==========================================
 task                       visible test                                  hidden test
@@ -39,7 +39,7 @@ from hypothesis import strategies as st
 from ...data_files import GPT2_MERGES, data_file
 from ...encode.step06_naive import encode_pretoken, merge_ranks
 from ...encode.step08_backtrack import backtrack_encode
-from ...encode.step08_counting import prefix_token_counts
+from ...encode.step08_prefix_counts import prefix_token_counts
 from ...encode.step08_table import last_tokens
 from ...encode.step08_valid_tokens import compatible
 from ...serialization import string_to_token, token_to_string

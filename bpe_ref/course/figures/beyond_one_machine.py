@@ -38,7 +38,7 @@ EXAMPLE_FILES = {
 # The cost model's corpora and its assumptions (stated on the page with the table).
 MODEL_SIZES = (("1 GB", 1e9), ("100 GB", 1e11), ("10 TB", 1e13))
 MODEL_CORES = 1000  # cores the counting is shared over
-MODEL_RANGE_BYTES = MAX_RANGE_BYTES  # bytes of text per range: count_pretokens's largest
+MODEL_RANGE_BYTES = MAX_RANGE_BYTES  # bytes of text per range: count_pretokens_on_cluster's largest
 MODEL_MERGES = 32_000  # a 32k vocabulary's merges, for the round trips of pair aggregation
 
 

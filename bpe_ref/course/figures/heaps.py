@@ -36,8 +36,7 @@ from ...data_files import (
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
 from ...train.step01_naive import count_pairs, split_into_bytes
-from ...train.step02_incremental import merge_and_update
-from ...train.step04_inverted_index import index_words, pairs_with
+from ...train.step04_inverted_index import index_words, merge_indexed_words
 from ...train import step05_heap
 from ...train.step05_heap import DEFAULT_COMPACTION_THRESHOLD
 from ...train.step05_heap import merge_steps as v5_merge_steps
@@ -150,15 +149,7 @@ def lazy_heap_run(pretoken_counts: Mapping[bytes, int], num_merges: int | None =
                 heapq.heappush(entries, (*key(live, pair), pair))
             # live > claimed: a fresher entry was pushed when it grew; live 0: it is gone
         count = pair_counts[pair]
-        token = pair[0] + pair[1]
-        grown: dict[Pair, None] = {}
-        for i in sorted(index.pop(pair)):
-            word = words[i]
-            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
-            if len(words[i]) < len(word):
-                for new_pair in pairs_with(words[i], token):
-                    index[new_pair].add(i)
-                    grown[new_pair] = None
+        _, grown = merge_indexed_words(pair, words, frequencies, index, pair_counts)
         pushed = []
         for new_pair in grown:
             if new_pair in pair_counts:

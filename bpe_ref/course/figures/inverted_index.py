@@ -33,7 +33,7 @@ from ...tiebreak import SortKeys
 from ...train import MergeStep, train_on_counts
 from ...train.step01_naive import best_pair, count_pairs, split_into_bytes
 from ...train.step02_incremental import merge_and_update
-from ...train.step04_inverted_index import index_words, pairs_with
+from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from .common import WIDE, code_token, markdown_table, save_png, show_pair, show_word, thousands, use_agg
 from .naive_bpe import why_greater
 from .step_diffs import snippets_of
@@ -561,16 +561,10 @@ def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int | Non
         t0 = clock()
         pair = best_pair(pair_counts)
         t1 = clock()
-        token = pair[0] + pair[1]
         if exact:
             _exact_update(pair, index, words, frequencies, pair_counts)
         else:
-            for i in index.pop(pair):
-                word = words[i]
-                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
-                if len(words[i]) < len(word):
-                    for new_pair in pairs_with(words[i], token):
-                        index[new_pair].add(i)
+            merge_indexed_words(pair, words, frequencies, index, pair_counts)
         t2 = clock()
         in_best += t1 - t0
         in_rest += t2 - t1

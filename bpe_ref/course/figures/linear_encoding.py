@@ -7,7 +7,7 @@
   candidate does not always fit, and each prefix's encoding read back from the table
   (:func:`table_trace_rows`);
 - GPT-2's tokens that do not encode to themselves: how many, and a few (:func:`invalid_gpt2_tokens`);
-- where :mod:`bpe_ref.counting` may cut a text so that counts add up (:func:`cut_rule_rows`);
+- where :mod:`bpe_ref.fast.exact_counts` may cut a text so that counts add up (:func:`cut_rule_rows`);
 - growth on one long pretoken: seconds against length for the four encoders and tiktoken, and the
   fitted exponents, measured with page 07's harness (:mod:`.long_pieces`) into the committed
   ``theory/benchmarks/linear/growth.json`` (``python -m bpe_ref.course.figures.linear_encoding``,
@@ -26,7 +26,7 @@ from pathlib import Path
 from ...data_files import REPO_ROOT
 from ...encode.common import MergeTables
 from ...encode.step06_naive import Pair, encode_pretoken, merge_ranks
-from ...encode.step08_counting import prefix_token_counts
+from ...encode.step08_prefix_counts import prefix_token_counts
 from ...encode.step08_table import last_tokens
 from ...encode.step08_valid_tokens import ValidTokens, compatible
 from .common import code, code_token, markdown_table, save_png, show_word, use_agg
@@ -230,7 +230,7 @@ CUT_EXAMPLES = ["Hello, world!", " out", "x  y", "don't<|endoftext|>stop"]
 
 def cut_rule_rows() -> list[list[str]]:
     """For a few texts: the hard boundaries, and what cutting at every index does to the count."""
-    from ...counting import hard_boundaries
+    from ...fast.exact_counts import hard_boundaries
     from ...tokenizer import Tokenizer
 
     tok = Tokenizer.gpt2()

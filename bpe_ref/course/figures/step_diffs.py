@@ -2,7 +2,8 @@
 generated from the code.
 
 Every trainer writes its merge loop as ``merge_steps`` (:mod:`bpe_ref.train.driver`), and each step
-copies the previous one and adds its idea, keeping names and helpers. So the unified diff of two
+copies the previous one and adds its idea, keeping names and helpers (a helper a step adds for its
+loop, :data:`LOOP_HELPERS`, is shown above it). So the unified diff of two
 consecutive ``merge_steps`` is the step's idea, and nothing else: pages 02 to 05 quote it. A diff
 that shows more than the idea is a reason to change the code, not the diff.
 
@@ -30,12 +31,26 @@ STEP_MODULES: dict[str, tuple[str, str]] = {
 VERSION = {"step01_naive": "V1", "step02_incremental": "V2", "step03_parallel": "V3",
            "step04_inverted_index": "V4", "step05_heap": "V5"}
 
+# Functions a step adds for its merge loop to call: its diff shows them above the loop. V4's loop over
+# words is one, because step 05 calls it too.
+LOOP_HELPERS: dict[str, tuple[str, ...]] = {"step04_inverted_index": ("merge_indexed_words",)}
+
 _TRAIN_PACKAGE = __name__.rsplit(".", 3)[0] + ".train"  # bpe_ref.train, or a private copy of it
 
 
 def merge_loop(module_name: str) -> FunctionType:
     """The ``merge_steps`` of ``bpe_ref.train.<module_name>``."""
     return importlib.import_module(f"{_TRAIN_PACKAGE}.{module_name}").merge_steps
+
+
+def loop_lines(module_name: str) -> list[str]:
+    """What the diff shows of the step ``module_name`` adds: the helpers it adds for its loop
+    (:data:`LOOP_HELPERS`), then its ``merge_steps``, without docstrings."""
+    module = importlib.import_module(f"{_TRAIN_PACKAGE}.{module_name}")
+    lines: list[str] = []
+    for name in LOOP_HELPERS.get(module_name, ()):
+        lines += [*source_without_docstring(getattr(module, name)), "", ""]
+    return lines + source_without_docstring(module.merge_steps)
 
 
 def source_without_docstring(function: FunctionType) -> list[str]:
@@ -65,10 +80,15 @@ def merge_loop_diff(step: str) -> str:
             f"`merge_steps` from `{defined_in(after)}`. What {new} changes is where the pretoken counts "
             "come from, in the same file."
         )
-    a, b = source_without_docstring(before), source_without_docstring(after)
+    a, b = source_without_docstring(before), loop_lines(after_module)
     borrowed = ""
     if defined_in(before) != f"bpe_ref/train/{before_module}.py":  # V3's loop is V2's
         borrowed = f" {old}'s merge loop is the one it imports from `{defined_in(before)}`, hence that file name."
+    helpers = LOOP_HELPERS.get(after_module, ())
+    if helpers:
+        names = " and ".join(f"`{name}`" for name in helpers)
+        borrowed += (f" {new}'s loop over the words of one merge is a function of its own, {names}, shown above "
+                     "`merge_steps` (the next step calls it too).")
     diff = difflib.unified_diff(
         a, b, fromfile=f"{old}: {defined_in(before)}", tofile=f"{new}: {defined_in(after)}", n=max(len(a), len(b)),
         lineterm="",
@@ -117,7 +137,7 @@ ENCODER_DIFFS: dict[str, tuple[tuple[str, str, str], tuple[str, str, str], str]]
     ),
     "10": (
         ("train.step03_parallel", "count_pretokens_in_file", "step 03"),
-        ("distributed", "count_pretokens_with", "step 10"),
+        ("distributed.pretoken_counts", "count_pretokens_with", "step 10"),
         "Step 10's count on a Dask cluster against step 03's count in processes (`count_pretokens_in_parallel` "
         "runs `count_pretokens_in_file`), generated from the code. Nearly every line differs: one file and a pool "
         "of this machine's processes go; many files, the cluster's threads, the plan of ranges by size and "

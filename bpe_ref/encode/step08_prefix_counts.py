@@ -17,7 +17,7 @@ later byte starts at most that far back), so the encoder keeps a window of that 
 not grow with the text.
 
 Both work on *one pretoken's bytes* (the corollaries hold inside a pretoken): how a tokenizer
-cuts text so that counts of pieces add up is :mod:`bpe_ref.counting`.
+cuts text so that counts of pieces add up is :mod:`bpe_ref.fast.exact_counts`.
 
 >>> from bpe_ref.encode.step08_table import last_tokens
 >>> from bpe_ref.encode.step06_naive import merge_ranks

@@ -1,4 +1,4 @@
-"""The counting functions (:mod:`bpe_ref.counting`) against re-encoding each slice from scratch.
+"""The counting functions (:mod:`bpe_ref.fast.exact_counts`) against re-encoding each slice from scratch.
 
 For each text (a shipped corpus), in one process and one run, with the same GPT-2 tokenizer:
 
@@ -14,7 +14,7 @@ Timed in rounds (each round times every contender once, the order alternating); 
 median of the per-round ratios: how many times faster the counting function is. Every answer is
 checked against re-encoding before it is timed.
 
-``python -m bpe_ref.course.bench.counting [--quick]`` runs it alone; :func:`counting_section` is
+``python -m bpe_ref.course.bench.exact_counts [--quick]`` runs it alone; :func:`counting_section` is
 what ``python -m bpe_ref bench encode`` calls.
 """
 
@@ -128,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     from ...tokenizer import Tokenizer
     from ..interop import to_tiktoken
 
-    parser = argparse.ArgumentParser(prog="python -m bpe_ref.course.bench.counting", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bpe_ref.course.bench.exact_counts",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="short texts, 3 rounds")
     args = parser.parse_args(argv)
     print(f"machine: {machine_description()}")

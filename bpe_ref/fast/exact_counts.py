@@ -23,7 +23,7 @@ look only at the text around ``i``, so ``i`` stays a hard boundary of every slic
 that contains ``text[i - 1]`` and ``text[i]``; and of every text that continues ``text`` when
 condition 2 is checked with the continuation unknown (no special token could still be completed
 across ``i``), which is how a growing text is cut. The segments of the
-default path (:func:`bpe_ref.fast_encode.segment_pattern`) are cut at the hard boundaries where
+default path (:func:`bpe_ref.fast.encoder.segment_pattern`) are cut at the hard boundaries where
 ``text[i]`` is whitespace; the class changes add cuts inside CJK text, numbers and punctuation,
 and the *blocks* of this module (whitespace, then one run) end exactly at them. Between hard
 boundaries nothing can be assumed: ``" o"`` then ``"ut"`` is inside one pretoken, and
@@ -54,9 +54,9 @@ from itertools import accumulate, chain, islice
 
 import regex
 
-from .corpus import encode_utf8
-from .encode.step08_counting import AppendableEncoder
-from .pretokenize import PRETOKEN_RE, special_token_regex
+from ..corpus import encode_utf8
+from ..encode.step08_prefix_counts import AppendableEncoder
+from ..pretokenize import PRETOKEN_RE, special_token_regex
 
 CountText = Callable[[str], int]  # text -> len(encode(text)), for any text
 
@@ -279,7 +279,7 @@ class Appender:
     since that boundary (usually the word being written) is counted again after an append: O(1)
     per character when words are short. A long pretoken that grows one class of characters at a
     time (a run of CJK letters, a long number) is counted byte by byte by the step-08
-    :class:`~bpe_ref.encode.step08_counting.AppendableEncoder` when ``appendable`` makes one.
+    :class:`~bpe_ref.encode.step08_prefix_counts.AppendableEncoder` when ``appendable`` makes one.
     Memory holds that text and a few characters before it, not all the text.
     Made by :meth:`bpe_ref.Tokenizer.appender`.
 

@@ -55,11 +55,11 @@ from functools import lru_cache
 from itertools import accumulate, chain, compress, count, filterfalse, islice, repeat
 from operator import add, and_, not_
 
-from .corpus import encode_utf8
-from .encode.common import NOT_A_MERGE, MergeTables
-from .encode.step07_heap import HeapEncoder
-from .encode.step08_valid_tokens import ValidTokens
-from .pretokenize import PRETOKEN_RE, special_token_regex, split_keeping_special_tokens
+from ..corpus import encode_utf8
+from ..encode.common import NOT_A_MERGE, MergeTables
+from ..encode.step07_heap import HeapEncoder
+from ..encode.step08_valid_tokens import ValidTokens
+from ..pretokenize import PRETOKEN_RE, special_token_regex, split_keeping_special_tokens
 
 # The possessive mark of a repeat (``*+``, ``++``: keep what was matched, never give it back), which
 # ``re`` knows from Python 3.11. The patterns below match the same with plain repeats (each repeat
