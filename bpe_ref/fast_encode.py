@@ -251,7 +251,9 @@ def _chars_starting_with(prefix: bytes) -> range:
 LONG_SEGMENT = 64  # characters; a longer segment is cut with NumPy
 DECIDING_PAIRS = 32  # boundaries between two non-ASCII characters: a segment with this many decides the cut
 UNDECIDED_SEGMENTS = 256  # segments too short to decide; after this many, the cut is by bytes
-FILL_SEGMENTS = 256  # segments the bulk path splits into pretokens at a time
+FILL_SEGMENTS = 1 << 14  # segments the bulk path splits into pretokens at a time
+BULK_PIECES = 256  # new pieces: this many or more, and the bulk path merges them all at once ...
+MAX_BULK_PIECE = 64  # bytes; ... but a longer one alone (it would keep the others' arrays going round after round)
 DECIDING_SEGMENTS = 8192  # a long text not yet decided looks at this many non-ASCII segments to choose
 BULK_TEXT = 1 << 16  # characters; a longer text is encoded in bulk (FastEncoder._bulk); encode_iterable's blocks are shorter
 CUT_MARKS = "\uffff\ufffe\ufdd0\ufdd1"  # noncharacters: the NumPy cut marks its cuts with one the text does not hold
@@ -645,6 +647,7 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
             return tuple(map(ids, search_text(piece)))
 
         encode_piece.text = encode_text_piece
+        encode_piece.one_token = valid_token
         return encode_piece
 
     def encode_piece_flat(data: bytes) -> tuple[int, ...]:
@@ -666,7 +669,120 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
         return tuple(map(ids, parts))
 
     encode_piece_flat.text = lambda piece: encode_piece_flat(piece.encode())
+    encode_piece_flat.one_token = valid_token  # always None: no byte string is known to be one token
     return encode_piece_flat
+
+
+# ------------------------------------------------------------------------ many pieces at once
+
+
+def bulk_merger(tables: MergeTables) -> Callable[[list[bytes]], list[tuple[int, ...]]]:
+    """``encode_all(pieces)``: the ids of many pieces, by BPE on all of them at once, in NumPy.
+
+    A first call on a novel meets tens of thousands of words that are not one token (Spanish,
+    Russian: inflected words, never cut into pieces), and each costs a search in Python
+    (:func:`longest_valid_encoder`, about 10 µs). Here the pieces' bytes are laid end to end in
+    one array and merged in *rounds*: in each round, every piece applies its lowest-ranked pair
+    at each of its occurrences (leftmost first where they overlap, as in ``a a a``), all pieces
+    in one pass of array operations. That is BPE's own order: merging a pair makes a token
+    numbered above that pair's rank, so every pair it creates ranks above it, and the
+    occurrences of the lowest pair are all merged before anything else in that piece. A piece
+    needs as many rounds as it has distinct merges (about ten for a word); a piece with no pair
+    left leaves the arrays. Only the pairs next to a merge change, so only those are looked up
+    again, in the merges sorted by ``left * num_tokens + right``.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"aa", 257: b"ab"}
+    >>> tables = MergeTables(vocab, [(b"a", b"a"), (b"a", b"b")])
+    >>> bulk_merger(tables)([b"aaab", b"b", b"aaa"])
+    [(256, 257), (98,), (256, 97)]
+    """
+    import numpy as np  # only here: the first call that meets many new pieces pays its import
+
+    num_tokens = tables.num_tokens
+    no_pair = np.iinfo(np.int32).max  # the rank of a pair that is not a merge, or crosses two pieces
+    pairs = tables.pair_to_token
+    keys = np.fromiter((left * num_tokens + right for left, right in pairs), dtype=np.int64, count=len(pairs))
+    merged_token = np.fromiter(pairs.values(), dtype=np.int32, count=len(pairs))
+    order = np.argsort(keys)
+    # One more key above them all, so that searchsorted always lands on a key to compare.
+    keys = np.append(keys[order], np.iinfo(np.int64).max)
+    merged_token = np.append(merged_token[order], no_pair)
+    byte_pairs = np.full(1 << 16, no_pair, dtype=np.int32)  # the first round's pairs, all of two bytes
+    for (left, right), token in pairs.items():
+        if left < 256 and right < 256:
+            byte_pairs[left << 8 | right] = token
+    token_ids = np.array(tables.token_ids, dtype=np.int64)
+
+    def merge_of(left, right):
+        """The token each pair ``(left[i], right[i])`` merges into (``no_pair`` if none): a merge's
+        rank, as every token is numbered by the rank of the merge that makes it."""
+        wanted = left.astype(np.int64) * num_tokens + right
+        at = np.searchsorted(keys, wanted)
+        return np.where(keys[at] == wanted, merged_token[at], no_pair)
+
+    def leftmost_first(at):
+        """The positions of ``at`` (sorted) that BPE merges: in a run of consecutive ones (the pair
+        (x, x) in ``x x x``), the first, the third, ...; the others overlap the merge before them."""
+        if len(at) < 2:
+            return at
+        follows = np.empty(len(at), dtype=bool)
+        follows[0] = False
+        np.equal(at[1:], at[:-1] + 1, out=follows[1:])
+        if not follows.any():
+            return at
+        run_start = np.maximum.accumulate(np.where(follows, 0, at))
+        return at[(at - run_start) % 2 == 0]
+
+    def encode_all(pieces: list[bytes]) -> list[tuple[int, ...]]:
+        if not pieces:
+            return []
+        data = np.frombuffer(b"".join(pieces), dtype=np.uint8)
+        lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+        token = data.astype(np.int32)  # the tokens of every piece, end to end
+        piece = np.repeat(np.arange(len(pieces), dtype=np.int32), lengths)  # the piece each token is in
+        last = np.zeros(len(token), dtype=bool)  # the last token of its piece: its pair crosses to the next
+        last[np.cumsum(lengths) - 1] = True
+        rank = np.empty(len(token), dtype=np.int32)  # rank[i]: the merge of token i with token i + 1
+        rank[:-1] = byte_pairs[data[:-1].astype(np.int32) << 8 | data[1:]]
+        rank[last] = no_pair
+        done_pieces, done_tokens = [], []
+        while len(token):
+            starts = np.flatnonzero(np.concatenate(([True], last[:-1])))
+            sizes = np.diff(np.append(starts, len(token)))
+            lowest = np.minimum.reduceat(rank, starts)  # each piece's next merge
+            finished = lowest == no_pair
+            if finished.any():  # pieces with no merge left: out of the arrays
+                out = np.repeat(finished, sizes)
+                done_pieces.append(piece[out])
+                done_tokens.append(token[out])
+                kept = ~out
+                token, piece, rank, last = token[kept], piece[kept], rank[kept], last[kept]
+                lowest, sizes = lowest[~finished], sizes[~finished]
+                if not len(token):
+                    break
+            at = leftmost_first(np.flatnonzero(rank == np.repeat(lowest, sizes)))
+            # Merge: the left token becomes the merged one, the right one goes.
+            token[at] = rank[at]
+            last[at] = last[at + 1]
+            kept = np.ones(len(token), dtype=bool)
+            kept[at + 1] = False
+            token, piece, rank, last = token[kept], piece[kept], rank[kept], last[kept]
+            # Look up again the pairs that changed: the merged token's, and its left neighbour's.
+            at -= np.arange(len(at), dtype=at.dtype)  # where the merged tokens are now
+            changed = np.zeros(len(token), dtype=bool)
+            changed[at] = True
+            changed[at[at > 0] - 1] = True
+            rank[at] = no_pair
+            changed = np.flatnonzero(changed & ~last)
+            rank[changed] = merge_of(token[changed], token[changed + 1])
+        # The pieces finished in any order, each whole: sort them back, keeping each one's order.
+        piece = np.concatenate(done_pieces)
+        order = np.argsort(piece, kind="stable")
+        ids = token_ids[np.concatenate(done_tokens)[order]].tolist()
+        ends = np.cumsum(np.bincount(piece, minlength=len(pieces))).tolist()
+        return list(map(tuple, map(ids.__getitem__, map(slice, [0, *ends[:-1]], ends))))
+
+    return encode_all
 
 
 def _uncut(segment: str, found: list[str]) -> list[bytes]:
@@ -699,6 +815,13 @@ class _Memo(dict):
         ids = self.compute(key)
         self.store(key, ids)
         return ids
+
+    def store_many(self, keys: Sequence[str | bytes], ids: Iterable[tuple[int, ...]]) -> None:
+        """Keep the ids of many keys at once (each at most ``max_key`` long), within the bounds."""
+        if len(self) + len(keys) > self.max_size or self.chars >= self.max_chars:
+            self.clear()
+        self.update(zip(keys, ids))
+        self.chars += sum(map(len, keys))
 
     def store(self, key: str | bytes, ids: tuple[int, ...]) -> None:
         """Keep ``ids`` for ``key``, within the bounds."""
@@ -741,11 +864,12 @@ class FastEncoder:
         self._cut_bytes: Callable[[str, list[str]], list] | None = None  # built for the first of them
         self._undecided = 0  # segments cut by bytes before the choice was made ...
         self._undecided_cuts = 0  # ... and the cuts the bytes made inside their pretokens
+        self._merge_all: Callable[[list[bytes]], list[tuple[int, ...]]] | None = None  # bulk_merger, built when first needed
         pretokens = PRETOKEN_RE.findall
         ascii_pretokens = ascii_pretoken_pattern().findall
         utf8 = str.encode
 
-        encode_piece = piece_encoder(tables, cache_size)
+        encode_piece = self._encode_piece = piece_encoder(tables, cache_size)
 
         def encode_segment(segment: str) -> tuple[int, ...]:
             # A word (letters, perhaps after one space) is one pretoken (`` ?\p{L}+``): no pattern
@@ -795,7 +919,8 @@ class FastEncoder:
         boundary), but only a few thousand pairs of characters.
 
         It decides on the first segment that is worth it: bytes at once when they cut at least
-        half of the boundaries between two non-ASCII characters (GPT-2); characters are tried on
+        half of the boundaries between two non-ASCII characters, and there are some (GPT-2 on
+        Chinese; a Spanish word, whose accented letters sit between ASCII ones, has none); characters are tried on
         a segment with at least :data:`DECIDING_PAIRS` such boundaries (a Chinese clause). Until
         then a segment is cut by bytes; after :data:`UNDECIDED_SEGMENTS` short ones (Russian or
         Spanish words: nothing to gain by cutting them), bytes for good, without building the
@@ -816,7 +941,7 @@ class FastEncoder:
         # with a trained vocabulary), not when they cut most (GPT-2) or there are few (Spanish).
         wide = [not char.isascii() for char in segment]
         wide_pairs = sum(map(and_, wide, wide[1:]))
-        if 2 * (byte_pieces - len(found)) >= wide_pairs:
+        if wide_pairs and 2 * (byte_pieces - len(found)) >= wide_pairs:
             self._cut = cut_bytes
         elif wide_pairs < DECIDING_PAIRS:
             self._undecided += 1
@@ -872,9 +997,10 @@ class FastEncoder:
           them one by one costs a dozen NumPy calls each.
         - **no cut** (words: English, Spanish, Russian with their own vocabulary): the segments
           not yet cached, from every part, are joined and split into pretokens by one call of
-          the pattern; each pretoken is one lookup in the cache of pieces (encoded if new); the
-          ids of each segment are the ids of its pretokens, stored in the cache of segments
-          (:meth:`_fill`). Then every segment is one lookup, as in a warm call.
+          the pattern; the new pretokens are merged all at once (:func:`bulk_merger`), then each
+          pretoken is one lookup in the cache of pieces; the ids of each segment are the ids of
+          its pretokens, stored in the cache of segments (:meth:`_fill`). Then every segment is
+          one lookup, as in a warm call.
         - **bytes** (GPT-2 on Chinese): segment by segment, as a short text.
 
         Segment ends are pretoken ends (:func:`segment_pattern`), so joining segments or cutting a
@@ -917,29 +1043,44 @@ class FastEncoder:
     def _fill(self, segments: Iterable[str]) -> None:
         """Cache the ids of the segments not cached yet, in bulk: the pattern mapped over them
         (from C, no Python frame per segment; the ASCII copy of the pattern for ASCII segments),
-        one lookup per pretoken in the cache of pieces (pretokens are pieces: nothing is cut),
-        and each segment's ids stored. (Segments are not joined into one text: two that are not
-        neighbours in the text, joined, may make other pretokens.)"""
+        the new pretokens encoded together (:meth:`_encode_new_pieces`), one lookup per pretoken
+        in the cache of pieces (pretokens are pieces: nothing is cut), and each segment's ids
+        stored. (Segments are not joined into one text: two that are not neighbours in the text,
+        joined, may make other pretokens.)"""
         cache = self.cache
         missing = list(dict.fromkeys(filterfalse(cache.__contains__, segments)))  # a warm call: none, at once
         if not missing:
             return
-        lookup_piece = self.char_pieces.__getitem__
-        store = cache.store
-        ascii_findall = ascii_pretoken_pattern().findall
-        for start in range(0, len(missing), FILL_SEGMENTS):  # a few hundred at a time: little memory
-            self._fill_group(missing[start : start + FILL_SEGMENTS], ascii_findall, lookup_piece, store)
+        for start in range(0, len(missing), FILL_SEGMENTS):  # a group at a time: bounded memory
+            self._fill_group(missing[start : start + FILL_SEGMENTS])
 
-    @staticmethod
-    def _fill_group(missing: list[str], ascii_findall: Callable, lookup_piece: Callable, store: Callable) -> None:
-        for group, findall in ((list(filter(str.isascii, missing)), ascii_findall),
+    def _fill_group(self, missing: list[str]) -> None:
+        lookup_piece = self.char_pieces.__getitem__
+        store = self.cache.store
+        for group, findall in ((list(filter(str.isascii, missing)), ascii_pretoken_pattern().findall),
                                (list(filterfalse(str.isascii, missing)), PRETOKEN_RE.findall)):
             found = list(map(findall, group))
+            self._encode_new_pieces(chain.from_iterable(found))
             piece_ids = list(map(lookup_piece, chain.from_iterable(found)))
             i = 0
             for segment, n in zip(group, map(len, found)):
                 store(segment, piece_ids[i] if n == 1 else tuple(chain.from_iterable(piece_ids[i : i + n])))
                 i += n
+
+    def _encode_new_pieces(self, pieces: Iterable[str]) -> None:
+        """Cache the ids of the pieces not cached yet: when there are many
+        (:data:`BULK_PIECES`), those of at most :data:`MAX_BULK_PIECE` bytes are merged all at
+        once (:func:`bulk_merger`); the others are left to the cache, which encodes each one
+        alone when it is looked up."""
+        memo = self.char_pieces
+        new = list(dict.fromkeys(filterfalse(memo.__contains__, pieces)))
+        short = [(piece, data) for piece, data in zip(new, map(str.encode, new)) if len(data) <= MAX_BULK_PIECE]
+        if len(short) < BULK_PIECES:
+            return
+        if self._merge_all is None:
+            self._merge_all = bulk_merger(self._tables)
+        texts, data = zip(*short)
+        memo.store_many(texts, self._merge_all(list(data)))
 
     def count(self, text: str) -> int:
         """``len(self.encode(text))``, adding up the lengths of the cached segments' ids."""
