@@ -647,7 +647,6 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
             return tuple(map(ids, search_text(piece)))
 
         encode_piece.text = encode_text_piece
-        encode_piece.one_token = valid_token
         return encode_piece
 
     def encode_piece_flat(data: bytes) -> tuple[int, ...]:
@@ -669,7 +668,6 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
         return tuple(map(ids, parts))
 
     encode_piece_flat.text = lambda piece: encode_piece_flat(piece.encode())
-    encode_piece_flat.one_token = valid_token  # always None: no byte string is known to be one token
     return encode_piece_flat
 
 
@@ -869,7 +867,7 @@ class FastEncoder:
         ascii_pretokens = ascii_pretoken_pattern().findall
         utf8 = str.encode
 
-        encode_piece = self._encode_piece = piece_encoder(tables, cache_size)
+        encode_piece = piece_encoder(tables, cache_size)
 
         def encode_segment(segment: str) -> tuple[int, ...]:
             # A word (letters, perhaps after one space) is one pretoken (`` ?\p{L}+``): no pattern
