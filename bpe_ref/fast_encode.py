@@ -48,6 +48,7 @@ The same argument as for segments tells :func:`last_safe_cut` where
 from __future__ import annotations
 
 import re
+import string
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -821,6 +822,28 @@ def bulk_merger(tables: MergeTables) -> Callable[[list[bytes]], list[tuple[int, 
     return encode_all
 
 
+ASCII_PUNCTUATION = string.punctuation  # ASCII characters that are neither letters, digits nor whitespace
+
+
+def word_and_punctuation(segment: str) -> list[str] | None:
+    """The pretokens of a segment that is a word (letters, perhaps after one space), perhaps
+    followed by ASCII punctuation, without running a pattern: ``[word]`` or ``[word, marks]``;
+    ``None`` for any other segment. Most segments of running text are such (``" слово,"``: in
+    the Russian stories, 21 000 of 22 000 distinct segments), and cutting them by hand takes
+    about half the time of the pattern's call. The GPT-2 pattern cuts them so: `` ?\\p{L}+``
+    takes the word (``str.isalpha`` is ``\\p{L}``: the tests check every code point), then
+    `` ?[^\\s\\p{L}\\p{N}]+`` all the marks, as they hold no letter that a contraction
+    (``'s``) would need.
+
+    >>> word_and_punctuation(" слово,»"), word_and_punctuation(" слово!?"), word_and_punctuation(" don't")
+    (None, [' слово', '!?'], None)
+    """
+    word = segment.rstrip(ASCII_PUNCTUATION)
+    if not (word.isalpha() or word[:1] == " " and word[1:].isalpha()):
+        return None
+    return [word, segment[len(word):]] if len(word) < len(segment) else [word]
+
+
 def _uncut(segment: str, found: list[str]) -> list[bytes]:
     """The pieces of a segment that is not cut: its pretokens' bytes."""
     return list(map(str.encode, found))
@@ -1095,7 +1118,7 @@ class FastEncoder:
         store = self.cache.store
         for group, findall in ((list(filter(str.isascii, missing)), ascii_pretoken_pattern().findall),
                                (list(filterfalse(str.isascii, missing)), PRETOKEN_RE.findall)):
-            found = list(map(findall, group))
+            found = [word_and_punctuation(segment) or findall(segment) for segment in group]
             self._encode_new_pieces(chain.from_iterable(found))
             piece_ids = list(map(lookup_piece, chain.from_iterable(found)))
             i = 0

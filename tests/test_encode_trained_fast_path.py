@@ -15,7 +15,7 @@ from bpe_ref import Tokenizer, train_bpe_on_text
 from bpe_ref.course.interop import to_tiktoken
 from bpe_ref.data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE
 from bpe_ref.fast_encode import (BULK_PIECES, BULK_TEXT, CUT_MARKS, LONG_SEGMENT, CharJoins, ValidOnDemand, _uncut,
-                                 bulk_merger, char_cutter, longest_valid_encoder)
+                                 bulk_merger, char_cutter, longest_valid_encoder, segment_pattern, word_and_punctuation)
 from bpe_ref.pretokenize import PRETOKEN_RE
 
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=60)
@@ -224,3 +224,16 @@ def test_a_word_segment_is_one_pretoken():
     assert regex.fullmatch(r"\p{L}+", alpha)
     for word in ("señor", " señor", " Москва", "紅樓夢", " abc", "x"):
         assert PRETOKEN_RE.findall(word) == [word]
+
+
+@settings(SETTINGS, max_examples=300)
+@given(st.text(alphabet=SCRIPTS + "x'\"!?.,;:_-()«»\u00b2\u2163 \n1", max_size=30))
+def test_word_and_punctuation_is_the_pattern(text):
+    # A segment cut by hand (a word, then ASCII marks) has the pattern's pretokens; any other is
+    # left to the pattern. Contractions ("'s" after a word), digits, superscripts (\p{N}, not
+    # letters) and non-ASCII marks included.
+    for segment in segment_pattern().findall(text) + [text]:
+        cut = word_and_punctuation(segment)
+        assert cut is None or cut == PRETOKEN_RE.findall(segment), segment
+    assert word_and_punctuation(" слово,") == [" слово", ","]
+    assert word_and_punctuation("it's") is None and word_and_punctuation(" 42.") is None
