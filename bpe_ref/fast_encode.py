@@ -844,6 +844,12 @@ def word_and_punctuation(segment: str) -> list[str] | None:
     return [word, segment[len(word):]] if len(word) < len(segment) else [word]
 
 
+def _non_ascii_pretokens(segment: str) -> list[str]:
+    """The pretokens of a segment that is not ASCII (the ASCII copy of the pattern is as quick as
+    :func:`word_and_punctuation` on ASCII)."""
+    return word_and_punctuation(segment) or PRETOKEN_RE.findall(segment)
+
+
 def _uncut(segment: str, found: list[str]) -> list[bytes]:
     """The pieces of a segment that is not cut: its pretokens' bytes."""
     return list(map(str.encode, found))
@@ -875,12 +881,17 @@ class _Memo(dict):
         self.store(key, ids)
         return ids
 
-    def store_many(self, keys: Sequence[str | bytes], ids: Iterable[tuple[int, ...]]) -> None:
-        """Keep the ids of many keys at once (each at most ``max_key`` long), within the bounds."""
-        if len(self) + len(keys) > self.max_size or self.chars >= self.max_chars:
+    def store_many(self, keys: Iterable[str | bytes], ids: Iterable[tuple[int, ...]]) -> None:
+        """Keep the ids of many keys at once, within the bounds (none if they alone exceed them:
+        a lookup computes a missing key's ids again)."""
+        kept = [(key, value) for key, value in zip(keys, ids) if len(key) <= self.max_key]
+        chars = sum(len(key) for key, _ in kept)
+        if len(self) + len(kept) > self.max_size or self.chars + chars > self.max_chars:
             self.clear()
-        self.update(zip(keys, ids))
-        self.chars += sum(map(len, keys))
+            if len(kept) > self.max_size or chars > self.max_chars:
+                return
+        self.update(kept)
+        self.chars += chars
 
     def store(self, key: str | bytes, ids: tuple[int, ...]) -> None:
         """Keep ``ids`` for ``key``, within the bounds."""
@@ -1066,8 +1077,9 @@ class FastEncoder:
         whole part changes no pretoken: the ids are those of the segment path."""
         findall = segment_pattern().findall
         found = [None if is_special else findall(piece) for piece, is_special in parts]
-        if self._cut is None:
-            self._decide(chain.from_iterable(filter(None, found)))
+        if self._cut is None:  # only parts that are not ASCII can decide (one str.isascii per part, not per segment)
+            self._decide(chain.from_iterable(segments for (piece, is_special), segments in zip(parts, found)
+                                             if not is_special and not piece.isascii()))
         lookup = self.cache.__getitem__
         if self._cut_pieces is self.char_pieces:
             lookup_piece = self.char_pieces.__getitem__
@@ -1115,16 +1127,16 @@ class FastEncoder:
 
     def _fill_group(self, missing: list[str]) -> None:
         lookup_piece = self.char_pieces.__getitem__
-        store = self.cache.store
-        for group, findall in ((list(filter(str.isascii, missing)), ascii_pretoken_pattern().findall),
-                               (list(filterfalse(str.isascii, missing)), PRETOKEN_RE.findall)):
-            found = [word_and_punctuation(segment) or findall(segment) for segment in group]
+        store_many = self.cache.store_many
+        for group, pretokens in ((list(filter(str.isascii, missing)), ascii_pretoken_pattern().findall),
+                                 (list(filterfalse(str.isascii, missing)), _non_ascii_pretokens)):
+            found = list(map(pretokens, group))
             self._encode_new_pieces(chain.from_iterable(found))
             piece_ids = list(map(lookup_piece, chain.from_iterable(found)))
-            i = 0
-            for segment, n in zip(group, map(len, found)):
-                store(segment, piece_ids[i] if n == 1 else tuple(chain.from_iterable(piece_ids[i : i + n])))
-                i += n
+            ends = list(accumulate(map(len, found)))
+            store_many(group, [piece_ids[end - 1] if len(pretokens) == 1 else
+                               tuple(chain.from_iterable(piece_ids[end - len(pretokens) : end]))
+                               for pretokens, end in zip(found, ends)])
 
     def _encode_new_pieces(self, pieces: Iterable[str]) -> None:
         """Cache the ids of the pieces not cached yet: when there are many
