@@ -1087,7 +1087,9 @@ class FastEncoder:
                 if is_special:
                     ids.append(self.special_token_ids[piece])
                 elif len(piece) > LONG_SEGMENT:
-                    _extend(ids, map(lookup_piece, self._cut.whole(piece, PRETOKEN_RE.findall(piece))))
+                    pieces = self._cut.whole(piece, PRETOKEN_RE.findall(piece))
+                    self._encode_new_pieces(pieces)
+                    _extend(ids, map(lookup_piece, pieces))
                 else:
                     _extend(ids, map(lookup, segments))
             return

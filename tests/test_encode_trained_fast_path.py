@@ -114,6 +114,13 @@ def test_the_bulk_path_merges_many_new_pieces_at_once():
         assert tok.encode(text) == tok.encode(text, method="heap")
         assert (fast._merge_all is not None) == merged
     assert len(set(PRETOKEN_RE.findall(text))) >= BULK_PIECES
+    # Chinese, cut between characters: the new pieces of the whole text are merged at once too.
+    trained_tok, _ = trained("zh")
+    text = CORPORA["zh"].read_text(encoding="utf-8")[TRAIN_CHARS["zh"] :][: BULK_TEXT + 5000]
+    tok = Tokenizer(dict(trained_tok.vocab), list(trained_tok.merges), SPECIALS)
+    assert tok.encode(text) == to_tiktoken(tok).encode(text, allowed_special="all")
+    fast = tok._fast_encoder()
+    assert fast._cut_pieces is fast.char_pieces and fast._merge_all is not None
 
 
 @settings(SETTINGS, max_examples=15)
