@@ -881,16 +881,19 @@ class _Memo(dict):
         self.store(key, ids)
         return ids
 
-    def store_many(self, keys: Iterable[str | bytes], ids: Iterable[tuple[int, ...]]) -> None:
+    def store_many(self, keys: Sequence[str | bytes], ids: Sequence[tuple[int, ...]]) -> None:
         """Keep the ids of many keys at once, within the bounds (none if they alone exceed them:
         a lookup computes a missing key's ids again)."""
-        kept = [(key, value) for key, value in zip(keys, ids) if len(key) <= self.max_key]
-        chars = sum(len(key) for key, _ in kept)
-        if len(self) + len(kept) > self.max_size or self.chars + chars > self.max_chars:
+        lengths = list(map(len, keys))
+        if lengths and max(lengths) > self.max_key:  # rare: leave out the keys too long to keep
+            kept = [k for k, length in enumerate(lengths) if length <= self.max_key]
+            keys, ids, lengths = [keys[k] for k in kept], [ids[k] for k in kept], [lengths[k] for k in kept]
+        chars = sum(lengths)
+        if len(self) + len(keys) > self.max_size or self.chars + chars > self.max_chars:
             self.clear()
-            if len(kept) > self.max_size or chars > self.max_chars:
+            if len(keys) > self.max_size or chars > self.max_chars:
                 return
-        self.update(kept)
+        self.update(zip(keys, ids))
         self.chars += chars
 
     def store(self, key: str | bytes, ids: tuple[int, ...]) -> None:

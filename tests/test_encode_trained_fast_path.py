@@ -244,3 +244,15 @@ def test_word_and_punctuation_is_the_pattern(text):
         assert cut is None or cut == PRETOKEN_RE.findall(segment), segment
     assert word_and_punctuation(" слово,") == [" слово", ","]
     assert word_and_punctuation("it's") is None and word_and_punctuation(" 42.") is None
+
+
+def test_memo_stores_many_within_its_bounds():
+    from bpe_ref.fast_encode import _Memo
+
+    memo = _Memo(lambda key: (len(key),), max_size=4, max_key=3)
+    memo.store_many(["a", "bb", "cccc"], [(1,), (2,), (4,)])
+    assert dict(memo) == {"a": (1,), "bb": (2,)} and memo.chars == 3  # "cccc" is too long to keep
+    memo.store_many(["x", "y", "z"], [(1,), (1,), (1,)])  # 5 keys > 4: emptied first
+    assert dict(memo) == {"x": (1,), "y": (1,), "z": (1,)}
+    memo.store_many(list("abcde"), [(1,)] * 5)  # more than it holds: none kept, lookups compute them
+    assert dict(memo) == {} and memo["abc"] == (3,)
