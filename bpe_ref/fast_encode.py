@@ -263,6 +263,7 @@ UNDECIDED_SEGMENTS = 256  # segments too short to decide; after this many, the c
 FILL_SEGMENTS = 1 << 14  # segments the bulk path splits into pretokens at a time
 BULK_PIECES = 256  # new pieces: this many or more, and the bulk path merges them all at once ...
 MAX_BULK_PIECE = 64  # bytes; ... but a longer one alone (it would keep the others' arrays going round after round)
+WHOLE_TOKEN_SAMPLE = 64  # new pieces looked at: if three in four are one valid token each, none is merged in bulk
 DECIDING_SEGMENTS = 8192  # a long text not yet decided looks at this many non-ASCII segments to choose
 BULK_TEXT = 1 << 16  # characters; a longer text is encoded in bulk (FastEncoder._bulk); encode_iterable's blocks are shorter
 CUT_MARKS = "\uffff\ufffe\ufdd0\ufdd1"  # noncharacters: the NumPy cut marks its cuts with one the text does not hold
@@ -656,6 +657,7 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
             return tuple(map(ids, search_text(piece)))
 
         encode_piece.text = encode_text_piece
+        encode_piece.one_token = valid_token  # the valid token with these bytes, or None
         return encode_piece
 
     def encode_piece_flat(data: bytes) -> tuple[int, ...]:
@@ -677,13 +679,14 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
         return tuple(map(ids, parts))
 
     encode_piece_flat.text = lambda piece: encode_piece_flat(piece.encode())
+    encode_piece_flat.one_token = valid_token  # always None: bytes do not name one token here
     return encode_piece_flat
 
 
 # ------------------------------------------------------------------------ many pieces at once
 
 
-def pair_table(np, keys: list[int], values: list[int], missing: int) -> Callable:
+def pair_table(np, keys, values, missing: int) -> Callable:
     """``lookup(wanted)``: the value of each key in the array ``wanted`` (``missing`` where it is
     not a key), from a hash table in NumPy arrays: each key goes to the first free slot from
     its hash on (linear probing), so a lookup walks from the hash until it meets the key or a free
@@ -702,7 +705,7 @@ def pair_table(np, keys: list[int], values: list[int], missing: int) -> Callable
     def home(wanted):  # Fibonacci hashing: the top bits of the key times 2**64 / golden ratio
         return (wanted.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) >> np.uint64(64 - bits)).astype(np.int64)
 
-    all_keys, all_values = np.array(keys, dtype=np.int64), np.array(values, dtype=np.int32)
+    all_keys, all_values = np.asarray(keys, dtype=np.int64), np.asarray(values, dtype=np.int32)
     waiting, slot = np.arange(len(keys)), home(all_keys)
     while len(waiting):  # each step, one key per free slot wanted takes it; the others move on
         free = slot_keys[slot] == -1
@@ -752,11 +755,13 @@ def bulk_merger(tables: MergeTables) -> Callable[[list[bytes]], list[tuple[int, 
     num_tokens = tables.num_tokens
     no_pair = np.iinfo(np.int32).max  # the rank of a pair that is not a merge, or crosses two pieces
     pairs = tables.pair_to_token
-    merge_of = pair_table(np, [left * num_tokens + right for left, right in pairs], list(pairs.values()), no_pair)
+    parts = np.fromiter(chain.from_iterable(pairs), dtype=np.int64, count=2 * len(pairs)).reshape(-1, 2)
+    left, right = parts[:, 0], parts[:, 1]
+    merged = np.fromiter(pairs.values(), dtype=np.int32, count=len(pairs))
+    merge_of = pair_table(np, left * num_tokens + right, merged, no_pair)
     byte_pairs = np.full(1 << 16, no_pair, dtype=np.int32)  # the first round's pairs, all of two bytes
-    for (left, right), token in pairs.items():
-        if left < 256 and right < 256:
-            byte_pairs[left << 8 | right] = token
+    of_bytes = (left < 256) & (right < 256)
+    byte_pairs[left[of_bytes] << 8 | right[of_bytes]] = merged[of_bytes]
     token_ids = np.array(tables.token_ids, dtype=np.int64)
 
     def leftmost_first(at):
@@ -950,7 +955,7 @@ class FastEncoder:
         ascii_pretokens = ascii_pretoken_pattern().findall
         utf8 = str.encode
 
-        encode_piece = piece_encoder(tables, cache_size)
+        encode_piece = self._encode_piece = piece_encoder(tables, cache_size)
 
         def encode_segment(segment: str) -> tuple[int, ...]:
             # A word (letters, perhaps after one space) is one pretoken (`` ?\p{L}+``): no pattern
@@ -1160,6 +1165,13 @@ class FastEncoder:
         new = list(dict.fromkeys(filterfalse(memo.__contains__, pieces)))
         short = [(piece, data) for piece, data in zip(new, map(str.encode, new)) if len(data) <= MAX_BULK_PIECE]
         if len(short) < BULK_PIECES:
+            return
+        # English words are mostly one valid token each: a lookup apiece, nothing to merge, and
+        # building the merger's tables would cost more (30 ms for GPT-2) than it saves. The sample
+        # is spread over the pieces: the first ones met are the commonest words, tokens of their own.
+        sample = [data for _, data in short[:: len(short) // WHOLE_TOKEN_SAMPLE]]
+        whole_tokens = sum(self._encode_piece.one_token(data) is not None for data in sample)
+        if 4 * whole_tokens >= 3 * len(sample):
             return
         if self._merge_all is None:
             self._merge_all = bulk_merger(self._tables)
