@@ -743,7 +743,7 @@ def bulk_merger(tables: MergeTables) -> Callable[[list[bytes]], list[tuple[int, 
     occurrences of the lowest pair are all merged before anything else in that piece. A piece
     needs as many rounds as it has distinct merges (about ten for a word); a piece with no pair
     left leaves the arrays. Only the pairs next to a merge change, so only those are looked up
-    again, in the merges sorted by ``left * num_tokens + right``.
+    again, in a hash table of the merges (:func:`pair_table`).
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"aa", 257: b"ab"}
     >>> tables = MergeTables(vocab, [(b"a", b"a"), (b"a", b"b")])
@@ -1006,8 +1006,9 @@ class FastEncoder:
 
         It decides on the first segment that is worth it: bytes at once when they cut at least
         half of the boundaries between two non-ASCII characters, and there are some (GPT-2 on
-        Chinese; a Spanish word, whose accented letters sit between ASCII ones, has none); characters are tried on
-        a segment with at least :data:`DECIDING_PAIRS` such boundaries (a Chinese clause). Until
+        Chinese; a Spanish word, whose accented letters sit between ASCII ones, has none);
+        characters are tried on a segment with at least :data:`DECIDING_PAIRS` such boundaries
+        (a Chinese clause). Until
         then a segment is cut by bytes; after :data:`UNDECIDED_SEGMENTS` short ones (Russian or
         Spanish words: nothing to gain by cutting them), bytes for good, without building the
         character rule; or no cut at all if the bytes cut hardly any of those segments' pretokens."""
@@ -1082,8 +1083,8 @@ class FastEncoder:
           Chinese paragraph is a segment seen once: caching segments buys nothing, and cutting
           them one by one costs a dozen NumPy calls each.
         - **no cut** (words: English, Spanish, Russian with their own vocabulary): the segments
-          not yet cached, from every part, are joined and split into pretokens by one call of
-          the pattern; the new pretokens are merged all at once (:func:`bulk_merger`), then each
+          not yet cached, from every part, are split into pretokens (:meth:`_fill`); the new
+          pretokens are merged all at once (:meth:`_encode_new_pieces`), then each
           pretoken is one lookup in the cache of pieces; the ids of each segment are the ids of
           its pretokens, stored in the cache of segments (:meth:`_fill`). Then every segment is
           one lookup, as in a warm call.
@@ -1130,9 +1131,9 @@ class FastEncoder:
                     return
 
     def _fill(self, segments: Iterable[str]) -> None:
-        """Cache the ids of the segments not cached yet, in bulk: the pattern mapped over them
-        (from C, no Python frame per segment; the ASCII copy of the pattern for ASCII segments),
-        the new pretokens encoded together (:meth:`_encode_new_pieces`), one lookup per pretoken
+        """Cache the ids of the segments not cached yet, in bulk: split into pretokens (the ASCII
+        copy of the pattern mapped over the ASCII segments, from C; :func:`word_and_punctuation`,
+        else the GPT-2 pattern, over the others), the new pretokens encoded together (:meth:`_encode_new_pieces`), one lookup per pretoken
         in the cache of pieces (pretokens are pieces: nothing is cut), and each segment's ids
         stored. (Segments are not joined into one text: two that are not neighbours in the text,
         joined, may make other pretokens.)"""
@@ -1158,8 +1159,9 @@ class FastEncoder:
 
     def _encode_new_pieces(self, pieces: Iterable[str]) -> None:
         """Cache the ids of the pieces not cached yet: when there are many
-        (:data:`BULK_PIECES`), those of at most :data:`MAX_BULK_PIECE` bytes are merged all at
-        once (:func:`bulk_merger`); the others are left to the cache, which encodes each one
+        (:data:`BULK_PIECES`) and most are not one valid token each (a sample of
+        :data:`WHOLE_TOKEN_SAMPLE`), those of at most :data:`MAX_BULK_PIECE` bytes are merged all
+        at once (:func:`bulk_merger`); the others are left to the cache, which encodes each one
         alone when it is looked up."""
         memo = self.char_pieces
         new = list(dict.fromkeys(filterfalse(memo.__contains__, pieces)))
