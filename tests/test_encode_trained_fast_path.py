@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from bpe_ref import Tokenizer, train_bpe_on_text
 from bpe_ref.course.interop import to_tiktoken
 from bpe_ref.data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE
-from bpe_ref.fast.encoder import (BULK_TEXT, CUT_MARKS, LONG_SEGMENT, CharJoins, ValidOnDemand, _uncut, char_cutter,
-                                 longest_valid_encoder)
+from bpe_ref.fast.encoder import (BULK_PIECES, BULK_TEXT, CUT_MARKS, LONG_SEGMENT, CharJoins, ValidOnDemand, _uncut,
+                                 bulk_merger, char_cutter, longest_valid_encoder, segment_pattern, word_and_punctuation)
 from bpe_ref.pretokenize import PRETOKEN_RE
 
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=60)
@@ -79,6 +79,48 @@ def test_longest_valid_search_is_the_heap_encoder(training, data):
     tiny = longest_valid_encoder(tables, ValidOnDemand(tables), max_pairs=1)  # caches forgotten at once
     assert [tables.token_ids[t] for t in tiny.text(text)] == want
     assert [tables.token_ids[t] for t in tiny(data)] == want
+
+
+@SETTINGS
+@given(training=many_scripts, pieces=st.lists(st.binary(max_size=40) | st.text(alphabet=SCRIPTS, max_size=30).map(str.encode)))
+def test_bulk_merger_is_the_heap_encoder(training, pieces):
+    # All pieces merged at once, round by round (each its lowest pair, leftmost first where they
+    # overlap): the ids of the heap encoder on each piece alone. Repeated pieces, empty ones, and
+    # runs of one byte (the overlapping pairs of "a a a") included.
+    tok = tokenizer_for(training)
+    heap = tok._encoder("heap").encode
+    pieces = pieces + [b"aaaaa", b"", pieces[0] if pieces else b"ab", "中中中中".encode()]
+    assert bulk_merger(tok._tables)(pieces) == [tuple(heap(piece)) for piece in pieces]
+
+
+def test_bulk_merger_with_repeated_token_bytes():
+    # Two merges that make the same bytes ((a, bc) and (ab, c)): the merge tables' pairs decide, as
+    # for every other encoder.
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"bc", 257: b"ab", 258: b"abc", 259: b"abc"}
+    tok = Tokenizer(vocab, [(b"b", b"c"), (b"a", b"b"), (b"a", b"bc"), (b"ab", b"c")], [])
+    pieces = [b"abc", b"abcabc", b"aabcc", b"cba"]
+    heap = tok._encoder("heap").encode
+    assert bulk_merger(tok._tables)(pieces) == [tuple(heap(piece)) for piece in pieces]
+
+
+def test_the_bulk_path_merges_many_new_pieces_at_once():
+    # Enough new words in a long text: the bulk path merges them in one call (and gets the ids of
+    # the heap encoder); a text with fewer is encoded piece by piece.
+    trained_tok, unseen = trained("es")
+    for text, merged in ((unseen, False), ((unseen * (BULK_TEXT // len(unseen) + 2))[: BULK_TEXT + 100], True)):
+        tok = Tokenizer(dict(trained_tok.vocab), list(trained_tok.merges), SPECIALS)  # every cache empty
+        fast = tok._fast_encoder()
+        fast._cut = _uncut  # words: pretokens are pieces
+        assert tok.encode(text) == tok.encode(text, method="heap")
+        assert (fast._merge_all is not None) == merged
+    assert len(set(PRETOKEN_RE.findall(text))) >= BULK_PIECES
+    # Chinese, cut between characters: the new pieces of the whole text are merged at once too.
+    trained_tok, _ = trained("zh")
+    text = CORPORA["zh"].read_text(encoding="utf-8")[TRAIN_CHARS["zh"] :][: BULK_TEXT + 5000]
+    tok = Tokenizer(dict(trained_tok.vocab), list(trained_tok.merges), SPECIALS)
+    assert tok.encode(text) == to_tiktoken(tok).encode(text, allowed_special="all")
+    fast = tok._fast_encoder()
+    assert fast._cut_pieces is fast.char_pieces and fast._merge_all is not None
 
 
 @settings(SETTINGS, max_examples=15)
@@ -189,3 +231,28 @@ def test_a_word_segment_is_one_pretoken():
     assert regex.fullmatch(r"\p{L}+", alpha)
     for word in ("señor", " señor", " Москва", "紅樓夢", " abc", "x"):
         assert PRETOKEN_RE.findall(word) == [word]
+
+
+@settings(SETTINGS, max_examples=300)
+@given(st.text(alphabet=SCRIPTS + "x'\"!?.,;:_-()«»\u00b2\u2163 \n1", max_size=30))
+def test_word_and_punctuation_is_the_pattern(text):
+    # A segment cut by hand (a word, then ASCII marks) has the pattern's pretokens; any other is
+    # left to the pattern. Contractions ("'s" after a word), digits, superscripts (\p{N}, not
+    # letters) and non-ASCII marks included.
+    for segment in segment_pattern().findall(text) + [text]:
+        cut = word_and_punctuation(segment)
+        assert cut is None or cut == PRETOKEN_RE.findall(segment), segment
+    assert word_and_punctuation(" слово,") == [" слово", ","]
+    assert word_and_punctuation("it's") is None and word_and_punctuation(" 42.") is None
+
+
+def test_memo_stores_many_within_its_bounds():
+    from bpe_ref.fast.encoder import _Memo
+
+    memo = _Memo(lambda key: (len(key),), max_size=4, max_key=3)
+    memo.store_many(["a", "bb", "cccc"], [(1,), (2,), (4,)])
+    assert dict(memo) == {"a": (1,), "bb": (2,)} and memo.chars == 3  # "cccc" is too long to keep
+    memo.store_many(["x", "y", "z"], [(1,), (1,), (1,)])  # 5 keys > 4: emptied first
+    assert dict(memo) == {"x": (1,), "y": (1,), "z": (1,)}
+    memo.store_many(list("abcde"), [(1,)] * 5)  # more than it holds: none kept, lookups compute them
+    assert dict(memo) == {} and memo["abc"] == (3,)

@@ -29,12 +29,20 @@ sizes, and runs an encoder only on what it has never seen:
    token is the longest valid prefix that is compatible with the first token of the rest's
    encoding, and the rest's encoding is usually remembered (words share their endings): a few
    dict lookups per piece, where merging costs a loop per *merge*.
+4. **Many new pieces at once**: a long text (:data:`BULK_TEXT` characters or more) meets its
+   new segments and pieces together (:meth:`FastEncoder._bulk`): a first call on a novel in
+   Spanish or Russian meets tens of thousands of new words, none cut (their accented or Cyrillic
+   letters sit between letters that tokens join). Their pretokens are found per segment (a word
+   followed by ASCII marks without a pattern: :func:`word_and_punctuation`), and the new ones
+   are merged all at once in NumPy (:func:`bulk_merger`: in each round, every piece applies its
+   lowest pair), three times faster on Don Quijote than searching them one by one (point 3). A
+   Chinese text cut by characters merges its new pieces so too.
 
-What a first call on English costs: what a warm call costs (one regular expression, one
-lookup per segment), plus about 2 µs for each distinct segment and, for each distinct
-pretoken, a validity check of about 3 µs (the first time a token is met) or an encoder run of
-about 6 µs (splicing, point 3); TinyStories has 12 000 distinct segments and 5 300
-distinct pretokens, 4 400 of them single tokens, in 1.4 MB (``theory/benchmarks/encode``).
+What a first call on a long text costs: what a warm call costs (one regular expression per
+part, one lookup per segment), plus, for each distinct segment, a call of a pattern (or of
+:func:`word_and_punctuation`) and a store, and, for each distinct pretoken, its share of the
+rounds of :func:`bulk_merger`. The TinyStories sample has 12 000 distinct segments and 5 300
+distinct pretokens, Don Quijote 47 000 and 31 000, the Russian stories 22 000 and 13 000.
 
 The same argument as for segments tells :func:`last_safe_cut` where
 :meth:`~bpe_ref.tokenizer.Tokenizer.encode_iterable` may cut a stream of text.
@@ -48,6 +56,7 @@ The same argument as for segments tells :func:`last_safe_cut` where
 from __future__ import annotations
 
 import re
+import string
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -251,7 +260,10 @@ def _chars_starting_with(prefix: bytes) -> range:
 LONG_SEGMENT = 64  # characters; a longer segment is cut with NumPy
 DECIDING_PAIRS = 32  # boundaries between two non-ASCII characters: a segment with this many decides the cut
 UNDECIDED_SEGMENTS = 256  # segments too short to decide; after this many, the cut is by bytes
-FILL_SEGMENTS = 256  # segments the bulk path splits into pretokens at a time
+FILL_SEGMENTS = 1 << 14  # segments the bulk path splits into pretokens at a time
+BULK_PIECES = 256  # new pieces: this many or more, and the bulk path merges them all at once ...
+MAX_BULK_PIECE = 64  # bytes; ... but a longer one alone (it would keep the others' arrays going round after round)
+WHOLE_TOKEN_SAMPLE = 64  # new pieces looked at: if three in four are one valid token each, none is merged in bulk
 DECIDING_SEGMENTS = 8192  # a long text not yet decided looks at this many non-ASCII segments to choose
 BULK_TEXT = 1 << 16  # characters; a longer text is encoded in bulk (FastEncoder._bulk); encode_iterable's blocks are shorter
 CUT_MARKS = "\uffff\ufffe\ufdd0\ufdd1"  # noncharacters: the NumPy cut marks its cuts with one the text does not hold
@@ -645,6 +657,7 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
             return tuple(map(ids, search_text(piece)))
 
         encode_piece.text = encode_text_piece
+        encode_piece.one_token = valid_token  # the valid token with these bytes, or None
         return encode_piece
 
     def encode_piece_flat(data: bytes) -> tuple[int, ...]:
@@ -666,7 +679,188 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
         return tuple(map(ids, parts))
 
     encode_piece_flat.text = lambda piece: encode_piece_flat(piece.encode())
+    encode_piece_flat.one_token = valid_token  # always None: bytes do not name one token here
     return encode_piece_flat
+
+
+# ------------------------------------------------------------------------ many pieces at once
+
+
+def pair_table(np, keys, values, missing: int) -> Callable:
+    """``lookup(wanted)``: the value of each key in the array ``wanted`` (``missing`` where it is
+    not a key), from a hash table in NumPy arrays: each key goes to the first free slot from
+    its hash on (linear probing), so a lookup walks from the hash until it meets the key or a free
+    slot; with four times more slots than keys, one or two steps. All the keys are looked up
+    together, step by step (where ``np.searchsorted`` would take fourteen steps for each).
+
+    >>> import numpy as np
+    >>> pair_table(np, [5, 21, 37], [50, 210, 370], -1)(np.array([37, 6, 5]))
+    array([370,  -1,  50], dtype=int32)
+    """
+    bits = max(4, (4 * len(keys)).bit_length())
+    mask = (1 << bits) - 1
+    slot_keys = np.full(1 << bits, -1, dtype=np.int64)  # -1: a free slot (keys are not negative)
+    slot_values = np.full(1 << bits, missing, dtype=np.int32)
+
+    def home(wanted):  # Fibonacci hashing: the top bits of the key times 2**64 / golden ratio
+        return (wanted.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) >> np.uint64(64 - bits)).astype(np.int64)
+
+    all_keys, all_values = np.asarray(keys, dtype=np.int64), np.asarray(values, dtype=np.int32)
+    waiting, slot = np.arange(len(keys)), home(all_keys)
+    while len(waiting):  # each step, one key per free slot wanted takes it; the others move on
+        free = slot_keys[slot] == -1
+        taken, first = np.unique(slot[free], return_index=True)
+        placed = waiting[free][first]
+        slot_keys[taken], slot_values[taken] = all_keys[placed], all_values[placed]
+        moving = np.ones(len(waiting), dtype=bool)
+        moving[np.flatnonzero(free)[first]] = False
+        waiting, slot = waiting[moving], (slot[moving] + 1) & mask
+
+    def lookup(wanted):
+        found = np.full(len(wanted), missing, dtype=np.int32)
+        waiting, slot = np.arange(len(wanted)), home(wanted)
+        while len(waiting):
+            there = slot_keys[slot]
+            hit = there == wanted[waiting]
+            found[waiting[hit]] = slot_values[slot[hit]]
+            going_on = ~hit & (there != -1)
+            waiting, slot = waiting[going_on], (slot[going_on] + 1) & mask
+        return found
+
+    return lookup
+
+
+def bulk_merger(tables: MergeTables) -> Callable[[list[bytes]], list[tuple[int, ...]]]:
+    """``encode_all(pieces)``: the ids of many pieces, by BPE on all of them at once, in NumPy.
+
+    A first call on a novel meets tens of thousands of words that are not one token (Spanish,
+    Russian: inflected words, never cut into pieces), and each costs a search in Python
+    (:func:`longest_valid_encoder`, about 10 µs). Here the pieces' bytes are laid end to end in
+    one array and merged in *rounds*: in each round, every piece applies its lowest-ranked pair
+    at each of its occurrences (leftmost first where they overlap, as in ``a a a``), all pieces
+    in one pass of array operations. That is BPE's own order: merging a pair makes a token
+    numbered above that pair's rank, so every pair it creates ranks above it, and the
+    occurrences of the lowest pair are all merged before anything else in that piece. A piece
+    needs as many rounds as it has distinct merges (about ten for a word); a piece with no pair
+    left leaves the arrays. Only the pairs next to a merge change, so only those are looked up
+    again, in a hash table of the merges (:func:`pair_table`).
+
+    >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"aa", 257: b"ab"}
+    >>> tables = MergeTables(vocab, [(b"a", b"a"), (b"a", b"b")])
+    >>> bulk_merger(tables)([b"aaab", b"b", b"aaa"])
+    [(256, 257), (98,), (256, 97)]
+    """
+    import numpy as np  # only here: the first call that meets many new pieces pays its import
+
+    num_tokens = tables.num_tokens
+    no_pair = np.iinfo(np.int32).max  # the rank of a pair that is not a merge, or crosses two pieces
+    pairs = tables.pair_to_token
+    parts = np.fromiter(chain.from_iterable(pairs), dtype=np.int64, count=2 * len(pairs)).reshape(-1, 2)
+    left, right = parts[:, 0], parts[:, 1]
+    merged = np.fromiter(pairs.values(), dtype=np.int32, count=len(pairs))
+    merge_of = pair_table(np, left * num_tokens + right, merged, no_pair)
+    byte_pairs = np.full(1 << 16, no_pair, dtype=np.int32)  # the first round's pairs, all of two bytes
+    of_bytes = (left < 256) & (right < 256)
+    byte_pairs[left[of_bytes] << 8 | right[of_bytes]] = merged[of_bytes]
+    token_ids = np.array(tables.token_ids, dtype=np.int64)
+
+    def leftmost_first(at):
+        """The positions of ``at`` (sorted) that BPE merges: in a run of consecutive ones (the pair
+        (x, x) in ``x x x``), the first, the third, ...; the others overlap the merge before them."""
+        if len(at) < 2:
+            return at
+        follows = np.empty(len(at), dtype=bool)
+        follows[0] = False
+        np.equal(at[1:], at[:-1] + 1, out=follows[1:])
+        if not follows.any():
+            return at
+        run_start = np.maximum.accumulate(np.where(follows, 0, at))
+        return at[(at - run_start) % 2 == 0]
+
+    def encode_all(pieces: list[bytes]) -> list[tuple[int, ...]]:
+        result: list[tuple[int, ...]] = [()] * len(pieces)
+        merging = [k for k, piece in enumerate(pieces) if piece]  # an empty piece has no token
+        if not merging:
+            return result
+        data = np.frombuffer(b"".join(pieces), dtype=np.uint8)
+        token = data.astype(np.int32)  # the tokens of every piece, end to end
+        alive = np.array(merging)  # the pieces still merging, in order ...
+        sizes = np.fromiter(map(len, map(pieces.__getitem__, merging)), dtype=np.int64, count=len(merging))  # ... their tokens
+        ends = np.cumsum(sizes)
+        rank = np.empty(len(token), dtype=np.int32)  # rank[i]: the merge of token i with token i + 1
+        rank[:-1] = byte_pairs[data[:-1].astype(np.int32) << 8 | data[1:]]
+        rank[ends - 1] = no_pair  # a piece's last token pairs with nothing
+        done_pieces, done_tokens = [], []
+        while len(token):
+            lowest = np.minimum.reduceat(rank, ends - sizes)  # each piece's next merge
+            finished = lowest == no_pair
+            if finished.any():  # pieces with no merge left: out of the arrays
+                out = np.repeat(finished, sizes)
+                done_pieces.append(np.repeat(alive[finished], sizes[finished]))
+                done_tokens.append(token[out])
+                token, rank = token[~out], rank[~out]
+                going = ~finished
+                alive, sizes, lowest = alive[going], sizes[going], lowest[going]
+                if not len(token):
+                    break
+                ends = np.cumsum(sizes)
+            at = leftmost_first(np.flatnonzero(rank == np.repeat(lowest, sizes)))
+            # Merge: the left token becomes the merged one, the right one goes, its piece one token shorter.
+            token[at] = rank[at]
+            kept = np.ones(len(token), dtype=bool)
+            kept[at + 1] = False
+            token, rank = token[kept], rank[kept]
+            sizes -= np.bincount(np.searchsorted(ends, at, side="right"), minlength=len(sizes))
+            ends = np.cumsum(sizes)
+            # Look up again the pairs that changed: the merged token's and its left neighbour's,
+            # unless that token is the last of its piece.
+            at -= np.arange(len(at), dtype=at.dtype)  # where the merged tokens are now
+            changed = np.concatenate((at, at[at > 0] - 1))
+            last = np.zeros(len(token), dtype=bool)
+            last[ends - 1] = True
+            is_last = last[changed]
+            rank[changed[is_last]] = no_pair
+            changed = changed[~is_last]
+            rank[changed] = merge_of(token[changed].astype(np.int64) * num_tokens + token[changed + 1])
+        # The pieces finished in any order, each whole: sort them back, keeping each one's order.
+        piece = np.concatenate(done_pieces)
+        order = np.argsort(piece, kind="stable")
+        ids = token_ids[np.concatenate(done_tokens)[order]].tolist()
+        counts = np.bincount(piece, minlength=len(pieces))[merging]
+        bounds = np.cumsum(counts).tolist()
+        for k, start, end in zip(merging, [0, *bounds[:-1]], bounds):
+            result[k] = tuple(ids[start:end])
+        return result
+
+    return encode_all
+
+
+ASCII_PUNCTUATION = string.punctuation  # ASCII characters that are neither letters, digits nor whitespace
+
+
+def word_and_punctuation(segment: str) -> list[str] | None:
+    """The pretokens of a segment that is a word (letters, perhaps after one space), perhaps
+    followed by ASCII punctuation, without running a pattern: ``[word]`` or ``[word, marks]``;
+    ``None`` for any other segment. Most segments of running text are such (``" слово,"``: in
+    the Russian stories, 21 000 of 22 000 distinct segments), and cutting them by hand takes
+    about half the time of the pattern's call. The GPT-2 pattern cuts them so: `` ?\\p{L}+``
+    takes the word (``str.isalpha`` is ``\\p{L}``: the tests check every code point), then
+    `` ?[^\\s\\p{L}\\p{N}]+`` all the marks, as they hold no letter that a contraction
+    (``'s``) would need.
+
+    >>> word_and_punctuation(" слово,»"), word_and_punctuation(" слово!?"), word_and_punctuation(" don't")
+    (None, [' слово', '!?'], None)
+    """
+    word = segment.rstrip(ASCII_PUNCTUATION)
+    if not (word.isalpha() or word[:1] == " " and word[1:].isalpha()):
+        return None
+    return [word, segment[len(word):]] if len(word) < len(segment) else [word]
+
+
+def _non_ascii_pretokens(segment: str) -> list[str]:
+    """The pretokens of a segment that is not ASCII (the ASCII copy of the pattern is as quick as
+    :func:`word_and_punctuation` on ASCII)."""
+    return word_and_punctuation(segment) or PRETOKEN_RE.findall(segment)
 
 
 def _uncut(segment: str, found: list[str]) -> list[bytes]:
@@ -699,6 +893,21 @@ class _Memo(dict):
         ids = self.compute(key)
         self.store(key, ids)
         return ids
+
+    def store_many(self, keys: Sequence[str | bytes], ids: Sequence[tuple[int, ...]]) -> None:
+        """Keep the ids of many keys at once, within the bounds (none if they alone exceed them:
+        a lookup computes a missing key's ids again)."""
+        lengths = list(map(len, keys))
+        if lengths and max(lengths) > self.max_key:  # rare: leave out the keys too long to keep
+            kept = [k for k, length in enumerate(lengths) if length <= self.max_key]
+            keys, ids, lengths = [keys[k] for k in kept], [ids[k] for k in kept], [lengths[k] for k in kept]
+        chars = sum(lengths)
+        if len(self) + len(keys) > self.max_size or self.chars + chars > self.max_chars:
+            self.clear()
+            if len(keys) > self.max_size or chars > self.max_chars:
+                return
+        self.update(zip(keys, ids))
+        self.chars += chars
 
     def store(self, key: str | bytes, ids: tuple[int, ...]) -> None:
         """Keep ``ids`` for ``key``, within the bounds."""
@@ -741,11 +950,12 @@ class FastEncoder:
         self._cut_bytes: Callable[[str, list[str]], list] | None = None  # built for the first of them
         self._undecided = 0  # segments cut by bytes before the choice was made ...
         self._undecided_cuts = 0  # ... and the cuts the bytes made inside their pretokens
+        self._merge_all: Callable[[list[bytes]], list[tuple[int, ...]]] | None = None  # bulk_merger, built when first needed
         pretokens = PRETOKEN_RE.findall
         ascii_pretokens = ascii_pretoken_pattern().findall
         utf8 = str.encode
 
-        encode_piece = piece_encoder(tables, cache_size)
+        encode_piece = self._encode_piece = piece_encoder(tables, cache_size)
 
         def encode_segment(segment: str) -> tuple[int, ...]:
             # A word (letters, perhaps after one space) is one pretoken (`` ?\p{L}+``): no pattern
@@ -795,8 +1005,10 @@ class FastEncoder:
         boundary), but only a few thousand pairs of characters.
 
         It decides on the first segment that is worth it: bytes at once when they cut at least
-        half of the boundaries between two non-ASCII characters (GPT-2); characters are tried on
-        a segment with at least :data:`DECIDING_PAIRS` such boundaries (a Chinese clause). Until
+        half of the boundaries between two non-ASCII characters, and there are some (GPT-2 on
+        Chinese; a Spanish word, whose accented letters sit between ASCII ones, has none);
+        characters are tried on a segment with at least :data:`DECIDING_PAIRS` such boundaries
+        (a Chinese clause). Until
         then a segment is cut by bytes; after :data:`UNDECIDED_SEGMENTS` short ones (Russian or
         Spanish words: nothing to gain by cutting them), bytes for good, without building the
         character rule; or no cut at all if the bytes cut hardly any of those segments' pretokens."""
@@ -816,7 +1028,7 @@ class FastEncoder:
         # with a trained vocabulary), not when they cut most (GPT-2) or there are few (Spanish).
         wide = [not char.isascii() for char in segment]
         wide_pairs = sum(map(and_, wide, wide[1:]))
-        if 2 * (byte_pieces - len(found)) >= wide_pairs:
+        if wide_pairs and 2 * (byte_pieces - len(found)) >= wide_pairs:
             self._cut = cut_bytes
         elif wide_pairs < DECIDING_PAIRS:
             self._undecided += 1
@@ -871,18 +1083,20 @@ class FastEncoder:
           Chinese paragraph is a segment seen once: caching segments buys nothing, and cutting
           them one by one costs a dozen NumPy calls each.
         - **no cut** (words: English, Spanish, Russian with their own vocabulary): the segments
-          not yet cached, from every part, are joined and split into pretokens by one call of
-          the pattern; each pretoken is one lookup in the cache of pieces (encoded if new); the
-          ids of each segment are the ids of its pretokens, stored in the cache of segments
-          (:meth:`_fill`). Then every segment is one lookup, as in a warm call.
+          not yet cached, from every part, are split into pretokens (:meth:`_fill`); the new
+          pretokens are merged all at once (:meth:`_encode_new_pieces`), then each
+          pretoken is one lookup in the cache of pieces; the ids of each segment are the ids of
+          its pretokens, stored in the cache of segments (:meth:`_fill`). Then every segment is
+          one lookup, as in a warm call.
         - **bytes** (GPT-2 on Chinese): segment by segment, as a short text.
 
         Segment ends are pretoken ends (:func:`segment_pattern`), so joining segments or cutting a
         whole part changes no pretoken: the ids are those of the segment path."""
         findall = segment_pattern().findall
         found = [None if is_special else findall(piece) for piece, is_special in parts]
-        if self._cut is None:
-            self._decide(chain.from_iterable(filter(None, found)))
+        if self._cut is None:  # only parts that are not ASCII can decide (one str.isascii per part, not per segment)
+            self._decide(chain.from_iterable(segments for (piece, is_special), segments in zip(parts, found)
+                                             if not is_special and not piece.isascii()))
         lookup = self.cache.__getitem__
         if self._cut_pieces is self.char_pieces:
             lookup_piece = self.char_pieces.__getitem__
@@ -890,7 +1104,9 @@ class FastEncoder:
                 if is_special:
                     ids.append(self.special_token_ids[piece])
                 elif len(piece) > LONG_SEGMENT:
-                    _extend(ids, map(lookup_piece, self._cut.whole(piece, PRETOKEN_RE.findall(piece))))
+                    pieces = self._cut.whole(piece, PRETOKEN_RE.findall(piece))
+                    self._encode_new_pieces(pieces)
+                    _extend(ids, map(lookup_piece, pieces))
                 else:
                     _extend(ids, map(lookup, segments))
             return
@@ -915,31 +1131,54 @@ class FastEncoder:
                     return
 
     def _fill(self, segments: Iterable[str]) -> None:
-        """Cache the ids of the segments not cached yet, in bulk: the pattern mapped over them
-        (from C, no Python frame per segment; the ASCII copy of the pattern for ASCII segments),
-        one lookup per pretoken in the cache of pieces (pretokens are pieces: nothing is cut),
-        and each segment's ids stored. (Segments are not joined into one text: two that are not
-        neighbours in the text, joined, may make other pretokens.)"""
+        """Cache the ids of the segments not cached yet, in bulk: split into pretokens (the ASCII
+        copy of the pattern mapped over the ASCII segments, from C; :func:`word_and_punctuation`,
+        else the GPT-2 pattern, over the others), the new pretokens encoded together (:meth:`_encode_new_pieces`), one lookup per pretoken
+        in the cache of pieces (pretokens are pieces: nothing is cut), and each segment's ids
+        stored. (Segments are not joined into one text: two that are not neighbours in the text,
+        joined, may make other pretokens.)"""
         cache = self.cache
         missing = list(dict.fromkeys(filterfalse(cache.__contains__, segments)))  # a warm call: none, at once
         if not missing:
             return
-        lookup_piece = self.char_pieces.__getitem__
-        store = cache.store
-        ascii_findall = ascii_pretoken_pattern().findall
-        for start in range(0, len(missing), FILL_SEGMENTS):  # a few hundred at a time: little memory
-            self._fill_group(missing[start : start + FILL_SEGMENTS], ascii_findall, lookup_piece, store)
+        for start in range(0, len(missing), FILL_SEGMENTS):  # a group at a time: bounded memory
+            self._fill_group(missing[start : start + FILL_SEGMENTS])
 
-    @staticmethod
-    def _fill_group(missing: list[str], ascii_findall: Callable, lookup_piece: Callable, store: Callable) -> None:
-        for group, findall in ((list(filter(str.isascii, missing)), ascii_findall),
-                               (list(filterfalse(str.isascii, missing)), PRETOKEN_RE.findall)):
-            found = list(map(findall, group))
+    def _fill_group(self, missing: list[str]) -> None:
+        lookup_piece = self.char_pieces.__getitem__
+        store_many = self.cache.store_many
+        for group, pretokens in ((list(filter(str.isascii, missing)), ascii_pretoken_pattern().findall),
+                                 (list(filterfalse(str.isascii, missing)), _non_ascii_pretokens)):
+            found = list(map(pretokens, group))
+            self._encode_new_pieces(chain.from_iterable(found))
             piece_ids = list(map(lookup_piece, chain.from_iterable(found)))
-            i = 0
-            for segment, n in zip(group, map(len, found)):
-                store(segment, piece_ids[i] if n == 1 else tuple(chain.from_iterable(piece_ids[i : i + n])))
-                i += n
+            ends = list(accumulate(map(len, found)))
+            store_many(group, [piece_ids[end - 1] if len(pretokens) == 1 else
+                               tuple(chain.from_iterable(piece_ids[end - len(pretokens) : end]))
+                               for pretokens, end in zip(found, ends)])
+
+    def _encode_new_pieces(self, pieces: Iterable[str]) -> None:
+        """Cache the ids of the pieces not cached yet: when there are many
+        (:data:`BULK_PIECES`) and most are not one valid token each (a sample of
+        :data:`WHOLE_TOKEN_SAMPLE`), those of at most :data:`MAX_BULK_PIECE` bytes are merged all
+        at once (:func:`bulk_merger`); the others are left to the cache, which encodes each one
+        alone when it is looked up."""
+        memo = self.char_pieces
+        new = list(dict.fromkeys(filterfalse(memo.__contains__, pieces)))
+        short = [(piece, data) for piece, data in zip(new, map(str.encode, new)) if len(data) <= MAX_BULK_PIECE]
+        if len(short) < BULK_PIECES:
+            return
+        # English words are mostly one valid token each: a lookup apiece, nothing to merge, and
+        # building the merger's tables would cost more (30 ms for GPT-2) than it saves. The sample
+        # is spread over the pieces: the first ones met are the commonest words, tokens of their own.
+        sample = [data for _, data in short[:: len(short) // WHOLE_TOKEN_SAMPLE]]
+        whole_tokens = sum(self._encode_piece.one_token(data) is not None for data in sample)
+        if 4 * whole_tokens >= 3 * len(sample):
+            return
+        if self._merge_all is None:
+            self._merge_all = bulk_merger(self._tables)
+        texts, data = zip(*short)
+        memo.store_many(texts, self._merge_all(list(data)))
 
     def count(self, text: str) -> int:
         """``len(self.encode(text))``, adding up the lengths of the cached segments' ids."""
@@ -1002,10 +1241,12 @@ __all__ = [
     "WHITESPACE",
     "FastEncoder",
     "ValidOnDemand",
+    "bulk_merger",
     "joining_byte_pairs",
     "piece_encoder",
     "last_safe_cut",
     "piece_pattern",
     "segment_pattern",
     "whitespace_chars",
+    "word_and_punctuation",
 ]
