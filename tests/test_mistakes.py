@@ -274,6 +274,37 @@ def test_lab07_the_naive_way_for_short_pretokens_fails_the_hidden_test(lab07, th
     assert "called first_heap 0 times and merge_all 0 times" in message and "Short pretokens too" in message
 
 
+# The page's pitfall "Rescanning for the best pair" says it is fine below about a hundred bytes (tiktoken's
+# loop for short pieces): merge_all that rescans the parts for short pieces and pops the heap only for long
+# ones gives the same tokens whenever the heap it receives is complete, so the long run alone cannot tell.
+RESCAN_SHORT = ("    parts = list(parts)\n"
+                "    if len(parts) < 100:  # short pieces: rescan for the best pair, as tiktoken does\n"
+                "        while True:\n"
+                "            found = [(ranks[pair], i) for i, pair in enumerate(zip(parts, parts[1:])) if pair in ranks]\n"
+                "            if not found:\n"
+                "                return parts\n"
+                "            _, i = min(found)\n"
+                "            parts[i:i + 2] = [parts[i] + parts[i + 1]]\n")
+
+
+def test_lab07_a_pop_loop_that_rescans_short_pieces_fails_the_hidden_test(lab07):
+    graders, solutions = lab07
+    mistake = variant("07_heap_encoding", solutions, "task2_merge_all_solution", "merge_all", "    parts = list(parts)\n",
+                      RESCAN_SHORT)
+    message = failure(graders.check_merge_all_properties, mistake)
+    assert "smallest failing input" in message and "the heap given lacks some entries" in message, message
+    graders.check_merge_all_properties(solutions["merge_all"])  # and the pop loop itself passes
+
+
+def test_lab07_a_pop_loop_that_rescans_short_pieces_costs_task_2_only_in_the_worker():
+    code = "\n".join(source_of("07_heap_encoding", cell) for cell in ("setup", "task1_first_heap_solution"))
+    merge_all = source_of("07_heap_encoding", "task2_merge_all_solution").replace("    parts = list(parts)\n", RESCAN_SHORT)
+    code += "\n" + merge_all + "\n" + source_of("07_heap_encoding", "task3_heap_encode_solution")
+    message = remote("07_heap_encoding", code, "merge_all", "check_merge_all_properties")
+    assert message is not None and "the heap given lacks some entries" in message, message
+    assert remote("07_heap_encoding", code, "heap_encode", "check_heap_encode_properties") is None  # task 3 keeps its points
+
+
 # Step 06's rounds, with first_heap and merge_all called for show (the calls were once counted by the
 # worker itself: one call of each passed).
 NAIVE_WITH_CALLS = ("def heap_encode(pretoken, ranks):\n"
