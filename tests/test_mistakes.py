@@ -519,6 +519,8 @@ def test_lab04_a_v4_that_visits_every_word_fails_the_hidden_test(lab04):
     message = failure(graders.verify_merge_cost, mistake)
     assert "measured from outside your code" in message and "not every word" in message
     graders.verify_merge_cost(solutions["train"])  # and V4 itself passes
+    # The visible test measures the same, so its point is not earned by the calls alone.
+    assert "measured from outside your code" in failure(graders.check_train, mistake)
 
 
 def test_lab04_a_v4_that_visits_every_word_fails_in_the_worker_too():
@@ -529,6 +531,9 @@ def test_lab04_a_v4_that_visits_every_word_fails_in_the_worker_too():
     message = remote("04_inverted_index", setup + "\n" + train.replace(V4_VISIT, EVERY_WORD_CHECKED), "train",
                      "verify_merge_cost")
     assert "measured from outside your code" in message
+    visible = remote("04_inverted_index", setup + "\n" + train.replace(V4_VISIT, EVERY_WORD_CHECKED), "train",
+                     "check_train")  # the visible point, graded in the worker: measured there too
+    assert visible is not None and "measured from outside your code" in visible, visible
 
 
 # ---- lab 05, measured from outside: V5 that still scans the pair counts -----------------------------
@@ -550,6 +555,9 @@ def test_lab05_a_v5_that_scans_the_pairs_per_merge_fails_the_hidden_test(lab05, 
     message = failure(graders.verify_merge_cost, mistake)  # (a part of the hidden test: the watched calls come first)
     assert "O(P) per merge" in message and ("measured from outside your code" in message or "did not finish" in message)
     graders.verify_merge_cost(solutions["train"])  # and V5 itself passes
+    if new.startswith(V5_POP):  # the watched calls are right: the visible test, which measures too, fails on the cost
+        visible = failure(graders.check_train, mistake)
+        assert "measured from outside your code" in visible or "did not finish" in visible, visible
 
 
 def test_lab05_a_scan_in_c_per_merge_fails_in_the_worker_too():
