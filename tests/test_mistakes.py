@@ -113,6 +113,41 @@ def test_lab02_a_trainer_that_recounts_on_each_merge_fails_in_the_worker_too():
     assert remote("02_incremental", honest, "train", "verify_incremental_updates") is None
 
 
+# V2 without its filter: merge_and_update on every word, which gives a word without the pair back unchanged.
+# The merges are right, and the reference's merge_and_update returns such a word at once; while task 3's time
+# is measured, merge_and_update is page 02's rule with no shortcut (a pass over the word's windows).
+V2_FILTER = ("            if left in word and right in word:  # cheap filter before the real merge\n"
+             "                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)\n")
+NO_FILTER = "            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)  # unchanged if it lacks the pair\n"
+TOY_FILTER = ("            if pair in zip(word, word[1:]):  # the filter of page 02's five-minute version\n"
+              "                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)\n")
+
+
+def test_lab02_a_trainer_without_the_filter_fails_the_hidden_and_the_visible_test(lab02):
+    graders, solutions = lab02
+    mistake = variant("02_incremental", solutions, "task3_train_solution", "train", V2_FILTER, NO_FILTER)
+    graders.check_train_merges(mistake)  # its merges are right
+    for check in (graders.check_train_properties, graders.check_train):
+        message = failure(check, mistake)
+        assert ("measured from outside your code" in message or "did not finish" in message) and \
+            "calling merge_and_update on every word" in message, message
+
+
+def test_lab02_the_filter_of_page_02s_toy_passes(lab02):
+    graders, solutions = lab02
+    graders.verify_incremental_updates(variant("02_incremental", solutions, "task3_train_solution", "train", V2_FILTER,
+                                               TOY_FILTER))
+
+
+def test_lab02_a_trainer_without_the_filter_fails_in_the_worker_too():
+    setup = "\n".join(source_of("02_incremental", cell) for cell in (
+        "setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution"))
+    train = source_of("02_incremental", "task3_train_solution")
+    assert V2_FILTER in train
+    message = remote("02_incremental", setup + "\n" + train.replace(V2_FILTER, NO_FILTER), "train", "verify_incremental_updates")
+    assert message is not None and ("measured from outside your code" in message or "did not finish" in message), message
+
+
 # ---- lab 03 ----------------------------------------------------------------------------------
 
 
