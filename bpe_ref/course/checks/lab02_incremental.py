@@ -175,7 +175,6 @@ RARE_WORDS, RARE_LENGTH = 4000, 64  # the rare words of the measured corpus
 FREQUENT = 1_000_000  # the frequency of its two frequent words
 COST_MERGES = 40
 COST_LIMIT = 10.0
-COST_TIMEOUT = 10.0  # seconds a run may take (V2: 0.2 s of CPU time; merge_and_update on every word: about 6 s)
 # Measured on a loaded 2-core machine (CPU time, the extra merges against the one-merge run, one try each): the
 # course's V2, whose filter is two `in` tests, 1.4 to 2.1; page 02's toy filter, `pair in zip(word, word[1:])`, a
 # pass in C over every word's windows, 3.9 to 8.5 (median 6); no filter at all (merge_and_update on every word) 18
@@ -220,8 +219,9 @@ def verify_incremental_updates(train: Callable, name: str = "train") -> None:
         "pair (merge_and_update), and skip the others with a cheap test (pair[0] in word and pair[1] in word) "
         "before any call. Counting the pairs of every word again on each merge (V1, count_pairs in the loop), or "
         "calling merge_and_update on every word (a pass over its windows, even where nothing changes), costs a "
-        "pass over all the words' pairs per merge", expected=lambda count: reference_train(alone, count),
-        timeout=COST_TIMEOUT)
+        "pass over all the words' pairs per merge", expected=lambda count: reference_train(alone, count))
+    # (No time limit of its own: a run stopped by one would leave train marked as hung, and task 4, which grades the
+    # same function, would lose its points too. The slow ways take a few seconds of CPU time here.)
     if growth is not None:
         passed(f"{name} updates incrementally: {COST_MERGES} merges cost {growth.ratio:.2f} times one merge's run on a "
                f"corpus of {len(corpus):,} words where each merge changes two (CPU time, measured from outside your code).")
