@@ -320,15 +320,19 @@ def test_lab02_a_trainer_with_the_right_merges_must_also_be_incremental(lab02, s
     trainer = _defined_in_notebook(solutions, source, "train")
     graders.check_train_merges(trainer)  # the merges alone are right...
     message = failure(graders.check_train, trainer)  # ...the work is not, measured from outside the code,
-    assert "measured from outside your code" in message and "V1" in message
-    assert "measured from outside your code" in failure(graders.check_train_properties, trainer)  # hidden too
+    assert ("measured from outside your code" in message or "did not finish" in message) and "V1" in message
+    hidden = failure(graders.check_train_properties, trainer)  # hidden too
+    assert "measured from outside your code" in hidden or "did not finish" in hidden
 
 
-def test_lab02_updating_every_word_without_a_filter_is_still_incremental(lab02):
-    # merge_and_update on a word without the pair changes nothing (merge_word's quick test): no recount,
-    # a Python call per word and merge where the filter's test runs in C. The cost check lets it pass.
+def test_lab02_updating_every_word_without_a_filter_loses_the_cost_check(lab02):
+    # merge_and_update on a word without the pair changes nothing, and the reference's returns it at once
+    # (merge_word's quick test); but the task says to update only the words that hold the pair. While the time
+    # is measured, merge_and_update is page 02's rule with no shortcut, a pass over the word's windows: no
+    # filter then costs a pass over the corpus per merge (tests/test_mistakes.py grades it in the worker too).
     graders, solutions = lab02
-    graders.verify_incremental_updates(_defined_in_notebook(solutions, EVERY_WORD_TRAINER, "train"))
+    message = failure(graders.verify_incremental_updates, _defined_in_notebook(solutions, EVERY_WORD_TRAINER, "train"))
+    assert "calling merge_and_update on every word" in message
 
 
 def test_lab02_count_pairs_of_one_word_inside_the_loop_is_not_a_recount(lab02):
@@ -569,7 +573,7 @@ def test_lab02_stretch_a_faster_trainer_must_still_be_incremental(lab02):
     graders, solutions = lab02
     recounting = _defined_in_notebook(solutions, RECOUNTING_TRAINER.replace("def train(", "def train_faster("), "train_faster")
     message = failure(graders.check_stretch_cheaper_filter, recounting)
-    assert message.startswith("train_faster(<4,002 words, each merge changes two>, 20) took")
+    assert message.startswith("train_faster(<4,002 words, each merge changes two>, 40) took")
     assert "measured from outside your code" in message
 
 

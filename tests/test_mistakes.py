@@ -113,6 +113,41 @@ def test_lab02_a_trainer_that_recounts_on_each_merge_fails_in_the_worker_too():
     assert remote("02_incremental", honest, "train", "verify_incremental_updates") is None
 
 
+# V2 without its filter: merge_and_update on every word, which gives a word without the pair back unchanged.
+# The merges are right, and the reference's merge_and_update returns such a word at once; while task 3's time
+# is measured, merge_and_update is page 02's rule with no shortcut (a pass over the word's windows).
+V2_FILTER = ("            if left in word and right in word:  # cheap filter before the real merge\n"
+             "                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)\n")
+NO_FILTER = "            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)  # unchanged if it lacks the pair\n"
+TOY_FILTER = ("            if pair in zip(word, word[1:]):  # the filter of page 02's five-minute version\n"
+              "                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)\n")
+
+
+def test_lab02_a_trainer_without_the_filter_fails_the_hidden_and_the_visible_test(lab02):
+    graders, solutions = lab02
+    mistake = variant("02_incremental", solutions, "task3_train_solution", "train", V2_FILTER, NO_FILTER)
+    graders.check_train_merges(mistake)  # its merges are right
+    for check in (graders.check_train_properties, graders.check_train):
+        message = failure(check, mistake)
+        assert ("measured from outside your code" in message or "did not finish" in message) and \
+            "calling merge_and_update on every word" in message, message
+
+
+def test_lab02_the_filter_of_page_02s_toy_passes(lab02):
+    graders, solutions = lab02
+    graders.verify_incremental_updates(variant("02_incremental", solutions, "task3_train_solution", "train", V2_FILTER,
+                                               TOY_FILTER))
+
+
+def test_lab02_a_trainer_without_the_filter_fails_in_the_worker_too():
+    setup = "\n".join(source_of("02_incremental", cell) for cell in (
+        "setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution"))
+    train = source_of("02_incremental", "task3_train_solution")
+    assert V2_FILTER in train
+    message = remote("02_incremental", setup + "\n" + train.replace(V2_FILTER, NO_FILTER), "train", "verify_incremental_updates")
+    assert message is not None and ("measured from outside your code" in message or "did not finish" in message), message
+
+
 # ---- lab 03 ----------------------------------------------------------------------------------
 
 
@@ -272,6 +307,37 @@ def test_lab07_the_naive_way_for_short_pretokens_fails_the_hidden_test(lab07, th
                       "        return encode_pretoken(pretoken, ranks)\n    parts = list(split_into_bytes(pretoken))\n")
     message = failure(graders.check_heap_encode_properties, mistake)
     assert "called first_heap 0 times and merge_all 0 times" in message and "Short pretokens too" in message
+
+
+# The page's pitfall "Rescanning for the best pair" says it is fine below about a hundred bytes (tiktoken's
+# loop for short pieces): merge_all that rescans the parts for short pieces and pops the heap only for long
+# ones gives the same tokens whenever the heap it receives is complete, so the long run alone cannot tell.
+RESCAN_SHORT = ("    parts = list(parts)\n"
+                "    if len(parts) < 100:  # short pieces: rescan for the best pair, as tiktoken does\n"
+                "        while True:\n"
+                "            found = [(ranks[pair], i) for i, pair in enumerate(zip(parts, parts[1:])) if pair in ranks]\n"
+                "            if not found:\n"
+                "                return parts\n"
+                "            _, i = min(found)\n"
+                "            parts[i:i + 2] = [parts[i] + parts[i + 1]]\n")
+
+
+def test_lab07_a_pop_loop_that_rescans_short_pieces_fails_the_hidden_test(lab07):
+    graders, solutions = lab07
+    mistake = variant("07_heap_encoding", solutions, "task2_merge_all_solution", "merge_all", "    parts = list(parts)\n",
+                      RESCAN_SHORT)
+    message = failure(graders.check_merge_all_properties, mistake)
+    assert "smallest failing input" in message and "the heap given lacks some entries" in message, message
+    graders.check_merge_all_properties(solutions["merge_all"])  # and the pop loop itself passes
+
+
+def test_lab07_a_pop_loop_that_rescans_short_pieces_costs_task_2_only_in_the_worker():
+    code = "\n".join(source_of("07_heap_encoding", cell) for cell in ("setup", "task1_first_heap_solution"))
+    merge_all = source_of("07_heap_encoding", "task2_merge_all_solution").replace("    parts = list(parts)\n", RESCAN_SHORT)
+    code += "\n" + merge_all + "\n" + source_of("07_heap_encoding", "task3_heap_encode_solution")
+    message = remote("07_heap_encoding", code, "merge_all", "check_merge_all_properties")
+    assert message is not None and "the heap given lacks some entries" in message, message
+    assert remote("07_heap_encoding", code, "heap_encode", "check_heap_encode_properties") is None  # task 3 keeps its points
 
 
 # Step 06's rounds, with first_heap and merge_all called for show (the calls were once counted by the
@@ -488,6 +554,8 @@ def test_lab04_a_v4_that_visits_every_word_fails_the_hidden_test(lab04):
     message = failure(graders.verify_merge_cost, mistake)
     assert "measured from outside your code" in message and "not every word" in message
     graders.verify_merge_cost(solutions["train"])  # and V4 itself passes
+    # The visible test measures the same, so its point is not earned by the calls alone.
+    assert "measured from outside your code" in failure(graders.check_train, mistake)
 
 
 def test_lab04_a_v4_that_visits_every_word_fails_in_the_worker_too():
@@ -498,6 +566,9 @@ def test_lab04_a_v4_that_visits_every_word_fails_in_the_worker_too():
     message = remote("04_inverted_index", setup + "\n" + train.replace(V4_VISIT, EVERY_WORD_CHECKED), "train",
                      "verify_merge_cost")
     assert "measured from outside your code" in message
+    visible = remote("04_inverted_index", setup + "\n" + train.replace(V4_VISIT, EVERY_WORD_CHECKED), "train",
+                     "check_train")  # the visible point, graded in the worker: measured there too
+    assert visible is not None and "measured from outside your code" in visible, visible
 
 
 # ---- lab 05, measured from outside: V5 that still scans the pair counts -----------------------------
@@ -519,6 +590,9 @@ def test_lab05_a_v5_that_scans_the_pairs_per_merge_fails_the_hidden_test(lab05, 
     message = failure(graders.verify_merge_cost, mistake)  # (a part of the hidden test: the watched calls come first)
     assert "O(P) per merge" in message and ("measured from outside your code" in message or "did not finish" in message)
     graders.verify_merge_cost(solutions["train"])  # and V5 itself passes
+    if new.startswith(V5_POP):  # the watched calls are right: the visible test, which measures too, fails on the cost
+        visible = failure(graders.check_train, mistake)
+        assert "measured from outside your code" in visible or "did not finish" in visible, visible
 
 
 def test_lab05_a_scan_in_c_per_merge_fails_in_the_worker_too():

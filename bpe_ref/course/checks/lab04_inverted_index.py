@@ -404,11 +404,14 @@ def verify_merge_cost(train: Callable) -> None:
 
 @grader
 def check_train(train: Callable) -> None:
-    """Visible test of task 3: the fixed cases, and the index is really used (calls watched)."""
+    """Visible test of task 3: the fixed cases, and the index is really used: the same two checks of the
+    work as the hidden test (the calls watched, and the cost per merge measured from outside the learner's
+    code), so that the visible point is not earned by calls alone, nor lost where the grade passes."""
     count = check_cases(TRAIN_TASK, train, reference_train, TRAIN_CASES)
     calls, rewritten, ever_held, words = watch_index_use(train)
     passed(f"train uses the index: {calls} calls of merge_and_update in 243 merges of corpus.en ({rewritten} word "
            f"rewrites, {ever_held} ids under the merged pairs, {words} words).")
+    verify_merge_cost(train)  # prints its own line when it passes
     passed(f"train: all {count} visible cases pass.")
 
 

@@ -473,9 +473,13 @@ def verify_merge_cost(train: Callable) -> None:
 
 @grader
 def check_train(train: Callable) -> None:
-    """Visible test of task 3: fixed cases, the CS336 merges of corpus.en, and no scan per merge."""
+    """Visible test of task 3: fixed cases, the CS336 merges of corpus.en, and no scan per merge: the same
+    two checks of the work as the hidden test (the calls watched, and the cost per merge measured from
+    outside the learner's code), so that the visible point is not earned by calls alone, nor lost where
+    the grade passes."""
     count = check_cases(TRAIN_TASK, train, reference_train, TRAIN_CASES)
     verify_heap_use(train)  # prints its own line when it passes
+    verify_merge_cost(train)  # so does this one
     verify_trainer(TRAIN_TASK, train, corpus_en_case, ON_CORPUS_EN)
     passed(f"train: all {count} visible cases pass.")
 

@@ -230,3 +230,70 @@ def verify_call_cost(task: Task, learner: Callable, reference: Callable, args: t
         f"{task.name}({describe}) took {best.learner:.2f} s of CPU time, the reference {best.reference:.2f} s: more than "
         f"{slack:g} s + {factor:g} times the reference's (the best of {len(costs)} tries, measured from outside your code): "
         f"{too_slow}")
+
+
+# ---- growth with the input's length: a method whose cost grows faster than linearly ---------------
+
+
+@dataclass
+class CallGrowth:
+    """The learner's CPU seconds for one call on a short input (``small``) and on one ``times`` as long (``large``)."""
+
+    small: float
+    large: float
+    times: int
+
+    @property
+    def ratio(self) -> float:
+        """How many times the short call's CPU time the long one took (the short one counted as at least 0.05 s:
+        a few clock ticks, so that their rounding cannot make a quick method look as if it grew)."""
+        return self.large / max(self.small, 0.05)
+
+
+def verify_call_growth(task: Task, learner: Callable, reference: Callable, small: tuple, large: tuple, times: int,
+                       describe: Callable[[tuple], str], *, limit: float, timeout: float, too_slow: str) -> CallGrowth | None:
+    """Fail unless ``learner(*large)``, an input ``times`` as long as ``small``, costs at most ``limit`` times the CPU
+    time of ``learner(*small)`` (its process's, read from outside it), in one of :data:`TRIES` tries, both calls
+    returning the reference's answer; a call that does not finish within ``timeout`` seconds fails at once. A
+    method linear in the input grows about ``times`` times (less, with a cost that does not grow); one that is
+    quadratic on these inputs about ``times`` squared: the machine's speed and load cancel out of the ratio.
+    ``describe(args)`` names an input in messages. ``None`` where CPU time cannot be read (said in the output)."""
+    if runs_remotely(learner):
+        learner = replace(learner, timeout=timeout)
+    task = replace(task, kernel_time_limit=timeout)  # in a notebook
+    expected = {id(small): reference(*copy.deepcopy(small)), id(large): reference(*copy.deepcopy(large))}
+    tries: list[CallGrowth] = []
+    for _ in range(TRIES):
+        seconds = []
+        for args in (small, large):
+            try:
+                outcome, spent = cpu_of_call(task, learner, args)
+            except core.GradingStopped as stopped:
+                raise CheckFailed(f"{task.name}({describe(args)}) did not finish: {stopped}; {too_slow}") from None
+            if outcome.error is not None:
+                if "did not finish within" in str(outcome.error):
+                    raise CheckFailed(f"{task.name}({describe(args)}) did not finish within {timeout:g} s: {too_slow}")
+                raise CheckFailed(f"{task.name}({describe(args)}) raised {error_name(outcome.error)}: {outcome.error}")
+            try:
+                right = same(plain(expected[id(args)]), plain(outcome.value[1]))
+            except WrongType:
+                right = False
+            if not right:
+                raise CheckFailed(f"{task.name}({describe(args)}) did not return the reference's answer on an input its "
+                                  "time is measured on")
+            seconds.append(spent)
+        if any(spent != spent for spent in seconds):  # nan: not measurable here
+            print(f"{task.name}: its CPU time could not be measured on this system; its growth is not checked.")
+            return None
+        growth = CallGrowth(seconds[0], seconds[1], times)
+        if growth.ratio <= limit:
+            return growth
+        tries.append(growth)
+        if growth.ratio > 2 * limit:  # far past the limit: no burst of load explains it
+            break
+    best = min(tries, key=lambda growth: growth.ratio)
+    raise CheckFailed(
+        f"{task.name}({describe(large)}) took {best.large:.2f} s of CPU time, {task.name}({describe(small)}) "
+        f"{best.small:.2f} s: {best.ratio:.1f} times as long for an input {times} times as long, more than {limit:g} (the "
+        f"best of {len(tries)} tries, measured from outside your code); a method linear in the input grows about "
+        f"{times} times. {too_slow}")
