@@ -6,6 +6,7 @@ Keep fixtures here generic; fixtures of the GPT-2 encoding tests are prefixed ``
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -13,9 +14,14 @@ from pathlib import Path
 import pytest
 
 from bpe_ref import data_files
+from bpe_ref.course.nbgrader_main import skip_unused_schema_formats
+
 from bpe_ref.serialization import load_merges, load_vocab
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# Test modules import nbgrader, and so jsonschema: without the IRI grammars it builds at import (about
+# a second of CPU in each test process), as in every nbgrader the course starts (nbgrader_main.py).
+skip_unused_schema_formats()
 
 
 @pytest.fixture(scope="session")
@@ -74,6 +80,23 @@ def gpt2_tiktoken(gpt2_tokenizer):
     from bpe_ref.course.interop import to_tiktoken
 
     return to_tiktoken(gpt2_tokenizer, name="gpt2")
+
+
+# ---- nothing of a run stays in /tmp ------------------------------------------------------------
+#
+# Every process of the run (pytest's own tmp_path, xdist's workers, kernels, nbgrader, graders and
+# their workers, a hub) makes its temporary files in one folder, removed when the run ends: a
+# process that is killed cannot remove its own (a notebook kernel's folder for the graders' file
+# arguments, bpe_ref.course.checks.core._files_folder, is removed at the kernel's exit, which a
+# kernel shut down by its client never reaches). xdist's workers inherit the controller's folder.
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):  # an xdist worker: TMPDIR is the controller's folder already
+        return
+    folder = tempfile.mkdtemp(prefix="bpe-tests-")
+    os.environ["TMPDIR"] = tempfile.tempdir = folder
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
 # ---- spreading the suite over the cores (pytest-xdist, ``--dist loadscope``) --------------------
