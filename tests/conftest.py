@@ -104,7 +104,7 @@ def pytest_configure(config):
 # xdist's loadscope runs each module in one process, so a module's module-scoped fixtures are built
 # once; a long module then keeps one core busy while the other waits. The scopes here are finer:
 # tests sharing a module-scoped fixture stay together (the module, or the module and the fixture's
-# parameter when the fixture is built once per parameter, e.g. one grading batch per lab), and any
+# parameter when the fixture is built once per parameter, e.g. one graded class per group of labs), and any
 # other test is a scope of its own, run by whichever process is free. Scopes are handed out in the
 # collection's order (``--no-loadscope-reorder``), which the workers make costliest first: the
 # per-parameter scopes (the grading batches), then scopes holding a test marked ``slow``, then

@@ -17,7 +17,7 @@ cells that hang or exit) do not depend on the lab: they run on the first lab's b
 own notebooks, and those whose outcome depends on the lab's policy (a child process, killing the
 grader) run on lab 03's too, whose code may start processes. The attacks that do depend on a lab's
 functions run on the sampled labs of ``tests/sampling.py`` (those built on the blank release on
-four labs, those built on the complete notebook on two), and every lab's batch holds its honest
+four labs, those built on the complete notebook on lab 00), and every lab's batch holds its honest
 solution, its blank release, the hard-coded visible answers and an unreadable file; a few labs'
 batches hold a submission that breaks in a way only that lab shows (``ONE_LAB``).
 ``BPE_EXHAUSTIVE=1`` sends every attack to every lab (maintainers run it before a release, see
