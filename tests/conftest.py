@@ -120,7 +120,10 @@ _SCOPES_DIR = "bpe_test_scopes_dir"
 def _shared_fixture_scope(item) -> tuple[str, bool] | None:
     """``(scope, per parameter)`` of a test that uses a module-scoped fixture, else None."""
     definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-    shared = [name for name in item.fixturenames if name in definitions and definitions[name][-1].scope == "module"]
+    # A module-scoped direct parameter (``parametrize(..., scope="module")``, e.g. the lab beside
+    # the graded class of its group) is pytest's stand-in fixture, shared by nothing: not counted.
+    shared = [name for name in item.fixturenames if name in definitions and definitions[name][-1].scope == "module"
+              and getattr(definitions[name][-1].func, "__name__", "") != "get_direct_param_fixture_func"]
     if not shared:
         return None
     params = getattr(getattr(item, "callspec", None), "params", {})
