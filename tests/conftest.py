@@ -6,6 +6,7 @@ Keep fixtures here generic; fixtures of the GPT-2 encoding tests are prefixed ``
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -13,9 +14,14 @@ from pathlib import Path
 import pytest
 
 from bpe_ref import data_files
+from bpe_ref.course.nbgrader_main import skip_unused_schema_formats
+
 from bpe_ref.serialization import load_merges, load_vocab
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# Test modules import nbgrader, and so jsonschema: without the IRI grammars it builds at import (about
+# a second of CPU in each test process), as in every nbgrader the course starts (nbgrader_main.py).
+skip_unused_schema_formats()
 
 
 @pytest.fixture(scope="session")
@@ -76,12 +82,29 @@ def gpt2_tiktoken(gpt2_tokenizer):
     return to_tiktoken(gpt2_tokenizer, name="gpt2")
 
 
+# ---- nothing of a run stays in /tmp ------------------------------------------------------------
+#
+# Every process of the run (pytest's own tmp_path, xdist's workers, kernels, nbgrader, graders and
+# their workers, a hub) makes its temporary files in one folder, removed when the run ends: a
+# process that is killed cannot remove its own (a notebook kernel's folder for the graders' file
+# arguments, bpe_ref.course.checks.core._files_folder, is removed at the kernel's exit, which a
+# kernel shut down by its client never reaches). xdist's workers inherit the controller's folder.
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):  # an xdist worker: TMPDIR is the controller's folder already
+        return
+    folder = tempfile.mkdtemp(prefix="bpe-tests-")
+    os.environ["TMPDIR"] = tempfile.tempdir = folder
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
 # ---- spreading the suite over the cores (pytest-xdist, ``--dist loadscope``) --------------------
 #
 # xdist's loadscope runs each module in one process, so a module's module-scoped fixtures are built
 # once; a long module then keeps one core busy while the other waits. The scopes here are finer:
 # tests sharing a module-scoped fixture stay together (the module, or the module and the fixture's
-# parameter when the fixture is built once per parameter, e.g. one grading batch per lab), and any
+# parameter when the fixture is built once per parameter, e.g. one graded class per group of labs), and any
 # other test is a scope of its own, run by whichever process is free. Scopes are handed out in the
 # collection's order (``--no-loadscope-reorder``), which the workers make costliest first: the
 # per-parameter scopes (the grading batches), then scopes holding a test marked ``slow``, then
@@ -97,7 +120,10 @@ _SCOPES_DIR = "bpe_test_scopes_dir"
 def _shared_fixture_scope(item) -> tuple[str, bool] | None:
     """``(scope, per parameter)`` of a test that uses a module-scoped fixture, else None."""
     definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-    shared = [name for name in item.fixturenames if name in definitions and definitions[name][-1].scope == "module"]
+    # A module-scoped direct parameter (``parametrize(..., scope="module")``, e.g. the lab beside
+    # the graded class of its group) is pytest's stand-in fixture, shared by nothing: not counted.
+    shared = [name for name in item.fixturenames if name in definitions and definitions[name][-1].scope == "module"
+              and getattr(definitions[name][-1].func, "__name__", "") != "get_direct_param_fixture_func"]
     if not shared:
         return None
     params = getattr(getattr(item, "callspec", None), "params", {})

@@ -1,12 +1,18 @@
 """How much of the lab-by-lab work the default run does, and the switch that does it all.
 
 The default run (what CI runs, within its time budget) grades every lab's solution and release
-and the attacks that need no lab of their own choosing, and sends the expensive lab-by-lab work
-(the attacks built from each lab's functions, feedback and export for a class) to a fixed sample
-of labs that covers every kind of task: bytes and special tokens (00), processes and files (03), a
-heap trainer (05) and an encoder (08). Running a solution notebook top to bottom with its
-exploration goes to two of them (00 and 03), and ``python -m bpe_ref grade`` grades lab 00's
-solution (tests/test_grading_labs.py). ``BPE_EXHAUSTIVE=1`` runs every lab (about three times as
+(with feedback and export for the class) and the attacks that need no lab of their own choosing,
+and sends the expensive lab-by-lab work to fixed samples of labs. The attacks built from each
+lab's functions on its blank release (cheap: nothing runs far) go to labs that cover every kind of
+task: bytes and special tokens (00), processes and files (03), a heap trainer (05) and an encoder
+(08). The submissions built from each lab's complete notebook with one function broken (each
+grades nearly the whole lab again, 5-15 s of CPU) go to lab 00 only: their code path (the
+reference's helpers bound as stand-ins for the learner's, a task costing its own points) is the
+same in every lab and runs in every lab's honest grading too (each later task is graded with
+stand-ins, from the modules a lab gives the worker where it does), and
+tests/test_stand_ins.py checks every lab's stand-ins themselves. Running a solution notebook top
+to bottom with its exploration goes to labs 00 and 03, and ``python -m bpe_ref grade`` grades lab
+00's solution (tests/test_grading_labs.py). ``BPE_EXHAUSTIVE=1`` runs every lab (about three times as
 long; maintainers run it before a release, see CONTRIBUTING.md); ``BPE_EVERY_ATTACK=1``, its older
 name, does the same.
 """
@@ -19,14 +25,16 @@ import pytest
 
 EXHAUSTIVE = bool(os.environ.get("BPE_EXHAUSTIVE") or os.environ.get("BPE_EVERY_ATTACK"))
 SAMPLED_LABS = ("00_pretokenization", "03_parallel", "05_heap", "08_linear_encoding")
+# The lab-dependent submissions built on a complete notebook (a broken helper or last function).
+COMPLETE_NOTEBOOK_LABS = ("00_pretokenization",)
 # Running a solution notebook top to bottom checks that its exploration and plots run: two labs whose
 # explorations differ most (bytes and plots; processes and timing) stand for the rest.
 NOTEBOOK_RUN_LABS = ("00_pretokenization", "03_parallel")
 
 
-def sampled(lab: str) -> bool:
-    """Whether the run does the expensive lab-by-lab work for ``lab``."""
-    return EXHAUSTIVE or lab in SAMPLED_LABS
+def sampled(lab: str, sample: tuple[str, ...] = SAMPLED_LABS) -> bool:
+    """Whether the run does the expensive lab-by-lab work of ``sample`` for ``lab``."""
+    return EXHAUSTIVE or lab in sample
 
 
 def skip_unless_sampled(lab: str, what: str, sample: tuple[str, ...] = SAMPLED_LABS) -> None:

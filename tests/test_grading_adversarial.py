@@ -10,12 +10,14 @@ export must work, and the package on disk must be unchanged. Every lab runs this
 built from each lab's own notebooks); one submission is also graded through ``python -m bpe_ref
 grade`` to show the self-study path is the same.
 
-Each lab's batch runs once per session (a module-scoped fixture, about a minute per lab). The
+Each lab's batch is graded once per session (a module-scoped fixture): lab 00's class alone, the
+other labs' together in one course with one ``nbgrader autograde "*"`` (see ``GROUPS``). The
 attacks on the sandbox itself (hooks, patched imports, killing the grader, editing the package,
 cells that hang or exit) do not depend on the lab: they run on the first lab's batch, built from its
 own notebooks, and those whose outcome depends on the lab's policy (a child process, killing the
 grader) run on lab 03's too, whose code may start processes. The attacks that do depend on a lab's
-functions run on the sampled labs of ``tests/sampling.py``, and every lab's batch holds its honest
+functions run on the sampled labs of ``tests/sampling.py`` (those built on the blank release on
+four labs, those built on the complete notebook on lab 00), and every lab's batch holds its honest
 solution, its blank release, the hard-coded visible answers and an unreadable file; a few labs'
 batches hold a submission that breaks in a way only that lab shows (``ONE_LAB``).
 ``BPE_EXHAUSTIVE=1`` sends every attack to every lab (maintainers run it before a release, see
@@ -41,7 +43,6 @@ import pytest
 from bpe_ref.course.grade import class_report, grades_from_course, group_by_task
 from bpe_ref.course.notebooks import (
     REPO_ROOT,
-    generate_release,
     lab_names,
     nbgrader_environment,
     read_notebook_json,
@@ -51,20 +52,13 @@ from bpe_ref.course.notebooks import (
     temporary_course,
 )
 from bpe_ref.course.trusted import cells as test_cells
-from sampling import EXHAUSTIVE, SAMPLED_LABS, sampled, skip_unless_sampled
+from sampling import COMPLETE_NOTEBOOK_LABS, EXHAUSTIVE, SAMPLED_LABS, sampled
 
 pytestmark = pytest.mark.slow
 LABS = lab_names()
 PACKAGE = REPO_ROOT / "bpe_ref"
-# Short limits, so that the cells and calls that hang cost little. A call may take 20 s (an honest
-# lab-01 train on corpus.en took over 10 s at load 9), except on the every-attack lab, whose hanging
-# function burns its whole limit and whose honest calls take milliseconds.
+# Short limits, so that the cells and calls that hang cost little (the call limit: call_limit).
 BATCH_OPTIONS = ["--TrustedExecute.cell_timeout=5"]
-
-
-def call_limit(lab: str) -> str:
-    return f"--TrustedExecute.call_timeout={10 if lab in EVERY_ATTACK_LABS else 20}"
-
 
 
 # ---- building the submissions -------------------------------------------------------------------
@@ -364,7 +358,9 @@ def class_of(lab: str, course: Path) -> dict[str, dict | str]:
     everyone = every_submission(lab, course)
     if attacks_on(lab):
         return everyone
-    kept = (LAB_DEPENDENT if sampled(lab) else EVERY_LAB) | (POLICY_DEPENDENT if lab in PROCESS_LABS else set())
+    kept = (EVERY_LAB | (ON_THE_RELEASE if sampled(lab) else set())
+            | (ON_THE_SOLUTION if sampled(lab, COMPLETE_NOTEBOOK_LABS) else set())
+            | (POLICY_DEPENDENT if lab in PROCESS_LABS else set()))
     return {s: n for s, n in everyone.items() if s in kept}
 
 
@@ -461,11 +457,14 @@ def has_helpers(lab: str) -> bool:
     return lab not in NO_HELPERS
 
 
-# Built from each lab's own functions and notebooks: run on every lab.
-LAB_DEPENDENT = {"honest", "blank", "last_raises", "invalid_json", "hardcoded", "helper_raises", "keeps_a_stand_in",
-                 "reference_import", "reference_from_disk"}
 # Built from each lab's notebooks and cheap to grade: every lab's batch holds these.
 EVERY_LAB = {"honest", "blank", "hardcoded", "invalid_json"}
+# Built from each lab's own functions on its blank release (cheap): on the sampled labs.
+ON_THE_RELEASE = {"reference_import", "reference_from_disk"}
+# Built from each lab's complete notebook, one function broken (each grades nearly the whole lab
+# again): on fewer labs (sampling.COMPLETE_NOTEBOOK_LABS).
+ON_THE_SOLUTION = {"last_raises", "helper_raises", "keeps_a_stand_in"}
+LAB_DEPENDENT = EVERY_LAB | ON_THE_RELEASE | ON_THE_SOLUTION
 # The attacks on the sandbox itself run on one lab: they do not depend on its functions.
 EVERY_ATTACK_LABS = {"00_pretokenization"}
 # Except those whose outcome depends on the lab's policy: a lab whose code may start processes
@@ -486,10 +485,11 @@ def summarized(lab: str) -> bool:
 
 def needs(batch, *students: str) -> None:
     """Skip, saying why, a check of students that this lab's batch leaves out."""
-    missing = [student for student in students if student not in batch["report"]]
+    missing = set(student for student in students if student not in batch["report"])
     if missing:
-        pytest.skip(f"{batch['lab']}: {', '.join(missing)} run on the labs "
-                    f"{', '.join(sorted(EVERY_ATTACK_LABS if set(missing) - LAB_DEPENDENT else SAMPLED_LABS))} "
+        where = (EVERY_ATTACK_LABS if missing - LAB_DEPENDENT else
+                 COMPLETE_NOTEBOOK_LABS if missing & ON_THE_SOLUTION else SAMPLED_LABS)
+        pytest.skip(f"{batch['lab']}: {', '.join(sorted(missing))} run on the labs {', '.join(sorted(where))} "
                     "(BPE_EXHAUSTIVE=1 runs them on every lab)")
 
 
@@ -519,49 +519,103 @@ def package_fingerprint() -> str:
     return digest.hexdigest()
 
 
-@pytest.fixture(scope="module", params=LABS)
-def batch(request):
-    lab = request.param
+# The labs graded together: one course, one ``nbgrader autograde "*"`` (nbgrader's assignment
+# argument is a pattern), one feedback and one export for all of them, so that nbgrader starts
+# and builds a gradebook once per group rather than once per lab. Lab 00, whose every-attack class
+# has a function that hangs until its call limit, is graded with the short limit, alone; under
+# BPE_EXHAUSTIVE=1 every lab is a group of its own (the groups run side by side under xdist).
+GROUPS = ({lab: (lab,) for lab in LABS} if EXHAUSTIVE else
+          {"lab00": ("00_pretokenization",), "labs01-10": tuple(lab for lab in LABS if lab != "00_pretokenization")})
+
+
+def group_of(lab: str) -> str:
+    return next(name for name, labs in GROUPS.items() if lab in labs)
+
+
+def call_limit(group: str) -> str:
+    """A call may take 20 s (an honest lab-01 train on corpus.en took over 10 s at load 9), except
+    on the every-attack lab, whose hanging function burns its whole limit and whose honest calls
+    take milliseconds."""
+    short = all(lab in EVERY_ATTACK_LABS for lab in GROUPS[group])
+    return f"--TrustedExecute.call_timeout={10 if short else 20}"
+
+
+def only_on(lab: str):
+    """Run a test on ``lab``'s batch only (a submission that only that lab's class holds)."""
+    def mark(test):
+        test.only_on = lab
+        return test
+    return mark
+
+
+def pytest_generate_tests(metafunc):
+    # Each test that takes ``batch`` runs once per lab; the labs of a group share one graded class
+    # (a module-scoped parameter, which tests/conftest.py keeps on one xdist worker).
+    if "graded_class" in metafunc.fixturenames:
+        labs = [getattr(metafunc.function, "only_on", None) or lab for lab in LABS]
+        labs = list(dict.fromkeys(labs))
+        metafunc.parametrize(("graded_class", "lab"), [(group_of(lab), lab) for lab in labs], indirect=["graded_class"],
+                             ids=labs, scope="module")
+
+
+@pytest.fixture(scope="module")
+def graded_class(request):
+    """Every lab of the group ``request.param`` autograded as one class: lab -> its batch."""
+    group = request.param
+    labs = GROUPS[group]
     before = package_fingerprint()
-    with temporary_course([lab]) as course:
-        generate_release(lab, course, database=True)
+    with temporary_course(labs) as course:
+        if run_nbgrader(["generate_assignment", "*", "--force"], course, timeout=600).returncode != 0:
+            raise RuntimeError(f"nbgrader generate_assignment failed for {', '.join(labs)}")
         config_before = (course / "nbgrader_config.py").read_text()
-        submissions = submissions_of(lab, course)
-        for student, notebook in submissions.items():
-            folder = course / "submitted" / student / lab
-            folder.mkdir(parents=True)
-            text = notebook if isinstance(notebook, str) else json.dumps(notebook, indent=1)
-            (folder / f"{lab}.ipynb").write_text(text, encoding="utf-8")
+        for lab in labs:
+            for student, notebook in submissions_of(lab, course).items():
+                folder = course / "submitted" / student / lab
+                folder.mkdir(parents=True)
+                text = notebook if isinstance(notebook, str) else json.dumps(notebook, indent=1)
+                (folder / f"{lab}.ipynb").write_text(text, encoding="utf-8")
         start = time.perf_counter()
-        autograde = run_nbgrader(["autograde", lab, *BATCH_OPTIONS, call_limit(lab)], course, timeout=1800)
+        autograde = run_nbgrader(["autograde", "*", *BATCH_OPTIONS, call_limit(group)], course, timeout=1800)
         seconds = time.perf_counter() - start
-        report = {s.student: s for s in class_report(course, lab)}
-        # The class summary is checked where there are attacks to flag, feedback and export on the sampled labs.
-        summary = subprocess.run(
+        # The class summary is checked where there are attacks to flag; feedback and export on every lab.
+        summaries = {lab: subprocess.run(
             [sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
             cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300,
-        ) if summarized(lab) else None
-        export = None
-        if sampled(lab):
-            run_nbgrader(["generate_feedback", lab], course)  # its files are checked below
-            export = run_nbgrader(["export", "--to", str(course / "grades.csv")], course)
-        yield {
-            "lab": lab,
-            "course": course,
-            "autograde": autograde,
-            "seconds": seconds,
-            "report": report,
-            "details": {s: group_by_task(grades_from_course(course, lab, s, lab)) for s, r in report.items() if r.status == "graded"},
-            "summary": summary,
-            "feedback_files": {p.parts[-3] for p in (course / "feedback").glob(f"*/{lab}/{lab}.html")},
-            "export": export,
-            "grades_csv": list(csv.DictReader((course / "grades.csv").open())) if (course / "grades.csv").exists() else [],
-            "autograded": {p.parts[-3]: json.loads(p.read_text()) for p in (course / "autograded").glob(f"*/{lab}/{lab}.ipynb")},
-            "package_unchanged": package_fingerprint() == before,
-            "config_unchanged": (course / "nbgrader_config.py").read_text() == config_before,
-            "full": sum(cell.points for cell in test_cells.load(lab)),
-            "seed": seed.read_text() if (seed := course / "trusted_grades" / "hidden_seed").exists() else None,
-        }
+        ) for lab in labs if summarized(lab)}
+        run_nbgrader(["generate_feedback", "*"], course)  # its files are checked below
+        export = run_nbgrader(["export", "--to", str(course / "grades.csv")], course)
+        grades_csv = list(csv.DictReader((course / "grades.csv").open())) if (course / "grades.csv").exists() else []
+        package_unchanged = package_fingerprint() == before
+        config_unchanged = (course / "nbgrader_config.py").read_text() == config_before
+        seed = (course / "trusted_grades" / "hidden_seed").read_text() if (course / "trusted_grades" / "hidden_seed").exists() else None
+        batches = {}
+        for lab in labs:
+            report = {s.student: s for s in class_report(course, lab)}
+            batches[lab] = {
+                "lab": lab,
+                "group": labs,
+                "course": course,
+                "autograde": autograde,
+                "seconds": seconds,
+                "report": report,
+                "details": {s: group_by_task(grades_from_course(course, lab, s, lab)) for s, r in report.items() if r.status == "graded"},
+                "summary": summaries.get(lab),
+                "feedback_files": {p.parts[-3] for p in (course / "feedback").glob(f"*/{lab}/{lab}.html")},
+                "export": export,
+                "grades_csv": [row for row in grades_csv if row["assignment"] == lab],
+                "autograded": {p.parts[-3]: json.loads(p.read_text()) for p in (course / "autograded").glob(f"*/{lab}/{lab}.ipynb")},
+                "package_unchanged": package_unchanged,
+                "config_unchanged": config_unchanged,
+                "full": sum(cell.points for cell in test_cells.load(lab)),
+                "seed": seed,
+            }
+        yield batches
+
+
+@pytest.fixture
+def batch(graded_class, lab):
+    """One lab's part of its group's class (see :func:`graded_class`)."""
+    return graded_class[lab]
 
 
 def score(batch, student: str) -> float:
@@ -577,7 +631,8 @@ def test_the_batch_grades_everyone_but_the_unreadable(batch):
     not_graded = {s: r for s, r in batch["report"].items() if r.status != "graded"}
     assert set(not_graded) == {"invalid_json"}, not_graded
     assert not_graded["invalid_json"].status == "could not be read"
-    print(f"{batch['lab']}: {len(batch['report'])} submissions autograded in {batch['seconds']:.0f} s")
+    print(f"{', '.join(batch['group'])}: {len(batch['report'])} submissions of {batch['lab']} autograded, "
+          f"the whole group in {batch['seconds']:.0f} s")
 
 
 def test_honest_work_gets_full_marks_whatever_it_prints(batch):
@@ -675,14 +730,15 @@ def test_a_gradebook_written_behind_the_graders_back_is_flagged(batch, tmp_path)
         db.execute("UPDATE grade SET manual_score = 100 WHERE id IN (SELECT grade.id FROM grade "
                    "JOIN submitted_notebook ON grade.notebook_id = submitted_notebook.id "
                    "JOIN submitted_assignment ON submitted_notebook.assignment_id = submitted_assignment.id "
-                   "JOIN student ON submitted_assignment.student_id = student.id WHERE student.id = 'blank')")
+                   "JOIN assignment ON submitted_assignment.assignment_id = assignment.id "
+                   "JOIN student ON submitted_assignment.student_id = student.id "
+                   "WHERE student.id = 'blank' AND assignment.name = ?)", (lab,))
     problems = gradebook_disagreements(course, lab, "blank", lab)
     assert problems and all("manual score" in p for p in problems)
     assert gradebook_disagreements(course, lab, "honest", lab) == []
 
 
 def test_feedback_and_export_work_for_the_class(batch):
-    skip_unless_sampled(batch["lab"], "feedback and export for a class")
     graded = {s for s, r in batch["report"].items() if r.status == "graded"}
     assert batch["feedback_files"] == graded
     assert batch["export"].returncode == 0
@@ -735,7 +791,7 @@ def cell_of(batch, student: str, cell_id: str) -> dict:
     return next(c for c in batch["autograded"][student]["cells"] if c.get("id") == cell_id)
 
 
-@pytest.mark.parametrize("batch", ["00_pretokenization"], indirect=True)
+@only_on("00_pretokenization")
 def test_a_cell_that_kills_its_process_costs_only_what_it_defines(batch):
     # The worker dies in task 2's solution cell; a fresh one replays the cells that ran, and the
     # rest of the notebook is graded: task 2 earns nothing, everything else its points.
@@ -746,14 +802,14 @@ def test_a_cell_that_kills_its_process_costs_only_what_it_defines(batch):
     assert "the process running your code stopped" in dying["outputs"][-1]["evalue"]
 
 
-@pytest.mark.parametrize("batch", ["02_incremental"], indirect=True)
+@only_on("02_incremental")
 def test_a_broken_or_unfinished_stretch_task_costs_nothing(batch):
     # Stretch tasks are ungraded: the broken stretch cell is reported in the feedback, and nothing more.
     assert score(batch, "broken_stretch") == batch["full"]
     assert cell_of(batch, "broken_stretch", "stretch_overlap_bug_solution")["outputs"][-1]["ename"] == "NameError"
 
 
-@pytest.mark.parametrize("batch", ["10_distributed"], indirect=True)
+@only_on("10_distributed")
 def test_deleted_test_cells_come_back_even_after_a_read_only_cell(batch):
     # nbgrader puts a deleted test cell back after the source cell before it; its own lookup failed
     # when that cell was read-only (lab 10's task_graph, task 3's tree_shape), and autograde gave up
@@ -769,7 +825,7 @@ def test_deleted_test_cells_come_back_even_after_a_read_only_cell(batch):
         assert order[order.index(test) - 1] == source_order[source_order.index(test) - 1], test
 
 
-@pytest.mark.parametrize("batch", ["01_naive_bpe"], indirect=True)
+@only_on("01_naive_bpe")
 def test_autograde_grades_in_the_sources_order_and_flags_the_tampering(batch):
     # tests/test_trust_boundary.py's reordering attack, with a deleted test cell and an edited
     # read-only one, in a class: graded in the source's order, and grade --class says what was done.
