@@ -16,11 +16,11 @@ def test_the_benchmark_uses_the_courses_measuring_harness():
     """Medians, rounds, per-round ratios and exponents are bpe_ref.measure's (tests/test_measure.py),
     written once; an encoder stopped after one size has no exponent."""
     from bpe_ref import measure
-    from bpe_ref.course.bench import common, counting
+    from bpe_ref.course.bench import common, exact_counts
 
     for name in ("median", "timed"):
         assert getattr(bench, name) is getattr(measure, name)
-    assert common.median is measure.median and counting.interleaved is measure.interleaved
+    assert common.median is measure.median and exact_counts.interleaved is measure.interleaved
     # The bench reads measure's ratio as a throughput (faster, slower) and has no exponent for one size.
     assert (bench.paired_ratio({"a": [1.0, 2.0], "b": [3.0, 6.0]}, "a", "b")
             == measure.paired_ratio({"a": [1.0, 2.0], "b": [3.0, 6.0]}, "b", "a") == 3.0)
