@@ -24,14 +24,14 @@ def test_the_benchmark_uses_the_courses_measuring_harness():
     assert common.median is measure.median and exact_counts.interleaved is measure.interleaved
     assert common.interleaved is measure.interleaved and common.timed is measure.timed
     # The bench reads measure's ratio as a throughput (faster, slower) and has no exponent for one size.
-    assert (bench.paired_ratio({"a": [1.0, 2.0], "b": [3.0, 6.0]}, "a", "b")
-            == measure.paired_ratio({"a": [1.0, 2.0], "b": [3.0, 6.0]}, "b", "a") == 3.0)
+    times = {"a": [1.0, 2.0], "b": [3.0, 6.0]}
+    assert bench.ratio({"times": times, "cpu": times}, "a", "b") == measure.paired_ratio(times, "b", "a") == 3.0
     assert math.isnan(bench.fit_exponent([(10, 1.0)])) and bench.fit_exponent([(10, 1.0), (20, 4.0)]) == pytest.approx(2.0)
 
 
-def test_paired_ratio_is_the_median_of_per_round_ratios():
+def test_a_ratio_is_the_median_of_per_round_ratios():
     times = {"ours": [1.0, 2.0, 1.0], "theirs": [2.0, 2.0, 4.0]}
-    assert bench.paired_ratio(times, "ours", "theirs") == 2.0  # ratios 2, 1, 4
+    assert bench.ratio({"times": {}, "cpu": times}, "ours", "theirs") == 2.0  # ratios 2, 1, 4
 
 
 def test_ratios_compare_cpu_time_on_one_thread_and_wall_time_against_a_batch():

@@ -58,7 +58,7 @@ def record(command: str, **fields) -> dict:
 
 def written_by(command: str, quick: bool, took: float | None = None) -> str:
     """The first line under a results page's title: which command wrote it, and when."""
-    return (f"Written by `python -m bpe_ref bench {command}`" + (" --quick" if quick else "")
+    return (f"Written by `python -m bpe_ref bench {command}{' --quick' if quick else ''}`"
             + f" on {datetime.date.today().isoformat()}" + (f" in {took:.0f} s" if took is not None else "")
             + "; rerun it to refresh these figures on your machine.")
 
@@ -86,7 +86,10 @@ def run_json_subprocess(code: str, env: dict[str, str] | None = None, timeout: f
 def in_fresh_process(function: Callable, *args, env: dict[str, str] | None = None, timeout: float | None = None,
                      show_progress: bool = False):
     """``function(*args)`` (a module-level function; arguments and result JSON) in a fresh Python."""
-    code = (f"import json; from {function.__module__} import {function.__name__} as f; "
+    module = function.__module__
+    if module == "__main__":  # run as ``python -m package.module``: the fresh process imports it by name
+        module = sys.modules["__main__"].__spec__.name
+    code = (f"import json; from {module} import {function.__name__} as f; "
             f"print(json.dumps(f(*{args!r})))")
     return run_json_subprocess(code, env=env, timeout=timeout, show_progress=show_progress)
 

@@ -33,6 +33,7 @@ import pickle
 import tempfile
 import time
 from collections import Counter
+from hashlib import sha256
 from pathlib import Path
 
 from ...corpus import read_corpus
@@ -41,7 +42,6 @@ from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize,
 from ...measure import fit_exponent
 from .common import RESULTS_DIR, load_average, machine_description, markdown_table, median_time, today, written_by
 
-RESULTS_JSON = RESULTS_DIR / "distributed" / "results.json"
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
 # (label, file): the shipped corpora of more than 100 KB, as page 10 names them
 CORPORA: tuple[tuple[str, Path], ...] = (
@@ -134,10 +134,10 @@ def dask_message_sizes(path: Path, repeats: int) -> dict:
     counts = count_range(str(path), 0, path.stat().st_size, SPECIAL_TOKENS)
     sizes: dict = {"entries": len(counts), "pickle_bytes": len(pickle.dumps(counts, protocol=5))}
     for label, result in (("plain", counts), ("packed", Packed(counts))):
-        frames = dumps({"op": "task-finished", "result": to_serialize(result)})
+        message = lambda: dumps({"op": "task-finished", "result": to_serialize(result)})
+        frames = message()
         sizes[label] = {"frames": len(frames), "bytes": sum(memoryview(frame).nbytes for frame in frames),
-                        "seconds": median_time(lambda: dumps({"op": "task-finished", "result": to_serialize(result)}),
-                                         repeats)}
+                        "seconds": median_time(message, repeats)}
     return sizes
 
 
@@ -182,11 +182,10 @@ def merge_loop_times(repeats: int) -> list[dict]:
             for merges in MERGES:
                 size = 256 + len(SPECIAL_TOKENS) + merges
                 learned: list = []
-                seconds = median_time(lambda: learned.append(train_on_counts(case_counts, size, SPECIAL_TOKENS)[1]),
-                                repeats)
+                seconds = median_time(lambda: learned.append(train_on_counts(case_counts, size, SPECIAL_TOKENS)[1]), repeats)
                 rows.append({"corpus": name, "scale": scale, "merges": merges, "learned": len(learned[0]),
                              "distinct": len(case_counts), "distinct_bytes": sum(map(len, case_counts)),
-                             "seconds": seconds, "merges_digest": hash_merges(learned[0])})
+                             "seconds": seconds, "merges_digest": sha256(repr(learned[0]).encode()).hexdigest()[:16]})
     return rows
 
 
@@ -199,12 +198,6 @@ def memory_per_entry() -> dict:
     ints = {id(v): sys.getsizeof(v) for v in counts.values()}
     total = sys.getsizeof(counts) + sum(map(sys.getsizeof, counts)) + sum(ints.values())
     return {"entries": len(counts), "bytes": total, "bytes_per_entry": total / len(counts)}
-
-
-def hash_merges(merges: list) -> str:
-    import hashlib
-
-    return hashlib.sha256(repr(merges).encode()).hexdigest()[:16]
 
 
 def dask_scaling(repeats: int, directory: Path) -> dict:
@@ -303,25 +296,17 @@ def run(args: argparse.Namespace) -> int:
          + [[f"Dask, {w['workers']} worker{'s' if w['workers'] > 1 else ''}", f"{w['start_seconds']:.2f}",
              f"{w['count_seconds']:.2f}", f"{w['round_trip_seconds'] * 1000:.1f}"] for w in dask["workers"]]),
     ]
-    tables = [f"## {title}\n\n{markdown_table(headers, rows)}\n" for title, headers, rows in sections]
-    print("\n" + "\n".join(tables))
-    print(f"benchmark took {elapsed:.0f} s")
+    tables = "\n\n".join(f"## {title}\n\n{markdown_table(headers, rows)}" for title, headers, rows in sections)
+    print(f"\n{tables}\n\nbenchmark took {elapsed:.0f} s")
     if not args.no_write:
         out: Path = args.out
         out.mkdir(parents=True, exist_ok=True)
         document = {"machine": machine, "date": today(), "repeats": args.repeats, "special_tokens": SPECIAL_TOKENS,
                     "heaps": heaps, "network": network, "memory": memory, "rates": rates, "dask": dask}
         (out / "results.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-        header = [
-            "# Step 10 measurements: counts, sizes and rates for a corpus beyond one machine",
-            "",
-            written_by("distributed", args.quick),
-            "",
-            f"Machine: {machine}. Timings are medians of {args.repeats} runs (the merge loop: of "
-            f"{max(1, args.repeats // 2)}). Theory page [10](../../10-beyond-one-machine.md) reads "
-            "`results.json`; its figures and tables are computed from it by `python -m bpe_ref.course.figures --page 10`.",
-            "",
-        ]
-        (out / "README.md").write_text("\n".join(header + tables), encoding="utf-8")
+        template = (Path(__file__).parent / "distributed.md").read_text(encoding="utf-8")
+        (out / "README.md").write_text(template.format(
+            written=written_by("distributed", args.quick), machine=machine, repeats=args.repeats,
+            loop_repeats=max(1, args.repeats // 2), tables=tables), encoding="utf-8")
         print(f"wrote {out / 'results.json'} and {out / 'README.md'}")
     return 0

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE, data_file
-from ...measure import fit_exponent as fitted_exponent, median, paired_ratio as times_ratio, timed
+from ...measure import fit_exponent as fitted_exponent, median, paired_ratio, timed
 from ...pretokenize import PRETOKEN_RE
 from .common import (CHECK_HEADERS, RESULTS_DIR, check_rows, fixed_width_table, load_average, machine_description,
                      markdown_table, print_targets, pyplot, save_plot, wall_and_cpu, written_by)
@@ -62,12 +62,6 @@ TRAINED_SPECIAL_TOKENS = ["<|endoftext|>"]
 HF_LINES = "HF encode_batch (lines)"
 
 
-def paired_ratio(times: dict[str, list[float]], faster: str, slower: str) -> float:
-    """Median over rounds of time(slower) / time(faster): throughput of ``faster`` relative to ``slower``
-    (:func:`bpe_ref.measure.paired_ratio`, read the other way round)."""
-    return times_ratio(times, slower, faster)
-
-
 def uses_both_cores(label: str) -> bool:
     """HF's ``encode_batch`` runs on every core; every other contender runs on this thread."""
     return "encode_batch" in label
@@ -80,10 +74,11 @@ def median_seconds(measured: dict, label: str) -> float:
 
 
 def ratio(measured: dict, faster: str, slower: str) -> float:
-    """:func:`paired_ratio` in CPU time (``measured["cpu"]``) when both run on this one thread, in
+    """The throughput of ``faster`` relative to ``slower``: :func:`bpe_ref.measure.paired_ratio` of
+    ``slower`` over ``faster``, in CPU time (``measured["cpu"]``) when both run on this one thread, in
     wall time (``measured["times"]``) when one of them is an HF batch, which uses both cores."""
     both = uses_both_cores(faster) or uses_both_cores(slower)
-    return paired_ratio(measured["times" if both else "cpu"], faster, slower)
+    return paired_ratio(measured["times" if both else "cpu"], slower, faster)
 
 
 def fit_exponent(points: list[tuple[int, float]]) -> float:

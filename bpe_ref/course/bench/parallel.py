@@ -184,9 +184,9 @@ def run(args: argparse.Namespace) -> int:
     crossovers = {name: crossover(results, name) for name in others}
     verdicts = [f"{name}: " + (f"first faster than one process at {size:g} MiB" if size else "never faster here")
                 for name, size in crossovers.items()]
-    parts_title = f"parts of a two-worker count ({'1' if args.quick else '2'} MiB, medians)"
+    parts_mib = 1 if args.quick else 2
     print(f"\n{fixed_width_table(headers, rows)}")
-    print(f"\n{parts_title}\n{fixed_width_table(['part', 'time'], cost_rows)}")
+    print(f"\nparts of a two-worker count ({parts_mib} MiB, medians)\n{fixed_width_table(['part', 'time'], cost_rows)}")
     print("\n".join(verdicts))
     print(f"\nbenchmark took {elapsed:.0f} s")
 
@@ -196,30 +196,11 @@ def run(args: argparse.Namespace) -> int:
         (out / "results.json").write_text(json.dumps({"machine": machine, "date": today(), "quick": args.quick,
                                                       "repeats": repeats, "results": results, "fixed_costs": costs,
                                                       "crossovers": crossovers}, indent=1) + "\n")
-        lines = [
-            "# Parallel pretokenization benchmark",
-            "",
-            written_by("parallel", args.quick),
-            "",
-            f"Machine: {machine}. Each time is the median of {repeats} calls of `count_pretokens_in_file`, each in a",
-            "fresh Python process (the pool starts cold, as in a training run; importing `bpe_ref` is not timed),",
-            "repeats interleaved. Machines are shared and noisy: read ratios, not seconds. The default start method",
-            "is the course's (`forkserver` on Linux, `spawn` on macOS and Windows; never a bare `fork`).",
-            "",
-            "![time to count against file size, and the speed-up of two workers](parallel_counting.png)",
-            "",
-            markdown_table(headers, rows),
-            "",
-            f"## {parts_title[0].upper()}{parts_title[1:]}",
-            "",
-            markdown_table(["part", "time"], cost_rows),
-            "",
-            "## Where two workers start to pay",
-            "",
-            *[f"- {name}: " + (f"first faster than one process at {size:g} MiB." if size else "never faster at these sizes.")
-              for name, size in crossovers.items()],
-            "",
-        ]
-        (out / "README.md").write_text("\n".join(lines))
+        template = (Path(__file__).parent / "parallel.md").read_text(encoding="utf-8")
+        (out / "README.md").write_text(template.format(
+            written=written_by("parallel", args.quick), machine=machine, repeats=repeats, table=markdown_table(headers, rows),
+            parts_mib=parts_mib, parts=markdown_table(["part", "time"], cost_rows),
+            verdicts="\n".join(f"- {name}: " + (f"first faster than one process at {size:g} MiB." if size else
+                                                "never faster at these sizes.") for name, size in crossovers.items())))
         print(f"wrote {out / 'README.md'}, {out / 'results.json'} and {out / 'parallel_counting.png'}")
     return 0

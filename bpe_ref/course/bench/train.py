@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_VALID
@@ -36,7 +36,6 @@ class Contender:
     workers: int = 1
     threads: int | None = None  # HF: None = its default (all cores)
     budget: float | None = None  # seconds; slow-by-design trainers stop there and report progress
-    options: dict = field(default_factory=dict, hash=False, compare=False)
 
 
 def ladder(budget: float) -> list[Contender]:
