@@ -178,7 +178,7 @@ def memory(rounds: int) -> dict:
 
 def encoding(rounds: int) -> dict:
     from ...tokenizer import Tokenizer
-    from ..bench.encode import agreed_documents, cold_encode
+    from ..bench.encode import agreed_documents, cache_contenders
     from ..interop import to_hf_tokenizer, to_tiktoken
 
     path = data_file(LADDER_CORPUS)
@@ -186,12 +186,8 @@ def encoding(rounds: int) -> dict:
     tok = Tokenizer.gpt2()
     tk, hf = to_tiktoken(tok, name="gpt2"), to_hf_tokenizer(tok)
     documents, expected = agreed_documents(tok, tk, hf, text)
-    contenders = {
-        "bpe_ref encode (warm cache)": lambda: tok.encode(text),
-        "bpe_ref encode (cold cache)": cold_encode(tok, text),
-        "tiktoken encode": lambda: tk.encode(text, allowed_special="all"),
-        "HF encode_batch of documents (1 thread)": lambda: hf.encode_batch(documents),
-    }
+    contenders = {**cache_contenders(tok, tk, text),
+                  "HF encode_batch of documents (1 thread)": lambda: hf.encode_batch(documents)}
     progress(f"encoding: {rounds} rounds...")
     tok.encode(text)  # fill the cache: "warm" follows "cold" in one round of the rotation only
     return {"corpus": relative(path), "bytes": len(text.encode("utf-8")), "tokens": len(expected), "rounds": rounds,
