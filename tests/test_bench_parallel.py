@@ -39,3 +39,17 @@ def test_a_quick_run_writes_its_table_plot_and_results(tmp_path: Path, capsys) -
     assert (tmp_path / "parallel_counting.png").stat().st_size > 0
     assert "## Where two workers start to pay" in (tmp_path / "README.md").read_text()
     assert "speed-up" in capsys.readouterr().out
+
+
+def test_a_measurement_of_a_module_run_with_dash_m_runs_in_a_fresh_process_by_its_name(tmp_path: Path, monkeypatch) -> None:
+    """``python -m bpe_ref.course.figures.benchmark_runs`` calls its own functions in fresh processes: there
+    they are ``__main__.f``, which the fresh process must import by the module's real name."""
+    import importlib.util
+    import sys
+
+    from bpe_ref.course.bench.common import in_fresh_process
+
+    monkeypatch.setattr(bench.time_one_call, "__module__", "__main__")
+    monkeypatch.setattr(sys.modules["__main__"], "__spec__", importlib.util.find_spec(bench.__name__))
+    call = in_fresh_process(bench.time_one_call, str(bench.corpus_of_size(0.1, tmp_path)), 1, None)
+    assert call["seconds"] > 0 and call["distinct"] > 1000

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import math
+import time
 
 import pytest
 
@@ -21,15 +22,16 @@ def test_the_benchmark_uses_the_courses_measuring_harness():
     for name in ("median", "timed"):
         assert getattr(bench, name) is getattr(measure, name)
     assert common.median is measure.median and exact_counts.interleaved is measure.interleaved
+    assert common.interleaved is measure.interleaved and common.timed is measure.timed
     # The bench reads measure's ratio as a throughput (faster, slower) and has no exponent for one size.
-    assert (bench.paired_ratio({"a": [1.0, 2.0], "b": [3.0, 6.0]}, "a", "b")
-            == measure.paired_ratio({"a": [1.0, 2.0], "b": [3.0, 6.0]}, "b", "a") == 3.0)
-    assert math.isnan(bench.fit_exponent([10], [1.0])) and bench.fit_exponent([10, 20], [1.0, 4.0]) == pytest.approx(2.0)
+    times = {"a": [1.0, 2.0], "b": [3.0, 6.0]}
+    assert bench.ratio({"times": times, "cpu": times}, "a", "b") == measure.paired_ratio(times, "b", "a") == 3.0
+    assert math.isnan(bench.fit_exponent([(10, 1.0)])) and bench.fit_exponent([(10, 1.0), (20, 4.0)]) == pytest.approx(2.0)
 
 
-def test_paired_ratio_is_the_median_of_per_round_ratios():
+def test_a_ratio_is_the_median_of_per_round_ratios():
     times = {"ours": [1.0, 2.0, 1.0], "theirs": [2.0, 2.0, 4.0]}
-    assert bench.paired_ratio(times, "ours", "theirs") == 2.0  # ratios 2, 1, 4
+    assert bench.ratio({"times": {}, "cpu": times}, "ours", "theirs") == 2.0  # ratios 2, 1, 4
 
 
 def test_ratios_compare_cpu_time_on_one_thread_and_wall_time_against_a_batch():
@@ -40,13 +42,16 @@ def test_ratios_compare_cpu_time_on_one_thread_and_wall_time_against_a_batch():
     assert bench.ratio(measured, "ours", "HF encode_batch (lines)") == 3.0  # both cores: wall time
 
 
-def test_rounds_time_every_contender_each_round():
+def test_rounds_time_every_contender_each_round_on_both_clocks():
+    from bpe_ref.course.bench.common import wall_and_cpu
+
     calls = []
-    cpu = {}
-    times = bench.run_rounds({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3, cpu)
-    assert calls == ["a", "b", "b", "a", "a", "b"]  # the order alternates
-    assert all(len(t) == 3 and min(t) >= 0 for t in times.values())
-    assert set(cpu) == {"a", "b"} and all(len(t) == 3 and min(t) >= 0 for t in cpu.values())
+    measured = wall_and_cpu({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3)
+    assert calls == ["a", "b", "b", "a", "a", "b"]  # measure.interleaved: the first contender rotates
+    for clock in ("times", "cpu"):
+        assert set(measured[clock]) == {"a", "b"} and all(len(t) == 3 and min(t) >= 0 for t in measured[clock].values())
+    spin = wall_and_cpu({"sleep": lambda: time.sleep(0.05), "spin": lambda: sum(range(300_000))}, 1)
+    assert spin["cpu"]["sleep"][0] < 0.02 <= 0.05 <= spin["times"]["sleep"][0]  # the two clocks are not mixed up
 
 
 def test_a_tiny_run_of_every_part(tmp_path):

@@ -1,20 +1,23 @@
-"""What every benchmark shares: the machine's description, ratios, subprocess runs and markdown
-tables (medians, rounds, per-round ratios and exponents are :mod:`bpe_ref.measure`'s). Results are
-written next to this code, under ``theory/benchmarks/``."""
+"""What every benchmark and timing figure shares: the machine's description, runs in a fresh
+process, rounds timed on two clocks, the JSON record's header, Markdown and fixed-width tables, and
+saving a plot. Rounds, medians, per-round ratios, exponents and crossovers are
+:mod:`bpe_ref.measure`'s (step 09's module, the one learners read): nothing here times another way.
+Results are written under ``theory/benchmarks/``."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import platform
 import subprocess
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ...measure import median  # noqa: F401 (the benchmarks' median: bpe_ref.measure's, re-exported)
+from ...measure import interleaved, median, timed
 from ...train.step03_parallel import default_num_workers
-
 
 RESULTS_DIR = Path(__file__).resolve().parents[3] / "theory" / "benchmarks"  # next to the pages that read them
 
@@ -23,29 +26,41 @@ def machine_description() -> str:
     """One line: CPU model, cores, memory, OS and Python, so a reader knows what was measured."""
     cpu = platform.processor() or platform.machine()
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
+        cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                   if line.startswith("model name"))
+    except (OSError, StopIteration):
         pass
-    cores = default_num_workers()
     memory = ""
     try:
-        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-        memory = f", {pages / 2**30:.0f} GiB RAM"
+        memory = f", {os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') / 2**30:.0f} GiB RAM"
     except (ValueError, OSError, AttributeError):
         pass
-    return (f"{cpu}, {cores} cores{memory}, {platform.system()} {platform.release()}, "
+    return (f"{cpu}, {default_num_workers()} cores{memory}, {platform.system()} {platform.release()}, "
             f"Python {platform.python_version()}")
 
 
-def written_by(command: str, quick: bool) -> str:
-    """The first line under a results page's title: which command wrote it, and when."""
-    import datetime
+def load_average() -> float | None:
+    """The 1-minute load average (how busy the shared machine was), where the system has one."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError):  # Windows has none
+        return None
 
-    return (f"Written by `python -m bpe_ref bench {command}`" + (" --quick" if quick else "")
-            + f" on {datetime.date.today().isoformat()}; rerun it to refresh these figures on your machine.")
+
+def today() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+
+
+def record(command: str, **fields) -> dict:
+    """The header of a JSON record of measurements: which command wrote it, when, on what machine."""
+    return {"command": command, "date": today(), "machine": machine_description(), **fields}
+
+
+def written_by(command: str, quick: bool, took: float | None = None) -> str:
+    """The first line under a results page's title: which command wrote it, and when."""
+    return (f"Written by `python -m bpe_ref bench {command}{' --quick' if quick else ''}`"
+            + f" on {datetime.date.today().isoformat()}" + (f" in {took:.0f} s" if took is not None else "")
+            + "; rerun it to refresh these figures on your machine.")
 
 
 def ratio(numerator: float, denominator: float) -> float:
@@ -60,14 +75,49 @@ def run_json_subprocess(code: str, env: dict[str, str] | None = None, timeout: f
     at import, and peak memory (``ru_maxrss``) is then the measurement's own. ``show_progress``
     lets what it writes on stderr through, as it comes.
     """
-    full_env = dict(os.environ)
-    full_env.update(env or {})
     completed = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
-                               stderr=None if show_progress else subprocess.PIPE, text=True, env=full_env,
-                               timeout=timeout, check=False)
+                               stderr=None if show_progress else subprocess.PIPE, text=True,
+                               env={**os.environ, **(env or {})}, timeout=timeout, check=False)
     if completed.returncode != 0:
         raise RuntimeError(f"benchmark subprocess failed ({completed.returncode}):\n{(completed.stderr or '')[-2000:]}")
     return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def in_fresh_process(function: Callable, *args, env: dict[str, str] | None = None, timeout: float | None = None,
+                     show_progress: bool = False):
+    """``function(*args)`` (a module-level function; arguments and result JSON) in a fresh Python."""
+    module = function.__module__
+    if module == "__main__":  # run as ``python -m package.module``: the fresh process imports it by name
+        module = sys.modules["__main__"].__spec__.name
+    code = (f"import json; from {module} import {function.__name__} as f; "
+            f"print(json.dumps(f(*{args!r})))")
+    return run_json_subprocess(code, env=env, timeout=timeout, show_progress=show_progress)
+
+
+def wall_and_cpu(contenders: Mapping[str, Callable[[], object]], rounds: int) -> dict[str, dict[str, list[float]]]:
+    """:func:`bpe_ref.measure.interleaved` on both clocks at once: ``{"times": wall, "cpu": CPU}``.
+
+    Wall time is what a ratio against a contender on several cores must compare; CPU time
+    (``time.process_time``) leaves out the moments other processes held the CPU, which on a shared
+    machine vary from call to call: two contenders on this one thread compare better by it.
+    """
+    cpu: dict[str, list[float]] = {label: [] for label in contenders}
+
+    def on_cpu_clock(label: str, fn: Callable[[], object]) -> Callable[[], None]:
+        def call() -> None:
+            start = time.process_time()
+            fn()
+            cpu[label].append(time.process_time() - start)
+        return call
+
+    wall = interleaved({label: on_cpu_clock(label, fn) for label, fn in contenders.items()}, rounds)
+    return {"times": wall, "cpu": cpu}
+
+
+def median_time(fn: Callable[[], object], repeats: int, clock: Callable[[], float] = time.perf_counter) -> float:
+    """The median seconds of ``repeats`` calls of ``fn``, each timed by :func:`bpe_ref.measure.timed`
+    (for a measurement with no peer to pair it with in rounds)."""
+    return median([timed(fn, clock=clock) for _ in range(repeats)])
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -85,3 +135,34 @@ def fixed_width_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) 
         if n == 0:
             out.append("  ".join("-" * w for w in widths))
     return "\n".join(out)
+
+
+CHECK_HEADERS = ["target", "measured", "limit", "met"]
+
+
+def check_rows(checks: Sequence[tuple[str, str, str, bool]], no: str = "NO") -> list[list[str]]:
+    """Target checks ``(name, measured, limit, met)`` as table rows; ``no`` marks a target missed."""
+    return [[name, value, limit, "yes" if met else no] for name, value, limit, met in checks]
+
+
+def print_targets(checks: Sequence[tuple[str, str, str, bool]], title: str, out=None) -> None:
+    """The TARGET table on stdout: what ``python -m bpe_ref bench ...`` users and scripts read."""
+    print(f"\n{title}\n{fixed_width_table(CHECK_HEADERS, check_rows(checks))}", file=out or sys.stdout)
+
+
+def pyplot():
+    """pyplot on the non-interactive Agg backend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_plot(fig, path: Path, rect: tuple[float, float, float, float] | None = None) -> None:
+    """Lay ``fig`` out, save it as a PNG without software metadata, close it."""
+    fig.tight_layout(rect=rect)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    pyplot().close(fig)

@@ -27,21 +27,21 @@ About two to three minutes on the course machine (two cores).
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import math
 import pickle
 import tempfile
 import time
 from collections import Counter
+from hashlib import sha256
 from pathlib import Path
 
 from ...corpus import read_corpus
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens
-from .common import RESULTS_DIR, machine_description, markdown_table, median, written_by
+from ...measure import fit_exponent
+from .common import RESULTS_DIR, load_average, machine_description, markdown_table, median_time, today, written_by
 
-RESULTS_JSON = RESULTS_DIR / "distributed" / "results.json"
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
 # (label, file): the shipped corpora of more than 100 KB, as page 10 names them
 CORPORA: tuple[tuple[str, Path], ...] = (
@@ -134,21 +134,11 @@ def dask_message_sizes(path: Path, repeats: int) -> dict:
     counts = count_range(str(path), 0, path.stat().st_size, SPECIAL_TOKENS)
     sizes: dict = {"entries": len(counts), "pickle_bytes": len(pickle.dumps(counts, protocol=5))}
     for label, result in (("plain", counts), ("packed", Packed(counts))):
-        frames = dumps({"op": "task-finished", "result": to_serialize(result)})
+        message = lambda: dumps({"op": "task-finished", "result": to_serialize(result)})
+        frames = message()
         sizes[label] = {"frames": len(frames), "bytes": sum(memoryview(frame).nbytes for frame in frames),
-                        "seconds": timed(lambda: dumps({"op": "task-finished", "result": to_serialize(result)}),
-                                         repeats)}
+                        "seconds": median_time(message, repeats)}
     return sizes
-
-
-def timed(function, repeats: int) -> float:
-    """Median seconds of ``repeats`` calls of ``function()``."""
-    seconds = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        function()
-        seconds.append(time.perf_counter() - started)
-    return median(seconds)
 
 
 def counting_rates(repeats: int) -> list[dict]:
@@ -156,7 +146,7 @@ def counting_rates(repeats: int) -> list[dict]:
     rows = []
     for label, path in CORPORA:
         text = read_corpus(path)
-        seconds = timed(lambda: count_pretokens(text, SPECIAL_TOKENS), repeats)
+        seconds = median_time(lambda: count_pretokens(text, SPECIAL_TOKENS), repeats)
         rows.append({"corpus": label, "bytes": len(text.encode("utf-8")), "seconds": seconds})
     return rows
 
@@ -170,10 +160,10 @@ def reduce_rate(repeats: int) -> dict:
     parts = [count_range(*r, SPECIAL_TOKENS) for r in plan_ranges([TINYSTORIES_2MIB], SPECIAL_TOKENS, 32)]
     return {
         "two_halves_entries": sum(map(len, halves)),
-        "two_halves_seconds": timed(lambda: merge_two(*halves), repeats * 4),
+        "two_halves_seconds": median_time(lambda: merge_two(*halves), repeats * 4),
         "tree_parts": len(parts),
         "tree_entries": sum(map(len, parts)),
-        "tree_seconds": timed(lambda: tree_reduce(parts, merge_two), repeats),
+        "tree_seconds": median_time(lambda: tree_reduce(parts, merge_two), repeats),
     }
 
 
@@ -192,11 +182,10 @@ def merge_loop_times(repeats: int) -> list[dict]:
             for merges in MERGES:
                 size = 256 + len(SPECIAL_TOKENS) + merges
                 learned: list = []
-                seconds = timed(lambda: learned.append(train_on_counts(case_counts, size, SPECIAL_TOKENS)[1]),
-                                repeats)
+                seconds = median_time(lambda: learned.append(train_on_counts(case_counts, size, SPECIAL_TOKENS)[1]), repeats)
                 rows.append({"corpus": name, "scale": scale, "merges": merges, "learned": len(learned[0]),
                              "distinct": len(case_counts), "distinct_bytes": sum(map(len, case_counts)),
-                             "seconds": seconds, "merges_digest": hash_merges(learned[0])})
+                             "seconds": seconds, "merges_digest": sha256(repr(learned[0]).encode()).hexdigest()[:16]})
     return rows
 
 
@@ -211,30 +200,22 @@ def memory_per_entry() -> dict:
     return {"entries": len(counts), "bytes": total, "bytes_per_entry": total / len(counts)}
 
 
-def hash_merges(merges: list) -> str:
-    import hashlib
-
-    return hashlib.sha256(repr(merges).encode()).hexdigest()[:16]
-
-
 def dask_scaling(repeats: int, directory: Path) -> dict:
     """A 16 MiB corpus counted serially here, and with ``count_pretokens_with`` on a local cluster of
     1 and 2 worker processes; cluster start and a tiny task's round trip timed apart."""
     from ...distributed import connect, packed_call, count_pretokens_with, count_range, plan_ranges, serial_count
     from ...train.step03_parallel import count_pretokens_in_file
 
-    import os
-
-    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    load_before = load_average()
     path = directory / "tinystories_16MiB.txt"
     path.write_bytes(TINYSTORIES_2MIB.read_bytes() * DASK_CORPUS_COPIES)
     reference = serial_count([path], SPECIAL_TOKENS)
     result: dict = {"bytes": path.stat().st_size,
-                    "serial_seconds": timed(lambda: count_pretokens_in_file(path, SPECIAL_TOKENS, 1), repeats),
+                    "serial_seconds": median_time(lambda: count_pretokens_in_file(path, SPECIAL_TOKENS, 1), repeats),
                     "workers": []}
     one_range = plan_ranges([path], SPECIAL_TOKENS, DASK_CORPUS_COPIES // 2)[0]
     result["one_range"] = {"bytes": one_range[2] - one_range[1],
-                           "here_seconds": timed(lambda: count_range(*one_range, SPECIAL_TOKENS), repeats)}
+                           "here_seconds": median_time(lambda: count_range(*one_range, SPECIAL_TOKENS), repeats)}
     for workers in (1, 2):
         started = time.perf_counter()
         with connect(None, workers) as client:
@@ -242,44 +223,42 @@ def dask_scaling(repeats: int, directory: Path) -> dict:
             start_seconds = time.perf_counter() - started
             if workers == 1:  # the same call as a task: what running on a worker costs by itself,
                 # returning the plain dict (sent entry by entry) and returning it Packed (one pickle)
-                result["one_range"]["worker_seconds"] = timed(
+                result["one_range"]["worker_seconds"] = median_time(
                     lambda: client.submit(count_range, *one_range, SPECIAL_TOKENS, pure=False).result(), repeats)
-                result["one_range"]["worker_packed_seconds"] = timed(
+                result["one_range"]["worker_packed_seconds"] = median_time(
                     lambda: client.submit(packed_call, count_range, *one_range, SPECIAL_TOKENS, pure=False).result(),
                     repeats)
             counted: list = []
-            seconds = timed(lambda: counted.append(count_pretokens_with(client, [path], SPECIAL_TOKENS)), repeats)
+            seconds = median_time(lambda: counted.append(count_pretokens_with(client, [path], SPECIAL_TOKENS)), repeats)
             assert counted[0] == reference, "the Dask count differs from the serial count"
-
-            def round_trip():
-                client.submit(abs, -1, pure=False).result()
-
-            round_trip_seconds = timed(round_trip, ROUND_TRIPS)
+            round_trip_seconds = median_time(lambda: client.submit(abs, -1, pure=False).result(), ROUND_TRIPS)
         result["workers"].append({"workers": workers, "start_seconds": start_seconds, "count_seconds": seconds,
                                   "round_trip_seconds": round_trip_seconds})
     # The 1-minute load average around the measurement: above the number of cores, other work was
     # competing with it, and the timings are slower than on an idle machine.
-    result["load_average"] = [load_before, os.getloadavg()[0] if hasattr(os, "getloadavg") else None]
+    result["load_average"] = [load_before, load_average()]
     return result
 
 
-def fit_heaps(points: list[dict], key: str = "pretokens") -> tuple[float, float]:
-    """Least squares of ``log W = log K + beta log n`` over the points with n >= 1,000: ``(K, beta)``."""
-    xs = [math.log(p[key]) for p in points if p["pretokens"] >= 1000]
-    ys = [math.log(p["distinct"]) for p in points if p["pretokens"] >= 1000]
-    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
-    beta = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
-    return math.exp(mean_y - beta * mean_x), beta
+def fit_heaps(points: list[dict]) -> tuple[float, float]:
+    """Least squares of ``log W = log K + beta log n`` over the points with n >= 1,000: ``(K, beta)``
+    (``beta`` is :func:`bpe_ref.measure.fit_exponent`; the line passes through the mean of the logs)."""
+    ns, ws = zip(*((p["pretokens"], p["distinct"]) for p in points if p["pretokens"] >= 1000))
+    beta = fit_exponent(ns, ws)
+    return math.exp((sum(map(math.log, ws)) - beta * sum(map(math.log, ns))) / len(ns)), beta
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeats", type=int, default=5, help="repeats of each timing (median)")
+    parser.add_argument("--quick", action="store_true", help="one run of each timing: checks the benchmark runs")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / "distributed",
                         help="where to write results.json and README.md")
     parser.add_argument("--no-write", action="store_true", help="print only; write no files")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.quick:
+        args.repeats = 1
     if args.repeats < 1:
         raise ValueError("--repeats must be at least 1")
     machine = machine_description()
@@ -299,55 +278,35 @@ def run(args: argparse.Namespace) -> int:
         dask = dask_scaling(args.repeats, Path(tmp))
     elapsed = time.perf_counter() - started
 
-    counting_rows = [[r["corpus"], f"{r['bytes'] / r['seconds'] / 2**20:.1f}"] for r in rates["counting"]]
     heaps_rows = []
     for label, data in heaps.items():
         k, beta = fit_heaps(data["points"])
         last = data["points"][-1]
         heaps_rows.append([label, f"{last['pretokens']:,}", f"{last['distinct']:,}", f"{k:.2f}", f"{beta:.3f}"])
-    loop_rows = [[r["corpus"] + (f" (counts x{r['scale']:,})" if r["scale"] != 1 else ""), f"{r['distinct']:,}",
-                  r["merges"], f"{r['seconds']:.2f}"] for r in rates["merge_loop"]]
-    dask_rows = [["1 process, no Dask", "", f"{dask['serial_seconds']:.2f}", ""]] + [
-        [f"Dask, {w['workers']} worker{'s' if w['workers'] > 1 else ''}", f"{w['start_seconds']:.2f}",
-         f"{w['count_seconds']:.2f}", f"{w['round_trip_seconds'] * 1000:.1f}"] for w in dask["workers"]]
-    print(f"\n{markdown_table(['corpus', 'pretokens', 'distinct', 'K', 'beta'], heaps_rows)}")
-    print(f"\n{markdown_table(['corpus', 'MiB/s, one process'], counting_rows)}")
-    print(f"\n{markdown_table(['counts of', 'distinct', 'merges', 'seconds'], loop_rows)}")
-    print(f"\n{markdown_table(['16 MiB counted by', 'cluster start (s)', 'count (s)', 'round trip (ms)'], dask_rows)}")
-    print(f"\nbenchmark took {elapsed:.0f} s")
+    sections = [
+        ("Distinct pretokens (Heaps' law, fitted on prefixes of 1,000 pretokens and more)",
+         ["corpus", "pretokens", "distinct", "K", "beta"], heaps_rows),
+        ("One process counts pretokens at", ["corpus", "MiB/s, one process"],
+         [[r["corpus"], f"{r['bytes'] / r['seconds'] / 2**20:.1f}"] for r in rates["counting"]]),
+        ("The merge loop (default trainer) on the counts", ["counts of", "distinct", "merges", "seconds"],
+         [[r["corpus"] + (f" (counts x{r['scale']:,})" if r["scale"] != 1 else ""), f"{r['distinct']:,}", r["merges"],
+           f"{r['seconds']:.2f}"] for r in rates["merge_loop"]]),
+        ("Counting 16 MiB on Dask, on this machine", ["16 MiB counted by", "cluster start (s)", "count (s)", "round trip (ms)"],
+         [["1 process, no Dask", "", f"{dask['serial_seconds']:.2f}", ""]]
+         + [[f"Dask, {w['workers']} worker{'s' if w['workers'] > 1 else ''}", f"{w['start_seconds']:.2f}",
+             f"{w['count_seconds']:.2f}", f"{w['round_trip_seconds'] * 1000:.1f}"] for w in dask["workers"]]),
+    ]
+    tables = "\n\n".join(f"## {title}\n\n{markdown_table(headers, rows)}" for title, headers, rows in sections)
+    print(f"\n{tables}\n\nbenchmark took {elapsed:.0f} s")
     if not args.no_write:
         out: Path = args.out
         out.mkdir(parents=True, exist_ok=True)
-        document = {"machine": machine, "date": datetime.date.today().isoformat(), "repeats": args.repeats,
-                    "special_tokens": SPECIAL_TOKENS, "heaps": heaps, "network": network, "memory": memory, "rates": rates,
-                    "dask": dask}
+        document = {"machine": machine, "date": today(), "repeats": args.repeats, "special_tokens": SPECIAL_TOKENS,
+                    "heaps": heaps, "network": network, "memory": memory, "rates": rates, "dask": dask}
         (out / "results.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-        lines = [
-            "# Step 10 measurements: counts, sizes and rates for a corpus beyond one machine",
-            "",
-            written_by("distributed", False),
-            "",
-            f"Machine: {machine}. Timings are medians of {args.repeats} runs (the merge loop: of "
-            f"{max(1, args.repeats // 2)}). Theory page [10](../../10-beyond-one-machine.md) reads "
-            "`results.json`; its figures and tables are computed from it by `python -m bpe_ref.course.figures --page 10`.",
-            "",
-            "## Distinct pretokens (Heaps' law, fitted on prefixes of 1,000 pretokens and more)",
-            "",
-            markdown_table(["corpus", "pretokens", "distinct", "K", "beta"], heaps_rows),
-            "",
-            "## One process counts pretokens at",
-            "",
-            markdown_table(["corpus", "MiB/s, one process"], counting_rows),
-            "",
-            "## The merge loop (default trainer) on the counts",
-            "",
-            markdown_table(["counts of", "distinct", "merges", "seconds"], loop_rows),
-            "",
-            "## Counting 16 MiB on Dask, on this machine",
-            "",
-            markdown_table(["16 MiB counted by", "cluster start (s)", "count (s)", "round trip (ms)"], dask_rows),
-            "",
-        ]
-        (out / "README.md").write_text("\n".join(lines), encoding="utf-8")
+        template = (Path(__file__).parent / "distributed.md").read_text(encoding="utf-8")
+        (out / "README.md").write_text(template.format(
+            written=written_by("distributed", args.quick), machine=machine, repeats=args.repeats,
+            loop_repeats=max(1, args.repeats // 2), tables=tables), encoding="utf-8")
         print(f"wrote {out / 'results.json'} and {out / 'README.md'}")
     return 0

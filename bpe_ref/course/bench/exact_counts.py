@@ -10,7 +10,7 @@ For each text (a shipped corpus), in one process and one run, with the same GPT-
   encoding the whole prefix again after each character (quadratic, so on a shorter prefix);
 - ``split_at(text, n)`` against encoding the whole text and keeping the first ``n`` ids.
 
-Timed in rounds (each round times every contender once, the order alternating); a ratio is the
+Timed in :func:`bpe_ref.measure.interleaved` rounds (every contender once per round); a ratio is the
 median of the per-round ratios: how many times faster the counting function is. Every answer is
 checked against re-encoding before it is timed.
 
@@ -44,13 +44,6 @@ def _intervals(text: str, count: int, seed: int = 0) -> list[tuple[int, int]]:
     return out
 
 
-def _row(label: str, times: dict[str, list[float]], ours: str, peers: list[str]) -> list[str]:
-    cells = [label, f"{median(times[ours]) * 1e3:.2f}"]
-    for peer in peers:
-        cells += [f"{median(times[peer]) * 1e3:.2f}", f"{paired_ratio(times, peer, ours):.1f}x"]
-    return cells
-
-
 def counting_section(tok, texts: Mapping[str, str], quick: bool, tk=None, rounds: int | None = None, out=sys.stdout):
     """Measure the counting functions on each text; print and return ``[(title, headers, rows)]``.
 
@@ -58,41 +51,41 @@ def counting_section(tok, texts: Mapping[str, str], quick: bool, tk=None, rounds
     vocabulary (for the interval queries). ``quick`` shortens the texts and the rounds.
     """
     rounds = rounds or (3 if quick else 5)
-    size = 20_000 if quick else 200_000
-    append_size = 300 if quick else 2_000
+    size, append_size = (20_000, 300) if quick else (200_000, 2_000)
     queries = INTERVALS // 4 if quick else INTERVALS
     headers = ["corpus: function", "ms (median)", "re-encode ms", "speed-up"]
     if tk is not None:
         headers += ["tiktoken re-encode ms", "speed-up vs tiktoken"]
     rows = []
+
+    def row(label: str, contenders: dict) -> None:
+        """Time ``contenders`` (ours first, then what it replaces) in interleaved rounds; one row."""
+        times = interleaved(contenders, rounds)
+        ours, *others = list(times)
+        cells = [label, f"{median(times[ours]) * 1e3:.2f}"]
+        for peer in others:
+            cells += [f"{median(times[peer]) * 1e3:.2f}", f"{paired_ratio(times, peer, ours):.1f}x"]
+        rows.append(cells + [""] * (len(headers) - len(cells)))
+
     for name, full_text in texts.items():
         text = full_text[:size]
         print(f"counting on {name} ({len(text):,} characters), {rounds} rounds...", file=out, flush=True)
         tok.encode(text)  # warm the segment cache: both sides read it
-
-        # count against len(encode)
         assert tok.count(text) == len(tok.encode(text))
-        times = interleaved({"count": lambda: tok.count(text), "len(encode)": lambda: len(tok.encode(text))}, rounds)
-        rows.append(_row(f"{name}: count(text)", times, "count", ["len(encode)"]) + (["", ""] if tk else []))
-
-        # interval counter: building it, then queries
-        times = interleaved({"build": lambda: tok.interval_counter(text), "encode": lambda: tok.encode(text)}, rounds)
-        rows.append(_row(f"{name}: interval_counter(text), built", times, "build", ["encode"]) + (["", ""] if tk else []))
+        row(f"{name}: count(text)", {"count": lambda: tok.count(text), "len(encode)": lambda: len(tok.encode(text))})
+        row(f"{name}: interval_counter(text), built",
+            {"build": lambda: tok.interval_counter(text), "encode": lambda: tok.encode(text)})
         counter = tok.interval_counter(text)
         spans = _intervals(text, queries)
         for start, end in spans[:20]:
             assert counter.count(start, end) == len(tok.encode(text[start:end])), (name, start, end)
-        contenders = {
-            "queries": lambda: [counter.count(a, b) for a, b in spans],
-            "re-encode": lambda: [len(tok.encode(text[a:b])) for a, b in spans],
-        }
+        contenders = {"queries": lambda: [counter.count(a, b) for a, b in spans],
+                      "re-encode": lambda: [len(tok.encode(text[a:b])) for a, b in spans]}
         if tk is not None:
             contenders["tiktoken"] = lambda: [len(tk.encode(text[a:b], allowed_special="all")) for a, b in spans]
-        times = interleaved(contenders, rounds)
-        rows.append(_row(f"{name}: {queries} interval counts", times, "queries", list(contenders)[1:]))
+        row(f"{name}: {queries} interval counts", contenders)
 
-        # appends, one character at a time
-        prefix = text[:append_size]
+        prefix = text[:append_size]  # appended one character at a time
 
         def append_all() -> int:
             appender = tok.appender()
@@ -104,29 +97,21 @@ def counting_section(tok, texts: Mapping[str, str], quick: bool, tk=None, rounds
             return [len(tok.encode(prefix[:end])) for end in range(1, len(prefix) + 1)][-1]
 
         assert append_all() == reencode_all()
-        times = interleaved({"append": append_all, "re-encode": reencode_all}, rounds)
-        rows.append(_row(f"{name}: {len(prefix):,} appends of 1 character", times, "append", ["re-encode"])
-                    + (["", ""] if tk else []))
-
-        # split_at
+        row(f"{name}: {len(prefix):,} appends of 1 character", {"append": append_all, "re-encode": reencode_all})
         for max_tokens in SPLIT_TOKENS:
             head, _ = tok.split_at(text, max_tokens)
             assert tok.count(head) <= max_tokens
-            times = interleaved(
-                {"split_at": lambda: tok.split_at(text, max_tokens), "encode": lambda: tok.encode(text)[:max_tokens]},
-                rounds,
-            )
-            rows.append(_row(f"{name}: split_at(text, {max_tokens:,})", times, "split_at", ["encode"])
-                        + (["", ""] if tk else []))
+            row(f"{name}: split_at(text, {max_tokens:,})",
+                {"split_at": lambda: tok.split_at(text, max_tokens), "encode": lambda: tok.encode(text)[:max_tokens]})
     title = "Counting against re-encoding from scratch (GPT-2; the same warm segment cache for both)"
     print(f"\n{title}\n{fixed_width_table(headers, rows)}", file=out)
     return [(title, headers, rows)]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE
     from ...tokenizer import Tokenizer
     from ..interop import to_tiktoken
+    from .encode import CORPORA
 
     parser = argparse.ArgumentParser(prog="python -m bpe_ref.course.bench.exact_counts",
                                      description=__doc__.split("\n")[0])
@@ -134,12 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(f"machine: {machine_description()}")
     tok = Tokenizer.gpt2()
-    texts = {
-        "English": TINYSTORIES_SAMPLE.read_text(encoding="utf-8"),
-        "Spanish": SPANISH_NOVEL.read_text(encoding="utf-8"),
-        "Russian": RUSSIAN_STORIES.read_text(encoding="utf-8"),
-        "Chinese": CHINESE_NOVEL.read_text(encoding="utf-8"),
-    }
+    texts = {name.split()[0]: path.read_text(encoding="utf-8") for name, path in CORPORA.items()}
     counting_section(tok, texts, args.quick, tk=to_tiktoken(tok, "gpt2"))
     return 0
 

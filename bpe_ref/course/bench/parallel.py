@@ -12,7 +12,6 @@ Theory page 03 reads the results it writes to ``theory/benchmarks/parallel/``.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import multiprocessing
 import tempfile
@@ -21,12 +20,13 @@ from pathlib import Path
 
 from ...data_files import TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
-from .common import (RESULTS_DIR, fixed_width_table, machine_description, markdown_table, median, ratio, run_json_subprocess,
-                     written_by)
+from .common import (RESULTS_DIR, fixed_width_table, in_fresh_process, machine_description, markdown_table, median, pyplot,
+                     ratio, save_plot, today, written_by)
 
 SIZES_MIB = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 QUICK_SIZES_MIB = (0.1, 1.0)
 SEPARATOR = DEFAULT_SPECIAL_TOKENS[0].encode("utf-8")
+SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
 
 # contender -> (num_workers, start_method); None is the course's default (never a bare fork)
 CONTENDERS: dict[str, tuple[int, str | None]] = {
@@ -35,44 +35,47 @@ CONTENDERS: dict[str, tuple[int, str | None]] = {
     "2 workers, spawn": (2, "spawn"),
 }
 
-_TIME_ONE_CALL = """
-import json, time
-from bpe_ref.train.step03_parallel import count_pretokens_in_file
-started = time.perf_counter()
-counts = count_pretokens_in_file({path!r}, {special_tokens!r}, num_workers={num_workers}, start_method={start_method!r})
-print(json.dumps({{"seconds": time.perf_counter() - started, "distinct": len(counts)}}))
-"""
 
-_FIXED_COSTS = """
-import json, multiprocessing, os, time
-from concurrent.futures import ProcessPoolExecutor
-from bpe_ref.corpus import read_corpus
-from bpe_ref.pretokenize import count_pretokens
-from bpe_ref.train.step03_parallel import count_chunk, find_chunk_boundaries, merge_counts, worker_context
+def time_one_call(path: str, num_workers: int, start_method: str | None) -> dict:
+    """One count of the file, timed (called in a fresh process: the pool starts cold)."""
+    from ...train.step03_parallel import count_pretokens_in_file
 
-path, tokens = {path!r}, {special_tokens!r}
-timings = {{}}
-started = time.perf_counter()
-boundaries = find_chunk_boundaries(path, 2, [t.encode("utf-8") for t in tokens])
-timings["find_chunk_boundaries"] = time.perf_counter() - started
-ranges = list(zip(boundaries, boundaries[1:]))
-started = time.perf_counter()
-with ProcessPoolExecutor(max_workers=2, mp_context=worker_context()) as pool:
-    list(pool.map(abs, [1, 2]))  # both workers up and answering
-    timings["start 2 workers"] = time.perf_counter() - started
     started = time.perf_counter()
-    chunk_counts = list(pool.map(count_chunk, [path] * 2, [s for s, _ in ranges], [e for _, e in ranges], [tokens] * 2))
-    timings["count both halves in the workers"] = time.perf_counter() - started
-started = time.perf_counter()
-total = merge_counts(chunk_counts)
-timings["merge_counts"] = time.perf_counter() - started
-started = time.perf_counter()
-serial = count_pretokens(read_corpus(path), tokens)
-timings["count the whole file in this process"] = time.perf_counter() - started
-assert total == serial
-timings["distinct pretokens per half"] = [len(c) for c in chunk_counts]
-print(json.dumps(timings))
-"""
+    counts = count_pretokens_in_file(path, SPECIAL_TOKENS, num_workers=num_workers, start_method=start_method)
+    return {"seconds": time.perf_counter() - started, "distinct": len(counts)}
+
+
+def time_the_parts(path: str) -> dict:
+    """Each part of a two-worker count, timed apart (called in a fresh process)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ...corpus import read_corpus
+    from ...pretokenize import count_pretokens
+    from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_counts, worker_context
+
+    timings = {}
+    started = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal started
+        timings[name] = time.perf_counter() - started
+        started = time.perf_counter()
+
+    boundaries = find_chunk_boundaries(path, 2, [t.encode("utf-8") for t in SPECIAL_TOKENS])
+    lap("find_chunk_boundaries")
+    ranges = list(zip(boundaries, boundaries[1:]))
+    with ProcessPoolExecutor(max_workers=2, mp_context=worker_context()) as pool:
+        list(pool.map(abs, [1, 2]))  # both workers up and answering
+        lap("start 2 workers")
+        chunk_counts = list(pool.map(count_chunk, [path] * 2, *zip(*ranges), [SPECIAL_TOKENS] * 2))
+        lap("count both halves in the workers")
+    started = time.perf_counter()  # not the pool's shutdown
+    total = merge_counts(chunk_counts)
+    lap("merge_counts")
+    serial = count_pretokens(read_corpus(path), SPECIAL_TOKENS)
+    lap("count the whole file in this process")
+    assert total == serial
+    return {**timings, "distinct pretokens per half": [len(c) for c in chunk_counts]}
 
 
 def corpus_of_size(size_mib: float, directory: Path) -> Path:
@@ -91,15 +94,15 @@ def corpus_of_size(size_mib: float, directory: Path) -> Path:
 
 
 def measure(sizes: tuple[float, ...], repeats: int, directory: Path, contenders: dict[str, tuple[int, str | None]]) -> list[dict]:
-    """Median seconds of one call per (size, contender), each call a fresh process, repeats interleaved."""
+    """Median seconds of one call per (size, contender), each call a fresh process, repeats interleaved
+    (the clock runs inside the fresh process, so the rounds are this loop)."""
     paths = {size: corpus_of_size(size, directory) for size in sizes}
     seconds: dict[tuple[float, str], list[float]] = {(size, name): [] for size in sizes for name in contenders}
     for round_number in range(repeats):
         for size in sizes:
             for name, (num_workers, start_method) in contenders.items():
-                code = _TIME_ONE_CALL.format(path=str(paths[size]), special_tokens=list(DEFAULT_SPECIAL_TOKENS),
-                                             num_workers=num_workers, start_method=start_method)
-                seconds[size, name].append(run_json_subprocess(code, timeout=600)["seconds"])
+                call = in_fresh_process(time_one_call, str(paths[size]), num_workers, start_method, timeout=600)
+                seconds[size, name].append(call["seconds"])
         print(f"  round {round_number + 1}/{repeats} done", flush=True)
     return [{"size_mib": size, "bytes": paths[size].stat().st_size, "contender": name,
              "median_seconds": median(seconds[size, name]), "seconds": seconds[size, name]}
@@ -108,57 +111,41 @@ def measure(sizes: tuple[float, ...], repeats: int, directory: Path, contenders:
 
 def fixed_costs(size_mib: float, repeats: int, directory: Path) -> dict[str, float]:
     """Medians of each part of a two-worker count at one size."""
-    path = corpus_of_size(size_mib, directory)
-    runs = [run_json_subprocess(_FIXED_COSTS.format(path=str(path), special_tokens=list(DEFAULT_SPECIAL_TOKENS)), timeout=600)
-            for _ in range(repeats)]
+    path = str(corpus_of_size(size_mib, directory))
+    runs = [in_fresh_process(time_the_parts, path, timeout=600) for _ in range(repeats)]
     costs = {key: median([run[key] for run in runs]) for key in runs[0] if key != "distinct pretokens per half"}
     costs["distinct pretokens per half"] = runs[0]["distinct pretokens per half"]
     return costs
 
 
 def crossover(results: list[dict], contender: str) -> float | None:
-    """The smallest measured size at which ``contender`` beats one process, in MiB (None: never)."""
+    """The smallest measured size at which ``contender`` beats one process, in MiB (None: never).
+    Not :func:`bpe_ref.measure.crossover`'s interpolation: page 03 reports a size that was measured."""
     by_size = {(r["size_mib"], r["contender"]): r["median_seconds"] for r in results}
-    for size in sorted({r["size_mib"] for r in results}):
-        if by_size[size, contender] < by_size[size, "1 process"]:
-            return size
-    return None
+    return next((size for size in sorted({r["size_mib"] for r in results})
+                 if by_size[size, contender] < by_size[size, "1 process"]), None)
 
 
 def plot(results: list[dict], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10.0, 4.0))
+    fig, (left, right) = pyplot().subplots(1, 2, figsize=(10.0, 4.0))
     contenders = list(dict.fromkeys(r["contender"] for r in results))
     colour = dict(zip(contenders, ["#4c72b0", "#dd8452", "#55a868"]))  # the same contender, the same colour
+    one = {r["size_mib"]: r["median_seconds"] for r in results if r["contender"] == "1 process"}
     for name in contenders:
         rows = [r for r in results if r["contender"] == name]
-        left.plot([r["bytes"] / 2**20 for r in rows], [r["median_seconds"] for r in rows], marker="o", label=name,
-                  color=colour[name])
-    left.set_xscale("log")
-    left.set_yscale("log")
-    left.set_xlabel("file size (MiB)")
-    left.set_ylabel("seconds to count its pretokens (median)")
-    left.legend()
-    left.set_title("time to count")
-    one = {r["size_mib"]: r["median_seconds"] for r in results if r["contender"] == "1 process"}
-    for name in contenders[1:]:
-        rows = [r for r in results if r["contender"] == name]
-        right.plot([r["bytes"] / 2**20 for r in rows], [one[r["size_mib"]] / r["median_seconds"] for r in rows],
-                   marker="o", label=name, color=colour[name])
+        mib = [r["bytes"] / 2**20 for r in rows]
+        left.plot(mib, [r["median_seconds"] for r in rows], marker="o", label=name, color=colour[name])
+        if name != "1 process":
+            right.plot(mib, [one[r["size_mib"]] / r["median_seconds"] for r in rows], marker="o", label=name,
+                       color=colour[name])
+    left.set(xscale="log", yscale="log", xlabel="file size (MiB)", ylabel="seconds to count its pretokens (median)",
+             title="time to count")
     right.axhline(1.0, color="grey", linestyle="--", linewidth=1)
     right.axhline(2.0, color="grey", linestyle=":", linewidth=1)
-    right.set_xscale("log")
-    right.set_xlabel("file size (MiB)")
-    right.set_ylabel("speed-up over 1 process")
-    right.set_title("above 1: the workers pay")
+    right.set(xscale="log", xlabel="file size (MiB)", ylabel="speed-up over 1 process", title="above 1: the workers pay")
+    left.legend()
     right.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    plt.close(fig)
+    save_plot(fig, path)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -174,65 +161,46 @@ def run(args: argparse.Namespace) -> int:
     machine = machine_description()
     sizes = QUICK_SIZES_MIB if args.quick else SIZES_MIB
     repeats = 2 if args.quick else args.repeats
-    contenders = dict(CONTENDERS)
-    if "spawn" not in multiprocessing.get_all_start_methods():
-        del contenders["2 workers, spawn"]
+    contenders = {name: how for name, how in CONTENDERS.items()
+                  if how[1] is None or how[1] in multiprocessing.get_all_start_methods()}
     print(f"machine: {machine}")
     print(f"timing {len(contenders)} contenders x {len(sizes)} sizes x {repeats} repeats, each call in a fresh process...")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bpe-bench-parallel-") as tmp:
         results = measure(sizes, repeats, Path(tmp), contenders)
-        costs = fixed_costs(2.0 if not args.quick else 1.0, repeats, Path(tmp))
+        costs = fixed_costs(1.0 if args.quick else 2.0, repeats, Path(tmp))
     elapsed = time.perf_counter() - started
 
-    one = {r["size_mib"]: r["median_seconds"] for r in results if r["contender"] == "1 process"}
-    headers = ["size (MiB)"] + [f"{name} (s)" for name in contenders] + [f"speed-up, {name}" for name in list(contenders)[1:]]
+    others = list(contenders)[1:]
+    headers = ["size (MiB)"] + [f"{name} (s)" for name in contenders] + [f"speed-up, {name}" for name in others]
     rows = []
     for size in sizes:
-        row_results = {r["contender"]: r for r in results if r["size_mib"] == size}
-        mib = row_results["1 process"]["bytes"] / 2**20
-        rows.append([f"{mib:.2f}"] + [f"{row_results[name]['median_seconds']:.3f}" for name in contenders]
-                    + [f"{ratio(one[size], row_results[name]['median_seconds']):.2f}x" for name in list(contenders)[1:]])
+        seconds = {r["contender"]: r["median_seconds"] for r in results if r["size_mib"] == size}
+        mib = next(r["bytes"] for r in results if r["size_mib"] == size) / 2**20
+        rows.append([f"{mib:.2f}"] + [f"{seconds[name]:.3f}" for name in contenders]
+                    + [f"{ratio(seconds['1 process'], seconds[name]):.2f}x" for name in others])
     cost_rows = [[name, f"{seconds * 1000:.0f} ms" if isinstance(seconds, float) else ", ".join(map(str, seconds))]
                  for name, seconds in costs.items()]
-    crossovers = {name: crossover(results, name) for name in list(contenders)[1:]}
+    crossovers = {name: crossover(results, name) for name in others}
+    verdicts = [f"{name}: " + (f"first faster than one process at {size:g} MiB" if size else "never faster here")
+                for name, size in crossovers.items()]
+    parts_mib = 1 if args.quick else 2
     print(f"\n{fixed_width_table(headers, rows)}")
-    print(f"\nparts of a two-worker count ({'1' if args.quick else '2'} MiB, medians)\n{fixed_width_table(['part', 'time'], cost_rows)}")
-    for name, size in crossovers.items():
-        print(f"{name}: first faster than one process at {size:g} MiB" if size else f"{name}: never faster here")
+    print(f"\nparts of a two-worker count ({parts_mib} MiB, medians)\n{fixed_width_table(['part', 'time'], cost_rows)}")
+    print("\n".join(verdicts))
     print(f"\nbenchmark took {elapsed:.0f} s")
 
     if not args.no_write:
         out: Path = args.out
-        out.mkdir(parents=True, exist_ok=True)
         plot(results, out / "parallel_counting.png")
-        (out / "results.json").write_text(json.dumps({"machine": machine, "date": datetime.date.today().isoformat(),
-                                                      "quick": args.quick, "repeats": repeats, "results": results,
-                                                      "fixed_costs": costs, "crossovers": crossovers}, indent=1) + "\n")
-        lines = [
-            "# Parallel pretokenization benchmark",
-            "",
-            written_by("parallel", args.quick),
-            "",
-            f"Machine: {machine}. Each time is the median of {repeats} calls of `count_pretokens_in_file`, each in a",
-            "fresh Python process (the pool starts cold, as in a training run; importing `bpe_ref` is not timed),",
-            "repeats interleaved. Machines are shared and noisy: read ratios, not seconds. The default start method",
-            "is the course's (`forkserver` on Linux, `spawn` on macOS and Windows; never a bare `fork`).",
-            "",
-            "![time to count against file size, and the speed-up of two workers](parallel_counting.png)",
-            "",
-            markdown_table(headers, rows),
-            "",
-            f"## Parts of a two-worker count ({'1' if args.quick else '2'} MiB, medians)",
-            "",
-            markdown_table(["part", "time"], cost_rows),
-            "",
-            "## Where two workers start to pay",
-            "",
-            *[f"- {name}: " + (f"first faster than one process at {size:g} MiB." if size else "never faster at these sizes.")
-              for name, size in crossovers.items()],
-            "",
-        ]
-        (out / "README.md").write_text("\n".join(lines))
+        (out / "results.json").write_text(json.dumps({"machine": machine, "date": today(), "quick": args.quick,
+                                                      "repeats": repeats, "results": results, "fixed_costs": costs,
+                                                      "crossovers": crossovers}, indent=1) + "\n")
+        template = (Path(__file__).parent / "parallel.md").read_text(encoding="utf-8")
+        (out / "README.md").write_text(template.format(
+            written=written_by("parallel", args.quick), machine=machine, repeats=repeats, table=markdown_table(headers, rows),
+            parts_mib=parts_mib, parts=markdown_table(["part", "time"], cost_rows),
+            verdicts="\n".join(f"- {name}: " + (f"first faster than one process at {size:g} MiB." if size else
+                                                "never faster at these sizes.") for name, size in crossovers.items())))
         print(f"wrote {out / 'README.md'}, {out / 'results.json'} and {out / 'parallel_counting.png'}")
     return 0

@@ -3,7 +3,7 @@
 Each measurement runs in a fresh process (so HF's thread count and peak memory are its own) and is
 repeated; the tables report medians and ratios against the peers measured in the same run, and
 the targets of the course are checked as ratios. Output: a table on stdout, and
-``theory/benchmarks/train/README.md`` and ``train_time_vs_vocab.png``.
+``theory/benchmarks/train/README.md`` (from the template ``train.md``) with two plots.
 
 ``--quick`` runs a small plan (for a check that everything works, not for conclusions).
 """
@@ -14,13 +14,14 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_VALID
+from ...measure import peak_memory
 from ...train import DEFAULT_TRAIN_METHOD
-from .common import (RESULTS_DIR, written_by, fixed_width_table, machine_description, markdown_table, median, ratio,
-                     run_json_subprocess)
+from .common import (CHECK_HEADERS, RESULTS_DIR, check_rows, fixed_width_table, in_fresh_process, machine_description,
+                     markdown_table, median, print_targets, pyplot, ratio, save_plot, written_by)
 
 SPECIAL_TOKENS = ["<|endoftext|>"]
 
@@ -35,7 +36,6 @@ class Contender:
     workers: int = 1
     threads: int | None = None  # HF: None = its default (all cores)
     budget: float | None = None  # seconds; slow-by-design trainers stop there and report progress
-    options: dict = field(default_factory=dict, hash=False, compare=False)
 
 
 def ladder(budget: float) -> list[Contender]:
@@ -49,6 +49,7 @@ def ladder(budget: float) -> list[Contender]:
     ]
 
 
+LADDER_LABELS = [c.label for c in ladder(0)]
 # One corpus of about 2 MB per language, trained to the same vocabulary: how the trainers fare when
 # words are long (Chinese) or letters take two bytes (Russian). Page 05 reads these ratios.
 LANGUAGES: list[tuple[str, Path]] = [
@@ -90,8 +91,8 @@ class Measurement:
 # Inside the measuring process
 
 
-def measure_in_this_process(spec: dict) -> None:
-    """Run one measurement and print its result as JSON (called in a fresh subprocess)."""
+def measure_in_this_process(spec: dict) -> dict:
+    """Run one measurement (called in a fresh process): its seconds, merges and peak RSS."""
     import gc
     import resource
 
@@ -118,9 +119,8 @@ def measure_in_this_process(spec: dict) -> None:
         seconds.append(time.perf_counter() - start)
         if spec.get("budget") and merges_done < wanted:
             break  # out of budget: one run says enough
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"seconds": seconds, "merges_done": merges_done, "merges_wanted": wanted,
-                      "peak_rss_mb": peak_kb / 1024}))
+    return {"seconds": seconds, "merges_done": merges_done, "merges_wanted": wanted,
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
 def _train_hf(path: str, vocab_size: int) -> int:
@@ -128,8 +128,7 @@ def _train_hf(path: str, vocab_size: int) -> int:
     so the text is split first (as our trainers do). Returns the number of merges learned."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-    text = Path(path).read_text(encoding="utf-8")
-    documents = text.split(SPECIAL_TOKENS[0])
+    documents = Path(path).read_text(encoding="utf-8").split(SPECIAL_TOKENS[0])
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, show_progress=False,
@@ -138,18 +137,15 @@ def _train_hf(path: str, vocab_size: int) -> int:
     return len(json.loads(tokenizer.to_str())["model"]["merges"])
 
 
-def measure_peak_python_memory(path: Path, vocab_size: int, method: str, options: dict) -> float:
-    """Peak memory (MB) that Python allocates while the merge loop of ``method`` runs (tracemalloc)."""
-    code = (
-        "import json, tracemalloc\n"
-        "from bpe_ref.train.step03_parallel import count_pretokens_in_file\n"
-        "from bpe_ref.train import train_on_counts\n"
-        f"counts = count_pretokens_in_file({str(path)!r}, {SPECIAL_TOKENS!r})\n"
-        "tracemalloc.start()\n"
-        f"train_on_counts(counts, {vocab_size}, {SPECIAL_TOKENS!r}, {method!r}, **{options!r})\n"
-        "print(json.dumps({'peak_mb': tracemalloc.get_traced_memory()[1] / 2**20}))\n"
-    )
-    return run_json_subprocess(code)["peak_mb"]
+def peak_python_memory(path: str, vocab_size: int, method: str, options: dict) -> float:
+    """Peak memory (MB) that Python allocates while the merge loop of ``method`` runs
+    (:func:`bpe_ref.measure.peak_memory`, called in a fresh process)."""
+    from ...train import train_on_counts
+    from ...train.step03_parallel import count_pretokens_in_file
+
+    counts = count_pretokens_in_file(path, SPECIAL_TOKENS)
+    _, peak = peak_memory(lambda: train_on_counts(counts, vocab_size, SPECIAL_TOKENS, method, **options))
+    return peak / 2**20
 
 
 # ---------------------------------------------------------------------------------------------
@@ -159,13 +155,8 @@ def measure_peak_python_memory(path: Path, vocab_size: int, method: str, options
 def measure(corpus: str, path: Path, vocab_size: int, contender: Contender, repeats: int) -> Measurement:
     spec = {"kind": contender.kind, "method": contender.method, "workers": contender.workers,
             "path": str(path), "vocab_size": vocab_size, "repeats": repeats, "budget": contender.budget}
-    env = {}
-    if contender.kind == "hf":
-        env = {"RAYON_NUM_THREADS": str(contender.threads)} if contender.threads else {}
-    code = f"from bpe_ref.course.bench.train import measure_in_this_process as m; m({spec!r})"
-    result = run_json_subprocess(code, env=env)
-    if contender.kind == "hf" and not contender.threads:
-        result.setdefault("env", "default")
+    env = {"RAYON_NUM_THREADS": str(contender.threads)} if contender.kind == "hf" and contender.threads else {}
+    result = in_fresh_process(measure_in_this_process, spec, env=env)
     return Measurement(corpus, vocab_size, contender, result["seconds"], result["merges_done"],
                        result["merges_wanted"], result["peak_rss_mb"])
 
@@ -188,20 +179,18 @@ def plan(quick: bool, budget: float) -> list[tuple[str, Path, list[int], list[Co
     ] + [(label, path, [LANGUAGE_VOCAB], fast + [HF_ONE_THREAD], 3) for label, path in LANGUAGES]
 
 
-def _slow(contender: Contender) -> bool:
-    return contender.method in ("naive", "incremental", "parallel")
-
-
 def run_plan(quick: bool, budget: float, out=sys.stdout) -> list[Measurement]:
     """Measure the plan. Repeats are interleaved (round 1 of every contender, then round 2, ...),
-    so a burst of load from elsewhere on a shared machine slows every contender, not just one."""
+    so a burst of load from elsewhere on a shared machine slows every contender, not just one.
+    The clock runs inside each fresh process (its start and imports are not timed), so the rounds
+    are this loop rather than :func:`bpe_ref.measure.interleaved`."""
     results: list[Measurement] = []
     for corpus, path, vocab_sizes, contenders, repeats in plan(quick, budget):
         for vocab_size in vocab_sizes:
             rows: dict[str, Measurement] = {}
             for round_number in range(repeats):
                 for contender in contenders:
-                    if round_number and _slow(contender):
+                    if round_number and contender.method in ("naive", "incremental", "parallel"):
                         continue  # slow by design: one run says enough
                     m = measure(corpus, path, vocab_size, contender, 1)
                     if contender.label in rows:
@@ -218,48 +207,35 @@ def run_plan(quick: bool, budget: float, out=sys.stdout) -> list[Measurement]:
 
 
 def _find(results: list[Measurement], corpus: str, vocab: int, label: str) -> Measurement | None:
-    for m in results:
-        if m.corpus == corpus and m.vocab_size == vocab and m.contender.label == label:
-            return m
-    return None
-
-
-def _time_cell(m: Measurement) -> str:
-    text = f"{m.median:.3f}"
-    return text if m.completed else f">{text} ({m.merges_done}/{m.merges_wanted} merges)"
+    return next((m for m in results if (m.corpus, m.vocab_size, m.contender.label) == (corpus, vocab, label)), None)
 
 
 def results_tables(results: list[Measurement]) -> list[tuple[str, list[str], list[list[str]]]]:
     """One table per (corpus, vocab): median seconds, ratio to HF 1 thread, ratio to naive."""
     tables = []
-    seen: list[tuple[str, int]] = []
-    for m in results:
-        if (m.corpus, m.vocab_size) not in seen:
-            seen.append((m.corpus, m.vocab_size))
-    for corpus, vocab in seen:
+    for corpus, vocab in dict.fromkeys((m.corpus, m.vocab_size) for m in results):
         rows = []
         hf1 = _find(results, corpus, vocab, HF_ONE_THREAD.label)
         naive = _find(results, corpus, vocab, "naive")
-        previous = None
         serial_counting = _find(results, corpus, vocab, PRETOKENIZE_SERIAL.label)
+        previous = None
         for m in [r for r in results if r.corpus == corpus and r.vocab_size == vocab]:
+            label = m.contender.label
             vs_hf = f"{ratio(m.median, hf1.median):.2f}x" if hf1 and m.contender.kind != "pretokenize" else "-"
+            vs_naive = "-"
             if naive and m.contender.kind == "bpe_ref":
-                speedup = ratio(naive.median, m.median)
-                vs_naive = f"{speedup:.1f}x faster" if naive.completed else f">{speedup:.1f}x faster"
-            else:
-                vs_naive = "-"
+                vs_naive = ("" if naive.completed else ">") + f"{ratio(naive.median, m.median):.1f}x faster"
             step = "-"
-            if previous is not None and m.contender.label in [c.label for c in ladder(0)][1:5]:
+            if previous is not None and label in LADDER_LABELS[1:5]:
                 step = "yes" if m.median < previous.median or not previous.completed else "no"
-            if m.contender.label in [c.label for c in ladder(0)][:5]:
+            if label in LADDER_LABELS[:5]:
                 previous = m
             if m.contender == PRETOKENIZE_PARALLEL and serial_counting is not None:  # what V3 changes
                 step = "yes" if m.median < serial_counting.median else "no"
-            rows.append([m.contender.label, _time_cell(m), vs_hf, vs_naive, step, f"{m.peak_rss_mb:.0f}"])
-        tables.append((f"{corpus}, vocab {vocab}",
-                       ["contender", "median s", "time / HF 1 thread", "vs naive", "faster than previous step",
-                        "peak RSS MB"], rows))
+            time_cell = f"{m.median:.3f}" if m.completed else f">{m.median:.3f} ({m.merges_done}/{m.merges_wanted} merges)"
+            rows.append([label, time_cell, vs_hf, vs_naive, step, f"{m.peak_rss_mb:.0f}"])
+        tables.append((f"{corpus}, vocab {vocab}", ["contender", "median s", "time / HF 1 thread", "vs naive",
+                                                    "faster than previous step", "peak RSS MB"], rows))
     return tables
 
 
@@ -267,22 +243,20 @@ def target_checks(results: list[Measurement], memory: dict[str, float]) -> list[
     """(target, measured, limit, met) for the course's targets that this run measured."""
     checks = []
 
-    def add(name: str, a: Measurement | None, b: Measurement | None, limit: float) -> None:
+    def add(name: str, corpus: str, vocab: int, ours: str, theirs: str, limit: float) -> None:
+        a, b = _find(results, corpus, vocab, ours), _find(results, corpus, vocab, theirs)
         if a and b:
             value = ratio(a.median, b.median)
             checks.append((name, f"{value:.2f}x", f"<= {limit}x", value <= limit))
 
     big = "TinyStories 2 MiB"
-    add("heap vs HF 1 thread, 2 MiB, vocab 5000", _find(results, big, 5000, "heap"),
-        _find(results, big, 5000, HF_ONE_THREAD.label), 1.0)
-    add("heap + 2 workers vs HF default threads, 2 MiB, vocab 5000", _find(results, big, 5000, HEAP_2_WORKERS.label),
-        _find(results, big, 5000, HF_DEFAULT.label), 1.2)
-    add("heap vs HF 1 thread, corpus.en, vocab 500", _find(results, "corpus.en", 500, "heap"),
-        _find(results, "corpus.en", 500, HF_ONE_THREAD.label), 2.0)
+    add("heap vs HF 1 thread, 2 MiB, vocab 5000", big, 5000, "heap", HF_ONE_THREAD.label, 1.0)
+    add("heap + 2 workers vs HF default threads, 2 MiB, vocab 5000", big, 5000, HEAP_2_WORKERS.label,
+        HF_DEFAULT.label, 1.2)
+    add("heap vs HF 1 thread, corpus.en, vocab 500", "corpus.en", 500, "heap", HF_ONE_THREAD.label, 2.0)
     for index, (language, _) in enumerate(LANGUAGES):  # the default (fastest) trainer on every language
-        add(f"{DEFAULT_TRAIN_METHOD} vs HF 1 thread, {language}, vocab {LANGUAGE_VOCAB}",
-            _find(results, language, LANGUAGE_VOCAB, DEFAULT_TRAIN_METHOD),
-            _find(results, language, LANGUAGE_VOCAB, HF_ONE_THREAD.label), 1.0 if index == 0 else LANGUAGE_LIMIT)
+        add(f"{DEFAULT_TRAIN_METHOD} vs HF 1 thread, {language}, vocab {LANGUAGE_VOCAB}", language, LANGUAGE_VOCAB,
+            DEFAULT_TRAIN_METHOD, HF_ONE_THREAD.label, 1.0 if index == 0 else LANGUAGE_LIMIT)
     if "heap" in memory and "inverted_index" in memory:
         value = ratio(memory["heap"], memory["inverted_index"])
         checks.append(("heap (compaction) peak memory vs inverted_index", f"{value:.2f}x", "<= 1.5x", value <= 1.5))
@@ -292,20 +266,11 @@ def target_checks(results: list[Measurement], memory: dict[str, float]) -> list[
 def plot(results: list[Measurement], path: Path) -> None:
     """Time against vocabulary size (log-log) per corpus measured at several sizes, and bars for a
     corpus measured at one size. A contender keeps its colour in every panel; one shared legend."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    labels: list[str] = []
-    corpora: list[str] = []
-    results = [m for m in results if m.contender.kind != "pretokenize"]  # a phase, not a trainer
-    results = [m for m in results if m.corpus not in dict(LANGUAGES)]  # their own figure: plot_languages
-    for m in results:
-        if m.contender.label not in labels:
-            labels.append(m.contender.label)
-        if m.corpus not in corpora:
-            corpora.append(m.corpus)
+    plt = pyplot()
+    # a phase is not a trainer, and the languages have their own figure (plot_languages)
+    results = [m for m in results if m.contender.kind != "pretokenize" and m.corpus not in dict(LANGUAGES)]
+    labels = list(dict.fromkeys(m.contender.label for m in results))
+    corpora = list(dict.fromkeys(m.corpus for m in results))
     if not corpora:
         return
     palette = plt.get_cmap("tab10").colors
@@ -316,96 +281,52 @@ def plot(results: list[Measurement], path: Path) -> None:
         sizes = sorted({m.vocab_size for m in rows})
         if len(sizes) == 1:
             names = [m.contender.label for m in rows][::-1]
-            times = [m.median for m in rows][::-1]
-            ax.barh(names, times, color=[colour[n] for n in names])
-            ax.set_xscale("log")
-            ax.set_xlabel("training time (s, median, log scale)")
-            ax.set_title(f"{corpus}, vocab {sizes[0]}")
+            ax.barh(names, [m.median for m in rows][::-1], color=[colour[n] for n in names])
+            ax.set(xscale="log", xlabel="training time (s, median, log scale)", title=f"{corpus}, vocab {sizes[0]}")
             ax.tick_params(axis="y", labelsize=7)
             ax.grid(True, axis="x", which="both", alpha=0.3)
             continue
         for label in labels:
             points = [(m.vocab_size, m.median, m.completed) for m in rows if m.contender.label == label]
-            if not points:
-                continue
-            ax.plot([p[0] for p in points], [p[1] for p in points], "--" if label.startswith("HF") else "-",
-                    marker="o", color=colour[label])
+            if points:
+                ax.plot([p[0] for p in points], [p[1] for p in points], "--" if label.startswith("HF") else "-",
+                        marker="o", color=colour[label])
             for x, y, done in points:
                 if not done:  # budget spent: the true time is larger
                     ax.annotate("budget", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7,
                                 color=colour[label])
-        ax.set_xscale("log")
-        ax.set_yscale("log")
+        ax.set(xscale="log", yscale="log", xlabel="vocabulary size", ylabel="training time (s, median)", title=corpus)
         ax.set_xticks(sizes, [str(v) for v in sizes])
         ax.minorticks_off()
-        ax.set_xlabel("vocabulary size")
-        ax.set_ylabel("training time (s, median)")
-        ax.set_title(corpus)
         ax.grid(True, which="both", alpha=0.3)
-    handles = [matplotlib.lines.Line2D([], [], color=colour[label], marker="o",
-                                       linestyle="--" if label.startswith("HF") else "-") for label in labels]
+    handles = [plt.Line2D([], [], color=colour[label], marker="o", linestyle="--" if label.startswith("HF") else "-")
+               for label in labels]
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize=8, frameon=False)
     fig.suptitle("BPE training time by method (lower is better)")
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    plt.close(fig)
+    save_plot(fig, path, rect=(0, 0.1, 1, 1))
 
 
 def plot_languages(results: list[Measurement], path: Path) -> None:
     """Each trainer's time over HF's (one thread) on each language's corpus: bars, 1.0 marked."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     languages = [label for label, _ in LANGUAGES if _find(results, label, LANGUAGE_VOCAB, HF_ONE_THREAD.label)]
-    methods = [m.contender.label for m in results if m.corpus == languages[0] and m.contender.kind == "bpe_ref"] \
-        if languages else []
+    methods = [m.contender.label for m in results if languages and m.corpus == languages[0] and m.contender.kind == "bpe_ref"]
     if not methods:
         return
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    fig, ax = pyplot().subplots(figsize=(7.5, 4.2))
     width = 0.8 / len(methods)
     for i, method in enumerate(methods):
         ratios = []
         for language in languages:
-            ours, hf = _find(results, language, LANGUAGE_VOCAB, method), _find(results, language, LANGUAGE_VOCAB,
-                                                                                HF_ONE_THREAD.label)
+            ours, hf = (_find(results, language, LANGUAGE_VOCAB, label) for label in (method, HF_ONE_THREAD.label))
             ratios.append(ratio(ours.median, hf.median) if ours and hf else float("nan"))
         xs = [x + (i - (len(methods) - 1) / 2) * width for x in range(len(languages))]
-        bars = ax.bar(xs, ratios, width, label=method)
-        ax.bar_label(bars, [f"{r:.2f}x" for r in ratios], fontsize=8)
+        ax.bar_label(ax.bar(xs, ratios, width, label=method), [f"{r:.2f}x" for r in ratios], fontsize=8)
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.axhline(LANGUAGE_LIMIT, color="grey", linewidth=0.8, linestyle="--")
     ax.set_xticks(range(len(languages)), [language.replace(" (", "\n(") for language in languages], fontsize=8)
-    ax.set_ylabel("training time / HF tokenizers (1 thread)")
-    ax.set_title(f"vocab {LANGUAGE_VOCAB:,}: below 1.0 is faster than HF")
+    ax.set(ylabel="training time / HF tokenizers (1 thread)", title=f"vocab {LANGUAGE_VOCAB:,}: below 1.0 is faster than HF")
     ax.legend(fontsize=8, frameon=False)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    plt.close(fig)
-
-
-READING_NOTES = """## Reading the results
-
-- *faster than previous step* compares each rung of the ladder (V1 naive, V2 incremental, V3
-  parallel, V4 inverted index, V5 heap) with the one before it, by median time.
-- V3 changes only the pretokenization of V2 (two processes instead of one). On these corpora
-  pretokenization is a few percent of V2's time, so V2 and V3 are equal within noise; the rows
-  *pretokenization only* time that phase alone, which is what V3 speeds up. It pays off on large
-  corpora, where counting pretokens dominates (theory page 03).
-- V4 and V5 differ in how the best pair is found: a scan of every pair count per merge (V4) or a
-  heap (V5). The scan costs O(P) per merge, so V4 falls further behind as the vocabulary grows;
-  on a tiny run the heap's constant costs can make V4 competitive (the V4/V5 crossover).
-- `linked_list` (the default trainer) keeps V5's heap but updates only the neighbourhood of each
-  merged occurrence, on a linked list of tokens, instead of rewriting every affected word whole.
-  The two agree on short words (English) and part ways as words grow: Chinese pretokens are whole
-  runs of characters, 22 bytes on average (page 05).
-- HF `tokenizers` with one thread (`RAYON_NUM_THREADS=1`) is the target for the single-process
-  trainers; its default uses every core, the target for `heap + 2 workers`. HF breaks ties
-  differently from the course, so its merges are compared by time only.
-"""
+    save_plot(fig, path)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -427,7 +348,7 @@ def run(args: argparse.Namespace) -> int:
     for method, options in [("inverted_index", {}), ("heap", {}), ("heap", {"compaction_threshold": None}),
                             ("linked_list", {})]:
         label = method if options == {} else f"{method} (no compaction)"
-        memory[label] = measure_peak_python_memory(TINYSTORIES_2MIB, 5000, method, options)
+        memory[label] = in_fresh_process(peak_python_memory, str(TINYSTORIES_2MIB), 5000, method, options)
         print(f"  {label:<26} {memory[label]:7.1f} MB", flush=True)
     tables = results_tables(results)
     checks = target_checks(results, memory)
@@ -435,43 +356,20 @@ def run(args: argparse.Namespace) -> int:
 
     for title, headers, rows in tables:
         print(f"\n{title}\n{fixed_width_table(headers, rows)}")
-    print("\ntargets (ratios measured in this run)")
-    print(fixed_width_table(["target", "measured", "limit", "met"],
-                            [[n, v, lim, "yes" if ok else "NO"] for n, v, lim, ok in checks]))
+    print_targets(checks, "targets (ratios measured in this run)")
     print(f"\nbenchmark took {elapsed:.0f} s")
 
     if not args.no_write:
         out: Path = args.out
-        out.mkdir(parents=True, exist_ok=True)
         plot(results, out / "train_time_vs_vocab.png")
         plot_languages(results, out / "train_languages.png")
-        lines = [
-            "# Training benchmark",
-            "",
-            written_by("train", args.quick),
-            "",
-            f"Machine: {machine}. Each time is the median of the repeats of one fresh process; ratios compare",
-            "contenders measured in the same run. Machines are shared and noisy: read ratios, not seconds.",
-            f"Slow-by-design trainers get a budget of {args.budget:.0f} s per run; `>` marks a run stopped there.",
-            "",
-            "![training time against vocabulary size](train_time_vs_vocab.png)",
-            "",
-            f"![training time over HF's on four languages, vocab {LANGUAGE_VOCAB}](train_languages.png)",
-            "",
-            "## Targets",
-            "",
-            markdown_table(["target", "measured", "limit", "met"],
-                           [[n, v, lim, "yes" if ok else "**no**"] for n, v, lim, ok in checks]),
-            "",
-            "## Peak Python memory of the merge loop (TinyStories 2 MiB, vocab 5000, tracemalloc)",
-            "",
-            markdown_table(["method", "peak MB"], [[k, f"{v:.1f}"] for k, v in memory.items()]),
-            "",
-            "## Times",
-        ]
-        for title, headers, rows in tables:
-            lines += ["", f"### {title}", "", markdown_table(headers, rows)]
-        lines += ["", READING_NOTES]
-        (out / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        out.mkdir(parents=True, exist_ok=True)
+        template = (Path(__file__).parent / "train.md").read_text(encoding="utf-8")
+        (out / "README.md").write_text(template.format(
+            written=written_by("train", args.quick), machine=machine, budget=args.budget, language_vocab=LANGUAGE_VOCAB,
+            targets=markdown_table(CHECK_HEADERS, check_rows(checks, no="**no**")),
+            memory=markdown_table(["method", "peak MB"], [[k, f"{v:.1f}"] for k, v in memory.items()]),
+            tables="\n".join(f"\n### {title}\n\n{markdown_table(headers, rows)}" for title, headers, rows in tables),
+        ) + "\n", encoding="utf-8")
         print(f"wrote {out / 'README.md'}, {out / 'train_time_vs_vocab.png'} and {out / 'train_languages.png'}")
     return 0

@@ -1,35 +1,18 @@
 """Measure, for theory page 09, the course's trainers and encoders with :mod:`bpe_ref.measure`, beside
 HF ``tokenizers`` and ``tiktoken`` in the same runs; write the results as JSON.
 
-``python -m bpe_ref.course.figures.benchmark_runs`` runs six sections, each in a fresh Python
-process (so that HF's thread count, set by ``RAYON_NUM_THREADS`` when it is imported, and the
-peak resident set size are that section's own), and writes ``theory/benchmarks/measuring/NAME.json``:
-
-- ``ladder``: the six trainers of ``bpe_ref.TRAIN_METHODS`` and HF (one thread) on the TinyStories
-  validation sample (0.8 MB) at vocabularies 1000, 2000 and 5000, the whole ``train_bpe`` from the
-  file, in interleaved rounds, in CPU time (seed 000's ladder, re-measured);
-- ``growth``: time against vocabulary size (V4, V5, the linked list and HF on the 2 MiB TinyStories
-  file, 1000 to 10,000) and against corpus size (prefixes of that file, 1/8 to all of it, at
-  vocabulary 2000), for fitted exponents, in CPU time;
-- ``clocks``: wall time and process time of a one-process trainer, the same trainer counting
-  pretokens in two worker processes, HF with its default threads, and a sleep;
-- ``memory``: peak memory of the trainers and HF, by tracemalloc and by the resident set size,
-  one fresh process per measurement;
-- ``encoding``: GPT-2 encoding of the validation sample by ``bpe_ref`` (warm and cold cache),
-  tiktoken and HF, in interleaved rounds;
-- ``noise``: two trainers timed in 15 interleaved rounds, then in two blocks of 15, every clock
-  reading kept (the load of a shared machine, seen over time), in wall time.
-
-The ladder and the growth are timed in CPU time (``time.process_time``): every contender there runs
-in one process and one thread (HF is held to one thread), and CPU time does not count the time the
-process waited while other processes had the cores, which on a shared machine is most of the noise.
-``clocks`` shows what CPU time misses (worker processes, waiting); ``encoding`` and ``noise`` are
-timed in wall time.
+``python -m bpe_ref.course.figures.benchmark_runs`` runs six sections (``ladder``, ``growth``,
+``clocks``, ``memory``, ``encoding``, ``noise``), each in a fresh Python process (so that HF's
+thread count, set by ``RAYON_NUM_THREADS`` when it is imported, and the peak resident set size are
+that section's own), and writes ``theory/benchmarks/measuring/NAME.json``; what each section
+measures, and on which clock, is that folder's README. The ladder and the growth are timed in CPU
+time (``time.process_time``): every contender there runs in one process and one thread (HF is held
+to one thread), and CPU time does not count the time the process waited while other processes had
+the cores, which on a shared machine is most of the noise.
 
 Page 09 quotes these files (:mod:`.benchmarks` draws its figures from them); figure generation never
-times anything. About twenty minutes on the course's 2-core machine under the load of other work
-(the ladder's ``naive`` at vocabulary 5000 and the growth's ``inverted_index`` at 10,000 take most of
-it); ``--only SECTION`` runs one section, ``--rounds`` changes the rounds.
+times anything. About twenty minutes on the course's 2-core machine; ``--only SECTION`` runs one
+section, ``--rounds`` changes the rounds.
 """
 
 from __future__ import annotations
@@ -41,14 +24,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 
 from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, TINYSTORIES_2MIB, TINYSTORIES_VALID, data_file
 from ...measure import interleaved, peak_memory, timed
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
-from ..bench.common import machine_description, run_json_subprocess
+from ..bench.common import in_fresh_process, load_average, record
+from ..bench.train import ladder as train_ladder
 
 RESULTS_DIR = REPO_ROOT / "theory" / "benchmarks" / "measuring"
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
@@ -56,15 +39,8 @@ HF_ONE_THREAD = "HF tokenizers (1 thread)"
 HF_DEFAULT_THREADS = "HF tokenizers (default threads)"
 LADDER_CORPUS = TINYSTORIES_VALID
 LADDER_VOCABS = (1000, 2000, 5000)
-# label -> (method, pretokenization workers); the ladder V1..V5 and the course's default trainer
-TRAINERS: dict[str, tuple[str, int]] = {
-    "naive": ("naive", 1),
-    "incremental": ("incremental", 1),
-    "parallel (2 workers)": ("parallel", 2),
-    "inverted_index": ("inverted_index", 1),
-    "heap": ("heap", 1),
-    "linked_list": ("linked_list", 1),
-}
+# label -> (method, pretokenization workers): the ladder V1..V5 and the course's default trainer
+TRAINERS: dict[str, tuple[str, int]] = {c.label: (c.method, c.workers) for c in train_ladder(0)}
 GROWTH_CORPUS = TINYSTORIES_2MIB
 GROWTH_VOCABS = (1000, 2000, 5000, 10_000)
 GROWTH_FRACTIONS = (1 / 8, 1 / 4, 1 / 2, 1)
@@ -83,14 +59,6 @@ def relative(path: Path) -> str:
     return path.resolve().relative_to(REPO_ROOT).as_posix()
 
 
-def load_average() -> float | None:
-    """The 1-minute load average (how busy the shared machine was), where the system has one."""
-    try:
-        return round(os.getloadavg()[0], 2)
-    except (OSError, AttributeError):
-        return None
-
-
 def corpus_shape(path: Path) -> dict:
     """W (distinct pretokens), P (distinct pairs of bytes in them), L (bytes per distinct pretoken)
     and the size in bytes: seed 000's symbols, for the seed's tables and this run's side by side."""
@@ -104,16 +72,20 @@ def trainer(path: Path, vocab_size: int, method: str, workers: int = 1) -> Calla
     """A contender: the whole ``train_bpe`` from the file (reading and pretokenizing included)."""
     from ... import train_bpe
 
-    def run() -> int:
-        return len(train_bpe(path, vocab_size, SPECIAL_TOKENS, method=method, num_workers=workers)[1])
-
-    return run
+    return lambda: len(train_bpe(path, vocab_size, SPECIAL_TOKENS, method=method, num_workers=workers)[1])
 
 
 def hf_trainer(path: Path, vocab_size: int) -> Callable[[], int]:
     from ..bench.train import _train_hf
 
     return lambda: _train_hf(str(path), vocab_size)
+
+
+def on_cpu(path: Path, vocab: int, trainers: dict[str, tuple[str, int]], rounds: int) -> dict[str, list[float]]:
+    """``trainers`` and HF on one thread, in interleaved rounds, in CPU time."""
+    contenders = {label: trainer(path, vocab, method, workers) for label, (method, workers) in trainers.items()}
+    contenders[HF_ONE_THREAD] = hf_trainer(path, vocab)
+    return interleaved(contenders, rounds, clock=time.process_time)
 
 
 def progress(text: str) -> None:
@@ -128,11 +100,9 @@ def ladder(rounds: int) -> dict:
     path = data_file(LADDER_CORPUS)
     runs = []
     for vocab in LADDER_VOCABS:
-        contenders = {label: trainer(path, vocab, method, workers) for label, (method, workers) in TRAINERS.items()}
-        contenders[HF_ONE_THREAD] = hf_trainer(path, vocab)
-        progress(f"ladder: vocabulary {vocab}, {rounds} rounds of {len(contenders)} contenders...")
+        progress(f"ladder: vocabulary {vocab}, {rounds} rounds of {len(TRAINERS) + 1} contenders...")
         runs.append({"vocab_size": vocab, "merges": vocab - 256 - len(SPECIAL_TOKENS),
-                     "seconds": interleaved(contenders, rounds, clock=time.process_time)})
+                     "seconds": on_cpu(path, vocab, TRAINERS, rounds)})
     return {"corpus": relative(path), "shape": corpus_shape(path), "rounds": rounds, "clock": "time.process_time",
             "runs": runs}
 
@@ -148,21 +118,18 @@ def prefix_file(path: Path, fraction: float, folder: Path) -> Path:
 
 def growth(rounds: int) -> dict:
     path = data_file(GROWTH_CORPUS)
+    trainers = {m: (m, 1) for m in GROWTH_TRAINERS}
     by_vocab = []
     for vocab in GROWTH_VOCABS:
-        contenders = {m: trainer(path, vocab, m) for m in GROWTH_TRAINERS}
-        contenders[HF_ONE_THREAD] = hf_trainer(path, vocab)
         progress(f"growth: vocabulary {vocab}...")
-        by_vocab.append({"vocab_size": vocab, "seconds": interleaved(contenders, rounds, clock=time.process_time)})
+        by_vocab.append({"vocab_size": vocab, "seconds": on_cpu(path, vocab, trainers, rounds)})
     by_size = []
     with tempfile.TemporaryDirectory() as folder:
         for fraction in GROWTH_FRACTIONS:
             prefix = prefix_file(path, fraction, Path(folder))
-            contenders = {m: trainer(prefix, GROWTH_SIZE_VOCAB, m) for m in GROWTH_TRAINERS}
-            contenders[HF_ONE_THREAD] = hf_trainer(prefix, GROWTH_SIZE_VOCAB)
             progress(f"growth: {fraction:.3f} of the corpus...")
             by_size.append({"fraction": fraction, "shape": corpus_shape(prefix),
-                            "seconds": interleaved(contenders, rounds, clock=time.process_time)})
+                            "seconds": on_cpu(prefix, GROWTH_SIZE_VOCAB, trainers, rounds)})
     return {"corpus": relative(path), "rounds": rounds, "clock": "time.process_time", "size_vocab": GROWTH_SIZE_VOCAB,
             "by_vocab": by_vocab, "by_size": by_size}
 
@@ -175,12 +142,10 @@ def clocks(rounds: int) -> dict:
         HF_DEFAULT_THREADS: hf_trainer(path, CLOCKS_VOCAB),
         "time.sleep(0.2)": lambda: time.sleep(0.2),
     }
-    progress("clocks: wall time...")
-    wall = interleaved(contenders, rounds, clock=time.perf_counter)
-    progress("clocks: process time...")
-    cpu = interleaved(contenders, rounds, clock=time.process_time)
+    progress("clocks: wall time, then process time...")
     return {"corpus": relative(path), "vocab_size": CLOCKS_VOCAB, "rounds": rounds, "cpus": os.cpu_count(),
-            "wall": wall, "process": cpu}
+            "wall": interleaved(contenders, rounds, clock=time.perf_counter),
+            "process": interleaved(contenders, rounds, clock=time.process_time)}
 
 
 def memory_one(label: str, kind: str) -> dict:
@@ -199,26 +164,21 @@ def memory_one(label: str, kind: str) -> dict:
     per_mib = 2**20 if sys.platform == "darwin" else 2**10  # ru_maxrss is in bytes on macOS, KiB on Linux
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     run()
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"rss_peak_mib": after / per_mib, "rss_before_mib": before / per_mib}
+    return {"rss_peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / per_mib, "rss_before_mib": before / per_mib}
 
 
 def memory(rounds: int) -> dict:
     rows = {}
     for label in (*MEMORY_TRAINERS, HF_ONE_THREAD):
         progress(f"memory: {label}...")
-        row = {}
-        for kind in ("tracemalloc", "rss"):
-            code = (f"from bpe_ref.course.figures.benchmark_runs import memory_one; import json; "
-                    f"print(json.dumps(memory_one({label!r}, {kind!r})))")
-            row.update(run_json_subprocess(code, env={"RAYON_NUM_THREADS": "1"}))
-        rows[label] = row
+        rows[label] = {key: value for kind in ("tracemalloc", "rss")
+                       for key, value in in_fresh_process(memory_one, label, kind, env={"RAYON_NUM_THREADS": "1"}).items()}
     return {"corpus": relative(data_file(GROWTH_CORPUS)), "vocab_size": MEMORY_VOCAB, "rows": rows}
 
 
 def encoding(rounds: int) -> dict:
     from ...tokenizer import Tokenizer
-    from ..bench.encode import agreed_documents, cold_encode
+    from ..bench.encode import agreed_documents, cache_contenders
     from ..interop import to_hf_tokenizer, to_tiktoken
 
     path = data_file(LADDER_CORPUS)
@@ -226,12 +186,8 @@ def encoding(rounds: int) -> dict:
     tok = Tokenizer.gpt2()
     tk, hf = to_tiktoken(tok, name="gpt2"), to_hf_tokenizer(tok)
     documents, expected = agreed_documents(tok, tk, hf, text)
-    contenders = {
-        "bpe_ref encode (warm cache)": lambda: tok.encode(text),
-        "bpe_ref encode (cold cache)": cold_encode(tok, text),
-        "tiktoken encode": lambda: tk.encode(text, allowed_special="all"),
-        "HF encode_batch of documents (1 thread)": lambda: hf.encode_batch(documents),
-    }
+    contenders = {**cache_contenders(tok, tk, text),
+                  "HF encode_batch of documents (1 thread)": lambda: hf.encode_batch(documents)}
     progress(f"encoding: {rounds} rounds...")
     tok.encode(text)  # fill the cache: "warm" follows "cold" in one round of the rotation only
     return {"corpus": relative(path), "bytes": len(text.encode("utf-8")), "tokens": len(expected), "rounds": rounds,
@@ -261,20 +217,13 @@ def noise(rounds: int) -> dict:
             "blocks": {"seconds": blocks, "starts": block_readings[::2]}}
 
 
-def run_section(name: str, rounds: int) -> None:
-    """Run one section in this process and print its JSON document (called in a fresh process)."""
+def run_section(name: str, rounds: int) -> dict:
+    """Run one section in this process (:func:`main` calls it in a fresh one): its JSON document."""
     load = load_average()
     started = time.perf_counter()
     result = globals()[name](rounds)
-    document = {
-        "command": "python -m bpe_ref.course.figures.benchmark_runs",
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "machine": machine_description(),
-        "load_average": [load, load_average()],
-        "elapsed_seconds": round(time.perf_counter() - started, 1),
-        **result,
-    }
-    print(json.dumps(document))
+    return record("python -m bpe_ref.course.figures.benchmark_runs", load_average=[load, load_average()],
+                  elapsed_seconds=round(time.perf_counter() - started, 1), **result)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -291,9 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.only or SECTIONS:
         rounds = 2 * args.rounds if name == "encoding" else args.rounds
         env = {} if name == "clocks" else {"RAYON_NUM_THREADS": "1"}  # HF on one thread, but for clocks
-        code = (f"from bpe_ref.course.figures.benchmark_runs import run_section; "
-                f"run_section({name!r}, {rounds})")
-        document = run_json_subprocess(code, env=env, show_progress=True)
+        document = in_fresh_process(run_section, name, rounds, env=env, show_progress=True)
         path = args.out / f"{name}.json"
         path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {path} ({document['elapsed_seconds']} s, load {document['load_average']})")

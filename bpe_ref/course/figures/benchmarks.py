@@ -162,8 +162,8 @@ def draw_ladder(data: dict, path: Path) -> Path:
               max(paired_ratio(run["seconds"], NAIVE, label) for run in runs for label in labels))
     ax.set_ylim(top=top * 8)  # room for the legend above the bars
     ax.set_xticks(range(len(labels)), [label.replace(" (", "\n(") for label in labels], fontsize=8)
-    ax.set_ylabel("times faster than naive (log scale)")
-    ax.set_title(f"The ladder: speed-up over naive, median of per-round ratios ({clock_name(data)})")
+    ax.set(ylabel="times faster than naive (log scale)",
+           title=f"The ladder: speed-up over naive, median of per-round ratios ({clock_name(data)})")
     ax.grid(True, axis="y", which="both", alpha=0.3)
     ax.legend(fontsize=7, ncols=3, loc="upper left")
     return save_png(fig, path)
@@ -268,9 +268,7 @@ def draw_growth(data: dict, path: Path) -> Path:
         for label, seconds in series.items():
             marker, colour = STYLE[label]
             ax.plot(xs, seconds, marker, color=colour, label=f"{label}: k = {fit_exponent(xs, seconds):.2f}")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel(f"{xlabel} (log scale)")
+        ax.set(xscale="log", yscale="log", xlabel=f"{xlabel} (log scale)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7, loc="upper left")
     left.set_ylabel(f"seconds ({clock_name(data)}), median (log scale)")
@@ -423,16 +421,13 @@ def draw_noise(data: dict, path: Path) -> Path:
         ratios = [a / b for a, b in zip(times["heap"], times["linked_list"])]
         right.plot(range(1, len(ratios) + 1), ratios, marker + "-", label=f"heap / linked_list, {mode}",
                    fillstyle="full" if mode == "blocks" else "none", color="#2f2f2f" if mode == "blocks" else "#dd8452")
-    left.set_xlabel("seconds since the start of the run")
-    left.set_ylabel("wall seconds of one training run")
-    left.set_title("every run, where it happened in time")
-    left.legend(fontsize=7)
-    left.grid(True, alpha=0.3)
-    right.set_xlabel("round (or pair of runs with the same number)")
-    right.set_ylabel("heap / linked_list")
-    right.set_title("the ratio, round by round")
-    right.legend(fontsize=7)
-    right.grid(True, alpha=0.3)
+    left.set(xlabel="seconds since the start of the run", ylabel="wall seconds of one training run",
+             title="every run, where it happened in time")
+    right.set(xlabel="round (or pair of runs with the same number)", ylabel="heap / linked_list",
+              title="the ratio, round by round")
+    for ax in (left, right):
+        ax.legend(fontsize=7)
+        ax.grid(True, alpha=0.3)
     return save_png(fig, path)
 
 

@@ -1,21 +1,19 @@
 """Measure, for theory page 05, the V4/V5 crossover merge by merge and V5 against the linked list
-as words get longer; write the results as JSON.
+as words get longer; write the results as JSON (``theory/benchmarks/heap/``), which page 05 quotes
+with their machine instead of timing during figure generation.
 
-``python -m bpe_ref.course.figures.heap_timings`` trains V4 (``step04_inverted_index``) and V5
-(``step05_heap``) on the shipped TinyStories corpora and records, after every merge, the time
-since the merge loop started (the set-up before the first merge included: counting pairs,
-building the index, and for V5 the ``heapify``). Each trainer runs ``repeats`` times in turn in
-this process, with the garbage collector paused as the trainers' driver does; the file keeps the
-median of the repeats at every ``stride``-th merge. Timings change from machine to machine, so
-page 05 quotes this committed file (``theory/benchmarks/heap/crossover.json``, with its machine)
-instead of timing during figure generation. About half a minute on the course machine.
+``python -m bpe_ref.course.figures.heap_timings`` writes two files:
 
-The second measurement (``theory/benchmarks/heap/word_length.json``) keeps the text fixed and
-makes the words longer: the first 200,000 characters of the TinyStories validation sample,
-pretokenized as usual, then every ``n`` consecutive pretokens of a document glued into one word
-(:func:`grouped_pretokens`, ``n`` = 1, 2, 4, 8, 16). The bytes to merge stay the same; only the
-length of the words grows. V5 (``step05_heap``) and the linked list (``step05_linked_list``) each
-learn 1,000 merges, median of ``repeats`` runs (5 by default). About a minute and a half.
+- ``crossover.json``: V4 (``step04_inverted_index``) and V5 (``step05_heap``) trained on the shipped
+  TinyStories corpora, the time since the merge loop started recorded after every merge (the
+  set-up before the first merge included: counting pairs, building the index, V5's ``heapify``);
+  each trainer runs ``repeats`` times in turn, the collector paused as the trainers' driver does,
+  and the file keeps the median at every ``stride``-th merge. About half a minute.
+- ``word_length.json``: the text fixed, the words longer: the first 200,000 characters of the
+  TinyStories validation sample with every ``n`` consecutive pretokens of a document glued into one
+  word (:func:`grouped_pretokens`, ``n`` = 1, 2, 4, 8, 16); V5 and the linked list
+  (``step05_linked_list``) each learn 1,000 merges in :func:`bpe_ref.measure.interleaved` rounds,
+  medians kept. About a minute and a half.
 """
 
 from __future__ import annotations
@@ -25,47 +23,42 @@ import json
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
-from datetime import datetime, timezone
+from itertools import islice
 from pathlib import Path
-from statistics import median
 
 from ...corpus import read_corpus
-from ..bench.common import machine_description
-from ...data_files import DATA_DIR, REPO_ROOT, TINYSTORIES_VALID, data_file
+from ...data_files import REPO_ROOT, TINYSTORIES_2MIB, TINYSTORIES_VALID, data_file
+from ...measure import interleaved, median
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens
 from ...train import MergeStep
 from ...train.driver import collector_paused
 from ...train.step04_inverted_index import merge_steps as v4_merge_steps
 from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_linked_list import merge_steps as linked_list_merge_steps
+from ..bench.common import record
 
 CROSSOVER_JSON = REPO_ROOT / "theory" / "benchmarks" / "heap" / "crossover.json"
 WORD_LENGTH_JSON = REPO_ROOT / "theory" / "benchmarks" / "heap" / "word_length.json"
+COMMAND = "python -m bpe_ref.course.figures.heap_timings"
 WORD_LENGTH_CHARACTERS = 200_000
 WORD_LENGTH_GROUPS = (1, 2, 4, 8, 16)
 WORD_LENGTH_MERGES = 1000
-TINYSTORIES_2MIB = DATA_DIR / "tinystories" / "tinystories_v1_train_head_2MiB.txt"
 # (label, corpus): the two TinyStories files the training benchmark also uses
 CROSSOVER_CORPORA: tuple[tuple[str, Path], ...] = (
     ("TinyStories valid 0.8 MB", TINYSTORIES_VALID),
     ("TinyStories 2 MiB", TINYSTORIES_2MIB),
 )
-TRAINERS: dict[str, Callable[[Mapping[bytes, int]], Iterator[MergeStep]]] = {
-    "V4 (inverted_index)": v4_merge_steps,
-    "V5 (heap)": v5_merge_steps,
-}
+MergeSteps = Callable[[Mapping[bytes, int]], Iterator[MergeStep]]
+TRAINERS: dict[str, MergeSteps] = {"V4 (inverted_index)": v4_merge_steps, "V5 (heap)": v5_merge_steps}
 
 
-def cumulative_times(merge_steps: Callable[[Mapping[bytes, int]], Iterator[MergeStep]],
-                     pretoken_counts: Mapping[bytes, int], num_merges: int) -> list[float]:
+def cumulative_times(merge_steps: MergeSteps, pretoken_counts: Mapping[bytes, int], num_merges: int) -> list[float]:
     """Seconds from the start of ``merge_steps`` to the end of each of its first ``num_merges`` merges."""
     times = []
     with collector_paused():
         start = time.perf_counter()
-        for _ in merge_steps(pretoken_counts):
+        for _ in islice(merge_steps(pretoken_counts), num_merges):
             times.append(time.perf_counter() - start)
-            if len(times) == num_merges:
-                break
     return times
 
 
@@ -85,17 +78,11 @@ def measure(num_merges: int = 3000, repeats: int = 3, stride: int = 10) -> dict:
             "file": path.relative_to(REPO_ROOT).as_posix(),
             "distinct_words": len(counts),
             "merges": ranks,
-            "seconds": {name: [round(median(r[m - 1] for r in rs), 5) for m in ranks] for name, rs in runs.items()},
+            "seconds": {name: [round(median([r[m - 1] for r in rs]), 5) for m in ranks] for name, rs in runs.items()},
         })
-    return {
-        "command": "python -m bpe_ref.course.figures.heap_timings",
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "machine": machine_description(),
-        "repeats": repeats,
-        "what": "seconds from the start of each trainer's merge loop (set-up included) to the end of merge k, "
-                "median of the repeats; garbage collector paused",
-        "corpora": corpora,
-    }
+    return record(COMMAND, repeats=repeats,
+                  what="seconds from the start of each trainer's merge loop (set-up included) to the end of merge k, "
+                  "median of the repeats; garbage collector paused", corpora=corpora)
 
 
 def grouped_pretokens(text: str, n: int) -> dict[bytes, int]:
@@ -103,22 +90,16 @@ def grouped_pretokens(text: str, n: int) -> dict[bytes, int]:
     one word (special tokens still split documents, and no word spans one)."""
     counts: dict[bytes, int] = {}
     for part, special in split_keeping_special_tokens(text, DEFAULT_SPECIAL_TOKENS):
-        if special:
-            continue
-        pieces = pretokenize(part)
-        for i in range(0, len(pieces), n):
-            word = "".join(pieces[i : i + n]).encode("utf-8")
-            counts[word] = counts.get(word, 0) + 1
+        if not special:
+            pieces = pretokenize(part)
+            for i in range(0, len(pieces), n):
+                word = "".join(pieces[i : i + n]).encode("utf-8")
+                counts[word] = counts.get(word, 0) + 1
     return counts
 
 
 def word_length_text() -> str:
     return read_corpus(data_file(TINYSTORIES_VALID))[:WORD_LENGTH_CHARACTERS]
-
-
-def loop_seconds(merge_steps: Callable[[Mapping[bytes, int]], Iterator[MergeStep]],
-                 pretoken_counts: Mapping[bytes, int], num_merges: int) -> float:
-    return cumulative_times(merge_steps, pretoken_counts, num_merges)[-1]
 
 
 def measure_word_length(repeats: int = 5) -> dict:
@@ -127,34 +108,24 @@ def measure_word_length(repeats: int = 5) -> dict:
     rows = []
     for n in WORD_LENGTH_GROUPS:
         counts = grouped_pretokens(text, n)
-        times: dict[str, list[float]] = {"V5 (heap)": [], "linked list": []}
-        for _ in range(repeats):
-            times["V5 (heap)"].append(loop_seconds(v5_merge_steps, counts, WORD_LENGTH_MERGES))
-            times["linked list"].append(loop_seconds(linked_list_merge_steps, counts, WORD_LENGTH_MERGES))
+        times = interleaved({name: lambda steps=steps, counts=counts: sum(1 for _ in islice(steps(counts), WORD_LENGTH_MERGES))
+                             for name, steps in (("V5 (heap)", v5_merge_steps), ("linked list", linked_list_merge_steps))},
+                            repeats)
         rows.append({
             "group": n,
             "distinct_words": len(counts),
             "bytes_per_distinct_word": round(sum(len(w) for w in counts) / len(counts), 2),
             "seconds": {name: round(median(ts), 4) for name, ts in times.items()},
         })
-    return {
-        "command": "python -m bpe_ref.course.figures.heap_timings",
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "machine": machine_description(),
-        "repeats": repeats,
-        "file": TINYSTORIES_VALID.relative_to(REPO_ROOT).as_posix(),
-        "characters": WORD_LENGTH_CHARACTERS,
-        "merges": WORD_LENGTH_MERGES,
-        "what": f"seconds of each trainer's merge loop (set-up included) for {WORD_LENGTH_MERGES} merges, median of the "
-                f"repeats, on the first {WORD_LENGTH_CHARACTERS} characters of "
-                f"{TINYSTORIES_VALID.relative_to(REPO_ROOT).as_posix()} with every `group` consecutive pretokens "
-                "glued into one word; garbage collector paused",
-        "rows": rows,
-    }
+    file = TINYSTORIES_VALID.relative_to(REPO_ROOT).as_posix()
+    return record(COMMAND, repeats=repeats, file=file, characters=WORD_LENGTH_CHARACTERS, merges=WORD_LENGTH_MERGES,
+                  what=f"seconds of each trainer's merge loop (set-up included) for {WORD_LENGTH_MERGES} merges, median "
+                  f"of the repeats, on the first {WORD_LENGTH_CHARACTERS} characters of {file} with every `group` "
+                  "consecutive pretokens glued into one word; garbage collector paused", rows=rows)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bpe_ref.course.figures.heap_timings", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
     parser.add_argument("--merges", type=int, default=3000)
     parser.add_argument("--repeats", type=int, help="runs per trainer (default: 3 for the crossover, 5 for the "
                         "word length, whose shortest runs take a tenth of a second)")
@@ -164,12 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     jobs = {"crossover": (lambda: measure(args.merges, args.repeats or 3), CROSSOVER_JSON.name),
             "word-length": (lambda: measure_word_length(args.repeats or 5), WORD_LENGTH_JSON.name)}
     for name, (run, file_name) in jobs.items():
-        if args.only and name != args.only:
-            continue
-        path = args.out / file_name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(run(), indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {path}")
+        if not args.only or name == args.only:
+            path = args.out / file_name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(run(), indent=1) + "\n", encoding="utf-8")
+            print(f"wrote {path}")
     return 0
 
 

@@ -17,8 +17,7 @@ from pathlib import Path
 from ...corpus import read_corpus
 from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
-from ...train import train_on_counts
-from ...train import MergeStep
+from ...train import MergeStep, train_on_counts
 from ...train.step01_naive import best_pair, count_pairs, split_into_bytes
 from ...train.step02_incremental import merge_and_update
 
@@ -69,20 +68,8 @@ def measure_merges(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeSt
             raise AssertionError(f"replay rewrote {len(changed)} words where the trainer reported {step}")
         shrink = sum(len(old_words[i]) - len(words[i]) for i in changed)
         updated = sum(len(old_words[i]) - 1 + len(words[i]) - 1 for i in changed)
-        measured.append(
-            MergeWork(
-                rank,
-                pair[0],
-                pair[1],
-                step.count,
-                len(changed),
-                windows,
-                distinct_pairs,
-                updated,
-                word_tokens,
-                corpus_tokens,
-            )
-        )
+        measured.append(MergeWork(rank, pair[0], pair[1], step.count, len(changed), windows, distinct_pairs, updated,
+                                  word_tokens, corpus_tokens))
         windows -= shrink
         word_tokens -= shrink
         corpus_tokens -= sum((len(old_words[i]) - len(words[i])) * frequencies[i] for i in changed)
