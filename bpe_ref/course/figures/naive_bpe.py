@@ -21,7 +21,9 @@ from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
 from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
-from .common import WIDE, code, code_token, markdown_table, save_png, show_pair, show_token, show_word, thousands, use_agg
+from .common import (
+    code, code_token, markdown_table, name_axes, panels, save_png, show_pair, show_token, show_word, thousands,
+)
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
 
 PAGE = "01-naive-bpe.md"
@@ -81,8 +83,6 @@ def hand_trace(pretoken_counts: Mapping[bytes, int], num_merges: int, first_id: 
 
 
 def worked_example_counts() -> dict[bytes, int]:
-    from ...pretokenize import count_pretokens
-
     return count_pretokens(WORKED_EXAMPLE_TEXT, special_tokens=())
 
 
@@ -307,14 +307,10 @@ def naive_work_snippet(run: TrainingRun) -> str:
 
 
 def draw_merge_counts(run: TrainingRun, path: Path) -> Path:
-    plt = use_agg()
-    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    fig, (left, right) = panels(2)
     ranks = [w.rank + 1 for w in run.work]
     left.semilogy(ranks, [w.count for w in run.work], color="#4c72b0", linewidth=1)
-    left.set_xlabel("merge")
-    left.set_ylabel("count of the chosen pair (log scale)")
-    left.set_title("Each merge is rarer than the last")
-    left.grid(True, which="major", alpha=0.3)
+    name_axes(left, "merge", "count of the chosen pair (log scale)", "Each merge is rarer than the last")
     marked = sorted({i for i in (0, 9, 99, len(run.work) - 1) if 0 <= i < len(run.work)})
     for w in (run.work[i] for i in marked):
         last = w is run.work[-1]
@@ -329,12 +325,8 @@ def draw_merge_counts(run: TrainingRun, path: Path) -> Path:
     right.plot(ranks, [w.windows for w in run.work], color="#4c72b0", label="windows V1 recounts: W·(L − 1)")
     right.plot(ranks, [w.distinct_pairs for w in run.work], color="#dd8452", label="distinct pairs scanned (P)")
     right.axhline(run.distinct_words, color="#55a868", linestyle="--", label=f"distinct words W = {thousands(run.distinct_words)}")
-    right.set_xlabel("merge")
-    right.set_ylabel("per merge")
     right.set_ylim(0, run.work[0].windows * 1.1)
-    right.set_title("V1 recounts every word on every merge")
-    right.legend(loc="upper right")
-    right.grid(True, which="major", alpha=0.3)
+    name_axes(right, "merge", "per merge", "V1 recounts every word on every merge", "upper right")
     return save_png(fig, path)
 
 
