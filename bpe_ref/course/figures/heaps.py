@@ -33,7 +33,7 @@ from ...data_files import (
 from ...pretokenize import count_pretokens
 from ...tiebreak import SortKeys
 from ...train.step01_naive import count_pairs, split_into_bytes
-from ...train.step04_inverted_index import index_words, merge_indexed_words
+from ...train.step04_inverted_index import merge_indexed_words
 from ...train import step05_heap
 from ...train.step05_heap import DEFAULT_COMPACTION_THRESHOLD
 from ...train.step05_heap import merge_steps as v5_merge_steps
@@ -44,7 +44,7 @@ from .common import (
     show_pair, show_token, show_word, thousands,
 )
 from .heap_timings import CROSSOVER_JSON, WORD_LENGTH_JSON
-from .inverted_index import indexed_run
+from .inverted_index import indexed_run, start_v4
 from .naive_bpe import worked_example_counts
 from .step_diffs import snippets_of
 
@@ -128,10 +128,7 @@ def lazy_heap_run(pretoken_counts: Mapping[bytes, int], num_merges: int | None =
     :data:`MIN_HEAP_TO_COMPACT`.
     """
     key = key or course_key()
-    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
-    pair_counts = count_pairs(word_counts)
-    words, frequencies = list(word_counts), list(word_counts.values())
-    index = index_words(words)
+    words, frequencies, pair_counts, index = start_v4(pretoken_counts)
     entries = [(*key(count, pair), pair) for pair, count in pair_counts.items()]
     heapq.heapify(entries)
     steps: list[HeapStep] = []

@@ -429,12 +429,16 @@ def decline_snippet(run: IndexedRun, shown: int = 3) -> str:
                    f"{show_pair(most_stale.pair)}.")
 
 
+def first_and_whole(run: IndexedRun, first: int) -> tuple[tuple[str, list[IndexedMerge]], ...]:
+    """The two spans the page's tables compare: the first ``first`` merges, and the whole run."""
+    return ((f"first {first:,} merges", run.merges[:first]), (f"whole run ({len(run.merges):,} merges)", run.merges))
+
+
 def stale_snippet(run: IndexedRun, first: int = 1000) -> str:
     """How many of the ids V4 visits are stale, over the first ``first`` merges and the whole run,
     against the removals an exact index would make."""
     rows = []
-    for label, chosen in ((f"first {first:,} merges", run.merges[:first]),
-                          (f"whole run ({len(run.merges):,} merges)", run.merges)):
+    for label, chosen in first_and_whole(run, first):
         visited = sum(m.visited for m in chosen)
         stale = sum(m.stale for m in chosen)
         removals = sum(m.exact_removals for m in chosen)
@@ -442,9 +446,8 @@ def stale_snippet(run: IndexedRun, first: int = 1000) -> str:
                      f"{thousands(stale)} ({100 * stale / max(1, visited):.0f}%)", thousands(removals)))
     went_stale = sum(m.exact_removals for m in run.merges)
     never = went_stale - sum(m.stale for m in run.merges)
-    ratios = []
-    for chosen in (run.merges[:first], run.merges):
-        ratios.append(sum(m.exact_removals for m in chosen) / max(1, sum(m.stale for m in chosen)))
+    ratios = [sum(m.exact_removals for m in chosen) / max(1, sum(m.stale for m in chosen))
+              for _, chosen in first_and_whole(run, first)]
     return (
         f"V4 on the shipped TinyStories sample ($W$ = {thousands(run.distinct_words)} distinct words), "
         "with the special token `<|endoftext|>`, until no pair is left:\n\n"
@@ -481,8 +484,7 @@ def scan_work_snippet(run: IndexedRun, first: int = 1000) -> str:
     """Deterministic counts of V4's work: pair counts compared by ``best_pair`` against ids visited,
     tokens read and windows updated by the rest of the loop."""
     rows = []
-    for label, chosen in ((f"first {first:,} merges", run.merges[:first]),
-                          (f"whole run ({len(run.merges):,} merges)", run.merges)):
+    for label, chosen in first_and_whole(run, first):
         compared = sum(m.distinct_pairs for m in chosen)
         visited = sum(m.visited for m in chosen)
         tokens = sum(m.visited_tokens for m in chosen)
