@@ -38,7 +38,7 @@ from .common import (
     TRAIN_BENCHMARK, benchmark_seconds, code_token, corpus_counts, machine_line, markdown_table, name_axes, panels,
     rolling_median, save_png, show_pair, show_word, thousands,
 )
-from .naive_bpe import why_greater
+from .naive_bpe import merges_list, tie_break_text
 from .step_diffs import snippets_of
 
 PAGE = "04-inverted-index.md"
@@ -128,12 +128,6 @@ def _ids(ids: Sequence[int]) -> str:
     return "{" + ", ".join(str(i) for i in ids) + "}" if ids else "{}"
 
 
-def _tie_text(step: IndexStep) -> str:
-    if len(step.tied) == 1:
-        return "no tie"
-    return "tie: " + "; ".join(f"beats {show_pair(p)} ({why_greater(step.pair, p)})" for p in step.tied[1:])
-
-
 def words_snippet(steps: Sequence[IndexStep]) -> str:
     """The word table of the worked example, with each word's id."""
     first = steps[0]
@@ -199,7 +193,7 @@ def merge_snippet(steps: Sequence[IndexStep], rank: int = 0) -> str:
         ["pair", "before", "after: V4 (append-only)", "after: exact", "count after"], rows, align="llllr"
     )
     return (
-        f"Merge {step.rank + 1} chooses {show_pair(step.pair)} (count {step.count}; {_tie_text(step)}). "
+        f"Merge {step.rank + 1} chooses {show_pair(step.pair)} (count {step.count}; {tie_break_text(step.pair, step.tied)}). "
         f"V4 pops `index[{show_pair(step.pair)[1:-1]}]` = {_ids(step.visited)} and visits those ids only:\n\n"
         + "".join(f"- {v}\n" for v in visits)
         + "\nThe index entries that change:\n\n" + table
@@ -224,11 +218,6 @@ def merges_snippet(steps: Sequence[IndexStep]) -> str:
         f"{sum(len(s.stale) for s in steps)} of them stale; {total_rewritten} words rewritten in all, "
         f"against the bound $\\sum_w (|w| - 1)$ = {bound}."
     )
-
-
-def merges_list(steps: Sequence[IndexStep]) -> str:
-    """The merges as the Python list the trainers return."""
-    return "```python\n" + repr([s.pair for s in steps]) + "\n```"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -655,7 +644,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
         "04-worked-example-merge-1.md": merge_snippet(steps, 0),
         "04-worked-example-merge-2.md": merge_snippet(steps, 1),
         "04-worked-example-merges.md": merges_snippet(steps),
-        "04-worked-example-merges-list.md": merges_list(steps),
+        "04-worked-example-merges-list.md": merges_list([s.pair for s in steps]),
         "04-stale-ids.md": stale_snippet(run),
         "04-affected-bound.md": bound_snippet(run),
         "04-typical-a.md": typical_a_snippet(run),

@@ -124,12 +124,11 @@ def why_greater(winner: Pair, loser: Pair) -> str:
     return "same left; right: " + _first_difference(winner[1], loser[1])
 
 
-def tie_break_text(step: HandStep) -> str:
-    tied = step.tied
+def tie_break_text(chosen: Pair, tied: list[Pair]) -> str:
+    """How ``chosen`` won among ``tied`` (the pairs sharing the highest count, ``chosen`` first)."""
     if len(tied) == 1:
         return "no tie"
-    reasons = [f"beats {show_pair(loser)} (" + why_greater(step.chosen, loser) + ")" for loser in tied[1:]]
-    return "tie: " + "; ".join(reasons)
+    return "tie: " + "; ".join(f"beats {show_pair(loser)} ({why_greater(chosen, loser)})" for loser in tied[1:])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,35 +184,23 @@ def counts_matrix(steps: list[HandStep]) -> str:
     return markdown_table(headers, rows, align="l" + "r" * len(steps))
 
 
-def merges_table(steps: list[HandStep]) -> str:
+def merges_table(steps: list[HandStep], words_after: bool = True) -> str:
+    """Each merge: count, pair, how a tie was decided, the new token, and (``words_after``) the
+    words after it; the second example's table leaves the words out."""
     rows = [
-        (
-            step.rank + 1,
-            step.count,
-            show_pair(step.chosen),
-            tie_break_text(step),
-            f"{code_token(step.chosen[0] + step.chosen[1])} = {step.new_id}",
-            "<br>".join(f"{show_word(tokens)} ×{count}" for tokens, count in step.words_after),
-        )
+        (step.rank + 1, step.count, show_pair(step.chosen), tie_break_text(step.chosen, step.tied),
+         f"{code_token(step.chosen[0] + step.chosen[1])} = {step.new_id}",
+         *(["<br>".join(f"{show_word(tokens)} ×{count}" for tokens, count in step.words_after)] if words_after else []))
         for step in steps
     ]
-    headers = ["merge", "highest count", "chosen pair", "tie-break", "new token = id", "words after the merge"]
-    return markdown_table(headers, rows, align="rrllll")
+    headers = ["merge", "highest count", "chosen pair", "tie-break", "new token = id"]
+    headers += ["words after the merge"] if words_after else []
+    return markdown_table(headers, rows, align="rrllll"[: len(headers)])
 
 
-def merges_list(steps: list[HandStep]) -> str:
-    """The merges as the Python list ``train_bpe_on_text`` returns."""
-    return "```python\n" + repr([s.chosen for s in steps]) + "\n```"
-
-
-def seed_merges_table(steps: list[HandStep]) -> str:
-    """The second example's merges: count, pair, how a tie was decided, and the new token."""
-    rows = [
-        (step.rank + 1, step.count, show_pair(step.chosen), tie_break_text(step),
-         f"{code_token(step.chosen[0] + step.chosen[1])} = {step.new_id}")
-        for step in steps
-    ]
-    return markdown_table(["merge", "highest count", "chosen pair", "tie-break", "new token = id"], rows, align="rrlll")
+def merges_list(merges: list[Pair]) -> str:
+    """The merges as the Python list ``train_bpe_on_text`` (and every trainer) returns."""
+    return "```python\n" + repr(merges) + "\n```"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -343,9 +330,9 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
         "01-worked-example-first-count.md": first_count_snippet(steps),
         "01-worked-example-counts.md": counts_matrix(steps),
         "01-worked-example-merges.md": merges_table(steps),
-        "01-worked-example-merges-list.md": merges_list(steps),
+        "01-worked-example-merges-list.md": merges_list([s.chosen for s in steps]),
         "01-seed-example-words.md": words_table(seed_example_counts()),
-        "01-seed-example-merges.md": seed_merges_table(seed_example_trace()),
+        "01-seed-example-merges.md": merges_table(seed_example_trace(), words_after=False),
         "01-dedup-factor.md": dedup_snippet(dedup_rows(Path(corpus))),
         "01-tinystories-first-merges.md": first_merges_snippet(run),
         "01-naive-work.md": naive_work_snippet(run),
