@@ -20,11 +20,7 @@ from . import five_minutes
 from ...corpus import read_corpus
 from ...data_files import CS336_FIXTURES, TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import (
-    DEFAULT_SPECIAL_TOKENS,
-    count_pretokens,
-    pretokenize,
-    split_keeping_special_tokens,
-    split_on_special_tokens,
+    DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens, split_on_special_tokens,
 )
 from .common import name_axes, panels
 from .common import code, markdown_table, save_png, show_token, thousands
@@ -271,17 +267,8 @@ def draw_bytes_per_character(samples: list[ScriptSample], path: Path) -> Path:
 
 
 def script_table(samples: list[ScriptSample]) -> str:
-    rows = [
-        (
-            s.name,
-            thousands(s.characters),
-            thousands(s.utf8_bytes),
-            f"{s.utf8_bytes / s.characters:.2f}",
-            thousands(s.pretokens),
-            f"{s.utf8_bytes / s.pretokens:.1f}",
-        )
-        for s in samples
-    ]
+    rows = [(s.name, thousands(s.characters), thousands(s.utf8_bytes), f"{s.utf8_bytes / s.characters:.2f}",
+             thousands(s.pretokens), f"{s.utf8_bytes / s.pretokens:.1f}") for s in samples]
     headers = ["sample", "characters", "UTF-8 bytes", "bytes / char", "pretokens", "bytes / pretoken"]
     return markdown_table(headers, rows, align="lrrrrr")
 

@@ -197,25 +197,11 @@ OVERLAP_EXAMPLES: tuple[tuple[Tokens, Pair], ...] = (
 
 
 def overlap_snippet() -> str:
-    rows = []
-    for word, pair in OVERLAP_EXAMPLES:
-        merged = merge_word(word, pair)
-        rows.append(
-            (
-                f"{show_word(word)}, merge {show_pair(pair)}",
-                show_word(merged),
-                _show_change(net_change(word, pair)),
-                _show_change(local_rule_change(word, pair, overlapping=True)),
-                _show_change(local_rule_change(word, pair, overlapping=False)),
-            )
-        )
-    headers = [
-        "word, merge",
-        "after the merge",
-        "right: new pairs − old pairs",
-        "wrong: around every occurrence",
-        "wrong: around each replaced occurrence",
-    ]
+    rows = [(f"{show_word(word)}, merge {show_pair(pair)}", show_word(merge_word(word, pair)),
+             _show_change(net_change(word, pair)), _show_change(local_rule_change(word, pair, overlapping=True)),
+             _show_change(local_rule_change(word, pair, overlapping=False))) for word, pair in OVERLAP_EXAMPLES]
+    headers = ["word, merge", "after the merge", "right: new pairs − old pairs", "wrong: around every occurrence",
+               "wrong: around each replaced occurrence"]
     return markdown_table(headers, rows)
 
 
@@ -300,13 +286,8 @@ def overlap_bug_snippet(runs: Sequence[OverlapBugRun], labels: Sequence[str]) ->
             if run.diverges_at and run.buggy_pair and run.right_pair
             else f"not within {run.merges} merges"
         )
-        rows.append(
-            (label, f"merge {run.wrong_at}: {show_pair(run.wrong_pair)}", show_word(run.wrong_word),
-             diverges)
-        )
-    return markdown_table(
-        ["corpus", "counts first wrong after", "in the word", "merges first differ at"], rows
-    )
+        rows.append((label, f"merge {run.wrong_at}: {show_pair(run.wrong_pair)}", show_word(run.wrong_word), diverges))
+    return markdown_table(["corpus", "counts first wrong after", "in the word", "merges first differ at"], rows)
 
 
 # ---------------------------------------------------------------------------------------------

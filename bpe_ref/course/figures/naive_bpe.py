@@ -232,22 +232,15 @@ def dedup_rows(path: Path = TINYSTORIES_SAMPLE, halvings: int = 4) -> list[Dedup
     rows = []
     for n in sorted({max(1, len(documents) >> k) for k in range(halvings + 1)}):
         counts = count_pretokens(separator.join(documents[:n]), DEFAULT_SPECIAL_TOKENS)
-        rows.append(
-            DedupRow(n, sum(len(w) * c for w, c in counts.items()), len(counts), sum(len(w) for w in counts))
-        )
+        rows.append(DedupRow(n, sum(len(w) * c for w, c in counts.items()), len(counts), sum(len(w) for w in counts)))
     return rows
 
 
 def dedup_snippet(rows: list[DedupRow]) -> str:
     table = markdown_table(
         ["stories", "bytes $N$", "distinct words $W$", "average length $L$", "$W$ × $L$", "$N$ / ($W$ × $L$)"],
-        [
-            (thousands(r.documents), thousands(r.corpus_bytes), thousands(r.distinct_words),
-             f"{r.average_length:.1f}", thousands(r.distinct_bytes), f"{r.factor:.1f}")
-            for r in rows
-        ],
-        align="rrrrrr",
-    )
+        [(thousands(r.documents), thousands(r.corpus_bytes), thousands(r.distinct_words), f"{r.average_length:.1f}",
+          thousands(r.distinct_bytes), f"{r.factor:.1f}") for r in rows], align="rrrrrr")
     return (
         f"The first stories of the shipped TinyStories sample, doubling up to all {thousands(rows[-1].documents)} "
         "(bytes and lengths of the pretokens, special tokens left out):\n\n" + table
@@ -260,17 +253,8 @@ def dedup_snippet(rows: list[DedupRow]) -> str:
 
 def first_merges_snippet(run: TrainingRun, shown: int = 12) -> str:
     first = run.work[0]
-    rows = [
-        (
-            w.rank + 1,
-            256 + len(DEFAULT_SPECIAL_TOKENS) + w.rank,
-            show_pair((w.left, w.right)),
-            code_token(w.left + w.right),
-            thousands(w.count),
-            thousands(w.affected_words),
-        )
-        for w in run.work[:shown]
-    ]
+    rows = [(w.rank + 1, 256 + len(DEFAULT_SPECIAL_TOKENS) + w.rank, show_pair((w.left, w.right)), code_token(w.left + w.right),
+             thousands(w.count), thousands(w.affected_words)) for w in run.work[:shown]]
     intro = (
         f"On the shipped TinyStories sample ({thousands(run.distinct_words)} distinct pretokens, "
         f"{thousands(first.corpus_tokens)} bytes outside the `<|endoftext|>` separators, which are id 256), "
