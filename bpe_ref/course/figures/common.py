@@ -14,9 +14,11 @@ quotes exactly what the code produces now, so no number in a page is ever typed 
 
 from __future__ import annotations
 
+import gc
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -194,6 +196,16 @@ def corpus_counts(path: Path) -> dict[bytes, int]:
 def read_json(path: Path) -> dict:
     """A committed measurement (``theory/benchmarks/**/*.json``)."""
     return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The garbage collector off while a loop is timed, as the trainers run theirs."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def machine_line(repeats: int) -> str:

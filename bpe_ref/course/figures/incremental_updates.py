@@ -31,7 +31,7 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into
 from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
-    TRAIN_BENCHMARK, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, panels, rolling_median,
+    TRAIN_BENCHMARK, benchmark_rows, corpus_counts, gc_paused, machine_line, markdown_table, name_axes, panels, rolling_median,
     save_png, show_pair, show_word, signed, thousands,
 )
 from .inverted_index import start_v4
@@ -414,17 +414,12 @@ TIMED_RUNS: tuple[tuple[str, Path, int], ...] = (
 
 def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
     """Print where V2's merge loop spends its time on page 02's two runs (medians of ``repeats``)."""
-    import gc
-
     print(machine_line(repeats))
     for label, path, vocab_size in TIMED_RUNS:
         pretoken_counts = corpus_counts(path)
         num_merges = vocab_size - 256 - len(DEFAULT_SPECIAL_TOKENS)
-        gc.disable()
-        try:
+        with gc_paused():
             runs = [loop_time_shares(pretoken_counts, num_merges) for _ in range(repeats)]
-        finally:
-            gc.enable()
         shares = {part: median(r[part] / r["loop"] for r in runs) for part in ("best_pair", "scan", "merge_and_update")}
         print(f"{label} ({runs[0]['merges']} merges): loop {median(r['loop'] for r in runs):.2f} s; "
               + ", ".join(f"{part} {share:.0%}" for part, share in shares.items()))

@@ -35,7 +35,7 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from .common import (
-    TRAIN_BENCHMARK, benchmark_seconds, code_token, corpus_counts, machine_line, markdown_table, name_axes, panels,
+    TRAIN_BENCHMARK, benchmark_seconds, code_token, corpus_counts, gc_paused, machine_line, markdown_table, name_axes, panels,
     rolling_median, save_png, show_pair, show_word, thousands,
 )
 from .naive_bpe import merges_list, tie_break_text
@@ -556,12 +556,9 @@ def time_exact_against_append_only(pretoken_counts: Mapping[bytes, int], repeats
 
 def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
     """Print where V4's loop spends its time on the TinyStories sample (medians of ``repeats`` runs)."""
-    import gc
-
     pretoken_counts = corpus_counts(TINYSTORIES_SAMPLE)
     print(machine_line(repeats))
-    gc.disable()
-    try:
+    with gc_paused():
         for num_merges in (1000, None):
             runs = [loop_time_shares(pretoken_counts, num_merges) for _ in range(repeats)]
             loop = [r["best_pair"] + r["rest"] for r in runs]
@@ -572,8 +569,6 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
             timed = time_exact_against_append_only(pretoken_counts, repeats, num_merges)
             print(f"{num_merges or 'all'} merges, outside best_pair: append-only index {timed['append-only']:.3f} s, "
                   f"exact index {timed['exact']:.3f} s")
-    finally:
-        gc.enable()
 
 
 # ---------------------------------------------------------------------------------------------
