@@ -1,5 +1,7 @@
-"""Helpers every figure module shares: showing tokens in Markdown, tables, deterministic PNGs, and
-the snippets the theory pages include by copy.
+"""Helpers every figure module shares: showing tokens in Markdown, tables, deterministic PNGs and
+their axes (:func:`panels`, :func:`name_axes`), the corpora's pretoken counts and the committed
+measurements the pages quote (:func:`corpus_counts`, :func:`read_json`, :func:`benchmark_seconds`),
+and the snippets the theory pages include by copy.
 
 A *snippet* is a small Markdown file written next to the figures (``theory/figures/*.md``). A page
 quotes it between two HTML comments, which render as nothing on GitHub and in JupyterLab::
