@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -35,7 +36,6 @@ from ...train.step01_naive import count_pairs, split_into_bytes
 from ...train.step04_inverted_index import merge_indexed_words
 from ...train import step05_heap
 from ...train.step05_heap import DEFAULT_COMPACTION_THRESHOLD
-from ...train.step05_linked_list import link_words
 from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_heap import train as v5_train
 from .common import benchmark_seconds as benchmark_times  # {run: {contender: seconds}}, as tests call it
@@ -558,12 +558,29 @@ class ListState:
     next_: tuple[int, ...]
 
 
+def link(words: Sequence[Sequence[bytes]]) -> tuple[list[bytes], list[int], list[int], defaultdict[Pair, list[int]]]:
+    """One node per token of each word, words one after another; -1 at a word's ends."""
+    token: list[bytes] = []
+    prev: list[int] = []
+    next_: list[int] = []
+    occurrences: defaultdict[Pair, list[int]] = defaultdict(list)
+    for word in words:
+        start = len(token)
+        for i, t in enumerate(word):
+            token.append(t)
+            prev.append(start + i - 1 if i else -1)
+            next_.append(start + i + 1 if i + 1 < len(word) else -1)
+            if i:
+                occurrences[(word[i - 1], t)].append(start + i - 1)
+    return token, prev, next_, occurrences
+
+
 def trace_list_merge(words: Sequence[Sequence[bytes]], pair: Pair) -> tuple[list[ListState], dict[Pair, int]]:
     """Merge ``pair`` once on the linked list of ``words`` (frequency 1 each), as
     ``step05_linked_list`` does, recording the arrays after each listed node and the summed
     count changes (the merged pair itself left out). The nodes of the new pairs are not listed:
     only this one merge is traced."""
-    token, prev, next_, _, occurrences = link_words({tuple(word): 1 for word in words})  # step 05's own list
+    token, prev, next_, occurrences = link(words)  # not step 05's link_words: a word may be listed twice here
     left, right = pair
     merged = left + right
     states = [ListState(f"start; occurrences of {show_pair(pair)}: nodes {occurrences[pair]}", tuple(token), tuple(prev), tuple(next_))]
