@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import tempfile
 from functools import lru_cache
@@ -22,7 +21,8 @@ from ...data_files import REPO_ROOT
 from ...distributed import MAX_RANGE_BYTES, count_range, merge_two, plan_ranges, serial_count, tree_reduce
 from ...pretokenize import count_pretokens
 from ..bench.distributed import fit_heaps
-from .common import WIDE, code, code_token, markdown_table, save_png, use_agg
+from .common import name_axes, panels, read_json
+from .common import code, code_token, markdown_table, save_png
 from .step_diffs import encoder_diff_snippets
 
 PAGE = "10-beyond-one-machine.md"
@@ -116,7 +116,7 @@ def worked_example_snippet() -> str:
 
 @lru_cache(maxsize=1)
 def results() -> dict:
-    return json.loads(RESULTS_JSON.read_text(encoding="utf-8"))
+    return read_json(RESULTS_JSON)
 
 
 def measured_by() -> str:
@@ -371,10 +371,9 @@ def cost_model_snippet() -> str:
 
 
 def draw_heaps(out: Path) -> Path:
-    plt = use_agg()
     data = results()["heaps"]
     fits = heaps_fits()
-    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE)
+    fig, (left, right) = panels(2, layout=None)
     for label, corpus in data.items():
         points = corpus["points"]
         xs = [p["pretokens"] for p in points]
@@ -384,11 +383,7 @@ def draw_heaps(out: Path) -> Path:
     left.plot([100, 6e5], [100, 6e5], color="grey", linestyle=":", linewidth=1, label="$W = n$ (every pretoken new)")
     left.set_xscale("log")
     left.set_yscale("log")
-    left.set_xlabel("pretokens read, n")
-    left.set_ylabel("distinct pretokens, W")
-    left.set_title("Heaps' law: W = K n^β (lines: the fits)")
-    left.legend(fontsize=7, loc="upper left")
-    left.grid(True, alpha=0.3)
+    name_axes(left, "pretokens read, n", "distinct pretokens, W", "Heaps' law: W = K n^β (lines: the fits)", "upper left", 7)
     net = results()["network"]["rows"]
     per_range = [row["text_bytes"] / row["ranges"] / 1024 for row in net]
     right.plot(per_range, [row["text_bytes"] / row["count_bytes"] for row in net], marker="o", label="text / pretoken counts")
@@ -397,11 +392,8 @@ def draw_heaps(out: Path) -> Path:
     right.axhline(1.0, color="grey", linestyle=":", linewidth=1)
     right.set_xscale("log")
     right.set_yscale("log")
-    right.set_xlabel("text per range (KiB), TinyStories 2 MiB sample")
-    right.set_ylabel("bytes of text per byte sent back")
-    right.set_title("Larger ranges: smaller counts per byte of text")
-    right.legend(fontsize=7)
-    right.grid(True, alpha=0.3)
+    name_axes(right, "text per range (KiB), TinyStories 2 MiB sample", "bytes of text per byte sent back",
+              "Larger ranges: smaller counts per byte of text", "best", 7)
     fig.tight_layout()
     return save_png(fig, out)
 

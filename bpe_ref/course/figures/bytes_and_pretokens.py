@@ -20,13 +20,10 @@ from . import five_minutes
 from ...corpus import read_corpus
 from ...data_files import CS336_FIXTURES, TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import (
-    DEFAULT_SPECIAL_TOKENS,
-    count_pretokens,
-    pretokenize,
-    split_keeping_special_tokens,
-    split_on_special_tokens,
+    DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens, split_on_special_tokens,
 )
-from .common import WIDE, code, markdown_table, save_png, show_token, thousands, use_agg
+from .common import name_axes, panels
+from .common import code, markdown_table, save_png, show_token, thousands
 
 PAGE = "00-bytes-and-pretokenization.md"
 
@@ -246,8 +243,7 @@ def script_samples(english_chars: int = 20_000) -> list[ScriptSample]:
 
 
 def draw_bytes_per_character(samples: list[ScriptSample], path: Path) -> Path:
-    plt = use_agg()
-    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    fig, (left, right) = panels(2)
     names = [s.name for s in samples][::-1]
     per_char = [s.utf8_bytes / s.characters for s in samples][::-1]
     per_pretoken = [s.utf8_bytes / s.pretokens for s in samples][::-1]
@@ -271,17 +267,8 @@ def draw_bytes_per_character(samples: list[ScriptSample], path: Path) -> Path:
 
 
 def script_table(samples: list[ScriptSample]) -> str:
-    rows = [
-        (
-            s.name,
-            thousands(s.characters),
-            thousands(s.utf8_bytes),
-            f"{s.utf8_bytes / s.characters:.2f}",
-            thousands(s.pretokens),
-            f"{s.utf8_bytes / s.pretokens:.1f}",
-        )
-        for s in samples
-    ]
+    rows = [(s.name, thousands(s.characters), thousands(s.utf8_bytes), f"{s.utf8_bytes / s.characters:.2f}",
+             thousands(s.pretokens), f"{s.utf8_bytes / s.pretokens:.1f}") for s in samples]
     headers = ["sample", "characters", "UTF-8 bytes", "bytes / char", "pretokens", "bytes / pretoken"]
     return markdown_table(headers, rows, align="lrrrrr")
 
@@ -348,15 +335,12 @@ def word_counts_snippet(stats: CorpusCounts, top: int = 12) -> str:
 
 
 def draw_pretoken_counts(stats: CorpusCounts, path: Path) -> Path:
-    plt = use_agg()
-    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    fig, (left, right) = panels(2)
     ranked = stats.ranked()
     counts = [c for _, c in ranked]
     left.loglog(range(1, len(counts) + 1), counts, color="#4c72b0")
-    left.set_xlabel("rank of the pretoken (most frequent first)")
-    left.set_ylabel("occurrences")
-    left.set_title(f"{thousands(stats.occurrences)} pretokens, {thousands(stats.distinct)} distinct")
-    left.grid(True, which="major", alpha=0.3)
+    name_axes(left, "rank of the pretoken (most frequent first)", "occurrences",
+              f"{thousands(stats.occurrences)} pretokens, {thousands(stats.distinct)} distinct")
     left.set_ylim(0.5, counts[0] * 8)
     for rank in (1, 10, 100, 1000):
         if rank <= len(counts):
@@ -375,10 +359,7 @@ def draw_pretoken_counts(stats: CorpusCounts, path: Path) -> Path:
     right.bar([n - width / 2 for n in lengths], occurrences, width, label="share of all occurrences", color="#4c72b0")
     right.bar([n + width / 2 for n in lengths], distinct, width, label="share of distinct pretokens", color="#dd8452")
     right.set_xticks(lengths)
-    right.set_xlabel("pretoken length in bytes")
-    right.set_ylabel("share")
-    right.set_title("Frequent pretokens are short; rare ones are long")
-    right.legend()
+    name_axes(right, "pretoken length in bytes", "share", "Frequent pretokens are short; rare ones are long", "best", grid=None)
     return save_png(fig, path)
 
 

@@ -1,5 +1,7 @@
-"""Helpers every figure module shares: showing tokens in Markdown, tables, deterministic PNGs, and
-the snippets the theory pages include by copy.
+"""Helpers every figure module shares: showing tokens in Markdown, tables, deterministic PNGs and
+their axes (:func:`panels`, :func:`name_axes`), the corpora's pretoken counts and the committed
+measurements the pages quote (:func:`corpus_counts`, :func:`read_json`, :func:`benchmark_seconds`),
+and the snippets the theory pages include by copy.
 
 A *snippet* is a small Markdown file written next to the figures (``theory/figures/*.md``). A page
 quotes it between two HTML comments, which render as nothing on GitHub and in JupyterLab::
@@ -14,9 +16,17 @@ quotes exactly what the code produces now, so no number in a page is ever typed 
 
 from __future__ import annotations
 
+import gc
+import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
+
+from ...corpus import read_corpus
+from ...data_files import REPO_ROOT, data_file
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 
 # Figure sizes and resolution: fixed, so a rerun writes the same bytes.
 DPI = 110
@@ -103,6 +113,31 @@ def use_agg():
     return plt
 
 
+def panels(columns: int = 1, figsize: tuple[float, float] = WIDE, layout: str | None = "constrained", **kwargs):
+    """A figure of ``columns`` axes side by side, on :func:`use_agg`'s settings: ``(fig, axes)``."""
+    return use_agg().subplots(1, columns, figsize=figsize, layout=layout, **kwargs)
+
+
+def name_axes(ax, xlabel: str, ylabel: str, title: str, legend: str | None = None, fontsize: float | None = None,
+          grid: str | None = "major") -> None:
+    """Name an axis's x and y axes and title it; then (after every line is drawn, since a legend
+    lists the lines drawn so far) a legend at ``legend`` and a light grid (``grid``: which ticks)."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if legend:
+        ax.legend(loc=legend, fontsize=fontsize)
+    if grid:
+        ax.grid(True, which=grid, alpha=0.3)
+
+
+def rolling_median(values: Sequence[float], window: int = 50) -> list[float]:
+    """The median of the last ``window`` values at each position (fewer at the start)."""
+    from statistics import median
+
+    return [median(values[max(0, i - window + 1) : i + 1]) for i in range(len(values))]
+
+
 def save_png(fig, path: Path) -> Path:
     """Save ``fig`` as a PNG with no software or date metadata (reruns give the same bytes); close it."""
     import matplotlib.pyplot as plt
@@ -147,3 +182,64 @@ def sync_snippets(page_text: str, snippets: Mapping[str, str]) -> str:
         return match.group("open") + "\n" + body + "\n\n" + match.group("close")
 
     return SNIPPET_RE.sub(replace, page_text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the corpora and the committed measurements
+
+
+@lru_cache(maxsize=8)
+def corpus_counts(path: Path) -> dict[bytes, int]:
+    """The pretoken counts of the corpus at ``path`` with the special token ``<|endoftext|>``
+    (cached: several pages read the same corpora; callers must not change the dict)."""
+    return count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
+
+
+def read_json(path: Path) -> dict:
+    """A committed measurement (``theory/benchmarks/**/*.json``)."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The garbage collector off while a loop is timed, as the trainers run theirs."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def machine_line(repeats: int) -> str:
+    """The first line a measuring ``main`` prints: the machine, Python, and how it measures."""
+    import platform
+
+    return (f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+            f"median of {repeats} runs, garbage collector paused as in the trainers")
+
+
+TRAIN_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "train" / "README.md"
+
+
+def benchmark_rows(path: Path = TRAIN_BENCHMARK) -> dict[str, dict[str, list[str]]]:
+    """The tables of the training benchmark page: ``{section heading: {a row's first cell: its
+    other cells}}``, for the rows under a ``### `` heading (pages 02, 04 and 05 quote them)."""
+    found: dict[str, dict[str, list[str]]] = {}
+    heading = None
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.startswith("### "):
+            heading = line[4:].strip()
+        elif heading and line.startswith("| "):
+            first, *cells = (cell.strip() for cell in line.strip().strip("|").split("|"))
+            found.setdefault(heading, {})[first] = cells
+    return found
+
+
+def benchmark_seconds(path: Path = TRAIN_BENCHMARK) -> dict[str, dict[str, float]]:
+    """``{section heading: {contender: median seconds}}`` from the training benchmark page."""
+    found: dict[str, dict[str, float]] = {}
+    for heading, rows in benchmark_rows(path).items():
+        for contender, cells in rows.items():
+            if cells and re.fullmatch(r"[\d.]+", cells[0]):
+                found.setdefault(heading, {})[contender] = float(cells[0])
+    return found

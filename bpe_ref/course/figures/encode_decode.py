@@ -24,7 +24,8 @@ from ...pretokenize import count_pretokens
 from ...serialization import token_to_string
 from ...tokenizer import Tokenizer
 from ...train.step01_naive import merge_word, split_into_bytes, train
-from .common import WIDE, code, code_token, markdown_table, save_png, show_pair, show_word, thousands, use_agg
+from .common import panels
+from .common import code, code_token, markdown_table, save_png, show_pair, show_word, thousands
 from .naive_bpe import SEED_EXAMPLE_TEXT
 from .step_diffs import encoder_diff_snippets
 
@@ -226,10 +227,9 @@ def layouts_snippet() -> str:
 
 
 def draw_layouts(path: Path) -> Path:
-    plt = use_agg()
     sizes = layout_sizes()
     n = len(Tokenizer.gpt2().vocab)
-    fig, ax = plt.subplots(figsize=WIDE)
+    fig, ax = panels(layout=None)
     labels = [label for label, _ in sizes]
     values = [size / n for _, size in sizes]
     bars = ax.barh(range(len(values)), values, color=["#999999", "#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"])

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -22,7 +21,8 @@ from typing import NamedTuple
 from ...encode.step06_naive import encode_pretoken, merge_ranks
 from ...encode.step07_heap import first_heap, heap_encode, pop_loop
 from ...train.step01_naive import split_into_bytes
-from .common import code, code_token, markdown_table, save_png, show_token, use_agg
+from .common import panels, read_json
+from .common import code, code_token, markdown_table, save_png, show_token
 from .long_pieces import LONG_PIECES_JSON
 from .step_diffs import encoder_diff_snippets
 
@@ -156,7 +156,7 @@ def equivalence_snippet(rows: Sequence[tuple[str, bytes, list[bytes], list[bytes
 
 
 def long_pieces_data(path: Path = LONG_PIECES_JSON) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+    return read_json(path)
 
 
 def speed_factors(rows: dict, slower: str, faster: str = "tiktoken") -> list[tuple[int, float]]:
@@ -197,9 +197,8 @@ def long_pieces_snippet(data: dict | None = None) -> str:
 
 
 def draw_long_pieces(data: dict, path: Path) -> Path:
-    plt = use_agg()
     results = data["results"]
-    fig, axes = plt.subplots(1, len(results), figsize=(11.0, 3.8), sharey=True)
+    fig, axes = panels(len(results), figsize=(11.0, 3.8), layout=None, sharey=True)
     styles = {"naive (step 06)": ("o-", "tab:red"), "heap (step 07)": ("s-", "tab:blue"), "tiktoken": ("^-", "tab:gray")}
     for ax, (kind, by_encoder) in zip(axes, results.items()):
         for label, row in by_encoder.items():

@@ -19,9 +19,7 @@
 from __future__ import annotations
 
 import heapq
-import json
 import math
-import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,21 +27,24 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import five_minutes
-from ...corpus import read_corpus
 from ...data_files import (
-    CHINESE_NOVEL, DATA_DIR, REPO_ROOT, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE, data_file,
+    CHINESE_NOVEL, DATA_DIR, REPO_ROOT, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE,
 )
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+from ...pretokenize import count_pretokens
 from ...tiebreak import SortKeys
 from ...train.step01_naive import count_pairs, split_into_bytes
-from ...train.step04_inverted_index import index_words, merge_indexed_words
+from ...train.step04_inverted_index import merge_indexed_words
 from ...train import step05_heap
 from ...train.step05_heap import DEFAULT_COMPACTION_THRESHOLD
 from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_heap import train as v5_train
-from .common import WIDE, code, markdown_table, save_png, show_pair, show_token, show_word, thousands, use_agg
+from .common import benchmark_seconds as benchmark_times  # {run: {contender: seconds}}, as tests call it
+from .common import (
+    TRAIN_BENCHMARK, code, corpus_counts, markdown_table, name_axes, panels, read_json, save_png,
+    show_pair, show_token, show_word, thousands,
+)
 from .heap_timings import CROSSOVER_JSON, WORD_LENGTH_JSON
-from .inverted_index import indexed_run
+from .inverted_index import indexed_run, start_v4
 from .naive_bpe import worked_example_counts
 from .step_diffs import snippets_of
 
@@ -127,10 +128,7 @@ def lazy_heap_run(pretoken_counts: Mapping[bytes, int], num_merges: int | None =
     :data:`MIN_HEAP_TO_COMPACT`.
     """
     key = key or course_key()
-    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
-    pair_counts = count_pairs(word_counts)
-    words, frequencies = list(word_counts), list(word_counts.values())
-    index = index_words(words)
+    words, frequencies, pair_counts, index = start_v4(pretoken_counts)
     entries = [(*key(count, pair), pair) for pair, count in pair_counts.items()]
     heapq.heapify(entries)
     steps: list[HeapStep] = []
@@ -280,7 +278,7 @@ class HeapSizeRun:
 @lru_cache(maxsize=2)
 def heap_size_run(path: Path = TINYSTORIES_SAMPLE) -> HeapSizeRun:
     """Train the whole of ``path`` with V5 three ways (default compaction, none, a low threshold)."""
-    counts = count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
+    counts = corpus_counts(Path(path))
     sizes, stale, compactions, pushes, repushes = {}, {}, {}, {}, {}
     live: list[int] = []
     for label, threshold in ((f"threshold {DEFAULT_COMPACTION_THRESHOLD:g} (default)", DEFAULT_COMPACTION_THRESHOLD),
@@ -322,8 +320,7 @@ def compaction_snippet(run: HeapSizeRun | None = None) -> str:
 
 
 def draw_heap_size(run: HeapSizeRun, path: Path) -> Path:
-    plt = use_agg()
-    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    fig, (left, right) = panels(2)
     merges = list(range(1, len(run.live_pairs) + 1))
     colours = ["#4c72b0", "#c44e52", "#55a868"]
     styles = ["-", "--", "-"]
@@ -332,22 +329,14 @@ def draw_heap_size(run: HeapSizeRun, path: Path) -> Path:
     left.plot(merges, run.live_pairs, color="#2f2f2f", linewidth=1, label="live pairs P")
     left.plot(merges, [DEFAULT_COMPACTION_THRESHOLD * p for p in run.live_pairs], ":", color="#4c72b0", linewidth=1,
               label=f"{DEFAULT_COMPACTION_THRESHOLD:g} P (default rebuild line)")
-    left.set_xlabel("merge")
-    left.set_ylabel("entries")
-    left.set_title("Heap size over a whole run, TinyStories sample")
-    left.legend(loc="upper right", fontsize=7)
-    left.grid(True, alpha=0.3)
+    name_axes(left, "merge", "entries", "Heap size over a whole run, TinyStories sample", "upper right", 7)
     for (label, sizes), colour, style in zip(run.sizes.items(), colours, styles):
         right.plot(merges, [s / p if p else float("nan") for s, p in zip(sizes, run.live_pairs)], style,
                    color=colour, linewidth=1, label=label)
     right.axhline(DEFAULT_COMPACTION_THRESHOLD, color="#4c72b0", linestyle=":", linewidth=1)
     right.axhline(LOW_THRESHOLD, color="#55a868", linestyle=":", linewidth=1)
-    right.set_xlabel("merge")
-    right.set_ylabel("heap entries / live pairs")
-    right.set_title("Entries per live pair (dotted: the thresholds)")
     right.set_ylim(0.9, 2.6)
-    right.legend(loc="upper left", fontsize=7)
-    right.grid(True, alpha=0.3)
+    name_axes(right, "merge", "heap entries / live pairs", "Entries per live pair (dotted: the thresholds)", "upper left", 7)
     return save_png(fig, path)
 
 
@@ -356,7 +345,7 @@ def draw_heap_size(run: HeapSizeRun, path: Path) -> Path:
 
 
 def crossover_data(path: Path = CROSSOVER_JSON) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+    return read_json(path)
 
 
 def first_lasting_lead(merges: Sequence[int], v4: Sequence[float], v5: Sequence[float]) -> int | None:
@@ -388,7 +377,7 @@ class SeedEstimate:
 
 @lru_cache(maxsize=4)
 def seed_estimate(path: Path, merges: int) -> SeedEstimate:
-    counts = count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
+    counts = corpus_counts(Path(path))
     pairs = len(count_pairs({split_into_bytes(w): f for w, f in counts.items()}))
     length = sum(len(w) for w in counts) / len(counts)
     bound = pairs / (length * (math.log2(pairs) - 1))
@@ -423,9 +412,8 @@ def crossover_snippet(data: dict | None = None) -> str:
 
 
 def draw_crossover(data: dict, path: Path) -> Path:
-    plt = use_agg()
     corpora = data["corpora"]
-    fig, axes = plt.subplots(1, len(corpora), figsize=WIDE, layout="constrained", sharey=True)
+    fig, axes = panels(len(corpora), sharey=True)
     for ax, corpus in zip(axes, corpora):
         (v4_label, v4), (v5_label, v5) = corpus["seconds"].items()
         ax.plot(corpus["merges"], v4, color="#c44e52", label=v4_label + ": scan all P pairs")
@@ -442,7 +430,6 @@ def draw_crossover(data: dict, path: Path) -> Path:
 # ---------------------------------------------------------------------------------------------
 # Whole-word rewrite (V5) against the linked list, as words get longer
 
-TRAIN_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "train" / "README.md"
 # (benchmark heading's start, corpus file): the four languages of the training benchmark
 LANGUAGES: tuple[tuple[str, Path], ...] = (
     ("English", DATA_DIR / "tinystories" / "tinystories_v1_train_head_2MiB.txt"),
@@ -466,19 +453,6 @@ class LanguageRow:
         return self.heap_seconds / self.linked_list_seconds
 
 
-def benchmark_times(path: Path = TRAIN_BENCHMARK) -> dict[str, dict[str, float]]:
-    """``{section heading: {contender: median seconds}}`` from the training benchmark page."""
-    found: dict[str, dict[str, float]] = {}
-    heading = None
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("### "):
-            heading = line[4:].strip()
-        match = re.match(r"\| ([^|]+?) \| ([\d.]+) \|", line)
-        if match and heading:
-            found.setdefault(heading, {})[match.group(1)] = float(match.group(2))
-    return found
-
-
 @lru_cache(maxsize=1)
 def language_rows(path: Path = TRAIN_BENCHMARK) -> tuple[LanguageRow, ...]:
     times = benchmark_times(path)
@@ -487,14 +461,14 @@ def language_rows(path: Path = TRAIN_BENCHMARK) -> tuple[LanguageRow, ...]:
         heading = next((h for h in times if h.startswith(language)), None)
         if heading is None or not {"heap", "linked_list"} <= times[heading].keys():
             raise ValueError(f"no heap and linked_list times for {language} in {path}: has its format changed?")
-        counts = count_pretokens(read_corpus(data_file(corpus)), DEFAULT_SPECIAL_TOKENS)
+        counts = corpus_counts(corpus)
         mean = sum(len(w) for w in counts) / len(counts)
         rows.append(LanguageRow(language, heading, len(counts), mean, times[heading]["heap"], times[heading]["linked_list"]))
     return tuple(rows)
 
 
 def word_length_data(path: Path = WORD_LENGTH_JSON) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+    return read_json(path)
 
 
 def _ratio(row: dict) -> float:
@@ -541,8 +515,7 @@ def _length_axis(ax) -> None:
 
 
 def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Path:
-    plt = use_agg()
-    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    fig, (left, right) = panels(2)
     x = [row["bytes_per_distinct_word"] for row in glued["rows"]]
     left.plot(x, [row["seconds"]["V5 (heap)"] for row in glued["rows"]], "o-", color="#c44e52",
               label="V5: rewrite each affected word whole")
@@ -554,11 +527,8 @@ def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Pa
     left.set_yscale("log")
     left.set_ylim(top=max(row["seconds"]["V5 (heap)"] for row in glued["rows"]) * 2.5)
     _length_axis(left)
-    left.set_xlabel("bytes per distinct word (log scale)")
-    left.set_ylabel(f"seconds for {glued['merges']:,} merges (log scale)")
-    left.set_title("One text, pretokens glued into longer words")
-    left.legend(loc="upper left", fontsize=7)
-    left.grid(True, which="both", alpha=0.3)
+    name_axes(left, "bytes per distinct word (log scale)", f"seconds for {glued['merges']:,} merges (log scale)",
+              "One text, pretokens glued into longer words", "upper left", 7, grid="both")
     right.plot(x, [_ratio(row) for row in glued["rows"]], "o-", color="#2f2f2f", label="one text, glued pretokens")
     right.plot([r.mean_length for r in rows], [r.ratio for r in rows], "D--", color="#dd8452",
                label="four languages, vocab 10,000 (benchmark)")
@@ -566,12 +536,9 @@ def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Pa
         right.annotate(r.language, (r.mean_length, r.ratio), textcoords="offset points", xytext=(4, -10), fontsize=7)
     right.axhline(1, color="#888888", linestyle="--", linewidth=1)
     _length_axis(right)
-    right.set_xlabel("bytes per distinct word (log scale)")
-    right.set_ylabel("V5 time / linked-list time")
-    right.set_title("How much the linked list saves")
     right.set_ylim(0, max([_ratio(row) for row in glued["rows"]] + [r.ratio for r in rows]) * 1.15)
-    right.legend(loc="upper left", fontsize=7)
-    right.grid(True, which="both", alpha=0.3)
+    name_axes(right, "bytes per distinct word (log scale)", "V5 time / linked-list time", "How much the linked list saves",
+              "upper left", 7, grid="both")
     return save_png(fig, path)
 
 
@@ -613,7 +580,7 @@ def trace_list_merge(words: Sequence[Sequence[bytes]], pair: Pair) -> tuple[list
     ``step05_linked_list`` does, recording the arrays after each listed node and the summed
     count changes (the merged pair itself left out). The nodes of the new pairs are not listed:
     only this one merge is traced."""
-    token, prev, next_, occurrences = link(words)
+    token, prev, next_, occurrences = link(words)  # not step 05's link_words: a word may be listed twice here
     left, right = pair
     merged = left + right
     states = [ListState(f"start; occurrences of {show_pair(pair)}: nodes {occurrences[pair]}", tuple(token), tuple(prev), tuple(next_))]
@@ -670,7 +637,6 @@ def self_overlap_snippet(words: Sequence[Sequence[bytes]] = SELF_OVERLAP_WORDS, 
 # ---------------------------------------------------------------------------------------------
 
 
-
 def stale_visits_snippet(path: Path = TINYSTORIES_SAMPLE) -> str:
     """Section 6: the ids V4 and V5 (same index, same merges) visit over a whole run, stale ones
     included, the tokens those visits read, and the bound 3Q they stay under."""
@@ -678,7 +644,7 @@ def stale_visits_snippet(path: Path = TINYSTORIES_SAMPLE) -> str:
     visited = sum(m.visited for m in run.merges)
     stale = sum(m.stale for m in run.merges)
     tokens = sum(m.visited_tokens for m in run.merges)
-    pretoken_counts = count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
+    pretoken_counts = corpus_counts(Path(path))
     q = sum(len(p) ** 2 for p in pretoken_counts)
     return (
         f"On the TinyStories sample ({thousands(len(run.merges))} merges), V4 and V5 pop "

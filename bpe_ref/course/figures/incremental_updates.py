@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,12 +25,16 @@ from pathlib import Path
 from statistics import median
 
 from . import five_minutes
-from ...corpus import read_corpus
-from ...data_files import CORPUS_EN, REPO_ROOT, TINYSTORIES_SAMPLE, TINYSTORIES_VALID, data_file
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+from ...data_files import CORPUS_EN, TINYSTORIES_SAMPLE, TINYSTORIES_VALID
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
 from ...train.step02_incremental import merge_and_update, pair_count_changes
-from .common import WIDE, markdown_table, save_png, show_pair, show_word, signed, thousands, use_agg
+from ...train.step04_inverted_index import merge_indexed_words
+from .common import (
+    TRAIN_BENCHMARK, benchmark_rows, corpus_counts, gc_paused, machine_line, markdown_table, name_axes, panels, rolling_median,
+    save_png, show_pair, show_word, signed, thousands,
+)
+from .inverted_index import start_v4
 from .naive_bpe import HandStep, worked_example_trace
 from .step_diffs import snippets_of
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
@@ -193,25 +197,11 @@ OVERLAP_EXAMPLES: tuple[tuple[Tokens, Pair], ...] = (
 
 
 def overlap_snippet() -> str:
-    rows = []
-    for word, pair in OVERLAP_EXAMPLES:
-        merged = merge_word(word, pair)
-        rows.append(
-            (
-                f"{show_word(word)}, merge {show_pair(pair)}",
-                show_word(merged),
-                _show_change(net_change(word, pair)),
-                _show_change(local_rule_change(word, pair, overlapping=True)),
-                _show_change(local_rule_change(word, pair, overlapping=False)),
-            )
-        )
-    headers = [
-        "word, merge",
-        "after the merge",
-        "right: new pairs − old pairs",
-        "wrong: around every occurrence",
-        "wrong: around each replaced occurrence",
-    ]
+    rows = [(f"{show_word(word)}, merge {show_pair(pair)}", show_word(merge_word(word, pair)),
+             _show_change(net_change(word, pair)), _show_change(local_rule_change(word, pair, overlapping=True)),
+             _show_change(local_rule_change(word, pair, overlapping=False))) for word, pair in OVERLAP_EXAMPLES]
+    headers = ["word, merge", "after the merge", "right: new pairs − old pairs", "wrong: around every occurrence",
+               "wrong: around each replaced occurrence"]
     return markdown_table(headers, rows)
 
 
@@ -243,8 +233,7 @@ class OverlapBugRun:
 @lru_cache(maxsize=4)
 def overlap_bug_run(path: Path, max_merges: int, overlapping: bool = False) -> OverlapBugRun:
     """:func:`overlap_bug_on_counts` on the pretoken counts of the corpus at ``path``."""
-    word_counts = count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
-    return overlap_bug_on_counts(word_counts, max_merges, overlapping, corpus=Path(path).name)
+    return overlap_bug_on_counts(corpus_counts(Path(path)), max_merges, overlapping, corpus=Path(path).name)
 
 
 def overlap_bug_on_counts(word_counts: Mapping[bytes, int], max_merges: int, overlapping: bool = False,
@@ -256,48 +245,28 @@ def overlap_bug_on_counts(word_counts: Mapping[bytes, int], max_merges: int, ove
     Lab 02's stretch self-check compares a learner's hunt for the bug with ``wrong_at`` and
     ``wrong_pair`` (:mod:`bpe_ref.course.checks.lab02_incremental`).
     """
-    words: list[Tokens] = [tuple(bytes([x]) for x in w) for w in word_counts]
-    frequencies = list(word_counts.values())
-    right: Counter[Pair] = Counter()
-    holding: dict[Pair, set[int]] = defaultdict(set)  # pair -> the words that hold it (or did)
-    for i, (word, f) in enumerate(zip(words, frequencies)):
-        for p in zip(word, word[1:]):
-            right[p] += f
-            holding[p].add(i)
+    # the right counts are V4's, kept by its own loop over the words that hold the pair
+    words, frequencies, right, index = start_v4(word_counts)
     buggy = Counter(right)
-    best = best_pair  # the course's one tie-break rule
-
     wrong: tuple[int, Pair, Tokens] | None = None
     for merge in range(1, max_merges + 1):
         if not right:
             break
-        pair = best(right)
-        picked = best(buggy)
+        pair = best_pair(right)  # the course's one tie-break rule
+        picked = best_pair(buggy)
         if picked != pair:
             return OverlapBugRun(corpus, max_merges, *wrong or (None, None, None), merge, pair, picked, right[pair])
+        before = {i: words[i] for i in index[pair]}
+        rewritten, _ = merge_indexed_words(pair, words, frequencies, index, right)
         first_wrong_word = None
-        for i in sorted(holding.pop(pair)):
-            word = words[i]
-            merged, lost, gained = word_delta(word, pair)
-            if merged == word:
-                continue  # the word held the pair once, not any more
-            f = frequencies[i]
-            for p, c in lost.items():
-                right[p] -= c * f
-                if not right[p]:
-                    del right[p]
-            for p, c in gained.items():
-                right[p] += c * f
-            local = local_rule_change(word, pair, overlapping)
+        for i in sorted(rewritten):
+            local = local_rule_change(before[i], pair, overlapping)
             for p, c in local.items():
-                buggy[p] += c * f
+                buggy[p] += c * frequencies[i]
                 if not buggy[p]:
                     del buggy[p]
-            if first_wrong_word is None and local != net_change(word, pair):
-                first_wrong_word = word
-            for p in zip(merged, merged[1:]):
-                holding[p].add(i)
-            words[i] = merged
+            if first_wrong_word is None and local != net_change(before[i], pair):
+                first_wrong_word = before[i]
         if wrong is None and buggy != right:
             wrong = (merge, pair, first_wrong_word)
     return OverlapBugRun(corpus, max_merges, *wrong or (None, None, None), None, None, None, None)
@@ -317,31 +286,20 @@ def overlap_bug_snippet(runs: Sequence[OverlapBugRun], labels: Sequence[str]) ->
             if run.diverges_at and run.buggy_pair and run.right_pair
             else f"not within {run.merges} merges"
         )
-        rows.append(
-            (label, f"merge {run.wrong_at}: {show_pair(run.wrong_pair)}", show_word(run.wrong_word),
-             diverges)
-        )
-    return markdown_table(
-        ["corpus", "counts first wrong after", "in the word", "merges first differ at"], rows
-    )
+        rows.append((label, f"merge {run.wrong_at}: {show_pair(run.wrong_pair)}", show_word(run.wrong_word), diverges))
+    return markdown_table(["corpus", "counts first wrong after", "in the word", "merges first differ at"], rows)
 
 
 # ---------------------------------------------------------------------------------------------
 # V2 against V1 in the course's training benchmark
 
-TRAIN_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "train" / "README.md"
-
-
 def v2_speedups(path: Path = TRAIN_BENCHMARK) -> list[tuple[str, float]]:
     """``(run, how many times faster than naive)`` for the ``incremental`` rows of the benchmark page."""
     found = []
-    heading = None
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("### "):
-            heading = line[4:].strip()
-        match = re.match(r"\| incremental \|.*?\| ([\d.]+)x faster \|", line)
-        if match and heading:
-            found.append((heading, float(match.group(1))))
+    for heading, rows in benchmark_rows(path).items():
+        faster = [m for cell in rows.get("incremental", []) if (m := re.fullmatch(r"([\d.]+)x faster", cell))]
+        if faster:
+            found.append((heading, float(faster[0].group(1))))
     if not found:
         raise ValueError(f"no 'incremental ... x faster' rows in {path}: has its format changed?")
     return found
@@ -391,32 +349,22 @@ def affected_snippet(run: TrainingRun) -> str:
 
 
 def draw_affected_words(run: TrainingRun, path: Path) -> Path:
-    plt = use_agg()
-    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    fig, (left, right) = panels(2)
     ranks = [w.rank + 1 for w in run.work]
     W = run.distinct_words
     left.semilogy(ranks, [w.affected_words for w in run.work], ".", markersize=2, color="#4c72b0",
                   label="words V2 rewrites (holding the pair)")
     left.axhline(W, color="#c44e52", linestyle="--", label=f"words V1 rewrites: all W = {thousands(W)}")
-    left.set_xlabel("merge")
-    left.set_ylabel("distinct words per merge (log scale)")
-    left.set_title("Few words hold the merged pair")
-    window = 50
-    rolling = [median(w.affected_words for w in run.work[max(0, i - window + 1) : i + 1]) for i in range(len(run.work))]
-    left.semilogy(ranks, rolling, color="#2f2f2f", linewidth=1, label=f"median of the last {window} merges")
+    left.semilogy(ranks, rolling_median([w.affected_words for w in run.work]), color="#2f2f2f", linewidth=1,
+                  label="median of the last 50 merges")
     left.set_ylim(0.7, W * 30)
-    left.legend(loc="upper right")
-    left.grid(True, which="major", alpha=0.3)
+    name_axes(left, "merge", "distinct words per merge (log scale)", "Few words hold the merged pair", "upper right")
     right.semilogy(ranks, [w.windows for w in run.work], color="#c44e52", label="V1: windows recounted")
     right.semilogy(ranks, [max(w.updated_windows, 1) for w in run.work], ".", markersize=2, color="#4c72b0",
                    label="V2: windows subtracted and re-added")
     right.semilogy(ranks, [w.distinct_pairs for w in run.work], color="#dd8452", label="both: pairs scanned for the best (P)")
-    right.set_xlabel("merge")
-    right.set_ylabel("per merge (log scale)")
-    right.set_title("Pair-count updates per merge")
     right.set_ylim(0.7, run.work[0].windows * 30)
-    right.legend(loc="upper right")
-    right.grid(True, which="major", alpha=0.3)
+    name_axes(right, "merge", "per merge (log scale)", "Pair-count updates per merge", "upper right")
     return save_png(fig, path)
 
 
@@ -466,19 +414,12 @@ TIMED_RUNS: tuple[tuple[str, Path, int], ...] = (
 
 def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
     """Print where V2's merge loop spends its time on page 02's two runs (medians of ``repeats``)."""
-    import gc
-    import platform
-
-    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-          f"median of {repeats} runs, garbage collector paused as in the trainers")
+    print(machine_line(repeats))
     for label, path, vocab_size in TIMED_RUNS:
-        pretoken_counts = count_pretokens(read_corpus(data_file(path)), DEFAULT_SPECIAL_TOKENS)
+        pretoken_counts = corpus_counts(path)
         num_merges = vocab_size - 256 - len(DEFAULT_SPECIAL_TOKENS)
-        gc.disable()
-        try:
+        with gc_paused():
             runs = [loop_time_shares(pretoken_counts, num_merges) for _ in range(repeats)]
-        finally:
-            gc.enable()
         shares = {part: median(r[part] / r["loop"] for r in runs) for part in ("best_pair", "scan", "merge_and_update")}
         print(f"{label} ({runs[0]['merges']} merges): loop {median(r['loop'] for r in runs):.2f} s; "
               + ", ".join(f"{part} {share:.0%}" for part, share in shares.items()))

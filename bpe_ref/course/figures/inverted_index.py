@@ -16,26 +16,29 @@ V4's loop spends its time, and ``python -m bpe_ref.course.figures.inverted_index
 
 from __future__ import annotations
 
-import re
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from functools import lru_cache
 from pathlib import Path
 from statistics import median
 
 from . import five_minutes
-from ...corpus import read_corpus
-from ...data_files import REPO_ROOT, TINYSTORIES_SAMPLE, data_file
+from ...data_files import TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
 from ...train import MergeStep, train_on_counts
-from ...train.step01_naive import best_pair, count_pairs, split_into_bytes
+from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
-from .common import WIDE, code_token, markdown_table, save_png, show_pair, show_word, thousands, use_agg
-from .naive_bpe import why_greater
+from .common import (
+    TRAIN_BENCHMARK, benchmark_seconds, code_token, corpus_counts, gc_paused, machine_line, markdown_table, name_axes, panels,
+    rolling_median, save_png, show_pair, show_word, thousands,
+)
+from .naive_bpe import merges_list, tie_break_text
 from .step_diffs import snippets_of
 
 PAGE = "04-inverted-index.md"
@@ -82,39 +85,33 @@ def exact_index(words: Sequence[Word]) -> dict[Pair, list[int]]:
     return {pair: sorted(ids) for pair, ids in index_words(words).items()}
 
 
+def start_v4(pretoken_counts: Mapping[bytes, int]) -> tuple[list[Word], list[int], dict[Pair, int], defaultdict]:
+    """V4's state before its first merge: the words, their counts, the pair counts and the index."""
+    word_counts = {split_into_bytes(p): f for p, f in pretoken_counts.items()}
+    words = list(word_counts)
+    return words, list(word_counts.values()), count_pairs(word_counts), index_words(words)
+
+
 def index_trace(pretoken_counts: Mapping[bytes, int], num_merges: int | None = None) -> list[IndexStep]:
     """V4's loop on ``pretoken_counts``, recording the index and the ids it visits at every merge.
 
     The same steps as :func:`bpe_ref.train.step04_inverted_index.merge_steps`, with its functions;
     ``None`` merges: until no pair is left.
     """
-    word_counts = {split_into_bytes(p): f for p, f in pretoken_counts.items()}
-    pair_counts = count_pairs(word_counts)
-    words, frequencies = list(word_counts), list(word_counts.values())
-    index = index_words(words)
+    words, frequencies, pair_counts, index = start_v4(pretoken_counts)
     keys = SortKeys()
     steps: list[IndexStep] = []
     while pair_counts and (num_merges is None or len(steps) < num_merges):
         pair = best_pair(pair_counts)
         count = pair_counts[pair]
         tied = sorted((p for p, c in pair_counts.items() if c == count), key=lambda p: keys.rank_key(count, p))
-        before = list(words)
+        before, counts_before = list(words), dict(pair_counts)
         snapshot = {p: sorted(ids) for p, ids in index.items()}
-        exact = exact_index(words)
-        counts_before = dict(pair_counts)
-        token = pair[0] + pair[1]
-        visited = sorted(index.pop(pair))
-        stale = []
-        for i in visited:
-            word = words[i]
-            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
-            if len(words[i]) < len(word):
-                for new_pair in pairs_with(words[i], token):
-                    index[new_pair].add(i)
-            else:
-                stale.append(i)
-        steps.append(IndexStep(len(steps), pair, count, tied, counts_before, before, list(words), snapshot, exact,
-                               visited, stale))
+        visited = snapshot[pair]
+        rewritten, _ = merge_indexed_words(pair, words, frequencies, index, pair_counts)
+        stale = sorted(set(visited) - set(rewritten))
+        steps.append(IndexStep(len(steps), pair, count, tied, counts_before, before, list(words), snapshot,
+                               exact_index(before), visited, stale))
     return steps
 
 
@@ -129,12 +126,6 @@ def worked_example_trace() -> list[IndexStep]:
 
 def _ids(ids: Sequence[int]) -> str:
     return "{" + ", ".join(str(i) for i in ids) + "}" if ids else "{}"
-
-
-def _tie_text(step: IndexStep) -> str:
-    if len(step.tied) == 1:
-        return "no tie"
-    return "tie: " + "; ".join(f"beats {show_pair(p)} ({why_greater(step.pair, p)})" for p in step.tied[1:])
 
 
 def words_snippet(steps: Sequence[IndexStep]) -> str:
@@ -202,7 +193,7 @@ def merge_snippet(steps: Sequence[IndexStep], rank: int = 0) -> str:
         ["pair", "before", "after: V4 (append-only)", "after: exact", "count after"], rows, align="llllr"
     )
     return (
-        f"Merge {step.rank + 1} chooses {show_pair(step.pair)} (count {step.count}; {_tie_text(step)}). "
+        f"Merge {step.rank + 1} chooses {show_pair(step.pair)} (count {step.count}; {tie_break_text(step.pair, step.tied)}). "
         f"V4 pops `index[{show_pair(step.pair)[1:-1]}]` = {_ids(step.visited)} and visits those ids only:\n\n"
         + "".join(f"- {v}\n" for v in visits)
         + "\nThe index entries that change:\n\n" + table
@@ -227,11 +218,6 @@ def merges_snippet(steps: Sequence[IndexStep]) -> str:
         f"{sum(len(s.stale) for s in steps)} of them stale; {total_rewritten} words rewritten in all, "
         f"against the bound $\\sum_w (|w| - 1)$ = {bound}."
     )
-
-
-def merges_list(steps: Sequence[IndexStep]) -> str:
-    """The merges as the Python list the trainers return."""
-    return "```python\n" + repr([s.pair for s in steps]) + "\n```"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -290,51 +276,48 @@ def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep], cor
     the number of words it rewrote equal the trainer's, so the page's numbers cannot drift from
     the trainer.
     """
-    word_counts = {split_into_bytes(p): f for p, f in pretoken_counts.items()}
-    pair_counts = count_pairs(word_counts)
-    words, frequencies = list(word_counts), list(word_counts.values())
-    index = index_words(words)
+    words, frequencies, pair_counts, index = start_v4(pretoken_counts)
+    initial = list(words)
     initial_entries = sum(len(ids) for ids in index.values())
     merges = []
     for rank, step in enumerate(trace):
         pair = step.pair
-        highest = max(pair_counts.values())
-        if pair_counts.get(pair) != step.count or step.count != highest:
+        if pair_counts.get(pair) != step.count or step.count != max(pair_counts.values()):
             raise AssertionError(f"merge {rank + 1}: the trainer chose {step}, the replay's counts say otherwise")
         distinct_pairs = len(pair_counts)
         token = pair[0] + pair[1]
-        visited = index.pop(pair)
-        rewritten = shrink = updated = visited_tokens = added = removals = 0
-        for i in visited:
-            word = words[i]
-            visited_tokens += len(word)
-            merged = words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
-            if len(merged) == len(word):
-                continue  # a stale id
-            rewritten += 1
-            shrink += len(word) - len(merged)
-            updated += len(word) - 1 + len(merged) - 1
-            for new_pair in pairs_with(merged, token):
-                entry = index[new_pair]
-                if i not in entry:
-                    entry.add(i)
-                    added += 1
-            lost = set(zip(word, word[1:])) - set(zip(merged, merged[1:]))
-            removals += len(lost - {pair})
-        if rewritten != step.affected_words:
-            raise AssertionError(f"merge {rank + 1}: replay rewrote {rewritten} words, the trainer {step.affected_words}")
-        merges.append(IndexedMerge(rank, pair, step.count, len(visited), rewritten, shrink, updated, visited_tokens,
-                                   distinct_pairs, added, removals))
+        visited = list(index[pair])
+        before = {i: words[i] for i in visited}
+        # what merge_indexed_words will do to each word, worked out before it runs: the words it
+        # rewrites, and the (pair, id) entries it adds to the index (an id may be listed already)
+        after = {i: merge_word(word, pair) for i, word in before.items()}
+        after = {i: merged for i, merged in after.items() if len(merged) < len(before[i])}
+        added = len({(p, i) for i, merged in after.items() for p in pairs_with(merged, token) if i not in index.get(p, ())})
+        rewritten, _ = merge_indexed_words(pair, words, frequencies, index, pair_counts)
+        if sorted(rewritten) != sorted(after) or any(words[i] != merged for i, merged in after.items()):
+            raise AssertionError(f"merge {rank + 1}: V4 rewrote other words than merge_word says")
+        if len(rewritten) != step.affected_words:
+            raise AssertionError(f"merge {rank + 1}: replay rewrote {len(rewritten)} words, the trainer {step.affected_words}")
+        merges.append(IndexedMerge(
+            rank, pair, step.count, len(visited), len(rewritten),
+            shrink=sum(len(before[i]) - len(merged) for i, merged in after.items()),
+            updated_windows=sum(len(before[i]) - 1 + len(merged) - 1 for i, merged in after.items()),
+            visited_tokens=sum(len(word) for word in before.values()),
+            distinct_pairs=distinct_pairs, added=added,
+            # the pairs a rewritten word no longer holds, the merged pair aside (its entry is popped)
+            exact_removals=sum(len(set(zip(before[i], before[i][1:])) - set(zip(m, m[1:])) - {pair})
+                               for i, m in after.items()),
+        ))
     if pair_counts and len(trace) == 0:
         raise AssertionError("empty trace")
-    return IndexedRun(corpus, len(words), sum(len(w) - 1 for w in word_counts), sum(len(w) for w in word_counts),
-                      max(len(w) for w in word_counts), initial_entries, merges)
+    return IndexedRun(corpus, len(words), sum(len(w) - 1 for w in initial), sum(len(w) for w in initial),
+                      max(len(w) for w in initial), initial_entries, merges)
 
 
 @lru_cache(maxsize=2)
 def indexed_run(path: Path = TINYSTORIES_SAMPLE) -> IndexedRun:
     """V4 on the corpus at ``path`` (special token ``<|endoftext|>``) until no pair is left, replayed."""
-    pretoken_counts = count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
+    pretoken_counts = corpus_counts(Path(path))
     trace: list[MergeStep] = []
     whole_run = 256 + len(DEFAULT_SPECIAL_TOKENS) + sum(len(p) - 1 for p in pretoken_counts)  # more than enough
     train_on_counts(pretoken_counts, whole_run, DEFAULT_SPECIAL_TOKENS, method="inverted_index", trace=trace)
@@ -347,10 +330,7 @@ def merge_steps_exact(pretoken_counts: Mapping[bytes, int]) -> Iterator[MergeSte
 
     Not the course's trainer: the page compares it with V4's append-only index.
     """
-    word_counts = {split_into_bytes(p): f for p, f in pretoken_counts.items()}
-    pair_counts = count_pairs(word_counts)
-    words, frequencies = list(word_counts), list(word_counts.values())
-    index = index_words(words)
+    words, frequencies, pair_counts, index = start_v4(pretoken_counts)
     while pair_counts:
         pair = best_pair(pair_counts)
         count = pair_counts[pair]
@@ -438,12 +418,16 @@ def decline_snippet(run: IndexedRun, shown: int = 3) -> str:
                    f"{show_pair(most_stale.pair)}.")
 
 
+def first_and_whole(run: IndexedRun, first: int) -> tuple[tuple[str, list[IndexedMerge]], ...]:
+    """The two spans the page's tables compare: the first ``first`` merges, and the whole run."""
+    return ((f"first {first:,} merges", run.merges[:first]), (f"whole run ({len(run.merges):,} merges)", run.merges))
+
+
 def stale_snippet(run: IndexedRun, first: int = 1000) -> str:
     """How many of the ids V4 visits are stale, over the first ``first`` merges and the whole run,
     against the removals an exact index would make."""
     rows = []
-    for label, chosen in ((f"first {first:,} merges", run.merges[:first]),
-                          (f"whole run ({len(run.merges):,} merges)", run.merges)):
+    for label, chosen in first_and_whole(run, first):
         visited = sum(m.visited for m in chosen)
         stale = sum(m.stale for m in chosen)
         removals = sum(m.exact_removals for m in chosen)
@@ -451,9 +435,8 @@ def stale_snippet(run: IndexedRun, first: int = 1000) -> str:
                      f"{thousands(stale)} ({100 * stale / max(1, visited):.0f}%)", thousands(removals)))
     went_stale = sum(m.exact_removals for m in run.merges)
     never = went_stale - sum(m.stale for m in run.merges)
-    ratios = []
-    for chosen in (run.merges[:first], run.merges):
-        ratios.append(sum(m.exact_removals for m in chosen) / max(1, sum(m.stale for m in chosen)))
+    ratios = [sum(m.exact_removals for m in chosen) / max(1, sum(m.stale for m in chosen))
+              for _, chosen in first_and_whole(run, first)]
     return (
         f"V4 on the shipped TinyStories sample ($W$ = {thousands(run.distinct_words)} distinct words), "
         "with the special token `<|endoftext|>`, until no pair is left:\n\n"
@@ -490,8 +473,7 @@ def scan_work_snippet(run: IndexedRun, first: int = 1000) -> str:
     """Deterministic counts of V4's work: pair counts compared by ``best_pair`` against ids visited,
     tokens read and windows updated by the rest of the loop."""
     rows = []
-    for label, chosen in ((f"first {first:,} merges", run.merges[:first]),
-                          (f"whole run ({len(run.merges):,} merges)", run.merges)):
+    for label, chosen in first_and_whole(run, first):
         compared = sum(m.distinct_pairs for m in chosen)
         visited = sum(m.visited for m in chosen)
         tokens = sum(m.visited_tokens for m in chosen)
@@ -511,19 +493,9 @@ def scan_work_snippet(run: IndexedRun, first: int = 1000) -> str:
 # ---------------------------------------------------------------------------------------------
 # V4 against V2 in the course's training benchmark
 
-TRAIN_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "train" / "README.md"
-
-
 def benchmark_times(method: str, path: Path = TRAIN_BENCHMARK) -> dict[str, float]:
     """``{run: median seconds}`` of ``method``'s rows on the benchmark page."""
-    found = {}
-    heading = None
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("### "):
-            heading = line[4:].strip()
-        match = re.match(rf"\| {re.escape(method)} \| ([\d.]+) \|", line)
-        if match and heading:
-            found[heading] = float(match.group(1))
+    found = {run: times[method] for run, times in benchmark_seconds(path).items() if method in times}
     if not found:
         raise ValueError(f"no '{method}' rows in {path}: has its format changed?")
     return found
@@ -550,10 +522,7 @@ def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int | Non
     ``exact``, those of :func:`merge_steps_exact`)."""
     clock = time.perf_counter
     start = clock()
-    word_counts = {split_into_bytes(p): f for p, f in pretoken_counts.items()}
-    pair_counts = count_pairs(word_counts)
-    words, frequencies = list(word_counts), list(word_counts.values())
-    index = index_words(words)
+    words, frequencies, pair_counts, index = start_v4(pretoken_counts)
     setup = clock() - start
     in_best = in_rest = 0.0
     merges = 0
@@ -587,14 +556,9 @@ def time_exact_against_append_only(pretoken_counts: Mapping[bytes, int], repeats
 
 def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
     """Print where V4's loop spends its time on the TinyStories sample (medians of ``repeats`` runs)."""
-    import gc
-    import platform
-
-    pretoken_counts = count_pretokens(read_corpus(data_file(TINYSTORIES_SAMPLE)), DEFAULT_SPECIAL_TOKENS)
-    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-          f"median of {repeats} runs, garbage collector paused as in the trainers")
-    gc.disable()
-    try:
+    pretoken_counts = corpus_counts(TINYSTORIES_SAMPLE)
+    print(machine_line(repeats))
+    with gc_paused():
         for num_merges in (1000, None):
             runs = [loop_time_shares(pretoken_counts, num_merges) for _ in range(repeats)]
             loop = [r["best_pair"] + r["rest"] for r in runs]
@@ -605,8 +569,6 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
             timed = time_exact_against_append_only(pretoken_counts, repeats, num_merges)
             print(f"{num_merges or 'all'} merges, outside best_pair: append-only index {timed['append-only']:.3f} s, "
                   f"exact index {timed['exact']:.3f} s")
-    finally:
-        gc.enable()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -616,82 +578,50 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
 def draw_affected_words(run: IndexedRun, path: Path) -> Path:
     """Left: words rewritten and stale ids per merge, with W, 2% of W and the seed's typical A.
     Right: words rewritten so far against the bound sum (len - 1)."""
-    plt = use_agg()
-    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    fig, (left, right) = panels(2)
     ranks = [m.rank + 1 for m in run.merges]
     W = run.distinct_words
     left.loglog(ranks, [m.stale if m.stale else float("nan") for m in run.merges], "x", markersize=2,
                 color="#dd8452", alpha=0.5, label="stale ids skipped")
     left.loglog(ranks, [m.rewritten for m in run.merges], ".", markersize=2, color="#4c72b0",
                 label="words rewritten (A)")
-    window = 50
-    rolling = [median(m.rewritten for m in run.merges[max(0, i - window + 1) : i + 1]) for i in range(len(run.merges))]
-    left.loglog(ranks, rolling, color="#2f2f2f", linewidth=1, label=f"A, median of the last {window} merges")
+    left.loglog(ranks, rolling_median([m.rewritten for m in run.merges]), color="#2f2f2f", linewidth=1,
+                label="A, median of the last 50 merges")
     left.axhline(W, color="#c44e52", linestyle="--", label=f"all words: W = {thousands(W)}")
     left.axhline(0.02 * W, color="#55a868", linestyle=":", label="2% of W")
-    seed_x, seed_y = [], []
-    for first, last, _, share in SEED_TYPICAL_A:
-        seed_x += [first, last]
-        seed_y += [share * W, share * W]
+    seed_x = [x for first, last, _, _ in SEED_TYPICAL_A for x in (first, last)]
+    seed_y = [share * W for _, _, _, share in SEED_TYPICAL_A for _ in range(2)]
     left.loglog(seed_x, seed_y, color="#8172b2", linewidth=2, alpha=0.6, label="blog post's typical A, as % of W")
-    left.set_xlabel("merge (log scale)")
-    left.set_ylabel("distinct words per merge (log scale)")
-    left.set_title("Words each merge rewrites, and stale ids it skips")
     left.set_ylim(0.7, W * 30)
-    left.legend(loc="upper right", fontsize=7)
-    left.grid(True, which="major", alpha=0.3)
-    total = 0
-    cumulative = []
-    for m in run.merges:
-        total += m.rewritten
-        cumulative.append(total)
-    visited_total = 0
-    cumulative_visited = []
-    for m in run.merges:
-        visited_total += m.visited
-        cumulative_visited.append(visited_total)
+    name_axes(left, "merge (log scale)", "distinct words per merge (log scale)",
+          "Words each merge rewrites, and stale ids it skips", "upper right", 7)
+    cumulative = list(accumulate(m.rewritten for m in run.merges))
+    cumulative_visited = list(accumulate(m.visited for m in run.merges))
     right.plot(ranks, cumulative, color="#4c72b0", label="words rewritten so far")
     right.plot(ranks, cumulative_visited, color="#dd8452", label="ids visited so far (rewritten + stale)")
     right.axhline(run.total_windows, color="#c44e52", linestyle="--",
                   label=f"bound on rewrites: sum of (|w| - 1) = {thousands(run.total_windows)}")
-    right.set_xlabel("merge")
-    right.set_ylabel("total over the merges so far")
-    right.set_title("The bound on all rewrites of a run")
     right.set_ylim(0, max(cumulative_visited[-1], run.total_windows) * 1.15)
-    right.legend(loc="lower right", fontsize=7)
-    right.grid(True, alpha=0.3)
+    name_axes(right, "merge", "total over the merges so far", "The bound on all rewrites of a run", "lower right", 7)
     return save_png(fig, path)
 
 
 def draw_work_per_merge(run: IndexedRun, path: Path) -> Path:
     """Left: per merge, the pair counts best_pair compares (P) against the tokens and windows the
     rest of V4's loop touches. Right: the share of that work that is the scan, so far."""
-    plt = use_agg()
-    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    fig, (left, right) = panels(2)
     ranks = [m.rank + 1 for m in run.merges]
+    compared = [m.distinct_pairs for m in run.merges]
     rest = [m.visited_tokens + m.updated_windows for m in run.merges]
-    left.semilogy(ranks, [m.distinct_pairs for m in run.merges], color="#dd8452",
-                  label="best_pair: pair counts compared (P)")
+    left.semilogy(ranks, compared, color="#dd8452", label="best_pair: pair counts compared (P)")
     left.semilogy(ranks, rest, ".", markersize=2, color="#4c72b0",
                   label="the rest: tokens of visited words + windows updated")
-    left.set_xlabel("merge")
-    left.set_ylabel("per merge (log scale)")
-    left.set_title("V4's work per merge")
-    left.set_ylim(0.7, max(max(rest), max(m.distinct_pairs for m in run.merges)) * 30)
-    left.legend(loc="upper right", fontsize=7)
-    left.grid(True, which="major", alpha=0.3)
-    compared = scanned = 0
-    share = []
-    for m, r in zip(run.merges, rest):
-        compared += m.distinct_pairs
-        scanned += r
-        share.append(100 * compared / (compared + scanned))
+    left.set_ylim(0.7, max(max(rest), max(compared)) * 30)
+    name_axes(left, "merge", "per merge (log scale)", "V4's work per merge", "upper right", 7)
+    share = [100 * c / (c + r) for c, r in zip(accumulate(compared), accumulate(rest))]
     right.plot(ranks, share, color="#dd8452")
-    right.set_xlabel("merges so far")
-    right.set_ylabel("% of the work so far that is the scan")
-    right.set_title("The O(P) scan's share of V4's work, counted")
     right.set_ylim(0, 100)
-    right.grid(True, alpha=0.3)
+    name_axes(right, "merges so far", "% of the work so far that is the scan", "The O(P) scan's share of V4's work, counted")
     return save_png(fig, path)
 
 
@@ -709,7 +639,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
         "04-worked-example-merge-1.md": merge_snippet(steps, 0),
         "04-worked-example-merge-2.md": merge_snippet(steps, 1),
         "04-worked-example-merges.md": merges_snippet(steps),
-        "04-worked-example-merges-list.md": merges_list(steps),
+        "04-worked-example-merges-list.md": merges_list([s.pair for s in steps]),
         "04-stale-ids.md": stale_snippet(run),
         "04-affected-bound.md": bound_snippet(run),
         "04-typical-a.md": typical_a_snippet(run),

@@ -29,7 +29,8 @@ from ...encode.step06_naive import Pair, encode_pretoken, merge_ranks
 from ...encode.step08_prefix_counts import prefix_token_counts
 from ...encode.step08_table import last_tokens
 from ...encode.step08_valid_tokens import ValidTokens, compatible
-from .common import code, code_token, markdown_table, save_png, show_word, use_agg
+from .common import name_axes, panels, read_json
+from .common import code, code_token, markdown_table, save_png, show_word
 from .heap_encoding import factor_range, speed_factors
 from .long_pieces import measure
 from .step_diffs import encoder_diff_snippets
@@ -265,7 +266,7 @@ def measure_growth(repeats: int = 5) -> dict:
 
 
 def growth_data() -> dict:
-    return json.loads(GROWTH_JSON.read_text(encoding="utf-8"))
+    return read_json(GROWTH_JSON)
 
 
 def growth_rows(data: dict) -> dict[str, dict]:
@@ -299,18 +300,14 @@ STYLES = {"naive (step 06)": ("o-", "#c44e52"), "heap (step 07)": ("s-", "#dd845
 
 
 def draw_growth(data: dict, path: Path) -> Path:
-    plt = use_agg()
-    fig, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+    fig, ax = panels(figsize=(6.4, 3.8))
     for label, row in growth_rows(data).items():
         marker, colour = STYLES[label]
         ax.plot(row["lengths"], row["seconds"], marker, color=colour, label=f"{label}: k = {row['exponent']:.2f}")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("bytes in the pretoken (log scale)")
-    ax.set_ylabel("CPU seconds to encode it (log scale)")
-    ax.set_title("One long pretoken of random letters, GPT-2's merges")
-    ax.legend(loc="upper left", fontsize=7)
-    ax.grid(True, which="both", alpha=0.3)
+    name_axes(ax, "bytes in the pretoken (log scale)", "CPU seconds to encode it (log scale)",
+              "One long pretoken of random letters, GPT-2's merges", "upper left", 7, grid="both")
     return save_png(fig, path)
 
 

@@ -21,7 +21,9 @@ from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
 from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
-from .common import WIDE, code, code_token, markdown_table, save_png, show_pair, show_token, show_word, thousands, use_agg
+from .common import (
+    code, code_token, markdown_table, name_axes, panels, save_png, show_pair, show_token, show_word, thousands,
+)
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
 
 PAGE = "01-naive-bpe.md"
@@ -81,8 +83,6 @@ def hand_trace(pretoken_counts: Mapping[bytes, int], num_merges: int, first_id: 
 
 
 def worked_example_counts() -> dict[bytes, int]:
-    from ...pretokenize import count_pretokens
-
     return count_pretokens(WORKED_EXAMPLE_TEXT, special_tokens=())
 
 
@@ -124,12 +124,11 @@ def why_greater(winner: Pair, loser: Pair) -> str:
     return "same left; right: " + _first_difference(winner[1], loser[1])
 
 
-def tie_break_text(step: HandStep) -> str:
-    tied = step.tied
+def tie_break_text(chosen: Pair, tied: list[Pair]) -> str:
+    """How ``chosen`` won among ``tied`` (the pairs sharing the highest count, ``chosen`` first)."""
     if len(tied) == 1:
         return "no tie"
-    reasons = [f"beats {show_pair(loser)} (" + why_greater(step.chosen, loser) + ")" for loser in tied[1:]]
-    return "tie: " + "; ".join(reasons)
+    return "tie: " + "; ".join(f"beats {show_pair(loser)} ({why_greater(chosen, loser)})" for loser in tied[1:])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,35 +184,23 @@ def counts_matrix(steps: list[HandStep]) -> str:
     return markdown_table(headers, rows, align="l" + "r" * len(steps))
 
 
-def merges_table(steps: list[HandStep]) -> str:
+def merges_table(steps: list[HandStep], words_after: bool = True) -> str:
+    """Each merge: count, pair, how a tie was decided, the new token, and (``words_after``) the
+    words after it; the second example's table leaves the words out."""
     rows = [
-        (
-            step.rank + 1,
-            step.count,
-            show_pair(step.chosen),
-            tie_break_text(step),
-            f"{code_token(step.chosen[0] + step.chosen[1])} = {step.new_id}",
-            "<br>".join(f"{show_word(tokens)} ×{count}" for tokens, count in step.words_after),
-        )
+        (step.rank + 1, step.count, show_pair(step.chosen), tie_break_text(step.chosen, step.tied),
+         f"{code_token(step.chosen[0] + step.chosen[1])} = {step.new_id}",
+         *(["<br>".join(f"{show_word(tokens)} ×{count}" for tokens, count in step.words_after)] if words_after else []))
         for step in steps
     ]
-    headers = ["merge", "highest count", "chosen pair", "tie-break", "new token = id", "words after the merge"]
-    return markdown_table(headers, rows, align="rrllll")
+    headers = ["merge", "highest count", "chosen pair", "tie-break", "new token = id"]
+    headers += ["words after the merge"] if words_after else []
+    return markdown_table(headers, rows, align="rrllll"[: len(headers)])
 
 
-def merges_list(steps: list[HandStep]) -> str:
-    """The merges as the Python list ``train_bpe_on_text`` returns."""
-    return "```python\n" + repr([s.chosen for s in steps]) + "\n```"
-
-
-def seed_merges_table(steps: list[HandStep]) -> str:
-    """The second example's merges: count, pair, how a tie was decided, and the new token."""
-    rows = [
-        (step.rank + 1, step.count, show_pair(step.chosen), tie_break_text(step),
-         f"{code_token(step.chosen[0] + step.chosen[1])} = {step.new_id}")
-        for step in steps
-    ]
-    return markdown_table(["merge", "highest count", "chosen pair", "tie-break", "new token = id"], rows, align="rrlll")
+def merges_list(merges: list[Pair]) -> str:
+    """The merges as the Python list ``train_bpe_on_text`` (and every trainer) returns."""
+    return "```python\n" + repr(merges) + "\n```"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -245,22 +232,15 @@ def dedup_rows(path: Path = TINYSTORIES_SAMPLE, halvings: int = 4) -> list[Dedup
     rows = []
     for n in sorted({max(1, len(documents) >> k) for k in range(halvings + 1)}):
         counts = count_pretokens(separator.join(documents[:n]), DEFAULT_SPECIAL_TOKENS)
-        rows.append(
-            DedupRow(n, sum(len(w) * c for w, c in counts.items()), len(counts), sum(len(w) for w in counts))
-        )
+        rows.append(DedupRow(n, sum(len(w) * c for w, c in counts.items()), len(counts), sum(len(w) for w in counts)))
     return rows
 
 
 def dedup_snippet(rows: list[DedupRow]) -> str:
     table = markdown_table(
         ["stories", "bytes $N$", "distinct words $W$", "average length $L$", "$W$ × $L$", "$N$ / ($W$ × $L$)"],
-        [
-            (thousands(r.documents), thousands(r.corpus_bytes), thousands(r.distinct_words),
-             f"{r.average_length:.1f}", thousands(r.distinct_bytes), f"{r.factor:.1f}")
-            for r in rows
-        ],
-        align="rrrrrr",
-    )
+        [(thousands(r.documents), thousands(r.corpus_bytes), thousands(r.distinct_words), f"{r.average_length:.1f}",
+          thousands(r.distinct_bytes), f"{r.factor:.1f}") for r in rows], align="rrrrrr")
     return (
         f"The first stories of the shipped TinyStories sample, doubling up to all {thousands(rows[-1].documents)} "
         "(bytes and lengths of the pretokens, special tokens left out):\n\n" + table
@@ -273,17 +253,8 @@ def dedup_snippet(rows: list[DedupRow]) -> str:
 
 def first_merges_snippet(run: TrainingRun, shown: int = 12) -> str:
     first = run.work[0]
-    rows = [
-        (
-            w.rank + 1,
-            256 + len(DEFAULT_SPECIAL_TOKENS) + w.rank,
-            show_pair((w.left, w.right)),
-            code_token(w.left + w.right),
-            thousands(w.count),
-            thousands(w.affected_words),
-        )
-        for w in run.work[:shown]
-    ]
+    rows = [(w.rank + 1, 256 + len(DEFAULT_SPECIAL_TOKENS) + w.rank, show_pair((w.left, w.right)), code_token(w.left + w.right),
+             thousands(w.count), thousands(w.affected_words)) for w in run.work[:shown]]
     intro = (
         f"On the shipped TinyStories sample ({thousands(run.distinct_words)} distinct pretokens, "
         f"{thousands(first.corpus_tokens)} bytes outside the `<|endoftext|>` separators, which are id 256), "
@@ -307,14 +278,10 @@ def naive_work_snippet(run: TrainingRun) -> str:
 
 
 def draw_merge_counts(run: TrainingRun, path: Path) -> Path:
-    plt = use_agg()
-    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    fig, (left, right) = panels(2)
     ranks = [w.rank + 1 for w in run.work]
     left.semilogy(ranks, [w.count for w in run.work], color="#4c72b0", linewidth=1)
-    left.set_xlabel("merge")
-    left.set_ylabel("count of the chosen pair (log scale)")
-    left.set_title("Each merge is rarer than the last")
-    left.grid(True, which="major", alpha=0.3)
+    name_axes(left, "merge", "count of the chosen pair (log scale)", "Each merge is rarer than the last")
     marked = sorted({i for i in (0, 9, 99, len(run.work) - 1) if 0 <= i < len(run.work)})
     for w in (run.work[i] for i in marked):
         last = w is run.work[-1]
@@ -329,12 +296,8 @@ def draw_merge_counts(run: TrainingRun, path: Path) -> Path:
     right.plot(ranks, [w.windows for w in run.work], color="#4c72b0", label="windows V1 recounts: W·(L − 1)")
     right.plot(ranks, [w.distinct_pairs for w in run.work], color="#dd8452", label="distinct pairs scanned (P)")
     right.axhline(run.distinct_words, color="#55a868", linestyle="--", label=f"distinct words W = {thousands(run.distinct_words)}")
-    right.set_xlabel("merge")
-    right.set_ylabel("per merge")
     right.set_ylim(0, run.work[0].windows * 1.1)
-    right.set_title("V1 recounts every word on every merge")
-    right.legend(loc="upper right")
-    right.grid(True, which="major", alpha=0.3)
+    name_axes(right, "merge", "per merge", "V1 recounts every word on every merge", "upper right")
     return save_png(fig, path)
 
 
@@ -351,9 +314,9 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
         "01-worked-example-first-count.md": first_count_snippet(steps),
         "01-worked-example-counts.md": counts_matrix(steps),
         "01-worked-example-merges.md": merges_table(steps),
-        "01-worked-example-merges-list.md": merges_list(steps),
+        "01-worked-example-merges-list.md": merges_list([s.chosen for s in steps]),
         "01-seed-example-words.md": words_table(seed_example_counts()),
-        "01-seed-example-merges.md": seed_merges_table(seed_example_trace()),
+        "01-seed-example-merges.md": merges_table(seed_example_trace(), words_after=False),
         "01-dedup-factor.md": dedup_snippet(dedup_rows(Path(corpus))),
         "01-tinystories-first-merges.md": first_merges_snippet(run),
         "01-naive-work.md": naive_work_snippet(run),

@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import io
-import json
 import os
 import pickle
 import tempfile
@@ -32,7 +31,8 @@ from ...data_files import REPO_ROOT, TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...train import step03_parallel
 from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_counts
-from .common import WIDE, code, code_token, markdown_table, save_png, thousands, use_agg
+from .common import name_axes, panels, read_json
+from .common import code, code_token, markdown_table, save_png, thousands
 from .step_diffs import snippets_of
 
 PAGE = "03-parallel-pretokenization.md"
@@ -314,11 +314,10 @@ def balance_snippet(path: Path = TINYSTORIES_2MIB) -> str:
 
 
 def draw_chunks(path: Path, out: Path) -> Path:
-    plt = use_agg()
     data = path.read_bytes()
     size = len(data)
     separators = [i for i in range(size) if data.startswith(EOT_BYTES, i)] if size < 2**22 else []
-    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    fig, (left, right) = panels(2)
     k = 4
     chunk_size = size // k
     boundaries = find_chunk_boundaries(path, k, [EOT_BYTES])
@@ -332,22 +331,18 @@ def draw_chunks(path: Path, out: Path) -> Path:
     left.set_xlim(*window)
     left.set_ylim(0, 1.35)
     left.set_yticks([])
-    left.set_xlabel("byte offset in the file")
-    left.set_title(f"The first guess for {k} chunks moves to a document start")
-    left.legend(loc="upper left", fontsize=8)
+    name_axes(left, "byte offset in the file", "", f"The first guess for {k} chunks moves to a document start", "upper left", 8,
+              grid=None)
     imbalance = [max(chunk_sizes(path, n)) / (size / n) for n in BALANCE_CHUNKS]
     returned = [len(chunk_sizes(path, n)) for n in BALANCE_CHUNKS]
     right.plot(BALANCE_CHUNKS, imbalance, marker="o", color="#4c72b0", label="largest chunk / (size / k)")
     right.axhline(1.0, color="grey", linestyle=":", linewidth=1)
     right.set_xscale("log", base=2)
-    right.set_xlabel("chunks asked for, k (log scale)")
-    right.set_ylabel("largest chunk over an even share")
-    right.set_title("Chunks end at documents: the largest grows with k")
     for n, ratio, got in zip(BALANCE_CHUNKS, imbalance, returned):
         if got != n:
             right.annotate(f"{got} returned", (n, ratio), textcoords="offset points", xytext=(-10, 8), fontsize=7)
-    right.legend(loc="upper left")
-    right.grid(True, alpha=0.3)
+    name_axes(right, "chunks asked for, k (log scale)", "largest chunk over an even share",
+              "Chunks end at documents: the largest grows with k", "upper left")
     return save_png(fig, out)
 
 
@@ -360,7 +355,7 @@ PARALLEL_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "parallel" / "results
 def benchmark_snippet(path: Path = PARALLEL_BENCHMARK) -> str:
     if not path.exists():
         return "*(no benchmark results yet: run `python -m bpe_ref bench parallel`)*\n"
-    results = json.loads(path.read_text(encoding="utf-8"))
+    results = read_json(path)
     by = {(r["size_mib"], r["contender"]): r for r in results["results"]}
     sizes = sorted({r["size_mib"] for r in results["results"]})
     one = {s: by[s, "1 process"]["median_seconds"] for s in sizes}
