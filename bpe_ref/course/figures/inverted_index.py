@@ -331,9 +331,13 @@ def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep], cor
                       max(len(w) for w in word_counts), initial_entries, merges)
 
 
-@lru_cache(maxsize=2)
 def indexed_run(path: Path = TINYSTORIES_SAMPLE) -> IndexedRun:
     """V4 on the corpus at ``path`` (special token ``<|endoftext|>``) until no pair is left, replayed."""
+    return _indexed_run(Path(path))  # one cached run per file, however it is named (about 7 s)
+
+
+@lru_cache(maxsize=2)
+def _indexed_run(path: Path) -> IndexedRun:
     pretoken_counts = count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
     trace: list[MergeStep] = []
     whole_run = 256 + len(DEFAULT_SPECIAL_TOKENS) + sum(len(p) - 1 for p in pretoken_counts)  # more than enough
