@@ -19,8 +19,10 @@ grader) run on lab 03's too, whose code may start processes. The attacks that do
 functions run on the sampled labs of ``tests/sampling.py`` (those built on the blank release on
 four labs, those built on the complete notebook on lab 00), and every lab's batch holds its honest
 solution, its blank release, the hard-coded visible answers and an unreadable file; a few labs'
-batches hold a submission that breaks in a way only that lab shows (``ONE_LAB``).
-``BPE_EXHAUSTIVE=1`` sends every attack to every lab (maintainers run it before a release, see
+batches hold a submission that breaks in a way only that lab shows (``ONE_LAB``); where that is the
+complete solution changed in a way that must cost nothing, it is the lab's honest work, so that each
+solution is graded once (``HONEST_VARIANTS``). ``BPE_EXHAUSTIVE=1`` sends every attack to every lab,
+and grades the plain solution beside those variants (maintainers run it before a release, see
 CONTRIBUTING.md).
 """
 
@@ -365,8 +367,17 @@ def class_of(lab: str, course: Path) -> dict[str, dict | str]:
 
 
 def submissions_of(lab: str, course: Path) -> dict[str, dict | str]:
-    """The class of ``lab``'s batch: :func:`class_of` and the submissions only this lab holds."""
-    return {**class_of(lab, course), **{student: build() for student, build in ONE_LAB.get(lab, {}).items()}}
+    """The class of ``lab``'s batch: :func:`class_of` and the submissions only this lab holds,
+    whose honest work is graded once (see :data:`HONEST_VARIANTS`)."""
+    everyone = {**class_of(lab, course), **{student: build() for student, build in ONE_LAB.get(lab, {}).items()}}
+    if lab in HONEST_VARIANTS and not EXHAUSTIVE:
+        del everyone["honest"]
+    return everyone
+
+
+def honest_of(batch) -> str:
+    """The student whose honest work stands for ``batch``'s solution: ``honest``, or its variant."""
+    return "honest" if "honest" in batch["report"] else HONEST_VARIANTS[batch["lab"]]
 
 
 def every_submission(lab: str, course: Path) -> dict[str, dict | str]:
@@ -448,6 +459,15 @@ ONE_LAB = {
     "02_incremental": {"broken_stretch": broken_stretch},
     "10_distributed": {"test_cells_deleted": every_test_cell_deleted},
 }
+
+
+# The submissions of ONE_LAB that are the complete solution with a change that must cost nothing
+# (docstrings naming bpe_ref, a half-written stretch task, deleted test cells): each is the lab's
+# solution graded once more. By default each stands for its lab's honest work, graded once: every
+# check of "honest" (full marks, the hidden tests ran, the exploration skipped, the gradebook and
+# the export) holds for it too. Lab 01's plain solution gets full marks through nbgrader in
+# tests/test_instructor_guide.py as well; BPE_EXHAUSTIVE=1 grades the plain solution beside them.
+HONEST_VARIANTS = {"01_naive_bpe": "honest_with_docstrings", "02_incremental": "broken_stretch", "10_distributed": "test_cells_deleted"}
 
 
 def has_helpers(lab: str) -> bool:
@@ -537,7 +557,7 @@ def call_limit(group: str) -> str:
     on the every-attack lab, whose hanging function burns its whole limit and whose honest calls
     take milliseconds."""
     short = all(lab in EVERY_ATTACK_LABS for lab in GROUPS[group])
-    return f"--TrustedExecute.call_timeout={10 if short else 20}"
+    return f"--TrustedExecute.call_timeout={5 if short else 20}"
 
 
 def only_on(lab: str):
@@ -735,7 +755,7 @@ def test_a_gradebook_written_behind_the_graders_back_is_flagged(batch, tmp_path)
                    "WHERE student.id = 'blank' AND assignment.name = ?)", (lab,))
     problems = gradebook_disagreements(course, lab, "blank", lab)
     assert problems and all("manual score" in p for p in problems)
-    assert gradebook_disagreements(course, lab, "honest", lab) == []
+    assert gradebook_disagreements(course, lab, honest_of(batch), lab) == []
 
 
 def test_feedback_and_export_work_for_the_class(batch):
@@ -743,7 +763,7 @@ def test_feedback_and_export_work_for_the_class(batch):
     assert batch["feedback_files"] == graded
     assert batch["export"].returncode == 0
     scores = {row["student_id"]: float(row["raw_score"]) for row in batch["grades_csv"]}
-    assert scores["honest"] == batch["full"] and scores["blank"] == 0 and scores.get("writes_gradebook", 0) == 0
+    assert scores[honest_of(batch)] == batch["full"] and scores["blank"] == 0 and scores.get("writes_gradebook", 0) == 0
 
 
 def test_self_grading_takes_the_same_path(batch, tmp_path):
@@ -762,7 +782,7 @@ def test_self_grading_takes_the_same_path(batch, tmp_path):
 
 
 def test_the_hidden_tests_ran_on_the_honest_notebook(batch):
-    cells = batch["autograded"]["honest"]["cells"]
+    cells = batch["autograded"][honest_of(batch)]["cells"]
     grade_ids = [c["metadata"].get("nbgrader", {}).get("grade_id", "") for c in cells]
     hidden = {grade_id: cell for grade_id, cell in zip(grade_ids, cells) if grade_id.endswith("_hidden")}
     assert hidden
@@ -772,7 +792,7 @@ def test_the_hidden_tests_ran_on_the_honest_notebook(batch):
 
 
 def test_the_autograder_skips_the_exploration_and_the_stretch_checks(batch):
-    free = [c for c in batch["autograded"]["honest"]["cells"] if c["cell_type"] == "code" and not c["metadata"].get("nbgrader")]
+    free = [c for c in batch["autograded"][honest_of(batch)]["cells"] if c["cell_type"] == "code" and not c["metadata"].get("nbgrader")]
     assert [c["id"] for c in free][-1] == "your_grade"
     for cell in free:
         printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])

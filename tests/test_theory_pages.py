@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 import contextlib
+import functools
 import io
 import math
 import re
@@ -317,6 +318,16 @@ def snippets() -> dict[str, str]:
     return all_snippets()
 
 
+@pytest.fixture(scope="module")
+def v4_run(snippets):
+    """V4's whole run on the TinyStories sample, which the snippets of pages 02-05 are made from (a
+    cached call with the snippets' own argument, so the run is made once: about 7 s)."""
+    from bpe_ref.course.figures.inverted_index import indexed_run
+    from bpe_ref.data_files import TINYSTORIES_SAMPLE
+
+    return indexed_run(TINYSTORIES_SAMPLE)
+
+
 def test_snippet_files_are_up_to_date(snippets):
     for name, text in snippets.items():
         path = FIGURES / name
@@ -502,7 +513,7 @@ def test_page02_overlap_bug_claims():
     assert "such as `(i, n)` in `␣training` (`i n i n`) or `(e, d)` in `␣needed`" in text
 
 
-def test_page02_prose_claims():
+def test_page02_prose_claims(v4_run):
     """Page 02's statements outside its snippets, checked against the code."""
     from bpe_ref.course.figures.incremental_updates import local_rule_change, net_change
 
@@ -516,9 +527,7 @@ def test_page02_prose_claims():
             assert local_rule_change(word, pair, overlapping) != net_change(word, pair)
     assert "como `(a, a)` en `aaaa` o `(a, b)` en `abab`: ahí una actualización ocurrencia por ocurrencia" in text
     # section 6: V4's lookup visits the ids an entry lists, stale ones included
-    from bpe_ref.course.figures.inverted_index import indexed_run
-
-    most_stale = max(indexed_run().merges, key=lambda m: m.stale)
+    most_stale = max(v4_run.merges, key=lambda m: m.stale)
     assert (most_stale.visited, most_stale.rewritten) == (474, 6) and most_stale.stale == 474 - 6
     assert "one merge visits 474 ids to rewrite 6 words" in text
     # section 5: the words V2 rewrites, and those it runs through merge_word for nothing, over the
@@ -678,17 +687,16 @@ def test_page05_prose_claims():
     assert ratios[-1] > 2 * ratios[0] and ratios[-1] > rows["Chinese"].ratio
 
 
-def test_page05_stale_visits_are_v5s_and_under_the_bound():
+def test_page05_stale_visits_are_v5s_and_under_the_bound(v4_run):
     """Section 6: V5 keeps V4's index and merges, so it visits the same ids; the tokens visited,
     stale ids included, stay under 3Q."""
     from bpe_ref.course.figures.heaps import stale_visits_snippet
-    from bpe_ref.course.figures.inverted_index import indexed_run
     from bpe_ref.corpus import read_corpus
     from bpe_ref.data_files import TINYSTORIES_SAMPLE
     from bpe_ref.pretokenize import count_pretokens
     from bpe_ref.train import train_on_counts
 
-    run = indexed_run()
+    run = v4_run
     counts = count_pretokens(read_corpus(TINYSTORIES_SAMPLE), ["<|endoftext|>"])
     trace: list = []
     train_on_counts(counts, 256 + 1 + len(run.merges), ["<|endoftext|>"], method="heap", trace=trace)
@@ -756,7 +764,7 @@ def test_page05_heap_key_is_lab05s_heap_entry():
 
 
 @pytest.mark.parametrize("path", [*ANSWERS, *(THEORY / page for page in PAGES)], ids=rel)
-def test_python_in_pages_and_answers_runs(path):
+def test_python_in_pages_and_answers_runs(path, v4_run):  # page 04's answers show V4's run (v4_run: made once)
     namespace: dict = {}
     with contextlib.redirect_stdout(io.StringIO()):
         for block in python_blocks(read(path)):
@@ -950,11 +958,9 @@ def test_page04_worked_example_shows_the_index_and_a_stale_id(index_trace):
     assert len(quoted) == 1 and ast.literal_eval(quoted[0]) == [step.pair for step in index_trace]
 
 
-def test_page04_prose_claims():
+def test_page04_prose_claims(v4_run):
     """The numbers page 04 states outside its snippets, checked against the run."""
-    from bpe_ref.course.figures.inverted_index import indexed_run
-
-    run = indexed_run()
+    run = v4_run
     merges = run.merges
     first = merges[:1000]
     stale_share = [sum(m.stale for m in ms) / sum(m.visited for m in ms) for ms in (first, merges)]
@@ -994,8 +1000,8 @@ def test_page04_prose_claims():
     assert max(ratios) < 2 and "less than twice as fast as V2" in text.replace("\n", " ")
 
 
-def test_drill_answers_page04():
-    from bpe_ref.course.figures.inverted_index import index_trace, indexed_run, worked_example_trace
+def test_drill_answers_page04(v4_run):
+    from bpe_ref.course.figures.inverted_index import index_trace, worked_example_trace
     from bpe_ref.train.step01_naive import count_pairs, split_into_bytes
     from bpe_ref.train.step04_inverted_index import index_words, merge_steps
 
@@ -1022,7 +1028,7 @@ def test_drill_answers_page04():
     # 4: aaaa is rewritten twice, below its bound of 3
     assert [s.affected_words for s in merge_steps({b"aaaa": 1})] == [1, 1]
     # 6: pair counts compared per id visited
-    run = indexed_run()
+    run = v4_run
     per_visit = [sum(m.distinct_pairs for m in ms) / sum(m.visited for m in ms) for ms in (run.merges[:1000], run.merges)]
     assert [round(r) for r in per_visit] == [159, 565]
     # 7: "an exact index removes 2 to 4 times as many ids as V4 skips"
@@ -1168,14 +1174,21 @@ def test_page07_prose_claims():
     assert 20 < max(dict(speed_factors(results["one letter (a)"], heap)).values()) < 30  # "up to about 25 times"
 
 
+@functools.cache
+def gpt2_ranks() -> dict:
+    """GPT-2's merge ranks, loaded once (loading the tokenizer takes about a second)."""
+    from bpe_ref import Tokenizer
+    from bpe_ref.encode.step06_naive import merge_ranks
+
+    return merge_ranks(Tokenizer.gpt2().merges)
+
+
 def gpt2_rounds(piece: bytes) -> list:
     """The merges step 06's rounds apply to ``piece`` with GPT-2's ranks, one per round."""
-    from bpe_ref import Tokenizer
     from bpe_ref.encode.common import NOT_A_MERGE
-    from bpe_ref.encode.step06_naive import merge_ranks
     from bpe_ref.train.step01_naive import merge_word, split_into_bytes
 
-    ranks = merge_ranks(Tokenizer.gpt2().merges)
+    ranks = gpt2_ranks()
     word, applied = split_into_bytes(piece), []
     while len(word) > 1:
         best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, NOT_A_MERGE))
