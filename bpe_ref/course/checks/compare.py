@@ -22,7 +22,6 @@ def error_name(error: BaseException) -> str:
     return error.ename if isinstance(error, LearnerError) else type(error).__name__
 
 
-
 def short_repr(value: Any, limit: int = SHORT_REPR_CHARS) -> str:
     """``repr(value)``, abbreviated in the middle of containers when longer than ``limit``."""
     text = repr(value)
@@ -159,7 +158,6 @@ def difference(expected: Any, got: Any, where: str = "", item: str = "item", fir
     if same(expected, got):
         return ""
     return f"{at}expected {short_repr(expected, 60)}, got {short_repr(got, 60)}"
-
 
 
 def changed_argument(task: Task, before: tuple, after: tuple) -> str | None:

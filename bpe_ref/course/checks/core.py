@@ -20,8 +20,8 @@ from .compare import (
 )
 from .running import (
     Outcome, TookTooLong, _files_folder, advisory, call_learner, call_watching, check_cases, check_property,
-    expected_result, grader, hypothesis_randomness, materialized, passed, standing_in, task_graders, time_limit, verdict,
-    watched,
+    expected_result, grader, graders_of, hypothesis_randomness, materialized, passed, standing_in, time_limit,
+    verdict, watched,
 )
 from .spec import Case, CorpusFile, Lab, Task, TaskGraders, runs_remotely
 from .trap import PACKAGE_DIR, PACKAGE_NAME, ReferenceSolverCalled, reference_trapped, reference_use, refuse_reference_use
@@ -31,7 +31,7 @@ __all__ = [
     "LearnerError", "Outcome", "ReferenceSolverCalled", "Task", "TaskGraders", "TookTooLong", "WrongType",
     "_files_folder", "advisory", "call_learner", "call_repr", "call_watching", "changed_argument", "check_cases",
     "check_property", "current_seed", "difference", "error_name", "expected_result", "first_differing_item", "grader",
-    "hidden_seed", "hints", "hypothesis_randomness", "in_order_of", "materialized", "passed", "plain",
+    "graders_of", "hidden_seed", "hints", "hypothesis_randomness", "in_order_of", "materialized", "passed", "plain",
     "reference_trapped", "reference_use", "refuse_reference_use", "runs_remotely", "same", "short_repr",
-    "stand_in_note", "standing_in", "task_graders", "time_limit", "verdict", "watched", "window_repr",
+    "stand_in_note", "standing_in", "time_limit", "verdict", "watched", "window_repr",
 ]

@@ -3,7 +3,7 @@ reference trapped (:mod:`.trap`), stand-ins bound and a time limit (:func:`call_
 against the reference (:func:`verdict`); fixed cases (:func:`check_cases`, the visible tests) and
 hypothesis-generated ones (:func:`check_property`, the hidden tests: bounded, derandomized in the
 learner's kernel, drawn from the grading's secret seed when graded, shrunk to the smallest failing
-input); and the graders a task declaration derives (:func:`task_graders`).
+input); and the graders a task declaration derives (:func:`graders_of`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .compare import (
     SHORT_REPR_CHARS, WrongType, call_repr, changed_argument, difference, error_name, first_differing_item, hints,
     in_order_of, plain, same, short_repr, stand_in_note, window_repr,
 )
-from .spec import Case, CorpusFile, Task, runs_remotely
+from .spec import Case, CorpusFile, Task, TaskGraders, runs_remotely
 from .trap import reference_trapped, refuse_reference_use
 
 _LOCAL_FILES: list[Path] = []  # the kernel's temporary folder for CorpusFile arguments, made once
@@ -295,6 +295,8 @@ def check_property(
     *,
     max_examples: int = 100,
     min_examples: int | None = None,
+    judge: Callable[[tuple], str | None] | None = None,
+    noun: str = "input",
 ) -> int:
     """Compare ``learner`` with ``reference`` on inputs drawn from ``strategy`` (tuples of arguments).
 
@@ -303,7 +305,9 @@ def check_property(
     database and at most ``max_examples`` inputs; on a disagreement it shrinks the input, and the
     message reports that smallest failing input. Returns how many inputs were tried. Fewer than
     ``min_examples`` (default: a quarter of ``max_examples``, at least 1) compared inputs is a
-    failure, never a pass: the count is kept here, where the learner's code does not run.
+    failure, never a pass: the count is kept here, where the learner's code does not run. A ``judge(args)``
+    replaces the comparison with the reference where the answer is not one value (lab 05's heap entries must
+    sort in the rule's order); ``noun`` names an input in the messages.
     """
     minimum = max(1, max_examples // 4) if min_examples is None else min_examples
     from hypothesis import HealthCheck, Phase, given, settings
@@ -327,7 +331,7 @@ def check_property(
     @given(strategy)
     def agrees_with_reference(args: tuple) -> None:
         tried[0] += 1
-        message = verdict(task, learner, reference, Case(tuple(args)))
+        message = verdict(task, learner, reference, Case(tuple(args))) if judge is None else judge(tuple(args))
         if message:
             failures.append(message)
             raise CheckFailed(message)
@@ -337,19 +341,19 @@ def check_property(
     except CheckFailed:
         # Hypothesis re-raises the failure of the smallest input last: that is the one to show.
         raise CheckFailed(
-            f"{failures[-1]}\n  (the smallest failing input hypothesis found, among {tried[0]} generated inputs)"
+            f"{failures[-1]}\n  (the smallest failing {noun} hypothesis found, among {tried[0]} generated {noun}s)"
         ) from None
     except Exception:
         if not failures:  # a problem of the grader itself: let it show
             raise
         # Hypothesis's "flaky" error: the same input failed once and passed when run again.
         raise CheckFailed(
-            f"{failures[-1]}\n  (this input failed once but not when run again: does {task.name} depend on "
+            f"{failures[-1]}\n  (this {noun} failed once but not when run again: does {task.name} depend on "
             "anything besides its arguments, such as a global variable it changes?)"
         ) from None
     if tried[0] < minimum:  # hypothesis switched off or patched, or a strategy that ran dry
         raise CheckFailed(
-            f"only {tried[0]} generated inputs were compared for {task.name}, fewer than the {minimum} required: "
+            f"only {tried[0]} generated {noun}s were compared for {task.name}, fewer than the {minimum} required: "
             "the property test did not really run"
         )
     return tried[0]
@@ -394,37 +398,42 @@ def passed(message: str) -> None:
     print(message)
 
 
-def task_graders(
-    task: Task,
-    reference: Callable,
-    cases: Sequence[Case | tuple],
-    strategy: Any,
-    *,
-    max_examples: int = 100,
-    verify: Callable[[Callable], None] | None = None,
-) -> tuple[Callable[[Callable], None], Callable[[Callable], None]]:
-    """The two graders of a task: ``check_<name>`` (fixed cases, the visible test cell) and
-    ``check_<name>_properties`` (generated inputs against the reference, the hidden test cell).
-    ``verify(learner)``, when given, is a check of how the function works (its calls, its time) that
-    both run: the visible one after its cases, the hidden one first (else the cases alone could pass)."""
+def graders_of(graded: TaskGraders) -> tuple[Callable[[Callable], None], ...]:
+    """The graders of a task declaration: ``check_<name>`` (the visible test cell: its fixed cases, then its
+    how-checks) and, with a strategy, ``check_<name>_properties`` (the hidden test cell: its how-checks first,
+    else the answers alone could pass, then its fixed hidden cases and the inputs the strategy generates, all
+    against the reference). ``visible_then`` and ``hidden_then`` run last, after the pass line."""
+    task, reference = graded.task, graded.reference
+    cases = [c if isinstance(c, Case) else Case(tuple(c)) for c in graded.cases]
 
     @grader
     def check(learner: Callable) -> None:
         count = check_cases(task, learner, reference, cases)
-        if verify is not None:
+        for verify in graded.verify:
             verify(learner)
         passed(f"{task.name}: all {count} visible cases pass.")
+        if graded.visible_then is not None:
+            graded.visible_then(learner)
+
+    check.task, check.reference, check.cases = task, reference, cases
+    check.__name__ = check.__qualname__ = f"check_{task.name}"
+    check.__doc__ = f"Visible test of {task.name}: its fixed cases, compared with the reference."
+    if graded.strategy is None:
+        return (check,)
 
     @grader
     def check_properties(learner: Callable) -> None:
-        if verify is not None:
+        for verify in graded.verify:
             verify(learner)
-        count = check_property(task, learner, reference, strategy, max_examples=max_examples)
-        passed(f"{task.name}: agrees with the reference on {count} generated inputs.")
+        count = check_cases(task, learner, reference, graded.hidden_cases) if graded.hidden_cases else 0
+        count += check_property(task, learner, reference, graded.strategy, max_examples=graded.max_examples,
+                                min_examples=graded.min_examples)
+        fixed = "fixed and " if graded.hidden_cases else ""
+        passed(f"{task.name}: agrees with the reference on {count} {fixed}generated inputs.")
+        if graded.hidden_then is not None:
+            graded.hidden_then(learner)
 
-    check.task, check.reference, check.cases = task, reference, [c if isinstance(c, Case) else Case(tuple(c)) for c in cases]
-    check.__name__ = check.__qualname__ = f"check_{task.name}"
-    check.__doc__ = f"Visible test of {task.name}: its fixed cases, compared with the reference."
+    check_properties.task, check_properties.reference = task, reference
     check_properties.__name__ = check_properties.__qualname__ = f"check_{task.name}_properties"
-    check_properties.__doc__ = f"Hidden test of {task.name}: hypothesis-generated inputs, compared with the reference."
+    check_properties.__doc__ = f"Hidden test of {task.name}: generated inputs, compared with the reference."
     return check, check_properties

@@ -90,43 +90,52 @@ class CorpusFile:
         return f"<path of a file of {len(self.data)} bytes: {shown!r}>"
 
 
-
 @dataclass(frozen=True)
 class TaskGraders:
-    """One graded task of a lab: the two graders :func:`.running.task_graders` derives from it.
+    """One graded task: its function (``task``), the reference it must agree with, and its tests, from which
+    :func:`.running.graders_of` derives ``check_<name>`` and ``check_<name>_properties``.
 
-    ``cases`` are the visible test's fixed inputs; ``strategy`` draws the hidden test's (at most
-    ``max_examples`` of them); ``verify(learner)`` is the task's check of *how* its function works
-    (measured from outside the learner's code, or forced by inputs), run by both tests. Stand-ins,
-    provided modules and time limits are the :class:`Task`'s."""
+    ``cases`` are the visible test's fixed inputs; ``hidden_cases`` and ``strategy`` the hidden test's (fixed
+    inputs the notebook never shows, then at most ``max_examples`` generated ones, at least ``min_examples``;
+    without a strategy the task has a visible grader only, its hidden one written by hand). ``verify`` are the
+    task's checks of *how* its function works (measured from outside the learner's code, or forced by inputs),
+    which both tests run; ``visible_then`` and ``hidden_then`` what each runs last (another corpus, another
+    reference). Stand-ins, provided modules and time limits are the :class:`Task`'s."""
 
     task: Task
     reference: Callable
     cases: Sequence[Case | tuple]
-    strategy: Any
+    strategy: Any = None
     max_examples: int = 100
-    verify: Callable[[Callable], None] | None = None
+    min_examples: int | None = None
+    hidden_cases: Sequence[Case | tuple] = ()
+    verify: tuple[Callable[[Callable], None], ...] = ()
+    visible_then: Callable[[Callable], None] | None = None
+    hidden_then: Callable[[Callable], None] | None = None
 
 
 @dataclass(frozen=True)
 class Lab:
-    """A lab's graders, declared once: its graded tasks in the notebook's order, the reference
-    functions the graders compare with (:mod:`.fresh` checks they come from the private copy), and
-    its grading policy (what the confined worker may do, :class:`~bpe_ref.course.trusted.sandbox.Policy`'s
-    fields: ``provided`` modules, ``allow_processes``, ``call_timeout``...)."""
+    """A lab's graders, declared once: its graded tasks in the notebook's order (:class:`TaskGraders`), the
+    graders written by hand for what no declaration says (``graders``: a task checked through another function,
+    an answer that is an order rather than a value), the reference functions the graders compare with
+    (:mod:`.fresh` checks they come from the private copy) and the grading policy: what the confined worker
+    may do (``provided`` modules of bpe_ref, ``allow_processes``, ``call_timeout``... the fields of
+    :class:`~bpe_ref.course.trusted.sandbox.Policy`). Its :meth:`install` defines the lab module's graders."""
 
     name: str
     tasks: tuple[TaskGraders, ...]
+    graders: tuple[Callable, ...] = ()
     references: tuple[Callable, ...] = ()
     policy: dict = field(default_factory=dict)
 
     def install(self, namespace: dict) -> None:
-        """Define, in a lab module's ``namespace``, ``check_<task>`` and ``check_<task>_properties`` for each
-        task, ``REFERENCES``, ``GRADING_POLICY`` and ``LAB``: what the test cells and the trusted grader call."""
-        from .running import task_graders
+        """Define, in a lab module's ``namespace``, each task's ``check_<name>`` (and ``check_<name>_properties``),
+        ``REFERENCES``, ``GRADING_POLICY`` and ``LAB``: what the test cells and the trusted grader look up. A grader
+        written by hand (``graders``) takes the place of a derived one of the same name."""
+        from .running import graders_of
 
         for graded in self.tasks:
-            check, check_properties = task_graders(graded.task, graded.reference, graded.cases, graded.strategy,
-                                                   max_examples=graded.max_examples, verify=graded.verify)
-            namespace[check.__name__], namespace[check_properties.__name__] = check, check_properties
+            namespace.update({check.__name__: check for check in graders_of(graded)})
+        namespace.update({check.__name__: check for check in self.graders})
         namespace.update(REFERENCES=self.references, GRADING_POLICY=dict(self.policy), LAB=self)

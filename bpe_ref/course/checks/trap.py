@@ -28,7 +28,6 @@ class ReferenceSolverCalled(Exception):
     """Raised inside the learner's function when it calls a ``bpe_ref`` function during grading."""
 
 
-
 def _provided_module(name: str, provided: tuple[str, ...]) -> bool:
     """Whether the module ``bpe_ref.<...>`` named ``name`` is one the learner may use."""
     return any(name == f"{PACKAGE_NAME}.{module}" for module in provided)
