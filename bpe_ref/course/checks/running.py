@@ -403,8 +403,7 @@ def graders_of(graded: TaskGraders) -> tuple[Callable[[Callable], None], ...]:
     how-checks) and, with a strategy, ``check_<name>_properties`` (the hidden test cell: its how-checks first,
     else the answers alone could pass, then its fixed hidden cases and the inputs the strategy generates, all
     against the reference). ``visible_then`` and ``hidden_then`` run last, after the pass line."""
-    task, reference = graded.task, graded.reference
-    cases = [c if isinstance(c, Case) else Case(tuple(c)) for c in graded.cases]
+    task, reference, cases = graded.task, graded.reference, graded.cases
 
     @grader
     def check(learner: Callable) -> None:

@@ -113,6 +113,10 @@ class TaskGraders:
     visible_then: Callable[[Callable], None] | None = None
     hidden_then: Callable[[Callable], None] | None = None
 
+    def __post_init__(self) -> None:  # cases given as plain tuples of arguments become Cases
+        for name in ("cases", "hidden_cases"):
+            object.__setattr__(self, name, [c if isinstance(c, Case) else Case(tuple(c)) for c in getattr(self, name)])
+
 
 @dataclass(frozen=True)
 class Lab:
