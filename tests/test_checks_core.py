@@ -390,17 +390,16 @@ def _quadratic_pairs_seen(data: bytes) -> int:
 
 def test_call_growth_passes_a_linear_function_and_fails_a_quadratic_one():
     measured = load_graders("08_linear_encoding").measured  # (the grader that uses it: lab 08's tasks 2 and 3)
-    core = measured.core
-    task = core.Task("pairs_seen", ("data",))
+    task = measured.Task("pairs_seen", ("data",))
     small, large = (bytes(range(256)) * 16,), (bytes(range(256)) * 128,)  # 4,096 and 32,768 bytes
     describe = lambda args: f"<{len(args[0]):,} bytes>"  # noqa: E731
     growth = measured.verify_call_growth(task, lambda data: len(set(zip(data, data[1:]))) + 0 * sum(data), _pairs_seen,
                                          small, large, 8, describe, limit=20, timeout=30, too_slow="...")
     assert growth is None or growth.ratio <= 20
-    with pytest.raises(core.CheckFailed) as failed:
+    with pytest.raises(measured.CheckFailed) as failed:
         measured.verify_call_growth(task, _quadratic_pairs_seen, _pairs_seen, small, large, 8, describe, limit=20,
                                     timeout=60, too_slow="a pass per byte")
     assert "times as long for an input 8 times as long" in str(failed.value) or "did not finish" in str(failed.value)
-    with pytest.raises(core.CheckFailed, match="did not return the reference's answer"):
+    with pytest.raises(measured.CheckFailed, match="did not return the reference's answer"):
         measured.verify_call_growth(task, lambda data: 0, _pairs_seen, small, large, 8, describe, limit=20, timeout=30,
                                     too_slow="...")

@@ -612,7 +612,7 @@ def test_lab03_count_chunk_in_a_cell_costs_task_2_only_in_the_worker():
     count_chunk = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
     code = cells + "\n" + count_chunk.replace("from bpe_ref.pretokenize import count_pretokens\n", "")
     first_case = lambda graders, function: graders.check_cases(  # noqa: E731  (as task 2's hidden test calls it)
-        graders.COUNT_CHUNK_TASK, function, graders.count_chunk, graders._check_count_chunk_cases.cases[:1])
+        graders.COUNT_CHUNK_TASK, function, graders.count_chunk, graders.COUNT_CHUNK.cases[:1])
     assert "defined in a notebook cell" in remote("03_parallel", code, "count_chunk", first_case)
     one_case = lambda graders, function: graders.check_cases(  # noqa: E731  (task 4's first visible case)
         graders.FILE_TASK, function, graders.serial_count, graders.file_cases()[:1])

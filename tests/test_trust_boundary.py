@@ -370,3 +370,32 @@ def honest_with_docstrings() -> dict:
         if cell["id"] == solution_cell_of("01_naive_bpe", "count_pairs"):
             cell["source"] = '"""My count, checked against bpe_ref.train.step01_naive by the graders."""\n' + cell["source"]
     return notebook
+
+
+def test_the_trusted_side_imports_nothing_of_the_graders():
+    """The trust boundary reads on its own (issue 21, item 9): no module of ``trusted/`` imports ``checks/``, in
+    its code (any import statement, at any depth) or when loaded (a fresh interpreter imports every trusted module
+    and finds no grader module loaded); the graders import what they share with it from ``trusted.verdicts``."""
+    import ast
+    import subprocess
+
+    trusted = Path(__file__).resolve().parents[1] / "bpe_ref" / "course" / "trusted"
+    modules = sorted(path.stem for path in trusted.glob("*.py"))
+    for path in trusted.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [alias.name for alias in node.names]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            assert not any(name == "checks" or "checks." in name or name.endswith(".checks") for name in names), (
+                f"{path.name}:{node.lineno} imports the graders")
+    code = ("import sys\n" + "".join(f"import bpe_ref.course.trusted.{name}\n" for name in modules)
+            + "print(sorted(name for name in sys.modules if name.startswith('bpe_ref.course.checks')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]", loaded
+    from bpe_ref.course.checks import core
+    from bpe_ref.course.trusted import verdicts
+
+    assert core.CheckFailed is verdicts.CheckFailed and core.GradingStopped is verdicts.GradingStopped

@@ -2,14 +2,18 @@
 
 Layout
 ------
-- :mod:`bpe_ref.course.checks.core`: running the learner's function, exact comparison, hypothesis search
-  and shrinking, refusing reference calls, messages. Shared by every lab.
-- :mod:`bpe_ref.course.checks.lab00_pretokenization`, :mod:`~bpe_ref.course.checks.lab01_naive_bpe`,
-  :mod:`~bpe_ref.course.checks.lab02_incremental`: ``check_<task>(fn)`` runs the task's fixed cases
-  (the visible test cell); ``check_<task>_properties(fn)`` compares with the reference on
-  hypothesis-generated inputs (the hidden test cell). A failure raises :class:`core.CheckFailed`
-  (an ``AssertionError``) whose first line is the call, what was expected and what came back.
-- :mod:`bpe_ref.course.checks.fresh`: loads a lab's graders and the reference fresh from disk.
+- :mod:`.spec`: what a lab declares: the task's function (:class:`~.spec.Task`), its inputs, and the
+  lab as one :class:`~.spec.Lab` of :class:`~.spec.TaskGraders` (visible cases, hidden cases and
+  strategy, how-checks, stand-ins, policy).
+- :mod:`.compare` (exact comparison, failure messages and hints), :mod:`.trap` (refusing the reference),
+  :mod:`.running` (calling the learner's function, fixed and generated cases, the derived graders),
+  :mod:`.measured` (how-checks measured from outside the learner's code); :mod:`.core` names them all.
+- ``lab<NN_name>.py``, one per lab: its cases, strategies, hints and how-checks, and at its end the
+  ``Lab`` declaration, whose ``install`` defines ``check_<task>(fn)`` (the visible test cell) and
+  ``check_<task>_properties(fn)`` (the hidden one). A failure raises ``CheckFailed`` (an
+  ``AssertionError``, from :mod:`bpe_ref.course.trusted.verdicts`) whose first line is the call, what
+  was expected and what came back.
+- :mod:`.fresh`: loads a lab's graders and the reference fresh from disk.
 
 How a test cell calls a grader
 ------------------------------

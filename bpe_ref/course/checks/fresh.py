@@ -8,7 +8,7 @@ graders::
     graders = run_module("bpe_ref.course.checks.fresh")["graders"]("01_naive_bpe")
     graders.check_merge_word(merge_word)
 
-:func:`graders` loads ``bpe_ref/course/checks/lab01_naive_bpe.py``, ``bpe_ref/course/checks/core.py`` and the
+:func:`graders` loads ``bpe_ref/course/checks/lab01_naive_bpe.py``, the grading mechanics it imports and the
 reference modules they use as a *private copy* of the package, under a new random package name.
 Whatever a learner's cell did to the modules named ``bpe_ref...`` (reassigned a grader, replaced
 ``bpe_ref.train.step01_naive.train``, patched a comparison helper) does not reach that copy.

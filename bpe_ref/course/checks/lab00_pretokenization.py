@@ -21,12 +21,9 @@ from hypothesis import strategies as st
 from ...corpus import encode_utf8
 from ...pretokenize import count_pretokens, pretokenize, special_token_regex, split_on_special_tokens
 from .core import (
-    CheckFailed, Task, WrongType, advisory, call_learner, check_cases, check_property, difference, error_name, grader,
-    passed, plain, same, task_graders,
+    CheckFailed, Lab, Task, TaskGraders, WrongType, advisory, call_learner, check_cases, check_property, difference,
+    error_name, passed, plain, same,
 )
-
-# The reference functions these graders compare with (bpe_ref.course.checks.fresh checks they are private).
-REFERENCES = (encode_utf8, split_on_special_tokens, pretokenize, count_pretokens)
 
 EOT = "<|endoftext|>"
 
@@ -62,7 +59,7 @@ def reference_utf8_bytes(text: str) -> list[int]:
     return list(encode_utf8(text))
 
 
-check_utf8_bytes, check_utf8_bytes_properties = task_graders(
+UTF8_BYTES = TaskGraders(
     Task("utf8_bytes", ("text",), what="a list of ints, one per byte"),
     reference_utf8_bytes,
     [("hi",), ("",), ("é",), ("naïve café",), ("日本",), ("🙂!",), ("a\nb\t",)],
@@ -117,7 +114,6 @@ def empty_pattern_hint(args: tuple, expected: object, got: object) -> str | None
     return None
 
 
-
 SPLIT_TASK = Task("split_on_special_tokens", ("text", "special_tokens"), what="a list of str", hint=split_hint)
 
 
@@ -125,7 +121,15 @@ def split_reference(text: str, special_tokens: list[str]) -> list[str]:
     return split_on_special_tokens(text, special_tokens)
 
 
-check_split_on_special_tokens = task_graders(  # its hidden grader is written below
+# Hidden fixed cases of special tokens that overlap, not the visible one: generated lists hold such a
+# pair only now and then, and a split in the given order, or one token at a time, must always lose.
+HIDDEN_SPLIT_CASES = [
+    ("a<s><s>b<s>", ["<s>", "<s><s>"]),  # two start together: the longer wins
+    ("xa<s>y<s>", ["<s>", "a<s"]),  # the leftmost start wins, though shorter
+    ("<|eot|><|eot|><|eot|>", ["<|eot|>", "<|eot|><|eot|>"]),
+]
+
+SPLIT = TaskGraders(
     SPLIT_TASK,
     split_reference,
     [
@@ -140,28 +144,13 @@ check_split_on_special_tokens = task_graders(  # its hidden grader is written be
     ],
     st.tuples(text_around_specials, special_token_lists),
     max_examples=150,
-)[0]
-# Hidden fixed cases of special tokens that overlap, not the visible one: generated lists hold such a
-# pair only now and then, and a split in the given order, or one token at a time, must always lose.
-HIDDEN_SPLIT_CASES = [
-    ("a<s><s>b<s>", ["<s>", "<s><s>"]),  # two start together: the longer wins
-    ("xa<s>y<s>", ["<s>", "a<s"]),  # the leftmost start wins, though shorter
-    ("<|eot|><|eot|><|eot|>", ["<|eot|>", "<|eot|><|eot|>"]),
-]
-
-
-@grader
-def check_split_on_special_tokens_properties(learner: Callable) -> None:
-    """Hidden test of task 2: fixed texts whose special tokens overlap, then generated inputs."""
-    count = check_cases(SPLIT_TASK, learner, split_reference, HIDDEN_SPLIT_CASES)
-    count += check_property(SPLIT_TASK, learner, split_reference, st.tuples(text_around_specials, special_token_lists),
-                            max_examples=150)
-    passed(f"split_on_special_tokens: agrees with the reference on {count} fixed and generated inputs.")
+    hidden_cases=HIDDEN_SPLIT_CASES,
+)
 
 # ---- task 3: pretokenize with the GPT-2 pattern ----------------------------------------------
 
 
-check_pretokenize, check_pretokenize_properties = task_graders(
+PRETOKENIZE = TaskGraders(
     Task("pretokenize", ("text", "special_tokens"), what="a list of str", stand_ins=(split_on_special_tokens,)),
     lambda text, special_tokens: pretokenize(text, special_tokens),
     [
@@ -179,7 +168,7 @@ check_pretokenize, check_pretokenize_properties = task_graders(
 # ---- task 4: count pretokens as bytes --------------------------------------------------------
 
 
-check_count_pretokens, check_count_pretokens_properties = task_graders(
+COUNT_PRETOKENS = TaskGraders(
     Task("count_pretokens", ("text", "special_tokens"), what="a dict mapping bytes to int",
          stand_ins=(pretokenize, split_on_special_tokens)),
     lambda text, special_tokens: count_pretokens(text, special_tokens),
@@ -193,6 +182,13 @@ check_count_pretokens, check_count_pretokens_properties = task_graders(
     st.tuples(text_for_pretokens, pretoken_special_lists),
     max_examples=120,
 )
+
+LAB = Lab(
+    "00_pretokenization",
+    (UTF8_BYTES, SPLIT, PRETOKENIZE, COUNT_PRETOKENS),
+    references=(encode_utf8, split_on_special_tokens, pretokenize, count_pretokens),
+)
+LAB.install(globals())
 
 # ---- stretch (ungraded): count a file in pieces ----------------------------------------------
 # Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.

@@ -33,9 +33,7 @@ from ...serialization import load_merges
 from ...tokenizer import Tokenizer
 from ...train import build_vocab
 from ...train.step01_naive import best_pair, count_pairs, merge_word, train
-from .core import Case, Task, advisory, check_cases, check_property, grader, passed, task_graders
-
-REFERENCES = (count_pairs, best_pair, merge_word, train, count_pretokens, load_merges, Tokenizer, build_vocab)
+from .core import Case, Lab, Task, TaskGraders, advisory, check_cases, check_property, grader, passed
 
 Word = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
@@ -97,7 +95,7 @@ train_inputs = st.tuples(pretoken_count_dicts, st.integers(0, 12))
 
 # ---- tasks 1-4 -------------------------------------------------------------------------------
 
-check_count_pairs, check_count_pairs_properties = task_graders(
+COUNT_PAIRS = TaskGraders(
     Task("count_pairs", ("word_counts",), what="a dict mapping (bytes, bytes) pairs to int counts"),
     reference_count_pairs,
     [
@@ -123,7 +121,7 @@ def tie_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
-check_best_pair, check_best_pair_properties = task_graders(
+BEST_PAIR = TaskGraders(
     Task("best_pair", ("pair_counts",), what="one pair: a tuple (bytes, bytes)", hint=tie_hint),
     reference_best_pair,
     [
@@ -141,7 +139,7 @@ check_best_pair, check_best_pair_properties = task_graders(
     max_examples=150,
 )
 
-check_merge_word, check_merge_word_properties = task_graders(
+MERGE_WORD = TaskGraders(
     Task("merge_word", ("word", "pair"), what="a tuple of bytes tokens"),
     reference_merge_word,
     [
@@ -160,7 +158,7 @@ check_merge_word, check_merge_word_properties = task_graders(
 TRAIN_TASK = Task("train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
                   stand_ins=(count_pairs, best_pair, merge_word))
 
-check_train, check_train_properties = task_graders(
+TRAIN = TaskGraders(
     TRAIN_TASK,
     reference_train,
     [
@@ -208,12 +206,6 @@ ON_CORPUS_EN = "{name} learns the {count} merges of the CS336 reference run on c
 ON_OTHER_CORPUS = "{name} learns the reference's {count} merges of a corpus it has not seen."
 
 
-@grader
-def check_train_on_corpus_en(train: Callable) -> None:
-    """Visible test of task 5: the CS336 reference merges on ``corpus.en``, vocabulary 500."""
-    verify_trainer(TRAIN_TASK, train, corpus_en_case, ON_CORPUS_EN)
-
-
 # ---- task 5, hidden: another corpus, another vocabulary size ---------------------------------
 # A trainer that only replays the published merges of corpus.en passes the visible test; this one
 # trains on text the lab never shows, with a merge count of its own, against the reference.
@@ -237,10 +229,31 @@ def other_corpus_case() -> tuple[Case, list[Pair]]:
     return Case((word_counts, OTHER_CORPUS_MERGES), labels={0: label}), expected
 
 
-@grader
-def check_train_on_other_corpus(train: Callable) -> None:
-    """Hidden test of task 5: a TinyStories sample and 180 merges, against the reference."""
-    verify_trainer(TRAIN_TASK, train, other_corpus_case, ON_OTHER_CORPUS)
+def corpus_graders(task: Task) -> tuple[Callable, Callable]:
+    """``(check_train_on_corpus_en, check_train_on_other_corpus)`` of a trainer ``task`` (task 5 here, and the
+    task that trains on the corpora in labs 02, 04 and 05): the CS336 reference merges on ``corpus.en``,
+    vocabulary 500 (the visible test), then a TinyStories sample and 180 merges against the reference (the hidden one)."""
+
+    @grader
+    def check_train_on_corpus_en(train: Callable) -> None:
+        """Visible test: the CS336 reference merges on ``corpus.en``, vocabulary 500."""
+        verify_trainer(task, train, corpus_en_case, ON_CORPUS_EN)
+
+    @grader
+    def check_train_on_other_corpus(train: Callable) -> None:
+        """Hidden test: a TinyStories sample and 180 merges, against the reference."""
+        verify_trainer(task, train, other_corpus_case, ON_OTHER_CORPUS)
+
+    return check_train_on_corpus_en, check_train_on_other_corpus
+
+
+LAB = Lab(
+    "01_naive_bpe",
+    (COUNT_PAIRS, BEST_PAIR, MERGE_WORD, TRAIN),
+    graders=corpus_graders(TRAIN_TASK),
+    references=(count_pairs, best_pair, merge_word, train, count_pretokens, load_merges, Tokenizer, build_vocab),
+)
+LAB.install(globals())
 
 
 # ---- stretch (ungraded): encode with your merges ---------------------------------------------

@@ -28,19 +28,13 @@ from ...train.step01_naive import count_pairs, merge_word, train as train_naive
 from ..figures.incremental_updates import local_rule_change, overlap_bug_on_counts
 from ...train.step02_incremental import merge_and_update, pair_count_changes, train
 from . import full_update, measured
-from .core import (
-    Case, Task, advisory, check_cases, check_property, grader, passed, task_graders,
-)
+from .core import Case, Lab, Task, TaskGraders, advisory, check_cases, check_property, passed
 from .core import CheckFailed as CheckFailed  # what a failed check raises, named here as in every lab's graders
-from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer
+from .lab01_naive_bpe import corpus_en_case, corpus_graders, pretoken_count_dicts
 
 # Lab 02 builds on lab 01: its setup cell imports V1's functions from bpe_ref, and its code may call
 # them, in the learner's kernel and in the grading process (where only these modules are copied).
 PROVIDED = ("train.step01_naive", "tiebreak", "train.common", "train.driver")
-GRADING_POLICY = {"provided": PROVIDED}
-
-REFERENCES = (count_pairs, merge_word, pair_count_changes, merge_and_update, train, train_naive, local_rule_change,
-              overlap_bug_on_counts, full_update.merge_and_update)
 
 Word = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
@@ -99,7 +93,7 @@ def per_occurrence_hint(args: tuple, expected: object, got: object) -> str | Non
     return None
 
 
-check_pair_count_changes, check_pair_count_changes_properties = task_graders(
+PAIR_COUNT_CHANGES = TaskGraders(
     Task("pair_count_changes", ("word", "pair", "frequency"), what="a dict mapping pairs to nonzero int changes", provided=PROVIDED,
          hint=per_occurrence_hint),
     reference_pair_count_changes,
@@ -116,7 +110,7 @@ check_pair_count_changes, check_pair_count_changes_properties = task_graders(
     max_examples=150,
 )
 
-check_merge_and_update, check_merge_and_update_properties = task_graders(
+MERGE_AND_UPDATE = TaskGraders(
     Task(
         "merge_and_update",
         ("word", "pair", "frequency", "pair_counts"),
@@ -163,11 +157,13 @@ TRAIN_INCREMENTAL_CASES = [
     ({}, 3),
 ]
 
+TRAIN_INPUTS = st.tuples(pretoken_count_dicts, st.integers(0, 20))
+
+
 def check_train_merges(train: Callable) -> None:
     """The merges of ``train`` against the reference's on generated corpora (not a grader on its
     own: the hidden test of task 3, :func:`check_train_properties`, also checks the work)."""
-    count = check_property(TRAIN_INCREMENTAL_TASK, train, reference_train, st.tuples(pretoken_count_dicts, st.integers(0, 20)),
-                           max_examples=80)
+    count = check_property(TRAIN_INCREMENTAL_TASK, train, reference_train, TRAIN_INPUTS, max_examples=80)
     passed(f"train: agrees with the reference on {count} generated inputs.")
 
 
@@ -228,32 +224,18 @@ def verify_incremental_updates(train: Callable, name: str = "train") -> None:
                f"corpus of {len(corpus):,} words where each merge changes two (CPU time, measured from outside your code).")
 
 
-@grader
-def check_train(train: Callable) -> None:
-    """Visible test of task 3: the fixed cases, and the updates really are incremental."""
-    count = check_cases(TRAIN_INCREMENTAL_TASK, train, reference_train, TRAIN_INCREMENTAL_CASES)
-    verify_incremental_updates(train)  # prints its own line when it passes
-    passed(f"train: all {count} visible cases pass.")
-
-
-@grader
-def check_train_properties(train: Callable) -> None:
-    """Hidden test of task 3: the updates are incremental (else ``train = train_naive`` would earn
-    these points), and the merges are the reference's on generated corpora."""
-    verify_incremental_updates(train)
-    check_train_merges(train)
-
-
-@grader
-def check_train_on_corpus_en(train: Callable) -> None:
-    """Visible test of task 4: the CS336 reference merges on ``corpus.en``, vocabulary 500."""
-    verify_trainer(TRAIN_INCREMENTAL_TASK, train, corpus_en_case, ON_CORPUS_EN)
-
-
-@grader
-def check_train_on_other_corpus(train: Callable) -> None:
-    """Hidden test of task 4: a TinyStories sample and 180 merges, against the reference."""
-    verify_trainer(TRAIN_INCREMENTAL_TASK, train, other_corpus_case, ON_OTHER_CORPUS)
+LAB = Lab(
+    "02_incremental",
+    (PAIR_COUNT_CHANGES, MERGE_AND_UPDATE,
+     # Task 3: V2's merges, and its updates really are incremental (else train = train_naive would earn the points).
+     TaskGraders(TRAIN_INCREMENTAL_TASK, reference_train, TRAIN_INCREMENTAL_CASES, TRAIN_INPUTS, max_examples=80,
+                 verify=(verify_incremental_updates,))),
+    graders=corpus_graders(TRAIN_INCREMENTAL_TASK),  # task 4
+    references=(count_pairs, merge_word, pair_count_changes, merge_and_update, train, train_naive, local_rule_change,
+                overlap_bug_on_counts, full_update.merge_and_update),
+    policy={"provided": PROVIDED},
+)
+LAB.install(globals())
 
 
 # ---- stretch (ungraded): hunt the overlap bug -------------------------------------------------

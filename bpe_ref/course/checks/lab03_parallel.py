@@ -36,16 +36,12 @@ from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_c
 from ..trusted.measure_worker import ProcessWatch, reads_of
 from ..trusted.measure_worker import available as measure_available
 from .core import (
-    Case, CheckFailed, CorpusFile, Task, advisory, call_learner, check_cases, check_property, error_name, grader,
-    materialized, passed, runs_remotely, task_graders,
+    Case, CheckFailed, CorpusFile, Lab, Task, TaskGraders, advisory, call_learner, check_cases, check_property, error_name,
+    grader, materialized, passed, runs_remotely,
 )
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
 PROVIDED = ("pretokenize", "corpus")
-# Task 4 starts worker processes; task 2's code is a module the learner writes with %%writefile.
-GRADING_POLICY = {"provided": PROVIDED, "allow_processes": True, "call_timeout": 60.0}
-
-REFERENCES = (count_chunk, find_chunk_boundaries, merge_counts, count_pretokens, read_corpus)
 
 EOT = "<|endoftext|>"
 PAD = "<|pad|>"
@@ -135,7 +131,7 @@ FIND_TASK = Task("find_chunk_boundaries", ("path", "desired_num_chunks", "split_
                  what="a sorted list of int byte offsets, 0 first and the file size last", hint=boundaries_hint,
                  provided=PROVIDED, kernel_time_limit=20.0)
 
-check_find_chunk_boundaries, _check_find_chunk_boundaries_generated = task_graders(
+FIND = TaskGraders(  # its hidden grader is written below
     FIND_TASK,
     find_chunk_boundaries,
     [
@@ -147,10 +143,7 @@ check_find_chunk_boundaries, _check_find_chunk_boundaries_generated = task_grade
         Case((CorpusFile("café<|endoftext|>字🙂<|endoftext|>".encode()), 2, [EOT.encode()], 3)),
         Case((CorpusFile(b"ab<|pad|>cd<|endoftext|>ef<|pad|>gh"), 3, [EOT.encode(), PAD.encode()], 6)),
     ],
-    boundaries_inputs(),
-    max_examples=150,
 )
-
 
 
 # Special tokens one of which holds another ("of" is inside "<|endoftext|>"): where a long token
@@ -226,8 +219,6 @@ def check_find_chunk_boundaries_properties(learner: Callable) -> None:
            "one another included.")
 
 
-_check_find_chunk_boundaries_generated.is_grader = False  # a part of check_find_chunk_boundaries_properties
-
 # ---- task 2: the map -------------------------------------------------------------------------
 
 
@@ -254,7 +245,7 @@ COUNT_CHUNK_TASK = Task("count_chunk", ("path", "start", "end", "special_tokens"
                         what="a dict mapping pretokens (bytes) to counts", hint=chunk_hint, provided=PROVIDED,
                         driver=from_its_module)
 
-_check_count_chunk_cases, check_count_chunk_properties = task_graders(
+COUNT_CHUNK = TaskGraders(  # its visible grader is written below
     COUNT_CHUNK_TASK,
     count_chunk,
     [
@@ -268,7 +259,6 @@ _check_count_chunk_cases, check_count_chunk_properties = task_graders(
 )
 
 
-
 @grader
 def check_count_chunk(learner: Callable) -> None:
     """Visible test of task 2: its fixed cases, and ``count_chunk`` comes from the module
@@ -278,17 +268,15 @@ def check_count_chunk(learner: Callable) -> None:
             "count_chunk is defined in a notebook cell (its module is __main__): a worker started by spawn or "
             "forkserver cannot import it, so task 4 fails with it.\n  hint: write it in the cell that starts with "
             "%%writefile chunk_counting.py, run that cell, then the read-only import cell after it")
-    count = check_cases(COUNT_CHUNK_TASK, learner, count_chunk, _check_count_chunk_cases.cases)
+    count = check_cases(COUNT_CHUNK_TASK, learner, count_chunk, COUNT_CHUNK.cases)
     passed(f"count_chunk: all {count} visible cases pass, from the module chunk_counting.")
 
 
-check_count_chunk.task, check_count_chunk.reference, check_count_chunk.cases = (
-    COUNT_CHUNK_TASK, count_chunk, _check_count_chunk_cases.cases)
-_check_count_chunk_cases.is_grader = False  # a part of check_count_chunk, which the test cell calls
+check_count_chunk.task, check_count_chunk.reference, check_count_chunk.cases = COUNT_CHUNK_TASK, count_chunk, COUNT_CHUNK.cases
 
 # ---- task 3: the reduce ----------------------------------------------------------------------
 
-check_merge_counts, check_merge_counts_properties = task_graders(
+MERGE_COUNTS = TaskGraders(
     # The caller still holds the chunks' counts: adding into the first dict would change them.
     Task("merge_counts", ("counts",), what="a dict mapping pretokens (bytes) to their total counts", provided=PROVIDED,
          unchanged=(0,)),
@@ -496,6 +484,19 @@ def check_count_pretokens_in_file_properties(count_pretokens_in_file: Callable) 
                 [Case((sample, [EOT], 2, 1, "spawn"), {0: "<path of the TinyStories sample>"})])
     passed(f"count_pretokens_in_file: agrees with the reference on {count} generated files and on the TinyStories "
            "sample (the reference is the serial count).")
+
+
+LAB = Lab(
+    "03_parallel",
+    (FIND, COUNT_CHUNK, MERGE_COUNTS),
+    # Written by hand, in the place of a derived one of the same name where there is one.
+    graders=(check_find_chunk_boundaries_properties, check_count_chunk, check_count_pretokens_in_file,
+             check_count_pretokens_in_file_properties),
+    references=(count_chunk, find_chunk_boundaries, merge_counts, count_pretokens, read_corpus),
+    # Task 4 starts worker processes; task 2's code is a module the learner writes with %%writefile.
+    policy={"provided": PROVIDED, "allow_processes": True, "call_timeout": 60.0},
+)
+LAB.install(globals())
 
 
 # ---- stretch (ungraded): special tokens that overlap ----------------------------------------

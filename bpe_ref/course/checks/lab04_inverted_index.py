@@ -37,20 +37,17 @@ from hypothesis import strategies as st
 from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with, train
-from .core import (
-    Case, CheckFailed, Task, advisory, call_learner, call_watching, check_cases, check_property, error_name, grader, passed,
-    task_graders,
-)
 from . import measured
-from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer
+from .core import (
+    Case, CheckFailed, Lab, Task, TaskGraders, advisory, call_learner, call_watching, check_cases, check_property,
+    error_name, grader, passed,
+)
+from .lab01_naive_bpe import corpus_en_case, corpus_graders, pretoken_count_dicts
 
 # Lab 04 builds on labs 01 and 02: its setup cell imports V1's helpers and lab 02's merge_and_update
 # from bpe_ref; its code may call them, in the learner's kernel and in the grading process (where
 # only these modules are copied).
 PROVIDED = ("train.step01_naive", "train.step02_incremental", "tiebreak", "train.common", "train.driver")
-GRADING_POLICY = {"provided": PROVIDED}
-
-REFERENCES = (index_words, pairs_with, train, merge_and_update, count_pairs, best_pair, split_into_bytes)
 
 Word = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
@@ -100,7 +97,7 @@ def index_hint(args: tuple, expected: object, got: object) -> str | None:
 INDEX_TASK = Task("index_words", ("words",), what="a dict mapping each pair to the set of the ids of the words holding it",
                   provided=PROVIDED, hint=index_hint)
 
-_check_index_words_cases, _check_index_words_generated = task_graders(
+INDEX = TaskGraders(  # its graders are written below: its inputs are filed into the index too
     INDEX_TASK,
     reference_index_words,
     [
@@ -110,10 +107,7 @@ _check_index_words_cases, _check_index_words_generated = task_graders(
         ([(b"ab", b"c", b"ab", b"c"), (b"c",)],),  # a one-token word holds no pair
         ([],),
     ],
-    st.tuples(word_lists),
-    max_examples=150,
 )
-
 
 
 NO_WORD_HOLDS = (b"", b"")  # a pair no word can hold (no token is empty): the index has no entry for it
@@ -144,7 +138,7 @@ INDEX_USE_CASES = [Case(([(b"a", b"b"), (b"b", b"a", b"b")],)), Case(([],))]
 def check_index_words(learner: Callable) -> None:
     """Visible test of task 1: its fixed cases, and the index is a ``defaultdict(set)``: task 3 adds
     ids under pairs it has no entry for yet (checked by doing it, in the kernel and when graded)."""
-    count = check_cases(INDEX_TASK, learner, reference_index_words, _check_index_words_cases.cases)
+    count = check_cases(INDEX_TASK, learner, reference_index_words, INDEX.cases)
     count += check_cases(INDEX_USE_TASK, learner, reference_index_words, INDEX_USE_CASES)
     passed(f"index_words: all {count} visible cases pass, and it returns a defaultdict(set).")
 
@@ -156,10 +150,7 @@ def check_index_words_properties(learner: Callable) -> None:
     passed(f"index_words: agrees with the reference on {count} generated inputs, and returns a defaultdict(set).")
 
 
-check_index_words.task, check_index_words.reference, check_index_words.cases = (
-    INDEX_TASK, reference_index_words, _check_index_words_cases.cases)
-_check_index_words_cases.is_grader = False  # a part of check_index_words, which the test cell calls
-_check_index_words_generated.is_grader = False  # check_index_words_properties runs its inputs through a driver
+check_index_words.task, check_index_words.reference, check_index_words.cases = INDEX_TASK, reference_index_words, INDEX.cases
 
 # ---- task 2: the pairs a rewritten word gains -------------------------------------------------
 
@@ -184,7 +175,7 @@ def pairs_with_hint(args: tuple, expected: object, got: object) -> str | None:
 PAIRS_WITH_TASK = Task("pairs_with", ("word", "token"), what="a list of (bytes, bytes) pairs, one per window holding the token",
                        provided=PROVIDED, hint=pairs_with_hint)
 
-check_pairs_with, check_pairs_with_properties = task_graders(
+PAIRS_WITH = TaskGraders(
     PAIRS_WITH_TASK,
     reference_pairs_with,
     [
@@ -271,10 +262,13 @@ TRAIN_CASES = [
 ]
 
 
+TRAIN_INPUTS = st.tuples(pretoken_count_dicts, st.integers(0, 20))
+
+
 def check_train_merges(train: Callable, task: Task = TRAIN_TASK) -> int:
     """The merges of ``train`` against the reference's on generated corpora (not a grader on its
     own: the hidden test of task 3, :func:`check_train_properties`, also checks the work)."""
-    return check_property(task, train, reference_train, st.tuples(pretoken_count_dicts, st.integers(0, 20)), max_examples=80)
+    return check_property(task, train, reference_train, TRAIN_INPUTS, max_examples=80)
 
 
 def index_visits(pretoken_counts: Mapping[bytes, int], num_merges: int) -> tuple[int, int]:
@@ -402,39 +396,26 @@ def verify_merge_cost(train: Callable) -> None:
                "merge changes one word (CPU time, measured from outside your code).")
 
 
-@grader
-def check_train(train: Callable) -> None:
-    """Visible test of task 3: the fixed cases, and the index is really used: the same two checks of the
-    work as the hidden test (the calls watched, and the cost per merge measured from outside the learner's
-    code), so that the visible point is not earned by calls alone, nor lost where the grade passes."""
-    count = check_cases(TRAIN_TASK, train, reference_train, TRAIN_CASES)
+def verify_index_use(train: Callable) -> None:
+    """The calls of task 3's ``train`` watched (:func:`watch_index_use`), with their pass line."""
     calls, rewritten, ever_held, words = watch_index_use(train)
     passed(f"train uses the index: {calls} calls of merge_and_update in 243 merges of corpus.en ({rewritten} word "
            f"rewrites, {ever_held} ids under the merged pairs, {words} words).")
-    verify_merge_cost(train)  # prints its own line when it passes
-    passed(f"train: all {count} visible cases pass.")
 
 
-@grader
-def check_train_properties(train: Callable) -> None:
-    """Hidden test of task 3: the index is used (else V2 would earn these points), and the merges
-    are the reference's on generated corpora."""
-    watch_index_use(train)
-    verify_merge_cost(train)
-    count = check_train_merges(train)
-    passed(f"train: uses the index, and agrees with the reference on {count} generated inputs.")
-
-
-@grader
-def check_train_on_corpus_en(train: Callable) -> None:
-    """Visible test of task 4: the CS336 reference merges on ``corpus.en``, vocabulary 500."""
-    verify_trainer(TRAIN_TASK, train, corpus_en_case, ON_CORPUS_EN)
-
-
-@grader
-def check_train_on_other_corpus(train: Callable) -> None:
-    """Hidden test of task 4: a TinyStories sample and 180 merges, against the reference."""
-    verify_trainer(TRAIN_TASK, train, other_corpus_case, ON_OTHER_CORPUS)
+LAB = Lab(
+    "04_inverted_index",
+    (INDEX, PAIRS_WITH,
+     # Task 3: V4's merges, and the index is really used (else V2 would earn the points): the calls watched, and the
+     # cost per merge measured from outside the learner's code, in the visible test too, so that the visible point
+     # is not earned by calls alone, nor lost where the grade passes.
+     TaskGraders(TRAIN_TASK, reference_train, TRAIN_CASES, TRAIN_INPUTS, max_examples=80,
+                 verify=(verify_index_use, verify_merge_cost))),
+    graders=(check_index_words, check_index_words_properties, *corpus_graders(TRAIN_TASK)),  # tasks 1 and 4
+    references=(index_words, pairs_with, train, merge_and_update, count_pairs, best_pair, split_into_bytes),
+    policy={"provided": PROVIDED},
+)
+LAB.install(globals())
 
 
 # ---- stretch (ungraded): an exact index -------------------------------------------------------

@@ -36,20 +36,18 @@ from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from ...train.step05_heap import heap_entry, pop_best, train
 from ...train.step05_linked_list import link_words, merge_occurrences
-from .core import (
-    Case, CheckFailed, Task, WrongType, advisory, call_learner, call_watching, check_cases, check_property, error_name,
-    grader, passed, plain, refuse_reference_use, short_repr, task_graders,
-)
 from . import measured
-from .lab01_naive_bpe import ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer
+from .core import (
+    Case, CheckFailed, Lab, Task, TaskGraders, WrongType, advisory, call_learner, call_watching, check_cases, check_property,
+    error_name, grader, passed, plain, refuse_reference_use, short_repr,
+)
+from .lab01_naive_bpe import (
+    ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer,
+)
 
 # The learner's code may use V1's, V2's and V4's functions (given in the setup cell): words, counts,
 # merge_and_update, the inverted index. Not the tie-break module: task 1 is the tie-break, as a key.
 PROVIDED = ("train.step01_naive", "train.step02_incremental", "train.step04_inverted_index", "train.common", "train.driver")
-GRADING_POLICY = {"provided": PROVIDED}
-
-REFERENCES = (heap_entry, pop_best, train, link_words, merge_occurrences, count_pairs, split_into_bytes, merge_and_update,
-              index_words, pairs_with)
 
 Word = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
@@ -204,38 +202,11 @@ def check_heap_entry_properties(heap_entry: Callable) -> None:
 
 
 def _check_groups(learner: Callable, strategy, max_examples: int) -> int:
-    """:func:`entry_order_verdict` on generated groups, derandomized, with the smallest failing group
-    reported (the mechanics of :func:`.core.check_property`, with a verdict on a whole group)."""
-    from hypothesis import HealthCheck, Phase, given, settings
-
-    refuse_reference_use(ENTRY_TASK, learner)
-    tried = [0]
-    failures: list[str] = []
+    """:func:`entry_order_verdict` on generated groups (:func:`.core.check_property`, with a verdict on a
+    whole group, and the smallest failing group reported)."""
     cache: dict = {}
-
-    @settings(max_examples=max_examples, derandomize=True, deadline=None, database=None, print_blob=False,
-              report_multiple_bugs=False, phases=(Phase.explicit, Phase.generate, Phase.shrink),
-              suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def sorts_as_the_rule(args: tuple) -> None:
-        tried[0] += 1
-        message = entry_order_verdict(learner, args[0], cache)
-        if message:
-            failures.append(message)
-            raise CheckFailed(message)
-
-    try:
-        sorts_as_the_rule()
-    except CheckFailed:
-        raise CheckFailed(f"{failures[-1]}\n  (the smallest failing group hypothesis found, among {tried[0]} generated groups)") from None
-    except Exception:
-        if not failures:
-            raise
-        raise CheckFailed(f"{failures[-1]}\n  (this group failed once but not when run again: does heap_entry depend on "
-                          "anything besides its arguments?)") from None
-    if tried[0] < max(1, max_examples // 4):
-        raise CheckFailed(f"only {tried[0]} generated groups were compared for heap_entry: the property test did not really run")
-    return tried[0]
+    return check_property(ENTRY_TASK, learner, None, strategy, max_examples=max_examples, noun="group",
+                          judge=lambda args: entry_order_verdict(learner, args[0], cache))
 
 
 # ---- task 2: pop with lazy deletion ------------------------------------------------------------
@@ -316,7 +287,7 @@ def pop_inputs(draw) -> tuple[list, dict[Pair, int]]:
     return heap_of(*draw(st.permutations(items))), pair_counts
 
 
-check_pop_best, check_pop_best_properties = task_graders(POP_TASK, pop_best, POP_CASES, pop_inputs(), max_examples=150)
+POP_BEST = TaskGraders(POP_TASK, pop_best, POP_CASES, pop_inputs(), max_examples=150)
 
 # ---- task 3: V5, the heap in V4's loop ---------------------------------------------------------
 
@@ -471,29 +442,13 @@ def verify_merge_cost(train: Callable) -> None:
                "pairs (CPU time, measured from outside your code).")
 
 
-@grader
-def check_train(train: Callable) -> None:
-    """Visible test of task 3: fixed cases, the CS336 merges of corpus.en, and no scan per merge: the same
-    two checks of the work as the hidden test (the calls watched, and the cost per merge measured from
-    outside the learner's code), so that the visible point is not earned by calls alone, nor lost where
-    the grade passes."""
-    count = check_cases(TRAIN_TASK, train, reference_train, TRAIN_CASES)
-    verify_heap_use(train)  # prints its own line when it passes
-    verify_merge_cost(train)  # so does this one
-    verify_trainer(TRAIN_TASK, train, corpus_en_case, ON_CORPUS_EN)
-    passed(f"train: all {count} visible cases pass.")
-
-
-@grader
-def check_train_properties(train: Callable) -> None:
-    """Hidden test of task 3: no scan per merge (else V4 would earn these points), the reference's
-    merges on generated corpora, and on a corpus and merge count the lab never shows."""
-    verify_heap_use(train)
-    verify_merge_cost(train)
-    count = check_property(TRAIN_TASK, train, reference_train, st.tuples(pretoken_count_dicts, st.integers(0, 20)),
-                           max_examples=80)
-    passed(f"train: agrees with the reference on {count} generated inputs.")
-    verify_trainer(TRAIN_TASK, train, other_corpus_case, ON_OTHER_CORPUS)
+# Task 3: V5's merges, and no scan per merge (else V4 would earn the points): the calls watched, and the cost per merge
+# measured from outside the learner's code, in the visible test too, so that the visible point is not earned by calls
+# alone, nor lost where the grade passes; then the merges of corpus.en (visible), of a corpus the lab never shows (hidden).
+TRAIN = TaskGraders(TRAIN_TASK, reference_train, TRAIN_CASES, st.tuples(pretoken_count_dicts, st.integers(0, 20)),
+                    max_examples=80, verify=(verify_heap_use, verify_merge_cost),
+                    visible_then=lambda train: verify_trainer(TRAIN_TASK, train, corpus_en_case, ON_CORPUS_EN),
+                    hidden_then=lambda train: verify_trainer(TRAIN_TASK, train, other_corpus_case, ON_OTHER_CORPUS))
 
 
 # ---- task 4: the linked list ------------------------------------------------------------------
@@ -633,9 +588,17 @@ def linked_inputs(draw) -> tuple:
     return pair, token, prev, next_, node_frequency, dict(occurrences)
 
 
-check_merge_occurrences, check_merge_occurrences_properties = task_graders(
-    LINKED_LIST_TASK, merge_occurrences, MERGE_CASES, linked_inputs(), max_examples=150
+MERGE_OCCURRENCES = TaskGraders(LINKED_LIST_TASK, merge_occurrences, MERGE_CASES, linked_inputs(), max_examples=150)
+
+LAB = Lab(
+    "05_heap",
+    (POP_BEST, TRAIN, MERGE_OCCURRENCES),
+    graders=(check_heap_entry, check_heap_entry_properties),  # task 1: an order, not a value
+    references=(heap_entry, pop_best, train, link_words, merge_occurrences, count_pairs, split_into_bytes,
+                merge_and_update, index_words, pairs_with),
+    policy={"provided": PROVIDED},
 )
+LAB.install(globals())
 
 # ---- stretch (ungraded): compaction, measured ---------------------------------------------------
 # Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.

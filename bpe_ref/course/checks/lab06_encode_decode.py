@@ -41,16 +41,12 @@ from ...serialization import load_merges, load_vocab_and_merges
 from ...tokenizer import Tokenizer
 from ...train.step01_naive import merge_word, train
 from .core import (
-    Case, CheckFailed, Task, advisory, call_learner, check_cases, check_property, error_name, grader, passed,
-    refuse_reference_use, short_repr, task_graders,
+    Case, CheckFailed, Lab, Task, TaskGraders, advisory, call_learner, check_cases, check_property, error_name, grader,
+    passed, refuse_reference_use, short_repr,
 )
 
 # The learner's code may use lab 01's functions (split_into_bytes, merge_word: the setup cell's).
 PROVIDED = ("train.step01_naive", "tiebreak", "train.common", "train.driver")
-GRADING_POLICY = {"provided": PROVIDED}
-
-REFERENCES = (merge_ranks, encode_pretoken, encode_text, build_arena, decode_with_arena, load_merges, load_vocab_and_merges,
-              Tokenizer, train, merge_word)
 
 Pair = tuple[bytes, bytes]
 EOT = "<|endoftext|>"
@@ -138,9 +134,7 @@ RANKS_CASES = [
 pair_tokens = st.sampled_from([b"a", b"b", b"ab", b"ba", b" ", b" a", b"\xc3", b"\xa9", b"aa"])
 merge_lists = st.lists(st.tuples(pair_tokens, pair_tokens), max_size=12)
 
-check_merge_ranks, check_merge_ranks_properties = task_graders(
-    RANKS_TASK, merge_ranks, RANKS_CASES, merge_lists.map(lambda merges: (merges,)), max_examples=40
-)
+MERGE_RANKS = TaskGraders(RANKS_TASK, merge_ranks, RANKS_CASES, merge_lists.map(lambda merges: (merges,)), max_examples=40)
 
 # ---- task 2: one pretoken ------------------------------------------------------------------------
 
@@ -232,9 +226,8 @@ def pretoken_and_ranks(draw) -> tuple[bytes, dict[Pair, int]]:
 GPT2_WORDS = [" the", " tokenizer", "Hello", " world", " naïve", " café", " 中文", " 🙂", " encoding", " decoded",
               " aaaaaaa", " mississippi", "'s", " 2026", "!!!", "\n\n", " antidisestablishmentarianism"]
 
-check_encode_pretoken, check_encode_pretoken_properties = task_graders(
-    ENCODE_PRETOKEN_TASK, encode_pretoken, encode_pretoken_cases(), pretoken_and_ranks(), max_examples=60
-)
+ENCODE_PRETOKEN = TaskGraders(ENCODE_PRETOKEN_TASK, encode_pretoken, encode_pretoken_cases(), pretoken_and_ranks(),
+                              max_examples=60)
 
 # ---- task 3: a text, special tokens first --------------------------------------------------------
 
@@ -349,16 +342,7 @@ HIDDEN_TEXT_CASES = [
 ]
 
 
-@grader
-def check_encode_text(encode_text: Callable) -> None:
-    """Visible test of task 3: fixed texts with GPT-2's ranks, special tokens that overlap included."""
-    count = check_cases(ENCODE_TEXT_TASK, encode_text, encode_text_reference, ENCODE_TEXT_CASES)
-    passed(f"encode_text: all {count} visible cases pass.")
-
-
 encode_text_reference = encode_text
-check_encode_text.task, check_encode_text.reference, check_encode_text.cases = (ENCODE_TEXT_TASK, encode_text_reference,
-                                                                               ENCODE_TEXT_CASES)
 
 
 def tiktoken_tokens(text: str, ranks: dict[Pair, int], special_tokens: list[str]) -> list[bytes]:
@@ -384,15 +368,16 @@ def gpt2_texts(draw) -> tuple[str, dict[Pair, int], list[str]]:
     return text, ranks_for(text, gpt2_ranks()), special_tokens
 
 
-@grader
-def check_encode_text_properties(encode_text: Callable) -> None:
-    """Hidden test of task 3: generated texts against the reference (GPT-2's ranks and ranks learned on
-    TinyStories, special tokens that overlap), then GPT-2's ranks against tiktoken itself."""
-    count = check_cases(ENCODE_TEXT_TASK, encode_text, encode_text_reference, HIDDEN_TEXT_CASES)
-    count += check_property(ENCODE_TEXT_TASK, encode_text, encode_text_reference, text_inputs(), max_examples=50)
-    passed(f"encode_text: agrees with the reference on {count} fixed and generated inputs.")
+def gives_tiktoken_tokens(encode_text: Callable) -> None:
+    """GPT-2's ranks against tiktoken itself, on generated texts (the last part of task 3's hidden test)."""
     count = check_property(ENCODE_TEXT_TASK, encode_text, tiktoken_tokens, gpt2_texts(), max_examples=30)
     passed(f"encode_text: gives tiktoken's tokens on {count} generated texts with GPT-2's merges.")
+
+
+# Task 3: fixed texts with GPT-2's ranks, special tokens that overlap included (visible); fixed texts whose special
+# tokens overlap and generated ones (GPT-2's ranks and ranks learned on TinyStories), then tiktoken itself (hidden).
+ENCODE_TEXT = TaskGraders(ENCODE_TEXT_TASK, encode_text_reference, ENCODE_TEXT_CASES, text_inputs(), max_examples=50,
+                          hidden_cases=HIDDEN_TEXT_CASES, hidden_then=gives_tiktoken_tokens)
 
 
 # ---- task 4: the arena ---------------------------------------------------------------------------
@@ -457,14 +442,12 @@ def gpt2_arena_case() -> Case:
 token_bytes = st.binary(min_size=1, max_size=4) | st.sampled_from([b"<|endoftext|>", b"\xf0\x9f", b" the"])
 vocabs = st.dictionaries(st.integers(0, 24), token_bytes, max_size=14)
 
-check_build_arena_properties = task_graders(
-    ARENA_TASK, build_arena, ARENA_CASES, vocabs.map(lambda vocab: (vocab,)), max_examples=50
-)[1]  # the visible one is below: it adds GPT-2's vocabulary
+BUILD_ARENA = TaskGraders(ARENA_TASK, build_arena, ARENA_CASES, vocabs.map(lambda vocab: (vocab,)), max_examples=50)
 
 
 @grader
 def check_build_arena(build_arena: Callable) -> None:
-    """Visible test of task 4: small vocabularies, ids missing, and GPT-2's whole vocabulary."""
+    """Visible test of task 4: small vocabularies, ids missing, and GPT-2's whole vocabulary (read when it runs)."""
     count = check_cases(ARENA_TASK, build_arena, build_arena_reference, [*ARENA_CASES, gpt2_arena_case()])
     passed(f"build_arena: all {count} visible cases pass.")
 
@@ -516,17 +499,7 @@ def verify_bad_ids(learner: Callable, cases: list[tuple[int, str]], buffer: byte
 DECODE_CASES = decode_cases()
 
 
-@grader
-def check_decode_with_arena(decode_with_arena: Callable) -> None:
-    """Visible test of task 5: fixed ids, and ids that are not tokens."""
-    count = check_cases(DECODE_TASK, decode_with_arena, decode_with_arena_reference, DECODE_CASES)
-    count += verify_bad_ids(decode_with_arena, BAD_IDS, *build_arena({0: b"h", 1: b"i", 2: b"hi", 4: b"!"}))
-    passed(f"decode_with_arena: all {count} visible cases pass.")
-
-
 decode_with_arena_reference = decode_with_arena
-check_decode_with_arena.task, check_decode_with_arena.reference, check_decode_with_arena.cases = (
-    DECODE_TASK, decode_with_arena_reference, DECODE_CASES)
 
 
 @st.composite
@@ -537,14 +510,24 @@ def decode_inputs(draw) -> tuple[list[int], bytes, list[int]]:
     return ids, buffer, offsets
 
 
-@grader
-def check_decode_with_arena_properties(decode_with_arena: Callable) -> None:
-    """Hidden test of task 5: generated arenas and ids, and other ids that are not tokens."""
-    count = check_property(DECODE_TASK, decode_with_arena, decode_with_arena_reference, decode_inputs(), max_examples=50)
-    buffer, offsets = build_arena({0: b"ab", 1: b"c", 2: b"\xc3\xa9", 6: b"<s>"})
-    verify_bad_ids(decode_with_arena, [(-2, "a negative id"), (4, "an id with an empty range"), (7, "an id past the end"),
-                                       (-7, "a negative id")], buffer, offsets)
-    passed(f"decode_with_arena: agrees with the reference on {count} generated inputs, and refuses ids that are not tokens.")
+# Task 5: fixed and generated arenas and ids, then ids that are not tokens (others in the hidden test).
+DECODE = TaskGraders(
+    DECODE_TASK, decode_with_arena_reference, DECODE_CASES, decode_inputs(), max_examples=50,
+    visible_then=lambda learner: verify_bad_ids(learner, BAD_IDS, *build_arena({0: b"h", 1: b"i", 2: b"hi", 4: b"!"})),
+    hidden_then=lambda learner: verify_bad_ids(
+        learner, [(-2, "a negative id"), (4, "an id with an empty range"), (7, "an id past the end"), (-7, "a negative id")],
+        *build_arena({0: b"ab", 1: b"c", 2: b"\xc3\xa9", 6: b"<s>"})),
+)
+
+LAB = Lab(
+    "06_encode_decode",
+    (MERGE_RANKS, ENCODE_PRETOKEN, ENCODE_TEXT, BUILD_ARENA, DECODE),
+    graders=(check_build_arena,),  # its visible test adds GPT-2's vocabulary, read when it runs
+    references=(merge_ranks, encode_pretoken, encode_text, build_arena, decode_with_arena, load_merges,
+                load_vocab_and_merges, Tokenizer, train, merge_word),
+    policy={"provided": PROVIDED},
+)
+LAB.install(globals())
 
 
 # ---- stretch (ungraded): a streaming decoder that never cuts a character -------------------------

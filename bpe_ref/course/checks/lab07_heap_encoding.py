@@ -37,8 +37,8 @@ from ...encode.step07_heap import first_heap, heap_encode, merge_all
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
 from .core import (
-    Case, CheckFailed, GradingStopped, Task, advisory, call_learner, call_watching, check_cases, check_property, error_name, passed,
-    refuse_reference_use, task_graders,
+    Case, CheckFailed, GradingStopped, Lab, Task, TaskGraders, advisory, call_learner, call_watching, check_cases,
+    check_property, error_name, passed, refuse_reference_use,
 )
 from .lab06_encode_decode import (
     encode_hint, encode_pretoken_cases, gpt2_label, gpt2_ranks, pretoken_and_ranks, ranks_for,
@@ -46,11 +46,8 @@ from .lab06_encode_decode import (
 
 # The learner's code may use lab 01's split_into_bytes and lab 06's merge_ranks (the setup cell's).
 PROVIDED = ("train.step01_naive", "encode.step06_naive", "tiebreak", "train.common", "train.driver")
-GRADING_POLICY = {"provided": PROVIDED}
 
 reference_heap_encode = heap_encode
-
-REFERENCES = (first_heap, merge_all, heap_encode, encode_pretoken, merge_ranks, split_into_bytes, merge_word, train)
 
 Pair = tuple[bytes, bytes]
 Entry = tuple[int, int]
@@ -135,9 +132,7 @@ def parts_and_ranks(draw) -> tuple[list[bytes], dict[Pair, int]]:
     return parts, merge_ranks(draw(st.permutations(chosen)))
 
 
-check_first_heap, check_first_heap_properties = task_graders(
-    FIRST_HEAP_TASK, first_heap, first_heap_cases(), parts_and_ranks(), max_examples=50
-)
+FIRST_HEAP = TaskGraders(FIRST_HEAP_TASK, first_heap, first_heap_cases(), parts_and_ranks(), max_examples=50)
 
 # ---- task 2: the pop loop ------------------------------------------------------------------------
 
@@ -343,9 +338,8 @@ def verify_merge_all(merge_all: Callable, name: str = "merge_all") -> None:
     verify_long_run(merge_all, name)
 
 
-check_merge_all, check_merge_all_properties = task_graders(
-    MERGE_ALL_TASK, merge_all, merge_all_cases(), merge_all_inputs(), max_examples=50, verify=verify_merge_all
-)
+MERGE_ALL = TaskGraders(MERGE_ALL_TASK, merge_all, merge_all_cases(), merge_all_inputs(), max_examples=50,
+                        verify=(verify_merge_all,))
 
 
 # ---- task 3: the encoder -------------------------------------------------------------------------
@@ -433,9 +427,16 @@ def times(count: int) -> str:
 
 HEAP_ENCODE_CASES = heap_encode_cases()
 
-check_heap_encode, check_heap_encode_properties = task_graders(
-    HEAP_ENCODE_TASK, heap_encode, HEAP_ENCODE_CASES, pretoken_and_ranks(), max_examples=50, verify=verify_heap_encode
+HEAP_ENCODE = TaskGraders(HEAP_ENCODE_TASK, heap_encode, HEAP_ENCODE_CASES, pretoken_and_ranks(), max_examples=50,
+                          verify=(verify_heap_encode,))
+
+LAB = Lab(
+    "07_heap_encoding",
+    (FIRST_HEAP, MERGE_ALL, HEAP_ENCODE),
+    references=(first_heap, merge_all, heap_encode, encode_pretoken, merge_ranks, split_into_bytes, merge_word, train),
+    policy={"provided": PROVIDED},
 )
+LAB.install(globals())
 
 
 # ---- stretch (ungraded): short pieces naive, long pieces heap --------------------------------------

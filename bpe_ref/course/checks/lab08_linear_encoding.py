@@ -47,16 +47,12 @@ from ...serialization import string_to_token, token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
 from .core import (
-    Case, CheckFailed, GradingStopped, Task, advisory, call_learner, check_cases, check_property, error_name,
-    passed, refuse_reference_use, task_graders,
+    Case, CheckFailed, GradingStopped, Lab, Task, TaskGraders, advisory, call_learner, check_cases, check_property,
+    error_name, passed, refuse_reference_use,
 )
 
 # The learner's code may use lab 01's split_into_bytes and lab 06's merge_ranks and encode_pretoken.
 PROVIDED = ("train.step01_naive", "encode.step06_naive", "tiebreak", "train.common", "train.driver")
-GRADING_POLICY = {"provided": PROVIDED}
-
-REFERENCES = (compatible, backtrack_encode, last_tokens, prefix_token_counts, encode_pretoken, merge_ranks,
-              split_into_bytes, merge_word, train)
 
 Pair = tuple[bytes, bytes]
 
@@ -231,9 +227,8 @@ def pair_and_edited_ranks(draw) -> tuple[bytes, bytes, dict[Pair, int]]:
     return (invalid, other, ranks) if draw(st.booleans()) else (other, invalid, ranks)
 
 
-check_compatible, check_compatible_properties = task_graders(
-    COMPATIBLE_TASK, compatible, compatible_cases(), pair_and_ranks() | pair_and_edited_ranks(), max_examples=80
-)
+COMPATIBLE = TaskGraders(COMPATIBLE_TASK, compatible, compatible_cases(), pair_and_ranks() | pair_and_edited_ranks(),
+                         max_examples=80)
 
 # ---- task 2: the backtracking encoder ------------------------------------------------------------
 
@@ -414,10 +409,10 @@ def with_long_pieces(pieces: tuple[bytes, ...]):
     return UNIQUE_WORDS | word_and_edited_ranks() | st.sampled_from([long_piece_case(piece).args for piece in pieces])
 
 
-check_backtrack_encode, check_backtrack_encode_properties = task_graders(
+BACKTRACK_ENCODE = TaskGraders(
     BACKTRACK_TASK, backtrack_encode, backtrack_cases(), with_long_pieces(LONG_PIECES[2:]), max_examples=60,
-    verify=lambda learner: verify_not_a_replay(learner, "backtrack_encode", BACKTRACK_TASK, backtrack_encode,
-                                                backtrack_cases),
+    verify=(lambda learner: verify_not_a_replay(learner, "backtrack_encode", BACKTRACK_TASK, backtrack_encode,
+                                                 backtrack_cases),),
 )
 
 
@@ -557,10 +552,10 @@ def last_tokens_cases() -> list[Case]:
     return cases
 
 
-check_last_tokens, check_last_tokens_properties = task_graders(
+LAST_TOKENS = TaskGraders(
     LAST_TOKENS_TASK, last_tokens, last_tokens_cases(), with_long_pieces((LONG_PIECES[0], LONG_PIECES[3])),
-    max_examples=50, verify=lambda learner: verify_not_a_replay(learner, "last_tokens", LAST_TOKENS_TASK, last_tokens,
-                                                                last_tokens_cases),
+    max_examples=50, verify=(lambda learner: verify_not_a_replay(learner, "last_tokens", LAST_TOKENS_TASK, last_tokens,
+                                                                 last_tokens_cases),),
 )
 
 
@@ -600,10 +595,17 @@ def counts_cases() -> list[Case]:
     return cases
 
 
-check_prefix_token_counts, check_prefix_token_counts_properties = task_graders(
-    COUNTS_TASK, prefix_token_counts, counts_cases(),
-    UNIQUE_WORDS.map(lambda case: (last_tokens(*case),)), max_examples=60
+PREFIX_TOKEN_COUNTS = TaskGraders(COUNTS_TASK, prefix_token_counts, counts_cases(),
+                                  UNIQUE_WORDS.map(lambda case: (last_tokens(*case),)), max_examples=60)
+
+LAB = Lab(
+    "08_linear_encoding",
+    (COMPATIBLE, BACKTRACK_ENCODE, LAST_TOKENS, PREFIX_TOKEN_COUNTS),
+    references=(compatible, backtrack_encode, last_tokens, prefix_token_counts, encode_pretoken, merge_ranks,
+                split_into_bytes, merge_word, train),
+    policy={"provided": PROVIDED},
 )
+LAB.install(globals())
 
 # ---- stretch (ungraded): an appendable counter ---------------------------------------------------
 # Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.

@@ -41,12 +41,8 @@ from collections.abc import Callable
 from hypothesis import strategies as st
 
 from ...measure import crossover, fit_exponent, interleaved, median, paired_ratio, peak_memory, spread
-from .core import (
-    Case, CheckFailed, Task, advisory, check_cases, check_property, grader, passed, refuse_reference_use, task_graders,
-)
-
-REFERENCES = (interleaved, spread, paired_ratio, fit_exponent, crossover, peak_memory)
-GRADING_POLICY: dict = {}  # the standard library only: statistics, math, time, gc, tracemalloc
+from .core import Case, CheckFailed, Lab, Task, TaskGraders, advisory, check_cases, passed, refuse_reference_use
+from .core import check_property as check_property  # named here for the tests of this lab's hidden inputs
 
 # ---- comparing floats --------------------------------------------------------------------------
 
@@ -220,9 +216,7 @@ def interleaved_inputs(draw) -> tuple:
     return costs, loads, rounds, draw(st.booleans())
 
 
-check_interleaved, check_interleaved_properties = task_graders(
-    INTERLEAVED_TASK, interleaved, interleaved_cases(), interleaved_inputs(), max_examples=60
-)
+INTERLEAVED = TaskGraders(INTERLEAVED_TASK, interleaved, interleaved_cases(), interleaved_inputs(), max_examples=60)
 
 # ---- task 2: the spread of the runs ----------------------------------------------------------------
 
@@ -288,7 +282,7 @@ SPREAD_INPUTS = st.one_of(
     st.lists(TIMES, max_size=1),  # too few runs: ValueError
 ).map(lambda values: (values,))
 
-check_spread, check_spread_properties = task_graders(SPREAD_TASK, spread, SPREAD_CASES, SPREAD_INPUTS, max_examples=80)
+SPREAD = TaskGraders(SPREAD_TASK, spread, SPREAD_CASES, SPREAD_INPUTS, max_examples=80)
 
 # ---- task 3: the median of per-round ratios ---------------------------------------------------------
 
@@ -332,9 +326,7 @@ def ratio_inputs(draw) -> tuple:
     return times, a, b
 
 
-check_paired_ratio, check_paired_ratio_properties = task_graders(
-    RATIO_TASK, paired_ratio, RATIO_CASES, ratio_inputs(), max_examples=80
-)
+PAIRED_RATIO = TaskGraders(RATIO_TASK, paired_ratio, RATIO_CASES, ratio_inputs(), max_examples=80)
 
 # ---- task 4: a fitted exponent -------------------------------------------------------------------
 
@@ -382,9 +374,7 @@ def exponent_inputs(draw) -> tuple:
     return sizes, seconds
 
 
-check_fit_exponent, check_fit_exponent_properties = task_graders(
-    EXPONENT_TASK, fit_exponent, EXPONENT_CASES, exponent_inputs(), max_examples=80
-)
+FIT_EXPONENT = TaskGraders(EXPONENT_TASK, fit_exponent, EXPONENT_CASES, exponent_inputs(), max_examples=80)
 
 # ---- task 5: a crossover -------------------------------------------------------------------------
 
@@ -454,15 +444,8 @@ CROSSOVER_HIDDEN_CASES = [
     Case(([5, 6, 7], [2.0, 3.0, 5.0], [2.0, 1.0, 1.0])),
 ]
 
-check_crossover = task_graders(CROSSOVER_TASK, crossover, CROSSOVER_CASES, crossover_inputs())[0]
-
-
-@grader
-def check_crossover_properties(learner: Callable) -> None:
-    """Hidden test of crossover: fixed meetings at the ends, then generated inputs, compared with the reference."""
-    count = check_cases(CROSSOVER_TASK, learner, crossover, CROSSOVER_HIDDEN_CASES)
-    count += check_property(CROSSOVER_TASK, learner, crossover, crossover_inputs(), max_examples=80)
-    passed(f"crossover: agrees with the reference on {count} fixed and generated inputs.")
+CROSSOVER = TaskGraders(CROSSOVER_TASK, crossover, CROSSOVER_CASES, crossover_inputs(), max_examples=80,
+                        hidden_cases=CROSSOVER_HIDDEN_CASES)
 
 # ---- task 6: peak memory -------------------------------------------------------------------------
 
@@ -549,9 +532,15 @@ PEAK_CASES = [
 PEAK_INPUTS = st.tuples(st.integers(1, 6), st.booleans(), st.booleans(), st.integers(0, 4), st.integers(0, 8),
                         st.integers(0, 7).map(lambda n: n == 0))
 
-check_peak_memory, check_peak_memory_properties = task_graders(
-    PEAK_TASK, peak_memory, PEAK_CASES, PEAK_INPUTS, max_examples=30
+PEAK_MEMORY = TaskGraders(PEAK_TASK, peak_memory, PEAK_CASES, PEAK_INPUTS, max_examples=30)
+
+LAB = Lab(
+    "09_benchmarks",
+    (INTERLEAVED, SPREAD, PAIRED_RATIO, FIT_EXPONENT, CROSSOVER, PEAK_MEMORY),
+    references=(interleaved, spread, paired_ratio, fit_exponent, crossover, peak_memory),
+    policy={},  # the standard library only: statistics, math, time, gc, tracemalloc
 )
+LAB.install(globals())
 
 # ---- stretch (ungraded): which crossover to report ---------------------------------------------------
 # Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.

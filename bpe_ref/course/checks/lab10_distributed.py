@@ -40,17 +40,16 @@ from hypothesis import strategies as st
 
 from ...distributed import count_range, count_ranges, merge_two, plan_ranges, plan_ranges_by_size, tree_reduce
 from ...train.step03_parallel import find_chunk_boundaries
-from .core import (Case, CorpusFile, Task, advisory, check_cases, check_property, error_name, grader, passed, short_repr,
-                   task_graders)
+from .core import (
+    Case, CorpusFile, Lab, Task, TaskGraders, advisory, check_cases, check_property, error_name, grader, graders_of, passed,
+    short_repr,
+)
 from .lab03_parallel import EOT, PAD, PIECES, chunk_hint, chunk_inputs, safe_cuts
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
 PROVIDED = ("pretokenize", "corpus")
-GRADING_POLICY = {"provided": PROVIDED, "allow_files": True}  # count_range reads its range of a file
 # In the learner's kernel, plan_ranges may call step 03's find_chunk_boundaries (the setup cell's).
 PLAN_PROVIDED = (*PROVIDED, "train.step03_parallel")
-
-REFERENCES = (count_range, merge_two, tree_reduce, plan_ranges, count_ranges, plan_ranges_by_size, find_chunk_boundaries)
 
 # ---- strategies ------------------------------------------------------------------------------
 
@@ -121,7 +120,7 @@ def range_hint(args: tuple, expected: object, got: object) -> str | None:
 COUNT_RANGE_TASK = Task("count_range", ("path", "start", "end", "special_tokens"),
                         what="a dict mapping pretokens (bytes) to counts", hint=range_hint, provided=PROVIDED)
 
-check_count_range, check_count_range_properties = task_graders(
+COUNT_RANGE = TaskGraders(
     COUNT_RANGE_TASK,
     count_range,
     [
@@ -158,7 +157,7 @@ def merge_hint(args: tuple, expected: object, got: object) -> str | None:
 MERGE_TASK = Task("merge_two", ("left", "right"), observe=merge_observed, hint=merge_hint, provided=PROVIDED,
                   what="a dict mapping pretokens (bytes) to their added counts")
 
-check_merge_two, check_merge_two_properties = task_graders(
+MERGE_TWO = TaskGraders(
     MERGE_TASK,
     merge_two,
     [
@@ -217,7 +216,7 @@ def tree_hint(args: tuple, expected: object, got: object) -> str | None:
 TREE_TASK = Task("tree_shape", ("parts",), what="the nested pairs tree_reduce(parts, pair) builds", hint=tree_hint,
                  provided=PROVIDED, written_in="tree_reduce")
 
-check_tree_shape, check_tree_shape_properties = task_graders(
+TREE_SHAPE = TaskGraders(
     TREE_TASK,
     tree_shape,
     [([0],), ([0, 1],), ([0, 1, 2],), ([0, 1, 2, 3],), ([0, 1, 2, 3, 4],), (list(range(8)),)],
@@ -304,7 +303,7 @@ PLAN_TASK = Task("plan_ranges", ("paths", "special_tokens", "ranges_per_file"), 
 
 _TWO_FILES = [CorpusFile(b"one<|endoftext|>two<|endoftext|>three"), CorpusFile(b"four<|endoftext|>five")]
 
-check_plan_ranges, check_plan_ranges_properties = task_graders(
+PLAN_RANGES = TaskGraders(
     PLAN_TASK,
     plan_ranges,
     [
@@ -348,7 +347,7 @@ _COUNT_CASES = [
     Case(([], [EOT])),
 ]
 # The visible test is check_count_ranges below (the counts, then the calls through as_task).
-check_count_ranges_properties = task_graders(COUNT_TASK, count_ranges, _COUNT_CASES, range_lists(), max_examples=40)[1]
+COUNT_RANGES = TaskGraders(COUNT_TASK, count_ranges, _COUNT_CASES, range_lists(), max_examples=40)
 
 # The as_task path. The grading process cannot send a function (dask.delayed or any other) to the
 # learner's code, so the notebook's read-only cell does: task_graph(ranges, special_tokens) calls
@@ -438,7 +437,8 @@ _GRAPH_CASES = [
     Case(([(CorpusFile(b"low low lower"), 0, 13)], [EOT])),
 ]
 
-check_task_graph_properties = task_graders(GRAPH_TASK, task_graph, _GRAPH_CASES, range_lists(), max_examples=20)[1]
+# A hidden test only: the visible one is part of check_count_ranges.
+check_task_graph_properties = graders_of(TaskGraders(GRAPH_TASK, task_graph, _GRAPH_CASES, range_lists(), max_examples=20))[1]
 
 
 @grader
@@ -448,6 +448,16 @@ def check_count_ranges(learner_count_ranges: Callable, learner_task_graph: Calla
     counts = check_cases(COUNT_TASK, learner_count_ranges, count_ranges, _COUNT_CASES)
     graphs = check_cases(GRAPH_TASK, learner_task_graph, task_graph, _GRAPH_CASES)
     passed(f"count_ranges: all {counts} visible cases pass, and with as_task the {graphs} graphs of calls are the reference's.")
+
+
+LAB = Lab(
+    "10_distributed",
+    (COUNT_RANGE, MERGE_TWO, TREE_SHAPE, PLAN_RANGES, COUNT_RANGES),
+    graders=(check_count_ranges, check_task_graph_properties),
+    references=(count_range, merge_two, tree_reduce, plan_ranges, count_ranges, plan_ranges_by_size, find_chunk_boundaries),
+    policy={"provided": PROVIDED, "allow_files": True},  # count_range reads its range of a file
+)
+LAB.install(globals())
 
 # ---- stretch (ungraded): ranges of a size ---------------------------------------------------
 # Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.

@@ -24,13 +24,14 @@ import os
 import random
 import time
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, replace
 
 from ..trusted.measure_worker import cpu_seconds
-from . import core
-from .core import (
-    CheckFailed, LearnerError, Outcome, Task, WrongType, call_learner, error_name, plain, runs_remotely, same,
-)
+from ..trusted.verdicts import CheckFailed, GradingStopped, LearnerError, current_seed
+from .compare import WrongType, error_name, plain, same
+from .running import Outcome, call_learner
+from .spec import Task, runs_remotely
 
 TRIES = 3  # at most this many tries of the pair of runs; a check passes on its two fastest runs, after two tries at least
 PASS_AFTER = 2  # tries before a check may pass: one slow run of the short call (a pause, a burst of load) must not
@@ -81,9 +82,60 @@ class Growth:
 
 def measured_random(name: str) -> random.Random:
     """A random generator for the measured corpus of ``name``: from the grading's secret seed when graded
-    (:func:`.core.hidden_seed`), from a fixed one in the learner's kernel."""
-    seed = core._HIDDEN_SEED[0]
+    (:func:`~bpe_ref.course.trusted.verdicts.hidden_seed`), from a fixed one in the learner's kernel."""
+    seed = current_seed()
     return random.Random(hashlib.sha256(f"{seed}:measured:{name}".encode()).digest())
+
+
+def measured_call(task: Task, learner: Callable, args: tuple, describe: str, too_slow: str, timeout: float | None,
+                  stopped_note: str = "") -> tuple[object, float]:
+    """``(result, CPU seconds)`` of one measured call (seconds ``nan`` where they cannot be read); fails at once
+    when the call does not finish or raises. ``stopped_note`` follows a process stopped by the grading's deadline."""
+    try:
+        outcome, seconds = cpu_of_call(task, learner, args)
+    except GradingStopped as stopped:
+        raise CheckFailed(f"{task.name}({describe}) did not finish: {stopped}{stopped_note or ';'} {too_slow}") from None
+    if outcome.error is not None:
+        if "did not finish within" in str(outcome.error):
+            raise CheckFailed(f"{task.name}({describe}) did not finish within {timeout:g} s: {too_slow}")
+        raise CheckFailed(f"{task.name}({describe}) raised {error_name(outcome.error)}: {outcome.error}")
+    return outcome.value[1], seconds
+
+
+def answers_right(expected: object, got: object) -> bool:
+    """Whether a measured call gave the reference's answer (same plain value, same types)."""
+    try:
+        return same(plain(expected), plain(got))
+    except WrongType:
+        return False
+
+
+def fastest_of_tries(task: Task, run_pair: Callable[[], list[float]], growth: Callable[[float, float], Any], limit: float,
+                     far: float, what: str) -> tuple[Any, int, bool]:
+    """Run ``run_pair()`` (the CPU seconds of a short and a long run) up to :data:`TRIES` times and keep each run's
+    fastest; ``(growth of the fastest, tries, passed)``: passed once the ratio is at most ``limit`` after
+    :data:`PASS_AFTER` tries, stopped early past ``far`` times the limit. ``(None, tries, False)`` where CPU time
+    cannot be read, said in the output (``what`` is not checked)."""
+    fastest = [float("inf"), float("inf")]
+    for attempt in range(1, TRIES + 1):
+        runs = run_pair()
+        if any(seconds != seconds for seconds in runs):  # nan: not measurable here
+            print(f"{task.name}: its CPU time could not be measured on this system; {what} is not checked.")
+            return None, attempt, False
+        fastest = [min(fastest[0], runs[0]), min(fastest[1], runs[1])]
+        best = growth(fastest[0], fastest[1])
+        if best.ratio <= limit and attempt >= PASS_AFTER:
+            return best, attempt, True
+        if best.ratio > far * limit:  # far past the limit: no burst of load explains it, no need to try again
+            break
+    return best, attempt, False
+
+
+def with_timeout(task: Task, learner: Callable, timeout: float | None) -> tuple[Task, Callable]:
+    """``task`` and ``learner`` with their calls limited to ``timeout`` seconds (in a notebook, in the worker)."""
+    if timeout is None:
+        return task, learner
+    return replace(task, kernel_time_limit=timeout), replace(learner, timeout=timeout) if runs_remotely(learner) else learner
 
 
 def verify_merge_cost(task: Task, learner: Callable, pretoken_counts: dict, merges: int, limit: float,
@@ -95,34 +147,21 @@ def verify_merge_cost(task: Task, learner: Callable, pretoken_counts: dict, merg
     when given, the reference's merges of a run of ``count`` merges, which both runs must return; ``timeout``,
     when given, the seconds a run may take (a method far too slow fails then). Returns the passing try, or
     ``None`` where CPU time cannot be read (said in the output)."""
-    if timeout is not None:
-        task = replace(task, kernel_time_limit=timeout)
-        if runs_remotely(learner):
-            learner = replace(learner, timeout=timeout)
-    fastest = [float("inf"), float("inf")]  # each run's fastest CPU time so far
-    for attempt in range(1, TRIES + 1):
+    task, learner = with_timeout(task, learner, timeout)
+
+    def run_pair() -> list[float]:
         runs = []
         for count in (1, merges):
-            try:
-                outcome, seconds = cpu_of_call(task, learner, (pretoken_counts, count))
-            except core.GradingStopped as stopped:
-                raise CheckFailed(f"{task.name}({describe}, {count}) did not finish: {stopped}; {too_slow}") from None
-            if outcome.error is not None and "did not finish within" in str(outcome.error):
-                raise CheckFailed(f"{task.name}({describe}, {count}) did not finish within {timeout:g} s: {too_slow}")
-            if outcome.error is not None:
-                raise CheckFailed(f"{task.name}({describe}, {count}) raised {error_name(outcome.error)}: {outcome.error}")
+            got, seconds = measured_call(task, learner, (pretoken_counts, count), f"{describe}, {count}", too_slow, timeout)
             if expected is not None:
-                verify_merges(task, describe, count, expected(count), outcome.value[1])
+                verify_merges(task, describe, count, expected(count), got)
             runs.append(seconds)
-        if any(seconds != seconds for seconds in runs):  # nan: not measurable here
-            print(f"{task.name}: its CPU time could not be measured on this system; the cost per merge is not checked.")
-            return None
-        fastest = [min(fastest[0], runs[0]), min(fastest[1], runs[1])]
-        best = Growth(fastest[0], fastest[1], merges)
-        if best.ratio <= limit and attempt >= PASS_AFTER:
-            return best
-        if best.ratio > 3 * limit:  # far past the limit: no burst of load explains it, no need to try again
-            break
+        return runs
+
+    best, attempt, passed = fastest_of_tries(task, run_pair, lambda base, full: Growth(base, full, merges), limit, 3,
+                                             "the cost per merge")
+    if best is None or passed:
+        return best
     raise CheckFailed(
         f"{task.name}({describe}, {merges}) took {best.full:.2f} s of CPU time, {task.name}(..., 1) took "
         f"{best.base:.2f} s: the {merges - 1} extra merges cost {best.ratio:.2f} times the whole first run, more than "
@@ -132,11 +171,7 @@ def verify_merge_cost(task: Task, learner: Callable, pretoken_counts: dict, merg
 
 def verify_merges(task: Task, describe: str, count: int, expected: list, got: object) -> None:
     """The merges of a measured run must be the reference's: a quick wrong answer measures nothing."""
-    try:
-        right = same(plain(expected), plain(got))
-    except WrongType:
-        right = False
-    if right:
+    if answers_right(expected, got):
         return
     if not isinstance(got, list):
         where = f"it returned a {type(got).__name__}"
@@ -206,26 +241,13 @@ def verify_call_cost(task: Task, learner: Callable, reference: Callable, args: t
     cancel out), in one of two tries; a call that does not finish within ``timeout`` seconds fails at once.
     For inputs on which the wrong method costs tens of times the right one. ``None`` where CPU time cannot
     be read (said in the output)."""
-    if runs_remotely(learner):
-        learner = replace(learner, timeout=timeout)
-    task = replace(task, kernel_time_limit=timeout)  # in a notebook
+    task, learner = with_timeout(task, learner, timeout)
     costs = []
     for _ in range(2):
         reference_seconds, expected = reference_cost(reference, args)
-        try:
-            outcome, seconds = cpu_of_call(task, learner, args)
-        except core.GradingStopped as stopped:
-            raise CheckFailed(f"{task.name}({describe}) did not finish: {stopped} (the reference takes "
-                              f"{reference_seconds:.2f} s of CPU time): {too_slow}") from None
-        if outcome.error is not None:
-            if "did not finish within" in str(outcome.error):
-                raise CheckFailed(f"{task.name}({describe}) did not finish within {timeout:g} s: {too_slow}")
-            raise CheckFailed(f"{task.name}({describe}) raised {error_name(outcome.error)}: {outcome.error}")
-        try:
-            right = same(plain(expected), plain(outcome.value[1]))
-        except WrongType:
-            right = False
-        if not right:
+        got, seconds = measured_call(task, learner, args, describe, too_slow, timeout,
+                                     f" (the reference takes {reference_seconds:.2f} s of CPU time):")
+        if not answers_right(expected, got):
             raise CheckFailed(f"{task.name}({describe}) did not return the reference's answer on the input its time is "
                               "measured on")
         if seconds != seconds:
@@ -268,39 +290,23 @@ def verify_call_growth(task: Task, learner: Callable, reference: Callable, small
     method linear in the input grows about ``times`` times (less, with a cost that does not grow); one that is
     quadratic on these inputs about ``times`` squared: the machine's speed and load cancel out of the ratio.
     ``describe(args)`` names an input in messages. ``None`` where CPU time cannot be read (said in the output)."""
-    if runs_remotely(learner):
-        learner = replace(learner, timeout=timeout)
-    task = replace(task, kernel_time_limit=timeout)  # in a notebook
+    task, learner = with_timeout(task, learner, timeout)
     expected = {id(small): reference(*copy.deepcopy(small)), id(large): reference(*copy.deepcopy(large))}
-    fastest = [float("inf"), float("inf")]  # each call's fastest CPU time so far
-    for attempt in range(1, TRIES + 1):
+
+    def run_pair() -> list[float]:
         seconds = []
         for args in (small, large):
-            try:
-                outcome, spent = cpu_of_call(task, learner, args)
-            except core.GradingStopped as stopped:
-                raise CheckFailed(f"{task.name}({describe(args)}) did not finish: {stopped}; {too_slow}") from None
-            if outcome.error is not None:
-                if "did not finish within" in str(outcome.error):
-                    raise CheckFailed(f"{task.name}({describe(args)}) did not finish within {timeout:g} s: {too_slow}")
-                raise CheckFailed(f"{task.name}({describe(args)}) raised {error_name(outcome.error)}: {outcome.error}")
-            try:
-                right = same(plain(expected[id(args)]), plain(outcome.value[1]))
-            except WrongType:
-                right = False
-            if not right:
+            got, spent = measured_call(task, learner, args, describe(args), too_slow, timeout)
+            if not answers_right(expected[id(args)], got):
                 raise CheckFailed(f"{task.name}({describe(args)}) did not return the reference's answer on an input its "
                                   "time is measured on")
             seconds.append(spent)
-        if any(spent != spent for spent in seconds):  # nan: not measurable here
-            print(f"{task.name}: its CPU time could not be measured on this system; its growth is not checked.")
-            return None
-        fastest = [min(fastest[0], seconds[0]), min(fastest[1], seconds[1])]
-        best = CallGrowth(fastest[0], fastest[1], times)
-        if best.ratio <= limit and attempt >= PASS_AFTER:
-            return best
-        if best.ratio > 2 * limit:  # far past the limit: no burst of load explains it
-            break
+        return seconds
+
+    best, attempt, passed = fastest_of_tries(task, run_pair, lambda small_s, large_s: CallGrowth(small_s, large_s, times),
+                                             limit, 2, "its growth")
+    if best is None or passed:
+        return best
     raise CheckFailed(
         f"{task.name}({describe(large)}) took {best.large:.2f} s of CPU time, {task.name}({describe(small)}) "
         f"{best.small:.2f} s: {best.ratio:.1f} times as long for an input {times} times as long, more than {limit:g} (each "

@@ -10,6 +10,9 @@
   capabilities no lab needs).
 - :mod:`.stand_ins`: the reference's helpers, sent as source, bound in place of the learner's
   earlier functions while a later task is graded, so that one bug costs one task's points.
+- :mod:`.verdicts`: what the graders share with this side (the verdict exceptions, the hidden seed).
+  Nothing here imports the graders' code (:mod:`bpe_ref.course.checks`): :mod:`.autograde` finds a
+  lab's graders by name when it grades.
 
 Threat model
 ------------

@@ -37,11 +37,19 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..checks.core import CheckFailed, GradingStopped
 from . import cells as test_cells
 from .sandbox import Policy, RemoteFunction, Sandbox
+from .verdicts import CheckFailed, GradingStopped, hidden_seed
 
 RECORDS_DIR = "trusted_grades"
+# Where a lab's graders are found: ``<GRADERS_PACKAGE>.lab<lab>``. Looked up by name when a notebook is graded
+# (:func:`load_graders`), never imported with this module: the trusted side's code does not depend on the graders'.
+GRADERS_PACKAGE = __package__.rsplit(".", 1)[0] + ".checks"
+
+
+def load_graders(lab: str) -> Any:
+    """The grader module of ``lab`` (its ``check_*`` functions and ``GRADING_POLICY``), imported by name."""
+    return importlib.import_module(f"{GRADERS_PACKAGE}.lab{lab}")
 
 
 @dataclass
@@ -172,11 +180,9 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
     has its earlier ones graded first, where it stands. So a task is always graded before any later
     task's grading binds stand-ins for it, and what the worker receives while a task is graded never
     defines the function of a test cell still to come (:attr:`Sandbox.not_graded_yet`). ``seed``:
-    the hidden inputs' secret seed (:func:`~bpe_ref.course.checks.core.hidden_seed`)."""
-    from ..checks.core import hidden_seed
-
+    the hidden inputs' secret seed (:func:`.verdicts.hidden_seed`)."""
     start = time.monotonic()
-    graders = importlib.import_module(f"{__package__.rsplit('.', 1)[0]}.checks.lab{lab}")
+    graders = load_graders(lab)
     spec_list = test_cells.load(lab)
     specs = {cell.grade_id: cell for cell in spec_list}
     order = [cell.grade_id for cell in spec_list]  # the source's order

@@ -34,9 +34,9 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-from ..checks.core import GradingStopped, LearnerError
 from . import worker
 from .stand_ins import stand_in_source
+from .verdicts import GradingStopped, LearnerError
 from .worker import decode, encode
 
 WORKER_FILE = Path(worker.__file__).resolve()
@@ -531,7 +531,7 @@ class Sandbox:
         ``spy``: names whose calls the worker counts; ``stand_ins``: reference functions bound in
         place of the learner's during the call (sent as source, see :mod:`.stand_ins`); ``driver``:
         a reference function sent the same way, which the worker calls as ``driver(function, *args)``
-        (:attr:`bpe_ref.course.checks.core.Task.driver`)."""
+        (a grader's ``Task.driver``)."""
         if name in self.stopped_functions:
             raise GradingStopped(f"not called: {self.stopped_functions[name]}, earlier in this notebook")
         message = {"op": "call", "name": name, "args": [encode(arg) for arg in args], "return_args": return_args, "spy": list(spy)}
@@ -555,7 +555,7 @@ class RemoteFunction:
 
     :meth:`invoke` returns ``(arguments after the call, result)`` as plain values, so a task that
     updates an argument in place can be observed; the learner's exceptions come back as
-    :class:`~bpe_ref.course.checks.core.LearnerError`, a timeout or a crash as ``GradingStopped``.
+    :class:`~.verdicts.LearnerError`, a timeout or a crash as ``GradingStopped``.
     """
 
     sandbox: Sandbox

@@ -4,7 +4,7 @@ A lab's later tasks call its earlier ones (lab 02's ``train`` calls ``merge_and_
 calls ``pair_count_changes``). Graded end to end, one bug in an early helper would fail every task
 that uses it, and the points of one mistake would be charged several times. So while a task's
 function runs under a grader, the earlier tasks' names it may call are bound to the reference's
-functions instead (:attr:`bpe_ref.course.checks.core.Task.stand_ins`): each task's points measure
+functions instead (a grader's ``Task.stand_ins``): each task's points measure
 that task's function, and the earlier functions are graded in their own tasks, before.
 
 In a notebook the graders bind the reference's function objects themselves. The grading worker

@@ -1,0 +1,269 @@
+"""Exact comparison and the words of a failure: results rebuilt from exact builtin types
+(:func:`plain`), compared with the types all the way down (:func:`same`), where they first differ
+(:func:`difference`), and the hints for the commonest mistakes (:func:`hints`). An object whose
+``__eq__`` always says yes, a ``str`` where ``bytes`` were due, or ``True`` for ``1`` cannot pass.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ..trusted.verdicts import LearnerError
+from .spec import Case, Task
+
+# How long one line of a failure message may get before values are abbreviated.
+SHORT_REPR_CHARS = 100
+
+
+def error_name(error: BaseException) -> str:
+    """The class name of an exception of the learner's, wherever it was raised."""
+    return error.ename if isinstance(error, LearnerError) else type(error).__name__
+
+
+def short_repr(value: Any, limit: int = SHORT_REPR_CHARS) -> str:
+    """``repr(value)``, abbreviated in the middle of containers when longer than ``limit``."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, dict) and value:
+        items = list(value.items())
+        shown = []
+        for key, val in items:
+            shown.append(f"{key!r}: {val!r}")
+            if sum(len(s) + 2 for s in shown) > limit - 30:
+                break
+        return "{" + ", ".join(shown) + f", ... ({len(items)} items)}}"
+    if isinstance(value, (list, tuple)) and value:
+        shown = []
+        for item in value:
+            shown.append(repr(item))
+            if sum(len(s) + 2 for s in shown) > limit - 30:
+                break
+        open_, close = ("[", "]") if isinstance(value, list) else ("(", ")")
+        return open_ + ", ".join(shown) + f", ... ({len(value)} items){close}"
+    return text[: limit - 4] + " ..."
+
+
+def call_repr(task: Task, case: Case) -> str:
+    """``merge_word(word=(b'a', b'b'), pair=(b'a', b'b'))``: the call, as the learner would type it."""
+    parts = []
+    for i, (param, arg) in enumerate(zip(task.params, case.args)):
+        parts.append(f"{param}={case.labels.get(i) or short_repr(arg, 60)}")
+    return f"{task.name}({', '.join(parts)})"
+
+
+class WrongType(Exception):
+    """A value that is not made of the plain builtin types a task returns."""
+
+
+_SCALARS = (type(None), bool, int, float, str, bytes)
+
+
+def plain(value: Any, where: str = "the result") -> Any:
+    """``value`` rebuilt from exact builtin types, without calling any method the value overrides.
+
+    Containers (dict, list, tuple, set and their subclasses such as ``Counter`` or
+    ``defaultdict``) are read with the builtin types' own methods; scalars must be exactly
+    ``int``, ``bytes``, ``str``, ``bool``, ``float`` or ``None``. Anything else raises
+    :class:`WrongType` naming what was found and where.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind.__name__ == "Foreign" and hasattr(value, "type_name"):  # a type the worker could not send
+        raise WrongType(f"{where} is a {value.type_name} ({value.text})")
+    if isinstance(value, dict):
+        return {plain(k, f"a key of {where}"): plain(v, f"a value of {where}") for k, v in dict.items(value)}
+    if isinstance(value, list):
+        return [plain(item, f"an item of {where}") for item in list.__iter__(value)]
+    if isinstance(value, tuple):
+        return tuple(plain(item, f"an item of {where}") for item in tuple.__iter__(value))
+    if isinstance(value, (set, frozenset)):
+        return {plain(item, f"an item of {where}") for item in set.__iter__(set(value))}
+    raise WrongType(f"{where} is a {kind.__module__}.{kind.__qualname__} ({short_repr(value, 60)})")
+
+
+def same(expected: Any, got: Any) -> bool:
+    """Whether two plain values are equal with the same types all the way down (``1`` is not ``True``).
+
+    Compared item by item: nothing of ``got`` is hashed but its own keys and set items, which the
+    wire format refuses when many share a hash (a composite of them, hashed in a frozenset, could
+    still be made to collide and cost the grader quadratic time)."""
+    kind = type(expected)
+    if kind is not type(got):
+        return False
+    if kind in _SCALARS:
+        return expected == got
+    if kind is list or kind is tuple:
+        return len(expected) == len(got) and all(same(e, g) for e, g in zip(expected, got))
+    if kind is dict:
+        if len(expected) != len(got):
+            return False
+        keys = {key: key for key in expected}  # the reference's own key objects, to compare types
+        return all(key in keys and same(keys[key], key) and same(expected[key], value) for key, value in got.items())
+    if kind is set:
+        if len(expected) != len(got):
+            return False
+        items = {item: item for item in expected}
+        return all(item in items and same(items[item], item) for item in got)
+    raise WrongType(f"unexpected {kind.__name__}")  # plain() never lets this happen
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__
+
+
+def difference(expected: Any, got: Any, where: str = "", item: str = "item", first: int = 0) -> str:
+    """Where two plain values first differ, in words (empty when they are the same). A top-level
+    list's items are called ``item`` and numbered from ``first``."""
+    at = f"{where}: " if where else ""
+    if type(expected) is not type(got):
+        return f"{at}expected a {_type_name(expected)}, got a {_type_name(got)} ({short_repr(got, 60)})"
+    if isinstance(expected, (list, tuple)):
+        for i, (e, g) in enumerate(zip(expected, got)):
+            if not same(e, g):
+                label = f"{where}[{i}]" if where else f"{item} {i + first}"
+                if len(repr(e)) <= 60 and len(repr(g)) <= 60:  # small enough to show whole
+                    return f"{label}: expected {e!r}, got {g!r}"
+                return difference(e, g, label)
+        if len(expected) != len(got):
+            if len(got) < len(expected):
+                return f"{at}{_items(len(got))} instead of {len(expected)}; the first missing is {short_repr(expected[len(got)], 60)}"
+            return f"{at}{_items(len(got))} instead of {len(expected)}; the first extra is {short_repr(got[len(expected)], 60)}"
+        return ""
+    if isinstance(expected, dict):
+        missing = [k for k in expected if k not in got]
+        extra = [k for k in got if k not in expected]
+        wrong = [k for k in expected if k in got and not same(expected[k], got[k])]
+        parts = []
+        if missing:
+            parts.append(f"missing keys {short_repr(missing[:3], 70)}{' ...' if len(missing) > 3 else ''} ({len(missing)} in all)")
+        if extra:
+            zeros = " (their values are 0: leave out, or delete, a key whose value reaches 0)" if all(
+                got[k] == 0 and type(got[k]) is int for k in extra) else ""
+            parts.append(
+                f"unexpected keys {short_repr(extra[:3], 70)}{' ...' if len(extra) > 3 else ''} ({len(extra)} in all){zeros}"
+            )
+        if not missing and not extra and len(wrong) == 1 and isinstance(expected[wrong[0]], (dict, list, tuple)):
+            # One nested value differs (a dict inside the observed result): say where, inside it.
+            label = f"{where}[{wrong[0]!r}]" if where else f"[{wrong[0]!r}]"
+            return difference(expected[wrong[0]], got[wrong[0]], label)
+        for k in wrong[:3]:
+            parts.append(f"[{k!r}] is {short_repr(got[k], 40)}, expected {short_repr(expected[k], 40)}")
+        if len(wrong) > 3:
+            parts.append(f"... {len(wrong)} wrong values in all")
+        return at + ("; ".join(parts) or "keys of the wrong type")
+    if same(expected, got):
+        return ""
+    return f"{at}expected {short_repr(expected, 60)}, got {short_repr(got, 60)}"
+
+
+def changed_argument(task: Task, before: tuple, after: tuple) -> str | None:
+    """What ``task``'s function did to an argument it must leave unchanged (:attr:`Task.unchanged`), or ``None``."""
+    for index in task.unchanged:
+        if index >= len(before) or index >= len(after):
+            continue
+        try:
+            was, now = plain(before[index]), plain(after[index], f"{task.params[index]} after the call")
+        except WrongType as wrong:
+            return f"changed its argument {task.params[index]}: {wrong}"
+        if not same(was, now):
+            where = difference(was, now, task.params[index])
+            return (f"changed its argument {task.params[index]}, which the task says to leave as it is "
+                    f"(expected: as it was before the call; {where}).\n"
+                    f"  hint: build a new value (a new dict, a copy) instead of updating the one you were given: the "
+                    f"caller still uses it")
+    return None
+
+
+def stand_in_note(task: Task) -> list[str]:
+    """The line that says which earlier functions were the reference's while ``task`` ran."""
+    if not task.stand_ins:
+        return []
+    names = [function.__name__ for function in task.stand_ins]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    verb = "was" if len(names) == 1 else "were"
+    name = task.written_in or task.name
+    if task.kept:
+        kept = " and ".join(task.kept)
+        return [f"  note: while {name} ran, {listed} {verb} the reference's but {kept} was yours, "
+                f"so this difference comes from {name} itself or from your {kept}"]
+    return [f"  note: while {name} ran, {listed} {verb} the reference's, "
+            f"so this difference comes from {name} itself"]
+
+
+def _items(n: int) -> str:
+    return f"{n} item" if n == 1 else f"{n} items"
+
+
+def in_order_of(expected: Any, got: Any) -> Any:
+    """``got``, a dict shown with its keys in ``expected``'s order (then its extra keys), so that the
+    two can be read side by side; any other value unchanged."""
+    if not (isinstance(expected, dict) and isinstance(got, dict)):
+        return got
+    return {**{k: got[k] for k in expected if k in got}, **{k: v for k, v in got.items() if k not in expected}}
+
+
+def _leaves(value: Any, in_tuple: bool = False) -> Iterator[tuple[Any, bool]]:
+    """Every scalar in ``value`` (keys included), with whether it is an item of a tuple (a word or a
+    pair, in the labs: where tokens are). Only a tuple's own items count: the counts in a dict that a
+    tuple holds (lab 05's ``(changes, merged_nodes)``) are not tokens."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(key)
+            yield from _leaves(item)
+    elif isinstance(value, (list, tuple, set)):
+        for item in value:
+            yield from _leaves(item, isinstance(value, tuple))
+    else:
+        yield value, in_tuple
+
+
+def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseException | None = None) -> list[str]:
+    """Hints for the commonest mistakes, as message lines (none when nothing matches)."""
+    found = []
+    specific_error = task.error_hint(args, error) if error is not None and task.error_hint is not None else None
+    if specific_error:
+        found.append(specific_error)
+    elif error is not None:
+        text = str(error)
+        if error_name(error) == "ValueError" and "empty" in text and ("max()" in text or "min()" in text):
+            found.append("max() or min() of nothing: when no pair is left (every word is a single token), "
+                         "stop early instead of picking a best pair")
+        if error_name(error) == "KeyError" and any(isinstance(arg, dict) and not isinstance(arg, defaultdict) for arg in args):
+            found.append("a KeyError on a dict of counts: a plain dict has no default, so counts[key] += change "
+                         "fails for a new key; write counts.get(key, 0) + change (and delete a count that reaches 0)")
+    else:
+        def token_ints(value: Any) -> int:
+            return sum(1 for leaf, in_tuple in _leaves(value) if in_tuple and type(leaf) is int)
+
+        if any(type(leaf) is bytes for leaf, _ in _leaves(expected)) and token_ints(got) > token_ints(expected):
+            found.append("ints where bytes were expected: iterating over bytes yields ints (b'ab'[0] == 97); "
+                         "a one-byte token is bytes([b]) or data[i:i + 1]")
+        if task.hint is not None:
+            specific = task.hint(args, expected, got)
+            if specific:
+                found.append(specific)
+    return [f"  hint: {text}" for text in found]
+
+
+def first_differing_item(expected: Any, got: Any) -> int | None:
+    """The index of the first item where two lists (or tuples) differ; ``None`` for other values."""
+    if not (isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple))):
+        return None
+    for i, (e, g) in enumerate(zip(expected, got)):
+        if not same(e, g):
+            return i
+    return min(len(expected), len(got)) if len(expected) != len(got) else None
+
+
+def window_repr(items: Sequence[Any], index: int, radius: int = 3, first: int = 0) -> str:
+    """Items ``index - radius .. index + radius``: ``... [30] x, [31] y ... (243 items)`` with Python's
+    indices (``first=0``), or ``... #31 x, #32 y ...`` numbered from ``first`` (merges count from 1)."""
+    start, end = max(0, index - radius), min(len(items), index + radius + 1)
+    label = (lambda i: f"[{i}]") if first == 0 else (lambda i: f"#{i + first}")
+    shown = ", ".join(f"{label(i)} {items[i]!r}" for i in range(start, end)) or "(nothing here)"
+    return f"{'... ' if start else ''}{shown}{' ...' if end < len(items) else ''} ({len(items)} items)"
+

@@ -1,0 +1,438 @@
+"""Running the learner's function and deciding: one call on a copy of its arguments, with the
+reference trapped (:mod:`.trap`), stand-ins bound and a time limit (:func:`call_learner`); one case
+against the reference (:func:`verdict`); fixed cases (:func:`check_cases`, the visible tests) and
+hypothesis-generated ones (:func:`check_property`, the hidden tests: bounded, derandomized in the
+learner's kernel, drawn from the grading's secret seed when graded, shrunk to the smallest failing
+input); and the graders a task declaration derives (:func:`graders_of`).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..trusted.verdicts import CheckFailed, LearnerError, current_seed
+from .compare import (
+    SHORT_REPR_CHARS, WrongType, call_repr, changed_argument, difference, error_name, first_differing_item, hints,
+    in_order_of, plain, same, short_repr, stand_in_note, window_repr,
+)
+from .spec import Case, CorpusFile, Task, TaskGraders, runs_remotely
+from .trap import reference_trapped, refuse_reference_use
+
+_LOCAL_FILES: list[Path] = []  # the kernel's temporary folder for CorpusFile arguments, made once
+
+
+def _files_folder(learner: Any) -> Path:
+    if not _LOCAL_FILES:
+        import atexit
+        import shutil
+        import tempfile
+
+        _LOCAL_FILES.append(Path(tempfile.mkdtemp(prefix="bpe_ref_check_files_")))
+        atexit.register(shutil.rmtree, _LOCAL_FILES[0], True)
+    return _LOCAL_FILES[0]
+
+
+def _holds_file(value: Any) -> bool:
+    return isinstance(value, CorpusFile) or (
+        isinstance(value, (list, tuple)) and any(_holds_file(item) for item in value))
+
+
+def materialized(args: tuple, learner: Any) -> tuple:
+    """``args`` with each :class:`CorpusFile` written to disk (again, every call: a call of the
+    learner's cannot change what the next one reads) and replaced by its path, a ``str``; also
+    inside lists and tuples (lab 10's lists of files, and of ``(path, start, end)`` ranges)."""
+    if not any(_holds_file(arg) for arg in args):
+        return args
+    import hashlib
+
+    def real(value: Any) -> Any:
+        if isinstance(value, CorpusFile):
+            if runs_remotely(learner):  # the trusted side's own folder, which the worker can only read
+                return learner.sandbox.write_input(value.data)
+            path = _files_folder(learner) / f"corpus_{hashlib.sha256(value.data).hexdigest()[:16]}.txt"
+            path.write_bytes(value.data)
+            return str(path)
+        if isinstance(value, (list, tuple)) and _holds_file(value):
+            return type(value)(real(item) for item in value)
+        return value
+
+    return tuple(real(arg) for arg in args)
+
+
+@dataclass
+class Outcome:
+    """What one call of the learner's function did."""
+
+    value: Any = None
+    error: BaseException | None = None
+    reference_calls: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def standing_in(learner: Callable, stand_ins: Sequence[Callable]) -> Iterator[None]:
+    """Bind each of ``stand_ins`` under its name in ``learner``'s globals (the notebook's), then
+    put back what was there (or nothing). In a notebook only: the worker does it remotely."""
+    namespace = getattr(learner, "__globals__", None)
+    if not stand_ins or not isinstance(namespace, dict):
+        yield
+        return
+    missing = object()
+    saved = {function.__name__: namespace.get(function.__name__, missing) for function in stand_ins}
+    namespace.update({function.__name__: function for function in stand_ins})
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is missing:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = value
+
+
+class TookTooLong(BaseException):
+    """A learner's call in the kernel ran past its task's ``kernel_time_limit``. A ``BaseException``,
+    as ``KeyboardInterrupt`` is: a learner's ``except Exception`` inside a loop must not swallow it."""
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`TookTooLong` in the code run under it after ``seconds`` (a timer signal: only in
+    the main thread, on systems that have one; elsewhere, and with ``None``, no limit)."""
+    if seconds is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise TookTooLong(f"did not finish within {seconds:g} s (a loop that never ends? at the end of a file, read "
+                          "returns b'' for ever)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    # Then again every quarter second until the block is left: one raise can be lost (a learner's
+    # bare ``except:``, a finaliser running when the signal arrives), the next ones stop the call.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.25)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
+                 stand_ins: Sequence[Callable] = (), time_limit_seconds: float | None = None,
+                 driver: Callable[..., Any] | None = None) -> Outcome:
+    """Call ``learner(*args)`` on a deep copy of ``args`` with the reference trapped, and the
+    ``stand_ins`` (reference helpers, :attr:`Task.stand_ins`) bound in place of the learner's.
+    With a ``driver`` (:attr:`Task.driver`), call ``driver(learner, *args)`` instead.
+
+    ``Outcome.value`` is ``(args_copy, result)``: the copy the learner received (a task may update
+    it in place) and what it returned. Exceptions of the learner's code are captured, not raised;
+    ``KeyboardInterrupt`` (the autograder's timeout) and ``SystemExit`` pass through.
+    """
+    outcome = Outcome()
+    if runs_remotely(learner):  # in the grading process: no reference to trap, only data back
+        try:
+            outcome.value = learner.invoke(args, stand_ins=tuple(stand_ins), driver=driver)
+        except LearnerError as error:
+            outcome.error = error
+        return outcome
+    learner_args = copy.deepcopy(args)
+    # The stand-ins and the driver are the graders' private copy of the reference: the trap leaves them alone.
+    with standing_in(learner, stand_ins), reference_trapped(provided) as calls:
+        try:
+            with time_limit(time_limit_seconds):
+                result = learner(*learner_args) if driver is None else driver(learner, *learner_args)
+                outcome.value = (learner_args, result)
+        except (Exception, TookTooLong) as error:  # the learner's bug, reported as such
+            outcome.error = error
+    outcome.reference_calls = list(calls)
+    return outcome
+
+
+def call_watching(learner: Callable, args: tuple, names: Sequence[str], provided: tuple[str, ...] = (),
+                  stand_ins: Sequence[Callable] = ()) -> tuple[Outcome, dict[str, list[int]]]:
+    """Call ``learner(*args)`` while the learner's functions ``names`` are watched: the outcome,
+    and for each name the length of its first argument at every call (-1 when it has none).
+
+    In the grading process the worker does the watching; in a notebook the names are wrapped in
+    the function's own globals for the length of the call, then put back.
+    """
+    if runs_remotely(learner):
+        outcome = Outcome()
+        try:
+            reply = learner.invoke_raw(args, spy=tuple(names), stand_ins=tuple(stand_ins))
+        except Exception as problem:  # the arguments could not be sent: the grader's fault
+            raise RuntimeError(f"could not call {learner.__name__}: {problem}") from None
+        if not reply.get("ok"):
+            outcome.error = LearnerError.from_data(reply.get("error") or {})
+        spied = reply.get("spy") or {}
+        return outcome, {name: [int(n) for n in spied.get(name, []) if type(n) is int] for name in names}
+    namespace = getattr(learner, "__globals__", None)
+    if not isinstance(namespace, dict):
+        raise CheckFailed(f"{getattr(learner, '__name__', 'the function')} must be a function defined in the notebook")
+    lengths: dict[str, list[int]] = {name: [] for name in names}
+    with standing_in(learner, stand_ins):  # watched through the stand-ins, as in the worker
+        originals = {name: namespace[name] for name in names if callable(namespace.get(name))}
+        namespace.update({name: watched(name, function, lengths) for name, function in originals.items()})
+        try:
+            outcome = call_learner(learner, args, provided)
+        finally:
+            namespace.update(originals)
+    return outcome, lengths
+
+
+def watched(name: str, function: Callable, lengths: dict[str, list[int]]) -> Callable:
+    """``function``, appending the length of its first argument (-1 without one) to ``lengths[name]``."""
+
+    def call(*call_args, **kwargs):
+        first = call_args[0] if call_args else next(iter(kwargs.values()), None)
+        try:
+            lengths[name].append(len(first))
+        except TypeError:
+            lengths[name].append(-1)
+        return function(*call_args, **kwargs)
+
+    return call
+
+
+def expected_result(task: Task, reference: Callable, args: tuple) -> Any:
+    """What the reference gives for ``args`` (on a copy; through the task's driver if it has one), as a plain value."""
+    reference_args = copy.deepcopy(args)
+    result = reference(*reference_args) if task.driver is None else task.driver(reference, *reference_args)
+    return plain(task.observed(reference_args, result))
+
+
+def _first_line_of(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{error_name(error)}: {text[0]}" if text else error_name(error)
+
+
+def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> str | None:
+    """``None`` when the learner agrees with the reference on ``case``; else the failure message."""
+    args = materialized(case.args, learner)
+    expected = expected_result(task, reference, args)
+    call = call_repr(task, case)
+    outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
+    if outcome.reference_calls:
+        return (
+            f"{task.name} calls the reference solution ({outcome.reference_calls[0]}) in {call}. "
+            "The graders compare your code with bpe_ref, so calling it proves nothing: write it yourself."
+        )
+    if outcome.error is not None:
+        if error_name(outcome.error) == "NotImplementedError":
+            return (f"{task.written_in or task.name} is not written yet: it still raises NotImplementedError (write your "
+                    "code in place of the skeleton's raise)")
+        return "\n".join([f"{call} raised {_first_line_of(outcome.error)}", f"  expected: {short_repr(expected, 300)}",
+                          *hints(task, args, expected, error=outcome.error), *stand_in_note(task)])
+    learner_args, result = outcome.value
+    changed = changed_argument(task, args, learner_args)
+    if changed:
+        return "\n".join([f"{call} {changed}", *stand_in_note(task)])
+    try:
+        got = plain(task.observed(learner_args, result), f"what {task.name} returned")
+    except WrongType as wrong:
+        what = f" ({task.what})" if task.what else ""
+        return f"{call} returned the wrong type: {wrong}\n  expected: {short_repr(expected, 300)}{what}"
+    if same(expected, got):
+        return None
+    where = difference(expected, got, item=task.item, first=task.first)
+    shown = in_order_of(expected, got)
+    if len(repr(expected)) <= SHORT_REPR_CHARS and len(repr(got)) <= SHORT_REPR_CHARS:
+        lines = [f"{call}: expected {expected!r}, got {shown!r}", f"  where they differ: {where}"]
+    else:  # too long to read whole: the first line says where they differ
+        lines = [f"{call}: {where}"]
+        index = first_differing_item(expected, got)
+        if index is not None and len(repr(expected)) > SHORT_REPR_CHARS:
+            # A long list: show the items around the first difference, not its (identical) start.
+            label = f"{task.item} {index + task.first}"
+            lines += [f"  expected, around {label}: {window_repr(expected, index, first=task.first)}",
+                      f"  got, around {label}:      {window_repr(got, index, first=task.first)}"]
+        else:
+            lines += [f"  expected: {short_repr(expected, 300)}", f"  got:      {short_repr(shown, 300)}"]
+    lines += hints(task, args, expected, got)
+    lines += stand_in_note(task)
+    return "\n".join(lines)
+
+
+def check_cases(task: Task, learner: Callable, reference: Callable, cases: Sequence[Case | tuple]) -> int:
+    """Run fixed cases in order; raise :class:`CheckFailed` at the first disagreement. Returns the count."""
+    refuse_reference_use(task, learner)
+    cases = [c if isinstance(c, Case) else Case(tuple(c)) for c in cases]
+    for case in cases:
+        message = verdict(task, learner, reference, case)
+        if message:
+            raise CheckFailed(message)
+    return len(cases)
+
+
+def hypothesis_randomness(name: str) -> tuple[dict, Callable[[Callable], Callable]]:
+    """``(settings keywords, decorator)`` that make a hypothesis test draw as
+    :func:`~bpe_ref.course.trusted.verdicts.hidden_seed` says: derandomized without a seed, else seeded
+    from it and ``name`` (every task its own inputs, the same for the whole class and at a regrade)."""
+    seed = current_seed()
+    if seed is None:
+        return {"derandomize": True}, lambda test: test
+    import hashlib
+
+    from hypothesis import seed as seeded
+
+    drawn = int.from_bytes(hashlib.sha256(f"{seed}:{name}".encode()).digest()[:8], "big")
+    return {"derandomize": False}, seeded(drawn)
+
+
+def check_property(
+    task: Task,
+    learner: Callable,
+    reference: Callable,
+    strategy: Any,
+    *,
+    max_examples: int = 100,
+    min_examples: int | None = None,
+    judge: Callable[[tuple], str | None] | None = None,
+    noun: str = "input",
+) -> int:
+    """Compare ``learner`` with ``reference`` on inputs drawn from ``strategy`` (tuples of arguments).
+
+    Hypothesis runs derandomized in the learner's kernel (the same inputs every run) and from the
+    grading's secret seed when graded (:func:`~bpe_ref.course.trusted.verdicts.hidden_seed`), with no deadline, no example
+    database and at most ``max_examples`` inputs; on a disagreement it shrinks the input, and the
+    message reports that smallest failing input. Returns how many inputs were tried. Fewer than
+    ``min_examples`` (default: a quarter of ``max_examples``, at least 1) compared inputs is a
+    failure, never a pass: the count is kept here, where the learner's code does not run. A ``judge(args)``
+    replaces the comparison with the reference where the answer is not one value (lab 05's heap entries must
+    sort in the rule's order); ``noun`` names an input in the messages.
+    """
+    minimum = max(1, max_examples // 4) if min_examples is None else min_examples
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    refuse_reference_use(task, learner)
+    tried = [0]
+    failures: list[str] = []
+    randomness, seeded = hypothesis_randomness(task.name)
+
+    @seeded
+    @settings(
+        max_examples=max_examples,
+        **randomness,
+        deadline=None,
+        database=None,
+        print_blob=False,
+        report_multiple_bugs=False,
+        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def agrees_with_reference(args: tuple) -> None:
+        tried[0] += 1
+        message = verdict(task, learner, reference, Case(tuple(args))) if judge is None else judge(tuple(args))
+        if message:
+            failures.append(message)
+            raise CheckFailed(message)
+
+    try:
+        agrees_with_reference()
+    except CheckFailed:
+        # Hypothesis re-raises the failure of the smallest input last: that is the one to show.
+        raise CheckFailed(
+            f"{failures[-1]}\n  (the smallest failing {noun} hypothesis found, among {tried[0]} generated {noun}s)"
+        ) from None
+    except Exception:
+        if not failures:  # a problem of the grader itself: let it show
+            raise
+        # Hypothesis's "flaky" error: the same input failed once and passed when run again.
+        raise CheckFailed(
+            f"{failures[-1]}\n  (this {noun} failed once but not when run again: does {task.name} depend on "
+            "anything besides its arguments, such as a global variable it changes?)"
+        ) from None
+    if tried[0] < minimum:  # hypothesis switched off or patched, or a strategy that ran dry
+        raise CheckFailed(
+            f"only {tried[0]} generated {noun}s were compared for {task.name}, fewer than the {minimum} required: "
+            "the property test did not really run"
+        )
+    return tried[0]
+
+
+def _one_short_failure(function: Callable) -> Callable:
+    """``function``, whose failure surfaces as one short :class:`CheckFailed` traceback (the cell,
+    then this line), not the grading machinery's inner frames."""
+
+    @functools.wraps(function)
+    def entry_point(*args, **kwargs):
+        __tracebackhide__ = True  # pytest leaves this frame out of its tracebacks
+        try:
+            return function(*args, **kwargs)
+        except CheckFailed as failure:
+            message = str(failure)
+        raise CheckFailed(message) from None
+
+    return entry_point
+
+
+def grader(function: Callable) -> Callable:
+    """Decorate a grader's entry point, the one call of a graded test cell (see
+    :func:`_one_short_failure` for how it fails)."""
+    entry_point = _one_short_failure(function)
+    entry_point.is_grader = True  # what tests and tools list as a lab's graders
+    return entry_point
+
+
+def advisory(function: Callable) -> Callable:
+    """Decorate the self-check of a stretch task: it fails like a grader, with the call, what was
+    expected, what came back, the smallest failing input and a hint, but it is advice only. No
+    graded test cell calls it, the trusted grader never runs it (it is not ``is_grader``), and it
+    carries no points: a stretch cell calls it in the learner's kernel, skipped under the autograder."""
+    entry_point = _one_short_failure(function)
+    entry_point.is_advisory = True  # what tests list as a lab's stretch self-checks
+    return entry_point
+
+
+def passed(message: str) -> None:
+    """Tell the learner a check passed (graded cells print one line when they pass)."""
+    print(message)
+
+
+def graders_of(graded: TaskGraders) -> tuple[Callable[[Callable], None], ...]:
+    """The graders of a task declaration: ``check_<name>`` (the visible test cell: its fixed cases, then its
+    how-checks) and, with a strategy, ``check_<name>_properties`` (the hidden test cell: its how-checks first,
+    else the answers alone could pass, then its fixed hidden cases and the inputs the strategy generates, all
+    against the reference). ``visible_then`` and ``hidden_then`` run last, after the pass line."""
+    task, reference, cases = graded.task, graded.reference, graded.cases
+
+    @grader
+    def check(learner: Callable) -> None:
+        count = check_cases(task, learner, reference, cases)
+        for verify in graded.verify:
+            verify(learner)
+        passed(f"{task.name}: all {count} visible cases pass.")
+        if graded.visible_then is not None:
+            graded.visible_then(learner)
+
+    check.task, check.reference, check.cases = task, reference, cases
+    check.__name__ = check.__qualname__ = f"check_{task.name}"
+    check.__doc__ = f"Visible test of {task.name}: its fixed cases, compared with the reference."
+    if graded.strategy is None:
+        return (check,)
+
+    @grader
+    def check_properties(learner: Callable) -> None:
+        for verify in graded.verify:
+            verify(learner)
+        count = check_cases(task, learner, reference, graded.hidden_cases) if graded.hidden_cases else 0
+        count += check_property(task, learner, reference, graded.strategy, max_examples=graded.max_examples,
+                                min_examples=graded.min_examples)
+        fixed = "fixed and " if graded.hidden_cases else ""
+        passed(f"{task.name}: agrees with the reference on {count} {fixed}generated inputs.")
+        if graded.hidden_then is not None:
+            graded.hidden_then(learner)
+
+    check_properties.task, check_properties.reference = task, reference
+    check_properties.__name__ = check_properties.__qualname__ = f"check_{task.name}_properties"
+    check_properties.__doc__ = f"Hidden test of {task.name}: generated inputs, compared with the reference."
+    return check, check_properties

@@ -1,0 +1,63 @@
+"""What the trusted side and the graders share: the verdicts that cross the trust boundary, and the seed.
+
+The graders (:mod:`bpe_ref.course.checks`) import these from here; nothing of :mod:`bpe_ref.course.trusted`
+imports the graders' code (``tests/test_trust_boundary.py`` checks the import graph), so the boundary reads
+on its own: wire format and worker loop (:mod:`.worker`), confinement and the function proxy
+(:mod:`.sandbox`), and the verdicts below. :mod:`.autograde` loads a lab's graders by name when it grades.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+class CheckFailed(AssertionError):
+    """A grader's verdict: the learner's function is wrong. The message says how, in a few lines."""
+
+    def _render_traceback_(self) -> list[str]:
+        """How IPython (the notebook) shows a failed check: the message alone. A traceback through
+        the grading machinery would only bury it; the test cell holds a single call anyway."""
+        lines = str(self).splitlines() or [""]
+        return [f"\x1b[0;31m{type(self).__name__}\x1b[0m: {lines[0]}", *lines[1:]]
+
+
+class LearnerError(Exception):
+    """An exception the learner's code raised in the grading process, brought back as data."""
+
+    def __init__(self, ename: str, evalue: str, traceback: list[str] | None = None) -> None:
+        super().__init__(evalue)
+        self.ename, self.evalue, self.traceback = ename, evalue, list(traceback or [])
+
+    @classmethod
+    def from_data(cls, data: dict) -> LearnerError:
+        return cls(str(data.get("ename", "Error")), str(data.get("evalue", "")), [str(line) for line in data.get("traceback", [])])
+
+
+class GradingStopped(BaseException):
+    """The learner's code timed out or its process died: the check stops here and fails.
+
+    A ``BaseException``, like ``KeyboardInterrupt``, so that no ``except Exception`` on the way
+    (hypothesis's included) swallows it or retries a call that already took its whole time."""
+
+
+_HIDDEN_SEED: list[int | None] = [None]  # the grading's secret seed; None in the learner's kernel
+
+
+@contextmanager
+def hidden_seed(seed: int | None) -> Iterator[None]:
+    """While active, the graders draw their hidden inputs from ``seed`` (and the task's name) instead
+    of hypothesis's fixed derandomized sequence. The trusted grader sets it from a seed the learner
+    cannot know (the course's, kept with the gradebook; a fresh one per self-grade); in the learner's
+    kernel it is unset, so the advice is the same at every run."""
+    saved = _HIDDEN_SEED[0]
+    _HIDDEN_SEED[0] = seed
+    try:
+        yield
+    finally:
+        _HIDDEN_SEED[0] = saved
+
+
+def current_seed() -> int | None:
+    """The seed :func:`hidden_seed` set, or ``None`` (in the learner's kernel)."""
+    return _HIDDEN_SEED[0]
