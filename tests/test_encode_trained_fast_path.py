@@ -139,6 +139,26 @@ def test_the_bulk_path_encodes_the_pieces_too_long_to_merge_together():
     assert fast._merge_all is not None
     assert any(len(piece.encode()) > MAX_BULK_PIECE for piece in fast.char_pieces)
 
+
+def test_a_new_piece_too_long_to_keep_is_encoded_once():
+    # The bulk path encodes the new pieces it can keep together; one longer than the cache keeps
+    # is left to the lookup, not encoded twice (once together, once when looked up).
+    trained_tok, unseen = trained("es")
+    tok = Tokenizer(dict(trained_tok.vocab), list(trained_tok.merges), SPECIALS)
+    fast = tok._fast_encoder()
+    fast._cut = _uncut
+    encode_text, calls = fast._encode_piece.text, []
+
+    def counted(piece):
+        calls.append(piece)
+        return encode_text(piece)
+
+    fast._encode_piece.text = fast.char_pieces.compute = counted
+    long = " " + "".join(filter(str.isalpha, unseen))[:300]  # one pretoken, too long to keep
+    text = unseen + long + "\n" + unseen[: BULK_TEXT - len(unseen) + 100]  # long: the bulk path
+    assert len(text) > BULK_TEXT and tok.encode(text) == tok.encode(text, method="heap")
+    assert len(long) > fast.char_pieces.max_key and calls.count(long) == 1
+
 @settings(SETTINGS, max_examples=15)
 @given(training=many_scripts, text=st.text(alphabet=SCRIPTS + "x\n", min_size=1, max_size=300))
 def test_bulk_path_on_long_text_is_the_heap_encoder(training, text):

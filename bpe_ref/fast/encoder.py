@@ -1165,7 +1165,8 @@ class FastEncoder:
         :data:`WHOLE_TOKEN_SAMPLE`), those of at most :data:`MAX_BULK_PIECE` bytes are merged all
         at once (:func:`bulk_merger`), the others encoded one by one (:func:`piece_encoder`); else
         all are encoded one by one. Either way they are stored together (one ``store_many``, not a
-        call of the cache's ``__missing__`` and ``store`` per piece)."""
+        call of the cache's ``__missing__`` and ``store`` per piece); a piece too long to be kept
+        is left to the cache's lookup, which encodes it alone."""
         memo = self.char_pieces
         new = list(filterfalse(memo.__contains__, dict.fromkeys(pieces)))
         short = [(piece, data) for piece, data in zip(new, map(str.encode, new)) if len(data) <= MAX_BULK_PIECE]
@@ -1177,6 +1178,8 @@ class FastEncoder:
             if len(short) == len(new):
                 return
             new = [piece for piece in new if piece not in memo]  # the long ones (or all, if the cache was full)
+        # A piece too long to keep is left to the lookup, which encodes it (encoded here, it would be twice).
+        new = [piece for piece in new if len(piece) <= memo.max_key]
         memo.store_many(new, list(map(self._encode_piece.text, new)))
 
     def _mostly_merged(self, data: list[bytes]) -> bool:
