@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from bpe_ref import Tokenizer, train_bpe_on_text
 from bpe_ref.course.interop import to_tiktoken
 from bpe_ref.data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE
-from bpe_ref.fast.encoder import (BULK_PIECES, BULK_TEXT, CUT_MARKS, LONG_SEGMENT, CharJoins, ValidOnDemand, _uncut,
-                                 bulk_merger, char_cutter, longest_valid_encoder, segment_pattern, word_and_punctuation)
+from bpe_ref.fast.encoder import (BULK_PIECES, BULK_TEXT, CUT_MARKS, LONG_SEGMENT, MAX_BULK_PIECE, CharJoins, ValidOnDemand,
+                                 _uncut, bulk_merger, char_cutter, longest_valid_encoder, segment_pattern, word_and_punctuation)
 from bpe_ref.pretokenize import PRETOKEN_RE
 
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=60)
@@ -122,6 +122,42 @@ def test_the_bulk_path_merges_many_new_pieces_at_once():
     fast = tok._fast_encoder()
     assert fast._cut_pieces is fast.char_pieces and fast._merge_all is not None
 
+
+
+def test_the_bulk_path_encodes_the_pieces_too_long_to_merge_together():
+    # New pieces merged in bulk, and a few longer than MAX_BULK_PIECE among them: those are encoded
+    # one by one and stored with the others; the ids are the heap encoder's either way.
+    trained_tok, unseen = trained("es")
+    words = unseen.split()
+    longest = "".join(filter(str.isalpha, unseen[:150]))  # one pretoken of letters, over MAX_BULK_PIECE bytes (and kept)
+    text = " ".join([*words, longest, longest[::-1]])
+    text = (text * (BULK_TEXT // len(text) + 2))[: BULK_TEXT + 100]
+    tok = Tokenizer(dict(trained_tok.vocab), list(trained_tok.merges), SPECIALS)
+    fast = tok._fast_encoder()
+    fast._cut = _uncut
+    assert tok.encode(text) == tok.encode(text, method="heap")
+    assert fast._merge_all is not None
+    assert any(len(piece.encode()) > MAX_BULK_PIECE for piece in fast.char_pieces)
+
+
+def test_a_new_piece_too_long_to_keep_is_encoded_once():
+    # The bulk path encodes the new pieces it can keep together; one longer than the cache keeps
+    # is left to the lookup, not encoded twice (once together, once when looked up).
+    trained_tok, unseen = trained("es")
+    tok = Tokenizer(dict(trained_tok.vocab), list(trained_tok.merges), SPECIALS)
+    fast = tok._fast_encoder()
+    fast._cut = _uncut
+    encode_text, calls = fast._encode_piece.text, []
+
+    def counted(piece):
+        calls.append(piece)
+        return encode_text(piece)
+
+    fast._encode_piece.text = fast.char_pieces.compute = counted
+    long = " " + "".join(filter(str.isalpha, unseen))[:300]  # one pretoken, too long to keep
+    text = unseen + long + "\n" + unseen[: BULK_TEXT - len(unseen) + 100]  # long: the bulk path
+    assert len(text) > BULK_TEXT and tok.encode(text) == tok.encode(text, method="heap")
+    assert len(long) > fast.char_pieces.max_key and calls.count(long) == 1
 
 @settings(SETTINGS, max_examples=15)
 @given(training=many_scripts, text=st.text(alphabet=SCRIPTS + "x\n", min_size=1, max_size=300))
