@@ -180,8 +180,8 @@ def plan(quick: bool, budget: float) -> list[tuple[str, Path, list[int], list[Co
 
 
 def run_plan(quick: bool, budget: float, out=sys.stdout) -> list[Measurement]:
-    """Measure the plan. Repeats are interleaved (round 1 of every contender, then round 2, ...),
-    so a burst of load from elsewhere on a shared machine slows every contender, not just one.
+    """Measure the plan. Repeats are interleaved (round 1 of every contender, then round 2 in the
+    reverse order, ...), so a burst of load from elsewhere on a shared machine slows every contender, not just one.
     The clock runs inside each fresh process (its start and imports are not timed), so the rounds
     are this loop rather than :func:`bpe_ref.measure.interleaved`."""
     results: list[Measurement] = []
@@ -189,7 +189,9 @@ def run_plan(quick: bool, budget: float, out=sys.stdout) -> list[Measurement]:
         for vocab_size in vocab_sizes:
             rows: dict[str, Measurement] = {}
             for round_number in range(repeats):
-                for contender in contenders:
+                # every other round in reverse, so that no contender always runs first (or always
+                # right after the one that warmed the caches and the CPU's clock)
+                for contender in contenders if round_number % 2 == 0 else contenders[::-1]:
                     if round_number and contender.method in ("naive", "incremental", "parallel"):
                         continue  # slow by design: one run says enough
                     m = measure(corpus, path, vocab_size, contender, 1)
