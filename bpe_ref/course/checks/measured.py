@@ -33,7 +33,9 @@ from .compare import WrongType, error_name, plain, same
 from .running import Outcome, call_learner
 from .spec import Task, runs_remotely
 
-TRIES = 3  # at most this many tries of the pair of runs; a check passes on its two fastest runs, after two tries at least
+TRIES = 5  # at most this many tries of the pair of runs; a check passes on its two fastest runs, after two tries at least
+# (an honest method passes after two; the later tries only run while a ratio sits above its limit, where a burst of
+# load on a shared machine docked an honest lab-04 V4 in CI with three; a wrong method's ratio stays above it)
 PASS_AFTER = 2  # tries before a check may pass: one slow run of the short call (a pause, a burst of load) must not
 # shrink the ratio of a slow method; each run's fastest time over the tries is its cost (load makes runs slower, never faster)
 
