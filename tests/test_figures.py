@@ -261,11 +261,28 @@ def test_v2_speedup_comes_from_the_benchmark_page(tmp_path):
                     "| incremental | 0.5 | 9.7x | 2.0x faster | yes | 31 |\n", encoding="utf-8")
     assert v2_speedups(page) == [("corpus.en, vocab 500", 2.0)]
     assert "2.0× to 2.0×" in v2_speedup_snippet(v2_speedups(page))
-    ratios = [r for _, r in v2_speedups()]
-    assert ratios and all(4.0 <= r <= 7.5 for r in ratios), "page 02 says V2 is about five times as fast as V1"
     page.write_text("nothing here\n", encoding="utf-8")
     with pytest.raises(ValueError):
         v2_speedups(page)
+
+
+@pytest.mark.parametrize("ratios", [(1.5, 5.0), (5.0, 12.0)])
+def test_v2_speedup_snippet_refuses_a_run_where_page_02s_few_times_is_false(ratios):
+    assert "3.6× to 5.9×" in v2_speedup_snippet([("a", 3.6), ("b", 5.9)])
+    with pytest.raises(ValueError, match="rewrite page 02's 'a few times faster'"):
+        v2_speedup_snippet([(f"run {i}", r) for i, r in enumerate(ratios)])
+
+
+def test_v4_speedup_snippet_refuses_a_run_where_page_04s_small_factor_is_false():
+    from bpe_ref.course.figures.inverted_index import benchmark_times, v4_speedup_snippet
+
+    v2 = {"a": 2.0, "b": 4.0, "only V2": 9.0}
+    assert "V4 is 1.3× to 2.7× faster than V2 (a: 2.00 s → 1.50 s, 1.3×; b: 4.00 s → 1.50 s, 2.7×)" in (
+        v4_speedup_snippet(v2, {"a": 1.5, "b": 1.5}))
+    for v4 in ({"a": 2.0, "b": 1.5}, {"a": 1.5, "b": 0.9}, {"other": 1.0}):  # not faster; 4.4×; no common run
+        with pytest.raises(ValueError):
+            v4_speedup_snippet(v2, v4)
+    assert v4_speedup_snippet(benchmark_times("incremental"), benchmark_times("inverted_index"))  # the committed run
 
 
 # --- drawing --------------------------------------------------------------------------------
@@ -488,6 +505,23 @@ def test_page05_benchmark_times_come_from_the_benchmark_page(tmp_path):
     assert benchmark_times(page) == {"English (x), vocab 10": {"heap": 0.5, "linked_list": 0.25}}
     with pytest.raises(ValueError):
         language_rows(page)  # Spanish, Russian and Chinese are missing
+
+
+def test_page05_word_length_claims_fail_on_runs_that_contradict_them():
+    from bpe_ref.course.figures.heaps import LanguageRow, word_length_claims, word_length_snippet
+
+    glued = {"rows": [{"seconds": {"V5 (heap)": 2.0, "linked list": 1.0}}, {"seconds": {"V5 (heap)": 9.0, "linked list": 1.0}}]}
+
+    def rows(*ratios_by_length):
+        return [LanguageRow(language, f"{language} run", 100, length, ratio, 1.0)
+                for language, length, ratio in zip(("English", "Spanish", "Russian", "Chinese"), (7, 9, 15, 22), ratios_by_length)]
+
+    assert word_length_claims(rows(1.3, 1.8, 4.1, 3.8), glued) == []  # the order past English need not follow the length
+    assert word_length_claims(rows(0.9, 1.8, 4.1, 3.8), glued) == ["the linked list wins in every run"]
+    assert word_length_claims(rows(1.9, 1.8, 4.1, 3.8), glued) == ["its lead is smallest on English, whose pretokens are the shortest"]
+    assert word_length_claims(rows(1.3, 1.8, 9.5, 3.8), glued) == ["it wins by more still on the glued text than on any language"]
+    with pytest.raises(ValueError, match="contradict page 05"):
+        word_length_snippet(rows(1.9, 1.8, 4.1, 3.8), glued)
 
 
 def test_heap_timings_measure_cumulative_times():
