@@ -40,3 +40,19 @@ def test_a_new_gradebook_holds_the_newest_migration_without_running_alembic(tmp_
     assert result.returncode == 0, result.stdout + result.stderr
     with sqlite3.connect(tmp_path / "gradebook.db") as db:
         assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(head,)]
+
+
+def test_nbgrader_in_this_process_restores_the_folder_path_and_environment(tmp_path, monkeypatch):
+    # `python -m bpe_ref grade` runs nbgrader's two commands in its own process: each must leave the
+    # caller as it found it, report nbgrader's failures as an exit code, and catch its log.
+    from bpe_ref.course.nbgrader_main import run_in_process
+
+    monkeypatch.setenv("PATH", "/nonexistent")  # and no `alembic heads` either
+    folder, path, environment = os.getcwd(), list(sys.path), dict(os.environ)
+    code, log = run_in_process(["db", "student", "add", "ada"], tmp_path)
+    assert code == 0, log
+    with sqlite3.connect(tmp_path / "gradebook.db") as db:
+        assert db.execute("SELECT id FROM student").fetchall() == [("ada",)]
+    code, log = run_in_process(["autograde", "no_such_lab", "--student", "ada"], tmp_path)
+    assert code != 0 and "no_such_lab" in log
+    assert (os.getcwd(), sys.path, dict(os.environ)) == (folder, path, environment)

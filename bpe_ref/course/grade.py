@@ -4,12 +4,12 @@ One notebook (self-study)::
 
     python -m bpe_ref grade labs/01_naive_bpe/01_naive_bpe.ipynb
 
-copies the notebook into a temporary nbgrader course whose source is the repository's
-``solutions/<lab>/``, runs ``nbgrader autograde`` (hidden tests included, the same configuration
-as a class), reads the gradebook and prints one row per task: points, passed or failed, and the
-first line of the failure. Exit code: 0 when every task passed, 1 when some did not, 2 when the
-notebook could not be read or graded at all (say, invalid JSON, or a kernel that died): that is
-*not* a score of 0, and the message says so.
+copies the notebook into a temporary nbgrader course whose source is the lab's release
+(``labs/<lab>/``), runs ``nbgrader generate_assignment`` and ``nbgrader autograde`` in this process
+(hidden tests included, the same configuration as a class), reads the gradebook and prints one row
+per task: points, passed or failed, and the first line of the failure. Exit code: 0 when every task
+passed, 1 when some did not, 2 when the notebook could not be read or graded at all (say, invalid
+JSON, or a kernel that died): that is *not* a score of 0, and the message says so.
 
 A class (instructors), after ``nbgrader autograde LAB`` in the course folder::
 
@@ -27,6 +27,7 @@ needs review, else 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import shutil
@@ -152,11 +153,18 @@ def read_notebook(path: Path) -> dict:
     return notebook
 
 
-def grades_from_course(course: Path, lab: str, student: str, notebook_name: str) -> list[CellResult]:
-    """The graded cells of one autograded notebook: scores from the gradebook, failures from the
-    autograded notebook's outputs. :class:`NotGradable` when autograde produced no notebook."""
+def open_gradebook(course: Path, gradebook=None) -> contextlib.AbstractContextManager:
+    """The course's gradebook, opened here, or ``gradebook`` when one is open already (a class report
+    opens it once, not twice per submission: each opening costs nbgrader's checks of its tables)."""
     from nbgrader.api import Gradebook
 
+    return contextlib.nullcontext(gradebook) if gradebook is not None else Gradebook(f"sqlite:///{course / 'gradebook.db'}")
+
+
+def grades_from_course(course: Path, lab: str, student: str, notebook_name: str, gradebook=None) -> list[CellResult]:
+    """The graded cells of one autograded notebook: scores from the gradebook (``gradebook``, when it
+    is open already), failures from the autograded notebook's outputs. :class:`NotGradable` when
+    autograde produced no notebook."""
     autograded = course / "autograded" / student / lab / f"{notebook_name}.ipynb"
     if not autograded.exists():
         raise NotGradable("not graded: autograde failed on this notebook")
@@ -166,8 +174,8 @@ def grades_from_course(course: Path, lab: str, student: str, notebook_name: str)
         if grade_id:
             cells_by_id[grade_id] = cell
     source = json.loads((course / "solutions" / lab / f"{notebook_name}.ipynb").read_text(encoding="utf-8"))
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        submission = gradebook.find_submission_notebook(notebook_name, lab, student)
+    with open_gradebook(course, gradebook) as opened:
+        submission = opened.find_submission_notebook(notebook_name, lab, student)
         scores = {grade.name: (grade.score, grade.max_score) for grade in submission.grades}
     results = []
     for grade_id, points in test_cells_in_order(source):
@@ -219,19 +227,23 @@ def autograde_notebook(path: Path, lab: str, *, timeout: int | None = None, keep
     The course is built from the lab's release (``labs/<lab>``), which a learner's handout has
     too; autograde runs the course's trusted grader, as for a class. ``isolation``, when given,
     receives the lines saying how the submission's code was confined."""
-    from .notebooks import generate_release, run_nbgrader, temporary_course
+    from .nbgrader_main import run_in_process
+    from .notebooks import temporary_course
     from .trusted.autograde import GradingRecord
 
     with temporary_course([lab], from_release=True) as course:
-        generate_release(lab, course, database=True)
         submitted = course / "submitted" / STUDENT / lab
         submitted.mkdir(parents=True)
         shutil.copyfile(path, submitted / f"{lab}.ipynb")
         arguments = ["autograde", lab, "--student", STUDENT]
         if timeout:
             arguments += [f"--TrustedExecute.cell_timeout={timeout}", f"--TrustedExecute.call_timeout={timeout}"]
-        result = run_nbgrader(arguments, course)
-        log = result.stdout + result.stderr
+        # nbgrader runs in this process (the trusted side, as nbgrader's own process is for a class): the
+        # gradebook of the release, then autograde. Two subprocesses cost ~4 s of interpreter starts and imports.
+        code, log = run_in_process(["generate_assignment", lab, "--force"], course)
+        if code or not (course / "labs" / lab).is_dir():
+            raise RuntimeError(f"nbgrader generate_assignment {lab} failed:\n{log}")
+        _, log = run_in_process(arguments, course)
         autograded = course / "autograded" / STUDENT / lab / f"{lab}.ipynb"
         if keep and autograded.exists():
             keep.mkdir(parents=True, exist_ok=True)
@@ -334,11 +346,10 @@ class SubmissionStatus:
     review: list[str] = field(default_factory=list)  # why a person should look at it
 
 
-def gradebook_disagreements(course: Path, lab: str, student: str, notebook: str) -> list[str]:
+def gradebook_disagreements(course: Path, lab: str, student: str, notebook: str, gradebook=None) -> list[str]:
     """Where the gradebook's scores of a notebook differ from what the trusted grader decided, and
-    every manual score (the formgrader's, or anyone's who could write the gradebook file)."""
-    from nbgrader.api import Gradebook
-
+    every manual score (the formgrader's, or anyone's who could write the gradebook file).
+    ``gradebook``: the course's, when it is open already."""
     from .trusted.autograde import GradingRecord
 
     record = GradingRecord.load(course, student, lab, notebook)
@@ -346,8 +357,8 @@ def gradebook_disagreements(course: Path, lab: str, student: str, notebook: str)
         return [f"{notebook}: no trusted grading record (not autograded with the course's nbgrader_config.py?)"]
     decided = {verdict.grade_id: (verdict.points if verdict.passed else 0.0) for verdict in record.verdicts}
     problems = []
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        submission = gradebook.find_submission_notebook(notebook, lab, student)
+    with open_gradebook(course, gradebook) as opened:
+        submission = opened.find_submission_notebook(notebook, lab, student)
         for grade in submission.grades:
             if grade.manual_score is not None:
                 problems.append(f"{grade.name}: manual score {grade.manual_score:g} (trusted grader: {decided.get(grade.name, 0):g})")
@@ -388,34 +399,38 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
     allowed = {"allow_processes": bool(policy.get("allow_processes")), "allow_files": bool(policy.get("allow_files")),
                "provided": tuple(policy.get("provided", ()))}
     students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{lab}") if p.is_dir())
+    release_cells = {name: json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"cells": []}
+                     for name, path in releases.items()}
     report = []
-    for student in students:
-        status = SubmissionStatus(student, "graded", 0.0, possible)
-        for name in notebook_names:
-            submitted = course / "submitted" / student / lab / f"{name}.ipynb"
-            if not submitted.exists():
-                status.status, status.detail = "missing", f"no {name}.ipynb in the submission"
-                break
-            try:
-                notebook = read_notebook(submitted)
-            except NotGradable as problem:
-                status.status, status.detail = "could not be read", str(problem).replace("could not be read: ", "")
-                break
-            release = json.loads(releases[name].read_text(encoding="utf-8")) if releases[name].exists() else {"cells": []}
-            status.review += [f"uses {flag}" for flag in notebook_flags(notebook, release, **allowed)]
-            status.review += tampering(notebook, release)
-            record = GradingRecord.load(course, student, lab, name)
-            status.review += [f"its code {line}" for line in (record.behaviour if record else [])]
-            try:
-                status.earned += sum(c.earned for c in grades_from_course(course, lab, student, name))
-            except NotGradable:
-                status.status = "not graded"
-                status.detail = "autograde failed on it or has not run yet"
-                break
-            status.review += [f"gradebook: {problem}" for problem in gradebook_disagreements(course, lab, student, name)]
-        if status.status != "graded":
-            status.earned = 0.0
-        report.append(status)
+    # The gradebook is opened once for the class (when there is one: opening creates it).
+    with open_gradebook(course) if (course / "gradebook.db").exists() else contextlib.nullcontext() as gradebook:
+        for student in students:
+            status = SubmissionStatus(student, "graded", 0.0, possible)
+            for name in notebook_names:
+                submitted = course / "submitted" / student / lab / f"{name}.ipynb"
+                if not submitted.exists():
+                    status.status, status.detail = "missing", f"no {name}.ipynb in the submission"
+                    break
+                try:
+                    notebook = read_notebook(submitted)
+                except NotGradable as problem:
+                    status.status, status.detail = "could not be read", str(problem).replace("could not be read: ", "")
+                    break
+                release = release_cells[name]
+                status.review += [f"uses {flag}" for flag in notebook_flags(notebook, release, **allowed)]
+                status.review += tampering(notebook, release)
+                record = GradingRecord.load(course, student, lab, name)
+                status.review += [f"its code {line}" for line in (record.behaviour if record else [])]
+                try:
+                    status.earned += sum(c.earned for c in grades_from_course(course, lab, student, name, gradebook))
+                except NotGradable:
+                    status.status = "not graded"
+                    status.detail = "autograde failed on it or has not run yet"
+                    break
+                status.review += [f"gradebook: {problem}" for problem in gradebook_disagreements(course, lab, student, name, gradebook)]
+            if status.status != "graded":
+                status.earned = 0.0
+            report.append(status)
     return report
 
 
