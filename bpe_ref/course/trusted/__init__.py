@@ -7,7 +7,7 @@
   (and so in ``python -m bpe_ref grade``): graders run here, with the reference, and decide.
 - :mod:`.cells`: which grader each test cell runs, recorded from the source notebooks.
 - :mod:`.review`: flags for an instructor's review (what the worker did, restored tampering,
-  capabilities no lab needs).
+  and, as a hint, capabilities no lab needs that its text uses).
 - :mod:`.stand_ins`: the reference's helpers, sent as source, bound in place of the learner's
   earlier functions while a later task is graded, so that one bug costs one task's points.
 - :mod:`.verdicts`: what the graders share with this side (the verdict exceptions, the hidden seed).
@@ -82,18 +82,31 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   sees the learner's whole process, so code that recognises the measured input and answers it by
   another method than it uses elsewhere is not caught while its answer is right (the merges of
   measured runs are compared with the reference's; those of labs 02, 05, 07 and 08 are drawn from the
-  secret seed). A refused system call is not counted (see the review flags below).
+  secret seed). A refused system call is counted for the review (below), never for the score.
   Lab 09's ``interleaved`` and ``peak_memory`` take functions, so
   their graders send a *driver* (the reference's code, as source, like a stand-in) that builds a
   fake clock and contenders in the worker, calls the learner's function with them, and reports
   the order of the calls and the collector's state as the contenders saw them; a submission that
   digs into the driver's objects could fake that report, not the times it returns, which the
   trusted side compares.
-- Review flags from behaviour are what can be seen from outside: processes that left the session,
-  files left in /dev/shm, links or special files made in the scratch folder, tampering nbgrader
-  restored. A system call the sandbox refused is not counted from outside (seccomp and Landlock
-  report nothing to an unprivileged process); the text of the learner's cells is still read for
-  capabilities no lab needs. With Landlock ABI < 6 the worker could signal its keeper.
+- Review flags from behaviour are what can be seen from outside: the system calls the sandbox
+  refused, by name and count; processes that left the session, files left in /dev/shm, links or
+  special files made in the scratch folder; tampering nbgrader restored. The seccomp filter sends
+  each call it refuses (a socket other than AF_UNIX, a new process or program where the lab allows
+  none, a seccomp filter of the worker's own, which could otherwise answer refused calls before the
+  keeper sees them, any call of another architecture's table) to the keeper by seccomp user
+  notification; the keeper counts it and answers with the filter's error, never lets it run. The
+  worker hands the notification fd over and closes its copy before any of the learner's code runs,
+  and Landlock keeps it from taking the keeper's (``pidfd_getfd`` needs ptrace). Counted: the first
+  10 000 refused calls of a worker; then the keeper closes the fd and the kernel refuses the rest
+  (ENOSYS) uncounted, as it does if the keeper dies. Where the kernel has no user notification, the
+  filter refuses the same calls itself and none is counted: the isolation line says "refused calls
+  not counted". *Not* counted: opens and other file operations Landlock refused (Landlock reports
+  nothing to an unprivileged process; a seccomp filter cannot read a path, so counting them would send
+  every open of the worker to the keeper), and a signal or ptrace Landlock scoped. For those, the
+  text of the learner's cells is still read for capabilities no lab needs, a hint where behaviour
+  cannot be seen (an import of the reference just fails, with no refused call), never a finding; a
+  docstring is not read. With Landlock ABI < 6 the worker could signal its keeper.
 - The worker can read the system's shared libraries (``/usr/lib``, which on Debian also holds the
   system Python's packages); nothing of the course is there. Disk use is capped per file
   (``RLIMIT_FSIZE``) and in total by a watcher of the scratch folder.

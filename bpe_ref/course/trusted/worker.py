@@ -207,11 +207,22 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
 
 # seccomp: a classic BPF filter, written out because it is short and a maintained Python binding
 # does not ship on PyPI. It refuses sockets other than AF_UNIX (no network), and, unless the lab
-# allows processes, fork/vfork/execve and clone without CLONE_THREAD (threads stay possible).
-_SECCOMP_ARCH = {  # machine: (AUDIT_ARCH, socket, execve, execveat, fork, vfork, clone, clone3)
-    "x86_64": (0xC000003E, 41, 59, 322, 57, 58, 56, 435),
-    "aarch64": (0xC00000B7, 198, 221, 281, None, None, 220, 435),
+# allows processes, fork/vfork/execve and clone without CLONE_THREAD (threads stay possible); and a
+# seccomp filter of the learner's own (see below). Where the kernel has user notification (5.0+),
+# a refused call is not answered by the filter itself: it goes to the keeper (:func:`keep`), which
+# runs none of the learner's code, counts it by name and answers it with the same error; so what
+# the sandbox refused can be flagged from outside. The worker hands the notification fd over before
+# any code of the learner's runs, and keeps no copy.
+_SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filter reads (None: no such call)
+    "x86_64": (0xC000003E, {"socket": 41, "execve": 59, "execveat": 322, "fork": 57, "vfork": 58, "clone": 56,
+                            "clone3": 435, "seccomp": 317, "prctl": 157}),
+    "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
+                             "clone3": 435, "seccomp": 277, "prctl": 167}),
 }
+_EPERM, _EACCES, _ENOSYS = 1, 13, 38
+_RET_ALLOW, _RET_ERRNO, _RET_USER_NOTIF = 0x7FFF0000, 0x00050000, 0x7FC00000
+_PR_SET_SECCOMP, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_NEW_LISTENER = 22, 1, 8
+_SOCKET_FAMILIES = {2: "AF_INET", 10: "AF_INET6", 16: "AF_NETLINK", 17: "AF_PACKET", 40: "AF_VSOCK"}
 
 
 class _SockFilter(ctypes.Structure):
@@ -222,55 +233,119 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def seccomp(allow_processes: bool) -> str:
-    """Install the filter described above. Returns what was applied, or raises ``OSError``."""
-    machine = platform.machine()
-    if machine not in _SECCOMP_ARCH:
-        raise OSError(0, f"no seccomp filter written for {machine}")
-    arch, socket_nr, execve, execveat, fork, vfork, clone, clone3 = _SECCOMP_ARCH[machine]
+def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = None) -> tuple[str, int]:
+    """The name of a call the filter refused (``arch``, ``nr`` and ``args`` of its ``seccomp_data``)
+    and the error the filter answers it with: the one table the filter and the keeper share."""
+    own_arch, numbers = _SECCOMP_ARCH[machine or platform.machine()]
+    if arch != own_arch:
+        return f"a system call of another architecture (#{nr})", _ENOSYS
+    if nr >= 0x40000000:
+        return f"an x32 system call (#{nr & 0xFFFF})", _ENOSYS
+    name = next((name for name, number in numbers.items() if number == nr), f"system call #{nr}")
+    if name == "socket":
+        family = args[0] & 0xFFFFFFFF
+        return f"socket({_SOCKET_FAMILIES.get(family, f'family {family}')})", _EACCES
+    if name == "prctl":
+        return "prctl(PR_SET_SECCOMP)", _EPERM
+    if name == "clone3":
+        return name, _ENOSYS
+    return name, _EPERM
+
+
+def _seccomp_program(allow_processes: bool, notify: bool) -> list[tuple[int, int, int, int]]:
+    """The filter as ``(code, jt, jf, k)``; ``notify``: refused calls go to the listener (the keeper)."""
+    arch, numbers = _SECCOMP_ARCH[platform.machine()]
     LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, JMP|JSET|K, RET|K
-    ALLOW, EACCES, EPERM, ENOSYS = 0x7FFF0000, 0x00050000 | 13, 0x00050000 | 1, 0x00050000 | 38
-    program: list[tuple[int, int, int, int]] = []  # (code, jt, jf, k), jumps as labels resolved below
+    program: list[tuple[int, int, int, int]] = []
 
     def emit(code, k, jt=0, jf=0):
         program.append((code, jt, jf, k))
+
+    def refuse(errno: int) -> None:
+        emit(RET, _RET_USER_NOTIF if notify else _RET_ERRNO | errno)
 
     emit(LD, 4)  # seccomp_data.arch
     emit(JEQ, arch, 1, 0)
     # Another ABI's syscall table (on x86_64, ``int 0x80`` reaches the i386 one, with its own
     # numbers for fork, socket, socketcall...): refused whole, or it would bypass every rule below.
     # Python never makes such a call.
-    emit(RET, ENOSYS)
+    refuse(_ENOSYS)
     emit(LD, 0)  # seccomp_data.nr
     # x32 (x86_64's arch with bit 30 set in the number) has the same calls under other numbers.
     emit(JGE, 0x40000000, 0, 1)
-    emit(RET, ENOSYS)
-    emit(JEQ, socket_nr, 0, 4)  # not socket(): on to the next test, past the four below
+    refuse(_ENOSYS)
+    emit(JEQ, numbers["socket"], 0, 4)  # not socket(): on to the next test, past the four below
     emit(LD, 16)  # args[0], the address family
     emit(JEQ, 1, 0, 1)  # AF_UNIX
-    emit(RET, ALLOW)
-    emit(RET, EACCES)
+    emit(RET, _RET_ALLOW)
+    refuse(_EACCES)
+    # No seccomp filter of the learner's own: the kernel applies the strictest answer of all filters,
+    # so one that answered a refused call with an error itself would hide it from the keeper's count.
+    emit(JEQ, numbers["seccomp"], 0, 1)
+    refuse(_EPERM)
+    emit(JEQ, numbers["prctl"], 0, 4)
+    emit(LD, 16)  # args[0], the option
+    emit(JEQ, _PR_SET_SECCOMP, 0, 1)
+    refuse(_EPERM)
+    emit(RET, _RET_ALLOW)  # any other prctl
     if not allow_processes:
-        for nr in (execve, execveat, fork, vfork):
-            if nr is not None:
-                emit(JEQ, nr, 0, 1)
-                emit(RET, EPERM)
-        emit(JEQ, clone3, 0, 1)
-        emit(RET, ENOSYS)  # glibc then falls back to clone, whose flags can be read
-        emit(JEQ, clone, 0, 4)
+        for name in ("execve", "execveat", "fork", "vfork"):
+            if numbers[name] is not None:
+                emit(JEQ, numbers[name], 0, 1)
+                refuse(_EPERM)
+        emit(JEQ, numbers["clone3"], 0, 1)
+        # glibc then falls back to clone, whose flags can be read: every thread start takes this
+        # path, so it is answered here, never counted.
+        emit(RET, _RET_ERRNO | _ENOSYS)
+        emit(JEQ, numbers["clone"], 0, 4)
         emit(LD, 16)  # args[0], the clone flags (low 32 bits)
         emit(JSET, 0x00010000, 0, 1)  # CLONE_THREAD: a thread, allowed
-        emit(RET, ALLOW)
-        emit(RET, EPERM)
-    emit(RET, ALLOW)
-    filters = (_SockFilter * len(program))(*[_SockFilter(c, jt, jf, k) for c, jt, jf, k in program])
-    prog = _SockFprog(len(program), filters)
+        emit(RET, _RET_ALLOW)
+        refuse(_EPERM)
+    emit(RET, _RET_ALLOW)
+    return program
+
+
+def seccomp(allow_processes: bool, handoff=None) -> str:
+    """Install the filter described above. ``handoff``: a unix socket to the keeper, which is sent
+    the filter's notification fd (then closed here); without it, or where the kernel cannot notify,
+    the filter answers refused calls itself and they are not counted. Returns what was applied, or
+    raises ``OSError``."""
+    machine = platform.machine()
+    if machine not in _SECCOMP_ARCH:
+        raise OSError(0, f"no seccomp filter written for {machine}")
     libc = _libc()
     if libc.prctl(38, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
-    if libc.prctl(22, 2, ctypes.byref(prog), 0, 0) != 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+
+    def compiled(notify: bool) -> _SockFprog:
+        program = _seccomp_program(allow_processes, notify)
+        filters = (_SockFilter * len(program))(*[_SockFilter(c, jt, jf, k) for c, jt, jf, k in program])
+        return _SockFprog(len(program), filters)
+
+    what = "seccomp: no network sockets" + ("" if allow_processes else ", no new processes (threads allowed)")
+    counted = "refused calls not counted (no keeper to count them)"
+    if handoff is not None:
+        prog = compiled(True)
+        listener = libc.syscall(_SECCOMP_ARCH[machine][1]["seccomp"], _SECCOMP_SET_MODE_FILTER,
+                                _SECCOMP_FILTER_FLAG_NEW_LISTENER, ctypes.byref(prog))
+        if listener >= 0:
+            try:
+                import socket
+
+                socket.send_fds(handoff, [b"listener"], [listener])
+                counted = "refused calls counted by the keeper"
+            except OSError as error:  # the filter is in place; with no listener, the kernel answers ENOSYS
+                counted = f"refused calls not counted (the keeper could not be given them: {error.strerror or error})"
+            finally:
+                os.close(listener)  # the learner's code must never hold it: it could answer its own calls
+                handoff.close()
+            return f"{what}; {counted}"
+        counted = f"refused calls not counted (no seccomp user notification: {os.strerror(ctypes.get_errno())})"
+    prog = compiled(False)
+    if libc.prctl(_PR_SET_SECCOMP, 2, ctypes.byref(prog), 0, 0) != 0:  # SECCOMP_MODE_FILTER
         raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP failed")
-    return "seccomp: no network sockets" + ("" if allow_processes else ", no new processes (threads allowed)")
+    return f"{what}; {counted}"
 
 
 def rlimits(memory_mb: int, cpu_seconds: int, file_mb: int) -> str:
@@ -296,8 +371,9 @@ def rlimits(memory_mb: int, cpu_seconds: int, file_mb: int) -> str:
     return "rlimits: " + ", ".join(applied) if applied else ""
 
 
-def confine(policy: dict) -> list[str]:
-    """Lock this process in as ``policy`` says; return a line per mechanism (what is in force)."""
+def confine(policy: dict, handoff=None) -> list[str]:
+    """Lock this process in as ``policy`` says; return a line per mechanism (what is in force).
+    ``handoff``: the keeper's socket, for the seccomp filter's notifications; closed here in any case."""
     report = []
     scratch = policy["scratch"]
     os.chdir(scratch)
@@ -310,10 +386,12 @@ def confine(policy: dict) -> list[str]:
         except OSError as error:
             report.append(f"no Landlock ({error.strerror or error}): files and network NOT restricted")
         try:
-            report.append(seccomp(policy.get("allow_processes", False)))
+            report.append(seccomp(policy.get("allow_processes", False), handoff))
         except OSError as error:
             report.append(f"no seccomp ({error.strerror or error}): sockets and processes NOT restricted")
-    else:
+    if handoff is not None:
+        handoff.close()  # (seccomp closed it already where it was used): nothing of it is left to the learner
+    if not sys.platform.startswith("linux"):
         report.append(f"{sys.platform}: files, network and processes NOT restricted (Landlock and seccomp are Linux only)")
     return [line for line in report if line]
 
@@ -563,10 +641,76 @@ def _mapped_anywhere(paths: set[str]) -> set[str]:
     return used
 
 
-def keep(policy: dict, control_fd: int, report_fd: int) -> None:
+# seccomp user notification (include/uapi/linux/seccomp.h): the structures and ioctls the keeper uses.
+class _SeccompData(ctypes.Structure):
+    _fields_ = [("nr", ctypes.c_int32), ("arch", ctypes.c_uint32), ("instruction_pointer", ctypes.c_uint64),
+                ("args", ctypes.c_uint64 * 6)]
+
+
+class _SeccompNotif(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_uint64), ("pid", ctypes.c_uint32), ("flags", ctypes.c_uint32), ("data", _SeccompData)]
+
+
+class _SeccompNotifResp(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_uint64), ("val", ctypes.c_int64), ("error", ctypes.c_int32), ("flags", ctypes.c_uint32)]
+
+
+def _iowr(number: int, size: int) -> int:
+    return (3 << 30) | (size << 16) | (ord("!") << 8) | number  # _IOWR('!', number, size)
+
+
+_NOTIF_RECV = _iowr(0, ctypes.sizeof(_SeccompNotif))
+_NOTIF_SEND = _iowr(1, ctypes.sizeof(_SeccompNotifResp))
+# The keeper counts this many refused calls of one worker, then closes the listener: the kernel then
+# refuses the rest itself (ENOSYS), so a learner looping on a refused call costs the grader a bounded time.
+MAX_REFUSALS_COUNTED = 10_000
+MAX_REFUSAL_NAMES = 16  # distinct names kept; the rest are counted together
+
+
+def _count_refusals(handoff, refused: dict[str, int]) -> None:
+    """The keeper's thread: receive the worker's notification fd on ``handoff``, then answer every
+    call the filter refused with the filter's error (never "continue"), counting it in ``refused``.
+    Blocks only this thread; the worker waits for an answer only as long as one ioctl takes."""
+    import socket
+
+    try:
+        _, fds, _, _ = socket.recv_fds(handoff, 64, 1)
+    except OSError:
+        return
+    finally:
+        handoff.close()
+    if not fds:
+        return  # the worker had no notifications to hand over (the kernel answers refused calls itself)
+    listener = fds[0]
+    libc = _libc()
+    notif, answer = _SeccompNotif(), _SeccompNotifResp()
+    total, machine = 0, platform.machine()
+    try:
+        while total < MAX_REFUSALS_COUNTED:
+            ctypes.memset(ctypes.byref(notif), 0, ctypes.sizeof(notif))  # the kernel wants it zeroed
+            if libc.ioctl(listener, ctypes.c_ulong(_NOTIF_RECV), ctypes.byref(notif)) != 0:
+                if ctypes.get_errno() in (4, 2):  # EINTR; ENOENT: the caller was killed meanwhile
+                    continue
+                return
+            name, error = refusal(notif.data.arch, notif.data.nr, tuple(notif.data.args), machine)
+            if name not in refused and len(refused) >= MAX_REFUSAL_NAMES:
+                name = "other refused calls"
+            refused[name] = refused.get(name, 0) + 1
+            total += 1
+            answer.id, answer.val, answer.error, answer.flags = notif.id, 0, -error, 0
+            libc.ioctl(listener, ctypes.c_ulong(_NOTIF_SEND), ctypes.byref(answer))  # ENOENT if the caller died: fine
+        refused["(counting stopped)"] = total
+    finally:
+        os.close(listener)  # from now on the kernel answers every refused call itself (ENOSYS)
+
+
+def keep(policy: dict, control_fd: int, report_fd: int):
     """Become the worker's parent and keeper (Linux): a child subreaper that forks the worker, counts
     and limits the processes under it, and when the worker exits or the trusted side closes the
     control pipe, kills every one of them, removes what they left in /dev/shm, reports, and exits.
+    It also answers and counts the system calls the worker's seccomp filter refused
+    (:func:`_count_refusals`). Returns, in the worker only, the socket on which the worker hands
+    over the filter's notification fd (:func:`seccomp`).
     The keeper confines nothing of itself and runs none of the learner's code; the worker, confined,
     can neither signal nor trace it (Landlock scopes both from ABI 6)."""
     libc = _libc()
@@ -574,11 +718,19 @@ def keep(policy: dict, control_fd: int, report_fd: int) -> None:
         raise OSError(ctypes.get_errno(), "PR_SET_CHILD_SUBREAPER failed")
     shm_before = _shm_entries() if policy.get("allow_processes") else {}
     started_at = time.time()
+    import socket
+    import threading
+
+    keeper_end, worker_end = socket.socketpair()  # the seccomp filter's notification fd comes this way
     worker = os.fork()
     if worker == 0:
         os.close(control_fd)
         os.close(report_fd)
-        return  # the child goes on to be the worker
+        keeper_end.close()
+        return worker_end  # the child goes on to be the worker
+    worker_end.close()
+    refused: dict[str, int] = {}
+    threading.Thread(target=_count_refusals, args=(keeper_end, refused), daemon=True).start()
     # The keeper holds none of the worker's pipes: the trusted side sees their end when the worker's
     # processes are gone.
     null = os.open(os.devnull, os.O_RDWR)
@@ -633,7 +785,8 @@ def keep(policy: dict, control_fd: int, report_fd: int) -> None:
                     os.unlink(path)
                     removed.append(path)
     report = {"status": status, "processes_started": len(seen), "left_session": len(left_session),
-              "killed_at_end": max(0, killed - (1 if worker_was_running else 0)), "shm_removed": removed, "reason": reason}
+              "killed_at_end": max(0, killed - (1 if worker_was_running else 0)), "shm_removed": removed, "reason": reason,
+              "refused": dict(refused)}
     with contextlib.suppress(OSError):
         os.write(report_fd, (json.dumps(report) + "\n").encode())
     os._exit(0)
@@ -641,8 +794,9 @@ def keep(policy: dict, control_fd: int, report_fd: int) -> None:
 
 def main() -> None:
     policy = json.loads(sys.argv[1])
+    handoff = None
     if policy.get("control_fd") is not None:
-        keep(policy, policy["control_fd"], policy["report_fd"])  # returns in the worker only
+        handoff = keep(policy, policy["control_fd"], policy["report_fd"])  # returns in the worker only
     # sys.path: the standard library, then a folder of links to the packages a lab may import.
     sys.path = [p for p in sys.path if p and os.path.isdir(p)] + [policy["packages_dir"]]
     # The protocol keeps the pipes the trusted side opened as stdin and stdout; the learner's code
@@ -651,7 +805,7 @@ def main() -> None:
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.dup2(2, 1)
-    isolation = confine(policy)
+    isolation = confine(policy, handoff)
     # A module the learner writes (``%%writefile``) is imported from the scratch folder, here and in
     # the processes a lab may start (spawn and forkserver children get this sys.path).
     sys.path.insert(0, policy["scratch"])
