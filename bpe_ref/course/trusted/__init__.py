@@ -90,23 +90,29 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   digs into the driver's objects could fake that report, not the times it returns, which the
   trusted side compares.
 - Review flags from behaviour are what can be seen from outside: the system calls the sandbox
-  refused, by name and count; processes that left the session, files left in /dev/shm, links or
-  special files made in the scratch folder; tampering nbgrader restored. The seccomp filter sends
-  each call it refuses (a socket other than AF_UNIX, a new process or program where the lab allows
-  none, a seccomp filter of the worker's own, which could otherwise answer refused calls before the
-  keeper sees them, any call of another architecture's table) to the keeper by seccomp user
-  notification; the keeper counts it and answers with the filter's error, never lets it run. The
-  worker hands the notification fd over and closes its copy before any of the learner's code runs,
-  and Landlock keeps it from taking the keeper's (``pidfd_getfd`` needs ptrace). Counted: the first
-  10 000 refused calls of a worker; then the keeper closes the fd and the kernel refuses the rest
-  (ENOSYS) uncounted, as it does if the keeper dies. Where the kernel has no user notification, the
-  filter refuses the same calls itself and none is counted: the isolation line says "refused calls
-  not counted". *Not* counted: opens and other file operations Landlock refused (Landlock reports
-  nothing to an unprivileged process; a seccomp filter cannot read a path, so counting them would send
-  every open of the worker to the keeper), and a signal or ptrace Landlock scoped. For those, the
-  text of the learner's cells is still read for capabilities no lab needs, a hint where behaviour
-  cannot be seen (an import of the reference just fails, with no refused call), never a finding; a
-  docstring is not read. With Landlock ABI < 6 the worker could signal its keeper.
+  refused and the files it refused to open, by name and count; processes that left the session,
+  files left in /dev/shm, links or special files made in the scratch folder; tampering nbgrader
+  restored. The seccomp filter sends each call it refuses (a socket other than AF_UNIX, a new
+  process or program where the lab allows none, a seccomp filter of the worker's own, which could
+  otherwise answer refused calls before the keeper sees them, any call of another architecture's
+  table) to the keeper by seccomp user notification; the keeper counts it and answers with the
+  filter's error, never lets it run. It also sends every ``open``/``openat``/``openat2``/``creat``:
+  the keeper reads the path from the caller's memory (``/proc/PID/mem``), resolves it, counts it
+  ("read PATH", "write PATH") if it lies outside what the worker gave Landlock, and lets the call go
+  on, so Landlock still decides (a path swapped by another thread after the read changes the count,
+  never what is allowed; the harmless probes of the interpreter and the C library, ``pyvenv.cfg``,
+  the CPU count under ``/sys`` and ``/proc``, are not counted). The worker hands the notification fd
+  over and closes its copy before any of the learner's code runs, and Landlock keeps it from taking
+  the keeper's (``pidfd_getfd`` needs ptrace). A report names at most 16 calls and 16 files (the rest
+  counted together); every call is answered, one round trip each (about 0.1 ms), within the
+  notebook's time budget; if the keeper dies the kernel refuses every notified call (ENOSYS). Where
+  the kernel has no user notification, the filter refuses the same calls itself and nothing is
+  counted; before Linux 5.5 (no "continue") opens are not watched: the isolation line says which.
+  *Not* counted: other file operations Landlock refuses (``unlink``, ``rename``, ``mkdir``...
+  outside the scratch folder), and a signal or ptrace Landlock scoped. The text of the learner's
+  cells is still read for capabilities no lab needs, a hint where behaviour cannot be seen (an
+  import of the reference just fails, without an open; a hook or a patch is no system call), never a
+  finding; a docstring is not read. With Landlock ABI < 6 the worker could signal its keeper.
 - The worker can read the system's shared libraries (``/usr/lib``, which on Debian also holds the
   system Python's packages); nothing of the course is there. Disk use is capped per file
   (``RLIMIT_FSIZE``) and in total by a watcher of the scratch folder.

@@ -74,19 +74,22 @@ class GradingRecord:
     # What the worker's processes did, seen from outside (the keeper's report, the scratch folder
     # looked at with lstat): one line each, for the instructor's review; the refused system calls first.
     behaviour: list[str] = field(default_factory=list)
-    # System calls the sandbox refused, by name, as the keepers of every worker of this notebook counted them.
+    # System calls the sandbox refused, by name, and files Landlock refused ("read PATH", "write PATH"),
+    # as the keepers of every worker of this notebook counted them.
     refused: dict[str, int] = field(default_factory=dict)
+    refused_files: dict[str, int] = field(default_factory=dict)
 
     def note(self, report: dict) -> None:
         """Add what one worker did (:meth:`Sandbox.behaviour`) to :attr:`behaviour`."""
-        for name, count in dict(report.get("refused") or {}).items():
-            if name in self.refused or len(self.refused) < MAX_REFUSED_NAMES:
-                self.refused[str(name)] = self.refused.get(str(name), 0) + int(count)
-        others = [line for line in self.behaviour if not line.startswith(REFUSED_LINE)]
-        for line in behaviour_lines({**report, "refused": {}}):
+        for key, counts in (("refused", self.refused), ("refused_files", self.refused_files)):
+            for name, count in dict(report.get(key) or {}).items():
+                if name in counts or len(counts) < MAX_REFUSED_NAMES:
+                    counts[str(name)] = counts.get(str(name), 0) + int(count)
+        others = [line for line in self.behaviour if not line.startswith((REFUSED_LINE, REFUSED_FILES_LINE))]
+        for line in behaviour_lines({**report, "refused": {}, "refused_files": {}}):
             if line not in others:
                 others.append(line)
-        self.behaviour = refused_lines(self.refused) + others
+        self.behaviour = refused_lines(self.refused, self.refused_files) + others
 
     @property
     def earned(self) -> float:
@@ -110,33 +113,34 @@ class GradingRecord:
 
 
 REFUSED_LINE = "made system calls the sandbox refused: "
+REFUSED_FILES_LINE = "opened files the sandbox refused: "
 MAX_REFUSED_NAMES = 32
 # What each refused call (named by the keeper, :func:`.worker.refusal`) would have done.
 REFUSED_WHAT = {"socket": "network", "execve": "run a program", "execveat": "run a program", "fork": "a new process",
                 "vfork": "a new process", "clone": "a new process", "seccomp": "a seccomp filter of its own",
                 "prctl(PR_SET_SECCOMP)": "a seccomp filter of its own"}
-COUNTING_STOPPED = "(counting stopped)"  # the keeper's count of a worker that reached its limit
 
 
-def refused_lines(refused: dict[str, int]) -> list[str]:
-    """The system calls the sandbox refused (``{name: count}``), as one review line; none if none."""
-    counts = {name: count for name, count in refused.items() if name != COUNTING_STOPPED}
-    if not counts:
-        return []
-    parts = []
-    for name, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-        what = REFUSED_WHAT.get(name.split("(")[0] if name.startswith("socket(") else name)
-        parts.append(f"{name}{f' ({what})' if what else ''} x{count}")
-    line = REFUSED_LINE + ", ".join(parts)
-    if refused.get(COUNTING_STOPPED):
-        line += f" (the keeper stopped counting after {refused[COUNTING_STOPPED]}; the kernel refused the rest)"
-    return [line]
+def refused_lines(refused: dict[str, int], files: dict[str, int] | None = None) -> list[str]:
+    """The system calls the sandbox refused (``{name: count}``) and the files it refused to open
+    (``{"read PATH": count}``), a review line each; none if none."""
+    lines = []
+    if refused:
+        parts = []
+        for name, count in sorted(refused.items(), key=lambda item: (-item[1], item[0])):
+            what = REFUSED_WHAT.get(name.split("(")[0] if name.startswith("socket(") else name)
+            parts.append(f"{name}{f' ({what})' if what else ''} x{count}")
+        lines.append(REFUSED_LINE + ", ".join(parts))
+    if files:
+        lines.append(REFUSED_FILES_LINE + ", ".join(f"{name} x{count}" for name, count in
+                                                     sorted(files.items(), key=lambda item: (-item[1], item[0]))))
+    return lines
 
 
 def behaviour_lines(report: dict) -> list[str]:
     """The keeper's report of one worker (:meth:`Sandbox.behaviour`) as review lines; none for a
     worker that did nothing a lab's honest code does not."""
-    lines = refused_lines(dict(report.get("refused") or {}))
+    lines = refused_lines(dict(report.get("refused") or {}), dict(report.get("refused_files") or {}))
     if report.get("left_session"):
         lines.append(f"started {report['left_session']} process(es) that left the worker's session (killed at the end)")
     if report.get("reason"):
