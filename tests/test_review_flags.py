@@ -270,9 +270,22 @@ def honest_with_a_docstring() -> dict:
     return notebook
 
 
+def tampers() -> dict:
+    """The complete solution with its first test cell deleted and a read-only cell edited: nbgrader
+    puts both right (full marks), and the class report says what was done."""
+    notebook = complete(LAB)
+    meta = [cell.get("metadata", {}).get("nbgrader", {}) for cell in notebook["cells"]]
+    test = next(i for i, m in enumerate(meta) if m.get("grade") and not m.get("solution"))
+    locked = next(i for i, m in enumerate(meta) if m.get("locked") and not m.get("grade") and i != test)
+    notebook["cells"][locked]["source"] = "print('my own setup')\n"
+    del notebook["cells"][test]
+    return notebook
+
+
 @pytest.fixture(scope="module")
 def graded_class():
-    students = {"honest_with_a_docstring": honest_with_a_docstring(), "opens_a_socket": opens_a_socket()}
+    students = {"honest_with_a_docstring": honest_with_a_docstring(), "opens_a_socket": opens_a_socket(),
+                "tampers": tampers()}
     with temporary_course([LAB]) as course:
         assert run_nbgrader(["generate_assignment", LAB, "--force"], course, timeout=600).returncode == 0
         for student, notebook in students.items():
@@ -296,6 +309,16 @@ def test_grade_class_flags_the_refused_call_by_name_and_leaves_the_score(graded_
     assert re.search(r"^opens_a_socket .* graded; NEEDS REVIEW$", summary.stdout, re.M), summary.stdout
     assert all(f"- {flag}" in summary.stdout for flag in FLAGS), summary.stdout
     assert not re.search(r"^honest_with_a_docstring .*NEEDS REVIEW", summary.stdout, re.M), summary.stdout
+
+
+def test_grade_class_flags_the_tampering_nbgrader_restored(graded_class):
+    report, summary = graded_class
+    tampered = report["tampers"]
+    assert tampered.status == "graded" and tampered.earned == tampered.possible, tampered
+    flags = " | ".join(tampered.review)
+    assert re.search(r"deleted the test cell \w+ \(nbgrader put it back\)", flags), flags
+    assert re.search(r"edited the read-only cell \w+ \(its source was restored\)", flags), flags
+    assert re.search(r"^tampers .* graded; NEEDS REVIEW$", summary.stdout, re.M), summary.stdout
 
 
 def test_self_grading_shows_the_same_flag_and_full_marks(tmp_path):
