@@ -100,12 +100,15 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   the keeper reads the path from the caller's memory (``/proc/PID/mem``), resolves it, counts it
   ("read PATH", "write PATH") if it lies outside what the worker gave Landlock, and lets the call go
   on, so Landlock still decides (a path swapped by another thread after the read changes the count,
-  never what is allowed; the harmless probes of the interpreter and the C library, ``pyvenv.cfg``,
-  the CPU count under ``/sys`` and ``/proc``, are not counted). The worker hands the notification fd
+  never what is allowed; the harmless probes of the interpreter, its loader and the C library are
+  not counted: ``pyvenv.cfg``, ``libpython``, the caller's own ``/proc/self``, the CPU count and the
+  overcommit policy under ``/sys`` and ``/proc``, the locale aliases). The worker hands the notification fd
   over and closes its copy before any of the learner's code runs, and Landlock keeps it from taking
   the keeper's (``pidfd_getfd`` needs ptrace). A report names at most 16 calls and 16 files (the rest
-  counted together); every call is answered, one round trip each (about 0.1 ms), within the
-  notebook's time budget; if the keeper dies the kernel refuses every notified call (ENOSYS). Where
+  counted together); every call is answered, one round trip each (about 0.1 ms for a refused call;
+  0.2 to 1 ms for an open, on a loaded machine: lab 03's grading, whose spawned interpreters open
+  some 3 500 files, spends 0.8 to 3.6 s in the keeper), within the notebook's time budget; if the
+  keeper dies the kernel refuses every notified call (ENOSYS), opens included. Where
   the kernel has no user notification, the filter refuses the same calls itself and nothing is
   counted; before Linux 5.5 (no "continue") opens are not watched: the isolation line says which.
   *Not* counted: other file operations Landlock refuses (``unlink``, ``rename``, ``mkdir``...
