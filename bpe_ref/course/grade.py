@@ -221,12 +221,13 @@ def _why_autograde_failed(log: str) -> str:
 
 
 def autograde_notebook(path: Path, lab: str, *, timeout: int | None = None, keep: Path | None = None,
-                       isolation: list[str] | None = None) -> list[CellResult]:
+                       isolation: list[str] | None = None, behaviour: list[str] | None = None) -> list[CellResult]:
     """Autograde one notebook in a temporary course, hidden tests included; its graded cells.
 
     The course is built from the lab's release (``labs/<lab>``), which a learner's handout has
     too; autograde runs the course's trusted grader, as for a class. ``isolation``, when given,
-    receives the lines saying how the submission's code was confined."""
+    receives the lines saying how the submission's code was confined; ``behaviour``, what its code
+    was seen to do that a review would flag (system calls the sandbox refused, processes, links)."""
     from .nbgrader_main import run_in_process
     from .notebooks import temporary_course
     from .trusted.autograde import GradingRecord
@@ -253,6 +254,8 @@ def autograde_notebook(path: Path, lab: str, *, timeout: int | None = None, keep
         record = GradingRecord.load(course, STUDENT, lab, lab)
         if isolation is not None and record is not None:
             isolation.extend(record.isolation)
+        if behaviour is not None and record is not None:
+            behaviour.extend(record.behaviour)
         return grades_from_course(course, lab, STUDENT, lab)
 
 
@@ -290,7 +293,8 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
         lab = lab or detect_lab(path, notebook)
         print(f"Grading {path} as lab {lab}, hidden tests included (20-60 s on an idle machine, more on a busy one)...", flush=True)
         isolation: list[str] = []
-        cells = autograde_notebook(path, lab, timeout=timeout, keep=keep, isolation=isolation)
+        behaviour: list[str] = []
+        cells = autograde_notebook(path, lab, timeout=timeout, keep=keep, isolation=isolation, behaviour=behaviour)
     except NotGradable as problem:
         print(f"{path}: {problem}", file=sys.stderr)
         print("Nothing was graded: this is not a score of 0. Fix the problem above and grade again.", file=sys.stderr)
@@ -298,6 +302,9 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
     tasks = group_by_task(cells)
     print(format_table(tasks))
     print(isolation_summary(isolation))
+    if behaviour:  # what grade --class would show an instructor about this code
+        print("A class report would flag this notebook for review (no score changed):")
+        print("\n".join(f"  - its code {line}" for line in behaviour))
     earned, possible = sum(t.earned for t in tasks), sum(t.possible for t in tasks)
     seconds = time.perf_counter() - start
     if earned >= possible:
@@ -417,10 +424,13 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
                     status.status, status.detail = "could not be read", str(problem).replace("could not be read: ", "")
                     break
                 release = release_cells[name]
-                status.review += [f"uses {flag}" for flag in notebook_flags(notebook, release, **allowed)]
-                status.review += tampering(notebook, release)
+                # What its code was seen to do (the sandbox refused, the keeper saw), what autograde put
+                # right, then what its text suggests: a hint where behaviour cannot be seen (an import of
+                # the reference that failed, hooks), never a finding.
                 record = GradingRecord.load(course, student, lab, name)
                 status.review += [f"its code {line}" for line in (record.behaviour if record else [])]
+                status.review += tampering(notebook, release)
+                status.review += [f"hint from its text: {flag}" for flag in notebook_flags(notebook, release, **allowed)]
                 try:
                     status.earned += sum(c.earned for c in grades_from_course(course, lab, student, name, gradebook))
                 except NotGradable:
@@ -452,8 +462,9 @@ def print_class_report(report: list[SubmissionStatus], lab: str) -> int:
     print(", ".join(f"{n} {kind}" for kind, n in counts.items() if n) + f" ({len(report)} submissions)"
           + (f"; {flagged} need review." if flagged else "."))
     if flagged:
-        print("Review flags change no score: they say where a person should look (capabilities no lab needs, "
-              "gradebook scores that differ from the trusted grader's, manual scores).")
+        print("Review flags change no score: they say where a person should look (what the code was seen to do: "
+              "system calls the sandbox refused, processes, files; restored tampering; gradebook scores that differ "
+              "from the trusted grader's, manual scores; hints from the text of the learner's cells).")
     if counts["graded"] < len(report):
         print("nbgrader's gradebook shows 0 for the submissions that were not graded; they have no real score.")
         return 1

@@ -7,7 +7,7 @@
   (and so in ``python -m bpe_ref grade``): graders run here, with the reference, and decide.
 - :mod:`.cells`: which grader each test cell runs, recorded from the source notebooks.
 - :mod:`.review`: flags for an instructor's review (what the worker did, restored tampering,
-  capabilities no lab needs).
+  and, as a hint, capabilities no lab needs that its text uses).
 - :mod:`.stand_ins`: the reference's helpers, sent as source, bound in place of the learner's
   earlier functions while a later task is graded, so that one bug costs one task's points.
 - :mod:`.verdicts`: what the graders share with this side (the verdict exceptions, the hidden seed).
@@ -82,18 +82,40 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   sees the learner's whole process, so code that recognises the measured input and answers it by
   another method than it uses elsewhere is not caught while its answer is right (the merges of
   measured runs are compared with the reference's; those of labs 02, 05, 07 and 08 are drawn from the
-  secret seed). A refused system call is not counted (see the review flags below).
+  secret seed). A refused system call is counted for the review (below), never for the score.
   Lab 09's ``interleaved`` and ``peak_memory`` take functions, so
   their graders send a *driver* (the reference's code, as source, like a stand-in) that builds a
   fake clock and contenders in the worker, calls the learner's function with them, and reports
   the order of the calls and the collector's state as the contenders saw them; a submission that
   digs into the driver's objects could fake that report, not the times it returns, which the
   trusted side compares.
-- Review flags from behaviour are what can be seen from outside: processes that left the session,
-  files left in /dev/shm, links or special files made in the scratch folder, tampering nbgrader
-  restored. A system call the sandbox refused is not counted from outside (seccomp and Landlock
-  report nothing to an unprivileged process); the text of the learner's cells is still read for
-  capabilities no lab needs. With Landlock ABI < 6 the worker could signal its keeper.
+- Review flags from behaviour are what can be seen from outside: the system calls the sandbox
+  refused and the files it refused to open, by name and count; processes that left the session,
+  files left in /dev/shm, links or special files made in the scratch folder; tampering nbgrader
+  restored. The seccomp filter sends each call it refuses (a socket other than AF_UNIX, a new
+  process or program where the lab allows none, a seccomp filter of the worker's own, which could
+  otherwise answer refused calls before the keeper sees them, any call of another architecture's
+  table) to the keeper by seccomp user notification; the keeper counts it and answers with the
+  filter's error, never lets it run. It also sends every ``open``/``openat``/``openat2``/``creat``:
+  the keeper reads the path from the caller's memory (``/proc/PID/mem``), resolves it, counts it
+  ("read PATH", "write PATH") if it lies outside what the worker gave Landlock, and lets the call go
+  on, so Landlock still decides (a path swapped by another thread after the read changes the count,
+  never what is allowed; the harmless probes of the interpreter, its loader and the C library are
+  not counted: ``pyvenv.cfg``, ``libpython``, the caller's own ``/proc/self``, the CPU count and the
+  overcommit policy under ``/sys`` and ``/proc``, the locale aliases). The worker hands the notification fd
+  over and closes its copy before any of the learner's code runs, and Landlock keeps it from taking
+  the keeper's (``pidfd_getfd`` needs ptrace). A report names at most 16 calls and 16 files (the rest
+  counted together); every call is answered, one round trip each (about 0.1 ms for a refused call;
+  0.2 to 1 ms for an open, on a loaded machine: lab 03's grading, whose spawned interpreters open
+  some 3 500 files, spends 0.8 to 3.6 s in the keeper), within the notebook's time budget; if the
+  keeper dies the kernel refuses every notified call (ENOSYS), opens included. Where
+  the kernel has no user notification, the filter refuses the same calls itself and nothing is
+  counted; before Linux 5.5 (no "continue") opens are not watched: the isolation line says which.
+  *Not* counted: other file operations Landlock refuses (``unlink``, ``rename``, ``mkdir``...
+  outside the scratch folder), and a signal or ptrace Landlock scoped. The text of the learner's
+  cells is still read for capabilities no lab needs, a hint where behaviour cannot be seen (an
+  import of the reference just fails, without an open; a hook or a patch is no system call), never a
+  finding; a docstring is not read. With Landlock ABI < 6 the worker could signal its keeper.
 - The worker can read the system's shared libraries (``/usr/lib``, which on Debian also holds the
   system Python's packages); nothing of the course is there. Disk use is capped per file
   (``RLIMIT_FSIZE``) and in total by a watcher of the scratch folder.

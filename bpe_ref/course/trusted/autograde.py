@@ -72,14 +72,24 @@ class GradingRecord:
     seconds: float = 0.0
     seed: int | None = None  # the hidden inputs' seed (a regrade with it draws the same inputs)
     # What the worker's processes did, seen from outside (the keeper's report, the scratch folder
-    # looked at with lstat): one line each, for the instructor's review.
+    # looked at with lstat): one line each, for the instructor's review; the refused system calls first.
     behaviour: list[str] = field(default_factory=list)
+    # System calls the sandbox refused, by name, and files Landlock refused ("read PATH", "write PATH"),
+    # as the keepers of every worker of this notebook counted them.
+    refused: dict[str, int] = field(default_factory=dict)
+    refused_files: dict[str, int] = field(default_factory=dict)
 
     def note(self, report: dict) -> None:
         """Add what one worker did (:meth:`Sandbox.behaviour`) to :attr:`behaviour`."""
-        for line in behaviour_lines(report):
-            if line not in self.behaviour:
-                self.behaviour.append(line)
+        for key, counts in (("refused", self.refused), ("refused_files", self.refused_files)):
+            for name, count in dict(report.get(key) or {}).items():
+                if name in counts or len(counts) < MAX_REFUSED_NAMES:
+                    counts[str(name)] = counts.get(str(name), 0) + int(count)
+        others = [line for line in self.behaviour if not line.startswith((REFUSED_LINE, REFUSED_FILES_LINE))]
+        for line in behaviour_lines({**report, "refused": {}, "refused_files": {}}):
+            if line not in others:
+                others.append(line)
+        self.behaviour = refused_lines(self.refused, self.refused_files) + others
 
     @property
     def earned(self) -> float:
@@ -102,10 +112,35 @@ class GradingRecord:
         return GradingRecord(**{key: value for key, value in data.items() if key in known})
 
 
+REFUSED_LINE = "made system calls the sandbox refused: "
+REFUSED_FILES_LINE = "opened files the sandbox refused: "
+MAX_REFUSED_NAMES = 32
+# What each refused call (named by the keeper, :func:`.worker.refusal`) would have done.
+REFUSED_WHAT = {"socket": "network", "execve": "run a program", "execveat": "run a program", "fork": "a new process",
+                "vfork": "a new process", "clone": "a new process", "seccomp": "a seccomp filter of its own",
+                "prctl(PR_SET_SECCOMP)": "a seccomp filter of its own"}
+
+
+def refused_lines(refused: dict[str, int], files: dict[str, int] | None = None) -> list[str]:
+    """The system calls the sandbox refused (``{name: count}``) and the files it refused to open
+    (``{"read PATH": count}``), a review line each; none if none."""
+    lines = []
+    if refused:
+        parts = []
+        for name, count in sorted(refused.items(), key=lambda item: (-item[1], item[0])):
+            what = REFUSED_WHAT.get(name.split("(")[0] if name.startswith("socket(") else name)
+            parts.append(f"{name}{f' ({what})' if what else ''} x{count}")
+        lines.append(REFUSED_LINE + ", ".join(parts))
+    if files:
+        lines.append(REFUSED_FILES_LINE + ", ".join(f"{name} x{count}" for name, count in
+                                                     sorted(files.items(), key=lambda item: (-item[1], item[0]))))
+    return lines
+
+
 def behaviour_lines(report: dict) -> list[str]:
     """The keeper's report of one worker (:meth:`Sandbox.behaviour`) as review lines; none for a
     worker that did nothing a lab's honest code does not."""
-    lines = []
+    lines = refused_lines(dict(report.get("refused") or {}), dict(report.get("refused_files") or {}))
     if report.get("left_session"):
         lines.append(f"started {report['left_session']} process(es) that left the worker's session (killed at the end)")
     if report.get("reason"):

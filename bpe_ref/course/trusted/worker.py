@@ -207,11 +207,27 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
 
 # seccomp: a classic BPF filter, written out because it is short and a maintained Python binding
 # does not ship on PyPI. It refuses sockets other than AF_UNIX (no network), and, unless the lab
-# allows processes, fork/vfork/execve and clone without CLONE_THREAD (threads stay possible).
-_SECCOMP_ARCH = {  # machine: (AUDIT_ARCH, socket, execve, execveat, fork, vfork, clone, clone3)
-    "x86_64": (0xC000003E, 41, 59, 322, 57, 58, 56, 435),
-    "aarch64": (0xC00000B7, 198, 221, 281, None, None, 220, 435),
+# allows processes, fork/vfork/execve and clone without CLONE_THREAD (threads stay possible); and a
+# seccomp filter of the learner's own (see below). Where the kernel has user notification (5.0+),
+# a refused call is not answered by the filter itself: it goes to the keeper (:func:`keep`), which
+# runs none of the learner's code, counts it by name and answers it with the same error; so what
+# the sandbox refused can be flagged from outside. The worker hands the notification fd over before
+# any code of the learner's runs, and keeps no copy.
+_SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filter reads (None: no such call)
+    "x86_64": (0xC000003E, {"socket": 41, "execve": 59, "execveat": 322, "fork": 57, "vfork": 58, "clone": 56,
+                            "clone3": 435, "seccomp": 317, "prctl": 157, "open": 2, "creat": 85, "openat": 257,
+                            "openat2": 437}),
+    "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
+                             "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
+                             "openat2": 437}),
 }
+# The calls that open a file by path: sent to the keeper too, which reads the path, counts it if
+# Landlock will refuse it, and lets the call go on (Landlock decides; see :class:`_FileWatch`).
+_OPEN_CALLS = ("open", "creat", "openat", "openat2")
+_EPERM, _EACCES, _ENOSYS = 1, 13, 38
+_RET_ALLOW, _RET_ERRNO, _RET_USER_NOTIF = 0x7FFF0000, 0x00050000, 0x7FC00000
+_PR_SET_SECCOMP, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_NEW_LISTENER = 22, 1, 8
+_SOCKET_FAMILIES = {2: "AF_INET", 10: "AF_INET6", 16: "AF_NETLINK", 17: "AF_PACKET", 40: "AF_VSOCK"}
 
 
 class _SockFilter(ctypes.Structure):
@@ -222,55 +238,134 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def seccomp(allow_processes: bool) -> str:
-    """Install the filter described above. Returns what was applied, or raises ``OSError``."""
-    machine = platform.machine()
-    if machine not in _SECCOMP_ARCH:
-        raise OSError(0, f"no seccomp filter written for {machine}")
-    arch, socket_nr, execve, execveat, fork, vfork, clone, clone3 = _SECCOMP_ARCH[machine]
+def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = None) -> tuple[str, int]:
+    """The name of a call the filter refused (``arch``, ``nr`` and ``args`` of its ``seccomp_data``)
+    and the error the filter answers it with: the one table the filter and the keeper share."""
+    own_arch, numbers = _SECCOMP_ARCH[machine or platform.machine()]
+    if arch != own_arch:
+        return f"a system call of another architecture (#{nr})", _ENOSYS
+    if nr >= 0x40000000:
+        return f"an x32 system call (#{nr & 0xFFFF})", _ENOSYS
+    name = next((name for name, number in numbers.items() if number == nr), f"system call #{nr}")
+    if name == "socket":
+        family = args[0] & 0xFFFFFFFF
+        return f"socket({_SOCKET_FAMILIES.get(family, f'family {family}')})", _EACCES
+    if name == "prctl":
+        return "prctl(PR_SET_SECCOMP)", _EPERM
+    if name == "clone3":
+        return name, _ENOSYS
+    return name, _EPERM
+
+
+def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = False) -> list[tuple[int, int, int, int]]:
+    """The filter as ``(code, jt, jf, k)``; ``notify``: refused calls go to the listener (the keeper);
+    ``watch_files``: so do the opens, which the keeper lets go on."""
+    arch, numbers = _SECCOMP_ARCH[platform.machine()]
     LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, JMP|JSET|K, RET|K
-    ALLOW, EACCES, EPERM, ENOSYS = 0x7FFF0000, 0x00050000 | 13, 0x00050000 | 1, 0x00050000 | 38
-    program: list[tuple[int, int, int, int]] = []  # (code, jt, jf, k), jumps as labels resolved below
+    program: list[tuple[int, int, int, int]] = []
 
     def emit(code, k, jt=0, jf=0):
         program.append((code, jt, jf, k))
+
+    def refuse(errno: int) -> None:
+        emit(RET, _RET_USER_NOTIF if notify else _RET_ERRNO | errno)
 
     emit(LD, 4)  # seccomp_data.arch
     emit(JEQ, arch, 1, 0)
     # Another ABI's syscall table (on x86_64, ``int 0x80`` reaches the i386 one, with its own
     # numbers for fork, socket, socketcall...): refused whole, or it would bypass every rule below.
     # Python never makes such a call.
-    emit(RET, ENOSYS)
+    refuse(_ENOSYS)
     emit(LD, 0)  # seccomp_data.nr
     # x32 (x86_64's arch with bit 30 set in the number) has the same calls under other numbers.
     emit(JGE, 0x40000000, 0, 1)
-    emit(RET, ENOSYS)
-    emit(JEQ, socket_nr, 0, 4)  # not socket(): on to the next test, past the four below
+    refuse(_ENOSYS)
+    if watch_files:
+        for name in _OPEN_CALLS:
+            if numbers[name] is not None:
+                emit(JEQ, numbers[name], 0, 1)
+                emit(RET, _RET_USER_NOTIF)
+    emit(JEQ, numbers["socket"], 0, 4)  # not socket(): on to the next test, past the four below
     emit(LD, 16)  # args[0], the address family
     emit(JEQ, 1, 0, 1)  # AF_UNIX
-    emit(RET, ALLOW)
-    emit(RET, EACCES)
+    emit(RET, _RET_ALLOW)
+    refuse(_EACCES)
+    # No seccomp filter of the learner's own: the kernel applies the strictest answer of all filters,
+    # so one that answered a refused call with an error itself would hide it from the keeper's count.
+    emit(JEQ, numbers["seccomp"], 0, 1)
+    refuse(_EPERM)
+    emit(JEQ, numbers["prctl"], 0, 4)
+    emit(LD, 16)  # args[0], the option
+    emit(JEQ, _PR_SET_SECCOMP, 0, 1)
+    refuse(_EPERM)
+    emit(RET, _RET_ALLOW)  # any other prctl
     if not allow_processes:
-        for nr in (execve, execveat, fork, vfork):
-            if nr is not None:
-                emit(JEQ, nr, 0, 1)
-                emit(RET, EPERM)
-        emit(JEQ, clone3, 0, 1)
-        emit(RET, ENOSYS)  # glibc then falls back to clone, whose flags can be read
-        emit(JEQ, clone, 0, 4)
+        for name in ("execve", "execveat", "fork", "vfork"):
+            if numbers[name] is not None:
+                emit(JEQ, numbers[name], 0, 1)
+                refuse(_EPERM)
+        emit(JEQ, numbers["clone3"], 0, 1)
+        # glibc then falls back to clone, whose flags can be read: every thread start takes this
+        # path, so it is answered here, never counted.
+        emit(RET, _RET_ERRNO | _ENOSYS)
+        emit(JEQ, numbers["clone"], 0, 4)
         emit(LD, 16)  # args[0], the clone flags (low 32 bits)
         emit(JSET, 0x00010000, 0, 1)  # CLONE_THREAD: a thread, allowed
-        emit(RET, ALLOW)
-        emit(RET, EPERM)
-    emit(RET, ALLOW)
-    filters = (_SockFilter * len(program))(*[_SockFilter(c, jt, jf, k) for c, jt, jf, k in program])
-    prog = _SockFprog(len(program), filters)
+        emit(RET, _RET_ALLOW)
+        refuse(_EPERM)
+    emit(RET, _RET_ALLOW)
+    return program
+
+
+def _kernel_at_least(major: int, minor: int) -> bool:
+    found = re.match(r"(\d+)\.(\d+)", platform.release())
+    return bool(found) and (int(found[1]), int(found[2])) >= (major, minor)
+
+
+def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True) -> str:
+    """Install the filter described above. ``handoff``: a unix socket to the keeper, which is sent
+    the filter's notification fd (then closed here); without it, or where the kernel cannot notify,
+    the filter answers refused calls itself and they are not counted. ``watch_files``: every open
+    goes by the keeper too (Linux 5.5+), which counts those Landlock will refuse. Returns what was
+    applied, or raises ``OSError``."""
+    machine = platform.machine()
+    if machine not in _SECCOMP_ARCH:
+        raise OSError(0, f"no seccomp filter written for {machine}")
     libc = _libc()
     if libc.prctl(38, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
-    if libc.prctl(22, 2, ctypes.byref(prog), 0, 0) != 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+
+    def compiled(notify: bool, watch_files: bool = False) -> _SockFprog:
+        program = _seccomp_program(allow_processes, notify, watch_files)
+        filters = (_SockFilter * len(program))(*[_SockFilter(c, jt, jf, k) for c, jt, jf, k in program])
+        return _SockFprog(len(program), filters)
+
+    what = "seccomp: no network sockets" + ("" if allow_processes else ", no new processes (threads allowed)")
+    counted = "refused calls not counted (no keeper to count them)"
+    import socket  # now: once the filter is in, an import's opens wait for the keeper, which has no listener yet
+
+    if handoff is not None:
+        # Letting a notified call go on (SECCOMP_USER_NOTIF_FLAG_CONTINUE) needs Linux 5.5.
+        watch_files = watch_files and _kernel_at_least(5, 5)
+        prog = compiled(True, watch_files)
+        listener = libc.syscall(_SECCOMP_ARCH[machine][1]["seccomp"], _SECCOMP_SET_MODE_FILTER,
+                                _SECCOMP_FILTER_FLAG_NEW_LISTENER, ctypes.byref(prog))
+        if listener >= 0:
+            try:
+                socket.send_fds(handoff, [b"listener"], [listener])
+                counted = "refused calls counted by the keeper" + (", and opens Landlock refuses" if watch_files else
+                                                                   " (not the opens Landlock refuses)")
+            except OSError as error:  # the filter is in place; with no listener, the kernel answers ENOSYS
+                counted = f"refused calls not counted (the keeper could not be given them: {error.strerror or error})"
+            finally:
+                os.close(listener)  # the learner's code must never hold it: it could answer its own calls
+                handoff.close()
+            return f"{what}; {counted}"
+        counted = f"refused calls not counted (no seccomp user notification: {os.strerror(ctypes.get_errno())})"
+    prog = compiled(False)
+    if libc.prctl(_PR_SET_SECCOMP, 2, ctypes.byref(prog), 0, 0) != 0:  # SECCOMP_MODE_FILTER
         raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP failed")
-    return "seccomp: no network sockets" + ("" if allow_processes else ", no new processes (threads allowed)")
+    return f"{what}; {counted}"
 
 
 def rlimits(memory_mb: int, cpu_seconds: int, file_mb: int) -> str:
@@ -296,8 +391,9 @@ def rlimits(memory_mb: int, cpu_seconds: int, file_mb: int) -> str:
     return "rlimits: " + ", ".join(applied) if applied else ""
 
 
-def confine(policy: dict) -> list[str]:
-    """Lock this process in as ``policy`` says; return a line per mechanism (what is in force)."""
+def confine(policy: dict, handoff=None) -> list[str]:
+    """Lock this process in as ``policy`` says; return a line per mechanism (what is in force).
+    ``handoff``: the keeper's socket, for the seccomp filter's notifications; closed here in any case."""
     report = []
     scratch = policy["scratch"]
     os.chdir(scratch)
@@ -310,10 +406,12 @@ def confine(policy: dict) -> list[str]:
         except OSError as error:
             report.append(f"no Landlock ({error.strerror or error}): files and network NOT restricted")
         try:
-            report.append(seccomp(policy.get("allow_processes", False)))
+            report.append(seccomp(policy.get("allow_processes", False), handoff, policy.get("watch_files", True)))
         except OSError as error:
             report.append(f"no seccomp ({error.strerror or error}): sockets and processes NOT restricted")
-    else:
+    if handoff is not None:
+        handoff.close()  # (seccomp closed it already where it was used): nothing of it is left to the learner
+    if not sys.platform.startswith("linux"):
         report.append(f"{sys.platform}: files, network and processes NOT restricted (Landlock and seccomp are Linux only)")
     return [line for line in report if line]
 
@@ -359,7 +457,10 @@ def _captured(stream: io.StringIO) -> str:
 
 def _error(exc: BaseException) -> dict:
     """An exception of the learner's code as data; traceback frames of this file left out."""
-    frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if frame.filename != WORKER_FILE]
+    # The lines of this file's frames are never looked up: this process cannot read its own file, and
+    # the refused open would be counted against the learner (its keeper watches opens).
+    frames = [frame for frame in traceback.StackSummary.extract(traceback.walk_tb(exc.__traceback__), lookup_lines=False)
+              if frame.filename != WORKER_FILE]
     lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
     try:
         message = str(exc)
@@ -563,10 +664,216 @@ def _mapped_anywhere(paths: set[str]) -> set[str]:
     return used
 
 
-def keep(policy: dict, control_fd: int, report_fd: int) -> None:
+# seccomp user notification (include/uapi/linux/seccomp.h): the structures and ioctls the keeper uses.
+class _SeccompData(ctypes.Structure):
+    _fields_ = [("nr", ctypes.c_int32), ("arch", ctypes.c_uint32), ("instruction_pointer", ctypes.c_uint64),
+                ("args", ctypes.c_uint64 * 6)]
+
+
+class _SeccompNotif(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_uint64), ("pid", ctypes.c_uint32), ("flags", ctypes.c_uint32), ("data", _SeccompData)]
+
+
+class _SeccompNotifResp(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_uint64), ("val", ctypes.c_int64), ("error", ctypes.c_int32), ("flags", ctypes.c_uint32)]
+
+
+def _iowr(number: int, size: int) -> int:
+    return (3 << 30) | (size << 16) | (ord("!") << 8) | number  # _IOWR('!', number, size)
+
+
+_NOTIF_RECV = _iowr(0, ctypes.sizeof(_SeccompNotif))
+_NOTIF_SEND = _iowr(1, ctypes.sizeof(_SeccompNotifResp))
+_NOTIF_ID_VALID = (1 << 30) | (8 << 16) | (ord("!") << 8) | 2  # _IOW('!', 2, __u64)
+_USER_NOTIF_FLAG_CONTINUE = 1
+MAX_REFUSAL_NAMES = 16  # distinct calls (and files) named in a report; the rest are counted together
+
+
+def _beneath(path: str, roots: list[str]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+class _FileWatch:
+    """Which opens of the worker's Landlock will refuse, seen by the keeper: the path is read from
+    the caller's memory (``/proc/PID/mem``) and resolved against the rules the worker gave Landlock
+    (:func:`confine`). The call then goes on and Landlock decides: a path changed between this read
+    and the open (another thread) changes the count, never what is allowed."""
+
+    def __init__(self, policy: dict, numbers: dict[str, int | None]) -> None:
+        def resolved(paths: list[str]) -> list[str]:
+            return [os.path.realpath(path) for path in paths]
+
+        self.calls = {numbers[name]: name for name in _OPEN_CALLS if numbers.get(name) is not None}
+        self.read = resolved(policy.get("read_paths", []))
+        self.listed = resolved(policy.get("list_paths", []))
+        self.write = resolved([policy.get("scratch", "/nonexistent"), "/dev/null"] + policy.get("write_paths", []))
+        # What the interpreter, its loader and the C library probe on their own, refused and harmless
+        # (seen in lab 03's spawned processes): a virtual environment's pyvenv.cfg, libpython next to
+        # the interpreter, the locale aliases, the CPU count and the memory overcommit policy.
+        self.probes = resolved([os.path.join(os.path.dirname(os.path.dirname(sys.executable)), "pyvenv.cfg"),
+                                os.path.join(os.path.dirname(sys.executable), "pyvenv.cfg")]) + [
+            "/sys/devices/system/cpu", "/proc/stat", "/proc/cpuinfo", "/proc/sys/vm/overcommit_memory", "/etc/locale.alias"]
+        self.memory: dict[int, int] = {}  # pid -> its /proc/PID/mem, open
+        self.opens = 0
+
+    def _memory(self, pid: int, fresh: bool = False) -> int | None:
+        """``/proc/PID/mem`` of the caller, kept open; ``fresh``: reopened (the pid may be another
+        process's now, whose memory the old fd does not show)."""
+        if fresh and pid in self.memory:
+            os.close(self.memory.pop(pid))
+        if pid not in self.memory:
+            if len(self.memory) >= 64:
+                for old in self.memory.values():
+                    os.close(old)
+                self.memory.clear()
+            try:
+                self.memory[pid] = os.open(f"/proc/{pid}/mem", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                return None
+        return self.memory[pid]
+
+    def _text(self, pid: int, address: int, limit: int = 4096) -> str | None:
+        fresh = pid in self.memory
+        text = self._read_text(self._memory(pid), address, limit)
+        if text is None and fresh:
+            text = self._read_text(self._memory(pid, fresh=True), address, limit)
+        return text
+
+    @staticmethod
+    def _read_text(fd: int | None, address: int, limit: int) -> str | None:
+        if fd is None:
+            return None
+        data = b""
+        while len(data) < limit:
+            chunk_end = (address + len(data) + 4096) & ~4095  # never read across a page that may not be mapped
+            try:
+                chunk = os.pread(fd, chunk_end - address - len(data), address + len(data))
+            except OSError:
+                return None
+            if not chunk:
+                return None
+            data += chunk
+            if b"\0" in chunk:
+                return data.split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
+        return None
+
+    def _flags(self, pid: int, name: str, args: tuple[int, ...]) -> int | None:
+        if name == "open":
+            return args[1]
+        if name == "creat":
+            return os.O_CREAT | os.O_WRONLY | os.O_TRUNC
+        if name == "openat":
+            return args[2]
+        fd = self.memory.get(pid)  # openat2: the flags are the first field of its struct open_how
+        try:
+            return int.from_bytes(os.pread(fd, 8, args[2]), sys.byteorder) if fd is not None else None
+        except OSError:
+            return None
+
+    def refused(self, pid: int, nr: int, args: tuple[int, ...]) -> str | None:
+        """``"read PATH"`` or ``"write PATH"`` if Landlock will refuse this open, else None."""
+        self.opens += 1
+        name = self.calls[nr]
+        text = self._text(pid, args[1] if name.startswith("openat") else args[0])
+        flags = self._flags(pid, name, args)
+        if not text or flags is None or flags & getattr(os, "O_PATH", 0):
+            return None  # unreadable (the caller is gone), or an O_PATH open, which Landlock does not check
+        own = re.match(r"/proc/(self|thread-self)(/|$)", text)  # its own /proc entries (a child closing its fds lists them)
+        text = re.sub(r"^/proc/(self|thread-self)(?=/|$)", f"/proc/{pid}", text)
+        if not text.startswith("/"):
+            dirfd = ctypes.c_int32(args[0] & 0xFFFFFFFF).value if name.startswith("openat") else -100  # AT_FDCWD
+            try:
+                base = os.readlink(f"/proc/{pid}/cwd" if dirfd == -100 else f"/proc/{pid}/fd/{dirfd}")
+            except OSError:
+                return None
+            text = os.path.join(base, text)
+        path = os.path.realpath(text)
+        writes = flags & os.O_ACCMODE != os.O_RDONLY or bool(flags & (os.O_CREAT | os.O_TRUNC))
+        if not os.path.exists(path):
+            if not flags & os.O_CREAT:
+                return None  # "no such file": refused by no one
+            allowed = _beneath(os.path.dirname(path), self.write)
+        elif writes:
+            allowed = _beneath(path, self.write)
+        else:
+            allowed = _beneath(path, self.read + self.write) or (os.path.isdir(path) and _beneath(path, self.listed))
+        name_only = os.path.basename(path)
+        if allowed or _beneath(path, self.probes) or (own and path.startswith("/proc/")) or (
+                name_only.startswith("libpython") and ".so" in name_only):
+            return None
+        return f"{'write' if writes else 'read'} {path[:160]}"
+
+
+def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], policy: dict, stats: dict) -> None:
+    """The keeper's thread: receive the worker's notification fd on ``handoff``, then answer every
+    call the filter refused with the filter's error (never "continue"), counting it in ``refused``;
+    and let every open go on, counting in ``files`` those Landlock will refuse (:class:`_FileWatch`).
+    Blocks only this thread; the worker waits for an answer only as long as this loop takes for it.
+    The names kept are bounded; the counts are integers; a learner who loops on a refused call pays
+    one answer per call, within the notebook's time budget."""
+    import socket
+
+    try:
+        _, fds, _, _ = socket.recv_fds(handoff, 64, 1)
+    except OSError:
+        return
+    finally:
+        handoff.close()
+    if not fds:
+        return  # the worker had no notifications to hand over (the kernel answers refused calls itself)
+    listener = fds[0]
+    libc = _libc()
+    notif, answer = _SeccompNotif(), _SeccompNotifResp()
+    machine = platform.machine()
+    arch, numbers = _SECCOMP_ARCH[machine]
+    watch = _FileWatch(policy, numbers)
+
+    def count(counts: dict[str, int], name: str, other: str) -> None:
+        if name not in counts and len(counts) >= MAX_REFUSAL_NAMES:
+            name = other
+        counts[name] = counts.get(name, 0) + 1
+
+    try:
+        while True:
+            ctypes.memset(ctypes.byref(notif), 0, ctypes.sizeof(notif))  # the kernel wants it zeroed
+            if libc.ioctl(listener, ctypes.c_ulong(_NOTIF_RECV), ctypes.byref(notif)) != 0:
+                if ctypes.get_errno() in (4, 2):  # EINTR; ENOENT: the caller was killed meanwhile
+                    continue
+                return
+            started = time.perf_counter()
+            args = tuple(notif.data.args)
+            answer.id, answer.val, answer.error, answer.flags = notif.id, 0, 0, 0
+            if notif.data.arch == arch and notif.data.nr in watch.calls:
+                answer.flags = _USER_NOTIF_FLAG_CONTINUE  # Landlock decides
+                try:
+                    refused_open = watch.refused(notif.pid, notif.data.nr, args)
+                except Exception:  # a path this code did not foresee: the open is answered all the same
+                    refused_open = None
+                request_id = ctypes.c_uint64(notif.id)  # the path was read from the caller's memory:
+                still = libc.ioctl(listener, ctypes.c_ulong(_NOTIF_ID_VALID), ctypes.byref(request_id)) == 0
+                if refused_open and still:  # ... count it only if the caller was still waiting then
+                    count(files, refused_open, "other files")
+            else:
+                try:
+                    name, error = refusal(notif.data.arch, notif.data.nr, args, machine)
+                except Exception:
+                    name, error = f"system call #{notif.data.nr}", _EPERM
+                count(refused, name, "other refused calls")
+                answer.error = -error
+            libc.ioctl(listener, ctypes.c_ulong(_NOTIF_SEND), ctypes.byref(answer))  # ENOENT if the caller died: fine
+            stats["notified_opens"] = watch.opens
+            stats["seconds"] = stats.get("seconds", 0.0) + time.perf_counter() - started
+    finally:
+        os.close(listener)  # from now on the kernel answers every notified call itself (ENOSYS)
+
+
+def keep(policy: dict, control_fd: int, report_fd: int):
     """Become the worker's parent and keeper (Linux): a child subreaper that forks the worker, counts
     and limits the processes under it, and when the worker exits or the trusted side closes the
     control pipe, kills every one of them, removes what they left in /dev/shm, reports, and exits.
+    It also answers and counts the system calls the worker's seccomp filter refused
+    (:func:`_count_refusals`). Returns, in the worker only, the socket on which the worker hands
+    over the filter's notification fd (:func:`seccomp`).
     The keeper confines nothing of itself and runs none of the learner's code; the worker, confined,
     can neither signal nor trace it (Landlock scopes both from ABI 6)."""
     libc = _libc()
@@ -574,11 +881,21 @@ def keep(policy: dict, control_fd: int, report_fd: int) -> None:
         raise OSError(ctypes.get_errno(), "PR_SET_CHILD_SUBREAPER failed")
     shm_before = _shm_entries() if policy.get("allow_processes") else {}
     started_at = time.time()
+    import socket
+    import threading
+
+    keeper_end, worker_end = socket.socketpair()  # the seccomp filter's notification fd comes this way
     worker = os.fork()
     if worker == 0:
         os.close(control_fd)
         os.close(report_fd)
-        return  # the child goes on to be the worker
+        keeper_end.close()
+        return worker_end  # the child goes on to be the worker
+    worker_end.close()
+    refused: dict[str, int] = {}
+    refused_files: dict[str, int] = {}
+    notified: dict = {}  # how many opens the keeper looked at, and its seconds answering (overhead)
+    threading.Thread(target=_count_refusals, args=(keeper_end, refused, refused_files, policy, notified), daemon=True).start()
     # The keeper holds none of the worker's pipes: the trusted side sees their end when the worker's
     # processes are gone.
     null = os.open(os.devnull, os.O_RDWR)
@@ -633,7 +950,8 @@ def keep(policy: dict, control_fd: int, report_fd: int) -> None:
                     os.unlink(path)
                     removed.append(path)
     report = {"status": status, "processes_started": len(seen), "left_session": len(left_session),
-              "killed_at_end": max(0, killed - (1 if worker_was_running else 0)), "shm_removed": removed, "reason": reason}
+              "killed_at_end": max(0, killed - (1 if worker_was_running else 0)), "shm_removed": removed, "reason": reason,
+              "refused": dict(refused), "refused_files": dict(refused_files), "notified": dict(notified)}
     with contextlib.suppress(OSError):
         os.write(report_fd, (json.dumps(report) + "\n").encode())
     os._exit(0)
@@ -641,8 +959,9 @@ def keep(policy: dict, control_fd: int, report_fd: int) -> None:
 
 def main() -> None:
     policy = json.loads(sys.argv[1])
+    handoff = None
     if policy.get("control_fd") is not None:
-        keep(policy, policy["control_fd"], policy["report_fd"])  # returns in the worker only
+        handoff = keep(policy, policy["control_fd"], policy["report_fd"])  # returns in the worker only
     # sys.path: the standard library, then a folder of links to the packages a lab may import.
     sys.path = [p for p in sys.path if p and os.path.isdir(p)] + [policy["packages_dir"]]
     # The protocol keeps the pipes the trusted side opened as stdin and stdout; the learner's code
@@ -651,7 +970,7 @@ def main() -> None:
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.dup2(2, 1)
-    isolation = confine(policy)
+    isolation = confine(policy, handoff)
     # A module the learner writes (``%%writefile``) is imported from the scratch folder, here and in
     # the processes a lab may start (spawn and forkserver children get this sys.path).
     sys.path.insert(0, policy["scratch"])

@@ -1,0 +1,334 @@
+"""Review flags from behaviour (issue 21, item 7): what the sandbox refused is counted from outside.
+
+The worker's seccomp filter sends every call it refuses to the keeper (seccomp user notification),
+which runs none of the learner's code, counts the call by name and answers it with the filter's
+error; and every open, whose path the keeper reads and counts if Landlock will refuse it, letting
+the call go on. These tests play a submission that makes refused calls or opens refused files, one
+that tries to get hold of the notification fd (to answer its own calls, or to hide them), and honest
+work, through the sandbox, ``python -m bpe_ref grade`` and ``nbgrader autograde`` with ``grade --class``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bpe_ref.course.grade import class_report
+from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment, run_nbgrader, temporary_course
+from bpe_ref.course.trusted import worker
+from bpe_ref.course.trusted.sandbox import Policy, Sandbox
+
+from test_grading_adversarial import complete, with_cell_after_setup
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp is Linux only")]
+
+
+def counting(box: Sandbox) -> bool:
+    return any("refused calls counted by the keeper" in line for line in box.isolation)
+
+
+@pytest.fixture
+def box():
+    with Sandbox(Policy(cell_timeout=20)) as sandbox:
+        if not counting(sandbox):
+            pytest.skip(f"refused calls are not counted here ({'; '.join(sandbox.isolation)})")
+        yield sandbox
+
+
+REFUSED_CALLS = '''
+import ctypes, errno, os, socket
+seen = {}
+for family in (socket.AF_INET, socket.AF_INET6, socket.AF_INET):
+    try:
+        socket.socket(family, socket.SOCK_DGRAM)
+    except OSError as error:
+        seen.setdefault("socket", errno.errorcode[error.errno])
+try:
+    os.fork()
+except OSError as error:
+    seen["fork"] = errno.errorcode[error.errno]
+libc = ctypes.CDLL(None, use_errno=True)
+# a seccomp filter of its own, which would answer the refused calls before the keeper sees them
+if libc.prctl(22, 2, 0, 0, 0) != 0:
+    seen["prctl"] = errno.errorcode[ctypes.get_errno()]
+import threading
+thread = threading.Thread(target=seen.setdefault, args=("thread", "ran"))
+thread.start()
+thread.join()
+a, b = socket.socketpair()  # AF_UNIX: allowed
+print(sorted(seen.items()))
+'''
+
+
+def test_refused_calls_are_counted_by_name_and_answered_with_the_filters_error(box):
+    run = box.run_cell(REFUSED_CALLS, "refused")
+    assert run.ok, run
+    # the same errors as the filter answers by itself: EACCES for a socket, EPERM for a process
+    assert run.stdout.strip() == "[('fork', 'EPERM'), ('prctl', 'EPERM'), ('socket', 'EACCES'), ('thread', 'ran')]", run
+    box.close()
+    refused = box.behaviour()["refused"]
+    # threads (clone3, then clone with CLONE_THREAD) and unix sockets are not refused, so not counted
+    assert refused == {"socket(AF_INET)": 2, "socket(AF_INET6)": 1, "clone": 1, "prctl(PR_SET_SECCOMP)": 1}, refused
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="i386 system calls are an x86_64 matter")
+def test_a_call_of_another_architecture_is_counted_too(box):
+    from test_grading_redteam import I386_SYSCALLS
+
+    run = box.run_cell(I386_SYSCALLS, "i386")
+    assert run.ok, run
+    box.close()
+    refused = box.behaviour()["refused"]
+    assert refused.get("a system call of another architecture (#2)") == 1, refused  # fork, i386 number 2
+    assert refused.get("a system call of another architecture (#359)") == 1, refused  # socket
+
+
+# What a learner tries with the notification fd: find it among its own fds (where it could read the
+# notifications and answer its own calls "continue"), or take it from the keeper with pidfd_getfd.
+STEAL_THE_LISTENER = '''
+import ctypes, errno, os, socket
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+NOTIF_ID_VALID = (1 << 30) | (8 << 16) | (ord("!") << 8) | 2   # SECCOMP_IOCTL_NOTIF_ID_VALID
+found, fds = [], []
+for fd in range(4096):
+    try:
+        os.fstat(fd)
+    except OSError:
+        continue
+    fds.append(fd)
+    some_id = ctypes.c_uint64(1)
+    if libc.ioctl(fd, ctypes.c_ulong(NOTIF_ID_VALID), ctypes.byref(some_id)) == 0 or ctypes.get_errno() == errno.ENOENT:
+        found.append(fd)   # only a seccomp listener answers this ioctl
+stolen = []
+try:
+    keeper = os.pidfd_open(os.getppid())
+    for target in range(64):
+        got = libc.syscall(438, keeper, target, 0)  # pidfd_getfd
+        if got >= 0:
+            stolen.append(target)
+except OSError as error:
+    stolen.append(errno.errorcode[error.errno])
+try:
+    socket.socket(socket.AF_INET)
+    after = "a network socket"
+except OSError as error:
+    after = errno.errorcode[error.errno]
+print(found, stolen, after, fds)
+'''
+
+
+def test_the_learner_cannot_get_the_listener_to_answer_its_own_calls(box):
+    """The worker hands the notification fd to the keeper and closes its copy before the learner's
+    code runs: no fd of the worker's is a seccomp listener, the keeper's cannot be taken (Landlock
+    scopes ptrace, which pidfd_getfd needs), and a refused call is still refused and counted."""
+    run = box.run_cell(STEAL_THE_LISTENER, "steal")
+    assert run.ok, run
+    found, stolen, after = run.stdout.split(" ", 3)[:3]
+    assert found == "[]", f"the worker holds the seccomp listener: fd {found} ({run.stdout})"
+    assert stolen == "[]", f"the keeper's fds could be taken: {stolen}"
+    assert after == "EACCES", run.stdout
+    box.close()
+    assert box.behaviour()["refused"] == {"socket(AF_INET)": 1}
+
+
+def test_a_learner_looping_on_a_refused_call_costs_one_answer_per_call_and_a_bounded_report(box):
+    """Every refused call is answered (one round trip to the keeper, within the notebook's time
+    budget); the report names at most ``MAX_REFUSAL_NAMES`` calls, the rest counted together."""
+    start = time.monotonic()
+    run = box.run_cell("import socket\nfor family in range(3, 40):\n    for _ in range(300):\n        try:\n"
+                       "            socket.socket(family)\n        except OSError:\n            pass\nprint('all refused')\n", "loop")
+    assert run.ok and run.stdout == "all refused\n", run
+    assert time.monotonic() - start < 20
+    box.close()
+    refused = box.behaviour()["refused"]
+    assert len(refused) == worker.MAX_REFUSAL_NAMES + 1, refused  # and "other refused calls"
+    assert sum(refused.values()) == 37 * 300 and refused["other refused calls"] > 0, refused
+
+
+# What the learner opens: the reference's source, a file of the system's, one outside its folder to
+# write; its own folder and a file that does not exist are not flagged (Landlock refuses neither).
+OPENS = '''
+import errno, os
+for path, mode in (({reference!r}, "r"), ("/etc/hostname", "r"), ("/tmp/owned_by_a_learner.txt", "w"),
+                   ("mine.txt", "w"), ("mine.txt", "r"), ("/no/such/file", "r")):
+    try:
+        open(path, mode).close()
+        print("opened", path)
+    except OSError as error:
+        print(errno.errorcode[error.errno], path)
+import collections, heapq, json, regex  # imports open files the sandbox allows
+os.cpu_count()  # the C library probes /sys and /proc: not flagged
+'''
+
+
+def test_opens_landlock_refuses_are_counted_with_their_path(box):
+    from bpe_ref.course.trusted.autograde import behaviour_lines
+
+    if not any("and opens Landlock refuses" in line for line in box.isolation):
+        pytest.skip(f"opens are not watched here ({'; '.join(box.isolation)})")
+    reference = str(REPO_ROOT / "bpe_ref" / "tiebreak.py")
+    run = box.run_cell(OPENS.format(reference=reference), "opens")
+    assert run.ok, run
+    assert run.stdout.splitlines() == [f"EACCES {reference}", "EACCES /etc/hostname", "EACCES /tmp/owned_by_a_learner.txt",
+                                       "opened mine.txt", "opened mine.txt", "ENOENT /no/such/file"], run.stdout
+    box.close()
+    report = box.behaviour()
+    assert report["refused_files"] == {f"read {reference}": 1, "read /etc/hostname": 1,
+                                       "write /tmp/owned_by_a_learner.txt": 1}, report["refused_files"]
+    assert report["refused"] == {}
+    assert behaviour_lines(report) == ["opened files the sandbox refused: read /etc/hostname x1, "
+                                       f"read {reference} x1, write /tmp/owned_by_a_learner.txt x1"]
+
+
+SPAWNS = '''
+import multiprocessing, os
+with multiprocessing.get_context("spawn").Pool(2) as pool:
+    print(pool.map(abs, [-1, -2, -3]), os.cpu_count() > 0)
+'''
+
+
+def test_a_lab_that_starts_processes_is_not_flagged_for_what_the_interpreter_probes():
+    """Lab 03's honest code spawns interpreters, which probe files Landlock refuses on their own
+    (their pyvenv.cfg, libpython, their own /proc/self/fd, the locale aliases): not the learner's doing."""
+    with Sandbox(Policy(allow_processes=True, cell_timeout=60)) as box:
+        if not any("and opens Landlock refuses" in line for line in box.isolation):
+            pytest.skip(f"opens are not watched here ({'; '.join(box.isolation)})")
+        run = box.run_cell(SPAWNS, "spawns")
+        assert run.ok and run.stdout == "[1, 2, 3] True\n", run
+        box.close()
+        report = box.behaviour()
+    assert report["refused_files"] == {} and report["refused"] == {}, report
+    assert report["notified"]["notified_opens"] > 50, report["notified"]  # the children's opens went by the keeper too
+
+
+FALLBACK = '''
+import errno, socket, sys
+sys.path.insert(0, {folder!r})
+import worker
+{change}
+keeper, handoff = socket.socketpair()
+print(worker.seccomp(False, handoff))
+keeper.close()  # a keeper that died: the listener it was sent is closed with it
+try:
+    socket.socket(socket.AF_INET)
+except OSError as error:
+    print(errno.errorcode[error.errno])
+'''
+
+
+@pytest.mark.parametrize("change, why", [
+    ("", "refused calls counted by the keeper, and opens Landlock refuses"),
+    ("worker._SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 30  # a kernel without user notification",
+     "refused calls not counted (no seccomp user notification: Invalid argument)"),
+])
+def test_without_user_notification_calls_are_still_refused_and_the_isolation_says_they_are_not_counted(change, why):
+    """Where the kernel cannot notify, the filter answers refused calls itself (as before), and the
+    isolation line that ``grade`` prints says they are not counted."""
+    import textwrap
+
+    if platform.machine() not in worker._SECCOMP_ARCH:
+        pytest.skip(f"no seccomp filter for {platform.machine()}")
+    code = FALLBACK.format(folder=os.path.dirname(worker.WORKER_FILE), change=textwrap.dedent(change))
+    # Nobody answers the notifications here: with user notification, the kernel answers a refused
+    # call ENOSYS once the keeper's end (and the listener sent to it) is closed, as when a keeper dies.
+    result = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    isolation, error = result.stdout.splitlines()
+    assert isolation.endswith(why), isolation
+    assert error == ("ENOSYS" if not change else "EACCES"), result.stdout
+
+
+# ---- both grading paths -------------------------------------------------------------------------
+
+LAB = "00_pretokenization"
+OPENS_A_SOCKET = ("import socket\ntry:\n    socket.socket(socket.AF_INET6, socket.SOCK_STREAM)\n"
+                  "except OSError as error:\n    print('refused:', error)\n"
+                  "try:\n    open('/etc/hostname').read()\nexcept OSError as error:\n    print('refused:', error)\n")
+FLAGS = ["its code made system calls the sandbox refused: socket(AF_INET6) (network) x1",
+         "its code opened files the sandbox refused: read /etc/hostname x1"]
+
+
+def opens_a_socket() -> dict:
+    """The complete solution, with a cell that tries a network socket and a file of the system's:
+    full marks, flagged."""
+    return with_cell_after_setup(complete(LAB), "probe", OPENS_A_SOCKET)
+
+
+def honest_with_a_docstring() -> dict:
+    """The complete solution, whose first solution cell says in a docstring what it is compared with."""
+    notebook = complete(LAB)
+    first = next(cell for cell in notebook["cells"] if cell["id"].endswith("_solution"))
+    first["source"] = '"""Mine; the graders compare it with bpe_ref.pretokenize."""\n' + first["source"]
+    return notebook
+
+
+def tampers() -> dict:
+    """The complete solution with its first test cell deleted and a read-only cell edited: nbgrader
+    puts both right (full marks), and the class report says what was done."""
+    notebook = complete(LAB)
+    meta = [cell.get("metadata", {}).get("nbgrader", {}) for cell in notebook["cells"]]
+    test = next(i for i, m in enumerate(meta) if m.get("grade") and not m.get("solution"))
+    locked = next(i for i, m in enumerate(meta) if m.get("locked") and not m.get("grade") and i != test)
+    notebook["cells"][locked]["source"] = "print('my own setup')\n"
+    del notebook["cells"][test]
+    return notebook
+
+
+@pytest.fixture(scope="module")
+def graded_class():
+    students = {"honest_with_a_docstring": honest_with_a_docstring(), "opens_a_socket": opens_a_socket(),
+                "tampers": tampers()}
+    with temporary_course([LAB]) as course:
+        assert run_nbgrader(["generate_assignment", LAB, "--force"], course, timeout=600).returncode == 0
+        for student, notebook in students.items():
+            folder = course / "submitted" / student / LAB
+            folder.mkdir(parents=True)
+            (folder / f"{LAB}.ipynb").write_text(json.dumps(notebook, indent=1), encoding="utf-8")
+        autograde = run_nbgrader(["autograde", LAB, "--TrustedExecute.call_timeout=20"], course, timeout=1200)
+        assert autograde.returncode == 0, (autograde.stdout + autograde.stderr)[-3000:]
+        summary = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", "--class", LAB, "--course", str(course)],
+                                 cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300)
+        yield {s.student: s for s in class_report(course, LAB)}, summary
+
+
+def test_grade_class_flags_the_refused_call_by_name_and_leaves_the_score(graded_class):
+    report, summary = graded_class
+    honest, flagged = report["honest_with_a_docstring"], report["opens_a_socket"]
+    assert honest.status == flagged.status == "graded"
+    assert honest.earned == flagged.earned == honest.possible, (honest, flagged)  # the flag changes no score
+    assert honest.review == [], honest.review  # it only mentions bpe_ref in a docstring
+    assert flagged.review[:2] == FLAGS, flagged.review  # what it did first; hints from its text after
+    assert re.search(r"^opens_a_socket .* graded; NEEDS REVIEW$", summary.stdout, re.M), summary.stdout
+    assert all(f"- {flag}" in summary.stdout for flag in FLAGS), summary.stdout
+    assert not re.search(r"^honest_with_a_docstring .*NEEDS REVIEW", summary.stdout, re.M), summary.stdout
+
+
+def test_grade_class_flags_the_tampering_nbgrader_restored(graded_class):
+    report, summary = graded_class
+    tampered = report["tampers"]
+    assert tampered.status == "graded" and tampered.earned == tampered.possible, tampered
+    flags = " | ".join(tampered.review)
+    assert re.search(r"deleted the test cell \w+ \(nbgrader put it back\)", flags), flags
+    assert re.search(r"edited the read-only cell \w+ \(its source was restored\)", flags), flags
+    assert re.search(r"^tampers .* graded; NEEDS REVIEW$", summary.stdout, re.M), summary.stdout
+
+
+def test_self_grading_shows_the_same_flag_and_full_marks(tmp_path):
+    # (honest work through this path: the class above; the command prints no flag where the record has none)
+    path = tmp_path / f"{LAB}.ipynb"
+    path.write_text(json.dumps(opens_a_socket()), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", str(path)], cwd=REPO_ROOT,
+                            env=nbgrader_environment(), capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0 and "All tasks passed" in result.stdout, result.stdout + result.stderr
+    assert "refused calls counted by the keeper, and opens Landlock refuses" in result.stdout, result.stdout
+    lines = result.stdout.splitlines()
+    at = lines.index("A class report would flag this notebook for review (no score changed):")
+    assert lines[at + 1:at + 3] == [f"  - {flag}" for flag in FLAGS], result.stdout
