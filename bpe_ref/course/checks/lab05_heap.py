@@ -39,7 +39,7 @@ from ...train.step05_linked_list import link_words, merge_occurrences
 from . import measured
 from .core import (
     Case, CheckFailed, Lab, Task, TaskGraders, WrongType, advisory, call_learner, call_watching, check_cases, check_property,
-    error_name, grader, passed, plain, refuse_reference_use, short_repr,
+    error_name, passed, plain, short_repr,
 )
 from .lab01_naive_bpe import (
     ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer,
@@ -173,18 +173,6 @@ ENTRY_CASES = [
 ]
 
 
-@grader
-def check_heap_entry(heap_entry: Callable) -> None:
-    """Visible test of task 1: fixed groups of pairs pop in the tie-break's order."""
-    refuse_reference_use(ENTRY_TASK, heap_entry)
-    cache: dict = {}
-    for items in ENTRY_CASES:
-        message = entry_order_verdict(heap_entry, items, cache)
-        if message:
-            raise CheckFailed(message)
-    passed(f"heap_entry: all {len(ENTRY_CASES)} visible groups of pairs sort in the tie-break's order.")
-
-
 @st.composite
 def entry_items(draw) -> tuple[list[tuple[int, Pair]]]:
     """Distinct pairs with counts, many of them tied."""
@@ -193,20 +181,10 @@ def entry_items(draw) -> tuple[list[tuple[int, Pair]]]:
     return ([(draw(st.integers(1, 3)), pair) for pair in pairs],)
 
 
-@grader
-def check_heap_entry_properties(heap_entry: Callable) -> None:
-    """Hidden test of task 1: generated groups of pairs (confusable tokens, many ties) sort in the
-    tie-break's order."""
-    count = _check_groups(heap_entry, entry_items(), max_examples=120)
-    passed(f"heap_entry: agrees with the reference on {count} generated groups of pairs (they sort in the tie-break's order).")
-
-
-def _check_groups(learner: Callable, strategy, max_examples: int) -> int:
-    """:func:`entry_order_verdict` on generated groups (:func:`.core.check_property`, with a verdict on a
-    whole group, and the smallest failing group reported)."""
-    cache: dict = {}
-    return check_property(ENTRY_TASK, learner, None, strategy, max_examples=max_examples, noun="group",
-                          judge=lambda args: entry_order_verdict(learner, args[0], cache))
+# Task 1: an order, not a value: each group of pairs (fixed, then generated with confusable tokens and many
+# ties) must sort in the tie-break's order; each (count, pair) is asked for once per test (the memo).
+HEAP_ENTRY = TaskGraders(ENTRY_TASK, None, [(items,) for items in ENTRY_CASES], entry_items(), max_examples=120,
+                         judge=lambda learner, args, memo: entry_order_verdict(learner, args[0], memo), noun="group")
 
 
 # ---- task 2: pop with lazy deletion ------------------------------------------------------------
@@ -592,8 +570,7 @@ MERGE_OCCURRENCES = TaskGraders(LINKED_LIST_TASK, merge_occurrences, MERGE_CASES
 
 LAB = Lab(
     "05_heap",
-    (POP_BEST, TRAIN, MERGE_OCCURRENCES),
-    graders=(check_heap_entry, check_heap_entry_properties),  # task 1: an order, not a value
+    (HEAP_ENTRY, POP_BEST, TRAIN, MERGE_OCCURRENCES),
     references=(heap_entry, pop_best, train, link_words, merge_occurrences, count_pairs, split_into_bytes,
                 merge_and_update, index_words, pairs_with),
     policy={"provided": PROVIDED},

@@ -41,7 +41,7 @@ from hypothesis import strategies as st
 from ...distributed import count_range, count_ranges, merge_two, plan_ranges, plan_ranges_by_size, tree_reduce
 from ...train.step03_parallel import find_chunk_boundaries
 from .core import (
-    Case, CorpusFile, Lab, Task, TaskGraders, advisory, check_cases, check_property, error_name, grader, graders_of, passed,
+    Case, CorpusFile, Lab, Task, TaskGraders, advisory, check_cases, check_property, error_name, passed,
     short_repr,
 )
 from .lab03_parallel import EOT, PAD, PIECES, chunk_hint, chunk_inputs, safe_cuts
@@ -347,8 +347,6 @@ _COUNT_CASES = [
     Case(([], [EOT])),
 ]
 # The visible test is check_count_ranges below (the counts, then the calls through as_task).
-COUNT_RANGES = TaskGraders(COUNT_TASK, count_ranges, _COUNT_CASES, range_lists(), max_examples=40)
-
 # The as_task path. The grading process cannot send a function (dask.delayed or any other) to the
 # learner's code, so the notebook's read-only cell does: task_graph(ranges, special_tokens) calls
 # count_ranges(ranges, special_tokens, recorded), where recorded(function)(*args) runs nothing and
@@ -437,23 +435,15 @@ _GRAPH_CASES = [
     Case(([(CorpusFile(b"low low lower"), 0, 13)], [EOT])),
 ]
 
-# A hidden test only: the visible one is part of check_count_ranges.
-check_task_graph_properties = graders_of(TaskGraders(GRAPH_TASK, task_graph, _GRAPH_CASES, range_lists(), max_examples=20))[1]
-
-
-@grader
-def check_count_ranges(learner_count_ranges: Callable, learner_task_graph: Callable) -> None:
-    """Visible test of task 5: the counts of ``count_ranges`` run here, then the calls it makes
-    through ``as_task`` (the notebook's read-only ``task_graph``)."""
-    counts = check_cases(COUNT_TASK, learner_count_ranges, count_ranges, _COUNT_CASES)
-    graphs = check_cases(GRAPH_TASK, learner_task_graph, task_graph, _GRAPH_CASES)
-    passed(f"count_ranges: all {counts} visible cases pass, and with as_task the {graphs} graphs of calls are the reference's.")
+# Task 5: the counts of count_ranges run here, then (the visible grader's second argument, the notebook's
+# read-only task_graph) the calls it makes through as_task; each has its hidden test.
+COUNT_RANGES = TaskGraders(COUNT_TASK, count_ranges, _COUNT_CASES, range_lists(), max_examples=40,
+                           then=TaskGraders(GRAPH_TASK, task_graph, _GRAPH_CASES, range_lists(), max_examples=20))
 
 
 LAB = Lab(
     "10_distributed",
     (COUNT_RANGE, MERGE_TWO, TREE_SHAPE, PLAN_RANGES, COUNT_RANGES),
-    graders=(check_count_ranges, check_task_graph_properties),
     references=(count_range, merge_two, tree_reduce, plan_ranges, count_ranges, plan_ranges_by_size, find_chunk_boundaries),
     policy={"provided": PROVIDED, "allow_files": True},  # count_range reads its range of a file
 )
