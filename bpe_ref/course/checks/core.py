@@ -20,8 +20,8 @@ from .compare import (
 )
 from .running import (
     Outcome, TookTooLong, _files_folder, advisory, built, call_learner, call_watching, check_cases, check_property,
-    expected_result, grader, graders_of, hypothesis_randomness, materialized, passed, refuse, standing_in, time_limit,
-    verdict, watched,
+    expected_result, grader, graders_of, hypothesis_randomness, materialized, passed, refuse, standing_in, stretch,
+    time_limit, verdict, watched,
 )
 from .spec import Case, CorpusFile, Lab, Later, Task, TaskGraders, runs_remotely
 from .trap import PACKAGE_DIR, PACKAGE_NAME, ReferenceSolverCalled, reference_trapped, reference_use, refuse_reference_use
@@ -33,5 +33,5 @@ __all__ = [
     "check_property", "current_seed", "difference", "error_name", "expected_result", "first_differing_item", "grader",
     "graders_of", "hidden_seed", "hints", "hypothesis_randomness", "in_order_of", "materialized", "passed", "plain",
     "reference_trapped", "reference_use", "refuse", "refuse_reference_use", "runs_remotely", "same", "short_repr",
-    "stand_in_note", "standing_in", "time_limit", "verdict", "watched", "window_repr",
+    "stand_in_note", "standing_in", "stretch", "time_limit", "verdict", "watched", "window_repr",
 ]

@@ -5,24 +5,6 @@ Theory: ``theory/10-beyond-one-machine.md``. Reference: :mod:`bpe_ref.distribute
 :class:`~.core.CorpusFile` arguments (alone, in a list of files, or in ``(path, start, end)``
 ranges): written, for each call, where the learner's code can read them, and passed as paths.
 
-=====================  ==========================================  ==========================================
-task                   visible test                                hidden test
-=====================  ==========================================  ==========================================
-1 ``count_range``      :func:`check_count_range`                   :func:`check_count_range_properties`
-                                                                   (generated files, ranges at special tokens)
-2 ``merge_two``        :func:`check_merge_two` (the arguments      :func:`check_merge_two_properties`
-                       must come back unchanged)                   (generated counts)
-3 ``tree_reduce``      :func:`check_tree_shape`: the notebook's    :func:`check_tree_shape_properties`
-                       read-only ``tree_shape(parts)`` calls        (1 to 70 parts)
-                       ``tree_reduce(parts, pair)``: the tree
-4 ``plan_ranges``      :func:`check_plan_ranges`                   :func:`check_plan_ranges_properties`
-                                                                   (1 to 4 generated files, 1 to 6 per file)
-5 ``count_ranges``     :func:`check_count_ranges`: the counts of   :func:`check_count_ranges_properties`
-                       ``count_ranges(ranges, tokens)``, then the  (ranges cut anywhere a token starts);
-                       notebook's read-only ``task_graph``, which  :func:`check_task_graph_properties`
-                       passes a recording ``as_task``: the calls   (the calls, on generated ranges)
-=====================  ==========================================  ==========================================
-
 The learner's code runs at grading time where Dask is not (the confined worker imports only the
 standard library and ``regex``), so every graded function is plain Python; the notebook's
 exploration runs the same functions on a Dask cluster, in the learner's kernel. While task 4 is
@@ -41,8 +23,7 @@ from hypothesis import strategies as st
 from ...distributed import count_range, count_ranges, merge_two, plan_ranges, plan_ranges_by_size, tree_reduce
 from ...train.step03_parallel import find_chunk_boundaries
 from .core import (
-    Case, CorpusFile, Lab, Task, TaskGraders, advisory, check_cases, check_property, error_name, passed,
-    short_repr,
+    Case, CorpusFile, Lab, Later, Task, TaskGraders, error_name, short_repr, stretch,
 )
 from .lab03_parallel import EOT, PAD, PIECES, chunk_hint, chunk_inputs, safe_cuts
 
@@ -482,24 +463,16 @@ def by_size_inputs(draw) -> tuple:
     return [CorpusFile(data) for data in contents], tokens, draw(st.sampled_from([1, 7, 40, 300, 5000]))
 
 
-@advisory
-def check_stretch_ranges_by_size(plan_ranges_by_size: Callable) -> None:
-    """Stretch self-check of lab 10: ranges of about ``range_bytes`` each, the reference's plan."""
+def by_size_cases() -> list[Case]:
     from .lab03_parallel import file_cases  # a 60-story file, as in lab 03's task 4
 
     story_file = file_cases()[0].args[0]
     short_file = CorpusFile(b"short<|endoftext|>file")
     shown = f"[<a file of 60 stories, {len(story_file.data):,} bytes>, <a short file, {len(short_file.data)} bytes>]"
-    cases = [
-        Case(([story_file, short_file], [EOT], 500), {0: shown}),
-        Case((_TWO_FILES, [EOT], 10)),
-        Case(([CorpusFile(b"no special token here")], [EOT], 4)),
-    ]
-    count = check_cases(BY_SIZE_TASK, plan_ranges_by_size, _reference_by_size, cases)
-    count += check_property(BY_SIZE_TASK, plan_ranges_by_size, _reference_by_size, by_size_inputs(), max_examples=60)
-    passed(f"plan_ranges_by_size passes: the reference's plan on all {count} sets of files.")
+    return [Case(([story_file, short_file], [EOT], 500), {0: shown}), Case((_TWO_FILES, [EOT], 10)),
+            Case(([CorpusFile(b"no special token here")], [EOT], 4))]
 
 
-def _reference_by_size(paths: list, special_tokens: list, range_bytes: int) -> list:
-    return plan_ranges_by_size(paths, special_tokens, range_bytes)
-
+# Stretch: ranges of about range_bytes each, the reference's plan.
+check_stretch_ranges_by_size = stretch("ranges_by_size", TaskGraders(
+    BY_SIZE_TASK, plan_ranges_by_size, [Later(by_size_cases)], by_size_inputs(), max_examples=60))

@@ -75,6 +75,11 @@ class Outcome:
     error: BaseException | None = None
     reference_calls: list[str] = field(default_factory=list)
 
+    def fail_on_error(self, call: str) -> None:
+        """Raise :class:`CheckFailed` naming ``call`` when the learner's code raised."""
+        if self.error is not None:
+            raise CheckFailed(f"{call} raised {error_name(self.error)}: {self.error}")
+
 
 @contextmanager
 def standing_in(learner: Callable, stand_ins: Sequence[Callable]) -> Iterator[None]:
@@ -274,8 +279,12 @@ def refuse(task: Task, learner: Callable) -> None:
 
 
 def built(cases: Sequence[Case | Later | tuple]) -> list[Case]:
-    """``cases`` as :class:`Case` objects, each :class:`Later` one built now."""
-    return [c.build() if isinstance(c, Later) else c if isinstance(c, Case) else Case(tuple(c)) for c in cases]
+    """``cases`` as :class:`Case` objects, each :class:`Later` one built now (one case, or a list of them)."""
+    found: list[Case] = []
+    for case in cases:
+        case = case.build() if isinstance(case, Later) else case
+        found += case if isinstance(case, list) else [case if isinstance(case, Case) else Case(tuple(case))]
+    return found
 
 
 def check_cases(task: Task, learner: Callable, reference: Callable, cases: Sequence[Case | Later | tuple]) -> int:
@@ -491,3 +500,18 @@ def graders_of(graded: TaskGraders) -> tuple[Callable[..., None], ...]:
     if other:
         derived += graders_of(then)[1:]  # its hidden test; its visible one is part of check
     return derived
+
+
+def stretch(name: str, graded: TaskGraders) -> Callable[..., None]:
+    """A stretch task's self-check, ``check_stretch_<name>`` (:func:`advisory`, no points): the declaration's
+    visible and hidden tests in one call; ``graded.then``'s function, when it is another, as its second argument."""
+    visible, *hidden = graders_of(graded)
+
+    def self_check(learner: Callable, *others: Callable) -> None:
+        visible(learner, *others)
+        for test in hidden:
+            test(learner if test.task.name == graded.task.name else others[0])
+
+    self_check.__name__ = self_check.__qualname__ = f"check_stretch_{name}"
+    self_check.__doc__ = f"Stretch self-check: {graded.task.name}'s fixed and generated cases, against the reference."
+    return advisory(self_check)

@@ -82,11 +82,11 @@ class Case:
 
 @dataclass(frozen=True)
 class Later:
-    """A case built when the test runs, not when the graders load (GPT-2's vocabulary, a corpus read
+    """A case (or a list of them) built when the test runs, not when the graders load (GPT-2's vocabulary, a corpus read
     from disk); listed with the fixed cases, it is not among a grader's ``cases`` attribute (tests
     that copy the visible answers into a table leave such cases out)."""
 
-    build: Callable[[], Case]
+    build: Callable[[], Case | list[Case]]
 
 
 @dataclass(frozen=True)
@@ -145,8 +145,8 @@ class TaskGraders:
 @dataclass(frozen=True)
 class Lab:
     """A lab's graders, declared once: its graded tasks in the notebook's order (:class:`TaskGraders`), the
-    graders written by hand for what no declaration says (``graders``: a task checked through another function,
-    an answer that is an order rather than a value), the reference functions the graders compare with
+    graders whose names are not a task's (``graders``: the trainers' corpus tests, ``check_train_on_corpus_en``
+    and ``check_train_on_other_corpus``), the reference functions the graders compare with
     (:mod:`.fresh` checks they come from the private copy) and the grading policy: what the confined worker
     may do (``provided`` modules of bpe_ref, ``allow_processes``, ``call_timeout``... the fields of
     :class:`~bpe_ref.course.trusted.sandbox.Policy`). Its :meth:`install` defines the lab module's graders."""
@@ -159,8 +159,7 @@ class Lab:
 
     def install(self, namespace: dict) -> None:
         """Define, in a lab module's ``namespace``, each task's ``check_<name>`` (and ``check_<name>_properties``),
-        ``REFERENCES``, ``GRADING_POLICY`` and ``LAB``: what the test cells and the trusted grader look up. A grader
-        written by hand (``graders``) takes the place of a derived one of the same name."""
+        ``REFERENCES``, ``GRADING_POLICY`` and ``LAB``: what the test cells and the trusted grader look up."""
         from .running import graders_of
 
         for graded in self.tasks:
