@@ -182,7 +182,6 @@ LAB = Lab(
 LAB.install(globals())
 
 # ---- stretch (ungraded): count a file in pieces ----------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 
 def counts_joined(pieces: list[str], special_tokens: list[str]) -> dict[bytes, int]:

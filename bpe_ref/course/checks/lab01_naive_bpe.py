@@ -246,7 +246,6 @@ LAB.install(globals())
 
 
 # ---- stretch (ungraded): encode with your merges ---------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 
 def reference_encode_word(pretoken: bytes, merges: list[Pair]) -> Word:

@@ -229,7 +229,6 @@ LAB.install(globals())
 
 
 # ---- stretch (ungraded): hunt the overlap bug -------------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 # The wrong rule is page 02's (section 4), computed where the page's tables are.
 
 

@@ -457,7 +457,6 @@ LAB.install(globals())
 
 
 # ---- stretch (ungraded): special tokens that overlap ----------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 OVERLAPPING_TOKEN_SETS = [[b"<s>", b"a<s>b"], [b"ab", b"bc"], [b"aa"], [EOT.encode(), (EOT + EOT).encode()]]
 

@@ -389,7 +389,6 @@ LAB.install(globals())
 
 
 # ---- stretch (ungraded): an exact index -------------------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 TRAIN_EXACT_TASK = replace(TRAIN_TASK, name="train_exact")
 

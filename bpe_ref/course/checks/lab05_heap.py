@@ -565,7 +565,6 @@ LAB = Lab(
 LAB.install(globals())
 
 # ---- stretch (ungraded): compaction, measured ---------------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 
 def reference_compacting(pretoken_counts: dict[bytes, int], num_merges: int, compaction_threshold: float | None) -> list[Pair]:

@@ -504,7 +504,6 @@ LAB.install(globals())
 
 
 # ---- stretch (ungraded): a streaming decoder that never cuts a character -------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 
 def stream_chunks(text: str, cut_every: int) -> list[list[int]]:

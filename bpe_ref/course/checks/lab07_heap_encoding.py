@@ -320,13 +320,8 @@ def verify_parts_kept(merge_all: Callable, name: str = "merge_all") -> None:
                               "caller's list is left as it is")
 
 
-def verify_merge_all(merge_all: Callable, name: str = "merge_all") -> None:
-    verify_parts_kept(merge_all, name)
-    verify_long_run(merge_all, name)
-
-
 MERGE_ALL = TaskGraders(MERGE_ALL_TASK, merge_all, merge_all_cases(), merge_all_inputs(), max_examples=50,
-                        verify=(verify_merge_all,))
+                        verify=(verify_parts_kept, verify_long_run))
 
 
 # ---- task 3: the encoder -------------------------------------------------------------------------
@@ -402,11 +397,6 @@ def verify_heap_cost(heap_encode: Callable, name: str = "heap_encode") -> None:
                f"{cost.reference:.2f} s; measured from outside your code).")
 
 
-def verify_heap_encode(heap_encode: Callable, name: str = "heap_encode") -> None:
-    verify_heap_cost(heap_encode, name)
-    verify_heap_calls(heap_encode, name)
-
-
 def times(count: int) -> str:
     return "once" if count == 1 else f"{count} times"
 
@@ -414,7 +404,7 @@ def times(count: int) -> str:
 HEAP_ENCODE_CASES = heap_encode_cases()
 
 HEAP_ENCODE = TaskGraders(HEAP_ENCODE_TASK, heap_encode, HEAP_ENCODE_CASES, pretoken_and_ranks(), max_examples=50,
-                          verify=(verify_heap_encode,))
+                          verify=(verify_heap_cost, verify_heap_calls))
 
 LAB = Lab(
     "07_heap_encoding",
@@ -426,7 +416,6 @@ LAB.install(globals())
 
 
 # ---- stretch (ungraded): short pieces naive, long pieces heap --------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 
 def reference_hybrid(pretoken: bytes, ranks: dict[Pair, int], threshold: int) -> list[bytes]:

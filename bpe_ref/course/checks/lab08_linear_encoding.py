@@ -593,7 +593,6 @@ LAB = Lab(
 LAB.install(globals())
 
 # ---- stretch (ungraded): an appendable counter ---------------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 
 def reference_append_counts(pieces: list[bytes], ranks: dict[Pair, int]) -> list[int]:

@@ -528,7 +528,6 @@ LAB = Lab(
 LAB.install(globals())
 
 # ---- stretch (ungraded): which crossover to report ---------------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 
 def noisy_lines(seed: int, meet: bool = True, noise: float = 0.10, points: int = 12

@@ -431,7 +431,6 @@ LAB = Lab(
 LAB.install(globals())
 
 # ---- stretch (ungraded): ranges of a size ---------------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 def by_size_hint(args: tuple, expected: object, got: object) -> str | None:
     import os
