@@ -159,10 +159,13 @@ class Lab:
 
     def install(self, namespace: dict) -> None:
         """Define, in a lab module's ``namespace``, each task's ``check_<name>`` (and ``check_<name>_properties``),
-        ``REFERENCES``, ``GRADING_POLICY`` and ``LAB``: what the test cells and the trusted grader look up."""
-        from .running import graders_of
+        ``REFERENCES``, ``GRADING_POLICY`` and ``LAB``: what the test cells and the trusted grader look up; and
+        ``check_cases`` and ``check_property``, which the graders' tests call on a lab module to run one task's
+        cases with the same private copy as its graders."""
+        from .running import check_cases, check_property, graders_of
 
         for graded in self.tasks:
             namespace.update({check.__name__: check for check in graders_of(graded)})
         namespace.update({check.__name__: check for check in self.graders})
-        namespace.update(REFERENCES=self.references, GRADING_POLICY=dict(self.policy), LAB=self)
+        namespace.update(REFERENCES=self.references, GRADING_POLICY=dict(self.policy), LAB=self, check_cases=check_cases,
+                         check_property=check_property)
