@@ -19,19 +19,19 @@ from .compare import (
     in_order_of, plain, same, short_repr, stand_in_note, window_repr,
 )
 from .running import (
-    Outcome, TookTooLong, _files_folder, advisory, call_learner, call_watching, check_cases, check_property,
-    expected_result, grader, graders_of, hypothesis_randomness, materialized, passed, standing_in, time_limit,
-    verdict, watched,
+    Outcome, TookTooLong, _files_folder, advisory, built, call_learner, call_watching, check_cases, check_property,
+    expected_result, grader, graders_of, hypothesis_randomness, materialized, passed, refuse, standing_in, stretch,
+    time_limit, verdict, watched,
 )
-from .spec import Case, CorpusFile, Lab, Task, TaskGraders, runs_remotely
+from .spec import Case, CorpusFile, Lab, Later, Task, TaskGraders, runs_remotely
 from .trap import PACKAGE_DIR, PACKAGE_NAME, ReferenceSolverCalled, reference_trapped, reference_use, refuse_reference_use
 
 __all__ = [
     "PACKAGE_DIR", "PACKAGE_NAME", "SHORT_REPR_CHARS", "Case", "CheckFailed", "CorpusFile", "GradingStopped", "Lab",
-    "LearnerError", "Outcome", "ReferenceSolverCalled", "Task", "TaskGraders", "TookTooLong", "WrongType",
-    "_files_folder", "advisory", "call_learner", "call_repr", "call_watching", "changed_argument", "check_cases",
+    "Later", "LearnerError", "Outcome", "ReferenceSolverCalled", "Task", "TaskGraders", "TookTooLong", "WrongType",
+    "_files_folder", "advisory", "built", "call_learner", "call_repr", "call_watching", "changed_argument", "check_cases",
     "check_property", "current_seed", "difference", "error_name", "expected_result", "first_differing_item", "grader",
     "graders_of", "hidden_seed", "hints", "hypothesis_randomness", "in_order_of", "materialized", "passed", "plain",
-    "reference_trapped", "reference_use", "refuse_reference_use", "runs_remotely", "same", "short_repr",
-    "stand_in_note", "standing_in", "time_limit", "verdict", "watched", "window_repr",
+    "reference_trapped", "reference_use", "refuse", "refuse_reference_use", "runs_remotely", "same", "short_repr",
+    "stand_in_note", "standing_in", "stretch", "time_limit", "verdict", "watched", "window_repr",
 ]

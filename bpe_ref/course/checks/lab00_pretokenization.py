@@ -1,15 +1,6 @@
 """Graders of lab 00, pretokenization: from text to UTF-8 bytes, pieces, pretokens and their counts.
 
 Theory: ``theory/00-bytes-and-pretokenization.md``. Reference: :mod:`bpe_ref.pretokenize`.
-
-=========================  =====================================  =====================================
-task                       visible test                           hidden test
-=========================  =====================================  =====================================
-1 ``utf8_bytes``           :func:`check_utf8_bytes`               :func:`check_utf8_bytes_properties`
-2 ``split_on_special...``  :func:`check_split_on_special_tokens`  ``..._properties``
-3 ``pretokenize``          :func:`check_pretokenize`              :func:`check_pretokenize_properties`
-4 ``count_pretokens``      :func:`check_count_pretokens`          ``..._properties``
-=========================  =====================================  =====================================
 """
 
 from __future__ import annotations
@@ -21,8 +12,8 @@ from hypothesis import strategies as st
 from ...corpus import encode_utf8
 from ...pretokenize import count_pretokens, pretokenize, special_token_regex, split_on_special_tokens
 from .core import (
-    CheckFailed, Lab, Task, TaskGraders, WrongType, advisory, call_learner, check_cases, check_property, difference,
-    error_name, passed, plain, same,
+    CheckFailed, Lab, Task, TaskGraders, WrongType, call_learner, difference,
+    passed, plain, same, stretch,
 )
 
 EOT = "<|endoftext|>"
@@ -191,7 +182,6 @@ LAB = Lab(
 LAB.install(globals())
 
 # ---- stretch (ungraded): count a file in pieces ----------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 
 def counts_joined(pieces: list[str], special_tokens: list[str]) -> dict[bytes, int]:
@@ -312,10 +302,9 @@ class Stream:
         return self
 
 
-def verify_holds_a_piece_and_a_carry(learner: Callable) -> int:
+def verify_holds_a_piece_and_a_carry(learner: Callable) -> None:
     """Call ``learner`` on a :class:`Stream` of pieces and fail when the memory it allocated at its
-    peak is more than a quarter of the whole text: it kept the pieces, not a piece and a carry.
-    Returns that peak, in bytes."""
+    peak is more than a quarter of the whole text: it kept the pieces, not a piece and a carry."""
     import tracemalloc
 
     text = stream_text()
@@ -331,8 +320,7 @@ def verify_holds_a_piece_and_a_carry(learner: Callable) -> int:
     finally:
         if not tracing:
             tracemalloc.stop()
-    if outcome.error is not None:
-        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+    outcome.fail_on_error(call)
     try:
         got = plain(outcome.value[1], f"what {COUNT_IN_PIECES_TASK.name} returned")
     except WrongType as wrong:
@@ -345,15 +333,11 @@ def verify_holds_a_piece_and_a_carry(learner: Callable) -> int:
             f"({len(text) / 2**20:.1f} MiB): it should hold one piece and a carry.\n"
             "  hint: do not join the pieces or keep them in a list; count what is safe to count, and carry only the rest"
         )
-    return peak
+    passed(f"{COUNT_IN_PIECES_TASK.name}: it held at most {peak / 2**10:,.0f} KiB while counting {len(text) / 2**20:.0f} MiB.")
 
 
-@advisory
-def check_stretch_count_in_pieces(count_pretokens_in_pieces: Callable) -> None:
-    """Stretch self-check of lab 00: the counts of the whole text, from pieces cut anywhere, while
-    holding a piece and a carry (fixed cases, generated cuts, then a 4 MiB stream)."""
-    count = check_cases(COUNT_IN_PIECES_TASK, count_pretokens_in_pieces, counts_joined, COUNT_IN_PIECES_CASES)
-    tried = check_property(COUNT_IN_PIECES_TASK, count_pretokens_in_pieces, counts_joined, text_in_pieces(), max_examples=300)
-    peak = verify_holds_a_piece_and_a_carry(count_pretokens_in_pieces)
-    passed(f"count_pretokens_in_pieces: right on {count} fixed cases and {tried} texts cut at random places, "
-           f"and it held at most {peak / 2**10:,.0f} KiB while counting {STREAM_PIECE_CHARS * STREAM_PIECES / 2**20:.0f} MiB.")
+# Stretch: the counts of the whole text, from pieces cut anywhere (fixed cases, generated cuts), then while
+# holding a piece and a carry (a 4 MiB stream, last: a wrong count is told by the cases, with their hints).
+check_stretch_count_in_pieces = stretch("count_in_pieces", TaskGraders(
+    COUNT_IN_PIECES_TASK, counts_joined, COUNT_IN_PIECES_CASES, text_in_pieces(), max_examples=300,
+    hidden_then=verify_holds_a_piece_and_a_carry))

@@ -3,16 +3,6 @@ changed, in the words that changed.
 
 Theory: ``theory/02-incremental-updates.md``. Reference: :mod:`bpe_ref.train.step02_incremental`.
 Words are tuples of ``bytes`` tokens, as in lab 01.
-
-===========================  ======================================  ==================================================
-task                         visible test                            hidden test
-===========================  ======================================  ==================================================
-1 ``pair_count_changes``     :func:`check_pair_count_changes`        :func:`check_pair_count_changes_properties`
-2 ``merge_and_update``       :func:`check_merge_and_update`          :func:`check_merge_and_update_properties`
-3 ``train``                  :func:`check_train` (cases,              :func:`check_train_properties` (generated
-                             and the updates are incremental)        corpora, and the updates are incremental)
-4 the CS336 test             :func:`check_train_on_corpus_en`         :func:`check_train_on_other_corpus`
-===========================  ======================================  ==================================================
 """
 
 from __future__ import annotations
@@ -28,7 +18,7 @@ from ...train.step01_naive import count_pairs, merge_word, train as train_naive
 from ..figures.incremental_updates import local_rule_change, overlap_bug_on_counts
 from ...train.step02_incremental import merge_and_update, pair_count_changes, train
 from . import full_update, measured
-from .core import Case, Lab, Task, TaskGraders, advisory, check_cases, check_property, passed
+from .core import Case, Lab, Later, Task, TaskGraders, check_property, passed, stretch
 from .core import CheckFailed as CheckFailed  # what a failed check raises, named here as in every lab's graders
 from .lab01_naive_bpe import corpus_en_case, corpus_graders, pretoken_count_dicts
 
@@ -239,7 +229,6 @@ LAB.install(globals())
 
 
 # ---- stretch (ungraded): hunt the overlap bug -------------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 # The wrong rule is page 02's (section 4), computed where the page's tables are.
 
 
@@ -316,19 +305,12 @@ bug_corpora = st.one_of(
 )
 
 
-@advisory
-def check_stretch_overlap_bug(per_occurrence_changes: Callable, first_wrong_merge: Callable) -> None:
-    """Stretch self-check of lab 02 (a): the tempting per-occurrence rule, and the first merge after
-    which it leaves wrong counts, on small corpora and on corpus.en, against the checker's own hunt."""
-    count = check_cases(PER_OCCURRENCE_TASK, per_occurrence_changes, reference_per_occurrence_changes, PER_OCCURRENCE_CASES)
-    count += check_property(PER_OCCURRENCE_TASK, per_occurrence_changes, reference_per_occurrence_changes,
-                            changes_inputs, max_examples=150)
-    cases = [*FIRST_WRONG_CASES, corpus_en_first_wrong_case()]
-    hunts = check_cases(FIRST_WRONG_TASK, first_wrong_merge, reference_first_wrong_merge, cases)
-    hunts += check_property(FIRST_WRONG_TASK, first_wrong_merge, reference_first_wrong_merge,
-                            st.tuples(bug_corpora, st.integers(0, 12)), max_examples=100)
-    passed(f"per_occurrence_changes is the tempting rule on {count} words, and first_wrong_merge finds the first "
-           f"wrong merge as the checker does on {hunts} corpora, corpus.en included.")
+# Stretch (a): the tempting per-occurrence rule, then (its second argument) the first merge after which it
+# leaves wrong counts, on small corpora and on corpus.en, against the checker's own hunt.
+check_stretch_overlap_bug = stretch("overlap_bug", TaskGraders(
+    PER_OCCURRENCE_TASK, reference_per_occurrence_changes, PER_OCCURRENCE_CASES, changes_inputs, max_examples=150,
+    then=TaskGraders(FIRST_WRONG_TASK, reference_first_wrong_merge, [*FIRST_WRONG_CASES, Later(corpus_en_first_wrong_case)],
+                     st.tuples(bug_corpora, st.integers(0, 12)), max_examples=100)))
 
 
 # ---- stretch (ungraded): a cheaper filter ----------------------------------------------------
@@ -336,12 +318,7 @@ def check_stretch_overlap_bug(per_occurrence_changes: Callable, first_wrong_merg
 TRAIN_FASTER_TASK = replace(TRAIN_INCREMENTAL_TASK, name="train_faster")
 
 
-@advisory
-def check_stretch_cheaper_filter(train_faster: Callable) -> None:
-    """Stretch self-check of lab 02 (b): the merges of the reference on fixed and generated corpora,
-    and the same incremental work as task 3's visible test asks for."""
-    count = check_cases(TRAIN_FASTER_TASK, train_faster, reference_train, TRAIN_INCREMENTAL_CASES)
-    count += check_property(TRAIN_FASTER_TASK, train_faster, reference_train,
-                            st.tuples(pretoken_count_dicts, st.integers(0, 20)), max_examples=80)
-    verify_incremental_updates(train_faster, TRAIN_FASTER_TASK.name)  # prints its own line when it passes
-    passed(f"train_faster: the reference's merges on {count} corpora.")
+# Stretch (b): the reference's merges on fixed and generated corpora, and the same incremental work as task 3.
+check_stretch_cheaper_filter = stretch("cheaper_filter", TaskGraders(
+    TRAIN_FASTER_TASK, reference_train, TRAIN_INCREMENTAL_CASES, TRAIN_INPUTS, max_examples=80,
+    hidden_verify=(lambda train_faster: verify_incremental_updates(train_faster, TRAIN_FASTER_TASK.name),)))

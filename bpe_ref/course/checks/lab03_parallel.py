@@ -3,22 +3,12 @@ worker process (map), add the counts up (reduce), and get exactly the serial cou
 
 Theory: ``theory/03-parallel-pretokenization.md``. Reference: :mod:`bpe_ref.train.step03_parallel`.
 Files are :class:`~.core.CorpusFile` arguments: written, for each call, where the learner's code
-can read them (the grading process's scratch folder), and passed as a path.
+can read but not change them, and passed as a path.
 
-===============================  ========================================  ==========================================
-task                             visible test                              hidden test
-===============================  ========================================  ==========================================
-1 ``find_chunk_boundaries``      :func:`check_find_chunk_boundaries`       ``..._properties`` (generated files,
-                                                                           read buffers of 1 to 16 bytes)
-2 ``count_chunk`` (a module)     :func:`check_count_chunk`                 :func:`check_count_chunk_properties`
-3 ``merge_counts``               :func:`check_merge_counts`                :func:`check_merge_counts_properties`
-4 ``count_pretokens_in_file``    :func:`check_count_pretokens_in_file`     ``..._properties`` (generated files,
-                                 (``spawn``, and the default)              1 to 4 workers, every start method)
-===============================  ========================================  ==========================================
-
-What task 4's tests cannot tell: whether the workers really run in other processes, and whether
-each reads its own byte range rather than receiving the text. The counts are all they compare (a
-serial count passes them); the exploration cell measures the rest, in the learner's kernel.
+Task 4's hidden test measures from outside the learner's process that the workers are processes,
+started by the asked start method, and how many chunks are asked for; what it cannot tell is whether
+each worker reads its own byte range rather than receiving the text (the exploration cell measures
+that, in the learner's kernel).
 """
 
 from __future__ import annotations
@@ -36,8 +26,7 @@ from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_c
 from ..trusted.measure_worker import ProcessWatch, reads_of
 from ..trusted.measure_worker import available as measure_available
 from .core import (
-    Case, CheckFailed, CorpusFile, Lab, Task, TaskGraders, advisory, call_learner, check_cases, check_property, error_name,
-    grader, materialized, passed, runs_remotely,
+    Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_learner, error_name, materialized, passed, runs_remotely, stretch,
 )
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
@@ -131,21 +120,6 @@ FIND_TASK = Task("find_chunk_boundaries", ("path", "desired_num_chunks", "split_
                  what="a sorted list of int byte offsets, 0 first and the file size last", hint=boundaries_hint,
                  provided=PROVIDED, kernel_time_limit=20.0)
 
-FIND = TaskGraders(  # its hidden grader is written below
-    FIND_TASK,
-    find_chunk_boundaries,
-    [
-        Case((CorpusFile(b"one<|endoftext|>two<|endoftext|>three"), 3, [EOT.encode()], 4096)),
-        Case((CorpusFile(b"x" * 20 + EOT.encode() + b"y" * 20), 2, [EOT.encode()], 4)),  # straddles two reads
-        Case((CorpusFile(b"no special token here"), 4, [EOT.encode()], 8)),
-        Case((CorpusFile(b""), 3, [EOT.encode()], 4096)),
-        Case((CorpusFile(EOT.encode() * 3), 8, [EOT.encode()], 5)),  # more chunks asked for than tokens
-        Case((CorpusFile("café<|endoftext|>字🙂<|endoftext|>".encode()), 2, [EOT.encode()], 3)),
-        Case((CorpusFile(b"ab<|pad|>cd<|endoftext|>ef<|pad|>gh"), 3, [EOT.encode(), PAD.encode()], 6)),
-    ],
-)
-
-
 # Special tokens one of which holds another ("of" is inside "<|endoftext|>"): where a long token
 # starts near the end of a read and runs past the window, the short one inside it is found whole.
 # A search of the whole window (buffer and overlap) then cuts inside the long token, later than its
@@ -197,8 +171,7 @@ def verify_reads_in_buffers(learner: Callable) -> None:
     with reads_of(pid) as reads:
         outcome = call_learner(learner, args, FIND_TASK.provided, FIND_TASK.stand_ins, FIND_TASK.kernel_time_limit)
     call = f"find_chunk_boundaries(<a file of {len(data)} bytes>, 4, [{EOT.encode()!r}], 4096)"
-    if outcome.error is not None:
-        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+    outcome.fail_on_error(call)
     if reads["bytes"] is not None and reads["bytes"] > len(data) // 4:
         raise CheckFailed(
             f"{call} read {reads['bytes']} bytes of the file's {len(data)} (measured from outside your code): read "
@@ -208,15 +181,25 @@ def verify_reads_in_buffers(learner: Callable) -> None:
     passed(f"find_chunk_boundaries: reads in buffers ({shown} of a {len(data) // 2**20} MiB file).")
 
 
-@grader
-def check_find_chunk_boundaries_properties(learner: Callable) -> None:
-    """Hidden test of task 1: generated files with read buffers of 1 to 16 bytes, and files whose
-    special tokens hold one another (against :func:`first_occurrence_boundaries`)."""
-    verify_reads_in_buffers(learner)
-    count = check_property(FIND_TASK, learner, find_chunk_boundaries, boundaries_inputs(), max_examples=150)
-    count += check_property(FIND_TASK, learner, first_occurrence_boundaries, nested_boundaries_inputs(), max_examples=100)
-    passed(f"find_chunk_boundaries: agrees with the reference on {count} generated inputs, special tokens that hold "
-           "one another included.")
+# Task 1's hidden test: the bytes it reads measured first, then generated files with read buffers of 1 to
+# 16 bytes, then files whose special tokens hold one another (against first_occurrence_boundaries).
+FIND = TaskGraders(
+    FIND_TASK,
+    find_chunk_boundaries,
+    [
+        Case((CorpusFile(b"one<|endoftext|>two<|endoftext|>three"), 3, [EOT.encode()], 4096)),
+        Case((CorpusFile(b"x" * 20 + EOT.encode() + b"y" * 20), 2, [EOT.encode()], 4)),  # straddles two reads
+        Case((CorpusFile(b"no special token here"), 4, [EOT.encode()], 8)),
+        Case((CorpusFile(b""), 3, [EOT.encode()], 4096)),
+        Case((CorpusFile(EOT.encode() * 3), 8, [EOT.encode()], 5)),  # more chunks asked for than tokens
+        Case((CorpusFile("café<|endoftext|>字🙂<|endoftext|>".encode()), 2, [EOT.encode()], 3)),
+        Case((CorpusFile(b"ab<|pad|>cd<|endoftext|>ef<|pad|>gh"), 3, [EOT.encode(), PAD.encode()], 6)),
+    ],
+    boundaries_inputs(),
+    max_examples=150,
+    hidden_verify=(verify_reads_in_buffers,),
+    then=TaskGraders(FIND_TASK, first_occurrence_boundaries, [], nested_boundaries_inputs(), max_examples=100),
+)
 
 
 # ---- task 2: the map -------------------------------------------------------------------------
@@ -241,11 +224,13 @@ def from_its_module(function: Callable, *args: object) -> object:
     return function(*args)
 
 
+# From the module chunk_counting: task 4's workers import it by name (checked in the kernel; the grading
+# worker imports it from there anyway, and its driver checks again where the trusted side sees only data).
 COUNT_CHUNK_TASK = Task("count_chunk", ("path", "start", "end", "special_tokens"),
                         what="a dict mapping pretokens (bytes) to counts", hint=chunk_hint, provided=PROVIDED,
-                        driver=from_its_module)
+                        driver=from_its_module, in_module="chunk_counting")
 
-COUNT_CHUNK = TaskGraders(  # its visible grader is written below
+COUNT_CHUNK = TaskGraders(
     COUNT_CHUNK_TASK,
     count_chunk,
     [
@@ -258,21 +243,6 @@ COUNT_CHUNK = TaskGraders(  # its visible grader is written below
     max_examples=100,
 )
 
-
-@grader
-def check_count_chunk(learner: Callable) -> None:
-    """Visible test of task 2: its fixed cases, and ``count_chunk`` comes from the module
-    ``chunk_counting`` (in the learner's kernel; the grading process imports it from there anyway)."""
-    if getattr(learner, "__module__", None) == "__main__":
-        raise AssertionError(
-            "count_chunk is defined in a notebook cell (its module is __main__): a worker started by spawn or "
-            "forkserver cannot import it, so task 4 fails with it.\n  hint: write it in the cell that starts with "
-            "%%writefile chunk_counting.py, run that cell, then the read-only import cell after it")
-    count = check_cases(COUNT_CHUNK_TASK, learner, count_chunk, COUNT_CHUNK.cases)
-    passed(f"count_chunk: all {count} visible cases pass, from the module chunk_counting.")
-
-
-check_count_chunk.task, check_count_chunk.reference, check_count_chunk.cases = COUNT_CHUNK_TASK, count_chunk, COUNT_CHUNK.cases
 
 # ---- task 3: the reduce ----------------------------------------------------------------------
 
@@ -367,13 +337,19 @@ def with_reference_count_chunk(function: Callable, *args: object) -> object:
 
 serial_count.is_reference = True  # the driver calls the reference as it is
 
+SPAWN_HINT = ("a worker started by spawn (or forkserver) imports the function it runs by its module's name, and a "
+              "function defined in a notebook cell lives in __main__, which the worker cannot import; count_chunk "
+              "must come from chunk_counting.py")
+
+
+def spawn_hint(args: tuple, error: BaseException) -> str | None:
+    text = f"{error_name(error)}: {error}"
+    return SPAWN_HINT if any(word in text for word in ("Pickl", "AttributeError", "BrokenProcessPool", "__main__")) else None
+
+
 FILE_TASK = Task("count_pretokens_in_file", ("path", "special_tokens", "num_workers", "chunks_per_worker", "start_method"),
                  what="a dict mapping pretokens (bytes) to counts", hint=pool_hint, provided=PROVIDED,
-                 stand_ins=(find_chunk_boundaries, merge_counts), driver=with_reference_count_chunk)
-
-SPAWN_HINT = ("if it fails with a PicklingError or an AttributeError about __main__: a worker started by spawn (or "
-              "forkserver) imports the function it runs by its module's name, and a function defined in a notebook "
-              "cell lives in __main__, which the worker cannot import; count_chunk must come from chunk_counting.py")
+                 stand_ins=(find_chunk_boundaries, merge_counts), driver=with_reference_count_chunk, error_hint=spawn_hint)
 
 
 def file_cases() -> list[Case]:
@@ -432,8 +408,7 @@ def verify_worker_processes(learner: Callable) -> None:
         with ProcessWatch(pid) as watch:
             outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
                                    FILE_TASK.kernel_time_limit, chunks_asked)
-        if outcome.error is not None:
-            raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+        outcome.fail_on_error(call)
         started = watch.start_methods()
         workers = sum(started.get(kind, 0) for kind in WORKER_KINDS)
         if workers == 0:
@@ -459,39 +434,21 @@ def verify_worker_processes(learner: Callable) -> None:
            f"{num_workers * chunks_per_worker} chunks (measured from outside its process).")
 
 
-@grader
-def check_count_pretokens_in_file(count_pretokens_in_file: Callable) -> None:
-    """Visible test of task 4: small files, 1 to 3 workers, started by spawn and by the default."""
-    try:
-        count = check_cases(FILE_TASK, count_pretokens_in_file, serial_count, file_cases())
-    except AssertionError as failure:
-        if any(word in str(failure) for word in ("Pickl", "AttributeError", "BrokenProcessPool", "__main__")):
-            raise type(failure)(f"{failure}\n  hint: {SPAWN_HINT}") from None
-        raise
-    passed(f"count_pretokens_in_file: all {count} visible cases equal the serial count.")
-
-
-@grader
-def check_count_pretokens_in_file_properties(count_pretokens_in_file: Callable) -> None:
-    """Hidden test of task 4: worker processes, start methods and chunks measured from outside the
-    learner's process (:func:`verify_worker_processes`); generated files, 1 to 4 workers, 1 to 3 chunks
-    each, every start method of this machine; and the TinyStories sample with 2 workers."""
-    verify_worker_processes(count_pretokens_in_file)  # first: the counts alone could pass (a serial count does)
-    count = check_property(FILE_TASK, count_pretokens_in_file, serial_count, file_count_inputs(), max_examples=12,
-                           min_examples=6)
-    sample = CorpusFile(data_file(TINYSTORIES_SAMPLE).read_bytes())
-    check_cases(FILE_TASK, count_pretokens_in_file, serial_count,
-                [Case((sample, [EOT], 2, 1, "spawn"), {0: "<path of the TinyStories sample>"})])
-    passed(f"count_pretokens_in_file: agrees with the reference on {count} generated files and on the TinyStories "
-           "sample (the reference is the serial count).")
+# Task 4: small files, 1 to 3 workers, started by spawn and by the default; hidden, the worker processes,
+# start methods and chunks measured first (the counts alone could pass: a serial count does), generated
+# files with 1 to 4 workers, 1 to 3 chunks each, every start method of this machine, and the TinyStories
+# sample with 2 workers. The reference is the serial count.
+COUNT_PRETOKENS_IN_FILE = TaskGraders(
+    FILE_TASK, serial_count, file_cases(), file_count_inputs(), max_examples=12, min_examples=6,
+    hidden_verify=(verify_worker_processes,),
+    hidden_cases=[Later(lambda: Case((CorpusFile(data_file(TINYSTORIES_SAMPLE).read_bytes()), [EOT], 2, 1, "spawn"),
+                                     {0: "<path of the TinyStories sample>"}))],
+)
 
 
 LAB = Lab(
     "03_parallel",
-    (FIND, COUNT_CHUNK, MERGE_COUNTS),
-    # Written by hand, in the place of a derived one of the same name where there is one.
-    graders=(check_find_chunk_boundaries_properties, check_count_chunk, check_count_pretokens_in_file,
-             check_count_pretokens_in_file_properties),
+    (FIND, COUNT_CHUNK, MERGE_COUNTS, COUNT_PRETOKENS_IN_FILE),
     references=(count_chunk, find_chunk_boundaries, merge_counts, count_pretokens, read_corpus),
     # Task 4 starts worker processes; task 2's code is a module the learner writes with %%writefile.
     policy={"provided": PROVIDED, "allow_processes": True, "call_timeout": 60.0},
@@ -500,7 +457,6 @@ LAB.install(globals())
 
 
 # ---- stretch (ungraded): special tokens that overlap ----------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 OVERLAPPING_TOKEN_SETS = [[b"<s>", b"a<s>b"], [b"ab", b"bc"], [b"aa"], [EOT.encode(), (EOT + EOT).encode()]]
 
@@ -524,11 +480,8 @@ SAFE_CASES = [
 ]
 
 
-@advisory
-def check_stretch_overlapping_tokens(find_safe_boundaries: Callable) -> None:
-    """Stretch self-check of lab 03: boundaries that stay safe when special tokens overlap (the
-    reference's find_chunk_boundaries handles both kinds)."""
-    count = check_cases(SAFE_TASK, find_safe_boundaries, find_chunk_boundaries, SAFE_CASES)
-    count += check_property(SAFE_TASK, find_safe_boundaries, find_chunk_boundaries, overlapping_inputs(), max_examples=150)
-    count += check_property(SAFE_TASK, find_safe_boundaries, find_chunk_boundaries, boundaries_inputs(), max_examples=50)
-    passed(f"find_safe_boundaries: the reference's boundaries on {count} files, overlapping special tokens included.")
+# Stretch: boundaries that stay safe when special tokens overlap (the reference's find_chunk_boundaries
+# handles both kinds), on fixed files, generated ones with overlapping tokens, then task 1's.
+check_stretch_overlapping_tokens = stretch("overlapping_tokens", TaskGraders(
+    SAFE_TASK, find_chunk_boundaries, SAFE_CASES, overlapping_inputs(), max_examples=150,
+    then=TaskGraders(SAFE_TASK, find_chunk_boundaries, [], boundaries_inputs(), max_examples=50)))

@@ -5,16 +5,6 @@ Theory: ``theory/04-inverted-index.md``. Reference: :mod:`bpe_ref.train.step04_i
 Words and pairs are as in labs 01 and 02 (tuples of ``bytes`` tokens); a word's id is its position
 in the list of words. ``merge_and_update`` is lab 02's, provided by the setup cell.
 
-======================  =====================================  ===============================================
-task                    visible test                           hidden test
-======================  =====================================  ===============================================
-1 ``index_words``       :func:`check_index_words`              :func:`check_index_words_properties`
-2 ``pairs_with``        :func:`check_pairs_with`               :func:`check_pairs_with_properties`
-3 ``train``             :func:`check_train` (cases, and the    :func:`check_train_properties` (the index is
-                        index is used: calls are watched)      used, and generated corpora)
-4 the CS336 test        :func:`check_train_on_corpus_en`       :func:`check_train_on_other_corpus`
-======================  =====================================  ===============================================
-
 What task 3's watch can tell and what it cannot: it counts the calls of ``index_words``,
 ``count_pairs`` and ``merge_and_update`` while ``train`` runs on ``corpus.en``, and the calls of
 ``merge_and_update`` must lie between the words the merges rewrite and the ids an append-only
@@ -39,8 +29,8 @@ from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with, train
 from . import measured
 from .core import (
-    Case, CheckFailed, Lab, Task, TaskGraders, advisory, call_learner, call_watching, check_cases, check_property,
-    error_name, grader, passed,
+    CheckFailed, Lab, Task, TaskGraders, call_learner, call_watching, check_property, error_name,
+    passed, stretch,
 )
 from .lab01_naive_bpe import corpus_en_case, corpus_graders, pretoken_count_dicts
 
@@ -97,17 +87,13 @@ def index_hint(args: tuple, expected: object, got: object) -> str | None:
 INDEX_TASK = Task("index_words", ("words",), what="a dict mapping each pair to the set of the ids of the words holding it",
                   provided=PROVIDED, hint=index_hint)
 
-INDEX = TaskGraders(  # its graders are written below: its inputs are filed into the index too
-    INDEX_TASK,
-    reference_index_words,
-    [
-        ([(b"a", b"b"), (b"b", b"a", b"b")],),
-        ([(b"a", b"a", b"a")],),  # (a, a) twice in one word: the word is listed once
-        ([(b"l", b"o", b"w"), (b"l", b"o", b"w", b"e", b"r"), (b"n", b"o", b"w")],),
-        ([(b"ab", b"c", b"ab", b"c"), (b"c",)],),  # a one-token word holds no pair
-        ([],),
-    ],
-)
+INDEX_CASES = [
+    ([(b"a", b"b"), (b"b", b"a", b"b")],),
+    ([(b"a", b"a", b"a")],),  # (a, a) twice in one word: the word is listed once
+    ([(b"l", b"o", b"w"), (b"l", b"o", b"w", b"e", b"r"), (b"n", b"o", b"w")],),
+    ([(b"ab", b"c", b"ab", b"c"), (b"c",)],),  # a one-token word holds no pair
+    ([],),
+]
 
 
 NO_WORD_HOLDS = (b"", b"")  # a pair no word can hold (no token is empty): the index has no entry for it
@@ -131,26 +117,11 @@ def index_use_hint(args: tuple, error: BaseException) -> str | None:
 
 INDEX_USE_TASK = replace(INDEX_TASK, driver=index_then_file, error_hint=index_use_hint,
                          what="a defaultdict(set) mapping each pair to the ids of the words holding it")
-INDEX_USE_CASES = [Case(([(b"a", b"b"), (b"b", b"a", b"b")],)), Case(([],))]
-
-
-@grader
-def check_index_words(learner: Callable) -> None:
-    """Visible test of task 1: its fixed cases, and the index is a ``defaultdict(set)``: task 3 adds
-    ids under pairs it has no entry for yet (checked by doing it, in the kernel and when graded)."""
-    count = check_cases(INDEX_TASK, learner, reference_index_words, INDEX.cases)
-    count += check_cases(INDEX_USE_TASK, learner, reference_index_words, INDEX_USE_CASES)
-    passed(f"index_words: all {count} visible cases pass, and it returns a defaultdict(set).")
-
-
-@grader
-def check_index_words_properties(learner: Callable) -> None:
-    """Hidden test of task 1: generated word lists, and the index takes ids under a new pair."""
-    count = check_property(INDEX_USE_TASK, learner, reference_index_words, st.tuples(word_lists), max_examples=150)
-    passed(f"index_words: agrees with the reference on {count} generated inputs, and returns a defaultdict(set).")
-
-
-check_index_words.task, check_index_words.reference, check_index_words.cases = INDEX_TASK, reference_index_words, INDEX.cases
+# Task 1: its cases, then the index is a defaultdict(set): task 3 adds ids under pairs it has no entry for
+# yet (checked by doing it, in the kernel and when graded; the hidden test's generated word lists too).
+INDEX = TaskGraders(INDEX_TASK, reference_index_words, INDEX_CASES,
+                    then=TaskGraders(INDEX_USE_TASK, reference_index_words, INDEX_CASES[:1] + INDEX_CASES[-1:],
+                                     st.tuples(word_lists), max_examples=150))
 
 # ---- task 2: the pairs a rewritten word gains -------------------------------------------------
 
@@ -303,8 +274,7 @@ def watch_index_use(train: Callable, task: Task = TRAIN_TASK, *, exact: bool = F
     pretoken_counts, num_merges = case.args
     outcome, lengths = call_watching(train, (pretoken_counts, num_merges), WATCHED, task.provided, task.stand_ins)
     call = f"{task.name}(<the pretoken counts of corpus.en>, {num_merges})"
-    if outcome.error is not None:
-        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+    outcome.fail_on_error(call)
     # index_words or count_pairs of one word (to list its pairs, say) is not a pass over the corpus.
     builds = sum(1 for length in lengths["index_words"] if length not in (0, 1))
     recounts = sum(1 for length in lengths["count_pairs"] if length not in (0, 1))
@@ -411,7 +381,7 @@ LAB = Lab(
      # is not earned by calls alone, nor lost where the grade passes.
      TaskGraders(TRAIN_TASK, reference_train, TRAIN_CASES, TRAIN_INPUTS, max_examples=80,
                  verify=(verify_index_use, verify_merge_cost))),
-    graders=(check_index_words, check_index_words_properties, *corpus_graders(TRAIN_TASK)),  # tasks 1 and 4
+    graders=corpus_graders(TRAIN_TASK),  # task 4
     references=(index_words, pairs_with, train, merge_and_update, count_pairs, best_pair, split_into_bytes),
     policy={"provided": PROVIDED},
 )
@@ -419,17 +389,16 @@ LAB.install(globals())
 
 
 # ---- stretch (ungraded): an exact index -------------------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 TRAIN_EXACT_TASK = replace(TRAIN_TASK, name="train_exact")
 
 
-@advisory
-def check_stretch_exact_index(train_exact: Callable) -> None:
-    """Stretch self-check of lab 04: the reference's merges on fixed and generated corpora, and an
-    exact index: on corpus.en every call of merge_and_update rewrites a word (no stale ids)."""
-    count = check_cases(TRAIN_EXACT_TASK, train_exact, reference_train, TRAIN_CASES)
-    count += check_train_merges(train_exact, TRAIN_EXACT_TASK)
+def verify_exact_index(train_exact: Callable) -> None:
+    """On corpus.en every call of merge_and_update rewrites a word (no stale ids)."""
     calls, rewritten, ever_held, _ = watch_index_use(train_exact, TRAIN_EXACT_TASK, exact=True)
-    passed(f"train_exact: the reference's merges on {count} corpora, and on corpus.en {calls} visits, one per rewritten "
-           f"word, where an append-only index makes {ever_held}.")
+    passed(f"train_exact: on corpus.en {calls} visits, one per rewritten word, where an append-only index makes {ever_held}.")
+
+
+# Stretch: the reference's merges on fixed and generated corpora, and an exact index.
+check_stretch_exact_index = stretch("exact_index", TaskGraders(
+    TRAIN_EXACT_TASK, reference_train, TRAIN_CASES, TRAIN_INPUTS, max_examples=80, hidden_then=verify_exact_index))

@@ -4,17 +4,6 @@ with lazy deletion, then merge one pair's occurrences on a linked token list in 
 Theory: ``theory/05-heap.md``. Reference: :mod:`bpe_ref.train.step05_heap` (tasks 1-3) and
 :mod:`bpe_ref.train.step05_linked_list` (task 4).
 
-===========================  ========================================  ==============================================
-task                         visible test                              hidden test
-===========================  ========================================  ==============================================
-1 ``heap_entry``             :func:`check_heap_entry` (the pop order    :func:`check_heap_entry_properties` (generated
-                             of fixed pairs)                           pairs, ties among confusable tokens)
-2 ``pop_best``               :func:`check_pop_best`                     :func:`check_pop_best_properties`
-3 ``train`` (V5)             :func:`check_train` (cases, corpus.en,     :func:`check_train_properties` (generated
-                             and no scan of the pair counts)           corpora, another corpus, no scan)
-4 ``merge_occurrences``      :func:`check_merge_occurrences`            :func:`check_merge_occurrences_properties`
-===========================  ========================================  ==============================================
-
 Task 1 is graded by the *order* of the entries, not their values: any entry made of builtin values
 (``int``, ``str``, ``bytes``, tuples) whose first item is ``-count`` and whose last is the pair,
 and which sorts the pairs as the tie-break does, is right. Task 4 is graded by what the linked list
@@ -38,8 +27,7 @@ from ...train.step05_heap import heap_entry, pop_best, train
 from ...train.step05_linked_list import link_words, merge_occurrences
 from . import measured
 from .core import (
-    Case, CheckFailed, Lab, Task, TaskGraders, WrongType, advisory, call_learner, call_watching, check_cases, check_property,
-    error_name, grader, passed, plain, refuse_reference_use, short_repr,
+    Case, CheckFailed, Lab, Task, TaskGraders, WrongType, call_learner, call_watching, error_name, passed, plain, short_repr, stretch,
 )
 from .lab01_naive_bpe import (
     ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer,
@@ -173,18 +161,6 @@ ENTRY_CASES = [
 ]
 
 
-@grader
-def check_heap_entry(heap_entry: Callable) -> None:
-    """Visible test of task 1: fixed groups of pairs pop in the tie-break's order."""
-    refuse_reference_use(ENTRY_TASK, heap_entry)
-    cache: dict = {}
-    for items in ENTRY_CASES:
-        message = entry_order_verdict(heap_entry, items, cache)
-        if message:
-            raise CheckFailed(message)
-    passed(f"heap_entry: all {len(ENTRY_CASES)} visible groups of pairs sort in the tie-break's order.")
-
-
 @st.composite
 def entry_items(draw) -> tuple[list[tuple[int, Pair]]]:
     """Distinct pairs with counts, many of them tied."""
@@ -193,20 +169,10 @@ def entry_items(draw) -> tuple[list[tuple[int, Pair]]]:
     return ([(draw(st.integers(1, 3)), pair) for pair in pairs],)
 
 
-@grader
-def check_heap_entry_properties(heap_entry: Callable) -> None:
-    """Hidden test of task 1: generated groups of pairs (confusable tokens, many ties) sort in the
-    tie-break's order."""
-    count = _check_groups(heap_entry, entry_items(), max_examples=120)
-    passed(f"heap_entry: agrees with the reference on {count} generated groups of pairs (they sort in the tie-break's order).")
-
-
-def _check_groups(learner: Callable, strategy, max_examples: int) -> int:
-    """:func:`entry_order_verdict` on generated groups (:func:`.core.check_property`, with a verdict on a
-    whole group, and the smallest failing group reported)."""
-    cache: dict = {}
-    return check_property(ENTRY_TASK, learner, None, strategy, max_examples=max_examples, noun="group",
-                          judge=lambda args: entry_order_verdict(learner, args[0], cache))
+# Task 1: an order, not a value: each group of pairs (fixed, then generated with confusable tokens and many
+# ties) must sort in the tie-break's order; each (count, pair) is asked for once per test (the memo).
+HEAP_ENTRY = TaskGraders(ENTRY_TASK, None, [(items,) for items in ENTRY_CASES], entry_items(), max_examples=120,
+                         judge=lambda learner, args, memo: entry_order_verdict(learner, args[0], memo), noun="group")
 
 
 # ---- task 2: pop with lazy deletion ------------------------------------------------------------
@@ -366,8 +332,7 @@ def verify_heap_use(train: Callable, name: str = "train") -> None:
     outcome, lengths = call_watching(train, (pretoken_counts, num_merges), ("pop_best", "heap_entry"), PROVIDED,
                                      TRAIN_TASK.stand_ins)
     call = f"{name}(<the pretoken counts of corpus.en>, {num_merges})"
-    if outcome.error is not None:
-        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+    outcome.fail_on_error(call)
     pops, entries = len(lengths["pop_best"]), len(lengths["heap_entry"])
     if pops < num_merges:
         raise CheckFailed(
@@ -592,8 +557,7 @@ MERGE_OCCURRENCES = TaskGraders(LINKED_LIST_TASK, merge_occurrences, MERGE_CASES
 
 LAB = Lab(
     "05_heap",
-    (POP_BEST, TRAIN, MERGE_OCCURRENCES),
-    graders=(check_heap_entry, check_heap_entry_properties),  # task 1: an order, not a value
+    (HEAP_ENTRY, POP_BEST, TRAIN, MERGE_OCCURRENCES),
     references=(heap_entry, pop_best, train, link_words, merge_occurrences, count_pairs, split_into_bytes,
                 merge_and_update, index_words, pairs_with),
     policy={"provided": PROVIDED},
@@ -601,7 +565,6 @@ LAB = Lab(
 LAB.install(globals())
 
 # ---- stretch (ungraded): compaction, measured ---------------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 
 def reference_compacting(pretoken_counts: dict[bytes, int], num_merges: int, compaction_threshold: float | None) -> list[Pair]:
@@ -641,15 +604,8 @@ def compaction_does_something(train_compacting: Callable, pretoken_counts: dict)
                           "heap never holds 4 entries per live pair on corpus.en: does the rebuild ignore the threshold?")
 
 
-@advisory
-def check_stretch_compaction(train_compacting: Callable) -> None:
-    """Stretch self-check of lab 05: V5's merges with compaction on, off, and at any threshold, and
-    one heap size per merge."""
-    cases = [Case((*case, threshold)) for case in TRAIN_CASES for threshold in (None, 1.5)]
-    count = check_cases(COMPACTING_TASK, train_compacting, reference_compacting, cases)
-    count += check_property(COMPACTING_TASK, train_compacting, reference_compacting,
-                            st.tuples(pretoken_count_dicts, st.integers(0, 20), st.sampled_from([None, 1.1, 1.5, 2.0, 4.0])),
-                            max_examples=80)
+def verify_heap_sizes(train_compacting: Callable) -> None:
+    """One heap size per merge on corpus.en, and compaction that does something (:func:`compaction_does_something`)."""
     case, _ = corpus_en_case()
     outcome = call_learner(train_compacting, (case.args[0], 243, 1.1), PROVIDED)
     result = outcome.value[1] if outcome.error is None else None
@@ -659,5 +615,11 @@ def check_stretch_compaction(train_compacting: Callable) -> None:
             raise CheckFailed(f"train_compacting(<corpus.en>, 243, 1.1) returned {len(sizes)} heap sizes for "
                               f"{len(merges)} merges: one int per merge, the heap's size after it")
         compaction_does_something(train_compacting, case.args[0])
-    passed(f"train_compacting: V5's merges on {count} corpora and thresholds, one heap size per merge.")
+        passed("train_compacting: one heap size per merge, and compaction keeps the heap smaller.")
 
+
+# Stretch: V5's merges with compaction on, off, and at any threshold, then the heap sizes.
+check_stretch_compaction = stretch("compaction", TaskGraders(
+    COMPACTING_TASK, reference_compacting, [(*case, threshold) for case in TRAIN_CASES for threshold in (None, 1.5)],
+    st.tuples(pretoken_count_dicts, st.integers(0, 20), st.sampled_from([None, 1.1, 1.5, 2.0, 4.0])), max_examples=80,
+    hidden_then=verify_heap_sizes))

@@ -3,19 +3,6 @@ list with stale entries skipped, and the encoder of one pretoken built on the tw
 
 Theory: ``theory/07-heap-encoding.md``. Reference: :mod:`bpe_ref.encode.step07_heap`.
 
-=====================  =========================================  ============================================
-task                   visible test                               hidden test
-=====================  =========================================  ============================================
-1 ``first_heap``       :func:`check_first_heap`                    :func:`check_first_heap_properties`
-                                                                  (generated parts and ranks)
-2 ``merge_all``        :func:`check_merge_all` (fixed heaps,       :func:`check_merge_all_properties` (ranks
-                       stale entries, one long run of a byte)     learned from generated corpora, GPT-2's; junk
-                                                                  entries mixed into the heap; the long run)
-3 ``heap_encode``      :func:`check_heap_encode` (page 06's        :func:`check_heap_encode_properties`
-                       cases, long GPT-2 pieces; it must call     (generated words and ranks; the calls)
-                       first_heap and merge_all once each)
-=====================  =========================================  ============================================
-
 Task 1 is graded by the entries (sorted) and by whether the list is a heap in ``heapq``'s order, not by
 the list's exact layout: any heap of the right entries is right. Task 2 is graded by the tokens it
 returns; the heap it receives may hold stale entries of every kind (duplicates, entries whose pair has
@@ -37,8 +24,8 @@ from ...encode.step07_heap import first_heap, heap_encode, merge_all
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
 from .core import (
-    Case, CheckFailed, GradingStopped, Lab, Task, TaskGraders, advisory, call_learner, call_watching, check_cases,
-    check_property, error_name, passed, refuse_reference_use,
+    Case, CheckFailed, GradingStopped, Lab, Task, TaskGraders, call_learner, call_watching, check_cases,
+    error_name, passed, stretch,
 )
 from .lab06_encode_decode import (
     encode_hint, encode_pretoken_cases, gpt2_label, gpt2_ranks, pretoken_and_ranks, ranks_for,
@@ -333,13 +320,8 @@ def verify_parts_kept(merge_all: Callable, name: str = "merge_all") -> None:
                               "caller's list is left as it is")
 
 
-def verify_merge_all(merge_all: Callable, name: str = "merge_all") -> None:
-    verify_parts_kept(merge_all, name)
-    verify_long_run(merge_all, name)
-
-
 MERGE_ALL = TaskGraders(MERGE_ALL_TASK, merge_all, merge_all_cases(), merge_all_inputs(), max_examples=50,
-                        verify=(verify_merge_all,))
+                        verify=(verify_parts_kept, verify_long_run))
 
 
 # ---- task 3: the encoder -------------------------------------------------------------------------
@@ -373,8 +355,7 @@ def verify_heap_calls(heap_encode: Callable, name: str = "heap_encode") -> None:
                                          HEAP_ENCODE_TASK.stand_ins)
         shown = f"<{len(pretoken)} digits>" if len(pretoken) > 20 else repr(pretoken)
         call = f"{name}({shown}, <GPT-2's ranks>)"
-        if outcome.error is not None:
-            raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {outcome.error}")
+        outcome.fail_on_error(call)
         firsts, loops = len(lengths["first_heap"]), len(lengths["merge_all"])
         if firsts != 1 or loops != 1:
             short = (" Short pretokens too: the task is the heap encoder for every pretoken (a threshold below which "
@@ -416,11 +397,6 @@ def verify_heap_cost(heap_encode: Callable, name: str = "heap_encode") -> None:
                f"{cost.reference:.2f} s; measured from outside your code).")
 
 
-def verify_heap_encode(heap_encode: Callable, name: str = "heap_encode") -> None:
-    verify_heap_cost(heap_encode, name)
-    verify_heap_calls(heap_encode, name)
-
-
 def times(count: int) -> str:
     return "once" if count == 1 else f"{count} times"
 
@@ -428,7 +404,7 @@ def times(count: int) -> str:
 HEAP_ENCODE_CASES = heap_encode_cases()
 
 HEAP_ENCODE = TaskGraders(HEAP_ENCODE_TASK, heap_encode, HEAP_ENCODE_CASES, pretoken_and_ranks(), max_examples=50,
-                          verify=(verify_heap_encode,))
+                          verify=(verify_heap_cost, verify_heap_calls))
 
 LAB = Lab(
     "07_heap_encoding",
@@ -440,7 +416,6 @@ LAB.install(globals())
 
 
 # ---- stretch (ungraded): short pieces naive, long pieces heap --------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 
 def reference_hybrid(pretoken: bytes, ranks: dict[Pair, int], threshold: int) -> list[bytes]:
@@ -452,13 +427,8 @@ HYBRID_TASK = Task("hybrid_encode", ("pretoken", "ranks", "threshold"), what="a 
                    hint=lambda args, expected, got: encode_hint(args[:2], expected, got), provided=PROVIDED)
 
 
-@advisory
-def check_stretch_hybrid(hybrid_encode: Callable) -> None:
-    """Stretch self-check of lab 07: the same tokens as the reference at every threshold."""
-    refuse_reference_use(HYBRID_TASK, hybrid_encode)
-    cases = [Case((*case.args, threshold), case.labels) for case in HEAP_ENCODE_CASES for threshold in (0, 10_000)]
-    count = check_cases(HYBRID_TASK, hybrid_encode, reference_hybrid, cases)
-    count += check_property(HYBRID_TASK, hybrid_encode, reference_hybrid,
-                            st.tuples(pretoken_and_ranks(), st.sampled_from([0, 4, 16, 64])).map(lambda t: (*t[0], t[1])),
-                            max_examples=20)
-    passed(f"hybrid_encode: the reference's tokens on {count} pretokens and thresholds.")
+# Stretch: the same tokens as the reference at every threshold.
+check_stretch_hybrid = stretch("hybrid", TaskGraders(
+    HYBRID_TASK, reference_hybrid,
+    [Case((*case.args, threshold), case.labels) for case in HEAP_ENCODE_CASES for threshold in (0, 10_000)],
+    st.tuples(pretoken_and_ranks(), st.sampled_from([0, 4, 16, 64])).map(lambda t: (*t[0], t[1])), max_examples=20))

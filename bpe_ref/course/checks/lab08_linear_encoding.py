@@ -5,20 +5,6 @@ Theory: ``theory/08-linear-encoding.md``. Reference: :mod:`bpe_ref.encode.step08
 (task 1), :mod:`bpe_ref.encode.step08_backtrack` (task 2), :mod:`bpe_ref.encode.step08_table` (task 3)
 and :mod:`bpe_ref.encode.step08_prefix_counts` (task 4).
 
-=========================  ============================================  ==========================================
-task                       visible test                                  hidden test
-=========================  ============================================  ==========================================
-1 ``compatible``           :func:`check_compatible` (page 08's pairs,    :func:`check_compatible_properties`
-                           a token that is not valid, GPT-2 pairs)       (every pair of tokens of generated ranks)
-2 ``backtrack_encode``     :func:`check_backtrack_encode` (page 06's     :func:`check_backtrack_encode_properties`
-                           and 08's cases, long GPT-2 pieces; it must    (generated words and ranks; the calls)
-                           call compatible)
-3 ``last_tokens``          :func:`check_last_tokens` (page 08's table,   :func:`check_last_tokens_properties`
-                           long GPT-2 pieces; it must call compatible)   (generated words and ranks; the calls)
-4 ``prefix_token_counts``  :func:`check_prefix_token_counts` (fixed      :func:`check_prefix_token_counts_properties`
-                           tables)                                       (tables of generated words and ranks)
-=========================  ============================================  ==========================================
-
 The learner works on ``bytes`` tokens and lab 06's ranks (same language as labs 06 and 07). Tasks 2
 and 3 must use task 1's ``compatible`` (the reference's, while they are graded): step 06's
 ``encode_pretoken``, which the setup cell gives, returns the same tokens, and the watched calls tell
@@ -47,8 +33,7 @@ from ...serialization import string_to_token, token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
 from .core import (
-    Case, CheckFailed, GradingStopped, Lab, Task, TaskGraders, advisory, call_learner, check_cases, check_property,
-    error_name, passed, refuse_reference_use,
+    Case, CheckFailed, GradingStopped, Lab, Later, Task, TaskGraders, call_learner, check_cases, error_name, passed, stretch,
 )
 
 # The learner's code may use lab 01's split_into_bytes and lab 06's merge_ranks and encode_pretoken.
@@ -608,7 +593,6 @@ LAB = Lab(
 LAB.install(globals())
 
 # ---- stretch (ungraded): an appendable counter ---------------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 
 def reference_append_counts(pieces: list[bytes], ranks: dict[Pair, int]) -> list[int]:
@@ -632,21 +616,24 @@ def pieces_and_ranks(draw) -> tuple[list[bytes], dict[Pair, int]]:
     return [word[a:b] for a, b in zip(cuts, cuts[1:])] or [b""], ranks
 
 
-@advisory
-def check_stretch_appender(append_counts: Callable) -> None:
-    """Stretch self-check of lab 08: after each piece, the count of everything appended so far."""
-    refuse_reference_use(APPEND_TASK, append_counts)
+def gpt2_piece_case() -> Case:
     piece = LONG_PIECES[0]
     ranks = ranks_for(piece, gpt2_ranks())
-    cases = [Case(([b"ab", b"c", b"bca"], PAGE)), Case(([bytes([b]) for b in b"abcbca"], PAGE)),
-             Case(([piece[i : i + 7] for i in range(0, len(piece), 7)], ranks), labels={1: gpt2_label(ranks)})]
-    count = check_cases(APPEND_TASK, append_counts, reference_append_counts, cases)
-    count += check_property(APPEND_TASK, append_counts, reference_append_counts, pieces_and_ranks(), max_examples=40)
+    return Case(([piece[i : i + 7] for i in range(0, len(piece), 7)], ranks), labels={1: gpt2_label(ranks)})
+
+
+def time_digits(append_counts: Callable) -> None:
+    """How long 600 digits appended one at a time take (advice: no limit)."""
     byte_by_byte = [bytes([b]) for b in b"1234567890" * 60]
-    long_ranks = ranks_for(b"".join(byte_by_byte), gpt2_ranks())
     start = time.perf_counter()
-    outcome = call_learner(append_counts, (byte_by_byte, long_ranks), PROVIDED, APPEND_TASK.stand_ins)
-    seconds = time.perf_counter() - start
+    outcome = call_learner(append_counts, (byte_by_byte, ranks_for(b"".join(byte_by_byte), gpt2_ranks())), PROVIDED,
+                           APPEND_TASK.stand_ins)
     if outcome.error is None:
-        passed(f"append_counts: 600 digits appended one at a time in {seconds:.2f} s.")
-    passed(f"append_counts: the reference's counts on {count} sequences of pieces.")
+        passed(f"append_counts: 600 digits appended one at a time in {time.perf_counter() - start:.2f} s.")
+
+
+# Stretch: after each piece, the count of everything appended so far.
+check_stretch_appender = stretch("appender", TaskGraders(
+    APPEND_TASK, reference_append_counts,
+    [([b"ab", b"c", b"bca"], PAGE), ([bytes([b]) for b in b"abcbca"], PAGE), Later(gpt2_piece_case)],
+    pieces_and_ranks(), max_examples=40, hidden_then=time_digits))

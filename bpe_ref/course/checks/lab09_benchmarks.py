@@ -4,21 +4,6 @@ memory with tracemalloc.
 
 Theory: ``theory/09-benchmarks.md``. Reference: :mod:`bpe_ref.measure`.
 
-=====================  ==========================================  ==========================================
-task                   visible test                                hidden test
-=====================  ==========================================  ==========================================
-1 ``interleaved``      :func:`check_interleaved` (three            :func:`check_interleaved_properties`
-                       contenders on a fake clock, a load that     (generated contenders, loads, rounds)
-                       doubles, the collector, bad input)
-2 ``spread``           :func:`check_spread` (fixed runs)           :func:`check_spread_properties`
-3 ``paired_ratio``     :func:`check_paired_ratio` (fixed rounds)   :func:`check_paired_ratio_properties`
-4 ``fit_exponent``     :func:`check_fit_exponent` (power laws,     :func:`check_fit_exponent_properties`
-                       noisy points)                               (generated laws with recorded noise)
-5 ``crossover``        :func:`check_crossover` (fixed curves)      :func:`check_crossover_properties`
-6 ``peak_memory``      :func:`check_peak_memory` (three            :func:`check_peak_memory_properties`
-                       scenarios, one raising)                     (generated scenarios)
-=====================  ==========================================  ==========================================
-
 No test times anything real: every timing is a fake clock that advances by recorded amounts, every
 curve is generated with a known exponent or crossover, so a verdict is the same on any machine and
 under any load. ``interleaved`` and ``peak_memory`` take functions, which cannot travel to the
@@ -543,7 +528,6 @@ LAB = Lab(
 LAB.install(globals())
 
 # ---- stretch (ungraded): which crossover to report ---------------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 
 def noisy_lines(seed: int, meet: bool = True, noise: float = 0.10, points: int = 12

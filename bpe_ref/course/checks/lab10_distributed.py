@@ -5,24 +5,6 @@ Theory: ``theory/10-beyond-one-machine.md``. Reference: :mod:`bpe_ref.distribute
 :class:`~.core.CorpusFile` arguments (alone, in a list of files, or in ``(path, start, end)``
 ranges): written, for each call, where the learner's code can read them, and passed as paths.
 
-=====================  ==========================================  ==========================================
-task                   visible test                                hidden test
-=====================  ==========================================  ==========================================
-1 ``count_range``      :func:`check_count_range`                   :func:`check_count_range_properties`
-                                                                   (generated files, ranges at special tokens)
-2 ``merge_two``        :func:`check_merge_two` (the arguments      :func:`check_merge_two_properties`
-                       must come back unchanged)                   (generated counts)
-3 ``tree_reduce``      :func:`check_tree_shape`: the notebook's    :func:`check_tree_shape_properties`
-                       read-only ``tree_shape(parts)`` calls        (1 to 70 parts)
-                       ``tree_reduce(parts, pair)``: the tree
-4 ``plan_ranges``      :func:`check_plan_ranges`                   :func:`check_plan_ranges_properties`
-                                                                   (1 to 4 generated files, 1 to 6 per file)
-5 ``count_ranges``     :func:`check_count_ranges`: the counts of   :func:`check_count_ranges_properties`
-                       ``count_ranges(ranges, tokens)``, then the  (ranges cut anywhere a token starts);
-                       notebook's read-only ``task_graph``, which  :func:`check_task_graph_properties`
-                       passes a recording ``as_task``: the calls   (the calls, on generated ranges)
-=====================  ==========================================  ==========================================
-
 The learner's code runs at grading time where Dask is not (the confined worker imports only the
 standard library and ``regex``), so every graded function is plain Python; the notebook's
 exploration runs the same functions on a Dask cluster, in the learner's kernel. While task 4 is
@@ -41,8 +23,7 @@ from hypothesis import strategies as st
 from ...distributed import count_range, count_ranges, merge_two, plan_ranges, plan_ranges_by_size, tree_reduce
 from ...train.step03_parallel import find_chunk_boundaries
 from .core import (
-    Case, CorpusFile, Lab, Task, TaskGraders, advisory, check_cases, check_property, error_name, grader, graders_of, passed,
-    short_repr,
+    Case, CorpusFile, Lab, Later, Task, TaskGraders, error_name, short_repr, stretch,
 )
 from .lab03_parallel import EOT, PAD, PIECES, chunk_hint, chunk_inputs, safe_cuts
 
@@ -347,8 +328,6 @@ _COUNT_CASES = [
     Case(([], [EOT])),
 ]
 # The visible test is check_count_ranges below (the counts, then the calls through as_task).
-COUNT_RANGES = TaskGraders(COUNT_TASK, count_ranges, _COUNT_CASES, range_lists(), max_examples=40)
-
 # The as_task path. The grading process cannot send a function (dask.delayed or any other) to the
 # learner's code, so the notebook's read-only cell does: task_graph(ranges, special_tokens) calls
 # count_ranges(ranges, special_tokens, recorded), where recorded(function)(*args) runs nothing and
@@ -437,30 +416,21 @@ _GRAPH_CASES = [
     Case(([(CorpusFile(b"low low lower"), 0, 13)], [EOT])),
 ]
 
-# A hidden test only: the visible one is part of check_count_ranges.
-check_task_graph_properties = graders_of(TaskGraders(GRAPH_TASK, task_graph, _GRAPH_CASES, range_lists(), max_examples=20))[1]
-
-
-@grader
-def check_count_ranges(learner_count_ranges: Callable, learner_task_graph: Callable) -> None:
-    """Visible test of task 5: the counts of ``count_ranges`` run here, then the calls it makes
-    through ``as_task`` (the notebook's read-only ``task_graph``)."""
-    counts = check_cases(COUNT_TASK, learner_count_ranges, count_ranges, _COUNT_CASES)
-    graphs = check_cases(GRAPH_TASK, learner_task_graph, task_graph, _GRAPH_CASES)
-    passed(f"count_ranges: all {counts} visible cases pass, and with as_task the {graphs} graphs of calls are the reference's.")
+# Task 5: the counts of count_ranges run here, then (the visible grader's second argument, the notebook's
+# read-only task_graph) the calls it makes through as_task; each has its hidden test.
+COUNT_RANGES = TaskGraders(COUNT_TASK, count_ranges, _COUNT_CASES, range_lists(), max_examples=40,
+                           then=TaskGraders(GRAPH_TASK, task_graph, _GRAPH_CASES, range_lists(), max_examples=20))
 
 
 LAB = Lab(
     "10_distributed",
     (COUNT_RANGE, MERGE_TWO, TREE_SHAPE, PLAN_RANGES, COUNT_RANGES),
-    graders=(check_count_ranges, check_task_graph_properties),
     references=(count_range, merge_two, tree_reduce, plan_ranges, count_ranges, plan_ranges_by_size, find_chunk_boundaries),
     policy={"provided": PROVIDED, "allow_files": True},  # count_range reads its range of a file
 )
 LAB.install(globals())
 
 # ---- stretch (ungraded): ranges of a size ---------------------------------------------------
-# Advice for the learner's kernel only (core.advisory): no test cell runs it, it earns no points.
 
 def by_size_hint(args: tuple, expected: object, got: object) -> str | None:
     import os
@@ -492,24 +462,16 @@ def by_size_inputs(draw) -> tuple:
     return [CorpusFile(data) for data in contents], tokens, draw(st.sampled_from([1, 7, 40, 300, 5000]))
 
 
-@advisory
-def check_stretch_ranges_by_size(plan_ranges_by_size: Callable) -> None:
-    """Stretch self-check of lab 10: ranges of about ``range_bytes`` each, the reference's plan."""
+def by_size_cases() -> list[Case]:
     from .lab03_parallel import file_cases  # a 60-story file, as in lab 03's task 4
 
     story_file = file_cases()[0].args[0]
     short_file = CorpusFile(b"short<|endoftext|>file")
     shown = f"[<a file of 60 stories, {len(story_file.data):,} bytes>, <a short file, {len(short_file.data)} bytes>]"
-    cases = [
-        Case(([story_file, short_file], [EOT], 500), {0: shown}),
-        Case((_TWO_FILES, [EOT], 10)),
-        Case(([CorpusFile(b"no special token here")], [EOT], 4)),
-    ]
-    count = check_cases(BY_SIZE_TASK, plan_ranges_by_size, _reference_by_size, cases)
-    count += check_property(BY_SIZE_TASK, plan_ranges_by_size, _reference_by_size, by_size_inputs(), max_examples=60)
-    passed(f"plan_ranges_by_size passes: the reference's plan on all {count} sets of files.")
+    return [Case(([story_file, short_file], [EOT], 500), {0: shown}), Case((_TWO_FILES, [EOT], 10)),
+            Case(([CorpusFile(b"no special token here")], [EOT], 4))]
 
 
-def _reference_by_size(paths: list, special_tokens: list, range_bytes: int) -> list:
-    return plan_ranges_by_size(paths, special_tokens, range_bytes)
-
+# Stretch: ranges of about range_bytes each, the reference's plan.
+check_stretch_ranges_by_size = stretch("ranges_by_size", TaskGraders(
+    BY_SIZE_TASK, plan_ranges_by_size, [Later(by_size_cases)], by_size_inputs(), max_examples=60))

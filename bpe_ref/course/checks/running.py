@@ -23,7 +23,7 @@ from .compare import (
     SHORT_REPR_CHARS, WrongType, call_repr, changed_argument, difference, error_name, first_differing_item, hints,
     in_order_of, plain, same, short_repr, stand_in_note, window_repr,
 )
-from .spec import Case, CorpusFile, Task, TaskGraders, runs_remotely
+from .spec import Case, CorpusFile, Later, Task, TaskGraders, runs_remotely
 from .trap import reference_trapped, refuse_reference_use
 
 _LOCAL_FILES: list[Path] = []  # the kernel's temporary folder for CorpusFile arguments, made once
@@ -74,6 +74,11 @@ class Outcome:
     value: Any = None
     error: BaseException | None = None
     reference_calls: list[str] = field(default_factory=list)
+
+    def fail_on_error(self, call: str) -> None:
+        """Raise :class:`CheckFailed` naming ``call`` when the learner's code raised."""
+        if self.error is not None:
+            raise CheckFailed(f"{call} raised {error_name(self.error)}: {self.error}")
 
 
 @contextmanager
@@ -261,10 +266,31 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> s
     return "\n".join(lines)
 
 
-def check_cases(task: Task, learner: Callable, reference: Callable, cases: Sequence[Case | tuple]) -> int:
-    """Run fixed cases in order; raise :class:`CheckFailed` at the first disagreement. Returns the count."""
+def refuse(task: Task, learner: Callable) -> None:
+    """Fail before any case when ``learner`` is not a function of the learner's own, uses the reference
+    (:func:`.trap.refuse_reference_use`), or is defined in a notebook cell where the task wants a module
+    (:attr:`Task.in_module`; in the learner's kernel only: the grading worker imports it from its module)."""
     refuse_reference_use(task, learner)
-    cases = [c if isinstance(c, Case) else Case(tuple(c)) for c in cases]
+    if task.in_module and getattr(learner, "__module__", None) == "__main__":
+        raise CheckFailed(
+            f"{task.name} is defined in a notebook cell (its module is __main__): a worker started by spawn or "
+            f"forkserver cannot import it, so the tasks that start workers fail with it.\n  hint: write it in the cell "
+            f"that starts with %%writefile {task.in_module}.py, run that cell, then the read-only import cell after it")
+
+
+def built(cases: Sequence[Case | Later | tuple]) -> list[Case]:
+    """``cases`` as :class:`Case` objects, each :class:`Later` one built now (one case, or a list of them)."""
+    found: list[Case] = []
+    for case in cases:
+        case = case.build() if isinstance(case, Later) else case
+        found += case if isinstance(case, list) else [case if isinstance(case, Case) else Case(tuple(case))]
+    return found
+
+
+def check_cases(task: Task, learner: Callable, reference: Callable, cases: Sequence[Case | Later | tuple]) -> int:
+    """Run fixed cases in order; raise :class:`CheckFailed` at the first disagreement. Returns the count."""
+    refuse(task, learner)
+    cases = built(cases)
     for case in cases:
         message = verdict(task, learner, reference, case)
         if message:
@@ -312,7 +338,7 @@ def check_property(
     minimum = max(1, max_examples // 4) if min_examples is None else min_examples
     from hypothesis import HealthCheck, Phase, given, settings
 
-    refuse_reference_use(task, learner)
+    refuse(task, learner)
     tried = [0]
     failures: list[str] = []
     randomness, seeded = hypothesis_randomness(task.name)
@@ -398,41 +424,94 @@ def passed(message: str) -> None:
     print(message)
 
 
-def graders_of(graded: TaskGraders) -> tuple[Callable[[Callable], None], ...]:
-    """The graders of a task declaration: ``check_<name>`` (the visible test cell: its fixed cases, then its
-    how-checks) and, with a strategy, ``check_<name>_properties`` (the hidden test cell: its how-checks first,
-    else the answers alone could pass, then its fixed hidden cases and the inputs the strategy generates, all
-    against the reference). ``visible_then`` and ``hidden_then`` run last, after the pass line."""
-    task, reference, cases = graded.task, graded.reference, graded.cases
+def _visible(graded: TaskGraders, learner: Callable) -> int:
+    """The visible test's fixed cases of one declaration (judged, or against the reference), then its how-checks."""
+    if graded.judge is None:
+        count = check_cases(graded.task, learner, graded.reference, graded.cases)
+    else:
+        refuse(graded.task, learner)
+        memo: dict = {}
+        cases = built(graded.cases)
+        for case in cases:
+            message = graded.judge(learner, case.args, memo)
+            if message:
+                raise CheckFailed(message)
+        count = len(cases)
+    for verify in graded.verify:
+        verify(learner)
+    return count
 
-    @grader
-    def check(learner: Callable) -> None:
-        count = check_cases(task, learner, reference, cases)
-        for verify in graded.verify:
-            verify(learner)
+
+def _hidden(graded: TaskGraders, learner: Callable) -> int:
+    """The hidden test of one declaration: its how-checks first (else the answers alone could pass), then its
+    fixed hidden cases and generated inputs."""
+    for verify in (*graded.hidden_verify, *graded.verify):
+        verify(learner)
+    count = check_cases(graded.task, learner, graded.reference, graded.hidden_cases) if graded.hidden_cases else 0
+    if graded.strategy is not None:
+        memo: dict = {}
+        judge = None if graded.judge is None else (lambda args: graded.judge(learner, args, memo))
+        count += check_property(graded.task, learner, graded.reference, graded.strategy, max_examples=graded.max_examples,
+                                min_examples=graded.min_examples, judge=judge, noun=graded.noun)
+    return count
+
+
+def graders_of(graded: TaskGraders) -> tuple[Callable[..., None], ...]:
+    """The graders of a task declaration: ``check_<name>`` (the visible test cell) and, with generated inputs,
+    ``check_<name>_properties`` (the hidden one), each over ``graded.then`` too (see :class:`TaskGraders`).
+    ``visible_then`` and ``hidden_then`` run last, after the pass line."""
+    task, then = graded.task, graded.then
+    same = then is not None and then.task.name == task.name  # a second declaration of the same function
+    other = then is not None and not same  # another function, the visible grader's second argument
+
+    def visible(learner: Callable) -> None:
+        count = _visible(graded, learner) + (_visible(then, learner) if same else 0)
         passed(f"{task.name}: all {count} visible cases pass.")
         if graded.visible_then is not None:
             graded.visible_then(learner)
 
-    check.task, check.reference, check.cases = task, reference, cases
+    if other:
+        def check(learner: Callable, second: Callable) -> None:
+            visible(learner)
+            passed(f"{then.task.name}: all {_visible(then, second)} visible cases pass.")
+    else:
+        check = visible
+    check = grader(check)
+    check.task, check.reference = task, graded.reference
+    if graded.judge is None and not other:  # one function against one reference: answers a table could copy
+        check.cases = [case for case in graded.cases if isinstance(case, Case)]
     check.__name__ = check.__qualname__ = f"check_{task.name}"
     check.__doc__ = f"Visible test of {task.name}: its fixed cases, compared with the reference."
-    if graded.strategy is None:
-        return (check,)
+    derived: tuple[Callable, ...] = (check,)
+    if graded.strategy is not None or (same and then.strategy is not None):
 
-    @grader
-    def check_properties(learner: Callable) -> None:
-        for verify in graded.verify:
-            verify(learner)
-        count = check_cases(task, learner, reference, graded.hidden_cases) if graded.hidden_cases else 0
-        count += check_property(task, learner, reference, graded.strategy, max_examples=graded.max_examples,
-                                min_examples=graded.min_examples)
-        fixed = "fixed and " if graded.hidden_cases else ""
-        passed(f"{task.name}: agrees with the reference on {count} {fixed}generated inputs.")
-        if graded.hidden_then is not None:
-            graded.hidden_then(learner)
+        @grader
+        def check_properties(learner: Callable) -> None:
+            count = _hidden(graded, learner) + (_hidden(then, learner) if same else 0)
+            fixed = "fixed and " if graded.hidden_cases else ""
+            passed(f"{task.name}: agrees with the reference on {count} {fixed}generated inputs.")
+            if graded.hidden_then is not None:
+                graded.hidden_then(learner)
 
-    check_properties.task, check_properties.reference = task, reference
-    check_properties.__name__ = check_properties.__qualname__ = f"check_{task.name}_properties"
-    check_properties.__doc__ = f"Hidden test of {task.name}: generated inputs, compared with the reference."
-    return check, check_properties
+        check_properties.task, check_properties.reference = task, graded.reference
+        check_properties.__name__ = check_properties.__qualname__ = f"check_{task.name}_properties"
+        check_properties.__doc__ = f"Hidden test of {task.name}: generated inputs, compared with the reference."
+        derived += (check_properties,)
+    if other:
+        derived += graders_of(then)[1:]  # its hidden test; its visible one is part of check
+    return derived
+
+
+def stretch(name: str, graded: TaskGraders) -> Callable[..., None]:
+    """A stretch task's self-check, ``check_stretch_<name>`` (:func:`advisory`, no points): the declaration's
+    visible and hidden tests in one call; ``graded.then``'s function, when it is another, as its second argument."""
+    visible, *hidden = graders_of(graded)
+
+    def self_check(learner: Callable, *others: Callable) -> None:
+        visible(learner, *others)
+        for test in hidden:
+            test(learner if test.task.name == graded.task.name else others[0])
+
+    self_check.__name__ = self_check.__qualname__ = f"check_stretch_{name}"
+    self_check.__doc__ = f"Stretch self-check: {graded.task.name}'s fixed and generated cases, against the reference."
+    return advisory(self_check)

@@ -63,6 +63,10 @@ class Task:
     # add into the first dict it was given): after each call they are compared with what was sent,
     # on the trusted side (the worker returns the arguments after the call, as data).
     unchanged: tuple[int, ...] = ()
+    # The module the function must be written in (a %%writefile cell), for a function that worker
+    # processes started by spawn import by name (lab 03's count_chunk): one defined in a notebook cell
+    # (its module is __main__) is refused before any case, in the learner's kernel.
+    in_module: str = ""
 
     def observed(self, args: tuple, result: Any) -> Any:
         return result if self.observe is None else self.observe(args, result)
@@ -74,6 +78,15 @@ class Case:
 
     args: tuple
     labels: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Later:
+    """A case (or a list of them) built when the test runs, not when the graders load (GPT-2's vocabulary, a corpus read
+    from disk); listed with the fixed cases, it is not among a grader's ``cases`` attribute (tests
+    that copy the visible answers into a table leave such cases out)."""
+
+    build: Callable[[], Case | list[Case]]
 
 
 @dataclass(frozen=True)
@@ -97,32 +110,43 @@ class TaskGraders:
 
     ``cases`` are the visible test's fixed inputs; ``hidden_cases`` and ``strategy`` the hidden test's (fixed
     inputs the notebook never shows, then at most ``max_examples`` generated ones, at least ``min_examples``;
-    without a strategy the task has a visible grader only, its hidden one written by hand). ``verify`` are the
-    task's checks of *how* its function works (measured from outside the learner's code, or forced by inputs),
-    which both tests run; ``visible_then`` and ``hidden_then`` what each runs last (another corpus, another
-    reference). Stand-ins, provided modules and time limits are the :class:`Task`'s."""
+    without a strategy the task has a visible grader only). ``verify`` are the task's checks of *how* its
+    function works (measured from outside the learner's code, or forced by inputs), which both tests run
+    (the visible one after its cases, the hidden one first); ``hidden_verify`` those the hidden test alone runs,
+    first; ``visible_then`` and ``hidden_then`` what each runs last.
+
+    A ``judge(learner, args, memo)`` replaces the comparison with the reference where the answer is an order
+    rather than a value (lab 05's heap entries): a message or ``None`` per input, ``memo`` a dict kept for one
+    test; ``noun`` names an input in its messages. ``then`` is a second declaration checked by the same graders:
+    of the same function (another driver, another reference, more inputs), its cases and generated inputs
+    run after these; of another function (lab 10's ``task_graph``), the visible grader takes that function as
+    its second argument, and its hidden test is that declaration's own ``check_<name>_properties``."""
 
     task: Task
-    reference: Callable
-    cases: Sequence[Case | tuple]
+    reference: Callable | None
+    cases: Sequence[Case | Later | tuple]
     strategy: Any = None
     max_examples: int = 100
     min_examples: int | None = None
-    hidden_cases: Sequence[Case | tuple] = ()
+    hidden_cases: Sequence[Case | Later | tuple] = ()
     verify: tuple[Callable[[Callable], None], ...] = ()
+    hidden_verify: tuple[Callable[[Callable], None], ...] = ()
     visible_then: Callable[[Callable], None] | None = None
     hidden_then: Callable[[Callable], None] | None = None
+    judge: Callable[[Callable, tuple, dict], str | None] | None = None
+    noun: str = "input"
+    then: TaskGraders | None = None
 
     def __post_init__(self) -> None:  # cases given as plain tuples of arguments become Cases
         for name in ("cases", "hidden_cases"):
-            object.__setattr__(self, name, [c if isinstance(c, Case) else Case(tuple(c)) for c in getattr(self, name)])
+            object.__setattr__(self, name, [c if isinstance(c, (Case, Later)) else Case(tuple(c)) for c in getattr(self, name)])
 
 
 @dataclass(frozen=True)
 class Lab:
     """A lab's graders, declared once: its graded tasks in the notebook's order (:class:`TaskGraders`), the
-    graders written by hand for what no declaration says (``graders``: a task checked through another function,
-    an answer that is an order rather than a value), the reference functions the graders compare with
+    graders whose names are not a task's (``graders``: the trainers' corpus tests, ``check_train_on_corpus_en``
+    and ``check_train_on_other_corpus``), the reference functions the graders compare with
     (:mod:`.fresh` checks they come from the private copy) and the grading policy: what the confined worker
     may do (``provided`` modules of bpe_ref, ``allow_processes``, ``call_timeout``... the fields of
     :class:`~bpe_ref.course.trusted.sandbox.Policy`). Its :meth:`install` defines the lab module's graders."""
@@ -135,11 +159,13 @@ class Lab:
 
     def install(self, namespace: dict) -> None:
         """Define, in a lab module's ``namespace``, each task's ``check_<name>`` (and ``check_<name>_properties``),
-        ``REFERENCES``, ``GRADING_POLICY`` and ``LAB``: what the test cells and the trusted grader look up. A grader
-        written by hand (``graders``) takes the place of a derived one of the same name."""
-        from .running import graders_of
+        ``REFERENCES``, ``GRADING_POLICY`` and ``LAB``: what the test cells and the trusted grader look up; and
+        ``check_cases`` and ``check_property``, which the graders' tests call on a lab module to run one task's
+        cases with the same private copy as its graders."""
+        from .running import check_cases, check_property, graders_of
 
         for graded in self.tasks:
             namespace.update({check.__name__: check for check in graders_of(graded)})
         namespace.update({check.__name__: check for check in self.graders})
-        namespace.update(REFERENCES=self.references, GRADING_POLICY=dict(self.policy), LAB=self)
+        namespace.update(REFERENCES=self.references, GRADING_POLICY=dict(self.policy), LAB=self, check_cases=check_cases,
+                         check_property=check_property)
