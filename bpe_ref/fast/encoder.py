@@ -1204,12 +1204,15 @@ class FastEncoder:
         for piece, is_special in parts:
             if is_special:
                 ids.append(self.special_token_ids[piece])
-            elif not self._words_into(ids, piece.split(" "), fill=False):
-                break
+            else:
+                words = piece.split(" ")
+                if not self._words_into(ids, words, fill=False):
+                    break
             done += 1
         else:
             return
-        rest = [None if is_special else piece.split(" ") for piece, is_special in parts[done:]]
+        # the part that stopped (split once: a novel is one part), then the others
+        rest = [words, *(None if is_special else piece.split(" ") for piece, is_special in parts[done + 1 :])]
         self._fill_words(chain.from_iterable(islice(words, 1, None) for words in rest if words is not None))
         for (piece, _), words in zip(parts[done:], rest):
             if words is None:
