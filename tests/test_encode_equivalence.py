@@ -261,6 +261,12 @@ def test_valid_on_demand_decides_as_valid_tokens(training, order):
         assert on_demand.is_valid(token) == valid[token], (tables.token_bytes[token], valid[token])
         expected = token if valid[token] else None
         assert on_demand.token_with_bytes(tables.token_bytes[token]) == expected
+    # Many at once (a first call's new pieces): a few, then all, decided as one walk each.
+    together = ValidOnDemand(tables)
+    together.decide(tokens[:5])
+    assert all(together.known[t] == valid[t] for t in tokens[:5])
+    together.decide(tokens)
+    assert together.known == [bool(v) for v in valid]
 
 
 def test_valid_on_demand_on_gpt2_and_on_a_deep_merge_tree():
@@ -274,6 +280,12 @@ def test_valid_on_demand_on_gpt2_and_on_a_deep_merge_tree():
     assert ValidOnDemand(deep).token_with_bytes(b"a" * 3000) is None
     assert [ValidOnDemand(deep).is_valid(t) for t in range(256, 260)] == ValidTokens(deep).valid[256:260] \
         == [True, True, False, False]
+    together = ValidOnDemand(deep)
+    together.decide([deep.num_tokens - 1])  # the whole tree below it, without recursion
+    assert together.known[256:] == ValidTokens(deep).valid[256:]
+    together = ValidOnDemand(tables)
+    together.decide(range(tables.num_tokens))
+    assert together.known == valid
 
 
 @pytest.mark.parametrize("method", METHODS)

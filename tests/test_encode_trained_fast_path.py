@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from bpe_ref import Tokenizer, train_bpe_on_text
 from bpe_ref.course.interop import to_tiktoken
 from bpe_ref.data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE
-from bpe_ref.fast.encoder import (BULK_PIECES, BULK_TEXT, CUT_MARKS, LONG_SEGMENT, MAX_BULK_PIECE, CharJoins, ValidOnDemand,
-                                 _uncut, bulk_merger, char_cutter, longest_valid_encoder, segment_pattern, word_and_punctuation)
+from bpe_ref.fast.encoder import (BULK_PIECES, BULK_TEXT, CUT_MARKS, LONG_SEGMENT, MAX_BULK_PIECE, MAX_CACHED_SEGMENT,
+                                 NOT_AFTER_A_CUT, CharJoins, ValidOnDemand, _uncut, ascii_pretoken_pattern, bulk_merger,
+                                 char_cutter, longest_valid_encoder, space_is_a_cut)
 from bpe_ref.pretokenize import PRETOKEN_RE
 
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=60)
@@ -270,16 +271,57 @@ def test_a_word_segment_is_one_pretoken():
 
 
 @settings(SETTINGS, max_examples=300)
-@given(st.text(alphabet=SCRIPTS + "x'\"!?.,;:_-()«»\u00b2\u2163 \n1", max_size=30))
-def test_word_and_punctuation_is_the_pattern(text):
-    # A segment cut by hand (a word, then ASCII marks) has the pattern's pretokens; any other is
-    # left to the pattern. Contractions ("'s" after a word), digits, superscripts (\p{N}, not
-    # letters) and non-ASCII marks included.
-    for segment in segment_pattern().findall(text) + [text]:
-        cut = word_and_punctuation(segment)
-        assert cut is None or cut == PRETOKEN_RE.findall(segment), segment
-    assert word_and_punctuation(" слово,") == [" слово", ","]
-    assert word_and_punctuation("it's") is None and word_and_punctuation(" 42.") is None
+@given(st.text(alphabet=SCRIPTS + "x'\"!?.,;:_-()«»\u00b2\u2163 \n\t\u3000\x85\x1c1", max_size=40)
+       | st.text(alphabet="  \n\t\u3000\x85\x1cab,'é中", max_size=20))
+def test_a_space_without_whitespace_on_one_side_starts_a_pretoken(text):
+    # The bulk path cuts a long text at its spaces and trusts the cut before a space unless
+    # whitespace stands on both sides of it (space_is_a_cut): such a cut starts a pretoken, and
+    # the text between two cuts has the same pretokens alone as in the text.
+    starts = {match.start() for match in PRETOKEN_RE.finditer(text)}
+    cuts = [i for i in range(1, len(text)) if text[i] == " " and space_is_a_cut(text, i)]
+    assert set(cuts) <= starts
+    bounds = [0, *cuts, len(text)]
+    assert [p for a, b in zip(bounds, bounds[1:]) for p in PRETOKEN_RE.findall(text[a:b])] == PRETOKEN_RE.findall(text)
+    # The words it caches (none empty or starting with whitespace), joined by spaces, are split
+    # into pretokens by one call: each word's are those of " " + word alone, the first of them
+    # the only one that holds a space (FastEncoder._fill_group), with either pattern.
+    words = [word for word in text.split(" ") if word[:1] not in NOT_AFTER_A_CUT]
+    for findall, group in ((PRETOKEN_RE.findall, words), (ascii_pretoken_pattern().findall, list(filter(str.isascii, words)))):
+        if group:
+            joined = findall(" " + " ".join(group))
+            assert joined == [p for word in group for p in findall(" " + word)]
+            assert sum(p.startswith(" ") for p in joined) == len(group)
+
+
+def test_a_space_inside_a_run_of_whitespace_is_not_a_cut():
+    assert PRETOKEN_RE.findall("a   b") == ["a", "  ", " b"]
+    assert [space_is_a_cut("a   b", i) for i in (1, 2, 3)] == [True, False, True]
+    assert PRETOKEN_RE.findall("x\n \ny") == ["x", "\n ", "\n", "y"]
+    assert not space_is_a_cut("x\n \ny", 2) and not space_is_a_cut("x\n ", 2) and space_is_a_cut("x ", 1)
+
+
+WHITESPACE_WORDS = ["a", "b", "ab", "é", "中文", ",", "'s", "1", "", "\n", "\nab", "a\n", "\t", "\u3000", "\n\n", "x" * 40]
+
+
+@settings(SETTINGS, max_examples=10)
+@given(training=many_scripts, picks=st.lists(st.integers(0, len(WHITESPACE_WORDS) - 1), min_size=1, max_size=80),
+       cache_size=st.sampled_from([1 << 17, 50]))
+def test_the_bulk_path_by_words_is_the_heap_encoder(training, picks, cache_size):
+    # A long text cut at its spaces (FastEncoder._by_spaces): runs of spaces, spaces next to
+    # newlines, parts that start or end with spaces, empty parts between special tokens, a word
+    # too long to keep, and a cache emptied while it fills; first call and warm, both cuts.
+    words = [WHITESPACE_WORDS[k] for k in picks]
+    block = " ".join(words) + " <|endoftext|><|endoftext|>  " + "y" * (MAX_CACHED_SEGMENT + 10) + " end \n"
+    text = (block * (BULK_TEXT // len(block) + 2))[: BULK_TEXT + 300]
+    # Trained on runs of whitespace too, so that tokens join whitespace across a space.
+    vocab, merges = train_bpe_on_text(training + (" ".join(WHITESPACE_WORDS) + "  \n \n   \t \u3000  ") * 8, 360,
+                                      special_tokens=SPECIALS)
+    for cut in (None, _uncut):
+        tok = Tokenizer(vocab, merges, SPECIALS, cache_size=cache_size)
+        tok._fast_encoder()._cut = cut
+        want = tok.encode(text, method="heap")
+        assert tok.encode(text) == want
+        assert tok.encode(text) == want  # warm
 
 
 def test_memo_stores_many_within_its_bounds():

@@ -6,7 +6,7 @@ sizes, and runs an encoder only on what it has never seen:
 1. **Segments**: a run of whitespace then a run of non-whitespace (``" time,"``), cut by a simple
    regular expression that runs faster than the GPT-2 pattern. Why segments can be encoded one by
    one: :func:`segment_pattern`. Running text repeats its segments, so most of it is one dict
-   lookup per segment.
+   lookup per segment. A long text is cut more cheaply still, at its spaces (point 5).
 2. **Pieces**: a segment not seen before is split into pretokens. An ASCII segment is split by a
    copy of the GPT-2 pattern for ASCII that ``re`` runs (:func:`ascii_pretoken_pattern`); its
    pretokens are never cut, and as each is a segment of its own, the segment cache holds them
@@ -25,24 +25,33 @@ sizes, and runs an encoder only on what it has never seen:
 3. **Whole tokens**: most pieces of English are one token already (``" upon"``). A piece whose
    bytes are a *valid* token (step 08: BPE turns those bytes into that token alone) is that
    token, without running an encoder; :class:`ValidOnDemand` decides validity token by token,
-   as pieces ask. Any other piece is *spliced* (:func:`longest_valid_encoder`): its first
-   token is the longest valid prefix that is compatible with the first token of the rest's
-   encoding, and the rest's encoding is usually remembered (words share their endings): a few
-   dict lookups per piece, where merging costs a loop per *merge*.
+   as pieces ask (many new pieces at once: their tokens together, in rank order,
+   :meth:`ValidOnDemand.decide`). Any other piece is *spliced* (:func:`longest_valid_encoder`):
+   its first token is the longest valid prefix that is compatible with the first token of the
+   rest's encoding, and the rest's encoding is usually remembered (words share their endings):
+   a few dict lookups per piece, where merging costs a loop per *merge*.
 4. **Many new pieces at once**: a long text (:data:`BULK_TEXT` characters or more) meets its
-   new segments and pieces together (:meth:`FastEncoder._bulk`): a first call on a novel in
+   new words and pieces together (:meth:`FastEncoder._bulk`): a first call on a novel in
    Spanish or Russian meets tens of thousands of new words, none cut (their accented or Cyrillic
-   letters sit between letters that tokens join). Their pretokens are found per segment (a word
-   followed by ASCII marks without a pattern: :func:`word_and_punctuation`), and the new ones
-   are merged all at once in NumPy (:func:`bulk_merger`: in each round, every piece applies its
-   lowest pair), three times faster on Don Quijote than searching them one by one (point 3). A
-   Chinese text cut by characters merges its new pieces so too.
+   letters sit between letters that tokens join). Their pretokens are found together (one call
+   of a pattern on the new words joined by spaces), and the new ones are merged all at once in
+   NumPy (:func:`bulk_merger`: in each round, every piece applies its lowest pair), three times
+   faster on Don Quijote than searching them one by one (point 3). A Chinese text cut by
+   characters merges its new pieces so too.
+5. **Words**: a long text that is not cut into pieces (English, Spanish, Russian with their own
+   vocabulary; English with GPT-2's) is cut at its spaces by ``str.split``, twice as fast as a
+   pattern finds its segments, and looked up *word* by word (:meth:`FastEncoder._by_spaces`):
+   the cache of words maps ``w`` to the ids of ``" " + w``. The space before a word is a
+   pretoken boundary unless whitespace stands on both sides of it (:func:`space_is_a_cut`), so a
+   word that is empty or starts with whitespace is never cached: it is encoded with the word
+   before it. A warm call on a long text is one ``split`` and one lookup per word.
 
-What a first call on a long text costs: what a warm call costs (one regular expression per
-part, one lookup per segment), plus, for each distinct segment, a call of a pattern (or of
-:func:`word_and_punctuation`) and a store, and, for each distinct pretoken, its share of the
-rounds of :func:`bulk_merger`. The TinyStories sample has 12 000 distinct segments and 5 300
-distinct pretokens, Don Quijote 47 000 and 31 000, the Russian stories 22 000 and 13 000.
+What a first call on a long text costs: what a warm call costs (one ``split`` per part, one
+lookup per word), plus one pass that finds the distinct words not cached, and, for each of them,
+its share of one pattern call and a store, and, for each distinct pretoken, its share of the
+rounds of :func:`bulk_merger` (or a lookup and a validity walk). The TinyStories sample has
+15 400 distinct words and 5 300 distinct pretokens, Don Quijote 58 000 and 31 000, the Russian
+stories 26 000 and 13 000.
 
 The same argument as for segments tells :func:`last_safe_cut` where
 :meth:`~bpe_ref.tokenizer.Tokenizer.encode_iterable` may cut a stream of text.
@@ -56,13 +65,12 @@ The same argument as for segments tells :func:`last_safe_cut` where
 from __future__ import annotations
 
 import re
-import string
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from itertools import accumulate, chain, compress, count, filterfalse, islice, repeat
-from operator import add, and_, not_
+from operator import add, and_, length_hint, not_
 
 from ..corpus import encode_utf8
 from ..encode.common import NOT_A_MERGE, MergeTables
@@ -135,6 +143,34 @@ def ascii_pretoken_pattern() -> re.Pattern:
     return re.compile(
         rf"'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^{space}A-Za-z0-9]+|[{space}]+(?![^{space}])|[{space}]+"
     )
+
+
+NOT_AFTER_A_CUT = frozenset(WHITESPACE) | {""}  # how a word after a space that may not be a cut starts
+
+
+def space_is_a_cut(text: str, i: int) -> bool:
+    """Whether the GPT-2 pattern starts a pretoken at ``text[i]``, a space (``i > 0``), whatever
+    the text around ``text[i - 1 : i + 2]``: yes unless whitespace stands on both sides of it (or
+    before it, and the text ends after it).
+
+    Why. A character before the space that is not whitespace ends its pretoken there (the
+    argument of :func:`segment_pattern`). Whitespace before the space and a character ``c``
+    after it that is not: the space ends a whitespace run. No pretoken reaches into a run from
+    before it (the letter, number and punctuation runs exclude ``\\s``; the optional space only
+    comes first), none of the `` ?X`` alternatives matches at the run's start (the character
+    after its first is whitespace), so ``\\s+(?!\\S)`` takes the run but its last character: the
+    space starts the next pretoken. With whitespace on both sides, the space is inside a run that
+    the pattern may keep whole (``"a   b"`` is ``"a"``, ``"  "``, ``" b"``). The pretokens between
+    two such cuts do not depend on the text around them (the pattern's only lookahead,
+    ``(?!\\S)``, succeeds at the end of a text as before a space), so the text between two cuts
+    can be encoded alone. :meth:`FastEncoder._by_spaces` cuts at every space (``str.split``) and
+    trusts the cut before a word unless the word is empty or starts with whitespace
+    (:data:`NOT_AFTER_A_CUT`); the tests check the rule against the pattern on generated text.
+
+    >>> [space_is_a_cut("a b\\n c  \\n", i) for i in (1, 4, 6, 7)]
+    [True, True, True, False]
+    """
+    return text[i - 1] not in WHITESPACE or i + 1 < len(text) and text[i + 1] not in WHITESPACE
 
 
 # ------------------------------------------------------------------------ pieces of a pretoken
@@ -488,6 +524,53 @@ class ValidOnDemand:
             pending.pop()
         return bool(known[token])
 
+    def decide(self, tokens: Iterable[int]) -> None:
+        """Decide the validity of many tokens at once (a first call's new pieces): :meth:`is_valid`
+        without its stack per token. The tokens and their parts not decided yet are gathered,
+        then decided in rank order, so that a token's parts are decided before it (they were made
+        earlier), each by the walk of step 08 written out here."""
+        known, split = self.known, self.split
+        merged_of = self.tables.pair_to_token.get
+        undecided: set[int] = set()
+        pending = [t for t in tokens if known[t] is None]
+        while pending:
+            t = pending.pop()
+            if known[t] is None and t not in undecided:
+                undecided.add(t)
+                if split[t] is not None:
+                    pending += split[t]
+        for token in sorted(undecided):
+            parts = split[token]
+            if parts is None or merged_of(parts) != token or not (known[parts[0]] and known[parts[1]]):
+                known[token] = False
+                continue
+            # ValidTokens.compatible(left, right, limit=token), inline (no call per token)
+            left, right = parts
+            limit = token
+            while True:
+                merged = merged_of((left, right))
+                if merged is not None and merged < limit:
+                    known[token] = False
+                    break
+                if left > right:
+                    limit = left
+                    left = split[left][1]
+                    if left == limit:
+                        limit = right + 1
+                        right = split[right][0]
+                        if right + 1 == limit:
+                            known[token] = True
+                            break
+                else:
+                    limit = right + 1
+                    right = split[right][0]
+                    if right + 1 == limit:
+                        limit = left
+                        left = split[left][1]
+                        if left == limit:
+                            known[token] = True
+                            break
+
     def token_with_bytes(self, data: bytes) -> int | None:
         """The token whose bytes are ``data`` if it is valid (BPE encodes ``data`` to it alone), else ``None``."""
         if self._token_with_bytes is None:
@@ -656,7 +739,16 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
                 return tuple(heap(data))
             return tuple(map(ids, search_text(piece)))
 
+        def encode_many(pieces: list[str]) -> list[tuple[int, ...]]:
+            """``encode_text_piece`` of each piece, with the validity of every token whose bytes are a
+            piece decided together first (:meth:`ValidOnDemand.decide`)."""
+            found = list(map(tokens_of, map(str.encode, pieces)))
+            valid.decide([tokens[0] for tokens in found if tokens is not None])
+            return [(ids(tokens[0]),) if tokens is not None and known[tokens[0]] else encode_text_piece(piece)
+                    for tokens, piece in zip(found, pieces)]
+
         encode_piece.text = encode_text_piece
+        encode_piece.many = encode_many
         encode_piece.one_token = valid_token  # the valid token with these bytes, or None
         return encode_piece
 
@@ -679,6 +771,7 @@ def piece_encoder(tables: MergeTables, cache_size: int = MAX_COMPATIBLE_PAIRS) -
         return tuple(map(ids, parts))
 
     encode_piece_flat.text = lambda piece: encode_piece_flat(piece.encode())
+    encode_piece_flat.many = lambda pieces: list(map(encode_piece_flat.text, pieces))
     encode_piece_flat.one_token = valid_token  # always None: bytes do not name one token here
     return encode_piece_flat
 
@@ -835,34 +928,6 @@ def bulk_merger(tables: MergeTables) -> Callable[[list[bytes]], list[tuple[int, 
     return encode_all
 
 
-ASCII_PUNCTUATION = string.punctuation  # ASCII characters that are neither letters, digits nor whitespace
-
-
-def word_and_punctuation(segment: str) -> list[str] | None:
-    """The pretokens of a segment that is a word (letters, perhaps after one space), perhaps
-    followed by ASCII punctuation, without running a pattern: ``[word]`` or ``[word, marks]``;
-    ``None`` for any other segment. Most segments of running text are such (``" слово,"``: in
-    the Russian stories, 21 000 of 22 000 distinct segments), and cutting them by hand takes
-    about half the time of the pattern's call. The GPT-2 pattern cuts them so: `` ?\\p{L}+``
-    takes the word (``str.isalpha`` is ``\\p{L}``: the tests check every code point), then
-    `` ?[^\\s\\p{L}\\p{N}]+`` all the marks, as they hold no letter that a contraction
-    (``'s``) would need.
-
-    >>> word_and_punctuation(" слово,»"), word_and_punctuation(" слово!?"), word_and_punctuation(" don't")
-    (None, [' слово', '!?'], None)
-    """
-    word = segment.rstrip(ASCII_PUNCTUATION)
-    if not (word.isalpha() or word[:1] == " " and word[1:].isalpha()):
-        return None
-    return [word, segment[len(word):]] if len(word) < len(segment) else [word]
-
-
-def _non_ascii_pretokens(segment: str) -> list[str]:
-    """The pretokens of a segment that is not ASCII (the ASCII copy of the pattern is as quick as
-    :func:`word_and_punctuation` on ASCII)."""
-    return word_and_punctuation(segment) or PRETOKEN_RE.findall(segment)
-
-
 def _uncut(segment: str, found: list[str]) -> list[bytes]:
     """The pieces of a segment that is not cut: its pretokens' bytes."""
     return list(map(str.encode, found))
@@ -994,6 +1059,12 @@ class FastEncoder:
         self.pieces = pieces  # bytes -> ids
         self.char_pieces = _Memo(encode_piece.text, cache_size, MAX_CACHED_PIECE)  # str -> ids
         self._cut_pieces: _Memo = pieces  # the cache of whichever kind of pieces the cut makes
+        find_segments = segment_pattern().findall
+
+        def encode_word(word: str) -> tuple[int, ...]:  # the ids of " " + word (the bulk path fills them in bulk)
+            return tuple(chain.from_iterable(map(segments.__getitem__, find_segments(" " + word))))
+
+        self.words = _Memo(encode_word, cache_size, MAX_CACHED_SEGMENT)  # word -> ids of " " + word (FastEncoder._by_spaces)
 
     def _build_cut(self, segment: str, found: list[str]) -> Callable[[str, list[str]], list]:
         """Choose how to cut pretokens into pieces: by bytes (:func:`piece_pattern`) or by
@@ -1082,41 +1153,114 @@ class FastEncoder:
           pass over the GPT-2 pattern's pretokens (:func:`char_cutter`), one lookup per piece. A
           Chinese paragraph is a segment seen once: caching segments buys nothing, and cutting
           them one by one costs a dozen NumPy calls each.
-        - **no cut** (words: English, Spanish, Russian with their own vocabulary): the segments
-          not yet cached, from every part, are split into pretokens (:meth:`_fill`); the new
-          pretokens are merged all at once (:meth:`_encode_new_pieces`), then each
-          pretoken is one lookup in the cache of pieces; the ids of each segment are the ids of
-          its pretokens, stored in the cache of segments (:meth:`_fill`). Then every segment is
-          one lookup, as in a warm call.
+        - **no cut** (words: English, Spanish, Russian with their own vocabulary, English with
+          GPT-2's): each part is cut at its spaces by ``str.split`` and looked up *word* by word
+          (:meth:`_by_spaces`, :func:`space_is_a_cut`); the words not yet cached, from every
+          part, are split into pretokens together (:meth:`_fill_words`), the new pretokens
+          merged all at once (:meth:`_encode_new_pieces`).
         - **bytes** (GPT-2 on Chinese): segment by segment, as a short text.
 
-        Segment ends are pretoken ends (:func:`segment_pattern`), so joining segments or cutting a
-        whole part changes no pretoken: the ids are those of the segment path."""
+        Segment ends are pretoken ends (:func:`segment_pattern`), and so are the cuts of the words
+        (:func:`space_is_a_cut`), so cutting a whole part changes no pretoken: the ids are those
+        of the segment path."""
         findall = segment_pattern().findall
-        found = [None if is_special else findall(piece) for piece, is_special in parts]
         if self._cut is None:  # only parts that are not ASCII can decide (one str.isascii per part, not per segment)
-            self._decide(chain.from_iterable(segments for (piece, is_special), segments in zip(parts, found)
-                                             if not is_special and not piece.isascii()))
-        lookup = self.cache.__getitem__
-        if self._cut_pieces is self.char_pieces:
-            lookup_piece = self.char_pieces.__getitem__
-            for (piece, is_special), segments in zip(parts, found):
-                if is_special:
-                    ids.append(self.special_token_ids[piece])
-                elif len(piece) > LONG_SEGMENT:
-                    pieces = self._cut.whole(piece, PRETOKEN_RE.findall(piece))
-                    self._encode_new_pieces(pieces)
-                    _extend(ids, map(lookup_piece, pieces))
-                else:
-                    _extend(ids, map(lookup, segments))
-            return
+            finditer = segment_pattern().finditer  # lazily: a few hundred segments usually decide
+            self._decide(map(re.Match.group, chain.from_iterable(finditer(piece) for piece, is_special in parts
+                                                                 if not is_special and not piece.isascii())))
         if self._cut is None or self._cut is _uncut:
-            self._fill(chain.from_iterable(filter(None, found)))
-        for (piece, is_special), segments in zip(parts, found):
+            self._by_spaces(ids, parts)
+            return
+        lookup = self.cache.__getitem__
+        by_chars = self._cut_pieces is self.char_pieces
+        lookup_piece = self.char_pieces.__getitem__
+        for piece, is_special in parts:
+            if is_special:
+                ids.append(self.special_token_ids[piece])
+            elif by_chars and len(piece) > LONG_SEGMENT:
+                pieces = self._cut.whole(piece, PRETOKEN_RE.findall(piece))
+                self._encode_new_pieces(pieces)
+                _extend(ids, map(lookup_piece, pieces))
+            else:
+                _extend(ids, map(lookup, findall(piece)))
+
+    def _by_spaces(self, ids: list[int], parts: list[tuple[str, bool]]) -> None:
+        """``ids += `` the ids of a long text's parts, cut at their spaces (the no-cut case of :meth:`_bulk`).
+
+        ``part.split(" ")`` cuts a part into *words*, ``w0 + " " + w1 + " " + ...``, twice as
+        fast as the segment pattern finds its segments (the split makes the strings; the pattern
+        also has to match them). A cut before a space is a pretoken boundary unless whitespace
+        stands on both sides of that space (:func:`space_is_a_cut`): a word that is empty or
+        starts with whitespace is never cached, so the cut before it is never trusted blindly.
+        The cache of words (:attr:`words`) maps ``w`` to the ids of ``" " + w``; the first word
+        ``w0`` (no space before it) is looked up in the cache of segments, which encodes any text
+        that starts and ends at pretoken boundaries.
+
+        Each part is looked up word by word (:meth:`_words_into`). From the first part with a
+        word missing on (a first call: the first part), the parts are only split: their missing
+        words are encoded together (:meth:`_fill_words`), then they are looked up. A warm call is
+        one ``split`` and one lookup per word: no pattern, no pass to find the missing words."""
+        done = 0  # parts whose ids are in
+        for piece, is_special in parts:
             if is_special:
                 ids.append(self.special_token_ids[piece])
             else:
-                _extend(ids, map(lookup, segments))
+                words = piece.split(" ")
+                if not self._words_into(ids, words, fill=False):
+                    break
+            done += 1
+        else:
+            return
+        # the part that stopped (split once: a novel is one part), then the others
+        rest = [words, *(None if is_special else piece.split(" ") for piece, is_special in parts[done + 1 :])]
+        self._fill_words(chain.from_iterable(islice(words, 1, None) for words in rest if words is not None))
+        for (piece, _), words in zip(parts[done:], rest):
+            if words is None:
+                ids.append(self.special_token_ids[piece])
+            else:
+                self._words_into(ids, words)
+
+    def _words_into(self, ids: list[int], words: list[str], fill: bool = True) -> bool:
+        """``ids += `` the ids of a part, given as its words (:meth:`_by_spaces`): the first looked
+        up in the cache of segments, the others in the cache of words, by ``dict.get`` from C. A
+        word not cached gives ``None``, which ``list.extend`` refuses: the word is found (where
+        the lookups stopped) and taken on its own. If the space before it is a cut
+        (:func:`space_is_a_cut`: the word does not start with whitespace, or the word before it
+        does not end with whitespace), ``" " + word`` is looked up in the cache of segments (a
+        word too long to keep, one the cache forgot as it filled, or ``" \\nThe"`` after a word);
+        if it may not be a cut, the words from the one before it to the last such word in a row
+        are looked up there as one text, whose ends are cuts. With ``fill=False``, it returns
+        ``False`` (``ids`` as they were) at a word the cache of words would keep."""
+        get = self.words.get
+        lookup = self.cache.__getitem__  # encodes any text whose ends are pretoken boundaries
+        start = len(ids)
+        head = lookup(words[0]) if words[0] else ()  # the first word, without a space before it
+        ids += head
+        rest = iter(words)
+        next(rest)
+        while True:
+            try:
+                _extend(ids, map(get, rest))
+                return True
+            except TypeError:  # extend(None)
+                i = len(words) - length_hint(rest) - 1  # the word not cached; the lookups go on after it
+            word = words[i]
+            if word[:1] not in NOT_AFTER_A_CUT:
+                if not fill and len(word) <= self.words.max_key:
+                    del ids[start:]
+                    return False
+                ids += lookup(" " + word)
+            elif words[i - 1][-1:] not in NOT_AFTER_A_CUT:
+                ids += lookup(" " + word)
+            else:  # whitespace on both sides of the space: take back the word before, and join
+                end = i + 1
+                while end < len(words) and words[end][:1] in NOT_AFTER_A_CUT:
+                    end += 1
+                deque(islice(rest, end - i - 1), maxlen=0)  # skip the words joined
+                before = head if i == 1 else get(words[i - 1]) or lookup(" " + words[i - 1])
+                del ids[len(ids) - len(before):]
+                joined = " ".join(words[i - 1 : end])
+                ids += lookup(joined if i == 1 else " " + joined)
 
     def _decide(self, segments: Iterable[str]) -> None:
         """Choose the cut on the first segments that need one (a non-ASCII pretoken longer than
@@ -1130,34 +1274,43 @@ class FastEncoder:
                 if self._cut is not None:
                     return
 
-    def _fill(self, segments: Iterable[str]) -> None:
-        """Cache the ids of the segments not cached yet, in bulk: split into pretokens (the ASCII
-        copy of the pattern mapped over the ASCII segments, from C; :func:`word_and_punctuation`,
-        else the GPT-2 pattern, over the others), the new pretokens encoded together (:meth:`_encode_new_pieces`), one lookup per pretoken
-        in the cache of pieces (pretokens are pieces: nothing is cut), and each segment's ids
-        stored. (Segments are not joined into one text: two that are not neighbours in the text,
-        joined, may make other pretokens.)"""
-        cache = self.cache
-        # Distinct first (one pass in C), then the cache asked once per distinct segment: a first
-        # call asks about 12 000 segments of English, not 280 000. A warm call: none missing.
-        missing = list(filterfalse(cache.__contains__, dict.fromkeys(segments)))
-        if not missing:
-            return
+    def _fill_words(self, words: Iterable[str]) -> None:
+        """Cache the ids of ``" " + word`` for the words not cached yet, in bulk: split into
+        pretokens (the words joined by spaces, one call of the ASCII copy of the pattern for the
+        ASCII ones, one of the GPT-2 pattern for the others), the new pretokens encoded together
+        (:meth:`_encode_new_pieces`), one lookup per pretoken in the cache of pieces (pretokens
+        are pieces: nothing is cut), and each word's ids stored. A word that is empty or starts
+        with whitespace is left out (the space before it may not be a cut: :meth:`_words_into`
+        takes it with its neighbour)."""
+        cache = self.words
+        # Distinct first (one pass in C), then the cache asked once per distinct word: a first
+        # call asks about 12 000 words of English, not 280 000.
+        missing = [word for word in filterfalse(cache.__contains__, dict.fromkeys(words)) if word[:1] not in NOT_AFTER_A_CUT]
         for start in range(0, len(missing), FILL_SEGMENTS):  # a group at a time: bounded memory
             self._fill_group(missing[start : start + FILL_SEGMENTS])
 
     def _fill_group(self, missing: list[str]) -> None:
+        # The words joined by spaces are pretokenized in one call per kind (the ASCII copy of the
+        # pattern, or the GPT-2 pattern): no word in ``missing`` is empty or starts with
+        # whitespace, so the space before each is a cut (space_is_a_cut), and each word's
+        # pretokens are the run that starts with the one pretoken holding that space.
         lookup_piece = self.char_pieces.__getitem__
-        store_many = self.cache.store_many
+        groups = []
         for group, pretokens in ((list(filter(str.isascii, missing)), ascii_pretoken_pattern().findall),
-                                 (list(filterfalse(str.isascii, missing)), _non_ascii_pretokens)):
-            found = list(map(pretokens, group))
-            self._encode_new_pieces(chain.from_iterable(found))
-            piece_ids = list(map(lookup_piece, chain.from_iterable(found)))
-            ends = list(accumulate(map(len, found)))
-            store_many(group, [piece_ids[end - 1] if len(pretokens) == 1 else
-                               tuple(chain.from_iterable(piece_ids[end - len(pretokens) : end]))
-                               for pretokens, end in zip(found, ends)])
+                                 (list(filterfalse(str.isascii, missing)), PRETOKEN_RE.findall)):
+            if group:
+                found = pretokens(" " + " ".join(group))
+                starts = list(compress(count(), map(str.startswith, found, repeat(" "))))
+                if len(starts) != len(group):  # cannot happen (the tests check the cuts)
+                    raise AssertionError("the spaces between words are not all pretoken boundaries")
+                groups.append((group, found, starts))
+        self._encode_new_pieces(chain.from_iterable(found for _, found, _ in groups))
+        for group, found, starts in groups:
+            piece_ids = list(map(lookup_piece, found))
+            ends = [*islice(starts, 1, None), len(found)]
+            self.words.store_many(group, [piece_ids[start] if end - start == 1 else
+                                          tuple(chain.from_iterable(piece_ids[start:end]))
+                                          for start, end in zip(starts, ends)])
 
     def _encode_new_pieces(self, pieces: Iterable[str]) -> None:
         """Cache the ids of the pieces not cached yet: when there are many
@@ -1180,7 +1333,7 @@ class FastEncoder:
             new = [piece for piece in new if piece not in memo]  # the long ones (or all, if the cache was full)
         # A piece too long to keep is left to the lookup, which encodes it (encoded here, it would be twice).
         new = [piece for piece in new if len(piece) <= memo.max_key]
-        memo.store_many(new, list(map(self._encode_piece.text, new)))
+        memo.store_many(new, self._encode_piece.many(new))
 
     def _mostly_merged(self, data: list[bytes]) -> bool:
         """Whether fewer than three in four of these new pieces (a sample of
@@ -1210,6 +1363,7 @@ class FastEncoder:
     def clear_cache(self) -> None:
         """Forget the cached segments and pieces."""
         self.cache.clear()
+        self.words.clear()
         self.pieces.clear()
         self.char_pieces.clear()
 
@@ -1259,6 +1413,6 @@ __all__ = [
     "last_safe_cut",
     "piece_pattern",
     "segment_pattern",
+    "space_is_a_cut",
     "whitespace_chars",
-    "word_and_punctuation",
 ]
