@@ -128,7 +128,20 @@ def pytest_configure(config):
         return
     folder = tempfile.mkdtemp(prefix="bpe-tests-")
     os.environ["TMPDIR"] = tempfile.tempdir = folder
-    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    config.add_cleanup(lambda: _remove_run_folder(Path(folder)))
+
+
+# Folders that the course's processes make and remove themselves (a grader's scratch and inputs, a
+# temporary course, a process's solution modules, the scopes of this run): one still there when the
+# run ends is a leak that removing the run's folder would hide, so it is said on stderr.
+OWN_FOLDERS = ("bpe_ref_grading_", "bpe_ref_inputs_", "bpe_course_", "bpe_ref_solution_modules_", "bpe-test-scopes-")
+
+
+def _remove_run_folder(folder: Path) -> None:
+    left = sorted(path.name for path in folder.glob("*") if path.name.startswith(OWN_FOLDERS))
+    if left:
+        print(f"\ntests/conftest.py: {len(left)} folders left behind in {folder}: {', '.join(left[:10])}", file=sys.stderr)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 # ---- spreading the suite over the cores (pytest-xdist, ``--dist loadscope``) --------------------

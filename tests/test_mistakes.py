@@ -16,7 +16,10 @@ from bpe_ref.course.notebooks import read_notebook_json, solution_namespace, sou
 from bpe_ref.course.trusted.autograde import lab_policy
 from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox
 
-pytestmark = pytest.mark.filterwarnings("ignore:'bpe_ref.course.checks.fresh' found in sys.modules:RuntimeWarning")
+# Most of these grade a mistake with a lab's hidden test, many in a grading worker: seconds each, so marked
+# slow, which schedules them early under xdist (tests/conftest.py).
+pytestmark = [pytest.mark.filterwarnings("ignore:'bpe_ref.course.checks.fresh' found in sys.modules:RuntimeWarning"),
+              pytest.mark.slow]
 
 
 def load_graders(lab: str):
