@@ -5,9 +5,11 @@ Keep fixtures here generic; fixtures of the GPT-2 encoding tests are prefixed ``
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -82,6 +84,36 @@ def gpt2_tiktoken(gpt2_tokenizer):
     return to_tiktoken(gpt2_tokenizer, name="gpt2")
 
 
+# ---- a wrong method's measured check, stopped at its verdict ------------------------------------
+
+
+@pytest.fixture
+def at_the_first_verdict():
+    """A context manager for a test that shows a wrong method failing a measured check: inside it, the
+    checks of ``bpe_ref/course/checks/measured.py`` (every copy loaded so far: the graders' private
+    copies and the one the grading worker's tests import) stop once a check could first give its
+    verdict, after ``PASS_AFTER`` tries, rather than trying on to ``TRIES``. The later tries exist for
+    honest work slowed by a burst of load; a wrong method's ratio stays above its limit on every try,
+    so it fails the same way, with the same message, sooner. Honest work is measured outside it, with
+    every try, as it is graded."""
+
+    @contextlib.contextmanager
+    def first_verdict():
+        import bpe_ref.course.checks.measured  # noqa: F401  (the copy remote grading uses, loaded)
+
+        copies = [module for name, module in list(sys.modules.items()) if name.endswith("course.checks.measured")]
+        tries = [(module, module.TRIES) for module in copies]
+        for module in copies:
+            module.TRIES = module.PASS_AFTER
+        try:
+            yield
+        finally:
+            for module, count in tries:
+                module.TRIES = count
+
+    return first_verdict
+
+
 # ---- nothing of a run stays in /tmp ------------------------------------------------------------
 #
 # Every process of the run (pytest's own tmp_path, xdist's workers, kernels, nbgrader, graders and
@@ -96,17 +128,33 @@ def pytest_configure(config):
         return
     folder = tempfile.mkdtemp(prefix="bpe-tests-")
     os.environ["TMPDIR"] = tempfile.tempdir = folder
-    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    config.add_cleanup(lambda: _remove_run_folder(Path(folder)))
+
+
+# Folders that the course's processes make and remove themselves (a grader's scratch and inputs, a
+# temporary course, a process's solution modules, the scopes of this run): one still there when the
+# run ends is a leak that removing the run's folder would hide, so it is said on stderr.
+OWN_FOLDERS = ("bpe_ref_grading_", "bpe_ref_inputs_", "bpe_course_", "bpe_ref_solution_modules_", "bpe-test-scopes-")
+
+
+def _remove_run_folder(folder: Path) -> None:
+    # (This process's own solution modules are removed at its exit, after this.)
+    mine = set(getattr(sys.modules.get("bpe_ref.course.notebooks"), "_SOLUTION_MODULES", ()))
+    left = sorted(path.name for path in folder.glob("*") if path.name.startswith(OWN_FOLDERS) and path not in mine)
+    if left:
+        print(f"\ntests/conftest.py: {len(left)} folders left behind in {folder}: {', '.join(left[:10])}", file=sys.stderr)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 # ---- spreading the suite over the cores (pytest-xdist, ``--dist loadscope``) --------------------
 #
 # xdist's loadscope runs each module in one process, so a module's module-scoped fixtures are built
 # once; a long module then keeps one core busy while the other waits. The scopes here are finer:
-# tests sharing a module-scoped fixture stay together (the module, or the module and the fixture's
-# parameter when the fixture is built once per parameter, e.g. one graded class per group of labs), and any
-# other test is a scope of its own, run by whichever process is free. Scopes are handed out in the
-# collection's order (``--no-loadscope-reorder``), which the workers make costliest first: the
+# tests sharing a module-scoped fixture stay together (the fixture, or the fixture and its parameter
+# when it is built once per parameter, e.g. one graded class per group of labs; tests of one module
+# that share no fixture, such as the instructor guide's class and its hub, are scopes apart), and
+# any other test is a scope of its own, run by whichever process is free. Scopes are handed out in
+# the collection's order (``--no-loadscope-reorder``), which the workers make costliest first: the
 # per-parameter scopes (the grading batches), then scopes holding a test marked ``slow``, then
 # larger before smaller, so that the processes finish together. A new lab brings its scopes by
 # itself. (xdist's ``loadgroup`` marks cannot do this: with pytest 9 they are ignored.)
@@ -117,18 +165,41 @@ def pytest_configure(config):
 _SCOPES_DIR = "bpe_test_scopes_dir"
 
 
-def _shared_fixture_scope(item) -> tuple[str, bool] | None:
-    """``(scope, per parameter)`` of a test that uses a module-scoped fixture, else None."""
+def _shared_fixtures(item) -> list[tuple[str, bool]]:
+    """``(key, per parameter)`` of each module-scoped fixture ``item`` uses: the fixture's module and
+    name, and its parameter when it is built once per parameter."""
     definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
     # A module-scoped direct parameter (``parametrize(..., scope="module")``, e.g. the lab beside
     # the graded class of its group) is pytest's stand-in fixture, shared by nothing: not counted.
     shared = [name for name in item.fixturenames if name in definitions and definitions[name][-1].scope == "module"
               and getattr(definitions[name][-1].func, "__name__", "") != "get_direct_param_fixture_func"]
-    if not shared:
-        return None
     params = getattr(getattr(item, "callspec", None), "params", {})
-    keys = [f"{name}={params[name]}" for name in shared if name in params]
-    return "::".join([item.nodeid.split("::", 1)[0], *keys]), bool(keys)
+    module = item.nodeid.split("::", 1)[0]
+    return [(f"{module}::{name}" + (f"={params[name]}" if name in params else ""), name in params) for name in shared]
+
+
+def _scopes_of(items) -> tuple[dict[str, list], set[str]]:
+    """Scope -> its tests, and the scopes built once per parameter. Tests using a common module-scoped
+    fixture are one scope, directly or through another test (a union of the fixtures they use)."""
+    parent: dict[str, str] = {}
+
+    def root(key: str) -> str:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    uses = [_shared_fixtures(item) for item in items]
+    for keys in uses:
+        for key, _ in keys[1:]:
+            parent[root(key)] = root(keys[0][0])
+    scopes: dict[str, list] = {}
+    per_parameter: set[str] = set()
+    for item, keys in zip(items, uses):
+        scope = root(keys[0][0]) if keys else item.nodeid
+        if any(by_parameter for _, by_parameter in keys):
+            per_parameter.add(scope)
+        scopes.setdefault(scope, []).append(item)
+    return scopes, per_parameter
 
 
 @pytest.hookimpl(trylast=True)  # after pytest's own reordering, which keeps a fixture's tests together
@@ -136,14 +207,7 @@ def pytest_collection_modifyitems(config, items):
     workerinput = getattr(config, "workerinput", None)
     if not workerinput or _SCOPES_DIR not in workerinput:  # not an xdist worker of this scheduler
         return
-    scopes: dict[str, list] = {}
-    per_parameter: set[str] = set()
-    for item in items:
-        shared = _shared_fixture_scope(item)
-        scope = shared[0] if shared else item.nodeid
-        if shared and shared[1]:
-            per_parameter.add(scope)
-        scopes.setdefault(scope, []).append(item)
+    scopes, per_parameter = _scopes_of(items)
 
     def cost(scope: str) -> tuple:
         members = scopes[scope]

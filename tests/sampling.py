@@ -3,9 +3,12 @@
 The default run (what CI runs, within its time budget) grades every lab's solution and release
 (with feedback and export for the class) and the attacks that need no lab of their own choosing,
 and sends the expensive lab-by-lab work to fixed samples of labs. The attacks built from each
-lab's functions on its blank release (cheap: nothing runs far) go to labs that cover every kind of
-task: bytes and special tokens (00), processes and files (03), a heap trainer (05) and an encoder
-(08). The submissions built from each lab's complete notebook with one function broken (each
+lab's functions on its blank release (the reference imported or read from disk, a table of the
+visible answers: cheap, nothing runs far, but a submission each) go to one lab per grading path,
+the cheapest that shows it: the worker given no module of the package (00, bytes and special
+tokens; 01, a trainer graded on CS336's corpus.en, whose published merges a table can replay),
+given modules of the package (07) and allowed processes and files (03). The submissions built
+from each lab's complete notebook with one function broken (each
 grades nearly the whole lab again, 5-15 s of CPU) go to lab 00 only: their code path (the
 reference's helpers bound as stand-ins for the learner's, a task costing its own points) is the
 same in every lab and runs in every lab's honest grading too (each later task is graded with
@@ -24,7 +27,7 @@ import os
 import pytest
 
 EXHAUSTIVE = bool(os.environ.get("BPE_EXHAUSTIVE") or os.environ.get("BPE_EVERY_ATTACK"))
-SAMPLED_LABS = ("00_pretokenization", "03_parallel", "05_heap", "08_linear_encoding")
+SAMPLED_LABS = ("00_pretokenization", "01_naive_bpe", "03_parallel", "07_heap_encoding")
 # The lab-dependent submissions built on a complete notebook (a broken helper or last function).
 COMPLETE_NOTEBOOK_LABS = ("00_pretokenization",)
 # Running a solution notebook top to bottom checks that its exploration and plots run: two labs whose

@@ -16,9 +16,10 @@ attacks on the sandbox itself (hooks, patched imports, killing the grader, editi
 cells that hang or exit) do not depend on the lab: they run on the first lab's batch, built from its
 own notebooks, and those whose outcome depends on the lab's policy (a child process, killing the
 grader) run on lab 03's too, whose code may start processes. The attacks that do depend on a lab's
-functions run on the sampled labs of ``tests/sampling.py`` (those built on the blank release on
-four labs, those built on the complete notebook on lab 00), and every lab's batch holds its honest
-solution, its blank release, the hard-coded visible answers and an unreadable file; a few labs'
+functions run on the sampled labs of ``tests/sampling.py`` (those built on the blank release, the
+hard-coded visible answers among them, on one lab per grading path; those built on the complete
+notebook on lab 00), and every lab's batch holds its honest solution, its blank release and an
+unreadable file; a few labs'
 batches hold a submission that breaks in a way only that lab shows (``ONE_LAB``); where that is the
 complete solution changed in a way that must cost nothing, it is the lab's honest work, so that each
 solution is graded once (``HONEST_VARIANTS``). ``BPE_EXHAUSTIVE=1`` sends every attack to every lab,
@@ -477,10 +478,10 @@ def has_helpers(lab: str) -> bool:
     return lab not in NO_HELPERS
 
 
-# Built from each lab's notebooks and cheap to grade: every lab's batch holds these.
-EVERY_LAB = {"honest", "blank", "hardcoded", "invalid_json"}
-# Built from each lab's own functions on its blank release (cheap): on the sampled labs.
-ON_THE_RELEASE = {"reference_import", "reference_from_disk"}
+# Each lab's solution and release (graded once each), and a file nbgrader cannot read: every lab's batch holds these.
+EVERY_LAB = {"honest", "blank", "invalid_json"}
+# Built from each lab's own functions on its blank release (cheap, but a submission each): on the sampled labs.
+ON_THE_RELEASE = {"reference_import", "reference_from_disk", "hardcoded"}
 # Built from each lab's complete notebook, one function broken (each grades nearly the whole lab
 # again): on fewer labs (sampling.COMPLETE_NOTEBOOK_LABS).
 ON_THE_SOLUTION = {"last_raises", "helper_raises", "keeps_a_stand_in"}
@@ -693,6 +694,7 @@ def test_a_broken_helper_costs_its_own_task_only(batch):
 
 
 def test_hard_coding_the_visible_cases_earns_at_most_a_third(batch):
+    needs(batch, "hardcoded")
     assert score(batch, "hardcoded") <= batch["full"] / 3, [(t.name, t.earned) for t in batch["details"]["hardcoded"]]
 
 

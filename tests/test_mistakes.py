@@ -16,7 +16,10 @@ from bpe_ref.course.notebooks import read_notebook_json, solution_namespace, sou
 from bpe_ref.course.trusted.autograde import lab_policy
 from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox
 
-pytestmark = pytest.mark.filterwarnings("ignore:'bpe_ref.course.checks.fresh' found in sys.modules:RuntimeWarning")
+# Most of these grade a mistake with a lab's hidden test, many in a grading worker: seconds each, so marked
+# slow, which schedules them early under xdist (tests/conftest.py).
+pytestmark = [pytest.mark.filterwarnings("ignore:'bpe_ref.course.checks.fresh' found in sys.modules:RuntimeWarning"),
+              pytest.mark.slow]
 
 
 def load_graders(lab: str):
@@ -96,18 +99,20 @@ def recounting_train(solutions: dict, source: str | None):
                    "        pair_counts = count_pairs(dict(zip(words, frequencies)))\n" + V2_PICK)
 
 
-def test_lab02_a_trainer_that_recounts_on_each_merge_fails_the_hidden_test(lab02):
+def test_lab02_a_trainer_that_recounts_on_each_merge_fails_the_hidden_test(lab02, at_the_first_verdict):
     graders, solutions = lab02
     mistake = recounting_train(solutions, RECOUNTS[1])
-    message = failure(graders.check_train_properties, mistake)
+    with at_the_first_verdict():
+        message = failure(graders.check_train_properties, mistake)
     assert "measured from outside your code" in message and "V1" in message
     graders.verify_incremental_updates(solutions["train"])  # and V2 itself passes
 
 
-def test_lab02_a_trainer_that_recounts_on_each_merge_fails_in_the_worker_too():
+def test_lab02_a_trainer_that_recounts_on_each_merge_fails_in_the_worker_too(at_the_first_verdict):
     setup = "\n".join(source_of("02_incremental", cell) for cell in (
         "setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution"))
-    message = remote("02_incremental", setup + "\n" + RECOUNTS[0], "train", "check_train_properties")
+    with at_the_first_verdict():
+        message = remote("02_incremental", setup + "\n" + RECOUNTS[0], "train", "check_train_properties")
     assert message is not None and "measured from outside your code" in message
     honest = setup + "\n" + source_of("02_incremental", "task3_train_solution")
     assert remote("02_incremental", honest, "train", "verify_incremental_updates") is None
@@ -123,12 +128,13 @@ TOY_FILTER = ("            if pair in zip(word, word[1:]):  # the filter of page
               "                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)\n")
 
 
-def test_lab02_a_trainer_without_the_filter_fails_the_hidden_and_the_visible_test(lab02):
+def test_lab02_a_trainer_without_the_filter_fails_the_hidden_and_the_visible_test(lab02, at_the_first_verdict):
     graders, solutions = lab02
     mistake = variant("02_incremental", solutions, "task3_train_solution", "train", V2_FILTER, NO_FILTER)
     graders.check_train_merges(mistake)  # its merges are right
     for check in (graders.check_train_properties, graders.check_train):
-        message = failure(check, mistake)
+        with at_the_first_verdict():
+            message = failure(check, mistake)
         assert ("measured from outside your code" in message or "did not finish" in message) and \
             "calling merge_and_update on every word" in message, message
 
@@ -139,12 +145,14 @@ def test_lab02_the_filter_of_page_02s_toy_passes(lab02):
                                                TOY_FILTER))
 
 
-def test_lab02_a_trainer_without_the_filter_fails_in_the_worker_too():
+def test_lab02_a_trainer_without_the_filter_fails_in_the_worker_too(at_the_first_verdict):
     setup = "\n".join(source_of("02_incremental", cell) for cell in (
         "setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution"))
     train = source_of("02_incremental", "task3_train_solution")
     assert V2_FILTER in train
-    message = remote("02_incremental", setup + "\n" + train.replace(V2_FILTER, NO_FILTER), "train", "verify_incremental_updates")
+    with at_the_first_verdict():
+        message = remote("02_incremental", setup + "\n" + train.replace(V2_FILTER, NO_FILTER), "train",
+                         "verify_incremental_updates")
     assert message is not None and ("measured from outside your code" in message or "did not finish" in message), message
 
 
@@ -422,25 +430,26 @@ REPLAYS = {
 
 
 @pytest.mark.parametrize("name", sorted(REPLAYS))
-def test_lab08_a_replay_of_the_merges_fails_the_hidden_test(lab08, name):
+def test_lab08_a_replay_of_the_merges_fails_the_hidden_test(lab08, name, at_the_first_verdict):
     graders, solutions = lab08
     mistake = defined(solutions, REPLAYS[name], name)
-    message = failure(getattr(graders, f"check_{name}_properties"), mistake)
+    with at_the_first_verdict():
+        message = failure(getattr(graders, f"check_{name}_properties"), mistake)
     assert "Replaying the merges" in message and ("measured from outside your code" in message or "did not finish" in message)
 
 
-def test_lab08_a_replay_of_the_merges_fails_in_the_worker_too():
+def test_lab08_a_replay_of_the_merges_fails_in_the_worker_too(at_the_first_verdict):
     code = "\n".join(source_of("08_linear_encoding", cell) for cell in ("setup", "task1_compatible_solution"))
-    message = remote("08_linear_encoding", code + "\n" + REPLAYS["backtrack_encode"], "backtrack_encode",
-                     lambda graders, learner: graders.verify_not_a_replay(learner, "backtrack_encode",
-                                                                          graders.BACKTRACK_TASK, graders.backtrack_encode,
-                                                                          graders.backtrack_cases))
+
+    def not_a_replay(graders, learner):
+        graders.verify_not_a_replay(learner, "backtrack_encode", graders.BACKTRACK_TASK, graders.backtrack_encode,
+                                    graders.backtrack_cases)
+
+    with at_the_first_verdict():
+        message = remote("08_linear_encoding", code + "\n" + REPLAYS["backtrack_encode"], "backtrack_encode", not_a_replay)
     assert message is not None and ("measured from outside your code" in message or "did not finish" in message)
     honest = code + "\n" + source_of("08_linear_encoding", "task2_backtrack_encode_solution")
-    assert remote("08_linear_encoding", honest, "backtrack_encode",
-                  lambda graders, learner: graders.verify_not_a_replay(learner, "backtrack_encode",
-                                                                       graders.BACKTRACK_TASK, graders.backtrack_encode,
-                                                                          graders.backtrack_cases)) is None
+    assert remote("08_linear_encoding", honest, "backtrack_encode", not_a_replay) is None
 
 
 # ---- lab 09 ----------------------------------------------------------------------------------
@@ -547,27 +556,29 @@ EVERY_WORD_CHECKED = ("        ids = index.pop(pair)\n        for i, word in enu
                       "            if i not in ids:\n                continue\n")
 
 
-def test_lab04_a_v4_that_visits_every_word_fails_the_hidden_test(lab04):
+def test_lab04_a_v4_that_visits_every_word_fails_the_hidden_test(lab04, at_the_first_verdict):
     graders, solutions = lab04
     mistake = variant("04_inverted_index", solutions, "task3_train_solution", "train", V4_VISIT, EVERY_WORD_CHECKED)
     graders.watch_index_use(mistake)  # the calls watched alone cannot tell it from V4
-    message = failure(graders.verify_merge_cost, mistake)
+    with at_the_first_verdict():
+        message = failure(graders.verify_merge_cost, mistake)
     assert "measured from outside your code" in message and "not every word" in message
     graders.verify_merge_cost(solutions["train"])  # and V4 itself passes
     # The visible test measures the same, so its point is not earned by the calls alone.
-    assert "measured from outside your code" in failure(graders.check_train, mistake)
+    with at_the_first_verdict():
+        assert "measured from outside your code" in failure(graders.check_train, mistake)
 
 
-def test_lab04_a_v4_that_visits_every_word_fails_in_the_worker_too():
+def test_lab04_a_v4_that_visits_every_word_fails_in_the_worker_too(at_the_first_verdict):
     # (That V4 itself passes there is shown by grading the solution: tests/test_grading_labs.py.)
     setup = source_of("04_inverted_index", "setup") + "\n" + "\n".join(
         source_of("04_inverted_index", cell) for cell in ("task1_index_words_solution", "task2_pairs_with_solution"))
     train = source_of("04_inverted_index", "task3_train_solution")
-    message = remote("04_inverted_index", setup + "\n" + train.replace(V4_VISIT, EVERY_WORD_CHECKED), "train",
-                     "verify_merge_cost")
+    mistake = setup + "\n" + train.replace(V4_VISIT, EVERY_WORD_CHECKED)
+    with at_the_first_verdict():
+        message = remote("04_inverted_index", mistake, "train", "verify_merge_cost")
+        visible = remote("04_inverted_index", mistake, "train", "check_train")  # the visible point, measured there too
     assert "measured from outside your code" in message
-    visible = remote("04_inverted_index", setup + "\n" + train.replace(V4_VISIT, EVERY_WORD_CHECKED), "train",
-                     "check_train")  # the visible point, graded in the worker: measured there too
     assert visible is not None and "measured from outside your code" in visible, visible
 
 
@@ -584,22 +595,25 @@ V5_POP = "        pair, _ = pop_best(entries, pair_counts)\n"
     # scan V5 removes, at about 10 ns a pair, which the first measured corpus (16,000 pairs, 250 merges) let pass.
     V5_POP + "        assert pair_counts[pair] == max(pair_counts.values())\n",
 ], ids=["heap-rebuilt", "max-in-C"])
-def test_lab05_a_v5_that_scans_the_pairs_per_merge_fails_the_hidden_test(lab05, new):
+def test_lab05_a_v5_that_scans_the_pairs_per_merge_fails_the_hidden_test(lab05, new, at_the_first_verdict):
     graders, solutions = lab05
     mistake = variant("05_heap", solutions, "task3_train_solution", "train", V5_POP, new)
-    message = failure(graders.verify_merge_cost, mistake)  # (a part of the hidden test: the watched calls come first)
+    with at_the_first_verdict():
+        message = failure(graders.verify_merge_cost, mistake)  # (a part of the hidden test: the watched calls come first)
     assert "O(P) per merge" in message and ("measured from outside your code" in message or "did not finish" in message)
     graders.verify_merge_cost(solutions["train"])  # and V5 itself passes
     if new.startswith(V5_POP):  # the watched calls are right: the visible test, which measures too, fails on the cost
-        visible = failure(graders.check_train, mistake)
+        with at_the_first_verdict():
+            visible = failure(graders.check_train, mistake)
         assert "measured from outside your code" in visible or "did not finish" in visible, visible
 
 
-def test_lab05_a_scan_in_c_per_merge_fails_in_the_worker_too():
+def test_lab05_a_scan_in_c_per_merge_fails_in_the_worker_too(at_the_first_verdict):
     setup = "\n".join(source_of("05_heap", cell) for cell in ("setup", "task1_heap_entry_solution", "task2_pop_best_solution"))
     train = source_of("05_heap", "task3_train_solution")
     scan = train.replace(V5_POP, V5_POP + "        assert pair_counts[pair] == max(pair_counts.values())\n")
-    message = remote("05_heap", setup + "\n" + scan, "train", "verify_merge_cost")
+    with at_the_first_verdict():
+        message = remote("05_heap", setup + "\n" + scan, "train", "verify_merge_cost")
     assert message is not None and ("measured from outside your code" in message or "did not finish" in message)
     assert remote("05_heap", setup + "\n" + train, "train", "verify_merge_cost") is None
 

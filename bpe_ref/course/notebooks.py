@@ -19,6 +19,7 @@ shared with ``python -m bpe_ref grade`` and the tests.
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import json
 import os
@@ -262,10 +263,28 @@ def written_module(source: str) -> tuple[str, str] | None:
     return None if match is None else (match.group(1), source[match.end():])
 
 
+_SOLUTION_MODULES: list[Path] = []  # this process's folder of solution modules, made on first use
+
+
+def _solution_modules_folder() -> Path:
+    """This process's folder for the solutions' modules, removed when the process exits (by the
+    process that made it: a forked child inherits the exit handler, not the folder)."""
+    if not _SOLUTION_MODULES:
+        folder = Path(tempfile.mkdtemp(prefix="bpe_ref_solution_modules_"))
+
+        def remove(owner: int = os.getpid()) -> None:
+            if os.getpid() == owner:
+                shutil.rmtree(folder, ignore_errors=True)
+
+        atexit.register(remove)
+        _SOLUTION_MODULES.append(folder)
+    return _SOLUTION_MODULES[0]
+
+
 def _write_solution_module(lab: str, name: str, code: str) -> None:
     """Write a solution's module where this process and the worker processes it starts import it
     from (a folder put first on ``sys.path``, which spawned workers inherit)."""
-    folder = Path(tempfile.gettempdir()) / f"bpe_ref_solution_modules_{os.getpid()}" / lab
+    folder = _solution_modules_folder() / lab
     folder.mkdir(parents=True, exist_ok=True)
     (folder / name).write_text(code, encoding="utf-8")
     if str(folder) not in sys.path:
