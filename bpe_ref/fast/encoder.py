@@ -528,7 +528,9 @@ class ValidOnDemand:
         """Decide the validity of many tokens at once (a first call's new pieces): :meth:`is_valid`
         without its stack per token. The tokens and their parts not decided yet are gathered,
         then decided in rank order, so that a token's parts are decided before it (they were made
-        earlier), each by the walk of step 08 written out here."""
+        earlier), each by step 08's walk (:meth:`compatible`, called, not
+        copied: on English with a trained vocabulary the whole of this takes about 10 ms of a first
+        call's 140)."""
         known, split = self.known, self.split
         merged_of = self.tables.pair_to_token.get
         undecided: set[int] = set()
@@ -544,32 +546,7 @@ class ValidOnDemand:
             if parts is None or merged_of(parts) != token or not (known[parts[0]] and known[parts[1]]):
                 known[token] = False
                 continue
-            # ValidTokens.compatible(left, right, limit=token), inline (no call per token)
-            left, right = parts
-            limit = token
-            while True:
-                merged = merged_of((left, right))
-                if merged is not None and merged < limit:
-                    known[token] = False
-                    break
-                if left > right:
-                    limit = left
-                    left = split[left][1]
-                    if left == limit:
-                        limit = right + 1
-                        right = split[right][0]
-                        if right + 1 == limit:
-                            known[token] = True
-                            break
-                else:
-                    limit = right + 1
-                    right = split[right][0]
-                    if right + 1 == limit:
-                        limit = left
-                        left = split[left][1]
-                        if left == limit:
-                            known[token] = True
-                            break
+            known[token] = self.compatible(parts[0], parts[1], limit=token)
 
     def token_with_bytes(self, data: bytes) -> int | None:
         """The token whose bytes are ``data`` if it is valid (BPE encodes ``data`` to it alone), else ``None``."""
