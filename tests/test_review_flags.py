@@ -169,6 +169,70 @@ os.cpu_count()  # the C library probes /sys and /proc: not flagged
 '''
 
 
+IO_URING = """
+import ctypes, errno
+libc = ctypes.CDLL(None, use_errno=True)
+params = ctypes.create_string_buffer(120)  # struct io_uring_params, zeroed
+fd = libc.syscall(425, 8, params)  # io_uring_setup: a ring would run socket() and openat() unseen
+print(fd, errno.errorcode.get(ctypes.get_errno()))
+"""
+
+
+def test_io_uring_is_refused_and_counted(box):
+    # A ring runs socket() and openat() as queued operations that no seccomp rule sees: with it, a
+    # UDP socket left the sandbox (red team, 2026-11-29). Refused whole, and counted.
+    run = box.run_cell(IO_URING, "uring")
+    assert run.ok, run
+    assert run.stdout.split() == ["-1", "EPERM"], run
+    box.close()
+    assert box.behaviour()["refused"] == {"io_uring_setup": 1}, box.behaviour()
+
+
+def test_a_lab_without_processes_makes_no_unix_socket_but_keeps_socketpair(box, tmp_path):
+    # Landlock (ABI 7) does not stop connect() to a unix socket file outside the sandbox (red team,
+    # 2026-11-29, to a listener in /tmp): socket() is refused whole; socketpair() is another call.
+    cell = ("import errno, socket\n"
+            "try:\n    socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n    print('made')\n"
+            "except OSError as error:\n    print(errno.errorcode[error.errno])\n"
+            "a, b = socket.socketpair()\na.send(b'ok')\nprint(b.recv(2).decode())\n")
+    run = box.run_cell(cell, "unix")
+    assert run.ok, run
+    assert run.stdout.split() == ["EACCES", "ok"], run
+    box.close()
+    assert box.behaviour()["refused"] == {"socket(AF_UNIX)": 1}, box.behaviour()
+
+
+def test_a_flood_of_dev_shm_files_cannot_blank_the_report():
+    # The keeper listed every /dev/shm file it removed; 400 long names made the report too long to
+    # read, and the trusted side then saw an empty one: no flag at all (red team, 2026-11-29).
+    cell = ("import os, socket\n"
+            "for _ in range(2):\n"
+            "    try:\n        socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+            "    except OSError:\n        pass\n"
+            "for i in range(400):\n"
+            "    with open(f'/dev/shm/bpe_flood_{i:03d}_' + 'x' * 220, 'w') as f:\n        f.write('x')\n")
+    with Sandbox(Policy(allow_processes=True, cell_timeout=60)) as box:  # a lab with processes may use /dev/shm
+        if not counting(box):
+            pytest.skip("refused calls are not counted here")
+        run = box.run_cell(cell, "flood")
+        box.close()
+        report = box.behaviour()
+    leftover = [name for name in os.listdir("/dev/shm") if name.startswith("bpe_flood_")]
+    for name in leftover:  # where the lab's policy did not let the worker write there, nothing to clean
+        os.unlink(f"/dev/shm/{name}")
+    assert "report_lost" not in report, report
+    assert report["refused"] == {"socket(AF_INET)": 2}, report
+    if run.ok:  # the files were made: the keeper removed them, and says so in a bounded report
+        assert len(report["shm_removed"]) == 16 and report["shm_removed_more"] == 384, report
+
+
+def test_a_lost_report_is_a_flag_itself():
+    from bpe_ref.course.trusted.autograde import behaviour_lines
+
+    lines = behaviour_lines({"report_lost": "its sandbox's report was missing or malformed"})
+    assert lines == ["was not reported on: its sandbox's report was missing or malformed"]
+
+
 def test_opens_landlock_refuses_are_counted_with_their_path(box):
     from bpe_ref.course.trusted.autograde import behaviour_lines
 

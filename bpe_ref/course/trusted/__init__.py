@@ -92,8 +92,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
 - Review flags from behaviour are what can be seen from outside: the system calls the sandbox
   refused and the files it refused to open, by name and count; processes that left the session,
   files left in /dev/shm, links or special files made in the scratch folder; tampering nbgrader
-  restored. The seccomp filter sends each call it refuses (a socket other than AF_UNIX, a new
-  process or program where the lab allows none, a seccomp filter of the worker's own, which could
+  restored. The seccomp filter sends each call it refuses (io_uring, whose queued operations no
+  filter sees; a socket, AF_UNIX ones allowed only where the lab allows processes, since Landlock
+  does not stop a ``connect`` to a unix socket file outside; a new process or program where the lab
+  allows none, a seccomp filter of the worker's own, which could
   otherwise answer refused calls before the keeper sees them, any call of another architecture's
   table) to the keeper by seccomp user notification; the keeper counts it and answers with the
   filter's error, never lets it run. It also sends every ``open``/``openat``/``openat2``/``creat``:
@@ -111,8 +113,15 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   keeper dies the kernel refuses every notified call (ENOSYS), opens included. Where
   the kernel has no user notification, the filter refuses the same calls itself and nothing is
   counted; before Linux 5.5 (no "continue") opens are not watched: the isolation line says which.
-  *Not* counted: other file operations Landlock refuses (``unlink``, ``rename``, ``mkdir``...
-  outside the scratch folder), and a signal or ptrace Landlock scoped. The text of the learner's
+  The keeper's report is bounded (16 names of files it removed from /dev/shm, the rest counted); a
+  report that does not come within 10 s or cannot be read is a flag of its own, never a clean
+  record. *Not* counted: other file operations Landlock refuses (``unlink``, ``rename``, ``mkdir``...
+  outside the scratch folder), and a signal or ptrace Landlock scoped. The count of refused opens is
+  a lower bound: a thread that rewrites the path between the keeper's read and the kernel's, or a
+  path through ``/proc/self/..`` (the keeper leaves the caller's own ``/proc`` alone), goes uncounted,
+  though Landlock still refuses it. Where the lab allows processes, its workers' unix sockets are
+  allowed, so a ``connect`` to a unix socket file outside the sandbox is not stopped there: grade
+  on a machine without such sockets (docker's, a session bus), or in a container per batch. The text of the learner's
   cells is still read for capabilities no lab needs, a hint where behaviour cannot be seen (an
   import of the reference just fails, without an open; a hook or a patch is no system call), never a
   finding; a docstring is not read. With Landlock ABI < 6 the worker could signal its keeper.

@@ -118,7 +118,8 @@ MAX_REFUSED_NAMES = 32
 # What each refused call (named by the keeper, :func:`.worker.refusal`) would have done.
 REFUSED_WHAT = {"socket": "network", "execve": "run a program", "execveat": "run a program", "fork": "a new process",
                 "vfork": "a new process", "clone": "a new process", "seccomp": "a seccomp filter of its own",
-                "prctl(PR_SET_SECCOMP)": "a seccomp filter of its own"}
+                "prctl(PR_SET_SECCOMP)": "a seccomp filter of its own", "io_uring_setup": "io_uring",
+                "io_uring_enter": "io_uring", "io_uring_register": "io_uring"}
 
 
 def refused_lines(refused: dict[str, int], files: dict[str, int] | None = None) -> list[str]:
@@ -145,8 +146,12 @@ def behaviour_lines(report: dict) -> list[str]:
         lines.append(f"started {report['left_session']} process(es) that left the worker's session (killed at the end)")
     if report.get("reason"):
         lines.append(f"was stopped: {report['reason']}")
+    if report.get("report_lost"):
+        lines.append(f"was not reported on: {report['report_lost']}")
     for path in report.get("shm_removed", []):  # multiprocessing's own are never removed, nor flagged
         lines.append(f"left {path} behind (removed)")
+    if report.get("shm_removed_more"):
+        lines.append(f"left {report['shm_removed_more']} more file(s) in /dev/shm behind (removed)")
     for odd in report.get("odd_files", []):
         lines.append(f"made {odd} in its folder")
     return lines

@@ -369,21 +369,41 @@ class Sandbox:
 
     def _stop_keeper(self) -> dict:
         """Close the control pipe (the keeper then kills every process of the worker's and reports)
-        and read the report; ``{}`` without a keeper (not Linux) or when it gave none in time."""
+        and read the report; ``{}`` without a keeper (not Linux). A keeper's report that does not come
+        in time, or cannot be read, is itself a line for review (``report_lost``): the keeper is
+        trusted, so only what the worker did can have lost it."""
         if self._report is None:
             return {}
         self._signal_stop()
-        report: dict = {}
         import select
 
-        ready, _, _ = select.select([self._report], [], [], 10)
-        if ready:
-            with contextlib.suppress(OSError, ValueError):
-                report = json.loads(os.read(self._report, 65536).decode() or "{}")
+        data, problem = b"", ""
+        deadline = time.monotonic() + 10
+        while len(data) <= 2**20:  # the keeper bounds its report far below this
+            ready, _, _ = select.select([self._report], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                problem = "no report from its sandbox's keeper within 10 s"
+                break
+            try:
+                chunk = os.read(self._report, 65536)
+            except OSError as error:
+                problem = f"its sandbox's report could not be read ({error.strerror or error})"
+                break
+            data += chunk
+            if not chunk or data.endswith(b"\n"):  # the report is one line, then the keeper exits
+                break
         with contextlib.suppress(OSError):
             os.close(self._report)
         self._report = None
-        return report if isinstance(report, dict) else {}
+        report = None
+        if not problem:
+            try:
+                report = json.loads(data.decode())
+            except (ValueError, UnicodeDecodeError):
+                problem = "its sandbox's report was missing or malformed"
+        if not isinstance(report, dict):
+            return {"report_lost": problem or "its sandbox's report was malformed"}
+        return report
 
     def restart(self) -> None:
         self.close()

@@ -206,9 +206,11 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
 
 
 # seccomp: a classic BPF filter, written out because it is short and a maintained Python binding
-# does not ship on PyPI. It refuses sockets other than AF_UNIX (no network), and, unless the lab
-# allows processes, fork/vfork/execve and clone without CLONE_THREAD (threads stay possible); and a
-# seccomp filter of the learner's own (see below). Where the kernel has user notification (5.0+),
+# does not ship on PyPI. It refuses io_uring (whose queued operations no filter sees), sockets
+# (AF_UNIX ones only where the lab allows processes, whose workers need them: Landlock does not stop
+# a connect() to a unix socket file outside the sandbox), and, unless the lab allows processes,
+# fork/vfork/execve and clone without CLONE_THREAD (threads stay possible); and a seccomp filter of
+# the learner's own (see below). Where the kernel has user notification (5.0+),
 # a refused call is not answered by the filter itself: it goes to the keeper (:func:`keep`), which
 # runs none of the learner's code, counts it by name and answers it with the same error; so what
 # the sandbox refused can be flagged from outside. The worker hands the notification fd over before
@@ -216,18 +218,21 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
 _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filter reads (None: no such call)
     "x86_64": (0xC000003E, {"socket": 41, "execve": 59, "execveat": 322, "fork": 57, "vfork": 58, "clone": 56,
                             "clone3": 435, "seccomp": 317, "prctl": 157, "open": 2, "creat": 85, "openat": 257,
-                            "openat2": 437}),
+                            "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
-                             "openat2": 437}),
+                             "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
 }
+# io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
+# whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
+_IO_URING_CALLS = ("io_uring_setup", "io_uring_enter", "io_uring_register")
 # The calls that open a file by path: sent to the keeper too, which reads the path, counts it if
 # Landlock will refuse it, and lets the call go on (Landlock decides; see :class:`_FileWatch`).
 _OPEN_CALLS = ("open", "creat", "openat", "openat2")
 _EPERM, _EACCES, _ENOSYS = 1, 13, 38
 _RET_ALLOW, _RET_ERRNO, _RET_USER_NOTIF = 0x7FFF0000, 0x00050000, 0x7FC00000
 _PR_SET_SECCOMP, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_NEW_LISTENER = 22, 1, 8
-_SOCKET_FAMILIES = {2: "AF_INET", 10: "AF_INET6", 16: "AF_NETLINK", 17: "AF_PACKET", 40: "AF_VSOCK"}
+_SOCKET_FAMILIES = {1: "AF_UNIX", 2: "AF_INET", 10: "AF_INET6", 16: "AF_NETLINK", 17: "AF_PACKET", 40: "AF_VSOCK"}
 
 
 class _SockFilter(ctypes.Structure):
@@ -285,11 +290,18 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
             if numbers[name] is not None:
                 emit(JEQ, numbers[name], 0, 1)
                 emit(RET, _RET_USER_NOTIF)
-    emit(JEQ, numbers["socket"], 0, 4)  # not socket(): on to the next test, past the four below
-    emit(LD, 16)  # args[0], the address family
-    emit(JEQ, 1, 0, 1)  # AF_UNIX
-    emit(RET, _RET_ALLOW)
-    refuse(_EACCES)
+    for name in _IO_URING_CALLS:
+        emit(JEQ, numbers[name], 0, 1)
+        refuse(_EPERM)
+    if allow_processes:  # its workers talk over unix sockets (multiprocessing, Dask)
+        emit(JEQ, numbers["socket"], 0, 4)  # not socket(): on to the next test, past the four below
+        emit(LD, 16)  # args[0], the address family
+        emit(JEQ, 1, 0, 1)  # AF_UNIX
+        emit(RET, _RET_ALLOW)
+        refuse(_EACCES)
+    else:  # no socket() at all: Landlock does not stop connect() to a unix socket file outside
+        emit(JEQ, numbers["socket"], 0, 1)  # (socketpair(), a different call, stays allowed)
+        refuse(_EACCES)
     # No seccomp filter of the learner's own: the kernel applies the strictest answer of all filters,
     # so one that answered a refused call with an error itself would hide it from the keeper's count.
     emit(JEQ, numbers["seccomp"], 0, 1)
@@ -949,8 +961,11 @@ def keep(policy: dict, control_fd: int, report_fd: int):
                 if os.lstat(path).st_uid == os.getuid():
                     os.unlink(path)
                     removed.append(path)
+    # Bounded like the counts (a learner's thousands of long /dev/shm names must not make the report
+    # too long for the trusted side to read, which would lose every line of it).
     report = {"status": status, "processes_started": len(seen), "left_session": len(left_session),
-              "killed_at_end": max(0, killed - (1 if worker_was_running else 0)), "shm_removed": removed, "reason": reason,
+              "killed_at_end": max(0, killed - (1 if worker_was_running else 0)), "shm_removed": removed[:16],
+              "shm_removed_more": max(0, len(removed) - 16), "reason": reason,
               "refused": dict(refused), "refused_files": dict(refused_files), "notified": dict(notified)}
     with contextlib.suppress(OSError):
         os.write(report_fd, (json.dumps(report) + "\n").encode())
