@@ -248,8 +248,9 @@ def test_opens_landlock_refuses_are_counted_with_their_path(box):
     assert report["refused_files"] == {f"read {reference}": 1, "read /etc/hostname": 1,
                                        "write /tmp/owned_by_a_learner.txt": 1}, report["refused_files"]
     assert report["refused"] == {}
-    assert behaviour_lines(report) == ["opened files the sandbox refused: read /etc/hostname x1, "
-                                       f"read {reference} x1, write /tmp/owned_by_a_learner.txt x1"]
+    # Equal counts are listed by name, so where the checkout lives decides the order.
+    listed = ", ".join(f"{name} x1" for name in sorted(report["refused_files"]))
+    assert behaviour_lines(report) == [f"opened files the sandbox refused: {listed}"]
 
 
 SPAWNS = '''
