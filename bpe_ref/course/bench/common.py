@@ -115,6 +115,33 @@ def median_time(fn: Callable[[], object], repeats: int, clock: Callable[[], floa
     return median([timed(fn, clock=clock) for _ in range(repeats)])
 
 
+def growth(contenders: Mapping[str, Callable[[str], object]], pieces: Mapping[int, str], expected: Callable[[str], object],
+           what: str, repeats: int, budget: float = float("inf")) -> dict[str, list[tuple[int, float]]]:
+    """How each contender's time grows with its input: ``{label: [(size, CPU seconds), ...]}``, the
+    median of ``repeats`` runs on each of ``pieces`` (``{size: input}``, smallest first), each answer
+    checked against ``expected(piece)`` (a mismatch names the contender, ``what`` and the size).
+
+    Each contender runs alone, size after size. A contender whose first run on a size takes longer
+    than ``budget`` seconds runs once there and no more (slow by design: the next size would take
+    about four times as long); one whose runs add up to more is not repeated. CPU time: a growth
+    exponent compares runs made minutes apart, which no round pairs up, so wall time would fold
+    the load of those minutes into the exponent."""
+    results: dict[str, list[tuple[int, float]]] = {label: [] for label in contenders}
+    growing = dict(contenders)
+    for size, piece in pieces.items():
+        answer = expected(piece)
+        for label, run in list(growing.items()):
+            seconds = [timed(lambda: run(piece), clock=time.process_time)]
+            if seconds[0] * repeats < budget:  # repeat what is cheap; one run of what is slow
+                seconds += [timed(lambda: run(piece), clock=time.process_time) for _ in range(repeats - 1)]
+            if run(piece) != answer:
+                raise AssertionError(f"{label} disagrees with {what}, {size} characters")
+            results[label].append((size, median(seconds)))
+            if seconds[0] > budget:
+                del growing[label]
+    return results
+
+
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]

@@ -30,9 +30,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE, data_file
-from ...measure import fit_exponent as fitted_exponent, median, paired_ratio, timed
+from ...measure import fit_exponent as fitted_exponent, median, paired_ratio
 from ...pretokenize import PRETOKEN_RE
-from .common import (CHECK_HEADERS, add_output_arguments, check_rows, load_average, machine_description, markdown_sections,
+from .common import (CHECK_HEADERS, add_output_arguments, check_rows, growth, load_average, machine_description, markdown_sections,
                      markdown_table, print_tables, print_targets, pyplot, results_page, save_plot, wall_and_cpu)
 
 CORPORA = {
@@ -271,25 +271,9 @@ def measure_worst_case(tok, tk, hf, sizes: tuple[int, ...], budget: float, repea
     results: dict[str, dict[str, list[tuple[int, float]]]] = {}
     for name, full in texts.items():
         print(f"worst case, {name}: sizes {', '.join(f'{s // 1000}k' for s in sizes)}...", file=out, flush=True)
-        results[name] = {label: [] for label in contenders}
-        stopped: set[str] = set()
-        for size in sizes:
-            text = full[:size]
-            assert len(PRETOKEN_RE.findall(text)) == 1, "the worst-case text must be one pretoken"
-            expected = tk.encode(text)
-            for label, encode in contenders.items():
-                if label in stopped:
-                    continue
-                # CPU time: a growth exponent compares runs made minutes apart, which no round
-                # pairs up, so wall time would fold the load of those minutes into the exponent.
-                seconds = [timed(lambda: encode(text), clock=time.process_time)]
-                if seconds[0] * repeats < budget:  # repeat what is cheap; one run of what is slow
-                    seconds += [timed(lambda: encode(text), clock=time.process_time) for _ in range(repeats - 1)]
-                if encode(text) != expected:
-                    raise AssertionError(f"{label} disagrees with tiktoken on {name}, {size} characters")
-                results[name][label].append((size, median(seconds)))
-                if seconds[0] > budget:
-                    stopped.add(label)  # slow by design: the next size would take ~4x as long
+        pieces = {size: full[:size] for size in sizes}
+        assert all(len(PRETOKEN_RE.findall(text)) == 1 for text in pieces.values()), "the worst-case text must be one pretoken"
+        results[name] = growth(contenders, pieces, tk.encode, f"tiktoken on {name}", repeats, budget)
     return results
 
 
