@@ -257,7 +257,7 @@ def run(args: argparse.Namespace) -> int:
     if args.quick:
         args.repeats = 1
     if args.repeats < 1:
-        raise ValueError("--repeats must be at least 1")
+        raise ValueError(f"--repeats must be at least 1, got {args.repeats}")
     machine = machine_description()
     print(f"machine: {machine}")
     started = time.perf_counter()

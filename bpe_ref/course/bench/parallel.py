@@ -155,7 +155,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.repeats < 1:
-        raise SystemExit("--repeats must be at least 1")
+        raise ValueError(f"--repeats must be at least 1, got {args.repeats}")
     machine = machine_description()
     sizes = QUICK_SIZES_MIB if args.quick else SIZES_MIB
     repeats = 2 if args.quick else args.repeats
