@@ -1,4 +1,5 @@
-"""The commands of ``python -m bpe_ref`` (one module each; :mod:`bpe_ref.course.cli` routes to them)."""
+"""The commands of ``python -m bpe_ref`` (one module each; :mod:`bpe_ref.course.cli` routes to them), and what
+several of them share: output checks, the special-token options, loading a saved model, a progress bar."""
 
 from __future__ import annotations
 
