@@ -39,31 +39,28 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser of every command; only the command ``argv`` names (all of them when ``argv`` is
     None) gets its arguments, which means importing its module."""
     words = [word for word in argv or [] if not word.startswith("-")]
-    chosen = words[0] if words else None
     parser = argparse.ArgumentParser(prog="python -m bpe_ref", description="Fast BPE from Scratch: the reference package.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, (module, help_text) in COMMANDS.items():
-        sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.set_defaults(_module=module)
-        if argv is None or name == chosen:
-            _add_arguments(sub, module)
+    _add_commands(commands, COMMANDS, None if argv is None else words[:1])
     bench = commands.add_parser("bench", help="benchmarks: measure against the peers in one run", description="Benchmarks.")
     kinds = bench.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
-    for name, (module, help_text) in BENCHMARKS.items():
-        sub = kinds.add_parser(name, help=help_text, description=help_text)
-        sub.set_defaults(_module=module)
-        if argv is None or (chosen == "bench" and name in words[1:2]):
-            _add_arguments(sub, module)
+    _add_commands(kinds, BENCHMARKS, None if argv is None else words[1:2] if words[:1] == ["bench"] else [])
     return parser
 
 
-def _add_arguments(parser: argparse.ArgumentParser, module_name: str) -> None:
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        parser.set_defaults(_missing=module_name)
-        return
-    module.add_arguments(parser)
+def _add_commands(subparsers, table: dict[str, tuple[str, str]], chosen: list[str] | None) -> None:
+    """A sub-parser per command of ``table``; the ``chosen`` ones (all when None) get their
+    module's arguments, or, when the module cannot be imported, a note of what is missing."""
+    for name, (module_name, help_text) in table.items():
+        parser = subparsers.add_parser(name, help=help_text, description=help_text)
+        parser.set_defaults(_module=module_name)
+        if chosen is None or name in chosen:
+            try:
+                module = importlib.import_module(module_name)
+            except ImportError:
+                parser.set_defaults(_missing=module_name)
+                continue
+            module.add_arguments(parser)
 
 
 def main(argv: list[str] | None = None) -> int:

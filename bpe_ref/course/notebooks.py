@@ -73,8 +73,7 @@ def normalized(notebook: dict[str, Any]) -> dict[str, Any]:
     cells = []
     used: set[str] = set()
     for cell in notebook["cells"]:
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else source
+        source = cell_source(cell)
         metadata = cell.get("metadata", {})
         clean: dict[str, Any] = {}
         nbgrader = metadata.get("nbgrader")
@@ -155,7 +154,7 @@ def notebook_problems(path: Path, *, release: bool) -> list[str]:
     for cell in notebook["cells"]:
         if cell["cell_type"] == "code" and (cell.get("outputs") or cell.get("execution_count") is not None):
             problems.append(f"{path}: cell {cell.get('id')} has outputs or an execution count")
-        text = "".join(cell.get("source", ""))
+        text = cell_source(cell)
         if release and ("BEGIN SOLUTION" in text or "BEGIN HIDDEN TESTS" in text or "_properties(" in text):
             problems.append(f"{path}: cell {cell.get('id')} still holds a solution or hidden test")
     if not release and normalized(notebook) != notebook:
@@ -202,7 +201,7 @@ def stretch_problems(cells: list[dict]) -> list[str]:
     index = {id(cell): i for i, cell in enumerate(cells)}
     graded = [i for i, cell in enumerate(cells) if cell.get("metadata", {}).get("nbgrader", {}).get("grade")
               and not str(cell.get("id", "")).startswith("stretch_")]
-    exploration = [i for i, cell in enumerate(cells) if _text(cell).startswith("## Exploration (ungraded)")]
+    exploration = [i for i, cell in enumerate(cells) if cell_source(cell).startswith("## Exploration (ungraded)")]
     for name, parts in tasks.items():
         ids = [cell["id"] for cell in parts]
         positions = [index[id(cell)] for cell in parts]
@@ -212,7 +211,7 @@ def stretch_problems(cells: list[dict]) -> list[str]:
         if (graded and positions[0] < max(graded)) or (exploration and positions[-1] > exploration[0]):
             problems.append(f"stretch task {name}: not between the last graded task and the exploration")
         statement, solution, check, measure, decision = parts
-        if not _text(statement).startswith(STRETCH_HEADING) or statement["cell_type"] != "markdown":
+        if not cell_source(statement).startswith(STRETCH_HEADING) or statement["cell_type"] != "markdown":
             problems.append(f"stretch task {name}: the statement must start with {STRETCH_HEADING!r}<title>")
         for cell in parts:
             meta = cell.get("metadata", {}).get("nbgrader", {})
@@ -221,16 +220,16 @@ def stretch_problems(cells: list[dict]) -> list[str]:
         if not solution.get("metadata", {}).get("nbgrader", {}).get("solution") or solution["cell_type"] != "code":
             problems.append(f"{solution['id']}: must be an nbgrader solution cell")
         for cell in (check, measure):
-            if cell.get("metadata", {}).get("nbgrader") or SKIPPED_UNDER_AUTOGRADER not in _text(cell):
+            if cell.get("metadata", {}).get("nbgrader") or SKIPPED_UNDER_AUTOGRADER not in cell_source(cell):
                 problems.append(f"{cell['id']}: a plain code cell, skipped with {SKIPPED_UNDER_AUTOGRADER}")
-        if "graders.check_stretch_" not in _text(check):
+        if "graders.check_stretch_" not in cell_source(check):
             problems.append(f"{check['id']}: must call the lab's advisory self-check, graders.check_stretch_...")
         if decision["cell_type"] != "markdown" or decision.get("metadata", {}).get("nbgrader"):
             problems.append(f"{decision['id']}: a plain markdown cell the learner writes in")
     return problems
 
 
-def _text(cell: dict) -> str:
+def cell_source(cell: dict) -> str:
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else str(source)
 

@@ -1,11 +1,12 @@
 """What every benchmark and timing figure shares: the machine's description, runs in a fresh
-process, rounds timed on two clocks, the JSON record's header, Markdown and fixed-width tables, and
-saving a plot. Rounds, medians, per-round ratios, exponents and crossovers are
-:mod:`bpe_ref.measure`'s (step 09's module, the one learners read): nothing here times another way.
-Results are written under ``theory/benchmarks/``."""
+process, rounds timed on two clocks, the JSON record's header, Markdown and fixed-width tables, the
+options and the results page every benchmark writes, and saving a plot. Rounds, medians, per-round
+ratios, exponents and crossovers are :mod:`bpe_ref.measure`'s (step 09's module, the one learners
+read): nothing here times another way. Results are written under ``theory/benchmarks/``."""
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import os
@@ -67,31 +68,25 @@ def ratio(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator else float("inf")
 
 
-def run_json_subprocess(code: str, env: dict[str, str] | None = None, timeout: float | None = None,
-                        show_progress: bool = False) -> dict:
-    """Run ``code`` in a fresh Python and return the JSON object it prints on its last line.
+def in_fresh_process(function: Callable, *args, env: dict[str, str] | None = None, timeout: float | None = None,
+                     show_progress: bool = False):
+    """``function(*args)`` (a module-level function; arguments and result JSON) in a fresh Python,
+    which prints the result as JSON on its last line.
 
     A fresh process per measurement: peers' thread settings (``RAYON_NUM_THREADS``) take effect
     at import, and peak memory (``ru_maxrss``) is then the measurement's own. ``show_progress``
     lets what it writes on stderr through, as it comes.
     """
+    module = function.__module__
+    if module == "__main__":  # run as ``python -m package.module``: the fresh process imports it by name
+        module = sys.modules["__main__"].__spec__.name
+    code = f"import json; from {module} import {function.__name__} as f; print(json.dumps(f(*{args!r})))"
     completed = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
                                stderr=None if show_progress else subprocess.PIPE, text=True,
                                env={**os.environ, **(env or {})}, timeout=timeout, check=False)
     if completed.returncode != 0:
         raise RuntimeError(f"benchmark subprocess failed ({completed.returncode}):\n{(completed.stderr or '')[-2000:]}")
     return json.loads(completed.stdout.strip().splitlines()[-1])
-
-
-def in_fresh_process(function: Callable, *args, env: dict[str, str] | None = None, timeout: float | None = None,
-                     show_progress: bool = False):
-    """``function(*args)`` (a module-level function; arguments and result JSON) in a fresh Python."""
-    module = function.__module__
-    if module == "__main__":  # run as ``python -m package.module``: the fresh process imports it by name
-        module = sys.modules["__main__"].__spec__.name
-    code = (f"import json; from {module} import {function.__name__} as f; "
-            f"print(json.dumps(f(*{args!r})))")
-    return run_json_subprocess(code, env=env, timeout=timeout, show_progress=show_progress)
 
 
 def wall_and_cpu(contenders: Mapping[str, Callable[[], object]], rounds: int) -> dict[str, dict[str, list[float]]]:
@@ -120,6 +115,33 @@ def median_time(fn: Callable[[], object], repeats: int, clock: Callable[[], floa
     return median([timed(fn, clock=clock) for _ in range(repeats)])
 
 
+def growth(contenders: Mapping[str, Callable[[str], object]], pieces: Mapping[int, str], expected: Callable[[str], object],
+           what: str, repeats: int, budget: float = float("inf")) -> dict[str, list[tuple[int, float]]]:
+    """How each contender's time grows with its input: ``{label: [(size, CPU seconds), ...]}``, the
+    median of ``repeats`` runs on each of ``pieces`` (``{size: input}``, smallest first), each answer
+    checked against ``expected(piece)`` (a mismatch names the contender, ``what`` and the size).
+
+    Each contender runs alone, size after size. A contender whose first run on a size takes longer
+    than ``budget`` seconds runs once there and no more (slow by design: the next size would take
+    about four times as long); one whose runs add up to more is not repeated. CPU time: a growth
+    exponent compares runs made minutes apart, which no round pairs up, so wall time would fold
+    the load of those minutes into the exponent."""
+    results: dict[str, list[tuple[int, float]]] = {label: [] for label in contenders}
+    growing = dict(contenders)
+    for size, piece in pieces.items():
+        answer = expected(piece)
+        for label, run in list(growing.items()):
+            seconds = [timed(lambda: run(piece), clock=time.process_time)]
+            if seconds[0] * repeats < budget:  # repeat what is cheap; one run of what is slow
+                seconds += [timed(lambda: run(piece), clock=time.process_time) for _ in range(repeats - 1)]
+            if run(piece) != answer:
+                raise AssertionError(f"{label} disagrees with {what}, {size} characters")
+            results[label].append((size, median(seconds)))
+            if seconds[0] > budget:
+                del growing[label]
+    return results
+
+
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
@@ -145,9 +167,48 @@ def check_rows(checks: Sequence[tuple[str, str, str, bool]], no: str = "NO") -> 
     return [[name, value, limit, "yes" if met else no] for name, value, limit, met in checks]
 
 
+Section = tuple[str, Sequence[str], Sequence[Sequence[object]]]  # (title, headers, rows): one table
+
+
+def print_tables(sections: Sequence[Section], out=None) -> None:
+    """Each table on stdout under its title, in fixed width: what users and scripts read."""
+    for title, headers, rows in sections:
+        print(f"\n{title}\n{fixed_width_table(headers, rows)}", file=out or sys.stdout)
+
+
 def print_targets(checks: Sequence[tuple[str, str, str, bool]], title: str, out=None) -> None:
     """The TARGET table on stdout: what ``python -m bpe_ref bench ...`` users and scripts read."""
-    print(f"\n{title}\n{fixed_width_table(CHECK_HEADERS, check_rows(checks))}", file=out or sys.stdout)
+    print_tables([(title, CHECK_HEADERS, check_rows(checks))], out)
+
+
+def markdown_sections(sections: Sequence[Section], heading: str = "##") -> str:
+    """Each table under a Markdown heading of its title, a blank line before each heading."""
+    return "\n".join(f"\n{heading} {title}\n\n{markdown_table(headers, rows)}" for title, headers, rows in sections)
+
+
+# ---------------------------------------------------------------------------------------------
+# What every benchmark command has: its options for output, its results page and JSON
+
+
+def add_output_arguments(parser: argparse.ArgumentParser, name: str, what: str) -> None:
+    """``--out`` (``theory/benchmarks/NAME`` by default; ``what`` is written there) and ``--no-write``."""
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR / name, help=f"where to write {what}")
+    parser.add_argument("--no-write", action="store_true", help="print only; write no files")
+
+
+def results_page(name: str, quick: bool, took: float | None = None, **fields) -> str:
+    """The results page: the template ``NAME.md`` beside the benchmarks (how it measures, how to
+    read it), with ``fields`` and the line that says which command wrote it, and when."""
+    template = (Path(__file__).parent / f"{name}.md").read_text(encoding="utf-8")
+    return template.format(written=written_by(name, quick, took), **fields)
+
+
+def write_results(out: Path, name: str, quick: bool, document: dict | None = None, **fields) -> None:
+    """``out/README.md`` (:func:`results_page`) and, given a ``document``, ``out/results.json``."""
+    out.mkdir(parents=True, exist_ok=True)
+    if document is not None:
+        (out / "results.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    (out / "README.md").write_text(results_page(name, quick, **fields), encoding="utf-8")
 
 
 def pyplot():

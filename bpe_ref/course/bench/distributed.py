@@ -27,7 +27,6 @@ About two to three minutes on the course machine (two cores).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import pickle
 import tempfile
@@ -40,7 +39,7 @@ from ...corpus import read_corpus
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens
 from ...measure import fit_exponent
-from .common import RESULTS_DIR, load_average, machine_description, markdown_table, median_time, today, written_by
+from .common import add_output_arguments, load_average, machine_description, markdown_sections, median_time, today, write_results
 
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
 # (label, file): the shipped corpora of more than 100 KB, as page 10 names them
@@ -251,16 +250,14 @@ def fit_heaps(points: list[dict]) -> tuple[float, float]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeats", type=int, default=5, help="repeats of each timing (median)")
     parser.add_argument("--quick", action="store_true", help="one run of each timing: checks the benchmark runs")
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "distributed",
-                        help="where to write results.json and README.md")
-    parser.add_argument("--no-write", action="store_true", help="print only; write no files")
+    add_output_arguments(parser, "distributed", "results.json and README.md")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.quick:
         args.repeats = 1
     if args.repeats < 1:
-        raise ValueError("--repeats must be at least 1")
+        raise ValueError(f"--repeats must be at least 1, got {args.repeats}")
     machine = machine_description()
     print(f"machine: {machine}")
     started = time.perf_counter()
@@ -296,17 +293,13 @@ def run(args: argparse.Namespace) -> int:
          + [[f"Dask, {w['workers']} worker{'s' if w['workers'] > 1 else ''}", f"{w['start_seconds']:.2f}",
              f"{w['count_seconds']:.2f}", f"{w['round_trip_seconds'] * 1000:.1f}"] for w in dask["workers"]]),
     ]
-    tables = "\n\n".join(f"## {title}\n\n{markdown_table(headers, rows)}" for title, headers, rows in sections)
+    tables = markdown_sections(sections).removeprefix("\n")
     print(f"\n{tables}\n\nbenchmark took {elapsed:.0f} s")
     if not args.no_write:
         out: Path = args.out
-        out.mkdir(parents=True, exist_ok=True)
         document = {"machine": machine, "date": today(), "repeats": args.repeats, "special_tokens": SPECIAL_TOKENS,
                     "heaps": heaps, "network": network, "memory": memory, "rates": rates, "dask": dask}
-        (out / "results.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-        template = (Path(__file__).parent / "distributed.md").read_text(encoding="utf-8")
-        (out / "README.md").write_text(template.format(
-            written=written_by("distributed", args.quick), machine=machine, repeats=args.repeats,
-            loop_repeats=max(1, args.repeats // 2), tables=tables), encoding="utf-8")
+        write_results(out, "distributed", args.quick, document, machine=machine, repeats=args.repeats,
+                      loop_repeats=max(1, args.repeats // 2), tables=tables)
         print(f"wrote {out / 'results.json'} and {out / 'README.md'}")
     return 0

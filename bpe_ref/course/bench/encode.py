@@ -30,10 +30,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE, data_file
-from ...measure import fit_exponent as fitted_exponent, median, paired_ratio, timed
+from ...measure import fit_exponent as fitted_exponent, median, paired_ratio
 from ...pretokenize import PRETOKEN_RE
-from .common import (CHECK_HEADERS, RESULTS_DIR, check_rows, fixed_width_table, load_average, machine_description,
-                     markdown_table, print_targets, pyplot, save_plot, wall_and_cpu, written_by)
+from .common import (CHECK_HEADERS, add_output_arguments, check_rows, growth, load_average, machine_description, markdown_sections,
+                     markdown_table, print_tables, print_targets, pyplot, results_page, save_plot, wall_and_cpu)
 
 CORPORA = {
     "English (TinyStories)": TINYSTORIES_SAMPLE,
@@ -271,25 +271,9 @@ def measure_worst_case(tok, tk, hf, sizes: tuple[int, ...], budget: float, repea
     results: dict[str, dict[str, list[tuple[int, float]]]] = {}
     for name, full in texts.items():
         print(f"worst case, {name}: sizes {', '.join(f'{s // 1000}k' for s in sizes)}...", file=out, flush=True)
-        results[name] = {label: [] for label in contenders}
-        stopped: set[str] = set()
-        for size in sizes:
-            text = full[:size]
-            assert len(PRETOKEN_RE.findall(text)) == 1, "the worst-case text must be one pretoken"
-            expected = tk.encode(text)
-            for label, encode in contenders.items():
-                if label in stopped:
-                    continue
-                # CPU time: a growth exponent compares runs made minutes apart, which no round
-                # pairs up, so wall time would fold the load of those minutes into the exponent.
-                seconds = [timed(lambda: encode(text), clock=time.process_time)]
-                if seconds[0] * repeats < budget:  # repeat what is cheap; one run of what is slow
-                    seconds += [timed(lambda: encode(text), clock=time.process_time) for _ in range(repeats - 1)]
-                if encode(text) != expected:
-                    raise AssertionError(f"{label} disagrees with tiktoken on {name}, {size} characters")
-                results[name][label].append((size, median(seconds)))
-                if seconds[0] > budget:
-                    stopped.add(label)  # slow by design: the next size would take ~4x as long
+        pieces = {size: full[:size] for size in sizes}
+        assert all(len(PRETOKEN_RE.findall(text)) == 1 for text in pieces.values()), "the worst-case text must be one pretoken"
+        results[name] = growth(contenders, pieces, tk.encode, f"tiktoken on {name}", repeats, budget)
     return results
 
 
@@ -431,8 +415,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=int, default=None, help="rounds of the throughput timings (default 7, quick 3)")
     parser.add_argument("--budget", type=float, default=5.0,
                         help="worst case: an encoder whose run takes longer stops growing (default 5 s)")
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "encode", help="where to write README.md and the plots")
-    parser.add_argument("--no-write", action="store_true", help="print only; write no files")
+    add_output_arguments(parser, "encode", "README.md and the plots")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -485,8 +468,7 @@ def run(args: argparse.Namespace) -> int:
         (f"Worst case: one piece the pretokenizer cannot split (CPU time, median of up to {WORST_CASE_REPEATS} runs; "
          f"budget {args.budget:g} s)", *worst_case_rows(worst, sizes)),
     ]
-    for title, headers, rows in sections:
-        print(f"\n{title}\n{fixed_width_table(headers, rows)}", file=out)
+    print_tables(sections, out)
     sections += counting  # counting_section printed its own table
     print_targets(checks, "targets (ratios measured in this run: medians of per-round ratios)", out)
     print(f"\nbenchmark took {elapsed:.0f} s", file=out)
@@ -504,8 +486,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, rows, elapsed: float) -> str:
     """The results page: ``encode.md`` (how it measures, how to read it) with this run's tables."""
-    template = (Path(__file__).parent / "encode.md").read_text(encoding="utf-8")
-    return template.format(
-        written=written_by("encode", args.quick, elapsed), machine=machine, rounds=rounds, trained_vocab=TRAINED_VOCAB_SIZE,
+    return results_page(
+        "encode", args.quick, elapsed, machine=machine, rounds=rounds, trained_vocab=TRAINED_VOCAB_SIZE,
         targets=markdown_table(CHECK_HEADERS, [[*row[:3], "yes" if row[3] == "yes" else "**no**"] for row in rows]),
-        sections="\n".join(f"\n## {title}\n\n{markdown_table(headers, table)}" for title, headers, table in sections))
+        sections=markdown_sections(sections))

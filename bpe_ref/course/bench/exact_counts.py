@@ -26,7 +26,7 @@ import sys
 from collections.abc import Mapping
 
 from ...measure import interleaved, median, paired_ratio
-from .common import fixed_width_table, machine_description
+from .common import machine_description, print_tables
 
 INTERVALS = 200  # interval queries per round
 SPLIT_TOKENS = (100, 10_000)
@@ -103,9 +103,9 @@ def counting_section(tok, texts: Mapping[str, str], quick: bool, tk=None, rounds
             assert tok.count(head) <= max_tokens
             row(f"{name}: split_at(text, {max_tokens:,})",
                 {"split_at": lambda: tok.split_at(text, max_tokens), "encode": lambda: tok.encode(text)[:max_tokens]})
-    title = "Counting against re-encoding from scratch (GPT-2; the same warm segment cache for both)"
-    print(f"\n{title}\n{fixed_width_table(headers, rows)}", file=out)
-    return [(title, headers, rows)]
+    sections = [("Counting against re-encoding from scratch (GPT-2; the same warm segment cache for both)", headers, rows)]
+    print_tables(sections, out)
+    return sections
 
 
 def main(argv: list[str] | None = None) -> int:

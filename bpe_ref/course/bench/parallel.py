@@ -12,7 +12,6 @@ Theory page 03 reads the results it writes to ``theory/benchmarks/parallel/``.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import tempfile
 import time
@@ -20,8 +19,8 @@ from pathlib import Path
 
 from ...data_files import TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
-from .common import (RESULTS_DIR, fixed_width_table, in_fresh_process, machine_description, markdown_table, median, pyplot,
-                     ratio, save_plot, today, written_by)
+from .common import (add_output_arguments, fixed_width_table, in_fresh_process, machine_description, markdown_table, median,
+                     pyplot, ratio, save_plot, today, write_results)
 
 SIZES_MIB = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 QUICK_SIZES_MIB = (0.1, 1.0)
@@ -151,13 +150,12 @@ def plot(results: list[dict], path: Path) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true", help="two sizes, two repeats: checks the benchmark runs")
     parser.add_argument("--repeats", type=int, default=5, help="fresh-process runs per size and contender (median)")
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "parallel", help="where to write README.md, results.json and the plot")
-    parser.add_argument("--no-write", action="store_true", help="print only; write no files")
+    add_output_arguments(parser, "parallel", "README.md, results.json and the plot")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.repeats < 1:
-        raise SystemExit("--repeats must be at least 1")
+        raise ValueError(f"--repeats must be at least 1, got {args.repeats}")
     machine = machine_description()
     sizes = QUICK_SIZES_MIB if args.quick else SIZES_MIB
     repeats = 2 if args.quick else args.repeats
@@ -193,14 +191,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_write:
         out: Path = args.out
         plot(results, out / "parallel_counting.png")
-        (out / "results.json").write_text(json.dumps({"machine": machine, "date": today(), "quick": args.quick,
-                                                      "repeats": repeats, "results": results, "fixed_costs": costs,
-                                                      "crossovers": crossovers}, indent=1) + "\n")
-        template = (Path(__file__).parent / "parallel.md").read_text(encoding="utf-8")
-        (out / "README.md").write_text(template.format(
-            written=written_by("parallel", args.quick), machine=machine, repeats=repeats, table=markdown_table(headers, rows),
-            parts_mib=parts_mib, parts=markdown_table(["part", "time"], cost_rows),
-            verdicts="\n".join(f"- {name}: " + (f"first faster than one process at {size:g} MiB." if size else
-                                                "never faster at these sizes.") for name, size in crossovers.items())))
+        document = {"machine": machine, "date": today(), "quick": args.quick, "repeats": repeats, "results": results,
+                    "fixed_costs": costs, "crossovers": crossovers}
+        write_results(out, "parallel", args.quick, document, machine=machine, repeats=repeats,
+                      table=markdown_table(headers, rows), parts_mib=parts_mib, parts=markdown_table(["part", "time"], cost_rows),
+                      verdicts="\n".join(f"- {name}: " + (f"first faster than one process at {size:g} MiB." if size else
+                                                          "never faster at these sizes.") for name, size in crossovers.items()))
         print(f"wrote {out / 'README.md'}, {out / 'results.json'} and {out / 'parallel_counting.png'}")
     return 0

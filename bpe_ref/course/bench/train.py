@@ -20,8 +20,8 @@ from pathlib import Path
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_VALID
 from ...measure import peak_memory
 from ...train import DEFAULT_TRAIN_METHOD
-from .common import (CHECK_HEADERS, RESULTS_DIR, check_rows, fixed_width_table, in_fresh_process, machine_description,
-                     markdown_table, median, print_targets, pyplot, ratio, save_plot, written_by)
+from .common import (CHECK_HEADERS, add_output_arguments, check_rows, in_fresh_process, machine_description, markdown_sections,
+                     markdown_table, median, print_tables, print_targets, pyplot, ratio, save_plot, write_results)
 
 SPECIAL_TOKENS = ["<|endoftext|>"]
 
@@ -335,8 +335,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true", help="a small plan: checks the benchmark runs, in ~1 minute")
     parser.add_argument("--budget", type=float, default=60.0,
                         help="seconds given to each slow-by-design trainer run before it reports how far it got")
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "train", help="where to write README.md and the plot")
-    parser.add_argument("--no-write", action="store_true", help="print only; write no files")
+    add_output_arguments(parser, "train", "README.md and the plot")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -356,8 +355,7 @@ def run(args: argparse.Namespace) -> int:
     checks = target_checks(results, memory)
     elapsed = time.perf_counter() - started
 
-    for title, headers, rows in tables:
-        print(f"\n{title}\n{fixed_width_table(headers, rows)}")
+    print_tables(tables)
     print_targets(checks, "targets (ratios measured in this run)")
     print(f"\nbenchmark took {elapsed:.0f} s")
 
@@ -365,13 +363,9 @@ def run(args: argparse.Namespace) -> int:
         out: Path = args.out
         plot(results, out / "train_time_vs_vocab.png")
         plot_languages(results, out / "train_languages.png")
-        out.mkdir(parents=True, exist_ok=True)
-        template = (Path(__file__).parent / "train.md").read_text(encoding="utf-8")
-        (out / "README.md").write_text(template.format(
-            written=written_by("train", args.quick), machine=machine, budget=args.budget, language_vocab=LANGUAGE_VOCAB,
-            targets=markdown_table(CHECK_HEADERS, check_rows(checks, no="**no**")),
-            memory=markdown_table(["method", "peak MB"], [[k, f"{v:.1f}"] for k, v in memory.items()]),
-            tables="\n".join(f"\n### {title}\n\n{markdown_table(headers, rows)}" for title, headers, rows in tables),
-        ) + "\n", encoding="utf-8")
+        write_results(out, "train", args.quick, machine=machine, budget=args.budget, language_vocab=LANGUAGE_VOCAB,
+                      targets=markdown_table(CHECK_HEADERS, check_rows(checks, no="**no**")),
+                      memory=markdown_table(["method", "peak MB"], [[k, f"{v:.1f}"] for k, v in memory.items()]),
+                      tables=markdown_sections(tables, "###"))
         print(f"wrote {out / 'README.md'}, {out / 'train_time_vs_vocab.png'} and {out / 'train_languages.png'}")
     return 0

@@ -1,9 +1,17 @@
-"""The commands of ``python -m bpe_ref`` (one module each; :mod:`bpe_ref.course.cli` routes to them)."""
+"""The commands of ``python -m bpe_ref`` (one module each; :mod:`bpe_ref.course.cli` routes to them), and what
+several of them share: output checks, the special-token options, loading a saved model, a progress bar."""
 
 from __future__ import annotations
 
+import argparse
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ...tokenizer import Tokenizer
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
@@ -50,3 +58,41 @@ def _check_writable_parent(folder: Path, option: str) -> None:
         raise NotADirectoryError(f"{option} {folder}: {existing} is a file, not a folder")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise PermissionError(f"{option} {folder}: folder {existing} is not writable")
+
+
+def add_special_token_arguments(parser: argparse.ArgumentParser, without: str = "treat every character as text") -> None:
+    """``--special-token`` (repeatable) and ``--no-special-tokens``, whose help is ``without``."""
+    parser.add_argument("--special-token", action="append", dest="special_tokens", metavar="TOKEN",
+                        help="a special token; repeat for several (default: <|endoftext|>)")
+    parser.add_argument("--no-special-tokens", action="store_true", help=without)
+
+
+def special_tokens_of(args: argparse.Namespace) -> tuple[str, ...]:
+    from ...pretokenize import DEFAULT_SPECIAL_TOKENS
+
+    return () if args.no_special_tokens else tuple(args.special_tokens or DEFAULT_SPECIAL_TOKENS)
+
+
+def load_model(folder: Path, special_tokens: tuple[str, ...]) -> Tokenizer:
+    """The tokenizer saved in ``folder`` (``vocab.json`` and ``merges.txt``, as ``train --out`` writes them)."""
+    from ...serialization import MERGES_FILENAME, VOCAB_FILENAME
+    from ...tokenizer import Tokenizer
+
+    if not folder.is_dir():
+        raise FileNotFoundError(f"model folder not found: {folder} (it should hold {VOCAB_FILENAME} and {MERGES_FILENAME})")
+    return Tokenizer.from_files(folder / VOCAB_FILENAME, folder / MERGES_FILENAME, special_tokens)
+
+
+@contextmanager
+def progress_bar(shown: bool, **options) -> Iterator[Callable[[int], object] | None]:
+    """A tqdm bar's ``update`` while the block runs (the bar closed after it), or None if not ``shown``."""
+    if not shown:
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    bar = tqdm(leave=False, **options)
+    try:
+        yield bar.update
+    finally:
+        bar.close()

@@ -319,8 +319,7 @@ def _group_alive(group: int) -> bool:
         os.killpg(group, 0)
     except (ProcessLookupError, PermissionError):
         return False
-    return any(_alive(int(p.name)) and os.getpgid(int(p.name)) == group
-               for p in Path("/proc").iterdir() if p.name.isdigit() and _pgid(int(p.name)) == group)
+    return any(_pgid(int(p.name)) == group and _alive(int(p.name)) for p in Path("/proc").iterdir() if p.name.isdigit())
 
 
 def _pgid(pid: int) -> int | None:
@@ -375,19 +374,20 @@ def stop_classroom(state: Path, log: Callable[[str], None] = print) -> int:
     return stopped
 
 
-def start_hub(state: Path, config: Path, port: int, service_token: str, extra: dict[str, Any]) -> tuple[subprocess.Popen, Hub, str]:
-    """Start JupyterHub in a session of its own, record it, wait until it answers."""
+def start_hub(state: Path, config: Path, port: int, service_token: str, instructor: str, students: list[str],
+              course: Path) -> tuple[Hub, str]:
+    """Start JupyterHub in a session of its own, record it (with who it serves), wait until it answers."""
     log = (state / "hub" / "jupyterhub.log").open("ab")
     process = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)], cwd=state / "hub",
                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                env=nbgrader_environment(), start_new_session=True)
     log.close()
-    record = {"hub_pid": process.pid, "url": f"http://127.0.0.1:{port}", "service_token": service_token, **extra}
+    record = {"hub_pid": process.pid, "url": f"http://127.0.0.1:{port}", "service_token": service_token,
+              "instructor": instructor, "students": students, "course": str(course)}
     (state / RECORD).write_text(json.dumps(record, indent=1), encoding="utf-8")
     (state / RECORD).chmod(0o600)
     hub = Hub(record["url"], service_token)
-    version = hub.wait_until_up(300, alive=lambda: process.poll() is None)
-    return process, hub, version
+    return hub, hub.wait_until_up(300, alive=lambda: process.poll() is None)
 
 
 def prepare_state(state: Path, fresh: bool) -> Path:
@@ -424,8 +424,7 @@ def run_up(args: argparse.Namespace) -> int:
     config = write_hub_config(state, course, args.instructor, students, args.port, proxy_command(), token, passwords)
     print(f"Starting JupyterHub for {len(students)} students in {state} ...", flush=True)
     try:
-        _, hub, version = start_hub(state, config, args.port, token, {"instructor": args.instructor, "students": students,
-                                                                      "course": str(course)})
+        hub, version = start_hub(state, config, args.port, token, args.instructor, students, course)
     except BaseException:
         stop_classroom(state, log=lambda _: None)
         raise
@@ -467,10 +466,8 @@ def written_work(release: dict[str, Any], lab: str, kind: str) -> dict[str, Any]
     answers = {cell["id"]: cell["source"] for cell in read_notebook_json(source_notebook(lab))["cells"]}
     cells = [cell for cell in release["cells"] if cell.get("metadata", {}).get("nbgrader", {}).get("solution")]
     fill = {"solution": len(cells), "half": len(cells) // 2, "blank": 0}[kind]
-    for cell in cells[:fill]:
-        source = answers[cell["id"]]
-        source = "".join(source) if isinstance(source, list) else source
-        cell["source"] = "\n".join(line for line in source.splitlines() if "### BEGIN SOLUTION" not in line
+    for cell in cells[:fill]:  # read_notebook_json joined each source into one string
+        cell["source"] = "\n".join(line for line in answers[cell["id"]].splitlines() if "### BEGIN SOLUTION" not in line
                                    and "### END SOLUTION" not in line)
     return release
 
@@ -547,15 +544,13 @@ def run_demo(args: argparse.Namespace) -> int:
     students = [f"student{i + 1}" for i in range(args.students)]
     instructor = "instructor"
     course = copy_course(state / "course", args.lab)
+    port, token = args.port or free_port(), secrets.token_hex(32)
     passwords = {"students": secrets.token_urlsafe(9), "instructor": secrets.token_urlsafe(33)}
-    token = secrets.token_hex(32)
-    config = write_hub_config(state, course, instructor, students, args.port or free_port(), proxy_command(), token, passwords)
-    port = int(re.search(r"c\.JupyterHub\.port = (\d+)", config.read_text()).group(1))
+    config = write_hub_config(state, course, instructor, students, port, proxy_command(), token, passwords)
     print(f"Classroom demo in {state}: lab {args.lab}, {args.students} students", flush=True)
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        _, hub, version = start_hub(state, config, port, token, {"instructor": instructor, "students": students,
-                                                                "course": str(course)})
+        hub, version = start_hub(state, config, port, token, instructor, students, course)
         print(f"  JupyterHub {version} up at {hub.url}/ ({time.monotonic() - started:.1f} s)", flush=True)
         t0 = time.monotonic()
         hub.start_servers([instructor, *students], timeout=300)

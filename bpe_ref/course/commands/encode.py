@@ -15,17 +15,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS
-from . import plural
+from . import add_special_token_arguments, load_model, plural, special_tokens_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("text", help="the text to encode ('-' reads standard input)")
     parser.add_argument("--model", type=Path, default=None, metavar="DIR",
                         help="folder with vocab.json and merges.txt (default: the shipped GPT-2 files)")
-    parser.add_argument("--special-token", action="append", dest="special_tokens", metavar="TOKEN",
-                        help="a special token; repeat for several (default: <|endoftext|>)")
-    parser.add_argument("--no-special-tokens", action="store_true", help="treat every character as text")
+    add_special_token_arguments(parser)
     parser.add_argument("--method", default=None,
                         help="encoder: naive, heap, backtrack or table (default: the fast cached path)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
@@ -35,22 +32,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ...corpus import decode_utf8
-    from ...serialization import MERGES_FILENAME, VOCAB_FILENAME
     from ...tokenizer import Tokenizer
     from ..visualize import show_tokens
 
     # Standard input as bytes, decoded here and first: Python's own decoding would turn bad bytes
     # into lone surrogates (surrogateescape, under a C locale) and the error would name neither.
     text = decode_utf8(sys.stdin.buffer.read(), "standard input") if args.text == "-" else args.text
-    special_tokens = () if args.no_special_tokens else tuple(args.special_tokens or DEFAULT_SPECIAL_TOKENS)
+    special_tokens = special_tokens_of(args)
     if args.model is None:
         tok = Tokenizer.gpt2(special_tokens)
         source = "GPT-2 (shipped files)"
     else:
-        if not args.model.is_dir():
-            raise FileNotFoundError(f"model folder not found: {args.model} (it should hold {VOCAB_FILENAME} and {MERGES_FILENAME})")
-        tok = Tokenizer.from_files(args.model / VOCAB_FILENAME, args.model / MERGES_FILENAME, special_tokens)
-        source = str(args.model)
+        tok, source = load_model(args.model, special_tokens), str(args.model)
     view = show_tokens(tok, text, method=args.method)
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     print(view.to_ansi() if colour else view.plain("|"))

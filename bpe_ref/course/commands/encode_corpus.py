@@ -29,8 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS
-from . import check_output_file, plural
+from . import add_special_token_arguments, check_output_file, load_model, plural, progress_bar, special_tokens_of
 from .engine import add_engine_arguments, check_engine_arguments, dask_client
 
 RANGE_BYTES = 8 << 20  # at most about this much text per range (where special tokens allow a cut)
@@ -43,9 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="folder with vocab.json and merges.txt (what train --out and Tokenizer.save write)")
     parser.add_argument("--out", type=Path, required=True, metavar="FILE",
                         help="the .npy file to write (uint16 ids, or uint32 for a vocabulary with ids of 65,536 or more)")
-    parser.add_argument("--special-token", action="append", dest="special_tokens", metavar="TOKEN",
-                        help="a special token; repeat for several (default: <|endoftext|>)")
-    parser.add_argument("--no-special-tokens", action="store_true", help="treat every character as text")
+    add_special_token_arguments(parser)
     parser.add_argument("--workers", type=int, default=None,
                         help="with --engine dask: the workers of the local cluster (default: one per core)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -54,8 +51,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ...distributed import cluster_threads, corpus_paths, encoding_model, token_dtype
-    from ...serialization import MERGES_FILENAME, VOCAB_FILENAME
-    from ...tokenizer import Tokenizer
 
     # Everything that can be refused is refused before any work: files, model, output, options.
     paths = [os.path.abspath(path) for path in corpus_paths(args.paths)]  # as every worker must see them
@@ -65,10 +60,8 @@ def run(args: argparse.Namespace) -> int:
     check_output_file(args.out)
     if args.out.suffix != ".npy":
         raise ValueError(f"--out {args.out}: the output is a NumPy .npy file, so its name must end in .npy")
-    if not args.model.is_dir():
-        raise FileNotFoundError(f"model folder not found: {args.model} (it should hold {VOCAB_FILENAME} and {MERGES_FILENAME})")
-    special_tokens = () if args.no_special_tokens else tuple(args.special_tokens or DEFAULT_SPECIAL_TOKENS)
-    tokenizer = Tokenizer.from_files(args.model / VOCAB_FILENAME, args.model / MERGES_FILENAME, special_tokens)
+    special_tokens = special_tokens_of(args)
+    tokenizer = load_model(args.model, special_tokens)
     model = encoding_model(tokenizer)
     dtype = token_dtype(model.vocab)
     largest = max(model.vocab)
@@ -147,20 +140,12 @@ def encode_here(ranges: list[tuple[str, int, int]], model, dtype: str, out: Path
     from ...distributed import encode_range
 
     arrays = []
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=sum(end - start for _, start, end in ranges), desc="encoding", unit="B", unit_scale=True,
-                   leave=False)
-    try:
+    with progress_bar(progress, total=sum(end - start for _, start, end in ranges), desc="encoding", unit="B",
+                      unit_scale=True) as update:
         for path, start, end in ranges:
             arrays.append(encode_range(path, start, end, model, dtype))
-            if bar is not None:
-                bar.update(end - start)
-    finally:
-        if bar is not None:
-            bar.close()
+            if update is not None:
+                update(end - start)
     lengths = [len(a) for a in arrays]
     write_npy(out, dtype, lengths, arrays.__getitem__)
     return lengths
@@ -182,16 +167,8 @@ def encode_on_dask(client, ranges: list[tuple[str, int, int]], model, dtype: str
         return []
     model_on_workers = client.submit(model_task, model, pure=False)
     futures = client.map(encode_range, *zip(*ranges), model=model_on_workers, dtype=dtype, pure=False)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(futures), desc=f"encoding {len(ranges)} ranges", unit="range", leave=False)
-    try:
-        wait_for_tasks(client, as_completed(futures, raise_errors=False), None if bar is None else bar.update)
-    finally:
-        if bar is not None:
-            bar.close()
+    with progress_bar(progress, total=len(futures), desc=f"encoding {len(ranges)} ranges", unit="range") as update:
+        wait_for_tasks(client, as_completed(futures, raise_errors=False), update)
     counted = client.map(len, futures, pure=False)
     wait_for_tasks(client, as_completed(counted, raise_errors=False))
     lengths = client.gather(counted)

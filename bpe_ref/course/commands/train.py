@@ -20,9 +20,8 @@ import time
 from pathlib import Path
 
 from ...data_files import TINYSTORIES_SAMPLE
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ...train import DEFAULT_TRAIN_METHOD, TRAIN_METHODS, num_merges_for
-from . import check_output_folder, plural
+from . import add_special_token_arguments, check_output_folder, plural, special_tokens_of
 from .engine import add_engine_arguments, check_engine_arguments, dask_client
 
 SHOWN_MERGES = 10
@@ -33,9 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"UTF-8 training corpus, one file or several (default: the shipped sample {TINYSTORIES_SAMPLE.name})")
     parser.add_argument("--vocab-size", type=int, default=1000,
                         help="256 bytes + special tokens + merges (default: 1000)")
-    parser.add_argument("--special-token", action="append", dest="special_tokens", metavar="TOKEN",
-                        help="a special token; repeat for several (default: <|endoftext|>)")
-    parser.add_argument("--no-special-tokens", action="store_true", help="train with no special token at all")
+    add_special_token_arguments(parser, without="train with no special token at all")
     parser.add_argument("--method", choices=TRAIN_METHODS, default=DEFAULT_TRAIN_METHOD,
                         help=f"which trainer of the course's ladder (default: {DEFAULT_TRAIN_METHOD})")
     parser.add_argument("--workers", type=int, default=None,
@@ -63,10 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from ...tokenizer import Tokenizer
 
     paths: list[Path] = list(args.paths) or [TINYSTORIES_SAMPLE]
-    if args.no_special_tokens:
-        special_tokens: tuple[str, ...] = ()
-    else:
-        special_tokens = tuple(args.special_tokens or DEFAULT_SPECIAL_TOKENS)
+    special_tokens = special_tokens_of(args)
     for path in paths:  # every file, before anything is printed or counted
         check_input(path, args.vocab_size, special_tokens)
     check_engine_arguments(args)

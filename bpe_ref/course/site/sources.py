@@ -71,25 +71,28 @@ class Staged:
 
 def protected_spans(text: str) -> list[tuple[int, int]]:
     """Character ranges of fenced blocks and code spans, where ``[x](y)`` is not a link."""
-    spans = [m.span() for m in FENCE_RE.finditer(text)]
+    spans = fence_spans(text)
     outside = FENCE_RE.sub(lambda m: " " * len(m.group(0)), text)
     spans += [m.span() for m in CODE_SPAN_RE.finditer(outside)]
     return sorted(spans)
 
 
+def sub_outside(pattern: re.Pattern, replace, text: str, spans: list[tuple[int, int]]) -> str:
+    """``pattern.sub(replace, text)`` for the matches that start outside ``spans`` (code, where
+    Markdown syntax is text); a match inside one stays as it is."""
+    def guarded(match: re.Match) -> str:
+        return match.group(0) if any(start <= match.start() < end for start, end in spans) else replace(match)
+
+    return pattern.sub(guarded, text)
+
+
+def fence_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in FENCE_RE.finditer(text)]
+
+
 def rewrite_links(text: str, rewrite) -> str:
     """``text`` with each link target ``t`` outside code replaced by ``rewrite(t)``."""
-    spans = protected_spans(text)
-
-    def inside(position: int) -> bool:
-        return any(start <= position < end for start, end in spans)
-
-    def replace(match: re.Match) -> str:
-        if inside(match.start()):
-            return match.group(0)
-        return match.group(1) + rewrite(match.group(2)) + match.group(3)
-
-    return LINK_RE.sub(replace, text)
+    return sub_outside(LINK_RE, lambda m: m.group(1) + rewrite(m.group(2)) + m.group(3), text, protected_spans(text))
 
 
 def local_links(text: str) -> list[str]:
@@ -333,26 +336,15 @@ ANCHOR_RE = re.compile(r'^<a id="([^"]+)"></a>', re.MULTILINE)
 def named_anchors(text: str) -> str:
     """A paragraph's explicit ``<a id="x"></a>`` anchor (GitHub's and JupyterLab's way to link into a
     page) becomes a MyST target ``(x)=``, which Sphinx knows, so links to ``page.md#x`` resolve."""
-    spans = [m.span() for m in FENCE_RE.finditer(text)]
+    return sub_outside(ANCHOR_RE, lambda m: f"({m.group(1)})=\n", text, fence_spans(text))
 
-    def replace(m: re.Match) -> str:
-        if any(start <= m.start() < end for start, end in spans):
-            return m.group(0)
-        return f"({m.group(1)})=\n"
 
-    return ANCHOR_RE.sub(replace, text)
+HEADING_RE = re.compile(r"^(#{1,6}) (.+)$", re.MULTILINE)
 
 
 def demote_headings(text: str) -> str:
     """ATX headings outside code become bold paragraphs."""
-    spans = [m.span() for m in FENCE_RE.finditer(text)]
-
-    def replace(m: re.Match) -> str:
-        if any(start <= m.start() < end for start, end in spans):
-            return m.group(0)
-        return f"**{m.group(2).strip()}**"
-
-    return re.sub(r"^(#{1,6}) (.+)$", replace, text, flags=re.MULTILINE)
+    return sub_outside(HEADING_RE, lambda m: f"**{m.group(2).strip()}**", text, fence_spans(text))
 
 
 BANNER = """\
@@ -457,26 +449,18 @@ def steps_index(steps: list[Step]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The sidebar's groups, in the order a reader follows; a page goes in the first whose folder holds it.
+NAVIGATION_GROUPS = (("Labs", "labs/"), ("Benchmarks", "theory/benchmarks/"), ("Drill answers", "theory/drills/"),
+                     ("Theory", "theory/"), ("More", ""))
+NAVIGATION_ORDER = ("Steps", "Theory", "Labs", "Benchmarks", "Drill answers", "More")
+
+
 def navigation(staged: Staged) -> str:
     """Hidden toctrees for the home page: the sidebar's outline of the site."""
     groups: dict[str, list[str]] = {"Steps": ["steps/index", *(f"steps/{s.number}" for s in staged.steps)]}
     for page in staged.pages[1:]:
-        doc = page.rsplit(".", 1)[0]
-        if page.startswith("labs/"):
-            group = "Labs"
-        elif page.startswith("theory/benchmarks/"):
-            group = "Benchmarks"
-        elif page.startswith("theory/drills/"):
-            group = "Drill answers"
-        elif page.startswith("theory/"):
-            group = "Theory"
-        else:
-            group = "More"
-        groups.setdefault(group, []).append(doc)
-    order = ["Steps", "Theory", "Labs", "Benchmarks", "Drill answers", "More"]
-    blocks = []
-    for name in order:
-        if groups.get(name):
-            entries = "\n".join(groups[name])
-            blocks.append(f"\n```{{toctree}}\n:hidden:\n:caption: {name}\n:maxdepth: 1\n\n{entries}\n```\n")
-    return "\n" + "".join(blocks)
+        group = next(name for name, folder in NAVIGATION_GROUPS if page.startswith(folder))
+        groups.setdefault(group, []).append(page.rsplit(".", 1)[0])
+    entries = {name: "\n".join(groups[name]) for name in NAVIGATION_ORDER if groups.get(name)}
+    return "\n" + "".join(f"\n```{{toctree}}\n:hidden:\n:caption: {name}\n:maxdepth: 1\n\n{docs}\n```\n"
+                          for name, docs in entries.items())
