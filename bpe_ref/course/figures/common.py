@@ -119,9 +119,12 @@ def panels(columns: int = 1, figsize: tuple[float, float] = WIDE, layout: str | 
 
 
 def name_axes(ax, xlabel: str, ylabel: str, title: str, legend: str | None = None, fontsize: float | None = None,
-          grid: str | None = "major") -> None:
+              grid: str | None = "major", log: str = "") -> None:
     """Name an axis's x and y axes and title it; then (after every line is drawn, since a legend
-    lists the lines drawn so far) a legend at ``legend`` and a light grid (``grid``: which ticks)."""
+    lists the lines drawn so far) a legend at ``legend`` and a light grid (``grid``: which ticks).
+    ``log`` names the axes on a log scale (``"x"``, ``"y"``, ``"xy"``)."""
+    for axis in log:
+        getattr(ax, f"set_{axis}scale")("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
@@ -129,6 +132,22 @@ def name_axes(ax, xlabel: str, ylabel: str, title: str, legend: str | None = Non
         ax.legend(loc=legend, fontsize=fontsize)
     if grid:
         ax.grid(True, which=grid, alpha=0.3)
+
+
+def plot_series(ax, series, styles, label) -> None:
+    """One line per ``(name, xs, ys)`` of ``series``, drawn as ``styles[name] = (format, colour)`` and
+    labelled ``label(name, xs, ys)`` (say, with its fitted growth exponent)."""
+    for name, xs, ys in series:
+        fmt, colour = styles[name]
+        ax.plot(xs, ys, fmt, color=colour, label=label(name, xs, ys))
+
+
+def labelled_bars(ax, names, values, color, text, offset=lambda value: value) -> None:
+    """Horizontal bars, one per name from the top, each with ``text(value)`` written at ``offset(value)``."""
+    ax.barh(range(len(values)), values, color=color)
+    ax.set_yticks(range(len(values)), names)
+    for position, value in enumerate(values):
+        ax.text(offset(value), position, text(value), va="center")
 
 
 def rolling_median(values: Sequence[float], window: int = 50) -> list[float]:

@@ -24,7 +24,7 @@ from ...pretokenize import count_pretokens
 from ...serialization import token_to_string
 from ...tokenizer import Tokenizer
 from ...train.step01_naive import merge_word, split_into_bytes, train
-from .common import panels
+from .common import labelled_bars, name_axes, panels
 from .common import code, code_token, markdown_table, save_png, show_pair, show_word, thousands
 from .naive_bpe import SEED_EXAMPLE_TEXT
 from .step_diffs import encoder_diff_snippets
@@ -230,15 +230,12 @@ def draw_layouts(path: Path) -> Path:
     sizes = layout_sizes()
     n = len(Tokenizer.gpt2().vocab)
     fig, ax = panels(layout=None)
-    labels = [label for label, _ in sizes]
     values = [size / n for _, size in sizes]
-    bars = ax.barh(range(len(values)), values, color=["#999999", "#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"])
-    ax.set_yticks(range(len(values)), labels)
+    labelled_bars(ax, [label for label, _ in sizes], values, ["#999999", "#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"],
+                  lambda value: f" {value:.1f}")
     ax.invert_yaxis()
-    for bar, value in zip(bars, values):
-        ax.text(value, bar.get_y() + bar.get_height() / 2, f" {value:.1f}", va="center")
-    ax.set_xlabel("bytes of memory per token (GPT-2's 50,257 tokens, sys.getsizeof)")
-    ax.set_title("Storing the token bytes: a dict of small objects costs over eleven times an arena")
+    name_axes(ax, "bytes of memory per token (GPT-2's 50,257 tokens, sys.getsizeof)", "",
+              "Storing the token bytes: a dict of small objects costs over eleven times an arena", grid=None)
     ax.set_xlim(0, max(values) * 1.15)
     fig.tight_layout()
     return save_png(fig, path)

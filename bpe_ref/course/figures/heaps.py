@@ -418,11 +418,8 @@ def draw_crossover(data: dict, path: Path) -> Path:
         (v4_label, v4), (v5_label, v5) = corpus["seconds"].items()
         ax.plot(corpus["merges"], v4, color="#c44e52", label=v4_label + ": scan all P pairs")
         ax.plot(corpus["merges"], v5, color="#4c72b0", label=v5_label + ": lazy heap")
-        ax.set_xlabel("merges done")
-        ax.set_title(f"{corpus['label']} (W = {thousands(corpus['distinct_words'])})")
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="upper left")
-    axes[0].set_ylabel("cumulative seconds of the merge loop")
+        name_axes(ax, "merges done", "cumulative seconds of the merge loop" if ax is axes[0] else "",
+                  f"{corpus['label']} (W = {thousands(corpus['distinct_words'])})", "upper left")
     fig.suptitle(f"V4 against V5, merge by merge ({data['machine'].split(',')[0]}, median of {data['repeats']})", fontsize=9)
     return save_png(fig, path)
 

@@ -29,7 +29,7 @@ from ...encode.step06_naive import Pair, encode_pretoken, merge_ranks
 from ...encode.step08_prefix_counts import prefix_token_counts
 from ...encode.step08_table import last_tokens
 from ...encode.step08_valid_tokens import ValidTokens, compatible
-from .common import name_axes, panels, read_json
+from .common import name_axes, panels, plot_series, read_json
 from .common import code, code_token, markdown_table, save_png, show_word
 from .heap_encoding import factor_range, speed_factors
 from .long_pieces import measure
@@ -301,13 +301,11 @@ STYLES = {"naive (step 06)": ("o-", "#c44e52"), "heap (step 07)": ("s-", "#dd845
 
 def draw_growth(data: dict, path: Path) -> Path:
     fig, ax = panels(figsize=(6.4, 3.8))
-    for label, row in growth_rows(data).items():
-        marker, colour = STYLES[label]
-        ax.plot(row["lengths"], row["seconds"], marker, color=colour, label=f"{label}: k = {row['exponent']:.2f}")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    rows = growth_rows(data)
+    plot_series(ax, [(label, row["lengths"], row["seconds"]) for label, row in rows.items()], STYLES,
+                lambda label, xs, ys: f"{label}: k = {rows[label]['exponent']:.2f}")
     name_axes(ax, "bytes in the pretoken (log scale)", "CPU seconds to encode it (log scale)",
-              "One long pretoken of random letters, GPT-2's merges", "upper left", 7, grid="both")
+              "One long pretoken of random letters, GPT-2's merges", "upper left", 7, grid="both", log="xy")
     return save_png(fig, path)
 
 
