@@ -1,6 +1,7 @@
 """Helpers every figure module shares: showing tokens in Markdown, tables, deterministic PNGs and
 their axes (:func:`panels`, :func:`name_axes`), the corpora's pretoken counts and the committed
-measurements the pages quote (:func:`corpus_counts`, :func:`read_json`, :func:`benchmark_seconds`),
+measurements the pages quote (:func:`corpus_counts`, :func:`read_json`, :func:`benchmark_seconds`) or a
+measuring ``main`` writes (:func:`write_json`),
 and the snippets the theory pages include by copy.
 
 A *snippet* is a small Markdown file written next to the figures (``theory/figures/*.md``). A page
@@ -16,17 +17,16 @@ quotes exactly what the code produces now, so no number in a page is ever typed 
 
 from __future__ import annotations
 
-import gc
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
 from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+from ..bench.common import machine_description
 
 # Figure sizes and resolution: fixed, so a rerun writes the same bytes.
 DPI = 110
@@ -219,22 +219,17 @@ def read_json(path: Path) -> dict:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The garbage collector off while a loop is timed, as the trainers run theirs."""
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+def write_json(path: Path, document: dict) -> Path:
+    """Write a measurement as the committed ones are (indented by one, ending in a newline); say so."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+    return path
 
 
 def machine_line(repeats: int) -> str:
     """The first line a measuring ``main`` prints: the machine, Python, and how it measures."""
-    import platform
-
-    return (f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-            f"median of {repeats} runs, garbage collector paused as in the trainers")
+    return f"machine: {machine_description()}; median of {repeats} runs, garbage collector paused as in the trainers"
 
 
 TRAIN_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "train" / "README.md"

@@ -24,7 +24,7 @@ from ...pretokenize import count_pretokens
 from ...serialization import token_to_string
 from ...tokenizer import Tokenizer
 from ...train.step01_naive import merge_word, split_into_bytes, train
-from .common import labelled_bars, name_axes, panels
+from .common import labelled_bars, machine_line, name_axes, panels
 from .common import code, code_token, markdown_table, save_png, show_pair, show_word, thousands
 from .naive_bpe import SEED_EXAMPLE_TEXT
 from .step_diffs import encoder_diff_snippets
@@ -246,12 +246,9 @@ def decode_times(repeats: int = 7) -> dict[str, float]:
     ``b"".join`` over a dict table, :func:`~bpe_ref.decode.decode_with_arena`, tiktoken's
     ``decode_bytes`` and the ``Tokenizer``'s ``decode_bytes`` (an arena with a cache in front).
     Also the number of ids and of distinct ids."""
-    import gc
-    import time
-    from statistics import median
-
     from ...corpus import read_corpus
     from ...data_files import TINYSTORIES_SAMPLE, data_file
+    from ...measure import interleaved, median
     from ..interop import gpt2_tiktoken
 
     tok = Tokenizer.gpt2()
@@ -265,24 +262,14 @@ def decode_times(repeats: int = 7) -> dict[str, float]:
         "tiktoken": lambda: encoding.decode_bytes(ids),
         "Tokenizer (arena + cache)": lambda: tok.decode_bytes(ids),
     }
-    times: dict[str, list[float]] = {name: [] for name in ways}
-    for _ in range(repeats):
-        for name, way in ways.items():  # interleaved, so that a change of load hits every way
-            gc.collect()
-            start = time.perf_counter()
-            way()
-            times[name].append(time.perf_counter() - start)
+    times = interleaved(ways, repeats)  # rounds, so that a change of load hits every way
     return {"ids": len(ids), "distinct ids": len(set(ids)), **{name: median(ts) for name, ts in times.items()}}
 
 
 def main(repeats: int = 7) -> None:  # pragma: no cover - a measurement, printed
     """Print page 06's decoding times (section 5) on this machine."""
-    import platform
-
     times = decode_times(repeats)
-    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-          f"median of {repeats}; {times['ids']:,} GPT-2 ids of the TinyStories sample, "
-          f"{times['distinct ids']:,} distinct")
+    print(f"{machine_line(repeats)}; {times['ids']:,} GPT-2 ids of the TinyStories sample, {times['distinct ids']:,} distinct")
     for name in ("dict table", "decode_with_arena", "tiktoken", "Tokenizer (arena + cache)"):
         print(f"{name}: {1000 * times[name]:.1f} ms")
     print(f"Tokenizer against tiktoken: {times['tiktoken'] / times['Tokenizer (arena + cache)']:.2f}x its speed")

@@ -19,7 +19,6 @@ with their machine instead of timing during figure generation.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -36,6 +35,7 @@ from ...train.step04_inverted_index import merge_steps as v4_merge_steps
 from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_linked_list import merge_steps as linked_list_merge_steps
 from ..bench.common import record
+from .common import write_json
 
 CROSSOVER_JSON = REPO_ROOT / "theory" / "benchmarks" / "heap" / "crossover.json"
 WORD_LENGTH_JSON = REPO_ROOT / "theory" / "benchmarks" / "heap" / "word_length.json"
@@ -136,10 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             "word-length": (lambda: measure_word_length(args.repeats or 5), WORD_LENGTH_JSON.name)}
     for name, (run, file_name) in jobs.items():
         if not args.only or name == args.only:
-            path = args.out / file_name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(run(), indent=1) + "\n", encoding="utf-8")
-            print(f"wrote {path}")
+            write_json(args.out / file_name, run())
     return 0
 
 

@@ -27,11 +27,12 @@ from statistics import median
 from . import five_minutes
 from ...data_files import CORPUS_EN, TINYSTORIES_SAMPLE, TINYSTORIES_VALID
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
+from ...train.driver import collector_paused
 from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
 from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
-    TRAIN_BENCHMARK, benchmark_rows, corpus_counts, gc_paused, machine_line, markdown_table, name_axes, panels, rolling_median,
+    TRAIN_BENCHMARK, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, panels, rolling_median,
     save_png, show_pair, show_word, signed, thousands,
 )
 from .inverted_index import start_v4
@@ -428,7 +429,7 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
     for label, path, vocab_size in TIMED_RUNS:
         pretoken_counts = corpus_counts(path)
         num_merges = vocab_size - 256 - len(DEFAULT_SPECIAL_TOKENS)
-        with gc_paused():
+        with collector_paused():
             runs = [loop_time_shares(pretoken_counts, num_merges) for _ in range(repeats)]
         shares = {part: median(r[part] / r["loop"] for r in runs) for part in ("best_pair", "scan", "merge_and_update")}
         print(f"{label} ({runs[0]['merges']} merges): loop {median(r['loop'] for r in runs):.2f} s; "

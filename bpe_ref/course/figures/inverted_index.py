@@ -31,11 +31,12 @@ from ...data_files import TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
 from ...train import MergeStep, train_on_counts
+from ...train.driver import collector_paused
 from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from .common import (
-    TRAIN_BENCHMARK, benchmark_seconds, code_token, corpus_counts, gc_paused, machine_line, markdown_table, name_axes, panels,
+    TRAIN_BENCHMARK, benchmark_seconds, code_token, corpus_counts, machine_line, markdown_table, name_axes, panels,
     rolling_median, save_png, show_pair, show_word, thousands,
 )
 from .naive_bpe import merges_list, tie_break_text
@@ -575,7 +576,7 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
     """Print where V4's loop spends its time on the TinyStories sample (medians of ``repeats`` runs)."""
     pretoken_counts = corpus_counts(TINYSTORIES_SAMPLE)
     print(machine_line(repeats))
-    with gc_paused():
+    with collector_paused():
         for num_merges in (1000, None):
             runs = [loop_time_shares(pretoken_counts, num_merges) for _ in range(repeats)]
             loop = [r["best_pair"] + r["rest"] for r in runs]

@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -29,7 +28,7 @@ from ...encode.step06_naive import Pair, encode_pretoken, merge_ranks
 from ...encode.step08_prefix_counts import prefix_token_counts
 from ...encode.step08_table import last_tokens
 from ...encode.step08_valid_tokens import ValidTokens, compatible
-from .common import name_axes, panels, plot_series, read_json
+from .common import name_axes, panels, plot_series, read_json, write_json
 from .common import code, code_token, markdown_table, save_png, show_word
 from .heap_encoding import factor_range, speed_factors
 from .long_pieces import measure
@@ -262,7 +261,8 @@ GROWTH_KIND = "random letters"  # page 07's piece the GPT-2 pattern keeps whole 
 def measure_growth(repeats: int = 5) -> dict:
     """Page 07's measurement (:func:`.long_pieces.measure`: CPU time, median of ``repeats``, the
     encoders in turn, exponents over the longer half of the lengths) with all four encoders."""
-    return measure(repeats=repeats, kinds=(GROWTH_KIND,), methods=ENCODERS)
+    return measure(repeats=repeats, kinds=(GROWTH_KIND,), methods=ENCODERS,
+                   command="python -m bpe_ref.course.figures.linear_encoding")
 
 
 def growth_data() -> dict:
@@ -334,9 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
     data = measure_growth(args.repeats)
-    GROWTH_JSON.parent.mkdir(parents=True, exist_ok=True)
-    GROWTH_JSON.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {GROWTH_JSON.relative_to(REPO_ROOT)}")
+    write_json(GROWTH_JSON, data)
     for label, row in growth_rows(data).items():
         print(f"{label:>20}: k = {row['exponent']:.2f}, {row['seconds'][-1]:.3f} s at {row['lengths'][-1]:,} bytes")
     return 0
