@@ -21,9 +21,8 @@ from ...data_files import REPO_ROOT
 from ...distributed import MAX_RANGE_BYTES, count_range, merge_two, plan_ranges, serial_count, tree_reduce
 from ...pretokenize import count_pretokens
 from ..bench.distributed import fit_heaps
-from .common import name_axes, panels, read_json
+from .common import name_axes, page_snippets, panels, read_json
 from .common import code, code_token, markdown_table, save_png
-from .step_diffs import encoder_diff_snippets
 
 PAGE = "10-beyond-one-machine.md"
 RESULTS_JSON = REPO_ROOT / "theory" / "benchmarks" / "distributed" / "results.json"
@@ -397,15 +396,14 @@ def draw_heaps(out: Path) -> Path:
 
 def snippets() -> dict[str, str]:
     """Page 10's snippets: ``{file name: Markdown}``."""
-    return {
+    return page_snippets("10", {
         "10-worked-example.md": worked_example_snippet(),
         "10-heaps-fit.md": heaps_snippet(),
         "10-network.md": network_snippet(),
         "10-rates.md": rates_snippet(),
         "10-dask-scaling.md": scaling_snippet(),
         "10-cost-model.md": cost_model_snippet(),
-        **encoder_diff_snippets("10"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path) -> list[Path]:

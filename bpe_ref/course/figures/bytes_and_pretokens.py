@@ -16,13 +16,12 @@ from pathlib import Path
 
 import regex
 
-from . import five_minutes
 from ...corpus import read_corpus
 from ...data_files import CS336_FIXTURES, TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import (
     DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens, split_on_special_tokens,
 )
-from .common import labelled_bars, name_axes, panels
+from .common import labelled_bars, name_axes, page_snippets, panels
 from .common import code, markdown_table, save_png, show_token, thousands
 
 PAGE = "00-bytes-and-pretokenization.md"
@@ -360,8 +359,7 @@ def draw_pretoken_counts(stats: CorpusCounts, path: Path) -> Path:
 def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
     """Page 00's snippets: ``{file name: Markdown}``."""
     stats = corpus_counts(corpus)
-    return {
-        **five_minutes.snippets("00"),
+    return page_snippets("00", {
         "00-gpt2-vocabulary.md": gpt2_vocabulary_snippet(),
         "00-utf8-examples.md": utf8_table(),
         "00-pattern-pieces.md": pattern_snippet(),
@@ -371,7 +369,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
         "00-scripts.md": script_table(script_samples()),
         "00-hindi.md": hindi_snippet(),
         "00-tinystories-word-counts.md": word_counts_snippet(stats),
-    }
+    })
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE) -> list[Path]:

@@ -27,6 +27,8 @@ from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ..bench.common import machine_description
+from . import five_minutes
+from .step_diffs import diff_snippets
 
 # Figure sizes and resolution: fixed, so a rerun writes the same bytes.
 DPI = 110
@@ -176,6 +178,13 @@ def write_text(path: Path, text: str) -> Path:
 
 # ---------------------------------------------------------------------------------------------
 # Snippets quoted by the pages
+
+
+def page_snippets(page: str, own: Mapping[str, str]) -> dict[str, str]:
+    """Page ``page``'s snippets: its five-minute idea (pages 00 to 05, :mod:`.five_minutes`), ``own``,
+    then the diff of its step's code (:mod:`.step_diffs`)."""
+    idea = five_minutes.snippets(page) if page in five_minutes.IDEAS else {}
+    return {**idea, **own, **diff_snippets(page)}
 
 SNIPPET_RE = re.compile(
     r"(?P<open><!-- snippet: (?P<name>[^ ]+) -->\n)(?P<body>.*?)(?P<close><!-- end snippet -->)", re.DOTALL

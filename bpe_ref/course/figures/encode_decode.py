@@ -24,10 +24,9 @@ from ...pretokenize import count_pretokens
 from ...serialization import token_to_string
 from ...tokenizer import Tokenizer
 from ...train.step01_naive import merge_word, split_into_bytes, train
-from .common import labelled_bars, machine_line, name_axes, panels
+from .common import labelled_bars, machine_line, name_axes, page_snippets, panels
 from .common import code, code_token, markdown_table, save_png, show_pair, show_word, thousands
 from .naive_bpe import SEED_EXAMPLE_TEXT
-from .step_diffs import encoder_diff_snippets
 
 PAGE = "06-encode-decode.md"
 
@@ -277,13 +276,12 @@ def main(repeats: int = 7) -> None:  # pragma: no cover - a measurement, printed
 
 def snippets() -> dict[str, str]:
     """Page 06's snippets: ``{file name: Markdown}``."""
-    return {
+    return page_snippets("06", {
         "06-work-encoding.md": work_snippet(),
         "06-gpt2-files.md": gpt2_snippet(),
         "06-hugs-arena.md": hugs_snippet(),
         "06-layouts.md": layouts_snippet(),
-        **encoder_diff_snippets("06"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path) -> list[Path]:

@@ -21,10 +21,9 @@ from typing import NamedTuple
 from ...encode.step06_naive import encode_pretoken, merge_ranks
 from ...encode.step07_heap import first_heap, heap_encode, pop_loop
 from ...train.step01_naive import split_into_bytes
-from .common import name_axes, panels, plot_series, read_json
+from .common import name_axes, page_snippets, panels, plot_series, read_json
 from .common import code, code_token, markdown_table, save_png, show_token
 from .long_pieces import LONG_PIECES_JSON
-from .step_diffs import encoder_diff_snippets
 
 PAGE = "07-heap-encoding.md"
 
@@ -209,13 +208,12 @@ def draw_long_pieces(data: dict, path: Path) -> Path:
 
 
 def snippets() -> dict[str, str]:
-    return {
+    return page_snippets("07", {
         "07-trace-aaaaa.md": trace_snippet(b"aaaaa", AAA_MERGES),
         "07-trace-worked.md": trace_snippet(b" worked", WORK_MERGES),
         "07-equivalence.md": equivalence_snippet(),
         "07-long-pieces.md": long_pieces_snippet(),
-        **encoder_diff_snippets("07"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path) -> list[Path]:

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from . import five_minutes
 from ...data_files import (
     CHINESE_NOVEL, DATA_DIR, REPO_ROOT, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE,
 )
@@ -40,13 +39,12 @@ from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_heap import train as v5_train
 from .common import benchmark_seconds as benchmark_times  # {run: {contender: seconds}}, as tests call it
 from .common import (
-    TRAIN_BENCHMARK, code, corpus_counts, markdown_table, name_axes, panels, read_json, save_png,
+    TRAIN_BENCHMARK, code, corpus_counts, markdown_table, name_axes, page_snippets, panels, read_json, save_png,
     show_pair, show_token, show_word, thousands,
 )
 from .heap_timings import CROSSOVER_JSON, WORD_LENGTH_JSON
 from .inverted_index import indexed_run, start_v4
 from .naive_bpe import worked_example_counts
-from .step_diffs import snippets_of
 
 PAGE = "05-heap.md"
 
@@ -670,8 +668,7 @@ def stale_visits_snippet(path: Path = TINYSTORIES_SAMPLE) -> str:
 
 def snippets() -> dict[str, str]:
     """Page 05's snippets: ``{file name: Markdown}``."""
-    return {
-        **five_minutes.snippets("05"),
+    return page_snippets("05", {
         "05-worked-example.md": worked_example_snippet(),
         "05-stale-visits.md": stale_visits_snippet(),
         "05-less-than-only.md": wrapper_snippet(),
@@ -679,8 +676,7 @@ def snippets() -> dict[str, str]:
         "05-crossover.md": crossover_snippet(),
         "05-word-length.md": word_length_snippet(),
         "05-self-overlap.md": self_overlap_snippet(),
-        **snippets_of("05"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path) -> list[Path]:

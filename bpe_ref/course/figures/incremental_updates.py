@@ -24,7 +24,6 @@ from functools import lru_cache
 from pathlib import Path
 from statistics import median
 
-from . import five_minutes
 from ...data_files import CORPUS_EN, TINYSTORIES_SAMPLE, TINYSTORIES_VALID
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ...train.driver import collector_paused
@@ -33,11 +32,10 @@ from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
     TRAIN_BENCHMARK, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, panels, rolling_median,
-    save_png, show_pair, show_word, signed, thousands,
+    save_png, show_pair, show_word, signed, thousands, page_snippets,
 )
 from .inverted_index import start_v4
 from .naive_bpe import HandStep, worked_example_trace
-from .step_diffs import snippets_of
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
 
 PAGE = "02-incremental-updates.md"
@@ -441,8 +439,7 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
 
 def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> dict[str, str]:
     """Page 02's snippets: ``{file name: Markdown}``."""
-    return {
-        **five_minutes.snippets("02"),
+    return page_snippets("02", {
         "02-worked-example-delta.md": delta_snippet(),
         "02-one-word.md": one_word_snippet(),
         "02-self-overlap.md": overlap_snippet(),
@@ -452,8 +449,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
         ),
         "02-v2-speedup.md": v2_speedup_snippet(v2_speedups()),
         "02-tinystories-affected.md": affected_snippet(training_run(Path(corpus), num_merges)),
-        **snippets_of("02"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> list[Path]:

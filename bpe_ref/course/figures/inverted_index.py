@@ -26,7 +26,6 @@ from functools import lru_cache
 from pathlib import Path
 from statistics import median
 
-from . import five_minutes
 from ...data_files import TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
@@ -37,10 +36,9 @@ from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from .common import (
     TRAIN_BENCHMARK, benchmark_seconds, code_token, corpus_counts, machine_line, markdown_table, name_axes, panels,
-    rolling_median, save_png, show_pair, show_word, thousands,
+    rolling_median, save_png, show_pair, show_word, thousands, page_snippets,
 )
 from .naive_bpe import merges_list, tie_break_text
-from .step_diffs import snippets_of
 
 PAGE = "04-inverted-index.md"
 
@@ -650,8 +648,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
     """Page 04's snippets: ``{file name: Markdown}``."""
     steps = worked_example_trace()
     run = indexed_run(Path(corpus))
-    return {
-        **five_minutes.snippets("04"),
+    return page_snippets("04", {
         "04-worked-example-words.md": words_snippet(steps),
         "04-worked-example-index.md": index_before_snippet(steps),
         "04-worked-example-merge-1.md": merge_snippet(steps, 0),
@@ -664,8 +661,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
         "04-affected-decline.md": decline_snippet(run),
         "04-scan-work.md": scan_work_snippet(run),
         "04-v4-speedup.md": v4_speedup_snippet(benchmark_times("incremental"), benchmark_times("inverted_index")),
-        **snippets_of("04"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE) -> list[Path]:

@@ -28,11 +28,10 @@ from ...encode.step06_naive import Pair, encode_pretoken, merge_ranks
 from ...encode.step08_prefix_counts import prefix_token_counts
 from ...encode.step08_table import last_tokens
 from ...encode.step08_valid_tokens import ValidTokens, compatible
-from .common import name_axes, panels, plot_series, read_json, write_json
+from .common import name_axes, page_snippets, panels, plot_series, read_json, write_json
 from .common import code, code_token, markdown_table, save_png, show_word
 from .heap_encoding import factor_range, speed_factors
 from .long_pieces import measure
-from .step_diffs import encoder_diff_snippets
 
 PAGE = "08-linear-encoding.md"
 GROWTH_JSON = REPO_ROOT / "theory" / "benchmarks" / "linear" / "growth.json"
@@ -314,14 +313,13 @@ def draw_growth(data: dict, path: Path) -> Path:
 
 def snippets() -> dict[str, str]:
     """Page 08's snippets: ``{file name: Markdown}``."""
-    return {
+    return page_snippets("08", {
         "08-table-trace.md": table_trace_snippet(),
         "08-worked-example.md": worked_example_snippet(),
         "08-invalid-tokens.md": invalid_tokens_snippet(),
         "08-cut-rule.md": cut_rule_snippet(),
         "08-growth.md": growth_snippet(),
-        **encoder_diff_snippets("08"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path) -> list[Path]:

@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import five_minutes
 from ...corpus import read_corpus
 from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
@@ -23,6 +22,7 @@ from ...tiebreak import SortKeys
 from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
 from .common import (
     code, code_token, markdown_table, name_axes, panels, save_png, show_pair, show_token, show_word, thousands,
+    page_snippets,
 )
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
 
@@ -308,8 +308,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
     """Page 01's snippets: ``{file name: Markdown}``."""
     steps = worked_example_trace()
     run = training_run(Path(corpus), num_merges)
-    return {
-        **five_minutes.snippets("01"),
+    return page_snippets("01", {
         "01-worked-example-words.md": words_table(worked_example_counts()),
         "01-worked-example-first-count.md": first_count_snippet(steps),
         "01-worked-example-counts.md": counts_matrix(steps),
@@ -320,7 +319,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
         "01-dedup-factor.md": dedup_snippet(dedup_rows(Path(corpus))),
         "01-tinystories-first-merges.md": first_merges_snippet(run),
         "01-naive-work.md": naive_work_snippet(run),
-    }
+    })
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> list[Path]:

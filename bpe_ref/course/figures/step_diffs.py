@@ -163,6 +163,11 @@ def encoder_diff(step: str) -> str:
     )
 
 
+def diff_snippets(step: str) -> dict[str, str]:
+    """The diff a page quotes of its step's code, ``{}`` for a step with none (00, 01, 09)."""
+    return snippets_of(step) if step in STEP_MODULES else encoder_diff_snippets(step) if step in ENCODER_DIFFS else {}
+
+
 def encoder_diff_snippets(step: str) -> dict[str, str]:
     """``{"06-diff-from-01.md": Markdown}`` (``"07-diff-from-06.md"``, ...) for an encoder step."""
     (before_module, _, _), _, _ = ENCODER_DIFFS[step]
