@@ -31,7 +31,7 @@ from ...measure import interleaved, peak_memory, timed
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ..bench.common import in_fresh_process, load_average, record
 from ..bench.train import ladder as train_ladder
-from .common import write_json
+from .common import distinct_pairs, mean_length, write_json
 
 RESULTS_DIR = REPO_ROOT / "theory" / "benchmarks" / "measuring"
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
@@ -63,9 +63,7 @@ def corpus_shape(path: Path) -> dict:
     """W (distinct pretokens), P (distinct pairs of bytes in them), L (bytes per distinct pretoken)
     and the size in bytes: seed 000's symbols, for the seed's tables and this run's side by side."""
     counts = count_pretokens(read_corpus(path), SPECIAL_TOKENS)
-    pairs = {(word[i], word[i + 1]) for word in counts for i in range(len(word) - 1)}
-    return {"bytes": path.stat().st_size, "W": len(counts), "P": len(pairs),
-            "L": round(sum(map(len, counts)) / len(counts), 2)}
+    return {"bytes": path.stat().st_size, "W": len(counts), "P": distinct_pairs(counts), "L": round(mean_length(counts), 2)}
 
 
 def trainer(path: Path, vocab_size: int, method: str, workers: int = 1) -> Callable[[], int]:

@@ -15,14 +15,13 @@ never times anything, so the page is reproducible byte for byte. Besides them:
 
 from __future__ import annotations
 
-import json
 import math
 from functools import lru_cache
 from pathlib import Path
 
 from ...measure import crossover, fit_exponent, median, paired_ratio, spread
 from .benchmark_runs import HF_ONE_THREAD, RESULTS_DIR
-from .common import markdown_table, name_axes, panels, plot_series, save_png, thousands
+from .common import markdown_table, name_axes, panels, plot_series, read_json, save_png, thousands
 from .heap_timings import CROSSOVER_JSON
 
 PAGE = "09-benchmarks.md"
@@ -46,7 +45,7 @@ COURSE_OF = {"V1": "naive", "V2": "incremental", "V3": "parallel (2 workers)", "
 
 def measured(name: str, folder: Path = RESULTS_DIR) -> dict:
     """One committed measurement, ``theory/benchmarks/measuring/NAME.json``."""
-    return json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+    return read_json(folder / f"{name}.json")
 
 
 def run_line(data: dict) -> str:
@@ -277,7 +276,7 @@ def draw_growth(data: dict, path: Path) -> Path:
 
 
 def crossover_rows(data: dict | None = None) -> list[list[str]]:
-    data = data or json.loads(CROSSOVER_JSON.read_text(encoding="utf-8"))
+    data = data or read_json(CROSSOVER_JSON)
     rows = []
     for corpus in data["corpora"]:
         merges = corpus["merges"]
@@ -290,7 +289,7 @@ def crossover_rows(data: dict | None = None) -> list[list[str]]:
 
 
 def crossover_snippet() -> str:
-    data = json.loads(CROSSOVER_JSON.read_text(encoding="utf-8"))
+    data = read_json(CROSSOVER_JSON)
     rows = crossover_rows(data)
     seed = ", ".join(f"{mb} MB: {thousands(v)}" for mb, v in SEED_CROSSOVERS.items())
     return (

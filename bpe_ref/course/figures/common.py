@@ -26,6 +26,8 @@ from pathlib import Path
 from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+from ...tiebreak import SortKeys
+from ...train.step01_naive import count_pairs, split_into_bytes
 from ..bench.common import machine_description
 from . import five_minutes
 from .step_diffs import diff_snippets
@@ -221,6 +223,27 @@ def corpus_counts(path: Path) -> dict[bytes, int]:
     """The pretoken counts of the corpus at ``path`` with the special token ``<|endoftext|>``
     (cached: several pages read the same corpora; callers must not change the dict)."""
     return count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
+
+
+def as_words(pretoken_counts: Mapping[bytes, int]) -> dict[tuple[bytes, ...], int]:
+    """Each pretoken split into its bytes, with its count: what every trainer starts from."""
+    return {split_into_bytes(pretoken): count for pretoken, count in pretoken_counts.items()}
+
+
+def distinct_pairs(pretoken_counts: Mapping[bytes, int]) -> int:
+    """$P$ before merge 1: the distinct pairs of bytes in the pretokens."""
+    return len(count_pairs(as_words(pretoken_counts)))
+
+
+def mean_length(pretoken_counts: Mapping[bytes, int]) -> float:
+    """$L$: bytes per distinct pretoken, on average."""
+    return sum(map(len, pretoken_counts)) / len(pretoken_counts)
+
+
+def best_first(pair_counts: Mapping[tuple[bytes, bytes], int]) -> list[tuple[bytes, bytes]]:
+    """The pairs in the order training would choose them: highest count first, ties by the course's rule."""
+    keys = SortKeys()
+    return sorted(pair_counts, key=lambda pair: keys.rank_key(pair_counts[pair], pair))
 
 
 def read_json(path: Path) -> dict:

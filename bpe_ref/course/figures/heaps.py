@@ -31,7 +31,6 @@ from ...data_files import (
 )
 from ...pretokenize import count_pretokens
 from ...tiebreak import SortKeys
-from ...train.step01_naive import count_pairs, split_into_bytes
 from ...train.step04_inverted_index import merge_indexed_words
 from ...train import step05_heap
 from ...train.step05_heap import DEFAULT_COMPACTION_THRESHOLD
@@ -39,8 +38,8 @@ from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_heap import train as v5_train
 from .common import benchmark_seconds as benchmark_times  # {run: {contender: seconds}}, as tests call it
 from .common import (
-    TRAIN_BENCHMARK, code, corpus_counts, markdown_table, name_axes, page_snippets, panels, read_json, save_png,
-    show_pair, show_token, show_word, thousands,
+    TRAIN_BENCHMARK, code, corpus_counts, distinct_pairs, markdown_table, mean_length, name_axes, page_snippets, panels,
+    read_json, save_png, show_pair, show_token, show_word, thousands,
 )
 from .heap_timings import CROSSOVER_JSON, WORD_LENGTH_JSON
 from .inverted_index import indexed_run, start_v4
@@ -288,8 +287,7 @@ def heap_size_run(path: Path = TINYSTORIES_SAMPLE) -> HeapSizeRun:
         compactions[label] = [rank for rank, step in enumerate(steps, 1) if step.rebuilt]
         pushes[label] = sum(len(step.pushed) for step in steps)
         repushes[label] = sum(1 for step in steps for claimed, _, now in step.stale if 0 < now < claimed)
-    initial = len(count_pairs({split_into_bytes(w): f for w, f in counts.items()}))
-    return HeapSizeRun(Path(path).name, live, sizes, stale, compactions, pushes, repushes, initial)
+    return HeapSizeRun(Path(path).name, live, sizes, stale, compactions, pushes, repushes, distinct_pairs(counts))
 
 
 def compaction_snippet(run: HeapSizeRun | None = None) -> str:
@@ -376,8 +374,7 @@ class SeedEstimate:
 @lru_cache(maxsize=4)
 def seed_estimate(path: Path, merges: int) -> SeedEstimate:
     counts = corpus_counts(Path(path))
-    pairs = len(count_pairs({split_into_bytes(w): f for w, f in counts.items()}))
-    length = sum(len(w) for w in counts) / len(counts)
+    pairs, length = distinct_pairs(counts), mean_length(counts)
     bound = pairs / (length * (math.log2(pairs) - 1))
     trace = [step for _, step in zip(range(merges), v5_merge_steps(counts))]
     return SeedEstimate(pairs, length, bound, len(trace), sum(step.affected_words > bound for step in trace))
@@ -457,8 +454,7 @@ def language_rows(path: Path = TRAIN_BENCHMARK) -> tuple[LanguageRow, ...]:
         if heading is None or not {"heap", "linked_list"} <= times[heading].keys():
             raise ValueError(f"no heap and linked_list times for {language} in {path}: has its format changed?")
         counts = corpus_counts(corpus)
-        mean = sum(len(w) for w in counts) / len(counts)
-        rows.append(LanguageRow(language, heading, len(counts), mean, times[heading]["heap"], times[heading]["linked_list"]))
+        rows.append(LanguageRow(language, heading, len(counts), mean_length(counts), times[heading]["heap"], times[heading]["linked_list"]))
     return tuple(rows)
 
 

@@ -27,11 +27,11 @@ from statistics import median
 from ...data_files import CORPUS_EN, TINYSTORIES_SAMPLE, TINYSTORIES_VALID
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ...train.driver import collector_paused
-from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
+from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
-    TRAIN_BENCHMARK, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, panels, rolling_median,
+    TRAIN_BENCHMARK, as_words, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, panels, rolling_median,
     save_png, show_pair, show_word, signed, thousands, page_snippets,
 )
 from .inverted_index import start_v4
@@ -387,7 +387,7 @@ def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int) -> d
     ``merge_steps``. Also counts the words ``merge_and_update`` rewrites and those it returns
     unchanged (they hold both tokens, but apart)."""
     clock = time.perf_counter
-    word_counts = {split_into_bytes(p): f for p, f in pretoken_counts.items()}
+    word_counts = as_words(pretoken_counts)
     pair_counts = count_pairs(word_counts)
     words, frequencies = list(word_counts), list(word_counts.values())
     in_best = in_update = 0.0

@@ -28,14 +28,13 @@ from statistics import median
 
 from ...data_files import TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
-from ...tiebreak import SortKeys
 from ...train import MergeStep, train_on_counts
 from ...train.driver import collector_paused
-from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
+from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from .common import (
-    TRAIN_BENCHMARK, benchmark_seconds, code_token, corpus_counts, machine_line, markdown_table, name_axes, panels,
+    TRAIN_BENCHMARK, as_words, benchmark_seconds, best_first, code_token, corpus_counts, machine_line, markdown_table, name_axes, panels,
     rolling_median, save_png, show_pair, show_word, thousands, page_snippets,
 )
 from .naive_bpe import merges_list, tie_break_text
@@ -86,7 +85,7 @@ def exact_index(words: Sequence[Word]) -> dict[Pair, list[int]]:
 
 def start_v4(pretoken_counts: Mapping[bytes, int]) -> tuple[list[Word], list[int], dict[Pair, int], defaultdict]:
     """V4's state before its first merge: the words, their counts, the pair counts and the index."""
-    word_counts = {split_into_bytes(p): f for p, f in pretoken_counts.items()}
+    word_counts = as_words(pretoken_counts)
     words = list(word_counts)
     return words, list(word_counts.values()), count_pairs(word_counts), index_words(words)
 
@@ -98,12 +97,11 @@ def index_trace(pretoken_counts: Mapping[bytes, int], num_merges: int | None = N
     ``None`` merges: until no pair is left.
     """
     words, frequencies, pair_counts, index = start_v4(pretoken_counts)
-    keys = SortKeys()
     steps: list[IndexStep] = []
     while pair_counts and (num_merges is None or len(steps) < num_merges):
         pair = best_pair(pair_counts)
         count = pair_counts[pair]
-        tied = sorted((p for p, c in pair_counts.items() if c == count), key=lambda p: keys.rank_key(count, p))
+        tied = [p for p in best_first(pair_counts) if pair_counts[p] == count]
         before, counts_before = list(words), dict(pair_counts)
         snapshot = {p: sorted(ids) for p, ids in index.items()}
         visited = snapshot[pair]
@@ -141,10 +139,8 @@ def words_snippet(steps: Sequence[IndexStep]) -> str:
 def index_before_snippet(steps: Sequence[IndexStep]) -> str:
     """The index and the pair counts before merge 1, best pair first."""
     first = steps[0]
-    keys = SortKeys()
-    order = sorted(first.pair_counts, key=lambda p: keys.rank_key(first.pair_counts[p], p))
     rows = []
-    for pair in order:
+    for pair in best_first(first.pair_counts):
         ids = first.index_before[pair]
         held = ", ".join(f"{i} {code_token(b''.join(first.words_before[i]))}" for i in ids)
         count = first.pair_counts[pair]

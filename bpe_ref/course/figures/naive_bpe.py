@@ -18,10 +18,9 @@ from pathlib import Path
 from ...corpus import read_corpus
 from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
-from ...tiebreak import SortKeys
-from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
+from ...train.step01_naive import best_pair, count_pairs, merge_word
 from .common import (
-    code, code_token, markdown_table, name_axes, panels, save_png, show_pair, show_token, show_word, thousands,
+    as_words, best_first, code, code_token, markdown_table, name_axes, panels, save_png, show_pair, show_token, show_word, thousands,
     page_snippets,
 )
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
@@ -63,8 +62,7 @@ def hand_trace(pretoken_counts: Mapping[bytes, int], num_merges: int, first_id: 
 
     ``first_id`` is the id of the first merged token (256 plus the number of special tokens).
     """
-    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
-    keys = SortKeys()  # the tie-break's order, to list the pairs best first
+    word_counts = as_words(pretoken_counts)
 
     def spelled() -> list[tuple[list[bytes], int]]:
         return [(list(word), frequency) for word, frequency in word_counts.items()]
@@ -74,7 +72,7 @@ def hand_trace(pretoken_counts: Mapping[bytes, int], num_merges: int, first_id: 
         counts = count_pairs(word_counts)
         if not counts:
             break
-        ordered = sorted(counts.items(), key=lambda item: keys.rank_key(item[1], item[0]))
+        ordered = [(pair, counts[pair]) for pair in best_first(counts)]
         pair = best_pair(counts)
         before = spelled()
         word_counts = {merge_word(word, pair): frequency for word, frequency in word_counts.items()}

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ...corpus import read_corpus
-from ...data_files import TINYSTORIES_SAMPLE, data_file
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+from ...data_files import TINYSTORIES_SAMPLE
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ...train import MergeStep, train_on_counts
-from ...train.step01_naive import best_pair, count_pairs, split_into_bytes
+from ...train.step01_naive import best_pair, count_pairs
 from ...train.step02_incremental import merge_and_update
+from .common import as_words, corpus_counts
 
 DEFAULT_NUM_MERGES = 1000
 
@@ -48,7 +48,7 @@ class MergeWork:
 
 def measure_merges(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep]) -> list[MergeWork]:
     """Replay ``trace`` (from any trainer) on ``pretoken_counts``, measuring each merge's work."""
-    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
+    word_counts = as_words(pretoken_counts)
     pair_counts = count_pairs(word_counts)
     words, frequencies = list(word_counts), list(word_counts.values())
     windows = sum(max(len(w) - 1, 0) for w in words)
@@ -92,8 +92,7 @@ class TrainingRun:
 @lru_cache(maxsize=4)
 def training_run(path: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> TrainingRun:
     """Train ``num_merges`` merges on ``path`` (V2, special token ``<|endoftext|>``) and measure them."""
-    text = read_corpus(data_file(Path(path)))
-    pretoken_counts = count_pretokens(text, DEFAULT_SPECIAL_TOKENS)
+    pretoken_counts = corpus_counts(Path(path))
     trace: list[MergeStep] = []
     vocab_size = 256 + len(DEFAULT_SPECIAL_TOKENS) + num_merges
     train_on_counts(pretoken_counts, vocab_size, DEFAULT_SPECIAL_TOKENS, method="incremental", trace=trace)
