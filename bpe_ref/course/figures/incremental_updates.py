@@ -70,29 +70,32 @@ def local_rule_change(word: Sequence[bytes], pair: Pair, overlapping: bool) -> d
     """The *wrong* shortcut of the pitfall: update around each occurrence ``x A B y`` on its own.
 
     For each occurrence (every one when ``overlapping``, else the left-to-right non-overlapping
-    ones the merge really replaces): ``(A, B)``, ``(x, A)``, ``(B, y)`` lose one, ``(x, AB)``
-    and ``(AB, y)`` gain one, with ``x`` and ``y`` read from the word *before* the merge.
+    ones the merge really replaces), :func:`_update_around` it with ``x`` and ``y`` read from the
+    word *before* the merge.
     """
     a, b = pair
-    ab = a + b
-    positions = []
+    change: Counter[Pair] = Counter()
     i = 0
     while i < len(word) - 1:
         if word[i] == a and word[i + 1] == b:
-            positions.append(i)
+            _update_around(change, word, i, pair)
             i += 1 if overlapping else 2
         else:
             i += 1
-    change: Counter[Pair] = Counter()
-    for i in positions:
-        change[(a, b)] -= 1
-        if i > 0:
-            change[(word[i - 1], a)] -= 1
-            change[(word[i - 1], ab)] += 1
-        if i + 2 < len(word):
-            change[(b, word[i + 2])] -= 1
-            change[(ab, word[i + 2])] += 1
     return {p: c for p, c in change.items() if c}
+
+
+def _update_around(change: Counter[Pair], word: Sequence[bytes], i: int, pair: Pair) -> None:
+    """The per-occurrence update at ``word[i:i + 2] == pair``, ``x A B y`` with ``x`` and ``y`` read from
+    ``word``: ``(A, B)``, ``(x, A)``, ``(B, y)`` lose one, ``(x, AB)`` and ``(AB, y)`` gain one."""
+    a, b = pair
+    change[(a, b)] -= 1
+    if i > 0:
+        change[(word[i - 1], a)] -= 1
+        change[(word[i - 1], a + b)] += 1
+    if i + 2 < len(word):
+        change[(b, word[i + 2])] -= 1
+        change[(a + b, word[i + 2])] += 1
 
 
 def sequential_rule_change(word: Sequence[bytes], pair: Pair) -> dict[Pair, int]:
@@ -101,20 +104,13 @@ def sequential_rule_change(word: Sequence[bytes], pair: Pair) -> dict[Pair, int]
     may be the ``AB`` just made) and ``y`` from the part not yet rewritten. The linked-list
     trainer of step 05 updates its counts this way. Equals :func:`net_change` on every word."""
     a, b = pair
-    ab = a + b
     current = list(word)
     change: Counter[Pair] = Counter()
     i = 0
     while i < len(current) - 1:
         if current[i] == a and current[i + 1] == b:
-            change[(a, b)] -= 1
-            if i > 0:
-                change[(current[i - 1], a)] -= 1
-                change[(current[i - 1], ab)] += 1
-            if i + 2 < len(current):
-                change[(b, current[i + 2])] -= 1
-                change[(ab, current[i + 2])] += 1
-            current[i : i + 2] = [ab]
+            _update_around(change, current, i, pair)
+            current[i : i + 2] = [a + b]
         i += 1
     return {p: c for p, c in change.items() if c}
 
