@@ -229,7 +229,9 @@ class IndexedMerge:
     ``visited_tokens``: the tokens of every visited word (``merge_and_update`` reads each one);
     ``distinct_pairs``: P before the merge, the pair counts ``best_pair`` compares;
     ``added``: ids added to the index after the merge; ``exact_removals``: ids an exact index
-    would remove after the merge (pairs a rewritten word no longer holds, the merged pair aside).
+    would remove after the merge (pairs a rewritten word no longer holds, the merged pair aside);
+    ``windows``, ``word_tokens``, ``corpus_tokens``: adjacent-pair windows and tokens of all
+    distinct words, and tokens of the corpus (each word times its count), before the merge.
     """
 
     rank: int
@@ -243,6 +245,9 @@ class IndexedMerge:
     distinct_pairs: int
     added: int
     exact_removals: int
+    windows: int
+    word_tokens: int
+    corpus_tokens: int
 
     @property
     def stale(self) -> int:
@@ -269,15 +274,17 @@ def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep], cor
 
     Checks each merge's pair is the best one (highest count, then the tie-break), its count and
     the number of words it rewrote equal the trainer's, so the page's numbers cannot drift from
-    the trainer.
+    the trainer. Pages 01 and 02 read the same replay (:func:`.training_runs.measure_merges`).
     """
     words, frequencies, pair_counts, index = start_v4(pretoken_counts)
     initial = list(words)
     initial_entries = sum(len(ids) for ids in index.values())
+    word_tokens = sum(map(len, words))
+    corpus_tokens = sum(len(word) * frequency for word, frequency in zip(words, frequencies))
     merges = []
     for rank, step in enumerate(trace):
         pair = step.pair
-        if pair_counts.get(pair) != step.count or step.count != max(pair_counts.values()):
+        if pair_counts.get(pair) != step.count or best_pair(pair_counts) != pair:
             raise AssertionError(f"merge {rank + 1}: the trainer chose {step}, the replay's counts say otherwise")
         distinct_pairs = len(pair_counts)
         token = pair[0] + pair[1]
@@ -293,16 +300,19 @@ def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep], cor
             raise AssertionError(f"merge {rank + 1}: V4 rewrote other words than merge_word says")
         if len(rewritten) != step.affected_words:
             raise AssertionError(f"merge {rank + 1}: replay rewrote {len(rewritten)} words, the trainer {step.affected_words}")
+        shrink = sum(len(before[i]) - len(merged) for i, merged in after.items())
         merges.append(IndexedMerge(
-            rank, pair, step.count, len(visited), len(rewritten),
-            shrink=sum(len(before[i]) - len(merged) for i, merged in after.items()),
+            rank, pair, step.count, len(visited), len(rewritten), shrink,
             updated_windows=sum(len(before[i]) - 1 + len(merged) - 1 for i, merged in after.items()),
             visited_tokens=sum(len(word) for word in before.values()),
             distinct_pairs=distinct_pairs, added=added,
             # the pairs a rewritten word no longer holds, the merged pair aside (its entry is popped)
             exact_removals=sum(len(set(zip(before[i], before[i][1:])) - set(zip(m, m[1:])) - {pair})
                                for i, m in after.items()),
+            windows=word_tokens - len(words), word_tokens=word_tokens, corpus_tokens=corpus_tokens,
         ))
+        word_tokens -= shrink
+        corpus_tokens -= sum((len(before[i]) - len(merged)) * frequencies[i] for i, merged in after.items())
     if pair_counts and len(trace) == 0:
         raise AssertionError("empty trace")
     return IndexedRun(corpus, len(words), sum(len(w) - 1 for w in initial), sum(len(w) for w in initial),
