@@ -1,8 +1,15 @@
-"""Helpers every figure module shares: showing tokens in Markdown, tables, deterministic PNGs and
-their axes (:func:`panels`, :func:`name_axes`), the corpora's pretoken counts and the committed
-measurements the pages quote (:func:`corpus_counts`, :func:`read_json`, :func:`benchmark_seconds`) or a
-measuring ``main`` writes (:func:`write_json`),
-and the snippets the theory pages include by copy.
+"""What every figure module shares, so that a page's module only says what its page shows:
+
+- Markdown: tokens, pairs and words as code spans, tables (:func:`markdown_table`), signed numbers;
+- matplotlib: deterministic PNGs (:func:`panels`, :func:`save_png`), axes named, scaled and gridded
+  (:func:`name_axes`), growth lines (:func:`plot_series`), labelled bars, rolling medians;
+- a page's snippets: its own, its five-minute idea and its step's diff (:func:`page_snippets`),
+  and the copies of them the pages quote (:func:`sync_snippets`);
+- the corpora: pretoken counts (:func:`corpus_counts`, cached), as words of bytes, their $P$ and
+  $L$, pairs best first in the course's tie-break order (:func:`best_first`);
+- measurements: the committed ones the pages quote (:func:`read_json`, :func:`benchmark_seconds`)
+  and the JSON a measuring ``main`` writes (:func:`write_json`); the timing itself is
+  :mod:`bpe_ref.measure`'s and :mod:`bpe_ref.course.bench.common`'s.
 
 A *snippet* is a small Markdown file written next to the figures (``theory/figures/*.md``). A page
 quotes it between two HTML comments, which render as nothing on GitHub and in JupyterLab::
