@@ -288,6 +288,20 @@ def benchmark_rows(path: Path = TRAIN_BENCHMARK) -> dict[str, dict[str, list[str
     return found
 
 
+def refuse_unless(holds: bool, found: str, page: str, claim: str) -> None:
+    """Refuse to write a snippet beside prose it contradicts: ``found`` goes against page ``page``'s
+    ``claim``, which must be rewritten first. Pages state what any plausible run shows; a run that
+    does not is a reason to change the page, never to quote numbers that contradict it."""
+    if not holds:
+        raise ValueError(f"{found}: rewrite page {page}'s {claim} (and the check that guards it)")
+
+
+def speedup_sentence(new: str, old: str, ratios: Sequence[float], listed: str) -> str:
+    """How much faster ``new`` trains than ``old`` in the training benchmark's runs (``listed``)."""
+    return (f"In the course's [training benchmark](benchmarks/train/README.md), {new} is {min(ratios):.1f}× to "
+            f"{max(ratios):.1f}× faster than {old} ({listed}).")
+
+
 def benchmark_seconds(path: Path = TRAIN_BENCHMARK) -> dict[str, dict[str, float]]:
     """``{section heading: {contender: median seconds}}`` from the training benchmark page."""
     found: dict[str, dict[str, float]] = {}

@@ -38,8 +38,8 @@ from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_heap import train as v5_train
 from .common import benchmark_seconds as benchmark_times  # {run: {contender: seconds}}, as tests call it
 from .common import (
-    TRAIN_BENCHMARK, code, corpus_counts, distinct_pairs, markdown_table, mean_length, name_axes, page_snippets, panels,
-    read_json, save_png, show_pair, show_token, show_word, thousands,
+    TRAIN_BENCHMARK, code, corpus_counts, distinct_pairs, markdown_table, mean_length, name_axes, page_snippets,
+    panels, read_json, refuse_unless, save_png, show_pair, show_token, show_word, thousands,
 )
 from .heap_timings import CROSSOVER_JSON, WORD_LENGTH_JSON
 from .inverted_index import indexed_run, start_v4
@@ -484,9 +484,9 @@ def word_length_claims(rows: Sequence[LanguageRow], glued: dict) -> list[str]:
 def word_length_snippet(rows: Sequence[LanguageRow] | None = None, glued: dict | None = None) -> str:
     rows = rows or language_rows()
     glued = glued or word_length_data()
-    if false := word_length_claims(rows, glued):
-        raise ValueError("the training benchmark's four languages contradict page 05 ('" + "'; '".join(false)
-                         + "'): rewrite the page's claim (and word_length_claims)")
+    false = word_length_claims(rows, glued)
+    refuse_unless(not false, "the training benchmark's four languages contradict page 05 ('" + "'; '".join(false) + "')",
+                  "05", "claims (and word_length_claims)")
     languages = markdown_table(
         ["benchmark run", "$W$", "bytes per distinct pretoken", "V5 (heap) s", "linked list s", "V5 / linked list"],
         [(r.heading, thousands(r.distinct_words), f"{r.mean_length:.1f}", f"{r.heap_seconds:.2f}",

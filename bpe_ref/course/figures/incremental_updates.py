@@ -31,8 +31,8 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
-    TRAIN_BENCHMARK, as_words, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, panels, rolling_median,
-    save_png, show_pair, show_word, signed, thousands, page_snippets,
+    TRAIN_BENCHMARK, as_words, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
+    panels, refuse_unless, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
 )
 from .inverted_index import start_v4
 from .naive_bpe import HandStep, worked_example_trace
@@ -274,8 +274,8 @@ OVERLAP_BUG_CORPORA: tuple[tuple[str, Path], ...] = (("corpus.en", CORPUS_EN), (
 def overlap_bug_snippet(runs: Sequence[OverlapBugRun], labels: Sequence[str]) -> str:
     rows = []
     for label, run in zip(labels, runs, strict=True):
-        if run.wrong_at is None or run.wrong_word is None or run.wrong_pair is None:
-            raise ValueError(f"the bug never shows on {run.corpus} in {run.merges} merges: rewrite the page's claim")
+        refuse_unless(None not in (run.wrong_at, run.wrong_word, run.wrong_pair),
+                      f"the bug never shows on {run.corpus} in {run.merges} merges", "02", "claim that it does")
         diverges = (
             f"merge {run.diverges_at}: {show_pair(run.buggy_pair)} instead of {show_pair(run.right_pair)} (count {run.right_count})"
             if run.diverges_at and run.buggy_pair and run.right_pair
@@ -309,14 +309,9 @@ def v2_speedup_snippet(speedups: Sequence[tuple[str, float]]) -> str:
     """The measured V2/V1 ratios; refuses a run where page 02's "a few times faster" is false."""
     ratios = [r for _, r in speedups]
     low, high = V2_FEW_TIMES
-    if not all(low <= r <= high for r in ratios):
-        raise ValueError(f"the training benchmark has V2 {min(ratios):.1f}× to {max(ratios):.1f}× faster than V1, outside "
-                         f"{low:g}× to {high:g}×: rewrite page 02's 'a few times faster' (and this check)")
-    runs = "; ".join(f"{run}: {ratio:.1f}×" for run, ratio in speedups)
-    return (
-        f"In the course's [training benchmark](benchmarks/train/README.md), V2 is {min(ratios):.1f}× to "
-        f"{max(ratios):.1f}× faster than V1 ({runs})."
-    )
+    refuse_unless(all(low <= r <= high for r in ratios), f"the training benchmark has V2 {min(ratios):.1f}× to "
+                  f"{max(ratios):.1f}× faster than V1, outside {low:g}× to {high:g}×", "02", "'a few times faster'")
+    return speedup_sentence("V2", "V1", ratios, "; ".join(f"{run}: {ratio:.1f}×" for run, ratio in speedups))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -34,8 +34,9 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from .common import (
-    TRAIN_BENCHMARK, as_words, benchmark_seconds, best_first, code_token, corpus_counts, machine_line, markdown_table, name_axes, panels,
-    rolling_median, save_png, show_pair, show_word, thousands, page_snippets,
+    TRAIN_BENCHMARK, as_words, benchmark_seconds, best_first, code_token, corpus_counts, machine_line, markdown_table,
+    name_axes, page_snippets, panels, refuse_unless, rolling_median, save_png, show_pair, show_word, speedup_sentence,
+    thousands,
 )
 from .naive_bpe import merges_list, tie_break_text
 
@@ -522,15 +523,12 @@ def v4_speedup_snippet(v2: Mapping[str, float], v4: Mapping[str, float]) -> str:
     if not runs:
         raise ValueError("no run of the training benchmark times both V2 and V4: has its format changed?")
     ratios = {run: v2[run] / v4[run] for run in runs}
-    if not all(1.0 < r < V4_SMALL_FACTOR for r in ratios.values()):
-        raise ValueError(f"the training benchmark has V4 {min(ratios.values()):.1f}× to {max(ratios.values()):.1f}× as fast "
-                         f"as V2, not faster by less than {V4_SMALL_FACTOR:g}× in every run: rewrite page 04's 'faster, "
-                         "but only by a small constant factor' (and this check)")
+    refuse_unless(all(1.0 < r < V4_SMALL_FACTOR for r in ratios.values()),
+                  f"the training benchmark has V4 {min(ratios.values()):.1f}× to {max(ratios.values()):.1f}× as fast as "
+                  f"V2, not faster by less than {V4_SMALL_FACTOR:g}× in every run", "04",
+                  "'faster, but only by a small constant factor'")
     listed = "; ".join(f"{run}: {v2[run]:.2f} s → {v4[run]:.2f} s, {ratios[run]:.1f}×" for run in runs)
-    return (
-        f"In the course's [training benchmark](benchmarks/train/README.md), V4 is {min(ratios.values()):.1f}× to "
-        f"{max(ratios.values()):.1f}× faster than V2 ({listed})."
-    )
+    return speedup_sentence("V4", "V2", list(ratios.values()), listed)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,8 +20,8 @@ from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...train.step01_naive import best_pair, count_pairs, merge_word
 from .common import (
-    as_words, best_first, code, code_token, markdown_table, name_axes, panels, save_png, show_pair, show_token, show_word, thousands,
-    page_snippets,
+    as_words, best_first, code, code_token, markdown_table, name_axes, page_snippets, panels, save_png, show_pair,
+    show_token, show_word, thousands,
 )
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
 
