@@ -29,9 +29,9 @@ Page 08's are measured with ``python -m bpe_ref.course.figures.linear_encoding``
 (:mod:`.benchmark_runs`) into ``theory/benchmarks/measuring/*.json``. Page 10's counts, sizes and rates are
 measured by ``python -m bpe_ref bench distributed`` into ``theory/benchmarks/distributed/results.json``.
 
-Pages 02 to 05 quote the diff of their step's merge loop against the previous step's, page 06 the diff
-of its encoder against V1's loop (:mod:`bpe_ref.course.figures.step_diffs`); the pages still to be
-written have only that.
+Pages 02 to 05 quote the diff of their step's merge loop against the previous step's, pages 06 to 08
+the diff of their encoder against the code before it, page 10 its count against step 03's
+(:mod:`bpe_ref.course.figures.step_diffs`).
 
 ``python -m bpe_ref.course.figures`` writes them all into ``theory/figures/`` and copies each snippet into
 the pages that quote it (see :mod:`bpe_ref.course.figures.common`); ``--check`` only verifies that the
@@ -45,7 +45,6 @@ from pathlib import Path
 from types import ModuleType
 
 from ...data_files import REPO_ROOT
-from .step_diffs import ComingPage
 
 PAGE_MODULES: dict[str, str] = {
     "00": "bytes_and_pretokens",
@@ -64,14 +63,11 @@ THEORY_DIR = REPO_ROOT / "theory"
 FIGURES_DIR = THEORY_DIR / "figures"
 
 
-def page_module(page: str) -> ModuleType | ComingPage:
-    """The figure module of ``page`` (``"00"``, ``"01"``, ...); a page still to be written gets a
-    :class:`~.step_diffs.ComingPage` with the same interface."""
+def page_module(page: str) -> ModuleType:
+    """The figure module of ``page`` (``"00"``, ``"01"``, ...)."""
     if page not in PAGE_MODULES:
         raise ValueError(f"no figures for page {page!r}; pages with figures: {', '.join(PAGE_MODULES)}")
-    module = importlib.import_module(f"{__name__}.{PAGE_MODULES[page]}")
-    coming = getattr(module, "COMING_PAGES", {})
-    return coming[page] if page in coming else module
+    return importlib.import_module(f"{__name__}.{PAGE_MODULES[page]}")
 
 
 def all_snippets(pages: list[str] | None = None) -> dict[str, str]:

@@ -18,7 +18,6 @@ section, ``--rounds`` changes the rounds.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -32,6 +31,7 @@ from ...measure import interleaved, peak_memory, timed
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ..bench.common import in_fresh_process, load_average, record
 from ..bench.train import ladder as train_ladder
+from .common import distinct_pairs, mean_length, write_json
 
 RESULTS_DIR = REPO_ROOT / "theory" / "benchmarks" / "measuring"
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
@@ -63,9 +63,7 @@ def corpus_shape(path: Path) -> dict:
     """W (distinct pretokens), P (distinct pairs of bytes in them), L (bytes per distinct pretoken)
     and the size in bytes: seed 000's symbols, for the seed's tables and this run's side by side."""
     counts = count_pretokens(read_corpus(path), SPECIAL_TOKENS)
-    pairs = {(word[i], word[i + 1]) for word in counts for i in range(len(word) - 1)}
-    return {"bytes": path.stat().st_size, "W": len(counts), "P": len(pairs),
-            "L": round(sum(map(len, counts)) / len(counts), 2)}
+    return {"bytes": path.stat().st_size, "W": len(counts), "P": distinct_pairs(counts), "L": round(mean_length(counts), 2)}
 
 
 def trainer(path: Path, vocab_size: int, method: str, workers: int = 1) -> Callable[[], int]:
@@ -236,14 +234,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")
-    args.out.mkdir(parents=True, exist_ok=True)
     for name in args.only or SECTIONS:
         rounds = 2 * args.rounds if name == "encoding" else args.rounds
         env = {} if name == "clocks" else {"RAYON_NUM_THREADS": "1"}  # HF on one thread, but for clocks
         document = in_fresh_process(run_section, name, rounds, env=env, show_progress=True)
-        path = args.out / f"{name}.json"
-        path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {path} ({document['elapsed_seconds']} s, load {document['load_average']})")
+        write_json(args.out / f"{name}.json", document)
+        print(f"  ({document['elapsed_seconds']} s, load {document['load_average']})")
     return 0
 
 

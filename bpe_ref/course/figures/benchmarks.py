@@ -15,14 +15,13 @@ never times anything, so the page is reproducible byte for byte. Besides them:
 
 from __future__ import annotations
 
-import json
 import math
 from functools import lru_cache
 from pathlib import Path
 
 from ...measure import crossover, fit_exponent, median, paired_ratio, spread
 from .benchmark_runs import HF_ONE_THREAD, RESULTS_DIR
-from .common import WIDE, markdown_table, save_png, thousands, use_agg
+from .common import markdown_table, name_axes, panels, plot_series, read_json, save_png, thousands
 from .heap_timings import CROSSOVER_JSON
 
 PAGE = "09-benchmarks.md"
@@ -46,7 +45,7 @@ COURSE_OF = {"V1": "naive", "V2": "incremental", "V3": "parallel (2 workers)", "
 
 def measured(name: str, folder: Path = RESULTS_DIR) -> dict:
     """One committed measurement, ``theory/benchmarks/measuring/NAME.json``."""
-    return json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+    return read_json(folder / f"{name}.json")
 
 
 def run_line(data: dict) -> str:
@@ -142,10 +141,9 @@ def ladder_snippet(data: dict | None = None) -> str:
 
 
 def draw_ladder(data: dict, path: Path) -> Path:
-    plt = use_agg()
     runs = data["runs"]
     labels = [label for label in runs[0]["seconds"] if label != NAIVE]
-    fig, ax = plt.subplots(figsize=WIDE, layout="constrained")
+    fig, ax = panels()
     width = 0.8 / (len(runs) * 2)
     colours = ["#9ecae1", "#4292c6", "#08519c"]
     for j, run in enumerate(runs):
@@ -261,19 +259,15 @@ STYLE = {"inverted_index": ("o-", "#c44e52"), "heap": ("s-", "#4c72b0"), "linked
 
 
 def draw_growth(data: dict, path: Path) -> Path:
-    plt = use_agg()
     vocabs, by_vocab, sizes, by_size, _ = growth_series(data)
-    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
-    for ax, xs, series, xlabel in ((left, vocabs, by_vocab, "vocabulary size"), (right, sizes, by_size, "corpus bytes")):
-        for label, seconds in series.items():
-            marker, colour = STYLE[label]
-            ax.plot(xs, seconds, marker, color=colour, label=f"{label}: k = {fit_exponent(xs, seconds):.2f}")
-        ax.set(xscale="log", yscale="log", xlabel=f"{xlabel} (log scale)")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left")
-    left.set_ylabel(f"seconds ({clock_name(data)}), median (log scale)")
-    left.set_title("2 MiB of TinyStories, growing vocabulary")
-    right.set_title(f"vocabulary {thousands(data['size_vocab'])}, growing corpus")
+    fig, (left, right) = panels(2)
+    for ax, xs, series, xlabel, ylabel, title in (
+            (left, vocabs, by_vocab, "vocabulary size", f"seconds ({clock_name(data)}), median (log scale)",
+             "2 MiB of TinyStories, growing vocabulary"),
+            (right, sizes, by_size, "corpus bytes", "", f"vocabulary {thousands(data['size_vocab'])}, growing corpus")):
+        plot_series(ax, [(label, xs, seconds) for label, seconds in series.items()], STYLE,
+                    lambda label, xs, seconds: f"{label}: k = {fit_exponent(xs, seconds):.2f}")
+        name_axes(ax, f"{xlabel} (log scale)", ylabel, title, "upper left", 7, grid="both", log="xy")
     return save_png(fig, path)
 
 
@@ -282,7 +276,7 @@ def draw_growth(data: dict, path: Path) -> Path:
 
 
 def crossover_rows(data: dict | None = None) -> list[list[str]]:
-    data = data or json.loads(CROSSOVER_JSON.read_text(encoding="utf-8"))
+    data = data or read_json(CROSSOVER_JSON)
     rows = []
     for corpus in data["corpora"]:
         merges = corpus["merges"]
@@ -295,7 +289,7 @@ def crossover_rows(data: dict | None = None) -> list[list[str]]:
 
 
 def crossover_snippet() -> str:
-    data = json.loads(CROSSOVER_JSON.read_text(encoding="utf-8"))
+    data = read_json(CROSSOVER_JSON)
     rows = crossover_rows(data)
     seed = ", ".join(f"{mb} MB: {thousands(v)}" for mb, v in SEED_CROSSOVERS.items())
     return (
@@ -401,8 +395,7 @@ def noise_snippet(data: dict | None = None) -> str:
 
 
 def draw_noise(data: dict, path: Path) -> Path:
-    plt = use_agg()
-    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE, layout="constrained")
+    fig, (left, right) = panels(2)
     colours = {"heap": "#4c72b0", "linked_list": "#55a868"}
     for mode, marker in (("interleaved", "o"), ("blocks", "s")):
         starts = data[mode]["starts"]
@@ -421,13 +414,10 @@ def draw_noise(data: dict, path: Path) -> Path:
         ratios = [a / b for a, b in zip(times["heap"], times["linked_list"])]
         right.plot(range(1, len(ratios) + 1), ratios, marker + "-", label=f"heap / linked_list, {mode}",
                    fillstyle="full" if mode == "blocks" else "none", color="#2f2f2f" if mode == "blocks" else "#dd8452")
-    left.set(xlabel="seconds since the start of the run", ylabel="wall seconds of one training run",
-             title="every run, where it happened in time")
-    right.set(xlabel="round (or pair of runs with the same number)", ylabel="heap / linked_list",
-              title="the ratio, round by round")
-    for ax in (left, right):
-        ax.legend(fontsize=7)
-        ax.grid(True, alpha=0.3)
+    name_axes(left, "seconds since the start of the run", "wall seconds of one training run",
+              "every run, where it happened in time", "best", 7)
+    name_axes(right, "round (or pair of runs with the same number)", "heap / linked_list", "the ratio, round by round",
+              "best", 7)
     return save_png(fig, path)
 
 

@@ -21,9 +21,8 @@ from ...data_files import REPO_ROOT
 from ...distributed import MAX_RANGE_BYTES, count_range, merge_two, plan_ranges, serial_count, tree_reduce
 from ...pretokenize import count_pretokens
 from ..bench.distributed import fit_heaps
-from .common import name_axes, panels, read_json
+from .common import name_axes, page_snippets, panels, read_json
 from .common import code, code_token, markdown_table, save_png
-from .step_diffs import encoder_diff_snippets
 
 PAGE = "10-beyond-one-machine.md"
 RESULTS_JSON = REPO_ROOT / "theory" / "benchmarks" / "distributed" / "results.json"
@@ -381,34 +380,30 @@ def draw_heaps(out: Path) -> Path:
         k, beta = fits[label]
         left.plot(xs, [k * x**beta for x in xs], color=line.get_color(), linewidth=1)
     left.plot([100, 6e5], [100, 6e5], color="grey", linestyle=":", linewidth=1, label="$W = n$ (every pretoken new)")
-    left.set_xscale("log")
-    left.set_yscale("log")
-    name_axes(left, "pretokens read, n", "distinct pretokens, W", "Heaps' law: W = K n^β (lines: the fits)", "upper left", 7)
+    name_axes(left, "pretokens read, n", "distinct pretokens, W", "Heaps' law: W = K n^β (lines: the fits)", "upper left", 7,
+              log="xy")
     net = results()["network"]["rows"]
     per_range = [row["text_bytes"] / row["ranges"] / 1024 for row in net]
     right.plot(per_range, [row["text_bytes"] / row["count_bytes"] for row in net], marker="o", label="text / pretoken counts")
     right.plot(per_range, [row["text_bytes"] / row["pair_count_bytes"] for row in net], marker="s",
                label="text / pair counts (merge 1 only)")
     right.axhline(1.0, color="grey", linestyle=":", linewidth=1)
-    right.set_xscale("log")
-    right.set_yscale("log")
     name_axes(right, "text per range (KiB), TinyStories 2 MiB sample", "bytes of text per byte sent back",
-              "Larger ranges: smaller counts per byte of text", "best", 7)
+              "Larger ranges: smaller counts per byte of text", "best", 7, log="xy")
     fig.tight_layout()
     return save_png(fig, out)
 
 
 def snippets() -> dict[str, str]:
     """Page 10's snippets: ``{file name: Markdown}``."""
-    return {
+    return page_snippets("10", {
         "10-worked-example.md": worked_example_snippet(),
         "10-heaps-fit.md": heaps_snippet(),
         "10-network.md": network_snippet(),
         "10-rates.md": rates_snippet(),
         "10-dask-scaling.md": scaling_snippet(),
         "10-cost-model.md": cost_model_snippet(),
-        **encoder_diff_snippets("10"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path) -> list[Path]:

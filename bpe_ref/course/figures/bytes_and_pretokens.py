@@ -16,13 +16,12 @@ from pathlib import Path
 
 import regex
 
-from . import five_minutes
 from ...corpus import read_corpus
 from ...data_files import CS336_FIXTURES, TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import (
     DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens, split_on_special_tokens,
 )
-from .common import name_axes, panels
+from .common import labelled_bars, name_axes, page_snippets, panels
 from .common import code, markdown_table, save_png, show_token, thousands
 
 PAGE = "00-bytes-and-pretokenization.md"
@@ -247,21 +246,12 @@ def draw_bytes_per_character(samples: list[ScriptSample], path: Path) -> Path:
     names = [s.name for s in samples][::-1]
     per_char = [s.utf8_bytes / s.characters for s in samples][::-1]
     per_pretoken = [s.utf8_bytes / s.pretokens for s in samples][::-1]
-    y = range(len(names))
-    left.barh(y, per_char, color="#4c72b0")
-    left.set_yticks(list(y), names)
-    left.set_xlabel("UTF-8 bytes per character")
-    left.set_title("One character = 1 to 4 bytes")
+    labelled_bars(left, names, per_char, "#4c72b0", lambda v: f"{v:.2f}", lambda v: v + 0.05)
+    name_axes(left, "UTF-8 bytes per character", "", "One character = 1 to 4 bytes", grid=None)
     left.set_xlim(0, 4.6)
-    for i, v in zip(y, per_char):
-        left.text(v + 0.05, i, f"{v:.2f}", va="center")
-    right.barh(y, per_pretoken, color="#dd8452")
-    right.set_yticks(list(y), names)
-    right.set_xscale("log")
-    right.set_xlabel("mean bytes per pretoken (GPT-2 pattern, log scale)")
-    right.set_title("Pretokens: words in English, whole sentences in Chinese")
-    for i, v in zip(y, per_pretoken):
-        right.text(v * 1.05, i, f"{v:.1f}", va="center")
+    labelled_bars(right, names, per_pretoken, "#dd8452", lambda v: f"{v:.1f}", lambda v: v * 1.05)
+    name_axes(right, "mean bytes per pretoken (GPT-2 pattern, log scale)", "",
+              "Pretokens: words in English, whole sentences in Chinese", grid=None, log="x")
     right.set_xlim(1, max(per_pretoken) * 3)
     return save_png(fig, path)
 
@@ -369,8 +359,7 @@ def draw_pretoken_counts(stats: CorpusCounts, path: Path) -> Path:
 def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
     """Page 00's snippets: ``{file name: Markdown}``."""
     stats = corpus_counts(corpus)
-    return {
-        **five_minutes.snippets("00"),
+    return page_snippets("00", {
         "00-gpt2-vocabulary.md": gpt2_vocabulary_snippet(),
         "00-utf8-examples.md": utf8_table(),
         "00-pattern-pieces.md": pattern_snippet(),
@@ -380,7 +369,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
         "00-scripts.md": script_table(script_samples()),
         "00-hindi.md": hindi_snippet(),
         "00-tinystories-word-counts.md": word_counts_snippet(stats),
-    }
+    })
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE) -> list[Path]:

@@ -1,7 +1,15 @@
-"""Helpers every figure module shares: showing tokens in Markdown, tables, deterministic PNGs and
-their axes (:func:`panels`, :func:`name_axes`), the corpora's pretoken counts and the committed
-measurements the pages quote (:func:`corpus_counts`, :func:`read_json`, :func:`benchmark_seconds`),
-and the snippets the theory pages include by copy.
+"""What every figure module shares, so that a page's module only says what its page shows:
+
+- Markdown: tokens, pairs and words as code spans, tables (:func:`markdown_table`), signed numbers;
+- matplotlib: deterministic PNGs (:func:`panels`, :func:`save_png`), axes named, scaled and gridded
+  (:func:`name_axes`), growth lines (:func:`plot_series`), labelled bars, rolling medians;
+- a page's snippets: its own, its five-minute idea and its step's diff (:func:`page_snippets`),
+  and the copies of them the pages quote (:func:`sync_snippets`);
+- the corpora: pretoken counts (:func:`corpus_counts`, cached), as words of bytes, their $P$ and
+  $L$, pairs best first in the course's tie-break order (:func:`best_first`);
+- measurements: the committed ones the pages quote (:func:`read_json`, :func:`benchmark_seconds`)
+  and the JSON a measuring ``main`` writes (:func:`write_json`); the timing itself is
+  :mod:`bpe_ref.measure`'s and :mod:`bpe_ref.course.bench.common`'s.
 
 A *snippet* is a small Markdown file written next to the figures (``theory/figures/*.md``). A page
 quotes it between two HTML comments, which render as nothing on GitHub and in JupyterLab::
@@ -16,17 +24,20 @@ quotes exactly what the code produces now, so no number in a page is ever typed 
 
 from __future__ import annotations
 
-import gc
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
 from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+from ...tiebreak import SortKeys
+from ...train.step01_naive import count_pairs, split_into_bytes
+from ..bench.common import machine_description
+from . import five_minutes
+from .step_diffs import diff_snippets
 
 # Figure sizes and resolution: fixed, so a rerun writes the same bytes.
 DPI = 110
@@ -119,9 +130,12 @@ def panels(columns: int = 1, figsize: tuple[float, float] = WIDE, layout: str | 
 
 
 def name_axes(ax, xlabel: str, ylabel: str, title: str, legend: str | None = None, fontsize: float | None = None,
-          grid: str | None = "major") -> None:
+              grid: str | None = "major", log: str = "") -> None:
     """Name an axis's x and y axes and title it; then (after every line is drawn, since a legend
-    lists the lines drawn so far) a legend at ``legend`` and a light grid (``grid``: which ticks)."""
+    lists the lines drawn so far) a legend at ``legend`` and a light grid (``grid``: which ticks).
+    ``log`` names the axes on a log scale (``"x"``, ``"y"``, ``"xy"``)."""
+    for axis in log:
+        getattr(ax, f"set_{axis}scale")("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
@@ -129,6 +143,22 @@ def name_axes(ax, xlabel: str, ylabel: str, title: str, legend: str | None = Non
         ax.legend(loc=legend, fontsize=fontsize)
     if grid:
         ax.grid(True, which=grid, alpha=0.3)
+
+
+def plot_series(ax, series, styles, label) -> None:
+    """One line per ``(name, xs, ys)`` of ``series``, drawn as ``styles[name] = (format, colour)`` and
+    labelled ``label(name, xs, ys)`` (say, with its fitted growth exponent)."""
+    for name, xs, ys in series:
+        fmt, colour = styles[name]
+        ax.plot(xs, ys, fmt, color=colour, label=label(name, xs, ys))
+
+
+def labelled_bars(ax, names, values, color, text, offset=lambda value: value) -> None:
+    """Horizontal bars, one per name from the top, each with ``text(value)`` written at ``offset(value)``."""
+    ax.barh(range(len(values)), values, color=color)
+    ax.set_yticks(range(len(values)), names)
+    for position, value in enumerate(values):
+        ax.text(offset(value), position, text(value), va="center")
 
 
 def rolling_median(values: Sequence[float], window: int = 50) -> list[float]:
@@ -157,6 +187,13 @@ def write_text(path: Path, text: str) -> Path:
 
 # ---------------------------------------------------------------------------------------------
 # Snippets quoted by the pages
+
+
+def page_snippets(page: str, own: Mapping[str, str]) -> dict[str, str]:
+    """Page ``page``'s snippets: its five-minute idea (pages 00 to 05, :mod:`.five_minutes`), ``own``,
+    then the diff of its step's code (:mod:`.step_diffs`)."""
+    idea = five_minutes.snippets(page) if page in five_minutes.IDEAS else {}
+    return {**idea, **own, **diff_snippets(page)}
 
 SNIPPET_RE = re.compile(
     r"(?P<open><!-- snippet: (?P<name>[^ ]+) -->\n)(?P<body>.*?)(?P<close><!-- end snippet -->)", re.DOTALL
@@ -195,27 +232,43 @@ def corpus_counts(path: Path) -> dict[bytes, int]:
     return count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
 
 
+def as_words(pretoken_counts: Mapping[bytes, int]) -> dict[tuple[bytes, ...], int]:
+    """Each pretoken split into its bytes, with its count: what every trainer starts from."""
+    return {split_into_bytes(pretoken): count for pretoken, count in pretoken_counts.items()}
+
+
+def distinct_pairs(pretoken_counts: Mapping[bytes, int]) -> int:
+    """$P$ before merge 1: the distinct pairs of bytes in the pretokens."""
+    return len(count_pairs(as_words(pretoken_counts)))
+
+
+def mean_length(pretoken_counts: Mapping[bytes, int]) -> float:
+    """$L$: bytes per distinct pretoken, on average."""
+    return sum(map(len, pretoken_counts)) / len(pretoken_counts)
+
+
+def best_first(pair_counts: Mapping[tuple[bytes, bytes], int]) -> list[tuple[bytes, bytes]]:
+    """The pairs in the order training would choose them: highest count first, ties by the course's rule."""
+    keys = SortKeys()
+    return sorted(pair_counts, key=lambda pair: keys.rank_key(pair_counts[pair], pair))
+
+
 def read_json(path: Path) -> dict:
     """A committed measurement (``theory/benchmarks/**/*.json``)."""
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The garbage collector off while a loop is timed, as the trainers run theirs."""
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+def write_json(path: Path, document: dict) -> Path:
+    """Write a measurement as the committed ones are (indented by one, ending in a newline); say so."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+    return path
 
 
 def machine_line(repeats: int) -> str:
     """The first line a measuring ``main`` prints: the machine, Python, and how it measures."""
-    import platform
-
-    return (f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-            f"median of {repeats} runs, garbage collector paused as in the trainers")
+    return f"machine: {machine_description()}; median of {repeats} runs, garbage collector paused as in the trainers"
 
 
 TRAIN_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "train" / "README.md"
@@ -233,6 +286,20 @@ def benchmark_rows(path: Path = TRAIN_BENCHMARK) -> dict[str, dict[str, list[str
             first, *cells = (cell.strip() for cell in line.strip().strip("|").split("|"))
             found.setdefault(heading, {})[first] = cells
     return found
+
+
+def refuse_unless(holds: bool, found: str, page: str, claim: str) -> None:
+    """Refuse to write a snippet beside prose it contradicts: ``found`` goes against page ``page``'s
+    ``claim``, which must be rewritten first. Pages state what any plausible run shows; a run that
+    does not is a reason to change the page, never to quote numbers that contradict it."""
+    if not holds:
+        raise ValueError(f"{found}: rewrite page {page}'s {claim} (and the check that guards it)")
+
+
+def speedup_sentence(new: str, old: str, ratios: Sequence[float], listed: str) -> str:
+    """How much faster ``new`` trains than ``old`` in the training benchmark's runs (``listed``)."""
+    return (f"In the course's [training benchmark](benchmarks/train/README.md), {new} is {min(ratios):.1f}× to "
+            f"{max(ratios):.1f}× faster than {old} ({listed}).")
 
 
 def benchmark_seconds(path: Path = TRAIN_BENCHMARK) -> dict[str, dict[str, float]]:

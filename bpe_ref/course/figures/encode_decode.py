@@ -24,10 +24,9 @@ from ...pretokenize import count_pretokens
 from ...serialization import token_to_string
 from ...tokenizer import Tokenizer
 from ...train.step01_naive import merge_word, split_into_bytes, train
-from .common import panels
+from .common import labelled_bars, machine_line, name_axes, page_snippets, panels
 from .common import code, code_token, markdown_table, save_png, show_pair, show_word, thousands
 from .naive_bpe import SEED_EXAMPLE_TEXT
-from .step_diffs import encoder_diff_snippets
 
 PAGE = "06-encode-decode.md"
 
@@ -230,15 +229,12 @@ def draw_layouts(path: Path) -> Path:
     sizes = layout_sizes()
     n = len(Tokenizer.gpt2().vocab)
     fig, ax = panels(layout=None)
-    labels = [label for label, _ in sizes]
     values = [size / n for _, size in sizes]
-    bars = ax.barh(range(len(values)), values, color=["#999999", "#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"])
-    ax.set_yticks(range(len(values)), labels)
+    labelled_bars(ax, [label for label, _ in sizes], values, ["#999999", "#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"],
+                  lambda value: f" {value:.1f}")
     ax.invert_yaxis()
-    for bar, value in zip(bars, values):
-        ax.text(value, bar.get_y() + bar.get_height() / 2, f" {value:.1f}", va="center")
-    ax.set_xlabel("bytes of memory per token (GPT-2's 50,257 tokens, sys.getsizeof)")
-    ax.set_title("Storing the token bytes: a dict of small objects costs over eleven times an arena")
+    name_axes(ax, "bytes of memory per token (GPT-2's 50,257 tokens, sys.getsizeof)", "",
+              "Storing the token bytes: a dict of small objects costs over eleven times an arena", grid=None)
     ax.set_xlim(0, max(values) * 1.15)
     fig.tight_layout()
     return save_png(fig, path)
@@ -249,12 +245,9 @@ def decode_times(repeats: int = 7) -> dict[str, float]:
     ``b"".join`` over a dict table, :func:`~bpe_ref.decode.decode_with_arena`, tiktoken's
     ``decode_bytes`` and the ``Tokenizer``'s ``decode_bytes`` (an arena with a cache in front).
     Also the number of ids and of distinct ids."""
-    import gc
-    import time
-    from statistics import median
-
     from ...corpus import read_corpus
     from ...data_files import TINYSTORIES_SAMPLE, data_file
+    from ...measure import interleaved, median
     from ..interop import gpt2_tiktoken
 
     tok = Tokenizer.gpt2()
@@ -268,24 +261,14 @@ def decode_times(repeats: int = 7) -> dict[str, float]:
         "tiktoken": lambda: encoding.decode_bytes(ids),
         "Tokenizer (arena + cache)": lambda: tok.decode_bytes(ids),
     }
-    times: dict[str, list[float]] = {name: [] for name in ways}
-    for _ in range(repeats):
-        for name, way in ways.items():  # interleaved, so that a change of load hits every way
-            gc.collect()
-            start = time.perf_counter()
-            way()
-            times[name].append(time.perf_counter() - start)
+    times = interleaved(ways, repeats)  # rounds, so that a change of load hits every way
     return {"ids": len(ids), "distinct ids": len(set(ids)), **{name: median(ts) for name, ts in times.items()}}
 
 
 def main(repeats: int = 7) -> None:  # pragma: no cover - a measurement, printed
     """Print page 06's decoding times (section 5) on this machine."""
-    import platform
-
     times = decode_times(repeats)
-    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-          f"median of {repeats}; {times['ids']:,} GPT-2 ids of the TinyStories sample, "
-          f"{times['distinct ids']:,} distinct")
+    print(f"{machine_line(repeats)}; {times['ids']:,} GPT-2 ids of the TinyStories sample, {times['distinct ids']:,} distinct")
     for name in ("dict table", "decode_with_arena", "tiktoken", "Tokenizer (arena + cache)"):
         print(f"{name}: {1000 * times[name]:.1f} ms")
     print(f"Tokenizer against tiktoken: {times['tiktoken'] / times['Tokenizer (arena + cache)']:.2f}x its speed")
@@ -293,13 +276,12 @@ def main(repeats: int = 7) -> None:  # pragma: no cover - a measurement, printed
 
 def snippets() -> dict[str, str]:
     """Page 06's snippets: ``{file name: Markdown}``."""
-    return {
+    return page_snippets("06", {
         "06-work-encoding.md": work_snippet(),
         "06-gpt2-files.md": gpt2_snippet(),
         "06-hugs-arena.md": hugs_snippet(),
         "06-layouts.md": layouts_snippet(),
-        **encoder_diff_snippets("06"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path) -> list[Path]:

@@ -21,10 +21,9 @@ from typing import NamedTuple
 from ...encode.step06_naive import encode_pretoken, merge_ranks
 from ...encode.step07_heap import first_heap, heap_encode, pop_loop
 from ...train.step01_naive import split_into_bytes
-from .common import panels, read_json
+from .common import name_axes, page_snippets, panels, plot_series, read_json
 from .common import code, code_token, markdown_table, save_png, show_token
 from .long_pieces import LONG_PIECES_JSON
-from .step_diffs import encoder_diff_snippets
 
 PAGE = "07-heap-encoding.md"
 
@@ -201,26 +200,20 @@ def draw_long_pieces(data: dict, path: Path) -> Path:
     fig, axes = panels(len(results), figsize=(11.0, 3.8), layout=None, sharey=True)
     styles = {"naive (step 06)": ("o-", "tab:red"), "heap (step 07)": ("s-", "tab:blue"), "tiktoken": ("^-", "tab:gray")}
     for ax, (kind, by_encoder) in zip(axes, results.items()):
-        for label, row in by_encoder.items():
-            marker, colour = styles.get(label, (".-", None))
-            ax.loglog(row["lengths"], row["seconds"], marker, color=colour, label=f"{label}: n^{row['exponent']:.2f}")
-        ax.set_title(kind)
-        ax.set_xlabel("pretoken length (bytes)")
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=8)
-    axes[0].set_ylabel("CPU seconds (median)")
+        plot_series(ax, [(label, row["lengths"], row["seconds"]) for label, row in by_encoder.items()], styles,
+                    lambda label, xs, ys, rows=by_encoder: f"{label}: n^{rows[label]['exponent']:.2f}")
+        name_axes(ax, "pretoken length (bytes)", "CPU seconds (median)" if ax is axes[0] else "", kind, "best", 8, log="xy")
     fig.tight_layout()
     return save_png(fig, path)
 
 
 def snippets() -> dict[str, str]:
-    return {
+    return page_snippets("07", {
         "07-trace-aaaaa.md": trace_snippet(b"aaaaa", AAA_MERGES),
         "07-trace-worked.md": trace_snippet(b" worked", WORK_MERGES),
         "07-equivalence.md": equivalence_snippet(),
         "07-long-pieces.md": long_pieces_snippet(),
-        **encoder_diff_snippets("07"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path) -> list[Path]:

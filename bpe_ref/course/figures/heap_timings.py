@@ -19,7 +19,6 @@ with their machine instead of timing during figure generation.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -29,13 +28,14 @@ from pathlib import Path
 from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, TINYSTORIES_2MIB, TINYSTORIES_VALID, data_file
 from ...measure import interleaved, median
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS, pretokenize, split_keeping_special_tokens
 from ...train import MergeStep
 from ...train.driver import collector_paused
 from ...train.step04_inverted_index import merge_steps as v4_merge_steps
 from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_linked_list import merge_steps as linked_list_merge_steps
 from ..bench.common import record
+from .common import corpus_counts, mean_length, write_json
 
 CROSSOVER_JSON = REPO_ROOT / "theory" / "benchmarks" / "heap" / "crossover.json"
 WORD_LENGTH_JSON = REPO_ROOT / "theory" / "benchmarks" / "heap" / "word_length.json"
@@ -66,7 +66,7 @@ def measure(num_merges: int = 3000, repeats: int = 3, stride: int = 10) -> dict:
     """The JSON document: machine, settings, and per corpus the median cumulative times of each trainer."""
     corpora = []
     for label, path in CROSSOVER_CORPORA:
-        counts = count_pretokens(read_corpus(data_file(path)), DEFAULT_SPECIAL_TOKENS)
+        counts = corpus_counts(path)
         runs: dict[str, list[list[float]]] = {name: [] for name in TRAINERS}
         for _ in range(repeats):
             for name, merge_steps in TRAINERS.items():  # alternate, so drift hits both alike
@@ -114,7 +114,7 @@ def measure_word_length(repeats: int = 5) -> dict:
         rows.append({
             "group": n,
             "distinct_words": len(counts),
-            "bytes_per_distinct_word": round(sum(len(w) for w in counts) / len(counts), 2),
+            "bytes_per_distinct_word": round(mean_length(counts), 2),
             "seconds": {name: round(median(ts), 4) for name, ts in times.items()},
         })
     file = TINYSTORIES_VALID.relative_to(REPO_ROOT).as_posix()
@@ -136,10 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             "word-length": (lambda: measure_word_length(args.repeats or 5), WORD_LENGTH_JSON.name)}
     for name, (run, file_name) in jobs.items():
         if not args.only or name == args.only:
-            path = args.out / file_name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(run(), indent=1) + "\n", encoding="utf-8")
-            print(f"wrote {path}")
+            write_json(args.out / file_name, run())
     return 0
 
 

@@ -26,13 +26,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from . import five_minutes
 from ...data_files import (
     CHINESE_NOVEL, DATA_DIR, REPO_ROOT, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE,
 )
 from ...pretokenize import count_pretokens
 from ...tiebreak import SortKeys
-from ...train.step01_naive import count_pairs, split_into_bytes
 from ...train.step04_inverted_index import merge_indexed_words
 from ...train import step05_heap
 from ...train.step05_heap import DEFAULT_COMPACTION_THRESHOLD
@@ -40,13 +38,12 @@ from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_heap import train as v5_train
 from .common import benchmark_seconds as benchmark_times  # {run: {contender: seconds}}, as tests call it
 from .common import (
-    TRAIN_BENCHMARK, code, corpus_counts, markdown_table, name_axes, panels, read_json, save_png,
-    show_pair, show_token, show_word, thousands,
+    TRAIN_BENCHMARK, code, corpus_counts, distinct_pairs, markdown_table, mean_length, name_axes, page_snippets,
+    panels, read_json, refuse_unless, save_png, show_pair, show_token, show_word, thousands,
 )
 from .heap_timings import CROSSOVER_JSON, WORD_LENGTH_JSON
 from .inverted_index import indexed_run, start_v4
 from .naive_bpe import worked_example_counts
-from .step_diffs import snippets_of
 
 PAGE = "05-heap.md"
 
@@ -290,8 +287,7 @@ def heap_size_run(path: Path = TINYSTORIES_SAMPLE) -> HeapSizeRun:
         compactions[label] = [rank for rank, step in enumerate(steps, 1) if step.rebuilt]
         pushes[label] = sum(len(step.pushed) for step in steps)
         repushes[label] = sum(1 for step in steps for claimed, _, now in step.stale if 0 < now < claimed)
-    initial = len(count_pairs({split_into_bytes(w): f for w, f in counts.items()}))
-    return HeapSizeRun(Path(path).name, live, sizes, stale, compactions, pushes, repushes, initial)
+    return HeapSizeRun(Path(path).name, live, sizes, stale, compactions, pushes, repushes, distinct_pairs(counts))
 
 
 def compaction_snippet(run: HeapSizeRun | None = None) -> str:
@@ -378,8 +374,7 @@ class SeedEstimate:
 @lru_cache(maxsize=4)
 def seed_estimate(path: Path, merges: int) -> SeedEstimate:
     counts = corpus_counts(Path(path))
-    pairs = len(count_pairs({split_into_bytes(w): f for w, f in counts.items()}))
-    length = sum(len(w) for w in counts) / len(counts)
+    pairs, length = distinct_pairs(counts), mean_length(counts)
     bound = pairs / (length * (math.log2(pairs) - 1))
     trace = [step for _, step in zip(range(merges), v5_merge_steps(counts))]
     return SeedEstimate(pairs, length, bound, len(trace), sum(step.affected_words > bound for step in trace))
@@ -418,11 +413,8 @@ def draw_crossover(data: dict, path: Path) -> Path:
         (v4_label, v4), (v5_label, v5) = corpus["seconds"].items()
         ax.plot(corpus["merges"], v4, color="#c44e52", label=v4_label + ": scan all P pairs")
         ax.plot(corpus["merges"], v5, color="#4c72b0", label=v5_label + ": lazy heap")
-        ax.set_xlabel("merges done")
-        ax.set_title(f"{corpus['label']} (W = {thousands(corpus['distinct_words'])})")
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="upper left")
-    axes[0].set_ylabel("cumulative seconds of the merge loop")
+        name_axes(ax, "merges done", "cumulative seconds of the merge loop" if ax is axes[0] else "",
+                  f"{corpus['label']} (W = {thousands(corpus['distinct_words'])})", "upper left")
     fig.suptitle(f"V4 against V5, merge by merge ({data['machine'].split(',')[0]}, median of {data['repeats']})", fontsize=9)
     return save_png(fig, path)
 
@@ -462,8 +454,7 @@ def language_rows(path: Path = TRAIN_BENCHMARK) -> tuple[LanguageRow, ...]:
         if heading is None or not {"heap", "linked_list"} <= times[heading].keys():
             raise ValueError(f"no heap and linked_list times for {language} in {path}: has its format changed?")
         counts = corpus_counts(corpus)
-        mean = sum(len(w) for w in counts) / len(counts)
-        rows.append(LanguageRow(language, heading, len(counts), mean, times[heading]["heap"], times[heading]["linked_list"]))
+        rows.append(LanguageRow(language, heading, len(counts), mean_length(counts), times[heading]["heap"], times[heading]["linked_list"]))
     return tuple(rows)
 
 
@@ -493,9 +484,9 @@ def word_length_claims(rows: Sequence[LanguageRow], glued: dict) -> list[str]:
 def word_length_snippet(rows: Sequence[LanguageRow] | None = None, glued: dict | None = None) -> str:
     rows = rows or language_rows()
     glued = glued or word_length_data()
-    if false := word_length_claims(rows, glued):
-        raise ValueError("the training benchmark's four languages contradict page 05 ('" + "'; '".join(false)
-                         + "'): rewrite the page's claim (and word_length_claims)")
+    false = word_length_claims(rows, glued)
+    refuse_unless(not false, "the training benchmark's four languages contradict page 05 ('" + "'; '".join(false) + "')",
+                  "05", "claims (and word_length_claims)")
     languages = markdown_table(
         ["benchmark run", "$W$", "bytes per distinct pretoken", "V5 (heap) s", "linked list s", "V5 / linked list"],
         [(r.heading, thousands(r.distinct_words), f"{r.mean_length:.1f}", f"{r.heap_seconds:.2f}",
@@ -673,8 +664,7 @@ def stale_visits_snippet(path: Path = TINYSTORIES_SAMPLE) -> str:
 
 def snippets() -> dict[str, str]:
     """Page 05's snippets: ``{file name: Markdown}``."""
-    return {
-        **five_minutes.snippets("05"),
+    return page_snippets("05", {
         "05-worked-example.md": worked_example_snippet(),
         "05-stale-visits.md": stale_visits_snippet(),
         "05-less-than-only.md": wrapper_snippet(),
@@ -682,8 +672,7 @@ def snippets() -> dict[str, str]:
         "05-crossover.md": crossover_snippet(),
         "05-word-length.md": word_length_snippet(),
         "05-self-overlap.md": self_overlap_snippet(),
-        **snippets_of("05"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path) -> list[Path]:

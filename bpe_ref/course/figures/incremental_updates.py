@@ -24,19 +24,18 @@ from functools import lru_cache
 from pathlib import Path
 from statistics import median
 
-from . import five_minutes
 from ...data_files import CORPUS_EN, TINYSTORIES_SAMPLE, TINYSTORIES_VALID
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
-from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
+from ...train.driver import collector_paused
+from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
-    TRAIN_BENCHMARK, benchmark_rows, corpus_counts, gc_paused, machine_line, markdown_table, name_axes, panels, rolling_median,
-    save_png, show_pair, show_word, signed, thousands,
+    TRAIN_BENCHMARK, as_words, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
+    panels, refuse_unless, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
 )
 from .inverted_index import start_v4
 from .naive_bpe import HandStep, worked_example_trace
-from .step_diffs import snippets_of
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
 
 PAGE = "02-incremental-updates.md"
@@ -71,29 +70,32 @@ def local_rule_change(word: Sequence[bytes], pair: Pair, overlapping: bool) -> d
     """The *wrong* shortcut of the pitfall: update around each occurrence ``x A B y`` on its own.
 
     For each occurrence (every one when ``overlapping``, else the left-to-right non-overlapping
-    ones the merge really replaces): ``(A, B)``, ``(x, A)``, ``(B, y)`` lose one, ``(x, AB)``
-    and ``(AB, y)`` gain one, with ``x`` and ``y`` read from the word *before* the merge.
+    ones the merge really replaces), :func:`_update_around` it with ``x`` and ``y`` read from the
+    word *before* the merge.
     """
     a, b = pair
-    ab = a + b
-    positions = []
+    change: Counter[Pair] = Counter()
     i = 0
     while i < len(word) - 1:
         if word[i] == a and word[i + 1] == b:
-            positions.append(i)
+            _update_around(change, word, i, pair)
             i += 1 if overlapping else 2
         else:
             i += 1
-    change: Counter[Pair] = Counter()
-    for i in positions:
-        change[(a, b)] -= 1
-        if i > 0:
-            change[(word[i - 1], a)] -= 1
-            change[(word[i - 1], ab)] += 1
-        if i + 2 < len(word):
-            change[(b, word[i + 2])] -= 1
-            change[(ab, word[i + 2])] += 1
     return {p: c for p, c in change.items() if c}
+
+
+def _update_around(change: Counter[Pair], word: Sequence[bytes], i: int, pair: Pair) -> None:
+    """The per-occurrence update at ``word[i:i + 2] == pair``, ``x A B y`` with ``x`` and ``y`` read from
+    ``word``: ``(A, B)``, ``(x, A)``, ``(B, y)`` lose one, ``(x, AB)`` and ``(AB, y)`` gain one."""
+    a, b = pair
+    change[(a, b)] -= 1
+    if i > 0:
+        change[(word[i - 1], a)] -= 1
+        change[(word[i - 1], a + b)] += 1
+    if i + 2 < len(word):
+        change[(b, word[i + 2])] -= 1
+        change[(a + b, word[i + 2])] += 1
 
 
 def sequential_rule_change(word: Sequence[bytes], pair: Pair) -> dict[Pair, int]:
@@ -102,20 +104,13 @@ def sequential_rule_change(word: Sequence[bytes], pair: Pair) -> dict[Pair, int]
     may be the ``AB`` just made) and ``y`` from the part not yet rewritten. The linked-list
     trainer of step 05 updates its counts this way. Equals :func:`net_change` on every word."""
     a, b = pair
-    ab = a + b
     current = list(word)
     change: Counter[Pair] = Counter()
     i = 0
     while i < len(current) - 1:
         if current[i] == a and current[i + 1] == b:
-            change[(a, b)] -= 1
-            if i > 0:
-                change[(current[i - 1], a)] -= 1
-                change[(current[i - 1], ab)] += 1
-            if i + 2 < len(current):
-                change[(b, current[i + 2])] -= 1
-                change[(ab, current[i + 2])] += 1
-            current[i : i + 2] = [ab]
+            _update_around(change, current, i, pair)
+            current[i : i + 2] = [a + b]
         i += 1
     return {p: c for p, c in change.items() if c}
 
@@ -279,8 +274,8 @@ OVERLAP_BUG_CORPORA: tuple[tuple[str, Path], ...] = (("corpus.en", CORPUS_EN), (
 def overlap_bug_snippet(runs: Sequence[OverlapBugRun], labels: Sequence[str]) -> str:
     rows = []
     for label, run in zip(labels, runs, strict=True):
-        if run.wrong_at is None or run.wrong_word is None or run.wrong_pair is None:
-            raise ValueError(f"the bug never shows on {run.corpus} in {run.merges} merges: rewrite the page's claim")
+        refuse_unless(None not in (run.wrong_at, run.wrong_word, run.wrong_pair),
+                      f"the bug never shows on {run.corpus} in {run.merges} merges", "02", "claim that it does")
         diverges = (
             f"merge {run.diverges_at}: {show_pair(run.buggy_pair)} instead of {show_pair(run.right_pair)} (count {run.right_count})"
             if run.diverges_at and run.buggy_pair and run.right_pair
@@ -314,14 +309,9 @@ def v2_speedup_snippet(speedups: Sequence[tuple[str, float]]) -> str:
     """The measured V2/V1 ratios; refuses a run where page 02's "a few times faster" is false."""
     ratios = [r for _, r in speedups]
     low, high = V2_FEW_TIMES
-    if not all(low <= r <= high for r in ratios):
-        raise ValueError(f"the training benchmark has V2 {min(ratios):.1f}× to {max(ratios):.1f}× faster than V1, outside "
-                         f"{low:g}× to {high:g}×: rewrite page 02's 'a few times faster' (and this check)")
-    runs = "; ".join(f"{run}: {ratio:.1f}×" for run, ratio in speedups)
-    return (
-        f"In the course's [training benchmark](benchmarks/train/README.md), V2 is {min(ratios):.1f}× to "
-        f"{max(ratios):.1f}× faster than V1 ({runs})."
-    )
+    refuse_unless(all(low <= r <= high for r in ratios), f"the training benchmark has V2 {min(ratios):.1f}× to "
+                  f"{max(ratios):.1f}× faster than V1, outside {low:g}× to {high:g}×", "02", "'a few times faster'")
+    return speedup_sentence("V2", "V1", ratios, "; ".join(f"{run}: {ratio:.1f}×" for run, ratio in speedups))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -388,7 +378,7 @@ def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int) -> d
     ``merge_steps``. Also counts the words ``merge_and_update`` rewrites and those it returns
     unchanged (they hold both tokens, but apart)."""
     clock = time.perf_counter
-    word_counts = {split_into_bytes(p): f for p, f in pretoken_counts.items()}
+    word_counts = as_words(pretoken_counts)
     pair_counts = count_pairs(word_counts)
     words, frequencies = list(word_counts), list(word_counts.values())
     in_best = in_update = 0.0
@@ -428,7 +418,7 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
     for label, path, vocab_size in TIMED_RUNS:
         pretoken_counts = corpus_counts(path)
         num_merges = vocab_size - 256 - len(DEFAULT_SPECIAL_TOKENS)
-        with gc_paused():
+        with collector_paused():
             runs = [loop_time_shares(pretoken_counts, num_merges) for _ in range(repeats)]
         shares = {part: median(r[part] / r["loop"] for r in runs) for part in ("best_pair", "scan", "merge_and_update")}
         print(f"{label} ({runs[0]['merges']} merges): loop {median(r['loop'] for r in runs):.2f} s; "
@@ -440,8 +430,7 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
 
 def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> dict[str, str]:
     """Page 02's snippets: ``{file name: Markdown}``."""
-    return {
-        **five_minutes.snippets("02"),
+    return page_snippets("02", {
         "02-worked-example-delta.md": delta_snippet(),
         "02-one-word.md": one_word_snippet(),
         "02-self-overlap.md": overlap_snippet(),
@@ -451,8 +440,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
         ),
         "02-v2-speedup.md": v2_speedup_snippet(v2_speedups()),
         "02-tinystories-affected.md": affected_snippet(training_run(Path(corpus), num_merges)),
-        **snippets_of("02"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> list[Path]:

@@ -26,20 +26,19 @@ from functools import lru_cache
 from pathlib import Path
 from statistics import median
 
-from . import five_minutes
 from ...data_files import TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
-from ...tiebreak import SortKeys
 from ...train import MergeStep, train_on_counts
-from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
+from ...train.driver import collector_paused
+from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from .common import (
-    TRAIN_BENCHMARK, benchmark_seconds, code_token, corpus_counts, gc_paused, machine_line, markdown_table, name_axes, panels,
-    rolling_median, save_png, show_pair, show_word, thousands,
+    TRAIN_BENCHMARK, as_words, benchmark_seconds, best_first, code_token, corpus_counts, machine_line, markdown_table,
+    name_axes, page_snippets, panels, refuse_unless, rolling_median, save_png, show_pair, show_word, speedup_sentence,
+    thousands,
 )
 from .naive_bpe import merges_list, tie_break_text
-from .step_diffs import snippets_of
 
 PAGE = "04-inverted-index.md"
 
@@ -87,7 +86,7 @@ def exact_index(words: Sequence[Word]) -> dict[Pair, list[int]]:
 
 def start_v4(pretoken_counts: Mapping[bytes, int]) -> tuple[list[Word], list[int], dict[Pair, int], defaultdict]:
     """V4's state before its first merge: the words, their counts, the pair counts and the index."""
-    word_counts = {split_into_bytes(p): f for p, f in pretoken_counts.items()}
+    word_counts = as_words(pretoken_counts)
     words = list(word_counts)
     return words, list(word_counts.values()), count_pairs(word_counts), index_words(words)
 
@@ -99,12 +98,11 @@ def index_trace(pretoken_counts: Mapping[bytes, int], num_merges: int | None = N
     ``None`` merges: until no pair is left.
     """
     words, frequencies, pair_counts, index = start_v4(pretoken_counts)
-    keys = SortKeys()
     steps: list[IndexStep] = []
     while pair_counts and (num_merges is None or len(steps) < num_merges):
         pair = best_pair(pair_counts)
         count = pair_counts[pair]
-        tied = sorted((p for p, c in pair_counts.items() if c == count), key=lambda p: keys.rank_key(count, p))
+        tied = [p for p in best_first(pair_counts) if pair_counts[p] == count]
         before, counts_before = list(words), dict(pair_counts)
         snapshot = {p: sorted(ids) for p, ids in index.items()}
         visited = snapshot[pair]
@@ -142,10 +140,8 @@ def words_snippet(steps: Sequence[IndexStep]) -> str:
 def index_before_snippet(steps: Sequence[IndexStep]) -> str:
     """The index and the pair counts before merge 1, best pair first."""
     first = steps[0]
-    keys = SortKeys()
-    order = sorted(first.pair_counts, key=lambda p: keys.rank_key(first.pair_counts[p], p))
     rows = []
-    for pair in order:
+    for pair in best_first(first.pair_counts):
         ids = first.index_before[pair]
         held = ", ".join(f"{i} {code_token(b''.join(first.words_before[i]))}" for i in ids)
         count = first.pair_counts[pair]
@@ -234,7 +230,9 @@ class IndexedMerge:
     ``visited_tokens``: the tokens of every visited word (``merge_and_update`` reads each one);
     ``distinct_pairs``: P before the merge, the pair counts ``best_pair`` compares;
     ``added``: ids added to the index after the merge; ``exact_removals``: ids an exact index
-    would remove after the merge (pairs a rewritten word no longer holds, the merged pair aside).
+    would remove after the merge (pairs a rewritten word no longer holds, the merged pair aside);
+    ``windows``, ``word_tokens``, ``corpus_tokens``: adjacent-pair windows and tokens of all
+    distinct words, and tokens of the corpus (each word times its count), before the merge.
     """
 
     rank: int
@@ -248,6 +246,9 @@ class IndexedMerge:
     distinct_pairs: int
     added: int
     exact_removals: int
+    windows: int
+    word_tokens: int
+    corpus_tokens: int
 
     @property
     def stale(self) -> int:
@@ -274,15 +275,17 @@ def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep], cor
 
     Checks each merge's pair is the best one (highest count, then the tie-break), its count and
     the number of words it rewrote equal the trainer's, so the page's numbers cannot drift from
-    the trainer.
+    the trainer. Pages 01 and 02 read the same replay (:func:`.training_runs.measure_merges`).
     """
     words, frequencies, pair_counts, index = start_v4(pretoken_counts)
     initial = list(words)
     initial_entries = sum(len(ids) for ids in index.values())
+    word_tokens = sum(map(len, words))
+    corpus_tokens = sum(len(word) * frequency for word, frequency in zip(words, frequencies))
     merges = []
     for rank, step in enumerate(trace):
         pair = step.pair
-        if pair_counts.get(pair) != step.count or step.count != max(pair_counts.values()):
+        if pair_counts.get(pair) != step.count or best_pair(pair_counts) != pair:
             raise AssertionError(f"merge {rank + 1}: the trainer chose {step}, the replay's counts say otherwise")
         distinct_pairs = len(pair_counts)
         token = pair[0] + pair[1]
@@ -298,16 +301,19 @@ def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep], cor
             raise AssertionError(f"merge {rank + 1}: V4 rewrote other words than merge_word says")
         if len(rewritten) != step.affected_words:
             raise AssertionError(f"merge {rank + 1}: replay rewrote {len(rewritten)} words, the trainer {step.affected_words}")
+        shrink = sum(len(before[i]) - len(merged) for i, merged in after.items())
         merges.append(IndexedMerge(
-            rank, pair, step.count, len(visited), len(rewritten),
-            shrink=sum(len(before[i]) - len(merged) for i, merged in after.items()),
+            rank, pair, step.count, len(visited), len(rewritten), shrink,
             updated_windows=sum(len(before[i]) - 1 + len(merged) - 1 for i, merged in after.items()),
             visited_tokens=sum(len(word) for word in before.values()),
             distinct_pairs=distinct_pairs, added=added,
             # the pairs a rewritten word no longer holds, the merged pair aside (its entry is popped)
             exact_removals=sum(len(set(zip(before[i], before[i][1:])) - set(zip(m, m[1:])) - {pair})
                                for i, m in after.items()),
+            windows=word_tokens - len(words), word_tokens=word_tokens, corpus_tokens=corpus_tokens,
         ))
+        word_tokens -= shrink
+        corpus_tokens -= sum((len(before[i]) - len(merged)) * frequencies[i] for i, merged in after.items())
     if pair_counts and len(trace) == 0:
         raise AssertionError("empty trace")
     return IndexedRun(corpus, len(words), sum(len(w) - 1 for w in initial), sum(len(w) for w in initial),
@@ -517,15 +523,12 @@ def v4_speedup_snippet(v2: Mapping[str, float], v4: Mapping[str, float]) -> str:
     if not runs:
         raise ValueError("no run of the training benchmark times both V2 and V4: has its format changed?")
     ratios = {run: v2[run] / v4[run] for run in runs}
-    if not all(1.0 < r < V4_SMALL_FACTOR for r in ratios.values()):
-        raise ValueError(f"the training benchmark has V4 {min(ratios.values()):.1f}× to {max(ratios.values()):.1f}× as fast "
-                         f"as V2, not faster by less than {V4_SMALL_FACTOR:g}× in every run: rewrite page 04's 'faster, "
-                         "but only by a small constant factor' (and this check)")
+    refuse_unless(all(1.0 < r < V4_SMALL_FACTOR for r in ratios.values()),
+                  f"the training benchmark has V4 {min(ratios.values()):.1f}× to {max(ratios.values()):.1f}× as fast as "
+                  f"V2, not faster by less than {V4_SMALL_FACTOR:g}× in every run", "04",
+                  "'faster, but only by a small constant factor'")
     listed = "; ".join(f"{run}: {v2[run]:.2f} s → {v4[run]:.2f} s, {ratios[run]:.1f}×" for run in runs)
-    return (
-        f"In the course's [training benchmark](benchmarks/train/README.md), V4 is {min(ratios.values()):.1f}× to "
-        f"{max(ratios.values()):.1f}× faster than V2 ({listed})."
-    )
+    return speedup_sentence("V4", "V2", list(ratios.values()), listed)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -575,7 +578,7 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
     """Print where V4's loop spends its time on the TinyStories sample (medians of ``repeats`` runs)."""
     pretoken_counts = corpus_counts(TINYSTORIES_SAMPLE)
     print(machine_line(repeats))
-    with gc_paused():
+    with collector_paused():
         for num_merges in (1000, None):
             runs = [loop_time_shares(pretoken_counts, num_merges) for _ in range(repeats)]
             loop = [r["best_pair"] + r["rest"] for r in runs]
@@ -649,8 +652,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
     """Page 04's snippets: ``{file name: Markdown}``."""
     steps = worked_example_trace()
     run = indexed_run(Path(corpus))
-    return {
-        **five_minutes.snippets("04"),
+    return page_snippets("04", {
         "04-worked-example-words.md": words_snippet(steps),
         "04-worked-example-index.md": index_before_snippet(steps),
         "04-worked-example-merge-1.md": merge_snippet(steps, 0),
@@ -663,8 +665,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
         "04-affected-decline.md": decline_snippet(run),
         "04-scan-work.md": scan_work_snippet(run),
         "04-v4-speedup.md": v4_speedup_snippet(benchmark_times("incremental"), benchmark_times("inverted_index")),
-        **snippets_of("04"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE) -> list[Path]:

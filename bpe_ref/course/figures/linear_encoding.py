@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -29,11 +28,10 @@ from ...encode.step06_naive import Pair, encode_pretoken, merge_ranks
 from ...encode.step08_prefix_counts import prefix_token_counts
 from ...encode.step08_table import last_tokens
 from ...encode.step08_valid_tokens import ValidTokens, compatible
-from .common import name_axes, panels, read_json
+from .common import name_axes, page_snippets, panels, plot_series, read_json, write_json
 from .common import code, code_token, markdown_table, save_png, show_word
 from .heap_encoding import factor_range, speed_factors
 from .long_pieces import measure
-from .step_diffs import encoder_diff_snippets
 
 PAGE = "08-linear-encoding.md"
 GROWTH_JSON = REPO_ROOT / "theory" / "benchmarks" / "linear" / "growth.json"
@@ -262,7 +260,8 @@ GROWTH_KIND = "random letters"  # page 07's piece the GPT-2 pattern keeps whole 
 def measure_growth(repeats: int = 5) -> dict:
     """Page 07's measurement (:func:`.long_pieces.measure`: CPU time, median of ``repeats``, the
     encoders in turn, exponents over the longer half of the lengths) with all four encoders."""
-    return measure(repeats=repeats, kinds=(GROWTH_KIND,), methods=ENCODERS)
+    return measure(repeats=repeats, kinds=(GROWTH_KIND,), methods=ENCODERS,
+                   command="python -m bpe_ref.course.figures.linear_encoding")
 
 
 def growth_data() -> dict:
@@ -301,13 +300,11 @@ STYLES = {"naive (step 06)": ("o-", "#c44e52"), "heap (step 07)": ("s-", "#dd845
 
 def draw_growth(data: dict, path: Path) -> Path:
     fig, ax = panels(figsize=(6.4, 3.8))
-    for label, row in growth_rows(data).items():
-        marker, colour = STYLES[label]
-        ax.plot(row["lengths"], row["seconds"], marker, color=colour, label=f"{label}: k = {row['exponent']:.2f}")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    rows = growth_rows(data)
+    plot_series(ax, [(label, row["lengths"], row["seconds"]) for label, row in rows.items()], STYLES,
+                lambda label, xs, ys: f"{label}: k = {rows[label]['exponent']:.2f}")
     name_axes(ax, "bytes in the pretoken (log scale)", "CPU seconds to encode it (log scale)",
-              "One long pretoken of random letters, GPT-2's merges", "upper left", 7, grid="both")
+              "One long pretoken of random letters, GPT-2's merges", "upper left", 7, grid="both", log="xy")
     return save_png(fig, path)
 
 
@@ -316,14 +313,13 @@ def draw_growth(data: dict, path: Path) -> Path:
 
 def snippets() -> dict[str, str]:
     """Page 08's snippets: ``{file name: Markdown}``."""
-    return {
+    return page_snippets("08", {
         "08-table-trace.md": table_trace_snippet(),
         "08-worked-example.md": worked_example_snippet(),
         "08-invalid-tokens.md": invalid_tokens_snippet(),
         "08-cut-rule.md": cut_rule_snippet(),
         "08-growth.md": growth_snippet(),
-        **encoder_diff_snippets("08"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path) -> list[Path]:
@@ -336,9 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
     data = measure_growth(args.repeats)
-    GROWTH_JSON.parent.mkdir(parents=True, exist_ok=True)
-    GROWTH_JSON.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {GROWTH_JSON.relative_to(REPO_ROOT)}")
+    write_json(GROWTH_JSON, data)
     for label, row in growth_rows(data).items():
         print(f"{label:>20}: k = {row['exponent']:.2f}, {row['seconds'][-1]:.3f} s at {row['lengths'][-1]:,} bytes")
     return 0

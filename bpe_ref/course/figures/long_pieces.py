@@ -4,31 +4,30 @@ encoder, step 07's heap encoder and tiktoken, on GPT-2's vocabulary; write the r
 ``python -m bpe_ref.course.figures.long_pieces`` builds pieces the GPT-2 pattern keeps whole (a run
 of random digits, ``\\p{N}+``; a run of one letter; random letters with no space, ``\\p{L}+``), of
 lengths 250 to 32,000 bytes, and times each encoder on each (median of ``repeats`` runs, the three
-encoders in turn; CPU time of this process, which the other processes of a shared machine disturb
-far less than wall time). It fits the growth exponent of each (the slope of log time against log length
-over the longer half of the lengths, where fixed costs no longer count). tiktoken is built from the
-same vocabulary (:mod:`bpe_ref.course.interop`); its time includes its regex, which is linear. Page
-07 quotes the committed file (``theory/benchmarks/heap_encoding/long_pieces.json``, with its
-machine) instead of timing during figure generation. About a minute on the course machine.
+encoders in interleaved rounds of :func:`bpe_ref.measure.interleaved`; CPU time of this process,
+which the other processes of a shared machine disturb far less than wall time). It fits the growth
+exponent of each (the slope of log time against log length over the longer half of the lengths,
+where fixed costs no longer count). tiktoken is built from the same vocabulary
+(:mod:`bpe_ref.course.interop`); its time includes its regex, which is linear. Page 07 quotes the
+committed file (``theory/benchmarks/heap_encoding/long_pieces.json``, with its machine) instead of
+timing during figure generation. About a minute on the course machine.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
 from pathlib import Path
-from statistics import median
 
 from ...data_files import REPO_ROOT
-from ...measure import fit_exponent
+from ...measure import fit_exponent, interleaved, median
 from ...tokenizer import Tokenizer
-from ..bench.common import machine_description
+from ..bench.common import record
 from ..interop import to_tiktoken
+from .common import write_json
 
 LONG_PIECES_JSON = REPO_ROOT / "theory" / "benchmarks" / "heap_encoding" / "long_pieces.json"
 LENGTHS = (250, 500, 1000, 2000, 4000, 8000, 16000, 32000)
@@ -70,7 +69,7 @@ def fit_range(lengths: Sequence[int]) -> list[int]:
 
 
 def measure(lengths: Sequence[int] = LENGTHS, repeats: int = 5, kinds: Sequence[str] = tuple(KINDS),
-            methods: Sequence[str] = ("naive", "heap")) -> dict:
+            methods: Sequence[str] = ("naive", "heap"), command: str = "python -m bpe_ref.course.figures.long_pieces") -> dict:
     """``{kind: {encoder: {"lengths": [...], "seconds": [...], "exponent": e}}}`` and the machine."""
     contenders = encoders(methods=methods)
     results: dict = {}
@@ -79,32 +78,21 @@ def measure(lengths: Sequence[int] = LENGTHS, repeats: int = 5, kinds: Sequence[
         for length in lengths:
             piece = long_piece(kind, length)
             expected = contenders["tiktoken"](piece)
-            runs: dict[str, list[float]] = {label: [] for label in contenders}
-            for _ in range(repeats):
-                for label, encode in contenders.items():
-                    if label.startswith("naive") and length > NAIVE_LIMIT:
-                        continue
-                    start = time.process_time()
-                    ids = encode(piece)
-                    runs[label].append(time.process_time() - start)
-                    if ids != expected:
-                        raise AssertionError(f"{label} disagrees with tiktoken on {kind}, length {length}")
-            for label, times in runs.items():
-                if times:
-                    results[kind][label]["lengths"].append(length)
-                    results[kind][label]["seconds"].append(median(times))
+            timed_here = {label: lambda encode=encode, piece=piece: encode(piece) for label, encode in contenders.items()
+                          if not (label.startswith("naive") and length > NAIVE_LIMIT)}
+            for label, encode in timed_here.items():
+                if encode() != expected:
+                    raise AssertionError(f"{label} disagrees with tiktoken on {kind}, length {length}")
+            for label, times in interleaved(timed_here, repeats, clock=time.process_time).items():
+                results[kind][label]["lengths"].append(length)
+                results[kind][label]["seconds"].append(median(times))
         for row in results[kind].values():
             fitted = fit_range(row["lengths"])
             row["exponent"] = round(fit_exponent(fitted, row["seconds"][-len(fitted):]), 2)
             row["fitted_over"] = [fitted[0], fitted[-1]]
-    return {
-        "what": "CPU seconds to encode one pretoken of GPT-2 (median of repeats), by length; exponent: log-log "
-                "slope over the longer half of the lengths",
-        "repeats": repeats,
-        "machine": machine_description(),
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "results": results,
-    }
+    return record(command, what="CPU seconds to encode one pretoken of GPT-2 (median of repeats, the encoders in "
+                  "interleaved rounds), by length; exponent: log-log slope over the longer half of the lengths",
+                  repeats=repeats, results=results)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -113,11 +101,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=LONG_PIECES_JSON)
     args = parser.parse_args(argv)
     data = measure(repeats=args.repeats)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     for kind, rows in data["results"].items():
         print(kind + ": " + ", ".join(f"{label} n^{row['exponent']}" for label, row in rows.items()))
-    print(f"wrote {args.out}")
+    write_json(args.out, data)
     return 0
 
 

@@ -15,14 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import five_minutes
 from ...corpus import read_corpus
 from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
-from ...tiebreak import SortKeys
-from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes
+from ...train.step01_naive import best_pair, count_pairs, merge_word
 from .common import (
-    code, code_token, markdown_table, name_axes, panels, save_png, show_pair, show_token, show_word, thousands,
+    as_words, best_first, code, code_token, markdown_table, name_axes, page_snippets, panels, save_png, show_pair,
+    show_token, show_word, thousands,
 )
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
 
@@ -63,8 +62,7 @@ def hand_trace(pretoken_counts: Mapping[bytes, int], num_merges: int, first_id: 
 
     ``first_id`` is the id of the first merged token (256 plus the number of special tokens).
     """
-    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
-    keys = SortKeys()  # the tie-break's order, to list the pairs best first
+    word_counts = as_words(pretoken_counts)
 
     def spelled() -> list[tuple[list[bytes], int]]:
         return [(list(word), frequency) for word, frequency in word_counts.items()]
@@ -74,7 +72,7 @@ def hand_trace(pretoken_counts: Mapping[bytes, int], num_merges: int, first_id: 
         counts = count_pairs(word_counts)
         if not counts:
             break
-        ordered = sorted(counts.items(), key=lambda item: keys.rank_key(item[1], item[0]))
+        ordered = [(pair, counts[pair]) for pair in best_first(counts)]
         pair = best_pair(counts)
         before = spelled()
         word_counts = {merge_word(word, pair): frequency for word, frequency in word_counts.items()}
@@ -308,8 +306,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
     """Page 01's snippets: ``{file name: Markdown}``."""
     steps = worked_example_trace()
     run = training_run(Path(corpus), num_merges)
-    return {
-        **five_minutes.snippets("01"),
+    return page_snippets("01", {
         "01-worked-example-words.md": words_table(worked_example_counts()),
         "01-worked-example-first-count.md": first_count_snippet(steps),
         "01-worked-example-counts.md": counts_matrix(steps),
@@ -320,7 +317,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
         "01-dedup-factor.md": dedup_snippet(dedup_rows(Path(corpus))),
         "01-tinystories-first-merges.md": first_merges_snippet(run),
         "01-naive-work.md": naive_work_snippet(run),
-    }
+    })
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> list[Path]:

@@ -26,14 +26,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 
-from . import five_minutes
 from ...data_files import REPO_ROOT, TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...train import step03_parallel
 from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_counts
-from .common import name_axes, panels, read_json
+from .common import name_axes, page_snippets, panels, read_json
 from .common import code, code_token, markdown_table, save_png, thousands
-from .step_diffs import snippets_of
 
 PAGE = "03-parallel-pretokenization.md"
 EOT = DEFAULT_SPECIAL_TOKENS[0]
@@ -389,16 +387,14 @@ def benchmark_snippet(path: Path = PARALLEL_BENCHMARK) -> str:
 
 def snippets() -> dict[str, str]:
     """Page 03's snippets: ``{file name: Markdown}``."""
-    return {
-        **five_minutes.snippets("03"),
+    return page_snippets("03", {
         "03-unsafe-cuts.md": unsafe_cuts_snippet(),
         "03-worked-example.md": worked_example_snippet(),
         "03-seed-bugs.md": seed_bugs_snippet(),
         "03-pickled-sizes.md": pickled_sizes_snippet(),
         "03-chunk-balance.md": balance_snippet(),
         "03-parallel-benchmark.md": benchmark_snippet(),
-        **snippets_of("03"),
-    }
+    })
 
 
 def draw_figures(out_dir: Path) -> list[Path]:

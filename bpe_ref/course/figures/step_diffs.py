@@ -18,7 +18,6 @@ import difflib
 import importlib
 import inspect
 import textwrap
-from pathlib import Path
 from types import FunctionType
 
 # step -> (previous step's module, this step's module), under bpe_ref.train
@@ -89,19 +88,20 @@ def merge_loop_diff(step: str) -> str:
         names = " and ".join(f"`{name}`" for name in helpers)
         borrowed += (f" {new}'s loop over the words of one merge is a function of its own, {names}, shown above "
                      "`merge_steps` (the next step calls it too).")
-    diff = difflib.unified_diff(
-        a, b, fromfile=f"{old}: {defined_in(before)}", tofile=f"{new}: {defined_in(after)}", n=max(len(a), len(b)),
-        lineterm="",
-    )
     return (
         f"{new}'s merge loop against {old}'s, generated from the code. In `bpe_ref`, each step's "
         "`train(pretoken_counts, num_merges)` runs its loop `merge_steps`, which yields one `MergeStep` "
         "(the pair, its count, the words rewritten) per merge; one driver shared by every step stops it "
         "after `num_merges` (`bpe_ref/train/driver.py`). Lines marked `-` are only in "
         f"{old} (`{defined_in(before)}`), lines marked `+` only in {new} (`{defined_in(after)}`); "
-        f"docstrings are left out.{borrowed}\n\n"
-        "```diff\n" + "\n".join(diff) + "\n```\n"
+        f"docstrings are left out.{borrowed}\n\n" + diff_block(a, b, f"{old}: {defined_in(before)}", f"{new}: {defined_in(after)}")
     )
+
+
+def diff_block(a: list[str], b: list[str], fromfile: str, tofile: str) -> str:
+    """The whole unified diff of ``a`` and ``b`` (every line as context) as a fenced Markdown block."""
+    diff = difflib.unified_diff(a, b, fromfile=fromfile, tofile=tofile, n=max(len(a), len(b)), lineterm="")
+    return "```diff\n" + "\n".join(diff) + "\n```\n"
 
 
 def snippets_of(step: str) -> dict[str, str]:
@@ -155,14 +155,17 @@ def encoder_diff(step: str) -> str:
     (before_module, before_name, before_label), (module, name, label), intro = ENCODER_DIFFS[step]
     before = getattr(importlib.import_module(f"{_PACKAGE}.{before_module}"), before_name)
     after = getattr(importlib.import_module(f"{_PACKAGE}.{module}"), name)
-    a, b = source_without_docstring(before), source_without_docstring(after)
-    diff = difflib.unified_diff(a, b, fromfile=f"{before_label}: {defined_in(before)} ({before_name})",
-                                tofile=f"{label}: {defined_in(after)} ({name})", n=max(len(a), len(b)), lineterm="")
     return (
         f"{intro} Lines marked `-` are only in `{defined_in(before)}`, lines marked `+` only in "
         f"`{defined_in(after)}`; docstrings are left out.\n\n"
-        "```diff\n" + "\n".join(diff) + "\n```\n"
+        + diff_block(source_without_docstring(before), source_without_docstring(after),
+                     f"{before_label}: {defined_in(before)} ({before_name})", f"{label}: {defined_in(after)} ({name})")
     )
+
+
+def diff_snippets(step: str) -> dict[str, str]:
+    """The diff a page quotes of its step's code, ``{}`` for a step with none (00, 01, 09)."""
+    return snippets_of(step) if step in STEP_MODULES else encoder_diff_snippets(step) if step in ENCODER_DIFFS else {}
 
 
 def encoder_diff_snippets(step: str) -> dict[str, str]:
@@ -171,22 +174,3 @@ def encoder_diff_snippets(step: str) -> dict[str, str]:
     previous = before_module.split(".step")[1][:2]  # train.step01_naive -> 01
     return {f"{step}-diff-from-{previous}.md": encoder_diff(step)}
 
-
-class ComingPage:
-    """The figure interface of a page still to be written: its step's diff, and no figure yet.
-
-    When the page gets a figure module of its own, that module quotes :func:`snippets_of` instead.
-    """
-
-    def __init__(self, step: str, page: str) -> None:
-        self.step = step
-        self.PAGE = page
-
-    def snippets(self) -> dict[str, str]:
-        return snippets_of(self.step)
-
-    def draw_figures(self, out_dir: Path) -> list[Path]:
-        return []
-
-
-COMING_PAGES: dict[str, ComingPage] = {}

@@ -1,10 +1,10 @@
 """One training run on the shipped TinyStories sample, measured merge by merge (pages 01 and 02).
 
-:func:`measure_merges` replays a trainer's merges with V2's bookkeeping and records, before each
-merge, what the naive loop (V1) and the incremental loop (V2) would have to touch. It re-chooses
-every pair with the course tie-break and checks that the choice, its count and the number of
-words it rewrites agree with the trainer's own trace, so the figures can never drift from the
-trainers.
+:func:`measure_merges` replays a trainer's merges (page 04's replay, the same merges whichever
+trainer made them) and records, before each merge, what the naive loop (V1) and the incremental
+loop (V2) would have to touch. It re-chooses every pair with the course tie-break and checks that
+the choice, its count and the number of words it rewrites agree with the trainer's own trace, so
+the figures can never drift from the trainers.
 """
 
 from __future__ import annotations
@@ -14,12 +14,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ...corpus import read_corpus
-from ...data_files import TINYSTORIES_SAMPLE, data_file
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+from ...data_files import TINYSTORIES_SAMPLE
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ...train import MergeStep, train_on_counts
-from ...train.step01_naive import best_pair, count_pairs, split_into_bytes
-from ...train.step02_incremental import merge_and_update
+from .common import corpus_counts
 
 DEFAULT_NUM_MERGES = 1000
 
@@ -47,33 +45,12 @@ class MergeWork:
 
 
 def measure_merges(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep]) -> list[MergeWork]:
-    """Replay ``trace`` (from any trainer) on ``pretoken_counts``, measuring each merge's work."""
-    word_counts = {split_into_bytes(pretoken): frequency for pretoken, frequency in pretoken_counts.items()}
-    pair_counts = count_pairs(word_counts)
-    words, frequencies = list(word_counts), list(word_counts.values())
-    windows = sum(max(len(w) - 1, 0) for w in words)
-    word_tokens = sum(len(w) for w in words)
-    corpus_tokens = sum(len(w) * f for w, f in zip(words, frequencies))
-    measured: list[MergeWork] = []
-    for rank, step in enumerate(trace):
-        pair = best_pair(pair_counts)
-        if pair != step.pair or pair_counts[pair] != step.count:
-            raise AssertionError(f"replay chose {pair} where the trainer chose {step}")
-        distinct_pairs = len(pair_counts)
-        old_words = {i: word for i, word in enumerate(words) if pair[0] in word and pair[1] in word}
-        for i, word in old_words.items():
-            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
-        changed = [i for i, word in old_words.items() if len(words[i]) < len(word)]
-        if len(changed) != step.affected_words:
-            raise AssertionError(f"replay rewrote {len(changed)} words where the trainer reported {step}")
-        shrink = sum(len(old_words[i]) - len(words[i]) for i in changed)
-        updated = sum(len(old_words[i]) - 1 + len(words[i]) - 1 for i in changed)
-        measured.append(MergeWork(rank, pair[0], pair[1], step.count, len(changed), windows, distinct_pairs, updated,
-                                  word_tokens, corpus_tokens))
-        windows -= shrink
-        word_tokens -= shrink
-        corpus_tokens -= sum((len(old_words[i]) - len(words[i])) * frequencies[i] for i in changed)
-    return measured
+    """Replay ``trace`` (from any trainer) on ``pretoken_counts``, measuring each merge's work: V4's
+    replay (:func:`.inverted_index.replay`), which checks every merge against the trace."""
+    from .inverted_index import replay  # not at the top: page 04's module imports page 01's, which imports this one
+
+    return [MergeWork(m.rank, *m.pair, m.count, m.rewritten, m.windows, m.distinct_pairs, m.updated_windows,
+                      m.word_tokens, m.corpus_tokens) for m in replay(pretoken_counts, trace).merges]
 
 
 @dataclass(frozen=True)
@@ -92,8 +69,7 @@ class TrainingRun:
 @lru_cache(maxsize=4)
 def training_run(path: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> TrainingRun:
     """Train ``num_merges`` merges on ``path`` (V2, special token ``<|endoftext|>``) and measure them."""
-    text = read_corpus(data_file(Path(path)))
-    pretoken_counts = count_pretokens(text, DEFAULT_SPECIAL_TOKENS)
+    pretoken_counts = corpus_counts(Path(path))
     trace: list[MergeStep] = []
     vocab_size = 256 + len(DEFAULT_SPECIAL_TOKENS) + num_merges
     train_on_counts(pretoken_counts, vocab_size, DEFAULT_SPECIAL_TOKENS, method="incremental", trace=trace)
