@@ -202,6 +202,81 @@ def test_a_lab_without_processes_makes_no_unix_socket_but_keeps_socketpair(box, 
     assert box.behaviour()["refused"] == {"socket(AF_UNIX)": 1}, box.behaviour()
 
 
+
+CONNECTS = '''
+import errno, os, socket
+def attempt(what, make):
+    try:
+        make()
+        print(what, "made")
+    except OSError as error:
+        print(what, errno.errorcode.get(error.errno, error.errno))
+def connect(path):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(path)
+        sock.send(b"escaped")
+def linked():
+    if not os.path.lexists("outside.sock"):
+        os.symlink({path!r}, "outside.sock")
+    connect("outside.sock")
+def datagram():
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    a.sendto(b"escaped", {path!r})
+attempt("path", lambda: connect({path!r}))
+attempt("link", linked)
+attempt("datagram", datagram)
+'''
+
+
+@pytest.mark.parametrize("lab, points, refused", [
+    # lab 03 allows processes, whose workers need unix sockets: the keeper makes each connect() itself, only
+    # to a socket file beneath the scratch folder (multiprocessing's forkserver listens there)
+    ("03_parallel", 14, lambda path, scratch: {f"connect(unix socket {path})": 1, f"connect(unix socket {scratch}/outside.sock)": 1,
+                                               "socketpair(SOCK_DGRAM)": 1}),
+    # lab 10 allows none: no socket() at all, and socketpair() makes stream ends only
+    ("10_distributed", 17, lambda path, scratch: {"socket(AF_UNIX)": 2, "socketpair(SOCK_DGRAM)": 1}),
+])
+def test_a_unix_socket_outside_the_sandbox_cannot_be_reached_and_is_flagged(lab, points, refused):
+    """Landlock (ABI 7) does not stop connect() to a unix socket file outside the sandbox, nor a datagram
+    sent to one by path (red team, 2026-11-29: a listener in /tmp). The test serves one outside;
+    a submission that tries it, directly, through a link in its folder and from a datagram socketpair,
+    reaches neither, is flagged, and keeps the full marks its functions earn."""
+    import socket
+    import tempfile
+
+    from bpe_ref.course.trusted.autograde import grade_cells
+    from bpe_ref.course.trusted.sandbox import Policy
+
+    folder = tempfile.mkdtemp(prefix="bpe_ref_outside_")
+    path = os.path.join(folder, "served.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen()
+    listener.setblocking(False)
+    notebook = with_cell_after_setup(complete(lab), "probe", CONNECTS.format(path=path))
+    try:
+        with Sandbox(Policy(allow_processes=lab == "03_parallel")) as box:
+            if not counting(box):
+                pytest.skip("refused calls are not counted here")
+            run = box.run_cell(CONNECTS.format(path=path), "probe")
+            scratch = str(box.scratch)
+            box.close()
+            report = box.behaviour()
+        assert run.ok and run.stdout.split() == ["path", "EACCES", "link", "EACCES", "datagram", "EACCES"], run
+        assert report["refused"] == refused(path, scratch), report["refused"]
+        record = grade_cells(notebook["cells"], lab, policy=Policy(cell_timeout=60, call_timeout=60))
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody ever connected
+    finally:
+        listener.close()
+        os.unlink(path)
+        os.rmdir(folder)
+    assert record.earned == points, [verdict for verdict in record.verdicts if not verdict.passed]
+    flagged = "connect(unix socket " if lab == "03_parallel" else "socket(AF_UNIX"
+    assert any(name.startswith(flagged) for name in record.refused), record.refused
+    if lab == "03_parallel":
+        assert any("connect() made by the keeper" in line for line in record.isolation), record.isolation
+
 def test_a_flood_of_dev_shm_files_cannot_blank_the_report():
     # The keeper listed every /dev/shm file it removed; 400 long names made the report too long to
     # read, and the trusted side then saw an empty one: no flag at all (red team, 2026-11-29).

@@ -31,6 +31,7 @@ import base64
 import builtins
 import contextlib
 import ctypes
+import functools
 import importlib
 import io
 import json
@@ -38,6 +39,7 @@ import linecache
 import os
 import platform
 import re
+import stat
 import sys
 import time
 import traceback
@@ -218,10 +220,12 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
 _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filter reads (None: no such call)
     "x86_64": (0xC000003E, {"socket": 41, "execve": 59, "execveat": 322, "fork": 57, "vfork": 58, "clone": 56,
                             "clone3": 435, "seccomp": 317, "prctl": 157, "open": 2, "creat": 85, "openat": 257,
-                            "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
+                            "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+                            "socketpair": 53, "connect": 42}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
-                             "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
+                             "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+                             "socketpair": 199, "connect": 203}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
@@ -233,6 +237,7 @@ _EPERM, _EACCES, _ENOSYS = 1, 13, 38
 _RET_ALLOW, _RET_ERRNO, _RET_USER_NOTIF = 0x7FFF0000, 0x00050000, 0x7FC00000
 _PR_SET_SECCOMP, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_NEW_LISTENER = 22, 1, 8
 _SOCKET_FAMILIES = {1: "AF_UNIX", 2: "AF_INET", 10: "AF_INET6", 16: "AF_NETLINK", 17: "AF_PACKET", 40: "AF_VSOCK"}
+_SOCKET_TYPES = {1: "SOCK_STREAM", 2: "SOCK_DGRAM", 3: "SOCK_RAW", 5: "SOCK_SEQPACKET"}
 
 
 class _SockFilter(ctypes.Structure):
@@ -252,9 +257,13 @@ def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = Non
     if nr >= 0x40000000:
         return f"an x32 system call (#{nr & 0xFFFF})", _ENOSYS
     name = next((name for name, number in numbers.items() if number == nr), f"system call #{nr}")
+    kind = _SOCKET_TYPES.get(args[1] & 0xF, f"type {args[1] & 0xF}")
     if name == "socket":
         family = args[0] & 0xFFFFFFFF
-        return f"socket({_SOCKET_FAMILIES.get(family, f'family {family}')})", _EACCES
+        stream = family != 1 or args[1] & 0xF == 1
+        return f"socket({_SOCKET_FAMILIES.get(family, f'family {family}')}{'' if stream else f', {kind}'})", _EACCES
+    if name == "socketpair":
+        return f"socketpair({kind})", _EACCES
     if name == "prctl":
         return "prctl(PR_SET_SECCOMP)", _EPERM
     if name == "clone3":
@@ -262,11 +271,14 @@ def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = Non
     return name, _EPERM
 
 
-def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = False) -> list[tuple[int, int, int, int]]:
+def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = False,
+                     keep_connects: bool = False) -> list[tuple[int, int, int, int]]:
     """The filter as ``(code, jt, jf, k)``; ``notify``: refused calls go to the listener (the keeper);
-    ``watch_files``: so do the opens, which the keeper lets go on."""
+    ``watch_files``: so do the opens, which the keeper lets go on; ``keep_connects``: so do the
+    connects, which the keeper makes itself (:class:`_Connects`)."""
     arch, numbers = _SECCOMP_ARCH[platform.machine()]
     LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, JMP|JSET|K, RET|K
+    ALU_AND = 0x54  # BPF_ALU|BPF_AND|BPF_K
     program: list[tuple[int, int, int, int]] = []
 
     def emit(code, k, jt=0, jf=0):
@@ -293,15 +305,29 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     for name in _IO_URING_CALLS:
         emit(JEQ, numbers[name], 0, 1)
         refuse(_EPERM)
-    if allow_processes:  # its workers talk over unix sockets (multiprocessing, Dask)
-        emit(JEQ, numbers["socket"], 0, 4)  # not socket(): on to the next test, past the four below
+    if allow_processes:  # its workers talk over unix stream sockets (multiprocessing's forkserver)
+        emit(JEQ, numbers["socket"], 0, 7)  # not socket(): on to the next test, past the seven below
         emit(LD, 16)  # args[0], the address family
-        emit(JEQ, 1, 0, 1)  # AF_UNIX
+        emit(JEQ, 1, 0, 3)  # AF_UNIX, or refused
+        emit(LD, 24)  # args[1], the type and its flags
+        emit(ALU_AND, 0xF)
+        emit(JEQ, 1, 1, 0)  # SOCK_STREAM: allowed (a datagram could be sent to any address, connected or not)
+        refuse(_EACCES)
         emit(RET, _RET_ALLOW)
+        if keep_connects:  # Landlock does not stop connect() to a unix socket file outside: the keeper
+            emit(JEQ, numbers["connect"], 0, 1)  # makes each connect itself, to the scratch folder only
+            emit(RET, _RET_USER_NOTIF)
+    else:  # no socket() at all (Landlock does not stop connect() to a unix socket file outside)
+        emit(JEQ, numbers["socket"], 0, 1)
         refuse(_EACCES)
-    else:  # no socket() at all: Landlock does not stop connect() to a unix socket file outside
-        emit(JEQ, numbers["socket"], 0, 1)  # (socketpair(), a different call, stays allowed)
-        refuse(_EACCES)
+    # socketpair() gives two ends already connected to each other, stream ones only: sendto() from a
+    # datagram end reaches any unix datagram socket by its path (a system log, a session bus).
+    emit(JEQ, numbers["socketpair"], 0, 5)
+    emit(LD, 24)  # args[1], the type
+    emit(ALU_AND, 0xF)
+    emit(JEQ, 1, 1, 0)  # SOCK_STREAM
+    refuse(_EACCES)
+    emit(RET, _RET_ALLOW)
     # No seccomp filter of the learner's own: the kernel applies the strictest answer of all filters,
     # so one that answered a refused call with an error itself would hide it from the keeper's count.
     emit(JEQ, numbers["seccomp"], 0, 1)
@@ -347,19 +373,21 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True) -> st
     if libc.prctl(38, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
 
-    def compiled(notify: bool, watch_files: bool = False) -> _SockFprog:
-        program = _seccomp_program(allow_processes, notify, watch_files)
+    def compiled(notify: bool, watch_files: bool = False, keep_connects: bool = False) -> _SockFprog:
+        program = _seccomp_program(allow_processes, notify, watch_files, keep_connects)
         filters = (_SockFilter * len(program))(*[_SockFilter(c, jt, jf, k) for c, jt, jf, k in program])
         return _SockFprog(len(program), filters)
 
     what = "seccomp: no network sockets" + ("" if allow_processes else ", no new processes (threads allowed)")
+    unix = "; unix sockets: connect() to any path, NOT restricted" if allow_processes else ""
     counted = "refused calls not counted (no keeper to count them)"
     import socket  # now: once the filter is in, an import's opens wait for the keeper, which has no listener yet
 
     if handoff is not None:
         # Letting a notified call go on (SECCOMP_USER_NOTIF_FLAG_CONTINUE) needs Linux 5.5.
         watch_files = watch_files and _kernel_at_least(5, 5)
-        prog = compiled(True, watch_files)
+        keep_connects = allow_processes and _kernel_at_least(5, 6)  # the keeper takes the socket with pidfd_getfd
+        prog = compiled(True, watch_files, keep_connects)
         listener = libc.syscall(_SECCOMP_ARCH[machine][1]["seccomp"], _SECCOMP_SET_MODE_FILTER,
                                 _SECCOMP_FILTER_FLAG_NEW_LISTENER, ctypes.byref(prog))
         if listener >= 0:
@@ -367,17 +395,19 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True) -> st
                 socket.send_fds(handoff, [b"listener"], [listener])
                 counted = "refused calls counted by the keeper" + (", and opens Landlock refuses" if watch_files else
                                                                    " (not the opens Landlock refuses)")
+                if keep_connects:
+                    unix = "; unix sockets: connect() made by the keeper, to the scratch folder's only"
             except OSError as error:  # the filter is in place; with no listener, the kernel answers ENOSYS
                 counted = f"refused calls not counted (the keeper could not be given them: {error.strerror or error})"
             finally:
                 os.close(listener)  # the learner's code must never hold it: it could answer its own calls
                 handoff.close()
-            return f"{what}; {counted}"
+            return f"{what}; {counted}{unix}"
         counted = f"refused calls not counted (no seccomp user notification: {os.strerror(ctypes.get_errno())})"
     prog = compiled(False)
     if libc.prctl(_PR_SET_SECCOMP, 2, ctypes.byref(prog), 0, 0) != 0:  # SECCOMP_MODE_FILTER
         raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP failed")
-    return f"{what}; {counted}"
+    return f"{what}; {counted}{unix}"
 
 
 def rlimits(memory_mb: int, cpu_seconds: int, file_mb: int) -> str:
@@ -609,8 +639,8 @@ def _proc_table() -> dict[int, tuple[int, int, str]]:
         if not name.isdigit():
             continue
         try:
-            with open(f"/proc/{name}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
+            with open(f"/proc/{name}/stat", "rb") as stat_file:
+                fields = stat_file.read().rsplit(b")", 1)[1].split()
             table[int(name)] = (int(fields[1]), int(fields[3]), fields[0].decode())
         except (OSError, IndexError, ValueError):
             continue  # gone meanwhile
@@ -751,6 +781,16 @@ class _FileWatch:
             text = self._read_text(self._memory(pid, fresh=True), address, limit)
         return text
 
+    def read_bytes(self, pid: int, address: int, size: int) -> bytes | None:
+        """``size`` bytes of the caller's memory at ``address`` (a connect's address), or None."""
+        for fresh in (False, True):
+            fd = self._memory(pid, fresh)
+            with contextlib.suppress(OSError):
+                data = os.pread(fd, size, address) if fd is not None else b""
+                if len(data) == size:
+                    return data
+        return None
+
     @staticmethod
     def _read_text(fd: int | None, address: int, limit: int) -> str | None:
         if fd is None:
@@ -816,6 +856,89 @@ class _FileWatch:
         return f"{'write' if writes else 'read'} {path[:160]}"
 
 
+class _Connects:
+    """The connect() calls of the worker's processes (where the lab allows processes), made by the keeper.
+
+    Landlock (up to ABI 7) does not stop a connect() to a unix socket file outside the sandbox (a
+    session bus, a database, another program's listener), and letting a notified call go on would
+    trust an address another thread can change after the keeper read it. So the keeper connects the
+    caller's socket itself: it reads the address once, opens the socket file *beneath the scratch
+    folder* (``openat2`` with ``RESOLVE_BENEATH``: no ``..``, no link out of it), takes the caller's
+    socket (``pidfd_getfd``, the same open socket) and connects it to that file, then answers with
+    the result. Any other address is refused and counted; abstract names too (none of multiprocessing's)."""
+
+    _PIDFD_OPEN, _PIDFD_GETFD, _OPENAT2 = 434, 438, 437  # the same on x86_64 and arm64
+    _RESOLVE_NO_MAGICLINKS, _RESOLVE_BENEATH = 0x02, 0x08
+
+    def __init__(self, policy: dict, watch: _FileWatch) -> None:
+        self.scratch = os.path.realpath(policy.get("scratch", "/nonexistent"))
+        self.watch = watch
+        self.libc = _libc()
+
+    def answer(self, pid: int, args: tuple[int, ...], still_waiting) -> tuple[int, str | None]:
+        """``(errno or 0, what to count as refused or None)`` for ``connect(args[0], args[1], args[2])``."""
+        size = args[2] & 0xFFFFFFFF
+        if not 2 <= size <= 110:  # sizeof(struct sockaddr_un)
+            return 22, None  # EINVAL, as the kernel answers
+        address = self.watch.read_bytes(pid, args[1], size)
+        if address is None:
+            return 14, None  # EFAULT
+        family = int.from_bytes(address[:2], sys.byteorder)
+        if family != 1:
+            return _EACCES, f"connect({_SOCKET_FAMILIES.get(family, f'family {family}')})"
+        name = address[2:]
+        if not name:
+            return 22, None
+        if name[0] == 0:
+            return _EACCES, "connect(an abstract unix socket)"
+        path = name.split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
+        if not path.startswith("/"):
+            try:
+                path = os.path.join(os.readlink(f"/proc/{pid}/cwd"), path)
+            except OSError:
+                return 3, None  # ESRCH: the caller is gone
+        if not path.startswith(self.scratch + "/"):
+            return _EACCES, f"connect(unix socket {path[:160]})"
+        return self._connect(pid, args[0], path[len(self.scratch) + 1:], still_waiting)
+
+    def _connect(self, pid: int, fd: int, relative: str, still_waiting) -> tuple[int, str | None]:
+        opened = []
+        try:
+            how = (ctypes.c_uint64 * 3)(os.O_PATH | os.O_CLOEXEC, 0, self._RESOLVE_BENEATH | self._RESOLVE_NO_MAGICLINKS)
+            folder = os.open(self.scratch, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+            opened.append(folder)
+            target = self.libc.syscall(self._OPENAT2, folder, relative.encode("utf-8", "surrogateescape"),
+                                       ctypes.byref(how), ctypes.c_size_t(24))
+            if target < 0:
+                error = ctypes.get_errno()
+                if error in (18, 40):  # EXDEV, ELOOP: out of the scratch folder, by ".." or a link
+                    return _EACCES, f"connect(unix socket {os.path.join(self.scratch, relative)[:160]})"
+                return error, None  # ENOENT and the like, as the kernel would answer
+            opened.append(target)
+            if not stat.S_ISSOCK(os.fstat(target).st_mode):
+                return 111, None  # ECONNREFUSED, as the kernel answers for a file that is no socket
+            pidfd = self.libc.syscall(self._PIDFD_OPEN, pid, 0)
+            if pidfd < 0:
+                return 3, None
+            opened.append(pidfd)
+            if not still_waiting():  # the pid is the caller's (not reused) only while its call waits
+                return 3, None
+            caller = self.libc.syscall(self._PIDFD_GETFD, pidfd, ctypes.c_int32(fd & 0xFFFFFFFF).value, 0)
+            if caller < 0:
+                return ctypes.get_errno(), None  # EBADF: no such fd
+            import socket
+
+            try:
+                with socket.socket(fileno=caller) as sock:  # the caller's socket (seccomp lets it make AF_UNIX only)
+                    sock.connect(f"/proc/self/fd/{target}")  # the file opened above, not the path again
+            except OSError as error:
+                return error.errno or 22, None
+            return 0, None
+        finally:
+            for fd_opened in opened:
+                os.close(fd_opened)
+
+
 def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], policy: dict, stats: dict) -> None:
     """The keeper's thread: receive the worker's notification fd on ``handoff``, then answer every
     call the filter refused with the filter's error (never "continue"), counting it in ``refused``;
@@ -839,6 +962,12 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
     machine = platform.machine()
     arch, numbers = _SECCOMP_ARCH[machine]
     watch = _FileWatch(policy, numbers)
+    connects = _Connects(policy, watch)
+
+    def waiting(notif_id: int) -> bool:
+        """Whether the call ``notif_id`` still waits for its answer (its caller alive, its pid not reused)."""
+        request_id = ctypes.c_uint64(notif_id)
+        return libc.ioctl(listener, ctypes.c_ulong(_NOTIF_ID_VALID), ctypes.byref(request_id)) == 0
 
     def count(counts: dict[str, int], name: str, other: str) -> None:
         if name not in counts and len(counts) >= MAX_REFUSAL_NAMES:
@@ -861,10 +990,17 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                     refused_open = watch.refused(notif.pid, notif.data.nr, args)
                 except Exception:  # a path this code did not foresee: the open is answered all the same
                     refused_open = None
-                request_id = ctypes.c_uint64(notif.id)  # the path was read from the caller's memory:
-                still = libc.ioctl(listener, ctypes.c_ulong(_NOTIF_ID_VALID), ctypes.byref(request_id)) == 0
-                if refused_open and still:  # ... count it only if the caller was still waiting then
+                # the path was read from the caller's memory: count it only if the caller was still waiting then
+                if refused_open and waiting(notif.id):
                     count(files, refused_open, "other files")
+            elif notif.data.arch == arch and notif.data.nr == numbers["connect"]:
+                try:
+                    error, refused_connect = connects.answer(notif.pid, args, functools.partial(waiting, notif.id))
+                except Exception:  # what this code did not foresee: refused, not made
+                    error, refused_connect = _EACCES, "connect(an address the keeper could not read)"
+                if refused_connect and waiting(notif.id):
+                    count(refused, refused_connect, "other refused calls")
+                answer.error = -error
             else:
                 try:
                     name, error = refusal(notif.data.arch, notif.data.nr, args, machine)
