@@ -22,7 +22,7 @@ import pytest
 
 from bpe_ref.course.grade import class_report
 from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment, run_nbgrader, temporary_course
-from bpe_ref.course.trusted import worker
+from bpe_ref.course.trusted.worker import confinement, keeper
 from bpe_ref.course.trusted.sandbox import Policy, Sandbox
 
 from test_grading_adversarial import complete, with_cell_after_setup
@@ -149,7 +149,7 @@ def test_a_learner_looping_on_a_refused_call_costs_one_answer_per_call_and_a_bou
     assert time.monotonic() - start < 20
     box.close()
     refused = box.behaviour()["refused"]
-    assert len(refused) == worker.MAX_REFUSAL_NAMES + 1, refused  # and "other refused calls"
+    assert len(refused) == keeper.MAX_REFUSAL_NAMES + 1, refused  # and "other refused calls"
     assert sum(refused.values()) == 37 * 300 and refused["other refused calls"] > 0, refused
 
 
@@ -352,10 +352,10 @@ def test_a_lab_that_starts_processes_is_not_flagged_for_what_the_interpreter_pro
 FALLBACK = '''
 import errno, socket, sys
 sys.path.insert(0, {folder!r})
-import worker
+import confinement
 {change}
 keeper, handoff = socket.socketpair()
-print(worker.seccomp(False, handoff))
+print(confinement.seccomp(False, handoff))
 keeper.close()  # a keeper that died: the listener it was sent is closed with it
 try:
     socket.socket(socket.AF_INET)
@@ -366,7 +366,7 @@ except OSError as error:
 
 @pytest.mark.parametrize("change, why", [
     ("", "refused calls counted by the keeper, and opens Landlock refuses"),
-    ("worker._SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 30  # a kernel without user notification",
+    ("confinement._SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 30  # a kernel without user notification",
      "refused calls not counted (no seccomp user notification: Invalid argument)"),
 ])
 def test_without_user_notification_calls_are_still_refused_and_the_isolation_says_they_are_not_counted(change, why):
@@ -374,9 +374,9 @@ def test_without_user_notification_calls_are_still_refused_and_the_isolation_say
     isolation line that ``grade`` prints says they are not counted."""
     import textwrap
 
-    if platform.machine() not in worker._SECCOMP_ARCH:
+    if platform.machine() not in confinement._SECCOMP_ARCH:
         pytest.skip(f"no seccomp filter for {platform.machine()}")
-    code = FALLBACK.format(folder=os.path.dirname(worker.WORKER_FILE), change=textwrap.dedent(change))
+    code = FALLBACK.format(folder=os.path.dirname(confinement.__file__), change=textwrap.dedent(change))
     # Nobody answers the notifications here: with user notification, the kernel answers a refused
     # call ENOSYS once the keeper's end (and the listener sent to it) is closed, as when a keeper dies.
     result = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
