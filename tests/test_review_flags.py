@@ -328,6 +328,20 @@ def test_opens_landlock_refuses_are_counted_with_their_path(box):
     assert behaviour_lines(report) == [f"opened files the sandbox refused: {listed}"]
 
 
+def test_another_process_s_proc_reached_through_its_own_is_counted(box):
+    """The caller's own /proc entries are not counted (the interpreter lists /proc/self/fd), but only once the
+    path is resolved: /proc/self/../1/status is another process's, refused by Landlock and counted."""
+    cell = ("import errno, os, threading\nseen = []\n"
+            "def attempt(path):\n    try:\n        open(path).close()\n        seen.append('opened')\n"
+            "    except OSError as error:\n        seen.append(errno.errorcode[error.errno])\n"
+            "attempt('/proc/self/../1/status')\nattempt('/proc/thread-self/../../../1/status')\n"
+            "attempt('/proc/self/status')\nthread = threading.Thread(target=attempt, args=('/proc/self/status',))\n"
+            "thread.start()\nthread.join()\nprint(seen)\n")
+    run = box.run_cell(cell, "proc")
+    assert run.ok and run.stdout == "['EACCES', 'EACCES', 'EACCES', 'EACCES']\n", run
+    box.close()
+    assert box.behaviour()["refused_files"] == {"read /proc/1/status": 2}, box.behaviour()
+
 SPAWNS = '''
 import multiprocessing, os
 with multiprocessing.get_context("spawn").Pool(2) as pool:

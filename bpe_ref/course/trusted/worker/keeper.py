@@ -129,6 +129,15 @@ def _beneath(path: str, roots: list[str]) -> bool:
     return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
 
+def _thread_group(pid: int) -> int:
+    """The process (thread group) of thread ``pid``: /proc/self is that of the process, not of the thread."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            return next((int(line.split()[1]) for line in status if line.startswith("Tgid:")), pid)
+    except (OSError, ValueError, IndexError):
+        return pid
+
+
 class _FileWatch:
     """Which opens of the worker's Landlock will refuse, seen by the keeper: the path is read from
     the caller's memory (``/proc/PID/mem``) and resolved against the rules the worker gave Landlock
@@ -224,8 +233,9 @@ class _FileWatch:
         flags = self._flags(pid, name, args)
         if not text or flags is None or flags & getattr(os, "O_PATH", 0):
             return None  # unreadable (the caller is gone), or an O_PATH open, which Landlock does not check
-        own = re.match(r"/proc/(self|thread-self)(/|$)", text)  # its own /proc entries (a child closing its fds lists them)
-        text = re.sub(r"^/proc/(self|thread-self)(?=/|$)", f"/proc/{pid}", text)
+        proc_self = re.match(r"/proc/(self|thread-self)(?=/|$)", text)  # the caller's, not the keeper's
+        if proc_self:  # (pid is the calling thread's)
+            text = f"/proc/{_thread_group(pid)}" + ("" if proc_self[1] == "self" else f"/task/{pid}") + text[proc_self.end():]
         if not text.startswith("/"):
             dirfd = ctypes.c_int32(args[0] & 0xFFFFFFFF).value if name.startswith("openat") else -100  # AT_FDCWD
             try:
@@ -244,7 +254,9 @@ class _FileWatch:
         else:
             allowed = _beneath(path, self.read + self.write) or (os.path.isdir(path) and _beneath(path, self.listed))
         name_only = os.path.basename(path)
-        if allowed or _beneath(path, self.probes) or (own and path.startswith("/proc/")) or (
+        # its own /proc entries (a child closing its fds lists them), once resolved: /proc/self/../1 is another's
+        own = path.startswith("/proc/") and _beneath(path, [f"/proc/{pid}", f"/proc/{_thread_group(pid)}"])
+        if allowed or _beneath(path, self.probes) or own or (
                 name_only.startswith("libpython") and ".so" in name_only):
             return None
         return f"{'write' if writes else 'read'} {path[:160]}"
