@@ -83,11 +83,12 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
 
 # seccomp: a classic BPF filter, written out because it is short and a maintained Python binding
 # does not ship on PyPI. It refuses io_uring (whose queued operations no filter sees), sockets
-# (AF_UNIX ones only where the lab allows processes, whose workers need them: Landlock does not stop
-# a connect() to a unix socket file outside the sandbox), and, unless the lab allows processes,
+# (unix stream ones only where the lab allows processes, whose workers need them, and their connect()
+# goes to the keeper, which makes it to the scratch folder only: Landlock does not stop a connect()
+# to a unix socket file outside the sandbox), datagram socketpair()s, and, unless the lab allows processes,
 # fork/vfork/execve and clone without CLONE_THREAD (threads stay possible); and a seccomp filter of
 # the learner's own (see below). Where the kernel has user notification (5.0+),
-# a refused call is not answered by the filter itself: it goes to the keeper (:func:`keep`), which
+# a refused call is not answered by the filter itself: it goes to the keeper (:func:`keeper.keep`), which
 # runs none of the learner's code, counts it by name and answers it with the same error; so what
 # the sandbox refused can be flagged from outside. The worker hands the notification fd over before
 # any code of the learner's runs, and keeps no copy.

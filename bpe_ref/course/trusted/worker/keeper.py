@@ -271,7 +271,9 @@ class _Connects:
     caller's socket itself: it reads the address once, opens the socket file *beneath the scratch
     folder* (``openat2`` with ``RESOLVE_BENEATH``: no ``..``, no link out of it), takes the caller's
     socket (``pidfd_getfd``, the same open socket) and connects it to that file, then answers with
-    the result. Any other address is refused and counted; abstract names too (none of multiprocessing's)."""
+    the result. Any other address is refused and counted; abstract names too (none of multiprocessing's).
+    A connect that waits (a listener's full backlog) holds the keeper's other answers until it ends,
+    or until the worker is killed at its deadline: it costs the learner's time only."""
 
     _PIDFD_OPEN, _PIDFD_GETFD, _OPENAT2 = 434, 438, 437  # the same on x86_64 and arm64
     _RESOLVE_NO_MAGICLINKS, _RESOLVE_BENEATH = 0x02, 0x08
