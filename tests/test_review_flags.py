@@ -22,7 +22,7 @@ import pytest
 
 from bpe_ref.course.grade import class_report
 from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment, run_nbgrader, temporary_course
-from bpe_ref.course.trusted import worker
+from bpe_ref.course.trusted.worker import confinement, keeper
 from bpe_ref.course.trusted.sandbox import Policy, Sandbox
 
 from test_grading_adversarial import complete, with_cell_after_setup
@@ -149,7 +149,7 @@ def test_a_learner_looping_on_a_refused_call_costs_one_answer_per_call_and_a_bou
     assert time.monotonic() - start < 20
     box.close()
     refused = box.behaviour()["refused"]
-    assert len(refused) == worker.MAX_REFUSAL_NAMES + 1, refused  # and "other refused calls"
+    assert len(refused) == keeper.MAX_REFUSAL_NAMES + 1, refused  # and "other refused calls"
     assert sum(refused.values()) == 37 * 300 and refused["other refused calls"] > 0, refused
 
 
@@ -202,6 +202,81 @@ def test_a_lab_without_processes_makes_no_unix_socket_but_keeps_socketpair(box, 
     assert box.behaviour()["refused"] == {"socket(AF_UNIX)": 1}, box.behaviour()
 
 
+
+CONNECTS = '''
+import errno, os, socket
+def attempt(what, make):
+    try:
+        make()
+        print(what, "made")
+    except OSError as error:
+        print(what, errno.errorcode.get(error.errno, error.errno))
+def connect(path):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(path)
+        sock.send(b"escaped")
+def linked():
+    if not os.path.lexists("outside.sock"):
+        os.symlink({path!r}, "outside.sock")
+    connect("outside.sock")
+def datagram():
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    a.sendto(b"escaped", {path!r})
+attempt("path", lambda: connect({path!r}))
+attempt("link", linked)
+attempt("datagram", datagram)
+'''
+
+
+@pytest.mark.parametrize("lab, points, refused", [
+    # lab 03 allows processes, whose workers need unix sockets: the keeper makes each connect() itself, only
+    # to a socket file beneath the scratch folder (multiprocessing's forkserver listens there)
+    ("03_parallel", 14, lambda path, scratch: {f"connect(unix socket {path})": 1, f"connect(unix socket {scratch}/outside.sock)": 1,
+                                               "socketpair(SOCK_DGRAM)": 1}),
+    # lab 10 allows none: no socket() at all, and socketpair() makes stream ends only
+    ("10_distributed", 17, lambda path, scratch: {"socket(AF_UNIX)": 2, "socketpair(SOCK_DGRAM)": 1}),
+])
+def test_a_unix_socket_outside_the_sandbox_cannot_be_reached_and_is_flagged(lab, points, refused):
+    """Landlock (ABI 7) does not stop connect() to a unix socket file outside the sandbox, nor a datagram
+    sent to one by path (red team, 2026-11-29: a listener in /tmp). The test serves one outside;
+    a submission that tries it, directly, through a link in its folder and from a datagram socketpair,
+    reaches neither, is flagged, and keeps the full marks its functions earn."""
+    import socket
+    import tempfile
+
+    from bpe_ref.course.trusted.autograde import grade_cells
+    from bpe_ref.course.trusted.sandbox import Policy
+
+    folder = tempfile.mkdtemp(prefix="bpe_ref_outside_")
+    path = os.path.join(folder, "served.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen()
+    listener.setblocking(False)
+    notebook = with_cell_after_setup(complete(lab), "probe", CONNECTS.format(path=path))
+    try:
+        with Sandbox(Policy(allow_processes=lab == "03_parallel")) as box:
+            if not counting(box):
+                pytest.skip("refused calls are not counted here")
+            run = box.run_cell(CONNECTS.format(path=path), "probe")
+            scratch = str(box.scratch)
+            box.close()
+            report = box.behaviour()
+        assert run.ok and run.stdout.split() == ["path", "EACCES", "link", "EACCES", "datagram", "EACCES"], run
+        assert report["refused"] == refused(path, scratch), report["refused"]
+        record = grade_cells(notebook["cells"], lab, policy=Policy(cell_timeout=60, call_timeout=60))
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody ever connected
+    finally:
+        listener.close()
+        os.unlink(path)
+        os.rmdir(folder)
+    assert record.earned == points, [verdict for verdict in record.verdicts if not verdict.passed]
+    flagged = "connect(unix socket " if lab == "03_parallel" else "socket(AF_UNIX"
+    assert any(name.startswith(flagged) for name in record.refused), record.refused
+    if lab == "03_parallel":
+        assert any("connect() made by the keeper" in line for line in record.isolation), record.isolation
+
 def test_a_flood_of_dev_shm_files_cannot_blank_the_report():
     # The keeper listed every /dev/shm file it removed; 400 long names made the report too long to
     # read, and the trusted side then saw an empty one: no flag at all (red team, 2026-11-29).
@@ -253,6 +328,20 @@ def test_opens_landlock_refuses_are_counted_with_their_path(box):
     assert behaviour_lines(report) == [f"opened files the sandbox refused: {listed}"]
 
 
+def test_another_process_s_proc_reached_through_its_own_is_counted(box):
+    """The caller's own /proc entries are not counted (the interpreter lists /proc/self/fd), but only once the
+    path is resolved: /proc/self/../1/status is another process's, refused by Landlock and counted."""
+    cell = ("import errno, os, threading\nseen = []\n"
+            "def attempt(path):\n    try:\n        open(path).close()\n        seen.append('opened')\n"
+            "    except OSError as error:\n        seen.append(errno.errorcode[error.errno])\n"
+            "attempt('/proc/self/../1/status')\nattempt('/proc/thread-self/../../../1/status')\n"
+            "attempt('/proc/self/status')\nthread = threading.Thread(target=attempt, args=('/proc/self/status',))\n"
+            "thread.start()\nthread.join()\nprint(seen)\n")
+    run = box.run_cell(cell, "proc")
+    assert run.ok and run.stdout == "['EACCES', 'EACCES', 'EACCES', 'EACCES']\n", run
+    box.close()
+    assert box.behaviour()["refused_files"] == {"read /proc/1/status": 2}, box.behaviour()
+
 SPAWNS = '''
 import multiprocessing, os
 with multiprocessing.get_context("spawn").Pool(2) as pool:
@@ -277,10 +366,10 @@ def test_a_lab_that_starts_processes_is_not_flagged_for_what_the_interpreter_pro
 FALLBACK = '''
 import errno, socket, sys
 sys.path.insert(0, {folder!r})
-import worker
+import confinement
 {change}
 keeper, handoff = socket.socketpair()
-print(worker.seccomp(False, handoff))
+print(confinement.seccomp(False, handoff))
 keeper.close()  # a keeper that died: the listener it was sent is closed with it
 try:
     socket.socket(socket.AF_INET)
@@ -291,7 +380,7 @@ except OSError as error:
 
 @pytest.mark.parametrize("change, why", [
     ("", "refused calls counted by the keeper, and opens Landlock refuses"),
-    ("worker._SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 30  # a kernel without user notification",
+    ("confinement._SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 30  # a kernel without user notification",
      "refused calls not counted (no seccomp user notification: Invalid argument)"),
 ])
 def test_without_user_notification_calls_are_still_refused_and_the_isolation_says_they_are_not_counted(change, why):
@@ -299,9 +388,9 @@ def test_without_user_notification_calls_are_still_refused_and_the_isolation_say
     isolation line that ``grade`` prints says they are not counted."""
     import textwrap
 
-    if platform.machine() not in worker._SECCOMP_ARCH:
+    if platform.machine() not in confinement._SECCOMP_ARCH:
         pytest.skip(f"no seccomp filter for {platform.machine()}")
-    code = FALLBACK.format(folder=os.path.dirname(worker.WORKER_FILE), change=textwrap.dedent(change))
+    code = FALLBACK.format(folder=os.path.dirname(confinement.__file__), change=textwrap.dedent(change))
     # Nobody answers the notifications here: with user notification, the kernel answers a refused
     # call ENOSYS once the keeper's end (and the listener sent to it) is closed, as when a keeper dies.
     result = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)

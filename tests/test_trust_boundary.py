@@ -380,8 +380,12 @@ def test_the_trusted_side_imports_nothing_of_the_graders():
     import subprocess
 
     trusted = Path(__file__).resolve().parents[1] / "bpe_ref" / "course" / "trusted"
-    modules = sorted(path.stem for path in trusted.glob("*.py"))
-    for path in trusted.glob("*.py"):
+    files = sorted(trusted.rglob("*.py"))
+    # the worker's __main__ runs as a script only (its siblings are top-level modules there): read, not imported
+    modules = sorted(".".join(path.relative_to(trusted).with_suffix("").parts).removesuffix(".__init__") for path in files
+                     if path.name != "__main__.py")
+    assert "worker.keeper" in modules and "worker.wire" in modules, modules
+    for path in files:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
                 names = [node.module or ""] + [alias.name for alias in node.names]
@@ -390,7 +394,7 @@ def test_the_trusted_side_imports_nothing_of_the_graders():
             else:
                 continue
             assert not any(name == "checks" or "checks." in name or name.endswith(".checks") for name in names), (
-                f"{path.name}:{node.lineno} imports the graders")
+                f"{path.relative_to(trusted)}:{node.lineno} imports the graders")
     code = ("import sys\n" + "".join(f"import bpe_ref.course.trusted.{name}\n" for name in modules)
             + "print(sorted(name for name in sys.modules if name.startswith('bpe_ref.course.checks')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
@@ -399,3 +403,28 @@ def test_the_trusted_side_imports_nothing_of_the_graders():
     from bpe_ref.course.trusted import verdicts
 
     assert core.CheckFailed is verdicts.CheckFailed and core.GradingStopped is verdicts.GradingStopped
+
+
+def test_the_workers_modules_import_only_the_standard_library_and_each_other():
+    """The worker's side of the boundary (wire format, confinement, keeper, worker loop) is audited on its own:
+    each module imports the standard library and its siblings only (never bpe_ref), and the worker, started as
+    the sandbox starts it, has none of its folder's names left to shadow a learner's module of the same name."""
+    import ast
+
+    folder = Path(__file__).resolve().parents[1] / "bpe_ref" / "course" / "trusted" / "worker"
+    siblings = {path.stem for path in folder.glob("*.py")}
+    for path in folder.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue  # a relative import: a sibling, when the trusted side imports the package
+            for name in names:
+                top = name.split(".")[0]
+                assert top in sys.stdlib_module_names or top in siblings or top == "__future__", f"{path.name}:{node.lineno} {name}"
+    with Sandbox(Policy(cell_timeout=20)) as box:
+        run = box.run_cell("import sys\nprint(sorted(name for name in ('wire', 'keeper', 'confinement') if name in sys.modules),"
+                           " any('trusted' in entry for entry in sys.path))", "names")
+    assert run.ok and run.stdout == "[] False\n", run

@@ -1,7 +1,10 @@
 """Trusted grading: the score comes from a process the submission cannot reach.
 
-- :mod:`.worker`: the untrusted side. A fresh ``python -I -S`` process that confines itself, then
-  runs the submission's cells and answers calls of the learner's functions, in JSON.
+- :mod:`.worker`: the untrusted side, a folder of standard-library modules, each read on its own:
+  ``worker/__main__.py``, the worker loop, a fresh ``python -I -S`` process that runs the submission's
+  cells and answers calls of the learner's functions, in JSON (:mod:`.worker.wire`, the one format
+  both sides import), after it confines itself (:mod:`.worker.confinement`) below its keeper
+  (:mod:`.worker.keeper`).
 - :mod:`.sandbox`: the trusted side's handle on a worker (deadlines, restarts, a function proxy).
 - :mod:`.autograde`: the nbgrader preprocessor that replaces ``Execute`` in ``nbgrader autograde``
   (and so in ``python -m bpe_ref grade``): graders run here, with the reference, and decide.
@@ -30,6 +33,18 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   disk, a subprocess that runs it): the worker starts without site-packages and can read only the
   standard library, the allowed packages (``regex``) and its scratch folder; it cannot start
   processes (unless a lab allows them) or open network sockets.
+- *Reaching a program outside through a unix socket* (a session bus, a database, another grader's
+  listener, a system log): Landlock (up to ABI 7) does not stop ``connect`` to a unix socket file,
+  nor a datagram sent to one by its path. Where a lab allows no processes, ``socket()`` is refused
+  whole; ``socketpair()`` makes stream ends only (connected to each other, they can send nowhere
+  else). Where it allows processes (lab 03), ``socket()`` makes unix *stream* sockets only and each
+  ``connect`` goes to the keeper, which makes it itself: it reads the address once, opens the socket
+  file beneath the scratch folder only (``openat2`` with ``RESOLVE_BENEATH``: no ``..``, no link out),
+  takes the caller's socket (``pidfd_getfd``) and connects it to the file it opened, so no address
+  is read again after the check; anything else (a path outside, a link out, an abstract name) is
+  refused and counted. multiprocessing's forkserver listens in the scratch folder, and connects
+  there (the listener sees the keeper as its peer's process). Without the keeper (no user
+  notification, or Linux before 5.6) such connects are not stopped, and the isolation line says so.
 - *Writing to the gradebook, the package, the course or another submission*: the worker can write
   only in its scratch folder, deleted after grading. Graders are imported once, in the trusted
   process, before any submission runs. The trusted side never opens a file by path in that folder:
@@ -42,7 +57,7 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
 - *Hanging or exhausting the machine*: a deadline per cell and per call (the worker is killed and a
   fresh worker replays the cells that ran), a budget per notebook, and rlimits on memory, CPU time
-  and file size. On Linux the worker is the child of a *keeper* (:func:`.worker.keep`), a child
+  and file size. On Linux the worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child
   subreaper that runs none of the learner's code: every process the worker starts stays below it,
   even one that calls ``setsid``, is counted (more than ``Policy.max_processes`` at once kills the
   lot) and is killed when the worker ends; what they left in /dev/shm is removed (but for
@@ -93,8 +108,7 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   refused and the files it refused to open, by name and count; processes that left the session,
   files left in /dev/shm, links or special files made in the scratch folder; tampering nbgrader
   restored. The seccomp filter sends each call it refuses (io_uring, whose queued operations no
-  filter sees; a socket, AF_UNIX ones allowed only where the lab allows processes, since Landlock
-  does not stop a ``connect`` to a unix socket file outside; a new process or program where the lab
+  filter sees; a socket, and a datagram ``socketpair``, as above; a new process or program where the lab
   allows none, a seccomp filter of the worker's own, which could
   otherwise answer refused calls before the keeper sees them, any call of another architecture's
   table) to the keeper by seccomp user notification; the keeper counts it and answers with the
@@ -103,8 +117,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   ("read PATH", "write PATH") if it lies outside what the worker gave Landlock, and lets the call go
   on, so Landlock still decides (a path swapped by another thread after the read changes the count,
   never what is allowed; the harmless probes of the interpreter, its loader and the C library are
-  not counted: ``pyvenv.cfg``, ``libpython``, the caller's own ``/proc/self``, the CPU count and the
-  overcommit policy under ``/sys`` and ``/proc``, the locale aliases). The worker hands the notification fd
+  not counted: ``pyvenv.cfg``, ``libpython``, the caller's own ``/proc/PID`` once the path is
+  resolved, the CPU count and the overcommit policy under ``/sys`` and ``/proc``, the locale aliases). The worker hands the notification fd
   over and closes its copy before any of the learner's code runs, and Landlock keeps it from taking
   the keeper's (``pidfd_getfd`` needs ptrace). A report names at most 16 calls and 16 files (the rest
   counted together); every call is answered, one round trip each (about 0.1 ms for a refused call;
@@ -115,13 +129,14 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   counted; before Linux 5.5 (no "continue") opens are not watched: the isolation line says which.
   The keeper's report is bounded (16 names of files it removed from /dev/shm, the rest counted); a
   report that does not come within 10 s or cannot be read is a flag of its own, never a clean
-  record. *Not* counted: other file operations Landlock refuses (``unlink``, ``rename``, ``mkdir``...
+  record. *Not* counted: other file operations Landlock refuses (``unlink``, ``rename``, ``mkdir``, ``execve``...
   outside the scratch folder), and a signal or ptrace Landlock scoped. The count of refused opens is
-  a lower bound: a thread that rewrites the path between the keeper's read and the kernel's, or a
-  path through ``/proc/self/..`` (the keeper leaves the caller's own ``/proc`` alone), goes uncounted,
-  though Landlock still refuses it. Where the lab allows processes, its workers' unix sockets are
-  allowed, so a ``connect`` to a unix socket file outside the sandbox is not stopped there: grade
-  on a machine without such sockets (docker's, a session bus), or in a container per batch. The text of the learner's
+  the keeper's model of the rules it gave Landlock, less the probes above; it is not exact against
+  code that races it: the keeper reads the path, the call goes on, and the kernel reads it again,
+  so a thread that rewrites the path (or swaps a link on it) in between is counted for what it held
+  when the keeper read it (Landlock still decides what is opened). Exact whatever the
+  code does would take the kernel's answer, which a notification never sees (Landlock's own denial
+  log, ABI 7, is the audit subsystem's, closed to an unprivileged grader). The text of the learner's
   cells is still read for capabilities no lab needs, a hint where behaviour cannot be seen (an
   import of the reference just fails, without an open; a hook or a patch is no system call), never a
   finding; a docstring is not read. With Landlock ABI < 6 the worker could signal its keeper.

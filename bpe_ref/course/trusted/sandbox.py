@@ -7,7 +7,7 @@ True
 ((21,), 42)
 
 The worker (:mod:`.worker`) runs the learner's code; this side holds the references and decides.
-Only JSON crosses between them, in the tagged format of :func:`.worker.encode`; a reply is read
+Only JSON crosses between them, in the tagged format of :mod:`.worker.wire`; a reply is read
 with a size limit and a deadline, and a worker that misses its deadline is killed with its whole
 process group. See :mod:`bpe_ref.course.trusted` for the threat model.
 """
@@ -34,12 +34,12 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-from . import worker
 from .stand_ins import stand_in_source
 from .verdicts import GradingStopped, LearnerError
-from .worker import decode, encode
+from .worker.wire import decode, encode
 
-WORKER_FILE = Path(worker.__file__).resolve()
+# The worker loop, started as a script: only its own folder (the worker's modules) is on its sys.path.
+WORKER_FILE = (Path(__file__).parent / "worker" / "__main__.py").resolve()
 # A reply larger than this is refused unread. The largest honest reply of any lab is ~130 KB (the
 # pretoken counts of corpus.en, sent back); parsing a reply costs the grader ~90 times its size
 # (json.loads, decode, plain and same each build the value again), so 64 MiB of "[]," was ~6 GiB.
@@ -280,7 +280,7 @@ class Sandbox:
         pass_fds: tuple[int, ...] = ()
         self._control = self._report = None
         if sys.platform.startswith("linux"):
-            # The keeper (worker.keep) reads the control pipe: its end means "stop"; it writes what the
+            # The keeper (worker/keeper.py) reads the control pipe: its end means "stop"; it writes what the
             # worker's processes did on the report pipe.
             control_read, self._control = os.pipe()
             self._report, report_write = os.pipe()

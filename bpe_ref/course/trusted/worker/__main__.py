@@ -1,0 +1,242 @@
+"""The worker loop: the script the trusted side starts, which runs a learner's cells and answers calls of their functions.
+
+The trusted grader (:mod:`bpe_ref.course.trusted.sandbox`) runs this file in a fresh interpreter
+(``python -I -S worker/__main__.py POLICY``: no site-packages, no environment variables, no current
+folder on the path; this folder is put there to load its modules, and :func:`main` takes it off
+again), then talks to it over two pipes in newline-delimited JSON. First the worker becomes the
+child of its keeper (:mod:`keeper`), then, before it reads the first request, it locks itself in
+(:mod:`confinement`). Nothing of ``bpe_ref`` is imported here: the reference, the graders and the
+gradebook stay in the trusted process, which decides every verdict. What the worker sends back is
+only ever data (:mod:`wire`), the learner's answers.
+
+Requests and replies (``id`` is echoed)::
+
+    {"id": 1, "op": "exec", "name": "task1_solution", "code": "def f(x): ..."}
+    -> {"id": 1, "ok": true, "stdout": "", "stderr": ""}     # or "ok": false, "error": {...}
+    {"id": 2, "op": "call", "name": "count_pairs", "args": [...], "return_args": false, "spy": []}
+    -> {"id": 2, "ok": true, "result": ..., "stdout": "", "stderr": ""}
+
+A call may carry ``stand_ins`` (reference helpers bound in place of the learner's while it runs)
+and a ``driver`` (a reference function called as ``driver(function, *args)``, for a function whose
+arguments are not data: lab 09's harness, given a fake clock), both as source.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import importlib
+import io
+import json
+import linecache
+import os
+import platform
+import re
+import sys
+import traceback
+
+WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, WORKER_DIR)  # -I leaves the script's folder off sys.path; its modules come from there, and only they
+from confinement import confine  # noqa: E402
+from keeper import keep  # noqa: E402
+from wire import decode, encode  # noqa: E402
+
+MAX_OUTPUT_CHARS = 20_000  # of a cell's or a call's captured stdout / stderr
+
+
+_MODULE_FILE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.py")
+
+
+class _Shell:
+    """Stands in for IPython's ``get_ipython()``: magics and shell commands are skipped while grading,
+    but ``%%writefile NAME.py``, with which a lab has the learner write a module of their own
+    (lab 03: worker functions that a ``spawn`` process can import), writes it into the scratch
+    folder, which is on ``sys.path``."""
+
+    def run_cell_magic(self, magic: str, line: str, cell: str) -> None:
+        name = line.strip()
+        if magic != "writefile" or not _MODULE_FILE.fullmatch(name):
+            print(f"(skipped while grading: %%{magic} {line})", file=sys.stderr)
+            return
+        with open(name, "w", encoding="utf-8") as file:  # the current folder is the scratch folder
+            file.write(cell)
+        importlib.invalidate_caches()
+        print(f"Writing {name}")
+
+    def __getattr__(self, name):
+        def skipped(*args, **kwargs):
+            print(f"(skipped while grading: {name}{args[:2]!r})", file=sys.stderr)
+
+        return skipped
+
+
+def _display(*objects, **kwargs) -> None:
+    for value in objects:
+        print(repr(value))
+
+
+def _captured(stream: io.StringIO) -> str:
+    text = stream.getvalue()
+    return text if len(text) <= MAX_OUTPUT_CHARS else text[:MAX_OUTPUT_CHARS] + f"\n... ({len(text)} characters in all)"
+
+
+def _error(exc: BaseException) -> dict:
+    """An exception of the learner's code as data; traceback frames of this file left out."""
+    # The lines of this folder's frames are never looked up: this process cannot read its own file, and
+    # the refused open would be counted against the learner (its keeper watches opens).
+    frames = [frame for frame in traceback.StackSummary.extract(traceback.walk_tb(exc.__traceback__), lookup_lines=False)
+              if os.path.dirname(frame.filename) != WORKER_DIR]
+    lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
+    try:
+        message = str(exc)
+    except Exception:
+        message = "?"
+    return {"ename": type(exc).__name__, "evalue": message[:2000], "traceback": [line[:2000] for line in lines[-30:]]}
+
+
+class Worker:
+    def __init__(self) -> None:
+        self.namespace: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": lambda: _Shell(), "display": _display}
+        self.stand_in_modules: dict[str, dict] = {}  # source -> the namespace it defined, built once
+        self.failed_cells: list[str] = []  # "cell NAME raised ERROR: ...", to explain a name never defined
+
+    def stand_ins(self, request: dict, key: str = "stand_ins") -> dict:
+        """``name -> function`` of the request's stand-ins (or, with ``key="driver"``, its driver):
+        the reference's helpers, sent as source by the trusted side, run in a namespace of their own
+        (not the learner's, not importable)."""
+        wanted = request.get(key)
+        if not wanted:
+            return {}
+        source = wanted["source"]
+        if source not in self.stand_in_modules:
+            namespace: dict = {"__name__": "stand_ins", "__builtins__": builtins}
+            exec(compile(source, "<the reference's helpers>", "exec"), namespace)
+            self.stand_in_modules[source] = namespace
+        return {name: self.stand_in_modules[source][name] for name in wanted["names"]}
+
+    def run_exec(self, request: dict) -> dict:
+        name = str(request.get("name", "cell"))
+        filename = f"<cell {name}>"
+        code = request["code"]
+        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)  # tracebacks show lines
+        out, err = io.StringIO(), io.StringIO()
+        reply: dict = {"ok": True}
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                exec(compile(code, filename, "exec"), self.namespace)
+            except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the cell failed
+                reply = {"ok": False, "error": _error(exc)}
+                self.failed_cells.append(f"cell {name} raised {type(exc).__name__}: {str(exc)[:200]}")
+        reply.update(stdout=_captured(out), stderr=_captured(err))
+        return reply
+
+    def run_call(self, request: dict) -> dict:
+        name = request["name"]
+        function = self.namespace.get(name)
+        if function is None:
+            why = (f"; it may be defined in a cell that failed ({self.failed_cells[-1]})" if self.failed_cells
+                   else ": write it (and run its cell) in the notebook")
+            return {"ok": False, "error": {"ename": "NameError", "evalue": f"name {name!r} is not defined{why}", "traceback": []}}
+        if not callable(function):
+            return {"ok": False, "error": {"ename": "TypeError",
+                                           "evalue": f"{name} should be a function, but it is a {type(function).__name__}",
+                                           "traceback": []}}
+        args = [decode(arg) for arg in request["args"]]
+        driver = next(iter(self.stand_ins(request, "driver").values()), None)  # calls the function for the grader
+        spies: dict[str, list[int]] = {}
+        missing = object()
+        stand_ins = self.stand_ins(request)  # bound first, so that a spy watches the stand-in
+        originals = {helper: self.namespace.get(helper, missing) for helper in stand_ins}
+        self.namespace.update(stand_ins)
+        for spied in request.get("spy", []):
+            original = self.namespace.get(spied)
+            if callable(original):
+                spies[spied] = calls = []
+                originals.setdefault(spied, original)
+                self.namespace[spied] = _spy(original, calls)
+        out, err = io.StringIO(), io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    result = function(*args) if driver is None else driver(function, *args)
+                    reply = {"ok": True, "result": encode(result)}
+                    if request.get("return_args"):
+                        reply["args"] = [encode(arg) for arg in args]
+                except BaseException as exc:
+                    reply = {"ok": False, "error": _error(exc)}
+        finally:
+            for restored, value in originals.items():
+                if value is missing:
+                    self.namespace.pop(restored, None)
+                else:
+                    self.namespace[restored] = value
+        if spies:
+            reply["spy"] = spies
+        reply.update(stdout=_captured(out), stderr=_captured(err))
+        return reply
+
+
+def _spy(function, calls: list[int]):
+    """``function``, recording the length of its first argument (-1 without one) at every call."""
+
+    def spied(*args, **kwargs):
+        first = args[0] if args else next(iter(kwargs.values()), None)
+        try:
+            calls.append(len(first))
+        except Exception:
+            calls.append(-1)
+        return function(*args, **kwargs)
+
+    return spied
+
+
+def serve(requests, replies) -> None:
+    worker = Worker()
+    for line in requests:
+        try:
+            request = json.loads(line)
+            handler = {"exec": worker.run_exec, "call": worker.run_call}[request["op"]]
+            reply = handler(request)
+        except BaseException as exc:  # a request the worker could not even start on
+            request = request if isinstance(request, dict) else {}
+            reply = {"ok": False, "error": _error(exc)}
+        reply["id"] = request.get("id")
+        try:
+            data = json.dumps(reply, ensure_ascii=True)
+        except (TypeError, ValueError, RecursionError) as exc:
+            data = json.dumps({"id": request.get("id"), "ok": False,
+                               "error": {"ename": "UnsendableResult", "evalue": str(exc)[:200], "traceback": []}})
+        replies.write(data + "\n")
+        replies.flush()
+
+
+def main() -> None:
+    policy = json.loads(sys.argv[1])
+    handoff = None
+    if policy.get("control_fd") is not None:
+        handoff = keep(policy, policy["control_fd"], policy["report_fd"])  # returns in the worker only
+    # sys.path: the standard library, then a folder of links to the packages a lab may import (not this folder).
+    sys.path = [p for p in sys.path if p and os.path.isdir(p) and os.path.abspath(p) != WORKER_DIR] + [policy["packages_dir"]]
+    for name in ("confinement", "keeper", "wire"):  # loaded: the names are the learner's again (a module of theirs)
+        sys.modules.pop(name, None)
+    # The protocol keeps the pipes the trusted side opened as stdin and stdout; the learner's code
+    # gets /dev/null and the stderr pipe instead, so what it prints cannot garble a reply.
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    os.dup2(2, 1)
+    isolation = confine(policy, handoff)
+    # A module the learner writes (``%%writefile``) is imported from the scratch folder, here and in
+    # the processes a lab may start (spawn and forkserver children get this sys.path).
+    sys.path.insert(0, policy["scratch"])
+    # Like a Jupyter kernel's, this process's __main__ has no file for a spawned child to re-run (it
+    # could not read this file anyway): functions defined in the notebook's cells do not reach a
+    # spawned worker, those of a module written with %%writefile do.
+    sys.modules["__main__"].__dict__.pop("__file__", None)
+    replies.write(json.dumps({"hello": True, "isolation": isolation, "python": platform.python_version()}) + "\n")
+    replies.flush()
+    serve(requests, replies)
+
+
+if __name__ == "__main__":
+    main()

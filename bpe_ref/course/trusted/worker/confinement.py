@@ -1,0 +1,333 @@
+"""Confinement of the worker, applied to itself before it reads the first request: Landlock, seccomp, rlimits.
+
+:func:`confine` is the entry; :func:`refusal` names a refused call for the keeper (:mod:`.keeper`),
+which answers what this filter sends it. Standard library only; imports nothing of the course.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+import re
+import sys
+
+# Landlock (Linux 5.13+): unprivileged, allow-list file system access; ABI 4 adds TCP, ABI 6 scopes
+# signals and abstract unix sockets to the sandbox. Syscall numbers are the same on x86_64 and arm64.
+_LANDLOCK_CREATE_RULESET, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT_SELF = 444, 445, 446
+_FS = {name: 1 << bit for bit, name in enumerate(
+    "execute write_file read_file read_dir remove_dir remove_file make_char make_dir make_reg "
+    "make_sock make_fifo make_block make_sym refer truncate ioctl_dev".split())}
+_FS_BY_ABI = {1: 13, 2: 14, 3: 15, 4: 15, 5: 16}  # how many of the rights above each ABI knows
+_FILE_RIGHTS = _FS["execute"] | _FS["write_file"] | _FS["read_file"] | _FS["truncate"] | _FS["ioctl_dev"]
+_READ = _FS["execute"] | _FS["read_file"] | _FS["read_dir"]
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("fs", ctypes.c_uint64), ("net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+
+
+def _libc():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return libc
+
+
+def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str]) -> str:
+    """Allow reading ``read_paths``, listing (not reading) the folders ``list_paths`` and what is
+    below them, and reading and writing ``write_paths``; nothing else, no TCP, no signals to
+    processes outside. Returns what was applied, or raises ``OSError``."""
+    libc = _libc()
+    abi = libc.syscall(_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    if abi < 1:
+        raise OSError(ctypes.get_errno(), "Landlock is not available in this kernel")
+    handled = sum(1 << bit for bit in range(_FS_BY_ABI.get(abi, 16)))
+    attr = _RulesetAttr(handled, 3 if abi >= 4 else 0, 3 if abi >= 6 else 0)
+    size = 8 if abi < 4 else 16 if abi < 6 else 24
+    ruleset = libc.syscall(_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
+    try:
+        for paths, rights in ((read_paths, _READ), (list_paths, _FS["read_dir"]), (write_paths, handled)):
+            for path in paths:
+                try:
+                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                except OSError:
+                    continue  # a path this machine does not have
+                try:
+                    allowed = rights & handled
+                    if not os.path.isdir(path):
+                        allowed &= _FILE_RIGHTS
+                    rule = _PathBeneath(allowed, fd)
+                    if libc.syscall(_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0) != 0:
+                        raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
+                finally:
+                    os.close(fd)
+        if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS, required to restrict oneself
+            raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
+        if libc.syscall(_LANDLOCK_RESTRICT_SELF, ruleset, 0) != 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+    finally:
+        os.close(ruleset)
+    parts = [f"Landlock ABI {abi}: files readable only in the standard library, allowed packages, system libraries "
+             "and the scratch folder, writable only in the scratch folder"]
+    parts.append("no TCP" if abi >= 4 else "TCP not restricted by Landlock (ABI < 4)")
+    parts.append("no signals to processes outside the sandbox" if abi >= 6 else "signals not scoped (ABI < 6)")
+    return "; ".join(parts)
+
+
+# seccomp: a classic BPF filter, written out because it is short and a maintained Python binding
+# does not ship on PyPI. It refuses io_uring (whose queued operations no filter sees), sockets
+# (unix stream ones only where the lab allows processes, whose workers need them, and their connect()
+# goes to the keeper, which makes it to the scratch folder only: Landlock does not stop a connect()
+# to a unix socket file outside the sandbox), datagram socketpair()s, and, unless the lab allows processes,
+# fork/vfork/execve and clone without CLONE_THREAD (threads stay possible); and a seccomp filter of
+# the learner's own (see below). Where the kernel has user notification (5.0+),
+# a refused call is not answered by the filter itself: it goes to the keeper (:func:`keeper.keep`), which
+# runs none of the learner's code, counts it by name and answers it with the same error; so what
+# the sandbox refused can be flagged from outside. The worker hands the notification fd over before
+# any code of the learner's runs, and keeps no copy.
+_SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filter reads (None: no such call)
+    "x86_64": (0xC000003E, {"socket": 41, "execve": 59, "execveat": 322, "fork": 57, "vfork": 58, "clone": 56,
+                            "clone3": 435, "seccomp": 317, "prctl": 157, "open": 2, "creat": 85, "openat": 257,
+                            "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+                            "socketpair": 53, "connect": 42}),
+    "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
+                             "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
+                             "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+                             "socketpair": 199, "connect": 203}),
+}
+# io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
+# whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
+_IO_URING_CALLS = ("io_uring_setup", "io_uring_enter", "io_uring_register")
+# The calls that open a file by path: sent to the keeper too, which reads the path, counts it if
+# Landlock will refuse it, and lets the call go on (Landlock decides; see :class:`_FileWatch`).
+_OPEN_CALLS = ("open", "creat", "openat", "openat2")
+_EPERM, _EACCES, _ENOSYS = 1, 13, 38
+_RET_ALLOW, _RET_ERRNO, _RET_USER_NOTIF = 0x7FFF0000, 0x00050000, 0x7FC00000
+_PR_SET_SECCOMP, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_NEW_LISTENER = 22, 1, 8
+_SOCKET_FAMILIES = {1: "AF_UNIX", 2: "AF_INET", 10: "AF_INET6", 16: "AF_NETLINK", 17: "AF_PACKET", 40: "AF_VSOCK"}
+_SOCKET_TYPES = {1: "SOCK_STREAM", 2: "SOCK_DGRAM", 3: "SOCK_RAW", 5: "SOCK_SEQPACKET"}
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = None) -> tuple[str, int]:
+    """The name of a call the filter refused (``arch``, ``nr`` and ``args`` of its ``seccomp_data``)
+    and the error the filter answers it with: the one table the filter and the keeper share."""
+    own_arch, numbers = _SECCOMP_ARCH[machine or platform.machine()]
+    if arch != own_arch:
+        return f"a system call of another architecture (#{nr})", _ENOSYS
+    if nr >= 0x40000000:
+        return f"an x32 system call (#{nr & 0xFFFF})", _ENOSYS
+    name = next((name for name, number in numbers.items() if number == nr), f"system call #{nr}")
+    kind = _SOCKET_TYPES.get(args[1] & 0xF, f"type {args[1] & 0xF}")
+    if name == "socket":
+        family = args[0] & 0xFFFFFFFF
+        stream = family != 1 or args[1] & 0xF == 1
+        return f"socket({_SOCKET_FAMILIES.get(family, f'family {family}')}{'' if stream else f', {kind}'})", _EACCES
+    if name == "socketpair":
+        return f"socketpair({kind})", _EACCES
+    if name == "prctl":
+        return "prctl(PR_SET_SECCOMP)", _EPERM
+    if name == "clone3":
+        return name, _ENOSYS
+    return name, _EPERM
+
+
+def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = False,
+                     keep_connects: bool = False) -> list[tuple[int, int, int, int]]:
+    """The filter as ``(code, jt, jf, k)``; ``notify``: refused calls go to the listener (the keeper);
+    ``watch_files``: so do the opens, which the keeper lets go on; ``keep_connects``: so do the
+    connects, which the keeper makes itself (:class:`_Connects`)."""
+    arch, numbers = _SECCOMP_ARCH[platform.machine()]
+    LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, JMP|JSET|K, RET|K
+    ALU_AND = 0x54  # BPF_ALU|BPF_AND|BPF_K
+    program: list[tuple[int, int, int, int]] = []
+
+    def emit(code, k, jt=0, jf=0):
+        program.append((code, jt, jf, k))
+
+    def refuse(errno: int) -> None:
+        emit(RET, _RET_USER_NOTIF if notify else _RET_ERRNO | errno)
+
+    emit(LD, 4)  # seccomp_data.arch
+    emit(JEQ, arch, 1, 0)
+    # Another ABI's syscall table (on x86_64, ``int 0x80`` reaches the i386 one, with its own
+    # numbers for fork, socket, socketcall...): refused whole, or it would bypass every rule below.
+    # Python never makes such a call.
+    refuse(_ENOSYS)
+    emit(LD, 0)  # seccomp_data.nr
+    # x32 (x86_64's arch with bit 30 set in the number) has the same calls under other numbers.
+    emit(JGE, 0x40000000, 0, 1)
+    refuse(_ENOSYS)
+    if watch_files:
+        for name in _OPEN_CALLS:
+            if numbers[name] is not None:
+                emit(JEQ, numbers[name], 0, 1)
+                emit(RET, _RET_USER_NOTIF)
+    for name in _IO_URING_CALLS:
+        emit(JEQ, numbers[name], 0, 1)
+        refuse(_EPERM)
+    if allow_processes:  # its workers talk over unix stream sockets (multiprocessing's forkserver)
+        emit(JEQ, numbers["socket"], 0, 7)  # not socket(): on to the next test, past the seven below
+        emit(LD, 16)  # args[0], the address family
+        emit(JEQ, 1, 0, 3)  # AF_UNIX, or refused
+        emit(LD, 24)  # args[1], the type and its flags
+        emit(ALU_AND, 0xF)
+        emit(JEQ, 1, 1, 0)  # SOCK_STREAM: allowed (a datagram could be sent to any address, connected or not)
+        refuse(_EACCES)
+        emit(RET, _RET_ALLOW)
+        if keep_connects:  # Landlock does not stop connect() to a unix socket file outside: the keeper
+            emit(JEQ, numbers["connect"], 0, 1)  # makes each connect itself, to the scratch folder only
+            emit(RET, _RET_USER_NOTIF)
+    else:  # no socket() at all (Landlock does not stop connect() to a unix socket file outside)
+        emit(JEQ, numbers["socket"], 0, 1)
+        refuse(_EACCES)
+    # socketpair() gives two ends already connected to each other, stream ones only: sendto() from a
+    # datagram end reaches any unix datagram socket by its path (a system log, a session bus).
+    emit(JEQ, numbers["socketpair"], 0, 5)
+    emit(LD, 24)  # args[1], the type
+    emit(ALU_AND, 0xF)
+    emit(JEQ, 1, 1, 0)  # SOCK_STREAM
+    refuse(_EACCES)
+    emit(RET, _RET_ALLOW)
+    # No seccomp filter of the learner's own: the kernel applies the strictest answer of all filters,
+    # so one that answered a refused call with an error itself would hide it from the keeper's count.
+    emit(JEQ, numbers["seccomp"], 0, 1)
+    refuse(_EPERM)
+    emit(JEQ, numbers["prctl"], 0, 4)
+    emit(LD, 16)  # args[0], the option
+    emit(JEQ, _PR_SET_SECCOMP, 0, 1)
+    refuse(_EPERM)
+    emit(RET, _RET_ALLOW)  # any other prctl
+    if not allow_processes:
+        for name in ("execve", "execveat", "fork", "vfork"):
+            if numbers[name] is not None:
+                emit(JEQ, numbers[name], 0, 1)
+                refuse(_EPERM)
+        emit(JEQ, numbers["clone3"], 0, 1)
+        # glibc then falls back to clone, whose flags can be read: every thread start takes this
+        # path, so it is answered here, never counted.
+        emit(RET, _RET_ERRNO | _ENOSYS)
+        emit(JEQ, numbers["clone"], 0, 4)
+        emit(LD, 16)  # args[0], the clone flags (low 32 bits)
+        emit(JSET, 0x00010000, 0, 1)  # CLONE_THREAD: a thread, allowed
+        emit(RET, _RET_ALLOW)
+        refuse(_EPERM)
+    emit(RET, _RET_ALLOW)
+    return program
+
+
+def _kernel_at_least(major: int, minor: int) -> bool:
+    found = re.match(r"(\d+)\.(\d+)", platform.release())
+    return bool(found) and (int(found[1]), int(found[2])) >= (major, minor)
+
+
+def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True) -> str:
+    """Install the filter described above. ``handoff``: a unix socket to the keeper, which is sent
+    the filter's notification fd (then closed here); without it, or where the kernel cannot notify,
+    the filter answers refused calls itself and they are not counted. ``watch_files``: every open
+    goes by the keeper too (Linux 5.5+), which counts those Landlock will refuse. Returns what was
+    applied, or raises ``OSError``."""
+    machine = platform.machine()
+    if machine not in _SECCOMP_ARCH:
+        raise OSError(0, f"no seccomp filter written for {machine}")
+    libc = _libc()
+    if libc.prctl(38, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
+
+    def compiled(notify: bool, watch_files: bool = False, keep_connects: bool = False) -> _SockFprog:
+        program = _seccomp_program(allow_processes, notify, watch_files, keep_connects)
+        filters = (_SockFilter * len(program))(*[_SockFilter(c, jt, jf, k) for c, jt, jf, k in program])
+        return _SockFprog(len(program), filters)
+
+    what = "seccomp: no network sockets" + ("" if allow_processes else ", no new processes (threads allowed)")
+    unix = "; unix sockets: connect() to any path, NOT restricted" if allow_processes else ""
+    counted = "refused calls not counted (no keeper to count them)"
+    import socket  # now: once the filter is in, an import's opens wait for the keeper, which has no listener yet
+
+    if handoff is not None:
+        # Letting a notified call go on (SECCOMP_USER_NOTIF_FLAG_CONTINUE) needs Linux 5.5.
+        watch_files = watch_files and _kernel_at_least(5, 5)
+        keep_connects = allow_processes and _kernel_at_least(5, 6)  # the keeper takes the socket with pidfd_getfd
+        prog = compiled(True, watch_files, keep_connects)
+        listener = libc.syscall(_SECCOMP_ARCH[machine][1]["seccomp"], _SECCOMP_SET_MODE_FILTER,
+                                _SECCOMP_FILTER_FLAG_NEW_LISTENER, ctypes.byref(prog))
+        if listener >= 0:
+            try:
+                socket.send_fds(handoff, [b"listener"], [listener])
+                counted = "refused calls counted by the keeper" + (", and opens Landlock refuses" if watch_files else
+                                                                   " (not the opens Landlock refuses)")
+                if keep_connects:
+                    unix = "; unix sockets: connect() made by the keeper, to the scratch folder's only"
+            except OSError as error:  # the filter is in place; with no listener, the kernel answers ENOSYS
+                counted = f"refused calls not counted (the keeper could not be given them: {error.strerror or error})"
+            finally:
+                os.close(listener)  # the learner's code must never hold it: it could answer its own calls
+                handoff.close()
+            return f"{what}; {counted}{unix}"
+        counted = f"refused calls not counted (no seccomp user notification: {os.strerror(ctypes.get_errno())})"
+    prog = compiled(False)
+    if libc.prctl(_PR_SET_SECCOMP, 2, ctypes.byref(prog), 0, 0) != 0:  # SECCOMP_MODE_FILTER
+        raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP failed")
+    return f"{what}; {counted}{unix}"
+
+
+def rlimits(memory_mb: int, cpu_seconds: int, file_mb: int) -> str:
+    import resource
+
+    applied = []
+    for name, soft, label in (
+        ("RLIMIT_AS", memory_mb * 2**20, f"{memory_mb} MiB of memory"),
+        ("RLIMIT_CPU", cpu_seconds, f"{cpu_seconds} s of CPU"),
+        ("RLIMIT_FSIZE", file_mb * 2**20, f"files up to {file_mb} MiB"),
+        ("RLIMIT_CORE", 0, "no core dumps"),
+    ):
+        limit = getattr(resource, name, None)
+        if limit is None:
+            continue
+        try:
+            hard = resource.getrlimit(limit)[1]
+            new_hard = soft if hard == resource.RLIM_INFINITY or hard > soft else hard
+            resource.setrlimit(limit, (min(soft, new_hard), new_hard))
+            applied.append(label)
+        except (ValueError, OSError):
+            pass
+    return "rlimits: " + ", ".join(applied) if applied else ""
+
+
+def confine(policy: dict, handoff=None) -> list[str]:
+    """Lock this process in as ``policy`` says; return a line per mechanism (what is in force).
+    ``handoff``: the keeper's socket, for the seccomp filter's notifications; closed here in any case."""
+    report = []
+    scratch = policy["scratch"]
+    os.chdir(scratch)
+    if os.name == "posix":
+        report.append(rlimits(policy["memory_mb"], policy["cpu_seconds"], policy["file_mb"]))
+    if sys.platform.startswith("linux"):
+        try:
+            report.append(landlock(policy["read_paths"], policy.get("list_paths", []),
+                                   [scratch, "/dev/null"] + policy.get("write_paths", [])))
+        except OSError as error:
+            report.append(f"no Landlock ({error.strerror or error}): files and network NOT restricted")
+        try:
+            report.append(seccomp(policy.get("allow_processes", False), handoff, policy.get("watch_files", True)))
+        except OSError as error:
+            report.append(f"no seccomp ({error.strerror or error}): sockets and processes NOT restricted")
+    if handoff is not None:
+        handoff.close()  # (seccomp closed it already where it was used): nothing of it is left to the learner
+    if not sys.platform.startswith("linux"):
+        report.append(f"{sys.platform}: files, network and processes NOT restricted (Landlock and seccomp are Linux only)")
+    return [line for line in report if line]

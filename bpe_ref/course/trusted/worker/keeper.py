@@ -1,0 +1,516 @@
+"""The keeper: the worker's parent, which kills every process the worker started and answers its refused calls.
+
+It runs none of the learner's code and confines nothing of itself; :func:`keep` is the entry
+(the worker's first call, before it confines itself). Standard library only; imports nothing of
+the course.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import json
+import os
+import platform
+import re
+import stat
+import sys
+import time
+
+if __package__:  # imported by the trusted side's tests; in the worker this folder is on sys.path
+    from .confinement import _EACCES, _EPERM, _OPEN_CALLS, _SECCOMP_ARCH, _SOCKET_FAMILIES, _libc, refusal
+else:
+    from confinement import _EACCES, _EPERM, _OPEN_CALLS, _SECCOMP_ARCH, _SOCKET_FAMILIES, _libc, refusal
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _proc_table() -> dict[int, tuple[int, int, str]]:
+    """``pid -> (parent pid, session id, state)`` of every process, read from /proc."""
+    table = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat_file:
+                fields = stat_file.read().rsplit(b")", 1)[1].split()
+            table[int(name)] = (int(fields[1]), int(fields[3]), fields[0].decode())
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+    return table
+
+
+def _descendants(root: int, table: dict[int, tuple[int, int, str]]) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _, state) in table.items():
+        if state != "Z":
+            children.setdefault(parent, []).append(pid)
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _reap(keep: int = 0) -> None:
+    """Collect this process's dead children (orphans it inherited), but not ``keep``'s status (the
+    worker's, which the keeper waits for itself)."""
+    me = os.getpid()
+    for pid, (parent, _, state) in _proc_table().items():
+        if parent == me and state == "Z" and pid != keep:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+
+
+def _kill_descendants(worker: int, waited: bool) -> int:
+    """SIGKILL every descendant of this process until none is left (orphans come back to this
+    process, a subreaper, so a process that left the session is still found). How many were killed."""
+    killed: set[int] = set()
+    for _ in range(200):
+        pids = _descendants(os.getpid(), _proc_table())
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, 9)
+            killed.add(pid)
+        time.sleep(0.01)
+        _reap(keep=-1 if waited else worker)
+    return len(killed)
+
+
+def _shm_entries() -> dict[str, float]:
+    try:
+        return {entry.name: entry.stat(follow_symlinks=False).st_ctime for entry in os.scandir("/dev/shm")}
+    except OSError:
+        return {}
+
+
+def _mapped_anywhere(paths: set[str]) -> set[str]:
+    """Which of ``paths`` some live process has open or mapped (another grader's semaphores)."""
+    used: set[str] = set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{name}/maps", encoding="utf-8", errors="replace") as maps:
+                used.update(path for path in paths if path in maps.read())
+    return used
+
+
+# seccomp user notification (include/uapi/linux/seccomp.h): the structures and ioctls the keeper uses.
+class _SeccompData(ctypes.Structure):
+    _fields_ = [("nr", ctypes.c_int32), ("arch", ctypes.c_uint32), ("instruction_pointer", ctypes.c_uint64),
+                ("args", ctypes.c_uint64 * 6)]
+
+
+class _SeccompNotif(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_uint64), ("pid", ctypes.c_uint32), ("flags", ctypes.c_uint32), ("data", _SeccompData)]
+
+
+class _SeccompNotifResp(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_uint64), ("val", ctypes.c_int64), ("error", ctypes.c_int32), ("flags", ctypes.c_uint32)]
+
+
+def _iowr(number: int, size: int) -> int:
+    return (3 << 30) | (size << 16) | (ord("!") << 8) | number  # _IOWR('!', number, size)
+
+
+_NOTIF_RECV = _iowr(0, ctypes.sizeof(_SeccompNotif))
+_NOTIF_SEND = _iowr(1, ctypes.sizeof(_SeccompNotifResp))
+_NOTIF_ID_VALID = (1 << 30) | (8 << 16) | (ord("!") << 8) | 2  # _IOW('!', 2, __u64)
+_USER_NOTIF_FLAG_CONTINUE = 1
+MAX_REFUSAL_NAMES = 16  # distinct calls (and files) named in a report; the rest are counted together
+
+
+def _beneath(path: str, roots: list[str]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+def _thread_group(pid: int) -> int:
+    """The process (thread group) of thread ``pid``: /proc/self is that of the process, not of the thread."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            return next((int(line.split()[1]) for line in status if line.startswith("Tgid:")), pid)
+    except (OSError, ValueError, IndexError):
+        return pid
+
+
+class _FileWatch:
+    """Which opens of the worker's Landlock will refuse, seen by the keeper: the path is read from
+    the caller's memory (``/proc/PID/mem``) and resolved against the rules the worker gave Landlock
+    (:func:`confine`). The call then goes on and Landlock decides: a path changed between this read
+    and the open (another thread) changes the count, never what is allowed."""
+
+    def __init__(self, policy: dict, numbers: dict[str, int | None]) -> None:
+        def resolved(paths: list[str]) -> list[str]:
+            return [os.path.realpath(path) for path in paths]
+
+        self.calls = {numbers[name]: name for name in _OPEN_CALLS if numbers.get(name) is not None}
+        self.read = resolved(policy.get("read_paths", []))
+        self.listed = resolved(policy.get("list_paths", []))
+        self.write = resolved([policy.get("scratch", "/nonexistent"), "/dev/null"] + policy.get("write_paths", []))
+        # What the interpreter, its loader and the C library probe on their own, refused and harmless
+        # (seen in lab 03's spawned processes): a virtual environment's pyvenv.cfg, libpython next to
+        # the interpreter, the locale aliases, the CPU count and the memory overcommit policy.
+        self.probes = resolved([os.path.join(os.path.dirname(os.path.dirname(sys.executable)), "pyvenv.cfg"),
+                                os.path.join(os.path.dirname(sys.executable), "pyvenv.cfg")]) + [
+            "/sys/devices/system/cpu", "/proc/stat", "/proc/cpuinfo", "/proc/sys/vm/overcommit_memory", "/etc/locale.alias"]
+        self.memory: dict[int, int] = {}  # pid -> its /proc/PID/mem, open
+        self.opens = 0
+
+    def _memory(self, pid: int, fresh: bool = False) -> int | None:
+        """``/proc/PID/mem`` of the caller, kept open; ``fresh``: reopened (the pid may be another
+        process's now, whose memory the old fd does not show)."""
+        if fresh and pid in self.memory:
+            os.close(self.memory.pop(pid))
+        if pid not in self.memory:
+            if len(self.memory) >= 64:
+                for old in self.memory.values():
+                    os.close(old)
+                self.memory.clear()
+            try:
+                self.memory[pid] = os.open(f"/proc/{pid}/mem", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                return None
+        return self.memory[pid]
+
+    def _text(self, pid: int, address: int, limit: int = 4096) -> str | None:
+        fresh = pid in self.memory
+        text = self._read_text(self._memory(pid), address, limit)
+        if text is None and fresh:
+            text = self._read_text(self._memory(pid, fresh=True), address, limit)
+        return text
+
+    def read_bytes(self, pid: int, address: int, size: int) -> bytes | None:
+        """``size`` bytes of the caller's memory at ``address`` (a connect's address), or None."""
+        for fresh in (False, True):
+            fd = self._memory(pid, fresh)
+            with contextlib.suppress(OSError):
+                data = os.pread(fd, size, address) if fd is not None else b""
+                if len(data) == size:
+                    return data
+        return None
+
+    @staticmethod
+    def _read_text(fd: int | None, address: int, limit: int) -> str | None:
+        if fd is None:
+            return None
+        data = b""
+        while len(data) < limit:
+            chunk_end = (address + len(data) + 4096) & ~4095  # never read across a page that may not be mapped
+            try:
+                chunk = os.pread(fd, chunk_end - address - len(data), address + len(data))
+            except OSError:
+                return None
+            if not chunk:
+                return None
+            data += chunk
+            if b"\0" in chunk:
+                return data.split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
+        return None
+
+    def _flags(self, pid: int, name: str, args: tuple[int, ...]) -> int | None:
+        if name == "open":
+            return args[1]
+        if name == "creat":
+            return os.O_CREAT | os.O_WRONLY | os.O_TRUNC
+        if name == "openat":
+            return args[2]
+        fd = self.memory.get(pid)  # openat2: the flags are the first field of its struct open_how
+        try:
+            return int.from_bytes(os.pread(fd, 8, args[2]), sys.byteorder) if fd is not None else None
+        except OSError:
+            return None
+
+    def refused(self, pid: int, nr: int, args: tuple[int, ...]) -> str | None:
+        """``"read PATH"`` or ``"write PATH"`` if Landlock will refuse this open, else None."""
+        self.opens += 1
+        name = self.calls[nr]
+        text = self._text(pid, args[1] if name.startswith("openat") else args[0])
+        flags = self._flags(pid, name, args)
+        if not text or flags is None or flags & getattr(os, "O_PATH", 0):
+            return None  # unreadable (the caller is gone), or an O_PATH open, which Landlock does not check
+        proc_self = re.match(r"/proc/(self|thread-self)(?=/|$)", text)  # the caller's, not the keeper's
+        if proc_self:  # (pid is the calling thread's)
+            text = f"/proc/{_thread_group(pid)}" + ("" if proc_self[1] == "self" else f"/task/{pid}") + text[proc_self.end():]
+        if not text.startswith("/"):
+            dirfd = ctypes.c_int32(args[0] & 0xFFFFFFFF).value if name.startswith("openat") else -100  # AT_FDCWD
+            try:
+                base = os.readlink(f"/proc/{pid}/cwd" if dirfd == -100 else f"/proc/{pid}/fd/{dirfd}")
+            except OSError:
+                return None
+            text = os.path.join(base, text)
+        path = os.path.realpath(text)
+        writes = flags & os.O_ACCMODE != os.O_RDONLY or bool(flags & (os.O_CREAT | os.O_TRUNC))
+        if not os.path.exists(path):
+            if not flags & os.O_CREAT:
+                return None  # "no such file": refused by no one
+            allowed = _beneath(os.path.dirname(path), self.write)
+        elif writes:
+            allowed = _beneath(path, self.write)
+        else:
+            allowed = _beneath(path, self.read + self.write) or (os.path.isdir(path) and _beneath(path, self.listed))
+        name_only = os.path.basename(path)
+        # its own /proc entries (a child closing its fds lists them), once resolved: /proc/self/../1 is another's
+        own = path.startswith("/proc/") and _beneath(path, [f"/proc/{pid}", f"/proc/{_thread_group(pid)}"])
+        if allowed or _beneath(path, self.probes) or own or (
+                name_only.startswith("libpython") and ".so" in name_only):
+            return None
+        return f"{'write' if writes else 'read'} {path[:160]}"
+
+
+class _Connects:
+    """The connect() calls of the worker's processes (where the lab allows processes), made by the keeper.
+
+    Landlock (up to ABI 7) does not stop a connect() to a unix socket file outside the sandbox (a
+    session bus, a database, another program's listener), and letting a notified call go on would
+    trust an address another thread can change after the keeper read it. So the keeper connects the
+    caller's socket itself: it reads the address once, opens the socket file *beneath the scratch
+    folder* (``openat2`` with ``RESOLVE_BENEATH``: no ``..``, no link out of it), takes the caller's
+    socket (``pidfd_getfd``, the same open socket) and connects it to that file, then answers with
+    the result. Any other address is refused and counted; abstract names too (none of multiprocessing's).
+    A connect that waits (a listener's full backlog) holds the keeper's other answers until it ends,
+    or until the worker is killed at its deadline: it costs the learner's time only."""
+
+    _PIDFD_OPEN, _PIDFD_GETFD, _OPENAT2 = 434, 438, 437  # the same on x86_64 and arm64
+    _RESOLVE_NO_MAGICLINKS, _RESOLVE_BENEATH = 0x02, 0x08
+
+    def __init__(self, policy: dict, watch: _FileWatch) -> None:
+        self.scratch = os.path.realpath(policy.get("scratch", "/nonexistent"))
+        self.watch = watch
+        self.libc = _libc()
+
+    def answer(self, pid: int, args: tuple[int, ...], still_waiting) -> tuple[int, str | None]:
+        """``(errno or 0, what to count as refused or None)`` for ``connect(args[0], args[1], args[2])``."""
+        size = args[2] & 0xFFFFFFFF
+        if not 2 <= size <= 110:  # sizeof(struct sockaddr_un)
+            return 22, None  # EINVAL, as the kernel answers
+        address = self.watch.read_bytes(pid, args[1], size)
+        if address is None:
+            return 14, None  # EFAULT
+        family = int.from_bytes(address[:2], sys.byteorder)
+        if family != 1:
+            return _EACCES, f"connect({_SOCKET_FAMILIES.get(family, f'family {family}')})"
+        name = address[2:]
+        if not name:
+            return 22, None
+        if name[0] == 0:
+            return _EACCES, "connect(an abstract unix socket)"
+        path = name.split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
+        if not path.startswith("/"):
+            try:
+                path = os.path.join(os.readlink(f"/proc/{pid}/cwd"), path)
+            except OSError:
+                return 3, None  # ESRCH: the caller is gone
+        if not path.startswith(self.scratch + "/"):
+            return _EACCES, f"connect(unix socket {path[:160]})"
+        return self._connect(pid, args[0], path[len(self.scratch) + 1:], still_waiting)
+
+    def _connect(self, pid: int, fd: int, relative: str, still_waiting) -> tuple[int, str | None]:
+        opened = []
+        try:
+            how = (ctypes.c_uint64 * 3)(os.O_PATH | os.O_CLOEXEC, 0, self._RESOLVE_BENEATH | self._RESOLVE_NO_MAGICLINKS)
+            folder = os.open(self.scratch, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+            opened.append(folder)
+            target = self.libc.syscall(self._OPENAT2, folder, relative.encode("utf-8", "surrogateescape"),
+                                       ctypes.byref(how), ctypes.c_size_t(24))
+            if target < 0:
+                error = ctypes.get_errno()
+                if error in (18, 40):  # EXDEV, ELOOP: out of the scratch folder, by ".." or a link
+                    return _EACCES, f"connect(unix socket {os.path.join(self.scratch, relative)[:160]})"
+                return error, None  # ENOENT and the like, as the kernel would answer
+            opened.append(target)
+            if not stat.S_ISSOCK(os.fstat(target).st_mode):
+                return 111, None  # ECONNREFUSED, as the kernel answers for a file that is no socket
+            pidfd = self.libc.syscall(self._PIDFD_OPEN, pid, 0)
+            if pidfd < 0:
+                return 3, None
+            opened.append(pidfd)
+            if not still_waiting():  # the pid is the caller's (not reused) only while its call waits
+                return 3, None
+            caller = self.libc.syscall(self._PIDFD_GETFD, pidfd, ctypes.c_int32(fd & 0xFFFFFFFF).value, 0)
+            if caller < 0:
+                return ctypes.get_errno(), None  # EBADF: no such fd
+            import socket
+
+            try:
+                with socket.socket(fileno=caller) as sock:  # the caller's socket (seccomp lets it make AF_UNIX only)
+                    sock.connect(f"/proc/self/fd/{target}")  # the file opened above, not the path again
+            except OSError as error:
+                return error.errno or 22, None
+            return 0, None
+        finally:
+            for fd_opened in opened:
+                os.close(fd_opened)
+
+
+def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], policy: dict, stats: dict) -> None:
+    """The keeper's thread: receive the worker's notification fd on ``handoff``, then answer every
+    call the filter refused with the filter's error (never "continue"), counting it in ``refused``;
+    and let every open go on, counting in ``files`` those Landlock will refuse (:class:`_FileWatch`).
+    Blocks only this thread; the worker waits for an answer only as long as this loop takes for it.
+    The names kept are bounded; the counts are integers; a learner who loops on a refused call pays
+    one answer per call, within the notebook's time budget."""
+    import socket
+
+    try:
+        _, fds, _, _ = socket.recv_fds(handoff, 64, 1)
+    except OSError:
+        return
+    finally:
+        handoff.close()
+    if not fds:
+        return  # the worker had no notifications to hand over (the kernel answers refused calls itself)
+    listener = fds[0]
+    libc = _libc()
+    notif, answer = _SeccompNotif(), _SeccompNotifResp()
+    machine = platform.machine()
+    arch, numbers = _SECCOMP_ARCH[machine]
+    watch = _FileWatch(policy, numbers)
+    connects = _Connects(policy, watch)
+
+    def waiting(notif_id: int) -> bool:
+        """Whether the call ``notif_id`` still waits for its answer (its caller alive, its pid not reused)."""
+        request_id = ctypes.c_uint64(notif_id)
+        return libc.ioctl(listener, ctypes.c_ulong(_NOTIF_ID_VALID), ctypes.byref(request_id)) == 0
+
+    def count(counts: dict[str, int], name: str, other: str) -> None:
+        if name not in counts and len(counts) >= MAX_REFUSAL_NAMES:
+            name = other
+        counts[name] = counts.get(name, 0) + 1
+
+    try:
+        while True:
+            ctypes.memset(ctypes.byref(notif), 0, ctypes.sizeof(notif))  # the kernel wants it zeroed
+            if libc.ioctl(listener, ctypes.c_ulong(_NOTIF_RECV), ctypes.byref(notif)) != 0:
+                if ctypes.get_errno() in (4, 2):  # EINTR; ENOENT: the caller was killed meanwhile
+                    continue
+                return
+            started = time.perf_counter()
+            args = tuple(notif.data.args)
+            answer.id, answer.val, answer.error, answer.flags = notif.id, 0, 0, 0
+            if notif.data.arch == arch and notif.data.nr in watch.calls:
+                answer.flags = _USER_NOTIF_FLAG_CONTINUE  # Landlock decides
+                try:
+                    refused_open = watch.refused(notif.pid, notif.data.nr, args)
+                except Exception:  # a path this code did not foresee: the open is answered all the same
+                    refused_open = None
+                # the path was read from the caller's memory: count it only if the caller was still waiting then
+                if refused_open and waiting(notif.id):
+                    count(files, refused_open, "other files")
+            elif notif.data.arch == arch and notif.data.nr == numbers["connect"]:
+                try:
+                    error, refused_connect = connects.answer(notif.pid, args, functools.partial(waiting, notif.id))
+                except Exception:  # what this code did not foresee: refused, not made
+                    error, refused_connect = _EACCES, "connect(an address the keeper could not read)"
+                if refused_connect and waiting(notif.id):
+                    count(refused, refused_connect, "other refused calls")
+                answer.error = -error
+            else:
+                try:
+                    name, error = refusal(notif.data.arch, notif.data.nr, args, machine)
+                except Exception:
+                    name, error = f"system call #{notif.data.nr}", _EPERM
+                count(refused, name, "other refused calls")
+                answer.error = -error
+            libc.ioctl(listener, ctypes.c_ulong(_NOTIF_SEND), ctypes.byref(answer))  # ENOENT if the caller died: fine
+            stats["notified_opens"] = watch.opens
+            stats["seconds"] = stats.get("seconds", 0.0) + time.perf_counter() - started
+    finally:
+        os.close(listener)  # from now on the kernel answers every notified call itself (ENOSYS)
+
+
+def keep(policy: dict, control_fd: int, report_fd: int):
+    """Become the worker's parent and keeper (Linux): a child subreaper that forks the worker, counts
+    and limits the processes under it, and when the worker exits or the trusted side closes the
+    control pipe, kills every one of them, removes what they left in /dev/shm, reports, and exits.
+    It also answers and counts the system calls the worker's seccomp filter refused
+    (:func:`_count_refusals`). Returns, in the worker only, the socket on which the worker hands
+    over the filter's notification fd (:func:`seccomp`).
+    The keeper confines nothing of itself and runs none of the learner's code; the worker, confined,
+    can neither signal nor trace it (Landlock scopes both from ABI 6)."""
+    libc = _libc()
+    if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "PR_SET_CHILD_SUBREAPER failed")
+    shm_before = _shm_entries() if policy.get("allow_processes") else {}
+    started_at = time.time()
+    import socket
+    import threading
+
+    keeper_end, worker_end = socket.socketpair()  # the seccomp filter's notification fd comes this way
+    worker = os.fork()
+    if worker == 0:
+        os.close(control_fd)
+        os.close(report_fd)
+        keeper_end.close()
+        return worker_end  # the child goes on to be the worker
+    worker_end.close()
+    refused: dict[str, int] = {}
+    refused_files: dict[str, int] = {}
+    notified: dict = {}  # how many opens the keeper looked at, and its seconds answering (overhead)
+    threading.Thread(target=_count_refusals, args=(keeper_end, refused, refused_files, policy, notified), daemon=True).start()
+    # The keeper holds none of the worker's pipes: the trusted side sees their end when the worker's
+    # processes are gone.
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    watch = bool(policy.get("allow_processes"))
+    limit = int(policy.get("max_processes", 64))
+    seen: set[int] = set()
+    left_session: set[int] = set()
+    my_session = os.getsid(0)
+    reason, status = "", None
+    import select
+
+    while True:
+        ready, _, _ = select.select([control_fd], [], [], 0.1 if watch else 0.5)
+        if ready and not os.read(control_fd, 64):
+            break  # the trusted side is done with this worker
+        with contextlib.suppress(ChildProcessError):
+            pid, code = os.waitpid(worker, os.WNOHANG)
+            if pid == worker:
+                status = code
+                break
+        if watch:
+            table = _proc_table()
+            alive = [pid for pid in _descendants(os.getpid(), table) if pid != worker]
+            seen.update(alive)
+            left_session.update(pid for pid in alive if table[pid][1] != my_session)
+            _reap(keep=worker)
+            if len(alive) > limit:
+                reason = f"it started more than {limit} processes at once"
+                break
+    table = _proc_table()
+    still = [pid for pid in _descendants(os.getpid(), table) if pid != worker]
+    seen.update(still)
+    left_session.update(pid for pid in still if table[pid][1] != my_session)
+    worker_was_running = status is None
+    killed = _kill_descendants(worker, waited=not worker_was_running)
+    if status is None:
+        with contextlib.suppress(ChildProcessError):
+            status = os.waitpid(worker, 0)[1]
+    removed = []
+    if shm_before is not None and watch:
+        # multiprocessing's own semaphores and blocks (sem.mp-*, psm_*) are left alone: another process's
+        # pool (a concurrent grading, the learner's kernel) may have created one that its spawned child
+        # has not opened yet, and removing it broke that pool (seen in the test suite).
+        new = {name for name, ctime in _shm_entries().items()
+               if name not in shm_before and ctime >= started_at - 1 and not name.startswith(("sem.mp-", "psm_"))}
+        paths = {f"/dev/shm/{name}" for name in new}
+        for path in sorted(paths - _mapped_anywhere(paths)):
+            with contextlib.suppress(OSError):
+                if os.lstat(path).st_uid == os.getuid():
+                    os.unlink(path)
+                    removed.append(path)
+    # Bounded like the counts (a learner's thousands of long /dev/shm names must not make the report
+    # too long for the trusted side to read, which would lose every line of it).
+    report = {"status": status, "processes_started": len(seen), "left_session": len(left_session),
+              "killed_at_end": max(0, killed - (1 if worker_was_running else 0)), "shm_removed": removed[:16],
+              "shm_removed_more": max(0, len(removed) - 16), "reason": reason,
+              "refused": dict(refused), "refused_files": dict(refused_files), "notified": dict(notified)}
+    with contextlib.suppress(OSError):
+        os.write(report_fd, (json.dumps(report) + "\n").encode())
+    os._exit(0)

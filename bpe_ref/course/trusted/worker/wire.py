@@ -1,0 +1,102 @@
+"""The wire format between the trusted side and the worker: values as tagged JSON, one format both sides import.
+
+JSON has no bytes, tuples, sets or non-string keys, so those travel tagged: {"b": base64},
+{"t": [...]}, {"s": [...]}, {"d": [[key, value], ...]}; a list is a JSON array. Anything else
+(a numpy integer, a str subclass, an object) becomes {"x": type name, "r": short repr}: the
+trusted side reports it as the wrong type instead of trusting an object it cannot compare.
+:func:`decode` runs on the trusted side, on what the learner's process wrote, so it is bounded
+(nesting, hash floods). Standard library only; imports nothing of the course.
+"""
+
+from __future__ import annotations
+
+import base64
+
+MAX_DEPTH = 100  # nesting of a value sent back; deeper is reported, not sent
+
+
+# JSON has no bytes, tuples, sets or non-string keys, so those travel tagged: {"b": base64},
+# {"t": [...]}, {"s": [...]}, {"d": [[key, value], ...]}; a list is a JSON array. Anything else
+# (a numpy integer, a str subclass, an object) becomes {"x": type name, "r": short repr}: the
+# trusted side reports it as the wrong type instead of trusting an object it cannot compare.
+
+
+class Foreign:
+    """A value of a type the wire format does not carry, as the trusted side sees it."""
+
+    def __init__(self, type_name: str, text: str) -> None:
+        self.type_name, self.text = type_name, text
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name}: {self.text}>"
+
+
+def encode(value, depth: int = 0):
+    """``value`` as JSON-ready data. Exact builtin types only; containers read with builtin methods."""
+    kind = type(value)
+    if depth > MAX_DEPTH:
+        return {"x": "a value nested too deeply", "r": "..."}
+    if value is None or kind in (bool, int, float, str):
+        return value
+    if kind is bytes:
+        return {"b": base64.b64encode(value).decode("ascii")}
+    if kind is tuple:
+        return {"t": [encode(item, depth + 1) for item in tuple.__iter__(value)]}
+    if kind is list:
+        return [encode(item, depth + 1) for item in list.__iter__(value)]
+    if isinstance(value, dict):  # dict, Counter, defaultdict, OrderedDict: their items, as a dict
+        return {"d": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in dict.items(value)]}
+    if kind in (set, frozenset):
+        return {"s": [encode(item, depth + 1) for item in set.__iter__(set(value))]}
+    try:
+        text = object.__repr__(value) if kind.__repr__ is object.__repr__ else repr(value)
+    except Exception:  # a broken __repr__ of the learner's: the type name says enough
+        text = "?"
+    return {"x": f"{kind.__module__}.{kind.__qualname__}", "r": text[:80]}
+
+
+# A dict or set whose keys share one hash takes quadratic time to build (integers k * (2**61 - 1),
+# crafted tuples): more keys than this with the same hash, and the reply is refused before it is built.
+MAX_SAME_HASH = 8
+
+
+def _distinct_hashes(keys: list) -> list:
+    """``keys``, after checking that no hash is shared by more than :data:`MAX_SAME_HASH` of them."""
+    seen: dict[int, int] = {}
+    for key in keys:
+        try:
+            code = hash(key)
+        except TypeError:
+            raise ValueError(f"an unhashable key or set item: {str(key)[:80]}") from None
+        seen[code] = count = seen.get(code, 0) + 1
+        if count > MAX_SAME_HASH:
+            raise ValueError(f"more than {MAX_SAME_HASH} keys or set items with the same hash (a hash flood)")
+    return keys
+
+
+def decode(data, depth: int = 0):
+    """The value :func:`encode` made, rebuilt from exact builtin types (or :class:`Foreign`).
+
+    Bounded for the trusted side, which decodes what the learner's process wrote: nesting deeper
+    than :func:`encode` makes and dicts or sets of keys sharing one hash are refused
+    (``ValueError``) before they cost the grader anything but a linear pass."""
+    if depth > MAX_DEPTH + 2:
+        raise ValueError("a value nested too deeply")
+    if data is None or type(data) in (bool, int, float, str):
+        return data
+    if type(data) is list:
+        return [decode(item, depth + 1) for item in data]
+    if type(data) is dict and len(data) >= 1:
+        if "b" in data:
+            return base64.b64decode(data["b"], validate=True)
+        if "t" in data:
+            return tuple(decode(item, depth + 1) for item in data["t"])
+        if "d" in data:
+            pairs = [(decode(key, depth + 1), decode(value, depth + 1)) for key, value in data["d"]]
+            _distinct_hashes([key for key, _ in pairs])
+            return dict(pairs)
+        if "s" in data:
+            return set(_distinct_hashes([decode(item, depth + 1) for item in data["s"]]))
+        if "x" in data:
+            return Foreign(str(data["x"]), str(data.get("r", "")))
+    raise ValueError(f"not a value of the wire format: {str(data)[:80]}")
