@@ -115,7 +115,7 @@ class GradingRecord:
 REFUSED_LINE = "made system calls the sandbox refused: "
 REFUSED_FILES_LINE = "opened files the sandbox refused: "
 MAX_REFUSED_NAMES = 32
-# What each refused call (named by the keeper, :func:`.worker.refusal`) would have done.
+# What each refused call (named by the keeper, :func:`.worker.confinement.refusal`) would have done.
 REFUSED_WHAT = {"socket": "network", "execve": "run a program", "execveat": "run a program", "fork": "a new process",
                 "vfork": "a new process", "clone": "a new process", "seccomp": "a seccomp filter of its own",
                 "prctl(PR_SET_SECCOMP)": "a seccomp filter of its own", "io_uring_setup": "io_uring",
