@@ -427,17 +427,13 @@ BUILD_ARENA = TaskGraders(ARENA_TASK, build_arena, [*ARENA_CASES, Later(gpt2_are
 
 
 DECODE_TASK = Task("decode_with_arena", ("ids", "buffer", "offsets"), what="bytes", provided=PROVIDED)
-
-
-def decode_cases() -> list[Case]:
-    hi = build_arena({0: b"h", 1: b"i", 2: b"hi", 4: b"!"})
-    emoji = build_arena(BYTES | {256: b"\xf0\x9f", 257: b"\x99\x82"})
-    return [
-        Case(([2, 0, 1, 4], *hi)),
-        Case(([], *hi)),
-        Case(([256, 257, 33], *emoji), labels={1: "<the arena of 256 bytes + 2 tokens>", 2: "<its 259 offsets>"}),
-    ]
-
+HI = build_arena({0: b"h", 1: b"i", 2: b"hi", 4: b"!"})  # id 3 has no token: an empty range
+EMOJI = build_arena(BYTES | {256: b"\xf0\x9f", 257: b"\x99\x82"})
+DECODE_CASES = [
+    Case(([2, 0, 1, 4], *HI)),
+    Case(([], *HI)),
+    Case(([256, 257, 33], *EMOJI), labels={1: "<the arena of 256 bytes + 2 tokens>", 2: "<its 259 offsets>"}),
+]
 
 BAD_IDS = [(-1, "a negative id: offsets[-1] counts from the end, so it would read a wrong token silently"),
            (3, "an id with an empty range (no token has it): every token has at least one byte"),
@@ -464,9 +460,6 @@ def verify_bad_ids(learner: Callable, cases: list[tuple[int, str]], buffer: byte
     return len(cases)
 
 
-DECODE_CASES = decode_cases()
-
-
 @st.composite
 def decode_inputs(draw) -> tuple[list[int], bytes, list[int]]:
     vocab = draw(vocabs.filter(bool))
@@ -478,7 +471,7 @@ def decode_inputs(draw) -> tuple[list[int], bytes, list[int]]:
 # Task 5: fixed and generated arenas and ids, then ids that are not tokens (others in the hidden test).
 DECODE = TaskGraders(
     DECODE_TASK, decode_with_arena, DECODE_CASES, decode_inputs(), max_examples=50,
-    visible_then=lambda learner: verify_bad_ids(learner, BAD_IDS, *build_arena({0: b"h", 1: b"i", 2: b"hi", 4: b"!"})),
+    visible_then=lambda learner: verify_bad_ids(learner, BAD_IDS, *HI),
     hidden_then=lambda learner: verify_bad_ids(
         learner, [(-2, "a negative id"), (4, "an id with an empty range"), (7, "an id past the end"), (-7, "a negative id")],
         *build_arena({0: b"ab", 1: b"c", 2: b"\xc3\xa9", 6: b"<s>"})),
