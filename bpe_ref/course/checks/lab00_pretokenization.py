@@ -108,10 +108,6 @@ def empty_pattern_hint(args: tuple, expected: object, got: object) -> str | None
 SPLIT_TASK = Task("split_on_special_tokens", ("text", "special_tokens"), what="a list of str", hint=split_hint)
 
 
-def split_reference(text: str, special_tokens: list[str]) -> list[str]:
-    return split_on_special_tokens(text, special_tokens)
-
-
 # Hidden fixed cases of special tokens that overlap, not the visible one: generated lists hold such a
 # pair only now and then, and a split in the given order, or one token at a time, must always lose.
 HIDDEN_SPLIT_CASES = [
@@ -122,7 +118,7 @@ HIDDEN_SPLIT_CASES = [
 
 SPLIT = TaskGraders(
     SPLIT_TASK,
-    split_reference,
+    split_on_special_tokens,
     [
         ("no special tokens here", []),
         ("", []),  # one piece, the empty text: what a split gives
@@ -143,7 +139,7 @@ SPLIT = TaskGraders(
 
 PRETOKENIZE = TaskGraders(
     Task("pretokenize", ("text", "special_tokens"), what="a list of str", stand_ins=(split_on_special_tokens,)),
-    lambda text, special_tokens: pretokenize(text, special_tokens),
+    pretokenize,
     [
         ("Hello world!", []),
         ("It's 42.", []),
@@ -162,7 +158,7 @@ PRETOKENIZE = TaskGraders(
 COUNT_PRETOKENS = TaskGraders(
     Task("count_pretokens", ("text", "special_tokens"), what="a dict mapping bytes to int",
          stand_ins=(pretokenize, split_on_special_tokens)),
-    lambda text, special_tokens: count_pretokens(text, special_tokens),
+    count_pretokens,
     [
         ("low low lower", []),
         ("", []),

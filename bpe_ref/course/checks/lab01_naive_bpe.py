@@ -27,14 +27,6 @@ from .core import Case, Lab, Later, Task, TaskGraders, check_cases, grader, pass
 Word = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
 
-# ---- reference: the lab's tasks are the functions of bpe_ref.train.step01_naive, same signatures
-
-reference_count_pairs = count_pairs
-reference_best_pair = best_pair
-reference_merge_word = merge_word
-reference_train = train
-
-
 # ---- strategies ------------------------------------------------------------------------------
 
 TOKENS = [b"a", b"b", b"c", b" ", b"ab", b"\xc3", b"\xa9"]
@@ -82,11 +74,11 @@ pretoken_count_dicts = st.dictionaries(
 )
 train_inputs = st.tuples(pretoken_count_dicts, st.integers(0, 12))
 
-# ---- tasks 1-4 -------------------------------------------------------------------------------
+# ---- tasks 1-4: the references are the functions of bpe_ref.train.step01_naive, same signatures ----
 
 COUNT_PAIRS = TaskGraders(
     Task("count_pairs", ("word_counts",), what="a dict mapping (bytes, bytes) pairs to int counts"),
-    reference_count_pairs,
+    count_pairs,
     [
         ({(b"l", b"o", b"w"): 1},),
         ({(b"l", b"o", b"w"): 5, (b"l", b"o", b"w", b"e", b"r"): 2},),
@@ -112,7 +104,7 @@ def tie_hint(args: tuple, expected: object, got: object) -> str | None:
 
 BEST_PAIR = TaskGraders(
     Task("best_pair", ("pair_counts",), what="one pair: a tuple (bytes, bytes)", hint=tie_hint),
-    reference_best_pair,
+    best_pair,
     [
         ({(b"a", b"b"): 3, (b"b", b"c"): 5},),
         ({(b"a", b"b"): 3, (b"b", b"c"): 3},),  # tie: (b"b", b"c") > (b"a", b"b")
@@ -130,7 +122,7 @@ BEST_PAIR = TaskGraders(
 
 MERGE_WORD = TaskGraders(
     Task("merge_word", ("word", "pair"), what="a tuple of bytes tokens"),
-    reference_merge_word,
+    merge_word,
     [
         ((b"l", b"o", b"w"), (b"l", b"o")),
         ((b"l", b"o", b"w"), (b"o", b"x")),
@@ -149,7 +141,7 @@ TRAIN_TASK = Task("train", ("pretoken_counts", "num_merges"), what="a list of (b
 
 TRAIN = TaskGraders(
     TRAIN_TASK,
-    reference_train,
+    train,
     [
         ({b"low": 5, b"lower": 2, b"newest": 6, b"widest": 3}, 6),
         ({b"ab": 1}, 5),  # stops early: no pair left after one merge
@@ -208,7 +200,7 @@ def _other_corpus_counts_and_merges() -> tuple[dict[bytes, int], list[Pair]]:
     # The reference's training takes seconds: once per grading process, not once per submission.
     text = read_corpus(data_file(TINYSTORIES_VALID))[:OTHER_CORPUS_CHARACTERS]
     word_counts = count_pretokens(text, CORPUS_EN_SPECIAL_TOKENS)
-    return word_counts, reference_train(dict(word_counts), OTHER_CORPUS_MERGES)
+    return word_counts, train(dict(word_counts), OTHER_CORPUS_MERGES)
 
 
 def other_corpus_case() -> tuple[Case, list[Pair]]:
@@ -302,7 +294,7 @@ def pretoken_and_merges(draw) -> tuple[bytes, list[Pair]]:
     """One pretoken (letters, maybe a space in front) and the merges the reference learns from a
     small corpus of similar words (which need not contain it)."""
     corpus = draw(pretoken_count_dicts)
-    merges = reference_train(corpus, draw(st.integers(0, 16)))
+    merges = train(corpus, draw(st.integers(0, 16)))
     word = draw(st.text(alphabet="abcé", min_size=1, max_size=8))
     return (draw(st.sampled_from(["", " "])) + word).encode("utf-8"), merges
 

@@ -14,7 +14,6 @@ that, in the learner's kernel).
 from __future__ import annotations
 
 import multiprocessing
-import os
 from collections.abc import Callable
 
 from hypothesis import strategies as st
@@ -26,8 +25,9 @@ from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_c
 from ..trusted.measure_worker import ProcessWatch, reads_of
 from ..trusted.measure_worker import available as measure_available
 from .core import (
-    Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_learner, error_name, materialized, passed, runs_remotely, stretch,
+    Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_learner, error_name, materialized, passed, stretch,
 )
+from .measured import process_id
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
 PROVIDED = ("pretokenize", "corpus")
@@ -167,7 +167,7 @@ def verify_reads_in_buffers(learner: Callable) -> None:
     document = "".join(f"line {i}: the cat sat on the mat, café 字 🙂.\n" for i in range(20)) + EOT
     data = (document * (BIG_FILE_MIB * 2**20 // len(document.encode()) + 1)).encode("utf-8")
     args = materialized((CorpusFile(data), 4, [EOT.encode()], 4096), learner)
-    pid = worker_pid(learner)
+    pid = process_id(learner)
     with reads_of(pid) as reads:
         outcome = call_learner(learner, args, FIND_TASK.provided, FIND_TASK.stand_ins, FIND_TASK.kernel_time_limit)
     call = f"find_chunk_boundaries(<a file of {len(data)} bytes>, 4, [{EOT.encode()!r}], 4096)"
@@ -386,11 +386,6 @@ def chunks_asked(function: Callable, *args: object) -> list:
 WORKER_KINDS = ("spawn", "forkserver", "fork")
 
 
-def worker_pid(learner: Callable) -> int:
-    """The process the learner's code runs in: the grading worker, or (in a notebook) this kernel."""
-    return learner.sandbox.worker_pid if runs_remotely(learner) else os.getpid()
-
-
 def verify_worker_processes(learner: Callable) -> None:
     """Task 4's method, measured from outside the learner's process (:mod:`..trusted.measure_worker`):
     with 2 workers and 3 chunks each, for every start method, the call must start worker processes
@@ -404,7 +399,7 @@ def verify_worker_processes(learner: Callable) -> None:
     for method in START_METHODS:
         args = (data, [EOT], num_workers, chunks_per_worker, method)
         call = f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, [{EOT!r}], {num_workers}, {chunks_per_worker}, {method!r})"
-        pid = worker_pid(learner)
+        pid = process_id(learner)
         with ProcessWatch(pid) as watch:
             outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
                                    FILE_TASK.kernel_time_limit, chunks_asked)

@@ -164,16 +164,12 @@ ENCODE_PRETOKEN_TASK = Task("encode_pretoken", ("pretoken", "ranks"), what="a li
                             provided=PROVIDED)
 
 
-def work_ranks(order: list[Pair]) -> dict[Pair, int]:
-    return {pair: rank for rank, pair in enumerate(order)}
-
-
 def encode_pretoken_cases() -> list[Case]:
     # The worked example of page 06: the merges of " work" (I, he, work, worked, works), in the
     # course's training order, then the same merges in another order.
-    trained = work_ranks([(b"w", b"o"), (b"wo", b"r"), (b"wor", b"k"), (b" ", b"work"), (b"h", b"e"), (b"e", b"d"),
+    trained = merge_ranks([(b"w", b"o"), (b"wo", b"r"), (b"wor", b"k"), (b" ", b"work"), (b"h", b"e"), (b"e", b"d"),
                           (b" work", b"ed"), (b" work", b"s")])
-    other_order = work_ranks([(b"e", b"d"), (b"k", b"ed"), (b"w", b"o"), (b"wo", b"r"), (b" ", b"wor")])
+    other_order = merge_ranks([(b"e", b"d"), (b"k", b"ed"), (b"w", b"o"), (b"wo", b"r"), (b" ", b"wor")])
     cases = [
         Case((b" worked", trained)),
         Case((b" worked", other_order)),  # same text, other ranks: (k, ed) is learned before (wor, k) exists
@@ -277,17 +273,16 @@ def text_case(text: str, special_tokens: list[str], ranks: dict[Pair, int] | Non
     return Case((text, ranks, special_tokens))
 
 
-def encode_text_cases() -> list[Case]:
-    return [
-        text_case("Hello world", []),
-        text_case(f"Hello world{EOT}It's 42!", [EOT]),
-        text_case(f"x{EOT}y", []),  # not a special token here: ordinary text
-        text_case("hello<|end|><|end|><|endoftext|>", ["<|end|>", "<|end|><|end|>", EOT]),  # longest where they overlap
-        text_case("a<|abc|>", ["<|abc|>", "a<|"]),  # leftmost first, though the other is longer
-        text_case("  two spaces,\n\nnew lines\t ", []),
-        text_case("naïve café 中文 🙂", []),
-        text_case("", [EOT]),
-    ]
+ENCODE_TEXT_CASES = [
+    text_case("Hello world", []),
+    text_case(f"Hello world{EOT}It's 42!", [EOT]),
+    text_case(f"x{EOT}y", []),  # not a special token here: ordinary text
+    text_case("hello<|end|><|end|><|endoftext|>", ["<|end|>", "<|end|><|end|>", EOT]),  # longest where they overlap
+    text_case("a<|abc|>", ["<|abc|>", "a<|"]),  # leftmost first, though the other is longer
+    text_case("  two spaces,\n\nnew lines\t ", []),
+    text_case("naïve café 中文 🙂", []),
+    text_case("", [EOT]),
+]
 
 
 TEXT_PIECES = ["the", " cat", " sat", "Hello", " world", "'s", " 42", "!", " ", "  ", "\n", "\n\n", "é", " café", "中文",
@@ -316,7 +311,6 @@ def text_inputs(draw) -> tuple[str, dict[Pair, int], list[str]]:
     return text, ranks, list(special_tokens)
 
 
-ENCODE_TEXT_CASES = encode_text_cases()
 # Hidden fixed cases of overlapping special tokens, not the visible ones': a shorter token that starts
 # first wins (split on one token at a time, longest first, loses it), and the longest where two
 # start together (one at a time in the given order loses that).
@@ -325,9 +319,6 @@ HIDDEN_TEXT_CASES = [
     text_case("ba<|eot|><s>", ["<|eot|><s>", "a<|", "<s>"]),
     text_case("x<s><|eot|><s>y", ["<|eot|>", "<s>", "<|eot|><s>"]),
 ]
-
-
-encode_text_reference = encode_text
 
 
 def tiktoken_tokens(text: str, ranks: dict[Pair, int], special_tokens: list[str]) -> list[bytes]:
@@ -361,7 +352,7 @@ def gives_tiktoken_tokens(encode_text: Callable) -> None:
 
 # Task 3: fixed texts with GPT-2's ranks, special tokens that overlap included (visible); fixed texts whose special
 # tokens overlap and generated ones (GPT-2's ranks and ranks learned on TinyStories), then tiktoken itself (hidden).
-ENCODE_TEXT = TaskGraders(ENCODE_TEXT_TASK, encode_text_reference, ENCODE_TEXT_CASES, text_inputs(), max_examples=50,
+ENCODE_TEXT = TaskGraders(ENCODE_TEXT_TASK, encode_text, ENCODE_TEXT_CASES, text_inputs(), max_examples=50,
                           hidden_cases=HIDDEN_TEXT_CASES, hidden_then=gives_tiktoken_tokens)
 
 
@@ -436,17 +427,13 @@ BUILD_ARENA = TaskGraders(ARENA_TASK, build_arena, [*ARENA_CASES, Later(gpt2_are
 
 
 DECODE_TASK = Task("decode_with_arena", ("ids", "buffer", "offsets"), what="bytes", provided=PROVIDED)
-
-
-def decode_cases() -> list[Case]:
-    hi = build_arena({0: b"h", 1: b"i", 2: b"hi", 4: b"!"})
-    emoji = build_arena(BYTES | {256: b"\xf0\x9f", 257: b"\x99\x82"})
-    return [
-        Case(([2, 0, 1, 4], *hi)),
-        Case(([], *hi)),
-        Case(([256, 257, 33], *emoji), labels={1: "<the arena of 256 bytes + 2 tokens>", 2: "<its 259 offsets>"}),
-    ]
-
+HI = build_arena({0: b"h", 1: b"i", 2: b"hi", 4: b"!"})  # id 3 has no token: an empty range
+EMOJI = build_arena(BYTES | {256: b"\xf0\x9f", 257: b"\x99\x82"})
+DECODE_CASES = [
+    Case(([2, 0, 1, 4], *HI)),
+    Case(([], *HI)),
+    Case(([256, 257, 33], *EMOJI), labels={1: "<the arena of 256 bytes + 2 tokens>", 2: "<its 259 offsets>"}),
+]
 
 BAD_IDS = [(-1, "a negative id: offsets[-1] counts from the end, so it would read a wrong token silently"),
            (3, "an id with an empty range (no token has it): every token has at least one byte"),
@@ -473,9 +460,6 @@ def verify_bad_ids(learner: Callable, cases: list[tuple[int, str]], buffer: byte
     return len(cases)
 
 
-DECODE_CASES = decode_cases()
-
-
 @st.composite
 def decode_inputs(draw) -> tuple[list[int], bytes, list[int]]:
     vocab = draw(vocabs.filter(bool))
@@ -487,7 +471,7 @@ def decode_inputs(draw) -> tuple[list[int], bytes, list[int]]:
 # Task 5: fixed and generated arenas and ids, then ids that are not tokens (others in the hidden test).
 DECODE = TaskGraders(
     DECODE_TASK, decode_with_arena, DECODE_CASES, decode_inputs(), max_examples=50,
-    visible_then=lambda learner: verify_bad_ids(learner, BAD_IDS, *build_arena({0: b"h", 1: b"i", 2: b"hi", 4: b"!"})),
+    visible_then=lambda learner: verify_bad_ids(learner, BAD_IDS, *HI),
     hidden_then=lambda learner: verify_bad_ids(
         learner, [(-2, "a negative id"), (4, "an id with an empty range"), (7, "an id past the end"), (-7, "a negative id")],
         *build_arena({0: b"ab", 1: b"c", 2: b"\xc3\xa9", 6: b"<s>"})),

@@ -287,20 +287,6 @@ def swapped_backtrack(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes] | 
     return tokens
 
 
-def swapped_last_tokens(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes | None]:
-    """Task 3 with the arguments of compatible swapped, to recognise the mistake."""
-    valid = _valid_tokens(pretoken, ranks)
-    longest = max(map(len, valid), default=1)
-    last: list[bytes | None] = [None]
-    for end in range(1, len(pretoken) + 1):
-        for start in range(max(0, end - longest), end):
-            token = pretoken[start:end]
-            if token in valid and (start == 0 or (start < len(last) and compatible(token, last[start], ranks))):
-                last.append(token)
-                break
-    return last
-
-
 def greedy_longest(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
     """A common wrong encoder, for hints: the longest valid token at each position, no compatibility."""
     tokens, pos = [], 0
@@ -415,17 +401,27 @@ WINDOW_MISTAKES = (
 )
 
 
-def windowed_last_tokens(pretoken: bytes, ranks: dict[Pair, int], starts: Callable, preallocated: bool) -> list:
-    """Task 3 as a learner writes it with the window ``starts(end, K)``: appending an entry per end (an end
-    where nothing tried fits gets none, and later lookups shift or fail), or filling a list of
-    ``len(pretoken) + 1`` entries (such an end keeps None). Raises what that code raises."""
+def windowed_last_tokens(pretoken: bytes, ranks: dict[Pair, int], starts: Callable | None = None, preallocated: bool = False,
+                         swapped: bool = False, first: tuple = (None,)) -> list:
+    """Task 3 as a learner may write it wrong, to recognise the mistake: with the window of starts ``starts(end, K)``
+    at each end (the right one by default), appending an entry per end (an end where nothing tried fits gets none,
+    and later lookups shift or fail) or filling a list of ``len(pretoken) + 1`` entries (``preallocated``: such an
+    end keeps None); with the arguments of compatible ``swapped``; with ``last`` started as ``first`` (``()``: without
+    the None of the empty prefix). Raises what that code raises."""
     valid = _valid_tokens(pretoken, ranks)
     longest = max(map(len, valid), default=1)
-    last: list[bytes | None] = [None] * (len(pretoken) + 1) if preallocated else [None]
+    starts = starts or (lambda end, k: range(max(0, end - k), end))
+    last: list[bytes | None] = [None] * (len(pretoken) + 1) if preallocated else list(first)
     for end in range(1, len(pretoken) + 1):
         for start in starts(end, longest):
             token = pretoken[start:end]
-            if token in valid and (start == 0 or compatible(last[start], token, ranks)):
+            if token not in valid:
+                continue
+            if swapped and start > 0:
+                fits = start < len(last) and compatible(token, last[start], ranks)
+            else:
+                fits = start == 0 or compatible(last[start], token, ranks)
+            if fits:
                 if preallocated:
                     last[end] = token
                 else:
@@ -434,26 +430,12 @@ def windowed_last_tokens(pretoken: bytes, ranks: dict[Pair, int], starts: Callab
     return last
 
 
-def _outcome(function: Callable, *args) -> tuple[object, str | None]:
-    """What ``function(*args)`` returns, or the name of what it raises."""
+def _outcome(function: Callable, *args, **kwargs) -> tuple[object, str | None]:
+    """What ``function(*args, **kwargs)`` returns, or the name of what it raises."""
     try:
-        return function(*args), None
+        return function(*args, **kwargs), None
     except Exception as exception:  # noqa: BLE001 - the learner's version of this code raises it too
         return None, type(exception).__name__
-
-
-def without_empty_prefix(pretoken: bytes, ranks: dict[Pair, int]) -> list:
-    """Task 3 with ``last`` started empty instead of with None, to tell that mistake from a window's."""
-    valid = _valid_tokens(pretoken, ranks)
-    longest = max(map(len, valid), default=1)
-    last: list[bytes | None] = []
-    for end in range(1, len(pretoken) + 1):
-        for start in range(max(0, end - longest), end):
-            token = pretoken[start:end]
-            if token in valid and (start == 0 or compatible(last[start], token, ranks)):
-                last.append(token)
-                break
-    return last
 
 
 def window_hint(pretoken: bytes, ranks: dict[Pair, int], got: object = None, error: str | None = None) -> str | None:
@@ -480,7 +462,7 @@ def window_hint(pretoken: bytes, ranks: dict[Pair, int], got: object = None, err
                        f"at {where - len(expected[where])}: check that your window tries it.")
             break
     either = ""
-    if error is not None and _outcome(without_empty_prefix, pretoken, ranks)[1] == error:
+    if error is not None and _outcome(windowed_last_tokens, pretoken, ranks, first=())[1] == error:
         either = ("last is too short for last[start]: either it does not start with None for the empty prefix (start "
                   "the list with None before the loop), or ")
     return (f"{either}your window of starts {' or '.join(label for label, _ in matched)}. At each end, the candidates "
@@ -494,7 +476,7 @@ def last_tokens_hint(args: tuple, expected: object, got: object) -> str | None:
     pretoken, ranks = args
     if not isinstance(got, list) or not isinstance(expected, list):
         return None
-    if got != expected and got == swapped_last_tokens(pretoken, ranks):
+    if got != expected and got == windowed_last_tokens(pretoken, ranks, swapped=True):
         return SWAPPED_HINT
     window = window_hint(pretoken, ranks, got=got) if got != expected else None
     if window:

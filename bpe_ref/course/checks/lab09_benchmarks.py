@@ -26,7 +26,7 @@ from collections.abc import Callable
 from hypothesis import strategies as st
 
 from ...measure import crossover, fit_exponent, interleaved, median, paired_ratio, peak_memory, spread
-from .core import Case, CheckFailed, Lab, Task, TaskGraders, advisory, check_cases, passed, refuse_reference_use
+from .core import Case, CheckFailed, Lab, Task, TaskGraders, passed, stretch
 from .core import check_property as check_property  # named here for the tests of this lab's hidden inputs
 
 # ---- comparing floats --------------------------------------------------------------------------
@@ -565,17 +565,9 @@ def stretch_scores(function: Callable) -> tuple[int, list[str], int]:
     return close, misses, spurious
 
 
-@advisory
-def check_stretch_crossover(reported_crossover: Callable) -> None:
-    """Stretch self-check of lab 09: on straight lines without noise, the crossing itself (``crossover``'s);
-    on noisy curves, better than the first crossing: close to the true crossing on at least 50 of 60
-    pairs, and a crossing in at most 2 of 20 pairs that never meet."""
-    task = Task("reported_crossover", ("xs", "ys_a", "ys_b"), observe=observe_significant, what="a float, or None")
-    refuse_reference_use(task, reported_crossover)
-    clean = [Case(noisy_lines(seed, noise=0.0)[:3]) for seed in range(5)]
-    clean += [Case(noisy_lines(seed, meet=False, noise=0.0)[:3]) for seed in range(2)]
-    clean += CROSSOVER_CASES[3:5]  # straight lines that meet at a measured x, and that never meet
-    check_cases(task, reported_crossover, crossover, clean)
+def verify_noisy_curves(reported_crossover: Callable) -> None:
+    """Better than the first crossing on noisy curves: close to the true crossing on at least 50 of 60 pairs,
+    and a crossing in at most 2 of 20 pairs that never meet (after the clean curves, the stretch's cases)."""
     close, misses, spurious = stretch_scores(reported_crossover)
     if close < STRETCH_CLOSE:
         range_ = (noisy_lines(0)[0][-1] - noisy_lines(0)[0][0]) / 8
@@ -589,3 +581,12 @@ def check_stretch_crossover(reported_crossover: Callable) -> None:
                           f"more than {STRETCH_SPURIOUS}")
     passed(f"reported_crossover: the crossing on clean curves; close on {close} of {STRETCH_NOISY} noisy pairs; "
            f"a crossing in {spurious} of {STRETCH_APART} pairs that never meet.")
+
+
+# Stretch: on straight lines without noise (that cross, that never meet, and task 5's that meet at a measured x and
+# that never meet), the crossing itself (crossover's); then, on noisy curves, better than the first crossing.
+CLEAN_CURVES = [noisy_lines(seed, noise=0.0)[:3] for seed in range(5)] + [
+    noisy_lines(seed, meet=False, noise=0.0)[:3] for seed in range(2)]
+check_stretch_crossover = stretch("crossover", TaskGraders(
+    Task("reported_crossover", ("xs", "ys_a", "ys_b"), observe=observe_significant, what="a float, or None"), crossover,
+    [*CLEAN_CURVES, *CROSSOVER_CASES[3:5]], visible_then=verify_noisy_curves))
