@@ -14,7 +14,7 @@ import platform
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ...measure import interleaved, median, timed
@@ -142,9 +142,21 @@ def growth(contenders: Mapping[str, Callable[[str], object]], pieces: Mapping[in
     return results
 
 
-def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+def markdown_table(headers: Sequence[object], rows: Iterable[Sequence[object]], align: str | None = None) -> str:
+    """A GitHub-flavoured Markdown table (no newline at its end). ``align`` holds one of ``l``, ``r``,
+    ``c`` per column; without it, the separator is the plain ``|---|`` of the benchmark pages, which
+    the page generators and tests parse."""
+    headers = [str(h) for h in headers]
+    align = align or "-" * len(headers)
+    if len(align) != len(headers):
+        raise ValueError(f"align {align!r} does not have one letter per column ({len(headers)})")
+    marks = {"l": ":--", "r": "--:", "c": ":-:", "-": "---"}
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
+    for row in rows:
+        cells = [str(c) for c in row]
+        if len(cells) != len(headers):
+            raise ValueError(f"row {cells} does not have {len(headers)} cells")
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -211,19 +223,27 @@ def write_results(out: Path, name: str, quick: bool, document: dict | None = Non
     (out / "README.md").write_text(results_page(name, quick, **fields), encoding="utf-8")
 
 
-def pyplot():
-    """pyplot on the non-interactive Agg backend."""
+def pyplot(**rc):
+    """pyplot on the non-interactive Agg backend, on matplotlib's own defaults (never a machine's
+    ``matplotlibrc``) updated by ``rc``: settings that do not vary by machine."""
     import matplotlib
 
-    matplotlib.use("Agg")
+    matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
+    plt.rcdefaults()
+    plt.rcParams.update(rc)
     return plt
 
 
-def save_plot(fig, path: Path, rect: tuple[float, float, float, float] | None = None) -> None:
-    """Lay ``fig`` out, save it as a PNG without software metadata, close it."""
-    fig.tight_layout(rect=rect)
+def save_png(fig, path: Path, tight: bool = False, rect: tuple[float, float, float, float] | None = None) -> Path:
+    """Save ``fig`` as a PNG with no software or date metadata (reruns give the same bytes), laid out
+    first by ``tight_layout(rect=rect)`` if ``tight``; close it."""
+    import matplotlib.pyplot as plt
+
+    if tight:
+        fig.tight_layout(rect=rect)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    pyplot().close(fig)
+    fig.savefig(path, format="png", dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    return path

@@ -20,7 +20,7 @@ from pathlib import Path
 from ...data_files import TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from .common import (add_output_arguments, fixed_width_table, in_fresh_process, machine_description, markdown_table, median,
-                     pyplot, ratio, save_plot, today, write_results)
+                     pyplot, ratio, save_png, today, write_results)
 
 SIZES_MIB = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 QUICK_SIZES_MIB = (0.1, 1.0)
@@ -144,7 +144,7 @@ def plot(results: list[dict], path: Path) -> None:
     right.set(xscale="log", xlabel="file size (MiB)", ylabel="speed-up over 1 process", title="above 1: the workers pay")
     left.legend()
     right.legend()
-    save_plot(fig, path)
+    save_png(fig, path, tight=True)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -21,7 +21,7 @@ from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOV
 from ...measure import peak_memory
 from ...train import DEFAULT_TRAIN_METHOD
 from .common import (CHECK_HEADERS, add_output_arguments, check_rows, in_fresh_process, machine_description, markdown_sections,
-                     markdown_table, median, print_tables, print_targets, pyplot, ratio, save_plot, write_results)
+                     markdown_table, median, print_tables, print_targets, pyplot, ratio, save_png, write_results)
 
 SPECIAL_TOKENS = ["<|endoftext|>"]
 
@@ -305,7 +305,7 @@ def plot(results: list[Measurement], path: Path) -> None:
                for label in labels]
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize=8, frameon=False)
     fig.suptitle("BPE training time by method (lower is better)")
-    save_plot(fig, path, rect=(0, 0.1, 1, 1))
+    save_png(fig, path, tight=True, rect=(0, 0.1, 1, 1))
 
 
 def plot_languages(results: list[Measurement], path: Path) -> None:
@@ -328,7 +328,7 @@ def plot_languages(results: list[Measurement], path: Path) -> None:
     ax.set_xticks(range(len(languages)), [language.replace(" (", "\n(") for language in languages], fontsize=8)
     ax.set(ylabel="training time / HF tokenizers (1 thread)", title=f"vocab {LANGUAGE_VOCAB:,}: below 1.0 is faster than HF")
     ax.legend(fontsize=8, frameon=False)
-    save_plot(fig, path)
+    save_png(fig, path, tight=True)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
