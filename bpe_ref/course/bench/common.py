@@ -219,8 +219,16 @@ def write_results(out: Path, name: str, quick: bool, document: dict | None = Non
     """``out/README.md`` (:func:`results_page`) and, given a ``document``, ``out/results.json``."""
     out.mkdir(parents=True, exist_ok=True)
     if document is not None:
-        (out / "results.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+        write_json(out / "results.json", document)
     (out / "README.md").write_text(results_page(name, quick, **fields), encoding="utf-8")
+
+
+def write_json(path: Path, document: dict) -> Path:
+    """Write a measurement as the committed ones are (indented by one, ending in a newline); say so."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+    return path
 
 
 def pyplot(**rc):

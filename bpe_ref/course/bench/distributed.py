@@ -301,5 +301,5 @@ def run(args: argparse.Namespace) -> int:
                     "heaps": heaps, "network": network, "memory": memory, "rates": rates, "dask": dask}
         write_results(out, "distributed", args.quick, document, machine=machine, repeats=args.repeats,
                       loop_repeats=max(1, args.repeats // 2), tables=tables)
-        print(f"wrote {out / 'results.json'} and {out / 'README.md'}")
+        print(f"wrote {out / 'README.md'}")
     return 0

@@ -197,5 +197,5 @@ def run(args: argparse.Namespace) -> int:
                       table=markdown_table(headers, rows), parts_mib=parts_mib, parts=markdown_table(["part", "time"], cost_rows),
                       verdicts="\n".join(f"- {name}: " + (f"first faster than one process at {size:g} MiB." if size else
                                                           "never faster at these sizes.") for name, size in crossovers.items()))
-        print(f"wrote {out / 'README.md'}, {out / 'results.json'} and {out / 'parallel_counting.png'}")
+        print(f"wrote {out / 'README.md'} and {out / 'parallel_counting.png'}")
     return 0

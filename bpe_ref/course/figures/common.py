@@ -8,7 +8,7 @@
 - the corpora: pretoken counts (:func:`corpus_counts`, cached), as words of bytes, their $P$ and
   $L$, pairs best first in the course's tie-break order (:func:`best_first`);
 - measurements: the committed ones the pages quote (:func:`read_json`, :func:`benchmark_seconds`)
-  and the JSON a measuring ``main`` writes (:func:`write_json`); the timing itself is
+  and the JSON a measuring ``main`` writes (:func:`bench.common.write_json`); the timing itself is
   :mod:`bpe_ref.measure`'s and :mod:`bpe_ref.course.bench.common`'s.
 
 A *snippet* is a small Markdown file written next to the figures (``theory/figures/*.md``). A page
@@ -35,7 +35,7 @@ from ...data_files import REPO_ROOT, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
 from ...train.step01_naive import count_pairs, split_into_bytes
-from ..bench.common import machine_description, pyplot, save_png  # noqa: F401 (save_png: the figure modules import it from here)
+from ..bench.common import machine_description, pyplot, save_png, write_json  # noqa: F401 (the figure modules import these two from here)
 from ..bench.common import markdown_table as shared_table
 from . import five_minutes
 from .step_diffs import diff_snippets
@@ -226,14 +226,6 @@ def best_first(pair_counts: Mapping[tuple[bytes, bytes], int]) -> list[tuple[byt
 def read_json(path: Path) -> dict:
     """A committed measurement (``theory/benchmarks/**/*.json``)."""
     return json.loads(Path(path).read_text(encoding="utf-8"))
-
-
-def write_json(path: Path, document: dict) -> Path:
-    """Write a measurement as the committed ones are (indented by one, ending in a newline); say so."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {path}")
-    return path
 
 
 def machine_line(repeats: int) -> str:
