@@ -1,6 +1,7 @@
 """What every benchmark and timing figure shares: the machine's description, runs in a fresh
-process, rounds timed on two clocks, the JSON record's header, Markdown and fixed-width tables, the
-options and the results page every benchmark writes, and saving a plot. Rounds, medians, per-round
+process, rounds timed on two clocks, the JSON record's header, pretokens as words and their pair
+counts, Markdown and fixed-width tables, the options and the results page every benchmark writes,
+JSON, pyplot and PNGs (the figures of the pages use these too). Rounds, medians, per-round
 ratios, exponents and crossovers are :mod:`bpe_ref.measure`'s (step 09's module, the one learners
 read): nothing here times another way. Results are written under ``theory/benchmarks/``."""
 
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ...measure import interleaved, median, timed
+from ...train.step01_naive import count_pairs, split_into_bytes
 from ...train.step03_parallel import default_num_workers
 
 RESULTS_DIR = Path(__file__).resolve().parents[3] / "theory" / "benchmarks"  # next to the pages that read them
@@ -140,6 +142,16 @@ def growth(contenders: Mapping[str, Callable[[str], object]], pieces: Mapping[in
             if seconds[0] > budget:
                 del growing[label]
     return results
+
+
+def as_words(pretoken_counts: Mapping[bytes, int]) -> dict[tuple[bytes, ...], int]:
+    """Each pretoken split into its bytes, with its count: what every trainer starts from."""
+    return {split_into_bytes(pretoken): count for pretoken, count in pretoken_counts.items()}
+
+
+def pair_counts(pretoken_counts: Mapping[bytes, int]) -> dict[tuple[bytes, bytes], int]:
+    """The byte-pair counts merge 1 reads, weighted by pretoken counts (step 01's ``count_pairs``)."""
+    return count_pairs(as_words(pretoken_counts))
 
 
 def markdown_table(headers: Sequence[object], rows: Iterable[Sequence[object]], align: str | None = None) -> str:

@@ -34,8 +34,7 @@ from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
-from ...train.step01_naive import count_pairs, split_into_bytes
-from ..bench.common import machine_description, pyplot, save_png, write_json  # noqa: F401 (the figure modules import these two from here)
+from ..bench.common import as_words, machine_description, pair_counts, pyplot, save_png, write_json  # noqa: F401 (re-exported to the pages)
 from ..bench.common import markdown_table as shared_table
 from . import five_minutes
 from .step_diffs import diff_snippets
@@ -202,14 +201,9 @@ def corpus_counts(path: Path) -> dict[bytes, int]:
     return count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
 
 
-def as_words(pretoken_counts: Mapping[bytes, int]) -> dict[tuple[bytes, ...], int]:
-    """Each pretoken split into its bytes, with its count: what every trainer starts from."""
-    return {split_into_bytes(pretoken): count for pretoken, count in pretoken_counts.items()}
-
-
 def distinct_pairs(pretoken_counts: Mapping[bytes, int]) -> int:
     """$P$ before merge 1: the distinct pairs of bytes in the pretokens."""
-    return len(count_pairs(as_words(pretoken_counts)))
+    return len(pair_counts(pretoken_counts))
 
 
 def mean_length(pretoken_counts: Mapping[bytes, int]) -> float:
