@@ -118,28 +118,35 @@ def median_time(fn: Callable[[], object], repeats: int, clock: Callable[[], floa
 
 
 def growth(contenders: Mapping[str, Callable[[str], object]], pieces: Mapping[int, str], expected: Callable[[str], object],
-           what: str, repeats: int, budget: float = float("inf")) -> dict[str, list[tuple[int, float]]]:
+           what: str, repeats: int, budget: float = float("inf"), longest: Mapping[str, int] | None = None
+           ) -> dict[str, list[tuple[int, float]]]:
     """How each contender's time grows with its input: ``{label: [(size, CPU seconds), ...]}``, the
-    median of ``repeats`` runs on each of ``pieces`` (``{size: input}``, smallest first), each answer
-    checked against ``expected(piece)`` (a mismatch names the contender, ``what`` and the size).
+    median of ``repeats`` runs on each of ``pieces`` (``{size: input}``, smallest first), timed in
+    interleaved rounds of :func:`bpe_ref.measure.interleaved` after a first run whose answer is checked
+    against ``expected(piece)`` (a mismatch names the contender, ``what`` and the size).
 
-    Each contender runs alone, size after size. A contender whose first run on a size takes longer
-    than ``budget`` seconds runs once there and no more (slow by design: the next size would take
-    about four times as long); one whose runs add up to more is not repeated. CPU time: a growth
-    exponent compares runs made minutes apart, which no round pairs up, so wall time would fold
-    the load of those minutes into the exponent."""
+    A contender whose first run on a size takes longer than ``budget`` seconds is timed by that run
+    alone and left out of the larger sizes (slow by design: the next size would take about four
+    times as long); one whose ``repeats`` runs would add up to more is not repeated. ``longest``
+    leaves a contender out above that size. CPU time: a growth exponent compares runs made minutes
+    apart, which no round pairs up, so wall time would fold the load of those minutes into the exponent."""
     results: dict[str, list[tuple[int, float]]] = {label: [] for label in contenders}
     growing = dict(contenders)
     for size, piece in pieces.items():
         answer = expected(piece)
-        for label, run in list(growing.items()):
-            seconds = [timed(lambda: run(piece), clock=time.process_time)]
-            if seconds[0] * repeats < budget:  # repeat what is cheap; one run of what is slow
-                seconds += [timed(lambda: run(piece), clock=time.process_time) for _ in range(repeats - 1)]
+        first: dict[str, float] = {}
+        for label, run in growing.items():
+            if size > (longest or {}).get(label, size):
+                continue
+            start = time.process_time()
             if run(piece) != answer:
                 raise AssertionError(f"{label} disagrees with {what}, {size} characters")
-            results[label].append((size, median(seconds)))
-            if seconds[0] > budget:
+            first[label] = time.process_time() - start
+        cheap = {label: lambda run=growing[label]: run(piece) for label, seconds in first.items() if seconds * repeats < budget}
+        seconds = interleaved(cheap, repeats, clock=time.process_time) if cheap else {}
+        for label in first:  # in the contenders' order
+            results[label].append((size, median(seconds[label]) if label in seconds else first[label]))
+            if first[label] > budget:
                 del growing[label]
     return results
 
