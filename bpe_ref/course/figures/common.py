@@ -1,8 +1,9 @@
 """What every figure module shares, so that a page's module only says what its page shows:
 
 - Markdown: tokens, pairs and words as code spans, tables (:func:`markdown_table`), signed numbers;
-- matplotlib: deterministic PNGs (:func:`panels`; saved by :func:`bench.common.save_png`), axes named, scaled and gridded
-  (:func:`name_axes`), growth lines (:func:`plot_series`), labelled bars, rolling medians;
+- matplotlib: deterministic PNGs (:func:`panels`, saved by :func:`bench.common.save_png`), axes
+  named, scaled and gridded (:func:`name_axes`), growth lines (:func:`plot_series`), labelled bars,
+  rolling medians;
 - a page's snippets: its own, its five-minute idea and its step's diff (:func:`page_snippets`),
   and the copies of them the pages quote (:func:`sync_snippets`);
 - the corpora: pretoken counts (:func:`corpus_counts`, cached), as words of bytes, their $P$ and

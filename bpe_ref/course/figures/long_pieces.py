@@ -6,9 +6,9 @@ of random digits, ``\\p{N}+``; a run of one letter; random letters with no space
 lengths 250 to 32,000 bytes, and times each encoder on each with the benchmarks' harness
 (:func:`bpe_ref.course.bench.common.growth`: median of ``repeats`` runs, the encoders in interleaved
 rounds of :func:`bpe_ref.measure.interleaved`, each answer checked against tiktoken's; CPU time of
-this process, which the other processes of a shared machine disturb far less than wall time). It fits the growth
-exponent of each (the slope of log time against log length over the longer half of the lengths,
-where fixed costs no longer count). tiktoken is built from the same vocabulary
+this process, which the other processes of a shared machine disturb far less than wall time). It
+fits the growth exponent of each (the slope of log time against log length over the longer half of
+the lengths, where fixed costs no longer count). tiktoken is built from the same vocabulary
 (:mod:`bpe_ref.course.interop`); its time includes its regex, which is linear. Page 07 quotes the
 committed file (``theory/benchmarks/heap_encoding/long_pieces.json``, with its machine) instead of
 timing during figure generation. About a minute on the course machine.
