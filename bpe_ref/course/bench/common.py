@@ -1,6 +1,7 @@
 """What every benchmark and timing figure shares: the machine's description, runs in a fresh
-process, rounds timed on two clocks, the JSON record's header, Markdown and fixed-width tables, the
-options and the results page every benchmark writes, and saving a plot. Rounds, medians, per-round
+process, rounds timed on two clocks, the JSON record's header, pretokens as words and their pair
+counts, Markdown and fixed-width tables, the options and the results page every benchmark writes,
+JSON, pyplot and PNGs (the figures of the pages use these too). Rounds, medians, per-round
 ratios, exponents and crossovers are :mod:`bpe_ref.measure`'s (step 09's module, the one learners
 read): nothing here times another way. Results are written under ``theory/benchmarks/``."""
 
@@ -14,10 +15,11 @@ import platform
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ...measure import interleaved, median, timed
+from ...train.step01_naive import count_pairs, split_into_bytes
 from ...train.step03_parallel import default_num_workers
 
 RESULTS_DIR = Path(__file__).resolve().parents[3] / "theory" / "benchmarks"  # next to the pages that read them
@@ -116,35 +118,64 @@ def median_time(fn: Callable[[], object], repeats: int, clock: Callable[[], floa
 
 
 def growth(contenders: Mapping[str, Callable[[str], object]], pieces: Mapping[int, str], expected: Callable[[str], object],
-           what: str, repeats: int, budget: float = float("inf")) -> dict[str, list[tuple[int, float]]]:
+           what: str, repeats: int, budget: float = float("inf"), longest: Mapping[str, int] | None = None
+           ) -> dict[str, list[tuple[int, float]]]:
     """How each contender's time grows with its input: ``{label: [(size, CPU seconds), ...]}``, the
-    median of ``repeats`` runs on each of ``pieces`` (``{size: input}``, smallest first), each answer
-    checked against ``expected(piece)`` (a mismatch names the contender, ``what`` and the size).
+    median of ``repeats`` runs on each of ``pieces`` (``{size: input}``, smallest first), timed in
+    interleaved rounds of :func:`bpe_ref.measure.interleaved` after a first run whose answer is checked
+    against ``expected(piece)`` (a mismatch names the contender, ``what`` and the size).
 
-    Each contender runs alone, size after size. A contender whose first run on a size takes longer
-    than ``budget`` seconds runs once there and no more (slow by design: the next size would take
-    about four times as long); one whose runs add up to more is not repeated. CPU time: a growth
-    exponent compares runs made minutes apart, which no round pairs up, so wall time would fold
-    the load of those minutes into the exponent."""
+    A contender whose first run on a size takes longer than ``budget`` seconds is timed by that run
+    alone and left out of the larger sizes (slow by design: the next size would take about four
+    times as long); one whose ``repeats`` runs would add up to more is not repeated. ``longest``
+    leaves a contender out above that size. CPU time: a growth exponent compares runs made minutes
+    apart, which no round pairs up, so wall time would fold the load of those minutes into the exponent."""
     results: dict[str, list[tuple[int, float]]] = {label: [] for label in contenders}
     growing = dict(contenders)
     for size, piece in pieces.items():
         answer = expected(piece)
-        for label, run in list(growing.items()):
-            seconds = [timed(lambda: run(piece), clock=time.process_time)]
-            if seconds[0] * repeats < budget:  # repeat what is cheap; one run of what is slow
-                seconds += [timed(lambda: run(piece), clock=time.process_time) for _ in range(repeats - 1)]
+        first: dict[str, float] = {}
+        for label, run in growing.items():
+            if size > (longest or {}).get(label, size):
+                continue
+            start = time.process_time()
             if run(piece) != answer:
                 raise AssertionError(f"{label} disagrees with {what}, {size} characters")
-            results[label].append((size, median(seconds)))
-            if seconds[0] > budget:
+            first[label] = time.process_time() - start
+        cheap = {label: lambda run=growing[label]: run(piece) for label, seconds in first.items() if seconds * repeats < budget}
+        seconds = interleaved(cheap, repeats, clock=time.process_time) if cheap else {}
+        for label in first:  # in the contenders' order
+            results[label].append((size, median(seconds[label]) if label in seconds else first[label]))
+            if first[label] > budget:
                 del growing[label]
     return results
 
 
-def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+def as_words(pretoken_counts: Mapping[bytes, int]) -> dict[tuple[bytes, ...], int]:
+    """Each pretoken split into its bytes, with its count: what every trainer starts from."""
+    return {split_into_bytes(pretoken): count for pretoken, count in pretoken_counts.items()}
+
+
+def pair_counts(pretoken_counts: Mapping[bytes, int]) -> dict[tuple[bytes, bytes], int]:
+    """The byte-pair counts merge 1 reads, weighted by pretoken counts (step 01's ``count_pairs``)."""
+    return count_pairs(as_words(pretoken_counts))
+
+
+def markdown_table(headers: Sequence[object], rows: Iterable[Sequence[object]], align: str | None = None) -> str:
+    """A GitHub-flavoured Markdown table (no newline at its end). ``align`` holds one of ``l``, ``r``,
+    ``c`` per column; without it, the separator is the plain ``|---|`` of the benchmark pages, which
+    the page generators and tests parse."""
+    headers = [str(h) for h in headers]
+    align = align or "-" * len(headers)
+    if len(align) != len(headers):
+        raise ValueError(f"align {align!r} does not have one letter per column ({len(headers)})")
+    marks = {"l": ":--", "r": "--:", "c": ":-:", "-": "---"}
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
+    for row in rows:
+        cells = [str(c) for c in row]
+        if len(cells) != len(headers):
+            raise ValueError(f"row {cells} does not have {len(headers)} cells")
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -207,23 +238,39 @@ def write_results(out: Path, name: str, quick: bool, document: dict | None = Non
     """``out/README.md`` (:func:`results_page`) and, given a ``document``, ``out/results.json``."""
     out.mkdir(parents=True, exist_ok=True)
     if document is not None:
-        (out / "results.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+        write_json(out / "results.json", document)
     (out / "README.md").write_text(results_page(name, quick, **fields), encoding="utf-8")
 
 
-def pyplot():
-    """pyplot on the non-interactive Agg backend."""
+def write_json(path: Path, document: dict) -> Path:
+    """Write a measurement as the committed ones are (indented by one, ending in a newline); say so."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+    return path
+
+
+def pyplot(**rc):
+    """pyplot on the non-interactive Agg backend, on matplotlib's own defaults (never a machine's
+    ``matplotlibrc``) updated by ``rc``: settings that do not vary by machine."""
     import matplotlib
 
-    matplotlib.use("Agg")
+    matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
+    plt.rcdefaults()
+    plt.rcParams.update(rc)
     return plt
 
 
-def save_plot(fig, path: Path, rect: tuple[float, float, float, float] | None = None) -> None:
-    """Lay ``fig`` out, save it as a PNG without software metadata, close it."""
-    fig.tight_layout(rect=rect)
+def save_png(fig, path: Path, tight: bool = False, rect: tuple[float, float, float, float] | None = None) -> Path:
+    """Save ``fig`` as a PNG with no software or date metadata (reruns give the same bytes), laid out
+    first by ``tight_layout(rect=rect)`` if ``tight``; close it."""
+    import matplotlib.pyplot as plt
+
+    if tight:
+        fig.tight_layout(rect=rect)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    pyplot().close(fig)
+    fig.savefig(path, format="png", dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    return path

@@ -31,7 +31,6 @@ import math
 import pickle
 import tempfile
 import time
-from collections import Counter
 from hashlib import sha256
 from pathlib import Path
 
@@ -39,7 +38,8 @@ from ...corpus import read_corpus
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens
 from ...measure import fit_exponent
-from .common import add_output_arguments, load_average, machine_description, markdown_sections, median_time, today, write_results
+from .common import (add_output_arguments, load_average, machine_description, markdown_sections, median_time, pair_counts, today,
+                     write_results)
 
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
 # (label, file): the shipped corpora of more than 100 KB, as page 10 names them
@@ -89,16 +89,6 @@ def heaps_points(path: Path, points: int = HEAPS_POINTS) -> dict:
     return {"file": path.name, "file_bytes": path.stat().st_size, "points": rows}
 
 
-def pair_counts(counts: dict[bytes, int]) -> dict[tuple[bytes, bytes], int]:
-    """The byte-pair counts the first merge would need, weighted by pretoken counts (what each
-    range would send if the cluster counted pairs instead of pretokens)."""
-    pairs: Counter[tuple[bytes, bytes]] = Counter()
-    for word, count in counts.items():
-        for a, b in zip(word, word[1:]):
-            pairs[bytes([a]), bytes([b])] += count
-    return dict(pairs)
-
-
 def network_sizes(path: Path) -> list[dict]:
     """For each ``k`` of ``RANGE_COUNTS``: the sizes (pickled bytes, summed over the ranges) of what
     would cross the network if the file were counted in ``k`` ranges."""
@@ -115,6 +105,7 @@ def network_sizes(path: Path) -> list[dict]:
                 text += len(pickle.dumps(handle.read(end - start), protocol=5))
             arguments += len(pickle.dumps((file, start, end, SPECIAL_TOKENS), protocol=5))
             counts_size += len(pickle.dumps(counts, protocol=5))
+            # what each range would send if the cluster counted pairs instead of pretokens
             pairs_size += len(pickle.dumps(pair_counts(counts), protocol=5))
             distinct += len(counts)
         rows.append({"ranges": len(ranges), "asked": k, "text_bytes": text, "argument_bytes": arguments,
@@ -301,5 +292,5 @@ def run(args: argparse.Namespace) -> int:
                     "heaps": heaps, "network": network, "memory": memory, "rates": rates, "dask": dask}
         write_results(out, "distributed", args.quick, document, machine=machine, repeats=args.repeats,
                       loop_repeats=max(1, args.repeats // 2), tables=tables)
-        print(f"wrote {out / 'results.json'} and {out / 'README.md'}")
+        print(f"wrote {out / 'README.md'}")
     return 0

@@ -33,7 +33,7 @@ from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTO
 from ...measure import fit_exponent as fitted_exponent, median, paired_ratio
 from ...pretokenize import PRETOKEN_RE
 from .common import (CHECK_HEADERS, add_output_arguments, check_rows, growth, load_average, machine_description, markdown_sections,
-                     markdown_table, print_tables, print_targets, pyplot, results_page, save_plot, wall_and_cpu)
+                     markdown_table, print_tables, print_targets, pyplot, results_page, save_png, wall_and_cpu)
 
 CORPORA = {
     "English (TinyStories)": TINYSTORIES_SAMPLE,
@@ -362,7 +362,7 @@ def plot_corpora(measured: dict, path: Path) -> None:
     ax.set_title("Default encode against tiktoken, GPT-2 vocabulary (red: the first call's target)")
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
-    save_plot(fig, path)
+    save_png(fig, path, tight=True)
 
 
 def plot_worst_case(worst: dict, path: Path) -> None:
@@ -384,7 +384,7 @@ def plot_worst_case(worst: dict, path: Path) -> None:
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7, loc="upper left")
     fig.suptitle("Worst case: time ~ size^k (k = fitted exponent; 1 is linear, 2 quadratic)")
-    save_plot(fig, path)
+    save_png(fig, path, tight=True)
 
 
 def plot_throughput(encoding: dict, encoders: dict, decoding: dict, path: Path) -> None:
@@ -404,7 +404,7 @@ def plot_throughput(encoding: dict, encoders: dict, decoding: dict, path: Path) 
         ax.set(xscale="log", xlim=(min(values) / 2, None), title=f"{title} throughput, TinyStories, GPT-2 vocabulary",
                xlabel="MB/s (median; CPU time, wall time for HF batches; log scale; higher is better)")
         ax.grid(True, axis="x", which="both", alpha=0.3)
-    save_plot(fig, path)
+    save_png(fig, path, tight=True)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from pathlib import Path
 from ...data_files import TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from .common import (add_output_arguments, fixed_width_table, in_fresh_process, machine_description, markdown_table, median,
-                     pyplot, ratio, save_plot, today, write_results)
+                     pyplot, ratio, save_png, today, write_results)
 
 SIZES_MIB = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 QUICK_SIZES_MIB = (0.1, 1.0)
@@ -144,7 +144,7 @@ def plot(results: list[dict], path: Path) -> None:
     right.set(xscale="log", xlabel="file size (MiB)", ylabel="speed-up over 1 process", title="above 1: the workers pay")
     left.legend()
     right.legend()
-    save_plot(fig, path)
+    save_png(fig, path, tight=True)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -197,5 +197,5 @@ def run(args: argparse.Namespace) -> int:
                       table=markdown_table(headers, rows), parts_mib=parts_mib, parts=markdown_table(["part", "time"], cost_rows),
                       verdicts="\n".join(f"- {name}: " + (f"first faster than one process at {size:g} MiB." if size else
                                                           "never faster at these sizes.") for name, size in crossovers.items()))
-        print(f"wrote {out / 'README.md'}, {out / 'results.json'} and {out / 'parallel_counting.png'}")
+        print(f"wrote {out / 'README.md'} and {out / 'parallel_counting.png'}")
     return 0

@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOV
 from ...measure import peak_memory
 from ...train import DEFAULT_TRAIN_METHOD
 from .common import (CHECK_HEADERS, add_output_arguments, check_rows, in_fresh_process, machine_description, markdown_sections,
-                     markdown_table, median, print_tables, print_targets, pyplot, ratio, save_plot, write_results)
+                     markdown_table, median, print_tables, print_targets, pyplot, ratio, save_png, write_results)
 
 SPECIAL_TOKENS = ["<|endoftext|>"]
 
@@ -91,6 +92,26 @@ class Measurement:
 # Inside the measuring process
 
 
+def runner(kind: str, path: Path | str, vocab_size: int, method: str = "", workers: int = 1,
+           budget: float | None = None) -> Callable[[], int]:
+    """One run of a contender (a :class:`Contender`'s fields), as a function of no argument that
+    returns the merges learned."""
+    if kind == "hf":
+        return lambda: _train_hf(str(path), vocab_size)
+    if kind == "pretokenize":
+        from bpe_ref.train.step03_parallel import count_pretokens_in_file
+
+        def count() -> int:
+            count_pretokens_in_file(str(path), SPECIAL_TOKENS, workers)
+            return vocab_size - 256 - len(SPECIAL_TOKENS)  # no merges: the phase is complete
+
+        return count
+    from bpe_ref import train_bpe
+
+    # A slow trainer stops once its budget is spent, and reports how far it got.
+    return lambda: len(train_bpe(path, vocab_size, SPECIAL_TOKENS, method=method, num_workers=workers, time_budget=budget)[1])
+
+
 def measure_in_this_process(spec: dict) -> dict:
     """Run one measurement (called in a fresh process): its seconds, merges and peak RSS."""
     import gc
@@ -99,23 +120,11 @@ def measure_in_this_process(spec: dict) -> dict:
     seconds: list[float] = []
     merges_done = 0
     wanted = spec["vocab_size"] - 256 - len(SPECIAL_TOKENS)
+    run = runner(spec["kind"], spec["path"], spec["vocab_size"], spec["method"], spec["workers"], spec.get("budget"))
     for _ in range(spec["repeats"]):
         gc.collect()
         start = time.perf_counter()
-        if spec["kind"] == "hf":
-            merges_done = _train_hf(spec["path"], spec["vocab_size"])
-        elif spec["kind"] == "pretokenize":
-            from bpe_ref.train.step03_parallel import count_pretokens_in_file
-
-            count_pretokens_in_file(spec["path"], SPECIAL_TOKENS, spec["workers"])
-            merges_done = wanted  # no merges: the phase is complete
-        else:
-            from bpe_ref import train_bpe
-
-            # A slow trainer stops once its budget is spent, and reports how far it got.
-            _, merges = train_bpe(spec["path"], spec["vocab_size"], SPECIAL_TOKENS, method=spec["method"],
-                                  num_workers=spec["workers"], time_budget=spec.get("budget"))
-            merges_done = len(merges)
+        merges_done = run()
         seconds.append(time.perf_counter() - start)
         if spec.get("budget") and merges_done < wanted:
             break  # out of budget: one run says enough
@@ -305,7 +314,7 @@ def plot(results: list[Measurement], path: Path) -> None:
                for label in labels]
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize=8, frameon=False)
     fig.suptitle("BPE training time by method (lower is better)")
-    save_plot(fig, path, rect=(0, 0.1, 1, 1))
+    save_png(fig, path, tight=True, rect=(0, 0.1, 1, 1))
 
 
 def plot_languages(results: list[Measurement], path: Path) -> None:
@@ -328,7 +337,7 @@ def plot_languages(results: list[Measurement], path: Path) -> None:
     ax.set_xticks(range(len(languages)), [language.replace(" (", "\n(") for language in languages], fontsize=8)
     ax.set(ylabel="training time / HF tokenizers (1 thread)", title=f"vocab {LANGUAGE_VOCAB:,}: below 1.0 is faster than HF")
     ax.legend(fontsize=8, frameon=False)
-    save_plot(fig, path)
+    save_png(fig, path, tight=True)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

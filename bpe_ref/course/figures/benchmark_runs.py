@@ -22,7 +22,6 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from ...corpus import read_corpus
@@ -30,7 +29,7 @@ from ...data_files import REPO_ROOT, TINYSTORIES_2MIB, TINYSTORIES_VALID, data_f
 from ...measure import interleaved, peak_memory, timed
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ..bench.common import in_fresh_process, load_average, record
-from ..bench.train import ladder as train_ladder
+from ..bench.train import ladder as train_ladder, runner
 from .common import distinct_pairs, mean_length, write_json
 
 RESULTS_DIR = REPO_ROOT / "theory" / "benchmarks" / "measuring"
@@ -66,23 +65,10 @@ def corpus_shape(path: Path) -> dict:
     return {"bytes": path.stat().st_size, "W": len(counts), "P": distinct_pairs(counts), "L": round(mean_length(counts), 2)}
 
 
-def trainer(path: Path, vocab_size: int, method: str, workers: int = 1) -> Callable[[], int]:
-    """A contender: the whole ``train_bpe`` from the file (reading and pretokenizing included)."""
-    from ... import train_bpe
-
-    return lambda: len(train_bpe(path, vocab_size, SPECIAL_TOKENS, method=method, num_workers=workers)[1])
-
-
-def hf_trainer(path: Path, vocab_size: int) -> Callable[[], int]:
-    from ..bench.train import _train_hf
-
-    return lambda: _train_hf(str(path), vocab_size)
-
-
 def on_cpu(path: Path, vocab: int, trainers: dict[str, tuple[str, int]], rounds: int) -> dict[str, list[float]]:
     """``trainers`` and HF on one thread, in interleaved rounds, in CPU time."""
-    contenders = {label: trainer(path, vocab, method, workers) for label, (method, workers) in trainers.items()}
-    contenders[HF_ONE_THREAD] = hf_trainer(path, vocab)
+    contenders = {label: runner("bpe_ref", path, vocab, method, workers) for label, (method, workers) in trainers.items()}
+    contenders[HF_ONE_THREAD] = runner("hf", path, vocab)
     return interleaved(contenders, rounds, clock=time.process_time)
 
 
@@ -135,9 +121,9 @@ def growth(rounds: int) -> dict:
 def clocks(rounds: int) -> dict:
     path = data_file(GROWTH_CORPUS)
     contenders = {
-        "heap (1 process)": trainer(path, CLOCKS_VOCAB, "heap"),
-        "heap, counting in 2 worker processes": trainer(path, CLOCKS_VOCAB, "heap", 2),
-        HF_DEFAULT_THREADS: hf_trainer(path, CLOCKS_VOCAB),
+        "heap (1 process)": runner("bpe_ref", path, CLOCKS_VOCAB, "heap"),
+        "heap, counting in 2 worker processes": runner("bpe_ref", path, CLOCKS_VOCAB, "heap", 2),
+        HF_DEFAULT_THREADS: runner("hf", path, CLOCKS_VOCAB),
         "time.sleep(0.2)": lambda: time.sleep(0.2),
     }
     progress("clocks: wall time, then process time...")
@@ -153,7 +139,7 @@ def memory_one(label: str, kind: str) -> dict:
     import resource
 
     path = data_file(GROWTH_CORPUS)
-    run = hf_trainer(path, MEMORY_VOCAB) if label.startswith("HF") else trainer(path, MEMORY_VOCAB, label)
+    run = runner("hf", path, MEMORY_VOCAB) if label.startswith("HF") else runner("bpe_ref", path, MEMORY_VOCAB, label)
     if kind == "tracemalloc":
         untraced = timed(run)
         start = time.perf_counter()
@@ -202,7 +188,7 @@ def noise(rounds: int) -> dict:
         readings.append(time.perf_counter())
         return readings[-1]
 
-    contenders = {label: trainer(path, CLOCKS_VOCAB, label) for label in NOISE_PAIR}
+    contenders = {label: runner("bpe_ref", path, CLOCKS_VOCAB, label) for label in NOISE_PAIR}
     progress(f"noise: {NOISE_ROUNDS} interleaved rounds, then two blocks...")
     origin = time.perf_counter()
     together = interleaved(contenders, NOISE_ROUNDS, clock=clock)

@@ -1,14 +1,15 @@
 """What every figure module shares, so that a page's module only says what its page shows:
 
 - Markdown: tokens, pairs and words as code spans, tables (:func:`markdown_table`), signed numbers;
-- matplotlib: deterministic PNGs (:func:`panels`, :func:`save_png`), axes named, scaled and gridded
-  (:func:`name_axes`), growth lines (:func:`plot_series`), labelled bars, rolling medians;
+- matplotlib: deterministic PNGs (:func:`panels`, saved by :func:`bench.common.save_png`), axes
+  named, scaled and gridded (:func:`name_axes`), growth lines (:func:`plot_series`), labelled bars,
+  rolling medians;
 - a page's snippets: its own, its five-minute idea and its step's diff (:func:`page_snippets`),
   and the copies of them the pages quote (:func:`sync_snippets`);
 - the corpora: pretoken counts (:func:`corpus_counts`, cached), as words of bytes, their $P$ and
   $L$, pairs best first in the course's tie-break order (:func:`best_first`);
 - measurements: the committed ones the pages quote (:func:`read_json`, :func:`benchmark_seconds`)
-  and the JSON a measuring ``main`` writes (:func:`write_json`); the timing itself is
+  and the JSON a measuring ``main`` writes (:func:`bench.common.write_json`); the timing itself is
   :mod:`bpe_ref.measure`'s and :mod:`bpe_ref.course.bench.common`'s.
 
 A *snippet* is a small Markdown file written next to the figures (``theory/figures/*.md``). A page
@@ -34,8 +35,8 @@ from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
-from ...train.step01_naive import count_pairs, split_into_bytes
-from ..bench.common import machine_description
+from ..bench.common import as_words, machine_description, pair_counts, pyplot, save_png, write_json  # noqa: F401 (re-exported to the pages)
+from ..bench.common import markdown_table as shared_table
 from . import five_minutes
 from .step_diffs import diff_snippets
 
@@ -83,19 +84,9 @@ def show_word(tokens: Sequence[bytes]) -> str:
 
 
 def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[object]], align: str | None = None) -> str:
-    """A GitHub-flavoured Markdown table. ``align`` holds one of ``l``, ``r``, ``c`` per column."""
-    headers = [str(h) for h in headers]
-    align = align or "l" * len(headers)
-    if len(align) != len(headers):
-        raise ValueError(f"align {align!r} does not have one letter per column ({len(headers)})")
-    marks = {"l": ":--", "r": "--:", "c": ":-:"}
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
-    for row in rows:
-        cells = [str(c) for c in row]
-        if len(cells) != len(headers):
-            raise ValueError(f"row {cells} does not have {len(headers)} cells")
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    """A GitHub-flavoured Markdown table, ending in a newline (:func:`bench.common.markdown_table`, which
+    checks its shape). ``align`` holds one of ``l``, ``r``, ``c`` per column; the pages' default is ``l``."""
+    return shared_table(headers, rows, align or "l" * len(headers)) + "\n"
 
 
 def signed(n: int) -> str:
@@ -112,21 +103,10 @@ def thousands(n: int) -> str:
 # Writing files deterministically
 
 
-def use_agg():
-    """Import pyplot on the non-interactive Agg backend, with settings that do not vary by machine."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    plt.rcdefaults()
-    plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "figure.dpi": DPI, "savefig.dpi": DPI})
-    return plt
-
-
 def panels(columns: int = 1, figsize: tuple[float, float] = WIDE, layout: str | None = "constrained", **kwargs):
-    """A figure of ``columns`` axes side by side, on :func:`use_agg`'s settings: ``(fig, axes)``."""
-    return use_agg().subplots(1, columns, figsize=figsize, layout=layout, **kwargs)
+    """A figure of ``columns`` axes side by side, on settings that do not vary by machine: ``(fig, axes)``."""
+    rc = {"font.size": 9, "axes.titlesize": 10, "figure.dpi": DPI, "savefig.dpi": DPI}
+    return pyplot(**rc).subplots(1, columns, figsize=figsize, layout=layout, **kwargs)
 
 
 def name_axes(ax, xlabel: str, ylabel: str, title: str, legend: str | None = None, fontsize: float | None = None,
@@ -166,16 +146,6 @@ def rolling_median(values: Sequence[float], window: int = 50) -> list[float]:
     from statistics import median
 
     return [median(values[max(0, i - window + 1) : i + 1]) for i in range(len(values))]
-
-
-def save_png(fig, path: Path) -> Path:
-    """Save ``fig`` as a PNG with no software or date metadata (reruns give the same bytes); close it."""
-    import matplotlib.pyplot as plt
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
-    plt.close(fig)
-    return path
 
 
 def write_text(path: Path, text: str) -> Path:
@@ -232,14 +202,9 @@ def corpus_counts(path: Path) -> dict[bytes, int]:
     return count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
 
 
-def as_words(pretoken_counts: Mapping[bytes, int]) -> dict[tuple[bytes, ...], int]:
-    """Each pretoken split into its bytes, with its count: what every trainer starts from."""
-    return {split_into_bytes(pretoken): count for pretoken, count in pretoken_counts.items()}
-
-
 def distinct_pairs(pretoken_counts: Mapping[bytes, int]) -> int:
     """$P$ before merge 1: the distinct pairs of bytes in the pretokens."""
-    return len(count_pairs(as_words(pretoken_counts)))
+    return len(pair_counts(pretoken_counts))
 
 
 def mean_length(pretoken_counts: Mapping[bytes, int]) -> float:
@@ -256,14 +221,6 @@ def best_first(pair_counts: Mapping[tuple[bytes, bytes], int]) -> list[tuple[byt
 def read_json(path: Path) -> dict:
     """A committed measurement (``theory/benchmarks/**/*.json``)."""
     return json.loads(Path(path).read_text(encoding="utf-8"))
-
-
-def write_json(path: Path, document: dict) -> Path:
-    """Write a measurement as the committed ones are (indented by one, ending in a newline); say so."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {path}")
-    return path
 
 
 def machine_line(repeats: int) -> str:

@@ -3,11 +3,12 @@ encoder, step 07's heap encoder and tiktoken, on GPT-2's vocabulary; write the r
 
 ``python -m bpe_ref.course.figures.long_pieces`` builds pieces the GPT-2 pattern keeps whole (a run
 of random digits, ``\\p{N}+``; a run of one letter; random letters with no space, ``\\p{L}+``), of
-lengths 250 to 32,000 bytes, and times each encoder on each (median of ``repeats`` runs, the three
-encoders in interleaved rounds of :func:`bpe_ref.measure.interleaved`; CPU time of this process,
-which the other processes of a shared machine disturb far less than wall time). It fits the growth
-exponent of each (the slope of log time against log length over the longer half of the lengths,
-where fixed costs no longer count). tiktoken is built from the same vocabulary
+lengths 250 to 32,000 bytes, and times each encoder on each with the benchmarks' harness
+(:func:`bpe_ref.course.bench.common.growth`: median of ``repeats`` runs, the encoders in interleaved
+rounds of :func:`bpe_ref.measure.interleaved`, each answer checked against tiktoken's; CPU time of
+this process, which the other processes of a shared machine disturb far less than wall time). It
+fits the growth exponent of each (the slope of log time against log length over the longer half of
+the lengths, where fixed costs no longer count). tiktoken is built from the same vocabulary
 (:mod:`bpe_ref.course.interop`); its time includes its regex, which is linear. Page 07 quotes the
 committed file (``theory/benchmarks/heap_encoding/long_pieces.json``, with its machine) instead of
 timing during figure generation. About a minute on the course machine.
@@ -18,14 +19,13 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ...data_files import REPO_ROOT
-from ...measure import fit_exponent, interleaved, median
+from ...measure import fit_exponent
 from ...tokenizer import Tokenizer
-from ..bench.common import record
+from ..bench.common import growth, record
 from ..interop import to_tiktoken
 from .common import write_json
 
@@ -72,20 +72,12 @@ def measure(lengths: Sequence[int] = LENGTHS, repeats: int = 5, kinds: Sequence[
             methods: Sequence[str] = ("naive", "heap"), command: str = "python -m bpe_ref.course.figures.long_pieces") -> dict:
     """``{kind: {encoder: {"lengths": [...], "seconds": [...], "exponent": e}}}`` and the machine."""
     contenders = encoders(methods=methods)
+    naive = {label: NAIVE_LIMIT for label in contenders if label.startswith("naive")}
     results: dict = {}
     for kind in kinds:
-        results[kind] = {label: {"lengths": [], "seconds": []} for label in contenders}
-        for length in lengths:
-            piece = long_piece(kind, length)
-            expected = contenders["tiktoken"](piece)
-            timed_here = {label: lambda encode=encode, piece=piece: encode(piece) for label, encode in contenders.items()
-                          if not (label.startswith("naive") and length > NAIVE_LIMIT)}
-            for label, encode in timed_here.items():
-                if encode() != expected:
-                    raise AssertionError(f"{label} disagrees with tiktoken on {kind}, length {length}")
-            for label, times in interleaved(timed_here, repeats, clock=time.process_time).items():
-                results[kind][label]["lengths"].append(length)
-                results[kind][label]["seconds"].append(median(times))
+        pieces = {length: long_piece(kind, length) for length in lengths}
+        points = growth(contenders, pieces, contenders["tiktoken"], f"tiktoken on {kind}", repeats, longest=naive)
+        results[kind] = {label: {"lengths": [n for n, _ in row], "seconds": [s for _, s in row]} for label, row in points.items()}
         for row in results[kind].values():
             fitted = fit_range(row["lengths"])
             row["exponent"] = round(fit_exponent(fitted, row["seconds"][-len(fitted):]), 2)
