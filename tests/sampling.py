@@ -14,8 +14,10 @@ reference's helpers bound as stand-ins for the learner's, a task costing its own
 same in every lab and runs in every lab's honest grading too (each later task is graded with
 stand-ins, from the modules a lab gives the worker where it does), and
 tests/test_stand_ins.py checks every lab's stand-ins themselves. Running a solution notebook top
-to bottom with its exploration goes to labs 00 and 03, and ``python -m bpe_ref grade`` grades lab
-00's solution (tests/test_grading_labs.py). ``BPE_EXHAUSTIVE=1`` runs every lab (about three times as
+to bottom with its exploration goes to labs 00 and 03 (the corpora their explorations time cut to
+their first stories: the test needs them to run and plot, not their timings), and ``python -m
+bpe_ref grade`` grades lab 00's solution (tests/test_grading_labs.py). tests/test_sampling.py
+checks that the sampled labs still cover every grading path. ``BPE_EXHAUSTIVE=1`` runs every lab (about three times as
 long; maintainers run it before a release, see CONTRIBUTING.md); ``BPE_EVERY_ATTACK=1``, its older
 name, does the same.
 """

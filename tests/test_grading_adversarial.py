@@ -20,7 +20,8 @@ functions run on the sampled labs of ``tests/sampling.py`` (those built on the b
 hard-coded visible answers among them, on one lab per grading path; those built on the complete
 notebook on lab 00), and every lab's batch holds its honest solution, its blank release and an
 unreadable file; a few labs'
-batches hold a submission that breaks in a way only that lab shows (``ONE_LAB``); where that is the
+batches hold a submission that breaks in a way only that lab shows (``ONE_LAB``; lab 00's holds
+tests/test_review_flags.py's class too, whose flags from behaviour are checked here); where that is the
 complete solution changed in a way that must cost nothing, it is the lab's honest work, so that each
 solution is graded once (``HONEST_VARIANTS``). ``BPE_EXHAUSTIVE=1`` sends every attack to every lab,
 and grades the plain solution beside those variants (maintainers run it before a release, see
@@ -452,9 +453,21 @@ def honest_with_docstrings() -> dict:
     return build()
 
 
+def review_flags_submission(name: str):
+    """A builder of tests/test_review_flags.py's lab-00 class (the flags from behaviour), graded in
+    lab 00's batch rather than in a class of its own: one nbgrader run, one ``grade --class``."""
+    def build() -> dict:
+        import test_review_flags
+
+        return getattr(test_review_flags, name)()
+    return build
+
+
 # Submissions that one lab's batch holds: each tests what a lab of its kind needs (one grade each).
 ONE_LAB = {
-    "00_pretokenization": {"solution_cell_exits": solution_cell_exits},
+    "00_pretokenization": {"solution_cell_exits": solution_cell_exits,
+                           # tests/test_review_flags.py's class: refused calls and opens, tampering, honest work
+                           **{name: review_flags_submission(name) for name in ("honest_with_a_docstring", "opens_a_socket", "tampers")}},
     # tests/test_trust_boundary.py's attacks on the order of grading, through nbgrader and grade --class
     "01_naive_bpe": {"reorders_and_tampers": reorders_and_tampers, "honest_with_docstrings": honest_with_docstrings},
     "02_incremental": {"broken_stretch": broken_stretch},
@@ -467,8 +480,10 @@ ONE_LAB = {
 # solution graded once more. By default each stands for its lab's honest work, graded once: every
 # check of "honest" (full marks, the hidden tests ran, the exploration skipped, the gradebook and
 # the export) holds for it too. Lab 01's plain solution gets full marks through nbgrader in
-# tests/test_instructor_guide.py as well; BPE_EXHAUSTIVE=1 grades the plain solution beside them.
-HONEST_VARIANTS = {"01_naive_bpe": "honest_with_docstrings", "02_incremental": "broken_stretch", "10_distributed": "test_cells_deleted"}
+# tests/test_instructor_guide.py as well, lab 00's in its hub round; BPE_EXHAUSTIVE=1 grades the
+# plain solution beside them.
+HONEST_VARIANTS = {"00_pretokenization": "honest_with_a_docstring", "01_naive_bpe": "honest_with_docstrings",
+                   "02_incremental": "broken_stretch", "10_distributed": "test_cells_deleted"}
 
 
 def has_helpers(lab: str) -> bool:
@@ -517,7 +532,8 @@ def needs(batch, *students: str) -> None:
 BLANK_BASED = {"aaa_edits_package", "blank", "hooks_ipython", "patches_imports", "patches_hypothesis", "reference_import",
                "reference_from_disk", "reference_private_copy", "reference_subprocess", "writes_gradebook", "kills_grader"}
 FULL_MARKS = {"honest", "noisy_but_correct", "error_in_extra_cell", "loop_in_extra_cell", "exit_in_extra_cell",
-              "broken_stretch", "test_cells_deleted", "honest_with_docstrings"}
+              "broken_stretch", "test_cells_deleted", "honest_with_docstrings", "honest_with_a_docstring", "opens_a_socket",
+              "tampers"}
 LIKE_LAST_RAISES = {"last_hangs", "last_dies", "last_tests_deleted"}
 # The attack cell of these must show that the sandbox refused it (not merely that it was buggy).
 REFUSED = {
@@ -728,7 +744,7 @@ def test_test_cells_show_the_graders_verdict(batch):
 def test_class_report_flags_what_needs_review(batch):
     needs(batch, "noisy_but_correct", "writes_gradebook", "patches_imports", "hooks_ipython", "reference_subprocess")
     report = batch["report"]
-    assert not report["honest"].review and not report["blank"].review and not report["noisy_but_correct"].review
+    assert not report[honest_of(batch)].review and not report["blank"].review and not report["noisy_but_correct"].review
     flags = {student: " ".join(status.review) for student, status in report.items()}
     assert "imports sqlite3" in flags["writes_gradebook"]
     assert "imports runpy" in flags["patches_imports"] and "imports importlib" in flags["patches_imports"]
@@ -862,3 +878,30 @@ def test_autograde_grades_in_the_sources_order_and_flags_the_tampering(batch):
     assert re.search(r"^reorders_and_tampers .*NEEDS REVIEW", summary, re.M), summary
     assert "deleted the test cell task2_best_pair" in summary, summary
     assert batch["seed"], "no hidden seed kept with the gradebook"
+
+
+@only_on("00_pretokenization")
+def test_grade_class_flags_the_refused_call_by_name_and_leaves_the_score(batch):
+    # tests/test_review_flags.py's class: a refused socket and a refused file, counted from outside.
+    from test_review_flags import FLAGS
+
+    report, summary = batch["report"], batch["summary"].stdout
+    honest, flagged = report["honest_with_a_docstring"], report["opens_a_socket"]
+    assert honest.status == flagged.status == "graded"
+    assert honest.earned == flagged.earned == honest.possible, (honest, flagged)  # the flag changes no score
+    assert honest.review == [], honest.review  # it only mentions bpe_ref in a docstring
+    assert flagged.review[:2] == FLAGS, flagged.review  # what it did first; hints from its text after
+    assert re.search(r"^opens_a_socket .* graded; NEEDS REVIEW$", summary, re.M), summary
+    assert all(f"- {flag}" in summary for flag in FLAGS), summary
+    assert not re.search(r"^honest_with_a_docstring .*NEEDS REVIEW", summary, re.M), summary
+
+
+@only_on("00_pretokenization")
+def test_grade_class_flags_the_tampering_nbgrader_restored(batch):
+    report, summary = batch["report"], batch["summary"].stdout
+    tampered = report["tampers"]
+    assert tampered.status == "graded" and tampered.earned == tampered.possible, tampered
+    flags = " | ".join(tampered.review)
+    assert re.search(r"deleted the test cell \w+ \(nbgrader put it back\)", flags), flags
+    assert re.search(r"edited the read-only cell \w+ \(its source was restored\)", flags), flags
+    assert re.search(r"^tampers .* graded; NEEDS REVIEW$", summary, re.M), summary

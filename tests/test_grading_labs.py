@@ -3,8 +3,10 @@ temporary course. Each solution notebook gets full marks and exit code 0; a note
 read or graded says so instead of reporting a score of 0; a failing one exits 1. One lab autogrades
 in well under 60 s.
 
-Lab 00's solution goes through the command once per test session (a module-scoped fixture), and
-``BPE_EXHAUSTIVE=1`` sends every lab's. Every lab's solution gets full marks through the same
+Lab 00's solution goes through the command once per test session (a module-scoped fixture), with a
+cell that tries a network socket and a file of the system's (tests/test_review_flags.py): a change
+that must cost nothing, so the one grade checks both the solution's full marks and the flags the
+command prints. ``BPE_EXHAUSTIVE=1`` sends every lab's plain solution too. Every lab's solution gets full marks through the same
 autograde in its class batch (tests/test_grading_adversarial.py), which also checks that the hidden
 tests ran and the exploration was skipped, that each release scores zero with every task saying it
 is not written yet, and the notebooks that break in one place (a solution cell that ends its
@@ -30,8 +32,12 @@ from bpe_ref.course.notebooks import REPO_ROOT, lab_names, nbgrader_environment,
 
 LABS = lab_names()
 # The command is the same for every lab (a temporary course, then nbgrader autograde, whose work
-# every lab's class batch checks): one lab's solution goes through it by default.
-SELF_GRADED_LABS = ["00_pretokenization"]
+# every lab's class batch checks): one lab's solution goes through it by default, as the notebook
+# that also shows the review flags (graded once for both: test_self_grading_shows_the_flags_too).
+# (lab, what is graded): "solution" is the source notebook; "opens_a_socket" lab 00's solution with
+# tests/test_review_flags.py's probe cell.
+FLAGGED = ("00_pretokenization", "opens_a_socket")
+SELF_GRADED = [*((lab, "solution") for lab in LABS), FLAGGED] if EXHAUSTIVE else [FLAGGED]
 AUTOGRADE_SECONDS_LIMIT = 60
 
 
@@ -72,10 +78,18 @@ class Graded:
         return rows
 
 
-@pytest.fixture(scope="module", params=LABS if EXHAUSTIVE else SELF_GRADED_LABS)
+@pytest.fixture(scope="module", params=SELF_GRADED, ids=lambda param: "-".join(param))
 def graded_lab(request, tmp_path_factory):
-    lab = request.param
-    return lab, Graded(source_notebook(lab), tmp_path_factory.mktemp(f"{lab}_solution"))
+    lab, what = request.param
+    notebook = source_notebook(lab)
+    if what == "opens_a_socket":
+        from test_review_flags import opens_a_socket
+
+        notebook = tmp_path_factory.mktemp(what) / f"{lab}.ipynb"
+        notebook.write_text(json.dumps(opens_a_socket()), encoding="utf-8")
+    graded = Graded(notebook, tmp_path_factory.mktemp(f"{lab}_{what}"))
+    graded.what = what
+    return lab, graded
 
 
 def points_of(lab: str) -> int:
@@ -98,7 +112,7 @@ def test_one_lab_autogrades_in_under_a_minute(graded_lab):
     # The whole command: a temporary course, nbgrader generate_assignment, then autograde. Its CPU
     # time is what a quiet machine's wall time would be; the suite's own wall time depends on the
     # load of the machine it shares (the test processes run side by side), so it is only printed.
-    print(f"{lab}: grade command {solution.cpu_seconds:.1f} s CPU, {solution.seconds:.1f} s wall (solution)")
+    print(f"{lab}: grade command {solution.cpu_seconds:.1f} s CPU, {solution.seconds:.1f} s wall ({solution.what})")
     assert solution.cpu_seconds < AUTOGRADE_SECONDS_LIMIT, f"{solution.cpu_seconds:.1f} s of CPU"
 
 
@@ -111,6 +125,21 @@ def test_the_table_names_each_task_once(graded_lab):
         if c["metadata"].get("nbgrader", {}).get("grade")
     }
     assert set(solution.rows()) == tasks | {"total"}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp is Linux only")
+def test_self_grading_shows_the_flags_too(graded_lab):
+    # tests/test_review_flags.py's probe: a refused socket and a refused file, full marks, and the
+    # flags a class report would show (the class: tests/test_grading_adversarial.py, lab 00's batch).
+    from test_review_flags import FLAGS
+
+    lab, result = graded_lab
+    if result.what != "opens_a_socket":
+        pytest.skip(f"{lab}: the plain solution, no probe cell to flag")
+    assert "refused calls counted by the keeper, and opens Landlock refuses" in result.stdout, result.stdout
+    lines = result.stdout.splitlines()
+    at = lines.index("A class report would flag this notebook for review (no score changed):")
+    assert lines[at + 1:at + 3] == [f"  - {flag}" for flag in FLAGS], result.stdout
 
 
 def test_the_your_grade_cell_runs_this_command_on_the_saved_copy(tmp_path, monkeypatch, capsys):

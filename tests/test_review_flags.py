@@ -10,18 +10,15 @@ work, through the sandbox, ``python -m bpe_ref grade`` and ``nbgrader autograde`
 
 from __future__ import annotations
 
-import json
 import os
 import platform
-import re
 import subprocess
 import sys
 import time
 
 import pytest
 
-from bpe_ref.course.grade import class_report
-from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment, run_nbgrader, temporary_course
+from bpe_ref.course.notebooks import REPO_ROOT
 from bpe_ref.course.trusted.worker import confinement, keeper
 from bpe_ref.course.trusted.sandbox import Policy, Sandbox
 
@@ -436,53 +433,8 @@ def tampers() -> dict:
     return notebook
 
 
-@pytest.fixture(scope="module")
-def graded_class():
-    students = {"honest_with_a_docstring": honest_with_a_docstring(), "opens_a_socket": opens_a_socket(),
-                "tampers": tampers()}
-    with temporary_course([LAB]) as course:
-        assert run_nbgrader(["generate_assignment", LAB, "--force"], course, timeout=600).returncode == 0
-        for student, notebook in students.items():
-            folder = course / "submitted" / student / LAB
-            folder.mkdir(parents=True)
-            (folder / f"{LAB}.ipynb").write_text(json.dumps(notebook, indent=1), encoding="utf-8")
-        autograde = run_nbgrader(["autograde", LAB, "--TrustedExecute.call_timeout=20"], course, timeout=1200)
-        assert autograde.returncode == 0, (autograde.stdout + autograde.stderr)[-3000:]
-        summary = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", "--class", LAB, "--course", str(course)],
-                                 cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300)
-        yield {s.student: s for s in class_report(course, LAB)}, summary
-
-
-def test_grade_class_flags_the_refused_call_by_name_and_leaves_the_score(graded_class):
-    report, summary = graded_class
-    honest, flagged = report["honest_with_a_docstring"], report["opens_a_socket"]
-    assert honest.status == flagged.status == "graded"
-    assert honest.earned == flagged.earned == honest.possible, (honest, flagged)  # the flag changes no score
-    assert honest.review == [], honest.review  # it only mentions bpe_ref in a docstring
-    assert flagged.review[:2] == FLAGS, flagged.review  # what it did first; hints from its text after
-    assert re.search(r"^opens_a_socket .* graded; NEEDS REVIEW$", summary.stdout, re.M), summary.stdout
-    assert all(f"- {flag}" in summary.stdout for flag in FLAGS), summary.stdout
-    assert not re.search(r"^honest_with_a_docstring .*NEEDS REVIEW", summary.stdout, re.M), summary.stdout
-
-
-def test_grade_class_flags_the_tampering_nbgrader_restored(graded_class):
-    report, summary = graded_class
-    tampered = report["tampers"]
-    assert tampered.status == "graded" and tampered.earned == tampered.possible, tampered
-    flags = " | ".join(tampered.review)
-    assert re.search(r"deleted the test cell \w+ \(nbgrader put it back\)", flags), flags
-    assert re.search(r"edited the read-only cell \w+ \(its source was restored\)", flags), flags
-    assert re.search(r"^tampers .* graded; NEEDS REVIEW$", summary.stdout, re.M), summary.stdout
-
-
-def test_self_grading_shows_the_same_flag_and_full_marks(tmp_path):
-    # (honest work through this path: the class above; the command prints no flag where the record has none)
-    path = tmp_path / f"{LAB}.ipynb"
-    path.write_text(json.dumps(opens_a_socket()), encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", str(path)], cwd=REPO_ROOT,
-                            env=nbgrader_environment(), capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0 and "All tasks passed" in result.stdout, result.stdout + result.stderr
-    assert "refused calls counted by the keeper, and opens Landlock refuses" in result.stdout, result.stdout
-    lines = result.stdout.splitlines()
-    at = lines.index("A class report would flag this notebook for review (no score changed):")
-    assert lines[at + 1:at + 3] == [f"  - {flag}" for flag in FLAGS], result.stdout
+# These three are graded where the same lab's solution is graded anyway, so that each is graded once
+# per run: the class (refused call, tampering and honest work through nbgrader autograde and grade
+# --class) in lab 00's batch of tests/test_grading_adversarial.py, whose honest work
+# honest_with_a_docstring stands for; opens_a_socket through python -m bpe_ref grade in
+# tests/test_grading_labs.py, whose lab-00 self-grade it is (its flags and full marks checked there).

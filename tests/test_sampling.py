@@ -1,0 +1,54 @@
+"""The default run's samples (tests/sampling.py) still cover every grading path.
+
+The default run sends the lab-by-lab attacks to a few labs, one per grading path, and
+``BPE_EXHAUSTIVE=1`` runs them on every lab. A grading path is what a lab's graders let the
+confined worker have (``GRADING_POLICY``): modules of the package or none, processes or none. A new
+lab with a path no sampled lab has, or a sample that loses one, fails here rather than leaving that
+path to the on-demand run.
+"""
+
+from __future__ import annotations
+
+from bpe_ref.course.grade import lab_grading_policy
+from bpe_ref.course.notebooks import lab_names
+from bpe_ref.course.trusted import cells as test_cells
+from sampling import COMPLETE_NOTEBOOK_LABS, NOTEBOOK_RUN_LABS, SAMPLED_LABS
+
+LABS = lab_names()
+
+
+def grading_path(lab: str) -> tuple[bool, bool]:
+    """``(modules given, processes allowed)`` of the worker that runs ``lab``'s code."""
+    policy = lab_grading_policy(lab)
+    return bool(policy.get("provided")), bool(policy.get("allow_processes"))
+
+
+def replays_published_answers(lab: str) -> bool:
+    """Whether a grader checks a trainer on CS336's corpus.en, whose published merges a table can replay."""
+    return any(spec.grader.endswith("on_corpus_en") for spec in test_cells.load(lab))
+
+
+def test_the_sampled_labs_cover_every_grading_path():
+    every = {grading_path(lab) for lab in LABS}
+    sampled = {grading_path(lab) for lab in SAMPLED_LABS}
+    assert len(every) > 1, every  # a policy that says nothing would make this test pass on anything
+    assert every == sampled, f"paths no sampled lab has: {every - sampled}; add one lab of each to sampling.SAMPLED_LABS"
+
+
+def test_a_sampled_lab_has_a_trainer_graded_on_published_answers():
+    assert any(replays_published_answers(lab) for lab in LABS)
+    assert any(replays_published_answers(lab) for lab in SAMPLED_LABS)
+
+
+def test_the_other_samples_are_labs_of_the_course():
+    assert set(SAMPLED_LABS) <= set(LABS) and set(NOTEBOOK_RUN_LABS) <= set(LABS)
+    assert set(COMPLETE_NOTEBOOK_LABS) <= set(SAMPLED_LABS)
+
+
+def test_the_attacks_that_depend_on_the_policy_run_on_a_lab_of_each():
+    # tests/test_grading_adversarial.py: starting a process and killing the grader are tried on a lab
+    # whose code may start processes (PROCESS_LABS) and on the lab holding every attack, which may not.
+    from test_grading_adversarial import EVERY_ATTACK_LABS, PROCESS_LABS
+
+    assert PROCESS_LABS and all(grading_path(lab)[1] for lab in PROCESS_LABS)
+    assert not all(grading_path(lab)[1] for lab in EVERY_ATTACK_LABS)
