@@ -1103,7 +1103,7 @@ def test_lab07_merge_all_must_leave_the_callers_parts_alone(lab07):
     in_place = _lab07_variant("task2_merge_all_solution", "merge_all", "    parts = list(parts)\n", "")
     for grader in (graders.check_merge_all, graders.check_merge_all_properties):
         message = failure(grader, in_place)
-        assert "changed the list parts it was given" in message, message
+        assert "changed its argument parts, which the task says to leave as it is" in message, message
 
 
 def test_lab07_step_06s_rounds_in_heap_encode_are_refused(lab07):
