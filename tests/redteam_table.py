@@ -73,6 +73,9 @@ BEFORE = {
     "calls_made_for_show": "full marks (watched calls)",
     "replay_of_the_merges": "full marks (watched calls)",
     "forged_watched_calls": "full marks, not flagged",
+    # tests/test_grading_adversarial.py's METHOD_FOR_SHOW, on the release: lab 07's earned task 3 (3 points); labs 04
+    # and 05 lost it already (their visible tests measured since 750e7ef), as they do now
+    "method_for_show": "task 3 earned (lab 07); lost (labs 04, 05)",
     "keeps_a_stand_in": "inflated (tasks graded in the submission's order)",
     "reorders_and_tampers": "inflated, tampering not flagged",
     "honest_with_docstrings": "flagged (mentions bpe_ref)",
@@ -224,6 +227,8 @@ def attack_notebooks(lab: str, course: Path) -> dict[str, dict | str]:
         cell = next(c for c in notebook["cells"] if c["id"] == "task3_train_solution")
         cell["source"] = redteam.FORGED_SPY
         everyone["forged_watched_calls"] = notebook
+    if lab in adversarial.METHOD_FOR_SHOW:  # a wrong method whose calls are made for show, or whose count is forged
+        everyone["method_for_show"] = adversarial.method_for_show(lab)
     return everyone
 
 
@@ -247,6 +252,8 @@ def expected(student: str, kind: str, full: float, scores: dict[str, float | Non
         score = f"{full - worth:g}"
     elif student == "hardcoded":
         score = f"<= {full / 3:.3g}"
+    elif student == "method_for_show":  # the release: only the points of its function's other tasks are left
+        score = f"<= {adversarial.points_left(lab):g}"
     elif student == "invalid_json":
         score = "could not be read"
     elif student == "reorders_and_tampers":

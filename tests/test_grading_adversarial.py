@@ -905,3 +905,185 @@ def test_grade_class_flags_the_tampering_nbgrader_restored(batch):
     assert re.search(r"deleted the test cell \w+ \(nbgrader put it back\)", flags), flags
     assert re.search(r"edited the read-only cell \w+ \(its source was restored\)", flags), flags
     assert re.search(r"^tampers .* graded; NEEDS REVIEW$", summary, re.M), summary
+
+
+# ---- a wrong method whose calls look right: the how is measured from outside, or forced by inputs ---------
+#
+# Three tasks once told the taught method from another by the calls of the learner's helpers, counted in the
+# learner's own process: lab 04's V4 (index_words, count_pairs, merge_and_update), lab 05's V5 (pop_best,
+# heap_entry) and lab 07's heap encoder (first_heap, merge_all, on short pretokens). Each submission below is
+# the release with that task's function written the wrong way, and its calls made for show (lab 04, lab 07) or
+# the worker's count forged (lab 05): the task's visible point and its hidden points must be lost to what the
+# trusted side measures (CPU time, lab 04 and 05) or to inputs the wrong method answers wrongly (lab 07's merges
+# reordered by hand), in an instructor's class (autograde, grade --class) and in a self-grade.
+
+# Lab 02's scan of every word on each merge; index_words called once for show, merge_and_update only on the
+# words that hold the pair: the calls of an exact index.
+LAB04_SCAN_WITH_CALLS = '''\
+def train(pretoken_counts, num_merges):
+    words = [split_into_bytes(pretoken) for pretoken in pretoken_counts]
+    frequencies = list(pretoken_counts.values())
+    pair_counts = count_pairs(dict(zip(words, frequencies)))
+    index_words(words)  # built for show: the loop below never reads it
+    merges = []
+    for _ in range(num_merges):
+        if not pair_counts:
+            break
+        pair = best_pair(pair_counts)
+        merges.append(pair)
+        for i, word in enumerate(words):  # every word, on every merge
+            if pair[0] in word and pair in zip(word, word[1:]):
+                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+    return merges
+'''
+
+# V4's scan of the pair counts on each merge, with the grading worker's watch replaced: it reports one
+# pop_best per merge and no heap entries, what V5 would have called.
+LAB05_SCAN_WITH_FORGED_COUNT = '''\
+import sys
+
+_worker = sys.modules["__main__"]  # the grading worker runs as a script: its module is __main__
+_reported = {}
+
+
+def _not_watching(function, calls):  # in place of the worker's _spy: keep the list, wrap nothing
+    _reported[function.__name__] = calls
+    return function
+
+
+if hasattr(_worker, "_spy"):
+    _worker._spy = _not_watching
+
+
+def train(pretoken_counts, num_merges):
+    words = [split_into_bytes(pretoken) for pretoken in pretoken_counts]
+    frequencies = list(pretoken_counts.values())
+    pair_counts = count_pairs(dict(zip(words, frequencies)))
+    index = index_words(words)
+    merges = []
+    while len(merges) < num_merges and pair_counts:
+        pair = max(pair_counts.items(), key=lambda item: (item[1], item[0]))[0]  # V4's scan, on every merge
+        merges.append(pair)
+        token = pair[0] + pair[1]
+        for i in index.pop(pair, ()):
+            word = words[i]
+            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+            if len(words[i]) < len(word):
+                for new_pair in pairs_with(words[i], token):
+                    index[new_pair].add(i)
+    if "pop_best" in _reported:
+        _reported["pop_best"].extend([len(pair_counts)] * len(merges))  # a pop per merge, reported
+    _reported.clear()
+    return merges
+'''
+
+# Lab 06's rounds up to 16 bytes, first_heap and merge_all called there for show; the heap on longer pretokens
+# (which the cost check measures).
+LAB07_ROUNDS_WHEN_SHORT = '''\
+def heap_encode(pretoken, ranks):
+    parts = list(split_into_bytes(pretoken))
+    if len(pretoken) <= 16:  # quicker on short pieces
+        merge_all(parts[:2], ranks, first_heap(parts[:2], ranks))  # called once each, for show
+        return encode_pretoken(pretoken, ranks)
+    return merge_all(parts, ranks, first_heap(parts, ranks))
+'''
+
+# lab -> (the task, its wrong method)
+METHOD_FOR_SHOW = {
+    "04_inverted_index": ("task3_train", LAB04_SCAN_WITH_CALLS),
+    "05_heap": ("task3_train", LAB05_SCAN_WITH_FORGED_COUNT),
+    "07_heap_encoding": ("task3_heap_encode", LAB07_ROUNDS_WHEN_SHORT),
+}
+# What a failure may say: measured from outside (CPU time, or a call stopped by its limit), or the tokens of an
+# input the wrong method answers wrongly (its first line, then its hint). Never a count of calls.
+FIRST_LINES = ("of CPU time", "did not finish", "expected [b'aba', b'b'], got [b'ab', b'ab']")
+MEASURED_OR_FORCED = ("measured from outside your code", "did not finish", "these are lab 06's tokens")
+COUNTED = re.compile(r"\bcalled \w+ \d+ times|\b\d+ (pops|calls)\b")
+
+
+def method_for_show(lab: str) -> dict:
+    """The release of ``lab``, with :data:`METHOD_FOR_SHOW`'s wrong method in its task's solution cell."""
+    task, source = METHOD_FOR_SHOW[lab]
+    notebook = blank(lab)
+    for cell in notebook["cells"]:
+        if cell["id"] == task + "_solution":
+            cell["source"] = source
+    return notebook
+
+
+def points_left(lab: str) -> float:
+    """What :func:`method_for_show` of ``lab`` may still earn: the other test cells of its function (lab 04's
+    task 4, the merges on corpora, asks for no method; a call that ran past its limit earlier in the notebook
+    is not made again, so on a loaded machine it earns nothing either); the release's functions earn nothing."""
+    task = METHOD_FOR_SHOW[lab][0]
+    name = next(cell.functions[0] for cell in test_cells.load(lab) if cell.grade_id == task)
+    return sum(cell.points for cell in test_cells.load(lab) if cell.functions[0] == name and not cell.grade_id.startswith(task))
+
+
+@pytest.fixture(scope="module")
+def methods_for_show():
+    """Each lab's :func:`method_for_show`, one student per lab, autograded as one class (one ``nbgrader
+    autograde "*"``), then ``grade --class`` per lab: lab -> the student's tasks, the summary, the autograded cells.
+    The sampled labs only by default (lab 07; labs 04 and 05 run their wrong method to its deadline, a minute
+    of CPU), all three with BPE_EXHAUSTIVE=1."""
+    labs = [lab for lab in sorted(METHOD_FOR_SHOW) if sampled(lab)]
+    with temporary_course(labs) as course:
+        if run_nbgrader(["generate_assignment", "*", "--force"], course, timeout=600).returncode != 0:
+            raise RuntimeError(f"nbgrader generate_assignment failed for {', '.join(labs)}")
+        for lab in labs:
+            folder = course / "submitted" / "method_for_show" / lab
+            folder.mkdir(parents=True)
+            (folder / f"{lab}.ipynb").write_text(json.dumps(method_for_show(lab), indent=1), encoding="utf-8")
+        autograde = run_nbgrader(["autograde", "*", *BATCH_OPTIONS, "--TrustedExecute.call_timeout=20"], course, timeout=1800)
+        assert autograde.returncode == 0, (autograde.stdout + autograde.stderr)[-3000:]
+        yield {lab: {
+            "tasks": {task.name: task for task in group_by_task(grades_from_course(course, lab, "method_for_show", lab))},
+            "report": {s.student: s for s in class_report(course, lab)},
+            "summary": subprocess.run([sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
+                                      cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300),
+            "cells": json.loads((course / "autograded" / "method_for_show" / lab / f"{lab}.ipynb").read_text())["cells"],
+        } for lab in labs}
+
+
+def failure_text(cells: list[dict], grade_id: str) -> str:
+    """The whole message of the failure an autograded test cell shows."""
+    cell = next(c for c in cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
+    return " ".join(out.get("evalue", "") for out in cell["outputs"] if out["output_type"] == "error")
+
+
+@pytest.mark.parametrize("lab", sorted(METHOD_FOR_SHOW))
+def test_a_wrong_method_with_its_calls_for_show_loses_its_points_in_a_class(methods_for_show, lab):
+    if lab not in methods_for_show:
+        pytest.skip(f"{lab}: the class of wrong methods holds the sampled labs ({', '.join(SAMPLED_LABS)}); "
+                    "BPE_EXHAUSTIVE=1 grades every one")
+    graded = methods_for_show[lab]
+    task, _ = METHOD_FOR_SHOW[lab]
+    result = graded["tasks"][task]
+    assert result.earned == 0 and len(result.cells) == 2, [(cell.grade_id, cell.earned) for cell in result.cells]
+    assert result.first_failure.startswith("visible: "), result.first_failure
+    assert any(words in result.first_failure for words in FIRST_LINES), result.first_failure
+    for grade_id in (task, task + "_hidden"):  # the visible point and the hidden ones, lost to the same kind of check
+        message = failure_text(graded["cells"], grade_id)
+        assert any(why in message for why in MEASURED_OR_FORCED) and not COUNTED.search(message), (grade_id, message)
+    status = graded["report"]["method_for_show"]
+    assert status.status == "graded" and status.earned == sum(t.earned for t in graded["tasks"].values()) <= points_left(lab)
+    summary = graded["summary"].stdout
+    assert re.search(rf"^method_for_show\s+{status.earned:g} / {status.possible:g}\s+graded", summary, re.M), summary
+
+
+@pytest.mark.parametrize("lab", sorted(METHOD_FOR_SHOW))
+def test_a_wrong_method_with_its_calls_for_show_loses_its_points_in_a_self_grade(lab, tmp_path):
+    # One lab by default (lab 07, a sampled lab, whose verdict is an input: seconds); all three under BPE_EXHAUSTIVE=1.
+    if not sampled(lab):
+        pytest.skip(f"{lab}: the self-grade of a wrong method runs on the sampled labs ({', '.join(SAMPLED_LABS)}); "
+                    "its class is graded above; BPE_EXHAUSTIVE=1 self-grades every one")
+    task, _ = METHOD_FOR_SHOW[lab]
+    path = tmp_path / f"{lab}.ipynb"
+    path.write_text(json.dumps(method_for_show(lab)), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", str(path)], cwd=REPO_ROOT,
+                            env=nbgrader_environment(), capture_output=True, text=True, timeout=900)
+    assert result.returncode == 1, result.stdout + result.stderr
+    line = next((line for line in result.stdout.splitlines() if line.startswith(task + " ")), "")
+    assert re.match(rf"{task}\s+0 / \d+\s+FAILED\s+visible: ", line) and any(words in line for words in FIRST_LINES), result.stdout
+    total = re.search(r"^total\s+(\S+) / \d+\s+FAILED", result.stdout, re.M)
+    assert total and float(total.group(1)) <= points_left(lab), result.stdout

@@ -313,8 +313,10 @@ def test_lab07_the_naive_way_for_short_pretokens_fails_the_hidden_test(lab07, th
                       "    parts = list(split_into_bytes(pretoken))\n",
                       f"    if len(pretoken) <= {threshold}:  # quicker on short pieces\n"
                       "        return encode_pretoken(pretoken, ranks)\n    parts = list(split_into_bytes(pretoken))\n")
-    message = failure(graders.check_heap_encode_properties, mistake)
-    assert "called first_heap 0 times and merge_all 0 times" in message and "Short pretokens too" in message
+    # Forced by the input, not by a count of calls: merges reordered by hand, on which lab 06's rounds differ.
+    for grader in (graders.check_heap_encode, graders.check_heap_encode_properties):
+        message = failure(grader, mistake)
+        assert "these are lab 06's tokens" in message and "short ones too" in message, message
 
 
 # The page's pitfall "Rescanning for the best pair" says it is fine below about a hundred bytes (tiktoken's

@@ -11,8 +11,10 @@ What task 3's watch can tell and what it cannot: it counts the calls of ``index_
 index holds under the merged pairs. A trainer that updates every word, or every word holding both
 tokens (lab 02's filter), calls it more often and fails. A trainer that builds the index and then
 scans every word anyway, calling ``merge_and_update`` only on the words that really hold the
-pair, makes the same calls as an exact index: counting calls cannot see a loop that calls nothing.
-The exploration's timings show the difference.
+pair, makes the same calls as an exact index: counting calls cannot see a loop that calls nothing,
+and the counts come from the learner's process. So both tests of task 3 also measure the cost per
+merge from outside the learner's code (:func:`verify_merge_cost`), which decides the method: the
+watch adds a hint, and calls made for show or a forged count earn nothing there.
 """
 
 from __future__ import annotations

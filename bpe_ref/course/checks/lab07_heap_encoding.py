@@ -6,7 +6,10 @@ Theory: ``theory/07-heap-encoding.md``. Reference: :mod:`bpe_ref.encode.step07_h
 Task 1 is graded by the entries (sorted) and by whether the list is a heap in ``heapq``'s order, not by
 the list's exact layout: any heap of the right entries is right. Task 2 is graded by the tokens it
 returns; the heap it receives may hold stale entries of every kind (duplicates, entries whose pair has
-another rank), which it must skip. The ranks and cases of lab 06 are reused (same language).
+another rank), which it must skip. Task 3 is graded by its tokens and by its cost on one long pretoken,
+measured from outside; on short pretokens, where lab 06's rounds cost the same, merges reordered by hand
+(on which the rounds give other tokens) tell the heap encoder from a threshold below which the rounds
+run. The ranks and cases of lab 06 are reused (same language).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from ...encode.step07_heap import first_heap, heap_encode, merge_all
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
 from .core import (
-    Case, CheckFailed, GradingStopped, Lab, Task, TaskGraders, call_learner, call_watching, check_cases,
+    Case, CheckFailed, GradingStopped, Lab, Task, TaskGraders, call_learner, check_cases,
     error_name, passed, stretch,
 )
 from .lab06_encode_decode import (
@@ -213,8 +216,10 @@ def pop_loop_without_rank_check(parts: list[bytes], ranks: dict[Pair, int], heap
     return [part for part in parts if part is not None]
 
 
+# The statement asks for a copy: merge_all leaves the caller's parts as they were (heap_encode's caller, or a test,
+# may use them again), checked on every case (Task.unchanged); the heap it pops is its to change.
 MERGE_ALL_TASK = Task("merge_all", ("parts", "ranks", "heap"), what="a list of bytes tokens", hint=merge_all_hint,
-                      provided=PROVIDED, stand_ins=(first_heap,))
+                      provided=PROVIDED, stand_ins=(first_heap,), unchanged=(0,))
 
 
 def heap_case(parts: list[bytes], ranks: dict[Pair, int], extra: list[Entry] = (), label: str | None = None) -> Case:
@@ -304,33 +309,30 @@ def merge_all_inputs(draw) -> tuple[list[bytes], dict[Pair, int], list[Entry]]:
     return parts, ranks, heap
 
 
-def verify_parts_kept(merge_all: Callable, name: str = "merge_all") -> None:
-    """The statement asks for a copy: merge_all(parts, ...) leaves the caller's list as it was (heap_encode's
-    caller, or a test, may use the parts again)."""
-    for text in (b"xab", b"aaaaa"):
-        parts, ranks = parts_of(text), {(b"a", b"a"): 0, (b"aa", b"a"): 1, (b"a", b"b"): 0, (b"x", b"ab"): 1}
-        outcome = call_learner(merge_all, (parts, ranks, first_heap(parts, ranks)), PROVIDED, MERGE_ALL_TASK.stand_ins,
-                               LONG_RUN_SECONDS)
-        if outcome.error is not None:
-            return  # the cases report errors with their hints
-        after = outcome.value[0][0]
-        if after != parts:
-            raise CheckFailed(f"{name}(parts={parts!r}, ...) changed the list parts it was given: it holds {after!r} "
-                              "afterwards\n  hint: copy it first (parts = list(parts)) and merge in the copy: the "
-                              "caller's list is left as it is")
-
-
 MERGE_ALL = TaskGraders(MERGE_ALL_TASK, merge_all, merge_all_cases(), merge_all_inputs(), max_examples=50,
-                        verify=(verify_parts_kept, verify_long_run))
+                        verify=(verify_long_run,))
 
 
 # ---- task 3: the encoder -------------------------------------------------------------------------
 
-HEAP_ENCODE_TASK = Task("heap_encode", ("pretoken", "ranks"), what="a list of bytes tokens", hint=encode_hint,
+
+def heap_encode_hint(args: tuple, expected: object, got: object) -> str | None:
+    """Step 06's rounds where the heap's tokens differ (merges reordered by hand), else lab 06's encoding hints."""
+    if got != expected and got == encode_pretoken(*args):
+        return ("these are lab 06's tokens (encode_pretoken's rounds: each merge everywhere, in rank order). On these "
+                "merges, reordered by hand, a merge's result takes part in a merge of lower rank, so page 07's two "
+                "descriptions part ways (section 1), and the heap encoder gives the other one: one merge at a time, "
+                "lowest rank first, then leftmost. Build the heap (first_heap) and run the pop loop (merge_all) for every "
+                "pretoken, short ones too (a threshold below which lab 06's loop runs is the stretch task, hybrid_encode)")
+    return encode_hint(args, expected, got)
+
+
+HEAP_ENCODE_TASK = Task("heap_encode", ("pretoken", "ranks"), what="a list of bytes tokens", hint=heap_encode_hint,
                         provided=PROVIDED, stand_ins=(first_heap, merge_all))
 
 
 def heap_encode_cases() -> list[Case]:
+    """Page 06's cases and long GPT-2 pieces: trained merges, on which lab 06's rounds give the same tokens."""
     cases = encode_pretoken_cases()
     for piece in (b" " + b"a" * 300, b"1234567890" * 30, b"!" * 100):
         ranks = ranks_for(piece, gpt2_ranks())
@@ -338,34 +340,29 @@ def heap_encode_cases() -> list[Case]:
     return cases
 
 
-# Pretokens the calls are watched on: short ones too, where step 06's rounds are as quick as the heap
-# (a heap_encode that takes the naive way below some length does not use the heap on them).
-WATCHED_PRETOKENS = (b"1234567890" * 30, b" the", b"ab", b"hello world!")
+# Merges reordered by hand, (x y, x) before (x, y), on 4-byte pretokens: the heap gives x y x, y; lab 06's rounds
+# x y, x y. Short pretokens where the two ways cost the same, so the input decides whether the heap ran, not a count
+# of calls the learner's process reports (a heap_encode that takes lab 06's way below some length fails here).
+REORDERED_CASES = [
+    Case((b"abab", {(b"ab", b"a"): 0, (b"a", b"b"): 1})),
+    Case((b"aaaa", {(b"aa", b"a"): 0, (b"a", b"a"): 1})),
+]
 
 
-def verify_heap_calls(heap_encode: Callable, name: str = "heap_encode") -> None:
-    """Task 3 asks for the heap encoder: one ``first_heap`` and one ``merge_all`` per call (both the
-    reference's while it is graded), whatever the pretoken's length. The cost is measured from outside
-    (:func:`verify_heap_cost`); on short pretokens the two ways cost the same, so there the calls the
-    worker reports are watched too: that catches the honest mistake of a threshold, and a forged report
-    earns nothing the measurement does not grant."""
-    for pretoken in WATCHED_PRETOKENS:
-        ranks = ranks_for(pretoken, gpt2_ranks())
-        outcome, lengths = call_watching(heap_encode, (pretoken, ranks), ("first_heap", "merge_all"), PROVIDED,
-                                         HEAP_ENCODE_TASK.stand_ins)
-        shown = f"<{len(pretoken)} digits>" if len(pretoken) > 20 else repr(pretoken)
-        call = f"{name}({shown}, <GPT-2's ranks>)"
-        outcome.fail_on_error(call)
-        firsts, loops = len(lengths["first_heap"]), len(lengths["merge_all"])
-        if firsts != 1 or loops != 1:
-            short = (" Short pretokens too: the task is the heap encoder for every pretoken (a threshold below which "
-                     "step 06's loop runs is the stretch task's, hybrid_encode)") if len(pretoken) <= 20 else ""
-            raise CheckFailed(f"{call} called first_heap {times(firsts)} and merge_all {times(loops)}: the heap encoder "
-                              "builds the heap once (task 1) and runs the pop loop once (task 2). Step 06's rounds give "
-                              f"the same tokens in O(L²); this task is the O(L log L) way.{short}")
-    passed(f"{name} builds the heap once and pops it once, on {len(WATCHED_PRETOKENS)} pretokens of "
-           f"{min(map(len, WATCHED_PRETOKENS))} to {max(map(len, WATCHED_PRETOKENS))} bytes.")
+@st.composite
+def reordered_inputs(draw) -> tuple[bytes, dict[Pair, int]]:
+    """A pretoken of 4 to 16 letters around x y x y, and the merges the reference learns from it with (x y, x) moved
+    to rank 0, before the merge (x, y) that makes x y: kept only where lab 06's rounds give other tokens than the heap
+    (most of them), a quarter of them 4 bytes long, so a threshold of any length from 4 bytes on meets them."""
+    x, y = draw(st.sampled_from(b"abxy")), draw(st.sampled_from(b"abxy"))
+    flank = st.just(b"") | st.lists(st.sampled_from(b"abxy"), max_size=6).map(bytes)
+    pretoken = draw(flank) + bytes([x, y, x, y]) + draw(flank)
+    moved, first = (bytes([x, y]), bytes([x])), (bytes([x]), bytes([y]))
+    trained = [merge for merge in train({pretoken: 1}, draw(st.integers(1, 12))) if merge != moved]
+    return pretoken, merge_ranks([moved, *trained, *([] if first in trained else [first])])
 
+
+REORDERED = reordered_inputs().filter(lambda args: encode_pretoken(*args) != heap_encode(*args))
 
 MEASURED_LENGTH = 24_000  # bytes of the measured pretoken (random letters, GPT-2's merges of them)
 COST_FACTOR, COST_SLACK, COST_TIMEOUT = 5.0, 0.3, 6.0
@@ -390,21 +387,20 @@ def verify_heap_cost(heap_encode: Callable, name: str = "heap_encode") -> None:
                      "rounds give the same tokens in O(L²)")
     except CheckFailed:
         with contextlib.suppress(GradingStopped):  # (a call that timed out is not called again)
-            check_cases(task, heap_encode, reference_heap_encode, HEAP_ENCODE_CASES)  # a wrong answer: the cases' hints say more
+            check_cases(task, heap_encode, reference_heap_encode, TRAINED_CASES)  # a wrong answer: the cases' hints say more
         raise
     if cost is not None:
         passed(f"{name}: {cost.learner:.2f} s of CPU time on {MEASURED_LENGTH:,} bytes (the reference: "
                f"{cost.reference:.2f} s; measured from outside your code).")
 
 
-def times(count: int) -> str:
-    return "once" if count == 1 else f"{count} times"
+TRAINED_CASES = heap_encode_cases()
+HEAP_ENCODE_CASES = TRAINED_CASES + REORDERED_CASES
 
-
-HEAP_ENCODE_CASES = heap_encode_cases()
-
-HEAP_ENCODE = TaskGraders(HEAP_ENCODE_TASK, heap_encode, HEAP_ENCODE_CASES, pretoken_and_ranks(), max_examples=50,
-                          verify=(verify_heap_cost, verify_heap_calls))
+# Task 3: the heap encoder's tokens, on trained merges and on merges reordered by hand (short pretokens: where the
+# two ways cost the same, the input tells them apart), and its cost on a long pretoken, measured from outside.
+HEAP_ENCODE = TaskGraders(HEAP_ENCODE_TASK, heap_encode, HEAP_ENCODE_CASES,
+                          st.one_of(pretoken_and_ranks(), REORDERED), max_examples=60, verify=(verify_heap_cost,))
 
 LAB = Lab(
     "07_heap_encoding",
@@ -419,7 +415,7 @@ LAB.install(globals())
 
 
 def reference_hybrid(pretoken: bytes, ranks: dict[Pair, int], threshold: int) -> list[bytes]:
-    """Whatever the threshold, the tokens are the same: only the time changes."""
+    """On trained merges (the stretch's cases), whatever the threshold, the tokens are the same: only the time changes."""
     return heap_encode(pretoken, ranks)
 
 
@@ -430,5 +426,5 @@ HYBRID_TASK = Task("hybrid_encode", ("pretoken", "ranks", "threshold"), what="a 
 # Stretch: the same tokens as the reference at every threshold.
 check_stretch_hybrid = stretch("hybrid", TaskGraders(
     HYBRID_TASK, reference_hybrid,
-    [Case((*case.args, threshold), case.labels) for case in HEAP_ENCODE_CASES for threshold in (0, 10_000)],
+    [Case((*case.args, threshold), case.labels) for case in TRAINED_CASES for threshold in (0, 10_000)],
     st.tuples(pretoken_and_ranks(), st.sampled_from([0, 4, 16, 64])).map(lambda t: (*t[0], t[1])), max_examples=20))

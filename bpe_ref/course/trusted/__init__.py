@@ -89,11 +89,18 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
 - Checks of *how* a function works are measured from outside the worker (the CPU time of its process
   as the input grows, processes started, bytes read, inputs left unchanged, from ``/proc`` and the
   replies) or forced by inputs on which the wrong method cannot answer right or within its budget.
-  Where the calls of the learner's helpers are still watched, the count is one more way to fail,
-  with a hint, and its limit is said here: the *visible* tests of labs 04 and 05 task 3 rest on it
-  (their hidden tests measure), so a forged count can earn those two visible points; and lab 07's
-  test of short pretokens (the long one is measured), where the heap and step 06's rounds cost the
-  same and only the calls tell a threshold apart. A measurement
+  Where the calls of the learner's helpers are still watched (task 3 of labs 04 and 05, in both
+  tests), the count is one more way to fail, with a hint, never a way to pass: both tests also
+  measure the method (V4's visits, V5's heap) by its CPU time, so a scan per merge whose calls are
+  made for show, or whose count the worker forges, loses the visible point and the hidden ones
+  (``tests/test_grading_adversarial.py``, ``METHOD_FOR_SHOW``). What only the count sees there is a
+  constant factor or which helper does the work (lab 04: the index built without ``index_words``, a
+  word visited twice in a merge; lab 05: an entry pushed for every pair of a rewritten word rather
+  than for those that grew): an honest learner loses that task's points with a hint, one who forges
+  the count keeps them. Lab 07's short pretokens, where the heap and step 06's rounds cost the same,
+  are decided by inputs: merges reordered by hand, on which the rounds give other tokens than the
+  heap (a threshold below which another one-merge-at-a-time loop runs, tiktoken's rescan, gives the
+  heap's tokens at the heap's cost on them, and is not told apart). A measurement
   sees the learner's whole process, so code that recognises the measured input and answers it by
   another method than it uses elsewhere is not caught while its answer is right (the merges of
   measured runs are compared with the reference's; those of labs 02, 05, 07 and 08 are drawn from the
