@@ -50,14 +50,15 @@ def notebook(changes: list[tuple[str, str, str]]) -> list[dict]:
     return cells
 
 
-def graded_class(monkeypatch, keep: bool) -> dict[str, list[tuple]]:
+def graded_class(monkeypatch, whole_class: bool) -> dict[str, list[tuple]]:
     """Every submission graded in turn under the class's seed, in this process, as ``nbgrader autograde`` grades a
-    class: each one's verdicts (test cell, points, passed, message)."""
-    monkeypatch.setattr(running, "KEEP_CLASS_INPUTS", keep)
+    class (``whole_class``: the inputs kept), or each as a self-grade would (drawn as it goes): each one's verdicts
+    (test cell, points, passed, message)."""
     monkeypatch.setattr(running, "_KEPT", {"seed": None, "tests": {}})
     verdicts = {}
     for student, changes in SUBMISSIONS.items():
-        record = grade_cells(notebook(changes), LAB, policy=Policy(cell_timeout=30, call_timeout=30), seed=SEED)
+        record = grade_cells(notebook(changes), LAB, policy=Policy(cell_timeout=30, call_timeout=30), seed=SEED,
+                             whole_class=whole_class)
         verdicts[student] = [(v.grade_id, v.points, v.passed, v.message) for v in record.verdicts]
     return verdicts
 
@@ -71,10 +72,11 @@ def test_a_class_graded_with_its_inputs_kept_gets_the_same_scores_and_feedback(m
         return shrinking(*args, **kwargs)
 
     monkeypatch.setattr(running, "_run_hypothesis", counted)
-    fresh = graded_class(monkeypatch, keep=False)
+    fresh = graded_class(monkeypatch, whole_class=False)
+    assert running._KEPT["tests"] == {}  # one notebook at a time, as in a self-grade: nothing kept
     drawn_afresh = len(runs)
     runs.clear()
-    kept = graded_class(monkeypatch, keep=True)
+    kept = graded_class(monkeypatch, whole_class=True)
     for student in SUBMISSIONS:
         assert kept[student] == fresh[student], student
     # The class as it should be graded: the honest notebook full marks, each mistake caught by its hidden test.
@@ -146,3 +148,15 @@ def test_a_seed_draws_the_same_inputs_whatever_modules_are_loaded(tmp_path, monk
             assert recorded_inputs() == before
     finally:
         sys.modules.pop("words_of_a_later_module", None)
+
+
+def test_a_self_grade_draws_its_inputs_as_it_goes(monkeypatch):
+    """``python -m bpe_ref grade`` grades one notebook with a fresh seed: nothing to replay, so nothing is drawn ahead."""
+    from bpe_ref.course.grade import autograde_notebook
+
+    kept, compared = [], []
+    monkeypatch.setattr(running, "class_inputs", lambda *args, **kwargs: kept.append(args) or None)
+    generated = running._run_hypothesis
+    monkeypatch.setattr(running, "_run_hypothesis", lambda *args, **kwargs: compared.append(1) or generated(*args, **kwargs))
+    cells = autograde_notebook(source_notebook("00_pretokenization"), "00_pretokenization")
+    assert all(cell.earned == cell.possible for cell in cells) and compared and not kept

@@ -236,7 +236,7 @@ def autograde_notebook(path: Path, lab: str, *, timeout: int | None = None, keep
         submitted = course / "submitted" / STUDENT / lab
         submitted.mkdir(parents=True)
         shutil.copyfile(path, submitted / f"{lab}.ipynb")
-        arguments = ["autograde", lab, "--student", STUDENT]
+        arguments = ["autograde", lab, "--student", STUDENT, "--TrustedExecute.whole_class=False"]  # one notebook: drawn as it goes
         if timeout:
             arguments += [f"--TrustedExecute.cell_timeout={timeout}", f"--TrustedExecute.call_timeout={timeout}"]
         # nbgrader runs in this process (the trusted side, as nbgrader's own process is for a class): the

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..trusted.verdicts import CheckFailed, LearnerError, current_seed
+from ..trusted.verdicts import CheckFailed, LearnerError, current_seed, grading_a_class
 from .compare import (
     SHORT_REPR_CHARS, WrongType, call_repr, changed_argument, difference, error_name, first_differing_item, hints,
     in_order_of, plain, same, short_repr, stand_in_note, window_repr,
@@ -364,9 +364,9 @@ def _without_local_constants() -> Iterator[None]:
 # in it, kept in this (the trusted) process's memory, never on disk; each notebook's calls then replay them in
 # order. Only a notebook that fails one runs hypothesis again, to shrink: that run draws the same inputs, so it
 # skips the ones the replay just passed and takes the replay's failure as its own at the failing one, and the
-# learner's code sees exactly the calls a run without the kept inputs makes. A new seed (a self-grade's) starts afresh.
+# learner's code sees exactly the calls a run without the kept inputs makes. Only while a whole class is graded
+# (:func:`~bpe_ref.course.trusted.verdicts.grading_a_class`): a self-grade's one notebook draws as it goes.
 
-KEEP_CLASS_INPUTS = True  # tests switch it off to compare a class graded with and without the kept inputs
 MAX_KEPT_TESTS = 256  # property tests kept at once (a strategy built anew at every call gets an entry each time)
 
 
@@ -475,7 +475,7 @@ def check_property(
         return verdict(task, learner, reference, Case(args), expected) if judge is None else judge(args)
 
     passed_before, failed_before, kept = 0, None, None
-    if KEEP_CLASS_INPUTS and current_seed() is not None and runs_remotely(learner):
+    if grading_a_class() and runs_remotely(learner):
         kept = class_inputs(task, reference, strategy, max_examples, judge is not None)
     if kept is not None:
         for args, expected in zip(kept.inputs, kept.expected):
