@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..trusted.verdicts import CheckFailed, LearnerError, current_seed
+from ..trusted.verdicts import CheckFailed, LearnerError, current_seed, grading_a_class
 from .compare import (
     SHORT_REPR_CHARS, WrongType, call_repr, changed_argument, difference, error_name, first_differing_item, hints,
     in_order_of, plain, same, short_repr, stand_in_note, window_repr,
@@ -219,10 +219,15 @@ def _first_line_of(error: BaseException) -> str:
     return f"{error_name(error)}: {text[0]}" if text else error_name(error)
 
 
-def verdict(task: Task, learner: Callable, reference: Callable, case: Case) -> str | None:
-    """``None`` when the learner agrees with the reference on ``case``; else the failure message."""
+_UNKNOWN: Any = object()  # an answer of the reference not computed yet
+
+
+def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expected: Any = _UNKNOWN) -> str | None:
+    """``None`` when the learner agrees with the reference on ``case``; else the failure message. ``expected``:
+    the reference's answer when it is known already (a class's hidden inputs are answered once)."""
     args = materialized(case.args, learner)
-    expected = expected_result(task, reference, args)
+    if expected is _UNKNOWN:
+        expected = expected_result(task, reference, args)
     call = call_repr(task, case)
     outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
     if outcome.reference_calls:
@@ -310,7 +315,134 @@ def hypothesis_randomness(name: str) -> tuple[dict, Callable[[Callable], Callabl
     from hypothesis import seed as seeded
 
     drawn = int.from_bytes(hashlib.sha256(f"{seed}:{name}".encode()).digest()[:8], "big")
-    return {"derandomize": False}, seeded(drawn)
+
+    def decorate(test: Callable) -> Callable:
+        test = seeded(drawn)(test)
+
+        @functools.wraps(test)
+        def run(*args, **kwargs):
+            with _without_local_constants():
+                return test(*args, **kwargs)
+
+        return run
+
+    return {"derandomize": False}, decorate
+
+
+@contextmanager
+def _without_local_constants() -> Iterator[None]:
+    """Hypothesis (6.13x on) mixes into its draws constants read from the source of the *local* modules loaded
+    so far (those outside site-packages: ``bpe_ref`` run from a checkout). Which are loaded changes as a class is
+    graded (a grader imports what it needs when it first runs), so the same seed could draw other inputs for a
+    later notebook or a regrade; and reading them costs about half a CPU-second per process. While a seeded test
+    runs, the pool of local constants is empty: the inputs depend on the seed alone. A no-op on versions without it."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - an older hypothesis: no local constants
+        yield
+        return
+    local_constants = getattr(providers, "_get_local_constants", None)
+    constants_class = getattr(providers, "Constants", None)
+    cache = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
+    if local_constants is None or constants_class is None or not hasattr(cache, "clear"):
+        yield
+        return
+    none = constants_class()
+    providers._get_local_constants = lambda: none
+    cache.clear()  # it holds the constants allowed per kind of draw, local ones included
+    try:
+        yield
+    finally:
+        providers._get_local_constants = local_constants
+        cache.clear()
+
+
+# ---- a class's hidden inputs, drawn once ------------------------------------------------------
+# Graded, a property test draws from the class's secret seed and the task's name: every notebook of the class
+# gets the same inputs in the same order (all of them when it passes; those up to its first failure when not).
+# So they are drawn, and the reference's answers computed, once per class: a dry run of hypothesis with no learner
+# in it, kept in this (the trusted) process's memory, never on disk; each notebook's calls then replay them in
+# order. Only a notebook that fails one runs hypothesis again, to shrink: that run draws the same inputs, so it
+# skips the ones the replay just passed and takes the replay's failure as its own at the failing one, and the
+# learner's code sees exactly the calls a run without the kept inputs makes. Only while a whole class is graded
+# (:func:`~bpe_ref.course.trusted.verdicts.grading_a_class`): a self-grade's one notebook draws as it goes.
+
+MAX_KEPT_TESTS = 256  # property tests kept at once (a strategy built anew at every call gets an entry each time)
+
+
+@dataclass
+class Drawn:
+    """The inputs one property test draws from the class's seed, in order, each with the reference's answer
+    (:data:`_UNKNOWN` for a judged task, or one with file arguments: their paths are each worker's own)."""
+
+    inputs: list[tuple]
+    expected: list[Any]
+
+
+_KEPT: dict[Any, Any] = {"seed": None, "tests": {}}
+
+
+def _settings(strategy: Any, max_examples: int, name: str) -> Callable[[Callable], Callable]:
+    """How every property test runs hypothesis: ``given(strategy)`` within its bounds, from the seed (or
+    derandomized), no deadline, no example database, shrinking on."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    randomness, seeded = hypothesis_randomness(name)
+
+    def decorate(test: Callable) -> Callable:
+        return seeded(settings(
+            max_examples=max_examples,
+            **randomness,
+            deadline=None,
+            database=None,
+            print_blob=False,
+            report_multiple_bugs=False,
+            phases=(Phase.explicit, Phase.generate, Phase.shrink),
+            suppress_health_check=list(HealthCheck),
+        )(given(strategy)(test)))
+
+    return decorate
+
+
+def class_inputs(task: Task, reference: Callable | None, strategy: Any, max_examples: int, judged: bool) -> Drawn | None:
+    """The inputs of this property test under the current seed, and the reference's answers: drawn by a dry
+    run of hypothesis the first time, kept for the rest of the class (``None``: not kept, drawn afresh)."""
+    seed = current_seed()
+    if _KEPT["seed"] != seed:
+        _KEPT.update(seed=seed, tests={})
+    tests = _KEPT["tests"]
+    # The objects themselves are the key, held by it: no other strategy can take a forgotten one's id.
+    key = (task, reference, strategy, max_examples, judged)
+    try:
+        hash(key)
+    except TypeError:  # a task declared with an unhashable field: drawn afresh, as in a self-grade
+        return None
+    if key not in tests:
+        drawn = Drawn([], [])
+
+        @_settings(strategy, max_examples, task.name)
+        def dry_run(args: tuple) -> None:
+            args = tuple(args)
+            answer = _UNKNOWN if judged or any(_holds_file(arg) for arg in args) else expected_result(task, reference, args)
+            drawn.inputs.append(copy.deepcopy(args))
+            drawn.expected.append(answer)
+
+        dry_run()
+        if len(tests) >= MAX_KEPT_TESTS:
+            tests.pop(next(iter(tests)))
+        tests[key] = drawn
+    return tests[key]
+
+
+def _same_input(kept: Any, drawn: Any) -> bool:
+    """Whether hypothesis drew exactly the kept input again: the same types, values and dict order."""
+    if type(kept) is not type(drawn):
+        return False
+    if isinstance(kept, dict):
+        return len(kept) == len(drawn) and all(_same_input(k, d) for k, d in zip(kept.items(), drawn.items()))
+    if isinstance(kept, (list, tuple)):
+        return len(kept) == len(drawn) and all(_same_input(k, d) for k, d in zip(kept, drawn))
+    return bool(kept == drawn)
 
 
 def check_property(
@@ -333,32 +465,56 @@ def check_property(
     ``min_examples`` (default: a quarter of ``max_examples``, at least 1) compared inputs is a
     failure, never a pass: the count is kept here, where the learner's code does not run. A ``judge(args)``
     replaces the comparison with the reference where the answer is not one value (lab 05's heap entries must
-    sort in the rule's order); ``noun`` names an input in the messages.
+    sort in the rule's order); ``noun`` names an input in the messages. Graded in the worker, a class's inputs
+    are drawn once (:func:`class_inputs`) and replayed; the verdict and its message are the same as drawn afresh.
     """
     minimum = max(1, max_examples // 4) if min_examples is None else min_examples
-    from hypothesis import HealthCheck, Phase, given, settings
-
     refuse(task, learner)
+
+    def one(args: tuple, expected: Any = _UNKNOWN) -> str | None:
+        return verdict(task, learner, reference, Case(args), expected) if judge is None else judge(args)
+
+    passed_before, failed_before, kept = 0, None, None
+    if grading_a_class() and runs_remotely(learner):
+        kept = class_inputs(task, reference, strategy, max_examples, judge is not None)
+    if kept is not None:
+        for args, expected in zip(kept.inputs, kept.expected):
+            failed_before = one(copy.deepcopy(args), expected if expected is _UNKNOWN else copy.deepcopy(expected))
+            if failed_before:
+                break
+            passed_before += 1
+        else:
+            return _enough(task, passed_before, minimum, noun)
+    return _enough(task, _run_hypothesis(task, strategy, max_examples, one, noun, kept, passed_before, failed_before),
+                   minimum, noun)
+
+
+def _run_hypothesis(task: Task, strategy: Any, max_examples: int, one: Callable[..., str | None], noun: str,
+                    kept: Drawn | None, passed_before: int, failed_before: str | None) -> int:
+    """Hypothesis's run of a property test, shrinking a failure: the count of inputs tried. After a replay of the
+    class's inputs that failed (``kept``), the first ``passed_before`` inputs it draws pass without a call (the
+    replay passed them), and the next fails with the replay's ``failed_before``: the learner's code is called as
+    in a run that draws them afresh."""
     tried = [0]
     failures: list[str] = []
-    randomness, seeded = hypothesis_randomness(task.name)
+    skipping = [kept is not None]  # still on the inputs the replay called
 
-    @seeded
-    @settings(
-        max_examples=max_examples,
-        **randomness,
-        deadline=None,
-        database=None,
-        print_blob=False,
-        report_multiple_bugs=False,
-        phases=(Phase.explicit, Phase.generate, Phase.shrink),
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(strategy)
+    @_settings(strategy, max_examples, task.name)
     def agrees_with_reference(args: tuple) -> None:
+        index = tried[0]
         tried[0] += 1
-        message = verdict(task, learner, reference, Case(tuple(args))) if judge is None else judge(tuple(args))
-        if message:
+        args = tuple(args)
+        if skipping[0] and kept is not None and index <= passed_before:
+            # Never seen: the seed draws one sequence. Should it differ, the learner's code is called from here on.
+            skipping[0] = index < len(kept.inputs) and _same_input(kept.inputs[index], args)
+        if skipping[0]:
+            if index < passed_before:
+                return
+            skipping[0] = False
+            message = failed_before
+        else:
+            message = one(args)
+        if message:  # one line raises every failure: hypothesis tells failures apart by where they were raised
             failures.append(message)
             raise CheckFailed(message)
 
@@ -377,12 +533,19 @@ def check_property(
             f"{failures[-1]}\n  (this {noun} failed once but not when run again: does {task.name} depend on "
             "anything besides its arguments, such as a global variable it changes?)"
         ) from None
-    if tried[0] < minimum:  # hypothesis switched off or patched, or a strategy that ran dry
+    if failed_before:  # the replay's failure stands, though this run drew other inputs (never seen)
+        raise CheckFailed(f"{failed_before}\n  (a failing {noun} among {passed_before + 1} generated {noun}s)")
+    return tried[0]
+
+
+def _enough(task: Task, tried: int, minimum: int, noun: str) -> int:
+    """``tried``, or :class:`CheckFailed` when fewer than ``minimum`` inputs were compared."""
+    if tried < minimum:  # hypothesis switched off or patched, or a strategy that ran dry
         raise CheckFailed(
-            f"only {tried[0]} generated {noun}s were compared for {task.name}, fewer than the {minimum} required: "
+            f"only {tried} generated {noun}s were compared for {task.name}, fewer than the {minimum} required: "
             "the property test did not really run"
         )
-    return tried[0]
+    return tried
 
 
 def _one_short_failure(function: Callable) -> Callable:

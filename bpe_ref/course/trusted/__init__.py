@@ -73,7 +73,18 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   later test cell stands).
 - *Computing the hidden inputs*: hypothesis draws them from the course's secret seed (kept in
   ``trusted_grades/hidden_seed`` next to the gradebook, so a regrade draws the same; a fresh one per
-  ``python -m bpe_ref grade``), not from the fixed sequence the public graders show.
+  ``python -m bpe_ref grade``), not from the fixed sequence the public graders show, and from the seed
+  alone (not the constants hypothesis would read from the modules loaded so far).
+- *Reaching a class's kept inputs*: in ``nbgrader autograde`` every notebook of a class draws the same
+  inputs, so each property test's are drawn once, with the reference's answers, by a run of
+  hypothesis with no learner's code in it, and kept in the grading process's memory only (never on
+  disk, nowhere a worker can read or change); each notebook's calls replay them in order. A notebook
+  that fails one runs hypothesis again to shrink its failure: that run draws the same inputs, skips
+  those the replay passed and takes the replay's failure at the failing one, so the learner's code
+  gets the calls a fresh draw makes, and verdicts and messages are the same
+  (``tests/test_grading_class_inputs.py``). A notebook sees no difference but the grader's pace
+  between its calls, and whatever it does with that is judged on the same inputs; nothing it does
+  changes what is kept for the next. A self-grade draws as it goes.
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows
   (generated, or another corpus); visible tests are at most a third of a lab's points.
 

@@ -212,7 +212,7 @@ def course_seed(course: Path) -> int:
 
 
 def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total_seconds: float = 300.0,
-                student: str = "", notebook: str = "", seed: int | None = None) -> GradingRecord:
+                student: str = "", notebook: str = "", seed: int | None = None, whole_class: bool = False) -> GradingRecord:
     """Run ``cells`` (a notebook's cells, updated in place with outputs) the trusted way; the record.
 
     The learner's cells run in the submission's order; the test cells are graded in the source
@@ -220,7 +220,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
     has its earlier ones graded first, where it stands. So a task is always graded before any later
     task's grading binds stand-ins for it, and what the worker receives while a task is graded never
     defines the function of a test cell still to come (:attr:`Sandbox.not_graded_yet`). ``seed``:
-    the hidden inputs' secret seed (:func:`.verdicts.hidden_seed`)."""
+    the hidden inputs' secret seed, ``whole_class`` whether it grades a class (:func:`.verdicts.hidden_seed`)."""
     start = time.monotonic()
     graders = load_graders(lab)
     spec_list = test_cells.load(lab)
@@ -233,7 +233,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
         if is_test_cell(cell):
             by_id.setdefault(cell.get("metadata", {}).get("nbgrader", {}).get("grade_id"), cell)
     graded: set[str] = set()
-    with Sandbox(policy) as box, hidden_seed(seed):
+    with Sandbox(policy) as box, hidden_seed(seed, whole_class=whole_class):
         record.isolation = list(box.isolation)
         box.deadline = start + total_seconds  # every cell, call and replay of the notebook's ends by then
         ran: list[tuple[str, str]] = []  # learner cells that ran cleanly, replayed after a restart
@@ -321,7 +321,7 @@ def run_test(spec: test_cells.TestCell, graders: Any, box: Sandbox, points: floa
 
 try:  # the nbgrader preprocessor; the functions above work without nbgrader
     from nbgrader.preprocessors import NbGraderPreprocessor
-    from traitlets import Float, Integer
+    from traitlets import Bool, Float, Integer
 except ImportError:  # pragma: no cover - nbgrader is in the course's dev extra
     NbGraderPreprocessor = None
 
@@ -334,6 +334,8 @@ if NbGraderPreprocessor is not None:
         cell_timeout = Float(30.0, help="Seconds for running one cell of the learner's.").tag(config=True)
         total_timeout = Float(300.0, help="Seconds for grading one notebook: its cells, calls and test cells.").tag(config=True)
         memory_mb = Integer(2048, help="Address space of the worker, MiB.").tag(config=True)
+        whole_class = Bool(True, help="The notebooks graded share the course's seed: each property test's hidden inputs "
+                           "are drawn once and replayed (python -m bpe_ref grade, one notebook, turns it off).").tag(config=True)
 
         def preprocess(self, nb, resources):
             info = resources.get("nbgrader", {})
@@ -343,7 +345,7 @@ if NbGraderPreprocessor is not None:
 
             course = Path(CourseDirectory(parent=self).root)
             record = grade_cells(nb.cells, lab, policy=policy, total_seconds=self.total_timeout,
-                                 student=student, notebook=notebook, seed=course_seed(course))
+                                 student=student, notebook=notebook, seed=course_seed(course), whole_class=self.whole_class)
             # nbformat wants NotebookNodes; the outputs were set as plain dicts
             from nbformat import from_dict
 

@@ -478,7 +478,7 @@ class Sandbox:
                 else:
                     _kill_group(process)
                 return
-            running.wait(0.5)
+            time.sleep(0.5)  # not running.wait(0.5): that Event is set while the worker runs, so it never waited
 
     def _worker_gone(self, what: str) -> GradingStopped:
         keeper_code = None

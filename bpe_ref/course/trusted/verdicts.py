@@ -42,22 +42,30 @@ class GradingStopped(BaseException):
 
 
 _HIDDEN_SEED: list[int | None] = [None]  # the grading's secret seed; None in the learner's kernel
+_WHOLE_CLASS = [False]  # whether that seed grades a whole class (nbgrader autograde), not one notebook
 
 
 @contextmanager
-def hidden_seed(seed: int | None) -> Iterator[None]:
+def hidden_seed(seed: int | None, *, whole_class: bool = False) -> Iterator[None]:
     """While active, the graders draw their hidden inputs from ``seed`` (and the task's name) instead
     of hypothesis's fixed derandomized sequence. The trusted grader sets it from a seed the learner
     cannot know (the course's, kept with the gradebook; a fresh one per self-grade); in the learner's
-    kernel it is unset, so the advice is the same at every run."""
-    saved = _HIDDEN_SEED[0]
-    _HIDDEN_SEED[0] = seed
+    kernel it is unset, so the advice is the same at every run. ``whole_class``: the seed grades every
+    notebook of a class, so a property test's inputs, the same for all of them, may be drawn once and
+    replayed (:func:`grading_a_class`); a self-grade's one notebook draws them as it goes."""
+    saved = _HIDDEN_SEED[0], _WHOLE_CLASS[0]
+    _HIDDEN_SEED[0], _WHOLE_CLASS[0] = seed, whole_class and seed is not None
     try:
         yield
     finally:
-        _HIDDEN_SEED[0] = saved
+        _HIDDEN_SEED[0], _WHOLE_CLASS[0] = saved
 
 
 def current_seed() -> int | None:
     """The seed :func:`hidden_seed` set, or ``None`` (in the learner's kernel)."""
     return _HIDDEN_SEED[0]
+
+
+def grading_a_class() -> bool:
+    """Whether :func:`hidden_seed` set the seed of a whole class (its notebooks all draw the same inputs)."""
+    return _WHOLE_CLASS[0]
