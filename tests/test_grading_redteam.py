@@ -243,3 +243,121 @@ def _release_cells(lab: str) -> list[dict]:
 
     return read_notebook_json(release_notebook(lab))["cells"]
 
+
+
+# ---- 5. the keeper's own view of /proc, and its fds -------------------------------------------------
+
+PROC_SELF_SPELLED_OTHERWISE = '''
+import os
+fd = os.open("/etc/passwd", os.O_PATH)  # Landlock does not check O_PATH; opening it for reading is refused
+refused = 0
+for path in (f"/proc//self/fd/{fd}", f"/proc/./self/fd/{fd}", f"//proc/self/fd/{fd}"):
+    try:
+        os.open(path, os.O_RDONLY)
+    except PermissionError:
+        refused += 1
+os.symlink(f"/proc/self/fd/{fd}", "link")
+try:
+    os.open("link", os.O_RDONLY)
+except PermissionError:
+    refused += 1
+os.unlink("link")
+os.chdir("/proc")
+try:
+    os.open(f"self/fd/{fd}", os.O_RDONLY)
+except PermissionError:
+    refused += 1
+print(refused)
+'''
+
+
+def test_a_refused_open_through_proc_self_spelled_otherwise_is_counted():
+    """The keeper resolves the path of an open with ``realpath``, in its own process: it rewrote
+    ``/proc/self`` to the caller's only when the path began with it, so ``/proc//self/fd/N`` (or
+    ``/proc/./self``, a relative ``self/fd/N`` from /proc, a link in the scratch folder) was the
+    keeper's fd N. An fd opened ``O_PATH`` on any file outside (Landlock does not check ``O_PATH``)
+    then opened through it was refused by Landlock and counted by no one: a refused read the
+    review never saw. Safe: /proc/self is the caller's however it is reached."""
+    with Sandbox(Policy(cell_timeout=10)) as box:
+        if not confined(box) or not any("opens Landlock refuses" in line for line in box.isolation):
+            pytest.skip(f"the keeper does not watch opens here ({'; '.join(box.isolation)})")
+        run = box.run_cell(PROC_SELF_SPELLED_OTHERWISE, "proc_self")
+        box.close()
+        report = box.behaviour()
+    assert run.ok and run.stdout.split() == ["5"], run
+    assert report["refused_files"].get("read /etc/passwd") == 5, report
+
+
+CONNECTS_ON_A_PIPE = '''
+import ctypes, os, socket
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+listener.bind("listener.sock")
+listener.listen(1)
+address = socket.AF_UNIX.to_bytes(2, "little") + os.path.abspath("listener.sock").encode() + b"\\0"
+buffer = ctypes.create_string_buffer(address, len(address))
+libc = ctypes.CDLL(None, use_errno=True)
+read_end, write_end = os.pipe()
+errors = set()
+for _ in range(300):
+    libc.connect(read_end, buffer, len(address))  # a pipe, not a socket: the keeper took a copy and kept it
+    errors.add(ctypes.get_errno())
+print(*sorted(errors))
+'''
+
+CONNECT_FROM_A_THREAD = '''
+import socket, threading
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+listener.bind("listener.sock")
+listener.listen(4)
+answers = []
+def connect():
+    try:
+        socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).connect("listener.sock")
+        answers.append("connected")
+    except OSError as error:
+        answers.append(repr(error))
+thread = threading.Thread(target=connect)
+thread.start()
+thread.join()
+print(*answers)
+'''
+
+
+def _keeps_connects(box: Sandbox) -> bool:
+    return confined(box) and any("connect() made by the keeper" in line for line in box.isolation)
+
+
+def _fds(pid: int) -> int:
+    import os
+
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def test_a_connect_on_a_pipe_costs_the_keeper_no_fd():
+    """In lab 03 the keeper makes each connect() itself, on its copy of the caller's fd
+    (``pidfd_getfd``). On a pipe or a file that copy was never closed (``socket(fileno=)`` refused
+    it before the ``with``): 20 000 such calls, 2 s, ran the keeper out of fds, and then it could not
+    list /proc (the processes it must count and kill went unseen: a report of no processes, one
+    that had left the session among them) nor open a new process's memory, and its report was lost.
+    Safe: the copy is closed whatever it is, and the answer is the kernel's (ENOTSOCK)."""
+    with Sandbox(Policy(cell_timeout=20, allow_processes=True)) as box:
+        if not _keeps_connects(box):
+            pytest.skip(f"the keeper does not make connects here ({'; '.join(box.isolation)})")
+        before = _fds(box.process.pid)
+        run = box.run_cell(CONNECTS_ON_A_PIPE, "connects")
+        after = _fds(box.process.pid)
+    assert run.ok and run.stdout.split() == ["88"], run  # ENOTSOCK, every time
+    assert after - before < 20, f"the keeper holds {after - before} more fds after 300 connects on a pipe"
+
+
+def test_a_thread_of_the_worker_can_connect():
+    """The keeper opened a pidfd of the *calling thread* (``pidfd_open`` of a thread that is not its
+    process's first is EINVAL before Linux 6.9), so every connect() from a thread failed with ESRCH:
+    a pool that starts processes from a thread of its own (multiprocessing's pool repopulating with
+    forkserver) broke in lab 03 though the lab allows it. Safe: the pidfd is the process's, whose
+    threads share the fd table."""
+    with Sandbox(Policy(cell_timeout=20, allow_processes=True)) as box:
+        if not _keeps_connects(box):
+            pytest.skip(f"the keeper does not make connects here ({'; '.join(box.isolation)})")
+        run = box.run_cell(CONNECT_FROM_A_THREAD, "thread")
+    assert run.ok and run.stdout.split() == ["connected"], run

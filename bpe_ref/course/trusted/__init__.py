@@ -136,7 +136,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   on, so Landlock still decides (a path swapped by another thread after the read changes the count,
   never what is allowed; the harmless probes of the interpreter, its loader and the C library are
   not counted: ``pyvenv.cfg``, ``libpython``, the caller's own ``/proc/PID`` once the path is
-  resolved, the CPU count and the overcommit policy under ``/sys`` and ``/proc``, the locale aliases). The worker hands the notification fd
+  resolved (``/proc/self`` is the caller's however it is spelled or reached; the links of another process's
+  ``/proc`` entries are not followed with the keeper's rights), the CPU count and the overcommit policy
+  under ``/sys`` and ``/proc``, the locale aliases). The worker hands the notification fd
   over and closes its copy before any of the learner's code runs, and Landlock keeps it from taking
   the keeper's (``pidfd_getfd`` needs ptrace). A report names at most 16 calls and 16 files (the rest
   counted together); every call is answered, one round trip each (about 0.1 ms for a refused call;

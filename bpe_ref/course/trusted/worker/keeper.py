@@ -138,6 +138,46 @@ def _thread_group(pid: int) -> int:
         return pid
 
 
+def _resolved_for(path: str, pid: int, tgid: int) -> str:
+    """``os.path.realpath(path)`` (an absolute path) as thread ``pid`` of process ``tgid`` sees it.
+
+    realpath in the keeper reads /proc as the keeper: ``/proc/self`` is the keeper's, however it is
+    reached (``/proc//self``, ``/proc/./self``, a relative path from /proc, a link in the scratch
+    folder), and ``/proc/N/fd/M`` is followed with the keeper's rights. So ``/proc/self`` and
+    ``/proc/thread-self`` are the caller's here, whatever the spelling, and the links of another
+    process's /proc entries (the keeper's own fds, say, which the kernel will not let the caller
+    follow) are left as they are, so they are counted as the /proc paths they are."""
+    own = {"self": [str(tgid)], "thread-self": [str(tgid), "task", str(pid)]}
+    resolved, todo, links = "/", [part for part in reversed(path.split("/")) if part], 0
+    while todo:
+        part = todo.pop()
+        if part == ".":
+            continue
+        if part == "..":
+            resolved = os.path.dirname(resolved)
+            continue
+        if resolved == "/proc" and part in own:
+            todo.extend(reversed(own[part]))
+            continue
+        candidate = os.path.join(resolved, part)
+        foreign = re.match(r"/proc/(\d+)/", candidate)  # below another process's /proc entry
+        if foreign and int(foreign[1]) not in (pid, tgid) and _thread_group(int(foreign[1])) != tgid:
+            resolved = candidate
+            continue
+        try:
+            target = os.readlink(candidate)
+        except OSError:  # not a link, or no such file: taken as it is, as realpath does
+            resolved = candidate
+            continue
+        links += 1
+        if links > 40:  # the kernel's limit (ELOOP): refused by the kernel, whatever Landlock says
+            return candidate
+        if target.startswith("/"):
+            resolved = "/"
+        todo.extend(part for part in reversed(target.split("/")) if part)
+    return resolved
+
+
 class _FileWatch:
     """Which opens of the worker's Landlock will refuse, seen by the keeper: the path is read from
     the caller's memory (``/proc/PID/mem``) and resolved against the rules the worker gave Landlock
@@ -233,9 +273,6 @@ class _FileWatch:
         flags = self._flags(pid, name, args)
         if not text or flags is None or flags & getattr(os, "O_PATH", 0):
             return None  # unreadable (the caller is gone), or an O_PATH open, which Landlock does not check
-        proc_self = re.match(r"/proc/(self|thread-self)(?=/|$)", text)  # the caller's, not the keeper's
-        if proc_self:  # (pid is the calling thread's)
-            text = f"/proc/{_thread_group(pid)}" + ("" if proc_self[1] == "self" else f"/task/{pid}") + text[proc_self.end():]
         if not text.startswith("/"):
             dirfd = ctypes.c_int32(args[0] & 0xFFFFFFFF).value if name.startswith("openat") else -100  # AT_FDCWD
             try:
@@ -243,7 +280,8 @@ class _FileWatch:
             except OSError:
                 return None
             text = os.path.join(base, text)
-        path = os.path.realpath(text)
+        tgid = _thread_group(pid)  # (pid is the calling thread's)
+        path = _resolved_for(text, pid, tgid)  # /proc/self the caller's, not the keeper's
         writes = flags & os.O_ACCMODE != os.O_RDONLY or bool(flags & (os.O_CREAT | os.O_TRUNC))
         if not os.path.exists(path):
             if not flags & os.O_CREAT:
@@ -255,7 +293,7 @@ class _FileWatch:
             allowed = _beneath(path, self.read + self.write) or (os.path.isdir(path) and _beneath(path, self.listed))
         name_only = os.path.basename(path)
         # its own /proc entries (a child closing its fds lists them), once resolved: /proc/self/../1 is another's
-        own = path.startswith("/proc/") and _beneath(path, [f"/proc/{pid}", f"/proc/{_thread_group(pid)}"])
+        own = path.startswith("/proc/") and _beneath(path, [f"/proc/{pid}", f"/proc/{tgid}"])
         if allowed or _beneath(path, self.probes) or own or (
                 name_only.startswith("libpython") and ".so" in name_only):
             return None
@@ -325,7 +363,9 @@ class _Connects:
             opened.append(target)
             if not stat.S_ISSOCK(os.fstat(target).st_mode):
                 return 111, None  # ECONNREFUSED, as the kernel answers for a file that is no socket
-            pidfd = self.libc.syscall(self._PIDFD_OPEN, pid, 0)
+            # pid is the calling thread's, and pidfd_open takes a process (a thread's pid is EINVAL
+            # before Linux 6.9): its threads share the fd table, so the process's is the caller's.
+            pidfd = self.libc.syscall(self._PIDFD_OPEN, _thread_group(pid), 0)
             if pidfd < 0:
                 return 3, None
             opened.append(pidfd)
@@ -334,13 +374,18 @@ class _Connects:
             caller = self.libc.syscall(self._PIDFD_GETFD, pidfd, ctypes.c_int32(fd & 0xFFFFFFFF).value, 0)
             if caller < 0:
                 return ctypes.get_errno(), None  # EBADF: no such fd
+            opened.append(caller)  # closed below whatever it is: a pipe's copy kept here, per call, ran the keeper out of fds
+            if not stat.S_ISSOCK(os.fstat(caller).st_mode):
+                return 88, None  # ENOTSOCK, as the kernel answers
             import socket
 
+            sock = socket.socket(fileno=caller)  # the caller's socket (seccomp lets it make AF_UNIX only)
             try:
-                with socket.socket(fileno=caller) as sock:  # the caller's socket (seccomp lets it make AF_UNIX only)
-                    sock.connect(f"/proc/self/fd/{target}")  # the file opened above, not the path again
+                sock.connect(f"/proc/self/fd/{target}")  # the file opened above, not the path again
             except OSError as error:
                 return error.errno or 22, None
+            finally:
+                sock.detach()  # its fd is closed with the others
             return 0, None
         finally:
             for fd_opened in opened:
