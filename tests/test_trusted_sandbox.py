@@ -8,6 +8,7 @@ kernel), those tests are skipped and say why; the isolation report must then say
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 
@@ -202,3 +203,178 @@ def test_filling_the_disk_stops_the_worker():
     with Sandbox(Policy(scratch_mb=20, cell_timeout=20)) as box:
         run = box.run_cell("for i in range(1000):\n    open(f'f{i}', 'wb').write(b'x' * 2**20)", "fill")
         assert not run.ok and "wrote more than 20 MiB to disk" in run.error["evalue"], run
+
+
+# ---- nothing can stall a batch ----------------------------------------------------------------------
+
+# A child that leaves the session keeps the worker's pipes (its reply pipe, stdin, stderr) and sleeps:
+# the keeper would kill it, but this test kills the keeper first (one that died, or lost its report).
+ESCAPE = """import os, time
+child = os.fork()
+if child == 0:
+    os.setsid()
+    time.sleep(600)
+    os._exit(0)
+print(child)
+"""
+
+
+def _session(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat_file:
+            return int(stat_file.read().rsplit(b")", 1)[1].split()[3])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _escape(box) -> int:
+    """Run ESCAPE; the child's pid once it has left the session (before, the group kill would take it)."""
+    run = box.run_cell(ESCAPE, "escape")
+    assert run.ok, run
+    escaped = int(run.stdout.split()[-1])
+    deadline = time.monotonic() + 10
+    while _session(escaped) != escaped and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _session(escaped) == escaped, "the child did not leave the session"
+    return escaped
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat_file:
+            return stat_file.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper and /proc are Linux's")
+def test_a_process_that_outlives_its_keeper_cannot_stall_closing():
+    import os
+    import signal
+    import threading
+
+    box = Sandbox(Policy(allow_processes=True, cell_timeout=20))
+    box.start()
+    escaped = _escape(box)
+    try:
+        os.kill(box.process.pid, signal.SIGKILL)  # the keeper, gone before it could kill the escaped child
+        closing = threading.Thread(target=box.close, daemon=True)
+        start = time.monotonic()
+        closing.start()
+        closing.join(timeout=30)  # main's close() waited here for the sleeper's 600 s
+        took = time.monotonic() - start
+        assert not closing.is_alive(), "close() still waits for a process that holds the worker's pipes"
+        assert took < 15, f"close() took {took:.1f} s"
+        deadline = time.monotonic() + 5
+        while _alive(escaped) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(escaped), "the process that left the session still runs"
+        from bpe_ref.course.trusted.autograde import behaviour_lines
+
+        lines = behaviour_lines(box.behaviour())
+        assert any("was not reported on" in line and "1 process(es)" in line and "killed" in line for line in lines), lines
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(escaped, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper and /proc are Linux's")
+def test_a_process_not_found_by_its_pipes_is_said_and_closing_returns(monkeypatch):
+    """A process the /proc scan cannot see (an undumpable one hides its fds from a grader that is not
+    root; simulated here by a scan that finds nothing) is left running: closing leaves the pipes'
+    streams to their reader threads (never closes them under a blocked read), returns, and says so."""
+    import os
+    import signal
+    import threading
+
+    from bpe_ref.course.trusted import sandbox as sandbox_module
+
+    monkeypatch.setattr(sandbox_module, "pipe_holders", lambda inodes: set())
+    box = Sandbox(Policy(allow_processes=True, cell_timeout=20))
+    box.start()
+    escaped = _escape(box)
+    try:
+        os.kill(box.process.pid, signal.SIGKILL)
+        closing = threading.Thread(target=box.close, daemon=True)
+        start = time.monotonic()
+        closing.start()
+        closing.join(timeout=30)
+        assert not closing.is_alive() and time.monotonic() - start < 15
+        from bpe_ref.course.trusted.autograde import behaviour_lines
+
+        lines = behaviour_lines(box.behaviour())
+        assert any("could not be found and was left running" in line for line in lines), lines
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(escaped, signal.SIGKILL)
+
+
+def test_a_worker_that_stops_reading_cannot_stall_a_request():
+    """A worker that stops itself (SIGSTOP from a thread of the learner's) reads no more requests: one
+    larger than the pipe's buffer blocked the grader's write for ever, before the call's deadline began."""
+    import threading
+
+    box = Sandbox(Policy(call_timeout=2, cell_timeout=5))
+    box.start()
+    try:
+        run = box.run_cell("import os, signal, threading, time\n"
+                           "def size(data):\n    return len(data)\n"
+                           "def stop():\n    time.sleep(0.5)\n    os.kill(os.getpid(), signal.SIGSTOP)\n"
+                           "threading.Thread(target=stop, daemon=True).start()", "stopper")
+        assert run.ok, run
+        time.sleep(1.5)
+        outcome: list = []
+
+        def call() -> None:
+            try:
+                outcome.append(RemoteFunction(box, "size")(b"x" * 2**21))
+            except GradingStopped as stopped:
+                outcome.append(stopped)
+
+        calling = threading.Thread(target=call, daemon=True)
+        start = time.monotonic()
+        calling.start()
+        calling.join(timeout=30)
+        assert not calling.is_alive(), "the request's write still waits for a worker that reads nothing"
+        assert time.monotonic() - start < 15
+        assert isinstance(outcome[0], GradingStopped) and "did not read its input within 2 s" in str(outcome[0]), outcome
+        assert not box.alive
+    finally:
+        box.close()
+
+
+def test_lines_on_the_reply_pipe_cannot_stretch_a_call_past_its_deadline():
+    """Each line that was not the reply started the wait for it again: a call that slept and wrote
+    junk to the channel every half second was waited for as long as it liked."""
+    import threading
+
+    box = Sandbox(Policy(call_timeout=2, cell_timeout=5))
+    box.start()
+    try:
+        attempt(box, "import os, threading, time\n"
+                     "def chatter():\n"
+                     "    for _ in range(400):\n"
+                     "        for fd in range(3, 20):\n"
+                     "            try: os.write(fd, b'not a reply\\n')\n"
+                     "            except OSError: pass\n"
+                     "        time.sleep(0.25)\n"
+                     "def slow():\n"
+                     "    threading.Thread(target=chatter, daemon=True).start()\n"
+                     "    time.sleep(100)")
+        outcome: list = []
+
+        def call() -> None:
+            try:
+                outcome.append(RemoteFunction(box, "slow")())
+            except GradingStopped as stopped:
+                outcome.append(stopped)
+
+        calling = threading.Thread(target=call, daemon=True)
+        start = time.monotonic()
+        calling.start()
+        calling.join(timeout=40)
+        took = time.monotonic() - start
+        assert not calling.is_alive() and took < 15, f"the call was waited for {took:.0f} s"
+        assert isinstance(outcome[0], GradingStopped) and "did not finish within 2 s" in str(outcome[0]), outcome
+    finally:
+        box.close()

@@ -61,7 +61,12 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   subreaper that runs none of the learner's code: every process the worker starts stays below it,
   even one that calls ``setsid``, is counted (more than ``Policy.max_processes`` at once kills the
   lot) and is killed when the worker ends; what they left in /dev/shm is removed (but for
-  multiprocessing's own semaphores, which a concurrent pool may still need).
+  multiprocessing's own semaphores, which a concurrent pool may still need). The trusted side does
+  not rely on the keeper for its own waits: a request is written, and its reply awaited, under one
+  deadline (a worker that stops reading, or writes lines that are not the reply, cannot stretch it);
+  closing a worker waits 5 s at most for the ends of its pipes, and kills every process still holding
+  one (found by the pipes' inodes in ``/proc/*/fd``: a process that escaped a keeper that died or lost
+  its report), which the review then lists with the lost report.
 - *Costing the grader*: a reply is read with a size limit; decoding refuses nesting deeper than the
   worker sends and dicts or sets whose keys share one hash (a hash flood of integers
   ``k * (2**61 - 1)`` kept the grader busy for minutes), before building them.
@@ -95,6 +100,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   its code can read and write what the user running nbgrader can. Grade a class on Linux, or in a
   container or VM per batch. ``grade --class`` still compares the gradebook with the trusted record
   and flags every capability use, so a tampering submission is visible, but no longer prevented.
+- A process that escaped a keeper that died and holds none of the worker's pipes, or hides its fds
+  from ``/proc`` (an undumpable process, when grading does not run as root), is not found: it may run
+  on, bounded by its rlimits; closing does not wait for it, leaves its pipes' streams to their reader
+  threads, and the review says that a process was left running.
 - A copy of someone else's working code, or code that computes the right answers in a roundabout
   way, earns the points: the grader judges answers, not authorship.
 - Checks of *how* a function works are measured from outside the worker (the CPU time of its process

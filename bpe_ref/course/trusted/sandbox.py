@@ -202,6 +202,23 @@ def odd_files(scratch: Path, limit: int = 20) -> list[str]:
     return found
 
 
+def pipe_holders(inodes: set[int]) -> set[int]:
+    """Processes, other than this one, with an fd on one of the pipes ``inodes`` (from /proc/*/fd).
+    A process that made itself undumpable hides its fds from this scan (see :meth:`Sandbox.close`)."""
+    me, found = os.getpid(), set()
+    wanted = {f"pipe:[{inode}]" for inode in inodes}
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        with contextlib.suppress(OSError):  # gone meanwhile, or not ours to look at
+            for fd in os.listdir(f"/proc/{name}/fd"):
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{name}/fd/{fd}") in wanted:
+                        found.add(int(name))
+                        break
+    return found
+
+
 def _kill_group(process: subprocess.Popen) -> None:
     with contextlib.suppress(OSError):
         if os.name == "posix":
@@ -297,8 +314,18 @@ class Sandbox:
         self._replies = queue.Queue(maxsize=MAX_QUEUED_LINES)
         self._reading = threading.Event()  # cleared by close(): the reader thread then stops
         self._reading.set()
-        threading.Thread(target=self._read_replies, args=(self.process.stdout, self._replies, self._reading), daemon=True).start()
-        threading.Thread(target=self._read_stderr, args=(self.process.stderr, self._stderr_tail), daemon=True).start()
+        # The pipes to and from the worker, by inode: a process still holding one after the worker and
+        # its keeper are gone is found by them when closing (see close()).
+        self._pipes = {os.fstat(fd).st_ino for fd in (self.process.stdin.fileno(), self.process.stdout.fileno(),
+                                                      self.process.stderr.fileno(), self._control, self._report)
+                       if fd is not None}
+        if os.name == "posix":
+            os.set_blocking(self.process.stdin.fileno(), False)  # requests are written with a deadline (_send)
+        self._readers = [
+            threading.Thread(target=self._read_replies, args=(self.process.stdout, self._replies, self._reading), daemon=True),
+            threading.Thread(target=self._read_stderr, args=(self.process.stderr, self._stderr_tail), daemon=True)]
+        for reader in self._readers:
+            reader.start()
         self.killed_because = ""
         self.last_report: dict = {}
         threading.Thread(target=self._watch_disk, args=(self.process, self.scratch, self._reading), daemon=True).start()
@@ -346,9 +373,22 @@ class Sandbox:
                 self._odd_files = odd_files(self.scratch)
             report = self._stop_keeper()
             _kill_group(self.process)  # the keeper is gone; anything left of its group too
-            for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-                with contextlib.suppress(OSError):
-                    stream.close()
+            stragglers, hidden = self._release_pipes(look=bool(report.get("report_lost")))
+            if stragglers or hidden:
+                # The keeper kills every process of the worker's before it reports: one still holding
+                # its pipes escaped it (the keeper died, or lost its report), which is itself for review.
+                said = [report["report_lost"]] if report.get("report_lost") else []
+                if stragglers:
+                    said.append(f"{stragglers} process(es) still holding its pipes after its keeper was done were killed")
+                if hidden:
+                    said.append("a process still holding its pipes could not be found and was left running")
+                report["report_lost"] = "; ".join(said)
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+            if not hidden:  # a reader thread blocked in a read holds its stream's lock: close() would wait for it
+                for stream in (self.process.stdout, self.process.stderr):
+                    with contextlib.suppress(OSError):
+                        stream.close()
             self.process = None
             report["odd_files"] = getattr(self, "_odd_files", [])
             self.last_report = report
@@ -358,6 +398,28 @@ class Sandbox:
         if getattr(self, "inputs", None) is not None:
             shutil.rmtree(self.inputs, ignore_errors=True)
             self.inputs = None
+
+    def _release_pipes(self, look: bool, within: float = 5.0) -> tuple[int, bool]:
+        """Wait, ``within`` seconds at most, for the reader threads to see the end of the worker's pipes;
+        kill every process still holding one of its pipes (found by their inodes in /proc/*/fd; looked
+        for at least once if ``look``: the keeper's report was lost). How many were killed, and whether
+        one could not be found (the threads still read): then their streams are left to them, never
+        closed under them, so closing never waits for a process outside."""
+        killed: set[int] = set()
+        deadline = time.monotonic() + within
+        readers = getattr(self, "_readers", [])
+        for reader in readers:
+            reader.join(timeout=0.2)
+        while (look or any(reader.is_alive() for reader in readers)) and time.monotonic() < deadline:
+            look = False
+            if sys.platform.startswith("linux"):
+                for pid in pipe_holders(self._pipes) - {self.process.pid}:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
+                        killed.add(pid)
+            for reader in readers:
+                reader.join(timeout=0.1)
+        return len(killed), any(reader.is_alive() for reader in readers)
 
     def _signal_stop(self) -> None:
         """Close the control pipe: the keeper kills every process of the worker's (any thread may)."""
@@ -497,14 +559,17 @@ class Sandbox:
         last = f"; its last words: {lines[-1][:200]}" if lines else ""
         return GradingStopped(f"the process running your code stopped while {what} ({how}{last})")
 
-    def _receive(self, request_id: int | None, timeout: float, what: str) -> dict:
-        deadline_left = timeout
+    def _receive(self, request_id: int | None, timeout: float, what: str, budget: float | None = None) -> dict:
+        """The reply to ``request_id`` within ``timeout`` s (``budget``: the request's whole time, for the message)."""
+        # One deadline for the whole wait: lines that are not the reply (the learner's, written to the
+        # channel now and then) must not start the wait again.
+        deadline = time.monotonic() + timeout
         while True:
             try:
-                line = self._replies.get(timeout=deadline_left)
+                line = self._replies.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 self.close()
-                raise GradingStopped(f"{what} did not finish within {timeout:g} s "
+                raise GradingStopped(f"{what} did not finish within {budget or timeout:g} s "
                                      "(an infinite loop, or a much slower algorithm than needed?)") from None
             if line is None:
                 raise self._worker_gone(what)
@@ -528,12 +593,31 @@ class Sandbox:
             timeout = min(timeout, left)
         self._next_id += 1
         message = {**message, "id": self._next_id}
+        deadline = time.monotonic() + timeout
+        self._send((json.dumps(message) + "\n").encode("utf-8"), deadline, timeout, what)
+        return self._receive(self._next_id, max(0.0, deadline - time.monotonic()), what, budget=timeout)
+
+    def _send(self, data: bytes, deadline: float, timeout: float, what: str) -> None:
+        """Write a request under the call's deadline: a worker that stops reading (stopped by a signal
+        of its own, or busy in a thread that holds the interpreter) would otherwise block a write
+        larger than the pipe's buffer for ever, before any deadline runs."""
+        import select
+
         try:
-            self.process.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
-            self.process.stdin.flush()
+            if os.name != "posix":  # no poll on a pipe there: written as before, without a deadline
+                self.process.stdin.write(data)
+                self.process.stdin.flush()
+                return
+            fd, left, writable = self.process.stdin.fileno(), memoryview(data), select.poll()
+            writable.register(fd, select.POLLOUT)
+            while left:
+                if not writable.poll(max(0.0, deadline - time.monotonic()) * 1000):
+                    self.close()
+                    raise GradingStopped(f"{what}: the process running your code did not read its input within {timeout:g} s")
+                with contextlib.suppress(BlockingIOError):
+                    left = left[os.write(fd, left[:2**20]):]
         except OSError:
             raise self._worker_gone(what) from None
-        return self._receive(self._next_id, timeout, what)
 
     # -- the two operations
 
