@@ -107,7 +107,7 @@ def recorded_inputs() -> list[str]:
     def judge(args):  # passes every input: no shrinking, only the inputs drawn
         seen.append(repr(args))
 
-    running.check_property(graders.TRAIN_TASK, train, graders.reference_train, graders.train_inputs, max_examples=60,
+    running.check_property(graders.TRAIN_TASK, train, graders.train, graders.train_inputs, max_examples=60,
                            judge=judge)
     return seen
 
@@ -119,13 +119,13 @@ def test_the_kept_inputs_are_those_a_fresh_run_draws_and_a_new_seed_draws_others
 
     def kept(seed):
         with hidden_seed(seed):
-            return running.class_inputs(graders.TRAIN_TASK, graders.reference_train, graders.train_inputs, 60, False)
+            return running.class_inputs(graders.TRAIN_TASK, graders.train, graders.train_inputs, 60, False)
 
     first = kept(SEED)
     assert kept(SEED) is first  # the class's: drawn once
     with hidden_seed(SEED):
         assert [repr(args) for args in first.inputs] == recorded_inputs()
-    assert first.expected == [graders.reference_train(dict(counts), merges) for counts, merges in first.inputs]
+    assert first.expected == [graders.train(dict(counts), merges) for counts, merges in first.inputs]
     other = kept(SEED + 1)  # a self-grade's new seed
     assert other.inputs != first.inputs
     again = kept(SEED)
