@@ -455,3 +455,18 @@ def test_a_whole_file_read_outside_the_workers_own_reads_loses_task_1(attack):
     assert visible.passed, visible.message  # a correct answer: only how it was found is wrong
     assert "measured from outside your code" in hidden.message, hidden.message
     assert ("mapped 4194461 bytes" if attack.startswith("mmap") else "by your process and any it started") in hidden.message
+
+
+def test_the_taught_search_reads_a_few_buffers_and_maps_nothing_of_its_input():
+    """The other side of the test above: the solution's search, graded the same way, reads some 25 KB of
+    the 4 MiB file, maps none of it, and keeps its 3 points."""
+    from test_grading_adversarial import solution_sources
+
+    setup = next(cell for cell in _release_cells("03_parallel") if cell["id"] == "setup")
+    solution = solution_sources("03_parallel")["task1_find_chunk_boundaries_solution"]
+    cells = [code_cell("setup", "".join(setup["source"])), code_cell("task1_find_chunk_boundaries_solution", solution),
+             graded_cell("task1_find_chunk_boundaries_hidden", 3)]
+    hidden = grade_cells(cells, "03_parallel").verdicts[0]
+    assert hidden.passed, hidden.message
+    read = int(hidden.message.split("reads in buffers (")[1].split()[0])
+    assert read < 100_000 and " 0 mapped" in hidden.message, hidden.message
