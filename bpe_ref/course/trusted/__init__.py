@@ -106,8 +106,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   mapped instead of read are counted by the keeper, which every ``mmap`` of a file goes by (executable
   or not; it counts the bytes mapped of a grader's input or of a file the worker can write, and lets
   the call go on: a thread that swaps the fd between the keeper's look and the kernel's map is counted
-  for the file it held at the look); ``splice``/``tee``/``vmsplice``, whose bytes the kernel does not
-  count as read, are refused (``tests/test_grading_redteam.py``, section 6).
+  for the file it held at the look; before Linux 5.5, where opens are not watched, mmaps are not
+  counted either); ``splice``/``tee``/``vmsplice``, whose bytes the kernel does not count as read,
+  are refused (``tests/test_grading_redteam.py``, section 6).
   Where the calls of the learner's helpers are still watched (task 3 of labs 04 and 05, in both
   tests), the count is one more way to fail, with a hint, never a way to pass: both tests also
   measure the method (V4's visits, V5's heap) by its CPU time, so a scan per merge whose calls are
