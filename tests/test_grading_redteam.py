@@ -361,3 +361,112 @@ def test_a_thread_of_the_worker_can_connect():
             pytest.skip(f"the keeper does not make connects here ({'; '.join(box.isolation)})")
         run = box.run_cell(CONNECT_FROM_A_THREAD, "thread")
     assert run.ok and run.stdout.split() == ["connected"], run
+
+
+# ---- 6. lab 03 task 1's "never the whole file": reads the worker's own count did not see ----------------
+
+# The taught search (a guess, then buffers from it), on a copy of the whole file made otherwise than by read().
+BUFFERED_SEARCH = '''
+def _search(file, size, desired_num_chunks, split_tokens, buffer_size):
+    chunk_size = size // desired_num_chunks
+    boundaries = [0]
+    for i in range(1, desired_num_chunks):
+        position = max(i * chunk_size, boundaries[-1])
+        found = [j for j in (whole_data.find(t, position) for t in split_tokens) if j != -1]
+        boundaries.append(min(found) if found else size)
+    boundaries.append(size)
+    return sorted(set(boundaries))
+'''
+
+WHOLE_BY_MMAP = BUFFERED_SEARCH + '''
+import io, mmap, os
+
+def find_chunk_boundaries(path, desired_num_chunks, split_tokens, buffer_size=4096):
+    global whole_data
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        whole_data = bytes(mmap.mmap(f.fileno(), 0, prot=PROT)) if size else b""  # no read(): mapped
+    return _search(io.BytesIO(whole_data), len(whole_data), desired_num_chunks, split_tokens, buffer_size)
+'''
+
+WHOLE_IN_A_CHILD = BUFFERED_SEARCH + '''
+import json, os
+
+def find_chunk_boundaries(path, desired_num_chunks, split_tokens, buffer_size=4096):
+    global whole_data
+    read_end, write_end = os.pipe()
+    if os.fork() == 0:
+        if DOUBLE and os.fork() != 0:
+            os._exit(0)  # the grandchild reads, an orphan: the keeper reaps it
+        with open(path, "rb") as f:
+            whole_data = f.read()
+        os.write(write_end, json.dumps(_search(None, len(whole_data), desired_num_chunks, split_tokens,
+                                               buffer_size)).encode())
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reply:
+        return json.loads(reply.read())  # the child never waited for: its reads are not the worker's
+'''
+
+
+WHOLE_BY_SPLICE = BUFFERED_SEARCH + '''
+import os, socket
+
+def find_chunk_boundaries(path, desired_num_chunks, split_tokens, buffer_size=4096):
+    global whole_data
+    read_end, write_end = os.pipe()
+    here, there = socket.socketpair()
+    chunks = []
+    with open(path, "rb") as f:
+        while os.splice(f.fileno(), write_end, 65536):  # file to pipe, pipe to socket: no read() counted
+            os.splice(read_end, there.fileno(), 65536)
+            chunks.append(here.recv(65536))
+    whole_data = b"".join(chunks)
+    return _search(None, len(whole_data), desired_num_chunks, split_tokens, buffer_size)
+'''
+
+ATTACKS = {"mmap": "PROT = mmap.PROT_READ\n" + WHOLE_BY_MMAP.replace("import io, mmap, os\n", ""),
+           "mmap as code": "PROT = mmap.PROT_READ | mmap.PROT_EXEC\n" + WHOLE_BY_MMAP.replace("import io, mmap, os\n", ""),
+           "fork": "DOUBLE = False\n" + WHOLE_IN_A_CHILD, "double fork": "DOUBLE = True\n" + WHOLE_IN_A_CHILD,
+           "splice": WHOLE_BY_SPLICE}
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS))
+def test_a_whole_file_read_outside_the_workers_own_reads_loses_task_1(attack):
+    """Task 1 of lab 03 (3 hidden points) says "never read the whole file", and the check counted the
+    bytes the worker's process read (its ``rchar``). Two whole-file reads passed 14/14: mapping the file
+    (``mmap``: no read at all, 201 bytes counted for 4 MiB), and a forked child that reads it and is never
+    waited for (its reads are added to its parent's only when reaped; a double fork leaves the keeper to
+    reap it). Safe: the reads of every process under the worker's keeper are counted, reaped or not
+    (:func:`bpe_ref.course.trusted.measure_worker.tree_read_chars`); every mmap of a file goes by the keeper,
+    which counts the bytes mapped of a grader's input (executable or not); splice, whose bytes the kernel
+    does not count as read, is refused. Graded by ``grade_cells`` (autograde); self-grade runs the same
+    graders in the same sandbox, so the same measure."""
+    source = ("import io, mmap, os\n" if attack.startswith("mmap") else "") + ATTACKS[attack]
+    setup = next(cell for cell in _release_cells("03_parallel") if cell["id"] == "setup")
+    cells = [code_cell("setup", "".join(setup["source"])), code_cell("task1_find_chunk_boundaries_solution", source),
+             graded_cell("task1_find_chunk_boundaries", 1), graded_cell("task1_find_chunk_boundaries_hidden", 3)]
+    record = grade_cells(cells, "03_parallel")
+    visible, hidden = record.verdicts[:2]
+    assert not hidden.passed
+    if attack == "splice":  # refused: the kernel does not count the bytes spliced as read
+        assert "PermissionError" in hidden.message, hidden.message
+        return
+    assert visible.passed, visible.message  # a correct answer: only how it was found is wrong
+    assert "measured from outside your code" in hidden.message, hidden.message
+    assert ("mapped 4194461 bytes" if attack.startswith("mmap") else "by your process and any it started") in hidden.message
+
+
+def test_the_taught_search_reads_a_few_buffers_and_maps_nothing_of_its_input():
+    """The other side of the test above: the solution's search, graded the same way, reads some 25 KB of
+    the 4 MiB file, maps none of it, and keeps its 3 points."""
+    from test_grading_adversarial import solution_sources
+
+    setup = next(cell for cell in _release_cells("03_parallel") if cell["id"] == "setup")
+    solution = solution_sources("03_parallel")["task1_find_chunk_boundaries_solution"]
+    cells = [code_cell("setup", "".join(setup["source"])), code_cell("task1_find_chunk_boundaries_solution", solution),
+             graded_cell("task1_find_chunk_boundaries_hidden", 3)]
+    hidden = grade_cells(cells, "03_parallel").verdicts[0]
+    assert hidden.passed, hidden.message
+    read = int(hidden.message.split("reads in buffers (")[1].split()[0])
+    assert read < 100_000 and " 0 mapped" in hidden.message, hidden.message

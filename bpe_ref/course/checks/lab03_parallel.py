@@ -27,7 +27,7 @@ from ..trusted.measure_worker import available as measure_available
 from .core import (
     Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_learner, error_name, materialized, passed, stretch,
 )
-from .measured import process_id
+from .measured import keeper_id, mapped_bytes, process_id
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
 PROVIDED = ("pretokenize", "corpus")
@@ -159,25 +159,34 @@ BIG_FILE_MIB = 4  # the file whose reads are measured: far more than a few buffe
 def verify_reads_in_buffers(learner: Callable) -> None:
     """Task 1 says to read the file ``buffer_size`` bytes at a time, never whole: on a file of
     4 MiB with a special token every kilobyte or so, 4 chunks and buffers of 4 KiB, the bytes the
-    learner's process reads during the call (the kernel's count, measured from outside it) must be
-    under a quarter of the file. The search reads a few buffers per guess: about 20 KiB."""
+    learner's process reads during the call (the kernel's count, measured from outside it), with those
+    of every process it started (waited for or not: :func:`~..trusted.measure_worker.tree_read_chars`),
+    must be under a quarter of the file, and so must the bytes of it they map (``mmap``, counted by the
+    grading worker's keeper). The search reads a few buffers per guess: about 20 KiB."""
     if not measure_available():
         passed("find_chunk_boundaries: its reads were not measured (this system has no /proc).")
         return
     document = "".join(f"line {i}: the cat sat on the mat, café 字 🙂.\n" for i in range(20)) + EOT
     data = (document * (BIG_FILE_MIB * 2**20 // len(document.encode()) + 1)).encode("utf-8")
     args = materialized((CorpusFile(data), 4, [EOT.encode()], 4096), learner)
-    pid = process_id(learner)
-    with reads_of(pid) as reads:
+    mapped_before = mapped_bytes(learner)
+    with reads_of(process_id(learner), keeper_id(learner)) as reads:
         outcome = call_learner(learner, args, FIND_TASK.provided, FIND_TASK.stand_ins, FIND_TASK.kernel_time_limit)
+    mapped_after = mapped_bytes(learner)
     call = f"find_chunk_boundaries(<a file of {len(data)} bytes>, 4, [{EOT.encode()!r}], 4096)"
     outcome.fail_on_error(call)
+    mapped = mapped_after - mapped_before if mapped_before is not None and mapped_after is not None else 0
+    if mapped > len(data) // 4:
+        raise CheckFailed(
+            f"{call} mapped {mapped} bytes of the file's {len(data)} into memory (mmap; measured from outside your code): "
+            "read buffer_size bytes at a time from each guess (file.seek(guess), then file.read(buffer_size + overlap)), "
+            "never the whole file, read or mapped: a corpus can be larger than the memory")
     if reads["bytes"] is not None and reads["bytes"] > len(data) // 4:
         raise CheckFailed(
-            f"{call} read {reads['bytes']} bytes of the file's {len(data)} (measured from outside your code): read "
-            "buffer_size bytes at a time from each guess (file.seek(guess), then file.read(buffer_size + overlap)), "
-            "never the whole file: a corpus can be larger than the memory")
-    shown = "not measured" if reads["bytes"] is None else f"{reads['bytes']} bytes read"
+            f"{call} read {reads['bytes']} bytes of the file's {len(data)} (by your process and any it started, measured "
+            "from outside your code): read buffer_size bytes at a time from each guess (file.seek(guess), then "
+            "file.read(buffer_size + overlap)), never the whole file: a corpus can be larger than the memory")
+    shown = "not measured" if reads["bytes"] is None else f"{reads['bytes']} bytes read, {mapped} mapped"
     passed(f"find_chunk_boundaries: reads in buffers ({shown} of a {len(data) // 2**20} MiB file).")
 
 

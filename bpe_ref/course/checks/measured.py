@@ -190,6 +190,21 @@ def process_id(learner: Callable) -> int:
     return learner.sandbox.worker_pid if runs_remotely(learner) else os.getpid()
 
 
+def keeper_id(learner: Callable) -> int | None:
+    """The grading worker's keeper, whose descendants are every process the worker started (see
+    :func:`~bpe_ref.course.trusted.measure_worker.tree_read_chars`); ``None`` in a notebook, or without a keeper."""
+    if not runs_remotely(learner) or learner.sandbox.process is None:
+        return None
+    keeper = learner.sandbox.process.pid
+    return keeper if learner.sandbox.worker_pid != keeper else None
+
+
+def mapped_bytes(learner: Callable) -> int | None:
+    """Bytes the grading worker's processes have mapped of grader inputs (or of files they can write) so far,
+    counted by its keeper (:meth:`~bpe_ref.course.trusted.sandbox.Sandbox.mapped_bytes`); ``None`` in a notebook."""
+    return learner.sandbox.mapped_bytes() if runs_remotely(learner) else None
+
+
 # ---- one call against the reference's CPU time: a method that cannot keep up on a long input ---------
 
 LETTERS = b"abeinrst"  # long measured pretokens are drawn from these (GPT-2 has hundreds of merges of them)

@@ -109,6 +109,15 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
 - Checks of *how* a function works are measured from outside the worker (the CPU time of its process
   as the input grows, processes started, bytes read, inputs left unchanged, from ``/proc`` and the
   replies) or forced by inputs on which the wrong method cannot answer right or within its budget.
+  Bytes read (lab 03's "never the whole file") are the kernel's ``rchar`` of the worker and of every
+  process under its keeper, live, a zombie nobody waited for, or reaped by the keeper (what a reaped
+  process read is in its reaper's count: :func:`.measure_worker.tree_read_chars`); a file's pages
+  mapped instead of read are counted by the keeper, which every ``mmap`` of a file goes by (executable
+  or not; it counts the bytes mapped of a grader's input or of a file the worker can write, and lets
+  the call go on: a thread that swaps the fd between the keeper's look and the kernel's map is counted
+  for the file it held at the look; before Linux 5.5, where opens are not watched, mmaps are not
+  counted either); ``splice``/``tee``/``vmsplice``, whose bytes the kernel does not count as read,
+  are refused (``tests/test_grading_redteam.py``, section 6).
   Where the calls of the learner's helpers are still watched (task 3 of labs 04 and 05, in both
   tests), the count is one more way to fail, with a hint, never a way to pass: both tests also
   measure the method (V4's visits, V5's heap) by its CPU time, so a scan per merge whose calls are
@@ -135,7 +144,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   refused and the files it refused to open, by name and count; processes that left the session,
   files left in /dev/shm, links or special files made in the scratch folder; tampering nbgrader
   restored. The seccomp filter sends each call it refuses (io_uring, whose queued operations no
-  filter sees; a socket, and a datagram ``socketpair``, as above; a new process or program where the lab
+  filter sees; splice and its kin, whose bytes are not counted as read; a socket, and a datagram
+  ``socketpair``, as above; a new process or program where the lab
   allows none, a seccomp filter of the worker's own, which could
   otherwise answer refused calls before the keeper sees them, any call of another architecture's
   table) to the keeper by seccomp user notification; the keeper counts it and answers with the

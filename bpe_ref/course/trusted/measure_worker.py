@@ -8,6 +8,7 @@ process (its pid) and for the processes it starts, what Linux keeps in ``/proc``
 - :func:`cpu_seconds`: user and system CPU time of a process, its threads included, and of its
   children that ended and were waited for;
 - :func:`read_chars`: bytes the process read with ``read`` and its kin (``rchar``), files and pipes;
+  :func:`tree_read_chars`, the same for every process under the worker's keeper;
 - :class:`ProcessWatch`: the processes started below a process while a call runs, each with its
   command line (which says how it was started: ``spawn``, ``forkserver`` or ``fork``).
 
@@ -59,8 +60,9 @@ def parent_of(pid: int) -> int | None:
     return int(fields[1]) if fields is not None else None
 
 
-def read_chars(pid: int) -> int | None:
-    """Bytes process ``pid`` has read so far (``rchar`` of ``/proc/PID/io``), or ``None``."""
+def read_chars(pid: int | str) -> int | None:
+    """Bytes process ``pid`` has read so far (``rchar`` of ``/proc/PID/io``: its threads', and its reaped
+    children's), or ``None``; ``pid`` may be ``"PID/task/TID"``, one thread's own reads."""
     try:
         with open(f"{PROC}/{pid}/io", "rb") as file:
             for line in file:
@@ -176,14 +178,64 @@ class ProcessWatch:
         return counts
 
 
+def _own_read_chars(pid: int) -> int | None:
+    """Bytes the threads of process ``pid`` read themselves (``rchar`` of each ``/proc/PID/task/TID/io``,
+    which leaves out its children's), or ``None``."""
+    try:
+        tids = os.listdir(f"{PROC}/{pid}/task")
+    except OSError:
+        return None
+    counts = [read_chars(f"{pid}/task/{tid}") for tid in tids]  # type: ignore[arg-type]
+    return sum(counts) if all(count is not None for count in counts) else None
+
+
+def tree_read_chars(keeper: int) -> int | None:
+    """Bytes read so far by every process under ``keeper`` (the worker's keeper, a child subreaper), or ``None``.
+
+    The kernel adds a process's ``rchar`` (and what its own reaped children read) to its parent's when the
+    parent reaps it, so each process's reads are in exactly one place: in itself while it exists, live or
+    a zombie nobody waited for, then in whoever reaped it: a process under the keeper, or the keeper (every
+    orphan comes to it). So: the sum over the keeper's descendants, zombies included, plus what the keeper
+    reaped (its whole count less its own threads' reads of /proc). Descendants are read first: one reaped
+    meanwhile is counted twice (more, never less); the keeper's own threads until their count holds still."""
+    children: dict[int, list[int]] = {}
+    try:
+        names = os.listdir(PROC)
+    except OSError:
+        return None
+    for name in names:
+        if name.isdigit():
+            parent = parent_of(int(name))
+            if parent is not None:
+                children.setdefault(parent, []).append(int(name))
+    total, todo = 0, list(children.get(keeper, []))
+    while todo:
+        pid = todo.pop()
+        total += read_chars(pid) or 0  # gone meanwhile: its count is now its reaper's, read below
+        todo.extend(children.get(pid, []))
+    for _ in range(5):
+        own = _own_read_chars(keeper)
+        whole = read_chars(keeper)
+        if own is None or whole is None:
+            return None
+        if own == _own_read_chars(keeper):  # the keeper read no /proc file between the two counts
+            break
+    return total + whole - own
+
+
 @contextmanager
-def reads_of(pid: int) -> Iterator[dict[str, int | None]]:
-    """``{"bytes": ...}``: what process ``pid`` read while the block ran (``None`` when unavailable)."""
+def reads_of(pid: int, keeper: int | None = None) -> Iterator[dict[str, int | None]]:
+    """``{"bytes": ...}``: what process ``pid`` read while the block ran (``None`` when unavailable); with
+    ``keeper``, what every process under that keeper read (:func:`tree_read_chars`): the worker, and each
+    process it started, whether it ended, was waited for, or left the worker's care."""
+    def count() -> int | None:
+        return read_chars(pid) if keeper is None else tree_read_chars(keeper)
+
     measured: dict[str, int | None] = {"bytes": None}
-    before = read_chars(pid)
+    before = count()
     try:
         yield measured
     finally:
-        after = read_chars(pid)
+        after = count()
         if before is not None and after is not None:
             measured["bytes"] = after - before

@@ -252,7 +252,7 @@ class Sandbox:
         # define one (set by the autograder as it goes, in the source's order).
         self.not_graded_yet: set[str] = set()
         self.scratch = self.inputs = None
-        self._control = self._report = None
+        self._control = self._report = self._mapped = None
         self._control_lock = threading.Lock()
         self.last_report: dict = {}
 
@@ -295,21 +295,27 @@ class Sandbox:
         if os.name == "nt":
             env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")
         pass_fds: tuple[int, ...] = ()
-        self._control = self._report = None
+        self._control = self._report = self._mapped = None
         if sys.platform.startswith("linux"):
             # The keeper (worker/keeper.py) reads the control pipe: its end means "stop"; it writes what the
             # worker's processes did on the report pipe.
             control_read, self._control = os.pipe()
             self._report, report_write = os.pipe()
-            policy.update(control_fd=control_read, report_fd=report_write)
+            policy.update(control_fd=control_read, report_fd=report_write, inputs=str(self.inputs))
             pass_fds = (control_read, report_write)
+            if hasattr(os, "memfd_create"):  # the keeper's count of the bytes the worker mapped of its inputs
+                self._mapped = os.memfd_create("bpe_ref_mapped", os.MFD_CLOEXEC)
+                os.ftruncate(self._mapped, 8)
+                policy.update(mapped_fd=self._mapped)
+                pass_fds += (self._mapped,)
         self.process = subprocess.Popen(
             [sys.executable, "-I", "-S", str(WORKER_FILE), json.dumps(policy)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             cwd=self.scratch, env=env, start_new_session=(os.name == "posix"), pass_fds=pass_fds,
         )
         for fd in pass_fds:
-            os.close(fd)
+            if fd != self._mapped:
+                os.close(fd)
         self._stderr_tail = bytearray()
         self._replies = queue.Queue(maxsize=MAX_QUEUED_LINES)
         self._reading = threading.Event()  # cleared by close(): the reader thread then stops
@@ -398,6 +404,20 @@ class Sandbox:
         if getattr(self, "inputs", None) is not None:
             shutil.rmtree(self.inputs, ignore_errors=True)
             self.inputs = None
+        if self._mapped is not None:
+            os.close(self._mapped)
+            self._mapped = None
+
+    def mapped_bytes(self) -> int | None:
+        """Bytes the worker's processes have mapped (``mmap``) of grader inputs or of files they can write,
+        as its keeper counted them (every such mmap goes by it: :class:`worker.keeper._FileWatch`);
+        ``None`` where the keeper does not count them (not Linux, no seccomp user notification)."""
+        if self._mapped is None or not any("and opens Landlock refuses" in line for line in self.isolation):
+            return None
+        try:
+            return int.from_bytes(os.pread(self._mapped, 8, 0), "little")
+        except OSError:
+            return None
 
     def _release_pipes(self, look: bool, within: float = 5.0) -> tuple[int, bool]:
         """Wait, ``within`` seconds at most, for the reader threads to see the end of the worker's pipes;

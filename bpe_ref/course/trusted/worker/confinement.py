@@ -82,7 +82,8 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
 
 
 # seccomp: a classic BPF filter, written out because it is short and a maintained Python binding
-# does not ship on PyPI. It refuses io_uring (whose queued operations no filter sees), sockets
+# does not ship on PyPI. It refuses io_uring (whose queued operations no filter sees), splice, tee and
+# vmsplice (whose bytes the kernel does not count as read), sockets
 # (unix stream ones only where the lab allows processes, whose workers need them, and their connect()
 # goes to the keeper, which makes it to the scratch folder only: Landlock does not stop a connect()
 # to a unix socket file outside the sandbox), datagram socketpair()s, and, unless the lab allows processes,
@@ -96,15 +97,21 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
     "x86_64": (0xC000003E, {"socket": 41, "execve": 59, "execveat": 322, "fork": 57, "vfork": 58, "clone": 56,
                             "clone3": 435, "seccomp": 317, "prctl": 157, "open": 2, "creat": 85, "openat": 257,
                             "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-                            "socketpair": 53, "connect": 42}),
+                            "socketpair": 53, "connect": 42, "mmap": 9,
+                            "splice": 275, "tee": 276, "vmsplice": 278}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-                             "socketpair": 199, "connect": 203}),
+                             "socketpair": 199, "connect": 203, "mmap": 222,
+                             "splice": 76, "tee": 77, "vmsplice": 75}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
 _IO_URING_CALLS = ("io_uring_setup", "io_uring_enter", "io_uring_register")
+# splice moves a file's bytes into a pipe without the kernel counting them as read (rchar), and vmsplice, or a
+# splice on to a socket and a recv, takes them out uncounted: the bytes a process reads are measured (lab 03's
+# "never the whole file"), so refused (Python's own code never uses them).
+_SPLICE_CALLS = ("splice", "tee", "vmsplice")
 # The calls that open a file by path: sent to the keeper too, which reads the path, counts it if
 # Landlock will refuse it, and lets the call go on (Landlock decides; see :class:`_FileWatch`).
 _OPEN_CALLS = ("open", "creat", "openat", "openat2")
@@ -177,7 +184,18 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
             if numbers[name] is not None:
                 emit(JEQ, numbers[name], 0, 1)
                 emit(RET, _RET_USER_NOTIF)
-    for name in _IO_URING_CALLS:
+        # An mmap of a file (ld.so's of libraries too, a few per library loaded; with PROT_EXEC or not, as a
+        # file's pages can be read either way): the keeper counts the bytes mapped of a grader's input or of
+        # a file the worker can write, which no read() count shows, and lets it go on (:class:`_FileWatch`).
+        # Anonymous memory (the allocator's, the most frequent) is never sent.
+        emit(JEQ, numbers["mmap"], 0, 6)
+        emit(LD, 48)  # args[4], the fd (low 32 bits)
+        emit(JEQ, 0xFFFFFFFF, 3, 0)  # -1: no file
+        emit(LD, 40)  # args[3], the flags
+        emit(JSET, 0x20, 1, 0)  # MAP_ANONYMOUS
+        emit(RET, _RET_USER_NOTIF)
+        emit(RET, _RET_ALLOW)
+    for name in _IO_URING_CALLS + _SPLICE_CALLS:
         emit(JEQ, numbers[name], 0, 1)
         refuse(_EPERM)
     if allow_processes:  # its workers talk over unix stream sockets (multiprocessing's forkserver)

@@ -200,6 +200,29 @@ class _FileWatch:
             "/sys/devices/system/cpu", "/proc/stat", "/proc/cpuinfo", "/proc/sys/vm/overcommit_memory", "/etc/locale.alias"]
         self.memory: dict[int, int] = {}  # pid -> its /proc/PID/mem, open
         self.opens = 0
+        # mmap: the bytes mapped of a grader's input, or of a file the worker can write (a copy of an input
+        # made by splice or sendfile), added up in the counter the trusted side reads (``mapped_fd``, a memfd)
+        self.mapped_from = resolved([policy.get("inputs", "/nonexistent")]) + self.write
+        self.mapped_fd, self.mapped = policy.get("mapped_fd"), 0
+
+    def mapped_file(self, pid: int, args: tuple[int, ...]) -> int:
+        """Bytes of the file that ``mmap(args...)`` maps, when the file is one :attr:`mapped_from`; else 0.
+        (The fd is read once: a thread that swaps it for another file meanwhile changes what is counted.)"""
+        fd, length, offset = ctypes.c_int32(args[4] & 0xFFFFFFFF).value, args[1], args[5]
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            size = os.stat(f"/proc/{pid}/fd/{fd}").st_size
+        except OSError:
+            return 0
+        if not target.startswith("/") or not _beneath(target, self.mapped_from):
+            return 0
+        return max(0, min(length, size - offset))
+
+    def count_mapped(self, count: int) -> None:
+        self.mapped += count
+        if self.mapped_fd is not None:
+            with contextlib.suppress(OSError):
+                os.pwrite(self.mapped_fd, self.mapped.to_bytes(8, "little"), 0)
 
     def _memory(self, pid: int, fresh: bool = False) -> int | None:
         """``/proc/PID/mem`` of the caller, kept open; ``fresh``: reopened (the pid may be another
@@ -446,6 +469,14 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                 # the path was read from the caller's memory: count it only if the caller was still waiting then
                 if refused_open and waiting(notif.id):
                     count(files, refused_open, "other files")
+            elif notif.data.arch == arch and notif.data.nr == numbers["mmap"]:
+                answer.flags = _USER_NOTIF_FLAG_CONTINUE  # mapped as asked; counted
+                try:
+                    mapped = watch.mapped_file(notif.pid, args)
+                except Exception:
+                    mapped = 0
+                if mapped and waiting(notif.id):
+                    watch.count_mapped(mapped)
             elif notif.data.arch == arch and notif.data.nr == numbers["connect"]:
                 try:
                     error, refused_connect = connects.answer(notif.pid, args, functools.partial(waiting, notif.id))
@@ -490,6 +521,8 @@ def keep(policy: dict, control_fd: int, report_fd: int):
     if worker == 0:
         os.close(control_fd)
         os.close(report_fd)
+        if policy.get("mapped_fd") is not None:
+            os.close(policy["mapped_fd"])  # the keeper's counter: the worker never holds it
         keeper_end.close()
         return worker_end  # the child goes on to be the worker
     worker_end.close()
