@@ -309,11 +309,32 @@ def test_a_process_not_found_by_its_pipes_is_said_and_closing_returns(monkeypatc
             os.kill(escaped, signal.SIGKILL)
 
 
+def stopped_within(call, cap: float) -> tuple[GradingStopped, float]:
+    """Run ``call`` in a thread (a hung grader must not hang the test) and return how it stopped and
+    after how many seconds; the test fails if it is still waiting after ``cap`` seconds."""
+    import threading
+
+    outcome: list = []
+
+    def run() -> None:
+        try:
+            outcome.append(call())
+        except GradingStopped as stopped:
+            outcome.append(stopped)
+
+    calling = threading.Thread(target=run, daemon=True)
+    start = time.monotonic()
+    calling.start()
+    calling.join(timeout=cap)
+    took = time.monotonic() - start
+    assert not calling.is_alive(), f"still waiting after {took:.0f} s"
+    assert isinstance(outcome[0], GradingStopped), outcome
+    return outcome[0], took
+
+
 def test_a_worker_that_stops_reading_cannot_stall_a_request():
     """A worker that stops itself (SIGSTOP from a thread of the learner's) reads no more requests: one
     larger than the pipe's buffer blocked the grader's write for ever, before the call's deadline began."""
-    import threading
-
     box = Sandbox(Policy(call_timeout=2, cell_timeout=5))
     box.start()
     try:
@@ -323,21 +344,8 @@ def test_a_worker_that_stops_reading_cannot_stall_a_request():
                            "threading.Thread(target=stop, daemon=True).start()", "stopper")
         assert run.ok, run
         time.sleep(1.5)
-        outcome: list = []
-
-        def call() -> None:
-            try:
-                outcome.append(RemoteFunction(box, "size")(b"x" * 2**21))
-            except GradingStopped as stopped:
-                outcome.append(stopped)
-
-        calling = threading.Thread(target=call, daemon=True)
-        start = time.monotonic()
-        calling.start()
-        calling.join(timeout=30)
-        assert not calling.is_alive(), "the request's write still waits for a worker that reads nothing"
-        assert time.monotonic() - start < 15
-        assert isinstance(outcome[0], GradingStopped) and "did not read its input within 2 s" in str(outcome[0]), outcome
+        stopped, took = stopped_within(lambda: RemoteFunction(box, "size")(b"x" * 2**21), cap=30)
+        assert took < 15 and "did not read its input within 2 s" in str(stopped), (took, stopped)
         assert not box.alive
     finally:
         box.close()
@@ -346,8 +354,6 @@ def test_a_worker_that_stops_reading_cannot_stall_a_request():
 def test_lines_on_the_reply_pipe_cannot_stretch_a_call_past_its_deadline():
     """Each line that was not the reply started the wait for it again: a call that slept and wrote
     junk to the channel every half second was waited for as long as it liked."""
-    import threading
-
     box = Sandbox(Policy(call_timeout=2, cell_timeout=5))
     box.start()
     try:
@@ -361,20 +367,7 @@ def test_lines_on_the_reply_pipe_cannot_stretch_a_call_past_its_deadline():
                      "def slow():\n"
                      "    threading.Thread(target=chatter, daemon=True).start()\n"
                      "    time.sleep(100)")
-        outcome: list = []
-
-        def call() -> None:
-            try:
-                outcome.append(RemoteFunction(box, "slow")())
-            except GradingStopped as stopped:
-                outcome.append(stopped)
-
-        calling = threading.Thread(target=call, daemon=True)
-        start = time.monotonic()
-        calling.start()
-        calling.join(timeout=40)
-        took = time.monotonic() - start
-        assert not calling.is_alive() and took < 15, f"the call was waited for {took:.0f} s"
-        assert isinstance(outcome[0], GradingStopped) and "did not finish within 2 s" in str(outcome[0]), outcome
+        stopped, took = stopped_within(lambda: RemoteFunction(box, "slow")(), cap=40)
+        assert took < 15 and "did not finish within 2 s" in str(stopped), (took, stopped)
     finally:
         box.close()
