@@ -309,6 +309,28 @@ def test_a_process_not_found_by_its_pipes_is_said_and_closing_returns(monkeypatc
             os.kill(escaped, signal.SIGKILL)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper's pipes")
+def test_a_sandbox_whose_pipes_are_numbered_above_1024_closes_normally():
+    """A class's grading process may hold many fds: select() refuses a number above 1024 (FD_SETSIZE)."""
+    import os
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip(f"at most {hard} fds here")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200) if hard == resource.RLIM_INFINITY else min(max(soft, 1200), hard), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        with Sandbox(Policy(cell_timeout=10)) as box:
+            assert box._report > 1024
+            assert box.run_cell("print(6 * 7)", "answer").stdout.strip() == "42"
+        assert "report_lost" not in box.behaviour() and "status" in box.behaviour(), box.behaviour()
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
 def stopped_within(call, cap: float) -> tuple[GradingStopped, float]:
     """Run ``call`` in a thread (a hung grader must not hang the test) and return how it stopped and
     after how many seconds; the test fails if it is still waiting after ``cap`` seconds."""

@@ -461,9 +461,10 @@ class Sandbox:
 
         data, problem = b"", ""
         deadline = time.monotonic() + 10
+        readable = select.poll()  # not select(), which refuses an fd numbered past 1024 (a class's grader holds many)
+        readable.register(self._report, select.POLLIN)
         while len(data) <= 2**20:  # the keeper bounds its report far below this
-            ready, _, _ = select.select([self._report], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
+            if not readable.poll(max(0.0, deadline - time.monotonic()) * 1000):
                 problem = "no report from its sandbox's keeper within 10 s"
                 break
             try:
