@@ -205,6 +205,36 @@ def test_filling_the_disk_stops_the_worker():
         assert not run.ok and "wrote more than 20 MiB to disk" in run.error["evalue"], run
 
 
+@pytest.mark.parametrize("tree, said", [
+    ("for i in range(800):\n    open(f'f{i}', 'x').close()", "more than 500 files and folders"),
+    ("os.makedirs('/'.join(['d'] * 40))", "folders more than 32 deep")])
+def test_a_tree_too_big_to_walk_stops_the_worker(tree, said):
+    """The trusted side walks the scratch folder twice a second and when it closes: a million empty
+    files, or a very deep tree, cost it unbounded time. Both walks stop at a bound and the worker pays:
+    it is stopped, and flagged."""
+    from bpe_ref.course.trusted.autograde import behaviour_lines
+
+    with Sandbox(Policy(scratch_entries=500, cell_timeout=20)) as box:
+        start = time.monotonic()
+        run = box.run_cell(f"import os, time\n{tree}\ntime.sleep(15)", "tree")
+        assert not run.ok and f"it made {said} in its folder" in run.error["evalue"], run
+        assert time.monotonic() - start < 10
+        assert f"made {said} in its folder" in behaviour_lines(box.behaviour()), box.behaviour()
+
+
+def test_the_walk_at_closing_is_bounded(tmp_path):
+    from bpe_ref.course.trusted.sandbox import odd_files
+
+    for i in range(600):
+        (tmp_path / f"f{i}").touch()
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "link").symlink_to("/")  # listed, never followed
+    start = time.monotonic()
+    found = odd_files(tmp_path, most=500)
+    assert found[-1] == "more than 500 files and folders" and time.monotonic() - start < 1, found
+    assert odd_files(tmp_path / "d", most=500) == ["a link link -> /"]
+
+
 # ---- nothing can stall a batch ----------------------------------------------------------------------
 
 # A child that leaves the session keeps the worker's pipes (its reply pipe, stdin, stderr) and sleeps:

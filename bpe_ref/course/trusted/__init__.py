@@ -69,7 +69,13 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   its report), which the review then lists with the lost report.
 - *Costing the grader*: a reply is read with a size limit; decoding refuses nesting deeper than the
   worker sends and dicts or sets whose keys share one hash (a hash flood of integers
-  ``k * (2**61 - 1)`` kept the grader busy for minutes), before building them.
+  ``k * (2**61 - 1)`` kept the grader busy for minutes), before building them. The scratch folder is
+  walked (twice a second for its size, and at closing for links and special files) through 2 000
+  files and folders and 32 levels at most (``Policy.scratch_entries``), links never followed: past
+  either the worker is stopped and flagged ("made more than 2000 files and folders in its folder"),
+  so a million empty files or a tree thousands deep cost the learner, not the grader. Removing the
+  folder still costs what the worker made before the watcher's next look (on a disk where ``rmdir``
+  is slow, thousands of folders take seconds).
 - *Keeping a stand-in*: while a task is graded, the reference's versions of the earlier tasks'
   functions stand in for the learner's (sent as their source, never the function being graded nor
   a trainer, nor the function of any test cell still to be graded). A learner who catches one has
@@ -181,7 +187,7 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   finding; a docstring is not read. With Landlock ABI < 6 the worker could signal its keeper.
 - The worker can read the system's shared libraries (``/usr/lib``, which on Debian also holds the
   system Python's packages); nothing of the course is there. Disk use is capped per file
-  (``RLIMIT_FSIZE``) and in total by a watcher of the scratch folder.
+  (``RLIMIT_FSIZE``) and in total, in bytes and in entries, by a watcher of the scratch folder.
 - The visible tests in the learner's own kernel are advice; a learner can fool them, and only
   fools themselves.
 """

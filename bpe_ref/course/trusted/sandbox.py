@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
+import itertools
 import json
 import os
 import queue
@@ -31,7 +32,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .stand_ins import stand_in_source
@@ -50,6 +51,8 @@ MAX_REPLY_BYTES = 4 * 2**20
 MAX_QUEUED_LINES = 2
 # The end of the worker's stderr that is kept, for its last words when it dies.
 STDERR_TAIL_BYTES = 4096
+# Folders deeper than this in the scratch folder stop the worker (no lab makes more than two).
+MAX_SCRATCH_DEPTH = 32
 # Third-party packages a lab's code may import inside the worker. Everything else outside the
 # standard library (bpe_ref above all, and hypothesis, nbgrader, IPython) is unreachable there.
 ALLOWED_PACKAGES = ("regex",)
@@ -63,6 +66,7 @@ class Policy:
     cpu_seconds: int = 900
     file_mb: int = 64
     scratch_mb: int = 512  # all files in the scratch folder together; the worker is killed past it
+    scratch_entries: int = 2000  # files and folders in the scratch folder (the trusted side walks it); killed past it
     allow_processes: bool = False
     packages: tuple[str, ...] = ALLOWED_PACKAGES
     # Modules of bpe_ref a lab gives its code (an earlier lab's functions), relative to the package,
@@ -179,26 +183,58 @@ def copy_provided(modules: tuple[str, ...], packages_dir: Path) -> None:
         shutil.copyfile(PACKAGE_DIR.joinpath(*parts).with_suffix(".py"), folder / f"{parts[-1]}.py")
 
 
-def odd_files(scratch: Path, limit: int = 20) -> list[str]:
+class ScratchTooBig(Exception):
+    """A scratch folder with more files and folders than the trusted side looks at (its text says what)."""
+
+
+def scratch_entries(scratch: Path, most: int) -> Iterator[tuple[Path, os.stat_result]]:
+    """``(path relative to scratch, lstat)`` of every file and folder below ``scratch``; links are
+    listed, never followed. A walk of the learner's folder costs the trusted side at most ``most``
+    entries and ``MAX_SCRATCH_DEPTH`` folders deep: past either it raises :class:`ScratchTooBig`
+    (a million empty files, or a tree thousands deep, cost the worker, which is stopped or flagged)."""
+    todo, seen = [(scratch, 0)], 0
+    while todo:
+        folder, depth = todo.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(itertools.islice(listing, most + 1 - seen))
+        except OSError:
+            continue  # removed meanwhile, or not listable
+        seen += len(entries)
+        if seen > most:
+            raise ScratchTooBig(f"more than {most} files and folders")
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            yield Path(entry.path).relative_to(scratch), info
+            if stat.S_ISDIR(info.st_mode):
+                if depth + 1 > MAX_SCRATCH_DEPTH:
+                    raise ScratchTooBig(f"folders more than {MAX_SCRATCH_DEPTH} deep")
+                todo.append((Path(entry.path), depth + 1))
+
+
+def odd_files(scratch: Path, limit: int = 20, most: int = Policy.scratch_entries) -> list[str]:
     """Links, pipes, sockets and devices the worker made in its folder (the trusted side made only
-    the package links in ``packages/``): looked at with ``lstat``, never followed."""
+    the package links in ``packages/``), looked at with ``lstat``, never followed; and a folder too big
+    to look at whole (:func:`scratch_entries`)."""
     found = []
-    for folder, dirs, files in os.walk(scratch):
-        for name in dirs + files:
-            path = Path(folder) / name
-            relative = path.relative_to(scratch)
+    try:
+        for relative, info in scratch_entries(scratch, most):
             if relative.parts[0] == "packages" and len(relative.parts) <= 2:
                 continue
-            with contextlib.suppress(OSError):
-                mode = os.lstat(path).st_mode
-                if stat.S_ISLNK(mode):
-                    found.append(f"a link {relative} -> {os.readlink(path)[:80]}")
-                elif stat.S_ISSOCK(mode) and relative.parts[0].startswith("pymp-"):
-                    continue  # multiprocessing's forkserver listens there (lab 03)
-                elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                    found.append(f"a special file {relative}")
+            if stat.S_ISLNK(info.st_mode):
+                with contextlib.suppress(OSError):
+                    found.append(f"a link {relative} -> {os.readlink(scratch / relative)[:80]}")
+            elif stat.S_ISSOCK(info.st_mode) and relative.parts[0].startswith("pymp-"):
+                continue  # multiprocessing's forkserver listens there (lab 03)
+            elif not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+                found.append(f"a special file {relative}")
             if len(found) >= limit:
                 return found
+    except ScratchTooBig as too_big:
+        found.append(str(too_big))
     return found
 
 
@@ -376,7 +412,7 @@ class Sandbox:
         if self.process is not None:
             self._reading.clear()
             if self.scratch is not None:
-                self._odd_files = odd_files(self.scratch)
+                self._odd_files = odd_files(self.scratch, most=self.policy.scratch_entries)
             report = self._stop_keeper()
             _kill_group(self.process)  # the keeper is gone; anything left of its group too
             stragglers, hidden = self._release_pipes(look=bool(report.get("report_lost")))
@@ -546,16 +582,18 @@ class Sandbox:
 
     def _watch_disk(self, process: subprocess.Popen, scratch: Path, running: threading.Event) -> None:
         """Kill the worker when its scratch folder grows past ``scratch_mb`` (RLIMIT_FSIZE caps one
-        file; many files could still fill the disk). Checked twice a second."""
+        file; many files could still fill the disk), or past ``scratch_entries`` files and folders
+        (:func:`scratch_entries`). Checked twice a second."""
         limit = self.policy.scratch_mb * 2**20
         while running.is_set() and process.poll() is None:
-            total = 0
-            for folder, _, files in os.walk(scratch):
-                for name in files:
-                    with contextlib.suppress(OSError):
-                        total += os.lstat(os.path.join(folder, name)).st_size
-            if total > limit:
-                self.killed_because = f"it wrote more than {self.policy.scratch_mb} MiB to disk"
+            try:
+                total = sum(info.st_size for _, info in scratch_entries(scratch, self.policy.scratch_entries)
+                            if stat.S_ISREG(info.st_mode))
+                too_much = f"wrote more than {self.policy.scratch_mb} MiB to disk" if total > limit else ""
+            except ScratchTooBig as too_big:
+                too_much = f"made {too_big} in its folder"
+            if too_much:
+                self.killed_because = f"it {too_much}"
                 if self._report is not None:
                     self._signal_stop()  # the keeper kills the worker and every process it started
                 else:
