@@ -310,9 +310,11 @@ def test_a_process_that_outlives_its_keeper_cannot_stall_closing():
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper and /proc are Linux's")
 def test_a_process_not_found_by_its_pipes_is_said_and_closing_returns(monkeypatch):
-    """A process the /proc scan cannot see (an undumpable one hides its fds from a grader that is not
-    root; simulated here by a scan that finds nothing) is left running: closing leaves the pipes'
-    streams to their reader threads (never closes them under a blocked read), returns, and says so."""
+    """A process neither the /proc scan nor the subreaper finds (an undumpable one hides its fds from a
+    grader that is not root; without a seccomp filter one that left the session is not told from this
+    process's other children: simulated here by finders that find nothing) is left running: closing
+    leaves the pipes' streams to their reader threads (never closes them under a blocked read), returns,
+    and says so."""
     import os
     import signal
     import threading
@@ -320,6 +322,7 @@ def test_a_process_not_found_by_its_pipes_is_said_and_closing_returns(monkeypatc
     from bpe_ref.course.trusted import sandbox as sandbox_module
 
     monkeypatch.setattr(sandbox_module, "pipe_holders", lambda inodes: set())
+    monkeypatch.setattr(sandbox_module, "kill_escaped", lambda session: (0, 0))
     box = Sandbox(Policy(allow_processes=True, cell_timeout=20))
     box.start()
     escaped = _escape(box)
@@ -337,6 +340,66 @@ def test_a_process_not_found_by_its_pipes_is_said_and_closing_returns(monkeypatc
     finally:
         with contextlib.suppress(OSError):
             os.kill(escaped, signal.SIGKILL)
+
+
+# Two processes that leave the session by a double fork and close every fd (none holds the worker's
+# pipes, so the /proc scan of close() cannot find them); the second also makes itself undumpable, which
+# hides its fds from a grader that is not root. Each writes its pid on a pipe of the cell's once hidden.
+HIDE = """import ctypes, os, time
+def hide(undumpable):
+    read, write = os.pipe()
+    middle = os.fork()
+    if middle == 0:
+        os.setsid()
+        if os.fork() == 0:
+            if undumpable:
+                ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+            os.closerange(0, write)
+            os.closerange(write + 1, 65536)
+            os.write(write, str(os.getpid()).encode())
+            os.close(write)
+            time.sleep(600)
+        os._exit(0)
+    os.close(write)
+    os.waitpid(middle, 0)
+    pid = int(os.read(read, 32))
+    os.close(read)
+    return pid
+print(hide(False), hide(True))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper and /proc are Linux's")
+def test_processes_that_outlive_their_keeper_are_killed_at_closing():
+    """The keeper kills every process of the worker's, but one that is dead leaves its orphans: they
+    come to the grading process (a child subreaper while it holds a sandbox), which kills them."""
+    import os
+    import signal
+
+    from bpe_ref.course.trusted.autograde import behaviour_lines
+
+    box = Sandbox(Policy(allow_processes=True, cell_timeout=20))
+    box.start()
+    run = box.run_cell(HIDE, "hide")
+    assert run.ok, run
+    hidden = [int(pid) for pid in run.stdout.split()]
+    try:
+        assert all(_alive(pid) and _session(pid) != box.process.pid for pid in hidden), hidden  # out of its session
+        os.kill(box.process.pid, signal.SIGKILL)  # the keeper, gone before it could kill them
+        start = time.monotonic()
+        box.close()
+        assert time.monotonic() - start < 15
+        deadline = time.monotonic() + 3
+        while any(_alive(pid) for pid in hidden) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in hidden), "a process that outlived its keeper still runs"
+        assert not any(os.path.exists(f"/proc/{pid}") for pid in hidden), "killed but not reaped (a zombie)"
+        lines = behaviour_lines(box.behaviour())
+        assert any("2 process(es) that left its session and outlived its keeper were killed" in line for line in lines), lines
+    finally:
+        for pid in hidden:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper's pipes")

@@ -15,6 +15,7 @@ process group. See :mod:`bpe_ref.course.trusted` for the threat model.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import importlib.util
 import itertools
@@ -37,6 +38,7 @@ from typing import Any
 
 from .stand_ins import stand_in_source
 from .verdicts import GradingStopped, LearnerError
+from .worker.keeper import _PR_SET_CHILD_SUBREAPER, _proc_table
 from .worker.wire import decode, encode
 
 # The worker loop, started as a script: only its own folder (the worker's modules) is on its sys.path.
@@ -255,6 +257,69 @@ def pipe_holders(inodes: set[int]) -> set[int]:
     return found
 
 
+# Sandboxes this process holds (started, not closed): it is a child subreaper while it holds any (_hold).
+_held = {"sandboxes": 0, "was_subreaper": False}
+_held_lock = threading.Lock()
+
+
+def _hold(sandboxes: int) -> None:
+    """Count ``sandboxes`` more (or fewer) held by this process, a child subreaper while it holds any
+    (Linux): a process of a worker's whose keeper died comes to it, not to init, and is killed when
+    the sandbox closes (:func:`kill_escaped`). A process that was a subreaper before stays one."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None)
+    with _held_lock:
+        before = _held["sandboxes"]
+        _held["sandboxes"] += sandboxes
+        if before == 0:
+            flag = ctypes.c_int(0)
+            libc.prctl(_PR_SET_CHILD_SUBREAPER + 1, ctypes.byref(flag), 0, 0, 0)  # PR_GET_CHILD_SUBREAPER
+            _held["was_subreaper"] = bool(flag.value)
+            libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        elif _held["sandboxes"] == 0 and not _held["was_subreaper"]:
+            libc.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
+def _confinement(pid: int | str) -> tuple[str, ...] | None:
+    """Process ``pid``'s no-new-privileges flag, seccomp mode and count of seccomp filters (from
+    /proc/PID/status, which any process may read, an undumpable one's too); None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            return tuple(line.split()[-1] for line in status if line.startswith(("NoNewPrivs:", "Seccomp:", "Seccomp_filters:")))
+    except OSError:
+        return None
+
+
+def kill_escaped(session: int, within: float = 5.0) -> tuple[int, int]:
+    """Kill, and reap, every process of a worker's that came to this process because its keeper died
+    (this process is then their subreaper: :func:`_hold`). They are the children of this process
+    more confined than it: the worker's no-new-privileges flag and seccomp filter, which a process
+    and all its children keep for ever, and which no other child of this process has (it starts none
+    that confines itself, but through a keeper). Only children are signalled, whose pids no other
+    process can take before they are reaped here; their own children come here when they die, and
+    are killed in the next round. How many of those killed had left the worker's ``session`` (the
+    others, the group kill had taken already), and how many were still there when ``within``
+    seconds ran out (processes that fork faster than they are killed)."""
+    me, mine = os.getpid(), _confinement("self")
+    killed: set[int] = set()
+    deadline = time.monotonic() + within
+    while True:
+        escaped = {pid: (sid, state) for pid, (parent, sid, state) in _proc_table().items()
+                   if parent == me and _confinement(pid) not in (None, mine)}
+        if not escaped or time.monotonic() > deadline:
+            return len(killed), len(escaped)
+        for pid, (sid, state) in escaped.items():
+            if state != "Z":
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+                if sid != session:
+                    killed.add(pid)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+        time.sleep(0.01)
+
+
 def _kill_group(process: subprocess.Popen) -> None:
     with contextlib.suppress(OSError):
         if os.name == "posix":
@@ -349,6 +414,7 @@ class Sandbox:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             cwd=self.scratch, env=env, start_new_session=(os.name == "posix"), pass_fds=pass_fds,
         )
+        _hold(1)
         for fd in pass_fds:
             if fd != self._mapped:
                 os.close(fd)
@@ -415,11 +481,17 @@ class Sandbox:
                 self._odd_files = odd_files(self.scratch, most=self.policy.scratch_entries)
             report = self._stop_keeper()
             _kill_group(self.process)  # the keeper is gone; anything left of its group too
+            escaped, left = kill_escaped(self.process.pid) if sys.platform.startswith("linux") else (0, 0)
             stragglers, hidden = self._release_pipes(look=bool(report.get("report_lost")))
-            if stragglers or hidden:
-                # The keeper kills every process of the worker's before it reports: one still holding
-                # its pipes escaped it (the keeper died, or lost its report), which is itself for review.
+            _hold(-1)
+            if escaped or left or stragglers or hidden:
+                # The keeper kills every process of the worker's before it reports: one still running
+                # escaped it (the keeper died, or lost its report), which is itself for review.
                 said = [report["report_lost"]] if report.get("report_lost") else []
+                if escaped:
+                    said.append(f"{escaped} process(es) that left its session and outlived its keeper were killed")
+                if left:
+                    said.append(f"{left} more that outlived it were still being started, and were left running")
                 if stragglers:
                     said.append(f"{stragglers} process(es) still holding its pipes after its keeper was done were killed")
                 if hidden:
