@@ -205,6 +205,36 @@ def test_filling_the_disk_stops_the_worker():
         assert not run.ok and "wrote more than 20 MiB to disk" in run.error["evalue"], run
 
 
+@pytest.mark.parametrize("tree, said", [
+    ("for i in range(800):\n    open(f'f{i}', 'x').close()", "more than 500 files and folders"),
+    ("os.makedirs('/'.join(['d'] * 40))", "folders more than 32 deep")])
+def test_a_tree_too_big_to_walk_stops_the_worker(tree, said):
+    """The trusted side walks the scratch folder twice a second and when it closes: a million empty
+    files, or a very deep tree, cost it unbounded time. Both walks stop at a bound and the worker pays:
+    it is stopped, and flagged."""
+    from bpe_ref.course.trusted.autograde import behaviour_lines
+
+    with Sandbox(Policy(scratch_entries=500, cell_timeout=20)) as box:
+        start = time.monotonic()
+        run = box.run_cell(f"import os, time\n{tree}\ntime.sleep(15)", "tree")
+        assert not run.ok and f"it made {said} in its folder" in run.error["evalue"], run
+        assert time.monotonic() - start < 10
+        assert f"made {said} in its folder" in behaviour_lines(box.behaviour()), box.behaviour()
+
+
+def test_the_walk_at_closing_is_bounded(tmp_path):
+    from bpe_ref.course.trusted.sandbox import odd_files
+
+    for i in range(600):
+        (tmp_path / f"f{i}").touch()
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "link").symlink_to("/")  # listed, never followed
+    start = time.monotonic()
+    found = odd_files(tmp_path, most=500)
+    assert found[-1] == "more than 500 files and folders" and time.monotonic() - start < 1, found
+    assert odd_files(tmp_path / "d", most=500) == ["a link link -> /"]
+
+
 # ---- nothing can stall a batch ----------------------------------------------------------------------
 
 # A child that leaves the session keeps the worker's pipes (its reply pipe, stdin, stderr) and sleeps:
@@ -280,9 +310,11 @@ def test_a_process_that_outlives_its_keeper_cannot_stall_closing():
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper and /proc are Linux's")
 def test_a_process_not_found_by_its_pipes_is_said_and_closing_returns(monkeypatch):
-    """A process the /proc scan cannot see (an undumpable one hides its fds from a grader that is not
-    root; simulated here by a scan that finds nothing) is left running: closing leaves the pipes'
-    streams to their reader threads (never closes them under a blocked read), returns, and says so."""
+    """A process neither the /proc scan nor the subreaper finds (an undumpable one hides its fds from a
+    grader that is not root; without a seccomp filter one that left the session is not told from this
+    process's other children: simulated here by finders that find nothing) is left running: closing
+    leaves the pipes' streams to their reader threads (never closes them under a blocked read), returns,
+    and says so."""
     import os
     import signal
     import threading
@@ -290,6 +322,7 @@ def test_a_process_not_found_by_its_pipes_is_said_and_closing_returns(monkeypatc
     from bpe_ref.course.trusted import sandbox as sandbox_module
 
     monkeypatch.setattr(sandbox_module, "pipe_holders", lambda inodes: set())
+    monkeypatch.setattr(sandbox_module, "kill_escaped", lambda session: (0, 0))
     box = Sandbox(Policy(allow_processes=True, cell_timeout=20))
     box.start()
     escaped = _escape(box)
@@ -307,6 +340,88 @@ def test_a_process_not_found_by_its_pipes_is_said_and_closing_returns(monkeypatc
     finally:
         with contextlib.suppress(OSError):
             os.kill(escaped, signal.SIGKILL)
+
+
+# Two processes that leave the session by a double fork and close every fd (none holds the worker's
+# pipes, so the /proc scan of close() cannot find them); the second also makes itself undumpable, which
+# hides its fds from a grader that is not root. Each writes its pid on a pipe of the cell's once hidden.
+HIDE = """import ctypes, os, time
+def hide(undumpable):
+    read, write = os.pipe()
+    middle = os.fork()
+    if middle == 0:
+        os.setsid()
+        if os.fork() == 0:
+            if undumpable:
+                ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+            os.closerange(0, write)
+            os.closerange(write + 1, 65536)
+            os.write(write, str(os.getpid()).encode())
+            os.close(write)
+            time.sleep(600)
+        os._exit(0)
+    os.close(write)
+    os.waitpid(middle, 0)
+    pid = int(os.read(read, 32))
+    os.close(read)
+    return pid
+print(hide(False), hide(True))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper and /proc are Linux's")
+def test_processes_that_outlive_their_keeper_are_killed_at_closing():
+    """The keeper kills every process of the worker's, but one that is dead leaves its orphans: they
+    come to the grading process (a child subreaper while it holds a sandbox), which kills them."""
+    import os
+    import signal
+
+    from bpe_ref.course.trusted.autograde import behaviour_lines
+
+    box = Sandbox(Policy(allow_processes=True, cell_timeout=20))
+    box.start()
+    run = box.run_cell(HIDE, "hide")
+    assert run.ok, run
+    hidden = [int(pid) for pid in run.stdout.split()]
+    try:
+        assert all(_alive(pid) and _session(pid) != box.process.pid for pid in hidden), hidden  # out of its session
+        os.kill(box.process.pid, signal.SIGKILL)  # the keeper, gone before it could kill them
+        start = time.monotonic()
+        box.close()
+        assert time.monotonic() - start < 15
+        deadline = time.monotonic() + 3
+        while any(_alive(pid) for pid in hidden) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in hidden), "a process that outlived its keeper still runs"
+        assert not any(os.path.exists(f"/proc/{pid}") for pid in hidden), "killed but not reaped (a zombie)"
+        lines = behaviour_lines(box.behaviour())
+        assert any("2 process(es) that left its session and outlived its keeper were killed" in line for line in lines), lines
+    finally:
+        for pid in hidden:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper's pipes")
+def test_a_sandbox_whose_pipes_are_numbered_above_1024_closes_normally():
+    """A class's grading process may hold many fds: select() refuses a number above 1024 (FD_SETSIZE)."""
+    import os
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip(f"at most {hard} fds here")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200) if hard == resource.RLIM_INFINITY else min(max(soft, 1200), hard), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        with Sandbox(Policy(cell_timeout=10)) as box:
+            assert box._report > 1024
+            assert box.run_cell("print(6 * 7)", "answer").stdout.strip() == "42"
+        assert "report_lost" not in box.behaviour() and "status" in box.behaviour(), box.behaviour()
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def stopped_within(call, cap: float) -> tuple[GradingStopped, float]:

@@ -63,13 +63,26 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   lot) and is killed when the worker ends; what they left in /dev/shm is removed (but for
   multiprocessing's own semaphores, which a concurrent pool may still need). The trusted side does
   not rely on the keeper for its own waits: a request is written, and its reply awaited, under one
-  deadline (a worker that stops reading, or writes lines that are not the reply, cannot stretch it);
-  closing a worker waits 5 s at most for the ends of its pipes, and kills every process still holding
-  one (found by the pipes' inodes in ``/proc/*/fd``: a process that escaped a keeper that died or lost
-  its report), which the review then lists with the lost report.
+  deadline (a worker that stops reading, or writes lines that are not the reply, cannot stretch it).
+  Nor for the end of the worker's processes: while it holds a sandbox, the grading process is a child
+  subreaper too, so the orphans of a keeper that died come to it, not to init, and closing the sandbox
+  kills and reaps them, found as its children more confined than itself (the worker's
+  no-new-privileges flag and seccomp filter, which every process of the worker's keeps for ever and
+  no other child of the grading process has; read from ``/proc/PID/status``, which an undumpable
+  process cannot hide). Only its children are signalled (their pids cannot be reused before it reaps
+  them), round after round as their own children come to it, for 5 s at most. Closing then waits
+  5 s at most for the ends of the worker's pipes, and kills every process still holding one (found by
+  the pipes' inodes in ``/proc/*/fd``). The review lists what either killed (the subreaper counts
+  those that had left the worker's session; the group kill took the others), with the lost report.
 - *Costing the grader*: a reply is read with a size limit; decoding refuses nesting deeper than the
   worker sends and dicts or sets whose keys share one hash (a hash flood of integers
-  ``k * (2**61 - 1)`` kept the grader busy for minutes), before building them.
+  ``k * (2**61 - 1)`` kept the grader busy for minutes), before building them. The scratch folder is
+  walked (twice a second for its size, and at closing for links and special files) through 2 000
+  files and folders and 32 levels at most (``Policy.scratch_entries``), links never followed: past
+  either the worker is stopped and flagged ("made more than 2000 files and folders in its folder"),
+  so a million empty files or a tree thousands deep cost the learner, not the grader. Removing the
+  folder still costs what the worker made before the watcher's next look (on a disk where ``rmdir``
+  is slow, thousands of folders take seconds).
 - *Keeping a stand-in*: while a task is graded, the reference's versions of the earlier tasks'
   functions stand in for the learner's (sent as their source, never the function being graded nor
   a trainer, nor the function of any test cell still to be graded). A learner who catches one has
@@ -100,10 +113,15 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   its code can read and write what the user running nbgrader can. Grade a class on Linux, or in a
   container or VM per batch. ``grade --class`` still compares the gradebook with the trusted record
   and flags every capability use, so a tampering submission is visible, but no longer prevented.
-- A process that escaped a keeper that died and holds none of the worker's pipes, or hides its fds
-  from ``/proc`` (an undumpable process, when grading does not run as root), is not found: it may run
-  on, bounded by its rlimits; closing does not wait for it, leaves its pipes' streams to their reader
-  threads, and the review says that a process was left running.
+- A process that escaped a keeper that died, where the worker has no seccomp filter and no
+  no-new-privileges flag (Landlock and seccomp both missing: see the first item), is found only by
+  the worker's pipes it holds: one that closed them, or hides its fds from ``/proc`` (an undumpable
+  process, when grading does not run as root), may run on, bounded by its rlimits; closing does not
+  wait for it, leaves its pipes' streams to their reader threads, and the review says that a process
+  was left running. So does it for processes still being forked when the subreaper's 5 s run out.
+  The subreaper tells a learner's process from the grading process's other children by its
+  confinement, not by its sandbox: closing one sandbox also kills what escaped another one held at
+  the same time whose keeper died (the graders hold one at a time).
 - A copy of someone else's working code, or code that computes the right answers in a roundabout
   way, earns the points: the grader judges answers, not authorship.
 - Checks of *how* a function works are measured from outside the worker (the CPU time of its process
@@ -181,7 +199,7 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   finding; a docstring is not read. With Landlock ABI < 6 the worker could signal its keeper.
 - The worker can read the system's shared libraries (``/usr/lib``, which on Debian also holds the
   system Python's packages); nothing of the course is there. Disk use is capped per file
-  (``RLIMIT_FSIZE``) and in total by a watcher of the scratch folder.
+  (``RLIMIT_FSIZE``) and in total, in bytes and in entries, by a watcher of the scratch folder.
 - The visible tests in the learner's own kernel are advice; a learner can fool them, and only
   fools themselves.
 """

@@ -15,8 +15,10 @@ process group. See :mod:`bpe_ref.course.trusted` for the threat model.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import importlib.util
+import itertools
 import json
 import os
 import queue
@@ -31,11 +33,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .stand_ins import stand_in_source
 from .verdicts import GradingStopped, LearnerError
+from .worker.keeper import _PR_SET_CHILD_SUBREAPER, _proc_table
 from .worker.wire import decode, encode
 
 # The worker loop, started as a script: only its own folder (the worker's modules) is on its sys.path.
@@ -50,6 +53,8 @@ MAX_REPLY_BYTES = 4 * 2**20
 MAX_QUEUED_LINES = 2
 # The end of the worker's stderr that is kept, for its last words when it dies.
 STDERR_TAIL_BYTES = 4096
+# Folders deeper than this in the scratch folder stop the worker (no lab makes more than two).
+MAX_SCRATCH_DEPTH = 32
 # Third-party packages a lab's code may import inside the worker. Everything else outside the
 # standard library (bpe_ref above all, and hypothesis, nbgrader, IPython) is unreachable there.
 ALLOWED_PACKAGES = ("regex",)
@@ -63,6 +68,7 @@ class Policy:
     cpu_seconds: int = 900
     file_mb: int = 64
     scratch_mb: int = 512  # all files in the scratch folder together; the worker is killed past it
+    scratch_entries: int = 2000  # files and folders in the scratch folder (the trusted side walks it); killed past it
     allow_processes: bool = False
     packages: tuple[str, ...] = ALLOWED_PACKAGES
     # Modules of bpe_ref a lab gives its code (an earlier lab's functions), relative to the package,
@@ -179,26 +185,58 @@ def copy_provided(modules: tuple[str, ...], packages_dir: Path) -> None:
         shutil.copyfile(PACKAGE_DIR.joinpath(*parts).with_suffix(".py"), folder / f"{parts[-1]}.py")
 
 
-def odd_files(scratch: Path, limit: int = 20) -> list[str]:
+class ScratchTooBig(Exception):
+    """A scratch folder with more files and folders than the trusted side looks at (its text says what)."""
+
+
+def scratch_entries(scratch: Path, most: int) -> Iterator[tuple[Path, os.stat_result]]:
+    """``(path relative to scratch, lstat)`` of every file and folder below ``scratch``; links are
+    listed, never followed. A walk of the learner's folder costs the trusted side at most ``most``
+    entries and ``MAX_SCRATCH_DEPTH`` folders deep: past either it raises :class:`ScratchTooBig`
+    (a million empty files, or a tree thousands deep, cost the worker, which is stopped or flagged)."""
+    todo, seen = [(scratch, 0)], 0
+    while todo:
+        folder, depth = todo.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(itertools.islice(listing, most + 1 - seen))
+        except OSError:
+            continue  # removed meanwhile, or not listable
+        seen += len(entries)
+        if seen > most:
+            raise ScratchTooBig(f"more than {most} files and folders")
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            yield Path(entry.path).relative_to(scratch), info
+            if stat.S_ISDIR(info.st_mode):
+                if depth + 1 > MAX_SCRATCH_DEPTH:
+                    raise ScratchTooBig(f"folders more than {MAX_SCRATCH_DEPTH} deep")
+                todo.append((Path(entry.path), depth + 1))
+
+
+def odd_files(scratch: Path, limit: int = 20, most: int = Policy.scratch_entries) -> list[str]:
     """Links, pipes, sockets and devices the worker made in its folder (the trusted side made only
-    the package links in ``packages/``): looked at with ``lstat``, never followed."""
+    the package links in ``packages/``), looked at with ``lstat``, never followed; and a folder too big
+    to look at whole (:func:`scratch_entries`)."""
     found = []
-    for folder, dirs, files in os.walk(scratch):
-        for name in dirs + files:
-            path = Path(folder) / name
-            relative = path.relative_to(scratch)
+    try:
+        for relative, info in scratch_entries(scratch, most):
             if relative.parts[0] == "packages" and len(relative.parts) <= 2:
                 continue
-            with contextlib.suppress(OSError):
-                mode = os.lstat(path).st_mode
-                if stat.S_ISLNK(mode):
-                    found.append(f"a link {relative} -> {os.readlink(path)[:80]}")
-                elif stat.S_ISSOCK(mode) and relative.parts[0].startswith("pymp-"):
-                    continue  # multiprocessing's forkserver listens there (lab 03)
-                elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                    found.append(f"a special file {relative}")
+            if stat.S_ISLNK(info.st_mode):
+                with contextlib.suppress(OSError):
+                    found.append(f"a link {relative} -> {os.readlink(scratch / relative)[:80]}")
+            elif stat.S_ISSOCK(info.st_mode) and relative.parts[0].startswith("pymp-"):
+                continue  # multiprocessing's forkserver listens there (lab 03)
+            elif not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+                found.append(f"a special file {relative}")
             if len(found) >= limit:
                 return found
+    except ScratchTooBig as too_big:
+        found.append(str(too_big))
     return found
 
 
@@ -217,6 +255,69 @@ def pipe_holders(inodes: set[int]) -> set[int]:
                         found.add(int(name))
                         break
     return found
+
+
+# Sandboxes this process holds (started, not closed): it is a child subreaper while it holds any (_hold).
+_held = {"sandboxes": 0, "was_subreaper": False}
+_held_lock = threading.Lock()
+
+
+def _hold(sandboxes: int) -> None:
+    """Count ``sandboxes`` more (or fewer) held by this process, a child subreaper while it holds any
+    (Linux): a process of a worker's whose keeper died comes to it, not to init, and is killed when
+    the sandbox closes (:func:`kill_escaped`). A process that was a subreaper before stays one."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None)
+    with _held_lock:
+        before = _held["sandboxes"]
+        _held["sandboxes"] += sandboxes
+        if before == 0:
+            flag = ctypes.c_int(0)
+            libc.prctl(_PR_SET_CHILD_SUBREAPER + 1, ctypes.byref(flag), 0, 0, 0)  # PR_GET_CHILD_SUBREAPER
+            _held["was_subreaper"] = bool(flag.value)
+            libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        elif _held["sandboxes"] == 0 and not _held["was_subreaper"]:
+            libc.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
+def _confinement(pid: int | str) -> tuple[str, ...] | None:
+    """Process ``pid``'s no-new-privileges flag, seccomp mode and count of seccomp filters (from
+    /proc/PID/status, which any process may read, an undumpable one's too); None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            return tuple(line.split()[-1] for line in status if line.startswith(("NoNewPrivs:", "Seccomp:", "Seccomp_filters:")))
+    except OSError:
+        return None
+
+
+def kill_escaped(session: int, within: float = 5.0) -> tuple[int, int]:
+    """Kill, and reap, every process of a worker's that came to this process because its keeper died
+    (this process is then their subreaper: :func:`_hold`). They are the children of this process
+    more confined than it: the worker's no-new-privileges flag and seccomp filter, which a process
+    and all its children keep for ever, and which no other child of this process has (it starts none
+    that confines itself, but through a keeper). Only children are signalled, whose pids no other
+    process can take before they are reaped here; their own children come here when they die, and
+    are killed in the next round. How many of those killed had left the worker's ``session`` (the
+    others, the group kill had taken already), and how many were still there when ``within``
+    seconds ran out (processes that fork faster than they are killed)."""
+    me, mine = os.getpid(), _confinement("self")
+    killed: set[int] = set()
+    deadline = time.monotonic() + within
+    while True:
+        escaped = {pid: (sid, state) for pid, (parent, sid, state) in _proc_table().items()
+                   if parent == me and _confinement(pid) not in (None, mine)}
+        if not escaped or time.monotonic() > deadline:
+            return len(killed), len(escaped)
+        for pid, (sid, state) in escaped.items():
+            if state != "Z":
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+                if sid != session:
+                    killed.add(pid)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+        time.sleep(0.01)
 
 
 def _kill_group(process: subprocess.Popen) -> None:
@@ -313,6 +414,7 @@ class Sandbox:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             cwd=self.scratch, env=env, start_new_session=(os.name == "posix"), pass_fds=pass_fds,
         )
+        _hold(1)
         for fd in pass_fds:
             if fd != self._mapped:
                 os.close(fd)
@@ -376,14 +478,20 @@ class Sandbox:
         if self.process is not None:
             self._reading.clear()
             if self.scratch is not None:
-                self._odd_files = odd_files(self.scratch)
+                self._odd_files = odd_files(self.scratch, most=self.policy.scratch_entries)
             report = self._stop_keeper()
             _kill_group(self.process)  # the keeper is gone; anything left of its group too
+            escaped, left = kill_escaped(self.process.pid) if sys.platform.startswith("linux") else (0, 0)
             stragglers, hidden = self._release_pipes(look=bool(report.get("report_lost")))
-            if stragglers or hidden:
-                # The keeper kills every process of the worker's before it reports: one still holding
-                # its pipes escaped it (the keeper died, or lost its report), which is itself for review.
+            _hold(-1)
+            if escaped or left or stragglers or hidden:
+                # The keeper kills every process of the worker's before it reports: one still running
+                # escaped it (the keeper died, or lost its report), which is itself for review.
                 said = [report["report_lost"]] if report.get("report_lost") else []
+                if escaped:
+                    said.append(f"{escaped} process(es) that left its session and outlived its keeper were killed")
+                if left:
+                    said.append(f"{left} more that outlived it were still being started, and were left running")
                 if stragglers:
                     said.append(f"{stragglers} process(es) still holding its pipes after its keeper was done were killed")
                 if hidden:
@@ -461,9 +569,10 @@ class Sandbox:
 
         data, problem = b"", ""
         deadline = time.monotonic() + 10
+        readable = select.poll()  # not select(), which refuses an fd numbered past 1024 (a class's grader holds many)
+        readable.register(self._report, select.POLLIN)
         while len(data) <= 2**20:  # the keeper bounds its report far below this
-            ready, _, _ = select.select([self._report], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
+            if not readable.poll(max(0.0, deadline - time.monotonic()) * 1000):
                 problem = "no report from its sandbox's keeper within 10 s"
                 break
             try:
@@ -545,16 +654,18 @@ class Sandbox:
 
     def _watch_disk(self, process: subprocess.Popen, scratch: Path, running: threading.Event) -> None:
         """Kill the worker when its scratch folder grows past ``scratch_mb`` (RLIMIT_FSIZE caps one
-        file; many files could still fill the disk). Checked twice a second."""
+        file; many files could still fill the disk), or past ``scratch_entries`` files and folders
+        (:func:`scratch_entries`). Checked twice a second."""
         limit = self.policy.scratch_mb * 2**20
         while running.is_set() and process.poll() is None:
-            total = 0
-            for folder, _, files in os.walk(scratch):
-                for name in files:
-                    with contextlib.suppress(OSError):
-                        total += os.lstat(os.path.join(folder, name)).st_size
-            if total > limit:
-                self.killed_because = f"it wrote more than {self.policy.scratch_mb} MiB to disk"
+            try:
+                total = sum(info.st_size for _, info in scratch_entries(scratch, self.policy.scratch_entries)
+                            if stat.S_ISREG(info.st_mode))
+                too_much = f"wrote more than {self.policy.scratch_mb} MiB to disk" if total > limit else ""
+            except ScratchTooBig as too_big:
+                too_much = f"made {too_big} in its folder"
+            if too_much:
+                self.killed_because = f"it {too_much}"
                 if self._report is not None:
                     self._signal_stop()  # the keeper kills the worker and every process it started
                 else:

@@ -543,9 +543,10 @@ def keep(policy: dict, control_fd: int, report_fd: int):
     reason, status = "", None
     import select
 
+    control = select.poll()  # not select(): the fd keeps the trusted side's number, which may be past 1024
+    control.register(control_fd, select.POLLIN)
     while True:
-        ready, _, _ = select.select([control_fd], [], [], 0.1 if watch else 0.5)
-        if ready and not os.read(control_fd, 64):
+        if control.poll(100 if watch else 500) and not os.read(control_fd, 64):
             break  # the trusted side is done with this worker
         with contextlib.suppress(ChildProcessError):
             pid, code = os.waitpid(worker, os.WNOHANG)
