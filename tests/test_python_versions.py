@@ -60,7 +60,7 @@ def test_environment_yml_installs_a_promised_python():
 
 def test_the_install_command_is_what_both_quickstart_commands_start_with():
     install = check.install_command(README)
-    assert install == 'python3 -m venv .venv && .venv/bin/pip install -e ".[dev]"'
+    assert install == 'python3 -m venv .venv && .venv/bin/pip install uv && .venv/bin/uv pip install -p .venv -e ".[dev]"'
     setup = [c for c in check.quickstart_commands(README) if "pip install" in c]
     assert len(setup) == 2 and all(c.startswith(install + " && ") for c in setup), setup
 
