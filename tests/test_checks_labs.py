@@ -659,25 +659,45 @@ def train(pretoken_counts, num_merges):
 
 
 @pytest.mark.parametrize(
-    ("source", "message"),
+    "source",
     [
-        (V2_TRAINER, "take each merge's words from the index, index.pop(pair)"),
-        (V2_TRAINER.replace("            if pair[0] in word and pair[1] in word:  # lab 02's filter: a scan of every word\n", "")
-         .replace("                words[i] = merge_and_update", "            words[i] = merge_and_update"),
-         "(about every word on every merge)"),
-        (V2_TRAINER.replace("    index = index_words(words)  # built, but never used\n", ""), "never called index_words"),
-        (V2_TRAINER.replace("        merges.append(pair)\n", "        merges.append(pair)\n        index = index_words(words)\n"),
-         "built the index with index_words 244 times"),
+        V2_TRAINER,
+        V2_TRAINER.replace("            if pair[0] in word and pair[1] in word:  # lab 02's filter: a scan of every word\n", "")
+        .replace("                words[i] = merge_and_update", "            words[i] = merge_and_update"),
+        V2_TRAINER.replace("    index = index_words(words)  # built, but never used\n", ""),
+        V2_TRAINER.replace("        merges.append(pair)\n", "        merges.append(pair)\n        index = index_words(words)\n"),
     ],
     ids=["v2-filter", "every-word", "no-index", "index-rebuilt-every-merge"],
 )
-def test_lab04_a_trainer_with_the_right_merges_must_also_use_the_index(lab04, source, message, at_the_first_verdict):
+def test_lab04_a_trainer_with_the_right_merges_must_also_use_the_index(lab04, source, at_the_first_verdict):
     graders, solutions = lab04
     trainer = _defined_in_notebook(solutions, source, "train")
     graders.check_train_merges(trainer)  # the merges alone are right...
-    with at_the_first_verdict():
-        assert message in failure(graders.check_train, trainer)  # ...the work is not,
-        assert message in failure(graders.check_train_properties, trainer)  # and the hidden test says so too
+    with at_the_first_verdict():  # ...the work is not: both tests measure it from outside, counting no calls
+        for check in (graders.check_train, graders.check_train_properties):
+            message = failure(check, trainer)
+            assert ("measured from outside your code" in message or "did not finish" in message) and "not every word" in message, \
+                message
+
+
+@pytest.mark.parametrize(("old", "new", "advice"), [
+    ("    index = index_words(words)\n", "    index = defaultdict(set)\n    for i, word in enumerate(words):\n"
+     "        for pair in zip(word, word[1:]):\n            index[pair].add(i)\n", "never called index_words"),
+    ("    merges = []\n", "    merges = []\n    index = index_words(words)\n", "built the index with index_words 2 times"),
+], ids=["index-inline", "index-built-twice"])
+def test_lab04_the_calls_watched_are_advice_only(lab04, old, new, advice, capsys):
+    """V4's work written otherwise (the index built in train, or twice): no measure from outside tells it from V4, so
+    only the watched calls, counted in the learner's process, see it: the visible test prints them as advice, and
+    both tests pass."""
+    graders, solutions = lab04
+    source = _source_of("04_inverted_index", "task3_train_solution")
+    assert old in source
+    trainer = _defined_in_notebook(solutions, source.replace(old, new), "train")
+    graders.check_train(trainer)
+    assert f"advice (no points, your code's own calls counted): train(<the pretoken counts of corpus.en>, 243) {advice}" \
+        in capsys.readouterr().out
+    graders.check_train_properties(trainer)
+    assert "advice" not in capsys.readouterr().out
 
 
 def test_lab04_a_trainer_that_forgets_the_pairs_a_word_gains(lab04):
