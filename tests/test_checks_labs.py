@@ -830,35 +830,47 @@ def test_lab05_a_stale_entry_that_may_still_win_must_go_back(lab05):
 
 
 @pytest.mark.parametrize(
-    ("old", "new", "message"),
+    ("old", "new"),
     [
-        ("pair, _ = pop_best(entries, pair_counts)", "pair = max(pair_counts, key=lambda p: (pair_counts[p], p))",
-         "called pop_best 0 times for 60 merges"),
+        ("pair, _ = pop_best(entries, pair_counts)", "pair = max(pair_counts, key=lambda p: (pair_counts[p], p))"),
         ("        for new_pair in grown:\n",
          "        entries = [heap_entry(count, live) for live, count in pair_counts.items()]\n"
-         "        heapq.heapify(entries)\n        for new_pair in ():\n",
-         "Is the heap rebuilt from all the pair counts on every merge?"),
+         "        heapq.heapify(entries)\n        for new_pair in ():\n"),
     ],
     ids=["scans-with-max", "rebuilds-every-merge"],
 )
-def test_lab05_v5_must_pop_each_merge_from_a_heap_built_once(lab05, old, new, message, at_the_first_verdict):
+def test_lab05_v5_must_pop_each_merge_from_a_heap_built_once(lab05, old, new, at_the_first_verdict):
     graders, _ = lab05
     trainer = _lab05_variant("task3_train_solution", "train", old, new)
+    with at_the_first_verdict():  # both tests measure it from outside, counting no calls
+        for check in (graders.check_train, graders.check_train_properties):
+            message = failure(check, trainer)
+            assert "O(P) per merge" in message and ("measured from outside your code" in message or "did not finish" in message)
+
+
+EVERY_PAIR = ("                    grown.add(new_pair)\n",
+              "                    grown.add(new_pair)\n                grown.update(zip(words[i], words[i][1:]))\n")
+
+
+def test_lab05_pushing_every_pair_of_a_rewritten_word_loses_both_tests_by_its_cost(lab05, at_the_first_verdict, capsys):
+    """The blog post's get_new_pairs(new_word): an entry for every window of each rewritten word, not only the pairs
+    that grew. The merges are right; both tests measure its cost from outside, and the visible test's advice (the
+    watched calls, run in the kernel only) names the mistake."""
+    graders, solutions = lab05
+    every_pair = _lab05_variant("task3_train_solution", "train", *EVERY_PAIR)
     with at_the_first_verdict():
-        assert message in failure(graders.check_train, trainer)
-        assert message in failure(graders.check_train_properties, trainer)
+        for check in (graders.check_train, graders.check_train_properties):
+            message = failure(check, every_pair)
+            assert "measured from outside your code" in message and "not for every pair of the rewritten word" in message
+    capsys.readouterr()
+    graders.visible_then(every_pair)
+    advice = capsys.readouterr().out
+    assert "advice (no points" in advice and "do you push an entry for each pair of the word" in advice and "rebuilt" not in advice
+    graders.verify_push_cost(solutions["train"])  # and V5 passes, as do V5s that push more than the pairs that grew:
+    for more in ("                grown.update(set(zip(word, word[1:])) ^ set(zip(words[i], words[i][1:])))\n",  # shrunk too
+                 "                    heapq.heappush(entries, heap_entry(pair_counts[new_pair], new_pair))\n"):  # per window
+        graders.verify_push_cost(_lab05_variant("task3_train_solution", "train", EVERY_PAIR[0], EVERY_PAIR[0] + more))
 
-
-def test_lab05_pushing_every_pair_of_a_rewritten_word_is_named_in_the_hint(lab05):
-    """The blog post's get_new_pairs(new_word): an entry for every window of each rewritten word, not
-    only the pairs that grew. The merges are right; the hint names that mistake, not a rebuild."""
-    graders, _ = lab05
-    every_pair = _lab05_variant("task3_train_solution", "train", "                    grown.add(new_pair)\n",
-                                "                    grown.add(new_pair)\n                grown.update(zip(words[i], words[i][1:]))\n")
-    for check in (graders.check_train, graders.check_train_properties):
-        message = failure(check, every_pair)
-        assert "do you push an entry for each pair of the word" in message, message
-        assert "rebuilt" not in message
 
 def test_lab05_forgetting_to_push_grown_pairs_loses_merges(lab05):
     graders, _ = lab05

@@ -620,6 +620,42 @@ def test_lab05_a_scan_in_c_per_merge_fails_in_the_worker_too(at_the_first_verdic
     assert remote("05_heap", setup + "\n" + train, "train", "verify_merge_cost") is None
 
 
+# ---- lab 05, measured from outside: an entry pushed for every pair of each rewritten word ----------------
+
+EVERY_PAIR_PUSHED = ("                    grown.add(new_pair)\n",  # the blog post's get_new_pairs(new_word)
+                     "                    grown.add(new_pair)\n                grown.update(zip(words[i], words[i][1:]))\n")
+# The grading worker's watch forged, as a dishonest submission would: pop_best counted as it is, heap_entry never (what
+# V5's few entries would report). Graded, nothing is watched any more; were it, the counts would look like V5's.
+FORGED_ENTRY_COUNT = """\
+import sys
+
+_worker = sys.modules["__main__"]
+_watch = getattr(_worker, "_spy", None)
+if _watch is not None:
+    _worker._spy = lambda function, calls: function if function.__name__ == "heap_entry" else _watch(function, calls)
+"""
+
+
+def test_lab05_an_entry_for_every_pair_of_a_rewritten_word_fails_the_hidden_test(lab05, at_the_first_verdict):
+    graders, solutions = lab05
+    mistake = variant("05_heap", solutions, "task3_train_solution", "train", *EVERY_PAIR_PUSHED)
+    with at_the_first_verdict():
+        message = failure(graders.check_train_properties, mistake)
+    assert "measured from outside your code" in message and "not for every pair of the rewritten word" in message
+
+
+def test_lab05_an_entry_for_every_pair_with_its_count_forged_fails_in_the_worker_too(at_the_first_verdict):
+    setup = "\n".join(source_of("05_heap", cell) for cell in ("setup", "task1_heap_entry_solution", "task2_pop_best_solution"))
+    train = source_of("05_heap", "task3_train_solution")
+    mistake = setup + "\n" + FORGED_ENTRY_COUNT + train.replace(*EVERY_PAIR_PUSHED)
+    with at_the_first_verdict():
+        for grader in ("check_train_properties", "check_train"):  # the hidden points and the visible one
+            message = remote("05_heap", mistake, "train", grader)
+            assert message is not None and "measured from outside your code" in message, (grader, message)
+            assert "heap_entry" not in message.split("hint:")[0], message  # no count of calls: a cost
+    assert remote("05_heap", setup + "\n" + train, "train", "verify_push_cost") is None
+
+
 def test_lab03_count_chunk_in_a_cell_costs_task_2_only_in_the_worker():
     # Defined in a cell, spawn's workers cannot import it: task 2 fails, but task 4 runs with the
     # reference's count_chunk, written as a module in the scratch folder.
