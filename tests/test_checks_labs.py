@@ -1046,7 +1046,40 @@ def decode_stream(chunks, buffer, offsets):
         yield decoder.decode(decode_with_arena(ids, buffer, offsets))
 """, "decode_stream")
     message = failure(graders.check_stretch_decode_stream, never_flushes)
-    assert "pieces for" in message and "then one after the last" in message, message
+    assert "one piece per chunk" in message and "then one after the last" in message, message
+
+
+def test_lab06_stretch_text_held_back_past_its_chunk_is_caught(lab06):
+    """The pieces join into the text, none cut, one per chunk: but all of it comes at the end. Compared with the grader's
+    own incremental decoding, piece by piece, it is caught; a decoder that reads the UTF-8 lead bytes itself passes."""
+    graders, solutions = lab06
+    holds_all = _defined_in_notebook(solutions, """
+def decode_stream(chunks, buffer, offsets):
+    held = b""
+    for ids in chunks:
+        held += decode_with_arena(ids, buffer, offsets)
+        yield ""
+    yield held.decode("utf-8", errors="replace")
+""", "decode_stream")
+    assert "expected" in failure(graders.check_stretch_decode_stream, holds_all)
+    lead_bytes = _defined_in_notebook(solutions, """
+def decode_stream(chunks, buffer, offsets):
+    held = b""
+    for ids in chunks:
+        held += decode_with_arena(ids, buffer, offsets)
+        cut = len(held)
+        for back in range(1, min(4, len(held)) + 1):  # an unfinished character at the end: its lead byte, its length
+            byte = held[-back]
+            if byte >= 0xC0:
+                cut = len(held) - back if back < (2 if byte < 0xE0 else 3 if byte < 0xF0 else 4) else len(held)
+                break
+            if byte < 0x80:
+                break
+        yield held[:cut].decode("utf-8", errors="replace")
+        held = held[cut:]
+    yield held.decode("utf-8", errors="replace")
+""", "decode_stream")
+    graders.check_stretch_decode_stream(lead_bytes)
 # ---- lab 07 ----------------------------------------------------------------------------------
 
 
