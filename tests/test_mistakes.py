@@ -8,6 +8,7 @@ how-checks measured from outside the worker run there, as they must."""
 from __future__ import annotations
 
 import importlib
+import re
 from runpy import run_module
 
 import pytest
@@ -552,6 +553,7 @@ def test_lab03_task_4_is_graded_with_the_reference_count_chunk(lab03, tmp_path, 
 
 # ---- lab 04, measured from outside: V4 that still visits every word ---------------------------------
 
+MEASURED = re.compile("measured from outside your code|did not finish")  # its CPU time, or a call stopped by its limit
 V4_VISIT = ("        for i in index.pop(pair):  # the words that ever held the pair (some of them stale)\n"
             "            word = words[i]\n")
 EVERY_WORD_CHECKED = ("        ids = index.pop(pair)\n        for i, word in enumerate(words):  # every word, every merge\n"
@@ -564,11 +566,11 @@ def test_lab04_a_v4_that_visits_every_word_fails_the_hidden_test(lab04, at_the_f
     graders.watch_index_use(mistake)  # the calls watched alone cannot tell it from V4
     with at_the_first_verdict():
         message = failure(graders.verify_merge_cost, mistake)
-    assert "measured from outside your code" in message and "not every word" in message
+    assert MEASURED.search(message) and "not every word" in message
     graders.verify_merge_cost(solutions["train"])  # and V4 itself passes
     # The visible test measures the same, so its point is not earned by the calls alone.
     with at_the_first_verdict():
-        assert "measured from outside your code" in failure(graders.check_train, mistake)
+        assert MEASURED.search(failure(graders.check_train, mistake))
 
 
 def test_lab04_a_v4_that_visits_every_word_fails_in_the_worker_too(at_the_first_verdict):
@@ -580,8 +582,8 @@ def test_lab04_a_v4_that_visits_every_word_fails_in_the_worker_too(at_the_first_
     with at_the_first_verdict():
         message = remote("04_inverted_index", mistake, "train", "verify_merge_cost")
         visible = remote("04_inverted_index", mistake, "train", "check_train")  # the visible point, measured there too
-    assert "measured from outside your code" in message
-    assert visible is not None and "measured from outside your code" in visible, visible
+    assert MEASURED.search(message)
+    assert visible is not None and MEASURED.search(visible), visible
 
 
 # ---- lab 05, measured from outside: V5 that still scans the pair counts -----------------------------
