@@ -8,6 +8,7 @@ how-checks measured from outside the worker run there, as they must."""
 from __future__ import annotations
 
 import importlib
+import re
 from runpy import run_module
 
 import pytest
@@ -552,6 +553,7 @@ def test_lab03_task_4_is_graded_with_the_reference_count_chunk(lab03, tmp_path, 
 
 # ---- lab 04, measured from outside: V4 that still visits every word ---------------------------------
 
+MEASURED = re.compile("measured from outside your code|did not finish")  # its CPU time, or a call stopped by its limit
 V4_VISIT = ("        for i in index.pop(pair):  # the words that ever held the pair (some of them stale)\n"
             "            word = words[i]\n")
 EVERY_WORD_CHECKED = ("        ids = index.pop(pair)\n        for i, word in enumerate(words):  # every word, every merge\n"
@@ -564,11 +566,11 @@ def test_lab04_a_v4_that_visits_every_word_fails_the_hidden_test(lab04, at_the_f
     graders.watch_index_use(mistake)  # the calls watched alone cannot tell it from V4
     with at_the_first_verdict():
         message = failure(graders.verify_merge_cost, mistake)
-    assert "measured from outside your code" in message and "not every word" in message
+    assert MEASURED.search(message) and "not every word" in message
     graders.verify_merge_cost(solutions["train"])  # and V4 itself passes
     # The visible test measures the same, so its point is not earned by the calls alone.
     with at_the_first_verdict():
-        assert "measured from outside your code" in failure(graders.check_train, mistake)
+        assert MEASURED.search(failure(graders.check_train, mistake))
 
 
 def test_lab04_a_v4_that_visits_every_word_fails_in_the_worker_too(at_the_first_verdict):
@@ -580,8 +582,8 @@ def test_lab04_a_v4_that_visits_every_word_fails_in_the_worker_too(at_the_first_
     with at_the_first_verdict():
         message = remote("04_inverted_index", mistake, "train", "verify_merge_cost")
         visible = remote("04_inverted_index", mistake, "train", "check_train")  # the visible point, measured there too
-    assert "measured from outside your code" in message
-    assert visible is not None and "measured from outside your code" in visible, visible
+    assert MEASURED.search(message)
+    assert visible is not None and MEASURED.search(visible), visible
 
 
 # ---- lab 05, measured from outside: V5 that still scans the pair counts -----------------------------
@@ -618,6 +620,42 @@ def test_lab05_a_scan_in_c_per_merge_fails_in_the_worker_too(at_the_first_verdic
         message = remote("05_heap", setup + "\n" + scan, "train", "verify_merge_cost")
     assert message is not None and ("measured from outside your code" in message or "did not finish" in message)
     assert remote("05_heap", setup + "\n" + train, "train", "verify_merge_cost") is None
+
+
+# ---- lab 05, measured from outside: an entry pushed for every pair of each rewritten word ----------------
+
+EVERY_PAIR_PUSHED = ("                    grown.add(new_pair)\n",  # the blog post's get_new_pairs(new_word)
+                     "                    grown.add(new_pair)\n                grown.update(zip(words[i], words[i][1:]))\n")
+# The grading worker's watch forged, as a dishonest submission would: pop_best counted as it is, heap_entry never (what
+# V5's few entries would report). Graded, nothing is watched any more; were it, the counts would look like V5's.
+FORGED_ENTRY_COUNT = """\
+import sys
+
+_worker = sys.modules["__main__"]
+_watch = getattr(_worker, "_spy", None)
+if _watch is not None:
+    _worker._spy = lambda function, calls: function if function.__name__ == "heap_entry" else _watch(function, calls)
+"""
+
+
+def test_lab05_an_entry_for_every_pair_of_a_rewritten_word_fails_the_hidden_test(lab05, at_the_first_verdict):
+    graders, solutions = lab05
+    mistake = variant("05_heap", solutions, "task3_train_solution", "train", *EVERY_PAIR_PUSHED)
+    with at_the_first_verdict():
+        message = failure(graders.check_train_properties, mistake)
+    assert "measured from outside your code" in message and "not for every pair of the rewritten word" in message
+
+
+def test_lab05_an_entry_for_every_pair_with_its_count_forged_fails_in_the_worker_too(at_the_first_verdict):
+    setup = "\n".join(source_of("05_heap", cell) for cell in ("setup", "task1_heap_entry_solution", "task2_pop_best_solution"))
+    train = source_of("05_heap", "task3_train_solution")
+    mistake = setup + "\n" + FORGED_ENTRY_COUNT + train.replace(*EVERY_PAIR_PUSHED)
+    with at_the_first_verdict():
+        for grader in ("check_train_properties", "check_train"):  # the hidden points and the visible one
+            message = remote("05_heap", mistake, "train", grader)
+            assert message is not None and "measured from outside your code" in message, (grader, message)
+            assert "heap_entry" not in message.split("hint:")[0], message  # no count of calls: a cost
+    assert remote("05_heap", setup + "\n" + train, "train", "verify_push_cost") is None
 
 
 def test_lab03_count_chunk_in_a_cell_costs_task_2_only_in_the_worker():

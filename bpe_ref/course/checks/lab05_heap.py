@@ -27,7 +27,8 @@ from ...train.step05_heap import heap_entry, pop_best, train
 from ...train.step05_linked_list import link_words, merge_occurrences
 from . import measured
 from .core import (
-    Case, CheckFailed, Lab, Task, TaskGraders, WrongType, call_learner, call_watching, error_name, passed, plain, short_repr, stretch,
+    Case, CheckFailed, Lab, Task, TaskGraders, WrongType, advice, call_learner, call_watching, error_name, passed, plain, short_repr,
+    stretch,
 )
 from .lab01_naive_bpe import (
     ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer,
@@ -323,11 +324,14 @@ def reference_entry_calls(pretoken_counts: dict[bytes, int], num_merges: int) ->
 
 def verify_heap_use(train: Callable, name: str = "train") -> None:
     """Task 3 asks for V5: each merge is picked by ``pop_best`` (task 2), not by a scan of the pair
-    counts, and the heap is built once, then only pushed to. V4 learns the same merges, so the merges
-    alone cannot tell: for one run on ``corpus.en`` the names ``pop_best`` and ``heap_entry`` in the
-    learner's notebook are watched (both are the reference's while ``train`` is graded). The counts come
-    from the learner's process, so they only add a failure with a hint: both tests also measure the cost
-    per merge from outside (:func:`verify_merge_cost`), which a scan per merge fails whatever it reports."""
+    counts, and the heap is built once, then only pushed to. For one run on ``corpus.en`` the names
+    ``pop_best`` and ``heap_entry`` in the learner's notebook are watched (both are the reference's while
+    ``train`` is graded). The counts come from the learner's process, which can forge them: this is the
+    visible test's advice only (:func:`~.core.advice`), no points, not run when graded. The points rest on
+    what is measured from outside: a scan of the pair counts or a heap rebuilt on each merge fails
+    :func:`verify_merge_cost`, an entry pushed for every pair of each rewritten word :func:`verify_push_cost`.
+    What the counts alone see is no slower method, so no measure can tell it: a pop written in ``train``
+    instead of a call of ``pop_best`` (task 2's work, written twice)."""
     case, reference_merges = corpus_en_case()
     pretoken_counts = case.args[0]
     num_merges = HEAP_CHECK_MERGES
@@ -409,12 +413,53 @@ def verify_merge_cost(train: Callable) -> None:
                "pairs (CPU time, measured from outside your code).")
 
 
-# Task 3: V5's merges, and no scan per merge (else V4 would earn the points): the calls watched, and the cost per merge
+PUSH_WORDS, PUSH_LENGTH, PUSH_MERGES = 2, 3000, 1000
+PUSH_FACTOR, PUSH_SLACK = 3.0, 0.3  # V5: 0.8 to 1.3 times the reference's CPU time here; an entry per window: 6 to 9
+PUSH_TIMEOUT = 20.0  # seconds a run may take (V5: 0.5 s of CPU time; an entry per window: 4 s)
+
+
+@lru_cache(maxsize=4)
+def long_words_corpus(seed_bytes: bytes) -> dict[bytes, int]:
+    """2 words of 3,000 random bytes among 4 (``\xfc`` to ``\xff``), from the seed: each merge rewrites long
+    words and changes a few of their pairs, so V5 pushes a few entries per merge, while an entry for every pair
+    of each rewritten word pushes a word's length of them, whose copies then churn through ``pop_best``."""
+    rng = random.Random(seed_bytes)
+    return {bytes(rng.choices(b"\xfc\xfd\xfe\xff", k=PUSH_LENGTH)): 1 for _ in range(PUSH_WORDS)}
+
+
+def verify_push_cost(train: Callable) -> None:
+    """V5 pushes an entry for each pair whose count grew, not for every pair of each rewritten word (the blog
+    post's ``get_new_pairs(new_word)``), measured from outside the learner's code (:mod:`.measured`): on
+    :func:`long_words_corpus` (drawn from the grading's seed), 1,000 merges must cost at most 3 times the
+    reference's CPU time (run meanwhile, in the grading process) and 0.3 s. V5 costs about as much; an entry
+    per window pushes a word's length of entries per merge, and pops the stale copies: 6 to 9 times."""
+    args = (long_words_corpus(measured.measured_random("05_heap:push").randbytes(16)), PUSH_MERGES)
+    for _ in range(2):  # the reference's cost is its fastest run in this process: of three at least, so that one run
+        measured.reference_cost(reference_train, args)  # slowed by a burst of load does not raise the bar
+    cost = measured.verify_call_cost(
+        TRAIN_TASK, train, reference_train, args,
+        f"<{PUSH_WORDS} words of {PUSH_LENGTH:,} random bytes among 4>, {PUSH_MERGES}",
+        factor=PUSH_FACTOR, slack=PUSH_SLACK, timeout=PUSH_TIMEOUT,
+        too_slow="push an entry only for the pairs whose count grew, those that hold the new token "
+                 "(pairs_with(word, token)), not for every pair of the rewritten word: a pair that shrank keeps its "
+                 "old entry, which pop_best finds stale and pushes back with its live count")
+    if cost is not None:
+        passed(f"train: {PUSH_MERGES} merges of long words cost {cost.learner / max(cost.reference, 0.01):.1f} times the "
+               "reference's CPU time (measured from outside your code).")
+
+
+def visible_then(train: Callable) -> None:
+    """The merges of corpus.en, then the calls watched on it as advice (:func:`verify_heap_use`)."""
+    verify_trainer(TRAIN_TASK, train, corpus_en_case, ON_CORPUS_EN)
+    advice(verify_heap_use)(train)
+
+
+# Task 3: V5's merges, and no scan per merge (else V4 would earn the points) nor an entry per window: the cost
 # measured from outside the learner's code, in the visible test too, so that the visible point is not earned by calls
-# alone, nor lost where the grade passes; then the merges of corpus.en (visible), of a corpus the lab never shows (hidden).
+# for show, nor lost where the grade passes; then the merges of corpus.en (visible, with the calls watched as advice),
+# of a corpus the lab never shows (hidden).
 TRAIN = TaskGraders(TRAIN_TASK, reference_train, TRAIN_CASES, st.tuples(pretoken_count_dicts, st.integers(0, 20)),
-                    max_examples=80, verify=(verify_heap_use, verify_merge_cost),
-                    visible_then=lambda train: verify_trainer(TRAIN_TASK, train, corpus_en_case, ON_CORPUS_EN),
+                    max_examples=80, verify=(verify_merge_cost, verify_push_cost), visible_then=visible_then,
                     hidden_then=lambda train: verify_trainer(TRAIN_TASK, train, other_corpus_case, ON_OTHER_CORPUS))
 
 

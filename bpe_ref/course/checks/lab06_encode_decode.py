@@ -11,6 +11,7 @@ apply, and the ranks keep their values), so the answer is the one the full table
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -26,8 +27,8 @@ from ...serialization import load_merges, load_vocab_and_merges
 from ...tokenizer import Tokenizer
 from ...train.step01_naive import merge_word, train
 from .core import (
-    Case, CheckFailed, Lab, Later, Task, TaskGraders, advisory, call_learner, check_property, error_name,
-    passed, refuse_reference_use, short_repr,
+    Case, CheckFailed, Lab, Later, Task, TaskGraders, call_learner, check_property, error_name, passed, short_repr,
+    stretch,
 )
 
 # The learner's code may use lab 01's functions (split_into_bytes, merge_word: the setup cell's).
@@ -496,45 +497,47 @@ def stream_chunks(text: str, cut_every: int) -> list[list[int]]:
     return [ids[i : i + cut_every] for i in range(0, len(ids), cut_every)]
 
 
-STREAM_TEXTS = ["Hello 🙂 world", "naïve café, 中文 and 🙂🙂🙂", "plain ascii only", "🙂", ""]
+STREAM_TEXTS = ["naïve café, 中文 and 🙂🙂🙂", "Hello 🙂 world", "plain ascii only", "🙂", ""]
+HALF_SMILE = 8582  # GPT-2's id of b"\xf0\x9f", the first half of 🙂
 
 
-@advisory
-def check_stretch_decode_stream(decode_stream: Callable) -> None:
-    """Stretch self-check of lab 06: ``decode_stream(chunks, buffer, offsets)`` yields ``str`` pieces
-    that join into the text, none of which holds a U+FFFD made by a cut character, one per chunk and one
-    after the last, which flushes a character left unfinished."""
-    refuse_reference_use(Task("decode_stream", ("chunks", "buffer", "offsets")), decode_stream)
+def reference_decode_stream(chunks: list[list[int]], buffer: bytes, offsets: list[int]) -> list[str]:
+    """What ``decode_stream`` must yield, the grader's own computation: the bytes of the ids, chunk by chunk, through one
+    incremental UTF-8 decoder (``errors="replace"``), which holds back the bytes of an unfinished character; then its
+    flush. On a stream of whole characters the pieces join into the decoded bytes of all the ids."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    return [decoder.decode(decode_with_arena(ids, buffer, offsets)) for ids in chunks] + [decoder.decode(b"", final=True)]
+
+
+def stream_pieces(decode_stream: Callable, chunks: list[list[int]], buffer: bytes, offsets: list[int]) -> list:
+    """The pieces the generator ``decode_stream`` yields, as a list (a driver: :attr:`.core.Task.driver`)."""
+    return list(decode_stream(chunks, buffer, offsets))
+
+
+def stream_hint(args: tuple, expected: object, got: object) -> str | None:
+    """A character cut in two, a piece too many or too few, or the unfinished character never flushed."""
+    if not (isinstance(got, list) and isinstance(expected, list) and all(type(piece) is str for piece in got)):
+        return None
+    if "".join(got).count("\ufffd") > "".join(expected).count("\ufffd"):
+        return "a piece holds U+FFFD, a character cut in two: keep the bytes of an unfinished character until the next chunk completes it"
+    if len(got) != len(expected):
+        return 'one piece per chunk (possibly ""), then one after the last, as in the example ["a", "🙂", ""]'
+    if "".join(got) != "".join(expected) and expected[-1]:
+        return ("after the last chunk, flush the bytes still held back, decoded with errors='replace' (with an incremental "
+                "decoder: decoder.decode(b'', final=True))")
+    return None
+
+
+def stream_cases() -> list[Case]:
+    """GPT-2's ids of :data:`STREAM_TEXTS`, 1, 2 and 3 per chunk, and a stream that stops in the middle of a character."""
     buffer, offsets = build_arena(dict(gpt2().vocab))
-    miscounted = None
-    for text in STREAM_TEXTS:
-        for cut_every in (1, 2, 3):
-            chunks = stream_chunks(text, cut_every)
-            call = f"decode_stream(<GPT-2's ids of {text!r}, {cut_every} per chunk>, buffer, offsets)"
-            outcome = call_learner(lambda *args: list(decode_stream(*args)), (chunks, buffer, offsets), PROVIDED)
-            outcome.fail_on_error(call)
-            pieces = outcome.value[1]
-            if not all(type(piece) is str for piece in pieces):
-                raise CheckFailed(f"{call} yielded {short_repr(pieces)}: expected str pieces")
-            if any("\ufffd" in piece for piece in pieces):
-                raise CheckFailed(f"{call} yielded {short_repr(pieces)}: a piece holds U+FFFD, a character cut in two. "
-                                  "Keep the bytes of an unfinished character until the next chunk completes it")
-            if "".join(pieces) != text:
-                raise CheckFailed(f"{call}: the pieces {short_repr(pieces)} join into {''.join(pieces)!r}, expected {text!r}")
-            if len(pieces) != len(chunks) + 1 and miscounted is None:  # reported after the cuts and the texts
-                miscounted = (f"{call} yielded {len(pieces)} pieces for {len(chunks)} chunks: expected one per chunk, "
-                              "then one after the last (possibly \"\"), as in the example [\"a\", \"🙂\", \"\"]")
-    if miscounted is not None:
-        raise CheckFailed(miscounted)
-    # A stream that stops in the middle of a character: the held-back bytes must come out at the end.
-    call = "decode_stream([[8582]], buffer, offsets) (GPT-2's id 8582 is b'\\xf0\\x9f', the first half of 🙂)"
-    outcome = call_learner(lambda *args: list(decode_stream(*args)), ([[8582]], buffer, offsets), PROVIDED)
-    outcome.fail_on_error(call)
-    pieces = outcome.value[1]
-    if "".join(pieces) != "\ufffd" or len(pieces) != 2:
-        raise CheckFailed(f"{call} yielded {short_repr(pieces)}: expected ['', '\\ufffd']. After the last chunk, flush "
-                          "the bytes still held back, decoded with errors='replace' (with an incremental decoder: "
-                          "decoder.decode(b'', final=True))")
-    passed(f"decode_stream: {len(STREAM_TEXTS) * 3} streams of GPT-2 ids decode whole, never half a character, "
-           "and a stream cut in the middle of a character is flushed at the end.")
+    arena = {1: "<GPT-2's arena: buffer>", 2: "<offsets>"}
+    return [Case((stream_chunks(text, cut_every), buffer, offsets), {0: f"<GPT-2's ids of {text!r}, {cut_every} per chunk>", **arena})
+            for text in STREAM_TEXTS for cut_every in (1, 2, 3)] + [
+        Case(([[HALF_SMILE]], buffer, offsets), {0: f"[[{HALF_SMILE}]] (b'\\xf0\\x9f', the first half of 🙂)", **arena})]
 
+
+STREAM_TASK = Task("decode_stream", ("chunks", "buffer", "offsets"), driver=stream_pieces, hint=stream_hint,
+                   what="a list of str pieces, one per chunk and one after the last", provided=PROVIDED)
+# Stretch: the pieces of 16 streams against the grader's own incremental decoding (reference_decode_stream).
+check_stretch_decode_stream = stretch("decode_stream", TaskGraders(STREAM_TASK, reference_decode_stream, [Later(stream_cases)]))

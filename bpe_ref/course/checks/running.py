@@ -582,6 +582,22 @@ def advisory(function: Callable) -> Callable:
     return entry_point
 
 
+def advice(check: Callable[[Callable], None]) -> Callable[[Callable], None]:
+    """``check`` as advice, no points: in the learner's kernel a failure of it is printed as a hint, and when graded it
+    is not run. For checks that rest on what the learner's process reports about itself (calls of its helpers,
+    counted there), which a submission can forge: a task's points rest on what the trusted side measures."""
+
+    def advise(learner: Callable) -> None:
+        if runs_remotely(learner):
+            return
+        try:
+            check(learner)
+        except CheckFailed as failure:
+            print(f"advice (no points, your code's own calls counted): {failure}")
+
+    return advise
+
+
 def passed(message: str) -> None:
     """Tell the learner a check passed (graded cells print one line when they pass)."""
     print(message)

@@ -136,15 +136,15 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   for the file it held at the look; before Linux 5.5, where opens are not watched, mmaps are not
   counted either); ``splice``/``tee``/``vmsplice``, whose bytes the kernel does not count as read,
   are refused (``tests/test_grading_redteam.py``, section 6).
-  Where the calls of the learner's helpers are still watched (task 3 of labs 04 and 05, in both
-  tests), the count is one more way to fail, with a hint, never a way to pass: both tests also
-  measure the method (V4's visits, V5's heap) by its CPU time, so a scan per merge whose calls are
-  made for show, or whose count the worker forges, loses the visible point and the hidden ones
-  (``tests/test_grading_adversarial.py``, ``METHOD_FOR_SHOW``). What only the count sees there is a
-  constant factor or which helper does the work (lab 04: the index built without ``index_words``, a
-  word visited twice in a merge; lab 05: an entry pushed for every pair of a rewritten word rather
-  than for those that grew): an honest learner loses that task's points with a hint, one who forges
-  the count keeps them. Lab 07's short pretokens, where the heap and step 06's rounds cost the same,
+  The calls of the learner's helpers (task 3 of labs 04 and 05) are counted in the learner's kernel
+  only, as the visible test's advice (``checks.running.advice``): graded, nothing is watched, and no
+  point rests on a count. Both tests measure the method by its CPU time (V4's visits, V5's heap, and
+  lab 05's pushes against the reference's run), so a scan per merge whose calls are made for show,
+  or whose count the worker forges, loses the visible point and the hidden ones
+  (``tests/test_grading_adversarial.py``, ``METHOD_FOR_SHOW``; ``tests/test_mistakes.py``). What only
+  the count saw is no slower method, and costs no points: lab 04's index built in ``train`` without
+  ``index_words``, or built a few times; lab 05's pop written in ``train`` instead of a call of
+  ``pop_best``. Lab 07's short pretokens, where the heap and step 06's rounds cost the same,
   are decided by inputs: merges reordered by hand, on which the rounds give other tokens than the
   heap (a threshold below which another one-merge-at-a-time loop runs, tiktoken's rescan, gives the
   heap's tokens at the heap's cost on them, and is not told apart). A measurement
