@@ -25,7 +25,11 @@ NEVER_SENT = {"train", "merge_steps", "count_pretokens", "_count_str_pretokens",
 
 def lab_tasks(lab: str) -> list:
     """The lab's tasks (the graders' private copy of :class:`~bpe_ref.course.checks.core.Task`)."""
-    graders = run_module("bpe_ref.course.checks.fresh")["graders"](lab)
+    return tasks_of(run_module("bpe_ref.course.checks.fresh")["graders"](lab))
+
+
+def tasks_of(graders) -> list:
+    """The tasks of a lab's loaded graders (loading them again costs a second of CPU in labs 06 to 08)."""
     task_type = graders.Task
     found = {id(v.task): v.task for v in vars(graders).values() if isinstance(getattr(v, "task", None), task_type)}
     found |= {id(v): v for v in vars(graders).values() if isinstance(v, task_type)}
@@ -38,9 +42,9 @@ NO_HELPERS = {"09_benchmarks"}
 
 @pytest.mark.parametrize("lab", [lab for lab in lab_names() if lab not in NO_HELPERS])
 def test_stand_ins_are_sent_as_their_source_and_nothing_more(lab):
-    tasks = [task for task in lab_tasks(lab) if task.stand_ins]
-    assert tasks, f"no task of {lab} has stand-ins: does none call an earlier task's function?"
     graders = run_module("bpe_ref.course.checks.fresh")["graders"](lab)
+    tasks = [task for task in tasks_of(graders) if task.stand_ins]
+    assert tasks, f"no task of {lab} has stand-ins: does none call an earlier task's function?"
     provided = provided_closure(tuple(getattr(graders, "GRADING_POLICY", {}).get("provided", ())))
     for task in tasks:
         namespace: dict = {}
