@@ -34,6 +34,7 @@ from bpe_ref.course.figures.common import (  # noqa: E402
     code,
     markdown_table,
     quoted_snippets,
+    replayed_best_pair,
     show_token,
     signed,
     sync_snippets,
@@ -416,6 +417,14 @@ def test_index_trace_marks_stale_ids_and_keeps_a_superset():
             assert set(ids) <= set(step.index_before[pair])  # the append-only index lists every holder
         for i in step.stale:
             assert step.words_before[i] == step.words_after[i]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(st.dictionaries(st.tuples(*[st.binary(max_size=3)] * 2), st.integers(1, 3), min_size=1, max_size=12))
+def test_the_replays_best_pair_is_the_course_rule(pair_counts):
+    from bpe_ref.tiebreak import best_pair  # counts 1 to 3 over up to 12 pairs: ties, and prefixes (b"a", b"ab")
+
+    assert replayed_best_pair(pair_counts) == best_pair(pair_counts)
 
 
 @settings(max_examples=150, deadline=None, derandomize=True, database=None)
