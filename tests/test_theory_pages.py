@@ -658,7 +658,7 @@ def test_page05_less_than_only_claims():
     assert "never looks at the right tokens `t` and `r`" in text
 
 
-def test_page05_prose_claims():
+def test_page05_prose_claims(snippets):  # snippets: in their process, the heap runs they made are cached
     from bpe_ref.course.figures.heaps import (
         crossover_data, first_lasting_lead, heap_size_run, language_rows, seed_estimate,
     )
@@ -1103,7 +1103,7 @@ def test_drill_answers_page05():
     assert {p: c for p, c in net_change(word, pair).items() if p != pair} == changes
 
 
-def test_page06_prose_claims():
+def test_page06_prose_claims(snippets):  # snippets: in their process, GPT-2 and the layout sizes are loaded
     """Section 5's object sizes, section 3's ids, and the pitfall of a negative id in an arena."""
     import sys
 

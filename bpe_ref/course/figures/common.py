@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, data_file
@@ -38,6 +39,9 @@ from ...tiebreak import SortKeys
 from ..bench.common import as_words, machine_description, pair_counts, pyplot, save_png, write_json  # noqa: F401 (re-exported to the pages)
 from ..bench.common import markdown_table as shared_table
 from . import five_minutes
+
+if TYPE_CHECKING:
+    from ...tokenizer import Tokenizer
 from .step_diffs import diff_snippets
 
 # Figure sizes and resolution: fixed, so a rerun writes the same bytes.
@@ -216,6 +220,24 @@ def best_first(pair_counts: Mapping[tuple[bytes, bytes], int]) -> list[tuple[byt
     """The pairs in the order training would choose them: highest count first, ties by the course's rule."""
     keys = SortKeys()
     return sorted(pair_counts, key=lambda pair: keys.rank_key(pair_counts[pair], pair))
+
+
+@lru_cache(maxsize=1)
+def gpt2() -> Tokenizer:
+    """GPT-2's tokenizer, loaded once for all the pages that quote it (each load reads and checks
+    50,257 tokens, about a second); the pages read its tables and encode with it, never change it."""
+    from ...tokenizer import Tokenizer
+
+    return Tokenizer.gpt2()
+
+
+def replayed_best_pair(pair_counts: Mapping[tuple[bytes, bytes], int]) -> tuple[bytes, bytes]:
+    """:func:`bpe_ref.tiebreak.best_pair`, compared in C: the same ``(count, pair)`` tuples its key builds,
+    zipped instead of built by a lambda for each pair, so the same pair (counts first, ties by the
+    greatest pair), several times faster. The figure code replays whole runs, thousands of merges over
+    thousands of pairs, to check each merge is the best one (tests/test_figures.py checks the two agree).
+    """
+    return max(zip(pair_counts.values(), pair_counts))[1]
 
 
 def read_json(path: Path) -> dict:

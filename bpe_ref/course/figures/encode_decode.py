@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from array import array
+from functools import lru_cache
 from pathlib import Path
 
 from ...decode import build_arena, decode_with_arena
@@ -22,9 +23,8 @@ from ...encode.common import MergeTables
 from ...encode.step06_naive import encode_pretoken, encode_text, merge_ranks
 from ...pretokenize import count_pretokens
 from ...serialization import token_to_string
-from ...tokenizer import Tokenizer
 from ...train.step01_naive import merge_word, split_into_bytes, train
-from .common import labelled_bars, machine_line, name_axes, page_snippets, panels
+from .common import gpt2, labelled_bars, machine_line, name_axes, page_snippets, panels
 from .common import code, code_token, markdown_table, save_png, show_pair, show_word, thousands
 from .naive_bpe import SEED_EXAMPLE_TEXT
 
@@ -89,7 +89,7 @@ def work_snippet() -> str:
 
 
 def gpt2_snippet() -> str:
-    tok = Tokenizer.gpt2()
+    tok = gpt2()
     tables = tok._tables
     ranks = merge_ranks(tok.merges)
     rows = []
@@ -183,34 +183,35 @@ def deep_size(*objects: object) -> int:
     return total
 
 
-def layout_sizes() -> list[tuple[str, int]]:
-    """``(layout, bytes)`` for GPT-2's 50,257 tokens."""
-    tok = Tokenizer.gpt2()
+@lru_cache(maxsize=1)
+def layout_sizes() -> tuple[tuple[str, int], ...]:
+    """``(layout, bytes)`` for GPT-2's 50,257 tokens (measured once: the snippet and the figure show the same sizes)."""
+    tok = gpt2()
     vocab = {token_id: bytes(bytearray(token)) for token_id, token in tok.vocab.items()}  # one object per token
     tables = tok._tables
     parts = [(int(str(left)), int(str(right))) for left, right in tables.merge_parts]  # fresh ints, as int() of a file's numbers gives
     buffer, offsets = build_arena(vocab)
-    return [
+    return (
         ("merge parts, list of (left, right) tuples", deep_size(parts)),
         ("table, dict {id: bytes}", deep_size(vocab)),
         ("table, list of bytes", deep_size([vocab[i] for i in range(len(vocab))])),
         ("arena, bytes + list of int offsets", deep_size(buffer, [int(str(o)) for o in offsets])),
         ("arena, bytes + array('I') offsets", deep_size(buffer, array("I", offsets))),
-    ]
+    )
 
 
 def shared_parts_size() -> int:
     """The merge parts as tuples that share one int object per token number (as looking GPT-2's
     ``merges.txt`` up in the dict loaded from ``vocab.json`` gives), instead of a fresh int for every
     part (as ``int()`` of numbers read from a file gives)."""
-    tables = Tokenizer.gpt2()._tables
+    tables = gpt2()._tables
     ids = [int(str(t)) for t in range(256 + len(tables.merge_parts))]  # one object per token number
     return deep_size([(ids[left], ids[right]) for left, right in tables.merge_parts])
 
 
 def layouts_snippet() -> str:
     sizes = layout_sizes()
-    tok = Tokenizer.gpt2()
+    tok = gpt2()
     n = len(tok.vocab)
     average = sum(map(len, tok.vocab.values())) / n
     rows = [(label, f"{size / 1e6:.2f}", f"{size / n:.1f}") for label, size in sizes]
@@ -227,7 +228,7 @@ def layouts_snippet() -> str:
 
 def draw_layouts(path: Path) -> Path:
     sizes = layout_sizes()
-    n = len(Tokenizer.gpt2().vocab)
+    n = len(gpt2().vocab)
     fig, ax = panels(layout=None)
     values = [size / n for _, size in sizes]
     labelled_bars(ax, [label for label, _ in sizes], values, ["#999999", "#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"],
@@ -248,9 +249,10 @@ def decode_times(repeats: int = 7) -> dict[str, float]:
     from ...corpus import read_corpus
     from ...data_files import TINYSTORIES_SAMPLE, data_file
     from ...measure import interleaved, median
+    from ...tokenizer import Tokenizer
     from ..interop import gpt2_tiktoken
 
-    tok = Tokenizer.gpt2()
+    tok = Tokenizer.gpt2()  # a fresh one: its decode cache starts empty, as in a learner's process
     ids = tok.encode(read_corpus(data_file(TINYSTORIES_SAMPLE)))
     table = dict(tok.vocab)
     buffer, offsets = build_arena(table)

@@ -21,7 +21,7 @@ from typing import NamedTuple
 from ...encode.step06_naive import encode_pretoken, merge_ranks
 from ...encode.step07_heap import first_heap, heap_encode, pop_loop
 from ...train.step01_naive import split_into_bytes
-from .common import name_axes, page_snippets, panels, plot_series, read_json
+from .common import gpt2, name_axes, page_snippets, panels, plot_series, read_json
 from .common import code, code_token, markdown_table, save_png, show_token
 from .long_pieces import LONG_PIECES_JSON
 
@@ -115,19 +115,17 @@ EQUIVALENCE_CASES: list[tuple[str, bytes, Sequence[Pair] | None]] = [
 
 
 def _gpt2_merges() -> list[Pair]:
-    from ...tokenizer import Tokenizer
-
-    return Tokenizer.gpt2().merges
+    return gpt2().merges
 
 
 def equivalence_rows() -> list[tuple[str, bytes, list[bytes], list[bytes]]]:
     """``(merges, pretoken, rounds' tokens, heap's tokens)`` for each case."""
-    gpt2 = None
+    gpt2_ranks = None
     rows = []
     for label, pretoken, merges in EQUIVALENCE_CASES:
         if merges is None:
-            gpt2 = gpt2 or merge_ranks(_gpt2_merges())
-            ranks = gpt2
+            gpt2_ranks = gpt2_ranks or merge_ranks(_gpt2_merges())
+            ranks = gpt2_ranks
         else:
             ranks = merge_ranks(merges)
         rows.append((label, pretoken, encode_pretoken(pretoken, ranks), heap_encode(pretoken, ranks)))

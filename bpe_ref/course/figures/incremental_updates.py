@@ -32,7 +32,7 @@ from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
     TRAIN_BENCHMARK, as_words, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
-    panels, refuse_unless, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
+    panels, refuse_unless, replayed_best_pair, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
 )
 from .inverted_index import start_v4
 from .naive_bpe import HandStep, worked_example_trace
@@ -247,8 +247,8 @@ def overlap_bug_on_counts(word_counts: Mapping[bytes, int], max_merges: int, ove
     for merge in range(1, max_merges + 1):
         if not right:
             break
-        pair = best_pair(right)  # the course's one tie-break rule
-        picked = best_pair(buggy)
+        pair = replayed_best_pair(right)  # the course's one tie-break rule (best_pair's, compared in C)
+        picked = replayed_best_pair(buggy)
         if picked != pair:
             return OverlapBugRun(corpus, max_merges, *wrong or (None, None, None), merge, pair, picked, right[pair])
         before = {i: words[i] for i in index[pair]}

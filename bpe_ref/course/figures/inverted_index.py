@@ -35,8 +35,8 @@ from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from .common import (
     TRAIN_BENCHMARK, as_words, benchmark_seconds, best_first, code_token, corpus_counts, machine_line, markdown_table,
-    name_axes, page_snippets, panels, refuse_unless, rolling_median, save_png, show_pair, show_word, speedup_sentence,
-    thousands,
+    name_axes, page_snippets, panels, refuse_unless, replayed_best_pair, rolling_median, save_png, show_pair, show_word,
+    speedup_sentence, thousands,
 )
 from .naive_bpe import merges_list, tie_break_text
 
@@ -285,7 +285,7 @@ def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep], cor
     merges = []
     for rank, step in enumerate(trace):
         pair = step.pair
-        if pair_counts.get(pair) != step.count or best_pair(pair_counts) != pair:
+        if pair_counts.get(pair) != step.count or replayed_best_pair(pair_counts) != pair:
             raise AssertionError(f"merge {rank + 1}: the trainer chose {step}, the replay's counts say otherwise")
         distinct_pairs = len(pair_counts)
         token = pair[0] + pair[1]

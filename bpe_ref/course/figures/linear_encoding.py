@@ -28,7 +28,7 @@ from ...encode.step06_naive import Pair, encode_pretoken, merge_ranks
 from ...encode.step08_prefix_counts import prefix_token_counts
 from ...encode.step08_table import last_tokens
 from ...encode.step08_valid_tokens import ValidTokens, compatible
-from .common import name_axes, page_snippets, panels, plot_series, read_json, write_json
+from .common import gpt2, name_axes, page_snippets, panels, plot_series, read_json, write_json
 from .common import code, code_token, markdown_table, save_png, show_word
 from .heap_encoding import factor_range, speed_factors
 from .long_pieces import measure
@@ -208,9 +208,8 @@ def invalid_token_counts() -> dict[str, tuple[int, int]]:
     """``{vocabulary: (tokens that do not encode to themselves, merges)}``."""
     from ...data_files import REFERENCE_MERGES
     from ...serialization import load_merges
-    from ...tokenizer import Tokenizer
 
-    vocabularies = {"GPT-2": Tokenizer.gpt2().merges, "CS336's reference run on corpus.en": load_merges(REFERENCE_MERGES),
+    vocabularies = {"GPT-2": gpt2().merges, "CS336's reference run on corpus.en": load_merges(REFERENCE_MERGES),
                     "page 08's example": PAGE_MERGES}
     return {name: (len(invalid_tokens(merges)), len(merges)) for name, merges in vocabularies.items()}
 
@@ -230,9 +229,8 @@ CUT_EXAMPLES = ["Hello, world!", " out", "x  y", "don't<|endoftext|>stop"]
 def cut_rule_rows() -> list[list[str]]:
     """For a few texts: the hard boundaries, and what cutting at every index does to the count."""
     from ...fast.exact_counts import hard_boundaries
-    from ...tokenizer import Tokenizer
 
-    tok = Tokenizer.gpt2()
+    tok = gpt2()
     rows = []
     for text in CUT_EXAMPLES:
         whole = len(tok.encode(text))
