@@ -59,7 +59,7 @@ CHUNK_ALPHABET = ["a", "b", " ", "  ", "\n", "\n\n", "\t", "'s", "é", "😀", "
                   "end", "end of", " of", "\ntext", "end of\ntext"]
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=150 if EXHAUSTIVE else 75)  # each streams the text 4 times
 @given(
     pieces=st.lists(st.sampled_from(CHUNK_ALPHABET), max_size=30),
     cuts=st.lists(st.integers(0, 200), max_size=8),
