@@ -19,7 +19,8 @@ their first stories: the test needs them to run and plot, not their timings), an
 bpe_ref grade`` grades lab 00's solution (tests/test_grading_labs.py). tests/test_sampling.py
 checks that the sampled labs still cover every grading path. ``BPE_EXHAUSTIVE=1`` runs every lab (about three times as
 long; maintainers run it before a release, see CONTRIBUTING.md); ``BPE_EVERY_ATTACK=1``, its older
-name, does the same.
+name, does the same. The tests of the reference algorithms read ``EXHAUSTIVE`` too: by default their
+differential runs take heads of the corpora and fewer merges and examples, under it the full sizes.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ from bpe_ref import data_files
 from bpe_ref.pretokenize import count_pretokens
 from bpe_ref.train.step03_parallel import count_pretokens_in_file, find_chunk_boundaries
 
+from sampling import EXHAUSTIVE
+
+
 def boundaries_of(data: bytes, desired_num_chunks: int, split_tokens, buffer_size: int = 4096) -> list[int]:
     """:func:`find_chunk_boundaries` of a file holding ``data``."""
     with tempfile.TemporaryDirectory() as folder:
@@ -26,7 +29,8 @@ def boundaries_of(data: bytes, desired_num_chunks: int, split_tokens, buffer_siz
         return find_chunk_boundaries(path, desired_num_chunks, split_tokens, buffer_size=buffer_size)
 
 
-PROPERTY = settings(derandomize=True, deadline=None, database=None, max_examples=200)
+# 100 files per property by default, 200 under BPE_EXHAUSTIVE=1 (each writes a file and cuts it).
+PROPERTY = settings(derandomize=True, deadline=None, database=None, max_examples=200 if EXHAUSTIVE else 100)
 
 EOT = "<|endoftext|>"
 # Special token sets a corpus may use; the later ones overlap each other (a suffix of one is a

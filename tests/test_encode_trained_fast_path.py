@@ -19,6 +19,8 @@ from bpe_ref.fast.encoder import (BULK_PIECES, BULK_TEXT, CUT_MARKS, LONG_SEGMEN
                                  char_cutter, longest_valid_encoder, space_is_a_cut)
 from bpe_ref.pretokenize import PRETOKEN_RE
 
+from sampling import EXHAUSTIVE
+
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=60)
 SPECIALS = ["<|endoftext|>"]
 # Many scripts, so that training makes tokens that span characters, and parts of characters.
@@ -160,7 +162,7 @@ def test_a_new_piece_too_long_to_keep_is_encoded_once():
     assert len(text) > BULK_TEXT and tok.encode(text) == tok.encode(text, method="heap")
     assert len(long) > fast.char_pieces.max_key and calls.count(long) == 1
 
-@settings(SETTINGS, max_examples=15)
+@settings(SETTINGS, max_examples=15 if EXHAUSTIVE else 6)  # each encodes 200,000 characters with the heap encoder
 @given(training=many_scripts, text=st.text(alphabet=SCRIPTS + "x\n", min_size=1, max_size=300))
 def test_bulk_path_on_long_text_is_the_heap_encoder(training, text):
     # A text longer than BULK_TEXT is encoded in bulk: cut whole in NumPy once the character cut
@@ -175,7 +177,7 @@ def test_bulk_path_on_long_text_is_the_heap_encoder(training, text):
     marked = CUT_MARKS + long
     assert tok.encode(marked) == tok.encode(marked, method="heap")
     # Words, decided "no cut" (the bulk path's _fill), with special tokens between the parts.
-    words = tokenizer_for(training)
+    words = Tokenizer(dict(tok.vocab), list(tok.merges), SPECIALS)  # the same vocabulary, every cache empty
     words._fast_encoder()._cut = _uncut
     stories = "<|endoftext|>".join([long[:1000], long[1000:], "x" + long[:700]])
     assert words.encode(stories) == words.encode(stories, method="heap")

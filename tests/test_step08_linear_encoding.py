@@ -4,13 +4,10 @@ encoder (the definition), with ValidTokens' tree walk, with the Tokenizer and wi
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_ref import Tokenizer
 from bpe_ref.encode.common import MergeTables
 from bpe_ref.encode.step06_naive import encode_pretoken, merge_ranks
 from bpe_ref.encode.step08_backtrack import backtrack_encode
@@ -22,9 +19,9 @@ from bpe_ref.train.step01_naive import train
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=40)
 
 
-@lru_cache(maxsize=1)
-def gpt2_ranks():
-    return merge_ranks(Tokenizer.gpt2().merges)
+@pytest.fixture(scope="module")
+def gpt2_ranks(gpt2_tokenizer):
+    return merge_ranks(gpt2_tokenizer.merges)
 
 
 @st.composite
@@ -73,13 +70,11 @@ def test_backtrack_and_table_equal_the_definition(case):
 
 @pytest.mark.parametrize("piece", [b" antidisestablishmentarianism", b"a" * 200, b"1234567890" * 20,
                                    " naïve".encode(), " \U0001f642".encode()])
-def test_gpt2_pieces_against_tiktoken(piece):
+def test_gpt2_pieces_against_tiktoken(piece, gpt2_tokenizer, gpt2_tiktoken, gpt2_ranks):
     from bpe_ref.course.checks.lab06_encode_decode import ranks_for
-    from bpe_ref.course.interop import to_tiktoken
 
-    tok = Tokenizer.gpt2()
-    expected = [tok.vocab[i] for i in to_tiktoken(tok, name="gpt2")._encode_single_piece(piece)]
-    ranks = ranks_for(piece, gpt2_ranks())  # the merges that can apply here: the same tokens as all 50,000
+    expected = [gpt2_tokenizer.vocab[i] for i in gpt2_tiktoken._encode_single_piece(piece)]
+    ranks = ranks_for(piece, gpt2_ranks)  # the merges that can apply here: the same tokens as all 50,000
     tokens = backtrack_encode(piece, ranks)
     assert tokens == expected == encode_pretoken(piece, ranks)
     assert prefix_token_counts(last_tokens(piece, ranks))[-1] == len(tokens)

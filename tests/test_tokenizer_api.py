@@ -74,10 +74,10 @@ def test_count_tokens(gpt2_tokenizer):
     assert gpt2_tokenizer.count_tokens("") == 0
 
 
-def test_cache_is_bounded():
+def test_cache_is_bounded(gpt2_tokenizer):
     tok = Tokenizer.gpt2(cache_size=8)
     text = " ".join(f"w{i}" for i in range(100))
-    assert tok.encode(text) == Tokenizer.gpt2().encode(text, method="heap")
+    assert tok.encode(text) == gpt2_tokenizer.encode(text, method="heap")
     assert len(tok._fast.cache) <= 8 and len(tok._fast.pieces) <= 8
     tok.clear_cache()
     assert len(tok._fast.cache) == 0 and len(tok._fast.pieces) == 0
@@ -85,7 +85,7 @@ def test_cache_is_bounded():
     from bpe_ref.fast.encoder import CACHED_CHARS_PER_KEY, MAX_CACHED_SEGMENT
 
     text = " ".join(f"{i}" + "中文" * 500 for i in range(20))
-    assert tok.encode(text) == Tokenizer.gpt2().encode(text, method="heap")
+    assert tok.encode(text) == gpt2_tokenizer.encode(text, method="heap")
     assert sum(map(len, tok._fast.cache)) <= 8 * CACHED_CHARS_PER_KEY + MAX_CACHED_SEGMENT
     tok.clear_cache()
     assert tok._fast.cache.chars == 0

@@ -58,7 +58,9 @@ def test_vocab_layout_on_corpus_en(method, corpus_en_runs):
     assert [vocab[257 + i] for i in range(len(merges))] == [left + right for left, right in merges]
 
 
-@pytest.mark.parametrize("method", ["naive", "heap", "parallel"])
+# Every trainer but "parallel" counts through the same count_pretokens_in_file (and each trainer's
+# merges on corpus.en are checked above): "heap" stands for them, "parallel" counts its own way.
+@pytest.mark.parametrize("method", ["heap", "parallel"])
 def test_corpus_en_with_pretokenization_in_two_processes(method, corpus_en_path, reference_merges):
     """corpus.en has no <|endoftext|>: nowhere to cut, and the result must not change."""
     _, merges = train_bpe(corpus_en_path, 500, special_tokens=[EOT], method=method, num_workers=2)
