@@ -408,7 +408,10 @@ def submission_builders(lab: str, course: Path) -> dict[str, Callable[[], dict |
         "loop_in_extra_cell": after_setup(complete, "loop", "while True:\n    pass"),
         "exit_in_extra_cell": after_setup(complete, "bye", "import os\nos._exit(0)"),
         "last_raises": lambda: with_last_function(lab, 'raise ValueError("not done yet")'),
-        "last_hangs": lambda: with_last_function(lab, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"),
+        # Sleeps rather than spins: the worker is killed at the call's deadline either way (the sandbox
+        # interrupts nothing), and the loop of loop_in_extra_cell already burns a core to its deadline.
+        "last_hangs": lambda: with_last_function(lab, "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                                                      "while True:\n    time.sleep(1)"),
         "last_dies": lambda: with_last_function(lab, "import os\nos._exit(3)"),
         "last_tests_deleted": lambda: delete_last_tests(with_last_function(lab, 'raise ValueError("not done yet")'), lab),
         "invalid_json": lambda: json.dumps(complete(lab))[:3000],
