@@ -16,7 +16,9 @@ stand-ins, from the modules a lab gives the worker where it does), and
 tests/test_stand_ins.py checks every lab's stand-ins themselves. Running a solution notebook top
 to bottom with its exploration goes to labs 00 and 03 (the corpora their explorations time cut to
 their first stories: the test needs them to run and plot, not their timings), and ``python -m
-bpe_ref grade`` grades lab 00's solution (tests/test_grading_labs.py). tests/test_sampling.py
+bpe_ref grade`` grades lab 00's solution (tests/test_grading_labs.py). nbgrader's feedback is
+rendered for each lab's honest work and release, and for a few of lab 00's notebooks that the grader
+changed (tests/test_grading_adversarial.py's ``FEEDBACK``), not for every submission. tests/test_sampling.py
 checks that the sampled labs still cover every grading path. ``BPE_EXHAUSTIVE=1`` runs every lab (about three times as
 long; maintainers run it before a release, see CONTRIBUTING.md); ``BPE_EVERY_ATTACK=1``, its older
 name, does the same. The tests of the reference algorithms read ``EXHAUSTIVE`` too: by default their

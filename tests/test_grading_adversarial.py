@@ -23,9 +23,11 @@ unreadable file; a few labs'
 batches hold a submission that breaks in a way only that lab shows (``ONE_LAB``; lab 00's holds
 tests/test_review_flags.py's class too, whose flags from behaviour are checked here); where that is the
 complete solution changed in a way that must cost nothing, it is the lab's honest work, so that each
-solution is graded once (``HONEST_VARIANTS``). ``BPE_EXHAUSTIVE=1`` sends every attack to every lab,
-and grades the plain solution beside those variants (maintainers run it before a release, see
-CONTRIBUTING.md).
+solution is graded once (``HONEST_VARIANTS``); the labs whose wrong method makes its calls for show
+(``METHOD_FOR_SHOW``) hold that student too. nbgrader's feedback is rendered for a sample of each
+class (``FEEDBACK``). ``BPE_EXHAUSTIVE=1`` sends every attack to every lab, grades the plain solution
+beside those variants and renders every submission's feedback (maintainers run it before a release,
+see CONTRIBUTING.md).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -358,20 +361,24 @@ def delete_last_tests(notebook: dict, lab: str) -> dict:
 
 
 def class_of(lab: str, course: Path) -> dict[str, dict | str]:
-    """student id -> notebook (JSON) or raw text. Ids with '_' on purpose (zip_collect)."""
-    everyone = every_submission(lab, course)
-    if attacks_on(lab):
-        return everyone
-    kept = (EVERY_LAB | (ON_THE_RELEASE if sampled(lab) else set())
-            | (ON_THE_SOLUTION if sampled(lab, COMPLETE_NOTEBOOK_LABS) else set())
-            | (POLICY_DEPENDENT if lab in PROCESS_LABS else set()))
-    return {s: n for s, n in everyone.items() if s in kept}
+    """student id -> notebook (JSON) or raw text. Ids with '_' on purpose (zip_collect). Only the
+    submissions the batch keeps are built (building the rest, e.g. a table of a lab's visible answers,
+    costs seconds)."""
+    builders = submission_builders(lab, course)
+    if not attacks_on(lab):
+        kept = (EVERY_LAB | (ON_THE_RELEASE if sampled(lab) else set())
+                | (ON_THE_SOLUTION if sampled(lab, COMPLETE_NOTEBOOK_LABS) else set())
+                | (POLICY_DEPENDENT if lab in PROCESS_LABS else set()))
+        builders = {s: build for s, build in builders.items() if s in kept}
+    return {student: build() for student, build in builders.items()}
 
 
 def submissions_of(lab: str, course: Path) -> dict[str, dict | str]:
     """The class of ``lab``'s batch: :func:`class_of` and the submissions only this lab holds,
     whose honest work is graded once (see :data:`HONEST_VARIANTS`)."""
     everyone = {**class_of(lab, course), **{student: build() for student, build in ONE_LAB.get(lab, {}).items()}}
+    if lab in METHOD_FOR_SHOW and sampled(lab):  # a wrong method whose calls look right (below): graded in the lab's class
+        everyone["method_for_show"] = method_for_show(lab)
     if lab in HONEST_VARIANTS and not EXHAUSTIVE:
         del everyone["honest"]
     return everyone
@@ -383,32 +390,43 @@ def honest_of(batch) -> str:
 
 
 def every_submission(lab: str, course: Path) -> dict[str, dict | str]:
-    empty = blank(lab)
+    return {student: build() for student, build in submission_builders(lab, course).items()}
+
+
+def submission_builders(lab: str, course: Path) -> dict[str, Callable[[], dict | str]]:
+    """student id -> a function that builds the submission (see :func:`every_submission`)."""
+    def after_setup(build: Callable[[str], dict], cell_id: str, source: str) -> Callable[[], dict]:
+        return lambda: with_cell_after_setup(build(lab), cell_id, source)
+
     return {
         # edits the package before anyone else is graded (students are graded in sorted order)
-        "aaa_edits_package": with_cell_after_setup(empty, "attack", edits_package(course)),
-        "honest": complete(lab),
-        "blank": empty,
-        "noisy_but_correct": noisy(lab),
-        "error_in_extra_cell": with_cell_after_setup(complete(lab), "typo", 'raise RuntimeError("a typo in my own cell")'),
-        "loop_in_extra_cell": with_cell_after_setup(complete(lab), "loop", "while True:\n    pass"),
-        "exit_in_extra_cell": with_cell_after_setup(complete(lab), "bye", "import os\nos._exit(0)"),
-        "last_raises": with_last_function(lab, 'raise ValueError("not done yet")'),
-        "last_hangs": with_last_function(lab, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"),
-        "last_dies": with_last_function(lab, "import os\nos._exit(3)"),
-        "last_tests_deleted": delete_last_tests(with_last_function(lab, 'raise ValueError("not done yet")'), lab),
-        "invalid_json": json.dumps(complete(lab))[:3000],
-        "hooks_ipython": with_cell_after_setup(empty, "attack", HOOKS),
-        "patches_imports": with_cell_after_setup(empty, "attack", PATCHED_IMPORTS),
-        "patches_hypothesis": with_cell_after_setup(empty, "attack", PATCHED_HYPOTHESIS),
-        "reference_import": with_cell_after_setup(empty, "attack", REFERENCE_IMPORT),
-        "reference_from_disk": with_cell_after_setup(empty, "attack", REFERENCE_FROM_DISK),
-        "reference_private_copy": with_cell_after_setup(empty, "attack", REFERENCE_PRIVATE_COPY),
-        "reference_subprocess": with_cell_after_setup(empty, "attack", REFERENCE_SUBPROCESS),
-        "writes_gradebook": with_cell_after_setup(empty, "attack", writes_gradebook(course)),
-        "kills_grader": with_cell_after_setup(empty, "attack", KILLS_GRADER),
-        "hardcoded": hardcoded(lab),
-        **({"helper_raises": helper_raises(lab), "keeps_a_stand_in": keeps_a_stand_in(lab)} if has_helpers(lab) else {}),
+        "aaa_edits_package": after_setup(blank, "attack", edits_package(course)),
+        "honest": lambda: complete(lab),
+        "blank": lambda: blank(lab),
+        "noisy_but_correct": lambda: noisy(lab),
+        "error_in_extra_cell": after_setup(complete, "typo", 'raise RuntimeError("a typo in my own cell")'),
+        "loop_in_extra_cell": after_setup(complete, "loop", "while True:\n    pass"),
+        "exit_in_extra_cell": after_setup(complete, "bye", "import os\nos._exit(0)"),
+        "last_raises": lambda: with_last_function(lab, 'raise ValueError("not done yet")'),
+        # Sleeps rather than spins: the worker is killed at the call's deadline either way (the sandbox
+        # interrupts nothing), and the loop of loop_in_extra_cell already burns a core to its deadline.
+        "last_hangs": lambda: with_last_function(lab, "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                                                      "while True:\n    time.sleep(1)"),
+        "last_dies": lambda: with_last_function(lab, "import os\nos._exit(3)"),
+        "last_tests_deleted": lambda: delete_last_tests(with_last_function(lab, 'raise ValueError("not done yet")'), lab),
+        "invalid_json": lambda: json.dumps(complete(lab))[:3000],
+        "hooks_ipython": after_setup(blank, "attack", HOOKS),
+        "patches_imports": after_setup(blank, "attack", PATCHED_IMPORTS),
+        "patches_hypothesis": after_setup(blank, "attack", PATCHED_HYPOTHESIS),
+        "reference_import": after_setup(blank, "attack", REFERENCE_IMPORT),
+        "reference_from_disk": after_setup(blank, "attack", REFERENCE_FROM_DISK),
+        "reference_private_copy": after_setup(blank, "attack", REFERENCE_PRIVATE_COPY),
+        "reference_subprocess": after_setup(blank, "attack", REFERENCE_SUBPROCESS),
+        "writes_gradebook": after_setup(blank, "attack", writes_gradebook(course)),
+        "kills_grader": after_setup(blank, "attack", KILLS_GRADER),
+        "hardcoded": lambda: hardcoded(lab),
+        **({"helper_raises": lambda: helper_raises(lab), "keeps_a_stand_in": lambda: keeps_a_stand_in(lab)}
+           if has_helpers(lab) else {}),
     }
 
 
@@ -515,8 +533,8 @@ def attacks_on(lab: str) -> bool:
 
 
 def summarized(lab: str) -> bool:
-    """Whether ``lab``'s batch runs ``grade --class`` (the labs holding attacks it must flag)."""
-    return attacks_on(lab) or lab == "01_naive_bpe"
+    """Whether ``lab``'s batch runs ``grade --class`` (the labs holding attacks it must flag or score)."""
+    return attacks_on(lab) or lab == "01_naive_bpe" or (lab in METHOD_FOR_SHOW and sampled(lab))
 
 
 def needs(batch, *students: str) -> None:
@@ -549,6 +567,20 @@ REFUSED = {
 }
 
 
+# nbgrader's feedback, rendered for a sample of each class: each lab's honest work and its release
+# (cells that pass, and cells that fail saying why), and where they are graded (lab 00), notebooks
+# the grader changed: test and read-only cells nbgrader restored, a cell that timed out, a worker
+# that died, an attack on IPython's hooks. How a notebook renders does not depend on the rest of
+# the class: BPE_EXHAUSTIVE=1 renders every submission's (about half a second of CPU each).
+FEEDBACK = {"honest", "blank", *HONEST_VARIANTS.values(), "tampers", "loop_in_extra_cell", "last_hangs", "solution_cell_exits",
+            "hooks_ipython"}
+
+
+def given_feedback(students) -> set[str]:
+    """Who of ``students`` gets nbgrader's feedback in a batch (see :data:`FEEDBACK`)."""
+    return set(students) if EXHAUSTIVE else set(students) & FEEDBACK
+
+
 def package_fingerprint() -> str:
     digest = hashlib.sha256()
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -577,10 +609,10 @@ def call_limit(group: str) -> str:
     return f"--TrustedExecute.call_timeout={5 if short else 20}"
 
 
-def only_on(lab: str):
-    """Run a test on ``lab``'s batch only (a submission that only that lab's class holds)."""
+def only_on(*labs: str):
+    """Run a test on the batches of ``labs`` only (a submission that only their classes hold)."""
     def mark(test):
-        test.only_on = lab
+        test.only_on = labs
         return test
     return mark
 
@@ -589,8 +621,8 @@ def pytest_generate_tests(metafunc):
     # Each test that takes ``batch`` runs once per lab; the labs of a group share one graded class
     # (a module-scoped parameter, which tests/conftest.py keeps on one xdist worker).
     if "graded_class" in metafunc.fixturenames:
-        labs = [getattr(metafunc.function, "only_on", None) or lab for lab in LABS]
-        labs = list(dict.fromkeys(labs))
+        only = getattr(metafunc.function, "only_on", LABS)
+        labs = [lab for lab in LABS if lab in only]
         metafunc.parametrize(("graded_class", "lab"), [(group_of(lab), lab) for lab in labs], indirect=["graded_class"],
                              ids=labs, scope="module")
 
@@ -605,8 +637,10 @@ def graded_class(request):
         if run_nbgrader(["generate_assignment", "*", "--force"], course, timeout=600).returncode != 0:
             raise RuntimeError(f"nbgrader generate_assignment failed for {', '.join(labs)}")
         config_before = (course / "nbgrader_config.py").read_text()
+        students = {}
         for lab in labs:
-            for student, notebook in submissions_of(lab, course).items():
+            students[lab] = submissions_of(lab, course)
+            for student, notebook in students[lab].items():
                 folder = course / "submitted" / student / lab
                 folder.mkdir(parents=True)
                 text = notebook if isinstance(notebook, str) else json.dumps(notebook, indent=1)
@@ -619,7 +653,9 @@ def graded_class(request):
             [sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
             cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300,
         ) for lab in labs if summarized(lab)}
-        run_nbgrader(["generate_feedback", "*"], course)  # its files are checked below
+        sampled_feedback = set().union(*(given_feedback(students[lab]) for lab in labs))
+        without = sorted(set().union(*students.values()) - sampled_feedback)
+        run_nbgrader(["generate_feedback", "*", f"--CourseDirectory.student_id_exclude={','.join(without)}"], course)
         export = run_nbgrader(["export", "--to", str(course / "grades.csv")], course)
         grades_csv = list(csv.DictReader((course / "grades.csv").open())) if (course / "grades.csv").exists() else []
         package_unchanged = package_fingerprint() == before
@@ -638,6 +674,7 @@ def graded_class(request):
                 "details": {s: group_by_task(grades_from_course(course, lab, s, lab)) for s, r in report.items() if r.status == "graded"},
                 "summary": summaries.get(lab),
                 "feedback_files": {p.parts[-3] for p in (course / "feedback").glob(f"*/{lab}/{lab}.html")},
+                "given_feedback": given_feedback(students[lab]),
                 "export": export,
                 "grades_csv": [row for row in grades_csv if row["assignment"] == lab],
                 "autograded": {p.parts[-3]: json.loads(p.read_text()) for p in (course / "autograded").glob(f"*/{lab}/{lab}.ipynb")},
@@ -778,7 +815,8 @@ def test_a_gradebook_written_behind_the_graders_back_is_flagged(batch, tmp_path)
 
 def test_feedback_and_export_work_for_the_class(batch):
     graded = {s for s, r in batch["report"].items() if r.status == "graded"}
-    assert batch["feedback_files"] == graded
+    assert {honest_of(batch), "blank"} <= batch["given_feedback"]
+    assert batch["feedback_files"] == graded & batch["given_feedback"], batch["given_feedback"]
     assert batch["export"].returncode == 0
     scores = {row["student_id"]: float(row["raw_score"]) for row in batch["grades_csv"]}
     assert scores[honest_of(batch)] == batch["full"] and scores["blank"] == 0 and scores.get("writes_gradebook", 0) == 0
@@ -1020,54 +1058,33 @@ def points_left(lab: str) -> float:
     return sum(cell.points for cell in test_cells.load(lab) if cell.functions[0] == name and not cell.grade_id.startswith(task))
 
 
-@pytest.fixture(scope="module")
-def methods_for_show():
-    """Each lab's :func:`method_for_show`, one student per lab, autograded as one class (one ``nbgrader
-    autograde "*"``), then ``grade --class`` per lab: lab -> the student's tasks, the summary, the autograded cells.
-    The sampled labs only by default (lab 07; labs 04 and 05 run their wrong method to its deadline, a minute
-    of CPU), all three with BPE_EXHAUSTIVE=1."""
-    labs = [lab for lab in sorted(METHOD_FOR_SHOW) if sampled(lab)]
-    with temporary_course(labs) as course:
-        if run_nbgrader(["generate_assignment", "*", "--force"], course, timeout=600).returncode != 0:
-            raise RuntimeError(f"nbgrader generate_assignment failed for {', '.join(labs)}")
-        for lab in labs:
-            folder = course / "submitted" / "method_for_show" / lab
-            folder.mkdir(parents=True)
-            (folder / f"{lab}.ipynb").write_text(json.dumps(method_for_show(lab), indent=1), encoding="utf-8")
-        autograde = run_nbgrader(["autograde", "*", *BATCH_OPTIONS, "--TrustedExecute.call_timeout=20"], course, timeout=1800)
-        assert autograde.returncode == 0, (autograde.stdout + autograde.stderr)[-3000:]
-        yield {lab: {
-            "tasks": {task.name: task for task in group_by_task(grades_from_course(course, lab, "method_for_show", lab))},
-            "report": {s.student: s for s in class_report(course, lab)},
-            "summary": subprocess.run([sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
-                                      cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300),
-            "cells": json.loads((course / "autograded" / "method_for_show" / lab / f"{lab}.ipynb").read_text())["cells"],
-        } for lab in labs}
-
-
 def failure_text(cells: list[dict], grade_id: str) -> str:
     """The whole message of the failure an autograded test cell shows."""
     cell = next(c for c in cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
     return " ".join(out.get("evalue", "") for out in cell["outputs"] if out["output_type"] == "error")
 
 
-@pytest.mark.parametrize("lab", sorted(METHOD_FOR_SHOW))
-def test_a_wrong_method_with_its_calls_for_show_loses_its_points_in_a_class(methods_for_show, lab):
-    if lab not in methods_for_show:
-        pytest.skip(f"{lab}: the class of wrong methods holds the sampled labs ({', '.join(SAMPLED_LABS)}); "
+@only_on(*METHOD_FOR_SHOW)
+def test_a_wrong_method_with_its_calls_for_show_loses_its_points_in_a_class(batch):
+    # The lab's class holds the student (submissions_of); the sampled labs only by default (lab 07; labs 04 and
+    # 05 run their wrong method to its deadline, a minute of CPU), all three with BPE_EXHAUSTIVE=1.
+    lab = batch["lab"]
+    if "method_for_show" not in batch["report"]:
+        pytest.skip(f"{lab}: the wrong methods are graded in the classes of the sampled labs ({', '.join(SAMPLED_LABS)}); "
                     "BPE_EXHAUSTIVE=1 grades every one")
-    graded = methods_for_show[lab]
+    tasks = {task.name: task for task in batch["details"]["method_for_show"]}
+    cells = batch["autograded"]["method_for_show"]["cells"]
     task, _ = METHOD_FOR_SHOW[lab]
-    result = graded["tasks"][task]
+    result = tasks[task]
     assert result.earned == 0 and len(result.cells) == 2, [(cell.grade_id, cell.earned) for cell in result.cells]
     assert result.first_failure.startswith("visible: "), result.first_failure
     assert any(words in result.first_failure for words in FIRST_LINES), result.first_failure
     for grade_id in (task, task + "_hidden"):  # the visible point and the hidden ones, lost to the same kind of check
-        message = failure_text(graded["cells"], grade_id)
+        message = failure_text(cells, grade_id)
         assert any(why in message for why in MEASURED_OR_FORCED) and not COUNTED.search(message), (grade_id, message)
-    status = graded["report"]["method_for_show"]
-    assert status.status == "graded" and status.earned == sum(t.earned for t in graded["tasks"].values()) <= points_left(lab)
-    summary = graded["summary"].stdout
+    status = batch["report"]["method_for_show"]
+    assert status.status == "graded" and status.earned == sum(t.earned for t in tasks.values()) <= points_left(lab)
+    summary = batch["summary"].stdout
     assert re.search(rf"^method_for_show\s+{status.earned:g} / {status.possible:g}\s+graded", summary, re.M), summary
 
 

@@ -22,22 +22,23 @@ LAB = "01_naive_bpe"
 NOT_GRADED_HERE = ("task5_train_on_corpus_en", "task5_train_on_corpus_en_hidden")
 SEED = 20261129
 
-# Each submission: the course's solution with some (cell id, old, new) changes, a mistake a learner could make,
-# or a function whose answers change with its calls (the replay and hypothesis's shrinking must call it alike).
-STATEFUL_COUNT = ("task1_count_pairs_solution", "    for word, frequency in word_counts.items():",
-                  "    CALLS.append(1)\n    frequency_bonus = len(CALLS) > 40  # right for 40 calls, then wrong\n"
-                  "    for word, frequency in word_counts.items():\n        frequency += frequency_bonus")
+# Each submission: the course's solution with some (cell id, old, new) changes, mistakes a learner could make, or
+# functions whose answers change with their calls (the replay and hypothesis's shrinking must call them alike).
+# Every task is graded with the reference's helpers standing in for the learner's earlier functions, so mistakes
+# in different tasks cost their own task only: one notebook holds several, and the class is three notebooks.
+COUNTS_ONCE_PER_WORD = ("task1_count_pairs_solution", "zip(word, word[1:])", "set(zip(word, word[1:]))")
+TIES_BY_CONCATENATION = ("task2_best_pair_solution", "(pair_counts[pair], pair)", "(pair_counts[pair], pair[0] + pair[1])")
+STOPS_AFTER_EIGHT = ("task4_train_solution", "for _ in range(num_merges):", "for _ in range(min(num_merges, 8)):")
+RIGHT_THEN_WRONG = ("task1_count_pairs_solution", "    for word, frequency in word_counts.items():",
+                    "    CALLS.append(1)\n    frequency_bonus = len(CALLS) > 40  # right for 40 calls, then wrong\n"
+                    "    for word, frequency in word_counts.items():\n        frequency += frequency_bonus")
+WRONG_ONCE = [("task3_merge_word_solution", "    merged = []", "    MERGES.append(1)\n    merged = []"),
+              ("task3_merge_word_solution", "    return tuple(merged)",
+               "    return tuple(merged) + ((b'!',) if len(MERGES) == 30 else ())  # one wrong answer")]
 SUBMISSIONS = {
-    "ties_by_concatenation": [("task2_best_pair_solution", "(pair_counts[pair], pair)",
-                               "(pair_counts[pair], pair[0] + pair[1])")],
     "honest": [],
-    "counts_once_per_word": [("task1_count_pairs_solution", "zip(word, word[1:])", "set(zip(word, word[1:]))")],
-    "right_then_wrong": [("setup", "# Setup (read-only). Run it first.", "CALLS = []"), STATEFUL_COUNT],
-    "wrong_once": [("setup", "# Setup (read-only). Run it first.", "CALLS = []"),
-                   ("task3_merge_word_solution", "    merged = []", "    CALLS.append(1)\n    merged = []"),
-                   ("task3_merge_word_solution", "    return tuple(merged)",
-                    "    return tuple(merged) + ((b'!',) if len(CALLS) == 30 else ())  # one wrong answer")],
-    "stops_after_eight": [("task4_train_solution", "for _ in range(num_merges):", "for _ in range(min(num_merges, 8)):")],
+    "three_mistakes": [COUNTS_ONCE_PER_WORD, TIES_BY_CONCATENATION, STOPS_AFTER_EIGHT],
+    "changes_with_its_calls": [("setup", "# Setup (read-only). Run it first.", "CALLS, MERGES = [], []"), RIGHT_THEN_WRONG, *WRONG_ONCE],
 }
 
 
@@ -81,16 +82,16 @@ def test_a_class_graded_with_its_inputs_kept_gets_the_same_scores_and_feedback(m
         assert kept[student] == fresh[student], student
     # The class as it should be graded: the honest notebook full marks, each mistake caught by its hidden test.
     lost = {student: sorted(grade_id for grade_id, _, passed, _ in verdicts if not passed) for student, verdicts in fresh.items()}
-    assert lost == {"ties_by_concatenation": ["task2_best_pair", "task2_best_pair_hidden"], "honest": [],
-                    "counts_once_per_word": ["task1_count_pairs", "task1_count_pairs_hidden"],
-                    "right_then_wrong": ["task1_count_pairs_hidden"], "wrong_once": ["task3_merge_word_hidden"],
-                    "stops_after_eight": ["task4_train_hidden"]}
+    assert lost == {"honest": [],
+                    "three_mistakes": ["task1_count_pairs", "task1_count_pairs_hidden", "task2_best_pair",
+                                       "task2_best_pair_hidden", "task4_train_hidden"],
+                    "changes_with_its_calls": ["task1_count_pairs_hidden", "task3_merge_word_hidden"]}
     messages = {(student, grade_id): message for student, verdicts in fresh.items() for grade_id, _, _, message in verdicts}
-    assert "smallest failing input hypothesis found" in messages["ties_by_concatenation", "task2_best_pair_hidden"]
-    assert "smallest failing input hypothesis found" in messages["right_then_wrong", "task1_count_pairs_hidden"]
-    assert "failed once but not when run again" in messages["wrong_once", "task3_merge_word_hidden"]
+    assert "smallest failing input hypothesis found" in messages["three_mistakes", "task2_best_pair_hidden"]
+    assert "smallest failing input hypothesis found" in messages["changes_with_its_calls", "task1_count_pairs_hidden"]
+    assert "failed once but not when run again" in messages["changes_with_its_calls", "task3_merge_word_hidden"]
     # Kept, hypothesis ran only to shrink the failures of the wrong notebooks' property tests (5 of them), not once
-    # per property test of each notebook (4 per notebook, 6 notebooks).
+    # per property test of each notebook (4 per notebook, 3 notebooks).
     assert drawn_afresh == 4 * len(SUBMISSIONS)
     assert sorted(runs) == ["best_pair", "count_pairs", "count_pairs", "merge_word", "train"]
 

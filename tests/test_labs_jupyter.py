@@ -15,30 +15,14 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
 from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment
 
-JUPYTER = [sys.executable, "-m", "jupyter"]
-
-
-def run(*arguments: str) -> str:
-    result = subprocess.run([*JUPYTER, *arguments], capture_output=True, text=True, env=nbgrader_environment(), timeout=120)
-    return result.stdout + result.stderr
-
-
-def test_nbgrader_server_extensions_are_enabled():
-    listing = run("server", "extension", "list")
-    for extension in ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.validate_assignment"):
-        line = next(line for line in listing.splitlines() if line.strip().startswith(extension) and "enabled" in line)
-        assert "enabled" in line
-
-
-def test_nbgrader_lab_extension_is_enabled():
-    listing = run("labextension", "list")
-    line = next(line for line in listing.splitlines() if "@jupyter/nbgrader" in line)
-    assert "enabled" in line and "OK" in line
+# The server extensions nbgrader enables (its jupyter_server_config.d file), each logged when loaded.
+SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.validate_assignment")
 
 
 def free_port() -> int:
@@ -56,12 +40,18 @@ def get(url: str) -> tuple[int, str]:
 
 
 @pytest.fixture(scope="module")
-def jupyterlab(tmp_path_factory):
+def server_log(tmp_path_factory) -> Path:
+    """Where :func:`jupyterlab` writes its server's log."""
+    return tmp_path_factory.mktemp("jupyterlab") / "server.log"
+
+
+@pytest.fixture(scope="module")
+def jupyterlab(server_log):
     """JupyterLab at the repository root, as the README starts it; stopped by its process id."""
     port = free_port()
     gradebook = REPO_ROOT / "gradebook.db"
     had_gradebook = gradebook.exists()
-    log = (tmp_path_factory.mktemp("jupyterlab") / "server.log").open("w")
+    log = server_log.open("w")
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", f"--port={port}",
          "--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={REPO_ROOT}",
@@ -92,6 +82,29 @@ def jupyterlab(tmp_path_factory):
         log.close()
         if not had_gradebook and gradebook.exists():  # nothing of ours may stay in the tree
             gradebook.unlink()
+
+
+def test_nbgrader_server_extensions_are_enabled(jupyterlab, server_log):
+    # What `jupyter server extension list` reads (the enabled extensions), seen where it matters: the
+    # server started as the README starts it loaded them (its log), and the validate extension answers.
+    log = server_log.read_text(encoding="utf-8")
+    for extension in SERVER_EXTENSIONS:
+        assert f"{extension} | extension was successfully loaded." in log, log[-3000:]
+    from nbgrader import __version__
+
+    status, body = get(f"{jupyterlab}/nbgrader_version?version={__version__}")  # the validate extension's own handler
+    assert status == 200 and json.loads(body) == {"success": True}, body
+
+
+def test_nbgrader_lab_extension_is_enabled(jupyterlab):
+    # What `jupyter labextension list` shows (enabled, OK), seen where it matters: the page lists the
+    # prebuilt extension for loading, and the server serves its code.
+    status, page = get(f"{jupyterlab}/lab/tree/labs/01_naive_bpe/01_naive_bpe.ipynb")
+    config = page_config(page)
+    nbgrader = next((e for e in config["federated_extensions"] if e["name"] == "@jupyter/nbgrader"), None)
+    assert nbgrader, [e["name"] for e in config["federated_extensions"]]
+    assert "@jupyter/nbgrader" not in config["disabledExtensions"]
+    assert get(f"{jupyterlab}/lab/extensions/@jupyter/nbgrader/{nbgrader['load']}")[0] == 200, nbgrader
 
 
 def test_jupyterlab_loads_with_the_nbgrader_extension(jupyterlab):

@@ -11,19 +11,31 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 
-def test_the_launcher_runs_nbgrader_without_the_iri_grammars():
-    code = ("import runpy, sys; sys.argv = ['nbgrader', '--version']\n"
+
+@pytest.fixture(scope="module")
+def launched(tmp_path_factory):
+    """One run of the launcher, as ``python -m`` runs it (``runpy``), adding a student to a new gradebook
+    with a PATH without ``alembic`` (the launcher must not need the command); it prints, at its exit,
+    whether the IRI grammars were loaded and whether nbformat (which checks notebooks with jsonschema) was."""
+    folder = tmp_path_factory.mktemp("launcher")
+    code = ("import runpy, sys; sys.argv = ['nbgrader', 'db', 'student', 'add', 'ada']\n"
             "try:\n    runpy.run_module('bpe_ref.course.nbgrader_main', run_name='__main__')\n"
-            "except SystemExit:\n    pass\n"
+            "except SystemExit as stop:\n    assert not stop.code, stop.code\n"
             "print('loaded' if sys.modules.get('rfc3987_syntax') else 'skipped', 'nbformat' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    assert "nbgrader version" in result.stdout
-    assert result.stdout.strip().splitlines()[-1] == "skipped True"
+    env = {"PATH": "/nonexistent", "HOME": str(folder), **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
+    result = subprocess.run([sys.executable, "-c", code], cwd=folder, env=env, capture_output=True, text=True, timeout=120)
+    return folder, result
 
 
-def test_a_new_gradebook_holds_the_newest_migration_without_running_alembic(tmp_path):
+def test_the_launcher_runs_nbgrader_without_the_iri_grammars(launched):
+    _, result = launched
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "skipped True", result.stdout
+
+
+def test_a_new_gradebook_holds_the_newest_migration_without_running_alembic(launched):
     from nbgrader.dbutil import ALEMBIC_DIR
 
     # The head, read here from the scripts: the one revision that no other names as its parent.
@@ -33,13 +45,11 @@ def test_a_new_gradebook_holds_the_newest_migration_without_running_alembic(tmp_
         revisions.add(re.search(r"^revision = ['\"](\w+)['\"]", text, re.M).group(1))
         parents.update(re.findall(r"['\"](\w+)['\"]", re.search(r"^down_revision = (.*)$", text, re.M).group(1)))
     (head,) = revisions - parents
-    # A PATH without alembic: the launcher must not need the command.
-    env = {"PATH": "/nonexistent", "HOME": str(tmp_path), **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
-    result = subprocess.run([sys.executable, "-m", "bpe_ref.course.nbgrader_main", "db", "student", "add", "ada"],
-                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    folder, result = launched
     assert result.returncode == 0, result.stdout + result.stderr
-    with sqlite3.connect(tmp_path / "gradebook.db") as db:
+    with sqlite3.connect(folder / "gradebook.db") as db:
         assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(head,)]
+        assert db.execute("SELECT id FROM student").fetchall() == [("ada",)]
 
 
 def test_nbgrader_in_this_process_restores_the_folder_path_and_environment(tmp_path, monkeypatch):
