@@ -145,12 +145,29 @@ def first_occurrence_boundaries(path: str, desired_num_chunks: int, split_tokens
 
 
 @st.composite
-def nested_boundaries_inputs(draw) -> tuple:
+def nested_text_inputs(draw) -> tuple:
     tokens = draw(st.sampled_from(NESTED_TOKEN_SETS).flatmap(st.permutations))
     parts = draw(st.lists(st.one_of(st.sampled_from(PIECES + ["o", "f", "p", "d", "t"]), st.sampled_from(tokens)),
                           max_size=30))
     return (CorpusFile("".join(parts).encode("utf-8")), draw(st.integers(1, 6)), [t.encode("utf-8") for t in tokens],
             draw(st.integers(1, 16)))
+
+
+@st.composite
+def past_the_buffer_inputs(draw) -> tuple:
+    """2 chunks of a file whose first special token after the guess (its middle) is a long one holding a short one,
+    starting a read or more after it (buffers of 1 or 2 bytes): the window that reads the long token's start in
+    its overlap holds the short one whole. (Among the texts above, a few percent are laid out so.)"""
+    tokens = draw(st.sampled_from([[EOT, "of"], ["<|pad|>", "pad"], ["of", EOT, PAD]]).flatmap(st.permutations))
+    before = draw(st.text(alphabet="ab c!\n", min_size=24, max_size=40))  # no token in it; longer than the rest
+    text = before + max(tokens, key=len) + draw(st.text(alphabet="ab c!\n", max_size=4))
+    return CorpusFile(text.encode("utf-8")), 2, [t.encode("utf-8") for t in tokens], draw(st.integers(1, 2))
+
+
+def nested_boundaries_inputs() -> st.SearchStrategy:
+    """Files whose special tokens hold one another, half of them laid out so that a search of the whole window
+    cuts inside a long token (generated texts alone showed it in about 5% of draws, and missed it under 1 seed in 5)."""
+    return st.one_of(nested_text_inputs(), past_the_buffer_inputs())
 
 
 BIG_FILE_MIB = 4  # the file whose reads are measured: far more than a few buffers

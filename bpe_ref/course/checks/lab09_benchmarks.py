@@ -194,11 +194,14 @@ def interleaved_inputs(draw) -> tuple:
     if draw(st.integers(0, 14)) == 0:
         labels = []  # nothing to time: ValueError
     costs = {label: draw(st.integers(1, 9)) for label in labels}
-    if labels and draw(st.integers(0, 4)) == 0:  # now and then a contender raises (cost 0)
+    # Half the time a contender raises (cost 0), and 3 times in 4 the collector is on: it must come back on, and the
+    # error get through (with 1 raise in 5 and the collector on or off alike, 60 draws missed a collector left off
+    # under 1 seed in 10).
+    if labels and draw(st.booleans()):
         costs[draw(st.sampled_from(labels))] = 0
     loads = draw(st.lists(st.integers(1, 5), min_size=1, max_size=12))
     rounds = draw(st.integers(-1, 5) if draw(st.integers(0, 9)) == 0 else st.integers(1, 5))
-    return costs, loads, rounds, draw(st.booleans())
+    return costs, loads, rounds, draw(st.integers(0, 3)) > 0
 
 
 INTERLEAVED = TaskGraders(INTERLEAVED_TASK, interleaved, interleaved_cases(), interleaved_inputs(), max_examples=60)
