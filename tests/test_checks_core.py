@@ -394,6 +394,7 @@ def test_a_measured_call_past_what_could_pass_is_stopped_there_in_the_kernel_and
     reference's few microseconds: stopped at about 0.8 s), not run to its timeout (30 s); the worker is replaced
     as after a timeout, and the function can be called again (its call was only too slow)."""
     import importlib
+    import re
     import time
 
     from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox
@@ -416,7 +417,8 @@ def test_a_measured_call_past_what_could_pass_is_stopped_there_in_the_kernel_and
     with Sandbox(Policy(cell_timeout=10)) as box:                          # from /proc, stops it
         assert box.run_cell("def spin(n):\n    while True:\n        n += 1\n\n\ndef one(n):\n    return n", "cell").ok
         message = stopped_message(measured, RemoteFunction(box, "spin"))
-        assert "spin(1) took more than 0.8" in message and "(stopped there, measured from outside your code)" in message
+        spent = float(re.match(r"spin\(1\) took more than ([0-9.]+) s of CPU time", message).group(1))
+        assert 0.8 <= spent < 3 and "(stopped there, measured from outside your code)" in message, message  # polled 10 times a second
         assert not box.alive
         box.restart()
         assert box.run_cell("def spin(n):\n    return n", "cell").ok
