@@ -384,6 +384,47 @@ def _pairs_seen(data: bytes) -> int:
     return len(set(zip(data, data[1:])))
 
 
+def _spin(n: int) -> int:
+    while True:
+        n += 1
+
+
+def test_a_measured_call_past_what_could_pass_is_stopped_there_in_the_kernel_and_in_the_worker():
+    """A measured call is stopped once its CPU time is past :func:`stop_at` its budget (here 0.2 s plus the
+    reference's few microseconds: stopped at about 0.8 s), not run to its timeout (30 s); the worker is replaced
+    as after a timeout, and the function can be called again (its call was only too slow)."""
+    import importlib
+    import re
+    import time
+
+    from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox
+
+    def stopped_message(measured, learner) -> str:
+        started = time.monotonic()
+        with pytest.raises(measured.CheckFailed) as failed:
+            measured.verify_call_cost(measured.Task("spin", ("n",)), learner, lambda n: n, (1,), "1", factor=1.0, slack=0.2,
+                                      timeout=30, too_slow="it never ends")
+        assert time.monotonic() - started < 20  # on a loaded machine too: its CPU time is capped, not its wall time
+        return str(failed.value)
+
+    private = load_graders("07_heap_encoding").measured  # the graders' copy, in this process: a timer signal stops it
+    spent = time.thread_time()
+    message = stopped_message(private, _spin)
+    assert time.thread_time() - spent < 3
+    assert message.startswith("spin(1) took more than 0.8") and "the reference 0.00 s: more than 0.2 s + 1 times" in message
+    assert message.endswith("(stopped there, measured from outside your code): it never ends")
+    measured = importlib.import_module("bpe_ref.course.checks.measured")  # as grading imports it: the worker's CPU, read
+    with Sandbox(Policy(cell_timeout=10)) as box:                          # from /proc, stops it
+        assert box.run_cell("def spin(n):\n    while True:\n        n += 1\n\n\ndef one(n):\n    return n", "cell").ok
+        message = stopped_message(measured, RemoteFunction(box, "spin"))
+        spent = float(re.match(r"spin\(1\) took more than ([0-9.]+) s of CPU time", message).group(1))
+        assert 0.8 <= spent < 3 and "(stopped there, measured from outside your code)" in message, message  # polled 10 times a second
+        assert not box.alive
+        box.restart()
+        assert box.run_cell("def spin(n):\n    return n", "cell").ok
+        assert RemoteFunction(box, "spin")(3) == 3  # not refused as a function stopped by its timeout is
+
+
 def _quadratic_pairs_seen(data: bytes) -> int:
     return len({(data[i], data[i + 1]) for i in range(len(data) - 1) for _ in range(len(data) // 50)})
 

@@ -680,16 +680,22 @@ def train(pretoken_counts, num_merges):
 """
 
 
+V2_UNFILTERED_TRAINER = (  # every word, every merge (lab 02's EVERY_WORD_TRAINER, with the index built and unused)
+    V2_TRAINER.replace("            if pair[0] in word and pair[1] in word:  # lab 02's filter: a scan of every word\n", "")
+    .replace("                words[i] = merge_and_update", "            words[i] = merge_and_update"))
+
+
 @pytest.mark.parametrize(
     "source",
-    [
-        V2_TRAINER,
-        V2_TRAINER.replace("            if pair[0] in word and pair[1] in word:  # lab 02's filter: a scan of every word\n", "")
-        .replace("                words[i] = merge_and_update", "            words[i] = merge_and_update"),
-        V2_TRAINER.replace("    index = index_words(words)  # built, but never used\n", ""),
-        V2_TRAINER.replace("        merges.append(pair)\n", "        merges.append(pair)\n        index = index_words(words)\n"),
+    [  # lab 02's trainer carried over by default; every word is also graded in the worker above
+        pytest.param(V2_TRAINER, id="v2-filter"),
+        pytest.param(V2_UNFILTERED_TRAINER, id="every-word", marks=ON_DEMAND),
+        pytest.param(V2_TRAINER.replace("    index = index_words(words)  # built, but never used\n", ""), id="no-index",
+                     marks=ON_DEMAND),
+        pytest.param(V2_TRAINER.replace("        merges.append(pair)\n",
+                                        "        merges.append(pair)\n        index = index_words(words)\n"),
+                     id="index-rebuilt-every-merge", marks=ON_DEMAND),
     ],
-    ids=["v2-filter", "every-word", "no-index", "index-rebuilt-every-merge"],
 )
 def test_lab04_a_trainer_with_the_right_merges_must_also_use_the_index(lab04, source, at_the_first_verdict):
     graders, solutions = lab04
@@ -700,6 +706,39 @@ def test_lab04_a_trainer_with_the_right_merges_must_also_use_the_index(lab04, so
             message = failure(check, trainer)
             assert ("measured from outside your code" in message or "did not finish" in message) and "not every word" in message, \
                 message
+
+
+def test_lab04_in_the_worker_a_scan_per_merge_is_stopped_at_its_cpu_limit_and_the_next_test_still_grades():
+    """Graded, a wrong method's measured call is stopped once its CPU time, read from outside, is past what could
+    pass (:func:`~bpe_ref.course.checks.measured.stop_at`), not run to its 20 s timeout; the worker is then replaced
+    as after a timeout, and the function is still graded by the next test."""
+    import importlib
+    import time
+
+    from bpe_ref.course.checks import measured
+    from bpe_ref.course.trusted.autograde import lab_policy
+    from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox
+
+    graders = importlib.import_module("bpe_ref.course.checks.lab04_inverted_index")  # as grading imports it
+    cells = [_source_of("04_inverted_index", cell) for cell in ("setup", "task1_index_words_solution",
+                                                                  "task2_pairs_with_solution")] + [V2_UNFILTERED_TRAINER]
+    with Sandbox(lab_policy(graders, Policy())) as box:
+        for index, code in enumerate(cells):
+            assert box.run_cell(code, f"cell{index}").ok, code
+        start = time.monotonic()
+        with pytest.raises(AssertionError) as failed:
+            graders.verify_merge_cost(RemoteFunction(box, "train"))
+        wall = time.monotonic() - start
+        message = str(failed.value)
+        assert "stopped there, measured from outside your code" in message and "not every word" in message, message
+        spent = float(re.search(r"took more than ([0-9.]+) s of CPU time", message).group(1))
+        assert spent < graders.COST_TIMEOUT / 4 and wall < graders.COST_TIMEOUT, (spent, wall)  # it ran 20 s to 40 s
+        assert spent >= measured.STOP_SLACK
+        assert not box.alive  # stopped as on a timeout: grading starts a new worker and replays the cells
+        box.restart()
+        for index, code in enumerate(cells):
+            assert box.run_cell(code, f"cell{index}").ok, code
+        graders.check_train_merges(RemoteFunction(box, "train"))  # the next test grades it
 
 
 @pytest.mark.parametrize(("old", "new", "advice"), [
@@ -854,12 +893,12 @@ def test_lab05_a_stale_entry_that_may_still_win_must_go_back(lab05):
 @pytest.mark.parametrize(
     ("old", "new"),
     [
-        ("pair, _ = pop_best(entries, pair_counts)", "pair = max(pair_counts, key=lambda p: (pair_counts[p], p))"),
-        ("        for new_pair in grown:\n",
-         "        entries = [heap_entry(count, live) for live, count in pair_counts.items()]\n"
-         "        heapq.heapify(entries)\n        for new_pair in ():\n"),
+        pytest.param("pair, _ = pop_best(entries, pair_counts)", "pair = max(pair_counts, key=lambda p: (pair_counts[p], p))",
+                     id="scans-with-max"),
+        pytest.param("        for new_pair in grown:\n",
+                     "        entries = [heap_entry(count, live) for live, count in pair_counts.items()]\n"
+                     "        heapq.heapify(entries)\n        for new_pair in ():\n", id="rebuilds-every-merge", marks=ON_DEMAND),
     ],
-    ids=["scans-with-max", "rebuilds-every-merge"],
 )
 def test_lab05_v5_must_pop_each_merge_from_a_heap_built_once(lab05, old, new, at_the_first_verdict):
     graders, _ = lab05
@@ -878,7 +917,7 @@ def test_lab05_pushing_every_pair_of_a_rewritten_word_loses_both_tests_by_its_co
     """The blog post's get_new_pairs(new_word): an entry for every window of each rewritten word, not only the pairs
     that grew. The merges are right; both tests measure its cost from outside, and the visible test's advice (the
     watched calls, run in the kernel only) names the mistake."""
-    graders, solutions = lab05
+    graders, _ = lab05
     every_pair = _lab05_variant("task3_train_solution", "train", *EVERY_PAIR)
     with at_the_first_verdict():
         for check in (graders.check_train, graders.check_train_properties):
@@ -888,10 +927,17 @@ def test_lab05_pushing_every_pair_of_a_rewritten_word_loses_both_tests_by_its_co
     graders.visible_then(every_pair)
     advice = capsys.readouterr().out
     assert "advice (no points" in advice and "do you push an entry for each pair of the word" in advice and "rebuilt" not in advice
-    graders.verify_push_cost(solutions["train"])  # and V5 passes, as do V5s that push more than the pairs that grew:
-    for more in ("                grown.update(set(zip(word, word[1:])) ^ set(zip(words[i], words[i][1:])))\n",  # shrunk too
-                 "                    heapq.heappush(entries, heap_entry(pair_counts[new_pair], new_pair))\n"):  # per window
-        graders.verify_push_cost(_lab05_variant("task3_train_solution", "train", EVERY_PAIR[0], EVERY_PAIR[0] + more))
+
+
+@pytest.mark.parametrize("more", [
+    pytest.param("", id="v5"),
+    pytest.param("                grown.update(set(zip(word, word[1:])) ^ set(zip(words[i], words[i][1:])))\n", id="shrunk-too"),
+    pytest.param("                    heapq.heappush(entries, heap_entry(pair_counts[new_pair], new_pair))\n", id="per-window",
+                 marks=ON_DEMAND),
+])
+def test_lab05_v5_passes_the_push_cost_as_do_v5s_that_push_more_than_the_pairs_that_grew(lab05, more):
+    graders, _ = lab05
+    graders.verify_push_cost(_lab05_variant("task3_train_solution", "train", EVERY_PAIR[0], EVERY_PAIR[0] + more))
 
 
 def test_lab05_forgetting_to_push_grown_pairs_loses_merges(lab05):

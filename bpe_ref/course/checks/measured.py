@@ -10,7 +10,8 @@ a growth ratio, free of the machine's speed. CPU time, not wall time, so a loade
 make honest code look slow; and each run's fastest of two or three tries (load only ever makes a
 run slower), so a burst on a busy machine fails neither honest code nor, by slowing the short run,
 passes a slow method (a try far past the limit fails at once: a scan per merge costs several times
-more on every try). The merges of both runs are compared with the reference's too, so a trainer cannot pass by
+more on every try, and a run is stopped once its CPU time is past :func:`stop_at` the most that could pass, rather than
+let run to its timeout). The merges of both runs are compared with the reference's too, so a trainer cannot pass by
 answering the measured corpus quickly and wrongly; and the corpus is drawn from the grading's secret
 seed (:func:`measured_random`), so its merges cannot be written into the notebook in advance.
 """
@@ -28,7 +29,7 @@ from typing import Any
 from dataclasses import dataclass, replace
 
 from ..trusted.measure_worker import cpu_seconds
-from ..trusted.verdicts import CheckFailed, GradingStopped, LearnerError, current_seed
+from ..trusted.verdicts import CheckFailed, CpuLimitReached, GradingStopped, LearnerError, current_seed
 from .compare import WrongType, error_name, plain, same
 from .running import Outcome, call_learner
 from .spec import Task, runs_remotely
@@ -38,19 +39,29 @@ TRIES = 5  # at most this many tries of the pair of runs; a check passes on its 
 # load on a shared machine docked an honest lab-04 V4 in CI with three; a wrong method's ratio stays above it)
 PASS_AFTER = 2  # tries before a check may pass: one slow run of the short call (a pause, a burst of load) must not
 # shrink the ratio of a slow method; each run's fastest time over the tries is its cost (load makes runs slower, never faster)
+STOP_MARGIN, STOP_SLACK = 1.5, 0.5  # a measured call is stopped past 1.5 times the most CPU time that could pass, plus 0.5 s
 
 
-def cpu_of_call(task: Task, learner: Callable, args: tuple) -> tuple[Outcome, float]:
+def stop_at(most: float) -> float:
+    """The CPU seconds after which a measured call that may spend at most ``most`` is stopped, and its check fails at
+    once: far enough past ``most`` that an honest call slowed by load (CPU time, so little) never gets there, so that a
+    wrong method costs this rather than its whole timeout at every grading."""
+    return STOP_MARGIN * most + STOP_SLACK
+
+
+def cpu_of_call(task: Task, learner: Callable, args: tuple, cpu_limit: float | None = None) -> tuple[Outcome, float]:
     """Call ``learner(*args)`` as the graders do and return its outcome and the CPU seconds its process
     spent meanwhile: the grading worker's, read from ``/proc`` by this process; in a notebook, the
     calling thread's (``time.thread_time``): the learner's code and this call's bookkeeping, not what
-    other threads of the process do meanwhile (a kernel's, or a test process's left-over workers)."""
+    other threads of the process do meanwhile (a kernel's, or a test process's left-over workers). Past ``cpu_limit``
+    CPU seconds the call is stopped: :class:`CpuLimitReached`."""
     if runs_remotely(learner):
         pid = learner.sandbox.worker_pid
         before = cpu_seconds(pid, children=False)
         outcome = Outcome()
         try:  # as call_learner does, without the arguments sent back: their encoding would be measured too
-            outcome.value = learner.invoke(args, stand_ins=tuple(task.stand_ins), driver=task.driver, return_args=False)
+            outcome.value = replace(learner, cpu_limit=cpu_limit).invoke(args, stand_ins=tuple(task.stand_ins), driver=task.driver,
+                                                                         return_args=False)
         except LearnerError as error:
             outcome.error = error
         after = cpu_seconds(pid, children=False) if learner.sandbox.alive else None
@@ -61,7 +72,7 @@ def cpu_of_call(task: Task, learner: Callable, args: tuple) -> tuple[Outcome, fl
     gc.disable()  # a collection of the whole process's objects is not the learner's cost
     try:
         start = time.thread_time()
-        outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
+        outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver, cpu_limit)
         return outcome, time.thread_time() - start
     finally:
         if collecting:
@@ -90,11 +101,16 @@ def measured_random(name: str) -> random.Random:
 
 
 def measured_call(task: Task, learner: Callable, args: tuple, describe: str, too_slow: str, timeout: float | None,
-                  stopped_note: str = "") -> tuple[object, float]:
+                  stopped_note: str = "", most: tuple[float, str] | None = None) -> tuple[object, float]:
     """``(result, CPU seconds)`` of one measured call (seconds ``nan`` where they cannot be read); fails at once
-    when the call does not finish or raises. ``stopped_note`` follows a process stopped by the grading's deadline."""
+    when the call does not finish or raises. ``stopped_note`` follows a process stopped by the grading's deadline;
+    ``most``: the most CPU seconds the call may spend to pass, and what that is, said when it is stopped past
+    :func:`stop_at` them."""
     try:
-        outcome, seconds = cpu_of_call(task, learner, args)
+        outcome, seconds = cpu_of_call(task, learner, args, stop_at(most[0]) if most else None)
+    except CpuLimitReached as stopped:
+        raise CheckFailed(f"{task.name}({describe}) took more than {stopped.seconds:.2f} s of CPU time, {most[1]} (stopped "
+                          f"there, measured from outside your code): {too_slow}") from None
     except GradingStopped as stopped:
         raise CheckFailed(f"{task.name}({describe}) did not finish: {stopped}{stopped_note or ';'} {too_slow}") from None
     if outcome.error is not None:
@@ -154,7 +170,10 @@ def verify_merge_cost(task: Task, learner: Callable, pretoken_counts: dict, merg
     def run_pair() -> list[float]:
         runs = []
         for count in (1, merges):
-            got, seconds = measured_call(task, learner, (pretoken_counts, count), f"{describe}, {count}", too_slow, timeout)
+            most = (runs[0] + limit * max(runs[0], 0.02), f"{task.name}(..., 1) {runs[0]:.2f} s: the {merges - 1} extra "
+                    f"merges may cost {limit:g} times that") if runs else None  # the long run's, once the short one's is known
+            got, seconds = measured_call(task, learner, (pretoken_counts, count), f"{describe}, {count}", too_slow, timeout,
+                                         most=most)
             if expected is not None:
                 verify_merges(task, describe, count, expected(count), got)
             runs.append(seconds)
@@ -263,7 +282,9 @@ def verify_call_cost(task: Task, learner: Callable, reference: Callable, args: t
     for _ in range(2):
         reference_seconds, expected = reference_cost(reference, args)
         got, seconds = measured_call(task, learner, args, describe, too_slow, timeout,
-                                     f" (the reference takes {reference_seconds:.2f} s of CPU time):")
+                                     f" (the reference takes {reference_seconds:.2f} s of CPU time):",
+                                     (slack + factor * reference_seconds, f"the reference {reference_seconds:.2f} s: more "
+                                      f"than {slack:g} s + {factor:g} times the reference's"))
         if not answers_right(expected, got):
             raise CheckFailed(f"{task.name}({describe}) did not return the reference's answer on the input its time is "
                               "measured on")
@@ -313,7 +334,9 @@ def verify_call_growth(task: Task, learner: Callable, reference: Callable, small
     def run_pair() -> list[float]:
         seconds = []
         for args in (small, large):
-            got, spent = measured_call(task, learner, args, describe(args), too_slow, timeout)
+            most = (limit * max(seconds[0], 0.05), f"{task.name}({describe(small)}) {seconds[0]:.2f} s: more than {limit:g} "
+                    f"times as long for an input {times} times as long") if seconds else None  # the long call's
+            got, spent = measured_call(task, learner, args, describe(args), too_slow, timeout, most=most)
             if not answers_right(expected[id(args)], got):
                 raise CheckFailed(f"{task.name}({describe(args)}) did not return the reference's answer on an input its "
                                   "time is measured on")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..trusted.verdicts import CheckFailed, LearnerError, current_seed, grading_a_class
+from ..trusted.verdicts import CheckFailed, CpuLimitReached, LearnerError, current_seed, grading_a_class
 from .compare import (
     SHORT_REPR_CHARS, WrongType, call_repr, changed_argument, difference, error_name, first_differing_item, hints,
     in_order_of, plain, same, short_repr, stand_in_note, window_repr,
@@ -108,9 +108,10 @@ class TookTooLong(BaseException):
 
 
 @contextmanager
-def time_limit(seconds: float | None) -> Iterator[None]:
+def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> Iterator[None]:
     """Raise :class:`TookTooLong` in the code run under it after ``seconds`` (a timer signal: only in
-    the main thread, on systems that have one; elsewhere, and with ``None``, no limit)."""
+    the main thread, on systems that have one; elsewhere, and with ``None``, no limit); with ``cpu_seconds``,
+    raise :class:`CpuLimitReached` once this process has spent that much CPU time in it (a measured call)."""
     if seconds is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -119,27 +120,36 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         raise TookTooLong(f"did not finish within {seconds:g} s (a loop that never ends? at the end of a file, read "
                           "returns b'' for ever)")
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    # Then again every quarter second until the block is left: one raise can be lost (a learner's
+    def spent(signum, frame):
+        raise CpuLimitReached(cpu_seconds)
+
+    # Each timer fires again every quarter second until the block is left: one raise can be lost (a learner's
     # bare ``except:``, a finaliser running when the signal arrives), the next ones stop the call.
-    signal.setitimer(signal.ITIMER_REAL, seconds, 0.25)
+    timers = [(signal.SIGALRM, signal.ITIMER_REAL, seconds, expire)]
+    if cpu_seconds is not None:  # the process's CPU time: this thread's and, little during a call, the kernel's others'
+        timers.append((signal.SIGPROF, signal.ITIMER_PROF, cpu_seconds, spent))
+    previous = [signal.signal(signum, handler) for signum, _, _, handler in timers]
+    for _, timer, after, _ in timers:
+        signal.setitimer(timer, after, 0.25)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for (signum, timer, _, _), handler in zip(timers, previous):
+            signal.setitimer(timer, 0)
+            signal.signal(signum, handler)
 
 
 def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
                  stand_ins: Sequence[Callable] = (), time_limit_seconds: float | None = None,
-                 driver: Callable[..., Any] | None = None) -> Outcome:
+                 driver: Callable[..., Any] | None = None, cpu_limit: float | None = None) -> Outcome:
     """Call ``learner(*args)`` on a deep copy of ``args`` with the reference trapped, and the
     ``stand_ins`` (reference helpers, :attr:`Task.stand_ins`) bound in place of the learner's.
     With a ``driver`` (:attr:`Task.driver`), call ``driver(learner, *args)`` instead.
 
     ``Outcome.value`` is ``(args_copy, result)``: the copy the learner received (a task may update
     it in place) and what it returned. Exceptions of the learner's code are captured, not raised;
-    ``KeyboardInterrupt`` (the autograder's timeout) and ``SystemExit`` pass through.
+    ``KeyboardInterrupt`` (the autograder's timeout), ``SystemExit`` and :class:`CpuLimitReached` (past
+    ``cpu_limit`` CPU seconds, see :func:`time_limit`) pass through.
     """
     outcome = Outcome()
     if runs_remotely(learner):  # in the grading process: no reference to trap, only data back
@@ -152,7 +162,7 @@ def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
     # The stand-ins and the driver are the graders' private copy of the reference: the trap leaves them alone.
     with standing_in(learner, stand_ins), reference_trapped(provided) as calls:
         try:
-            with time_limit(time_limit_seconds):
+            with time_limit(time_limit_seconds, cpu_limit):
                 result = learner(*learner_args) if driver is None else driver(learner, *learner_args)
                 outcome.value = (learner_args, result)
         except (Exception, TookTooLong) as error:  # the learner's bug, reported as such

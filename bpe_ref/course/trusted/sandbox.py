@@ -36,8 +36,9 @@ from pathlib import Path
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .measure_worker import cpu_seconds
 from .stand_ins import stand_in_source
-from .verdicts import GradingStopped, LearnerError
+from .verdicts import CpuLimitReached, GradingStopped, LearnerError
 from .worker.keeper import _PR_SET_CHILD_SUBREAPER, _proc_table
 from .worker.wire import decode, encode
 
@@ -690,15 +691,27 @@ class Sandbox:
         last = f"; its last words: {lines[-1][:200]}" if lines else ""
         return GradingStopped(f"the process running your code stopped while {what} ({how}{last})")
 
-    def _receive(self, request_id: int | None, timeout: float, what: str, budget: float | None = None) -> dict:
-        """The reply to ``request_id`` within ``timeout`` s (``budget``: the request's whole time, for the message)."""
+    def _receive(self, request_id: int | None, timeout: float, what: str, budget: float | None = None,
+                 cpu_limit: tuple[int, float, float] | None = None) -> dict:
+        """The reply to ``request_id`` within ``timeout`` s (``budget``: the request's whole time, for the message).
+        ``cpu_limit``: ``(pid, its CPU seconds when the request was sent, seconds)``, the CPU time process ``pid``
+        may spend on it, checked ten times a second: past it, the worker is stopped as on the timeout."""
         # One deadline for the whole wait: lines that are not the reply (the learner's, written to the
         # channel now and then) must not start the wait again.
         deadline = time.monotonic() + timeout
         while True:
             try:
-                line = self._replies.get(timeout=max(0.0, deadline - time.monotonic()))
+                wait = max(0.0, deadline - time.monotonic())
+                line = self._replies.get(timeout=wait if cpu_limit is None else min(wait, 0.1))
             except queue.Empty:
+                if cpu_limit is not None:
+                    pid, start, limit = cpu_limit
+                    spent = (cpu_seconds(pid, children=False) or start) - start
+                    if spent > limit:
+                        self.close()
+                        raise CpuLimitReached(spent) from None
+                    if time.monotonic() < deadline:
+                        continue
                 self.close()
                 raise GradingStopped(f"{what} did not finish within {budget or timeout:g} s "
                                      "(an infinite loop, or a much slower algorithm than needed?)") from None
@@ -714,7 +727,9 @@ class Sandbox:
             if isinstance(reply, dict) and (reply.get("id") == request_id or (request_id is None and reply.get("hello"))):
                 return reply
 
-    def request(self, message: dict, timeout: float, what: str) -> dict:
+    def request(self, message: dict, timeout: float, what: str, cpu_limit: float | None = None) -> dict:
+        """Send ``message`` and return its reply, within ``timeout`` s and, with ``cpu_limit``, that many CPU seconds
+        of the worker's process (a grader's measured call: past them it cannot pass, so it stops there)."""
         if not self.alive:
             raise GradingStopped(f"{what}: the process running your code is not running")
         if self.deadline is not None:
@@ -725,8 +740,11 @@ class Sandbox:
         self._next_id += 1
         message = {**message, "id": self._next_id}
         deadline = time.monotonic() + timeout
+        pid = self.worker_pid
+        start = cpu_seconds(pid, children=False) if cpu_limit is not None and pid is not None else None
         self._send((json.dumps(message) + "\n").encode("utf-8"), deadline, timeout, what)
-        return self._receive(self._next_id, max(0.0, deadline - time.monotonic()), what, budget=timeout)
+        return self._receive(self._next_id, max(0.0, deadline - time.monotonic()), what, budget=timeout,
+                             cpu_limit=None if start is None else (pid, start, cpu_limit))
 
     def _send(self, data: bytes, deadline: float, timeout: float, what: str) -> None:
         """Write a request under the call's deadline: a worker that stops reading (stopped by a signal
@@ -762,15 +780,19 @@ class Sandbox:
         return CellRun(bool(reply.get("ok")), str(reply.get("stdout", "")), str(reply.get("stderr", "")), reply.get("error"))
 
     def call(self, name: str, args: tuple, *, timeout: float | None = None, return_args: bool = False,
-             spy: tuple[str, ...] = (), stand_ins: tuple[Callable, ...] = (), driver: Callable | None = None) -> dict:
+             spy: tuple[str, ...] = (), stand_ins: tuple[Callable, ...] = (), driver: Callable | None = None,
+             cpu_limit: float | None = None) -> dict:
         """Call the learner's ``name(*args)``; the raw reply (see :class:`RemoteFunction` for values).
 
         ``spy``: names whose calls the worker counts; ``stand_ins``: reference functions bound in
         place of the learner's during the call (sent as source, see :mod:`.stand_ins`); ``driver``:
         a reference function sent the same way, which the worker calls as ``driver(function, *args)``
-        (a grader's ``Task.driver``)."""
+        (a grader's ``Task.driver``); ``cpu_limit``: see :meth:`request`. A function stopped by its timeout is not
+        called again in this notebook; one stopped past a CPU limit is (only that measured call was too slow)."""
         if name in self.stopped_functions:
             raise GradingStopped(f"not called: {self.stopped_functions[name]}, earlier in this notebook")
+        if not self.alive:  # stopped by an earlier call, of a grader's that goes on: not recorded against this function
+            raise GradingStopped(f"{name}(...): the process running your code is not running")
         message = {"op": "call", "name": name, "args": [encode(arg) for arg in args], "return_args": return_args, "spy": list(spy)}
         if stand_ins:
             message["stand_ins"] = {"source": stand_in_source(stand_ins, forbidden=(name, *sorted(self.not_graded_yet)),
@@ -780,7 +802,9 @@ class Sandbox:
             message["driver"] = {"source": stand_in_source((driver,), forbidden=(name, *sorted(self.not_graded_yet))),
                                  "names": [driver.__name__]}
         try:
-            return self.request(message, timeout or self.policy.call_timeout, f"{name}(...)")
+            return self.request(message, timeout or self.policy.call_timeout, f"{name}(...)", cpu_limit)
+        except CpuLimitReached:
+            raise
         except GradingStopped as stopped:
             self.stopped_functions[name] = str(stopped)
             raise
@@ -798,6 +822,7 @@ class RemoteFunction:
     sandbox: Sandbox
     name: str
     timeout: float | None = None
+    cpu_limit: float | None = None  # CPU seconds of the worker's each call may spend (:meth:`Sandbox.request`)
     runs_remotely: bool = field(default=True, init=False)  # what the graders test for
 
     @property
@@ -821,7 +846,7 @@ class RemoteFunction:
                    driver: Callable | None = None, return_args: bool | None = None) -> dict:
         mutable = any(isinstance(arg, (dict, list, set)) for arg in args) if return_args is None else return_args
         return self.sandbox.call(self.name, args, timeout=self.timeout, return_args=mutable, spy=spy, stand_ins=stand_ins,
-                                 driver=driver)
+                                 driver=driver, cpu_limit=self.cpu_limit)
 
     def __call__(self, *args):
         return self.invoke(args)[1]

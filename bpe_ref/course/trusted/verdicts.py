@@ -41,6 +41,15 @@ class GradingStopped(BaseException):
     (hypothesis's included) swallows it or retries a call that already took its whole time."""
 
 
+class CpuLimitReached(GradingStopped):
+    """A measured call was stopped once its process had spent more CPU time than could still pass
+    (:meth:`~.sandbox.Sandbox.request`'s ``cpu_limit``): ``seconds``, what it had spent by then."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"stopped after {seconds:.2f} s of CPU time")
+        self.seconds = seconds
+
+
 _HIDDEN_SEED: list[int | None] = [None]  # the grading's secret seed; None in the learner's kernel
 _WHOLE_CLASS = [False]  # whether that seed grades a whole class (nbgrader autograde), not one notebook
 
