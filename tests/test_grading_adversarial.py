@@ -1066,8 +1066,8 @@ def failure_text(cells: list[dict], grade_id: str) -> str:
 
 @only_on(*METHOD_FOR_SHOW)
 def test_a_wrong_method_with_its_calls_for_show_loses_its_points_in_a_class(batch):
-    # The lab's class holds the student (submissions_of); the sampled labs only by default (lab 07; labs 04 and
-    # 05 run their wrong method to its deadline, a minute of CPU), all three with BPE_EXHAUSTIVE=1.
+    # The lab's class holds the student (submissions_of); the sampled labs only by default (lab 07: labs 04 and
+    # 05 would add a whole lab's grading each, about 15 s of CPU), all three with BPE_EXHAUSTIVE=1.
     lab = batch["lab"]
     if "method_for_show" not in batch["report"]:
         pytest.skip(f"{lab}: the wrong methods are graded in the classes of the sampled labs ({', '.join(SAMPLED_LABS)}); "
