@@ -19,6 +19,7 @@ import pytest
 from bpe_ref.course.notebooks import read_notebook_json, solution_namespace, source_notebook
 from bpe_ref.course.trusted.autograde import lab_policy
 from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox
+from sampling import EXHAUSTIVE
 
 # Most of these grade a mistake with a lab's hidden test, many in a grading worker: seconds each, so marked
 # slow, which schedules them early under xdist (tests/conftest.py).
@@ -690,8 +691,11 @@ def test_lab05_an_entry_for_every_pair_with_its_count_forged_fails_in_the_worker
     setup = "\n".join(source_of("05_heap", cell) for cell in ("setup", "task1_heap_entry_solution", "task2_pop_best_solution"))
     train = source_of("05_heap", "task3_train_solution")
     mistake = setup + "\n" + FORGED_ENTRY_COUNT + train.replace(*EVERY_PAIR_PUSHED)
+    # The hidden points (the visible test runs the same verify_push_cost first: tests/test_checks_labs.py grades
+    # both in the kernel, and BPE_EXHAUSTIVE=1 here in the worker too).
+    graders = ("check_train_properties", "check_train") if EXHAUSTIVE else ("check_train_properties",)
     with at_the_first_verdict():
-        for grader in ("check_train_properties", "check_train"):  # the hidden points and the visible one
+        for grader in graders:
             message = remote("05_heap", mistake, "train", grader)
             assert message is not None and "measured from outside your code" in message, (grader, message)
             assert "heap_entry" not in message.split("hint:")[0], message  # no count of calls: a cost
