@@ -508,3 +508,29 @@ def test_a_recounting_trainer_that_pads_its_one_merge_run_loses_task_3():
              code_cell("task3_train_solution", recounting + PADDED_SHORT_RUN), graded_cell("task3_train", 1)]
     visible = grade_cells(cells, "02_incremental").verdicts[0]
     assert not visible.passed and "measured from outside your code" in visible.message, visible.message
+
+
+# ---- 8. the names of the odd files a worker made reach the review as they are -----------------------
+
+ODD_NAMES = '''
+import os
+os.symlink("/etc/passwd\\x1b[2J", b"\\xff\\xfe\\n  - and nothing else")  # not UTF-8, a newline, a terminal's escape
+os.mkfifo(b"\\xed\\xa0\\x80")
+'''
+
+
+def test_odd_file_names_cannot_stop_the_report_nor_forge_its_lines():
+    """The review lists the links and special files a worker made in its folder (:func:`~bpe_ref.course.trusted.sandbox.odd_files`),
+    by name. A name that is not UTF-8 came back with lone surrogates: ``python -m bpe_ref grade`` with a UTF-8 stdout
+    (``PYTHONIOENCODING=utf-8``, or any UTF-8 locale but C's) stopped at that line with "surrogates not allowed" (exit
+    2, the rest of its report unwritten), and a newline or a terminal's escape codes in a name were written to the
+    instructor's terminal as they are (a forged review line, a cleared screen). Safe: names are shown escaped."""
+    setup = next(cell for cell in _release_cells("00_pretokenization") if cell["id"] == "setup")
+    record = grade_cells([code_cell("setup", "".join(setup["source"])), code_cell("attack", ODD_NAMES),
+                          graded_cell("task1_utf8_bytes", 1)], "00_pretokenization")
+    odd = [line for line in record.behaviour if line.startswith("made a ")]
+    assert len(odd) == 2, record.behaviour
+    for line in odd:
+        line.encode("utf-8")  # no surrogates
+        assert line.isprintable(), line
+    assert any("\\n  - and nothing else" in line and "\\x1b[2J" in line for line in odd), odd
