@@ -8,6 +8,7 @@ the hole is open and passes once it is closed; the docstring says what the attac
 from __future__ import annotations
 
 import importlib
+import os
 import platform
 import sys
 import time
@@ -534,3 +535,41 @@ def test_odd_file_names_cannot_stop_the_report_nor_forge_its_lines():
         line.encode("utf-8")  # no surrogates
         assert line.isprintable(), line
     assert any("\\n  - and nothing else" in line and "\\x1b[2J" in line for line in odd), odd
+
+
+# ---- 9. a link made once the walk of the folder went by ------------------------------------------------
+
+LINK_WHEN_WALKED = '''
+import ctypes, os, threading
+libc = ctypes.CDLL(None, use_errno=True)
+os.mkdir("bait")
+watch = libc.inotify_init1(0)
+assert watch >= 0 and libc.inotify_add_watch(watch, b"bait", 0x20) >= 0, ctypes.get_errno()  # IN_OPEN: a walk lists it
+
+def when_walked():
+    os.read(watch, 4096)
+    os.symlink("/etc/passwd", "late")  # in the folder above, which the walk listed already
+
+threading.Thread(target=when_walked, daemon=True).start()
+'''
+
+
+def test_a_link_made_as_the_walk_goes_by_is_flagged_or_never_made(monkeypatch):
+    """The review flags the links a worker made in its folder, from a walk at closing. The walk ran while the
+    worker was still running (before its keeper was stopped): a thread of the worker's, woken by an inotify watch
+    on a folder the walk lists, made a link in a folder already listed, and the review said nothing. Safe: the
+    folder is walked once the worker and its processes are gone (nothing wakes the thread while it runs)."""
+    from bpe_ref.course.trusted import sandbox as sandbox_module
+
+    left = []
+    real_rmtree = sandbox_module.shutil.rmtree
+
+    def rmtree(path, *args, **kwargs):  # what the folder holds when it is removed, after the walk
+        left.append(os.path.lexists(os.path.join(path, "late")))
+        real_rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(sandbox_module.shutil, "rmtree", rmtree)
+    with Sandbox(Policy()) as box:
+        assert box.run_cell(LINK_WHEN_WALKED, "late").ok
+    odd = box.behaviour()["odd_files"]
+    assert left and (not left[0] or any(line.startswith("a link late") for line in odd)), (left, odd)

@@ -485,13 +485,14 @@ class Sandbox:
     def close(self) -> None:
         if self.process is not None:
             self._reading.clear()
-            if self.scratch is not None:
-                self._odd_files = odd_files(self.scratch, most=self.policy.scratch_entries)
             report = self._stop_keeper()
             _kill_group(self.process)  # the keeper is gone; anything left of its group too
             escaped, left = kill_escaped(self.process.pid) if sys.platform.startswith("linux") else (0, 0)
             stragglers, hidden = self._release_pipes(look=bool(report.get("report_lost")))
             _hold(-1)
+            # Walked once the worker and its processes are gone: while it ran, it could make a link as soon as it saw the
+            # walk go by (an inotify watch on a folder the walk lists), too late for the walk to see it.
+            self._odd_files = odd_files(self.scratch, most=self.policy.scratch_entries) if self.scratch is not None else []
             if escaped or left or stragglers or hidden:
                 # The keeper kills every process of the worker's before it reports: one still running
                 # escaped it (the keeper died, or lost its report), which is itself for review.
