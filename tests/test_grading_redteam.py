@@ -497,8 +497,12 @@ def test_a_recounting_trainer_that_pads_its_one_merge_run_loses_task_3():
     40 merges may cost at most 10 times the one-merge run's CPU time, both measured from outside. The learner's
     code decides what the one-merge run costs: lab 01's recounting trainer (V1, a recount per merge: 11 to 45
     times) that burns 8 times its own cost more when ``num_merges == 1`` passes (2.4 to 3.8 times). The same
-    ratio grades labs 04 and 05's task 3. (Burning to a fixed floor of CPU time on every call flattens the
-    ratio to 0 the same way.) Safe would be: the one-merge run bounded by the reference's."""
+    ratio grades labs 04 and 05's task 3, and burning to a fixed floor of CPU time flattens it to 0: tried in the
+    worker (``remote`` of tests/test_mistakes.py), lab 04's V4 that visits every word on each merge, each call padded
+    to 8 s, passed verify_merge_cost (0.00 times); lab 05's V5 with a ``max()`` scan per merge, calls on more than
+    1,000 words padded to 3 s, passed verify_merge_cost (0.00) and verify_push_cost (1.2 times the reference's, its
+    corpus has 2 words). Safe would be: the runs bounded by the reference's CPU time on the same corpus, not the
+    learner's own short run alone (a cap on the short run is not enough for lab 05: its scan costs little per merge)."""
     from test_grading_adversarial import solution_sources
 
     setup = next(cell for cell in _release_cells("02_incremental") if cell["id"] == "setup")
