@@ -502,7 +502,10 @@ def test_a_recounting_trainer_that_pads_its_one_merge_run_loses_task_3():
     to 8 s, passed verify_merge_cost (0.00 times); lab 05's V5 with a ``max()`` scan per merge, calls on more than
     1,000 words padded to 3 s, passed verify_merge_cost (0.00) and verify_push_cost (1.2 times the reference's, its
     corpus has 2 words). Safe would be: the runs bounded by the reference's CPU time on the same corpus, not the
-    learner's own short run alone (a cap on the short run is not enough for lab 05: its scan costs little per merge)."""
+    learner's own short run alone (a cap on the short run is not enough for lab 05: its scan costs little per merge).
+    verify_call_growth (lab 08's tasks 2 and 3) has the same base: step 06's replay for backtrack_encode, which spends
+    0.6 s of CPU time on any pretoken of 1,000 to 1,999 bytes (the short measured call), passed verify_not_a_replay in
+    the worker; under load its 8,000-byte call was stopped by the 6 s wall limit instead (so no test of its own here)."""
     from test_grading_adversarial import solution_sources
 
     setup = next(cell for cell in _release_cells("02_incremental") if cell["id"] == "setup")
