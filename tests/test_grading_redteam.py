@@ -491,7 +491,8 @@ def train(pretoken_counts, num_merges):
 
 @pytest.mark.xfail(strict=True, reason="measured.verify_merge_cost divides the extra merges' CPU time by the learner's own "
                    "one-merge run, which the learner can pad (or pad every run to a floor); no bound ties that run to the "
-                   "reference's cost. Open: a bound must leave honest constant factors room (see the report of red34)")
+                   "reference's cost. Open: bound the runs by the reference's CPU time on the same corpus,"
+                   " with room for honest constant factors")
 def test_a_recounting_trainer_that_pads_its_one_merge_run_loses_task_3():
     """Task 3 of lab 02 (1 + 3 points) is graded by the cost per merge (:func:`bpe_ref.course.checks.measured.verify_merge_cost`):
     40 merges may cost at most 10 times the one-merge run's CPU time, both measured from outside. The learner's
