@@ -218,6 +218,13 @@ def scratch_entries(scratch: Path, most: int) -> Iterator[tuple[Path, os.stat_re
                 todo.append((Path(entry.path), depth + 1))
 
 
+def _shown(name: str) -> str:
+    """A name the learner chose, as a review line may show it: control characters (a newline that forges another
+    line, a terminal's escape codes) and bytes that are not UTF-8 (surrogates, which a UTF-8 stdout refuses: the
+    report would stop there) written as Python escapes."""
+    return repr(name)[1:-1]
+
+
 def odd_files(scratch: Path, limit: int = 20, most: int = Policy.scratch_entries) -> list[str]:
     """Links, pipes, sockets and devices the worker made in its folder (the trusted side made only
     the package links in ``packages/``), looked at with ``lstat``, never followed; and a folder too big
@@ -229,11 +236,11 @@ def odd_files(scratch: Path, limit: int = 20, most: int = Policy.scratch_entries
                 continue
             if stat.S_ISLNK(info.st_mode):
                 with contextlib.suppress(OSError):
-                    found.append(f"a link {relative} -> {os.readlink(scratch / relative)[:80]}")
+                    found.append(f"a link {_shown(str(relative))} -> {_shown(os.readlink(scratch / relative)[:80])}")
             elif stat.S_ISSOCK(info.st_mode) and relative.parts[0].startswith("pymp-"):
                 continue  # multiprocessing's forkserver listens there (lab 03)
             elif not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
-                found.append(f"a special file {relative}")
+                found.append(f"a special file {_shown(str(relative))}")
             if len(found) >= limit:
                 return found
     except ScratchTooBig as too_big:
@@ -478,13 +485,14 @@ class Sandbox:
     def close(self) -> None:
         if self.process is not None:
             self._reading.clear()
-            if self.scratch is not None:
-                self._odd_files = odd_files(self.scratch, most=self.policy.scratch_entries)
             report = self._stop_keeper()
             _kill_group(self.process)  # the keeper is gone; anything left of its group too
             escaped, left = kill_escaped(self.process.pid) if sys.platform.startswith("linux") else (0, 0)
             stragglers, hidden = self._release_pipes(look=bool(report.get("report_lost")))
             _hold(-1)
+            # Walked once the worker and its processes are gone: while it ran, it could make a link as soon as it saw the
+            # walk go by (an inotify watch on a folder the walk lists), too late for the walk to see it.
+            self._odd_files = odd_files(self.scratch, most=self.policy.scratch_entries) if self.scratch is not None else []
             if escaped or left or stragglers or hidden:
                 # The keeper kills every process of the worker's before it reports: one still running
                 # escaped it (the keeper died, or lost its report), which is itself for review.
