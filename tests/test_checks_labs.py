@@ -1843,11 +1843,14 @@ def _wrong_methods():
                                   "lab07-rounds", "lab08-replay"])
 def test_a_cache_of_answers_around_a_wrong_method_fails_each_measured_check(case, at_the_first_verdict):
     """Each try of a measured check (each run of a pair) gets an input no call has seen: a cache pays the wrong method
-    on every try, as the method alone does. (Before, the later tries returned the first one's answer at no cost.)"""
+    on every try, as the method alone does. (Before, the later tries returned the first one's answer at no cost.) And
+    the check run again, as the hidden test runs the visible one's, on the same cache: no input of the first run."""
     check, wrong = _wrong_methods()[case]
+    cached = _cached(wrong)
     with at_the_first_verdict():
-        message = failure(check, _cached(wrong))
-    assert "measured from outside your code" in message or "did not finish" in message, message
+        for _ in ("visible", "hidden"):
+            message = failure(check, cached)
+            assert "measured from outside your code" in message or "did not finish" in message, message
 
 
 def test_lab05_in_the_worker_a_cache_of_answers_fails_the_push_cost():

@@ -16,9 +16,10 @@ answering the measured corpus quickly and wrongly; and the corpus is drawn from 
 seed (:func:`measured_random`), so its merges cannot be written into the notebook in advance.
 
 Every measured call gets an input it has never seen: the callers pass a builder, ``make_args(index)``, and each
-call of a check (each try, each run of a pair) is built with its own index, a fresh draw of the same shape and
-cost. A learner who keeps its answers (a cache on the input) would otherwise pay for the first try only, by a
-wrong method, and pass on a later one at no cost; a fresh input makes every try pay for its method.
+measured call of this process (each try, each run of a pair, of every check: the visible test and the hidden one
+run the same check) is built with its own index (:data:`FRESH`), a fresh draw of the same shape and cost. A
+learner who keeps its answers (a cache on the input) would otherwise pay for the first try only, by a wrong
+method, and pass on a later one at no cost; a fresh input makes every try pay for its method.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import copy
 import gc
 import hashlib
+import itertools
 import os
 import random
 import time
@@ -44,6 +46,7 @@ TRIES = 5  # at most this many tries of the pair of runs; a check passes on its 
 # load on a shared machine docked an honest lab-04 V4 in CI with three; a wrong method's ratio stays above it)
 PASS_AFTER = 2  # tries before a check may pass: one slow run of the short call (a pause, a burst of load) must not
 # shrink the ratio of a slow method; each run's fastest time over the tries is its cost (load makes runs slower, never faster)
+FRESH = itertools.count()  # the index of the next measured call's input in this process: no two calls share one
 STOP_MARGIN, STOP_SLACK = 1.5, 0.5  # a measured call is stopped past 1.5 times the most CPU time that could pass, plus 0.5 s
 
 
@@ -133,16 +136,15 @@ def answers_right(expected: object, got: object) -> bool:
         return False
 
 
-def fastest_of_tries(task: Task, run_pair: Callable[[int], list[float]], growth: Callable[[float, float], Any], limit: float,
+def fastest_of_tries(task: Task, run_pair: Callable[[], list[float]], growth: Callable[[float, float], Any], limit: float,
                      far: float, what: str) -> tuple[Any, int, bool]:
-    """Run ``run_pair(attempt)`` (the CPU seconds of a short and a long run, on the inputs of try ``attempt``) up to
-    :data:`TRIES` times and keep each run's
+    """Run ``run_pair()`` (the CPU seconds of a short and a long run) up to :data:`TRIES` times and keep each run's
     fastest; ``(growth of the fastest, tries, passed)``: passed once the ratio is at most ``limit`` after
     :data:`PASS_AFTER` tries, stopped early past ``far`` times the limit. ``(None, tries, False)`` where CPU time
     cannot be read, said in the output (``what`` is not checked)."""
     fastest = [float("inf"), float("inf")]
     for attempt in range(1, TRIES + 1):
-        runs = run_pair(attempt)
+        runs = run_pair()
         if any(seconds != seconds for seconds in runs):  # nan: not measurable here
             print(f"{task.name}: its CPU time could not be measured on this system; {what} is not checked.")
             return None, attempt, False
@@ -166,17 +168,16 @@ def verify_merge_cost(task: Task, learner: Callable, corpus: Callable[[int], tup
                       limit: float, describe: str, too_slow: str, timeout: float | None = None) -> Growth | None:
     """Fail unless ``merges`` merges of ``learner`` (a trainer) cost at most ``limit`` times the CPU time of one
     merge's run, each run's fastest of :data:`TRIES` tries (two at least). ``corpus(index)`` builds the pretoken counts
-    of run ``index`` (a fresh corpus of the same shape for each run) and ``expected(count)``, the reference's merges of a
-    run of ``count`` merges on it, which the run must return. ``describe`` names
-    the corpus in messages, ``too_slow`` says what a scan per merge means in this lab; ``timeout``,
-    when given, the seconds a run may take (a method far too slow fails then). Returns the passing try, or
-    ``None`` where CPU time cannot be read (said in the output)."""
+    of a run (``index`` from :data:`FRESH`: a fresh corpus of the same shape for each run) and ``expected(count)``, the
+    reference's merges of a run of ``count`` merges on it, which the run must return. ``describe`` names the corpus in
+    messages, ``too_slow`` says what a scan per merge means in this lab; ``timeout``, when given, the seconds a run
+    may take (a method far too slow fails then). Returns the passing try, or ``None`` where CPU time cannot be read (said in the output)."""
     task, learner = with_timeout(task, learner, timeout)
 
-    def run_pair(attempt: int) -> list[float]:
+    def run_pair() -> list[float]:
         runs = []
-        for run, count in enumerate((1, merges)):
-            pretoken_counts, expected = corpus(2 * (attempt - 1) + run)
+        for count in (1, merges):
+            pretoken_counts, expected = corpus(next(FRESH))
             most = (runs[0] + limit * max(runs[0], 0.02), f"{task.name}(..., 1) {runs[0]:.2f} s: the {merges - 1} extra "
                     f"merges may cost {limit:g} times that") if runs else None  # the long run's, once the short one's is known
             got, seconds = measured_call(task, learner, (pretoken_counts, count), f"{describe}, {count}", too_slow, timeout,
@@ -279,16 +280,16 @@ class CallCost:
 
 def verify_call_cost(task: Task, learner: Callable, reference: Callable, make_args: Callable[[int], tuple], describe: str, *,
                      factor: float, slack: float, timeout: float, too_slow: str) -> CallCost | None:
-    """Fail unless ``learner(*make_args(attempt))`` returns the reference's answer at a CPU cost of at most ``slack``
+    """Fail unless ``learner(*make_args(index))`` returns the reference's answer at a CPU cost of at most ``slack``
     seconds plus ``factor`` times the reference's on the same input, run meanwhile in this process (so the machine's
-    speed and load cancel out), in one of two tries, each on a fresh input (``make_args`` of its own index, of the
-    shape ``describe`` names); a call that does not finish within ``timeout`` seconds fails at once.
+    speed and load cancel out), in one of two tries, each on a fresh input (``make_args`` of its own index,
+    :data:`FRESH`, of the shape ``describe`` names); a call that does not finish within ``timeout`` seconds fails at once.
     For inputs on which the wrong method costs tens of times the right one. ``None`` where CPU time cannot
     be read (said in the output)."""
     task, learner = with_timeout(task, learner, timeout)
     costs = []
-    for attempt in range(2):
-        args = make_args(attempt)
+    for _ in range(2):
+        args = make_args(next(FRESH))
         reference_seconds, expected = reference_cost(reference, args, describe)
         got, seconds = measured_call(task, learner, args, describe, too_slow, timeout,
                                      f" (the reference takes {reference_seconds:.2f} s of CPU time):",
@@ -332,21 +333,21 @@ class CallGrowth:
 def verify_call_growth(task: Task, learner: Callable, reference: Callable, small: Callable[[int], tuple],
                        large: Callable[[int], tuple], times: int, describe: Callable[[tuple], str], *, limit: float,
                        timeout: float, too_slow: str) -> CallGrowth | None:
-    """Fail unless ``learner(*large(attempt))``, an input ``times`` as long as ``small(attempt)``'s, costs at most
-    ``limit`` times the CPU time of ``learner(*small(attempt))`` (its process's, read from outside it), each call's
-    fastest of :data:`TRIES` tries (two at least, each on fresh inputs: the builders' arguments of its own index), both
+    """Fail unless ``learner(*large(index))``, an input ``times`` as long as ``small(index)``'s, costs at most
+    ``limit`` times the CPU time of ``learner(*small(index))`` (its process's, read from outside it), each call's
+    fastest of :data:`TRIES` tries (two at least, each on fresh inputs: the builders' of its own index, :data:`FRESH`), both
     calls returning the reference's answer; a call that does not finish within ``timeout`` seconds fails at once. A
     method linear in the input grows about ``times`` times (less, with a cost that does not grow); one that is
     quadratic on these inputs about ``times`` squared: the machine's speed and load cancel out of the ratio.
     ``describe(args)`` names an input in messages. ``None`` where CPU time cannot be read (said in the output)."""
     task, learner = with_timeout(task, learner, timeout)
-    first_small, first_large = small(0), large(0)  # (for the messages: every try's inputs have their shapes)
+    shown = {}  # each size's input as messages name it (every try's inputs have the same shapes)
 
-    def run_pair(attempt: int) -> list[float]:
+    def run_pair() -> list[float]:
         seconds = []
-        for args in (small(attempt - 1), large(attempt - 1)):
-            expected = reference(*copy.deepcopy(args))
-            most = (limit * max(seconds[0], 0.05), f"{task.name}({describe(first_small)}) {seconds[0]:.2f} s: more than "
+        for size, args in (("small", small(next(FRESH))), ("large", large(next(FRESH)))):
+            expected, shown[size] = reference(*copy.deepcopy(args)), describe(args)
+            most = (limit * max(seconds[0], 0.05), f"{task.name}({shown['small']}) {seconds[0]:.2f} s: more than "
                     f"{limit:g} times as long for an input {times} times as long") if seconds else None  # the long call's
             got, spent = measured_call(task, learner, args, describe(args), too_slow, timeout, most=most)
             if not answers_right(expected, got):
@@ -360,7 +361,7 @@ def verify_call_growth(task: Task, learner: Callable, reference: Callable, small
     if best is None or passed:
         return best
     raise CheckFailed(
-        f"{task.name}({describe(first_large)}) took {best.large:.2f} s of CPU time, {task.name}({describe(first_small)}) "
+        f"{task.name}({shown['large']}) took {best.large:.2f} s of CPU time, {task.name}({shown['small']}) "
         f"{best.small:.2f} s: {best.ratio:.1f} times as long for an input {times} times as long, more than {limit:g} (each "
         f"call's fastest of {attempt} tries, measured from outside your code); a method linear in the input grows about "
         f"{times} times. {too_slow}")
