@@ -402,7 +402,7 @@ def test_a_measured_call_past_what_could_pass_is_stopped_there_in_the_kernel_and
     def stopped_message(measured, learner) -> str:
         started = time.monotonic()
         with pytest.raises(measured.CheckFailed) as failed:
-            measured.verify_call_cost(measured.Task("spin", ("n",)), learner, lambda n: n, (1,), "1", factor=1.0, slack=0.2,
+            measured.verify_call_cost(measured.Task("spin", ("n",)), learner, lambda n: n, lambda index: (1,), "1", factor=1.0, slack=0.2,
                                       timeout=30, too_slow="it never ends")
         assert time.monotonic() - started < 20  # on a loaded machine too: its CPU time is capped, not its wall time
         return str(failed.value)
@@ -432,7 +432,7 @@ def _quadratic_pairs_seen(data: bytes) -> int:
 def test_call_growth_passes_a_linear_function_and_fails_a_quadratic_one():
     measured = load_graders("08_linear_encoding").measured  # (the grader that uses it: lab 08's tasks 2 and 3)
     task = measured.Task("pairs_seen", ("data",))
-    small, large = (bytes(range(256)) * 16,), (bytes(range(256)) * 128,)  # 4,096 and 32,768 bytes
+    small, large = lambda index: (bytes(range(256)) * 16,), lambda index: (bytes(range(256)) * 128,)  # 4,096 and 32,768 bytes
     describe = lambda args: f"<{len(args[0]):,} bytes>"  # noqa: E731
     growth = measured.verify_call_growth(task, lambda data: len(set(zip(data, data[1:]))) + 0 * sum(data), _pairs_seen,
                                          small, large, 8, describe, limit=20, timeout=30, too_slow="...")

@@ -1787,3 +1787,86 @@ def test_lab03_task1_makes_the_page_worked_examples_reads_but_the_straddle_check
 
     text = " ".join((REPO_ROOT / "theory" / "03-parallel-pretokenization.md").read_text(encoding="utf-8").split())
     assert "Read 4 is the straddle check of section 6" in text and "it makes the other six reads" in text
+
+
+# ---- measured checks: a cache of answers earns nothing -----------------------------------------
+
+CACHED = """
+import functools
+
+
+def cached(function):  # a learner's cache of its answers, keyed on the input's content: a call seen before is free
+    answers = {}
+
+    @functools.wraps(function)
+    def call(*args):
+        key = repr(args)
+        if key not in answers:
+            answers[key] = function(*args)
+        return answers[key]
+    return call
+"""
+
+
+def _cached(function):
+    """``function`` behind :data:`CACHED`'s cache of its answers, as a notebook would wrap it."""
+    namespace: dict = {}
+    exec(CACHED, namespace)
+    return namespace["cached"](function)
+
+
+def _wrong_methods():
+    """``(lab's graders, measured check, a wrong method that gives the right answers)`` for each measured check."""
+    labs = {lab: (load_graders(lab), solution_namespace(lab)) for lab in
+            ("02_incremental", "04_inverted_index", "05_heap", "07_heap_encoding", "08_linear_encoding")}
+    lab08 = labs["08_linear_encoding"][0]
+    rounds = "def {0}(pretoken, ranks):\n    return encode_pretoken(pretoken, ranks)\n"
+    return {
+        "lab02-every-word": (labs["02_incremental"][0].verify_incremental_updates,
+                             _defined_in_notebook(labs["02_incremental"][1], EVERY_WORD_TRAINER, "train")),
+        "lab04-v2-filter": (labs["04_inverted_index"][0].verify_merge_cost,
+                            _defined_in_notebook(labs["04_inverted_index"][1], V2_TRAINER, "train")),
+        "lab05-max-scan": (labs["05_heap"][0].verify_merge_cost, _lab05_variant(
+            "task3_train_solution", "train", "pair, _ = pop_best(entries, pair_counts)",
+            "pair = max(pair_counts, key=lambda p: (pair_counts[p], p))")),
+        "lab05-every-pair-pushed": (labs["05_heap"][0].verify_push_cost,
+                                    _lab05_variant("task3_train_solution", "train", *EVERY_PAIR)),
+        "lab07-rounds": (labs["07_heap_encoding"][0].verify_heap_cost,
+                         _defined_in_notebook(labs["07_heap_encoding"][1], rounds.format("heap_encode"), "heap_encode")),
+        "lab08-replay": (lambda learner: lab08.verify_not_a_replay(learner, "backtrack_encode", lab08.BACKTRACK_TASK,
+                                                                   lab08.backtrack_encode),
+                         _defined_in_notebook(labs["08_linear_encoding"][1], rounds.format("backtrack_encode"), "backtrack_encode")),
+    }
+
+
+@pytest.mark.parametrize("case", ["lab02-every-word", "lab04-v2-filter", "lab05-max-scan", "lab05-every-pair-pushed",
+                                  "lab07-rounds", "lab08-replay"])
+def test_a_cache_of_answers_around_a_wrong_method_fails_each_measured_check(case, at_the_first_verdict):
+    """Each try of a measured check (each run of a pair) gets an input no call has seen: a cache pays the wrong method
+    on every try, as the method alone does. (Before, the later tries returned the first one's answer at no cost.) And
+    the check run again, as the hidden test runs the visible one's, on the same cache: no input of the first run."""
+    check, wrong = _wrong_methods()[case]
+    cached = _cached(wrong)
+    with at_the_first_verdict():
+        for _ in ("visible", "hidden"):
+            message = failure(check, cached)
+            assert "measured from outside your code" in message or "did not finish" in message, message
+
+
+def test_lab05_in_the_worker_a_cache_of_answers_fails_the_push_cost():
+    """As graded: the per-window trainer behind a cache, in a grading worker (which keeps the cache between calls), is
+    stopped or too slow on each of its tries, each on a corpus of its own."""
+    import importlib
+
+    from bpe_ref.course.trusted.autograde import lab_policy
+    from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox
+
+    graders = importlib.import_module("bpe_ref.course.checks.lab05_heap")  # as grading imports it
+    every_pair = _source_of("05_heap", "task3_train_solution").replace(*EVERY_PAIR)
+    cells = [_source_of("05_heap", cell) for cell in ("setup", "task1_heap_entry_solution", "task2_pop_best_solution")]
+    cells += [every_pair, CACHED + "\ntrain = cached(train)\n"]
+    with Sandbox(lab_policy(graders, Policy())) as box:
+        for index, code in enumerate(cells):
+            assert box.run_cell(code, f"cell{index}").ok, code
+        message = failure(graders.verify_push_cost, RemoteFunction(box, "train"))
+    assert "measured from outside your code" in message and "not for every pair of the rewritten word" in message, message

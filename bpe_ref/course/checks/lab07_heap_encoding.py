@@ -372,15 +372,14 @@ COST_FACTOR, COST_SLACK, COST_TIMEOUT = 5.0, 0.3, 6.0
 
 def verify_heap_cost(heap_encode: Callable, name: str = "heap_encode") -> None:
     """The heap encoder's point, measured from outside the learner's code: one call on a long pretoken of
-    random letters (drawn from the grading's seed) costs about what the reference's does, run meanwhile
+    random letters (drawn from the grading's seed, a fresh one for each try) costs about what the reference's does, run meanwhile
     on the trusted side. Step 06's rounds give the same tokens at a pass over the pretoken per merge, and
     calling first_heap and merge_all for show beside them changes nothing."""
-    pretoken = measured.long_letters(name, MEASURED_LENGTH)
     ranks = measured.alphabet_ranks(gpt2_ranks())
     task = replace(HEAP_ENCODE_TASK, name=name)
     try:
         cost = measured.verify_call_cost(
-            task, heap_encode, reference_heap_encode, (pretoken, ranks),
+            task, heap_encode, reference_heap_encode, lambda index: (measured.long_letters(f"{name}:{index}", MEASURED_LENGTH), ranks),
             f"<{MEASURED_LENGTH:,} random bytes of {measured.LETTERS.decode()}>, <GPT-2's {len(ranks)} merges of them>",
             factor=COST_FACTOR, slack=COST_SLACK, timeout=COST_TIMEOUT,
             too_slow="build the heap once (first_heap) and run the pop loop once (merge_all): O(L log L). Step 06's "

@@ -351,11 +351,14 @@ def verify_not_a_replay(learner: Callable, name: str, task: Task, reference: Cal
     pass over the pretoken per merge that applies, 30 to 50 times."""
     rng = measured.measured_random(f"08_linear_encoding:{name}")
     ranks = pair_ranks(rng.randbytes(16))
-    short = bytes(rng.choices(range(PAIR_ALPHABET), k=SHORT_LENGTH))
-    long = bytes(rng.choices(range(PAIR_ALPHABET), k=SHORT_LENGTH * GROWTH))
+    def pretoken(index: int, length: int) -> tuple[bytes, dict[Pair, int]]:  # each measured call its own pretoken
+        draw = measured.measured_random(f"08_linear_encoding:{name}:{length}:{index}")
+        return bytes(draw.choices(range(PAIR_ALPHABET), k=length)), ranks
+
     try:
         growth = measured.verify_call_growth(
-            replace(task, name=name), learner, reference, (short, ranks), (long, ranks), GROWTH,
+            replace(task, name=name), learner, reference, lambda index: pretoken(index, SHORT_LENGTH),
+            lambda index: pretoken(index, SHORT_LENGTH * GROWTH), GROWTH,
             lambda args: f"<{len(args[0]):,} random bytes below {PAIR_ALPHABET}>, <every pair of them as a merge>",
             limit=GROWTH_LIMIT, timeout=GROWTH_TIMEOUT,
             too_slow="This task searches for the valid encoding left to right, each token compatible with the one "

@@ -14,6 +14,12 @@ more on every try, and a run is stopped once its CPU time is past :func:`stop_at
 let run to its timeout). The merges of both runs are compared with the reference's too, so a trainer cannot pass by
 answering the measured corpus quickly and wrongly; and the corpus is drawn from the grading's secret
 seed (:func:`measured_random`), so its merges cannot be written into the notebook in advance.
+
+Every measured call gets an input it has never seen: the callers pass a builder, ``make_args(index)``, and each
+measured call of this process (each try, each run of a pair, of every check: the visible test and the hidden one
+run the same check) is built with its own index (:data:`FRESH`), a fresh draw of the same shape and cost. A
+learner who keeps its answers (a cache on the input) would otherwise pay for the first try only, by a wrong
+method, and pass on a later one at no cost; a fresh input makes every try pay for its method.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 import copy
 import gc
 import hashlib
+import itertools
 import os
 import random
 import time
@@ -39,6 +46,7 @@ TRIES = 5  # at most this many tries of the pair of runs; a check passes on its 
 # load on a shared machine docked an honest lab-04 V4 in CI with three; a wrong method's ratio stays above it)
 PASS_AFTER = 2  # tries before a check may pass: one slow run of the short call (a pause, a burst of load) must not
 # shrink the ratio of a slow method; each run's fastest time over the tries is its cost (load makes runs slower, never faster)
+FRESH = itertools.count()  # the index of the next measured call's input in this process: no two calls share one
 STOP_MARGIN, STOP_SLACK = 1.5, 0.5  # a measured call is stopped past 1.5 times the most CPU time that could pass, plus 0.5 s
 
 
@@ -156,26 +164,25 @@ def with_timeout(task: Task, learner: Callable, timeout: float | None) -> tuple[
     return replace(task, kernel_time_limit=timeout), replace(learner, timeout=timeout) if runs_remotely(learner) else learner
 
 
-def verify_merge_cost(task: Task, learner: Callable, pretoken_counts: dict, merges: int, limit: float,
-                      describe: str, too_slow: str, expected: Callable[[int], list] | None = None,
-                      timeout: float | None = None) -> Growth | None:
-    """Fail unless ``merges`` merges of ``learner`` (a trainer) on ``pretoken_counts`` cost at most
-    ``limit`` times the CPU time of one merge's run, each run's fastest of :data:`TRIES` tries (two at least). ``describe`` names
-    the corpus in messages, ``too_slow`` says what a scan per merge means in this lab; ``expected(count)``,
-    when given, the reference's merges of a run of ``count`` merges, which both runs must return; ``timeout``,
-    when given, the seconds a run may take (a method far too slow fails then). Returns the passing try, or
-    ``None`` where CPU time cannot be read (said in the output)."""
+def verify_merge_cost(task: Task, learner: Callable, corpus: Callable[[int], tuple[dict, Callable[[int], list]]], merges: int,
+                      limit: float, describe: str, too_slow: str, timeout: float | None = None) -> Growth | None:
+    """Fail unless ``merges`` merges of ``learner`` (a trainer) cost at most ``limit`` times the CPU time of one
+    merge's run, each run's fastest of :data:`TRIES` tries (two at least). ``corpus(index)`` builds the pretoken counts
+    of a run (``index`` from :data:`FRESH`: a fresh corpus of the same shape for each run) and ``expected(count)``, the
+    reference's merges of a run of ``count`` merges on it, which the run must return. ``describe`` names the corpus in
+    messages, ``too_slow`` says what a scan per merge means in this lab; ``timeout``, when given, the seconds a run
+    may take (a method far too slow fails then). Returns the passing try, or ``None`` where CPU time cannot be read (said in the output)."""
     task, learner = with_timeout(task, learner, timeout)
 
     def run_pair() -> list[float]:
         runs = []
         for count in (1, merges):
+            pretoken_counts, expected = corpus(next(FRESH))
             most = (runs[0] + limit * max(runs[0], 0.02), f"{task.name}(..., 1) {runs[0]:.2f} s: the {merges - 1} extra "
                     f"merges may cost {limit:g} times that") if runs else None  # the long run's, once the short one's is known
             got, seconds = measured_call(task, learner, (pretoken_counts, count), f"{describe}, {count}", too_slow, timeout,
                                          most=most)
-            if expected is not None:
-                verify_merges(task, describe, count, expected(count), got)
+            verify_merges(task, describe, count, expected(count), got)
             runs.append(seconds)
         return runs
 
@@ -251,10 +258,11 @@ def long_letters(name: str, length: int, alphabet: bytes = LETTERS) -> bytes:
 _FASTEST: dict[tuple[str, int], float] = {}  # the reference's fastest run of a measured call in this process
 
 
-def reference_cost(reference: Callable, args: tuple) -> tuple[float, object]:
-    """``(CPU seconds, result)`` of ``reference(*args)`` here: the fastest run of this call in this process so
-    far (a burst of load or a cold cache makes a run slower, never faster), with one more run."""
-    key = (getattr(reference, "__qualname__", repr(reference)), hash(repr(args)[:2000]) ^ len(repr(args)))
+def reference_cost(reference: Callable, args: tuple, shape: str) -> tuple[float, object]:
+    """``(CPU seconds, result)`` of ``reference(*args)`` here: the fastest run so far in this process of a call on
+    an input of this ``shape`` (its description: inputs of a shape cost the same; a burst of load or a cold cache
+    makes a run slower, never faster), with one more run."""
+    key = (getattr(reference, "__qualname__", repr(reference)), shape)
     start = time.thread_time()
     result = reference(*copy.deepcopy(args))
     seconds = min(time.thread_time() - start, _FASTEST.get(key, float("inf")))
@@ -270,17 +278,19 @@ class CallCost:
     reference: float
 
 
-def verify_call_cost(task: Task, learner: Callable, reference: Callable, args: tuple, describe: str, *, factor: float,
-                     slack: float, timeout: float, too_slow: str) -> CallCost | None:
-    """Fail unless ``learner(*args)`` returns the reference's answer at a CPU cost of at most ``slack`` seconds
-    plus ``factor`` times the reference's, run meanwhile in this process (so the machine's speed and load
-    cancel out), in one of two tries; a call that does not finish within ``timeout`` seconds fails at once.
+def verify_call_cost(task: Task, learner: Callable, reference: Callable, make_args: Callable[[int], tuple], describe: str, *,
+                     factor: float, slack: float, timeout: float, too_slow: str) -> CallCost | None:
+    """Fail unless ``learner(*make_args(index))`` returns the reference's answer at a CPU cost of at most ``slack``
+    seconds plus ``factor`` times the reference's on the same input, run meanwhile in this process (so the machine's
+    speed and load cancel out), in one of two tries, each on a fresh input (``make_args`` of its own index,
+    :data:`FRESH`, of the shape ``describe`` names); a call that does not finish within ``timeout`` seconds fails at once.
     For inputs on which the wrong method costs tens of times the right one. ``None`` where CPU time cannot
     be read (said in the output)."""
     task, learner = with_timeout(task, learner, timeout)
     costs = []
     for _ in range(2):
-        reference_seconds, expected = reference_cost(reference, args)
+        args = make_args(next(FRESH))
+        reference_seconds, expected = reference_cost(reference, args, describe)
         got, seconds = measured_call(task, learner, args, describe, too_slow, timeout,
                                      f" (the reference takes {reference_seconds:.2f} s of CPU time):",
                                      (slack + factor * reference_seconds, f"the reference {reference_seconds:.2f} s: more "
@@ -320,24 +330,27 @@ class CallGrowth:
         return self.large / max(self.small, 0.05)
 
 
-def verify_call_growth(task: Task, learner: Callable, reference: Callable, small: tuple, large: tuple, times: int,
-                       describe: Callable[[tuple], str], *, limit: float, timeout: float, too_slow: str) -> CallGrowth | None:
-    """Fail unless ``learner(*large)``, an input ``times`` as long as ``small``, costs at most ``limit`` times the CPU
-    time of ``learner(*small)`` (its process's, read from outside it), each call's fastest of :data:`TRIES` tries (two
-    at least), both calls returning the reference's answer; a call that does not finish within ``timeout`` seconds fails at once. A
+def verify_call_growth(task: Task, learner: Callable, reference: Callable, small: Callable[[int], tuple],
+                       large: Callable[[int], tuple], times: int, describe: Callable[[tuple], str], *, limit: float,
+                       timeout: float, too_slow: str) -> CallGrowth | None:
+    """Fail unless ``learner(*large(index))``, an input ``times`` as long as ``small(index)``'s, costs at most
+    ``limit`` times the CPU time of ``learner(*small(index))`` (its process's, read from outside it), each call's
+    fastest of :data:`TRIES` tries (two at least, each on fresh inputs: the builders' of its own index, :data:`FRESH`), both
+    calls returning the reference's answer; a call that does not finish within ``timeout`` seconds fails at once. A
     method linear in the input grows about ``times`` times (less, with a cost that does not grow); one that is
     quadratic on these inputs about ``times`` squared: the machine's speed and load cancel out of the ratio.
     ``describe(args)`` names an input in messages. ``None`` where CPU time cannot be read (said in the output)."""
     task, learner = with_timeout(task, learner, timeout)
-    expected = {id(small): reference(*copy.deepcopy(small)), id(large): reference(*copy.deepcopy(large))}
+    shown = {}  # each size's input as messages name it (every try's inputs have the same shapes)
 
     def run_pair() -> list[float]:
         seconds = []
-        for args in (small, large):
-            most = (limit * max(seconds[0], 0.05), f"{task.name}({describe(small)}) {seconds[0]:.2f} s: more than {limit:g} "
-                    f"times as long for an input {times} times as long") if seconds else None  # the long call's
+        for size, args in (("small", small(next(FRESH))), ("large", large(next(FRESH)))):
+            expected, shown[size] = reference(*copy.deepcopy(args)), describe(args)
+            most = (limit * max(seconds[0], 0.05), f"{task.name}({shown['small']}) {seconds[0]:.2f} s: more than "
+                    f"{limit:g} times as long for an input {times} times as long") if seconds else None  # the long call's
             got, spent = measured_call(task, learner, args, describe(args), too_slow, timeout, most=most)
-            if not answers_right(expected[id(args)], got):
+            if not answers_right(expected, got):
                 raise CheckFailed(f"{task.name}({describe(args)}) did not return the reference's answer on an input its "
                                   "time is measured on")
             seconds.append(spent)
@@ -348,7 +361,7 @@ def verify_call_growth(task: Task, learner: Callable, reference: Callable, small
     if best is None or passed:
         return best
     raise CheckFailed(
-        f"{task.name}({describe(large)}) took {best.large:.2f} s of CPU time, {task.name}({describe(small)}) "
+        f"{task.name}({shown['large']}) took {best.large:.2f} s of CPU time, {task.name}({shown['small']}) "
         f"{best.small:.2f} s: {best.ratio:.1f} times as long for an input {times} times as long, more than {limit:g} (each "
         f"call's fastest of {attempt} tries, measured from outside your code); a method linear in the input grows about "
         f"{times} times. {too_slow}")
