@@ -217,9 +217,7 @@ def markdown_sections(sections: Sequence[Section], heading: str = "##") -> str:
     return "\n".join(f"\n{heading} {title}\n\n{markdown_table(headers, rows)}" for title, headers, rows in sections)
 
 
-# ---------------------------------------------------------------------------------------------
 # What every benchmark command has: its options for output, its results page and JSON
-
 
 def add_output_arguments(parser: argparse.ArgumentParser, name: str, what: str) -> None:
     """``--out`` (``theory/benchmarks/NAME`` by default; ``what`` is written there) and ``--no-write``."""

@@ -277,9 +277,7 @@ def measure_worst_case(tok, tk, hf, sizes: tuple[int, ...], budget: float, repea
     return results
 
 
-# ---------------------------------------------------------------------------------------------
 # Tables and target checks
-
 
 def throughput_rows(measured: dict, reference: str, others: list[str]) -> list[list[str]]:
     return [[label, f"{measured['size_mb'] / median_seconds(measured, label):.2f}",
@@ -341,9 +339,7 @@ def target_checks(encoding: dict, decoding: dict, worst: dict) -> list[tuple[str
     return checks
 
 
-# ---------------------------------------------------------------------------------------------
 # Plots
-
 
 def plot_corpora(measured: dict, path: Path) -> None:
     names = list(measured["corpora"])
@@ -405,9 +401,6 @@ def plot_throughput(encoding: dict, encoders: dict, decoding: dict, path: Path) 
                xlabel="MB/s (median; CPU time, wall time for HF batches; log scale; higher is better)")
         ax.grid(True, axis="x", which="both", alpha=0.3)
     save_png(fig, path, tight=True)
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -64,9 +64,7 @@ def x(value: float) -> str:
     return f"{value:,.1f}×" if value >= 10 else f"{value:.2f}×"
 
 
-# ---------------------------------------------------------------------------------------------
 # The worked example: numbers chosen for hand work (not measurements), worked by hand on the page
-
 
 WORKED_ROUNDS = {"V4": [0.52, 0.50, 0.91, 0.78, 0.53], "V5": [0.26, 0.25, 0.44, 0.40, 0.27]}
 WORKED_SIZES = [1, 2, 4, 8, 16]  # MB
@@ -107,9 +105,7 @@ def worked_example_snippet() -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # The ladder: the course's trainers against naive, beside seed 000's
-
 
 def ladder_rows(data: dict) -> list[list[str]]:
     rows = []
@@ -200,9 +196,7 @@ def seed_snippet(data: dict | None = None) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # Growth: time against vocabulary and corpus size, fitted exponents
-
 
 def seed_exponents() -> dict[str, float]:
     """Exponents fitted to seed 000's tables: time against vocabulary (21 MB corpus) and against
@@ -271,9 +265,7 @@ def draw_growth(data: dict, path: Path) -> Path:
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
 # The V4/V5 crossover, from page 05's measurement
-
 
 def crossover_rows(data: dict | None = None) -> list[list[str]]:
     data = data or read_json(CROSSOVER_JSON)
@@ -301,9 +293,7 @@ def crossover_snippet() -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # Clocks, memory, caches, noise
-
 
 def clocks_snippet(data: dict | None = None) -> str:
     data = data or measured("clocks")
@@ -419,9 +409,6 @@ def draw_noise(data: dict, path: Path) -> Path:
     name_axes(right, "round (or pair of runs with the same number)", "heap / linked_list", "the ratio, round by round",
               "best", 7)
     return save_png(fig, path)
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 @lru_cache(maxsize=1)

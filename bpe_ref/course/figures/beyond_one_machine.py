@@ -41,9 +41,7 @@ MODEL_RANGE_BYTES = MAX_RANGE_BYTES  # bytes of text per range: count_pretokens_
 MODEL_MERGES = 32_000  # a 32k vocabulary's merges, for the round trips of pair aggregation
 
 
-# ---------------------------------------------------------------------------------------------
 # The worked example
-
 
 def example_run(directory: Path) -> dict:
     """Write the example files into ``directory`` and run the map and the reduce on them."""
@@ -109,9 +107,7 @@ def worked_example_snippet() -> str:
     return "\n".join(lines) + "\n"
 
 
-# ---------------------------------------------------------------------------------------------
 # Measurements, from results.json
-
 
 @lru_cache(maxsize=1)
 def results() -> dict:
@@ -275,9 +271,7 @@ def load_sentence(load: list | None) -> str:
                                 else "."))
 
 
-# ---------------------------------------------------------------------------------------------
 # The cost model
-
 
 def predicted_distinct(label: str, corpus_bytes: float) -> float:
     k, beta = heaps_fits()[label]
@@ -365,9 +359,7 @@ def cost_model_snippet() -> str:
         "the slowest worker.\n")
 
 
-# ---------------------------------------------------------------------------------------------
 # Figures
-
 
 def draw_heaps(out: Path) -> Path:
     data = results()["heaps"]

@@ -26,7 +26,6 @@ from .common import code, markdown_table, save_png, show_token, thousands
 
 PAGE = "00-bytes-and-pretokenization.md"
 
-# ---------------------------------------------------------------------------------------------
 # UTF-8, character by character
 
 UTF8_EXAMPLES: tuple[tuple[str, str], ...] = (
@@ -61,7 +60,6 @@ def utf8_table() -> str:
     return markdown_table(headers, rows, align="llllr")
 
 
-# ---------------------------------------------------------------------------------------------
 # The GPT-2 pattern, piece by piece
 
 PATTERN_PIECES: tuple[tuple[str, str], ...] = (
@@ -100,7 +98,6 @@ def pattern_snippet() -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # Special tokens
 
 SPECIAL_EXAMPLE = "Tom ran home.<|endoftext|>Sue sat."
@@ -161,7 +158,6 @@ def gpt2_vocabulary_snippet() -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # The worked example: from text to word counts
 
 WORKED_EXAMPLE = "Zoë's cat sat.<|endoftext|>The cat  sat on 2 mats!\n"
@@ -194,9 +190,7 @@ def worked_example_snippet(text: str = WORKED_EXAMPLE) -> str:
     return "\n".join(lines)
 
 
-# ---------------------------------------------------------------------------------------------
 # Bytes per character in several scripts
-
 
 @dataclass(frozen=True)
 class ScriptSample:
@@ -276,9 +270,7 @@ def hindi_snippet() -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # Pretoken counts of TinyStories: the input of training
-
 
 @dataclass(frozen=True)
 class CorpusCounts:
@@ -351,9 +343,6 @@ def draw_pretoken_counts(stats: CorpusCounts, path: Path) -> Path:
     right.set_xticks(lengths)
     name_axes(right, "pretoken length in bytes", "share", "Frequent pretokens are short; rare ones are long", "best", grid=None)
     return save_png(fig, path)
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:

@@ -103,9 +103,7 @@ def thousands(n: int) -> str:
     return f"{n:,}"
 
 
-# ---------------------------------------------------------------------------------------------
 # Writing files deterministically
-
 
 def panels(columns: int = 1, figsize: tuple[float, float] = WIDE, layout: str | None = "constrained", **kwargs):
     """A figure of ``columns`` axes side by side, on settings that do not vary by machine: ``(fig, axes)``."""
@@ -159,9 +157,7 @@ def write_text(path: Path, text: str) -> Path:
     return path
 
 
-# ---------------------------------------------------------------------------------------------
 # Snippets quoted by the pages
-
 
 def page_snippets(page: str, own: Mapping[str, str]) -> dict[str, str]:
     """Page ``page``'s snippets: its five-minute idea (pages 00 to 05, :mod:`.five_minutes`), ``own``,
@@ -195,9 +191,7 @@ def sync_snippets(page_text: str, snippets: Mapping[str, str]) -> str:
     return SNIPPET_RE.sub(replace, page_text)
 
 
-# ---------------------------------------------------------------------------------------------
 # Reading the corpora and the committed measurements
-
 
 @lru_cache(maxsize=8)
 def corpus_counts(path: Path) -> dict[bytes, int]:

@@ -55,9 +55,7 @@ MIN_HEAP_TO_COMPACT = getattr(step05_heap, "_MIN_HEAP_TO_COMPACT", 1024)
 WORKED_EXAMPLE_MERGES = 4  # the page traces V5's first four merges of page 01's corpus
 
 
-# ---------------------------------------------------------------------------------------------
 # V5's loop, instrumented: what is in the heap, what is popped and pushed
-
 
 @dataclass(frozen=True)
 class HeapStep:
@@ -163,9 +161,7 @@ def heap_merges(pretoken_counts: Mapping[bytes, int], key: Key | None = None) ->
     return [step.pair for step in lazy_heap_run(pretoken_counts, key=key)]
 
 
-# ---------------------------------------------------------------------------------------------
 # The worked example
-
 
 def worked_example_steps() -> list[HeapStep]:
     return lazy_heap_run(worked_example_counts(), WORKED_EXAMPLE_MERGES, record=True)
@@ -210,7 +206,6 @@ def worked_example_snippet(steps: Sequence[HeapStep] | None = None) -> str:
     return "\n".join(parts)
 
 
-# ---------------------------------------------------------------------------------------------
 # The pitfall: a key with only __lt__
 
 # (label, pretoken counts): texts on which the wrapper key goes wrong, or right by luck
@@ -254,7 +249,6 @@ def wrapper_snippet(cases: Sequence[WrapperCase] | None = None) -> str:
     return markdown_table(["text", "first wrong merge", "the course's rule (V5)", "key with `__lt__` only"], rows)
 
 
-# ---------------------------------------------------------------------------------------------
 # Stale entries and compaction over a whole run
 
 LOW_THRESHOLD = 1.5  # a threshold low enough that compaction happens on the sample
@@ -336,9 +330,7 @@ def draw_heap_size(run: HeapSizeRun, path: Path) -> Path:
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
 # The V4/V5 crossover, from the committed measurement
-
 
 def crossover_data(path: Path = CROSSOVER_JSON) -> dict:
     return read_json(path)
@@ -419,7 +411,6 @@ def draw_crossover(data: dict, path: Path) -> Path:
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
 # Whole-word rewrite (V5) against the linked list, as words get longer
 
 # (benchmark heading's start, corpus file): the four languages of the training benchmark
@@ -551,7 +542,6 @@ def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Pa
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
 # The linked list: self-overlap traced on the arrays
 
 UNLINKED = b""
@@ -641,9 +631,6 @@ def self_overlap_snippet(words: Sequence[Sequence[bytes]] = SELF_OVERLAP_WORDS, 
         + markdown_table(headers, rows)
         + f"\nSummed changes, the merged pair itself left out (every occurrence of it is gone): {change_text}.\n"
     )
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 def stale_visits_snippet(path: Path = TINYSTORIES_SAMPLE) -> str:

@@ -121,9 +121,7 @@ def _show_change(change: dict[Pair, int]) -> str:
     return ", ".join(f"{show_pair(p)} {signed(c)}" for p, c in sorted(change.items(), key=lambda pc: (pc[1], pc[0])))
 
 
-# ---------------------------------------------------------------------------------------------
 # Snippets of the worked example
-
 
 def worked_example_step() -> HandStep:
     return worked_example_trace()[WORKED_EXAMPLE_MERGE - 1]
@@ -200,9 +198,7 @@ def overlap_snippet() -> str:
     return markdown_table(headers, rows)
 
 
-# ---------------------------------------------------------------------------------------------
 # The per-occurrence bug on real corpora
-
 
 @dataclass(frozen=True)
 class OverlapBugRun:
@@ -285,7 +281,6 @@ def overlap_bug_snippet(runs: Sequence[OverlapBugRun], labels: Sequence[str]) ->
     return markdown_table(["corpus", "counts first wrong after", "in the word", "merges first differ at"], rows)
 
 
-# ---------------------------------------------------------------------------------------------
 # V2 against V1 in the course's training benchmark
 
 def v2_speedups(path: Path = TRAIN_BENCHMARK) -> list[tuple[str, float]]:
@@ -314,9 +309,7 @@ def v2_speedup_snippet(speedups: Sequence[tuple[str, float]]) -> str:
     return speedup_sentence("V2", "V1", ratios, "; ".join(f"{run}: {ratio:.1f}×" for run, ratio in speedups))
 
 
-# ---------------------------------------------------------------------------------------------
 # TinyStories
-
 
 def affected_snippet(run: TrainingRun) -> str:
     work = run.work
@@ -368,9 +361,7 @@ def draw_affected_words(run: TrainingRun, path: Path) -> Path:
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
 # Where V2's time goes (measured, not a snippet)
-
 
 def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int) -> dict[str, float]:
     """Seconds of V2's merge loop in ``best_pair``, in ``merge_and_update`` and in the rest (the scan
@@ -423,9 +414,6 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
         shares = {part: median(r[part] / r["loop"] for r in runs) for part in ("best_pair", "scan", "merge_and_update")}
         print(f"{label} ({runs[0]['merges']} merges): loop {median(r['loop'] for r in runs):.2f} s; "
               + ", ".join(f"{part} {share:.0%}" for part, share in shares.items()))
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> dict[str, str]:

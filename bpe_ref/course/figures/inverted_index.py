@@ -49,9 +49,7 @@ Word = tuple[bytes, ...]
 WORKED_EXAMPLE_TEXT = " cat" * 4 + " at" * 3 + " that" * 5 + " has" * 6
 
 
-# ---------------------------------------------------------------------------------------------
 # The worked example, traced with the index
-
 
 @dataclass(frozen=True)
 class IndexStep:
@@ -216,9 +214,7 @@ def merges_snippet(steps: Sequence[IndexStep]) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # A whole run, replayed and measured
-
 
 @dataclass(frozen=True, slots=True)
 class IndexedMerge:
@@ -500,7 +496,6 @@ def scan_work_snippet(run: IndexedRun, first: int = 1000) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # V4 against V2 in the course's training benchmark
 
 def benchmark_times(method: str, path: Path = TRAIN_BENCHMARK) -> dict[str, float]:
@@ -531,9 +526,7 @@ def v4_speedup_snippet(v2: Mapping[str, float], v4: Mapping[str, float]) -> str:
     return speedup_sentence("V4", "V2", list(ratios.values()), listed)
 
 
-# ---------------------------------------------------------------------------------------------
 # Where the time goes (measured, not a snippet)
-
 
 def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int | None = None,
                      exact: bool = False) -> dict[str, float]:
@@ -591,9 +584,7 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
                   f"exact index {timed['exact']:.3f} s")
 
 
-# ---------------------------------------------------------------------------------------------
 # Figures
-
 
 def draw_affected_words(run: IndexedRun, path: Path) -> Path:
     """Left: words rewritten and stale ids per merge, with W, 2% of W and the seed's typical A.
@@ -643,9 +634,6 @@ def draw_work_per_merge(run: IndexedRun, path: Path) -> Path:
     right.set_ylim(0, 100)
     name_axes(right, "merges so far", "% of the work so far that is the scan", "The O(P) scan's share of V4's work, counted")
     return save_png(fig, path)
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:

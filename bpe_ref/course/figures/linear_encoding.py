@@ -52,9 +52,7 @@ def valid_tokens(ranks: dict[Pair, int], data: bytes) -> set[bytes]:
     return tokens | {left + right for left, right in ranks if encode_pretoken(left + right, ranks) == [left + right]}
 
 
-# ---------------------------------------------------------------------------------------------
 # The worked example: the table, then the backtracking search
-
 
 def candidates_tried(data: bytes, end: int, valid: set[bytes], last: list, ranks: dict[Pair, int]) -> list[tuple[int, bytes, bool]]:
     """``(start, token, fits)`` for each valid token ending at ``end``, longest first, up to the first
@@ -184,9 +182,7 @@ def worked_example_snippet() -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # GPT-2's tokens that do not encode to themselves
-
 
 def invalid_tokens(merges: list[Pair]) -> list[tuple[bytes, Pair, list[bytes]]]:
     """``(token, the merge that makes it, what BPE makes of its bytes)`` for every merge whose result
@@ -219,9 +215,7 @@ def invalid_tokens_snippet() -> str:
     return markdown_table(["merges", "merges in all", "results that do not encode to themselves"], rows, align="lrr")
 
 
-# ---------------------------------------------------------------------------------------------
 # Where counting may cut a text
-
 
 CUT_EXAMPLES = ["Hello, world!", " out", "x  y", "don't<|endoftext|>stop"]
 
@@ -247,9 +241,7 @@ def cut_rule_snippet() -> str:
                           cut_rule_rows(), align="lrll")
 
 
-# ---------------------------------------------------------------------------------------------
 # Growth on one long pretoken: measured by hand with page 07's harness, quoted from the committed JSON
-
 
 ENCODERS = ("naive", "heap", "backtrack", "table")
 GROWTH_KIND = "random letters"  # page 07's piece the GPT-2 pattern keeps whole (\\p{L}+)
@@ -304,9 +296,6 @@ def draw_growth(data: dict, path: Path) -> Path:
     name_axes(ax, "bytes in the pretoken (log scale)", "CPU seconds to encode it (log scale)",
               "One long pretoken of random letters, GPT-2's merges", "upper left", 7, grid="both", log="xy")
     return save_png(fig, path)
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 def snippets() -> dict[str, str]:

@@ -96,9 +96,7 @@ def seed_example_trace() -> list[HandStep]:
     return hand_trace(seed_example_counts(), SEED_EXAMPLE_NUM_MERGES)
 
 
-# ---------------------------------------------------------------------------------------------
 # Explaining the tie-break
-
 
 def _first_difference(a: bytes, b: bytes) -> str:
     """Why ``a > b`` as byte strings (``a`` is the greater one), in words."""
@@ -129,9 +127,7 @@ def tie_break_text(chosen: Pair, tied: list[Pair]) -> str:
     return "tie: " + "; ".join(f"beats {show_pair(loser)} ({why_greater(chosen, loser)})" for loser in tied[1:])
 
 
-# ---------------------------------------------------------------------------------------------
 # Snippets of the worked example
-
 
 def words_table(pretoken_counts: Mapping[bytes, int]) -> str:
     rows = [
@@ -201,9 +197,7 @@ def merges_list(merges: list[Pair]) -> str:
     return "```python\n" + repr(merges) + "\n```"
 
 
-# ---------------------------------------------------------------------------------------------
 # What counting distinct words saves
-
 
 @dataclass(frozen=True)
 class DedupRow:
@@ -245,9 +239,7 @@ def dedup_snippet(rows: list[DedupRow]) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # TinyStories
-
 
 def first_merges_snippet(run: TrainingRun, shown: int = 12) -> str:
     first = run.work[0]
@@ -297,9 +289,6 @@ def draw_merge_counts(run: TrainingRun, path: Path) -> Path:
     right.set_ylim(0, run.work[0].windows * 1.1)
     name_axes(right, "merge", "per merge", "V1 recounts every word on every merge", "upper right")
     return save_png(fig, path)
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> dict[str, str]:

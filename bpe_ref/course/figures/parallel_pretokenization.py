@@ -37,7 +37,6 @@ PAGE = "03-parallel-pretokenization.md"
 EOT = DEFAULT_SPECIAL_TOKENS[0]
 EOT_BYTES = EOT.encode("utf-8")
 
-# ---------------------------------------------------------------------------------------------
 # Where a cut is safe
 
 CUT_EXAMPLE = "Go  on, café!<|endoftext|>Hi  there"
@@ -95,7 +94,6 @@ def unsafe_cuts_snippet(text: str = CUT_EXAMPLE) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # The worked example: every read find_chunk_boundaries makes
 
 WORKED_TEXT = "the cat sat.<|endoftext|>a dog ran.<|endoftext|>the end"
@@ -176,9 +174,7 @@ def worked_example_snippet(text: str = WORKED_TEXT) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # The seed's three bugs, each shown by a course-written variant that has it
-
 
 def boundary_with_lost_offset(data: bytes, guess: int, token: bytes, buffer_size: int) -> int:
     """Bug 1: after several reads, add the position found in the *last* read to the guess,
@@ -261,9 +257,7 @@ def seed_bugs_snippet() -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # What crosses between processes
-
 
 def pickled_sizes_snippet(path: Path = TINYSTORIES_2MIB) -> str:
     relative = path.relative_to(REPO_ROOT).as_posix()  # the size must not depend on where the clone is
@@ -285,7 +279,6 @@ def pickled_sizes_snippet(path: Path = TINYSTORIES_2MIB) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # Chunks on the sample: where the guesses land, how balanced the chunks are
 
 BALANCE_CHUNKS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
@@ -344,7 +337,6 @@ def draw_chunks(path: Path, out: Path) -> Path:
     return save_png(fig, out)
 
 
-# ---------------------------------------------------------------------------------------------
 # The measured speed-up, from the committed benchmark results
 
 PARALLEL_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "parallel" / "results.json"
@@ -380,9 +372,6 @@ def benchmark_snippet(path: Path = PARALLEL_BENCHMARK) -> str:
         "sends its counts back, and shares the cores with whatever else the machine runs): the model, which assumes "
         "$p$ free cores and nothing else to pay, puts the break-even early.\n"
     )
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 def snippets() -> dict[str, str]:
