@@ -1,20 +1,6 @@
-"""Figures and tables of theory page 05, ``theory/05-heap.md``.
-
-- the worked example: page 01's corpus under V5's lazy heap, merge by merge: the entries, the
-  stale ones popped and dropped or pushed again, the fresh entries pushed (:func:`lazy_heap_run`,
-  checked against :mod:`bpe_ref.train.step05_heap` by the tests);
-- the pitfall of a heap key that defines only ``__lt__`` (seed 000's ``ReversedBytes``,
-  re-written here as :class:`LessThanOnly`): the wrong merges it makes on small texts;
-- stale entries and compaction: heap size against live pairs over a whole run on the TinyStories
-  sample, with compaction at the default threshold, disabled, and at a lower threshold (figure);
-- the V4/V5 crossover, merge by merge, from the committed measurement
-  ``theory/benchmarks/heap/crossover.json`` (:mod:`.heap_timings`), and seed 000's estimate
-  re-done with the corpora's own numbers;
-- whole-word rewrite (V5) against the linked list as words get longer: the four languages of the
-  course's training benchmark (figure);
-- the self-overlap case ``a a a`` traced on the linked list's arrays;
-- V5's merge loop against V4's, as a diff of the code (:mod:`.step_diffs`).
-"""
+"""Figures and tables of theory page 05, ``theory/05-heap.md``: V5's lazy heap traced on page 01's
+corpus, a key with only ``__lt__``, stale entries and compaction, the V4/V5 crossover (measured by
+:mod:`.heap_timings`), V5 against the linked list as words get longer, the self-overlap ``a a a``."""
 
 from __future__ import annotations
 
@@ -167,19 +153,6 @@ def worked_example_steps() -> list[HeapStep]:
     return lazy_heap_run(worked_example_counts(), WORKED_EXAMPLE_MERGES, record=True)
 
 
-def _entry_status(claimed: int, pair: Pair, live: Mapping[Pair, int]) -> str:
-    now = live.get(pair, 0)
-    if now == claimed:
-        return "fresh"
-    return "stale: gone" if now == 0 else f"stale: now {now}"
-
-
-def _pop_action(status: str, claimed: int, pair: Pair, live: Mapping[Pair, int]) -> str:
-    if status == "fresh":
-        return "popped: merged"
-    return "popped: pushed again" if 0 < live.get(pair, 0) < claimed else "popped: dropped"
-
-
 def worked_example_snippet(steps: Sequence[HeapStep] | None = None) -> str:
     """Each traced merge: the heap's entries in pop order (top first) and what the merge does."""
     steps = steps or worked_example_steps()
@@ -190,8 +163,10 @@ def worked_example_snippet(steps: Sequence[HeapStep] | None = None) -> str:
         for position, (claimed, pair) in enumerate(step.heap_before, 1):
             if position > max(popped, 4):
                 break
-            status = _entry_status(claimed, pair, step.live_before)
-            action = _pop_action(status, claimed, pair, step.live_before) if position <= popped else ""
+            now = step.live_before.get(pair, 0)
+            status = "fresh" if now == claimed else "stale: gone" if now == 0 else f"stale: now {now}"
+            action = ("" if position > popped else "popped: merged" if now == claimed
+                      else "popped: pushed again" if 0 < now < claimed else "popped: dropped")
             rows.append((position, claimed, show_pair(pair), status, action))
         rest = len(step.heap_before) - len(rows)
         table = markdown_table(["#", "count in entry", "pair", "entry is", "this merge"], rows, align="rrlll")
@@ -503,18 +478,9 @@ def word_length_snippet(rows: Sequence[LanguageRow] | None = None, glued: dict |
     )
 
 
-def _length_axis(ax) -> None:
-    """A log axis of word lengths in bytes, labelled with plain numbers."""
+def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Path:
     from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
 
-    ax.set_xscale("log")
-    ax.xaxis.set_major_locator(FixedLocator([4, 8, 16, 32, 64]))
-    ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlim(4, 100)
-
-
-def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Path:
     fig, (left, right) = panels(2)
     x = [row["bytes_per_distinct_word"] for row in glued["rows"]]
     left.plot(x, [row["seconds"]["V5 (heap)"] for row in glued["rows"]], "o-", color="#c44e52",
@@ -526,7 +492,6 @@ def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Pa
                       textcoords="offset points", xytext=(4, 4), fontsize=7)
     left.set_yscale("log")
     left.set_ylim(top=max(row["seconds"]["V5 (heap)"] for row in glued["rows"]) * 2.5)
-    _length_axis(left)
     name_axes(left, "bytes per distinct word (log scale)", f"seconds for {glued['merges']:,} merges (log scale)",
               "One text, pretokens glued into longer words", "upper left", 7, grid="both")
     right.plot(x, [_ratio(row) for row in glued["rows"]], "o-", color="#2f2f2f", label="one text, glued pretokens")
@@ -535,7 +500,12 @@ def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Pa
     for r in rows:
         right.annotate(r.language, (r.mean_length, r.ratio), textcoords="offset points", xytext=(4, -10), fontsize=7)
     right.axhline(1, color="#888888", linestyle="--", linewidth=1)
-    _length_axis(right)
+    for ax in (left, right):  # word lengths in bytes on a log axis, labelled with plain numbers
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(FixedLocator([4, 8, 16, 32, 64]))
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlim(4, 100)
     right.set_ylim(0, max([_ratio(row) for row in glued["rows"]] + [r.ratio for r in rows]) * 1.15)
     name_axes(right, "bytes per distinct word (log scale)", "V5 time / linked-list time", "How much the linked list saves",
               "upper left", 7, grid="both")
