@@ -1,17 +1,9 @@
 """Figures and tables of theory page 09, ``theory/09-benchmarks.md``.
 
 Every number is computed with :mod:`bpe_ref.measure` (the page's and lab 09's harness) from the
-committed measurements in ``theory/benchmarks/measuring/*.json``, written by
-``python -m bpe_ref.course.figures.benchmark_runs`` (:mod:`.benchmark_runs`); figure generation
-never times anything, so the page is reproducible byte for byte. Besides them:
-
-- the worked example: five rounds of two trainers, five (size, seconds) points and a pair of curves,
-  numbers chosen for hand work, worked by hand and by :mod:`bpe_ref.measure` (:func:`worked_example_snippet`);
-- seed 000's benchmark tables (the blog post *Building a Fast BPE Tokenizer from Scratch*, Apple M3
-  Max, 4 workers; :data:`SEED_TABLES`), whose ratios and exponents are put beside the course's;
-- page 05's V4/V5 measurement (``theory/benchmarks/heap/crossover.json``), where
-  :func:`bpe_ref.measure.crossover` finds the crossover.
-"""
+committed measurements in ``theory/benchmarks/measuring/*.json`` (:mod:`.benchmark_runs`) and
+``theory/benchmarks/heap/crossover.json``; figure generation never times anything, so the page is
+reproducible byte for byte. Seed 000's tables (:data:`SEED_TABLES`) are put beside the course's."""
 
 from __future__ import annotations
 

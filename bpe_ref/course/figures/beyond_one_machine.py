@@ -1,14 +1,9 @@
 """Figures and tables of theory page 10, ``theory/10-beyond-one-machine.md``.
 
-- the worked example: two small files cut into ranges by :func:`~bpe_ref.distributed.plan_ranges`,
-  each range counted by :func:`~bpe_ref.distributed.count_range`, the counts combined by
-  :func:`~bpe_ref.distributed.tree_reduce` (the real functions, computed here);
-- everything else is read from ``theory/benchmarks/distributed/results.json``, which
-  ``python -m bpe_ref bench distributed`` measures (:mod:`bpe_ref.course.bench.distributed`): Heaps'
-  law fitted on the shipped corpora (figure), what crosses the network for a corpus cut into
-  ``k`` ranges (figure), this machine's rates, the scaling of Dask on 1 and 2 workers, and the cost
-  model that extrapolates those rates to 1 GB, 100 GB and 10 TB. Nothing is timed here.
-"""
+The worked example runs the real :func:`~bpe_ref.distributed.plan_ranges`,
+:func:`~bpe_ref.distributed.count_range` and :func:`~bpe_ref.distributed.tree_reduce`; everything else
+is read from ``theory/benchmarks/distributed/results.json``, measured by ``python -m bpe_ref bench
+distributed`` (:mod:`bpe_ref.course.bench.distributed`). Nothing is timed here."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Figures and tables of theory page 00, ``theory/00-bytes-and-pretokenization.md``.
-
-- UTF-8: how many bytes a character takes, in several scripts (figure), and for a few characters
-  one by one (table);
-- the GPT-2 pattern piece by piece, with the pretokens each piece matches in one sentence;
-- special tokens cut out before the pattern runs;
-- pretoken counts of the shipped TinyStories sample: the input of every trainer (figure, table).
-"""
+"""Figures and tables of theory page 00, ``theory/00-bytes-and-pretokenization.md``: UTF-8 bytes per
+character, the GPT-2 pattern piece by piece, special tokens, and the pretoken counts of the sample."""
 
 from __future__ import annotations
 

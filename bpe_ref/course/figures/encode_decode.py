@@ -1,15 +1,6 @@
-"""Figures and tables of theory page 06, ``theory/06-encode-decode.md``.
-
-- encoding the words of page 01's second example (a source document's five sentences about working)
-  with the merges the course's trainer learns from them, round by round, and again with one merge
-  learned earlier (why the order matters);
-- GPT-2's files: the byte-to-unicode mapping of ``vocab.json``, ids that are not byte values, ranks
-  against ids, and tokens that hold half a character;
-- a source document's decoder example (``hug pug pun bun hugs``) re-worked with the course's merges:
-  the recursion over merge parts, the table, the arena;
-- the memory per token of each layout of GPT-2's token bytes, from ``sys.getsizeof`` (the sizes
-  CPython reports for each object, so the numbers are the same on every run), and a figure of it.
-"""
+"""Figures and tables of theory page 06, ``theory/06-encode-decode.md``: encoding round by round (and
+why the order of merges matters), GPT-2's files, the decoder example ``hug pug pun bun hugs``, and the
+memory per token of each layout of the token bytes, from ``sys.getsizeof`` (the same on every run)."""
 
 from __future__ import annotations
 

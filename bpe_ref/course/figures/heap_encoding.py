@@ -1,16 +1,7 @@
-"""Figures and quoted tables of theory page 07, the heap encoder.
-
-- the worked examples: the heap, pop by pop, of ``a a a a a`` (stale entries of both kinds) and of
-  `` worked`` with page 06's merges (a new pair with the left neighbour), traced by
-  :func:`bpe_ref.encode.step07_heap.pop_loop` itself (``trace=``);
-- the equivalence, checked: "every merge in rank order, each applied left to right" (step 06's
-  rounds) and "lowest rank first, leftmost first, one merge at a time" (the heap) on the pages'
-  examples and on long GPT-2 pieces;
-- one long pretoken: seconds against length for step 06, step 07 and tiktoken, with fitted growth
-  exponents, from ``theory/benchmarks/heap_encoding/long_pieces.json`` (:mod:`.long_pieces`, run by
-  hand: timings are not taken during figure generation);
-- the generated diff of step 07's encoder against step 06's (:mod:`.step_diffs`).
-"""
+"""Figures and tables of theory page 07, the heap encoder: the heap pop by pop, traced by
+:func:`bpe_ref.encode.step07_heap.pop_loop` itself (``trace=``), its equivalence with step 06's rounds,
+and the growth on one long pretoken read from ``theory/benchmarks/heap_encoding/long_pieces.json``
+(measured by hand with :mod:`.long_pieces`: figure generation times nothing)."""
 
 from __future__ import annotations
 

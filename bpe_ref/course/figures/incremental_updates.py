@@ -1,16 +1,6 @@
-"""Figures and tables of theory page 02, ``theory/02-incremental-updates.md``.
-
-- the worked example: merge 2 of page 01's corpus, done incrementally (which words change, which
-  pair counts go down and up);
-- one word with neighbours on both sides of the merged pair;
-- the self-overlap pitfall: why "update around each occurrence" goes wrong on ``aaa``, ``aaaa``
-  and ``abab``, and "subtract the word's old pairs, add its new pairs" does not;
-- the same bug on real corpora: the merge at which its counts first go wrong, and the (much later)
-  merge at which its merges first differ (:func:`overlap_bug_run`);
-- on TinyStories: how many words each merge rewrites, against the number of words (figure);
-- V2's speed-up over V1, as the course's training benchmark measured it;
-- V2's merge loop against V1's, as a diff of the code (:mod:`.step_diffs`).
-"""
+"""Figures and tables of theory page 02, ``theory/02-incremental-updates.md``: merge 2 of page 01's
+corpus done incrementally, the self-overlap pitfall on small words and on real corpora
+(:func:`overlap_bug_run`), the words each merge rewrites, and V2's speed-up over V1."""
 
 from __future__ import annotations
 

@@ -1,19 +1,9 @@
-"""Figures and tables of theory page 08, ``theory/08-linear-encoding.md``.
-
-- the worked example: page 08's five merges on ``abcbca``, the table of last tokens (the candidates
-  ending at each position, which one is compatible, the count of every prefix) and the backtracking
-  search step by step (:func:`backtrack_trace`, checked against the lab's functions by the tests);
-- section 3's trace of the table on ``aaaaa`` with the merges (a, a), (aa, a), where the longest
-  candidate does not always fit, and each prefix's encoding read back from the table
-  (:func:`table_trace_rows`);
-- GPT-2's tokens that do not encode to themselves: how many, and a few (:func:`invalid_gpt2_tokens`);
-- where :mod:`bpe_ref.fast.exact_counts` may cut a text so that counts add up (:func:`cut_rule_rows`);
-- growth on one long pretoken: seconds against length for the four encoders and tiktoken, and the
-  fitted exponents, measured with page 07's harness (:mod:`.long_pieces`) into the committed
-  ``theory/benchmarks/linear/growth.json`` (``python -m bpe_ref.course.figures.linear_encoding``,
-  about two minutes; timings are not taken while figures are generated);
-- the backtracking encoder against the heap encoder, as a diff of the code (:mod:`.step_diffs`).
-"""
+"""Figures and tables of theory page 08, ``theory/08-linear-encoding.md``: the table of last tokens
+and the backtracking search on the page's examples (checked against the lab's functions by the tests),
+GPT-2's tokens that do not encode to themselves, where exact counts may cut a text, and the growth of
+five encoders on one long pretoken. The growth is measured by hand, with page 07's harness
+(``python -m bpe_ref.course.figures.linear_encoding``, about two minutes, into
+``theory/benchmarks/linear/growth.json``): figure generation times nothing."""
 
 from __future__ import annotations
 

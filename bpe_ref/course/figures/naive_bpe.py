@@ -1,13 +1,6 @@
-"""Figures and tables of theory page 01, ``theory/01-naive-bpe.md``.
-
-- the worked example: a four-word corpus traced merge by merge, every pair count at every step,
-  with the tie-break spelled out (:func:`hand_trace`);
-- a second example, from a source document of the course (seed 001), re-worked under the course's
-  rules;
-- what deduplicating words saves, ``N / (W L)``, on growing prefixes of the TinyStories sample;
-- the first merges on the shipped TinyStories sample, and a figure of the chosen pair's count and
-  of the naive loop's work per merge.
-"""
+"""Figures and tables of theory page 01, ``theory/01-naive-bpe.md``: the worked example traced with
+every pair count and the tie-break spelled out (:func:`hand_trace`), seed 001's example re-worked under
+the course's rules, what deduplicating words saves, and the first merges on the TinyStories sample."""
 
 from __future__ import annotations
 

@@ -1,18 +1,8 @@
-"""Figures and tables of theory page 03, ``theory/03-parallel-pretokenization.md``.
-
-- where a cut is safe: the counts of a small text cut at each kind of place, against the count of
-  the whole text;
-- the worked example: :func:`~bpe_ref.train.step03_parallel.find_chunk_boundaries` on a 55-byte file
-  with an 8-byte read buffer, every read it makes recorded (the real function, not a copy);
-- the seed's three boundary bugs, each shown on a small file by a course-written variant that has
-  the bug, beside the course's function;
-- what crosses between processes: pickled sizes of a chunk's text, of a worker's four arguments and
-  of the counts it sends back;
-- chunks on the TinyStories sample: where the guesses land and how balanced the chunks are (figure);
-- the measured speed-up of two workers, read from the committed results of
-  ``python -m bpe_ref bench parallel`` (timings are not recomputed here: they vary by machine);
-- V3's merge loop against V2's (:mod:`.step_diffs`): the same function.
-"""
+"""Figures and tables of theory page 03, ``theory/03-parallel-pretokenization.md``: where a cut is
+safe, :func:`~bpe_ref.train.step03_parallel.find_chunk_boundaries` traced read by read (the real
+function, not a copy), the seed's three boundary bugs beside it, what crosses between processes,
+chunk balance on the TinyStories sample, and the speed-up measured by ``python -m bpe_ref bench
+parallel`` (read from its committed results: timings vary by machine)."""
 
 from __future__ import annotations
 
