@@ -33,6 +33,7 @@ SEED_CROSSOVERS = {5: 1180, 10: 1565, 21: 1154}  # its interpolated V4/V5 crosso
 SEED_VERSIONS = ("V1", "V2", "V3", "V4", "V5")
 # the course's trainer for each of the seed's versions
 COURSE_OF = {"V1": "naive", "V2": "incremental", "V3": "parallel (2 workers)", "V4": "inverted_index", "V5": "heap"}
+VERSION_OF = {course: version for version, course in COURSE_OF.items()}
 
 
 def measured(name: str, folder: Path = RESULTS_DIR) -> dict:
@@ -99,27 +100,21 @@ def worked_example_snippet() -> str:
 
 # The ladder: the course's trainers against naive, beside seed 000's
 
-def ladder_rows(data: dict) -> list[list[str]]:
+def ladder_snippet(data: dict) -> str:
     rows = []
     for run in data["runs"]:
         times, vocab = run["seconds"], run["vocab_size"]
         seed = dict(zip(SEED_VERSIONS, SEED_TABLES[1][vocab]))
         for label, seconds in times.items():
-            version = next((v for v, course in COURSE_OF.items() if course == label), "")
-            seed_ratio = x(seed["V1"] / seed[version]) if version else "-"
+            version = VERSION_OF.get(label, "")
             rows.append([thousands(vocab), f"{version} {label}".strip(), f"{median(seconds):.3f}", f"{spread(seconds):.2f}",
-                         x(paired_ratio(times, NAIVE, label)), seed_ratio,
+                         x(paired_ratio(times, NAIVE, label)), x(seed["V1"] / seed[version]) if version else "-",
                          x(paired_ratio(times, label, HF_ONE_THREAD))])
-    return rows
-
-
-def ladder_snippet(data: dict | None = None) -> str:
-    data = data or measured("ladder")
     shape = data["shape"]
     seed_w, seed_p, seed_l = SEED_SHAPE[1]
     table = markdown_table(
         ["vocabulary", "trainer", "s (median)", "spread", "naive / trainer", "the blog post, 1 MB: V1 / Vk",
-         "trainer / HF"], ladder_rows(data), align="rlrrrrr")
+         "trainer / HF"], rows, align="rlrrrrr")
     return (
         f"The whole `train_bpe` from the file (reading and counting included), {data['rounds']} interleaved rounds, "
         f"{clock_name(data)}; ratios are medians of per-round ratios. Corpus: `{data['corpus']}` ({shape['bytes'] / 1e6:.2f} MB, "
@@ -137,8 +132,7 @@ def draw_ladder(data: dict, path: Path) -> Path:
     for j, run in enumerate(runs):
         ours = [paired_ratio(run["seconds"], NAIVE, label) for label in labels]
         seed = dict(zip(SEED_VERSIONS, SEED_TABLES[1][run["vocab_size"]]))
-        theirs = [seed["V1"] / seed[v] if (v := next((k for k, c in COURSE_OF.items() if c == label), None)) else math.nan
-                  for label in labels]
+        theirs = [seed["V1"] / seed[VERSION_OF[label]] if label in VERSION_OF else math.nan for label in labels]
         positions = [i + (2 * j - len(runs) + 0.5) * width for i in range(len(labels))]
         ax.bar(positions, ours, width, color=colours[j], label=f"course, vocabulary {thousands(run['vocab_size'])}")
         ax.bar([p + width for p in positions], theirs, width, color=colours[j], alpha=0.35, hatch="//",
@@ -179,8 +173,7 @@ def seed_rows(data: dict) -> list[list[str]]:
     ]
 
 
-def seed_snippet(data: dict | None = None) -> str:
-    data = data or measured("ladder")
+def seed_snippet(data: dict) -> str:
     return (
         markdown_table(["", "the blog post's tables", "the course's ladder", "note"], seed_rows(data), align="lrrl")
         + "\nThe blog post's figures are from its tables (TinyStories, Apple M3 Max, 4 counting workers); the course's "
@@ -212,8 +205,7 @@ def growth_series(data: dict) -> tuple[list[int], dict[str, list[float]], list[i
     return vocabs, by_vocab, sizes, by_size, words
 
 
-def growth_snippet(data: dict | None = None) -> str:
-    data = data or measured("growth")
+def growth_snippet(data: dict) -> str:
     vocabs, by_vocab, sizes, by_size, words = growth_series(data)
     seed = seed_exponents()
     seed_of = {"inverted_index": "V4", "heap": "V5"}
@@ -259,8 +251,8 @@ def draw_growth(data: dict, path: Path) -> Path:
 
 # The V4/V5 crossover, from page 05's measurement
 
-def crossover_rows(data: dict | None = None) -> list[list[str]]:
-    data = data or read_json(CROSSOVER_JSON)
+def crossover_snippet() -> str:
+    data = read_json(CROSSOVER_JSON)
     rows = []
     for corpus in data["corpora"]:
         merges = corpus["merges"]
@@ -269,12 +261,6 @@ def crossover_rows(data: dict | None = None) -> list[list[str]]:
         rows.append([corpus["label"], "V5 ahead from the first recorded merge" if found is None else f"merge {found:.1f}",
                      f"{v4[merges.index(1000)]:.2f} s / {v5[merges.index(1000)]:.2f} s",
                      f"{v4[-1]:.2f} s / {v5[-1]:.2f} s ({thousands(merges[-1])} merges)"])
-    return rows
-
-
-def crossover_snippet() -> str:
-    data = read_json(CROSSOVER_JSON)
-    rows = crossover_rows(data)
     seed = ", ".join(f"{mb} MB: {thousands(v)}" for mb, v in SEED_CROSSOVERS.items())
     return (
         markdown_table(["corpus", "`crossover(merges, v4, v5)`", "V4 / V5 after 1,000 merges", "at the end"], rows,
@@ -287,8 +273,7 @@ def crossover_snippet() -> str:
 
 # Clocks, memory, caches, noise
 
-def clocks_snippet(data: dict | None = None) -> str:
-    data = data or measured("clocks")
+def clocks_snippet(data: dict) -> str:
     rows = []
     for label in data["wall"]:
         wall, cpu = median(data["wall"][label]), median(data["process"][label])
@@ -300,8 +285,7 @@ def clocks_snippet(data: dict | None = None) -> str:
     )
 
 
-def memory_snippet(data: dict | None = None) -> str:
-    data = data or measured("memory")
+def memory_snippet(data: dict) -> str:
     rows = []
     for label, row in data["rows"].items():
         rows.append([label, f"{row['peak_mib']:.1f}", f"{row['rss_peak_mib'] - row['rss_before_mib']:.1f}",
@@ -316,8 +300,7 @@ def memory_snippet(data: dict | None = None) -> str:
     )
 
 
-def encoding_snippet(data: dict | None = None) -> str:
-    data = data or measured("encoding")
+def encoding_snippet(data: dict) -> str:
     times = data["seconds"]
     mb = data["bytes"] / 1e6
     rows = [[label, f"{mb / median(seconds):.1f}", f"{spread(seconds):.2f}", x(paired_ratio(times, 'tiktoken encode', label))]
@@ -331,7 +314,7 @@ def encoding_snippet(data: dict | None = None) -> str:
     )
 
 
-def noise_rows(data: dict) -> list[list[str]]:
+def noise_snippet(data: dict) -> str:
     rows = []
     for mode, title in (("interleaved", "interleaved rounds"), ("blocks", "two blocks, one after the other")):
         times = data[mode]["seconds"]
@@ -340,7 +323,12 @@ def noise_rows(data: dict) -> list[list[str]]:
         rows.append([title, f"{median(heap):.3f} ({spread(heap):.2f})", f"{median(linked):.3f} ({spread(linked):.2f})",
                      f"{paired_ratio(times, 'heap', 'linked_list'):.3f} ({spread(ratios):.2f})",
                      f"{median(heap) / median(linked):.3f}"])
-    return rows
+    return (
+        markdown_table(["how", "heap s (spread)", "linked_list s (spread)", "per-round ratio (spread)",
+                        "ratio of medians"], rows, align="lrrrr")
+        + f"\nTraining on `{data['corpus']}` at vocabulary {thousands(data['vocab_size'])}, {data['rounds']} runs of each, "
+        f"wall time. {run_line(data)}.\n\n{noise_comparison(data)}\n"
+    )
 
 
 def noise_spreads(data: dict) -> dict[str, tuple[float, float, float]]:
@@ -364,16 +352,6 @@ def noise_comparison(data: dict) -> str:
         sentences.append(f"{title}, the spread of the per-round ratio ({ratio:.2f}) is {where} trainers' "
                          f"({heap:.2f} and {linked:.2f}).")
     return " ".join(sentences)
-
-
-def noise_snippet(data: dict | None = None) -> str:
-    data = data or measured("noise")
-    return (
-        markdown_table(["how", "heap s (spread)", "linked_list s (spread)", "per-round ratio (spread)",
-                        "ratio of medians"], noise_rows(data), align="lrrrr")
-        + f"\nTraining on `{data['corpus']}` at vocabulary {thousands(data['vocab_size'])}, {data['rounds']} runs of each, "
-        f"wall time. {run_line(data)}.\n\n{noise_comparison(data)}\n"
-    )
 
 
 def draw_noise(data: dict, path: Path) -> Path:
