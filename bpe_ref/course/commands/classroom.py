@@ -58,7 +58,6 @@ WORK_KINDS = ("solution", "half", "blank")  # what demo students hand in, in tur
 
 
 # Setting up: the proxy program, free ports, the state folder and JupyterHub's configuration
-# ------------------------------------------------------------------------------------------------
 
 def node_prefix() -> Path:
     """Where the course installs ``configurable-http-proxy`` when ``PATH`` has none."""
@@ -192,7 +191,6 @@ def write_hub_config(state: Path, course: Path, instructor: str, students: list[
 
 
 # Talking to the hub and to users' servers over HTTP
-# ------------------------------------------------------------------------------------------------
 
 def http(method: str, url: str, token: str, body: Any = None, timeout: float = 60) -> Any:
     """One request with a JupyterHub token; the decoded JSON answer (or text). Raises on HTTP errors."""
@@ -258,7 +256,6 @@ class Hub:
 
 # Starting and stopping: the hub is a process group of its own; the proxy and every user's server
 # are too (JupyterHub starts them in new sessions), so each is stopped as a whole.
-# ------------------------------------------------------------------------------------------------
 
 def _alive(pid: int) -> bool:
     try:
@@ -395,7 +392,6 @@ def prepare_state(state: Path, fresh: bool) -> Path:
 
 
 # up / down
-# ------------------------------------------------------------------------------------------------
 
 def run_up(args: argparse.Namespace) -> int:
     students = parse_students(args.students)
@@ -438,7 +434,6 @@ def run_down(args: argparse.Namespace) -> int:
 
 
 # demo: one lab's round through the hub
-# ------------------------------------------------------------------------------------------------
 
 def copy_course(target: Path, lab: str) -> Path:
     """A course folder for the demo: the course's nbgrader configuration and the lab's source."""
@@ -572,7 +567,6 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
 
 
 # The command line
-# ------------------------------------------------------------------------------------------------
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)

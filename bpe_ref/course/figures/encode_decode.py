@@ -151,8 +151,7 @@ def expansion(token: int, parts: list[tuple[int, int] | None]) -> list[list[int]
     return levels
 
 
-# ---- memory per token of each layout ----------------------------------------------------------
-
+# Memory per token of each layout
 
 def deep_size(*objects: object) -> int:
     """Bytes CPython reports for ``objects`` and everything they hold (each object counted once;

@@ -140,8 +140,7 @@ def equivalence_snippet(rows: Sequence[tuple[str, bytes, list[bytes], list[bytes
             + f"\n{'All' if agree else 'Not all'} {len(rows)} agree, as the argument above says they must.\n")
 
 
-# ---- one long pretoken -----------------------------------------------------------------------------
-
+# One long pretoken
 
 def long_pieces_data(path: Path = LONG_PIECES_JSON) -> dict:
     return read_json(path)
