@@ -387,7 +387,6 @@ def _all() -> dict[str, dict]:
 
 
 def snippets() -> dict[str, str]:
-    """Page 09's snippets: ``{file name: Markdown}``."""
     data = _all()
     return {
         "09-worked-example.md": worked_example_snippet(),
@@ -403,7 +402,6 @@ def snippets() -> dict[str, str]:
 
 
 def draw_figures(out_dir: Path) -> list[Path]:
-    """Draw page 09's figures into ``out_dir``; return their paths."""
     data = _all()
     return [draw_ladder(data["ladder"], out_dir / "09-ladder.png"),
             draw_growth(data["growth"], out_dir / "09-growth.png"),

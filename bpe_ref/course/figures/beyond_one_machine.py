@@ -382,7 +382,6 @@ def draw_heaps(out: Path) -> Path:
 
 
 def snippets() -> dict[str, str]:
-    """Page 10's snippets: ``{file name: Markdown}``."""
     return page_snippets("10", {
         "10-worked-example.md": worked_example_snippet(),
         "10-heaps-fit.md": heaps_snippet(),

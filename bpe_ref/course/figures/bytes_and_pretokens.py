@@ -340,7 +340,6 @@ def draw_pretoken_counts(stats: CorpusCounts, path: Path) -> Path:
 
 
 def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
-    """Page 00's snippets: ``{file name: Markdown}``."""
     stats = corpus_counts(corpus)
     return page_snippets("00", {
         "00-gpt2-vocabulary.md": gpt2_vocabulary_snippet(),
@@ -356,7 +355,6 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE) -> list[Path]:
-    """Draw page 00's figures into ``out_dir``; return their paths."""
     return [
         draw_bytes_per_character(script_samples(), out_dir / "00-bytes-per-character.png"),
         draw_pretoken_counts(corpus_counts(corpus), out_dir / "00-tinystories-pretokens.png"),

@@ -267,7 +267,6 @@ def main(repeats: int = 7) -> None:  # pragma: no cover - a measurement, printed
 
 
 def snippets() -> dict[str, str]:
-    """Page 06's snippets: ``{file name: Markdown}``."""
     return page_snippets("06", {
         "06-work-encoding.md": work_snippet(),
         "06-gpt2-files.md": gpt2_snippet(),
@@ -277,7 +276,6 @@ def snippets() -> dict[str, str]:
 
 
 def draw_figures(out_dir: Path) -> list[Path]:
-    """Draw page 06's figure into ``out_dir``; return its path."""
     return [draw_layouts(out_dir / "06-layouts.png")]
 
 

@@ -205,5 +205,4 @@ def snippets() -> dict[str, str]:
 
 
 def draw_figures(out_dir: Path) -> list[Path]:
-    """Draw page 07's figure into ``out_dir``; return its path."""
     return [draw_long_pieces(long_pieces_data(), out_dir / "07-long-pieces.png")]

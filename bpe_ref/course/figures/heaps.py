@@ -620,7 +620,6 @@ def stale_visits_snippet(path: Path = TINYSTORIES_SAMPLE) -> str:
     )
 
 def snippets() -> dict[str, str]:
-    """Page 05's snippets: ``{file name: Markdown}``."""
     return page_snippets("05", {
         "05-worked-example.md": worked_example_snippet(),
         "05-stale-visits.md": stale_visits_snippet(),
@@ -633,7 +632,6 @@ def snippets() -> dict[str, str]:
 
 
 def draw_figures(out_dir: Path) -> list[Path]:
-    """Draw page 05's figures into ``out_dir``; return their paths."""
     return [
         draw_heap_size(heap_size_run(), out_dir / "05-heap-size.png"),
         draw_crossover(crossover_data(), out_dir / "05-crossover.png"),

@@ -407,7 +407,6 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
 
 
 def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> dict[str, str]:
-    """Page 02's snippets: ``{file name: Markdown}``."""
     return page_snippets("02", {
         "02-worked-example-delta.md": delta_snippet(),
         "02-one-word.md": one_word_snippet(),
@@ -422,7 +421,6 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> list[Path]:
-    """Draw page 02's figures into ``out_dir``; return their paths."""
     return [draw_affected_words(training_run(Path(corpus), num_merges), out_dir / "02-affected-words.png")]
 
 

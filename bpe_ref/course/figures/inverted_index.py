@@ -614,7 +614,6 @@ def draw_work_per_merge(run: IndexedRun, path: Path) -> Path:
 
 
 def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
-    """Page 04's snippets: ``{file name: Markdown}``."""
     steps = worked_example_trace()
     run = indexed_run(Path(corpus))
     return page_snippets("04", {
@@ -634,7 +633,6 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE) -> list[Path]:
-    """Draw page 04's figures into ``out_dir``; return their paths."""
     run = indexed_run(Path(corpus))
     return [
         draw_affected_words(run, out_dir / "04-affected-words.png"),

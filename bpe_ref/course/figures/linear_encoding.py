@@ -289,7 +289,6 @@ def draw_growth(data: dict, path: Path) -> Path:
 
 
 def snippets() -> dict[str, str]:
-    """Page 08's snippets: ``{file name: Markdown}``."""
     return page_snippets("08", {
         "08-table-trace.md": table_trace_snippet(),
         "08-worked-example.md": worked_example_snippet(),
@@ -300,7 +299,6 @@ def snippets() -> dict[str, str]:
 
 
 def draw_figures(out_dir: Path) -> list[Path]:
-    """Draw page 08's figures into ``out_dir``; return their paths."""
     return [draw_growth(growth_data(), out_dir / "08-growth.png")]
 
 

@@ -285,7 +285,6 @@ def draw_merge_counts(run: TrainingRun, path: Path) -> Path:
 
 
 def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> dict[str, str]:
-    """Page 01's snippets: ``{file name: Markdown}``."""
     steps = worked_example_trace()
     run = training_run(Path(corpus), num_merges)
     return page_snippets("01", {
@@ -303,5 +302,4 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> list[Path]:
-    """Draw page 01's figures into ``out_dir``; return their paths."""
     return [draw_merge_counts(training_run(Path(corpus), num_merges), out_dir / "01-merge-counts.png")]

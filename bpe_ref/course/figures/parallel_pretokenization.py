@@ -365,7 +365,6 @@ def benchmark_snippet(path: Path = PARALLEL_BENCHMARK) -> str:
 
 
 def snippets() -> dict[str, str]:
-    """Page 03's snippets: ``{file name: Markdown}``."""
     return page_snippets("03", {
         "03-unsafe-cuts.md": unsafe_cuts_snippet(),
         "03-worked-example.md": worked_example_snippet(),
