@@ -119,12 +119,6 @@ def heaps_fits() -> dict[str, tuple[float, float]]:
     return {label: fit_heaps(data["points"]) for label, data in results()["heaps"].items()}
 
 
-def bytes_per_pretoken(label: str) -> float:
-    """Bytes of text per running pretoken of the corpus: turns a corpus size into Heaps' ``n``."""
-    last = results()["heaps"][label]["points"][-1]
-    return last["bytes"] / last["pretokens"]
-
-
 def bytes_per_distinct_pretoken(label: str) -> float:
     """The mean length of the corpus's DISTINCT pretokens (measured with the merge loop's rate):
     longer than a running pretoken's, since the common words are short and the rare ones long.
@@ -270,7 +264,8 @@ def load_sentence(load: list | None) -> str:
 
 def predicted_distinct(label: str, corpus_bytes: float) -> float:
     k, beta = heaps_fits()[label]
-    return k * (corpus_bytes / bytes_per_pretoken(label)) ** beta
+    last = results()["heaps"][label]["points"][-1]  # bytes of text per running pretoken turn a size into Heaps' n
+    return k * (corpus_bytes / (last["bytes"] / last["pretokens"])) ** beta
 
 
 def rounded(x: float) -> str:

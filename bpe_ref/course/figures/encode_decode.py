@@ -110,12 +110,8 @@ def gpt2_snippet() -> str:
     )
 
 
-def hugs_merges() -> list[Pair]:
-    return train(count_pretokens(HUGS_TEXT, special_tokens=()), 100)
-
-
 def hugs_snippet() -> str:
-    merges = hugs_merges()
+    merges = train(count_pretokens(HUGS_TEXT, special_tokens=()), 100)
     vocab = {i: bytes([i]) for i in range(256)} | {256 + k: left + right for k, (left, right) in enumerate(merges)}
     tables = MergeTables(vocab, merges)
     rows = []

@@ -105,18 +105,13 @@ EQUIVALENCE_CASES: list[tuple[str, bytes, Sequence[Pair] | None]] = [
 ]
 
 
-def _gpt2_merges() -> list[Pair]:
-    return gpt2().merges
-
-
 def equivalence_rows() -> list[tuple[str, bytes, list[bytes], list[bytes]]]:
     """``(merges, pretoken, rounds' tokens, heap's tokens)`` for each case."""
     gpt2_ranks = None
     rows = []
     for label, pretoken, merges in EQUIVALENCE_CASES:
         if merges is None:
-            gpt2_ranks = gpt2_ranks or merge_ranks(_gpt2_merges())
-            ranks = gpt2_ranks
+            gpt2_ranks = ranks = gpt2_ranks or merge_ranks(gpt2().merges)
         else:
             ranks = merge_ranks(merges)
         rows.append((label, pretoken, encode_pretoken(pretoken, ranks), heap_encode(pretoken, ranks)))

@@ -113,13 +113,9 @@ def _show_change(change: dict[Pair, int]) -> str:
 
 # Snippets of the worked example
 
-def worked_example_step() -> HandStep:
-    return worked_example_trace()[WORKED_EXAMPLE_MERGE - 1]
-
-
 def delta_snippet(step: HandStep | None = None) -> str:
     """Merge ``step`` done incrementally: the words it rewrites, and the pair counts that change."""
-    step = step or worked_example_step()
+    step = step or worked_example_trace()[WORKED_EXAMPLE_MERGE - 1]
     before = dict(step.pair_counts)
     rows = []
     totals: Counter[Pair] = Counter()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from functools import lru_cache
 from pathlib import Path
 
 from ...data_files import REPO_ROOT
@@ -189,19 +188,14 @@ def invalid_tokens(merges: list[Pair]) -> list[tuple[bytes, Pair, list[bytes]]]:
     return found
 
 
-@lru_cache(maxsize=1)
-def invalid_token_counts() -> dict[str, tuple[int, int]]:
-    """``{vocabulary: (tokens that do not encode to themselves, merges)}``."""
+def invalid_tokens_snippet() -> str:
+    """Per vocabulary: its merges, and the results that do not encode to themselves."""
     from ...data_files import REFERENCE_MERGES
     from ...serialization import load_merges
 
     vocabularies = {"GPT-2": gpt2().merges, "CS336's reference run on corpus.en": load_merges(REFERENCE_MERGES),
                     "page 08's example": PAGE_MERGES}
-    return {name: (len(invalid_tokens(merges)), len(merges)) for name, merges in vocabularies.items()}
-
-
-def invalid_tokens_snippet() -> str:
-    rows = [[name, f"{merges:,}", f"{invalid:,}"] for name, (invalid, merges) in invalid_token_counts().items()]
+    rows = [[name, f"{len(merges):,}", f"{len(invalid_tokens(merges)):,}"] for name, merges in vocabularies.items()]
     return markdown_table(["merges", "merges in all", "results that do not encode to themselves"], rows, align="lrr")
 
 
@@ -210,7 +204,7 @@ def invalid_tokens_snippet() -> str:
 CUT_EXAMPLES = ["Hello, world!", " out", "x  y", "don't<|endoftext|>stop"]
 
 
-def cut_rule_rows() -> list[list[str]]:
+def cut_rule_snippet() -> str:
     """For a few texts: the hard boundaries, and what cutting at every index does to the count."""
     from ...fast.exact_counts import hard_boundaries
 
@@ -223,25 +217,13 @@ def cut_rule_rows() -> list[list[str]]:
         assert all(i not in bad for i in hard), text
         rows.append([code(text), str(whole), ", ".join(map(str, hard)) or "none",
                      ", ".join(map(str, bad)) or "none"])
-    return rows
-
-
-def cut_rule_snippet() -> str:
-    return markdown_table(["text", "tokens", "hard boundaries", "cuts where the two counts do not add up"],
-                          cut_rule_rows(), align="lrll")
+    return markdown_table(["text", "tokens", "hard boundaries", "cuts where the two counts do not add up"], rows, align="lrll")
 
 
 # Growth on one long pretoken: measured by hand with page 07's harness, quoted from the committed JSON
 
 ENCODERS = ("naive", "heap", "backtrack", "table")
 GROWTH_KIND = "random letters"  # page 07's piece the GPT-2 pattern keeps whole (\\p{L}+)
-
-
-def measure_growth(repeats: int = 5) -> dict:
-    """Page 07's measurement (:func:`.long_pieces.measure`: CPU time, median of ``repeats``, the
-    encoders in turn, exponents over the longer half of the lengths) with all four encoders."""
-    return measure(repeats=repeats, kinds=(GROWTH_KIND,), methods=ENCODERS,
-                   command="python -m bpe_ref.course.figures.linear_encoding")
 
 
 def growth_data() -> dict:
@@ -306,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Measure the growth of page 08's encoders on one long pretoken.")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
-    data = measure_growth(args.repeats)
+    # page 07's measurement (CPU time, median of the repeats, exponents over the longer half) with all four encoders
+    data = measure(repeats=args.repeats, kinds=(GROWTH_KIND,), methods=ENCODERS, command="python -m bpe_ref.course.figures.linear_encoding")
     write_json(GROWTH_JSON, data)
     for label, row in growth_rows(data).items():
         print(f"{label:>20}: k = {row['exponent']:.2f}, {row['seconds'][-1]:.3f} s at {row['lengths'][-1]:,} bytes")
