@@ -396,8 +396,7 @@ def listing_page(root: Path, folder: str, pages: set[str]) -> str:
         if name.endswith("/"):
             # A sub-folder shows the pages directly inside it (a lab folder: its notebook's page).
             inside = sorted(p for p in pages if PurePosixPath(p).parent.as_posix() == path)
-            links = ", ".join(f"[`{PurePosixPath(p).name}`]({relative(folder + '/index.md', p.removesuffix('.ipynb') + '.md')})"
-                              for p in inside)  # a notebook's read-only page is Markdown
+            links = ", ".join(f"[`{PurePosixPath(p).name}`]({relative(folder + '/index.md', page_source(p))})" for p in inside)
             lines.append(f"- `{name}`" + (f": {links}" if links else ""))
         else:
             target = path + ".md" if path.endswith(".py") else path
@@ -406,6 +405,11 @@ def listing_page(root: Path, folder: str, pages: set[str]) -> str:
             else:
                 lines.append(f"- [`{name}`]({relative(folder + '/index.md', target)})")
     return "\n".join(lines) + "\n"
+
+
+def page_source(path: str) -> str:
+    """The staged source of page ``path``: a notebook's read-only page is Markdown."""
+    return path.removesuffix(".ipynb") + ".md" if path.endswith(".ipynb") else path
 
 
 def step_page(step: Step, steps: list[Step], i: int) -> str:
