@@ -45,8 +45,7 @@ class NotGradable(Exception):
     """The notebook could not be read or autograded: no score, not a score of 0."""
 
 
-# ---- results -------------------------------------------------------------------------------
-
+# Results
 
 @dataclass
 class CellResult:
@@ -186,8 +185,7 @@ def grades_from_course(course: Path, lab: str, student: str, notebook_name: str,
     return results
 
 
-# ---- one notebook --------------------------------------------------------------------------
-
+# One notebook
 
 def detect_lab(path: Path, notebook: dict) -> str:
     """The lab a notebook belongs to: its file name, its folder, or the grade ids it holds."""
@@ -362,8 +360,7 @@ def grade_this_lab(lab: str) -> int:
     return result.returncode
 
 
-# ---- a class -------------------------------------------------------------------------------
-
+# A class
 
 @dataclass
 class SubmissionStatus:
@@ -493,8 +490,7 @@ def print_class_report(report: list[SubmissionStatus], lab: str) -> int:
     return 1 if flagged else 0
 
 
-# ---- the command ---------------------------------------------------------------------------
-
+# The command
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("notebook", nargs="?", type=Path, help="the lab notebook to grade, e.g. labs/01_naive_bpe/01_naive_bpe.ipynb")

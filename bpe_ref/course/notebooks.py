@@ -60,8 +60,7 @@ def release_notebook(lab: str) -> Path:
     return LABS_DIR / lab / f"{lab}.ipynb"
 
 
-# ---- normal form ---------------------------------------------------------------------------
-
+# Normal form
 
 def _slug(text: str) -> str:
     words = re.findall(r"[a-zA-Z0-9]+", text.lower())[:6]
@@ -163,7 +162,7 @@ def notebook_problems(path: Path, *, release: bool) -> list[str]:
     return problems
 
 
-# ---- stretch tasks ---------------------------------------------------------------------------
+# Stretch tasks
 # Every lab has at least one stretch task (CONTRIBUTING.md): ungraded, it asks for a
 # design decision. It is a run of five cells, after the last graded task and before the
 # exploration, whose ids start with ``stretch_<name>_``:
@@ -291,8 +290,7 @@ def _write_solution_module(lab: str, name: str, code: str) -> None:
     importlib.invalidate_caches()
 
 
-# ---- temporary nbgrader courses -------------------------------------------------------------
-
+# Temporary nbgrader courses
 
 def nbgrader_environment() -> dict[str, str]:
     """The environment for nbgrader subprocesses.
@@ -391,8 +389,7 @@ def release(lab: str) -> list[str]:
         return [f"labs/{lab}/{name}" for name in generated]
 
 
-# ---- what each test cell checks (for the trusted grader) ------------------------------------
-
+# What each test cell checks (for the trusted grader)
 
 def test_cells_manifest() -> str:
     """The text of ``bpe_ref/course/checks/cells.json`` for the source notebooks as they are now."""
@@ -418,8 +415,7 @@ def test_cells_manifest_problems() -> list[str]:
     return []
 
 
-# ---- command line ----------------------------------------------------------------------------
-
+# Command line
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bpe_ref.course.notebooks", description=__doc__.split("\n\n")[0])

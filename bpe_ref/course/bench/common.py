@@ -59,13 +59,6 @@ def record(command: str, **fields) -> dict:
     return {"command": command, "date": today(), "machine": machine_description(), **fields}
 
 
-def written_by(command: str, quick: bool, took: float | None = None) -> str:
-    """The first line under a results page's title: which command wrote it, and when."""
-    return (f"Written by `python -m bpe_ref bench {command}{' --quick' if quick else ''}`"
-            + f" on {datetime.date.today().isoformat()}" + (f" in {took:.0f} s" if took is not None else "")
-            + "; rerun it to refresh these figures on your machine.")
-
-
 def ratio(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator else float("inf")
 
@@ -217,9 +210,7 @@ def markdown_sections(sections: Sequence[Section], heading: str = "##") -> str:
     return "\n".join(f"\n{heading} {title}\n\n{markdown_table(headers, rows)}" for title, headers, rows in sections)
 
 
-# ---------------------------------------------------------------------------------------------
 # What every benchmark command has: its options for output, its results page and JSON
-
 
 def add_output_arguments(parser: argparse.ArgumentParser, name: str, what: str) -> None:
     """``--out`` (``theory/benchmarks/NAME`` by default; ``what`` is written there) and ``--no-write``."""
@@ -231,7 +222,9 @@ def results_page(name: str, quick: bool, took: float | None = None, **fields) ->
     """The results page: the template ``NAME.md`` beside the benchmarks (how it measures, how to
     read it), with ``fields`` and the line that says which command wrote it, and when."""
     template = (Path(__file__).parent / f"{name}.md").read_text(encoding="utf-8")
-    return template.format(written=written_by(name, quick, took), **fields)
+    written = (f"Written by `python -m bpe_ref bench {name}{' --quick' if quick else ''}` on {datetime.date.today().isoformat()}"
+               + (f" in {took:.0f} s" if took is not None else "") + "; rerun it to refresh these figures on your machine.")
+    return template.format(written=written, **fields)
 
 
 def write_results(out: Path, name: str, quick: bool, document: dict | None = None, **fields) -> None:

@@ -1,17 +1,9 @@
 """``python -m bpe_ref bench encode``: encoders and decoder against tiktoken and HF ``tokenizers``.
 
-All with GPT-2's vocabulary (tiktoken and HF are built offline from the shipped files, see
-:mod:`bpe_ref.course.interop`), all in one process and one run:
-
-1. **Four corpora, first call and warm** (English, Spanish, Russian, Chinese), with GPT-2's
-   vocabulary and with one trained on each corpus: each round builds a fresh tokenizer, encodes
-   the corpus once (*first call*, every cache empty) and again (*warm*), beside tiktoken and HF.
-2. **Encoding throughput** (MB/s) on the TinyStories sample: the default path warm and cold,
-   ``encode_iterable``, tiktoken, HF single call and batches; the four uncached encoders on a slice.
-3. **Decoding throughput**: ``decode`` and ``decode_bytes`` against tiktoken and HF.
-4. **Worst case**: one piece the pretokenizer cannot split, sizes doubling, CPU time and the fitted
-   exponent ``k`` of ``time ~ size^k``; encoders slow by design stop growing past ``--budget``.
-5. **Counting** (:mod:`.exact_counts`) against re-encoding each slice from scratch.
+Four corpora (first call and warm, with GPT-2's vocabulary and with one trained on each corpus),
+throughput of every encoder and of decoding, the worst case (one piece the pretokenizer cannot split,
+sizes doubling), and counting (:mod:`.exact_counts`), beside tiktoken and HF built offline from the
+same files (:mod:`bpe_ref.course.interop`).
 
 Every measured output is checked against tiktoken's ids first. How each part is timed and why (the
 rounds, which clock a ratio compares) is written once, in ``encode.md``, the results page's
@@ -277,9 +269,7 @@ def measure_worst_case(tok, tk, hf, sizes: tuple[int, ...], budget: float, repea
     return results
 
 
-# ---------------------------------------------------------------------------------------------
 # Tables and target checks
-
 
 def throughput_rows(measured: dict, reference: str, others: list[str]) -> list[list[str]]:
     return [[label, f"{measured['size_mb'] / median_seconds(measured, label):.2f}",
@@ -341,9 +331,7 @@ def target_checks(encoding: dict, decoding: dict, worst: dict) -> list[tuple[str
     return checks
 
 
-# ---------------------------------------------------------------------------------------------
 # Plots
-
 
 def plot_corpora(measured: dict, path: Path) -> None:
     names = list(measured["corpora"])
@@ -405,9 +393,6 @@ def plot_throughput(encoding: dict, encoders: dict, decoding: dict, path: Path) 
                xlabel="MB/s (median; CPU time, wall time for HF batches; log scale; higher is better)")
         ax.grid(True, axis="x", which="both", alpha=0.3)
     save_png(fig, path, tight=True)
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

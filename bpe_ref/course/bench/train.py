@@ -88,9 +88,7 @@ class Measurement:
         return median(self.seconds)
 
 
-# ---------------------------------------------------------------------------------------------
 # Inside the measuring process
-
 
 def runner(kind: str, path: Path | str, vocab_size: int, method: str = "", workers: int = 1,
            budget: float | None = None) -> Callable[[], int]:
@@ -157,9 +155,7 @@ def peak_python_memory(path: str, vocab_size: int, method: str, options: dict) -
     return peak / 2**20
 
 
-# ---------------------------------------------------------------------------------------------
 # The plan and the report
-
 
 def measure(corpus: str, path: Path, vocab_size: int, contender: Contender, repeats: int) -> Measurement:
     spec = {"kind": contender.kind, "method": contender.method, "workers": contender.workers,

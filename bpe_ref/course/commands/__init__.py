@@ -30,7 +30,13 @@ def check_output_folder(folder: Path, option: str = "--out") -> None:
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise NotADirectoryError(f"{option} {folder}: a file is there, and this writes a folder (give a folder path)")
-    _check_writable_parent(folder, option)
+    existing = folder.absolute()  # the nearest existing folder: mkdir(parents=True) creates the rest
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise NotADirectoryError(f"{option} {folder}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise PermissionError(f"{option} {folder}: folder {existing} is not writable")
 
 
 def check_output_file(path: Path, option: str = "--out") -> None:
@@ -46,18 +52,6 @@ def check_output_file(path: Path, option: str = "--out") -> None:
         raise NotADirectoryError(f"{option} {path}: {parent} is a file, not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise PermissionError(f"{option} {path}: folder {parent} is not writable")
-
-
-def _check_writable_parent(folder: Path, option: str) -> None:
-    """The nearest existing folder at or above ``folder`` must be a folder this user can write to
-    (``mkdir(parents=True)`` creates the rest)."""
-    existing = folder.absolute()
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir():
-        raise NotADirectoryError(f"{option} {folder}: {existing} is a file, not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise PermissionError(f"{option} {folder}: folder {existing} is not writable")
 
 
 def add_special_token_arguments(parser: argparse.ArgumentParser, without: str = "treat every character as text") -> None:

@@ -57,10 +57,7 @@ USER_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 WORK_KINDS = ("solution", "half", "blank")  # what demo students hand in, in turn
 
 
-# ------------------------------------------------------------------------------------------------
 # Setting up: the proxy program, free ports, the state folder and JupyterHub's configuration
-# ------------------------------------------------------------------------------------------------
-
 
 def node_prefix() -> Path:
     """Where the course installs ``configurable-http-proxy`` when ``PATH`` has none."""
@@ -193,10 +190,7 @@ def write_hub_config(state: Path, course: Path, instructor: str, students: list[
     return path
 
 
-# ------------------------------------------------------------------------------------------------
 # Talking to the hub and to users' servers over HTTP
-# ------------------------------------------------------------------------------------------------
-
 
 def http(method: str, url: str, token: str, body: Any = None, timeout: float = 60) -> Any:
     """One request with a JupyterHub token; the decoded JSON answer (or text). Raises on HTTP errors."""
@@ -260,11 +254,8 @@ class Hub:
         return http(method, f"{self.url}/user/{user}/{path.lstrip('/')}", self.token_for(user), body, timeout)
 
 
-# ------------------------------------------------------------------------------------------------
 # Starting and stopping: the hub is a process group of its own; the proxy and every user's server
 # are too (JupyterHub starts them in new sessions), so each is stopped as a whole.
-# ------------------------------------------------------------------------------------------------
-
 
 def _alive(pid: int) -> bool:
     try:
@@ -400,10 +391,7 @@ def prepare_state(state: Path, fresh: bool) -> Path:
     return state
 
 
-# ------------------------------------------------------------------------------------------------
 # up / down
-# ------------------------------------------------------------------------------------------------
-
 
 def run_up(args: argparse.Namespace) -> int:
     students = parse_students(args.students)
@@ -445,10 +433,7 @@ def run_down(args: argparse.Namespace) -> int:
     return 0
 
 
-# ------------------------------------------------------------------------------------------------
 # demo: one lab's round through the hub
-# ------------------------------------------------------------------------------------------------
-
 
 def copy_course(target: Path, lab: str) -> Path:
     """A course folder for the demo: the course's nbgrader configuration and the lab's source."""
@@ -581,10 +566,7 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-# ------------------------------------------------------------------------------------------------
 # The command line
-# ------------------------------------------------------------------------------------------------
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -32,24 +32,22 @@ def main(argv: list[str] | None = None) -> int:
         module = page_module(page)
         start = time.perf_counter()
         snippets = module.snippets()
+        relative = {f"{out.name}/{name}": text for name, text in snippets.items()}  # as the page names them
         page_file = theory_dir / module.PAGE
+        page_text = page_file.read_text(encoding="utf-8") if page_file.exists() else None
         if args.check:
             for name, text in snippets.items():
                 path = out / name
                 if not path.exists() or path.read_text(encoding="utf-8") != text.rstrip("\n") + "\n":
                     stale.append(str(path))
-            if page_file.exists():
-                page_text = page_file.read_text(encoding="utf-8")
-                relative = {f"{out.name}/{name}": text for name, text in snippets.items()}
-                for name, body in quoted_snippets(page_text).items():
-                    if name not in relative or body != relative[name].strip("\n") + "\n":
-                        stale.append(f"{page_file} quoting {name}")
+            for name, body in quoted_snippets(page_text or "").items():
+                if name not in relative or body != relative[name].strip("\n") + "\n":
+                    stale.append(f"{page_file} quoting {name}")
             continue
         written = [write_text(out / name, text) for name, text in snippets.items()]
         written += module.draw_figures(out)
-        if page_file.exists() and not args.no_pages:
-            page_text = page_file.read_text(encoding="utf-8")
-            synced = sync_snippets(page_text, {f"{out.name}/{name}": text for name, text in snippets.items()})
+        if page_text is not None and not args.no_pages:
+            synced = sync_snippets(page_text, relative)
             if synced != page_text:
                 page_file.write_text(synced, encoding="utf-8")
                 written.append(page_file)

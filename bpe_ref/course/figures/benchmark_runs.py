@@ -76,9 +76,7 @@ def progress(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-# ---------------------------------------------------------------------------------------------
 # The sections, each run in a fresh process
-
 
 def ladder(rounds: int) -> dict:
     path = data_file(LADDER_CORPUS)

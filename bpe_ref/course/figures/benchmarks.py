@@ -1,17 +1,9 @@
 """Figures and tables of theory page 09, ``theory/09-benchmarks.md``.
 
 Every number is computed with :mod:`bpe_ref.measure` (the page's and lab 09's harness) from the
-committed measurements in ``theory/benchmarks/measuring/*.json``, written by
-``python -m bpe_ref.course.figures.benchmark_runs`` (:mod:`.benchmark_runs`); figure generation
-never times anything, so the page is reproducible byte for byte. Besides them:
-
-- the worked example: five rounds of two trainers, five (size, seconds) points and a pair of curves,
-  numbers chosen for hand work, worked by hand and by :mod:`bpe_ref.measure` (:func:`worked_example_snippet`);
-- seed 000's benchmark tables (the blog post *Building a Fast BPE Tokenizer from Scratch*, Apple M3
-  Max, 4 workers; :data:`SEED_TABLES`), whose ratios and exponents are put beside the course's;
-- page 05's V4/V5 measurement (``theory/benchmarks/heap/crossover.json``), where
-  :func:`bpe_ref.measure.crossover` finds the crossover.
-"""
+committed measurements in ``theory/benchmarks/measuring/*.json`` (:mod:`.benchmark_runs`) and
+``theory/benchmarks/heap/crossover.json``; figure generation never times anything, so the page is
+reproducible byte for byte. Seed 000's tables (:data:`SEED_TABLES`) are put beside the course's."""
 
 from __future__ import annotations
 
@@ -41,6 +33,7 @@ SEED_CROSSOVERS = {5: 1180, 10: 1565, 21: 1154}  # its interpolated V4/V5 crosso
 SEED_VERSIONS = ("V1", "V2", "V3", "V4", "V5")
 # the course's trainer for each of the seed's versions
 COURSE_OF = {"V1": "naive", "V2": "incremental", "V3": "parallel (2 workers)", "V4": "inverted_index", "V5": "heap"}
+VERSION_OF = {course: version for version, course in COURSE_OF.items()}
 
 
 def measured(name: str, folder: Path = RESULTS_DIR) -> dict:
@@ -64,9 +57,7 @@ def x(value: float) -> str:
     return f"{value:,.1f}×" if value >= 10 else f"{value:.2f}×"
 
 
-# ---------------------------------------------------------------------------------------------
 # The worked example: numbers chosen for hand work (not measurements), worked by hand on the page
-
 
 WORKED_ROUNDS = {"V4": [0.52, 0.50, 0.91, 0.78, 0.53], "V5": [0.26, 0.25, 0.44, 0.40, 0.27]}
 WORKED_SIZES = [1, 2, 4, 8, 16]  # MB
@@ -107,31 +98,23 @@ def worked_example_snippet() -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # The ladder: the course's trainers against naive, beside seed 000's
 
-
-def ladder_rows(data: dict) -> list[list[str]]:
+def ladder_snippet(data: dict) -> str:
     rows = []
     for run in data["runs"]:
         times, vocab = run["seconds"], run["vocab_size"]
         seed = dict(zip(SEED_VERSIONS, SEED_TABLES[1][vocab]))
         for label, seconds in times.items():
-            version = next((v for v, course in COURSE_OF.items() if course == label), "")
-            seed_ratio = x(seed["V1"] / seed[version]) if version else "-"
+            version = VERSION_OF.get(label, "")
             rows.append([thousands(vocab), f"{version} {label}".strip(), f"{median(seconds):.3f}", f"{spread(seconds):.2f}",
-                         x(paired_ratio(times, NAIVE, label)), seed_ratio,
+                         x(paired_ratio(times, NAIVE, label)), x(seed["V1"] / seed[version]) if version else "-",
                          x(paired_ratio(times, label, HF_ONE_THREAD))])
-    return rows
-
-
-def ladder_snippet(data: dict | None = None) -> str:
-    data = data or measured("ladder")
     shape = data["shape"]
     seed_w, seed_p, seed_l = SEED_SHAPE[1]
     table = markdown_table(
         ["vocabulary", "trainer", "s (median)", "spread", "naive / trainer", "the blog post, 1 MB: V1 / Vk",
-         "trainer / HF"], ladder_rows(data), align="rlrrrrr")
+         "trainer / HF"], rows, align="rlrrrrr")
     return (
         f"The whole `train_bpe` from the file (reading and counting included), {data['rounds']} interleaved rounds, "
         f"{clock_name(data)}; ratios are medians of per-round ratios. Corpus: `{data['corpus']}` ({shape['bytes'] / 1e6:.2f} MB, "
@@ -149,8 +132,7 @@ def draw_ladder(data: dict, path: Path) -> Path:
     for j, run in enumerate(runs):
         ours = [paired_ratio(run["seconds"], NAIVE, label) for label in labels]
         seed = dict(zip(SEED_VERSIONS, SEED_TABLES[1][run["vocab_size"]]))
-        theirs = [seed["V1"] / seed[v] if (v := next((k for k, c in COURSE_OF.items() if c == label), None)) else math.nan
-                  for label in labels]
+        theirs = [seed["V1"] / seed[VERSION_OF[label]] if label in VERSION_OF else math.nan for label in labels]
         positions = [i + (2 * j - len(runs) + 0.5) * width for i in range(len(labels))]
         ax.bar(positions, ours, width, color=colours[j], label=f"course, vocabulary {thousands(run['vocab_size'])}")
         ax.bar([p + width for p in positions], theirs, width, color=colours[j], alpha=0.35, hatch="//",
@@ -191,8 +173,7 @@ def seed_rows(data: dict) -> list[list[str]]:
     ]
 
 
-def seed_snippet(data: dict | None = None) -> str:
-    data = data or measured("ladder")
+def seed_snippet(data: dict) -> str:
     return (
         markdown_table(["", "the blog post's tables", "the course's ladder", "note"], seed_rows(data), align="lrrl")
         + "\nThe blog post's figures are from its tables (TinyStories, Apple M3 Max, 4 counting workers); the course's "
@@ -200,9 +181,7 @@ def seed_snippet(data: dict | None = None) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # Growth: time against vocabulary and corpus size, fitted exponents
-
 
 def seed_exponents() -> dict[str, float]:
     """Exponents fitted to seed 000's tables: time against vocabulary (21 MB corpus) and against
@@ -226,8 +205,7 @@ def growth_series(data: dict) -> tuple[list[int], dict[str, list[float]], list[i
     return vocabs, by_vocab, sizes, by_size, words
 
 
-def growth_snippet(data: dict | None = None) -> str:
-    data = data or measured("growth")
+def growth_snippet(data: dict) -> str:
     vocabs, by_vocab, sizes, by_size, words = growth_series(data)
     seed = seed_exponents()
     seed_of = {"inverted_index": "V4", "heap": "V5"}
@@ -271,12 +249,10 @@ def draw_growth(data: dict, path: Path) -> Path:
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
 # The V4/V5 crossover, from page 05's measurement
 
-
-def crossover_rows(data: dict | None = None) -> list[list[str]]:
-    data = data or read_json(CROSSOVER_JSON)
+def crossover_snippet() -> str:
+    data = read_json(CROSSOVER_JSON)
     rows = []
     for corpus in data["corpora"]:
         merges = corpus["merges"]
@@ -285,12 +261,6 @@ def crossover_rows(data: dict | None = None) -> list[list[str]]:
         rows.append([corpus["label"], "V5 ahead from the first recorded merge" if found is None else f"merge {found:.1f}",
                      f"{v4[merges.index(1000)]:.2f} s / {v5[merges.index(1000)]:.2f} s",
                      f"{v4[-1]:.2f} s / {v5[-1]:.2f} s ({thousands(merges[-1])} merges)"])
-    return rows
-
-
-def crossover_snippet() -> str:
-    data = read_json(CROSSOVER_JSON)
-    rows = crossover_rows(data)
     seed = ", ".join(f"{mb} MB: {thousands(v)}" for mb, v in SEED_CROSSOVERS.items())
     return (
         markdown_table(["corpus", "`crossover(merges, v4, v5)`", "V4 / V5 after 1,000 merges", "at the end"], rows,
@@ -301,12 +271,9 @@ def crossover_snippet() -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # Clocks, memory, caches, noise
 
-
-def clocks_snippet(data: dict | None = None) -> str:
-    data = data or measured("clocks")
+def clocks_snippet(data: dict) -> str:
     rows = []
     for label in data["wall"]:
         wall, cpu = median(data["wall"][label]), median(data["process"][label])
@@ -318,8 +285,7 @@ def clocks_snippet(data: dict | None = None) -> str:
     )
 
 
-def memory_snippet(data: dict | None = None) -> str:
-    data = data or measured("memory")
+def memory_snippet(data: dict) -> str:
     rows = []
     for label, row in data["rows"].items():
         rows.append([label, f"{row['peak_mib']:.1f}", f"{row['rss_peak_mib'] - row['rss_before_mib']:.1f}",
@@ -334,8 +300,7 @@ def memory_snippet(data: dict | None = None) -> str:
     )
 
 
-def encoding_snippet(data: dict | None = None) -> str:
-    data = data or measured("encoding")
+def encoding_snippet(data: dict) -> str:
     times = data["seconds"]
     mb = data["bytes"] / 1e6
     rows = [[label, f"{mb / median(seconds):.1f}", f"{spread(seconds):.2f}", x(paired_ratio(times, 'tiktoken encode', label))]
@@ -349,7 +314,7 @@ def encoding_snippet(data: dict | None = None) -> str:
     )
 
 
-def noise_rows(data: dict) -> list[list[str]]:
+def noise_snippet(data: dict) -> str:
     rows = []
     for mode, title in (("interleaved", "interleaved rounds"), ("blocks", "two blocks, one after the other")):
         times = data[mode]["seconds"]
@@ -358,7 +323,12 @@ def noise_rows(data: dict) -> list[list[str]]:
         rows.append([title, f"{median(heap):.3f} ({spread(heap):.2f})", f"{median(linked):.3f} ({spread(linked):.2f})",
                      f"{paired_ratio(times, 'heap', 'linked_list'):.3f} ({spread(ratios):.2f})",
                      f"{median(heap) / median(linked):.3f}"])
-    return rows
+    return (
+        markdown_table(["how", "heap s (spread)", "linked_list s (spread)", "per-round ratio (spread)",
+                        "ratio of medians"], rows, align="lrrrr")
+        + f"\nTraining on `{data['corpus']}` at vocabulary {thousands(data['vocab_size'])}, {data['rounds']} runs of each, "
+        f"wall time. {run_line(data)}.\n\n{noise_comparison(data)}\n"
+    )
 
 
 def noise_spreads(data: dict) -> dict[str, tuple[float, float, float]]:
@@ -382,16 +352,6 @@ def noise_comparison(data: dict) -> str:
         sentences.append(f"{title}, the spread of the per-round ratio ({ratio:.2f}) is {where} trainers' "
                          f"({heap:.2f} and {linked:.2f}).")
     return " ".join(sentences)
-
-
-def noise_snippet(data: dict | None = None) -> str:
-    data = data or measured("noise")
-    return (
-        markdown_table(["how", "heap s (spread)", "linked_list s (spread)", "per-round ratio (spread)",
-                        "ratio of medians"], noise_rows(data), align="lrrrr")
-        + f"\nTraining on `{data['corpus']}` at vocabulary {thousands(data['vocab_size'])}, {data['rounds']} runs of each, "
-        f"wall time. {run_line(data)}.\n\n{noise_comparison(data)}\n"
-    )
 
 
 def draw_noise(data: dict, path: Path) -> Path:
@@ -421,16 +381,12 @@ def draw_noise(data: dict, path: Path) -> Path:
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
-
-
 @lru_cache(maxsize=1)
 def _all() -> dict[str, dict]:
     return {name: measured(name) for name in ("ladder", "growth", "clocks", "memory", "encoding", "noise")}
 
 
 def snippets() -> dict[str, str]:
-    """Page 09's snippets: ``{file name: Markdown}``."""
     data = _all()
     return {
         "09-worked-example.md": worked_example_snippet(),
@@ -446,7 +402,6 @@ def snippets() -> dict[str, str]:
 
 
 def draw_figures(out_dir: Path) -> list[Path]:
-    """Draw page 09's figures into ``out_dir``; return their paths."""
     data = _all()
     return [draw_ladder(data["ladder"], out_dir / "09-ladder.png"),
             draw_growth(data["growth"], out_dir / "09-growth.png"),

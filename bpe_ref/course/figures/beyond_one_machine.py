@@ -1,14 +1,9 @@
 """Figures and tables of theory page 10, ``theory/10-beyond-one-machine.md``.
 
-- the worked example: two small files cut into ranges by :func:`~bpe_ref.distributed.plan_ranges`,
-  each range counted by :func:`~bpe_ref.distributed.count_range`, the counts combined by
-  :func:`~bpe_ref.distributed.tree_reduce` (the real functions, computed here);
-- everything else is read from ``theory/benchmarks/distributed/results.json``, which
-  ``python -m bpe_ref bench distributed`` measures (:mod:`bpe_ref.course.bench.distributed`): Heaps'
-  law fitted on the shipped corpora (figure), what crosses the network for a corpus cut into
-  ``k`` ranges (figure), this machine's rates, the scaling of Dask on 1 and 2 workers, and the cost
-  model that extrapolates those rates to 1 GB, 100 GB and 10 TB. Nothing is timed here.
-"""
+The worked example runs the real :func:`~bpe_ref.distributed.plan_ranges`,
+:func:`~bpe_ref.distributed.count_range` and :func:`~bpe_ref.distributed.tree_reduce`; everything else
+is read from ``theory/benchmarks/distributed/results.json``, measured by ``python -m bpe_ref bench
+distributed`` (:mod:`bpe_ref.course.bench.distributed`). Nothing is timed here."""
 
 from __future__ import annotations
 
@@ -41,9 +36,7 @@ MODEL_RANGE_BYTES = MAX_RANGE_BYTES  # bytes of text per range: count_pretokens_
 MODEL_MERGES = 32_000  # a 32k vocabulary's merges, for the round trips of pair aggregation
 
 
-# ---------------------------------------------------------------------------------------------
 # The worked example
-
 
 def example_run(directory: Path) -> dict:
     """Write the example files into ``directory`` and run the map and the reduce on them."""
@@ -109,9 +102,7 @@ def worked_example_snippet() -> str:
     return "\n".join(lines) + "\n"
 
 
-# ---------------------------------------------------------------------------------------------
 # Measurements, from results.json
-
 
 @lru_cache(maxsize=1)
 def results() -> dict:
@@ -126,12 +117,6 @@ def measured_by() -> str:
 
 def heaps_fits() -> dict[str, tuple[float, float]]:
     return {label: fit_heaps(data["points"]) for label, data in results()["heaps"].items()}
-
-
-def bytes_per_pretoken(label: str) -> float:
-    """Bytes of text per running pretoken of the corpus: turns a corpus size into Heaps' ``n``."""
-    last = results()["heaps"][label]["points"][-1]
-    return last["bytes"] / last["pretokens"]
 
 
 def bytes_per_distinct_pretoken(label: str) -> float:
@@ -275,13 +260,12 @@ def load_sentence(load: list | None) -> str:
                                 else "."))
 
 
-# ---------------------------------------------------------------------------------------------
 # The cost model
-
 
 def predicted_distinct(label: str, corpus_bytes: float) -> float:
     k, beta = heaps_fits()[label]
-    return k * (corpus_bytes / bytes_per_pretoken(label)) ** beta
+    last = results()["heaps"][label]["points"][-1]  # bytes of text per running pretoken turn a size into Heaps' n
+    return k * (corpus_bytes / (last["bytes"] / last["pretokens"])) ** beta
 
 
 def rounded(x: float) -> str:
@@ -365,9 +349,7 @@ def cost_model_snippet() -> str:
         "the slowest worker.\n")
 
 
-# ---------------------------------------------------------------------------------------------
 # Figures
-
 
 def draw_heaps(out: Path) -> Path:
     data = results()["heaps"]
@@ -395,7 +377,6 @@ def draw_heaps(out: Path) -> Path:
 
 
 def snippets() -> dict[str, str]:
-    """Page 10's snippets: ``{file name: Markdown}``."""
     return page_snippets("10", {
         "10-worked-example.md": worked_example_snippet(),
         "10-heaps-fit.md": heaps_snippet(),

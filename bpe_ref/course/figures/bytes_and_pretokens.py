@@ -1,11 +1,5 @@
-"""Figures and tables of theory page 00, ``theory/00-bytes-and-pretokenization.md``.
-
-- UTF-8: how many bytes a character takes, in several scripts (figure), and for a few characters
-  one by one (table);
-- the GPT-2 pattern piece by piece, with the pretokens each piece matches in one sentence;
-- special tokens cut out before the pattern runs;
-- pretoken counts of the shipped TinyStories sample: the input of every trainer (figure, table).
-"""
+"""Figures and tables of theory page 00, ``theory/00-bytes-and-pretokenization.md``: UTF-8 bytes per
+character, the GPT-2 pattern piece by piece, special tokens, and the pretoken counts of the sample."""
 
 from __future__ import annotations
 
@@ -26,7 +20,6 @@ from .common import code, markdown_table, save_png, show_token, thousands
 
 PAGE = "00-bytes-and-pretokenization.md"
 
-# ---------------------------------------------------------------------------------------------
 # UTF-8, character by character
 
 UTF8_EXAMPLES: tuple[tuple[str, str], ...] = (
@@ -43,25 +36,16 @@ UTF8_EXAMPLES: tuple[tuple[str, str], ...] = (
 )
 
 
-def utf8_rows() -> list[tuple[str, list[str], list[bytes]]]:
-    """For each example: the text, its code points (``U+00E9``) and each code point's UTF-8 bytes."""
-    rows = []
-    for text, _ in UTF8_EXAMPLES:
-        points = [f"U+{ord(ch):04X}" for ch in text]
-        rows.append((text, points, [ch.encode("utf-8") for ch in text]))
-    return rows
-
-
 def utf8_table() -> str:
-    headers = ["text", "what it is", "code points", "UTF-8 bytes (hex)", "bytes"]
+    """Each example's code points (``U+00E9``) and each code point's UTF-8 bytes."""
     rows = []
-    for (text, label), (_, points, encoded) in zip(UTF8_EXAMPLES, utf8_rows()):
+    for text, label in UTF8_EXAMPLES:
+        encoded = [ch.encode("utf-8") for ch in text]
         hex_bytes = " + ".join(" ".join(f"{b:02x}" for b in chunk) for chunk in encoded)
-        rows.append((text, label, " ".join(points), code(hex_bytes), sum(len(c) for c in encoded)))
-    return markdown_table(headers, rows, align="llllr")
+        rows.append((text, label, " ".join(f"U+{ord(ch):04X}" for ch in text), code(hex_bytes), sum(map(len, encoded))))
+    return markdown_table(["text", "what it is", "code points", "UTF-8 bytes (hex)", "bytes"], rows, align="llllr")
 
 
-# ---------------------------------------------------------------------------------------------
 # The GPT-2 pattern, piece by piece
 
 PATTERN_PIECES: tuple[tuple[str, str], ...] = (
@@ -83,24 +67,20 @@ def pretokens_by_piece(text: str) -> list[tuple[str, int]]:
     return [(m.group(), int(m.lastgroup[1:])) for m in _PIECES_RE.finditer(text)]
 
 
-def pattern_table(text: str = PATTERN_EXAMPLE) -> str:
-    found = pretokens_by_piece(text)
+def pattern_snippet() -> str:
+    found = pretokens_by_piece(PATTERN_EXAMPLE)
     rows = []
     for i, (piece, meaning) in enumerate(PATTERN_PIECES):
         matched = [code(show_token(p.encode("utf-8"))) for p, j in found if j == i]
         rows.append((i + 1, code(piece), meaning, " ".join(matched) or "(none here)"))
-    return markdown_table(["#", "piece", "matches", "pretokens of the example"], rows, align="rlll")
-
-
-def pattern_snippet() -> str:
     pretokens = " ".join(code(show_token(p.encode("utf-8")), in_table=False) for p in pretokenize(PATTERN_EXAMPLE))
     return (
         f"The example is the Python string {code(repr(PATTERN_EXAMPLE), in_table=False)}; its pretokens, in order, are "
-        f"{pretokens} (`␣` is a space, `\\n` a newline).\n\n" + pattern_table()
+        f"{pretokens} (`␣` is a space, `\\n` a newline).\n\n"
+        + markdown_table(["#", "piece", "matches", "pretokens of the example"], rows, align="rlll")
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # Special tokens
 
 SPECIAL_EXAMPLE = "Tom ran home.<|endoftext|>Sue sat."
@@ -161,7 +141,6 @@ def gpt2_vocabulary_snippet() -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # The worked example: from text to word counts
 
 WORKED_EXAMPLE = "Zoë's cat sat.<|endoftext|>The cat  sat on 2 mats!\n"
@@ -194,9 +173,7 @@ def worked_example_snippet(text: str = WORKED_EXAMPLE) -> str:
     return "\n".join(lines)
 
 
-# ---------------------------------------------------------------------------------------------
 # Bytes per character in several scripts
-
 
 @dataclass(frozen=True)
 class ScriptSample:
@@ -256,13 +233,6 @@ def draw_bytes_per_character(samples: list[ScriptSample], path: Path) -> Path:
     return save_png(fig, path)
 
 
-def script_table(samples: list[ScriptSample]) -> str:
-    rows = [(s.name, thousands(s.characters), thousands(s.utf8_bytes), f"{s.utf8_bytes / s.characters:.2f}",
-             thousands(s.pretokens), f"{s.utf8_bytes / s.pretokens:.1f}") for s in samples]
-    headers = ["sample", "characters", "UTF-8 bytes", "bytes / char", "pretokens", "bytes / pretoken"]
-    return markdown_table(headers, rows, align="lrrrrr")
-
-
 def hindi_snippet() -> str:
     text = dict(INLINE_SAMPLES)["Hindi"]
     first_word = text.split()[0]
@@ -276,9 +246,7 @@ def hindi_snippet() -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # Pretoken counts of TinyStories: the input of training
-
 
 @dataclass(frozen=True)
 class CorpusCounts:
@@ -353,11 +321,7 @@ def draw_pretoken_counts(stats: CorpusCounts, path: Path) -> Path:
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
-
-
 def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
-    """Page 00's snippets: ``{file name: Markdown}``."""
     stats = corpus_counts(corpus)
     return page_snippets("00", {
         "00-gpt2-vocabulary.md": gpt2_vocabulary_snippet(),
@@ -366,14 +330,16 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
         "00-special-tokens.md": special_tokens_table(),
         "00-special-overlap.md": overlap_table(),
         "00-worked-example.md": worked_example_snippet(),
-        "00-scripts.md": script_table(script_samples()),
+        "00-scripts.md": markdown_table(
+            ["sample", "characters", "UTF-8 bytes", "bytes / char", "pretokens", "bytes / pretoken"],
+            [(s.name, thousands(s.characters), thousands(s.utf8_bytes), f"{s.utf8_bytes / s.characters:.2f}",
+              thousands(s.pretokens), f"{s.utf8_bytes / s.pretokens:.1f}") for s in script_samples()], align="lrrrrr"),
         "00-hindi.md": hindi_snippet(),
         "00-tinystories-word-counts.md": word_counts_snippet(stats),
     })
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE) -> list[Path]:
-    """Draw page 00's figures into ``out_dir``; return their paths."""
     return [
         draw_bytes_per_character(script_samples(), out_dir / "00-bytes-per-character.png"),
         draw_pretoken_counts(corpus_counts(corpus), out_dir / "00-tinystories-pretokens.png"),

@@ -1,16 +1,7 @@
-"""What every figure module shares, so that a page's module only says what its page shows:
-
-- Markdown: tokens, pairs and words as code spans, tables (:func:`markdown_table`), signed numbers;
-- matplotlib: deterministic PNGs (:func:`panels`, saved by :func:`bench.common.save_png`), axes
-  named, scaled and gridded (:func:`name_axes`), growth lines (:func:`plot_series`), labelled bars,
-  rolling medians;
-- a page's snippets: its own, its five-minute idea and its step's diff (:func:`page_snippets`),
-  and the copies of them the pages quote (:func:`sync_snippets`);
-- the corpora: pretoken counts (:func:`corpus_counts`, cached), as words of bytes, their $P$ and
-  $L$, pairs best first in the course's tie-break order (:func:`best_first`);
-- measurements: the committed ones the pages quote (:func:`read_json`, :func:`benchmark_seconds`)
-  and the JSON a measuring ``main`` writes (:func:`bench.common.write_json`); the timing itself is
-  :mod:`bpe_ref.measure`'s and :mod:`bpe_ref.course.bench.common`'s.
+"""What every figure module shares, so that a page's module only says what its page shows: Markdown
+(code spans, tables), deterministic matplotlib figures, the corpora's counts, the committed
+measurements. Timing, JSON, pyplot and PNGs are :mod:`bpe_ref.course.bench.common`'s, shared with the
+benchmarks; rounds and medians are :mod:`bpe_ref.measure`'s.
 
 A *snippet* is a small Markdown file written next to the figures (``theory/figures/*.md``). A page
 quotes it between two HTML comments, which render as nothing on GitHub and in JupyterLab::
@@ -103,9 +94,7 @@ def thousands(n: int) -> str:
     return f"{n:,}"
 
 
-# ---------------------------------------------------------------------------------------------
 # Writing files deterministically
-
 
 def panels(columns: int = 1, figsize: tuple[float, float] = WIDE, layout: str | None = "constrained", **kwargs):
     """A figure of ``columns`` axes side by side, on settings that do not vary by machine: ``(fig, axes)``."""
@@ -159,9 +148,7 @@ def write_text(path: Path, text: str) -> Path:
     return path
 
 
-# ---------------------------------------------------------------------------------------------
 # Snippets quoted by the pages
-
 
 def page_snippets(page: str, own: Mapping[str, str]) -> dict[str, str]:
     """Page ``page``'s snippets: its five-minute idea (pages 00 to 05, :mod:`.five_minutes`), ``own``,
@@ -195,9 +182,7 @@ def sync_snippets(page_text: str, snippets: Mapping[str, str]) -> str:
     return SNIPPET_RE.sub(replace, page_text)
 
 
-# ---------------------------------------------------------------------------------------------
 # Reading the corpora and the committed measurements
-
 
 @lru_cache(maxsize=8)
 def corpus_counts(path: Path) -> dict[bytes, int]:

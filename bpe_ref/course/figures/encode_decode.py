@@ -1,15 +1,6 @@
-"""Figures and tables of theory page 06, ``theory/06-encode-decode.md``.
-
-- encoding the words of page 01's second example (a source document's five sentences about working)
-  with the merges the course's trainer learns from them, round by round, and again with one merge
-  learned earlier (why the order matters);
-- GPT-2's files: the byte-to-unicode mapping of ``vocab.json``, ids that are not byte values, ranks
-  against ids, and tokens that hold half a character;
-- a source document's decoder example (``hug pug pun bun hugs``) re-worked with the course's merges:
-  the recursion over merge parts, the table, the arena;
-- the memory per token of each layout of GPT-2's token bytes, from ``sys.getsizeof`` (the sizes
-  CPython reports for each object, so the numbers are the same on every run), and a figure of it.
-"""
+"""Figures and tables of theory page 06, ``theory/06-encode-decode.md``: encoding round by round (and
+why the order of merges matters), GPT-2's files, the decoder example ``hug pug pun bun hugs``, and the
+memory per token of each layout of the token bytes, from ``sys.getsizeof`` (the same on every run)."""
 
 from __future__ import annotations
 
@@ -119,12 +110,8 @@ def gpt2_snippet() -> str:
     )
 
 
-def hugs_merges() -> list[Pair]:
-    return train(count_pretokens(HUGS_TEXT, special_tokens=()), 100)
-
-
 def hugs_snippet() -> str:
-    merges = hugs_merges()
+    merges = train(count_pretokens(HUGS_TEXT, special_tokens=()), 100)
     vocab = {i: bytes([i]) for i in range(256)} | {256 + k: left + right for k, (left, right) in enumerate(merges)}
     tables = MergeTables(vocab, merges)
     rows = []
@@ -160,8 +147,7 @@ def expansion(token: int, parts: list[tuple[int, int] | None]) -> list[list[int]
     return levels
 
 
-# ---- memory per token of each layout ----------------------------------------------------------
-
+# Memory per token of each layout
 
 def deep_size(*objects: object) -> int:
     """Bytes CPython reports for ``objects`` and everything they hold (each object counted once;
@@ -277,7 +263,6 @@ def main(repeats: int = 7) -> None:  # pragma: no cover - a measurement, printed
 
 
 def snippets() -> dict[str, str]:
-    """Page 06's snippets: ``{file name: Markdown}``."""
     return page_snippets("06", {
         "06-work-encoding.md": work_snippet(),
         "06-gpt2-files.md": gpt2_snippet(),
@@ -287,7 +272,6 @@ def snippets() -> dict[str, str]:
 
 
 def draw_figures(out_dir: Path) -> list[Path]:
-    """Draw page 06's figure into ``out_dir``; return its path."""
     return [draw_layouts(out_dir / "06-layouts.png")]
 
 

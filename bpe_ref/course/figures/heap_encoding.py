@@ -1,16 +1,7 @@
-"""Figures and quoted tables of theory page 07, the heap encoder.
-
-- the worked examples: the heap, pop by pop, of ``a a a a a`` (stale entries of both kinds) and of
-  `` worked`` with page 06's merges (a new pair with the left neighbour), traced by
-  :func:`bpe_ref.encode.step07_heap.pop_loop` itself (``trace=``);
-- the equivalence, checked: "every merge in rank order, each applied left to right" (step 06's
-  rounds) and "lowest rank first, leftmost first, one merge at a time" (the heap) on the pages'
-  examples and on long GPT-2 pieces;
-- one long pretoken: seconds against length for step 06, step 07 and tiktoken, with fitted growth
-  exponents, from ``theory/benchmarks/heap_encoding/long_pieces.json`` (:mod:`.long_pieces`, run by
-  hand: timings are not taken during figure generation);
-- the generated diff of step 07's encoder against step 06's (:mod:`.step_diffs`).
-"""
+"""Figures and tables of theory page 07, the heap encoder: the heap pop by pop, traced by
+:func:`bpe_ref.encode.step07_heap.pop_loop` itself (``trace=``), its equivalence with step 06's rounds,
+and the growth on one long pretoken read from ``theory/benchmarks/heap_encoding/long_pieces.json``
+(measured by hand with :mod:`.long_pieces`: figure generation times nothing)."""
 
 from __future__ import annotations
 
@@ -114,18 +105,13 @@ EQUIVALENCE_CASES: list[tuple[str, bytes, Sequence[Pair] | None]] = [
 ]
 
 
-def _gpt2_merges() -> list[Pair]:
-    return gpt2().merges
-
-
 def equivalence_rows() -> list[tuple[str, bytes, list[bytes], list[bytes]]]:
     """``(merges, pretoken, rounds' tokens, heap's tokens)`` for each case."""
     gpt2_ranks = None
     rows = []
     for label, pretoken, merges in EQUIVALENCE_CASES:
         if merges is None:
-            gpt2_ranks = gpt2_ranks or merge_ranks(_gpt2_merges())
-            ranks = gpt2_ranks
+            gpt2_ranks = ranks = gpt2_ranks or merge_ranks(gpt2().merges)
         else:
             ranks = merge_ranks(merges)
         rows.append((label, pretoken, encode_pretoken(pretoken, ranks), heap_encode(pretoken, ranks)))
@@ -149,8 +135,7 @@ def equivalence_snippet(rows: Sequence[tuple[str, bytes, list[bytes], list[bytes
             + f"\n{'All' if agree else 'Not all'} {len(rows)} agree, as the argument above says they must.\n")
 
 
-# ---- one long pretoken -----------------------------------------------------------------------------
-
+# One long pretoken
 
 def long_pieces_data(path: Path = LONG_PIECES_JSON) -> dict:
     return read_json(path)
@@ -215,5 +200,4 @@ def snippets() -> dict[str, str]:
 
 
 def draw_figures(out_dir: Path) -> list[Path]:
-    """Draw page 07's figure into ``out_dir``; return its path."""
     return [draw_long_pieces(long_pieces_data(), out_dir / "07-long-pieces.png")]

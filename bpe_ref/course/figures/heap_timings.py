@@ -2,18 +2,11 @@
 as words get longer; write the results as JSON (``theory/benchmarks/heap/``), which page 05 quotes
 with their machine instead of timing during figure generation.
 
-``python -m bpe_ref.course.figures.heap_timings`` writes two files:
-
-- ``crossover.json``: V4 (``step04_inverted_index``) and V5 (``step05_heap``) trained on the shipped
-  TinyStories corpora, the time since the merge loop started recorded after every merge (the
-  set-up before the first merge included: counting pairs, building the index, V5's ``heapify``);
-  each trainer runs ``repeats`` times in turn, the collector paused as the trainers' driver does,
-  and the file keeps the median at every ``stride``-th merge. About half a minute.
-- ``word_length.json``: the text fixed, the words longer: the first 200,000 characters of the
-  TinyStories validation sample with every ``n`` consecutive pretokens of a document glued into one
-  word (:func:`grouped_pretokens`, ``n`` = 1, 2, 4, 8, 16); V5 and the linked list
-  (``step05_linked_list``) each learn 1,000 merges in :func:`bpe_ref.measure.interleaved` rounds,
-  medians kept. About a minute and a half.
+``python -m bpe_ref.course.figures.heap_timings`` writes ``crossover.json`` (V4 and V5 on the two
+TinyStories corpora of the training benchmark, the time since the merge loop started after every
+merge, set-up included; about half a minute) and ``word_length.json`` (the same text with every ``n``
+consecutive pretokens glued into one word, :func:`grouped_pretokens`; about a minute and a half).
+Each file's ``what`` field says exactly what its numbers are.
 """
 
 from __future__ import annotations

@@ -1,20 +1,6 @@
-"""Figures and tables of theory page 05, ``theory/05-heap.md``.
-
-- the worked example: page 01's corpus under V5's lazy heap, merge by merge: the entries, the
-  stale ones popped and dropped or pushed again, the fresh entries pushed (:func:`lazy_heap_run`,
-  checked against :mod:`bpe_ref.train.step05_heap` by the tests);
-- the pitfall of a heap key that defines only ``__lt__`` (seed 000's ``ReversedBytes``,
-  re-written here as :class:`LessThanOnly`): the wrong merges it makes on small texts;
-- stale entries and compaction: heap size against live pairs over a whole run on the TinyStories
-  sample, with compaction at the default threshold, disabled, and at a lower threshold (figure);
-- the V4/V5 crossover, merge by merge, from the committed measurement
-  ``theory/benchmarks/heap/crossover.json`` (:mod:`.heap_timings`), and seed 000's estimate
-  re-done with the corpora's own numbers;
-- whole-word rewrite (V5) against the linked list as words get longer: the four languages of the
-  course's training benchmark (figure);
-- the self-overlap case ``a a a`` traced on the linked list's arrays;
-- V5's merge loop against V4's, as a diff of the code (:mod:`.step_diffs`).
-"""
+"""Figures and tables of theory page 05, ``theory/05-heap.md``: V5's lazy heap traced on page 01's
+corpus, a key with only ``__lt__``, stale entries and compaction, the V4/V5 crossover (measured by
+:mod:`.heap_timings`), V5 against the linked list as words get longer, the self-overlap ``a a a``."""
 
 from __future__ import annotations
 
@@ -55,9 +41,7 @@ MIN_HEAP_TO_COMPACT = getattr(step05_heap, "_MIN_HEAP_TO_COMPACT", 1024)
 WORKED_EXAMPLE_MERGES = 4  # the page traces V5's first four merges of page 01's corpus
 
 
-# ---------------------------------------------------------------------------------------------
 # V5's loop, instrumented: what is in the heap, what is popped and pushed
-
 
 @dataclass(frozen=True)
 class HeapStep:
@@ -163,25 +147,10 @@ def heap_merges(pretoken_counts: Mapping[bytes, int], key: Key | None = None) ->
     return [step.pair for step in lazy_heap_run(pretoken_counts, key=key)]
 
 
-# ---------------------------------------------------------------------------------------------
 # The worked example
-
 
 def worked_example_steps() -> list[HeapStep]:
     return lazy_heap_run(worked_example_counts(), WORKED_EXAMPLE_MERGES, record=True)
-
-
-def _entry_status(claimed: int, pair: Pair, live: Mapping[Pair, int]) -> str:
-    now = live.get(pair, 0)
-    if now == claimed:
-        return "fresh"
-    return "stale: gone" if now == 0 else f"stale: now {now}"
-
-
-def _pop_action(status: str, claimed: int, pair: Pair, live: Mapping[Pair, int]) -> str:
-    if status == "fresh":
-        return "popped: merged"
-    return "popped: pushed again" if 0 < live.get(pair, 0) < claimed else "popped: dropped"
 
 
 def worked_example_snippet(steps: Sequence[HeapStep] | None = None) -> str:
@@ -194,8 +163,10 @@ def worked_example_snippet(steps: Sequence[HeapStep] | None = None) -> str:
         for position, (claimed, pair) in enumerate(step.heap_before, 1):
             if position > max(popped, 4):
                 break
-            status = _entry_status(claimed, pair, step.live_before)
-            action = _pop_action(status, claimed, pair, step.live_before) if position <= popped else ""
+            now = step.live_before.get(pair, 0)
+            status = "fresh" if now == claimed else "stale: gone" if now == 0 else f"stale: now {now}"
+            action = ("" if position > popped else "popped: merged" if now == claimed
+                      else "popped: pushed again" if 0 < now < claimed else "popped: dropped")
             rows.append((position, claimed, show_pair(pair), status, action))
         rest = len(step.heap_before) - len(rows)
         table = markdown_table(["#", "count in entry", "pair", "entry is", "this merge"], rows, align="rrlll")
@@ -210,7 +181,6 @@ def worked_example_snippet(steps: Sequence[HeapStep] | None = None) -> str:
     return "\n".join(parts)
 
 
-# ---------------------------------------------------------------------------------------------
 # The pitfall: a key with only __lt__
 
 # (label, pretoken counts): texts on which the wrapper key goes wrong, or right by luck
@@ -254,7 +224,6 @@ def wrapper_snippet(cases: Sequence[WrapperCase] | None = None) -> str:
     return markdown_table(["text", "first wrong merge", "the course's rule (V5)", "key with `__lt__` only"], rows)
 
 
-# ---------------------------------------------------------------------------------------------
 # Stale entries and compaction over a whole run
 
 LOW_THRESHOLD = 1.5  # a threshold low enough that compaction happens on the sample
@@ -336,9 +305,7 @@ def draw_heap_size(run: HeapSizeRun, path: Path) -> Path:
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
 # The V4/V5 crossover, from the committed measurement
-
 
 def crossover_data(path: Path = CROSSOVER_JSON) -> dict:
     return read_json(path)
@@ -419,7 +386,6 @@ def draw_crossover(data: dict, path: Path) -> Path:
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
 # Whole-word rewrite (V5) against the linked list, as words get longer
 
 # (benchmark heading's start, corpus file): the four languages of the training benchmark
@@ -512,18 +478,9 @@ def word_length_snippet(rows: Sequence[LanguageRow] | None = None, glued: dict |
     )
 
 
-def _length_axis(ax) -> None:
-    """A log axis of word lengths in bytes, labelled with plain numbers."""
+def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Path:
     from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
 
-    ax.set_xscale("log")
-    ax.xaxis.set_major_locator(FixedLocator([4, 8, 16, 32, 64]))
-    ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlim(4, 100)
-
-
-def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Path:
     fig, (left, right) = panels(2)
     x = [row["bytes_per_distinct_word"] for row in glued["rows"]]
     left.plot(x, [row["seconds"]["V5 (heap)"] for row in glued["rows"]], "o-", color="#c44e52",
@@ -535,7 +492,6 @@ def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Pa
                       textcoords="offset points", xytext=(4, 4), fontsize=7)
     left.set_yscale("log")
     left.set_ylim(top=max(row["seconds"]["V5 (heap)"] for row in glued["rows"]) * 2.5)
-    _length_axis(left)
     name_axes(left, "bytes per distinct word (log scale)", f"seconds for {glued['merges']:,} merges (log scale)",
               "One text, pretokens glued into longer words", "upper left", 7, grid="both")
     right.plot(x, [_ratio(row) for row in glued["rows"]], "o-", color="#2f2f2f", label="one text, glued pretokens")
@@ -544,14 +500,18 @@ def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Pa
     for r in rows:
         right.annotate(r.language, (r.mean_length, r.ratio), textcoords="offset points", xytext=(4, -10), fontsize=7)
     right.axhline(1, color="#888888", linestyle="--", linewidth=1)
-    _length_axis(right)
+    for ax in (left, right):  # word lengths in bytes on a log axis, labelled with plain numbers
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(FixedLocator([4, 8, 16, 32, 64]))
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlim(4, 100)
     right.set_ylim(0, max([_ratio(row) for row in glued["rows"]] + [r.ratio for r in rows]) * 1.15)
     name_axes(right, "bytes per distinct word (log scale)", "V5 time / linked-list time", "How much the linked list saves",
               "upper left", 7, grid="both")
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
 # The linked list: self-overlap traced on the arrays
 
 UNLINKED = b""
@@ -643,9 +603,6 @@ def self_overlap_snippet(words: Sequence[Sequence[bytes]] = SELF_OVERLAP_WORDS, 
     )
 
 
-# ---------------------------------------------------------------------------------------------
-
-
 def stale_visits_snippet(path: Path = TINYSTORIES_SAMPLE) -> str:
     """Section 6: the ids V4 and V5 (same index, same merges) visit over a whole run, stale ones
     included, the tokens those visits read, and the bound 3Q they stay under."""
@@ -663,7 +620,6 @@ def stale_visits_snippet(path: Path = TINYSTORIES_SAMPLE) -> str:
     )
 
 def snippets() -> dict[str, str]:
-    """Page 05's snippets: ``{file name: Markdown}``."""
     return page_snippets("05", {
         "05-worked-example.md": worked_example_snippet(),
         "05-stale-visits.md": stale_visits_snippet(),
@@ -676,7 +632,6 @@ def snippets() -> dict[str, str]:
 
 
 def draw_figures(out_dir: Path) -> list[Path]:
-    """Draw page 05's figures into ``out_dir``; return their paths."""
     return [
         draw_heap_size(heap_size_run(), out_dir / "05-heap-size.png"),
         draw_crossover(crossover_data(), out_dir / "05-crossover.png"),

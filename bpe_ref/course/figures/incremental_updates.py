@@ -1,16 +1,6 @@
-"""Figures and tables of theory page 02, ``theory/02-incremental-updates.md``.
-
-- the worked example: merge 2 of page 01's corpus, done incrementally (which words change, which
-  pair counts go down and up);
-- one word with neighbours on both sides of the merged pair;
-- the self-overlap pitfall: why "update around each occurrence" goes wrong on ``aaa``, ``aaaa``
-  and ``abab``, and "subtract the word's old pairs, add its new pairs" does not;
-- the same bug on real corpora: the merge at which its counts first go wrong, and the (much later)
-  merge at which its merges first differ (:func:`overlap_bug_run`);
-- on TinyStories: how many words each merge rewrites, against the number of words (figure);
-- V2's speed-up over V1, as the course's training benchmark measured it;
-- V2's merge loop against V1's, as a diff of the code (:mod:`.step_diffs`).
-"""
+"""Figures and tables of theory page 02, ``theory/02-incremental-updates.md``: merge 2 of page 01's
+corpus done incrementally, the self-overlap pitfall on small words and on real corpora
+(:func:`overlap_bug_run`), the words each merge rewrites, and V2's speed-up over V1."""
 
 from __future__ import annotations
 
@@ -121,17 +111,11 @@ def _show_change(change: dict[Pair, int]) -> str:
     return ", ".join(f"{show_pair(p)} {signed(c)}" for p, c in sorted(change.items(), key=lambda pc: (pc[1], pc[0])))
 
 
-# ---------------------------------------------------------------------------------------------
 # Snippets of the worked example
-
-
-def worked_example_step() -> HandStep:
-    return worked_example_trace()[WORKED_EXAMPLE_MERGE - 1]
-
 
 def delta_snippet(step: HandStep | None = None) -> str:
     """Merge ``step`` done incrementally: the words it rewrites, and the pair counts that change."""
-    step = step or worked_example_step()
+    step = step or worked_example_trace()[WORKED_EXAMPLE_MERGE - 1]
     before = dict(step.pair_counts)
     rows = []
     totals: Counter[Pair] = Counter()
@@ -200,9 +184,7 @@ def overlap_snippet() -> str:
     return markdown_table(headers, rows)
 
 
-# ---------------------------------------------------------------------------------------------
 # The per-occurrence bug on real corpora
-
 
 @dataclass(frozen=True)
 class OverlapBugRun:
@@ -285,7 +267,6 @@ def overlap_bug_snippet(runs: Sequence[OverlapBugRun], labels: Sequence[str]) ->
     return markdown_table(["corpus", "counts first wrong after", "in the word", "merges first differ at"], rows)
 
 
-# ---------------------------------------------------------------------------------------------
 # V2 against V1 in the course's training benchmark
 
 def v2_speedups(path: Path = TRAIN_BENCHMARK) -> list[tuple[str, float]]:
@@ -314,9 +295,7 @@ def v2_speedup_snippet(speedups: Sequence[tuple[str, float]]) -> str:
     return speedup_sentence("V2", "V1", ratios, "; ".join(f"{run}: {ratio:.1f}×" for run, ratio in speedups))
 
 
-# ---------------------------------------------------------------------------------------------
 # TinyStories
-
 
 def affected_snippet(run: TrainingRun) -> str:
     work = run.work
@@ -368,9 +347,7 @@ def draw_affected_words(run: TrainingRun, path: Path) -> Path:
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
 # Where V2's time goes (measured, not a snippet)
-
 
 def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int) -> dict[str, float]:
     """Seconds of V2's merge loop in ``best_pair``, in ``merge_and_update`` and in the rest (the scan
@@ -425,11 +402,7 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
               + ", ".join(f"{part} {share:.0%}" for part, share in shares.items()))
 
 
-# ---------------------------------------------------------------------------------------------
-
-
 def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> dict[str, str]:
-    """Page 02's snippets: ``{file name: Markdown}``."""
     return page_snippets("02", {
         "02-worked-example-delta.md": delta_snippet(),
         "02-one-word.md": one_word_snippet(),
@@ -444,7 +417,6 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> list[Path]:
-    """Draw page 02's figures into ``out_dir``; return their paths."""
     return [draw_affected_words(training_run(Path(corpus), num_merges), out_dir / "02-affected-words.png")]
 
 

@@ -1,18 +1,9 @@
-"""Figures and tables of theory page 04, ``theory/04-inverted-index.md``.
+"""Figures and tables of theory page 04, ``theory/04-inverted-index.md``: four words traced with V4's
+append-only index (:func:`index_trace`), a whole run replayed with V4's functions and checked against
+its trainer (:func:`indexed_run`), V4's work per merge and its speed-up over V2.
 
-- the worked example: four words traced merge by merge with V4's append-only index, the index
-  before and after merge 1 (and what an exact index would hold), and the stale id merge 2 skips
-  (:func:`index_trace`);
-- a whole run on the shipped TinyStories sample, replayed with V4's own functions and checked
-  against its trainer (:func:`indexed_run`): ids visited, stale ids, words rewritten, the work of
-  an exact index, the bound on the words rewritten over the run, and the seed's "Typical A";
-- the work V4 does per merge, with the pair counts its scan for the best pair compares (figure);
-- V4's speed-up over V2 in the course's training benchmark;
-- V4's merge loop against V3's, as a diff of the code (:mod:`.step_diffs`).
-
-Timings are not snippets (they change from run to run): :func:`loop_time_shares` measures where
-V4's loop spends its time, and ``python -m bpe_ref.course.figures.inverted_index`` prints it.
-"""
+Timings change from run to run, so they are not snippets: ``python -m bpe_ref.course.figures.inverted_index``
+prints where V4's loop spends its time (:func:`loop_time_shares`)."""
 
 from __future__ import annotations
 
@@ -49,9 +40,7 @@ Word = tuple[bytes, ...]
 WORKED_EXAMPLE_TEXT = " cat" * 4 + " at" * 3 + " that" * 5 + " has" * 6
 
 
-# ---------------------------------------------------------------------------------------------
 # The worked example, traced with the index
-
 
 @dataclass(frozen=True)
 class IndexStep:
@@ -79,11 +68,6 @@ class IndexStep:
         return [i for i in self.visited if i not in self.stale]
 
 
-def exact_index(words: Sequence[Word]) -> dict[Pair, list[int]]:
-    """pair -> sorted ids of the words that hold it now: what an exact index holds."""
-    return {pair: sorted(ids) for pair, ids in index_words(words).items()}
-
-
 def start_v4(pretoken_counts: Mapping[bytes, int]) -> tuple[list[Word], list[int], dict[Pair, int], defaultdict]:
     """V4's state before its first merge: the words, their counts, the pair counts and the index."""
     word_counts = as_words(pretoken_counts)
@@ -108,8 +92,9 @@ def index_trace(pretoken_counts: Mapping[bytes, int], num_merges: int | None = N
         visited = snapshot[pair]
         rewritten, _ = merge_indexed_words(pair, words, frequencies, index, pair_counts)
         stale = sorted(set(visited) - set(rewritten))
-        steps.append(IndexStep(len(steps), pair, count, tied, counts_before, before, list(words), snapshot,
-                               exact_index(before), visited, stale))
+        exact = {p: sorted(ids) for p, ids in index_words(before).items()}  # the words that hold each pair now
+        steps.append(IndexStep(len(steps), pair, count, tied, counts_before, before, list(words), snapshot, exact,
+                               visited, stale))
     return steps
 
 
@@ -123,7 +108,7 @@ def worked_example_trace() -> list[IndexStep]:
 
 
 def _ids(ids: Sequence[int]) -> str:
-    return "{" + ", ".join(str(i) for i in ids) + "}" if ids else "{}"
+    return "{" + ", ".join(map(str, ids)) + "}"
 
 
 def words_snippet(steps: Sequence[IndexStep]) -> str:
@@ -216,9 +201,7 @@ def merges_snippet(steps: Sequence[IndexStep]) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # A whole run, replayed and measured
-
 
 @dataclass(frozen=True, slots=True)
 class IndexedMerge:
@@ -500,7 +483,6 @@ def scan_work_snippet(run: IndexedRun, first: int = 1000) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # V4 against V2 in the course's training benchmark
 
 def benchmark_times(method: str, path: Path = TRAIN_BENCHMARK) -> dict[str, float]:
@@ -531,9 +513,7 @@ def v4_speedup_snippet(v2: Mapping[str, float], v4: Mapping[str, float]) -> str:
     return speedup_sentence("V4", "V2", list(ratios.values()), listed)
 
 
-# ---------------------------------------------------------------------------------------------
 # Where the time goes (measured, not a snippet)
-
 
 def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int | None = None,
                      exact: bool = False) -> dict[str, float]:
@@ -561,19 +541,6 @@ def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int | Non
     return {"merges": merges, "setup": setup, "best_pair": in_best, "rest": in_rest}
 
 
-def time_exact_against_append_only(pretoken_counts: Mapping[bytes, int], repeats: int = 5,
-                                   num_merges: int | None = None) -> dict[str, float]:
-    """Median seconds outside ``best_pair`` (finding the words, updating counts and index) of V4's
-    loop with the append-only index and with an exact one, run in alternating order."""
-    results: dict[str, list[float]] = {"append-only": [], "exact": []}
-    for repeat in range(repeats):
-        order = (False, True) if repeat % 2 == 0 else (True, False)
-        for exact in order:
-            run = loop_time_shares(pretoken_counts, num_merges, exact=exact)
-            results["exact" if exact else "append-only"].append(run["rest"])
-    return {name: median(times) for name, times in results.items()}
-
-
 def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
     """Print where V4's loop spends its time on the TinyStories sample (medians of ``repeats`` runs)."""
     pretoken_counts = corpus_counts(TINYSTORIES_SAMPLE)
@@ -585,15 +552,16 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
             share = [r["best_pair"] / (r["best_pair"] + r["rest"]) for r in runs]
             print(f"{runs[0]['merges']} merges: loop {median(loop):.2f} s, best_pair {median(share):.0%} of it, "
                   f"setup {median(r['setup'] for r in runs):.2f} s")
-        for num_merges in (1000, None):
-            timed = time_exact_against_append_only(pretoken_counts, repeats, num_merges)
-            print(f"{num_merges or 'all'} merges, outside best_pair: append-only index {timed['append-only']:.3f} s, "
-                  f"exact index {timed['exact']:.3f} s")
+        for num_merges in (1000, None):  # outside best_pair (finding the words, updating counts and index), in alternating order
+            rest: dict[bool, list[float]] = {False: [], True: []}
+            for repeat in range(repeats):
+                for exact in ((False, True) if repeat % 2 == 0 else (True, False)):
+                    rest[exact].append(loop_time_shares(pretoken_counts, num_merges, exact=exact)["rest"])
+            print(f"{num_merges or 'all'} merges, outside best_pair: append-only index {median(rest[False]):.3f} s, "
+                  f"exact index {median(rest[True]):.3f} s")
 
 
-# ---------------------------------------------------------------------------------------------
 # Figures
-
 
 def draw_affected_words(run: IndexedRun, path: Path) -> Path:
     """Left: words rewritten and stale ids per merge, with W, 2% of W and the seed's typical A.
@@ -645,11 +613,7 @@ def draw_work_per_merge(run: IndexedRun, path: Path) -> Path:
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
-
-
 def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
-    """Page 04's snippets: ``{file name: Markdown}``."""
     steps = worked_example_trace()
     run = indexed_run(Path(corpus))
     return page_snippets("04", {
@@ -669,7 +633,6 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE) -> list[Path]:
-    """Draw page 04's figures into ``out_dir``; return their paths."""
     run = indexed_run(Path(corpus))
     return [
         draw_affected_words(run, out_dir / "04-affected-words.png"),

@@ -1,25 +1,14 @@
-"""Figures and tables of theory page 08, ``theory/08-linear-encoding.md``.
-
-- the worked example: page 08's five merges on ``abcbca``, the table of last tokens (the candidates
-  ending at each position, which one is compatible, the count of every prefix) and the backtracking
-  search step by step (:func:`backtrack_trace`, checked against the lab's functions by the tests);
-- section 3's trace of the table on ``aaaaa`` with the merges (a, a), (aa, a), where the longest
-  candidate does not always fit, and each prefix's encoding read back from the table
-  (:func:`table_trace_rows`);
-- GPT-2's tokens that do not encode to themselves: how many, and a few (:func:`invalid_gpt2_tokens`);
-- where :mod:`bpe_ref.fast.exact_counts` may cut a text so that counts add up (:func:`cut_rule_rows`);
-- growth on one long pretoken: seconds against length for the four encoders and tiktoken, and the
-  fitted exponents, measured with page 07's harness (:mod:`.long_pieces`) into the committed
-  ``theory/benchmarks/linear/growth.json`` (``python -m bpe_ref.course.figures.linear_encoding``,
-  about two minutes; timings are not taken while figures are generated);
-- the backtracking encoder against the heap encoder, as a diff of the code (:mod:`.step_diffs`).
-"""
+"""Figures and tables of theory page 08, ``theory/08-linear-encoding.md``: the table of last tokens
+and the backtracking search on the page's examples (checked against the lab's functions by the tests),
+GPT-2's tokens that do not encode to themselves, where exact counts may cut a text, and the growth of
+five encoders on one long pretoken. The growth is measured by hand, with page 07's harness
+(``python -m bpe_ref.course.figures.linear_encoding``, about two minutes, into
+``theory/benchmarks/linear/growth.json``): figure generation times nothing."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from functools import lru_cache
 from pathlib import Path
 
 from ...data_files import REPO_ROOT
@@ -52,9 +41,7 @@ def valid_tokens(ranks: dict[Pair, int], data: bytes) -> set[bytes]:
     return tokens | {left + right for left, right in ranks if encode_pretoken(left + right, ranks) == [left + right]}
 
 
-# ---------------------------------------------------------------------------------------------
 # The worked example: the table, then the backtracking search
-
 
 def candidates_tried(data: bytes, end: int, valid: set[bytes], last: list, ranks: dict[Pair, int]) -> list[tuple[int, bytes, bool]]:
     """``(start, token, fits)`` for each valid token ending at ``end``, longest first, up to the first
@@ -184,9 +171,7 @@ def worked_example_snippet() -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # GPT-2's tokens that do not encode to themselves
-
 
 def invalid_tokens(merges: list[Pair]) -> list[tuple[bytes, Pair, list[bytes]]]:
     """``(token, the merge that makes it, what BPE makes of its bytes)`` for every merge whose result
@@ -203,30 +188,23 @@ def invalid_tokens(merges: list[Pair]) -> list[tuple[bytes, Pair, list[bytes]]]:
     return found
 
 
-@lru_cache(maxsize=1)
-def invalid_token_counts() -> dict[str, tuple[int, int]]:
-    """``{vocabulary: (tokens that do not encode to themselves, merges)}``."""
+def invalid_tokens_snippet() -> str:
+    """Per vocabulary: its merges, and the results that do not encode to themselves."""
     from ...data_files import REFERENCE_MERGES
     from ...serialization import load_merges
 
     vocabularies = {"GPT-2": gpt2().merges, "CS336's reference run on corpus.en": load_merges(REFERENCE_MERGES),
                     "page 08's example": PAGE_MERGES}
-    return {name: (len(invalid_tokens(merges)), len(merges)) for name, merges in vocabularies.items()}
-
-
-def invalid_tokens_snippet() -> str:
-    rows = [[name, f"{merges:,}", f"{invalid:,}"] for name, (invalid, merges) in invalid_token_counts().items()]
+    rows = [[name, f"{len(merges):,}", f"{len(invalid_tokens(merges)):,}"] for name, merges in vocabularies.items()]
     return markdown_table(["merges", "merges in all", "results that do not encode to themselves"], rows, align="lrr")
 
 
-# ---------------------------------------------------------------------------------------------
 # Where counting may cut a text
-
 
 CUT_EXAMPLES = ["Hello, world!", " out", "x  y", "don't<|endoftext|>stop"]
 
 
-def cut_rule_rows() -> list[list[str]]:
+def cut_rule_snippet() -> str:
     """For a few texts: the hard boundaries, and what cutting at every index does to the count."""
     from ...fast.exact_counts import hard_boundaries
 
@@ -239,27 +217,13 @@ def cut_rule_rows() -> list[list[str]]:
         assert all(i not in bad for i in hard), text
         rows.append([code(text), str(whole), ", ".join(map(str, hard)) or "none",
                      ", ".join(map(str, bad)) or "none"])
-    return rows
+    return markdown_table(["text", "tokens", "hard boundaries", "cuts where the two counts do not add up"], rows, align="lrll")
 
 
-def cut_rule_snippet() -> str:
-    return markdown_table(["text", "tokens", "hard boundaries", "cuts where the two counts do not add up"],
-                          cut_rule_rows(), align="lrll")
-
-
-# ---------------------------------------------------------------------------------------------
 # Growth on one long pretoken: measured by hand with page 07's harness, quoted from the committed JSON
-
 
 ENCODERS = ("naive", "heap", "backtrack", "table")
 GROWTH_KIND = "random letters"  # page 07's piece the GPT-2 pattern keeps whole (\\p{L}+)
-
-
-def measure_growth(repeats: int = 5) -> dict:
-    """Page 07's measurement (:func:`.long_pieces.measure`: CPU time, median of ``repeats``, the
-    encoders in turn, exponents over the longer half of the lengths) with all four encoders."""
-    return measure(repeats=repeats, kinds=(GROWTH_KIND,), methods=ENCODERS,
-                   command="python -m bpe_ref.course.figures.linear_encoding")
 
 
 def growth_data() -> dict:
@@ -306,11 +270,7 @@ def draw_growth(data: dict, path: Path) -> Path:
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
-
-
 def snippets() -> dict[str, str]:
-    """Page 08's snippets: ``{file name: Markdown}``."""
     return page_snippets("08", {
         "08-table-trace.md": table_trace_snippet(),
         "08-worked-example.md": worked_example_snippet(),
@@ -321,7 +281,6 @@ def snippets() -> dict[str, str]:
 
 
 def draw_figures(out_dir: Path) -> list[Path]:
-    """Draw page 08's figures into ``out_dir``; return their paths."""
     return [draw_growth(growth_data(), out_dir / "08-growth.png")]
 
 
@@ -329,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Measure the growth of page 08's encoders on one long pretoken.")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
-    data = measure_growth(args.repeats)
+    # page 07's measurement (CPU time, median of the repeats, exponents over the longer half) with all four encoders
+    data = measure(repeats=args.repeats, kinds=(GROWTH_KIND,), methods=ENCODERS, command="python -m bpe_ref.course.figures.linear_encoding")
     write_json(GROWTH_JSON, data)
     for label, row in growth_rows(data).items():
         print(f"{label:>20}: k = {row['exponent']:.2f}, {row['seconds'][-1]:.3f} s at {row['lengths'][-1]:,} bytes")

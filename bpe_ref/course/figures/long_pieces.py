@@ -1,17 +1,12 @@
 """Measure, for theory page 07, how encoding one long pretoken grows with its length: step 06's naive
 encoder, step 07's heap encoder and tiktoken, on GPT-2's vocabulary; write the results as JSON.
 
-``python -m bpe_ref.course.figures.long_pieces`` builds pieces the GPT-2 pattern keeps whole (a run
-of random digits, ``\\p{N}+``; a run of one letter; random letters with no space, ``\\p{L}+``), of
-lengths 250 to 32,000 bytes, and times each encoder on each with the benchmarks' harness
-(:func:`bpe_ref.course.bench.common.growth`: median of ``repeats`` runs, the encoders in interleaved
-rounds of :func:`bpe_ref.measure.interleaved`, each answer checked against tiktoken's; CPU time of
-this process, which the other processes of a shared machine disturb far less than wall time). It
-fits the growth exponent of each (the slope of log time against log length over the longer half of
-the lengths, where fixed costs no longer count). tiktoken is built from the same vocabulary
-(:mod:`bpe_ref.course.interop`); its time includes its regex, which is linear. Page 07 quotes the
-committed file (``theory/benchmarks/heap_encoding/long_pieces.json``, with its machine) instead of
-timing during figure generation. About a minute on the course machine.
+``python -m bpe_ref.course.figures.long_pieces`` times each encoder on pieces the GPT-2 pattern keeps
+whole (:data:`KINDS`, :data:`LENGTHS`) with the benchmarks' harness (:func:`bpe_ref.course.bench.common.growth`:
+CPU time, interleaved rounds, every answer checked against tiktoken's, built from the same vocabulary;
+its time includes its regex, which is linear), and fits each growth exponent over the longer half of
+the lengths, where fixed costs no longer count.
+Page 07 quotes the committed ``theory/benchmarks/heap_encoding/long_pieces.json``. About a minute.
 """
 
 from __future__ import annotations

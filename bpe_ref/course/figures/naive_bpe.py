@@ -1,13 +1,6 @@
-"""Figures and tables of theory page 01, ``theory/01-naive-bpe.md``.
-
-- the worked example: a four-word corpus traced merge by merge, every pair count at every step,
-  with the tie-break spelled out (:func:`hand_trace`);
-- a second example, from a source document of the course (seed 001), re-worked under the course's
-  rules;
-- what deduplicating words saves, ``N / (W L)``, on growing prefixes of the TinyStories sample;
-- the first merges on the shipped TinyStories sample, and a figure of the chosen pair's count and
-  of the naive loop's work per merge.
-"""
+"""Figures and tables of theory page 01, ``theory/01-naive-bpe.md``: the worked example traced with
+every pair count and the tie-break spelled out (:func:`hand_trace`), seed 001's example re-worked under
+the course's rules, what deduplicating words saves, and the first merges on the TinyStories sample."""
 
 from __future__ import annotations
 
@@ -96,9 +89,7 @@ def seed_example_trace() -> list[HandStep]:
     return hand_trace(seed_example_counts(), SEED_EXAMPLE_NUM_MERGES)
 
 
-# ---------------------------------------------------------------------------------------------
 # Explaining the tie-break
-
 
 def _first_difference(a: bytes, b: bytes) -> str:
     """Why ``a > b`` as byte strings (``a`` is the greater one), in words."""
@@ -129,9 +120,7 @@ def tie_break_text(chosen: Pair, tied: list[Pair]) -> str:
     return "tie: " + "; ".join(f"beats {show_pair(loser)} ({why_greater(chosen, loser)})" for loser in tied[1:])
 
 
-# ---------------------------------------------------------------------------------------------
 # Snippets of the worked example
-
 
 def words_table(pretoken_counts: Mapping[bytes, int]) -> str:
     rows = [
@@ -201,9 +190,7 @@ def merges_list(merges: list[Pair]) -> str:
     return "```python\n" + repr(merges) + "\n```"
 
 
-# ---------------------------------------------------------------------------------------------
 # What counting distinct words saves
-
 
 @dataclass(frozen=True)
 class DedupRow:
@@ -245,9 +232,7 @@ def dedup_snippet(rows: list[DedupRow]) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # TinyStories
-
 
 def first_merges_snippet(run: TrainingRun, shown: int = 12) -> str:
     first = run.work[0]
@@ -299,11 +284,7 @@ def draw_merge_counts(run: TrainingRun, path: Path) -> Path:
     return save_png(fig, path)
 
 
-# ---------------------------------------------------------------------------------------------
-
-
 def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> dict[str, str]:
-    """Page 01's snippets: ``{file name: Markdown}``."""
     steps = worked_example_trace()
     run = training_run(Path(corpus), num_merges)
     return page_snippets("01", {
@@ -321,5 +302,4 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
 
 
 def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> list[Path]:
-    """Draw page 01's figures into ``out_dir``; return their paths."""
     return [draw_merge_counts(training_run(Path(corpus), num_merges), out_dir / "01-merge-counts.png")]

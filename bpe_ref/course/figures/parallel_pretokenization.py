@@ -1,18 +1,8 @@
-"""Figures and tables of theory page 03, ``theory/03-parallel-pretokenization.md``.
-
-- where a cut is safe: the counts of a small text cut at each kind of place, against the count of
-  the whole text;
-- the worked example: :func:`~bpe_ref.train.step03_parallel.find_chunk_boundaries` on a 55-byte file
-  with an 8-byte read buffer, every read it makes recorded (the real function, not a copy);
-- the seed's three boundary bugs, each shown on a small file by a course-written variant that has
-  the bug, beside the course's function;
-- what crosses between processes: pickled sizes of a chunk's text, of a worker's four arguments and
-  of the counts it sends back;
-- chunks on the TinyStories sample: where the guesses land and how balanced the chunks are (figure);
-- the measured speed-up of two workers, read from the committed results of
-  ``python -m bpe_ref bench parallel`` (timings are not recomputed here: they vary by machine);
-- V3's merge loop against V2's (:mod:`.step_diffs`): the same function.
-"""
+"""Figures and tables of theory page 03, ``theory/03-parallel-pretokenization.md``: where a cut is
+safe, :func:`~bpe_ref.train.step03_parallel.find_chunk_boundaries` traced read by read (the real
+function, not a copy), the seed's three boundary bugs beside it, what crosses between processes,
+chunk balance on the TinyStories sample, and the speed-up measured by ``python -m bpe_ref bench
+parallel`` (read from its committed results: timings vary by machine)."""
 
 from __future__ import annotations
 
@@ -37,7 +27,6 @@ PAGE = "03-parallel-pretokenization.md"
 EOT = DEFAULT_SPECIAL_TOKENS[0]
 EOT_BYTES = EOT.encode("utf-8")
 
-# ---------------------------------------------------------------------------------------------
 # Where a cut is safe
 
 CUT_EXAMPLE = "Go  on, café!<|endoftext|>Hi  there"
@@ -95,7 +84,6 @@ def unsafe_cuts_snippet(text: str = CUT_EXAMPLE) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # The worked example: every read find_chunk_boundaries makes
 
 WORKED_TEXT = "the cat sat.<|endoftext|>a dog ran.<|endoftext|>the end"
@@ -176,9 +164,7 @@ def worked_example_snippet(text: str = WORKED_TEXT) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # The seed's three bugs, each shown by a course-written variant that has it
-
 
 def boundary_with_lost_offset(data: bytes, guess: int, token: bytes, buffer_size: int) -> int:
     """Bug 1: after several reads, add the position found in the *last* read to the guess,
@@ -261,9 +247,7 @@ def seed_bugs_snippet() -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # What crosses between processes
-
 
 def pickled_sizes_snippet(path: Path = TINYSTORIES_2MIB) -> str:
     relative = path.relative_to(REPO_ROOT).as_posix()  # the size must not depend on where the clone is
@@ -285,7 +269,6 @@ def pickled_sizes_snippet(path: Path = TINYSTORIES_2MIB) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
 # Chunks on the sample: where the guesses land, how balanced the chunks are
 
 BALANCE_CHUNKS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
@@ -344,7 +327,6 @@ def draw_chunks(path: Path, out: Path) -> Path:
     return save_png(fig, out)
 
 
-# ---------------------------------------------------------------------------------------------
 # The measured speed-up, from the committed benchmark results
 
 PARALLEL_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "parallel" / "results.json"
@@ -382,11 +364,7 @@ def benchmark_snippet(path: Path = PARALLEL_BENCHMARK) -> str:
     )
 
 
-# ---------------------------------------------------------------------------------------------
-
-
 def snippets() -> dict[str, str]:
-    """Page 03's snippets: ``{file name: Markdown}``."""
     return page_snippets("03", {
         "03-unsafe-cuts.md": unsafe_cuts_snippet(),
         "03-worked-example.md": worked_example_snippet(),

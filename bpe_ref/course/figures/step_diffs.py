@@ -104,12 +104,6 @@ def diff_block(a: list[str], b: list[str], fromfile: str, tofile: str) -> str:
     return "```diff\n" + "\n".join(diff) + "\n```\n"
 
 
-def snippets_of(step: str) -> dict[str, str]:
-    """``{"0N-diff-from-0M.md": Markdown}`` for step ``step``."""
-    previous = f"{int(step) - 1:02d}"
-    return {f"{step}-diff-from-{previous}.md": merge_loop_diff(step)}
-
-
 # The encoders of one pretoken. The first replays training on one word: its diff is against V1's
 # merge loop; each later one is against the previous step's encoder. Step 10 changes no encoder and
 # no loop, but where the counts come from: its diff is its count against step 03's.
@@ -164,13 +158,12 @@ def encoder_diff(step: str) -> str:
 
 
 def diff_snippets(step: str) -> dict[str, str]:
-    """The diff a page quotes of its step's code, ``{}`` for a step with none (00, 01, 09)."""
-    return snippets_of(step) if step in STEP_MODULES else encoder_diff_snippets(step) if step in ENCODER_DIFFS else {}
-
-
-def encoder_diff_snippets(step: str) -> dict[str, str]:
-    """``{"06-diff-from-01.md": Markdown}`` (``"07-diff-from-06.md"``, ...) for an encoder step."""
-    (before_module, _, _), _, _ = ENCODER_DIFFS[step]
-    previous = before_module.split(".step")[1][:2]  # train.step01_naive -> 01
-    return {f"{step}-diff-from-{previous}.md": encoder_diff(step)}
+    """``{"0N-diff-from-0M.md": Markdown}``, the diff a page quotes of its step's code; ``{}`` for a step with
+    none (00, 01, 09). A trainer's diff is against the step before; an encoder's, against the module it names."""
+    if step in STEP_MODULES:
+        return {f"{step}-diff-from-{int(step) - 1:02d}.md": merge_loop_diff(step)}
+    if step in ENCODER_DIFFS:
+        previous = ENCODER_DIFFS[step][0][0].split(".step")[1][:2]  # train.step01_naive -> 01
+        return {f"{step}-diff-from-{previous}.md": encoder_diff(step)}
+    return {}
 

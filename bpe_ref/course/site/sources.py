@@ -66,8 +66,7 @@ class Staged:
     notebooks: list[str] = field(default_factory=list)  # lab notebooks, shipped for download
 
 
-# --- reading Markdown ------------------------------------------------------------------------
-
+# Reading Markdown
 
 def protected_spans(text: str) -> list[tuple[int, int]]:
     """Character ranges of fenced blocks and code spans, where ``[x](y)`` is not a link."""
@@ -102,14 +101,12 @@ def local_links(text: str) -> list[str]:
     return [t for t in found if not SCHEME_RE.match(t) and not t.startswith("#")]
 
 
-def notebook_markdown(path: Path) -> str:
-    """The Markdown cells of a notebook, joined (for following their links)."""
+def markdown_of(path: Path) -> str:
+    """A page's Markdown; a notebook's Markdown cells, joined (for following their links)."""
+    if path.suffix != ".ipynb":
+        return path.read_text(encoding="utf-8")
     notebook = json.loads(path.read_text(encoding="utf-8"))
     return "\n\n".join("".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "markdown")
-
-
-def markdown_of(path: Path) -> str:
-    return notebook_markdown(path) if path.suffix == ".ipynb" else path.read_text(encoding="utf-8")
 
 
 def resolve(page: str, target: str) -> str:
@@ -125,7 +122,7 @@ def relative(from_page: str, to_path: str) -> str:
     return os.path.relpath(to_path, str(PurePosixPath(from_page).parent) or ".").replace(os.sep, "/")
 
 
-# --- the learning path -------------------------------------------------------------------------
+# The learning path
 
 ROW_RE = re.compile(r"^\| (\d\d) \|(.*)\|\s*$", re.MULTILINE)
 CELL_LINK_RE = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
@@ -159,8 +156,7 @@ def steps_from_readme(readme: str) -> list[Step]:
     return steps
 
 
-# --- staging -------------------------------------------------------------------------------------
-
+# Staging
 
 def is_private(path: str) -> bool:
     parts = PurePosixPath(path).parts
@@ -288,7 +284,7 @@ def write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-# --- generated and changed pages ------------------------------------------------------------------
+# Generated and changed pages
 
 SECTION_RE = re.compile(r"^## ", re.MULTILINE)
 
