@@ -959,6 +959,18 @@ def test_lab05_forgetting_to_push_grown_pairs_loses_merges(lab05):
     assert "merge" in failure(graders.check_train, no_push)
 
 
+def test_lab05_a_loop_on_the_heap_gets_a_hint(lab05):
+    """V5 that loops while the heap is not empty (the page's pitfall, len(heap) read as the number of pairs): when the
+    pairs are all gone and stale entries are left, pop_best pops from an empty heap (the visible cases leave none: the
+    hidden test's generated corpora, its part that finds it, called alone)."""
+    graders, _ = lab05
+    on_the_heap = _lab05_variant("task3_train_solution", "train", "and pair_counts:", "and entries:")
+    message = failure(lambda train: graders.check_property(graders.TRAIN_TASK, train, graders.reference_train,
+                                                           graders.TRAIN.strategy, max_examples=graders.TRAIN.max_examples),
+                      on_the_heap)
+    assert "raised IndexError" in message and "not the number of pairs" in message, message
+
+
 @pytest.mark.parametrize(
     ("old", "new", "hint"),
     [

@@ -277,9 +277,19 @@ def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | Non
     return None
 
 
+def empty_heap_hint(args: tuple, error: BaseException) -> str | None:
+    """An IndexError in train: most often pop_best on a heap that holds only stale entries (the loop ran on while
+    the heap was not empty, the pairs all gone)."""
+    if error_name(error) != "IndexError":
+        return None
+    return ("an IndexError in train: is it heappop on an empty heap? The heap holds stale entries too, so its length is "
+            "not the number of pairs: loop while merges are left to make and pair_counts is not empty, not while the "
+            "heap is")
+
+
 TRAIN_TASK = Task(
     "train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
-    provided=PROVIDED, hint=repeated_merge_hint, stand_ins=(heap_entry, pop_best),
+    provided=PROVIDED, hint=repeated_merge_hint, stand_ins=(heap_entry, pop_best), error_hint=empty_heap_hint,
 )
 
 TRAIN_CASES = [
