@@ -785,6 +785,19 @@ def test_lab04_a_max_style_tie_break_gets_a_hint(lab04):
         assert "only the tie-break differs" in message and "max(pair_counts, key=pair_counts.get)" in message, message
 
 
+def test_lab04_a_trainer_that_stops_early_gets_a_hint(lab04):
+    """A V4 that skips the pairs that occur once ("not worth a merge"): the right merges, too few of them. The visible
+    cases (without the measured cost, which it passes) and the hidden test's comparison of the merges."""
+    graders, solutions = lab04
+    source = _source_of("04_inverted_index", "task3_train_solution")
+    pick = "        pair = best_pair(pair_counts)\n"
+    assert pick in source
+    stops = _defined_in_notebook(solutions, source.replace(pick, pick + "        if pair_counts[pair] < 2:\n            break\n"), "train")
+    visible = lambda train: graders.check_cases(graders.TRAIN_TASK, train, graders.reference_train, graders.TRAIN_CASES)  # noqa: E731
+    for check in (visible, graders.check_train_merges):
+        assert "hint: train stopped after" in failure(check, stops)
+
+
 def test_lab04_an_index_that_is_a_plain_dict_fails_the_visible_and_the_hidden_test(lab04):
     """Right ids in a plain dict pass the comparison but break task 3 (index[new_pair].add(i)): both
     tests file an id under a new pair, as task 3 does (also in the grading worker, where the type of
@@ -944,6 +957,18 @@ def test_lab05_forgetting_to_push_grown_pairs_loses_merges(lab05):
     graders, _ = lab05
     no_push = _lab05_variant("task3_train_solution", "train", "        for new_pair in grown:\n", "        for new_pair in ():\n")
     assert "merge" in failure(graders.check_train, no_push)
+
+
+def test_lab05_a_loop_on_the_heap_gets_a_hint(lab05):
+    """V5 that loops while the heap is not empty (the page's pitfall, len(heap) read as the number of pairs): when the
+    pairs are all gone and stale entries are left, pop_best pops from an empty heap (the visible cases leave none: the
+    hidden test's generated corpora, its part that finds it, called alone)."""
+    graders, _ = lab05
+    on_the_heap = _lab05_variant("task3_train_solution", "train", "and pair_counts:", "and entries:")
+    message = failure(lambda train: graders.check_property(graders.TRAIN_TASK, train, graders.reference_train,
+                                                           graders.TRAIN.strategy, max_examples=graders.TRAIN.max_examples),
+                      on_the_heap)
+    assert "raised IndexError" in message and "not the number of pairs" in message, message
 
 
 @pytest.mark.parametrize(

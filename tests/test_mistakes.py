@@ -725,3 +725,59 @@ def test_lab09_a_contender_error_swallowed_fails_the_hidden_test(lab09):
                       "                except RuntimeError:  # one failing contender must not stop the others\n"
                       "                    pass\n")
     assert "let it through" in failure(graders.check_interleaved_properties, mistake)
+
+
+# ---- labs 04 and 05: a new learner's mistakes that only the hidden tests see ------------------------------
+
+# Lab 05 task 4, the page's trap: an (A, A) pair's nodes taken in the order occurrences lists them, not sorted. The
+# merges append nodes in increasing order, so only lists in another order tell it from the solution: the hidden test
+# draws each list's order (the answer does not depend on it), and a visible case lists a a a's nodes backwards.
+IN_THE_LISTED_ORDER = ("for node in sorted(nodes) if left == right else nodes:", "for node in nodes:  # left to right, as appended")
+
+
+@pytest.mark.seeded
+def test_lab05_a_merge_of_a_a_in_the_listed_order_fails_the_hidden_test(lab05):
+    graders, solutions = lab05
+    mistake = variant("05_heap", solutions, "task4_merge_occurrences_solution", "merge_occurrences", *IN_THE_LISTED_ORDER)
+    for check in (graders.check_merge_occurrences_properties, graders.check_merge_occurrences):
+        assert "take the nodes left to right (sorted)" in failure(check, mistake)
+
+
+# Mistakes that the visible cases miss and the hidden test catches, kept here so that a change of a strategy that
+# stops drawing their inputs shows: (cell, old, new, the hidden grader, or the part of it, that catches it).
+HIDDEN_ONLY = {
+    "05_heap": {  # (a key ending in b"\xff", which the visible groups miss too: tests/test_checks_labs.py)
+        # A stale node told by its own token only: where (b, c) merged before (a, b), a is merged with bc.
+        "stale-by-own-token": ("task4_merge_occurrences_solution",
+                               "if token[node] != left or follower == -1 or token[follower] != right:",
+                               "if token[node] != left or follower == -1:", "check_merge_occurrences_properties"),
+    },
+    "04_inverted_index": {
+        # Ids found with words.index(word): two equal words (the hidden lists draw them) are filed under one id.
+        "ids-by-index": ("task1_index_words_solution", "    for i, word in enumerate(words):\n",
+                         "    for word in words:\n        i = words.index(word)\n", "check_index_words_properties"),
+        # Ties broken on the concatenated bytes: of (aa, a) and (a, b), tied, the tuples pick (aa, a), the bytes (a, b)
+        # (b"ab" > b"aaa"). The part of the hidden test that compares the merges (its measured part passes).
+        "ties-on-concatenation": ("task3_train_solution", "pair = best_pair(pair_counts)",
+                                  "pair = max(pair_counts, key=lambda p: (pair_counts[p], p[0] + p[1]))", "check_train_merges"),
+    },
+}
+
+
+def hidden_only(lab: str, lab_graders: tuple, mistake: str) -> None:
+    graders, solutions = lab_graders
+    cell, old, new, grader = HIDDEN_ONLY[lab][mistake]
+    function = variant(lab, solutions, cell, cell.split("_", 1)[1].removesuffix("_solution"), old, new)
+    failure(getattr(graders, grader), function)
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("mistake", HIDDEN_ONLY["04_inverted_index"])
+def test_lab04_a_mistake_the_visible_cases_miss_fails_the_hidden_test(lab04, mistake):
+    hidden_only("04_inverted_index", lab04, mistake)
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("mistake", HIDDEN_ONLY["05_heap"])
+def test_lab05_a_mistake_the_visible_cases_miss_fails_the_hidden_test(lab05, mistake):
+    hidden_only("05_heap", lab05, mistake)

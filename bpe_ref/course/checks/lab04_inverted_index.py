@@ -206,9 +206,17 @@ def tie_break_hint(args: tuple, expected: object, got: object) -> str | None:
             "(lab 01's, provided) or a key that compares the count, then the pair")
 
 
+def early_stop_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The right merges, too few of them: the loop stopped while pairs were left (at a count of 1, say)."""
+    if isinstance(got, list) and isinstance(expected, list) and len(got) < len(expected) and got == expected[:len(got)]:
+        return (f"train stopped after {len(got)} merges while pairs were left: merge until num_merges merges are made or "
+                "pair_counts is empty; a pair that occurs once is merged too")
+    return None
+
+
 def train_hint(args: tuple, expected: object, got: object) -> str | None:
-    """Task 3's hints: a merge repeated (a word not updated), or a tie broken the wrong way."""
-    return repeated_merge_hint(args, expected, got) or tie_break_hint(args, expected, got)
+    """Task 3's hints: a merge repeated (a word not updated), a tie broken the wrong way, or a loop stopped early."""
+    return repeated_merge_hint(args, expected, got) or tie_break_hint(args, expected, got) or early_stop_hint(args, expected, got)
 
 
 def index_key_error_hint(args: tuple, error: BaseException) -> str | None:

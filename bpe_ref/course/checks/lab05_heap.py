@@ -277,9 +277,19 @@ def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | Non
     return None
 
 
+def empty_heap_hint(args: tuple, error: BaseException) -> str | None:
+    """An IndexError in train: most often pop_best on a heap that holds only stale entries (the loop ran on while
+    the heap was not empty, the pairs all gone)."""
+    if error_name(error) != "IndexError":
+        return None
+    return ("an IndexError in train: is it heappop on an empty heap? The heap holds stale entries too, so its length is "
+            "not the number of pairs: loop while merges are left to make and pair_counts is not empty, not while the "
+            "heap is")
+
+
 TRAIN_TASK = Task(
     "train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
-    provided=PROVIDED, hint=repeated_merge_hint, stand_ins=(heap_entry, pop_best),
+    provided=PROVIDED, hint=repeated_merge_hint, stand_ins=(heap_entry, pop_best), error_hint=empty_heap_hint,
 )
 
 TRAIN_CASES = [
@@ -565,12 +575,14 @@ LINKED_LIST_TASK = Task(
 )
 
 
-def linked_case(word_counts: dict[Word, int], pair: Pair, *earlier: Pair) -> Case:
-    """The list of ``word_counts`` after the reference merged ``earlier`` pairs, and ``pair`` to merge."""
+def linked_case(word_counts: dict[Word, int], pair: Pair, *earlier: Pair, backwards: bool = False) -> Case:
+    """The list of ``word_counts`` after the reference merged ``earlier`` pairs, and ``pair`` to merge
+    (``backwards``: each pair's nodes listed in decreasing order, see :func:`listed_in_any_order`)."""
     token, prev, next_, node_frequency, occurrences = link_words(word_counts)
     for done in earlier:
         merge_occurrences(done, token, prev, next_, node_frequency, occurrences)
-    return Case((pair, token, prev, next_, node_frequency, dict(occurrences)))
+    listed = {listed: nodes[::-1] if backwards else nodes for listed, nodes in occurrences.items()}
+    return Case((pair, token, prev, next_, node_frequency, listed))
 
 
 def tokens(text: str) -> Word:
@@ -581,6 +593,7 @@ MERGE_CASES = [
     linked_case({tokens("xaby"): 2}, (b"a", b"b")),  # one occurrence, both neighbours
     linked_case({tokens("aaa"): 1}, (b"a", b"a")),  # self-overlap: a a a -> aa a
     linked_case({tokens("aaaa"): 3}, (b"a", b"a")),  # a a a a -> aa aa
+    linked_case({tokens("aaa"): 1}, (b"a", b"a"), backwards=True),  # (a, a) listed at 1, 0: still a a a -> aa a
     linked_case({tokens("abab"): 1, tokens("ab"): 4}, (b"a", b"b")),  # touching occurrences, and a word of one pair
     linked_case({tokens("abc"): 1, tokens("bcb"): 2}, (b"b", b"c"), (b"a", b"b")),  # a stale node: (b, c) at 1 is gone
     linked_case({tokens("low"): 5, tokens("lower"): 2}, (b"l", b"ow"), (b"o", b"w")),
@@ -603,7 +616,16 @@ def linked_inputs(draw) -> tuple:
         merge_occurrences(draw(st.sampled_from(live)), token, prev, next_, node_frequency, occurrences)
     candidates = sorted(occurrences) or [(b"a", b"b")]
     pair = draw(st.sampled_from(candidates))
-    return pair, token, prev, next_, node_frequency, dict(occurrences)
+    return pair, token, prev, next_, node_frequency, listed_in_any_order(draw, occurrences)
+
+
+def listed_in_any_order(draw, occurrences: dict[Pair, list[int]]) -> dict[Pair, list[int]]:
+    """``occurrences`` with each pair's nodes in an order drawn, as the statement allows (it promises only the
+    nodes where a pair starts, some of them stale). The merges above append them in increasing order, so a
+    merge of (A, A) that takes its nodes in the listed order instead of sorted would pass on them, and merge
+    a a a as a aa when they come otherwise. The answer does not depend on the order: (A, B) occurrences never
+    overlap, and an (A, A) pair's nodes are taken sorted."""
+    return {pair: draw(st.permutations(nodes)) for pair, nodes in occurrences.items()}
 
 
 MERGE_OCCURRENCES = TaskGraders(LINKED_LIST_TASK, merge_occurrences, MERGE_CASES, linked_inputs(), max_examples=150)
