@@ -350,6 +350,35 @@ def test_a_call_in_the_kernel_that_never_ends_is_stopped_with_a_message():
         pass
 
 
+def test_a_timeout_raised_inside_a_finaliser_is_not_reported_and_fires_again():
+    """The timer's signal can land in a finaliser or a gc callback (hypothesis registers one), where Python
+    cannot raise it and hands it to ``sys.unraisablehook``: pytest made that an INTERNALERROR of the whole run.
+    The hook hears nothing of it, and the next firing stops the call."""
+    import sys
+    import time
+
+    from bpe_ref.course.checks.core import TookTooLong, time_limit
+
+    class SlowToCollect:
+        def __del__(self):
+            end = time.monotonic() + 0.4
+            while time.monotonic() < end:  # the first firing, 0.1 s in, lands here
+                pass
+
+    heard, previous = [], sys.unraisablehook
+    sys.unraisablehook = heard.append
+    try:
+        with pytest.raises(TookTooLong):
+            with time_limit(0.1):
+                SlowToCollect()  # collected at once: its finaliser runs in the block
+                while True:
+                    pass
+        assert sys.unraisablehook == heard.append  # put back as it was
+    finally:
+        sys.unraisablehook = previous
+    assert heard == []
+
+
 def test_a_call_that_swallows_the_first_timeout_is_still_stopped(core):
     import time
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -128,7 +129,16 @@ def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> Itera
     timers = [(signal.SIGALRM, signal.ITIMER_REAL, seconds, expire)]
     if cpu_seconds is not None:  # the process's CPU time: this thread's and, little during a call, the kernel's others'
         timers.append((signal.SIGPROF, signal.ITIMER_PROF, cpu_seconds, spent))
+    # A raise lost in a finaliser or a gc callback (hypothesis has one) goes to sys.unraisablehook, which pytest
+    # turns into an error of its own: it is no error, as the timer fires again, so the hook does not hear of it.
+    hook = sys.unraisablehook
+
+    def keep_lost_raises_quiet(unraisable):
+        if not isinstance(unraisable.exc_value, (TookTooLong, CpuLimitReached)):
+            hook(unraisable)
+
     previous = [signal.signal(signum, handler) for signum, _, _, handler in timers]
+    sys.unraisablehook = keep_lost_raises_quiet
     for _, timer, after, _ in timers:
         signal.setitimer(timer, after, 0.25)
     try:
@@ -137,6 +147,7 @@ def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> Itera
         for (signum, timer, _, _), handler in zip(timers, previous):
             signal.setitimer(timer, 0)
             signal.signal(signum, handler)
+        sys.unraisablehook = hook
 
 
 def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
