@@ -60,8 +60,9 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   and file size. On Linux the worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child
   subreaper that runs none of the learner's code: every process the worker starts stays below it,
   even one that calls ``setsid``, is counted (more than ``Policy.max_processes`` at once kills the
-  lot) and is killed when the worker ends; what they left in /dev/shm is removed (but for
-  multiprocessing's own semaphores, which a concurrent pool may still need). The trusted side does
+  lot) and is killed when the worker ends; what they left in /dev/shm is removed and flagged, whatever its name, unless
+  a live process maps it or holds it open (a concurrent pool's semaphore, found by inode; a pool's semaphore
+  left by the killed worker is removed without a flag). The trusted side does
   not rely on the keeper for its own waits: a request is written, and its reply awaited, under one
   deadline (a worker that stops reading, or writes lines that are not the reply, cannot stretch it).
   Nor for the end of the worker's processes: while it holds a sandbox, the grading process is a child
