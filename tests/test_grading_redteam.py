@@ -587,11 +587,13 @@ def test_a_link_made_as_the_walk_goes_by_is_flagged_or_never_made(monkeypatch):
 # ---- 10. lab 03 task 1's reads, hidden by a process that makes itself undumpable ------------------------
 
 UNDUMPABLE_WHOLE_READ = '''
-import ctypes
-ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: /proc/PID/io closes to a grader that is not root
+import ctypes, threading
+libc = ctypes.CDLL(None)
 
 def find_chunk_boundaries(path, desired_num_chunks, split_tokens, buffer_size=4096):
-    with open(path, "rb") as f:
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: /proc/PID/io closes to a grader that is not root
+    threading.Timer(1.0, libc.prctl, (4, 1, 0, 0, 0)).start()  # dumpable again once the count was read (task 4's
+    with open(path, "rb") as f:                                 # forkserver needs it)
         data = f.read()  # the whole file
     boundaries = [0]
     for i in range(1, desired_num_chunks):
