@@ -719,7 +719,10 @@ def test_a_measured_call_whose_process_ends_with_its_reply_fails():
     setup = "\n".join(source_of("02_incremental", cell) for cell in (
         "setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution", "task3_train_solution"))
     message = remote("02_incremental", setup + "\n" + ENDS_WITH_ITS_REPLY, "train", "verify_incremental_updates")
-    assert message is not None and "ended as this measured call returned" in message, message
+    # Where the grader reads the CPU time before the keeper reaped the worker (the race the lines tilt), the next
+    # measured call finds no worker: a failure too, never a pass.
+    assert message is not None and ("ended as this measured call returned" in message
+                                    or "the process running your code stopped" in message), message
 
 
 # ---- 13. files left in /dev/shm under multiprocessing's names -----------------------------------------------
