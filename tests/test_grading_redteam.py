@@ -7,6 +7,7 @@ the hole is open and passes once it is closed; the docstring says what the attac
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import platform
@@ -581,3 +582,186 @@ def test_a_link_made_as_the_walk_goes_by_is_flagged_or_never_made(monkeypatch):
         assert box.run_cell(LINK_WHEN_WALKED, "late").ok
     odd = box.behaviour()["odd_files"]
     assert left and (not left[0] or any(line.startswith("a link late") for line in odd)), (left, odd)
+
+
+# ---- 10. lab 03 task 1's reads, hidden by a process that makes itself undumpable ------------------------
+
+UNDUMPABLE_WHOLE_READ = '''
+import ctypes, threading
+libc = ctypes.CDLL(None)
+
+def find_chunk_boundaries(path, desired_num_chunks, split_tokens, buffer_size=4096):
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: /proc/PID/io closes to a grader that is not root
+    threading.Timer(1.0, libc.prctl, (4, 1, 0, 0, 0)).start()  # dumpable again once the count was read (task 4's
+    with open(path, "rb") as f:                                 # forkserver needs it)
+        data = f.read()  # the whole file
+    boundaries = [0]
+    for i in range(1, desired_num_chunks):
+        position = max(i * (len(data) // desired_num_chunks), boundaries[-1])
+        found = [j for j in (data.find(t, position) for t in split_tokens) if j != -1]
+        boundaries.append(min(found) if found else len(data))
+    return sorted(set(boundaries + [len(data)]))
+'''
+
+GRADE_AND_PRINT = '''
+import json, sys
+sys.path.insert(0, "tests")
+from test_grading_redteam import code_cell, graded_cell, _release_cells, UNDUMPABLE_WHOLE_READ
+from bpe_ref.course.trusted.autograde import grade_cells
+setup = next(cell for cell in _release_cells("03_parallel") if cell["id"] == "setup")
+cells = [code_cell("setup", "".join(setup["source"])), code_cell("task1_find_chunk_boundaries_solution", UNDUMPABLE_WHOLE_READ),
+         graded_cell("task1_find_chunk_boundaries_hidden", 3)]
+print(json.dumps([[verdict.passed, verdict.message] for verdict in grade_cells(cells, "03_parallel").verdicts]))
+'''
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and PR_SET_DUMPABLE are Linux's")
+def test_a_whole_file_read_by_an_undumpable_worker_loses_task_1():
+    """Task 1 of lab 03 (3 hidden points) counts the bytes every process under the worker's keeper read, from
+    ``/proc/PID/io``; a process that calls ``prctl(PR_SET_DUMPABLE, 0)`` closes that file to a grader that is not
+    root (it takes ptrace's read access), and a count that could not be read counted 0: a whole-file read passed
+    3/3 ("0 bytes read"). Safe: a live process whose count is closed makes the whole count unknown, and an unknown
+    count where ``/proc`` is there fails the check. Graded by ``grade_cells`` in a process without
+    ``CAP_SYS_PTRACE`` (as a grader that is not root runs; as root the count could be read anyway)."""
+    import json
+    import shutil
+    import subprocess
+
+    prefix = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("root, and no setpriv to drop CAP_SYS_PTRACE with")
+        prefix = ["setpriv", "--bounding-set=-sys_ptrace", "--inh-caps=-sys_ptrace"]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    run = subprocess.run([*prefix, sys.executable, "-c", GRADE_AND_PRINT], cwd=root, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": root}, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    [(passed, message)] = json.loads(run.stdout.strip().splitlines()[-1])
+    assert not passed, message
+    assert "could not be measured from outside your code" in message or "by your process and any it started" in message, message
+
+
+# ---- 11. the CPU stop of a measured call, put off by lines that are not the reply ------------------------
+
+FLOODING_RECOUNT = '''
+import os, sys, threading, time
+
+def _lines(fd, done):  # a line that is not the reply every 20 ms: the grader's wait never found its queue empty
+    while not done.is_set():
+        os.write(fd, b"\\n")
+        time.sleep(0.02)
+
+def train(pretoken_counts, num_merges):
+    frame = sys._getframe()
+    while "replies" not in frame.f_locals:  # the worker loop's reply pipe
+        frame = frame.f_back
+    done = threading.Event()
+    threading.Thread(target=_lines, args=(frame.f_locals["replies"].fileno(), done), daemon=True).start()
+    try:
+        merges = train_naive(pretoken_counts, num_merges)  # V1: a recount per merge
+        start = time.process_time()
+        while num_merges > 1 and time.process_time() - start < 4:  # and more, far past the measured call's stop
+            pass
+        return merges
+    finally:
+        done.set()
+'''
+
+
+def test_lines_that_are_not_the_reply_cannot_put_off_the_cpu_stop():
+    """A measured call is stopped once its CPU time is past :func:`~bpe_ref.course.checks.measured.stop_at` the most
+    that could pass, so that a wrong method costs the grading that, not its timeout. The CPU time was read only
+    when the wait for the reply found the worker's queue empty for 0.1 s: a thread writing an empty line to the
+    reply pipe every 20 ms kept it from ever looking, and lab 02's recounting trainer ran its long run to the end
+    (6.9 s of CPU time, past its stop at 2.3 s). Safe: the CPU time is read ten times a second whatever comes."""
+    from test_mistakes import remote, source_of
+
+    setup = "\n".join(source_of("02_incremental", cell) for cell in (
+        "setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution"))
+    message = remote("02_incremental", setup + "\n" + FLOODING_RECOUNT, "train", "verify_incremental_updates")
+    assert message is not None and "(stopped there, measured from outside your code)" in message, message
+
+
+# ---- 12. a measured call whose process ends with its reply ------------------------------------------------
+
+ENDS_WITH_ITS_REPLY = '''
+import os, sys
+_measured = train
+
+def train(pretoken_counts, num_merges):
+    merges = _measured(pretoken_counts, num_merges)
+    if num_merges > 1 and len(pretoken_counts) > 1000:  # the measured long run
+        frame = sys._getframe()
+        while "replies" not in frame.f_locals:  # the worker loop's reply pipe
+            frame = frame.f_back
+        replies = frame.f_locals["replies"]
+        write, flush = replies.write, replies.flush
+        replies.write = lambda data: write("x\\n" * 20000 + data)  # lines the grader reads before the reply
+
+        def flush_and_end():
+            flush()
+            os._exit(0)  # gone before the grader reads the reply: its CPU time cannot be read any more
+        replies.flush = flush_and_end
+    return merges
+'''
+
+
+def test_a_measured_call_whose_process_ends_with_its_reply_fails():
+    """The measured checks read the worker's CPU time from ``/proc`` before and after each call, and take a count
+    that cannot be read for "CPU time cannot be measured on this system": the check printed so and passed. A
+    trainer whose process ends right after the reply of the long measured run (lines the grader reads first give
+    the keeper time to reap it) made its time unreadable: lab 02's task 3 passed its measured cost whatever it was,
+    and so did any measured check (the visible test runs them last, so the visible point was earned; the hidden test,
+    whose later calls find no worker, was not). Safe: a call measurable when it began whose process is gone when it
+    returns fails the check."""
+    from test_mistakes import remote, source_of
+
+    setup = "\n".join(source_of("02_incremental", cell) for cell in (
+        "setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution", "task3_train_solution"))
+    message = remote("02_incremental", setup + "\n" + ENDS_WITH_ITS_REPLY, "train", "verify_incremental_updates")
+    # Where the grader reads the CPU time before the keeper reaped the worker (the race the lines tilt), the next
+    # measured call finds no worker: a failure too, never a pass.
+    assert message is not None and ("ended as this measured call returned" in message
+                                    or "the process running your code stopped" in message), message
+
+
+# ---- 13. files left in /dev/shm under multiprocessing's names -----------------------------------------------
+
+LEFT_IN_SHM = '''
+for name in NAMES:
+    with open("/dev/shm/" + name, "wb") as file:  # Landlock lets a lab with processes write there (semaphores)
+        file.write(b"answers for the next notebook, or a share of the machine's memory" * 16384)
+'''
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm") or not sys.platform.startswith("linux"), reason="no /dev/shm")
+def test_files_left_in_dev_shm_under_multiprocessings_names_are_removed():
+    """Lab 03 lets the worker's processes write in /dev/shm (multiprocessing's semaphores live there); the keeper
+    removed what they made there at the end, but for names that start ``sem.mp-`` or ``psm_`` (a concurrent pool's
+    semaphore was once removed: its creator maps it under glibc's temporary name, so a search of maps by name missed
+    it). A worker that wrote its files under those names left them for ever, unflagged: 1 MiB each here
+    (``RLIMIT_FSIZE`` caps one file, not their number; /dev/shm is memory), readable by the next lab 03 notebook
+    graded on the machine (every notebook of a class draws the same hidden inputs, so a colluding one could leave
+    its answers for another). Safe: every new entry that no live process maps or holds open (by inode) is removed
+    and listed in the review, but for a semaphore's (removed unlisted: an honest pool's, left by a worker killed at
+    the end); a semaphore this process made meanwhile (a concurrent pool's) is left."""
+    import multiprocessing
+    import secrets
+
+    names = [f"sem.mp-{secrets.token_hex(4)}", f"psm_{secrets.token_hex(4)}"]
+    try:
+        with Sandbox(Policy(allow_processes=True, cell_timeout=10)) as box:
+            pool_lock = multiprocessing.get_context("spawn").Lock()  # a concurrent pool's semaphore, kept by name
+            run = box.run_cell(f"NAMES = {names!r}\n" + LEFT_IN_SHM, "leave")
+            kept = box.run_cell("import multiprocessing\nlock = multiprocessing.get_context('spawn').Lock()\n"
+                                "print(lock._semlock.name)", "pool")  # an honest pool's, left by the worker killed at the end
+        assert run.ok and kept.ok, (run, kept)
+        names_left = [name for name in names if os.path.lexists(f"/dev/shm/{name}")]
+        assert not names_left, f"left in /dev/shm after grading: {names_left}"
+        assert not os.path.lexists(f"/dev/shm/sem.{kept.stdout.strip().lstrip('/')}"), "the worker's semaphore was left"
+        assert sorted(box.behaviour()["shm_removed"]) == sorted(f"/dev/shm/{name}" for name in names), box.behaviour()
+        assert os.path.lexists(f"/dev/shm/sem.{pool_lock._semlock.name.lstrip('/')}"), "a concurrent pool's semaphore was removed"
+    finally:
+        for name in names:
+            with contextlib.suppress(OSError):
+                os.unlink(f"/dev/shm/{name}")

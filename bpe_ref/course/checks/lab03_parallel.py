@@ -198,13 +198,18 @@ def verify_reads_in_buffers(learner: Callable) -> None:
             f"{call} mapped {mapped} bytes of the file's {len(data)} into memory (mmap; measured from outside your code): "
             "read buffer_size bytes at a time from each guess (file.seek(guess), then file.read(buffer_size + overlap)), "
             "never the whole file, read or mapped: a corpus can be larger than the memory")
-    if reads["bytes"] is not None and reads["bytes"] > len(data) // 4:
+    if reads["bytes"] is None:  # /proc is there (checked above): a process of the worker's hid its count
+        raise CheckFailed(
+            f"{call}: the bytes your process and those it started read could not be measured from outside your code (one "
+            "made itself unreadable, e.g. undumpable): read buffer_size bytes at a time from each guess, and leave the "
+            "processes as Python starts them")
+    if reads["bytes"] > len(data) // 4:
         raise CheckFailed(
             f"{call} read {reads['bytes']} bytes of the file's {len(data)} (by your process and any it started, measured "
             "from outside your code): read buffer_size bytes at a time from each guess (file.seek(guess), then "
             "file.read(buffer_size + overlap)), never the whole file: a corpus can be larger than the memory")
-    shown = "not measured" if reads["bytes"] is None else f"{reads['bytes']} bytes read, {mapped} mapped"
-    passed(f"find_chunk_boundaries: reads in buffers ({shown} of a {len(data) // 2**20} MiB file).")
+    passed(f"find_chunk_boundaries: reads in buffers ({reads['bytes']} bytes read, {mapped} mapped of a {len(data) // 2**20} "
+           "MiB file).")
 
 
 # Task 1's hidden test: the bytes it reads measured first, then generated files with read buffers of 1 to

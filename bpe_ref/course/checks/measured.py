@@ -73,6 +73,10 @@ def cpu_of_call(task: Task, learner: Callable, args: tuple, cpu_limit: float | N
         except LearnerError as error:
             outcome.error = error
         after = cpu_seconds(pid, children=False) if learner.sandbox.alive else None
+        if after is None and before is not None and outcome.error is None:  # measurable when it began: its process
+            # ended with its reply, so as to be measured not at all ("not measurable on this system" passed the check)
+            raise CheckFailed(f"{task.name}(...): the process running your code ended as this measured call returned, so "
+                              "its CPU time could not be measured from outside your code (a function must leave it running)")
         if before is None or after is None:
             return outcome, float("nan")
         return outcome, after - before

@@ -60,8 +60,9 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   and file size. On Linux the worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child
   subreaper that runs none of the learner's code: every process the worker starts stays below it,
   even one that calls ``setsid``, is counted (more than ``Policy.max_processes`` at once kills the
-  lot) and is killed when the worker ends; what they left in /dev/shm is removed (but for
-  multiprocessing's own semaphores, which a concurrent pool may still need). The trusted side does
+  lot) and is killed when the worker ends; what they left in /dev/shm is removed and flagged, whatever its name, unless
+  a live process maps it or holds it open (a concurrent pool's semaphore, found by inode; a pool's semaphore
+  left by the killed worker is removed without a flag). The trusted side does
   not rely on the keeper for its own waits: a request is written, and its reply awaited, under one
   deadline (a worker that stops reading, or writes lines that are not the reply, cannot stretch it).
   Nor for the end of the worker's processes: while it holds a sandbox, the grading process is a child
@@ -129,7 +130,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   replies) or forced by inputs on which the wrong method cannot answer right or within its budget.
   Bytes read (lab 03's "never the whole file") are the kernel's ``rchar`` of the worker and of every
   process under its keeper, live, a zombie nobody waited for, or reaped by the keeper (what a reaped
-  process read is in its reaper's count: :func:`.measure_worker.tree_read_chars`); a file's pages
+  process read is in its reaper's count: :func:`.measure_worker.tree_read_chars`; one that hides its count, an
+  undumpable process to a grader that is not root, makes the count unknown, and the check fails); a file's pages
   mapped instead of read are counted by the keeper, which every ``mmap`` of a file goes by (executable
   or not; it counts the bytes mapped of a grader's input or of a file the worker can write, and lets
   the call go on: a thread that swaps the fd between the keeper's look and the kernel's map is counted
@@ -140,7 +142,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   only, as the visible test's advice (``checks.running.advice``): graded, nothing is watched, and no
   point rests on a count. Both tests measure the method by its CPU time (V4's visits, V5's heap, and
   lab 05's pushes against the reference's run), so a scan per merge whose calls are made for show,
-  or whose count the worker forges, loses the visible point and the hidden ones
+  or whose count the worker forges, loses the visible point and the hidden ones (a worker gone when a measured call
+  returns, whose CPU time so cannot be read, fails the check; its CPU stop is looked at ten times a second, whatever
+  the worker writes meanwhile)
   (``tests/test_grading_adversarial.py``, ``METHOD_FOR_SHOW``; ``tests/test_mistakes.py``). What only
   the count saw is no slower method, and costs no points: lab 04's index built in ``train`` without
   ``index_words``, or built a few times; lab 05's pop written in ``train`` instead of a call of

@@ -148,7 +148,7 @@ def behaviour_lines(report: dict) -> list[str]:
         lines.append(f"was stopped: {report['reason']}")
     if report.get("report_lost"):
         lines.append(f"was not reported on: {report['report_lost']}")
-    for path in report.get("shm_removed", []):  # multiprocessing's own are never removed, nor flagged
+    for path in report.get("shm_removed", []):  # a pool's semaphores are removed, not flagged (keeper.py)
         lines.append(f"left {path} behind (removed)")
     if report.get("shm_removed_more"):
         lines.append(f"left {report['shm_removed_more']} more file(s) in /dev/shm behind (removed)")

@@ -60,17 +60,22 @@ def parent_of(pid: int) -> int | None:
     return int(fields[1]) if fields is not None else None
 
 
+def _rchar(pid: int | str) -> int | None:
+    """``rchar`` of ``/proc/PID/io``; raises :class:`OSError` when it cannot be read."""
+    with open(f"{PROC}/{pid}/io", "rb") as file:
+        for line in file:
+            if line.startswith(b"rchar:"):
+                return int(line.split()[1])
+    return None
+
+
 def read_chars(pid: int | str) -> int | None:
     """Bytes process ``pid`` has read so far (``rchar`` of ``/proc/PID/io``: its threads', and its reaped
     children's), or ``None``; ``pid`` may be ``"PID/task/TID"``, one thread's own reads."""
     try:
-        with open(f"{PROC}/{pid}/io", "rb") as file:
-            for line in file:
-                if line.startswith(b"rchar:"):
-                    return int(line.split()[1])
+        return _rchar(pid)
     except (OSError, ValueError):
         return None
-    return None
 
 
 def command_line(pid: int) -> str:
@@ -197,7 +202,9 @@ def tree_read_chars(keeper: int) -> int | None:
     a zombie nobody waited for, then in whoever reaped it: a process under the keeper, or the keeper (every
     orphan comes to it). So: the sum over the keeper's descendants, zombies included, plus what the keeper
     reaped (its whole count less its own threads' reads of /proc). Descendants are read first: one reaped
-    meanwhile is counted twice (more, never less); the keeper's own threads until their count holds still."""
+    meanwhile is counted twice (more, never less); the keeper's own threads until their count holds still. ``None``
+    too when a live descendant hides its count (an undumpable process's ``/proc/PID/io`` is closed to a grader that is
+    not root): the caller must not take that for "not measurable here"."""
     children: dict[int, list[int]] = {}
     try:
         names = os.listdir(PROC)
@@ -211,7 +218,12 @@ def tree_read_chars(keeper: int) -> int | None:
     total, todo = 0, list(children.get(keeper, []))
     while todo:
         pid = todo.pop()
-        total += read_chars(pid) or 0  # gone meanwhile: its count is now its reaper's, read below
+        try:
+            total += _rchar(pid) or 0
+        except PermissionError:  # alive and undumpable: to a grader that is not root, it hides what it read
+            return None
+        except (OSError, ValueError):
+            pass  # gone meanwhile: its count is now its reaper's, read below
         todo.extend(children.get(pid, []))
     for _ in range(5):
         own = _own_read_chars(keeper)

@@ -707,19 +707,22 @@ class Sandbox:
         # One deadline for the whole wait: lines that are not the reply (the learner's, written to the
         # channel now and then) must not start the wait again.
         deadline = time.monotonic() + timeout
+        next_look = time.monotonic() + 0.1  # of the CPU time: on time whatever comes meanwhile (a line at least every
+        # 0.1 s that is not the reply once kept the wait from ever finding the queue empty, and a call from its stop)
         while True:
+            if cpu_limit is not None and time.monotonic() >= next_look:
+                pid, start, limit = cpu_limit
+                spent = (cpu_seconds(pid, children=False) or start) - start
+                if spent > limit:
+                    self.close()
+                    raise CpuLimitReached(spent)
+                next_look = time.monotonic() + 0.1
             try:
                 wait = max(0.0, deadline - time.monotonic())
-                line = self._replies.get(timeout=wait if cpu_limit is None else min(wait, 0.1))
+                line = self._replies.get(timeout=wait if cpu_limit is None else min(wait, max(0.0, next_look - time.monotonic())))
             except queue.Empty:
-                if cpu_limit is not None:
-                    pid, start, limit = cpu_limit
-                    spent = (cpu_seconds(pid, children=False) or start) - start
-                    if spent > limit:
-                        self.close()
-                        raise CpuLimitReached(spent) from None
-                    if time.monotonic() < deadline:
-                        continue
+                if cpu_limit is not None and time.monotonic() < deadline:
+                    continue
                 self.close()
                 raise GradingStopped(f"{what} did not finish within {budget or timeout:g} s "
                                      "(an infinite loop, or a much slower algorithm than needed?)") from None

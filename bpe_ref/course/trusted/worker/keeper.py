@@ -88,15 +88,36 @@ def _shm_entries() -> dict[str, float]:
         return {}
 
 
+_SEMAPHORE_BYTES = 64  # a POSIX semaphore's file holds one sem_t (32 bytes with glibc on 64-bit Linux)
+
+
 def _mapped_anywhere(paths: set[str]) -> set[str]:
-    """Which of ``paths`` some live process has open or mapped (another grader's semaphores)."""
+    """Which of ``paths`` some live process has mapped or open (another grader's semaphores), by device and inode:
+    glibc makes a semaphore under a temporary name, maps it, then links it to its own, so its creator's
+    ``/proc/PID/maps`` names the temporary file (deleted), never ``sem.mp-...``; a name, unlike an inode, also
+    matches the names it begins."""
+    wanted: dict[tuple[int, int, int], str] = {}
+    for path in paths:
+        with contextlib.suppress(OSError):
+            info = os.lstat(path)
+            wanted[(os.major(info.st_dev), os.minor(info.st_dev), info.st_ino)] = path
     used: set[str] = set()
-    for name in os.listdir("/proc"):
+    for name in os.listdir("/proc") if wanted else ():
         if not name.isdigit():
             continue
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, ValueError):
             with open(f"/proc/{name}/maps", encoding="utf-8", errors="replace") as maps:
-                used.update(path for path in paths if path in maps.read())
+                for line in maps:  # start-end perms offset major:minor inode [path]
+                    fields = line.split(maxsplit=5)
+                    if len(fields) >= 5 and fields[4] != "0":
+                        major, minor = fields[3].split(":")
+                        used.add(wanted.get((int(major, 16), int(minor, 16), int(fields[4])), ""))
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{name}/fd"):  # opened, not mapped yet (shm_open, then mmap)
+                with contextlib.suppress(OSError):
+                    info = os.stat(f"/proc/{name}/fd/{fd}")
+                    used.add(wanted.get((os.major(info.st_dev), os.minor(info.st_dev), info.st_ino), ""))
+    used.discard("")
     return used
 
 
@@ -573,17 +594,19 @@ def keep(policy: dict, control_fd: int, report_fd: int):
             status = os.waitpid(worker, 0)[1]
     removed = []
     if shm_before is not None and watch:
-        # multiprocessing's own semaphores and blocks (sem.mp-*, psm_*) are left alone: another process's
-        # pool (a concurrent grading, the learner's kernel) may have created one that its spawned child
-        # has not opened yet, and removing it broke that pool (seen in the test suite).
-        new = {name for name, ctime in _shm_entries().items()
-               if name not in shm_before and ctime >= started_at - 1 and not name.startswith(("sem.mp-", "psm_"))}
+        # What another process maps or holds open is left alone: a concurrent grading's pool, or the learner's
+        # kernel's, may have made a semaphore (sem.mp-*) or a block (psm_*) meanwhile, and removing one broke that
+        # pool (seen in the test suite, when maps were searched by name). Those names were once all left, so a
+        # worker left files of any size there for the notebooks graded after it.
+        new = {name for name, ctime in _shm_entries().items() if name not in shm_before and ctime >= started_at - 1}
         paths = {f"/dev/shm/{name}" for name in new}
         for path in sorted(paths - _mapped_anywhere(paths)):
             with contextlib.suppress(OSError):
-                if os.lstat(path).st_uid == os.getuid():
+                info = os.lstat(path)
+                if info.st_uid == os.getuid():
                     os.unlink(path)
-                    removed.append(path)
+                    if not (path.startswith("/dev/shm/sem.mp-") and info.st_size <= _SEMAPHORE_BYTES):
+                        removed.append(path)  # flagged; a pool's semaphore left by a worker killed at the end is not
     # Bounded like the counts (a learner's thousands of long /dev/shm names must not make the report
     # too long for the trusted side to read, which would lose every line of it).
     report = {"status": status, "processes_started": len(seen), "left_session": len(left_session),
