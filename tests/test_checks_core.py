@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import sys
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from runpy import run_module
@@ -463,13 +464,46 @@ def test_call_growth_passes_a_linear_function_and_fails_a_quadratic_one():
     task = measured.Task("pairs_seen", ("data",))
     small, large = lambda index: (bytes(range(256)) * 16,), lambda index: (bytes(range(256)) * 128,)  # 4,096 and 32,768 bytes
     describe = lambda args: f"<{len(args[0]):,} bytes>"  # noqa: E731
+    bounds = {"limit": 20, "factor": 4, "slack": 0.1}
     growth = measured.verify_call_growth(task, lambda data: len(set(zip(data, data[1:]))) + 0 * sum(data), _pairs_seen,
-                                         small, large, 8, describe, limit=20, timeout=30, too_slow="...")
-    assert growth is None or growth.ratio <= 20
+                                         small, large, 8, describe, **bounds, timeout=30, too_slow="...")
+    assert growth is None or (growth.ratio <= 20 and growth.large <= growth.bound)
     with pytest.raises(measured.CheckFailed) as failed:
-        measured.verify_call_growth(task, _quadratic_pairs_seen, _pairs_seen, small, large, 8, describe, limit=20,
+        measured.verify_call_growth(task, _quadratic_pairs_seen, _pairs_seen, small, large, 8, describe, **bounds,
                                     timeout=60, too_slow="a pass per byte")
-    assert "times as long for an input 8 times as long" in str(failed.value) or "did not finish" in str(failed.value)
+    assert "measured from outside your code" in str(failed.value) or "did not finish" in str(failed.value)
     with pytest.raises(measured.CheckFailed, match="did not return the reference's answer"):
-        measured.verify_call_growth(task, lambda data: 0, _pairs_seen, small, large, 8, describe, limit=20, timeout=30,
+        measured.verify_call_growth(task, lambda data: 0, _pairs_seen, small, large, 8, describe, **bounds, timeout=30,
                                     too_slow="...")
+
+
+def _padded_on_short_inputs(function, shortest: int, longest: int, floor: float):
+    """``function``, spending at least ``floor`` seconds of CPU time on an input of ``shortest`` to ``longest`` bytes."""
+    def padded(data):
+        start = time.thread_time()
+        answer = function(data)
+        if shortest <= len(data) <= longest:
+            while time.thread_time() - start < floor:
+                pass
+        return answer
+    return padded
+
+
+def test_call_growth_bounds_a_padded_short_call_by_the_reference(at_the_first_verdict):
+    """The growth ratio rests on the learner's own short call: a quadratic function that spends on the short input
+    as long as on the long one shows no growth, and passed. The long call is bounded by the reference's CPU time on
+    it too, so it fails (its CPU time, or stopped past its budget); padding every call to a floor fails the same way."""
+    measured = load_graders("08_linear_encoding").measured
+    task = measured.Task("pairs_seen", ("data",))
+    small, large = lambda index: (bytes(range(256)) * 4,), lambda index: (bytes(range(256)) * 32,)  # 1,024 and 8,192 bytes
+    describe = lambda args: f"<{len(args[0]):,} bytes>"  # noqa: E731
+    quadratic = lambda data: len({(data[i], data[i + 1]) for i in range(len(data) - 1) for _ in range(len(data) // 32)})  # noqa: E731
+    spent = time.thread_time()
+    quadratic(large(0)[0])
+    long_cost = time.thread_time() - spent  # the long call's cost here, many times the reference's
+    for floor, longest in ((long_cost, 2000), (long_cost, 10_000)):  # the short call padded; every call padded
+        with at_the_first_verdict(), pytest.raises(measured.CheckFailed) as failed:
+            measured.verify_call_growth(task, _padded_on_short_inputs(quadratic, 1000, longest, floor), _pairs_seen, small,
+                                        large, 8, describe, limit=20, factor=4, slack=0.05, timeout=60, too_slow="a pass per byte")
+        message = str(failed.value)
+        assert "the reference" in message and "measured from outside your code" in message, message

@@ -202,7 +202,8 @@ def verify_incremental_updates(train: Callable, name: str = "train") -> None:
         "pair (merge_and_update), and skip the others with a cheap test (pair[0] in word and pair[1] in word) "
         "before any call. Counting the pairs of every word again on each merge (V1, count_pairs in the loop), or "
         "calling merge_and_update on every word (a pass over its windows, even where nothing changes), costs a "
-        "pass over all the words' pairs per merge")
+        "pass over all the words' pairs per merge", reference=reference_train, factor=measured.MERGE_FACTOR,
+        slack=measured.MERGE_SLACK)
     # (No time limit of its own: a run stopped by one would leave train marked as hung, and task 4, which grades the
     # same function, would lose its points too. The slow ways take a few seconds of CPU time here.)
     if growth is not None:

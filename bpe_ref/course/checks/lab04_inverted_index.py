@@ -386,7 +386,7 @@ def verify_merge_cost(train: Callable) -> None:
             "<81,922 words, each merge changes one>",
             "take each merge's words from the index (index.pop(pair)), and visit only those, not every word "
             "(also not `for i, word in enumerate(words): if i in ids`); build the index and count the pairs once",
-            timeout=COST_TIMEOUT)
+            timeout=COST_TIMEOUT, reference=reference_train, factor=measured.MERGE_FACTOR, slack=measured.MERGE_SLACK)
     except CheckFailed:
         with contextlib.suppress(GradingStopped):  # wrong merges: the fixed cases' hints say more (the tie-break's)
             check_cases(TRAIN_TASK, train, reference_train, TRAIN_CASES)

@@ -360,7 +360,7 @@ def verify_not_a_replay(learner: Callable, name: str, task: Task, reference: Cal
             replace(task, name=name), learner, reference, lambda index: pretoken(index, SHORT_LENGTH),
             lambda index: pretoken(index, SHORT_LENGTH * GROWTH), GROWTH,
             lambda args: f"<{len(args[0]):,} random bytes below {PAIR_ALPHABET}>, <every pair of them as a merge>",
-            limit=GROWTH_LIMIT, timeout=GROWTH_TIMEOUT,
+            limit=GROWTH_LIMIT, factor=measured.GROWTH_FACTOR, slack=measured.GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
             too_slow="This task searches for the valid encoding left to right, each token compatible with the one "
                      "before it (task 1), in time linear in the pretoken. Replaying the merges (step 06's "
                      "encode_pretoken, or encoding each prefix) gives the same tokens, but costs a pass over the "
