@@ -748,7 +748,7 @@ def test_lab03_a_count_chunk_that_reads_the_whole_file_fails_the_hidden_test(lab
     graders.verify_chunk_reads(solutions["count_chunk"])  # and the seek and read pass
 
 
-def test_lab03_a_count_chunk_that_reads_the_whole_file_fails_in_the_worker_too():
+def test_lab03_a_count_chunk_that_reads_the_whole_file_fails_the_hidden_test_in_the_worker():
     module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1].replace(*CHUNK_WHOLE_FILE)
     code = ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
             "import chunk_counting, importlib\nimportlib.reload(chunk_counting)\nfrom chunk_counting import count_chunk\n")
