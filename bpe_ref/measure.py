@@ -150,12 +150,12 @@ def fit_exponent(sizes: Sequence[float], seconds: Sequence[float]) -> float:
         raise ValueError(f"a slope needs at least two points, got {len(sizes)}")
     if any(s <= 0 for s in sizes) or any(t <= 0 for t in seconds):
         raise ValueError("sizes and times must be positive to take their logarithms")
+    if min(sizes) == max(sizes):  # the sizes themselves: the mean of equal logarithms can round off them
+        raise ValueError("every size is the same: no slope to fit")
     xs = [math.log(s) for s in sizes]
     ys = [math.log(t) for t in seconds]
     mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
     spread_x = sum((x - mean_x) ** 2 for x in xs)
-    if spread_x == 0:
-        raise ValueError("every size is the same: no slope to fit")
     return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / spread_x
 
 

@@ -781,3 +781,99 @@ def test_lab04_a_mistake_the_visible_cases_miss_fails_the_hidden_test(lab04, mis
 @pytest.mark.parametrize("mistake", HIDDEN_ONLY["05_heap"])
 def test_lab05_a_mistake_the_visible_cases_miss_fails_the_hidden_test(lab05, mistake):
     hidden_only("05_heap", lab05, mistake)
+
+
+# ---- lab 03, learn21a: more mistakes of the page's pitfalls (issue 21, item 8) ---------------------------
+
+CHUNK_WHOLE_FILE = ("        file.seek(start)\n        data = file.read(end - start)\n",
+                    "        data = file.read()[start:end]  # the whole file, then the range\n")
+
+
+def test_lab03_a_count_chunk_that_reads_the_whole_file_fails_the_hidden_test(lab03, tmp_path, monkeypatch):
+    # The same counts (the visible test passes), and each worker reads the whole corpus: measured from outside.
+    graders, solutions = lab03
+    source = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    assert CHUNK_WHOLE_FILE[0] in source
+    (tmp_path / "chunk_counting_whole.py").write_text(source.replace(*CHUNK_WHOLE_FILE))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "chunk_counting_whole", raising=False)
+    wrong = importlib.import_module("chunk_counting_whole").count_chunk
+    graders.check_count_chunk(wrong)
+    message = failure(graders.check_count_chunk_properties, wrong)
+    assert "measured from outside your code" in message and "its own range" in message, message
+    graders.verify_chunk_reads(solutions["count_chunk"])  # and the seek and read pass
+
+
+def test_lab03_a_count_chunk_that_reads_the_whole_file_fails_the_hidden_test_in_the_worker():
+    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1].replace(*CHUNK_WHOLE_FILE)
+    code = ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
+            "import chunk_counting, importlib\nimportlib.reload(chunk_counting)\nfrom chunk_counting import count_chunk\n")
+    message = remote("03_parallel", code, "count_chunk", "check_count_chunk_properties")
+    assert message is not None and "its own range" in message, message
+
+
+SEND_THE_TEXT = (
+    "    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as pool:\n"
+    "        return merge_counts(pool.map(count_chunk, [path] * len(starts), starts, ends, [special_tokens] * len(starts)))",
+    # the blog post's V3: the parent reads every chunk and sends its text (page 03's pitfall "Sending the text")
+    "    texts = []\n    with open(path, 'rb') as file:\n        for start, end in zip(starts, ends):\n"
+    "            file.seek(start)\n            texts.append(file.read(end - start).decode('utf-8'))\n"
+    "    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as pool:\n"
+    "        return merge_counts(pool.map(count_pretokens, texts, [special_tokens] * len(texts)))")
+
+
+@pytest.mark.parametrize("old, new, message", [
+    (*SEND_THE_TEXT, "bytes in the calling process"),
+    # the pool's size left to Python: one process per core, which a 2-core grading machine once let pass
+    (POOL, "    with ProcessPoolExecutor(mp_context=context) as pool:\n", "nor the default of one per core"),
+], ids=["sends-the-text", "pool-of-the-default-size"])
+def test_lab03_workers_that_do_not_read_their_range_or_are_too_many_fail_the_hidden_test(lab03, old, new, message):
+    # The hidden test's measured part, called alone (the counts are right).
+    graders, solutions = lab03
+    mistake = variant("03_parallel", solutions, TASK4, "count_pretokens_in_file", old, new)
+    assert message in failure(graders.verify_worker_processes, mistake)
+
+
+def test_lab03_no_serial_count_without_special_tokens_fails_the_hidden_test(lab03):
+    # With no special tokens there is no safe cut: task 4 counts the whole file here (the generated files always have some).
+    graders, solutions = lab03
+    mistake = variant("03_parallel", solutions, TASK4, "count_pretokens_in_file",
+                      "    if num_workers == 1 or not special_tokens:\n", "    if num_workers == 1:\n")
+
+    def hidden_fixed_cases(learner):
+        graders.check_cases(graders.FILE_TASK, learner, graders.serial_count, graders.FILE_HIDDEN_CASES)
+
+    assert "raised ValueError" in failure(hidden_fixed_cases, mistake)
+    hidden_fixed_cases(solutions["count_pretokens_in_file"])
+
+
+# ---- lab 09, learn21a: bad input, inputs left as they are, an outer measurement (issue 21, item 8) -------
+
+@pytest.mark.parametrize("cell, name, old, new, message", [
+    # the caller's runs sorted in place: task 3 would then pair rounds never timed together
+    ("task2_spread_solution", "spread", "    middle = statistics.median(values)\n",
+     "    values.sort()  # the quartiles need sorted values\n    middle = statistics.median(values)\n",
+     "changed its argument values"),
+    # no check of the median, or one of a zero median only: ZeroDivisionError, or a negative spread
+    ("task2_spread_solution", "spread",
+     '    if middle <= 0:\n        raise ValueError(f"the median is {middle}: times must be positive")\n', "",
+     "raised ZeroDivisionError"),
+    ("task2_spread_solution", "spread", "if middle <= 0:", "if middle == 0:", "expected 'raised ValueError'"),
+    ("task4_fit_exponent_solution", "fit_exponent",
+     '    if min(sizes) == max(sizes):  # compare the sizes: the mean of equal logarithms can round off them\n'
+     '        raise ValueError("all sizes are equal")\n', "", "raised ZeroDivisionError"),
+    # xs that only must not decrease: a repeated x passes
+    ("task5_crossover_solution", "crossover", "if any(x0 >= x1 for", "if any(x0 > x1 for", "expected 'raised ValueError'"),
+    ("task1_interleaved_solution", "interleaved",
+     '    if rounds < 1:\n        raise ValueError(f"rounds must be at least 1, got {rounds}")\n', "", "raise ValueError"),
+    # "reset" by stopping and starting again: the outer measurement forgets what it traced
+    ("task6_peak_memory_solution", "peak_memory",
+     "    if was_tracing:\n        tracemalloc.reset_peak()\n    else:\n        tracemalloc.start()\n",
+     "    tracemalloc.stop()  # a fresh start: no earlier peak\n    tracemalloc.start()\n", "tracemalloc.reset_peak()"),
+], ids=["spread-sorts-its-input", "spread-no-median-check", "spread-median-zero-only", "fit-no-equal-sizes-check",
+        "crossover-repeated-x", "interleaved-no-rounds-check", "peak-memory-restarts-tracing"])
+def test_lab09_more_mistakes_fail_the_hidden_test(lab09, cell, name, old, new, message):
+    graders, solutions = lab09
+    mistake = variant("09_benchmarks", solutions, cell, name, old, new)
+    found = failure(getattr(graders, f"check_{name}_properties"), mistake)
+    assert message in found, found

@@ -5,15 +5,17 @@ Theory: ``theory/03-parallel-pretokenization.md``. Reference: :mod:`bpe_ref.trai
 Files are :class:`~.core.CorpusFile` arguments: written, for each call, where the learner's code
 can read but not change them, and passed as a path.
 
-Task 4's hidden test measures from outside the learner's process that the workers are processes,
-started by the asked start method, and how many chunks are asked for; what it cannot tell is whether
-each worker reads its own byte range rather than receiving the text (the exploration cell measures
-that, in the learner's kernel).
+Measured from outside the learner's process: task 1 reads in buffers, task 2 reads its own range
+only, and task 4's workers are processes, no more than asked (as on a machine of 8 cores), started
+by the asked start method, over the asked number of chunks, while the calling thread reads no more
+than a few buffers (the workers read their ranges: the parent sends no text).
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import threading
 from collections.abc import Callable
 
 from hypothesis import strategies as st
@@ -171,6 +173,12 @@ def nested_boundaries_inputs() -> st.SearchStrategy:
 
 
 BIG_FILE_MIB = 4  # the file whose reads are measured: far more than a few buffers
+BIG_DOCUMENT = "".join(f"line {i}: the cat sat on the mat, café 字 🙂.\n" for i in range(20)) + EOT
+
+
+def big_file() -> bytes:
+    """About 4 MiB of documents of about 1 KiB, each ending in a special token: the file whose reads are measured."""
+    return (BIG_DOCUMENT * (BIG_FILE_MIB * 2**20 // len(BIG_DOCUMENT.encode()) + 1)).encode("utf-8")
 
 
 def verify_reads_in_buffers(learner: Callable) -> None:
@@ -183,8 +191,7 @@ def verify_reads_in_buffers(learner: Callable) -> None:
     if not measure_available():
         passed("find_chunk_boundaries: its reads were not measured (this system has no /proc).")
         return
-    document = "".join(f"line {i}: the cat sat on the mat, café 字 🙂.\n" for i in range(20)) + EOT
-    data = (document * (BIG_FILE_MIB * 2**20 // len(document.encode()) + 1)).encode("utf-8")
+    data = big_file()
     args = materialized((CorpusFile(data), 4, [EOT.encode()], 4096), learner)
     mapped_before = mapped_bytes(learner)
     with reads_of(process_id(learner), keeper_id(learner)) as reads:
@@ -261,6 +268,38 @@ COUNT_CHUNK_TASK = Task("count_chunk", ("path", "start", "end", "special_tokens"
                         what="a dict mapping pretokens (bytes) to counts", hint=chunk_hint, provided=PROVIDED,
                         driver=from_its_module, in_module="chunk_counting")
 
+def verify_chunk_reads(learner: Callable) -> None:
+    """Task 2 says the worker reads bytes [start, end): on the 4 MiB file, for a range of 32 documents (about
+    32 KiB) in its middle, the bytes the learner's process reads during the call (with those of any process it
+    started, measured from outside it) and those it maps must be under a quarter of the file. A worker that reads
+    the whole file and slices it gets the same counts, and reads the corpus once per chunk."""
+    if not measure_available():
+        passed("count_chunk: its reads were not measured (this system has no /proc).")
+        return
+    data = big_file()
+    size = len(BIG_DOCUMENT.encode())
+    start = (len(data) // size // 2) * size - len(EOT)  # a special token's start: a chunk's start in task 4
+    end = start + 32 * size
+    args = materialized((CorpusFile(data), start, end, [EOT]), learner)
+    mapped_before = mapped_bytes(learner)
+    with reads_of(process_id(learner), keeper_id(learner)) as reads:
+        outcome = call_learner(learner, args, COUNT_CHUNK_TASK.provided, COUNT_CHUNK_TASK.stand_ins,
+                               COUNT_CHUNK_TASK.kernel_time_limit, COUNT_CHUNK_TASK.driver)
+    mapped_after = mapped_bytes(learner)
+    call = f"count_chunk(<a file of {len(data)} bytes>, {start}, {end}, [{EOT!r}])"
+    outcome.fail_on_error(call)
+    mapped = mapped_after - mapped_before if mapped_before is not None and mapped_after is not None else 0
+    read = max(reads["bytes"] or 0, mapped)
+    if read > len(data) // 4:
+        raise CheckFailed(
+            f"{call} read {read} bytes of the file's {len(data)} for a range of {end - start} (by your process and any "
+            "it started, read or mapped, measured from outside your code): file.seek(start), then file.read(end - start). "
+            "Each worker reads its own range only; reading the whole file and slicing it reads the corpus once per chunk")
+    passed(f"count_chunk: reads its range only ({reads['bytes']} bytes read, {mapped} mapped, for a range of "
+           f"{end - start} bytes of a {len(data) // 2**20} MiB file).")
+
+
+# Task 2's hidden test: the bytes it reads measured first, then generated files and ranges.
 COUNT_CHUNK = TaskGraders(
     COUNT_CHUNK_TASK,
     count_chunk,
@@ -272,6 +311,7 @@ COUNT_CHUNK = TaskGraders(
     ],
     chunk_inputs(),
     max_examples=100,
+    hidden_verify=(verify_chunk_reads,),
 )
 
 
@@ -394,10 +434,22 @@ def file_cases() -> list[Case]:
     ]
 
 
+# Fixed hidden inputs: no special tokens with several workers (no safe cut: the whole file, counted here), which the
+# generated files never have.
+FILE_HIDDEN_CASES = [
+    Case((CorpusFile("the cat sat on the mat, café 字 🙂.\n".encode() * 40), [], 3, 2, "spawn")),
+]
+
+
 def chunks_asked(function: Callable, *args: object) -> list:
     """Call ``function(*args)`` (a ``count_pretokens_in_file``, through
     :func:`with_reference_count_chunk`) and return the ``desired_num_chunks`` of each of its calls of
-    ``find_chunk_boundaries`` (a driver: the reference's stand-in, watched in ``function``'s globals)."""
+    ``find_chunk_boundaries`` (a driver: the reference's stand-in, watched in ``function``'s globals).
+    The call runs as on a machine of 8 cores (``os.cpu_count``), so that a pool of the default size (one
+    process per core) starts more than ``num_workers`` processes on any grading machine, 2 cores included."""
+    import os
+
+    cores = {name: getattr(os, name) for name in ("cpu_count", "process_cpu_count") if hasattr(os, name)}
     namespace = function.__globals__
     original = namespace.get("find_chunk_boundaries")
     asked: list = []
@@ -407,14 +459,26 @@ def chunks_asked(function: Callable, *args: object) -> list:
         return original(*call_args, **kwargs)
 
     namespace["find_chunk_boundaries"] = watched
+    for name in cores:
+        setattr(os, name, lambda: 8)
     try:
         with_reference_count_chunk(function, *args)
     finally:
         namespace["find_chunk_boundaries"] = original
+        for name, count in cores.items():
+            setattr(os, name, count)
     return [n if type(n) is int else -1 for n in asked]
 
 
 WORKER_KINDS = ("spawn", "forkserver", "fork")
+
+
+def calling_thread(pid: int) -> str:
+    """The thread that calls the learner's function, as ``/proc`` names it (``PID/task/TID``): the grading worker's
+    main thread, or this one in a notebook. Its own reads leave out the workers' (their processes are reaped into
+    the process's count) and the watch's reads of /proc (a thread of this process in a notebook)."""
+    tid = threading.get_native_id() if pid == os.getpid() else pid
+    return f"{pid}/task/{tid}"
 
 
 def verify_worker_processes(learner: Callable) -> None:
@@ -431,10 +495,17 @@ def verify_worker_processes(learner: Callable) -> None:
         args = (data, [EOT], num_workers, chunks_per_worker, method)
         call = f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, [{EOT!r}], {num_workers}, {chunks_per_worker}, {method!r})"
         pid = process_id(learner)
-        with ProcessWatch(pid) as watch:
+        with ProcessWatch(pid) as watch, reads_of(calling_thread(pid)) as reads:
             outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
                                    FILE_TASK.kernel_time_limit, chunks_asked)
         outcome.fail_on_error(call)
+        if reads["bytes"] is not None and reads["bytes"] > len(data.data) // 2:
+            raise CheckFailed(
+                f"{call} read {reads['bytes']} bytes in the calling process, of a file of {len(data.data)} (measured from "
+                "outside your code, the workers' reads left out; the reference's find_chunk_boundaries reads a few "
+                "buffers): send each worker its range (path, start, end) and let "
+                "count_chunk read it; reading the chunks here and sending their text copies the corpus through a pipe "
+                "and holds it in one process (theory, section 3)")
         started = watch.start_methods()
         workers = sum(started.get(kind, 0) for kind in WORKER_KINDS)
         if workers == 0:
@@ -449,8 +520,9 @@ def verify_worker_processes(learner: Callable) -> None:
                 "mp_context=multiprocessing.get_context(start_method) to the ProcessPoolExecutor")
         allowed = num_workers + (1 if method == "forkserver" else 0)  # the fork server itself, when it starts
         if workers > allowed:
-            raise CheckFailed(f"{call} started {workers} processes for {num_workers} workers: a pool of num_workers "
-                              "processes (max_workers=num_workers), not one process per chunk")
+            raise CheckFailed(f"{call} started {workers} processes for {num_workers} workers (measured as on a machine of "
+                              "8 cores): a pool of num_workers processes (max_workers=num_workers), not one process per "
+                              "chunk, nor the default of one per core")
         _, asked = outcome.value
         if asked != [num_workers * chunks_per_worker]:
             said = "never called find_chunk_boundaries" if not asked else f"asked find_chunk_boundaries for {asked} chunks"
@@ -467,7 +539,8 @@ def verify_worker_processes(learner: Callable) -> None:
 COUNT_PRETOKENS_IN_FILE = TaskGraders(
     FILE_TASK, serial_count, file_cases(), file_count_inputs(), max_examples=12, min_examples=6,
     hidden_verify=(verify_worker_processes,),
-    hidden_cases=[Later(lambda: Case((CorpusFile(data_file(TINYSTORIES_SAMPLE).read_bytes()), [EOT], 2, 1, "spawn"),
+    hidden_cases=[*FILE_HIDDEN_CASES,
+                  Later(lambda: Case((CorpusFile(data_file(TINYSTORIES_SAMPLE).read_bytes()), [EOT], 2, 1, "spawn"),
                                      {0: "<path of the TinyStories sample>"}))],
 )
 

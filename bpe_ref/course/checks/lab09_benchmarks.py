@@ -204,7 +204,16 @@ def interleaved_inputs(draw) -> tuple:
     return costs, loads, rounds, draw(st.integers(0, 3)) > 0
 
 
-INTERLEAVED = TaskGraders(INTERLEAVED_TASK, interleaved, interleaved_cases(), interleaved_inputs(), max_examples=60)
+# Fixed hidden inputs: the bad input of every kind, whatever the seed draws (a missing check of rounds < 1 lost only
+# the visible point under the class's seed and a self-grade's: the generated rounds are below 1 in 3% of draws).
+INTERLEAVED_HIDDEN_CASES = [
+    Case(({"v4": 1, "v5": 2, "hf": 1}, [2], 0, False)),
+    Case(({"naive": 3}, [1, 3], -1, True)),
+    Case(({}, [2, 1], 4, False)),
+]
+
+INTERLEAVED = TaskGraders(INTERLEAVED_TASK, interleaved, interleaved_cases(), interleaved_inputs(), max_examples=60,
+                          hidden_cases=INTERLEAVED_HIDDEN_CASES)
 
 # ---- task 2: the spread of the runs ----------------------------------------------------------------
 
@@ -250,8 +259,10 @@ def spread_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+# The values are the caller's runs, in round order (task 3 pairs them by round): sorting them in place would pair
+# rounds that were never timed together, so they must be left as they are.
 SPREAD_TASK = Task("spread", ("values",), observe=observe_significant, driver=value_or_error, hint=spread_hint,
-                   what="a float")
+                   what="a float", unchanged=(0,))
 
 SPREAD_CASES = [
     Case(([10, 11, 12, 13, 30],)),  # sorted: the whole range (max - min) fails here, an unsorted IQR does not
@@ -270,7 +281,15 @@ SPREAD_INPUTS = st.one_of(
     st.lists(TIMES, max_size=1),  # too few runs: ValueError
 ).map(lambda values: (values,))
 
-SPREAD = TaskGraders(SPREAD_TASK, spread, SPREAD_CASES, SPREAD_INPUTS, max_examples=80)
+# Fixed hidden inputs: a median of 0 and a negative one (ValueError: the generated times are all positive, so a
+# missing check, or one of median == 0 only, lost no hidden point), and unsorted runs (left as they are).
+SPREAD_HIDDEN_CASES = [
+    Case(([0.0, 0.0, 0.4, 0.0],)),
+    Case(([-0.25, -0.5, -0.125],)),
+    Case(([0.9, 0.2, 0.4, 0.3, 0.7, 0.1],)),
+]
+
+SPREAD = TaskGraders(SPREAD_TASK, spread, SPREAD_CASES, SPREAD_INPUTS, max_examples=80, hidden_cases=SPREAD_HIDDEN_CASES)
 
 # ---- task 3: the median of per-round ratios ---------------------------------------------------------
 
@@ -314,7 +333,15 @@ def ratio_inputs(draw) -> tuple:
     return times, a, b
 
 
-PAIRED_RATIO = TaskGraders(RATIO_TASK, paired_ratio, RATIO_CASES, ratio_inputs(), max_examples=80)
+# Fixed hidden inputs: rounds that do not pair up, no rounds, a label not timed (each drawn in 1 case of 12 otherwise).
+RATIO_HIDDEN_CASES = [
+    Case(({"v4": [0.5, 0.25, 0.75], "v5": [0.5, 0.25]}, "v4", "v5")),
+    Case(({"hf": [], "tiktoken": []}, "hf", "tiktoken")),
+    Case(({"naive": [2.0, 1.0]}, "heap", "naive")),
+]
+
+PAIRED_RATIO = TaskGraders(RATIO_TASK, paired_ratio, RATIO_CASES, ratio_inputs(), max_examples=80,
+                           hidden_cases=RATIO_HIDDEN_CASES)
 
 # ---- task 4: a fitted exponent -------------------------------------------------------------------
 
@@ -362,7 +389,16 @@ def exponent_inputs(draw) -> tuple:
     return sizes, seconds
 
 
-FIT_EXPONENT = TaskGraders(EXPONENT_TASK, fit_exponent, EXPONENT_CASES, exponent_inputs(), max_examples=80)
+# Fixed hidden inputs: all sizes equal (the generated sizes are distinct, so a missing check lost only the visible
+# point), lists of different lengths, one point.
+EXPONENT_HIDDEN_CASES = [
+    Case(([2000, 2000], [0.5, 1.0])),
+    Case(([100, 200, 400], [0.1, 0.2])),
+    Case(([1000], [0.25])),
+]
+
+FIT_EXPONENT = TaskGraders(EXPONENT_TASK, fit_exponent, EXPONENT_CASES, exponent_inputs(), max_examples=80,
+                           hidden_cases=EXPONENT_HIDDEN_CASES)
 
 # ---- task 5: a crossover -------------------------------------------------------------------------
 
@@ -430,6 +466,9 @@ CROSSOVER_HIDDEN_CASES = [
     Case(([100, 200, 400], [3.0, 2.5, 2.0], [1.0, 1.5, 2.0])),
     Case(([10, 20], [1.0, 2.0], [2.0, 2.0])),
     Case(([5, 6, 7], [2.0, 3.0, 5.0], [2.0, 1.0, 1.0])),
+    # xs that do not increase strictly (ValueError): out of order, and a repeated x (drawn rarely otherwise)
+    Case(([10, 30, 20], [1.0, 2.0, 3.0], [3.0, 2.0, 1.0])),
+    Case(([10, 20, 20, 40], [1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0])),
 ]
 
 CROSSOVER = TaskGraders(CROSSOVER_TASK, crossover, CROSSOVER_CASES, crossover_inputs(), max_examples=80,
@@ -441,6 +480,9 @@ MIB = 2**20
 PEAK_UNIT = 2**16  # peaks are compared in units of 64 KiB: an allocator's few hundred bytes do not count
 
 
+OUTER_KEPT = "outer measurement's traces kept"
+
+
 def run_peak_memory(function: Callable, allocate_mib: int, keep: bool, tracing_before: bool, held_mib: int,
                     spike_mib: int, fails: bool) -> dict:
     """Call ``function`` (a ``peak_memory``) on a function that allocates ``allocate_mib`` MiB (a driver).
@@ -449,8 +491,9 @@ def run_peak_memory(function: Callable, allocate_mib: int, keep: bool, tracing_b
     of ``held_mib`` MiB is allocated and kept alive across the call, and one of ``spike_mib`` MiB is
     allocated and freed (an earlier peak). The measured function keeps its allocation and returns it
     (``keep``) or frees it and returns ``"done"``, or raises ``RuntimeError`` after allocating (``fails``).
-    Returns what came back (a description), the peak in units of 64 KiB, and whether tracing was on
-    after the call.
+    Returns what came back (a description), the peak in units of 64 KiB, whether tracing was on
+    after the call, and, with ``tracing_before``, whether the outer measurement still traces what it
+    traced before the call (``tracemalloc.stop()`` and ``start()`` again forget it: reset only the peak).
     """
     tracing_at_first = tracemalloc.is_tracing()
     if tracing_before:
@@ -466,17 +509,24 @@ def run_peak_memory(function: Callable, allocate_mib: int, keep: bool, tracing_b
                 raise RuntimeError("the measured function failed")
             return block if keep else "done"
 
+        traced_before = tracemalloc.get_traced_memory()[0]
+        outer: dict = {}
         try:
-            result, peak = function(measured)
+            try:
+                result, peak = function(measured)
+            finally:  # while held is alive: the outer measurement traced it before the call
+                if tracing_before:
+                    outer[OUTER_KEPT] = (tracemalloc.is_tracing()
+                                         and tracemalloc.get_traced_memory()[0] >= traced_before - PEAK_UNIT)
         except NotImplementedError:
             raise  # a skeleton, not the measured function's error
         except RuntimeError:
-            return {"raised": "RuntimeError", "tracing after": tracemalloc.is_tracing()}
+            return {"raised": "RuntimeError", "tracing after": tracemalloc.is_tracing(), **outer}
         finally:
             del held
         shown = f"a bytearray of {len(result) // MIB} MiB" if isinstance(result, bytearray) else result
         units = round(peak / PEAK_UNIT) if type(peak) is int else f"not an int: {type(peak).__name__}"
-        return {"result": shown, "peak (64 KiB units)": units, "tracing after": tracemalloc.is_tracing()}
+        return {"result": shown, "peak (64 KiB units)": units, "tracing after": tracemalloc.is_tracing(), **outer}
     finally:  # as it was, whatever the function did: the next call starts from the same state
         if tracemalloc.is_tracing() and not tracing_at_first:
             tracemalloc.stop()
@@ -490,6 +540,10 @@ def peak_hint(args: tuple, expected: object, got: object) -> str | None:
         if tracing_before:
             return "tracing was on before the call (an outer measurement): leave it on, do not stop it"
         return "stop tracing after the call if it was off before, also when the function raises (try ... finally)"
+    if got.get(OUTER_KEPT) is False and expected.get(OUTER_KEPT):
+        return ("tracing was on before the call (someone measures around you): tracemalloc.stop() then start() forgets "
+                "everything it traced before, the caller's allocations included; reset only the peak "
+                "(tracemalloc.reset_peak())")
     want, have = expected.get("peak (64 KiB units)"), got.get("peak (64 KiB units)")
     if isinstance(have, int) and isinstance(want, int) and have > want + 1:
         units = MIB // PEAK_UNIT
@@ -520,7 +574,14 @@ PEAK_CASES = [
 PEAK_INPUTS = st.tuples(st.integers(1, 6), st.booleans(), st.booleans(), st.integers(0, 4), st.integers(0, 8),
                         st.integers(0, 7).map(lambda n: n == 0))
 
-PEAK_MEMORY = TaskGraders(PEAK_TASK, peak_memory, PEAK_CASES, PEAK_INPUTS, max_examples=30)
+# Fixed hidden inputs: an outer measurement holding memory, with an earlier peak, the call keeping or raising.
+PEAK_HIDDEN_CASES = [
+    Case((2, True, True, 3, 6, False)),
+    Case((1, False, True, 2, 0, True)),
+    Case((3, False, False, 1, 4, True)),
+]
+
+PEAK_MEMORY = TaskGraders(PEAK_TASK, peak_memory, PEAK_CASES, PEAK_INPUTS, max_examples=30, hidden_cases=PEAK_HIDDEN_CASES)
 
 LAB = Lab(
     "09_benchmarks",
