@@ -114,8 +114,11 @@ TOKENS = [b"a", b"b", b"ab", b"ba", b"aa", b" ", b" a", b"\xc3", b"\xa9", b"\xc3
 
 @st.composite
 def parts_and_ranks(draw) -> tuple[list[bytes], dict[Pair, int]]:
-    """Parts drawn from a few tokens, and ranks over pairs of them (many of the parts' pairs among them)."""
-    parts = draw(st.lists(st.sampled_from(TOKENS), max_size=14))
+    """Parts drawn from a few tokens, often in runs of one token (a a a: overlapping pairs, each its own entry), and
+    ranks over pairs of them (many of the parts' pairs among them)."""
+    runs = st.lists(st.tuples(st.sampled_from(TOKENS), st.integers(1, 4)), max_size=6)
+    parts = draw(st.lists(st.sampled_from(TOKENS), max_size=14)
+                 | runs.map(lambda runs: [token for token, length in runs for _ in range(length)][:14]))
     pairs = list(zip(parts, parts[1:]))
     chosen = draw(st.lists(st.sampled_from(pairs), max_size=8)) if pairs else []
     chosen += draw(st.lists(st.tuples(st.sampled_from(TOKENS), st.sampled_from(TOKENS)), max_size=4))
