@@ -777,6 +777,7 @@ def test_lab08_token_counts_by_walking_each_prefix_back_fail_the_hidden_test(lab
     with at_the_first_verdict():
         message = failure(graders.check_prefix_token_counts_properties, mistake)
     assert MEASURED.search(message) and "one pass, O(L) for all the prefixes" in message, message
+    assert "len(last[end])" not in message and "+ 1" not in message, "task 4's hint points the way, not the code"
     graders.verify_counts_cost(solutions["prefix_token_counts"])  # and one pass itself passes
 
 

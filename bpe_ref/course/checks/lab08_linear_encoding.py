@@ -589,9 +589,9 @@ def verify_counts_cost(learner: Callable, name: str = "prefix_token_counts") -> 
             task, learner, prefix_token_counts, long_table,
             f"<last_tokens of {COUNTS_LENGTH:,} random bytes: tokens of 1 or 2 bytes>",
             factor=COUNTS_FACTOR, slack=COUNTS_SLACK, timeout=COUNTS_TIMEOUT,
-            too_slow="counts[end] is one more than the count of the prefix left when last[end] is dropped, "
-                     "counts[end - len(last[end])], already in your list: one pass, O(L) for all the prefixes. Walking "
-                     "the tokens of each prefix back to the start costs O(L) per prefix, O(L²) in all")
+            too_slow="counts[end] follows from the count of a shorter prefix, already in your list (page 08's "
+                     "corollary 1): one pass, O(L) for all the prefixes. Walking the tokens of each prefix back to the "
+                     "start costs O(L) per prefix, O(L²) in all")
     except CheckFailed:
         with contextlib.suppress(GradingStopped):  # (a call that timed out is not called again)
             check_cases(task, learner, prefix_token_counts, counts_cases())  # a wrong answer: the cases' hints say more
