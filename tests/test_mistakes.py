@@ -748,6 +748,20 @@ def test_lab06_one_pass_over_the_ranks_in_the_dicts_order_fails_the_hidden_test(
     graders.check_encode_pretoken_properties(solutions["encode_pretoken"])  # the order a dict lists changes nothing else
 
 
+# <|endoftext|> always taken as special, listed or not (tiktoken's GPT-2 knows it): the hidden test's generated texts held
+# it unlisted under some seeds only (the instructor's class kept the 3 hidden points); a hidden fixed case has it now.
+ALWAYS_EOT = ("    if special_tokens:\n",
+              "    special_tokens = list(special_tokens) + ([EOT] if EOT not in special_tokens else [])  # GPT-2's own\n"
+              "    if special_tokens:\n")
+
+
+def test_lab06_endoftext_always_special_fails_the_hidden_test(lab06):
+    graders, solutions = lab06
+    mistake = variant("06_encode_decode", solutions, "task3_encode_text_solution", "encode_text", *ALWAYS_EOT)
+    message = failure(graders.check_encode_text_properties, mistake)
+    assert "encode_text(text='Once<|eot|> upon<|endoftext|> a time'" in message, message
+
+
 # "Overlapping pairs each get their entry": a learner who counts a a a as one (a, a), as a non-overlapping count would.
 # The hidden test's parts seldom held three equal tokens in a row; it now draws runs of one token.
 OVERLAP_SKIPPED = ("        if rank is not None:\n",

@@ -336,11 +336,14 @@ def text_inputs(draw) -> tuple[str, dict[Pair, int], list[str]]:
 
 # Hidden fixed cases of overlapping special tokens, not the visible ones': a shorter token that starts
 # first wins (split on one token at a time, longest first, loses it), and the longest where two
-# start together (one at a time in the given order loses that).
+# start together (one at a time in the given order loses that); and a special token of GPT-2's not listed.
 HIDDEN_TEXT_CASES = [
     text_case("Once a<|eot|> upon<|eot|><s>a time", ["<|eot|>", "a<|", "<|eot|><s>"]),
     text_case("ba<|eot|><s>", ["<|eot|><s>", "a<|", "<s>"]),
     text_case("x<s><|eot|><s>y", ["<|eot|>", "<s>", "<|eot|><s>"]),
+    # <|endoftext|> not listed, another token listed: ordinary text (an encoder that always takes GPT-2's token as special,
+    # or the visible case's only, kept the hidden points under the seeds whose texts never held it unlisted).
+    text_case(f"Once<|eot|> upon{EOT} a time", ["<|eot|>"]),
 ]
 
 
