@@ -776,6 +776,19 @@ def test_lab07_a_first_heap_without_overlapping_entries_fails_the_hidden_test(la
     assert "smallest failing input" in message and "an entry is missing" in message, message
 
 
+# A shortcut for pretokens of one byte or none returns [pretoken]: [b''] for the empty one, which the visible test has and
+# the hidden test's generated pretokens seldom (the instructor's class kept the hidden points); a hidden fixed case has it.
+EMPTY_AS_ONE_TOKEN = ("    parts = list(split_into_bytes(pretoken))\n",
+                      "    if len(pretoken) < 2:  # nothing to merge\n        return [pretoken]\n"
+                      "    parts = list(split_into_bytes(pretoken))\n")
+
+
+def test_lab07_a_shortcut_that_makes_the_empty_pretoken_a_token_fails_the_hidden_test(lab07):
+    graders, solutions = lab07
+    mistake = variant("07_heap_encoding", solutions, "task3_heap_encode_solution", "heap_encode", *EMPTY_AS_ONE_TOKEN)
+    assert "heap_encode(pretoken=b''" in failure(graders.check_heap_encode_properties, mistake)
+
+
 # Task 4 asks for one pass over last, O(L) for every prefix together; walking each prefix's tokens back to the start
 # gives the same counts in O(L²), which no generated table (a few dozen bytes) could tell: measured from outside now.
 COUNTS_ONE_PASS = "        counts[end] = counts[end - len(last[end])] + 1\n"
