@@ -877,3 +877,93 @@ def test_lab09_more_mistakes_fail_the_hidden_test(lab09, cell, name, old, new, m
     mistake = variant("09_benchmarks", solutions, cell, name, old, new)
     found = failure(getattr(graders, f"check_{name}_properties"), mistake)
     assert message in found, found
+
+
+# ---- labs 06-08, tried as a learner would (issue 21, item 8) ------------------------------------------
+
+# Page 06's pitfall "one pass per round, merge by merge, in the list's order", with the dict's order taken for the list's:
+# each merge once, in the order ranks lists its pairs. Right whenever the dict lists them in rank order, as every
+# generated table did (only a visible case's hand-made ranks did not): the hidden test now lists them in any order.
+ROUNDS = ("    while len(word) > 1:\n"
+          "        best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, float(\"inf\")))\n"
+          "        if best not in ranks:\n            break  # no neighbouring pair is a merge\n"
+          "        word = merge_word(word, best)\n")
+ONE_PASS_IN_DICT_ORDER = "    for pair in ranks:  # every merge in training order, each once\n        word = merge_word(word, pair)\n"
+
+
+@pytest.mark.seeded
+def test_lab06_one_pass_over_the_ranks_in_the_dicts_order_fails_the_hidden_test(lab06):
+    graders, solutions = lab06
+    mistake = variant("06_encode_decode", solutions, "task2_encode_pretoken_solution", "encode_pretoken", ROUNDS,
+                      ONE_PASS_IN_DICT_ORDER)
+    assert "smallest failing input" in failure(graders.check_encode_pretoken_properties, mistake)
+    graders.check_encode_pretoken_properties(solutions["encode_pretoken"])  # the order a dict lists changes nothing else
+
+
+# <|endoftext|> always taken as special, listed or not (tiktoken's GPT-2 knows it): the hidden test's generated texts held
+# it unlisted under some seeds only (the instructor's class kept the 3 hidden points); a hidden fixed case has it now.
+ALWAYS_EOT = ("    if special_tokens:\n",
+              "    special_tokens = list(special_tokens) + ([EOT] if EOT not in special_tokens else [])  # GPT-2's own\n"
+              "    if special_tokens:\n")
+
+
+def test_lab06_endoftext_always_special_fails_the_hidden_test(lab06):
+    graders, solutions = lab06
+    mistake = variant("06_encode_decode", solutions, "task3_encode_text_solution", "encode_text", *ALWAYS_EOT)
+    message = failure(graders.check_encode_text_properties, mistake)
+    assert "encode_text(text='Once<|eot|> upon<|endoftext|> a time'" in message, message
+
+
+# "Overlapping pairs each get their entry": a learner who counts a a a as one (a, a), as a non-overlapping count would.
+# The hidden test's parts seldom held three equal tokens in a row; it now draws runs of one token.
+OVERLAP_SKIPPED = ("        if rank is not None:\n",
+                   "        if rank is not None and heap[-1:] != [(rank, position - 1)]:  # a a a: one (a, a), not two\n")
+
+
+@pytest.mark.seeded
+def test_lab07_a_first_heap_without_overlapping_entries_fails_the_hidden_test(lab07):
+    graders, solutions = lab07
+    mistake = variant("07_heap_encoding", solutions, "task1_first_heap_solution", "first_heap", *OVERLAP_SKIPPED)
+    message = failure(graders.check_first_heap_properties, mistake)
+    assert "smallest failing input" in message and "an entry is missing" in message, message
+
+
+# A shortcut for pretokens of one byte or none returns [pretoken]: [b''] for the empty one, which the visible test has and
+# the hidden test's generated pretokens seldom (the instructor's class kept the hidden points); a hidden fixed case has it.
+EMPTY_AS_ONE_TOKEN = ("    parts = list(split_into_bytes(pretoken))\n",
+                      "    if len(pretoken) < 2:  # nothing to merge\n        return [pretoken]\n"
+                      "    parts = list(split_into_bytes(pretoken))\n")
+
+
+def test_lab07_a_shortcut_that_makes_the_empty_pretoken_a_token_fails_the_hidden_test(lab07):
+    graders, solutions = lab07
+    mistake = variant("07_heap_encoding", solutions, "task3_heap_encode_solution", "heap_encode", *EMPTY_AS_ONE_TOKEN)
+    assert "heap_encode(pretoken=b''" in failure(graders.check_heap_encode_properties, mistake)
+
+
+# Task 4 asks for one pass over last, O(L) for every prefix together; walking each prefix's tokens back to the start
+# gives the same counts in O(L²), which no generated table (a few dozen bytes) could tell: measured from outside now.
+COUNTS_ONE_PASS = "        counts[end] = counts[end - len(last[end])] + 1\n"
+COUNTS_WALK_BACK = ("        position = end\n        while position > 0:  # the tokens of this prefix, back to its start\n"
+                    "            position -= len(last[position])\n            counts[end] += 1\n")
+
+
+def test_lab08_token_counts_by_walking_each_prefix_back_fail_the_hidden_test(lab08, at_the_first_verdict):
+    graders, solutions = lab08
+    mistake = variant("08_linear_encoding", solutions, "task4_prefix_token_counts_solution", "prefix_token_counts",
+                      COUNTS_ONE_PASS, COUNTS_WALK_BACK)
+    graders.check_cases(graders.COUNTS_TASK, mistake, graders.prefix_token_counts, graders.counts_cases())  # right counts
+    with at_the_first_verdict():
+        message = failure(graders.check_prefix_token_counts_properties, mistake)
+    assert MEASURED.search(message) and "one pass, O(L) for all the prefixes" in message, message
+    assert "len(last[end])" not in message and "+ 1" not in message, "task 4's hint points the way, not the code"
+    graders.verify_counts_cost(solutions["prefix_token_counts"])  # and one pass itself passes
+
+
+def test_lab08_token_counts_by_walking_each_prefix_back_fail_in_the_worker_too(at_the_first_verdict):
+    code = source_of("08_linear_encoding", "task4_prefix_token_counts_solution")
+    with at_the_first_verdict():
+        message = remote("08_linear_encoding", code.replace(COUNTS_ONE_PASS, COUNTS_WALK_BACK), "prefix_token_counts",
+                         "verify_counts_cost")
+    assert message is not None and MEASURED.search(message), message
+    assert remote("08_linear_encoding", code, "prefix_token_counts", "verify_counts_cost") is None

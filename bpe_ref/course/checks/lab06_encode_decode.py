@@ -135,8 +135,18 @@ def _variant(pretoken: bytes, ranks: dict[Pair, int], pick: Callable[[list[Pair]
         word = merge_word(word, choice)
 
 
+def _in_dict_order(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
+    """A common wrong encoder, for hints: each merge once, everywhere, in the order the dict lists them (page 06's
+    pitfall "one pass per round, merge by merge, in the list's order", with the dict's order taken for the list's)."""
+    word = tuple(pretoken[i : i + 1] for i in range(len(pretoken)))
+    for pair in ranks:
+        word = merge_word(word, pair)
+    return list(word)
+
+
 def encode_hint(args: tuple, expected: object, got: object) -> str | None:
-    """A merge left undone, the leftmost pair taken first, or the highest rank taken first."""
+    """A merge left undone, the leftmost pair taken first, the highest rank taken first, or the merges taken in the
+    order the dict lists them."""
     pretoken, ranks = args
     if not isinstance(got, list) or not all(type(token) is bytes for token in got):
         return None
@@ -158,6 +168,10 @@ def encode_hint(args: tuple, expected: object, got: object) -> str | None:
         return f"you merged the leftmost pair that is a merge first: {lowest_first} (the leftmost only breaks ties)"
     if highest:
         return f"you merged the pair of highest rank first: {lowest_first}"
+    if got != expected and got == _in_dict_order(pretoken, ranks):
+        return ("you applied each merge once, in the order the dict ranks lists them: a dict's order is not the rank "
+                "order (the ranks are its values, and a dict can list them in any order). Take the pair of lowest rank "
+                "among the neighbours each time, ranks.get(pair), wherever the dict lists it")
     return None
 
 
@@ -197,12 +211,20 @@ def pretoken_and_ranks(draw) -> tuple[bytes, dict[Pair, int]]:
     if draw(st.integers(0, 3)) == 0:
         word = draw(st.sampled_from(GPT2_WORDS) | st.text(alphabet="abeinrst éü中", min_size=1, max_size=10))
         pretoken = word.encode("utf-8")
-        return pretoken, ranks_for(pretoken, gpt2_ranks())
+        return pretoken, listed_in_any_order(draw, ranks_for(pretoken, gpt2_ranks()))
     corpus = draw(st.dictionaries(st.text(alphabet="abcé ", min_size=1, max_size=8).map(str.encode), st.integers(1, 6),
                                   min_size=1, max_size=6))
     ranks = merge_ranks(train(corpus, draw(st.integers(0, 14))))
     pretoken = draw(st.sampled_from(sorted(corpus)) | st.text(alphabet="abcé ", max_size=9).map(str.encode))
-    return pretoken, ranks
+    return pretoken, listed_in_any_order(draw, ranks)
+
+
+def listed_in_any_order(draw, ranks: dict[Pair, int]) -> dict[Pair, int]:
+    """``ranks``, the same values, listed in an order drawn (half the time): a dict's order is not its rank order, so an
+    encoder that applies the merges in the order the dict lists them (one pass over ``ranks``) gives other tokens."""
+    if len(ranks) < 2 or draw(st.booleans()):
+        return ranks
+    return dict(draw(st.permutations(list(ranks.items()))))
 
 
 GPT2_WORDS = [" the", " tokenizer", "Hello", " world", " naïve", " café", " 中文", " 🙂", " encoding", " decoded",
@@ -314,11 +336,14 @@ def text_inputs(draw) -> tuple[str, dict[Pair, int], list[str]]:
 
 # Hidden fixed cases of overlapping special tokens, not the visible ones': a shorter token that starts
 # first wins (split on one token at a time, longest first, loses it), and the longest where two
-# start together (one at a time in the given order loses that).
+# start together (one at a time in the given order loses that); and a special token of GPT-2's not listed.
 HIDDEN_TEXT_CASES = [
     text_case("Once a<|eot|> upon<|eot|><s>a time", ["<|eot|>", "a<|", "<|eot|><s>"]),
     text_case("ba<|eot|><s>", ["<|eot|><s>", "a<|", "<s>"]),
     text_case("x<s><|eot|><s>y", ["<|eot|>", "<s>", "<|eot|><s>"]),
+    # <|endoftext|> not listed, another token listed: ordinary text (an encoder that always takes GPT-2's token as special,
+    # or the visible case's only, kept the hidden points under the seeds whose texts never held it unlisted).
+    text_case(f"Once<|eot|> upon{EOT} a time", ["<|eot|>"]),
 ]
 
 
@@ -499,6 +524,7 @@ def stream_chunks(text: str, cut_every: int) -> list[list[int]]:
 
 STREAM_TEXTS = ["naïve café, 中文 and 🙂🙂🙂", "Hello 🙂 world", "plain ascii only", "🙂", ""]
 HALF_SMILE = 8582  # GPT-2's id of b"\xf0\x9f", the first half of 🙂
+BYTE_TEXT = "aé中🙂z"  # characters of 1 to 4 bytes, streamed one byte at a time
 
 
 def reference_decode_stream(chunks: list[list[int]], buffer: bytes, offsets: list[int]) -> list[str]:
@@ -529,15 +555,20 @@ def stream_hint(args: tuple, expected: object, got: object) -> str | None:
 
 
 def stream_cases() -> list[Case]:
-    """GPT-2's ids of :data:`STREAM_TEXTS`, 1, 2 and 3 per chunk, and a stream that stops in the middle of a character."""
+    """GPT-2's ids of :data:`STREAM_TEXTS`, 1, 2 and 3 per chunk, a stream that stops in the middle of a character, and
+    :data:`BYTE_TEXT` one byte per chunk."""
     buffer, offsets = build_arena(dict(gpt2().vocab))
     arena = {1: "<GPT-2's arena: buffer>", 2: "<offsets>"}
     return [Case((stream_chunks(text, cut_every), buffer, offsets), {0: f"<GPT-2's ids of {text!r}, {cut_every} per chunk>", **arena})
             for text in STREAM_TEXTS for cut_every in (1, 2, 3)] + [
-        Case(([[HALF_SMILE]], buffer, offsets), {0: f"[[{HALF_SMILE}]] (b'\\xf0\\x9f', the first half of 🙂)", **arena})]
+        Case(([[HALF_SMILE]], buffer, offsets), {0: f"[[{HALF_SMILE}]] (b'\\xf0\\x9f', the first half of 🙂)", **arena}),
+        # One byte per chunk (an arena of the 256 bytes): every character cut after each of its bytes, a 4-byte one
+        # after 1, 2 and 3 (GPT-2's tokens above cut 🙂 after 2 only).
+        Case(([[byte] for byte in BYTE_TEXT.encode()], *build_arena(BYTES)),
+             {0: f"<the bytes of {BYTE_TEXT!r}, one id per chunk>", 1: "<an arena of the 256 bytes>", 2: "<its 257 offsets>"})]
 
 
 STREAM_TASK = Task("decode_stream", ("chunks", "buffer", "offsets"), driver=stream_pieces, hint=stream_hint,
                    what="a list of str pieces, one per chunk and one after the last", provided=PROVIDED)
-# Stretch: the pieces of 16 streams against the grader's own incremental decoding (reference_decode_stream).
+# Stretch: the pieces of 17 streams against the grader's own incremental decoding (reference_decode_stream).
 check_stretch_decode_stream = stretch("decode_stream", TaskGraders(STREAM_TASK, reference_decode_stream, [Later(stream_cases)]))

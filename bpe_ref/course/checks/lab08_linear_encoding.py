@@ -565,8 +565,46 @@ def counts_cases() -> list[Case]:
     return cases
 
 
+COUNTS_LENGTH = 10_000  # entries of the measured table
+COUNTS_FACTOR, COUNTS_SLACK, COUNTS_TIMEOUT = 5.0, 0.3, 4.0
+# The reference takes a few milliseconds of CPU time on it; a walk back over each prefix's tokens (about end / 1.5
+# of them at each end) about 33 million steps, seconds.
+
+
+def long_table(index: int) -> tuple[list]:
+    """A table of last tokens of :data:`COUNTS_LENGTH` bytes drawn from the grading's seed (each measured call its
+    own): tokens of 1 or 2 bytes, as a table of random bytes with few merges has. Task 4 reads only their lengths."""
+    rng = measured.measured_random(f"08_linear_encoding:prefix_token_counts:{index}")
+    data = rng.randbytes(COUNTS_LENGTH)
+    return ([None] + [data[end - rng.randint(1, min(2, end)) : end] for end in range(1, COUNTS_LENGTH + 1)],)
+
+
+def verify_counts_cost(learner: Callable, name: str = "prefix_token_counts") -> None:
+    """Task 4 asks for one pass over ``last``, O(L) for every prefix together: counts[end] from the count of the prefix
+    that dropping last[end] leaves, already computed. Walking the tokens of each prefix back to the start gives the
+    same counts at O(L) per prefix, O(L²) in all: measured from outside the learner's code on one long table."""
+    task = replace(COUNTS_TASK, name=name)
+    try:
+        cost = measured.verify_call_cost(
+            task, learner, prefix_token_counts, long_table,
+            f"<last_tokens of {COUNTS_LENGTH:,} random bytes: tokens of 1 or 2 bytes>",
+            factor=COUNTS_FACTOR, slack=COUNTS_SLACK, timeout=COUNTS_TIMEOUT,
+            too_slow="counts[end] follows from the count of a shorter prefix, already in your list (page 08's "
+                     "corollary 1): one pass, O(L) for all the prefixes. Walking the tokens of each prefix back to the "
+                     "start costs O(L) per prefix, O(L²) in all")
+    except CheckFailed:
+        with contextlib.suppress(GradingStopped):  # (a call that timed out is not called again)
+            check_cases(task, learner, prefix_token_counts, counts_cases())  # a wrong answer: the cases' hints say more
+        raise
+    if cost is not None:
+        passed(f"{name}: {cost.learner:.2f} s of CPU time on a table of {COUNTS_LENGTH:,} entries (the reference: "
+               f"{cost.reference:.2f} s; measured from outside your code).")
+
+
+# Task 4: fixed and generated tables, and the cost of one long table, measured from outside (both tests).
 PREFIX_TOKEN_COUNTS = TaskGraders(COUNTS_TASK, prefix_token_counts, counts_cases(),
-                                  UNIQUE_WORDS.map(lambda case: (last_tokens(*case),)), max_examples=60)
+                                  UNIQUE_WORDS.map(lambda case: (last_tokens(*case),)), max_examples=60,
+                                  verify=(verify_counts_cost,))
 
 LAB = Lab(
     "08_linear_encoding",
