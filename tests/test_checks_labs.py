@@ -1838,14 +1838,14 @@ def _wrong_method(case: str):
             _defined_in_notebook(solution_namespace(lab), rounds.format("backtrack_encode"), "backtrack_encode"))
 
 
-# Lab 05 by default: a merge cost (verify_merge_cost) and a cost against the reference's (verify_call_cost), each on the
-# lab's own builder of inputs; lab 02's merge cost by default too, in tests/test_mistakes.py (its trainer without the
-# filter, graded behind this cache by the hidden and the visible test); lab 04's merge cost, lab 07's call cost and lab 08's
-# growth (verify_call_growth) on demand. tests/test_checks_core.py checks by default that every try of each of the three
-# measured checks gets an index of its own.
+# By default: lab 05's merge cost (verify_merge_cost) here; lab 05's cost against the reference's (verify_call_cost) in
+# the grading worker, as graded (the next test); lab 02's merge cost in tests/test_mistakes.py (its trainer without the
+# filter, graded behind this cache by the hidden and the visible test); and tests/test_checks_core.py checks that every try
+# of each of the three measured checks gets an index of its own. The other labs' and lab 05's push cost here: on demand.
 @pytest.mark.parametrize("case", [*(pytest.param(case, marks=ON_DEMAND) for case in ("lab02-every-word", "lab04-v2-filter")),
-                                  "lab05-max-scan", "lab05-every-pair-pushed",
-                                  *(pytest.param(case, marks=ON_DEMAND) for case in ("lab07-rounds", "lab08-replay"))])
+                                  "lab05-max-scan",
+                                  *(pytest.param(case, marks=ON_DEMAND) for case in ("lab05-every-pair-pushed", "lab07-rounds",
+                                                                                     "lab08-replay"))])
 def test_a_cache_of_answers_around_a_wrong_method_fails_each_measured_check(case, at_the_first_verdict):
     """Each try of a measured check (each run of a pair) gets an input no call has seen: a cache pays the wrong method
     on every try, as the method alone does. (Before, the later tries returned the first one's answer at no cost.) And
