@@ -507,3 +507,36 @@ def test_call_growth_bounds_a_padded_short_call_by_the_reference(at_the_first_ve
                                         large, 8, describe, limit=20, factor=4, slack=0.05, timeout=60, too_slow="a pass per byte")
         message = str(failed.value)
         assert "the reference" in message and "measured from outside your code" in message, message
+
+
+def test_every_measured_call_gets_an_input_of_an_index_no_call_had():
+    """Each measured call (each try, each run of a pair, of every measured check, run twice as the visible and the hidden
+    test run it) is built with an index of its own (``FRESH``), so a learner's cache of answers pays its method on every
+    try. The labs' wrong methods behind a cache: tests/test_checks_labs.py (labs 02 and 05 by default, all on demand)."""
+    import time
+
+    measured = load_graders("08_linear_encoding").measured  # the graders' private copy (the package's own is refused)
+    task = measured.Task("identity", ("data",))
+    seen: list[int] = []
+    answered: list = []
+
+    def built(index: int) -> tuple:
+        seen.append(index)
+        return (index,)
+
+    def slow_once(data):  # over the limit on its first call only: verify_call_cost tries a second input
+        started = time.thread_time()
+        while not answered and time.thread_time() - started < 0.3:
+            pass
+        answered.append(data)
+        return data
+
+    for _ in ("visible", "hidden"):
+        measured.verify_merge_cost(task, lambda counts, count: [], lambda index: ({built(index)[0]: 1}, lambda count: []), 5, 10.0,
+                                   "<a corpus>", "...", reference=lambda counts, count: [], factor=3.0, slack=0.2)
+        measured.verify_call_cost(task, slow_once, lambda data: data, built, "<an index>", factor=1.0, slack=0.2, timeout=30,
+                                  too_slow="...")
+        measured.verify_call_growth(task, lambda data: data, lambda data: data, built, built, 8, repr, limit=20, factor=4.0,
+                                    slack=0.5, timeout=30, too_slow="...")
+    # Twice (visible, hidden): verify_merge_cost 2 tries of 2 runs, verify_call_cost 2 tries then 1, verify_call_growth 2 of 2.
+    assert len(seen) == 2 * 4 + 3 + 2 * 4 and len(set(seen)) == len(seen), seen
