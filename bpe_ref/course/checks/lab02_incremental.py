@@ -155,6 +155,11 @@ RARE_WORDS, RARE_LENGTH = 4000, 64  # the rare words of the measured corpus
 FREQUENT = 1_000_000  # the frequency of its two frequent words
 COST_MERGES = 40
 COST_LIMIT = 10.0
+# The runs' bound against the reference's (measured.verify_merge_cost) is wider here than the other labs': page 02's
+# five-minute filter, ``pair in zip(word, word[1:])``, must pass, and it costs 3.2-4.8 times the reference's 40 merges
+# (in a kernel and in the worker, quiet machine; 4 times failed CI with 3), while V1 and a recount in V2's loop cost
+# 9.5-13 times (measured.MERGE_FACTOR's figures): 6 sits between them, about 1.4 times from each.
+COST_FACTOR = 6.0
 # Measured on a loaded 2-core machine (CPU time, the extra merges against the one-merge run, one try each, in a
 # kernel and in the grading worker): the course's V2, whose filter is two `in` tests, 0.6 to 2.1; page 02's toy
 # filter, `pair in zip(word, word[1:])`, a pass in C over every word's windows, 3.9 to 8.5 (median 5 to 6); no
@@ -202,7 +207,7 @@ def verify_incremental_updates(train: Callable, name: str = "train") -> None:
         "pair (merge_and_update), and skip the others with a cheap test (pair[0] in word and pair[1] in word) "
         "before any call. Counting the pairs of every word again on each merge (V1, count_pairs in the loop), or "
         "calling merge_and_update on every word (a pass over its windows, even where nothing changes), costs a "
-        "pass over all the words' pairs per merge", reference=reference_train, factor=measured.MERGE_FACTOR,
+        "pass over all the words' pairs per merge", reference=reference_train, factor=COST_FACTOR,
         slack=measured.MERGE_SLACK)
     # (No time limit of its own: a run stopped by one would leave train marked as hung, and task 4, which grades the
     # same function, would lose its points too. The slow ways take a few seconds of CPU time here.)

@@ -21,7 +21,6 @@ few times instead of once (a constant factor); the advice names them.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import random
 from collections.abc import Callable, Mapping
@@ -35,7 +34,7 @@ from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with, train
 from . import measured
 from .core import (
-    CheckFailed, GradingStopped, Lab, Task, TaskGraders, advice, call_learner, call_watching, check_cases, check_property,
+    CheckFailed, Lab, Task, TaskGraders, advice, call_learner, call_watching, check_property,
     error_name, passed, stretch,
 )
 from .lab01_naive_bpe import corpus_en_case, corpus_graders, pretoken_count_dicts
@@ -380,17 +379,13 @@ def verify_merge_cost(train: Callable) -> None:
         counts, frequent = few_words_per_merge_corpus(measured.measured_random(f"04_inverted_index:{index}").randbytes(16))
         return counts, lambda count: reference_train(frequent, count)
 
-    try:
+    with measured.cases_explain_a_failure(TRAIN_TASK, train, reference_train, lambda: TRAIN_CASES):  # the tie-break's hints
         growth = measured.verify_merge_cost(
             TRAIN_TASK, train, corpus, COST_MERGES, COST_LIMIT,
             "<81,922 words, each merge changes one>",
             "take each merge's words from the index (index.pop(pair)), and visit only those, not every word "
             "(also not `for i, word in enumerate(words): if i in ids`); build the index and count the pairs once",
             timeout=COST_TIMEOUT, reference=reference_train, factor=measured.MERGE_FACTOR, slack=measured.MERGE_SLACK)
-    except CheckFailed:
-        with contextlib.suppress(GradingStopped):  # wrong merges: the fixed cases' hints say more (the tie-break's)
-            check_cases(TRAIN_TASK, train, reference_train, TRAIN_CASES)
-        raise
     if growth is not None:
         passed(f"train: {COST_MERGES} merges cost {growth.ratio:.2f} times one merge's run on a corpus where each "
                "merge changes one word (CPU time, measured from outside your code).")

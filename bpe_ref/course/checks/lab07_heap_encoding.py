@@ -14,7 +14,6 @@ run. The ranks and cases of lab 06 are reused (same language).
 
 from __future__ import annotations
 
-import contextlib
 import heapq
 from collections.abc import Callable
 from dataclasses import replace
@@ -26,8 +25,7 @@ from ...encode.step07_heap import first_heap, heap_encode, merge_all
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
 from .core import (
-    Case, CheckFailed, GradingStopped, Lab, Task, TaskGraders, check_cases,
-    passed, stretch,
+    Case, Lab, Task, TaskGraders, passed, stretch,
 )
 from .lab06_encode_decode import (
     encode_hint, encode_pretoken_cases, gpt2_label, gpt2_ranks, pretoken_and_ranks, ranks_for,
@@ -279,7 +277,7 @@ def verify_long_run(merge_all: Callable, name: str = "merge_all") -> None:
     the learner's code), not tens of times as much: a loop that rescans the parts for the best pair after each merge
     (as the naive encoder does) is O(L²) here, the heap O(L log L)."""
     task = replace(MERGE_ALL_TASK, name=name)
-    try:
+    with measured.cases_explain_a_failure(task, merge_all, reference_merge_all, merge_all_cases):
         cost = measured.verify_call_cost(
             task, merge_all, reference_merge_all, long_run,
             f"<up to {LONG_RUN:,} parts b'a'>, <ranks (a, a), (aa, aa), ...>, <their first heap>",
@@ -287,10 +285,6 @@ def verify_long_run(merge_all: Callable, name: str = "merge_all") -> None:
             too_slow="does it look for the best pair again after each merge, search the heap, or rebuild a list? A "
                      "loop that looks for the best pair again after each merge costs O(L) per merge, O(L²) in all: pop "
                      "it from the heap instead. Each merge should cost O(log L): a pop, two pushes, and a few links changed")
-    except CheckFailed:
-        with contextlib.suppress(GradingStopped):  # (a call that timed out is not called again)
-            check_cases(task, merge_all, reference_merge_all, merge_all_cases())  # a wrong answer: the cases' hints say more
-        raise
     if cost is not None:
         passed(f"{name}: about {LONG_RUN:,} merges of one long run of b'a' in {cost.learner:.2f} s of CPU time (the "
                f"reference: {cost.reference:.2f} s; measured from outside your code).")
@@ -387,17 +381,13 @@ def verify_heap_cost(heap_encode: Callable, name: str = "heap_encode") -> None:
     calling first_heap and merge_all for show beside them changes nothing."""
     ranks = measured.alphabet_ranks(gpt2_ranks())
     task = replace(HEAP_ENCODE_TASK, name=name)
-    try:
+    with measured.cases_explain_a_failure(task, heap_encode, reference_heap_encode, lambda: TRAINED_CASES):
         cost = measured.verify_call_cost(
             task, heap_encode, reference_heap_encode, lambda index: (measured.long_letters(f"{name}:{index}", MEASURED_LENGTH), ranks),
             f"<{MEASURED_LENGTH:,} random bytes of {measured.LETTERS.decode()}>, <GPT-2's {len(ranks)} merges of them>",
             factor=COST_FACTOR, slack=COST_SLACK, timeout=COST_TIMEOUT,
             too_slow="build the heap once (first_heap) and run the pop loop once (merge_all): O(L log L). Step 06's "
                      "rounds give the same tokens in O(L²)")
-    except CheckFailed:
-        with contextlib.suppress(GradingStopped):  # (a call that timed out is not called again)
-            check_cases(task, heap_encode, reference_heap_encode, TRAINED_CASES)  # a wrong answer: the cases' hints say more
-        raise
     if cost is not None:
         passed(f"{name}: {cost.learner:.2f} s of CPU time on {MEASURED_LENGTH:,} bytes (the reference: "
                f"{cost.reference:.2f} s; measured from outside your code).")

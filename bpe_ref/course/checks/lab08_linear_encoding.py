@@ -14,7 +14,6 @@ generated: the valid encoding needs one token per byte string (page 08).
 
 from __future__ import annotations
 
-import contextlib
 import random
 import time
 from collections.abc import Callable
@@ -34,7 +33,7 @@ from ...serialization import string_to_token, token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
 from .core import (
-    Case, CheckFailed, GradingStopped, Lab, Later, Task, TaskGraders, call_learner, check_cases, error_name, passed, stretch,
+    Case, Lab, Later, Task, TaskGraders, call_learner, error_name, passed, stretch,
 )
 
 # The learner's code may use lab 01's split_into_bytes and lab 06's merge_ranks and encode_pretoken.
@@ -375,7 +374,7 @@ def verify_not_a_replay(learner: Callable, name: str, task: Task, reference: Cal
         draw = measured.measured_random(f"08_linear_encoding:{name}:{length}:{index}")
         return bytes(draw.choices(range(PAIR_ALPHABET), k=length)), ranks
 
-    try:
+    with measured.cases_explain_a_failure(replace(task, name=name), learner, reference, cases):
         growth = measured.verify_call_growth(
             replace(task, name=name), learner, reference, lambda index: pretoken(index, SHORT_LENGTH),
             lambda index: pretoken(index, SHORT_LENGTH * GROWTH), GROWTH,
@@ -385,10 +384,6 @@ def verify_not_a_replay(learner: Callable, name: str, task: Task, reference: Cal
                      "before it (task 1), in time linear in the pretoken. Replaying the merges (step 06's "
                      "encode_pretoken, or encoding each prefix) gives the same tokens, but costs a pass over the "
                      "pretoken per merge that applies")
-    except CheckFailed:
-        with contextlib.suppress(GradingStopped):  # (a call that timed out is not called again)
-            check_cases(replace(task, name=name), learner, reference, cases())  # a wrong answer: the cases' hints say more
-        raise
     if growth is not None:
         passed(f"{name}: {growth.small:.2f} s of CPU time on {SHORT_LENGTH:,} bytes, {growth.large:.2f} s on "
                f"{SHORT_LENGTH * GROWTH:,} (measured from outside your code): it grows as a linear search does.")
@@ -604,7 +599,7 @@ def verify_counts_cost(learner: Callable, name: str = "prefix_token_counts") -> 
     that dropping last[end] leaves, already computed. Walking the tokens of each prefix back to the start gives the
     same counts at O(L) per prefix, O(L²) in all: measured from outside the learner's code on one long table."""
     task = replace(COUNTS_TASK, name=name)
-    try:
+    with measured.cases_explain_a_failure(task, learner, prefix_token_counts, counts_cases):
         cost = measured.verify_call_cost(
             task, learner, prefix_token_counts, long_table,
             f"<last_tokens of {COUNTS_LENGTH:,} random bytes: tokens of 1 or 2 bytes>",
@@ -612,10 +607,6 @@ def verify_counts_cost(learner: Callable, name: str = "prefix_token_counts") -> 
             too_slow="counts[end] follows from the count of a shorter prefix, already in your list (page 08's "
                      "corollary 1): one pass, O(L) for all the prefixes. Walking the tokens of each prefix back to the "
                      "start costs O(L) per prefix, O(L²) in all")
-    except CheckFailed:
-        with contextlib.suppress(GradingStopped):  # (a call that timed out is not called again)
-            check_cases(task, learner, prefix_token_counts, counts_cases())  # a wrong answer: the cases' hints say more
-        raise
     if cost is not None:
         passed(f"{name}: {cost.learner:.2f} s of CPU time on a table of {COUNTS_LENGTH:,} entries (the reference: "
                f"{cost.reference:.2f} s; measured from outside your code).")

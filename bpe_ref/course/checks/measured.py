@@ -27,6 +27,7 @@ method, and pass on a later one at no cost; a fresh input makes every try pay fo
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gc
 import hashlib
@@ -34,14 +35,14 @@ import itertools
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 from dataclasses import dataclass, replace
 
 from ..trusted.measure_worker import cpu_seconds
 from ..trusted.verdicts import CheckFailed, CpuLimitReached, GradingStopped, LearnerError, current_seed
 from .compare import WrongType, error_name, plain, same
-from .running import Outcome, call_learner
+from .running import Outcome, call_learner, check_cases
 from .spec import Task, runs_remotely
 
 TRIES = 5  # at most this many tries of the pair of runs; a check passes on its two fastest runs, after two tries at least
@@ -191,6 +192,19 @@ def with_timeout(task: Task, learner: Callable, timeout: float | None) -> tuple[
     if timeout is None:
         return task, learner
     return replace(task, kernel_time_limit=timeout), replace(learner, timeout=timeout) if runs_remotely(learner) else learner
+
+
+@contextlib.contextmanager
+def cases_explain_a_failure(task: Task, learner: Callable, reference: Callable, cases: Callable[[], Sequence]) -> Iterator[None]:
+    """Run a measured check under it: when the check fails, the task's fixed ``cases()`` run first, as a wrong answer is
+    better told by their hints than by a cost; then the check's own failure is raised. A call that was stopped or timed
+    out is not called again (the cases stop there)."""
+    try:
+        yield
+    except CheckFailed:
+        with contextlib.suppress(GradingStopped):
+            check_cases(task, learner, reference, cases())
+        raise
 
 
 def verify_merge_cost(task: Task, learner: Callable, corpus: Callable[[int], tuple[dict, Callable[[int], list]]], merges: int,
