@@ -930,3 +930,31 @@ def test_reading_a_drivers_closure_or_a_callers_frame_is_flagged_for_review(atta
     from bpe_ref.course.trusted.review import capability_uses
 
     assert any("another function's or frame's variables" in use for use in capability_uses(attack)), capability_uses(attack)
+
+
+# ---- 15. a hint that trusts the shape of a driver's report ---------------------------------------------------
+
+ODD_CALL_IN_THE_LOG = '''
+_right = interleaved
+
+def interleaved(contenders, rounds, clock=time.perf_counter):
+    logs = [cell.cell_contents for run in contenders.values() for cell in run.__closure__ or ()
+            if type(cell.cell_contents) is list]
+    try:
+        return _right(contenders, rounds, clock=clock)
+    finally:
+        logs[0].append(())  # a call with no label in the driver's log
+'''
+
+
+def test_a_hint_on_an_odd_report_is_no_failure_of_the_grader():
+    """The hints run on the trusted side, on what came back: lab 09's read the driver's log as ``(label, collector on)``
+    pairs, which the learner's function can rewrite (section 14). An empty tuple in it raised IndexError in the hint,
+    and the task was reported as "the grader itself failed (IndexError...); tell your instructor" (0 points all the
+    same, but a false alarm for the instructor, from any reply of a shape a hint did not expect). Safe: a hint that
+    raises gives no hint; the failure is the learner's, with the comparison's own message."""
+    from test_mistakes import remote, source_of
+
+    code = "\n".join(source_of("09_benchmarks", cell) for cell in ("setup", "task1_interleaved_solution"))
+    message = remote("09_benchmarks", code + "\n" + ODD_CALL_IN_THE_LOG, "interleaved", "check_interleaved")
+    assert message is not None and "the first extra is ()" in message, message
