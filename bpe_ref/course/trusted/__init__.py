@@ -163,7 +163,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   worker's interpreter with the learner's function, which can read and rewrite its objects through the
   closures it is handed: a collector left on, with the driver's log rewritten afterwards, keeps task 1's
   points, and a ``peak_memory`` that returns the size the driver's function allocates, read from its
-  closure, task 6's, with nothing measured (``tests/test_grading_redteam.py``, section 14, strict xfails).
+  closure, task 6's, with nothing measured (the functions the driver reads, ``gc.isenabled`` or
+  ``tracemalloc.is_tracing``, can be replaced as well) (``tests/test_grading_redteam.py``, section 14, strict xfails).
   Neither the collector's state nor a call's heap peak can be read from ``/proc``; the text that reaches
   into a closure or a caller's frame is flagged for review (``review.INTROSPECTION``), a hint only.
 - Review flags from behaviour are what can be seen from outside: the system calls the sandbox
