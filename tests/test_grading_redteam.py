@@ -860,3 +860,101 @@ def test_files_left_in_dev_shm_under_multiprocessings_names_are_removed():
         for name in names:
             with contextlib.suppress(OSError):
                 os.unlink(f"/dev/shm/{name}")
+
+
+# ---- 14. lab 09's drivers, read and rewritten by the function they call -------------------------------------
+
+COLLECTOR_LEFT_ON = '''
+def _left_on(contenders, rounds, clock=time.perf_counter):
+    if not contenders or rounds < 1:
+        raise ValueError("no contenders, or rounds < 1")
+    labels, times = list(contenders), {label: [] for label in contenders}
+    for r in range(rounds):
+        for label in labels[r % len(labels):] + labels[:r % len(labels)]:
+            start = clock()
+            contenders[label]()  # the collector is left on while the call is timed: the mistake
+            times[label].append(clock() - start)
+    return times
+
+def interleaved(contenders, rounds, clock=time.perf_counter):
+    logs = [cell.cell_contents for run in contenders.values() for cell in run.__closure__ or ()
+            if type(cell.cell_contents) is list]  # the driver's log of (label, collector on) per call
+    try:
+        return _left_on(contenders, rounds, clock)
+    finally:
+        for log in logs:
+            log[:] = [(call[0], False) if type(call) is tuple else call for call in log]
+'''
+
+PEAK_FROM_THE_CLOSURE = '''
+def peak_memory(fn):
+    allocate_mib = next(cell.cell_contents for cell in fn.__closure__ if type(cell.cell_contents) is int)
+    return fn(), allocate_mib * 2**20  # nothing measured: the driver's own size, read where it keeps it
+'''
+
+DRIVER_READ = ("Lab 09's interleaved and peak_memory take functions, so their graders send a driver that runs in the worker "
+               "with the learner's code, one interpreter: whatever it records (the collector's state during each call) or "
+               "holds (the size it allocates) the learner's function can read and rewrite through the closures it is "
+               "given, and the trusted side sees only the driver's report. Deciding it from outside would take the "
+               "collector's state or the peak of the worker's heap per call, which /proc does not show; flagged for "
+               "review instead (INTROSPECTION in trusted/review.py)")
+
+
+@pytest.mark.xfail(strict=True, reason=DRIVER_READ)
+def test_a_collector_left_on_and_hidden_in_the_drivers_log_fails():
+    """Lab 09 task 1 checks that the collector is paused while each contender is timed from the driver's log of
+    ``(label, gc.isenabled())`` per call: a function that leaves it on and rewrites the log afterwards (the list is
+    a cell of every contender's closure) earned the visible point and the hidden 4 (0 of 5 without the rewrite)."""
+    from test_mistakes import remote, source_of
+
+    code = source_of("09_benchmarks", "setup") + "\n" + COLLECTOR_LEFT_ON
+    assert remote("09_benchmarks", code, "interleaved", "check_interleaved") is not None
+
+
+@pytest.mark.xfail(strict=True, reason=DRIVER_READ)
+def test_a_peak_read_from_the_drivers_closure_fails():
+    """Lab 09 task 6: a ``peak_memory`` that never starts tracemalloc and returns the size the driver's function
+    allocates, read from its closure, earned the visible point and the hidden 2."""
+    from test_mistakes import remote, source_of
+
+    code = source_of("09_benchmarks", "setup") + "\n" + PEAK_FROM_THE_CLOSURE
+    assert remote("09_benchmarks", code, "peak_memory", "check_peak_memory") is not None
+
+
+@pytest.mark.parametrize("attack", [COLLECTOR_LEFT_ON, PEAK_FROM_THE_CLOSURE,
+                                    'def f(fn):\n    return getattr(fn, "__closure__")[0]',
+                                    'import sys\ndef f():\n    return sys._getframe().f_back.f_locals'])
+def test_reading_a_drivers_closure_or_a_callers_frame_is_flagged_for_review(attack):
+    """What section 14's xfails cannot stop is shown to the instructor: the text that reaches into another function's
+    closure or a caller's frame is flagged (a hint, as every flag read from the text: code built at run time hides)."""
+    from bpe_ref.course.trusted.review import capability_uses
+
+    assert any("another function's or frame's variables" in use for use in capability_uses(attack)), capability_uses(attack)
+
+
+# ---- 15. a hint that trusts the shape of a driver's report ---------------------------------------------------
+
+ODD_CALL_IN_THE_LOG = '''
+_right = interleaved
+
+def interleaved(contenders, rounds, clock=time.perf_counter):
+    logs = [cell.cell_contents for run in contenders.values() for cell in run.__closure__ or ()
+            if type(cell.cell_contents) is list]
+    try:
+        return _right(contenders, rounds, clock=clock)
+    finally:
+        logs[0].append(())  # a call with no label in the driver's log
+'''
+
+
+def test_a_hint_on_an_odd_report_is_no_failure_of_the_grader():
+    """The hints run on the trusted side, on what came back: lab 09's read the driver's log as ``(label, collector on)``
+    pairs, which the learner's function can rewrite (section 14). An empty tuple in it raised IndexError in the hint,
+    and the task was reported as "the grader itself failed (IndexError...); tell your instructor" (0 points all the
+    same, but a false alarm for the instructor, from any reply of a shape a hint did not expect). Safe: a hint that
+    raises gives no hint; the failure is the learner's, with the comparison's own message."""
+    from test_mistakes import remote, source_of
+
+    code = "\n".join(source_of("09_benchmarks", cell) for cell in ("setup", "task1_interleaved_solution"))
+    message = remote("09_benchmarks", code + "\n" + ODD_CALL_IN_THE_LOG, "interleaved", "check_interleaved")
+    assert message is not None and "the first extra is ()" in message, message

@@ -159,9 +159,14 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   Lab 09's ``interleaved`` and ``peak_memory`` take functions, so
   their graders send a *driver* (the reference's code, as source, like a stand-in) that builds a
   fake clock and contenders in the worker, calls the learner's function with them, and reports
-  the order of the calls and the collector's state as the contenders saw them; a submission that
-  digs into the driver's objects could fake that report, not the times it returns, which the
-  trusted side compares.
+  the order of the calls and the collector's state as the contenders saw them. The driver shares the
+  worker's interpreter with the learner's function, which can read and rewrite its objects through the
+  closures it is handed: a collector left on, with the driver's log rewritten afterwards, keeps task 1's
+  points, and a ``peak_memory`` that returns the size the driver's function allocates, read from its
+  closure, task 6's, with nothing measured (the functions the driver reads, ``gc.isenabled`` or
+  ``tracemalloc.is_tracing``, can be replaced as well) (``tests/test_grading_redteam.py``, section 14, strict xfails).
+  Neither the collector's state nor a call's heap peak can be read from ``/proc``; the text that reaches
+  into a closure or a caller's frame is flagged for review (``review.INTROSPECTION``), a hint only.
 - Review flags from behaviour are what can be seen from outside: the system calls the sandbox
   refused and the files it refused to open, by name and count; processes that left the session,
   files left in /dev/shm, links or special files made in the scratch folder; tampering nbgrader

@@ -64,6 +64,11 @@ ATTRIBUTES = {
     ("os", "unlink"): "os.unlink",
     ("os", "chdir"): "os.chdir",
 }
+# Attributes that reach into another function's or frame's variables, on any object: no lab's code needs them, and
+# through them a submission reads or rewrites what a grader's driver (lab 09) keeps in the worker (its call log, the
+# size it allocates), which the trusted side cannot tell from a measurement (tests/test_grading_redteam.py, section 14).
+INTROSPECTION = {"__closure__", "cell_contents", "__globals__", "__code__", "__defaults__", "__kwdefaults__",
+                 "f_locals", "f_globals", "f_back", "gi_frame", "cr_frame", "tb_frame"}
 CALLS = {"__import__": "__import__", "exec": "exec", "eval": "eval", "compile": "compile",
          "get_ipython": "IPython's shell (get_ipython)", "open": "open (files)",
          "breakpoint": "breakpoint"}
@@ -116,6 +121,11 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
             key = (node.value.id, node.attr)
             if key in ATTRIBUTES and not (allow_processes and ATTRIBUTES[key] in ALLOWED_WITH_PROCESSES):
                 found.append(f"uses {ATTRIBUTES[key]}")
+        if isinstance(node, ast.Attribute) and node.attr in INTROSPECTION:
+            found.append(f"reads {node.attr} (another function's or frame's variables)")
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "setattr")
+                and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value in INTROSPECTION):
+            found.append(f"reads {node.args[1].value} (another function's or frame's variables)")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CALLS:
             what = CALLS[node.func.id]
             if not (allow_processes and what in ALLOWED_WITH_PROCESSES or allow_files and what in ALLOWED_WITH_FILES):
