@@ -1001,14 +1001,16 @@ def lab10():
 # Measured from outside the learner's code, as lab 03's count_chunk is.
 RANGE_WHOLE_FILE = ("        file.seek(start)\n        data = file.read(end - start)\n",
                     "        data = file.read()[start:end]  # the whole file, then the range\n")
+RANGE_FROM_THE_START = "        data = file.read(end)[start:]  # up to end, then the range\n"  # half the file, for a range in the middle
 # Lab 10 task 3: each round rebuilt in the caller's list: the right tree, and parts left holding it.
 TREE_IN_PLACE = (("    level = list(parts)\n", "    level = parts\n"),
                  ("        level = paired\n", "        level[:] = paired  # each round in place\n"))
 
 
-def test_lab10_a_count_range_that_reads_the_whole_file_fails_the_hidden_test(lab10):
+@pytest.mark.parametrize("new", [RANGE_WHOLE_FILE[1], RANGE_FROM_THE_START], ids=["whole-file", "from-the-start"])
+def test_lab10_a_count_range_that_reads_the_whole_file_fails_the_hidden_test(lab10, new):
     graders, solutions = lab10
-    mistake = variant("10_distributed", solutions, "task1_count_range_solution", "count_range", *RANGE_WHOLE_FILE)
+    mistake = variant("10_distributed", solutions, "task1_count_range_solution", "count_range", RANGE_WHOLE_FILE[0], new)
     graders.check_count_range(mistake)  # the visible test passes: the counts are right
     assert "file.seek(start), then file.read(end - start)" in failure(graders.check_count_range_properties, mistake)
     graders.verify_range_reads(solutions["count_range"])
