@@ -1033,3 +1033,18 @@ def test_lab10_a_tree_reduce_that_rebuilds_its_parts_in_place_fails_the_hidden_t
         source = source.replace(old, new)
     tree_reduce = defined(solutions, source, "tree_reduce")
     assert "changed its argument parts" in failure(graders.check_tree_shape_properties, lambda parts: tree_reduce(parts, graders.pair))
+
+
+# Lab 10 task 4: the special tokens encoded in the caller's list: the right plan, and the list the caller passes to
+# count_ranges next now holds bytes.
+TOKENS_ENCODED_IN_PLACE = ("    split_tokens = [token.encode(\"utf-8\") for token in special_tokens]\n",
+                           "    special_tokens[:] = [token.encode(\"utf-8\") if isinstance(token, str) else token"
+                           " for token in special_tokens]\n    split_tokens = special_tokens\n")
+
+
+@pytest.mark.seeded
+def test_lab10_a_plan_that_encodes_the_callers_tokens_fails_the_hidden_test(lab10):
+    graders, solutions = lab10
+    mistake = variant("10_distributed", solutions, "task4_plan_ranges_solution", "plan_ranges", *TOKENS_ENCODED_IN_PLACE)
+    assert "changed its argument special_tokens" in failure(graders.check_plan_ranges_properties, mistake)
+    graders.check_plan_ranges_properties(solutions["plan_ranges"])

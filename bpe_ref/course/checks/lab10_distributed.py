@@ -294,9 +294,11 @@ def plan_observed(args: tuple, result: object) -> object:
     return [shown(item) for item in result] if type(result) is list else result
 
 
+# paths and special_tokens unchanged (the statement says so): tokens encoded in the caller's list give the right plan,
+# and a count_ranges given the same list next counts with bytes for special tokens.
 PLAN_TASK = Task("plan_ranges", ("paths", "special_tokens", "ranges_per_file"), observe=plan_observed,
                  what="a list of (path, start, end) tuples, the paths as given", hint=plan_hint,
-                 provided=PLAN_PROVIDED, stand_ins=(find_chunk_boundaries,))
+                 provided=PLAN_PROVIDED, stand_ins=(find_chunk_boundaries,), unchanged=(0, 1))
 
 _TWO_FILES = [CorpusFile(b"one<|endoftext|>two<|endoftext|>three"), CorpusFile(b"four<|endoftext|>five")]
 
