@@ -971,3 +971,80 @@ def test_lab08_token_counts_by_walking_each_prefix_back_fail_in_the_worker_too(a
                          "verify_counts_cost")
     assert message is not None and MEASURED.search(message), message
     assert remote("08_linear_encoding", code, "prefix_token_counts", "verify_counts_cost") is None
+
+
+# ---- labs 02 and 10, learn21e: mistakes a learner makes that kept their hidden points (issue 21, item 8) ----------
+
+# Lab 02 task 3: the one-byte pretokens deleted from the caller's dict ("they hold no pair"): the same merges, and the
+# caller's corpus changed. The visible cases have no one-byte pretoken; the hidden test's generated corpora do.
+DELETES_SHORT_PRETOKENS = ("    words = [split_into_bytes(pretoken) for pretoken in pretoken_counts]\n",
+                           "    for pretoken in [p for p in pretoken_counts if len(p) < 2]:\n"
+                           "        del pretoken_counts[pretoken]  # one byte: no pair, never merged\n"
+                           "    words = [split_into_bytes(pretoken) for pretoken in pretoken_counts]\n")
+
+
+@pytest.mark.seeded
+def test_lab02_a_trainer_that_deletes_from_its_input_fails_the_hidden_test(lab02):
+    graders, solutions = lab02
+    mistake = variant("02_incremental", solutions, "task3_train_solution", "train", *DELETES_SHORT_PRETOKENS)
+    assert "changed its argument pretoken_counts" in failure(graders.check_train_merges, mistake)
+    graders.check_train_on_other_corpus(mistake)  # task 4 trains on a corpus of its own: the mistake costs task 3 only
+    graders.check_train_merges(solutions["train"])
+
+
+@pytest.fixture(scope="module")
+def lab10():
+    return load_graders("10_distributed"), solution_namespace("10_distributed")
+
+
+# Lab 10 task 1: the whole file read, then sliced: the same counts, and each worker reads the corpus once per range.
+# Measured from outside the learner's code, as lab 03's count_chunk is.
+RANGE_WHOLE_FILE = ("        file.seek(start)\n        data = file.read(end - start)\n",
+                    "        data = file.read()[start:end]  # the whole file, then the range\n")
+RANGE_FROM_THE_START = "        data = file.read(end)[start:]  # up to end, then the range\n"  # half the file, for a range in the middle
+# Lab 10 task 3: each round rebuilt in the caller's list: the right tree, and parts left holding it.
+TREE_IN_PLACE = (("    level = list(parts)\n", "    level = parts\n"),
+                 ("        level = paired\n", "        level[:] = paired  # each round in place\n"))
+
+
+@pytest.mark.parametrize("new", [RANGE_WHOLE_FILE[1], RANGE_FROM_THE_START], ids=["whole-file", "from-the-start"])
+def test_lab10_a_count_range_that_reads_the_whole_file_fails_the_hidden_test(lab10, new):
+    graders, solutions = lab10
+    mistake = variant("10_distributed", solutions, "task1_count_range_solution", "count_range", RANGE_WHOLE_FILE[0], new)
+    graders.check_count_range(mistake)  # the visible test passes: the counts are right
+    assert "file.seek(start), then file.read(end - start)" in failure(graders.check_count_range_properties, mistake)
+    graders.verify_range_reads(solutions["count_range"])
+
+
+def test_lab10_a_count_range_that_reads_the_whole_file_fails_in_the_worker_too():
+    code = source_of("10_distributed", "setup") + "\n" + source_of("10_distributed", "task1_count_range_solution")
+    assert RANGE_WHOLE_FILE[0] in code
+    message = remote("10_distributed", code.replace(*RANGE_WHOLE_FILE), "count_range", "verify_range_reads")
+    assert message is not None and "read or mapped, measured from outside your code" in message, message
+    assert remote("10_distributed", code, "count_range", "verify_range_reads") is None
+
+
+@pytest.mark.seeded
+def test_lab10_a_tree_reduce_that_rebuilds_its_parts_in_place_fails_the_hidden_test(lab10):
+    graders, solutions = lab10
+    source = source_of("10_distributed", "task3_tree_reduce_solution")
+    for old, new in TREE_IN_PLACE:
+        assert old in source
+        source = source.replace(old, new)
+    tree_reduce = defined(solutions, source, "tree_reduce")
+    assert "changed its argument parts" in failure(graders.check_tree_shape_properties, lambda parts: tree_reduce(parts, graders.pair))
+
+
+# Lab 10 task 4: the special tokens encoded in the caller's list: the right plan, and the list the caller passes to
+# count_ranges next now holds bytes.
+TOKENS_ENCODED_IN_PLACE = ("    split_tokens = [token.encode(\"utf-8\") for token in special_tokens]\n",
+                           "    special_tokens[:] = [token.encode(\"utf-8\") if isinstance(token, str) else token"
+                           " for token in special_tokens]\n    split_tokens = special_tokens\n")
+
+
+@pytest.mark.seeded
+def test_lab10_a_plan_that_encodes_the_callers_tokens_fails_the_hidden_test(lab10):
+    graders, solutions = lab10
+    mistake = variant("10_distributed", solutions, "task4_plan_ranges_solution", "plan_ranges", *TOKENS_ENCODED_IN_PLACE)
+    assert "changed its argument special_tokens" in failure(graders.check_plan_ranges_properties, mistake)
+    graders.check_plan_ranges_properties(solutions["plan_ranges"])

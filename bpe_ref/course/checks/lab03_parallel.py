@@ -268,13 +268,14 @@ COUNT_CHUNK_TASK = Task("count_chunk", ("path", "start", "end", "special_tokens"
                         what="a dict mapping pretokens (bytes) to counts", hint=chunk_hint, provided=PROVIDED,
                         driver=from_its_module, in_module="chunk_counting")
 
-def verify_chunk_reads(learner: Callable) -> None:
+def verify_chunk_reads(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None:
     """Task 2 says the worker reads bytes [start, end): on the 4 MiB file, for a range of 32 documents (about
     32 KiB) in its middle, the bytes the learner's process reads during the call (with those of any process it
     started, measured from outside it) and those it maps must be under a quarter of the file. A worker that reads
-    the whole file and slices it gets the same counts, and reads the corpus once per chunk."""
+    the whole file and slices it gets the same counts, and reads the corpus once per chunk. (Lab 10's count_range,
+    the same map, is measured so too: ``task`` is the one graded.)"""
     if not measure_available():
-        passed("count_chunk: its reads were not measured (this system has no /proc).")
+        passed(f"{task.name}: its reads were not measured (this system has no /proc).")
         return
     data = big_file()
     size = len(BIG_DOCUMENT.encode())
@@ -283,10 +284,9 @@ def verify_chunk_reads(learner: Callable) -> None:
     args = materialized((CorpusFile(data), start, end, [EOT]), learner)
     mapped_before = mapped_bytes(learner)
     with reads_of(process_id(learner), keeper_id(learner)) as reads:
-        outcome = call_learner(learner, args, COUNT_CHUNK_TASK.provided, COUNT_CHUNK_TASK.stand_ins,
-                               COUNT_CHUNK_TASK.kernel_time_limit, COUNT_CHUNK_TASK.driver)
+        outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
     mapped_after = mapped_bytes(learner)
-    call = f"count_chunk(<a file of {len(data)} bytes>, {start}, {end}, [{EOT!r}])"
+    call = f"{task.name}(<a file of {len(data)} bytes>, {start}, {end}, [{EOT!r}])"
     outcome.fail_on_error(call)
     mapped = mapped_after - mapped_before if mapped_before is not None and mapped_after is not None else 0
     read = max(reads["bytes"] or 0, mapped)
@@ -295,7 +295,7 @@ def verify_chunk_reads(learner: Callable) -> None:
             f"{call} read {read} bytes of the file's {len(data)} for a range of {end - start} (by your process and any "
             "it started, read or mapped, measured from outside your code): file.seek(start), then file.read(end - start). "
             "Each worker reads its own range only; reading the whole file and slicing it reads the corpus once per chunk")
-    passed(f"count_chunk: reads its range only ({reads['bytes']} bytes read, {mapped} mapped, for a range of "
+    passed(f"{task.name}: reads its range only ({reads['bytes']} bytes read, {mapped} mapped, for a range of "
            f"{end - start} bytes of a {len(data) // 2**20} MiB file).")
 
 

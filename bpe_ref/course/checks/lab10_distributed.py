@@ -25,7 +25,7 @@ from ...train.step03_parallel import find_chunk_boundaries
 from .core import (
     Case, CorpusFile, Lab, Later, Task, TaskGraders, error_name, short_repr, stretch,
 )
-from .lab03_parallel import COUNT_CHUNK, EOT, PAD, PIECES, chunk_hint, chunk_inputs, safe_cuts
+from .lab03_parallel import COUNT_CHUNK, EOT, PAD, PIECES, chunk_hint, chunk_inputs, safe_cuts, verify_chunk_reads
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
 PROVIDED = ("pretokenize", "corpus")
@@ -111,6 +111,14 @@ def range_hint(args: tuple, expected: object, got: object) -> str | None:
 COUNT_RANGE_TASK = Task("count_range", ("path", "start", "end", "special_tokens"),
                         what="a dict mapping pretokens (bytes) to counts", hint=range_hint, provided=PROVIDED)
 
+
+def verify_range_reads(learner: Callable) -> None:
+    """The worker opens the file and reads its range only, as lab 03's count_chunk does (measured the same way,
+    from outside the learner's code): a count_range that reads the whole file and slices it gets the same counts,
+    and reads the corpus once per range."""
+    verify_chunk_reads(learner, COUNT_RANGE_TASK)
+
+
 COUNT_RANGE = TaskGraders(
     COUNT_RANGE_TASK,
     count_range,
@@ -119,6 +127,7 @@ COUNT_RANGE = TaskGraders(
     [*COUNT_CHUNK.cases[:-1], Case((CorpusFile("café naïve<|endoftext|>déjà vu".encode()), 0, 12, [EOT])), COUNT_CHUNK.cases[-1]],
     chunk_inputs(),
     max_examples=60,
+    hidden_verify=(verify_range_reads,),
 )
 
 # ---- task 2: the reduce ----------------------------------------------------------------------
@@ -199,8 +208,10 @@ def tree_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+# parts unchanged: the statement says so (the caller's list of tasks may still be needed, a retry's say), and a tree built by
+# popping the parts or rebuilding each round in parts itself gets the right tree out of the caller's list.
 TREE_TASK = Task("tree_shape", ("parts",), what="the nested pairs tree_reduce(parts, pair) builds", hint=tree_hint,
-                 provided=PROVIDED, written_in="tree_reduce")
+                 provided=PROVIDED, written_in="tree_reduce", unchanged=(0,))
 
 TREE_SHAPE = TaskGraders(
     TREE_TASK,
@@ -283,9 +294,11 @@ def plan_observed(args: tuple, result: object) -> object:
     return [shown(item) for item in result] if type(result) is list else result
 
 
+# paths and special_tokens unchanged (the statement says so): tokens encoded in the caller's list give the right plan,
+# and a count_ranges given the same list next counts with bytes for special tokens.
 PLAN_TASK = Task("plan_ranges", ("paths", "special_tokens", "ranges_per_file"), observe=plan_observed,
                  what="a list of (path, start, end) tuples, the paths as given", hint=plan_hint,
-                 provided=PLAN_PROVIDED, stand_ins=(find_chunk_boundaries,))
+                 provided=PLAN_PROVIDED, stand_ins=(find_chunk_boundaries,), unchanged=(0, 1))
 
 _TWO_FILES = [CorpusFile(b"one<|endoftext|>two<|endoftext|>three"), CorpusFile(b"four<|endoftext|>five")]
 
