@@ -77,7 +77,7 @@ train_inputs = st.tuples(pretoken_count_dicts, st.integers(0, 12))
 # ---- tasks 1-4: the references are the functions of bpe_ref.train.step01_naive, same signatures ----
 
 COUNT_PAIRS = TaskGraders(
-    Task("count_pairs", ("word_counts",), what="a dict mapping (bytes, bytes) pairs to int counts"),
+    Task("count_pairs", ("word_counts",), what="a dict mapping (bytes, bytes) pairs to int counts", unchanged=(0,)),
     count_pairs,
     [
         ({(b"l", b"o", b"w"): 1},),
@@ -103,7 +103,8 @@ def tie_hint(args: tuple, expected: object, got: object) -> str | None:
 
 
 BEST_PAIR = TaskGraders(
-    Task("best_pair", ("pair_counts",), what="one pair: a tuple (bytes, bytes)", hint=tie_hint),
+    Task("best_pair", ("pair_counts",), what="one pair: a tuple (bytes, bytes)", hint=tie_hint,
+         unchanged=(0,)),  # "leave pair_counts as it is": a best pair deleted from it is gone for the caller
     best_pair,
     [
         ({(b"a", b"b"): 3, (b"b", b"c"): 5},),
@@ -137,7 +138,7 @@ MERGE_WORD = TaskGraders(
 )
 
 TRAIN_TASK = Task("train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
-                  stand_ins=(count_pairs, best_pair, merge_word))
+                  stand_ins=(count_pairs, best_pair, merge_word), unchanged=(0,))  # the caller's counts, reused
 
 TRAIN = TaskGraders(
     TRAIN_TASK,
