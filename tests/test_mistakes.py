@@ -971,3 +971,125 @@ def test_lab08_token_counts_by_walking_each_prefix_back_fail_in_the_worker_too(a
                          "verify_counts_cost")
     assert message is not None and MEASURED.search(message), message
     assert remote("08_linear_encoding", code, "prefix_token_counts", "verify_counts_cost") is None
+
+
+# ---- labs 00 and 01, learn21d: tried as a learner would (issue 21, item 8) -------------------------------
+# Each mistake must lose the hidden points of its own task, under every seed (all are marked seeded). Those that kept
+# full marks before: an argument changed in place (the statements now say to leave it: Task.unchanged), and a
+# pattern of the learner's own with case-insensitive contractions or numbers capped at three digits (page 00's
+# pitfall and section 4; hidden fixed cases now hold DON'T and 1234567).
+
+
+@pytest.fixture(scope="module")
+def lab00():
+    return load_graders("00_pretokenization"), solution_namespace("00_pretokenization")
+
+
+@pytest.fixture(scope="module")
+def lab01():
+    return load_graders("01_naive_bpe"), solution_namespace("01_naive_bpe")
+
+
+GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""  # the setup cell's pattern
+
+
+def own_pattern(pattern: str, text: str = "piece", flags: str = "") -> tuple[str, str]:
+    """Task 3's findall with a pattern the learner wrote (or copied) instead of the setup cell's."""
+    return "regex.findall(GPT2_PATTERN, piece)", f'regex.findall(r"""{pattern}""", {text}{flags})'
+
+
+LAB00_MISTAKES = {
+    # sorted in place: the caller's list is reordered
+    "split-sorts-its-input": ("task2_split_on_special_tokens_solution",
+                              "    longest_first = sorted(special_tokens, key=len, reverse=True)\n",
+                              "    special_tokens.sort(key=len, reverse=True)\n    longest_first = special_tokens\n",
+                              "changed its argument special_tokens"),
+    "split-of-empty-text-gives-no-piece": ("task2_split_on_special_tokens_solution", "    return regex.split(pattern, text)",
+                                           "    return regex.split(pattern, text) if text else []", "expected ['']"),
+    # GPT-4's case-insensitive contractions, or the flag: DON'T gives DON 'T, not DON ' T
+    "contractions-of-any-case": ("task3_pretokenize_solution",
+                                 *own_pattern(GPT2.replace("'(?:[sdmt]|ll|ve|re)", "(?i:'(?:[sdmt]|ll|ve|re))")), "DON'T"),
+    "ignorecase-flag": ("task3_pretokenize_solution", *own_pattern(GPT2, flags=", flags=regex.IGNORECASE"), "DON'T"),
+    # later patterns cap numbers at three digits
+    "numbers-of-three-digits": ("task3_pretokenize_solution", *own_pattern(GPT2.replace(r"\p{N}+", r"\p{N}{1,3}")), "1234567"),
+    # the page's toy pattern for re, with the contractions put back: _ is a letter of \w, and \d is not \p{N}
+    "the-toy-pattern": ("task3_pretokenize_solution",
+                        *own_pattern(r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?[^\s\w]+|\s+(?!\S)|\s+"""), "pretokenize("),
+    "newlines-stripped": ("task3_pretokenize_solution", *own_pattern(GPT2, text="piece.strip('\\n')"), "pretokenize("),
+    "apostrophe-not-punctuation": ("task3_pretokenize_solution",
+                                   *own_pattern(GPT2.replace(r"[^\s\p{L}\p{N}]", r"[^\s\p{L}\p{N}']")), "pretokenize("),
+    # \d for \p{N}: ½ is a number, not a decimal digit
+    "digits-as-backslash-d": ("task3_pretokenize_solution", *own_pattern(GPT2.replace(r"\p{N}", r"\d")), "pretokenize("),
+    # the special tokens cut out, then the pieces glued back together: a pretoken runs across the cut
+    "pieces-joined-again": ("task3_pretokenize_solution",
+                            "    for piece in split_on_special_tokens(text, special_tokens):\n"
+                            "        pretokens.extend(regex.findall(GPT2_PATTERN, piece))\n",
+                            "    pretokens = regex.findall(GPT2_PATTERN, ''.join(split_on_special_tokens(text, special_tokens)))\n",
+                            "pretokenize("),
+    # <|endoftext|> as the default special token when none is given (a hidden fixed case holds it unlisted)
+    "count-with-endoftext-by-default": ("task4_count_pretokens_solution",
+                                        "for pretoken in pretokenize(text, special_tokens):",
+                                        "for pretoken in pretokenize(text, special_tokens or [EOT]):", "count_pretokens("),
+}
+
+LAB01_MISTAKES = {
+    # words of one token have no pair: deleted from the caller's counts
+    "count-pairs-deletes-short-words": ("task1_count_pairs_solution", "    for word, frequency in word_counts.items():\n",
+                                        "    for word in [w for w in word_counts if len(w) < 2]:\n        del word_counts[word]\n"
+                                        "    for word, frequency in word_counts.items():\n", "changed its argument word_counts"),
+    # the merged pair taken out of the candidates, in the caller's dict
+    "best-pair-deletes-its-pick": ("task2_best_pair_solution",
+                                   "    return max(pair_counts, key=lambda pair: (pair_counts[pair], pair))\n",
+                                   "    pair = max(pair_counts, key=lambda pair: (pair_counts[pair], pair))\n"
+                                   "    del pair_counts[pair]\n    return pair\n", "changed its argument pair_counts"),
+    "ties-to-the-longer-pair": ("task2_best_pair_solution", "(pair_counts[pair], pair)",
+                                "(pair_counts[pair], len(pair[0]) + len(pair[1]), pair)", "best_pair("),
+    "ties-on-the-pairs-repr": ("task2_best_pair_solution", "(pair_counts[pair], pair)", "(pair_counts[pair], str(pair))",
+                               "best_pair("),
+    # the concatenation compared, not the pair: (aa, a) merges where (a, aa) is asked
+    "merge-on-the-concatenation": ("task3_merge_word_solution", "word[i] == pair[0] and word[i + 1] == pair[1]",
+                                   "word[i] + word[i + 1] == pair[0] + pair[1]", "merge_word("),
+    # the page's toy, str.replace on the joined word, with a separator byte instead of brackets
+    "merge-by-replace-on-the-joined-word": ("task3_merge_word_solution", "    merged = []\n",
+                                            "    joined = b' '.join(word).replace(pair[0] + b' ' + pair[1], pair[0] + pair[1])\n"
+                                            "    return tuple(joined.split(b' ')) if word else ()\n", "merge_word("),
+    # the caller's dict reused for the words
+    "train-turns-its-input-into-words": ("task4_train_solution",
+                                         "    words = {split_into_bytes(pretoken): count for pretoken, count in "
+                                         "pretoken_counts.items()}\n",
+                                         "    for pretoken in list(pretoken_counts):\n"
+                                         "        pretoken_counts[split_into_bytes(pretoken)] = pretoken_counts.pop(pretoken)\n"
+                                         "    words = pretoken_counts\n", "changed its argument pretoken_counts"),
+    "train-ties-on-the-concatenation": ("task4_train_solution", "        pair = best_pair(pair_counts)\n",
+                                        "        pair = max(pair_counts, key=lambda p: (pair_counts[p], p[0] + p[1]))\n", "train("),
+}
+
+
+def hidden_failure(lab: str, lab_graders: tuple, cell: str, old: str, new: str) -> str:
+    graders, solutions = lab_graders
+    name = cell.split("_", 1)[1].removesuffix("_solution")
+    return failure(getattr(graders, f"check_{name}_properties"), variant(lab, solutions, cell, name, old, new))
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("mistake", LAB00_MISTAKES)
+def test_lab00_a_learners_mistake_fails_the_hidden_test(lab00, mistake):
+    cell, old, new, message = LAB00_MISTAKES[mistake]
+    found = hidden_failure("00_pretokenization", lab00, cell, old, new)
+    assert message in found, found
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("mistake", LAB01_MISTAKES)
+def test_lab01_a_learners_mistake_fails_the_hidden_test(lab01, mistake):
+    cell, old, new, message = LAB01_MISTAKES[mistake]
+    found = hidden_failure("01_naive_bpe", lab01, cell, old, new)
+    assert message in found, found
+
+
+def test_lab00_the_setup_cells_pattern_copied_passes(lab00):
+    # own_pattern's copy is the setup cell's pattern: the mistakes above differ from it by their change only
+    graders, solutions = lab00
+    assert f'GPT2_PATTERN = r"""{GPT2}"""' in source_of("00_pretokenization", "setup")
+    graders.check_pretokenize_properties(variant("00_pretokenization", solutions, "task3_pretokenize_solution",
+                                                 "pretokenize", *own_pattern(GPT2)))
