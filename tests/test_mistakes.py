@@ -1062,6 +1062,10 @@ LAB01_MISTAKES = {
                                          "    words = pretoken_counts\n", "changed its argument pretoken_counts"),
     "train-ties-on-the-concatenation": ("task4_train_solution", "        pair = best_pair(pair_counts)\n",
                                         "        pair = max(pair_counts, key=lambda p: (pair_counts[p], p[0] + p[1]))\n", "train("),
+    # ties broken inside train on decoded text: every lone byte >= 0x80 decodes to U+FFFD, so è's and é's pairs tie
+    "train-ties-on-decoded-text": ("task4_train_solution", "        pair = best_pair(pair_counts)\n",
+                                   "        pair = max(pair_counts, key=lambda p: (pair_counts[p], p[0].decode('utf-8', 'replace'),"
+                                   " p[1].decode('utf-8', 'replace')))\n", "train("),
 }
 
 

@@ -72,7 +72,12 @@ merge_inputs = st.tuples(
 pretoken_count_dicts = st.dictionaries(
     st.text(alphabet="abc é", min_size=1, max_size=7).map(str.encode), st.integers(1, 9), max_size=8
 )
-train_inputs = st.tuples(pretoken_count_dicts, st.integers(0, 12))
+# Task 4's words hold two letters of two bytes each (é, è: b"\xc3\xa9", b"\xc3\xa8"), so that its first merges tie
+# between pairs of bytes >= 0x80: a tie-break written inside train on decoded text ties them (each is U+FFFD alone).
+train_inputs = st.tuples(
+    st.dictionaries(st.text(alphabet="abc éè", min_size=1, max_size=7).map(str.encode), st.integers(1, 9), max_size=8),
+    st.integers(0, 12),
+)
 
 # ---- tasks 1-4: the references are the functions of bpe_ref.train.step01_naive, same signatures ----
 
@@ -153,6 +158,8 @@ TRAIN = TaskGraders(
     ],
     train_inputs,
     max_examples=60,
+    # è before é, tied: a tie-break on decoded tokens sees two equal pairs ("\ufffd", "\ufffd") and keeps the first
+    hidden_cases=[({"è".encode(): 2, "é".encode(): 2, b"ab": 1}, 3)],
 )
 
 # ---- task 5: the CS336 reference run ---------------------------------------------------------
