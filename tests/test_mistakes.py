@@ -998,7 +998,26 @@ def own_pattern(pattern: str, text: str = "piece", flags: str = "") -> tuple[str
     return "regex.findall(GPT2_PATTERN, piece)", f'regex.findall(r"""{pattern}""", {text}{flags})'
 
 
+# UTF-8 written by hand from page 00's table of bit patterns (section 2), right as it stands (a test below).
+HAND_UTF8 = ("    return list(text.encode(\"utf-8\"))\n",
+             "    out = []\n    for char in text:\n        cp = ord(char)\n"
+             "        if cp < 0x80:\n            out.append(cp)\n"
+             "        elif cp < 0x800:\n            out += [0xC0 | cp >> 6, 0x80 | cp & 0x3F]\n"
+             "        elif cp < 0x10000:\n            out += [0xE0 | cp >> 12, 0x80 | cp >> 6 & 0x3F, 0x80 | cp & 0x3F]\n"
+             "        else:\n            out += [0xF0 | cp >> 18, 0x80 | cp >> 12 & 0x3F, 0x80 | cp >> 6 & 0x3F, 0x80 | cp & 0x3F]\n"
+             "    return out\n")
+
+
+def hand_utf8(bound: str, wrong: str) -> tuple[str, str, str, str]:
+    """Task 1 written by hand with one bound of the table off by one: wrong on one code point only."""
+    assert bound in HAND_UTF8[1]
+    return "task1_utf8_bytes_solution", HAND_UTF8[0], HAND_UTF8[1].replace(bound, wrong), "utf8_bytes("
+
+
 LAB00_MISTAKES = {
+    **{f"hand-written-utf8-{wrong.split()[-1]}": hand_utf8(bound, wrong) for bound, wrong in [
+        ("cp < 0x80", "cp < 0x7F"), ("cp < 0x800", "cp <= 0x800"), ("cp < 0x800", "cp < 0x7FF"),
+        ("cp < 0x10000", "cp <= 0x10000"), ("cp < 0x10000", "cp < 0xFFFF")]},
     # sorted in place: the caller's list is reordered
     "split-sorts-its-input": ("task2_split_on_special_tokens_solution",
                               "    longest_first = sorted(special_tokens, key=len, reverse=True)\n",
@@ -1089,6 +1108,12 @@ def test_lab01_a_learners_mistake_fails_the_hidden_test(lab01, mistake):
     cell, old, new, message = LAB01_MISTAKES[mistake]
     found = hidden_failure("01_naive_bpe", lab01, cell, old, new)
     assert message in found, found
+
+
+def test_lab00_utf8_written_by_hand_from_the_table_passes(lab00):
+    graders, solutions = lab00
+    graders.check_utf8_bytes_properties(variant("00_pretokenization", solutions, "task1_utf8_bytes_solution", "utf8_bytes",
+                                                *HAND_UTF8))
 
 
 def test_lab00_the_setup_cells_pattern_copied_passes(lab00):
