@@ -1045,6 +1045,13 @@ LAB00_MISTAKES = {
                             "        pretokens.extend(regex.findall(GPT2_PATTERN, piece))\n",
                             "    pretokens = regex.findall(GPT2_PATTERN, ''.join(split_on_special_tokens(text, special_tokens)))\n",
                             "pretokenize("),
+    # page 00's pitfall: the text cut into lines, each pretokenized on its own; and Windows line ends normalized
+    "count-line-by-line": ("task4_count_pretokens_solution", "for pretoken in pretokenize(text, special_tokens):",
+                           "for pretoken in [p for line in text.splitlines(keepends=True) for p in pretokenize(line, special_tokens)]:",
+                           "count_pretokens("),
+    "count-with-line-ends-normalized": ("task4_count_pretokens_solution", "for pretoken in pretokenize(text, special_tokens):",
+                                        "for pretoken in pretokenize(text.replace('\\r\\n', '\\n'), special_tokens):",
+                                        "count_pretokens("),
     # <|endoftext|> as the default special token when none is given (a hidden fixed case holds it unlisted)
     "count-with-endoftext-by-default": ("task4_count_pretokens_solution",
                                         "for pretoken in pretokenize(text, special_tokens):",

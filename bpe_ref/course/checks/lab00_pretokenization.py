@@ -33,6 +33,7 @@ PRETOKEN_PIECES = [
     "!", "?!", ",", " ...", " ", "  ", "   ", "\n", "\n\n", "\t", " \n", "é", " café", "日本", " 語",
     "٣", "½", "_", "-", "🙂", "<|eot|>", "<s>", EOT,
     "'S", "'LL", "DON", " 2026", "1234567",  # capitals after an apostrophe, numbers of more than three digits
+    "\r\n",  # Windows line ends: two whitespace characters, not one
 ]
 text_for_pretokens = st.one_of(
     st.lists(st.sampled_from(PRETOKEN_PIECES), max_size=12).map("".join),
@@ -144,12 +145,15 @@ SPLIT = TaskGraders(
 # Hidden fixed cases of the pattern's pieces that a pattern of the learner's own gets wrong where the generated texts
 # seldom look: the contractions are lowercase only (page 00's pitfall: DON'T gives DON ' T, not DON 'T, which a
 # case-insensitive contraction or regex.IGNORECASE gives), and numbers of any length (later patterns cap them at three).
-# And <|endoftext|> in a text where it is not listed: ordinary text, not a special token taken by default.
+# And <|endoftext|> in a text where it is not listed: ordinary text, not a special token taken by default; and
+# Windows line ends.
 HIDDEN_PRETOKEN_CASES = [
     ("DON'T SAY IT'S 1234567, WE'LL see'S 2026!", []),
     (f"I'M 12345{EOT}THEY'RE 1000000", [EOT]),
     (f"The end.{EOT}Once<|eot|> upon", []),
     (f"The end.{EOT}Once<|eot|> upon", ["<|eot|>"]),
+    ("Add 1½ cups, x²!", []),  # \p{N} holds ½ and ², which are not decimal digits (\d)
+    ("One.\r\nTwo  \r\n\r\nthree", []),  # the text as it is: no line ends normalized, no line cut on its own
 ]
 
 
