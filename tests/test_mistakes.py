@@ -1048,3 +1048,161 @@ def test_lab10_a_plan_that_encodes_the_callers_tokens_fails_the_hidden_test(lab1
     mistake = variant("10_distributed", solutions, "task4_plan_ranges_solution", "plan_ranges", *TOKENS_ENCODED_IN_PLACE)
     assert "changed its argument special_tokens" in failure(graders.check_plan_ranges_properties, mistake)
     graders.check_plan_ranges_properties(solutions["plan_ranges"])
+
+
+# ---- labs 00 and 01, learn21d: tried as a learner would (issue 21, item 8) -------------------------------
+# Each mistake must lose the hidden points of its own task, under every seed (all are marked seeded). Those that kept
+# full marks before: an argument changed in place (the statements now say to leave it: Task.unchanged), and a
+# pattern of the learner's own with case-insensitive contractions or numbers capped at three digits (page 00's
+# pitfall and section 4; hidden fixed cases now hold DON'T and 1234567).
+
+
+@pytest.fixture(scope="module")
+def lab00():
+    return load_graders("00_pretokenization"), solution_namespace("00_pretokenization")
+
+
+@pytest.fixture(scope="module")
+def lab01():
+    return load_graders("01_naive_bpe"), solution_namespace("01_naive_bpe")
+
+
+GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""  # the setup cell's pattern
+
+
+def own_pattern(pattern: str, text: str = "piece", flags: str = "") -> tuple[str, str]:
+    """Task 3's findall with a pattern the learner wrote (or copied) instead of the setup cell's."""
+    return "regex.findall(GPT2_PATTERN, piece)", f'regex.findall(r"""{pattern}""", {text}{flags})'
+
+
+# UTF-8 written by hand from page 00's table of bit patterns (section 2), right as it stands (a test below).
+HAND_UTF8 = ("    return list(text.encode(\"utf-8\"))\n",
+             "    out = []\n    for char in text:\n        cp = ord(char)\n"
+             "        if cp < 0x80:\n            out.append(cp)\n"
+             "        elif cp < 0x800:\n            out += [0xC0 | cp >> 6, 0x80 | cp & 0x3F]\n"
+             "        elif cp < 0x10000:\n            out += [0xE0 | cp >> 12, 0x80 | cp >> 6 & 0x3F, 0x80 | cp & 0x3F]\n"
+             "        else:\n            out += [0xF0 | cp >> 18, 0x80 | cp >> 12 & 0x3F, 0x80 | cp >> 6 & 0x3F, 0x80 | cp & 0x3F]\n"
+             "    return out\n")
+
+
+def hand_utf8(bound: str, wrong: str) -> tuple[str, str, str, str]:
+    """Task 1 written by hand with one bound of the table off by one: wrong on one code point only."""
+    assert bound in HAND_UTF8[1]
+    return "task1_utf8_bytes_solution", HAND_UTF8[0], HAND_UTF8[1].replace(bound, wrong), "utf8_bytes("
+
+
+LAB00_MISTAKES = {
+    **{f"hand-written-utf8-{wrong.split()[-1]}": hand_utf8(bound, wrong) for bound, wrong in [
+        ("cp < 0x80", "cp < 0x7F"), ("cp < 0x800", "cp <= 0x800"), ("cp < 0x800", "cp < 0x7FF"),
+        ("cp < 0x10000", "cp <= 0x10000"), ("cp < 0x10000", "cp < 0xFFFF")]},
+    # sorted in place: the caller's list is reordered
+    "split-sorts-its-input": ("task2_split_on_special_tokens_solution",
+                              "    longest_first = sorted(special_tokens, key=len, reverse=True)\n",
+                              "    special_tokens.sort(key=len, reverse=True)\n    longest_first = special_tokens\n",
+                              "changed its argument special_tokens"),
+    "split-of-empty-text-gives-no-piece": ("task2_split_on_special_tokens_solution", "    return regex.split(pattern, text)",
+                                           "    return regex.split(pattern, text) if text else []", "expected ['']"),
+    # GPT-4's case-insensitive contractions, or the flag: DON'T gives DON 'T, not DON ' T
+    "contractions-of-any-case": ("task3_pretokenize_solution",
+                                 *own_pattern(GPT2.replace("'(?:[sdmt]|ll|ve|re)", "(?i:'(?:[sdmt]|ll|ve|re))")), "DON'T"),
+    "ignorecase-flag": ("task3_pretokenize_solution", *own_pattern(GPT2, flags=", flags=regex.IGNORECASE"), "DON'T"),
+    # later patterns cap numbers at three digits
+    "numbers-of-three-digits": ("task3_pretokenize_solution", *own_pattern(GPT2.replace(r"\p{N}+", r"\p{N}{1,3}")), "1234567"),
+    # the page's toy pattern for re, with the contractions put back: _ is a letter of \w, and \d is not \p{N}
+    "the-toy-pattern": ("task3_pretokenize_solution",
+                        *own_pattern(r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?[^\s\w]+|\s+(?!\S)|\s+"""), "pretokenize("),
+    "newlines-stripped": ("task3_pretokenize_solution", *own_pattern(GPT2, text="piece.strip('\\n')"), "pretokenize("),
+    "apostrophe-not-punctuation": ("task3_pretokenize_solution",
+                                   *own_pattern(GPT2.replace(r"[^\s\p{L}\p{N}]", r"[^\s\p{L}\p{N}']")), "pretokenize("),
+    # \d for \p{N}: ½ is a number, not a decimal digit
+    "digits-as-backslash-d": ("task3_pretokenize_solution", *own_pattern(GPT2.replace(r"\p{N}", r"\d")), "pretokenize("),
+    # the special tokens cut out, then the pieces glued back together: a pretoken runs across the cut
+    "pieces-joined-again": ("task3_pretokenize_solution",
+                            "    for piece in split_on_special_tokens(text, special_tokens):\n"
+                            "        pretokens.extend(regex.findall(GPT2_PATTERN, piece))\n",
+                            "    pretokens = regex.findall(GPT2_PATTERN, ''.join(split_on_special_tokens(text, special_tokens)))\n",
+                            "pretokenize("),
+    # page 00's pitfall: the text cut into lines, each pretokenized on its own; and Windows line ends normalized
+    "count-line-by-line": ("task4_count_pretokens_solution", "for pretoken in pretokenize(text, special_tokens):",
+                           "for pretoken in [p for line in text.splitlines(keepends=True) for p in pretokenize(line, special_tokens)]:",
+                           "count_pretokens("),
+    "count-with-line-ends-normalized": ("task4_count_pretokens_solution", "for pretoken in pretokenize(text, special_tokens):",
+                                        "for pretoken in pretokenize(text.replace('\\r\\n', '\\n'), special_tokens):",
+                                        "count_pretokens("),
+    # <|endoftext|> as the default special token when none is given (a hidden fixed case holds it unlisted)
+    "count-with-endoftext-by-default": ("task4_count_pretokens_solution",
+                                        "for pretoken in pretokenize(text, special_tokens):",
+                                        "for pretoken in pretokenize(text, special_tokens or [EOT]):", "count_pretokens("),
+}
+
+LAB01_MISTAKES = {
+    # words of one token have no pair: deleted from the caller's counts
+    "count-pairs-deletes-short-words": ("task1_count_pairs_solution", "    for word, frequency in word_counts.items():\n",
+                                        "    for word in [w for w in word_counts if len(w) < 2]:\n        del word_counts[word]\n"
+                                        "    for word, frequency in word_counts.items():\n", "changed its argument word_counts"),
+    # the merged pair taken out of the candidates, in the caller's dict
+    "best-pair-deletes-its-pick": ("task2_best_pair_solution",
+                                   "    return max(pair_counts, key=lambda pair: (pair_counts[pair], pair))\n",
+                                   "    pair = max(pair_counts, key=lambda pair: (pair_counts[pair], pair))\n"
+                                   "    del pair_counts[pair]\n    return pair\n", "changed its argument pair_counts"),
+    "ties-to-the-longer-pair": ("task2_best_pair_solution", "(pair_counts[pair], pair)",
+                                "(pair_counts[pair], len(pair[0]) + len(pair[1]), pair)", "best_pair("),
+    "ties-on-the-pairs-repr": ("task2_best_pair_solution", "(pair_counts[pair], pair)", "(pair_counts[pair], str(pair))",
+                               "best_pair("),
+    # the concatenation compared, not the pair: (aa, a) merges where (a, aa) is asked
+    "merge-on-the-concatenation": ("task3_merge_word_solution", "word[i] == pair[0] and word[i + 1] == pair[1]",
+                                   "word[i] + word[i + 1] == pair[0] + pair[1]", "merge_word("),
+    # the page's toy, str.replace on the joined word, with a separator byte instead of brackets
+    "merge-by-replace-on-the-joined-word": ("task3_merge_word_solution", "    merged = []\n",
+                                            "    joined = b' '.join(word).replace(pair[0] + b' ' + pair[1], pair[0] + pair[1])\n"
+                                            "    return tuple(joined.split(b' ')) if word else ()\n", "merge_word("),
+    # the caller's dict reused for the words
+    "train-turns-its-input-into-words": ("task4_train_solution",
+                                         "    words = {split_into_bytes(pretoken): count for pretoken, count in "
+                                         "pretoken_counts.items()}\n",
+                                         "    for pretoken in list(pretoken_counts):\n"
+                                         "        pretoken_counts[split_into_bytes(pretoken)] = pretoken_counts.pop(pretoken)\n"
+                                         "    words = pretoken_counts\n", "changed its argument pretoken_counts"),
+    "train-ties-on-the-concatenation": ("task4_train_solution", "        pair = best_pair(pair_counts)\n",
+                                        "        pair = max(pair_counts, key=lambda p: (pair_counts[p], p[0] + p[1]))\n", "train("),
+    # ties broken inside train on decoded text: every lone byte >= 0x80 decodes to U+FFFD, so è's and é's pairs tie
+    "train-ties-on-decoded-text": ("task4_train_solution", "        pair = best_pair(pair_counts)\n",
+                                   "        pair = max(pair_counts, key=lambda p: (pair_counts[p], p[0].decode('utf-8', 'replace'),"
+                                   " p[1].decode('utf-8', 'replace')))\n", "train("),
+}
+
+
+def hidden_failure(lab: str, lab_graders: tuple, cell: str, old: str, new: str) -> str:
+    graders, solutions = lab_graders
+    name = cell.split("_", 1)[1].removesuffix("_solution")
+    return failure(getattr(graders, f"check_{name}_properties"), variant(lab, solutions, cell, name, old, new))
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("mistake", LAB00_MISTAKES)
+def test_lab00_a_learners_mistake_fails_the_hidden_test(lab00, mistake):
+    cell, old, new, message = LAB00_MISTAKES[mistake]
+    found = hidden_failure("00_pretokenization", lab00, cell, old, new)
+    assert message in found, found
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("mistake", LAB01_MISTAKES)
+def test_lab01_a_learners_mistake_fails_the_hidden_test(lab01, mistake):
+    cell, old, new, message = LAB01_MISTAKES[mistake]
+    found = hidden_failure("01_naive_bpe", lab01, cell, old, new)
+    assert message in found, found
+
+
+def test_lab00_utf8_written_by_hand_from_the_table_passes(lab00):
+    graders, solutions = lab00
+    graders.check_utf8_bytes_properties(variant("00_pretokenization", solutions, "task1_utf8_bytes_solution", "utf8_bytes",
+                                                *HAND_UTF8))
+
+
+def test_lab00_the_setup_cells_pattern_copied_passes(lab00):
+    # own_pattern's copy is the setup cell's pattern: the mistakes above differ from it by their change only
+    graders, solutions = lab00
+    assert f'GPT2_PATTERN = r"""{GPT2}"""' in source_of("00_pretokenization", "setup")
+    graders.check_pretokenize_properties(variant("00_pretokenization", solutions, "task3_pretokenize_solution",
+                                                 "pretokenize", *own_pattern(GPT2)))
