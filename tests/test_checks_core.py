@@ -214,7 +214,11 @@ def test_inputs_are_copies_so_the_learner_cannot_corrupt_the_reference(lab01):
         word_counts.clear()  # vandalism: must not change what the reference sees
         return result
 
-    lab01.check_count_pairs(mutating_count_pairs)
+    # The task says to leave word_counts as it is, so the change is the one failure: the answers compared are right,
+    # as the reference ran on its own copy (a cleared one would have given {} and a wrong-answer failure).
+    message = failure_message(lab01.check_count_pairs, mutating_count_pairs)
+    assert "changed its argument word_counts" in message, message
+    assert ", got " not in message, message  # not a wrong answer (expected ..., got ...)
 
 
 # ---- refusing the reference solver ----------------------------------------------------------
