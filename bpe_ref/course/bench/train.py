@@ -22,7 +22,7 @@ from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOV
 from ...measure import peak_memory
 from ...train import DEFAULT_TRAIN_METHOD
 from .common import (CHECK_HEADERS, add_output_arguments, check_rows, in_fresh_process, machine_description, markdown_sections,
-                     markdown_table, median, print_tables, print_targets, pyplot, ratio, save_png, write_results)
+                     markdown_table, median, name_axes, print_tables, print_targets, pyplot, ratio, save_png, write_results)
 
 SPECIAL_TOKENS = ["<|endoftext|>"]
 
@@ -302,10 +302,9 @@ def plot(results: list[Measurement], path: Path) -> None:
                 if not done:  # budget spent: the true time is larger
                     ax.annotate("budget", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7,
                                 color=colour[label])
-        ax.set(xscale="log", yscale="log", xlabel="vocabulary size", ylabel="training time (s, median)", title=corpus)
+        name_axes(ax, "vocabulary size", "training time (s, median)", corpus, grid="both", log="xy")
         ax.set_xticks(sizes, [str(v) for v in sizes])
         ax.minorticks_off()
-        ax.grid(True, which="both", alpha=0.3)
     handles = [plt.Line2D([], [], color=colour[label], marker="o", linestyle="--" if label.startswith("HF") else "-")
                for label in labels]
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize=8, frameon=False)
