@@ -165,6 +165,26 @@ def growth(contenders: Mapping[str, Callable[[str], object]], pieces: Mapping[in
     return results
 
 
+def deep_size(*objects: object) -> int:
+    """Bytes CPython reports for ``objects`` and everything they hold (each object counted once;
+    ints, bytes and tuples inside lists, dicts and tuples followed)."""
+    seen: set[int] = set()
+    total = 0
+    todo = list(objects)
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        if isinstance(obj, dict):
+            todo.extend(obj.keys())
+            todo.extend(obj.values())
+        elif isinstance(obj, (list, tuple)):
+            todo.extend(obj)
+    return total
+
+
 def as_words(pretoken_counts: Mapping[bytes, int]) -> dict[tuple[bytes, ...], int]:
     """Each pretoken split into its bytes, with its count: what every trainer starts from."""
     return {split_into_bytes(pretoken): count for pretoken, count in pretoken_counts.items()}

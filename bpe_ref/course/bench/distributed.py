@@ -38,7 +38,7 @@ from ...corpus import read_corpus
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens
 from ...measure import fit_exponent
-from .common import (add_output_arguments, load_average, machine_description, markdown_sections, median_time, pair_counts, today,
+from .common import (add_output_arguments, deep_size, load_average, machine_description, markdown_sections, median_time, pair_counts, today,
                      write_results)
 
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
@@ -180,13 +180,10 @@ def merge_loop_times(repeats: int) -> list[dict]:
 
 
 def memory_per_entry() -> dict:
-    """Bytes a count dict takes in this Python, per entry: the dict itself, the pretoken ``bytes``
-    objects and the ``int`` counts (each small int shared by many entries counted once)."""
-    import sys
-
+    """Bytes a count dict takes in this Python, per entry (:func:`.common.deep_size`): the dict itself, the
+    pretoken ``bytes`` objects and the ``int`` counts (each small int shared by many entries counted once)."""
     counts = count_pretokens(read_corpus(TINYSTORIES_2MIB), SPECIAL_TOKENS)
-    ints = {id(v): sys.getsizeof(v) for v in counts.values()}
-    total = sys.getsizeof(counts) + sum(map(sys.getsizeof, counts)) + sum(ints.values())
+    total = deep_size(counts)
     return {"entries": len(counts), "bytes": total, "bytes_per_entry": total / len(counts)}
 
 

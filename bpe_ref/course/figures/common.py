@@ -28,7 +28,7 @@ from ...data_files import REPO_ROOT, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
 from ..bench.common import (  # noqa: F401 (re-exported to the pages)
-    Laps, as_words, labelled_bars, machine_description, name_axes, pair_counts, panels, plot_series, save_png, write_json,
+    Laps, as_words, deep_size, labelled_bars, machine_description, name_axes, pair_counts, panels, plot_series, save_png, write_json,
 )
 from ..bench.common import markdown_table as shared_table
 from . import five_minutes

@@ -236,6 +236,11 @@ class IndexedMerge:
     def stale(self) -> int:
         return self.visited - self.rewritten
 
+    # pages 01 and 02 read the merged pair's halves and, as the trainers' MergeStep names it, ``rewritten``
+    left = property(lambda self: self.pair[0])
+    right = property(lambda self: self.pair[1])
+    affected_words = property(lambda self: self.rewritten)
+
 
 @dataclass(frozen=True)
 class IndexedRun:
