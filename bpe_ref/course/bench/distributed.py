@@ -36,7 +36,7 @@ from pathlib import Path
 
 from ...corpus import read_corpus
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_SAMPLE
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize
 from ...measure import fit_exponent
 from .common import (add_output_arguments, deep_size, load_average, machine_description, markdown_sections, median_time, pair_counts, today,
                      write_results)
@@ -59,19 +59,11 @@ DASK_CORPUS_COPIES = 8  # the 2 MiB sample 8 times: 16 MiB
 ROUND_TRIPS = 50
 
 
-def pretoken_stream(path: Path) -> list[bytes]:
-    """Every pretoken of the file, in order (special tokens removed, as counting does)."""
-    stream: list[bytes] = []
-    for piece, is_special in split_keeping_special_tokens(read_corpus(path), SPECIAL_TOKENS):
-        if not is_special:
-            stream.extend(p.encode("utf-8") for p in pretokenize(piece))
-    return stream
-
-
 def heaps_points(path: Path, points: int = HEAPS_POINTS) -> dict:
-    """Distinct pretokens ``W`` among the first ``n`` pretokens, at ``points`` values of ``n``
-    evenly spaced on a log scale from 100 to all; with the bytes those ``n`` pretokens hold."""
-    stream = pretoken_stream(path)
+    """Distinct pretokens ``W`` among the first ``n`` pretokens (in order, special tokens removed, as
+    counting does), at ``points`` values of ``n`` evenly spaced on a log scale from 100 to all; with the
+    bytes those ``n`` pretokens hold."""
+    stream = [pretoken.encode("utf-8") for pretoken in pretokenize(read_corpus(path), SPECIAL_TOKENS)]
     marks = sorted({min(len(stream), round(100 * (len(stream) / 100) ** (i / (points - 1)))) for i in range(points)})
     seen: set[bytes] = set()
     size = 0
