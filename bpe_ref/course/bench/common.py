@@ -85,6 +85,14 @@ def in_fresh_process(function: Callable, *args, env: dict[str, str] | None = Non
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
+def peak_rss_mib() -> float:
+    """This process's peak resident set size so far, in MiB (in a fresh process: the measurement's own)."""
+    import resource
+
+    per_mib = 2**20 if sys.platform == "darwin" else 2**10  # ru_maxrss is in bytes on macOS, KiB on Linux
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / per_mib
+
+
 def wall_and_cpu(contenders: Mapping[str, Callable[[], object]], rounds: int) -> dict[str, dict[str, list[float]]]:
     """:func:`bpe_ref.measure.interleaved` on both clocks at once: ``{"times": wall, "cpu": CPU}``.
 
