@@ -350,10 +350,9 @@ def draw_affected_words(run: TrainingRun, path: Path) -> Path:
 
 def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int) -> dict[str, float]:
     """Seconds of V2's merge loop in ``best_pair``, in ``merge_and_update`` and in the rest (the scan
-    over all words), timed with :class:`~bpe_ref.course.bench.common.Laps` (``time.perf_counter``) between
-    the parts; the same steps as V2's
-    ``merge_steps``. Also counts the words ``merge_and_update`` rewrites and those it returns
-    unchanged (they hold both tokens, but apart)."""
+    over all words), timed with :class:`~bpe_ref.course.bench.common.Laps` (``time.perf_counter``)
+    between the parts; the same steps as V2's ``merge_steps``. Also counts the words
+    ``merge_and_update`` rewrites and those it returns unchanged (they hold both tokens, but apart)."""
     word_counts = as_words(pretoken_counts)
     pair_counts = count_pairs(word_counts)
     words, frequencies = list(word_counts), list(word_counts.values())
