@@ -1,7 +1,8 @@
 """What every benchmark and timing figure shares: the machine's description, runs in a fresh
 process, rounds timed on two clocks, the JSON record's header, pretokens as words and their pair
 counts, Markdown and fixed-width tables, the options and the results page every benchmark writes,
-JSON, pyplot and PNGs (the figures of the pages use these too). Rounds, medians, per-round
+JSON, and plotting: pyplot on fixed settings, panels, named axes, series, bars and PNGs (the figures
+of the pages use these too). Rounds, medians, per-round
 ratios, exponents and crossovers are :mod:`bpe_ref.measure`'s (step 09's module, the one learners
 read): nothing here times another way. Results are written under ``theory/benchmarks/``."""
 
@@ -84,6 +85,14 @@ def in_fresh_process(function: Callable, *args, env: dict[str, str] | None = Non
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
+def peak_rss_mib() -> float:
+    """This process's peak resident set size so far, in MiB (in a fresh process: the measurement's own)."""
+    import resource
+
+    per_mib = 2**20 if sys.platform == "darwin" else 2**10  # ru_maxrss is in bytes on macOS, KiB on Linux
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / per_mib
+
+
 def wall_and_cpu(contenders: Mapping[str, Callable[[], object]], rounds: int) -> dict[str, dict[str, list[float]]]:
     """:func:`bpe_ref.measure.interleaved` on both clocks at once: ``{"times": wall, "cpu": CPU}``.
 
@@ -108,6 +117,26 @@ def median_time(fn: Callable[[], object], repeats: int, clock: Callable[[], floa
     """The median seconds of ``repeats`` calls of ``fn``, each timed by :func:`bpe_ref.measure.timed`
     (for a measurement with no peer to pair it with in rounds)."""
     return median([timed(fn, clock=clock) for _ in range(repeats)])
+
+
+class Laps:
+    """Where the time of a piece of code goes: ``lap(part)`` adds the seconds since the previous lap
+    (or since :meth:`restart`) to ``part``; ``seconds`` sums them per part, ``parts`` starting at 0.
+    For a profile of a loop's parts, where rounds of whole calls cannot say which part costs what."""
+
+    def __init__(self, parts: Sequence[str] = (), clock: Callable[[], float] = time.perf_counter) -> None:
+        self.clock = clock
+        self.seconds: dict[str, float] = dict.fromkeys(parts, 0.0)
+        self.restart()
+
+    def restart(self) -> None:
+        """The next lap starts now: what ran since the previous one is left out."""
+        self.last = self.clock()
+
+    def lap(self, part: str) -> None:
+        now = self.clock()
+        self.seconds[part] = self.seconds.get(part, 0.0) + now - self.last
+        self.last = now
 
 
 def growth(contenders: Mapping[str, Callable[[str], object]], pieces: Mapping[int, str], expected: Callable[[str], object],
@@ -142,6 +171,26 @@ def growth(contenders: Mapping[str, Callable[[str], object]], pieces: Mapping[in
             if first[label] > budget:
                 del growing[label]
     return results
+
+
+def deep_size(*objects: object) -> int:
+    """Bytes CPython reports for ``objects`` and everything they hold (each object counted once;
+    ints, bytes and tuples inside lists, dicts and tuples followed)."""
+    seen: set[int] = set()
+    total = 0
+    todo = list(objects)
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        if isinstance(obj, dict):
+            todo.extend(obj.keys())
+            todo.extend(obj.values())
+        elif isinstance(obj, (list, tuple)):
+            todo.extend(obj)
+    return total
 
 
 def as_words(pretoken_counts: Mapping[bytes, int]) -> dict[tuple[bytes, ...], int]:
@@ -243,6 +292,13 @@ def write_json(path: Path, document: dict) -> Path:
     return path
 
 
+# Plotting, shared by the benchmarks and the pages' figures
+
+# Figure sizes and resolution: fixed, so a rerun writes the same bytes.
+DPI = 110
+WIDE = (10.0, 4.0)
+
+
 def pyplot(**rc):
     """pyplot on the non-interactive Agg backend, on matplotlib's own defaults (never a machine's
     ``matplotlibrc``) updated by ``rc``: settings that do not vary by machine."""
@@ -264,6 +320,45 @@ def save_png(fig, path: Path, tight: bool = False, rect: tuple[float, float, flo
     if tight:
         fig.tight_layout(rect=rect)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", dpi=110, metadata={"Software": None})
+    fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
     plt.close(fig)
     return path
+
+
+
+def panels(columns: int = 1, figsize: tuple[float, float] = WIDE, layout: str | None = "constrained", **kwargs):
+    """A figure of ``columns`` axes side by side, on settings that do not vary by machine: ``(fig, axes)``."""
+    rc = {"font.size": 9, "axes.titlesize": 10, "figure.dpi": DPI, "savefig.dpi": DPI}
+    return pyplot(**rc).subplots(1, columns, figsize=figsize, layout=layout, **kwargs)
+
+
+def name_axes(ax, xlabel: str, ylabel: str, title: str, legend: str | None = None, fontsize: float | None = None,
+              grid: str | None = "major", log: str = "") -> None:
+    """Name an axis's x and y axes and title it; then (after every line is drawn, since a legend
+    lists the lines drawn so far) a legend at ``legend`` and a light grid (``grid``: which ticks).
+    ``log`` names the axes on a log scale (``"x"``, ``"y"``, ``"xy"``)."""
+    for axis in log:
+        getattr(ax, f"set_{axis}scale")("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if legend:
+        ax.legend(loc=legend, fontsize=fontsize)
+    if grid:
+        ax.grid(True, which=grid, alpha=0.3)
+
+
+def plot_series(ax, series, styles, label) -> None:
+    """One line per ``(name, xs, ys)`` of ``series``, drawn as ``styles[name] = (format, colour)`` and
+    labelled ``label(name, xs, ys)`` (say, with its fitted growth exponent)."""
+    for name, xs, ys in series:
+        fmt, colour = styles[name]
+        ax.plot(xs, ys, fmt, color=colour, label=label(name, xs, ys))
+
+
+def labelled_bars(ax, names, values, color, text, offset=lambda value: value) -> None:
+    """Horizontal bars, one per name from the top, each with ``text(value)`` written at ``offset(value)``."""
+    ax.barh(range(len(values)), values, color=color)
+    ax.set_yticks(range(len(values)), names)
+    for position, value in enumerate(values):
+        ax.text(offset(value), position, text(value), va="center")

@@ -36,9 +36,9 @@ from pathlib import Path
 
 from ...corpus import read_corpus
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_SAMPLE
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize
 from ...measure import fit_exponent
-from .common import (add_output_arguments, load_average, machine_description, markdown_sections, median_time, pair_counts, today,
+from .common import (add_output_arguments, deep_size, load_average, machine_description, markdown_sections, median_time, pair_counts, today,
                      write_results)
 
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
@@ -59,19 +59,11 @@ DASK_CORPUS_COPIES = 8  # the 2 MiB sample 8 times: 16 MiB
 ROUND_TRIPS = 50
 
 
-def pretoken_stream(path: Path) -> list[bytes]:
-    """Every pretoken of the file, in order (special tokens removed, as counting does)."""
-    stream: list[bytes] = []
-    for piece, is_special in split_keeping_special_tokens(read_corpus(path), SPECIAL_TOKENS):
-        if not is_special:
-            stream.extend(p.encode("utf-8") for p in pretokenize(piece))
-    return stream
-
-
 def heaps_points(path: Path, points: int = HEAPS_POINTS) -> dict:
-    """Distinct pretokens ``W`` among the first ``n`` pretokens, at ``points`` values of ``n``
-    evenly spaced on a log scale from 100 to all; with the bytes those ``n`` pretokens hold."""
-    stream = pretoken_stream(path)
+    """Distinct pretokens ``W`` among the first ``n`` pretokens (in order, special tokens removed, as
+    counting does), at ``points`` values of ``n`` evenly spaced on a log scale from 100 to all; with the
+    bytes those ``n`` pretokens hold."""
+    stream = [pretoken.encode("utf-8") for pretoken in pretokenize(read_corpus(path), SPECIAL_TOKENS)]
     marks = sorted({min(len(stream), round(100 * (len(stream) / 100) ** (i / (points - 1)))) for i in range(points)})
     seen: set[bytes] = set()
     size = 0
@@ -180,13 +172,10 @@ def merge_loop_times(repeats: int) -> list[dict]:
 
 
 def memory_per_entry() -> dict:
-    """Bytes a count dict takes in this Python, per entry: the dict itself, the pretoken ``bytes``
-    objects and the ``int`` counts (each small int shared by many entries counted once)."""
-    import sys
-
+    """Bytes a count dict takes in this Python, per entry (:func:`.common.deep_size`): the dict itself, the
+    pretoken ``bytes`` objects and the ``int`` counts (each small int shared by many entries counted once)."""
     counts = count_pretokens(read_corpus(TINYSTORIES_2MIB), SPECIAL_TOKENS)
-    ints = {id(v): sys.getsizeof(v) for v in counts.values()}
-    total = sys.getsizeof(counts) + sum(map(sys.getsizeof, counts)) + sum(ints.values())
+    total = deep_size(counts)
     return {"entries": len(counts), "bytes": total, "bytes_per_entry": total / len(counts)}
 
 

@@ -25,7 +25,7 @@ from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTO
 from ...measure import fit_exponent as fitted_exponent, median, paired_ratio
 from ...pretokenize import PRETOKEN_RE
 from .common import (CHECK_HEADERS, add_output_arguments, check_rows, growth, load_average, machine_description, markdown_sections,
-                     markdown_table, print_tables, print_targets, pyplot, results_page, save_png, wall_and_cpu)
+                     markdown_table, name_axes, print_tables, print_targets, pyplot, results_page, save_png, wall_and_cpu)
 
 CORPORA = {
     "English (TinyStories)": TINYSTORIES_SAMPLE,
@@ -367,10 +367,8 @@ def plot_worst_case(worst: dict, path: Path) -> None:
             for k, name_k in ((1, "slope 1 (linear)"), (2, "slope 2 (quadratic)")):
                 ax.plot([x0, x1], [y0 / 2, y0 / 2 * (x1 / x0) ** k], ":", color="#9ca3af", linewidth=1)
                 ax.annotate(name_k, (x1, y0 / 2 * (x1 / x0) ** k), fontsize=7, color="#6b7280", ha="right", va="bottom")
-        ax.set(xscale="log", yscale="log", xlabel="characters in one piece (log)", ylabel="encode time, s (log)",
-               title=f"one long piece: {name}")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left")
+        name_axes(ax, "characters in one piece (log)", "encode time, s (log)", f"one long piece: {name}", "upper left", 7,
+                  grid="both", log="xy")
     fig.suptitle("Worst case: time ~ size^k (k = fitted exponent; 1 is linear, 2 quadratic)")
     save_png(fig, path, tight=True)
 

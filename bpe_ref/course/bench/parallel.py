@@ -19,8 +19,8 @@ from pathlib import Path
 
 from ...data_files import TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
-from .common import (add_output_arguments, fixed_width_table, in_fresh_process, machine_description, markdown_table, median,
-                     pyplot, ratio, save_png, today, write_results)
+from .common import (Laps, add_output_arguments, fixed_width_table, in_fresh_process, machine_description, markdown_table, median,
+                     name_axes, pyplot, ratio, save_png, today, write_results)
 
 SIZES_MIB = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 QUICK_SIZES_MIB = (0.1, 1.0)
@@ -52,29 +52,22 @@ def time_the_parts(path: str) -> dict:
     from ...pretokenize import count_pretokens
     from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_counts, worker_context
 
-    timings = {}
-    started = time.perf_counter()
-
-    def lap(name: str) -> None:
-        nonlocal started
-        timings[name] = time.perf_counter() - started
-        started = time.perf_counter()
-
+    laps = Laps()
     boundaries = find_chunk_boundaries(path, 2, [t.encode("utf-8") for t in SPECIAL_TOKENS])
-    lap("find_chunk_boundaries")
+    laps.lap("find_chunk_boundaries")
     ranges = list(zip(boundaries, boundaries[1:]))
     with ProcessPoolExecutor(max_workers=2, mp_context=worker_context()) as pool:
         list(pool.map(abs, [1, 2]))  # both workers up and answering
-        lap("start 2 workers")
+        laps.lap("start 2 workers")
         chunk_counts = list(pool.map(count_chunk, [path] * 2, *zip(*ranges), [SPECIAL_TOKENS] * 2))
-        lap("count both halves in the workers")
-    started = time.perf_counter()  # not the pool's shutdown
+        laps.lap("count both halves in the workers")
+    laps.restart()  # not the pool's shutdown
     total = merge_counts(chunk_counts)
-    lap("merge_counts")
+    laps.lap("merge_counts")
     serial = count_pretokens(read_corpus(path), SPECIAL_TOKENS)
-    lap("count the whole file in this process")
+    laps.lap("count the whole file in this process")
     assert total == serial
-    return {**timings, "distinct pretokens per half": [len(c) for c in chunk_counts]}
+    return {**laps.seconds, "distinct pretokens per half": [len(c) for c in chunk_counts]}
 
 
 def corpus_of_size(size_mib: float, directory: Path) -> Path:
@@ -137,13 +130,10 @@ def plot(results: list[dict], path: Path) -> None:
         if name != "1 process":
             right.plot(mib, [one[r["size_mib"]] / r["median_seconds"] for r in rows], marker="o", label=name,
                        color=colour[name])
-    left.set(xscale="log", yscale="log", xlabel="file size (MiB)", ylabel="seconds to count its pretokens (median)",
-             title="time to count")
+    name_axes(left, "file size (MiB)", "seconds to count its pretokens (median)", "time to count", "best", grid=None, log="xy")
     right.axhline(1.0, color="grey", linestyle="--", linewidth=1)
     right.axhline(2.0, color="grey", linestyle=":", linewidth=1)
-    right.set(xscale="log", xlabel="file size (MiB)", ylabel="speed-up over 1 process", title="above 1: the workers pay")
-    left.legend()
-    right.legend()
+    name_axes(right, "file size (MiB)", "speed-up over 1 process", "above 1: the workers pay", "best", grid=None, log="x")
     save_png(fig, path, tight=True)
 
 

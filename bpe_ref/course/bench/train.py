@@ -22,7 +22,7 @@ from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOV
 from ...measure import peak_memory
 from ...train import DEFAULT_TRAIN_METHOD
 from .common import (CHECK_HEADERS, add_output_arguments, check_rows, in_fresh_process, machine_description, markdown_sections,
-                     markdown_table, median, print_tables, print_targets, pyplot, ratio, save_png, write_results)
+                     markdown_table, median, name_axes, peak_rss_mib, print_tables, print_targets, pyplot, ratio, save_png, write_results)
 
 SPECIAL_TOKENS = ["<|endoftext|>"]
 
@@ -113,7 +113,6 @@ def runner(kind: str, path: Path | str, vocab_size: int, method: str = "", worke
 def measure_in_this_process(spec: dict) -> dict:
     """Run one measurement (called in a fresh process): its seconds, merges and peak RSS."""
     import gc
-    import resource
 
     seconds: list[float] = []
     merges_done = 0
@@ -127,7 +126,7 @@ def measure_in_this_process(spec: dict) -> dict:
         if spec.get("budget") and merges_done < wanted:
             break  # out of budget: one run says enough
     return {"seconds": seconds, "merges_done": merges_done, "merges_wanted": wanted,
-            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            "peak_rss_mb": peak_rss_mib()}
 
 
 def _train_hf(path: str, vocab_size: int) -> int:
@@ -302,10 +301,9 @@ def plot(results: list[Measurement], path: Path) -> None:
                 if not done:  # budget spent: the true time is larger
                     ax.annotate("budget", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7,
                                 color=colour[label])
-        ax.set(xscale="log", yscale="log", xlabel="vocabulary size", ylabel="training time (s, median)", title=corpus)
+        name_axes(ax, "vocabulary size", "training time (s, median)", corpus, grid="both", log="xy")
         ax.set_xticks(sizes, [str(v) for v in sizes])
         ax.minorticks_off()
-        ax.grid(True, which="both", alpha=0.3)
     handles = [plt.Line2D([], [], color=colour[label], marker="o", linestyle="--" if label.startswith("HF") else "-")
                for label in labels]
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize=8, frameon=False)

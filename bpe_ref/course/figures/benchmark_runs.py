@@ -28,7 +28,7 @@ from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, TINYSTORIES_2MIB, TINYSTORIES_VALID, data_file
 from ...measure import interleaved, peak_memory, timed
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
-from ..bench.common import in_fresh_process, load_average, record
+from ..bench.common import in_fresh_process, load_average, peak_rss_mib, record
 from ..bench.train import ladder as train_ladder, runner
 from .common import distinct_pairs, mean_length, write_json
 
@@ -134,8 +134,6 @@ def memory_one(label: str, kind: str) -> dict:
     """One measurement of peak memory, in this (fresh) process: ``kind`` is ``tracemalloc`` (peak of
     Python's allocations during the run, and how much slower the traced run was) or ``rss`` (the
     process's peak resident set size, before and after the run)."""
-    import resource
-
     path = data_file(GROWTH_CORPUS)
     run = runner("hf", path, MEMORY_VOCAB) if label.startswith("HF") else runner("bpe_ref", path, MEMORY_VOCAB, label)
     if kind == "tracemalloc":
@@ -143,10 +141,9 @@ def memory_one(label: str, kind: str) -> dict:
         start = time.perf_counter()
         _, peak = peak_memory(run)
         return {"peak_mib": peak / 2**20, "slowdown": (time.perf_counter() - start) / untraced}
-    per_mib = 2**20 if sys.platform == "darwin" else 2**10  # ru_maxrss is in bytes on macOS, KiB on Linux
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before = peak_rss_mib()
     run()
-    return {"rss_peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / per_mib, "rss_before_mib": before / per_mib}
+    return {"rss_peak_mib": peak_rss_mib(), "rss_before_mib": before}
 
 
 def memory(rounds: int) -> dict:

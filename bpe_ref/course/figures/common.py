@@ -1,7 +1,7 @@
 """What every figure module shares, so that a page's module only says what its page shows: Markdown
-(code spans, tables), deterministic matplotlib figures, the corpora's counts, the committed
-measurements. Timing, JSON, pyplot and PNGs are :mod:`bpe_ref.course.bench.common`'s, shared with the
-benchmarks; rounds and medians are :mod:`bpe_ref.measure`'s.
+(code spans, tables), the corpora's counts, the committed measurements. Timing, JSON and plotting
+(deterministic figures: panels, axes, series, bars, PNGs) are :mod:`bpe_ref.course.bench.common`'s,
+shared with the benchmarks; rounds and medians are :mod:`bpe_ref.measure`'s.
 
 A *snippet* is a small Markdown file written next to the figures (``theory/figures/*.md``). A page
 quotes it between two HTML comments, which render as nothing on GitHub and in JupyterLab::
@@ -27,17 +27,15 @@ from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
-from ..bench.common import as_words, machine_description, pair_counts, pyplot, save_png, write_json  # noqa: F401 (re-exported to the pages)
+from ..bench.common import (  # noqa: F401 (re-exported to the pages)
+    Laps, as_words, deep_size, labelled_bars, machine_description, name_axes, pair_counts, panels, plot_series, save_png, write_json,
+)
 from ..bench.common import markdown_table as shared_table
 from . import five_minutes
 
 if TYPE_CHECKING:
     from ...tokenizer import Tokenizer
 from .step_diffs import diff_snippets
-
-# Figure sizes and resolution: fixed, so a rerun writes the same bytes.
-DPI = 110
-WIDE = (10.0, 4.0)
 
 SPACE = "\u2423"  # ␣, how the pages show the space byte
 
@@ -95,44 +93,6 @@ def thousands(n: int) -> str:
 
 
 # Writing files deterministically
-
-def panels(columns: int = 1, figsize: tuple[float, float] = WIDE, layout: str | None = "constrained", **kwargs):
-    """A figure of ``columns`` axes side by side, on settings that do not vary by machine: ``(fig, axes)``."""
-    rc = {"font.size": 9, "axes.titlesize": 10, "figure.dpi": DPI, "savefig.dpi": DPI}
-    return pyplot(**rc).subplots(1, columns, figsize=figsize, layout=layout, **kwargs)
-
-
-def name_axes(ax, xlabel: str, ylabel: str, title: str, legend: str | None = None, fontsize: float | None = None,
-              grid: str | None = "major", log: str = "") -> None:
-    """Name an axis's x and y axes and title it; then (after every line is drawn, since a legend
-    lists the lines drawn so far) a legend at ``legend`` and a light grid (``grid``: which ticks).
-    ``log`` names the axes on a log scale (``"x"``, ``"y"``, ``"xy"``)."""
-    for axis in log:
-        getattr(ax, f"set_{axis}scale")("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    if legend:
-        ax.legend(loc=legend, fontsize=fontsize)
-    if grid:
-        ax.grid(True, which=grid, alpha=0.3)
-
-
-def plot_series(ax, series, styles, label) -> None:
-    """One line per ``(name, xs, ys)`` of ``series``, drawn as ``styles[name] = (format, colour)`` and
-    labelled ``label(name, xs, ys)`` (say, with its fitted growth exponent)."""
-    for name, xs, ys in series:
-        fmt, colour = styles[name]
-        ax.plot(xs, ys, fmt, color=colour, label=label(name, xs, ys))
-
-
-def labelled_bars(ax, names, values, color, text, offset=lambda value: value) -> None:
-    """Horizontal bars, one per name from the top, each with ``text(value)`` written at ``offset(value)``."""
-    ax.barh(range(len(values)), values, color=color)
-    ax.set_yticks(range(len(values)), names)
-    for position, value in enumerate(values):
-        ax.text(offset(value), position, text(value), va="center")
-
 
 def rolling_median(values: Sequence[float], window: int = 50) -> list[float]:
     """The median of the last ``window`` values at each position (fewer at the start)."""

@@ -15,7 +15,7 @@ from ...encode.step06_naive import encode_pretoken, encode_text, merge_ranks
 from ...pretokenize import count_pretokens
 from ...serialization import token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
-from .common import gpt2, labelled_bars, machine_line, name_axes, page_snippets, panels
+from .common import deep_size, gpt2, labelled_bars, machine_line, name_axes, page_snippets, panels
 from .common import code, code_token, markdown_table, save_png, show_pair, show_word, thousands
 from .naive_bpe import SEED_EXAMPLE_TEXT
 
@@ -148,26 +148,6 @@ def expansion(token: int, parts: list[tuple[int, int] | None]) -> list[list[int]
 
 
 # Memory per token of each layout
-
-def deep_size(*objects: object) -> int:
-    """Bytes CPython reports for ``objects`` and everything they hold (each object counted once;
-    ints, bytes and tuples inside lists, dicts and tuples followed)."""
-    seen: set[int] = set()
-    total = 0
-    todo = list(objects)
-    while todo:
-        obj = todo.pop()
-        if id(obj) in seen:
-            continue
-        seen.add(id(obj))
-        total += sys.getsizeof(obj)
-        if isinstance(obj, dict):
-            todo.extend(obj.keys())
-            todo.extend(obj.values())
-        elif isinstance(obj, (list, tuple)):
-            todo.extend(obj)
-    return total
-
 
 @lru_cache(maxsize=1)
 def layout_sizes() -> tuple[tuple[str, int], ...]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, TINYSTORIES_2MIB, TINYSTORIES_VALID, data_file
 from ...measure import interleaved, median
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS, pretokenize, split_keeping_special_tokens
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS, pretokenize, split_on_special_tokens
 from ...train import MergeStep
 from ...train.driver import collector_paused
 from ...train.step04_inverted_index import merge_steps as v4_merge_steps
@@ -82,12 +82,11 @@ def grouped_pretokens(text: str, n: int) -> dict[bytes, int]:
     """Pretoken counts of ``text`` with every ``n`` consecutive pretokens of a document glued into
     one word (special tokens still split documents, and no word spans one)."""
     counts: dict[bytes, int] = {}
-    for part, special in split_keeping_special_tokens(text, DEFAULT_SPECIAL_TOKENS):
-        if not special:
-            pieces = pretokenize(part)
-            for i in range(0, len(pieces), n):
-                word = "".join(pieces[i : i + n]).encode("utf-8")
-                counts[word] = counts.get(word, 0) + 1
+    for document in split_on_special_tokens(text, DEFAULT_SPECIAL_TOKENS):
+        pieces = pretokenize(document)
+        for i in range(0, len(pieces), n):
+            word = "".join(pieces[i : i + n]).encode("utf-8")
+            counts[word] = counts.get(word, 0) + 1
     return counts
 
 

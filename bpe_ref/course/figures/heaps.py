@@ -12,9 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from ...data_files import (
-    CHINESE_NOVEL, DATA_DIR, REPO_ROOT, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE,
-)
+from ...data_files import REPO_ROOT, TINYSTORIES_SAMPLE
 from ...pretokenize import count_pretokens
 from ...tiebreak import SortKeys
 from ...train.step04_inverted_index import merge_indexed_words
@@ -22,6 +20,7 @@ from ...train import step05_heap
 from ...train.step05_heap import DEFAULT_COMPACTION_THRESHOLD
 from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_heap import train as v5_train
+from ..bench.train import LANGUAGES
 from .common import benchmark_seconds as benchmark_times  # {run: {contender: seconds}}, as tests call it
 from .common import (
     TRAIN_BENCHMARK, code, corpus_counts, distinct_pairs, markdown_table, mean_length, name_axes, page_snippets,
@@ -388,15 +387,6 @@ def draw_crossover(data: dict, path: Path) -> Path:
 
 # Whole-word rewrite (V5) against the linked list, as words get longer
 
-# (benchmark heading's start, corpus file): the four languages of the training benchmark
-LANGUAGES: tuple[tuple[str, Path], ...] = (
-    ("English", DATA_DIR / "tinystories" / "tinystories_v1_train_head_2MiB.txt"),
-    ("Spanish", SPANISH_NOVEL),
-    ("Russian", RUSSIAN_STORIES),
-    ("Chinese", CHINESE_NOVEL),
-)
-
-
 @dataclass(frozen=True)
 class LanguageRow:
     language: str
@@ -415,8 +405,9 @@ class LanguageRow:
 def language_rows(path: Path = TRAIN_BENCHMARK) -> tuple[LanguageRow, ...]:
     times = benchmark_times(path)
     rows = []
-    for language, corpus in LANGUAGES:
-        heading = next((h for h in times if h.startswith(language)), None)
+    for label, corpus in LANGUAGES:  # the training benchmark's: "English (TinyStories 2 MiB)", its corpus file
+        language = label.split(" (")[0]
+        heading = next((h for h in times if h.startswith(label)), None)
         if heading is None or not {"heap", "linked_list"} <= times[heading].keys():
             raise ValueError(f"no heap and linked_list times for {language} in {path}: has its format changed?")
         counts = corpus_counts(corpus)

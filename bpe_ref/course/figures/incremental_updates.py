@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
-    TRAIN_BENCHMARK, as_words, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
+    Laps, TRAIN_BENCHMARK, as_words, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
     panels, refuse_unless, replayed_best_pair, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
 )
 from .inverted_index import start_v4
@@ -351,35 +350,32 @@ def draw_affected_words(run: TrainingRun, path: Path) -> Path:
 
 def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int) -> dict[str, float]:
     """Seconds of V2's merge loop in ``best_pair``, in ``merge_and_update`` and in the rest (the scan
-    over all words), timed with ``time.perf_counter`` around each call; the same steps as V2's
-    ``merge_steps``. Also counts the words ``merge_and_update`` rewrites and those it returns
-    unchanged (they hold both tokens, but apart)."""
-    clock = time.perf_counter
+    over all words), timed with :class:`~bpe_ref.course.bench.common.Laps` (``time.perf_counter``)
+    between the parts; the same steps as V2's ``merge_steps``. Also counts the words
+    ``merge_and_update`` rewrites and those it returns unchanged (they hold both tokens, but apart)."""
     word_counts = as_words(pretoken_counts)
     pair_counts = count_pairs(word_counts)
     words, frequencies = list(word_counts), list(word_counts.values())
-    in_best = in_update = 0.0
     rewritten = unchanged = merges = 0
-    start = clock()
+    laps = Laps(("best_pair", "scan", "merge_and_update"))
     while pair_counts and merges < num_merges:
-        t0 = clock()
         pair = best_pair(pair_counts)
-        in_best += clock() - t0
+        laps.lap("best_pair")
         left, right = pair
         for i, word in enumerate(words):
             if left not in word or right not in word:
                 continue
-            t1 = clock()
+            laps.lap("scan")
             words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
-            in_update += clock() - t1
+            laps.lap("merge_and_update")
             if len(words[i]) < len(word):
                 rewritten += 1
             else:
                 unchanged += 1
+        laps.lap("scan")
         merges += 1
-    loop = clock() - start
-    return {"merges": merges, "loop": loop, "best_pair": in_best, "merge_and_update": in_update,
-            "scan": loop - in_best - in_update, "rewritten": rewritten, "unchanged": unchanged}
+    return {"merges": merges, "loop": sum(laps.seconds.values()), **laps.seconds, "rewritten": rewritten,
+            "unchanged": unchanged}
 
 
 # (label, corpus, vocabulary size): the two runs page 02's profile reads

@@ -8,7 +8,6 @@ prints where V4's loop spends its time (:func:`loop_time_shares`)."""
 from __future__ import annotations
 
 import sys
-import time
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from .common import (
-    TRAIN_BENCHMARK, as_words, benchmark_seconds, best_first, code_token, corpus_counts, machine_line, markdown_table,
+    Laps, TRAIN_BENCHMARK, as_words, benchmark_seconds, best_first, code_token, corpus_counts, machine_line, markdown_table,
     name_axes, page_snippets, panels, refuse_unless, replayed_best_pair, rolling_median, save_png, show_pair, show_word,
     speedup_sentence, thousands,
 )
@@ -236,6 +235,11 @@ class IndexedMerge:
     @property
     def stale(self) -> int:
         return self.visited - self.rewritten
+
+    # pages 01 and 02 read the merged pair's halves and, as the trainers' MergeStep names it, ``rewritten``
+    left = property(lambda self: self.pair[0])
+    right = property(lambda self: self.pair[1])
+    affected_words = property(lambda self: self.rewritten)
 
 
 @dataclass(frozen=True)
@@ -518,27 +522,22 @@ def v4_speedup_snippet(v2: Mapping[str, float], v4: Mapping[str, float]) -> str:
 def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int | None = None,
                      exact: bool = False) -> dict[str, float]:
     """Seconds of V4's merge loop in ``best_pair`` and in the rest (index, updates), timed with
-    ``time.perf_counter`` around each part; the same steps as V4's ``merge_steps`` (with
-    ``exact``, those of :func:`merge_steps_exact`)."""
-    clock = time.perf_counter
-    start = clock()
+    :class:`~bpe_ref.course.bench.common.Laps` (``time.perf_counter``) between the parts; the same
+    steps as V4's ``merge_steps`` (with ``exact``, those of :func:`merge_steps_exact`)."""
+    laps = Laps(("setup", "best_pair", "rest"))
     words, frequencies, pair_counts, index = start_v4(pretoken_counts)
-    setup = clock() - start
-    in_best = in_rest = 0.0
+    laps.lap("setup")
     merges = 0
     while pair_counts and (num_merges is None or merges < num_merges):
-        t0 = clock()
         pair = best_pair(pair_counts)
-        t1 = clock()
+        laps.lap("best_pair")
         if exact:
             _exact_update(pair, index, words, frequencies, pair_counts)
         else:
             merge_indexed_words(pair, words, frequencies, index, pair_counts)
-        t2 = clock()
-        in_best += t1 - t0
-        in_rest += t2 - t1
+        laps.lap("rest")
         merges += 1
-    return {"merges": merges, "setup": setup, "best_pair": in_best, "rest": in_rest}
+    return {"merges": merges, **laps.seconds}
 
 
 def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed

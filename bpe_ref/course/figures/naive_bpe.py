@@ -135,10 +135,7 @@ def first_count_snippet(steps: list[HandStep]) -> str:
     step = steps[0]
     contributions: dict[Pair, list[str]] = {pair: [] for pair, _ in step.pair_counts}
     for tokens, frequency in step.words_before:
-        windows: dict[Pair, int] = {}
-        for pair in zip(tokens, tokens[1:]):
-            windows[pair] = windows.get(pair, 0) + 1
-        for pair, n in windows.items():
+        for pair, n in count_pairs({tuple(tokens): 1}).items():  # the word's windows of each pair
             times = "" if n == 1 else f"{n} × "
             contributions[pair].append(f"{times}{frequency} ({code_token(b''.join(tokens))})")
     rows = [(show_pair(pair), " + ".join(contributions[pair]), f"**{count}**" if pair == step.chosen else count)

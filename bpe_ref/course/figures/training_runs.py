@@ -13,44 +13,28 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...data_files import TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ...train import MergeStep, train_on_counts
 from .common import corpus_counts
 
+if TYPE_CHECKING:
+    from .inverted_index import IndexedMerge
+
 DEFAULT_NUM_MERGES = 1000
 
 
-@dataclass(frozen=True, slots=True)
-class MergeWork:
-    """What one merge costs, counted before the merge is applied.
-
-    ``windows``: adjacent-pair windows in all distinct words (what V1 recounts, and about what it
-    rewrites); ``distinct_pairs``: P, the pairs with a nonzero count (what both V1 and V2 scan to
-    find the best); ``affected_words``: distinct words holding the pair (what V2 rewrites);
-    ``updated_windows``: windows V2 subtracts and adds back in those words.
-    """
-
-    rank: int
-    left: bytes
-    right: bytes
-    count: int
-    affected_words: int
-    windows: int
-    distinct_pairs: int
-    updated_windows: int
-    word_tokens: int
-    corpus_tokens: int
-
-
-def measure_merges(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep]) -> list[MergeWork]:
-    """Replay ``trace`` (from any trainer) on ``pretoken_counts``, measuring each merge's work: V4's
-    replay (:func:`.inverted_index.replay`), which checks every merge against the trace."""
+def measure_merges(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep]) -> list[IndexedMerge]:
+    """Replay ``trace`` (from any trainer) on ``pretoken_counts``, measuring each merge's work before it
+    is applied: V4's replay (:func:`.inverted_index.replay`), which checks every merge against the
+    trace. Its ``windows`` are what V1 recounts (and about what it rewrites), ``distinct_pairs`` what
+    both V1 and V2 scan for the best pair, ``affected_words`` what V2 rewrites and ``updated_windows``
+    the windows V2 subtracts and adds back in them."""
     from .inverted_index import replay  # not at the top: page 04's module imports page 01's, which imports this one
 
-    return [MergeWork(m.rank, *m.pair, m.count, m.rewritten, m.windows, m.distinct_pairs, m.updated_windows,
-                      m.word_tokens, m.corpus_tokens) for m in replay(pretoken_counts, trace).merges]
+    return replay(pretoken_counts, trace).merges
 
 
 @dataclass(frozen=True)
@@ -59,7 +43,7 @@ class TrainingRun:
     num_merges: int
     pretoken_counts: dict[bytes, int]
     trace: list[MergeStep]
-    work: list[MergeWork]
+    work: list[IndexedMerge]
 
     @property
     def distinct_words(self) -> int:
