@@ -1206,3 +1206,173 @@ def test_lab00_the_setup_cells_pattern_copied_passes(lab00):
     assert f'GPT2_PATTERN = r"""{GPT2}"""' in source_of("00_pretokenization", "setup")
     graders.check_pretokenize_properties(variant("00_pretokenization", solutions, "task3_pretokenize_solution",
                                                  "pretokenize", *own_pattern(GPT2)))
+
+
+# ---- labs 06-08, learn22c: a second round as a learner would (issue 21, item 8) -------------------------
+# Each mistake must lose the hidden points of its own task under every seed. Those that kept full marks, or kept them
+# under some seeds, before: one occurrence of the best pair merged at a time (lab 07's order, for lab 06's rounds), the
+# text Unicode-normalized first, answers kept by text, pretoken or pair alone (not the ranks too), parts made of the
+# pretoken's characters, not its bytes, a sentinel appended to the caller's parts, and "both valid and not a merge" for
+# compatible. Hidden fixed cases hold their distinguishing inputs now; the others stay here so that a change of a
+# strategy that stops drawing their inputs shows.
+
+def kept_by(key: str, before: str, returned: str, value: str) -> tuple[tuple[str, str], ...]:
+    """The solution with its answers kept in a dict keyed by ``key`` (the ranks left out): looked up before ``before``,
+    stored where it returns ``returned`` (as ``value``)."""
+    return (("def ", f"_KEPT = {{}}  # answers kept from call to call, by {key} alone\ndef "),
+            (before, f"    if {key} in _KEPT:\n        return _KEPT[{key}]\n" + before),
+            (f"    return {returned}\n", f"    _KEPT[{key}] = {value}\n    return _KEPT[{key}]\n"))
+
+
+def variant_of(lab: str, namespace: dict, cell: str, name: str, changes: tuple) -> object:
+    """The course's solution of ``name`` with each (old, new) of ``changes`` made: one mistake, in several places."""
+    source = source_of(lab, cell)
+    for old, new in changes:
+        assert source.count(old) >= 1, old
+        source = source.replace(old, new, 1)
+    return defined(namespace, source, name)
+
+
+FROM_CHARACTERS = "[character.encode() for character in pretoken.decode('utf-8', errors='replace')]"
+
+LAB06_MISTAKES_2 = {
+    # page 06: "merge that pair everywhere in the word"; merged where it first occurs, then a new look (lab 07's order)
+    "merged-where-it-first-occurs": ("task2_encode_pretoken_solution", (("        word = merge_word(word, best)\n",
+                                     "        i = list(zip(word, word[1:])).index(best)  # merge it where it is\n"
+                                     "        word = word[:i] + (best[0] + best[1],) + word[i + 2:]\n"),),
+                                     "you merged the pair of lowest rank where it first occurs"),
+    "parts-of-characters": ("task2_encode_pretoken_solution", (("    word = split_into_bytes(pretoken)\n",
+                            f"    word = tuple({FROM_CHARACTERS})\n"),), "you started from the pretoken's characters"),
+    "answers-kept-by-pretoken": ("task2_encode_pretoken_solution",
+                                 kept_by("pretoken", "    word = split_into_bytes(pretoken)\n", "list(word)", "list(word)"),
+                                 "encode_pretoken("),
+    "merges-by-pair-order": ("task2_encode_pretoken_solution", ((
+        'min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, float("inf")))',
+        'min(zip(word, word[1:]), key=lambda pair: (pair not in ranks, pair))'),), "encode_pretoken("),
+    "own-merge-drops-the-last-part": ("task2_encode_pretoken_solution", (("        word = merge_word(word, best)\n",
+        "        merged, i = [], 0\n        while i < len(word) - 1:\n            if (word[i], word[i + 1]) == best:\n"
+        "                merged.append(word[i] + word[i + 1])\n                i += 2\n            else:\n"
+        "                merged.append(word[i])\n                i += 1\n        word = tuple(merged)\n"),),
+        "do not join back into the pretoken"),
+    # the text normalized first (NFC: e + a combining accent becomes é, the Angstrom sign Å)
+    "text-normalized": ("task3_encode_text_solution", (("    if special_tokens:\n        longest_first",
+                        "    import unicodedata\n    text = unicodedata.normalize('NFC', text)\n"
+                        "    if special_tokens:\n        longest_first"),), "normalized to NFC"),
+    "answers-kept-by-text": ("task3_encode_text_solution",
+                             kept_by("text", "    if special_tokens:\n        longest_first", "tokens", "tokens"),
+                             "encode_text(text='the cat sat'"),
+    "special-tokens-shortest-first": ("task3_encode_text_solution", (("sorted(special_tokens, key=len, reverse=True)",
+                                                                      "sorted(special_tokens, key=len)"),), "encode_text("),
+    "special-tokens-merged-too": ("task3_encode_text_solution", (('            tokens.append(piece.encode("utf-8"))\n',
+                                  '            tokens += encode_pretoken(piece.encode("utf-8"), ranks)\n'),), "encode_text("),
+    "unlisted-endoftext-refused": ("task3_encode_text_solution", (("    if special_tokens:\n        longest_first",
+                                   "    if EOT in text and EOT not in special_tokens:\n        raise ValueError('disallowed special "
+                                   "token')\n    if special_tokens:\n        longest_first"),), "raised ValueError"),
+    "pretokens-as-latin-1": ("task3_encode_text_solution", (('encode_pretoken(pretoken.encode("utf-8"), ranks)',
+                             "encode_pretoken(bytes(ord(c) % 256 for c in pretoken), ranks)"),), "encode_text("),
+    "arena-as-a-bytearray": ("task4_build_arena_solution", (('    return b"".join(pieces), offsets\n',
+                             '    return bytearray(b"".join(pieces)), offsets\n'),), "bytearray"),
+    "decoded-with-replace-and-back": ("task5_decode_with_arena_solution", (('    return b"".join(pieces)\n',
+                                      '    return b"".join(pieces).decode("utf-8", errors="replace").encode()\n'),),
+                                      "decode_with_arena("),
+    "each-token-decoded-alone": ("task5_decode_with_arena_solution", ((
+        "        pieces.append(buffer[offsets[token_id] : offsets[token_id + 1]])\n",
+        "        pieces.append(buffer[offsets[token_id] : offsets[token_id + 1]].decode('utf-8', errors='ignore').encode())\n"),),
+        "decode_with_arena("),
+    "bounds-checked-past-the-end-only": ("task5_decode_with_arena_solution", (("not 0 <= token_id < len(offsets) - 1",
+                                         "token_id >= len(offsets) - 1"),), "a negative id"),
+}
+
+LAB07_MISTAKES_2 = {
+    # a sentinel appended to the caller's parts, so that the last pair needs no bounds check
+    "sentinel-in-the-callers-parts": ("task1_first_heap_solution", (("    heap = []\n",
+                                      "    parts.append(None)  # a sentinel: (last, None) is never a merge\n    heap = []\n"),),
+                                      "changed its argument parts"),
+    "one-entry-per-merge": ("task1_first_heap_solution", (("        if rank is not None:\n",
+                            "        if rank is not None and all(entry[0] != rank for entry in heap):\n"),), "an entry is missing"),
+    "non-merges-with-an-infinite-rank": ("task1_first_heap_solution", ((
+        "        if rank is not None:\n            heap.append((rank, position))\n",
+        "        heap.append((float('inf') if rank is None else rank, position))  # never popped first\n"),), "first_heap("),
+    "parts-of-characters": ("task3_heap_encode_solution", (("    parts = list(split_into_bytes(pretoken))\n",
+                            f"    parts = {FROM_CHARACTERS}\n"),), "you started from the pretoken's characters"),
+    "answers-kept-by-pretoken": ("task3_heap_encode_solution", (
+        ("def ", "_KEPT = {}  # answers kept from call to call, by pretoken alone\ndef "),
+        ("    parts = list(split_into_bytes(pretoken))\n    return merge_all(parts, ranks, first_heap(parts, ranks))\n",
+         "    if pretoken not in _KEPT:\n        parts = list(split_into_bytes(pretoken))\n"
+         "        _KEPT[pretoken] = merge_all(parts, ranks, first_heap(parts, ranks))\n    return _KEPT[pretoken]\n")),
+        "heap_encode(pretoken=b' worked'"),
+}
+
+LAB08_MISTAKES_2 = {
+    # both tokens valid and the pair no merge: page 08's a + aa of "aaa" (BPE makes aa a) says otherwise
+    "both-valid-and-no-merge": ("task1_compatible_solution", (("return encode_pretoken(left + right, ranks) == [left, right]",
+                                "return (encode_pretoken(left, ranks) == [left] and encode_pretoken(right, ranks) == [right] "
+                                "and (left, right) not in ranks)"),), "compatible(left=b'"),
+    "answers-kept-by-pair": ("task1_compatible_solution", (
+        ("def ", "_KEPT = {}  # answers kept from call to call, by pair alone\ndef "),
+        ("    return encode_pretoken(left + right, ranks) == [left, right]\n",
+         "    if (left, right) not in _KEPT:\n        _KEPT[left, right] = encode_pretoken(left + right, ranks) == [left, right]\n"
+         "    return _KEPT[left, right]\n")), "compatible(left=b'a', right=b'a'"),
+    "two-tokens-of-any-kind": ("task1_compatible_solution", (("return encode_pretoken(left + right, ranks) == [left, right]",
+                               "return len(encode_pretoken(left + right, ranks)) == 2"),), "compatible("),
+    "only-the-last-token-checked": ("task1_compatible_solution", (("return encode_pretoken(left + right, ranks) == [left, right]",
+                                    "return (left, right) not in ranks and encode_pretoken(left + right, ranks)[-1:] == [right]"),),
+                                    "compatible("),
+    "candidates-of-characters": ("task2_backtrack_encode_solution", (("    valid = {bytes([byte]) for byte in pretoken}\n",
+                                 "    valid = {char.encode() for char in pretoken.decode('utf-8', errors='ignore')}\n"),),
+                                 "backtrack_encode("),
+    "a-failed-end-marked-dead": ("task2_backtrack_encode_solution", ((
+        "            else:\n                index += 1  # the next shorter candidate\n",
+        "            else:\n                alive[end] = False  # this end did not fit: never try it again\n"
+        "                index += 1\n"),), "backtrack_encode("),
+    "last-prefix-left-out": ("task3_last_tokens_solution", (("range(1, len(pretoken) + 1)", "range(1, len(pretoken))"),),
+                             "last_tokens("),
+    "compatible-with-the-previous-entry": ("task3_last_tokens_solution", (("compatible(last[start], token, ranks)",
+                                           "compatible(last[end - 1], token, ranks)"),), "last_tokens("),
+    "one-per-single-byte-token": ("task4_prefix_token_counts_solution", (("counts[end - len(last[end])] + 1",
+                                  "counts[end - 1] + (len(last[end]) == 1)"),), "prefix_token_counts("),
+    "one-per-change-of-last": ("task4_prefix_token_counts_solution", (("counts[end - len(last[end])] + 1",
+                               "counts[end - 1] + (last[end] != last[end - 1])"),), "prefix_token_counts("),
+    "prefix-one-byte-short": ("task4_prefix_token_counts_solution", (("counts[end - len(last[end])] + 1",
+                              "counts[end - len(last[end]) - 1] + 1"),), "prefix_token_counts("),
+}
+
+
+SECOND_ROUND = {**{("06_encode_decode", name): mistake for name, mistake in LAB06_MISTAKES_2.items()},
+                **{("07_heap_encoding", name): mistake for name, mistake in LAB07_MISTAKES_2.items()},
+                **{("08_linear_encoding", name): mistake for name, mistake in LAB08_MISTAKES_2.items()}}
+# The mistakes that kept their hidden points, under every seed or some: graded under every seed of SEEDED (the others,
+# which already lost them, under the kernel's draw only, to keep the suite's time).
+KEPT_HIDDEN_POINTS = {("06_encode_decode", "merged-where-it-first-occurs"), ("06_encode_decode", "text-normalized"),
+                      ("06_encode_decode", "answers-kept-by-text"), ("07_heap_encoding", "sentinel-in-the-callers-parts"),
+                      ("07_heap_encoding", "parts-of-characters"), ("07_heap_encoding", "answers-kept-by-pretoken"),
+                      ("08_linear_encoding", "both-valid-and-no-merge"), ("08_linear_encoding", "answers-kept-by-pair")}
+
+
+def second_round_failure(request, lab: str, mistake: str) -> str:
+    graders, solutions = request.getfixturevalue(f"lab{lab[:2]}")
+    cell, changes, message = SECOND_ROUND[lab, mistake]
+    name = cell.split("_", 1)[1].removesuffix("_solution")
+    found = failure(getattr(graders, f"check_{name}_properties"), variant_of(lab, solutions, cell, name, changes))
+    assert message in found, found
+    return found
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(KEPT_HIDDEN_POINTS))
+def test_labs06_to_08_a_mistake_that_kept_its_hidden_points_now_fails_the_hidden_test(request, lab, mistake):
+    second_round_failure(request, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", [key for key in SECOND_ROUND if key not in KEPT_HIDDEN_POINTS])
+def test_labs06_to_08_a_learners_mistake_of_the_second_round_fails_the_hidden_test(request, lab, mistake):
+    second_round_failure(request, lab, mistake)
+
+
+def test_lab07_a_sentinel_in_the_callers_parts_fails_in_the_worker_too():
+    """Task.unchanged compares the parts the worker sends back after the call with what was sent, on the trusted side."""
+    code = "\n".join(source_of("07_heap_encoding", cell) for cell in ("setup", "task1_first_heap_solution"))
+    old, new = LAB07_MISTAKES_2["sentinel-in-the-callers-parts"][1][0]
+    message = remote("07_heap_encoding", code.replace(old, new), "first_heap", "check_first_heap_properties")
+    assert message is not None and "changed its argument parts" in message, message
+    assert remote("07_heap_encoding", code, "first_heap", "check_first_heap_properties") is None

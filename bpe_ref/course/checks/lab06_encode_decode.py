@@ -12,6 +12,7 @@ apply, and the ranks keep their values), so the answer is the one the full table
 from __future__ import annotations
 
 import codecs
+import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -144,15 +145,58 @@ def _in_dict_order(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
     return list(word)
 
 
+def _one_at_a_time(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
+    """A common wrong encoder, for hints: the pair of lowest rank merged where it first occurs only, then a new look
+    (lab 07's heap order, one merge at a time), where task 2 merges it everywhere in one pass (merge_word)."""
+    word = [pretoken[i : i + 1] for i in range(len(pretoken))]
+    while True:
+        present = [(ranks[pair], i) for i, pair in enumerate(zip(word, word[1:])) if pair in ranks]
+        if not present:
+            return word
+        _, i = min(present)
+        word[i : i + 2] = [word[i] + word[i + 1]]
+
+
+def _from_characters(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes] | None:
+    """A common wrong encoder, for hints: the rounds started from the pretoken's characters (their UTF-8 bytes, one
+    part each) instead of its single bytes; ``None`` for a pretoken of ASCII only, or not UTF-8."""
+    try:
+        characters = pretoken.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if characters.isascii():
+        return None
+    word = tuple(character.encode("utf-8") for character in characters)
+    while len(word) > 1:
+        best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, float("inf")))
+        if best not in ranks:
+            break
+        word = merge_word(word, best)
+    return list(word)
+
+
+CHARACTERS_HINT = ("you started from the pretoken's characters, not its bytes: a character of 2 to 4 bytes was one part "
+                   "from the start. BPE starts from single bytes (split_into_bytes(pretoken)), and merges decide which "
+                   "bytes of a character end up together, if any")
+
+
 def encode_hint(args: tuple, expected: object, got: object) -> str | None:
-    """A merge left undone, the leftmost pair taken first, the highest rank taken first, or the merges taken in the
-    order the dict lists them."""
+    """A merge left undone, the leftmost pair taken first, the highest rank taken first, the merges taken in the
+    order the dict lists them, one occurrence merged at a time, or a token that no merge makes."""
     pretoken, ranks = args
     if not isinstance(got, list) or not all(type(token) is bytes for token in got):
         return None
     if b"".join(got) != pretoken:
         return ("your tokens do not join back into the pretoken: each merge replaces two neighbouring tokens by their "
                 "concatenation, and nothing is lost or repeated")
+    if got != expected and got == _from_characters(pretoken, ranks):
+        return CHARACTERS_HINT
+    made = {left + right for left, right in ranks}
+    unmade = [token for token in got if len(token) > 1 and token not in made]
+    if unmade:
+        return (f"your tokens hold {unmade[0]!r}, which is neither a single byte nor made by a merge of these ranks: "
+                "start from the pretoken's single bytes (split_into_bytes, not its characters), and if you keep answers "
+                "from one call for the next, key them by the ranks too (the same bytes encode otherwise with other ranks)")
     undone = sorted((ranks[pair], pair) for pair in zip(got, got[1:]) if pair in ranks)
     if undone:
         rank, pair = undone[0]
@@ -168,6 +212,11 @@ def encode_hint(args: tuple, expected: object, got: object) -> str | None:
         return f"you merged the leftmost pair that is a merge first: {lowest_first} (the leftmost only breaks ties)"
     if highest:
         return f"you merged the pair of highest rank first: {lowest_first}"
+    if got != expected and got == _one_at_a_time(pretoken, ranks):
+        return ("you merged the pair of lowest rank where it first occurs, then looked again: task 2 merges it everywhere "
+                "in the word in one pass (merge_word), then looks again. The two part ways when a merge's result takes "
+                "part in a merge of lower rank (merges reordered by hand, as here): one merge at a time is lab 07's heap "
+                "encoder, not this task")
     if got != expected and got == _in_dict_order(pretoken, ranks):
         return ("you applied each merge once, in the order the dict ranks lists them: a dict's order is not the rank "
                 "order (the ranks are its values, and a dict can list them in any order). Take the pair of lowest rank "
@@ -230,8 +279,16 @@ def listed_in_any_order(draw, ranks: dict[Pair, int]) -> dict[Pair, int]:
 GPT2_WORDS = [" the", " tokenizer", "Hello", " world", " naïve", " café", " 中文", " 🙂", " encoding", " decoded",
               " aaaaaaa", " mississippi", "'s", " 2026", "!!!", "\n\n", " antidisestablishmentarianism"]
 
+# Hidden fixed cases: merges reordered by hand, where a merge's result takes part in a merge of lower rank, so that
+# merging the best pair where it first occurs, then looking again (lab 07's heap order), gives other tokens than
+# merging it everywhere (merge_word); trained ranks never tell the two apart, and the visible cases do not either.
+HIDDEN_PRETOKEN_CASES = [
+    Case((b"abab", {(b"ab", b"a"): 0, (b"a", b"b"): 1})),  # everywhere: ab ab; one at a time: aba b
+    Case((b"aaaa", {(b"aa", b"a"): 0, (b"a", b"a"): 1})),  # everywhere: aa aa; one at a time: aaa a
+]
+
 ENCODE_PRETOKEN = TaskGraders(ENCODE_PRETOKEN_TASK, encode_pretoken, encode_pretoken_cases(), pretoken_and_ranks(),
-                              max_examples=60)
+                              max_examples=60, hidden_cases=HIDDEN_PRETOKEN_CASES)
 
 # ---- task 3: a text, special tokens first --------------------------------------------------------
 
@@ -279,7 +336,18 @@ def text_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("a special token is whole, one token with its own bytes: find them before pretokenizing (split with a "
                 "capturing group, regex.split(f'({pattern})', text), keeps them)")
     if b"".join(got) != text.encode("utf-8"):
+        for form in ("NFC", "NFKC", "NFD", "NFKD"):
+            if b"".join(got) == unicodedata.normalize(form, text).encode("utf-8"):
+                return (f"your tokens are those of the text normalized to {form} (unicodedata.normalize): encode the text "
+                        "as it is given, its exact UTF-8 bytes, as tiktoken does; 'e' followed by a combining accent is "
+                        "two characters, and stays two")
         return "your tokens do not join back into the text: the pieces between special tokens must all be encoded"
+    made = {left + right for left, right in ranks} | specials
+    unmade = [token for token in got if len(token) > 1 and token not in made]
+    if unmade:
+        return (f"your tokens hold {unmade[0]!r}, which is neither a single byte, a special token nor made by a merge of "
+                "these ranks: if you keep answers from one call for the next, key them by the ranks too (the same text "
+                "encodes otherwise with other ranks)")
     return ("the pieces between special tokens are cut into pretokens by the GPT-2 pattern (regex.findall), and each "
             "pretoken's UTF-8 bytes are encoded alone by encode_pretoken: merges never cross a pretoken")
 
@@ -344,6 +412,13 @@ HIDDEN_TEXT_CASES = [
     # <|endoftext|> not listed, another token listed: ordinary text (an encoder that always takes GPT-2's token as special,
     # or the visible case's only, kept the hidden points under the seeds whose texts never held it unlisted).
     text_case(f"Once<|eot|> upon{EOT} a time", ["<|eot|>"]),
+    # Characters that Unicode normalization changes: e and a combining accent (NFC makes one é), the Angstrom sign
+    # (NFC makes Å) and the ligature ﬁ (NFKC makes f i). An encoder that normalizes the text first kept the points:
+    # the generated texts seldom hold such characters.
+    text_case("cafe\u0301 \u212b \ufb01ne", []),
+    # The same text with other ranks: an encoder that keeps its answers by text alone gives one of them twice.
+    text_case("the cat sat", [], ranks={}),
+    text_case("the cat sat", []),
 ]
 
 

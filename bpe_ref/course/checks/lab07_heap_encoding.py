@@ -80,9 +80,11 @@ def first_heap_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+# The statement says to leave parts as they are: heap_encode hands the same list to merge_all next, so a sentinel
+# appended to it (or a part merged in place) changes what merge_all receives. Checked on every case (Task.unchanged).
 FIRST_HEAP_TASK = Task("first_heap", ("parts", "ranks"), observe=observe_first_heap,
                        what="a list of (rank, position) tuples of ints, in heapq's order", hint=first_heap_hint,
-                       provided=PROVIDED)
+                       provided=PROVIDED, unchanged=(0,))
 
 
 def parts_of(text: bytes) -> list[bytes]:
@@ -399,8 +401,14 @@ HEAP_ENCODE_CASES = TRAINED_CASES + REORDERED_CASES
 # Task 3: the heap encoder's tokens, on trained merges and on merges reordered by hand (short pretokens: where the
 # two ways cost the same, the input tells them apart), and its cost on a long pretoken, measured from outside.
 # Hidden fixed cases: the empty pretoken (no tokens at all) and one byte, which a shortcut for short pretokens
-# ("one byte or none: nothing to merge") gets wrong on the first; the generated pretokens are seldom empty.
-HIDDEN_HEAP_ENCODE_CASES = [Case((b"", TRAINED)), Case((b"e", TRAINED))]
+# ("one byte or none: nothing to merge") gets wrong on the first; the generated pretokens are seldom empty. Characters of
+# two bytes whose bytes merge otherwise (or not at all): parts made of the pretoken's characters, not its bytes, kept
+# the points under the seeds whose generated pretokens had none. The same pretoken with other ranks: an encoder that
+# keeps its answers by pretoken alone gives one of them twice.
+HIDDEN_HEAP_ENCODE_CASES = [Case((b"", TRAINED)), Case((b"e", TRAINED)),
+                            Case((" ü".encode(), {(b" ", b"\xc3"): 0, (b"\xc3", b"\xbc"): 1})),  # [b" \xc3", b"\xbc"]
+                            Case(("é".encode(), {})),
+                            Case((b" worked", TRAINED)), Case((b" worked", {}))]
 HEAP_ENCODE = TaskGraders(HEAP_ENCODE_TASK, heap_encode, HEAP_ENCODE_CASES,
                           st.one_of(pretoken_and_ranks(), REORDERED), max_examples=60, verify=(verify_heap_cost,),
                           hidden_cases=HIDDEN_HEAP_ENCODE_CASES)
