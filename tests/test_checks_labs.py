@@ -358,13 +358,15 @@ def test_lab02_updating_every_word_without_a_filter_loses_the_cost_check(lab02, 
 
 
 def test_lab02_count_pairs_of_one_word_inside_the_loop_is_not_a_recount(lab02):
-    # A correct V2 that asks count_pairs about one word at a time (here: does the word really hold
-    # the pair?) calls count_pairs thousands of times, never over the corpus.
+    # A correct V2 that asks count_pairs about one word at a time (here: does the word that passed the
+    # cheap test of both tokens really hold the pair?) calls count_pairs on every such word, never over
+    # the corpus. (After a test of one token only, it would ask about every word that holds that token:
+    # half the measured corpus's words on each merge, a one-sided filter, which tests/test_mistakes.py fails.)
     graders, solutions = lab02
     trainer = _defined_in_notebook(solutions, EVERY_WORD_TRAINER.replace(
         "for i, word in enumerate(words):  # no filter: every word, every merge\n",
         "for i, word in enumerate(words):\n"
-        "            if pair[0] not in word or pair not in count_pairs({word: 1}):\n"
+        "            if pair[0] not in word or pair[1] not in word or pair not in count_pairs({word: 1}):\n"
         "                continue\n",
     ), "train")
     graders.check_train(trainer)
@@ -599,7 +601,7 @@ def test_lab02_stretch_a_faster_trainer_must_still_be_incremental(lab02, at_the_
     recounting = _defined_in_notebook(solutions, RECOUNTING_TRAINER.replace("def train(", "def train_faster("), "train_faster")
     with at_the_first_verdict():
         message = failure(graders.check_stretch_cheaper_filter, recounting)
-    assert message.startswith("train_faster(<4,002 words, each merge changes two>, 40) took")
+    assert message.startswith("train_faster(<4,000 words, each merge changes one>, 40) took")
     assert "measured from outside your code" in message
 
 

@@ -221,7 +221,7 @@ def test_a_recounting_trainer_cannot_forge_the_watched_calls():
     counts came from the learner's process, which can replace the worker's ``_spy`` and report what
     V2 would have called: lab 01's recounting trainer passed. Safe: the check is the CPU time of the
     worker's process, read from ``/proc`` on the trusted side, as the merges grow on a corpus where
-    each merge changes two words (:func:`bpe_ref.course.checks.lab02_incremental.verify_incremental_updates`);
+    each merge changes one word (:func:`bpe_ref.course.checks.lab02_incremental.verify_incremental_updates`);
     whatever the worker reports, recounting costs a pass over every pair per merge."""
     from test_grading_adversarial import solution_sources  # the lab's setup cell, as released
 

@@ -198,6 +198,44 @@ def test_lab02_a_trainer_without_the_filter_fails_in_the_worker_too(at_the_first
     assert message is not None and ("measured from outside your code" in message or "did not finish" in message), message
 
 
+# V2 whose filter tests one token of the pair: the words it lets through hold the pair or not, merge_and_update gives
+# those without it back unchanged, so the merges are right; but it updates every word that holds the token. The
+# measured corpus holds such words (lab02_incremental.few_changes_corpus: half its words hold every left token, the
+# other half every right one, none both), so each merge costs a pass over half the corpus's windows.
+ONE_SIDED = {
+    "left-in-word": "            if left in word:  # the words the pair starts in\n",
+    "right-in-word": "            if pair[1] in word:  # the words the pair ends in\n",
+    "left-or-right-in-word": "            if left in word or right in word:  # any word the pair touches\n",
+    "left-token-count": "            if word.count(pair[0]) > 0:  # the words that hold the pair's first token\n",
+}
+UPDATE = "                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)\n"
+
+
+def one_sided(test: str) -> str:
+    return ONE_SIDED[test] + UPDATE
+
+
+@pytest.mark.parametrize("test", list(ONE_SIDED))
+def test_lab02_a_trainer_whose_filter_tests_one_token_fails_the_hidden_test(lab02, test, at_the_first_verdict):
+    graders, solutions = lab02
+    mistake = variant("02_incremental", solutions, "task3_train_solution", "train", V2_FILTER, one_sided(test))
+    with at_the_first_verdict():
+        message = failure(graders.check_train_properties, mistake)
+    assert "measured from outside your code" in message and "one token of the pair" in message, message
+
+
+def test_lab02_a_trainer_whose_filter_tests_one_token_fails_in_the_worker_too(at_the_first_verdict):
+    setup = "\n".join(source_of("02_incremental", cell) for cell in (
+        "setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution"))
+    train = source_of("02_incremental", "task3_train_solution")
+    assert V2_FILTER in train
+    train = train.replace(V2_FILTER, one_sided("left-in-word"))
+    with at_the_first_verdict():
+        message = remote("02_incremental", setup + "\n" + train, "train", "check_train_properties")
+    assert message is not None and "measured from outside your code" in message and "one token of the pair" in message, \
+        message
+
+
 # ---- lab 03 ----------------------------------------------------------------------------------
 
 
