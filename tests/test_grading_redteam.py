@@ -1036,3 +1036,64 @@ def test_the_measured_corpus_is_learned_from_words_no_count_or_byte_picks(lab, c
         assert graders.reference_train(learned_from, merges) == whole
         assert graders.reference_train({w: c for w, c in counts.items() if c >= 100_000}, merges) != whole
         assert all(max(word) >= 0x80 for word in counts)
+
+
+# ---- 17. the hidden corpus of the trainers, the same text at every grading ------------------------------------
+
+def _head_table() -> str:
+    """What a class computes once at home from the course's public files: the published merges of corpus.en, and the
+    reference's 180 merges of the first 60,000 characters of the TinyStories validation sample (the hidden corpus
+    was that text at every grading), as a table keyed by the number of words and of merges."""
+    from bpe_ref.corpus import read_corpus
+    from bpe_ref.data_files import TINYSTORIES_VALID, data_file
+    from bpe_ref.pretokenize import count_pretokens
+    from bpe_ref.train.step01_naive import train
+
+    graders = importlib.import_module("bpe_ref.course.checks.lab01_naive_bpe")
+    case, merges = graders.corpus_en_case()
+    head = count_pretokens(read_corpus(data_file(TINYSTORIES_VALID))[:60_000], ["<|endoftext|>"])
+    table = {(len(case.args[0]), case.args[1]): merges, (len(head), 180): train(dict(head), 180)}
+    return f'''
+TABLE = {table!r}
+
+
+def train(pretoken_counts, num_merges):
+    # no trainer at all: the merges of the corpora the graders train on, from the table
+    merges = TABLE.get((len(pretoken_counts), num_merges))
+    if merges is None:
+        raise NotImplementedError
+    return merges
+'''
+
+
+def test_a_table_of_the_hidden_corpus_merges_loses_the_hidden_points():
+    """Lab 01's task 5 (and the trainers' corpus tests of labs 02, 04 and 05: ``corpus_graders``, lab 05's hidden
+    test of task 3) train on a corpus "the lab never shows": it was the first 60,000 characters of the TinyStories
+    sample in ``data/``, at every grading. A notebook with no trainer, only a table of the merges of corpus.en
+    (published) and of that text (the reference run once at home), earned task 5's 3 points of 3 in both paths (1 of
+    3 with corpus.en's alone). Safe: the text is paragraphs of the sample drawn from the grading's secret seed
+    (:func:`~bpe_ref.course.checks.lab01_naive_bpe.other_corpus_text`), so the table misses it: the visible point
+    stays (corpus.en's merges are published), the hidden two are lost."""
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    code = _head_table()
+    assert remote("01_naive_bpe", code, "train", "check_train_on_corpus_en") is None
+    with hidden_seed(20261129):
+        message = remote("01_naive_bpe", code, "train", "check_train_on_other_corpus")
+    assert message is not None and "NotImplementedError" in message, message
+
+
+def test_the_hidden_corpus_is_drawn_from_the_seed():
+    """What the test above rests on: two seeds draw two texts, neither the sample's head, of the size promised."""
+    graders = importlib.import_module("bpe_ref.course.checks.lab01_naive_bpe")
+    texts = [graders.other_corpus_text(seed) for seed in (1, 2)]
+    assert texts[0] != texts[1]
+    from bpe_ref.corpus import read_corpus
+    from bpe_ref.data_files import TINYSTORIES_VALID, data_file
+
+    head = read_corpus(data_file(TINYSTORIES_VALID))[:2000]
+    for text in texts:
+        assert graders.OTHER_CORPUS_CHARACTERS <= len(text) < graders.OTHER_CORPUS_CHARACTERS + 5000
+        assert not text.startswith(head[:500])
