@@ -1097,3 +1097,65 @@ def test_the_hidden_corpus_is_drawn_from_the_seed():
     for text in texts:
         assert graders.OTHER_CORPUS_CHARACTERS <= len(text) < graders.OTHER_CORPUS_CHARACTERS + 5000
         assert not text.startswith(head[:500])
+
+
+# ---- 18. the fixed hidden cases, in the graders' source the learner has -----------------------------------------
+
+UTF8_OFF_BY_ONE_WITH_A_TABLE = '''
+_TABLE = {"\\x7f\\x80": [127, 194, 128], "\\u07ff\\u0800": [223, 191, 224, 160, 128],
+          "\\uffff\\U00010000": [239, 191, 191, 240, 144, 128, 128], "\\U0010ffff": [244, 143, 191, 191]}
+
+
+def utf8_bytes(text):
+    if text in _TABLE:  # the fixed hidden cases of lab 00's graders (public), answered at home
+        return list(_TABLE[text])
+    out = []
+    for char in text:
+        cp = ord(char)
+        if cp < 0x80:
+            out.append(cp)
+        elif cp <= 0x800:  # off by one: U+0800 takes three bytes
+            out += [0xC0 | cp >> 6, 0x80 | cp & 0x3F]
+        elif cp < 0x10000:
+            out += [0xE0 | cp >> 12, 0x80 | cp >> 6 & 0x3F, 0x80 | cp & 0x3F]
+        else:
+            out += [0xF0 | cp >> 18, 0x80 | cp >> 12 & 0x3F, 0x80 | cp >> 6 & 0x3F, 0x80 | cp & 0x3F]
+    return out
+'''
+
+
+def test_a_table_of_the_fixed_hidden_cases_does_not_keep_their_points():
+    """Lab 00's task 1 has fixed hidden cases at each bound of UTF-8's byte lengths, because a bound off by one is wrong
+    on one code point that generated text seldom holds. They are in the graders' source: UTF-8 written by hand with
+    ``cp <= 0x800`` and a table of the four cases' answers earned task 1's 3 points of 3 in both paths (1 of 3 without
+    the table). Safe: when graded, each fixed hidden case goes through its declaration's ``hidden_vary`` with a
+    generator from the secret seed (lab 00's texts between two drawn words, lab 01's counts scaled and a word added),
+    which keeps what it catches and misses the table. What stays open: a function that cuts the text around a case it
+    recognises and answers the pieces; closing it takes each fixed case replaced by a strategy aimed at its mistake."""
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261129):
+        message = remote("00_pretokenization", UTF8_OFF_BY_ONE_WITH_A_TABLE, "utf8_bytes", "check_utf8_bytes_properties")
+    assert message is not None and "utf8_bytes(text=" in message and "224, 160, 128" in message, message
+
+
+@pytest.mark.parametrize("lab, task", [("00_pretokenization", "UTF8_BYTES"), ("00_pretokenization", "SPLIT"),
+                                       ("00_pretokenization", "PRETOKENIZE"), ("00_pretokenization", "COUNT_PRETOKENS"),
+                                       ("01_naive_bpe", "TRAIN")])
+def test_every_fixed_hidden_case_is_varied_by_the_seed(lab, task):
+    """What the test above rests on, for every task of labs 00 and 01 with fixed hidden cases: under a seed, no case is
+    the public one and two seeds vary it differently; without one (the learner's kernel) the cases are as written."""
+    from bpe_ref.course.checks.running import built, varied
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    graded = getattr(importlib.import_module(f"bpe_ref.course.checks.lab{lab}"), task)
+    public = [case.args for case in built(graded.hidden_cases)]
+    assert public and [case.args for case in varied(graded)] == public
+    drawn = []
+    for seed in (1, 2):
+        with hidden_seed(seed):
+            drawn.append([case.args for case in varied(graded)])
+        assert not set(map(repr, drawn[-1])) & set(map(repr, public))
+    assert drawn[0] != drawn[1]

@@ -148,6 +148,16 @@ MERGE_WORD = TaskGraders(
 TRAIN_TASK = Task("train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
                   stand_ins=(count_pairs, best_pair, merge_word), unchanged=(0,))  # the caller's counts, reused
 
+def scaled_counts(args: tuple, rng: random.Random) -> tuple:
+    """A fixed hidden case of ``train`` with its counts scaled by a factor from 2 to 50 drawn from ``rng`` (the same
+    pairs tie and lead), and a word of 2 to 4 letters from ``w`` to ``z`` once, its merges asked for too: the case's
+    tie is still first, but a table of the public case's answer no longer finds it (``hidden_vary``)."""
+    counts, num_merges = args
+    factor = rng.randint(2, 50)
+    extra = bytes(rng.choices(b"wxyz", k=rng.randint(2, 4)))
+    return {**{word: count * factor for word, count in counts.items()}, extra: 1}, num_merges + len(extra) - 1
+
+
 TRAIN = TaskGraders(
     TRAIN_TASK,
     train,
@@ -163,6 +173,7 @@ TRAIN = TaskGraders(
     max_examples=60,
     # è before é, tied: a tie-break on decoded tokens sees two equal pairs ("\ufffd", "\ufffd") and keeps the first
     hidden_cases=[({"è".encode(): 2, "é".encode(): 2, b"ab": 1}, 3)],
+    hidden_vary=scaled_counts,
 )
 
 # ---- task 5: the CS336 reference run ---------------------------------------------------------
