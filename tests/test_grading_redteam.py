@@ -1159,3 +1159,43 @@ def test_every_fixed_hidden_case_is_varied_by_the_seed(lab, task):
             drawn.append([case.args for case in varied(graded)])
         assert not set(map(repr, drawn[-1])) & set(map(repr, public))
     assert drawn[0] != drawn[1]
+
+
+HOT_WORDS_V2 = '''
+def train(pretoken_counts, num_merges):
+    # V2's loop over the words that hold a pair counted near the top (found in one pass), the rest joined in once the
+    # best pair left is counted far below: every merge's pair is held by "hot" words only, until it is not
+    word_counts = {split_into_bytes(pretoken): count for pretoken, count in pretoken_counts.items()}
+    pair_counts = count_pairs(word_counts)
+    if not pair_counts:
+        return []
+    top = max(pair_counts.values())
+    hot_pairs = {pair for pair, count in pair_counts.items() if count * 2 >= top}
+    hot = {word: count for word, count in word_counts.items() if any(pair in hot_pairs for pair in zip(word, word[1:]))}
+    cold = {word: count for word, count in word_counts.items() if word not in hot}
+    merges = []
+    while len(merges) < num_merges and pair_counts:
+        pair = best_pair(pair_counts)
+        if cold and pair_counts[pair] * 2 < top:
+            hot.update(cold)
+            cold = {}
+        merges.append(pair)
+        rewritten = {}
+        for word, count in hot.items():
+            if pair[0] in word and pair[1] in word:
+                word = merge_and_update(word, pair, count, pair_counts)
+            rewritten[word] = rewritten.get(word, 0) + count
+        hot = rewritten
+    return merges
+'''
+
+
+@pytest.mark.xfail(strict=True, reason=SUBSET_LIMIT)
+def test_a_scanning_trainer_over_the_words_of_the_hot_pairs_loses_lab_04_task_3():
+    """The open end of section 16: V2's loop over the words that hold a pair counted at least half the top one (one
+    pass to find them), all the words once the best pair falls below that, learns V4's merges on every corpus and
+    passes lab 04's cost per merge, where only the frequent words and the few rare ones holding their pairs are hot."""
+    from test_mistakes import remote, source_of
+
+    code = source_of("04_inverted_index", "setup") + "\n" + HOT_WORDS_V2
+    assert remote("04_inverted_index", code, "train", "verify_merge_cost") is not None
