@@ -393,7 +393,7 @@ COST_TIMEOUT = 20.0  # seconds a run may take (V4: 0.4 s of CPU time; every word
 def verify_merge_cost(train: Callable) -> None:
     """V4's point, measured from outside the learner's code: on :func:`few_words_per_merge_corpus` (a fresh one
     for each run, drawn from the grading's seed), 250 merges cost little more than one does, because each visits
-    the one word the index lists. A loop over every word on each merge (even one that calls merge_and_update only
+    the word or two the index lists. A loop over every word on each merge (even one that calls merge_and_update only
     where the index says, which the watched calls cannot tell from V4) costs a pass over 81,922 words per merge."""
 
     def corpus(index: int) -> tuple[dict[bytes, int], Callable[[int], list]]:
