@@ -938,7 +938,10 @@ def test_lab05_pushing_every_pair_of_a_rewritten_word_loses_both_tests_by_its_co
     with at_the_first_verdict():
         for check in (graders.check_train, graders.check_train_properties):
             message = failure(check, every_pair)
-            assert "measured from outside your code" in message and "not for every pair of the rewritten word" in message
+            # the cost per merge, measured first, may catch it already (the rare words of its corpus are long, and their
+            # last pairs are merged: tests/test_grading_redteam.py, section 16); its hint names the pairs that grew too
+            assert "measured from outside your code" in message and (
+                "not for every pair of the rewritten word" in message or "push only the pairs whose count grew" in message), message
     capsys.readouterr()
     graders.visible_then(every_pair)
     advice = capsys.readouterr().out

@@ -726,7 +726,10 @@ def test_lab05_an_entry_for_every_pair_of_a_rewritten_word_fails_the_hidden_test
     mistake = variant("05_heap", solutions, "task3_train_solution", "train", *EVERY_PAIR_PUSHED)
     with at_the_first_verdict():
         message = failure(graders.check_train_properties, mistake)
-    assert "measured from outside your code" in message and "not for every pair of the rewritten word" in message
+    # The cost per merge, measured first, may catch it already: the rare words of its corpus are long, and their last
+    # pairs are merged (tests/test_grading_redteam.py, section 16); its hint names the fix too, the pairs that grew.
+    assert "measured from outside your code" in message and ("not for every pair of the rewritten word" in message
+                                                             or "push only the pairs whose count grew" in message), message
 
 
 def test_lab05_an_entry_for_every_pair_with_its_count_forged_fails_in_the_worker_too(at_the_first_verdict):

@@ -5,6 +5,7 @@ Theory: ``theory/00-bytes-and-pretokenization.md``. Reference: :mod:`bpe_ref.pre
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 from hypothesis import strategies as st
@@ -45,6 +46,15 @@ text_for_pretokens = st.one_of(
 pretoken_special_lists = st.sampled_from([[], [EOT], ["<|eot|>"], ["<|eot|>", EOT], ["<|eot|>", "<|eot|><s>"],
                                           ["<|eot|><s>", "<|eot|>"]])
 
+def around_text(args: tuple, rng: random.Random) -> tuple:
+    """A fixed hidden case's text between two words of lowercase letters drawn from ``rng`` (a space between): what
+    the case holds is still there, but a table of the public cases' answers no longer finds it (``hidden_vary``)."""
+    def word() -> str:
+        return "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(2, 7)))
+
+    return (f"{word()} {args[0]} {word()}", *args[1:])
+
+
 # ---- task 1: UTF-8 bytes ---------------------------------------------------------------------
 
 
@@ -61,6 +71,7 @@ UTF8_BYTES = TaskGraders(
     # Hidden fixed cases at each edge of the byte lengths (page 00, section 2): UTF-8 written by hand from the table
     # with one bound off by one is wrong on one code point only, which generated text seldom holds.
     hidden_cases=[("\x7f\x80",), ("\u07ff\u0800",), ("\uffff\U00010000",), ("\U0010ffff",)],
+    hidden_vary=around_text,
 )
 
 # ---- task 2: split on special tokens ---------------------------------------------------------
@@ -138,6 +149,7 @@ SPLIT = TaskGraders(
     st.tuples(text_around_specials, special_token_lists),
     max_examples=150,
     hidden_cases=HIDDEN_SPLIT_CASES,
+    hidden_vary=around_text,
 )
 
 # ---- task 3: pretokenize with the GPT-2 pattern ----------------------------------------------
@@ -171,6 +183,7 @@ PRETOKENIZE = TaskGraders(
     st.tuples(text_for_pretokens, pretoken_special_lists),
     max_examples=150,
     hidden_cases=HIDDEN_PRETOKEN_CASES,
+    hidden_vary=around_text,
 )
 
 # ---- task 4: count pretokens as bytes --------------------------------------------------------
@@ -190,6 +203,7 @@ COUNT_PRETOKENS = TaskGraders(
     st.tuples(text_for_pretokens, pretoken_special_lists),
     max_examples=120,
     hidden_cases=HIDDEN_PRETOKEN_CASES,
+    hidden_vary=around_text,
 )
 
 LAB = Lab(

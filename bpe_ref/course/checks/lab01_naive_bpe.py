@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
+import random
 from collections.abc import Callable
 
 from hypothesis import strategies as st
@@ -22,6 +24,7 @@ from ...serialization import load_merges
 from ...tokenizer import Tokenizer
 from ...train import build_vocab
 from ...train.step01_naive import best_pair, count_pairs, merge_word, train
+from ..trusted.verdicts import current_seed
 from .core import Case, Lab, Later, Task, TaskGraders, check_cases, grader, passed, stretch
 
 Word = tuple[bytes, ...]
@@ -145,6 +148,16 @@ MERGE_WORD = TaskGraders(
 TRAIN_TASK = Task("train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
                   stand_ins=(count_pairs, best_pair, merge_word), unchanged=(0,))  # the caller's counts, reused
 
+def scaled_counts(args: tuple, rng: random.Random) -> tuple:
+    """A fixed hidden case of ``train`` with its counts scaled by a factor from 2 to 50 drawn from ``rng`` (the same
+    pairs tie and lead), and a word of 2 to 4 letters from ``w`` to ``z`` once, its merges asked for too: the case's
+    tie is still first, but a table of the public case's answer no longer finds it (``hidden_vary``)."""
+    counts, num_merges = args
+    factor = rng.randint(2, 50)
+    extra = bytes(rng.choices(b"wxyz", k=rng.randint(2, 4)))
+    return {**{word: count * factor for word, count in counts.items()}, extra: 1}, num_merges + len(extra) - 1
+
+
 TRAIN = TaskGraders(
     TRAIN_TASK,
     train,
@@ -160,6 +173,7 @@ TRAIN = TaskGraders(
     max_examples=60,
     # è before é, tied: a tie-break on decoded tokens sees two equal pairs ("\ufffd", "\ufffd") and keeps the first
     hidden_cases=[({"è".encode(): 2, "é".encode(): 2, b"ab": 1}, 3)],
+    hidden_vary=scaled_counts,
 )
 
 # ---- task 5: the CS336 reference run ---------------------------------------------------------
@@ -197,23 +211,41 @@ ON_OTHER_CORPUS = "{name} learns the reference's {count} merges of a corpus it h
 
 # ---- task 5, hidden: another corpus, another vocabulary size ---------------------------------
 # A trainer that only replays the published merges of corpus.en passes the visible test; this one
-# trains on text the lab never shows, with a merge count of its own, against the reference.
+# trains on text the lab never shows, with a merge count of its own, against the reference. The text
+# is drawn from the grading's secret seed: the first 60,000 characters of the TinyStories sample, the
+# same at every grading, were a hidden input whose merges a class could compute once from the course's
+# files and replay from a table (tests/test_grading_redteam.py, section 17).
 
-OTHER_CORPUS_CHARACTERS = 60_000  # the start of the TinyStories validation sample
+OTHER_CORPUS_CHARACTERS = 60_000  # paragraphs of the TinyStories validation sample, drawn from the seed, until this many
 OTHER_CORPUS_MERGES = 180
 
 
-@functools.lru_cache(maxsize=None)
-def _other_corpus_counts_and_merges() -> tuple[dict[bytes, int], list[Pair]]:
-    # The reference's training takes seconds: once per grading process, not once per submission.
-    text = read_corpus(data_file(TINYSTORIES_VALID))[:OTHER_CORPUS_CHARACTERS]
-    word_counts = count_pretokens(text, CORPUS_EN_SPECIAL_TOKENS)
+def other_corpus_text(seed: int | None) -> str:
+    """Paragraphs of the TinyStories validation sample (a blank line between two), drawn without repeats from ``seed``
+    (the grading's: :func:`~bpe_ref.course.trusted.verdicts.current_seed`) until :data:`OTHER_CORPUS_CHARACTERS`, in
+    the order drawn: one of some 10^1000 texts of that size, so no table of merges can hold them."""
+    paragraphs = [paragraph for paragraph in read_corpus(data_file(TINYSTORIES_VALID)).split("\n\n") if paragraph.strip()]
+    rng = random.Random(hashlib.sha256(f"{seed}:other_corpus".encode()).digest())
+    drawn, size = [], 0
+    for index in rng.sample(range(len(paragraphs)), len(paragraphs)):
+        if size >= OTHER_CORPUS_CHARACTERS:
+            break
+        drawn.append(paragraphs[index])
+        size += len(paragraphs[index]) + 2
+    return "\n\n".join(drawn)
+
+
+@functools.lru_cache(maxsize=4)
+def _other_corpus_counts_and_merges(seed: int | None) -> tuple[dict[bytes, int], list[Pair]]:
+    # The reference's training takes seconds: once per grading process and seed (a class is graded with one).
+    word_counts = count_pretokens(other_corpus_text(seed), CORPUS_EN_SPECIAL_TOKENS)
     return word_counts, train(dict(word_counts), OTHER_CORPUS_MERGES)
 
 
 def other_corpus_case() -> tuple[Case, list[Pair]]:
-    """Pretoken counts of a text unlike ``corpus.en``, and the merges the reference learns from it."""
-    word_counts, expected = copy.deepcopy(_other_corpus_counts_and_merges())
+    """Pretoken counts of a text unlike ``corpus.en``, drawn from the grading's seed, and the merges the reference
+    learns from it."""
+    word_counts, expected = copy.deepcopy(_other_corpus_counts_and_merges(current_seed()))
     label = f"<the pretoken counts of a TinyStories sample: {len(word_counts)} words>"
     return Case((word_counts, OTHER_CORPUS_MERGES), labels={0: label}), expected
 

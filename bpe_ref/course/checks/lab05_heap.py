@@ -391,25 +391,35 @@ COST_TIMEOUT = 10.0  # seconds a run may take (V5: 0.3 s of CPU time; a heap reb
 
 @lru_cache(maxsize=4)
 def many_pairs_corpus(seed_bytes: bytes) -> tuple[dict[bytes, int], dict[bytes, int]]:
-    """``(pretoken counts, its frequent words)``: a corpus of 57,856 pairs whose first 1,400 merges each
-    change a few short words. The 240 rare words (once each) are ``a 0 a 1 a 2 ... a 239`` for each byte
-    ``a`` below 0xF0: every pair of those bytes occurs once or twice. The 1,500 frequent words (1,000,000
-    times each) are 3 bytes from 0xF0 on, drawn from the seed: their merges come first and touch no rare
-    word. V5 spends a pop and a few pushes per merge; a scan of the pair counts, even ``max()`` in C, reads
-    57,856 counts per merge."""
+    """``(pretoken counts, the words its merges are learned from)``: a corpus of 57,872 pairs whose first 1,400
+    merges each change a few short words. The 240 rare words (once each) are ``a 0 a 1 a 2 ... a 239`` for each byte
+    ``a`` below 0xF0, every pair of those bytes once or twice, then two bytes from 0xF0 on. The 1,500 frequent words
+    (1,000,000 times each) are 3 bytes from 0xF0 on, drawn from the seed: their merges come first. V5 spends a pop and
+    a few pushes per merge; a scan of the pair counts, even ``max()`` in C, reads 57,872 counts per merge.
+
+    The rare words' last two bytes are a pair of the frequent words (drawn from the seed), so that a pair's count is
+    the frequent words' plus the rare words' that end with it: the merges cannot be learned from the frequent words
+    alone (picked by their count or their bytes: a trainer that scans the pair counts on each merge then scanned a few
+    hundred, and passed; ``tests/test_grading_redteam.py``, section 16), and only their pairs tell the rare words that
+    matter from the others. The second dict is the frequent words and the rare words' last pairs as words: the same
+    merges as the whole corpus (the rare words' other pairs occur once or twice)."""
     rng = random.Random(seed_bytes)
-    counts = {bytes(byte for b in range(RARE_BYTES) for byte in (a, b)): 1 for a in range(RARE_BYTES)}
     frequent: dict[bytes, int] = {}
     while len(frequent) < FREQUENT_WORDS or len(reference_train(frequent, COST_MERGES)) < COST_MERGES:
         frequent[bytes(rng.choices(range(RARE_BYTES, 0x100), k=3))] = FREQUENT  # (about 1,700 merges from 1,500)
-    counts.update(frequent)
-    return counts, frequent
+    held = sorted({word[i:i + 2] for word in frequent for i in range(2)})
+    tails = [rng.choice(held) for _ in range(RARE_BYTES)]
+    counts = {bytes(byte for b in range(RARE_BYTES) for byte in (a, b)) + tails[a]: 1 for a in range(RARE_BYTES)}
+    learned_from = dict(frequent)
+    for tail in tails:
+        learned_from[tail] = learned_from.get(tail, 0) + 1
+    return {**counts, **frequent}, learned_from
 
 
 def verify_merge_cost(train: Callable) -> None:
     """V5's point, measured from outside the learner's code (:mod:`.measured`): on
     :func:`many_pairs_corpus` (drawn from the grading's seed), 1,400 merges cost little more than the
-    one-merge run, which builds the heap; picking each merge by a scan of 57,856 pair counts (even one
+    one-merge run, which builds the heap; picking each merge by a scan of 57,872 pair counts (even one
     ``max()`` in C), or rebuilding the heap, does not. The merges of both runs must be the reference's:
     those of the frequent words alone (only they hold the first merges' pairs)."""
     def corpus(index: int) -> tuple[dict[bytes, int], Callable[[int], list]]:
@@ -418,13 +428,13 @@ def verify_merge_cost(train: Callable) -> None:
         return counts, lambda count: reference_train(frequent, count)
 
     growth = measured.verify_merge_cost(
-        TRAIN_TASK, train, corpus, COST_MERGES, COST_LIMIT, f"<{len(corpus(0)[0]):,} words, 57,856 pairs>",
+        TRAIN_TASK, train, corpus, COST_MERGES, COST_LIMIT, f"<{len(corpus(0)[0]):,} words, 57,872 pairs>",
         "pick each merge with pop_best from a heap built once, and push only the pairs whose count grew; a scan "
         "of the pair counts (max, sorted, best_pair, even max(pair_counts.values()) as a check) or a heap rebuilt "
         "costs O(P) per merge", timeout=COST_TIMEOUT, reference=reference_train, factor=measured.MERGE_FACTOR,
         slack=measured.MERGE_SLACK)
     if growth is not None:
-        passed(f"train: {COST_MERGES} merges cost {growth.ratio:.2f} times one merge's run on a corpus of 57,856 "
+        passed(f"train: {COST_MERGES} merges cost {growth.ratio:.2f} times one merge's run on a corpus of 57,872 "
                "pairs (CPU time, measured from outside your code).")
 
 

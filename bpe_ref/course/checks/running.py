@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
+import random
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -642,12 +644,24 @@ def _visible(graded: TaskGraders, learner: Callable) -> int:
     return count
 
 
+def varied(graded: TaskGraders) -> list[Case]:
+    """The fixed hidden cases of ``graded``, each through its ``hidden_vary`` with a generator drawn from the grading's
+    secret seed and the case's place (as they are without a vary, or without a seed: in the learner's kernel). The
+    cases are in the graders' source: as they are, a table of their answers kept their points."""
+    cases = built(graded.hidden_cases)
+    seed = current_seed()
+    if graded.hidden_vary is None or seed is None:
+        return cases
+    return [replace(case, args=graded.hidden_vary(case.args, random.Random(
+        hashlib.sha256(f"{seed}:{graded.task.name}:fixed:{index}".encode()).digest()))) for index, case in enumerate(cases)]
+
+
 def _hidden(graded: TaskGraders, learner: Callable) -> int:
     """The hidden test of one declaration: its how-checks first (else the answers alone could pass), then its
     fixed hidden cases and generated inputs."""
     for verify in (*graded.hidden_verify, *graded.verify):
         verify(learner)
-    count = check_cases(graded.task, learner, graded.reference, graded.hidden_cases) if graded.hidden_cases else 0
+    count = check_cases(graded.task, learner, graded.reference, varied(graded)) if graded.hidden_cases else 0
     if graded.strategy is not None:
         memo: dict = {}
         judge = None if graded.judge is None else (lambda args: graded.judge(learner, args, memo))

@@ -6,6 +6,7 @@ module's ``check_*`` functions are derived (:meth:`Lab.install`). Plain data: co
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -110,7 +111,10 @@ class TaskGraders:
 
     ``cases`` are the visible test's fixed inputs; ``hidden_cases`` and ``strategy`` the hidden test's (fixed
     inputs the notebook never shows, then at most ``max_examples`` generated ones, at least ``min_examples``;
-    without a strategy the task has a visible grader only). ``verify`` are the task's checks of *how* its
+    without a strategy the task has a visible grader only). The fixed hidden cases are in the graders' source, which
+    learners have: when graded, each goes through ``hidden_vary(args, rng)`` first, ``rng`` drawn from the grading's
+    secret seed, which must keep what the case is there to catch (words around a text, counts scaled), so that a
+    table of their answers misses them. ``verify`` are the task's checks of *how* its
     function works (measured from outside the learner's code, or forced by inputs), which both tests run
     (the visible one after its cases, the hidden one first); ``hidden_verify`` those the hidden test alone runs,
     first; ``visible_then`` and ``hidden_then`` what each runs last.
@@ -129,6 +133,7 @@ class TaskGraders:
     max_examples: int = 100
     min_examples: int | None = None
     hidden_cases: Sequence[Case | Later | tuple] = ()
+    hidden_vary: Callable[[tuple, random.Random], tuple] | None = None
     verify: tuple[Callable[[Callable], None], ...] = ()
     hidden_verify: tuple[Callable[[Callable], None], ...] = ()
     visible_then: Callable[[Callable], None] | None = None
