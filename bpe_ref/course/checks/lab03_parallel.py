@@ -106,6 +106,9 @@ def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
     if len(got) != len(set(got)) or got != sorted(got):
         return ("boundaries must be sorted with no duplicates: two guesses can find the same token (a chunk with "
                 "no special token in it); sorted(set(boundaries)) at the end")
+    if type(args[1]) is int and expected and args[1] > expected[-1] and len(got) > len(expected):
+        return ("more chunks asked for than the file has bytes: the guesses are i * (size // desired_num_chunks), all 0 "
+                "here, so every inner cut is the first special token; do not make the chunk size at least 1")
     if len(args[2]) > 1 and len(got) == len(expected) and any(g > e for g, e in zip(got, expected)):
         return ("a boundary later than expected, with several special tokens: take the earliest occurrence of any of "
                 "them, not the first token's if there is one")
@@ -219,6 +222,14 @@ def verify_reads_in_buffers(learner: Callable) -> None:
            "MiB file).")
 
 
+# More chunks asked for than the file has bytes, and two special tokens or more: size // desired_num_chunks is 0, so
+# every guess is 0 and every inner cut is the first token. A chunk size of at least one byte (max(1, ...)) spreads the
+# guesses over the file and cuts at the later tokens too; the generated files, with 8 chunks at most, never show it.
+FIND_HIDDEN_CASES = [
+    Case((CorpusFile(b"<|pad|>a<|pad|>b"), 20, [PAD.encode()], 4)),
+    Case((CorpusFile(b"ab<|pad|>cd<|endoftext|>ef"), 30, [EOT.encode(), PAD.encode()], 3)),
+]
+
 # Task 1's hidden test: the bytes it reads measured first, then generated files with read buffers of 1 to
 # 16 bytes, then files whose special tokens hold one another (against first_occurrence_boundaries).
 FIND = TaskGraders(
@@ -235,6 +246,7 @@ FIND = TaskGraders(
     ],
     boundaries_inputs(),
     max_examples=150,
+    hidden_cases=FIND_HIDDEN_CASES,
     hidden_verify=(verify_reads_in_buffers,),
     then=TaskGraders(FIND_TASK, first_occurrence_boundaries, [], nested_boundaries_inputs(), max_examples=100),
 )
@@ -528,8 +540,26 @@ def verify_worker_processes(learner: Callable) -> None:
             said = "never called find_chunk_boundaries" if not asked else f"asked find_chunk_boundaries for {asked} chunks"
             raise CheckFailed(f"{call} {said}: cut the file into num_workers * chunks_per_worker = "
                               f"{num_workers * chunks_per_worker} chunks, once")
+    verify_one_worker_counts_here(learner, data)
     passed(f"count_pretokens_in_file: {num_workers} worker processes, started by {', '.join(START_METHODS)}, and "
-           f"{num_workers * chunks_per_worker} chunks (measured from outside its process).")
+           f"{num_workers * chunks_per_worker} chunks; none with one worker (measured from outside its process).")
+
+
+def verify_one_worker_counts_here(learner: Callable, data: CorpusFile) -> None:
+    """Step 1 of task 4: with one worker the file is counted in the calling process, so the call starts no process
+    (a pool of one process only adds its start-up and the copies of the counts). Measured as the workers are."""
+    args = (data, [EOT], 1, 2, "spawn")
+    call = f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, [{EOT!r}], 1, 2, 'spawn')"
+    with ProcessWatch(process_id(learner)) as watch:
+        outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
+                               FILE_TASK.kernel_time_limit, with_reference_count_chunk)
+    outcome.fail_on_error(call)
+    workers = sum(watch.start_methods().get(kind, 0) for kind in WORKER_KINDS)
+    if workers:
+        raise CheckFailed(
+            f"{call} started {workers} process{'es' if workers > 1 else ''} (measured from outside your code): with one "
+            "worker, count the whole file here with count_pretokens (step 1 of the task); a pool of one process costs its "
+            "start-up and sends the counts back, for no parallel work")
 
 
 # Task 4: small files, 1 to 3 workers, started by spawn and by the default; hidden, the worker processes,
