@@ -1255,3 +1255,15 @@ def test_lab03_one_worker_in_a_pool_fails_in_the_worker_too():
             + source_of("03_parallel", TASK4).replace(*ONE_WORKER_IN_A_POOL))
     message = remote("03_parallel", code, "count_pretokens_in_file", "verify_worker_processes")
     assert message is not None and "started 1 process" in message, message
+
+
+# Lab 03 task 4: the cuts made at the notebook's EOT only, not at every special token given: the same counts (a cut at
+# any special token is safe), with long chunks where the others are the only tokens. The tokens asked for are watched.
+CUT_AT_EOT_ONLY = ('[t.encode("utf-8") for t in special_tokens]', "[EOT.encode()]")
+
+
+def test_lab03_cuts_at_endoftext_only_fail_the_hidden_test(lab03):
+    graders, solutions = lab03
+    mistake = variant("03_parallel", solutions, TASK4, "count_pretokens_in_file", *CUT_AT_EOT_ONLY)
+    message = failure(graders.verify_worker_processes, mistake)
+    assert "asked find_chunk_boundaries to cut at [b'<|endoftext|>'], not at every special token" in message, message

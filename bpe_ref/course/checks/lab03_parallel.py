@@ -453,10 +453,11 @@ FILE_HIDDEN_CASES = [
 ]
 
 
-def chunks_asked(function: Callable, *args: object) -> list:
+def chunks_asked(function: Callable, *args: object) -> tuple[list, list]:
     """Call ``function(*args)`` (a ``count_pretokens_in_file``, through
     :func:`with_reference_count_chunk`) and return the ``desired_num_chunks`` of each of its calls of
-    ``find_chunk_boundaries`` (a driver: the reference's stand-in, watched in ``function``'s globals).
+    ``find_chunk_boundaries``, and the ``split_tokens`` of each, sorted (``None`` if not a list of bytes) (a driver:
+    the reference's stand-in, watched in ``function``'s globals).
     The call runs as on a machine of 8 cores (``os.cpu_count``), so that a pool of the default size (one
     process per core) starts more than ``num_workers`` processes on any grading machine, 2 cores included."""
     import os
@@ -465,9 +466,13 @@ def chunks_asked(function: Callable, *args: object) -> list:
     namespace = function.__globals__
     original = namespace.get("find_chunk_boundaries")
     asked: list = []
+    split: list = []
 
     def watched(*call_args, **kwargs):
         asked.append(kwargs.get("desired_num_chunks", call_args[1] if len(call_args) > 1 else None))
+        tokens = kwargs.get("split_tokens", call_args[2] if len(call_args) > 2 else None)
+        bytes_only = isinstance(tokens, (list, tuple)) and all(type(token) is bytes for token in tokens)
+        split.append(sorted(tokens) if bytes_only else None)
         return original(*call_args, **kwargs)
 
     namespace["find_chunk_boundaries"] = watched
@@ -479,7 +484,7 @@ def chunks_asked(function: Callable, *args: object) -> list:
         namespace["find_chunk_boundaries"] = original
         for name, count in cores.items():
             setattr(os, name, count)
-    return [n if type(n) is int else -1 for n in asked]
+    return [n if type(n) is int else -1 for n in asked], split
 
 
 WORKER_KINDS = ("spawn", "forkserver", "fork")
@@ -503,9 +508,11 @@ def verify_worker_processes(learner: Callable) -> None:
     if not measure_available():
         passed("count_pretokens_in_file: its worker processes were not measured (this system has no /proc).")
         return
+    special_tokens = [EOT, PAD]  # the text holds EOT only: the cuts are the same at EOT alone, the tokens asked for are not
     for method in START_METHODS:
-        args = (data, [EOT], num_workers, chunks_per_worker, method)
-        call = f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, [{EOT!r}], {num_workers}, {chunks_per_worker}, {method!r})"
+        args = (data, special_tokens, num_workers, chunks_per_worker, method)
+        call = (f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, {special_tokens!r}, {num_workers}, "
+                f"{chunks_per_worker}, {method!r})")
         pid = process_id(learner)
         with ProcessWatch(pid) as watch, reads_of(calling_thread(pid)) as reads:
             outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
@@ -535,11 +542,17 @@ def verify_worker_processes(learner: Callable) -> None:
             raise CheckFailed(f"{call} started {workers} processes for {num_workers} workers (measured as on a machine of "
                               "8 cores): a pool of num_workers processes (max_workers=num_workers), not one process per "
                               "chunk, nor the default of one per core")
-        _, asked = outcome.value
+        asked, split = outcome.value[1]
         if asked != [num_workers * chunks_per_worker]:
             said = "never called find_chunk_boundaries" if not asked else f"asked find_chunk_boundaries for {asked} chunks"
             raise CheckFailed(f"{call} {said}: cut the file into num_workers * chunks_per_worker = "
                               f"{num_workers * chunks_per_worker} chunks, once")
+        every_token = sorted(token.encode("utf-8") for token in special_tokens)
+        if [None if tokens is None else list(tokens) for tokens in split] != [every_token]:
+            raise CheckFailed(f"{call} asked find_chunk_boundaries to cut at {split[0]!r}, not at every special token "
+                              f"{every_token!r}: pass all of special_tokens, encoded as UTF-8 "
+                              "([token.encode('utf-8') for token in special_tokens]); a cut only at some of them leaves "
+                              "long chunks where the others are the only tokens")
     verify_one_worker_counts_here(learner, data)
     passed(f"count_pretokens_in_file: {num_workers} worker processes, started by {', '.join(START_METHODS)}, and "
            f"{num_workers * chunks_per_worker} chunks; none with one worker (measured from outside its process).")
