@@ -1240,8 +1240,15 @@ ONE_WORKER_IN_A_POOL = ("    if num_workers == 1 or not special_tokens:\n", "   
 def test_lab03_one_worker_in_a_pool_fails_the_hidden_test(lab03):
     graders, solutions = lab03
     mistake = variant("03_parallel", solutions, TASK4, "count_pretokens_in_file", *ONE_WORKER_IN_A_POOL)
-    message = failure(graders.verify_worker_processes, mistake)
+    data = graders.CorpusFile(("the cat sat on the mat." * 8 + graders.EOT).encode() * 50)
+    # The part of the hidden test's measured check that finds it, called alone (the part before it starts a fork server
+    # in this process, whose folder would outlive the test run's temporary folder).
+    def verify_one_worker_counts_here(learner):
+        graders.verify_one_worker_counts_here(learner, data)
+
+    message = failure(verify_one_worker_counts_here, mistake)
     assert "1, 2, 'spawn') started 1 process" in message and "with one worker, count the whole file here" in message
+    verify_one_worker_counts_here(solutions["count_pretokens_in_file"])
 
 
 def test_lab03_one_worker_in_a_pool_fails_in_the_worker_too():
