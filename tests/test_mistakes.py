@@ -1274,3 +1274,29 @@ def test_lab03_cuts_at_endoftext_only_fail_the_hidden_test(lab03):
     mistake = variant("03_parallel", solutions, TASK4, "count_pretokens_in_file", *CUT_AT_EOT_ONLY)
     message = failure(graders.verify_worker_processes, mistake)
     assert "asked find_chunk_boundaries to cut at [b'<|endoftext|>'], not at every special token" in message, message
+
+
+# Lab 03 task 4: a pool never shut down (no with block, no shutdown): the same counts, and the call returns while its
+# workers still run (CPython shuts the pool down once it is garbage-collected, a moment later). Watched from outside.
+POOL_LEFT_OPEN = ("    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as pool:\n        return merge_counts(",
+                  "    pool = ProcessPoolExecutor(max_workers=num_workers, mp_context=context)  # never shut down\n"
+                  "    if pool:\n        return merge_counts(")
+
+
+def test_lab03_a_pool_left_open_fails_the_hidden_test(lab03):
+    graders, solutions = lab03
+    mistake = variant("03_parallel", solutions, TASK4, "count_pretokens_in_file", *POOL_LEFT_OPEN)
+    message = failure(graders.verify_worker_processes, mistake)
+    assert "'spawn') returned with 2 of its worker processes still running" in message, message
+
+
+def test_lab03_a_pool_left_open_fails_in_the_worker_too():
+    setup = ("import multiprocessing, os\nfrom collections import Counter\nfrom concurrent.futures import ProcessPoolExecutor\n"
+             "from bpe_ref.pretokenize import count_pretokens\n"
+             + source_of("03_parallel", "task1_find_chunk_boundaries_solution") + "\n"
+             + source_of("03_parallel", "task3_merge_counts_solution") + "\n")
+    module = source_of("03_parallel", "task2_count_chunk_solution")
+    code = ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module.split("\n", 1)[1])
+            + ")\nfrom chunk_counting import count_chunk\n" + setup + source_of("03_parallel", TASK4).replace(*POOL_LEFT_OPEN))
+    message = remote("03_parallel", code, "count_pretokens_in_file", "verify_worker_processes")
+    assert message is not None and "of its worker processes still running" in message, message

@@ -542,6 +542,12 @@ def verify_worker_processes(learner: Callable) -> None:
             raise CheckFailed(f"{call} started {workers} processes for {num_workers} workers (measured as on a machine of "
                               "8 cores): a pool of num_workers processes (max_workers=num_workers), not one process per "
                               "chunk, nor the default of one per core")
+        running = sum(watch.still_running().get(kind, 0) for kind in WORKER_KINDS)
+        if running:
+            raise CheckFailed(
+                f"{call} returned with {running} of its worker processes still running (measured from outside your "
+                "code): shut the pool down before you return, with ProcessPoolExecutor(...) as pool: (the end of the "
+                "with block waits for the workers); a pool left open keeps its processes until it is garbage-collected")
         asked, split = outcome.value[1]
         if asked != [num_workers * chunks_per_worker]:
             said = "never called find_chunk_boundaries" if not asked else f"asked find_chunk_boundaries for {asked} chunks"
