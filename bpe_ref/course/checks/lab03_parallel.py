@@ -7,8 +7,9 @@ can read but not change them, and passed as a path.
 
 Measured from outside the learner's process: task 1 reads in buffers, task 2 reads its own range
 only, and task 4's workers are processes, no more than asked (as on a machine of 8 cores), started
-by the asked start method, over the asked number of chunks, while the calling thread reads no more
-than a few buffers (the workers read their ranges: the parent sends no text).
+by the asked start method, over the asked number of chunks cut at every special token, all ended
+when the call returns (the pool shut down), none with one worker, while the calling thread reads no
+more than a few buffers (the workers read their ranges: the parent sends no text).
 """
 
 from __future__ import annotations
