@@ -1417,3 +1417,97 @@ def test_lab07_a_sentinel_in_the_callers_parts_fails_in_the_worker_too():
     message = remote("07_heap_encoding", code.replace(old, new), "first_heap", "check_first_heap_properties")
     assert message is not None and "changed its argument parts" in message, message
     assert remote("07_heap_encoding", code, "first_heap", "check_first_heap_properties") is None
+
+
+# ---- labs 03, 04 and 05, learn22b: a second learner round (issue 21, item 8) ------------------------------
+# Each mistake below kept its hidden points before; it now loses them in its own task.
+
+# Lab 03 task 1: the chunk size kept at one byte at least ("a chunk of 0 bytes makes no sense"): with more chunks asked
+# for than the file has bytes, the guesses spread over the file and cut at later tokens, where size // n puts every
+# guess at 0. The generated files ask for 8 chunks at most, so only a hidden fixed case shows it.
+CHUNK_OF_ONE_BYTE_AT_LEAST = ("chunk_size = size // desired_num_chunks", "chunk_size = max(1, size // desired_num_chunks)")
+
+
+def test_lab03_a_chunk_size_of_one_byte_at_least_fails_the_hidden_test(lab03):
+    graders, solutions = lab03
+    mistake = variant("03_parallel", solutions, "task1_find_chunk_boundaries_solution", "find_chunk_boundaries",
+                      *CHUNK_OF_ONE_BYTE_AT_LEAST)
+    graders.check_find_chunk_boundaries(mistake)  # the visible cases pass
+
+    def hidden_fixed_cases(learner):  # the hidden test's fixed cases, called alone (it also measures and generates)
+        graders.check_cases(graders.FIND_TASK, learner, graders.find_chunk_boundaries, graders.FIND_HIDDEN_CASES)
+
+    message = failure(hidden_fixed_cases, mistake)
+    assert "expected [0, 16], got [0, 8, 16]" in message and "do not make the chunk size at least 1" in message, message
+    hidden_fixed_cases(solutions["find_chunk_boundaries"])
+    assert list(graders.FIND.hidden_cases) == list(graders.FIND_HIDDEN_CASES)  # and the hidden test holds them
+
+
+# Lab 03 task 4: step 1 skipped, so that one worker goes through a pool of one process too. The counts are right; the
+# pool's start-up is measured from outside the learner's code, as the workers are.
+ONE_WORKER_IN_A_POOL = ("    if num_workers == 1 or not special_tokens:\n", "    if not special_tokens:\n")
+
+
+def test_lab03_one_worker_in_a_pool_fails_the_hidden_test(lab03):
+    graders, solutions = lab03
+    mistake = variant("03_parallel", solutions, TASK4, "count_pretokens_in_file", *ONE_WORKER_IN_A_POOL)
+    data = graders.CorpusFile(("the cat sat on the mat." * 8 + graders.EOT).encode() * 50)
+    # The part of the hidden test's measured check that finds it, called alone (the part before it starts a fork server
+    # in this process, whose folder would outlive the test run's temporary folder).
+    def verify_one_worker_counts_here(learner):
+        graders.verify_one_worker_counts_here(learner, data)
+
+    message = failure(verify_one_worker_counts_here, mistake)
+    assert "1, 2, 'spawn') started 1 process" in message and "with one worker, count the whole file here" in message
+    verify_one_worker_counts_here(solutions["count_pretokens_in_file"])
+
+
+def test_lab03_one_worker_in_a_pool_fails_in_the_worker_too():
+    setup = ("import multiprocessing, os\nfrom collections import Counter\nfrom concurrent.futures import ProcessPoolExecutor\n"
+             "from bpe_ref.pretokenize import count_pretokens\n"
+             + source_of("03_parallel", "task1_find_chunk_boundaries_solution") + "\n"
+             + source_of("03_parallel", "task3_merge_counts_solution") + "\n")
+    module = source_of("03_parallel", "task2_count_chunk_solution")
+    code = ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module.split("\n", 1)[1])
+            + ")\nfrom chunk_counting import count_chunk\n" + setup
+            + source_of("03_parallel", TASK4).replace(*ONE_WORKER_IN_A_POOL))
+    message = remote("03_parallel", code, "count_pretokens_in_file", "verify_worker_processes")
+    assert message is not None and "started 1 process" in message, message
+
+
+# Lab 03 task 4: the cuts made at the notebook's EOT only, not at every special token given: the same counts (a cut at
+# any special token is safe), with long chunks where the others are the only tokens. The tokens asked for are watched.
+CUT_AT_EOT_ONLY = ('[t.encode("utf-8") for t in special_tokens]', "[EOT.encode()]")
+
+
+def test_lab03_cuts_at_endoftext_only_fail_the_hidden_test(lab03):
+    graders, solutions = lab03
+    mistake = variant("03_parallel", solutions, TASK4, "count_pretokens_in_file", *CUT_AT_EOT_ONLY)
+    message = failure(graders.verify_worker_processes, mistake)
+    assert "asked find_chunk_boundaries to cut at [b'<|endoftext|>'], not at every special token" in message, message
+
+
+# Lab 03 task 4: a pool never shut down (no with block, no shutdown): the same counts, and the call returns while its
+# workers still run (CPython shuts the pool down once it is garbage-collected, a moment later). Watched from outside.
+POOL_LEFT_OPEN = ("    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as pool:\n        return merge_counts(",
+                  "    pool = ProcessPoolExecutor(max_workers=num_workers, mp_context=context)  # never shut down\n"
+                  "    if pool:\n        return merge_counts(")
+
+
+def test_lab03_a_pool_left_open_fails_the_hidden_test(lab03):
+    graders, solutions = lab03
+    mistake = variant("03_parallel", solutions, TASK4, "count_pretokens_in_file", *POOL_LEFT_OPEN)
+    message = failure(graders.verify_worker_processes, mistake)
+    assert "'spawn') returned with 2 of its worker processes still running" in message, message
+
+
+def test_lab03_a_pool_left_open_fails_in_the_worker_too():
+    setup = ("import multiprocessing, os\nfrom collections import Counter\nfrom concurrent.futures import ProcessPoolExecutor\n"
+             "from bpe_ref.pretokenize import count_pretokens\n"
+             + source_of("03_parallel", "task1_find_chunk_boundaries_solution") + "\n"
+             + source_of("03_parallel", "task3_merge_counts_solution") + "\n")
+    module = source_of("03_parallel", "task2_count_chunk_solution")
+    code = ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module.split("\n", 1)[1])
+            + ")\nfrom chunk_counting import count_chunk\n" + setup + source_of("03_parallel", TASK4).replace(*POOL_LEFT_OPEN))
+    message = remote("03_parallel", code, "count_pretokens_in_file", "verify_worker_processes")
+    assert message is not None and "of its worker processes still running" in message, message

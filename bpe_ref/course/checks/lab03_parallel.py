@@ -7,8 +7,9 @@ can read but not change them, and passed as a path.
 
 Measured from outside the learner's process: task 1 reads in buffers, task 2 reads its own range
 only, and task 4's workers are processes, no more than asked (as on a machine of 8 cores), started
-by the asked start method, over the asked number of chunks, while the calling thread reads no more
-than a few buffers (the workers read their ranges: the parent sends no text).
+by the asked start method, over the asked number of chunks cut at every special token, all ended
+when the call returns (the pool shut down), none with one worker, while the calling thread reads no
+more than a few buffers (the workers read their ranges: the parent sends no text).
 """
 
 from __future__ import annotations
@@ -106,6 +107,9 @@ def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
     if len(got) != len(set(got)) or got != sorted(got):
         return ("boundaries must be sorted with no duplicates: two guesses can find the same token (a chunk with "
                 "no special token in it); sorted(set(boundaries)) at the end")
+    if type(args[1]) is int and expected and args[1] > expected[-1] and len(got) > len(expected):
+        return ("more chunks asked for than the file has bytes: the guesses are i * (size // desired_num_chunks), all 0 "
+                "here, so every inner cut is the first special token; do not make the chunk size at least 1")
     if len(args[2]) > 1 and len(got) == len(expected) and any(g > e for g, e in zip(got, expected)):
         return ("a boundary later than expected, with several special tokens: take the earliest occurrence of any of "
                 "them, not the first token's if there is one")
@@ -219,6 +223,14 @@ def verify_reads_in_buffers(learner: Callable) -> None:
            "MiB file).")
 
 
+# More chunks asked for than the file has bytes, and two special tokens or more: size // desired_num_chunks is 0, so
+# every guess is 0 and every inner cut is the first token. A chunk size of at least one byte (max(1, ...)) spreads the
+# guesses over the file and cuts at the later tokens too; the generated files, with 8 chunks at most, never show it.
+FIND_HIDDEN_CASES = [
+    Case((CorpusFile(b"<|pad|>a<|pad|>b"), 20, [PAD.encode()], 4)),
+    Case((CorpusFile(b"ab<|pad|>cd<|endoftext|>ef"), 30, [EOT.encode(), PAD.encode()], 3)),
+]
+
 # Task 1's hidden test: the bytes it reads measured first, then generated files with read buffers of 1 to
 # 16 bytes, then files whose special tokens hold one another (against first_occurrence_boundaries).
 FIND = TaskGraders(
@@ -235,6 +247,7 @@ FIND = TaskGraders(
     ],
     boundaries_inputs(),
     max_examples=150,
+    hidden_cases=FIND_HIDDEN_CASES,
     hidden_verify=(verify_reads_in_buffers,),
     then=TaskGraders(FIND_TASK, first_occurrence_boundaries, [], nested_boundaries_inputs(), max_examples=100),
 )
@@ -441,10 +454,11 @@ FILE_HIDDEN_CASES = [
 ]
 
 
-def chunks_asked(function: Callable, *args: object) -> list:
+def chunks_asked(function: Callable, *args: object) -> tuple[list, list]:
     """Call ``function(*args)`` (a ``count_pretokens_in_file``, through
     :func:`with_reference_count_chunk`) and return the ``desired_num_chunks`` of each of its calls of
-    ``find_chunk_boundaries`` (a driver: the reference's stand-in, watched in ``function``'s globals).
+    ``find_chunk_boundaries``, and the ``split_tokens`` of each, sorted (``None`` if not a list of bytes) (a driver:
+    the reference's stand-in, watched in ``function``'s globals).
     The call runs as on a machine of 8 cores (``os.cpu_count``), so that a pool of the default size (one
     process per core) starts more than ``num_workers`` processes on any grading machine, 2 cores included."""
     import os
@@ -453,9 +467,13 @@ def chunks_asked(function: Callable, *args: object) -> list:
     namespace = function.__globals__
     original = namespace.get("find_chunk_boundaries")
     asked: list = []
+    split: list = []
 
     def watched(*call_args, **kwargs):
         asked.append(kwargs.get("desired_num_chunks", call_args[1] if len(call_args) > 1 else None))
+        tokens = kwargs.get("split_tokens", call_args[2] if len(call_args) > 2 else None)
+        bytes_only = isinstance(tokens, (list, tuple)) and all(type(token) is bytes for token in tokens)
+        split.append(sorted(tokens) if bytes_only else None)
         return original(*call_args, **kwargs)
 
     namespace["find_chunk_boundaries"] = watched
@@ -467,7 +485,7 @@ def chunks_asked(function: Callable, *args: object) -> list:
         namespace["find_chunk_boundaries"] = original
         for name, count in cores.items():
             setattr(os, name, count)
-    return [n if type(n) is int else -1 for n in asked]
+    return [n if type(n) is int else -1 for n in asked], split
 
 
 WORKER_KINDS = ("spawn", "forkserver", "fork")
@@ -491,9 +509,11 @@ def verify_worker_processes(learner: Callable) -> None:
     if not measure_available():
         passed("count_pretokens_in_file: its worker processes were not measured (this system has no /proc).")
         return
+    special_tokens = [EOT, PAD]  # the text holds EOT only: the cuts are the same at EOT alone, the tokens asked for are not
     for method in START_METHODS:
-        args = (data, [EOT], num_workers, chunks_per_worker, method)
-        call = f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, [{EOT!r}], {num_workers}, {chunks_per_worker}, {method!r})"
+        args = (data, special_tokens, num_workers, chunks_per_worker, method)
+        call = (f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, {special_tokens!r}, {num_workers}, "
+                f"{chunks_per_worker}, {method!r})")
         pid = process_id(learner)
         with ProcessWatch(pid) as watch, reads_of(calling_thread(pid)) as reads:
             outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
@@ -523,13 +543,43 @@ def verify_worker_processes(learner: Callable) -> None:
             raise CheckFailed(f"{call} started {workers} processes for {num_workers} workers (measured as on a machine of "
                               "8 cores): a pool of num_workers processes (max_workers=num_workers), not one process per "
                               "chunk, nor the default of one per core")
-        _, asked = outcome.value
+        running = sum(watch.still_running().get(kind, 0) for kind in WORKER_KINDS)
+        if running:
+            raise CheckFailed(
+                f"{call} returned with {running} of its worker processes still running (measured from outside your "
+                "code): shut the pool down before you return, with ProcessPoolExecutor(...) as pool: (the end of the "
+                "with block waits for the workers); a pool left open keeps its processes until it is garbage-collected")
+        asked, split = outcome.value[1]
         if asked != [num_workers * chunks_per_worker]:
             said = "never called find_chunk_boundaries" if not asked else f"asked find_chunk_boundaries for {asked} chunks"
             raise CheckFailed(f"{call} {said}: cut the file into num_workers * chunks_per_worker = "
                               f"{num_workers * chunks_per_worker} chunks, once")
+        every_token = sorted(token.encode("utf-8") for token in special_tokens)
+        if [None if tokens is None else list(tokens) for tokens in split] != [every_token]:
+            raise CheckFailed(f"{call} asked find_chunk_boundaries to cut at {split[0]!r}, not at every special token "
+                              f"{every_token!r}: pass all of special_tokens, encoded as UTF-8 "
+                              "([token.encode('utf-8') for token in special_tokens]); a cut only at some of them leaves "
+                              "long chunks where the others are the only tokens")
+    verify_one_worker_counts_here(learner, data)
     passed(f"count_pretokens_in_file: {num_workers} worker processes, started by {', '.join(START_METHODS)}, and "
-           f"{num_workers * chunks_per_worker} chunks (measured from outside its process).")
+           f"{num_workers * chunks_per_worker} chunks; none with one worker (measured from outside its process).")
+
+
+def verify_one_worker_counts_here(learner: Callable, data: CorpusFile) -> None:
+    """Step 1 of task 4: with one worker the file is counted in the calling process, so the call starts no process
+    (a pool of one process only adds its start-up and the copies of the counts). Measured as the workers are."""
+    args = (data, [EOT], 1, 2, "spawn")
+    call = f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, [{EOT!r}], 1, 2, 'spawn')"
+    with ProcessWatch(process_id(learner)) as watch:
+        outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
+                               FILE_TASK.kernel_time_limit, with_reference_count_chunk)
+    outcome.fail_on_error(call)
+    workers = sum(watch.start_methods().get(kind, 0) for kind in WORKER_KINDS)
+    if workers:
+        raise CheckFailed(
+            f"{call} started {workers} process{'es' if workers > 1 else ''} (measured from outside your code): with one "
+            "worker, count the whole file here with count_pretokens (step 1 of the task); a pool of one process costs its "
+            "start-up and sends the counts back, for no parallel work")
 
 
 # Task 4: small files, 1 to 3 workers, started by spawn and by the default; hidden, the worker processes,

@@ -174,6 +174,20 @@ class ProcessWatch:
             self._thread.join(timeout=5)
             self.look()
 
+    def still_running(self) -> dict[str, int]:
+        """How many of the processes started still run (not ended, nor a zombie), by start method; the fork server
+        itself (a child of the root, which forkserver keeps for the next pools) is left out."""
+        counts: dict[str, int] = {}
+        for pid, command in self.started.items():
+            fields = _stat_fields(pid)
+            if fields is None or fields[0] in ("Z", "X", "x") or not self._below_root(pid):
+                continue
+            method = start_method_of(command, self.root_command)
+            if method == "forkserver" and int(fields[1]) == self.root:
+                continue
+            counts[method] = counts.get(method, 0) + 1
+        return counts
+
     def start_methods(self) -> dict[str, int]:
         """How many processes were started, by start method (see :func:`start_method_of`)."""
         counts: dict[str, int] = {}
