@@ -963,9 +963,21 @@ def test_a_peak_read_from_the_driver_fails_on_a_size_drawn_inside_fn(code):
         assert message is not None and "drawn when it is called" in message and "fn allocated" in message, message
 
 
+def test_contenders_not_called_fail_the_lower_bound_of_the_cpu_time():
+    """The measured check is two-sided: an ``interleaved`` that makes no call (its times made up, its log forged, as the
+    first variant of this section rewrites it) costs next to nothing, less than 0.4 times the reference's calls."""
+    message = _lab09_remote("def interleaved(contenders, rounds, clock=time.perf_counter):\n"
+                            "    return {label: [0.001] * rounds for label in contenders}\n", "interleaved",
+                            lambda graders, learner: graders.verify_collector_paused(learner))
+    assert message is not None and "not every contender ran once per round" in message, message
+
+
 def test_honest_ways_to_pause_and_measure_pass_the_measured_checks():
     """The solution, and the ways of honest code the measurements must not fail: the collector collected before each
-    timed call (gc.collect(): a collection, one callback, per call), or paused once around all the rounds."""
+    timed call (gc.collect(): a collection, none during the call), paused once around all the rounds, or paused by a
+    first threshold of 0 (``gc.set_threshold(0)``: it never collects; the driver's log counts it as paused). Not
+    ``gc.freeze()``, which pauses nothing: it moves the objects that exist out of the collections, and the new ones are
+    collected as before (it fails both checks)."""
     from test_mistakes import source_of
 
     solution = source_of("09_benchmarks", "task1_interleaved_solution")
@@ -976,8 +988,13 @@ def test_honest_ways_to_pause_and_measure_pass_the_measured_checks():
               .replace("    labels = list(contenders)\n", "    labels = list(contenders)\n    outer = gc.isenabled()\n    gc.disable()\n")
               .replace("    for r in range(rounds):\n", "    try:\n      for r in range(rounds):\n")
               .replace("    return times\n", "    finally:\n        if outer:\n            gc.enable()\n    return times\n"))
+    threshold = (solution.replace("            was_enabled = gc.isenabled()\n            gc.disable()\n",
+                                  "            thresholds = gc.get_threshold()\n            gc.set_threshold(0)\n")
+                 .replace("                if was_enabled:\n                    gc.enable()\n",
+                          "                gc.set_threshold(*thresholds)\n"))
     assert collecting != solution and "outer = gc.isenabled()" in around and "      for r in range(rounds):" in around
-    for code in (solution, collecting, around):
+    assert "gc.disable()" not in threshold and "gc.set_threshold(*thresholds)" in threshold
+    for code in (solution, collecting, around, threshold):
         assert _lab09_remote(code, "interleaved", "check_interleaved") is None
         assert _lab09_remote(code, "interleaved", "check_interleaved_properties") is None
     for grader in ("check_peak_memory", "check_peak_memory_properties"):

@@ -95,17 +95,22 @@ def run_interleaved(function: Callable, costs: dict, loads: list, rounds: int, c
     the machine's at that moment: ``loads[k % len(loads)]`` for the ``k``-th call of any contender.
     The collector is switched on or off first (``collector_on``), and restored at the end. Returns
     what ``function`` returned, the calls in order with whether the collector was on during each,
-    and whether it was on afterwards; or that it raised ``ValueError``.
+    and whether it was on afterwards; or that it raised ``ValueError``. A collector whose first threshold is 0 is
+    off too (it never collects: ``gc.set_threshold(0)``, put back after, pauses it as ``gc.disable()`` does).
     """
     now = [0.0]
     calls: list = []
+    thresholds = gc.get_threshold()
 
     def clock() -> float:
         return now[0]
 
+    def collecting() -> bool:
+        return gc.isenabled() and gc.get_threshold()[0] != 0
+
     def contender(label: str) -> Callable[[], None]:
         def run() -> None:
-            calls.append((label, gc.isenabled()))
+            calls.append((label, collecting()))
             if costs[label] == 0:  # a contender that fails: the collector must be put back all the same
                 raise RuntimeError(f"contender {label} failed")
             now[0] += float(costs[label] * loads[(len(calls) - 1) % len(loads)])
@@ -126,9 +131,10 @@ def run_interleaved(function: Callable, costs: dict, loads: list, rounds: int, c
         except NotImplementedError:  # a RuntimeError too, but the skeleton's own: "not written yet"
             raise
         except RuntimeError:  # a contender's failure, passed on (the case's cost 0 asks for one)
-            return {"raised": "RuntimeError", "calls (label, collector on)": calls, "collector on after": gc.isenabled()}
-        return {"times": times, "calls (label, collector on)": calls, "collector on after": gc.isenabled()}
+            return {"raised": "RuntimeError", "calls (label, collector on)": calls, "collector on after": collecting()}
+        return {"times": times, "calls (label, collector on)": calls, "collector on after": collecting()}
     finally:
+        gc.set_threshold(*thresholds)
         if was_enabled:
             gc.enable()
         else:
@@ -269,7 +275,7 @@ def run_costly_collections(function: Callable, labels: list, survivors: int, rou
         return len(kept)
 
     contenders = {label: (lambda: contender()) for label in labels}
-    was_enabled = gc.isenabled()
+    was_enabled, thresholds = gc.isenabled(), gc.get_threshold()
     gc.enable()
     gc.callbacks.append(on_collection)
     try:
@@ -277,6 +283,7 @@ def run_costly_collections(function: Callable, labels: list, survivors: int, rou
     finally:
         if on_collection in gc.callbacks:
             gc.callbacks.remove(on_collection)
+        gc.set_threshold(*thresholds)
         if not was_enabled:
             gc.disable()
     if not isinstance(times, dict):
