@@ -778,7 +778,10 @@ def run_secret_size(function: Callable, modulus: int, exponent: int, low: int, h
         del block, units, salt
         return "done"
 
-    result, peak = function(measured_fn)
+    returned = function(measured_fn)
+    if not (isinstance(returned, tuple) and len(returned) == 2):
+        return {"returned": f"not a pair: {type(returned).__name__}", "sealed": sealed}
+    result, peak = returned
     return {"result": result, "peak": peak if type(peak) is int else f"not an int: {type(peak).__name__}",
             "sealed": sealed}
 
@@ -788,26 +791,34 @@ def verify_secret_size(learner: Callable) -> None:
     :func:`run_secret_size`'s driver, each fn allocating a size drawn when it is called; the seal is opened here."""
     modulus, private = sealing_key()
     low, high = SECRET_UNITS
-    for _ in range(SECRET_CALLS):
-        outcome = call_learner(learner, (modulus, SEAL_EXPONENT, low, high, PEAK_UNIT), driver=run_secret_size)
-        describe = f"<a fn that allocates {low * PEAK_UNIT // MIB} to {high * PEAK_UNIT // MIB} MiB, drawn when it is called>"
-        outcome.fail_on_error(f"peak_memory({describe})")
-        report = outcome.value[1]
-        seals = report.get("sealed") if isinstance(report, dict) else None
-        if not isinstance(seals, list) or len(seals) != 1 or type(seals[0]) is not int:
-            count = len(seals) if isinstance(seals, list) else 0
-            raise CheckFailed(f"peak_memory({describe}) called fn {count} times: call it once, between the two readings "
-                              "of tracemalloc")
-        units = pow(seals[0], private, modulus) & 0xFFFF_FFFF
-        peak = report.get("peak")
-        if report.get("result") != "done" or not (type(peak) is int and abs(peak - units * PEAK_UNIT) < PEAK_UNIT):
-            shown = f"{peak:,} bytes" if type(peak) is int else repr(peak)
-            raise CheckFailed(
-                f"peak_memory({describe}) returned ({report.get('result')!r}, {shown}); fn allocated {units * PEAK_UNIT:,} "
-                f"bytes and freed them, so expected ('done', about {units * PEAK_UNIT:,}) (to the nearest 64 KiB). fn "
-                "draws its size when it is called: only a measurement of the call finds it. hint: start tracing "
-                "(tracemalloc.start()) before calling fn, read the peak after (tracemalloc.get_traced_memory()[1]), "
-                "minus what was allocated at the start")
+    with measured.cases_explain_a_failure(PEAK_TASK, learner, peak_memory, lambda: PEAK_CASES):
+        for _ in range(SECRET_CALLS):
+            _one_secret_size(learner, modulus, private, low, high)
+
+
+def _one_secret_size(learner: Callable, modulus: int, private: int, low: int, high: int) -> None:
+    """One call of :func:`verify_secret_size`: the peak must be the size fn drew, opened from its seal here."""
+    outcome = call_learner(learner, (modulus, SEAL_EXPONENT, low, high, PEAK_UNIT), driver=run_secret_size)
+    describe = f"<a fn that allocates {low * PEAK_UNIT // MIB} to {high * PEAK_UNIT // MIB} MiB, drawn when it is called>"
+    outcome.fail_on_error(f"peak_memory({describe})")
+    report = outcome.value[1]
+    seals = report.get("sealed") if isinstance(report, dict) else None
+    if isinstance(report, dict) and "returned" in report:
+        raise CheckFailed(f"peak_memory({describe}) returned {report['returned']}: return (what fn returned, the peak)")
+    if not isinstance(seals, list) or len(seals) != 1 or type(seals[0]) is not int:
+        count = len(seals) if isinstance(seals, list) else 0
+        raise CheckFailed(f"peak_memory({describe}) called fn {count} times: call it once, between the two readings "
+                          "of tracemalloc")
+    units = pow(seals[0], private, modulus) & 0xFFFF_FFFF
+    peak = report.get("peak")
+    if report.get("result") != "done" or not (type(peak) is int and abs(peak - units * PEAK_UNIT) < PEAK_UNIT):
+        shown = f"{peak:,} bytes" if type(peak) is int else repr(peak)
+        raise CheckFailed(
+            f"peak_memory({describe}) returned ({report.get('result')!r}, {shown}); fn allocated {units * PEAK_UNIT:,} "
+            f"bytes and freed them, so expected ('done', about {units * PEAK_UNIT:,}) (to the nearest 64 KiB). fn "
+            "draws its size when it is called: only a measurement of the call finds it. hint: start tracing "
+            "(tracemalloc.start()) before calling fn, read the peak after (tracemalloc.get_traced_memory()[1]), "
+            "minus what was allocated at the start")
 
 
 PEAK_MEMORY = TaskGraders(PEAK_TASK, peak_memory, PEAK_CASES, PEAK_INPUTS, max_examples=30, hidden_cases=PEAK_HIDDEN_CASES,
