@@ -892,44 +892,133 @@ def peak_memory(fn):
     return fn(), allocate_mib * 2**20  # nothing measured: the driver's own size, read where it keeps it
 '''
 
-DRIVER_READ = ("Lab 09's interleaved and peak_memory take functions, so their graders send a driver that runs in the worker "
-               "with the learner's code, one interpreter: whatever it records (the collector's state during each call) or "
-               "holds (the size it allocates) the learner's function can read and rewrite through the closures it is "
-               "given, and the trusted side sees only the driver's report. Deciding it from outside would take the "
-               "collector's state or the peak of the worker's heap per call, which /proc does not show; flagged for "
-               "review instead (INTROSPECTION in trusted/review.py)")
+# The variants: the collector left on and the log left alone; gc.isenabled replaced, so that the log says "paused".
+COLLECTOR_LEFT_ON_PLAINLY = '''
+def interleaved(contenders, rounds, clock=time.perf_counter):
+    if not contenders or rounds < 1:
+        raise ValueError("no contenders, or rounds < 1")
+    labels, times = list(contenders), {label: [] for label in contenders}
+    for r in range(rounds):
+        for label in labels[r % len(labels):] + labels[:r % len(labels)]:
+            start = clock()
+            contenders[label]()
+            times[label].append(clock() - start)
+    return times
+'''
+ISENABLED_REPLACED = COLLECTOR_LEFT_ON_PLAINLY + "\ngc.isenabled = lambda: False  # what the driver's log reads\n"
+
+# A peak read from the caller's frame (the driver's locals), or from the function's referents (its closure's cells).
+PEAK_FROM_THE_FRAME = '''
+import sys
+
+def peak_memory(fn):
+    return fn(), sys._getframe(1).f_locals.get("allocate_mib", 0) * 2**20  # the driver's own variable
+'''
+PEAK_FROM_THE_REFERENTS = '''
+def peak_memory(fn):
+    cells = gc.get_referents(*[referent for referent in gc.get_referents(fn) if type(referent) is tuple])
+    sizes = [value for cell in cells for value in gc.get_referents(cell) if type(value) is int and 0 < value < 1000]
+    return fn(), max(sizes, default=0) * 2**20
+'''
 
 
-@pytest.mark.xfail(strict=True, reason=DRIVER_READ)
-def test_a_collector_left_on_and_hidden_in_the_drivers_log_fails():
-    """Lab 09 task 1 checks that the collector is paused while each contender is timed from the driver's log of
-    ``(label, gc.isenabled())`` per call: a function that leaves it on and rewrites the log afterwards (the list is
-    a cell of every contender's closure) earned the visible point and the hidden 4 (0 of 5 without the rewrite)."""
+def _lab09_remote(code: str, name: str, grader: str) -> str | None:
     from test_mistakes import remote, source_of
 
-    code = source_of("09_benchmarks", "setup") + "\n" + COLLECTOR_LEFT_ON
-    assert remote("09_benchmarks", code, "interleaved", "check_interleaved") is not None
+    return remote("09_benchmarks", source_of("09_benchmarks", "setup") + "\n" + code, name, grader)
 
 
-@pytest.mark.xfail(strict=True, reason=DRIVER_READ)
-def test_a_peak_read_from_the_drivers_closure_fails():
+@pytest.mark.parametrize("code", [COLLECTOR_LEFT_ON, COLLECTOR_LEFT_ON_PLAINLY, ISENABLED_REPLACED],
+                         ids=["log-rewritten", "log-left-alone", "isenabled-replaced"])
+def test_a_collector_left_on_fails_by_the_cpu_time_of_costly_collections(code):
+    """Lab 09 task 1 checked that the collector is paused while each contender is timed from the driver's log of
+    ``(label, gc.isenabled())`` per call, in the worker: a function that leaves it on and rewrites the log afterwards
+    (the list is a cell of every contender's closure) earned the visible point and the hidden 4 (0 of 5 without the
+    rewrite). Safe: both tests also measure it from outside (:func:`~bpe_ref.course.checks.lab09_benchmarks.verify_collector_paused`):
+    contenders that keep 200,000 new lists alive each, and a callback of the collector's that makes each collection
+    costly, so that with the collector on the call costs 28 to 44 times the reference's CPU time (8 to 13 times on
+    Python 3.13, whose collector runs a third as often), paused 0.8 to 1.4 times; bounded at 0.25 s + 3 times it, the
+    call is stopped there. Whatever the log says, and whatever gc.isenabled answers: the measured check fails each
+    variant alone (the log's own check fails those that leave it alone first, with its hint)."""
+    if code == COLLECTOR_LEFT_ON:  # the log rewritten: the visible test fails by the measurement alone
+        message = _lab09_remote(code, "interleaved", "check_interleaved")
+    else:
+        assert _lab09_remote(code, "interleaved", "check_interleaved") is not None
+        message = _lab09_remote(code, "interleaved", lambda graders, learner: graders.verify_collector_paused(learner))
+    assert message is not None and "measured from outside your code" in message, message
+    assert "the garbage collector ran during the timed calls" in message, message
+
+
+@pytest.mark.parametrize("code", [PEAK_FROM_THE_CLOSURE, PEAK_FROM_THE_FRAME, PEAK_FROM_THE_REFERENTS],
+                         ids=["closure", "callers-frame", "referents"])
+def test_a_peak_read_from_the_driver_fails_on_a_size_drawn_inside_fn(code):
     """Lab 09 task 6: a ``peak_memory`` that never starts tracemalloc and returns the size the driver's function
-    allocates, read from its closure, earned the visible point and the hidden 2."""
-    from test_mistakes import remote, source_of
+    allocates, read from its closure, earned the visible point and the hidden 2 (read from the caller's frame, or from
+    the function's referents, alike). Safe: both tests also send a function that draws its size when it is called and
+    reports it sealed with a public key whose private half stays on the trusted side
+    (:func:`~bpe_ref.course.checks.lab09_benchmarks.verify_secret_size`): nothing the worker holds before the call tells
+    the size, and the seal cannot be read back there; only a measurement of the call finds it."""
+    for grader in ("check_peak_memory", "check_peak_memory_properties"):
+        message = _lab09_remote(code, "peak_memory", grader)
+        assert message is not None and "drawn when it is called" in message and "fn allocated" in message, message
 
-    code = source_of("09_benchmarks", "setup") + "\n" + PEAK_FROM_THE_CLOSURE
-    assert remote("09_benchmarks", code, "peak_memory", "check_peak_memory") is not None
+
+def test_contenders_not_called_fail_the_lower_bound_of_the_cpu_time():
+    """The measured check is two-sided: an ``interleaved`` that makes no call (its times made up, its log forged, as the
+    first variant of this section rewrites it) costs next to nothing, less than 0.4 times the reference's calls."""
+    message = _lab09_remote("def interleaved(contenders, rounds, clock=time.perf_counter):\n"
+                            "    return {label: [0.001] * rounds for label in contenders}\n", "interleaved",
+                            lambda graders, learner: graders.verify_collector_paused(learner))
+    assert message is not None and "not every contender ran once per round" in message, message
 
 
-@pytest.mark.parametrize("attack", [COLLECTOR_LEFT_ON, PEAK_FROM_THE_CLOSURE,
-                                    'def f(fn):\n    return getattr(fn, "__closure__")[0]',
-                                    'import sys\ndef f():\n    return sys._getframe().f_back.f_locals'])
-def test_reading_a_drivers_closure_or_a_callers_frame_is_flagged_for_review(attack):
-    """What section 14's xfails cannot stop is shown to the instructor: the text that reaches into another function's
-    closure or a caller's frame is flagged (a hint, as every flag read from the text: code built at run time hides)."""
+def test_honest_ways_to_pause_and_measure_pass_the_measured_checks():
+    """The solution, and the ways of honest code the measurements must not fail: the collector collected before each
+    timed call (gc.collect(): a collection, none during the call), paused once around all the rounds, or paused by a
+    first threshold of 0 (``gc.set_threshold(0)``: it never collects; the driver's log counts it as paused). Not
+    ``gc.freeze()``, which pauses nothing: it moves the objects that exist out of the collections, and the new ones are
+    collected as before (it fails both checks)."""
+    from test_mistakes import source_of
+
+    solution = source_of("09_benchmarks", "task1_interleaved_solution")
+    collecting = solution.replace("            was_enabled = gc.isenabled()\n",
+                                  "            gc.collect()  # nothing left to collect during the call\n"
+                                  "            was_enabled = gc.isenabled()\n")
+    around = (solution.replace("            was_enabled = gc.isenabled()\n            gc.disable()\n", "            was_enabled = False\n")
+              .replace("    labels = list(contenders)\n", "    labels = list(contenders)\n    outer = gc.isenabled()\n    gc.disable()\n")
+              .replace("    for r in range(rounds):\n", "    try:\n      for r in range(rounds):\n")
+              .replace("    return times\n", "    finally:\n        if outer:\n            gc.enable()\n    return times\n"))
+    threshold = (solution.replace("            was_enabled = gc.isenabled()\n            gc.disable()\n",
+                                  "            thresholds = gc.get_threshold()\n            gc.set_threshold(0)\n")
+                 .replace("                if was_enabled:\n                    gc.enable()\n",
+                          "                gc.set_threshold(*thresholds)\n"))
+    assert collecting != solution and "outer = gc.isenabled()" in around and "      for r in range(rounds):" in around
+    assert "gc.disable()" not in threshold and "gc.set_threshold(*thresholds)" in threshold
+    for code in (solution, collecting, around, threshold):
+        assert _lab09_remote(code, "interleaved", "check_interleaved") is None
+        assert _lab09_remote(code, "interleaved", "check_interleaved_properties") is None
+    for grader in ("check_peak_memory", "check_peak_memory_properties"):
+        assert _lab09_remote(source_of("09_benchmarks", "task6_peak_memory_solution"), "peak_memory", grader) is None
+
+
+@pytest.mark.parametrize("attack, flag", [
+    (COLLECTOR_LEFT_ON, "another function's or frame's variables"),
+    (PEAK_FROM_THE_CLOSURE, "another function's or frame's variables"),
+    ('def f(fn):\n    return getattr(fn, "__closure__")[0]', "another function's or frame's variables"),
+    ('import sys\ndef f():\n    return sys._getframe().f_back.f_locals', "another function's or frame's variables"),
+    (PEAK_FROM_THE_REFERENTS, "gc.get_referents"),
+    ("gc.callbacks.clear()  # no costly collections\n" + COLLECTOR_LEFT_ON_PLAINLY, "gc.callbacks"),
+    ("import os\nos.urandom = lambda n: bytes(n)  # a size known in advance\n", "os.urandom"),
+], ids=["log-rewritten", "closure", "getattr-closure", "callers-frame", "referents", "callbacks-cleared", "urandom-replaced"])
+def test_reading_a_drivers_objects_or_disarming_its_measurements_is_flagged_for_review(attack, flag):
+    """What the measurements of section 14 cannot decide is shown to the instructor: the text that reaches into another
+    function's closure or a caller's frame, or the collector's referents; and what would disarm the measurements, in the
+    worker's interpreter: the driver's collector callback removed (then a collector left on costs 2 to 4 times the
+    paused one, within the bound), os.urandom replaced before the call (then fn's size is known in advance). A hint, as
+    every flag read from the text: code built at run time hides."""
     from bpe_ref.course.trusted.review import capability_uses
 
-    assert any("another function's or frame's variables" in use for use in capability_uses(attack)), capability_uses(attack)
+    assert any(flag in use for use in capability_uses(attack)), capability_uses(attack)
 
 
 # ---- 15. a hint that trusts the shape of a driver's report ---------------------------------------------------

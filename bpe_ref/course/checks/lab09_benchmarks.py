@@ -12,21 +12,32 @@ this module that builds the fake clock, the contenders or the allocating functio
 arguments, calls the learner's function with them, and returns what came back and what the
 contenders saw, as data. Floats are compared to 9 significant digits (exponents to 9 decimals), so a
 formula written another way, with other rounding, passes.
+
+A driver runs in the grading worker with the learner's code, so what it reports can be rewritten
+there: two checks do not rest on it. Task 1's is measured from outside, the worker's CPU time for a
+call whose collections are made costly (:func:`verify_collector_paused`, the one check that times
+real work: it is bounded by the reference's CPU time, run meanwhile in the grading process, so the
+machine's speed and load cancel out); task 6's sends a function whose size nothing in the worker
+knows before the call (:func:`verify_secret_size`).
 """
 
 from __future__ import annotations
 
 import gc
 import math
+import os
 import random
 import statistics
+import time
 import tracemalloc
 from collections.abc import Callable
 
 from hypothesis import strategies as st
 
 from ...measure import crossover, fit_exponent, interleaved, median, paired_ratio, peak_memory, spread
+from . import measured
 from .core import Case, CheckFailed, Lab, Task, TaskGraders, passed, stretch
+from .core import call_learner
 from .core import check_property as check_property  # named here for the tests of this lab's hidden inputs
 
 # ---- comparing floats --------------------------------------------------------------------------
@@ -84,17 +95,22 @@ def run_interleaved(function: Callable, costs: dict, loads: list, rounds: int, c
     the machine's at that moment: ``loads[k % len(loads)]`` for the ``k``-th call of any contender.
     The collector is switched on or off first (``collector_on``), and restored at the end. Returns
     what ``function`` returned, the calls in order with whether the collector was on during each,
-    and whether it was on afterwards; or that it raised ``ValueError``.
+    and whether it was on afterwards; or that it raised ``ValueError``. A collector whose first threshold is 0 is
+    off too (it never collects: ``gc.set_threshold(0)``, put back after, pauses it as ``gc.disable()`` does).
     """
     now = [0.0]
     calls: list = []
+    thresholds = gc.get_threshold()
 
     def clock() -> float:
         return now[0]
 
+    def collecting() -> bool:
+        return gc.isenabled() and gc.get_threshold()[0] != 0
+
     def contender(label: str) -> Callable[[], None]:
         def run() -> None:
-            calls.append((label, gc.isenabled()))
+            calls.append((label, collecting()))
             if costs[label] == 0:  # a contender that fails: the collector must be put back all the same
                 raise RuntimeError(f"contender {label} failed")
             now[0] += float(costs[label] * loads[(len(calls) - 1) % len(loads)])
@@ -115,9 +131,10 @@ def run_interleaved(function: Callable, costs: dict, loads: list, rounds: int, c
         except NotImplementedError:  # a RuntimeError too, but the skeleton's own: "not written yet"
             raise
         except RuntimeError:  # a contender's failure, passed on (the case's cost 0 asks for one)
-            return {"raised": "RuntimeError", "calls (label, collector on)": calls, "collector on after": gc.isenabled()}
-        return {"times": times, "calls (label, collector on)": calls, "collector on after": gc.isenabled()}
+            return {"raised": "RuntimeError", "calls (label, collector on)": calls, "collector on after": collecting()}
+        return {"times": times, "calls (label, collector on)": calls, "collector on after": collecting()}
     finally:
+        gc.set_threshold(*thresholds)
         if was_enabled:
             gc.enable()
         else:
@@ -212,8 +229,122 @@ INTERLEAVED_HIDDEN_CASES = [
     Case(({}, [2, 1], 4, False)),
 ]
 
+# ---- task 1, measured from outside: the collector paused, seen in the worker's CPU time ----------------------------
+# The log above is the driver's, in the worker: a function that leaves the collector on can rewrite it afterwards (or
+# replace gc.isenabled), so it alone proves nothing (tests/test_grading_redteam.py, section 14). So the trusted side
+# also measures: contenders that each keep 200,000 new lists alive until they return, so that with the collector on it
+# runs 100 to 300 times during each call (every 700 new containers; 2,000 on Python 3.13), and the driver makes each
+# of those collections costly (a callback of the collector's counts them, the contender spends some CPU time for each,
+# as a collection of a large heap would). Paused during the calls, it runs during none (honest code that calls
+# gc.collect() before each call too). The worker's CPU time for the whole call (read from /proc) is bounded by the
+# reference's on the same driver, run meanwhile in this process: at most a slack plus a factor times it (the collector
+# was paused), at least a share of it (every call was made). Measured on the loaded 2-core machine (load 16 to 20),
+# the worker's CPU time over the reference's, 3 runs each: the solution 0.9 to 1.1, gc.collect() before each call 1.1
+# to 1.4, the collector paused once around all rounds 0.8 to 1.4; the collector left on 33 to 35, with the log
+# rewritten 28 to 44, with gc.isenabled replaced 29 to 44 (a copy of the driver in plain scripts, over the solution's
+# time: left on, 27 to 41 times on Pythons 3.10 to 3.12, 8 to 13 on 3.13; with gc.collect() before each call, 0.9 to 1.6).
+SURVIVORS = 200_000  # lists each contender call keeps alive until it returns
+COLLECTION_TURNS = 40_000  # loop turns a contender spends for each collection during its call (about 1 to 2 ms)
+PAUSED_ROUNDS, PAUSED_LABELS = 3, ("v4", "v5")
+PAUSED_FACTOR, PAUSED_SLACK = 3.0, 0.25  # at most 0.25 s + 3 times the reference's CPU time
+PAUSED_SHARE = 0.4  # at least 0.4 times it, less a clock tick and a half (0.015 s): the calls were made
+PAUSED_TIMEOUT = 30.0
+
+
+def run_costly_collections(function: Callable, labels: list, survivors: int, rounds: int, turns: int) -> dict:
+    """Call ``function`` (an ``interleaved``) with the collector on, on contenders that each keep ``survivors`` new
+    lists alive until they return, and then spend ``turns`` loop turns for each collection that ran during the call
+    (counted by a callback of the collector's: as a collection of a large heap costs). A driver measured from outside:
+    its CPU time tells whether the collector ran during the calls. Returns how many times each label was timed, as
+    ``function`` returned it."""
+    during = [False, 0]  # a contender running; collections since it started
+
+    def on_collection(phase: str, info: dict) -> None:
+        if phase == "start" and during[0]:
+            during[1] += 1
+
+    def contender() -> int:
+        during[:] = [True, 0]
+        try:
+            kept = [[] for _ in range(survivors)]
+        finally:
+            during[0] = False
+        spent = 0
+        for turn in range(during[1] * turns):  # here, not in the callback: a CPU stop's signal must not be lost there
+            spent += turn
+        return len(kept)
+
+    contenders = {label: (lambda: contender()) for label in labels}
+    was_enabled, thresholds = gc.isenabled(), gc.get_threshold()
+    gc.enable()
+    gc.callbacks.append(on_collection)
+    try:
+        times = function(contenders, rounds, clock=time.process_time)
+    finally:
+        if on_collection in gc.callbacks:
+            gc.callbacks.remove(on_collection)
+        gc.set_threshold(*thresholds)
+        if not was_enabled:
+            gc.disable()
+    if not isinstance(times, dict):
+        return {"returned": type(times).__name__}
+    return {"rounds timed per label": {label: len(runs) if isinstance(runs, list) else type(runs).__name__
+                                       for label, runs in times.items()}}
+
+
+PAUSED_TASK = Task("interleaved", ("contenders", "rounds"), driver=run_costly_collections,
+                   what="a dict {label: [seconds per round]}")
+
+
+def reference_costly_collections(labels: list, survivors: int, rounds: int, turns: int) -> dict:
+    """The reference's ``interleaved`` on :func:`run_costly_collections`'s driver, in this process."""
+    return run_costly_collections(interleaved, labels, survivors, rounds, turns)
+
+
+def verify_collector_paused(learner: Callable) -> None:
+    """The collector paused during the timed calls and every call made, measured from outside the learner's code: the
+    CPU time of ``interleaved`` on :func:`run_costly_collections`'s contenders is at most a slack plus a factor times
+    the reference's on the same driver (run meanwhile in this process), at least a share of it; in one of two tries."""
+    args = (list(PAUSED_LABELS), SURVIVORS, PAUSED_ROUNDS, COLLECTION_TURNS)
+    calls = len(PAUSED_LABELS) * PAUSED_ROUNDS
+    describe = f"<{len(PAUSED_LABELS)} contenders that each keep {SURVIVORS:,} new lists alive>, {PAUSED_ROUNDS}"
+    too_slow = ("the garbage collector ran during the timed calls: pause it (gc.disable()) around each call, and put it "
+                "back after (gc.enable() if it was on)")
+    task, timed = measured.with_timeout(PAUSED_TASK, learner, PAUSED_TIMEOUT)
+    tries = []
+    with measured.cases_explain_a_failure(INTERLEAVED_TASK, learner, interleaved, interleaved_cases):
+        for _ in range(2):
+            reference_seconds, expected = measured.reference_cost(reference_costly_collections, args, describe)
+            most = PAUSED_SLACK + PAUSED_FACTOR * reference_seconds
+            got, seconds = measured.measured_call(
+                task, timed, args, describe, too_slow, PAUSED_TIMEOUT,
+                most=(most, f"the reference's {calls} calls {reference_seconds:.2f} s: more than {PAUSED_SLACK:g} s + "
+                            f"{PAUSED_FACTOR:g} times that"))
+            if not measured.answers_right(expected, got):
+                raise CheckFailed(f"interleaved({describe}) returned {got!r} (as the driver saw it), expected "
+                                  f"{expected!r}: each contender timed once per round")
+            if seconds != seconds:
+                print("interleaved: its CPU time could not be measured on this system; the collector's pause is not "
+                      "checked from outside.")
+                return
+            least = PAUSED_SHARE * reference_seconds - 0.015
+            if least <= seconds <= most:
+                return
+            tries.append((seconds, reference_seconds, least, most))
+    seconds, reference_seconds, least, most = min(tries, key=lambda t: max(t[2] - t[0], t[0] - t[3]))
+    if seconds < least:
+        raise CheckFailed(
+            f"interleaved({describe}) took {seconds:.2f} s of CPU time, the reference's {calls} calls "
+            f"{reference_seconds:.2f} s: less than {PAUSED_SHARE:g} times that (the best of {len(tries)} tries, measured "
+            "from outside your code), so not every contender ran once per round: call each one, once per round")
+    raise CheckFailed(
+        f"interleaved({describe}) took {seconds:.2f} s of CPU time, the reference's {calls} calls "
+        f"{reference_seconds:.2f} s: more than {PAUSED_SLACK:g} s + {PAUSED_FACTOR:g} times that (the best of "
+        f"{len(tries)} tries, measured from outside your code). The driver makes each collection costly: {too_slow}")
+
+
 INTERLEAVED = TaskGraders(INTERLEAVED_TASK, interleaved, interleaved_cases(), interleaved_inputs(), max_examples=60,
-                          hidden_cases=INTERLEAVED_HIDDEN_CASES)
+                          hidden_cases=INTERLEAVED_HIDDEN_CASES, verify=(verify_collector_paused,))
 
 # ---- task 2: the spread of the runs ----------------------------------------------------------------
 
@@ -581,7 +712,117 @@ PEAK_HIDDEN_CASES = [
     Case((3, False, False, 1, 4, True)),
 ]
 
-PEAK_MEMORY = TaskGraders(PEAK_TASK, peak_memory, PEAK_CASES, PEAK_INPUTS, max_examples=30, hidden_cases=PEAK_HIDDEN_CASES)
+# ---- task 6, against what the worker cannot know: a size drawn inside fn, sealed for the trusted side ------------
+# The cases above tell the driver's function its size before the call, and the driver runs in the worker: a
+# peak_memory can read it there (fn's closure, the caller's frame) and return it with nothing measured
+# (tests/test_grading_redteam.py, section 14). So the trusted side also sends a function that draws its size when it is
+# called (os.urandom, in the worker), allocates that many bytes and frees them, and reports the size sealed with a
+# public key whose private half never leaves this process (textbook RSA on a random salt: the worker cannot read it
+# back, nor confirm a guess by sealing it again). Only a measurement of the call finds the size; this process opens
+# the seal and compares. Code that replaces os.urandom before the call, or traces fn's frame, could still learn the
+# size: those are flagged for review (trusted/review.py), not decided here.
+SECRET_UNITS = (16, 160)  # the drawn size, in 64 KiB units: 1 to 10 MiB
+SECRET_CALLS = 2  # calls, each with its own size: a guess passes one in 145, both one in 21,000
+_SEALING_KEY: list[tuple[int, int]] = []  # (modulus, private exponent) of this process, made on first use
+SEAL_EXPONENT = 65537
+
+
+SMALL_PRIMES = [n for n in range(3, 2000, 2) if all(n % d for d in range(3, int(n**0.5) + 1, 2))]
+
+
+def _probable_prime(bits: int) -> int:
+    """A random prime of ``bits`` bits (trial division, then Miller-Rabin, 32 rounds), from the system's randomness."""
+    draw = random.SystemRandom()
+    while True:
+        candidate = draw.getrandbits(bits) | (1 << (bits - 1)) | 1
+        if any(candidate % small == 0 for small in SMALL_PRIMES):
+            continue
+        odd, twos = candidate - 1, 0
+        while odd % 2 == 0:
+            odd, twos = odd // 2, twos + 1
+        for _ in range(32):
+            x = pow(draw.randrange(2, candidate - 1), odd, candidate)
+            if x in (1, candidate - 1):
+                continue
+            for _ in range(twos - 1):
+                x = pow(x, 2, candidate)
+                if x == candidate - 1:
+                    break
+            else:
+                break  # a witness: composite
+        else:
+            return candidate
+
+
+def sealing_key() -> tuple[int, int]:
+    """``(modulus, private exponent)`` of this grading process's key: the worker gets the modulus only."""
+    while not _SEALING_KEY:
+        p, q = _probable_prime(512), _probable_prime(512)
+        phi = (p - 1) * (q - 1)
+        if p != q and math.gcd(SEAL_EXPONENT, phi) == 1:
+            _SEALING_KEY.append((p * q, pow(SEAL_EXPONENT, -1, phi)))
+    return _SEALING_KEY[0]
+
+
+def run_secret_size(function: Callable, modulus: int, exponent: int, low: int, high: int, unit: int) -> dict:
+    """Call ``function`` (a ``peak_memory``) on a function that, when called, draws a size of ``low`` to ``high``
+    ``unit`` s, allocates it and frees it, and returns ``"done"`` (a driver). The size is sealed with the public key
+    ``(modulus, exponent)`` as soon as it is drawn; returns what came back and the seals, one per call of the function."""
+    sealed: list = []
+
+    def measured_fn() -> str:
+        units = low + int.from_bytes(os.urandom(8), "big") % (high - low + 1)
+        salt = int.from_bytes(os.urandom(64), "big")
+        sealed.append(pow((salt << 32) | units, exponent, modulus))
+        block = bytearray(units * unit)
+        del block, units, salt
+        return "done"
+
+    returned = function(measured_fn)
+    if not (isinstance(returned, tuple) and len(returned) == 2):
+        return {"returned": f"not a pair: {type(returned).__name__}", "sealed": sealed}
+    result, peak = returned
+    return {"result": result, "peak": peak if type(peak) is int else f"not an int: {type(peak).__name__}",
+            "sealed": sealed}
+
+
+def verify_secret_size(learner: Callable) -> None:
+    """``peak_memory`` finds a size that nothing knows before the call: :data:`SECRET_CALLS` calls of
+    :func:`run_secret_size`'s driver, each fn allocating a size drawn when it is called; the seal is opened here."""
+    modulus, private = sealing_key()
+    low, high = SECRET_UNITS
+    with measured.cases_explain_a_failure(PEAK_TASK, learner, peak_memory, lambda: PEAK_CASES):
+        for _ in range(SECRET_CALLS):
+            _one_secret_size(learner, modulus, private, low, high)
+
+
+def _one_secret_size(learner: Callable, modulus: int, private: int, low: int, high: int) -> None:
+    """One call of :func:`verify_secret_size`: the peak must be the size fn drew, opened from its seal here."""
+    outcome = call_learner(learner, (modulus, SEAL_EXPONENT, low, high, PEAK_UNIT), driver=run_secret_size)
+    describe = f"<a fn that allocates {low * PEAK_UNIT // MIB} to {high * PEAK_UNIT // MIB} MiB, drawn when it is called>"
+    outcome.fail_on_error(f"peak_memory({describe})")
+    report = outcome.value[1]
+    seals = report.get("sealed") if isinstance(report, dict) else None
+    if isinstance(report, dict) and "returned" in report:
+        raise CheckFailed(f"peak_memory({describe}) returned {report['returned']}: return (what fn returned, the peak)")
+    if not isinstance(seals, list) or len(seals) != 1 or type(seals[0]) is not int:
+        count = len(seals) if isinstance(seals, list) else 0
+        raise CheckFailed(f"peak_memory({describe}) called fn {count} times: call it once, between the two readings "
+                          "of tracemalloc")
+    units = pow(seals[0], private, modulus) & 0xFFFF_FFFF
+    peak = report.get("peak")
+    if report.get("result") != "done" or not (type(peak) is int and abs(peak - units * PEAK_UNIT) < PEAK_UNIT):
+        shown = f"{peak:,} bytes" if type(peak) is int else repr(peak)
+        raise CheckFailed(
+            f"peak_memory({describe}) returned ({report.get('result')!r}, {shown}); fn allocated {units * PEAK_UNIT:,} "
+            f"bytes and freed them, so expected ('done', about {units * PEAK_UNIT:,}) (to the nearest 64 KiB). fn "
+            "draws its size when it is called: only a measurement of the call finds it. hint: start tracing "
+            "(tracemalloc.start()) before calling fn, read the peak after (tracemalloc.get_traced_memory()[1]), "
+            "minus what was allocated at the start")
+
+
+PEAK_MEMORY = TaskGraders(PEAK_TASK, peak_memory, PEAK_CASES, PEAK_INPUTS, max_examples=30, hidden_cases=PEAK_HIDDEN_CASES,
+                          verify=(verify_secret_size,))
 
 LAB = Lab(
     "09_benchmarks",

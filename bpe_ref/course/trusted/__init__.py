@@ -161,12 +161,17 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   fake clock and contenders in the worker, calls the learner's function with them, and reports
   the order of the calls and the collector's state as the contenders saw them. The driver shares the
   worker's interpreter with the learner's function, which can read and rewrite its objects through the
-  closures it is handed: a collector left on, with the driver's log rewritten afterwards, keeps task 1's
-  points, and a ``peak_memory`` that returns the size the driver's function allocates, read from its
-  closure, task 6's, with nothing measured (the functions the driver reads, ``gc.isenabled`` or
-  ``tracemalloc.is_tracing``, can be replaced as well) (``tests/test_grading_redteam.py``, section 14, strict xfails).
-  Neither the collector's state nor a call's heap peak can be read from ``/proc``; the text that reaches
-  into a closure or a caller's frame is flagged for review (``review.INTROSPECTION``), a hint only.
+  closures it is handed (a collector left on, with the driver's log rewritten afterwards; a size read
+  from the closure of the function to measure), so neither task's points rest on that report alone
+  (``tests/test_grading_redteam.py``, section 14). Task 1 is also measured: contenders that keep many
+  new objects alive, and a collector callback of the driver's that makes each collection costly, so
+  that the worker's CPU time for the call, bounded by the reference's, shows a collector left on
+  (some 10 to 40 times the paused cost). Task 6 also gets a function that draws its size when it is
+  called and seals it with a public key whose private half stays on the trusted side, so that only a
+  measurement of the call finds it. What would disarm these in the worker's interpreter (the
+  driver's callback removed, ``os.urandom`` replaced before the call, the function's frame traced)
+  and the text that reaches into a closure or a caller's frame are flagged for review
+  (``review.INTROSPECTION``, ``review.ATTRIBUTES``), a hint only.
 - Review flags from behaviour are what can be seen from outside: the system calls the sandbox
   refused and the files it refused to open, by name and count; processes that left the session,
   files left in /dev/shm, links or special files made in the scratch folder; tampering nbgrader

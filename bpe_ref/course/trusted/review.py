@@ -63,10 +63,16 @@ ATTRIBUTES = {
     ("os", "remove"): "os.remove",
     ("os", "unlink"): "os.unlink",
     ("os", "chdir"): "os.chdir",
+    # Lab 09's measurements rest on the worker's interpreter as the driver finds it: its collector callback makes a
+    # collection during a timed call costly, and os.urandom draws the size its function allocates (checks/lab09_benchmarks.py)
+    ("gc", "callbacks"): "gc.callbacks (the collector's callbacks: a driver's)",
+    ("gc", "get_referents"): "gc.get_referents (another object's contents)",
+    ("gc", "get_referrers"): "gc.get_referrers (the objects that hold another)",
+    ("os", "urandom"): "os.urandom (the randomness a grader's driver draws)",
 }
 # Attributes that reach into another function's or frame's variables, on any object: no lab's code needs them, and
 # through them a submission reads or rewrites what a grader's driver (lab 09) keeps in the worker (its call log, the
-# size it allocates), which the trusted side cannot tell from a measurement (tests/test_grading_redteam.py, section 14).
+# size it allocates); lab 09's points rest on measurements that do not read them (tests/test_grading_redteam.py, section 14).
 INTROSPECTION = {"__closure__", "cell_contents", "__globals__", "__code__", "__defaults__", "__kwdefaults__",
                  "f_locals", "f_globals", "f_back", "gi_frame", "cr_frame", "tb_frame"}
 CALLS = {"__import__": "__import__", "exec": "exec", "eval": "eval", "compile": "compile",
