@@ -3,8 +3,9 @@
 The default run (what CI runs, within its time budget) grades every lab's solution and release
 (with feedback and export for the class) and the attacks that need no lab of their own choosing,
 and sends the expensive lab-by-lab work to fixed samples of labs. The attacks built from each
-lab's functions on its blank release (the reference imported or read from disk, a table of the
-visible answers: cheap, nothing runs far, but a submission each) go to one lab per grading path,
+lab's functions on its blank release (the reference imported or read from disk: cheap, nothing
+runs far, but a submission each; a table of the visible answers goes to labs 00 and 01 only,
+tests/test_grading_adversarial.py's ``TABLE_LABS``) go to one lab per grading path,
 the cheapest that shows it: the worker given no module of the package (00, bytes and special
 tokens; 01, a trainer graded on CS336's corpus.en, whose published merges a table can replay),
 given modules of the package (07) and allowed processes and files (03). The submissions built
@@ -18,16 +19,20 @@ to bottom with its exploration goes to labs 00 and 03 (the corpora their explora
 their first stories: the test needs them to run and plot, not their timings), and ``python -m
 bpe_ref grade`` grades lab 00's solution (tests/test_grading_labs.py). nbgrader's feedback is
 rendered for each lab's honest work and release, and for a few of lab 00's notebooks that the grader
-changed (tests/test_grading_adversarial.py's ``FEEDBACK``), not for every submission. tests/test_sampling.py
-checks that the sampled labs still cover every grading path. ``BPE_EXHAUSTIVE=1`` runs every lab (about three times as
-long; maintainers run it before a release, see CONTRIBUTING.md); ``BPE_EVERY_ATTACK=1``, its older
-name, does the same. The tests of the reference algorithms read ``EXHAUSTIVE`` too: by default their
-differential runs take heads of the corpora and fewer merges and examples, under it the full sizes.
+changed (tests/test_grading_adversarial.py's ``FEEDBACK``), not for every submission; tests/test_mistakes.py
+grades each mistake marked ``seeded`` under one of its secret seeds besides the derandomized draw (``one_of``), and
+lab 02's trainer without its filter (a measured mistake) in the hidden test only. tests/test_sampling.py
+checks that the sampled labs still cover every grading path and that every attack is graded on some lab.
+``BPE_EXHAUSTIVE=1`` runs every lab (about three times as long; maintainers run it before a release, see
+CONTRIBUTING.md); ``BPE_EVERY_ATTACK=1``, its older name, does the same. The tests of the reference algorithms
+read ``EXHAUSTIVE`` too: by default their differential runs take heads of the corpora and fewer merges and examples,
+under it the full sizes.
 """
 
 from __future__ import annotations
 
 import os
+import zlib
 
 import pytest
 
@@ -50,3 +55,9 @@ def skip_unless_sampled(lab: str, what: str, sample: tuple[str, ...] = SAMPLED_L
     if not (EXHAUSTIVE or lab in sample):
         pytest.skip(f"{lab}: {what} runs on the sampled labs ({', '.join(sample)}); "
                     "BPE_EXHAUSTIVE=1 runs it on every lab")
+
+
+def one_of(key: str, choices: tuple):
+    """The one of ``choices`` the default run takes for ``key`` (e.g. a test and its parameters), where
+    ``BPE_EXHAUSTIVE=1`` takes them all: spread over the keys, and the same on every run and machine (a CRC)."""
+    return choices[zlib.crc32(key.encode("utf-8")) % len(choices)]

@@ -345,7 +345,7 @@ def test_lab02_a_trainer_with_the_right_merges_must_also_be_incremental(lab02, s
     assert "measured from outside your code" in hidden or "did not finish" in hidden
 
 
-@ON_DEMAND  # by default tests/test_mistakes.py grades the same mistake (V2 without its filter) with both tests and this hint
+@ON_DEMAND  # by default tests/test_mistakes.py grades the same mistake (V2 without its filter) with its hidden test and this hint
 def test_lab02_updating_every_word_without_a_filter_loses_the_cost_check(lab02, at_the_first_verdict):
     # merge_and_update on a word without the pair changes nothing, and the reference's returns it at once
     # (merge_word's quick test); but the task says to update only the words that hold the pair. While the time
@@ -1897,7 +1897,7 @@ def _wrong_method(case: str):
 
 # By default: lab 05's merge cost (verify_merge_cost) here; lab 05's cost against the reference's (verify_call_cost) in
 # the grading worker, as graded (the next test); lab 02's merge cost in tests/test_mistakes.py (its trainer without the
-# filter, graded behind this cache by the hidden and the visible test); and tests/test_checks_core.py checks that every try
+# filter, graded behind this cache by the hidden test, the visible one too on demand); and tests/test_checks_core.py checks that every try
 # of each of the three measured checks gets an index of its own. The other labs' and lab 05's push cost here: on demand.
 @pytest.mark.parametrize("case", [*(pytest.param(case, marks=ON_DEMAND) for case in ("lab02-every-word", "lab04-v2-filter")),
                                   "lab05-max-scan",

@@ -16,9 +16,9 @@ attacks on the sandbox itself (hooks, patched imports, killing the grader, editi
 cells that hang or exit) do not depend on the lab: they run on the first lab's batch, built from its
 own notebooks, and those whose outcome depends on the lab's policy (a child process, killing the
 grader) run on lab 03's too, whose code may start processes. The attacks that do depend on a lab's
-functions run on the sampled labs of ``tests/sampling.py`` (those built on the blank release, the
-hard-coded visible answers among them, on one lab per grading path; those built on the complete
-notebook on lab 00), and every lab's batch holds its honest solution, its blank release and an
+functions run on the sampled labs of ``tests/sampling.py`` (those built on the blank release on one
+lab per grading path, the hard-coded visible answers on labs 00 and 01 (``TABLE_LABS``); those built
+on the complete notebook on lab 00), and every lab's batch holds its honest solution, its blank release and an
 unreadable file; a few labs'
 batches hold a submission that breaks in a way only that lab shows (``ONE_LAB``; lab 00's holds
 tests/test_review_flags.py's class too, whose flags from behaviour are checked here); where that is the
@@ -364,13 +364,20 @@ def class_of(lab: str, course: Path) -> dict[str, dict | str]:
     """student id -> notebook (JSON) or raw text. Ids with '_' on purpose (zip_collect). Only the
     submissions the batch keeps are built (building the rest, e.g. a table of a lab's visible answers,
     costs seconds)."""
-    builders = submission_builders(lab, course)
-    if not attacks_on(lab):
-        kept = (EVERY_LAB | (ON_THE_RELEASE if sampled(lab) else set())
-                | (ON_THE_SOLUTION if sampled(lab, COMPLETE_NOTEBOOK_LABS) else set())
-                | (POLICY_DEPENDENT if lab in PROCESS_LABS else set()))
-        builders = {s: build for s, build in builders.items() if s in kept}
-    return {student: build() for student, build in builders.items()}
+    kept = graded_by_default(lab)
+    return {student: build() for student, build in submission_builders(lab, course).items() if student in kept}
+
+
+def graded_by_default(lab: str) -> set[str]:
+    """The students of :func:`submission_builders` that ``lab``'s class holds (every one on the every-attack lab,
+    and under BPE_EXHAUSTIVE=1): their names only, nothing is built (tests/test_sampling.py checks that each
+    attack is graded on some lab)."""
+    names = set(submission_builders(lab, Path("course")))
+    if attacks_on(lab):
+        return names
+    return names & (EVERY_LAB | (ON_THE_RELEASE if sampled(lab) else set()) | (TABLE if sampled(lab, TABLE_LABS) else set())
+                    | (ON_THE_SOLUTION if sampled(lab, COMPLETE_NOTEBOOK_LABS) else set())
+                    | (POLICY_DEPENDENT if lab in PROCESS_LABS else set()))
 
 
 def submissions_of(lab: str, course: Path) -> dict[str, dict | str]:
@@ -513,12 +520,20 @@ def has_helpers(lab: str) -> bool:
 
 # Each lab's solution and release (graded once each), and a file nbgrader cannot read: every lab's batch holds these.
 EVERY_LAB = {"honest", "blank", "invalid_json"}
-# Built from each lab's own functions on its blank release (cheap, but a submission each): on the sampled labs.
-ON_THE_RELEASE = {"reference_import", "reference_from_disk", "hardcoded"}
+# Built from each lab's own functions on its blank release (cheap, but a submission each): on the sampled labs,
+# one per grading path (what the worker may import and read decides their outcome).
+ON_THE_RELEASE = {"reference_import", "reference_from_disk"}
+# A table of the visible answers (seconds to build, and graded like a lab's work): its outcome does not depend on the
+# grading path but on the hidden tests going beyond the visible cases, which every lab's hidden variant of each task
+# must (tests/test_labs_notebooks.py checks it, and that the visible tests earn a third at most). By default on the
+# every-attack lab and on lab 01, whose trainer graded on CS336's corpus.en a table replays the published merges for;
+# on every lab under BPE_EXHAUSTIVE=1.
+TABLE = {"hardcoded"}
+TABLE_LABS = ("00_pretokenization", "01_naive_bpe")
 # Built from each lab's complete notebook, one function broken (each grades nearly the whole lab
 # again): on fewer labs (sampling.COMPLETE_NOTEBOOK_LABS).
 ON_THE_SOLUTION = {"last_raises", "helper_raises", "keeps_a_stand_in"}
-LAB_DEPENDENT = EVERY_LAB | ON_THE_RELEASE | ON_THE_SOLUTION
+LAB_DEPENDENT = EVERY_LAB | ON_THE_RELEASE | TABLE | ON_THE_SOLUTION
 # The attacks on the sandbox itself run on one lab: they do not depend on its functions.
 EVERY_ATTACK_LABS = {"00_pretokenization"}
 # Except those whose outcome depends on the lab's policy: a lab whose code may start processes
@@ -541,8 +556,8 @@ def needs(batch, *students: str) -> None:
     """Skip, saying why, a check of students that this lab's batch leaves out."""
     missing = set(student for student in students if student not in batch["report"])
     if missing:
-        where = (EVERY_ATTACK_LABS if missing - LAB_DEPENDENT else
-                 COMPLETE_NOTEBOOK_LABS if missing & ON_THE_SOLUTION else SAMPLED_LABS)
+        where = (EVERY_ATTACK_LABS if missing - LAB_DEPENDENT else COMPLETE_NOTEBOOK_LABS if missing & ON_THE_SOLUTION
+                 else TABLE_LABS if missing & TABLE else SAMPLED_LABS)
         pytest.skip(f"{batch['lab']}: {', '.join(sorted(missing))} run on the labs {', '.join(sorted(where))} "
                     "(BPE_EXHAUSTIVE=1 runs them on every lab)")
 

@@ -4,15 +4,17 @@ The default run sends the lab-by-lab attacks to a few labs, one per grading path
 ``BPE_EXHAUSTIVE=1`` runs them on every lab. A grading path is what a lab's graders let the
 confined worker have (``GRADING_POLICY``): modules of the package or none, processes or none. A new
 lab with a path no sampled lab has, or a sample that loses one, fails here rather than leaving that
-path to the on-demand run.
+path to the on-demand run. Every attack of the adversarial class is graded on one lab at least.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bpe_ref.course.grade import lab_grading_policy
 from bpe_ref.course.notebooks import lab_names
 from bpe_ref.course.trusted import cells as test_cells
-from sampling import COMPLETE_NOTEBOOK_LABS, NOTEBOOK_RUN_LABS, SAMPLED_LABS
+from sampling import COMPLETE_NOTEBOOK_LABS, NOTEBOOK_RUN_LABS, SAMPLED_LABS, sampled
 
 LABS = lab_names()
 
@@ -36,8 +38,23 @@ def test_the_sampled_labs_cover_every_grading_path():
 
 
 def test_a_sampled_lab_has_a_trainer_graded_on_published_answers():
+    from test_grading_adversarial import TABLE_LABS
+
     assert any(replays_published_answers(lab) for lab in LABS)
     assert any(replays_published_answers(lab) for lab in SAMPLED_LABS)
+    assert any(replays_published_answers(lab) for lab in TABLE_LABS)  # where the table of visible answers is graded
+
+
+def test_every_attack_is_graded_on_some_lab_by_default():
+    # tests/test_grading_adversarial.py: each submission its builders make is in the default class of one lab at least
+    # (the lab-independent ones on the every-attack lab, the others on a sample of labs); the wrong method whose calls
+    # look right on one of its labs.
+    from test_grading_adversarial import METHOD_FOR_SHOW, ONE_LAB, graded_by_default, submission_builders
+
+    every = set().union(*(submission_builders(lab, Path("course")) for lab in LABS))
+    graded = set().union(*(graded_by_default(lab) for lab in LABS))
+    assert len(every) > 20 and every == graded, f"attacks no lab's default class holds: {every - graded}"
+    assert set(ONE_LAB) <= set(LABS) and any(sampled(lab) for lab in METHOD_FOR_SHOW)
 
 
 def test_the_other_samples_are_labs_of_the_course():
