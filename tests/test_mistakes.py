@@ -1212,7 +1212,8 @@ def test_lab00_the_setup_cells_pattern_copied_passes(lab00):
 # The mistakes of this round that kept their hidden points before, each now losing them in its own task under every
 # seed (all marked seeded): the text normalized (NFC) or its byte order mark stripped, which page 00 calls two
 # spellings of one text; special tokens escaped for '|' only; the curly apostrophe taken into the contractions and a
-# tab taken as the space before a word (page 00's pitfalls); best_pair's ties on the tokens joined with a separator
+# tab taken as the space before a word (page 00's pitfalls); the caller's special tokens sorted in place by pretokenize or
+# count_pretokens (their statements now say to leave them, as task 2's does); best_pair's ties on the tokens joined with a separator
 # byte; and lab 10's map decoding its range through a text wrapper (which translates \r\n), counting it line by line,
 # or taking <|endoftext|> as a special token when none is given. (The round's other mistakes already lost points.)
 
@@ -1234,6 +1235,13 @@ LAB00_ROUND2 = {
     "contractions-with-the-curly-apostrophe": ("task3_pretokenize_solution", *own_pattern(GPT2.replace("'(?:", "['\u2019](?:")),
                                                "pretokenize("),
     "a-tab-before-a-word": ("task3_pretokenize_solution", *own_pattern(GPT2.replace(" ?", "[ \\t]?")), "pretokenize("),
+    # special_tokens sorted in place, longest first "as task 2 needs": the statements of tasks 3 and 4 now say to leave it
+    "pretokenize-sorts-the-callers-tokens": ("task3_pretokenize_solution", "    pretokens = []\n",
+                                             "    special_tokens.sort(key=len, reverse=True)\n    pretokens = []\n",
+                                             "changed its argument special_tokens"),
+    "count-sorts-the-callers-tokens": ("task4_count_pretokens_solution", "    counts: dict[bytes, int] = {}\n",
+                                       "    special_tokens.sort(key=len, reverse=True)\n    counts: dict[bytes, int] = {}\n",
+                                       "changed its argument special_tokens"),
     "count-the-nfc-text": ("task4_count_pretokens_solution", "for pretoken in pretokenize(text, special_tokens):",
                            f"for pretoken in pretokenize({NFC.format('text')}, special_tokens):", "normalized (NFC)"),
 }

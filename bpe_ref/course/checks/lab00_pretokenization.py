@@ -185,8 +185,9 @@ HIDDEN_PRETOKEN_CASES = [
 
 
 PRETOKENIZE = TaskGraders(
+    # special_tokens unchanged (tasks 3 and 4 say so, as task 2 does): sorted in place, the caller's list is reordered
     Task("pretokenize", ("text", "special_tokens"), what="a list of str", stand_ins=(split_on_special_tokens,),
-         hint=as_it_is_hint(pretokenize)),
+         hint=as_it_is_hint(pretokenize), unchanged=(1,)),
     pretokenize,
     [
         ("Hello world!", []),
@@ -206,7 +207,7 @@ PRETOKENIZE = TaskGraders(
 
 COUNT_PRETOKENS = TaskGraders(
     Task("count_pretokens", ("text", "special_tokens"), what="a dict mapping bytes to int",
-         stand_ins=(pretokenize, split_on_special_tokens), hint=as_it_is_hint(count_pretokens)),
+         stand_ins=(pretokenize, split_on_special_tokens), hint=as_it_is_hint(count_pretokens), unchanged=(1,)),
     count_pretokens,
     [
         ("low low lower", []),
