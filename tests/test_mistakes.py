@@ -1297,3 +1297,29 @@ def test_lab10_a_second_rounds_mistake_fails_the_hidden_test(lab10, mistake):
     graders.check_count_range(mistaken)  # the visible cases pass: their files hold no \r\n, no blank line
     found = failure(graders.check_count_range_properties, mistaken)
     assert message in found, found
+
+
+# Lab 10 task 2: an argument returned as the sum when the other is empty ("nothing to add"): the right counts, but not
+# the new dict the statement asks for. Whether the sum is new is seen where the call runs, by the task's driver (in
+# the grading worker, as lab 09's drivers are): so graded there too.
+MERGE_COPY = "    total = dict(left)\n"
+RETURNS_AN_ARGUMENT = {"left-when-right-is-empty": "    if not right:\n        return left  # nothing to add\n" + MERGE_COPY,
+                       "right-when-left-is-empty": "    if not left:\n        return right\n" + MERGE_COPY}
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("new", RETURNS_AN_ARGUMENT.values(), ids=RETURNS_AN_ARGUMENT)
+def test_lab10_a_merge_two_that_returns_an_argument_fails_the_hidden_test(lab10, new):
+    graders, solutions = lab10
+    mistaken = variant("10_distributed", solutions, "task2_merge_two_solution", "merge_two", MERGE_COPY, new)
+    assert "returned one of its arguments itself" in failure(graders.check_merge_two_properties, mistaken)
+    graders.check_merge_two_properties(solutions["merge_two"])
+
+
+def test_lab10_a_merge_two_that_returns_an_argument_fails_in_the_worker_too():
+    code = source_of("10_distributed", "setup") + "\n" + source_of("10_distributed", "task2_merge_two_solution")
+    assert MERGE_COPY in code
+    message = remote("10_distributed", code.replace(MERGE_COPY, RETURNS_AN_ARGUMENT["left-when-right-is-empty"]), "merge_two",
+                     "check_merge_two_properties")
+    assert message is not None and "returned one of its arguments itself" in message, message
+    assert remote("10_distributed", code, "merge_two", "check_merge_two_properties") is None

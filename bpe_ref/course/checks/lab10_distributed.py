@@ -143,14 +143,30 @@ COUNT_RANGE = TaskGraders(
 # ---- task 2: the reduce ----------------------------------------------------------------------
 
 
-def merge_observed(args: tuple, result: object) -> dict:
-    """What merge_two returned, and its two arguments as they are after the call (unchanged)."""
-    return {"returned": result, "left after the call": args[0], "right after the call": args[1]}
+def merge_in_a_new_dict(function: Callable, left: dict, right: dict) -> dict:
+    """A driver: ``function(left, right)``, and whether what it returned is a new dict, not one of its arguments (the
+    statement's "in a **new** dict": an argument returned as the sum, when the other is empty, is the caller's dict
+    still, and on a cluster a task's result that a later change of the sum would change too)."""
+    result = function(left, right)
+    return {"counts": result, "a new dict": result is not left and result is not right}
+
+
+merge_in_a_new_dict.passes_arguments = True  # the function gets the case's arguments as they are
+
+
+def merge_observed(args: tuple, result: dict) -> dict:
+    """What merge_two returned (through :func:`merge_in_a_new_dict`), and its two arguments as they are after the
+    call (unchanged)."""
+    return {"returned": result["counts"], "a new dict": result["a new dict"], "left after the call": args[0],
+            "right after the call": args[1]}
 
 
 def merge_hint(args: tuple, expected: object, got: object) -> str | None:
     if not (isinstance(expected, dict) and isinstance(got, dict)):
         return None
+    if got.get("a new dict") is False and expected.get("a new dict") is True:
+        return ("merge_two returned one of its arguments itself (the other was empty?): the sum must be a new dict "
+                "even then, since the caller still holds its arguments; return dict(left) when right is empty")
     for side in ("left", "right"):
         if got.get(f"{side} after the call") != expected.get(f"{side} after the call"):
             return (f"merge_two changed its argument {side}: on a cluster a task's result stays in the worker's memory, "
@@ -160,6 +176,7 @@ def merge_hint(args: tuple, expected: object, got: object) -> str | None:
 
 
 MERGE_TASK = Task("merge_two", ("left", "right"), observe=merge_observed, hint=merge_hint, provided=PROVIDED,
+                  driver=merge_in_a_new_dict,
                   what="a dict mapping pretokens (bytes) to their added counts")
 
 MERGE_TWO = TaskGraders(
