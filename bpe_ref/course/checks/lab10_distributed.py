@@ -164,14 +164,14 @@ def merge_observed(args: tuple, result: dict) -> dict:
 def merge_hint(args: tuple, expected: object, got: object) -> str | None:
     if not (isinstance(expected, dict) and isinstance(got, dict)):
         return None
-    if got.get("a new dict") is False and expected.get("a new dict") is True:
-        return ("merge_two returned one of its arguments itself (the other was empty?): the sum must be a new dict "
-                "even then, since the caller still holds its arguments; return dict(left) when right is empty")
     for side in ("left", "right"):
         if got.get(f"{side} after the call") != expected.get(f"{side} after the call"):
             return (f"merge_two changed its argument {side}: on a cluster a task's result stays in the worker's memory, "
                     "where another task (a retry, a second use) may read it; build the sum in a new dict "
                     "(dict(left), then add right's counts to it)")
+    if got.get("a new dict") is False and expected.get("a new dict") is True:
+        return ("merge_two returned one of its arguments itself (the other was empty?): the sum must be a new dict "
+                "even then, since the caller still holds its arguments; return dict(left) when right is empty")
     return None
 
 
