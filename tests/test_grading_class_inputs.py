@@ -27,7 +27,10 @@ SEED = 20261129
 # Every task is graded with the reference's helpers standing in for the learner's earlier functions, so mistakes
 # in different tasks cost their own task only: one notebook holds several, and the class is three notebooks.
 COUNTS_ONCE_PER_WORD = ("task1_count_pairs_solution", "zip(word, word[1:])", "set(zip(word, word[1:]))")
-TIES_BY_CONCATENATION = ("task2_best_pair_solution", "(pair_counts[pair], pair)", "(pair_counts[pair], pair[0] + pair[1])")
+# (Ties on decoded text: a mistake that only generated inputs find in the hidden test, whose smallest is shrunk. The
+# concatenation of the tokens is now caught by a hidden fixed case first.)
+TIES_ON_DECODED_TEXT = ("task2_best_pair_solution", "(pair_counts[pair], pair)",
+                        "(pair_counts[pair], pair[0].decode('utf-8', 'replace'), pair[1].decode('utf-8', 'replace'))")
 STOPS_AFTER_EIGHT = ("task4_train_solution", "for _ in range(num_merges):", "for _ in range(min(num_merges, 8)):")
 RIGHT_THEN_WRONG = ("task1_count_pairs_solution", "    for word, frequency in word_counts.items():",
                     "    CALLS.append(1)\n    frequency_bonus = len(CALLS) > 40  # right for 40 calls, then wrong\n"
@@ -37,7 +40,7 @@ WRONG_ONCE = [("task3_merge_word_solution", "    merged = []", "    MERGES.appen
                "    return tuple(merged) + ((b'!',) if len(MERGES) == 30 else ())  # one wrong answer")]
 SUBMISSIONS = {
     "honest": [],
-    "three_mistakes": [COUNTS_ONCE_PER_WORD, TIES_BY_CONCATENATION, STOPS_AFTER_EIGHT],
+    "three_mistakes": [COUNTS_ONCE_PER_WORD, TIES_ON_DECODED_TEXT, STOPS_AFTER_EIGHT],
     "changes_with_its_calls": [("setup", "# Setup (read-only). Run it first.", "CALLS, MERGES = [], []"), RIGHT_THEN_WRONG, *WRONG_ONCE],
 }
 

@@ -1217,8 +1217,8 @@ def test_a_table_of_the_fixed_hidden_cases_does_not_keep_their_points():
     """Lab 00's task 1 has fixed hidden cases at each bound of UTF-8's byte lengths, because a bound off by one is wrong
     on one code point that generated text seldom holds. They are in the graders' source: UTF-8 written by hand with
     ``cp <= 0x800`` and a table of the four cases' answers earned task 1's 3 points of 3 in both paths (1 of 3 without
-    the table). Safe: when graded, each fixed hidden case goes through its declaration's ``hidden_vary`` with a
-    generator from the secret seed (lab 00's texts between two drawn words, lab 01's counts scaled and a word added),
+    the table). Safe: when graded, each fixed hidden case is graded again through its declaration's ``hidden_vary``
+    with a generator from the secret seed (lab 00's texts between two drawn words, lab 01's counts scaled and a word added),
     which keeps what it catches and misses the table. What stays open: a function that cuts the text around a case it
     recognises and answers the pieces; closing it takes each fixed case replaced by a strategy aimed at its mistake."""
     from test_mistakes import remote
@@ -1234,8 +1234,9 @@ def test_a_table_of_the_fixed_hidden_cases_does_not_keep_their_points():
                                        ("00_pretokenization", "PRETOKENIZE"), ("00_pretokenization", "COUNT_PRETOKENS"),
                                        ("01_naive_bpe", "TRAIN")])
 def test_every_fixed_hidden_case_is_varied_by_the_seed(lab, task):
-    """What the test above rests on, for every task of labs 00 and 01 with fixed hidden cases: under a seed, no case is
-    the public one and two seeds vary it differently; without one (the learner's kernel) the cases are as written."""
+    """What the test above rests on, for every task of labs 00 and 01 with fixed hidden cases: under a seed, the cases
+    as written are followed by a copy of each that is not a public one, and two seeds vary them differently; without
+    one (the learner's kernel) the cases are as written, once."""
     from bpe_ref.course.checks.running import built, varied
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
@@ -1245,7 +1246,9 @@ def test_every_fixed_hidden_case_is_varied_by_the_seed(lab, task):
     drawn = []
     for seed in (1, 2):
         with hidden_seed(seed):
-            drawn.append([case.args for case in varied(graded)])
+            cases = [case.args for case in varied(graded)]
+        assert cases[:len(public)] == public and len(cases) == 2 * len(public)
+        drawn.append(cases[len(public):])
         assert not set(map(repr, drawn[-1])) & set(map(repr, public))
     assert drawn[0] != drawn[1]
 

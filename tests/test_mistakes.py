@@ -1541,3 +1541,120 @@ def test_lab03_a_pool_left_open_fails_in_the_worker_too():
             + ")\nfrom chunk_counting import count_chunk\n" + setup + source_of("03_parallel", TASK4).replace(*POOL_LEFT_OPEN))
     message = remote("03_parallel", code, "count_pretokens_in_file", "verify_worker_processes")
     assert message is not None and "of its worker processes still running" in message, message
+
+
+# ---- labs 00, 01 and 10, learn22a: a second learner round (issue 21, item 8) ----------------------------------
+# The mistakes of this round that kept their hidden points before, each now losing them in its own task under every
+# seed (all marked seeded): the text normalized (NFC) or its byte order mark stripped, which page 00 calls two
+# spellings of one text; special tokens escaped for '|' only; the curly apostrophe taken into the contractions and a
+# tab taken as the space before a word (page 00's pitfalls); the caller's special tokens sorted in place by pretokenize or
+# count_pretokens (their statements now say to leave them, as task 2's does); best_pair's ties on the tokens joined with a separator
+# byte; and lab 10's map decoding its range through a text wrapper (which translates \r\n), counting it line by line,
+# or taking <|endoftext|> as a special token when none is given. (The round's other mistakes already lost points.)
+
+NFC = '__import__("unicodedata").normalize("NFC", {})'
+UTF8_ENCODE = "    return list(text.encode(\"utf-8\"))\n"
+SPLIT_ESCAPE = "    pattern = \"|\".join(regex.escape(token) for token in longest_first)\n"
+
+LAB00_ROUND2 = {
+    "utf8-of-the-nfc-text": ("task1_utf8_bytes_solution", UTF8_ENCODE, f"    return list({NFC.format('text')}.encode(\"utf-8\"))\n",
+                             "normalized (NFC)"),
+    "utf8-without-the-bom": ("task1_utf8_bytes_solution", UTF8_ENCODE, "    return list(text.lstrip(\"\\ufeff\").encode(\"utf-8\"))\n",
+                             "without its byte order mark"),
+    # the hint says '|' means "or" in a regex: so that one character is escaped, and '.' or '(' still act as syntax
+    "split-escapes-the-bar-only": ("task2_split_on_special_tokens_solution", SPLIT_ESCAPE,
+                                   "    pattern = \"|\".join(token.replace(\"|\", \"\\\\|\") for token in longest_first)\n",
+                                   "regex.escape"),
+    "pretokenize-the-nfc-text": ("task3_pretokenize_solution", "regex.findall(GPT2_PATTERN, piece)",
+                                 f"regex.findall(GPT2_PATTERN, {NFC.format('piece')})", "normalized (NFC)"),
+    "contractions-with-the-curly-apostrophe": ("task3_pretokenize_solution", *own_pattern(GPT2.replace("'(?:", "['\u2019](?:")),
+                                               "pretokenize("),
+    "a-tab-before-a-word": ("task3_pretokenize_solution", *own_pattern(GPT2.replace(" ?", "[ \\t]?")), "pretokenize("),
+    # special_tokens sorted in place, longest first "as task 2 needs": the statements of tasks 3 and 4 now say to leave it
+    "pretokenize-sorts-the-callers-tokens": ("task3_pretokenize_solution", "    pretokens = []\n",
+                                             "    special_tokens.sort(key=len, reverse=True)\n    pretokens = []\n",
+                                             "changed its argument special_tokens"),
+    "count-sorts-the-callers-tokens": ("task4_count_pretokens_solution", "    counts: dict[bytes, int] = {}\n",
+                                       "    special_tokens.sort(key=len, reverse=True)\n    counts: dict[bytes, int] = {}\n",
+                                       "changed its argument special_tokens"),
+    "count-the-nfc-text": ("task4_count_pretokens_solution", "for pretoken in pretokenize(text, special_tokens):",
+                           f"for pretoken in pretokenize({NFC.format('text')}, special_tokens):", "normalized (NFC)"),
+}
+
+BEST_PAIR_KEY = "    return max(pair_counts, key=lambda pair: (pair_counts[pair], pair))\n"
+LAB01_ROUND2 = {
+    # the two tokens compared as one string, a separator between them: wrong where a token ends in a byte below it
+    f"ties-on-the-tokens-joined-by-{name}": (
+        "task2_best_pair_solution", BEST_PAIR_KEY,
+        f"    return max(pair_counts, key=lambda pair: (pair_counts[pair], pair[0] + {sep} + pair[1]))\n", "tie at count")
+    for name, sep in [("a-space", "b' '"), ("a-nul", "b'\\x00'")]
+}
+
+RANGE_DECODE = "    return count_pretokens(data.decode(\"utf-8\"), special_tokens)\n"
+LAB10_ROUND2 = {
+    "range-through-a-text-wrapper": ("task1_count_range_solution", RANGE_DECODE,
+                                     "    import io\n    text = io.TextIOWrapper(io.BytesIO(data), encoding=\"utf-8\").read()\n"
+                                     "    return count_pretokens(text, special_tokens)\n", "\\r\\n"),
+    "range-line-by-line": ("task1_count_range_solution", RANGE_DECODE,
+                           "    counts = Counter()\n    for line in data.decode(\"utf-8\").splitlines(keepends=True):\n"
+                           "        counts.update(count_pretokens(line, special_tokens))\n    return dict(counts)\n", "\\r\\n"),
+    "range-with-endoftext-by-default": ("task1_count_range_solution", RANGE_DECODE,
+                                        "    return count_pretokens(data.decode(\"utf-8\"), special_tokens or [EOT])\n",
+                                        "special_tokens=[]"),
+}
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("mistake", LAB00_ROUND2)
+def test_lab00_a_second_rounds_mistake_fails_the_hidden_test(lab00, mistake):
+    cell, old, new, message = LAB00_ROUND2[mistake]
+    found = hidden_failure("00_pretokenization", lab00, cell, old, new)
+    assert message in found, found
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("mistake", LAB01_ROUND2)
+def test_lab01_a_second_rounds_mistake_fails_the_hidden_test(lab01, mistake):
+    cell, old, new, message = LAB01_ROUND2[mistake]
+    graders, solutions = lab01
+    mistaken = variant("01_naive_bpe", solutions, cell, "best_pair", old, new)
+    graders.check_best_pair(mistaken)  # the visible cases hold no token that ends in a space or a NUL byte
+    found = failure(graders.check_best_pair_properties, mistaken)
+    assert message in found, found
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("mistake", LAB10_ROUND2)
+def test_lab10_a_second_rounds_mistake_fails_the_hidden_test(lab10, mistake):
+    cell, old, new, message = LAB10_ROUND2[mistake]
+    graders, solutions = lab10
+    mistaken = variant("10_distributed", solutions, cell, "count_range", old, new)
+    graders.check_count_range(mistaken)  # the visible cases pass: their files hold no \r\n, no blank line
+    found = failure(graders.check_count_range_properties, mistaken)
+    assert message in found, found
+
+
+# Lab 10 task 2: an argument returned as the sum when the other is empty ("nothing to add"): the right counts, but not
+# the new dict the statement asks for. Whether the sum is new is seen where the call runs, by the task's driver (in
+# the grading worker, as lab 09's drivers are): so graded there too.
+MERGE_COPY = "    total = dict(left)\n"
+RETURNS_AN_ARGUMENT = {"left-when-right-is-empty": "    if not right:\n        return left  # nothing to add\n" + MERGE_COPY,
+                       "right-when-left-is-empty": "    if not left:\n        return right\n" + MERGE_COPY}
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("new", RETURNS_AN_ARGUMENT.values(), ids=RETURNS_AN_ARGUMENT)
+def test_lab10_a_merge_two_that_returns_an_argument_fails_the_hidden_test(lab10, new):
+    graders, solutions = lab10
+    mistaken = variant("10_distributed", solutions, "task2_merge_two_solution", "merge_two", MERGE_COPY, new)
+    assert "returned one of its arguments itself" in failure(graders.check_merge_two_properties, mistaken)
+    graders.check_merge_two_properties(solutions["merge_two"])
+
+
+def test_lab10_a_merge_two_that_returns_an_argument_fails_in_the_worker_too():
+    code = source_of("10_distributed", "setup") + "\n" + source_of("10_distributed", "task2_merge_two_solution")
+    assert MERGE_COPY in code
+    message = remote("10_distributed", code.replace(MERGE_COPY, RETURNS_AN_ARGUMENT["left-when-right-is-empty"]), "merge_two",
+                     "check_merge_two_properties")
+    assert message is not None and "returned one of its arguments itself" in message, message
+    assert remote("10_distributed", code, "merge_two", "check_merge_two_properties") is None

@@ -62,15 +62,38 @@ def reference_utf8_bytes(text: str) -> list[int]:
     return list(encode_utf8(text))
 
 
+def as_it_is_hint(reference: Callable) -> Callable[[tuple, object, object], str | None]:
+    """A hint when the learner's answer is the reference's for the text normalized, or stripped of a byte order mark:
+    each task takes the text as it is (page 00, section 2: NFC's é and NFD's e + U+0301 are different bytes)."""
+    import unicodedata
+
+    def hint(args: tuple, expected: object, got: object) -> str | None:
+        text = args[0] if args else None
+        if type(text) is not str or got == expected:
+            return None
+        changed = {f"normalized ({form})": unicodedata.normalize(form, text) for form in ("NFC", "NFKC")}
+        changed["without its byte order mark"] = text.lstrip("\ufeff")
+        for how, other in changed.items():
+            if other != text and got == reference(other, *args[1:]):
+                return (f"this is the answer for the text {how}: take the text as it is, code point by code point "
+                        "(e + U+0301 stays two code points, U+FEFF is a character too); normalizing is the corpus "
+                        "owner's decision, made before any of these functions run (page 00's pitfalls)")
+        return None
+
+    return hint
+
+
 UTF8_BYTES = TaskGraders(
-    Task("utf8_bytes", ("text",), what="a list of ints, one per byte"),
+    Task("utf8_bytes", ("text",), what="a list of ints, one per byte", hint=as_it_is_hint(reference_utf8_bytes)),
     reference_utf8_bytes,
     [("hi",), ("",), ("é",), ("naïve café",), ("日本",), ("🙂!",), ("a\nb\t",)],
     any_text.map(lambda text: (text,)),
     max_examples=150,
     # Hidden fixed cases at each edge of the byte lengths (page 00, section 2): UTF-8 written by hand from the table
     # with one bound off by one is wrong on one code point only, which generated text seldom holds.
-    hidden_cases=[("\x7f\x80",), ("\u07ff\u0800",), ("\uffff\U00010000",), ("\U0010ffff",)],
+    # And the text as it is (page 00, section 2): a combining accent stays a code point of its own, and a leading
+    # byte order mark is a character too; normalized (NFC) or stripped, the bytes differ.
+    hidden_cases=[("\x7f\x80",), ("\u07ff\u0800",), ("\uffff\U00010000",), ("\U0010ffff",), ("\ufeffcafe\u0301 A\u030a",)],
     hidden_vary=around_text,
 )
 
@@ -131,6 +154,7 @@ HIDDEN_SPLIT_CASES = [
     ("a<s><s>b<s>", ["<s>", "<s><s>"]),  # two start together: the longer wins
     ("xa<s>y<s>", ["<s>", "a<s"]),  # the leftmost start wins, though shorter
     ("<|eot|><|eot|><|eot|>", ["<|eot|>", "<|eot|><|eot|>"]),
+    ("a<.>b<->c(x)dx", ["<.>", "(x)"]),  # '.' and '()' are regex syntax too, not only '|': every token escaped
 ]
 
 SPLIT = TaskGraders(
@@ -166,11 +190,16 @@ HIDDEN_PRETOKEN_CASES = [
     (f"The end.{EOT}Once<|eot|> upon", ["<|eot|>"]),
     ("Add 1½ cups, x²!", []),  # \p{N} holds ½ and ², which are not decimal digits (\d)
     ("One.\r\nTwo  \r\n\r\nthree", []),  # the text as it is: no line ends normalized, no line cut on its own
+    # Page 00's pitfalls: NFD's combining accent is no letter (the text is not normalized), the curly apostrophe makes
+    # no contraction, and a tab before a word is whitespace of its own (" ?" takes a space only).
+    ("cafe\u0301 can\u2019t\tstop\tit", []),
 ]
 
 
 PRETOKENIZE = TaskGraders(
-    Task("pretokenize", ("text", "special_tokens"), what="a list of str", stand_ins=(split_on_special_tokens,)),
+    # special_tokens unchanged (tasks 3 and 4 say so, as task 2 does): sorted in place, the caller's list is reordered
+    Task("pretokenize", ("text", "special_tokens"), what="a list of str", stand_ins=(split_on_special_tokens,),
+         hint=as_it_is_hint(pretokenize), unchanged=(1,)),
     pretokenize,
     [
         ("Hello world!", []),
@@ -191,7 +220,7 @@ PRETOKENIZE = TaskGraders(
 
 COUNT_PRETOKENS = TaskGraders(
     Task("count_pretokens", ("text", "special_tokens"), what="a dict mapping bytes to int",
-         stand_ins=(pretokenize, split_on_special_tokens)),
+         stand_ins=(pretokenize, split_on_special_tokens), hint=as_it_is_hint(count_pretokens), unchanged=(1,)),
     count_pretokens,
     [
         ("low low lower", []),

@@ -51,6 +51,9 @@ CONFUSABLE_PAIRS = [
     ((b"\xc3", b"a"), (b"\xc3\xa9", b"a")),
     ((b"a", b"b"), (b"ab", b"a")),
     ((b"A", b"b"), (b"a", b"b")),
+    # the tokens joined with a separator byte: b"a b" > b"a  a", though b"a " > b"a" (a byte below the separator's too)
+    ((b"a", b"b"), (b"a ", b"a")),
+    ((b"a", b"b"), (b"a\x00", b"a")),
 ]
 
 
@@ -127,6 +130,8 @@ BEST_PAIR = TaskGraders(
     ],
     st.tuples(pair_count_dicts()),
     max_examples=150,
+    # The separator pairs on their own: among random pairs tied at the top, a greater one often wins for either rule.
+    hidden_cases=[({(b"a", b"b"): 2, (b"a ", b"a"): 2},), ({(b"a\x00", b"a"): 1, (b"a", b"b"): 1},)],
 )
 
 MERGE_WORD = TaskGraders(

@@ -119,6 +119,15 @@ def verify_range_reads(learner: Callable) -> None:
     verify_chunk_reads(learner, COUNT_RANGE_TASK)
 
 
+# Hidden fixed cases of the text as it is, which the generated files seldom hold: Windows line ends and blank lines (a
+# range decoded through a text wrapper translates \r\n, a range counted line by line cuts "\n\n" and "  \n"), and
+# <|endoftext|> in a range whose special tokens are none (ordinary text, not a special token taken by default).
+_LINES = "One.\r\nTwo  \r\n\r\nthree\n\nfour  \nfive<|endoftext|>six\r\n".encode()
+HIDDEN_RANGE_CASES = [
+    Case((CorpusFile(_LINES), 0, len(_LINES), [EOT])),
+    Case((CorpusFile(b"end.<|endoftext|>Once upon"), 0, 26, [])),
+]
+
 COUNT_RANGE = TaskGraders(
     COUNT_RANGE_TASK,
     count_range,
@@ -128,14 +137,28 @@ COUNT_RANGE = TaskGraders(
     chunk_inputs(),
     max_examples=60,
     hidden_verify=(verify_range_reads,),
+    hidden_cases=HIDDEN_RANGE_CASES,
 )
 
 # ---- task 2: the reduce ----------------------------------------------------------------------
 
 
-def merge_observed(args: tuple, result: object) -> dict:
-    """What merge_two returned, and its two arguments as they are after the call (unchanged)."""
-    return {"returned": result, "left after the call": args[0], "right after the call": args[1]}
+def merge_in_a_new_dict(function: Callable, left: dict, right: dict) -> dict:
+    """A driver: ``function(left, right)``, and whether what it returned is a new dict, not one of its arguments (the
+    statement's "in a **new** dict": an argument returned as the sum, when the other is empty, is the caller's dict
+    still, and on a cluster a task's result that a later change of the sum would change too)."""
+    result = function(left, right)
+    return {"counts": result, "a new dict": result is not left and result is not right}
+
+
+merge_in_a_new_dict.passes_arguments = True  # the function gets the case's arguments as they are
+
+
+def merge_observed(args: tuple, result: dict) -> dict:
+    """What merge_two returned (through :func:`merge_in_a_new_dict`), and its two arguments as they are after the
+    call (unchanged)."""
+    return {"returned": result["counts"], "a new dict": result["a new dict"], "left after the call": args[0],
+            "right after the call": args[1]}
 
 
 def merge_hint(args: tuple, expected: object, got: object) -> str | None:
@@ -146,10 +169,14 @@ def merge_hint(args: tuple, expected: object, got: object) -> str | None:
             return (f"merge_two changed its argument {side}: on a cluster a task's result stays in the worker's memory, "
                     "where another task (a retry, a second use) may read it; build the sum in a new dict "
                     "(dict(left), then add right's counts to it)")
+    if got.get("a new dict") is False and expected.get("a new dict") is True:
+        return ("merge_two returned one of its arguments itself (the other was empty?): the sum must be a new dict "
+                "even then, since the caller still holds its arguments; return dict(left) when right is empty")
     return None
 
 
 MERGE_TASK = Task("merge_two", ("left", "right"), observe=merge_observed, hint=merge_hint, provided=PROVIDED,
+                  driver=merge_in_a_new_dict,
                   what="a dict mapping pretokens (bytes) to their added counts")
 
 MERGE_TWO = TaskGraders(

@@ -645,14 +645,16 @@ def _visible(graded: TaskGraders, learner: Callable) -> int:
 
 
 def varied(graded: TaskGraders) -> list[Case]:
-    """The fixed hidden cases of ``graded``, each through its ``hidden_vary`` with a generator drawn from the grading's
-    secret seed and the case's place (as they are without a vary, or without a seed: in the learner's kernel). The
-    cases are in the graders' source: as they are, a table of their answers kept their points."""
+    """The fixed hidden cases of ``graded`` as they are, then each again through its ``hidden_vary`` with a generator
+    drawn from the grading's secret seed and the case's place (without a vary, or without a seed, as in the learner's
+    kernel: as they are only). The cases are in the graders' source, so a table of their answers kept their points
+    while they were graded as they are alone; they stay graded as they are too, since some catch a mistake at the
+    text's very edge (a leading byte order mark, a stripped space) that words around them would hide."""
     cases = built(graded.hidden_cases)
     seed = current_seed()
     if graded.hidden_vary is None or seed is None:
         return cases
-    return [replace(case, args=graded.hidden_vary(case.args, random.Random(
+    return cases + [replace(case, args=graded.hidden_vary(case.args, random.Random(
         hashlib.sha256(f"{seed}:{graded.task.name}:fixed:{index}".encode()).digest()))) for index, case in enumerate(cases)]
 
 

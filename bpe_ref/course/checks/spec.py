@@ -112,9 +112,9 @@ class TaskGraders:
     ``cases`` are the visible test's fixed inputs; ``hidden_cases`` and ``strategy`` the hidden test's (fixed
     inputs the notebook never shows, then at most ``max_examples`` generated ones, at least ``min_examples``;
     without a strategy the task has a visible grader only). The fixed hidden cases are in the graders' source, which
-    learners have: when graded, each goes through ``hidden_vary(args, rng)`` first, ``rng`` drawn from the grading's
-    secret seed, which must keep what the case is there to catch (words around a text, counts scaled), so that a
-    table of their answers misses them. ``verify`` are the task's checks of *how* its
+    learners have: when graded, each is graded as it is and again through ``hidden_vary(args, rng)``, ``rng`` drawn
+    from the grading's secret seed, which must keep what the case is there to catch (words around a text, counts
+    scaled), so that a table of their answers misses the varied copies. ``verify`` are the task's checks of *how* its
     function works (measured from outside the learner's code, or forced by inputs), which both tests run
     (the visible one after its cases, the hidden one first); ``hidden_verify`` those the hidden test alone runs,
     first; ``visible_then`` and ``hidden_then`` what each runs last.
