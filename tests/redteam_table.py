@@ -157,7 +157,7 @@ def _cases(test) -> list[tuple[str, dict]]:
         for i, value in enumerate(mark.args[1]):
             values = getattr(value, "values", value)
             values = values if len(names) > 1 else (values[0] if hasattr(value, "values") else values,)
-            label = ids[i] if ids else str(i)
+            label = (str(ids(value)) if callable(ids) else str(list(ids)[i])) if ids else str(i)  # a list, a dict's keys or a function
             for case_id, kwargs in cases:
                 new.append(((case_id + "-" if case_id else "") + label, {**kwargs, **dict(zip(names, values))}))
         cases = new
