@@ -157,7 +157,12 @@ def _cases(test) -> list[tuple[str, dict]]:
         for i, value in enumerate(mark.args[1]):
             values = getattr(value, "values", value)
             values = values if len(names) > 1 else (values[0] if hasattr(value, "values") else values,)
-            label = (str(ids(value)) if callable(ids) else str(list(ids)[i])) if ids else str(i)  # a list, a dict's keys or a function
+            if ids:  # a list, a dict's keys or a function
+                label = str(ids(value)) if callable(ids) else str(list(ids)[i])
+            elif all(isinstance(v, str) for v in values):  # named as pytest names it (a lab and a mistake: 06_encode_decode-...)
+                label = "-".join(values)
+            else:
+                label = str(i)
             for case_id, kwargs in cases:
                 new.append(((case_id + "-" if case_id else "") + label, {**kwargs, **dict(zip(names, values))}))
         cases = new
@@ -167,8 +172,9 @@ def _cases(test) -> list[tuple[str, dict]]:
 def mistake_notebooks(lab: str) -> tuple[dict[str, tuple[str, dict]], list[str]]:
     """student id -> (test name, notebook), and what could not be built (with why)."""
     prefix = f"test_lab{lab[:2]}_"
+    # A lab's own tests, and those of several labs (test_labs06_to_08_...), whose cases name the lab in ``lab``.
     tests = [(name, test) for name, test in vars(mistakes).items()
-             if name.startswith(prefix) and callable(test) and not name.endswith("_too")]
+             if (name.startswith(prefix) or name.startswith("test_labs")) and callable(test) and not name.endswith("_too")]
     if not tests:
         return {}, []
     solutions = solution_namespace(lab)
@@ -180,6 +186,8 @@ def mistake_notebooks(lab: str) -> tuple[dict[str, tuple[str, dict]], list[str]]
             setattr(mistakes, name, value)
         for test_name, test in tests:
             for case_id, kwargs in _cases(test):
+                if not test_name.startswith(prefix) and kwargs.get("lab") != lab:
+                    continue  # a case of another lab
                 label = test_name + (f"[{case_id}]" if case_id else "")
                 arguments = {}
                 for parameter in inspect.signature(test).parameters:
@@ -187,6 +195,8 @@ def mistake_notebooks(lab: str) -> tuple[dict[str, tuple[str, dict]], list[str]]
                         arguments[parameter] = kwargs[parameter]
                     elif re.fullmatch(r"lab\d\d", parameter):
                         arguments[parameter] = (graders_stub, solutions)
+                    elif parameter == "request":  # only its fixtures of the lab's graders are asked for
+                        arguments[parameter] = types.SimpleNamespace(getfixturevalue=lambda _name: (graders_stub, solutions))
                     elif parameter == "at_the_first_verdict":  # the test is stopped before it measures anything
                         arguments[parameter] = contextlib.nullcontext
                     elif parameter == "tmp_path":
@@ -208,8 +218,10 @@ def mistake_notebooks(lab: str) -> tuple[dict[str, tuple[str, dict]], list[str]]
                     notebook = adversarial.complete(lab)
                     cell = next(c for c in notebook["cells"] if c["id"] == cell_id)
                     cell["source"] = source
-                    short = re.split(r"_(?:fails?|costs?|loses?|passes)(?:_|$)", test_name.removeprefix(prefix))[0]
+                    unprefixed = re.sub(r"^test_labs?\d\d(?:_to_\d\d)?_", "", test_name)
+                    short = re.split(r"_(?:fails?|costs?|loses?|passes)(?:_|$)", unprefixed)[0]
                     student = "m_" + re.sub(r"[^a-z0-9]+", "_", short.lower())[:48].strip("_")
+                    case_id = case_id.replace(f"{lab}-", "")  # the lab is the table's own
                     student += f"_{case_id}" if case_id else ""
                     student = re.sub(r"[^a-z0-9_]+", "_", student.lower())
                     while student in built:  # two tests of one mistake shorten alike (in-process and worker twins)
