@@ -1711,3 +1711,13 @@ def test_labs00_06_10_a_third_rounds_mistake_fails_the_hidden_test(request, lab,
     name = cell.split("_", 1)[1].removesuffix("_solution")
     found = failure(getattr(graders, f"check_{name}_properties"), variant_of(lab, solutions, cell, name, changes))
     assert message in found, found
+
+
+def test_lab06_missing_ids_filled_in_the_callers_vocab_fail_in_the_worker_too():
+    """Task.unchanged compares the vocab the worker sends back after the call with what was sent, on the trusted side."""
+    code = "\n".join(source_of("06_encode_decode", cell) for cell in ("setup", "task4_build_arena_solution"))
+    old, new = THIRD_ROUND["06_encode_decode", "missing-ids-filled-in-vocab"][1][0]
+    assert old in code
+    message = remote("06_encode_decode", code.replace(old, new), "build_arena", "check_build_arena_properties")
+    assert message is not None and "changed its argument vocab" in message, message
+    assert remote("06_encode_decode", code, "build_arena", "check_build_arena_properties") is None
