@@ -1663,7 +1663,7 @@ def test_lab10_a_merge_two_that_returns_an_argument_fails_in_the_worker_too():
 # ---- labs 00, 06 and 10, learn23a: a third learner round (issue 21, item 8) ----------------------------------
 # The mistakes of this round that kept their hidden points before, each now losing them in its own task under every
 # seed (all marked seeded; the round's other mistakes already lost them). Lab 00: the special tokens split one at a
-# time inside pretokenize (a shorter token that starts first must win), contractions as an apostrophe and any
+# time inside pretokenize or count_pretokens (a shorter token that starts first must win), contractions as an apostrophe and any
 # lowercase letters, and letters as \p{Alphabetic} (which holds the Hindi vowel signs of page 00). Lab 06: answers kept
 # by the pretoken and the ranks' size, the text's line ends normalized or its end stripped, and an argument changed in
 # place (special_tokens sorted, vocab filled with the missing ids, ids popped: the statements now say to leave them).
@@ -1674,6 +1674,11 @@ THIRD_ROUND = {
         "task3_pretokenize_solution", (("split_on_special_tokens(text, special_tokens)",
         "__import__('functools').reduce(lambda pieces, token: [part for piece in pieces for part in piece.split(token)], "
         "sorted(special_tokens, key=len, reverse=True), [text])"),), "a<|eot|>"),
+    ("00_pretokenization", "count-splits-one-token-at-a-time"): (
+        "task4_count_pretokens_solution", (("for pretoken in pretokenize(text, special_tokens):",
+        "for pretoken in [pretoken for piece in __import__('functools').reduce(lambda pieces, token: [part for piece in "
+        "pieces for part in piece.split(token)], sorted(special_tokens, key=len, reverse=True), [text]) "
+        "for pretoken in pretokenize(piece, [])]:"),), "a<|eot|>"),
     ("00_pretokenization", "contractions-of-any-letters"): ("task3_pretokenize_solution", (own_pattern(
         GPT2.replace("'(?:[sdmt]|ll|ve|re)", "'[a-z]+")),), "rock'n'roll"),
     ("00_pretokenization", "letters-as-alphabetic"): ("task3_pretokenize_solution", (own_pattern(
