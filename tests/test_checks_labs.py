@@ -104,7 +104,8 @@ def test_lab00_a_pretokenize_that_splits_by_itself_must_also_match_longest_first
         return [pretoken for piece in pieces for pretoken in solutions["pretokenize"](piece, [])]
 
     message = failure(graders.check_pretokenize_properties, pretokenize)
-    assert "special_tokens=['<|eot|>', '<|eot|><s>']" in message.splitlines()[0], message
+    # a hidden fixed case (a shorter token that starts first, too) or a generated input where the two overlap
+    assert "'<|eot|>', " in message.splitlines()[0] and "'<|eot|><s>']" in message.splitlines()[0], message
 
 
 def test_lab00_unescaped_special_tokens_get_a_hint(lab00):
@@ -1058,7 +1059,8 @@ def test_lab06_encoding_in_the_wrong_order_gets_a_hint(lab06, old, new, hint):
     graders, _ = lab06
     wrong = _lab06_variant("task2_encode_pretoken_solution", "encode_pretoken", old, new)
     assert hint in failure(graders.check_encode_pretoken, wrong)
-    assert "smallest failing input" in failure(graders.check_encode_pretoken_properties, wrong)
+    hidden = failure(graders.check_encode_pretoken_properties, wrong)  # a hidden fixed case (b'abc') or a generated one
+    assert hint in hidden or "smallest failing input" in hidden, hidden
 
 
 @pytest.mark.parametrize(

@@ -1658,3 +1658,71 @@ def test_lab10_a_merge_two_that_returns_an_argument_fails_in_the_worker_too():
                      "check_merge_two_properties")
     assert message is not None and "returned one of its arguments itself" in message, message
     assert remote("10_distributed", code, "merge_two", "check_merge_two_properties") is None
+
+
+# ---- labs 00, 06 and 10, learn23a: a third learner round (issue 21, item 8) ----------------------------------
+# The mistakes of this round that kept their hidden points before, each now losing them in its own task under every
+# seed (all marked seeded; the round's other mistakes already lost them). Lab 00: the special tokens split one at a
+# time inside pretokenize or count_pretokens (a shorter token that starts first must win), contractions as an apostrophe and any
+# lowercase letters, and letters as \p{Alphabetic} (which holds the Hindi vowel signs of page 00). Lab 06: answers kept
+# by the pretoken and the ranks' size, the text's line ends normalized or its end stripped, and an argument changed in
+# place (special_tokens sorted, vocab filled with the missing ids, ids popped: the statements now say to leave them).
+# Lab 10: a range decoded as utf-8-sig, which drops a byte order mark.
+
+THIRD_ROUND = {
+    ("00_pretokenization", "special-tokens-split-one-at-a-time"): (
+        "task3_pretokenize_solution", (("split_on_special_tokens(text, special_tokens)",
+        "__import__('functools').reduce(lambda pieces, token: [part for piece in pieces for part in piece.split(token)], "
+        "sorted(special_tokens, key=len, reverse=True), [text])"),), "a<|eot|>"),
+    ("00_pretokenization", "count-splits-one-token-at-a-time"): (
+        "task4_count_pretokens_solution", (("for pretoken in pretokenize(text, special_tokens):",
+        "for pretoken in [pretoken for piece in __import__('functools').reduce(lambda pieces, token: [part for piece in "
+        "pieces for part in piece.split(token)], sorted(special_tokens, key=len, reverse=True), [text]) "
+        "for pretoken in pretokenize(piece, [])]:"),), "a<|eot|>"),
+    ("00_pretokenization", "contractions-of-any-letters"): ("task3_pretokenize_solution", (own_pattern(
+        GPT2.replace("'(?:[sdmt]|ll|ve|re)", "'[a-z]+")),), "rock'n'roll"),
+    ("00_pretokenization", "letters-as-alphabetic"): ("task3_pretokenize_solution", (own_pattern(
+        GPT2.replace(r"\p{L}", r"\p{Alphabetic}")),), "rock'n'roll"),
+    ("06_encode_decode", "answers-kept-by-pretoken-and-size-of-ranks"): (
+        "task2_encode_pretoken_solution", kept_by("(pretoken, len(ranks))", "    word = split_into_bytes(pretoken)\n",
+                                                  "list(word)", "list(word)"), "encode_pretoken(pretoken=b'abc'"),
+    ("06_encode_decode", "line-ends-normalized"): ("task3_encode_text_solution", ((
+        "    if special_tokens:\n        longest_first",
+        "    text = text.replace('\\r\\n', '\\n')  # one kind of line end\n    if special_tokens:\n        longest_first"),),
+        "encode_text(text='One.\\r\\n"),
+    ("06_encode_decode", "trailing-newlines-stripped"): ("task3_encode_text_solution", ((
+        "    if special_tokens:\n        longest_first",
+        "    text = text.rstrip('\\n')  # no empty last line\n    if special_tokens:\n        longest_first"),),
+        "encode_text(text='One.\\r\\n"),
+    ("06_encode_decode", "special-tokens-sorted-in-place"): ("task3_encode_text_solution", ((
+        "        longest_first = sorted(special_tokens, key=len, reverse=True)\n",
+        "        special_tokens.sort(key=len, reverse=True)\n        longest_first = special_tokens\n"),),
+        "changed its argument special_tokens"),
+    ("06_encode_decode", "missing-ids-filled-in-vocab"): ("task4_build_arena_solution", ((
+        "vocab.get(token_id, b\"\")", "vocab.setdefault(token_id, b\"\")"),), "changed its argument vocab"),
+    ("06_encode_decode", "ids-popped"): ("task5_decode_with_arena_solution", ((
+        "    for token_id in ids:\n", "    while ids:\n        token_id = ids.pop(0)\n"),), "changed its argument ids"),
+    ("10_distributed", "range-decoded-as-utf-8-sig"): ("task1_count_range_solution", ((
+        RANGE_DECODE, "    return count_pretokens(data.decode(\"utf-8-sig\"), special_tokens)  # a BOM is no text\n"),),
+        "[b'\\xef\\xbb\\xbf'] is 1, expected 2"),
+}
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(THIRD_ROUND), ids=[f"{lab[:2]}-{mistake}" for lab, mistake in sorted(THIRD_ROUND)])
+def test_labs00_06_10_a_third_rounds_mistake_fails_the_hidden_test(request, lab, mistake):
+    graders, solutions = request.getfixturevalue(f"lab{lab[:2]}")
+    cell, changes, message = THIRD_ROUND[lab, mistake]
+    name = cell.split("_", 1)[1].removesuffix("_solution")
+    found = failure(getattr(graders, f"check_{name}_properties"), variant_of(lab, solutions, cell, name, changes))
+    assert message in found, found
+
+
+def test_lab06_missing_ids_filled_in_the_callers_vocab_fail_in_the_worker_too():
+    """Task.unchanged compares the vocab the worker sends back after the call with what was sent, on the trusted side."""
+    code = "\n".join(source_of("06_encode_decode", cell) for cell in ("setup", "task4_build_arena_solution"))
+    old, new = THIRD_ROUND["06_encode_decode", "missing-ids-filled-in-vocab"][1][0]
+    assert old in code
+    message = remote("06_encode_decode", code.replace(old, new), "build_arena", "check_build_arena_properties")
+    assert message is not None and "changed its argument vocab" in message, message
+    assert remote("06_encode_decode", code, "build_arena", "check_build_arena_properties") is None

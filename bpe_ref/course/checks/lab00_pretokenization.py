@@ -193,6 +193,13 @@ HIDDEN_PRETOKEN_CASES = [
     # Page 00's pitfalls: NFD's combining accent is no letter (the text is not normalized), the curly apostrophe makes
     # no contraction, and a tab before a word is whitespace of its own (" ?" takes a space only).
     ("cafe\u0301 can\u2019t\tstop\tit", []),
+    # A shorter special token that starts first, overlapping a longer one: the leftmost wins (task 2), also in a
+    # pretokenize or count_pretokens that splits by itself, one token at a time (longest first loses it here).
+    ("Once a<|eot|> upon<|eot|><s>a time", ["<|eot|>", "a<|", "<|eot|><s>"]),
+    # The contractions are those seven suffixes only ('n, 'roll and 'all are no contraction: "'[a-z]+" takes them), and
+    # letters are \p{L}: the Hindi word of page 00's section 4, whose vowel signs and virama are marks (\p{Alphabetic}
+    # takes the vowel signs into the letters).
+    ("rock'n'roll, 'tis y'all's \u092c\u093f\u0932\u094d\u0932\u0940", []),
 ]
 
 

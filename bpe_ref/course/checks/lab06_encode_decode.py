@@ -285,6 +285,10 @@ GPT2_WORDS = [" the", " tokenizer", "Hello", " world", " naïve", " café", " �
 HIDDEN_PRETOKEN_CASES = [
     Case((b"abab", {(b"ab", b"a"): 0, (b"a", b"b"): 1})),  # everywhere: ab ab; one at a time: aba b
     Case((b"aaaa", {(b"aa", b"a"): 0, (b"a", b"a"): 1})),  # everywhere: aa aa; one at a time: aaa a
+    # The same pretoken, one call after the other, with ranks of the same pairs in another order: an encoder that keeps
+    # its answers by the pretoken and the ranks' size or pairs (not their ranks) gives the first answer twice.
+    Case((b"abc", {(b"a", b"b"): 0, (b"b", b"c"): 1})),  # ab c
+    Case((b"abc", {(b"b", b"c"): 0, (b"a", b"b"): 1})),  # a bc
 ]
 
 ENCODE_PRETOKEN = TaskGraders(ENCODE_PRETOKEN_TASK, encode_pretoken, encode_pretoken_cases(), pretoken_and_ranks(),
@@ -352,8 +356,9 @@ def text_hint(args: tuple, expected: object, got: object) -> str | None:
             "pretoken's UTF-8 bytes are encoded alone by encode_pretoken: merges never cross a pretoken")
 
 
+# special_tokens unchanged (the statement says so, as lab 00's do): sorted in place, the caller's list is reordered.
 ENCODE_TEXT_TASK = Task("encode_text", ("text", "ranks", "special_tokens"), what="a list of bytes tokens", hint=text_hint,
-                        provided=PROVIDED, stand_ins=(encode_pretoken,))
+                        provided=PROVIDED, stand_ins=(encode_pretoken,), unchanged=(2,))
 
 
 def text_case(text: str, special_tokens: list[str], ranks: dict[Pair, int] | None = None) -> Case:
@@ -419,6 +424,9 @@ HIDDEN_TEXT_CASES = [
     # The same text with other ranks: an encoder that keeps its answers by text alone gives one of them twice.
     text_case("the cat sat", [], ranks={}),
     text_case("the cat sat", []),
+    # The text as it is, to its last byte: Windows line ends and blank lines at the end (an encoder that normalizes
+    # line ends, strips the text or cuts it into lines first kept the points: the generated texts seldom end so).
+    text_case("One.\r\nTwo  \r\n\r\nthree\n\n", []),
 ]
 
 
@@ -492,8 +500,10 @@ def arena_error_hint(args: tuple, error: BaseException) -> str | None:
     return None
 
 
+# vocab unchanged (the statement says so): the missing ids filled in the caller's dict (vocab.setdefault) give the right
+# arena, and a vocabulary that now holds empty tokens.
 ARENA_TASK = Task("build_arena", ("vocab",), what="a tuple (bytes buffer, list of int offsets)", hint=arena_hint,
-                  provided=PROVIDED, error_hint=arena_error_hint)
+                  provided=PROVIDED, error_hint=arena_error_hint, unchanged=(0,))
 
 BYTES = {i: bytes([i]) for i in range(256)}
 
@@ -527,7 +537,8 @@ BUILD_ARENA = TaskGraders(ARENA_TASK, build_arena, [*ARENA_CASES, Later(gpt2_are
 # ---- task 5: decoding from the arena -------------------------------------------------------------
 
 
-DECODE_TASK = Task("decode_with_arena", ("ids", "buffer", "offsets"), what="bytes", provided=PROVIDED)
+# ids unchanged (the statement says so): ids popped from the caller's list give the right bytes, and an empty list.
+DECODE_TASK = Task("decode_with_arena", ("ids", "buffer", "offsets"), what="bytes", provided=PROVIDED, unchanged=(0,))
 HI = build_arena({0: b"h", 1: b"i", 2: b"hi", 4: b"!"})  # id 3 has no token: an empty range
 EMOJI = build_arena(BYTES | {256: b"\xf0\x9f", 257: b"\x99\x82"})
 DECODE_CASES = [
