@@ -1,9 +1,5 @@
-"""Figures and tables of theory page 10, ``theory/10-beyond-one-machine.md``.
-
-The worked example runs the real :func:`~bpe_ref.distributed.plan_ranges`,
-:func:`~bpe_ref.distributed.count_range` and :func:`~bpe_ref.distributed.tree_reduce`; everything else
-is read from ``theory/benchmarks/distributed/results.json``, measured by ``python -m bpe_ref bench
-distributed`` (:mod:`bpe_ref.course.bench.distributed`). Nothing is timed here."""
+"""Figures and tables of theory page 10, ``theory/10-beyond-one-machine.md``: a worked example run by the
+real ``plan_ranges``, ``count_range`` and ``tree_reduce``; the rest from :mod:`bpe_ref.course.bench.distributed`'s results."""
 
 from __future__ import annotations
 

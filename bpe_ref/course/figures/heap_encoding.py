@@ -1,7 +1,6 @@
 """Figures and tables of theory page 07, the heap encoder: the heap pop by pop, traced by
 :func:`bpe_ref.encode.step07_heap.pop_loop` itself (``trace=``), its equivalence with step 06's rounds,
-and the growth on one long pretoken read from ``theory/benchmarks/heap_encoding/long_pieces.json``
-(measured by hand with :mod:`.long_pieces`: figure generation times nothing)."""
+and the growth on one long pretoken (measured by :mod:`.long_pieces`)."""
 
 from __future__ import annotations
 
@@ -22,9 +21,8 @@ Pair = tuple[bytes, bytes]
 
 
 class PopStep(NamedTuple):
-    """One pop of :func:`~bpe_ref.encode.step07_heap.pop_loop` (what its ``trace`` records): the entry,
-    whether it merged (else it was stale), then the parts (``(position, token)``) and the heap's
-    entries (sorted) after it."""
+    """One pop :func:`~bpe_ref.encode.step07_heap.pop_loop`'s ``trace`` records: the entry, whether it merged
+    (else it was stale), the parts (``(position, token)``) and the heap's entries (sorted) after it."""
 
     entry: tuple[int, int]
     merged: bool
