@@ -346,9 +346,8 @@ def plot_corpora(measured: dict, path: Path) -> None:
         ax.plot([i - width, i], [limit, limit], color="#dc2626", linewidth=1.5)
     ax.axhline(1.0, color="#6b7280", linestyle=":", linewidth=1)
     ax.set_xticks(range(len(names)), names, fontsize=8)
-    ax.set_ylabel("throughput / tiktoken's (same run; 1 = as fast)")
-    ax.set_title("Default encode against tiktoken, GPT-2 vocabulary (red: the first call's target)")
-    ax.legend(fontsize=8)
+    name_axes(ax, "", "throughput / tiktoken's (same run; 1 = as fast)",
+              "Default encode against tiktoken, GPT-2 vocabulary (red: the first call's target)", "best", 8, grid=None)
     ax.grid(True, axis="y", alpha=0.3)
     save_png(fig, path, tight=True)
 

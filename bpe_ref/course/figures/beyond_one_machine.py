@@ -368,8 +368,7 @@ def draw_heaps(out: Path) -> Path:
     right.axhline(1.0, color="grey", linestyle=":", linewidth=1)
     name_axes(right, "text per range (KiB), TinyStories 2 MiB sample", "bytes of text per byte sent back",
               "Larger ranges: smaller counts per byte of text", "best", 7, log="xy")
-    fig.tight_layout()
-    return save_png(fig, out)
+    return save_png(fig, out, tight=True)
 
 
 def snippets() -> dict[str, str]:

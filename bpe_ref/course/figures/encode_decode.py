@@ -203,8 +203,7 @@ def draw_layouts(path: Path) -> Path:
     name_axes(ax, "bytes of memory per token (GPT-2's 50,257 tokens, sys.getsizeof)", "",
               "Storing the token bytes: a dict of small objects costs over eleven times an arena", grid=None)
     ax.set_xlim(0, max(values) * 1.15)
-    fig.tight_layout()
-    return save_png(fig, path)
+    return save_png(fig, path, tight=True)
 
 
 def decode_times(repeats: int = 7) -> dict[str, float]:
