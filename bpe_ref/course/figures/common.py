@@ -19,6 +19,7 @@ from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
+from ...train.common import Pair, Word  # noqa: F401 (re-exported to the pages)
 from ..bench.common import (  # noqa: F401 (re-exported to the pages)
     Laps, as_words, deep_size, labelled_bars, machine_description, name_axes, pair_counts, panels, plot_series, save_png, write_json,
 )

@@ -11,13 +11,11 @@ from typing import NamedTuple
 from ...encode.step06_naive import encode_pretoken, merge_ranks
 from ...encode.step07_heap import first_heap, heap_encode, pop_loop
 from ...train.step01_naive import split_into_bytes
-from .common import gpt2, name_axes, page_snippets, panels, plot_series, read_json
+from .common import Pair, gpt2, name_axes, page_snippets, panels, plot_series, read_json
 from .common import code, code_token, markdown_table, save_png, show_token
 from .long_pieces import LONG_PIECES_JSON
 
 PAGE = "07-heap-encoding.md"
-
-Pair = tuple[bytes, bytes]
 
 
 class PopStep(NamedTuple):

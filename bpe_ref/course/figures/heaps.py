@@ -24,7 +24,7 @@ from ..bench.train import LANGUAGES
 from .common import benchmark_seconds as benchmark_times  # {run: {contender: seconds}}, as tests call it
 from .common import (
     TRAIN_BENCHMARK, code, corpus_counts, distinct_pairs, markdown_table, mean_length, name_axes, page_snippets,
-    panels, read_json, refuse_unless, save_png, show_pair, show_token, show_word, thousands,
+    Pair, panels, read_json, refuse_unless, save_png, show_pair, show_token, show_word, thousands,
 )
 from .heap_timings import CROSSOVER_JSON, WORD_LENGTH_JSON
 from .inverted_index import indexed_run, start_v4
@@ -32,7 +32,6 @@ from .naive_bpe import worked_example_counts
 
 PAGE = "05-heap.md"
 
-Pair = tuple[bytes, bytes]
 Key = Callable[[int, Pair], tuple]
 
 # V5 does not rebuild a heap smaller than this (step05_heap's own constant, checked by the tests)

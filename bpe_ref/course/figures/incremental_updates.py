@@ -20,7 +20,7 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
-    Laps, TRAIN_BENCHMARK, as_words, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
+    Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
     panels, refuse_unless, replayed_best_pair, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
 )
 from .inverted_index import start_v4
@@ -31,16 +31,13 @@ PAGE = "02-incremental-updates.md"
 
 WORKED_EXAMPLE_MERGE = 2  # merge 2 of page 01's trace: (e, st)
 
-Tokens = tuple[bytes, ...]
-Pair = tuple[bytes, bytes]
-
 
 def pairs_of(word: Sequence[bytes]) -> dict[Pair, int]:
     """Every adjacent window of ``word`` (a window that occurs twice counts twice)."""
     return count_pairs({tuple(word): 1})
 
 
-def word_delta(word: Sequence[bytes], pair: Pair) -> tuple[Tokens, Counter[Pair], Counter[Pair]]:
+def word_delta(word: Sequence[bytes], pair: Pair) -> tuple[Word, Counter[Pair], Counter[Pair]]:
     """The merged word and the pairs it lost and gained, per occurrence: V2's update of each word
     (``pair_count_changes``), split by sign."""
     changes = pair_count_changes(tuple(word), pair, 1)
@@ -140,10 +137,10 @@ def delta_snippet(step: HandStep | None = None) -> str:
     )
 
 
-ONE_WORD_EXAMPLE: tuple[Tokens, int, Pair] = ((b" ", b"t", b"e", b"s", b"t", b"s"), 3, (b"e", b"s"))
+ONE_WORD_EXAMPLE: tuple[Word, int, Pair] = ((b" ", b"t", b"e", b"s", b"t", b"s"), 3, (b"e", b"s"))
 
 
-def one_word_snippet(word: Tokens = ONE_WORD_EXAMPLE[0], frequency: int = ONE_WORD_EXAMPLE[1],
+def one_word_snippet(word: Word = ONE_WORD_EXAMPLE[0], frequency: int = ONE_WORD_EXAMPLE[1],
                      pair: Pair = ONE_WORD_EXAMPLE[2]) -> str:
     merged, lost, gained = word_delta(word, pair)
     old, new = pairs_of(word), pairs_of(merged)
@@ -160,7 +157,7 @@ def one_word_snippet(word: Tokens = ONE_WORD_EXAMPLE[0], frequency: int = ONE_WO
     )
 
 
-OVERLAP_EXAMPLES: tuple[tuple[Tokens, Pair], ...] = (
+OVERLAP_EXAMPLES: tuple[tuple[Word, Pair], ...] = (
     ((b"a", b"a", b"a"), (b"a", b"a")),
     ((b"a", b"a", b"a", b"a"), (b"a", b"a")),
     ((b"a", b"b", b"a", b"b"), (b"a", b"b")),
@@ -186,7 +183,7 @@ class OverlapBugRun:
     merges: int
     wrong_at: int | None  # the first merge after which the kept counts differ from a recount
     wrong_pair: Pair | None
-    wrong_word: Tokens | None  # as it was split into tokens before that merge
+    wrong_word: Word | None  # as it was split into tokens before that merge
     diverges_at: int | None  # the first merge the buggy trainer chooses differently
     right_pair: Pair | None
     buggy_pair: Pair | None
@@ -206,7 +203,7 @@ def overlap_bug_on_counts(word_counts: Mapping[bytes, int], max_merges: int, ove
     # the right counts are V4's, kept by its own loop over the words that hold the pair
     words, frequencies, right, index = start_v4(word_counts)
     buggy = Counter(right)
-    wrong: tuple[int, Pair, Tokens] | None = None
+    wrong: tuple[int, Pair, Word] | None = None
     for merge in range(1, max_merges + 1):
         if not right:
             break

@@ -24,16 +24,13 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from .common import (
-    Laps, TRAIN_BENCHMARK, as_words, benchmark_seconds, best_first, code_token, corpus_counts, machine_line, markdown_table,
+    Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_seconds, best_first, code_token, corpus_counts, machine_line, markdown_table,
     name_axes, page_snippets, panels, refuse_unless, replayed_best_pair, rolling_median, save_png, show_pair, show_word,
     speedup_sentence, thousands,
 )
 from .naive_bpe import merges_list, tie_break_text
 
 PAGE = "04-inverted-index.md"
-
-Pair = tuple[bytes, bytes]
-Word = tuple[bytes, ...]
 
 # The worked example: four words; merge 1 takes (h, a) out of ␣that, and merge 2 merges (h, a).
 WORKED_EXAMPLE_TEXT = " cat" * 4 + " at" * 3 + " that" * 5 + " has" * 6
