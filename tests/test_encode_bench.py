@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 import math
 import time
@@ -87,6 +86,8 @@ def test_a_tiny_run_of_every_part(tmp_path):
     assert all((tmp_path / name).stat().st_size > 1000 for name in ("w.png", "t.png", "c.png"))
     sections = [("Encoding", ["contender", "MB/s", "vs tiktoken", "vs HF"],
                  bench.throughput_rows(encoding, "tiktoken encode", [encoding["best_hf_batch"]]))]
-    args = argparse.Namespace(quick=True, budget=5.0)
-    readme = bench._readme("a machine", args, 1, sections, [["t", "1x", ">= 1x", "yes"]], 1.0)
+    bench.write_results(tmp_path, "encode", True, took=1.0, machine="a machine", rounds=1, trained_vocab=10,
+                        sections=bench.markdown_sections(sections), targets=bench.markdown_table(
+                            bench.CHECK_HEADERS, bench.check_rows([("t", "1x", ">= 1x", True)], no="**no**")))
+    readme = (tmp_path / "README.md").read_text(encoding="utf-8")
     assert "--quick" in readme and "a machine" in readme and "| t | 1x | >= 1x | yes |" in readme

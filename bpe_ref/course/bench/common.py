@@ -1,10 +1,6 @@
-"""What every benchmark and timing figure shares: the machine's description, runs in a fresh
-process, rounds timed on two clocks, the JSON record's header, pretokens as words and their pair
-counts, Markdown and fixed-width tables, the options and the results page every benchmark writes,
-JSON, and plotting: pyplot on fixed settings, panels, named axes, series, bars and PNGs (the figures
-of the pages use these too). Rounds, medians, per-round
-ratios, exponents and crossovers are :mod:`bpe_ref.measure`'s (step 09's module, the one learners
-read): nothing here times another way. Results are written under ``theory/benchmarks/``."""
+"""What every benchmark and timing figure shares: the machine, fresh processes, both clocks, tables,
+the results page and JSON, and plotting on fixed settings. Rounds, medians, per-round ratios and
+exponents are :mod:`bpe_ref.measure`'s (step 09's module): nothing here times another way."""
 
 from __future__ import annotations
 
@@ -267,21 +263,17 @@ def add_output_arguments(parser: argparse.ArgumentParser, name: str, what: str) 
     parser.add_argument("--no-write", action="store_true", help="print only; write no files")
 
 
-def results_page(name: str, quick: bool, took: float | None = None, **fields) -> str:
-    """The results page: the template ``NAME.md`` beside the benchmarks (how it measures, how to
-    read it), with ``fields`` and the line that says which command wrote it, and when."""
-    template = (Path(__file__).parent / f"{name}.md").read_text(encoding="utf-8")
-    written = (f"Written by `python -m bpe_ref bench {name}{' --quick' if quick else ''}` on {datetime.date.today().isoformat()}"
-               + (f" in {took:.0f} s" if took is not None else "") + "; rerun it to refresh these figures on your machine.")
-    return template.format(written=written, **fields)
-
-
-def write_results(out: Path, name: str, quick: bool, document: dict | None = None, **fields) -> None:
-    """``out/README.md`` (:func:`results_page`) and, given a ``document``, ``out/results.json``."""
+def write_results(out: Path, name: str, quick: bool, document: dict | None = None, took: float | None = None,
+                  **fields) -> None:
+    """``out/README.md``: the template ``NAME.md`` beside the benchmarks (how it measures, how to read it) with
+    ``fields`` and the line that says which command wrote it, and when; given a ``document``, ``out/results.json``."""
     out.mkdir(parents=True, exist_ok=True)
     if document is not None:
         write_json(out / "results.json", document)
-    (out / "README.md").write_text(results_page(name, quick, **fields), encoding="utf-8")
+    template = (Path(__file__).parent / f"{name}.md").read_text(encoding="utf-8")
+    written = (f"Written by `python -m bpe_ref bench {name}{' --quick' if quick else ''}` on {today()}"
+               + (f" in {took:.0f} s" if took is not None else "") + "; rerun it to refresh these figures on your machine.")
+    (out / "README.md").write_text(template.format(written=written, **fields), encoding="utf-8")
 
 
 def write_json(path: Path, document: dict) -> Path:

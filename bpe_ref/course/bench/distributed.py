@@ -1,27 +1,12 @@
-"""``python -m bpe_ref bench distributed``: the measurements of step 10 (theory page 10).
+"""``python -m bpe_ref bench distributed``: the rates page 10 answers from, measured on this machine.
 
-Page 10 asks what it costs to train on a corpus far larger than the course's, and answers from
-rates measured on this machine. This command measures them and writes
-``theory/benchmarks/distributed/results.json`` (and a README beside it); the page's figures and
-tables (:mod:`bpe_ref.course.figures.beyond_one_machine`) read that file and time nothing.
-
-1. **Heaps' law** (counts, no timing): the distinct pretokens of growing prefixes of each shipped
-   corpus, so the page can fit ``W = K n^beta``.
-2. **What crosses the network** (sizes, no timing): a corpus cut into ``k`` ranges, the pickled
-   size of each range's text, of its arguments ``(path, start, end, special tokens)``, of its
-   pretoken counts and of its *pair* counts; and how Dask itself sends the whole file's counts as
-   a task's result, as the plain dict (one frame per entry) and wrapped as one pickle
-   (:class:`~bpe_ref.distributed.Packed`), with the time to encode each.
-3. **Rates** (timed, medians): how fast one process counts pretokens (bytes per second, per
-   corpus); how fast two count dicts are added up (entries per second); how long the merge loop
-   takes on the counts of each corpus, and on the same counts multiplied by 1,000 (a corpus a
-   thousand times larger with the same words: the same merges, the same time).
-4. **Dask on this machine** (timed, medians): counting a 16 MiB corpus serially and on a local Dask
-   cluster of 1 and 2 worker processes (the cluster's start timed apart), the round trip of one
-   tiny task, the least a round of communication costs, and one range counted here and as a task
-   on a worker (returning the plain dict, and returning it packed).
-
-About two to three minutes on the course machine (two cores).
+Four parts, each a function below: Heaps' law (distinct pretokens of growing prefixes, no timing), what
+would cross the network (pickled sizes of ranges, their counts and Dask's messages), rates (counting,
+adding count dicts, the merge loop on counts and on the same counts times 1,000: a corpus a thousand
+times larger with the same words takes the same merges and time), and Dask on this machine (1 and 2
+workers against one process). Writes ``theory/benchmarks/distributed/results.json`` and a README; page
+10's figures (:mod:`bpe_ref.course.figures.beyond_one_machine`) read it and time nothing. About two to
+three minutes on two cores.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTO
 from ...measure import fit_exponent as fitted_exponent, median, paired_ratio
 from ...pretokenize import PRETOKEN_RE
 from .common import (CHECK_HEADERS, add_output_arguments, check_rows, growth, load_average, machine_description, markdown_sections,
-                     markdown_table, name_axes, print_tables, print_targets, pyplot, results_page, save_png, wall_and_cpu)
+                     markdown_table, name_axes, print_tables, print_targets, pyplot, save_png, wall_and_cpu, write_results)
 
 CORPORA = {
     "English (TinyStories)": TINYSTORIES_SAMPLE,
@@ -346,9 +346,8 @@ def plot_corpora(measured: dict, path: Path) -> None:
         ax.plot([i - width, i], [limit, limit], color="#dc2626", linewidth=1.5)
     ax.axhline(1.0, color="#6b7280", linestyle=":", linewidth=1)
     ax.set_xticks(range(len(names)), names, fontsize=8)
-    ax.set_ylabel("throughput / tiktoken's (same run; 1 = as fast)")
-    ax.set_title("Default encode against tiktoken, GPT-2 vocabulary (red: the first call's target)")
-    ax.legend(fontsize=8)
+    name_axes(ax, "", "throughput / tiktoken's (same run; 1 = as fast)",
+              "Default encode against tiktoken, GPT-2 vocabulary (red: the first call's target)", "best", 8, grid=None)
     ax.grid(True, axis="y", alpha=0.3)
     save_png(fig, path, tight=True)
 
@@ -461,15 +460,8 @@ def run(args: argparse.Namespace) -> int:
         plot_corpora(corpora, folder / "corpora.png")
         plot_worst_case(worst, folder / "worst_case.png")
         plot_throughput(encoding, encoders, decoding, folder / "throughput.png")
-        (folder / "README.md").write_text(_readme(machine, args, rounds, sections, check_rows(checks), elapsed),
-                                          encoding="utf-8")
+        write_results(folder, "encode", args.quick, took=elapsed, machine=machine, rounds=rounds,
+                      trained_vocab=TRAINED_VOCAB_SIZE, sections=markdown_sections(sections),
+                      targets=markdown_table(CHECK_HEADERS, check_rows(checks, no="**no**")))
         print(f"wrote {folder / 'README.md'} and three plots in {folder}", file=out)
     return 0
-
-
-def _readme(machine: str, args: argparse.Namespace, rounds: int, sections, rows, elapsed: float) -> str:
-    """The results page: ``encode.md`` (how it measures, how to read it) with this run's tables."""
-    return results_page(
-        "encode", args.quick, elapsed, machine=machine, rounds=rounds, trained_vocab=TRAINED_VOCAB_SIZE,
-        targets=markdown_table(CHECK_HEADERS, [[*row[:3], "yes" if row[3] == "yes" else "**no**"] for row in rows]),
-        sections=markdown_sections(sections))

@@ -1,21 +1,8 @@
-"""The counting functions (:mod:`bpe_ref.fast.exact_counts`) against re-encoding each slice from scratch.
+"""The counting functions (:mod:`bpe_ref.fast.exact_counts`: ``count``, ``interval_counter``, ``appender``,
+``split_at``) against re-encoding from scratch (and tiktoken, for intervals), with the same GPT-2 tokenizer,
+every answer checked first; :func:`bpe_ref.measure.interleaved` rounds, ratios the medians of per-round ratios.
 
-For each text (a shipped corpus), in one process and one run, with the same GPT-2 tokenizer:
-
-- ``count(text)`` against ``len(encode(text))`` (warm cache: both read the cached segments);
-- ``interval_counter``: building it against one ``encode`` of the whole text, then random
-  intervals (lengths spread log-uniformly up to the whole text) answered by ``count(i, j)``
-  against ``len(encode(text[i:j]))`` and against tiktoken encoding the slice;
-- ``appender``: the text appended one character at a time, ``count`` read after each, against
-  encoding the whole prefix again after each character (quadratic, so on a shorter prefix);
-- ``split_at(text, n)`` against encoding the whole text and keeping the first ``n`` ids.
-
-Timed in :func:`bpe_ref.measure.interleaved` rounds (every contender once per round); a ratio is the
-median of the per-round ratios: how many times faster the counting function is. Every answer is
-checked against re-encoding before it is timed.
-
-``python -m bpe_ref.course.bench.exact_counts [--quick]`` runs it alone; :func:`counting_section` is
-what ``python -m bpe_ref bench encode`` calls.
+``python -m bpe_ref.course.bench.exact_counts [--quick]`` runs it alone; ``bench encode`` calls :func:`counting_section`.
 """
 
 from __future__ import annotations
@@ -45,11 +32,8 @@ def _intervals(text: str, count: int, seed: int = 0) -> list[tuple[int, int]]:
 
 
 def counting_section(tok, texts: Mapping[str, str], quick: bool, tk=None, rounds: int | None = None, out=sys.stdout):
-    """Measure the counting functions on each text; print and return ``[(title, headers, rows)]``.
-
-    ``tok`` is a :class:`~bpe_ref.Tokenizer`; ``tk`` an optional ``tiktoken.Encoding`` of the same
-    vocabulary (for the interval queries). ``quick`` shortens the texts and the rounds.
-    """
+    """Measure the counting functions on each text with ``tok`` (and ``tk``, tiktoken of the same vocabulary,
+    for the interval queries); print and return ``[(title, headers, rows)]``."""
     rounds = rounds or (3 if quick else 5)
     size, append_size = (20_000, 300) if quick else (200_000, 2_000)
     queries = INTERVALS // 4 if quick else INTERVALS
@@ -85,7 +69,7 @@ def counting_section(tok, texts: Mapping[str, str], quick: bool, tk=None, rounds
             contenders["tiktoken"] = lambda: [len(tk.encode(text[a:b], allowed_special="all")) for a, b in spans]
         row(f"{name}: {queries} interval counts", contenders)
 
-        prefix = text[:append_size]  # appended one character at a time
+        prefix = text[:append_size]  # appended one character at a time: re-encoding each prefix is quadratic
 
         def append_all() -> int:
             appender = tok.appender()

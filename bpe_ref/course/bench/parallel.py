@@ -170,12 +170,12 @@ def run(args: argparse.Namespace) -> int:
     cost_rows = [[name, f"{seconds * 1000:.0f} ms" if isinstance(seconds, float) else ", ".join(map(str, seconds))]
                  for name, seconds in costs.items()]
     crossovers = {name: crossover(results, name) for name in others}
-    verdicts = [f"{name}: " + (f"first faster than one process at {size:g} MiB" if size else "never faster here")
-                for name, size in crossovers.items()]
+    verdicts = "\n".join(f"- {name}: " + (f"first faster than one process at {size:g} MiB." if size else
+                                          "never faster at these sizes.") for name, size in crossovers.items())
     parts_mib = 1 if args.quick else 2
     print(f"\n{fixed_width_table(headers, rows)}")
     print(f"\nparts of a two-worker count ({parts_mib} MiB, medians)\n{fixed_width_table(['part', 'time'], cost_rows)}")
-    print("\n".join(verdicts))
+    print(verdicts)
     print(f"\nbenchmark took {elapsed:.0f} s")
 
     if not args.no_write:
@@ -185,7 +185,6 @@ def run(args: argparse.Namespace) -> int:
                     "fixed_costs": costs, "crossovers": crossovers}
         write_results(out, "parallel", args.quick, document, machine=machine, repeats=repeats,
                       table=markdown_table(headers, rows), parts_mib=parts_mib, parts=markdown_table(["part", "time"], cost_rows),
-                      verdicts="\n".join(f"- {name}: " + (f"first faster than one process at {size:g} MiB." if size else
-                                                          "never faster at these sizes.") for name, size in crossovers.items()))
+                      verdicts=verdicts)
         print(f"wrote {out / 'README.md'} and {out / 'parallel_counting.png'}")
     return 0

@@ -1,11 +1,8 @@
 """``python -m bpe_ref bench train``: every trainer of the ladder and HF ``tokenizers`` timed in one run.
 
-Each measurement runs in a fresh process (so HF's thread count and peak memory are its own) and is
-repeated; the tables report medians and ratios against the peers measured in the same run, and
-the targets of the course are checked as ratios. Output: a table on stdout, and
-``theory/benchmarks/train/README.md`` (from the template ``train.md``) with two plots.
-
-``--quick`` runs a small plan (for a check that everything works, not for conclusions).
+Each measurement runs in a fresh process (so HF's thread count and peak memory are its own); the tables
+report medians and ratios against the peers measured in the same run, the course's targets are checked
+as ratios, and ``theory/benchmarks/train/README.md`` (template ``train.md``) gets them with two plots.
 """
 
 from __future__ import annotations
@@ -92,8 +89,7 @@ class Measurement:
 
 def runner(kind: str, path: Path | str, vocab_size: int, method: str = "", workers: int = 1,
            budget: float | None = None) -> Callable[[], int]:
-    """One run of a contender (a :class:`Contender`'s fields), as a function of no argument that
-    returns the merges learned."""
+    """One run of a contender (a :class:`Contender`'s fields): a function that returns the merges learned."""
     if kind == "hf":
         return lambda: _train_hf(str(path), vocab_size)
     if kind == "pretokenize":
@@ -184,10 +180,9 @@ def plan(quick: bool, budget: float) -> list[tuple[str, Path, list[int], list[Co
 
 
 def run_plan(quick: bool, budget: float, out=sys.stdout) -> list[Measurement]:
-    """Measure the plan. Repeats are interleaved (round 1 of every contender, then round 2 in the
-    reverse order, ...), so a burst of load from elsewhere on a shared machine slows every contender, not just one.
-    The clock runs inside each fresh process (its start and imports are not timed), so the rounds
-    are this loop rather than :func:`bpe_ref.measure.interleaved`."""
+    """Measure the plan in interleaved rounds, so that a burst of load from elsewhere slows every contender,
+    not just one: this loop rather than :func:`bpe_ref.measure.interleaved`, as the clock runs inside each
+    fresh process (its start and imports are not timed)."""
     results: list[Measurement] = []
     for corpus, path, vocab_sizes, contenders, repeats in plan(quick, budget):
         for vocab_size in vocab_sizes:
@@ -270,8 +265,8 @@ def target_checks(results: list[Measurement], memory: dict[str, float]) -> list[
 
 
 def plot(results: list[Measurement], path: Path) -> None:
-    """Time against vocabulary size (log-log) per corpus measured at several sizes, and bars for a
-    corpus measured at one size. A contender keeps its colour in every panel; one shared legend."""
+    """Time against vocabulary size (log-log) per corpus, bars for a corpus measured at one size; a
+    contender keeps its colour in every panel."""
     plt = pyplot()
     # a phase is not a trainer, and the languages have their own figure (plot_languages)
     results = [m for m in results if m.contender.kind != "pretokenize" and m.corpus not in dict(LANGUAGES)]

@@ -10,9 +10,7 @@ time (``time.process_time``): every contender there runs in one process and one 
 to one thread), and CPU time does not count the time the process waited while other processes had
 the cores, which on a shared machine is most of the noise.
 
-Page 09 quotes these files (:mod:`.benchmarks` draws its figures from them); figure generation never
-times anything. About twenty minutes on the course's 2-core machine; ``--only SECTION`` runs one
-section, ``--rounds`` changes the rounds.
+Page 09 quotes these files (:mod:`.benchmarks`). About twenty minutes on the course's 2-core machine.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Figures and tables of theory page 09, ``theory/09-benchmarks.md``.
-
-Every number is computed with :mod:`bpe_ref.measure` (the page's and lab 09's harness) from the
-committed measurements in ``theory/benchmarks/measuring/*.json`` (:mod:`.benchmark_runs`) and
-``theory/benchmarks/heap/crossover.json``; figure generation never times anything, so the page is
-reproducible byte for byte. Seed 000's tables (:data:`SEED_TABLES`) are put beside the course's."""
+"""Figures and tables of theory page 09, ``theory/09-benchmarks.md``: every number computed with
+:mod:`bpe_ref.measure` (lab 09's harness) from :mod:`.benchmark_runs`' and page 05's measurements, beside
+seed 000's tables (:data:`SEED_TABLES`)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Figures and tables of theory page 10, ``theory/10-beyond-one-machine.md``.
-
-The worked example runs the real :func:`~bpe_ref.distributed.plan_ranges`,
-:func:`~bpe_ref.distributed.count_range` and :func:`~bpe_ref.distributed.tree_reduce`; everything else
-is read from ``theory/benchmarks/distributed/results.json``, measured by ``python -m bpe_ref bench
-distributed`` (:mod:`bpe_ref.course.bench.distributed`). Nothing is timed here."""
+"""Figures and tables of theory page 10, ``theory/10-beyond-one-machine.md``: a worked example run by the
+real ``plan_ranges``, ``count_range`` and ``tree_reduce``; the rest from :mod:`bpe_ref.course.bench.distributed`'s results."""
 
 from __future__ import annotations
 
@@ -372,8 +368,7 @@ def draw_heaps(out: Path) -> Path:
     right.axhline(1.0, color="grey", linestyle=":", linewidth=1)
     name_axes(right, "text per range (KiB), TinyStories 2 MiB sample", "bytes of text per byte sent back",
               "Larger ranges: smaller counts per byte of text", "best", 7, log="xy")
-    fig.tight_layout()
-    return save_png(fig, out)
+    return save_png(fig, out, tight=True)
 
 
 def snippets() -> dict[str, str]:

@@ -1,17 +1,9 @@
-"""What every figure module shares, so that a page's module only says what its page shows: Markdown
-(code spans, tables), the corpora's counts, the committed measurements. Timing, JSON and plotting
-(deterministic figures: panels, axes, series, bars, PNGs) are :mod:`bpe_ref.course.bench.common`'s,
-shared with the benchmarks; rounds and medians are :mod:`bpe_ref.measure`'s.
+"""What the figure modules share: Markdown (code spans, tables), snippets, the corpora's counts and
+the committed measurements. Timing, JSON and plotting are :mod:`bpe_ref.course.bench.common`'s.
 
-A *snippet* is a small Markdown file written next to the figures (``theory/figures/*.md``). A page
-quotes it between two HTML comments, which render as nothing on GitHub and in JupyterLab::
-
-    <!-- snippet: figures/01-worked-example-merges.md -->
-    ...the snippet's text, copied...
-    <!-- end snippet -->
-
-:func:`sync_snippets` rewrites what sits between the markers; the tests check that every page
-quotes exactly what the code produces now, so no number in a page is ever typed in by hand.
+A *snippet* is a Markdown file written next to the figures (``theory/figures/*.md``) that a page quotes
+between ``<!-- snippet: figures/NAME.md -->`` and ``<!-- end snippet -->`` (HTML comments render as
+nothing); :func:`sync_snippets` rewrites what sits between them, so no number in a page is typed by hand.
 """
 
 from __future__ import annotations
@@ -27,6 +19,7 @@ from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
+from ...train.common import Pair, Word  # noqa: F401 (re-exported to the pages)
 from ..bench.common import (  # noqa: F401 (re-exported to the pages)
     Laps, as_words, deep_size, labelled_bars, machine_description, name_axes, pair_counts, panels, plot_series, save_png, write_json,
 )
@@ -41,9 +34,8 @@ SPACE = "\u2423"  # ␣, how the pages show the space byte
 
 
 def show_token(token: bytes) -> str:
-    """A token's bytes as readable text: UTF-8 where it decodes, ``\\xNN`` where it does not.
-
-    The space is shown as ``␣`` (it starts most tokens), newline and tab as ``\\n`` and ``\\t``.
+    """A token's bytes as readable text: UTF-8 where it decodes, ``\\xNN`` where it does not, the space
+    as ``␣`` (it starts most tokens), newline and tab as ``\\n`` and ``\\t``.
 
     >>> show_token(b" the"), show_token(b"\\n"), show_token(b"\\xe2\\x80")
     ('␣the', '\\\\n', '\\\\xe2\\\\x80')
@@ -77,8 +69,7 @@ def show_word(tokens: Sequence[bytes]) -> str:
 
 
 def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[object]], align: str | None = None) -> str:
-    """A GitHub-flavoured Markdown table, ending in a newline (:func:`bench.common.markdown_table`, which
-    checks its shape). ``align`` holds one of ``l``, ``r``, ``c`` per column; the pages' default is ``l``."""
+    """:func:`bench.common.markdown_table` ending in a newline, left-aligned unless ``align`` says otherwise."""
     return shared_table(headers, rows, align or "l" * len(headers)) + "\n"
 
 
@@ -91,8 +82,6 @@ def thousands(n: int) -> str:
     """``1234567`` -> ``1,234,567``."""
     return f"{n:,}"
 
-
-# Writing files deterministically
 
 def rolling_median(values: Sequence[float], window: int = 50) -> list[float]:
     """The median of the last ``window`` values at each position (fewer at the start)."""
@@ -111,8 +100,7 @@ def write_text(path: Path, text: str) -> Path:
 # Snippets quoted by the pages
 
 def page_snippets(page: str, own: Mapping[str, str]) -> dict[str, str]:
-    """Page ``page``'s snippets: its five-minute idea (pages 00 to 05, :mod:`.five_minutes`), ``own``,
-    then the diff of its step's code (:mod:`.step_diffs`)."""
+    """Page ``page``'s five-minute idea (:mod:`.five_minutes`), ``own``, then its step's diff (:mod:`.step_diffs`)."""
     idea = five_minutes.snippets(page) if page in five_minutes.IDEAS else {}
     return {**idea, **own, **diff_snippets(page)}
 
@@ -122,17 +110,13 @@ SNIPPET_RE = re.compile(
 
 
 def quoted_snippets(page_text: str) -> dict[str, str]:
-    """The snippets a page quotes: ``{"figures/x.md": text between the markers}``, without the
-    blank lines that separate it from the markers, ending in one newline."""
+    """``{"figures/x.md": text between the markers}`` of a page, without the blank lines around it."""
     return {m.group("name"): m.group("body").strip("\n") + "\n" for m in SNIPPET_RE.finditer(page_text)}
 
 
 def sync_snippets(page_text: str, snippets: Mapping[str, str]) -> str:
-    """``page_text`` with the text between each snippet's markers replaced by ``snippets[name]``.
-
-    Names are relative to the page (``figures/x.md``); a name the page quotes but ``snippets``
-    lacks raises ``KeyError`` rather than leaving stale text behind.
-    """
+    """``page_text`` with each quote replaced by ``snippets[name]`` (names relative to the page); a name
+    ``snippets`` lacks raises ``KeyError`` rather than leaving stale text behind."""
 
     def replace(match: re.Match) -> str:
         body = snippets[match.group("name")].strip("\n")
@@ -146,8 +130,7 @@ def sync_snippets(page_text: str, snippets: Mapping[str, str]) -> str:
 
 @lru_cache(maxsize=8)
 def corpus_counts(path: Path) -> dict[bytes, int]:
-    """The pretoken counts of the corpus at ``path`` with the special token ``<|endoftext|>``
-    (cached: several pages read the same corpora; callers must not change the dict)."""
+    """The pretoken counts of the corpus at ``path``, ``<|endoftext|>`` special (cached: do not change the dict)."""
     return count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
 
 
@@ -169,19 +152,15 @@ def best_first(pair_counts: Mapping[tuple[bytes, bytes], int]) -> list[tuple[byt
 
 @lru_cache(maxsize=1)
 def gpt2() -> Tokenizer:
-    """GPT-2's tokenizer, loaded once for all the pages that quote it (each load reads and checks
-    50,257 tokens, about a second); the pages read its tables and encode with it, never change it."""
+    """GPT-2's tokenizer, loaded once (a load checks 50,257 tokens, about a second); pages never change it."""
     from ...tokenizer import Tokenizer
 
     return Tokenizer.gpt2()
 
 
 def replayed_best_pair(pair_counts: Mapping[tuple[bytes, bytes], int]) -> tuple[bytes, bytes]:
-    """:func:`bpe_ref.tiebreak.best_pair`, compared in C: the same ``(count, pair)`` tuples its key builds,
-    zipped instead of built by a lambda for each pair, so the same pair (counts first, ties by the
-    greatest pair), several times faster. The figure code replays whole runs, thousands of merges over
-    thousands of pairs, to check each merge is the best one (tests/test_figures.py checks the two agree).
-    """
+    """:func:`bpe_ref.tiebreak.best_pair` compared in C (the same ``(count, pair)`` tuples, zipped, not built
+    by a lambda): several times faster, for the replays of whole runs (tests/test_figures.py checks they agree)."""
     return max(zip(pair_counts.values(), pair_counts))[1]
 
 
@@ -199,8 +178,7 @@ TRAIN_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "train" / "README.md"
 
 
 def benchmark_rows(path: Path = TRAIN_BENCHMARK) -> dict[str, dict[str, list[str]]]:
-    """The tables of the training benchmark page: ``{section heading: {a row's first cell: its
-    other cells}}``, for the rows under a ``### `` heading (pages 02, 04 and 05 quote them)."""
+    """``{section heading: {a row's first cell: its other cells}}`` of the training benchmark page."""
     found: dict[str, dict[str, list[str]]] = {}
     heading = None
     for line in Path(path).read_text(encoding="utf-8").splitlines():
@@ -213,9 +191,8 @@ def benchmark_rows(path: Path = TRAIN_BENCHMARK) -> dict[str, dict[str, list[str
 
 
 def refuse_unless(holds: bool, found: str, page: str, claim: str) -> None:
-    """Refuse to write a snippet beside prose it contradicts: ``found`` goes against page ``page``'s
-    ``claim``, which must be rewritten first. Pages state what any plausible run shows; a run that
-    does not is a reason to change the page, never to quote numbers that contradict it."""
+    """Refuse a snippet that contradicts page ``page``'s ``claim``: pages state what any plausible run shows,
+    and a run that does not is a reason to change the page, never to quote numbers against it."""
     if not holds:
         raise ValueError(f"{found}: rewrite page {page}'s {claim} (and the check that guards it)")
 

@@ -15,13 +15,11 @@ from ...encode.step06_naive import encode_pretoken, encode_text, merge_ranks
 from ...pretokenize import count_pretokens
 from ...serialization import token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
-from .common import deep_size, gpt2, labelled_bars, machine_line, name_axes, page_snippets, panels
+from .common import Pair, deep_size, gpt2, labelled_bars, machine_line, name_axes, page_snippets, panels
 from .common import code, code_token, markdown_table, save_png, show_pair, show_word, thousands
 from .naive_bpe import SEED_EXAMPLE_TEXT
 
 PAGE = "06-encode-decode.md"
-
-Pair = tuple[bytes, bytes]
 
 # Seed 003's example text; the course's trainer learns 10 merges from it and then no pair is left.
 HUGS_TEXT = "hug pug pun bun hugs"
@@ -203,8 +201,7 @@ def draw_layouts(path: Path) -> Path:
     name_axes(ax, "bytes of memory per token (GPT-2's 50,257 tokens, sys.getsizeof)", "",
               "Storing the token bytes: a dict of small objects costs over eleven times an arena", grid=None)
     ax.set_xlim(0, max(values) * 1.15)
-    fig.tight_layout()
-    return save_png(fig, path)
+    return save_png(fig, path, tight=True)
 
 
 def decode_times(repeats: int = 7) -> dict[str, float]:

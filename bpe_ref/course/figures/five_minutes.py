@@ -1,12 +1,9 @@
 """"The idea in five minutes": the short, runnable toy that opens each of pages 00 to 05.
 
-Each toy is at most 30 lines of plain Python (strings, not the labs' bytes and tuples; no
-tie-break rule; names and signatures that are not the lab's), so it shows a step's core idea
-without handing out a lab's solution. Page 01's, for instance, keeps the text's words as
-bracketed strings and merges with ``str.replace``: the loop's shape and a trace to follow, while
-lab 01's frequency-weighted counting and merge scan are left to the learner. The page quotes the code *and* what it prints; both are
-generated here by running the code, and ``tests/test_five_minutes.py`` checks each toy's results
-against ``bpe_ref`` (same merges, same counts, same cuts) so the toy never teaches something false.
+Each toy is at most 30 lines of plain Python (strings, not the labs' bytes and tuples; no tie-break
+rule; names and signatures that are not the lab's), so it shows a step's core idea without handing out
+a lab's solution. The page quotes the code *and* what it prints, generated here by running it;
+``tests/test_five_minutes.py`` checks each toy against ``bpe_ref``, so a toy never teaches something false.
 """
 
 from __future__ import annotations

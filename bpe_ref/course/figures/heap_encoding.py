@@ -1,7 +1,6 @@
 """Figures and tables of theory page 07, the heap encoder: the heap pop by pop, traced by
 :func:`bpe_ref.encode.step07_heap.pop_loop` itself (``trace=``), its equivalence with step 06's rounds,
-and the growth on one long pretoken read from ``theory/benchmarks/heap_encoding/long_pieces.json``
-(measured by hand with :mod:`.long_pieces`: figure generation times nothing)."""
+and the growth on one long pretoken (measured by :mod:`.long_pieces`)."""
 
 from __future__ import annotations
 
@@ -12,19 +11,16 @@ from typing import NamedTuple
 from ...encode.step06_naive import encode_pretoken, merge_ranks
 from ...encode.step07_heap import first_heap, heap_encode, pop_loop
 from ...train.step01_naive import split_into_bytes
-from .common import gpt2, name_axes, page_snippets, panels, plot_series, read_json
+from .common import Pair, gpt2, name_axes, page_snippets, panels, plot_series, read_json
 from .common import code, code_token, markdown_table, save_png, show_token
 from .long_pieces import LONG_PIECES_JSON
 
 PAGE = "07-heap-encoding.md"
 
-Pair = tuple[bytes, bytes]
-
 
 class PopStep(NamedTuple):
-    """One pop of :func:`~bpe_ref.encode.step07_heap.pop_loop` (what its ``trace`` records): the entry,
-    whether it merged (else it was stale), then the parts (``(position, token)``) and the heap's
-    entries (sorted) after it."""
+    """One pop :func:`~bpe_ref.encode.step07_heap.pop_loop`'s ``trace`` records: the entry, whether it merged
+    (else it was stale), the parts (``(position, token)``) and the heap's entries (sorted) after it."""
 
     entry: tuple[int, int]
     merged: bool

@@ -1,12 +1,6 @@
-"""Measure, for theory page 05, the V4/V5 crossover merge by merge and V5 against the linked list
-as words get longer; write the results as JSON (``theory/benchmarks/heap/``), which page 05 quotes
-with their machine instead of timing during figure generation.
-
-``python -m bpe_ref.course.figures.heap_timings`` writes ``crossover.json`` (V4 and V5 on the two
-TinyStories corpora of the training benchmark, the time since the merge loop started after every
-merge, set-up included; about half a minute) and ``word_length.json`` (the same text with every ``n``
-consecutive pretokens glued into one word, :func:`grouped_pretokens`; about a minute and a half).
-Each file's ``what`` field says exactly what its numbers are.
+"""Measure, for theory page 05, the V4/V5 crossover merge by merge and V5 against the linked list as
+words get longer (:func:`grouped_pretokens`), into ``theory/benchmarks/heap/`` (``crossover.json``, about
+half a minute, and ``word_length.json``, a minute and a half; each file's ``what`` says what it holds).
 """
 
 from __future__ import annotations

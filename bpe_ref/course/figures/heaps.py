@@ -24,7 +24,7 @@ from ..bench.train import LANGUAGES
 from .common import benchmark_seconds as benchmark_times  # {run: {contender: seconds}}, as tests call it
 from .common import (
     TRAIN_BENCHMARK, code, corpus_counts, distinct_pairs, markdown_table, mean_length, name_axes, page_snippets,
-    panels, read_json, refuse_unless, save_png, show_pair, show_token, show_word, thousands,
+    Pair, panels, read_json, refuse_unless, save_png, show_pair, show_token, show_word, thousands,
 )
 from .heap_timings import CROSSOVER_JSON, WORD_LENGTH_JSON
 from .inverted_index import indexed_run, start_v4
@@ -32,7 +32,6 @@ from .naive_bpe import worked_example_counts
 
 PAGE = "05-heap.md"
 
-Pair = tuple[bytes, bytes]
 Key = Callable[[int, Pair], tuple]
 
 # V5 does not rebuild a heap smaller than this (step05_heap's own constant, checked by the tests)
@@ -44,23 +43,15 @@ WORKED_EXAMPLE_MERGES = 4  # the page traces V5's first four merges of page 01's
 
 @dataclass(frozen=True)
 class HeapStep:
-    """One merge of V5, seen from the heap.
-
-    ``heap_before``: every entry before the pop, in pop order, as ``(count in the entry, pair)``
-    (only when recorded); ``stale``: the stale entries popped, as ``(count in the entry, pair,
-    live count)`` (live count 0: the pair no longer occurs, so the entry is dropped; otherwise it
-    is pushed again with the live count when that is smaller; a larger live count means a fresher
-    entry is already in the heap, and this one is dropped); ``pushed``: the fresh entries pushed after the merge,
-    ``(count, pair)``; ``heap_size`` and ``live_pairs`` after the merge.
-    """
+    """One merge of V5, seen from the heap; ``heap_size`` and ``live_pairs`` after the merge."""
 
     pair: Pair
     count: int
-    stale: list[tuple[int, Pair, int]]
-    pushed: list[tuple[int, Pair]]
+    stale: list[tuple[int, Pair, int]]  # (count in the entry, pair, live count) of each stale entry popped
+    pushed: list[tuple[int, Pair]]  # (count, pair) of the fresh entries pushed after the merge
     heap_size: int
     live_pairs: int
-    heap_before: list[tuple[int, Pair]] = field(default_factory=list)
+    heap_before: list[tuple[int, Pair]] = field(default_factory=list)  # every entry in pop order, when recorded
     live_before: dict[Pair, int] = field(default_factory=dict)
     rebuilt: bool = False
 
@@ -97,15 +88,11 @@ def less_than_only_key(count: int, pair: Pair) -> tuple:
 
 def lazy_heap_run(pretoken_counts: Mapping[bytes, int], num_merges: int | None = None, key: Key | None = None,
                   record: bool = False, compaction_threshold: float | None = None) -> list[HeapStep]:
-    """V5's merge loop (``step05_heap.merge_steps``) with the heap in view.
+    """V5's merge loop (``step05_heap.merge_steps``, with V4's words and index) with the heap in view;
+    ``record`` keeps each merge's heap contents and counts, ``compaction_threshold`` follows V5's rule.
 
-    The words, counts and index are V4's; the heap holds ``(*key(count, pair), pair)`` entries.
-    Fresh entries are pushed in a fixed order (affected words by id, new pairs left to right in
-    each), so a key that leaves ties to the heap's layout (:func:`less_than_only_key`) still
-    gives the same answer on every run. ``record`` keeps each merge's heap contents and counts.
-    Compaction, when ``compaction_threshold`` is given, follows V5's rule: rebuild when the heap
-    holds more than ``compaction_threshold`` entries per live pair, and at least
-    :data:`MIN_HEAP_TO_COMPACT`.
+    Fresh entries are pushed in a fixed order (affected words by id, new pairs left to right), so a key
+    that leaves ties to the heap's layout (:func:`less_than_only_key`) gives the same answer on every run.
     """
     key = key or course_key()
     words, frequencies, pair_counts, index = start_v4(pretoken_counts)
@@ -323,18 +310,13 @@ def first_lasting_lead(merges: Sequence[int], v4: Sequence[float], v5: Sequence[
 
 @dataclass(frozen=True)
 class SeedEstimate:
-    """Seed 000's per-merge crossover, ``A < P / (L (log2 P - 1))``, with a corpus's own numbers.
+    """Seed 000's per-merge crossover, ``A < P / (L (log2 P - 1))``, with a corpus's own numbers."""
 
-    ``pairs``: P, distinct pairs before merge 1; ``length``: L, the average length in bytes of a
-    distinct pretoken; ``bound``: the bound on A (words a merge rewrites) below which the formula
-    says V5 wins a merge; ``above``: how many of the first ``merges`` merges rewrite more words.
-    """
-
-    pairs: int
-    length: float
-    bound: float
+    pairs: int  # P before merge 1
+    length: float  # L, bytes per distinct pretoken
+    bound: float  # the A (words a merge rewrites) below which the formula says V5 wins a merge
     merges: int
-    above: int
+    above: int  # how many of the first ``merges`` merges rewrite more words
 
 
 @lru_cache(maxsize=4)
@@ -424,9 +406,8 @@ def _ratio(row: dict) -> float:
 
 
 def word_length_claims(rows: Sequence[LanguageRow], glued: dict) -> list[str]:
-    """Page 05's claims about the four languages that are false in these measurements (none, when
-    the page is right). They must hold for any run of the benchmark: the ratios themselves, which
-    move from run to run, are quoted only in the snippet."""
+    """Page 05's claims about the four languages that these measurements contradict (none, when the page
+    is right): claims that hold for any run; the ratios, which move from run to run, are only quoted."""
     false = []
     if not all(r.ratio > 1 for r in rows):
         false.append("the linked list wins in every run")
@@ -536,10 +517,8 @@ def link(words: Sequence[Sequence[bytes]]) -> tuple[list[bytes], list[int], list
 
 
 def trace_list_merge(words: Sequence[Sequence[bytes]], pair: Pair) -> tuple[list[ListState], dict[Pair, int]]:
-    """Merge ``pair`` once on the linked list of ``words`` (frequency 1 each), as
-    ``step05_linked_list`` does, recording the arrays after each listed node and the summed
-    count changes (the merged pair itself left out). The nodes of the new pairs are not listed:
-    only this one merge is traced."""
+    """Merge ``pair`` once on the linked list of ``words`` (each once) as ``step05_linked_list`` does, recording
+    the arrays after each node and the summed count changes (the merged pair itself left out)."""
     token, prev, next_, occurrences = link(words)  # not step 05's link_words: a word may be listed twice here
     left, right = pair
     merged = left + right

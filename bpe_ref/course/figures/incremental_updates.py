@@ -20,7 +20,7 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
-    Laps, TRAIN_BENCHMARK, as_words, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
+    Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
     panels, refuse_unless, replayed_best_pair, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
 )
 from .inverted_index import start_v4
@@ -31,19 +31,15 @@ PAGE = "02-incremental-updates.md"
 
 WORKED_EXAMPLE_MERGE = 2  # merge 2 of page 01's trace: (e, st)
 
-Tokens = tuple[bytes, ...]
-Pair = tuple[bytes, bytes]
-
 
 def pairs_of(word: Sequence[bytes]) -> dict[Pair, int]:
     """Every adjacent window of ``word`` (a window that occurs twice counts twice)."""
     return count_pairs({tuple(word): 1})
 
 
-def word_delta(word: Sequence[bytes], pair: Pair) -> tuple[Tokens, Counter[Pair], Counter[Pair]]:
-    """Merge ``pair`` in ``word``; return the new word and the pairs it lost and gained, per
-    occurrence of the word: bpe_ref's ``pair_count_changes``, split by sign. This is the update
-    V2 applies to each word."""
+def word_delta(word: Sequence[bytes], pair: Pair) -> tuple[Word, Counter[Pair], Counter[Pair]]:
+    """The merged word and the pairs it lost and gained, per occurrence: V2's update of each word
+    (``pair_count_changes``), split by sign."""
     changes = pair_count_changes(tuple(word), pair, 1)
     lost = Counter({p: -change for p, change in changes.items() if change < 0})
     gained = Counter({p: change for p, change in changes.items() if change > 0})
@@ -56,12 +52,8 @@ def net_change(word: Sequence[bytes], pair: Pair) -> dict[Pair, int]:
 
 
 def local_rule_change(word: Sequence[bytes], pair: Pair, overlapping: bool) -> dict[Pair, int]:
-    """The *wrong* shortcut of the pitfall: update around each occurrence ``x A B y`` on its own.
-
-    For each occurrence (every one when ``overlapping``, else the left-to-right non-overlapping
-    ones the merge really replaces), :func:`_update_around` it with ``x`` and ``y`` read from the
-    word *before* the merge.
-    """
+    """The pitfall's *wrong* shortcut: :func:`_update_around` each occurrence (every one when ``overlapping``,
+    else those the merge replaces) on its own, with ``x`` and ``y`` read from the word *before* the merge."""
     a, b = pair
     change: Counter[Pair] = Counter()
     i = 0
@@ -88,10 +80,8 @@ def _update_around(change: Counter[Pair], word: Sequence[bytes], i: int, pair: P
 
 
 def sequential_rule_change(word: Sequence[bytes], pair: Pair) -> dict[Pair, int]:
-    """The per-occurrence update done right: occurrences left to right, on the word *as it is
-    rewritten*. At each replaced occurrence ``x A B y``, ``x`` is read from the rewritten part (it
-    may be the ``AB`` just made) and ``y`` from the part not yet rewritten. The linked-list
-    trainer of step 05 updates its counts this way. Equals :func:`net_change` on every word."""
+    """The per-occurrence update done right, as step 05's linked list does it: left to right on the word *as
+    it is rewritten* (``x`` may be the ``AB`` just made). Equals :func:`net_change` on every word."""
     a, b = pair
     current = list(word)
     change: Counter[Pair] = Counter()
@@ -147,10 +137,10 @@ def delta_snippet(step: HandStep | None = None) -> str:
     )
 
 
-ONE_WORD_EXAMPLE: tuple[Tokens, int, Pair] = ((b" ", b"t", b"e", b"s", b"t", b"s"), 3, (b"e", b"s"))
+ONE_WORD_EXAMPLE: tuple[Word, int, Pair] = ((b" ", b"t", b"e", b"s", b"t", b"s"), 3, (b"e", b"s"))
 
 
-def one_word_snippet(word: Tokens = ONE_WORD_EXAMPLE[0], frequency: int = ONE_WORD_EXAMPLE[1],
+def one_word_snippet(word: Word = ONE_WORD_EXAMPLE[0], frequency: int = ONE_WORD_EXAMPLE[1],
                      pair: Pair = ONE_WORD_EXAMPLE[2]) -> str:
     merged, lost, gained = word_delta(word, pair)
     old, new = pairs_of(word), pairs_of(merged)
@@ -167,7 +157,7 @@ def one_word_snippet(word: Tokens = ONE_WORD_EXAMPLE[0], frequency: int = ONE_WO
     )
 
 
-OVERLAP_EXAMPLES: tuple[tuple[Tokens, Pair], ...] = (
+OVERLAP_EXAMPLES: tuple[tuple[Word, Pair], ...] = (
     ((b"a", b"a", b"a"), (b"a", b"a")),
     ((b"a", b"a", b"a", b"a"), (b"a", b"a")),
     ((b"a", b"b", b"a", b"b"), (b"a", b"b")),
@@ -187,20 +177,14 @@ def overlap_snippet() -> str:
 
 @dataclass(frozen=True)
 class OverlapBugRun:
-    """A training run whose pair counts are updated by the wrong per-occurrence rule.
-
-    ``wrong_at``: the first merge after which the maintained counts differ from a recount, with
-    the merged pair and the first word it went wrong in; ``diverges_at``: the first merge the
-    buggy trainer chooses differently, with the right pair, the buggy pick and the right count
-    (``None`` when the two agree for all ``merges`` merges).
-    """
+    """A training run whose pair counts are updated by the wrong per-occurrence rule (``None``: never)."""
 
     corpus: str
     merges: int
-    wrong_at: int | None
+    wrong_at: int | None  # the first merge after which the kept counts differ from a recount
     wrong_pair: Pair | None
-    wrong_word: Tokens | None  # as it was split into tokens before that merge
-    diverges_at: int | None
+    wrong_word: Word | None  # as it was split into tokens before that merge
+    diverges_at: int | None  # the first merge the buggy trainer chooses differently
     right_pair: Pair | None
     buggy_pair: Pair | None
     right_count: int | None
@@ -214,17 +198,12 @@ def overlap_bug_run(path: Path, max_merges: int, overlapping: bool = False) -> O
 
 def overlap_bug_on_counts(word_counts: Mapping[bytes, int], max_merges: int, overlapping: bool = False,
                           corpus: str = "") -> OverlapBugRun:
-    """Train with correct counts and, alongside, counts kept by :func:`local_rule_change` (the
-    occurrences the merge replaces, or every one when ``overlapping``), both from the same words.
-
-    Stops at the first merge the buggy counts would choose differently, or after ``max_merges``.
-    Lab 02's stretch self-check compares a learner's hunt for the bug with ``wrong_at`` and
-    ``wrong_pair`` (:mod:`bpe_ref.course.checks.lab02_incremental`).
-    """
+    """Train with correct counts and, alongside, counts kept by :func:`local_rule_change`, until the buggy
+    counts choose differently or ``max_merges``. Lab 02's stretch self-check compares a learner's hunt with it."""
     # the right counts are V4's, kept by its own loop over the words that hold the pair
     words, frequencies, right, index = start_v4(word_counts)
     buggy = Counter(right)
-    wrong: tuple[int, Pair, Tokens] | None = None
+    wrong: tuple[int, Pair, Word] | None = None
     for merge in range(1, max_merges + 1):
         if not right:
             break
@@ -349,10 +328,8 @@ def draw_affected_words(run: TrainingRun, path: Path) -> Path:
 # Where V2's time goes (measured, not a snippet)
 
 def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int) -> dict[str, float]:
-    """Seconds of V2's merge loop in ``best_pair``, in ``merge_and_update`` and in the rest (the scan
-    over all words), timed with :class:`~bpe_ref.course.bench.common.Laps` (``time.perf_counter``)
-    between the parts; the same steps as V2's ``merge_steps``. Also counts the words
-    ``merge_and_update`` rewrites and those it returns unchanged (they hold both tokens, but apart)."""
+    """Seconds of V2's merge loop in ``best_pair``, ``merge_and_update`` and the scan over all words, and the
+    words ``merge_and_update`` rewrites or returns unchanged (they hold both tokens, but apart)."""
     word_counts = as_words(pretoken_counts)
     pair_counts = count_pairs(word_counts)
     words, frequencies = list(word_counts), list(word_counts.values())

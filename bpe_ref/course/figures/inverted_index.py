@@ -24,16 +24,13 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from .common import (
-    Laps, TRAIN_BENCHMARK, as_words, benchmark_seconds, best_first, code_token, corpus_counts, machine_line, markdown_table,
+    Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_seconds, best_first, code_token, corpus_counts, machine_line, markdown_table,
     name_axes, page_snippets, panels, refuse_unless, replayed_best_pair, rolling_median, save_png, show_pair, show_word,
     speedup_sentence, thousands,
 )
 from .naive_bpe import merges_list, tie_break_text
 
 PAGE = "04-inverted-index.md"
-
-Pair = tuple[bytes, bytes]
-Word = tuple[bytes, ...]
 
 # The worked example: four words; merge 1 takes (h, a) out of ␣that, and merge 2 merges (h, a).
 WORKED_EXAMPLE_TEXT = " cat" * 4 + " at" * 3 + " that" * 5 + " has" * 6
@@ -43,12 +40,8 @@ WORKED_EXAMPLE_TEXT = " cat" * 4 + " at" * 3 + " that" * 5 + " has" * 6
 
 @dataclass(frozen=True)
 class IndexStep:
-    """One merge of V4 on a small table, with what a learner writes down for it.
-
-    ``index_before`` is the append-only index (pair -> sorted ids) before the merge, ``exact_before``
-    the index an exact maintenance would hold (ids of the words that really hold the pair).
-    ``visited`` are the ids V4 pops for the pair, ``stale`` those whose word no longer holds it.
-    """
+    """One merge of V4 on a small table: ``index_before`` the append-only index (pair -> sorted ids),
+    ``exact_before`` an exact one's, ``visited`` the ids V4 pops, ``stale`` those no longer holding the pair."""
 
     rank: int
     pair: Pair
@@ -75,11 +68,8 @@ def start_v4(pretoken_counts: Mapping[bytes, int]) -> tuple[list[Word], list[int
 
 
 def index_trace(pretoken_counts: Mapping[bytes, int], num_merges: int | None = None) -> list[IndexStep]:
-    """V4's loop on ``pretoken_counts``, recording the index and the ids it visits at every merge.
-
-    The same steps as :func:`bpe_ref.train.step04_inverted_index.merge_steps`, with its functions;
-    ``None`` merges: until no pair is left.
-    """
+    """V4's loop (its ``merge_steps``, with its functions), recording the index and the ids it visits at
+    every merge; ``None`` merges: until no pair is left."""
     words, frequencies, pair_counts, index = start_v4(pretoken_counts)
     steps: list[IndexStep] = []
     while pair_counts and (num_merges is None or len(steps) < num_merges):
@@ -134,11 +124,8 @@ def index_before_snippet(steps: Sequence[IndexStep]) -> str:
 
 
 def merge_snippet(steps: Sequence[IndexStep], rank: int = 0) -> str:
-    """Merge ``rank`` done with the index: the ids it visits, and every index entry that changes.
-
-    For each pair whose entry changes, the append-only entry V4 keeps after the merge next to the
-    entry an exact index would keep, and the pair's count after the merge.
-    """
+    """Merge ``rank`` done with the index: the ids it visits, and for every entry that changes, V4's
+    append-only entry after it beside an exact index's, and the pair's count after it."""
     step, following = steps[rank], steps[rank + 1] if rank + 1 < len(steps) else None
     after_counts = following.pair_counts if following else {}
     after_index = following.index_before if following else {}
@@ -204,33 +191,22 @@ def merges_snippet(steps: Sequence[IndexStep]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class IndexedMerge:
-    """What one merge of V4 does.
-
-    ``visited``: ids popped from ``index[pair]``; ``rewritten``: of them, the words the merge
-    changed (the rest are stale); ``shrink``: tokens the merge removed from those words;
-    ``updated_windows``: windows ``merge_and_update`` subtracted and added back in them;
-    ``visited_tokens``: the tokens of every visited word (``merge_and_update`` reads each one);
-    ``distinct_pairs``: P before the merge, the pair counts ``best_pair`` compares;
-    ``added``: ids added to the index after the merge; ``exact_removals``: ids an exact index
-    would remove after the merge (pairs a rewritten word no longer holds, the merged pair aside);
-    ``windows``, ``word_tokens``, ``corpus_tokens``: adjacent-pair windows and tokens of all
-    distinct words, and tokens of the corpus (each word times its count), before the merge.
-    """
+    """What one merge of V4 does (counts before the merge unless said)."""
 
     rank: int
     pair: Pair
     count: int
-    visited: int
-    rewritten: int
-    shrink: int
-    updated_windows: int
-    visited_tokens: int
-    distinct_pairs: int
-    added: int
-    exact_removals: int
-    windows: int
-    word_tokens: int
-    corpus_tokens: int
+    visited: int  # ids popped from index[pair]
+    rewritten: int  # of them, the words the merge changed (the rest are stale)
+    shrink: int  # tokens the merge removed from those words
+    updated_windows: int  # windows merge_and_update subtracted and added back in them
+    visited_tokens: int  # tokens of every visited word (merge_and_update reads each one)
+    distinct_pairs: int  # P, the pair counts best_pair compares
+    added: int  # ids added to the index after the merge
+    exact_removals: int  # ids an exact index would remove (pairs a rewritten word lost, the merged pair aside)
+    windows: int  # adjacent-pair windows of all distinct words
+    word_tokens: int  # tokens of all distinct words
+    corpus_tokens: int  # tokens of the corpus (each word times its count)
 
     @property
     def stale(self) -> int:
@@ -248,7 +224,6 @@ class IndexedRun:
     distinct_words: int  # W
     total_windows: int  # sum over words of (len - 1), before the first merge
     total_tokens: int  # sum over words of len, before the first merge
-    longest_word: int  # L_max, in bytes
     initial_entries: int  # (pair, id) entries of the index before the first merge
     merges: list[IndexedMerge]
 
@@ -258,12 +233,8 @@ class IndexedRun:
 
 
 def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep], corpus: str = "") -> IndexedRun:
-    """Replay ``trace`` (V4's trainer's) with V4's functions, measuring each merge.
-
-    Checks each merge's pair is the best one (highest count, then the tie-break), its count and
-    the number of words it rewrote equal the trainer's, so the page's numbers cannot drift from
-    the trainer. Pages 01 and 02 read the same replay (:func:`.training_runs.measure_merges`).
-    """
+    """Replay ``trace`` with V4's functions, measuring each merge and checking its pair is the best one and its
+    count and words rewritten are the trainer's, so no page's numbers drift from the trainers (pages 01 and 02 too)."""
     words, frequencies, pair_counts, index = start_v4(pretoken_counts)
     initial = list(words)
     initial_entries = sum(len(ids) for ids in index.values())
@@ -304,7 +275,7 @@ def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep], cor
     if pair_counts and len(trace) == 0:
         raise AssertionError("empty trace")
     return IndexedRun(corpus, len(words), sum(len(w) - 1 for w in initial), sum(len(w) for w in initial),
-                      max(len(w) for w in initial), initial_entries, merges)
+                      initial_entries, merges)
 
 
 def indexed_run(path: Path = TINYSTORIES_SAMPLE) -> IndexedRun:
@@ -322,11 +293,8 @@ def _indexed_run(path: Path) -> IndexedRun:
 
 
 def merge_steps_exact(pretoken_counts: Mapping[bytes, int]) -> Iterator[MergeStep]:
-    """V4 with an *exact* index: after a merge, each rewritten word's id leaves the entries of the
-    pairs it no longer holds, so every id popped holds the pair. The same merges as V4's.
-
-    Not the course's trainer: the page compares it with V4's append-only index.
-    """
+    """V4 with an *exact* index (a rewritten word's id leaves the entries of the pairs it lost): the same
+    merges; not the course's trainer, the page compares it with V4's append-only index."""
     words, frequencies, pair_counts, index = start_v4(pretoken_counts)
     while pair_counts:
         pair = best_pair(pair_counts)
@@ -521,9 +489,7 @@ def v4_speedup_snippet(v2: Mapping[str, float], v4: Mapping[str, float]) -> str:
 
 def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int | None = None,
                      exact: bool = False) -> dict[str, float]:
-    """Seconds of V4's merge loop in ``best_pair`` and in the rest (index, updates), timed with
-    :class:`~bpe_ref.course.bench.common.Laps` (``time.perf_counter``) between the parts; the same
-    steps as V4's ``merge_steps`` (with ``exact``, those of :func:`merge_steps_exact`)."""
+    """Seconds of V4's merge loop (with ``exact``, :func:`merge_steps_exact`'s) in ``best_pair`` and in the rest."""
     laps = Laps(("setup", "best_pair", "rest"))
     words, frequencies, pair_counts, index = start_v4(pretoken_counts)
     laps.lap("setup")
@@ -563,8 +529,7 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
 # Figures
 
 def draw_affected_words(run: IndexedRun, path: Path) -> Path:
-    """Left: words rewritten and stale ids per merge, with W, 2% of W and the seed's typical A.
-    Right: words rewritten so far against the bound sum (len - 1)."""
+    """Words rewritten and stale ids per merge; words rewritten so far against the bound."""
     fig, (left, right) = panels(2)
     ranks = [m.rank + 1 for m in run.merges]
     W = run.distinct_words
@@ -594,8 +559,7 @@ def draw_affected_words(run: IndexedRun, path: Path) -> Path:
 
 
 def draw_work_per_merge(run: IndexedRun, path: Path) -> Path:
-    """Left: per merge, the pair counts best_pair compares (P) against the tokens and windows the
-    rest of V4's loop touches. Right: the share of that work that is the scan, so far."""
+    """Per merge, P against the tokens and windows the rest of V4's loop touches; the scan's share so far."""
     fig, (left, right) = panels(2)
     ranks = [m.rank + 1 for m in run.merges]
     compared = [m.distinct_pairs for m in run.merges]

@@ -1,9 +1,7 @@
 """Figures and tables of theory page 08, ``theory/08-linear-encoding.md``: the table of last tokens
 and the backtracking search on the page's examples (checked against the lab's functions by the tests),
 GPT-2's tokens that do not encode to themselves, where exact counts may cut a text, and the growth of
-five encoders on one long pretoken. The growth is measured by hand, with page 07's harness
-(``python -m bpe_ref.course.figures.linear_encoding``, about two minutes, into
-``theory/benchmarks/linear/growth.json``): figure generation times nothing."""
+five encoders on one long pretoken, measured by :func:`main` with page 07's harness (about two minutes)."""
 
 from __future__ import annotations
 

@@ -5,8 +5,7 @@ encoder, step 07's heap encoder and tiktoken, on GPT-2's vocabulary; write the r
 whole (:data:`KINDS`, :data:`LENGTHS`) with the benchmarks' harness (:func:`bpe_ref.course.bench.common.growth`:
 CPU time, interleaved rounds, every answer checked against tiktoken's, built from the same vocabulary;
 its time includes its regex, which is linear), and fits each growth exponent over the longer half of
-the lengths, where fixed costs no longer count.
-Page 07 quotes the committed ``theory/benchmarks/heap_encoding/long_pieces.json``. About a minute.
+the lengths, where fixed costs no longer count, into ``theory/benchmarks/heap_encoding/long_pieces.json``.
 """
 
 from __future__ import annotations

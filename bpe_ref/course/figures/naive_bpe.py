@@ -14,7 +14,7 @@ from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...train.step01_naive import best_pair, count_pairs, merge_word
 from .common import (
     as_words, best_first, code, code_token, markdown_table, name_axes, page_snippets, panels, save_png, show_pair,
-    show_token, show_word, thousands,
+    Pair, show_token, show_word, thousands,
 )
 from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
 
@@ -28,8 +28,6 @@ WORKED_EXAMPLE_NUM_MERGES = 8
 # text whose GPT-2 pretokens are its words. Training stops by itself after 8 merges.
 SEED_EXAMPLE_TEXT = "I work\nI work\nI worked\nhe works\nhe worked"
 SEED_EXAMPLE_NUM_MERGES = 8
-
-Pair = tuple[bytes, bytes]
 
 
 @dataclass(frozen=True)

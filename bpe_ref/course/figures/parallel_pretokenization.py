@@ -1,8 +1,7 @@
 """Figures and tables of theory page 03, ``theory/03-parallel-pretokenization.md``: where a cut is
 safe, :func:`~bpe_ref.train.step03_parallel.find_chunk_boundaries` traced read by read (the real
 function, not a copy), the seed's three boundary bugs beside it, what crosses between processes,
-chunk balance on the TinyStories sample, and the speed-up measured by ``python -m bpe_ref bench
-parallel`` (read from its committed results: timings vary by machine)."""
+chunk balance on the TinyStories sample, and the speed-up measured by ``python -m bpe_ref bench parallel``."""
 
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
 """The diff of each step's merge loop (or, from step 07 on, encoder) against the previous step's,
-generated from the code.
+generated from the code, docstrings left out (they name their own step).
 
-Every trainer writes its merge loop as ``merge_steps`` (:mod:`bpe_ref.train.driver`), and each step
-copies the previous one and adds its idea, keeping names and helpers (a helper a step adds for its
-loop, :data:`LOOP_HELPERS`, is shown above it). So the unified diff of two
-consecutive ``merge_steps`` is the step's idea, and nothing else: pages 02 to 05 quote it. A diff
-that shows more than the idea is a reason to change the code, not the diff.
-
-Docstrings are left out of the diff (they name their own step); everything else is the source
-as :func:`inspect.getsource` reads it.
+Each step's ``merge_steps`` copies the previous one and adds its idea, keeping names and helpers, so the
+diff of two consecutive ones is the step's idea and nothing else: a diff that shows more is a reason to
+change the code, not the diff.
 """
 
 from __future__ import annotations

@@ -1,11 +1,4 @@
-"""One training run on the shipped TinyStories sample, measured merge by merge (pages 01 and 02).
-
-:func:`measure_merges` replays a trainer's merges (page 04's replay, the same merges whichever
-trainer made them) and records, before each merge, what the naive loop (V1) and the incremental
-loop (V2) would have to touch. It re-chooses every pair with the course tie-break and checks that
-the choice, its count and the number of words it rewrites agree with the trainer's own trace, so
-the figures can never drift from the trainers.
-"""
+"""One training run on the shipped TinyStories sample, measured merge by merge (pages 01 and 02)."""
 
 from __future__ import annotations
 
@@ -27,11 +20,9 @@ DEFAULT_NUM_MERGES = 1000
 
 
 def measure_merges(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep]) -> list[IndexedMerge]:
-    """Replay ``trace`` (from any trainer) on ``pretoken_counts``, measuring each merge's work before it
-    is applied: V4's replay (:func:`.inverted_index.replay`), which checks every merge against the
-    trace. Its ``windows`` are what V1 recounts (and about what it rewrites), ``distinct_pairs`` what
-    both V1 and V2 scan for the best pair, ``affected_words`` what V2 rewrites and ``updated_windows``
-    the windows V2 subtracts and adds back in them."""
+    """Replay ``trace`` (from any trainer, checked merge by merge) with V4's :func:`.inverted_index.replay`:
+    its ``windows`` are what V1 recounts, ``distinct_pairs`` what V1 and V2 scan, ``affected_words`` what V2
+    rewrites and ``updated_windows`` the windows V2 subtracts and adds back in them."""
     from .inverted_index import replay  # not at the top: page 04's module imports page 01's, which imports this one
 
     return replay(pretoken_counts, trace).merges
