@@ -404,11 +404,16 @@ HEAP_ENCODE_CASES = TRAINED_CASES + REORDERED_CASES
 # ("one byte or none: nothing to merge") gets wrong on the first; the generated pretokens are seldom empty. Characters of
 # two bytes whose bytes merge otherwise (or not at all): parts made of the pretoken's characters, not its bytes, kept
 # the points under the seeds whose generated pretokens had none. The same pretoken with other ranks: an encoder that
-# keeps its answers by pretoken alone gives one of them twice.
+# keeps its answers by pretoken alone gives one of them twice; one that keeps them by pretoken and the pairs of
+# ranks (or their number), not their ranks, gives abab's tokens under one order of its two merges for the other too.
 HIDDEN_HEAP_ENCODE_CASES = [Case((b"", TRAINED)), Case((b"e", TRAINED)),
                             Case((" ü".encode(), {(b" ", b"\xc3"): 0, (b"\xc3", b"\xbc"): 1})),  # [b" \xc3", b"\xbc"]
                             Case(("é".encode(), {})),
-                            Case((b" worked", TRAINED)), Case((b" worked", {}))]
+                            Case((b" worked", TRAINED)), Case((b" worked", {})),
+                            # the same pretoken and pairs, in two orders of the same length: answers kept by the pairs
+                            # (frozenset(ranks)) or by their number give the first pair's tokens twice
+                            Case((b"abab", {(b"ab", b"a"): 0, (b"a", b"b"): 1})),
+                            Case((b"abab", {(b"a", b"b"): 0, (b"ab", b"a"): 1}))]
 HEAP_ENCODE = TaskGraders(HEAP_ENCODE_TASK, heap_encode, HEAP_ENCODE_CASES,
                           st.one_of(pretoken_and_ranks(), REORDERED), max_examples=60, verify=(verify_heap_cost,),
                           hidden_cases=HIDDEN_HEAP_ENCODE_CASES)
