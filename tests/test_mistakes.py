@@ -1661,16 +1661,18 @@ def test_lab10_a_merge_two_that_returns_an_argument_fails_in_the_worker_too():
 
 
 # ---- labs 07, 08 and 09, learn23b: a third learner round (issue 21, item 8) ----------------------------------
-# Each mistake must lose the hidden points of its own task. Those that kept full marks before, and now lose them under
-# every seed (marked seeded): lab 09's interleaved with another clock by default (time.process_time, "CPU time is
-# steadier", or time.time, bound in the signature or looked up when called: the cases always passed a clock; now a
-# second declaration finds the clock a call reads when given none), paired_ratio dividing into the caller's times in
-# place, lab 08's counts written over the caller's table (both statements now say to leave them: Task.unchanged), and
-# lab 07's answers kept by pretoken and the pairs of ranks, or their number (hidden fixed cases: abab under its two
-# merges in either order). The others of the round already lost their hidden points; they stay here so that a change of
-# a grader or a strategy that stops catching them shows. (Allowed, so not here: a first heap sorted by rank, a sorted
-# copy of the heap popped, the logarithms in base 10, a sign change tested by d[i] * d[i + 1] < 0, the candidates tried
-# shortest first: the same answers, as the statements say.)
+# Each mistake must lose the hidden points of its own task. Those that kept full marks before, or kept them under some
+# seeds, now lose them under every seed (marked seeded): lab 09's interleaved with another clock by default
+# (time.process_time, "CPU time is steadier", or time.time, bound in the signature or looked up when called: the cases
+# always passed a clock; a second declaration now finds the clock a call reads when given none); paired_ratio dividing
+# into the caller's times in place and lab 08's counts written over the caller's table (both statements now say to
+# leave them: Task.unchanged); lab 07's answers kept by pretoken and the pairs of ranks, or their number (hidden fixed
+# cases: abab under its two merges in either order), or by the id of ranks, as lab 08's valid tokens (a second
+# declaration of each encoder: one ranks dict changed in place between two calls; the id's dict was another under some
+# seeds only). The others of the round already lost their hidden points; they stay here so that a change of a grader or
+# a strategy that stops catching them shows. (Allowed, so not here: a first heap sorted by rank, a sorted copy of the
+# heap popped, the logarithms in base 10, a sign change tested by d[i] * d[i + 1] < 0, the candidates tried shortest
+# first: the same answers, as the statements say.)
 
 LAB07_ROUND3 = {
     "entries-position-first": ("task1_first_heap_solution", (("heap.append((rank, position))", "heap.append((position, rank))"),),
@@ -1703,6 +1705,26 @@ LAB07_ROUND3 = {
          f"    key = (pretoken, {key})\n    if key not in _KEPT:\n        parts = list(split_into_bytes(pretoken))\n"
          "        _KEPT[key] = merge_all(parts, ranks, first_heap(parts, ranks))\n    return _KEPT[key]\n")),
         "heap_encode(pretoken=b'abab'") for what, key in (("pairs", "frozenset(ranks)"), ("number", "len(ranks)"))},
+    "answers-kept-by-pretoken-and-id-of-ranks": ("task3_heap_encode_solution", (
+        ("def ", "_KEPT = {}  # answers kept from call to call: ranks is a dict, unhashable, so by its id\ndef "),
+        ("    parts = list(split_into_bytes(pretoken))\n    return merge_all(parts, ranks, first_heap(parts, ranks))\n",
+         "    key = (pretoken, id(ranks))\n    if key not in _KEPT:\n        parts = list(split_into_bytes(pretoken))\n"
+         "        _KEPT[key] = merge_all(parts, ranks, first_heap(parts, ranks))\n    return _KEPT[key]\n")),
+        "the same dict changed in place"),
+}
+
+VALID_MERGES = "    valid |= {left + right for left, right in ranks if encode_pretoken(left + right, ranks) == [left + right]}\n"
+# The valid tokens kept from call to call (the costly part of a call, the same for every pretoken of a text): once, or
+# per id(ranks).
+VALID_KEPT = {
+    "valid-tokens-kept-once": ("_VALID = set()  # the valid merges, computed once: the costly part\ndef ",
+                               "    if not _VALID:\n        _VALID.update(left + right for left, right in ranks\n"
+                               "                      if encode_pretoken(left + right, ranks) == [left + right])\n    valid |= _VALID\n"),
+    "valid-tokens-kept-by-id-of-ranks": ("_VALID = {}  # the valid merges of each ranks dict, by its id\ndef ",
+                                         "    if id(ranks) not in _VALID:\n"
+                                         "        _VALID[id(ranks)] = {left + right for left, right in ranks\n"
+                                         "                             if encode_pretoken(left + right, ranks) == [left + right]}\n"
+                                         "    valid |= _VALID[id(ranks)]\n"),
 }
 
 LAB08_ROUND3 = {
@@ -1728,6 +1750,8 @@ LAB08_ROUND3 = {
                                         "prefix_token_counts("),
     "one-per-byte": ("task4_prefix_token_counts_solution", (("counts[end - len(last[end])] + 1", "counts[end - 1] + 1"),),
                      "prefix_token_counts("),
+    **{f"{task}-{name}": (f"task{number}_{task}_solution", (("def ", kept), (VALID_MERGES, use)), f"{task}(")
+       for number, task in ((2, "backtrack_encode"), (3, "last_tokens")) for name, (kept, use) in VALID_KEPT.items()},
 }
 
 CLOCK_DEFAULT = "clock: Callable[[], float] = time.perf_counter"
@@ -1809,6 +1833,9 @@ THIRD_ROUND = {**{("07_heap_encoding", name): mistake for name, mistake in LAB07
                **{("09_benchmarks", name): mistake for name, mistake in LAB09_ROUND3.items()}}
 KEPT_BEFORE_ROUND3 = {("07_heap_encoding", "answers-kept-by-pretoken-and-pairs"),
                       ("07_heap_encoding", "answers-kept-by-pretoken-and-number"),
+                      ("07_heap_encoding", "answers-kept-by-pretoken-and-id-of-ranks"),
+                      ("08_linear_encoding", "backtrack_encode-valid-tokens-kept-by-id-of-ranks"),
+                      ("08_linear_encoding", "last_tokens-valid-tokens-kept-by-id-of-ranks"),
                       ("08_linear_encoding", "counts-over-the-callers-table"), ("09_benchmarks", "process-time-by-default"),
                       ("09_benchmarks", "time-time-by-default"), ("09_benchmarks", "time-time-looked-up-when-called"),
                       ("09_benchmarks", "ratio-divided-in-place")}
