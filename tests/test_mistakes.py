@@ -1826,6 +1826,14 @@ LAB09_ROUND3 = {
         "    tracemalloc.start()  # nothing happens when it is on already\n"),), "peak_memory("),
     "peak-a-float": ("task6_peak_memory_solution", (("    return result, peak - before\n",
                      "    return result, float(peak - before)\n"),), "peak_memory("),
+    "peak-not-less-the-start": ("task6_peak_memory_solution", (("    return result, peak - before\n", "    return result, peak\n"),),
+                                "peak_memory("),
+    "peak-tracing-stopped-without-finally": ("task6_peak_memory_solution", ((
+        "    try:\n        before = tracemalloc.get_traced_memory()[0]\n        result = fn()\n"
+        "        peak = tracemalloc.get_traced_memory()[1]\n    finally:\n        if not was_tracing:\n            tracemalloc.stop()\n",
+        "    before = tracemalloc.get_traced_memory()[0]\n    result = fn()\n    peak = tracemalloc.get_traced_memory()[1]\n"
+        "    if not was_tracing:\n        tracemalloc.stop()\n"),), "try ... finally"),
+    "spread-exclusive-quartiles": ("task2_spread_solution", (('method="inclusive"', 'method="exclusive"'),), "spread("),
 }
 
 THIRD_ROUND = {**{("07_heap_encoding", name): mistake for name, mistake in LAB07_ROUND3.items()},
