@@ -404,14 +404,66 @@ HEAP_ENCODE_CASES = TRAINED_CASES + REORDERED_CASES
 # ("one byte or none: nothing to merge") gets wrong on the first; the generated pretokens are seldom empty. Characters of
 # two bytes whose bytes merge otherwise (or not at all): parts made of the pretoken's characters, not its bytes, kept
 # the points under the seeds whose generated pretokens had none. The same pretoken with other ranks: an encoder that
-# keeps its answers by pretoken alone gives one of them twice.
+# keeps its answers by pretoken alone gives one of them twice; one that keeps them by pretoken and the pairs of
+# ranks (or their number), not their ranks, gives abab's tokens under one order of its two merges for the other too.
 HIDDEN_HEAP_ENCODE_CASES = [Case((b"", TRAINED)), Case((b"e", TRAINED)),
                             Case((" ü".encode(), {(b" ", b"\xc3"): 0, (b"\xc3", b"\xbc"): 1})),  # [b" \xc3", b"\xbc"]
                             Case(("é".encode(), {})),
-                            Case((b" worked", TRAINED)), Case((b" worked", {}))]
+                            Case((b" worked", TRAINED)), Case((b" worked", {})),
+                            # the same pretoken and pairs, in two orders of the same length: answers kept by the pairs
+                            # (frozenset(ranks)) or by their number give the first pair's tokens twice
+                            Case((b"abab", {(b"ab", b"a"): 0, (b"a", b"b"): 1})),
+                            Case((b"abab", {(b"a", b"b"): 0, (b"ab", b"a"): 1}))]
+
+
+# ---- task 3: one ranks dict, changed between two calls ------------------------------------------------------------
+# An encoder that keeps what it computed for a ranks dict by id(ranks) (a dict is unhashable: "the same object, the same
+# answers") gives a later call the answers of an earlier dict whenever the object at that id is another, or the same one
+# changed: the next call's ranks often lands where the last one's was freed, so it lost points under some seeds only.
+# The caller's dict, changed in place between two calls, makes it happen every time (lab 08's tasks 2 and 3 too).
+
+
+def same_ranks_changed(function: Callable, pretoken: bytes, before: dict, after: dict) -> list:
+    """Call ``function(pretoken, ranks)`` twice on one ``ranks`` dict, holding ``before``, then changed in place to hold
+    ``after`` (a driver): what the two calls returned."""
+    ranks = dict(before)
+    first = function(pretoken, ranks)
+    ranks.clear()
+    ranks.update(after)
+    return [first, function(pretoken, ranks)]
+
+
+def same_ranks_hint(args: tuple, expected: object, got: object) -> str | None:
+    if isinstance(expected, list) and isinstance(got, list) and len(got) == 2 and got[0] == expected[0]:
+        return ("the second call gave other tokens than its ranks give: the caller changed its ranks dict in place "
+                "after the first call. Whatever you keep from call to call (answers, valid tokens) must be keyed by "
+                "what ranks holds, not by the dict's id: or keep nothing")
+    return None
+
+
+@st.composite
+def same_ranks_changed_inputs(draw) -> tuple[bytes, dict, dict]:
+    """A pretoken and its ranks, then other ranks (of another word, or the same merges in another order)."""
+    pretoken, before = draw(pretoken_and_ranks())
+    after = draw(st.just(dict(zip(before, reversed(before.values())))) | pretoken_and_ranks().map(lambda case: case[1]))
+    return pretoken, before, after
+
+
+def changed_between_calls(task: Task, reference: Callable, cases: list, strategy) -> TaskGraders:
+    """The second declaration of an encoder ``task`` (a pretoken, ranks): one ranks dict changed between two calls,
+    its fixed cases visible and hidden, then a few drawn from ``strategy`` (a pretoken, ranks before, ranks after)."""
+    return TaskGraders(replace(task, params=("pretoken", "ranks before", "ranks after, the same dict changed in place"),
+                               driver=same_ranks_changed, hint=same_ranks_hint, what="a list of the two calls' results"),
+                       reference, cases, strategy, max_examples=10, hidden_cases=cases)
+
+
+SAME_RANKS_CASES = [Case((b"abab", {(b"ab", b"a"): 0, (b"a", b"b"): 1}, {(b"a", b"b"): 0, (b"ab", b"a"): 1})),
+                    Case((b" worked", TRAINED, {}))]
+
 HEAP_ENCODE = TaskGraders(HEAP_ENCODE_TASK, heap_encode, HEAP_ENCODE_CASES,
                           st.one_of(pretoken_and_ranks(), REORDERED), max_examples=60, verify=(verify_heap_cost,),
-                          hidden_cases=HIDDEN_HEAP_ENCODE_CASES)
+                          hidden_cases=HIDDEN_HEAP_ENCODE_CASES,
+                          then=changed_between_calls(HEAP_ENCODE_TASK, heap_encode, SAME_RANKS_CASES, same_ranks_changed_inputs()))
 
 LAB = Lab(
     "07_heap_encoding",

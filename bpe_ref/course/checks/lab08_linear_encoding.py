@@ -32,6 +32,7 @@ from ...encode.step08_valid_tokens import compatible
 from ...serialization import string_to_token, token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
+from .lab07_heap_encoding import changed_between_calls
 from .core import (
     Case, Lab, Later, Task, TaskGraders, call_learner, error_name, passed, stretch,
 )
@@ -403,10 +404,16 @@ def with_long_pieces(pieces: tuple[bytes, ...]):
     return UNIQUE_WORDS | word_and_edited_ranks() | st.sampled_from([long_piece_case(piece).args for piece in pieces])
 
 
+# One ranks dict changed in place between two calls (lab 07's task 3 has the same check): valid tokens kept from call to
+# call by id(ranks) ("the same dict, the same vocabulary") are the earlier vocabulary's. abc under (a, b) alone, then (b, c).
+SAME_RANKS_CASES = [Case((b"abc", {(b"a", b"b"): 0}, {(b"b", b"c"): 0})), Case((b"abcbca", PAGE, {}))]
+SAME_RANKS_INPUTS = st.tuples(UNIQUE_WORDS, UNIQUE_WORDS).map(lambda cases: (*cases[0], cases[1][1]))
+
 BACKTRACK_ENCODE = TaskGraders(
     BACKTRACK_TASK, backtrack_encode, backtrack_cases(), with_long_pieces(LONG_PIECES[2:]), max_examples=60,
     verify=(lambda learner: verify_not_a_replay(learner, "backtrack_encode", BACKTRACK_TASK, backtrack_encode,
                                                  backtrack_cases),),
+    then=changed_between_calls(BACKTRACK_TASK, backtrack_encode, SAME_RANKS_CASES, SAME_RANKS_INPUTS),
 )
 
 
@@ -546,6 +553,7 @@ LAST_TOKENS = TaskGraders(
     LAST_TOKENS_TASK, last_tokens, last_tokens_cases(), with_long_pieces((LONG_PIECES[0], LONG_PIECES[3])),
     max_examples=50, verify=(lambda learner: verify_not_a_replay(learner, "last_tokens", LAST_TOKENS_TASK, last_tokens,
                                                                  last_tokens_cases),),
+    then=changed_between_calls(LAST_TOKENS_TASK, last_tokens, SAME_RANKS_CASES, SAME_RANKS_INPUTS),
 )
 
 
@@ -573,7 +581,10 @@ def counts_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
-COUNTS_TASK = Task("prefix_token_counts", ("last",), what="a list of ints", hint=counts_hint, provided=PROVIDED)
+# The table is the caller's (task 3's, the encoding of every prefix): counts written over it in place ("no second
+# list") are right, and leave the caller ints where its tokens were. Checked on every case (Task.unchanged).
+COUNTS_TASK = Task("prefix_token_counts", ("last",), what="a list of ints", hint=counts_hint, provided=PROVIDED,
+                   unchanged=(0,))
 
 
 def counts_cases() -> list[Case]:

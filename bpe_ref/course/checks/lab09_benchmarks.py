@@ -24,6 +24,7 @@ knows before the call (:func:`verify_secret_size`).
 from __future__ import annotations
 
 import gc
+import inspect
 import math
 import os
 import random
@@ -343,8 +344,58 @@ def verify_collector_paused(learner: Callable) -> None:
         f"{len(tries)} tries, measured from outside your code). The driver makes each collection costly: {too_slow}")
 
 
+# ---- task 1: the clock by default ------------------------------------------------------------------------------------
+# The cases above always pass a clock, so the default went unchecked: time.process_time ("CPU time is steadier on a
+# shared machine", page 09) or time.time ("the wall clock") kept every point, where the statement asks for
+# time.perf_counter (wall time at the finest resolution, never set back). Which clock a call reads when none is given:
+# the default as bound when the function was defined, or else (a default of None, the clock looked up when called)
+# found by a call with each clock of the time module replaced by one that tells itself apart.
+CLOCKS = ("perf_counter", "time", "process_time", "monotonic", "thread_time")
+
+
+def run_default_clock(function: Callable) -> dict:
+    """Which clock of the time module ``function`` (an ``interleaved``) reads when it is given none (a driver)."""
+    parameter = inspect.signature(function).parameters.get("clock")
+    default = parameter.default if parameter is not None else None
+    for name in CLOCKS:
+        if default is getattr(time, name):
+            return {"clock by default": f"time.{name}"}
+    saved = {name: getattr(time, name) for name in CLOCKS}
+    reads = {name: 0 for name in CLOCKS}
+
+    def fake(name: str, step: int) -> Callable[[], float]:
+        def read() -> float:
+            reads[name] += 1
+            return float(reads[name] * step)  # each read moves it by step: one call's time is step seconds
+
+        return read
+
+    try:
+        for step, name in enumerate(CLOCKS, start=1):
+            setattr(time, name, fake(name, step))
+        times = function({"only": lambda: None}, 1)
+    finally:
+        for name, clock in saved.items():
+            setattr(time, name, clock)
+    seconds = times.get("only", [None])[0] if isinstance(times, dict) and isinstance(times.get("only"), list) else None
+    for step, name in enumerate(CLOCKS, start=1):
+        if seconds == step and reads[name]:
+            return {"clock by default": f"time.{name}"}
+    return {"clock by default": f"none of the time module's clocks (one call timed {seconds!r})"}
+
+
+def default_clock_hint(args: tuple, expected: object, got: object) -> str | None:
+    return ("the clock by default is time.perf_counter (clock=time.perf_counter in the signature): wall time at the "
+            "finest resolution the system has, never set back. time.time can jump when the system's clock is set and "
+            "is coarser on some systems; time.process_time is CPU time, which a caller asks for by passing it")
+
+
+DEFAULT_CLOCK = TaskGraders(Task("interleaved", (), driver=run_default_clock, hint=default_clock_hint,
+                                 what="the clock it reads by default"),
+                            interleaved, [Case(())], st.just(()), max_examples=1, hidden_cases=[Case(())])
+
 INTERLEAVED = TaskGraders(INTERLEAVED_TASK, interleaved, interleaved_cases(), interleaved_inputs(), max_examples=60,
-                          hidden_cases=INTERLEAVED_HIDDEN_CASES, verify=(verify_collector_paused,))
+                          hidden_cases=INTERLEAVED_HIDDEN_CASES, verify=(verify_collector_paused,), then=DEFAULT_CLOCK)
 
 # ---- task 2: the spread of the runs ----------------------------------------------------------------
 
@@ -438,8 +489,10 @@ def ratio_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+# The times are the caller's runs (task 1's), which it reads again (a spread, another ratio): a ratio divided into
+# times[a] in place ("no second list") gives the right answer and leaves the caller ratios where its seconds were.
 RATIO_TASK = Task("paired_ratio", ("times", "a", "b"), observe=observe_significant, driver=value_or_error,
-                  hint=ratio_hint, what="a float")
+                  hint=ratio_hint, what="a float", unchanged=(0,))
 
 RATIO_CASES = [
     Case(({"naive": [2.0, 4.0, 2.2], "heap": [0.1, 0.2, 0.1]}, "naive", "heap")),
