@@ -33,6 +33,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from .trusted.cells import source_of as cell_source
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
 LABS_DIR = REPO_ROOT / "labs"
@@ -226,11 +228,6 @@ def stretch_problems(cells: list[dict]) -> list[str]:
         if decision["cell_type"] != "markdown" or decision.get("metadata", {}).get("nbgrader"):
             problems.append(f"{decision['id']}: a plain markdown cell the learner writes in")
     return problems
-
-
-def cell_source(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
 
 
 def solution_namespace(lab: str) -> dict[str, Any]:

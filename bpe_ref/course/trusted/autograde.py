@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from . import cells as test_cells
+from .cells import is_test_cell, nbgrader_of, source_of
 from .sandbox import Policy, RemoteFunction, Sandbox
 from .verdicts import CheckFailed, GradingStopped, hidden_seed
 
@@ -157,11 +158,6 @@ def behaviour_lines(report: dict) -> list[str]:
     return lines
 
 
-def _source(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else source
-
-
 def python_source(cell_source: str) -> str:
     """A cell's code as plain Python: IPython's ``%magics`` and ``!commands`` become calls of
     ``get_ipython()``, which the worker answers by skipping them."""
@@ -181,11 +177,6 @@ def lab_policy(graders: Any, base: Policy) -> Policy:
 
     wanted = getattr(graders, "GRADING_POLICY", {})
     return replace(base, **{key: value for key, value in wanted.items() if key not in REVIEW_ONLY_POLICY})
-
-
-def is_test_cell(cell: dict) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
 
 
 def _error_output(ename: str, message: str) -> dict:
@@ -231,7 +222,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
     by_id = {}
     for cell in cells:
         if is_test_cell(cell):
-            by_id.setdefault(cell.get("metadata", {}).get("nbgrader", {}).get("grade_id"), cell)
+            by_id.setdefault(nbgrader_of(cell).get("grade_id"), cell)
     graded: set[str] = set()
     with Sandbox(policy) as box, hidden_seed(seed, whole_class=whole_class):
         record.isolation = list(box.isolation)
@@ -248,7 +239,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
 
         def grade(cell: dict, name: str) -> None:
             graded.add(name)
-            meta = cell.get("metadata", {}).get("nbgrader", {})
+            meta = nbgrader_of(cell)
             spec = specs.get(name)
             points = float(meta.get("points", 0))
             if spec is None:
@@ -272,7 +263,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
         for index, cell in enumerate(cells):
             if cell.get("cell_type") != "code":
                 continue
-            meta = cell.get("metadata", {}).get("nbgrader", {})
+            meta = nbgrader_of(cell)
             name = meta.get("grade_id") or cell.get("id") or f"cell{index}"
             if not is_test_cell(cell):
                 if time.monotonic() > box.deadline:
@@ -280,7 +271,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
                     continue
                 if not box.alive:
                     restart_and_replay()
-                code = python_source(_source(cell))
+                code = python_source(source_of(cell))
                 run = box.run_cell(code, name)
                 cell["outputs"] = run.outputs()
                 if run.ok:

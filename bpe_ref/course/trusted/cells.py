@@ -34,6 +34,22 @@ class TestCell:
     points: float
 
 
+def source_of(cell: dict) -> str:
+    """A notebook cell's source as one string (nbformat stores a list of lines or a string)."""
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def nbgrader_of(cell: dict) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def is_test_cell(cell: dict) -> bool:
+    """A locked code cell with points: nbgrader's test cell, which the trusted grader runs itself."""
+    meta = nbgrader_of(cell)
+    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
 class NotATestCell(ValueError):
     """A graded cell whose code is not the one-grader-call form (an instructor's mistake)."""
 
@@ -75,11 +91,10 @@ def test_cells_of(notebook: dict, lab: str) -> list[TestCell]:
     """The graded test cells of a source notebook, in order (locked code cells with points)."""
     cells = []
     for cell in notebook["cells"]:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.get("cell_type") == "code" and meta.get("grade") and not meta.get("solution"):
-            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        meta = nbgrader_of(cell)
+        if is_test_cell(cell):
             try:
-                grader, functions = parse_test_cell(source, lab)
+                grader, functions = parse_test_cell(source_of(cell), lab)
             except NotATestCell as problem:
                 raise NotATestCell(f"{lab}, cell {meta.get('grade_id')}: {problem}") from None
             cells.append(TestCell(meta["grade_id"], grader, functions, float(meta.get("points", 0))))

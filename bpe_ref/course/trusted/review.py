@@ -20,6 +20,8 @@ from __future__ import annotations
 import ast
 import re
 
+from .cells import is_test_cell, nbgrader_of, source_of
+
 # module -> why a lab's code never needs it
 MODULES = {
     "IPython": "IPython's shell",
@@ -143,24 +145,18 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
     return sorted(set(found))
 
 
-def _source(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
 def learner_cells(notebook: dict, release: dict) -> list[tuple[str, str]]:
     """``(cell id, source)`` of the code cells the learner wrote: every code cell that is not, to
     the letter, a cell of the ``release`` the learner started from (solution cells filled in,
     cells added, shipped cells edited)."""
-    shipped = {(cell.get("id"), _source(cell)) for cell in release.get("cells", []) if cell.get("cell_type") == "code"}
+    shipped = {(cell.get("id"), source_of(cell)) for cell in release.get("cells", []) if cell.get("cell_type") == "code"}
     cells = []
     for index, cell in enumerate(notebook.get("cells", [])):
-        if cell.get("cell_type") != "code" or (cell.get("id"), _source(cell)) in shipped:
+        if cell.get("cell_type") != "code" or (cell.get("id"), source_of(cell)) in shipped:
             continue
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if meta.get("grade") and not meta.get("solution"):
+        if is_test_cell(cell):
             continue  # a test cell: nbgrader restores it, and the grader never runs it anyway
-        cells.append((str(cell.get("id") or f"cell {index}"), _source(cell)))
+        cells.append((str(cell.get("id") or f"cell {index}"), source_of(cell)))
     return cells
 
 
@@ -176,7 +172,7 @@ def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = Fal
 
 
 def _grade_id(cell: dict) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    return nbgrader_of(cell).get("grade_id")
 
 
 def tampering(notebook: dict, release: dict) -> list[str]:
@@ -184,7 +180,7 @@ def tampering(notebook: dict, release: dict) -> list[str]:
     test or read-only cell deleted (put back), a read-only cell edited (its source restored), a test
     cell moved (graded in the source's order anyway). One line each; none for an honest notebook."""
     def protected(cell: dict) -> bool:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        meta = nbgrader_of(cell)
         return bool(meta.get("grade_id")) and (bool(meta.get("locked")) or (bool(meta.get("grade")) and not meta.get("solution")))
 
     shipped = [cell for cell in release.get("cells", []) if protected(cell)]
@@ -198,7 +194,7 @@ def tampering(notebook: dict, release: dict) -> list[str]:
         mine = submitted.get(grade_id)
         if mine is None:
             flags.append(f"deleted the {kind} cell {grade_id} (nbgrader put it back)")
-        elif _source(mine) != _source(cell):
+        elif source_of(mine) != source_of(cell):
             flags.append(f"edited the {kind} cell {grade_id} (its source was restored)")
     position = {_grade_id(cell): index for index, cell in enumerate(shipped)}
     latest = -1
