@@ -233,7 +233,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
         def restart_and_replay() -> None:
             if time.monotonic() > box.deadline:
                 return  # nothing of this notebook's may run any more: no worker needed
-            record.note(box.restart_and_report())
+            record.note(box.restart())
             for code, name in ran:
                 box.run_cell(code, name)
 
