@@ -36,7 +36,7 @@ from typing import Any
 from .measure_worker import cpu_seconds
 from .stand_ins import stand_in_source
 from .verdicts import CpuLimitReached, GradingStopped, LearnerError
-from .worker.keeper import _PR_SET_CHILD_SUBREAPER, _proc_table
+from .worker.keeper import _PR_SET_CHILD_SUBREAPER, _proc_table, _status
 from .worker.wire import decode, encode
 
 # The worker loop, started as a script: only its own folder (the worker's modules) is on its sys.path.
@@ -275,14 +275,11 @@ def _hold(sandboxes: int) -> None:
             libc.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
 
 
-def _confinement(pid: int | str) -> tuple[str, ...] | None:
+def _confinement(pid: int | str) -> tuple[str | None, ...] | None:
     """``pid``'s no-new-privileges flag, seccomp mode and filter count (/proc/PID/status, readable for
     an undumpable process too); None if it is gone."""
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
-            return tuple(line.split()[-1] for line in status if line.startswith(("NoNewPrivs:", "Seccomp:", "Seccomp_filters:")))
-    except OSError:
-        return None
+    status = _status(pid)
+    return None if status is None else tuple(status.get(key) for key in ("NoNewPrivs", "Seccomp", "Seccomp_filters"))
 
 
 def kill_escaped(session: int, within: float = 5.0) -> tuple[int, int]:
