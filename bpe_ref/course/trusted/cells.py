@@ -1,17 +1,14 @@
 """What each graded test cell of a lab checks, read from the source notebooks once and kept in a file.
 
-A test cell of a source notebook ends with one call of a grader on the learner's functions::
+A test cell ends with one grader call on the learner's functions::
 
     from runpy import run_module
     graders = run_module("bpe_ref.course.checks.fresh")["graders"]("01_naive_bpe")
     graders.check_count_pairs(count_pairs)
 
-In the learner's kernel that line gives advice. At grading time nothing of the cell runs: the
-trusted grader looks the cell up by its ``grade_id`` in ``bpe_ref/course/checks/cells.json``
-(written by ``python -m bpe_ref.course.notebooks release`` with :func:`manifest`, checked by the
-tests), calls ``check_count_pairs`` itself, and hands it the learner's ``count_pairs`` as a
-function that runs in the worker. The file, not the submitted notebook, says what a cell checks,
-and it also serves a learner's handout, whose release notebooks no longer hold the hidden tests.
+At grading time nothing of the cell runs: the trusted grader looks it up by ``grade_id`` in
+``checks/cells.json`` (written by ``python -m bpe_ref.course.notebooks release``), so the file, not
+the submission, says what a cell checks; a handout's release notebooks, without hidden tests, grade the same.
 """
 
 from __future__ import annotations

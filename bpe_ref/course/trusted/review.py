@@ -1,15 +1,9 @@
 """Flags for an instructor's review: what a submission did that no lab needs.
 
-Three sources, in this order: what its worker did, seen from outside (the system calls the sandbox
-refused, counted by the keeper; processes that left the session, files left in /dev/shm, links made
-in its folder: :func:`bpe_ref.course.trusted.autograde.behaviour_lines`); what it did to the cells
-nbgrader protects and autograde restores (:func:`tampering`); and, as a hint only, the capabilities
-its own cells' text uses (below), for what behaviour cannot show (an import of the reference fails
-without a refused call; a hook or a patch is no system call). Docstrings are not read.
-
-A flag changes no score (the trusted grader already decided, and the sandbox already refused what
-it refuses); it says where a person should look. Only the learner's cells are read (solution
-cells and cells the learner added or edited), never the cells the course shipped.
+Three sources: what its worker did, seen from outside (:func:`.autograde.behaviour_lines`); what it
+did to the cells autograde restores (:func:`tampering`); and, as a hint only, the capabilities its
+own cells' text uses, for what behaviour cannot show (a failed import of the reference, a hook).
+A flag changes no score; only the learner's cells are read, never a docstring.
 
 >>> capability_uses("import subprocess\\nsubprocess.run(['ls'])")
 ['imports subprocess']
