@@ -29,8 +29,8 @@ HIDDEN_SUFFIX = "_hidden"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-class NotGradable(Exception):
-    """The notebook could not be read or autograded: no score, not a score of 0."""
+class NotGradable(ValueError):
+    """The notebook could not be read or autograded: no score, not a score of 0 (the command line says so, exit 2)."""
 
 
 # Results
@@ -498,17 +498,11 @@ def run(args: argparse.Namespace) -> int:
                                           ("--timeout", args.timeout is not None), ("--keep", args.keep is not None))
                  if given]
         if alone:
-            print(f"error: --class {args.class_lab} reports on a whole class: leave out {' and '.join(alone)} "
-                  "(those grade one notebook, without --class)", file=sys.stderr)
-            return 2
+            raise ValueError(f"--class {args.class_lab} reports on a whole class: leave out {' and '.join(alone)} "
+                             "(those grade one notebook, without --class)")
     skip_unused_schema_formats()  # this process reads the gradebook with nbgrader's API
     if args.class_lab:
-        try:
-            return print_class_report(class_report(args.course, args.class_lab), args.class_lab)
-        except NotGradable as problem:
-            print(f"error: {problem}", file=sys.stderr)
-            return 2
+        return print_class_report(class_report(args.course, args.class_lab), args.class_lab)  # NotGradable: exit 2
     if args.notebook is None:
-        print("error: give a notebook to grade, e.g. labs/01_naive_bpe/01_naive_bpe.ipynb (or --class LAB)", file=sys.stderr)
-        return 2
+        raise ValueError("give a notebook to grade, e.g. labs/01_naive_bpe/01_naive_bpe.ipynb (or --class LAB)")
     return grade_one(args.notebook, args.lab, args.timeout, args.keep)
