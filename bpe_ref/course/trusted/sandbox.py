@@ -470,19 +470,15 @@ class Sandbox:
             # Walked once the worker and its processes are gone: while it ran, it could make a link as soon as it saw the
             # walk go by (an inotify watch on a folder the walk lists), too late for the walk to see it.
             self._odd_files = odd_files(self.scratch, most=self.policy.scratch_entries) if self.scratch is not None else []
+            # The keeper kills every process of the worker's before it reports: one still running
+            # escaped it (the keeper died, or lost its report), which is itself for review.
+            said = [report.get("report_lost"),
+                    escaped and f"{escaped} process(es) that left its session and outlived its keeper were killed",
+                    left and f"{left} more that outlived it were still being started, and were left running",
+                    stragglers and f"{stragglers} process(es) still holding its pipes after its keeper was done were killed",
+                    hidden and "a process still holding its pipes could not be found and was left running"]
             if escaped or left or stragglers or hidden:
-                # The keeper kills every process of the worker's before it reports: one still running
-                # escaped it (the keeper died, or lost its report), which is itself for review.
-                said = [report["report_lost"]] if report.get("report_lost") else []
-                if escaped:
-                    said.append(f"{escaped} process(es) that left its session and outlived its keeper were killed")
-                if left:
-                    said.append(f"{left} more that outlived it were still being started, and were left running")
-                if stragglers:
-                    said.append(f"{stragglers} process(es) still holding its pipes after its keeper was done were killed")
-                if hidden:
-                    said.append("a process still holding its pipes could not be found and was left running")
-                report["report_lost"] = "; ".join(said)
+                report["report_lost"] = "; ".join(line for line in said if line)
             with contextlib.suppress(OSError):
                 self.process.stdin.close()
             if not hidden:  # a reader thread blocked in a read holds its stream's lock: close() would wait for it

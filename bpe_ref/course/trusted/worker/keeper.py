@@ -560,6 +560,15 @@ def keep(policy: dict, control_fd: int, report_fd: int):
     left_session: set[int] = set()
     my_session = os.getsid(0)
     reason, status = "", None
+
+    def look() -> list[int]:
+        """The worker's processes now (not the worker), each counted, and noted if it left the session."""
+        table = _proc_table()
+        alive = [pid for pid in _descendants(os.getpid(), table) if pid != worker]
+        seen.update(alive)
+        left_session.update(pid for pid in alive if table[pid][1] != my_session)
+        return alive
+
     import select
 
     control = select.poll()  # not select(): the fd keeps the trusted side's number, which may be past 1024
@@ -573,18 +582,12 @@ def keep(policy: dict, control_fd: int, report_fd: int):
                 status = code
                 break
         if watch:
-            table = _proc_table()
-            alive = [pid for pid in _descendants(os.getpid(), table) if pid != worker]
-            seen.update(alive)
-            left_session.update(pid for pid in alive if table[pid][1] != my_session)
+            alive = look()
             _reap(keep=worker)
             if len(alive) > limit:
                 reason = f"it started more than {limit} processes at once"
                 break
-    table = _proc_table()
-    still = [pid for pid in _descendants(os.getpid(), table) if pid != worker]
-    seen.update(still)
-    left_session.update(pid for pid in still if table[pid][1] != my_session)
+    look()
     worker_was_running = status is None
     killed = _kill_descendants(worker, waited=not worker_was_running)
     if status is None:
