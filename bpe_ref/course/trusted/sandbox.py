@@ -131,13 +131,17 @@ def readable_paths(packages: tuple[str, ...]) -> list[str]:
 PACKAGE_DIR = Path(__file__).resolve().parents[2]
 
 
-@functools.lru_cache(maxsize=None)  # every call sends the closure's names: parsing each time cost seconds per notebook
-def provided_closure(modules: tuple[str, ...]) -> tuple[str, ...]:
+def provided_closure(modules: tuple[str, ...]) -> list[str]:
     """``modules`` of bpe_ref and every bpe_ref module they import, relatively, at any depth.
 
     >>> provided_closure(("train.step01_naive",))
-    ('tiebreak', 'train.common', 'train.driver', 'train.step01_naive')
+    ['tiebreak', 'train.common', 'train.driver', 'train.step01_naive']
     """
+    return list(_closure(tuple(modules)))
+
+
+@functools.lru_cache(maxsize=None)  # every call sends the closure's names: parsing each time cost seconds per notebook
+def _closure(modules: tuple[str, ...]) -> tuple[str, ...]:
     import ast
 
     found: set[str] = set()
@@ -164,7 +168,7 @@ def provided_closure(modules: tuple[str, ...]) -> tuple[str, ...]:
 def copy_provided(modules: tuple[str, ...], packages_dir: Path) -> None:
     """A bpe_ref in ``packages_dir`` with only ``modules`` and what they import (empty ``__init__``
     files: the real ones import the whole reference)."""
-    for module in provided_closure(tuple(modules)):
+    for module in _closure(tuple(modules)):
         parts = module.split(".")
         folder = packages_dir / "bpe_ref"
         for part in ["", *parts[:-1]]:
@@ -771,7 +775,7 @@ class Sandbox:
         message = {"op": "call", "name": name, "args": [encode(arg) for arg in args], "return_args": return_args, "spy": list(spy)}
         if stand_ins:
             message["stand_ins"] = {"source": stand_in_source(stand_ins, forbidden=(name, *sorted(self.not_graded_yet)),
-                                                              provided=provided_closure(tuple(self.policy.provided))),
+                                                              provided=_closure(tuple(self.policy.provided))),
                                     "names": [function.__name__ for function in stand_ins]}
         if driver is not None:
             message["driver"] = {"source": stand_in_source((driver,), forbidden=(name, *sorted(self.not_graded_yet))),
