@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from .trusted import cells as trusted_cells
 from .trusted.cells import source_of as cell_source
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -372,25 +373,19 @@ def release(lab: str) -> list[str]:
 
 def test_cells_manifest() -> str:
     """The text of ``bpe_ref/course/checks/cells.json`` for the source notebooks as they are now."""
-    from .trusted import cells
-
     notebooks = {lab: read_notebook_json(source_notebook(lab)) for lab in lab_names()}
-    return json.dumps(cells.manifest(notebooks), indent=1) + "\n"
+    return json.dumps(trusted_cells.manifest(notebooks), indent=1) + "\n"
 
 
 def write_test_cells_manifest() -> Path:
-    from .trusted import cells
-
-    cells.MANIFEST.write_text(test_cells_manifest(), encoding="utf-8")
-    return cells.MANIFEST
+    trusted_cells.MANIFEST.write_text(test_cells_manifest(), encoding="utf-8")
+    return trusted_cells.MANIFEST
 
 
 def test_cells_manifest_problems() -> list[str]:
-    from .trusted import cells
-
-    current = cells.MANIFEST.read_text(encoding="utf-8") if cells.MANIFEST.exists() else ""
+    current = trusted_cells.MANIFEST.read_text(encoding="utf-8") if trusted_cells.MANIFEST.exists() else ""
     if current != test_cells_manifest():
-        return [f"{cells.MANIFEST.relative_to(REPO_ROOT)} is stale: run python -m bpe_ref.course.notebooks release"]
+        return [f"{trusted_cells.MANIFEST.relative_to(REPO_ROOT)} is stale: run python -m bpe_ref.course.notebooks release"]
     return []
 
 
