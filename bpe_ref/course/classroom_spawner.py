@@ -1,16 +1,10 @@
 """The spawner of ``python -m bpe_ref classroom``: one machine, one unix account, a home per user.
 
-JupyterHub's ``SimpleLocalProcessSpawner`` starts every user's server as the account the hub runs
-as (root in a container), with ``HOME`` set to a folder of its own and no unix user created. That
-is what a workshop on one machine needs, and it isolates nobody: every user's code can read every
-other user's files, the instructor's gradebook included. The guide says so, and says what to use
-for a class that must be isolated (solutions/README.md, "A class on a JupyterHub").
-
-This subclass adds one thing: the instructor's server starts in the course folder (the folder of
-``nbgrader_config.py``), because nbgrader's formgrader takes the course from the folder its server
-starts in; students start in their home folder, where ``fetch`` puts the labs.
-
-JupyterHub imports this module from the generated ``jupyterhub_config.py``; nothing else does.
+JupyterHub's ``SimpleLocalProcessSpawner`` runs every server as the hub's account with a ``HOME`` of
+its own: a workshop's setup that isolates nobody (every user can read the instructor's gradebook;
+solutions/README.md says what to use for a class). This subclass starts the instructor's server in
+the course folder, where the formgrader finds the course; students start in their home, where
+``fetch`` puts the labs. Imported by the generated ``jupyterhub_config.py`` only.
 """
 
 from __future__ import annotations

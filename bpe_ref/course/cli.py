@@ -1,9 +1,7 @@
 """``python -m bpe_ref COMMAND``: the course's command line.
 
-Each command lives in its own module, which provides ``add_arguments(parser)`` and
-``run(args) -> int`` (the exit code). This file only routes: it imports the module of the command
-being run (to declare its arguments and run it) and no other, so ``python -m bpe_ref --help``
-and each command start without loading the rest.
+Each command's module provides ``add_arguments(parser)`` and ``run(args) -> int``; this file imports
+only the module of the command being run, so each command starts without loading the rest.
 """
 
 from __future__ import annotations

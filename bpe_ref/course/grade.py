@@ -1,26 +1,14 @@
 """``python -m bpe_ref grade``: the grade a class would give, for one notebook or for a class.
 
-One notebook (self-study)::
+``python -m bpe_ref grade labs/01_naive_bpe/01_naive_bpe.ipynb`` autogrades the notebook in a
+temporary nbgrader course made from the lab's release, hidden tests included, as a class would, and
+prints a row per task. Exit 0 when every task passed, 1 when some did not, 2 when the notebook could
+not be read or graded at all (*not* a score of 0, and the message says so).
 
-    python -m bpe_ref grade labs/01_naive_bpe/01_naive_bpe.ipynb
-
-copies the notebook into a temporary nbgrader course whose source is the lab's release
-(``labs/<lab>/``), runs ``nbgrader generate_assignment`` and ``nbgrader autograde`` in this process
-(hidden tests included, the same configuration as a class), reads the gradebook and prints one row
-per task: points, passed or failed, and the first line of the failure. Exit code: 0 when every task
-passed, 1 when some did not, 2 when the notebook could not be read or graded at all (say, invalid
-JSON, or a kernel that died): that is *not* a score of 0, and the message says so.
-
-A class (instructors), after ``nbgrader autograde LAB`` in the course folder::
-
-    python -m bpe_ref grade --class 01_naive_bpe
-
-lists every submission with its score and whether it was really graded, could not be read, or was
-not graded because autograde failed on it. nbgrader records 0 for all of those, which looks the
-same as a real zero in its own reports. Under a submission it lists what needs a person's review:
-its own cells' use of capabilities no lab needs (IPython's shell, ``sys.modules``, the import
-machinery, ``subprocess``, ``ctypes``, ``sqlite3``, files), gradebook scores that differ from the
-trusted grader's record, and manual scores. Exit code 0 when every submission was graded and none
+``python -m bpe_ref grade --class 01_naive_bpe``, after ``nbgrader autograde LAB``, lists every
+submission: graded with its score, could not be read, or not graded (nbgrader records 0 for those,
+like a real zero), and under each what needs a person's review (:mod:`.trusted.review`, gradebook
+scores that differ from the trusted record, manual scores). Exit 0 when all were graded and none
 needs review, else 1.
 """
 
@@ -41,8 +29,8 @@ HIDDEN_SUFFIX = "_hidden"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-class NotGradable(Exception):
-    """The notebook could not be read or autograded: no score, not a score of 0."""
+class NotGradable(ValueError):
+    """The notebook could not be read or autograded: no score, not a score of 0 (the command line says so, exit 2)."""
 
 
 # Results
@@ -144,26 +132,23 @@ def read_notebook(path: Path) -> dict:
     except UnicodeDecodeError as err:
         raise NotGradable(f"could not be read: {path} is not UTF-8 text ({err.reason} at byte {err.start})") from None
     except json.JSONDecodeError as err:
-        raise NotGradable(
-            f"could not be read: {path} is not valid notebook JSON (line {err.lineno}, column {err.colno}: {err.msg})"
-        ) from None
+        where = f"line {err.lineno}, column {err.colno}: {err.msg}"
+        raise NotGradable(f"could not be read: {path} is not valid notebook JSON ({where})") from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise NotGradable(f"could not be read: {path} is JSON but not a notebook (no list of cells)")
     return notebook
 
 
 def open_gradebook(course: Path, gradebook=None) -> contextlib.AbstractContextManager:
-    """The course's gradebook, opened here, or ``gradebook`` when one is open already (a class report
-    opens it once, not twice per submission: each opening costs nbgrader's checks of its tables)."""
+    """The course's gradebook, or ``gradebook`` when open already (each opening costs nbgrader's table checks)."""
     from nbgrader.api import Gradebook
 
     return contextlib.nullcontext(gradebook) if gradebook is not None else Gradebook(f"sqlite:///{course / 'gradebook.db'}")
 
 
 def grades_from_course(course: Path, lab: str, student: str, notebook_name: str, gradebook=None) -> list[CellResult]:
-    """The graded cells of one autograded notebook: scores from the gradebook (``gradebook``, when it
-    is open already), failures from the autograded notebook's outputs. :class:`NotGradable` when
-    autograde produced no notebook."""
+    """The graded cells of one autograded notebook: scores from the gradebook, failures from the
+    autograded notebook's outputs; :class:`NotGradable` when autograde produced no notebook."""
     autograded = course / "autograded" / student / lab / f"{notebook_name}.ipynb"
     if not autograded.exists():
         raise NotGradable("not graded: autograde failed on this notebook")
@@ -220,12 +205,9 @@ def _why_autograde_failed(log: str) -> str:
 
 def autograde_notebook(path: Path, lab: str, *, timeout: int | None = None, keep: Path | None = None,
                        isolation: list[str] | None = None, behaviour: list[str] | None = None) -> list[CellResult]:
-    """Autograde one notebook in a temporary course, hidden tests included; its graded cells.
-
-    The course is built from the lab's release (``labs/<lab>``), which a learner's handout has
-    too; autograde runs the course's trusted grader, as for a class. ``isolation``, when given,
-    receives the lines saying how the submission's code was confined; ``behaviour``, what its code
-    was seen to do that a review would flag (system calls the sandbox refused, processes, links)."""
+    """Autograde one notebook in a temporary course made from the lab's release (a handout has it too),
+    hidden tests included; its graded cells. ``isolation`` receives how its code was confined,
+    ``behaviour`` what a review would flag of what its code did."""
     from .nbgrader_main import run_in_process
     from .notebooks import temporary_course
     from .trusted.autograde import GradingRecord
@@ -260,9 +242,8 @@ def autograde_notebook(path: Path, lab: str, *, timeout: int | None = None, keep
 
 @contextlib.contextmanager
 def gradebook_unsynced() -> contextlib.AbstractContextManager:
-    """SQLite commits that do not wait for the disk, while a self-grade's temporary gradebook is written: it is
-    deleted once the grade is printed, and its ~90 commits each waited for the disk (0.1 to 2 s of a self-grade,
-    the more the busier the machine). A class's gradebook is never opened so."""
+    """SQLite commits that do not wait for the disk, for a self-grade's throw-away gradebook (its ~90 commits
+    cost 0.1 to 2 s). A class's gradebook is never opened so."""
     import sqlite3
 
     from sqlalchemy import event
@@ -341,9 +322,8 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
 
 
 def grade_this_lab(lab: str) -> int:
-    """From a lab's last cell: grade the *saved* notebook, hidden tests included, in a separate
-    process (``python -m bpe_ref grade``), and show its table. The notebook is found from the
-    kernel's session (JupyterLab tells the kernel its notebook's path) or in the current folder."""
+    """From a lab's last cell: grade the *saved* notebook (found from the kernel's session, or in the
+    current folder) with ``python -m bpe_ref grade`` in a separate process, and show its table."""
     import os
     import subprocess
 
@@ -373,9 +353,8 @@ class SubmissionStatus:
 
 
 def gradebook_disagreements(course: Path, lab: str, student: str, notebook: str, gradebook=None) -> list[str]:
-    """Where the gradebook's scores of a notebook differ from what the trusted grader decided, and
-    every manual score (the formgrader's, or anyone's who could write the gradebook file).
-    ``gradebook``: the course's, when it is open already."""
+    """Where the gradebook's scores of a notebook differ from the trusted grader's record, and every
+    manual score (the formgrader's, or anyone's who could write the gradebook file)."""
     from .trusted.autograde import GradingRecord
 
     record = GradingRecord.load(course, student, lab, notebook)
@@ -405,9 +384,7 @@ def lab_grading_policy(lab: str) -> dict:
 
 
 def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
-    """Every submission of ``lab`` in ``course``: graded (with its score), or why it has no real
-    score; and, for each, what needs a person's review (:mod:`.trusted.review`, the gradebook
-    against the trusted record)."""
+    """Every submission of ``lab`` in ``course``: its score or why it has none, and what needs review."""
     from .trusted.autograde import GradingRecord
     from .trusted.review import notebook_flags, tampering
 
@@ -415,11 +392,8 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
     if not solutions.is_dir():
         raise NotGradable(f"{course} has no solutions/{lab}: run this in the course folder (or pass --course)")
     notebook_names = sorted(p.stem for p in solutions.glob("*.ipynb"))
-    possible = sum(
-        points
-        for name in notebook_names
-        for _, points in test_cells_in_order(json.loads((solutions / f"{name}.ipynb").read_text(encoding="utf-8")))
-    )
+    possible = sum(points for name in notebook_names
+                   for _, points in test_cells_in_order(json.loads((solutions / f"{name}.ipynb").read_text(encoding="utf-8"))))
     releases = {name: course / "labs" / lab / f"{name}.ipynb" for name in notebook_names}
     policy = lab_grading_policy(lab)
     allowed = {"allow_processes": bool(policy.get("allow_processes")), "allow_files": bool(policy.get("allow_files")),
@@ -498,12 +472,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=positive_seconds,
                         help="seconds per cell before a cell counts as hung (default: nbgrader_config.py's 30)")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="copy the autograded notebook, with all outputs, into DIR")
-    parser.add_argument(
-        "--class",
-        dest="class_lab",
-        metavar="LAB",
-        help="instead: report on a class after `nbgrader autograde LAB` (graded, could not be read, not graded)",
-    )
+    parser.add_argument("--class", dest="class_lab", metavar="LAB",
+                        help="instead: report on a class after `nbgrader autograde LAB` (graded, could not be read, not graded)")
     parser.add_argument("--course", type=Path, default=Path("."), help="the course folder for --class (default: the current folder)")
 
 
@@ -528,17 +498,11 @@ def run(args: argparse.Namespace) -> int:
                                           ("--timeout", args.timeout is not None), ("--keep", args.keep is not None))
                  if given]
         if alone:
-            print(f"error: --class {args.class_lab} reports on a whole class: leave out {' and '.join(alone)} "
-                  "(those grade one notebook, without --class)", file=sys.stderr)
-            return 2
+            raise ValueError(f"--class {args.class_lab} reports on a whole class: leave out {' and '.join(alone)} "
+                             "(those grade one notebook, without --class)")
     skip_unused_schema_formats()  # this process reads the gradebook with nbgrader's API
     if args.class_lab:
-        try:
-            return print_class_report(class_report(args.course, args.class_lab), args.class_lab)
-        except NotGradable as problem:
-            print(f"error: {problem}", file=sys.stderr)
-            return 2
+        return print_class_report(class_report(args.course, args.class_lab), args.class_lab)  # NotGradable: exit 2
     if args.notebook is None:
-        print("error: give a notebook to grade, e.g. labs/01_naive_bpe/01_naive_bpe.ipynb (or --class LAB)", file=sys.stderr)
-        return 2
+        raise ValueError("give a notebook to grade, e.g. labs/01_naive_bpe/01_naive_bpe.ipynb (or --class LAB)")
     return grade_one(args.notebook, args.lab, args.timeout, args.keep)

@@ -1,22 +1,15 @@
 """``python -m bpe_ref.course.nbgrader_main ARGS``: nbgrader's command line, started sooner.
 
-The course runs nbgrader as a subprocess (``notebooks.run_nbgrader``: every ``grade``, and the
-tests' hundred-odd gradings). Two costs of nbgrader's own are avoided here, neither changing what
-nbgrader does:
+Two costs of nbgrader's own are avoided, neither changing what it does:
 
-- nbgrader imports ``jsonschema``, and ``jsonschema`` imports ``rfc3987_syntax`` when it is
-  installed (``jupyter-events`` asks for ``jsonschema[format-nongpl]``), which builds 38 grammars
-  at import time: about 1.2 s of CPU per process, for the IRI format checks of JSON Schema that
-  neither nbformat nor nbgrader use. :func:`skip_unused_schema_formats` marks that module as
-  absent, so ``jsonschema`` goes without those two format checks.
-- A new gradebook is stamped with the newest revision of nbgrader's database migrations, which
-  nbgrader finds by running the ``alembic heads`` command in a second Python process: about 4 s of
-  CPU for every gradebook (each ``grade`` makes one). :func:`gradebook_revision_in_process` reads
-  the same revision from the same migration scripts with alembic's library, in this process.
+- ``jsonschema`` imports ``rfc3987_syntax`` when installed, which builds 38 grammars (about 1.2 s
+  of CPU per process) for IRI format checks neither nbformat nor nbgrader use:
+  :func:`skip_unused_schema_formats` marks it absent.
+- nbgrader finds its migrations' head revision for a new gradebook by running ``alembic heads`` in
+  a second process (about 4 s of CPU): :func:`gradebook_revision_in_process` reads it here.
 
-The rest is nbgrader's own ``main``. :func:`run_in_process` runs nbgrader's commands in the calling
-process instead (``python -m bpe_ref grade``: the two commands of a self-grade then cost no interpreter
-start and no import of nbgrader of their own, about 2 s of CPU each).
+:func:`run_in_process` runs nbgrader's commands in the calling process (a self-grade's two commands
+then cost no interpreter start and no import of nbgrader, about 2 s of CPU each).
 """
 
 import contextlib
@@ -50,11 +43,9 @@ def gradebook_revision_in_process() -> None:
 
 
 def run_in_process(arguments: list[str], course: Path) -> tuple[int, str]:
-    """``nbgrader ARGUMENTS`` run in this process with ``course`` as the current folder (where nbgrader
-    finds the course and its ``nbgrader_config.py``, as a subprocess started there does): its exit
-    code and everything it logged or printed. The current folder, ``sys.path`` and the environment
-    are restored afterwards and nbgrader's applications reset (as nbgrader's own tests run it), so a
-    next command starts from nbgrader's defaults."""
+    """``nbgrader ARGUMENTS`` run in this process from ``course``: its exit code and everything it logged
+    or printed. The current folder, ``sys.path`` and the environment are restored and nbgrader's
+    applications reset afterwards, so a next command starts from nbgrader's defaults."""
     skip_unused_schema_formats()
     gradebook_revision_in_process()
     from jupyter_core.application import NoStart

@@ -7,13 +7,9 @@ from it by ``nbgrader generate_assignment`` and committed. After editing a sourc
     python -m bpe_ref.course.notebooks release          # regenerate labs/ from solutions/
     python -m bpe_ref.course.notebooks check            # what the tests check: exit 1 on any problem
 
-Normal form of a source notebook: nbformat 4.5; every cell with nbgrader metadata has the cell id
-equal to its ``grade_id`` (readable and stable, e.g. ``task3_merge_word_hidden``); other cells
-keep a readable id or get one from their first line; no outputs or execution counts; cell
-metadata reduced to ``nbgrader`` (and ``tags``); notebook metadata reduced to the Python 3 kernel.
-
-The helpers for temporary nbgrader courses (:func:`temporary_course`, :func:`run_nbgrader`) are
-shared with ``python -m bpe_ref grade`` and the tests.
+Normal form of a source notebook: nbformat 4.5; a cell with nbgrader metadata has its ``grade_id``
+as its id, other cells a readable id; no outputs or execution counts; cell metadata reduced to
+``nbgrader`` and ``tags``, notebook metadata to the Python 3 kernel.
 """
 
 from __future__ import annotations
@@ -32,6 +28,9 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from .trusted import cells as trusted_cells
+from .trusted.cells import source_of as cell_source
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
@@ -162,10 +161,8 @@ def notebook_problems(path: Path, *, release: bool) -> list[str]:
     return problems
 
 
-# Stretch tasks
-# Every lab has at least one stretch task (CONTRIBUTING.md): ungraded, it asks for a
-# design decision. It is a run of five cells, after the last graded task and before the
-# exploration, whose ids start with ``stretch_<name>_``:
+# Stretch tasks (CONTRIBUTING.md): ungraded design decisions, at least one per lab, each a run of five
+# cells after the last graded task and before the exploration:
 #
 #   stretch_<name>_statement  markdown, read-only, headed "## Stretch (ungraded) · <title>"
 #   stretch_<name>_solution   the function(s) to write: an nbgrader solution cell, no points, that
@@ -228,17 +225,9 @@ def stretch_problems(cells: list[dict]) -> list[str]:
     return problems
 
 
-def cell_source(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
 def solution_namespace(lab: str) -> dict[str, Any]:
-    """The functions a source notebook defines: its read-only code cells (setup) and its solution
-    cells, run in order in a fresh namespace (test cells and the exploration are not run).
-
-    The tests use it to check the graders against the course's own solutions.
-    """
+    """The functions a source notebook defines: its read-only setup cells and solution cells, run in
+    order in a fresh namespace (the tests check the graders against it)."""
     namespace: dict[str, Any] = {"__name__": f"solutions_{lab}"}
     notebook = read_notebook_json(source_notebook(lab))
     for cell in notebook["cells"]:
@@ -265,8 +254,8 @@ _SOLUTION_MODULES: list[Path] = []  # this process's folder of solution modules,
 
 
 def _solution_modules_folder() -> Path:
-    """This process's folder for the solutions' modules, removed when the process exits (by the
-    process that made it: a forked child inherits the exit handler, not the folder)."""
+    """This process's folder for the solutions' modules, removed at exit by the process that made it
+    (a forked child inherits the exit handler, not the folder)."""
     if not _SOLUTION_MODULES:
         folder = Path(tempfile.mkdtemp(prefix="bpe_ref_solution_modules_"))
 
@@ -293,11 +282,8 @@ def _write_solution_module(lab: str, name: str, code: str) -> None:
 # Temporary nbgrader courses
 
 def nbgrader_environment() -> dict[str, str]:
-    """The environment for nbgrader subprocesses.
-
-    nbgrader runs ``alembic`` (found on PATH) when it creates a gradebook, so the directory of
-    this interpreter's scripts goes first on PATH, for a virtual environment that is not activated.
-    """
+    """The environment for nbgrader subprocesses: this interpreter's scripts first on PATH (nbgrader runs
+    ``alembic`` from there to create a gradebook, also from a virtual environment not activated)."""
     env = dict(os.environ)
     scripts = str(Path(sys.executable).parent)
     env["PATH"] = scripts + os.pathsep + env.get("PATH", "")
@@ -320,11 +306,9 @@ def run_nbgrader(arguments: Sequence[str], course_dir: Path, timeout: float | No
 
 @contextlib.contextmanager
 def temporary_course(labs: Sequence[str] = (), *, from_release: bool = False) -> Iterator[Path]:
-    """A throw-away course folder: the repository's ``nbgrader_config.py`` and, as the nbgrader
-    source of each of ``labs``, ``solutions/<lab>`` or, ``from_release``, the learner's
-    ``labs/<lab>`` (all a trusted grading needs: test cells are looked up in the recorded
-    manifest, so a handout without ``solutions/`` grades the same). Deleted on exit, with the
-    gradebook and everything nbgrader wrote."""
+    """A throw-away course folder (deleted on exit): ``nbgrader_config.py`` and, as each lab's source,
+    ``solutions/<lab>`` or, ``from_release``, ``labs/<lab>`` (enough for a trusted grading, which
+    looks test cells up in the manifest, so a handout grades the same)."""
     with tempfile.TemporaryDirectory(prefix="bpe_course_") as tmp:
         course = Path(tmp)
         shutil.copy(NBGRADER_CONFIG, course / "nbgrader_config.py")
@@ -335,10 +319,7 @@ def temporary_course(labs: Sequence[str] = (), *, from_release: bool = False) ->
 
 
 def generate_release(lab: str, course: Path, *, database: bool = False) -> Path:
-    """Run ``nbgrader generate_assignment LAB`` in ``course``; returns ``course/labs/LAB``.
-
-    Without ``database`` no gradebook is written (enough to produce the release files).
-    """
+    """Run ``nbgrader generate_assignment LAB`` in ``course`` (without a gradebook unless ``database``); ``course/labs/LAB``."""
     arguments = ["generate_assignment", lab, "--force"] + ([] if database else ["--no-db"])
     result = run_nbgrader(arguments, course, timeout=300)
     released = course / "labs" / lab
@@ -348,8 +329,7 @@ def generate_release(lab: str, course: Path, *, database: bool = False) -> Path:
 
 
 def _files_under(folder: Path) -> dict[str, Path]:
-    """Files under ``folder`` by relative path, leaving out hidden ones (``.ipynb_checkpoints/``
-    that JupyterLab writes next to an opened lab; nbgrader's ``ignore`` skips them too)."""
+    """Files under ``folder`` by relative path, but hidden ones (JupyterLab's ``.ipynb_checkpoints/``)."""
     return {
         str(p.relative_to(folder)): p
         for p in sorted(folder.rglob("*"))
@@ -393,25 +373,19 @@ def release(lab: str) -> list[str]:
 
 def test_cells_manifest() -> str:
     """The text of ``bpe_ref/course/checks/cells.json`` for the source notebooks as they are now."""
-    from .trusted import cells
-
     notebooks = {lab: read_notebook_json(source_notebook(lab)) for lab in lab_names()}
-    return json.dumps(cells.manifest(notebooks), indent=1) + "\n"
+    return json.dumps(trusted_cells.manifest(notebooks), indent=1) + "\n"
 
 
 def write_test_cells_manifest() -> Path:
-    from .trusted import cells
-
-    cells.MANIFEST.write_text(test_cells_manifest(), encoding="utf-8")
-    return cells.MANIFEST
+    trusted_cells.MANIFEST.write_text(test_cells_manifest(), encoding="utf-8")
+    return trusted_cells.MANIFEST
 
 
 def test_cells_manifest_problems() -> list[str]:
-    from .trusted import cells
-
-    current = cells.MANIFEST.read_text(encoding="utf-8") if cells.MANIFEST.exists() else ""
+    current = trusted_cells.MANIFEST.read_text(encoding="utf-8") if trusted_cells.MANIFEST.exists() else ""
     if current != test_cells_manifest():
-        return [f"{cells.MANIFEST.relative_to(REPO_ROOT)} is stale: run python -m bpe_ref.course.notebooks release"]
+        return [f"{trusted_cells.MANIFEST.relative_to(REPO_ROOT)} is stale: run python -m bpe_ref.course.notebooks release"]
     return []
 
 

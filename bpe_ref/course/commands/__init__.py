@@ -23,35 +23,35 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
 
 
+def _writable_folder(folder: Path, what: str) -> None:
+    """``folder`` (which exists) must be a folder this user can write into; ``what`` starts the message."""
+    if not folder.is_dir():
+        raise NotADirectoryError(f"{what}: {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(f"{what}: folder {folder} is not writable")
+
+
 def check_output_folder(folder: Path, option: str = "--out") -> None:
-    """Refuse, before any work, a folder that a command could not write into: a file in its place
-    (or in the place of a folder above it), or a nearest existing folder this user cannot write to.
-    ``option`` names the argument in the message (``--out``, or the handout's folder)."""
+    """Refuse, before any work, a folder a command could not write into: a file in its place or in a
+    parent's, or a nearest existing folder this user cannot write to. ``option`` names the argument."""
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise NotADirectoryError(f"{option} {folder}: a file is there, and this writes a folder (give a folder path)")
     existing = folder.absolute()  # the nearest existing folder: mkdir(parents=True) creates the rest
     while not existing.exists():
         existing = existing.parent
-    if not existing.is_dir():
-        raise NotADirectoryError(f"{option} {folder}: {existing} is a file, not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise PermissionError(f"{option} {folder}: folder {existing} is not writable")
+    _writable_folder(existing, f"{option} {folder}")
 
 
 def check_output_file(path: Path, option: str = "--out") -> None:
-    """Refuse, before any work, a file path that could not be written: a folder in its place, a
-    missing folder to hold it or a file in that folder's place, a folder this user cannot write to."""
+    """Refuse, before any work, a file path that could not be written: a folder in its place, or a
+    folder to hold it that is missing, a file, or not writable."""
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(f"{option} {path}: a folder is there, and this writes a file (give a file path)")
-    parent = path.parent
-    if not parent.exists():
-        raise FileNotFoundError(f"{option} {path}: folder {parent} not found")
-    if not parent.is_dir():
-        raise NotADirectoryError(f"{option} {path}: {parent} is a file, not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise PermissionError(f"{option} {path}: folder {parent} is not writable")
+    if not path.parent.exists():
+        raise FileNotFoundError(f"{option} {path}: folder {path.parent} not found")
+    _writable_folder(path.parent, f"{option} {path}")
 
 
 def add_special_token_arguments(parser: argparse.ArgumentParser, without: str = "treat every character as text") -> None:

@@ -1,24 +1,17 @@
 """``python -m bpe_ref classroom up|down|demo``: the course on a real JupyterHub, on this machine.
 
-- ``up --students a,b,c`` starts JupyterHub on 127.0.0.1 with an instructor and those students:
-  a shared-password login (JupyterHub's ``SharedPasswordAuthenticator``: fine for a workshop or a
-  lab room, not for a class that needs accounts), every user's server started as this account with
-  a home folder of its own under the state folder (``CourseSpawner``), nbgrader's exchange in the
-  state folder for the course ``fast-bpe``, the formgrader for the instructor (whose server starts
-  in the course folder) and the assignment list for students.
-- ``down`` stops exactly what ``up`` started: the hub, its proxy and every user's server, by the
-  process ids recorded in the state folder, each process group as a whole.
-- ``demo --students N`` starts such a hub in a folder of its own and runs one lab's whole round
-  through it, over HTTP, as a class would: the instructor generates and releases the lab (the
-  formgrader's REST handlers), each student fetches it (the assignment list's handlers), writes a
-  solution of known quality into it (the Contents API) and submits; the instructor collects,
-  autogrades with the course's trusted grader (``nbgrader_config.py``), generates and releases
-  feedback; each student fetches it. It prints one row per student and the hub's version, and
-  stops every process it started, on failure and Ctrl-C too.
+- ``up --students a,b,c``: JupyterHub on 127.0.0.1 with a shared-password login (a workshop's, not
+  a class with accounts), every server run as this account in a home of its own (``CourseSpawner``),
+  nbgrader's exchange for the course ``fast-bpe``, the formgrader for the instructor (started in the
+  course folder) and the assignment list for students.
+- ``down`` stops exactly what ``up`` started, by the pids recorded in the state folder, each
+  process group as a whole.
+- ``demo --students N`` runs one lab's whole round through such a hub over HTTP (release, fetch,
+  write a solution of known quality, submit, collect, autograde with the trusted grader, feedback),
+  prints a row per student and stops every process it started, on failure and Ctrl-C too.
 
-JupyterHub needs ``configurable-http-proxy``, a Node.js program: it is taken from ``PATH``, or
-installed once with npm into ``~/.cache/bpe_ref/node`` (``BPE_CLASSROOM_NODE`` to choose another
-folder). The guide (solutions/README.md, "A class on a JupyterHub") says how to move to the
+``configurable-http-proxy`` (Node.js) comes from ``PATH`` or is installed once with npm into
+``~/.cache/bpe_ref/node`` (``BPE_CLASSROOM_NODE``). solutions/README.md says how to move to the
 institution's login and to Kubernetes.
 """
 
@@ -46,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..notebooks import REPO_ROOT, nbgrader_environment, read_notebook_json, source_notebook
+from ..trusted.measure_worker import command_line
 
 COURSE_ID = "fast-bpe"
 DEFAULT_STATE = Path("classroom")
@@ -261,21 +255,13 @@ def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
+    except OSError:  # no /proc: ask the kernel (another user's process is alive too)
         try:
-            os.kill(pid, 0)
+            with contextlib.suppress(PermissionError):
+                os.kill(pid, 0)
         except ProcessLookupError:
             return False
-        except PermissionError:
-            return True
         return True
-
-
-def _command_line(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
-    except OSError:
-        return ""
 
 
 def _stop_group(pid: int, wait: float) -> str:
@@ -355,7 +341,7 @@ def stop_classroom(state: Path, log: Callable[[str], None] = print) -> int:
                 stopped += 1
             continue
         needle = expected.get(name, "jupyterhub-singleuser")
-        if needle not in _command_line(pid):
+        if needle not in command_line(pid):
             log(f"  {name}: pid {pid} is no longer {needle}; left alone")
             continue
         outcome = _stop_group(pid, wait=20 if name == "hub" else 10)

@@ -1,20 +1,11 @@
 """``python -m bpe_ref collect DOWNLOADS LAB``: LMS downloads of a lab, named for ``nbgrader zip_collect``.
 
-An LMS or a mailbox gives the instructor one notebook per learner, named however the learner or
-the LMS named it. ``nbgrader zip_collect`` (the guide's command) wants them in
-``downloaded/<lab>/archive/`` as ``<student-id>__<lab>.ipynb``. This command copies every notebook
-of ``DOWNLOADS`` there under that name, and says for each file what it did:
-
-- ``bob__01_naive_bpe.ipynb``: copied as it is;
-- ``bob__01_naive_bpe (1).ipynb``, ``bob__01_naive_bpe-2.ipynb`` (a browser's second download):
-  copied as ``bob__01_naive_bpe.ipynb``; when one learner has several, the newest file wins and
-  the others are listed as older;
-- a file with no ``<id>__`` in its name, or one for another lab: left out, with the reason (a
-  learner's id cannot be guessed from ``01_naive_bpe.ipynb``);
-- a file that is not valid notebook JSON: copied, and named, so you can ask for it again
-  (autograde could not read it).
-
-The downloads folder itself is never changed. Exit 0 when no file was left out, 1 otherwise.
+``nbgrader zip_collect`` wants ``downloaded/<lab>/archive/<student-id>__<lab>.ipynb``. This copies
+every notebook of ``DOWNLOADS`` there and says what it did with each: ``bob__01_naive_bpe.ipynb``
+as it is; a browser's copy (``... (1).ipynb``, ``...-2.ipynb``) under the plain name, the newest of a
+learner's files winning; a name without ``<id>__``, or another lab's, left out with the reason; a
+file that is not notebook JSON copied and named, to ask for again. DOWNLOADS is never changed.
+Exit 0 when no file was left out, 1 otherwise.
 """
 
 from __future__ import annotations

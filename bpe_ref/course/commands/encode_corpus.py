@@ -4,19 +4,15 @@
     python -m bpe_ref encode-corpus data/tinystories/*.txt --model out/ts2k --out out/ts2k.npy
     python -m bpe_ref encode-corpus data/tinystories/*.txt --model out/ts2k --out out/ts2k.npy --engine dask --workers 2
 
-The output is one NumPy ``.npy`` file (``np.load`` reads it; ``np.load(path, mmap_mode="r")``
-maps it without reading it): the ids of each file, in the order the files were given, one after
-another, exactly ``Tokenizer.encode`` of each file's text; nothing marks where a file ends (no
-separator, no offsets in the file), so the command prints how many ids each file gave. The ids are ``uint16`` when every id of
-the vocabulary is below 65,536 (two bytes a token, what language-model training usually reads), and
-``uint32`` otherwise (the command says so).
+The output is one NumPy ``.npy`` file (``np.load(path, mmap_mode="r")`` maps it): exactly
+``Tokenizer.encode`` of each file's text, file after file, with nothing marking where a file ends
+(the command prints how many ids each gave); ``uint16`` when every id is below 65,536, else
+``uint32`` (the command says so).
 
-Each file is cut into byte ranges at special tokens (:func:`bpe_ref.distributed.plan_ranges`), where
-encoding is additive: the ids of a file are the ids of its ranges in order. The local engine
-encodes the ranges one after another in this process, so memory holds one range of text at a time;
-``--engine dask`` encodes them on the workers of a Dask cluster
-(:func:`bpe_ref.distributed.encode_range`). Either way the ids are written into the output in
-order, one range at a time, to a temporary file that is renamed only when it is complete.
+Each file is cut into byte ranges at special tokens, where encoding is additive
+(:func:`bpe_ref.distributed.plan_ranges`), encoded one after another here or on a Dask cluster's
+workers (``--engine dask``), and written in order, one range at a time, to a temporary file renamed
+only when complete.
 """
 
 from __future__ import annotations
@@ -152,12 +148,10 @@ def encode_here(ranges: list[tuple[str, int, int]], model, dtype: str, out: Path
 
 
 def encode_on_dask(client, ranges: list[tuple[str, int, int]], model, dtype: str, out: Path, progress: bool) -> list[int]:
-    """The Dask engine: the model goes to the workers as the result of one task, the ranges are
-    encoded there, and the arrays come back here one at a time, in order, as the file is written.
-
-    Every input is a task's, none is scattered data, so Dask can make anything again: a worker that
-    dies (killed, or restarted by its nanny) costs the ranges it held, encoded again elsewhere. A
-    cluster that cannot go on is a ``ClusterLost`` (:func:`bpe_ref.distributed.wait_for_tasks`)."""
+    """The Dask engine: the model goes to the workers as one task's result, the ranges are encoded
+    there and come back one at a time, in order, as the file is written. Every input is a task's
+    (nothing scattered), so a worker that dies costs only the ranges it held, encoded again elsewhere;
+    a cluster that cannot go on is a ``ClusterLost`` (:func:`bpe_ref.distributed.wait_for_tasks`)."""
     from distributed import as_completed
 
     from ...distributed import encode_range, model_task, wait_for_tasks

@@ -1,9 +1,6 @@
-"""``--engine local|dask``: where ``train`` counts and ``encode-corpus`` encodes (shared by both).
-
-``local`` is this machine, as without the option. ``dask`` runs the map of step 10
-(:mod:`bpe_ref.distributed`) on a Dask cluster: a local one started for the command with
-``--workers K`` processes, or a running one reached with ``--scheduler tcp://host:8786``, whose
-workers must see the corpus files at the same paths.
+"""``--engine local|dask``: where ``train`` counts and ``encode-corpus`` encodes. ``dask`` runs step 10's
+map on a local cluster (``--workers K``) or a running one (``--scheduler tcp://host:8786``, whose
+workers must see the corpus at the same paths).
 """
 
 from __future__ import annotations

@@ -1,17 +1,13 @@
 """``python -m bpe_ref handout DIR``: the folder a class receives, without the lab solutions.
 
-A learner in a class gets the labs, the theory pages (with the drills' answers), the data, the
-package and the install files, and grades their own work with ``python -m bpe_ref grade`` as in
-the course repository. What stays with the instructor: ``solutions/`` (the source notebooks with
-solutions and hidden test cells), ``tests/`` and CI, and the git history (which holds solutions
-too). The hidden tests' *logic* is in the package (``bpe_ref/course/checks/``), as it must be for
-self-grading; their inputs are generated, so reading it does not let anyone hard-code an answer.
+A learner gets the labs, the theory pages, the data, the package and the install files, and grades
+their work with ``python -m bpe_ref grade``. ``solutions/``, ``tests/``, CI and the git history (which
+holds solutions too) stay with the instructor; the graders' logic is in the package, as self-grading
+needs, and their inputs are generated, so reading it hard-codes no answer.
 
-Only files git tracks are copied, so nothing of an instructor's gradebook, submissions or
-feedback can slip in. The handout's ``README.md`` is the course's, with the sentences about what
-the handout lacks (``solutions/``, the course's tests, CI) rewritten for it, and its test command
-runs the handout's own checks (``tests/test_handout.py``, written here): a README edit that breaks
-a rewrite stops the build with the line to update.
+Only files git tracks are copied (no gradebook, submission or feedback can slip in). The README's
+sentences about what the handout lacks are rewritten (a README edit that breaks a rewrite stops the
+build), and its test command runs ``tests/test_handout.py``, written here.
 """
 
 from __future__ import annotations

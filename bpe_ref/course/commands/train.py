@@ -6,10 +6,9 @@ With no PATH it trains on the shipped TinyStories sample, so a fresh clone can s
     python -m bpe_ref train data/cs336_fixtures/corpus.en --vocab-size 500 --method naive --out out/corpus_en
     python -m bpe_ref train data/tinystories/*.txt --engine dask --workers 2 --out out/ts   # step 10
 
-Several files count as one corpus in which each file ends where the next begins, as if a special
-token separated them (no pretoken spans two files). With ``--engine dask`` the pretokens are
-counted on a Dask cluster (:mod:`bpe_ref.distributed`) and the merge loop of ``--method`` runs here,
-on those counts: the merges are exactly those of the local engine.
+Several files are one corpus, as if a special token separated them (no pretoken spans two files).
+With ``--engine dask`` the pretokens are counted on a Dask cluster and ``--method``'s merge loop runs
+here on the counts: the same merges as the local engine.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """``python -m bpe_ref site OUT``: the course as a static website that works offline.
 
-The site is what a reader sees before installing the course: the README as its home page, every
-theory page with its math, figures, generated tables and folded drill answers, the benchmark
-pages, every lab rendered read-only (with a banner that says how to work it, and the notebook to
-download), and one page per step of the learning path linking its page, lab and modules. Open
-``OUT/index.html`` in a browser; nothing is fetched from the network, neither when building nor
-when reading (MathJax comes from the ``sphinx-mathjax-offline`` package and is copied into the site).
-
-It is built with Sphinx and MyST (Markdown), the same Markdown with dollar math that JupyterLab
-renders, from a staged copy of the pages (:mod:`bpe_ref.course.site.sources` says what the copy
-changes, and why). The labs become MyST pages too: their Markdown cells as they are, their code cells
-as code blocks; lab notebooks have no outputs, so nothing is executed (this also spares the build
-nbformat's slow import, a large share of a build with MyST-NB).
+The README as home page, every theory page (math, figures, folded drill answers), the benchmark
+pages, every lab read-only (a banner says how to work it; the notebook to download) and a page per
+step of the learning path. Nothing is fetched from the network, building or reading (MathJax comes
+from ``sphinx-mathjax-offline``). Built with Sphinx and MyST from a staged copy of the pages
+(:mod:`.sources`); labs become MyST pages with no outputs, so nothing is executed (and nbformat's
+slow import is spared).
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""The site's sources: which files of the course become pages, and the Sphinx source folder made
-from them.
+"""The site's sources: which files become pages, and the Sphinx source folder made from them.
 
-Pages are what a reader of the repository reads: the README (the home page), the theory pages and
-their drill answers, the benchmark pages, the labs, and every other Markdown file they link (the
-instructor guide, data/README.md, ...), found by following links. Nothing is special-cased per
-page: a page renders whatever it contains. The staged copy differs from the repository's file in
-four generic ways, all about links and folding:
+Pages are the README, the theory pages, drill answers, benchmark pages and labs, and every Markdown
+file they link, found by following links; none is special-cased. The staged copy differs from the
+repository's file in four generic ways:
 
 - a link to a Python file points at a generated page that shows the file (and offers it for
   download); a link to a folder points at its README.md, or at a generated listing of the folder;
@@ -129,11 +126,7 @@ CELL_LINK_RE = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
 
 def steps_from_readme(readme: str) -> list[Step]:
-    """The README's learning-path table, one :class:`Step` per row.
-
-    The table is the course's one record of which page, lab and modules make a step; the site
-    reads it rather than keeping a second copy.
-    """
+    """The README's learning-path table (the one record of a step's page, lab and modules), a :class:`Step` per row."""
     steps = []
     for match in ROW_RE.finditer(readme):
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", match.group(2))]
@@ -164,12 +157,8 @@ def is_private(path: str) -> bool:
 
 
 def collect(root: Path) -> tuple[list[str], set[str], set[str], set[str]]:
-    """(pages in reading order, linked Python files, linked folders, other linked files).
-
-    Starts from the README and the course's page globs and follows links from Markdown pages to
-    other Markdown files of the repository. A link into ``solutions/`` (other than its README) is an
-    error: the site must never publish a solution.
-    """
+    """(pages in reading order, linked Python files, linked folders, other linked files), from the README
+    and the page globs by links. A link into ``solutions/`` (but its README) is an error: no solution is published."""
     fragments = {p.relative_to(root).as_posix() for g in FRAGMENT_GLOBS for p in root.glob(g)}
     queue = [*ROOT_PAGES, *(p.relative_to(root).as_posix() for g in PAGE_GLOBS for p in sorted(root.glob(g)))]
     pages: list[str] = []
@@ -290,12 +279,8 @@ SECTION_RE = re.compile(r"^## ", re.MULTILINE)
 
 
 def fold_drill_answers(root: Path, page: str, text: str, target_for) -> str:
-    """``text`` with the answers its ``## Drills`` section links appended to that section, folded.
-
-    The answers page is the one file under a ``drills/`` folder that the section links. Its own
-    title is dropped and its ``##`` headings become bold lines (a heading cannot sit inside a fold);
-    its links are rewritten relative to ``page``.
-    """
+    """``text`` with the one ``drills/`` page its ``## Drills`` section links appended there, folded:
+    title dropped, headings made bold lines (none may sit in a fold), links rewritten relative to ``page``."""
     match = re.search(r"^## Drills\b.*$", text, re.MULTILINE)
     if not match:
         return text

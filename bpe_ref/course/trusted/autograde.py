@@ -1,28 +1,17 @@
 """Trusted autograding: the verdict of every test cell comes from this process, never from the notebook.
 
-nbgrader's ``autograde`` normally runs the whole submission in a Jupyter kernel and counts a test
-cell as passed when it leaves no error: the learner's code and the tests share one process, so
-code in a solution cell can hook, patch or skip the tests. Here, :class:`TrustedExecute` takes the
-place of nbgrader's ``Execute`` preprocessor (``nbgrader_config.py`` sets
-``Autograde.autograde_preprocessors``):
+nbgrader's own ``Execute`` runs the submission and its tests in one kernel, so a solution cell can
+hook, patch or skip the tests. :class:`TrustedExecute` replaces it (``nbgrader_config.py``):
 
-1. every code cell that is not a test cell (setup, solutions, the learner's own cells) runs, in
-   order, in a confined worker process (:mod:`.sandbox`, :mod:`.worker`); its output and errors
-   become the cell's outputs, for the feedback;
-2. every test cell is looked up by ``grade_id`` in the lab's recorded test cells (:mod:`.cells`);
-   its grader runs *here*, with the reference, hypothesis and the comparisons, and calls the
-   learner's functions in the worker, by name, exchanging JSON only;
-3. the cell's outputs become the verdict: the grader's pass line on stdout, or one error output
-   with the grader's message. nbgrader's ``SaveAutoGrades`` then scores the cells as usual, so the
-   gradebook, formgrader, ``export`` and ``generate_feedback`` work unchanged.
+1. every code cell but the test cells runs, in order, in a confined worker (:mod:`.sandbox`); its
+   output and errors become the cell's outputs, for the feedback;
+2. every test cell's grader, looked up by ``grade_id`` (:mod:`.cells`), runs *here*, with the
+   reference and hypothesis, calling the learner's functions in the worker by name, JSON only;
+3. the cell's outputs become the verdict, which nbgrader's ``SaveAutoGrades`` scores as usual.
 
-Before that, nbgrader's sanitizing puts back the test cells a learner deleted;
-:class:`RestoringOverwriteCells` does it where nbgrader's own ``OverwriteCells`` fails (a test cell
-that follows a read-only cell).
-
-A record of every verdict, with the isolation that was in force, is written to
-``trusted_grades/<student>/<lab>/<notebook>.json`` in the course folder (``grade --class``
-compares the gradebook with it).
+:class:`RestoringOverwriteCells` puts back deleted test cells where nbgrader's ``OverwriteCells``
+fails. A record of every verdict and the isolation in force goes to
+``trusted_grades/<student>/<lab>/<notebook>.json`` (``grade --class`` compares the gradebook with it).
 """
 
 from __future__ import annotations
@@ -38,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from . import cells as test_cells
+from .cells import is_test_cell, nbgrader_of, source_of
 from .sandbox import Policy, RemoteFunction, Sandbox
 from .verdicts import CheckFailed, GradingStopped, hidden_seed
 
@@ -157,11 +147,6 @@ def behaviour_lines(report: dict) -> list[str]:
     return lines
 
 
-def _source(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else source
-
-
 def python_source(cell_source: str) -> str:
     """A cell's code as plain Python: IPython's ``%magics`` and ``!commands`` become calls of
     ``get_ipython()``, which the worker answers by skipping them."""
@@ -183,19 +168,13 @@ def lab_policy(graders: Any, base: Policy) -> Policy:
     return replace(base, **{key: value for key, value in wanted.items() if key not in REVIEW_ONLY_POLICY})
 
 
-def is_test_cell(cell: dict) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
-
-
 def _error_output(ename: str, message: str) -> dict:
     return {"output_type": "error", "ename": ename, "evalue": message, "traceback": [f"{ename}: {message}"]}
 
 
 def course_seed(course: Path) -> int:
-    """The course's secret seed for hidden inputs, kept next to the gradebook (in ``trusted_grades/``):
-    made at the first autograde, read at every later one, so that a regrade draws the same inputs for
-    the whole class. A self-grade's temporary course makes a fresh one each time."""
+    """The course's secret seed for hidden inputs, made at the first autograde in ``trusted_grades/``
+    (beside the gradebook) and read at every later one, so that a regrade draws the same inputs."""
     import secrets
 
     folder = course / RECORDS_DIR
@@ -213,14 +192,12 @@ def course_seed(course: Path) -> int:
 
 def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total_seconds: float = 300.0,
                 student: str = "", notebook: str = "", seed: int | None = None, whole_class: bool = False) -> GradingRecord:
-    """Run ``cells`` (a notebook's cells, updated in place with outputs) the trusted way; the record.
+    """Run ``cells`` (updated in place with outputs) the trusted way; the record.
 
-    The learner's cells run in the submission's order; the test cells are graded in the source
-    notebook's order whatever the submission's: a test cell met before an earlier one of the source
-    has its earlier ones graded first, where it stands. So a task is always graded before any later
-    task's grading binds stand-ins for it, and what the worker receives while a task is graded never
-    defines the function of a test cell still to come (:attr:`Sandbox.not_graded_yet`). ``seed``:
-    the hidden inputs' secret seed, ``whole_class`` whether it grades a class (:func:`.verdicts.hidden_seed`)."""
+    The learner's cells run in the submission's order, the test cells are graded in the source's
+    (a test cell met early has the source's earlier ones graded first, where it stands): a task is
+    graded before any stand-in for it is bound, and no stand-in defines a function still to be graded
+    (:attr:`Sandbox.not_graded_yet`). ``seed``, ``whole_class``: see :func:`.verdicts.hidden_seed`."""
     start = time.monotonic()
     graders = load_graders(lab)
     spec_list = test_cells.load(lab)
@@ -231,7 +208,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
     by_id = {}
     for cell in cells:
         if is_test_cell(cell):
-            by_id.setdefault(cell.get("metadata", {}).get("nbgrader", {}).get("grade_id"), cell)
+            by_id.setdefault(nbgrader_of(cell).get("grade_id"), cell)
     graded: set[str] = set()
     with Sandbox(policy) as box, hidden_seed(seed, whole_class=whole_class):
         record.isolation = list(box.isolation)
@@ -242,13 +219,13 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
         def restart_and_replay() -> None:
             if time.monotonic() > box.deadline:
                 return  # nothing of this notebook's may run any more: no worker needed
-            record.note(box.restart_and_report())
+            record.note(box.restart())
             for code, name in ran:
                 box.run_cell(code, name)
 
         def grade(cell: dict, name: str) -> None:
             graded.add(name)
-            meta = cell.get("metadata", {}).get("nbgrader", {})
+            meta = nbgrader_of(cell)
             spec = specs.get(name)
             points = float(meta.get("points", 0))
             if spec is None:
@@ -272,7 +249,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
         for index, cell in enumerate(cells):
             if cell.get("cell_type") != "code":
                 continue
-            meta = cell.get("metadata", {}).get("nbgrader", {})
+            meta = nbgrader_of(cell)
             name = meta.get("grade_id") or cell.get("id") or f"cell{index}"
             if not is_test_cell(cell):
                 if time.monotonic() > box.deadline:
@@ -280,7 +257,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
                     continue
                 if not box.alive:
                     restart_and_replay()
-                code = python_source(_source(cell))
+                code = python_source(source_of(cell))
                 run = box.run_cell(code, name)
                 cell["outputs"] = run.outputs()
                 if run.ok:
@@ -360,14 +337,9 @@ if NbGraderPreprocessor is not None:
     from nbgrader.preprocessors import OverwriteCells
 
     class RestoringOverwriteCells(OverwriteCells):
-        """nbgrader's ``OverwriteCells``, whose putting back of deleted test cells cannot fail.
-
-        nbgrader puts a deleted test cell back after the cell that comes before it in the source,
-        looked up among the submission's solution and test cells only: a test cell that follows a
-        read-only or statement cell (lab 10's ``task_graph``) made autograde fail for that learner
-        with a ``KeyError``. Here it goes after the nearest earlier source cell the submission still
-        holds (any cell with nbgrader metadata), or first if there is none.
-        """
+        """nbgrader's ``OverwriteCells``, whose putting back of deleted test cells cannot fail: nbgrader's
+        looks up the cell before it among solution and test cells only, a ``KeyError`` after a read-only
+        cell (lab 10's ``task_graph``); here it goes after the nearest earlier source cell still there."""
 
         def add_missing_grade_cells(self, nb, resources):
             source_nb = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)

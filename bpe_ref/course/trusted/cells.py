@@ -1,17 +1,14 @@
 """What each graded test cell of a lab checks, read from the source notebooks once and kept in a file.
 
-A test cell of a source notebook ends with one call of a grader on the learner's functions::
+A test cell ends with one grader call on the learner's functions::
 
     from runpy import run_module
     graders = run_module("bpe_ref.course.checks.fresh")["graders"]("01_naive_bpe")
     graders.check_count_pairs(count_pairs)
 
-In the learner's kernel that line gives advice. At grading time nothing of the cell runs: the
-trusted grader looks the cell up by its ``grade_id`` in ``bpe_ref/course/checks/cells.json``
-(written by ``python -m bpe_ref.course.notebooks release`` with :func:`manifest`, checked by the
-tests), calls ``check_count_pairs`` itself, and hands it the learner's ``count_pairs`` as a
-function that runs in the worker. The file, not the submitted notebook, says what a cell checks,
-and it also serves a learner's handout, whose release notebooks no longer hold the hidden tests.
+At grading time nothing of the cell runs: the trusted grader looks it up by ``grade_id`` in
+``checks/cells.json`` (written by ``python -m bpe_ref.course.notebooks release``), so the file, not
+the submission, says what a cell checks; a handout's release notebooks, without hidden tests, grade the same.
 """
 
 from __future__ import annotations
@@ -32,6 +29,22 @@ class TestCell:
     grader: str
     functions: tuple[str, ...]
     points: float
+
+
+def source_of(cell: dict) -> str:
+    """A notebook cell's source as one string (nbformat stores a list of lines or a string)."""
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def nbgrader_of(cell: dict) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def is_test_cell(cell: dict) -> bool:
+    """A locked code cell with points: nbgrader's test cell, which the trusted grader runs itself."""
+    meta = nbgrader_of(cell)
+    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
 
 
 class NotATestCell(ValueError):
@@ -75,11 +88,10 @@ def test_cells_of(notebook: dict, lab: str) -> list[TestCell]:
     """The graded test cells of a source notebook, in order (locked code cells with points)."""
     cells = []
     for cell in notebook["cells"]:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.get("cell_type") == "code" and meta.get("grade") and not meta.get("solution"):
-            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        meta = nbgrader_of(cell)
+        if is_test_cell(cell):
             try:
-                grader, functions = parse_test_cell(source, lab)
+                grader, functions = parse_test_cell(source_of(cell), lab)
             except NotATestCell as problem:
                 raise NotATestCell(f"{lab}, cell {meta.get('grade_id')}: {problem}") from None
             cells.append(TestCell(meta["grade_id"], grader, functions, float(meta.get("points", 0))))

@@ -13,17 +13,19 @@ process (its pid) and for the processes it starts, what Linux keeps in ``/proc``
   command line (which says how it was started: ``spawn``, ``forkserver`` or ``fork``).
 
 Elsewhere than on Linux these measurements are unavailable (``None``, :attr:`ProcessWatch.available`
-false), and the checks that use them say so instead of passing or failing.
-
-This module uses the standard library only and imports nothing from the rest of the package.
+false), and the checks that use them say so instead of passing or failing. Standard library and
+:mod:`.worker.keeper`'s process table only.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from contextlib import contextmanager
+from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
+
+from .worker.keeper import _proc_table
 
 PROC = "/proc"
 
@@ -177,24 +179,19 @@ class ProcessWatch:
     def still_running(self) -> dict[str, int]:
         """How many of the processes started still run (not ended, nor a zombie), by start method; the fork server
         itself (a child of the root, which forkserver keeps for the next pools) is left out."""
-        counts: dict[str, int] = {}
+        counts: Counter[str] = Counter()
         for pid, command in self.started.items():
             fields = _stat_fields(pid)
             if fields is None or fields[0] in ("Z", "X", "x") or not self._below_root(pid):
                 continue
             method = start_method_of(command, self.root_command)
-            if method == "forkserver" and int(fields[1]) == self.root:
-                continue
-            counts[method] = counts.get(method, 0) + 1
-        return counts
+            if not (method == "forkserver" and int(fields[1]) == self.root):
+                counts[method] += 1
+        return dict(counts)
 
     def start_methods(self) -> dict[str, int]:
         """How many processes were started, by start method (see :func:`start_method_of`)."""
-        counts: dict[str, int] = {}
-        for command in self.started.values():
-            method = start_method_of(command, self.root_command)
-            counts[method] = counts.get(method, 0) + 1
-        return counts
+        return dict(Counter(start_method_of(command, self.root_command) for command in self.started.values()))
 
 
 def _own_read_chars(pid: int) -> int | None:
@@ -221,14 +218,11 @@ def tree_read_chars(keeper: int) -> int | None:
     not root): the caller must not take that for "not measurable here"."""
     children: dict[int, list[int]] = {}
     try:
-        names = os.listdir(PROC)
+        table = _proc_table()
     except OSError:
         return None
-    for name in names:
-        if name.isdigit():
-            parent = parent_of(int(name))
-            if parent is not None:
-                children.setdefault(parent, []).append(int(name))
+    for pid, (parent, _, _) in table.items():
+        children.setdefault(parent, []).append(pid)
     total, todo = 0, list(children.get(keeper, []))
     while todo:
         pid = todo.pop()

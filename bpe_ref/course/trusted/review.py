@@ -1,15 +1,9 @@
 """Flags for an instructor's review: what a submission did that no lab needs.
 
-Three sources, in this order: what its worker did, seen from outside (the system calls the sandbox
-refused, counted by the keeper; processes that left the session, files left in /dev/shm, links made
-in its folder: :func:`bpe_ref.course.trusted.autograde.behaviour_lines`); what it did to the cells
-nbgrader protects and autograde restores (:func:`tampering`); and, as a hint only, the capabilities
-its own cells' text uses (below), for what behaviour cannot show (an import of the reference fails
-without a refused call; a hook or a patch is no system call). Docstrings are not read.
-
-A flag changes no score (the trusted grader already decided, and the sandbox already refused what
-it refuses); it says where a person should look. Only the learner's cells are read (solution
-cells and cells the learner added or edited), never the cells the course shipped.
+Three sources: what its worker did, seen from outside (:func:`.autograde.behaviour_lines`); what it
+did to the cells autograde restores (:func:`tampering`); and, as a hint only, the capabilities its
+own cells' text uses, for what behaviour cannot show (a failed import of the reference, a hook).
+A flag changes no score; only the learner's cells are read, never a docstring.
 
 >>> capability_uses("import subprocess\\nsubprocess.run(['ls'])")
 ['imports subprocess']
@@ -19,6 +13,8 @@ from __future__ import annotations
 
 import ast
 import re
+
+from .cells import is_test_cell, nbgrader_of, source_of
 
 # module -> why a lab's code never needs it
 MODULES = {
@@ -143,24 +139,18 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
     return sorted(set(found))
 
 
-def _source(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
 def learner_cells(notebook: dict, release: dict) -> list[tuple[str, str]]:
     """``(cell id, source)`` of the code cells the learner wrote: every code cell that is not, to
     the letter, a cell of the ``release`` the learner started from (solution cells filled in,
     cells added, shipped cells edited)."""
-    shipped = {(cell.get("id"), _source(cell)) for cell in release.get("cells", []) if cell.get("cell_type") == "code"}
+    shipped = {(cell.get("id"), source_of(cell)) for cell in release.get("cells", []) if cell.get("cell_type") == "code"}
     cells = []
     for index, cell in enumerate(notebook.get("cells", [])):
-        if cell.get("cell_type") != "code" or (cell.get("id"), _source(cell)) in shipped:
+        if cell.get("cell_type") != "code" or (cell.get("id"), source_of(cell)) in shipped:
             continue
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if meta.get("grade") and not meta.get("solution"):
+        if is_test_cell(cell):
             continue  # a test cell: nbgrader restores it, and the grader never runs it anyway
-        cells.append((str(cell.get("id") or f"cell {index}"), _source(cell)))
+        cells.append((str(cell.get("id") or f"cell {index}"), source_of(cell)))
     return cells
 
 
@@ -176,7 +166,7 @@ def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = Fal
 
 
 def _grade_id(cell: dict) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    return nbgrader_of(cell).get("grade_id")
 
 
 def tampering(notebook: dict, release: dict) -> list[str]:
@@ -184,7 +174,7 @@ def tampering(notebook: dict, release: dict) -> list[str]:
     test or read-only cell deleted (put back), a read-only cell edited (its source restored), a test
     cell moved (graded in the source's order anyway). One line each; none for an honest notebook."""
     def protected(cell: dict) -> bool:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        meta = nbgrader_of(cell)
         return bool(meta.get("grade_id")) and (bool(meta.get("locked")) or (bool(meta.get("grade")) and not meta.get("solution")))
 
     shipped = [cell for cell in release.get("cells", []) if protected(cell)]
@@ -198,7 +188,7 @@ def tampering(notebook: dict, release: dict) -> list[str]:
         mine = submitted.get(grade_id)
         if mine is None:
             flags.append(f"deleted the {kind} cell {grade_id} (nbgrader put it back)")
-        elif _source(mine) != _source(cell):
+        elif source_of(mine) != source_of(cell):
             flags.append(f"edited the {kind} cell {grade_id} (its source was restored)")
     position = {_grade_id(cell): index for index, cell in enumerate(shipped)}
     latest = -1

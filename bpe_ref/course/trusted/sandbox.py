@@ -6,10 +6,7 @@
 True
 ((21,), 42)
 
-The worker (:mod:`.worker`) runs the learner's code; this side holds the references and decides.
-Only JSON crosses between them, in the tagged format of :mod:`.worker.wire`; a reply is read
-with a size limit and a deadline, and a worker that misses its deadline is killed with its whole
-process group. See :mod:`bpe_ref.course.trusted` for the threat model.
+Only JSON crosses, in the tagged format of :mod:`.worker.wire`. The threat model is :mod:`bpe_ref.course.trusted`'s.
 """
 
 from __future__ import annotations
@@ -39,7 +36,7 @@ from typing import Any
 from .measure_worker import cpu_seconds
 from .stand_ins import stand_in_source
 from .verdicts import CpuLimitReached, GradingStopped, LearnerError
-from .worker.keeper import _PR_SET_CHILD_SUBREAPER, _proc_table
+from .worker.keeper import _PR_SET_CHILD_SUBREAPER, _proc_table, _status
 from .worker.wire import decode, encode
 
 # The worker loop, started as a script: only its own folder (the worker's modules) is on its sys.path.
@@ -115,9 +112,8 @@ def stdlib_folders() -> list[Path]:
 
 
 def readable_paths(packages: tuple[str, ...]) -> list[str]:
-    """What the worker may read: the standard library (not its site-packages), the allowed
-    packages, the shared libraries extension modules load, and the Python binary. (The standard
-    library's folder itself is only *listed*, which imports need: see ``list_paths``.)"""
+    """What the worker may read: the standard library (not its site-packages; its folder is only
+    listed, ``list_paths``), the allowed packages, the shared libraries, the Python binary."""
     paths: set[str] = {"/usr/lib", "/usr/lib64", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime",
                        "/usr/share/zoneinfo", "/dev/urandom", "/dev/zero", str(Path(sys.executable).resolve())}
     for stdlib in stdlib_folders():
@@ -144,10 +140,8 @@ def provided_closure(modules: tuple[str, ...]) -> list[str]:
     return list(_closure(tuple(modules)))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=None)  # every call sends the closure's names: parsing each time cost seconds per notebook
 def _closure(modules: tuple[str, ...]) -> tuple[str, ...]:
-    # Parsed once per process: every call to the learner's code sends the closure's names, and
-    # parsing the modules each time cost seconds per notebook.
     import ast
 
     found: set[str] = set()
@@ -172,9 +166,9 @@ def _closure(modules: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def copy_provided(modules: tuple[str, ...], packages_dir: Path) -> None:
-    """A bpe_ref in ``packages_dir`` that holds only ``modules`` and what they import (its
-    ``__init__`` files are empty: the real ones import the whole reference)."""
-    for module in provided_closure(modules):
+    """A bpe_ref in ``packages_dir`` with only ``modules`` and what they import (empty ``__init__``
+    files: the real ones import the whole reference)."""
+    for module in _closure(tuple(modules)):
         parts = module.split(".")
         folder = packages_dir / "bpe_ref"
         for part in ["", *parts[:-1]]:
@@ -191,10 +185,9 @@ class ScratchTooBig(Exception):
 
 
 def scratch_entries(scratch: Path, most: int) -> Iterator[tuple[Path, os.stat_result]]:
-    """``(path relative to scratch, lstat)`` of every file and folder below ``scratch``; links are
-    listed, never followed. A walk of the learner's folder costs the trusted side at most ``most``
-    entries and ``MAX_SCRATCH_DEPTH`` folders deep: past either it raises :class:`ScratchTooBig`
-    (a million empty files, or a tree thousands deep, cost the worker, which is stopped or flagged)."""
+    """``(path relative to scratch, lstat)`` of every file and folder below ``scratch``, links never
+    followed; past ``most`` entries or ``MAX_SCRATCH_DEPTH`` levels, :class:`ScratchTooBig` (the
+    walk of the learner's folder must cost the worker, not the grader)."""
     todo, seen = [(scratch, 0)], 0
     while todo:
         folder, depth = todo.pop()
@@ -219,16 +212,14 @@ def scratch_entries(scratch: Path, most: int) -> Iterator[tuple[Path, os.stat_re
 
 
 def _shown(name: str) -> str:
-    """A name the learner chose, as a review line may show it: control characters (a newline that forges another
-    line, a terminal's escape codes) and bytes that are not UTF-8 (surrogates, which a UTF-8 stdout refuses: the
-    report would stop there) written as Python escapes."""
+    """A name the learner chose, with control characters (a forged newline, escape codes) and non-UTF-8
+    bytes (surrogates, which would stop a UTF-8 report) written as Python escapes."""
     return repr(name)[1:-1]
 
 
 def odd_files(scratch: Path, limit: int = 20, most: int = Policy.scratch_entries) -> list[str]:
-    """Links, pipes, sockets and devices the worker made in its folder (the trusted side made only
-    the package links in ``packages/``), looked at with ``lstat``, never followed; and a folder too big
-    to look at whole (:func:`scratch_entries`)."""
+    """Links, pipes, sockets and devices the worker made in its folder (``lstat``, never followed; the
+    package links in ``packages/`` are the trusted side's), and a folder too big to look at whole."""
     found = []
     try:
         for relative, info in scratch_entries(scratch, most):
@@ -271,9 +262,8 @@ _held_lock = threading.Lock()
 
 
 def _hold(sandboxes: int) -> None:
-    """Count ``sandboxes`` more (or fewer) held by this process, a child subreaper while it holds any
-    (Linux): a process of a worker's whose keeper died comes to it, not to init, and is killed when
-    the sandbox closes (:func:`kill_escaped`). A process that was a subreaper before stays one."""
+    """Count ``sandboxes`` more (or fewer) held; while any is held this process is a child subreaper
+    (Linux), so a worker's process whose keeper died comes here, not to init (:func:`kill_escaped`)."""
     if not sys.platform.startswith("linux"):
         return
     libc = ctypes.CDLL(None)
@@ -289,26 +279,20 @@ def _hold(sandboxes: int) -> None:
             libc.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
 
 
-def _confinement(pid: int | str) -> tuple[str, ...] | None:
-    """Process ``pid``'s no-new-privileges flag, seccomp mode and count of seccomp filters (from
-    /proc/PID/status, which any process may read, an undumpable one's too); None if it is gone."""
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
-            return tuple(line.split()[-1] for line in status if line.startswith(("NoNewPrivs:", "Seccomp:", "Seccomp_filters:")))
-    except OSError:
-        return None
+def _confinement(pid: int | str) -> tuple[str | None, ...] | None:
+    """``pid``'s no-new-privileges flag, seccomp mode and filter count (/proc/PID/status, readable for
+    an undumpable process too); None if it is gone."""
+    status = _status(pid)
+    return None if status is None else tuple(status.get(key) for key in ("NoNewPrivs", "Seccomp", "Seccomp_filters"))
 
 
 def kill_escaped(session: int, within: float = 5.0) -> tuple[int, int]:
-    """Kill, and reap, every process of a worker's that came to this process because its keeper died
-    (this process is then their subreaper: :func:`_hold`). They are the children of this process
-    more confined than it: the worker's no-new-privileges flag and seccomp filter, which a process
-    and all its children keep for ever, and which no other child of this process has (it starts none
-    that confines itself, but through a keeper). Only children are signalled, whose pids no other
-    process can take before they are reaped here; their own children come here when they die, and
-    are killed in the next round. How many of those killed had left the worker's ``session`` (the
-    others, the group kill had taken already), and how many were still there when ``within``
-    seconds ran out (processes that fork faster than they are killed)."""
+    """Kill and reap the processes of a worker's whose keeper died, which came to this subreaper
+    (:func:`_hold`): its children more confined than itself (no-new-privileges and seccomp, kept for
+    ever by every descendant of a worker's, and by no other child). Only children are signalled: their
+    pids cannot be reused before they are reaped here; their own children come here in the next round.
+    How many killed had left the worker's ``session`` (the group kill took the others), and how many
+    were still there when ``within`` seconds ran out."""
     me, mine = os.getpid(), _confinement("self")
     killed: set[int] = set()
     deadline = time.monotonic() + within
@@ -345,7 +329,6 @@ class Sandbox:
         self.policy = policy
         self.process: subprocess.Popen | None = None
         self.isolation: list[str] = []
-        self.scratch: Path | None = None
         self._replies: queue.Queue = queue.Queue(maxsize=MAX_QUEUED_LINES)
         self._reading = threading.Event()
         self._next_id = 0
@@ -360,7 +343,8 @@ class Sandbox:
         # Functions of the test cells not graded yet: no stand-in or driver sent to the worker may
         # define one (set by the autograder as it goes, in the source's order).
         self.not_graded_yet: set[str] = set()
-        self.scratch = self.inputs = None
+        self.scratch: Path | None = None
+        self.inputs: Path | None = None
         self._control = self._report = self._mapped = None
         self._control_lock = threading.Lock()
         self.last_report: dict = {}
@@ -462,8 +446,7 @@ class Sandbox:
             del tail[:-STDERR_TAIL_BYTES]
 
     def write_input(self, data: bytes) -> str:
-        """Write a grader input (a file argument's contents) where the worker can read it and not
-        change it, and return its path. Created anew, never through a link (``O_EXCL | O_NOFOLLOW``)."""
+        """A grader input file the worker can read and not change, created anew (``O_EXCL | O_NOFOLLOW``); its path."""
         if self.inputs is None:
             raise GradingStopped("the process running your code is not running")
         import hashlib
@@ -477,9 +460,7 @@ class Sandbox:
         return str(path)
 
     def behaviour(self) -> dict:
-        """What the last worker's processes did, as its keeper saw it (after :meth:`close`): processes
-        started, those that left the session, killed at the end, files removed from /dev/shm,
-        links and special files it made in its folder."""
+        """What the last worker's processes did, as its keeper and :func:`odd_files` saw it (after :meth:`close`)."""
         return dict(self.last_report)
 
     def close(self) -> None:
@@ -493,19 +474,15 @@ class Sandbox:
             # Walked once the worker and its processes are gone: while it ran, it could make a link as soon as it saw the
             # walk go by (an inotify watch on a folder the walk lists), too late for the walk to see it.
             self._odd_files = odd_files(self.scratch, most=self.policy.scratch_entries) if self.scratch is not None else []
+            # The keeper kills every process of the worker's before it reports: one still running
+            # escaped it (the keeper died, or lost its report), which is itself for review.
+            said = [report.get("report_lost"),
+                    escaped and f"{escaped} process(es) that left its session and outlived its keeper were killed",
+                    left and f"{left} more that outlived it were still being started, and were left running",
+                    stragglers and f"{stragglers} process(es) still holding its pipes after its keeper was done were killed",
+                    hidden and "a process still holding its pipes could not be found and was left running"]
             if escaped or left or stragglers or hidden:
-                # The keeper kills every process of the worker's before it reports: one still running
-                # escaped it (the keeper died, or lost its report), which is itself for review.
-                said = [report["report_lost"]] if report.get("report_lost") else []
-                if escaped:
-                    said.append(f"{escaped} process(es) that left its session and outlived its keeper were killed")
-                if left:
-                    said.append(f"{left} more that outlived it were still being started, and were left running")
-                if stragglers:
-                    said.append(f"{stragglers} process(es) still holding its pipes after its keeper was done were killed")
-                if hidden:
-                    said.append("a process still holding its pipes could not be found and was left running")
-                report["report_lost"] = "; ".join(said)
+                report["report_lost"] = "; ".join(line for line in said if line)
             with contextlib.suppress(OSError):
                 self.process.stdin.close()
             if not hidden:  # a reader thread blocked in a read holds its stream's lock: close() would wait for it
@@ -526,9 +503,8 @@ class Sandbox:
             self._mapped = None
 
     def mapped_bytes(self) -> int | None:
-        """Bytes the worker's processes have mapped (``mmap``) of grader inputs or of files they can write,
-        as its keeper counted them (every such mmap goes by it: :class:`worker.keeper._FileWatch`);
-        ``None`` where the keeper does not count them (not Linux, no seccomp user notification)."""
+        """Bytes the worker's processes mapped of grader inputs or of files they can write, as the keeper
+        counted them (:class:`worker.keeper._FileWatch`); ``None`` where it does not count them."""
         if self._mapped is None or not any("and opens Landlock refuses" in line for line in self.isolation):
             return None
         try:
@@ -537,11 +513,10 @@ class Sandbox:
             return None
 
     def _release_pipes(self, look: bool, within: float = 5.0) -> tuple[int, bool]:
-        """Wait, ``within`` seconds at most, for the reader threads to see the end of the worker's pipes;
-        kill every process still holding one of its pipes (found by their inodes in /proc/*/fd; looked
-        for at least once if ``look``: the keeper's report was lost). How many were killed, and whether
-        one could not be found (the threads still read): then their streams are left to them, never
-        closed under them, so closing never waits for a process outside."""
+        """Wait ``within`` s at most for the reader threads to see the end of the worker's pipes, killing
+        every process still holding one (by inode in /proc/*/fd; looked for at least once if ``look``).
+        How many were killed, and whether one could not be found (its streams are then left to their
+        threads, never closed under them, so closing never waits for a process outside)."""
         killed: set[int] = set()
         deadline = time.monotonic() + within
         readers = getattr(self, "_readers", [])
@@ -567,10 +542,8 @@ class Sandbox:
                 self._control = None
 
     def _stop_keeper(self) -> dict:
-        """Close the control pipe (the keeper then kills every process of the worker's and reports)
-        and read the report; ``{}`` without a keeper (not Linux). A keeper's report that does not come
-        in time, or cannot be read, is itself a line for review (``report_lost``): the keeper is
-        trusted, so only what the worker did can have lost it."""
+        """Close the control pipe and read the keeper's report; ``{}`` without a keeper. A report that does
+        not come in time or cannot be read is a review line (``report_lost``): only the worker can have lost it."""
         if self._report is None:
             return {}
         self._signal_stop()
@@ -605,12 +578,8 @@ class Sandbox:
             return {"report_lost": problem or "its sandbox's report was malformed"}
         return report
 
-    def restart(self) -> None:
-        self.close()
-        self.start()
-
-    def restart_and_report(self) -> dict:
-        """:meth:`restart`, returning what the worker that ended did (:meth:`behaviour`)."""
+    def restart(self) -> dict:
+        """A fresh worker; what the one that ended did (:meth:`behaviour`)."""
         self.close()
         report = self.behaviour()
         self.start()
@@ -662,9 +631,8 @@ class Sandbox:
                 return
 
     def _watch_disk(self, process: subprocess.Popen, scratch: Path, running: threading.Event) -> None:
-        """Kill the worker when its scratch folder grows past ``scratch_mb`` (RLIMIT_FSIZE caps one
-        file; many files could still fill the disk), or past ``scratch_entries`` files and folders
-        (:func:`scratch_entries`). Checked twice a second."""
+        """Twice a second: kill the worker when its folder grows past ``scratch_mb`` (RLIMIT_FSIZE caps one
+        file, not many) or ``scratch_entries`` files and folders."""
         limit = self.policy.scratch_mb * 2**20
         while running.is_set() and process.poll() is None:
             try:
@@ -807,7 +775,7 @@ class Sandbox:
         message = {"op": "call", "name": name, "args": [encode(arg) for arg in args], "return_args": return_args, "spy": list(spy)}
         if stand_ins:
             message["stand_ins"] = {"source": stand_in_source(stand_ins, forbidden=(name, *sorted(self.not_graded_yet)),
-                                                              provided=tuple(provided_closure(self.policy.provided))),
+                                                              provided=_closure(tuple(self.policy.provided))),
                                     "names": [function.__name__ for function in stand_ins]}
         if driver is not None:
             message["driver"] = {"source": stand_in_source((driver,), forbidden=(name, *sorted(self.not_graded_yet))),

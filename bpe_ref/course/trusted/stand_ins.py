@@ -1,17 +1,11 @@
 """Stand-ins: the reference's helpers, put in place of the learner's while one task is graded.
 
-A lab's later tasks call its earlier ones (lab 02's ``train`` calls ``merge_and_update``, which
-calls ``pair_count_changes``). Graded end to end, one bug in an early helper would fail every task
-that uses it, and the points of one mistake would be charged several times. So while a task's
-function runs under a grader, the earlier tasks' names it may call are bound to the reference's
-functions instead (a grader's ``Task.stand_ins``): each task's points measure
-that task's function, and the earlier functions are graded in their own tasks, before.
-
-In a notebook the graders bind the reference's function objects themselves. The grading worker
-has no ``bpe_ref``: it receives :func:`stand_in_source`, the source of the stand-ins and of the
-module-level names they use, and nothing else. In particular it never receives the function being
-graded, nor a later task's (:class:`StandInError` if a helper needs one): a learner who catches a
-stand-in while it is bound gets a helper they were already graded on, never an answer.
+A lab's later tasks call its earlier ones (lab 02's ``train`` calls ``merge_and_update``). Graded
+end to end, one early bug would cost every task that uses it; so while a task is graded, the earlier
+tasks' names are bound to the reference's functions (a grader's ``Task.stand_ins``). The worker has
+no ``bpe_ref``: it receives :func:`stand_in_source`, the source of the stand-ins and the module-level
+names they use, never the function being graded nor a later task's (:class:`StandInError`), so a
+learner who catches a stand-in gets a helper already graded, never an answer.
 
 >>> from bpe_ref.train.step01_naive import merge_word
 >>> source = stand_in_source((merge_word,), forbidden=("train",))
@@ -107,10 +101,8 @@ def _definition(name: str, value: object, forbidden: frozenset[str], provided: f
 def stand_in_source(functions: Iterable[Callable], forbidden: Iterable[str] = (), provided: Iterable[str] = ()) -> str:
     """Python source that defines ``functions`` (by their ``__name__``) and what they need.
 
-    ``forbidden``: names that must not be sent (the function being graded, later tasks);
-    :class:`StandInError` if a stand-in depends on one. ``provided``: the modules of the package
-    that the worker holds (the lab's ``GRADING_POLICY``, ``"pretokenize"``): what a stand-in needs
-    from them is imported there, not sent (lab 10's ``count_range`` calls lab 00's count).
+    ``forbidden``: names never sent (:class:`StandInError` if a stand-in needs one). ``provided``:
+    modules of the package the worker holds (``GRADING_POLICY``), imported there, not sent.
     """
     return _source(tuple(functions), frozenset(forbidden), frozenset(provided))
 

@@ -1,9 +1,7 @@
 """What the trusted side and the graders share: the verdicts that cross the trust boundary, and the seed.
 
-The graders (:mod:`bpe_ref.course.checks`) import these from here; nothing of :mod:`bpe_ref.course.trusted`
-imports the graders' code (``tests/test_trust_boundary.py`` checks the import graph), so the boundary reads
-on its own: wire format and worker loop (:mod:`.worker`), confinement and the function proxy
-(:mod:`.sandbox`), and the verdicts below. :mod:`.autograde` loads a lab's graders by name when it grades.
+The graders import these from here; nothing of :mod:`bpe_ref.course.trusted` imports the graders
+(``tests/test_trust_boundary.py`` checks the import graph), so the boundary reads on its own.
 """
 
 from __future__ import annotations
@@ -56,12 +54,10 @@ _WHOLE_CLASS = [False]  # whether that seed grades a whole class (nbgrader autog
 
 @contextmanager
 def hidden_seed(seed: int | None, *, whole_class: bool = False) -> Iterator[None]:
-    """While active, the graders draw their hidden inputs from ``seed`` (and the task's name) instead
-    of hypothesis's fixed derandomized sequence. The trusted grader sets it from a seed the learner
-    cannot know (the course's, kept with the gradebook; a fresh one per self-grade); in the learner's
-    kernel it is unset, so the advice is the same at every run. ``whole_class``: the seed grades every
-    notebook of a class, so a property test's inputs, the same for all of them, may be drawn once and
-    replayed (:func:`grading_a_class`); a self-grade's one notebook draws them as it goes."""
+    """While active, the graders draw hidden inputs from ``seed`` (and the task's name), a seed the
+    learner cannot know, instead of hypothesis's derandomized sequence (unset in the learner's kernel,
+    so advice is the same at every run). ``whole_class``: every notebook of a class draws the same
+    inputs, so they may be drawn once and replayed (:func:`grading_a_class`)."""
     saved = _HIDDEN_SEED[0], _WHOLE_CLASS[0]
     _HIDDEN_SEED[0], _WHOLE_CLASS[0] = seed, whole_class and seed is not None
     try:

@@ -1,13 +1,10 @@
-"""The worker loop: the script the trusted side starts, which runs a learner's cells and answers calls of their functions.
+"""The worker loop: runs a learner's cells and answers calls of their functions.
 
-The trusted grader (:mod:`bpe_ref.course.trusted.sandbox`) runs this file in a fresh interpreter
-(``python -I -S worker/__main__.py POLICY``: no site-packages, no environment variables, no current
-folder on the path; this folder is put there to load its modules, and :func:`main` takes it off
-again), then talks to it over two pipes in newline-delimited JSON. First the worker becomes the
-child of its keeper (:mod:`keeper`), then, before it reads the first request, it locks itself in
-(:mod:`confinement`). Nothing of ``bpe_ref`` is imported here: the reference, the graders and the
-gradebook stay in the trusted process, which decides every verdict. What the worker sends back is
-only ever data (:mod:`wire`), the learner's answers.
+The sandbox runs ``python -I -S worker/__main__.py POLICY`` (no site-packages, no environment, this
+folder on the path only to load its siblings) and talks to it in newline-delimited JSON over two
+pipes. The worker becomes its keeper's child (:mod:`keeper`), then locks itself in
+(:mod:`confinement`) before the first request. Nothing of ``bpe_ref`` is imported here; what goes
+back is only data (:mod:`wire`).
 
 Requests and replies (``id`` is echoed)::
 
@@ -48,10 +45,8 @@ _MODULE_FILE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.py")
 
 
 class _Shell:
-    """Stands in for IPython's ``get_ipython()``: magics and shell commands are skipped while grading,
-    but ``%%writefile NAME.py``, with which a lab has the learner write a module of their own
-    (lab 03: worker functions that a ``spawn`` process can import), writes it into the scratch
-    folder, which is on ``sys.path``."""
+    """IPython's ``get_ipython()`` while grading: magics and shell commands are skipped, but
+    ``%%writefile NAME.py`` (lab 03: a module a ``spawn`` process can import) writes into the scratch folder."""
 
     def run_cell_magic(self, magic: str, line: str, cell: str) -> None:
         name = line.strip()
@@ -101,9 +96,8 @@ class Worker:
         self.failed_cells: list[str] = []  # "cell NAME raised ERROR: ...", to explain a name never defined
 
     def stand_ins(self, request: dict, key: str = "stand_ins") -> dict:
-        """``name -> function`` of the request's stand-ins (or, with ``key="driver"``, its driver):
-        the reference's helpers, sent as source by the trusted side, run in a namespace of their own
-        (not the learner's, not importable)."""
+        """``name -> function`` of the request's stand-ins (or its driver, ``key="driver"``), run from
+        their source in a namespace of their own (not the learner's, not importable)."""
         wanted = request.get(key)
         if not wanted:
             return {}

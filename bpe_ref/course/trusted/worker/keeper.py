@@ -150,13 +150,19 @@ def _beneath(path: str, roots: list[str]) -> bool:
     return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
 
-def _thread_group(pid: int) -> int:
-    """The process (thread group) of thread ``pid``: /proc/self is that of the process, not of the thread."""
+def _status(pid: int | str) -> dict[str, str] | None:
+    """The fields of /proc/PID/status (readable for any process, an undumpable one's too); None if it is gone."""
     try:
         with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
-            return next((int(line.split()[1]) for line in status if line.startswith("Tgid:")), pid)
-    except (OSError, ValueError, IndexError):
-        return pid
+            return {key: value.strip() for key, _, value in (line.partition(":") for line in status)}
+    except OSError:
+        return None
+
+
+def _thread_group(pid: int) -> int:
+    """The process (thread group) of thread ``pid``: /proc/self is that of the process, not of the thread."""
+    tgid = (_status(pid) or {}).get("Tgid", "")
+    return int(tgid) if tgid.isdigit() else pid
 
 
 def _resolved_for(path: str, pid: int, tgid: int) -> str:
@@ -347,13 +353,11 @@ class _FileWatch:
 class _Connects:
     """The connect() calls of the worker's processes (where the lab allows processes), made by the keeper.
 
-    Landlock (up to ABI 7) does not stop a connect() to a unix socket file outside the sandbox (a
-    session bus, a database, another program's listener), and letting a notified call go on would
-    trust an address another thread can change after the keeper read it. So the keeper connects the
-    caller's socket itself: it reads the address once, opens the socket file *beneath the scratch
-    folder* (``openat2`` with ``RESOLVE_BENEATH``: no ``..``, no link out of it), takes the caller's
-    socket (``pidfd_getfd``, the same open socket) and connects it to that file, then answers with
-    the result. Any other address is refused and counted; abstract names too (none of multiprocessing's).
+    Landlock (up to ABI 7) does not stop a connect() to a unix socket file outside, and letting a
+    notified call go on would trust an address another thread can change after the keeper read it.
+    So the keeper reads the address once, opens the socket file beneath the scratch folder (``openat2``,
+    ``RESOLVE_BENEATH``), takes the caller's socket (``pidfd_getfd``) and connects it there itself.
+    Any other address is refused and counted; abstract names too (none of multiprocessing's).
     A connect that waits (a listener's full backlog) holds the keeper's other answers until it ends,
     or until the worker is killed at its deadline: it costs the learner's time only."""
 
@@ -436,13 +440,19 @@ class _Connects:
                 os.close(fd_opened)
 
 
+def _guarded(function, default, *args):
+    """``function(*args)``, or ``default`` if it raised: a case the keeper did not foresee must not stop its answers."""
+    try:
+        return function(*args)
+    except Exception:
+        return default
+
+
 def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], policy: dict, stats: dict) -> None:
-    """The keeper's thread: receive the worker's notification fd on ``handoff``, then answer every
-    call the filter refused with the filter's error (never "continue"), counting it in ``refused``;
-    and let every open go on, counting in ``files`` those Landlock will refuse (:class:`_FileWatch`).
-    Blocks only this thread; the worker waits for an answer only as long as this loop takes for it.
-    The names kept are bounded; the counts are integers; a learner who loops on a refused call pays
-    one answer per call, within the notebook's time budget."""
+    """The keeper's thread: receive the worker's notification fd on ``handoff``, then answer every call
+    the filter refused with its error (never "continue"), counted in ``refused``; let opens and mmaps go
+    on, counting in ``files`` the opens Landlock will refuse; make the connects (:class:`_Connects`).
+    The names kept are bounded; a learner who loops on a refused call pays one answer per call."""
     import socket
 
     try:
@@ -481,36 +491,27 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
             started = time.perf_counter()
             args = tuple(notif.data.args)
             answer.id, answer.val, answer.error, answer.flags = notif.id, 0, 0, 0
-            if notif.data.arch == arch and notif.data.nr in watch.calls:
+            # What the keeper reads from the caller (a path, an fd, an address) is counted only if the caller
+            # still waited then (its pid not reused); whatever this code did not foresee is answered all the same.
+            ours = notif.data.arch == arch
+            if ours and notif.data.nr in watch.calls:
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # Landlock decides
-                try:
-                    refused_open = watch.refused(notif.pid, notif.data.nr, args)
-                except Exception:  # a path this code did not foresee: the open is answered all the same
-                    refused_open = None
-                # the path was read from the caller's memory: count it only if the caller was still waiting then
+                refused_open = _guarded(watch.refused, None, notif.pid, notif.data.nr, args)
                 if refused_open and waiting(notif.id):
                     count(files, refused_open, "other files")
-            elif notif.data.arch == arch and notif.data.nr == numbers["mmap"]:
+            elif ours and notif.data.nr == numbers["mmap"]:
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # mapped as asked; counted
-                try:
-                    mapped = watch.mapped_file(notif.pid, args)
-                except Exception:
-                    mapped = 0
+                mapped = _guarded(watch.mapped_file, 0, notif.pid, args)
                 if mapped and waiting(notif.id):
                     watch.count_mapped(mapped)
-            elif notif.data.arch == arch and notif.data.nr == numbers["connect"]:
-                try:
-                    error, refused_connect = connects.answer(notif.pid, args, functools.partial(waiting, notif.id))
-                except Exception:  # what this code did not foresee: refused, not made
-                    error, refused_connect = _EACCES, "connect(an address the keeper could not read)"
+            elif ours and notif.data.nr == numbers["connect"]:  # not foreseen: refused, not made
+                error, refused_connect = _guarded(connects.answer, (_EACCES, "connect(an address the keeper could not read)"),
+                                                  notif.pid, args, functools.partial(waiting, notif.id))
                 if refused_connect and waiting(notif.id):
                     count(refused, refused_connect, "other refused calls")
                 answer.error = -error
             else:
-                try:
-                    name, error = refusal(notif.data.arch, notif.data.nr, args, machine)
-                except Exception:
-                    name, error = f"system call #{notif.data.nr}", _EPERM
+                name, error = _guarded(refusal, (f"system call #{notif.data.nr}", _EPERM), notif.data.arch, notif.data.nr, args, machine)
                 count(refused, name, "other refused calls")
                 answer.error = -error
             libc.ioctl(listener, ctypes.c_ulong(_NOTIF_SEND), ctypes.byref(answer))  # ENOENT if the caller died: fine
@@ -521,14 +522,11 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
 
 
 def keep(policy: dict, control_fd: int, report_fd: int):
-    """Become the worker's parent and keeper (Linux): a child subreaper that forks the worker, counts
-    and limits the processes under it, and when the worker exits or the trusted side closes the
-    control pipe, kills every one of them, removes what they left in /dev/shm, reports, and exits.
-    It also answers and counts the system calls the worker's seccomp filter refused
-    (:func:`_count_refusals`). Returns, in the worker only, the socket on which the worker hands
-    over the filter's notification fd (:func:`seccomp`).
-    The keeper confines nothing of itself and runs none of the learner's code; the worker, confined,
-    can neither signal nor trace it (Landlock scopes both from ABI 6)."""
+    """Become the worker's keeper (Linux): a child subreaper that forks the worker, counts and limits the
+    processes under it and, when the worker exits or the control pipe closes, kills them all, cleans
+    /dev/shm, reports and exits; it answers the filter's notifications (:func:`_count_refusals`).
+    Returns, in the worker only, the socket to hand the notification fd over on (:func:`seccomp`).
+    The confined worker can neither signal nor trace it (Landlock scopes both from ABI 6)."""
     libc = _libc()
     if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "PR_SET_CHILD_SUBREAPER failed")
@@ -562,6 +560,15 @@ def keep(policy: dict, control_fd: int, report_fd: int):
     left_session: set[int] = set()
     my_session = os.getsid(0)
     reason, status = "", None
+
+    def look() -> list[int]:
+        """The worker's processes now (not the worker), each counted, and noted if it left the session."""
+        table = _proc_table()
+        alive = [pid for pid in _descendants(os.getpid(), table) if pid != worker]
+        seen.update(alive)
+        left_session.update(pid for pid in alive if table[pid][1] != my_session)
+        return alive
+
     import select
 
     control = select.poll()  # not select(): the fd keeps the trusted side's number, which may be past 1024
@@ -575,18 +582,12 @@ def keep(policy: dict, control_fd: int, report_fd: int):
                 status = code
                 break
         if watch:
-            table = _proc_table()
-            alive = [pid for pid in _descendants(os.getpid(), table) if pid != worker]
-            seen.update(alive)
-            left_session.update(pid for pid in alive if table[pid][1] != my_session)
+            alive = look()
             _reap(keep=worker)
             if len(alive) > limit:
                 reason = f"it started more than {limit} processes at once"
                 break
-    table = _proc_table()
-    still = [pid for pid in _descendants(os.getpid(), table) if pid != worker]
-    seen.update(still)
-    left_session.update(pid for pid in still if table[pid][1] != my_session)
+    look()
     worker_was_running = status is None
     killed = _kill_descendants(worker, waited=not worker_was_running)
     if status is None:

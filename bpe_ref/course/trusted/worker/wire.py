@@ -15,12 +15,6 @@ import base64
 MAX_DEPTH = 100  # nesting of a value sent back; deeper is reported, not sent
 
 
-# JSON has no bytes, tuples, sets or non-string keys, so those travel tagged: {"b": base64},
-# {"t": [...]}, {"s": [...]}, {"d": [[key, value], ...]}; a list is a JSON array. Anything else
-# (a numpy integer, a str subclass, an object) becomes {"x": type name, "r": short repr}: the
-# trusted side reports it as the wrong type instead of trusting an object it cannot compare.
-
-
 class Foreign:
     """A value of a type the wire format does not carry, as the trusted side sees it."""
 
@@ -75,11 +69,8 @@ def _distinct_hashes(keys: list) -> list:
 
 
 def decode(data, depth: int = 0):
-    """The value :func:`encode` made, rebuilt from exact builtin types (or :class:`Foreign`).
-
-    Bounded for the trusted side, which decodes what the learner's process wrote: nesting deeper
-    than :func:`encode` makes and dicts or sets of keys sharing one hash are refused
-    (``ValueError``) before they cost the grader anything but a linear pass."""
+    """The value :func:`encode` made, rebuilt from exact builtin types (or :class:`Foreign`); nesting
+    deeper than :func:`encode` makes and hash floods are refused (``ValueError``) after a linear pass."""
     if depth > MAX_DEPTH + 2:
         raise ValueError("a value nested too deeply")
     if data is None or type(data) in (bool, int, float, str):
