@@ -995,7 +995,7 @@ def train(pretoken_counts, num_merges):
 LAB05_SCAN_WITH_FORGED_COUNT = '''\
 import sys
 
-_worker = sys.modules["__main__"]  # the grading worker runs as a script: its module is __main__
+_worker = sys.modules["__main__"]  # the worker loop's module once (the notebook's now: redteam section 19)
 _reported = {}
 
 

@@ -190,7 +190,7 @@ def test_a_reply_far_larger_than_any_lab_needs_is_refused_unread():
 FORGED_SPY = '''
 import sys
 
-_worker = sys.modules["__main__"]     # the worker runs as a script: its module is __main__
+_worker = sys.modules["__main__"]     # the worker loop's module then (the notebook's now: section 19)
 _watched = {}
 
 def _not_watching(function, calls):   # replaces the worker's _spy: keep the list, wrap nothing
@@ -1291,3 +1291,196 @@ def test_a_scanning_trainer_over_the_words_of_the_hot_pairs_loses_lab_04_task_3(
 
     code = source_of("04_inverted_index", "setup") + "\n" + HOT_WORDS_V2
     assert remote("04_inverted_index", code, "train", "verify_merge_cost") is not None
+
+
+# ---- 19. the worker's report of a call's arguments, rewritten by the code it runs beside -------------------------
+#
+# "Inputs left unchanged" (Task.unchanged: lab 03's merge_counts, lab 07's first_heap and merge_all, lab 02's trainer,
+# lab 10's plan_ranges and tree_reduce, labs 00, 01 and 09) is the worker's report of the arguments after the call. The
+# learner's code runs in the worker's interpreter, which held what writes that report where the code could rebind it.
+
+FORGED_THROUGH_MAIN = '''
+import copy
+import __main__ as _loop     # were __main__ the worker loop's module: its decode and encode
+
+_decode, _encode = _loop.decode, _loop.encode
+_as_sent = {}                # id -> [the argument, a copy as it came, how often encoded since]
+
+def _keeping(data, depth=0):
+    value = _decode(data, depth)
+    if depth == 0:
+        _as_sent[id(value)] = [value, copy.deepcopy(value), 0]
+    return value
+
+def _reporting(value, depth=0):
+    kept = _as_sent.get(id(value))
+    if kept is not None and kept[0] is value:
+        kept[2] += 1
+        if kept[2] > 1 or kept[1] != value:   # encoded as an argument (a result comes first): as it came
+            value = kept[1]
+    return _encode(value, depth)
+
+_loop.decode, _loop.encode = _keeping, _reporting
+'''
+
+FORGED_THROUGH_JSON_DUMPS = '''
+import json
+
+_loads, _dumps = json.loads, json.dumps
+_as_sent = []                # the last call's arguments, as the request carried them
+
+def _reading(text, *args, **kwargs):
+    request = _loads(text, *args, **kwargs)
+    if isinstance(request, dict) and "args" in request:
+        _as_sent[:] = [request["args"]]
+    return request
+
+def _writing(reply, *args, **kwargs):
+    if isinstance(reply, dict) and "args" in reply and _as_sent:
+        reply = {**reply, "args": _as_sent[0]}   # the arguments as they came, whatever the call did to them
+    return _dumps(reply, *args, **kwargs)
+
+json.loads, json.dumps = _reading, _writing
+'''
+
+FORGED_THROUGH_JSONS_CLASSES = '''
+import json
+
+_decode, _encode = json.JSONDecoder.decode, json.JSONEncoder.encode
+_as_sent = []
+
+def _reading(self, text, *args, **kwargs):
+    request = _decode(self, text, *args, **kwargs)
+    if isinstance(request, dict) and "args" in request:
+        _as_sent[:] = [request["args"]]
+    return request
+
+def _writing(self, reply):
+    if isinstance(reply, dict) and "args" in reply and _as_sent:
+        reply = {**reply, "args": _as_sent[0]}
+    return _encode(self, reply)
+
+# what json.loads and json.dumps call, through their default decoder and encoder
+json.JSONDecoder.decode, json.JSONEncoder.encode = _reading, _writing
+'''
+
+FORGED_THROUGH_BUILTINS = '''
+import builtins
+import copy
+
+_dict, _id = dict, id
+_as_sent = {}                # id -> [the argument, a copy as it came, how often read since]
+
+class _Kind(type):
+    def __instancecheck__(cls, value):
+        return type.__instancecheck__(_dict, value)
+
+class _Dict(_dict, metaclass=_Kind):   # the wire format reads a dict as dict.items(value): here, the copy kept
+    @staticmethod
+    def items(value):
+        kept = _as_sent.get(_id(value))
+        if kept is not None and kept[0] is value:
+            kept[2] += 1
+            if kept[2] > 1:            # read as an argument (the result comes first): as it came
+                return _dict.items(kept[1])
+        return _dict.items(value)
+
+def _keeping(function):
+    def kept(*args):
+        _as_sent.clear()
+        for arg in args:
+            for value in (arg, *(arg if type(arg) is list else ())):
+                _as_sent[_id(value)] = [value, copy.deepcopy(value), 0]
+        result = function(*args)
+        builtins.dict = _Dict    # from here until the loop checks that the next request names a function
+        return result
+    return kept
+
+def _callable(value, _callable=callable):
+    builtins.dict = _dict
+    return _callable(value)
+
+builtins.callable = _callable
+'''
+
+ARGUMENTS_NOT_ASKED_FOR = '''
+import json
+
+_loads = json.loads
+
+def _reading(text, *args, **kwargs):
+    request = _loads(text, *args, **kwargs)
+    if isinstance(request, dict):
+        request["return_args"] = False   # the worker sends no arguments back: "as they were", were the reply believed
+    return request
+
+json.loads = _reading
+'''
+
+
+def _with_forgery(lab: str, mistake: str, forgery: str, name: str, grader: str) -> str | None:
+    """The hidden test of ``name`` (a function that changes an argument it must leave), graded in a worker of the lab
+    after a cell of ``forgery`` ran (its cell may fail): the failure message, or ``None``."""
+    from bpe_ref.course.trusted.autograde import lab_policy, load_graders
+
+    graders = load_graders(lab)
+    with Sandbox(lab_policy(graders, Policy())) as box:
+        assert box.run_cell(mistake, "mistake").ok
+        box.run_cell(forgery + (f"\n{name} = _keeping({name})\n" if "_keeping" in forgery else ""), "forgery")
+        try:
+            getattr(graders, grader)(RemoteFunction(box, name))
+        except AssertionError as failed:
+            return str(failed)
+    return None
+
+
+def _changes_its_argument(lab: str) -> tuple[str, str, str, str]:
+    """``(code, function, hidden grader, what the failure says)`` of a learner's mistake that changes an argument."""
+    from test_mistakes import LAB07_MISTAKES_2, MERGE_INTO_FIRST, source_of
+
+    if lab == "03_parallel":  # the first chunk's counts, updated in place
+        return MERGE_INTO_FIRST, "merge_counts", "check_merge_counts_properties", "changed its argument counts"
+    code = "\n".join(source_of(lab, cell) for cell in ("setup", "task1_first_heap_solution"))
+    old, new = LAB07_MISTAKES_2["sentinel-in-the-callers-parts"][1][0]  # a sentinel appended to the caller's parts
+    return code.replace(old, new), "first_heap", "check_first_heap_properties", "changed its argument parts"
+
+
+@pytest.mark.parametrize("forgery, lab", [(FORGED_THROUGH_MAIN, "03_parallel"), (FORGED_THROUGH_JSON_DUMPS, "07_heap_encoding"),
+                                          (FORGED_THROUGH_JSONS_CLASSES, "03_parallel"), (FORGED_THROUGH_BUILTINS, "03_parallel"),
+                                          (ARGUMENTS_NOT_ASKED_FOR, "07_heap_encoding")],
+                         ids=["main-is-the-loop", "json-dumps", "jsons-classes", "builtins-dict", "arguments-not-asked-for"])
+def test_a_changed_argument_reported_as_it_came_still_loses_the_task(forgery, lab):
+    """A function that changes an argument the task says to leave (lab 03's merge_counts adding into the first chunk's
+    counts, lab 07's first_heap appending a sentinel to the caller's parts) loses its task, visible and hidden, because the
+    worker sends the arguments back after the call. A cell beside it rewrote what sends them: ``import __main__`` gave
+    the worker loop's module (its ``decode`` and ``encode``, wrapped to keep a copy of each argument as it came and
+    encode that instead); ``json.dumps`` or ``json.JSONEncoder.encode`` (what the loop wrote replies with) put the
+    request's arguments in the reply; ``builtins.dict`` became a class whose ``items`` gave the copy (the wire format
+    read a dict as ``dict.items(value)``); or ``json.loads`` took ``return_args`` out of each request, and the trusted
+    side read a reply without arguments as "unchanged". Each kept the mistake's hidden points in both paths (merge_counts
+    2 of 2, first_heap 2 of 2), and ``grade --class`` flagged none of it. Safe: the notebook's namespace is ``__main__``
+    (as in a Jupyter kernel), the loop writes replies with json's C encoder and the wire format with the builtins, all
+    bound when they were loaded, before any of the learner's code; the trusted side fails a reply without the arguments
+    it asked for; and a cell that rebinds what a module holds is flagged for review (a hint: a rewrite through the loop's
+    frames or globals still could, and the review flags those reads, ``review.INTROSPECTION``)."""
+    from bpe_ref.course.trusted.review import capability_uses
+
+    code, name, grader, says = _changes_its_argument(lab)
+    message = _with_forgery(lab, code, forgery, name, grader)
+    assert message is not None and (says in message or "sent back" in message or "could not be read" in message), message
+    assert any(flag.startswith("rebinds ") for flag in capability_uses(forgery)), capability_uses(forgery)
+
+
+def test_the_notebooks_main_is_its_own_namespace_and_honest_work_keeps_its_points():
+    """What the test above rests on, and what it must not cost: ``import __main__`` in a cell is the notebook's
+    namespace (its own functions, none of the loop's), and the honest merge_counts still passes its hidden test after
+    an honest cell that imports json and builtins (reading them changes nothing)."""
+    from test_mistakes import remote, source_of
+
+    with Sandbox(Policy()) as box:
+        assert box.run_cell("import __main__\ndef mine():\n    return 1\n"
+                            "seen = (__main__.mine() , hasattr(__main__, 'decode'), hasattr(__main__, 'Worker'))", "main").ok
+        assert box.run_cell("print(seen)", "show").stdout.strip() == "(1, False, False)"
+    honest = "\n".join([source_of("03_parallel", "setup"), "import builtins\nimport json",
+                        source_of("03_parallel", "task3_merge_counts_solution")])
+    assert remote("03_parallel", honest, "merge_counts", "check_merge_counts_properties") is None

@@ -53,7 +53,15 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   folder once made the grader overwrite a file, and show another in a learner's feedback).
 - *Faking results*: only JSON comes back, rebuilt into exact builtin types; an object whose
   ``__eq__`` always says yes cannot cross. Inputs are generated, and their count kept, on the
-  trusted side: a property check that compared fewer than its minimum of inputs fails.
+  trusted side: a property check that compared fewer than its minimum of inputs fails. The
+  arguments after a call ("inputs left unchanged") are the worker's report, written beside the
+  learner's code in one interpreter: the notebook's namespace is ``__main__`` (as in a Jupyter
+  kernel, so ``import __main__`` reaches none of the worker loop), and what writes a reply (json's
+  C encoder, the wire format's builtins) is bound when the loop is loaded, before any of the
+  learner's code, so rebinding ``json.dumps``, a json class's method or ``builtins.dict`` changes
+  nothing of it; a reply without the arguments asked for fails (``tests/test_grading_redteam.py``,
+  section 19). A rewrite through the loop's own frames or globals could still forge the report:
+  the text that reaches them, and any rebinding of what a module holds, is flagged for review.
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
 - *Hanging or exhausting the machine*: a deadline per cell and per call (the worker is killed and a
   fresh worker replays the cells that ran), a budget per notebook, and rlimits on memory, CPU time
@@ -209,8 +217,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   code does would take the kernel's answer, which a notification never sees (Landlock's own denial
   log, ABI 7, is the audit subsystem's, closed to an unprivileged grader). The text of the learner's
   cells is still read for capabilities no lab needs, a hint where behaviour cannot be seen (an
-  import of the reference just fails, without an open; a hook or a patch is no system call), never a
-  finding; a docstring is not read. With Landlock ABI < 6 the worker could signal its keeper.
+  import of the reference just fails, without an open; a hook or a patch is no system call, nor is
+  rebinding what a module holds, ``json.dumps = ...``), never a finding; a docstring is not read. With Landlock ABI < 6 the worker could signal its keeper.
 - The worker can read the system's shared libraries (``/usr/lib``, which on Debian also holds the
   system Python's packages); nothing of the course is there. Disk use is capped per file
   (``RLIMIT_FSIZE``) and in total, in bytes and in entries, by a watcher of the scratch folder.

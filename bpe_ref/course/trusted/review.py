@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 
 # module -> why a lab's code never needs it
 MODULES = {
@@ -75,6 +76,20 @@ ATTRIBUTES = {
 # size it allocates); lab 09's points rest on measurements that do not read them (tests/test_grading_redteam.py, section 14).
 INTROSPECTION = {"__closure__", "cell_contents", "__globals__", "__code__", "__defaults__", "__kwdefaults__",
                  "f_locals", "f_globals", "f_back", "gi_frame", "cr_frame", "tb_frame"}
+# Rebinding what a module holds (``json.dumps = ...``, ``json.JSONEncoder.encode = ...``, ``builtins.dict = ...``,
+# ``setattr(json, ...)``) changes it for all the code of the interpreter, the grading worker's loop among it: no lab's
+# code needs it, and a notebook did it to have a changed argument reported as it came (the loop now holds what writes a
+# reply from before the learner's code runs, tests/test_grading_redteam.py, section 19). The roots: a name an import of
+# the cell binds, a module of the standard library, ``__builtins__``.
+STANDARD_MODULES = set(getattr(sys, "stdlib_module_names", ())) | {"builtins", "__builtins__"}
+
+
+def _root(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 CALLS = {"__import__": "__import__", "exec": "exec", "eval": "eval", "compile": "compile",
          "get_ipython": "IPython's shell (get_ipython)", "open": "open (files)",
          "breakpoint": "breakpoint"}
@@ -110,7 +125,28 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
                   if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                   for body in [node.body] if body and isinstance(body[0], ast.Expr)
                   and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)}
+    imported = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+    # a name the cell binds otherwise (a variable called ``token`` or ``copy``) is no module of the standard library
+    bound = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)} | {
+        node.arg for node in ast.walk(tree) if isinstance(node, ast.arg)} | {
+        node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AugAssign, ast.AnnAssign)) else node.targets if isinstance(node, ast.Delete) else []
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr")
+                and node.args):
+            name = node.args[1].value if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else "..."
+            targets = [ast.Attribute(value=node.args[0], attr=str(name))]
+        while any(isinstance(target, (ast.Tuple, ast.List, ast.Starred)) for target in targets):  # a, b = ...
+            targets = [part for target in targets for part in (
+                target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target.value] if isinstance(target, ast.Starred)
+                else [target])]
+        for target in targets:
+            root = _root(target.value) if isinstance(target, ast.Attribute) else None
+            if root is not None and (root in imported or root in STANDARD_MODULES - bound):
+                found.append(f"rebinds {ast.unparse(target.value)}.{target.attr} (what a module holds, for all the code "
+                             "of its process)")
         modules = []
         if isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]

@@ -844,11 +844,16 @@ class RemoteFunction:
                driver: Callable | None = None, return_args: bool | None = None) -> tuple[tuple, Any]:
         """``return_args=False``: the arguments are not sent back (``args`` is returned as given), for a
         call whose inputs the grader does not observe (a measured one: sending them back costs time)."""
-        reply = self.invoke_raw(args, spy, stand_ins, driver, return_args)
+        mutable = any(isinstance(arg, (dict, list, set)) for arg in args) if return_args is None else return_args
+        reply = self.invoke_raw(args, spy, stand_ins, driver, mutable)
         if not reply.get("ok"):
             raise LearnerError.from_data(reply.get("error") or {})
         try:
-            after = tuple(decode(arg) for arg in reply["args"]) if "args" in reply else args
+            # Arguments asked for come back, all of them: a reply without them is not "left unchanged" (a notebook
+            # that rewrote the worker's replies dropped them)
+            after = tuple(decode(arg) for arg in reply["args"]) if mutable else args
+            if len(after) != len(args):
+                raise ValueError(f"{len(after)} arguments sent back for {len(args)}")
             return after, decode(reply.get("result"))
         except (ValueError, TypeError, KeyError, RecursionError) as problem:
             raise LearnerError("UnreadableResult", f"what {self.name} returned could not be read: {problem}") from None
