@@ -1457,8 +1457,8 @@ def test_a_changed_argument_reported_as_it_came_still_loses_the_task(forgery, la
     encode that instead); ``json.dumps`` or ``json.JSONEncoder.encode`` (what the loop wrote replies with) put the
     request's arguments in the reply; ``builtins.dict`` became a class whose ``items`` gave the copy (the wire format
     read a dict as ``dict.items(value)``); or ``json.loads`` took ``return_args`` out of each request, and the trusted
-    side read a reply without arguments as "unchanged". Each kept the mistake's hidden points in both paths (merge_counts
-    2 of 2, first_heap 2 of 2), and ``grade --class`` flagged none of it. Safe: the notebook's namespace is ``__main__``
+    side read a reply without arguments as "unchanged". Each kept the mistake's points, visible and hidden, in both paths (merge_counts
+    2 of 2, first_heap 3 of 3), and ``grade --class`` flagged none of it. Safe: the notebook's namespace is ``__main__``
     (as in a Jupyter kernel), the loop writes replies with json's C encoder and the wire format with the builtins, all
     bound when they were loaded, before any of the learner's code; the trusted side fails a reply without the arguments
     it asked for; and a cell that rebinds what a module holds is flagged for review (a hint: a rewrite through the loop's
@@ -1484,3 +1484,37 @@ def test_the_notebooks_main_is_its_own_namespace_and_honest_work_keeps_its_point
     honest = "\n".join([source_of("03_parallel", "setup"), "import builtins\nimport json",
                         source_of("03_parallel", "task3_merge_counts_solution")])
     assert remote("03_parallel", honest, "merge_counts", "check_merge_counts_properties") is None
+
+
+# ---- 20. lab 03's worker processes, started for show while threads of the calling process count ---------------
+
+# Task 4's pool of processes started and shut down, doing nothing, and the count in a pool of threads, in the calling
+# process: the realistic mistake "threads instead of processes" with a pool for show.
+PROCESSES_FOR_SHOW = ("    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as pool:\n",
+                      "    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as show:  # for show\n"
+                      "        list(show.map(abs, range(num_workers)))\n"
+                      "    with ThreadPoolExecutor(max_workers=num_workers) as pool:\n")
+
+
+def test_worker_processes_started_for_show_while_threads_count_lose_lab_03_task_4():
+    """Lab 03's task 4 (4 hidden points) asks for the count in worker processes, and its hidden test measured from
+    outside which processes the call started (how many, by which start method, still running at its return), how many
+    chunks it asked for, and the bytes the calling *thread* read. Threads that count, in the calling process, beside a
+    pool of processes started for show (mapping ``abs``) passed all of it: 4 of 4 hidden points in both paths (the
+    threads' reads are not the calling thread's), and ``grade --class`` flagged nothing. Safe: one more call, on some
+    450 kB drawn from the secret seed, must return the file's counts while the calling process (its threads included,
+    its child processes not) spends at most half the CPU time the serial count takes on the trusted side
+    (:func:`~bpe_ref.course.checks.lab03_parallel.verify_counted_in_the_workers`): threads spend all of it and more
+    (0.12-0.14 s against 0.08-0.11 s), the taught pool a tenth to a quarter of it."""
+    from test_mistakes import remote, source_of
+
+    setup = ("import multiprocessing, os\nfrom collections import Counter\n"
+             "from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor\nfrom bpe_ref.pretokenize import count_pretokens\n"
+             + source_of("03_parallel", "task1_find_chunk_boundaries_solution") + "\n"
+             + source_of("03_parallel", "task3_merge_counts_solution") + "\n")
+    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    code = ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
+            "from chunk_counting import count_chunk\n" + setup
+            + source_of("03_parallel", "task4_count_pretokens_in_file_solution").replace(*PROCESSES_FOR_SHOW))
+    message = remote("03_parallel", code, "count_pretokens_in_file", "verify_worker_processes")
+    assert message is not None and "in the calling process" in message and "the count ran here" in message, message

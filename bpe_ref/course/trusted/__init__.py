@@ -183,9 +183,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
 - Review flags from behaviour are what can be seen from outside: the system calls the sandbox
   refused and the files it refused to open, by name and count; processes that left the session,
   files left in /dev/shm, links or special files made in the scratch folder; tampering nbgrader
-  restored. The seccomp filter sends each call it refuses (io_uring, whose queued operations no
-  filter sees; splice and its kin, whose bytes are not counted as read; a socket, and a datagram
-  ``socketpair``, as above; a new process or program where the lab
+  restored (a test or read-only cell deleted, edited, or its nbgrader metadata changed: points raised
+  on a test cell are put back from the gradebook, and flagged). The seccomp filter sends each call
+  it refuses (io_uring, whose queued operations no filter sees; splice and its kin, whose bytes are
+  not counted as read; a socket, and a datagram ``socketpair``, as above; a new process or program where the lab
   allows none, a seccomp filter of the worker's own, which could
   otherwise answer refused calls before the keeper sees them, any call of another architecture's
   table) to the keeper by seccomp user notification; the keeper counts it and answers with the
@@ -218,7 +219,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   log, ABI 7, is the audit subsystem's, closed to an unprivileged grader). The text of the learner's
   cells is still read for capabilities no lab needs, a hint where behaviour cannot be seen (an
   import of the reference just fails, without an open; a hook or a patch is no system call, nor is
-  rebinding what a module holds, ``json.dumps = ...``), never a finding; a docstring is not read. With Landlock ABI < 6 the worker could signal its keeper.
+  rebinding what a module holds, ``json.dumps = ...``), never a finding; a docstring is not read.
+  With Landlock ABI < 6 the worker could signal its keeper.
 - The worker can read the system's shared libraries (``/usr/lib``, which on Debian also holds the
   system Python's packages); nothing of the course is there. Disk use is capped per file
   (``RLIMIT_FSIZE``) and in total, in bytes and in entries, by a watcher of the scratch folder.

@@ -215,10 +215,21 @@ def _grade_id(cell: dict) -> str | None:
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
+# What nbgrader grades a protected cell by: points raised on a test cell, or a test cell made a solution cell, are put
+# back from the gradebook when autograded (the score is the gradebook's), and flagged here like an edited source.
+NBGRADER_FIELDS = ("grade", "solution", "locked", "points")
+
+
+def _plain(value: object) -> object:
+    """A metadata value as compared: a number as a float (3 and 3.0 are the same points)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+
+
 def tampering(notebook: dict, release: dict) -> list[str]:
     """What the learner did to the cells nbgrader protects, which autograde silently puts right: a
-    test or read-only cell deleted (put back), a read-only cell edited (its source restored), a test
-    cell moved (graded in the source's order anyway). One line each; none for an honest notebook."""
+    test or read-only cell deleted (put back), a read-only cell edited (its source restored), its
+    nbgrader metadata changed (points, grade, solution, locked: put back), a test cell moved (graded in
+    the source's order anyway). One line each; none for an honest notebook."""
     def protected(cell: dict) -> bool:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         return bool(meta.get("grade_id")) and (bool(meta.get("locked")) or (bool(meta.get("grade")) and not meta.get("solution")))
@@ -234,8 +245,15 @@ def tampering(notebook: dict, release: dict) -> list[str]:
         mine = submitted.get(grade_id)
         if mine is None:
             flags.append(f"deleted the {kind} cell {grade_id} (nbgrader put it back)")
-        elif _source(mine) != _source(cell):
+            continue
+        if _source(mine) != _source(cell):
             flags.append(f"edited the {kind} cell {grade_id} (its source was restored)")
+        shipped_meta, my_meta = cell["metadata"]["nbgrader"], mine.get("metadata", {}).get("nbgrader", {})
+        changed = [f"{key} {_plain(shipped_meta.get(key))!r} -> {_plain(my_meta.get(key))!r}" for key in NBGRADER_FIELDS
+                   if _plain(shipped_meta.get(key)) != _plain(my_meta.get(key))]
+        if changed:
+            flags.append(f"changed the nbgrader metadata of the {kind} cell {grade_id} ({', '.join(changed)}; nbgrader "
+                         "put it back)")
     position = {_grade_id(cell): index for index, cell in enumerate(shipped)}
     latest = -1
     for cell in notebook.get("cells", []):
