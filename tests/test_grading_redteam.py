@@ -1232,11 +1232,13 @@ def test_a_table_of_the_fixed_hidden_cases_does_not_keep_their_points():
 
 @pytest.mark.parametrize("lab, task", [("00_pretokenization", "UTF8_BYTES"), ("00_pretokenization", "SPLIT"),
                                        ("00_pretokenization", "PRETOKENIZE"), ("00_pretokenization", "COUNT_PRETOKENS"),
-                                       ("01_naive_bpe", "TRAIN")])
+                                       ("01_naive_bpe", "TRAIN"), ("06_encode_decode", "ENCODE_TEXT"),
+                                       ("10_distributed", "COUNT_RANGE")])
 def test_every_fixed_hidden_case_is_varied_by_the_seed(lab, task):
-    """What the test above rests on, for every task of labs 00 and 01 with fixed hidden cases: under a seed, the cases
-    as written are followed by a copy of each that is not a public one, and two seeds vary them differently; without
-    one (the learner's kernel) the cases are as written, once."""
+    """What the test above (and sections 22 and 23) rest on, for every task of labs 00 and 01 with fixed hidden cases,
+    lab 06's encode_text and lab 10's count_range: under a seed, the cases as written are followed by a copy of each
+    that is not a public one, and two seeds vary them differently; without one (the learner's kernel) the cases are as
+    written, once."""
     from bpe_ref.course.checks.running import built, varied
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
@@ -1518,3 +1520,239 @@ def test_worker_processes_started_for_show_while_threads_count_lose_lab_03_task_
             + source_of("03_parallel", "task4_count_pretokens_in_file_solution").replace(*PROCESSES_FOR_SHOW))
     message = remote("03_parallel", code, "count_pretokens_in_file", "verify_worker_processes")
     assert message is not None and "in the calling process" in message and "the count ran here" in message, message
+
+
+# ---- 21. the reply pipe, written on by the learner's code --------------------------------------------------------
+
+# A line of its own on the worker's reply pipe (the write end of a pipe that is not stderr, found by trying the fds),
+# with the id the trusted side gives the call: 1 for the first cell's run, then one more per request.
+FORGED_ON_THE_REPLY_PIPE = '''
+import base64, copy, json, os, stat
+
+_requests = [1]              # the requests this worker has had: this cell's run was the first (ids count from 1)
+
+
+def _wire(value):            # the wire format (public), for what merge_counts takes and returns
+    if type(value) is bytes:
+        return {"b": base64.b64encode(value).decode("ascii")}
+    if type(value) is dict:
+        return {"d": [[_wire(k), _wire(v)] for k, v in value.items()]}
+    if type(value) is list:
+        return [_wire(item) for item in value]
+    return value
+
+
+def _reply_pipe():
+    mine = os.fstat(2).st_ino
+    for fd in range(3, 64):
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISFIFO(info.st_mode) and info.st_ino != mine:
+                os.write(fd, b"")  # the write end: the read end refuses
+                return fd
+        except OSError:
+            pass
+
+
+def _forging(function):
+    def forged(*args):
+        _requests[0] += 1
+        as_sent = copy.deepcopy(args)
+        result = function(*args)
+        line = {"id": _requests[0], "ok": True, "result": _wire(result), "args": [_wire(a) for a in as_sent],
+                "stdout": "", "stderr": ""}
+        os.write(_reply_pipe(), (json.dumps(line) + "\\n").encode())  # before the worker's own reply, with its id
+        return result
+    return forged
+'''
+
+
+def test_a_reply_written_on_the_pipe_with_the_next_id_is_not_taken_for_the_worker_s():
+    """The trusted side numbered its requests 1, 2, 3... and took the first line on the reply pipe with the awaited id
+    for the reply. A function that changes its argument (lab 03's merge_counts adding into the first chunk's counts),
+    wrapped to write a reply of its own first (its result, and its arguments as they came, in the public wire format)
+    with the id a count of the worker's requests gives, kept task 3's points (2 of 2 in both paths), with no line of
+    text ``grade --class`` flags (``os.fstat``, ``os.write``). Safe: each request's id is drawn at random on the
+    trusted side, so a line the learner's code writes is never the reply, and the worker's own reply (the arguments
+    changed) is read."""
+    from test_mistakes import MERGE_INTO_FIRST, remote
+
+    message = remote("03_parallel", MERGE_INTO_FIRST + FORGED_ON_THE_REPLY_PIPE + "\nmerge_counts = _forging(merge_counts)\n",
+                     "merge_counts", "check_merge_counts_properties")
+    assert message is not None and "changed its argument counts" in message, message
+
+
+# The worker loop's two pipes replaced under it (os.dup2 onto their fds): it reads the requests this cell passes on,
+# and writes its replies to this cell, which sends them on with each call's arguments as they came.
+PIPES_REPLACED = '''
+import json, os, stat, threading
+
+def _fifos():
+    ends = {"read": [], "write": []}
+    for fd in range(3, 64):
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            continue
+        if not stat.S_ISFIFO(info.st_mode) or info.st_ino == os.fstat(2).st_ino:
+            continue
+        try:
+            os.write(fd, b"")
+            ends["write"].append(fd)
+        except OSError:
+            ends["read"].append(fd)
+    return ends
+
+_ends = _fifos()
+_request_fd, _reply_fd = _ends["read"][0], _ends["write"][0]
+_to_grader, _from_grader = os.fdopen(os.dup(_reply_fd), "w"), os.fdopen(os.dup(_request_fd), "r")
+_loop_reads, _to_loop = os.pipe()
+_from_loop, _loop_writes = os.pipe()
+os.dup2(_loop_reads, _request_fd)    # the worker loop now reads what this cell passes on, and writes to it
+os.dup2(_loop_writes, _reply_fd)
+_as_sent = {}
+
+def _requests():
+    with os.fdopen(_to_loop, "w") as loop:
+        for line in _from_grader:
+            request = json.loads(line)
+            _as_sent[request.get("id")] = request.get("args")
+            loop.write(line)
+            loop.flush()
+
+def _replies():
+    with os.fdopen(_from_loop, "r") as loop:
+        for line in loop:
+            reply = json.loads(line)
+            if "args" in reply and reply.get("id") in _as_sent:
+                reply["args"] = _as_sent[reply["id"]]    # the arguments as they came, whatever the call did
+            _to_grader.write(json.dumps(reply) + "\\n")
+            _to_grader.flush()
+
+threading.Thread(target=_requests, daemon=True).start()
+threading.Thread(target=_replies, daemon=True).start()
+'''
+
+PIPES_REPLACED_LIMIT = ("What stays open: code that replaces the worker loop's own pipes under it (os.dup2 of pipes of its "
+                        "own onto their fds) reads every request, ids included, and rewrites every reply; closing it takes the "
+                        "seccomp filter refusing dup2, dup3, close and close_range on those two fds (with lab 03's spawned "
+                        "processes, which close every fd they do not keep, in mind)")
+
+
+@pytest.mark.xfail(strict=True, reason=PIPES_REPLACED_LIMIT)
+def test_a_worker_whose_pipes_are_replaced_under_it_cannot_report_arguments_as_they_came():
+    """The open end of the test above: a cell that puts pipes of its own in place of the worker loop's (no flagged
+    text: ``os.dup2``, ``os.pipe``, threads) relays the requests and rewrites the replies' arguments, and merge_counts
+    that adds into its input passes its hidden test. """ + PIPES_REPLACED_LIMIT + "."
+    from test_mistakes import MERGE_INTO_FIRST, remote
+
+    message = remote("03_parallel", MERGE_INTO_FIRST + PIPES_REPLACED, "merge_counts", "check_merge_counts_properties")
+    assert message is not None and "changed its argument counts" in message, message
+
+
+# ---- 22. lab 10's fixed hidden ranges, in the graders' source the learner has --------------------------------------
+
+def _range_table() -> str:
+    """A table, built at home, of the counts of lab 10's two fixed hidden ranges (``HIDDEN_RANGE_CASES``, public), keyed
+    by the range's bytes and the special tokens, in front of a map that decodes its range through a text wrapper (which
+    translates \\r\\n): the mistake those cases are there to catch."""
+    from test_mistakes import LAB10_ROUND2, source_of
+
+    from bpe_ref.course.checks.running import built
+    from bpe_ref.pretokenize import count_pretokens
+
+    graders = importlib.import_module("bpe_ref.course.checks.lab10_distributed")
+    table = {}
+    for case in built(graders.HIDDEN_RANGE_CASES):
+        file, start, end, special_tokens = case.args
+        table[file.data[start:end], tuple(special_tokens)] = count_pretokens(file.data[start:end].decode(), special_tokens)
+    cell, old, new, _ = LAB10_ROUND2["range-through-a-text-wrapper"]
+    return source_of("10_distributed", "setup") + "\n" + source_of("10_distributed", cell).replace(old, new) + f'''
+_TABLE = {table!r}
+_mistaken = count_range
+
+
+def count_range(path, start, end, special_tokens):
+    with open(path, "rb") as file:
+        file.seek(start)
+        key = (file.read(end - start), tuple(special_tokens))
+    if key in _TABLE:  # a fixed hidden case of the graders (public), answered at home
+        return dict(_TABLE[key])
+    return _mistaken(path, start, end, special_tokens)
+'''
+
+
+def test_a_table_of_lab_10s_fixed_hidden_ranges_does_not_keep_their_points():
+    """Lab 10's task 1 has two fixed hidden ranges, because the generated files seldom hold what they do: Windows line
+    ends and blank lines (a range decoded through a text wrapper translates \\r\\n; one counted line by line cuts
+    "\\n\\n"), and <|endoftext|> in a range whose special tokens are none. They are in the graders' source and were
+    graded as they are: a map through a text wrapper, with a table of the two ranges' counts keyed by their bytes, kept
+    task 1's hidden points (2 of 2 in both paths; so did one that takes <|endoftext|> as a special token by default).
+    Safe: when graded, each is graded again with a line of drawn words before and after it
+    (:func:`~bpe_ref.course.checks.lab10_distributed.around_range`), which keeps what it catches and misses the table."""
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261129):
+        message = remote("10_distributed", _range_table(), "count_range", "check_count_range_properties")
+    assert message is not None and "\\r\\n" in message, message
+
+
+# ---- 23. the fixed hidden cases of labs 06 to 08, answered from a table beside the mistake they catch ---------------
+
+def _answered_from_a_table(lab: str, graded, mistake: str) -> str:
+    """The notebook's code up to ``graded``'s task, with the learner's ``mistake`` (of tests/test_mistakes.py's second
+    round) in its function, and a table of the reference's answers to its fixed hidden cases (public, in the graders'
+    source), built at home and keyed by a digest of the whole arguments, in front of it."""
+    import hashlib
+
+    from test_mistakes import SECOND_ROUND, source_of
+
+    from bpe_ref.course.checks.running import built
+    from bpe_ref.course.notebooks import read_notebook_json, source_notebook
+
+    cell, changes, _ = SECOND_ROUND[lab, mistake]
+    table = {hashlib.sha256(repr(case.args).encode()).hexdigest(): graded.reference(*case.args)
+             for case in built(graded.hidden_cases)}
+    cells = [c["id"] for c in read_notebook_json(source_notebook(lab))["cells"]
+             if c["cell_type"] == "code" and (c["id"] == "setup" or c["id"].endswith("_solution"))]
+    code = "\n".join(source_of(lab, c) for c in cells[: cells.index(cell) + 1])
+    for old, new in changes:
+        code = code.replace(old, new, 1)
+    name = graded.task.name
+    return code + f'''
+import hashlib as _hashlib
+
+_TABLE = {table!r}
+_mistaken = {name}
+
+
+def {name}(*args):
+    key = _hashlib.sha256(repr(args).encode()).hexdigest()
+    return _TABLE[key] if key in _TABLE else _mistaken(*args)  # a fixed hidden case answered at home
+'''
+
+
+@pytest.mark.parametrize("lab, task, mistake", [("06_encode_decode", "ENCODE_TEXT", "text-normalized"),
+                                                ("07_heap_encoding", "HEAP_ENCODE", "parts-of-characters"),
+                                                ("08_linear_encoding", "COMPATIBLE", "both-valid-and-no-merge")])
+def test_a_table_of_the_fixed_hidden_cases_of_labs_06_to_08_keeps_no_hidden_points(lab, task, mistake):
+    """Labs 06, 07 and 08 have fixed hidden cases, each there for a mistake of the second learner round that once kept
+    its hidden points, and they were graded as they are. Lab 06's encoder that normalizes the text (NFC) first, with a
+    table of task 3's fixed hidden cases' answers, kept task 3's 3 hidden points in both paths (0 without the table,
+    under every seed tried): only the fixed case of characters that normalization changes catches it. Safe: each is
+    graded again between two words drawn from the seed and the text
+    (:func:`~bpe_ref.course.checks.lab06_encode_decode.around_text`), which keeps what it catches and misses the table.
+    Labs 07 (heap_encode from the pretoken's characters) and 08 (compatible when both tokens are valid and the pair no
+    merge) have no vary: their mistakes fail the inputs generated from the seed too, table or not; kept so that it
+    stays so (a fixed case that alone catches a mistake needs a ``hidden_vary``)."""
+    from test_mistakes import SECOND_ROUND, remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    graded = getattr(importlib.import_module(f"bpe_ref.course.checks.lab{lab}"), task)
+    with hidden_seed(20261129):
+        message = remote(lab, _answered_from_a_table(lab, graded, mistake), graded.task.name,
+                         f"check_{graded.task.name}_properties")
+    assert message is not None and SECOND_ROUND[lab, mistake][2] in message, message

@@ -60,8 +60,13 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   C encoder, the wire format's builtins) is bound when the loop is loaded, before any of the
   learner's code, so rebinding ``json.dumps``, a json class's method or ``builtins.dict`` changes
   nothing of it; a reply without the arguments asked for fails (``tests/test_grading_redteam.py``,
-  section 19). A rewrite through the loop's own frames or globals could still forge the report:
-  the text that reaches them, and any rebinding of what a module holds, is flagged for review.
+  section 19). Each request's id is drawn at random on the trusted side, so a line the learner's code
+  writes on the reply pipe is never taken for the reply (section 21). A rewrite through the loop's own
+  frames or globals could still forge the report: the text that reaches them, and any rebinding of
+  what a module holds, is flagged for review. Not closed: code that replaces the loop's pipes under it
+  (``os.dup2`` onto their fds) relays the requests and rewrites every reply, with no text flagged
+  (section 21's strict xfail; closing it takes the seccomp filter refusing dup2, dup3, close and
+  close_range on those fds).
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
 - *Hanging or exhausting the machine*: a deadline per cell and per call (the worker is killed and a
   fresh worker replays the cells that ran), a budget per notebook, and rlimits on memory, CPU time

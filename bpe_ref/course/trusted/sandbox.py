@@ -22,6 +22,7 @@ import itertools
 import json
 import os
 import queue
+import secrets
 import shutil
 import signal
 import stat
@@ -348,7 +349,7 @@ class Sandbox:
         self.scratch: Path | None = None
         self._replies: queue.Queue = queue.Queue(maxsize=MAX_QUEUED_LINES)
         self._reading = threading.Event()
-        self._next_id = 0
+        self._request_id = 0
         # Functions whose call timed out or killed the worker: not called again in this notebook,
         # so one infinite loop costs one time limit, not one per check that uses the function.
         self.stopped_functions: dict[str, str] = {}
@@ -748,13 +749,15 @@ class Sandbox:
             if left <= 0:
                 raise GradingStopped(f"{what}: not run, the time for grading this notebook is spent")
             timeout = min(timeout, left)
-        self._next_id += 1
-        message = {**message, "id": self._next_id}
+        # An id the worker cannot guess: a line the learner's code writes on the reply pipe (found by trying its fds)
+        # with the next id of a count was taken for the reply, arguments "as they came" and all (redteam section 21).
+        self._request_id = secrets.randbits(62)
+        message = {**message, "id": self._request_id}
         deadline = time.monotonic() + timeout
         pid = self.worker_pid
         start = cpu_seconds(pid, children=False) if cpu_limit is not None and pid is not None else None
         self._send((json.dumps(message) + "\n").encode("utf-8"), deadline, timeout, what)
-        return self._receive(self._next_id, max(0.0, deadline - time.monotonic()), what, budget=timeout,
+        return self._receive(self._request_id, max(0.0, deadline - time.monotonic()), what, budget=timeout,
                              cpu_limit=None if start is None else (pid, start, cpu_limit))
 
     def _send(self, data: bytes, deadline: float, timeout: float, what: str) -> None:
