@@ -957,6 +957,9 @@ def test_grade_class_flags_the_tampering_nbgrader_restored(batch):
     flags = " | ".join(tampered.review)
     assert re.search(r"deleted the test cell \w+ \(nbgrader put it back\)", flags), flags
     assert re.search(r"edited the read-only cell \w+ \(its source was restored\)", flags), flags
+    # points raised in a test cell's metadata: put back from the gradebook (the score is the lab's), and said
+    assert re.search(r"changed the nbgrader metadata of the test cell \w+ \(points [0-9.]+ -> [0-9.]+; nbgrader put it back\)",
+                     flags), flags
     assert re.search(r"^tampers .* graded; NEEDS REVIEW$", summary, re.M), summary
 
 
@@ -995,7 +998,7 @@ def train(pretoken_counts, num_merges):
 LAB05_SCAN_WITH_FORGED_COUNT = '''\
 import sys
 
-_worker = sys.modules["__main__"]  # the grading worker runs as a script: its module is __main__
+_worker = sys.modules["__main__"]  # the worker loop's module once (the notebook's now: redteam section 19)
 _reported = {}
 
 

@@ -190,7 +190,7 @@ def test_a_reply_far_larger_than_any_lab_needs_is_refused_unread():
 FORGED_SPY = '''
 import sys
 
-_worker = sys.modules["__main__"]     # the worker runs as a script: its module is __main__
+_worker = sys.modules["__main__"]     # the worker loop's module then (the notebook's now: section 19)
 _watched = {}
 
 def _not_watching(function, calls):   # replaces the worker's _spy: keep the list, wrap nothing
@@ -1232,11 +1232,13 @@ def test_a_table_of_the_fixed_hidden_cases_does_not_keep_their_points():
 
 @pytest.mark.parametrize("lab, task", [("00_pretokenization", "UTF8_BYTES"), ("00_pretokenization", "SPLIT"),
                                        ("00_pretokenization", "PRETOKENIZE"), ("00_pretokenization", "COUNT_PRETOKENS"),
-                                       ("01_naive_bpe", "TRAIN")])
+                                       ("01_naive_bpe", "TRAIN"), ("06_encode_decode", "ENCODE_TEXT"),
+                                       ("10_distributed", "COUNT_RANGE")])
 def test_every_fixed_hidden_case_is_varied_by_the_seed(lab, task):
-    """What the test above rests on, for every task of labs 00 and 01 with fixed hidden cases: under a seed, the cases
-    as written are followed by a copy of each that is not a public one, and two seeds vary them differently; without
-    one (the learner's kernel) the cases are as written, once."""
+    """What the test above (and sections 22 and 23) rest on, for every task of labs 00 and 01 with fixed hidden cases,
+    lab 06's encode_text and lab 10's count_range: under a seed, the cases as written are followed by a copy of each
+    that is not a public one, and two seeds vary them differently; without one (the learner's kernel) the cases are as
+    written, once."""
     from bpe_ref.course.checks.running import built, varied
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
@@ -1291,3 +1293,466 @@ def test_a_scanning_trainer_over_the_words_of_the_hot_pairs_loses_lab_04_task_3(
 
     code = source_of("04_inverted_index", "setup") + "\n" + HOT_WORDS_V2
     assert remote("04_inverted_index", code, "train", "verify_merge_cost") is not None
+
+
+# ---- 19. the worker's report of a call's arguments, rewritten by the code it runs beside -------------------------
+#
+# "Inputs left unchanged" (Task.unchanged: lab 03's merge_counts, lab 07's first_heap and merge_all, lab 02's trainer,
+# lab 10's plan_ranges and tree_reduce, labs 00, 01 and 09) is the worker's report of the arguments after the call. The
+# learner's code runs in the worker's interpreter, which held what writes that report where the code could rebind it.
+
+FORGED_THROUGH_MAIN = '''
+import copy
+import __main__ as _loop     # were __main__ the worker loop's module: its decode and encode
+
+_decode, _encode = _loop.decode, _loop.encode
+_as_sent = {}                # id -> [the argument, a copy as it came, how often encoded since]
+
+def _keeping(data, depth=0):
+    value = _decode(data, depth)
+    if depth == 0:
+        _as_sent[id(value)] = [value, copy.deepcopy(value), 0]
+    return value
+
+def _reporting(value, depth=0):
+    kept = _as_sent.get(id(value))
+    if kept is not None and kept[0] is value:
+        kept[2] += 1
+        if kept[2] > 1 or kept[1] != value:   # encoded as an argument (a result comes first): as it came
+            value = kept[1]
+    return _encode(value, depth)
+
+_loop.decode, _loop.encode = _keeping, _reporting
+'''
+
+FORGED_THROUGH_JSON_DUMPS = '''
+import json
+
+_loads, _dumps = json.loads, json.dumps
+_as_sent = []                # the last call's arguments, as the request carried them
+
+def _reading(text, *args, **kwargs):
+    request = _loads(text, *args, **kwargs)
+    if isinstance(request, dict) and "args" in request:
+        _as_sent[:] = [request["args"]]
+    return request
+
+def _writing(reply, *args, **kwargs):
+    if isinstance(reply, dict) and "args" in reply and _as_sent:
+        reply = {**reply, "args": _as_sent[0]}   # the arguments as they came, whatever the call did to them
+    return _dumps(reply, *args, **kwargs)
+
+json.loads, json.dumps = _reading, _writing
+'''
+
+FORGED_THROUGH_JSONS_CLASSES = '''
+import json
+
+_decode, _encode = json.JSONDecoder.decode, json.JSONEncoder.encode
+_as_sent = []
+
+def _reading(self, text, *args, **kwargs):
+    request = _decode(self, text, *args, **kwargs)
+    if isinstance(request, dict) and "args" in request:
+        _as_sent[:] = [request["args"]]
+    return request
+
+def _writing(self, reply):
+    if isinstance(reply, dict) and "args" in reply and _as_sent:
+        reply = {**reply, "args": _as_sent[0]}
+    return _encode(self, reply)
+
+# what json.loads and json.dumps call, through their default decoder and encoder
+json.JSONDecoder.decode, json.JSONEncoder.encode = _reading, _writing
+'''
+
+FORGED_THROUGH_BUILTINS = '''
+import builtins
+import copy
+
+_dict, _id = dict, id
+_as_sent = {}                # id -> [the argument, a copy as it came, how often read since]
+
+class _Kind(type):
+    def __instancecheck__(cls, value):
+        return type.__instancecheck__(_dict, value)
+
+class _Dict(_dict, metaclass=_Kind):   # the wire format reads a dict as dict.items(value): here, the copy kept
+    @staticmethod
+    def items(value):
+        kept = _as_sent.get(_id(value))
+        if kept is not None and kept[0] is value:
+            kept[2] += 1
+            if kept[2] > 1:            # read as an argument (the result comes first): as it came
+                return _dict.items(kept[1])
+        return _dict.items(value)
+
+def _keeping(function):
+    def kept(*args):
+        _as_sent.clear()
+        for arg in args:
+            for value in (arg, *(arg if type(arg) is list else ())):
+                _as_sent[_id(value)] = [value, copy.deepcopy(value), 0]
+        result = function(*args)
+        builtins.dict = _Dict    # from here until the loop checks that the next request names a function
+        return result
+    return kept
+
+def _callable(value, _callable=callable):
+    builtins.dict = _dict
+    return _callable(value)
+
+builtins.callable = _callable
+'''
+
+ARGUMENTS_NOT_ASKED_FOR = '''
+import json
+
+_loads = json.loads
+
+def _reading(text, *args, **kwargs):
+    request = _loads(text, *args, **kwargs)
+    if isinstance(request, dict):
+        request["return_args"] = False   # the worker sends no arguments back: "as they were", were the reply believed
+    return request
+
+json.loads = _reading
+'''
+
+
+def _with_forgery(lab: str, mistake: str, forgery: str, name: str, grader: str) -> str | None:
+    """The hidden test of ``name`` (a function that changes an argument it must leave), graded in a worker of the lab
+    after a cell of ``forgery`` ran (its cell may fail): the failure message, or ``None``."""
+    from bpe_ref.course.trusted.autograde import lab_policy, load_graders
+
+    graders = load_graders(lab)
+    with Sandbox(lab_policy(graders, Policy())) as box:
+        assert box.run_cell(mistake, "mistake").ok
+        box.run_cell(forgery + (f"\n{name} = _keeping({name})\n" if "_keeping" in forgery else ""), "forgery")
+        try:
+            getattr(graders, grader)(RemoteFunction(box, name))
+        except AssertionError as failed:
+            return str(failed)
+    return None
+
+
+def _changes_its_argument(lab: str) -> tuple[str, str, str, str]:
+    """``(code, function, hidden grader, what the failure says)`` of a learner's mistake that changes an argument."""
+    from test_mistakes import LAB07_MISTAKES_2, MERGE_INTO_FIRST, source_of
+
+    if lab == "03_parallel":  # the first chunk's counts, updated in place
+        return MERGE_INTO_FIRST, "merge_counts", "check_merge_counts_properties", "changed its argument counts"
+    code = "\n".join(source_of(lab, cell) for cell in ("setup", "task1_first_heap_solution"))
+    old, new = LAB07_MISTAKES_2["sentinel-in-the-callers-parts"][1][0]  # a sentinel appended to the caller's parts
+    return code.replace(old, new), "first_heap", "check_first_heap_properties", "changed its argument parts"
+
+
+@pytest.mark.parametrize("forgery, lab", [(FORGED_THROUGH_MAIN, "03_parallel"), (FORGED_THROUGH_JSON_DUMPS, "07_heap_encoding"),
+                                          (FORGED_THROUGH_JSONS_CLASSES, "03_parallel"), (FORGED_THROUGH_BUILTINS, "03_parallel"),
+                                          (ARGUMENTS_NOT_ASKED_FOR, "07_heap_encoding")],
+                         ids=["main-is-the-loop", "json-dumps", "jsons-classes", "builtins-dict", "arguments-not-asked-for"])
+def test_a_changed_argument_reported_as_it_came_still_loses_the_task(forgery, lab):
+    """A function that changes an argument the task says to leave (lab 03's merge_counts adding into the first chunk's
+    counts, lab 07's first_heap appending a sentinel to the caller's parts) loses its task, visible and hidden, because the
+    worker sends the arguments back after the call. A cell beside it rewrote what sends them: ``import __main__`` gave
+    the worker loop's module (its ``decode`` and ``encode``, wrapped to keep a copy of each argument as it came and
+    encode that instead); ``json.dumps`` or ``json.JSONEncoder.encode`` (what the loop wrote replies with) put the
+    request's arguments in the reply; ``builtins.dict`` became a class whose ``items`` gave the copy (the wire format
+    read a dict as ``dict.items(value)``); or ``json.loads`` took ``return_args`` out of each request, and the trusted
+    side read a reply without arguments as "unchanged". Each kept the mistake's points, visible and hidden, in both paths (merge_counts
+    2 of 2, first_heap 3 of 3), and ``grade --class`` flagged none of it. Safe: the notebook's namespace is ``__main__``
+    (as in a Jupyter kernel), the loop writes replies with json's C encoder and the wire format with the builtins, all
+    bound when they were loaded, before any of the learner's code; the trusted side fails a reply without the arguments
+    it asked for; and a cell that rebinds what a module holds is flagged for review (a hint: a rewrite through the loop's
+    frames or globals still could, and the review flags those reads, ``review.INTROSPECTION``)."""
+    from bpe_ref.course.trusted.review import capability_uses
+
+    code, name, grader, says = _changes_its_argument(lab)
+    message = _with_forgery(lab, code, forgery, name, grader)
+    assert message is not None and (says in message or "sent back" in message or "could not be read" in message), message
+    assert any(flag.startswith("rebinds ") for flag in capability_uses(forgery)), capability_uses(forgery)
+
+
+def test_the_notebooks_main_is_its_own_namespace_and_honest_work_keeps_its_points():
+    """What the test above rests on, and what it must not cost: ``import __main__`` in a cell is the notebook's
+    namespace (its own functions, none of the loop's), and the honest merge_counts still passes its hidden test after
+    an honest cell that imports json and builtins (reading them changes nothing)."""
+    from test_mistakes import remote, source_of
+
+    with Sandbox(Policy()) as box:
+        assert box.run_cell("import __main__\ndef mine():\n    return 1\n"
+                            "seen = (__main__.mine() , hasattr(__main__, 'decode'), hasattr(__main__, 'Worker'))", "main").ok
+        assert box.run_cell("print(seen)", "show").stdout.strip() == "(1, False, False)"
+    honest = "\n".join([source_of("03_parallel", "setup"), "import builtins\nimport json",
+                        source_of("03_parallel", "task3_merge_counts_solution")])
+    assert remote("03_parallel", honest, "merge_counts", "check_merge_counts_properties") is None
+
+
+# ---- 20. lab 03's worker processes, started for show while threads of the calling process count ---------------
+
+# Task 4's pool of processes started and shut down, doing nothing, and the count in a pool of threads, in the calling
+# process: the realistic mistake "threads instead of processes" with a pool for show.
+PROCESSES_FOR_SHOW = ("    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as pool:\n",
+                      "    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as show:  # for show\n"
+                      "        list(show.map(abs, range(num_workers)))\n"
+                      "    with ThreadPoolExecutor(max_workers=num_workers) as pool:\n")
+
+
+def test_worker_processes_started_for_show_while_threads_count_lose_lab_03_task_4():
+    """Lab 03's task 4 (4 hidden points) asks for the count in worker processes, and its hidden test measured from
+    outside which processes the call started (how many, by which start method, still running at its return), how many
+    chunks it asked for, and the bytes the calling *thread* read. Threads that count, in the calling process, beside a
+    pool of processes started for show (mapping ``abs``) passed all of it: 4 of 4 hidden points in both paths (the
+    threads' reads are not the calling thread's), and ``grade --class`` flagged nothing. Safe: one more call, on some
+    450 kB drawn from the secret seed, must return the file's counts while the calling process (its threads included,
+    its child processes not) spends at most half the CPU time the serial count takes on the trusted side
+    (:func:`~bpe_ref.course.checks.lab03_parallel.verify_counted_in_the_workers`): threads spend all of it and more
+    (0.12-0.14 s against 0.08-0.11 s), the taught pool a tenth to a quarter of it."""
+    from test_mistakes import remote, source_of
+
+    setup = ("import multiprocessing, os\nfrom collections import Counter\n"
+             "from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor\nfrom bpe_ref.pretokenize import count_pretokens\n"
+             + source_of("03_parallel", "task1_find_chunk_boundaries_solution") + "\n"
+             + source_of("03_parallel", "task3_merge_counts_solution") + "\n")
+    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    code = ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
+            "from chunk_counting import count_chunk\n" + setup
+            + source_of("03_parallel", "task4_count_pretokens_in_file_solution").replace(*PROCESSES_FOR_SHOW))
+    message = remote("03_parallel", code, "count_pretokens_in_file", "verify_worker_processes")
+    assert message is not None and "in the calling process" in message and "the count ran here" in message, message
+
+
+# ---- 21. the reply pipe, written on by the learner's code --------------------------------------------------------
+
+# A line of its own on the worker's reply pipe (the write end of a pipe that is not stderr, found by trying the fds),
+# with the id the trusted side gives the call: 1 for the first cell's run, then one more per request.
+FORGED_ON_THE_REPLY_PIPE = '''
+import base64, copy, json, os, stat
+
+_requests = [1]              # the requests this worker has had: this cell's run was the first (ids count from 1)
+
+
+def _wire(value):            # the wire format (public), for what merge_counts takes and returns
+    if type(value) is bytes:
+        return {"b": base64.b64encode(value).decode("ascii")}
+    if type(value) is dict:
+        return {"d": [[_wire(k), _wire(v)] for k, v in value.items()]}
+    if type(value) is list:
+        return [_wire(item) for item in value]
+    return value
+
+
+def _reply_pipe():
+    mine = os.fstat(2).st_ino
+    for fd in range(3, 64):
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISFIFO(info.st_mode) and info.st_ino != mine:
+                os.write(fd, b"")  # the write end: the read end refuses
+                return fd
+        except OSError:
+            pass
+
+
+def _forging(function):
+    def forged(*args):
+        _requests[0] += 1
+        as_sent = copy.deepcopy(args)
+        result = function(*args)
+        line = {"id": _requests[0], "ok": True, "result": _wire(result), "args": [_wire(a) for a in as_sent],
+                "stdout": "", "stderr": ""}
+        os.write(_reply_pipe(), (json.dumps(line) + "\\n").encode())  # before the worker's own reply, with its id
+        return result
+    return forged
+'''
+
+
+def test_a_reply_written_on_the_pipe_with_the_next_id_is_not_taken_for_the_worker_s():
+    """The trusted side numbered its requests 1, 2, 3... and took the first line on the reply pipe with the awaited id
+    for the reply. A function that changes its argument (lab 03's merge_counts adding into the first chunk's counts),
+    wrapped to write a reply of its own first (its result, and its arguments as they came, in the public wire format)
+    with the id a count of the worker's requests gives, kept task 3's points (2 of 2 in both paths), with no line of
+    text ``grade --class`` flags (``os.fstat``, ``os.write``). Safe: each request's id is drawn at random on the
+    trusted side, so a line the learner's code writes is never the reply, and the worker's own reply (the arguments
+    changed) is read."""
+    from test_mistakes import MERGE_INTO_FIRST, remote
+
+    message = remote("03_parallel", MERGE_INTO_FIRST + FORGED_ON_THE_REPLY_PIPE + "\nmerge_counts = _forging(merge_counts)\n",
+                     "merge_counts", "check_merge_counts_properties")
+    assert message is not None and "changed its argument counts" in message, message
+
+
+# The worker loop's two pipes replaced under it (os.dup2 onto their fds): it reads the requests this cell passes on,
+# and writes its replies to this cell, which sends them on with each call's arguments as they came.
+PIPES_REPLACED = '''
+import json, os, stat, threading
+
+def _fifos():
+    ends = {"read": [], "write": []}
+    for fd in range(3, 64):
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            continue
+        if not stat.S_ISFIFO(info.st_mode) or info.st_ino == os.fstat(2).st_ino:
+            continue
+        try:
+            os.write(fd, b"")
+            ends["write"].append(fd)
+        except OSError:
+            ends["read"].append(fd)
+    return ends
+
+_ends = _fifos()
+_request_fd, _reply_fd = _ends["read"][0], _ends["write"][0]
+_to_grader, _from_grader = os.fdopen(os.dup(_reply_fd), "w"), os.fdopen(os.dup(_request_fd), "r")
+_loop_reads, _to_loop = os.pipe()
+_from_loop, _loop_writes = os.pipe()
+os.dup2(_loop_reads, _request_fd)    # the worker loop now reads what this cell passes on, and writes to it
+os.dup2(_loop_writes, _reply_fd)
+_as_sent = {}
+
+def _requests():
+    with os.fdopen(_to_loop, "w") as loop:
+        for line in _from_grader:
+            request = json.loads(line)
+            _as_sent[request.get("id")] = request.get("args")
+            loop.write(line)
+            loop.flush()
+
+def _replies():
+    with os.fdopen(_from_loop, "r") as loop:
+        for line in loop:
+            reply = json.loads(line)
+            if "args" in reply and reply.get("id") in _as_sent:
+                reply["args"] = _as_sent[reply["id"]]    # the arguments as they came, whatever the call did
+            _to_grader.write(json.dumps(reply) + "\\n")
+            _to_grader.flush()
+
+threading.Thread(target=_requests, daemon=True).start()
+threading.Thread(target=_replies, daemon=True).start()
+'''
+
+PIPES_REPLACED_LIMIT = ("What stays open: code that replaces the worker loop's own pipes under it (os.dup2 of pipes of its "
+                        "own onto their fds) reads every request, ids included, and rewrites every reply; closing it takes the "
+                        "seccomp filter refusing dup2, dup3, close and close_range on those two fds (with lab 03's spawned "
+                        "processes, which close every fd they do not keep, in mind)")
+
+
+@pytest.mark.xfail(strict=True, reason=PIPES_REPLACED_LIMIT)
+def test_a_worker_whose_pipes_are_replaced_under_it_cannot_report_arguments_as_they_came():
+    """The open end of the test above: a cell that puts pipes of its own in place of the worker loop's (no flagged
+    text: ``os.dup2``, ``os.pipe``, threads) relays the requests and rewrites the replies' arguments, and merge_counts
+    that adds into its input passes its hidden test. """ + PIPES_REPLACED_LIMIT + "."
+    from test_mistakes import MERGE_INTO_FIRST, remote
+
+    message = remote("03_parallel", MERGE_INTO_FIRST + PIPES_REPLACED, "merge_counts", "check_merge_counts_properties")
+    assert message is not None and "changed its argument counts" in message, message
+
+
+# ---- 22. lab 10's fixed hidden ranges, in the graders' source the learner has --------------------------------------
+
+def _range_table() -> str:
+    """A table, built at home, of the counts of lab 10's two fixed hidden ranges (``HIDDEN_RANGE_CASES``, public), keyed
+    by the range's bytes and the special tokens, in front of a map that decodes its range through a text wrapper (which
+    translates \\r\\n): the mistake those cases are there to catch."""
+    from test_mistakes import LAB10_ROUND2, source_of
+
+    from bpe_ref.course.checks.running import built
+    from bpe_ref.pretokenize import count_pretokens
+
+    graders = importlib.import_module("bpe_ref.course.checks.lab10_distributed")
+    table = {}
+    for case in built(graders.HIDDEN_RANGE_CASES):
+        file, start, end, special_tokens = case.args
+        table[file.data[start:end], tuple(special_tokens)] = count_pretokens(file.data[start:end].decode(), special_tokens)
+    cell, old, new, _ = LAB10_ROUND2["range-through-a-text-wrapper"]
+    return source_of("10_distributed", "setup") + "\n" + source_of("10_distributed", cell).replace(old, new) + f'''
+_TABLE = {table!r}
+_mistaken = count_range
+
+
+def count_range(path, start, end, special_tokens):
+    with open(path, "rb") as file:
+        file.seek(start)
+        key = (file.read(end - start), tuple(special_tokens))
+    if key in _TABLE:  # a fixed hidden case of the graders (public), answered at home
+        return dict(_TABLE[key])
+    return _mistaken(path, start, end, special_tokens)
+'''
+
+
+def test_a_table_of_lab_10s_fixed_hidden_ranges_does_not_keep_their_points():
+    """Lab 10's task 1 has two fixed hidden ranges, because the generated files seldom hold what they do: Windows line
+    ends and blank lines (a range decoded through a text wrapper translates \\r\\n; one counted line by line cuts
+    "\\n\\n"), and <|endoftext|> in a range whose special tokens are none. They are in the graders' source and were
+    graded as they are: a map through a text wrapper, with a table of the two ranges' counts keyed by their bytes, kept
+    task 1's hidden points (2 of 2 in both paths; so did one that takes <|endoftext|> as a special token by default).
+    Safe: when graded, each is graded again with a line of drawn words before and after it
+    (:func:`~bpe_ref.course.checks.lab10_distributed.around_range`), which keeps what it catches and misses the table."""
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261129):
+        message = remote("10_distributed", _range_table(), "count_range", "check_count_range_properties")
+    assert message is not None and "\\r\\n" in message, message
+
+
+# ---- 23. the fixed hidden cases of labs 06 to 08, answered from a table beside the mistake they catch ---------------
+
+def _answered_from_a_table(lab: str, graded, mistake: str) -> str:
+    """The notebook's code up to ``graded``'s task, with the learner's ``mistake`` (of tests/test_mistakes.py's second
+    round) in its function, and a table of the reference's answers to its fixed hidden cases (public, in the graders'
+    source), built at home and keyed by a digest of the whole arguments, in front of it."""
+    import hashlib
+
+    from test_mistakes import SECOND_ROUND, source_of
+
+    from bpe_ref.course.checks.running import built
+    from bpe_ref.course.notebooks import read_notebook_json, source_notebook
+
+    cell, changes, _ = SECOND_ROUND[lab, mistake]
+    table = {hashlib.sha256(repr(case.args).encode()).hexdigest(): graded.reference(*case.args)
+             for case in built(graded.hidden_cases)}
+    cells = [c["id"] for c in read_notebook_json(source_notebook(lab))["cells"]
+             if c["cell_type"] == "code" and (c["id"] == "setup" or c["id"].endswith("_solution"))]
+    code = "\n".join(source_of(lab, c) for c in cells[: cells.index(cell) + 1])
+    for old, new in changes:
+        code = code.replace(old, new, 1)
+    name = graded.task.name
+    return code + f'''
+import hashlib as _hashlib
+
+_TABLE = {table!r}
+_mistaken = {name}
+
+
+def {name}(*args):
+    key = _hashlib.sha256(repr(args).encode()).hexdigest()
+    return _TABLE[key] if key in _TABLE else _mistaken(*args)  # a fixed hidden case answered at home
+'''
+
+
+@pytest.mark.parametrize("lab, task, mistake", [("06_encode_decode", "ENCODE_TEXT", "text-normalized"),
+                                                ("07_heap_encoding", "HEAP_ENCODE", "parts-of-characters"),
+                                                ("08_linear_encoding", "COMPATIBLE", "both-valid-and-no-merge")])
+def test_a_table_of_the_fixed_hidden_cases_of_labs_06_to_08_keeps_no_hidden_points(lab, task, mistake):
+    """Labs 06, 07 and 08 have fixed hidden cases, each there for a mistake of the second learner round that once kept
+    its hidden points, and they were graded as they are. Lab 06's encoder that normalizes the text (NFC) first, with a
+    table of task 3's fixed hidden cases' answers, kept task 3's 3 hidden points in both paths (0 without the table,
+    under every seed tried): only the fixed case of characters that normalization changes catches it. Safe: each is
+    graded again between two words drawn from the seed and the text
+    (:func:`~bpe_ref.course.checks.lab06_encode_decode.around_text`), which keeps what it catches and misses the table.
+    Labs 07 (heap_encode from the pretoken's characters) and 08 (compatible when both tokens are valid and the pair no
+    merge) have no vary: their mistakes fail the inputs generated from the seed too, table or not; kept so that it
+    stays so (a fixed case that alone catches a mistake needs a ``hidden_vary``)."""
+    from test_mistakes import SECOND_ROUND, remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    graded = getattr(importlib.import_module(f"bpe_ref.course.checks.lab{lab}"), task)
+    with hidden_seed(20261129):
+        message = remote(lab, _answered_from_a_table(lab, graded, mistake), graded.task.name,
+                         f"check_{graded.task.name}_properties")
+    assert message is not None and SECOND_ROUND[lab, mistake][2] in message, message

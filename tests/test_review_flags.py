@@ -422,13 +422,16 @@ def honest_with_a_docstring() -> dict:
 
 
 def tampers() -> dict:
-    """The complete solution with its first test cell deleted and a read-only cell edited: nbgrader
-    puts both right (full marks), and the class report says what was done."""
+    """The complete solution with its first test cell deleted, a read-only cell edited and the points of its last
+    test cell raised tenfold in its nbgrader metadata: nbgrader puts all three right (full marks, no more), and the
+    class report says what was done."""
     notebook = complete(LAB)
     meta = [cell.get("metadata", {}).get("nbgrader", {}) for cell in notebook["cells"]]
-    test = next(i for i, m in enumerate(meta) if m.get("grade") and not m.get("solution"))
+    tests = [i for i, m in enumerate(meta) if m.get("grade") and not m.get("solution")]
+    test = tests[0]
     locked = next(i for i, m in enumerate(meta) if m.get("locked") and not m.get("grade") and i != test)
     notebook["cells"][locked]["source"] = "print('my own setup')\n"
+    meta[tests[-1]]["points"] = 10 * meta[tests[-1]]["points"]
     del notebook["cells"][test]
     return notebook
 

@@ -206,24 +206,25 @@ def test_processes_started_are_counted_and_limited():
 
 FLOOD_REPLY = '''
 import sys
-_worker = sys.modules["__main__"]          # the worker runs as a script; its encode makes the reply
-_encode = _worker.encode
+
 
 def _cheap_flood(value, depth=0):          # the reply, written without building the dict here
     if value == "flood":
         return {"d": [[k * (2**61 - 1), 0] for k in range(1, 120_000)]}
     return _encode(value, depth)
 
-_worker.encode = _cheap_flood
 
 def flood():
+    global _encode
+    loop = sys._getframe(1).f_globals       # the worker loop's globals (its caller's): its encode makes the reply
+    _encode, loop["encode"] = loop["encode"], _cheap_flood
     return "flood"
 '''
 
 
 def test_a_dict_of_colliding_keys_costs_the_grader_nothing():
     """Integers ``k * (2**61 - 1)`` all have the same hash, so a dict of them takes quadratic time to
-    build. The learner's code replaces the worker's ``encode`` and sends 120 thousand such keys (3 MiB,
+    build. The learner's code replaces the worker's ``encode`` (reached through its caller's frame) and sends 120 thousand such keys (3 MiB,
     under the 4 MiB a reply may have) at no cost of its own: decoding it, then ``plain`` and ``same``
     each building it again, kept the grader busy for minutes. Safe: refused as unreadable while it
     is read, in a fraction of a second."""

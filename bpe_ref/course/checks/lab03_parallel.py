@@ -25,12 +25,12 @@ from ...corpus import read_corpus
 from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import count_pretokens
 from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_counts
-from ..trusted.measure_worker import ProcessWatch, reads_of
+from ..trusted.measure_worker import ProcessWatch, cpu_seconds, reads_of
 from ..trusted.measure_worker import available as measure_available
 from .core import (
     Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_learner, error_name, materialized, passed, stretch,
 )
-from .measured import keeper_id, mapped_bytes, process_id
+from .measured import keeper_id, mapped_bytes, measured_random, process_id, reference_cost
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
 PROVIDED = ("pretokenize", "corpus")
@@ -561,8 +561,60 @@ def verify_worker_processes(learner: Callable) -> None:
                               "([token.encode('utf-8') for token in special_tokens]); a cut only at some of them leaves "
                               "long chunks where the others are the only tokens")
     verify_one_worker_counts_here(learner, data)
+    verify_counted_in_the_workers(learner)
     passed(f"count_pretokens_in_file: {num_workers} worker processes, started by {', '.join(START_METHODS)}, and "
-           f"{num_workers * chunks_per_worker} chunks; none with one worker (measured from outside its process).")
+           f"{num_workers * chunks_per_worker} chunks, counted in them; none with one worker (measured from outside its "
+           "process).")
+
+
+# The CPU time the calling process may spend on a count in workers, against the serial count of the same file by the
+# reference: finding the cuts, starting the pool and merging the chunks' counts (the taught pool: 0.01-0.02 s where the
+# serial count takes 0.08-0.11 s, in the grading worker on a loaded machine), not the count itself (threads counting
+# beside a pool for show: 0.12-0.14 s).
+OWN_SHARE, OWN_SLACK = 0.5, 0.03
+
+
+def counting_text(rng) -> str:
+    """A text of some 450 kB drawn from ``rng`` (the grading's secret seed): stories of words, numbers and multi-byte
+    characters between end-of-text tokens, so that no table of a fixed text's counts answers it."""
+    words = [" the", " cat", " sat", " on", " mat", ",", ".", " café", " 字", " 🙂", " dog", " ran", "\n"]
+    stories = []
+    for _ in range(1500):
+        body = "".join(rng.choice(words) for _ in range(rng.randint(60, 100)))
+        stories.append(f"Story {rng.randint(0, 10**6)}:{body}{EOT}")
+    return "".join(stories)
+
+
+def verify_counted_in_the_workers(learner: Callable) -> None:
+    """Task 4's count happens in the worker processes: the calling process (its threads included, its child
+    processes not) spends well under what the serial count of the file costs, and the counts are right. Worker
+    processes started for show while threads of the calling process count passed the checks above, which see only
+    which processes start (tests/test_grading_redteam.py, section 20)."""
+    text = counting_text(measured_random("03_parallel:counted_in_the_workers"))
+    # this thread's CPU time (not the pipe readers', which the worker's output keeps busy), the fastest run so far
+    serial, expected = reference_cost(count_pretokens, (text, [EOT]), "the text of counting_text")
+    data = CorpusFile(text.encode("utf-8"))
+    call = f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, [{EOT!r}], 2, 2)"
+    pid = process_id(learner)
+    before = cpu_seconds(pid, children=False)
+    outcome = call_learner(learner, materialized((data, [EOT], 2, 2), learner), FILE_TASK.provided, FILE_TASK.stand_ins,
+                           FILE_TASK.kernel_time_limit, with_reference_count_chunk)
+    after = cpu_seconds(pid, children=False)
+    outcome.fail_on_error(call)
+    if outcome.value[1] != expected:
+        raise CheckFailed(f"{call} did not return the pretoken counts of the file (they differ from a serial count)")
+    if before is None:
+        return  # not measurable on this system (no /proc)
+    if after is None:  # its process ended as the call returned, so as to be measured not at all
+        raise CheckFailed(f"{call}: the process running your code ended as the call returned, so its CPU time could not "
+                          "be measured from outside your code (a function must leave it running)")
+    most = OWN_SHARE * serial + OWN_SLACK
+    if after - before > most:
+        raise CheckFailed(
+            f"{call} spent {after - before:.2f} s of CPU time in the calling process (its threads included, its worker "
+            f"processes not; measured from outside your code), where counting the whole file takes {serial:.2f} s: the "
+            "count ran here, not in the workers. Threads share one process, and the GIL lets one of them run Python at "
+            "a time: map count_chunk over the ranges in the ProcessPoolExecutor, and only merge the counts here")
 
 
 def verify_one_worker_counts_here(learner: Callable, data: CorpusFile) -> None:

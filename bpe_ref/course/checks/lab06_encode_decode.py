@@ -12,6 +12,7 @@ apply, and the ranks keep their values), so the answer is the one the full table
 from __future__ import annotations
 
 import codecs
+import random
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
@@ -26,6 +27,7 @@ from ...encode.step06_naive import encode_pretoken, encode_text, merge_ranks
 from ...pretokenize import PRETOKEN_RE
 from ...serialization import load_merges, load_vocab_and_merges
 from ...tokenizer import Tokenizer
+from ..trusted.verdicts import current_seed
 from ...train.step01_naive import merge_word, train
 from .core import (
     Case, CheckFailed, Lab, Later, Task, TaskGraders, call_learner, check_property, error_name, passed, short_repr,
@@ -461,8 +463,24 @@ def gives_tiktoken_tokens(encode_text: Callable) -> None:
 
 # Task 3: fixed texts with GPT-2's ranks, special tokens that overlap included (visible); fixed texts whose special
 # tokens overlap and generated ones (GPT-2's ranks and ranks learned on TinyStories), then tiktoken itself (hidden).
+
+
+def around_text(args: tuple, rng: random.Random) -> tuple:
+    """A fixed hidden case's text between two words of lowercase letters drawn from the grading's secret seed and the
+    text (a space between): what the case holds is still there, but a table of the public cases' answers no longer
+    finds it (``hidden_vary``: a normalizing encoder with such a table kept task 3's hidden points). The words depend on
+    the text, not the case's place, so that the two cases of one text with other ranks stay one text."""
+    text, ranks, special_tokens = args
+    words = random.Random(f"{current_seed()}:{text}")
+
+    def word() -> str:
+        return "".join(words.choices("abcdefghijklmnopqrstuvwxyz", k=words.randint(2, 7)))
+
+    return (f"{word()} {text} {word()}", ranks, special_tokens)
+
+
 ENCODE_TEXT = TaskGraders(ENCODE_TEXT_TASK, encode_text, ENCODE_TEXT_CASES, text_inputs(), max_examples=50,
-                          hidden_cases=HIDDEN_TEXT_CASES, hidden_then=gives_tiktoken_tokens)
+                          hidden_cases=HIDDEN_TEXT_CASES, hidden_vary=around_text, hidden_then=gives_tiktoken_tokens)
 
 
 # ---- task 4: the arena ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ no ``bpe_ref`` but lab 00's modules); while task 5 is, ``count_range``, ``merge_
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable
 
@@ -131,6 +132,21 @@ HIDDEN_RANGE_CASES = [
     Case((CorpusFile("\ufeffOne two<|endoftext|>\ufeffthree".encode()), 0, 31, [EOT])),
 ]
 
+
+
+def around_range(args: tuple, rng: random.Random) -> tuple:
+    """A fixed hidden case's range with a line of words drawn from ``rng`` before it and after it, the range the whole
+    file: its \\r\\n, blank lines and <|endoftext|> are still there, but a table of the public cases' answers, keyed by
+    the range's bytes, no longer finds it (``hidden_vary``; a table of these two cases kept their points)."""
+    def line() -> bytes:
+        words = ("".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(2, 7))) for _ in range(rng.randint(1, 4)))
+        return " ".join(words).encode()
+
+    file, start, end, special_tokens = args
+    data = line() + b"\n" + file.data[start:end] + b"\n" + line()
+    return (CorpusFile(data), 0, len(data), special_tokens)
+
+
 COUNT_RANGE = TaskGraders(
     COUNT_RANGE_TASK,
     count_range,
@@ -141,6 +157,7 @@ COUNT_RANGE = TaskGraders(
     max_examples=60,
     hidden_verify=(verify_range_reads,),
     hidden_cases=HIDDEN_RANGE_CASES,
+    hidden_vary=around_range,
 )
 
 # ---- task 2: the reduce ----------------------------------------------------------------------

@@ -49,7 +49,19 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   a file, and show another in a learner's feedback).
 - *Faking results*: only JSON comes back, rebuilt into exact builtin types, so an object whose
   ``__eq__`` always says yes cannot cross. Inputs are generated, and counted, on the trusted side: a
-  property check that compared fewer than its minimum of inputs fails.
+  property check that compared fewer than its minimum of inputs fails. The arguments after a call
+  ("inputs left unchanged") are the worker's report, written beside the learner's code in one
+  interpreter: the notebook's namespace is ``__main__`` (as in a kernel, so ``import __main__``
+  reaches none of the worker loop), and what writes a reply (json's C encoder, the wire format's
+  builtins) is bound before any learner code runs, so rebinding ``json.dumps``, a json class's method
+  or ``builtins.dict`` changes nothing of it; a reply without the arguments asked for fails
+  (``tests/test_grading_redteam.py``, section 19). Request ids are drawn at random on the trusted
+  side, so a line the learner writes on the reply pipe is never taken for the reply (section 21). A
+  rewrite through the loop's own frames or globals could still forge the report: the text that
+  reaches them, and any rebinding of what a module holds, is flagged for review. Not closed: code
+  that replaces the loop's pipes under it (``os.dup2`` onto their fds) relays the requests and
+  rewrites every reply (section 21's strict xfail; closing it takes the seccomp filter refusing
+  dup2, dup3, close and close_range on those fds).
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
 - *Hanging or exhausting the machine*: a deadline per cell and per call (the worker is killed and a
   fresh one replays the cells that ran), a budget per notebook, rlimits on memory, CPU time and file
@@ -146,7 +158,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   ``review.ATTRIBUTES``), a hint only.
 - Review flags from behaviour are what can be seen from outside: the calls the sandbox refused and
   the files it refused to open, by name and count; processes that left the session, files left in
-  /dev/shm, links or special files in the scratch folder; tampering nbgrader restored. The seccomp
+  /dev/shm, links or special files in the scratch folder; tampering nbgrader restored (a test or
+  read-only cell deleted, edited, or its nbgrader metadata changed: raised points are put back
+  from the gradebook, and flagged). The seccomp
   filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and
   its kin; a socket or a datagram ``socketpair``; a new process or program where the lab allows
   none; a seccomp filter of the worker's own, which could answer refused calls before the keeper;
@@ -169,7 +183,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   own, never a clean record. *Not* counted: other operations Landlock refuses (``unlink``,
   ``rename``, ``mkdir``, ``execve``... outside the scratch folder), a signal or ptrace it scoped.
   The text of the learner's cells is still read for capabilities no lab needs, a hint where
-  behaviour cannot be seen (an import of the reference just fails; a hook is no system call), never
+  behaviour cannot be seen (an import of the reference just fails; a hook is no system call, nor is
+  rebinding what a module holds, ``json.dumps = ...``), never
   a finding; a docstring is not read. With Landlock ABI < 6 the worker could signal its keeper.
 - The worker can read the system's shared libraries (``/usr/lib``, on Debian also the system
   Python's packages); nothing of the course is there. Disk use is capped per file

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 
 from .cells import is_test_cell, nbgrader_of, source_of
 
@@ -71,6 +72,20 @@ ATTRIBUTES = {
 # size it allocates); lab 09's points rest on measurements that do not read them (tests/test_grading_redteam.py, section 14).
 INTROSPECTION = {"__closure__", "cell_contents", "__globals__", "__code__", "__defaults__", "__kwdefaults__",
                  "f_locals", "f_globals", "f_back", "gi_frame", "cr_frame", "tb_frame"}
+# Rebinding what a module holds (``json.dumps = ...``, ``json.JSONEncoder.encode = ...``, ``builtins.dict = ...``,
+# ``setattr(json, ...)``) changes it for all the code of the interpreter, the grading worker's loop among it: no lab's
+# code needs it, and a notebook did it to have a changed argument reported as it came (the loop now holds what writes a
+# reply from before the learner's code runs, tests/test_grading_redteam.py, section 19). The roots: a name an import of
+# the cell binds, a module of the standard library, ``__builtins__``.
+STANDARD_MODULES = set(getattr(sys, "stdlib_module_names", ())) | {"builtins", "__builtins__"}
+
+
+def _root(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 CALLS = {"__import__": "__import__", "exec": "exec", "eval": "eval", "compile": "compile",
          "get_ipython": "IPython's shell (get_ipython)", "open": "open (files)",
          "breakpoint": "breakpoint"}
@@ -106,7 +121,28 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
                   if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                   for body in [node.body] if body and isinstance(body[0], ast.Expr)
                   and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)}
+    imported = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+    # a name the cell binds otherwise (a variable called ``token`` or ``copy``) is no module of the standard library
+    bound = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)} | {
+        node.arg for node in ast.walk(tree) if isinstance(node, ast.arg)} | {
+        node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AugAssign, ast.AnnAssign)) else node.targets if isinstance(node, ast.Delete) else []
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr")
+                and node.args):
+            name = node.args[1].value if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else "..."
+            targets = [ast.Attribute(value=node.args[0], attr=str(name))]
+        while any(isinstance(target, (ast.Tuple, ast.List, ast.Starred)) for target in targets):  # a, b = ...
+            targets = [part for target in targets for part in (
+                target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target.value] if isinstance(target, ast.Starred)
+                else [target])]
+        for target in targets:
+            root = _root(target.value) if isinstance(target, ast.Attribute) else None
+            if root is not None and (root in imported or root in STANDARD_MODULES - bound):
+                found.append(f"rebinds {ast.unparse(target.value)}.{target.attr} (what a module holds, for all the code "
+                             "of its process)")
         modules = []
         if isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]
@@ -169,10 +205,21 @@ def _grade_id(cell: dict) -> str | None:
     return nbgrader_of(cell).get("grade_id")
 
 
+# What nbgrader grades a protected cell by: points raised on a test cell, or a test cell made a solution cell, are put
+# back from the gradebook when autograded (the score is the gradebook's), and flagged here like an edited source.
+NBGRADER_FIELDS = ("grade", "solution", "locked", "points")
+
+
+def _plain(value: object) -> object:
+    """A metadata value as compared: a number as a float (3 and 3.0 are the same points)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+
+
 def tampering(notebook: dict, release: dict) -> list[str]:
     """What the learner did to the cells nbgrader protects, which autograde silently puts right: a
-    test or read-only cell deleted (put back), a read-only cell edited (its source restored), a test
-    cell moved (graded in the source's order anyway). One line each; none for an honest notebook."""
+    test or read-only cell deleted (put back), a read-only cell edited (its source restored), its
+    nbgrader metadata changed (points, grade, solution, locked: put back), a test cell moved (graded in
+    the source's order anyway). One line each; none for an honest notebook."""
     def protected(cell: dict) -> bool:
         meta = nbgrader_of(cell)
         return bool(meta.get("grade_id")) and (bool(meta.get("locked")) or (bool(meta.get("grade")) and not meta.get("solution")))
@@ -188,8 +235,15 @@ def tampering(notebook: dict, release: dict) -> list[str]:
         mine = submitted.get(grade_id)
         if mine is None:
             flags.append(f"deleted the {kind} cell {grade_id} (nbgrader put it back)")
-        elif source_of(mine) != source_of(cell):
+            continue
+        if source_of(mine) != source_of(cell):
             flags.append(f"edited the {kind} cell {grade_id} (its source was restored)")
+        shipped_meta, my_meta = nbgrader_of(cell), nbgrader_of(mine)
+        changed = [f"{key} {_plain(shipped_meta.get(key))!r} -> {_plain(my_meta.get(key))!r}" for key in NBGRADER_FIELDS
+                   if _plain(shipped_meta.get(key)) != _plain(my_meta.get(key))]
+        if changed:
+            flags.append(f"changed the nbgrader metadata of the {kind} cell {grade_id} ({', '.join(changed)}; nbgrader "
+                         "put it back)")
     position = {_grade_id(cell): index for index, cell in enumerate(shipped)}
     latest = -1
     for cell in notebook.get("cells", []):

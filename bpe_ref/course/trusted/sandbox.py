@@ -19,6 +19,7 @@ import itertools
 import json
 import os
 import queue
+import secrets
 import shutil
 import signal
 import stat
@@ -331,7 +332,7 @@ class Sandbox:
         self.isolation: list[str] = []
         self._replies: queue.Queue = queue.Queue(maxsize=MAX_QUEUED_LINES)
         self._reading = threading.Event()
-        self._next_id = 0
+        self._request_id = 0
         # Functions whose call timed out or killed the worker: not called again in this notebook,
         # so one infinite loop costs one time limit, not one per check that uses the function.
         self.stopped_functions: dict[str, str] = {}
@@ -716,13 +717,15 @@ class Sandbox:
             if left <= 0:
                 raise GradingStopped(f"{what}: not run, the time for grading this notebook is spent")
             timeout = min(timeout, left)
-        self._next_id += 1
-        message = {**message, "id": self._next_id}
+        # An id the worker cannot guess: a line the learner's code writes on the reply pipe (found by trying its fds)
+        # with the next id of a count was taken for the reply, arguments "as they came" and all (redteam section 21).
+        self._request_id = secrets.randbits(62)
+        message = {**message, "id": self._request_id}
         deadline = time.monotonic() + timeout
         pid = self.worker_pid
         start = cpu_seconds(pid, children=False) if cpu_limit is not None and pid is not None else None
         self._send((json.dumps(message) + "\n").encode("utf-8"), deadline, timeout, what)
-        return self._receive(self._next_id, max(0.0, deadline - time.monotonic()), what, budget=timeout,
+        return self._receive(self._request_id, max(0.0, deadline - time.monotonic()), what, budget=timeout,
                              cpu_limit=None if start is None else (pid, start, cpu_limit))
 
     def _send(self, data: bytes, deadline: float, timeout: float, what: str) -> None:
@@ -812,11 +815,16 @@ class RemoteFunction:
                driver: Callable | None = None, return_args: bool | None = None) -> tuple[tuple, Any]:
         """``return_args=False``: the arguments are not sent back (``args`` is returned as given), for a
         call whose inputs the grader does not observe (a measured one: sending them back costs time)."""
-        reply = self.invoke_raw(args, spy, stand_ins, driver, return_args)
+        mutable = any(isinstance(arg, (dict, list, set)) for arg in args) if return_args is None else return_args
+        reply = self.invoke_raw(args, spy, stand_ins, driver, mutable)
         if not reply.get("ok"):
             raise LearnerError.from_data(reply.get("error") or {})
         try:
-            after = tuple(decode(arg) for arg in reply["args"]) if "args" in reply else args
+            # Arguments asked for come back, all of them: a reply without them is not "left unchanged" (a notebook
+            # that rewrote the worker's replies dropped them)
+            after = tuple(decode(arg) for arg in reply["args"]) if mutable else args
+            if len(after) != len(args):
+                raise ValueError(f"{len(after)} arguments sent back for {len(args)}")
             return after, decode(reply.get("result"))
         except (ValueError, TypeError, KeyError, RecursionError) as problem:
             raise LearnerError("UnreadableResult", f"what {self.name} returned could not be read: {problem}") from None

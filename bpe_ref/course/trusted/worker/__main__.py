@@ -31,6 +31,7 @@ import platform
 import re
 import sys
 import traceback
+import types
 
 WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, WORKER_DIR)  # -I leaves the script's folder off sys.path; its modules come from there, and only they
@@ -39,6 +40,20 @@ from keeper import keep  # noqa: E402
 from wire import decode, encode  # noqa: E402
 
 MAX_OUTPUT_CHARS = 20_000  # of a cell's or a call's captured stdout / stderr
+
+# The learner's code shares this interpreter and can rebind what a module or class holds (``json.dumps``,
+# ``json.JSONEncoder.encode``, ``builtins.dict``): a notebook did, to write replies that showed a changed argument as
+# it came. So what writes a reply is bound here, when this file is loaded, before any of the learner's code runs: the C
+# encoder of json (nothing of it is looked up again) and the wire format's names (:mod:`wire`). Only a reach into this
+# loop's own frames or globals could change them, which the review flags (:mod:`..review`).
+_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
+_REPLY_ENCODER = _C_ENCODER and _C_ENCODER(None, None, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, True)
+_python_dumps = json.dumps
+
+
+def _dumps(reply: dict) -> str:
+    """``reply`` as one line of JSON (ASCII), by the encoder bound at load (json's Python one where it has no C one)."""
+    return "".join(_REPLY_ENCODER(reply, 0)) if _REPLY_ENCODER else _python_dumps(reply, ensure_ascii=True)
 
 
 _MODULE_FILE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.py")
@@ -91,7 +106,15 @@ def _error(exc: BaseException) -> dict:
 
 class Worker:
     def __init__(self) -> None:
-        self.namespace: dict = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": lambda: _Shell(), "display": _display}
+        # The notebook's namespace is the module ``__main__`` (as in a Jupyter kernel): ``import __main__`` and
+        # ``sys.modules["__main__"]`` give the learner's own names, never this loop's (its decode and encode, which
+        # write what the trusted side is told of a call's arguments: a notebook rewrote them to report arguments it had
+        # changed as they came).
+        notebook = types.ModuleType("__main__")
+        notebook.__dict__.update({"__builtins__": builtins, "get_ipython": lambda: _Shell(), "display": _display})
+        self.loop = sys.modules["__main__"]  # this file's module, kept alive by its loop only
+        sys.modules["__main__"] = notebook
+        self.namespace: dict = notebook.__dict__
         self.stand_in_modules: dict[str, dict] = {}  # source -> the namespace it defined, built once
         self.failed_cells: list[str] = []  # "cell NAME raised ERROR: ...", to explain a name never defined
 
@@ -196,10 +219,10 @@ def serve(requests, replies) -> None:
             reply = {"ok": False, "error": _error(exc)}
         reply["id"] = request.get("id")
         try:
-            data = json.dumps(reply, ensure_ascii=True)
+            data = _dumps(reply)
         except (TypeError, ValueError, RecursionError) as exc:
-            data = json.dumps({"id": request.get("id"), "ok": False,
-                               "error": {"ename": "UnsendableResult", "evalue": str(exc)[:200], "traceback": []}})
+            data = _dumps({"id": request.get("id"), "ok": False,
+                           "error": {"ename": "UnsendableResult", "evalue": str(exc)[:200], "traceback": []}})
         replies.write(data + "\n")
         replies.flush()
 
@@ -223,10 +246,9 @@ def main() -> None:
     # A module the learner writes (``%%writefile``) is imported from the scratch folder, here and in
     # the processes a lab may start (spawn and forkserver children get this sys.path).
     sys.path.insert(0, policy["scratch"])
-    # Like a Jupyter kernel's, this process's __main__ has no file for a spawned child to re-run (it
-    # could not read this file anyway): functions defined in the notebook's cells do not reach a
-    # spawned worker, those of a module written with %%writefile do.
-    sys.modules["__main__"].__dict__.pop("__file__", None)
+    # Like a Jupyter kernel's, this process's __main__ (the notebook's namespace, :class:`Worker`) has no file for a
+    # spawned child to re-run (it could not read this file anyway): functions defined in the notebook's cells do not
+    # reach a spawned worker, those of a module written with %%writefile do.
     replies.write(json.dumps({"hello": True, "isolation": isolation, "python": platform.python_version()}) + "\n")
     replies.flush()
     serve(requests, replies)

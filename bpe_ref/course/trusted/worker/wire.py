@@ -10,7 +10,13 @@ trusted side reports it as the wrong type instead of trusting an object it canno
 
 from __future__ import annotations
 
-import base64
+# This module runs in the worker too, where it writes what the trusted side is told of a call (its result, and its
+# arguments after it), beside the learner's code, which can rebind builtins and what a module holds (a notebook
+# rebound ``builtins.dict`` to have a changed argument encoded as it came; ``base64.b64encode`` would do for bytes). So the names it uses
+# are bound here, when it is loaded, before any of that code runs (module globals come before builtins).
+from base64 import b64decode
+from binascii import b2a_base64
+from builtins import bool, bytes, dict, float, frozenset, hash, int, isinstance, len, list, object, repr, set, str, tuple, type
 
 MAX_DEPTH = 100  # nesting of a value sent back; deeper is reported, not sent
 
@@ -33,7 +39,7 @@ def encode(value, depth: int = 0):
     if value is None or kind in (bool, int, float, str):
         return value
     if kind is bytes:
-        return {"b": base64.b64encode(value).decode("ascii")}
+        return {"b": b2a_base64(value, newline=False).decode("ascii")}
     if kind is tuple:
         return {"t": [encode(item, depth + 1) for item in tuple.__iter__(value)]}
     if kind is list:
@@ -79,7 +85,7 @@ def decode(data, depth: int = 0):
         return [decode(item, depth + 1) for item in data]
     if type(data) is dict and len(data) >= 1:
         if "b" in data:
-            return base64.b64decode(data["b"], validate=True)
+            return b64decode(data["b"], validate=True)
         if "t" in data:
             return tuple(decode(item, depth + 1) for item in data["t"])
         if "d" in data:
