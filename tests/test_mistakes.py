@@ -1658,3 +1658,35 @@ def test_lab10_a_merge_two_that_returns_an_argument_fails_in_the_worker_too():
                      "check_merge_two_properties")
     assert message is not None and "returned one of its arguments itself" in message, message
     assert remote("10_distributed", code, "merge_two", "check_merge_two_properties") is None
+
+
+# ---- lab 05, push05: an entry per window of pairs_with, and more of a learner's mistakes (issue 21, item 8) -----------
+# Each mistake below kept its hidden points before; it now loses them in its own task.
+
+# Lab 05 task 3: an entry pushed inside the word loop, once per window that pairs_with returns, not once per pair that
+# grew in the merge: right merges, and on the long words of verify_push_cost only 1.3 to 1.9 times the reference's CPU
+# time. verify_repeated_windows_cost's corpus repeats one pair thousands of times in a word, then shrinks its count on
+# each merge: every copy is popped and pushed back each time (past 0.8 s, stopped; V5 about 0.03 s).
+PER_WINDOW = ("                    grown.add(new_pair)\n",
+              "                    grown.add(new_pair)\n"
+              "                    heapq.heappush(entries, heap_entry(pair_counts[new_pair], new_pair))\n")
+
+
+def test_lab05_an_entry_per_window_of_pairs_with_fails_the_hidden_test(lab05, at_the_first_verdict):
+    graders, solutions = lab05
+    mistake = variant("05_heap", solutions, "task3_train_solution", "train", *PER_WINDOW)
+    graders.verify_push_cost(mistake)  # the long words' push cost passes it
+    with at_the_first_verdict():
+        message = failure(graders.check_train_properties, mistake)
+    assert "measured from outside your code" in message and "not one per window that pairs_with" in message, message
+    graders.verify_repeated_windows_cost(solutions["train"])  # and V5 itself passes
+
+
+@WORKER_TWIN
+def test_lab05_an_entry_per_window_of_pairs_with_fails_in_the_worker_too(at_the_first_verdict):
+    setup = "\n".join(source_of("05_heap", cell) for cell in ("setup", "task1_heap_entry_solution", "task2_pop_best_solution"))
+    train = source_of("05_heap", "task3_train_solution")
+    with at_the_first_verdict():
+        message = remote("05_heap", setup + "\n" + train.replace(*PER_WINDOW), "train", "verify_repeated_windows_cost")
+    assert message is not None and "measured from outside your code" in message, message
+    assert remote("05_heap", setup + "\n" + train, "train", "verify_repeated_windows_cost") is None
