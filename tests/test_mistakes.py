@@ -1690,3 +1690,34 @@ def test_lab05_an_entry_per_window_of_pairs_with_fails_in_the_worker_too(at_the_
         message = remote("05_heap", setup + "\n" + train.replace(*PER_WINDOW), "train", "verify_repeated_windows_cost")
     assert message is not None and "measured from outside your code" in message, message
     assert remote("05_heap", setup + "\n" + train, "train", "verify_repeated_windows_cost") is None
+
+
+# Lab 05 task 2: a pop that does not use the heap. A sorted list is a heap, so sorting the entries and taking the first
+# leaves them right; min() then remove() and heapify() too: the same answers and entries, O(H) per entry popped instead
+# of O(log H). verify_pop_cost measures one call that pops 4,500 stale entries from a heap of 5,000 (about 0.5 s and
+# past 0.78 s, stopped; the solution about 0.05 s).
+POP_BY_HEAPPOP = "        entry = heapq.heappop(entries)\n"
+POPS_WITHOUT_THE_HEAP = {
+    "sort-then-first": "        entries.sort()  # a sorted list is a heap: the smallest first\n        entry = entries.pop(0)\n",
+    "min-then-remove": "        entry = min(entries)\n        entries.remove(entry)\n        heapq.heapify(entries)\n",
+}
+
+
+@pytest.mark.parametrize("new", POPS_WITHOUT_THE_HEAP.values(), ids=POPS_WITHOUT_THE_HEAP)
+def test_lab05_a_pop_that_scans_the_entries_fails_the_hidden_test(lab05, new, at_the_first_verdict):
+    graders, solutions = lab05
+    mistake = variant("05_heap", solutions, "task2_pop_best_solution", "pop_best", POP_BY_HEAPPOP, new)
+    with at_the_first_verdict():
+        message = failure(graders.check_pop_best_properties, mistake)
+    assert "measured from outside your code" in message and "heapq.heappop" in message, message
+    graders.verify_pop_cost(solutions["pop_best"])  # and the solution passes
+
+
+@WORKER_TWIN
+def test_lab05_a_pop_that_sorts_the_entries_fails_in_the_worker_too(at_the_first_verdict):
+    code = "\n".join(source_of("05_heap", cell) for cell in ("setup", "task1_heap_entry_solution", "task2_pop_best_solution"))
+    with at_the_first_verdict():
+        message = remote("05_heap", code.replace(POP_BY_HEAPPOP, POPS_WITHOUT_THE_HEAP["sort-then-first"]), "pop_best",
+                         "verify_pop_cost")
+    assert message is not None and "measured from outside your code" in message, message
+    assert remote("05_heap", code, "pop_best", "verify_pop_cost") is None

@@ -254,7 +254,60 @@ def pop_inputs(draw) -> tuple[list, dict[Pair, int]]:
     return heap_of(*draw(st.permutations(items))), pair_counts
 
 
-POP_BEST = TaskGraders(POP_TASK, pop_best, POP_CASES, pop_inputs(), max_examples=150)
+# The heap of the pop's cost: 500 live pairs (counts 1 to 50) under 4,500 stale entries of pairs gone (counts 100 and
+# more), so that one call pops 4,500 stale entries before the live one. heappop costs O(log H) each; a pop that sorts
+# the list and takes its first item (a sorted list is a heap, so the entries left look right) or takes min(), remove()
+# and heapify() costs O(H) per stale entry. CPU seconds measured on 2026-11-29 (2 cores shared with other sessions,
+# load average 10 to 15), 3 seeds, through verify_pop_cost: the reference 0.03 (the copy of its input included); in the
+# grading process the solution 1.2 to 2.4 times that, sorting 0.47 to 0.71 s (2.5 to 3.7 times the most that passes,
+# 0.19 s), min() and remove() stopped in its first try (past 0.78 s); in the worker the solution 1.6 and 1.7 times,
+# sorting 0.63 s and stopped (past 0.79 s), min() stopped. Its cost to grade: about 0.2 s of CPU in the grading process
+# and 0.05 s in the worker, per test (0.5 s per grading: visible and hidden). (10,000 live pairs under 2,000 stale:
+# 0.55 s per test, too much to grade.)
+POP_LIVE, POP_GONE = 500, 4_500
+POP_FACTOR, POP_SLACK = 3.0, 0.1  # the slack: the worker decoding 5,000 entries, some 0.02 s
+
+
+@lru_cache(maxsize=4)
+def stale_topped_heap(seed_bytes: bytes) -> tuple[list, dict[Pair, int]]:
+    """``(entries, pair_counts)``, drawn from the seed: :data:`POP_LIVE` live pairs of 1- to 3-byte tokens with their
+    exact entries, and :data:`POP_GONE` entries of pairs no longer in ``pair_counts``, all of higher counts."""
+    rng = random.Random(seed_bytes)
+    pairs: set[Pair] = set()
+    while len(pairs) < POP_LIVE + POP_GONE:
+        pairs.add((rng.randbytes(rng.randint(1, 3)), rng.randbytes(rng.randint(1, 3))))
+    ordered = sorted(pairs)
+    rng.shuffle(ordered)
+    pair_counts = {pair: rng.randint(1, 50) for pair in ordered[:POP_LIVE]}
+    gone = [(rng.randint(100, 10_000), pair) for pair in ordered[POP_LIVE:]]
+    return heap_of(*((count, pair) for pair, count in pair_counts.items()), *gone), pair_counts
+
+
+def verify_pop_cost(pop_best: Callable) -> None:
+    """``pop_best`` pops with ``heapq.heappop``, O(log H) per entry, measured from outside the learner's code
+    (:mod:`.measured`): on :func:`stale_topped_heap` (drawn from the grading's seed), one call pops 2,000 stale entries
+    and must cost at most :data:`POP_FACTOR` times the reference's CPU time plus :data:`POP_SLACK`. A pop that sorts
+    the list, or scans it with min(), on each entry costs O(H) per entry."""
+    def make_args(index: int) -> tuple[list, dict[Pair, int]]:  # each measured call its own heap (a copy: it is popped)
+        entries, pair_counts = stale_topped_heap(measured.measured_random(f"05_heap:pop:{index}").randbytes(16))
+        return list(entries), dict(pair_counts)
+
+    shape = f"<a heap of {POP_LIVE + POP_GONE:,} entries, the top {POP_GONE:,} stale>, <{POP_LIVE:,} pair counts>"
+    for _ in range(2):  # the reference's fastest of three runs at least, as verify_push_cost's
+        measured.reference_cost(pop_best_reference, make_args(0), shape)
+    cost = measured.verify_call_cost(
+        POP_TASK, pop_best, pop_best_reference, make_args, shape, factor=POP_FACTOR, slack=POP_SLACK, timeout=PUSH_TIMEOUT,
+        too_slow="take each entry out with heapq.heappop (O(log H)), and put a stale one back with heapq.heappush: "
+                 "sorting the list or scanning it (sort, min, sorted, remove, heapify) costs O(H) for every entry popped")
+    if cost is not None:
+        passed(f"pop_best: {POP_GONE:,} stale entries popped from a heap of {POP_LIVE + POP_GONE:,} cost "
+               f"{cost.learner / max(cost.reference, 0.01):.1f} times the reference's CPU time (measured from outside your code).")
+
+
+pop_best_reference = pop_best
+
+# Task 2: the pops of fixed and generated heaps, and their cost measured from outside the learner's code.
+POP_BEST = TaskGraders(POP_TASK, pop_best, POP_CASES, pop_inputs(), max_examples=150, verify=(verify_pop_cost,))
 
 # ---- task 3: V5, the heap in V4's loop ---------------------------------------------------------
 
