@@ -1721,3 +1721,24 @@ def test_lab05_a_pop_that_sorts_the_entries_fails_in_the_worker_too(at_the_first
                          "verify_pop_cost")
     assert message is not None and "measured from outside your code" in message, message
     assert remote("05_heap", code, "pop_best", "verify_pop_cost") is None
+
+
+# Lab 05 task 3: the caller's pretoken counts turned into the words (lab 01's mistake, made again in V5's loop): the right
+# merges, and the caller's dict is gone. The statement now says to leave it, as labs 01 and 02 say, and the task checks it.
+INPUT_INTO_WORDS = ("    words = [split_into_bytes(pretoken) for pretoken in pretoken_counts]\n"
+                    "    frequencies = list(pretoken_counts.values())\n",
+                    "    for pretoken in list(pretoken_counts):\n"
+                    "        pretoken_counts[split_into_bytes(pretoken)] = pretoken_counts.pop(pretoken)\n"
+                    "    words, frequencies = list(pretoken_counts), list(pretoken_counts.values())\n")
+
+
+def test_lab05_a_train_that_turns_its_input_into_words_fails_the_hidden_test(lab05):
+    graders, solutions = lab05
+    mistake = variant("05_heap", solutions, "task3_train_solution", "train", *INPUT_INTO_WORDS)
+
+    def hidden_cases(learner):  # the hidden test's generated corpora, called alone (it also measures, first)
+        graders.check_property(graders.TRAIN_TASK, learner, graders.reference_train, graders.TRAIN.strategy,
+                               max_examples=graders.TRAIN.max_examples)
+
+    assert "changed its argument pretoken_counts" in failure(hidden_cases, mistake)
+    hidden_cases(solutions["train"])

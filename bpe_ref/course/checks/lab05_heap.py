@@ -343,6 +343,7 @@ def empty_heap_hint(args: tuple, error: BaseException) -> str | None:
 TRAIN_TASK = Task(
     "train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
     provided=PROVIDED, hint=repeated_merge_hint, stand_ins=(heap_entry, pop_best), error_hint=empty_heap_hint,
+    unchanged=(0,),  # "Leave pretoken_counts as it is": a caller's counts turned into words are gone for the caller
 )
 
 TRAIN_CASES = [
