@@ -954,12 +954,14 @@ def test_lab05_pushing_every_pair_of_a_rewritten_word_loses_both_tests_by_its_co
 @pytest.mark.parametrize("more", [
     pytest.param("", id="v5"),
     pytest.param("                grown.update(set(zip(word, word[1:])) ^ set(zip(words[i], words[i][1:])))\n", id="shrunk-too"),
-    pytest.param("                    heapq.heappush(entries, heap_entry(pair_counts[new_pair], new_pair))\n", id="per-window",
-                 marks=ON_DEMAND),
 ])
 def test_lab05_v5_passes_the_push_cost_as_do_v5s_that_push_more_than_the_pairs_that_grew(lab05, more):
+    """Both push costs: on long words (verify_push_cost) and on words where one pair repeats (an entry per window of
+    pairs_with fails that one: tests/test_mistakes.py)."""
     graders, _ = lab05
-    graders.verify_push_cost(_lab05_variant("task3_train_solution", "train", EVERY_PAIR[0], EVERY_PAIR[0] + more))
+    trainer = _lab05_variant("task3_train_solution", "train", EVERY_PAIR[0], EVERY_PAIR[0] + more)
+    graders.verify_push_cost(trainer)
+    graders.verify_repeated_windows_cost(trainer)
 
 
 def test_lab05_forgetting_to_push_grown_pairs_loses_merges(lab05):

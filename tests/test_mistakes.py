@@ -1951,3 +1951,87 @@ def test_lab09_the_clock_by_default_is_found_in_the_worker_too():
     assert message is not None and "'time.time'" in message and "time.perf_counter" in message, message
     assert remote("09_benchmarks", code + looked_up("perf_counter"), "interleaved", default_clock) is None
     assert remote("09_benchmarks", code + solution, "interleaved", default_clock) is None
+
+
+# ---- lab 05, push05: an entry per window of pairs_with, and more of a learner's mistakes (issue 21, item 8) -----------
+# Each mistake below kept its hidden points before; it now loses them in its own task.
+
+# Lab 05 task 3: an entry pushed inside the word loop, once per window that pairs_with returns, not once per pair that
+# grew in the merge: right merges, and on the long words of verify_push_cost only 1.3 to 1.9 times the reference's CPU
+# time. verify_repeated_windows_cost's corpus repeats one pair thousands of times in a word, then shrinks its count on
+# each merge: every copy is popped and pushed back each time (past 0.8 s, stopped; V5 about 0.03 s).
+PER_WINDOW = ("                    grown.add(new_pair)\n",
+              "                    grown.add(new_pair)\n"
+              "                    heapq.heappush(entries, heap_entry(pair_counts[new_pair], new_pair))\n")
+
+
+def test_lab05_an_entry_per_window_of_pairs_with_fails_the_hidden_test(lab05, at_the_first_verdict):
+    graders, solutions = lab05
+    mistake = variant("05_heap", solutions, "task3_train_solution", "train", *PER_WINDOW)
+    graders.verify_push_cost(mistake)  # the long words' push cost passes it
+    with at_the_first_verdict():
+        message = failure(graders.check_train_properties, mistake)
+    assert "measured from outside your code" in message and "not one per window that pairs_with" in message, message
+    graders.verify_repeated_windows_cost(solutions["train"])  # and V5 itself passes
+
+
+@WORKER_TWIN
+def test_lab05_an_entry_per_window_of_pairs_with_fails_in_the_worker_too(at_the_first_verdict):
+    setup = "\n".join(source_of("05_heap", cell) for cell in ("setup", "task1_heap_entry_solution", "task2_pop_best_solution"))
+    train = source_of("05_heap", "task3_train_solution")
+    with at_the_first_verdict():
+        message = remote("05_heap", setup + "\n" + train.replace(*PER_WINDOW), "train", "verify_repeated_windows_cost")
+    assert message is not None and "measured from outside your code" in message, message
+    assert remote("05_heap", setup + "\n" + train, "train", "verify_repeated_windows_cost") is None
+
+
+# Lab 05 task 2: a pop that does not use the heap. A sorted list is a heap, so sorting the entries and taking the first
+# leaves them right; min() then remove() and heapify() too: the same answers and entries, O(H) per entry popped instead
+# of O(log H). verify_pop_cost measures one call that pops 4,500 stale entries from a heap of 5,000 (about 0.5 s and
+# past 0.78 s, stopped; the solution about 0.05 s).
+POP_BY_HEAPPOP = "        entry = heapq.heappop(entries)\n"
+POPS_WITHOUT_THE_HEAP = {
+    "sort-then-first": "        entries.sort()  # a sorted list is a heap: the smallest first\n        entry = entries.pop(0)\n",
+    "min-then-remove": "        entry = min(entries)\n        entries.remove(entry)\n        heapq.heapify(entries)\n",
+}
+
+
+@pytest.mark.parametrize("new", POPS_WITHOUT_THE_HEAP.values(), ids=POPS_WITHOUT_THE_HEAP)
+def test_lab05_a_pop_that_scans_the_entries_fails_the_hidden_test(lab05, new, at_the_first_verdict):
+    graders, solutions = lab05
+    mistake = variant("05_heap", solutions, "task2_pop_best_solution", "pop_best", POP_BY_HEAPPOP, new)
+    with at_the_first_verdict():
+        message = failure(graders.check_pop_best_properties, mistake)
+    assert "measured from outside your code" in message and "heapq.heappop" in message, message
+    graders.verify_pop_cost(solutions["pop_best"])  # and the solution passes
+
+
+@WORKER_TWIN
+def test_lab05_a_pop_that_sorts_the_entries_fails_in_the_worker_too(at_the_first_verdict):
+    code = "\n".join(source_of("05_heap", cell) for cell in ("setup", "task1_heap_entry_solution", "task2_pop_best_solution"))
+    with at_the_first_verdict():
+        message = remote("05_heap", code.replace(POP_BY_HEAPPOP, POPS_WITHOUT_THE_HEAP["sort-then-first"]), "pop_best",
+                         "verify_pop_cost")
+    assert message is not None and "measured from outside your code" in message, message
+    assert remote("05_heap", code, "pop_best", "verify_pop_cost") is None
+
+
+# Lab 05 task 3: the caller's pretoken counts turned into the words (lab 01's mistake, made again in V5's loop): the right
+# merges, and the caller's dict is gone. The statement now says to leave it, as labs 01 and 02 say, and the task checks it.
+INPUT_INTO_WORDS = ("    words = [split_into_bytes(pretoken) for pretoken in pretoken_counts]\n"
+                    "    frequencies = list(pretoken_counts.values())\n",
+                    "    for pretoken in list(pretoken_counts):\n"
+                    "        pretoken_counts[split_into_bytes(pretoken)] = pretoken_counts.pop(pretoken)\n"
+                    "    words, frequencies = list(pretoken_counts), list(pretoken_counts.values())\n")
+
+
+def test_lab05_a_train_that_turns_its_input_into_words_fails_the_hidden_test(lab05):
+    graders, solutions = lab05
+    mistake = variant("05_heap", solutions, "task3_train_solution", "train", *INPUT_INTO_WORDS)
+
+    def hidden_cases(learner):  # the hidden test's generated corpora, called alone (it also measures, first)
+        graders.check_property(graders.TRAIN_TASK, learner, graders.reference_train, graders.TRAIN.strategy,
+                               max_examples=graders.TRAIN.max_examples)
+
+    assert "changed its argument pretoken_counts" in failure(hidden_cases, mistake)
+    hidden_cases(solutions["train"])

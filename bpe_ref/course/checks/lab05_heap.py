@@ -254,7 +254,60 @@ def pop_inputs(draw) -> tuple[list, dict[Pair, int]]:
     return heap_of(*draw(st.permutations(items))), pair_counts
 
 
-POP_BEST = TaskGraders(POP_TASK, pop_best, POP_CASES, pop_inputs(), max_examples=150)
+# The heap of the pop's cost: 500 live pairs (counts 1 to 50) under 4,500 stale entries of pairs gone (counts 100 and
+# more), so that one call pops 4,500 stale entries before the live one. heappop costs O(log H) each; a pop that sorts
+# the list and takes its first item (a sorted list is a heap, so the entries left look right) or takes min(), remove()
+# and heapify() costs O(H) per stale entry. CPU seconds measured on 2026-11-29 (2 cores shared with other sessions,
+# load average 10 to 15), 3 seeds, through verify_pop_cost: the reference 0.03 (the copy of its input included); in the
+# grading process the solution 1.2 to 2.4 times that, sorting 0.47 to 0.71 s (2.5 to 3.7 times the most that passes,
+# 0.19 s), min() and remove() stopped in its first try (past 0.78 s); in the worker the solution 1.6 and 1.7 times,
+# sorting 0.63 s and stopped (past 0.79 s), min() stopped. Its cost to grade: about 0.2 s of CPU in the grading process
+# and 0.05 s in the worker, per test (0.5 s per grading: visible and hidden). (10,000 live pairs under 2,000 stale:
+# 0.55 s per test, too much to grade.)
+POP_LIVE, POP_GONE = 500, 4_500
+POP_FACTOR, POP_SLACK = 3.0, 0.1  # the slack: the worker decoding 5,000 entries, some 0.02 s
+
+
+@lru_cache(maxsize=4)
+def stale_topped_heap(seed_bytes: bytes) -> tuple[list, dict[Pair, int]]:
+    """``(entries, pair_counts)``, drawn from the seed: :data:`POP_LIVE` live pairs of 1- to 3-byte tokens with their
+    exact entries, and :data:`POP_GONE` entries of pairs no longer in ``pair_counts``, all of higher counts."""
+    rng = random.Random(seed_bytes)
+    pairs: set[Pair] = set()
+    while len(pairs) < POP_LIVE + POP_GONE:
+        pairs.add((rng.randbytes(rng.randint(1, 3)), rng.randbytes(rng.randint(1, 3))))
+    ordered = sorted(pairs)
+    rng.shuffle(ordered)
+    pair_counts = {pair: rng.randint(1, 50) for pair in ordered[:POP_LIVE]}
+    gone = [(rng.randint(100, 10_000), pair) for pair in ordered[POP_LIVE:]]
+    return heap_of(*((count, pair) for pair, count in pair_counts.items()), *gone), pair_counts
+
+
+def verify_pop_cost(pop_best: Callable) -> None:
+    """``pop_best`` pops with ``heapq.heappop``, O(log H) per entry, measured from outside the learner's code
+    (:mod:`.measured`): on :func:`stale_topped_heap` (drawn from the grading's seed), one call pops 2,000 stale entries
+    and must cost at most :data:`POP_FACTOR` times the reference's CPU time plus :data:`POP_SLACK`. A pop that sorts
+    the list, or scans it with min(), on each entry costs O(H) per entry."""
+    def make_args(index: int) -> tuple[list, dict[Pair, int]]:  # each measured call its own heap (a copy: it is popped)
+        entries, pair_counts = stale_topped_heap(measured.measured_random(f"05_heap:pop:{index}").randbytes(16))
+        return list(entries), dict(pair_counts)
+
+    shape = f"<a heap of {POP_LIVE + POP_GONE:,} entries, the top {POP_GONE:,} stale>, <{POP_LIVE:,} pair counts>"
+    for _ in range(2):  # the reference's fastest of three runs at least, as verify_push_cost's
+        measured.reference_cost(pop_best_reference, make_args(0), shape)
+    cost = measured.verify_call_cost(
+        POP_TASK, pop_best, pop_best_reference, make_args, shape, factor=POP_FACTOR, slack=POP_SLACK, timeout=PUSH_TIMEOUT,
+        too_slow="take each entry out with heapq.heappop (O(log H)), and put a stale one back with heapq.heappush: "
+                 "sorting the list or scanning it (sort, min, sorted, remove, heapify) costs O(H) for every entry popped")
+    if cost is not None:
+        passed(f"pop_best: {POP_GONE:,} stale entries popped from a heap of {POP_LIVE + POP_GONE:,} cost "
+               f"{cost.learner / max(cost.reference, 0.01):.1f} times the reference's CPU time (measured from outside your code).")
+
+
+pop_best_reference = pop_best
+
+# Task 2: the pops of fixed and generated heaps, and their cost measured from outside the learner's code.
+POP_BEST = TaskGraders(POP_TASK, pop_best, POP_CASES, pop_inputs(), max_examples=150, verify=(verify_pop_cost,))
 
 # ---- task 3: V5, the heap in V4's loop ---------------------------------------------------------
 
@@ -290,6 +343,7 @@ def empty_heap_hint(args: tuple, error: BaseException) -> str | None:
 TRAIN_TASK = Task(
     "train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
     provided=PROVIDED, hint=repeated_merge_hint, stand_ins=(heap_entry, pop_best), error_hint=empty_heap_hint,
+    unchanged=(0,),  # "Leave pretoken_counts as it is": a caller's counts turned into words are gone for the caller
 )
 
 TRAIN_CASES = [
@@ -339,7 +393,8 @@ def verify_heap_use(train: Callable, name: str = "train") -> None:
     ``train`` is graded). The counts come from the learner's process, which can forge them: this is the
     visible test's advice only (:func:`~.core.advice`), no points, not run when graded. The points rest on
     what is measured from outside: a scan of the pair counts or a heap rebuilt on each merge fails
-    :func:`verify_merge_cost`, an entry pushed for every pair of each rewritten word :func:`verify_push_cost`.
+    :func:`verify_merge_cost`, an entry pushed for every pair of each rewritten word :func:`verify_push_cost`, an
+    entry per window of ``pairs_with`` :func:`verify_repeated_windows_cost`.
     What the counts alone see is no slower method, so no measure can tell it: a pop written in ``train``
     instead of a call of ``pop_best`` (task 2's work, written twice)."""
     case, reference_merges = corpus_en_case()
@@ -493,6 +548,69 @@ def verify_push_cost(train: Callable) -> None:
                "reference's CPU time (measured from outside your code).")
 
 
+# The corpus of the cost of repeated windows: a pair that occurs many times in one rewritten word, whose count then
+# shrinks a little on each of the next merges. Two words (a b)^n, n = 4,000 to 5,000, one first and one last, and for
+# j = 1..64 the words "a b c_j" (its frequency makes (ab, c_j) tie with (ab, ab) at merge j + 1, and win the tie) and
+# "a b a b c_j" (once: merge j + 1 takes one (ab, ab) away). Merge 1 is (a, b); the trainer that pushes an entry per
+# window of pairs_with pushes (ab, ab) once per window of the last word it rewrites, n entries claiming the count after
+# the merge; each of the next 64 merges makes all n stale at once (the count fell by one), and pop_best pops each and
+# pushes it back with the live count: 64 n pops and pushes, where V5 holds one entry of (ab, ab). (The last word
+# rewritten is the last or the first, as the ids are taken up or down: either way.) CPU seconds measured on 2026-11-29
+# (2 cores shared with other sessions, load average 6 to 10), gc on, 3 seeds: the reference 0.012 to 0.025; in the
+# grading process V5 0.8 to 1.1 times that, the pairs that shrank pushed too 0.9 to 1.8, every pair of each rewritten
+# word 0.7 to 1.5 (the long-words corpus above fails it), an entry per window 1.0 to 1.4 s, 27 to 60 times the
+# reference's. Through verify_repeated_windows_cost, 3 secret seeds: in the grading process V5 1.2 to 2.0 times the
+# reference's, the pairs that shrank 1.6 to 1.9, every pair 1.2; in the worker V5 1.0 to 1.9, the pairs that shrank 1.8
+# to 2.6, every pair 1.3 to 2.6 (at most 0.05 s, the most that passes about 0.21 s); per window stopped in its first
+# try, past 0.80 to 0.85 s, 4 times the most that passes (and 5 to 6.5 times it, run to the end). Its cost to grade:
+# 0.1 s of CPU in the grading process and 0.05 s in the worker, per test (0.3 s per grading: visible and hidden).
+REPEAT_SHRINKS, REPEAT_LENGTHS = 64, (4000, 5000)
+REPEAT_FACTOR, REPEAT_SLACK = 3.0, 0.15  # the slack: a call's own cost in the worker (decoding, the reply), some 0.02 s
+
+
+@lru_cache(maxsize=4)
+def repeated_windows_corpus(seed_bytes: bytes) -> tuple[dict[bytes, int], int]:
+    """``(pretoken counts, merges to ask for)``, drawn from the seed: the words described above
+    :data:`REPEAT_SHRINKS`, with the bytes a < c_j (so that (ab, c_j) > (ab, ab) in the tie-break) and b drawn."""
+    rng = random.Random(seed_bytes)
+    a = rng.randrange(0x20, 0x40)
+    b, *others = rng.sample(range(0x41, 0x100), REPEAT_SHRINKS + 1)
+    first, last = rng.sample(range(*REPEAT_LENGTHS), 2)
+    count = (first - 1) + (last - 1) + REPEAT_SHRINKS  # of (ab, ab) after merge 1
+    words = {bytes([a, b]) * first: 1}
+    for j, c in enumerate(others, 1):
+        words[bytes([a, b, c])] = count - j  # + 1 from the next word: count - (j - 1), the count of (ab, ab) then
+        words[bytes([a, b, a, b, c])] = 1
+    words[bytes([a, b]) * last] = 1
+    return words, REPEAT_SHRINKS + 1
+
+
+def verify_repeated_windows_cost(train: Callable) -> None:
+    """V5 pushes one entry per pair whose count grew in a merge, not one per window that ``pairs_with`` returns
+    (a pair that occurs n times in a rewritten word then gets n entries), measured from outside the learner's code
+    (:mod:`.measured`): on :func:`repeated_windows_corpus` (drawn from the grading's seed), its merges must cost at
+    most :data:`REPEAT_FACTOR` times the reference's CPU time (run meanwhile, in the grading process) plus
+    :data:`REPEAT_SLACK`. V5 costs about as much; an entry per window pushes thousands of copies of one pair, which
+    ``pop_best`` pops and pushes back on each of the next merges."""
+    def make_args(index: int) -> tuple[dict[bytes, int], int]:  # each measured call its own corpus
+        return repeated_windows_corpus(measured.measured_random(f"05_heap:windows:{index}").randbytes(16))
+
+    shape = f"<2 words (a b)^n, n {REPEAT_LENGTHS[0]:,} to {REPEAT_LENGTHS[1]:,}, and {2 * REPEAT_SHRINKS} short ones>, " \
+            f"{REPEAT_SHRINKS + 1}"
+    for _ in range(2):  # the reference's fastest of three runs at least, as verify_push_cost's
+        measured.reference_cost(reference_train, make_args(0), shape)
+    cost = measured.verify_call_cost(
+        TRAIN_TASK, train, reference_train, make_args, shape,
+        factor=REPEAT_FACTOR, slack=REPEAT_SLACK, timeout=PUSH_TIMEOUT,
+        too_slow="push one entry per pair whose count grew in the merge, not one per window that pairs_with(word, "
+                 "token) returns: a pair that occurs n times in a rewritten word then gets n entries, and each time its "
+                 "count shrinks pop_best pops and pushes back every one of them. Collect the grown pairs in a set "
+                 "during the merge and push each once after it, with its count then")
+    if cost is not None:
+        passed(f"train: the merges of words where one pair repeats cost {cost.learner / max(cost.reference, 0.01):.1f} "
+               "times the reference's CPU time (measured from outside your code).")
+
+
 def visible_then(train: Callable) -> None:
     """The merges of corpus.en, then the calls watched on it as advice (:func:`verify_heap_use`)."""
     verify_trainer(TRAIN_TASK, train, corpus_en_case, ON_CORPUS_EN)
@@ -504,7 +622,8 @@ def visible_then(train: Callable) -> None:
 # for show, nor lost where the grade passes; then the merges of corpus.en (visible, with the calls watched as advice),
 # of a corpus the lab never shows (hidden).
 TRAIN = TaskGraders(TRAIN_TASK, reference_train, TRAIN_CASES, st.tuples(pretoken_count_dicts, st.integers(0, 20)),
-                    max_examples=80, verify=(verify_merge_cost, verify_push_cost), visible_then=visible_then,
+                    max_examples=80, verify=(verify_merge_cost, verify_repeated_windows_cost, verify_push_cost),
+                    visible_then=visible_then,
                     hidden_then=lambda train: verify_trainer(TRAIN_TASK, train, other_corpus_case, ON_OTHER_CORPUS))
 
 
