@@ -1691,6 +1691,11 @@ THIRD_ROUND = {
     ("06_encode_decode", "answers-kept-by-pretoken-and-size-of-ranks"): (
         "task2_encode_pretoken_solution", kept_by("(pretoken, len(ranks))", "    word = split_into_bytes(pretoken)\n",
                                                   "list(word)", "list(word)"), "encode_pretoken(pretoken=b'abc'"),
+    # One ranks dict changed in place between two calls (the second declaration of task 2): kept by the dict's id, the
+    # second call gets the first's answer. Open after the third round ("no input can force the allocator"), now every time.
+    ("06_encode_decode", "answers-kept-by-pretoken-and-id-of-ranks"): (
+        "task2_encode_pretoken_solution", kept_by("(pretoken, id(ranks))", "    word = split_into_bytes(pretoken)\n",
+                                                  "list(word)", "list(word)"), "the same dict changed in place"),
     ("06_encode_decode", "line-ends-normalized"): ("task3_encode_text_solution", ((
         "    if special_tokens:\n        longest_first",
         "    text = text.replace('\\r\\n', '\\n')  # one kind of line end\n    if special_tokens:\n        longest_first"),),

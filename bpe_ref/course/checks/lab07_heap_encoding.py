@@ -28,7 +28,8 @@ from .core import (
     Case, Lab, Task, TaskGraders, passed, stretch,
 )
 from .lab06_encode_decode import (
-    encode_hint, encode_pretoken_cases, gpt2_label, gpt2_ranks, pretoken_and_ranks, ranks_for,
+    changed_between_calls, encode_hint, encode_pretoken_cases, gpt2_label, gpt2_ranks, pretoken_and_ranks, ranks_for,
+    same_ranks_changed_inputs,
 )
 
 # The learner's code may use lab 01's split_into_bytes and lab 06's merge_ranks (the setup cell's).
@@ -417,46 +418,6 @@ HIDDEN_HEAP_ENCODE_CASES = [Case((b"", TRAINED)), Case((b"e", TRAINED)),
 
 
 # ---- task 3: one ranks dict, changed between two calls ------------------------------------------------------------
-# An encoder that keeps what it computed for a ranks dict by id(ranks) (a dict is unhashable: "the same object, the same
-# answers") gives a later call the answers of an earlier dict whenever the object at that id is another, or the same one
-# changed: the next call's ranks often lands where the last one's was freed, so it lost points under some seeds only.
-# The caller's dict, changed in place between two calls, makes it happen every time (lab 08's tasks 2 and 3 too).
-
-
-def same_ranks_changed(function: Callable, pretoken: bytes, before: dict, after: dict) -> list:
-    """Call ``function(pretoken, ranks)`` twice on one ``ranks`` dict, holding ``before``, then changed in place to hold
-    ``after`` (a driver): what the two calls returned."""
-    ranks = dict(before)
-    first = function(pretoken, ranks)
-    ranks.clear()
-    ranks.update(after)
-    return [first, function(pretoken, ranks)]
-
-
-def same_ranks_hint(args: tuple, expected: object, got: object) -> str | None:
-    if isinstance(expected, list) and isinstance(got, list) and len(got) == 2 and got[0] == expected[0]:
-        return ("the second call gave other tokens than its ranks give: the caller changed its ranks dict in place "
-                "after the first call. Whatever you keep from call to call (answers, valid tokens) must be keyed by "
-                "what ranks holds, not by the dict's id: or keep nothing")
-    return None
-
-
-@st.composite
-def same_ranks_changed_inputs(draw) -> tuple[bytes, dict, dict]:
-    """A pretoken and its ranks, then other ranks (of another word, or the same merges in another order)."""
-    pretoken, before = draw(pretoken_and_ranks())
-    after = draw(st.just(dict(zip(before, reversed(before.values())))) | pretoken_and_ranks().map(lambda case: case[1]))
-    return pretoken, before, after
-
-
-def changed_between_calls(task: Task, reference: Callable, cases: list, strategy) -> TaskGraders:
-    """The second declaration of an encoder ``task`` (a pretoken, ranks): one ranks dict changed between two calls,
-    its fixed cases visible and hidden, then a few drawn from ``strategy`` (a pretoken, ranks before, ranks after)."""
-    return TaskGraders(replace(task, params=("pretoken", "ranks before", "ranks after, the same dict changed in place"),
-                               driver=same_ranks_changed, hint=same_ranks_hint, what="a list of the two calls' results"),
-                       reference, cases, strategy, max_examples=10, hidden_cases=cases)
-
-
 SAME_RANKS_CASES = [Case((b"abab", {(b"ab", b"a"): 0, (b"a", b"b"): 1}, {(b"a", b"b"): 0, (b"ab", b"a"): 1})),
                     Case((b" worked", TRAINED, {}))]
 

@@ -32,7 +32,7 @@ from ...encode.step08_valid_tokens import compatible
 from ...serialization import string_to_token, token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
-from .lab07_heap_encoding import changed_between_calls
+from .lab06_encode_decode import changed_between_calls
 from .core import (
     Case, Lab, Later, Task, TaskGraders, call_learner, error_name, passed, stretch,
 )
