@@ -1236,12 +1236,13 @@ def test_a_table_of_the_fixed_hidden_cases_does_not_keep_their_points():
 @pytest.mark.parametrize("lab, task", [("00_pretokenization", "UTF8_BYTES"), ("00_pretokenization", "SPLIT"),
                                        ("00_pretokenization", "PRETOKENIZE"), ("00_pretokenization", "COUNT_PRETOKENS"),
                                        ("01_naive_bpe", "TRAIN"), ("06_encode_decode", "ENCODE_TEXT"),
-                                       ("10_distributed", "COUNT_RANGE")])
+                                       ("10_distributed", "COUNT_RANGE"), ("06_encode_decode", "ENCODE_PRETOKEN"),
+                                       ("07_heap_encoding", "HEAP_ENCODE")])
 def test_every_fixed_hidden_case_is_varied_by_the_seed(lab, task):
     """What the test above (and sections 22 and 23) rest on, for every task of labs 00 and 01 with fixed hidden cases,
-    lab 06's encode_text and lab 10's count_range: under a seed, the cases as written are followed by a copy of each
-    that is not a public one, and two seeds vary them differently; without one (the learner's kernel) the cases are as
-    written, once."""
+    lab 06's encode_text and encode_pretoken, lab 07's heap_encode and lab 10's count_range: under a seed, the cases
+    as written are followed by a copy of each that is not a public one, and two seeds vary them differently; without
+    one (the learner's kernel) the cases are as written, once."""
     from bpe_ref.course.checks.running import built, varied
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
@@ -1731,10 +1732,10 @@ def test_a_table_of_lab_10s_fixed_hidden_ranges_does_not_keep_their_points():
 
 # ---- 23. the fixed hidden cases of labs 06 to 08, answered from a table beside the mistake they catch ---------------
 
-def _answered_from_a_table(lab: str, graded, mistake: str) -> str:
+def _answered_from_a_table(lab: str, graded, mistake: str, round_: dict | None = None) -> str:
     """The notebook's code up to ``graded``'s task, with the learner's ``mistake`` (of tests/test_mistakes.py's second
-    round) in its function, and a table of the reference's answers to its fixed hidden cases (public, in the graders'
-    source), built at home and keyed by a digest of the whole arguments, in front of it."""
+    round, or of ``round_``) in its function, and a table of the reference's answers to its fixed hidden cases (public,
+    in the graders' source), built at home and keyed by a digest of the whole arguments, in front of it."""
     import hashlib
 
     from test_mistakes import SECOND_ROUND, source_of
@@ -1742,7 +1743,7 @@ def _answered_from_a_table(lab: str, graded, mistake: str) -> str:
     from bpe_ref.course.checks.running import built
     from bpe_ref.course.notebooks import read_notebook_json, source_notebook
 
-    cell, changes, _ = SECOND_ROUND[lab, mistake]
+    cell, changes, _ = (round_ or SECOND_ROUND)[lab, mistake]
     table = {hashlib.sha256(repr(case.args).encode()).hexdigest(): graded.reference(*case.args)
              for case in built(graded.hidden_cases)}
     cells = [c["id"] for c in read_notebook_json(source_notebook(lab))["cells"]
@@ -1774,9 +1775,9 @@ def test_a_table_of_the_fixed_hidden_cases_of_labs_06_to_08_keeps_no_hidden_poin
     under every seed tried): only the fixed case of characters that normalization changes catches it. Safe: each is
     graded again between two words drawn from the seed and the text
     (:func:`~bpe_ref.course.checks.lab06_encode_decode.around_text`), which keeps what it catches and misses the table.
-    Labs 07 (heap_encode from the pretoken's characters) and 08 (compatible when both tokens are valid and the pair no
-    merge) have no vary: their mistakes fail the inputs generated from the seed too, table or not; kept so that it
-    stays so (a fixed case that alone catches a mistake needs a ``hidden_vary``)."""
+    Lab 07 (heap_encode from the pretoken's characters; its fixed cases now renamed byte by byte too) and lab 08
+    (compatible when both tokens are valid and the pair no merge; no vary) fail the inputs generated from the seed too,
+    table or not; kept so that it stays so (a fixed case that alone catches a mistake needs a ``hidden_vary``)."""
     from test_mistakes import SECOND_ROUND, remote
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
@@ -1785,4 +1786,31 @@ def test_a_table_of_the_fixed_hidden_cases_of_labs_06_to_08_keeps_no_hidden_poin
     with hidden_seed(20261129):
         message = remote(lab, _answered_from_a_table(lab, graded, mistake), graded.task.name,
                          f"check_{graded.task.name}_properties")
-    assert message is not None and SECOND_ROUND[lab, mistake][2] in message, message
+    # The mistake's own message, or (where the table answers the cases as written) a renamed copy's, which may not
+    # show what the message names (lab 07's renamed characters are no UTF-8)
+    assert message is not None and (SECOND_ROUND[lab, mistake][2] in message or f"{graded.task.name}(" in message), message
+
+
+def test_a_table_of_lab_06s_fixed_pretoken_cases_keeps_no_point_from_them():
+    """Lab 06's encode_pretoken has fixed hidden cases for answers kept by the pretoken and the ranks' size (abc under
+    two orders of the same pairs). With a table of their answers in front, that mistake passes the cases as written (so
+    only the generated inputs, under some seeds, caught it); safe: each is graded again with its bytes renamed by one
+    permutation drawn from the seed (:func:`~bpe_ref.course.checks.lab06_encode_decode.renamed_bytes`), which keeps
+    the two cases one pretoken and misses the table. Graded on the fixed cases alone, so that nothing else catches it."""
+    from test_mistakes import THIRD_ROUND, remote
+
+    from bpe_ref.course.checks.lab06_encode_decode import ENCODE_PRETOKEN
+    from bpe_ref.course.checks.running import built, varied
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    def fixed(cases):
+        def grade(graders, function) -> None:
+            graders.check_cases(ENCODE_PRETOKEN.task, function, graders.encode_pretoken, cases)
+        return grade
+
+    code = _answered_from_a_table("06_encode_decode", ENCODE_PRETOKEN, "answers-kept-by-pretoken-and-size-of-ranks",
+                                  THIRD_ROUND)
+    assert remote("06_encode_decode", code, "encode_pretoken", fixed(built(ENCODE_PRETOKEN.hidden_cases))) is None
+    with hidden_seed(20261129):
+        message = remote("06_encode_decode", code, "encode_pretoken", fixed(varied(ENCODE_PRETOKEN)))
+    assert message is not None and "encode_pretoken(pretoken=b" in message, message

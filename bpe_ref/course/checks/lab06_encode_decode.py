@@ -294,6 +294,27 @@ HIDDEN_PRETOKEN_CASES = [
     Case((b"abc", {(b"b", b"c"): 0, (b"a", b"b"): 1})),  # a bc
 ]
 
+def renamed_bytes(args: tuple, rng: random.Random) -> tuple:
+    """A fixed hidden case of an encoder (a pretoken and ranks, maybe ranks after) with every byte renamed by one
+    permutation drawn from the grading's secret seed (``hidden_vary``): the pairs, their ranks and so the merges keep
+    their shape, but a table of the public cases' answers no longer finds them. One permutation for every case of a
+    grading (not one per case, ``rng`` unused), so that two cases of one pretoken under other ranks stay one pretoken."""
+    table = list(range(256))
+    random.Random(f"{current_seed()}:renamed bytes").shuffle(table)
+    permutation = bytes(table)
+
+    def renamed(value: object) -> object:
+        if isinstance(value, bytes):
+            return value.translate(permutation)
+        if isinstance(value, tuple):
+            return tuple(renamed(item) for item in value)
+        if isinstance(value, dict):
+            return {renamed(key): item for key, item in value.items()}  # the ranks' keys; their ranks kept
+        return value
+
+    return tuple(renamed(arg) for arg in args)
+
+
 # An encoder that keeps what it computed for a ranks dict by id(ranks) (a dict is unhashable: "the same object, the same
 # answers") gives a later call the answers of an earlier dict whenever the object at that id is another, or the same one
 # changed: the next call's ranks often lands where the last one's was freed, so it lost points under some seeds only.
@@ -331,13 +352,13 @@ def changed_between_calls(task: Task, reference: Callable, cases: list, strategy
     its fixed cases visible and hidden, then a few drawn from ``strategy`` (a pretoken, ranks before, ranks after)."""
     return TaskGraders(replace(task, params=("pretoken", "ranks before", "ranks after, the same dict changed in place"),
                                driver=same_ranks_changed, hint=same_ranks_hint, what="a list of the two calls' results"),
-                       reference, cases, strategy, max_examples=10, hidden_cases=cases)
+                       reference, cases, strategy, max_examples=10, hidden_cases=cases, hidden_vary=renamed_bytes)
 
 
 SAME_RANKS_CASES = [Case((b"abc", {(b"a", b"b"): 0, (b"b", b"c"): 1}, {(b"b", b"c"): 0, (b"a", b"b"): 1}))]
 
 ENCODE_PRETOKEN = TaskGraders(ENCODE_PRETOKEN_TASK, encode_pretoken, encode_pretoken_cases(), pretoken_and_ranks(),
-                              max_examples=60, hidden_cases=HIDDEN_PRETOKEN_CASES,
+                              max_examples=60, hidden_cases=HIDDEN_PRETOKEN_CASES, hidden_vary=renamed_bytes,
                               then=changed_between_calls(ENCODE_PRETOKEN_TASK, encode_pretoken, SAME_RANKS_CASES,
                                                          same_ranks_changed_inputs()))
 

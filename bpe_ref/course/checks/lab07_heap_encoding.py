@@ -29,7 +29,7 @@ from .core import (
 )
 from .lab06_encode_decode import (
     changed_between_calls, encode_hint, encode_pretoken_cases, gpt2_label, gpt2_ranks, pretoken_and_ranks, ranks_for,
-    same_ranks_changed_inputs,
+    renamed_bytes, same_ranks_changed_inputs,
 )
 
 # The learner's code may use lab 01's split_into_bytes and lab 06's merge_ranks (the setup cell's).
@@ -423,7 +423,7 @@ SAME_RANKS_CASES = [Case((b"abab", {(b"ab", b"a"): 0, (b"a", b"b"): 1}, {(b"a", 
 
 HEAP_ENCODE = TaskGraders(HEAP_ENCODE_TASK, heap_encode, HEAP_ENCODE_CASES,
                           st.one_of(pretoken_and_ranks(), REORDERED), max_examples=60, verify=(verify_heap_cost,),
-                          hidden_cases=HIDDEN_HEAP_ENCODE_CASES,
+                          hidden_cases=HIDDEN_HEAP_ENCODE_CASES, hidden_vary=renamed_bytes,
                           then=changed_between_calls(HEAP_ENCODE_TASK, heap_encode, SAME_RANKS_CASES, same_ranks_changed_inputs()))
 
 LAB = Lab(
