@@ -1237,12 +1237,12 @@ def test_a_table_of_the_fixed_hidden_cases_does_not_keep_their_points():
                                        ("00_pretokenization", "PRETOKENIZE"), ("00_pretokenization", "COUNT_PRETOKENS"),
                                        ("01_naive_bpe", "TRAIN"), ("06_encode_decode", "ENCODE_TEXT"),
                                        ("10_distributed", "COUNT_RANGE"), ("06_encode_decode", "ENCODE_PRETOKEN"),
-                                       ("07_heap_encoding", "HEAP_ENCODE")])
+                                       ("07_heap_encoding", "HEAP_ENCODE"), ("08_linear_encoding", "COMPATIBLE")])
 def test_every_fixed_hidden_case_is_varied_by_the_seed(lab, task):
     """What the test above (and sections 22 and 23) rest on, for every task of labs 00 and 01 with fixed hidden cases,
-    lab 06's encode_text and encode_pretoken, lab 07's heap_encode and lab 10's count_range: under a seed, the cases
-    as written are followed by a copy of each that is not a public one, and two seeds vary them differently; without
-    one (the learner's kernel) the cases are as written, once."""
+    lab 06's encode_text and encode_pretoken, lab 07's heap_encode, lab 08's compatible and lab 10's count_range: under
+    a seed, the cases as written are followed by a copy of each that is not a public one, and two seeds vary them
+    differently; without one (the learner's kernel) the cases are as written, once."""
     from bpe_ref.course.checks.running import built, varied
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
@@ -1775,8 +1775,8 @@ def test_a_table_of_the_fixed_hidden_cases_of_labs_06_to_08_keeps_no_hidden_poin
     under every seed tried): only the fixed case of characters that normalization changes catches it. Safe: each is
     graded again between two words drawn from the seed and the text
     (:func:`~bpe_ref.course.checks.lab06_encode_decode.around_text`), which keeps what it catches and misses the table.
-    Lab 07 (heap_encode from the pretoken's characters; its fixed cases now renamed byte by byte too) and lab 08
-    (compatible when both tokens are valid and the pair no merge; no vary) fail the inputs generated from the seed too,
+    Lab 07 (heap_encode from the pretoken's characters) and lab 08 (compatible when both tokens are valid and the pair
+    no merge), whose fixed cases are now renamed byte by byte too, fail the inputs generated from the seed as well,
     table or not; kept so that it stays so (a fixed case that alone catches a mistake needs a ``hidden_vary``)."""
     from test_mistakes import SECOND_ROUND, remote
 

@@ -32,7 +32,7 @@ from ...encode.step08_valid_tokens import compatible
 from ...serialization import string_to_token, token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
-from .lab06_encode_decode import changed_between_calls
+from .lab06_encode_decode import changed_between_calls, renamed_bytes
 from .core import (
     Case, Lab, Later, Task, TaskGraders, call_learner, error_name, passed, stretch,
 )
@@ -215,11 +215,12 @@ def pair_and_edited_ranks(draw) -> tuple[bytes, bytes, dict[Pair, int]]:
 
 # Hidden fixed cases: two valid tokens that are not a merge, yet not compatible (a a with only (a, a): BPE makes aa a of
 # aaa), which a check of "both valid and not a merge" gets wrong and the generated pairs under some seeds never hold;
-# and the same pair with other ranks, which a cache keyed by the pair alone answers twice alike.
+# and the same pair with other ranks, which a cache keyed by the pair alone answers twice alike. Each is graded again with
+# its bytes renamed by a permutation from the secret seed (renamed_bytes), which a table of their answers misses.
 HIDDEN_COMPATIBLE_CASES = [Case((b"a", b"aa", {(b"a", b"a"): 0})), Case((b"b", b"bb", {(b"b", b"b"): 0, (b"bb", b"b"): 1})),
                            Case((b"a", b"a", {})), Case((b"a", b"a", {(b"a", b"a"): 0}))]
 COMPATIBLE = TaskGraders(COMPATIBLE_TASK, compatible, compatible_cases(), pair_and_ranks() | pair_and_edited_ranks(),
-                         max_examples=80, hidden_cases=HIDDEN_COMPATIBLE_CASES)
+                         max_examples=80, hidden_cases=HIDDEN_COMPATIBLE_CASES, hidden_vary=renamed_bytes)
 
 # ---- task 2: the backtracking encoder ------------------------------------------------------------
 
