@@ -1221,9 +1221,10 @@ def test_a_table_of_the_fixed_hidden_cases_does_not_keep_their_points():
     on one code point that generated text seldom holds. They are in the graders' source: UTF-8 written by hand with
     ``cp <= 0x800`` and a table of the four cases' answers earned task 1's 3 points of 3 in both paths (1 of 3 without
     the table). Safe: when graded, each fixed hidden case is graded again through its declaration's ``hidden_vary``
-    with a generator from the secret seed (lab 00's texts between two drawn words, lab 01's counts scaled and a word added),
-    which keeps what it catches and misses the table. What stays open: a function that cuts the text around a case it
-    recognises and answers the pieces; closing it takes each fixed case replaced by a strategy aimed at its mistake."""
+    with a generator from the secret seed (lab 00's texts renamed and between two drawn words, lab 01's counts scaled and a word added),
+    which keeps what it catches and misses the table. A function that cuts the text around a case it recognises and
+    answers the pieces passed the words around: lab 00's copies now rename the case's letters and digits, and scatter
+    task 1's characters (section 24)."""
     from test_mistakes import remote
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
@@ -1237,10 +1238,14 @@ def test_a_table_of_the_fixed_hidden_cases_does_not_keep_their_points():
                                        ("00_pretokenization", "PRETOKENIZE"), ("00_pretokenization", "COUNT_PRETOKENS"),
                                        ("01_naive_bpe", "TRAIN"), ("06_encode_decode", "ENCODE_TEXT"),
                                        ("10_distributed", "COUNT_RANGE"), ("06_encode_decode", "ENCODE_PRETOKEN"),
-                                       ("07_heap_encoding", "HEAP_ENCODE"), ("08_linear_encoding", "COMPATIBLE")])
+                                       ("07_heap_encoding", "HEAP_ENCODE"), ("08_linear_encoding", "COMPATIBLE"),
+                                       ("03_parallel", "FIND"), ("03_parallel", "COUNT_PRETOKENS_IN_FILE"),
+                                       *[("09_benchmarks", task) for task in ("INTERLEAVED", "SPREAD", "PAIRED_RATIO",
+                                                                              "FIT_EXPONENT", "CROSSOVER", "PEAK_MEMORY")]])
 def test_every_fixed_hidden_case_is_varied_by_the_seed(lab, task):
-    """What the test above (and sections 22 and 23) rest on, for every task of labs 00 and 01 with fixed hidden cases,
-    lab 06's encode_text and encode_pretoken, lab 07's heap_encode, lab 08's compatible and lab 10's count_range: under
+    """What the test above (and sections 22 to 24) rest on, for every task of labs 00, 01, 03 and 09 with fixed hidden
+    cases (lab 09's clock by default, which takes no argument, aside), lab 06's encode_text and encode_pretoken, lab 07's
+    heap_encode, lab 08's compatible and lab 10's count_range: under
     a seed, the cases as written are followed by a copy of each that is not a public one, and two seeds vary them
     differently; without one (the learner's kernel) the cases are as written, once."""
     from bpe_ref.course.checks.running import built, varied
