@@ -834,13 +834,13 @@ PEAK_HIDDEN_CASES = [
 
 @redrawn
 def varied_peak(args: tuple, rng: random.Random) -> tuple:
-    """A peak_memory hidden case with its sizes drawn from ``rng``: none held or no earlier peak stays so, an earlier peak
-    above the call's stays above it; what the function does and whether tracing is on, kept (``hidden_vary``)."""
+    """A peak_memory hidden case with its three sizes redrawn from ``rng`` by one increasing map (:func:`relabelled`: none
+    held or no earlier peak stays so, and which of the call's, the held and the earlier peak is the largest stays), what
+    the function does and whether tracing is on kept (``hidden_vary``)."""
     allocate, keep, tracing_before, held, spike, fails = args
-    drawn = rng.randint(1, 4)
-    if spike:
-        spike = rng.randint(drawn + 1, drawn + 4) if spike > allocate else rng.randint(1, drawn)
-    return drawn, keep, tracing_before, held and rng.randint(1, 4), spike, fails
+    allocate, held, spike = relabelled([[allocate, held, spike]], rng, high=9)[0]
+    return allocate, keep, tracing_before, held, spike, fails
+
 
 # ---- task 6, against what the worker cannot know: a size drawn inside fn, sealed for the trusted side ------------
 # The cases above tell the driver's function its size before the call, and the driver runs in the worker: a
