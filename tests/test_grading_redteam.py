@@ -2009,3 +2009,44 @@ def find_chunk_boundaries(path, *rest):
     assert remote("03_parallel", code, "find_chunk_boundaries", _fixed_cases_only(FIND, public)) is None
     message = remote("03_parallel", code, "find_chunk_boundaries", _fixed_cases_only(FIND, copies))
     assert message is not None and "do not make the chunk size at least 1" in message, message
+
+
+def test_a_table_of_lab_03s_fixed_file_without_special_tokens_keeps_no_point_from_it():
+    """Lab 03 task 4's fixed hidden file has no special token at all, for several workers: no cut is safe, so the whole
+    file is counted here (the generated files always hold some). A count that goes to the pool all the same (and fails
+    on no token to cut at), with a table of that file's counts keyed by its bytes and the arguments, passed it. Safe:
+    it is graded again as lines of drawn words, no special token among them, for 2 to 4 workers
+    (:func:`~bpe_ref.course.checks.lab03_parallel.varied_file`): the table misses it, and the mistake fails it. Graded on
+    that fixed case alone (the TinyStories sample and its copy aside: they hold special tokens)."""
+    from test_mistakes import TASK4, remote, source_of
+
+    from bpe_ref.course.checks.lab03_parallel import COUNT_PRETOKENS_IN_FILE as FILE
+    from bpe_ref.pretokenize import count_pretokens
+
+    public, copies = _as_written_and_varied(FILE)
+    public, copies = ([case for case in cases if not case.args[1]] for cases in (public, copies))
+    assert len(public) == len(copies) == 1
+    table = {repr((case.args[0].data, *case.args[1:])): count_pretokens(case.args[0].data.decode(), case.args[1])
+             for case in public}
+    module = source_of("03_parallel", "task2_count_chunk_solution")
+    code = ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module.split("\n", 1)[1])
+            + ")\nfrom chunk_counting import count_chunk\n"
+            + "import multiprocessing, os\nfrom concurrent.futures import ProcessPoolExecutor\n"
+            + "from bpe_ref.pretokenize import count_pretokens\n"
+            + "\n".join(source_of("03_parallel", cell) for cell in ("task1_find_chunk_boundaries_solution",
+                                                                    "task3_merge_counts_solution", TASK4))
+            .replace("    if num_workers == 1 or not special_tokens:\n", "    if num_workers == 1:\n") + f'''
+_TABLE = {table!r}
+_mistaken = count_pretokens_in_file
+
+
+def count_pretokens_in_file(path, *rest):
+    with open(path, "rb") as file:
+        key = repr((file.read(), *rest))
+    if key in _TABLE:  # a fixed hidden case of the graders (public), answered at home
+        return dict(_TABLE[key])
+    return _mistaken(path, *rest)
+''')
+    assert remote("03_parallel", code, "count_pretokens_in_file", _fixed_cases_only(FILE, public)) is None
+    message = remote("03_parallel", code, "count_pretokens_in_file", _fixed_cases_only(FILE, copies))
+    assert message is not None and "raised ValueError" in message, message
