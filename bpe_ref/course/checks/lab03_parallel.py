@@ -488,7 +488,6 @@ def varied_file(args: tuple, rng) -> tuple:
     return CorpusFile(data), special_tokens, rng.randint(2, 4), rng.randint(1, 3), rng.choice(START_METHODS)
 
 
-
 def chunks_asked(function: Callable, *args: object) -> tuple[list, list]:
     """Call ``function(*args)`` (a ``count_pretokens_in_file``, through
     :func:`with_reference_count_chunk`) and return the ``desired_num_chunks`` of each of its calls of

@@ -281,6 +281,7 @@ def varied_interleaved(args: tuple, rng: random.Random) -> tuple:
     rounds = rounds if rounds == 0 else -rng.randint(1, 5) if rounds < 0 else rng.randint(1, 5)
     return {label: rng.randint(1, 9) for label in renamed_labels(list(costs), rng).values()}, loads, rounds, collector_on
 
+
 # ---- task 1, measured from outside: the collector paused, seen in the worker's CPU time ----------------------------
 # The log above is the driver's, in the worker: a function that leaves the collector on can rewrite it afterwards (or
 # replace gc.isenabled), so it alone proves nothing (tests/test_grading_redteam.py, section 14). So the trusted side
@@ -576,7 +577,6 @@ RATIO_HIDDEN_CASES = [
     Case(({"hf": [], "tiktoken": []}, "hf", "tiktoken")),
     Case(({"naive": [2.0, 1.0]}, "heap", "naive")),
 ]
-
 
 
 def varied_ratio(args: tuple, rng: random.Random) -> tuple:
