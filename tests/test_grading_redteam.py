@@ -2050,3 +2050,61 @@ def count_pretokens_in_file(path, *rest):
     assert remote("03_parallel", code, "count_pretokens_in_file", _fixed_cases_only(FILE, public)) is None
     message = remote("03_parallel", code, "count_pretokens_in_file", _fixed_cases_only(FILE, copies))
     assert message is not None and "raised ValueError" in message, message
+
+
+def _lab_00_and_09_mistakes() -> list[tuple[str, str, str, tuple]]:
+    """(lab, task declaration, cell, changes) of every mistake of labs 00 and 09 in tests/test_mistakes.py's tables."""
+    from test_mistakes import LAB00_MISTAKES, LAB00_ROUND2, LAB09_ROUND3, THIRD_ROUND
+
+    tasks = {"utf8_bytes": "UTF8_BYTES", "split_on_special_tokens": "SPLIT", "pretokenize": "PRETOKENIZE",
+             "count_pretokens": "COUNT_PRETOKENS", "interleaved": "INTERLEAVED", "spread": "SPREAD",
+             "paired_ratio": "PAIRED_RATIO", "fit_exponent": "FIT_EXPONENT", "crossover": "CROSSOVER",
+             "peak_memory": "PEAK_MEMORY"}
+    mistakes = [("00_pretokenization", cell, ((old, new),)) for cell, old, new, _ in {**LAB00_MISTAKES, **LAB00_ROUND2}.values()]
+    mistakes += [(lab, cell, changes) for (lab, _), (cell, changes, _) in THIRD_ROUND.items() if lab == "00_pretokenization"]
+    mistakes += [("09_benchmarks", cell, changes) for cell, changes, _ in LAB09_ROUND3.values()]
+    mistakes += [("09_benchmarks", cell, ((old, new),)) for (cell, old, new), _ in LAB09_TABLE.values()]
+    return [(lab, tasks[cell.split("_", 1)[1].removesuffix("_solution")], cell, changes) for lab, cell, changes in mistakes]
+
+
+@pytest.mark.parametrize("lab", ["00_pretokenization", "09_benchmarks"])
+def test_the_varied_copies_alone_catch_every_mistake_their_cases_catch(lab):
+    """What the tests above rest on, for every mistake of labs 00 and 09 (tests/test_mistakes.py) that the fixed hidden
+    cases as written catch: under each of 3 secret seeds, their varied copies alone catch it too, and the solution passes
+    them (graded in process, with the graders' private copy, as tests/test_mistakes.py grades)."""
+    import sys
+
+    from test_mistakes import load_graders, variant_of
+
+    from bpe_ref.course.notebooks import solution_namespace
+
+    graders, solutions = load_graders(lab), solution_namespace(lab)
+    package = type(graders.LAB).__module__.split(".course")[0]  # the private copy's seed and cases
+    verdicts, running = (sys.modules[f"{package}.course.{name}"] for name in ("trusted.verdicts", "checks.running"))
+
+    def fails(graded, function, cases) -> bool:
+        try:
+            graders.check_cases(graded.task, function, graded.reference, cases)
+        except AssertionError:
+            return True
+        return False
+
+    tasks = {task for mistake_lab, task, _, _ in _lab_00_and_09_mistakes() if mistake_lab == lab}
+    copies = {}
+    for task, seed in itertools.product(sorted(tasks), (1, 2, 3)):
+        graded = getattr(graders, task)
+        with verdicts.hidden_seed(seed):
+            copies[task, seed] = running.varied(graded)[len(graded.hidden_cases):]
+        assert not fails(graded, solutions[graded.task.name], copies[task, seed]), (task, seed)
+    caught = 0
+    for mistake_lab, task, cell, changes in _lab_00_and_09_mistakes():
+        if mistake_lab != lab:
+            continue
+        graded = getattr(graders, task)
+        mistaken = variant_of(lab, solutions, cell, graded.task.name, changes)
+        if not fails(graded, mistaken, graded.hidden_cases):
+            continue  # caught elsewhere (generated inputs, measured checks), not by a fixed case
+        caught += 1
+        for seed in (1, 2, 3):
+            assert fails(graded, mistaken, copies[task, seed]), (cell, changes, seed)
+    assert caught >= {"00_pretokenization": 29, "09_benchmarks": 15}[lab], caught  # as many as now
