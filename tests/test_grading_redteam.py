@@ -1221,9 +1221,10 @@ def test_a_table_of_the_fixed_hidden_cases_does_not_keep_their_points():
     on one code point that generated text seldom holds. They are in the graders' source: UTF-8 written by hand with
     ``cp <= 0x800`` and a table of the four cases' answers earned task 1's 3 points of 3 in both paths (1 of 3 without
     the table). Safe: when graded, each fixed hidden case is graded again through its declaration's ``hidden_vary``
-    with a generator from the secret seed (lab 00's texts between two drawn words, lab 01's counts scaled and a word added),
-    which keeps what it catches and misses the table. What stays open: a function that cuts the text around a case it
-    recognises and answers the pieces; closing it takes each fixed case replaced by a strategy aimed at its mistake."""
+    with a generator from the secret seed (lab 00's texts renamed and between two drawn words, lab 01's counts scaled and a word added),
+    which keeps what it catches and misses the table. A function that cuts the text around a case it recognises and
+    answers the pieces passed the words around: lab 00's copies now rename the case's letters and digits, and scatter
+    task 1's characters (section 24)."""
     from test_mistakes import remote
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
@@ -1237,10 +1238,14 @@ def test_a_table_of_the_fixed_hidden_cases_does_not_keep_their_points():
                                        ("00_pretokenization", "PRETOKENIZE"), ("00_pretokenization", "COUNT_PRETOKENS"),
                                        ("01_naive_bpe", "TRAIN"), ("06_encode_decode", "ENCODE_TEXT"),
                                        ("10_distributed", "COUNT_RANGE"), ("06_encode_decode", "ENCODE_PRETOKEN"),
-                                       ("07_heap_encoding", "HEAP_ENCODE"), ("08_linear_encoding", "COMPATIBLE")])
+                                       ("07_heap_encoding", "HEAP_ENCODE"), ("08_linear_encoding", "COMPATIBLE"),
+                                       ("03_parallel", "FIND"), ("03_parallel", "COUNT_PRETOKENS_IN_FILE"),
+                                       *[("09_benchmarks", task) for task in ("INTERLEAVED", "SPREAD", "PAIRED_RATIO",
+                                                                              "FIT_EXPONENT", "CROSSOVER", "PEAK_MEMORY")]])
 def test_every_fixed_hidden_case_is_varied_by_the_seed(lab, task):
-    """What the test above (and sections 22 and 23) rest on, for every task of labs 00 and 01 with fixed hidden cases,
-    lab 06's encode_text and encode_pretoken, lab 07's heap_encode, lab 08's compatible and lab 10's count_range: under
+    """What the test above (and sections 22 to 24) rest on, for every task of labs 00, 01, 03 and 09 with fixed hidden
+    cases (lab 09's clock by default, which takes no argument, aside), lab 06's encode_text and encode_pretoken, lab 07's
+    heap_encode, lab 08's compatible and lab 10's count_range: under
     a seed, the cases as written are followed by a copy of each that is not a public one, and two seeds vary them
     differently; without one (the learner's kernel) the cases are as written, once."""
     from bpe_ref.course.checks.running import built, varied
@@ -1732,27 +1737,36 @@ def test_a_table_of_lab_10s_fixed_hidden_ranges_does_not_keep_their_points():
 
 # ---- 23. the fixed hidden cases of labs 06 to 08, answered from a table beside the mistake they catch ---------------
 
+def _notebook_up_to(lab: str, cell: str, changes) -> str:
+    """The notebook's setup and solution cells up to ``cell``, with each ``(old, new)`` of ``changes`` made once."""
+    from test_mistakes import source_of
+
+    from bpe_ref.course.notebooks import read_notebook_json, source_notebook
+
+    cells = [c["id"] for c in read_notebook_json(source_notebook(lab))["cells"]
+             if c["cell_type"] == "code" and (c["id"] == "setup" or c["id"].endswith("_solution"))]
+    code = "\n".join(source_of(lab, c) for c in cells[: cells.index(cell) + 1])
+    for old, new in changes:
+        assert old in code, old
+        code = code.replace(old, new, 1)
+    return code
+
+
 def _answered_from_a_table(lab: str, graded, mistake: str, round_: dict | None = None) -> str:
     """The notebook's code up to ``graded``'s task, with the learner's ``mistake`` (of tests/test_mistakes.py's second
     round, or of ``round_``) in its function, and a table of the reference's answers to its fixed hidden cases (public,
     in the graders' source), built at home and keyed by a digest of the whole arguments, in front of it."""
     import hashlib
 
-    from test_mistakes import SECOND_ROUND, source_of
+    from test_mistakes import SECOND_ROUND
 
     from bpe_ref.course.checks.running import built
-    from bpe_ref.course.notebooks import read_notebook_json, source_notebook
 
     cell, changes, _ = (round_ or SECOND_ROUND)[lab, mistake]
     table = {hashlib.sha256(repr(case.args).encode()).hexdigest(): graded.reference(*case.args)
              for case in built(graded.hidden_cases)}
-    cells = [c["id"] for c in read_notebook_json(source_notebook(lab))["cells"]
-             if c["cell_type"] == "code" and (c["id"] == "setup" or c["id"].endswith("_solution"))]
-    code = "\n".join(source_of(lab, c) for c in cells[: cells.index(cell) + 1])
-    for old, new in changes:
-        code = code.replace(old, new, 1)
     name = graded.task.name
-    return code + f'''
+    return _notebook_up_to(lab, cell, changes) + f'''
 import hashlib as _hashlib
 
 _TABLE = {table!r}
@@ -1814,3 +1828,283 @@ def test_a_table_of_lab_06s_fixed_pretoken_cases_keeps_no_point_from_them():
     with hidden_seed(20261129):
         message = remote("06_encode_decode", code, "encode_pretoken", fixed(varied(ENCODE_PRETOKEN)))
     assert message is not None and "encode_pretoken(pretoken=b" in message, message
+
+
+# ---- 24. the fixed hidden cases of labs 00, 03 and 09: a table of their answers, and a cut around a case found -------
+
+def _fixed_cases_only(graded, cases):
+    """A grader of ``graded``'s task on ``cases`` alone (``remote`` calls it with the graders and the worker's function),
+    so that nothing else of the hidden test (generated inputs, measured checks) catches the mistake behind the table."""
+    def grade(graders, function) -> None:
+        graders.check_cases(graded.task, function, graded.reference, cases)
+    return grade
+
+
+def _as_written_and_varied(graded, seed: int = 20261129) -> tuple[list, list]:
+    """``graded``'s fixed hidden cases as written, and the copies a grading under ``seed`` adds (``hidden_vary``)."""
+    from bpe_ref.course.checks.running import built, varied
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    public = built(graded.hidden_cases)
+    with hidden_seed(seed):
+        cases = varied(graded)
+    assert cases[:len(public)] == public and len(cases) == 2 * len(public)
+    return public, cases[len(public):]
+
+
+# Lab 00's mistakes (tests/test_mistakes.py), each caught by a fixed hidden case: UTF-8 by hand with U+0800 in two bytes,
+# special tokens escaped for '|' only, contractions of any case, <|endoftext|> special by default.
+LAB00_CUT = {
+    "UTF8_BYTES": ("hand-written-utf8-0x800", "list"), "SPLIT": ("split-escapes-the-bar-only", "pieces"),
+    "PRETOKENIZE": ("contractions-of-any-case", "list"), "COUNT_PRETOKENS": ("count-with-endoftext-by-default", "counts"),
+}
+JOINED = {  # how the answers of three consecutive pieces of a text make the answer of the text, as the cut needs
+    "list": "def _joined(a, b, c):\n    return list(a) + list(b) + list(c)\n",
+    "pieces": "def _joined(a, b, c):\n    out = list(a)\n    for more in (b, c):\n        out[-1] += more[0]\n"
+              "        out += more[1:]\n    return out\n",
+    "counts": "def _joined(a, b, c):\n    out = dict(a)\n    for more in (b, c):\n        for key, n in more.items():\n"
+              "            out[key] = out.get(key, 0) + n\n    return out\n",
+}
+
+
+def _cut_around_a_case(graded, mistake: str, join: str) -> str:
+    """Lab 00's notebook up to ``graded``'s task with ``mistake`` in its function, in front of which a function finds a
+    public fixed hidden case's text inside its input: it answers the case from a table built at home (the case alone,
+    and with the space before it that the words around a varied copy leave), and the text before and after it by the
+    mistaken method, which is right on plain words."""
+    from test_mistakes import LAB00_MISTAKES, LAB00_ROUND2
+
+    from bpe_ref.course.checks.running import built
+
+    cell, old, new, _ = {**LAB00_MISTAKES, **LAB00_ROUND2}[mistake]
+    table = [(case.args[0], list(case.args[1:]), graded.reference(" " + case.args[0], *case.args[1:]),
+              graded.reference(*case.args)) for case in built(graded.hidden_cases)]
+    name = graded.task.name
+    return _notebook_up_to("00_pretokenization", cell, [(old, new)]) + "\n" + JOINED[join] + f'''
+_CASES = {table!r}
+_mistaken = {name}
+
+
+def {name}(text, *rest):
+    for case, others, spaced, alone in _CASES:
+        at = text.find(case)
+        if at != -1 and list(rest) == others:  # a fixed hidden case of the graders (public), answered at home
+            before, after = text[:at], text[at + len(case):]
+            if before.endswith(" ") and {join != "pieces"}:
+                before, alone = before[:-1], spaced
+            return _joined(_mistaken(before, *rest), alone, _mistaken(after, *rest))
+    return _mistaken(text, *rest)
+'''
+
+
+@pytest.mark.parametrize("task", LAB00_CUT)
+def test_a_cut_around_a_recognised_fixed_case_of_lab_00_keeps_no_point_from_it(task):
+    """Lab 00's fixed hidden cases were graded as written and again between two drawn words (``around_text``): a function
+    that finds a public case's text inside its input, answers it from a table and the words around it by its mistaken
+    method, passed both (the mistakes above, each caught by such a case; the generated inputs of the hidden test aside).
+    Safe: the varied copies rename the case's letters (those of the contractions kept) and digits, in the text and the
+    special tokens alike (:func:`~bpe_ref.course.checks.lab00_pretokenization.renamed_letters`), and task 1's put drawn
+    letters between its characters (``scattered_text``): no public case's text is found whole, and each copy still
+    catches the mistake. Graded on the fixed cases alone, so that nothing else catches it."""
+    import random
+
+    from test_mistakes import remote
+
+    graders = importlib.import_module("bpe_ref.course.checks.lab00_pretokenization")
+    graded = getattr(graders, task)
+    mistake, join = LAB00_CUT[task]
+    code = _cut_around_a_case(graded, mistake, join)
+    public, copies = _as_written_and_varied(graded)
+    rng = random.Random(0)
+    around = [case.__class__(graders.around_text(case.args, rng)) for case in public]  # the copies graded before
+    name = graded.task.name
+    assert remote("00_pretokenization", code, name, _fixed_cases_only(graded, public + around)) is None
+    message = remote("00_pretokenization", code, name, _fixed_cases_only(graded, copies))
+    assert message is not None and f"{name}(" in message, message
+
+
+def _answers_at_home(graded, cases) -> dict:
+    """The reference's answer to each case, or the error it raises (as lab 09's drivers report it), keyed by its repr."""
+    from bpe_ref.course.checks.lab09_benchmarks import value_or_error
+
+    return {repr(case.args): value_or_error(graded.reference, *case.args) for case in cases}
+
+
+# Lab 09's mistakes (tests/test_mistakes.py) that only a fixed hidden case caught, and how the function sees the case.
+LAB09_TABLE = {
+    "SPREAD": (("task2_spread_solution", "if middle <= 0:", "if middle == 0:"), "repr(args)"),
+    "FIT_EXPONENT": (("task4_fit_exponent_solution", '    if min(sizes) == max(sizes):  # compare the sizes: the mean of '
+                      'equal logarithms can round off them\n        raise ValueError("all sizes are equal")\n', ""), "repr(args)"),
+    "CROSSOVER": (("task5_crossover_solution", "if any(x0 >= x1 for", "if any(x0 > x1 for"), "repr(args)"),
+    "INTERLEAVED": (("task1_interleaved_solution", '    if rounds < 1:\n        raise ValueError(f"rounds must be at least 1, '
+                     'got {rounds}")\n', ""), "repr((list(args[0]), args[1]))"),
+}
+
+
+@pytest.mark.parametrize("task", LAB09_TABLE)
+def test_a_table_of_lab_09s_fixed_hidden_cases_keeps_no_point_from_them(task):
+    """Lab 09's fixed hidden cases hold the edges the generated inputs seldom or never do (a median of 0 or below, all
+    sizes equal, a repeated x, rounds below 1), each there for a mistake that only it caught. They were graded as
+    written: the mistake, with a table of those cases' answers (or the error to raise) keyed by the input, passed them.
+    Safe: each is graded again with its numbers redrawn by one increasing map that keeps 0, signs and ties, and its
+    labels renamed (:func:`~bpe_ref.course.checks.lab09_benchmarks.relabelled`): the table misses the copies, which
+    still catch the mistake. Graded on the fixed cases alone (interleaved's contenders seen by their labels)."""
+    from test_mistakes import remote
+
+    graded = getattr(importlib.import_module("bpe_ref.course.checks.lab09_benchmarks"), task)
+    (cell, old, new), key = LAB09_TABLE[task]
+    public, copies = _as_written_and_varied(graded)
+    if task == "INTERLEAVED":  # the function gets the contenders and the rounds; every case here raises ValueError
+        table = {repr((list(case.args[0]), case.args[2])): "raised ValueError" for case in public}
+    else:
+        table = _answers_at_home(graded, public)
+    name = graded.task.name
+    code = _notebook_up_to("09_benchmarks", cell, [(old, new)]) + f'''
+_TABLE = {table!r}
+_mistaken = {name}
+
+
+def {name}(*args, **kwargs):
+    answer = _TABLE.get({key}, _mistaken)  # a fixed hidden case of the graders (public), answered at home
+    if answer is _mistaken:
+        return _mistaken(*args, **kwargs)
+    if isinstance(answer, str) and answer.startswith("raised "):
+        raise {{"ValueError": ValueError, "KeyError": KeyError}}[answer.split()[1]]("a fixed hidden case")
+    return answer
+'''
+    assert remote("09_benchmarks", code, name, _fixed_cases_only(graded, public)) is None
+    message = remote("09_benchmarks", code, name, _fixed_cases_only(graded, copies))
+    assert message is not None and "raise" in message, message
+
+
+def test_a_table_of_lab_03s_fixed_hidden_files_keeps_no_point_from_them(tmp_path):
+    """Lab 03 task 1's fixed hidden files ask for more chunks than they have bytes, so that every guess is 0: a chunk size
+    kept at one byte at least cuts at later tokens, and only these cases show it (the generated files ask for 8 chunks at
+    most). With a table of their boundaries keyed by the file's bytes and the arguments, that mistake passed them. Safe:
+    each is graded again as a file of two to four of its special tokens with drawn letters between them, more chunks
+    than bytes and a drawn buffer (:func:`~bpe_ref.course.checks.lab03_parallel.varied_find`): the table misses it, and
+    the mistake fails it. Graded on the fixed cases alone."""
+    from test_mistakes import CHUNK_OF_ONE_BYTE_AT_LEAST, remote
+
+    from bpe_ref.course.checks.lab03_parallel import FIND, find_chunk_boundaries
+
+    public, copies = _as_written_and_varied(FIND)
+    table = {}
+    for case in public:
+        file, *rest = case.args
+        (tmp_path / "case.txt").write_bytes(file.data)
+        table[repr((file.data, *rest))] = find_chunk_boundaries(str(tmp_path / "case.txt"), *rest)
+    code = _notebook_up_to("03_parallel", "task1_find_chunk_boundaries_solution", [CHUNK_OF_ONE_BYTE_AT_LEAST]) + f'''
+_TABLE = {table!r}
+_mistaken = find_chunk_boundaries
+
+
+def find_chunk_boundaries(path, *rest):
+    with open(path, "rb") as file:
+        key = repr((file.read(), *rest))
+    if key in _TABLE:  # a fixed hidden case of the graders (public), answered at home
+        return list(_TABLE[key])
+    return _mistaken(path, *rest)
+'''
+    assert remote("03_parallel", code, "find_chunk_boundaries", _fixed_cases_only(FIND, public)) is None
+    message = remote("03_parallel", code, "find_chunk_boundaries", _fixed_cases_only(FIND, copies))
+    assert message is not None and "do not make the chunk size at least 1" in message, message
+
+
+def test_a_table_of_lab_03s_fixed_file_without_special_tokens_keeps_no_point_from_it():
+    """Lab 03 task 4's fixed hidden file has no special token at all, for several workers: no cut is safe, so the whole
+    file is counted here (the generated files always hold some). A count that goes to the pool all the same (and fails
+    on no token to cut at), with a table of that file's counts keyed by its bytes and the arguments, passed it. Safe:
+    it is graded again as lines of drawn words, no special token among them, for 2 to 4 workers
+    (:func:`~bpe_ref.course.checks.lab03_parallel.varied_file`): the table misses it, and the mistake fails it. Graded on
+    that fixed case alone (the TinyStories sample and its copy aside: they hold special tokens)."""
+    from test_mistakes import TASK4, remote, source_of
+
+    from bpe_ref.course.checks.lab03_parallel import COUNT_PRETOKENS_IN_FILE as FILE
+    from bpe_ref.pretokenize import count_pretokens
+
+    public, copies = _as_written_and_varied(FILE)
+    public, copies = ([case for case in cases if not case.args[1]] for cases in (public, copies))
+    assert len(public) == len(copies) == 1
+    table = {repr((case.args[0].data, *case.args[1:])): count_pretokens(case.args[0].data.decode(), case.args[1])
+             for case in public}
+    module = source_of("03_parallel", "task2_count_chunk_solution")
+    code = ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module.split("\n", 1)[1])
+            + ")\nfrom chunk_counting import count_chunk\n"
+            + "import multiprocessing, os\nfrom concurrent.futures import ProcessPoolExecutor\n"
+            + "from bpe_ref.pretokenize import count_pretokens\n"
+            + "\n".join(source_of("03_parallel", cell) for cell in ("task1_find_chunk_boundaries_solution",
+                                                                    "task3_merge_counts_solution", TASK4))
+            .replace("    if num_workers == 1 or not special_tokens:\n", "    if num_workers == 1:\n") + f'''
+_TABLE = {table!r}
+_mistaken = count_pretokens_in_file
+
+
+def count_pretokens_in_file(path, *rest):
+    with open(path, "rb") as file:
+        key = repr((file.read(), *rest))
+    if key in _TABLE:  # a fixed hidden case of the graders (public), answered at home
+        return dict(_TABLE[key])
+    return _mistaken(path, *rest)
+''')
+    assert remote("03_parallel", code, "count_pretokens_in_file", _fixed_cases_only(FILE, public)) is None
+    message = remote("03_parallel", code, "count_pretokens_in_file", _fixed_cases_only(FILE, copies))
+    assert message is not None and "raised ValueError" in message, message
+
+
+def _lab_00_and_09_mistakes() -> list[tuple[str, str, str, tuple]]:
+    """(lab, task declaration, cell, changes) of every mistake of labs 00 and 09 in tests/test_mistakes.py's tables."""
+    from test_mistakes import LAB00_MISTAKES, LAB00_ROUND2, LAB09_ROUND3, THIRD_ROUND
+
+    tasks = {"utf8_bytes": "UTF8_BYTES", "split_on_special_tokens": "SPLIT", "pretokenize": "PRETOKENIZE",
+             "count_pretokens": "COUNT_PRETOKENS", "interleaved": "INTERLEAVED", "spread": "SPREAD",
+             "paired_ratio": "PAIRED_RATIO", "fit_exponent": "FIT_EXPONENT", "crossover": "CROSSOVER",
+             "peak_memory": "PEAK_MEMORY"}
+    mistakes = [("00_pretokenization", cell, ((old, new),)) for cell, old, new, _ in {**LAB00_MISTAKES, **LAB00_ROUND2}.values()]
+    mistakes += [(lab, cell, changes) for (lab, _), (cell, changes, _) in THIRD_ROUND.items() if lab == "00_pretokenization"]
+    mistakes += [("09_benchmarks", cell, changes) for cell, changes, _ in LAB09_ROUND3.values()]
+    mistakes += [("09_benchmarks", cell, ((old, new),)) for (cell, old, new), _ in LAB09_TABLE.values()]
+    return [(lab, tasks[cell.split("_", 1)[1].removesuffix("_solution")], cell, changes) for lab, cell, changes in mistakes]
+
+
+@pytest.mark.parametrize("lab", ["00_pretokenization", "09_benchmarks"])
+def test_the_varied_copies_alone_catch_every_mistake_their_cases_catch(lab):
+    """What the tests above rest on, for every mistake of labs 00 and 09 (tests/test_mistakes.py) that the fixed hidden
+    cases as written catch: under each of 3 secret seeds, their varied copies alone catch it too, and the solution passes
+    them (graded in process, with the graders' private copy, as tests/test_mistakes.py grades)."""
+    import sys
+
+    from test_mistakes import load_graders, variant_of
+
+    from bpe_ref.course.notebooks import solution_namespace
+
+    graders, solutions = load_graders(lab), solution_namespace(lab)
+    package = type(graders.LAB).__module__.split(".course")[0]  # the private copy's seed and cases
+    verdicts, running = (sys.modules[f"{package}.course.{name}"] for name in ("trusted.verdicts", "checks.running"))
+
+    def fails(graded, function, cases) -> bool:
+        try:
+            graders.check_cases(graded.task, function, graded.reference, cases)
+        except AssertionError:
+            return True
+        return False
+
+    tasks = {task for mistake_lab, task, _, _ in _lab_00_and_09_mistakes() if mistake_lab == lab}
+    copies = {}
+    for task, seed in itertools.product(sorted(tasks), (1, 2, 3)):
+        graded = getattr(graders, task)
+        with verdicts.hidden_seed(seed):
+            copies[task, seed] = running.varied(graded)[len(graded.hidden_cases):]
+        assert not fails(graded, solutions[graded.task.name], copies[task, seed]), (task, seed)
+    caught = 0
+    for mistake_lab, task, cell, changes in _lab_00_and_09_mistakes():
+        if mistake_lab != lab:
+            continue
+        graded = getattr(graders, task)
+        mistaken = variant_of(lab, solutions, cell, graded.task.name, changes)
+        if not fails(graded, mistaken, graded.hidden_cases):
+            continue  # caught elsewhere (generated inputs, measured checks), not by a fixed case
+        caught += 1
+        for seed in (1, 2, 3):
+            assert fails(graded, mistaken, copies[task, seed]), (cell, changes, seed)
+    assert caught >= {"00_pretokenization": 29, "09_benchmarks": 15}[lab], caught  # as many as now

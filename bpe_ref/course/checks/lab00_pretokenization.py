@@ -49,10 +49,60 @@ pretoken_special_lists = st.sampled_from([[], [EOT], ["<|eot|>"], ["<|eot|>", EO
 def around_text(args: tuple, rng: random.Random) -> tuple:
     """A fixed hidden case's text between two words of lowercase letters drawn from ``rng`` (a space between): what
     the case holds is still there, but a table of the public cases' answers no longer finds it (``hidden_vary``)."""
-    def word() -> str:
-        return "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(2, 7)))
+    return (f"{drawn_word(rng)} {args[0]} {drawn_word(rng)}", *args[1:])
 
-    return (f"{word()} {args[0]} {word()}", *args[1:])
+
+def drawn_word(rng: random.Random) -> str:
+    return "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(2, 7)))
+
+
+# The letters of the contractions ('s 't 'm 'd 'll 've 're), which the pattern tells apart from the others: kept as they
+# are, in either case. The other ASCII letters may be renamed among themselves without changing a pretoken's bounds.
+CONTRACTION_LETTERS = "sdmtlvre"
+RENAMED_LETTERS = [c for c in "abcdefghijklmnopqrstuvwxyz" if c not in CONTRACTION_LETTERS]
+
+
+def renamed_letters(args: tuple, rng: random.Random) -> tuple:
+    """A fixed hidden case with its ASCII letters (but those of the contractions) renamed among themselves by one
+    permutation drawn from ``rng``, lowercase as uppercase, and its digits by another, in the text and in the special
+    tokens alike; <|endoftext|> where it is not listed stays as it is (ordinary text that a mistake takes for a special
+    token); then between two drawn words (:func:`around_text`). Each case keeps what it catches (a letter stays a letter
+    of the same case, a digit a digit, the contractions, the marks, the spaces and line ends stay), and a submission
+    that finds a public case's text inside its input, to answer it from a table and the rest by its own method, finds
+    none (``hidden_vary``)."""
+    text, *rest = args
+    if rest and isinstance(rest[0], list):
+        text, tokens = renamed(text, rest[0], rng)
+        return around_text((text, tokens, *rest[1:]), rng)
+    return around_text((renamed(text, [], rng)[0], *rest), rng)
+
+
+def renamed(text: str, special_tokens: list[str], rng: random.Random) -> tuple[str, list[str]]:
+    """``text`` and ``special_tokens`` renamed as :func:`renamed_letters` says, without the words around."""
+    lower = dict(zip(RENAMED_LETTERS, rng.sample(RENAMED_LETTERS, len(RENAMED_LETTERS))))
+    table = str.maketrans({**lower, **{k.upper(): v.upper() for k, v in lower.items()},
+                           **dict(zip("0123456789", rng.sample("0123456789", 10)))})
+    pieces = text.split(EOT) if EOT not in special_tokens else [text]
+    return EOT.join(piece.translate(table) for piece in pieces), [token.translate(table) for token in special_tokens]
+
+
+def scattered_text(args: tuple, rng: random.Random) -> tuple:
+    """Task 1's fixed hidden case with drawn letters between its characters (a character keeps its combining marks),
+    its letters renamed (:func:`renamed_letters`) and a drawn word after it, before it too unless it starts with a byte
+    order mark (which stays first: stripping it is the mistake the case catches). Every code point of the case is still
+    there, but no table of the public cases' texts finds one of them whole (``hidden_vary``)."""
+    import unicodedata
+
+    text = args[0]
+    clusters: list[str] = []
+    for char in text:
+        if clusters and unicodedata.combining(char):
+            clusters[-1] += char
+        else:
+            clusters.append(char)
+    text = clusters[0] + "".join(drawn_word(rng)[:rng.randint(1, 2)] + cluster for cluster in clusters[1:])
+    text = renamed(text, [], rng)[0]
+    return (text + " " + drawn_word(rng) if text.startswith("\ufeff") else around_text((text,), rng)[0],)
 
 
 # ---- task 1: UTF-8 bytes ---------------------------------------------------------------------
@@ -94,7 +144,7 @@ UTF8_BYTES = TaskGraders(
     # And the text as it is (page 00, section 2): a combining accent stays a code point of its own, and a leading
     # byte order mark is a character too; normalized (NFC) or stripped, the bytes differ.
     hidden_cases=[("\x7f\x80",), ("\u07ff\u0800",), ("\uffff\U00010000",), ("\U0010ffff",), ("\ufeffcafe\u0301 A\u030a",)],
-    hidden_vary=around_text,
+    hidden_vary=scattered_text,
 )
 
 # ---- task 2: split on special tokens ---------------------------------------------------------
@@ -173,7 +223,7 @@ SPLIT = TaskGraders(
     st.tuples(text_around_specials, special_token_lists),
     max_examples=150,
     hidden_cases=HIDDEN_SPLIT_CASES,
-    hidden_vary=around_text,
+    hidden_vary=renamed_letters,
 )
 
 # ---- task 3: pretokenize with the GPT-2 pattern ----------------------------------------------
@@ -219,7 +269,7 @@ PRETOKENIZE = TaskGraders(
     st.tuples(text_for_pretokens, pretoken_special_lists),
     max_examples=150,
     hidden_cases=HIDDEN_PRETOKEN_CASES,
-    hidden_vary=around_text,
+    hidden_vary=renamed_letters,
 )
 
 # ---- task 4: count pretokens as bytes --------------------------------------------------------
@@ -239,7 +289,7 @@ COUNT_PRETOKENS = TaskGraders(
     st.tuples(text_for_pretokens, pretoken_special_lists),
     max_examples=120,
     hidden_cases=HIDDEN_PRETOKEN_CASES,
-    hidden_vary=around_text,
+    hidden_vary=renamed_letters,
 )
 
 LAB = Lab(

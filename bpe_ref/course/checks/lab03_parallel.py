@@ -231,6 +231,23 @@ FIND_HIDDEN_CASES = [
     Case((CorpusFile(b"ab<|pad|>cd<|endoftext|>ef"), 30, [EOT.encode(), PAD.encode()], 3)),
 ]
 
+
+def filler(rng, most: int = 3) -> bytes:
+    """Up to ``most`` letters drawn from ``rng``: no special token holds a run of them."""
+    return "".join(rng.choices("abcdefgh xyz", k=rng.randint(0, most))).encode()
+
+
+def varied_find(args: tuple, rng) -> tuple:
+    """A fixed hidden case of task 1 drawn again from ``rng`` (``hidden_vary``), as a table of the public cases' answers
+    misses it: a file of two to four special tokens of the case's (in a drawn order, letters drawn between them), more
+    chunks asked for than it has bytes, and a drawn buffer size. Every guess stays at 0, and a chunk size of one byte
+    at least still cuts at a later token than the first."""
+    file, _, split_tokens, _ = args
+    tokens = rng.choices(split_tokens, k=rng.randint(2, 4))
+    data = filler(rng) + b"".join(token + filler(rng) for token in tokens)
+    return CorpusFile(data), len(data) + rng.randint(1, 20), rng.sample(split_tokens, len(split_tokens)), rng.randint(2, 6)
+
+
 # Task 1's hidden test: the bytes it reads measured first, then generated files with read buffers of 1 to
 # 16 bytes, then files whose special tokens hold one another (against first_occurrence_boundaries).
 FIND = TaskGraders(
@@ -248,6 +265,7 @@ FIND = TaskGraders(
     boundaries_inputs(),
     max_examples=150,
     hidden_cases=FIND_HIDDEN_CASES,
+    hidden_vary=varied_find,
     hidden_verify=(verify_reads_in_buffers,),
     then=TaskGraders(FIND_TASK, first_occurrence_boundaries, [], nested_boundaries_inputs(), max_examples=100),
 )
@@ -454,6 +472,22 @@ FILE_HIDDEN_CASES = [
 ]
 
 
+def varied_file(args: tuple, rng) -> tuple:
+    """A fixed hidden case of task 4 drawn again from ``rng`` (``hidden_vary``), as a table of the public cases' answers
+    misses it. Without special tokens: lines of drawn words, none a special token, counted by 2 to 4 workers (still no
+    safe cut: the whole file, here). With them (the TinyStories sample): a drawn run of its stories, cut where one ends,
+    by 2 to 4 workers; chunks per worker and the start method drawn."""
+    file, special_tokens, _, _, _ = args
+    if special_tokens:
+        stories = file.data.split(EOT.encode())
+        first = rng.randrange(len(stories) // 2)
+        data = EOT.encode().join(stories[first:first + rng.randint(len(stories) // 4, len(stories) // 2)])
+    else:
+        words = [" the", " cat", " sat", " on", " mat", ",", ".", " café", " 字", " 🙂", " dog", " ran", "\n", "  "]
+        data = "".join("".join(rng.choices(words, k=rng.randint(5, 12))) + "\n" for _ in range(rng.randint(30, 60))).encode()
+    return CorpusFile(data), special_tokens, rng.randint(2, 4), rng.randint(1, 3), rng.choice(START_METHODS)
+
+
 def chunks_asked(function: Callable, *args: object) -> tuple[list, list]:
     """Call ``function(*args)`` (a ``count_pretokens_in_file``, through
     :func:`with_reference_count_chunk`) and return the ``desired_num_chunks`` of each of its calls of
@@ -644,6 +678,7 @@ COUNT_PRETOKENS_IN_FILE = TaskGraders(
     hidden_cases=[*FILE_HIDDEN_CASES,
                   Later(lambda: Case((CorpusFile(data_file(TINYSTORIES_SAMPLE).read_bytes()), [EOT], 2, 1, "spawn"),
                                      {0: "<path of the TinyStories sample>"}))],
+    hidden_vary=varied_file,
 )
 
 

@@ -85,6 +85,47 @@ def error_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+# ---- the fixed hidden cases, varied by the secret seed ----------------------------------------------------------
+# Each task's fixed hidden cases are in this public source: graded as they are only, a table of their answers (keyed by
+# the input) kept their points, next to the mistake each is there to catch. When graded, each is graded again with its
+# values redrawn from the seed (``hidden_vary``), so that what it catches stays: one increasing map of the numbers,
+# which keeps 0 and every sign, ties and the order of any two values (unsorted runs stay unsorted, a median 0 or
+# negative, equal sizes equal, a repeated or out-of-order x so, two curves meeting at a point meet there); labels
+# renamed; lengths, booleans and rounds below 1 kept.
+
+LABEL_NAMES = ["naive", "incremental", "v4", "v5", "heap", "linked_list", "hf", "tiktoken"]
+
+
+def relabelled(lists: list[list], rng: random.Random, high: int = 10**6) -> list[list]:
+    """The numbers of ``lists`` mapped, all by one increasing map that keeps 0 and signs, to numbers drawn from ``rng``:
+    ints to ints of 1 to ``high`` (sizes, loads), floats to thousandths of 0.001 to ``high / 1000`` (seconds)."""
+    values = {value for values in lists for value in values}
+    mapped: dict = {}
+    for sign in (1, -1):
+        for kind in (int, float):
+            old = sorted(sign * value for value in values if type(value) is kind and sign * value > 0)
+            new = sorted(rng.sample(range(1, high), len(old)))
+            mapped.update({sign * o: sign * (n if kind is int else n / 1000) for o, n in zip(old, new)})
+    return [[mapped.get(value, value) for value in values] for values in lists]
+
+
+def renamed_labels(names: list[str], rng: random.Random) -> dict[str, str]:
+    """Each of ``names`` (distinct) renamed to a distinct label drawn from ``rng``."""
+    return dict(zip(names, rng.sample(LABEL_NAMES, len(names))))
+
+
+def redrawn(vary: Callable[[tuple, random.Random], tuple]) -> Callable[[tuple, random.Random], tuple]:
+    """``vary``, drawn again while it gives the case as it was (small ranges can draw it)."""
+    def again(args: tuple, rng: random.Random) -> tuple:
+        for _ in range(20):
+            changed = vary(args, rng)
+            if repr(changed) != repr(args):
+                return changed
+        return changed
+
+    return again
+
+
 # ---- task 1: interleaved rounds --------------------------------------------------------------------
 
 
@@ -203,7 +244,7 @@ def interleaved_cases() -> list[Case]:
     ]
 
 
-LABELS = st.sampled_from(["naive", "incremental", "v4", "v5", "heap", "linked_list", "hf", "tiktoken"])
+LABELS = st.sampled_from(LABEL_NAMES)
 
 
 @st.composite
@@ -229,6 +270,17 @@ INTERLEAVED_HIDDEN_CASES = [
     Case(({"naive": 3}, [1, 3], -1, True)),
     Case(({}, [2, 1], 4, False)),
 ]
+
+
+@redrawn
+def varied_interleaved(args: tuple, rng: random.Random) -> tuple:
+    """An interleaved hidden case with its labels, costs and loads drawn from ``rng``: rounds of 0 stay 0, below 0 below 0,
+    no contenders none (``hidden_vary``)."""
+    costs, loads, rounds, collector_on = args
+    (loads,) = relabelled([loads], rng, high=10)
+    rounds = rounds if rounds == 0 else -rng.randint(1, 5) if rounds < 0 else rng.randint(1, 5)
+    return {label: rng.randint(1, 9) for label in renamed_labels(list(costs), rng).values()}, loads, rounds, collector_on
+
 
 # ---- task 1, measured from outside: the collector paused, seen in the worker's CPU time ----------------------------
 # The log above is the driver's, in the worker: a function that leaves the collector on can rewrite it afterwards (or
@@ -395,7 +447,8 @@ DEFAULT_CLOCK = TaskGraders(Task("interleaved", (), driver=run_default_clock, hi
                             interleaved, [Case(())], st.just(()), max_examples=1, hidden_cases=[Case(())])
 
 INTERLEAVED = TaskGraders(INTERLEAVED_TASK, interleaved, interleaved_cases(), interleaved_inputs(), max_examples=60,
-                          hidden_cases=INTERLEAVED_HIDDEN_CASES, verify=(verify_collector_paused,), then=DEFAULT_CLOCK)
+                          hidden_cases=INTERLEAVED_HIDDEN_CASES, hidden_vary=varied_interleaved,
+                          verify=(verify_collector_paused,), then=DEFAULT_CLOCK)
 
 # ---- task 2: the spread of the runs ----------------------------------------------------------------
 
@@ -471,7 +524,8 @@ SPREAD_HIDDEN_CASES = [
     Case(([0.9, 0.2, 0.4, 0.3, 0.7, 0.1],)),
 ]
 
-SPREAD = TaskGraders(SPREAD_TASK, spread, SPREAD_CASES, SPREAD_INPUTS, max_examples=80, hidden_cases=SPREAD_HIDDEN_CASES)
+SPREAD = TaskGraders(SPREAD_TASK, spread, SPREAD_CASES, SPREAD_INPUTS, max_examples=80, hidden_cases=SPREAD_HIDDEN_CASES,
+                     hidden_vary=lambda args, rng: tuple(relabelled(list(args), rng)))
 
 # ---- task 3: the median of per-round ratios ---------------------------------------------------------
 
@@ -524,8 +578,18 @@ RATIO_HIDDEN_CASES = [
     Case(({"naive": [2.0, 1.0]}, "heap", "naive")),
 ]
 
+
+def varied_ratio(args: tuple, rng: random.Random) -> tuple:
+    """A paired_ratio hidden case with its labels renamed (a label not timed stays so) and its times redrawn, the lengths
+    kept (``hidden_vary``)."""
+    times, a, b = args
+    names = renamed_labels(list(dict.fromkeys([*times, a, b])), rng)
+    runs = relabelled(list(times.values()), rng)
+    return {names[label]: values for label, values in zip(times, runs)}, names[a], names[b]
+
+
 PAIRED_RATIO = TaskGraders(RATIO_TASK, paired_ratio, RATIO_CASES, ratio_inputs(), max_examples=80,
-                           hidden_cases=RATIO_HIDDEN_CASES)
+                           hidden_cases=RATIO_HIDDEN_CASES, hidden_vary=varied_ratio)
 
 # ---- task 4: a fitted exponent -------------------------------------------------------------------
 
@@ -582,7 +646,8 @@ EXPONENT_HIDDEN_CASES = [
 ]
 
 FIT_EXPONENT = TaskGraders(EXPONENT_TASK, fit_exponent, EXPONENT_CASES, exponent_inputs(), max_examples=80,
-                           hidden_cases=EXPONENT_HIDDEN_CASES)
+                           hidden_cases=EXPONENT_HIDDEN_CASES,  # sizes and seconds redrawn, each by its own map
+                           hidden_vary=lambda args, rng: (*relabelled([args[0]], rng), *relabelled([args[1]], rng)))
 
 # ---- task 5: a crossover -------------------------------------------------------------------------
 
@@ -656,7 +721,8 @@ CROSSOVER_HIDDEN_CASES = [
 ]
 
 CROSSOVER = TaskGraders(CROSSOVER_TASK, crossover, CROSSOVER_CASES, crossover_inputs(), max_examples=80,
-                        hidden_cases=CROSSOVER_HIDDEN_CASES)
+                        hidden_cases=CROSSOVER_HIDDEN_CASES,  # the xs by one map, the two curves together by another
+                        hidden_vary=lambda args, rng: (*relabelled([args[0]], rng), *relabelled(list(args[1:]), rng)))
 
 # ---- task 6: peak memory -------------------------------------------------------------------------
 
@@ -764,6 +830,17 @@ PEAK_HIDDEN_CASES = [
     Case((1, False, True, 2, 0, True)),
     Case((3, False, False, 1, 4, True)),
 ]
+
+
+@redrawn
+def varied_peak(args: tuple, rng: random.Random) -> tuple:
+    """A peak_memory hidden case with its three sizes redrawn from ``rng`` by one increasing map (:func:`relabelled`: none
+    held or no earlier peak stays so, and which of the call's, the held and the earlier peak is the largest stays), what
+    the function does and whether tracing is on kept (``hidden_vary``)."""
+    allocate, keep, tracing_before, held, spike, fails = args
+    allocate, held, spike = relabelled([[allocate, held, spike]], rng, high=9)[0]
+    return allocate, keep, tracing_before, held, spike, fails
+
 
 # ---- task 6, against what the worker cannot know: a size drawn inside fn, sealed for the trusted side ------------
 # The cases above tell the driver's function its size before the call, and the driver runs in the worker: a
@@ -875,6 +952,7 @@ def _one_secret_size(learner: Callable, modulus: int, private: int, low: int, hi
 
 
 PEAK_MEMORY = TaskGraders(PEAK_TASK, peak_memory, PEAK_CASES, PEAK_INPUTS, max_examples=30, hidden_cases=PEAK_HIDDEN_CASES,
+                          hidden_vary=varied_peak,
                           verify=(verify_secret_size,))
 
 LAB = Lab(
