@@ -863,6 +863,46 @@ def test_files_left_in_dev_shm_under_multiprocessings_names_are_removed():
                 os.unlink(f"/dev/shm/{name}")
 
 
+@pytest.mark.skipif(not os.path.isdir("/dev/shm") or not sys.platform.startswith("linux"), reason="no /dev/shm")
+@pytest.mark.parametrize("shm_mb", [256, 0], ids=["private_dev_shm", "shared_dev_shm"])
+def test_two_gradings_at_once_are_each_charged_for_their_own_dev_shm_files_only(shm_mb):
+    """Each sandbox's keeper removed, and flagged, every new /dev/shm entry that no live process held since it
+    started: with two gradings at once under one user, a keeper that ended first took the other worker's files,
+    its review lines went to the wrong notebook and the other's report listed none (section 13 flaked under
+    ``pytest -n 2``). Safe: where the kernel allows it (unprivileged user and mount namespaces), each worker has a
+    /dev/shm of its own, which no other grading sees, and the keeper lists and removes all of it; elsewhere
+    (``shm_mb=0`` here) the keeper removes only what its worker's processes opened with O_CREAT there (it sees
+    every open) or held when killed. Deterministic: both sandboxes run while A's files and B's are made, then A
+    ends (its keeper cleans) while B still runs, then B ends; under the old rule A's report listed B's file."""
+    import secrets
+
+    tag = secrets.token_hex(4)
+    a_names, b_names = [f"sem.mp-{tag}a", f"psm_{tag}a"], [f"psm_{tag}b"]
+    try:
+        with Sandbox(Policy(allow_processes=True, cell_timeout=20, shm_mb=shm_mb)) as a, \
+                Sandbox(Policy(allow_processes=True, cell_timeout=20, shm_mb=shm_mb)) as b:
+            private = any("a private tmpfs" in line for line in a.isolation + b.isolation)
+            if shm_mb and not private:
+                pytest.skip(f"no private /dev/shm here: {a.isolation[-1]}")
+            if not shm_mb and not any("and opens Landlock refuses" in line for line in a.isolation):
+                pytest.skip("the keeper does not see the worker's opens here")
+            assert private == bool(shm_mb), a.isolation
+            made_a = a.run_cell(f"NAMES = {a_names!r}\n" + LEFT_IN_SHM, "leave")
+            made_b = b.run_cell(f"NAMES = {b_names!r}\n" + LEFT_IN_SHM, "leave")  # closed: no process of B's holds it
+            assert made_a.ok and made_b.ok, (made_a, made_b)
+            a.close()  # A's keeper cleans while B's worker runs, its file in /dev/shm
+            seen = b.run_cell(f"import os\nprint(sorted(name for name in os.listdir('/dev/shm') if {tag!r} in name))", "look")
+            assert seen.ok and seen.stdout.strip() == repr(b_names), seen
+        assert sorted(a.behaviour()["shm_removed"]) == sorted(f"/dev/shm/{name}" for name in a_names), a.behaviour()
+        assert b.behaviour()["shm_removed"] == [f"/dev/shm/{name}" for name in b_names], b.behaviour()
+        left = [name for name in os.listdir("/dev/shm") if tag in name]
+        assert not left, f"left in /dev/shm after grading: {left}"
+    finally:
+        for name in a_names + b_names:
+            with contextlib.suppress(OSError):
+                os.unlink(f"/dev/shm/{name}")
+
+
 # ---- 14. lab 09's drivers, read and rewritten by the function they call -------------------------------------
 
 COLLECTOR_LEFT_ON = '''
