@@ -143,17 +143,19 @@ def _private_shm(megabytes: int) -> None:
     uid, gid = os.getuid(), os.getgid()
     if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS) != 0:
         raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWUSER | CLONE_NEWNS)")
-    for name, line in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-        with open(f"/proc/self/{name}", "w", encoding="ascii") as file:
-            file.write(line)
-    if libc.mount(b"none", b"/", None, ctypes.c_ulong(_MS_REC | _MS_PRIVATE), None) != 0:  # nothing goes out, nor in
-        raise OSError(ctypes.get_errno(), "mount(MS_PRIVATE)")
-    options = f"size={megabytes}m,nr_inodes={MAX_SHM_ENTRIES},mode=1777".encode()
-    if libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", ctypes.c_ulong(_MS_NOSUID | _MS_NODEV | _MS_NOEXEC), options) != 0:
-        raise OSError(ctypes.get_errno(), "mount(tmpfs on /dev/shm)")
-    header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()  # _LINUX_CAPABILITY_VERSION_3: none
-    if libc.capset(header, data) != 0:
-        raise OSError(ctypes.get_errno(), "capset")
+    try:
+        for name, line in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w", encoding="ascii") as file:
+                file.write(line)
+        if libc.mount(b"none", b"/", None, ctypes.c_ulong(_MS_REC | _MS_PRIVATE), None) != 0:  # nothing goes out, nor in
+            raise OSError(ctypes.get_errno(), "mount(MS_PRIVATE)")
+        options = f"size={megabytes}m,nr_inodes={MAX_SHM_ENTRIES},mode=1777".encode()
+        if libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", ctypes.c_ulong(_MS_NOSUID | _MS_NODEV | _MS_NOEXEC), options) != 0:
+            raise OSError(ctypes.get_errno(), "mount(tmpfs on /dev/shm)")
+    finally:  # whatever failed above: the learner's code never holds the new namespace's capabilities
+        header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()  # _LINUX_CAPABILITY_VERSION_3: none
+        if libc.capset(header, data) != 0:
+            raise OSError(ctypes.get_errno(), "capset")
 
 
 def _private_shm_handshake(channel, policy: dict) -> None:
