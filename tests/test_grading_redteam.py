@@ -891,7 +891,10 @@ def test_two_gradings_at_once_are_each_charged_for_their_own_dev_shm_files_only(
             made_b = b.run_cell(f"NAMES = {b_names!r}\n" + LEFT_IN_SHM, "leave")  # closed: no process of B's holds it
             assert made_a.ok and made_b.ok, (made_a, made_b)
             a.close()  # A's keeper cleans while B's worker runs, its file in /dev/shm
-            seen = b.run_cell(f"import os\nprint(sorted(name for name in os.listdir('/dev/shm') if {tag!r} in name))", "look")
+            # B then holds its file, so that no keeper of the old rule on this machine (another checkout's tests) takes it
+            # before B's keeper does: held, it was spared by them too.
+            seen = b.run_cell(f"import os\nHELD = [open('/dev/shm/' + name, 'rb') for name in {b_names!r}]\n"
+                              f"print(sorted(name for name in os.listdir('/dev/shm') if {tag!r} in name))", "look")
             assert seen.ok and seen.stdout.strip() == repr(b_names), seen
         assert sorted(a.behaviour()["shm_removed"]) == sorted(f"/dev/shm/{name}" for name in a_names), a.behaviour()
         assert b.behaviour()["shm_removed"] == [f"/dev/shm/{name}" for name in b_names], b.behaviour()
@@ -1591,7 +1594,11 @@ def test_worker_processes_started_for_show_while_threads_count_lose_lab_03_task_
             "from chunk_counting import count_chunk\n" + setup
             + source_of("03_parallel", "task4_count_pretokens_in_file_solution").replace(*PROCESSES_FOR_SHOW))
     message = remote("03_parallel", code, "count_pretokens_in_file", "verify_worker_processes")
-    assert message is not None and "in the calling process" in message and "the count ran here" in message, message
+    # Either check may catch it first: the processes started are seen by a look at /proc every 5 ms (ProcessWatch), and
+    # the pool for show (2 forked processes mapping abs) can start and end between two looks on a loaded machine, so
+    # the call "started no process: the count ran in the calling process" (1 run in 6 here, -n0); else the CPU check.
+    assert message is not None and "in the calling process" in message and (
+        "the count ran here" in message or "started no process: the count ran in the calling process" in message), message
 
 
 # ---- 21. the reply pipe, written on by the learner's code --------------------------------------------------------
