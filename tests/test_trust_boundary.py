@@ -188,6 +188,7 @@ def test_a_grandchild_that_left_the_session_is_killed_with_the_worker():
         time.sleep(0.05)
     assert not alive(grandchild), "a grandchild of the worker outlived grading"
     assert not Path(shm).exists(), f"{shm} was left in /dev/shm"
+    assert shm in box.behaviour()["shm_removed"], box.behaviour()  # (a private /dev/shm is never seen from here)
 
 
 @pytest.mark.skipif(not LINUX, reason="reads /proc")

@@ -602,18 +602,21 @@ def verify_worker_processes(learner: Callable) -> None:
 
 
 # The CPU time the calling process may spend on a count in workers, against the serial count of the same file by the
-# reference: finding the cuts, starting the pool and merging the chunks' counts (the taught pool: 0.01-0.02 s where the
-# serial count takes 0.08-0.11 s, in the grading worker on a loaded machine), not the count itself (threads counting
-# beside a pool for show: 0.12-0.14 s).
+# reference: finding the cuts, starting the pool and merging the chunks' counts (the taught pool: 0.02 s where the
+# serial count takes 0.3 s, in the grading worker on a loaded machine), not the count itself (threads counting
+# beside a pool for show: 0.38 s, against a limit of 0.2 s).
 OWN_SHARE, OWN_SLACK = 0.5, 0.03
 
 
 def counting_text(rng) -> str:
-    """A text of some 450 kB drawn from ``rng`` (the grading's secret seed): stories of words, numbers and multi-byte
-    characters between end-of-text tokens, so that no table of a fixed text's counts answers it."""
+    """A text of some 1.5 MB drawn from ``rng`` (the grading's secret seed): stories of words, numbers and multi-byte
+    characters between end-of-text tokens, so that no table of a fixed text's counts answers it. Long enough that the
+    serial count takes 0.2-0.4 s: /proc gives a process's CPU time in 10 ms ticks, and with a third of this text
+    threads counting (1.3 times the serial count) were 2 ticks over the limit, under it now and then (section 20 of
+    tests/test_grading_redteam.py failed 1 run in 9 under pytest -n 2)."""
     words = [" the", " cat", " sat", " on", " mat", ",", ".", " café", " 字", " 🙂", " dog", " ran", "\n"]
     stories = []
-    for _ in range(1500):
+    for _ in range(5000):
         body = "".join(rng.choice(words) for _ in range(rng.randint(60, 100)))
         stories.append(f"Story {rng.randint(0, 10**6)}:{body}{EOT}")
     return "".join(stories)
@@ -639,6 +642,9 @@ def verify_counted_in_the_workers(learner: Callable) -> None:
         raise CheckFailed(f"{call} did not return the pretoken counts of the file (they differ from a serial count)")
     if before is None:
         return  # not measurable on this system (no /proc)
+    # Run again now, the fastest of both kept: one run's CPU time under a burst of load came out 1.5 times another's
+    # (0.20-0.34 s on one machine), and the limit below scales with it.
+    serial = reference_cost(count_pretokens, (text, [EOT]), "the text of counting_text")[0]
     if after is None:  # its process ended as the call returned, so as to be measured not at all
         raise CheckFailed(f"{call}: the process running your code ended as the call returned, so its CPU time could not "
                           "be measured from outside your code (a function must leave it running)")

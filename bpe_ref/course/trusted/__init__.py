@@ -68,9 +68,13 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   size. The worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child subreaper that
   runs none of the learner's code: every process the worker starts stays below it, ``setsid`` or
   not, is counted (more than ``Policy.max_processes`` at once kills the lot) and is killed when the
-  worker ends; what they left in /dev/shm is removed and flagged unless a live process maps it or
-  holds it open (a concurrent pool's semaphore, found by inode; a pool's semaphore left by the
-  killed worker is removed unflagged). The trusted side relies on the keeper for neither its waits
+  worker ends. Where the kernel allows unprivileged user and mount namespaces, a lab with processes
+  gets a /dev/shm of its own (a tmpfs of ``Policy.shm_mb``, no capabilities kept), which no other
+  grading sees: all it holds at the end is removed and flagged (a pool's semaphore left by the
+  killed worker unflagged). Elsewhere, in the machine's /dev/shm, only what the worker's processes
+  opened there with O_CREAT (seen by the keeper) or held when killed is removed, never what another
+  live process holds; a name they linked from a file that is gone is left. Landlock lets them make
+  regular files only there (no folders, links, pipes, sockets or devices). The trusted side relies on the keeper for neither its waits
   nor the end of the worker's processes: a request is written, and its reply awaited, under one
   deadline (a worker that stops reading, or writes other lines, cannot stretch it); and while it
   holds a sandbox the grading process is a child subreaper too, so the orphans of a keeper that

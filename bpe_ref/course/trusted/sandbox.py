@@ -77,6 +77,7 @@ class Policy:
     cell_timeout: float = 30.0  # seconds for running one cell of the notebook
     max_processes: int = 64  # processes the worker may have at once (with allow_processes); more kills it
     watch_files: bool = True  # the keeper counts the opens Landlock refuses (every open goes by it; off to measure that)
+    shm_mb: int = 256  # the worker's own /dev/shm (with allow_processes, where the kernel gives one: keeper.py); 0: none
 
 
 @dataclass
@@ -383,6 +384,7 @@ class Sandbox:
             "allow_processes": self.policy.allow_processes,
             "max_processes": self.policy.max_processes,
             "watch_files": self.policy.watch_files,
+            "shm_mb": self.policy.shm_mb,
         }
         env = {"NBGRADER_EXECUTION": "autograde", "HOME": str(self.scratch), "TMPDIR": str(self.scratch),
                "PATH": os.defpath, "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8"}

@@ -242,7 +242,7 @@ def main() -> None:
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.dup2(2, 1)
-    isolation = confine(policy, handoff)
+    isolation = confine(policy, handoff) + ([policy["shm"]] if policy.get("shm") else [])  # the keeper's line (keep)
     # A module the learner writes (``%%writefile``) is imported from the scratch folder, here and in
     # the processes a lab may start (spawn and forkserver children get this sys.path).
     sys.path.insert(0, policy["scratch"])

@@ -21,6 +21,10 @@ _FS = {name: 1 << bit for bit, name in enumerate(
 _FS_BY_ABI = {1: 13, 2: 14, 3: 15, 4: 15, 5: 16}  # how many of the rights above each ABI knows
 _FILE_RIGHTS = _FS["execute"] | _FS["write_file"] | _FS["read_file"] | _FS["truncate"] | _FS["ioctl_dev"]
 _READ = _FS["execute"] | _FS["read_file"] | _FS["read_dir"]
+# In a folder shared with other processes (/dev/shm, where multiprocessing's semaphores live): regular files only,
+# made, read, written, truncated and removed (glibc's sem_open links its temporary file within the folder, which
+# needs no more); no folders, links, sockets, pipes or devices (mknod), which the keeper would have to look into.
+_SHARED = _FS["read_file"] | _FS["write_file"] | _FS["read_dir"] | _FS["remove_file"] | _FS["make_reg"] | _FS["truncate"]
 
 
 class _PathBeneath(ctypes.Structure):
@@ -38,10 +42,11 @@ def _libc():
     return libc
 
 
-def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str]) -> str:
+def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str], shared_paths: list[str] = ()) -> str:
     """Allow reading ``read_paths``, listing (not reading) the folders ``list_paths`` and what is
-    below them, and reading and writing ``write_paths``; nothing else, no TCP, no signals to
-    processes outside. Returns what was applied, or raises ``OSError``."""
+    below them, reading and writing ``write_paths``, and regular files only in ``shared_paths``
+    (``_SHARED``); nothing else, no TCP, no signals to processes outside. Returns what was applied,
+    or raises ``OSError``."""
     libc = _libc()
     abi = libc.syscall(_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
     if abi < 1:
@@ -53,7 +58,8 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     try:
-        for paths, rights in ((read_paths, _READ), (list_paths, _FS["read_dir"]), (write_paths, handled)):
+        for paths, rights in ((read_paths, _READ), (list_paths, _FS["read_dir"]), (write_paths, handled),
+                              (shared_paths, _SHARED)):
             for path in paths:
                 try:
                     fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
@@ -337,7 +343,7 @@ def confine(policy: dict, handoff=None) -> list[str]:
     if sys.platform.startswith("linux"):
         try:
             report.append(landlock(policy["read_paths"], policy.get("list_paths", []),
-                                   [scratch, "/dev/null"] + policy.get("write_paths", [])))
+                                   [scratch, "/dev/null"], policy.get("write_paths", [])))
         except OSError as error:
             report.append(f"no Landlock ({error.strerror or error}): files and network NOT restricted")
         try:

@@ -81,9 +81,9 @@ def _kill_descendants(worker: int, waited: bool) -> int:
     return len(killed)
 
 
-def _shm_entries() -> dict[str, float]:
+def _shm_entries() -> dict[str, os.stat_result]:
     try:
-        return {entry.name: entry.stat(follow_symlinks=False).st_ctime for entry in os.scandir("/dev/shm")}
+        return {entry.name: entry.stat(follow_symlinks=False) for entry in os.scandir("/dev/shm")}
     except OSError:
         return {}
 
@@ -91,34 +91,118 @@ def _shm_entries() -> dict[str, float]:
 _SEMAPHORE_BYTES = 64  # a POSIX semaphore's file holds one sem_t (32 bytes with glibc on 64-bit Linux)
 
 
-def _mapped_anywhere(paths: set[str]) -> set[str]:
-    """Which of ``paths`` some live process has mapped or open (another grader's semaphores), by device and inode:
-    glibc makes a semaphore under a temporary name, maps it, then links it to its own, so its creator's
-    ``/proc/PID/maps`` names the temporary file (deleted), never ``sem.mp-...``; a name, unlike an inode, also
-    matches the names it begins."""
-    wanted: dict[tuple[int, int, int], str] = {}
-    for path in paths:
-        with contextlib.suppress(OSError):
-            info = os.lstat(path)
-            wanted[(os.major(info.st_dev), os.minor(info.st_dev), info.st_ino)] = path
-    used: set[str] = set()
-    for name in os.listdir("/proc") if wanted else ():
-        if not name.isdigit():
-            continue
+def _file_id(info: os.stat_result) -> tuple[int, int, int]:
+    return os.major(info.st_dev), os.minor(info.st_dev), info.st_ino
+
+
+def _held_files(pids) -> set[tuple[int, int, int]]:
+    """The files (device major, minor, inode) that processes ``pids`` have mapped or open, by inode: glibc makes a
+    semaphore under a temporary name, maps it, then links it to its own, so its creator's ``/proc/PID/maps`` names
+    the temporary file (deleted), never ``sem.mp-...``; a name, unlike an inode, also matches the names it begins."""
+    held: set[tuple[int, int, int]] = set()
+    for pid in pids:
         with contextlib.suppress(OSError, ValueError):
-            with open(f"/proc/{name}/maps", encoding="utf-8", errors="replace") as maps:
+            with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as maps:
                 for line in maps:  # start-end perms offset major:minor inode [path]
                     fields = line.split(maxsplit=5)
                     if len(fields) >= 5 and fields[4] != "0":
                         major, minor = fields[3].split(":")
-                        used.add(wanted.get((int(major, 16), int(minor, 16), int(fields[4])), ""))
+                        held.add((int(major, 16), int(minor, 16), int(fields[4])))
         with contextlib.suppress(OSError):
-            for fd in os.listdir(f"/proc/{name}/fd"):  # opened, not mapped yet (shm_open, then mmap)
+            for fd in os.listdir(f"/proc/{pid}/fd"):  # opened, not mapped yet (shm_open, then mmap)
                 with contextlib.suppress(OSError):
-                    info = os.stat(f"/proc/{name}/fd/{fd}")
-                    used.add(wanted.get((os.major(info.st_dev), os.minor(info.st_dev), info.st_ino), ""))
-    used.discard("")
-    return used
+                    held.add(_file_id(os.stat(f"/proc/{pid}/fd/{fd}")))
+    return held
+
+
+def _mapped_anywhere(paths: set[str]) -> set[str]:
+    """Which of ``paths`` some live process has mapped or open (another grader's semaphores), by inode (:func:`_held_files`)."""
+    wanted: dict[tuple[int, int, int], str] = {}
+    for path in paths:
+        with contextlib.suppress(OSError):
+            wanted[_file_id(os.lstat(path))] = path
+    if not wanted:
+        return set()
+    return {wanted[held] for held in _held_files(name for name in os.listdir("/proc") if name.isdigit()) if held in wanted}
+
+
+# A /dev/shm of the worker's own (Linux user and mount namespaces, unprivileged where the kernel allows them).
+_CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
+MAX_SHM_ENTRIES = 4096  # files the private /dev/shm holds (its tmpfs's inodes); the keeper lists them all
+
+
+def _private_shm(megabytes: int) -> None:
+    """Give this process, and every process it starts, a /dev/shm of its own: a new user namespace (this user
+    mapped to itself only) owning a new mount namespace, with a tmpfs of ``megabytes`` mounted on /dev/shm; then
+    drop the capabilities the new user namespace gave. Another grading then cannot see, remove or be charged for
+    what this worker's processes make there, nor they see its; the tmpfs dies with the last process that holds it.
+    Raises ``OSError`` where the kernel refuses (user namespaces off, or without capabilities, as under
+    AppArmor's restriction): the process may then be in a new user namespace without its own /dev/shm, harmless."""
+    libc = _libc()
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWUSER | CLONE_NEWNS)")
+    try:
+        for name, line in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w", encoding="ascii") as file:
+                file.write(line)
+        if libc.mount(b"none", b"/", None, ctypes.c_ulong(_MS_REC | _MS_PRIVATE), None) != 0:  # nothing goes out, nor in
+            raise OSError(ctypes.get_errno(), "mount(MS_PRIVATE)")
+        options = f"size={megabytes}m,nr_inodes={MAX_SHM_ENTRIES},mode=1777".encode()
+        if libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", ctypes.c_ulong(_MS_NOSUID | _MS_NODEV | _MS_NOEXEC), options) != 0:
+            raise OSError(ctypes.get_errno(), "mount(tmpfs on /dev/shm)")
+    finally:  # whatever failed above: the learner's code never holds the new namespace's capabilities
+        header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()  # _LINUX_CAPABILITY_VERSION_3: none
+        if libc.capset(header, data) != 0:
+            raise OSError(ctypes.get_errno(), "capset")
+
+
+def _private_shm_handshake(channel, policy: dict) -> None:
+    """In the worker, just forked (one thread, none of the learner's code run yet): try :func:`_private_shm`, tell the
+    keeper (``1`` or ``0``) and wait for it to have opened the new /dev/shm (:func:`_open_private_shm`). The isolation
+    line goes in ``policy["shm"]``."""
+    megabytes = int(policy.get("shm_mb", 256))
+    try:
+        if megabytes <= 0:
+            raise OSError(0, "none asked for")
+        _private_shm(megabytes)
+        policy["shm"] = f"/dev/shm: a private tmpfs of {megabytes} MiB, seen by this worker's processes only"
+        channel.sendall(b"1")
+    except OSError as error:
+        policy["shm"] = (f"/dev/shm: shared with the machine ({error.strerror or error}); what the worker's processes left "
+                         "there is found by the opens the keeper saw and the files they held")
+        channel.sendall(b"0")
+    channel.recv(1)
+
+
+def _open_private_shm(channel, worker: int) -> int | None:
+    """In the keeper: the worker's private /dev/shm, opened through ``/proc/WORKER/root`` (the keeper stays in the
+    machine's namespaces) and held, so the keeper can list it once the worker's processes are gone; None if the
+    worker has none (the machine's /dev/shm is then cleaned by attribution: see :func:`keep`)."""
+    folder = None
+    with contextlib.suppress(OSError):
+        if channel.recv(1) == b"1":
+            folder = os.open(f"/proc/{worker}/root/dev/shm", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            if os.fstat(folder).st_dev == os.stat("/dev/shm").st_dev:  # not its own after all
+                os.close(folder)
+                folder = None
+    with contextlib.suppress(OSError):
+        channel.sendall(b"g")  # go on: the worker confines itself next
+    return folder
+
+
+def _clean_private_shm(folder: int) -> list[str]:
+    """Remove everything in the worker's private /dev/shm (all of it its processes', none another's); the paths to
+    flag: all but a pool's semaphores (removed unflagged: an honest pool's, left by a worker killed at the end)."""
+    flagged = []
+    with contextlib.suppress(OSError):
+        for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
+            with contextlib.suppress(OSError):
+                if not (entry.name.startswith("sem.mp-") and entry.stat(follow_symlinks=False).st_size <= _SEMAPHORE_BYTES):
+                    flagged.append(f"/dev/shm/{entry.name}")
+                os.unlink(entry.name, dir_fd=folder)  # (a folder, where Landlock did not refuse one, goes with the tmpfs)
+    return flagged
 
 
 # seccomp user notification (include/uapi/linux/seccomp.h): the structures and ioctls the keeper uses.
@@ -211,7 +295,7 @@ class _FileWatch:
     (:func:`confine`). The call then goes on and Landlock decides: a path changed between this read
     and the open (another thread) changes the count, never what is allowed."""
 
-    def __init__(self, policy: dict, numbers: dict[str, int | None]) -> None:
+    def __init__(self, policy: dict, numbers: dict[str, int | None], created_in_shm: set[str] | None = None) -> None:
         def resolved(paths: list[str]) -> list[str]:
             return [os.path.realpath(path) for path in paths]
 
@@ -231,6 +315,9 @@ class _FileWatch:
         # made by splice or sendfile), added up in the counter the trusted side reads (``mapped_fd``, a memfd)
         self.mapped_from = resolved([policy.get("inputs", "/nonexistent")]) + self.write
         self.mapped_fd, self.mapped = policy.get("mapped_fd"), 0
+        # Names the worker's processes opened with O_CREAT in the machine's /dev/shm: what the keeper may remove
+        # there when the worker has no /dev/shm of its own (:func:`keep`); bounded, the rest left.
+        self.shm, self.created_in_shm = os.path.realpath("/dev/shm"), created_in_shm if created_in_shm is not None else set()
 
     def mapped_file(self, pid: int, args: tuple[int, ...]) -> int:
         """Bytes of the file that ``mmap(args...)`` maps, when the file is one :attr:`mapped_from`; else 0.
@@ -333,6 +420,8 @@ class _FileWatch:
         tgid = _thread_group(pid)  # (pid is the calling thread's)
         path = _resolved_for(text, pid, tgid)  # /proc/self the caller's, not the keeper's
         writes = flags & os.O_ACCMODE != os.O_RDONLY or bool(flags & (os.O_CREAT | os.O_TRUNC))
+        if flags & os.O_CREAT and os.path.dirname(path) == self.shm and len(self.created_in_shm) < MAX_SHM_ENTRIES:
+            self.created_in_shm.add(os.path.basename(path))
         if not os.path.exists(path):
             if not flags & os.O_CREAT:
                 return None  # "no such file": refused by no one
@@ -448,10 +537,12 @@ def _guarded(function, default, *args):
         return default
 
 
-def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], policy: dict, stats: dict) -> None:
+def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], policy: dict, stats: dict,
+                    created_in_shm: set[str]) -> None:
     """The keeper's thread: receive the worker's notification fd on ``handoff``, then answer every call
     the filter refused with its error (never "continue"), counted in ``refused``; let opens and mmaps go
-    on, counting in ``files`` the opens Landlock will refuse; make the connects (:class:`_Connects`).
+    on, counting in ``files`` the opens Landlock will refuse and in ``created_in_shm`` the names they create in
+    /dev/shm; make the connects (:class:`_Connects`).
     The names kept are bounded; a learner who loops on a refused call pays one answer per call."""
     import socket
 
@@ -468,7 +559,7 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
     notif, answer = _SeccompNotif(), _SeccompNotifResp()
     machine = platform.machine()
     arch, numbers = _SECCOMP_ARCH[machine]
-    watch = _FileWatch(policy, numbers)
+    watch = _FileWatch(policy, numbers, created_in_shm)
     connects = _Connects(policy, watch)
 
     def waiting(notif_id: int) -> bool:
@@ -524,7 +615,8 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
 def keep(policy: dict, control_fd: int, report_fd: int):
     """Become the worker's keeper (Linux): a child subreaper that forks the worker, counts and limits the
     processes under it and, when the worker exits or the control pipe closes, kills them all, cleans
-    /dev/shm, reports and exits; it answers the filter's notifications (:func:`_count_refusals`).
+    /dev/shm, reports and exits; it answers the filter's notifications (:func:`_count_refusals`). Where the lab
+    allows processes, the worker gets a /dev/shm of its own first where the kernel allows (:func:`_private_shm`).
     Returns, in the worker only, the socket to hand the notification fd over on (:func:`seccomp`).
     The confined worker can neither signal nor trace it (Landlock scopes both from ABI 6)."""
     libc = _libc()
@@ -543,12 +635,17 @@ def keep(policy: dict, control_fd: int, report_fd: int):
         if policy.get("mapped_fd") is not None:
             os.close(policy["mapped_fd"])  # the keeper's counter: the worker never holds it
         keeper_end.close()
+        if policy.get("allow_processes"):
+            _private_shm_handshake(worker_end, policy)
         return worker_end  # the child goes on to be the worker
     worker_end.close()
+    shm_folder = _open_private_shm(keeper_end, worker) if policy.get("allow_processes") else None
     refused: dict[str, int] = {}
     refused_files: dict[str, int] = {}
     notified: dict = {}  # how many opens the keeper looked at, and its seconds answering (overhead)
-    threading.Thread(target=_count_refusals, args=(keeper_end, refused, refused_files, policy, notified), daemon=True).start()
+    created_in_shm: set[str] = set()
+    threading.Thread(target=_count_refusals, args=(keeper_end, refused, refused_files, policy, notified, created_in_shm),
+                     daemon=True).start()
     # The keeper holds none of the worker's pipes: the trusted side sees their end when the worker's
     # processes are gone.
     null = os.open(os.devnull, os.O_RDWR)
@@ -587,20 +684,30 @@ def keep(policy: dict, control_fd: int, report_fd: int):
             if len(alive) > limit:
                 reason = f"it started more than {limit} processes at once"
                 break
-    look()
+    alive = look()
+    # Without a /dev/shm of its own, what the worker's processes hold there now is theirs (a pool's semaphore, which
+    # glibc linked from a temporary name): taken before they are killed.
+    held = _held_files([worker, *alive]) if watch and shm_folder is None else set()
     worker_was_running = status is None
     killed = _kill_descendants(worker, waited=not worker_was_running)
     if status is None:
         with contextlib.suppress(ChildProcessError):
             status = os.waitpid(worker, 0)[1]
     removed = []
-    if shm_before is not None and watch:
-        # What another process maps or holds open is left alone: a concurrent grading's pool, or the learner's
-        # kernel's, may have made a semaphore (sem.mp-*) or a block (psm_*) meanwhile, and removing one broke that
-        # pool (seen in the test suite, when maps were searched by name). Those names were once all left, so a
-        # worker left files of any size there for the notebooks graded after it.
-        new = {name for name, ctime in _shm_entries().items() if name not in shm_before and ctime >= started_at - 1}
-        paths = {f"/dev/shm/{name}" for name in new}
+    if shm_folder is not None:
+        removed = _clean_private_shm(shm_folder)
+        os.close(shm_folder)
+    elif watch:
+        # The machine's /dev/shm, shared with every process of this user's (a concurrent grading's worker, its
+        # keeper, the learner's kernel): only what this worker's processes made is removed, a new entry that they
+        # opened with O_CREAT (the keeper saw the open) or held when they were killed. Every new entry was once
+        # removed, and a concurrent grading's keeper removed, and flagged, another worker's files (section 13 under
+        # pytest -n 2). A name they link or rename there from a file that is gone is left (no open creates it), and
+        # so is what another live process maps or holds open (a name the learner's thread swapped under the keeper).
+        created = set(created_in_shm)
+        new = {name: _file_id(info) for name, info in _shm_entries().items()
+               if name not in shm_before and info.st_ctime >= started_at - 1}
+        paths = {f"/dev/shm/{name}" for name, file in new.items() if name in created or file in held}
         for path in sorted(paths - _mapped_anywhere(paths)):
             with contextlib.suppress(OSError):
                 info = os.lstat(path)
