@@ -12,6 +12,7 @@ import importlib
 import itertools
 import os
 import platform
+import re
 import sys
 import time
 
@@ -1814,3 +1815,86 @@ def test_a_table_of_lab_06s_fixed_pretoken_cases_keeps_no_point_from_them():
     with hidden_seed(20261129):
         message = remote("06_encode_decode", code, "encode_pretoken", fixed(varied(ENCODE_PRETOKEN)))
     assert message is not None and "encode_pretoken(pretoken=b" in message, message
+
+
+# ---- 24. the reports print text the submission chose: escape codes that erase its review lines ---------------------
+#
+# grade --class (and grade, for one notebook) prints, under a flagged student's row, what its code was seen to do and
+# what its cells' text suggests: a path it opened that the sandbox refused, as the keeper read it from the caller's
+# memory. That is the learner's choice, and a terminal obeys the escape codes in it. (A cell id is printed too, but one
+# holding escape codes is no valid notebook: nbgrader refuses it, and the submission shows as not graded.)
+
+# Cursor to the line's start and erase it, then up one line and erase that: twice, so the student's row and its first
+# review line go, and a clean row is written in their place.
+ERASE_TWO_LINES = r"\r\x1b[2K\x1b[1A\x1b[2K\x1b[1A\x1b[2K"
+CLEAN_ROW = "hides_by_path   13 / 13  graded"
+HIDDEN_BY_A_PATH = f'''
+try:   # refused (Landlock) and counted by the keeper, under the path the cell gave
+    open("/etc/{ERASE_TWO_LINES}{CLEAN_ROW}", "w")
+except OSError:
+    pass
+'''
+CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _with_cell(notebook: dict, cell_id: str, source: str) -> dict:
+    from test_grading_adversarial import code_cell as plain_cell
+
+    index = next(i for i, cell in enumerate(notebook["cells"]) if cell["id"] == "setup")
+    notebook["cells"].insert(index + 1, plain_cell(cell_id, source))
+    return notebook
+
+
+def _hiding_notebooks(lab: str) -> dict[str, dict]:
+    from test_grading_adversarial import complete
+
+    return {"hides_by_path": _with_cell(complete(lab), "hide", HIDDEN_BY_A_PATH)}
+
+
+def test_a_path_of_escape_codes_cannot_erase_the_flag_from_a_self_grade(tmp_path):
+    """``python -m bpe_ref grade`` printed the flag of a refused open (``its code opened files the sandbox refused:
+    write PATH``) with the path as the worker's code wrote it: a path of cursor-up and erase-line codes wiped the flag
+    and the line announcing it from the terminal, and the notebook read as a clean 13 / 13. Safe: every line a report
+    prints has its control and format characters written as escapes (:func:`bpe_ref.course.grade.shown`)."""
+    import json
+    import subprocess
+
+    from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment
+
+    path = tmp_path / "00_pretokenization.ipynb"
+    path.write_text(json.dumps(_hiding_notebooks("00_pretokenization")["hides_by_path"]), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", str(path)], cwd=REPO_ROOT, env=nbgrader_environment(),
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr  # the honest solution beside it: full marks
+    assert not CONTROL.search(run.stdout), repr(run.stdout[-600:])
+    assert "A class report would flag this notebook for review" in run.stdout
+    assert "opened files the sandbox refused: write /etc/\\r\\x1b[2K" in run.stdout, run.stdout[-600:]
+
+
+def test_escape_codes_in_a_path_cannot_erase_the_flags_of_a_class_report():
+    """``grade --class`` printed each review line as it came: a refused open of a path of escape codes (what the keeper
+    saw) erased the flagged student's row and the line before on the instructor's terminal and wrote a clean row
+    ("13 / 13  graded") in their place: the flag was in the report, and no one saw it. Safe: the rows and their review
+    lines are printed with every control and format character written as an escape, so the student's row shows NEEDS
+    REVIEW and its flag, on one line each."""
+    import json
+    import subprocess
+
+    from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment, run_nbgrader, temporary_course
+
+    lab = "00_pretokenization"
+    with temporary_course([lab]) as course:
+        assert run_nbgrader(["generate_assignment", lab, "--force"], course, timeout=600).returncode == 0
+        for student, notebook in _hiding_notebooks(lab).items():
+            folder = course / "submitted" / student / lab
+            folder.mkdir(parents=True)
+            (folder / f"{lab}.ipynb").write_text(json.dumps(notebook, indent=1), encoding="utf-8")
+        autograde = run_nbgrader(["autograde", lab], course, timeout=1200)
+        report = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
+                                cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300)
+    out = report.stdout
+    assert report.returncode == 1 and "1 graded" in out, out + autograde.stderr[-2000:]
+    assert not CONTROL.search(out), repr(out)
+    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("hides_")}
+    assert list(rows) == ["hides_by_path"] and "13 / 13  graded; NEEDS REVIEW" in rows["hides_by_path"], out  # full marks
+    assert "its code opened files the sandbox refused: write /etc/\\r\\x1b[2K" in out, out
