@@ -1822,7 +1822,8 @@ def test_a_table_of_lab_06s_fixed_pretoken_cases_keeps_no_point_from_them():
 # grade --class (and grade, for one notebook) prints, under a flagged student's row, what its code was seen to do and
 # what its cells' text suggests: a path it opened that the sandbox refused, as the keeper read it from the caller's
 # memory. That is the learner's choice, and a terminal obeys the escape codes in it. (A cell id is printed too, but one
-# holding escape codes is no valid notebook: nbgrader refuses it, and the submission shows as not graded.)
+# holding escape codes is no valid notebook: nbgrader refuses it, and the submission shows as not graded.) nbgrader's own
+# log, which the instructor reads while autograde runs, printed a grade_id it did not know, codes and all.
 
 # Cursor to the line's start and erase it, then up one line and erase that: twice, so the student's row and its first
 # review line go, and a clean row is written in their place.
@@ -1848,7 +1849,11 @@ def _with_cell(notebook: dict, cell_id: str, source: str) -> dict:
 def _hiding_notebooks(lab: str) -> dict[str, dict]:
     from test_grading_adversarial import complete
 
-    return {"hides_by_path": _with_cell(complete(lab), "hide", HIDDEN_BY_A_PATH)}
+    unknown = _with_cell(complete(lab), "unknown", "x = 1\n")  # a grade_id of codes, which nbgrader warns about
+    next(cell for cell in unknown["cells"] if cell["id"] == "unknown")["metadata"]["nbgrader"] = {
+        "grade_id": "zz" + ERASE_TWO_LINES.encode().decode("unicode_escape"), "grade": False, "solution": False,
+        "locked": False, "schema_version": 3}
+    return {"hides_by_path": _with_cell(complete(lab), "hide", HIDDEN_BY_A_PATH), "unknown_grade_id": unknown}
 
 
 def test_a_path_of_escape_codes_cannot_erase_the_flag_from_a_self_grade(tmp_path):
@@ -1871,12 +1876,31 @@ def test_a_path_of_escape_codes_cannot_erase_the_flag_from_a_self_grade(tmp_path
     assert "opened files the sandbox refused: write /etc/\\r\\x1b[2K" in run.stdout, run.stdout[-600:]
 
 
+def test_a_grade_id_of_escape_codes_reaches_a_self_grade_escaped(tmp_path):
+    """The self-grade's twin of the log above: nbgrader (run inside ``python -m bpe_ref grade``) gives up on a notebook
+    whose cell has a grade_id it does not know, and the command says why from nbgrader's log; the codes of the grade_id
+    come out escaped, if at all."""
+    import json
+    import subprocess
+
+    from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment
+
+    path = tmp_path / "00_pretokenization.ipynb"
+    path.write_text(json.dumps(_hiding_notebooks("00_pretokenization")["unknown_grade_id"]), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", str(path)], cwd=REPO_ROOT, env=nbgrader_environment(),
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 2 and "not graded" in run.stderr, run.stdout + run.stderr
+    assert not CONTROL.search(run.stdout + run.stderr), repr(run.stdout + run.stderr)
+
+
 def test_escape_codes_in_a_path_cannot_erase_the_flags_of_a_class_report():
     """``grade --class`` printed each review line as it came: a refused open of a path of escape codes (what the keeper
     saw) erased the flagged student's row and the line before on the instructor's terminal and wrote a clean row
-    ("13 / 13  graded") in their place: the flag was in the report, and no one saw it. Safe: the rows and their review
-    lines are printed with every control and format character written as an escape, so the student's row shows NEEDS
-    REVIEW and its flag, on one line each."""
+    ("13 / 13  graded") in their place: the flag was in the report, and no one saw it. And ``nbgrader autograde``'s log
+    printed the escape codes of a cell's unknown grade_id (twice: a warning, a traceback). Safe: the rows and their
+    review lines are printed with every control and format character written as an escape, so the student's row shows
+    NEEDS REVIEW and its flag, on one line each; nbgrader's console log handler does the same
+    (:class:`bpe_ref.course.printable.PrintableStreamHandler`, set in ``nbgrader_config.py``)."""
     import json
     import subprocess
 
@@ -1893,8 +1917,10 @@ def test_escape_codes_in_a_path_cannot_erase_the_flags_of_a_class_report():
         report = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
                                 cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300)
     out = report.stdout
-    assert report.returncode == 1 and "1 graded" in out, out + autograde.stderr[-2000:]
+    assert report.returncode == 1 and "1 graded, 1 not graded" in out, out + autograde.stderr[-2000:]
     assert not CONTROL.search(out), repr(out)
+    log = autograde.stdout + autograde.stderr
+    assert not CONTROL.search(log) and "Cell 'zz\\r\\x1b[2K" in log, repr(log[-3000:])
     rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("hides_")}
     assert list(rows) == ["hides_by_path"] and "13 / 13  graded; NEEDS REVIEW" in rows["hides_by_path"], out  # full marks
     assert "its code opened files the sandbox refused: write /etc/\\r\\x1b[2K" in out, out

@@ -21,28 +21,14 @@ import re
 import shutil
 import sys
 import time
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .printable import shown, shown_lines
 
 STUDENT = "self"  # the student id of a self-graded notebook inside the temporary course
 HIDDEN_SUFFIX = "_hidden"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def shown(line: str) -> str:
-    """One line of a report as it is printed: every control or format character (escape codes, carriage returns and
-    line breaks, bidirectional overrides) and every surrogate written as a Python escape. The reports print text a
-    submission chose (a cell's id, a path it opened, its error message); printed as it came, escape codes in a path
-    moved the cursor and erased a flagged notebook's review lines from the terminal (tests/test_grading_redteam.py,
-    section 24)."""
-    return "".join(repr(char)[1:-1] if unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp")
-                   else char for char in line)
-
-
-def shown_lines(text: str) -> str:
-    """:func:`shown` for each line of a text the report made of several."""
-    return "\n".join(shown(line) for line in text.split("\n"))
 
 
 class NotGradable(ValueError):

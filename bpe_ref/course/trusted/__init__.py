@@ -104,10 +104,11 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   learner's code gets the calls a fresh draw makes, with the same verdicts and messages
   (``tests/test_grading_class_inputs.py``). Nothing a notebook does changes what is kept for the
   next. A self-grade draws as it goes.
-- *Hiding a flag from the instructor*: the reports (``grade --class``, ``grade``) print text the submission chose (a
-  path it opened, as the keeper read it; an error message), and a terminal obeys the escape codes in it: a refused
-  open of a path of cursor and erase codes wiped the flagged row and wrote a clean one in its place. Every line the
-  reports print has its control and format characters written as escapes (``grade.shown``;
+- *Hiding a flag from the instructor*: the reports (``grade --class``, ``grade``) and nbgrader's log print text the
+  submission chose (a path it opened, as the keeper read it; an error message; a grade_id nbgrader does not know), and
+  a terminal obeys the escape codes in it: a refused open of a path of cursor and erase codes wiped the flagged row
+  and wrote a clean one in its place. Every line the reports print, and every record of nbgrader's console log
+  (``nbgrader_config.py``), has its control and format characters written as escapes (:mod:`bpe_ref.course.printable`;
   ``tests/test_grading_redteam.py``, section 24).
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows;
   visible tests are at most a third of a lab's points.
