@@ -1924,3 +1924,22 @@ def test_escape_codes_in_a_path_cannot_erase_the_flags_of_a_class_report():
     rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("hides_")}
     assert list(rows) == ["hides_by_path"] and "13 / 13  graded; NEEDS REVIEW" in rows["hides_by_path"], out  # full marks
     assert "its code opened files the sandbox refused: write /etc/\\r\\x1b[2K" in out, out
+
+
+def test_a_downloaded_file_named_with_escape_codes_cannot_erase_its_line_from_collect(tmp_path, capsys):
+    """``python -m bpe_ref collect`` prints a line per downloaded file, named by the learner who uploaded it: a name of
+    escape codes erased its own "left out" line (and the one above) from the instructor's terminal. Safe: the lines
+    are printed :func:`~bpe_ref.course.printable.shown`."""
+    import argparse
+
+    from bpe_ref.course.commands.collect import run
+
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "nbgrader_config.py").write_text("c = get_config()\n")
+    downloads = tmp_path / "dl"
+    downloads.mkdir()
+    (downloads / "bob__01_naive_bpe.ipynb").write_text("{}")
+    (downloads / ("eve__01_naive_bpe" + ERASE_TWO_LINES.encode().decode("unicode_escape") + ".ipynb")).write_text("{}")
+    assert run(argparse.Namespace(downloads=downloads, lab="01_naive_bpe", course=tmp_path / "course")) == 1
+    out = capsys.readouterr().out
+    assert not CONTROL.search(out) and "eve__01_naive_bpe\\r\\x1b[2K" in out and "left out" in out, repr(out)
