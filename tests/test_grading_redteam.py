@@ -1943,3 +1943,79 @@ def test_a_downloaded_file_named_with_escape_codes_cannot_erase_its_line_from_co
     assert run(argparse.Namespace(downloads=downloads, lab="01_naive_bpe", course=tmp_path / "course")) == 1
     out = capsys.readouterr().out
     assert not CONTROL.search(out) and "eve__01_naive_bpe\\r\\x1b[2K" in out and "left out" in out, repr(out)
+
+
+# ---- 25. replies equal to the answer by Python's rules, and not the answer ------------------------------------------
+#
+# The worker sends back JSON, rebuilt into exact builtin types on the trusted side; what is left to a learner who wants
+# an answer that compares equal and is not: JSON's own look-alikes (True for 1, 2.0 for 2, -0.0 for 0, NaN, which equals
+# nothing), and objects of their own that the wire cannot carry (an int or str subclass whose __eq__ says yes). Each is
+# wrapped around the course's solution here, so only the look-alike can fail it, in a self-grade's fresh draw and in a
+# class's replay of kept inputs.
+
+LOOK_ALIKES = {
+    # lab 01's count_pairs: every count of 1 sent as True (True == 1, and they hash the same)
+    "true-for-one": ("01_naive_bpe", "task1_count_pairs_solution", "count_pairs",
+                     "\n_right = count_pairs\n\ndef count_pairs(word_counts):\n"
+                     "    return {pair: (True if n == 1 else n) for pair, n in _right(word_counts).items()}\n",
+                     "is True, expected 1"),
+    # lab 01's count_pairs: every count a float (2.0 == 2)
+    "floats": ("01_naive_bpe", "task1_count_pairs_solution", "count_pairs",
+               "\n_right = count_pairs\n\ndef count_pairs(word_counts):\n"
+               "    return {pair: float(n) for pair, n in _right(word_counts).items()}\n", ".0, expected "),
+    # lab 01's count_pairs: an int subclass whose __eq__ always says yes (and a fixed count)
+    "int-that-equals-all": ("01_naive_bpe", "task1_count_pairs_solution", "count_pairs",
+                            "\nclass _Yes(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n\n"
+                            "_right = count_pairs\n\ndef count_pairs(word_counts):\n"
+                            "    return {pair: _Yes(7) for pair in _right(word_counts)}\n", "returned the wrong type"),
+    # lab 00's count_pretokens: a bytes key sent as a str subclass that equals its bytes
+    "str-that-equals-bytes": ("00_pretokenization", "task4_count_pretokens_solution", "count_pretokens",
+                              "\nclass _Same(str):\n    def __eq__(self, other):\n        return True\n"
+                              "    __hash__ = str.__hash__\n\n_right = count_pretokens\n\n"
+                              "def count_pretokens(text, special_tokens):\n"
+                              "    return {_Same(key.decode('latin-1')): n for key, n in _right(text, special_tokens).items()}\n",
+                              "returned the wrong type"),
+    # lab 05's heap_entry: NaN in the middle, which makes every comparison of two entries false, "out of order" never true
+    "nan-in-the-entry": ("05_heap", "task1_heap_entry_solution", "heap_entry",
+                         "\n_right = heap_entry\n\ndef heap_entry(count, pair):\n    entry = _right(count, pair)\n"
+                         "    return (entry[0], float('nan'), *entry[1:])\n", "should be smaller than"),
+    # lab 05's heap_entry: -count as -0.0 when the count is 0, as a float otherwise
+    "count-as-float": ("05_heap", "task1_heap_entry_solution", "heap_entry",
+                       "\n_right = heap_entry\n\ndef heap_entry(count, pair):\n    entry = _right(count, pair)\n"
+                       "    return (float(entry[0]) or -0.0, *entry[1:])\n", "its first item should be -count"),
+    # lab 10's merge_two: the sum's counts as floats
+    "merged-floats": ("10_distributed", "task2_merge_two_solution", "merge_two",
+                      "\n_right = merge_two\n\ndef merge_two(left, right):\n"
+                      "    return {key: float(n) for key, n in _right(left, right).items()}\n", ".0, expected "),
+}
+
+
+def _look_alike_code(lab: str, cell: str, wrapper: str) -> str:
+    from test_mistakes import source_of
+
+    from bpe_ref.course.notebooks import read_notebook_json, source_notebook
+
+    cells = [c["id"] for c in read_notebook_json(source_notebook(lab))["cells"]
+             if c["cell_type"] == "code" and (c["id"] == "setup" or c["id"].endswith("_solution"))]
+    return "\n".join(source_of(lab, c) for c in cells[: cells.index(cell) + 1]) + wrapper
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+@pytest.mark.parametrize("kind", list(LOOK_ALIKES))
+def test_an_answer_that_only_compares_equal_loses_the_hidden_points(kind, whole_class):
+    """Each look-alike of the right answer fails its task's hidden test, in a self-grade's draw and a class's replay,
+    with a message that says what came back: the types are compared all the way down, and a subclass never crosses
+    the wire (blocked already, kept so). NaN got through: lab 05's heap_entry with NaN after -count kept task 1's
+    points in both paths (its visible test failing in the learner's kernel), because json reads every NaN as one
+    shared object and a tuple's comparison takes an object for equal to itself, so the grader's entries sorted by the
+    items after it, while in the worker's heap (a NaN of its own per entry) every tie compares false both ways and
+    heapq pops ties in any order. Safe: :func:`~bpe_ref.course.trusted.worker.wire.decode` rebuilds each NaN as a
+    float of its own, as the worker's code sees it."""
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    lab, cell, name, wrapper, said = LOOK_ALIKES[kind]
+    with hidden_seed(20261129, whole_class=whole_class):
+        message = remote(lab, _look_alike_code(lab, cell, wrapper), name, f"check_{name}_properties")
+    assert message is not None and said in message, message
