@@ -2019,3 +2019,20 @@ def test_an_answer_that_only_compares_equal_loses_the_hidden_points(kind, whole_
     with hidden_seed(20261129, whole_class=whole_class):
         message = remote(lab, _look_alike_code(lab, cell, wrapper), name, f"check_{name}_properties")
     assert message is not None and said in message, message
+
+
+def test_entries_that_do_not_order_are_no_heap():
+    """The flip side of NaN rebuilt as a float of its own: lab 05's check that pop_best left a heap asked that no parent
+    be greater than its child, which entries holding NaN satisfy whatever their order (every comparison is false).
+    Safe: each parent must be at most its child, so entries that do not order are no heap."""
+    from bpe_ref.course.checks.lab05_heap import heap_entry, observe_pop
+
+    def nan_entry(count, pair):
+        entry = heap_entry(count, pair)
+        return (entry[0], float("nan"), *entry[1:])
+
+    # Tied counts, the children's pairs to pop before their parent's by the tie-break: no heap, NaN or not.
+    for make in (heap_entry, nan_entry):
+        entries = [make(3, (b"a", b"a")), make(3, (b"z", b"z")), make(3, (b"y", b"y"))]
+        assert observe_pop((entries, {}), ((b"a", b"a"), 0))["entries still a heap"] is False, make.__name__
+    assert observe_pop(([heap_entry(3, (b"z", b"z")), heap_entry(3, (b"a", b"a"))], {}), None)["entries still a heap"]
