@@ -1983,6 +1983,11 @@ LOOK_ALIKES = {
     "count-as-float": ("05_heap", "task1_heap_entry_solution", "heap_entry",
                        "\n_right = heap_entry\n\ndef heap_entry(count, pair):\n    entry = _right(count, pair)\n"
                        "    return (float(entry[0]) or -0.0, *entry[1:])\n", "its first item should be -count"),
+    # lab 04's index_words: the id 1 filed as True (a set holds one of them, and they hash the same)
+    "id-one-as-true": ("04_inverted_index", "task1_index_words_solution", "index_words",
+                       "\n_right = index_words\n\ndef index_words(words):\n    index = _right(words)\n"
+                       "    for pair, ids in index.items():\n        if 1 in ids:\n            ids.discard(1)\n"
+                       "            ids.add(True)\n    return index\n", "True"),
     # lab 10's merge_two: the sum's counts as floats
     "merged-floats": ("10_distributed", "task2_merge_two_solution", "merge_two",
                       "\n_right = merge_two\n\ndef merge_two(left, right):\n"
