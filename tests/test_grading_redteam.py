@@ -1860,7 +1860,7 @@ def test_a_path_of_escape_codes_cannot_erase_the_flag_from_a_self_grade(tmp_path
     """``python -m bpe_ref grade`` printed the flag of a refused open (``its code opened files the sandbox refused:
     write PATH``) with the path as the worker's code wrote it: a path of cursor-up and erase-line codes wiped the flag
     and the line announcing it from the terminal, and the notebook read as a clean 13 / 13. Safe: every line a report
-    prints has its control and format characters written as escapes (:func:`bpe_ref.course.grade.shown`)."""
+    prints has its control and format characters written as escapes (:func:`bpe_ref.course.printable.shown`)."""
     import json
     import subprocess
 
