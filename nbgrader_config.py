@@ -21,6 +21,10 @@ c = get_config()  # noqa: F821 (nbgrader provides get_config when it loads this 
 # (the instructor guide's test checks the scores it exports). Only these three messages are hidden.
 warnings.filterwarnings("ignore", message=r"Object of type <Submitted(Assignment|Notebook)> not in session")
 
+# nbgrader's log prints text a submission chose (a cell's grade_id it does not know, in a warning): each line is printed
+# with its control characters written as escapes, so that escape codes in it cannot rewrite what the terminal shows.
+c.Application.logging_config = {"handlers": {"console": {"class": "bpe_ref.course.printable.PrintableStreamHandler"}}}
+
 c.CourseDirectory.course_id = "fast-bpe"
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "labs"

@@ -12,6 +12,7 @@ import importlib
 import itertools
 import os
 import platform
+import re
 import sys
 import time
 
@@ -2156,3 +2157,229 @@ def test_the_varied_copies_alone_catch_every_mistake_their_cases_catch(lab):
         for seed in (1, 2, 3):
             assert fails(graded, mistaken, copies[task, seed]), (cell, changes, seed)
     assert caught >= {"00_pretokenization": 29, "09_benchmarks": 15}[lab], caught  # as many as now
+
+
+# ---- 25. the reports print text the submission chose: escape codes that erase its review lines ---------------------
+#
+# grade --class (and grade, for one notebook) prints, under a flagged student's row, what its code was seen to do and
+# what its cells' text suggests: a path it opened that the sandbox refused, as the keeper read it from the caller's
+# memory. That is the learner's choice, and a terminal obeys the escape codes in it. (A cell id is printed too, but one
+# holding escape codes is no valid notebook: nbgrader refuses it, and the submission shows as not graded.) nbgrader's own
+# log, which the instructor reads while autograde runs, printed a grade_id it did not know, codes and all.
+
+# Cursor to the line's start and erase it, then up one line and erase that: twice, so the student's row and its first
+# review line go, and a clean row is written in their place.
+ERASE_TWO_LINES = r"\r\x1b[2K\x1b[1A\x1b[2K\x1b[1A\x1b[2K"
+CLEAN_ROW = "hides_by_path   13 / 13  graded"
+HIDDEN_BY_A_PATH = f'''
+try:   # refused (Landlock) and counted by the keeper, under the path the cell gave
+    open("/etc/{ERASE_TWO_LINES}{CLEAN_ROW}", "w")
+except OSError:
+    pass
+'''
+CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _with_cell(notebook: dict, cell_id: str, source: str) -> dict:
+    from test_grading_adversarial import code_cell as plain_cell
+
+    index = next(i for i, cell in enumerate(notebook["cells"]) if cell["id"] == "setup")
+    notebook["cells"].insert(index + 1, plain_cell(cell_id, source))
+    return notebook
+
+
+def _hiding_notebooks(lab: str) -> dict[str, dict]:
+    from test_grading_adversarial import complete
+
+    unknown = _with_cell(complete(lab), "unknown", "x = 1\n")  # a grade_id of codes, which nbgrader warns about
+    next(cell for cell in unknown["cells"] if cell["id"] == "unknown")["metadata"]["nbgrader"] = {
+        "grade_id": "zz" + ERASE_TWO_LINES.encode().decode("unicode_escape"), "grade": False, "solution": False,
+        "locked": False, "schema_version": 3}
+    return {"hides_by_path": _with_cell(complete(lab), "hide", HIDDEN_BY_A_PATH), "unknown_grade_id": unknown}
+
+
+def test_a_path_of_escape_codes_cannot_erase_the_flag_from_a_self_grade(tmp_path):
+    """``python -m bpe_ref grade`` printed the flag of a refused open (``its code opened files the sandbox refused:
+    write PATH``) with the path as the worker's code wrote it: a path of cursor-up and erase-line codes wiped the flag
+    and the line announcing it from the terminal, and the notebook read as a clean 13 / 13. Safe: every line a report
+    prints has its control and format characters written as escapes (:func:`bpe_ref.course.printable.shown`)."""
+    import json
+    import subprocess
+
+    from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment
+
+    path = tmp_path / "00_pretokenization.ipynb"
+    path.write_text(json.dumps(_hiding_notebooks("00_pretokenization")["hides_by_path"]), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", str(path)], cwd=REPO_ROOT, env=nbgrader_environment(),
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr  # the honest solution beside it: full marks
+    assert not CONTROL.search(run.stdout), repr(run.stdout[-600:])
+    assert "A class report would flag this notebook for review" in run.stdout
+    assert "opened files the sandbox refused: write /etc/\\r\\x1b[2K" in run.stdout, run.stdout[-600:]
+
+
+def test_a_grade_id_of_escape_codes_reaches_a_self_grade_escaped(tmp_path):
+    """The self-grade's twin of the log above: nbgrader (run inside ``python -m bpe_ref grade``) gives up on a notebook
+    whose cell has a grade_id it does not know, and the command says why from nbgrader's log; the codes of the grade_id
+    come out escaped, if at all."""
+    import json
+    import subprocess
+
+    from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment
+
+    path = tmp_path / "00_pretokenization.ipynb"
+    path.write_text(json.dumps(_hiding_notebooks("00_pretokenization")["unknown_grade_id"]), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", str(path)], cwd=REPO_ROOT, env=nbgrader_environment(),
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 2 and "not graded" in run.stderr, run.stdout + run.stderr
+    assert not CONTROL.search(run.stdout + run.stderr), repr(run.stdout + run.stderr)
+
+
+def test_escape_codes_in_a_path_cannot_erase_the_flags_of_a_class_report():
+    """``grade --class`` printed each review line as it came: a refused open of a path of escape codes (what the keeper
+    saw) erased the flagged student's row and the line before on the instructor's terminal and wrote a clean row
+    ("13 / 13  graded") in their place: the flag was in the report, and no one saw it. And ``nbgrader autograde``'s log
+    printed the escape codes of a cell's unknown grade_id (twice: a warning, a traceback). Safe: the rows and their
+    review lines are printed with every control and format character written as an escape, so the student's row shows
+    NEEDS REVIEW and its flag, on one line each; nbgrader's console log handler does the same
+    (:class:`bpe_ref.course.printable.PrintableStreamHandler`, set in ``nbgrader_config.py``)."""
+    import json
+    import subprocess
+
+    from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment, run_nbgrader, temporary_course
+
+    lab = "00_pretokenization"
+    with temporary_course([lab]) as course:
+        assert run_nbgrader(["generate_assignment", lab, "--force"], course, timeout=600).returncode == 0
+        for student, notebook in _hiding_notebooks(lab).items():
+            folder = course / "submitted" / student / lab
+            folder.mkdir(parents=True)
+            (folder / f"{lab}.ipynb").write_text(json.dumps(notebook, indent=1), encoding="utf-8")
+        autograde = run_nbgrader(["autograde", lab], course, timeout=1200)
+        report = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
+                                cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300)
+    out = report.stdout
+    assert report.returncode == 1 and "1 graded, 1 not graded" in out, out + autograde.stderr[-2000:]
+    assert not CONTROL.search(out), repr(out)
+    log = autograde.stdout + autograde.stderr
+    assert not CONTROL.search(log) and "Cell 'zz\\r\\x1b[2K" in log, repr(log[-3000:])
+    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("hides_")}
+    assert list(rows) == ["hides_by_path"] and "13 / 13  graded; NEEDS REVIEW" in rows["hides_by_path"], out  # full marks
+    assert "its code opened files the sandbox refused: write /etc/\\r\\x1b[2K" in out, out
+
+
+def test_a_downloaded_file_named_with_escape_codes_cannot_erase_its_line_from_collect(tmp_path, capsys):
+    """``python -m bpe_ref collect`` prints a line per downloaded file, named by the learner who uploaded it: a name of
+    escape codes erased its own "left out" line (and the one above) from the instructor's terminal. Safe: the lines
+    are printed :func:`~bpe_ref.course.printable.shown`."""
+    import argparse
+
+    from bpe_ref.course.commands.collect import run
+
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "nbgrader_config.py").write_text("c = get_config()\n")
+    downloads = tmp_path / "dl"
+    downloads.mkdir()
+    (downloads / "bob__01_naive_bpe.ipynb").write_text("{}")
+    (downloads / ("eve__01_naive_bpe" + ERASE_TWO_LINES.encode().decode("unicode_escape") + ".ipynb")).write_text("{}")
+    assert run(argparse.Namespace(downloads=downloads, lab="01_naive_bpe", course=tmp_path / "course")) == 1
+    out = capsys.readouterr().out
+    assert not CONTROL.search(out) and "eve__01_naive_bpe\\r\\x1b[2K" in out and "left out" in out, repr(out)
+
+
+# ---- 26. replies equal to the answer by Python's rules, and not the answer ------------------------------------------
+#
+# The worker sends back JSON, rebuilt into exact builtin types on the trusted side; what is left to a learner who wants
+# an answer that compares equal and is not: JSON's own look-alikes (True for 1, 2.0 for 2, -0.0 for 0, NaN, which equals
+# nothing), and objects of their own that the wire cannot carry (an int or str subclass whose __eq__ says yes). Each is
+# wrapped around the course's solution here, so only the look-alike can fail it, in a self-grade's fresh draw and in a
+# class's replay of kept inputs.
+
+LOOK_ALIKES = {
+    # lab 01's count_pairs: every count of 1 sent as True (True == 1, and they hash the same)
+    "true-for-one": ("01_naive_bpe", "task1_count_pairs_solution", "count_pairs",
+                     "\n_right = count_pairs\n\ndef count_pairs(word_counts):\n"
+                     "    return {pair: (True if n == 1 else n) for pair, n in _right(word_counts).items()}\n",
+                     "is True, expected 1"),
+    # lab 01's count_pairs: every count a float (2.0 == 2)
+    "floats": ("01_naive_bpe", "task1_count_pairs_solution", "count_pairs",
+               "\n_right = count_pairs\n\ndef count_pairs(word_counts):\n"
+               "    return {pair: float(n) for pair, n in _right(word_counts).items()}\n", ".0, expected "),
+    # lab 01's count_pairs: an int subclass whose __eq__ always says yes (and a fixed count)
+    "int-that-equals-all": ("01_naive_bpe", "task1_count_pairs_solution", "count_pairs",
+                            "\nclass _Yes(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n\n"
+                            "_right = count_pairs\n\ndef count_pairs(word_counts):\n"
+                            "    return {pair: _Yes(7) for pair in _right(word_counts)}\n", "returned the wrong type"),
+    # lab 00's count_pretokens: a bytes key sent as a str subclass that equals its bytes
+    "str-that-equals-bytes": ("00_pretokenization", "task4_count_pretokens_solution", "count_pretokens",
+                              "\nclass _Same(str):\n    def __eq__(self, other):\n        return True\n"
+                              "    __hash__ = str.__hash__\n\n_right = count_pretokens\n\n"
+                              "def count_pretokens(text, special_tokens):\n"
+                              "    return {_Same(key.decode('latin-1')): n for key, n in _right(text, special_tokens).items()}\n",
+                              "returned the wrong type"),
+    # lab 05's heap_entry: NaN in the middle, which makes every comparison of two entries false, "out of order" never true
+    "nan-in-the-entry": ("05_heap", "task1_heap_entry_solution", "heap_entry",
+                         "\n_right = heap_entry\n\ndef heap_entry(count, pair):\n    entry = _right(count, pair)\n"
+                         "    return (entry[0], float('nan'), *entry[1:])\n", "should be smaller than"),
+    # lab 05's heap_entry: -count as -0.0 when the count is 0, as a float otherwise
+    "count-as-float": ("05_heap", "task1_heap_entry_solution", "heap_entry",
+                       "\n_right = heap_entry\n\ndef heap_entry(count, pair):\n    entry = _right(count, pair)\n"
+                       "    return (float(entry[0]) or -0.0, *entry[1:])\n", "its first item should be -count"),
+    # lab 04's index_words: the id 1 filed as True (a set holds one of them, and they hash the same)
+    "id-one-as-true": ("04_inverted_index", "task1_index_words_solution", "index_words",
+                       "\n_right = index_words\n\ndef index_words(words):\n    index = _right(words)\n"
+                       "    for pair, ids in index.items():\n        if 1 in ids:\n            ids.discard(1)\n"
+                       "            ids.add(True)\n    return index\n", "True"),
+    # lab 10's merge_two: the sum's counts as floats
+    "merged-floats": ("10_distributed", "task2_merge_two_solution", "merge_two",
+                      "\n_right = merge_two\n\ndef merge_two(left, right):\n"
+                      "    return {key: float(n) for key, n in _right(left, right).items()}\n", ".0, expected "),
+}
+
+
+def _look_alike_code(lab: str, cell: str, wrapper: str) -> str:
+    from test_mistakes import source_of
+
+    from bpe_ref.course.notebooks import read_notebook_json, source_notebook
+
+    cells = [c["id"] for c in read_notebook_json(source_notebook(lab))["cells"]
+             if c["cell_type"] == "code" and (c["id"] == "setup" or c["id"].endswith("_solution"))]
+    return "\n".join(source_of(lab, c) for c in cells[: cells.index(cell) + 1]) + wrapper
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+@pytest.mark.parametrize("kind", list(LOOK_ALIKES))
+def test_an_answer_that_only_compares_equal_loses_the_hidden_points(kind, whole_class):
+    """Each look-alike of the right answer fails its task's hidden test, in a self-grade's draw and a class's replay,
+    with a message that says what came back: the types are compared all the way down, and a subclass never crosses
+    the wire (blocked already, kept so). NaN got through: lab 05's heap_entry with NaN after -count kept task 1's
+    points in both paths (its visible test failing in the learner's kernel), because json reads every NaN as one
+    shared object and a tuple's comparison takes an object for equal to itself, so the grader's entries sorted by the
+    items after it, while in the worker's heap (a NaN of its own per entry) every tie compares false both ways and
+    heapq pops ties in any order. Safe: :func:`~bpe_ref.course.trusted.worker.wire.decode` rebuilds each NaN as a
+    float of its own, as the worker's code sees it."""
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    lab, cell, name, wrapper, said = LOOK_ALIKES[kind]
+    with hidden_seed(20261129, whole_class=whole_class):
+        message = remote(lab, _look_alike_code(lab, cell, wrapper), name, f"check_{name}_properties")
+    assert message is not None and said in message, message
+
+
+def test_entries_that_do_not_order_are_no_heap():
+    """The flip side of NaN rebuilt as a float of its own: lab 05's check that pop_best left a heap asked that no parent
+    be greater than its child, which entries holding NaN satisfy whatever their order (every comparison is false).
+    Safe: each parent must be at most its child, so entries that do not order are no heap."""
+    from bpe_ref.course.checks.lab05_heap import heap_entry, observe_pop
+
+    def nan_entry(count, pair):
+        entry = heap_entry(count, pair)
+        return (entry[0], float("nan"), *entry[1:])
+
+    # Tied counts, the children's pairs to pop before their parent's by the tie-break: no heap, NaN or not.
+    for make in (heap_entry, nan_entry):
+        entries = [make(3, (b"a", b"a")), make(3, (b"z", b"z")), make(3, (b"y", b"y"))]
+        assert observe_pop((entries, {}), ((b"a", b"a"), 0))["entries still a heap"] is False, make.__name__
+    assert observe_pop(([heap_entry(3, (b"z", b"z")), heap_entry(3, (b"a", b"a"))], {}), None)["entries still a heap"]

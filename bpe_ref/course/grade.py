@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .printable import shown, shown_lines
+
 STUDENT = "self"  # the student id of a self-graded notebook inside the temporary course
 HIDDEN_SUFFIX = "_hidden"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -297,15 +299,15 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
         behaviour: list[str] = []
         cells = autograde_notebook(path, lab, timeout=timeout, keep=keep, isolation=isolation, behaviour=behaviour)
     except NotGradable as problem:
-        print(f"{path}: {problem}", file=sys.stderr)
+        print(shown(f"{path}: {problem}"), file=sys.stderr)
         print("Nothing was graded: this is not a score of 0. Fix the problem above and grade again.", file=sys.stderr)
         return 2
     tasks = group_by_task(cells)
-    print(format_table(tasks))
-    print(isolation_summary(isolation))
+    print(shown_lines(format_table(tasks)))
+    print(shown_lines(isolation_summary(isolation)))
     if behaviour:  # what grade --class would show an instructor about this code
         print("A class report would flag this notebook for review (no score changed):")
-        print("\n".join(f"  - its code {line}" for line in behaviour))
+        print("\n".join(shown(f"  - its code {line}") for line in behaviour))
     earned, possible = sum(t.earned for t in tasks), sum(t.possible for t in tasks)
     seconds = time.perf_counter() - start
     if earned >= possible:
@@ -447,9 +449,9 @@ def print_class_report(report: list[SubmissionStatus], lab: str) -> int:
         score = f"{s.earned:g} / {s.possible:g}" if s.status == "graded" else "-"
         detail = f": {s.detail}" if s.detail else ""
         review = "; NEEDS REVIEW" if s.review else ""
-        print(f"{s.student:<{width}}  {score:>9}  {s.status}{detail}{review}")
-        for line in s.review:
-            print(f"{'':<{width}}  {'':>9}    - {line}")
+        print(shown(f"{s.student:<{width}}  {score:>9}  {s.status}{detail}{review}"))
+        for line in s.review:  # each flag one line, whatever its text holds
+            print(f"{'':<{width}}  {'':>9}    - {shown(line)}")
     counts = {kind: sum(s.status == kind for s in report) for kind in ("graded", "could not be read", "not graded", "missing")}
     flagged = sum(bool(s.review) for s in report)
     print(", ".join(f"{n} {kind}" for kind, n in counts.items() if n) + f" ({len(report)} submissions)"

@@ -185,7 +185,9 @@ def observe_pop(args: tuple, result: object) -> dict:
     entries = args[0]
     try:
         left = sorted((-entry[0], entry[-1]) for entry in entries)
-        still_a_heap = all(not (entries[(i - 1) // 2] > entries[i]) for i in range(1, len(entries)))
+        # Each parent at most its child, compared: entries that do not order (NaN in them, each a float of its own as
+        # in the worker) are no heap, where "not greater" would take them for one
+        still_a_heap = all(entries[(i - 1) // 2] <= entries[i] for i in range(1, len(entries)))
     except Exception as error:  # not entries any more: show what is there
         return {"returned": result, "entries left": f"unreadable ({type(error).__name__}: {error})"}
     return {"returned": result, "entries left, as (count, pair), sorted": left, "entries still a heap": still_a_heap}

@@ -17,6 +17,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..printable import shown
+
 # "<id>__<lab><copy mark>.ipynb": the id is everything before the last "__" (an id may hold "_").
 NAMED = re.compile(r"^(?P<student>.+)__(?P<lab>.+?)(?P<copy>\s*\(\d+\)|-\d+|\s+copy(\s*\d+)?)?\.ipynb$", re.I)
 STUDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -96,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     outcomes = collect(args.downloads, args.lab, args.course)
     width = max((len(o.file) for o in outcomes), default=4)
     for o in outcomes:
-        print(f"{o.file:<{width}}  {o.action:<8}  {o.student or '-':<12}  {o.reason}")
+        print(shown(f"{o.file:<{width}}  {o.action:<8}  {o.student or '-':<12}  {o.reason}"))  # a file name is the learner's
     copied = sum(o.action == "copied" for o in outcomes)
     left = sum(o.action == "left out" for o in outcomes)
     archive = args.course / "downloaded" / args.lab / "archive"

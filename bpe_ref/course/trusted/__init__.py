@@ -48,7 +48,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   worker's stderr comes through a pipe (a link in the scratch folder once made the grader overwrite
   a file, and show another in a learner's feedback).
 - *Faking results*: only JSON comes back, rebuilt into exact builtin types, so an object whose
-  ``__eq__`` always says yes cannot cross. Inputs are generated, and counted, on the trusted side: a
+  ``__eq__`` always says yes cannot cross; each NaN is rebuilt as a float of its own, as the worker's code sees it
+  (json's one shared NaN compared equal to itself inside tuples: lab 05's heap entries holding NaN sorted right here
+  and in no order in the worker's heap; ``tests/test_grading_redteam.py``, section 26).
+  Inputs are generated, and counted, on the trusted side: a
   property check that compared fewer than its minimum of inputs fails. The arguments after a call
   ("inputs left unchanged") are the worker's report, written beside the learner's code in one
   interpreter: the notebook's namespace is ``__main__`` (as in a kernel, so ``import __main__``
@@ -108,6 +111,12 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   learner's code gets the calls a fresh draw makes, with the same verdicts and messages
   (``tests/test_grading_class_inputs.py``). Nothing a notebook does changes what is kept for the
   next. A self-grade draws as it goes.
+- *Hiding a flag from the instructor*: the reports (``grade --class``, ``grade``) and nbgrader's log print text the
+  submission chose (a path it opened, as the keeper read it; an error message; a grade_id nbgrader does not know), and
+  a terminal obeys the escape codes in it: a refused open of a path of cursor and erase codes wiped the flagged row
+  and wrote a clean one in its place. Every line the reports print, and every record of nbgrader's console log
+  (``nbgrader_config.py``), has its control and format characters written as escapes (:mod:`bpe_ref.course.printable`;
+  ``tests/test_grading_redteam.py``, section 25).
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows;
   visible tests are at most a third of a lab's points.
 

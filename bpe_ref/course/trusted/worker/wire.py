@@ -79,6 +79,10 @@ def decode(data, depth: int = 0):
     deeper than :func:`encode` makes and hash floods are refused (``ValueError``) after a linear pass."""
     if depth > MAX_DEPTH + 2:
         raise ValueError("a value nested too deeply")
+    if type(data) is float and data != data:
+        # A NaN of its own, as each is in the worker: json reads every NaN as one shared object, which a tuple's
+        # comparison takes for equal to itself, so entries holding NaN sorted here as they never do in the worker's heap
+        return float("nan")
     if data is None or type(data) in (bool, int, float, str):
         return data
     if type(data) is list:

@@ -1,0 +1,42 @@
+"""Text a submission chose, printed where a person reads it: every control and format character written as an escape.
+
+The reports (``python -m bpe_ref grade``, ``grade --class``) and nbgrader's log print text a submission chose: a path
+its code opened (as the keeper read it from the caller's memory), an error message, a cell's nbgrader ``grade_id``. A
+terminal obeys the escape codes in it: a refused open of a path of cursor-up and erase-line codes wiped a flagged
+student's row and its review line from ``grade --class`` and wrote a clean row in their place
+(``tests/test_grading_redteam.py``, section 25). So every line printed passes through :func:`shown`.
+"""
+
+from __future__ import annotations
+
+import logging
+import unicodedata
+
+
+def shown(line: str) -> str:
+    """One line as it is printed: every control or format character (escape codes, carriage returns and line breaks,
+    bidirectional overrides) and every surrogate written as a Python escape; the rest as it is."""
+    return "".join(repr(char)[1:-1] if unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp")
+                   else char for char in line)
+
+
+def shown_lines(text: str) -> str:
+    """:func:`shown` for each line of a text made of several (a table, a traceback): its line breaks kept."""
+    return "\n".join(shown(line) for line in text.split("\n"))
+
+
+class PrintableStreamHandler(logging.StreamHandler):
+    """nbgrader's console log handler (``nbgrader_config.py``), each record's message and traceback :func:`shown` line
+    by line before nbgrader's formatter lays it out (its own colours kept): a learner's grade_id that nbgrader does not
+    know reached the instructor's terminal, escape codes and all, in a warning and in a traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        record = logging.makeLogRecord(record.__dict__)  # a copy: any other handler gets the record as it came
+        record.msg, record.args = shown_lines(record.getMessage()), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = (self.formatter or logging.Formatter()).formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = shown_lines(record.exc_text)
+        if record.stack_info:
+            record.stack_info = shown_lines(record.stack_info)
+        return super().format(record)
