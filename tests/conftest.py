@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import sys
 import tempfile
@@ -124,11 +125,18 @@ def at_the_first_verdict():
 
 
 def pytest_configure(config):
-    if hasattr(config, "workerinput"):  # an xdist worker: TMPDIR is the controller's folder already
+    if hasattr(config, "workerinput"):  # an xdist worker: TMPDIR and BPE_SAMPLE_SEED are the controller's already
         return
+    # The run's sample seed (tests/sampling.py, skip_unless_drawn): drawn here, once, unless given.
+    os.environ.setdefault("BPE_SAMPLE_SEED", str(secrets.randbelow(1_000_000)))
     folder = tempfile.mkdtemp(prefix="bpe-tests-")
     os.environ["TMPDIR"] = tempfile.tempdir = folder
     config.add_cleanup(lambda: _remove_run_folder(Path(folder)))
+
+
+def pytest_report_header(config):
+    return (f"BPE_SAMPLE_SEED={os.environ.get('BPE_SAMPLE_SEED')}: the member of each sampled family this run takes "
+            "(tests/sampling.py; set it to take the same ones again)")
 
 
 # Folders that the course's processes make and remove themselves (a grader's scratch and inputs, a

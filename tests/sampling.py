@@ -23,6 +23,7 @@ changed (tests/test_grading_adversarial.py's ``FEEDBACK``), not for every submis
 grades each mistake marked ``seeded`` under one of its secret seeds besides the derandomized draw (``one_of``), and
 lab 02's trainer without its filter (a measured mistake) in the hidden test only. tests/test_sampling.py
 checks that the sampled labs still cover every grading path and that every attack is graded on some lab.
+A family of alike costly cases runs one member, drawn from the run's sample seed (``skip_unless_drawn``).
 ``BPE_EXHAUSTIVE=1`` runs every lab (about three times as long; maintainers run it before a release, see
 CONTRIBUTING.md); ``BPE_EVERY_ATTACK=1``, its older name, does the same. The tests of the reference algorithms
 read ``EXHAUSTIVE`` too: by default their differential runs take heads of the corpora and fewer merges and examples,
@@ -55,6 +56,29 @@ def skip_unless_sampled(lab: str, what: str, sample: tuple[str, ...] = SAMPLED_L
     if not (EXHAUSTIVE or lab in sample):
         pytest.skip(f"{lab}: {what} runs on the sampled labs ({', '.join(sample)}); "
                     "BPE_EXHAUSTIVE=1 runs it on every lab")
+
+
+# A family of alike costly cases (the same check failing the same way on a few spellings of one mistake) runs one
+# member by default, drawn from the run's sample seed, so that different runs cover different members over time:
+# tests/conftest.py draws the seed once per run, in the process that starts xdist's workers (they inherit it), and
+# prints it in the header; BPE_SAMPLE_SEED=N takes the same members again. BPE_EXHAUSTIVE=1 runs every member.
+def sample_seed() -> int:
+    """The run's sample seed (0 when the run was not started by pytest with tests/conftest.py)."""
+    return int(os.environ.get("BPE_SAMPLE_SEED", "0"))
+
+
+def drawn(family: str, members) -> str:
+    """The member of ``family`` (its names, e.g. a parametrized test's ids) this run takes."""
+    members = list(members)
+    return members[zlib.crc32(f"{sample_seed()}:{family}".encode("utf-8")) % len(members)]
+
+
+def skip_unless_drawn(family: str, member: str, members) -> None:
+    """Skip ``member`` of ``family`` unless this run draws it (see :func:`drawn`) or ``BPE_EXHAUSTIVE=1``."""
+    taken = drawn(family, members)
+    if not EXHAUSTIVE and member != taken:
+        pytest.skip(f"{family}: this run takes one of {len(list(members))}, {taken!r} (BPE_SAMPLE_SEED={sample_seed()}); "
+                    "BPE_EXHAUSTIVE=1 runs every one")
 
 
 def one_of(key: str, choices: tuple):

@@ -16,7 +16,9 @@ nbgrader ``main`` (``bpe_ref/course/nbgrader_main.py``, which every other gradin
 
 Section 7's commands (a JupyterHub on this machine: ``classroom up``, ``down``, ``demo``) run in a
 second copy, against a real hub on 127.0.0.1: real processes, real HTTP, the whole round of a lab
-through the hub's exchange.
+through the hub's exchange. By default the demo runs with the first two of the guide's three students
+(the solution and half of it; the blank release's zero is every class batch's): ``BPE_EXHAUSTIVE=1``
+runs all three.
 """
 
 from __future__ import annotations
@@ -237,6 +239,16 @@ def _processes_under(folder: Path) -> list[str]:
     return found
 
 
+def demo_with_two_students(command: str) -> str:
+    """The guide's demo with its first two students, the solution and half of it: a full and a partial
+    grade through the exchange. The third hands in the blank release, whose zero every lab's class batch
+    shows (tests/test_grading_adversarial.py); its server and round cost 6-11 s of CPU, so
+    ``BPE_EXHAUSTIVE=1`` runs the guide's command as written."""
+    two = re.sub(r"--students \d+", "--students 2", command)
+    assert two != command, f"the guide's demo names no --students: {command}"
+    return two
+
+
 @pytest.fixture(scope="module")
 def hub_run(tmp_path_factory):
     from bpe_ref.course.commands.classroom import proxy_command
@@ -253,6 +265,8 @@ def hub_run(tmp_path_factory):
     for command in hub_commands():
         if " classroom up " in command and "--port" not in command and not _port_free(8000):
             command += f" --port {free_port()}"  # 8000 is taken on this machine: the guide says --port P
+        if " classroom demo " in command and not EXHAUSTIVE:
+            command = demo_with_two_students(command)
         started = time.monotonic()
         result = subprocess.run(command, shell=True, cwd=course, capture_output=True, text=True, timeout=1200, env=env)
         answer = None
@@ -288,10 +302,11 @@ def test_the_demo_round_grades_every_student_and_returns_feedback(hub_run):
     rows = {m["name"]: (float(m["score"]), float(m["max"]), m["work"])
             for m in re.finditer(r"^(?P<name>student\d)\s+(?P<score>[\d.]+) / (?P<max>[\d.]+)\s+\((?P<work>\w+) work; "
                                  r"autograded in \d+ s; feedback fetched\)$", out, re.M)}
-    assert set(rows) == {"student1", "student2", "student3"}, out
+    assert set(rows) == ({"student1", "student2", "student3"} if EXHAUSTIVE else {"student1", "student2"}), out
     assert rows["student1"] == (13.0, 13.0, "solution"), out
     assert rows["student2"][2] == "half" and 0 < rows["student2"][0] < 13, out
-    assert rows["student3"] == (0.0, 13.0, "blank"), out
+    if EXHAUSTIVE:  # the guide's third student (demo_with_two_students)
+        assert rows["student3"] == (0.0, 13.0, "blank"), out
     print(f"{command}: {seconds:.0f} s")
 
 

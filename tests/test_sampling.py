@@ -4,12 +4,15 @@ The default run sends the lab-by-lab attacks to a few labs, one per grading path
 ``BPE_EXHAUSTIVE=1`` runs them on every lab. A grading path is what a lab's graders let the
 confined worker have (``GRADING_POLICY``): modules of the package or none, processes or none. A new
 lab with a path no sampled lab has, or a sample that loses one, fails here rather than leaving that
-path to the on-demand run. Every attack of the adversarial class is graded on one lab at least.
+path to the on-demand run. Every attack of the adversarial class is graded on one lab at least. A family
+of alike costly cases runs one member a run, drawn from the run's sample seed, and every member over runs.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from bpe_ref.course.grade import lab_grading_policy
 from bpe_ref.course.notebooks import lab_names
@@ -69,3 +72,26 @@ def test_the_attacks_that_depend_on_the_policy_run_on_a_lab_of_each():
 
     assert PROCESS_LABS and all(grading_path(lab)[1] for lab in PROCESS_LABS)
     assert not all(grading_path(lab)[1] for lab in EVERY_ATTACK_LABS)
+
+
+def test_a_family_runs_one_member_a_run_and_every_member_over_runs(monkeypatch):
+    import sampling
+
+    members = ["left", "right", "both", "count"]
+    monkeypatch.setattr(sampling, "EXHAUSTIVE", False)
+    taken = set()
+    for seed in range(64):
+        monkeypatch.setenv("BPE_SAMPLE_SEED", str(seed))
+        ran = []
+        for member in members:
+            try:
+                sampling.skip_unless_drawn("a family", member, members)
+                ran.append(member)
+            except pytest.skip.Exception:
+                pass
+        assert ran == [sampling.drawn("a family", members)], (seed, ran)  # one, the same that drawn names
+        taken.update(ran)
+    assert taken == set(members)  # some run takes each
+    monkeypatch.setattr(sampling, "EXHAUSTIVE", True)
+    for member in members:
+        sampling.skip_unless_drawn("a family", member, members)  # BPE_EXHAUSTIVE=1: every one
