@@ -410,9 +410,10 @@ COST_LIMIT = 0.4  # V4: 0 to 0.2 here (noise); every word visited on each merge,
 # is added (the same words and runs, only their counts): a run of the check on V4 cost 3.2 to 3.5 s of CPU time in this
 # process and 3.7 to 3.9 s in the worker in two tries (4.9 and 5.3 s where a third ran), on the corpus before 2.8 to 3.2
 # and 2.9 to 3.5 s, measured meanwhile at the same load.
-# With the tail merged first (2026-11-29, load 10 to 16, in the worker): V4 0.00 and 0.03 (seeds 1 and 2; its runs 1.1 to
-# 1.8 s, the reference's 1.0 to 1.1 s, the bound 3.1 to 3.5 s: 0.6 to 0.9 s and 1.5 s before, the bound 1.5 s, where
-# runs of 1.3 s were seen), the index built three times 0.00, each id visited twice 0.09, an exact index 0.02 (seed 1);
+# With the tail merged first (2026-11-29, load 9 to 16, in the worker): V4 0.00, 0.03, 0.03 (seeds 1, 2 and 3; its runs
+# 1.1 to 1.8 s, the reference's 0.9 to 1.1 s, the bound 2.9 to 3.5 s: 0.5 to 0.9 s and 1.5 s before, where runs of 1.3 s
+# were seen, and growth up to 0.34 with the index built three times), the index built three times 0.00, 0.00, each id
+# visited twice 0.09, 0.00, an exact index 0.02, 0.02 (seeds 1 and 3);
 # V2 over the words of the first 250 pairs stopped at its CPU limit (0.39 before, so it passed), every word visited
 # testing `i in ids` too. A run of the check on V4 now costs 3.7 to 4.5 s of CPU time in this process and 4.5 to 6.6 s
 # in the worker (2.3 to 3.4 and 2.8 to 3.5 s on the corpus before, measured meanwhile): the first merge rewrites every
