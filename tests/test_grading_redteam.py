@@ -21,6 +21,7 @@ import pytest
 from bpe_ref.course.checks.core import CheckFailed, GradingStopped, LearnerError
 from bpe_ref.course.trusted.autograde import grade_cells
 from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox
+from sampling import EXHAUSTIVE, one_of
 
 pytestmark = pytest.mark.slow
 
@@ -553,17 +554,18 @@ def _without_a_wall_limit(monkeypatch, lab: str, name: str) -> None:
 
 
 def test_in_the_worker_a_v4_that_visits_every_word_padded_to_a_floor_fails_the_cost_per_merge(at_the_first_verdict, monkeypatch):
-    """Lab 04's V4 that visits every word on each merge, each measured call padded to 8 s of CPU time (the ratio of
+    """Lab 04's V4 that visits every word on each merge, each measured call padded to 12 s of CPU time (the ratio of
     the extra merges to the one-merge run then 0): the runs are bounded by the reference's CPU time, so the padded
-    one-merge run is stopped once past that bound (at about 2 s of CPU time)."""
+    one-merge run is stopped once past that bound (at about 5 s of CPU time: the reference's 250 merges about 1 s)."""
     from test_mistakes import EVERY_WORD_CHECKED, V4_VISIT, remote
 
     _without_a_wall_limit(monkeypatch, "04_inverted_index", "COST_TIMEOUT")
     code = _padded("04_inverted_index", ("setup", "task1_index_words_solution", "task2_pairs_with_solution"),
-                   "task3_train_solution", "train", V4_VISIT, EVERY_WORD_CHECKED, 1000, 8.0)
+                   "task3_train_solution", "train", V4_VISIT, EVERY_WORD_CHECKED, 1000, 12.0)
     with at_the_first_verdict():
         message = remote("04_inverted_index", code, "train", "verify_merge_cost")
-    assert message is not None and message.startswith("train(<81,922 words, each merge changes one or two>, 1) took more than")
+    assert message is not None
+    assert message.startswith("train(<81,922 words, each merge after the first changes one or two>, 1) took more than"), message
     assert "the reference's 250 merges of a corpus of this shape" in message, message
     assert "(stopped there, measured from outside your code)" in message, message
 
@@ -1121,12 +1123,11 @@ def train(pretoken_counts, num_merges):
     return _v4(pretoken_counts, num_merges)
 '''
 
-SUBSET_LIMIT = ("What stays open: a trainer that ranks the pairs once by count and by the tie-break, collects the words that "
-                "hold the num_merges first ones and runs V2's loop over those alone (all the words once a pair outside them "
-                "is merged) learns the right merges here at a small cost per merge; that is an index of the first pairs, "
-                "built once, which no measure on a corpus whose merges touch a few words tells from V4's. Lab 04's corpus "
-                "closes the count thresholds (every word holds a pair counted as often as the merged ones: section 16's "
-                "last test); lab 05's does not")
+SUBSET_LIMIT = ("What stays open in lab 05: a trainer that ranks the pairs once by count and by the tie-break, collects the "
+                "words that hold the num_merges first ones and runs V2's loop over those alone (all the words once a pair "
+                "outside them is merged) learns the right merges there at a small cost per merge; that is an index of the "
+                "first pairs, built once, which no measure on a corpus whose merges touch a few words tells from V4's. Lab "
+                "04's corpus closes it (its first merge's pair is held by every rare word: the test after the next)")
 
 
 def test_a_scanning_trainer_on_the_frequent_words_alone_loses_lab_04_task_3():
@@ -1136,7 +1137,7 @@ def test_a_scanning_trainer_on_the_frequent_words_alone_loses_lab_04_task_3():
     merges, and earned lab 04 full marks in both paths (14/14; V2 as it is, 9/14). Safe: every rare word ends with two
     high bytes, and a few, drawn from the seed, with a pair of a frequent word (:func:`few_words_per_merge_corpus`), so
     neither the words' counts nor their bytes pick the words the merges are learned from; the filtered trainer learns
-    other merges on the measured corpus and loses task 3. """ + SUBSET_LIMIT + "."
+    other merges on the measured corpus and loses task 3 (its first merge, the rare words' tail, is not among them)."""
     from test_mistakes import remote, source_of
 
     code = source_of("04_inverted_index", "setup") + "\n" + V2_ON_THE_FREQUENT_WORDS
@@ -1155,6 +1156,58 @@ def test_a_scanning_trainer_on_the_frequent_words_alone_loses_lab_05_task_3():
     code = source_of("05_heap", "setup") + "\n" + V4_ON_THE_FREQUENT_WORDS
     message = remote("05_heap", code, "train", "verify_merge_cost")
     assert message is not None and "did not learn the reference's merges on the corpus its time is measured on" in message, message
+
+
+FIRST_PAIRS_V2 = '''
+def train(pretoken_counts, num_merges):
+    # the pairs ranked once by count and tie-break; V2's loop over the words holding the first num_merges of them, all
+    # the words once a pair outside them (one the corpus held at the start, not among the first) is merged
+    word_counts = {split_into_bytes(pretoken): count for pretoken, count in pretoken_counts.items()}
+    counts = count_pairs(word_counts)
+    first = set(sorted(counts, key=lambda pair: (counts[pair], pair), reverse=True)[:num_merges])
+    words = {word: count for word, count in word_counts.items() if any(pair in first for pair in zip(word, word[1:]))}
+    rest = {word: count for word, count in word_counts.items() if word not in words}
+    pair_counts = count_pairs(words)
+    merges = []
+    while len(merges) < num_merges and pair_counts:
+        pair = best_pair(pair_counts)
+        if rest and pair in counts and pair not in first:
+            for done in merges:
+                rest = {merge_word(word, done): count for word, count in rest.items()}
+            words.update(rest)
+            rest = {}
+            pair_counts = count_pairs(words)
+            continue
+        merges.append(pair)
+        rewritten = {}
+        for word, count in words.items():
+            if pair[0] in word and pair[1] in word:
+                word = merge_and_update(word, pair, count, pair_counts)
+            rewritten[word] = rewritten.get(word, 0) + count
+        words = rewritten
+    return merges
+'''
+
+
+@pytest.mark.parametrize("seed", (1, 2, 3) if EXHAUSTIVE else (one_of("redteam16:first-pairs", (1, 2, 3)),))
+def test_a_scanning_trainer_over_the_words_of_the_first_ranked_pairs_loses_lab_04_task_3(seed):
+    """V2's loop over the words that hold the num_merges pairs counted most at the start (ranked once, by count and
+    tie-break), all the words once a pair outside them is merged, learned the right merges on lab 04's measured corpus
+    and on the 80 generated ones, and earned task 3's hidden points (verify_merge_cost: growth 0.00 to 0.39 against the
+    limit 0.4): only the frequent words and the 8 holders held the first 250 pairs, and each merge scanned those ten.
+    Safe: every rare word but the holders ends with one tail pair, drawn from the seed and merged first
+    (:func:`~bpe_ref.course.checks.lab04_inverted_index.few_words_per_merge_corpus`), so the words of the first pairs
+    are all of them: the trainer scans 81,922 words on each merge and is stopped at its CPU limit, under each secret
+    seed (one by default, all three under BPE_EXHAUSTIVE=1: tests/sampling.py). V4 rewrites the rare words once, in
+    its first merge, which its one-merge run makes too."""
+    from test_mistakes import MEASURED, remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    code = source_of("04_inverted_index", "setup") + "\n" + FIRST_PAIRS_V2
+    with hidden_seed(seed):
+        message = remote("04_inverted_index", code, "train", "check_train_properties")
+    assert message is not None and MEASURED.search(message) and "not every word" in message, message
 
 
 @pytest.mark.parametrize("lab, corpus", [("04_inverted_index", "few_words_per_merge_corpus"), ("05_heap", "many_pairs_corpus")])
@@ -1354,9 +1407,10 @@ def test_a_scanning_trainer_over_the_words_of_the_hot_pairs_loses_lab_04_task_3(
 
 
 def test_every_word_of_lab_04s_measured_corpus_holds_a_pair_counted_as_the_merged_ones():
-    """What the test above rests on, for three seeds: the merged pairs (but the holders' 8) and a pair of every word
-    are counted the same, so no count threshold tells the merges' words from the rest; the holders' pairs are the
-    only ones counted more, and the first merges (but where two of them overlap)."""
+    """What the two tests above rest on, for three seeds: the merged pairs (but the tail and the holders' 8) and a pair
+    of every word are counted the same, so no count threshold tells the merges' words from the rest; the tail, held by
+    every rare word but the holders, is counted most and merged first, then the holders' pairs, the only others counted
+    more (but where two of them overlap). So the words of the pairs counted most at the start are every word."""
     from bpe_ref.course.checks import measured
     from bpe_ref.course.checks.lab04_inverted_index import COST_MERGES, FREQUENT, HOLDERS, RARE, few_words_per_merge_corpus
     from bpe_ref.train.step01_naive import count_pairs, split_into_bytes
@@ -1365,14 +1419,18 @@ def test_every_word_of_lab_04s_measured_corpus_holds_a_pair_counted_as_the_merge
     for index in range(3):
         counts, _ = few_words_per_merge_corpus(measured.measured_random(f"redteam16:{index}").randbytes(16))
         pair_counts = count_pairs({split_into_bytes(word): count for word, count in counts.items()})
-        assert sorted(pair_counts.values())[-HOLDERS - 1:] == [FREQUENT] + [FREQUENT + RARE] * HOLDERS
+        tail = RARE * (len(counts) - 2 - HOLDERS)
+        assert sorted(pair_counts.values())[-HOLDERS - 2:] == [FREQUENT] + [FREQUENT + RARE] * HOLDERS + [tail]
         for word in counts:
             assert FREQUENT in {pair_counts[pair] for pair in zip(split_into_bytes(word), split_into_bytes(word)[1:])}, word
-        # The holders' pairs first (fewer where two of them overlap in a frequent word: the first merge takes the
-        # second's place there), then pairs counted FREQUENT times, as every word holds one.
+        first = max(pair_counts, key=pair_counts.get)
+        assert sum(first in zip(word, word[1:]) for word in map(split_into_bytes, counts)) == len(counts) - 2 - HOLDERS
+        # The tail first, then the holders' pairs (fewer where two of them overlap in a frequent word: the first merge
+        # takes the second's place there), then pairs counted FREQUENT times, as every word holds one.
         merged = [step.count for step in itertools.islice(merge_steps(counts), COST_MERGES)]
         holders = merged.count(FREQUENT + RARE)
-        assert 1 <= holders <= HOLDERS and merged == [FREQUENT + RARE] * holders + [FREQUENT] * (COST_MERGES - holders)
+        assert 1 <= holders <= HOLDERS
+        assert merged == [tail] + [FREQUENT + RARE] * holders + [FREQUENT] * (COST_MERGES - 1 - holders)
 
 
 # ---- 19. the worker's report of a call's arguments, rewritten by the code it runs beside -------------------------
