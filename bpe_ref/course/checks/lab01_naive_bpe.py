@@ -71,10 +71,27 @@ def pair_count_dicts(draw) -> dict[Pair, int]:
         counts.pop(second, None)
         counts[first] = counts[second] = top
     return counts
-merge_inputs = st.tuples(
+# Brackets are bytes like any other: page 01's five-minute toy writes each symbol in brackets and merges with
+# str.replace, and that toy written on bytes (bytes.replace on the joined word, split again at b"][" or read back
+# with a regex) takes a token's own bracket for its separator. A quarter of the inputs hold bracket tokens, with a pair
+# that occurs in the word most of the time, on top of the 150 of a, b and aa that the other mistakes need.
+BRACKET_TOKENS = [b"a", b"]", b"[", b"]["]
+
+
+@st.composite
+def bracket_merge_inputs(draw) -> tuple[Word, Pair]:
+    word = tuple(draw(st.lists(st.sampled_from(BRACKET_TOKENS), max_size=7)))
+    if len(word) >= 2 and draw(st.integers(0, 3)) > 0:
+        i = draw(st.integers(0, len(word) - 2))
+        return word, (word[i], word[i + 1])
+    return word, (draw(st.sampled_from(BRACKET_TOKENS)), draw(st.sampled_from(BRACKET_TOKENS)))
+
+
+letter_merge_inputs = st.tuples(
     st.lists(st.sampled_from([b"a", b"b", b"aa"]), max_size=9).map(tuple),
     st.tuples(st.sampled_from([b"a", b"b", b"aa"]), st.sampled_from([b"a", b"b", b"aa"])),
 )
+merge_inputs = st.one_of(letter_merge_inputs, letter_merge_inputs, letter_merge_inputs, bracket_merge_inputs())
 pretoken_count_dicts = st.dictionaries(
     st.text(alphabet="abc é", min_size=1, max_size=7).map(str.encode), st.integers(1, 9), max_size=8
 )
@@ -134,8 +151,20 @@ BEST_PAIR = TaskGraders(
     hidden_cases=[({(b"a", b"b"): 2, (b"a ", b"a"): 2},), ({(b"a\x00", b"a"): 1, (b"a", b"b"): 1},)],
 )
 
+def bracket_hint(args: tuple, expected: object, got: object) -> str | None:
+    """A merge written on the joined word, as page 01's toy does with its brackets: where a token holds one, the
+    tokens returned no longer spell the word."""
+    word = args[0]
+    if not (isinstance(word, tuple) and isinstance(got, tuple) and all(type(token) is bytes for token in got)):
+        return None
+    if any(b"[" in token or b"]" in token for token in word) and b"".join(got) != b"".join(word):
+        return ("a token can hold any byte, a bracket too: a merge done as a replace on the joined word (page 01's "
+                "five-minute toy, each token in brackets) takes it for a separator. Go through the tokens, left to right")
+    return None
+
+
 MERGE_WORD = TaskGraders(
-    Task("merge_word", ("word", "pair"), what="a tuple of bytes tokens"),
+    Task("merge_word", ("word", "pair"), what="a tuple of bytes tokens", hint=bracket_hint),
     merge_word,
     [
         ((b"l", b"o", b"w"), (b"l", b"o")),
@@ -147,7 +176,7 @@ MERGE_WORD = TaskGraders(
         ((), (b"a", b"b")),
     ],
     merge_inputs,
-    max_examples=150,
+    max_examples=200,
 )
 
 TRAIN_TASK = Task("train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,

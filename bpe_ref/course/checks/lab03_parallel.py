@@ -41,10 +41,10 @@ START_METHODS = [method for method in ("spawn", "forkserver", "fork") if method 
 
 # ---- strategies ------------------------------------------------------------------------------
 
-# Pieces of text, multi-byte characters included (a cut must never fall inside one), and the
-# special tokens. EOT and PAD never overlap each other, so the first occurrence of either at or
-# after a guess is always a safe cut (overlapping tokens are the stretch task's).
-PIECES = ["a", "b", " the", " cat", "\n", "\n\n", "é", "字", "🙂", "!", "<", "|", "<|", "endoftext", "pad|>", " 42"]
+# Pieces of text, multi-byte characters included (a cut must never fall inside one), Windows line ends (a file read in
+# text mode turns \r\n into \n: its counts are not the bytes'), and the special tokens. EOT and PAD never overlap each
+# other, so the first occurrence of either at or after a guess is always a safe cut (overlapping tokens are the stretch task's).
+PIECES = ["a", "b", " the", " cat", "\n", "\n\n", "\r\n", "é", "字", "🙂", "!", "<", "|", "<|", "endoftext", "pad|>", " 42"]
 
 
 @st.composite
@@ -77,7 +77,13 @@ def safe_cuts(text: str, special_tokens: list[str]) -> list[int]:
 
 @st.composite
 def chunk_inputs(draw) -> tuple:
+    """A generated file and a range of it between safe cuts; half the time the whole file, ending in a Windows line end
+    (which a range read in text mode, or decoded through a text wrapper, turns into \\n: generated texts held one in
+    a range too seldom to find it under every seed)."""
     text, special_tokens = draw(corpus_texts())
+    if draw(st.booleans()):
+        text += "\r\n"
+        return CorpusFile(text.encode("utf-8")), 0, len(text.encode("utf-8")), special_tokens
     cuts = safe_cuts(text, special_tokens)
     start, end = sorted(draw(st.lists(st.sampled_from(cuts), min_size=2, max_size=2)))
     return CorpusFile(text.encode("utf-8")), start, end, special_tokens
@@ -274,7 +280,19 @@ FIND = TaskGraders(
 # ---- task 2: the map -------------------------------------------------------------------------
 
 
+def newline_hint(expected: object, got: object) -> str | None:
+    """Counts of a file read in text mode: its CR LF line ends became LF (the same hint for tasks 2 and 4)."""
+    if (isinstance(got, dict) and isinstance(expected, dict) and any(b"\r" in key for key in expected if type(key) is bytes)
+            and not any(b"\r" in key for key in got if type(key) is bytes)):
+        return ("the file's \\r\\n line ends are gone from your counts: open the file in binary mode (\"rb\") and decode "
+                "its bytes; a file opened in text mode turns \\r\\n into \\n, and the pretokens change")
+    return None
+
+
 def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
+    newline = newline_hint(expected, got)
+    if newline:
+        return newline
     if isinstance(got, dict) and any(type(key) is str for key in got):
         return "the keys are bytes: count_pretokens (lab 00) gives them so; or encode each pretoken with .encode('utf-8')"
     if isinstance(got, dict) and isinstance(expected, dict) and sum(got.values()) > sum(expected.values()):
@@ -373,6 +391,9 @@ def serial_count(path: str, special_tokens: list[str], num_workers: int, chunks_
 
 
 def pool_hint(args: tuple, expected: object, got: object) -> str | None:
+    newline = newline_hint(expected, got)
+    if newline:
+        return newline
     special = [token.encode("utf-8") for token in args[1]] if len(args) > 1 and isinstance(args[1], list) else []
     if isinstance(got, dict) and any(k in t and k != t for k in got for t in special if len(k) > 1):
         return ("pretokens made of pieces of a special token: pass special_tokens on to count_chunk, so that each chunk "
@@ -466,9 +487,9 @@ def file_cases() -> list[Case]:
 
 
 # Fixed hidden inputs: no special tokens with several workers (no safe cut: the whole file, counted here), which the
-# generated files never have.
+# generated files never have; its lines end in \r\n, which a whole file read in text mode turns into \n.
 FILE_HIDDEN_CASES = [
-    Case((CorpusFile("the cat sat on the mat, café 字 🙂.\n".encode() * 40), [], 3, 2, "spawn")),
+    Case((CorpusFile("the cat sat on the mat, café 字 🙂.\r\n".encode() * 40), [], 3, 2, "spawn")),
 ]
 
 
