@@ -35,7 +35,7 @@ import types
 
 WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, WORKER_DIR)  # -I leaves the script's folder off sys.path; its modules come from there, and only they
-from confinement import confine  # noqa: E402
+from confinement import confine, set_apart  # noqa: E402
 from keeper import keep  # noqa: E402
 from wire import decode, encode  # noqa: E402
 
@@ -236,13 +236,16 @@ def main() -> None:
     sys.path = [p for p in sys.path if p and os.path.isdir(p) and os.path.abspath(p) != WORKER_DIR] + [policy["packages_dir"]]
     for name in ("confinement", "keeper", "wire"):  # loaded: the names are the learner's again (a module of theirs)
         sys.modules.pop(name, None)
-    # The protocol keeps the pipes the trusted side opened as stdin and stdout; the learner's code
-    # gets /dev/null and the stderr pipe instead, so what it prints cannot garble a reply.
-    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
-    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    # The protocol keeps the pipes the trusted side opened as stdin and stdout, moved to the top fd numbers, which the
+    # seccomp filter keeps from being replaced or closed (:func:`confinement.set_apart`); the learner's code gets
+    # /dev/null and the stderr pipe as stdin and stdout, so what it prints cannot garble a reply. The files never
+    # close their fds (the filter would refuse it at exit).
+    loop_fds = set_apart(0, 1) if sys.platform.startswith("linux") else (os.dup(0), os.dup(1))
+    requests = os.fdopen(loop_fds[0], "r", encoding="utf-8", closefd=False)
+    replies = os.fdopen(loop_fds[1], "w", encoding="utf-8", closefd=False)
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.dup2(2, 1)
-    isolation = confine(policy, handoff)
+    isolation = confine(policy, handoff, loop_fds if sys.platform.startswith("linux") else None)
     # A module the learner writes (``%%writefile``) is imported from the scratch folder, here and in
     # the processes a lab may start (spawn and forkserver children get this sys.path).
     sys.path.insert(0, policy["scratch"])
