@@ -1785,6 +1785,79 @@ print(" ".join(outcomes), os.waitstatus_to_exitcode(status), seen == [os.fstat(f
     assert run.stdout.split() == ["close:PermissionError", "dup2:PermissionError"] * 2 + ["thread-close:PermissionError", "7", "True"], run
 
 
+# The worker loop's request pipe reached without replacing anything: opened again through /proc/self/fd (a pipe opens
+# there in either direction, Landlock or not) for a write end. The cell writes the loop a request of its own, a cell
+# that never ends, which the loop reads next; a thread of the cell then answers every request itself.
+LOOP_TAKEN_OVER = '''
+import base64, copy, json, os, resource, threading, time
+
+_request_fd = resource.getrlimit(resource.RLIMIT_NOFILE)[0]   # the loop's: just above the soft limit it lowered
+_reply_fd = _request_fd + 1
+_inject = os.open(f"/proc/self/fd/{_request_fd}", os.O_WRONLY)   # a write end of the same pipe
+
+
+def _wire(value):             # the wire format (public)
+    if type(value) is bytes:
+        return {"b": base64.b64encode(value).decode("ascii")}
+    if type(value) is dict:
+        return {"d": [[_wire(k), _wire(v)] for k, v in value.items()]}
+    return [_wire(item) for item in value] if type(value) is list else value
+
+
+def _unwire(data):
+    if type(data) is list:
+        return [_unwire(item) for item in data]
+    if type(data) is dict and "b" in data:
+        return base64.b64decode(data["b"])
+    if type(data) is dict and "d" in data:
+        return {_unwire(k): _unwire(v) for k, v in data["d"]}
+    return data
+
+
+def _answer(request):
+    if request.get("op") == "exec":
+        exec(request["code"], globals())
+        return {"ok": True, "stdout": "", "stderr": ""}
+    args = [_unwire(arg) for arg in request["args"]]
+    result = globals()[request["name"]](*copy.deepcopy(args))   # on a copy: the arguments stay as they came
+    return {"ok": True, "result": _wire(result), "args": request["args"], "stdout": "", "stderr": ""}
+
+
+def _serving():
+    while not globals().get("_parked"):   # the loop is in the cell that never ends: this thread reads alone
+        time.sleep(0.01)
+    pending = b""
+    while True:
+        pending += os.read(_request_fd, 1 << 16)
+        while b"\\n" in pending:
+            line, pending = pending.split(b"\\n", 1)
+            request = json.loads(line)
+            os.write(_reply_fd, (json.dumps({**_answer(request), "id": request["id"]}) + "\\n").encode())
+
+
+# the next line the loop reads, once it has answered this cell: a cell that never ends
+os.write(_inject, b'{"op": "exec", "id": 0, "name": "parked", "code": "_parked = True\\\\nwhile True: time.sleep(1)"}\\n')
+threading.Thread(target=_serving, daemon=True).start()
+'''
+
+
+def test_a_thread_that_answers_the_requests_on_the_loop_s_pipes_is_not_taken_for_the_loop():
+    """The loop's fds are kept in place (above), but they are the learner's process's: ``/proc/self/fd/N`` opens the
+    request pipe again for writing; a cell wrote the loop a request of its own, a cell that never ends, and a thread of
+    it answered every request from then on, calling merge_counts (which adds into its input) on a copy and
+    sending the arguments as they came: its hidden test passed (no flagged text: ``os.open``, ``os.read``,
+    ``os.write``, ``exec``, a thread). Safe: every line the loop writes back carries a seal, a keyed BLAKE2b of the
+    request as the loop read it and of the reply, under a key the trusted side sends as its first line, before any
+    learner's code; the thread's lines have none, so the call gets no reply (here, within a call timeout of 5 s) and
+    the task fails. (Without the seal, this test failed: merge_counts agreed with the reference on 100 inputs.)"""
+    from test_mistakes import MERGE_INTO_FIRST, remote
+
+    with contextlib.suppress(GradingStopped):  # no reply: the call stops at its timeout
+        message = remote("03_parallel", MERGE_INTO_FIRST + LOOP_TAKEN_OVER, "merge_counts", "check_merge_counts_properties",
+                         call_timeout=5)
+        assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
+
+
 # ---- 22. lab 10's fixed hidden ranges, in the graders' source the learner has --------------------------------------
 
 def _range_table() -> str:

@@ -430,6 +430,10 @@ class Sandbox:
         self.killed_because = ""
         self.last_report: dict = {}
         threading.Thread(target=self._watch_disk, args=(self.process, self.scratch, self._reading), daemon=True).start()
+        # The key of the replies' seals (worker/__main__.py, _sealed), this worker's only, sent before any learner's code runs.
+        self._seal_key = secrets.token_bytes(32)
+        self._asked = (json.dumps({"seal": self._seal_key.hex()}) + "\n").encode("ascii")
+        self._send(self._asked, time.monotonic() + 60, 60, "starting the grading process")
         hello = self._receive(None, timeout=60, what="starting the grading process")
         self.isolation = [str(line) for line in hello.get("isolation", [])]
 
@@ -700,12 +704,25 @@ class Sandbox:
             if isinstance(line, Exception):
                 self.close()
                 raise GradingStopped(f"{what}: the answer could not be read ({line})")
+            seal, _, body = line.rstrip(b"\n").partition(b" ")
+            if not self._sealed_by_the_loop(seal, body):
+                continue  # not the loop's reply to this request (the learner's code wrote to the channel, or rewrote a request)
             try:
-                reply = json.loads(line)
+                reply = json.loads(body)
             except (ValueError, RecursionError):
-                continue  # not a reply of the worker's (the learner's code wrote to the channel)
+                continue
             if isinstance(reply, dict) and (reply.get("id") == request_id or (request_id is None and reply.get("hello"))):
                 return reply
+
+    def _sealed_by_the_loop(self, seal: bytes, body: bytes) -> bool:
+        """Whether ``seal`` is the worker loop's for ``body`` in answer to the last request sent, :attr:`_asked` (the
+        worker's ``_sealed``): the loop's fds are in the learner's process, which can read, write and reopen them."""
+        import hashlib
+        import hmac
+
+        asked = hashlib.blake2b(self._asked, digest_size=32).digest()
+        expected = hashlib.blake2b(asked + body, key=self._seal_key, digest_size=32).hexdigest().encode("ascii")
+        return hmac.compare_digest(seal, expected)
 
     def request(self, message: dict, timeout: float, what: str, cpu_limit: float | None = None) -> dict:
         """Send ``message`` and return its reply, within ``timeout`` s and, with ``cpu_limit``, that many CPU seconds
@@ -724,7 +741,8 @@ class Sandbox:
         deadline = time.monotonic() + timeout
         pid = self.worker_pid
         start = cpu_seconds(pid, children=False) if cpu_limit is not None and pid is not None else None
-        self._send((json.dumps(message) + "\n").encode("utf-8"), deadline, timeout, what)
+        self._asked = (json.dumps(message) + "\n").encode("utf-8")
+        self._send(self._asked, deadline, timeout, what)
         return self._receive(self._request_id, max(0.0, deadline - time.monotonic()), what, budget=timeout,
                              cpu_limit=None if start is None else (pid, start, cpu_limit))
 
