@@ -87,10 +87,10 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
 # (unix stream ones only where the lab allows processes, whose workers need them, and their connect()
 # goes to the keeper, which makes it to the scratch folder only: Landlock does not stop a connect()
 # to a unix socket file outside the sandbox), datagram socketpair()s, and, unless the lab allows processes,
-# fork/vfork/execve and clone without CLONE_THREAD (threads stay possible); and a seccomp filter of
-# the learner's own (see below). Where the kernel has user notification (5.0+),
-# a refused call is not answered by the filter itself: it goes to the keeper (:func:`keeper.keep`), which
-# runs none of the learner's code, counts it by name and answers it with the same error; so what
+# fork/vfork/execve and clone without CLONE_THREAD (threads stay possible); dup2, dup3, close and close_range
+# on the worker loop's two fds (see below); and a seccomp filter of the learner's own (see below). Where the
+# kernel has user notification (5.0+), a refused call is not answered by the filter itself: it goes to the
+# keeper (:func:`keeper.keep`), which runs none of the learner's code, counts it by name and answers it with the same error; so what
 # the sandbox refused can be flagged from outside. The worker hands the notification fd over before
 # any code of the learner's runs, and keeps no copy.
 _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filter reads (None: no such call)
