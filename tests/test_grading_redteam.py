@@ -1670,7 +1670,7 @@ def test_worker_processes_started_for_show_while_threads_count_lose_lab_03_task_
 # A line of its own on the worker's reply pipe (the write end of a pipe that is not stderr, found by trying the fds),
 # with the id the trusted side gives the call: 1 for the first cell's run, then one more per request.
 FORGED_ON_THE_REPLY_PIPE = '''
-import base64, copy, json, os, stat
+import base64, copy, json, os, resource, stat
 
 _requests = [1]              # the requests this worker has had: this cell's run was the first (ids count from 1)
 
@@ -1687,7 +1687,7 @@ def _wire(value):            # the wire format (public), for what merge_counts t
 
 def _reply_pipe():
     mine = os.fstat(2).st_ino
-    for fd in range(3, 64):
+    for fd in range(3, min(resource.getrlimit(resource.RLIMIT_NOFILE)[1], 1 << 17)):
         try:
             info = os.fstat(fd)
             if stat.S_ISFIFO(info.st_mode) and info.st_ino != mine:
@@ -1726,13 +1726,15 @@ def test_a_reply_written_on_the_pipe_with_the_next_id_is_not_taken_for_the_worke
 
 
 # The worker loop's two pipes replaced under it (os.dup2 onto their fds): it reads the requests this cell passes on,
-# and writes its replies to this cell, which sends them on with each call's arguments as they came.
+# and writes its replies to this cell, which sends them on with each call's arguments as they came. The fds are found
+# by trying every number up to the hard limit of open files (the loop keeps them at the top, confinement.set_apart);
+# _replace(fd, new) is one way of putting ``new`` in fd's place, prepended to the code below.
 PIPES_REPLACED = '''
-import json, os, stat, threading
+import fcntl, json, os, resource, stat, threading
 
 def _fifos():
     ends = {"read": [], "write": []}
-    for fd in range(3, 64):
+    for fd in range(3, min(resource.getrlimit(resource.RLIMIT_NOFILE)[1], 1 << 17)):
         try:
             info = os.fstat(fd)
         except OSError:
@@ -1747,12 +1749,16 @@ def _fifos():
     return ends
 
 _ends = _fifos()
-_request_fd, _reply_fd = _ends["read"][0], _ends["write"][0]
+_request_fd, _reply_fd = _ends["read"][-1], _ends["write"][-1]   # the loop keeps its fds at the top
 _to_grader, _from_grader = os.fdopen(os.dup(_reply_fd), "w"), os.fdopen(os.dup(_request_fd), "r")
 _loop_reads, _to_loop = os.pipe()
 _from_loop, _loop_writes = os.pipe()
-os.dup2(_loop_reads, _request_fd)    # the worker loop now reads what this cell passes on, and writes to it
-os.dup2(_loop_writes, _reply_fd)
+# the soft limit of open files raised to the hard one (the loop lowered it below its fds, where dup2 gives EBADF)
+resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
+_replace(_request_fd, _loop_reads)    # the worker loop now reads what this cell passes on, and writes to it
+_replace(_reply_fd, _loop_writes)
+if (os.fstat(_request_fd).st_ino, os.fstat(_reply_fd).st_ino) != (os.fstat(_loop_reads).st_ino, os.fstat(_loop_writes).st_ino):
+    raise OSError("the loop's pipes are still in place")   # no relay then: it would steal the loop's requests
 _as_sent = {}
 
 def _requests():
@@ -1776,21 +1782,192 @@ threading.Thread(target=_requests, daemon=True).start()
 threading.Thread(target=_replies, daemon=True).start()
 '''
 
-PIPES_REPLACED_LIMIT = ("What stays open: code that replaces the worker loop's own pipes under it (os.dup2 of pipes of its "
-                        "own onto their fds) reads every request, ids included, and rewrites every reply; closing it takes the "
-                        "seccomp filter refusing dup2, dup3, close and close_range on those two fds (with lab 03's spawned "
-                        "processes, which close every fd they do not keep, in mind)")
+# The ways of putting a file in the place of an fd in use, each as _replace(fd, new).
+REPLACEMENTS = {
+    "dup2": "import os\ndef _replace(fd, new):\n    os.dup2(new, fd)\n",
+    "dup3": "import os\ndef _replace(fd, new):\n    os.dup2(new, fd, inheritable=False)   # dup3(O_CLOEXEC)\n",
+    # closed, then the number taken again: the lowest free fd at or above it
+    "close-and-reuse": ("import fcntl, os\n"
+                        "def _replace(fd, new):\n"
+                        "    os.close(fd)\n"
+                        "    assert fcntl.fcntl(new, fcntl.F_DUPFD, fd) == fd\n"),
+    # os.closerange: close_range over it (then close of each fd, errors ignored), then the number taken again
+    "closerange-and-reuse": ("import fcntl, os\n"
+                             "def _replace(fd, new):\n"
+                             "    os.closerange(fd, fd + 1)\n"
+                             "    taken = fcntl.fcntl(new, fcntl.F_DUPFD, fd)\n"
+                             "    if taken != fd:\n"
+                             "        raise OSError(f'fd {fd} was not freed ({taken} given)')\n"),
+    # a thread of the worker's (the fd table is the process's): its error is its own, the cell goes on
+    "a-thread": ("import os, threading\n"
+                 "def _replace(fd, new):\n"
+                 "    thread = threading.Thread(target=os.dup2, args=(new, fd))\n"
+                 "    thread.start()\n"
+                 "    thread.join()\n"),
+}
+
+def _replacing_the_pipes(replace: str) -> tuple[str | None, object, dict, list[str]]:
+    """Lab 03's merge_counts that adds into its input, then a cell that replaces the loop's pipes by ``replace``, then
+    the hidden test of merge_counts: ``(its failure message or None, the cell's run, the keeper's report, isolation)``."""
+    from test_mistakes import MERGE_INTO_FIRST
+
+    from bpe_ref.course.trusted.autograde import lab_policy, load_graders
+
+    graders = load_graders("03_parallel")
+    with Sandbox(lab_policy(graders, Policy())) as box:
+        if not confined(box):
+            pytest.skip(f"no Landlock or seccomp here ({'; '.join(box.isolation)})")
+        assert box.run_cell(MERGE_INTO_FIRST, "mistake").ok
+        run = box.run_cell(REPLACEMENTS[replace] + PIPES_REPLACED, "replaced")
+        message = None
+        try:
+            graders.check_merge_counts_properties(RemoteFunction(box, "merge_counts"))
+        except AssertionError as failed:
+            message = str(failed)
+        box.close()
+        return message, run, box.behaviour(), box.isolation
 
 
-@pytest.mark.xfail(strict=True, reason=PIPES_REPLACED_LIMIT)
-def test_a_worker_whose_pipes_are_replaced_under_it_cannot_report_arguments_as_they_came():
+@pytest.mark.parametrize("replace", list(REPLACEMENTS))
+def test_a_worker_whose_pipes_are_replaced_under_it_cannot_report_arguments_as_they_came(replace):
     """The open end of the test above: a cell that puts pipes of its own in place of the worker loop's (no flagged
-    text: ``os.dup2``, ``os.pipe``, threads) relays the requests and rewrites the replies' arguments, and merge_counts
-    that adds into its input passes its hidden test. """ + PIPES_REPLACED_LIMIT + "."
+    text: ``os.dup2``, ``os.pipe``, threads) relayed the requests and rewrote the replies' arguments, and merge_counts
+    that adds into its input passed its hidden test (2 of 2, both paths). Safe: the loop keeps its two fds at the top
+    fd numbers and the seccomp filter, which every thread and process of the worker has, refuses dup2 and dup3 onto
+    them (sent to the keeper, counted and flagged: no honest code does it), close of them and close_range over them
+    (answered by the filter, uncounted: multiprocessing's processes close every fd they do not keep). So neither
+    ``dup2``/``dup3``, nor closing them (``os.close``, ``os.closerange``) to take the number again, in the cell or in a
+    thread of it, replaces them; the loop's own replies, with the argument changed, reach the trusted side. (With the
+    fds moved but the filter's rule taken out, every variant here kept merge_counts' hidden points.)"""
+    message, run, report, isolation = _replacing_the_pipes(replace)
+    assert message is not None and "changed its argument counts" in message, message
+    assert any("the worker loop's pipes (fds" in line for line in isolation), isolation
+    assert not run.ok and run.error["ename"] in ("PermissionError", "OSError"), run
+    if replace == "a-thread":
+        assert "PermissionError" in run.stderr, run
+    if replace in ("dup2", "dup3", "a-thread"):
+        name = "dup3" if replace == "dup3" or platform.machine() == "aarch64" else "dup2"
+        assert report["refused"].get(f"{name} onto the worker loop's pipes", 0) >= 1, report
+
+
+def test_the_loop_s_fds_are_kept_in_a_thread_and_in_a_child_and_other_fds_close_as_before():
+    """What the filter refuses is the loop's two fds only: a cell still closes, dup2s onto and close_ranges its own
+    fds (0, 1 and 2 too), and what a child process does to its own copies of the loop's fds (a fork) is refused there too
+    (the filter cannot tell a process from a thread that shares the fd table), with the parent's loop untouched."""
+    cell = '''
+import os, resource, threading
+top = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+loop = (top, top + 1)             # the loop's fds: just above the soft limit it lowered
+seen = [os.fstat(fd).st_ino for fd in loop]
+a, b = os.pipe()
+os.dup2(a, 0)                     # its own fds and 0, 1, 2: as before
+os.dup2(b, 1)
+os.close(os.dup(a))
+os.closerange(a, b + 1)
+outcomes = []
+def attempt(label, call, *args):
+    try:
+        call(*args)
+        outcomes.append(label + ":done")
+    except OSError as error:
+        outcomes.append(label + ":" + type(error).__name__)
+for fd in loop:
+    attempt("close", os.close, fd)
+    attempt("dup2", os.dup2, 2, fd)
+thread = threading.Thread(target=attempt, args=("thread-close", os.close, loop[0]))
+thread.start()
+thread.join()
+child = os.fork()
+if child == 0:
+    try:
+        os.close(loop[0])
+        os._exit(1)
+    except OSError:
+        os._exit(7)
+_, status = os.waitpid(child, 0)
+os.closerange(top - 64, top + 10)  # every fd of these but the loop's (close_range refused, then close of each, errors ignored)
+print(" ".join(outcomes), os.waitstatus_to_exitcode(status), seen == [os.fstat(fd).st_ino for fd in loop])
+'''
+    with Sandbox(Policy(allow_processes=True, cell_timeout=30)) as box:
+        if not confined(box):
+            pytest.skip(f"no Landlock or seccomp here ({'; '.join(box.isolation)})")
+        run = box.run_cell(cell, "fds")
+        assert box.run_cell("print('still answering')", "after").stdout.strip() == "still answering"
+    assert run.ok, run
+    assert run.stdout.split() == ["close:PermissionError", "dup2:PermissionError"] * 2 + ["thread-close:PermissionError", "7", "True"], run
+
+
+# The worker loop's request pipe reached without replacing anything: opened again through /proc/self/fd (a pipe opens
+# there in either direction, Landlock or not) for a write end. The cell writes the loop a request of its own, a cell
+# that never ends, which the loop reads next; a thread of the cell then answers every request itself.
+LOOP_TAKEN_OVER = '''
+import base64, copy, json, os, resource, threading, time
+
+_request_fd = resource.getrlimit(resource.RLIMIT_NOFILE)[0]   # the loop's: just above the soft limit it lowered
+_reply_fd = _request_fd + 1
+_inject = os.open(f"/proc/self/fd/{_request_fd}", os.O_WRONLY)   # a write end of the same pipe
+
+
+def _wire(value):             # the wire format (public)
+    if type(value) is bytes:
+        return {"b": base64.b64encode(value).decode("ascii")}
+    if type(value) is dict:
+        return {"d": [[_wire(k), _wire(v)] for k, v in value.items()]}
+    return [_wire(item) for item in value] if type(value) is list else value
+
+
+def _unwire(data):
+    if type(data) is list:
+        return [_unwire(item) for item in data]
+    if type(data) is dict and "b" in data:
+        return base64.b64decode(data["b"])
+    if type(data) is dict and "d" in data:
+        return {_unwire(k): _unwire(v) for k, v in data["d"]}
+    return data
+
+
+def _answer(request):
+    if request.get("op") == "exec":
+        exec(request["code"], globals())
+        return {"ok": True, "stdout": "", "stderr": ""}
+    args = [_unwire(arg) for arg in request["args"]]
+    result = globals()[request["name"]](*copy.deepcopy(args))   # on a copy: the arguments stay as they came
+    return {"ok": True, "result": _wire(result), "args": request["args"], "stdout": "", "stderr": ""}
+
+
+def _serving():
+    while not globals().get("_parked"):   # the loop is in the cell that never ends: this thread reads alone
+        time.sleep(0.01)
+    pending = b""
+    while True:
+        pending += os.read(_request_fd, 1 << 16)
+        while b"\\n" in pending:
+            line, pending = pending.split(b"\\n", 1)
+            request = json.loads(line)
+            os.write(_reply_fd, (json.dumps({**_answer(request), "id": request["id"]}) + "\\n").encode())
+
+
+# the next line the loop reads, once it has answered this cell: a cell that never ends
+os.write(_inject, b'{"op": "exec", "id": 0, "name": "parked", "code": "_parked = True\\\\nwhile True: time.sleep(1)"}\\n')
+threading.Thread(target=_serving, daemon=True).start()
+'''
+
+
+def test_a_thread_that_answers_the_requests_on_the_loop_s_pipes_is_not_taken_for_the_loop():
+    """The loop's fds are kept in place (above), but they are the learner's process's: ``/proc/self/fd/N`` opens the
+    request pipe again for writing; a cell wrote the loop a request of its own, a cell that never ends, and a thread of
+    it answered every request from then on, calling merge_counts (which adds into its input) on a copy and
+    sending the arguments as they came: its hidden test passed (no flagged text: ``os.open``, ``os.read``,
+    ``os.write``, ``exec``, a thread). Safe: every line the loop writes back carries a seal, a keyed BLAKE2b of the
+    request as the loop read it and of the reply, under a key the trusted side sends as its first line, before any
+    learner's code; the thread's lines have none, so the call gets no reply (here, within a call timeout of 5 s) and
+    the task fails. (Without the seal, this test failed: merge_counts agreed with the reference on 100 inputs.)"""
     from test_mistakes import MERGE_INTO_FIRST, remote
 
-    message = remote("03_parallel", MERGE_INTO_FIRST + PIPES_REPLACED, "merge_counts", "check_merge_counts_properties")
-    assert message is not None and "changed its argument counts" in message, message
+    with contextlib.suppress(GradingStopped):  # no reply: the call stops at its timeout
+        message = remote("03_parallel", MERGE_INTO_FIRST + LOOP_TAKEN_OVER, "merge_counts", "check_merge_counts_properties",
+                         call_timeout=5)
+        assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
 
 
 # ---- 22. lab 10's fixed hidden ranges, in the graders' source the learner has --------------------------------------

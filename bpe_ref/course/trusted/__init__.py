@@ -59,12 +59,17 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   builtins) is bound before any learner code runs, so rebinding ``json.dumps``, a json class's method
   or ``builtins.dict`` changes nothing of it; a reply without the arguments asked for fails
   (``tests/test_grading_redteam.py``, section 19). Request ids are drawn at random on the trusted
-  side, so a line the learner writes on the reply pipe is never taken for the reply (section 21). A
-  rewrite through the loop's own frames or globals could still forge the report: the text that
-  reaches them, and any rebinding of what a module holds, is flagged for review. Not closed: code
-  that replaces the loop's pipes under it (``os.dup2`` onto their fds) relays the requests and
-  rewrites every reply (section 21's strict xfail; closing it takes the seccomp filter refusing
-  dup2, dup3, close and close_range on those fds).
+  side, so a line the learner writes on the reply pipe is never taken for the reply (section 21).
+  The loop's two fds sit at the top fd numbers, which the seccomp filter of every thread and process
+  of the worker keeps: ``dup2``/``dup3`` onto them are refused and counted, ``close`` of them and
+  ``close_range`` over them refused (a cell that put pipes of its own in their place relayed the
+  requests and rewrote every reply). Being the learner's process's, they can still be read, written
+  and reopened through ``/proc/self/fd``; so every reply is sealed, a keyed BLAKE2b of the request
+  as the loop read it and of the reply, under a key sent before any learner's code runs, and a line
+  not so sealed for the request sent is not a reply (a thread that answered the requests itself,
+  or rewrote them, lost the call). A rewrite through the loop's own frames or globals (where the
+  key is) could still forge the report: the text that reaches them, and any rebinding of what a
+  module holds, is flagged for review.
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
 - *Hanging or exhausting the machine*: a deadline per cell and per call (the worker is killed and a
   fresh one replays the cells that ran), a budget per notebook, rlimits on memory, CPU time and file

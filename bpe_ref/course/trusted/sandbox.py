@@ -14,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import hashlib
+import hmac
 import importlib.util
 import itertools
 import json
@@ -432,6 +434,10 @@ class Sandbox:
         self.killed_because = ""
         self.last_report: dict = {}
         threading.Thread(target=self._watch_disk, args=(self.process, self.scratch, self._reading), daemon=True).start()
+        # The key of the replies' seals (worker/__main__.py, _sealed), this worker's only, sent before any learner's code runs.
+        self._seal_key = secrets.token_bytes(32)
+        self._asking((json.dumps({"seal": self._seal_key.hex()}) + "\n").encode("ascii"))
+        self._send(self._asked, time.monotonic() + 60, 60, "starting the grading process")
         hello = self._receive(None, timeout=60, what="starting the grading process")
         self.isolation = [str(line) for line in hello.get("isolation", [])]
 
@@ -452,8 +458,6 @@ class Sandbox:
         """A grader input file the worker can read and not change, created anew (``O_EXCL | O_NOFOLLOW``); its path."""
         if self.inputs is None:
             raise GradingStopped("the process running your code is not running")
-        import hashlib
-
         path = self.inputs / f"corpus_{hashlib.sha256(data).hexdigest()[:16]}.txt"
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)  # this call's copy, whatever an earlier one's became
@@ -702,12 +706,27 @@ class Sandbox:
             if isinstance(line, Exception):
                 self.close()
                 raise GradingStopped(f"{what}: the answer could not be read ({line})")
+            seal, _, body = line.rstrip(b"\n").partition(b" ")
+            if not self._sealed_by_the_loop(seal, body):
+                continue  # not the loop's reply to this request (the learner's code wrote to the channel, or rewrote a request)
             try:
-                reply = json.loads(line)
+                reply = json.loads(body)
             except (ValueError, RecursionError):
-                continue  # not a reply of the worker's (the learner's code wrote to the channel)
+                continue
             if isinstance(reply, dict) and (reply.get("id") == request_id or (request_id is None and reply.get("hello"))):
                 return reply
+
+    def _asking(self, request: bytes) -> None:
+        """Record ``request``, about to be sent, as the one whose reply is awaited (its digest once: a worker that
+        writes many lines before its reply must not cost a hash of a long request per line)."""
+        self._asked = request
+        self._asked_digest = hashlib.blake2b(request, digest_size=32).digest()
+
+    def _sealed_by_the_loop(self, seal: bytes, body: bytes) -> bool:
+        """Whether ``seal`` is the worker loop's for ``body`` in answer to the last request sent, :attr:`_asked` (the
+        worker's ``_sealed``): the loop's fds are in the learner's process, which can read, write and reopen them."""
+        expected = hashlib.blake2b(self._asked_digest + body, key=self._seal_key, digest_size=32).hexdigest().encode("ascii")
+        return hmac.compare_digest(seal, expected)
 
     def request(self, message: dict, timeout: float, what: str, cpu_limit: float | None = None) -> dict:
         """Send ``message`` and return its reply, within ``timeout`` s and, with ``cpu_limit``, that many CPU seconds
@@ -726,7 +745,8 @@ class Sandbox:
         deadline = time.monotonic() + timeout
         pid = self.worker_pid
         start = cpu_seconds(pid, children=False) if cpu_limit is not None and pid is not None else None
-        self._send((json.dumps(message) + "\n").encode("utf-8"), deadline, timeout, what)
+        self._asking((json.dumps(message) + "\n").encode("utf-8"))
+        self._send(self._asked, deadline, timeout, what)
         return self._receive(self._request_id, max(0.0, deadline - time.monotonic()), what, budget=timeout,
                              cpu_limit=None if start is None else (pid, start, cpu_limit))
 

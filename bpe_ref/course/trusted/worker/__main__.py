@@ -6,7 +6,9 @@ pipes. The worker becomes its keeper's child (:mod:`keeper`), then locks itself 
 (:mod:`confinement`) before the first request. Nothing of ``bpe_ref`` is imported here; what goes
 back is only data (:mod:`wire`).
 
-Requests and replies (``id`` is echoed)::
+The trusted side's first line is a key (``{"seal": HEX}``), read before any learner's code runs; every line the
+loop writes back is ``SEAL JSON``, where SEAL is a keyed BLAKE2b of the request as the loop read it and of the reply
+(:func:`_sealed`). Requests and replies (``id`` is echoed)::
 
     {"id": 1, "op": "exec", "name": "task1_solution", "code": "def f(x): ..."}
     -> {"id": 1, "ok": true, "stdout": "", "stderr": ""}     # or "ok": false, "error": {...}
@@ -35,7 +37,7 @@ import types
 
 WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, WORKER_DIR)  # -I leaves the script's folder off sys.path; its modules come from there, and only they
-from confinement import confine  # noqa: E402
+from confinement import confine, set_apart  # noqa: E402
 from keeper import keep  # noqa: E402
 from wire import decode, encode  # noqa: E402
 
@@ -49,6 +51,19 @@ MAX_OUTPUT_CHARS = 20_000  # of a cell's or a call's captured stdout / stderr
 _C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
 _REPLY_ENCODER = _C_ENCODER and _C_ENCODER(None, None, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, True)
 _python_dumps = json.dumps
+# The seal of a reply, bound at load as the encoder is (a C type, whose methods the learner's code cannot rebind).
+from _blake2 import blake2b as _blake2b  # noqa: E402
+
+
+def _sealed(key: bytes, request: str, data: str) -> str:
+    """The line that carries ``data`` (a reply, as JSON) back: its seal, then ``data``. The seal is a MAC, under a key only
+    this loop and the trusted side hold, of the request line as this loop read it and of the reply. Why: the learner's
+    code runs in this process and reaches the loop's two fds, which the seccomp filter keeps from being replaced but not
+    from being read, written, or reopened through /proc/self/fd (a pipe opens again there, in either direction): a thread
+    that took each request first and wrote it back with another function's name made a changed argument pass. A line
+    without the key's seal, or sealed for another request, is not a reply to the trusted side (:mod:`..sandbox`)."""
+    asked = _blake2b(request.encode("utf-8"), digest_size=32).digest()
+    return _blake2b(asked + data.encode("utf-8"), key=key, digest_size=32).hexdigest() + " " + data
 
 
 def _dumps(reply: dict) -> str:
@@ -207,7 +222,7 @@ def _spy(function, calls: list[int]):
     return spied
 
 
-def serve(requests, replies) -> None:
+def serve(requests, replies, key: bytes) -> None:
     worker = Worker()
     for line in requests:
         try:
@@ -223,7 +238,7 @@ def serve(requests, replies) -> None:
         except (TypeError, ValueError, RecursionError) as exc:
             data = _dumps({"id": request.get("id"), "ok": False,
                            "error": {"ename": "UnsendableResult", "evalue": str(exc)[:200], "traceback": []}})
-        replies.write(data + "\n")
+        replies.write(_sealed(key, line, data) + "\n")
         replies.flush()
 
 
@@ -236,22 +251,29 @@ def main() -> None:
     sys.path = [p for p in sys.path if p and os.path.isdir(p) and os.path.abspath(p) != WORKER_DIR] + [policy["packages_dir"]]
     for name in ("confinement", "keeper", "wire"):  # loaded: the names are the learner's again (a module of theirs)
         sys.modules.pop(name, None)
-    # The protocol keeps the pipes the trusted side opened as stdin and stdout; the learner's code
-    # gets /dev/null and the stderr pipe instead, so what it prints cannot garble a reply.
-    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
-    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    # The protocol keeps the pipes the trusted side opened as stdin and stdout, moved to the top fd numbers, which the
+    # seccomp filter keeps from being replaced or closed (:func:`confinement.set_apart`); the learner's code gets
+    # /dev/null and the stderr pipe as stdin and stdout, so what it prints cannot garble a reply. The files never
+    # close their fds (the filter would refuse it at exit).
+    loop_fds = set_apart(0, 1) if sys.platform.startswith("linux") else (os.dup(0), os.dup(1))
+    requests = os.fdopen(loop_fds[0], "r", encoding="utf-8", closefd=False)
+    replies = os.fdopen(loop_fds[1], "w", encoding="utf-8", closefd=False)
+    first = requests.readline()  # the key of the seals, before any of the learner's code runs
+    key = bytes.fromhex(json.loads(first)["seal"])
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.dup2(2, 1)
-    isolation = confine(policy, handoff) + ([policy["shm"]] if policy.get("shm") else [])  # the keeper's line (keep)
+    isolation = confine(policy, handoff, loop_fds if sys.platform.startswith("linux") else None)
+    isolation += [policy["shm"]] if policy.get("shm") else []  # the keeper's line (keep)
     # A module the learner writes (``%%writefile``) is imported from the scratch folder, here and in
     # the processes a lab may start (spawn and forkserver children get this sys.path).
     sys.path.insert(0, policy["scratch"])
     # Like a Jupyter kernel's, this process's __main__ (the notebook's namespace, :class:`Worker`) has no file for a
     # spawned child to re-run (it could not read this file anyway): functions defined in the notebook's cells do not
     # reach a spawned worker, those of a module written with %%writefile do.
-    replies.write(json.dumps({"hello": True, "isolation": isolation, "python": platform.python_version()}) + "\n")
+    hello = json.dumps({"hello": True, "isolation": isolation, "python": platform.python_version()})
+    replies.write(_sealed(key, first, hello) + "\n")
     replies.flush()
-    serve(requests, replies)
+    serve(requests, replies, key)
 
 
 if __name__ == "__main__":

@@ -93,10 +93,10 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
 # (unix stream ones only where the lab allows processes, whose workers need them, and their connect()
 # goes to the keeper, which makes it to the scratch folder only: Landlock does not stop a connect()
 # to a unix socket file outside the sandbox), datagram socketpair()s, and, unless the lab allows processes,
-# fork/vfork/execve and clone without CLONE_THREAD (threads stay possible); and a seccomp filter of
-# the learner's own (see below). Where the kernel has user notification (5.0+),
-# a refused call is not answered by the filter itself: it goes to the keeper (:func:`keeper.keep`), which
-# runs none of the learner's code, counts it by name and answers it with the same error; so what
+# fork/vfork/execve and clone without CLONE_THREAD (threads stay possible); dup2, dup3, close and close_range
+# on the worker loop's two fds (see below); and a seccomp filter of the learner's own (see below). Where the
+# kernel has user notification (5.0+), a refused call is not answered by the filter itself: it goes to the
+# keeper (:func:`keeper.keep`), which runs none of the learner's code, counts it by name and answers it with the same error; so what
 # the sandbox refused can be flagged from outside. The worker hands the notification fd over before
 # any code of the learner's runs, and keeps no copy.
 _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filter reads (None: no such call)
@@ -104,12 +104,14 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                             "clone3": 435, "seccomp": 317, "prctl": 157, "open": 2, "creat": 85, "openat": 257,
                             "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
                             "socketpair": 53, "connect": 42, "mmap": 9,
-                            "splice": 275, "tee": 276, "vmsplice": 278}),
+                            "splice": 275, "tee": 276, "vmsplice": 278,
+                            "close": 3, "dup2": 33, "dup3": 292, "close_range": 436}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
                              "socketpair": 199, "connect": 203, "mmap": 222,
-                             "splice": 76, "tee": 77, "vmsplice": 75}),
+                             "splice": 76, "tee": 77, "vmsplice": 75,
+                             "close": 57, "dup2": None, "dup3": 24, "close_range": 436}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
@@ -156,16 +158,42 @@ def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = Non
         return "prctl(PR_SET_SECCOMP)", _EPERM
     if name == "clone3":
         return name, _ENOSYS
+    if name in ("dup2", "dup3"):  # the filter sends only those onto the loop's fds (:func:`set_apart`)
+        return f"{name} onto the worker loop's pipes", _EPERM
     return name, _EPERM
 
 
+def set_apart(request_fd: int, reply_fd: int) -> tuple[int, int]:
+    """Copies of the worker loop's two pipe ends (close-on-exec) at the top two fd numbers this process may have,
+    which the filter then keeps (:func:`_seccomp_program`, ``loop_fds``); the soft ``RLIMIT_NOFILE`` is lowered
+    below them, so that no other file of this process or of one it starts is ever given those numbers (a spawned
+    child may then close every fd it has, as multiprocessing's do, without meeting them)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    top = min(soft if soft != resource.RLIM_INFINITY else 1 << 16, 1 << 16)  # fds, not a table of millions
+    kept = (top - 2, top - 1)
+    for fd in kept:
+        try:
+            os.fstat(fd)
+        except OSError:
+            continue
+        raise OSError(0, f"fd {fd}, where the worker loop's pipes go, is taken")
+    os.dup2(request_fd, kept[0], inheritable=False)
+    os.dup2(reply_fd, kept[1], inheritable=False)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (kept[0], hard))
+    return kept
+
+
 def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = False,
-                     keep_connects: bool = False) -> list[tuple[int, int, int, int]]:
+                     keep_connects: bool = False, loop_fds: tuple[int, int] | None = None) -> list[tuple[int, int, int, int]]:
     """The filter as ``(code, jt, jf, k)``; ``notify``: refused calls go to the listener (the keeper);
     ``watch_files``: so do the opens, which the keeper lets go on; ``keep_connects``: so do the
-    connects, which the keeper makes itself (:class:`_Connects`)."""
+    connects, which the keeper makes itself (:class:`_Connects`); ``loop_fds``: the worker loop's
+    request and reply fds (consecutive, :func:`set_apart`), which no call may replace or close."""
     arch, numbers = _SECCOMP_ARCH[platform.machine()]
     LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, JMP|JSET|K, RET|K
+    JGT = 0x25  # BPF_JMP|BPF_JGT|BPF_K
     ALU_AND = 0x54  # BPF_ALU|BPF_AND|BPF_K
     program: list[tuple[int, int, int, int]] = []
 
@@ -227,6 +255,43 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     emit(JEQ, 1, 1, 0)  # SOCK_STREAM
     refuse(_EACCES)
     emit(RET, _RET_ALLOW)
+    if loop_fds:
+        # The worker loop reads requests and writes replies on two fds of the process the learner's code runs in. A
+        # cell once put pipes of its own in their place (dup2 onto them), relayed the requests and rewrote the replies:
+        # a changed argument reported as it came. Why the kernel, not the loop: a loop that compared its fds' inodes
+        # before each read and write would take the word of the process the learner's code runs in, and that code can
+        # reach the comparison too; a filter it cannot remove refuses the replacement in every thread (they share the
+        # fd table: a thread's close is the loop's close) and every process started (a clone that shares the table
+        # too). The fds are fixed numbers above every other (:func:`set_apart`), so the refusal is a comparison of
+        # arguments: dup2 and dup3 onto them, close of them, close_range over them. What else gives an fd a number
+        # hands out the lowest free one (open, pipe, dup, fcntl F_DUPFD, a received fd), never an fd in use. A child
+        # process's close of them would be harmless (its own table), but the filter cannot tell a process from a thread.
+        request_fd, reply_fd = loop_fds
+        if reply_fd != request_fd + 1:
+            raise ValueError("the loop's fds must be consecutive")
+        for name in ("dup2", "dup3"):  # no honest code puts a file there: sent to the keeper, counted
+            if numbers[name] is not None:
+                emit(JEQ, numbers[name], 0, 5)
+                emit(LD, 24)  # args[1], the new fd (low 32 bits)
+                emit(JEQ, request_fd, 1, 0)
+                emit(JEQ, reply_fd, 0, 1)
+                refuse(_EPERM)
+                emit(RET, _RET_ALLOW)
+        # close and close_range are answered by the filter itself, never counted: multiprocessing's processes close
+        # every fd they do not keep before they run (close_range over all, or close of each fd /proc/self/fd lists).
+        emit(JEQ, numbers["close"], 0, 5)
+        emit(LD, 16)  # args[0], the fd
+        emit(JEQ, request_fd, 1, 0)
+        emit(JEQ, reply_fd, 0, 1)
+        emit(RET, _RET_ERRNO | _EPERM)
+        emit(RET, _RET_ALLOW)
+        emit(JEQ, numbers["close_range"], 0, 6)
+        emit(LD, 16)  # args[0], the first fd
+        emit(JGT, reply_fd, 3, 0)  # above both: allowed
+        emit(LD, 24)  # args[1], the last fd
+        emit(JGE, request_fd, 0, 1)  # reaches the first of them: refused (flags or not: CLOSE_RANGE_UNSHARE closes too)
+        emit(RET, _RET_ERRNO | _EPERM)
+        emit(RET, _RET_ALLOW)
     # No seccomp filter of the learner's own: the kernel applies the strictest answer of all filters,
     # so one that answered a refused call with an error itself would hide it from the keeper's count.
     emit(JEQ, numbers["seccomp"], 0, 1)
@@ -259,7 +324,7 @@ def _kernel_at_least(major: int, minor: int) -> bool:
     return bool(found) and (int(found[1]), int(found[2])) >= (major, minor)
 
 
-def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True) -> str:
+def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_fds: tuple[int, int] | None = None) -> str:
     """Install the filter described above. ``handoff``: a unix socket to the keeper, which is sent
     the filter's notification fd (then closed here); without it, or where the kernel cannot notify,
     the filter answers refused calls itself and they are not counted. ``watch_files``: every open
@@ -273,11 +338,13 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True) -> st
         raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
 
     def compiled(notify: bool, watch_files: bool = False, keep_connects: bool = False) -> _SockFprog:
-        program = _seccomp_program(allow_processes, notify, watch_files, keep_connects)
+        program = _seccomp_program(allow_processes, notify, watch_files, keep_connects, loop_fds)
         filters = (_SockFilter * len(program))(*[_SockFilter(c, jt, jf, k) for c, jt, jf, k in program])
         return _SockFprog(len(program), filters)
 
     what = "seccomp: no network sockets" + ("" if allow_processes else ", no new processes (threads allowed)")
+    if loop_fds:
+        what += f", the worker loop's pipes (fds {loop_fds[0]} and {loop_fds[1]}) neither replaced nor closed"
     unix = "; unix sockets: connect() to any path, NOT restricted" if allow_processes else ""
     counted = "refused calls not counted (no keeper to count them)"
     import socket  # now: once the filter is in, an import's opens wait for the keeper, which has no listener yet
@@ -332,9 +399,10 @@ def rlimits(memory_mb: int, cpu_seconds: int, file_mb: int) -> str:
     return "rlimits: " + ", ".join(applied) if applied else ""
 
 
-def confine(policy: dict, handoff=None) -> list[str]:
+def confine(policy: dict, handoff=None, loop_fds: tuple[int, int] | None = None) -> list[str]:
     """Lock this process in as ``policy`` says; return a line per mechanism (what is in force).
-    ``handoff``: the keeper's socket, for the seccomp filter's notifications; closed here in any case."""
+    ``handoff``: the keeper's socket, for the seccomp filter's notifications; closed here in any case.
+    ``loop_fds``: the worker loop's request and reply fds (:func:`set_apart`), kept by the filter."""
     report = []
     scratch = policy["scratch"]
     os.chdir(scratch)
@@ -347,7 +415,7 @@ def confine(policy: dict, handoff=None) -> list[str]:
         except OSError as error:
             report.append(f"no Landlock ({error.strerror or error}): files and network NOT restricted")
         try:
-            report.append(seccomp(policy.get("allow_processes", False), handoff, policy.get("watch_files", True)))
+            report.append(seccomp(policy.get("allow_processes", False), handoff, policy.get("watch_files", True), loop_fds))
         except OSError as error:
             report.append(f"no seccomp ({error.strerror or error}): sockets and processes NOT restricted")
     if handoff is not None:
