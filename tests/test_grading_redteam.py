@@ -1344,7 +1344,7 @@ def test_every_fixed_hidden_case_is_varied_by_the_seed(lab, task):
     cases (lab 09's clock by default, which takes no argument, aside), lab 06's encode_text and encode_pretoken, lab 07's
     heap_encode, lab 08's compatible and lab 10's count_range: under
     a seed, the cases as written are followed by a copy of each that is not a public one, and two seeds vary them
-    differently; without one (the learner's kernel) the cases are as written, once."""
+    differently, each labelled as a copy; without one (the learner's kernel) the cases are as written, once."""
     from bpe_ref.course.checks.running import built, varied
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
@@ -1354,8 +1354,13 @@ def test_every_fixed_hidden_case_is_varied_by_the_seed(lab, task):
     drawn = []
     for seed in (1, 2):
         with hidden_seed(seed):
-            cases = [case.args for case in varied(graded)]
-        assert cases[:len(public)] == public and len(cases) == 2 * len(public)
+            every = varied(graded)
+        copies = every[len(public):]
+        cases = [case.args for case in every]
+        assert cases[:len(public)] == public
+        assert len(cases) == 2 * len(public)
+        for case, copy in zip(built(graded.hidden_cases), copies):  # a copy's label says it is one, not what it was
+            assert copy.labels == {place: f"{label}, varied by the grading's seed" for place, label in case.labels.items()}
         drawn.append(cases[len(public):])
         assert not set(map(repr, drawn[-1])) & set(map(repr, public))
     assert drawn[0] != drawn[1]

@@ -654,8 +654,11 @@ def varied(graded: TaskGraders) -> list[Case]:
     seed = current_seed()
     if graded.hidden_vary is None or seed is None:
         return cases
+    # A copy's labels say it is one: "<path of the TinyStories sample>" no longer names what the copy holds.
     return cases + [replace(case, args=graded.hidden_vary(case.args, random.Random(
-        hashlib.sha256(f"{seed}:{graded.task.name}:fixed:{index}".encode()).digest()))) for index, case in enumerate(cases)]
+        hashlib.sha256(f"{seed}:{graded.task.name}:fixed:{index}".encode()).digest())),
+        labels={place: f"{label}, varied by the grading's seed" for place, label in case.labels.items()})
+        for index, case in enumerate(cases)]
 
 
 def _hidden(graded: TaskGraders, learner: Callable) -> int:
