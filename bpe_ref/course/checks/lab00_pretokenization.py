@@ -21,7 +21,10 @@ EOT = "<|endoftext|>"
 
 # ---- strategies: small alphabets that hit the interesting cases often ----------------------
 
-any_text = st.text(st.characters(codec="utf-8"), max_size=30)  # every code point but lone surrogates
+# Every code point but lone surrogates (category Cs): what characters(codec="utf-8") draws, the same draws from the same
+# seed, without hypothesis working out the codec's characters by encoding all 1,114,112 code points first (about 2 s of
+# CPU in each grading process, where no cache of hypothesis's holds it: a self-grade runs in a temporary course).
+any_text = st.text(st.characters(exclude_categories=("Cs",)), max_size=30)
 
 SPECIAL_TOKENS = ["<|eot|>", "<s>", "<|eot|><s>", "<|", "s>", EOT]
 special_token_lists = st.lists(st.sampled_from(SPECIAL_TOKENS), unique=True, max_size=3)

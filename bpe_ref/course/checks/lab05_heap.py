@@ -295,8 +295,8 @@ def verify_pop_cost(pop_best: Callable) -> None:
         return list(entries), dict(pair_counts)
 
     shape = f"<a heap of {POP_LIVE + POP_GONE:,} entries, the top {POP_GONE:,} stale>, <{POP_LIVE:,} pair counts>"
-    for _ in range(2):  # the reference's fastest of three runs at least, as verify_push_cost's
-        measured.reference_cost(pop_best_reference, make_args(0), shape)
+    # the reference's fastest of three runs at least, as verify_push_cost's
+    measured.reference_runs(pop_best_reference, make_args(0), shape, 2)
     cost = measured.verify_call_cost(
         POP_TASK, pop_best, pop_best_reference, make_args, shape, factor=POP_FACTOR, slack=POP_SLACK, timeout=PUSH_TIMEOUT,
         too_slow="take each entry out with heapq.heappop (O(log H)), and put a stale one back with heapq.heappush: "
@@ -537,8 +537,9 @@ def verify_push_cost(train: Callable) -> None:
         return long_words_corpus(measured.measured_random(f"05_heap:push:{index}").randbytes(16)), PUSH_MERGES
 
     shape = f"<{PUSH_WORDS} words of {PUSH_LENGTH:,} random bytes among 4>, {PUSH_MERGES}"
-    for _ in range(2):  # the reference's cost is its fastest run in this process: of three at least, so that one run
-        measured.reference_cost(reference_train, make_args(0), shape)  # slowed by a burst of load does not raise the bar
+    # the reference's cost is its fastest run in this process: of three at least (two here, one in the check's first try),
+    # so that one run slowed by a burst of load does not raise the bar; a later check of the process adds its own tries
+    measured.reference_runs(reference_train, make_args(0), shape, 2)
     cost = measured.verify_call_cost(
         TRAIN_TASK, train, reference_train, make_args, shape,
         factor=PUSH_FACTOR, slack=PUSH_SLACK, timeout=PUSH_TIMEOUT,
@@ -599,8 +600,8 @@ def verify_repeated_windows_cost(train: Callable) -> None:
 
     shape = f"<2 words (a b)^n, n {REPEAT_LENGTHS[0]:,} to {REPEAT_LENGTHS[1]:,}, and {2 * REPEAT_SHRINKS} short ones>, " \
             f"{REPEAT_SHRINKS + 1}"
-    for _ in range(2):  # the reference's fastest of three runs at least, as verify_push_cost's
-        measured.reference_cost(reference_train, make_args(0), shape)
+    # the reference's fastest of three runs at least, as verify_push_cost's
+    measured.reference_runs(reference_train, make_args(0), shape, 2)
     cost = measured.verify_call_cost(
         TRAIN_TASK, train, reference_train, make_args, shape,
         factor=REPEAT_FACTOR, slack=REPEAT_SLACK, timeout=PUSH_TIMEOUT,

@@ -467,9 +467,14 @@ def small_trained_ranks() -> dict[Pair, int]:
     return merge_ranks(train(counts, 300))
 
 
+# Every code point but lone surrogates: st.text()'s default alphabet (characters(codec="utf-8")), the same draws from the
+# same seed, without hypothesis encoding every code point first to find the codec's (about 2 s of CPU per grading process).
+ANY_CHARACTER = st.characters(exclude_categories=("Cs",))
+
+
 @st.composite
 def text_inputs(draw) -> tuple[str, dict[Pair, int], list[str]]:
-    text = draw(st.lists(st.sampled_from(TEXT_PIECES), max_size=10).map("".join) | st.text(max_size=16))
+    text = draw(st.lists(st.sampled_from(TEXT_PIECES), max_size=10).map("".join) | st.text(ANY_CHARACTER, max_size=16))
     special_tokens = draw(st.sampled_from(SPECIAL_LISTS).flatmap(st.permutations))
     ranks = ranks_for(text, gpt2_ranks() if draw(st.booleans()) else small_trained_ranks())
     return text, ranks, list(special_tokens)
@@ -516,7 +521,7 @@ def gpt2_tiktoken():
 @st.composite
 def gpt2_texts(draw) -> tuple[str, dict[Pair, int], list[str]]:
     text = draw(st.lists(st.sampled_from(TEXT_PIECES + GPT2_WORDS), max_size=12).map("".join)
-                | st.text(st.characters(codec="utf-8"), max_size=20))
+                | st.text(ANY_CHARACTER, max_size=20))
     special_tokens = draw(st.sampled_from([[], [EOT]]))
     return text, ranks_for(text, gpt2_ranks()), special_tokens
 

@@ -320,7 +320,8 @@ def long_letters(name: str, length: int, alphabet: bytes = LETTERS) -> bytes:
     return measured_random(name).randbytes(length).translate(table)
 
 
-_FASTEST: dict[tuple[str, int], float] = {}  # the reference's fastest run of a measured call in this process
+_FASTEST: dict[tuple[str, str], float] = {}  # the reference's fastest run of a measured call in this process
+_RUNS: dict[tuple[str, str], int] = {}  # and how many runs that fastest is of
 
 
 def reference_cost(reference: Callable, args: tuple, shape: str) -> tuple[float, object]:
@@ -332,7 +333,18 @@ def reference_cost(reference: Callable, args: tuple, shape: str) -> tuple[float,
     result = reference(*copy.deepcopy(args))
     seconds = min(time.thread_time() - start, _FASTEST.get(key, float("inf")))
     _FASTEST[key] = seconds
+    _RUNS[key] = _RUNS.get(key, 0) + 1
     return seconds, result
+
+
+def reference_runs(reference: Callable, args: tuple, shape: str, runs: int) -> None:
+    """Run ``reference(*args)`` (:func:`reference_cost`) until this process has ``runs`` runs of this ``shape``, so that
+    the reference's cost a check then reads is the fastest of those and more: one run slowed by a burst of load does not
+    raise the bar. Runs made earlier in the process count (a check run again, the hidden test after the visible one or
+    the next notebook of a class, runs none: its fastest is of these already, its own try adds one)."""
+    key = (getattr(reference, "__qualname__", repr(reference)), shape)
+    while _RUNS.get(key, 0) < runs:
+        reference_cost(reference, args, shape)
 
 
 @dataclass
