@@ -431,7 +431,9 @@ COST_LIMIT = 0.4  # V4: 0 to 0.2 here (noise); every word visited on each merge,
 # With the frequent words merged from their leads on (2026-11-29, load 4 to 5, in the worker, seeds 1, 2 and 3): V4 0.00,
 # 0.00, 0.00; the index built three times 0.18, 0.00, 0.00; each id visited twice 0.11, 0.00, 0.02; an exact index 0.02,
 # 0.00, 0.00. V2 over the words of the first 249 pairs ranked after a first merge made on every word (redteam section 16)
-# lost the points under the three seeds, the measure failed (0.08 before, so it passed).
+# lost the points under the three seeds, the measure failed (0.08 before, so it passed). Plain V2 stopped at its CPU limit
+# (seed 1); every word visited testing `i in ids` 0.85, stopped, 0.84 (seeds 1 to 3; at load 2, on the corpus before,
+# 0.89 and 0.76 under seeds 1 and 3: its margin is the same).
 COST_TIMEOUT = 40.0  # seconds a run may take (V4: 1.1 to 1.8 s of CPU time at load 10 to 16, so 10 to 15 s on 2 cores, which
 # 20 s left too close; a wrong method is stopped at its CPU limit first, stop_at of the bound: about 5 to 6 s of CPU time)
 
