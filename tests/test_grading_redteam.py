@@ -2641,6 +2641,8 @@ def _fixed_case_mistakes(lab: str) -> list[tuple[str, str, str, tuple | str]]:
     mistakes = []
     own = {"00_pretokenization": {**tm.LAB00_MISTAKES, **tm.LAB00_ROUND2}, "01_naive_bpe": {**tm.LAB01_MISTAKES, **tm.LAB01_ROUND2}}
     mistakes += [(name, cell, ((old, new),)) for name, (cell, old, new, *_) in own.get(lab, {}).items()]
+    if lab == "09_benchmarks":  # those only a fixed case caught once (section 24)
+        mistakes += [(name.lower(), cell, ((old, new),)) for name, ((cell, old, new), _) in LAB09_TABLE.items()]
     for table in (tm.SECOND_ROUND, tm.THIRD_ROUND, tm.THIRD_ROUND_07_TO_09, tm.FOURTH_ROUND_01_TO_04):
         mistakes += [(name, cell, tuple(changes)) for (of, name), (cell, changes, *_) in table.items() if of == lab]
     mistakes += {
@@ -2668,13 +2670,14 @@ def _fixed_case_mistakes(lab: str) -> list[tuple[str, str, str, tuple | str]]:
     return [(name, cell, cell.split("_", 1)[1].removesuffix("_solution"), changes) for name, cell, changes in mistakes]
 
 
-@pytest.mark.parametrize("lab", ["00_pretokenization", "01_naive_bpe", "06_encode_decode", "07_heap_encoding", "08_linear_encoding"])
+@pytest.mark.parametrize("lab", ["00_pretokenization", "01_naive_bpe", "06_encode_decode", "07_heap_encoding", "08_linear_encoding",
+                                 "09_benchmarks"])
 def test_the_generated_inputs_alone_catch_every_mistake_the_fixed_cases_catch(lab):
     """For every mistake of ``lab`` (tests/test_mistakes.py) that its fixed hidden cases as written catch: under each of
     3 secret seeds, the generated inputs of its task's hidden test alone (the strategy, without the fixed cases and their
     copies) catch it too, and the solution passes them (graded in process, with the graders' private copy, as
-    tests/test_mistakes.py grades). Before, 17 of lab 00's 29 such mistakes, 2 of lab 01's 14, 8 of lab 06's 18 and 2 of
-    lab 08's 17 were caught under some of the seeds None, 1, 2, 3 only, or none, by the generated inputs (lab 07's 10
+    tests/test_mistakes.py grades). Before, 17 of lab 00's 29 such mistakes, 2 of lab 01's 14, 8 of lab 06's 18, 2 of
+    lab 08's 17 and 4 of lab 09's 18 were caught under some of the seeds None, 1, 2, 3 only, or none, by the generated inputs (lab 07's 10
     under all): a function that recognised the cases by their shape and answered them from a renamed table kept their points. A fresh
     copy of the mistake for each seed (some keep answers from call to call, which one grading's worker would not have)."""
     import sys
@@ -2722,6 +2725,6 @@ def test_the_generated_inputs_alone_catch_every_mistake_the_fixed_cases_catch(la
         missed += [(label, seed) for seed in (1, 2, 3) if not generated_fail(mistaken(cell, name, changes), name, seed)]
     assert not missed, missed
     assert caught >= {"00_pretokenization": 29, "01_naive_bpe": 14, "06_encode_decode": 18, "07_heap_encoding": 10,
-                      "08_linear_encoding": 17}[lab]
+                      "08_linear_encoding": 17, "09_benchmarks": 18}[lab]
     for name, seed in itertools.product(sorted({name for _, _, name, _ in _fixed_case_mistakes(lab)}), (1, 2, 3)):
         assert name not in declarations or not generated_fail(solutions[name], name, seed), (name, seed)
