@@ -31,6 +31,13 @@ special_token_lists = st.lists(st.sampled_from(SPECIAL_TOKENS), unique=True, max
 text_around_specials = st.lists(
     st.sampled_from(["a", "b", " ", "\n", "<", ">", "|", "s", "é", "eot", "<|eot|>", "<s>", EOT]), max_size=14
 ).map("".join)
+# Special tokens that hold regex syntax other than '|' ('.', '(', '+'), in texts that hold them and what an unescaped
+# token would match instead: what task 2's fixed hidden case "a<.>b<->c(x)dx" holds, drawn (a generated input, not
+# only a case a table could answer).
+split_with_syntax = st.tuples(
+    st.lists(st.sampled_from(["a", "b", "x", ".", "<", "<.>", "<->", "(x)", "xx"]), max_size=10).map("".join),
+    st.lists(st.sampled_from(["<.>", "(x)", "a.", "x+"]), unique=True, min_size=1, max_size=3),
+)
 
 PRETOKEN_PIECES = [
     "the", " cat", "Hello", " world", "'s", "'t", "'ll", "'ve", "'re", "'d", "'m", "'", "42", " 7", "3.14",
@@ -48,6 +55,18 @@ text_for_pretokens = st.one_of(
 # or count_pretokens that splits without calling split_on_special_tokens.
 pretoken_special_lists = st.sampled_from([[], [EOT], ["<|eot|>"], ["<|eot|>", EOT], ["<|eot|>", "<|eot|><s>"],
                                           ["<|eot|><s>", "<|eot|>"]])
+# What the fixed hidden cases of tasks 3 and 4 hold (HIDDEN_PRETOKEN_CASES), drawn too, so that the generated inputs
+# alone catch each mistake those cases catch: NFD's combining accents, the curly apostrophe, a tab before a word,
+# Windows line ends, ½ and ², quotes that make no contraction ('n, 'roll, 'tis, y'all) and the Hindi word of page 00,
+# <|endoftext|> unlisted, and "a<|" that starts before the longer "<|eot|>" it overlaps.
+EDGE_PRETOKEN_PIECES = [
+    " a<|eot|>", "<s>", EOT, "e\u0301", " A\u030a", " can\u2019t", "\u2019s", "\tstop", "\tit", "rock'n'roll", " 'tis",
+    " y'all's", "DON'T", " \u092c\u093f\u0932\u094d\u0932\u0940", " 1\u00bd", " x\u00b2", " 1234567", "\r\n", "\r\n\r\n",
+    " a<|eot|>", EOT,  # twice: with the list of three below, and unlisted with none, what the mistakes get wrong
+]
+edge_pretoken_inputs = st.tuples(st.lists(st.sampled_from(EDGE_PRETOKEN_PIECES), min_size=1, max_size=12).map("".join),
+                                 st.sampled_from([[], ["<|eot|>", "a<|", "<|eot|><s>"]]))
+pretoken_inputs = st.one_of(st.tuples(text_for_pretokens, pretoken_special_lists), edge_pretoken_inputs)
 
 def around_text(args: tuple, rng: random.Random) -> tuple:
     """A fixed hidden case's text between two words of lowercase letters drawn from ``rng`` (a space between): what
@@ -136,11 +155,17 @@ def as_it_is_hint(reference: Callable) -> Callable[[tuple, object, object], str 
     return hint
 
 
+# The code points at each edge of the byte lengths, combining accents and a leading byte order mark: what task 1's fixed
+# hidden cases hold, drawn, so that the generated inputs alone catch what those cases catch (any_text seldom holds them).
+EDGE_CODE_POINTS = ["\x7f", "\x80", "\u07ff", "\u0800", "\uffff", "\U00010000", "\U0010ffff", "e\u0301", "A\u030a", "a", " "]
+edge_utf8_texts = st.tuples(st.sampled_from(["", "\ufeff"]), st.lists(st.sampled_from(EDGE_CODE_POINTS), max_size=10)).map(
+    lambda drawn: drawn[0] + "".join(drawn[1]))
+
 UTF8_BYTES = TaskGraders(
     Task("utf8_bytes", ("text",), what="a list of ints, one per byte", hint=as_it_is_hint(reference_utf8_bytes)),
     reference_utf8_bytes,
     [("hi",), ("",), ("é",), ("naïve café",), ("日本",), ("🙂!",), ("a\nb\t",)],
-    any_text.map(lambda text: (text,)),
+    st.one_of(any_text, edge_utf8_texts).map(lambda text: (text,)),
     max_examples=150,
     # Hidden fixed cases at each edge of the byte lengths (page 00, section 2): UTF-8 written by hand from the table
     # with one bound off by one is wrong on one code point only, which generated text seldom holds.
@@ -223,7 +248,7 @@ SPLIT = TaskGraders(
         ("1+1=2? (yes)", ["+", "(yes)"]),  # regex metacharacters are plain text
         ("a<s>b<|eot|>c", ["<|eot|>", "<s>"]),
     ],
-    st.tuples(text_around_specials, special_token_lists),
+    st.one_of(st.tuples(text_around_specials, special_token_lists), split_with_syntax),
     max_examples=150,
     hidden_cases=HIDDEN_SPLIT_CASES,
     hidden_vary=renamed_letters,
@@ -269,7 +294,7 @@ PRETOKENIZE = TaskGraders(
         ("café 日本語 ½", []),
         ("a<|endoftext|>b", []),  # without the special token it is ordinary text
     ],
-    st.tuples(text_for_pretokens, pretoken_special_lists),
+    pretoken_inputs,
     max_examples=150,
     hidden_cases=HIDDEN_PRETOKEN_CASES,
     hidden_vary=renamed_letters,
@@ -289,7 +314,7 @@ COUNT_PRETOKENS = TaskGraders(
         ("é é e", []),
         (f"{EOT}", [EOT]),
     ],
-    st.tuples(text_for_pretokens, pretoken_special_lists),
+    pretoken_inputs,
     max_examples=120,
     hidden_cases=HIDDEN_PRETOKEN_CASES,
     hidden_vary=renamed_letters,

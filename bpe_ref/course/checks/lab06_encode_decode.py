@@ -355,9 +355,26 @@ def changed_between_calls(task: Task, reference: Callable, cases: list, strategy
                        reference, cases, strategy, max_examples=10, hidden_cases=cases, hidden_vary=renamed_bytes)
 
 
+@st.composite
+def reordered_inputs(draw) -> tuple[bytes, dict[Pair, int]]:
+    """A pretoken of 4 to 16 letters around x y x y, and the merges the reference learns from it with (x y, x) moved
+    to rank 0, before the merge (x, y) that makes x y: the merges reordered by hand of the fixed hidden cases
+    (HIDDEN_PRETOKEN_CASES), drawn, where a merge's result takes part in a merge of lower rank, so that merging the
+    best pair where it first occurs gives other tokens than merging it everywhere (most of them); a quarter of them 4
+    bytes long (lab 07's heap_encode keeps those where its heap and lab 06's rounds differ)."""
+    x, y = draw(st.sampled_from(b"abxy")), draw(st.sampled_from(b"abxy"))
+    flank = st.just(b"") | st.lists(st.sampled_from(b"abxy"), max_size=6).map(bytes)
+    pretoken = draw(flank) + bytes([x, y, x, y]) + draw(flank)
+    moved, first = (bytes([x, y]), bytes([x])), (bytes([x]), bytes([y]))
+    trained = [merge for merge in train({pretoken: 1}, draw(st.integers(1, 12))) if merge != moved]
+    return pretoken, merge_ranks([moved, *trained, *([] if first in trained else [first])])
+
+
 SAME_RANKS_CASES = [Case((b"abc", {(b"a", b"b"): 0, (b"b", b"c"): 1}, {(b"b", b"c"): 0, (b"a", b"b"): 1}))]
 
-ENCODE_PRETOKEN = TaskGraders(ENCODE_PRETOKEN_TASK, encode_pretoken, encode_pretoken_cases(), pretoken_and_ranks(),
+# Trained ranks two times out of three, merges reordered by hand the third (what the fixed hidden cases hold, drawn).
+ENCODE_PRETOKEN = TaskGraders(ENCODE_PRETOKEN_TASK, encode_pretoken, encode_pretoken_cases(),
+                              st.one_of(pretoken_and_ranks(), pretoken_and_ranks(), reordered_inputs()),
                               max_examples=60, hidden_cases=HIDDEN_PRETOKEN_CASES, hidden_vary=renamed_bytes,
                               then=changed_between_calls(ENCODE_PRETOKEN_TASK, encode_pretoken, SAME_RANKS_CASES,
                                                          same_ranks_changed_inputs()))
@@ -470,10 +487,25 @@ def small_trained_ranks() -> dict[Pair, int]:
 # Every code point but lone surrogates: st.text()'s default alphabet (characters(codec="utf-8")), the same draws from the
 # same seed, without hypothesis encoding every code point first to find the codec's (about 2 s of CPU per grading process).
 ANY_CHARACTER = st.characters(exclude_categories=("Cs",))
+# What the fixed hidden cases of task 3 hold (HIDDEN_TEXT_CASES), drawn: special tokens where a shorter one starts first
+# or two start together, <|endoftext|> unlisted, characters that normalization changes (e + U+0301, the Angstrom sign,
+# the ligature ﬁ), Windows line ends and blank lines at the text's end; with GPT-2's ranks and one of the lists of
+# overlapping tokens. And a few short texts again and again under GPT-2's ranks or none: the same text with other ranks.
+EDGE_TEXT_PIECES = [" a<|eot|>", "<|eot|><s>", "ba<|eot|><s>", "x<s>", EOT, "cafe\u0301", " \u212b", " \ufb01ne", "\r\n",
+                    "Two  \r\n\r\n", " the"]
+EDGE_SPECIAL_LISTS = [["<|eot|>", "a<|", "<|eot|><s>"], ["<|eot|><s>", "a<|", "<s>"], ["<|eot|>", "<s>", "<|eot|><s>"]]
 
 
 @st.composite
 def text_inputs(draw) -> tuple[str, dict[Pair, int], list[str]]:
+    if draw(st.integers(0, 2)) == 0:  # a third of them: the fixed hidden cases' kind of text
+        if draw(st.integers(0, 2)) == 0:
+            text = draw(st.sampled_from(["the cat sat", " a<|eot|><s>", "cafe\u0301\r\n"]))
+            return text, ranks_for(text, gpt2_ranks()) if draw(st.booleans()) else {}, []
+        text = draw(st.lists(st.sampled_from(EDGE_TEXT_PIECES), min_size=2, max_size=8).map("".join))
+        text += draw(st.sampled_from(["", "\n", "\n\n", "\r\n"]))
+        special_tokens = draw(st.sampled_from(EDGE_SPECIAL_LISTS).flatmap(st.permutations))
+        return text, ranks_for(text, gpt2_ranks()), list(special_tokens)
     text = draw(st.lists(st.sampled_from(TEXT_PIECES), max_size=10).map("".join) | st.text(ANY_CHARACTER, max_size=16))
     special_tokens = draw(st.sampled_from(SPECIAL_LISTS).flatmap(st.permutations))
     ranks = ranks_for(text, gpt2_ranks() if draw(st.booleans()) else small_trained_ranks())

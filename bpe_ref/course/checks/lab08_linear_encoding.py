@@ -219,7 +219,19 @@ def pair_and_edited_ranks(draw) -> tuple[bytes, bytes, dict[Pair, int]]:
 # its bytes renamed by a permutation from the secret seed (renamed_bytes), which a table of their answers misses.
 HIDDEN_COMPATIBLE_CASES = [Case((b"a", b"aa", {(b"a", b"a"): 0})), Case((b"b", b"bb", {(b"b", b"b"): 0, (b"bb", b"b"): 1})),
                            Case((b"a", b"a", {})), Case((b"a", b"a", {(b"a", b"a"): 0}))]
-COMPATIBLE = TaskGraders(COMPATIBLE_TASK, compatible, compatible_cases(), pair_and_ranks() | pair_and_edited_ranks(),
+
+
+@st.composite
+def runs_of_one_byte(draw) -> tuple[bytes, bytes, dict[Pair, int]]:
+    """What the fixed hidden cases hold, drawn: tokens of one byte repeated (a, aa) under ranks of that byte alone, where
+    two valid tokens that are no merge may still not be compatible, and the same pair under other ranks in one test."""
+    one = bytes([draw(st.sampled_from(b"abxy"))])
+    ranks = draw(st.sampled_from([{}, {(one, one): 0}, {(one, one): 0, (one * 2, one): 1}, {(one, one): 0, (one * 2, one * 2): 1}]))
+    return draw(st.sampled_from([one, one * 2])), draw(st.sampled_from([one, one * 2])), dict(ranks)
+
+
+COMPATIBLE = TaskGraders(COMPATIBLE_TASK, compatible, compatible_cases(),
+                         pair_and_ranks() | pair_and_edited_ranks() | runs_of_one_byte(),
                          max_examples=80, hidden_cases=HIDDEN_COMPATIBLE_CASES, hidden_vary=renamed_bytes)
 
 # ---- task 2: the backtracking encoder ------------------------------------------------------------

@@ -259,7 +259,7 @@ def interleaved_inputs(draw) -> tuple:
     if labels and draw(st.booleans()):
         costs[draw(st.sampled_from(labels))] = 0
     loads = draw(st.lists(st.integers(1, 5), min_size=1, max_size=12))
-    rounds = draw(st.integers(-1, 5) if draw(st.integers(0, 9)) == 0 else st.integers(1, 5))
+    rounds = draw(st.integers(-1, 0) if draw(st.integers(0, 9)) == 0 else st.integers(1, 5))  # below 1: ValueError
     return costs, loads, rounds, draw(st.integers(0, 3)) > 0
 
 
@@ -514,6 +514,8 @@ SPREAD_INPUTS = st.one_of(
     st.lists(TIMES, min_size=2, max_size=15),
     st.lists(st.integers(1, 20), min_size=2, max_size=9),  # ties and exact quartiles
     st.lists(TIMES, max_size=1),  # too few runs: ValueError
+    # a median of 0 or below (ValueError), what the fixed hidden cases hold, drawn: times are positive, values need not be
+    st.lists(st.integers(-8, 2).map(lambda v: v / 8), min_size=2, max_size=7),
 ).map(lambda values: (values,))
 
 # Fixed hidden inputs: a median of 0 and a negative one (ValueError: the generated times are all positive, so a
@@ -634,6 +636,8 @@ def exponent_inputs(draw) -> tuple:
         sizes, seconds = sizes[:1], seconds[:1]
     elif kind == 2:
         seconds = seconds[:-1]
+    elif kind in (3, 4):  # every size equal (ValueError: no slope), what a fixed hidden case holds, drawn
+        sizes = [sizes[0]] * len(sizes)
     return sizes, seconds
 
 
@@ -706,6 +710,8 @@ def crossover_inputs(draw) -> tuple:
         ys_b = [y + apart for y in ys_a]
         end = -1 if kind == 5 else 0
         ys_b[end] = ys_a[end]
+    elif kind in (7, 8, 9):  # a repeated x (ValueError: xs must increase strictly), what a fixed hidden case holds, drawn
+        xs[-1] = xs[-2]
     return xs, ys_a, ys_b
 
 
