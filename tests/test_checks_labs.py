@@ -4,6 +4,7 @@ of them, and the mistakes learners make fail with a message that points at the m
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 from runpy import run_module
 
@@ -1856,6 +1857,7 @@ def test_lab03_task1_makes_the_page_worked_examples_reads_but_the_straddle_check
 
 CACHED = """
 import functools
+import importlib
 
 
 def cached(function):  # a learner's cache of its answers, keyed on the input's content: a call seen before is free
@@ -1938,3 +1940,17 @@ def test_lab05_in_the_worker_a_cache_of_answers_fails_the_push_cost():
             assert box.run_cell(code, f"cell{index}").ok, code
         message = failure(graders.verify_push_cost, RemoteFunction(box, "train"))
     assert "measured from outside your code" in message and "not for every pair of the rewritten word" in message, message
+
+
+def test_lab08_an_error_in_the_second_call_of_last_tokens_fails_with_a_message_not_a_grader_error(lab08):
+    """last_tokens' second declaration (one ranks dict changed between two calls) passes three arguments; the task's own
+    error hint unpacks two, and raised ValueError out of the grader instead of failing the check."""
+    graders, solutions = lab08
+    running = importlib.import_module(graders.__name__.rsplit(".", 1)[0] + ".running")
+    visible = running.graders_of(graders.LAST_TOKENS.then)[0]
+
+    def last_tokens(pretoken, ranks):
+        raise IndexError("list index out of range")
+
+    message = failure(visible, last_tokens)
+    assert "IndexError" in message, message

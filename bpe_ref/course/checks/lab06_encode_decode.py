@@ -351,7 +351,8 @@ def changed_between_calls(task: Task, reference: Callable, cases: list, strategy
     """The second declaration of an encoder ``task`` (a pretoken, ranks): one ranks dict changed between two calls,
     its fixed cases visible and hidden, then a few drawn from ``strategy`` (a pretoken, ranks before, ranks after)."""
     return TaskGraders(replace(task, params=("pretoken", "ranks before", "ranks after, the same dict changed in place"),
-                               driver=same_ranks_changed, hint=same_ranks_hint, what="a list of the two calls' results"),
+                               driver=same_ranks_changed, hint=same_ranks_hint, what="a list of the two calls' results",
+                               error_hint=None),  # the task's own error hint reads (pretoken, ranks): not these args
                        reference, cases, strategy, max_examples=10, hidden_cases=cases, hidden_vary=renamed_bytes)
 
 
