@@ -154,6 +154,15 @@ def _remove_run_folder(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def pytest_sessionfinish(session):
+    # An xdist worker removes its solution modules before it tells the controller it has finished
+    # (xdist sends that after this hook): its exit handler would run later, racing the controller's
+    # look for leaks above, which then named the workers' folders.
+    if hasattr(session.config, "workerinput"):
+        for folder in getattr(sys.modules.get("bpe_ref.course.notebooks"), "_SOLUTION_MODULES", ()):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 # ---- spreading the suite over the cores (pytest-xdist, ``--dist loadscope``) --------------------
 #
 # xdist's loadscope runs each module in one process, so a module's module-scoped fixtures are built
