@@ -188,10 +188,12 @@ def set_apart(request_fd: int, reply_fd: int) -> tuple[int, int]:
 def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = False,
                      keep_connects: bool = False, loop_fds: tuple[int, int] | None = None) -> list[tuple[int, int, int, int]]:
     """The filter as ``(code, jt, jf, k)``; ``notify``: refused calls go to the listener (the keeper);
-    ``watch_files``: so do the opens, which the keeper lets go on; ``keep_connects``: so do the
+    ``watch_files``: so do the opens, which the keeper lets go on, and, where processes are allowed, every
+    fork (the keeper counts them); ``keep_connects``: so do the
     connects, which the keeper makes itself (:class:`_Connects`); ``loop_fds``: the worker loop's
     request and reply fds (consecutive, :func:`set_apart`), which no call may replace or close."""
     arch, numbers = _SECCOMP_ARCH[platform.machine()]
+    count_processes = allow_processes and notify and watch_files  # the keeper's answer "go on" needs Linux 5.5
     LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, JMP|JSET|K, RET|K
     JGT = 0x25  # BPF_JMP|BPF_JGT|BPF_K
     ALU_AND = 0x54  # BPF_ALU|BPF_AND|BPF_K
@@ -301,14 +303,16 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     emit(JEQ, _PR_SET_SECCOMP, 0, 1)
     refuse(_EPERM)
     emit(RET, _RET_ALLOW)  # any other prctl
-    if not allow_processes:
-        for name in ("execve", "execveat", "fork", "vfork"):
+    if not allow_processes or count_processes:
+        # No new process where the lab allows none; where it allows them (``count_processes``), each goes by the
+        # keeper, which counts it and lets it go on: looks at /proc (ProcessWatch) miss one that ends between two.
+        for name in ("fork", "vfork") + (() if allow_processes else ("execve", "execveat")):
             if numbers[name] is not None:
                 emit(JEQ, numbers[name], 0, 1)
                 refuse(_EPERM)
         emit(JEQ, numbers["clone3"], 0, 1)
-        # glibc then falls back to clone, whose flags can be read: every thread start takes this
-        # path, so it is answered here, never counted.
+        # glibc then falls back to clone, whose flags are registers (clone3's are in memory, which another thread
+        # can change after the keeper read them): every thread start takes this path, answered here, never counted.
         emit(RET, _RET_ERRNO | _ENOSYS)
         emit(JEQ, numbers["clone"], 0, 4)
         emit(LD, 16)  # args[0], the clone flags (low 32 bits)
@@ -361,6 +365,7 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
                 socket.send_fds(handoff, [b"listener"], [listener])
                 counted = "refused calls counted by the keeper" + (", and opens Landlock refuses" if watch_files else
                                                                    " (not the opens Landlock refuses)")
+                counted += ", and every process started" if allow_processes and watch_files else ""
                 if keep_connects:
                     unix = "; unix sockets: connect() made by the keeper, to the scratch folder's only"
             except OSError as error:  # the filter is in place; with no listener, the kernel answers ENOSYS

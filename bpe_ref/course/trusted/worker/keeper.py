@@ -314,7 +314,9 @@ class _FileWatch:
         # mmap: the bytes mapped of a grader's input, or of a file the worker can write (a copy of an input
         # made by splice or sendfile), added up in the counter the trusted side reads (``mapped_fd``, a memfd)
         self.mapped_from = resolved([policy.get("inputs", "/nonexistent")]) + self.write
-        self.mapped_fd, self.mapped = policy.get("mapped_fd"), 0
+        # and, where the lab allows processes, every fork of the worker's processes (its clone, seen by the filter): the
+        # counter's second 8 bytes, which the trusted side reads before and after a call (ProcessWatch)
+        self.mapped_fd, self.counts = policy.get("mapped_fd"), [0, 0]
         # Names the worker's processes opened with O_CREAT in the machine's /dev/shm: what the keeper may remove
         # there when the worker has no /dev/shm of its own (:func:`keep`); bounded, the rest left.
         self.shm, self.created_in_shm = os.path.realpath("/dev/shm"), created_in_shm if created_in_shm is not None else set()
@@ -332,11 +334,12 @@ class _FileWatch:
             return 0
         return max(0, min(length, size - offset))
 
-    def count_mapped(self, count: int) -> None:
-        self.mapped += count
+    def count(self, which: int, count: int) -> None:
+        """Add ``count`` to counter ``which`` (0: bytes mapped, 1: processes started) of ``mapped_fd``."""
+        self.counts[which] += count
         if self.mapped_fd is not None:
             with contextlib.suppress(OSError):
-                os.pwrite(self.mapped_fd, self.mapped.to_bytes(8, "little"), 0)
+                os.pwrite(self.mapped_fd, self.counts[which].to_bytes(8, "little"), 8 * which)
 
     def _memory(self, pid: int, fresh: bool = False) -> int | None:
         """``/proc/PID/mem`` of the caller, kept open; ``fresh``: reopened (the pid may be another
@@ -561,6 +564,7 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
     arch, numbers = _SECCOMP_ARCH[machine]
     watch = _FileWatch(policy, numbers, created_in_shm)
     connects = _Connects(policy, watch)
+    forks = {numbers[name] for name in ("fork", "vfork", "clone") if numbers[name] is not None}
 
     def waiting(notif_id: int) -> bool:
         """Whether the call ``notif_id`` still waits for its answer (its caller alive, its pid not reused)."""
@@ -594,7 +598,10 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # mapped as asked; counted
                 mapped = _guarded(watch.mapped_file, 0, notif.pid, args)
                 if mapped and waiting(notif.id):
-                    watch.count_mapped(mapped)
+                    watch.count(0, mapped)
+            elif ours and policy.get("allow_processes") and notif.data.nr in forks:
+                answer.flags = _USER_NOTIF_FLAG_CONTINUE  # a new process (never a thread: the filter lets those by)
+                watch.count(1, 1)
             elif ours and notif.data.nr == numbers["connect"]:  # not foreseen: refused, not made
                 error, refused_connect = _guarded(connects.answer, (_EACCES, "connect(an address the keeper could not read)"),
                                                   notif.pid, args, functools.partial(waiting, notif.id))
