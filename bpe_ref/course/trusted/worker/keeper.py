@@ -333,8 +333,9 @@ class _FileWatch:
         # and, where the lab allows processes, every fork of the worker's processes (its clone, seen by the filter): the
         # counter's second 8 bytes, which the trusted side reads before and after a call (ProcessWatch)
         self.mapped_fd, self.counts = policy.get("mapped_fd"), [0, 0]
-        # Names the worker's processes opened with O_CREAT in the machine's /dev/shm: what the keeper may remove
-        # there when the worker has no /dev/shm of its own (:func:`keep`); bounded, the rest left.
+        # Names the worker's processes opened with O_CREAT in the machine's /dev/shm, and the inodes of the files the
+        # keeper made there for them: what it may remove there when the worker has no /dev/shm of its own (:func:`keep`);
+        # bounded, the rest left.
         self.shm, self.created_in_shm = os.path.realpath("/dev/shm"), created_in_shm if created_in_shm is not None else set()
         # In the machine's /dev/shm (no private one), the keeper makes the worker's files itself (:meth:`made_in_shm`)
         self.shm_fd = os.open(self.shm, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) if policy.get("shm_by_keeper") else None
