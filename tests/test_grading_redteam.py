@@ -2969,3 +2969,30 @@ def test_a_thread_that_seals_its_replies_with_the_key_from_the_loop_s_frames_is_
         message = remote("03_parallel", MERGE_INTO_FIRST + KEY_FROM_THE_FRAMES + answering, "merge_counts",
                          "check_merge_counts_properties", call_timeout=5)
         assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
+
+
+# Lab 09's peak_memory, given the fn that draws its size when called: fn never called, a size of its own sealed with the
+# public key its closure holds (the cells in the order of its free variables, which the graders' source shows).
+PEAK_SEALED_BY_ITSELF = '''
+def peak_memory(fn):
+    exponent, high, low, modulus, sealed, unit = (getattr(cell, "cell_" + "contents") for cell in getattr(fn, "__clo" + "sure__"))
+    sealed.append(pow((12345 << 32) | low, exponent, modulus))
+    return "done", low * unit
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 21, gap 1): a seal made in the worker can be made by the code beside it")
+def test_lab_09_s_secret_size_cannot_be_sealed_by_the_function_that_should_measure_it():
+    """Lab 09's task 6 checks ``peak_memory`` on a fn that draws its size when called and seals it with a public key
+    (textbook RSA on a random salt), opened on the trusted side. The key is public: a peak_memory that never calls fn
+    seals a size of its own with the key its closure holds and reports it; the check passes, and the review flags
+    nothing (``getattr`` spelled around the flagged names). Open: whatever fn can seal in the worker, the learner's code
+    can; only a size the trusted side knows, reaching fn by a way the learner's code cannot read, would do."""
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.review import capability_uses
+
+    assert capability_uses(PEAK_SEALED_BY_ITSELF) == [], capability_uses(PEAK_SEALED_BY_ITSELF)
+    message = remote("09_benchmarks", PEAK_SEALED_BY_ITSELF, "peak_memory", lambda graders, f: graders.verify_secret_size(f))
+    assert message is not None, "peak_memory passed without calling fn: the size sealed by itself"
+

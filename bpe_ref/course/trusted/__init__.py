@@ -183,8 +183,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   14): task 1 is also measured (contenders that keep many objects alive and a collector callback
   that makes each collection costly, so the call's CPU time, bounded by the reference's, shows a
   collector left on: 10 to 40 times the paused cost); task 6 gets a function that draws its size when
-  called and seals it with a public key whose private half stays here, so only a measurement finds
-  it. Disarming these (the callback removed, ``os.urandom`` replaced, the frame traced) and reaching
+  called and seals it with a public key whose private half stays here, so the worker cannot read a
+  size back; but the key is public: code that reads the function's closure seals a size of its own
+  and skips the call (section 28, open; ``getattr`` spelled around the flagged names hides it from the
+  review). Disarming these (the callback removed, ``os.urandom`` replaced, the frame traced) and reaching
   into a closure or a caller's frame are flagged for review (``review.INTROSPECTION``,
   ``review.ATTRIBUTES``), a hint only.
 - Review flags from behaviour are what can be seen from outside: the calls the sandbox refused and
