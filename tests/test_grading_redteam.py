@@ -909,6 +909,64 @@ def test_two_gradings_at_once_are_each_charged_for_their_own_dev_shm_files_only(
                 os.unlink(f"/dev/shm/{name}")
 
 
+# A name made in the machine's /dev/shm from a file that is then gone (a link, as glibc's sem_open makes its names), and
+# opens whose path a thread swaps under the keeper's read (ctypes: a buffer the kernel reads after the keeper did).
+LINKED_AND_SWAPPED_IN_SHM = '''
+import ctypes, os, threading
+made = "/dev/shm/" + TAG + "tmp"
+with open(made, "wb") as file:          # seen by the keeper (O_CREAT), linked to a name no open makes, then gone
+    file.write(b"left for the next notebook")
+os.link(made, "/dev/shm/" + TAG + "linked")
+os.unlink(made)
+libc = ctypes.CDLL(None, use_errno=True)
+decoy, real = [("/dev/shm/" + TAG + name).encode() for name in ("decoy", "real")]
+path = ctypes.create_string_buffer(max(len(decoy), len(real)) + 1)
+stop = []
+def swap():
+    while not stop:
+        for text in (decoy, real):
+            ctypes.memmove(path, text + b"\\0", len(text) + 1)
+threading.Thread(target=swap, daemon=True).start()
+for _ in range(300):
+    fd = libc.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+    if fd >= 0:
+        os.close(fd)
+stop.append(1)
+print(sorted(name for name in os.listdir("/dev/shm") if name.startswith(TAG)))
+'''
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm") or not sys.platform.startswith("linux"), reason="no /dev/shm")
+def test_names_linked_or_swapped_into_the_machines_dev_shm_are_removed():
+    """Without a /dev/shm of its own (no user namespaces; ``shm_mb=0`` here), the keeper removed only the names it saw
+    opened with O_CREAT there, read from the caller's memory before the kernel read it again: a name linked from a file
+    that was then removed (no open made it) was left, unflagged, and so was one a thread swapped into the path after the
+    keeper's read (it recorded the other). Safe: Landlock lets the worker make no file there itself; the keeper makes
+    every one (an open with O_CREAT, a link), from the path it read once, and gives the caller the fd, so it records the
+    name made and its inode, and the cleaning takes every new name of that inode, linked or not."""
+    import secrets
+
+    tag = f"bpe_{secrets.token_hex(4)}_"
+    try:
+        with Sandbox(Policy(allow_processes=True, cell_timeout=60, shm_mb=0)) as box:
+            if not any("the keeper makes the files" in line for line in box.isolation):
+                pytest.skip(f"the keeper does not make the /dev/shm files here ({'; '.join(box.isolation)})")
+            run = box.run_cell(f"TAG = {tag!r}\n" + LINKED_AND_SWAPPED_IN_SHM, "litter")
+            lock = box.run_cell("import multiprocessing\nlock = multiprocessing.get_context('spawn').Lock()\n"
+                                "print(lock._semlock.name)", "pool")  # an honest pool's semaphore: made, and removed
+        assert run.ok and lock.ok, (run, lock)
+        made = eval(run.stdout.strip())
+        assert f"{tag}linked" in made and f"{tag}tmp" not in made, made
+        left = [name for name in os.listdir("/dev/shm") if name.startswith(tag)]
+        assert not left, f"left in /dev/shm after grading: {left} (made: {made})"
+        assert not os.path.lexists(f"/dev/shm/sem.{lock.stdout.strip().lstrip('/')}"), "the worker's semaphore was left"
+        assert {f"/dev/shm/{name}" for name in made} <= set(box.behaviour()["shm_removed"]), box.behaviour()
+    finally:
+        for name in os.listdir("/dev/shm"):
+            if name.startswith(tag):
+                os.unlink(f"/dev/shm/{name}")
+
+
 # ---- 14. lab 09's drivers, read and rewritten by the function they call -------------------------------------
 
 COLLECTOR_LEFT_ON = '''
@@ -2873,3 +2931,68 @@ def test_the_generated_inputs_alone_catch_every_mistake_the_fixed_cases_catch(la
                       "08_linear_encoding": 17, "09_benchmarks": 18}[lab]
     for name, seed in itertools.product(sorted({name for _, _, name, _ in _fixed_case_mistakes(lab)}), seeds):
         assert name not in declarations or not generated_fail(solutions[name], name, seed), (name, seed)
+
+
+# ---- 28. the seal's key, read from the worker loop's frames --------------------------------------------------------
+
+# The thread of section 21 that answers every request itself, now sealing its lines as the loop does: the key is found
+# in the loop's frames by the traceback module (its locals, as reprs: no text the review flags, no frame attribute).
+KEY_FROM_THE_FRAMES = '''
+import ast, hashlib, traceback
+
+_key = next(ast.literal_eval(frame.locals["key"])
+            for frame in traceback.StackSummary.extract(traceback.walk_stack(None), lookup_lines=False, capture_locals=True)
+            if frame.name == "serve")
+
+
+def _seal(request_line, data):
+    asked = hashlib.blake2b(request_line + b"\\n", digest_size=32).digest()
+    return hashlib.blake2b(asked + data.encode(), key=_key, digest_size=32).hexdigest() + " " + data
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 21, gap 1): any sealing the loop can do, the code beside it can")
+def test_a_thread_that_seals_its_replies_with_the_key_from_the_loop_s_frames_is_not_taken_for_the_loop():
+    """Section 21's seal tells the loop's lines from a thread's by a key the loop holds, in the learner's process: the
+    traceback module's ``capture_locals`` reads it from the loop's ``serve`` frame (no flagged text), and the thread
+    that answers every request (merge_counts on a copy, the arguments as they came) seals its lines with it: the hidden
+    test passes. Open: moving the key out (the keeper, the kernel) moves the sealing with it, and the learner's code
+    asks for seals as the loop does (a thread, a finalizer or a trace hook runs on the loop's thread too); only what
+    the trusted side measures or computes itself is out of its reach (``trusted/__init__.py``, "Faking results")."""
+    from test_mistakes import MERGE_INTO_FIRST, remote
+
+    answering = LOOP_TAKEN_OVER.replace(
+        'os.write(_reply_fd, (json.dumps({**_answer(request), "id": request["id"]}) + "\\n").encode())',
+        'os.write(_reply_fd, (_seal(line, json.dumps({**_answer(request), "id": request["id"]})) + "\\n").encode())')
+    assert answering != LOOP_TAKEN_OVER
+    with contextlib.suppress(GradingStopped):
+        message = remote("03_parallel", MERGE_INTO_FIRST + KEY_FROM_THE_FRAMES + answering, "merge_counts",
+                         "check_merge_counts_properties", call_timeout=5)
+        assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
+
+
+# Lab 09's peak_memory, given the fn that draws its size when called: fn never called, a size of its own sealed with the
+# public key its closure holds (the cells in the order of its free variables, which the graders' source shows).
+PEAK_SEALED_BY_ITSELF = '''
+def peak_memory(fn):
+    exponent, high, low, modulus, sealed, unit = (getattr(cell, "cell_" + "contents") for cell in getattr(fn, "__clo" + "sure__"))
+    sealed.append(pow((12345 << 32) | low, exponent, modulus))
+    return "done", low * unit
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 21, gap 1): a seal made in the worker can be made by the code beside it")
+def test_lab_09_s_secret_size_cannot_be_sealed_by_the_function_that_should_measure_it():
+    """Lab 09's task 6 checks ``peak_memory`` on a fn that draws its size when called and seals it with a public key
+    (textbook RSA on a random salt), opened on the trusted side. The key is public: a peak_memory that never calls fn
+    seals a size of its own with the key its closure holds and reports it; the check passes, and the review flags
+    nothing (``getattr`` spelled around the flagged names). Open: whatever fn can seal in the worker, the learner's code
+    can; only a size the trusted side knows, reaching fn by a way the learner's code cannot read, would do."""
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.review import capability_uses
+
+    assert capability_uses(PEAK_SEALED_BY_ITSELF) == [], capability_uses(PEAK_SEALED_BY_ITSELF)
+    message = remote("09_benchmarks", PEAK_SEALED_BY_ITSELF, "peak_memory", lambda graders, f: graders.verify_secret_size(f))
+    assert message is not None, "peak_memory passed without calling fn: the size sealed by itself"
+

@@ -486,3 +486,30 @@ def test_lines_on_the_reply_pipe_cannot_stretch_a_call_past_its_deadline():
         assert took < 15 and "did not finish within 2 s" in str(stopped), (took, stopped)
     finally:
         box.close()
+
+
+def test_a_pool_that_ends_between_two_looks_at_proc_is_counted():
+    """Lab 03's processes were seen by looks at /proc every 5 ms (``ProcessWatch``): a pool of forked processes that
+    started and ended between two looks (a pool for show, ``tests/test_grading_redteam.py`` section 20) was not
+    seen, so "started no process" or "no more than 2" rested on timing. Safe: where the lab allows processes, every
+    fork of the worker's processes goes by the keeper (the seccomp filter sends it), which counts it and lets it go on;
+    the watch counts those its looks missed as ``"unseen"``. Here the looks are 60 s apart, so none sees the pool."""
+    from bpe_ref.course.trusted.measure_worker import ProcessWatch
+
+    pool = ("import multiprocessing, os, time\nfrom concurrent.futures import ProcessPoolExecutor\n"
+            "def for_show(n):\n    time.sleep(0.3)  # after the watch's first look\n"
+            "    with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context('fork')) as show:\n"
+            "        list(show.map(abs, range(n)))\n"
+            "    child = os.fork()\n    if child == 0:\n        os._exit(0)\n    os.waitpid(child, 0)\n")
+    with Sandbox(Policy(allow_processes=True, cell_timeout=30)) as box:
+        if box.processes_started() is None:
+            pytest.skip(f"the keeper does not count forks here ({'; '.join(box.isolation)})")
+        assert box.run_cell(pool, "pool").ok
+        with ProcessWatch(box.worker_pid, interval=60, forks=box.processes_started) as watch:
+            RemoteFunction(box, "for_show")(2)
+        threads = ("import threading\nthreading.Thread(target=abs, args=(1,)).start()\n")
+        before = box.processes_started()
+        assert box.run_cell(threads, "threads").ok
+        after = box.processes_started()
+    assert watch.start_methods() == {"unseen": 3}, watch.start_methods()  # the pool's 2 processes and the fork
+    assert after == before, (before, after)  # a thread is no process

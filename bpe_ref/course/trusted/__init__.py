@@ -67,9 +67,13 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   and reopened through ``/proc/self/fd``; so every reply is sealed, a keyed BLAKE2b of the request
   as the loop read it and of the reply, under a key sent before any learner's code runs, and a line
   not so sealed for the request sent is not a reply (a thread that answered the requests itself,
-  or rewrote them, lost the call). A rewrite through the loop's own frames or globals (where the
-  key is) could still forge the report: the text that reaches them, and any rebinding of what a
-  module holds, is flagged for review.
+  or rewrote them, lost the call). The key, and any means of sealing, is in the learner's process:
+  ``traceback``'s ``capture_locals`` reads it from the loop's frames with no flagged text (section
+  28, open), and a key kept elsewhere (the keeper, the kernel) would leave the sealing in reach, which
+  the learner's code would ask for as the loop does (a thread, a finalizer or a trace hook runs on the
+  loop's thread too). So a reply, the arguments after a call included, is the learner's process's
+  word; the seal stops only code that does not read the loop's memory. Rebinding what a module holds
+  is flagged for review.
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
 - *Hanging or exhausting the machine*: a deadline per cell and per call (the worker is killed and a
   fresh one replays the cells that ran), a budget per notebook, rlimits on memory, CPU time and file
@@ -79,10 +83,14 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   worker ends. Where the kernel allows unprivileged user and mount namespaces, a lab with processes
   gets a /dev/shm of its own (a tmpfs of ``Policy.shm_mb``, no capabilities kept), which no other
   grading sees: all it holds at the end is removed and flagged (a pool's semaphore left by the
-  killed worker unflagged). Elsewhere, in the machine's /dev/shm, only what the worker's processes
-  opened there with O_CREAT (seen by the keeper) or held when killed is removed, never what another
-  live process holds; a name they linked from a file that is gone is left. Landlock lets them make
-  regular files only there (no folders, links, pipes, sockets or devices). The trusted side relies on the keeper for neither its waits
+  killed worker unflagged). Elsewhere, in the machine's /dev/shm, Landlock lets them make no file
+  (Linux 5.14+): the keeper makes each one (an open with O_CREAT, a link) from the path it read once
+  and answers with the fd, so it knows every name made and its inode, whatever a thread swaps; at the
+  end every new name of those inodes, or of a file they held when killed, is removed and flagged,
+  never what another live process holds (``tests/test_grading_redteam.py``, section 13; before 5.14
+  Landlock lets them make regular files there and the keeper takes the names it saw opened with
+  O_CREAT: a name linked from a file that is gone, or a path swapped after the keeper's read, is left).
+  No folders, symlinks, renames, pipes, sockets or devices there. The trusted side relies on the keeper for neither its waits
   nor the end of the worker's processes: a request is written, and its reply awaited, under one
   deadline (a worker that stops reading, or writes other lines, cannot stretch it); and while it
   holds a sandbox the grading process is a child subreaper too, so the orphans of a keeper that
@@ -141,8 +149,13 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
 - A copy of someone else's working code, or a roundabout way to the right answers, earns the
   points: the grader judges answers, not authorship.
 - Checks of *how* a function works are measured from outside the worker (its CPU time as the input
-  grows, processes started, bytes read, inputs left unchanged: ``/proc`` and the replies) or forced
-  by inputs on which the wrong method cannot answer right or in time. Bytes read (lab 03's "never
+  grows, processes started, bytes read: ``/proc``; inputs left unchanged: the replies, the
+  process's word, see *Faking results*) or forced
+  by inputs on which the wrong method cannot answer right or in time. Processes started are seen by
+  looks at ``/proc`` every 5 ms (how each was started, from its command line) and counted by the
+  keeper, which the filter sends every fork of them (a clone without ``CLONE_THREAD``; ``clone3``
+  is refused, so glibc falls back to clone): one that ends between two looks is still counted
+  (``"unseen"``, :class:`.measure_worker.ProcessWatch`; Linux 5.5+). Bytes read (lab 03's "never
   the whole file") are the kernel's ``rchar`` of every process under the keeper, live, a zombie or
   reaped (:func:`.measure_worker.tree_read_chars`; a count an undumpable process hides makes it
   unknown, and the check fails); a file's pages mapped instead of read are counted by the keeper,
@@ -170,8 +183,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   14): task 1 is also measured (contenders that keep many objects alive and a collector callback
   that makes each collection costly, so the call's CPU time, bounded by the reference's, shows a
   collector left on: 10 to 40 times the paused cost); task 6 gets a function that draws its size when
-  called and seals it with a public key whose private half stays here, so only a measurement finds
-  it. Disarming these (the callback removed, ``os.urandom`` replaced, the frame traced) and reaching
+  called and seals it with a public key whose private half stays here, so the worker cannot read a
+  size back; but the key is public: code that reads the function's closure seals a size of its own
+  and skips the call (section 28, open; ``getattr`` spelled around the flagged names hides it from the
+  review). Disarming these (the callback removed, ``os.urandom`` replaced, the frame traced) and reaching
   into a closure or a caller's frame are flagged for review (``review.INTROSPECTION``,
   ``review.ATTRIBUTES``), a hint only.
 - Review flags from behaviour are what can be seen from outside: the calls the sandbox refused and

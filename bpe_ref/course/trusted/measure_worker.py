@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from .worker.keeper import _proc_table
@@ -109,13 +109,16 @@ class ProcessWatch:
     """The processes started below ``root`` (its children, theirs, ...) while the watch runs.
 
     A thread lists ``/proc`` every ``interval`` seconds and looks only at processes it has not seen
-    (new pids), so a look costs little however many processes the machine runs. A process that
-    starts and ends between two looks is missed: use inputs on which the workers live a while (a
-    pool's workers live until it shuts down). ``started`` maps each pid to its command line.
+    (new pids), so a look costs little however many processes the machine runs. ``started`` maps each
+    pid to its command line. A process that starts and ends between two looks is missed by the looks;
+    ``forks`` (the keeper's count of the processes started, every fork, :meth:`.sandbox.Sandbox.processes_started`)
+    counts it all the same, as ``"unseen"`` in :meth:`start_methods` (a pool for show that ends in a
+    few ms; ``tests/test_trusted_sandbox.py``).
     """
 
-    def __init__(self, root: int, interval: float = 0.005) -> None:
-        self.root, self.interval = root, interval
+    def __init__(self, root: int, interval: float = 0.005, forks: Callable[[], int | None] | None = None) -> None:
+        self.root, self.interval, self.forks = root, interval, forks
+        self.forked: int | None = None  # processes the keeper counted while the watch ran
         self.available = available()
         self.root_command = command_line(root)
         self.started: dict[int, str] = {}
@@ -162,6 +165,7 @@ class ProcessWatch:
             self._stop.wait(self.interval)
 
     def __enter__(self) -> ProcessWatch:
+        self._forks_before = self.forks() if self.forks else None
         if self.available:
             self.look()  # what is there already (a pool from an earlier call) is not this call's
             self._others |= set(self.started)
@@ -175,6 +179,8 @@ class ProcessWatch:
         if self._thread is not None:
             self._thread.join(timeout=5)
             self.look()
+        after = self.forks() if self._forks_before is not None else None
+        self.forked = after - self._forks_before if after is not None else None
 
     def still_running(self) -> dict[str, int]:
         """How many of the processes started still run (not ended, nor a zombie), by start method; the fork server
@@ -190,8 +196,12 @@ class ProcessWatch:
         return dict(counts)
 
     def start_methods(self) -> dict[str, int]:
-        """How many processes were started, by start method (see :func:`start_method_of`)."""
-        return dict(Counter(start_method_of(command, self.root_command) for command in self.started.values()))
+        """How many processes were started, by start method (see :func:`start_method_of`); ``"unseen"``: those
+        the keeper counted and no look saw (ended between two)."""
+        counts = Counter(start_method_of(command, self.root_command) for command in self.started.values())
+        if self.forked is not None and self.forked > len(self.started):
+            counts["unseen"] = self.forked - len(self.started)
+        return dict(counts)
 
 
 def _own_read_chars(pid: int) -> int | None:

@@ -403,7 +403,7 @@ class Sandbox:
             pass_fds = (control_read, report_write)
             if hasattr(os, "memfd_create"):  # the keeper's count of the bytes the worker mapped of its inputs
                 self._mapped = os.memfd_create("bpe_ref_mapped", os.MFD_CLOEXEC)
-                os.ftruncate(self._mapped, 8)
+                os.ftruncate(self._mapped, 16)  # and of the processes they started
                 policy.update(mapped_fd=self._mapped)
                 pass_fds += (self._mapped,)
         self.process = subprocess.Popen(
@@ -509,15 +509,21 @@ class Sandbox:
             os.close(self._mapped)
             self._mapped = None
 
-    def mapped_bytes(self) -> int | None:
+    def mapped_bytes(self, counter: int = 0, counted: str = "and opens Landlock refuses") -> int | None:
         """Bytes the worker's processes mapped of grader inputs or of files they can write, as the keeper
-        counted them (:class:`worker.keeper._FileWatch`); ``None`` where it does not count them."""
-        if self._mapped is None or not any("and opens Landlock refuses" in line for line in self.isolation):
+        counted them (:class:`worker.keeper._FileWatch`); ``None`` where it does not count them. ``counter=1``:
+        the processes they started, each fork counted as the filter sent it to the keeper (:meth:`processes_started`)."""
+        if self._mapped is None or not any(counted in line for line in self.isolation):
             return None
         try:
-            return int.from_bytes(os.pread(self._mapped, 8, 0), "little")
+            return int.from_bytes(os.pread(self._mapped, 8, 8 * counter), "little")
         except OSError:
             return None
+
+    def processes_started(self) -> int | None:
+        """How many processes the worker's processes have started so far (every fork, however short its process
+        lived), counted by the keeper; ``None`` where it does not count them."""
+        return self.mapped_bytes(1, "and every process started")
 
     def _release_pipes(self, look: bool, within: float = 5.0) -> tuple[int, bool]:
         """Wait ``within`` s at most for the reader threads to see the end of the worker's pipes, killing

@@ -23,7 +23,8 @@ _FILE_RIGHTS = _FS["execute"] | _FS["write_file"] | _FS["read_file"] | _FS["trun
 _READ = _FS["execute"] | _FS["read_file"] | _FS["read_dir"]
 # In a folder shared with other processes (/dev/shm, where multiprocessing's semaphores live): regular files only,
 # made, read, written, truncated and removed (glibc's sem_open links its temporary file within the folder, which
-# needs no more); no folders, links, sockets, pipes or devices (mknod), which the keeper would have to look into.
+# needs no more); no folders, links, sockets, pipes or devices (mknod), which the keeper would have to look into. In the
+# machine's /dev/shm the keeper makes the files itself where it can (keeper._FileWatch.made_in_shm): no make_reg then.
 _SHARED = _FS["read_file"] | _FS["write_file"] | _FS["read_dir"] | _FS["remove_file"] | _FS["make_reg"] | _FS["truncate"]
 
 
@@ -42,11 +43,12 @@ def _libc():
     return libc
 
 
-def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str], shared_paths: list[str] = ()) -> str:
+def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str], shared_paths: list[str] = (),
+             shared: int = 0) -> str:
     """Allow reading ``read_paths``, listing (not reading) the folders ``list_paths`` and what is
     below them, reading and writing ``write_paths``, and regular files only in ``shared_paths``
-    (``_SHARED``); nothing else, no TCP, no signals to processes outside. Returns what was applied,
-    or raises ``OSError``."""
+    (``_SHARED``, less the rights ``shared`` takes off); nothing else, no TCP, no signals to processes outside.
+    Returns what was applied, or raises ``OSError``."""
     libc = _libc()
     abi = libc.syscall(_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
     if abi < 1:
@@ -59,7 +61,7 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     try:
         for paths, rights in ((read_paths, _READ), (list_paths, _FS["read_dir"]), (write_paths, handled),
-                              (shared_paths, _SHARED)):
+                              (shared_paths, _SHARED & ~shared)):
             for path in paths:
                 try:
                     fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
@@ -105,13 +107,13 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                             "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
                             "socketpair": 53, "connect": 42, "mmap": 9,
                             "splice": 275, "tee": 276, "vmsplice": 278,
-                            "close": 3, "dup2": 33, "dup3": 292, "close_range": 436}),
+                            "close": 3, "dup2": 33, "dup3": 292, "close_range": 436, "link": 86, "linkat": 265}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
                              "socketpair": 199, "connect": 203, "mmap": 222,
                              "splice": 76, "tee": 77, "vmsplice": 75,
-                             "close": 57, "dup2": None, "dup3": 24, "close_range": 436}),
+                             "close": 57, "dup2": None, "dup3": 24, "close_range": 436, "link": None, "linkat": 37}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
@@ -188,10 +190,12 @@ def set_apart(request_fd: int, reply_fd: int) -> tuple[int, int]:
 def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = False,
                      keep_connects: bool = False, loop_fds: tuple[int, int] | None = None) -> list[tuple[int, int, int, int]]:
     """The filter as ``(code, jt, jf, k)``; ``notify``: refused calls go to the listener (the keeper);
-    ``watch_files``: so do the opens, which the keeper lets go on; ``keep_connects``: so do the
+    ``watch_files``: so do the opens, which the keeper lets go on, and, where processes are allowed, every
+    fork (the keeper counts them); ``keep_connects``: so do the
     connects, which the keeper makes itself (:class:`_Connects`); ``loop_fds``: the worker loop's
     request and reply fds (consecutive, :func:`set_apart`), which no call may replace or close."""
     arch, numbers = _SECCOMP_ARCH[platform.machine()]
+    count_processes = allow_processes and notify and watch_files  # the keeper's answer "go on" needs Linux 5.5
     LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, JMP|JSET|K, RET|K
     JGT = 0x25  # BPF_JMP|BPF_JGT|BPF_K
     ALU_AND = 0x54  # BPF_ALU|BPF_AND|BPF_K
@@ -301,14 +305,17 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     emit(JEQ, _PR_SET_SECCOMP, 0, 1)
     refuse(_EPERM)
     emit(RET, _RET_ALLOW)  # any other prctl
-    if not allow_processes:
-        for name in ("execve", "execveat", "fork", "vfork"):
+    if not allow_processes or count_processes:
+        # No new process where the lab allows none; where it allows them (``count_processes``), each goes by the
+        # keeper, which counts it and lets it go on: looks at /proc (ProcessWatch) miss one that ends between two.
+        # and links, which the keeper makes itself into the machine's /dev/shm (keeper._FileWatch.made_in_shm)
+        for name in ("fork", "vfork", "link", "linkat") if allow_processes else ("execve", "execveat", "fork", "vfork"):
             if numbers[name] is not None:
                 emit(JEQ, numbers[name], 0, 1)
                 refuse(_EPERM)
         emit(JEQ, numbers["clone3"], 0, 1)
-        # glibc then falls back to clone, whose flags can be read: every thread start takes this
-        # path, so it is answered here, never counted.
+        # glibc then falls back to clone, whose flags are registers (clone3's are in memory, which another thread
+        # can change after the keeper read them): every thread start takes this path, answered here, never counted.
         emit(RET, _RET_ERRNO | _ENOSYS)
         emit(JEQ, numbers["clone"], 0, 4)
         emit(LD, 16)  # args[0], the clone flags (low 32 bits)
@@ -361,6 +368,7 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
                 socket.send_fds(handoff, [b"listener"], [listener])
                 counted = "refused calls counted by the keeper" + (", and opens Landlock refuses" if watch_files else
                                                                    " (not the opens Landlock refuses)")
+                counted += ", and every process started" if allow_processes and watch_files else ""
                 if keep_connects:
                     unix = "; unix sockets: connect() made by the keeper, to the scratch folder's only"
             except OSError as error:  # the filter is in place; with no listener, the kernel answers ENOSYS
@@ -410,8 +418,9 @@ def confine(policy: dict, handoff=None, loop_fds: tuple[int, int] | None = None)
         report.append(rlimits(policy["memory_mb"], policy["cpu_seconds"], policy["file_mb"]))
     if sys.platform.startswith("linux"):
         try:
-            report.append(landlock(policy["read_paths"], policy.get("list_paths", []),
-                                   [scratch, "/dev/null"], policy.get("write_paths", [])))
+            # where the keeper makes the files in the machine's /dev/shm (keeper._FileWatch.made_in_shm), none here
+            report.append(landlock(policy["read_paths"], policy.get("list_paths", []), [scratch, "/dev/null"],
+                                   policy.get("write_paths", []), _FS["make_reg"] if policy.get("shm_by_keeper") else 0))
         except OSError as error:
             report.append(f"no Landlock ({error.strerror or error}): files and network NOT restricted")
         try:

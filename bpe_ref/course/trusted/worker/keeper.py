@@ -19,9 +19,9 @@ import sys
 import time
 
 if __package__:  # imported by the trusted side's tests; in the worker this folder is on sys.path
-    from .confinement import _EACCES, _EPERM, _OPEN_CALLS, _SECCOMP_ARCH, _SOCKET_FAMILIES, _libc, refusal
+    from .confinement import _EACCES, _EPERM, _OPEN_CALLS, _SECCOMP_ARCH, _SOCKET_FAMILIES, _kernel_at_least, _libc, refusal
 else:
-    from confinement import _EACCES, _EPERM, _OPEN_CALLS, _SECCOMP_ARCH, _SOCKET_FAMILIES, _libc, refusal
+    from confinement import _EACCES, _EPERM, _OPEN_CALLS, _SECCOMP_ARCH, _SOCKET_FAMILIES, _kernel_at_least, _libc, refusal
 
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -158,6 +158,12 @@ def _private_shm(megabytes: int) -> None:
             raise OSError(ctypes.get_errno(), "capset")
 
 
+def _shm_by_keeper(policy: dict) -> bool:
+    """Whether the keeper makes the files of the worker's processes in the machine's /dev/shm (:meth:`_FileWatch.made_in_shm`):
+    it sees their opens and can give an fd as a call's answer (Linux 5.14)."""
+    return bool(policy.get("allow_processes") and policy.get("watch_files", True) and _kernel_at_least(5, 14))
+
+
 def _private_shm_handshake(channel, policy: dict) -> None:
     """In the worker, just forked (one thread, none of the learner's code run yet): try :func:`_private_shm`, tell the
     keeper (``1`` or ``0``) and wait for it to have opened the new /dev/shm (:func:`_open_private_shm`). The isolation
@@ -170,8 +176,11 @@ def _private_shm_handshake(channel, policy: dict) -> None:
         policy["shm"] = f"/dev/shm: a private tmpfs of {megabytes} MiB, seen by this worker's processes only"
         channel.sendall(b"1")
     except OSError as error:
-        policy["shm"] = (f"/dev/shm: shared with the machine ({error.strerror or error}); what the worker's processes left "
-                         "there is found by the opens the keeper saw and the files they held")
+        policy["shm_by_keeper"] = _shm_by_keeper(policy)
+        policy["shm"] = (f"/dev/shm: shared with the machine ({error.strerror or error}); " + (
+            "the keeper makes the files the worker's processes make there, and removes them at the end" if
+            policy["shm_by_keeper"] else "what the worker's processes left there is found by the opens the keeper saw "
+            "and the files they held"))
         channel.sendall(b"0")
     channel.recv(1)
 
@@ -219,6 +228,11 @@ class _SeccompNotifResp(ctypes.Structure):
     _fields_ = [("id", ctypes.c_uint64), ("val", ctypes.c_int64), ("error", ctypes.c_int32), ("flags", ctypes.c_uint32)]
 
 
+class _SeccompNotifAddfd(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_uint64), ("flags", ctypes.c_uint32), ("srcfd", ctypes.c_uint32),
+                ("newfd", ctypes.c_uint32), ("newfd_flags", ctypes.c_uint32)]
+
+
 def _iowr(number: int, size: int) -> int:
     return (3 << 30) | (size << 16) | (ord("!") << 8) | number  # _IOWR('!', number, size)
 
@@ -226,6 +240,8 @@ def _iowr(number: int, size: int) -> int:
 _NOTIF_RECV = _iowr(0, ctypes.sizeof(_SeccompNotif))
 _NOTIF_SEND = _iowr(1, ctypes.sizeof(_SeccompNotifResp))
 _NOTIF_ID_VALID = (1 << 30) | (8 << 16) | (ord("!") << 8) | 2  # _IOW('!', 2, __u64)
+_NOTIF_ADDFD = (1 << 30) | (ctypes.sizeof(_SeccompNotifAddfd) << 16) | (ord("!") << 8) | 3  # _IOW('!', 3, ...)
+_ADDFD_FLAG_SEND = 2  # the fd added is the call's answer (Linux 5.14)
 _USER_NOTIF_FLAG_CONTINUE = 1
 MAX_REFUSAL_NAMES = 16  # distinct calls (and files) named in a report; the rest are counted together
 
@@ -314,10 +330,16 @@ class _FileWatch:
         # mmap: the bytes mapped of a grader's input, or of a file the worker can write (a copy of an input
         # made by splice or sendfile), added up in the counter the trusted side reads (``mapped_fd``, a memfd)
         self.mapped_from = resolved([policy.get("inputs", "/nonexistent")]) + self.write
-        self.mapped_fd, self.mapped = policy.get("mapped_fd"), 0
-        # Names the worker's processes opened with O_CREAT in the machine's /dev/shm: what the keeper may remove
-        # there when the worker has no /dev/shm of its own (:func:`keep`); bounded, the rest left.
+        # and, where the lab allows processes, every fork of the worker's processes (its clone, seen by the filter): the
+        # counter's second 8 bytes, which the trusted side reads before and after a call (ProcessWatch)
+        self.mapped_fd, self.counts = policy.get("mapped_fd"), [0, 0]
+        # Names the worker's processes opened with O_CREAT in the machine's /dev/shm, and the inodes of the files the
+        # keeper made there for them: what it may remove there when the worker has no /dev/shm of its own (:func:`keep`);
+        # bounded, the rest left.
         self.shm, self.created_in_shm = os.path.realpath("/dev/shm"), created_in_shm if created_in_shm is not None else set()
+        # In the machine's /dev/shm (no private one), the keeper makes the worker's files itself (:meth:`made_in_shm`)
+        self.shm_fd = os.open(self.shm, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) if policy.get("shm_by_keeper") else None
+        self.links = [numbers[name] for name in ("link", "linkat") if numbers.get(name) is not None]  # linkat last
 
     def mapped_file(self, pid: int, args: tuple[int, ...]) -> int:
         """Bytes of the file that ``mmap(args...)`` maps, when the file is one :attr:`mapped_from`; else 0.
@@ -332,11 +354,12 @@ class _FileWatch:
             return 0
         return max(0, min(length, size - offset))
 
-    def count_mapped(self, count: int) -> None:
-        self.mapped += count
+    def count(self, which: int, count: int) -> None:
+        """Add ``count`` to counter ``which`` (0: bytes mapped, 1: processes started) of ``mapped_fd``."""
+        self.counts[which] += count
         if self.mapped_fd is not None:
             with contextlib.suppress(OSError):
-                os.pwrite(self.mapped_fd, self.mapped.to_bytes(8, "little"), 0)
+                os.pwrite(self.mapped_fd, self.counts[which].to_bytes(8, "little"), 8 * which)
 
     def _memory(self, pid: int, fresh: bool = False) -> int | None:
         """``/proc/PID/mem`` of the caller, kept open; ``fresh``: reopened (the pid may be another
@@ -402,21 +425,86 @@ class _FileWatch:
         except OSError:
             return None
 
+    def _path(self, pid: int, address: int, dirfd: int = -100) -> str | None:
+        """The path at ``address`` of the caller's memory, read once, made absolute (``dirfd``: AT_FDCWD or an fd of
+        the caller's); None if unreadable (the caller is gone)."""
+        text = self._text(pid, address)
+        if text and not text.startswith("/"):
+            try:
+                text = os.path.join(os.readlink(f"/proc/{pid}/cwd" if dirfd == -100 else f"/proc/{pid}/fd/{dirfd}"), text)
+            except OSError:
+                return None
+        return text or None
+
+    def _in_shm(self, pid: int, path: str | None) -> str | None:
+        """The name ``path`` has directly in the machine's /dev/shm (its folder resolved as the caller sees it, the name
+        itself not followed), or None."""
+        if path is None or self.shm_fd is None:
+            return None
+        folder, name = os.path.split(path)
+        return name if name not in ("", ".", "..") and _resolved_for(folder, pid, _thread_group(pid)) == self.shm else None
+
+    def _record(self, name: str, fd: int | None = None) -> None:
+        if len(self.created_in_shm) < MAX_SHM_ENTRIES:
+            info = os.fstat(fd) if fd is not None else os.lstat(name, dir_fd=self.shm_fd)
+            self.created_in_shm.update((name, _file_id(info)))
+
+    def made_in_shm(self, pid: int, nr: int, args: tuple[int, ...]) -> int | None:
+        """A file made in the machine's /dev/shm (an open with O_CREAT, or a link there), made by the keeper, which
+        then records it by name and inode (Landlock lets the worker make none there itself, :func:`confinement.confine`):
+        an open's answer is the fd (for the caller, :data:`_NOTIF_ADDFD`), a link's 0; ``-errno`` if refused; None
+        for any other call (it goes on as asked, and Landlock refuses it a new name in /dev/shm). The paths are read
+        once: a thread that swaps them cannot have another name recorded than the one made, and a link made of the
+        file later is recorded too, so neither escapes the cleaning (:func:`keep`). Regular files only, no link
+        followed in /dev/shm, as Landlock allowed the worker there."""
+        if self.shm_fd is None or (nr not in self.calls and nr not in self.links):
+            return None
+        name, linkat = self.calls.get(nr, "link"), nr == self.links[-1]
+        at = ctypes.c_int32(args[0] & 0xFFFFFFFF).value if linkat or name.startswith("openat") else -100
+        if name == "link":
+            new_at = ctypes.c_int32(args[2] & 0xFFFFFFFF).value if linkat else -100
+            old = self._in_shm(pid, self._path(pid, args[1] if linkat else args[0], at))
+            new = self._in_shm(pid, self._path(pid, args[3] if linkat else args[1], new_at))
+            if old is None or new is None:
+                return None
+            try:
+                if not stat.S_ISREG(os.lstat(old, dir_fd=self.shm_fd).st_mode):
+                    return -_EPERM
+                os.link(old, new, src_dir_fd=self.shm_fd, dst_dir_fd=self.shm_fd, follow_symlinks=False)
+            except OSError as error:
+                return -(error.errno or _EACCES)
+            self._record(new)
+            return 0
+        flags = self._flags(pid, name, args)
+        if flags is None or not flags & os.O_CREAT:
+            return None
+        made = self._in_shm(pid, self._path(pid, args[1] if name.startswith("openat") else args[0], at))
+        if made is None:
+            return None
+        mode = (args[2] if name == "open" else args[1] if name == "creat" else args[3] if name == "openat" else
+                int.from_bytes(os.pread(self.memory[pid], 8, args[2] + 8), sys.byteorder)) & 0o7777
+        if name == "creat":
+            flags = os.O_CREAT | os.O_WRONLY | os.O_TRUNC
+        try:
+            fd = os.open(made, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode, dir_fd=self.shm_fd)
+        except OSError as error:
+            return -(error.errno or _EACCES)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a fifo or a device someone else made there: as Landlock answers
+            os.close(fd)
+            return -_EACCES
+        os.set_blocking(fd, bool(~flags & os.O_NONBLOCK))
+        self._record(made, fd)
+        return fd
+
     def refused(self, pid: int, nr: int, args: tuple[int, ...]) -> str | None:
         """``"read PATH"`` or ``"write PATH"`` if Landlock will refuse this open, else None."""
         self.opens += 1
         name = self.calls[nr]
-        text = self._text(pid, args[1] if name.startswith("openat") else args[0])
+        text = self._path(pid, args[1] if name.startswith("openat") else args[0],
+                          ctypes.c_int32(args[0] & 0xFFFFFFFF).value if name.startswith("openat") else -100)
         flags = self._flags(pid, name, args)
         if not text or flags is None or flags & getattr(os, "O_PATH", 0):
             return None  # unreadable (the caller is gone), or an O_PATH open, which Landlock does not check
-        if not text.startswith("/"):
-            dirfd = ctypes.c_int32(args[0] & 0xFFFFFFFF).value if name.startswith("openat") else -100  # AT_FDCWD
-            try:
-                base = os.readlink(f"/proc/{pid}/cwd" if dirfd == -100 else f"/proc/{pid}/fd/{dirfd}")
-            except OSError:
-                return None
-            text = os.path.join(base, text)
         tgid = _thread_group(pid)  # (pid is the calling thread's)
         path = _resolved_for(text, pid, tgid)  # /proc/self the caller's, not the keeper's
         writes = flags & os.O_ACCMODE != os.O_RDONLY or bool(flags & (os.O_CREAT | os.O_TRUNC))
@@ -561,6 +649,7 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
     arch, numbers = _SECCOMP_ARCH[machine]
     watch = _FileWatch(policy, numbers, created_in_shm)
     connects = _Connects(policy, watch)
+    forks = {numbers[name] for name in ("fork", "vfork", "clone") if numbers[name] is not None}
 
     def waiting(notif_id: int) -> bool:
         """Whether the call ``notif_id`` still waits for its answer (its caller alive, its pid not reused)."""
@@ -585,7 +674,20 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
             # What the keeper reads from the caller (a path, an fd, an address) is counted only if the caller
             # still waited then (its pid not reused); whatever this code did not foresee is answered all the same.
             ours = notif.data.arch == arch
-            if ours and notif.data.nr in watch.calls:
+            made = _guarded(watch.made_in_shm, None, notif.pid, notif.data.nr, args) if ours else None
+            if made is not None and made > 0 and notif.data.nr in watch.calls:  # the file made, given as the answer
+                addfd = _SeccompNotifAddfd(notif.id, _ADDFD_FLAG_SEND, made, 0, os.O_CLOEXEC if
+                                           _guarded(watch._flags, 0, notif.pid, watch.calls[notif.data.nr], args) & os.O_CLOEXEC else 0)
+                given = libc.ioctl(listener, ctypes.c_ulong(_NOTIF_ADDFD), ctypes.byref(addfd))
+                os.close(made)
+                if given >= 0 or ctypes.get_errno() == 2:  # answered, or the caller is gone (ENOENT)
+                    continue
+                answer.error = -ctypes.get_errno()
+            elif made is not None:  # a link made (0) or a refusal
+                answer.error = made
+            elif ours and notif.data.nr in watch.links:
+                answer.flags = _USER_NOTIF_FLAG_CONTINUE  # not into /dev/shm: Landlock decides
+            elif ours and notif.data.nr in watch.calls:
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # Landlock decides
                 refused_open = _guarded(watch.refused, None, notif.pid, notif.data.nr, args)
                 if refused_open and waiting(notif.id):
@@ -594,7 +696,10 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # mapped as asked; counted
                 mapped = _guarded(watch.mapped_file, 0, notif.pid, args)
                 if mapped and waiting(notif.id):
-                    watch.count_mapped(mapped)
+                    watch.count(0, mapped)
+            elif ours and policy.get("allow_processes") and notif.data.nr in forks:
+                answer.flags = _USER_NOTIF_FLAG_CONTINUE  # a new process (never a thread: the filter lets those by)
+                watch.count(1, 1)
             elif ours and notif.data.nr == numbers["connect"]:  # not foreseen: refused, not made
                 error, refused_connect = _guarded(connects.answer, (_EACCES, "connect(an address the keeper could not read)"),
                                                   notif.pid, args, functools.partial(waiting, notif.id))
@@ -640,6 +745,7 @@ def keep(policy: dict, control_fd: int, report_fd: int):
         return worker_end  # the child goes on to be the worker
     worker_end.close()
     shm_folder = _open_private_shm(keeper_end, worker) if policy.get("allow_processes") else None
+    policy["shm_by_keeper"] = _shm_by_keeper(policy) and shm_folder is None
     refused: dict[str, int] = {}
     refused_files: dict[str, int] = {}
     notified: dict = {}  # how many opens the keeper looked at, and its seconds answering (overhead)
@@ -702,12 +808,13 @@ def keep(policy: dict, control_fd: int, report_fd: int):
         # keeper, the learner's kernel): only what this worker's processes made is removed, a new entry that they
         # opened with O_CREAT (the keeper saw the open) or held when they were killed. Every new entry was once
         # removed, and a concurrent grading's keeper removed, and flagged, another worker's files (section 13 under
-        # pytest -n 2). A name they link or rename there from a file that is gone is left (no open creates it), and
-        # so is what another live process maps or holds open (a name the learner's thread swapped under the keeper).
+        # pytest -n 2). Where the keeper makes their files there (Linux 5.14+, :meth:`_FileWatch.made_in_shm`), each is
+        # known by name and inode, links to it too, whatever a thread swapped; before, a name linked from a file that was
+        # gone was left, and a swapped path recorded the wrong name. What another live process maps or holds is left.
         created = set(created_in_shm)
         new = {name: _file_id(info) for name, info in _shm_entries().items()
                if name not in shm_before and info.st_ctime >= started_at - 1}
-        paths = {f"/dev/shm/{name}" for name, file in new.items() if name in created or file in held}
+        paths = {f"/dev/shm/{name}" for name, file in new.items() if name in created or file in created or file in held}
         for path in sorted(paths - _mapped_anywhere(paths)):
             with contextlib.suppress(OSError):
                 info = os.lstat(path)
