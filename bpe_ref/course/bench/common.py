@@ -39,6 +39,13 @@ def machine_description() -> str:
             f"Python {platform.python_version()}")
 
 
+def announce(out=None) -> tuple[str, float]:
+    """Print the machine a benchmark runs on; return its description and the time the benchmark started."""
+    machine = machine_description()
+    print(f"machine: {machine}", file=out or sys.stdout)
+    return machine, time.perf_counter()
+
+
 def load_average() -> float | None:
     """The 1-minute load average (how busy the shared machine was), where the system has one."""
     try:
@@ -250,6 +257,11 @@ def print_targets(checks: Sequence[tuple[str, str, str, bool]], title: str, out=
     print_tables([(title, CHECK_HEADERS, check_rows(checks))], out)
 
 
+def markdown_targets(checks: Sequence[tuple[str, str, str, bool]]) -> str:
+    """The TARGET table of a results page, a missed target in bold."""
+    return markdown_table(CHECK_HEADERS, check_rows(checks, no="**no**"))
+
+
 def markdown_sections(sections: Sequence[Section], heading: str = "##") -> str:
     """Each table under a Markdown heading of its title, a blank line before each heading."""
     return "\n".join(f"\n{heading} {title}\n\n{markdown_table(headers, rows)}" for title, headers, rows in sections)
@@ -274,6 +286,7 @@ def write_results(out: Path, name: str, quick: bool, document: dict | None = Non
     written = (f"Written by `python -m bpe_ref bench {name}{' --quick' if quick else ''}` on {today()}"
                + (f" in {took:.0f} s" if took is not None else "") + "; rerun it to refresh these figures on your machine.")
     (out / "README.md").write_text(template.format(written=written, **fields), encoding="utf-8")
+    print(f"wrote {out / 'README.md'} beside {', '.join(sorted(p.name for p in out.iterdir() if p.name != 'README.md'))}")
 
 
 def write_json(path: Path, document: dict) -> Path:

@@ -23,7 +23,7 @@ from ...corpus import read_corpus
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize
 from ...measure import fit_exponent
-from .common import (add_output_arguments, deep_size, load_average, machine_description, markdown_sections, median_time, pair_counts, today,
+from .common import (add_output_arguments, announce, deep_size, load_average, markdown_sections, median_time, pair_counts, today,
                      write_results)
 
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
@@ -223,9 +223,7 @@ def run(args: argparse.Namespace) -> int:
         args.repeats = 1
     if args.repeats < 1:
         raise ValueError(f"--repeats must be at least 1, got {args.repeats}")
-    machine = machine_description()
-    print(f"machine: {machine}")
-    started = time.perf_counter()
+    machine, started = announce()
     print("1/4 distinct pretokens of growing prefixes (Heaps' law)...", flush=True)
     heaps = {label: heaps_points(path) for label, path in CORPORA}
     print("2/4 what crosses the network...", flush=True)
@@ -266,5 +264,4 @@ def run(args: argparse.Namespace) -> int:
                     "heaps": heaps, "network": network, "memory": memory, "rates": rates, "dask": dask}
         write_results(out, "distributed", args.quick, document, machine=machine, repeats=args.repeats,
                       loop_repeats=max(1, args.repeats // 2), tables=tables)
-        print(f"wrote {out / 'README.md'}")
     return 0

@@ -24,8 +24,8 @@ from pathlib import Path
 from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE, data_file
 from ...measure import fit_exponent as fitted_exponent, median, paired_ratio
 from ...pretokenize import PRETOKEN_RE
-from .common import (CHECK_HEADERS, add_output_arguments, check_rows, growth, load_average, machine_description, markdown_sections,
-                     markdown_table, name_axes, print_tables, print_targets, pyplot, save_png, wall_and_cpu, write_results)
+from .common import (add_output_arguments, announce, growth, load_average, markdown_sections,
+                     markdown_targets, name_axes, print_tables, print_targets, pyplot, save_png, wall_and_cpu, write_results)
 
 CORPORA = {
     "English (TinyStories)": TINYSTORIES_SAMPLE,
@@ -408,11 +408,9 @@ def run(args: argparse.Namespace) -> int:
     rounds = args.rounds or (3 if args.quick else 7)
     if rounds < 1:
         raise ValueError(f"--rounds must be at least 1, got {rounds}")
-    machine = machine_description()
     load_before = load_average()
     out = sys.stdout
-    print(f"machine: {machine}", file=out)
-    started = time.perf_counter()
+    machine, started = announce(out)
     tok = Tokenizer.gpt2()
     tk, hf = to_tiktoken(tok, name="gpt2"), to_hf_tokenizer(tok)
     text = TINYSTORIES_SAMPLE.read_text(encoding="utf-8")[:300_000 if args.quick else None]
@@ -462,6 +460,5 @@ def run(args: argparse.Namespace) -> int:
         plot_throughput(encoding, encoders, decoding, folder / "throughput.png")
         write_results(folder, "encode", args.quick, took=elapsed, machine=machine, rounds=rounds,
                       trained_vocab=TRAINED_VOCAB_SIZE, sections=markdown_sections(sections),
-                      targets=markdown_table(CHECK_HEADERS, check_rows(checks, no="**no**")))
-        print(f"wrote {folder / 'README.md'} and three plots in {folder}", file=out)
+                      targets=markdown_targets(checks))
     return 0

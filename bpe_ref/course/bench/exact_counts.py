@@ -13,7 +13,7 @@ import sys
 from collections.abc import Mapping
 
 from ...measure import interleaved, median, paired_ratio
-from .common import machine_description, print_tables
+from .common import announce, print_tables
 
 INTERVALS = 200  # interval queries per round
 SPLIT_TOKENS = (100, 10_000)
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="short texts, 3 rounds")
     args = parser.parse_args(argv)
-    print(f"machine: {machine_description()}")
+    announce()
     tok = Tokenizer.gpt2()
     texts = {name.split()[0]: path.read_text(encoding="utf-8") for name, path in CORPORA.items()}
     counting_section(tok, texts, args.quick, tk=to_tiktoken(tok, "gpt2"))

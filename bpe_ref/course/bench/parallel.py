@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ...data_files import TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
-from .common import (Laps, add_output_arguments, fixed_width_table, in_fresh_process, machine_description, markdown_table, median,
+from .common import (Laps, add_output_arguments, announce, fixed_width_table, in_fresh_process, markdown_table, median,
                      name_axes, pyplot, ratio, save_png, today, write_results)
 
 SIZES_MIB = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
@@ -146,14 +146,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.repeats < 1:
         raise ValueError(f"--repeats must be at least 1, got {args.repeats}")
-    machine = machine_description()
     sizes = QUICK_SIZES_MIB if args.quick else SIZES_MIB
     repeats = 2 if args.quick else args.repeats
     contenders = {name: how for name, how in CONTENDERS.items()
                   if how[1] is None or how[1] in multiprocessing.get_all_start_methods()}
-    print(f"machine: {machine}")
+    machine, started = announce()
     print(f"timing {len(contenders)} contenders x {len(sizes)} sizes x {repeats} repeats, each call in a fresh process...")
-    started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bpe-bench-parallel-") as tmp:
         results = measure(sizes, repeats, Path(tmp), contenders)
         costs = fixed_costs(1.0 if args.quick else 2.0, repeats, Path(tmp))
@@ -186,5 +184,4 @@ def run(args: argparse.Namespace) -> int:
         write_results(out, "parallel", args.quick, document, machine=machine, repeats=repeats,
                       table=markdown_table(headers, rows), parts_mib=parts_mib, parts=markdown_table(["part", "time"], cost_rows),
                       verdicts=verdicts)
-        print(f"wrote {out / 'README.md'} and {out / 'parallel_counting.png'}")
     return 0

@@ -18,8 +18,8 @@ from pathlib import Path
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_VALID
 from ...measure import peak_memory
 from ...train import DEFAULT_TRAIN_METHOD
-from .common import (CHECK_HEADERS, add_output_arguments, check_rows, in_fresh_process, machine_description, markdown_sections,
-                     markdown_table, median, name_axes, peak_rss_mib, print_tables, print_targets, pyplot, ratio, save_png, write_results)
+from .common import (add_output_arguments, announce, in_fresh_process, markdown_sections, markdown_table, markdown_targets,
+                     median, name_axes, peak_rss_mib, print_tables, print_targets, pyplot, ratio, save_png, write_results)
 
 SPECIAL_TOKENS = ["<|endoftext|>"]
 
@@ -337,10 +337,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    machine = machine_description()
-    print(f"machine: {machine}")
+    machine, started = announce()
     print("measuring (each in a fresh process; medians of the repeats)...")
-    started = time.perf_counter()
     results = run_plan(args.quick, args.budget)
     print("peak Python memory of the merge loop, TinyStories 2 MiB, vocab 5000 (tracemalloc)...")
     memory = {}
@@ -362,8 +360,7 @@ def run(args: argparse.Namespace) -> int:
         plot(results, out / "train_time_vs_vocab.png")
         plot_languages(results, out / "train_languages.png")
         write_results(out, "train", args.quick, machine=machine, budget=args.budget, language_vocab=LANGUAGE_VOCAB,
-                      targets=markdown_table(CHECK_HEADERS, check_rows(checks, no="**no**")),
+                      targets=markdown_targets(checks),
                       memory=markdown_table(["method", "peak MB"], [[k, f"{v:.1f}"] for k, v in memory.items()]),
                       tables=markdown_sections(tables, "###"))
-        print(f"wrote {out / 'README.md'}, {out / 'train_time_vs_vocab.png'} and {out / 'train_languages.png'}")
     return 0

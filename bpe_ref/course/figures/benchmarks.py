@@ -313,13 +313,12 @@ def encoding_snippet(data: dict) -> str:
 
 def noise_snippet(data: dict) -> str:
     rows = []
+    spreads = noise_spreads(data)
     for mode, title in (("interleaved", "interleaved rounds"), ("blocks", "two blocks, one after the other")):
         times = data[mode]["seconds"]
-        heap, linked = times["heap"], times["linked_list"]
-        ratios = [a / b for a, b in zip(heap, linked)]
-        rows.append([title, f"{median(heap):.3f} ({spread(heap):.2f})", f"{median(linked):.3f} ({spread(linked):.2f})",
-                     f"{paired_ratio(times, 'heap', 'linked_list'):.3f} ({spread(ratios):.2f})",
-                     f"{median(heap) / median(linked):.3f}"])
+        heap, linked = median(times["heap"]), median(times["linked_list"])
+        rows.append([title, f"{heap:.3f} ({spreads[mode][0]:.2f})", f"{linked:.3f} ({spreads[mode][1]:.2f})",
+                     f"{paired_ratio(times, 'heap', 'linked_list'):.3f} ({spreads[mode][2]:.2f})", f"{heap / linked:.3f}"])
     return (
         markdown_table(["how", "heap s (spread)", "linked_list s (spread)", "per-round ratio (spread)",
                         "ratio of medians"], rows, align="lrrrr")

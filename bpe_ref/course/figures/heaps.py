@@ -27,7 +27,7 @@ from .common import (
     Pair, panels, read_json, refuse_unless, save_png, show_pair, show_token, show_word, thousands,
 )
 from .heap_timings import CROSSOVER_JSON, WORD_LENGTH_JSON
-from .inverted_index import indexed_run, start_v4
+from .inverted_index import indexed_run, start_v4, totals
 from .naive_bpe import worked_example_counts
 
 PAGE = "05-heap.md"
@@ -273,17 +273,14 @@ def compaction_snippet(run: HeapSizeRun | None = None) -> str:
 def draw_heap_size(run: HeapSizeRun, path: Path) -> Path:
     fig, (left, right) = panels(2)
     merges = list(range(1, len(run.live_pairs) + 1))
-    colours = ["#4c72b0", "#c44e52", "#55a868"]
-    styles = ["-", "--", "-"]
-    for (label, sizes), colour, style in zip(run.sizes.items(), colours, styles):
+    for (label, sizes), colour, style in zip(run.sizes.items(), ["#4c72b0", "#c44e52", "#55a868"], ["-", "--", "-"]):
         left.plot(merges, sizes, style, color=colour, linewidth=1, label=f"heap entries, {label}")
+        right.plot(merges, [s / p if p else float("nan") for s, p in zip(sizes, run.live_pairs)], style,
+                   color=colour, linewidth=1, label=label)
     left.plot(merges, run.live_pairs, color="#2f2f2f", linewidth=1, label="live pairs P")
     left.plot(merges, [DEFAULT_COMPACTION_THRESHOLD * p for p in run.live_pairs], ":", color="#4c72b0", linewidth=1,
               label=f"{DEFAULT_COMPACTION_THRESHOLD:g} P (default rebuild line)")
     name_axes(left, "merge", "entries", "Heap size over a whole run, TinyStories sample", "upper right", 7)
-    for (label, sizes), colour, style in zip(run.sizes.items(), colours, styles):
-        right.plot(merges, [s / p if p else float("nan") for s, p in zip(sizes, run.live_pairs)], style,
-                   color=colour, linewidth=1, label=label)
     right.axhline(DEFAULT_COMPACTION_THRESHOLD, color="#4c72b0", linestyle=":", linewidth=1)
     right.axhline(LOW_THRESHOLD, color="#55a868", linestyle=":", linewidth=1)
     right.set_ylim(0.9, 2.6)
@@ -577,9 +574,7 @@ def stale_visits_snippet(path: Path = TINYSTORIES_SAMPLE) -> str:
     """Section 6: the ids V4 and V5 (same index, same merges) visit over a whole run, stale ones
     included, the tokens those visits read, and the bound 3Q they stay under."""
     run = indexed_run(path)
-    visited = sum(m.visited for m in run.merges)
-    stale = sum(m.stale for m in run.merges)
-    tokens = sum(m.visited_tokens for m in run.merges)
+    visited, stale, tokens = totals(run.merges, "visited", "stale", "visited_tokens")
     pretoken_counts = corpus_counts(Path(path))
     q = sum(len(p) ** 2 for p in pretoken_counts)
     return (

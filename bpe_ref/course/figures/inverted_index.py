@@ -383,6 +383,11 @@ def decline_snippet(run: IndexedRun, shown: int = 3) -> str:
                    f"{show_pair(most_stale.pair)}.")
 
 
+def totals(merges: Sequence[IndexedMerge], *fields: str) -> list[int]:
+    """Each of ``fields`` (names of :class:`IndexedMerge` counts) summed over ``merges``."""
+    return [sum(getattr(m, field) for m in merges) for field in fields]
+
+
 def first_and_whole(run: IndexedRun, first: int) -> tuple[tuple[str, list[IndexedMerge]], ...]:
     """The two spans the page's tables compare: the first ``first`` merges, and the whole run."""
     return ((f"first {first:,} merges", run.merges[:first]), (f"whole run ({len(run.merges):,} merges)", run.merges))
@@ -391,17 +396,13 @@ def first_and_whole(run: IndexedRun, first: int) -> tuple[tuple[str, list[Indexe
 def stale_snippet(run: IndexedRun, first: int = 1000) -> str:
     """How many of the ids V4 visits are stale, over the first ``first`` merges and the whole run,
     against the removals an exact index would make."""
-    rows = []
+    rows, ratios = [], []
     for label, chosen in first_and_whole(run, first):
-        visited = sum(m.visited for m in chosen)
-        stale = sum(m.stale for m in chosen)
-        removals = sum(m.exact_removals for m in chosen)
+        visited, stale, removals = totals(chosen, "visited", "stale", "exact_removals")
         rows.append((label, thousands(visited), thousands(visited - stale),
                      f"{thousands(stale)} ({100 * stale / max(1, visited):.0f}%)", thousands(removals)))
-    went_stale = sum(m.exact_removals for m in run.merges)
-    never = went_stale - sum(m.stale for m in run.merges)
-    ratios = [sum(m.exact_removals for m in chosen) / max(1, sum(m.stale for m in chosen))
-              for _, chosen in first_and_whole(run, first)]
+        ratios.append(removals / max(1, stale))
+    went_stale, never = removals, removals - stale  # the whole run's, the last span
     return (
         f"V4 on the shipped TinyStories sample ($W$ = {thousands(run.distinct_words)} distinct words), "
         "with the special token `<|endoftext|>`, until no pair is left:\n\n"
@@ -416,11 +417,8 @@ def stale_snippet(run: IndexedRun, first: int = 1000) -> str:
 
 def bound_snippet(run: IndexedRun, first: int = 1000) -> str:
     """The words rewritten over the whole run, against the bound ``sum over words of (len - 1)``."""
-    early = sum(m.rewritten for m in run.merges[:first])
-    rewritten = sum(m.rewritten for m in run.merges)
-    shrink = sum(m.shrink for m in run.merges)
-    visited = sum(m.visited for m in run.merges)
-    added = sum(m.added for m in run.merges)
+    (early,) = totals(run.merges[:first], "rewritten")
+    rewritten, shrink, visited, added = totals(run.merges, "rewritten", "shrink", "visited", "added")
     entries = run.initial_entries + added
     return (
         f"Over the whole run ({len(run.merges):,} merges on the TinyStories sample), V4 rewrites "
@@ -439,10 +437,7 @@ def scan_work_snippet(run: IndexedRun, first: int = 1000) -> str:
     tokens read and windows updated by the rest of the loop."""
     rows = []
     for label, chosen in first_and_whole(run, first):
-        compared = sum(m.distinct_pairs for m in chosen)
-        visited = sum(m.visited for m in chosen)
-        tokens = sum(m.visited_tokens for m in chosen)
-        windows = sum(m.updated_windows for m in chosen)
+        compared, visited, tokens, windows = totals(chosen, "distinct_pairs", "visited", "visited_tokens", "updated_windows")
         rows.append((label, thousands(compared), thousands(visited), thousands(tokens), thousands(windows),
                      f"{compared / (tokens + windows):.1f}×"))
     P = [m.distinct_pairs for m in run.merges]
