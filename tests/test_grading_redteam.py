@@ -2987,7 +2987,9 @@ def test_lab_09_s_secret_size_cannot_be_sealed_by_the_function_that_should_measu
     (textbook RSA on a random salt), opened on the trusted side. The key is public: a peak_memory that never calls fn
     seals a size of its own with the key its closure holds and reports it; the check passes, and the review flags
     nothing (``getattr`` spelled around the flagged names). Open: whatever fn can seal in the worker, the learner's code
-    can; only a size the trusted side knows, reaching fn by a way the learner's code cannot read, would do."""
+    can; only a size the trusted side knows, reaching fn by a way the learner's code cannot read, would do. Nor does
+    the worker's memory high-water mark measured from outside: the same code allocating the size it seals raises it
+    as fn would (a block of 40 MiB of its own raised it by 39.9 MiB, as fn's 37.5 MiB did by 37.4 MiB)."""
     from test_mistakes import remote
 
     from bpe_ref.course.trusted.review import capability_uses

@@ -186,9 +186,12 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   called and seals it with a public key whose private half stays here, so the worker cannot read a
   size back; but the key is public: code that reads the function's closure seals a size of its own
   and skips the call (section 28, open; ``getattr`` spelled around the flagged names hides it from the
-  review). Disarming these (the callback removed, ``os.urandom`` replaced, the frame traced) and reaching
-  into a closure or a caller's frame are flagged for review (``review.INTROSPECTION``,
-  ``review.ATTRIBUTES``), a hint only.
+  review). Measuring the worker's memory from outside (``VmHWM`` of ``/proc/PID/status``, reset through
+  ``clear_refs``) would not close it: it shows memory held during the call, not which code held it (the
+  same code that also allocates the size it sealed raises it as fn would), and below glibc's largest mmap
+  threshold (32 MiB) a fn's block may reuse heap freed earlier and raise it not at all. Disarming these
+  (the callback removed, ``os.urandom`` replaced, the frame traced) and reaching into a closure or a
+  caller's frame are flagged for review (``review.INTROSPECTION``, ``review.ATTRIBUTES``), a hint only.
 - Review flags from behaviour are what can be seen from outside: the calls the sandbox refused and
   the files it refused to open, by name and count; processes that left the session, files left in
   /dev/shm, links or special files in the scratch folder; tampering nbgrader restored (a test or
