@@ -522,7 +522,7 @@ def test_page01_dedup_factor_grows_with_the_corpus():
     assert [r.documents for r in rows][-1] == 1728
 
 
-def test_page02_overlap_bug_claims():
+def test_page02_overlap_bug_claims(snippets):  # snippets: in their process, the two runs they made are cached
     """Page 02, section 4: the per-occurrence bug spoils the counts within ten merges on both corpora,
     but the merges only hundreds of merges later, after all 243 merges of lab 02's corpus.en test."""
     from bpe_ref.course.figures.incremental_updates import OVERLAP_BUG_CORPORA, overlap_bug_run
