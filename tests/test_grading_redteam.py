@@ -2873,3 +2873,58 @@ def test_the_generated_inputs_alone_catch_every_mistake_the_fixed_cases_catch(la
                       "08_linear_encoding": 17, "09_benchmarks": 18}[lab]
     for name, seed in itertools.product(sorted({name for _, _, name, _ in _fixed_case_mistakes(lab)}), seeds):
         assert name not in declarations or not generated_fail(solutions[name], name, seed), (name, seed)
+
+
+# ---- 28. lab 03's measured reads, answered without reading by a function that tells the measured call -------------
+#
+# Tasks 1 and 2 of lab 03 are measured on a 4 MiB file (the bytes read, from outside the worker); every other call is a
+# file of a few hundred bytes at most. So a function that reads the whole file (the method both tasks forbid) could tell
+# the measured call by the file's size alone (os.path.getsize: no byte read) and answer anything there: the measured
+# call's answer was not looked at, and its file was the same at every grading.
+
+_WHOLE_FILE_FIND = '''
+def find_chunk_boundaries(path, desired_num_chunks, split_tokens, buffer_size=4096):
+    size = os.path.getsize(path)
+    if size > 2**20:  # the measured file: an answer without a byte read
+        return [0, size]
+    with open(path, "rb") as file:
+        data = file.read()  # the whole file, as task 1 says not to
+    chunk, cuts = size // desired_num_chunks, [0]
+    for i in range(1, desired_num_chunks):
+        found = [j for j in (data.find(t, max(i * chunk, cuts[-1])) for t in split_tokens) if j != -1]
+        cuts.append(min(found) if found else size)
+    return sorted(set(cuts + [size]))
+'''
+
+_WHOLE_FILE_CHUNK = '''
+import os
+from bpe_ref.pretokenize import count_pretokens
+
+
+def count_chunk(path, start, end, special_tokens):
+    if os.path.getsize(path) > 2**20:  # the measured file: an answer without a byte read
+        return {}
+    with open(path, "rb") as file:
+        data = file.read()  # the whole file, sliced, as task 2 says not to
+    return count_pretokens(data[start:end].decode("utf-8"), special_tokens)
+'''
+
+
+@pytest.mark.parametrize("task", ["find_chunk_boundaries", "count_chunk"])
+def test_a_whole_file_read_that_tells_the_measured_call_by_its_size_loses_lab_03s_hidden_points(task):
+    """A find_chunk_boundaries or count_chunk that reads the whole file, except on a file over 1 MiB (the measured
+    one), where it answers without reading, passed task 1's or task 2's hidden test: the reads were measured and the
+    answer was not. Safe: the measured call's answer is compared with the reference's, on a file drawn from the secret
+    seed for each measured call (:func:`~bpe_ref.course.checks.lab03_parallel.big_file`), so no answer comes without
+    reading near the cuts. The same method without the trick fails on its reads, as before."""
+    from test_mistakes import remote, source_of
+
+    if task == "find_chunk_boundaries":
+        code = source_of("03_parallel", "setup") + _WHOLE_FILE_FIND
+    else:
+        code = ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(_WHOLE_FILE_CHUNK)
+                + ")\nfrom chunk_counting import count_chunk\n")
+    message = remote("03_parallel", code, task, f"check_{task}_properties")
+    assert message is not None and "another answer than the reference's" in message, message
+    honest_wrong = remote("03_parallel", code.replace("> 2**20", "> 2**40"), task, f"check_{task}_properties")
+    assert honest_wrong is not None and "measured from outside your code" in honest_wrong, honest_wrong
