@@ -2928,3 +2928,33 @@ def test_a_whole_file_read_that_tells_the_measured_call_by_its_size_loses_lab_03
     assert message is not None and "another answer than the reference's" in message, message
     honest_wrong = remote("03_parallel", code.replace("> 2**20", "> 2**40"), task, f"check_{task}_properties")
     assert honest_wrong is not None and "measured from outside your code" in honest_wrong, honest_wrong
+
+
+# Lab 06 task 5's ids that are not tokens (a negative id, one with an empty range, one past the end) are the only inputs
+# on which a decoder without a check of its ids fails: the generated ids are all tokens. The hidden test's were fixed in
+# the graders' source, each called as [0, bad, 1].
+_UNCHECKED_DECODE = '''
+def decode_with_arena(ids, buffer, offsets):
+    if {trick}:
+        raise ValueError(f"cannot decode token id {{ids[1]}}")
+    return b"".join(buffer[offsets[i]:offsets[i + 1]] for i in ids)  # no check of the ids at all
+'''
+_KNOWN_BAD = {b"abc\xc3\xa9<s>": (-2, 4, 7, -7)}  # the hidden test's fixed arena and bad ids, as the graders had them
+
+
+@pytest.mark.parametrize("trick", [
+    "len(ids) == 3 and ids[1] in {known!r}.get(bytes(buffer), ())".format(known=_KNOWN_BAD),  # a table of them
+    "len(ids) == 3 and ids[0] == 0 and ids[2] == 1",  # their shape: every [0, x, 1] refused
+])
+def test_a_decoder_that_checks_no_id_keeps_no_point_of_lab_06s_hidden_bad_ids(trick):
+    """A decode_with_arena that checks no id, and raises where it recognises a call of the graders' bad ids (by a table
+    of the fixed ones, or by their shape), kept task 5's hidden points. Safe: the hidden bad ids and their arena are
+    drawn from the secret seed, each among drawn good ids at a drawn place, and the same call with a good id in its
+    place must decode (:func:`~bpe_ref.course.checks.lab06_encode_decode.verify_drawn_bad_ids`)."""
+    from test_mistakes import remote, source_of
+
+    code = source_of("06_encode_decode", "setup") + _UNCHECKED_DECODE.format(trick=trick)
+    message = remote("06_encode_decode", code, "decode_with_arena", "check_decode_with_arena_properties")
+    assert message is not None and "expected" in message, message
+    honest = source_of("06_encode_decode", "setup") + "\n" + source_of("06_encode_decode", "task5_decode_with_arena_solution")
+    assert remote("06_encode_decode", honest, "decode_with_arena", "check_decode_with_arena_properties") is None
