@@ -2958,3 +2958,31 @@ def test_a_decoder_that_checks_no_id_keeps_no_point_of_lab_06s_hidden_bad_ids(tr
     assert message is not None and "expected" in message, message
     honest = source_of("06_encode_decode", "setup") + "\n" + source_of("06_encode_decode", "task5_decode_with_arena_solution")
     assert remote("06_encode_decode", honest, "decode_with_arena", "check_decode_with_arena_properties") is None
+
+
+def test_one_worker_process_counting_the_whole_file_loses_lab_03_task_4():
+    """Task 4's count in one process of a pool of one, by the asked start method, after a call of find_chunk_boundaries
+    for show: a serial count in another process. It passed every check of the hidden test: processes no more than asked,
+    by that start method, the cuts asked for, none left running, the calling process's CPU time low (the count ran in
+    the child). Safe: a pool of num_workers processes starts them all for num_workers * chunks_per_worker chunks given
+    at once, so fewer worker processes than num_workers (the fork server left out) fail (measured from outside the
+    worker, :meth:`~bpe_ref.course.trusted.measure_worker.ProcessWatch.fork_servers`)."""
+    from test_mistakes import remote, source_of
+
+    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    code = (source_of("03_parallel", "setup") + "\n"
+            + "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
+            + "from chunk_counting import count_chunk\n"
+            + "\n".join(source_of("03_parallel", c) for c in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution"))
+            + '''
+
+def count_pretokens_in_file(path, special_tokens, num_workers=1, chunks_per_worker=1, start_method=None):
+    if num_workers == 1 or not special_tokens:
+        with open(path, "rb") as file:
+            return count_pretokens(file.read().decode("utf-8"), special_tokens)
+    find_chunk_boundaries(path, num_workers * chunks_per_worker, [t.encode("utf-8") for t in special_tokens])  # for show
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(start_method)) as pool:
+        return pool.submit(count_chunk, path, 0, os.path.getsize(path), special_tokens).result()  # the whole file
+''')
+    message = remote("03_parallel", code, "count_pretokens_in_file", "check_count_pretokens_in_file_properties")
+    assert message is not None and "started 1 worker process(es) for 2 workers" in message, message

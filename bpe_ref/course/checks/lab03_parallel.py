@@ -614,6 +614,12 @@ def verify_worker_processes(learner: Callable) -> None:
             raise CheckFailed(
                 f"{call} started its processes {how}, none by {method}: pass "
                 "mp_context=multiprocessing.get_context(start_method) to the ProcessPoolExecutor")
+        if workers - watch.fork_servers() < num_workers:
+            raise CheckFailed(
+                f"{call} started {workers - watch.fork_servers()} worker process(es) for {num_workers} workers (measured "
+                "from outside your code): the chunks go to a pool of num_workers processes, all given chunks at once "
+                "(pool.map), so that they count in parallel; one process counting the chunks, or the whole file, in turn "
+                "is a serial count in another process")
         allowed = num_workers + (1 if method == "forkserver" else 0)  # the fork server itself, when it starts
         if workers > allowed:
             raise CheckFailed(f"{call} started {workers} processes for {num_workers} workers (measured as on a machine of "
