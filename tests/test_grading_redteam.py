@@ -2986,3 +2986,23 @@ def count_pretokens_in_file(path, special_tokens, num_workers=1, chunks_per_work
 ''')
     message = remote("03_parallel", code, "count_pretokens_in_file", "check_count_pretokens_in_file_properties")
     assert message is not None and "started 1 worker process(es) for 2 workers" in message, message
+
+
+def test_a_recounting_trainer_on_the_frequent_words_alone_loses_lab_02_task_3():
+    """Lab 02 task 3's measured corpus: its first merges' pairs were held by its 64 frequent words alone (1,000,000 times
+    each, tied), so V1 (a recount per merge) on the words counted more than once learned the reference's merges at no
+    cost, and passed the measure of incremental updates: picked by count, as section 16's trainers of labs 04 and 05.
+    Safe: half of those pairs also occur once in a rare word of their own, which orders the tied merges
+    (:func:`~bpe_ref.course.checks.lab02_incremental.few_changes_corpus`): the frequent words alone learn other merges.
+    V1 on the whole corpus still fails on its cost."""
+    from test_mistakes import remote, source_of
+
+    code = source_of("02_incremental", "setup") + '''
+
+def train(pretoken_counts, num_merges):
+    if len(pretoken_counts) > 1000:  # the measured corpus: its rare words (once each) hold none of the first merges' pairs
+        pretoken_counts = {word: count for word, count in pretoken_counts.items() if count > 1}
+    return train_naive(pretoken_counts, num_merges)  # V1: a recount per merge
+'''
+    message = remote("02_incremental", code, "train", "check_train_properties")
+    assert message is not None and "did not learn the reference's merges" in message, message
