@@ -459,7 +459,10 @@ def test_a_whole_file_read_outside_the_workers_own_reads_loses_task_1(attack):
         return
     assert visible.passed, visible.message  # a correct answer: only how it was found is wrong
     assert "measured from outside your code" in hidden.message, hidden.message
-    assert ("mapped 4194461 bytes" if attack.startswith("mmap") else "by your process and any it started") in hidden.message
+    if attack.startswith("mmap"):  # the whole file (its size drawn from the seed)
+        assert re.search(r"mapped (\d+) bytes of the file's \1 ", hidden.message), hidden.message
+    else:
+        assert "by your process and any it started" in hidden.message, hidden.message
 
 
 def test_the_taught_search_reads_a_few_buffers_and_maps_nothing_of_its_input():
