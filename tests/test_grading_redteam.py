@@ -459,7 +459,10 @@ def test_a_whole_file_read_outside_the_workers_own_reads_loses_task_1(attack):
         return
     assert visible.passed, visible.message  # a correct answer: only how it was found is wrong
     assert "measured from outside your code" in hidden.message, hidden.message
-    assert ("mapped 4194461 bytes" if attack.startswith("mmap") else "by your process and any it started") in hidden.message
+    if attack.startswith("mmap"):  # the whole file (its size drawn from the seed)
+        assert re.search(r"mapped (\d+) bytes of the file's \1 ", hidden.message), hidden.message
+    else:
+        assert "by your process and any it started" in hidden.message, hidden.message
 
 
 def test_the_taught_search_reads_a_few_buffers_and_maps_nothing_of_its_input():
@@ -2998,3 +3001,134 @@ def test_lab_09_s_secret_size_cannot_be_sealed_by_the_function_that_should_measu
     message = remote("09_benchmarks", PEAK_SEALED_BY_ITSELF, "peak_memory", lambda graders, f: graders.verify_secret_size(f))
     assert message is not None, "peak_memory passed without calling fn: the size sealed by itself"
 
+# ---- 29. lab 03's measured reads, answered without reading by a function that tells the measured call -------------
+#
+# Tasks 1 and 2 of lab 03 are measured on a 4 MiB file (the bytes read, from outside the worker); every other call is a
+# file of a few hundred bytes at most. So a function that reads the whole file (the method both tasks forbid) could tell
+# the measured call by the file's size alone (os.path.getsize: no byte read) and answer anything there: the measured
+# call's answer was not looked at, and its file was the same at every grading.
+
+_WHOLE_FILE_FIND = '''
+def find_chunk_boundaries(path, desired_num_chunks, split_tokens, buffer_size=4096):
+    size = os.path.getsize(path)
+    if size > 2**20:  # the measured file: an answer without a byte read
+        return [0, size]
+    with open(path, "rb") as file:
+        data = file.read()  # the whole file, as task 1 says not to
+    chunk, cuts = size // desired_num_chunks, [0]
+    for i in range(1, desired_num_chunks):
+        found = [j for j in (data.find(t, max(i * chunk, cuts[-1])) for t in split_tokens) if j != -1]
+        cuts.append(min(found) if found else size)
+    return sorted(set(cuts + [size]))
+'''
+
+_WHOLE_FILE_CHUNK = '''
+import os
+from bpe_ref.pretokenize import count_pretokens
+
+
+def count_chunk(path, start, end, special_tokens):
+    if os.path.getsize(path) > 2**20:  # the measured file: an answer without a byte read
+        return {}
+    with open(path, "rb") as file:
+        data = file.read()  # the whole file, sliced, as task 2 says not to
+    return count_pretokens(data[start:end].decode("utf-8"), special_tokens)
+'''
+
+
+@pytest.mark.parametrize("task", ["find_chunk_boundaries", "count_chunk"])
+def test_a_whole_file_read_that_tells_the_measured_call_by_its_size_loses_lab_03s_hidden_points(task):
+    """A find_chunk_boundaries or count_chunk that reads the whole file, except on a file over 1 MiB (the measured
+    one), where it answers without reading, passed task 1's or task 2's hidden test: the reads were measured and the
+    answer was not. Safe: the measured call's answer is compared with the reference's, on a file drawn from the secret
+    seed for each measured call (:func:`~bpe_ref.course.checks.lab03_parallel.big_file`), so no answer comes without
+    reading near the cuts. The same method without the trick fails on its reads, as before."""
+    from test_mistakes import remote, source_of
+
+    if task == "find_chunk_boundaries":
+        code = source_of("03_parallel", "setup") + _WHOLE_FILE_FIND
+    else:
+        code = ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(_WHOLE_FILE_CHUNK)
+                + ")\nfrom chunk_counting import count_chunk\n")
+    message = remote("03_parallel", code, task, f"check_{task}_properties")
+    assert message is not None and "another answer than the reference's" in message, message
+    honest_wrong = remote("03_parallel", code.replace("> 2**20", "> 2**40"), task, f"check_{task}_properties")
+    assert honest_wrong is not None and "measured from outside your code" in honest_wrong, honest_wrong
+
+
+# Lab 06 task 5's ids that are not tokens (a negative id, one with an empty range, one past the end) are the only inputs
+# on which a decoder without a check of its ids fails: the generated ids are all tokens. The hidden test's were fixed in
+# the graders' source, each called as [0, bad, 1].
+_UNCHECKED_DECODE = '''
+def decode_with_arena(ids, buffer, offsets):
+    if {trick}:
+        raise ValueError(f"cannot decode token id {{ids[1]}}")
+    return b"".join(buffer[offsets[i]:offsets[i + 1]] for i in ids)  # no check of the ids at all
+'''
+_KNOWN_BAD = {b"abc\xc3\xa9<s>": (-2, 4, 7, -7)}  # the hidden test's fixed arena and bad ids, as the graders had them
+
+
+@pytest.mark.parametrize("trick", [
+    "len(ids) == 3 and ids[1] in {known!r}.get(bytes(buffer), ())".format(known=_KNOWN_BAD),  # a table of them
+    "len(ids) == 3 and ids[0] == 0 and ids[2] == 1",  # their shape: every [0, x, 1] refused
+])
+def test_a_decoder_that_checks_no_id_keeps_no_point_of_lab_06s_hidden_bad_ids(trick):
+    """A decode_with_arena that checks no id, and raises where it recognises a call of the graders' bad ids (by a table
+    of the fixed ones, or by their shape), kept task 5's hidden points. Safe: the hidden bad ids and their arena are
+    drawn from the secret seed, each among drawn good ids at a drawn place, and the same call with a good id in its
+    place must decode (:func:`~bpe_ref.course.checks.lab06_encode_decode.verify_drawn_bad_ids`)."""
+    from test_mistakes import remote, source_of
+
+    code = source_of("06_encode_decode", "setup") + _UNCHECKED_DECODE.format(trick=trick)
+    message = remote("06_encode_decode", code, "decode_with_arena", "check_decode_with_arena_properties")
+    assert message is not None and "expected" in message, message
+    honest = source_of("06_encode_decode", "setup") + "\n" + source_of("06_encode_decode", "task5_decode_with_arena_solution")
+    assert remote("06_encode_decode", honest, "decode_with_arena", "check_decode_with_arena_properties") is None
+
+
+def test_one_worker_process_counting_the_whole_file_loses_lab_03_task_4():
+    """Task 4's count in one process of a pool of one, by the asked start method, after a call of find_chunk_boundaries
+    for show: a serial count in another process. It passed every check of the hidden test: processes no more than asked,
+    by that start method, the cuts asked for, none left running, the calling process's CPU time low (the count ran in
+    the child). Safe: a pool of num_workers processes starts them all for num_workers * chunks_per_worker chunks given
+    at once, so fewer worker processes than num_workers (the fork server left out) fail (measured from outside the
+    worker, :meth:`~bpe_ref.course.trusted.measure_worker.ProcessWatch.fork_servers`)."""
+    from test_mistakes import remote, source_of
+
+    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    code = (source_of("03_parallel", "setup") + "\n"
+            + "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
+            + "from chunk_counting import count_chunk\n"
+            + "\n".join(source_of("03_parallel", c) for c in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution"))
+            + '''
+
+def count_pretokens_in_file(path, special_tokens, num_workers=1, chunks_per_worker=1, start_method=None):
+    if num_workers == 1 or not special_tokens:
+        with open(path, "rb") as file:
+            return count_pretokens(file.read().decode("utf-8"), special_tokens)
+    find_chunk_boundaries(path, num_workers * chunks_per_worker, [t.encode("utf-8") for t in special_tokens])  # for show
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(start_method)) as pool:
+        return pool.submit(count_chunk, path, 0, os.path.getsize(path), special_tokens).result()  # the whole file
+''')
+    message = remote("03_parallel", code, "count_pretokens_in_file", "check_count_pretokens_in_file_properties")
+    assert message is not None and "started 1 worker process(es) for 2 workers" in message, message
+
+
+def test_a_recounting_trainer_on_the_frequent_words_alone_loses_lab_02_task_3():
+    """Lab 02 task 3's measured corpus: its first merges' pairs were held by its 64 frequent words alone (1,000,000 times
+    each, tied), so V1 (a recount per merge) on the words counted more than once learned the reference's merges at no
+    cost, and passed the measure of incremental updates: picked by count, as section 16's trainers of labs 04 and 05.
+    Safe: half of those pairs also occur once in a rare word of their own, which orders the tied merges
+    (:func:`~bpe_ref.course.checks.lab02_incremental.few_changes_corpus`): the frequent words alone learn other merges.
+    V1 on the whole corpus still fails on its cost."""
+    from test_mistakes import remote, source_of
+
+    code = source_of("02_incremental", "setup") + '''
+
+def train(pretoken_counts, num_merges):
+    if len(pretoken_counts) > 1000:  # the measured corpus: its rare words (once each) hold none of the first merges' pairs
+        pretoken_counts = {word: count for word, count in pretoken_counts.items() if count > 1}
+    return train_naive(pretoken_counts, num_merges)  # V1: a recount per merge
+'''
+    message = remote("02_incremental", code, "train", "check_train_properties")
+    assert message is not None and "did not learn the reference's merges" in message, message

@@ -28,9 +28,10 @@ from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_c
 from ..trusted.measure_worker import ProcessWatch, cpu_seconds, reads_of
 from ..trusted.measure_worker import available as measure_available
 from .core import (
-    Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_learner, error_name, materialized, passed, stretch,
+    Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_learner, error_name, expected_result, materialized, passed,
+    short_repr, stretch,
 )
-from .measured import keeper_id, mapped_bytes, measured_random, process_id, reference_cost
+from .measured import FRESH, answers_right, keeper_id, mapped_bytes, measured_random, process_id, reference_cost
 from .spec import runs_remotely
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
@@ -184,12 +185,31 @@ def nested_boundaries_inputs() -> st.SearchStrategy:
 
 
 BIG_FILE_MIB = 4  # the file whose reads are measured: far more than a few buffers
-BIG_DOCUMENT = "".join(f"line {i}: the cat sat on the mat, café 字 🙂.\n" for i in range(20)) + EOT
+BIG_WORDS = [" the", " cat", " sat", " on", " mat", ",", ".", " café", " 字", " 🙂", " dog", " ran", "\n"]
 
 
 def big_file() -> bytes:
-    """About 4 MiB of documents of about 1 KiB, each ending in a special token: the file whose reads are measured."""
-    return (BIG_DOCUMENT * (BIG_FILE_MIB * 2**20 // len(BIG_DOCUMENT.encode()) + 1)).encode("utf-8")
+    """About 4 MiB of documents of 0.5 to 1.5 KiB, each ending in a special token: the file whose reads are measured,
+    drawn from the grading's secret seed, a fresh one for each measured call (:data:`.measured.FRESH`). Its answer is
+    compared with the reference's, so a function that tells the measured call (by the file's size) cannot answer it
+    without reading it: a fixed file, and no look at the answer, let a whole-file read pass on every other call
+    (tests/test_grading_redteam.py, section 29)."""
+    rng = measured_random(f"03_parallel:big_file:{next(FRESH)}")
+    pool = [(f"Doc {rng.randint(0, 10**6)}:" + "".join(rng.choices(BIG_WORDS, k=rng.randint(80, 260))) + EOT).encode()
+            for _ in range(256)]
+    documents, size = [], 0
+    while size < BIG_FILE_MIB * 2**20:
+        documents.append(rng.choice(pool))
+        size += len(documents[-1])
+    return b"".join(documents)
+
+
+def measured_answer(task: Task, reference: Callable, args: tuple, outcome, call: str) -> None:
+    """A measured call fails on an error, and on an answer other than the reference's on the same file."""
+    outcome.fail_on_error(call)
+    if not answers_right(expected_result(task, reference, args), outcome.value[1]):
+        raise CheckFailed(f"{call} returned another answer than the reference's on this file (measured call): "
+                          f"{short_repr(outcome.value[1], 200)}")
 
 
 def verify_reads_in_buffers(learner: Callable) -> None:
@@ -198,7 +218,8 @@ def verify_reads_in_buffers(learner: Callable) -> None:
     learner's process reads during the call (the kernel's count, measured from outside it), with those
     of every process it started (waited for or not: :func:`~..trusted.measure_worker.tree_read_chars`),
     must be under a quarter of the file, and so must the bytes of it they map (``mmap``, counted by the
-    grading worker's keeper). The search reads a few buffers per guess: about 20 KiB."""
+    grading worker's keeper), and its cuts must be the reference's. The search reads a few buffers per guess: about
+    20 KiB."""
     if not measure_available():
         passed("find_chunk_boundaries: its reads were not measured (this system has no /proc).")
         return
@@ -209,7 +230,7 @@ def verify_reads_in_buffers(learner: Callable) -> None:
         outcome = call_learner(learner, args, FIND_TASK.provided, FIND_TASK.stand_ins, FIND_TASK.kernel_time_limit)
     mapped_after = mapped_bytes(learner)
     call = f"find_chunk_boundaries(<a file of {len(data)} bytes>, 4, [{EOT.encode()!r}], 4096)"
-    outcome.fail_on_error(call)
+    measured_answer(FIND_TASK, find_chunk_boundaries, args, outcome, call)
     mapped = mapped_after - mapped_before if mapped_before is not None and mapped_after is not None else 0
     if mapped > len(data) // 4:
         raise CheckFailed(
@@ -319,25 +340,25 @@ COUNT_CHUNK_TASK = Task("count_chunk", ("path", "start", "end", "special_tokens"
                         driver=from_its_module, in_module="chunk_counting")
 
 def verify_chunk_reads(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None:
-    """Task 2 says the worker reads bytes [start, end): on the 4 MiB file, for a range of 32 documents (about
-    32 KiB) in its middle, the bytes the learner's process reads during the call (with those of any process it
-    started, measured from outside it) and those it maps must be under a quarter of the file. A worker that reads
-    the whole file and slices it gets the same counts, and reads the corpus once per chunk. (Lab 10's count_range,
+    """Task 2 says the worker reads bytes [start, end): on the 4 MiB file, for a range of about 32 KiB in its middle
+    (from one document's start to another's), the bytes the learner's process reads during the call (with those of any
+    process it started, measured from outside it) and those it maps must be under a quarter of the file, and its counts
+    the reference's. A worker that reads the whole file and slices it gets the same counts, and reads the corpus once
+    per chunk. (Lab 10's count_range,
     the same map, is measured so too: ``task`` is the one graded.)"""
     if not measure_available():
         passed(f"{task.name}: its reads were not measured (this system has no /proc).")
         return
     data = big_file()
-    size = len(BIG_DOCUMENT.encode())
-    start = (len(data) // size // 2) * size - len(EOT)  # a special token's start: a chunk's start in task 4
-    end = start + 32 * size
+    start = data.find(EOT.encode(), len(data) // 2)  # a special token's start: a chunk's start in task 4
+    end = data.find(EOT.encode(), start + 32 * 2**10)
     args = materialized((CorpusFile(data), start, end, [EOT]), learner)
     mapped_before = mapped_bytes(learner)
     with reads_of(process_id(learner), keeper_id(learner)) as reads:
         outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
     mapped_after = mapped_bytes(learner)
     call = f"{task.name}(<a file of {len(data)} bytes>, {start}, {end}, [{EOT!r}])"
-    outcome.fail_on_error(call)
+    measured_answer(task, count_chunk, args, outcome, call)
     mapped = mapped_after - mapped_before if mapped_before is not None and mapped_after is not None else 0
     read = max(reads["bytes"] or 0, mapped)
     if read > len(data) // 4:
@@ -596,6 +617,12 @@ def verify_worker_processes(learner: Callable) -> None:
             raise CheckFailed(
                 f"{call} started its processes {how}, none by {method}: pass "
                 "mp_context=multiprocessing.get_context(start_method) to the ProcessPoolExecutor")
+        if workers - watch.fork_servers() < num_workers:
+            raise CheckFailed(
+                f"{call} started {workers - watch.fork_servers()} worker process(es) for {num_workers} workers (measured "
+                "from outside your code): the chunks go to a pool of num_workers processes, all given chunks at once "
+                "(pool.map), so that they count in parallel; one process counting the chunks, or the whole file, in turn "
+                "is a serial count in another process")
         allowed = num_workers + (1 if method == "forkserver" else 0)  # the fork server itself, when it starts
         if workers > allowed:
             raise CheckFailed(f"{call} started {workers} processes for {num_workers} workers (measured as on a machine of "

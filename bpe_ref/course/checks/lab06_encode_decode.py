@@ -675,10 +675,25 @@ BAD_IDS = [(-1, "a negative id: offsets[-1] counts from the end, so it would rea
            (-4, "a negative id")]
 
 
-def verify_bad_ids(learner: Callable, cases: list[tuple[int, str]], buffer: bytes, offsets: list[int]) -> int:
-    """Each bad id, among good ones, must raise ``ValueError`` naming it."""
+def verify_bad_ids(learner: Callable, cases: list[tuple[int, str]], buffer: bytes, offsets: list[int],
+                   rng: random.Random | None = None) -> int:
+    """Each bad id, among good ones, must raise ``ValueError`` naming it. With ``rng`` (the hidden test's), the good
+    ids around it are drawn, and the same call with a good id in the bad one's place must decode: only a check of the
+    id tells the two calls apart, not their shape (a table of the graders' fixed bad ids, or a ValueError for every
+    ``[0, x, 1]``, kept the hidden points without one: tests/test_grading_redteam.py, section 29)."""
+    good = [i for i in range(len(offsets) - 1) if offsets[i] < offsets[i + 1]]
     for bad, why in cases:
         ids = [0, bad, 1]
+        if rng is not None:
+            ids = rng.choices(good, k=rng.randint(1, 5))
+            at = rng.randint(0, len(ids))
+            twin = [*ids[:at], rng.choice(good), *ids[at:]]
+            outcome = call_learner(learner, (twin, buffer, offsets), PROVIDED)
+            if outcome.error is not None or outcome.value[1] != decode_with_arena(twin, buffer, offsets):
+                got = f"raised {error_name(outcome.error)}" if outcome.error is not None else f"returned {outcome.value[1]!r}"
+                raise CheckFailed(f"decode_with_arena(ids={twin!r}, buffer={buffer!r}, offsets={offsets!r}) {got}: "
+                                  f"expected {decode_with_arena(twin, buffer, offsets)!r} (every id is a token)")
+            ids.insert(at, bad)
         call = f"decode_with_arena(ids={ids!r}, buffer={buffer!r}, offsets={offsets!r})"
         outcome = call_learner(learner, (ids, buffer, offsets), PROVIDED)
         if outcome.reference_calls:
@@ -694,6 +709,18 @@ def verify_bad_ids(learner: Callable, cases: list[tuple[int, str]], buffer: byte
     return len(cases)
 
 
+def verify_drawn_bad_ids(learner: Callable) -> int:
+    """The hidden test's bad ids, drawn from the grading's secret seed with their arena (some ids without a token): a
+    negative id, one with an empty range, one past the end and a negative one below ``-len(offsets)``."""
+    rng = random.Random(f"{current_seed()}:06_encode_decode:bad_ids")
+    size = rng.randint(6, 10)
+    missing = set(rng.sample(range(2, size - 1), rng.randint(1, 2)))
+    buffer, offsets = build_arena({i: rng.randbytes(rng.randint(1, 3)) for i in range(size) if i not in missing})
+    cases = [(rng.randint(-size, -1), "a negative id"), (rng.choice(sorted(missing)), "an id with an empty range"),
+             (rng.randint(size, size + 9), "an id past the end"), (rng.randint(-3 * size, -size - 1), "a negative id")]
+    return verify_bad_ids(learner, cases, buffer, offsets, rng)
+
+
 @st.composite
 def decode_inputs(draw) -> tuple[list[int], bytes, list[int]]:
     vocab = draw(vocabs.filter(bool))
@@ -706,9 +733,7 @@ def decode_inputs(draw) -> tuple[list[int], bytes, list[int]]:
 DECODE = TaskGraders(
     DECODE_TASK, decode_with_arena, DECODE_CASES, decode_inputs(), max_examples=50,
     visible_then=lambda learner: verify_bad_ids(learner, BAD_IDS, *HI),
-    hidden_then=lambda learner: verify_bad_ids(
-        learner, [(-2, "a negative id"), (4, "an id with an empty range"), (7, "an id past the end"), (-7, "a negative id")],
-        *build_arena({0: b"ab", 1: b"c", 2: b"\xc3\xa9", 6: b"<s>"})),
+    hidden_then=verify_drawn_bad_ids,
 )
 
 LAB = Lab(

@@ -158,7 +158,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   (``"unseen"``, :class:`.measure_worker.ProcessWatch`; Linux 5.5+). Bytes read (lab 03's "never
   the whole file") are the kernel's ``rchar`` of every process under the keeper, live, a zombie or
   reaped (:func:`.measure_worker.tree_read_chars`; a count an undumpable process hides makes it
-  unknown, and the check fails); a file's pages mapped instead of read are counted by the keeper,
+  unknown, and the check fails), on a file drawn from the secret seed for each measured call, whose answer is
+  compared with the reference's (a whole-file reader that told the measured call by its size answered it unread:
+  ``tests/test_grading_redteam.py``, section 29); a file's pages mapped instead of read are counted by the keeper,
   which every file ``mmap`` goes by (bytes mapped of a grader's input or of a file the worker can
   write; a thread that swaps the fd meanwhile is counted for the file held at the look; not counted
   before Linux 5.5); ``splice``/``tee``/``vmsplice``, whose bytes ``rchar`` misses, are refused

@@ -195,6 +195,12 @@ class ProcessWatch:
                 counts[method] += 1
         return dict(counts)
 
+    def fork_servers(self) -> int:
+        """How many of the processes started are a fork server (started by forkserver, still a child of the root after
+        the call: forkserver keeps it for the next pools; a pool's workers are its children)."""
+        return sum(1 for pid, command in self.started.items() if start_method_of(command, self.root_command) == "forkserver"
+                   and (_stat_fields(pid) or [])[1:2] == [str(self.root)])
+
     def start_methods(self) -> dict[str, int]:
         """How many processes were started, by start method (see :func:`start_method_of`); ``"unseen"``: those
         the keeper counted and no look saw (ended between two)."""
