@@ -1137,7 +1137,7 @@ def test_a_scanning_trainer_on_the_frequent_words_alone_loses_lab_04_task_3():
     against were those of the frequent words alone. V2 (a pass over every word on each merge) that keeps only the
     words counted 100,000 times or more when the corpus is big scanned two words per merge there, learned the right
     merges, and earned lab 04 full marks in both paths (14/14; V2 as it is, 9/14). Safe: every rare word ends with two
-    high bytes, and a few, drawn from the seed, with a pair of a frequent word (:func:`few_words_per_merge_corpus`), so
+    high bytes, and some (20,160), drawn from the seed, with a pair of a frequent word (:func:`few_words_per_merge_corpus`), so
     neither the words' counts nor their bytes pick the words the merges are learned from; the filtered trainer learns
     other merges on the measured corpus and loses task 3 (its first merge, the rare words' tail, is not among them)."""
     from test_mistakes import remote, source_of
