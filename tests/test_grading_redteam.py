@@ -2876,12 +2876,16 @@ def test_the_generated_inputs_alone_catch_every_mistake_the_fixed_cases_catch(la
     with <|endoftext|> special by default, decoded as utf-8-sig) under some or none:
     a function that recognised the cases by their shape and answered them from a renamed table kept their points. A fresh
     copy of the mistake for each seed (some keep answers from call to call, which one grading's worker would not have)."""
-    # One secret seed of the three by default (the three cost about two minutes of CPU over the six labs), all three
-    # under BPE_EXHAUSTIVE=1 (tests/sampling.py).
+    # One secret seed of the three by default, and lab 03's mistakes graded in worker pools left out (the three seeds
+    # with them cost about four and a half minutes of CPU over the eight labs), all under BPE_EXHAUSTIVE=1 (tests/sampling.py).
     seeds = (1, 2, 3) if EXHAUSTIVE else (one_of(f"redteam27:{lab}", (1, 2, 3)),)
     graders, solutions, declarations, generated_fail, mistaken = _generated_inputs_of(lab)
+    import test_mistakes as tm
+
     caught, missed = 0, []
     for label, cell, name, changes in _fixed_case_mistakes(lab):
+        if (lab, label) in tm.POOLS_ROUND4 and not EXHAUSTIVE:
+            continue  # lab 03's mistakes graded in worker pools (seconds each), as tests/test_mistakes.py grades them
         function = mistaken(cell, name, changes)
         with_cases = [graded for graded in declarations.get(name, []) if graded.hidden_cases]
         if not any(_fails(lambda graded=graded, function=function: graders.check_cases(graded.task, function, graded.reference,
@@ -2891,8 +2895,8 @@ def test_the_generated_inputs_alone_catch_every_mistake_the_fixed_cases_catch(la
         caught += 1
         missed += [(label, seed) for seed in seeds if not generated_fail(mistaken(cell, name, changes), name, seed)]
     assert not missed, missed
-    assert caught >= {"00_pretokenization": 29, "01_naive_bpe": 14, "03_parallel": 9, "06_encode_decode": 18, "07_heap_encoding": 10,
-                      "08_linear_encoding": 17, "09_benchmarks": 18, "10_distributed": 4}[lab]
+    assert caught >= {"00_pretokenization": 29, "01_naive_bpe": 14, "03_parallel": 9 if EXHAUSTIVE else 7, "06_encode_decode": 18,
+                      "07_heap_encoding": 10, "08_linear_encoding": 17, "09_benchmarks": 18, "10_distributed": 4}[lab]
     with_cases = {name for name, declared in declarations.items() if any(graded.hidden_cases for graded in declared)}
     for name, seed in itertools.product(sorted(with_cases & {name for _, _, name, _ in _fixed_case_mistakes(lab)}), seeds):
         assert not generated_fail(solutions[name], name, seed), (name, seed)
