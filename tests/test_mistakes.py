@@ -917,7 +917,7 @@ def test_lab03_workers_that_do_not_read_their_range_or_are_too_many_fail_the_hid
 
 
 def test_lab03_no_serial_count_without_special_tokens_fails_the_hidden_test(lab03):
-    # With no special tokens there is no safe cut: task 4 counts the whole file here (the generated files always have some).
+    # With no special tokens there is no safe cut: task 4 counts the whole file here.
     graders, solutions = lab03
     mistake = variant("03_parallel", solutions, TASK4, "count_pretokens_in_file",
                       "    if num_workers == 1 or not special_tokens:\n", "    if num_workers == 1:\n")
@@ -1470,7 +1470,7 @@ def test_lab07_a_sentinel_in_the_callers_parts_fails_in_the_worker_too():
 
 # Lab 03 task 1: the chunk size kept at one byte at least ("a chunk of 0 bytes makes no sense"): with more chunks asked
 # for than the file has bytes, the guesses spread over the file and cut at later tokens, where size // n puts every
-# guess at 0. The generated files ask for 8 chunks at most, so only a hidden fixed case shows it.
+# guess at 0. A hidden fixed case shows it, and the generated files that ask for more chunks than they have bytes.
 CHUNK_OF_ONE_BYTE_AT_LEAST = ("chunk_size = size // desired_num_chunks", "chunk_size = max(1, size // desired_num_chunks)")
 
 

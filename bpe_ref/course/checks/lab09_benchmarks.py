@@ -827,8 +827,12 @@ PEAK_CASES = [
     Case((1, False, False, 0, 0, True)),
 ]
 
-PEAK_INPUTS = st.tuples(st.integers(1, 6), st.booleans(), st.booleans(), st.integers(0, 4), st.integers(0, 8),
-                        st.integers(0, 7).map(lambda n: n == 0))
+# Half the earlier peaks above the call's own (1 to 3 MiB more), which a peak not reset when tracing is on already
+# returns: drawn from 0 to 8 MiB alone, one seed in seven drew none with tracing on (section 27 of
+# tests/test_grading_redteam.py).
+PEAK_INPUTS = st.integers(1, 6).flatmap(lambda allocate: st.tuples(
+    st.just(allocate), st.booleans(), st.booleans(), st.integers(0, 4),
+    st.integers(0, 8) | st.integers(1, 3).map(lambda more: allocate + more), st.integers(0, 7).map(lambda n: n == 0)))
 
 # Fixed hidden inputs: an outer measurement holding memory, with an earlier peak, the call keeping or raising.
 PEAK_HIDDEN_CASES = [

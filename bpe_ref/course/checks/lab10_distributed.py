@@ -120,9 +120,10 @@ def verify_range_reads(learner: Callable) -> None:
     verify_chunk_reads(learner, COUNT_RANGE_TASK)
 
 
-# Hidden fixed cases of the text as it is, which the generated files seldom hold: Windows line ends and blank lines (a
-# range decoded through a text wrapper translates \r\n, a range counted line by line cuts "\n\n" and "  \n"), and
-# <|endoftext|> in a range whose special tokens are none (ordinary text, not a special token taken by default).
+# Hidden fixed cases of the text as it is, which the generated files (lab 03's chunk_inputs) hold less densely: Windows
+# line ends and blank lines (a range decoded through a text wrapper translates \r\n, a range counted line by line cuts
+# "\n\n" and "  \n"), and <|endoftext|> in a range whose special tokens are none (ordinary text, not a special token
+# taken by default).
 _LINES = "One.\r\nTwo  \r\n\r\nthree\n\nfour  \nfive<|endoftext|>six\r\n".encode()
 HIDDEN_RANGE_CASES = [
     Case((CorpusFile(_LINES), 0, len(_LINES), [EOT])),
