@@ -9,7 +9,10 @@ once (``nbgrader autograde``, the limits the adversarial tests use), then ``pyth
 It also times grading: ``python -m bpe_ref grade`` on each lab's solution, and a class of 30 copies
 of lab 01's solution.
 
-    python tests/redteam_table.py [--labs 00 03 ...] [--work DIR] [--out FILE] [--no-timing] [--no-class-of-30]
+    python tests/redteam_table.py [--labs 00 03 ...] [--work DIR] [--out FILE] [--no-timing] [--no-class-of-30] [--class-jobs N]
+
+``--class-jobs N`` grades the class of 30 with ``python -m bpe_ref autograde 01_naive_bpe --jobs N`` (N
+nbgrader processes at once) instead of one ``nbgrader autograde``.
 
 Each lab's rows are kept in ``DIR/<lab>.json`` (default ``/tmp/table21``), so labs can be run one
 invocation at a time; the Markdown table (``--out``, and stdout) holds every lab found in ``DIR``.
@@ -423,8 +426,9 @@ def self_grade_time(lab: str, work: Path) -> dict:
             "returncode": result.returncode, "load": os.getloadavg()[0]}
 
 
-def class_of_30(work: Path, copies: int = 30) -> dict:
-    """A class of ``copies`` copies of lab 01's solution, autograded and reported as a teacher would."""
+def class_of_30(work: Path, copies: int = 30, jobs: int | None = None) -> dict:
+    """A class of ``copies`` copies of lab 01's solution, autograded and reported as a teacher would (with
+    ``jobs``: by ``python -m bpe_ref autograde --jobs``)."""
     lab = "01_naive_bpe"
     with temporary_course((lab,)) as course:
         if run_nbgrader(["generate_assignment", lab, "--force"], course, timeout=600).returncode != 0:
@@ -435,14 +439,19 @@ def class_of_30(work: Path, copies: int = 30) -> dict:
             (course / "submitted" / f"student{i:02d}" / lab / f"{lab}.ipynb").write_text(text, encoding="utf-8")
         load_before = os.getloadavg()
         start, cpu = time.perf_counter(), children_cpu()
-        autograde = run_nbgrader(["autograde", lab], course, timeout=7200)
-        graded = time.perf_counter() - start
+        if jobs:
+            autograde = subprocess.run([sys.executable, "-m", "bpe_ref", "autograde", lab, "--jobs", str(jobs), "--course",
+                                        str(course)], cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True,
+                                       text=True, timeout=7200)
+        else:
+            autograde = run_nbgrader(["autograde", lab], course, timeout=7200)
+        graded, graded_cpu = time.perf_counter() - start, children_cpu() - cpu
         summary = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
                                  cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=900)
         took, cpu_took = time.perf_counter() - start, children_cpu() - cpu
     (work / "class-of-30.txt").write_text(autograde.stdout[-5000:] + autograde.stderr[-5000:] + summary.stdout, encoding="utf-8")
     report = parse_class_report(summary.stdout)
-    return {"copies": copies, "autograde_wall": graded, "wall": took, "cpu": cpu_took,
+    return {"copies": copies, "jobs": jobs or 1, "autograde_wall": graded, "autograde_cpu": graded_cpu, "wall": took, "cpu": cpu_took,
             "full_marks": sum(1 for r in report.values() if r["score"] != "-" and len(set(r["score"].split(" / "))) == 1),
             "load_before": load_before, "load_after": os.getloadavg(), "returncode": autograde.returncode}
 
@@ -487,7 +496,8 @@ def markdown(work: Path) -> str:
                        f"{statistics.median(t['cpu'] for t in honest):.1f} s CPU over {len(honest)} labs (issue: 4-6 s).")
         thirty = data.get("class_of_30")
         if thirty:
-            out.append(f"Class of {thirty['copies']} (lab 01 solution): autograde {thirty['autograde_wall']:.0f} s wall, "
+            out.append(f"Class of {thirty['copies']} (lab 01 solution, {thirty.get('jobs', 1)} job(s)): autograde "
+                       f"{thirty['autograde_wall']:.0f} s wall, {thirty.get('autograde_cpu', 0):.0f} s CPU, "
                        f"with grade --class {thirty['wall']:.0f} s wall, {thirty['cpu']:.0f} s CPU, {thirty['full_marks']} "
                        f"at full marks; load average {thirty['load_before'][0]:.1f} before, {thirty['load_after'][0]:.1f} "
                        f"after (issue: 96 s).")
@@ -502,6 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write the Markdown table here too")
     parser.add_argument("--no-timing", action="store_true", help="skip the self-grade of each lab's solution")
     parser.add_argument("--no-class-of-30", action="store_true", help="skip the class of 30 copies of lab 01")
+    parser.add_argument("--class-jobs", type=int, metavar="N", help="grade the class of 30 with python -m bpe_ref autograde --jobs N")
     args = parser.parse_args(argv)
     labs = [lab for lab in lab_names() if not args.labs or any(lab.startswith(x) or lab == x for x in args.labs)]
     args.work.mkdir(parents=True, exist_ok=True)
@@ -520,7 +531,7 @@ def main(argv: list[str] | None = None) -> int:
         timing_path.write_text(json.dumps(timing, indent=1), encoding="utf-8")
     if not args.no_class_of_30:
         print(f"{time.strftime('%H:%M:%S')} class of 30 (lab 01, load {os.getloadavg()[0]:.1f})", flush=True)
-        timing["class_of_30"] = class_of_30(args.work)
+        timing["class_of_30"] = class_of_30(args.work, jobs=args.class_jobs)
         timing_path.write_text(json.dumps(timing, indent=1), encoding="utf-8")
     table = markdown(args.work)
     if args.out:

@@ -141,7 +141,7 @@ def instructor_run(tmp_path_factory):
 def test_the_guide_names_the_whole_route():
     commands = guide_commands()
     for needed in ("nbgrader generate_assignment", "python -m bpe_ref handout", "python -m bpe_ref collect", "nbgrader zip_collect",
-                   "nbgrader autograde",
+                   "python -m bpe_ref autograde", "nbgrader autograde",
                    "python -m bpe_ref grade --class", "nbgrader export", "nbgrader generate_feedback"):
         assert any(c.startswith(needed) for c in commands), f"the guide has no {needed!r} command"
 

@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "encode-corpus": ("bpe_ref.course.commands.encode_corpus",
                       "encode files to a NumPy .npy array of token ids, here or on a Dask cluster (step 10)"),
     "grade": ("bpe_ref.course.grade", "autograde a lab notebook, hidden tests included, and print the grade"),
+    "autograde": ("bpe_ref.course.commands.autograde", "nbgrader autograde LAB for a class, on several cores at once"),
     "handout": ("bpe_ref.course.commands.handout", "write the folder a class receives: everything but the lab solutions"),
     "site": ("bpe_ref.course.site", "build the course as a static website that reads offline (open OUT/index.html)"),
     "collect": ("bpe_ref.course.commands.collect",

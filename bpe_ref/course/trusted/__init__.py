@@ -123,7 +123,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   same inputs, skips those the replay passed and takes the replay's failure at the failing one: the
   learner's code gets the calls a fresh draw makes, with the same verdicts and messages
   (``tests/test_grading_class_inputs.py``). Nothing a notebook does changes what is kept for the
-  next. A self-grade draws as it goes.
+  next. A self-grade draws as it goes. ``python -m bpe_ref autograde --jobs N`` runs N such
+  processes at once, each drawing them once from the same seed, which it makes before they start.
 - *Hiding a flag from the instructor*: the reports (``grade --class``, ``grade``) and nbgrader's log print text the
   submission chose (a path it opened, as the keeper read it; an error message; a grade_id nbgrader does not know), and
   a terminal obeys the escape codes in it: a refused open of a path of cursor and erase codes wiped the flagged row
