@@ -269,16 +269,21 @@ INTERLEAVED_HIDDEN_CASES = [
     Case(({"v4": 1, "v5": 2, "hf": 1}, [2], 0, False)),
     Case(({"naive": 3}, [1, 3], -1, True)),
     Case(({}, [2, 1], 4, False)),
+    # more rounds than contenders, and then two more: round r starts at r % n (starting at r, the rotation stops after n)
+    Case(({"v4": 1, "v5": 2}, [1, 2, 3], 5, False)),
 ]
 
 
 @redrawn
 def varied_interleaved(args: tuple, rng: random.Random) -> tuple:
     """An interleaved hidden case with its labels, costs and loads drawn from ``rng``: rounds of 0 stay 0, below 0 below 0,
-    no contenders none (``hidden_vary``)."""
+    past the contenders' number plus 1 past it, no contenders none (``hidden_vary``)."""
     costs, loads, rounds, collector_on = args
     (loads,) = relabelled([loads], rng, high=10)
-    rounds = rounds if rounds == 0 else -rng.randint(1, 5) if rounds < 0 else rng.randint(1, 5)
+    if rounds > 0:  # past n + 1 rounds (a second turn of the rotation) stays past it
+        rounds = rng.randint(len(costs) + 2, len(costs) + 4) if rounds > len(costs) + 1 else rng.randint(1, 5)
+    elif rounds < 0:
+        rounds = -rng.randint(1, 5)
     return {label: rng.randint(1, 9) for label in renamed_labels(list(costs), rng).values()}, loads, rounds, collector_on
 
 
