@@ -259,7 +259,8 @@ def interleaved_inputs(draw) -> tuple:
     if labels and draw(st.booleans()):
         costs[draw(st.sampled_from(labels))] = 0
     loads = draw(st.lists(st.integers(1, 5), min_size=1, max_size=12))
-    rounds = draw(st.integers(-1, 0) if draw(st.integers(0, 9)) == 0 else st.integers(1, 5))  # below 1: ValueError
+    # below 1: ValueError; up to 7, past n + 1 for 2 to 4 contenders (a rotation that stops after n rounds)
+    rounds = draw(st.integers(-1, 0) if draw(st.integers(0, 9)) == 0 else st.integers(1, 7))
     return costs, loads, rounds, draw(st.integers(0, 3)) > 0
 
 
@@ -641,8 +642,11 @@ def exponent_inputs(draw) -> tuple:
         sizes, seconds = sizes[:1], seconds[:1]
     elif kind == 2:
         seconds = seconds[:-1]
-    elif kind in (3, 4):  # every size equal (ValueError: no slope), what a fixed hidden case holds, drawn
+    elif kind == 3:  # every size equal (ValueError: no slope), what a fixed hidden case holds, drawn
         sizes = [sizes[0]] * len(sizes)
+    elif kind == 4:  # seven equal sizes whose logarithms' mean rounds off the logarithm (sxx is not 0), as another one
+        size = draw(st.sampled_from([5, 6, 10, 11, 17]))
+        sizes, seconds = [size] * 7, [c * size**k * draw(NOISE) for _ in range(7)]
     return sizes, seconds
 
 
@@ -650,13 +654,32 @@ def exponent_inputs(draw) -> tuple:
 # point), lists of different lengths, one point.
 EXPONENT_HIDDEN_CASES = [
     Case(([2000, 2000], [0.5, 1.0])),
+    # seven equal sizes whose logarithms' mean rounds off the logarithm: sxx is not 0 (a check of sxx == 0 returned 0.0)
+    Case(([5] * 7, [0.5] * 7)),
     Case(([100, 200, 400], [0.1, 0.2])),
     Case(([1000], [0.25])),
 ]
 
+
+
+def sxx_rounds_off(size: int, n: int) -> bool:
+    """Whether ``n`` sizes equal to ``size`` leave fit_exponent's sxx above 0: their logarithms' mean rounds off it."""
+    mean = sum([math.log(size)] * n) / n
+    return n * (math.log(size) - mean) ** 2 != 0
+
+
+def varied_exponent(args: tuple, rng: random.Random) -> tuple:
+    """A fit_exponent hidden case with its sizes and seconds redrawn, each by its own map (``hidden_vary``); equal sizes
+    whose sxx rounds off 0 stay so (redrawn until they do: about 6 values in 10 of 7 sizes)."""
+    (sizes,), (seconds,) = relabelled([args[0]], rng), relabelled([args[1]], rng)
+    if len(set(sizes)) == 1 and sxx_rounds_off(args[0][0], len(sizes)):
+        while not sxx_rounds_off(sizes[0], len(sizes)):
+            sizes = [rng.randint(1, 10**6)] * len(sizes)
+    return sizes, seconds
+
+
 FIT_EXPONENT = TaskGraders(EXPONENT_TASK, fit_exponent, EXPONENT_CASES, exponent_inputs(), max_examples=80,
-                           hidden_cases=EXPONENT_HIDDEN_CASES,  # sizes and seconds redrawn, each by its own map
-                           hidden_vary=lambda args, rng: (*relabelled([args[0]], rng), *relabelled([args[1]], rng)))
+                           hidden_cases=EXPONENT_HIDDEN_CASES, hidden_vary=varied_exponent)
 
 # ---- task 5: a crossover -------------------------------------------------------------------------
 
