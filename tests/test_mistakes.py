@@ -2614,7 +2614,8 @@ FIFTH_ROUND_05_TO_10 = {(lab, name): mistake for lab, table in (
     ("05_heap", LAB05_ROUND5), ("06_encode_decode", LAB06_ROUND5), ("07_heap_encoding", LAB07_ROUND5),
     ("08_linear_encoding", LAB08_ROUND5), ("09_benchmarks", LAB09_ROUND5), ("10_distributed", LAB10_ROUND5)) for name,
         mistake in table.items()}
-KEPT_BEFORE_ROUND5 = {("08_linear_encoding", "backtrack-longest-without-a-default"), ("08_linear_encoding", "last-longest-without-a-default"),
+KEPT_BEFORE_ROUND5 = {("08_linear_encoding", "backtrack-longest-without-a-default"),
+                      ("08_linear_encoding", "last-longest-without-a-default"),
                       ("09_benchmarks", "rotation-started-at-r"), ("09_benchmarks", "exponent-equal-sizes-by-sxx")}
 
 
