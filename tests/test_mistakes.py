@@ -2329,8 +2329,7 @@ def test_lab01_the_pages_toy_on_bytes_gets_a_hint_and_the_solution_none(lab01):
 # fixed case has two contenders and 5 rounds, hidden_vary keeps such a case's rounds past n + 1, and the generated rounds
 # go up to 7), and lab 09's equal sizes told by sxx == 0 (seven equal sizes whose logarithms' mean rounds off the
 # logarithm: a hidden fixed case, kept so by hidden_vary, and drawn). The others already lost their hidden points; they
-# stay here so that a change of a grader or a strategy that stops catching them shows. (Lab 06's special tokens taken
-# in the given order lost them to a fixed case only: the generated texts now hold its inputs too, section 27.)
+# stay here so that a change of a grader or a strategy that stops catching them shows.
 # (Allowed, so not here: pop_best pushing again an entry whose pair grew (under V5's promise it never surfaces before the
 # live best), merge_ranks without tuple() (merges are pairs), merge_all's pushes skipped for a rank of 0 and
 # merge_occurrences' follower == -1 left out (no valid input reaches either), backtrack_encode without its record of dead
@@ -2412,8 +2411,6 @@ LAB06_ROUND5 = {
         '        for pretoken in regex.findall(GPT2_PATTERN, piece):\n'
         '            tokens += encode_pretoken(pretoken.encode("utf-8"), ranks)\n',
         '        tokens += encode_pretoken(piece.encode("utf-8"), ranks)\n'),), "encode_text("),
-    "special-tokens-in-the-given-order": ("task3_encode_text_solution", (("sorted(special_tokens, key=len, reverse=True)",
-                                          "list(special_tokens)"),), "encode_text("),
     "arena-ids-up-to-len": ("task4_build_arena_solution", ((ARENA_IDS, "range(len(vocab))"),), "build_arena("),
     "arena-gaps-skipped": ("task4_build_arena_solution", ((
         "    for token_id in " + ARENA_IDS + ":\n        token = vocab.get(token_id, b\"\")  # an id with no token: an empty range\n",
@@ -2617,6 +2614,18 @@ FIFTH_ROUND_05_TO_10 = {(lab, name): mistake for lab, table in (
 KEPT_BEFORE_ROUND5 = {("08_linear_encoding", "backtrack-longest-without-a-default"),
                       ("08_linear_encoding", "last-longest-without-a-default"),
                       ("09_benchmarks", "rotation-started-at-r"), ("09_benchmarks", "exponent-equal-sizes-by-sxx")}
+
+
+# Lab 06's special tokens taken in the given order (not longest first): a hidden fixed case catches it, the generated texts
+# alone miss it under secret seeds 1 and 3, so it stays out of section 27's tables (tests/test_grading_redteam.py) until they
+# draw two tokens that start together, the shorter listed first, often enough.
+GIVEN_ORDER = {("06_encode_decode", "special-tokens-in-the-given-order"): ("task3_encode_text_solution", ((
+    "sorted(special_tokens, key=len, reverse=True)", "list(special_tokens)"),), "encode_text(")}
+
+
+@pytest.mark.seeded
+def test_lab06_special_tokens_in_the_given_order_fail_the_hidden_test(request):
+    round_failure(request, GIVEN_ORDER, "06_encode_decode", "special-tokens-in-the-given-order")
 
 
 @pytest.mark.seeded

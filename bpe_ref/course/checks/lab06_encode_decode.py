@@ -505,10 +505,8 @@ def text_inputs(draw) -> tuple[str, dict[Pair, int], list[str]]:
             return text, ranks_for(text, gpt2_ranks()) if draw(st.booleans()) else {}, []
         text = draw(st.lists(st.sampled_from(EDGE_TEXT_PIECES), min_size=2, max_size=8).map("".join))
         text += draw(st.sampled_from(["", "\n", "\n\n", "\r\n"]))
-        special_tokens = list(draw(st.sampled_from(EDGE_SPECIAL_LISTS).flatmap(st.permutations)))
-        if draw(st.booleans()):  # two tokens that start together, the shorter listed first (the order given is no rule)
-            text, special_tokens = "<|eot|><s>" + text, sorted(special_tokens, key=len)
-        return text, ranks_for(text, gpt2_ranks()), special_tokens
+        special_tokens = draw(st.sampled_from(EDGE_SPECIAL_LISTS).flatmap(st.permutations))
+        return text, ranks_for(text, gpt2_ranks()), list(special_tokens)
     text = draw(st.lists(st.sampled_from(TEXT_PIECES), max_size=10).map("".join) | st.text(ANY_CHARACTER, max_size=16))
     special_tokens = draw(st.sampled_from(SPECIAL_LISTS).flatmap(st.permutations))
     ranks = ranks_for(text, gpt2_ranks() if draw(st.booleans()) else small_trained_ranks())
