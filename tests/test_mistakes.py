@@ -2492,7 +2492,6 @@ RATIOS = "    return statistics.median([x / y for x, y in zip(times[a], times[b]
 SLOPE = "    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx\n"
 
 LAB09_ROUND5 = {
-    "rotation-started-at-r": ("task1_interleaved_solution", (("        first = r % len(labels)\n", "        first = r\n"),), "rounds=5"),
     "rotation-off-by-one": ("task1_interleaved_solution", (("        first = r % len(labels)\n",
                                                             "        first = (r + 1) % len(labels)\n"),),
                             "interleaved("),
@@ -2613,19 +2612,25 @@ FIFTH_ROUND_05_TO_10 = {(lab, name): mistake for lab, table in (
         mistake in table.items()}
 KEPT_BEFORE_ROUND5 = {("08_linear_encoding", "backtrack-longest-without-a-default"),
                       ("08_linear_encoding", "last-longest-without-a-default"),
-                      ("09_benchmarks", "rotation-started-at-r"), ("09_benchmarks", "exponent-equal-sizes-by-sxx")}
+                      ("09_benchmarks", "exponent-equal-sizes-by-sxx")}
 
 
 # Lab 06's special tokens taken in the given order (not longest first): a hidden fixed case catches it, the generated texts
 # alone miss it under secret seeds 1 and 3, so it stays out of section 27's tables (tests/test_grading_redteam.py) until they
 # draw two tokens that start together, the shorter listed first, often enough.
-GIVEN_ORDER = {("06_encode_decode", "special-tokens-in-the-given-order"): ("task3_encode_text_solution", ((
-    "sorted(special_tokens, key=len, reverse=True)", "list(special_tokens)"),), "encode_text(")}
+# So does lab 09's rotation started at r (kept its points before this round; the generated rounds go up to 7 now, and
+# still miss it under seeds 2 and 3).
+APART_FROM_SECTION_27 = {
+    ("06_encode_decode", "special-tokens-in-the-given-order"): ("task3_encode_text_solution", ((
+        "sorted(special_tokens, key=len, reverse=True)", "list(special_tokens)"),), "encode_text("),
+    ("09_benchmarks", "rotation-started-at-r"): ("task1_interleaved_solution", ((
+        "        first = r % len(labels)\n", "        first = r\n"),), "rounds=5")}
 
 
 @pytest.mark.seeded
-def test_lab06_special_tokens_in_the_given_order_fail_the_hidden_test(request):
-    round_failure(request, GIVEN_ORDER, "06_encode_decode", "special-tokens-in-the-given-order")
+@pytest.mark.parametrize("lab, mistake", sorted(APART_FROM_SECTION_27), ids=[name for _, name in sorted(APART_FROM_SECTION_27)])
+def test_labs06_09_a_mistake_only_a_fixed_case_catches_fails_the_hidden_test(request, lab, mistake):
+    round_failure(request, APART_FROM_SECTION_27, lab, mistake)
 
 
 @pytest.mark.seeded
