@@ -2319,3 +2319,327 @@ def test_lab01_the_pages_toy_on_bytes_gets_a_hint_and_the_solution_none(lab01):
     assert "a bracket too" in graders.bracket_hint((word, pair), (b"a][",), (b"a]", b""))
     assert graders.bracket_hint((word, pair), (b"a][",), (b"a", b"][")) is None  # the pair left alone: the same bytes
     assert graders.bracket_hint(((b"a", b"a", b"a"), (b"a", b"a")), (b"aa", b"a"), (b"a",)) is None  # no bracket
+
+
+# ---- labs 05 to 10, learn25: a fifth learner round (issue 21, item 8) ----------------------------------------
+# Each mistake must lose the points of its own task in the hidden test (and no other task's). Those that kept their points
+# before now lose them under every seed (marked seeded, KEPT_BEFORE_ROUND5): lab 08's encoders with the longest valid token
+# found by max() without a default (the empty pretoken under no merges at all has no valid token: a hidden fixed case now),
+# lab 09's rotation started at r, not r % n (right for the first n rounds: the visible test alone had more; a hidden
+# fixed case has two contenders and 5 rounds, hidden_vary keeps such a case's rounds past n + 1, and the generated rounds
+# go up to 7), and lab 09's equal sizes told by sxx == 0 (seven equal sizes whose logarithms' mean rounds off the
+# logarithm: a hidden fixed case, kept so by hidden_vary, and drawn). The others already lost their hidden points; they
+# stay here so that a change of a grader or a strategy that stops catching them shows.
+# (Allowed, so not here: pop_best pushing again an entry whose pair grew (under V5's promise it never surfaces before the
+# live best), merge_ranks without tuple() (merges are pairs), merge_all's pushes skipped for a rank of 0 and
+# merge_occurrences' follower == -1 left out (no valid input reaches either), backtrack_encode without its record of dead
+# positions (the statement says the tests do not grade it), the candidates of lab 08 checked for validity one by one with
+# encode_pretoken (the same tokens, linear in the pretoken), and last_tokens trying the shortest candidate first (exactly
+# one fits).)
+
+ENTRY_KEY = '        return "".join(chr(255 - b) for b in token) + "\\u0100"\n'
+ENTRY_RETURN = "    return (-count, reversed_key(left), reversed_key(right), pair)\n"
+POP_AGAIN = ("        if 0 < count < claimed:  # it lost count since it was pushed, and may still be the best\n"
+             "            heapq.heappush(entries, heap_entry(count, pair))\n")
+OCCURRENCE_LEFT = "occurrences.setdefault((token[before], merged), []).append(before)"
+OCCURRENCE_RIGHT = "occurrences.setdefault((merged, token[after]), []).append(node)"
+
+LAB05_ROUND5 = {
+    "key-without-the-end-mark": ("task1_heap_entry_solution", ((ENTRY_KEY, ENTRY_KEY.replace(' + "\\u0100"', "")),), "heap_entry("),
+    # the end mark taken as one more reversed byte: byte 0 maps to it, so b"a\x00" sorts after its prefix b"a"
+    "key-end-mark-of-a-byte": ("task1_heap_entry_solution", ((ENTRY_KEY, ENTRY_KEY.replace("\\u0100", "\\u00ff")),), "b'a\\x00'"),
+    "key-256-minus-byte": ("task1_heap_entry_solution", (("chr(255 - b)", "chr(256 - b)"),), "heap_entry("),
+    "key-of-reversed-bytes": ("task1_heap_entry_solution", ((ENTRY_KEY, "        return bytes(255 - b for b in token)\n"),), "heap_entry("),
+    "key-of-the-joined-tokens": ("task1_heap_entry_solution", ((ENTRY_RETURN, "    return (-count, reversed_key(left + right), pair)\n"),),
+                                 "heap_entry("),
+    "key-of-the-pair": ("task1_heap_entry_solution", ((ENTRY_RETURN, "    return (-count, pair)\n"),), "heap_entry("),
+    "pop-shrunk-entry-dropped": ("task2_pop_best_solution", ((POP_AGAIN, ""),), "pop_best("),
+    "pop-live-if-it-occurs": ("task2_pop_best_solution", (("        if count == claimed:\n",
+                                                           "        if count > 0:  # the pair still occurs\n"),),
+                              "pop_best("),
+    "pop-counts-the-live-entry": ("task2_pop_best_solution", (
+        ("        entry = heapq.heappop(entries)\n", "        entry = heapq.heappop(entries)\n        stale_pops += 1\n"),
+        ("        stale_pops += 1\n        if 0 <", "        if 0 <")), "pop_best("),
+    "pop-re-pushed-not-counted": ("task2_pop_best_solution", (("        stale_pops += 1\n" + POP_AGAIN, POP_AGAIN +
+                                  "        else:\n            stale_pops += 1  # dropped\n"),), "pop_best("),
+    "train-stops-when-the-heap-is-empty": ("task3_train_solution", (("num_merges and pair_counts:", "num_merges and entries:"),), "train("),
+    "train-one-merge-too-many": ("task3_train_solution", (("while len(merges) < num_merges", "while len(merges) <= num_merges"),),
+                                 "train("),
+    "merge-prev-not-relinked": ("task4_merge_occurrences_solution", (("            prev[after] = node\n", ""),), "merge_occurrences("),
+    "merge-next-not-relinked": ("task4_merge_occurrences_solution", (("        next_[node] = after\n", ""),), "merge_occurrences("),
+    "merge-left-occurrence-at-the-node": ("task4_merge_occurrences_solution", ((OCCURRENCE_LEFT,
+                                                                             OCCURRENCE_LEFT.replace("(before)", "(node)")),),
+                                          "merge_occurrences("),
+    "merge-pairs-own-change-kept": ("task4_merge_occurrences_solution", (("    changes.pop(pair, None)", "    pass"),),
+                                    "merge_occurrences("),
+    "merge-follower-token-kept": ("task4_merge_occurrences_solution", (('token[node], token[follower] = merged, b""',
+                                                                        "token[node] = merged"),),
+                                  "merge_occurrences("),
+    "merge-zero-changes-kept": ("task4_merge_occurrences_solution", ((
+        "    return {changed: change for changed, change in changes.items() if change}, merged_nodes\n",
+        "    return dict(changes), merged_nodes\n"),), "merge_occurrences("),
+    "merge-occurrences-as-a-defaultdict": ("task4_merge_occurrences_solution", (
+        (OCCURRENCE_LEFT, "occurrences[(token[before], merged)].append(before)"),
+        (OCCURRENCE_RIGHT, "occurrences[(merged, token[after])].append(node)")), "raised KeyError"),
+    "merge-node-zero-as-no-neighbour": ("task4_merge_occurrences_solution", (("        if before != -1:", "        if before > 0:"),),
+                                        "merge_occurrences("),
+}
+
+PICK_LOWEST = 'best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, float("inf")))'
+RANKS_LOOP = "    for rank, pair in enumerate(merges):\n        ranks.setdefault(tuple(pair), rank)\n"
+ARENA_IDS = "range(max(vocab, default=-1) + 1)"
+
+LAB06_ROUND5 = {
+    "ranks-last-rank-kept": ("task1_merge_ranks_solution", (("    ranks = {}\n" + RANKS_LOOP + "    return ranks\n",
+                             "    return {tuple(pair): rank for rank, pair in enumerate(merges)}\n"),), "merge_ranks("),
+    "ranks-from-one": ("task1_merge_ranks_solution", (("enumerate(merges)", "enumerate(merges, 1)"),), "merge_ranks("),
+    # a rank as the number of pairs ranked so far: a repeated pair shifts the later ranks down
+    "ranks-counted-without-repeats": ("task1_merge_ranks_solution", ((RANKS_LOOP, "    for pair in merges:\n"
+                                      "        ranks.setdefault(tuple(pair), len(ranks))\n"),), "merge_ranks("),
+    "highest-rank-first": ("task2_encode_pretoken_solution", ((PICK_LOWEST, "best = max(zip(word, word[1:]), key=lambda pair: "
+                           "ranks.get(pair, -1))"),), "encode_pretoken("),
+    "leftmost-merge-first": ("task2_encode_pretoken_solution", ((PICK_LOWEST, "best = next((pair for pair in zip(word, word[1:]) "
+                             "if pair in ranks), None)"),), "encode_pretoken("),
+    "stops-at-two-parts": ("task2_encode_pretoken_solution", (("    while len(word) > 1:\n", "    while len(word) > 2:\n"),),
+                           "encode_pretoken("),
+    "a-tuple-returned": ("task2_encode_pretoken_solution", (("    return list(word)\n", "    return word\n"),), "encode_pretoken("),
+    "rank-zero-as-no-merge": ("task2_encode_pretoken_solution", (("        if best not in ranks:\n", "        if not ranks.get(best):\n"),),
+                              "encode_pretoken("),
+    "special-tokens-unescaped": ("task3_encode_text_solution", (('"|".join(regex.escape(token) for token in longest_first)',
+                                 '"|".join(longest_first)'),), "encode_text("),
+    "piece-as-one-pretoken": ("task3_encode_text_solution", ((
+        '        for pretoken in regex.findall(GPT2_PATTERN, piece):\n'
+        '            tokens += encode_pretoken(pretoken.encode("utf-8"), ranks)\n',
+        '        tokens += encode_pretoken(piece.encode("utf-8"), ranks)\n'),), "encode_text("),
+    "arena-ids-up-to-len": ("task4_build_arena_solution", ((ARENA_IDS, "range(len(vocab))"),), "build_arena("),
+    "arena-gaps-skipped": ("task4_build_arena_solution", ((
+        "    for token_id in " + ARENA_IDS + ":\n        token = vocab.get(token_id, b\"\")  # an id with no token: an empty range\n",
+        "    for token_id, token in sorted(vocab.items()):\n"),), "build_arena("),
+    "arena-offsets-without-their-end": ("task4_build_arena_solution", (("    offsets = [0]\n", "    offsets = []\n"),
+                                        ("        offsets.append(offsets[-1] + len(token))\n",
+                                         "        offsets.append(sum(map(len, pieces[:-1])))  # where this token starts\n")),
+                                        "build_arena("),
+    "arena-of-an-empty-vocab": ("task4_build_arena_solution", ((ARENA_IDS, "range(max(vocab) + 1)"),), "build_arena("),
+    "decode-gap-ids-decode-to-nothing": ("task5_decode_with_arena_solution", ((" or offsets[token_id] == offsets[token_id + 1]", ""),),
+                                         "decode_with_arena("),
+    "decode-index-error": ("task5_decode_with_arena_solution", (('raise ValueError(f"cannot decode', 'raise IndexError(f"cannot decode'),),
+                           "decode_with_arena("),
+    "decode-bound-off-by-one": ("task5_decode_with_arena_solution", (("not 0 <= token_id < len(offsets) - 1",
+                                "not 0 <= token_id < len(offsets)"),), "decode_with_arena("),
+}
+
+LAB07_ROUND5 = {
+    "first-last-pair-missed": ("task1_first_heap_solution", (("range(len(parts) - 1)", "range(len(parts) - 2)"),), "first_heap("),
+    "first-rank-zero-dropped": ("task1_first_heap_solution", (("        if rank is not None:\n", "        if rank:\n"),), "first_heap("),
+    "first-unheapified": ("task1_first_heap_solution", (("            heap.append((rank, position))\n",
+                          "            heap.insert(0, (rank, position))  # the newest first\n"),
+                              ("    heapq.heapify(heap)  # O(L), once\n", "")),
+                          "first_heap("),
+    "merge-right-pair-pushed-at-after": ("task2_merge_all_solution", (("heapq.heappush(heap, (new, start))",
+                                         "heapq.heappush(heap, (new, after))"),), "merge_all("),
+    "merge-right-part-at-start-plus-one": ("task2_merge_all_solution", (("        right_start = next_[start]\n",
+                                           "        right_start = start + 1\n"),), "merge_all("),
+    "merge-right-pair-looked-up-backwards": ("task2_merge_all_solution", (("ranks.get((merged, parts[after]))",
+                                             "ranks.get((parts[after], merged))"),), "merge_all("),
+    "merge-last-part-never-paired": ("task2_merge_all_solution", (("        if after != end:\n", "        if after < end - 1:\n"),),
+                                     "merge_all("),
+    "merge-stale-when-the-right-part-is-gone-only": ("task2_merge_all_solution", (("ranks.get((left, parts[right_start])) != rank",
+                                                     "parts[right_start] is None"),), "merge_all("),
+    "merge-prev-linked-only-when-pushed": ("task2_merge_all_solution", ((
+        "            prev[after] = start\n            new = ranks.get((merged, parts[after]))\n            if new is not None:\n",
+        "            new = ranks.get((merged, parts[after]))\n            if new is not None:\n                prev[after] = start\n"),),
+        "merge_all("),
+    "encode-parts-as-ints": ("task3_heap_encode_solution", (("    parts = list(split_into_bytes(pretoken))\n",
+                                                             "    parts = list(pretoken)\n"),),
+                             "heap_encode("),
+    "encode-without-the-first-heap": ("task3_heap_encode_solution", (("merge_all(parts, ranks, first_heap(parts, ranks))",
+                                      "merge_all(parts, ranks, [])"),), "heap_encode("),
+}
+
+COMPATIBLE_BY_ENCODING = "return encode_pretoken(left + right, ranks) == [left, right]"
+LONGEST_VALID = "max(map(len, valid), default=1)"
+
+LAB08_ROUND5 = {
+    "compatible-encodings-concatenate": ("task1_compatible_solution", ((COMPATIBLE_BY_ENCODING, "return encode_pretoken(left, ranks) + "
+                                         "encode_pretoken(right, ranks) == encode_pretoken(left + right, ranks)"),), "compatible("),
+    "compatible-ends-in-right": ("task1_compatible_solution", ((COMPATIBLE_BY_ENCODING,
+                                 "return encode_pretoken(left + right, ranks)[-1] == right"),), "compatible("),
+    "backtrack-no-compatibility": ("task2_backtrack_encode_solution", (("(not tokens or compatible(tokens[-1], token, ranks))", "True"),),
+                                   "backtrack_encode("),
+    "backtrack-valid-of-the-merges-own-tokens": ("task2_backtrack_encode_solution", ((VALID_MERGES, "    valid |= {token for pair in ranks "
+                                                 "for token in pair if encode_pretoken(token, ranks) == [token]}\n"),),
+                                                     "backtrack_encode("),
+    "backtrack-longest-without-a-default": ("task2_backtrack_encode_solution", ((LONGEST_VALID, "max(map(len, valid))"),),
+                                            "backtrack_encode(pretoken=b'', ranks={})"),
+    "last-window-one-byte-short": ("task3_last_tokens_solution", (("range(max(0, end - longest), end)",
+                                   "range(max(0, end - longest + 1), end)"),), "last_tokens("),
+    "last-valid-of-the-merges-own-tokens": ("task3_last_tokens_solution", ((VALID_MERGES, "    valid |= {token for pair in ranks "
+                                            "for token in pair}\n"),), "last_tokens("),
+    "last-the-longest-valid-only": ("task3_last_tokens_solution",
+                                    (("token in valid and (start == 0 or compatible(last[start], token, ranks))",
+                                    "token in valid"),), "last_tokens("),
+    "last-longest-without-a-default": ("task3_last_tokens_solution", ((LONGEST_VALID, "max(map(len, valid))"),),
+                                       "last_tokens(pretoken=b'', ranks={})"),
+    "counts-last-end-missed": ("task4_prefix_token_counts_solution", (("range(1, len(last))", "range(1, len(last) - 1)"),),
+                               "prefix_token_counts("),
+    "counts-one-per-single-byte": ("task4_prefix_token_counts_solution", (("counts[end - len(last[end])] + 1",
+                                   "counts[end - 1] + 1 - (len(last[end]) > 1)"),), "prefix_token_counts("),
+}
+
+INTERLEAVED_TIMED = ("                start = clock()\n                contenders[label]()\n"
+                     "                times[label].append(clock() - start)\n")
+RATIOS = "    return statistics.median([x / y for x, y in zip(times[a], times[b])])\n"
+SLOPE = "    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx\n"
+
+LAB09_ROUND5 = {
+    "rotation-off-by-one": ("task1_interleaved_solution", (("        first = r % len(labels)\n",
+                                                            "        first = (r + 1) % len(labels)\n"),),
+                            "interleaved("),
+    "blocks-instead-of-rounds": ("task1_interleaved_solution", ((
+        "    for r in range(rounds):\n        first = r % len(labels)\n        for label in labels[first:] + labels[:first]:\n",
+        "    for label in labels:\n        for r in range(rounds):\n"),), "interleaved("),
+    "no-rotation": ("task1_interleaved_solution", (("labels[first:] + labels[:first]", "labels"),), "interleaved("),
+    "clock-argument-ignored": ("task1_interleaved_solution", ((INTERLEAVED_TIMED, INTERLEAVED_TIMED.replace("clock()",
+                                                                                                            "time.perf_counter()")),),
+                               "interleaved("),
+    "collector-not-restored-on-error": ("task1_interleaved_solution", ((
+        "            try:\n" + INTERLEAVED_TIMED
+        + "            finally:\n                if was_enabled:\n                    gc.enable()\n",
+        INTERLEAVED_TIMED.replace("                ", "            ") + "            if was_enabled:\n                gc.enable()\n"),),
+        "collector on after"),
+    "no-contenders-check": ("task1_interleaved_solution", (('    if not contenders:\n        raise ValueError("no contenders to time")\n',
+                                                            ""),),
+                            "interleaved("),
+    "rounds-check-off-by-one": ("task1_interleaved_solution", (("    if rounds < 1:\n", "    if rounds <= 1:\n"),), "interleaved("),
+    "spread-absolute": ("task2_spread_solution", (("    return (q3 - q1) / middle\n", "    return q3 - q1\n"),), "spread("),
+    "spread-range": ("task2_spread_solution", (("    return (q3 - q1) / middle\n", "    return (max(values) - min(values)) / middle\n"),),
+                     "spread("),
+    "spread-median-by-index": ("task2_spread_solution", (("    middle = statistics.median(values)\n",
+                               "    middle = sorted(values)[len(values) // 2]\n"),), "spread("),
+    "spread-quartiles-by-index": ("task2_spread_solution", (('    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")\n',
+                                  "    ordered = sorted(values)\n"
+                                  "    q1, q3 = ordered[len(ordered) // 4], ordered[3 * len(ordered) // 4]\n"),),
+                                  "spread("),
+    "ratio-of-medians": ("task3_paired_ratio_solution", ((RATIOS,
+                                                          "    return statistics.median(times[a]) / statistics.median(times[b])\n"),),
+                         "paired_ratio("),
+    "ratio-inverted": ("task3_paired_ratio_solution", (("[x / y for x, y in", "[y / x for x, y in"),), "paired_ratio("),
+    "ratio-of-sorted-runs": ("task3_paired_ratio_solution", (("zip(times[a], times[b])", "zip(sorted(times[a]), sorted(times[b]))"),),
+                             "paired_ratio("),
+    "ratio-unequal-lengths-zipped": ("task3_paired_ratio_solution", ((
+        '    if len(times[a]) != len(times[b]):\n'
+        '        raise ValueError(f"{a!r} has {len(times[a])} rounds and {b!r} {len(times[b])}")\n', ""),),
+        "paired_ratio("),
+    "exponent-from-the-ends": ("task4_fit_exponent_solution", ((SLOPE, "    return (ys[-1] - ys[0]) / (xs[-1] - xs[0])\n"),),
+                               "fit_exponent("),
+    # equal sizes told by sxx == 0, which the rounding of the mean of equal logarithms can miss
+    "exponent-equal-sizes-by-sxx": ("task4_fit_exponent_solution", ((
+        '    if min(sizes) == max(sizes):  # compare the sizes: the mean of equal logarithms can round off them\n'
+        '        raise ValueError("all sizes are equal")\n', ""),
+        (SLOPE, '    if sxx == 0:\n        raise ValueError("all sizes are equal")\n' + SLOPE)), "fit_exponent("),
+    "crossover-midpoint": ("task5_crossover_solution", (("            return xs[i] + (xs[i + 1] - xs[i]) * d[i] / (d[i] - d[i + 1])\n",
+                           "            return (xs[i] + xs[i + 1]) / 2\n"),), "crossover("),
+    "crossover-one-direction": ("task5_crossover_solution", (("(d[i] < 0) != (d[i + 1] < 0)", "d[i] > 0 > d[i + 1]"),), "crossover("),
+    "crossover-touch-missed": ("task5_crossover_solution", (("        if d[i] == 0:\n            return float(xs[i])\n", ""),),
+                               "crossover("),
+}
+
+
+def tree_shape_hidden(graders, tree_reduce) -> None:
+    """Task 3's hidden test of lab 10, as the notebook's read-only tree_shape calls it."""
+    graders.check_tree_shape_properties(lambda parts: tree_reduce(parts, graders.pair))
+
+
+def task_graph_hidden(graders, count_ranges) -> None:
+    """Task 5's hidden test of the as_task path, as the notebook's read-only task_graph calls it."""
+    def recorded(function):
+        return lambda *args: (function.__name__, *args)
+
+    graders.check_task_graph_properties(lambda ranges, special_tokens: count_ranges(ranges, special_tokens, recorded))
+
+
+PAIRED = ("        paired = [combine(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]\n"
+          "        if len(level) % 2:\n            paired.append(level[-1])\n")
+REDUCE_TASKS = "tree_reduce(parts, task(merge_two))"
+
+LAB10_ROUND5 = {
+    "range-one-byte-more": ("task1_count_range_solution", (("file.read(end - start)", "file.read(end - start + 1)"),), "count_range("),
+    "merge-adds-into-left": ("task2_merge_two_solution", (("    total = dict(left)\n", "    total = left\n"),), "merge_two("),
+    "merge-overwrites": ("task2_merge_two_solution", (("total[pretoken] = total.get(pretoken, 0) + count", "total[pretoken] = count"),),
+                         "merge_two("),
+    "tree-a-chain": ("task3_tree_reduce_solution", ((PAIRED, "        paired = [combine(level[0], level[1])] + level[2:]\n"),),
+                     "tree_shape(", tree_shape_hidden),
+    "tree-odd-carried-first": ("task3_tree_reduce_solution", (("            paired.append(level[-1])\n",
+                                                               "            paired.insert(0, level[-1])\n"),),
+                               "tree_shape(", tree_shape_hidden),
+    "tree-odd-merged-into-the-last": ("task3_tree_reduce_solution", (("            paired.append(level[-1])\n",
+                                      "            paired[-1] = combine(paired[-1], level[-1]) if paired else level[-1]\n"),),
+                                      "tree_shape(", tree_shape_hidden),
+    "tree-halves-paired": ("task3_tree_reduce_solution", ((PAIRED, "        half = len(level) // 2\n"
+                           "        paired = [combine(level[i], level[i + half]) for i in range(half)]\n"
+                           "        if len(level) % 2:\n            paired.append(level[-1])\n"),), "tree_shape(", tree_shape_hidden),
+    "tree-recursive-halves": ("task3_tree_reduce_solution", (("    level = list(parts)\n", "    if len(parts) > 1:\n"
+                              "        mid = (len(parts) + 1) // 2\n"
+                              "        return combine(tree_reduce(parts[:mid], combine), tree_reduce(parts[mid:], combine))\n"
+                              "    level = list(parts)\n"),), "tree_shape(", tree_shape_hidden),
+    "plan-empty-ranges-kept": ("task4_plan_ranges_solution", ((" if end > start]", "]"),), "plan_ranges("),
+    "plan-ranges-shared-across-files": ("task4_plan_ranges_solution", (("find_chunk_boundaries(path, ranges_per_file, split_tokens)",
+                                        "find_chunk_boundaries(path, max(1, ranges_per_file // len(paths)), split_tokens)"),),
+                                            "plan_ranges("),
+    "plan-no-tokens-to-the-finder": ("task4_plan_ranges_solution", (("        if split_tokens:\n", "        if True:\n"),), "plan_ranges("),
+    "plan-paths-sorted": ("task4_plan_ranges_solution", (("    for path in paths:\n", "    for path in sorted(paths):\n"),),
+                          "plan_ranges("),
+    "plan-even-cuts-without-tokens": ("task4_plan_ranges_solution", (("            boundaries = [0, os.path.getsize(path)]\n",
+                                      "            size = os.path.getsize(path)\n"
+                                      "            boundaries = sorted({i * size // ranges_per_file for i in range(ranges_per_file)}"
+                                      " | {size})\n"),),
+                                      "plan_ranges("),
+    "count-no-ranges-not-handled": ("task5_count_ranges_solution", ((" if parts else {}", ""),), "count_ranges("),
+    "count-ranges-eot-only": ("task5_count_ranges_solution", (("(path, start, end, special_tokens)", "(path, start, end, [EOT])"),),
+                              "count_ranges("),
+    "count-reduce-not-a-task": ("task5_count_ranges_solution", ((REDUCE_TASKS, "tree_reduce(parts, merge_two)"),), "task_graph(",
+                                task_graph_hidden),
+    "count-reduced-in-a-chain": ("task5_count_ranges_solution", ((REDUCE_TASKS, "__import__('functools').reduce(task(merge_two), parts)"),),
+                                 "task_graph(", task_graph_hidden),
+    "count-tree-reduce-as-the-task": ("task5_count_ranges_solution", ((REDUCE_TASKS, "task(tree_reduce)(parts, merge_two)"),),
+                                      "task_graph(",
+                                      task_graph_hidden),
+}
+
+FIFTH_ROUND_05_TO_10 = {(lab, name): mistake for lab, table in (
+    ("05_heap", LAB05_ROUND5), ("06_encode_decode", LAB06_ROUND5), ("07_heap_encoding", LAB07_ROUND5),
+    ("08_linear_encoding", LAB08_ROUND5), ("09_benchmarks", LAB09_ROUND5), ("10_distributed", LAB10_ROUND5)) for name,
+        mistake in table.items()}
+KEPT_BEFORE_ROUND5 = {("08_linear_encoding", "backtrack-longest-without-a-default"),
+                      ("08_linear_encoding", "last-longest-without-a-default"),
+                      ("09_benchmarks", "exponent-equal-sizes-by-sxx")}
+
+
+# Lab 06's special tokens taken in the given order (not longest first): a hidden fixed case catches it, the generated texts
+# alone miss it under secret seeds 1 and 3, so it stays out of section 27's tables (tests/test_grading_redteam.py) until they
+# draw two tokens that start together, the shorter listed first, often enough.
+# So does lab 09's rotation started at r (kept its points before this round; the generated rounds go up to 7 now, and
+# still miss it under seeds 2 and 3).
+APART_FROM_SECTION_27 = {
+    ("06_encode_decode", "special-tokens-in-the-given-order"): ("task3_encode_text_solution", ((
+        "sorted(special_tokens, key=len, reverse=True)", "list(special_tokens)"),), "encode_text("),
+    ("09_benchmarks", "rotation-started-at-r"): ("task1_interleaved_solution", ((
+        "        first = r % len(labels)\n", "        first = r\n"),), "rounds=5")}
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(APART_FROM_SECTION_27), ids=[name for _, name in sorted(APART_FROM_SECTION_27)])
+def test_labs06_09_a_mistake_only_a_fixed_case_catches_fails_the_hidden_test(request, lab, mistake):
+    round_failure(request, APART_FROM_SECTION_27, lab, mistake)
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(KEPT_BEFORE_ROUND5), ids=[f"{lab[:2]}-{name}" for lab, name in sorted(KEPT_BEFORE_ROUND5)])
+def test_labs05_to_10_a_mistake_that_kept_its_points_now_fails_the_hidden_test(request, lab, mistake):
+    round_failure(request, FIFTH_ROUND_05_TO_10, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in FIFTH_ROUND_05_TO_10
+                                          if key not in KEPT_BEFORE_ROUND5])
+def test_labs05_to_10_a_learners_mistake_of_the_fifth_round_fails_the_hidden_test(request, lab, mistake):
+    round_failure(request, FIFTH_ROUND_05_TO_10, lab, mistake)

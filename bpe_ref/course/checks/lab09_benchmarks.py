@@ -259,7 +259,8 @@ def interleaved_inputs(draw) -> tuple:
     if labels and draw(st.booleans()):
         costs[draw(st.sampled_from(labels))] = 0
     loads = draw(st.lists(st.integers(1, 5), min_size=1, max_size=12))
-    rounds = draw(st.integers(-1, 0) if draw(st.integers(0, 9)) == 0 else st.integers(1, 5))  # below 1: ValueError
+    # below 1: ValueError; up to 7, past n + 1 for 2 to 4 contenders (a rotation that stops after n rounds)
+    rounds = draw(st.integers(-1, 0) if draw(st.integers(0, 9)) == 0 else st.integers(1, 7))
     return costs, loads, rounds, draw(st.integers(0, 3)) > 0
 
 
@@ -269,16 +270,21 @@ INTERLEAVED_HIDDEN_CASES = [
     Case(({"v4": 1, "v5": 2, "hf": 1}, [2], 0, False)),
     Case(({"naive": 3}, [1, 3], -1, True)),
     Case(({}, [2, 1], 4, False)),
+    # more rounds than contenders, and then two more: round r starts at r % n (starting at r, the rotation stops after n)
+    Case(({"v4": 1, "v5": 2}, [1, 2, 3], 5, False)),
 ]
 
 
 @redrawn
 def varied_interleaved(args: tuple, rng: random.Random) -> tuple:
     """An interleaved hidden case with its labels, costs and loads drawn from ``rng``: rounds of 0 stay 0, below 0 below 0,
-    no contenders none (``hidden_vary``)."""
+    past the contenders' number plus 1 past it, no contenders none (``hidden_vary``)."""
     costs, loads, rounds, collector_on = args
     (loads,) = relabelled([loads], rng, high=10)
-    rounds = rounds if rounds == 0 else -rng.randint(1, 5) if rounds < 0 else rng.randint(1, 5)
+    if rounds > 0:  # past n + 1 rounds (a second turn of the rotation) stays past it
+        rounds = rng.randint(len(costs) + 2, len(costs) + 4) if rounds > len(costs) + 1 else rng.randint(1, 5)
+    elif rounds < 0:
+        rounds = -rng.randint(1, 5)
     return {label: rng.randint(1, 9) for label in renamed_labels(list(costs), rng).values()}, loads, rounds, collector_on
 
 
@@ -636,8 +642,11 @@ def exponent_inputs(draw) -> tuple:
         sizes, seconds = sizes[:1], seconds[:1]
     elif kind == 2:
         seconds = seconds[:-1]
-    elif kind in (3, 4):  # every size equal (ValueError: no slope), what a fixed hidden case holds, drawn
+    elif kind == 3:  # every size equal (ValueError: no slope), what a fixed hidden case holds, drawn
         sizes = [sizes[0]] * len(sizes)
+    elif kind == 4:  # seven equal sizes whose logarithms' mean rounds off the logarithm (sxx is not 0), as another one
+        size = draw(st.sampled_from([5, 6, 10, 11, 17]))
+        sizes, seconds = [size] * 7, [c * size**k * draw(NOISE) for _ in range(7)]
     return sizes, seconds
 
 
@@ -645,13 +654,32 @@ def exponent_inputs(draw) -> tuple:
 # point), lists of different lengths, one point.
 EXPONENT_HIDDEN_CASES = [
     Case(([2000, 2000], [0.5, 1.0])),
+    # seven equal sizes whose logarithms' mean rounds off the logarithm: sxx is not 0 (a check of sxx == 0 returned 0.0)
+    Case(([5] * 7, [0.5] * 7)),
     Case(([100, 200, 400], [0.1, 0.2])),
     Case(([1000], [0.25])),
 ]
 
+
+
+def sxx_rounds_off(size: int, n: int) -> bool:
+    """Whether ``n`` sizes equal to ``size`` leave fit_exponent's sxx above 0: their logarithms' mean rounds off it."""
+    mean = sum([math.log(size)] * n) / n
+    return n * (math.log(size) - mean) ** 2 != 0
+
+
+def varied_exponent(args: tuple, rng: random.Random) -> tuple:
+    """A fit_exponent hidden case with its sizes and seconds redrawn, each by its own map (``hidden_vary``); equal sizes
+    whose sxx rounds off 0 stay so (redrawn until they do: about 6 values in 10 of 7 sizes)."""
+    (sizes,), (seconds,) = relabelled([args[0]], rng), relabelled([args[1]], rng)
+    if len(set(sizes)) == 1 and sxx_rounds_off(args[0][0], len(sizes)):
+        while not sxx_rounds_off(sizes[0], len(sizes)):
+            sizes = [rng.randint(1, 10**6)] * len(sizes)
+    return sizes, seconds
+
+
 FIT_EXPONENT = TaskGraders(EXPONENT_TASK, fit_exponent, EXPONENT_CASES, exponent_inputs(), max_examples=80,
-                           hidden_cases=EXPONENT_HIDDEN_CASES,  # sizes and seconds redrawn, each by its own map
-                           hidden_vary=lambda args, rng: (*relabelled([args[0]], rng), *relabelled([args[1]], rng)))
+                           hidden_cases=EXPONENT_HIDDEN_CASES, hidden_vary=varied_exponent)
 
 # ---- task 5: a crossover -------------------------------------------------------------------------
 
