@@ -1613,7 +1613,9 @@ LAB10_ROUND2 = {
                                      "    return count_pretokens(text, special_tokens)\n", "\\r\\n"),
     "range-line-by-line": ("task1_count_range_solution", RANGE_DECODE,
                            "    counts = Counter()\n    for line in data.decode(\"utf-8\").splitlines(keepends=True):\n"
-                           "        counts.update(count_pretokens(line, special_tokens))\n    return dict(counts)\n", "\\r\\n"),
+                           "        counts.update(count_pretokens(line, special_tokens))\n    return dict(counts)\n",
+                           # or the measured call's answer, whose file (drawn from the seed) holds \r\n too
+                           ("\\r\\n", "another answer than the reference's on this file (measured call)")),
     "range-with-endoftext-by-default": ("task1_count_range_solution", RANGE_DECODE,
                                         "    return count_pretokens(data.decode(\"utf-8\"), special_tokens or [EOT])\n",
                                         "special_tokens=[]"),
@@ -1647,7 +1649,7 @@ def test_lab10_a_second_rounds_mistake_fails_the_hidden_test(lab10, mistake):
     mistaken = variant("10_distributed", solutions, cell, "count_range", old, new)
     graders.check_count_range(mistaken)  # the visible cases pass: their files hold no \r\n, no blank line
     found = failure(graders.check_count_range_properties, mistaken)
-    assert message in found, found
+    assert any(part in found for part in ((message,) if isinstance(message, str) else message)), found
 
 
 # Lab 10 task 2: an argument returned as the sum when the other is empty ("nothing to add"): the right counts, but not

@@ -711,13 +711,15 @@ def verify_bad_ids(learner: Callable, cases: list[tuple[int, str]], buffer: byte
 
 def verify_drawn_bad_ids(learner: Callable) -> int:
     """The hidden test's bad ids, drawn from the grading's secret seed with their arena (some ids without a token): a
-    negative id, one with an empty range, one past the end and a negative one below ``-len(offsets)``."""
+    negative id, one with an empty range, the first past the end (a bound off by one lets it through), one further
+    past it and a negative one below ``-len(offsets)``."""
     rng = random.Random(f"{current_seed()}:06_encode_decode:bad_ids")
     size = rng.randint(6, 10)
     missing = set(rng.sample(range(2, size - 1), rng.randint(1, 2)))
     buffer, offsets = build_arena({i: rng.randbytes(rng.randint(1, 3)) for i in range(size) if i not in missing})
     cases = [(rng.randint(-size, -1), "a negative id"), (rng.choice(sorted(missing)), "an id with an empty range"),
-             (rng.randint(size, size + 9), "an id past the end"), (rng.randint(-3 * size, -size - 1), "a negative id")]
+             (size, "the first id past the end"), (rng.randint(size + 1, size + 9), "an id past the end"),
+             (rng.randint(-3 * size, -size - 1), "a negative id")]
     return verify_bad_ids(learner, cases, buffer, offsets, rng)
 
 
