@@ -1427,6 +1427,11 @@ KEPT_HIDDEN_POINTS = {("06_encode_decode", "merged-where-it-first-occurs"), ("06
                       ("08_linear_encoding", "both-valid-and-no-merge"), ("08_linear_encoding", "answers-kept-by-pair")}
 
 
+# An answer kept by id(ranks) fails on the dict changed in place between two calls, or first on a generated input whose
+# dict took a freed dict's id (which input comes first depends on the allocator: seed 2 met the latter in a CI run).
+KEPT_BY_ID = ("the same dict changed in place", "failed once but not when run again")
+
+
 def round_failure(request, round_: dict, lab: str, mistake: str) -> str:
     """The failure of a learner round's ``mistake`` (cell, changes, expected message, and perhaps the part of the hidden
     test that catches it) in its task's hidden test."""
@@ -1437,7 +1442,7 @@ def round_failure(request, round_: dict, lab: str, mistake: str) -> str:
     check = getattr(graders, grader[0] if grader else f"check_{name}_properties") if not grader or isinstance(grader[0], str) \
         else functools.update_wrapper(functools.partial(grader[0], graders), grader[0])
     found = failure(check, variant_of(lab, solutions, cell, name, changes))
-    assert message in found, found
+    assert any(part in found for part in ((message,) if isinstance(message, str) else message)), found
     return found
 
 
@@ -1708,7 +1713,7 @@ THIRD_ROUND = {
     # second call gets the first's answer. Open after the third round ("no input can force the allocator"), now every time.
     ("06_encode_decode", "answers-kept-by-pretoken-and-id-of-ranks"): (
         "task2_encode_pretoken_solution", kept_by("(pretoken, id(ranks))", "    word = split_into_bytes(pretoken)\n",
-                                                  "list(word)", "list(word)"), "the same dict changed in place"),
+                                                  "list(word)", "list(word)"), KEPT_BY_ID),
     ("06_encode_decode", "line-ends-normalized"): ("task3_encode_text_solution", ((
         "    if special_tokens:\n        longest_first",
         "    text = text.replace('\\r\\n', '\\n')  # one kind of line end\n    if special_tokens:\n        longest_first"),),
@@ -1797,7 +1802,7 @@ LAB07_ROUND3 = {
         ("    parts = list(split_into_bytes(pretoken))\n    return merge_all(parts, ranks, first_heap(parts, ranks))\n",
          "    key = (pretoken, id(ranks))\n    if key not in _KEPT:\n        parts = list(split_into_bytes(pretoken))\n"
          "        _KEPT[key] = merge_all(parts, ranks, first_heap(parts, ranks))\n    return _KEPT[key]\n")),
-        "the same dict changed in place"),
+        KEPT_BY_ID),
 }
 
 VALID_MERGES = "    valid |= {left + right for left, right in ranks if encode_pretoken(left + right, ranks) == [left + right]}\n"
