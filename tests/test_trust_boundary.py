@@ -233,11 +233,11 @@ def test_a_dict_of_colliding_keys_costs_the_grader_nothing():
 
     with Sandbox(Policy(call_timeout=30)) as box:
         assert box.run_cell(FLOOD_REPLY, "flood").ok
-        start = time.monotonic()
+        start = time.process_time()  # the grader's CPU (its reader thread's too), not the wall: a busy machine took 3.4 s
         with pytest.raises((LearnerError, GradingStopped)):
             same(plain(RemoteFunction(box, "flood")()), {})
-        took = time.monotonic() - start
-    assert took < 3, f"the grader spent {took:.1f} s on one reply"
+        took = time.process_time() - start
+    assert took < 2, f"the grader spent {took:.1f} s of CPU time on one reply"
 
 
 def test_a_deeply_nested_reply_is_refused_not_recursed_into():
