@@ -66,7 +66,8 @@ def graded_both_ways():
     submissions = {
         "honest": complete(LAB), "honest_too": complete(LAB), "blank": blank(LAB),
         "last_wrong": with_last_function(LAB, "return []"),  # fails the last task's checks, its message shrunk
-        # Its first call hangs, asleep, until the call's limit (30 s); it is not called again.
+        # Its first call hangs, asleep, until the call's backstop (4 times its limit of 30 s of CPU time, waited); it is
+        # not called again.
         "last_hangs": with_last_function(LAB, "import time\nwhile True:\n    time.sleep(1)"),
         "invalid_json": '{"cells": [',
     }
@@ -94,7 +95,7 @@ def test_a_submission_that_hangs_holds_up_no_other(graded_both_ways):
     _, parallel = graded_both_ways["parallel"]
     status, earned, _, _ = parallel["last_hangs"]["report"]
     assert status == "graded" and 0 < earned < 13
-    assert any("did not finish within 30 s" in verdict.message for verdict in parallel["last_hangs"]["record"][0])
+    assert any("waited 120 s without running (its backstop)" in verdict.message for verdict in parallel["last_hangs"]["record"][0])
     assert all(parallel[student]["report"][0] == "graded" for student in parallel if student != "invalid_json")
 
 
