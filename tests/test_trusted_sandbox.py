@@ -205,7 +205,7 @@ def cpu_at_the_stop(box: Sandbox, call) -> tuple[GradingStopped, float, float]:
 
     def look():
         while not done:
-            looks.append(cpu_seconds(worker))
+            looks.append(cpu_seconds(worker, children=False))
             time.sleep(0.02)
 
     watcher = threading.Thread(target=look, daemon=True)

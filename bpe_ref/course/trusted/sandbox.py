@@ -329,16 +329,18 @@ def _kill_group(process: subprocess.Popen) -> None:
 
 class CpuLimit:
     """CPU seconds a request may spend: ``read()`` gives the count so far and whether the processes counted are running
-    or ready to run (``None``: unreadable), read at the start too (``start``, ``None`` where unreadable); past
-    ``seconds``, ``past(spent)`` is raised."""
+    or ready to run (``None``: unreadable); past ``seconds``, ``past(spent)`` is raised. Counted from ``start`` or, without
+    one, from the first look: a request's first tenth of a second is not counted (at most that much CPU time per CPU),
+    so that one that ends before reads nothing of /proc (most calls: a property check makes hundreds)."""
 
-    def __init__(self, read: Callable[[], tuple[float, bool] | None], seconds: float, past: Callable[[float], Exception]):
-        self.read, self.seconds, self.past = read, seconds, past
-        self.start = (read() or (None, False))[0]
+    def __init__(self, read: Callable[[], tuple[float | None, bool] | None], seconds: float,
+                 past: Callable[[float], Exception], start: float | None = None) -> None:
+        self.read, self.seconds, self.past, self.start = read, seconds, past, start
 
     def look(self) -> tuple[float, bool]:
         """CPU seconds spent since the start (0 if unreadable now), and whether its processes are running or ready to run."""
         seconds, running = self.read() or (None, False)
+        self.start = seconds if self.start is None else self.start
         return (0.0 if seconds is None or self.start is None else max(0.0, seconds - self.start)), running
 
 
@@ -759,7 +761,7 @@ class Sandbox:
         busy machine slows a call without bringing it nearer its limit); a request that spends less but waits (a sleep,
         a lock, a pipe nobody writes) is stopped at a backstop, ``Policy.wall_factor`` times ``timeout`` of wall time in
         which none of those processes, nor the keeper, ran or waited for a CPU; the notebook's :attr:`deadline` is wall
-        time. Where that CPU time cannot be read (no keeper, no /proc), ``timeout`` s of wall-clock time. With ``cpu_limit``,
+        time. Without a keeper (not Linux), ``timeout`` s of wall-clock time. With ``cpu_limit``,
         that many CPU seconds of the worker's process too (a grader's measured call: past them it cannot pass, so it
         stops there: :class:`CpuLimitReached`)."""
         if not self.alive:
@@ -768,18 +770,19 @@ class Sandbox:
         tree = None if keeper is None else CpuLimit(functools.partial(tree_cpu_seconds, keeper), timeout, lambda spent: (
             GradingStopped(f"{what} did not finish within {timeout:g} s of CPU time (measured from outside your code): an "
                            "infinite loop, or a much slower algorithm than needed?")))
-        waiting = timeout * max(1.0, self.policy.wall_factor) if tree is not None and tree.start is not None else timeout
+        waiting = timeout * max(1.0, self.policy.wall_factor) if tree is not None else timeout
         until = float("inf") if self.deadline is None else self.deadline
         if until <= time.monotonic():
             raise GradingStopped(f"{what}: not run, the time for grading this notebook is spent")
         pid = self.worker_pid
-        limits = tuple(limit for limit in (
-            CpuLimit(lambda: (cpu_seconds(pid, children=False), False), cpu_limit, CpuLimitReached)
-            if cpu_limit is not None and pid is not None else None, tree) if limit is not None and limit.start is not None)
+        start = cpu_seconds(pid, children=False) if cpu_limit is not None and pid is not None else None
+        measured = None if start is None else CpuLimit(lambda: (cpu_seconds(pid, children=False), False), cpu_limit,
+                                                       CpuLimitReached, start)
+        limits = tuple(limit for limit in (measured, tree) if limit is not None)
         started = time.monotonic()
 
         def late() -> str:
-            used = f"{tree.look()[0]:.1f} s of CPU time" if tree in limits else ""
+            used = f"{tree.look()[0]:.1f} s of CPU time" if tree is not None else ""
             if time.monotonic() >= until:
                 return (f"{what}: stopped when the time for grading this notebook ran out, after {time.monotonic() - started:.0f} "
                         f"s{used and ', '}{used}")
