@@ -80,7 +80,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   size. The limit of a cell or call is CPU time, so that a busy machine fails no honest call (a wall-clock limit of
   30 s once failed lab 01's training at load 13 to 18 on 2 cores, some 5 s of CPU): the worker's and every process's
   under its keeper, live, a zombie or reaped (:func:`.measure_worker.tree_cpu_seconds`, from ``/proc``, ten times a
-  second). A request that waits instead (a sleep, a lock, a pipe, a stopped process) is stopped by a backstop,
+  second, from 0.1 s in: a call that ends before costs no look). A request that waits instead (a sleep, a lock, a
+  pipe, a stopped process) is stopped by a backstop,
   ``Policy.wall_factor`` times its limit of the wall time in which none of those processes, nor the keeper, ran or
   waited for a CPU; the notebook's budget is wall time, whatever they do. A process whose parent ignores ``SIGCHLD``
   leaves no CPU time when it ends (the kernel adds a child's to its parent's only when it is waited for): forks that
