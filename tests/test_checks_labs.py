@@ -720,7 +720,6 @@ def test_lab04_in_the_worker_a_scan_per_merge_is_stopped_at_its_cpu_limit_and_th
     pass (:func:`~bpe_ref.course.checks.measured.stop_at`), not run to its 40 s timeout; the worker is then replaced
     as after a timeout, and the function is still graded by the next test."""
     import importlib
-    import time
 
     from bpe_ref.course.checks import measured
     from bpe_ref.course.trusted.autograde import lab_policy
@@ -732,14 +731,13 @@ def test_lab04_in_the_worker_a_scan_per_merge_is_stopped_at_its_cpu_limit_and_th
     with Sandbox(lab_policy(graders, Policy())) as box:
         for index, code in enumerate(cells):
             assert box.run_cell(code, f"cell{index}").ok, code
-        start = time.monotonic()
         with pytest.raises(AssertionError) as failed:
             graders.verify_merge_cost(RemoteFunction(box, "train"))
-        wall = time.monotonic() - start
         message = str(failed.value)
         assert "stopped there, measured from outside your code" in message and "not every word" in message, message
         spent = float(re.search(r"took more than ([0-9.]+) s of CPU time", message).group(1))
-        assert spent < graders.COST_TIMEOUT / 4 and wall < graders.COST_TIMEOUT, (spent, wall)  # it ran to its timeout before
+        assert spent < graders.COST_TIMEOUT / 4, spent  # it ran to its timeout before (40 s, of CPU time now: at load 18 on
+        # 2 cores the stop at some 4 s of CPU time took 42 s of wall time)
         assert spent >= measured.STOP_SLACK
         assert not box.alive  # stopped as on a timeout: grading starts a new worker and replays the cells
         box.restart()

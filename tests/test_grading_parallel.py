@@ -27,7 +27,10 @@ SEED = "4242424242\n"
 
 def class_course(course: Path, submissions: dict[str, dict | str]) -> Path:
     """``course`` with ``LAB`` released, the submissions in ``submitted/`` and a known seed. (The limits are
-    nbgrader_config.py's: shorter ones could fail an honest call on a busy machine, one way and not the other.)"""
+    nbgrader_config.py's, but for the backstop of a call that waits: 1 times its limit, so the hanging submission
+    costs 30 s, not 120; a call that waits for a CPU of a busy machine is not waiting, so no honest call fails by it.)"""
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write("c.TrustedExecute.wall_factor = 1\n")
     assert run_nbgrader(["generate_assignment", LAB, "--force"], course, timeout=600).returncode == 0
     (course / RECORDS_DIR).mkdir()
     (course / RECORDS_DIR / "hidden_seed").write_text(SEED, encoding="utf-8")
@@ -66,7 +69,8 @@ def graded_both_ways():
     submissions = {
         "honest": complete(LAB), "honest_too": complete(LAB), "blank": blank(LAB),
         "last_wrong": with_last_function(LAB, "return []"),  # fails the last task's checks, its message shrunk
-        # Its first call hangs, asleep, until the call's limit (30 s); it is not called again.
+        # Its first call hangs, asleep, until the call's backstop (30 s of waiting, its limit of CPU time); it is not
+        # called again.
         "last_hangs": with_last_function(LAB, "import time\nwhile True:\n    time.sleep(1)"),
         "invalid_json": '{"cells": [',
     }
@@ -94,7 +98,7 @@ def test_a_submission_that_hangs_holds_up_no_other(graded_both_ways):
     _, parallel = graded_both_ways["parallel"]
     status, earned, _, _ = parallel["last_hangs"]["report"]
     assert status == "graded" and 0 < earned < 13
-    assert any("did not finish within 30 s" in verdict.message for verdict in parallel["last_hangs"]["record"][0])
+    assert any("waited 30 s without running (its backstop)" in verdict.message for verdict in parallel["last_hangs"]["record"][0])
     assert all(parallel[student]["report"][0] == "graded" for student in parallel if student != "invalid_json")
 
 

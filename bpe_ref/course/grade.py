@@ -472,7 +472,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("notebook", nargs="?", type=Path, help="the lab notebook to grade, e.g. labs/01_naive_bpe/01_naive_bpe.ipynb")
     parser.add_argument("--lab", help="the lab it belongs to (default: from its file name, folder or contents)")
     parser.add_argument("--timeout", type=positive_seconds,
-                        help="seconds per cell before a cell counts as hung (default: nbgrader_config.py's 30)")
+                        help="CPU seconds per cell and per call before it counts as hung (default: nbgrader_config.py's 30)")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="copy the autograded notebook, with all outputs, into DIR")
     parser.add_argument("--class", dest="class_lab", metavar="LAB",
                         help="instead: report on a class after `nbgrader autograde LAB` (graded, could not be read, not graded)")

@@ -188,7 +188,8 @@ def fastest_of_tries(task: Task, run_pair: Callable[[], list[float]], growth: Ca
 
 
 def with_timeout(task: Task, learner: Callable, timeout: float | None) -> tuple[Task, Callable]:
-    """``task`` and ``learner`` with their calls limited to ``timeout`` seconds (in a notebook, in the worker)."""
+    """``task`` and ``learner`` with their calls limited to ``timeout`` seconds (in a notebook; in the worker, of CPU time
+    with a backstop for waiting: :meth:`~..trusted.sandbox.Sandbox.request`)."""
     if timeout is None:
         return task, learner
     return replace(task, kernel_time_limit=timeout), replace(learner, timeout=timeout) if runs_remotely(learner) else learner

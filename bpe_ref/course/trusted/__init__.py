@@ -75,9 +75,18 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   word; the seal stops only code that does not read the loop's memory. Rebinding what a module holds
   is flagged for review.
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
-- *Hanging or exhausting the machine*: a deadline per cell and per call (the worker is killed and a
+- *Hanging or exhausting the machine*: a limit per cell and per call (the worker is killed and a
   fresh one replays the cells that ran), a budget per notebook, rlimits on memory, CPU time and file
-  size. The worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child subreaper that
+  size. The limit of a cell or call is CPU time, so that a busy machine fails no honest call (a wall-clock limit of
+  30 s once failed lab 01's training at load 13 to 18 on 2 cores, some 5 s of CPU): the worker's and every process's
+  under its keeper, live, a zombie or reaped (:func:`.measure_worker.tree_cpu_seconds`, from ``/proc``, ten times a
+  second, from 0.1 s in: a call that ends before costs no look). A request that waits instead (a sleep, a lock, a
+  pipe, a stopped process) is stopped by a backstop,
+  ``Policy.wall_factor`` times its limit of the wall time in which none of those processes, nor the keeper, ran or
+  waited for a CPU; the notebook's budget is wall time, whatever they do. A process whose parent ignores ``SIGCHLD``
+  leaves no CPU time when it ends (the kernel adds a child's to its parent's only when it is waited for): forks that
+  each burn a little and end so are not stopped at the CPU limit, only at the notebook's budget (lab 03 only: no
+  other lab lets its code start processes). The worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child subreaper that
   runs none of the learner's code: every process the worker starts stays below it, ``setsid`` or
   not, is counted (more than ``Policy.max_processes`` at once kills the lot) and is killed when the
   worker ends. Where the kernel allows unprivileged user and mount namespaces, a lab with processes

@@ -307,8 +307,13 @@ if NbGraderPreprocessor is not None:
     class TrustedExecute(NbGraderPreprocessor):
         """nbgrader autograde preprocessor: run the submission confined, decide in this process."""
 
-        call_timeout = Float(30.0, help="Seconds for one call of a learner's function.").tag(config=True)
-        cell_timeout = Float(30.0, help="Seconds for running one cell of the learner's.").tag(config=True)
+        call_timeout = Float(30.0, help="CPU seconds for one call of a learner's function: of the worker and every "
+                             "process it started, measured from outside, so a busy machine fails no call.").tag(config=True)
+        cell_timeout = Float(30.0, help="CPU seconds for running one cell of the learner's, counted as call_timeout's."
+                             ).tag(config=True)
+        wall_factor = Float(4.0, help="A call or cell that waits (sleeps, blocks) is stopped after this many times its "
+                            "CPU seconds of wall time in which none of its processes ran or waited for a CPU (at least 1)."
+                            ).tag(config=True)
         total_timeout = Float(300.0, help="Seconds for grading one notebook: its cells, calls and test cells.").tag(config=True)
         memory_mb = Integer(2048, help="Address space of the worker, MiB.").tag(config=True)
         whole_class = Bool(True, help="The notebooks graded share the course's seed: each property test's hidden inputs "
@@ -317,7 +322,8 @@ if NbGraderPreprocessor is not None:
         def preprocess(self, nb, resources):
             info = resources.get("nbgrader", {})
             lab, student, notebook = info.get("assignment"), info.get("student", ""), info.get("notebook", "")
-            policy = Policy(memory_mb=self.memory_mb, call_timeout=self.call_timeout, cell_timeout=self.cell_timeout)
+            policy = Policy(memory_mb=self.memory_mb, call_timeout=self.call_timeout, cell_timeout=self.cell_timeout,
+                            wall_factor=self.wall_factor)
             from nbgrader.coursedir import CourseDirectory
 
             course = Path(CourseDirectory(parent=self).root)

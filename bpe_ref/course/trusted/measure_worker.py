@@ -46,15 +46,62 @@ def _stat_fields(pid: int) -> list[str] | None:
     return data[end + 2:].decode("ascii", "replace").split() if end != -1 else None
 
 
-def cpu_seconds(pid: int, children: bool = True) -> float | None:
-    """CPU seconds (user and system) of process ``pid`` so far, all its threads; with ``children``,
-    also of its children that ended and were waited for. ``None`` when it cannot be read."""
+def cpu_seconds(pid: int, children: bool = True, own: bool = True) -> float | None:
+    """CPU seconds (user and system) of process ``pid`` so far, all its threads (not with ``own=False``); with
+    ``children``, also of its children that ended and were waited for. ``None`` when it cannot be read."""
     fields = _stat_fields(pid)
     if fields is None:
         return None
     # After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14), in clock ticks.
-    ticks = int(fields[11]) + int(fields[12]) + ((int(fields[13]) + int(fields[14])) if children else 0)
+    ticks = (int(fields[11]) + int(fields[12]) if own else 0) + ((int(fields[13]) + int(fields[14])) if children else 0)
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _threads(pid: int) -> tuple[list[int], bool]:
+    """The children of process ``pid``, of any of its threads, zombies included (``/proc/PID/task/TID/children``), and
+    whether one of its threads is running or ready to run (state ``R``: on a busy machine, waiting for a CPU)."""
+    children, running = [], False
+    try:
+        tids = os.listdir(f"{PROC}/{pid}/task")
+    except OSError:
+        return children, running
+    for tid in tids:
+        try:
+            with open(f"{PROC}/{pid}/task/{tid}/children", "rb") as file:
+                children.extend(int(child) for child in file.read().split())
+            with open(f"{PROC}/{pid}/task/{tid}/stat", "rb") as file:
+                running = running or file.read().rsplit(b")", 1)[1].split()[0] == b"R"
+        except (OSError, ValueError, IndexError):
+            continue  # a thread that ended meanwhile: its children went to another
+    return children, running
+
+
+def tree_cpu_seconds(keeper: int) -> tuple[float, bool] | None:
+    """CPU seconds (user and system) spent so far by every process under ``keeper`` (the worker's keeper, a child
+    subreaper, whose own threads run none of the learner's code and are left out), and whether a thread of theirs or of
+    the keeper (which answers their opens) is running or ready to run; ``None`` when the keeper cannot be read.
+
+    A process's CPU time is in its own ``/proc/PID/stat`` while it exists, live or a zombie, and is added to its
+    parent's children's time (``cutime``, ``cstime``) when the parent waits for it: under the keeper, or the keeper
+    (every orphan comes to it). So: each descendant's own and reaped children's time, plus the keeper's reaped
+    children's. Parents are read before their children: a child reaped between the two reads is missed by this
+    look (less, never more: a call is never stopped early), and is in its parent's count at the next. A process that
+    ends unwaited for (its parent ignores ``SIGCHLD``) leaves no count: see the threat model."""
+    total = cpu_seconds(keeper, own=False)
+    if total is None:
+        return None
+    todo, running = _threads(keeper)
+    seen: set[int] = set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        total += cpu_seconds(pid) or 0.0  # gone meanwhile: its time is its reaper's now
+        children, busy = _threads(pid)
+        todo.extend(children)
+        running = running or busy
+    return total, running
 
 
 def parent_of(pid: int) -> int | None:

@@ -36,7 +36,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .measure_worker import cpu_seconds
+from .measure_worker import cpu_seconds, tree_cpu_seconds
 from .stand_ins import stand_in_source
 from .verdicts import CpuLimitReached, GradingStopped, LearnerError
 from .worker.keeper import _PR_SET_CHILD_SUBREAPER, _proc_table, _status
@@ -75,8 +75,9 @@ class Policy:
     # Modules of bpe_ref a lab gives its code (an earlier lab's functions), relative to the package,
     # e.g. ("train.step01_naive",): copied with what they import into the scratch folder, alone.
     provided: tuple[str, ...] = ()
-    call_timeout: float = 30.0  # seconds for one call of a learner's function
-    cell_timeout: float = 30.0  # seconds for running one cell of the notebook
+    call_timeout: float = 30.0  # CPU seconds of the worker's processes for one call of a learner's function (request)
+    cell_timeout: float = 30.0  # CPU seconds of the worker's processes for running one cell of the notebook
+    wall_factor: float = 4.0  # a call or cell that waits is stopped after this many times its CPU seconds of waiting
     max_processes: int = 64  # processes the worker may have at once (with allow_processes); more kills it
     watch_files: bool = True  # the keeper counts the opens Landlock refuses (every open goes by it; off to measure that)
     shm_mb: int = 256  # the worker's own /dev/shm (with allow_processes, where the kernel gives one: keeper.py); 0: none
@@ -324,6 +325,23 @@ def _kill_group(process: subprocess.Popen) -> None:
             process.kill()
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=5)
+
+
+class CpuLimit:
+    """CPU seconds a request may spend: ``read()`` gives the count so far and whether the processes counted are running
+    or ready to run (``None``: unreadable); past ``seconds``, ``past(spent)`` is raised. Counted from ``start`` or, without
+    one, from the first look: a request's first tenth of a second is not counted (at most that much CPU time per CPU),
+    so that one that ends before reads nothing of /proc (most calls: a property check makes hundreds)."""
+
+    def __init__(self, read: Callable[[], tuple[float | None, bool] | None], seconds: float,
+                 past: Callable[[float], Exception], start: float | None = None) -> None:
+        self.read, self.seconds, self.past, self.start = read, seconds, past, start
+
+    def look(self) -> tuple[float, bool]:
+        """CPU seconds spent since the start (0 if unreadable now), and whether its processes are running or ready to run."""
+        seconds, running = self.read() or (None, False)
+        self.start = seconds if self.start is None else self.start
+        return (0.0 if seconds is None or self.start is None else max(0.0, seconds - self.start)), running
 
 
 class Sandbox:
@@ -680,33 +698,36 @@ class Sandbox:
         last = f"; its last words: {lines[-1][:200]}" if lines else ""
         return GradingStopped(f"the process running your code stopped while {what} ({how}{last})")
 
-    def _receive(self, request_id: int | None, timeout: float, what: str, budget: float | None = None,
-                 cpu_limit: tuple[int, float, float] | None = None) -> dict:
-        """The reply to ``request_id`` within ``timeout`` s (``budget``: the request's whole time, for the message).
-        ``cpu_limit``: ``(pid, its CPU seconds when the request was sent, seconds)``, the CPU time process ``pid``
-        may spend on it, checked ten times a second: past it, the worker is stopped as on the timeout."""
+    def _receive(self, request_id: int | None, timeout: float, what: str, limits: tuple[CpuLimit, ...] = (),
+                 late: Callable[[], str] | None = None, until: float = float("inf")) -> dict:
+        """The reply to ``request_id`` within ``timeout`` s of wall-clock time and before ``until`` (``time.monotonic()``;
+        past either, ``late()`` says why it was stopped). With ``limits``, checked ten times a second (past one, the
+        worker is stopped as on the timeout), ``timeout`` counts only the looks at which none of their processes was
+        running or ready to run: the time the request waited on something, not for a CPU of a busy machine."""
         # One deadline for the whole wait: lines that are not the reply (the learner's, written to the
         # channel now and then) must not start the wait again.
-        deadline = time.monotonic() + timeout
-        next_look = time.monotonic() + 0.1  # of the CPU time: on time whatever comes meanwhile (a line at least every
+        last = time.monotonic()
+        deadline, waited = min(until, last + timeout) if not limits else until, 0.0
+        next_look = last + 0.1  # of the CPU time: on time whatever comes meanwhile (a line at least every
         # 0.1 s that is not the reply once kept the wait from ever finding the queue empty, and a call from its stop)
         while True:
-            if cpu_limit is not None and time.monotonic() >= next_look:
-                pid, start, limit = cpu_limit
-                spent = (cpu_seconds(pid, children=False) or start) - start
-                if spent > limit:
-                    self.close()
-                    raise CpuLimitReached(spent)
-                next_look = time.monotonic() + 0.1
-            try:
-                wait = max(0.0, deadline - time.monotonic())
-                line = self._replies.get(timeout=wait if cpu_limit is None else min(wait, max(0.0, next_look - time.monotonic())))
-            except queue.Empty:
-                if cpu_limit is not None and time.monotonic() < deadline:
-                    continue
+            now = time.monotonic()
+            if limits and now >= next_look:
+                looks = [(limit, *limit.look()) for limit in limits]
+                for limit, spent, _ in looks:
+                    if spent > limit.seconds:
+                        self.close()
+                        raise limit.past(spent)
+                waited += 0.0 if any(running for _, _, running in looks) else now - last
+                last, next_look = now, now + 0.1
+            if now >= deadline or waited >= timeout:
+                message = late() if late else f"{what} did not finish within {timeout:g} s"
                 self.close()
-                raise GradingStopped(f"{what} did not finish within {budget or timeout:g} s "
-                                     "(an infinite loop, or a much slower algorithm than needed?)") from None
+                raise GradingStopped(message)
+            try:
+                line = self._replies.get(timeout=max(0.0, min(deadline, next_look if limits else deadline) - now))
+            except queue.Empty:
+                continue
             if line is None:
                 raise self._worker_gone(what)
             if isinstance(line, Exception):
@@ -735,26 +756,49 @@ class Sandbox:
         return hmac.compare_digest(seal, expected)
 
     def request(self, message: dict, timeout: float, what: str, cpu_limit: float | None = None) -> dict:
-        """Send ``message`` and return its reply, within ``timeout`` s and, with ``cpu_limit``, that many CPU seconds
-        of the worker's process (a grader's measured call: past them it cannot pass, so it stops there)."""
+        """Send ``message`` and return its reply. ``timeout``: the CPU seconds the worker's processes may spend on it, the
+        worker's and every process's under its keeper (:func:`.measure_worker.tree_cpu_seconds`, read from /proc, so a
+        busy machine slows a call without bringing it nearer its limit); a request that spends less but waits (a sleep,
+        a lock, a pipe nobody writes) is stopped at a backstop, ``Policy.wall_factor`` times ``timeout`` of wall time in
+        which none of those processes, nor the keeper, ran or waited for a CPU; the notebook's :attr:`deadline` is wall
+        time. Without a keeper (not Linux), ``timeout`` s of wall-clock time. With ``cpu_limit``,
+        that many CPU seconds of the worker's process too (a grader's measured call: past them it cannot pass, so it
+        stops there: :class:`CpuLimitReached`)."""
         if not self.alive:
             raise GradingStopped(f"{what}: the process running your code is not running")
-        if self.deadline is not None:
-            left = self.deadline - time.monotonic()
-            if left <= 0:
-                raise GradingStopped(f"{what}: not run, the time for grading this notebook is spent")
-            timeout = min(timeout, left)
+        keeper = self.process.pid if self._report is not None else None  # the worker's keeper (Linux)
+        tree = None if keeper is None else CpuLimit(functools.partial(tree_cpu_seconds, keeper), timeout, lambda spent: (
+            GradingStopped(f"{what} did not finish within {timeout:g} s of CPU time (measured from outside your code): an "
+                           "infinite loop, or a much slower algorithm than needed?")))
+        waiting = timeout * max(1.0, self.policy.wall_factor) if tree is not None else timeout
+        until = float("inf") if self.deadline is None else self.deadline
+        if until <= time.monotonic():
+            raise GradingStopped(f"{what}: not run, the time for grading this notebook is spent")
+        pid = self.worker_pid
+        start = cpu_seconds(pid, children=False) if cpu_limit is not None and pid is not None else None
+        measured = None if start is None else CpuLimit(lambda: (cpu_seconds(pid, children=False), False), cpu_limit,
+                                                       CpuLimitReached, start)
+        limits = tuple(limit for limit in (measured, tree) if limit is not None)
+        started = time.monotonic()
+
+        def late() -> str:
+            used = f"{tree.look()[0]:.1f} s of CPU time" if tree is not None else ""
+            if time.monotonic() >= until:
+                return (f"{what}: stopped when the time for grading this notebook ran out, after {time.monotonic() - started:.0f} "
+                        f"s{used and ', '}{used}")
+            if not used:
+                return f"{what} did not finish within {waiting:g} s (an infinite loop, or a much slower algorithm than needed?)"
+            return (f"{what} waited {waiting:g} s without running (its backstop) and used only {used} (its limit: "
+                    f"{timeout:g} s): waiting on something (a sleep, a lock, a pipe or a process that never answers)?")
+
         # An id the worker cannot guess: a line the learner's code writes on the reply pipe (found by trying its fds)
         # with the next id of a count was taken for the reply, arguments "as they came" and all (redteam section 21).
         self._request_id = secrets.randbits(62)
         message = {**message, "id": self._request_id}
-        deadline = time.monotonic() + timeout
-        pid = self.worker_pid
-        start = cpu_seconds(pid, children=False) if cpu_limit is not None and pid is not None else None
         self._asking((json.dumps(message) + "\n").encode("utf-8"))
-        self._send(self._asked, deadline, timeout, what)
-        return self._receive(self._request_id, max(0.0, deadline - time.monotonic()), what, budget=timeout,
-                             cpu_limit=None if start is None else (pid, start, cpu_limit))
+        send_by = min(until, started + waiting)  # a worker that reads no request spends no CPU: the backstop, in wall time
+        self._send(self._asked, send_by, send_by - started, what)
+        return self._receive(self._request_id, waiting, what, limits, late, until)
 
     def _send(self, data: bytes, deadline: float, timeout: float, what: str) -> None:
         """Write a request under the call's deadline: a worker that stops reading (stopped by a signal
