@@ -25,9 +25,10 @@ tests/test_review_flags.py's class too, whose flags from behaviour are checked h
 complete solution changed in a way that must cost nothing, it is the lab's honest work, so that each
 solution is graded once (``HONEST_VARIANTS``); the labs whose wrong method makes its calls for show
 (``METHOD_FOR_SHOW``) hold that student too. nbgrader's feedback is rendered for a sample of each
-class (``FEEDBACK``). ``BPE_EXHAUSTIVE=1`` sends every attack to every lab, grades the plain solution
-beside those variants and renders every submission's feedback (maintainers run it before a release,
-see CONTRIBUTING.md).
+class (``FEEDBACK``). Members of lab 00's class are graded again by ``python -m bpe_ref autograde
+--jobs 2``, which must give them what the batch's one ``nbgrader autograde`` gave (``graded_in_two_jobs``).
+``BPE_EXHAUSTIVE=1`` sends every attack to every lab, grades the plain solution beside those variants and renders
+every submission's feedback (maintainers run it before a release, see CONTRIBUTING.md).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import importlib
 import inspect
 import json
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -700,6 +702,10 @@ def graded_class(request):
                 "full": sum(cell.points for cell in test_cells.load(lab)),
                 "seed": seed,
             }
+        if TWO_JOBS_LAB in batches:  # what the members graded again in two jobs got here (before a test changes the gradebook)
+            from test_grading_parallel import outcome
+
+            batches[TWO_JOBS_LAB]["in_one_job"] = outcome(course, TWO_JOBS_LAB, two_jobs_class(batches[TWO_JOBS_LAB]))
         yield batches
 
 
@@ -963,6 +969,66 @@ def test_grade_class_flags_the_tampering_nbgrader_restored(batch):
     assert re.search(r"changed the nbgrader metadata of the test cell \w+ \(points [0-9.]+ -> [0-9.]+; nbgrader put it back\)",
                      flags), flags
     assert re.search(r"^tampers .* graded; NEEDS REVIEW$", summary, re.M), summary
+
+
+# ---- the class graded by two nbgrader processes at once (python -m bpe_ref autograde --jobs 2) ------------
+#
+# tests/test_grading_parallel.py's subject, checked on lab 00's batch rather than on a class of its own graded twice:
+# members of the batch, graded again in a course of their own by ``python -m bpe_ref autograde --jobs 2`` with the
+# batch's seed and limits, must get what the batch's one ``nbgrader autograde`` gave them (report, gradebook, trusted
+# record, autograded notebook): honest work twice, the release, a notebook failing hidden tests whose failing input
+# is shrunk (the table of visible answers), one whose last function hangs until the call's limit, the unreadable file.
+TWO_JOBS_LAB = "00_pretokenization"
+IN_TWO_JOBS = {"noisy_but_correct", "blank", "hardcoded", "last_hangs", "invalid_json"}
+
+
+def two_jobs_class(batch) -> set[str]:
+    return IN_TWO_JOBS | {honest_of(batch)}
+
+
+@pytest.fixture(scope="module")
+def graded_in_two_jobs(graded_class):
+    from test_grading_parallel import in_jobs, outcome
+
+    batch = graded_class[TWO_JOBS_LAB]
+    with temporary_course((TWO_JOBS_LAB,)) as course:
+        assert run_nbgrader(["generate_assignment", TWO_JOBS_LAB, "--force"], course, timeout=600).returncode == 0
+        # The batch's limits, in the course's configuration (the command passes no option on to nbgrader), and seed.
+        options = [*BATCH_OPTIONS, call_limit(group_of(TWO_JOBS_LAB))]
+        with (course / "nbgrader_config.py").open("a", encoding="utf-8") as config:
+            config.writelines(f"\nc.{option.removeprefix('--').replace('=', ' = ')}\n" for option in options)
+        (course / "trusted_grades").mkdir()
+        (course / "trusted_grades" / "hidden_seed").write_text(batch["seed"], encoding="utf-8")
+        for student in two_jobs_class(batch):
+            shutil.copytree(batch["course"] / "submitted" / student, course / "submitted" / student)
+        job = in_jobs(course, lab=TWO_JOBS_LAB, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        log = job.communicate(timeout=1800)[0]
+        yield {"one job": (batch["autograde"].returncode, batch["in_one_job"]),
+               "two jobs": (job.returncode, outcome(course, TWO_JOBS_LAB, two_jobs_class(batch))), "log": log}
+
+
+@only_on(TWO_JOBS_LAB)
+def test_two_jobs_grade_a_class_as_one_nbgrader_autograde(batch, graded_in_two_jobs):
+    serial_code, serial = graded_in_two_jobs["one job"]
+    parallel_code, parallel = graded_in_two_jobs["two jobs"]
+    log = graded_in_two_jobs["log"]
+    assert "in 2 nbgrader processes at once" in log, log[-3000:]
+    assert serial_code == parallel_code == 1, log[-3000:]  # invalid_json could not be processed, either way
+    assert sorted(parallel) == sorted(serial) == sorted(two_jobs_class(batch))
+    for student in serial:
+        assert parallel[student] == serial[student], student
+    assert serial[honest_of(batch)]["report"][:2] == ("graded", batch["full"])
+    assert serial["invalid_json"]["report"][0] == "could not be read"
+
+
+@only_on(TWO_JOBS_LAB)
+def test_a_submission_that_hangs_holds_up_no_other(batch, graded_in_two_jobs):
+    _, parallel = graded_in_two_jobs["two jobs"]
+    status, earned, _, _ = parallel["last_hangs"]["report"]
+    assert status == "graded" and 0 < earned < batch["full"]
+    # (lab 00's call limit, call_limit)
+    assert any("waited 5 s without running (its backstop)" in verdict.message for verdict in parallel["last_hangs"]["record"][0])
+    assert all(parallel[student]["report"][0] == "graded" for student in parallel if student != "invalid_json")
 
 
 # ---- a wrong method whose calls look right: the how is measured from outside, or forced by inputs ---------

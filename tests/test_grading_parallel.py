@@ -1,7 +1,8 @@
 """``python -m bpe_ref autograde LAB --jobs N`` (bpe_ref/course/commands/autograde.py): a class graded by N
 ``nbgrader autograde`` processes at once gets the grades, records and autograded notebooks one ``nbgrader
-autograde`` gives it, a submission that hangs holds up no other, and a gradebook locked by another process
-("database is locked", which makes nbgrader give up on its whole run) loses no grade."""
+autograde`` gives it, a submission that hangs holds up no other (both checked on lab 00's adversarial class, whose
+one ``nbgrader autograde`` tests/test_grading_adversarial.py runs already: ``graded_in_two_jobs``), and a gradebook
+locked by another process ("database is locked", which makes nbgrader give up on its whole run) loses no grade."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from bpe_ref.course.commands.autograde import dealt
 from bpe_ref.course.grade import class_report, grades_from_course
 from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment, run_nbgrader, temporary_course
 from bpe_ref.course.trusted.autograde import RECORDS_DIR, GradingRecord
-from test_grading_adversarial import blank, complete, with_last_function
+from test_grading_adversarial import blank, complete
 
 pytestmark = pytest.mark.slow
 LAB = "00_pretokenization"  # the cheapest lab to grade honestly
@@ -41,65 +42,29 @@ def class_course(course: Path, submissions: dict[str, dict | str]) -> Path:
     return course
 
 
-def in_jobs(course: Path, jobs: int = 2, **options) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "bpe_ref", "autograde", LAB, "--jobs", str(jobs), "--course", str(course)],
+def in_jobs(course: Path, jobs: int = 2, lab: str = LAB, **options) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "bpe_ref", "autograde", lab, "--jobs", str(jobs), "--course", str(course)],
                             cwd=REPO_ROOT, env=nbgrader_environment(), text=True, **options)
 
 
-def outcome(course: Path) -> dict:
-    """What a class's grading left: per student, the report's status, score and review lines, the gradebook's
-    scores and failures per cell, the trusted record's verdicts and review lines, the autograded notebook."""
+def outcome(course: Path, lab: str = LAB, students=None) -> dict:
+    """What a class's grading left: per student (of ``students``, or all), the report's status, score and review
+    lines, the gradebook's scores and failures per cell, the trusted record's verdicts and review lines, the
+    autograded notebook."""
     result = {}
-    for status in class_report(course, LAB):
+    for status in class_report(course, lab):
         student = status.student
-        record = GradingRecord.load(course, student, LAB, LAB)
-        autograded = course / "autograded" / student / LAB / f"{LAB}.ipynb"
+        if students is not None and student not in students:
+            continue
+        record = GradingRecord.load(course, student, lab, lab)
+        autograded = course / "autograded" / student / lab / f"{lab}.ipynb"
         result[student] = {
             "report": (status.status, status.earned, status.detail.replace(str(course), "COURSE"), status.review),
-            "cells": grades_from_course(course, LAB, student, LAB) if status.status == "graded" else None,
+            "cells": grades_from_course(course, lab, student, lab) if status.status == "graded" else None,
             "record": record and (record.verdicts, record.behaviour, record.isolation, record.seed),
             "autograded": json.loads(autograded.read_text(encoding="utf-8")) if autograded.exists() else None,
         }
     return result
-
-
-@pytest.fixture(scope="module")
-def graded_both_ways():
-    """The same class graded by one ``nbgrader autograde`` and by ``python -m bpe_ref autograde --jobs 2``."""
-    submissions = {
-        "honest": complete(LAB), "honest_too": complete(LAB), "blank": blank(LAB),
-        "last_wrong": with_last_function(LAB, "return []"),  # fails the last task's checks, its message shrunk
-        # Its first call hangs, asleep, until the call's backstop (30 s of waiting, its limit of CPU time); it is not
-        # called again.
-        "last_hangs": with_last_function(LAB, "import time\nwhile True:\n    time.sleep(1)"),
-        "invalid_json": '{"cells": [',
-    }
-    with temporary_course((LAB,)) as serial, temporary_course((LAB,)) as parallel:
-        serial_run = run_nbgrader(["autograde", LAB], class_course(serial, submissions), timeout=1800)
-        job = in_jobs(class_course(parallel, submissions), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        log = job.communicate(timeout=1800)[0]
-        yield {"serial": (serial_run.returncode, outcome(serial)), "parallel": (job.returncode, outcome(parallel)), "log": log}
-
-
-def test_two_jobs_grade_a_class_as_one_nbgrader_autograde(graded_both_ways):
-    serial_code, serial = graded_both_ways["serial"]
-    parallel_code, parallel = graded_both_ways["parallel"]
-    log = graded_both_ways["log"]
-    assert "in 2 nbgrader processes at once" in log, log[-3000:]
-    assert serial_code == parallel_code == 1, log[-3000:]  # invalid_json could not be processed, either way
-    assert sorted(parallel) == sorted(serial)
-    for student in serial:
-        assert parallel[student] == serial[student], student
-    assert serial["honest"]["report"][:2] == ("graded", 13.0)
-    assert serial["invalid_json"]["report"][0] == "could not be read"
-
-
-def test_a_submission_that_hangs_holds_up_no_other(graded_both_ways):
-    _, parallel = graded_both_ways["parallel"]
-    status, earned, _, _ = parallel["last_hangs"]["report"]
-    assert status == "graded" and 0 < earned < 13
-    assert any("waited 30 s without running (its backstop)" in verdict.message for verdict in parallel["last_hangs"]["record"][0])
-    assert all(parallel[student]["report"][0] == "graded" for student in parallel if student != "invalid_json")
 
 
 def test_a_locked_gradebook_loses_no_grade():
