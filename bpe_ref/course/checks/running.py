@@ -405,9 +405,12 @@ class Drawn:
 _KEPT: dict[Any, Any] = {"seed": None, "tests": {}}
 
 
+SHRINK = True  # off only in tests that ask whether a function fails, not with which input (they skip most of the work)
+
+
 def _settings(strategy: Any, max_examples: int, name: str) -> Callable[[Callable], Callable]:
     """How every property test runs hypothesis: ``given(strategy)`` within its bounds, from the seed (or
-    derandomized), no deadline, no example database, shrinking on."""
+    derandomized), no deadline, no example database, shrinking on (:data:`SHRINK`)."""
     from hypothesis import HealthCheck, Phase, given, settings
 
     randomness, seeded = hypothesis_randomness(name)
@@ -420,7 +423,7 @@ def _settings(strategy: Any, max_examples: int, name: str) -> Callable[[Callable
             database=None,
             print_blob=False,
             report_multiple_bugs=False,
-            phases=(Phase.explicit, Phase.generate, Phase.shrink),
+            phases=(Phase.explicit, Phase.generate) + ((Phase.shrink,) if SHRINK else ()),
             suppress_health_check=list(HealthCheck),
         )(given(strategy)(test)))
 
