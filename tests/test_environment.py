@@ -196,8 +196,14 @@ MODULES_WITH_EXAMPLES = [
 
 
 @pytest.mark.parametrize("module_name", package_modules())
-def test_doctests(module_name):
+def test_doctests(module_name, request, monkeypatch):
     module = importlib.import_module(module_name)  # an existing module that cannot be imported is a bug
+    if "Tokenizer.gpt2()" in (module.__doc__ or "") + "".join(test.docstring or "" for test in doctest.DocTestFinder().find(module)):
+        # Twelve examples build GPT-2's tokenizer from the shipped files, about a second each: they get the
+        # one the test process builds (conftest.py's gpt2_tokenizer, checked against tiktoken by
+        # tests/test_encode_gpt2.py) and only read it. Any other call than Tokenizer.gpt2() fails.
+        built = request.getfixturevalue("gpt2_tokenizer")
+        monkeypatch.setattr(bpe_ref.Tokenizer, "gpt2", classmethod(lambda cls: built))
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False, report=False)
     assert result.failed == 0, f"{result.failed} of {result.attempted} docstring examples of {module_name} fail (run it with doctest -v)"
     if module_name in MODULES_WITH_EXAMPLES:

@@ -18,6 +18,7 @@ import pytest
 
 from bpe_ref import TRAIN_METHODS, train_bpe_on_text
 from bpe_ref.train import MergeStep
+from sampling import EXHAUSTIVE
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 THEORY = REPO_ROOT / "theory"
@@ -321,11 +322,22 @@ def snippets() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def v4_run(snippets):
     """V4's whole run on the TinyStories sample, which the snippets of pages 02-05 are made from (a
-    cached call with the snippets' own argument, so the run is made once: about 7 s)."""
+    cached call with the snippets' own argument, so the run is made once: V5's merges replayed with V4's
+    functions, about 8 s)."""
     from bpe_ref.course.figures.inverted_index import indexed_run
     from bpe_ref.data_files import TINYSTORIES_SAMPLE
 
     return indexed_run(TINYSTORIES_SAMPLE)
+
+
+@pytest.mark.skipif(not EXHAUSTIVE, reason="V4's own trainer on the whole sample, 14 s of CPU: BPE_EXHAUSTIVE=1 runs it")
+def test_v4s_own_trainer_makes_the_same_whole_run(v4_run):
+    """By default the run replays V5's merges (V4's trainer agrees with the replay on a small corpus in
+    tests/test_figures.py, and with every trainer in tests/test_train_equivalence.py); on demand, V4's own."""
+    from bpe_ref.course.figures.inverted_index import indexed_run
+    from bpe_ref.data_files import TINYSTORIES_SAMPLE
+
+    assert indexed_run(TINYSTORIES_SAMPLE, method="inverted_index") == v4_run
 
 
 def test_snippet_files_are_up_to_date(snippets):
