@@ -3122,7 +3122,7 @@ def test_the_notebook_s_helpers_do_not_reach_the_loop_s_globals():
     their own, which holds nothing of the loop; the thread's lines are not replies (the call times out)."""
     from test_mistakes import MERGE_INTO_FIRST, remote
 
-    helpers = ("import sys\nnames = [set(getattr(f, '__glo' + 'bals__')) for f in (get_ipython, display)]\n"
+    helpers = ("names = [set(getattr(f, '__glo' + 'bals__')) for f in (get_ipython, display)]\n"
                "print(sorted({'serve', '_sealed', 'Worker', 'main'} & set().union(*names)))\n")
     with Sandbox(Policy()) as box:
         assert box.run_cell(helpers, "helpers").stdout.strip() == "[]"
@@ -3132,8 +3132,8 @@ def test_the_notebook_s_helpers_do_not_reach_the_loop_s_globals():
         assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
 
 
-# Routes to the loop's frames that no audit hook (``sys.addaudithook``) sees, in CPython 3.10 to 3.13, where
-# ``sys._getframe``, ``tb_frame``, ``gi_frame``, ``gc.get_referrers`` and ``sys.settrace`` raise events: a frame is
+# Routes to the loop's frames that no audit hook (``sys.addaudithook``) sees (checked on CPython 3.11, where
+# ``sys._getframe``, ``tb_frame``, ``gi_frame``, ``gc.get_referrers`` and ``sys.settrace`` raise events): a frame is
 # passed to a signal handler with no event, and gc.garbage holds the frames of a failed cell's traceback (with
 # gc.DEBUG_SAVEALL, set with no event), whose ``f_back`` (no event) is linked to the loop's frame once it returns; a
 # frame's ``f_locals`` raises none. An audit hook alone cannot refuse them (trusted/__init__.py, "Faking results").
