@@ -3138,7 +3138,7 @@ def test_the_notebook_s_helpers_do_not_reach_the_loop_s_globals():
 # gc.DEBUG_SAVEALL, set with no event), whose ``f_back`` (no event) is linked to the loop's frame once it returns; a
 # frame's ``f_locals`` raises none. An audit hook alone cannot refuse them (trusted/__init__.py, "Faking results").
 KEY_FROM_A_SIGNAL_HANDLER_S_FRAME = '''
-import hashlib, signal
+import hashlib, signal, time
 
 _keys = []
 
@@ -3155,13 +3155,15 @@ def _look(signum, frame):
 
 signal.signal(signal.SIGALRM, _look)
 signal.setitimer(signal.ITIMER_REAL, 0.002, 0.002)
-while not _keys:
+_until = time.monotonic() + 5
+while not _keys and time.monotonic() < _until:
     pass
+signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def _seal(request_line, data):
     asked = hashlib.blake2b(request_line + b"\\n", digest_size=32).digest()
-    return hashlib.blake2b(asked + data.encode(), key=_keys[0], digest_size=32).hexdigest() + " " + data
+    return hashlib.blake2b(asked + data.encode(), key=(_keys or [b""])[0], digest_size=32).hexdigest() + " " + data
 '''
 
 # A cell that fails with an exception that holds itself (a cycle), gc.DEBUG_SAVEALL set first: its traceback's frames,
@@ -3188,18 +3190,17 @@ for _frame in list(gc.garbage):
         _frame = getattr(_frame, "f_" + "back")
 gc.set_debug(0)
 gc.garbage.clear()
-assert _keys, "no key in the garbage"
 
 
 def _seal(request_line, data):
     asked = hashlib.blake2b(request_line + b"\\n", digest_size=32).digest()
-    return hashlib.blake2b(asked + data.encode(), key=_keys[0], digest_size=32).hexdigest() + " " + data
+    return hashlib.blake2b(asked + data.encode(), key=(_keys or [b""])[0], digest_size=32).hexdigest() + " " + data
 '''
 
 
 def _answered_after(cells: list[str]) -> str | None:
-    """Lab 03's merge_counts that adds into its input, then ``cells`` (the last must run): the hidden test's failure
-    message, or None if it passed; a call that gets no reply (its timeout, 5 s) is a failure too."""
+    """Lab 03's merge_counts that adds into its input, then ``cells`` (the last must run, key found or not): the hidden
+    test's failure message, or None if it passed; a call that gets no reply (its timeout, 5 s) is a failure too."""
     from test_mistakes import MERGE_INTO_FIRST, replace_policy
 
     from bpe_ref.course.trusted.autograde import lab_policy, load_graders
