@@ -81,7 +81,7 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   given the main thread's frame, the loop's, with no event; a failed cell's exception that holds itself
   stays in ``gc.garbage`` under ``gc.DEBUG_SAVEALL`` (``gc.set_debug``: no event) with the frames its
   traceback passed, the loop's linked by ``f_back`` (no event) once it returns; ``f_locals`` raises none
-  (section 28, both open, both with no flagged text). A design that would hold needs, with the hook: the
+  (section 28, both open; of their text the review flags the imports of ``signal`` and ``gc``, which lab 09 needs). A design that would hold needs, with the hook: the
   loop (key, seals, the encoding of the arguments after a call) on a thread other than the main one,
   through whose frames no exception of the learner's code passes (the learner's code on another thread;
   the loop told that a call ended by that thread's stack, which it alone reads, never by a flag or a lock
@@ -89,8 +89,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   ``isinstance``, ``repr``, hash or ``==`` on its objects, whose exception would pass through the loop's
   frames); lab 09's fn asking the loop's thread to draw, seal and allocate (tracemalloc sees every
   thread), so that no key sits in its closure (``__closure__``, ``cell_contents``: no event); native
-  code refused (``ctypes`` reads any memory of the worker today; an extension module written in the
-  scratch folder and loaded raises no event, the keeper would refuse its executable ``mmap``). Honest
+  code refused (``ctypes`` reads any memory of the worker today: ``ctypes.*`` events; an extension module
+  written in the scratch folder raises ``import`` with its file name when it is loaded). Honest
   code would lose ``logging``'s caller lookup (``sys._getframe``) and multiprocessing's traceback text of
   a worker's exception (``tb_frame``). Until then a reply, the arguments after a call included, is the
   learner's process's word; the seal stops only code that does not read the loop's memory. Rebinding
