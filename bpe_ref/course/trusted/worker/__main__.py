@@ -122,8 +122,9 @@ def spy(function, calls):
 
     return spied
 '''
+_HELPERS_FILE = "<the grading worker's notebook helpers>"  # its frames are left out of tracebacks, as this file's
 _HELPERS: dict = {"__name__": "notebook_helpers", "__builtins__": builtins}
-exec(compile(_NOTEBOOK_HELPERS, "<the grading worker's notebook helpers>", "exec"), _HELPERS)
+exec(compile(_NOTEBOOK_HELPERS, _HELPERS_FILE, "exec"), _HELPERS)
 _spy = _HELPERS["spy"]  # bound here: the namespace is the notebook's to rebind
 
 
@@ -137,7 +138,7 @@ def _error(exc: BaseException) -> dict:
     # The lines of this folder's frames are never looked up: this process cannot read its own file, and
     # the refused open would be counted against the learner (its keeper watches opens).
     frames = [frame for frame in traceback.StackSummary.extract(traceback.walk_tb(exc.__traceback__), lookup_lines=False)
-              if os.path.dirname(frame.filename) != WORKER_DIR]
+              if os.path.dirname(frame.filename) != WORKER_DIR and frame.filename != _HELPERS_FILE]
     lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
     try:
         message = str(exc)
