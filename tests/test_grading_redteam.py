@@ -3046,6 +3046,15 @@ def _seal(request_line, data):
 '''
 
 
+def _sealed_by_the_thread(key_code: str) -> str:
+    """Section 21's thread that answers every request, sealing its lines with the key ``key_code`` finds (``_seal``)."""
+    answering = LOOP_TAKEN_OVER.replace(
+        'os.write(_reply_fd, (json.dumps({**_answer(request), "id": request["id"]}) + "\\n").encode())',
+        'os.write(_reply_fd, (_seal(line, json.dumps({**_answer(request), "id": request["id"]})) + "\\n").encode())')
+    assert answering != LOOP_TAKEN_OVER
+    return key_code + answering
+
+
 @pytest.mark.xfail(strict=True, reason="open (issue 21, gap 1): any sealing the loop can do, the code beside it can")
 def test_a_thread_that_seals_its_replies_with_the_key_from_the_loop_s_frames_is_not_taken_for_the_loop():
     """Section 21's seal tells the loop's lines from a thread's by a key the loop holds, in the learner's process: the
@@ -3056,12 +3065,8 @@ def test_a_thread_that_seals_its_replies_with_the_key_from_the_loop_s_frames_is_
     the trusted side measures or computes itself is out of its reach (``trusted/__init__.py``, "Faking results")."""
     from test_mistakes import MERGE_INTO_FIRST, remote
 
-    answering = LOOP_TAKEN_OVER.replace(
-        'os.write(_reply_fd, (json.dumps({**_answer(request), "id": request["id"]}) + "\\n").encode())',
-        'os.write(_reply_fd, (_seal(line, json.dumps({**_answer(request), "id": request["id"]})) + "\\n").encode())')
-    assert answering != LOOP_TAKEN_OVER
     with contextlib.suppress(GradingStopped):
-        message = remote("03_parallel", MERGE_INTO_FIRST + KEY_FROM_THE_FRAMES + answering, "merge_counts",
+        message = remote("03_parallel", MERGE_INTO_FIRST + _sealed_by_the_thread(KEY_FROM_THE_FRAMES), "merge_counts",
                          "check_merge_counts_properties", call_timeout=5)
         assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
 
@@ -3092,6 +3097,149 @@ def test_lab_09_s_secret_size_cannot_be_sealed_by_the_function_that_should_measu
     assert capability_uses(PEAK_SEALED_BY_ITSELF) == [], capability_uses(PEAK_SEALED_BY_ITSELF)
     message = remote("09_benchmarks", PEAK_SEALED_BY_ITSELF, "peak_memory", lambda graders, f: graders.verify_secret_size(f))
     assert message is not None, "peak_memory passed without calling fn: the size sealed by itself"
+
+
+# The key handed over by the loop itself: ``get_ipython`` and ``display`` were functions of the worker loop's file, so
+# their ``__globals__`` were the loop's, where ``_sealed`` is looked up at each reply; rebound, it was handed the key.
+KEY_FROM_THE_LOOP_S_GLOBALS = '''
+import hashlib
+
+_keys = []
+_loop = getattr(get_ipython, "__glo" + "bals__")
+if "_sealed" in _loop:
+    _sealing = _loop["_sealed"]
+
+    def _handing_over(key, request, data):
+        _keys.append(key)
+        return _sealing(key, request, data)
+
+    _loop["_sealed"] = _handing_over
+
+
+def _seal(request_line, data):
+    asked = hashlib.blake2b(request_line + b"\\n", digest_size=32).digest()
+    return hashlib.blake2b(asked + data.encode(), key=(_keys or [b""])[0], digest_size=32).hexdigest() + " " + data
+'''
+
+
+def test_the_notebook_s_helpers_do_not_reach_the_loop_s_globals():
+    """``get_ipython``, ``display`` and the spies were functions of the worker loop's file: their ``__globals__`` were
+    the loop's, so a cell rebound ``_sealed`` there (no frame read, no event of the interpreter an audit hook sees; the
+    name spelled around the review's) and was handed the key with its own reply: its thread then sealed its answers, and
+    merge_counts that adds into its input passed its hidden test. Safe: they are defined from source in a namespace of
+    their own, which holds nothing of the loop; the thread's lines are not replies (the call times out)."""
+    from test_mistakes import MERGE_INTO_FIRST, remote
+
+    helpers = ("names = [set(getattr(f, '__glo' + 'bals__')) for f in (get_ipython, display)]\n"
+               "print(sorted({'serve', '_sealed', 'Worker', 'main'} & set().union(*names)))\n")
+    with Sandbox(Policy()) as box:
+        assert box.run_cell(helpers, "helpers").stdout.strip() == "[]"
+    with contextlib.suppress(GradingStopped):  # no reply: the call stops at its timeout
+        message = remote("03_parallel", MERGE_INTO_FIRST + _sealed_by_the_thread(KEY_FROM_THE_LOOP_S_GLOBALS), "merge_counts",
+                         "check_merge_counts_properties", call_timeout=5)
+        assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
+
+
+# Routes to the loop's frames that no audit hook (``sys.addaudithook``) sees (checked on CPython 3.11, where
+# ``sys._getframe``, ``tb_frame``, ``gi_frame``, ``gc.get_referrers`` and ``sys.settrace`` raise events): a frame is
+# passed to a signal handler with no event, and gc.garbage holds the frames of a failed cell's traceback (with
+# gc.DEBUG_SAVEALL, set with no event), whose ``f_back`` (no event) is linked to the loop's frame once it returns; a
+# frame's ``f_locals`` raises none. An audit hook alone cannot refuse them (trusted/__init__.py, "Faking results").
+KEY_FROM_A_SIGNAL_HANDLER_S_FRAME = '''
+import hashlib, signal, time
+
+_keys = []
+
+
+def _look(signum, frame):
+    while frame is not None and not _keys:
+        seen = getattr(frame, "f_" + "locals")
+        if type(seen.get("key")) is bytes and "requests" in seen:
+            _keys.append(seen["key"])
+        frame = getattr(frame, "f_" + "back")
+    if _keys:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+signal.signal(signal.SIGALRM, _look)
+signal.setitimer(signal.ITIMER_REAL, 0.002, 0.002)
+_until = time.monotonic() + 5
+while not _keys and time.monotonic() < _until:
+    pass
+signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _seal(request_line, data):
+    asked = hashlib.blake2b(request_line + b"\\n", digest_size=32).digest()
+    return hashlib.blake2b(asked + data.encode(), key=(_keys or [b""])[0], digest_size=32).hexdigest() + " " + data
+'''
+
+# A cell that fails with an exception that holds itself (a cycle), gc.DEBUG_SAVEALL set first: its traceback's frames,
+# the loop's among them, stay in gc.garbage when the cycle is collected.
+A_CYCLE_LEFT_IN_THE_GARBAGE = '''
+import gc
+gc.set_debug(gc.DEBUG_SAVEALL)
+_held = RuntimeError("a cycle")
+_held.me = _held
+raise _held
+'''
+
+KEY_FROM_THE_GARBAGE = '''
+import gc, hashlib
+
+del _held
+gc.collect()
+_keys = []
+for _frame in list(gc.garbage):
+    while type(_frame).__name__ == "frame" and not _keys:
+        seen = getattr(_frame, "f_" + "locals")
+        if type(seen.get("key")) is bytes and "requests" in seen:
+            _keys.append(seen["key"])
+        _frame = getattr(_frame, "f_" + "back")
+gc.set_debug(0)
+gc.garbage.clear()
+
+
+def _seal(request_line, data):
+    asked = hashlib.blake2b(request_line + b"\\n", digest_size=32).digest()
+    return hashlib.blake2b(asked + data.encode(), key=(_keys or [b""])[0], digest_size=32).hexdigest() + " " + data
+'''
+
+
+def _key_found(cells: list[str]) -> bool:
+    """Whether ``cells`` (the last must run and print ``_keys``'s first, in hex) found the key of the seals, the one the
+    trusted side sent this worker (compared here, not used)."""
+    with Sandbox(Policy()) as box:
+        for number, cell in enumerate(cells):
+            run = box.run_cell(cell, f"cell{number}")
+        assert run.ok, run
+        return run.stdout.strip().endswith(box._seal_key.hex())
+
+
+PRINT_THE_KEY = "print((_keys or [b''])[0].hex())\n"
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 21): a signal handler is given the loop's frame, no event raised")
+def test_a_signal_handler_s_frame_does_not_give_the_key():
+    """A cell's SIGALRM handler is given the frame running on the main thread (the cell's, then up to the loop's
+    ``serve``) and reads the key of the seals from its locals (with it, section 21's thread sealed its answers and
+    merge_counts that adds into its input kept its hidden points). No audit event is raised on the way
+    (``signal.signal``, the frame argument, ``f_back``, ``f_locals``), so an audit hook would not refuse it: only a loop
+    whose frames are on no thread a signal handler runs on (not the main thread) would be out of its reach."""
+    assert not _key_found([KEY_FROM_A_SIGNAL_HANDLER_S_FRAME + PRINT_THE_KEY]), "the seals' key, from a signal handler's frame"
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 21): gc.garbage holds the loop's frames, no event raised")
+def test_a_failed_cell_s_frames_in_the_garbage_do_not_give_the_key():
+    """A cell sets gc.DEBUG_SAVEALL and fails with an exception that holds itself; the loop catches it, and when its
+    frame returns, the frame object of the traceback is linked (``f_back``) to the loop's ``serve``. The next cell
+    collects: gc.garbage holds the traceback's frames, whose ``f_back`` and ``f_locals`` give the key of the seals, the
+    one the trusted side sent (compared here, not used: section 21's thread sealing with it kept merge_counts' points in
+    one run of three, the calls otherwise unanswered for a reason not found). No audit event is raised (``gc.set_debug``,
+    ``gc.garbage``, ``f_back``, ``f_locals``): only a loop whose frames no exception of the learner's code passes
+    through (its code run on another thread) would be out of its reach."""
+    assert not _key_found([A_CYCLE_LEFT_IN_THE_GARBAGE, KEY_FROM_THE_GARBAGE + PRINT_THE_KEY]), \
+        "the seals' key, read from the loop's frames in gc.garbage"
 
 # ---- 29. lab 03's measured reads, answered without reading by a function that tells the measured call -------------
 #

@@ -127,6 +127,12 @@ def test_the_learners_exceptions_come_back_as_data(box):
     assert raised.value.ename == "KeyError" and any("return {}[x]" in line for line in raised.value.traceback)
     with pytest.raises(LearnerError, match="not defined"):
         RemoteFunction(box, "nowhere").invoke(())
+    # through a spy (the worker's wrapper around a helper whose calls it counts): the worker's frames are left out
+    attempt(box, "def helper(x):\n    return {}[x]\n\ndef calling(x):\n    return helper(x)")
+    reply = box.call("calling", (b"k",), spy=("helper",))
+    assert not reply["ok"] and reply["error"]["ename"] == "KeyError", reply
+    shown = "".join(reply["error"]["traceback"])
+    assert "return helper(x)" in shown and "return {}[x]" in shown and "spied" not in shown, shown
 
 
 def test_a_hung_call_is_killed_and_not_made_again():

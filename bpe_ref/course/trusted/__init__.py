@@ -71,9 +71,30 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   ``traceback``'s ``capture_locals`` reads it from the loop's frames with no flagged text (section
   28, open), and a key kept elsewhere (the keeper, the kernel) would leave the sealing in reach, which
   the learner's code would ask for as the loop does (a thread, a finalizer or a trace hook runs on the
-  loop's thread too). So a reply, the arguments after a call included, is the learner's process's
-  word; the seal stops only code that does not read the loop's memory. Rebinding what a module holds
-  is flagged for review.
+  loop's thread too). What the notebook is handed (``get_ipython``, ``display``, the spies) is defined in a
+  namespace of its own: defined in the loop's file, their ``__globals__`` were the loop's, and a cell
+  rebound ``_sealed`` there to be handed the key, with no frame read (section 28). An audit hook
+  (``sys.addaudithook``, which cannot be removed) that refuses what raises an event (``sys._getframe``,
+  ``sys._current_frames``, ``tb_frame``, ``gi_frame``/``cr_frame``/``ag_frame``, ``gc.get_objects``/
+  ``get_referrers``/``get_referents``, ``sys.settrace``/``setprofile``, ``ctypes.*``, ``code.__new__``,
+  ``sys.addaudithook``) was weighed and does not close this alone (CPython 3.11): a signal handler is given
+  the main thread's frame, the loop's, with no event; a failed cell's exception that holds itself stays in
+  ``gc.garbage`` under ``gc.DEBUG_SAVEALL`` (``gc.set_debug``: no event) with the frames its traceback
+  passed, the loop's linked by ``f_back`` (no event) once it returns; ``f_locals`` raises none (section 28,
+  both open; of their text the review flags the imports of ``signal`` and ``gc``, which lab 09 needs). A
+  design that would hold needs, with the hook: the loop (key, seals, the encoding of the arguments after a
+  call) on a thread other than the main one, through whose frames no exception of the learner's code passes
+  (the learner's code on another thread; the loop told that a call ended by that thread's stack, which it
+  alone reads, never by a flag or a lock that thread can reach); an encoding of the arguments that runs none
+  of the learner's code (no ``isinstance``, ``repr``, hash or ``==`` on its objects, whose exception would
+  pass through the loop's frames); lab 09's fn asking the loop's thread to draw, seal and allocate
+  (tracemalloc sees every thread), so that no key sits in its closure (``__closure__``, ``cell_contents``:
+  no event); native code refused (``ctypes`` reads any memory of the worker today: ``ctypes.*`` events; an
+  extension module written in the scratch folder raises ``import`` with its file name when it is loaded).
+  Honest code would lose ``logging``'s caller lookup (``sys._getframe``) and multiprocessing's traceback
+  text of a worker's exception (``tb_frame``). Until then a reply, the arguments after a call included, is
+  the learner's process's word; the seal stops only code that does not read the loop's memory. Rebinding
+  what a module holds is flagged for review.
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
 - *Hanging or exhausting the machine*: a limit per cell and per call (the worker is killed and a
   fresh one replays the cells that ran), a budget per notebook, rlimits on memory, CPU time and file

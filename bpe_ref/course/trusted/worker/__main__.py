@@ -24,13 +24,11 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import importlib
 import io
 import json
 import linecache
 import os
 import platform
-import re
 import sys
 import traceback
 import types
@@ -71,14 +69,21 @@ def _dumps(reply: dict) -> str:
     return "".join(_REPLY_ENCODER(reply, 0)) if _REPLY_ENCODER else _python_dumps(reply, ensure_ascii=True)
 
 
+# What the notebook is handed (``get_ipython``, ``display``, the spies around its helpers) is defined here, from source,
+# in a namespace of its own: a function's ``__globals__`` is its module's, and those of functions defined in this file
+# were this loop's (``get_ipython.__globals__["_sealed"]``, rebound, was handed the key of the seals with each reply;
+# ``Worker.run_call``, rebound, wrote any reply; no frame read, no event of the interpreter).
+_NOTEBOOK_HELPERS = r'''
+import importlib, re, sys
+
 _MODULE_FILE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.py")
 
 
-class _Shell:
+class Shell:
     """IPython's ``get_ipython()`` while grading: magics and shell commands are skipped, but
     ``%%writefile NAME.py`` (lab 03: a module a ``spawn`` process can import) writes into the scratch folder."""
 
-    def run_cell_magic(self, magic: str, line: str, cell: str) -> None:
+    def run_cell_magic(self, magic, line, cell):
         name = line.strip()
         if magic != "writefile" or not _MODULE_FILE.fullmatch(name):
             print(f"(skipped while grading: %%{magic} {line})", file=sys.stderr)
@@ -95,9 +100,32 @@ class _Shell:
         return skipped
 
 
-def _display(*objects, **kwargs) -> None:
+def get_ipython():
+    return Shell()
+
+
+def display(*objects, **kwargs):
     for value in objects:
         print(repr(value))
+
+
+def spy(function, calls):
+    """``function``, recording the length of its first argument (-1 without one) at every call."""
+
+    def spied(*args, **kwargs):
+        first = args[0] if args else next(iter(kwargs.values()), None)
+        try:
+            calls.append(len(first))
+        except Exception:
+            calls.append(-1)
+        return function(*args, **kwargs)
+
+    return spied
+'''
+_HELPERS_FILE = "<the grading worker's notebook helpers>"  # its frames are left out of tracebacks, as this file's
+_HELPERS: dict = {"__name__": "notebook_helpers", "__builtins__": builtins}
+exec(compile(_NOTEBOOK_HELPERS, _HELPERS_FILE, "exec"), _HELPERS)
+_spy = _HELPERS["spy"]  # bound here: the namespace is the notebook's to rebind
 
 
 def _captured(stream: io.StringIO) -> str:
@@ -110,7 +138,7 @@ def _error(exc: BaseException) -> dict:
     # The lines of this folder's frames are never looked up: this process cannot read its own file, and
     # the refused open would be counted against the learner (its keeper watches opens).
     frames = [frame for frame in traceback.StackSummary.extract(traceback.walk_tb(exc.__traceback__), lookup_lines=False)
-              if os.path.dirname(frame.filename) != WORKER_DIR]
+              if os.path.dirname(frame.filename) != WORKER_DIR and frame.filename != _HELPERS_FILE]
     lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
     try:
         message = str(exc)
@@ -126,7 +154,7 @@ class Worker:
         # write what the trusted side is told of a call's arguments: a notebook rewrote them to report arguments it had
         # changed as they came).
         notebook = types.ModuleType("__main__")
-        notebook.__dict__.update({"__builtins__": builtins, "get_ipython": lambda: _Shell(), "display": _display})
+        notebook.__dict__.update({"__builtins__": builtins, "get_ipython": _HELPERS["get_ipython"], "display": _HELPERS["display"]})
         self.loop = sys.modules["__main__"]  # this file's module, kept alive by its loop only
         sys.modules["__main__"] = notebook
         self.namespace: dict = notebook.__dict__
@@ -206,20 +234,6 @@ class Worker:
             reply["spy"] = spies
         reply.update(stdout=_captured(out), stderr=_captured(err))
         return reply
-
-
-def _spy(function, calls: list[int]):
-    """``function``, recording the length of its first argument (-1 without one) at every call."""
-
-    def spied(*args, **kwargs):
-        first = args[0] if args else next(iter(kwargs.values()), None)
-        try:
-            calls.append(len(first))
-        except Exception:
-            calls.append(-1)
-        return function(*args, **kwargs)
-
-    return spied
 
 
 def serve(requests, replies, key: bytes) -> None:
