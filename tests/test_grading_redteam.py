@@ -109,13 +109,15 @@ def test_learner_cells_count_against_the_notebook_budget():
     (and whose timeouts make the worker restart and replay the cells before) held the batch for
     N x 30 s, hours for a few hundred cells, and every student after it waited. Safe: once the
     notebook's budget is spent, no more of its code runs."""
-    cells = [code_cell(f"slow{i}", "import time\ntime.sleep(0.9)") for i in range(12)]
+    # 40 cells: 36 s where the budget is not kept, so the bound below (3 s and 12 s of slack for a worker started on a busy
+    # machine: 7 s of slack failed honest runs at load 20) still fails it.
+    cells = [code_cell(f"slow{i}", "import time\ntime.sleep(0.9)") for i in range(40)]
     cells.append(graded_cell("task1_count_pairs", 1))
     start = time.monotonic()
     record = grade_cells(cells, "01_naive_bpe", policy=Policy(cell_timeout=1, call_timeout=1), total_seconds=3)
     took = time.monotonic() - start
     assert not record.verdicts[0].passed
-    assert took < 3 + 4, f"grading took {took:.1f} s with a budget of 3 s"
+    assert took < 3 + 12, f"grading took {took:.1f} s with a budget of 3 s"
 
 
 def test_a_slow_function_cannot_stretch_one_test_cell_past_the_budget():
@@ -128,7 +130,7 @@ def test_a_slow_function_cannot_stretch_one_test_cell_past_the_budget():
     start = time.monotonic()
     record = grade_cells(cells, "01_naive_bpe", policy=Policy(cell_timeout=1, call_timeout=1), total_seconds=3)
     took = time.monotonic() - start
-    assert took < 3 + 4, f"grading took {took:.1f} s with a budget of 3 s ({record.verdicts[0].message[:80]})"
+    assert took < 3 + 12, f"grading took {took:.1f} s with a budget of 3 s ({record.verdicts[0].message[:80]})"  # ~50 s unkept
     assert not record.verdicts[0].passed
 
 
