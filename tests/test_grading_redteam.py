@@ -3216,3 +3216,34 @@ def train(pretoken_counts, num_merges):
 '''
     message = remote("02_incremental", code, "train", "check_train_properties")
     assert message is not None and "did not learn the reference's merges" in message, message
+
+
+# ---- 30. a trainer's own tie-break, on ties the generated corpora never held --------------------------------------
+#
+# Lab 02's trainer is handed lab 01's best_pair; a learner may pick the pair in a max of its own. The generated corpora
+# hold the letters a, b, c, space and é, so no two tied pairs ever had a left token that extends the other's with a NUL
+# byte: a key on the tokens joined by a NUL (a tie-break lab 01's confusable pairs catch in best_pair) ordered every
+# tie of lab 02's hidden inputs as the tuple does.
+
+_NUL_JOINED = "max(pair_counts, key=lambda pair: (pair_counts[pair], pair[0] + b'\\0' + pair[1]))"
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_trainer_whose_tie_break_joins_the_tokens_by_a_nul_loses_lab_02_task_3(whole_class):
+    """A lab 02 train that picks its pairs by ``(count, left + NUL + right)`` instead of ``best_pair`` (the tuple of
+    bytes) kept all of task 3's hidden points, in a self-grade and in a class: tied pairs whose order the two keys
+    disagree on need a left token that extends the other's with a byte at most the separator's. Safe: a quarter of
+    the generated corpora hold such a tie after their first merge
+    (:func:`~bpe_ref.course.checks.lab02_incremental.separator_tie_corpora`); the course's solution keeps its points."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    setup = "\n".join(source_of("02_incremental", cell) for cell in (
+        "setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution"))
+    train = source_of("02_incremental", "task3_train_solution")
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("02_incremental", setup + "\n" + train.replace("best_pair(pair_counts)", _NUL_JOINED),
+                         "train", "check_train_merges")
+        assert message is not None and "expected" in message and "\\x00" in message, message
+        assert remote("02_incremental", setup + "\n" + train, "train", "check_train_merges") is None
