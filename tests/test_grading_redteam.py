@@ -3247,3 +3247,53 @@ def test_a_trainer_whose_tie_break_joins_the_tokens_by_a_nul_loses_lab_02_task_3
                          "train", "check_train_merges")
         assert message is not None and "expected" in message and "\\x00" in message, message
         assert remote("02_incremental", setup + "\n" + train, "train", "check_train_merges") is None
+
+
+# Lab 03 task 4's worker processes are counted (section 29: at least num_workers of them, the fork server left out), not
+# what each of them did: a serial count of the whole file in one worker process, beside processes for show by the asked
+# start method, kept all of task 4's hidden points in both paths.
+_ONE_COUNTS = '''
+import time
+
+
+def count_pretokens_in_file(path, special_tokens, num_workers=1, chunks_per_worker=1, start_method=None):
+    if num_workers == 1 or not special_tokens:
+        with open(path, "rb") as file:
+            return count_pretokens(file.read().decode("utf-8"), special_tokens)
+    find_chunk_boundaries(path, num_workers * chunks_per_worker, [t.encode("utf-8") for t in special_tokens])  # for show
+    context = multiprocessing.get_context(start_method)
+{show}
+    with ProcessPoolExecutor(max_workers={workers}, mp_context=context) as pool:
+{pool_show}
+        return pool.submit(count_chunk, path, 0, os.path.getsize(path), special_tokens).result()  # the whole file
+'''
+ONE_WORKER_COUNTS = {
+    # num_workers - 1 processes started and joined, doing nothing, then a pool of one
+    "processes-for-show": _ONE_COUNTS.format(
+        show="    for _ in range(num_workers - 1):\n        show = context.Process(target=os.getpid)\n        show.start()\n"
+             "        show.join()", workers="1", pool_show=""),
+    # a pool of num_workers, each started by a task of nothing, then the whole file submitted to one of them
+    "pool-for-show": _ONE_COUNTS.format(show="", workers="num_workers",
+                                        pool_show="        list(pool.map(time.sleep, [0.2] * num_workers))"),
+}
+
+
+@pytest.mark.parametrize("attack", list(ONE_WORKER_COUNTS))
+def test_a_serial_count_in_one_worker_beside_processes_for_show_loses_lab_03_task_4(attack):
+    """Task 4's count of the whole file in one worker process, after num_workers - 1 processes started for show (or a
+    pool of num_workers whose workers each ran a task of nothing): as many worker processes as asked, by the asked start
+    method, the calling process's CPU time low, the cuts asked for. It passed task 4's hidden test (4 points) in a
+    self-grade and in a class. Safe: each process the call starts is watched for its CPU time (measured from outside
+    the worker, :attr:`~bpe_ref.course.trusted.measure_worker.ProcessWatch.cpu`), and none may spend more than 0.9
+    times what the serial count of the file costs (:func:`~bpe_ref.course.checks.lab03_parallel.verify_counted_in_the_workers`,
+    16 chunks for 2 workers: the taught pool's busiest spends about half)."""
+    from test_mistakes import remote, source_of
+
+    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    code = (source_of("03_parallel", "setup") + "\n"
+            + "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
+            + "from chunk_counting import count_chunk\n"
+            + "\n".join(source_of("03_parallel", c) for c in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution"))
+            + ONE_WORKER_COUNTS[attack])
+    message = remote("03_parallel", code, "count_pretokens_in_file", "verify_counted_in_the_workers")
+    assert message is not None and "one of its processes spent" in message, message

@@ -156,7 +156,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   looks at ``/proc`` every 5 ms (how each was started, from its command line) and counted by the
   keeper, which the filter sends every fork of them (a clone without ``CLONE_THREAD``; ``clone3``
   is refused, so glibc falls back to clone): one that ends between two looks is still counted
-  (``"unseen"``, :class:`.measure_worker.ProcessWatch`; Linux 5.5+). Bytes read (lab 03's "never
+  (``"unseen"``, :class:`.measure_worker.ProcessWatch`; Linux 5.5+), and each one's CPU time at the last look, so
+  never more than its own (lab 03's task 4: no process may spend 0.9 times the serial count, or one worker counted the
+  file beside processes for show; ``tests/test_grading_redteam.py``, section 30). Bytes read (lab 03's "never
   the whole file") are the kernel's ``rchar`` of every process under the keeper, live, a zombie or
   reaped (:func:`.measure_worker.tree_read_chars`; a count an undumpable process hides makes it
   unknown, and the check fails), on a file drawn from the secret seed for each measured call, whose answer is
@@ -174,7 +176,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   the count saw costs no points: lab 04's index built in ``train`` without ``index_words``, lab 05's
   pop written in ``train``. Lab 07's short pretokens, where heap and rounds cost the same, are
   decided by inputs (merges reordered by hand, on which the rounds give other tokens; tiktoken's
-  rescan below a threshold gives the heap's tokens at its cost, and is not told apart). A
+  rescan below a threshold gives the heap's tokens at its cost, and is not told apart). Lab 08's linear encoders and
+  lab 07's heap (O(L log L)) give the same tokens, and their costs differ by a factor of log L, at most 1.4 from 8,000
+  bytes to 256,000, less than the spread of measured growth: a heap passes lab 08's task 2 (the replay of the merges,
+  quadratic there, does not). A
   measurement sees the whole process, so code that recognises the measured input and answers it by
   another method is not caught while its answer is right (measured runs' merges are compared with
   the reference's; those of labs 02, 05, 07 and 08 are drawn from the secret seed).
