@@ -3220,33 +3220,38 @@ def train(pretoken_counts, num_merges):
 
 # ---- 30. a trainer's own tie-break, on ties the generated corpora never held --------------------------------------
 #
-# Lab 02's trainer is handed lab 01's best_pair; a learner may pick the pair in a max of its own. The generated corpora
-# hold the letters a, b, c, space and é, so no two tied pairs ever had a left token that extends the other's with a NUL
-# byte: a key on the tokens joined by a NUL (a tie-break lab 01's confusable pairs catch in best_pair) ordered every
-# tie of lab 02's hidden inputs as the tuple does.
+# Lab 02's and lab 04's trainers are handed lab 01's best_pair; a learner may pick the pair in a max of its own. The
+# generated corpora hold the letters a, b, c, space and é, so no two tied pairs ever had a left token that extends the
+# other's with a NUL byte: a key on the tokens joined by a NUL (a tie-break lab 01's confusable pairs catch in best_pair) ordered every
+# tie of their hidden inputs as the tuple does.
 
 _NUL_JOINED = "max(pair_counts, key=lambda pair: (pair_counts[pair], pair[0] + b'\\0' + pair[1]))"
 
 
+_BEFORE_TRAIN = {"02_incremental": ("setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution"),
+                 "04_inverted_index": ("setup", "task1_index_words_solution", "task2_pairs_with_solution")}
+
+
 @pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
-def test_a_trainer_whose_tie_break_joins_the_tokens_by_a_nul_loses_lab_02_task_3(whole_class):
-    """A lab 02 train that picks its pairs by ``(count, left + NUL + right)`` instead of ``best_pair`` (the tuple of
-    bytes) kept all of task 3's hidden points, in a self-grade and in a class: tied pairs whose order the two keys
-    disagree on need a left token that extends the other's with a byte at most the separator's. Safe: a quarter of
-    the generated corpora hold such a tie after their first merge
+@pytest.mark.parametrize("lab", list(_BEFORE_TRAIN))
+def test_a_trainer_whose_tie_break_joins_the_tokens_by_a_nul_loses_task_3(lab, whole_class):
+    """A lab 02 or lab 04 train that picks its pairs by ``(count, left + NUL + right)`` instead of ``best_pair`` (the
+    tuple of bytes) kept all of task 3's hidden points, in a self-grade and in a class: tied pairs whose order the two
+    keys disagree on need a left token that extends the other's with a byte at most the separator's. Safe: a quarter
+    of the generated corpora hold such a tie after their first merge
     (:func:`~bpe_ref.course.checks.lab02_incremental.separator_tie_corpora`); the course's solution keeps its points."""
     from test_mistakes import remote, source_of
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    setup = "\n".join(source_of("02_incremental", cell) for cell in (
-        "setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution"))
-    train = source_of("02_incremental", "task3_train_solution")
+    setup = "\n".join(source_of(lab, cell) for cell in _BEFORE_TRAIN[lab])
+    train = source_of(lab, "task3_train_solution")
+    assert "best_pair(pair_counts)" in train
     with hidden_seed(20261130, whole_class=whole_class):
-        message = remote("02_incremental", setup + "\n" + train.replace("best_pair(pair_counts)", _NUL_JOINED),
-                         "train", "check_train_merges")
+        message = remote(lab, setup + "\n" + train.replace("best_pair(pair_counts)", _NUL_JOINED), "train",
+                         "check_train_merges")
         assert message is not None and "expected" in message and "\\x00" in message, message
-        assert remote("02_incremental", setup + "\n" + train, "train", "check_train_merges") is None
+        assert remote(lab, setup + "\n" + train, "train", "check_train_merges") is None
 
 
 # Lab 03 task 4's worker processes are counted (section 29: at least num_workers of them, the fork server left out), not
