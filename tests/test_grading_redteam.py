@@ -3218,7 +3218,7 @@ def train(pretoken_counts, num_merges):
     assert message is not None and "did not learn the reference's merges" in message, message
 
 
-# ---- 30. a trainer's own tie-break, on ties the generated corpora never held --------------------------------------
+# ---- 30. a trainer's own tie-break (labs 02 and 04); lab 03's count in one worker beside workers for show (open) --
 #
 # Lab 02's and lab 04's trainers are handed lab 01's best_pair; a learner may pick the pair in a max of its own. The
 # generated corpora hold the letters a, b, c, space and é, so no two tied pairs ever had a left token that extends the
@@ -3255,9 +3255,10 @@ def test_a_trainer_whose_tie_break_joins_the_tokens_by_a_nul_loses_task_3(lab, w
 
 
 # Lab 03 task 4's worker processes are counted (section 29: at least num_workers of them, the fork server left out), not
-# what each of them did: a serial count of the whole file in one worker process, beside processes for show by the asked
-# start method, kept all of task 4's hidden points in both paths.
-_ONE_COUNTS = '''
+# what each of them did: a serial count of the whole file in one worker process, beside a pool's workers started for
+# show (each given a task of nothing), or beside num_workers - 1 processes started and joined, or with the fork server
+# stopped before the call returns (so no longer told from a worker), kept all of task 4's hidden points in both paths.
+POOL_FOR_SHOW = '''
 import time
 
 
@@ -3266,32 +3267,21 @@ def count_pretokens_in_file(path, special_tokens, num_workers=1, chunks_per_work
         with open(path, "rb") as file:
             return count_pretokens(file.read().decode("utf-8"), special_tokens)
     find_chunk_boundaries(path, num_workers * chunks_per_worker, [t.encode("utf-8") for t in special_tokens])  # for show
-    context = multiprocessing.get_context(start_method)
-{show}
-    with ProcessPoolExecutor(max_workers={workers}, mp_context=context) as pool:
-{pool_show}
-        return pool.submit(count_chunk, path, 0, os.path.getsize(path), special_tokens).result()  # the whole file
+    with ProcessPoolExecutor(max_workers=num_workers, mp_context=multiprocessing.get_context(start_method)) as pool:
+        list(pool.map(time.sleep, [0.2] * num_workers))  # every worker started, for show
+        return pool.submit(count_chunk, path, 0, os.path.getsize(path), special_tokens).result()  # the whole file, in one
 '''
-ONE_WORKER_COUNTS = {
-    # num_workers - 1 processes started and joined, doing nothing, then a pool of one
-    "processes-for-show": _ONE_COUNTS.format(
-        show="    for _ in range(num_workers - 1):\n        show = context.Process(target=os.getpid)\n        show.start()\n"
-             "        show.join()", workers="1", pool_show=""),
-    # a pool of num_workers, each started by a task of nothing, then the whole file submitted to one of them
-    "pool-for-show": _ONE_COUNTS.format(show="", workers="num_workers",
-                                        pool_show="        list(pool.map(time.sleep, [0.2] * num_workers))"),
-}
 
 
-@pytest.mark.parametrize("attack", list(ONE_WORKER_COUNTS))
-def test_a_serial_count_in_one_worker_beside_processes_for_show_loses_lab_03_task_4(attack):
-    """Task 4's count of the whole file in one worker process, after num_workers - 1 processes started for show (or a
-    pool of num_workers whose workers each ran a task of nothing): as many worker processes as asked, by the asked start
-    method, the calling process's CPU time low, the cuts asked for. It passed task 4's hidden test (4 points) in a
-    self-grade and in a class. Safe: each process the call starts is watched for its CPU time (measured from outside
-    the worker, :attr:`~bpe_ref.course.trusted.measure_worker.ProcessWatch.cpu`), and none may spend more than 0.9
-    times what the serial count of the file costs (:func:`~bpe_ref.course.checks.lab03_parallel.verify_counted_in_the_workers`,
-    16 chunks for 2 workers: the taught pool's busiest spends about half)."""
+@pytest.mark.xfail(strict=True, reason="open (issue 21): lab 03's worker processes are counted, not what each did")
+def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4():
+    """Task 4's count of the whole file in one worker process of a pool whose num_workers workers each ran a task of
+    nothing: as many worker processes as asked, by the asked start method, the calling process's CPU time low, the cuts
+    asked for. It passes task 4's hidden test (4 points) in a self-grade and in a class. Open: each process's CPU time,
+    read from outside at every look of the watch, does not tell it apart from the taught pool under load (one worker
+    may take most chunks while the other waits: its busiest worker spent 0.55 to 0.95 times the serial count of the
+    file, 16 chunks for 2 workers, the lone counter 1.04 to 1.8, at load 18 to 29 on 2 cores); what each worker was
+    given is the worker's word."""
     from test_mistakes import remote, source_of
 
     module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
@@ -3299,6 +3289,5 @@ def test_a_serial_count_in_one_worker_beside_processes_for_show_loses_lab_03_tas
             + "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
             + "from chunk_counting import count_chunk\n"
             + "\n".join(source_of("03_parallel", c) for c in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution"))
-            + ONE_WORKER_COUNTS[attack])
-    message = remote("03_parallel", code, "count_pretokens_in_file", "verify_counted_in_the_workers")
-    assert message is not None and "one of its processes spent" in message, message
+            + POOL_FOR_SHOW)
+    assert remote("03_parallel", code, "count_pretokens_in_file", "check_count_pretokens_in_file_properties") is not None

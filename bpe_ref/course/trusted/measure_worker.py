@@ -122,7 +122,6 @@ class ProcessWatch:
         self.available = available()
         self.root_command = command_line(root)
         self.started: dict[int, str] = {}
-        self.cpu: dict[int, float] = {}  # each started process's CPU seconds at the last look that read them (its own)
         self._others: set[int] = set()  # pids seen that are not below root (never looked at again)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -149,8 +148,6 @@ class ProcessWatch:
             command = command_line(pid)
             if command:
                 self.started[pid] = command
-            if (seconds := cpu_seconds(pid, children=False)) is not None:
-                self.cpu[pid] = seconds
         for name in names:
             if not name.isdigit():
                 continue
