@@ -3374,3 +3374,78 @@ def train(pretoken_counts, num_merges):
 '''
     message = remote("02_incremental", code, "train", "check_train_properties")
     assert message is not None and "did not learn the reference's merges" in message, message
+
+
+# ---- 30. a trainer's own tie-break (labs 02 and 04); lab 03's count in one worker beside workers for show (open) --
+#
+# Lab 02's and lab 04's trainers are handed lab 01's best_pair; a learner may pick the pair in a max of its own. The
+# generated corpora hold the letters a, b, c, space and é, so no two tied pairs ever had a left token that extends the
+# other's with a NUL byte: a key on the tokens joined by a NUL (a tie-break lab 01's confusable pairs catch in best_pair) ordered every
+# tie of their hidden inputs as the tuple does.
+
+_NUL_JOINED = "max(pair_counts, key=lambda pair: (pair_counts[pair], pair[0] + b'\\0' + pair[1]))"
+
+
+_BEFORE_TRAIN = {"02_incremental": ("setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution"),
+                 "04_inverted_index": ("setup", "task1_index_words_solution", "task2_pairs_with_solution")}
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+@pytest.mark.parametrize("lab", list(_BEFORE_TRAIN))
+def test_a_trainer_whose_tie_break_joins_the_tokens_by_a_nul_loses_task_3(lab, whole_class):
+    """A lab 02 or lab 04 train that picks its pairs by ``(count, left + NUL + right)`` instead of ``best_pair`` (the
+    tuple of bytes) kept all of task 3's hidden points, in a self-grade and in a class: tied pairs whose order the two
+    keys disagree on need a left token that extends the other's with a byte at most the separator's. Safe: a quarter
+    of the generated corpora hold such a tie after their first merge
+    (:func:`~bpe_ref.course.checks.lab02_incremental.separator_tie_corpora`); the course's solution keeps its points."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    setup = "\n".join(source_of(lab, cell) for cell in _BEFORE_TRAIN[lab])
+    train = source_of(lab, "task3_train_solution")
+    assert "best_pair(pair_counts)" in train
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote(lab, setup + "\n" + train.replace("best_pair(pair_counts)", _NUL_JOINED), "train",
+                         "check_train_merges")
+        assert message is not None and "expected" in message and "\\x00" in message, message
+        assert remote(lab, setup + "\n" + train, "train", "check_train_merges") is None
+
+
+# Lab 03 task 4's worker processes are counted (section 29: at least num_workers of them, the fork server left out), not
+# what each of them did: a serial count of the whole file in one worker process, beside a pool's workers started for
+# show (each given a task of nothing), or beside num_workers - 1 processes started and joined, or with the fork server
+# stopped before the call returns (so no longer told from a worker), kept all of task 4's hidden points in both paths.
+POOL_FOR_SHOW = '''
+import time
+
+
+def count_pretokens_in_file(path, special_tokens, num_workers=1, chunks_per_worker=1, start_method=None):
+    if num_workers == 1 or not special_tokens:
+        with open(path, "rb") as file:
+            return count_pretokens(file.read().decode("utf-8"), special_tokens)
+    find_chunk_boundaries(path, num_workers * chunks_per_worker, [t.encode("utf-8") for t in special_tokens])  # for show
+    with ProcessPoolExecutor(max_workers=num_workers, mp_context=multiprocessing.get_context(start_method)) as pool:
+        list(pool.map(time.sleep, [0.2] * num_workers))  # every worker started, for show
+        return pool.submit(count_chunk, path, 0, os.path.getsize(path), special_tokens).result()  # the whole file, in one
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 21): lab 03's worker processes are counted, not what each did")
+def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4():
+    """Task 4's count of the whole file in one worker process of a pool whose num_workers workers each ran a task of
+    nothing: as many worker processes as asked, by the asked start method, the calling process's CPU time low, the cuts
+    asked for. It passes task 4's hidden test (4 points) in a self-grade and in a class. Open: each process's CPU time,
+    read from outside at every look of the watch, does not tell it apart from the taught pool under load (one worker
+    may take most chunks while the other waits: its busiest worker spent 0.55 to 0.95 times the serial count of the
+    file, 16 chunks for 2 workers, the lone counter 1.04 to 1.8, at load 18 to 29 on 2 cores); what each worker was
+    given is the worker's word."""
+    from test_mistakes import remote, source_of
+
+    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    code = (source_of("03_parallel", "setup") + "\n"
+            + "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
+            + "from chunk_counting import count_chunk\n"
+            + "\n".join(source_of("03_parallel", c) for c in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution"))
+            + POOL_FOR_SHOW)
+    assert remote("03_parallel", code, "count_pretokens_in_file", "check_count_pretokens_in_file_properties") is not None

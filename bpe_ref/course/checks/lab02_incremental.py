@@ -146,7 +146,22 @@ TRAIN_INCREMENTAL_CASES = [
     ({}, 3),
 ]
 
-TRAIN_INPUTS = st.tuples(pretoken_count_dicts, st.integers(0, 20))
+
+@st.composite
+def separator_tie_corpora(draw) -> dict[bytes, int]:
+    """A generated corpus and three words whose pairs count more than any of its own: ``x NUL`` (the first merge), then
+    ``(x NUL, y)`` tied with ``(x, z)`` at the top. The greater tuple is the first, while the tokens joined (``x NUL
+    NUL y`` against ``x NUL z``, with or without a separator) put the second first: the text alone never decides a
+    trainer's own tie-break between lab 01's rule and these (lab 01's confusable pairs, where a trainer picks its own
+    pair: tests/test_grading_redteam.py, section 30)."""
+    x, y = draw(st.sampled_from(b"abc")), draw(st.sampled_from(b"abc"))
+    z = draw(st.sampled_from(b"de"))  # a letter no generated word holds: (x, z) counts its word's 1,000 alone
+    return draw(pretoken_count_dicts) | {bytes((x, 0)): 1000, bytes((x, 0, y)): 1000, bytes((x, z)): 1000}
+
+
+# A quarter of the corpora hold a tie that only the tuple's order decides, two merges in at least.
+TRAIN_INPUTS = st.one_of(*[st.tuples(pretoken_count_dicts, st.integers(0, 20))] * 3,
+                         st.tuples(separator_tie_corpora(), st.integers(2, 20)))
 
 
 def check_train_merges(train: Callable) -> None:

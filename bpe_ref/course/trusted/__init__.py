@@ -186,7 +186,11 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   looks at ``/proc`` every 5 ms (how each was started, from its command line) and counted by the
   keeper, which the filter sends every fork of them (a clone without ``CLONE_THREAD``; ``clone3``
   is refused, so glibc falls back to clone): one that ends between two looks is still counted
-  (``"unseen"``, :class:`.measure_worker.ProcessWatch`; Linux 5.5+). Bytes read (lab 03's "never
+  (``"unseen"``, :class:`.measure_worker.ProcessWatch`; Linux 5.5+). They are counted, not what each did: lab 03's
+  task 4 passes with the whole file counted in one worker beside processes (or a pool's idle workers) started for show
+  (``tests/test_grading_redteam.py``, section 30, open). Each process's CPU time does not tell it apart: under load,
+  the taught pool's busiest worker spent 0.55 to 0.95 times the serial count, the lone counter 1.04 to 1.8, as one
+  worker of a pool may take most chunks while the other waits. Bytes read (lab 03's "never
   the whole file") are the kernel's ``rchar`` of every process under the keeper, live, a zombie or
   reaped (:func:`.measure_worker.tree_read_chars`; a count an undumpable process hides makes it
   unknown, and the check fails), on a file drawn from the secret seed for each measured call, whose answer is
@@ -204,7 +208,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   the count saw costs no points: lab 04's index built in ``train`` without ``index_words``, lab 05's
   pop written in ``train``. Lab 07's short pretokens, where heap and rounds cost the same, are
   decided by inputs (merges reordered by hand, on which the rounds give other tokens; tiktoken's
-  rescan below a threshold gives the heap's tokens at its cost, and is not told apart). A
+  rescan below a threshold gives the heap's tokens at its cost, and is not told apart). Lab 08's linear encoders and
+  lab 07's heap (O(L log L)) give the same tokens, and their costs differ by a factor of log L, at most 1.4 from 8,000
+  bytes to 256,000, less than the spread of measured growth: a heap passes lab 08's task 2 (the replay of the merges,
+  quadratic there, does not). A
   measurement sees the whole process, so code that recognises the measured input and answers it by
   another method is not caught while its answer is right (measured runs' merges are compared with
   the reference's; those of labs 02, 05, 07 and 08 are drawn from the secret seed).
