@@ -2413,6 +2413,8 @@ LAB06_ROUND5 = {
         '        for pretoken in regex.findall(GPT2_PATTERN, piece):\n'
         '            tokens += encode_pretoken(pretoken.encode("utf-8"), ranks)\n',
         '        tokens += encode_pretoken(piece.encode("utf-8"), ranks)\n'),), "encode_text("),
+    "special-tokens-in-the-given-order": ("task3_encode_text_solution", (("sorted(special_tokens, key=len, reverse=True)",
+                                          "list(special_tokens)"),), "encode_text("),
     "arena-ids-up-to-len": ("task4_build_arena_solution", ((ARENA_IDS, "range(len(vocab))"),), "build_arena("),
     "arena-gaps-skipped": ("task4_build_arena_solution", ((
         "    for token_id in " + ARENA_IDS + ":\n        token = vocab.get(token_id, b\"\")  # an id with no token: an empty range\n",
@@ -2494,6 +2496,7 @@ RATIOS = "    return statistics.median([x / y for x, y in zip(times[a], times[b]
 SLOPE = "    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx\n"
 
 LAB09_ROUND5 = {
+    "rotation-started-at-r": ("task1_interleaved_solution", (("        first = r % len(labels)\n", "        first = r\n"),), "rounds="),
     "rotation-off-by-one": ("task1_interleaved_solution", (("        first = r % len(labels)\n",
                                                             "        first = (r + 1) % len(labels)\n"),),
                             "interleaved("),
@@ -2614,25 +2617,11 @@ FIFTH_ROUND_05_TO_10 = {(lab, name): mistake for lab, table in (
         mistake in table.items()}
 KEPT_BEFORE_ROUND5 = {("08_linear_encoding", "backtrack-longest-without-a-default"),
                       ("08_linear_encoding", "last-longest-without-a-default"),
-                      ("09_benchmarks", "exponent-equal-sizes-by-sxx")}
-
-
-# Lab 06's special tokens taken in the given order (not longest first): a hidden fixed case catches it, the generated texts
-# alone miss it under secret seeds 1 and 3, so it stays out of section 27's tables (tests/test_grading_redteam.py) until they
-# draw two tokens that start together, the shorter listed first, often enough.
-# So does lab 09's rotation started at r (kept its points before this round; the generated rounds go up to 7 now, and
-# still miss it under seeds 2 and 3).
-APART_FROM_SECTION_27 = {
-    ("06_encode_decode", "special-tokens-in-the-given-order"): ("task3_encode_text_solution", ((
-        "sorted(special_tokens, key=len, reverse=True)", "list(special_tokens)"),), "encode_text("),
-    ("09_benchmarks", "rotation-started-at-r"): ("task1_interleaved_solution", ((
-        "        first = r % len(labels)\n", "        first = r\n"),), "rounds=5")}
-
-
-@pytest.mark.seeded
-@pytest.mark.parametrize("lab, mistake", sorted(APART_FROM_SECTION_27), ids=[name for _, name in sorted(APART_FROM_SECTION_27)])
-def test_labs06_09_a_mistake_only_a_fixed_case_catches_fails_the_hidden_test(request, lab, mistake):
-    round_failure(request, APART_FROM_SECTION_27, lab, mistake)
+                      ("09_benchmarks", "rotation-started-at-r"), ("09_benchmarks", "exponent-equal-sizes-by-sxx")}
+# Lab 06's special tokens taken in the given order (caught by a hidden fixed case, and by the generated texts alone under
+# some seeds only, until each text of the fixed cases' kind ended with " <|eot|><s>" and its tokens were listed shortest
+# first half the time) and lab 09's rotation started at r (the generated rounds alone missed it under seeds 2 and 3 until
+# half of them went past n + 1) were tested apart from section 27's tables (APART_FROM_SECTION_27); learn26 put them back.
 
 
 @pytest.mark.seeded
@@ -2645,3 +2634,4 @@ def test_labs05_to_10_a_mistake_that_kept_its_points_now_fails_the_hidden_test(r
                                           if key not in KEPT_BEFORE_ROUND5])
 def test_labs05_to_10_a_learners_mistake_of_the_fifth_round_fails_the_hidden_test(request, lab, mistake):
     round_failure(request, FIFTH_ROUND_05_TO_10, lab, mistake)
+
