@@ -2644,9 +2644,8 @@ def test_labs05_to_10_a_learners_mistake_of_the_fifth_round_fails_the_hidden_tes
 # texts seldom held them: they draw "  two", " I'm" and " she'd" now); lab 01's count_pairs and train whose answers are kept
 # by the words or pretokens alone, frozenset(...), the counts left out of the key (the same words seldom came twice: half
 # the count_pairs inputs and a third of train's are now dicts of a small set of words); lab 03's find_chunk_boundaries
-# with one guess too many, range(1, n + 1) (the last, n * (size // n), finds a token in the last size % n bytes only: the
-# generated files are now cut into 9 to 20 chunks too) and one that sorts the caller's split_tokens in place to find the
-# longest (the right boundaries: task 1's statement now says to leave split_tokens, Task.unchanged). The others already lost their
+# that sorts the caller's split_tokens in place to find the longest (the right boundaries: task 1's statement now says to
+# leave split_tokens, Task.unchanged). The others already lost their
 # hidden points; they stay here so that a change of a grader or a strategy that stops catching them shows (one per lab by
 # default, sampling.skip_unless_drawn; every one under BPE_EXHAUSTIVE=1). (Allowed, so not here: special tokens sorted in
 # reverse order of the strings, which puts a token before every prefix of it, as longest first does; best_pair's max over
@@ -2876,8 +2875,6 @@ LAB03_ROUND6 = {
                                     "                position += buffer_size + overlap\n"),), "find_chunk_boundaries("),
     "find-without-overlap": ("task1_find_chunk_boundaries_solution", (("max(len(token) for token in split_tokens) - 1", "0"),),
                              "find_chunk_boundaries("),
-    "find-one-guess-too-many": ("task1_find_chunk_boundaries_solution", (("range(1, desired_num_chunks)",
-                                "range(1, desired_num_chunks + 1)"),), "find_chunk_boundaries("),
     "find-unique-in-the-order-found": ("task1_find_chunk_boundaries_solution", (("    return sorted(set(boundaries))",
                                        "    return list(dict.fromkeys(boundaries))"),), "find_chunk_boundaries("),
     # the caller's tokens sorted in place to find the longest (the statement now says to leave split_tokens)
@@ -2912,7 +2909,7 @@ KEPT_BEFORE_ROUND6 = {("00_pretokenization", "utf8-with-line-ends-normalized"),
                       ("00_pretokenization", "pattern-spaces-of-any-number-before-a-word"),
                       ("00_pretokenization", "pattern-contractions-without-d-and-m"),
                       ("01_naive_bpe", "count-answers-kept-by-words"), ("01_naive_bpe", "train-answers-kept-by-pretokens"),
-                      ("03_parallel", "find-one-guess-too-many"), ("03_parallel", "find-sorts-the-callers-tokens")}
+                      ("03_parallel", "find-sorts-the-callers-tokens")}
 CAUGHT_BEFORE_ROUND6 = [key for key in SIXTH_ROUND_00_TO_04 if key not in KEPT_BEFORE_ROUND6]
 
 
