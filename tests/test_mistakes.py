@@ -2651,7 +2651,8 @@ def test_labs05_to_10_a_learners_mistake_of_the_fifth_round_fails_the_hidden_tes
 # reverse order of the strings, which puts a token before every prefix of it, as longest first does; best_pair's max over
 # the pairs sorted in reverse; merge_word merging the first occurrence again and again until none is left, or comparing
 # word[i:i + 2] with the pair; V2's filter on the joined bytes, a count clamped at 0 in merge_and_update, and V4's index
-# built on a copy of the words: the same answers on every valid input.)
+# built on a copy of the words, and find_chunk_boundaries' boundaries made unique in the order found (they are found in
+# increasing order): the same answers on every valid input.)
 
 GPT2_OWN = "regex.findall(GPT2_PATTERN, piece)"
 SPLIT_RETURN = "    return regex.split(pattern, text)"
@@ -2815,8 +2816,6 @@ LAB02_ROUND6 = {
                                         "train(", "check_train_merges"),
     "train-first-word-only": ("task3_train_solution", ((V2_UPDATE, V2_UPDATE + "                if words[i] != word:\n"
                                                         "                    break  # found it\n"),), "train(", "check_train_merges"),
-    "train-answers-kept-by-pretokens": ("task3_train_solution", kept_by("frozenset(pretoken_counts)", "    words = [", "merges",
-                                                                        "merges"), "train(", "check_train_merges"),
 }
 
 LAB04_ROUND6 = {
@@ -2858,8 +2857,6 @@ LAB04_ROUND6 = {
                               "check_train_merges"),
     "train-first-new-pair-only": ("task3_train_solution", (("                for new_pair in pairs_with(words[i], token):\n",
                                   "                for new_pair in pairs_with(words[i], token)[:1]:\n"),), "train(", "check_train_merges"),
-    "train-answers-kept-by-pretokens": ("task3_train_solution", kept_by("frozenset(pretoken_counts)", "    words = [", "merges",
-                                                                        "merges"), "train(", "check_train_merges"),
 }
 
 LAB03_ROUND6 = {
@@ -2875,8 +2872,6 @@ LAB03_ROUND6 = {
                                     "                position += buffer_size + overlap\n"),), "find_chunk_boundaries("),
     "find-without-overlap": ("task1_find_chunk_boundaries_solution", (("max(len(token) for token in split_tokens) - 1", "0"),),
                              "find_chunk_boundaries("),
-    "find-unique-in-the-order-found": ("task1_find_chunk_boundaries_solution", (("    return sorted(set(boundaries))",
-                                       "    return list(dict.fromkeys(boundaries))"),), "find_chunk_boundaries("),
     # the caller's tokens sorted in place to find the longest (the statement now says to leave split_tokens)
     "find-sorts-the-callers-tokens": ("task1_find_chunk_boundaries_solution", ((
         "    overlap = max(len(token) for token in split_tokens) - 1\n",
