@@ -2496,7 +2496,6 @@ RATIOS = "    return statistics.median([x / y for x, y in zip(times[a], times[b]
 SLOPE = "    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx\n"
 
 LAB09_ROUND5 = {
-    "rotation-started-at-r": ("task1_interleaved_solution", (("        first = r % len(labels)\n", "        first = r\n"),), "rounds="),
     "rotation-off-by-one": ("task1_interleaved_solution", (("        first = r % len(labels)\n",
                                                             "        first = (r + 1) % len(labels)\n"),),
                             "interleaved("),
@@ -2617,11 +2616,22 @@ FIFTH_ROUND_05_TO_10 = {(lab, name): mistake for lab, table in (
         mistake in table.items()}
 KEPT_BEFORE_ROUND5 = {("08_linear_encoding", "backtrack-longest-without-a-default"),
                       ("08_linear_encoding", "last-longest-without-a-default"),
-                      ("09_benchmarks", "rotation-started-at-r"), ("09_benchmarks", "exponent-equal-sizes-by-sxx")}
+                      ("09_benchmarks", "exponent-equal-sizes-by-sxx")}
 # Lab 06's special tokens taken in the given order (caught by a hidden fixed case, and by the generated texts alone under
 # some seeds only, until each text of the fixed cases' kind ended with " <|eot|><s>" and its tokens were listed shortest
-# first half the time) and lab 09's rotation started at r (the generated rounds alone missed it under seeds 2 and 3 until
-# half of them went past n + 1) were tested apart from section 27's tables (APART_FROM_SECTION_27); learn26 put them back.
+# first half the time) is back in the fifth round's table (learn26). Lab 09's rotation started at r stays apart from
+# section 27's tables: a fixed case catches it under every seed, the generated rounds alone miss it under seeds 2 and 3
+# (drawing half the rounds past n + 1 caught it, but then missed a rounds check off by one and a missing check of no
+# contenders under other seeds: open).
+APART_FROM_SECTION_27 = {
+    ("09_benchmarks", "rotation-started-at-r"): ("task1_interleaved_solution", ((
+        "        first = r % len(labels)\n", "        first = r\n"),), "rounds=5")}
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(APART_FROM_SECTION_27), ids=[name for _, name in sorted(APART_FROM_SECTION_27)])
+def test_labs06_09_a_mistake_only_a_fixed_case_catches_fails_the_hidden_test(request, lab, mistake):
+    round_failure(request, APART_FROM_SECTION_27, lab, mistake)
 
 
 @pytest.mark.seeded
@@ -2674,8 +2684,6 @@ LAB00_ROUND6 = {
                                  "regex.split(pattern, text) if piece]"),), "split_on_special_tokens("),
     "split-keeps-the-tokens": ("task2_split_on_special_tokens_solution", ((SPLIT_RETURN, '    return regex.split(f"({pattern})", '
                                'text)'),), "split_on_special_tokens("),
-    "split-shortest-first": ("task2_split_on_special_tokens_solution", (("sorted(special_tokens, key=len, reverse=True)",
-                             "sorted(special_tokens, key=len)"),), "split_on_special_tokens("),
     "split-on-the-longest-token-only": ("task2_split_on_special_tokens_solution", ((SPLIT_ESCAPE,
                                         "    pattern = regex.escape(longest_first[0])\n"),), "split_on_special_tokens("),
     "split-of-the-stripped-text": ("task2_split_on_special_tokens_solution", ((SPLIT_RETURN, "    return regex.split(pattern, "
@@ -2710,8 +2718,6 @@ LAB00_ROUND6 = {
                                  "pretokenize("),
     "pretokenize-drops-whitespace": ("task3_pretokenize_solution", ((GPT2_OWN,
                                      "(p for p in regex.findall(GPT2_PATTERN, piece) if p.strip())"),), "pretokenize("),
-    "pretokenize-answers-kept-by-text": ("task3_pretokenize_solution", kept_by("text", "    pretokens = []\n", "pretokens",
-                                                                               "pretokens"), "pretokenize("),
     "count-of-distinct-pretokens": ("task4_count_pretokens_solution", ((COUNT_EACH, "for pretoken in set(pretokenize(text, "
                                     "special_tokens)):"),), "count_pretokens("),
     "count-starts-at-one": ("task4_count_pretokens_solution", (("counts.get(key, 0) + 1", "counts.get(key, 1) + 1"),),
