@@ -2890,7 +2890,7 @@ def test_entries_that_do_not_order_are_no_heap():
 
 def _fixed_case_mistakes(lab: str) -> list[tuple[str, str, str, tuple | str]]:
     """(label, cell, function, changes or a cell's whole source) of every mistake of ``lab`` in tests/test_mistakes.py:
-    its learner rounds' tables (lab 00's own two, the second to fifth rounds) and the mistakes its tests write inline."""
+    its learner rounds' tables (lab 00's own two, the second to sixth rounds) and the mistakes its tests write inline."""
     import test_mistakes as tm
 
     mistakes = []
@@ -2899,7 +2899,8 @@ def _fixed_case_mistakes(lab: str) -> list[tuple[str, str, str, tuple | str]]:
     mistakes += [(name, cell, ((old, new),)) for name, (cell, old, new, *_) in own.get(lab, {}).items()]
     if lab == "09_benchmarks":  # those only a fixed case caught once (section 24)
         mistakes += [(name.lower(), cell, ((old, new),)) for name, ((cell, old, new), _) in LAB09_TABLE.items()]
-    for table in (tm.SECOND_ROUND, tm.THIRD_ROUND, tm.THIRD_ROUND_07_TO_09, tm.FOURTH_ROUND_01_TO_04, tm.FIFTH_ROUND_05_TO_10):
+    for table in (tm.SECOND_ROUND, tm.THIRD_ROUND, tm.THIRD_ROUND_07_TO_09, tm.FOURTH_ROUND_01_TO_04, tm.FIFTH_ROUND_05_TO_10,
+                  tm.SIXTH_ROUND_00_TO_04):
         mistakes += [(name, cell, tuple(changes)) for (of, name), (cell, changes, *_) in table.items() if of == lab]
     mistakes += {
         "06_encode_decode": [

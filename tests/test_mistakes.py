@@ -2620,13 +2620,11 @@ FIFTH_ROUND_05_TO_10 = {(lab, name): mistake for lab, table in (
 KEPT_BEFORE_ROUND5 = {("08_linear_encoding", "backtrack-longest-without-a-default"),
                       ("08_linear_encoding", "last-longest-without-a-default"),
                       ("09_benchmarks", "exponent-equal-sizes-by-sxx")}
-
-
-# Lab 06's special tokens taken in the given order (not longest first): a hidden fixed case catches it, the generated texts
-# alone miss it under secret seeds 1 and 3, so it stays out of section 27's tables (tests/test_grading_redteam.py) until they
-# draw two tokens that start together, the shorter listed first, often enough.
-# So does lab 09's rotation started at r (kept its points before this round; the generated rounds go up to 7 now, and
-# still miss it under seeds 2 and 3).
+# Lab 06's special tokens taken in the given order and lab 09's rotation started at r stay apart from section 27's tables:
+# a fixed case catches each under every seed, the generated inputs alone not under seeds 1 and 3 (lab 06), 2 and 3 (lab 09).
+# learn26 drew what catches them (lab 06's edge texts ending with " <|eot|><s>", lab 09's rounds past n + 1 half the time):
+# both were then caught under every seed of 0-11 and 0-9, but section 27 failed for other mistakes of those labs (lab 09: a
+# rounds check off by one, a missing check of no contenders): open.
 APART_FROM_SECTION_27 = {
     ("06_encode_decode", "special-tokens-in-the-given-order"): ("task3_encode_text_solution", ((
         "sorted(special_tokens, key=len, reverse=True)", "list(special_tokens)"),), "encode_text("),
@@ -2650,3 +2648,284 @@ def test_labs05_to_10_a_mistake_that_kept_its_points_now_fails_the_hidden_test(r
                                           if key not in KEPT_BEFORE_ROUND5])
 def test_labs05_to_10_a_learners_mistake_of_the_fifth_round_fails_the_hidden_test(request, lab, mistake):
     round_failure(request, FIFTH_ROUND_05_TO_10, lab, mistake)
+
+
+# ---- labs 00 to 04, learn26: a sixth learner round (issue 21, item 8) ----------------------------------------
+# Each mistake must lose the points of its own task in the hidden test (and no other task's). Those that kept their points
+# before now lose them under every seed (marked seeded, KEPT_BEFORE_ROUND6): lab 00's UTF-8 of the text with its Windows
+# line ends made \n (task 1's generated texts seldom held \r\n: they draw it now), patterns of the learner's own that take
+# spaces of any number before a word (" *\p{L}+": the texts seldom held two spaces before a word) or forget 'd and 'm (the
+# texts seldom held them: they draw "  two", " I'm" and " she'd" now); lab 01's count_pairs and train whose answers are kept
+# by the words or pretokens alone, frozenset(...), the counts left out of the key (the same words seldom came twice: half
+# the count_pairs inputs and a third of train's are now dicts of a small set of words); lab 03's find_chunk_boundaries
+# that sorts the caller's split_tokens in place to find the longest (the right boundaries: task 1's statement now says to
+# leave split_tokens, Task.unchanged). The others already lost their
+# hidden points; they stay here so that a change of a grader or a strategy that stops catching them shows (one per lab by
+# default, sampling.skip_unless_drawn; every one under BPE_EXHAUSTIVE=1). (Allowed, so not here: special tokens sorted in
+# reverse order of the strings, which puts a token before every prefix of it, as longest first does; best_pair's max over
+# the pairs sorted in reverse; merge_word merging the first occurrence again and again until none is left, or comparing
+# word[i:i + 2] with the pair; V2's filter on the joined bytes, a count clamped at 0 in merge_and_update, and V4's index
+# built on a copy of the words, and find_chunk_boundaries' boundaries made unique in the order found (they are found in
+# increasing order): the same answers on every valid input.)
+
+GPT2_OWN = "regex.findall(GPT2_PATTERN, piece)"
+SPLIT_RETURN = "    return regex.split(pattern, text)"
+COUNT_EACH = "for pretoken in pretokenize(text, special_tokens):"
+
+LAB00_ROUND6 = {
+    "utf8-returns-bytes": ("task1_utf8_bytes_solution", ((UTF8_ENCODE, '    return text.encode("utf-8")\n'),), "utf8_bytes("),
+    "utf8-a-bytearray": ("task1_utf8_bytes_solution", ((UTF8_ENCODE, '    return bytearray(text, "utf-8")\n'),), "wrong type"),
+    "utf8-of-the-stripped-text": ("task1_utf8_bytes_solution", ((UTF8_ENCODE, '    return list(text.strip().encode("utf-8"))\n'),),
+                                  "utf8_bytes("),
+    "utf8-with-line-ends-normalized": ("task1_utf8_bytes_solution", ((UTF8_ENCODE, '    return list(text.replace("\\r\\n", "\\n")'
+                                                                      '.encode("utf-8"))\n'),), "utf8_bytes("),
+    # UTF-8 by hand, the lead byte of four masked to two bits (0x03 for 0x07), or a last byte to seven (0x7F for 0x3F)
+    "utf8-by-hand-lead-of-four-masked-short": ("task1_utf8_bytes_solution", ((HAND_UTF8[0], HAND_UTF8[1].replace(
+        "0xF0 | cp >> 18", "0xF0 | cp >> 18 & 0x03")),), "utf8_bytes("),
+    "utf8-by-hand-last-byte-of-seven-bits": ("task1_utf8_bytes_solution", ((HAND_UTF8[0], HAND_UTF8[1].replace(
+        "0x80 | cp & 0x3F]\n        else", "0x80 | cp & 0x7F]\n        else")),), "utf8_bytes("),
+    "split-drops-empty-pieces": ("task2_split_on_special_tokens_solution", ((SPLIT_RETURN, "    return [piece for piece in "
+                                 "regex.split(pattern, text) if piece]"),), "split_on_special_tokens("),
+    "split-keeps-the-tokens": ("task2_split_on_special_tokens_solution", ((SPLIT_RETURN, '    return regex.split(f"({pattern})", '
+                               'text)'),), "split_on_special_tokens("),
+    "split-on-the-longest-token-only": ("task2_split_on_special_tokens_solution", ((SPLIT_ESCAPE,
+                                        "    pattern = regex.escape(longest_first[0])\n"),), "split_on_special_tokens("),
+    "split-of-the-stripped-text": ("task2_split_on_special_tokens_solution", ((SPLIT_RETURN, "    return regex.split(pattern, "
+                                   "text.strip())"),), "split_on_special_tokens("),
+    "split-answers-kept-by-text": ("task2_split_on_special_tokens_solution", (
+        ("def ", "_KEPT = {}  # answers kept from call to call, by text alone\ndef "),
+        ("    if not special_tokens:\n", "    if text in _KEPT:\n        return list(_KEPT[text])\n    if not special_tokens:\n"
+         "        _KEPT[text] = [text]\n"),
+        (SPLIT_RETURN, "    _KEPT[text] = regex.split(pattern, text)\n    return list(_KEPT[text])")), "split_on_special_tokens("),
+    # patterns of the learner's own: \s+(?!\S) left out, \s? or " *" before a word, no space before punctuation or numbers,
+    # (?=\s) for (?!\S) (a run at the end is cut), the contractions after punctuation, 'd and 'm forgotten, marks taken
+    # into letters, punctuation as \p{P} (symbols such as < | and emoji are no punctuation: findall skips them)
+    "pattern-without-the-lookahead-space": ("task3_pretokenize_solution", (own_pattern(GPT2.replace(r"\s+(?!\S)|", "")),),
+                                            "pretokenize("),
+    "pattern-any-space-before-a-word": ("task3_pretokenize_solution", (own_pattern(GPT2.replace(r" ?\p{L}+", r"\s?\p{L}+")),),
+                                        "pretokenize("),
+    "pattern-spaces-of-any-number-before-a-word": ("task3_pretokenize_solution", (own_pattern(GPT2.replace(r" ?\p{L}+",
+                                                   r" *\p{L}+")),), "pretokenize("),
+    "pattern-punctuation-without-its-space": ("task3_pretokenize_solution", (own_pattern(GPT2.replace(
+        r" ?[^\s\p{L}\p{N}]+", r"[^\s\p{L}\p{N}]+")),), "pretokenize("),
+    "pattern-numbers-without-their-space": ("task3_pretokenize_solution", (own_pattern(GPT2.replace(r" ?\p{N}+", r"\p{N}+")),),
+                                            "pretokenize("),
+    "pattern-lookahead-of-a-space": ("task3_pretokenize_solution", (own_pattern(GPT2.replace(r"\s+(?!\S)", r"\s+(?=\s)")),),
+                                     "pretokenize("),
+    "pattern-contractions-after-punctuation": ("task3_pretokenize_solution", (own_pattern(
+        r""" ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|'(?:[sdmt]|ll|ve|re)|\s+(?!\S)|\s+"""),), "pretokenize("),
+    "pattern-contractions-without-d-and-m": ("task3_pretokenize_solution", (own_pattern(GPT2.replace(
+        "'(?:[sdmt]|ll|ve|re)", "'(?:[st]|ll|ve|re)")),), "pretokenize("),
+    "pattern-letters-with-their-marks": ("task3_pretokenize_solution", (own_pattern(GPT2.replace(r" ?\p{L}+",
+                                         r" ?[\p{L}\p{M}]+")),), "pretokenize("),
+    "pattern-punctuation-as-p": ("task3_pretokenize_solution", (own_pattern(GPT2.replace(r" ?[^\s\p{L}\p{N}]+", r" ?\p{P}+")),),
+                                 "pretokenize("),
+    "pretokenize-drops-whitespace": ("task3_pretokenize_solution", ((GPT2_OWN,
+                                     "(p for p in regex.findall(GPT2_PATTERN, piece) if p.strip())"),), "pretokenize("),
+    "count-of-distinct-pretokens": ("task4_count_pretokens_solution", ((COUNT_EACH, "for pretoken in set(pretokenize(text, "
+                                    "special_tokens)):"),), "count_pretokens("),
+    "count-starts-at-one": ("task4_count_pretokens_solution", (("counts.get(key, 0) + 1", "counts.get(key, 1) + 1"),),
+                            "count_pretokens("),
+    "count-lowercased": ("task4_count_pretokens_solution", ((COUNT_EACH, "for pretoken in pretokenize(text.lower(), "
+                         "special_tokens):"),), "count_pretokens("),
+    "count-of-the-stripped-text": ("task4_count_pretokens_solution", ((COUNT_EACH, "for pretoken in pretokenize(text.strip(), "
+                                   "special_tokens):"),), "count_pretokens("),
+    "count-without-a-last-newline": ("task4_count_pretokens_solution", ((COUNT_EACH, "for pretoken in pretokenize("
+                                     "text.removesuffix('\\n'), special_tokens):"),), "count_pretokens("),
+    "count-keyed-by-str": ("task4_count_pretokens_solution", (('key = pretoken.encode("utf-8")', "key = pretoken"),),
+                           "count_pretokens("),
+    "count-keyed-by-latin-1": ("task4_count_pretokens_solution", (('key = pretoken.encode("utf-8")',
+                               'key = pretoken.encode("latin-1", errors="replace")'),), "count_pretokens("),
+    # the special tokens' pretokens filtered out after a pretokenize without them: <|endoftext|> is three pretokens
+    "count-special-tokens-filtered-after": ("task4_count_pretokens_solution", ((COUNT_EACH, "for pretoken in [p for p in "
+                                            "pretokenize(text, []) if p not in special_tokens]:"),), "count_pretokens("),
+    "count-answers-kept-by-text": ("task4_count_pretokens_solution", kept_by("text", "    counts: dict[bytes, int] = {}\n",
+                                                                             "counts", "counts"), "count_pretokens("),
+}
+
+LAB01_ROUND6 = {
+    "count-overwrites": ("task1_count_pairs_solution", (("counts[pair] += frequency", "counts[pair] = frequency"),), "count_pairs("),
+    "count-windows-two-apart": ("task1_count_pairs_solution", (("zip(word, word[1:])", "zip(word, word[2:])"),), "count_pairs("),
+    "count-keyed-by-the-joined-pair": ("task1_count_pairs_solution", (("            counts[pair] += frequency\n",
+                                       "            counts[pair[0] + pair[1]] += frequency\n"),), "count_pairs("),
+    "count-answers-kept-by-words": ("task1_count_pairs_solution", kept_by(
+        "frozenset(word_counts)", "    counts: dict[Pair, int] = defaultdict(int)\n", "dict(counts)", "dict(counts)"), "count_pairs("),
+    "ties-to-the-smallest": ("task2_best_pair_solution", ((BEST_PAIR_KEY, "    return min(pair_counts, key=lambda pair: "
+                             "(-pair_counts[pair], pair))\n"),), "tie at count"),
+    "ties-on-the-left-token-only": ("task2_best_pair_solution", ((BEST_PAIR_KEY, "    return max(pair_counts, key=lambda pair: "
+                                    "(pair_counts[pair], pair[0]))\n"),), "tie at count"),
+    "ties-on-the-right-token-only": ("task2_best_pair_solution", ((BEST_PAIR_KEY, "    return max(pair_counts, key=lambda pair: "
+                                     "(pair_counts[pair], pair[1]))\n"),), "tie at count"),
+    "ties-to-the-last-inserted": ("task2_best_pair_solution", ((BEST_PAIR_KEY, "    return max(reversed(list(pair_counts)), "
+                                  "key=pair_counts.get)\n"),), "tie at count"),
+    "ties-to-the-first-of-the-sorted": ("task2_best_pair_solution", ((BEST_PAIR_KEY, "    return max(sorted(pair_counts), "
+                                        "key=pair_counts.get)\n"),), "tie at count"),
+    "merge-overlapping": ("task3_merge_word_solution", (("            i += 2\n", "            i += 1\n"),), "merge_word("),
+    "merge-skips-a-token-after-a-merge": ("task3_merge_word_solution", (("            i += 2\n", "            i += 3\n"),),
+                                          "merge_word("),
+    "merge-drops-the-last-token": ("task3_merge_word_solution", (("    while i < len(word):\n", "    while i < len(word) - 1:\n"),),
+                                   "merge_word("),
+    "merge-either-order": ("task3_merge_word_solution", (("word[i] == pair[0] and word[i + 1] == pair[1]",
+                                                          "{word[i], word[i + 1]} == set(pair)"),), "merge_word("),
+    "train-one-merge-short": ("task4_train_solution", (("for _ in range(num_merges):", "for _ in range(num_merges - 1):"),), "train("),
+    "train-without-the-stop": ("task4_train_solution", (("        if not pair_counts:\n            break\n", ""),), "raised"),
+    "train-counts-once": ("task4_train_solution", (("    for _ in range(num_merges):\n        pair_counts = count_pairs(words)\n",
+                                                    "    pair_counts = count_pairs(words)\n    for _ in range(num_merges):\n"),
+                                                   ("        merges.append(pair)\n",
+                                                    "        merges.append(pair)\n        del pair_counts[pair]\n")), "train("),
+    "train-merges-as-bytes": ("task4_train_solution", (("        merges.append(pair)\n", "        merges.append(pair[0] + pair[1])\n"),),
+                              "train("),
+    "train-ties-to-the-first-counted": ("task4_train_solution", ((PAIR_PICK, "        pair = max(pair_counts, key=pair_counts.get)\n"),),
+                                        "train("),
+    "train-answers-kept-by-pretokens": ("task4_train_solution", kept_by("frozenset(pretoken_counts)", "    words = {", "merges",
+                                                                        "merges[:num_merges]"), "train("),
+}
+
+RETURN_CHANGES = "    return {p: change for p, change in changes.items() if change != 0}\n"
+LAB02_ROUND6 = {
+    "changes-losses-unweighted": ("task1_pair_count_changes_solution", (("changes[old] -= frequency", "changes[old] -= 1"),),
+                                  "pair_count_changes("),
+    "changes-signs-reversed": ("task1_pair_count_changes_solution", (("changes[old] -= frequency", "changes[old] += frequency"),
+                               ("changes[new] += frequency", "changes[new] -= frequency")), "pair_count_changes("),
+    "changes-without-the-merged-pair": ("task1_pair_count_changes_solution", ((RETURN_CHANGES, "    return {p: change for p, "
+                                        "change in changes.items() if change != 0 and p != pair}\n"),), "pair_count_changes("),
+    "changes-of-pairs-that-hold-a-token-of-it": ("task1_pair_count_changes_solution", (
+        ("    for old in zip(word, word[1:]):\n", "    for old in [p for p in zip(word, word[1:]) if pair[0] in p or pair[1] in p]:\n"),
+        ("    for new in zip(merged, merged[1:]):\n", "    for new in [p for p in zip(merged, merged[1:]) if pair[0] + pair[1] in p]:\n")),
+        "pair_count_changes("),
+    "changes-of-the-first-occurrence": ("task1_pair_count_changes_solution", (("    merged = merge_word(word, pair)\n",
+        "    i = list(zip(word, word[1:])).index(pair) if pair in zip(word, word[1:]) else None\n"
+        "    merged = word if i is None else word[:i] + (pair[0] + pair[1],) + word[i + 2:]\n"),), "pair_count_changes("),
+    "changes-kept-by-word-and-pair": ("task1_pair_count_changes_solution", kept_by("(word, pair)", "    merged = merge_word(word, pair)\n",
+                                      RETURN_CHANGES[11:-1], RETURN_CHANGES[11:-1]), "pair_count_changes("),
+    "update-returns-the-old-word": ("task2_merge_and_update_solution", (("    return merge_word(word, pair)\n",
+                                    "    merge_word(word, pair)\n    return word\n"),), "merge_and_update("),
+    "update-keeps-zeros": ("task2_merge_and_update_solution", (("        if count:\n            pair_counts[changed] = count\n"
+                           "        else:\n            del pair_counts[changed]\n", "        pair_counts[changed] = count\n"),),
+                           "merge_and_update("),
+    "update-of-known-pairs-only": ("task2_merge_and_update_solution", (("        count = pair_counts.get(changed, 0) + change\n",
+                                   "        if changed not in pair_counts:\n            continue\n"
+                                   "        count = pair_counts[changed] + change\n"),), "merge_and_update("),
+    "update-unweighted": ("task2_merge_and_update_solution", (("pair_count_changes(word, pair, frequency)",
+                          "pair_count_changes(word, pair, 1)"),), "merge_and_update("),
+    "update-of-a-copy": ("task2_merge_and_update_solution", (("    for changed, change in",
+                         "    pair_counts = dict(pair_counts)  # not the caller's\n    for changed, change in"),), "merge_and_update("),
+    "update-deletes-counts-of-one": ("task2_merge_and_update_solution", (("        if count:\n", "        if count > 1:\n"),),
+                                     "merge_and_update("),
+    "train-frequencies-sorted": ("task3_train_solution", (("    frequencies = list(pretoken_counts.values())\n",
+                                 "    frequencies = sorted(pretoken_counts.values())\n"),), "train(", "check_train_merges"),
+    "train-without-the-stop": ("task3_train_solution", (("        if not pair_counts:\n            break\n", ""),), "raised",
+                               "check_train_merges"),
+    "train-words-of-a-set": ("task3_train_solution", (("for pretoken in pretoken_counts]", "for pretoken in set(pretoken_counts)]"),),
+                             "train(", "check_train_merges"),
+    "train-ties-to-the-first-counted": ("task3_train_solution", ((V2_PICK, "        pair = max(pair_counts, key=pair_counts.get)\n"),),
+                                        "train(", "check_train_merges"),
+    "train-one-merge-too-many": ("task3_train_solution", (("for _ in range(num_merges):", "for _ in range(num_merges + 1):"),),
+                                 "train(", "check_train_merges"),
+    "train-filter-on-the-pair-itself": ("task3_train_solution", (("if left in word and right in word:", "if pair in word:"),),
+                                        "train(", "check_train_merges"),
+    "train-first-word-only": ("task3_train_solution", ((V2_UPDATE, V2_UPDATE + "                if words[i] != word:\n"
+                                                        "                    break  # found it\n"),), "train(", "check_train_merges"),
+}
+
+LAB04_ROUND6 = {
+    "index-ids-from-one": ("task1_index_words_solution", (("enumerate(words)", "enumerate(words, 1)"),), "index_words("),
+    "index-of-joined-pairs": ("task1_index_words_solution", (("            index[pair].add(i)\n",
+                              "            index[pair[0] + pair[1]].add(i)\n"),), "index_words("),
+    "index-last-word-left-out": ("task1_index_words_solution", (("enumerate(words)", "enumerate(words[:-1])"),), "index_words("),
+    "index-of-the-words-themselves": ("task1_index_words_solution", (("            index[pair].add(i)\n",
+                                      "            index[pair].add(word)\n"),), "index_words("),
+    "index-windows-two-apart": ("task1_index_words_solution", (("zip(word, word[1:])", "zip(word, word[2:])"),), "index_words("),
+    "pairs-with-a-substring": ("task2_pairs_with_solution", ((PAIRS_WITH, "    return [pair for pair in zip(word, word[1:]) "
+                               "if token in pair[0] + pair[1]]\n"),), "pairs_with("),
+    "pairs-with-right-only": ("task2_pairs_with_solution", ((PAIRS_WITH, "    return [pair for pair in zip(word, word[1:]) "
+                              "if pair[1] == token]\n"),), "pairs_with("),
+    "pairs-with-repeats-dropped-in-order": ("task2_pairs_with_solution", ((PAIRS_WITH, "    return list(dict.fromkeys(pair for pair "
+                                            "in zip(word, word[1:]) if token in pair))\n"),), "pairs_with("),
+    "pairs-with-left-then-right": ("task2_pairs_with_solution", ((PAIRS_WITH, "    windows = list(zip(word, word[1:]))\n"
+                                   "    return [p for p in windows if p[0] == token] + [p for p in windows if p[1] == token and "
+                                   "p[0] != token]\n"),), "pairs_with("),
+    "pairs-with-around-each-occurrence": ("task2_pairs_with_solution", ((PAIRS_WITH, "    found = []\n"
+        "    for i, t in enumerate(word):\n        if t == token:\n            if i > 0:\n                found.append((word[i - 1], t))\n"
+        "            if i + 1 < len(word):\n                found.append((t, word[i + 1]))\n    return found\n"),), "pairs_with("),
+    "pairs-with-every-window": ("task2_pairs_with_solution", ((PAIRS_WITH, "    return list(zip(word, word[1:]))\n"),), "pairs_with("),
+    "pairs-with-a-tuple": ("task2_pairs_with_solution", ((PAIRS_WITH, "    return tuple(pair for pair in zip(word, word[1:]) "
+                           "if token in pair)\n"),), "pairs_with("),
+    "pairs-with-kept-by-word": ("task2_pairs_with_solution", kept_by("word", PAIRS_WITH, PAIRS_WITH[11:-1], PAIRS_WITH[11:-1]),
+                                "pairs_with("),
+    "train-files-under-the-right-token": ("task3_train_solution", (("pairs_with(words[i], token)", "pairs_with(words[i], pair[1])"),),
+                                          "raised", "check_train_merges"),
+    "train-files-when-unchanged": ("task3_train_solution", (("if len(words[i]) < len(word):", "if len(words[i]) == len(word):"),),
+                                   "raised", "check_train_merges"),
+    "train-frequencies-sorted": ("task3_train_solution", (("    frequencies = list(pretoken_counts.values())\n",
+                                 "    frequencies = sorted(pretoken_counts.values())\n"),), "train(", "check_train_merges"),
+    "train-ties-to-the-first-counted": ("task3_train_solution", (("        pair = best_pair(pair_counts)\n",
+                                        "        pair = max(pair_counts, key=pair_counts.get)\n"),), "train(", "check_train_merges"),
+    "train-without-the-stop": ("task3_train_solution", (("        if not pair_counts:\n            break\n", ""),), "raised",
+                               "check_train_merges"),
+    "train-one-merge-short": ("task3_train_solution", (("for _ in range(num_merges):", "for _ in range(num_merges - 1):"),), "train(",
+                              "check_train_merges"),
+    "train-first-new-pair-only": ("task3_train_solution", (("                for new_pair in pairs_with(words[i], token):\n",
+                                  "                for new_pair in pairs_with(words[i], token)[:1]:\n"),), "train(", "check_train_merges"),
+}
+
+LAB03_ROUND6 = {
+    "find-first-listed-token": ("task1_find_chunk_boundaries_solution", (("position += min(found)", "position += found[0]"),),
+                                "find_chunk_boundaries("),
+    "find-past-the-end": ("task1_find_chunk_boundaries_solution", (("boundaries.append(min(position, size))",
+                          "boundaries.append(position)"),), "find_chunk_boundaries("),
+    "find-sorted-with-repeats": ("task1_find_chunk_boundaries_solution", (("    return sorted(set(boundaries))",
+                                 "    return sorted(boundaries)"),), "find_chunk_boundaries("),
+    "find-chunk-size-rounded-up": ("task1_find_chunk_boundaries_solution", (("chunk_size = size // desired_num_chunks",
+                                   "chunk_size = -(-size // desired_num_chunks)"),), "find_chunk_boundaries("),
+    "find-steps-over-the-overlap": ("task1_find_chunk_boundaries_solution", (("                position += buffer_size\n",
+                                    "                position += buffer_size + overlap\n"),), "find_chunk_boundaries("),
+    "find-without-overlap": ("task1_find_chunk_boundaries_solution", (("max(len(token) for token in split_tokens) - 1", "0"),),
+                             "find_chunk_boundaries("),
+    # the caller's tokens sorted in place to find the longest (the statement now says to leave split_tokens)
+    "find-sorts-the-callers-tokens": ("task1_find_chunk_boundaries_solution", ((
+        "    overlap = max(len(token) for token in split_tokens) - 1\n",
+        "    split_tokens.sort(key=len)  # the longest last\n    overlap = len(split_tokens[-1]) - 1\n"),),
+        "changed its argument split_tokens"),
+    "chunk-one-byte-more": ("task2_count_chunk_solution", (("file.read(end - start)", "file.read(end - start + 1)"),), "count_chunk("),
+    "chunk-not-seeked": ("task2_count_chunk_solution", (("        file.seek(start)\n", ""),), "count_chunk("),
+    "chunk-stripped": ("task2_count_chunk_solution", ((CHUNK_READ, CHUNK_READ.replace('data.decode("utf-8")',
+                       'data.decode("utf-8").strip()')),), "count_chunk("),
+    "chunk-with-endoftext-by-default": ("task2_count_chunk_solution", ((CHUNK_READ, CHUNK_READ.replace(
+        "special_tokens)", "special_tokens or ['<|endoftext|>'])")),), "count_chunk("),
+    "chunk-as-latin-1": ("task2_count_chunk_solution", ((CHUNK_READ, CHUNK_READ.replace('data.decode("utf-8")',
+                         'data.decode("latin-1")')),), "count_chunk("),
+    "merge-from-a-copy-of-the-first": ("task3_merge_counts_solution", ((
+        "    total: Counter[bytes] = Counter()\n    for chunk_counts in counts:\n",
+        "    total = Counter(counts[0])\n    for chunk_counts in counts[1:]:\n"),), "merge_counts("),
+    "merge-the-largest-count": ("task3_merge_counts_solution", (("        total.update(chunk_counts)\n",
+                                "        for k, v in chunk_counts.items():\n            total[k] = max(total[k], v)\n"),),
+                                "merge_counts("),
+    "merge-last-chunk-left-out": ("task3_merge_counts_solution", (("    for chunk_counts in counts:\n",
+                                  "    for chunk_counts in counts[:-1]:\n"),), "merge_counts("),
+    "merge-counts-the-keys": ("task3_merge_counts_solution", (("        total.update(chunk_counts)\n",
+                              "        total.update(chunk_counts.keys())\n"),), "merge_counts("),
+}
+
+SIXTH_ROUND_00_TO_04 = {(lab, name): mistake for lab, table in (
+    ("00_pretokenization", LAB00_ROUND6), ("01_naive_bpe", LAB01_ROUND6), ("02_incremental", LAB02_ROUND6),
+    ("03_parallel", LAB03_ROUND6), ("04_inverted_index", LAB04_ROUND6)) for name, mistake in table.items()}
+KEPT_BEFORE_ROUND6 = {("00_pretokenization", "utf8-with-line-ends-normalized"),
+                      ("00_pretokenization", "pattern-spaces-of-any-number-before-a-word"),
+                      ("00_pretokenization", "pattern-contractions-without-d-and-m"),
+                      ("01_naive_bpe", "count-answers-kept-by-words"), ("01_naive_bpe", "train-answers-kept-by-pretokens"),
+                      ("03_parallel", "find-sorts-the-callers-tokens")}
+CAUGHT_BEFORE_ROUND6 = [key for key in SIXTH_ROUND_00_TO_04 if key not in KEPT_BEFORE_ROUND6]
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(KEPT_BEFORE_ROUND6), ids=[f"{lab[:2]}-{name}" for lab, name in sorted(KEPT_BEFORE_ROUND6)])
+def test_labs00_to_04_a_mistake_that_kept_its_points_now_fails_the_hidden_test(request, lab, mistake):
+    round_failure(request, SIXTH_ROUND_00_TO_04, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in CAUGHT_BEFORE_ROUND6])
+def test_labs00_to_04_a_learners_mistake_of_the_sixth_round_fails_the_hidden_test(request, lab, mistake):
+    # those that lost their points before this round: one per lab by default (a hidden test each, up to seconds)
+    skip_unless_drawn(f"sixth round, lab {lab[:2]}", mistake, [name for of, name in CAUGHT_BEFORE_ROUND6 if of == lab])
+    round_failure(request, SIXTH_ROUND_00_TO_04, lab, mistake)

@@ -39,7 +39,10 @@ TOKENS = [b"a", b"b", b"c", b" ", b"ab", b"\xc3", b"\xa9"]
 TIE_TOKENS = [b"a", b"ab", b"b", b"bc", b"c", b"A", b" ", b" a", b"\xff", b"\x00", b"aa", b"\xc3", b"\xc3\xa9"]
 
 words = st.lists(st.sampled_from(TOKENS), min_size=1, max_size=7).map(tuple)
-word_count_dicts = st.dictionaries(words, st.integers(1, 5), max_size=6)
+# Half the time words of a small set, so that the same words come again with other counts (count_pairs whose answers are
+# kept by the words alone, frozenset(word_counts), the counts left out of the key, kept the points under most seeds).
+word_count_dicts = st.dictionaries(words, st.integers(1, 5), max_size=6) | st.dictionaries(
+    st.sampled_from([(b"a", b"b", b"a"), (b"ab", b"c")]), st.integers(1, 5), min_size=1)
 random_pair_count_dicts = st.dictionaries(
     st.tuples(st.sampled_from(TIE_TOKENS), st.sampled_from(TIE_TOKENS)), st.integers(1, 3), min_size=1, max_size=8
 )
@@ -102,7 +105,11 @@ pretoken_count_dicts = st.dictionaries(
 train_inputs = st.tuples(
     # counts of 1 half the time: the last merges then take pairs seen once, as the fixed hidden case's ab does
     st.dictionaries(st.text(alphabet="abc éè", min_size=1, max_size=7).map(str.encode), st.just(1) | st.integers(1, 9),
-                    max_size=8),
+                    max_size=8)
+    # a third of them pretokens of a small set, so that the same pretokens come again with other counts and merges (a
+    # train whose answers are kept by the pretokens alone, frozenset(pretoken_counts), kept the points under most seeds);
+    # a set whose later merges tie between pairs that a tie-break on the concatenated bytes orders the other way
+    | st.dictionaries(st.sampled_from([b"bbbc", b"abb", b"bbbcc"]), st.integers(1, 9), min_size=1),
     st.integers(0, 12),
 )
 

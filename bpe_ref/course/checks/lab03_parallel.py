@@ -144,7 +144,8 @@ def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
 
 FIND_TASK = Task("find_chunk_boundaries", ("path", "desired_num_chunks", "split_tokens", "buffer_size"),
                  what="a sorted list of int byte offsets, 0 first and the file size last", hint=boundaries_hint,
-                 provided=PROVIDED, kernel_time_limit=20.0)
+                 provided=PROVIDED, kernel_time_limit=20.0,
+                 unchanged=(2,))  # "leave split_tokens as it is": sorted in place (the longest last), the caller's list is reordered
 
 # Special tokens one of which holds another ("of" is inside "<|endoftext|>"): where a long token
 # starts near the end of a read and runs past the window, the short one inside it is found whole.
