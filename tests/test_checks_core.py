@@ -545,3 +545,52 @@ def test_every_measured_call_gets_an_input_of_an_index_no_call_had():
                                     slack=0.5, timeout=30, too_slow="...")
     # Twice (visible, hidden): verify_merge_cost 2 tries of 2 runs, verify_call_cost 2 tries then 1, verify_call_growth 2 of 2.
     assert len(seen) == 2 * 4 + 3 + 2 * 4 and len(set(seen)) == len(seen), seen
+
+
+def test_a_how_check_that_passed_in_the_visible_test_is_not_measured_again_in_the_hidden_one(capsys):
+    """When graded, the hidden test takes a passed measure of the visible test (same check, same function, same secret
+    seed, the trusted side's own measure) rather than paying for it twice; a failed one is measured again, and in a
+    notebook (no grading worker) every test measures."""
+    from types import SimpleNamespace
+
+    from bpe_ref.course.checks.running import _measure
+    from bpe_ref.course.trusted.verdicts import CheckFailed
+
+    class Remote:  # what runs_remotely() takes for a grading worker's function
+        runs_remotely = True
+
+        def __init__(self, name):
+            self.name, self.sandbox = name, SimpleNamespace(measured_passes={})
+
+        def invoke(self, *args):
+            raise AssertionError("not called here")
+
+    calls = []
+
+    def verify_cost(learner):
+        calls.append(learner.name)
+        print(f"{learner.name}: 250 merges cost 0.10 times one merge's run")
+
+    train = Remote("train")
+    _measure(verify_cost, train, visible=True)
+    _measure(verify_cost, train, visible=False)
+    assert calls == ["train"]
+    assert capsys.readouterr().out.splitlines()[-1] == "train: 250 merges cost 0.10 times one merge's run (as measured in the visible test)"
+    _measure(verify_cost, Remote("other"), visible=False)  # another function (or notebook): measured
+    assert calls == ["train", "other"]
+
+    def fails_once(learner, failures=[1]):
+        calls.append("fails_once")
+        if failures:
+            failures.pop()
+            raise CheckFailed("slowed by a burst of load")
+
+    with pytest.raises(CheckFailed):
+        _measure(fails_once, train, visible=True)
+    _measure(fails_once, train, visible=False)  # measured again, and passes
+    assert calls.count("fails_once") == 2
+
+    local = SimpleNamespace(name="train")  # a notebook's own function: every test measures
+    _measure(verify_cost, local, visible=True)
+    _measure(verify_cost, local, visible=False)
+    assert calls.count("train") == 3

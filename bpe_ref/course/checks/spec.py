@@ -116,7 +116,8 @@ class TaskGraders:
     from the grading's secret seed, which must keep what the case is there to catch (words around a text, counts
     scaled), so that a table of their answers misses the varied copies. ``verify`` are the task's checks of *how* its
     function works (measured from outside the learner's code, or forced by inputs), which both tests run
-    (the visible one after its cases, the hidden one first); ``hidden_verify`` those the hidden test alone runs,
+    (the visible one after its cases, the hidden one first; when graded, the hidden one takes a pass of the visible
+    one's rather than measuring again: ``running._measure``); ``hidden_verify`` those the hidden test alone runs,
     first; ``visible_then`` and ``hidden_then`` what each runs last.
 
     A ``judge(learner, args, memo)`` replaces the comparison with the reference where the answer is an order

@@ -357,6 +357,9 @@ class Sandbox:
         # Functions whose call timed out or killed the worker: not called again in this notebook,
         # so one infinite loop costs one time limit, not one per check that uses the function.
         self.stopped_functions: dict[str, str] = {}
+        # The how-checks (measured costs) that passed in a visible test, by check and function: the hidden test of the
+        # same task takes their verdict rather than measuring again (checks/running.py, _measure).
+        self.measured_passes: dict[tuple[str, str, str], str] = {}
         # The notebook's deadline (time.monotonic()), across restarts: no request runs past it, so
         # a notebook's time budget bounds every cell and call of its code, not just when the next
         # test cell may start (a slow call made 100 times by a property check, or hundreds of
