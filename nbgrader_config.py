@@ -56,11 +56,12 @@ c.Autograde.autograde_preprocessors = [
 # CPU seconds per call of a learner's function and per cell of the learner's (an infinite loop fails that cell): of the
 # worker and every process it started, measured from outside, so that how busy the machine is decides no grade; one that
 # waits (sleeps, blocks) is stopped after wall_factor times as many seconds of wall time in which none of its processes
-# ran or waited for a CPU (the backstop). total_timeout is wall time.
+# ran or waited for a CPU (the backstop). total_timeout is CPU time too, the grader's and the learner's processes', with
+# a backstop of wall_factor times it in wall time.
 c.TrustedExecute.call_timeout = 30
 c.TrustedExecute.cell_timeout = 30
 c.TrustedExecute.wall_factor = 4
-c.TrustedExecute.total_timeout = 300  # seconds per notebook, its cells and calls included; what is left then fails
+c.TrustedExecute.total_timeout = 300  # CPU seconds per notebook, its cells and calls included; what is left then fails
 
 # Validate (nbgrader validate, the Validate button) still runs the notebook in a kernel, with the
 # visible tests only: advice, not a grade. There an infinite loop fails its own cell after 30 s

@@ -579,7 +579,9 @@ def test_a_how_check_that_passed_in_the_visible_test_is_not_measured_again_in_th
     _measure(verify_cost, Remote("other"), visible=False)  # another function (or notebook): measured
     assert calls == ["train", "other"]
 
-    def fails_once(learner, failures=[1]):
+    failures = [1]
+
+    def fails_once(learner):
         calls.append("fails_once")
         if failures:
             failures.pop()

@@ -108,16 +108,58 @@ def test_learner_cells_count_against_the_notebook_budget():
     checked only before test cells: a notebook of N cells that each sleep just under the limit
     (and whose timeouts make the worker restart and replay the cells before) held the batch for
     N x 30 s, hours for a few hundred cells, and every student after it waited. Safe: once the
-    notebook's budget is spent, no more of its code runs."""
+    notebook's budget is spent, no more of its code runs. Cells that sleep spend no CPU time: the budget's backstop stops
+    them, ``wall_factor`` times its CPU seconds of wall time (1 here)."""
     # 40 cells: 36 s where the budget is not kept, so the bound below (3 s and 12 s of slack for a worker started on a busy
     # machine: 7 s of slack failed honest runs at load 20) still fails it.
     cells = [code_cell(f"slow{i}", "import time\ntime.sleep(0.9)") for i in range(40)]
     cells.append(graded_cell("task1_count_pairs", 1))
     start = time.monotonic()
-    record = grade_cells(cells, "01_naive_bpe", policy=Policy(cell_timeout=1, call_timeout=1), total_seconds=3)
+    record = grade_cells(cells, "01_naive_bpe", policy=Policy(cell_timeout=1, call_timeout=1, wall_factor=1), total_seconds=3)
     took = time.monotonic() - start
-    assert not record.verdicts[0].passed
+    assert not record.verdicts[0].passed and "of wall-clock time (its backstop)" in record.verdicts[0].message, record.verdicts[0]
     assert took < 3 + 12, f"grading took {took:.1f} s with a budget of 3 s"
+
+
+def test_cells_that_spend_the_notebooks_cpu_seconds_leave_the_rest_unrun():
+    """The notebook's budget is CPU time, its grader's and its code's: 40 cells that each spend 0.3 s of CPU time (12 s in
+    all) against a budget of 3 s, with a backstop far away: the cells past the budget are not run, nor the test cell."""
+    spend = "import time\nstart = time.thread_time()\nwhile time.thread_time() - start < 0.3:\n    pass"
+    cells = [code_cell(f"busy{i}", spend) for i in range(40)] + [graded_cell("task1_count_pairs", 1)]
+    record = grade_cells(cells, "01_naive_bpe", policy=Policy(cell_timeout=1, call_timeout=1, wall_factor=100), total_seconds=3)
+    skipped = [cell for cell in cells[:-1] if any(output.get("ename") == "CellSkipped" for output in cell.get("outputs", []))]
+    assert len(skipped) >= 40 - 12, f"{40 - len(skipped)} cells of 0.3 s of CPU time each ran with a budget of 3 s"
+    assert not record.verdicts[0].passed and "3 s of CPU time" in record.verdicts[0].message, record.verdicts[0]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper and /proc are Linux's")
+def test_a_busy_machine_does_not_spend_a_notebooks_budget():
+    """Issue 21: the notebook's budget (``total_timeout``, 300 s) was wall time, so on a machine busy enough an honest
+    notebook lost the points of its last tasks (lab 04's solution took 162 s of wall time for 42 s of CPU at load 14).
+    Here the grading shares one CPU with 4 busy processes of the test's: 6 cells of 0.25 s of CPU time, then the test
+    cell, take more wall time than the budget's 3 s, and are all run and graded."""
+    import subprocess
+
+    spend = "import time\nstart = time.thread_time()\nwhile time.thread_time() - start < 0.25:\n    pass"
+    cells = [code_cell("task1_count_pairs_solution", SLOW_BUT_CORRECT_COUNT_PAIRS.replace("time.sleep(0.5)", "pass")),
+             *(code_cell(f"busy{i}", spend) for i in range(6)), graded_cell("task1_count_pairs", 1)]
+    one_cpu = {min(os.sched_getaffinity(0))}
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(4)]
+    before = os.sched_getaffinity(0)
+    try:
+        for pid in (0, *(hog.pid for hog in hogs)):  # the test, the grading's process, and the worker it starts
+            os.sched_setaffinity(pid, one_cpu)
+        start = time.monotonic()
+        record = grade_cells(cells, "01_naive_bpe", policy=Policy(cell_timeout=5, call_timeout=5), total_seconds=3)
+        took = time.monotonic() - start
+    finally:
+        os.sched_setaffinity(0, before)
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert took > 3, f"grading took {took:.1f} s: the machine was not busy for it, nothing was shown"
+    assert not any(output.get("ename") == "CellSkipped" for cell in cells for output in cell.get("outputs", [])), cells
+    assert record.verdicts[0].passed, record.verdicts[0]
 
 
 def test_a_slow_function_cannot_stretch_one_test_cell_past_the_budget():
@@ -128,7 +170,7 @@ def test_a_slow_function_cannot_stretch_one_test_cell_past_the_budget():
     cells = [code_cell("task1_count_pairs_solution", SLOW_BUT_CORRECT_COUNT_PAIRS),
              graded_cell("task1_count_pairs_hidden", 2)]
     start = time.monotonic()
-    record = grade_cells(cells, "01_naive_bpe", policy=Policy(cell_timeout=1, call_timeout=1), total_seconds=3)
+    record = grade_cells(cells, "01_naive_bpe", policy=Policy(cell_timeout=1, call_timeout=1, wall_factor=1), total_seconds=3)
     took = time.monotonic() - start
     assert took < 3 + 12, f"grading took {took:.1f} s with a budget of 3 s ({record.verdicts[0].message[:80]})"  # ~50 s unkept
     assert not record.verdicts[0].passed
@@ -2997,8 +3039,9 @@ def test_the_generated_inputs_alone_catch_every_mistake_the_fixed_cases_catch(la
     with <|endoftext|> special by default, decoded as utf-8-sig) under some or none:
     a function that recognised the cases by their shape and answered them from a renamed table kept their points. A fresh
     copy of the mistake for each seed (some keep answers from call to call, which one grading's worker would not have)."""
-    # One lab of each half and one secret seed of the three by default, and lab 03's mistakes graded in worker pools left out (the three seeds
-    # with them cost about four and a half minutes of CPU over the eight labs), all under BPE_EXHAUSTIVE=1 (tests/sampling.py).
+    # One lab of each half and one secret seed of the three by default, and lab 03's mistakes graded in worker pools left
+    # out (the three seeds with them cost about four and a half minutes of CPU over the eight labs), all under
+    # BPE_EXHAUSTIVE=1 (tests/sampling.py).
     half = next(half for half in GENERATED_ALONE_HALVES if lab in half)
     skip_unless_drawn(f"redteam27:{half[0][:2]}", lab, half)
     seeds = (1, 2, 3) if EXHAUSTIVE else (one_of(f"redteam27:{lab}", (1, 2, 3)),)

@@ -104,7 +104,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   second, from 0.1 s in: a call that ends before costs no look). A request that waits instead (a sleep, a lock, a
   pipe, a stopped process) is stopped by a backstop,
   ``Policy.wall_factor`` times its limit of the wall time in which none of those processes, nor the keeper, ran or
-  waited for a CPU; the notebook's budget is wall time, whatever they do. A process whose parent ignores ``SIGCHLD``
+  waited for a CPU; the notebook's budget (``total_timeout``) is CPU time too, the trusted process's and every worker's, with a
+  backstop of ``wall_factor`` times it in wall time. A process whose parent ignores ``SIGCHLD``
   leaves no CPU time when it ends (the kernel adds a child's to its parent's only when it is waited for): forks that
   each burn a little and end so are not stopped at the CPU limit, only at the notebook's budget (lab 03 only: no
   other lab lets its code start processes). The worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child subreaper that

@@ -198,7 +198,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
     (a test cell met early has the source's earlier ones graded first, where it stands): a task is
     graded before any stand-in for it is bound, and no stand-in defines a function still to be graded
     (:attr:`Sandbox.not_graded_yet`). ``seed``, ``whole_class``: see :func:`.verdicts.hidden_seed`."""
-    start = time.monotonic()
+    start, cpu_start = time.monotonic(), time.process_time()
     graders = load_graders(lab)
     spec_list = test_cells.load(lab)
     specs = {cell.grade_id: cell for cell in spec_list}
@@ -212,12 +212,17 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
     graded: set[str] = set()
     with Sandbox(policy) as box, hidden_seed(seed, whole_class=whole_class):
         record.isolation = list(box.isolation)
-        box.deadline = start + total_seconds  # every cell, call and replay of the notebook's ends by then
+        # Every cell, call and replay of the notebook's ends once it has spent its CPU seconds, or waited too long (a
+        # backstop of wall time); the CPU time of the grading's start (the worker, the graders loaded) counts.
+        box.budget(total_seconds, total_seconds * max(1.0, box.policy.wall_factor), time.process_time() - cpu_start,
+                   time.monotonic() - start)
         ran: list[tuple[str, str]] = []  # learner cells that ran cleanly, replayed after a restart
-        spent = f"not run: grading this notebook took more than its {total_seconds:g} s"
+
+        def spent() -> str:
+            return f"not run: {box.out_of_budget()}"
 
         def restart_and_replay() -> None:
-            if time.monotonic() > box.deadline:
+            if box.out_of_budget():
                 return  # nothing of this notebook's may run any more: no worker needed
             record.note(box.restart())
             for code, name in ran:
@@ -230,8 +235,8 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
             points = float(meta.get("points", 0))
             if spec is None:
                 verdict = Verdict(name, points, False, f"no grader is recorded for the test cell {name!r} of {lab}")
-            elif time.monotonic() > box.deadline:
-                verdict = Verdict(name, points, False, spent)
+            elif box.out_of_budget():
+                verdict = Verdict(name, points, False, spent())
             else:
                 if not box.alive:
                     restart_and_replay()
@@ -252,8 +257,8 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
             meta = nbgrader_of(cell)
             name = meta.get("grade_id") or cell.get("id") or f"cell{index}"
             if not is_test_cell(cell):
-                if time.monotonic() > box.deadline:
-                    cell["outputs"] = [_error_output("CellSkipped", spent)]
+                if box.out_of_budget():
+                    cell["outputs"] = [_error_output("CellSkipped", spent())]
                     continue
                 if not box.alive:
                     restart_and_replay()
@@ -314,7 +319,9 @@ if NbGraderPreprocessor is not None:
         wall_factor = Float(4.0, help="A call or cell that waits (sleeps, blocks) is stopped after this many times its "
                             "CPU seconds of wall time in which none of its processes ran or waited for a CPU (at least 1)."
                             ).tag(config=True)
-        total_timeout = Float(300.0, help="Seconds for grading one notebook: its cells, calls and test cells.").tag(config=True)
+        total_timeout = Float(300.0, help="CPU seconds for grading one notebook, its cells, calls and test cells: the grader's "
+                              "and the learner's processes', so a busy machine fails no notebook; one that waits is stopped "
+                              "after wall_factor times as many seconds of wall time.").tag(config=True)
         memory_mb = Integer(2048, help="Address space of the worker, MiB.").tag(config=True)
         whole_class = Bool(True, help="The notebooks graded share the course's seed: each property test's hidden inputs "
                            "are drawn once and replayed (python -m bpe_ref grade, one notebook, turns it off).").tag(config=True)

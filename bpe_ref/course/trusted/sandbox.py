@@ -360,11 +360,16 @@ class Sandbox:
         # The how-checks (measured costs) that passed in a visible test, by check and function: the hidden test of the
         # same task takes their verdict rather than measuring again (checks/running.py, _measure).
         self.measured_passes: dict[tuple[str, str, str], str] = {}
-        # The notebook's deadline (time.monotonic()), across restarts: no request runs past it, so
-        # a notebook's time budget bounds every cell and call of its code, not just when the next
-        # test cell may start (a slow call made 100 times by a property check, or hundreds of
-        # slow cells, would otherwise hold the batch for hours).
+        # The notebook's budget, across restarts: no request runs past it, so it bounds every cell and call of its code,
+        # not just when the next test cell may start (a slow call made 100 times by a property check, or hundreds of
+        # slow cells, would otherwise hold the batch for hours). CPU seconds (:meth:`notebook_cpu_seconds`: this
+        # process's and every worker's, so a busy machine brings no notebook nearer it), and a wall-clock backstop
+        # (time.monotonic()) for a notebook that waits: :meth:`budget`, :meth:`out_of_budget`.
+        self.cpu_budget: float | None = None
         self.deadline: float | None = None
+        self._wall_budget = 0.0
+        self._cpu_at_budget = 0.0  # this process's CPU time when the budget was set
+        self._ended_workers_cpu = 0.0  # the CPU time of the workers that ended since
         # Functions of the test cells not graded yet: no stand-in or driver sent to the worker may
         # define one (set by the autograder as it goes, in the source's order).
         self.not_graded_yet: set[str] = set()
@@ -373,6 +378,34 @@ class Sandbox:
         self._control = self._report = self._mapped = None
         self._control_lock = threading.Lock()
         self.last_report: dict = {}
+
+    def budget(self, cpu_seconds: float, wall_seconds: float, cpu_spent: float = 0.0, wall_spent: float = 0.0) -> None:
+        """Give the notebook ``cpu_seconds`` of CPU time, this process's (the graders') and its workers', and at most
+        ``wall_seconds`` of wall-clock time, of which ``cpu_spent`` and ``wall_spent`` are spent already."""
+        self.cpu_budget, self._wall_budget, self.deadline = cpu_seconds, wall_seconds, time.monotonic() + wall_seconds - wall_spent
+        self._cpu_at_budget, self._ended_workers_cpu = time.process_time() - cpu_spent, 0.0
+
+    def notebook_cpu_seconds(self) -> float:
+        """CPU seconds spent since :meth:`budget`: by this process and by the processes of every worker (the one
+        running, read from /proc; those that ended, as last read when they were closed)."""
+        return time.process_time() - self._cpu_at_budget + self._ended_workers_cpu + self._worker_cpu()
+
+    def _worker_cpu(self) -> float:
+        keeper = self.process.pid if self.process is not None and self._report is not None else None
+        seconds = tree_cpu_seconds(keeper) if keeper is not None else None
+        return seconds[0] if seconds else 0.0
+
+    def out_of_budget(self) -> str | None:
+        """Why nothing more of the notebook's may run (its budget is spent), or ``None``."""
+        if self.cpu_budget is not None and self.notebook_cpu_seconds() > self.cpu_budget:
+            return f"grading this notebook took more than its {self.cpu_budget:g} s of CPU time"
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            return f"grading this notebook took more than {self.deadline_seconds():g} s of wall-clock time (its backstop)"
+        return None
+
+    def deadline_seconds(self) -> float:
+        """The wall-clock seconds of the notebook's backstop (:meth:`budget`)."""
+        return self._wall_budget
 
     def __enter__(self) -> Sandbox:
         self.start()
@@ -493,6 +526,7 @@ class Sandbox:
 
     def close(self) -> None:
         if self.process is not None:
+            self._ended_workers_cpu += self._worker_cpu()  # read before its processes are stopped
             self._reading.clear()
             report = self._stop_keeper()
             _kill_group(self.process)  # the keeper is gone; anything left of its group too
@@ -775,20 +809,23 @@ class Sandbox:
                            "infinite loop, or a much slower algorithm than needed?")))
         waiting = timeout * max(1.0, self.policy.wall_factor) if tree is not None else timeout
         until = float("inf") if self.deadline is None else self.deadline
-        if until <= time.monotonic():
-            raise GradingStopped(f"{what}: not run, the time for grading this notebook is spent")
+        if self.out_of_budget():
+            raise GradingStopped(f"{what}: not run, {self.out_of_budget()}")
         pid = self.worker_pid
         start = cpu_seconds(pid, children=False) if cpu_limit is not None and pid is not None else None
         measured = None if start is None else CpuLimit(lambda: (cpu_seconds(pid, children=False), False), cpu_limit,
                                                        CpuLimitReached, start)
-        limits = tuple(limit for limit in (measured, tree) if limit is not None)
+        notebook = None if self.cpu_budget is None else CpuLimit(lambda: (self.notebook_cpu_seconds(), False), self.cpu_budget, (
+            lambda spent: GradingStopped(f"{what}: stopped when the time for grading this notebook ran out ({self.cpu_budget:g} s "
+                                         "of CPU time, the grader's and your code's, measured from outside your code)")), 0.0)
+        limits = tuple(limit for limit in (measured, tree, notebook) if limit is not None)
         started = time.monotonic()
 
         def late() -> str:
             used = f"{tree.look()[0]:.1f} s of CPU time" if tree is not None else ""
             if time.monotonic() >= until:
-                return (f"{what}: stopped when the time for grading this notebook ran out, after {time.monotonic() - started:.0f} "
-                        f"s{used and ', '}{used}")
+                return (f"{what}: stopped when the wall-clock time for grading this notebook ran out (its backstop, "
+                        f"{self.deadline_seconds():g} s), after {time.monotonic() - started:.0f} s{used and ', '}{used}")
             if not used:
                 return f"{what} did not finish within {waiting:g} s (an infinite loop, or a much slower algorithm than needed?)"
             return (f"{what} waited {waiting:g} s without running (its backstop) and used only {used} (its limit: "
