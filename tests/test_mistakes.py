@@ -1446,6 +1446,13 @@ def round_failure(request, round_: dict, lab: str, mistake: str) -> str:
     return found
 
 
+def one_per_lab(round_name: str, caught: list, lab: str, mistake: str) -> None:
+    """Skip ``mistake`` unless this run draws it among ``lab``'s mistakes of ``caught`` (a round's mistakes that lost their
+    points before it): one per lab and round by default, every one under BPE_EXHAUSTIVE=1 (a hidden test each, up to
+    seconds; the mistakes a round's fix made lose their points run every time, under one secret seed: ``seeded``)."""
+    skip_unless_drawn(f"{round_name} round, lab {lab[:2]}", mistake, [name for of, name in caught if of == lab])
+
+
 def second_round_failure(request, lab: str, mistake: str) -> str:
     return round_failure(request, SECOND_ROUND, lab, mistake)
 
@@ -1456,8 +1463,12 @@ def test_labs06_to_08_a_mistake_that_kept_its_hidden_points_now_fails_the_hidden
     second_round_failure(request, lab, mistake)
 
 
-@pytest.mark.parametrize("lab, mistake", [key for key in SECOND_ROUND if key not in KEPT_HIDDEN_POINTS])
+CAUGHT_BEFORE_ROUND2 = [key for key in SECOND_ROUND if key not in KEPT_HIDDEN_POINTS]
+
+
+@pytest.mark.parametrize("lab, mistake", CAUGHT_BEFORE_ROUND2)
 def test_labs06_to_08_a_learners_mistake_of_the_second_round_fails_the_hidden_test(request, lab, mistake):
+    one_per_lab("second", CAUGHT_BEFORE_ROUND2, lab, mistake)
     second_round_failure(request, lab, mistake)
 
 
@@ -1951,8 +1962,12 @@ def test_labs07_to_09_a_mistake_that_kept_its_hidden_points_now_fails_the_hidden
     third_round_07_to_09_failure(request, lab, mistake)
 
 
-@pytest.mark.parametrize("lab, mistake", [key for key in THIRD_ROUND_07_TO_09 if key not in KEPT_BEFORE_ROUND3])
+CAUGHT_BEFORE_ROUND3 = [key for key in THIRD_ROUND_07_TO_09 if key not in KEPT_BEFORE_ROUND3]
+
+
+@pytest.mark.parametrize("lab, mistake", CAUGHT_BEFORE_ROUND3)
 def test_labs07_to_09_a_learners_mistake_of_the_third_round_fails_the_hidden_test(request, lab, mistake):
+    one_per_lab("third", CAUGHT_BEFORE_ROUND3, lab, mistake)
     third_round_07_to_09_failure(request, lab, mistake)
 
 
@@ -2312,9 +2327,13 @@ ON_DEMAND_ROUND4 = pytest.mark.skipif(not EXHAUSTIVE, reason="a mistake of lab 0
                                       "graded in worker pools (seconds): BPE_EXHAUSTIVE=1 grades it")
 
 
+CAUGHT_BEFORE_ROUND4 = [key for key in FOURTH_ROUND_01_TO_04 if key not in KEPT_BEFORE_ROUND4 and key not in POOLS_ROUND4]
+
+
 @pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}", marks=[ON_DEMAND_ROUND4] * (key in POOLS_ROUND4))
                                           for key in FOURTH_ROUND_01_TO_04 if key not in KEPT_BEFORE_ROUND4])
 def test_labs01_to_04_a_learners_mistake_of_the_fourth_round_fails_the_hidden_test(request, lab, mistake):
+    one_per_lab("fourth", CAUGHT_BEFORE_ROUND4, lab, mistake)
     round_failure(request, FOURTH_ROUND_01_TO_04, lab, mistake)
 
 
@@ -2644,9 +2663,12 @@ def test_labs05_to_10_a_mistake_that_kept_its_points_now_fails_the_hidden_test(r
     round_failure(request, FIFTH_ROUND_05_TO_10, lab, mistake)
 
 
-@pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in FIFTH_ROUND_05_TO_10
-                                          if key not in KEPT_BEFORE_ROUND5])
+CAUGHT_BEFORE_ROUND5 = [key for key in FIFTH_ROUND_05_TO_10 if key not in KEPT_BEFORE_ROUND5]
+
+
+@pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in CAUGHT_BEFORE_ROUND5])
 def test_labs05_to_10_a_learners_mistake_of_the_fifth_round_fails_the_hidden_test(request, lab, mistake):
+    one_per_lab("fifth", CAUGHT_BEFORE_ROUND5, lab, mistake)
     round_failure(request, FIFTH_ROUND_05_TO_10, lab, mistake)
 
 
@@ -2927,5 +2949,5 @@ def test_labs00_to_04_a_mistake_that_kept_its_points_now_fails_the_hidden_test(r
 @pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in CAUGHT_BEFORE_ROUND6])
 def test_labs00_to_04_a_learners_mistake_of_the_sixth_round_fails_the_hidden_test(request, lab, mistake):
     # those that lost their points before this round: one per lab by default (a hidden test each, up to seconds)
-    skip_unless_drawn(f"sixth round, lab {lab[:2]}", mistake, [name for of, name in CAUGHT_BEFORE_ROUND6 if of == lab])
+    one_per_lab("sixth", CAUGHT_BEFORE_ROUND6, lab, mistake)
     round_failure(request, SIXTH_ROUND_00_TO_04, lab, mistake)
