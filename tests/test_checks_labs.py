@@ -1226,6 +1226,19 @@ def decode_stream(chunks, buffer, offsets):
 # ---- lab 07 ----------------------------------------------------------------------------------
 
 
+def test_labs_07_and_08_graders_read_gpt2_merges_without_its_vocabulary():
+    # GPT-2's vocabulary (0.12 s of CPU) is for lab 06's arena case alone: the GPT-2 cases of labs 07 and 08 (and lab 06's
+    # own, built when its module is imported) need only its merges. In a fresh process: this one may have read both.
+    import subprocess
+    import sys
+
+    code = ("from bpe_ref.course.checks import lab06_encode_decode as lab06, lab07_heap_encoding, lab08_linear_encoding\n"
+            "print(lab06.gpt2_files.cache_info().currsize, lab06.gpt2_merges.cache_info().currsize)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert result.stdout.split() == ["0", "1"], result.stdout + result.stderr
+
+
+
 @pytest.fixture(scope="module")
 def lab07():
     return load_graders("07_heap_encoding"), solution_namespace("07_heap_encoding")

@@ -18,12 +18,14 @@ import pytest
 def launched(tmp_path_factory):
     """One run of the launcher, as ``python -m`` runs it (``runpy``), adding a student to a new gradebook
     with a PATH without ``alembic`` (the launcher must not need the command); it prints, at its exit,
-    whether the IRI grammars were loaded and whether nbformat (which checks notebooks with jsonschema) was."""
+    whether the IRI grammars were loaded, whether nbformat (which checks notebooks with jsonschema) was, whether
+    pkg_resources was (setuptools: nbgrader.utils imports it for zip collection only) and whether nbgrader.utils was."""
     folder = tmp_path_factory.mktemp("launcher")
     code = ("import runpy, sys; sys.argv = ['nbgrader', 'db', 'student', 'add', 'ada']\n"
             "try:\n    runpy.run_module('bpe_ref.course.nbgrader_main', run_name='__main__')\n"
             "except SystemExit as stop:\n    assert not stop.code, stop.code\n"
-            "print('loaded' if sys.modules.get('rfc3987_syntax') else 'skipped', 'nbformat' in sys.modules)")
+            "print('loaded' if sys.modules.get('rfc3987_syntax') else 'skipped', 'nbformat' in sys.modules,\n"
+            "      'pkg_resources' in sys.modules, 'nbgrader.utils' in sys.modules)")
     env = {"PATH": "/nonexistent", "HOME": str(folder), **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
     result = subprocess.run([sys.executable, "-c", code], cwd=folder, env=env, capture_output=True, text=True, timeout=120)
     return folder, result
@@ -32,7 +34,21 @@ def launched(tmp_path_factory):
 def test_the_launcher_runs_nbgrader_without_the_iri_grammars(launched):
     _, result = launched
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "skipped True", result.stdout
+    assert result.stdout.strip().splitlines()[-1] == "skipped True False True", result.stdout
+
+
+def test_nbgrader_unzips_with_setuptools_imported_when_needed(tmp_path):
+    # The launcher leaves setuptools (and pkg_resources, 0.26 s of CPU) unimported, above; nbgrader's zip collection
+    # still unpacks with it, imported on its first call.
+    import zipfile
+
+    from nbgrader.utils import unzip
+
+    with zipfile.ZipFile(tmp_path / "submissions.zip", "w") as archive:
+        archive.writestr("ada/lab.ipynb", "{}")
+    (tmp_path / "out").mkdir()
+    unzip(str(tmp_path / "submissions.zip"), str(tmp_path / "out"), zip_ext=[".zip"])
+    assert (tmp_path / "out" / "ada" / "lab.ipynb").read_text() == "{}"
 
 
 def test_a_new_gradebook_holds_the_newest_migration_without_running_alembic(launched):

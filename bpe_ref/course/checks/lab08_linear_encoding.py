@@ -32,7 +32,7 @@ from ...encode.step08_valid_tokens import compatible
 from ...serialization import string_to_token, token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
-from .lab06_encode_decode import changed_between_calls, renamed_bytes
+from .lab06_encode_decode import changed_between_calls, ranks_for, renamed_bytes
 from .core import (
     Case, Lab, Later, Task, TaskGraders, call_learner, error_name, passed, stretch,
 )
@@ -74,12 +74,6 @@ def gpt2_ranks() -> dict[Pair, int]:
         if allowed.issuperset(left) and allowed.issuperset(right):
             ranks[(string_to_token(left), string_to_token(right))] = rank
     return ranks
-
-
-def ranks_for(text: bytes, ranks: dict[Pair, int]) -> dict[Pair, int]:
-    """The merges of ``ranks`` whose result occurs in ``text``, in rank order: encoding ``text`` with
-    them gives what all of ``ranks`` gives (a merge whose result is not in the text never applies)."""
-    return {pair: rank for pair, rank in sorted(ranks.items(), key=lambda item: item[1]) if pair[0] + pair[1] in text}
 
 
 def gpt2_label(ranks: dict[Pair, int]) -> str:
