@@ -38,6 +38,12 @@ split_with_syntax = st.tuples(
     st.lists(st.sampled_from(["a", "b", "x", ".", "<", "<.>", "<->", "(x)", "xx"]), max_size=10).map("".join),
     st.lists(st.sampled_from(["<.>", "(x)", "a.", "x+"]), unique=True, min_size=1, max_size=3),
 )
+# Special tokens one of which starts another, listed in either order, in texts that hold the longer: what the fixed hidden
+# cases "a<s><s>b<s>" and "<|eot|><|eot|><|eot|>" hold, drawn (tokens joined shortest first kept the points of the generated
+# inputs alone under some seeds: the lists of three tokens above seldom hold such a pair and a text that holds the longer).
+split_with_prefixes = st.sampled_from([["<s>", "<s><s>"], ["<|eot|>", "<|eot|><s>"], ["<|", EOT]]).flatmap(st.permutations).flatmap(
+    lambda tokens: st.tuples(st.lists(st.sampled_from(["a", " ", "<s>", *tokens]), min_size=1, max_size=8).map(
+        lambda parts: "".join(parts) + max(tokens, key=len)), st.just(tokens)))
 
 PRETOKEN_PIECES = [
     "the", " cat", "Hello", " world", "'s", "'t", "'ll", "'ve", "'re", "'d", "'m", "'", "42", " 7", "3.14",
@@ -69,7 +75,11 @@ EDGE_PRETOKEN_PIECES = [
 ]
 edge_pretoken_inputs = st.tuples(st.lists(st.sampled_from(EDGE_PRETOKEN_PIECES), min_size=1, max_size=12).map("".join),
                                  st.sampled_from([[], ["<|eot|>", "a<|", "<|eot|><s>"]]))
-pretoken_inputs = st.one_of(st.tuples(text_for_pretokens, pretoken_special_lists), edge_pretoken_inputs)
+# Texts of a small set, each drawn with other special tokens: what the fixed hidden cases "The end.<|endoftext|>Once<|eot|>
+# upon" with [] and with ["<|eot|>"] hold, drawn (answers kept by the text alone, the special tokens left out of the key,
+# kept the points of the generated inputs alone under some seeds: the texts above seldom come twice).
+same_text_inputs = st.tuples(st.sampled_from([f"a<|eot|>b{EOT}c", " x<|eot|><s>y"]), pretoken_special_lists)
+pretoken_inputs = st.one_of(st.tuples(text_for_pretokens, pretoken_special_lists), edge_pretoken_inputs, same_text_inputs)
 
 def around_text(args: tuple, rng: random.Random) -> tuple:
     """A fixed hidden case's text between two words of lowercase letters drawn from ``rng`` (a space between): what
@@ -253,7 +263,7 @@ SPLIT = TaskGraders(
         ("1+1=2? (yes)", ["+", "(yes)"]),  # regex metacharacters are plain text
         ("a<s>b<|eot|>c", ["<|eot|>", "<s>"]),
     ],
-    st.one_of(st.tuples(text_around_specials, special_token_lists), split_with_syntax),
+    st.one_of(st.tuples(text_around_specials, special_token_lists), split_with_syntax, split_with_prefixes),
     max_examples=150,
     hidden_cases=HIDDEN_SPLIT_CASES,
     hidden_vary=renamed_letters,

@@ -60,11 +60,36 @@ def corpus_texts(draw, tokens=(EOT, PAD)) -> tuple[str, list[str]]:
 @st.composite
 def boundaries_inputs(draw) -> tuple:
     """A generated file, 1 to 8 chunks or, one time in three, more than it has bytes (every guess at 0: a chunk size of
-    one byte at least, or page 03's toy's guesses, cut at later tokens), and read buffers of 1 to 16 bytes."""
-    text, special_tokens = draw(corpus_texts())
-    data = text.encode("utf-8")
-    chunks = draw(st.integers(1, 8) | st.integers(1, 20).map(lambda more: len(data) + more))
+    one byte at least, or page 03's toy's guesses, cut at later tokens), and read buffers of 1 to 16 bytes; one time in
+    five a file with a token in its size's remainder (:func:`remainder_token_file`)."""
+    if draw(st.integers(0, 4)) == 0:
+        data, chunks, special_tokens = draw(remainder_token_file())
+    else:
+        text, special_tokens = draw(corpus_texts())
+        data = text.encode("utf-8")
+        chunks = draw(st.integers(1, 8) | st.integers(1, 20).map(lambda more: len(data) + more))
     return CorpusFile(data), chunks, [t.encode("utf-8") for t in special_tokens], draw(st.integers(1, 16))
+
+
+@st.composite
+def remainder_token_file(draw) -> tuple[bytes, int, list[str]]:
+    """``(data, desired_num_chunks, special_tokens)``: n chunks of c bytes, c and the remainder r (size = n * c + r,
+    r < n) at least a token's length, a token in the last chunk and one in the remainder, letters elsewhere. Every guess
+    cuts at the first (the right cuts), and a guess too many, at n * c (range(1, n + 1)), at the second: with 1 to 8
+    chunks the remainder seldom holds a token, and a guess too many kept the points under most seeds."""
+    special_tokens = draw(st.sampled_from([[EOT], [EOT, PAD], [PAD, EOT], [PAD]]))
+    token = draw(st.sampled_from(special_tokens)).encode()
+    size = len(token)
+    chunk, remainder = draw(st.integers(size, size + 6)), draw(st.integers(size, size + 6))
+    chunks = draw(st.integers(remainder + 1, remainder + 6))
+
+    def letters(count: int) -> bytes:
+        return draw(st.text(alphabet="ab c!\n", min_size=count, max_size=count)).encode()
+
+    last, extra = draw(st.integers(0, chunk - size)), draw(st.integers(0, remainder - size))
+    data = (letters((chunks - 1) * chunk + last) + token + letters(chunk - size - last + extra) + token
+            + letters(remainder - size - extra))
+    return data, chunks, special_tokens
 
 
 def safe_cuts(text: str, special_tokens: list[str]) -> list[int]:

@@ -33,6 +33,7 @@ from .core import (
 from .lab01_naive_bpe import (
     ON_CORPUS_EN, ON_OTHER_CORPUS, corpus_en_case, other_corpus_case, pretoken_count_dicts, verify_trainer,
 )
+from .lab02_incremental import TRAIN_INPUTS  # the trainers' corpora: ties only the tuple decides, words that come again
 
 # The learner's code may use V1's, V2's and V4's functions (given in the setup cell): words, counts,
 # merge_and_update, the inverted index. Not the tie-break module: task 1 is the tie-break, as a key.
@@ -622,9 +623,10 @@ def visible_then(train: Callable) -> None:
 
 # Task 3: V5's merges, and no scan per merge (else V4 would earn the points) nor an entry per window: the cost
 # measured from outside the learner's code, in the visible test too, so that the visible point is not earned by calls
-# for show, nor lost where the grade passes; then the merges of corpus.en (visible, with the calls watched as advice),
-# of a corpus the lab never shows (hidden).
-TRAIN = TaskGraders(TRAIN_TASK, reference_train, TRAIN_CASES, st.tuples(pretoken_count_dicts, st.integers(0, 20)),
+# for show, nor lost where the grade passes; the merges of lab 02's generated corpora (hidden: ties only the tuple
+# decides, pretokens that come again with other counts); then those of corpus.en (visible, with the calls watched as
+# advice), of a corpus the lab never shows (hidden).
+TRAIN = TaskGraders(TRAIN_TASK, reference_train, TRAIN_CASES, TRAIN_INPUTS,
                     max_examples=80, verify=(verify_merge_cost, verify_repeated_windows_cost, verify_push_cost),
                     visible_then=visible_then,
                     hidden_then=lambda train: verify_trainer(TRAIN_TASK, train, other_corpus_case, ON_OTHER_CORPUS))
