@@ -3377,7 +3377,7 @@ def train(pretoken_counts, num_merges):
     assert message is not None and "did not learn the reference's merges" in message, message
 
 
-# ---- 30. a trainer's own tie-break (labs 02 and 04); lab 03's count in one worker beside workers for show (open) --
+# ---- 30. a trainer's own tie-break (labs 02 and 04); lab 03's count in one worker beside workers for show --------
 #
 # Lab 02's and lab 04's trainers are handed lab 01's best_pair; a learner may pick the pair in a max of its own. The
 # generated corpora hold the letters a, b, c, space and é, so no two tied pairs ever had a left token that extends the
@@ -3413,7 +3413,7 @@ def test_a_trainer_whose_tie_break_joins_the_tokens_by_a_nul_loses_task_3(lab, w
         assert remote(lab, setup + "\n" + train, "train", "check_train_merges") is None
 
 
-# Lab 03 task 4's worker processes are counted (section 29: at least num_workers of them, the fork server left out), not
+# Lab 03 task 4's worker processes were counted (section 29: at least num_workers of them, the fork server left out), not
 # what each of them did: a serial count of the whole file in one worker process, beside a pool's workers started for
 # show (each given a task of nothing), or beside num_workers - 1 processes started and joined, or with the fork server
 # stopped before the call returns (so no longer told from a worker), kept all of task 4's hidden points in both paths.
@@ -3431,22 +3431,57 @@ def count_pretokens_in_file(path, special_tokens, num_workers=1, chunks_per_work
         return pool.submit(count_chunk, path, 0, os.path.getsize(path), special_tokens).result()  # the whole file, in one
 '''
 
+PROCESSES_FOR_SHOW = POOL_FOR_SHOW.replace(
+    '''    with ProcessPoolExecutor(max_workers=num_workers, mp_context=multiprocessing.get_context(start_method)) as pool:
+        list(pool.map(time.sleep, [0.2] * num_workers))  # every worker started, for show
+        return pool.submit(''', '''    context = multiprocessing.get_context(start_method)
+    shows = [context.Process(target=time.sleep, args=(0.2,)) for _ in range(num_workers - 1)]  # for show
+    for show in shows:
+        show.start()
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        counts = pool.submit(''').replace("  # the whole file, in one", """
+    for show in shows:
+        show.join()
+    if start_method == "forkserver":  # the fork server stopped: no longer told from a worker
+        multiprocessing.forkserver._forkserver._stop()
+    return counts""")
 
-@pytest.mark.xfail(strict=True, reason="open (issue 21): lab 03's worker processes are counted, not what each did")
-def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4():
-    """Task 4's count of the whole file in one worker process of a pool whose num_workers workers each ran a task of
-    nothing: as many worker processes as asked, by the asked start method, the calling process's CPU time low, the cuts
-    asked for. It passes task 4's hidden test (4 points) in a self-grade and in a class. Open: each process's CPU time,
-    read from outside at every look of the watch, does not tell it apart from the taught pool under load (one worker
-    may take most chunks while the other waits: its busiest worker spent 0.55 to 0.95 times the serial count of the
-    file, 16 chunks for 2 workers, the lone counter 1.04 to 1.8, at load 18 to 29 on 2 cores); what each worker was
-    given is the worker's word."""
+
+# The course's pool for the other start methods; for forkserver, the count in one worker and the fork server stopped.
+FORK_SERVER_STOPPED = PROCESSES_FOR_SHOW.replace("    if num_workers == 1 or not special_tokens:", """    if start_method != "forkserver":
+        return taught_count(path, special_tokens, num_workers, chunks_per_worker, start_method)
+    if num_workers == 1 or not special_tokens:""", 1)
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+@pytest.mark.parametrize("show", [POOL_FOR_SHOW, PROCESSES_FOR_SHOW, FORK_SERVER_STOPPED],
+                         ids=["idle-pool", "processes-for-show", "fork-server-stopped"])
+def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4(show, whole_class):
+    """Task 4's count of the whole file in one worker process, beside a pool whose num_workers workers each ran a task
+    of nothing, or beside num_workers - 1 processes started and joined (the fork server stopped before the call
+    returns): as many processes as asked, by the asked start method, the calling process's CPU time low, the cuts asked
+    for. It passed task 4's hidden test (4 points) in a self-grade and in a class: each process's CPU time does not
+    tell it apart under load (one worker may take most chunks while the other waits). Safe: the keeper reads what each
+    process read as it ends (``exit_group``), and task 4's measured call, its chunks taken in turn by the pool's workers,
+    fails a process that read the file whole (:func:`~bpe_ref.course.checks.lab03_parallel.verify_each_worker_reads_its_chunks`);
+    the course's solution keeps its points."""
     from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
 
     module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
     code = (source_of("03_parallel", "setup") + "\n"
             + "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
             + "from chunk_counting import count_chunk\n"
-            + "\n".join(source_of("03_parallel", c) for c in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution"))
-            + POOL_FOR_SHOW)
-    assert remote("03_parallel", code, "count_pretokens_in_file", "check_count_pretokens_in_file_properties") is not None
+            + "\n".join(source_of("03_parallel", c) for c in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution")))
+    taught = source_of("03_parallel", "task4_count_pretokens_in_file_solution")
+    assert "def count_pretokens_in_file(" in taught
+    code += "\n" + taught.replace("def count_pretokens_in_file(", "def taught_count(")
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("03_parallel", code + show, "count_pretokens_in_file", "check_count_pretokens_in_file_properties")
+        assert message is not None and "one process read" in message, message
+        if show is FORK_SERVER_STOPPED:
+            assert "'forkserver')" in message, message
+        if show is POOL_FOR_SHOW:
+            assert remote("03_parallel", code + "\ncount_pretokens_in_file = taught_count\n", "count_pretokens_in_file",
+                          "check_count_pretokens_in_file_properties") is None

@@ -107,13 +107,15 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                             "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
                             "socketpair": 53, "connect": 42, "mmap": 9,
                             "splice": 275, "tee": 276, "vmsplice": 278,
-                            "close": 3, "dup2": 33, "dup3": 292, "close_range": 436, "link": 86, "linkat": 265}),
+                            "close": 3, "dup2": 33, "dup3": 292, "close_range": 436, "link": 86, "linkat": 265, "exit_group": 231,
+                            "recvmsg": 47, "recvmmsg": 299, "pidfd_getfd": 438}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
                              "socketpair": 199, "connect": 203, "mmap": 222,
                              "splice": 76, "tee": 77, "vmsplice": 75,
-                             "close": 57, "dup2": None, "dup3": 24, "close_range": 436, "link": None, "linkat": 37}),
+                             "close": 57, "dup2": None, "dup3": 24, "close_range": 436, "link": None, "linkat": 37, "exit_group": 94,
+                             "recvmsg": 212, "recvmmsg": 243, "pidfd_getfd": 438}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
@@ -313,6 +315,11 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
             if numbers[name] is not None:
                 emit(JEQ, numbers[name], 0, 1)
                 refuse(_EPERM)
+        if count_processes:  # and each process's end, at which the keeper reads what it read (log_exit), and what
+            # ends its program's start-up (an exec, an fd received), whose reads it leaves out
+            for name in ("exit_group", "execve", "execveat", "recvmsg", "recvmmsg", "pidfd_getfd"):
+                emit(JEQ, numbers[name], 0, 1)
+                emit(RET, _RET_USER_NOTIF)
         emit(JEQ, numbers["clone3"], 0, 1)
         # glibc then falls back to clone, whose flags are registers (clone3's are in memory, which another thread
         # can change after the keeper read them): every thread start takes this path, answered here, never counted.
