@@ -375,13 +375,15 @@ class _FileWatch:
 
     def executed(self, pid: int) -> None:
         """An ``execve`` of thread ``pid``: the reads that follow are its program's start-up (:meth:`start_up_over`),
-        if its process has one thread (no other opening a file meanwhile) and holds no grader input (which the new
-        program could read); a process that never ran exec, or did so holding one, has every read counted."""
+        if its process has one thread (no other opening a file meanwhile) and holds no file but pipes, sockets and
+        /dev/null (a grader input, a copy of one, a memfd, which the new program could read); a process that never ran
+        exec, or did so holding one, has every read counted."""
         tgid = _thread_group(pid)
         self.start_up.pop(tgid, None)
         with contextlib.suppress(OSError, StopIteration, ValueError):
             held = [os.readlink(f"/proc/{tgid}/fd/{fd}") for fd in os.listdir(f"/proc/{tgid}/fd")]
-            if len(os.listdir(f"/proc/{tgid}/task")) == 1 and not any(_beneath(target, self.inputs) for target in held):
+            if len(os.listdir(f"/proc/{tgid}/task")) == 1 and all(
+                    target.startswith(("pipe:", "socket:", "anon_inode:")) or target == os.devnull for target in held):
                 self.start_up[tgid] = [_started_at(tgid), _rchar_of(tgid), None]
 
     def _start_up(self, tgid: int) -> list | None:
