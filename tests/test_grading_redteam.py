@@ -3485,3 +3485,68 @@ def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4(sho
         if show is POOL_FOR_SHOW:
             assert remote("03_parallel", code + "\ncount_pretokens_in_file = taught_count\n", "count_pretokens_in_file",
                           "check_count_pretokens_in_file_properties") is None
+
+
+# ---- 31. labs 05-10's how-checks: reads that no rchar counts --------------------------------------------------------
+#
+# Linux's native asynchronous I/O (io_setup, io_submit, io_getevents: no module of the standard library uses it, ctypes
+# reaches it) reads a file without the kernel's rchar seeing a byte: 3,000,000 bytes read so, rchar grew by 105 (the
+# /proc read). Lab 10's count_range (and lab 03's count_chunk and find_chunk_boundaries, and task 4's workers) is
+# measured by what its processes read: one that reads the whole file so, and slices its range, was "reading its range".
+AIO_WHOLE_FILE = '''
+import ctypes
+import os
+
+
+class _Block(ctypes.Structure):  # struct iocb
+    _fields_ = [("data", ctypes.c_uint64), ("key", ctypes.c_uint32), ("rw_flags", ctypes.c_int32),
+                ("opcode", ctypes.c_uint16), ("priority", ctypes.c_int16), ("fd", ctypes.c_uint32),
+                ("buffer", ctypes.c_uint64), ("size", ctypes.c_uint64), ("offset", ctypes.c_int64),
+                ("reserved", ctypes.c_uint64), ("flags", ctypes.c_uint32), ("event_fd", ctypes.c_uint32)]
+
+
+class _Event(ctypes.Structure):  # struct io_event
+    _fields_ = [("data", ctypes.c_uint64), ("block", ctypes.c_uint64), ("result", ctypes.c_int64), ("result2", ctypes.c_int64)]
+
+
+def _unread(path):
+    """The whole file, read by io_submit (x86_64's numbers), which no rchar counts."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    size = os.path.getsize(path)
+    fd = os.open(path, os.O_RDONLY)
+    context = ctypes.c_ulong(0)
+    if libc.syscall(206, 1, ctypes.byref(context)) != 0:
+        raise OSError(ctypes.get_errno(), "io_setup")
+    buffer = ctypes.create_string_buffer(max(size, 1))
+    block = _Block(opcode=0, fd=fd, buffer=ctypes.addressof(buffer), size=size, offset=0)
+    if libc.syscall(209, context, ctypes.c_long(1), (ctypes.POINTER(_Block) * 1)(ctypes.pointer(block))) != 1:
+        raise OSError(ctypes.get_errno(), "io_submit")
+    event = _Event()
+    libc.syscall(208, context, ctypes.c_long(1), ctypes.c_long(1), ctypes.byref(event), None)
+    libc.syscall(207, context)
+    os.close(fd)
+    return buffer.raw[:event.result]
+
+
+def count_range(path, start, end, special_tokens):
+    return count_pretokens(_unread(path)[start:end].decode("utf-8"), special_tokens)
+'''
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the attack's system call numbers are x86_64's")
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_range_read_whole_by_linux_aio_loses_lab_10_task_1(whole_class):
+    """Lab 10's count_range that reads the whole file through io_submit and slices its range kept task 1's hidden points
+    (the reads measured by rchar saw none of it), in a self-grade and in a class. Safe: the seccomp filter refuses
+    io_setup, io_submit and their kin (counted by the keeper), as it refuses io_uring: the call fails; the course's
+    solution keeps its points."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    setup = source_of("10_distributed", "setup")
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("10_distributed", setup + AIO_WHOLE_FILE, "count_range", "check_count_range_properties")
+        assert message is not None and "io_setup" in message, message
+        assert remote("10_distributed", setup + "\n" + source_of("10_distributed", "task1_count_range_solution"),
+                      "count_range", "check_count_range_properties") is None

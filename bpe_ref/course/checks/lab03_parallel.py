@@ -9,7 +9,8 @@ Measured from outside the learner's process: task 1 reads in buffers, task 2 rea
 only, and task 4's workers are processes, no more than asked (as on a machine of 8 cores), started
 by the asked start method, over the asked number of chunks cut at every special token, all ended
 when the call returns (the pool shut down), none with one worker, while the calling thread reads no
-more than a few buffers (the workers read their ranges: the parent sends no text).
+more than a few buffers (the workers read their ranges: the parent sends no text), and each worker
+process reads its chunks, none the whole file (what each read, as it ended, read by the keeper).
 """
 
 from __future__ import annotations

@@ -211,8 +211,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   ``tests/test_grading_redteam.py``, section 29); a file's pages mapped instead of read are counted by the keeper,
   which every file ``mmap`` goes by (bytes mapped of a grader's input or of a file the worker can
   write; a thread that swaps the fd meanwhile is counted for the file held at the look; not counted
-  before Linux 5.5); ``splice``/``tee``/``vmsplice``, whose bytes ``rchar`` misses, are refused
-  (``tests/test_grading_redteam.py``, section 6). The calls of the learner's helpers (task 3 of labs
+  before Linux 5.5); ``splice``/``tee``/``vmsplice``, and Linux's native asynchronous I/O (``io_setup``,
+  ``io_submit``: a file read whole through ctypes, ``rchar`` grew by 105 bytes for 3,000,000), whose bytes ``rchar``
+  misses, are refused (``tests/test_grading_redteam.py``, sections 6 and 31). The calls of the learner's helpers (task 3 of labs
   04 and 05) are counted only in the learner's kernel, as advice (``checks.running.advice``): graded,
   no point rests on a count; both tests measure the method by CPU time against the reference's run,
   so calls made for show or a forged count lose the points (a worker gone before its CPU time is
@@ -251,8 +252,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   read-only cell deleted, edited, or its nbgrader metadata changed: raised points are put back
   from the gradebook, and flagged). The seccomp
   filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and
-  its kin; a socket or a datagram ``socketpair``; a new process or program where the lab allows
-  none; a seccomp filter of the worker's own, which could answer refused calls before the keeper;
+  its kin and native asynchronous I/O, whose reads ``rchar`` misses; a socket or a datagram ``socketpair``; a new
+  process or program where the lab allows none; a seccomp filter of the worker's own, which could answer refused calls before the keeper;
   any call of another architecture's table) to the keeper by user notification, which counts it and
   answers with the filter's error, never lets it run. Every ``open``/``openat``/``openat2``/``creat``
   goes by the keeper too: it reads the path from the caller's memory, resolves it (``/proc/self``

@@ -105,21 +105,23 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
     "x86_64": (0xC000003E, {"socket": 41, "execve": 59, "execveat": 322, "fork": 57, "vfork": 58, "clone": 56,
                             "clone3": 435, "seccomp": 317, "prctl": 157, "open": 2, "creat": 85, "openat": 257,
                             "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-                            "socketpair": 53, "connect": 42, "mmap": 9,
+                            "io_setup": 206, "io_submit": 209, "socketpair": 53, "connect": 42, "mmap": 9,
                             "splice": 275, "tee": 276, "vmsplice": 278,
                             "close": 3, "dup2": 33, "dup3": 292, "close_range": 436, "link": 86, "linkat": 265, "exit_group": 231,
                             "recvmsg": 47, "recvmmsg": 299, "pidfd_getfd": 438}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-                             "socketpair": 199, "connect": 203, "mmap": 222,
+                             "io_setup": 0, "io_submit": 2, "socketpair": 199, "connect": 203, "mmap": 222,
                              "splice": 76, "tee": 77, "vmsplice": 75,
                              "close": 57, "dup2": None, "dup3": 24, "close_range": 436, "link": None, "linkat": 37, "exit_group": 94,
                              "recvmsg": 212, "recvmmsg": 243, "pidfd_getfd": 438}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
-_IO_URING_CALLS = ("io_uring_setup", "io_uring_enter", "io_uring_register")
+# Linux's native asynchronous I/O reads a file without the kernel counting the bytes (rchar: tests/test_grading_redteam.py,
+# section 31), so refused too (no module of the standard library uses it; ctypes reaches it).
+_IO_URING_CALLS = ("io_uring_setup", "io_uring_enter", "io_uring_register", "io_setup", "io_submit")
 # splice moves a file's bytes into a pipe without the kernel counting them as read (rchar), and vmsplice, or a
 # splice on to a socket and a recv, takes them out uncounted: the bytes a process reads are measured (lab 03's
 # "never the whole file"), so refused (Python's own code never uses them).
