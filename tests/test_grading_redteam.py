@@ -3550,3 +3550,48 @@ def test_a_range_read_whole_by_linux_aio_loses_lab_10_task_1(whole_class):
         assert message is not None and "io_setup" in message, message
         assert remote("10_distributed", setup + "\n" + source_of("10_distributed", "task1_count_range_solution"),
                       "count_range", "check_count_range_properties") is None
+
+
+# A file's pages mapped are counted by the keeper at each mmap, for the length asked: one page mapped, then grown to the
+# whole file by mremap (which no filter sent to the keeper), read it whole, counted as 4,096 bytes.
+MREMAP_WHOLE_FILE = '''
+import ctypes
+import mmap
+import os
+
+
+def _unmapped(path):
+    """The whole file, through one page mapped and then grown by mremap."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype, libc.mremap.restype = ctypes.c_void_p, ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.mremap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_int]
+    size = os.path.getsize(path)
+    fd = os.open(path, os.O_RDONLY)
+    address = libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_PRIVATE, fd, 0)
+    os.close(fd)
+    grown = libc.mremap(address, 4096, max(size, 1), 1)  # MREMAP_MAYMOVE
+    if grown in (None, ctypes.c_void_p(-1).value):
+        raise OSError(ctypes.get_errno(), "mremap")
+    return ctypes.string_at(grown, size)
+
+
+def count_range(path, start, end, special_tokens):
+    return count_pretokens(_unmapped(path)[start:end].decode("utf-8"), special_tokens)
+'''
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_range_mapped_whole_by_mremap_loses_lab_10_task_1(whole_class):
+    """Lab 10's count_range that maps one page of the file, grows the mapping to the whole file with mremap and slices
+    its range kept task 1's hidden points, in a self-grade and in a class: the keeper counted the 4,096 bytes of the
+    mmap, and mremap went by no one. Safe: the filter sends every mremap to the keeper, which counts what it adds to a
+    mapping of a grader's input or a writable file (found in the caller's /proc/PID/maps)."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("10_distributed", source_of("10_distributed", "setup") + MREMAP_WHOLE_FILE, "count_range",
+                         "check_count_range_properties")
+    assert message is not None and "mapped" in message, message

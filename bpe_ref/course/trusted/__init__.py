@@ -209,7 +209,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   unknown, and the check fails), on a file drawn from the secret seed for each measured call, whose answer is
   compared with the reference's (a whole-file reader that told the measured call by its size answered it unread:
   ``tests/test_grading_redteam.py``, section 29); a file's pages mapped instead of read are counted by the keeper,
-  which every file ``mmap`` goes by (bytes mapped of a grader's input or of a file the worker can
+  which every file ``mmap`` goes by, and every ``mremap`` (what it adds to a mapping of such a file: one page mapped,
+  then grown to the whole file, was counted as a page, section 31) (bytes mapped of a grader's input or of a file the worker can
   write; a thread that swaps the fd meanwhile is counted for the file held at the look; not counted
   before Linux 5.5); ``splice``/``tee``/``vmsplice``, and Linux's native asynchronous I/O (``io_setup``,
   ``io_submit``: a file read whole through ctypes, ``rchar`` grew by 105 bytes for 3,000,000), whose bytes ``rchar``

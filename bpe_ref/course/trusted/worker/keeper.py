@@ -424,6 +424,21 @@ class _FileWatch:
             self.exits += 1
             os.pwrite(self.mapped_fd, self.exits.to_bytes(8, "little"), 16)
 
+    def remapped_file(self, pid: int, args: tuple[int, ...]) -> int:
+        """Bytes that ``mremap(args...)`` adds to a mapping of a file that is one :attr:`mapped_from` (found in the
+        caller's ``/proc/PID/maps``), which its mmap did not count; else 0."""
+        address, old, new = args[0], args[1], args[2]
+        if new <= old:
+            return 0
+        with open(f"/proc/{_thread_group(pid)}/maps", encoding="utf-8", errors="replace") as maps:
+            for line in maps:  # start-end perms offset major:minor inode [path]
+                fields = line.split(maxsplit=5)
+                start, end = (int(bound, 16) for bound in fields[0].split("-"))
+                if start <= address < end:
+                    path = fields[5].strip() if len(fields) > 5 else ""
+                    return new - old if path.startswith("/") and _beneath(path, self.mapped_from) else 0
+        return 0
+
     def count(self, which: int, count: int) -> None:
         """Add ``count`` to counter ``which`` (0: bytes mapped, 1: processes started) of ``mapped_fd``."""
         self.counts[which] += count
@@ -767,9 +782,10 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                 refused_open = _guarded(watch.refused, None, notif.pid, notif.data.nr, args)
                 if refused_open and waiting(notif.id):
                     count(files, refused_open, "other files")
-            elif ours and notif.data.nr == numbers["mmap"]:
+            elif ours and notif.data.nr in (numbers["mmap"], numbers["mremap"]):
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # mapped as asked; counted
-                mapped = _guarded(watch.mapped_file, 0, notif.pid, args)
+                mapped = _guarded(watch.mapped_file if notif.data.nr == numbers["mmap"] else watch.remapped_file, 0,
+                                  notif.pid, args)
                 if mapped and waiting(notif.id):
                     watch.count(0, mapped)
                     tgid = _thread_group(notif.pid)
