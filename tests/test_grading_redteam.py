@@ -3487,7 +3487,7 @@ def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4(sho
                           "check_count_pretokens_in_file_properties") is None
 
 
-# ---- 31. labs 05-10's how-checks: reads that no rchar counts --------------------------------------------------------
+# ---- 31. labs 05-10's how-checks: a file read whole where no count sees it (lab 10's count_range) -------------------
 #
 # Linux's native asynchronous I/O (io_setup, io_submit, io_getevents: no module of the standard library uses it, ctypes
 # reaches it) reads a file without the kernel's rchar seeing a byte: 3,000,000 bytes read so, rchar grew by 105 (the
