@@ -3431,7 +3431,7 @@ def count_pretokens_in_file(path, special_tokens, num_workers=1, chunks_per_work
         return pool.submit(count_chunk, path, 0, os.path.getsize(path), special_tokens).result()  # the whole file, in one
 '''
 
-PROCESSES_FOR_SHOW = POOL_FOR_SHOW.replace(
+JOINED_FOR_SHOW = POOL_FOR_SHOW.replace(
     '''    with ProcessPoolExecutor(max_workers=num_workers, mp_context=multiprocessing.get_context(start_method)) as pool:
         list(pool.map(time.sleep, [0.2] * num_workers))  # every worker started, for show
         return pool.submit(''', '''    context = multiprocessing.get_context(start_method)
@@ -3448,13 +3448,13 @@ PROCESSES_FOR_SHOW = POOL_FOR_SHOW.replace(
 
 
 # The course's pool for the other start methods; for forkserver, the count in one worker and the fork server stopped.
-FORK_SERVER_STOPPED = PROCESSES_FOR_SHOW.replace("    if num_workers == 1 or not special_tokens:", """    if start_method != "forkserver":
+FORK_SERVER_STOPPED = JOINED_FOR_SHOW.replace("    if num_workers == 1 or not special_tokens:", """    if start_method != "forkserver":
         return taught_count(path, special_tokens, num_workers, chunks_per_worker, start_method)
     if num_workers == 1 or not special_tokens:""", 1)
 
 
 @pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
-@pytest.mark.parametrize("show", [POOL_FOR_SHOW, PROCESSES_FOR_SHOW, FORK_SERVER_STOPPED],
+@pytest.mark.parametrize("show", [POOL_FOR_SHOW, JOINED_FOR_SHOW, FORK_SERVER_STOPPED],
                          ids=["idle-pool", "processes-for-show", "fork-server-stopped"])
 def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4(show, whole_class):
     """Task 4's count of the whole file in one worker process, beside a pool whose num_workers workers each ran a task
