@@ -452,14 +452,15 @@ from bpe_ref.pretokenize import count_pretokens
 
 
 LOCKSTEP = None  # (folder, workers, chunks) in a measured call: the workers take the chunks in turn
-_slot, _calls = None, 0
+_slot, _calls, _alone = None, 0, False
 
 
 def _in_turn():
-    """Wait (30 s at most) until each of the first workers has begun as many chunks as this one, less one, or every
-    chunk is begun: so no worker of a pool counts most of the file while another is still starting, whatever the
-    machine's load, and what each worker reads is its share (measured from outside, the grader's only concern)."""
-    global _slot, _calls
+    """Wait (30 s at most, once: a process whose wait ran out, given all the chunks, waits no more) until each of the
+    first workers has begun as many chunks as this one, less one, or every chunk is begun: so no worker of a pool
+    counts most of the file while another is still starting, whatever the machine's load, and what each worker reads
+    is its share (measured from outside, the grader's only concern)."""
+    global _slot, _calls, _alone
     import os
     import time
     folder, workers, chunks = LOCKSTEP
@@ -474,13 +475,14 @@ def _in_turn():
     os.close(os.open(os.path.join(folder, f"{_slot}.{_calls}"), os.O_CREAT | os.O_WRONLY))
     begun = [0] * chunks
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+    while not _alone and time.monotonic() < deadline:
         for slot in range(chunks):
             while os.path.exists(os.path.join(folder, f"{slot}.{begun[slot] + 1}")):
                 begun[slot] += 1
         if min(begun[:workers]) >= _calls - 1 or sum(begun) >= chunks:
             return
         time.sleep(0.005)
+    _alone = True
 
 
 def count_chunk(path, start, end, special_tokens):
