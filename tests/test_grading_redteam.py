@@ -3427,7 +3427,7 @@ def train(pretoken_counts, num_merges):
     assert message is not None and "did not learn the reference's merges" in message, message
 
 
-# ---- 30. a trainer's own tie-break (labs 02 and 04); lab 03's count in one worker beside workers for show (open) --
+# ---- 30. a trainer's own tie-break (labs 02 and 04); lab 03's count in one worker beside workers for show --------
 #
 # Lab 02's and lab 04's trainers are handed lab 01's best_pair; a learner may pick the pair in a max of its own. The
 # generated corpora hold the letters a, b, c, space and é, so no two tied pairs ever had a left token that extends the
@@ -3463,7 +3463,7 @@ def test_a_trainer_whose_tie_break_joins_the_tokens_by_a_nul_loses_task_3(lab, w
         assert remote(lab, setup + "\n" + train, "train", "check_train_merges") is None
 
 
-# Lab 03 task 4's worker processes are counted (section 29: at least num_workers of them, the fork server left out), not
+# Lab 03 task 4's worker processes were counted (section 29: at least num_workers of them, the fork server left out), not
 # what each of them did: a serial count of the whole file in one worker process, beside a pool's workers started for
 # show (each given a task of nothing), or beside num_workers - 1 processes started and joined, or with the fork server
 # stopped before the call returns (so no longer told from a worker), kept all of task 4's hidden points in both paths.
@@ -3481,22 +3481,167 @@ def count_pretokens_in_file(path, special_tokens, num_workers=1, chunks_per_work
         return pool.submit(count_chunk, path, 0, os.path.getsize(path), special_tokens).result()  # the whole file, in one
 '''
 
+JOINED_FOR_SHOW = POOL_FOR_SHOW.replace(
+    '''    with ProcessPoolExecutor(max_workers=num_workers, mp_context=multiprocessing.get_context(start_method)) as pool:
+        list(pool.map(time.sleep, [0.2] * num_workers))  # every worker started, for show
+        return pool.submit(''', '''    context = multiprocessing.get_context(start_method)
+    shows = [context.Process(target=time.sleep, args=(0.2,)) for _ in range(num_workers - 1)]  # for show
+    for show in shows:
+        show.start()
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        counts = pool.submit(''').replace("  # the whole file, in one", """
+    for show in shows:
+        show.join()
+    if start_method == "forkserver":  # the fork server stopped: no longer told from a worker
+        multiprocessing.forkserver._forkserver._stop()
+    return counts""")
 
-@pytest.mark.xfail(strict=True, reason="open (issue 21): lab 03's worker processes are counted, not what each did")
-def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4():
-    """Task 4's count of the whole file in one worker process of a pool whose num_workers workers each ran a task of
-    nothing: as many worker processes as asked, by the asked start method, the calling process's CPU time low, the cuts
-    asked for. It passes task 4's hidden test (4 points) in a self-grade and in a class. Open: each process's CPU time,
-    read from outside at every look of the watch, does not tell it apart from the taught pool under load (one worker
-    may take most chunks while the other waits: its busiest worker spent 0.55 to 0.95 times the serial count of the
-    file, 16 chunks for 2 workers, the lone counter 1.04 to 1.8, at load 18 to 29 on 2 cores); what each worker was
-    given is the worker's word."""
+
+# The course's pool for the other start methods; for forkserver, the count in one worker and the fork server stopped.
+FORK_SERVER_STOPPED = JOINED_FOR_SHOW.replace("    if num_workers == 1 or not special_tokens:", """    if start_method != "forkserver":
+        return taught_count(path, special_tokens, num_workers, chunks_per_worker, start_method)
+    if num_workers == 1 or not special_tokens:""", 1)
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+@pytest.mark.parametrize("show", [POOL_FOR_SHOW, JOINED_FOR_SHOW, FORK_SERVER_STOPPED],
+                         ids=["idle-pool", "processes-for-show", "fork-server-stopped"])
+def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4(show, whole_class):
+    """Task 4's count of the whole file in one worker process, beside a pool whose num_workers workers each ran a task
+    of nothing, or beside num_workers - 1 processes started and joined (the fork server stopped before the call
+    returns): as many processes as asked, by the asked start method, the calling process's CPU time low, the cuts asked
+    for. It passed task 4's hidden test (4 points) in a self-grade and in a class: each process's CPU time does not
+    tell it apart under load (one worker may take most chunks while the other waits). Safe: the keeper reads what each
+    process read as it ends (``exit_group``), and task 4's measured call, its chunks taken in turn by the pool's workers,
+    fails a process that read the file whole (:func:`~bpe_ref.course.checks.lab03_parallel.verify_each_worker_reads_its_chunks`);
+    the course's solution keeps its points."""
     from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
 
     module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
     code = (source_of("03_parallel", "setup") + "\n"
             + "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
             + "from chunk_counting import count_chunk\n"
-            + "\n".join(source_of("03_parallel", c) for c in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution"))
-            + POOL_FOR_SHOW)
-    assert remote("03_parallel", code, "count_pretokens_in_file", "check_count_pretokens_in_file_properties") is not None
+            + "\n".join(source_of("03_parallel", c) for c in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution")))
+    taught = source_of("03_parallel", "task4_count_pretokens_in_file_solution")
+    assert "def count_pretokens_in_file(" in taught
+    code += "\n" + taught.replace("def count_pretokens_in_file(", "def taught_count(")
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("03_parallel", code + show, "count_pretokens_in_file", "check_count_pretokens_in_file_properties")
+        assert message is not None and "one process read" in message, message
+        if show is FORK_SERVER_STOPPED:
+            assert "'forkserver')" in message, message
+        if show is POOL_FOR_SHOW:
+            assert remote("03_parallel", code + "\ncount_pretokens_in_file = taught_count\n", "count_pretokens_in_file",
+                          "check_count_pretokens_in_file_properties") is None
+
+
+# ---- 31. labs 05-10's how-checks: a file read whole where no count sees it (lab 10's count_range) -------------------
+#
+# Linux's native asynchronous I/O (io_setup, io_submit, io_getevents: no module of the standard library uses it, ctypes
+# reaches it) reads a file without the kernel's rchar seeing a byte: 3,000,000 bytes read so, rchar grew by 105 (the
+# /proc read). Lab 10's count_range (and lab 03's count_chunk and find_chunk_boundaries, and task 4's workers) is
+# measured by what its processes read: one that reads the whole file so, and slices its range, was "reading its range".
+AIO_WHOLE_FILE = '''
+import ctypes
+import os
+
+
+class _Block(ctypes.Structure):  # struct iocb
+    _fields_ = [("data", ctypes.c_uint64), ("key", ctypes.c_uint32), ("rw_flags", ctypes.c_int32),
+                ("opcode", ctypes.c_uint16), ("priority", ctypes.c_int16), ("fd", ctypes.c_uint32),
+                ("buffer", ctypes.c_uint64), ("size", ctypes.c_uint64), ("offset", ctypes.c_int64),
+                ("reserved", ctypes.c_uint64), ("flags", ctypes.c_uint32), ("event_fd", ctypes.c_uint32)]
+
+
+class _Event(ctypes.Structure):  # struct io_event
+    _fields_ = [("data", ctypes.c_uint64), ("block", ctypes.c_uint64), ("result", ctypes.c_int64), ("result2", ctypes.c_int64)]
+
+
+def _unread(path):
+    """The whole file, read by io_submit (x86_64's numbers), which no rchar counts."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    size = os.path.getsize(path)
+    fd = os.open(path, os.O_RDONLY)
+    context = ctypes.c_ulong(0)
+    if libc.syscall(206, 1, ctypes.byref(context)) != 0:
+        raise OSError(ctypes.get_errno(), "io_setup")
+    buffer = ctypes.create_string_buffer(max(size, 1))
+    block = _Block(opcode=0, fd=fd, buffer=ctypes.addressof(buffer), size=size, offset=0)
+    if libc.syscall(209, context, ctypes.c_long(1), (ctypes.POINTER(_Block) * 1)(ctypes.pointer(block))) != 1:
+        raise OSError(ctypes.get_errno(), "io_submit")
+    event = _Event()
+    libc.syscall(208, context, ctypes.c_long(1), ctypes.c_long(1), ctypes.byref(event), None)
+    libc.syscall(207, context)
+    os.close(fd)
+    return buffer.raw[:event.result]
+
+
+def count_range(path, start, end, special_tokens):
+    return count_pretokens(_unread(path)[start:end].decode("utf-8"), special_tokens)
+'''
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the attack's system call numbers are x86_64's")
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_range_read_whole_by_linux_aio_loses_lab_10_task_1(whole_class):
+    """Lab 10's count_range that reads the whole file through io_submit and slices its range kept task 1's hidden points
+    (the reads measured by rchar saw none of it), in a self-grade and in a class. Safe: the seccomp filter refuses
+    io_setup, io_submit and their kin (counted by the keeper), as it refuses io_uring: the call fails; the course's
+    solution keeps its points."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    setup = source_of("10_distributed", "setup")
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("10_distributed", setup + AIO_WHOLE_FILE, "count_range", "check_count_range_properties")
+        assert message is not None and "io_setup" in message, message
+        assert remote("10_distributed", setup + "\n" + source_of("10_distributed", "task1_count_range_solution"),
+                      "count_range", "check_count_range_properties") is None
+
+
+# A file's pages mapped are counted by the keeper at each mmap, for the length asked: one page mapped, then grown to the
+# whole file by mremap (which no filter sent to the keeper), read it whole, counted as 4,096 bytes.
+MREMAP_WHOLE_FILE = '''
+import ctypes
+import mmap
+import os
+
+
+def _unmapped(path):
+    """The whole file, through one page mapped and then grown by mremap."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype, libc.mremap.restype = ctypes.c_void_p, ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.mremap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_int]
+    size = os.path.getsize(path)
+    fd = os.open(path, os.O_RDONLY)
+    address = libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_PRIVATE, fd, 0)
+    os.close(fd)
+    grown = libc.mremap(address, 4096, max(size, 1), 1)  # MREMAP_MAYMOVE
+    if grown in (None, ctypes.c_void_p(-1).value):
+        raise OSError(ctypes.get_errno(), "mremap")
+    return ctypes.string_at(grown, size)
+
+
+def count_range(path, start, end, special_tokens):
+    return count_pretokens(_unmapped(path)[start:end].decode("utf-8"), special_tokens)
+'''
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_range_mapped_whole_by_mremap_loses_lab_10_task_1(whole_class):
+    """Lab 10's count_range that maps one page of the file, grows the mapping to the whole file with mremap and slices
+    its range kept task 1's hidden points, in a self-grade and in a class: the keeper counted the 4,096 bytes of the
+    mmap, and mremap went by no one. Safe: the filter sends every mremap to the keeper, which counts what it adds to a
+    mapping of a grader's input or a writable file (found in the caller's /proc/PID/maps)."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("10_distributed", source_of("10_distributed", "setup") + MREMAP_WHOLE_FILE, "count_range",
+                         "check_count_range_properties")
+    assert message is not None and "mapped" in message, message

@@ -619,6 +619,17 @@ def test_lines_on_the_reply_pipe_cannot_stretch_a_call_past_its_deadline():
         box.close()
 
 
+@contextlib.contextmanager
+def keeper_counting(cell: str, counts: str):
+    """A sandbox of a lab that allows processes, ``cell`` run in it; skipped where the keeper's ``counts`` (a method of
+    the sandbox: ``processes_started``, ``process_ends``) is None."""
+    with Sandbox(Policy(allow_processes=True, cell_timeout=30)) as box:
+        if getattr(box, counts)() is None:
+            pytest.skip(f"the keeper does not count {counts} here ({'; '.join(box.isolation)})")
+        assert box.run_cell(cell, "cell").ok
+        yield box
+
+
 def test_a_pool_that_ends_between_two_looks_at_proc_is_counted():
     """Lab 03's processes were seen by looks at /proc every 5 ms (``ProcessWatch``): a pool of forked processes that
     started and ended between two looks (a pool for show, ``tests/test_grading_redteam.py`` section 20) was not
@@ -632,10 +643,7 @@ def test_a_pool_that_ends_between_two_looks_at_proc_is_counted():
             "    with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context('fork')) as show:\n"
             "        list(show.map(abs, range(n)))\n"
             "    child = os.fork()\n    if child == 0:\n        os._exit(0)\n    os.waitpid(child, 0)\n")
-    with Sandbox(Policy(allow_processes=True, cell_timeout=30)) as box:
-        if box.processes_started() is None:
-            pytest.skip(f"the keeper does not count forks here ({'; '.join(box.isolation)})")
-        assert box.run_cell(pool, "pool").ok
+    with keeper_counting(pool, "processes_started") as box:
         with ProcessWatch(box.worker_pid, interval=60, forks=box.processes_started) as watch:
             RemoteFunction(box, "for_show")(2)
         threads = ("import threading\nthreading.Thread(target=abs, args=(1,)).start()\n")
@@ -644,3 +652,30 @@ def test_a_pool_that_ends_between_two_looks_at_proc_is_counted():
         after = box.processes_started()
     assert watch.start_methods() == {"unseen": 3}, watch.start_methods()  # the pool's 2 processes and the fork
     assert after == before, (before, after)  # a thread is no process
+
+
+def test_the_keeper_records_what_each_process_read_as_it_ended():
+    """Lab 03's "each worker reads its chunks" is measured by what each process read, read by the keeper at its
+    ``exit_group`` (the filter sends it), before it is reaped into its parent's count (``Sandbox.process_ends``): a
+    forked child that reads a file whole is recorded with all of it; a program started by exec has its start-up (the
+    interpreter's imports, before it opens a file of the scratch folder) left out of what is counted, not what it reads
+    after; a child killed by a signal makes no exit_group and is recorded not at all (lab 03's check fails on a process
+    that ended unrecorded). Without the records, a serial count in one worker of a pool was told from no honest pool
+    (``tests/test_grading_redteam.py``, section 30)."""
+    cell = ("import os, signal, subprocess, sys\nwith open('big.bin', 'wb') as file:\n    file.write(b'x' * 2**20)\n"
+            "def children():\n    pids = []\n    for kill in (False, True):\n        child = os.fork()\n"
+            "        if child == 0:\n            with open('big.bin', 'rb') as file:\n                file.read()\n"
+            "            os.kill(os.getpid(), signal.SIGKILL) if kill else os._exit(0)\n"
+            "        os.waitpid(child, 0)\n        pids.append(child)\n"
+            "    program = subprocess.Popen([sys.executable, '-I', '-S', '-c', "
+            "'import email.parser, json, decimal; open(\"big.bin\", \"rb\").read(10)'])\n"
+            "    program.wait()\n    return pids + [program.pid]\n")
+    with keeper_counting(cell, "process_ends") as box:
+        ended = box.process_ends()[0]
+        reader, killed, program = RemoteFunction(box, "children")()
+        records = {pid: (parent, whole, counted) for pid, parent, whole, counted in box.process_ends(ended)[1]}
+        worker = box.worker_pid
+    assert records[reader][0] == worker and records[reader][2] >= 2**20, records
+    assert killed not in records, records
+    parent, whole, counted = records[program]
+    assert counted < 10_000 < 200_000 < whole, records[program]  # its imports read, not counted; its read counted

@@ -9,7 +9,8 @@ Measured from outside the learner's process: task 1 reads in buffers, task 2 rea
 only, and task 4's workers are processes, no more than asked (as on a machine of 8 cores), started
 by the asked start method, over the asked number of chunks cut at every special token, all ended
 when the call returns (the pool shut down), none with one worker, while the calling thread reads no
-more than a few buffers (the workers read their ranges: the parent sends no text).
+more than a few buffers (the workers read their ranges: the parent sends no text), and each worker
+process reads its chunks, none the whole file (what each read, as it ended, read by the keeper).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from ...corpus import read_corpus
 from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import count_pretokens
 from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_counts
-from ..trusted.measure_worker import ProcessWatch, cpu_seconds, reads_of
+from ..trusted.measure_worker import ProcessWatch, cpu_seconds, live_reads, reads_of
+from ..trusted.worker.keeper import _proc_table
 from ..trusted.measure_worker import available as measure_available
 from .core import (
     Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_learner, error_name, expected_result, materialized, passed,
@@ -474,7 +476,43 @@ from bpe_ref.corpus import decode_utf8
 from bpe_ref.pretokenize import count_pretokens
 
 
+LOCKSTEP = None  # (folder, workers, chunks) in a measured call: the workers take the chunks in turn
+_slot, _calls, _alone = None, 0, False
+
+
+def _in_turn():
+    """Wait (30 s at most, once: a process whose wait ran out, given all the chunks, waits no more) until each of the
+    first workers has begun as many chunks as this one, less one, or every chunk is begun: so no worker of a pool
+    counts most of the file while another is still starting, whatever the machine's load, and what each worker reads
+    is its share (measured from outside, the grader's only concern)."""
+    global _slot, _calls, _alone
+    import os
+    import time
+    folder, workers, chunks = LOCKSTEP
+    for slot in range(chunks if _slot is None else 0):  # this process's slot, the first free one
+        try:
+            os.close(os.open(os.path.join(folder, f"{slot}.0"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            continue
+        _slot = slot
+        break
+    _calls += 1
+    os.close(os.open(os.path.join(folder, f"{_slot}.{_calls}"), os.O_CREAT | os.O_WRONLY))
+    begun = [0] * chunks
+    deadline = time.monotonic() + 30
+    while not _alone and time.monotonic() < deadline:
+        for slot in range(chunks):
+            while os.path.exists(os.path.join(folder, f"{slot}.{begun[slot] + 1}")):
+                begun[slot] += 1
+        if min(begun[:workers]) >= _calls - 1 or sum(begun) >= chunks:
+            return
+        time.sleep(0.005)
+    _alone = True
+
+
 def count_chunk(path, start, end, special_tokens):
+    if LOCKSTEP is not None:
+        _in_turn()
     with open(path, "rb") as file:
         file.seek(start)
         data = file.read(end - start)
@@ -482,7 +520,13 @@ def count_chunk(path, start, end, special_tokens):
 '''
 
 
-def with_reference_count_chunk(function: Callable, *args: object) -> object:
+def with_chunks_in_turn(function: Callable, *args: object) -> object:
+    """:func:`with_reference_count_chunk` whose ``count_chunk`` makes the pool's workers take the chunks in turn
+    (``_in_turn`` in :data:`REFERENCE_CHUNK_SOURCE`), for the call whose reads are measured (task 4)."""
+    return with_reference_count_chunk(function, *args, in_turn=True)
+
+
+def with_reference_count_chunk(function: Callable, *args: object, in_turn: bool = False) -> object:
     """Call ``function(*args)`` (a ``count_pretokens_in_file``) with the reference's ``count_chunk`` in
     place of the learner's (a driver, :attr:`.core.Task.driver`), so that a bug in task 2 costs task 2
     only. The workers import ``count_chunk`` by its module's name, so the stand-in is a module written
@@ -503,8 +547,18 @@ def with_reference_count_chunk(function: Callable, *args: object) -> object:
     if getattr(function, "is_reference", False) or learners is None or folder is None:
         return function(*args)
     path = os.path.join(folder, REFERENCE_CHUNK_MODULE + ".py")
+    turns = os.path.join(folder, f"{REFERENCE_CHUNK_MODULE}_turns")
+    lockstep = (turns, args[2], args[2] * args[3]) if in_turn else None
+
+    def clear_turns() -> None:  # (no shutil: its imports are reads of the calling thread, which task 4 measures)
+        for name in os.listdir(turns) if os.path.isdir(turns) else ():
+            os.remove(os.path.join(turns, name))
+
+    if in_turn:
+        clear_turns()
+        os.makedirs(turns, exist_ok=True)
     with open(path, "w", encoding="utf-8") as file:
-        file.write(REFERENCE_CHUNK_SOURCE)
+        file.write(REFERENCE_CHUNK_SOURCE.replace("LOCKSTEP = None", f"LOCKSTEP = {lockstep!r}"))
     importlib.invalidate_caches()
     sys.modules.pop(REFERENCE_CHUNK_MODULE, None)
     try:
@@ -515,6 +569,9 @@ def with_reference_count_chunk(function: Callable, *args: object) -> object:
         sys.modules.pop(REFERENCE_CHUNK_MODULE, None)
         try:
             os.remove(path)
+            if in_turn:
+                clear_turns()
+                os.rmdir(turns)
         except OSError:
             pass
 
@@ -687,6 +744,7 @@ def verify_worker_processes(learner: Callable) -> None:
                               "long chunks where the others are the only tokens")
     verify_one_worker_counts_here(learner, data)
     verify_counted_in_the_workers(learner)
+    verify_each_worker_reads_its_chunks(learner)
     passed(f"count_pretokens_in_file: {num_workers} worker processes, started by {', '.join(START_METHODS)}, and "
            f"{num_workers * chunks_per_worker} chunks, counted in them; none with one worker (measured from outside its "
            "process).")
@@ -746,6 +804,68 @@ def verify_counted_in_the_workers(learner: Callable) -> None:
             f"processes not; measured from outside your code), where counting the whole file takes {serial:.2f} s: the "
             "count ran here, not in the workers. Threads share one process, and the GIL lets one of them run Python at "
             "a time: map count_chunk over the ranges in the ProcessPoolExecutor, and only merge the counts here")
+
+
+# Task 4's measured reads: 2 workers, 8 chunks each (taken in turn: a worker begins at most 9 of the 16), of a 4 MiB file.
+# Each worker process may read at most this share of the file (the taught pool's busiest, a spawned or forkserver
+# worker with the imports that follow its start: 0.5 to 0.8); the calling process a quarter.
+TURNS, SHARE_MOST = 8, 0.9
+
+
+def verify_each_worker_reads_its_chunks(learner: Callable) -> None:
+    """Task 4's rule "each worker reads its chunks; no process reads the whole file", measured from outside the
+    learner's processes by the grading worker's keeper: for every start method, on a fresh 4 MiB file with 2 workers and
+    16 chunks taken in turn (:func:`with_chunks_in_turn`), what each process read (``rchar`` as it ended, less its
+    program's start-up after an exec, plus what it mapped; a live one's growth, less what it reaped) must be under
+    ``SHARE_MOST`` of the file, the calling process's under a quarter, every process that ended must have ended by
+    ``exit_group`` (one killed by a signal leaves its count to its reaper, told from no one's), and the answer must be
+    the reference's. A serial count of the file in one worker, beside processes started for show (or a pool's idle
+    workers), passed every check of the processes started (tests/test_grading_redteam.py, section 30)."""
+    box = learner.sandbox if runs_remotely(learner) else None
+    if box is None or box.process_ends() is None:
+        passed("count_pretokens_in_file: what each worker read was not measured (no keeper sees processes end here).")
+        return
+    keeper, main = keeper_id(learner), process_id(learner)
+    shares = []
+    for method in START_METHODS:
+        data = big_file()
+        args = materialized((CorpusFile(data), [EOT], 2, TURNS, method), learner)
+        call = f"count_pretokens_in_file(<a file of {len(data)} bytes>, [{EOT!r}], 2, {TURNS}, {method!r})"
+        ended, forks, mapped = box.process_ends()[0], box.processes_started(), mapped_bytes(learner)
+        before = live_reads(keeper)
+        outcome = call_learner(learner, args, FILE_TASK.provided, FILE_TASK.stand_ins, FILE_TASK.kernel_time_limit,
+                               with_chunks_in_turn)
+        after, ends, present = live_reads(keeper), box.process_ends(ended), set(_proc_table())
+        forks_after, mapped_after = box.processes_started(), mapped_bytes(learner)
+        measured_answer(FILE_TASK, serial_count, args, outcome, call)
+        if ends is None or None in (forks, forks_after, mapped, mapped_after, *before.values(), *after.values()):
+            raise CheckFailed(f"{call}: what your processes read could not be measured from outside your code (too many "
+                              "processes ended, or one made itself unreadable, e.g. undumpable): leave the processes as "
+                              "Python starts them")
+        unseen = len(before) + forks_after - forks - len(ends[1]) - len(after)
+        if unseen > 0:
+            raise CheckFailed(f"{call}: {unseen} of your processes ended without exiting (killed by a signal, measured "
+                              "from outside your code), so what they read cannot be told: let the workers end as the "
+                              "pool's shutdown ends them (with ProcessPoolExecutor(...) as pool:)")
+        reads = {pid: counted for pid, _, _, counted in ends[1]}
+        for pid, whole in after.items():  # a live process: what it read meanwhile, less what its reaped children read
+            reaped = sum(read for child, parent, read, _ in ends[1] if parent == pid and child not in present)
+            reads[pid] = max(reads.get(pid, 0), whole - before.get(pid, 0) - reaped)
+        if mapped_after - mapped > len(data) // 4 or reads.get(main, 0) > len(data) // 4:
+            raise CheckFailed(
+                f"{call} read or mapped {max(reads.get(main, 0), mapped_after - mapped)} bytes of a file of {len(data)} "
+                "in the calling process, or mapped them in any (measured from outside your code): send each worker its "
+                "range (path, start, end) and let count_chunk read it")
+        most = max((pid for pid in reads if pid != main), key=reads.get, default=None)
+        if most is not None and reads[most] >= SHARE_MOST * len(data):
+            raise CheckFailed(
+                f"{call}: one process read {reads[most]} bytes of the file's {len(data)} (each process's reads measured "
+                "from outside your code, as it ended), where 2 workers given 16 chunks in turn read about half each: the "
+                "file was counted in one process. Map count_chunk over every chunk's range in the pool (pool.map), so "
+                "that each worker reads and counts its chunks, none the whole file")
+        shares.append(f"{method} {reads.get(most, 0) / len(data):.2f}")
+    passed(f"count_pretokens_in_file: each worker read its chunks, the most any process read of the file: {', '.join(shares)} "
+           "(measured from outside).")
 
 
 def verify_one_worker_counts_here(learner: Callable, data: CorpusFile) -> None:

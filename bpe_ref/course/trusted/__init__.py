@@ -187,20 +187,35 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   looks at ``/proc`` every 5 ms (how each was started, from its command line) and counted by the
   keeper, which the filter sends every fork of them (a clone without ``CLONE_THREAD``; ``clone3``
   is refused, so glibc falls back to clone): one that ends between two looks is still counted
-  (``"unseen"``, :class:`.measure_worker.ProcessWatch`; Linux 5.5+). They are counted, not what each did: lab 03's
-  task 4 passes with the whole file counted in one worker beside processes (or a pool's idle workers) started for show
-  (``tests/test_grading_redteam.py``, section 30, open). Each process's CPU time does not tell it apart: under load,
-  the taught pool's busiest worker spent 0.55 to 0.95 times the serial count, the lone counter 1.04 to 1.8, as one
-  worker of a pool may take most chunks while the other waits. Bytes read (lab 03's "never
-  the whole file") are the kernel's ``rchar`` of every process under the keeper, live, a zombie or
+  (``"unseen"``, :class:`.measure_worker.ProcessWatch`; Linux 5.5+). What each did is its reads: the filter sends the
+  keeper every ``exit_group``, and it reads the process's ``rchar`` then, before the process is reaped into its
+  parent's count, with its parent's pid (:meth:`.sandbox.Sandbox.process_ends`); a program started by exec has its
+  start-up's reads left out (from the exec, made with one thread holding no file but pipes, sockets and /dev/null, to
+  its first open of a file in the scratch folder, /dev/shm, the inputs or /proc, or an fd received: ``recvmsg``,
+  ``pidfd_getfd``), and the
+  bytes it mapped of inputs or writable files are added. Lab 03's task 4 measures a call of 2 workers on a fresh 4 MiB
+  file in 16 chunks, which the grader's ``count_chunk`` makes the workers take in turn (none begins a chunk before
+  the others have begun as many, less one: 9 of 16 at most, whatever the load): a process that read 0.9 of the file,
+  a calling process that read or any that mapped a quarter, or a process that ended without ``exit_group`` (killed
+  by a signal, its reads then its reaper's) fails (the taught pool's busiest: 0.57 by fork, 0.69 by spawn, 0.72 by
+  forkserver, whose workers' imports after their fork count; a lone counter 1.0 and more; section 30). CPU time per
+  process did not tell them apart (the busiest worker 0.55 to 0.95 of the serial count under load without turns, the
+  lone counter 1.04 to 1.8). Not caught: the file read in parts by several processes (each under 0.9 of it) and handed
+  to one counter through memory they share (an anonymous shared mapping inherited by fork, ``process_vm_readv``),
+  which no ``rchar`` shows, or through a pipe that a spawned counter reads while its start-up lasts (it counts with
+  ``regex`` itself, opening nothing in the scratch folder); a thread that swaps a path after the keeper resolved it is
+  the keeper's model, as for opens.
+  Bytes read (lab 03's "never the whole file") are the kernel's ``rchar`` of every process under the keeper, live, a zombie or
   reaped (:func:`.measure_worker.tree_read_chars`; a count an undumpable process hides makes it
   unknown, and the check fails), on a file drawn from the secret seed for each measured call, whose answer is
   compared with the reference's (a whole-file reader that told the measured call by its size answered it unread:
   ``tests/test_grading_redteam.py``, section 29); a file's pages mapped instead of read are counted by the keeper,
-  which every file ``mmap`` goes by (bytes mapped of a grader's input or of a file the worker can
+  which every file ``mmap`` goes by, and every ``mremap`` (what it adds to a mapping of such a file: one page mapped,
+  then grown to the whole file, was counted as a page, section 31) (bytes mapped of a grader's input or of a file the worker can
   write; a thread that swaps the fd meanwhile is counted for the file held at the look; not counted
-  before Linux 5.5); ``splice``/``tee``/``vmsplice``, whose bytes ``rchar`` misses, are refused
-  (``tests/test_grading_redteam.py``, section 6). The calls of the learner's helpers (task 3 of labs
+  before Linux 5.5); ``splice``/``tee``/``vmsplice``, and Linux's native asynchronous I/O (``io_setup``,
+  ``io_submit``: a file read whole through ctypes, ``rchar`` grew by 105 bytes for 3,000,000), whose bytes ``rchar``
+  misses, are refused (``tests/test_grading_redteam.py``, sections 6 and 31). The calls of the learner's helpers (task 3 of labs
   04 and 05) are counted only in the learner's kernel, as advice (``checks.running.advice``): graded,
   no point rests on a count; both tests measure the method by CPU time against the reference's run,
   so calls made for show or a forged count lose the points (a worker gone before its CPU time is
@@ -239,8 +254,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   read-only cell deleted, edited, or its nbgrader metadata changed: raised points are put back
   from the gradebook, and flagged). The seccomp
   filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and
-  its kin; a socket or a datagram ``socketpair``; a new process or program where the lab allows
-  none; a seccomp filter of the worker's own, which could answer refused calls before the keeper;
+  its kin and native asynchronous I/O, whose reads ``rchar`` misses; a socket or a datagram ``socketpair``; a new
+  process or program where the lab allows none; a seccomp filter of the worker's own, which could answer refused calls before the keeper;
   any call of another architecture's table) to the keeper by user notification, which counts it and
   answers with the filter's error, never lets it run. Every ``open``/``openat``/``openat2``/``creat``
   goes by the keeper too: it reads the path from the caller's memory, resolves it (``/proc/self``

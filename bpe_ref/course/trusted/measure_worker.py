@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .worker.keeper import _proc_table
+from .worker.keeper import _descendants, _proc_table
 
 PROC = "/proc"
 
@@ -304,6 +304,12 @@ def tree_read_chars(keeper: int) -> int | None:
         if own == _own_read_chars(keeper):  # the keeper read no /proc file between the two counts
             break
     return total + whole - own
+
+
+def live_reads(keeper: int) -> dict[int, int | None]:
+    """Each live process under ``keeper`` (zombies left out): the bytes it has read so far (``rchar``: its threads' and
+    its reaped children's), ``None`` where it hides them (undumpable)."""
+    return {pid: read_chars(pid) for pid in _descendants(keeper, _proc_table())}
 
 
 @contextmanager

@@ -39,7 +39,7 @@ from typing import Any
 from .measure_worker import cpu_seconds, tree_cpu_seconds
 from .stand_ins import stand_in_source
 from .verdicts import CpuLimitReached, GradingStopped, LearnerError
-from .worker.keeper import _PR_SET_CHILD_SUBREAPER, _proc_table, _status
+from .worker.keeper import _PR_SET_CHILD_SUBREAPER, EXIT_RING, _proc_table, _status
 from .worker.wire import decode, encode
 
 # The worker loop, started as a script: only its own folder (the worker's modules) is on its sys.path.
@@ -457,7 +457,7 @@ class Sandbox:
             pass_fds = (control_read, report_write)
             if hasattr(os, "memfd_create"):  # the keeper's count of the bytes the worker mapped of its inputs
                 self._mapped = os.memfd_create("bpe_ref_mapped", os.MFD_CLOEXEC)
-                os.ftruncate(self._mapped, 16)  # and of the processes they started
+                os.ftruncate(self._mapped, 24 + 32 * EXIT_RING)  # and of the processes they started, and their ends
                 policy.update(mapped_fd=self._mapped)
                 pass_fds += (self._mapped,)
         self.process = subprocess.Popen(
@@ -579,6 +579,22 @@ class Sandbox:
         """How many processes the worker's processes have started so far (every fork, however short its process
         lived), counted by the keeper; ``None`` where it does not count them."""
         return self.mapped_bytes(1, "and every process started")
+
+    def process_ends(self, since: int = 0) -> tuple[int, list[tuple[int, ...]]] | None:
+        """How many of the worker's processes ended (``exit_group``) so far, and those after the first ``since``, each
+        as ``(pid, parent pid, bytes read, bytes counted)``, read by the keeper as it ended
+        (:meth:`worker.keeper._FileWatch.log_exit`); ``None`` where the keeper does not see them, or more ended than it keeps."""
+        count = self.processes_started()
+        if count is None:
+            return None
+        try:
+            ended = int.from_bytes(os.pread(self._mapped, 8, 16), "little")
+            if ended - since > EXIT_RING:
+                return None
+            records = [os.pread(self._mapped, 32, 24 + 32 * (i % EXIT_RING)) for i in range(since, ended)]
+        except OSError:
+            return None
+        return ended, [tuple(int.from_bytes(r[k:k + 8], "little") for k in range(0, 32, 8)) for r in records]
 
     def _release_pipes(self, look: bool, within: float = 5.0) -> tuple[int, bool]:
         """Wait ``within`` s at most for the reader threads to see the end of the worker's pipes, killing

@@ -54,6 +54,18 @@ def _descendants(root: int, table: dict[int, tuple[int, int, str]]) -> list[int]
     return found
 
 
+def _rchar_of(pid: int) -> int:
+    """``rchar`` of ``/proc/PID/io``: what process ``pid`` read (its threads, its reaped children)."""
+    with open(f"/proc/{pid}/io", "rb") as io:
+        return next(int(line.split()[1]) for line in io if line.startswith(b"rchar:"))
+
+
+def _started_at(pid: int) -> int:
+    """When process ``pid`` started (``/proc/PID/stat``'s starttime, in clock ticks since boot): a reused pid's differs."""
+    with open(f"/proc/{pid}/stat", "rb") as stat_file:
+        return int(stat_file.read().rsplit(b")", 1)[1].split()[19])
+
+
 def _reap(keep: int = 0) -> None:
     """Collect this process's dead children (orphans it inherited), but not ``keep``'s status (the
     worker's, which the keeper waits for itself)."""
@@ -243,6 +255,7 @@ _NOTIF_ID_VALID = (1 << 30) | (8 << 16) | (ord("!") << 8) | 2  # _IOW('!', 2, __
 _NOTIF_ADDFD = (1 << 30) | (ctypes.sizeof(_SeccompNotifAddfd) << 16) | (ord("!") << 8) | 3  # _IOW('!', 3, ...)
 _ADDFD_FLAG_SEND = 2  # the fd added is the call's answer (Linux 5.14)
 _USER_NOTIF_FLAG_CONTINUE = 1
+EXIT_RING = 1024  # processes' ends the keeper keeps in mapped_fd (_FileWatch.log_exit), the latest ones
 MAX_REFUSAL_NAMES = 16  # distinct calls (and files) named in a report; the rest are counted together
 
 
@@ -332,7 +345,13 @@ class _FileWatch:
         self.mapped_from = resolved([policy.get("inputs", "/nonexistent")]) + self.write
         # and, where the lab allows processes, every fork of the worker's processes (its clone, seen by the filter): the
         # counter's second 8 bytes, which the trusted side reads before and after a call (ProcessWatch)
-        self.mapped_fd, self.counts = policy.get("mapped_fd"), [0, 0]
+        self.mapped_fd, self.counts, self.exits = policy.get("mapped_fd"), [0, 0], 0
+        # What each process read of the files the worker may change or was given, at its end (:meth:`log_exit`): all it
+        # read, less its interpreter's start-up after an exec (bytes read between the exec and its first open of
+        # anything but the standard library, packages and system files, or fd received), when it held no grader input
+        self.inputs = resolved([policy.get("inputs", "/nonexistent")])
+        self.start_up: dict[int, list] = {}  # tgid -> [its start time, rchar at its exec, rchar when its start-up ended]
+        self.mapped_by: dict[int, int] = {}  # tgid -> bytes it mapped of inputs or writable files
         # Names the worker's processes opened with O_CREAT in the machine's /dev/shm, and the inodes of the files the
         # keeper made there for them: what it may remove there when the worker has no /dev/shm of its own (:func:`keep`);
         # bounded, the rest left.
@@ -353,6 +372,72 @@ class _FileWatch:
         if not target.startswith("/") or not _beneath(target, self.mapped_from):
             return 0
         return max(0, min(length, size - offset))
+
+    def executed(self, pid: int) -> None:
+        """An ``execve`` of thread ``pid``: the reads that follow are its program's start-up (:meth:`start_up_over`),
+        if its process has one thread (no other opening a file meanwhile) and holds no file but pipes, sockets and
+        /dev/null (a grader input, a copy of one, a memfd, which the new program could read); a process that never ran
+        exec, or did so holding one, has every read counted."""
+        tgid = _thread_group(pid)
+        self.start_up.pop(tgid, None)
+        with contextlib.suppress(OSError, StopIteration, ValueError):
+            held = [os.readlink(f"/proc/{tgid}/fd/{fd}") for fd in os.listdir(f"/proc/{tgid}/fd")]
+            if len(os.listdir(f"/proc/{tgid}/task")) == 1 and all(
+                    target.startswith(("pipe:", "socket:", "anon_inode:")) or target == os.devnull for target in held):
+                self.start_up[tgid] = [_started_at(tgid), _rchar_of(tgid), None]
+
+    def _start_up(self, tgid: int) -> list | None:
+        state = self.start_up.get(tgid)
+        return state if state is not None and state[0] == _started_at(tgid) else None  # not a reused pid's
+
+    def start_up_over(self, pid: int, *paths: str) -> None:
+        """Thread ``pid`` opened a file by ``paths`` (as written, made absolute, and resolved; none: it received an fd):
+        if one lies where the learner's code or the grader put files (the scratch folder, /dev/shm, the grader's
+        inputs) or in /proc (another process's fds), the start-up of its process's program (:meth:`executed`) is over.
+        (Elsewhere the worker writes nothing: the standard library, packages and system files are its start-up's.)"""
+        if paths and not any(_beneath(os.path.normpath(path), self.inputs + self.write + ["/proc"]) and path != os.devnull
+                             for path in paths):
+            return
+        tgid = _thread_group(pid)
+        state = self._start_up(tgid)
+        if state is not None and state[2] is None:
+            state[2] = _rchar_of(tgid)
+
+    def log_exit(self, pid: int) -> None:
+        """Record the end of process ``pid`` (its ``exit_group``, which waits for the keeper's answer): its pid, its
+        parent's, the bytes it read (``rchar``: its threads' and its reaped children's), read before it ends and is
+        reaped into its parent's count, and those counted: less its program's start-up (:meth:`executed`), plus what it
+        mapped of inputs or writable files. In the ring after the counters of ``mapped_fd`` (:data:`EXIT_RING` records
+        of four 8-byte ints, at ``24 + 32 * (n % EXIT_RING)``; ``n``, the ends recorded so far, at 16, written last)."""
+        tgid = _thread_group(pid)
+        with open(f"/proc/{tgid}/stat", "rb") as stat_file:
+            parent = int(stat_file.read().rsplit(b")", 1)[1].split()[1])
+        whole = counted = _rchar_of(tgid)
+        state = self._start_up(tgid)
+        if state is not None:  # its program's start-up's reads left out
+            counted -= (state[2] if state[2] is not None else whole) - state[1]
+        self.start_up.pop(tgid, None)
+        counted += self.mapped_by.pop(tgid, 0)
+        if self.mapped_fd is not None:
+            record = b"".join(value.to_bytes(8, "little") for value in (tgid, parent, whole, counted))
+            os.pwrite(self.mapped_fd, record, 24 + 32 * (self.exits % EXIT_RING))
+            self.exits += 1
+            os.pwrite(self.mapped_fd, self.exits.to_bytes(8, "little"), 16)
+
+    def remapped_file(self, pid: int, args: tuple[int, ...]) -> int:
+        """Bytes that ``mremap(args...)`` adds to a mapping of a file that is one :attr:`mapped_from` (found in the
+        caller's ``/proc/PID/maps``), which its mmap did not count; else 0."""
+        address, old, new = args[0], args[1], args[2]
+        if new <= old:
+            return 0
+        with open(f"/proc/{_thread_group(pid)}/maps", encoding="utf-8", errors="replace") as maps:
+            for line in maps:  # start-end perms offset major:minor inode [path]
+                fields = line.split(maxsplit=5)
+                start, end = (int(bound, 16) for bound in fields[0].split("-"))
+                if start <= address < end:
+                    path = fields[5].strip() if len(fields) > 5 else ""
+                    return new - old if path.startswith("/") and _beneath(path, self.mapped_from) else 0
+        return 0
 
     def count(self, which: int, count: int) -> None:
         """Add ``count`` to counter ``which`` (0: bytes mapped, 1: processes started) of ``mapped_fd``."""
@@ -504,9 +589,13 @@ class _FileWatch:
                           ctypes.c_int32(args[0] & 0xFFFFFFFF).value if name.startswith("openat") else -100)
         flags = self._flags(pid, name, args)
         if not text or flags is None or flags & getattr(os, "O_PATH", 0):
+            if not text or flags is None:
+                self.start_up_over(pid)
             return None  # unreadable (the caller is gone), or an O_PATH open, which Landlock does not check
         tgid = _thread_group(pid)  # (pid is the calling thread's)
         path = _resolved_for(text, pid, tgid)  # /proc/self the caller's, not the keeper's
+        if not flags & getattr(os, "O_DIRECTORY", 0):  # a folder listed (by the import system) reads no bytes
+            self.start_up_over(pid, text, path)
         writes = flags & os.O_ACCMODE != os.O_RDONLY or bool(flags & (os.O_CREAT | os.O_TRUNC))
         if flags & os.O_CREAT and os.path.dirname(path) == self.shm and len(self.created_in_shm) < MAX_SHM_ENTRIES:
             self.created_in_shm.add(os.path.basename(path))
@@ -650,6 +739,7 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
     watch = _FileWatch(policy, numbers, created_in_shm)
     connects = _Connects(policy, watch)
     forks = {numbers[name] for name in ("fork", "vfork", "clone") if numbers[name] is not None}
+    starts_up = [numbers[name] for name in ("execve", "execveat", "recvmsg", "recvmmsg", "pidfd_getfd")]
 
     def waiting(notif_id: int) -> bool:
         """Whether the call ``notif_id`` still waits for its answer (its caller alive, its pid not reused)."""
@@ -692,11 +782,22 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                 refused_open = _guarded(watch.refused, None, notif.pid, notif.data.nr, args)
                 if refused_open and waiting(notif.id):
                     count(files, refused_open, "other files")
-            elif ours and notif.data.nr == numbers["mmap"]:
+            elif ours and notif.data.nr in (numbers["mmap"], numbers["mremap"]):
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # mapped as asked; counted
-                mapped = _guarded(watch.mapped_file, 0, notif.pid, args)
+                mapped = _guarded(watch.mapped_file if notif.data.nr == numbers["mmap"] else watch.remapped_file, 0,
+                                  notif.pid, args)
                 if mapped and waiting(notif.id):
                     watch.count(0, mapped)
+                    tgid = _thread_group(notif.pid)
+                    watch.mapped_by[tgid] = watch.mapped_by.get(tgid, 0) + mapped
+            elif ours and policy.get("allow_processes") and notif.data.nr in starts_up:
+                answer.flags = _USER_NOTIF_FLAG_CONTINUE  # an exec, or an fd received: what the process read since
+                (_guarded(watch.executed, None, notif.pid) if notif.data.nr in starts_up[:2]
+                 else _guarded(watch.start_up_over, None, notif.pid))
+            elif ours and policy.get("allow_processes") and notif.data.nr == numbers["exit_group"]:
+                answer.flags = _USER_NOTIF_FLAG_CONTINUE  # it ends as asked, once its reads are recorded
+                if waiting(notif.id):
+                    _guarded(watch.log_exit, None, notif.pid)
             elif ours and policy.get("allow_processes") and notif.data.nr in forks:
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # a new process (never a thread: the filter lets those by)
                 watch.count(1, 1)
