@@ -367,3 +367,13 @@ def labelled_bars(ax, names, values, color, text, offset=lambda value: value) ->
     ax.set_yticks(range(len(values)), names)
     for position, value in enumerate(values):
         ax.text(offset(value), position, text(value), va="center")
+
+
+def grouped_bars(ax, names, series, width: float = 0.8, fontsize: float = 8) -> list:
+    """A group of bars per name (the x ticks): one bar per ``(values, options of ax.bar)`` of ``series``,
+    side by side, ``width`` wide together. Returns the bars of each series."""
+    step = width / len(series)
+    bars = [ax.bar([x + (i - (len(series) - 1) / 2) * step for x in range(len(names))], values, step, **options)
+            for i, (values, options) in enumerate(series)]
+    ax.set_xticks(range(len(names)), names, fontsize=fontsize)
+    return bars

@@ -21,7 +21,8 @@ from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
 from ...train.common import Pair, Word  # noqa: F401 (re-exported to the pages)
 from ..bench.common import (  # noqa: F401 (re-exported to the pages)
-    Laps, as_words, deep_size, labelled_bars, machine_description, name_axes, pair_counts, panels, plot_series, save_png, write_json,
+    Laps, as_words, deep_size, grouped_bars, labelled_bars, machine_description, name_axes, pair_counts, panels, plot_series, save_png,
+    write_json,
 )
 from ..bench.common import markdown_table as shared_table
 from . import five_minutes

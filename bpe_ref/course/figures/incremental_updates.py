@@ -24,8 +24,7 @@ from .common import (
     panels, refuse_unless, replayed_best_pair, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
 )
 from .inverted_index import start_v4
-from .naive_bpe import HandStep, worked_example_trace
-from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
+from .naive_bpe import DEFAULT_NUM_MERGES, HandStep, TrainingRun, training_run, worked_example_trace
 
 PAGE = "02-incremental-updates.md"
 
