@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, data_file
+from ...measure import median
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...tiebreak import SortKeys
 from ...train.common import Pair, Word  # noqa: F401 (re-exported to the pages)
@@ -86,8 +87,6 @@ def thousands(n: int) -> str:
 
 def rolling_median(values: Sequence[float], window: int = 50) -> list[float]:
     """The median of the last ``window`` values at each position (fewer at the start)."""
-    from statistics import median
-
     return [median(values[max(0, i - window + 1) : i + 1]) for i in range(len(values))]
 
 
