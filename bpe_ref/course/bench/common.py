@@ -1,5 +1,5 @@
-"""What every benchmark and timing figure shares: the machine, fresh processes, both clocks, tables,
-the results page and JSON, and plotting on fixed settings. Rounds, medians, per-round ratios and
+"""What every benchmark and timing figure shares: the machine, fresh processes, both clocks, the corpora's
+counts, tables, the results page and JSON, and plotting on fixed settings. Rounds, medians, per-round ratios and
 exponents are :mod:`bpe_ref.measure`'s (step 09's module): nothing here times another way."""
 
 from __future__ import annotations
@@ -13,9 +13,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 
+from ...corpus import read_corpus
+from ...data_files import data_file
 from ...measure import interleaved, median, timed
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...train.step01_naive import count_pairs, split_into_bytes
 from ...train.step03_parallel import default_num_workers
 
@@ -194,6 +198,12 @@ def deep_size(*objects: object) -> int:
         elif isinstance(obj, (list, tuple)):
             todo.extend(obj)
     return total
+
+
+@lru_cache(maxsize=8)
+def corpus_counts(path: Path) -> dict[bytes, int]:
+    """The pretoken counts of the corpus at ``path``, ``<|endoftext|>`` special (cached: do not change the dict)."""
+    return count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
 
 
 def as_words(pretoken_counts: Mapping[bytes, int]) -> dict[tuple[bytes, ...], int]:
