@@ -65,7 +65,7 @@ from bpe_ref.course.figures.step_diffs import (  # noqa: E402
     merge_loop_diff,
     source_without_docstring,
 )
-from bpe_ref.course.figures.training_runs import measure_merges, training_run  # noqa: E402
+from bpe_ref.course.figures.naive_bpe import measure_merges, training_run  # noqa: E402
 from bpe_ref.pretokenize import GPT2_PATTERN, count_pretokens, pretokenize  # noqa: E402
 from sampling import EXHAUSTIVE  # noqa: E402
 from bpe_ref.train import MergeStep  # noqa: E402

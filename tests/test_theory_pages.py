@@ -538,7 +538,7 @@ def test_page02_overlap_bug_claims(snippets):  # snippets: in their process, the
     """Page 02, section 4: the per-occurrence bug spoils the counts within ten merges on both corpora,
     but the merges only hundreds of merges later, after all 243 merges of lab 02's corpus.en test."""
     from bpe_ref.course.figures.incremental_updates import OVERLAP_BUG_CORPORA, overlap_bug_run
-    from bpe_ref.course.figures.training_runs import DEFAULT_NUM_MERGES
+    from bpe_ref.course.figures.naive_bpe import DEFAULT_NUM_MERGES
 
     runs = {label: overlap_bug_run(path, DEFAULT_NUM_MERGES) for label, path in OVERLAP_BUG_CORPORA}
     for run in runs.values():

@@ -1,5 +1,5 @@
-"""What every benchmark and timing figure shares: the machine, fresh processes, both clocks, tables,
-the results page and JSON, and plotting on fixed settings. Rounds, medians, per-round ratios and
+"""What every benchmark and timing figure shares: the machine, fresh processes, both clocks, the corpora's
+counts, tables, the results page and JSON, and plotting on fixed settings. Rounds, medians, per-round ratios and
 exponents are :mod:`bpe_ref.measure`'s (step 09's module): nothing here times another way."""
 
 from __future__ import annotations
@@ -13,9 +13,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 
+from ...corpus import read_corpus
+from ...data_files import data_file
 from ...measure import interleaved, median, timed
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...train.step01_naive import count_pairs, split_into_bytes
 from ...train.step03_parallel import default_num_workers
 
@@ -196,6 +200,12 @@ def deep_size(*objects: object) -> int:
     return total
 
 
+@lru_cache(maxsize=8)
+def corpus_counts(path: Path) -> dict[bytes, int]:
+    """The pretoken counts of the corpus at ``path``, ``<|endoftext|>`` special (cached: do not change the dict)."""
+    return count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
+
+
 def as_words(pretoken_counts: Mapping[bytes, int]) -> dict[tuple[bytes, ...], int]:
     """Each pretoken split into its bytes, with its count: what every trainer starts from."""
     return {split_into_bytes(pretoken): count for pretoken, count in pretoken_counts.items()}
@@ -367,3 +377,13 @@ def labelled_bars(ax, names, values, color, text, offset=lambda value: value) ->
     ax.set_yticks(range(len(values)), names)
     for position, value in enumerate(values):
         ax.text(offset(value), position, text(value), va="center")
+
+
+def grouped_bars(ax, names, series, width: float = 0.8, fontsize: float = 8) -> list:
+    """A group of bars per name (the x ticks): one bar per ``(values, options of ax.bar)`` of ``series``,
+    side by side, ``width`` wide together. Returns the bars of each series."""
+    step = width / len(series)
+    bars = [ax.bar([x + (i - (len(series) - 1) / 2) * step for x in range(len(names))], values, step, **options)
+            for i, (values, options) in enumerate(series)]
+    ax.set_xticks(range(len(names)), names, fontsize=fontsize)
+    return bars

@@ -23,8 +23,8 @@ from ...corpus import read_corpus
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize
 from ...measure import fit_exponent
-from .common import (add_output_arguments, announce, deep_size, load_average, markdown_sections, median_time, pair_counts, today,
-                     write_results)
+from .common import (add_output_arguments, announce, corpus_counts, deep_size, load_average, markdown_sections, median_time, pair_counts,
+                     today, write_results)
 
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
 # (label, file): the shipped corpora of more than 100 KB, as page 10 names them
@@ -141,7 +141,7 @@ def merge_loop_times(repeats: int) -> list[dict]:
 
     rows = []
     for label, path in CORPORA:
-        counts = count_pretokens(read_corpus(path), SPECIAL_TOKENS)
+        counts = corpus_counts(path)
         cases = [(label, counts, 1)]
         if path == TINYSTORIES_2MIB:
             cases.append((label, {word: count * COUNT_SCALE for word, count in counts.items()}, COUNT_SCALE))
@@ -159,7 +159,7 @@ def merge_loop_times(repeats: int) -> list[dict]:
 def memory_per_entry() -> dict:
     """Bytes a count dict takes in this Python, per entry (:func:`.common.deep_size`): the dict itself, the
     pretoken ``bytes`` objects and the ``int`` counts (each small int shared by many entries counted once)."""
-    counts = count_pretokens(read_corpus(TINYSTORIES_2MIB), SPECIAL_TOKENS)
+    counts = corpus_counts(TINYSTORIES_2MIB)
     total = deep_size(counts)
     return {"entries": len(counts), "bytes": total, "bytes_per_entry": total / len(counts)}
 

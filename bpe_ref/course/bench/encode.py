@@ -24,7 +24,7 @@ from pathlib import Path
 from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE, data_file
 from ...measure import fit_exponent as fitted_exponent, median, paired_ratio
 from ...pretokenize import PRETOKEN_RE
-from .common import (add_output_arguments, announce, growth, load_average, markdown_sections,
+from .common import (add_output_arguments, announce, grouped_bars, growth, load_average, markdown_sections,
                      markdown_targets, name_axes, print_tables, print_targets, pyplot, save_png, wall_and_cpu, write_results)
 
 CORPORA = {
@@ -336,16 +336,14 @@ def target_checks(encoding: dict, decoding: dict, worst: dict) -> list[tuple[str
 def plot_corpora(measured: dict, path: Path) -> None:
     names = list(measured["corpora"])
     fig, ax = pyplot().subplots(figsize=(8, 4.2))
-    width = 0.38
-    for k, (label, colour) in enumerate((("first call", "#93c5fd"), ("warm", "#2563eb"))):
-        values = [ratio(measured["corpora"][n], label, "tiktoken") for n in names]
-        bars = ax.bar([i + (k - 0.5) * width for i in range(len(names))], values, width, label=label, color=colour)
+    series = [([ratio(measured["corpora"][n], label, "tiktoken") for n in names], {"label": label, "color": colour})
+              for label, colour in (("first call", "#93c5fd"), ("warm", "#2563eb"))]
+    for bars in grouped_bars(ax, names, series, 0.76):
         ax.bar_label(bars, fmt="%.2fx", fontsize=7)
     for i, name in enumerate(names):
         limit = TARGET_FIRST_CALL.get(name, TARGET_FIRST_CALL_OTHERS)
-        ax.plot([i - width, i], [limit, limit], color="#dc2626", linewidth=1.5)
+        ax.plot([i - 0.38, i], [limit, limit], color="#dc2626", linewidth=1.5)
     ax.axhline(1.0, color="#6b7280", linestyle=":", linewidth=1)
-    ax.set_xticks(range(len(names)), names, fontsize=8)
     name_axes(ax, "", "throughput / tiktoken's (same run; 1 = as fast)",
               "Default encode against tiktoken, GPT-2 vocabulary (red: the first call's target)", "best", 8, grid=None)
     ax.grid(True, axis="y", alpha=0.3)

@@ -18,7 +18,7 @@ from pathlib import Path
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_VALID
 from ...measure import peak_memory
 from ...train import DEFAULT_TRAIN_METHOD
-from .common import (add_output_arguments, announce, in_fresh_process, markdown_sections, markdown_table, markdown_targets,
+from .common import (add_output_arguments, announce, grouped_bars, in_fresh_process, markdown_sections, markdown_table, markdown_targets,
                      median, name_axes, peak_rss_mib, print_tables, print_targets, pyplot, ratio, save_png, write_results)
 
 SPECIAL_TOKENS = ["<|endoftext|>"]
@@ -313,17 +313,17 @@ def plot_languages(results: list[Measurement], path: Path) -> None:
     if not methods:
         return
     fig, ax = pyplot().subplots(figsize=(7.5, 4.2))
-    width = 0.8 / len(methods)
-    for i, method in enumerate(methods):
-        ratios = []
-        for language in languages:
-            ours, hf = (_find(results, language, LANGUAGE_VOCAB, label) for label in (method, HF_ONE_THREAD.label))
-            ratios.append(ratio(ours.median, hf.median) if ours and hf else float("nan"))
-        xs = [x + (i - (len(methods) - 1) / 2) * width for x in range(len(languages))]
-        ax.bar_label(ax.bar(xs, ratios, width, label=method), [f"{r:.2f}x" for r in ratios], fontsize=8)
+
+    def vs_hf(method: str, language: str) -> float:
+        ours, hf = (_find(results, language, LANGUAGE_VOCAB, label) for label in (method, HF_ONE_THREAD.label))
+        return ratio(ours.median, hf.median) if ours and hf else float("nan")
+
+    series = [([vs_hf(method, language) for language in languages], {"label": method}) for method in methods]
+    names = [language.replace(" (", "\n(") for language in languages]
+    for bars, (ratios, _) in zip(grouped_bars(ax, names, series), series):
+        ax.bar_label(bars, [f"{r:.2f}x" for r in ratios], fontsize=8)
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.axhline(LANGUAGE_LIMIT, color="grey", linewidth=0.8, linestyle="--")
-    ax.set_xticks(range(len(languages)), [language.replace(" (", "\n(") for language in languages], fontsize=8)
     ax.set(ylabel="training time / HF tokenizers (1 thread)", title=f"vocab {LANGUAGE_VOCAB:,}: below 1.0 is faster than HF")
     ax.legend(fontsize=8, frameon=False)
     save_png(fig, path, tight=True)

@@ -25,8 +25,8 @@ from pathlib import Path
 from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, TINYSTORIES_2MIB, TINYSTORIES_VALID, data_file
 from ...measure import interleaved, peak_memory, timed
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
-from ..bench.common import in_fresh_process, load_average, peak_rss_mib, record
+from ...pretokenize import DEFAULT_SPECIAL_TOKENS
+from ..bench.common import corpus_counts, in_fresh_process, load_average, peak_rss_mib, record
 from ..bench.train import ladder as train_ladder, runner
 from .common import distinct_pairs, mean_length, write_json
 
@@ -59,7 +59,7 @@ def relative(path: Path) -> str:
 def corpus_shape(path: Path) -> dict:
     """W (distinct pretokens), P (distinct pairs of bytes in them), L (bytes per distinct pretoken)
     and the size in bytes: seed 000's symbols, for the seed's tables and this run's side by side."""
-    counts = count_pretokens(read_corpus(path), SPECIAL_TOKENS)
+    counts = corpus_counts(path)
     return {"bytes": path.stat().st_size, "W": len(counts), "P": distinct_pairs(counts), "L": round(mean_length(counts), 2)}
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ...measure import crossover, fit_exponent, median, paired_ratio, spread
 from .benchmark_runs import HF_ONE_THREAD, RESULTS_DIR
-from .common import markdown_table, name_axes, panels, plot_series, read_json, save_png, thousands
+from .common import grouped_bars, markdown_table, name_axes, panels, plot_series, read_json, save_png, thousands
 from .heap_timings import CROSSOVER_JSON
 
 PAGE = "09-benchmarks.md"
@@ -124,21 +124,18 @@ def draw_ladder(data: dict, path: Path) -> Path:
     runs = data["runs"]
     labels = [label for label in runs[0]["seconds"] if label != NAIVE]
     fig, ax = panels()
-    width = 0.8 / (len(runs) * 2)
-    colours = ["#9ecae1", "#4292c6", "#08519c"]
-    for j, run in enumerate(runs):
-        ours = [paired_ratio(run["seconds"], NAIVE, label) for label in labels]
+    series = []
+    for run, colour in zip(runs, ["#9ecae1", "#4292c6", "#08519c"]):
         seed = dict(zip(SEED_VERSIONS, SEED_TABLES[1][run["vocab_size"]]))
-        theirs = [seed["V1"] / seed[VERSION_OF[label]] if label in VERSION_OF else math.nan for label in labels]
-        positions = [i + (2 * j - len(runs) + 0.5) * width for i in range(len(labels))]
-        ax.bar(positions, ours, width, color=colours[j], label=f"course, vocabulary {thousands(run['vocab_size'])}")
-        ax.bar([p + width for p in positions], theirs, width, color=colours[j], alpha=0.35, hatch="//",
-               label=f"the blog post (1 MB), vocabulary {thousands(run['vocab_size'])}")
+        vocabulary = f"vocabulary {thousands(run['vocab_size'])}"
+        series += [([paired_ratio(run["seconds"], NAIVE, label) for label in labels], {"color": colour, "label": f"course, {vocabulary}"}),
+                   ([seed["V1"] / seed[VERSION_OF[label]] if label in VERSION_OF else math.nan for label in labels],
+                    {"color": colour, "alpha": 0.35, "hatch": "//", "label": f"the blog post (1 MB), {vocabulary}"})]
+    grouped_bars(ax, [label.replace(" (", "\n(") for label in labels], series)
     ax.set_yscale("log")
     top = max(max(SEED_TABLES[1][run["vocab_size"]][0] / SEED_TABLES[1][run["vocab_size"]][4] for run in runs),
               max(paired_ratio(run["seconds"], NAIVE, label) for run in runs for label in labels))
     ax.set_ylim(top=top * 8)  # room for the legend above the bars
-    ax.set_xticks(range(len(labels)), [label.replace(" (", "\n(") for label in labels], fontsize=8)
     ax.set(ylabel="times faster than naive (log scale)",
            title=f"The ladder: speed-up over naive, median of per-round ratios ({clock_name(data)})")
     ax.grid(True, axis="y", which="both", alpha=0.3)
@@ -402,6 +399,3 @@ def draw_figures(out_dir: Path) -> list[Path]:
     return [draw_ladder(data["ladder"], out_dir / "09-ladder.png"),
             draw_growth(data["growth"], out_dir / "09-growth.png"),
             draw_noise(data["noise"], out_dir / "09-noise.png")]
-
-
-__all__ = ["PAGE", "SEED_TABLES", "draw_figures", "snippets"]

@@ -384,6 +384,3 @@ def snippets() -> dict[str, str]:
 
 def draw_figures(out_dir: Path) -> list[Path]:
     return [draw_heaps(out_dir / "10-heaps-law.png")]
-
-
-__all__ = ["PAGE", "draw_figures", "snippets"]

@@ -1,5 +1,5 @@
-"""What the figure modules share: Markdown (code spans, tables), snippets, the corpora's counts and
-the committed measurements. Timing, JSON and plotting are :mod:`bpe_ref.course.bench.common`'s.
+"""What the figure modules share: Markdown (code spans, tables), snippets and the committed measurements.
+Timing, the corpora's counts, JSON and plotting are :mod:`bpe_ref.course.bench.common`'s.
 
 A *snippet* is a Markdown file written next to the figures (``theory/figures/*.md``) that a page quotes
 between ``<!-- snippet: figures/NAME.md -->`` and ``<!-- end snippet -->`` (HTML comments render as
@@ -15,13 +15,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...corpus import read_corpus
-from ...data_files import REPO_ROOT, data_file
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+from ...data_files import REPO_ROOT
+from ...measure import median
 from ...tiebreak import SortKeys
 from ...train.common import Pair, Word  # noqa: F401 (re-exported to the pages)
 from ..bench.common import (  # noqa: F401 (re-exported to the pages)
-    Laps, as_words, deep_size, labelled_bars, machine_description, name_axes, pair_counts, panels, plot_series, save_png, write_json,
+    Laps, as_words, corpus_counts, deep_size, grouped_bars, labelled_bars, machine_description, name_axes, pair_counts, panels,
+    plot_series, save_png, write_json,
 )
 from ..bench.common import markdown_table as shared_table
 from . import five_minutes
@@ -85,8 +85,6 @@ def thousands(n: int) -> str:
 
 def rolling_median(values: Sequence[float], window: int = 50) -> list[float]:
     """The median of the last ``window`` values at each position (fewer at the start)."""
-    from statistics import median
-
     return [median(values[max(0, i - window + 1) : i + 1]) for i in range(len(values))]
 
 
@@ -127,12 +125,6 @@ def sync_snippets(page_text: str, snippets: Mapping[str, str]) -> str:
 
 
 # Reading the corpora and the committed measurements
-
-@lru_cache(maxsize=8)
-def corpus_counts(path: Path) -> dict[bytes, int]:
-    """The pretoken counts of the corpus at ``path``, ``<|endoftext|>`` special (cached: do not change the dict)."""
-    return count_pretokens(read_corpus(data_file(Path(path))), DEFAULT_SPECIAL_TOKENS)
-
 
 def distinct_pairs(pretoken_counts: Mapping[bytes, int]) -> int:
     """$P$ before merge 1: the distinct pairs of bytes in the pretokens."""

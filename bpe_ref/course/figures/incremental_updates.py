@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from statistics import median
 
 from ...data_files import CORPUS_EN, TINYSTORIES_SAMPLE, TINYSTORIES_VALID
+from ...measure import median
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ...train.driver import collector_paused
 from ...train.step01_naive import best_pair, count_pairs, merge_word
@@ -24,8 +24,7 @@ from .common import (
     panels, refuse_unless, replayed_best_pair, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
 )
 from .inverted_index import start_v4
-from .naive_bpe import HandStep, worked_example_trace
-from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
+from .naive_bpe import DEFAULT_NUM_MERGES, HandStep, TrainingRun, training_run, worked_example_trace
 
 PAGE = "02-incremental-updates.md"
 
@@ -370,8 +369,8 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
         num_merges = vocab_size - 256 - len(DEFAULT_SPECIAL_TOKENS)
         with collector_paused():
             runs = [loop_time_shares(pretoken_counts, num_merges) for _ in range(repeats)]
-        shares = {part: median(r[part] / r["loop"] for r in runs) for part in ("best_pair", "scan", "merge_and_update")}
-        print(f"{label} ({runs[0]['merges']} merges): loop {median(r['loop'] for r in runs):.2f} s; "
+        shares = {part: median([r[part] / r["loop"] for r in runs]) for part in ("best_pair", "scan", "merge_and_update")}
+        print(f"{label} ({runs[0]['merges']} merges): loop {median([r['loop'] for r in runs]):.2f} s; "
               + ", ".join(f"{part} {share:.0%}" for part, share in shares.items()))
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from itertools import accumulate
 from functools import lru_cache
 from pathlib import Path
-from statistics import median
 
 from ...data_files import TINYSTORIES_SAMPLE
+from ...measure import median
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...train import MergeStep, train_on_counts
 from ...train.driver import collector_paused
@@ -514,7 +514,7 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
             loop = [r["best_pair"] + r["rest"] for r in runs]
             share = [r["best_pair"] / (r["best_pair"] + r["rest"]) for r in runs]
             print(f"{runs[0]['merges']} merges: loop {median(loop):.2f} s, best_pair {median(share):.0%} of it, "
-                  f"setup {median(r['setup'] for r in runs):.2f} s")
+                  f"setup {median([r['setup'] for r in runs]):.2f} s")
         for num_merges in (1000, None):  # outside best_pair (finding the words, updating counts and index), in alternating order
             rest: dict[bool, list[float]] = {False: [], True: []}
             for repeat in range(repeats):

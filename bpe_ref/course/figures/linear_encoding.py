@@ -5,7 +5,6 @@ five encoders on one long pretoken, measured by :func:`main` with page 07's harn
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -15,10 +14,10 @@ from ...encode.step06_naive import Pair, encode_pretoken, merge_ranks
 from ...encode.step08_prefix_counts import prefix_token_counts
 from ...encode.step08_table import last_tokens
 from ...encode.step08_valid_tokens import ValidTokens, compatible
-from .common import gpt2, name_axes, page_snippets, panels, plot_series, read_json, write_json
+from . import long_pieces
+from .common import gpt2, name_axes, page_snippets, panels, plot_series, read_json
 from .common import code, code_token, markdown_table, save_png, show_word
 from .heap_encoding import factor_range, speed_factors
-from .long_pieces import measure
 
 PAGE = "08-linear-encoding.md"
 GROWTH_JSON = REPO_ROOT / "theory" / "benchmarks" / "linear" / "growth.json"
@@ -283,15 +282,8 @@ def draw_figures(out_dir: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Measure the growth of page 08's encoders on one long pretoken.")
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args(argv)
-    # page 07's measurement (CPU time, median of the repeats, exponents over the longer half) with all four encoders
-    data = measure(repeats=args.repeats, kinds=(GROWTH_KIND,), methods=ENCODERS, command="python -m bpe_ref.course.figures.linear_encoding")
-    write_json(GROWTH_JSON, data)
-    for label, row in growth_rows(data).items():
-        print(f"{label:>20}: k = {row['exponent']:.2f}, {row['seconds'][-1]:.3f} s at {row['lengths'][-1]:,} bytes")
-    return 0
+    """Page 07's measurement (CPU time, median of the repeats, exponents over the longer half) with all four encoders."""
+    return long_pieces.main(argv, (GROWTH_KIND,), ENCODERS, GROWTH_JSON, "python -m bpe_ref.course.figures.linear_encoding")
 
 
 if __name__ == "__main__":

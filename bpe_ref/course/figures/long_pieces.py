@@ -81,12 +81,14 @@ def measure(lengths: Sequence[int] = LENGTHS, repeats: int = 5, kinds: Sequence[
                   repeats=repeats, results=results)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None, kinds: Sequence[str] = tuple(KINDS), methods: Sequence[str] = ("naive", "heap"),
+         out: Path = LONG_PIECES_JSON, command: str = "python -m bpe_ref.course.figures.long_pieces") -> int:
+    """Measure ``methods`` on ``kinds`` of pieces into ``out`` (page 08's :func:`.linear_encoding.main` too)."""
+    parser = argparse.ArgumentParser(prog=command, description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--out", type=Path, default=LONG_PIECES_JSON)
+    parser.add_argument("--out", type=Path, default=out)
     args = parser.parse_args(argv)
-    data = measure(repeats=args.repeats)
+    data = measure(repeats=args.repeats, kinds=kinds, methods=methods, command=command)
     for kind, rows in data["results"].items():
         print(kind + ": " + ", ".join(f"{label} n^{row['exponent']}" for label, row in rows.items()))
     write_json(args.out, data)

@@ -1,24 +1,31 @@
 """Figures and tables of theory page 01, ``theory/01-naive-bpe.md``: the worked example traced with
 every pair count and the tie-break spelled out (:func:`hand_trace`), seed 001's example re-worked under
-the course's rules, what deduplicating words saves, and the first merges on the TinyStories sample."""
+the course's rules, what deduplicating words saves, and the first merges on the TinyStories sample
+(:func:`training_run`, measured merge by merge, which page 02 reads too)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...corpus import read_corpus
 from ...data_files import TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
+from ...train import MergeStep, train_on_counts
 from ...train.step01_naive import best_pair, count_pairs, merge_word
 from .common import (
-    as_words, best_first, code, code_token, markdown_table, name_axes, page_snippets, panels, save_png, show_pair,
+    as_words, best_first, code, code_token, corpus_counts, markdown_table, name_axes, page_snippets, panels, save_png, show_pair,
     Pair, show_token, show_word, thousands,
 )
-from .training_runs import DEFAULT_NUM_MERGES, TrainingRun, training_run
+
+if TYPE_CHECKING:
+    from .inverted_index import IndexedMerge
 
 PAGE = "01-naive-bpe.md"
+DEFAULT_NUM_MERGES = 1000  # the merges of the TinyStories run pages 01 and 02 measure
 
 # The worked example: the text, its pretoken counts, and how many merges the page traces.
 WORKED_EXAMPLE_TEXT = " nest" * 4 + " net" * 4 + " ten" * 2 + " test" * 5
@@ -28,6 +35,40 @@ WORKED_EXAMPLE_NUM_MERGES = 8
 # text whose GPT-2 pretokens are its words. Training stops by itself after 8 merges.
 SEED_EXAMPLE_TEXT = "I work\nI work\nI worked\nhe works\nhe worked"
 SEED_EXAMPLE_NUM_MERGES = 8
+
+
+# One training run on the shipped TinyStories sample, measured merge by merge (pages 01 and 02)
+
+def measure_merges(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep]) -> list[IndexedMerge]:
+    """Replay ``trace`` (from any trainer, checked merge by merge) with V4's :func:`.inverted_index.replay`:
+    its ``windows`` are what V1 recounts, ``distinct_pairs`` what V1 and V2 scan, ``affected_words`` what V2
+    rewrites and ``updated_windows`` the windows V2 subtracts and adds back in them."""
+    from .inverted_index import replay  # not at the top: page 04's module imports this one
+
+    return replay(pretoken_counts, trace).merges
+
+
+@dataclass(frozen=True)
+class TrainingRun:
+    path: Path
+    num_merges: int
+    pretoken_counts: dict[bytes, int]
+    trace: list[MergeStep]
+    work: list[IndexedMerge]
+
+    @property
+    def distinct_words(self) -> int:
+        return len(self.pretoken_counts)
+
+
+@lru_cache(maxsize=4)
+def training_run(path: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> TrainingRun:
+    """Train ``num_merges`` merges on ``path`` (V2, special token ``<|endoftext|>``) and measure them."""
+    pretoken_counts = corpus_counts(Path(path))
+    trace: list[MergeStep] = []
+    vocab_size = 256 + len(DEFAULT_SPECIAL_TOKENS) + num_merges
+    train_on_counts(pretoken_counts, vocab_size, DEFAULT_SPECIAL_TOKENS, method="incremental", trace=trace)
+    return TrainingRun(Path(path), num_merges, pretoken_counts, trace, measure_merges(pretoken_counts, trace))
 
 
 @dataclass(frozen=True)

@@ -376,6 +376,3 @@ def snippets() -> dict[str, str]:
 
 def draw_figures(out_dir: Path) -> list[Path]:
     return [draw_chunks(TINYSTORIES_2MIB, out_dir / "03-chunks.png")]
-
-
-__all__ = ["PAGE", "draw_figures", "snippets"]
