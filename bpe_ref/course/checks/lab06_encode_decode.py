@@ -268,6 +268,12 @@ def pretoken_and_ranks(draw) -> tuple[bytes, dict[Pair, int]]:
                                   min_size=1, max_size=6))
     ranks = merge_ranks(train(corpus, draw(st.integers(0, 14))))
     pretoken = draw(st.sampled_from(sorted(corpus)) | st.text(alphabet="abcé ", max_size=9).map(str.encode))
+    kind = draw(st.integers(0, 5))
+    if kind < 2:  # a third: bytes that are no UTF-8 text (an é cut), which going through text changes
+        cut = draw(st.integers(0, len(pretoken)))
+        pretoken = pretoken[:cut] + draw(st.sampled_from([b"\xc3", b"\xa9", b"\xa9\xc3"])) + pretoken[cut:]
+    elif kind == 2:  # a sixth: the empty pretoken, no tokens
+        pretoken = b""
     return pretoken, listed_in_any_order(draw, ranks)
 
 
@@ -468,11 +474,13 @@ ENCODE_TEXT_CASES = [
 
 
 TEXT_PIECES = ["the", " cat", " sat", "Hello", " world", "'s", " 42", "!", " ", "  ", "\n", "\n\n", "é", " café", "中文",
-               "🙂", "<|eot|>", "<s>", "<|eot|><s>", "<|", "s>", EOT, "aaaa", " ab", "ba", "a<|eot|>"]
+               "🙂", "<|eot|>", "<s>", "<|eot|><s>", "<|", "s>", EOT, "aaaa", " ab", "ba", "a<|eot|>", "<|EOT|>", "<S>",
+               "\u00abs\u00bb"]
 # Special tokens that overlap: longest wins where two start at the same place, but the leftmost start
 # wins first ("a<|" before "<|eot|>" in "a<|eot|>"): splitting on one token at a time, longest first,
 # gets that wrong, and only a list where a shorter token starts earlier shows it.
-SPECIAL_LISTS = [[], [EOT], ["<|eot|>"], ["<|eot|>", "<|eot|><s>"], ["<s>", "<|eot|><s>", EOT], ["s>", "<|eot|>"],
+SPECIAL_LISTS = [[], [EOT], ["<|eot|>", "\u00abs\u00bb"], ["<|eot|>", "<|eot|><s>"], ["<s>", "<|eot|><s>", EOT],
+                 ["s>", "<|eot|>", "\u00abs\u00bb"],
                  ["a<|", "<|eot|>"], ["a<|", "<|eot|>", "<|eot|><s>"]]
 
 
@@ -493,8 +501,11 @@ ANY_CHARACTER = st.characters(exclude_categories=("Cs",))
 # the ligature ﬁ), Windows line ends and blank lines at the text's end; with GPT-2's ranks and one of the lists of
 # overlapping tokens. And a few short texts again and again under GPT-2's ranks or none: the same text with other ranks.
 EDGE_TEXT_PIECES = [" a<|eot|>", "<|eot|><s>", "ba<|eot|><s>", "x<s>", EOT, "cafe\u0301", " \u212b", " \ufb01ne", "\r\n",
-                    "Two  \r\n\r\n", " the"]
-EDGE_SPECIAL_LISTS = [["<|eot|>", "a<|", "<|eot|><s>"], ["<|eot|><s>", "a<|", "<s>"], ["<|eot|>", "<s>", "<|eot|><s>"]]
+                    "Two  \r\n\r\n", " the", "<|EOT|>", "<S>", "\u00abs\u00bb"]
+# and a special token of characters past ASCII (its bytes are its UTF-8, not Latin-1's) and some in other case ("<|EOT|>"
+# is ordinary text: special tokens match exactly)
+EDGE_SPECIAL_LISTS = [["<|eot|>", "a<|", "<|eot|><s>", "\u00abs\u00bb"], ["<|eot|><s>", "a<|", "<s>", "\u00abs\u00bb"],
+                      ["<|eot|>", "<s>", "<|eot|><s>", "\u00abs\u00bb"]]
 
 
 @st.composite
