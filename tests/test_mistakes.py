@@ -2937,16 +2937,16 @@ def test_labs00_to_04_a_learners_mistake_of_the_sixth_round_fails_the_hidden_tes
 # (the tokens drawn were 3 bytes at most: half the groups now hold a long token of 9 to 64 bytes beside its extension,
 # tied), lab 06's encode_pretoken through text (the pretokens drawn were UTF-8: a third now hold half an é) and
 # encode_text's special tokens matched in any case or taken as Latin-1 (the texts drawn held no "<|EOT|>" and no special
-# token past ASCII: a last part of the hidden test, apart so that the other texts' draws stay, draws such texts), lab 07's merge_all that pushes no new pair of rank 0 (trained ranks never
-# make one: a third of its heaps now come from lab 06's merges reordered by hand, where (x y, x) of rank 0 forms), and
-# lab 09's ValueErrors of interleaved without a message (the statement asks it to say which: the driver now records
-# whether it has one). The others already lost their hidden points; they stay here so that a change of a grader or a
-# strategy that stops catching them shows (one per lab by default, sampling.skip_unless_drawn; every one under
-# BPE_EXHAUSTIVE=1). (Allowed, so not here: merge_occurrences without its follower == -1 check (a node listed under
-# (A, B) that still holds A always has its follower: only a merge at the node unlinks it), spread allowing one value
-# (statistics.quantiles raises StatisticsError, a ValueError), crossover's sign change told by d[i] * d[i + 1] < 0 (it
-# differs only where the product underflows, below 1e-308), and merge_two by Counter addition (it drops counts of 0 or
-# less, and pretoken counts are positive).)
+# token past ASCII: a last part of the hidden test, apart so that the other texts' draws stay, draws such texts), lab
+# 07's merge_all that pushes no new pair of rank 0 (trained ranks never make one: a third of its heaps now come from lab
+# 06's merges reordered by hand, where (x y, x) of rank 0 forms), and lab 09's ValueErrors of interleaved without a
+# message (the statement asks it to say which: the driver now records whether it has one). The others already lost their
+# hidden points; they stay here so that a change of a grader or a strategy that stops catching them shows (one per lab
+# by default, sampling.skip_unless_drawn; every one under BPE_EXHAUSTIVE=1). (Allowed, so not here: merge_occurrences
+# without its follower == -1 check (a node listed under (A, B) that still holds A always has its follower: only a merge
+# at the node unlinks it), spread allowing one value (statistics.quantiles raises StatisticsError, a ValueError),
+# crossover's sign change told by d[i] * d[i + 1] < 0 (it differs only where the product underflows, below 1e-308), and
+# merge_two by Counter addition (it drops counts of 0 or less, and pretoken counts are positive).)
 
 ENTRY_KEY_RETURN = '        return "".join(chr(255 - b) for b in token) + "\\u0100"\n'
 MERGE_LEFT_LOSS = "            changes[(token[before], left)] -= frequency\n"
