@@ -165,10 +165,17 @@ ENTRY_CASES = [
 
 @st.composite
 def entry_items(draw) -> tuple[list[tuple[int, Pair]]]:
-    """Distinct pairs with counts, many of them tied."""
+    """Distinct pairs with counts, many of them tied; half the groups with a long token beside its own extension, tied
+    (a key padded to a fixed width, with no end mark past it, puts the long prefix first)."""
     pairs = draw(st.lists(st.tuples(st.sampled_from(TIE_TOKENS), st.sampled_from(TIE_TOKENS)), min_size=2, max_size=8,
                           unique=True))
-    return ([(draw(st.integers(1, 3)), pair) for pair in pairs],)
+    items = [(draw(st.integers(1, 3)), pair) for pair in pairs]
+    if draw(st.booleans()):
+        other, long = draw(st.sampled_from(TIE_TOKENS)), draw(st.binary(min_size=9, max_size=64))
+        longer, count = long + draw(st.binary(min_size=1, max_size=3)), draw(st.integers(1, 3))
+        left = draw(st.booleans())  # the long tokens on the left, or on the right
+        items += [(count, (token, other) if left else (other, token)) for token in (long, longer)]
+    return (items,)
 
 
 # Task 1: an order, not a value: each group of pairs (fixed, then generated with confusable tokens and many

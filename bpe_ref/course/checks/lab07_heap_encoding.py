@@ -295,12 +295,14 @@ def verify_long_run(merge_all: Callable, name: str = "merge_all") -> None:
 
 @st.composite
 def merge_all_inputs(draw) -> tuple[list[bytes], dict[Pair, int], list[Entry]]:
-    """A word and ranks (learned from a generated corpus, or GPT-2's), its first heap with junk mixed in:
+    """A word and ranks (learned from a generated corpus, or GPT-2's, or reordered by hand), its first heap with junk mixed in:
     duplicates and entries whose pair has another rank, which a correct loop skips. A third of the heaps
     lack some entries: the heap decides which merges happen (a pair without an entry merges only if a
     merge pushes it), so a loop that looks for the merges elsewhere, a rescan of the parts for short
     pieces as tiktoken does, gives other tokens there."""
-    pretoken, ranks = draw(pretoken_and_ranks())
+    # a third with lab 06's merges reordered by hand: (x y, x) of rank 0 forms during the loop (a push of a new pair of
+    # rank 0 must not be lost), which trained ranks never have
+    pretoken, ranks = draw(st.one_of(pretoken_and_ranks(), pretoken_and_ranks(), reordered_inputs()))
     parts = parts_of(pretoken)
     heap = first_heap(parts, ranks)
     if heap and draw(st.integers(0, 2)) == 0:

@@ -168,8 +168,8 @@ def run_interleaved(function: Callable, costs: dict, loads: list, rounds: int, c
     try:
         try:
             times = function(contenders, rounds, clock=clock)
-        except ValueError:
-            return {"raised": "ValueError", "calls": calls}
+        except ValueError as error:  # saying which (no contenders, or the rounds): a message
+            return {"raised": "ValueError", "with a message": bool(str(error).strip()), "calls": calls}
         except NotImplementedError:  # a RuntimeError too, but the skeleton's own: "not written yet"
             raise
         except RuntimeError:  # a contender's failure, passed on (the case's cost 0 asks for one)
@@ -193,6 +193,8 @@ def interleaved_hint(args: tuple, expected: object, got: object) -> str | None:
         return "no contenders, or fewer than 1 round, is a mistake of the caller: raise ValueError, saying which"
     if "raised" in got and "raised" not in expected:
         return "it raised ValueError on valid input"
+    if got.get("with a message") is False:
+        return "say in the ValueError's message which input is wrong: no contenders, or the rounds (below 1)"
     want, have = expected.get("calls (label, collector on)"), got.get("calls (label, collector on)")
     if isinstance(have, list) and [c[0] for c in want] != [c[0] for c in have if isinstance(c, tuple)]:
         labels = list(costs)
