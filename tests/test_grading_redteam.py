@@ -3118,10 +3118,17 @@ def test_a_thread_that_seals_its_replies_with_the_key_from_the_loop_s_frames_is_
     the trusted side measures or computes itself is out of its reach (``trusted/__init__.py``, "Faking results")."""
     from test_mistakes import MERGE_INTO_FIRST, remote
 
-    with contextlib.suppress(GradingStopped):
-        message = remote("03_parallel", MERGE_INTO_FIRST + _sealed_by_the_thread(KEY_FROM_THE_FRAMES), "merge_counts",
-                         "check_merge_counts_properties", call_timeout=5)
+    # The thread races the loop for each request: now and then a call waits out its backstop (CI, once in 2 runs). A
+    # stall shows nothing either way, so the attack is tried again; three stalls fail the test, as the gap is open.
+    for _ in range(3):
+        try:
+            message = remote("03_parallel", MERGE_INTO_FIRST + _sealed_by_the_thread(KEY_FROM_THE_FRAMES), "merge_counts",
+                             "check_merge_counts_properties", call_timeout=5)
+        except GradingStopped:
+            continue
         assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
+        return
+    raise AssertionError("the learner's thread and the loop stalled three times: nothing shown")
 
 
 # Lab 09's peak_memory, given the fn that draws its size when called: fn never called, a size of its own sealed with the
