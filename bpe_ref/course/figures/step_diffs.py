@@ -29,18 +29,18 @@ VERSION = {"step01_naive": "V1", "step02_incremental": "V2", "step03_parallel": 
 # words is one, because step 05 calls it too.
 LOOP_HELPERS: dict[str, tuple[str, ...]] = {"step04_inverted_index": ("merge_indexed_words",)}
 
-_TRAIN_PACKAGE = __name__.rsplit(".", 3)[0] + ".train"  # bpe_ref.train, or a private copy of it
+_PACKAGE = __name__.rsplit(".", 3)[0]  # bpe_ref, or a private copy of it
 
 
 def merge_loop(module_name: str) -> FunctionType:
     """The ``merge_steps`` of ``bpe_ref.train.<module_name>``."""
-    return importlib.import_module(f"{_TRAIN_PACKAGE}.{module_name}").merge_steps
+    return importlib.import_module(f"{_PACKAGE}.train.{module_name}").merge_steps
 
 
 def loop_lines(module_name: str) -> list[str]:
     """What the diff shows of the step ``module_name`` adds: the helpers it adds for its loop
     (:data:`LOOP_HELPERS`), then its ``merge_steps``, without docstrings."""
-    module = importlib.import_module(f"{_TRAIN_PACKAGE}.{module_name}")
+    module = importlib.import_module(f"{_PACKAGE}.train.{module_name}")
     lines: list[str] = []
     for name in LOOP_HELPERS.get(module_name, ()):
         lines += [*source_without_docstring(getattr(module, name)), "", ""]
@@ -135,8 +135,6 @@ ENCODER_DIFFS: dict[str, tuple[tuple[str, str, str], tuple[str, str, str], str]]
         "dicts, as a tree of `merge_two` instead of one `merge_counts`.",
     ),
 }
-
-_PACKAGE = __name__.rsplit(".", 3)[0]  # bpe_ref, or a private copy of it
 
 
 def encoder_diff(step: str) -> str:
