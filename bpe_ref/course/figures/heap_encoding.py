@@ -182,8 +182,7 @@ def draw_long_pieces(data: dict, path: Path) -> Path:
         plot_series(ax, [(label, row["lengths"], row["seconds"]) for label, row in by_encoder.items()], styles,
                     lambda label, xs, ys, rows=by_encoder: f"{label}: n^{rows[label]['exponent']:.2f}")
         name_axes(ax, "pretoken length (bytes)", "CPU seconds (median)" if ax is axes[0] else "", kind, "best", 8, log="xy")
-    fig.tight_layout()
-    return save_png(fig, path)
+    return save_png(fig, path, tight=True)
 
 
 def snippets() -> dict[str, str]:
