@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...measure import crossover, fit_exponent, median, paired_ratio, spread
-from .benchmark_runs import HF_ONE_THREAD, RESULTS_DIR
+from .benchmark_runs import HF_ONE_THREAD, RESULTS_DIR, SECTIONS
 from .common import grouped_bars, markdown_table, name_axes, panels, plot_series, read_json, save_png, thousands
 from .heap_timings import CROSSOVER_JSON
 
@@ -376,7 +376,7 @@ def draw_noise(data: dict, path: Path) -> Path:
 
 @lru_cache(maxsize=1)
 def _all() -> dict[str, dict]:
-    return {name: measured(name) for name in ("ladder", "growth", "clocks", "memory", "encoding", "noise")}
+    return {name: measured(name) for name in SECTIONS}
 
 
 def snippets() -> dict[str, str]:
