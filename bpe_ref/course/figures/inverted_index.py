@@ -205,7 +205,6 @@ class IndexedMerge:
     added: int  # ids added to the index after the merge
     exact_removals: int  # ids an exact index would remove (pairs a rewritten word lost, the merged pair aside)
     windows: int  # adjacent-pair windows of all distinct words
-    word_tokens: int  # tokens of all distinct words
     corpus_tokens: int  # tokens of the corpus (each word times its count)
 
     @property
@@ -223,13 +222,8 @@ class IndexedRun:
     corpus: str
     distinct_words: int  # W
     total_windows: int  # sum over words of (len - 1), before the first merge
-    total_tokens: int  # sum over words of len, before the first merge
     initial_entries: int  # (pair, id) entries of the index before the first merge
     merges: list[IndexedMerge]
-
-    @property
-    def average_length(self) -> float:  # L
-        return self.total_tokens / self.distinct_words
 
 
 def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep], corpus: str = "") -> IndexedRun:
@@ -268,14 +262,13 @@ def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep], cor
             # the pairs a rewritten word no longer holds, the merged pair aside (its entry is popped)
             exact_removals=sum(len(set(zip(before[i], before[i][1:])) - set(zip(m, m[1:])) - {pair})
                                for i, m in after.items()),
-            windows=word_tokens - len(words), word_tokens=word_tokens, corpus_tokens=corpus_tokens,
+            windows=word_tokens - len(words), corpus_tokens=corpus_tokens,
         ))
         word_tokens -= shrink
         corpus_tokens -= sum((len(before[i]) - len(merged)) * frequencies[i] for i, merged in after.items())
     if pair_counts and len(trace) == 0:
         raise AssertionError("empty trace")
-    return IndexedRun(corpus, len(words), sum(len(w) - 1 for w in initial), sum(len(w) for w in initial),
-                      initial_entries, merges)
+    return IndexedRun(corpus, len(words), sum(len(w) - 1 for w in initial), initial_entries, merges)
 
 
 def indexed_run(path: Path = TINYSTORIES_SAMPLE, method: str = "heap") -> IndexedRun:
