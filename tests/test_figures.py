@@ -517,12 +517,13 @@ def test_first_lasting_lead():
 
 
 def test_page05_benchmark_times_come_from_the_benchmark_page(tmp_path):
-    from bpe_ref.course.figures.heaps import benchmark_times, language_rows
+    from bpe_ref.course.figures.common import benchmark_seconds
+    from bpe_ref.course.figures.heaps import language_rows
 
     page = tmp_path / "README.md"
     page.write_text("### English (x), vocab 10\n\n| contender | median s |\n|---|---|\n| heap | 0.5 | 1x |\n"
                     "| linked_list | 0.25 | 1x |\n", encoding="utf-8")
-    assert benchmark_times(page) == {"English (x), vocab 10": {"heap": 0.5, "linked_list": 0.25}}
+    assert benchmark_seconds(page) == {"English (x), vocab 10": {"heap": 0.5, "linked_list": 0.25}}
     with pytest.raises(ValueError):
         language_rows(page)  # Spanish, Russian and Chinese are missing
 

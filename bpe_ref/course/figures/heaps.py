@@ -21,9 +21,8 @@ from ...train.step05_heap import DEFAULT_COMPACTION_THRESHOLD
 from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_heap import train as v5_train
 from ..bench.train import LANGUAGES
-from .common import benchmark_seconds as benchmark_times  # {run: {contender: seconds}}, as tests call it
 from .common import (
-    TRAIN_BENCHMARK, code, corpus_counts, distinct_pairs, markdown_table, mean_length, name_axes, page_snippets,
+    TRAIN_BENCHMARK, benchmark_seconds, code, corpus_counts, distinct_pairs, markdown_table, mean_length, name_axes, page_snippets,
     Pair, panels, read_json, refuse_unless, save_png, show_pair, show_token, show_word, thousands,
 )
 from .heap_timings import CROSSOVER_JSON, WORD_LENGTH_JSON
@@ -382,7 +381,7 @@ class LanguageRow:
 
 @lru_cache(maxsize=1)
 def language_rows(path: Path = TRAIN_BENCHMARK) -> tuple[LanguageRow, ...]:
-    times = benchmark_times(path)
+    times = benchmark_seconds(path)
     rows = []
     for label, corpus in LANGUAGES:  # the training benchmark's: "English (TinyStories 2 MiB)", its corpus file
         language = label.split(" (")[0]
