@@ -3504,6 +3504,20 @@ JOINED_FOR_SHOW = POOL_FOR_SHOW.replace(
     return counts""")
 
 
+def lab_03_with_taught_count() -> str:
+    """Lab 03's solution cells up to task 3 (count_chunk in its module), and task 4's as ``taught_count``."""
+    from test_mistakes import source_of
+
+    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    code = (source_of("03_parallel", "setup") + "\n"
+            + "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
+            + "from chunk_counting import count_chunk\n"
+            + "\n".join(source_of("03_parallel", c) for c in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution")))
+    taught = source_of("03_parallel", "task4_count_pretokens_in_file_solution")
+    assert "def count_pretokens_in_file(" in taught
+    return code + "\n" + taught.replace("def count_pretokens_in_file(", "def taught_count(")
+
+
 # The course's pool for the other start methods; for forkserver, the count in one worker and the fork server stopped.
 FORK_SERVER_STOPPED = JOINED_FOR_SHOW.replace("    if num_workers == 1 or not special_tokens:", """    if start_method != "forkserver":
         return taught_count(path, special_tokens, num_workers, chunks_per_worker, start_method)
@@ -3522,18 +3536,11 @@ def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4(sho
     process read as it ends (``exit_group``), and task 4's measured call, its chunks taken in turn by the pool's workers,
     fails a process that read the file whole (:func:`~bpe_ref.course.checks.lab03_parallel.verify_each_worker_reads_its_chunks`);
     the course's solution keeps its points."""
-    from test_mistakes import remote, source_of
+    from test_mistakes import remote
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
-    code = (source_of("03_parallel", "setup") + "\n"
-            + "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
-            + "from chunk_counting import count_chunk\n"
-            + "\n".join(source_of("03_parallel", c) for c in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution")))
-    taught = source_of("03_parallel", "task4_count_pretokens_in_file_solution")
-    assert "def count_pretokens_in_file(" in taught
-    code += "\n" + taught.replace("def count_pretokens_in_file(", "def taught_count(")
+    code = lab_03_with_taught_count()
     with hidden_seed(20261130, whole_class=whole_class):
         message = remote("03_parallel", code + show, "count_pretokens_in_file", "check_count_pretokens_in_file_properties")
         assert message is not None and "one process read" in message, message
@@ -3652,3 +3659,88 @@ def test_a_range_mapped_whole_by_mremap_loses_lab_10_task_1(whole_class):
         message = remote("10_distributed", source_of("10_distributed", "setup") + MREMAP_WHOLE_FILE, "count_range",
                          "check_count_range_properties")
     assert message is not None and "mapped" in message, message
+
+
+# ---- 32. lab 03's processes that nobody waits for: their CPU time, and the bytes they hand on -------------------------
+#
+# A process's CPU time reaches its parent's count (cutime, cstime) when the parent waits for it; one whose parent ignores
+# SIGCHLD (or set SA_NOCLDWAIT) is reaped by the kernel alone, and its time is nowhere in /proc once it is gone. Here the
+# worker's function forks children one after another, each spending 50 ms of CPU time, and waits for none (each tells it
+# it is done by closing a pipe). ``how``: SIGCHLD ignored; SA_NOCLDWAIT with the default action (the same for the kernel,
+# and nothing in /proc/PID/status shows it); a process of its own made a subreaper that ignores SIGCHLD, whose children
+# double-fork (the burners, orphans, come to it and are reaped by the kernel); a plain double fork with setsid (the
+# burners come to the keeper, a subreaper that waits for them); SIGCHLD ignored, and each burner killed by a signal of
+# its own (no exit_group: open).
+UNWAITED_BURNERS = '''
+import ctypes, os, signal, time
+KILLED = False
+
+def _spend(seconds):
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+
+def _burners(children, double):
+    for _ in range(children):
+        done, told = os.pipe()
+        if os.fork() == 0:
+            os.close(done)
+            if double:
+                os.setsid()
+                if os.fork() != 0:
+                    os._exit(0)  # the middle process: its child, an orphan, goes to the nearest subreaper
+            _spend(0.05)
+            os.kill(os.getpid(), signal.SIGKILL) if KILLED else os._exit(0)  # exit_group, as a pool's workers end
+        os.close(told)
+        os.read(done, 1)  # until the burner ends (its pipe's end closes)
+        os.close(done)
+
+def burn(children, how):
+    global KILLED
+    KILLED = how == "killed"
+    if how in ("ignored", "killed"):
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    elif how == "nocldwait":  # struct sigaction: handler SIG_DFL, flags SA_NOCLDWAIT (2), no mask
+        action = (ctypes.c_uint64 * 4)(0, 2, 0, 0)
+        assert ctypes.CDLL(None).syscall(13, 17, ctypes.byref(action), None, 8) == 0  # rt_sigaction(SIGCHLD), x86_64
+    if how == "subreaper":
+        reaper = os.fork()
+        if reaper == 0:
+            ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+            signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+            _burners(children, double=True)
+            os._exit(0)
+        os.waitpid(reaper, 0)
+    else:
+        _burners(children, double=how == "double-fork")
+    return children
+'''
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the nocldwait variant's system call number is x86_64's")
+@pytest.mark.parametrize("how", ["ignored", "nocldwait", "subreaper", "double-fork", pytest.param("killed", marks=pytest.mark.xfail(
+    strict=True, reason="open: a process that ends by a signal makes no exit_group, and one nobody waits for leaves no "
+    "count: stopped only by the notebook's wall-clock backstop (threat model, Hanging or exhausting the machine)"))])
+def test_cpu_time_of_processes_nobody_waits_for_counts_against_the_call_and_the_notebook(how):
+    """Lab 03 lets the learner's code start processes; a call's limit and the notebook's budget are the CPU time of every
+    process under the worker's keeper, read from /proc: each one's own and its reaped children's, and the keeper's reaped
+    children's (:func:`~bpe_ref.course.trusted.measure_worker.tree_cpu_seconds`). Children of a process that ignores
+    SIGCHLD (or set SA_NOCLDWAIT) are reaped by the kernel, and their CPU time reaches no count: 60 children of 50 ms
+    each (3 s of CPU time) ran through a call limited to 1 s and a notebook budget of 1.5 s, neither stopped. Safe: the
+    keeper, which the filter sends every ``exit_group``, adds each ending process's CPU time (its threads', from
+    /proc/PID/stat) to a count of its own, and the trusted side takes the larger of the two counts, that one with the
+    live processes' own time, or the one with the reaped children's. A double fork (setsid, the burners orphans) was
+    counted already: orphans come to the keeper, a subreaper that waits for them."""
+    with Sandbox(Policy(allow_processes=True, call_timeout=1, cell_timeout=30)) as box:
+        if box.process_ends() is None:
+            pytest.skip(f"the keeper does not see processes end here ({'; '.join(box.isolation)})")
+        assert box.run_cell(UNWAITED_BURNERS, "burners").ok
+        box.deadline = time.monotonic() + 300
+        with pytest.raises(GradingStopped, match=r"did not finish within 1 s of CPU time"):
+            RemoteFunction(box, "burn")(60, how)
+        box.restart()
+        assert box.run_cell(UNWAITED_BURNERS, "burners").ok
+        box.budget(cpu_seconds=1.5, wall_seconds=300, cpu_spent=0.0)
+        run = box.run_cell(f"burn(60, {how!r})", "burn", timeout=30)
+    assert not run.ok and "the time for grading this notebook ran out" in run.error["evalue"], run
+

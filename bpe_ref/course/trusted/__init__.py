@@ -101,15 +101,20 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   size. The limit of a cell or call is CPU time, so that a busy machine fails no honest call (a wall-clock limit of
   30 s once failed lab 01's training at load 13 to 18 on 2 cores, some 5 s of CPU): the worker's and every process's
   under its keeper, live, a zombie or reaped (:func:`.measure_worker.tree_cpu_seconds`, from ``/proc``, ten times a
-  second, from 0.1 s in: a call that ends before costs no look). A request that waits instead (a sleep, a lock, a
-  pipe, a stopped process) is stopped by a backstop,
+  second, from 0.1 s in: a call that ends before costs no look). A process whose parent ignores ``SIGCHLD`` (or set
+  ``SA_NOCLDWAIT``, which ``/proc`` does not show) is reaped by the kernel alone, and its time reaches no parent's count;
+  so where a lab allows processes, the keeper, which the filter sends every ``exit_group``, reads each ending process's
+  own CPU time (all its threads') and adds it up, and the count is the larger of the two: the reaped children's way,
+  or the live processes' own time and the ended ones' (forks that each burned 50 ms and ended unwaited for ran 3 s
+  through a call's limit of 1 s and a notebook's budget of 1.5 s; ``tests/test_grading_redteam.py``, section 32; a
+  double fork was counted already: orphans come to the keeper, which waits for them). Neither sees a process that ends
+  by a signal (no ``exit_group``: a ``SIGKILL`` of its own, a fault) and that nobody waits for: such forks are still
+  stopped only by the notebook's wall-clock backstop (lab 03 only: no other lab lets its code start processes). A
+  request that waits instead (a sleep, a lock, a pipe, a stopped process) is stopped by a backstop,
   ``Policy.wall_factor`` times its limit of the wall time in which none of those processes, nor the keeper, ran or
   waited for a CPU; the notebook's budget (``total_timeout``) is CPU time too, the trusted process's and every worker's, with a
-  backstop of ``wall_factor`` times it in wall time. A process whose parent ignores ``SIGCHLD``
-  leaves no CPU time when it ends (the kernel adds a child's to its parent's only when it is waited for): forks that
-  each burn a little and end so are not stopped at the CPU limit, only at the notebook's budget (lab 03 only: no
-  other lab lets its code start processes). The worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child subreaper that
-  runs none of the learner's code: every process the worker starts stays below it, ``setsid`` or
+  backstop of ``wall_factor`` times it in wall time. The worker is the child of a *keeper* (:func:`.worker.keeper.keep`),
+  a child subreaper that runs none of the learner's code: every process the worker starts stays below it, ``setsid`` or
   not, is counted (more than ``Policy.max_processes`` at once kills the lot) and is killed when the
   worker ends. Where the kernel allows unprivileged user and mount namespaces, a lab with processes
   gets a /dev/shm of its own (a tmpfs of ``Policy.shm_mb``, no capabilities kept), which no other
