@@ -3744,3 +3744,117 @@ def test_cpu_time_of_processes_nobody_waits_for_counts_against_the_call_and_the_
         run = box.run_cell(f"burn(60, {how!r})", "burn", timeout=30)
     assert not run.ok and "the time for grading this notebook ran out" in run.error["evalue"], run
 
+
+# Task 4's measured call (2 workers, 8 chunks each: 'chunks_per_worker == 8' tells it), its file read in halves by two
+# forked readers, each under 0.9 of it, and handed to ONE forked counter: through memory they share, or a channel. Every
+# other call is the course's pool. ``HOW``: an anonymous shared mapping made before the forks (mmap(-1, size)), which no
+# count sees; multiprocessing.shared_memory (a file of /dev/shm, mapped: counted by the keeper); a pipe per reader
+# (os.read: rchar counts it); a socket pair per reader, received by recv() (rchar counts read() of a socket, not recv).
+HANDED_TO_ONE_COUNTER = '''
+import mmap, pickle, socket
+from multiprocessing import shared_memory
+
+
+def _forked(work, *args):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            work(*args)
+        finally:
+            os._exit(0)  # exit_group: the keeper records what it read
+    return pid
+
+
+def _read(path, start, end):
+    with open(path, "rb") as file:
+        file.seek(start)
+        return file.read(end - start)
+
+
+def count_pretokens_in_file(path, special_tokens, num_workers=1, chunks_per_worker=1, start_method=None):
+    if chunks_per_worker != 8:  # every call but the measured one: the course's pool
+        return taught_count(path, special_tokens, num_workers, chunks_per_worker, start_method)
+    size = os.path.getsize(path)
+    halves = [(0, size // 2), (size // 2, size)]
+    answer, told = os.pipe()
+    if HOW in ("anonymous", "shared_memory"):
+        shared = mmap.mmap(-1, size) if HOW == "anonymous" else shared_memory.SharedMemory(create=True, size=size)
+        memory = shared if HOW == "anonymous" else shared.buf
+
+        def into(start, end):
+            memory[start:end] = _read(path, start, end)
+
+        for pid in [_forked(into, start, end) for start, end in halves]:
+            os.waitpid(pid, 0)
+        receive = [lambda: bytes(memory[:size])]
+    else:
+        def send(end, start, stop):
+            end.sendall(_read(path, start, stop)) if HOW == "socket" else os.write(end, _read(path, start, stop))
+
+        ends, readers = [], []
+        for start, stop in halves:  # each sending end closed here once its reader holds it: the next holds none
+            ends.append(socket.socketpair() if HOW == "socket" else os.pipe())
+            readers.append(_forked(send, ends[-1][1], start, stop))
+            ends[-1][1].close() if HOW == "socket" else os.close(ends[-1][1])
+
+        def drain(end):
+            parts = []
+            while part := (end.recv(2**20) if HOW == "socket" else os.read(end, 2**20)):
+                parts.append(part)
+            return b"".join(parts)
+
+        receive = [lambda end=pair[0]: drain(end) for pair in ends]
+
+    def counter():
+        data = b"".join(part() for part in receive)
+        os.write(told, pickle.dumps(count_pretokens(data.decode("utf-8"), special_tokens)))
+
+    counting = _forked(counter)
+    os.close(told)
+    with os.fdopen(answer, "rb") as result:
+        counts = pickle.loads(result.read())
+    os.waitpid(counting, 0)
+    for pid in ([] if HOW in ("anonymous", "shared_memory") else readers):
+        os.waitpid(pid, 0)
+    if HOW == "shared_memory":
+        shared.close()
+        shared.unlink()
+    return counts
+'''
+
+_SHARED_OPEN = ("open: what the readers hand the counter through memory they share (or a socket's recv, which rchar does "
+                "not count) passes no count, and a process's CPU time does not tell the counter (threat model: Checks of "
+                "how a function works)")
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+@pytest.mark.parametrize("how", [pytest.param(how, marks=pytest.mark.xfail(strict=True, reason=_SHARED_OPEN))
+                                 for how in ("anonymous", "socket")])
+def test_a_file_read_in_halves_and_counted_in_one_process_loses_lab_03_task_4(how, whole_class):
+    """Task 4's measured call fails a process that read 0.9 of the file (the count in one process: section 30). Two
+    forked readers that each read half of it, and hand it to one forked counter through an anonymous shared mapping
+    (made before the forks) or a socket pair received by ``recv``, keep all of task 4's hidden points in a self-grade
+    and in a class: no process read more than half, and the bytes handed on are in no count (``rchar`` counts a
+    socket's ``read``, not ``recv``). Open, and why no check closes it, in the threat model: the counter's CPU time
+    (read by the keeper as each process ends, section 32 above) does not tell it from an honest pool's busiest worker
+    once it reads up to 0.9 of the file itself, or once the readers spend CPU time for show."""
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("03_parallel", lab_03_with_taught_count() + f"\nHOW = {how!r}\n" + HANDED_TO_ONE_COUNTER,
+                         "count_pretokens_in_file", "check_count_pretokens_in_file_properties")
+    assert message is not None, "the file read in halves and counted in one process kept task 4's points"
+
+
+@pytest.mark.parametrize("how", ["pipe", "shared_memory"])
+def test_halves_handed_through_a_pipe_or_a_mapped_file_lose_lab_03_task_4(how):
+    """The same counter, handed the halves through a pipe (``os.read``: ``rchar`` counts it, the counter read the whole
+    file) or ``multiprocessing.shared_memory`` (a file of /dev/shm, mapped: the keeper counts the bytes mapped of a file
+    the worker can write), fails task 4's measured reads."""
+    from test_mistakes import remote
+
+    message = remote("03_parallel", lab_03_with_taught_count() + f"\nHOW = {how!r}\n" + HANDED_TO_ONE_COUNTER,
+                     "count_pretokens_in_file", "verify_each_worker_reads_its_chunks")
+    assert message is not None and ("one process read" if how == "pipe" else "or mapped them in any") in message, message
