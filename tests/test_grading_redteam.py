@@ -3670,10 +3670,11 @@ def test_a_range_mapped_whole_by_mremap_loses_lab_10_task_1(whole_class):
 # and nothing in /proc/PID/status shows it); a process of its own made a subreaper that ignores SIGCHLD, whose children
 # double-fork (the burners, orphans, come to it and are reaped by the kernel); a plain double fork with setsid (the
 # burners come to the keeper, a subreaper that waits for them); SIGCHLD ignored, and each burner killed by a signal of
-# its own (no exit_group: open).
+# its own (no exit_group). Each refusal (PermissionError) is let pass: the burners are then forked all the same.
 UNWAITED_BURNERS = '''
 import ctypes, os, signal, time
 KILLED = False
+libc = ctypes.CDLL(None, use_errno=True)
 
 def _spend(seconds):
     start = time.process_time()
@@ -3695,42 +3696,63 @@ def _burners(children, double):
         os.read(done, 1)  # until the burner ends (its pipe's end closes)
         os.close(done)
 
-def burn(children, how):
-    global KILLED
-    KILLED = how == "killed"
+def _unwaited(how):
     if how in ("ignored", "killed"):
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     elif how == "nocldwait":  # struct sigaction: handler SIG_DFL, flags SA_NOCLDWAIT (2), no mask
         action = (ctypes.c_uint64 * 4)(0, 2, 0, 0)
-        assert ctypes.CDLL(None).syscall(13, 17, ctypes.byref(action), None, 8) == 0  # rt_sigaction(SIGCHLD), x86_64
+        if libc.syscall(13, 17, ctypes.byref(action), None, 8) != 0:  # rt_sigaction(SIGCHLD), x86_64
+            raise OSError(ctypes.get_errno(), "rt_sigaction")
+    elif how == "subreaper":
+        if libc.prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+            raise OSError(ctypes.get_errno(), "prctl")
+
+def burn(children, how):
+    global KILLED
+    KILLED = how == "killed"
     if how == "subreaper":
         reaper = os.fork()
         if reaper == 0:
-            ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-            signal.signal(signal.SIGCHLD, signal.SIG_IGN)
-            _burners(children, double=True)
-            os._exit(0)
+            try:
+                for step in ("subreaper", "ignored"):
+                    try:
+                        _unwaited(step)
+                    except PermissionError:
+                        pass
+                _burners(children, double=True)
+            finally:
+                os._exit(0)
         os.waitpid(reaper, 0)
-    else:
-        _burners(children, double=how == "double-fork")
+        return children
+    try:
+        _unwaited(how)
+    except PermissionError:
+        pass
+    _burners(children, double=how == "double-fork")
     return children
 '''
 
+# What the keeper refused and counted of each ``how``.
+UNWAITED_REFUSED = {"ignored": ["rt_sigaction(SIGCHLD, SIG_IGN)"], "killed": ["rt_sigaction(SIGCHLD, SIG_IGN)"],
+                    "nocldwait": ["rt_sigaction(SIGCHLD, SA_NOCLDWAIT)"], "double-fork": [],
+                    "subreaper": ["prctl(PR_SET_CHILD_SUBREAPER)", "rt_sigaction(SIGCHLD, SIG_IGN)"]}
+
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="the nocldwait variant's system call number is x86_64's")
-@pytest.mark.parametrize("how", ["ignored", "nocldwait", "subreaper", "double-fork", pytest.param("killed", marks=pytest.mark.xfail(
-    strict=True, reason="open: a process that ends by a signal makes no exit_group, and one nobody waits for leaves no "
-    "count: stopped only by the notebook's wall-clock backstop (threat model, Hanging or exhausting the machine)"))])
+@pytest.mark.parametrize("how", list(UNWAITED_REFUSED))
 def test_cpu_time_of_processes_nobody_waits_for_counts_against_the_call_and_the_notebook(how):
     """Lab 03 lets the learner's code start processes; a call's limit and the notebook's budget are the CPU time of every
     process under the worker's keeper, read from /proc: each one's own and its reaped children's, and the keeper's reaped
     children's (:func:`~bpe_ref.course.trusted.measure_worker.tree_cpu_seconds`). Children of a process that ignores
     SIGCHLD (or set SA_NOCLDWAIT) are reaped by the kernel, and their CPU time reaches no count: 60 children of 50 ms
-    each (3 s of CPU time) ran through a call limited to 1 s and a notebook budget of 1.5 s, neither stopped. Safe: the
-    keeper, which the filter sends every ``exit_group``, adds each ending process's CPU time (its threads', from
-    /proc/PID/stat) to a count of its own, and the trusted side takes the larger of the two counts, that one with the
-    live processes' own time, or the one with the reaped children's. A double fork (setsid, the burners orphans) was
-    counted already: orphans come to the keeper, a subreaper that waits for them."""
+    each (3 s of CPU time) ran through a call limited to 1 s and a notebook budget of 1.5 s, neither stopped. The keeper,
+    which the filter sends every ``exit_group``, adds each ending process's CPU time to a count of its own, and the trusted
+    side takes the larger of the two counts; a child that ends by a signal (no ``exit_group``, ``killed``) still ran
+    uncounted. Safe: the filter sends the keeper every ``rt_sigaction`` of SIGCHLD, which reads the new action from the
+    caller's memory and refuses (EPERM, counted for review) SIG_IGN and SA_NOCLDWAIT, and refuses a subreaper of the
+    learner's own (``prctl(PR_SET_CHILD_SUBREAPER)``): a child nobody waits for stays a zombie, its time in /proc, or
+    comes to the keeper, which waits for it. A double fork was counted already (orphans come to the keeper). A handler
+    of SIGCHLD (multiprocessing's forkserver sets one), the default action again, and unsetting a subreaper go on."""
     with Sandbox(Policy(allow_processes=True, call_timeout=1, cell_timeout=30)) as box:
         if box.process_ends() is None:
             pytest.skip(f"the keeper does not see processes end here ({'; '.join(box.isolation)})")
@@ -3738,11 +3760,30 @@ def test_cpu_time_of_processes_nobody_waits_for_counts_against_the_call_and_the_
         box.deadline = time.monotonic() + 300
         with pytest.raises(GradingStopped, match=r"did not finish within 1 s of CPU time"):
             RemoteFunction(box, "burn")(60, how)
-        box.restart()
+        reports = [box.restart()]
         assert box.run_cell(UNWAITED_BURNERS, "burners").ok
         box.budget(cpu_seconds=1.5, wall_seconds=300, cpu_spent=0.0)
         run = box.run_cell(f"burn(60, {how!r})", "burn", timeout=30)
+        box.close()
+        reports.append(box.behaviour())
     assert not run.ok and "the time for grading this notebook ran out" in run.error["evalue"], run
+    for report in reports:
+        assert sorted(report["refused"]) == sorted(UNWAITED_REFUSED[how]), report
+
+
+def test_a_handler_of_sigchld_and_its_default_action_go_on_where_processes_are_allowed():
+    """What the keeper refuses of SIGCHLD is an action that has the kernel reap children alone (above): a handler (as
+    multiprocessing's forkserver sets), the default action again, a query, and unsetting a subreaper go on, uncounted."""
+    allowed = (UNWAITED_BURNERS + "\nsignal.signal(signal.SIGCHLD, lambda *_: None)\nsignal.signal(signal.SIGCHLD, signal.SIG_DFL)\n"
+               "assert libc.prctl(36, 0, 0, 0, 0) == 0\nprint(burn(3, 'double-fork'))")
+    with Sandbox(Policy(allow_processes=True, cell_timeout=30)) as box:
+        if box.process_ends() is None:
+            pytest.skip(f"the keeper does not see processes end here ({'; '.join(box.isolation)})")
+        run = box.run_cell(allowed, "allowed")
+        box.close()
+        report = box.behaviour()
+    assert run.ok and run.stdout.split() == ["3"], run
+    assert not report["refused"], report
 
 
 # Task 4's measured call (2 workers, 8 chunks each: 'chunks_per_worker == 8' tells it), its file read in halves by two

@@ -102,14 +102,20 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   30 s once failed lab 01's training at load 13 to 18 on 2 cores, some 5 s of CPU): the worker's and every process's
   under its keeper, live, a zombie or reaped (:func:`.measure_worker.tree_cpu_seconds`, from ``/proc``, ten times a
   second, from 0.1 s in: a call that ends before costs no look). A process whose parent ignores ``SIGCHLD`` (or set
-  ``SA_NOCLDWAIT``, which ``/proc`` does not show) is reaped by the kernel alone, and its time reaches no parent's count;
-  so where a lab allows processes, the keeper, which the filter sends every ``exit_group``, reads each ending process's
-  own CPU time (all its threads') and adds it up, and the count is the larger of the two: the reaped children's way,
-  or the live processes' own time and the ended ones' (forks that each burned 50 ms and ended unwaited for ran 3 s
-  through a call's limit of 1 s and a notebook's budget of 1.5 s; ``tests/test_grading_redteam.py``, section 32; a
-  double fork was counted already: orphans come to the keeper, which waits for them). Neither sees a process that ends
-  by a signal (no ``exit_group``: a ``SIGKILL`` of its own, a fault) and that nobody waits for: such forks are still
-  stopped only by the notebook's wall-clock backstop (lab 03 only: no other lab lets its code start processes). A
+  ``SA_NOCLDWAIT``, which ``/proc`` does not show) is reaped by the kernel alone, and its time reaches no parent's count
+  (forks that each burned 50 ms and ended unwaited for ran 3 s through a call's limit of 1 s and a notebook's budget of
+  1.5 s; ``tests/test_grading_redteam.py``, section 32). So where a lab allows processes (lab 03 only), the filter sends
+  the keeper every ``rt_sigaction`` of ``SIGCHLD``, and the keeper reads the new action from the caller's memory and
+  refuses ``SIG_IGN`` and ``SA_NOCLDWAIT`` (``EPERM``, counted for review; an action it cannot read too; a handler, as
+  multiprocessing's forkserver sets, goes on), and the filter refuses a subreaper of the learner's own
+  (``prctl(PR_SET_CHILD_SUBREAPER)``): every process is waited for by its parent or by the keeper (orphans come to it),
+  or stays a zombie, its time in ``/proc``. The keeper, which the filter sends every ``exit_group`` too, also reads each
+  ending process's own CPU time (all its threads') and adds it up, and the count is the larger of the two: the reaped
+  children's way, or the live processes' own time and the ended ones'. The action is read once, as a path is for opens:
+  a thread that rewrites it between the keeper's read and the kernel's has its children reaped alone after all; the
+  ended processes' count still holds each that ends by ``exit_group``, and one that ends by a signal (a ``SIGKILL`` of
+  its own, a fault) is then stopped only by the notebook's wall-clock backstop. Without user notification that goes on
+  (Linux before 5.5) the keeper sees neither, and the filter refuses only the subreaper. A
   request that waits instead (a sleep, a lock, a pipe, a stopped process) is stopped by a backstop,
   ``Policy.wall_factor`` times its limit of the wall time in which none of those processes, nor the keeper, ran or
   waited for a CPU; the notebook's budget (``total_timeout``) is CPU time too, the trusted process's and every worker's, with a

@@ -90,7 +90,8 @@ def tree_cpu_seconds(keeper: int, ended: tuple[float, set[int]] | None = None) -
     ``ended``, the keeper's (:meth:`.sandbox.Sandbox.ended_cpu`): the CPU seconds of every process that ended by
     ``exit_group``, read as it ended, and the pids of the latest (still exiting, or a zombie: left out here). With it,
     the larger of this count and the other: the ended processes' and each live one's own time (both less than spent,
-    never more; only a process that neither ends by ``exit_group`` nor is waited for is in neither: see the threat model)."""
+    never more; only a process that neither ends by ``exit_group`` nor is waited for is in neither, which the keeper's
+    refusal of ``SIG_IGN`` and ``SA_NOCLDWAIT`` for ``SIGCHLD`` leaves to a thread that swaps the action: threat model)."""
     total = cpu_seconds(keeper, own=False)
     if total is None:
         return None

@@ -19,11 +19,11 @@ import sys
 import time
 
 if __package__:  # imported by the trusted side's tests; in the worker this folder is on sys.path
-    from .confinement import _EACCES, _EPERM, _OPEN_CALLS, _SECCOMP_ARCH, _SOCKET_FAMILIES, _kernel_at_least, _libc, refusal
+    from .confinement import (_EACCES, _EPERM, _OPEN_CALLS, _PR_SET_CHILD_SUBREAPER, _SECCOMP_ARCH, _SOCKET_FAMILIES,
+                              _kernel_at_least, _libc, refusal)
 else:
-    from confinement import _EACCES, _EPERM, _OPEN_CALLS, _SECCOMP_ARCH, _SOCKET_FAMILIES, _kernel_at_least, _libc, refusal
-
-_PR_SET_CHILD_SUBREAPER = 36
+    from confinement import (_EACCES, _EPERM, _OPEN_CALLS, _PR_SET_CHILD_SUBREAPER, _SECCOMP_ARCH, _SOCKET_FAMILIES,
+                             _kernel_at_least, _libc, refusal)
 
 
 def _proc_table() -> dict[int, tuple[int, int, str]]:
@@ -485,6 +485,22 @@ class _FileWatch:
                     return data
         return None
 
+    def reaped_alone(self, pid: int, args: tuple[int, ...]) -> str | None:
+        """The refusal of ``rt_sigaction(SIGCHLD, act, ...)`` whose new action has the kernel reap the caller's children
+        alone, unwaited for (``SIG_IGN``, or ``SA_NOCLDWAIT``): a child that then ends by a signal (no ``exit_group``)
+        leaves its CPU time in no count. ``None``: no new action, or another (a handler, as multiprocessing's forkserver
+        sets), which goes on. The kernel's struct sigaction begins with the handler and the flags (8 bytes each, on
+        x86_64 and aarch64), read once: a thread that changes them after this read is not seen (threat model). Unread
+        (an undumpable caller, a bad address): refused too."""
+        if not args[1]:
+            return None
+        action = self.read_bytes(pid, args[1], 16)
+        if action is None:
+            return "rt_sigaction(SIGCHLD, unread)"
+        if int.from_bytes(action[:8], sys.byteorder) == 1:
+            return "rt_sigaction(SIGCHLD, SIG_IGN)"
+        return "rt_sigaction(SIGCHLD, SA_NOCLDWAIT)" if int.from_bytes(action[8:], sys.byteorder) & 2 else None
+
     @staticmethod
     def _read_text(fd: int | None, address: int, limit: int) -> str | None:
         if fd is None:
@@ -804,6 +820,14 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # it ends as asked, once its reads are recorded
                 if waiting(notif.id):
                     _guarded(watch.log_exit, None, notif.pid)
+            elif ours and policy.get("allow_processes") and notif.data.nr == numbers["rt_sigaction"]:
+                refused_action = _guarded(watch.reaped_alone, "rt_sigaction(SIGCHLD, unread)", notif.pid, args)
+                if refused_action is None:
+                    answer.flags = _USER_NOTIF_FLAG_CONTINUE
+                else:
+                    answer.error = -_EPERM
+                    if waiting(notif.id):
+                        count(refused, refused_action, "other refused calls")
             elif ours and policy.get("allow_processes") and notif.data.nr in forks:
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # a new process (never a thread: the filter lets those by)
                 watch.count(1, 1)
