@@ -1035,6 +1035,26 @@ def test_lab03_count_chunk_defined_in_a_cell_fails_task_2s_visible_test():
     assert "%%writefile chunk_counting.py" in message
 
 
+
+@pytest.mark.slow
+def test_lab03_task4s_measured_reads_cost_the_grader_no_count_of_the_whole_file(monkeypatch):
+    """Task 4's measured reads compare each call's answer with the serial count of its fresh 4 MiB file, which the
+    trusted side counted whole: 1 s of CPU time at each of the three calls (one per start method), a fifth of the
+    grading process's own time for the lab. Safe: the file is 256 drawn documents, each ending in a special token,
+    repeated; its count is theirs, each counted once and multiplied (the same dict: ``big_file(counted=True)``)."""
+    from test_grading_redteam import lab_03_with_taught_count
+    from test_mistakes import remote
+
+    graders = importlib.import_module("bpe_ref.course.checks.lab03_parallel")
+    lengths, count = [], graders.count_pretokens
+    monkeypatch.setattr(graders, "count_pretokens", lambda text, *rest: lengths.append(len(text)) or count(text, *rest))
+    code = lab_03_with_taught_count() + "\ncount_pretokens_in_file = taught_count\n"
+    assert remote("03_parallel", code, "count_pretokens_in_file", "verify_each_worker_reads_its_chunks") is None
+    assert lengths and max(lengths) < 2**12, f"the trusted side counted a text of {max(lengths)} characters"
+    data, counts = graders.big_file(counted=True)
+    assert counts == count(data.decode("utf-8"), ["<|endoftext|>"])
+
+
 # ---- lab 06 ----------------------------------------------------------------------------------
 
 

@@ -3504,6 +3504,20 @@ JOINED_FOR_SHOW = POOL_FOR_SHOW.replace(
     return counts""")
 
 
+def lab_03_with_taught_count() -> str:
+    """Lab 03's solution cells up to task 3 (count_chunk in its module), and task 4's as ``taught_count``."""
+    from test_mistakes import source_of
+
+    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    code = (source_of("03_parallel", "setup") + "\n"
+            + "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
+            + "from chunk_counting import count_chunk\n"
+            + "\n".join(source_of("03_parallel", c) for c in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution")))
+    taught = source_of("03_parallel", "task4_count_pretokens_in_file_solution")
+    assert "def count_pretokens_in_file(" in taught
+    return code + "\n" + taught.replace("def count_pretokens_in_file(", "def taught_count(")
+
+
 # The course's pool for the other start methods; for forkserver, the count in one worker and the fork server stopped.
 FORK_SERVER_STOPPED = JOINED_FOR_SHOW.replace("    if num_workers == 1 or not special_tokens:", """    if start_method != "forkserver":
         return taught_count(path, special_tokens, num_workers, chunks_per_worker, start_method)
@@ -3522,18 +3536,11 @@ def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4(sho
     process read as it ends (``exit_group``), and task 4's measured call, its chunks taken in turn by the pool's workers,
     fails a process that read the file whole (:func:`~bpe_ref.course.checks.lab03_parallel.verify_each_worker_reads_its_chunks`);
     the course's solution keeps its points."""
-    from test_mistakes import remote, source_of
+    from test_mistakes import remote
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
-    code = (source_of("03_parallel", "setup") + "\n"
-            + "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
-            + "from chunk_counting import count_chunk\n"
-            + "\n".join(source_of("03_parallel", c) for c in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution")))
-    taught = source_of("03_parallel", "task4_count_pretokens_in_file_solution")
-    assert "def count_pretokens_in_file(" in taught
-    code += "\n" + taught.replace("def count_pretokens_in_file(", "def taught_count(")
+    code = lab_03_with_taught_count()
     with hidden_seed(20261130, whole_class=whole_class):
         message = remote("03_parallel", code + show, "count_pretokens_in_file", "check_count_pretokens_in_file_properties")
         assert message is not None and "one process read" in message, message
@@ -3652,3 +3659,243 @@ def test_a_range_mapped_whole_by_mremap_loses_lab_10_task_1(whole_class):
         message = remote("10_distributed", source_of("10_distributed", "setup") + MREMAP_WHOLE_FILE, "count_range",
                          "check_count_range_properties")
     assert message is not None and "mapped" in message, message
+
+
+# ---- 32. lab 03's processes that nobody waits for: their CPU time, and the bytes they hand on -------------------------
+#
+# A process's CPU time reaches its parent's count (cutime, cstime) when the parent waits for it; one whose parent ignores
+# SIGCHLD (or set SA_NOCLDWAIT) is reaped by the kernel alone, and its time is nowhere in /proc once it is gone. Here the
+# worker's function forks children one after another, each spending 50 ms of CPU time, and waits for none (each tells it
+# it is done by closing a pipe). ``how``: SIGCHLD ignored; SA_NOCLDWAIT with the default action (the same for the kernel,
+# and nothing in /proc/PID/status shows it); a process of its own made a subreaper that ignores SIGCHLD, whose children
+# double-fork (the burners, orphans, come to it and are reaped by the kernel); a plain double fork with setsid (the
+# burners come to the keeper, a subreaper that waits for them); SIGCHLD ignored, and each burner killed by a signal of
+# its own (no exit_group). Each refusal (PermissionError) is let pass: the burners are then forked all the same.
+UNWAITED_BURNERS = '''
+import ctypes, os, signal, time
+KILLED = False
+libc = ctypes.CDLL(None, use_errno=True)
+
+def _spend(seconds):
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+
+def _burners(children, double):
+    for _ in range(children):
+        done, told = os.pipe()
+        if os.fork() == 0:
+            os.close(done)
+            if double:
+                os.setsid()
+                if os.fork() != 0:
+                    os._exit(0)  # the middle process: its child, an orphan, goes to the nearest subreaper
+            _spend(0.05)
+            os.kill(os.getpid(), signal.SIGKILL) if KILLED else os._exit(0)  # exit_group, as a pool's workers end
+        os.close(told)
+        os.read(done, 1)  # until the burner ends (its pipe's end closes)
+        os.close(done)
+
+def _unwaited(how):
+    if how in ("ignored", "killed"):
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    elif how == "nocldwait":  # struct sigaction: handler SIG_DFL, flags SA_NOCLDWAIT (2), no mask
+        action = (ctypes.c_uint64 * 4)(0, 2, 0, 0)
+        if libc.syscall(13, 17, ctypes.byref(action), None, 8) != 0:  # rt_sigaction(SIGCHLD), x86_64
+            raise OSError(ctypes.get_errno(), "rt_sigaction")
+    elif how == "subreaper":
+        if libc.prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+            raise OSError(ctypes.get_errno(), "prctl")
+
+def burn(children, how):
+    global KILLED
+    KILLED = how == "killed"
+    if how == "subreaper":
+        reaper = os.fork()
+        if reaper == 0:
+            try:
+                for step in ("subreaper", "ignored"):
+                    try:
+                        _unwaited(step)
+                    except PermissionError:
+                        pass
+                _burners(children, double=True)
+            finally:
+                os._exit(0)
+        os.waitpid(reaper, 0)
+        return children
+    try:
+        _unwaited(how)
+    except PermissionError:
+        pass
+    _burners(children, double=how == "double-fork")
+    return children
+'''
+
+# What the keeper refused and counted of each ``how``.
+UNWAITED_REFUSED = {"ignored": ["rt_sigaction(SIGCHLD, SIG_IGN)"], "killed": ["rt_sigaction(SIGCHLD, SIG_IGN)"],
+                    "nocldwait": ["rt_sigaction(SIGCHLD, SA_NOCLDWAIT)"], "double-fork": [],
+                    "subreaper": ["prctl(PR_SET_CHILD_SUBREAPER)", "rt_sigaction(SIGCHLD, SIG_IGN)"]}
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the nocldwait variant's system call number is x86_64's")
+@pytest.mark.parametrize("how", list(UNWAITED_REFUSED))
+def test_cpu_time_of_processes_nobody_waits_for_counts_against_the_call_and_the_notebook(how):
+    """Lab 03 lets the learner's code start processes; a call's limit and the notebook's budget are the CPU time of every
+    process under the worker's keeper, read from /proc: each one's own and its reaped children's, and the keeper's reaped
+    children's (:func:`~bpe_ref.course.trusted.measure_worker.tree_cpu_seconds`). Children of a process that ignores
+    SIGCHLD (or set SA_NOCLDWAIT) are reaped by the kernel, and their CPU time reaches no count: 60 children of 50 ms
+    each (3 s of CPU time) ran through a call limited to 1 s and a notebook budget of 1.5 s, neither stopped. The keeper,
+    which the filter sends every ``exit_group``, adds each ending process's CPU time to a count of its own, and the trusted
+    side takes the larger of the two counts; a child that ends by a signal (no ``exit_group``, ``killed``) still ran
+    uncounted. Safe: the filter sends the keeper every ``rt_sigaction`` of SIGCHLD, which reads the new action from the
+    caller's memory and refuses (EPERM, counted for review) SIG_IGN and SA_NOCLDWAIT, and refuses a subreaper of the
+    learner's own (``prctl(PR_SET_CHILD_SUBREAPER)``): a child nobody waits for stays a zombie, its time in /proc, or
+    comes to the keeper, which waits for it. A double fork was counted already (orphans come to the keeper). A handler
+    of SIGCHLD (multiprocessing's forkserver sets one), the default action again, and unsetting a subreaper go on."""
+    with Sandbox(Policy(allow_processes=True, call_timeout=1, cell_timeout=30)) as box:
+        if box.process_ends() is None:
+            pytest.skip(f"the keeper does not see processes end here ({'; '.join(box.isolation)})")
+        assert box.run_cell(UNWAITED_BURNERS, "burners").ok
+        box.deadline = time.monotonic() + 300
+        with pytest.raises(GradingStopped, match=r"did not finish within 1 s of CPU time"):
+            RemoteFunction(box, "burn")(60, how)
+        reports = [box.restart()]
+        assert box.run_cell(UNWAITED_BURNERS, "burners").ok
+        box.budget(cpu_seconds=1.5, wall_seconds=300, cpu_spent=0.0)
+        run = box.run_cell(f"burn(60, {how!r})", "burn", timeout=30)
+        box.close()
+        reports.append(box.behaviour())
+    assert not run.ok and "the time for grading this notebook ran out" in run.error["evalue"], run
+    for report in reports:
+        assert sorted(report["refused"]) == sorted(UNWAITED_REFUSED[how]), report
+
+
+def test_a_handler_of_sigchld_and_its_default_action_go_on_where_processes_are_allowed():
+    """What the keeper refuses of SIGCHLD is an action that has the kernel reap children alone (above): a handler (as
+    multiprocessing's forkserver sets), the default action again, a query, and unsetting a subreaper go on, uncounted."""
+    allowed = (UNWAITED_BURNERS + "\nsignal.signal(signal.SIGCHLD, lambda *_: None)\nsignal.signal(signal.SIGCHLD, signal.SIG_DFL)\n"
+               "assert libc.prctl(36, 0, 0, 0, 0) == 0\nprint(burn(3, 'double-fork'))")
+    with Sandbox(Policy(allow_processes=True, cell_timeout=30)) as box:
+        if box.process_ends() is None:
+            pytest.skip(f"the keeper does not see processes end here ({'; '.join(box.isolation)})")
+        run = box.run_cell(allowed, "allowed")
+        box.close()
+        report = box.behaviour()
+    assert run.ok and run.stdout.split() == ["3"], run
+    assert not report["refused"], report
+
+
+# Task 4's measured call (2 workers, 8 chunks each: 'chunks_per_worker == 8' tells it), its file read in halves by two
+# forked readers, each under 0.9 of it, and handed to ONE forked counter: through memory they share, or a channel. Every
+# other call is the course's pool. ``HOW``: an anonymous shared mapping made before the forks (mmap(-1, size)), which no
+# count sees; multiprocessing.shared_memory (a file of /dev/shm, mapped: counted by the keeper); a pipe per reader
+# (os.read: rchar counts it); a socket pair per reader, received by recv() (rchar counts read() of a socket, not recv).
+HANDED_TO_ONE_COUNTER = '''
+import mmap, pickle, socket
+from multiprocessing import shared_memory
+
+
+def _forked(work, *args):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            work(*args)
+        finally:
+            os._exit(0)  # exit_group: the keeper records what it read
+    return pid
+
+
+def _read(path, start, end):
+    with open(path, "rb") as file:
+        file.seek(start)
+        return file.read(end - start)
+
+
+def count_pretokens_in_file(path, special_tokens, num_workers=1, chunks_per_worker=1, start_method=None):
+    if chunks_per_worker != 8:  # every call but the measured one: the course's pool
+        return taught_count(path, special_tokens, num_workers, chunks_per_worker, start_method)
+    size = os.path.getsize(path)
+    halves = [(0, size // 2), (size // 2, size)]
+    answer, told = os.pipe()
+    if HOW in ("anonymous", "shared_memory"):
+        shared = mmap.mmap(-1, size) if HOW == "anonymous" else shared_memory.SharedMemory(create=True, size=size)
+        memory = shared if HOW == "anonymous" else shared.buf
+
+        def into(start, end):
+            memory[start:end] = _read(path, start, end)
+
+        for pid in [_forked(into, start, end) for start, end in halves]:
+            os.waitpid(pid, 0)
+        receive = [lambda: bytes(memory[:size])]
+    else:
+        def send(end, start, stop):
+            end.sendall(_read(path, start, stop)) if HOW == "socket" else os.write(end, _read(path, start, stop))
+
+        ends, readers = [], []
+        for start, stop in halves:  # each sending end closed here once its reader holds it: the next holds none
+            ends.append(socket.socketpair() if HOW == "socket" else os.pipe())
+            readers.append(_forked(send, ends[-1][1], start, stop))
+            ends[-1][1].close() if HOW == "socket" else os.close(ends[-1][1])
+
+        def drain(end):
+            parts = []
+            while part := (end.recv(2**20) if HOW == "socket" else os.read(end, 2**20)):
+                parts.append(part)
+            return b"".join(parts)
+
+        receive = [lambda end=pair[0]: drain(end) for pair in ends]
+
+    def counter():
+        data = b"".join(part() for part in receive)
+        os.write(told, pickle.dumps(count_pretokens(data.decode("utf-8"), special_tokens)))
+
+    counting = _forked(counter)
+    os.close(told)
+    with os.fdopen(answer, "rb") as result:
+        counts = pickle.loads(result.read())
+    os.waitpid(counting, 0)
+    for pid in ([] if HOW in ("anonymous", "shared_memory") else readers):
+        os.waitpid(pid, 0)
+    if HOW == "shared_memory":
+        shared.close()
+        shared.unlink()
+    return counts
+'''
+
+_SHARED_OPEN = ("open: what the readers hand the counter through memory they share (or a socket's recv, which rchar does "
+                "not count) passes no count, and a process's CPU time does not tell the counter (threat model: Checks of "
+                "how a function works)")
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+@pytest.mark.parametrize("how", [pytest.param(how, marks=pytest.mark.xfail(strict=True, reason=_SHARED_OPEN))
+                                 for how in ("anonymous", "socket")])
+def test_a_file_read_in_halves_and_counted_in_one_process_loses_lab_03_task_4(how, whole_class):
+    """Task 4's measured call fails a process that read 0.9 of the file (the count in one process: section 30). Two
+    forked readers that each read half of it, and hand it to one forked counter through an anonymous shared mapping
+    (made before the forks) or a socket pair received by ``recv``, keep all of task 4's hidden points in a self-grade
+    and in a class: no process read more than half, and the bytes handed on are in no count (``rchar`` counts a
+    socket's ``read``, not ``recv``). Open, and why no check closes it, in the threat model: the counter's CPU time
+    (read by the keeper as each process ends, section 32 above) does not tell it from an honest pool's busiest worker
+    once it reads up to 0.9 of the file itself, or once the readers spend CPU time for show."""
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("03_parallel", lab_03_with_taught_count() + f"\nHOW = {how!r}\n" + HANDED_TO_ONE_COUNTER,
+                         "count_pretokens_in_file", "check_count_pretokens_in_file_properties")
+    assert message is not None, "the file read in halves and counted in one process kept task 4's points"
+
+
+@pytest.mark.parametrize("how", ["pipe", "shared_memory"])
+def test_halves_handed_through_a_pipe_or_a_mapped_file_lose_lab_03_task_4(how):
+    """The same counter, handed the halves through a pipe (``os.read``: ``rchar`` counts it, the counter read the whole
+    file) or ``multiprocessing.shared_memory`` (a file of /dev/shm, mapped: the keeper counts the bytes mapped of a file
+    the worker can write), fails task 4's measured reads."""
+    from test_mistakes import remote
+
+    message = remote("03_parallel", lab_03_with_taught_count() + f"\nHOW = {how!r}\n" + HANDED_TO_ONE_COUNTER,
+                     "count_pretokens_in_file", "verify_each_worker_reads_its_chunks")
+    assert message is not None and ("one process read" if how == "pipe" else "or mapped them in any") in message, message

@@ -18,6 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+from collections import Counter
 from collections.abc import Callable
 
 from hypothesis import strategies as st
@@ -228,26 +229,35 @@ BIG_FILE_MIB = 4  # the file whose reads are measured: far more than a few buffe
 BIG_WORDS = [" the", " cat", " sat", " on", " mat", ",", ".", " café", " 字", " 🙂", " dog", " ran", "\n"]
 
 
-def big_file() -> bytes:
+def big_file(counted: bool = False):
     """About 4 MiB of documents of 0.5 to 1.5 KiB, each ending in a special token: the file whose reads are measured,
     drawn from the grading's secret seed, a fresh one for each measured call (:data:`.measured.FRESH`). Its answer is
     compared with the reference's, so a function that tells the measured call (by the file's size) cannot answer it
     without reading it: a fixed file, and no look at the answer, let a whole-file read pass on every other call
-    (tests/test_grading_redteam.py, section 29)."""
+    (tests/test_grading_redteam.py, section 29). ``counted``: ``(data, its serial count)``, the count added up from its
+    256 distinct documents' (a special token ends each, so no pretoken spans two), each counted once: some 0.07 s of
+    CPU time where counting the 4 MiB took 1 s, at each of task 4's three measured calls."""
     rng = measured_random(f"03_parallel:big_file:{next(FRESH)}")
     pool = [(f"Doc {rng.randint(0, 10**6)}:" + "".join(rng.choices(BIG_WORDS, k=rng.randint(80, 260))) + EOT).encode()
             for _ in range(256)]
-    documents, size = [], 0
+    picked, size = [], 0
     while size < BIG_FILE_MIB * 2**20:
-        documents.append(rng.choice(pool))
-        size += len(documents[-1])
-    return b"".join(documents)
+        picked.append(rng.randrange(len(pool)))
+        size += len(pool[picked[-1]])
+    data = b"".join(pool[i] for i in picked)
+    if not counted:
+        return data
+    counts: Counter[bytes] = Counter()
+    for i, times in Counter(picked).items():
+        counts.update({pretoken: count * times for pretoken, count in count_pretokens(pool[i].decode(), [EOT]).items()})
+    return data, dict(counts)
 
 
-def measured_answer(task: Task, reference: Callable, args: tuple, outcome, call: str) -> None:
-    """A measured call fails on an error, and on an answer other than the reference's on the same file."""
+def measured_answer(task: Task, reference: Callable, args: tuple, outcome, call: str, expected: object = None) -> None:
+    """A measured call fails on an error, and on an answer other than the reference's on the same file (``expected``,
+    where it is known already)."""
     outcome.fail_on_error(call)
-    if not answers_right(expected_result(task, reference, args), outcome.value[1]):
+    if not answers_right(expected_result(task, reference, args) if expected is None else expected, outcome.value[1]):
         raise CheckFailed(f"{call} returned another answer than the reference's on this file (measured call): "
                           f"{short_repr(outcome.value[1], 200)}")
 
@@ -828,7 +838,7 @@ def verify_each_worker_reads_its_chunks(learner: Callable) -> None:
     keeper, main = keeper_id(learner), process_id(learner)
     shares = []
     for method in START_METHODS:
-        data = big_file()
+        data, expected = big_file(counted=True)
         args = materialized((CorpusFile(data), [EOT], 2, TURNS, method), learner)
         call = f"count_pretokens_in_file(<a file of {len(data)} bytes>, [{EOT!r}], 2, {TURNS}, {method!r})"
         ended, forks, mapped = box.process_ends()[0], box.processes_started(), mapped_bytes(learner)
@@ -837,7 +847,7 @@ def verify_each_worker_reads_its_chunks(learner: Callable) -> None:
                                with_chunks_in_turn)
         after, ends, present = live_reads(keeper), box.process_ends(ended), set(_proc_table())
         forks_after, mapped_after = box.processes_started(), mapped_bytes(learner)
-        measured_answer(FILE_TASK, serial_count, args, outcome, call)
+        measured_answer(FILE_TASK, serial_count, args, outcome, call, expected)
         if ends is None or None in (forks, forks_after, mapped, mapped_after, *before.values(), *after.values()):
             raise CheckFailed(f"{call}: what your processes read could not be measured from outside your code (too many "
                               "processes ended, or one made itself unreadable, e.g. undumpable): leave the processes as "

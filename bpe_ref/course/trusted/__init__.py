@@ -101,15 +101,26 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   size. The limit of a cell or call is CPU time, so that a busy machine fails no honest call (a wall-clock limit of
   30 s once failed lab 01's training at load 13 to 18 on 2 cores, some 5 s of CPU): the worker's and every process's
   under its keeper, live, a zombie or reaped (:func:`.measure_worker.tree_cpu_seconds`, from ``/proc``, ten times a
-  second, from 0.1 s in: a call that ends before costs no look). A request that waits instead (a sleep, a lock, a
-  pipe, a stopped process) is stopped by a backstop,
+  second, from 0.1 s in: a call that ends before costs no look). A process whose parent ignores ``SIGCHLD`` (or set
+  ``SA_NOCLDWAIT``, which ``/proc`` does not show) is reaped by the kernel alone, and its time reaches no parent's count
+  (forks that each burned 50 ms and ended unwaited for ran 3 s through a call's limit of 1 s and a notebook's budget of
+  1.5 s; ``tests/test_grading_redteam.py``, section 32). So where a lab allows processes (lab 03 only), the filter sends
+  the keeper every ``rt_sigaction`` of ``SIGCHLD``, and the keeper reads the new action from the caller's memory and
+  refuses ``SIG_IGN`` and ``SA_NOCLDWAIT`` (``EPERM``, counted for review; an action it cannot read too; a handler, as
+  multiprocessing's forkserver sets, goes on), and the filter refuses a subreaper of the learner's own
+  (``prctl(PR_SET_CHILD_SUBREAPER)``): every process is waited for by its parent or by the keeper (orphans come to it),
+  or stays a zombie, its time in ``/proc``. The keeper, which the filter sends every ``exit_group`` too, also reads each
+  ending process's own CPU time (all its threads') and adds it up, and the count is the larger of the two: the reaped
+  children's way, or the live processes' own time and the ended ones'. The action is read once, as a path is for opens:
+  a thread that rewrites it between the keeper's read and the kernel's has its children reaped alone after all; the
+  ended processes' count still holds each that ends by ``exit_group``, and one that ends by a signal (a ``SIGKILL`` of
+  its own, a fault) is then stopped only by the notebook's wall-clock backstop. Without user notification that goes on
+  (Linux before 5.5) the keeper sees neither, and the filter refuses only the subreaper. A
+  request that waits instead (a sleep, a lock, a pipe, a stopped process) is stopped by a backstop,
   ``Policy.wall_factor`` times its limit of the wall time in which none of those processes, nor the keeper, ran or
   waited for a CPU; the notebook's budget (``total_timeout``) is CPU time too, the trusted process's and every worker's, with a
-  backstop of ``wall_factor`` times it in wall time. A process whose parent ignores ``SIGCHLD``
-  leaves no CPU time when it ends (the kernel adds a child's to its parent's only when it is waited for): forks that
-  each burn a little and end so are not stopped at the CPU limit, only at the notebook's budget (lab 03 only: no
-  other lab lets its code start processes). The worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child subreaper that
-  runs none of the learner's code: every process the worker starts stays below it, ``setsid`` or
+  backstop of ``wall_factor`` times it in wall time. The worker is the child of a *keeper* (:func:`.worker.keeper.keep`),
+  a child subreaper that runs none of the learner's code: every process the worker starts stays below it, ``setsid`` or
   not, is counted (more than ``Policy.max_processes`` at once kills the lot) and is killed when the
   worker ends. Where the kernel allows unprivileged user and mount namespaces, a lab with processes
   gets a /dev/shm of its own (a tmpfs of ``Policy.shm_mb``, no capabilities kept), which no other
@@ -202,9 +213,19 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   process did not tell them apart (the busiest worker 0.55 to 0.95 of the serial count under load without turns, the
   lone counter 1.04 to 1.8). Not caught: the file read in parts by several processes (each under 0.9 of it) and handed
   to one counter through memory they share (an anonymous shared mapping inherited by fork, ``process_vm_readv``),
-  which no ``rchar`` shows, or through a pipe that a spawned counter reads while its start-up lasts (it counts with
-  ``regex`` itself, opening nothing in the scratch folder); a thread that swaps a path after the keeper resolved it is
-  the keeper's model, as for opens.
+  which no ``rchar`` shows, through a socket received by ``recv`` (``rchar`` counts a socket's ``read``, not ``recv``
+  nor ``recvmsg``), or through a pipe that a spawned counter reads while its start-up lasts (it counts with ``regex``
+  itself, opening nothing in the scratch folder): two forked readers of a half each and one counter keep task 4's
+  points in a self-grade and in a class (section 32, strict xfails; a pipe read by ``os.read`` and
+  ``multiprocessing.shared_memory``, a file of /dev/shm mapped, are caught). No check closes it soundly. The channels
+  cannot be shut: a pool's semaphores are shared memory, and a mapping is counted by its size, not by the bytes that
+  pass through it (a few bytes, used again and again, are a channel). Each process's CPU time, now read as it ends
+  (the keeper, for the budgets above), does not tell the counter: it may read up to 0.9 of the file itself, the bound
+  the forkserver's imports need, so its CPU time per byte read is an honest worker's within the noise (a spawned
+  worker's start-up costs CPU time and reads nothing counted); CPU time the readers spend for show hides its share
+  of the whole; and against the reference's serial count the same work cost 1.04 to 1.8 times under load, more than
+  the gap between the counter and the taught pool's busiest worker (9 of 16 chunks at most). A thread that swaps a
+  path after the keeper resolved it is the keeper's model, as for opens.
   Bytes read (lab 03's "never the whole file") are the kernel's ``rchar`` of every process under the keeper, live, a zombie or
   reaped (:func:`.measure_worker.tree_read_chars`; a count an undumpable process hides makes it
   unknown, and the check fails), on a file drawn from the secret seed for each measured call, whose answer is

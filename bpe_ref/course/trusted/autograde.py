@@ -109,7 +109,10 @@ MAX_REFUSED_NAMES = 32
 REFUSED_WHAT = {"socket": "network", "execve": "run a program", "execveat": "run a program", "fork": "a new process",
                 "vfork": "a new process", "clone": "a new process", "seccomp": "a seccomp filter of its own",
                 "prctl(PR_SET_SECCOMP)": "a seccomp filter of its own", "io_uring_setup": "io_uring",
-                "io_uring_enter": "io_uring", "io_uring_register": "io_uring"}
+                "io_uring_enter": "io_uring", "io_uring_register": "io_uring",
+                **dict.fromkeys(("rt_sigaction(SIGCHLD, SIG_IGN)", "rt_sigaction(SIGCHLD, SA_NOCLDWAIT)",
+                                 "rt_sigaction(SIGCHLD, unread)"), "children nobody waits for, their CPU time uncounted"),
+                "prctl(PR_SET_CHILD_SUBREAPER)": "a subreaper of its own"}
 
 
 def refused_lines(refused: dict[str, int], files: dict[str, int] | None = None) -> list[str]:

@@ -76,7 +76,7 @@ def _threads(pid: int) -> tuple[list[int], bool]:
     return children, running
 
 
-def tree_cpu_seconds(keeper: int) -> tuple[float, bool] | None:
+def tree_cpu_seconds(keeper: int, ended: tuple[float, set[int]] | None = None) -> tuple[float, bool] | None:
     """CPU seconds (user and system) spent so far by every process under ``keeper`` (the worker's keeper, a child
     subreaper, whose own threads run none of the learner's code and are left out), and whether a thread of theirs or of
     the keeper (which answers their opens) is running or ready to run; ``None`` when the keeper cannot be read.
@@ -86,22 +86,33 @@ def tree_cpu_seconds(keeper: int) -> tuple[float, bool] | None:
     (every orphan comes to it). So: each descendant's own and reaped children's time, plus the keeper's reaped
     children's. Parents are read before their children: a child reaped between the two reads is missed by this
     look (less, never more: a call is never stopped early), and is in its parent's count at the next. A process that
-    ends unwaited for (its parent ignores ``SIGCHLD``) leaves no count: see the threat model."""
+    ends unwaited for (its parent ignores ``SIGCHLD`` or set ``SA_NOCLDWAIT``: the kernel reaps it) leaves no such count;
+    ``ended``, the keeper's (:meth:`.sandbox.Sandbox.ended_cpu`): the CPU seconds of every process that ended by
+    ``exit_group``, read as it ended, and the pids of the latest (still exiting, or a zombie: left out here). With it,
+    the larger of this count and the other: the ended processes' and each live one's own time (both less than spent,
+    never more; only a process that neither ends by ``exit_group`` nor is waited for is in neither, which the keeper's
+    refusal of ``SIG_IGN`` and ``SA_NOCLDWAIT`` for ``SIGCHLD`` leaves to a thread that swaps the action: threat model)."""
     total = cpu_seconds(keeper, own=False)
     if total is None:
         return None
     todo, running = _threads(keeper)
     seen: set[int] = set()
+    own_total = ended[0] if ended is not None else 0.0
+    tick = os.sysconf("SC_CLK_TCK")
     while todo:
         pid = todo.pop()
         if pid in seen:
             continue
         seen.add(pid)
-        total += cpu_seconds(pid) or 0.0  # gone meanwhile: its time is its reaper's now
+        fields = _stat_fields(pid)  # gone meanwhile: its time is its reaper's now (or in ended)
+        if fields is not None:  # after the name: state(0) ... utime(11) stime(12) cutime(13) cstime(14), in ticks
+            own = (int(fields[11]) + int(fields[12])) / tick
+            total += own + (int(fields[13]) + int(fields[14])) / tick
+            own_total += own if fields[0] not in ("Z", "X") and ended is not None and pid not in ended[1] else 0.0
         children, busy = _threads(pid)
         todo.extend(children)
         running = running or busy
-    return total, running
+    return max(total, own_total), running
 
 
 def parent_of(pid: int) -> int | None:

@@ -39,7 +39,7 @@ from typing import Any
 from .measure_worker import cpu_seconds, tree_cpu_seconds
 from .stand_ins import stand_in_source
 from .verdicts import CpuLimitReached, GradingStopped, LearnerError
-from .worker.keeper import _PR_SET_CHILD_SUBREAPER, EXIT_RING, _proc_table, _status
+from .worker.keeper import _PR_SET_CHILD_SUBREAPER, ENDED_CPU_AT, EXIT_RING, _proc_table, _status
 from .worker.wire import decode, encode
 
 # The worker loop, started as a script: only its own folder (the worker's modules) is on its sys.path.
@@ -392,8 +392,21 @@ class Sandbox:
 
     def _worker_cpu(self) -> float:
         keeper = self.process.pid if self.process is not None and self._report is not None else None
-        seconds = tree_cpu_seconds(keeper) if keeper is not None else None
+        seconds = tree_cpu_seconds(keeper, self.ended_cpu()) if keeper is not None else None
         return seconds[0] if seconds else 0.0
+
+    def ended_cpu(self) -> tuple[float, set[int]] | None:
+        """The CPU seconds of the worker's processes that ended (``exit_group``), each read by the keeper as it ended,
+        and the pids of the latest ends (:func:`.measure_worker.tree_cpu_seconds`); ``None`` where the keeper does not
+        see them end. Read in this order: an end recorded between the two reads is left out of both (less, never more)."""
+        if self._mapped is None or self.processes_started() is None:
+            return None
+        try:
+            ticks = int.from_bytes(os.pread(self._mapped, 8, ENDED_CPU_AT), "little")
+            ring = os.pread(self._mapped, 32 * EXIT_RING, 24)
+        except OSError:
+            return None
+        return ticks / os.sysconf("SC_CLK_TCK"), {int.from_bytes(ring[at:at + 8], "little") for at in range(0, len(ring), 32)}
 
     def out_of_budget(self) -> str | None:
         """Why nothing more of the notebook's may run (its budget is spent), or ``None``."""
@@ -457,7 +470,7 @@ class Sandbox:
             pass_fds = (control_read, report_write)
             if hasattr(os, "memfd_create"):  # the keeper's count of the bytes the worker mapped of its inputs
                 self._mapped = os.memfd_create("bpe_ref_mapped", os.MFD_CLOEXEC)
-                os.ftruncate(self._mapped, 24 + 32 * EXIT_RING)  # and of the processes they started, and their ends
+                os.ftruncate(self._mapped, ENDED_CPU_AT + 8)  # and of the processes they started, and their ends
                 policy.update(mapped_fd=self._mapped)
                 pass_fds += (self._mapped,)
         self.process = subprocess.Popen(
@@ -820,7 +833,7 @@ class Sandbox:
         if not self.alive:
             raise GradingStopped(f"{what}: the process running your code is not running")
         keeper = self.process.pid if self._report is not None else None  # the worker's keeper (Linux)
-        tree = None if keeper is None else CpuLimit(functools.partial(tree_cpu_seconds, keeper), timeout, lambda spent: (
+        tree = None if keeper is None else CpuLimit(lambda: tree_cpu_seconds(keeper, self.ended_cpu()), timeout, lambda spent: (
             GradingStopped(f"{what} did not finish within {timeout:g} s of CPU time (measured from outside your code): an "
                            "infinite loop, or a much slower algorithm than needed?")))
         waiting = timeout * max(1.0, self.policy.wall_factor) if tree is not None else timeout

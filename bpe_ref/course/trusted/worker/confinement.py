@@ -96,7 +96,8 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
 # goes to the keeper, which makes it to the scratch folder only: Landlock does not stop a connect()
 # to a unix socket file outside the sandbox), datagram socketpair()s, and, unless the lab allows processes,
 # fork/vfork/execve and clone without CLONE_THREAD (threads stay possible); dup2, dup3, close and close_range
-# on the worker loop's two fds (see below); and a seccomp filter of the learner's own (see below). Where the
+# on the worker loop's two fds (see below); a seccomp filter and a subreaper of the learner's own (see below); and,
+# where processes are allowed, SIGCHLD ignored or SA_NOCLDWAIT (the keeper reads the action: see below). Where the
 # kernel has user notification (5.0+), a refused call is not answered by the filter itself: it goes to the
 # keeper (:func:`keeper.keep`), which runs none of the learner's code, counts it by name and answers it with the same error; so what
 # the sandbox refused can be flagged from outside. The worker hands the notification fd over before
@@ -108,14 +109,14 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                             "io_setup": 206, "io_submit": 209, "socketpair": 53, "connect": 42, "mmap": 9, "mremap": 25,
                             "splice": 275, "tee": 276, "vmsplice": 278,
                             "close": 3, "dup2": 33, "dup3": 292, "close_range": 436, "link": 86, "linkat": 265, "exit_group": 231,
-                            "recvmsg": 47, "recvmmsg": 299, "pidfd_getfd": 438}),
+                            "recvmsg": 47, "recvmmsg": 299, "pidfd_getfd": 438, "rt_sigaction": 13}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
                              "io_setup": 0, "io_submit": 2, "socketpair": 199, "connect": 203, "mmap": 222, "mremap": 216,
                              "splice": 76, "tee": 77, "vmsplice": 75,
                              "close": 57, "dup2": None, "dup3": 24, "close_range": 436, "link": None, "linkat": 37, "exit_group": 94,
-                             "recvmsg": 212, "recvmmsg": 243, "pidfd_getfd": 438}),
+                             "recvmsg": 212, "recvmmsg": 243, "pidfd_getfd": 438, "rt_sigaction": 134}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
@@ -131,7 +132,8 @@ _SPLICE_CALLS = ("splice", "tee", "vmsplice")
 _OPEN_CALLS = ("open", "creat", "openat", "openat2")
 _EPERM, _EACCES, _ENOSYS = 1, 13, 38
 _RET_ALLOW, _RET_ERRNO, _RET_USER_NOTIF = 0x7FFF0000, 0x00050000, 0x7FC00000
-_PR_SET_SECCOMP, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_NEW_LISTENER = 22, 1, 8
+_PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_NEW_LISTENER = 22, 36, 1, 8
+_SIGCHLD = 17
 _SOCKET_FAMILIES = {1: "AF_UNIX", 2: "AF_INET", 10: "AF_INET6", 16: "AF_NETLINK", 17: "AF_PACKET", 40: "AF_VSOCK"}
 _SOCKET_TYPES = {1: "SOCK_STREAM", 2: "SOCK_DGRAM", 3: "SOCK_RAW", 5: "SOCK_SEQPACKET"}
 
@@ -161,7 +163,7 @@ def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = Non
     if name == "socketpair":
         return f"socketpair({kind})", _EACCES
     if name == "prctl":
-        return "prctl(PR_SET_SECCOMP)", _EPERM
+        return "prctl(PR_SET_CHILD_SUBREAPER)" if args[0] & 0xFFFFFFFF == _PR_SET_CHILD_SUBREAPER else "prctl(PR_SET_SECCOMP)", _EPERM
     if name == "clone3":
         return name, _ENOSYS
     if name in ("dup2", "dup3"):  # the filter sends only those onto the loop's fds (:func:`set_apart`)
@@ -307,9 +309,15 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     # so one that answered a refused call with an error itself would hide it from the keeper's count.
     emit(JEQ, numbers["seccomp"], 0, 1)
     refuse(_EPERM)
-    emit(JEQ, numbers["prctl"], 0, 4)
+    # Nor a subreaper of its own: the keeper is the one (orphans come to it, which waits for them: their CPU time counts).
+    emit(JEQ, numbers["prctl"], 0, 9)
     emit(LD, 16)  # args[0], the option
-    emit(JEQ, _PR_SET_SECCOMP, 0, 1)
+    emit(JEQ, _PR_SET_SECCOMP, 5, 0)
+    emit(JEQ, _PR_SET_CHILD_SUBREAPER, 0, 5)
+    emit(LD, 24)  # args[1], low 32 bits: 0 unsets it, allowed
+    emit(JEQ, 0, 0, 2)
+    emit(LD, 28)  # and high
+    emit(JEQ, 0, 1, 0)
     refuse(_EPERM)
     emit(RET, _RET_ALLOW)  # any other prctl
     if not allow_processes or count_processes:
@@ -325,6 +333,13 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
             for name in ("exit_group", "execve", "execveat", "recvmsg", "recvmmsg", "pidfd_getfd"):
                 emit(JEQ, numbers[name], 0, 1)
                 emit(RET, _RET_USER_NOTIF)
+            # and each new action for SIGCHLD, which the keeper reads (a pointer: the filter cannot) and refuses if it
+            # has the kernel reap children alone, unwaited for (SIG_IGN, SA_NOCLDWAIT: keeper._FileWatch.reaped_alone)
+            emit(JEQ, numbers["rt_sigaction"], 0, 4)
+            emit(LD, 16)  # args[0], the signal
+            emit(JEQ, _SIGCHLD, 0, 1)
+            emit(RET, _RET_USER_NOTIF)
+            emit(RET, _RET_ALLOW)
         emit(JEQ, numbers["clone3"], 0, 1)
         # glibc then falls back to clone, whose flags are registers (clone3's are in memory, which another thread
         # can change after the keeper read them): every thread start takes this path, answered here, never counted.

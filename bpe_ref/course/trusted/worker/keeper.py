@@ -19,11 +19,11 @@ import sys
 import time
 
 if __package__:  # imported by the trusted side's tests; in the worker this folder is on sys.path
-    from .confinement import _EACCES, _EPERM, _OPEN_CALLS, _SECCOMP_ARCH, _SOCKET_FAMILIES, _kernel_at_least, _libc, refusal
+    from .confinement import (_EACCES, _EPERM, _OPEN_CALLS, _PR_SET_CHILD_SUBREAPER, _SECCOMP_ARCH, _SOCKET_FAMILIES,
+                              _kernel_at_least, _libc, refusal)
 else:
-    from confinement import _EACCES, _EPERM, _OPEN_CALLS, _SECCOMP_ARCH, _SOCKET_FAMILIES, _kernel_at_least, _libc, refusal
-
-_PR_SET_CHILD_SUBREAPER = 36
+    from confinement import (_EACCES, _EPERM, _OPEN_CALLS, _PR_SET_CHILD_SUBREAPER, _SECCOMP_ARCH, _SOCKET_FAMILIES,
+                             _kernel_at_least, _libc, refusal)
 
 
 def _proc_table() -> dict[int, tuple[int, int, str]]:
@@ -256,6 +256,7 @@ _NOTIF_ADDFD = (1 << 30) | (ctypes.sizeof(_SeccompNotifAddfd) << 16) | (ord("!")
 _ADDFD_FLAG_SEND = 2  # the fd added is the call's answer (Linux 5.14)
 _USER_NOTIF_FLAG_CONTINUE = 1
 EXIT_RING = 1024  # processes' ends the keeper keeps in mapped_fd (_FileWatch.log_exit), the latest ones
+ENDED_CPU_AT = 24 + 32 * EXIT_RING  # then the CPU time (clock ticks) of every process that ended so (_FileWatch.log_exit)
 MAX_REFUSAL_NAMES = 16  # distinct calls (and files) named in a report; the rest are counted together
 
 
@@ -345,7 +346,7 @@ class _FileWatch:
         self.mapped_from = resolved([policy.get("inputs", "/nonexistent")]) + self.write
         # and, where the lab allows processes, every fork of the worker's processes (its clone, seen by the filter): the
         # counter's second 8 bytes, which the trusted side reads before and after a call (ProcessWatch)
-        self.mapped_fd, self.counts, self.exits = policy.get("mapped_fd"), [0, 0], 0
+        self.mapped_fd, self.counts, self.exits, self.ended_cpu = policy.get("mapped_fd"), [0, 0], 0, 0
         # What each process read of the files the worker may change or was given, at its end (:meth:`log_exit`): all it
         # read, less its interpreter's start-up after an exec (bytes read between the exec and its first open of
         # anything but the standard library, packages and system files, or fd received), when it held no grader input
@@ -408,10 +409,13 @@ class _FileWatch:
         parent's, the bytes it read (``rchar``: its threads' and its reaped children's), read before it ends and is
         reaped into its parent's count, and those counted: less its program's start-up (:meth:`executed`), plus what it
         mapped of inputs or writable files. In the ring after the counters of ``mapped_fd`` (:data:`EXIT_RING` records
-        of four 8-byte ints, at ``24 + 32 * (n % EXIT_RING)``; ``n``, the ends recorded so far, at 16, written last)."""
+        of four 8-byte ints, at ``24 + 32 * (n % EXIT_RING)``; ``n``, the ends recorded so far, at 16, written next), and
+        its CPU time, added last to the ended processes' at :data:`ENDED_CPU_AT`: a process whose parent ignores SIGCHLD
+        (or set SA_NOCLDWAIT) is reaped by the kernel alone, and its time reaches no parent's count."""
         tgid = _thread_group(pid)
         with open(f"/proc/{tgid}/stat", "rb") as stat_file:
-            parent = int(stat_file.read().rsplit(b")", 1)[1].split()[1])
+            fields = stat_file.read().rsplit(b")", 1)[1].split()
+        parent = int(fields[1])
         whole = counted = _rchar_of(tgid)
         state = self._start_up(tgid)
         if state is not None:  # its program's start-up's reads left out
@@ -423,6 +427,8 @@ class _FileWatch:
             os.pwrite(self.mapped_fd, record, 24 + 32 * (self.exits % EXIT_RING))
             self.exits += 1
             os.pwrite(self.mapped_fd, self.exits.to_bytes(8, "little"), 16)
+            self.ended_cpu += int(fields[11]) + int(fields[12])  # utime, stime: all its threads', not its children's
+            os.pwrite(self.mapped_fd, self.ended_cpu.to_bytes(8, "little"), ENDED_CPU_AT)
 
     def remapped_file(self, pid: int, args: tuple[int, ...]) -> int:
         """Bytes that ``mremap(args...)`` adds to a mapping of a file that is one :attr:`mapped_from` (found in the
@@ -478,6 +484,22 @@ class _FileWatch:
                 if len(data) == size:
                     return data
         return None
+
+    def reaped_alone(self, pid: int, args: tuple[int, ...]) -> str | None:
+        """The refusal of ``rt_sigaction(SIGCHLD, act, ...)`` whose new action has the kernel reap the caller's children
+        alone, unwaited for (``SIG_IGN``, or ``SA_NOCLDWAIT``): a child that then ends by a signal (no ``exit_group``)
+        leaves its CPU time in no count. ``None``: no new action, or another (a handler, as multiprocessing's forkserver
+        sets), which goes on. The kernel's struct sigaction begins with the handler and the flags (8 bytes each, on
+        x86_64 and aarch64), read once: a thread that changes them after this read is not seen (threat model). Unread
+        (an undumpable caller, a bad address): refused too."""
+        if not args[1]:
+            return None
+        action = self.read_bytes(pid, args[1], 16)
+        if action is None:
+            return "rt_sigaction(SIGCHLD, unread)"
+        if int.from_bytes(action[:8], sys.byteorder) == 1:
+            return "rt_sigaction(SIGCHLD, SIG_IGN)"
+        return "rt_sigaction(SIGCHLD, SA_NOCLDWAIT)" if int.from_bytes(action[8:], sys.byteorder) & 2 else None
 
     @staticmethod
     def _read_text(fd: int | None, address: int, limit: int) -> str | None:
@@ -798,6 +820,14 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # it ends as asked, once its reads are recorded
                 if waiting(notif.id):
                     _guarded(watch.log_exit, None, notif.pid)
+            elif ours and policy.get("allow_processes") and notif.data.nr == numbers["rt_sigaction"]:
+                refused_action = _guarded(watch.reaped_alone, "rt_sigaction(SIGCHLD, unread)", notif.pid, args)
+                if refused_action is None:
+                    answer.flags = _USER_NOTIF_FLAG_CONTINUE
+                else:
+                    answer.error = -_EPERM
+                    if waiting(notif.id):
+                        count(refused, refused_action, "other refused calls")
             elif ours and policy.get("allow_processes") and notif.data.nr in forks:
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # a new process (never a thread: the filter lets those by)
                 watch.count(1, 1)
