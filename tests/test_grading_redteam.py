@@ -789,7 +789,7 @@ def test_a_whole_file_read_by_an_undumpable_worker_loses_task_1():
 # ---- 11. the CPU stop of a measured call, put off by lines that are not the reply ------------------------
 
 FLOODING_RECOUNT = '''
-import os, sys, threading, time
+import os, resource, threading, time
 
 def _lines(fd, done):  # a line that is not the reply every 20 ms: the grader's wait never found its queue empty
     while not done.is_set():
@@ -797,11 +797,9 @@ def _lines(fd, done):  # a line that is not the reply every 20 ms: the grader's 
         time.sleep(0.02)
 
 def train(pretoken_counts, num_merges):
-    frame = sys._getframe()
-    while "replies" not in frame.f_locals:  # the worker loop's reply pipe
-        frame = frame.f_back
+    reply_fd = resource.getrlimit(resource.RLIMIT_NOFILE)[0] + 1  # the worker loop's reply pipe: above the soft limit
     done = threading.Event()
-    threading.Thread(target=_lines, args=(frame.f_locals["replies"].fileno(), done), daemon=True).start()
+    threading.Thread(target=_lines, args=(reply_fd, done), daemon=True).start()
     try:
         merges = train_naive(pretoken_counts, num_merges)  # V1: a recount per merge
         start = time.process_time()
@@ -830,23 +828,21 @@ def test_lines_that_are_not_the_reply_cannot_put_off_the_cpu_stop():
 # ---- 12. a measured call whose process ends with its reply ------------------------------------------------
 
 ENDS_WITH_ITS_REPLY = '''
-import os, sys
+import os, resource, threading, time
 _measured = train
+
+
+def _ending():
+    time.sleep(0.2)  # the reply written meanwhile
+    os._exit(0)      # gone before the grader reads it: its CPU time cannot be read any more
+
 
 def train(pretoken_counts, num_merges):
     merges = _measured(pretoken_counts, num_merges)
     if num_merges > 1 and len(pretoken_counts) > 1000:  # the measured long run
-        frame = sys._getframe()
-        while "replies" not in frame.f_locals:  # the worker loop's reply pipe
-            frame = frame.f_back
-        replies = frame.f_locals["replies"]
-        write, flush = replies.write, replies.flush
-        replies.write = lambda data: write("x\\n" * 20000 + data)  # lines the grader reads before the reply
-
-        def flush_and_end():
-            flush()
-            os._exit(0)  # gone before the grader reads the reply: its CPU time cannot be read any more
-        replies.flush = flush_and_end
+        reply_fd = resource.getrlimit(resource.RLIMIT_NOFILE)[0] + 1  # the worker loop's reply pipe
+        os.write(reply_fd, b"x\\n" * 20000)  # lines the grader reads before the reply
+        threading.Thread(target=_ending, daemon=True).start()
     return merges
 '''
 

@@ -344,13 +344,15 @@ def _serving(request_fd: int, reply_fd: int, hello: str, answer):
     # same): the sealing thread's reads and writes are never cut short, as they would be by a signal it took.
     masks = getattr(signal, "pthread_sigmask", None)  # POSIX
     unblocked = masks and masks(signal.SIG_BLOCK, signal.valid_signals())
-    thread = start_new_thread(sealing, ())
+    thread, process = start_new_thread(sealing, ()), os.getpid()
     if masks:
         masks(signal.SIG_SETMASK, unblocked)
 
     def refusing(event: str, args: tuple, refused=_REFUSED_EVENTS, ident=get_ident, frame=types.FrameType, kinds=map,
-                 refusal=PermissionError) -> None:
-        if event in refused or ident() == thread or (event == "gc.get_referents" and frame in kinds(kind, args[0])):
+                 refusal=PermissionError, getpid=os.getpid) -> None:
+        # (a thread of a forked child, which has no sealing thread, may be given its ident)
+        if (event in refused or (ident() == thread and getpid() == process)
+                or (event == "gc.get_referents" and frame in kinds(kind, args[0]))):
             raise refusal(f"{event} is refused while grading (it reaches the worker loop's other thread)")
 
     sys.addaudithook(refusing)
