@@ -789,7 +789,7 @@ def test_a_whole_file_read_by_an_undumpable_worker_loses_task_1():
 # ---- 11. the CPU stop of a measured call, put off by lines that are not the reply ------------------------
 
 FLOODING_RECOUNT = '''
-import os, sys, threading, time
+import os, resource, threading, time
 
 def _lines(fd, done):  # a line that is not the reply every 20 ms: the grader's wait never found its queue empty
     while not done.is_set():
@@ -797,11 +797,9 @@ def _lines(fd, done):  # a line that is not the reply every 20 ms: the grader's 
         time.sleep(0.02)
 
 def train(pretoken_counts, num_merges):
-    frame = sys._getframe()
-    while "replies" not in frame.f_locals:  # the worker loop's reply pipe
-        frame = frame.f_back
+    reply_fd = resource.getrlimit(resource.RLIMIT_NOFILE)[0] + 1  # the worker loop's reply pipe: above the soft limit
     done = threading.Event()
-    threading.Thread(target=_lines, args=(frame.f_locals["replies"].fileno(), done), daemon=True).start()
+    threading.Thread(target=_lines, args=(reply_fd, done), daemon=True).start()
     try:
         merges = train_naive(pretoken_counts, num_merges)  # V1: a recount per merge
         start = time.process_time()
@@ -830,23 +828,21 @@ def test_lines_that_are_not_the_reply_cannot_put_off_the_cpu_stop():
 # ---- 12. a measured call whose process ends with its reply ------------------------------------------------
 
 ENDS_WITH_ITS_REPLY = '''
-import os, sys
+import os, resource, threading, time
 _measured = train
+
+
+def _ending():
+    time.sleep(0.2)  # the reply written meanwhile
+    os._exit(0)      # gone before the grader reads it: its CPU time cannot be read any more
+
 
 def train(pretoken_counts, num_merges):
     merges = _measured(pretoken_counts, num_merges)
     if num_merges > 1 and len(pretoken_counts) > 1000:  # the measured long run
-        frame = sys._getframe()
-        while "replies" not in frame.f_locals:  # the worker loop's reply pipe
-            frame = frame.f_back
-        replies = frame.f_locals["replies"]
-        write, flush = replies.write, replies.flush
-        replies.write = lambda data: write("x\\n" * 20000 + data)  # lines the grader reads before the reply
-
-        def flush_and_end():
-            flush()
-            os._exit(0)  # gone before the grader reads the reply: its CPU time cannot be read any more
-        replies.flush = flush_and_end
+        reply_fd = resource.getrlimit(resource.RLIMIT_NOFILE)[0] + 1  # the worker loop's reply pipe
+        os.write(reply_fd, b"x\\n" * 20000)  # lines the grader reads before the reply
+        threading.Thread(target=_ending, daemon=True).start()
     return merges
 '''
 
@@ -3083,19 +3079,27 @@ def test_lab09s_peak_started_again_is_caught_by_the_generated_inputs_under_every
 
 # ---- 28. the seal's key, read from the worker loop's frames --------------------------------------------------------
 
-# The thread of section 21 that answers every request itself, now sealing its lines as the loop does: the key is found
-# in the loop's frames by the traceback module (its locals, as reprs: no text the review flags, no frame attribute).
+# The thread of section 21 that answers every request itself, now sealing its lines as the loop does: the key is looked
+# for in the frames below the cell by the traceback module (their locals, as reprs: no text the review flags, no frame
+# attribute), as any local of 32 bytes (it was ``key`` in the loop's ``serve``, below every cell).
 KEY_FROM_THE_FRAMES = '''
 import ast, hashlib, traceback
 
-_key = next(ast.literal_eval(frame.locals["key"])
-            for frame in traceback.StackSummary.extract(traceback.walk_stack(None), lookup_lines=False, capture_locals=True)
-            if frame.name == "serve")
+
+def _literal(text):
+    try:
+        return ast.literal_eval(text)
+    except Exception:
+        return None
+
+
+_keys = [value for frame in traceback.StackSummary.extract(traceback.walk_stack(None), lookup_lines=False, capture_locals=True)
+         for value in map(_literal, (frame.locals or {}).values()) if type(value) is bytes and len(value) == 32]
 
 
 def _seal(request_line, data):
     asked = hashlib.blake2b(request_line + b"\\n", digest_size=32).digest()
-    return hashlib.blake2b(asked + data.encode(), key=_key, digest_size=32).hexdigest() + " " + data
+    return hashlib.blake2b(asked + data.encode(), key=(_keys or [b""])[0], digest_size=32).hexdigest() + " " + data
 '''
 
 
@@ -3108,27 +3112,20 @@ def _sealed_by_the_thread(key_code: str) -> str:
     return key_code + answering
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 21, gap 1): any sealing the loop can do, the code beside it can")
 def test_a_thread_that_seals_its_replies_with_the_key_from_the_loop_s_frames_is_not_taken_for_the_loop():
     """Section 21's seal tells the loop's lines from a thread's by a key the loop holds, in the learner's process: the
-    traceback module's ``capture_locals`` reads it from the loop's ``serve`` frame (no flagged text), and the thread
-    that answers every request (merge_counts on a copy, the arguments as they came) seals its lines with it: the hidden
-    test passes. Open: moving the key out (the keeper, the kernel) moves the sealing with it, and the learner's code
-    asks for seals as the loop does (a thread, a finalizer or a trace hook runs on the loop's thread too); only what
-    the trusted side measures or computes itself is out of its reach (``trusted/__init__.py``, "Faking results")."""
+    traceback module's ``capture_locals`` read it from the loop's ``serve`` frame, below every cell's (no flagged text),
+    and the thread that answers every request (merge_counts on a copy, the arguments as they came) sealed its lines with
+    it: the hidden test passed. Safe: the key is held by a thread of the loop's own, in its locals, which runs none of the
+    learner's code (worker/__main__.py, ``_serving``); the frames below a cell, the main thread's, hold no key, and the
+    thread's lines are not replies (the call times out)."""
     from test_mistakes import MERGE_INTO_FIRST, remote
 
-    # The thread races the loop for each request: now and then a call waits out its backstop (CI, once in 2 runs). A
-    # stall shows nothing either way, so the attack is tried again; three stalls fail the test, as the gap is open.
-    for _ in range(3):
-        try:
-            message = remote("03_parallel", MERGE_INTO_FIRST + _sealed_by_the_thread(KEY_FROM_THE_FRAMES), "merge_counts",
-                             "check_merge_counts_properties", call_timeout=5, wall_factor=1)  # a stall: 5 s, not 20
-        except GradingStopped:
-            continue
+    assert not _key_found([KEY_FROM_THE_FRAMES + PRINT_THE_KEYS]), "the seals' key, read from the frames below a cell"
+    with contextlib.suppress(GradingStopped):  # no reply: the call stops at its timeout
+        message = remote("03_parallel", MERGE_INTO_FIRST + _sealed_by_the_thread(KEY_FROM_THE_FRAMES), "merge_counts",
+                         "check_merge_counts_properties", call_timeout=5, wall_factor=1)  # a wait stops after 5 s, not 20
         assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
-        return
-    raise AssertionError("the learner's thread and the loop stalled three times: nothing shown")
 
 
 # Lab 09's peak_memory, given the fn that draws its size when called: fn never called, a size of its own sealed with the
@@ -3200,106 +3197,287 @@ def test_the_notebook_s_helpers_do_not_reach_the_loop_s_globals():
         assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
 
 
-# Routes to the loop's frames that no audit hook (``sys.addaudithook``) sees (checked on CPython 3.11, where
+# Routes to the frames below a cell that no audit hook (``sys.addaudithook``) sees (checked on CPython 3.11, where
 # ``sys._getframe``, ``tb_frame``, ``gi_frame``, ``gc.get_referrers`` and ``sys.settrace`` raise events): a frame is
 # passed to a signal handler with no event, and gc.garbage holds the frames of a failed cell's traceback (with
 # gc.DEBUG_SAVEALL, set with no event), whose ``f_back`` (no event) is linked to the loop's frame once it returns; a
-# frame's ``f_locals`` raises none. An audit hook alone cannot refuse them (trusted/__init__.py, "Faking results").
-KEY_FROM_A_SIGNAL_HANDLER_S_FRAME = '''
+# frame's ``f_locals`` raises none. Each looks for the key as any local of 32 bytes in the frames it reaches (``_keys``).
+FRAMES_SEARCHED = """
+def _search(frame):
+    while frame is not None:
+        _keys.extend(value for value in getattr(frame, "f_" + "locals").values() if type(value) is bytes and len(value) == 32)
+        frame = getattr(frame, "f_" + "back")
+"""
+
+KEY_FROM_A_SIGNAL_HANDLER_S_FRAME = FRAMES_SEARCHED + """
 import hashlib, signal, time
 
-_keys = []
+_keys, _looks = [], []
 
 
 def _look(signum, frame):
-    while frame is not None and not _keys:
-        seen = getattr(frame, "f_" + "locals")
-        if type(seen.get("key")) is bytes and "requests" in seen:
-            _keys.append(seen["key"])
-        frame = getattr(frame, "f_" + "back")
-    if _keys:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+    _looks.append(1)
+    _search(frame)
 
 
 signal.signal(signal.SIGALRM, _look)
 signal.setitimer(signal.ITIMER_REAL, 0.002, 0.002)
 _until = time.monotonic() + 5
-while not _keys and time.monotonic() < _until:
+while not _keys and len(_looks) < 200 and time.monotonic() < _until:
     pass
 signal.setitimer(signal.ITIMER_REAL, 0)
+assert _looks, "the handler never ran"
 
 
 def _seal(request_line, data):
     asked = hashlib.blake2b(request_line + b"\\n", digest_size=32).digest()
     return hashlib.blake2b(asked + data.encode(), key=(_keys or [b""])[0], digest_size=32).hexdigest() + " " + data
-'''
+"""
 
 # A cell that fails with an exception that holds itself (a cycle), gc.DEBUG_SAVEALL set first: its traceback's frames,
 # the loop's among them, stay in gc.garbage when the cycle is collected.
-A_CYCLE_LEFT_IN_THE_GARBAGE = '''
+A_CYCLE_LEFT_IN_THE_GARBAGE = """
 import gc
 gc.set_debug(gc.DEBUG_SAVEALL)
 _held = RuntimeError("a cycle")
 _held.me = _held
 raise _held
-'''
+"""
 
-KEY_FROM_THE_GARBAGE = '''
-import gc, hashlib
+KEY_FROM_THE_GARBAGE = FRAMES_SEARCHED + """
+import gc
 
 del _held
 gc.collect()
 _keys = []
-for _frame in list(gc.garbage):
-    while type(_frame).__name__ == "frame" and not _keys:
-        seen = getattr(_frame, "f_" + "locals")
-        if type(seen.get("key")) is bytes and "requests" in seen:
-            _keys.append(seen["key"])
-        _frame = getattr(_frame, "f_" + "back")
+_frames = [thing for thing in gc.garbage if type(thing).__name__ == "frame"]
+for _frame in _frames:
+    _search(_frame)
 gc.set_debug(0)
 gc.garbage.clear()
-
-
-def _seal(request_line, data):
-    asked = hashlib.blake2b(request_line + b"\\n", digest_size=32).digest()
-    return hashlib.blake2b(asked + data.encode(), key=(_keys or [b""])[0], digest_size=32).hexdigest() + " " + data
-'''
+assert _frames, "no frame in the garbage"
+"""
 
 
 def _key_found(cells: list[str]) -> bool:
-    """Whether ``cells`` (the last must run and print ``_keys``'s first, in hex) found the key of the seals, the one the
-    trusted side sent this worker (compared here, not used)."""
+    """Whether ``cells`` (the last must run and print every key it found, ``_keys``, in hex) found the key of the seals,
+    the one the trusted side sent this worker (compared here, not used)."""
     with Sandbox(Policy()) as box:
         for number, cell in enumerate(cells):
             run = box.run_cell(cell, f"cell{number}")
         assert run.ok, run
-        return run.stdout.strip().endswith(box._seal_key.hex())
+        return box._seal_key.hex() in run.stdout
 
 
-PRINT_THE_KEY = "print((_keys or [b''])[0].hex())\n"
+PRINT_THE_KEYS = "print(len(_keys), *(key.hex() for key in _keys))\n"
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 21): a signal handler is given the loop's frame, no event raised")
 def test_a_signal_handler_s_frame_does_not_give_the_key():
-    """A cell's SIGALRM handler is given the frame running on the main thread (the cell's, then up to the loop's
-    ``serve``) and reads the key of the seals from its locals (with it, section 21's thread sealed its answers and
+    """A cell's SIGALRM handler is given the frame running on the main thread (the cell's, then down to the loop's
+    ``serve``) and read the key of the seals from its locals (with it, section 21's thread sealed its answers and
     merge_counts that adds into its input kept its hidden points). No audit event is raised on the way
-    (``signal.signal``, the frame argument, ``f_back``, ``f_locals``), so an audit hook would not refuse it: only a loop
-    whose frames are on no thread a signal handler runs on (not the main thread) would be out of its reach."""
-    assert not _key_found([KEY_FROM_A_SIGNAL_HANDLER_S_FRAME + PRINT_THE_KEY]), "the seals' key, from a signal handler's frame"
+    (``signal.signal``, the frame argument, ``f_back``, ``f_locals``), so an audit hook would not refuse it. Safe: the key
+    is held by the loop's other thread only (``_serving``), and signal handlers run on the main thread."""
+    assert not _key_found([KEY_FROM_A_SIGNAL_HANDLER_S_FRAME + PRINT_THE_KEYS]), "the seals' key, from a signal handler's frame"
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 21): gc.garbage holds the loop's frames, no event raised")
 def test_a_failed_cell_s_frames_in_the_garbage_do_not_give_the_key():
     """A cell sets gc.DEBUG_SAVEALL and fails with an exception that holds itself; the loop catches it, and when its
     frame returns, the frame object of the traceback is linked (``f_back``) to the loop's ``serve``. The next cell
-    collects: gc.garbage holds the traceback's frames, whose ``f_back`` and ``f_locals`` give the key of the seals, the
-    one the trusted side sent (compared here, not used: section 21's thread sealing with it kept merge_counts' points in
-    one run of three, the calls otherwise unanswered for a reason not found). No audit event is raised (``gc.set_debug``,
-    ``gc.garbage``, ``f_back``, ``f_locals``): only a loop whose frames no exception of the learner's code passes
-    through (its code run on another thread) would be out of its reach."""
-    assert not _key_found([A_CYCLE_LEFT_IN_THE_GARBAGE, KEY_FROM_THE_GARBAGE + PRINT_THE_KEY]), \
+    collected: gc.garbage held the traceback's frames, whose ``f_back`` and ``f_locals`` gave the key of the seals (no
+    audit event: ``gc.set_debug``, ``gc.garbage``, ``f_back``, ``f_locals``). Safe: the frames an exception of the
+    learner's code passes through are the main thread's, and the key is held by the loop's other thread only."""
+    assert not _key_found([A_CYCLE_LEFT_IN_THE_GARBAGE, KEY_FROM_THE_GARBAGE + PRINT_THE_KEYS]), \
         "the seals' key, read from the loop's frames in gc.garbage"
+
+
+# The routes to the other thread's frames, or to the cells its dispatcher shares with it, that the interpreter does
+# announce: each is refused (an audit hook of the loop's), and what honest code does with the collector still works.
+OTHER_THREAD_SOUGHT = FRAMES_SEARCHED + """
+import gc, sys
+
+_keys, outcomes = [], []
+
+
+def attempt(label, call, *args):
+    try:
+        found = call(*args)
+        outcomes.append(label + ":done")
+        return found
+    except PermissionError:
+        outcomes.append(label + ":refused")
+        return ()
+
+
+for frame in dict(attempt("current_frames", getattr(sys, "_current_" + "frames")) or {}).values():
+    _search(frame)
+for thing in attempt("objects", gc.get_objects):
+    if type(thing).__name__ == "frame":
+        _search(thing)
+attempt("referrers", gc.get_referrers, outcomes)
+attempt("referents-of-a-frame", gc.get_referents, getattr(sys, "_get" + "frame")())
+attempt("referents-of-a-list", gc.get_referents, [outcomes])
+gc.disable()
+attempt("collect", gc.collect)
+gc.enable()
+print(*outcomes)
+"""
+
+
+def test_the_routes_the_interpreter_announces_to_the_loop_s_other_thread_are_refused():
+    """The sealing thread's frames are reached by ``sys._current_frames`` (every thread's innermost frame), and on
+    Python 3.10, where every frame is an object, by ``gc.get_objects`` and ``gc.get_referrers`` (which also find the cells
+    the dispatcher shares with it, as does ``gc.get_referents`` of the dispatcher's frame, which holds its function):
+    each raises an audit event, which the loop's hook refuses once the learner's code runs. ``gc.get_referents`` of
+    anything else, the collector's switches and ``gc.collect`` (lab 09) are left alone."""
+    outcomes = ["current_frames:refused", "objects:refused", "referrers:refused", "referents-of-a-frame:refused",
+                "referents-of-a-list:done", "collect:done"]
+    assert not _key_found([OTHER_THREAD_SOUGHT + PRINT_THE_KEYS + "print(*outcomes)\n"])
+    with Sandbox(Policy()) as box:
+        run = box.run_cell(OTHER_THREAD_SOUGHT, "sought")
+    assert run.ok and run.stdout.split() == outcomes, run
+
+
+# The dispatcher's frame, from a signal handler: the queues it shares with the sealing thread (the contents of its
+# cells), filled by a thread of the learner's with objects whose finalizer notes the thread it runs on, and a collection
+# started at every allocation, whose callback notes the same (the sealing thread must run neither: they are the
+# learner's code, and their frames' f_back would be its frame).
+def _found_by_a_signal_handler(condition: str, found: str) -> str:
+    """A cell's code: a SIGALRM handler, every 2 ms for 5 s at most, walks the frames from the one it interrupted down
+    (``f_back``: no audit event) and puts ``found`` (an expression of ``frame``) of the first that meets ``condition`` in
+    ``_found``."""
+    return f"""
+import signal, time
+
+_found = []
+
+
+def _look(signum, frame):
+    while frame is not None and not _found:
+        if {condition}:
+            _found.append({found})
+        frame = getattr(frame, "f_" + "back")
+
+
+signal.signal(signal.SIGALRM, _look)
+signal.setitimer(signal.ITIMER_REAL, 0.002, 0.002)
+_until = time.monotonic() + 5
+while not _found and time.monotonic() < _until:
+    pass
+signal.setitimer(signal.ITIMER_REAL, 0)
+"""
+
+
+QUEUES_FILLED = _found_by_a_signal_handler('{"work", "done"} <= set(getattr(frame, "f_" + "locals"))',
+                                           'getattr(frame, "f_" + "locals")') + """
+import _thread, gc, threading
+
+_dispatcher, _threads, runs = _found, set(), []
+
+
+class _Noting:
+    def __del__(self):
+        _threads.add(_thread.get_ident())
+
+
+def _filling():
+    while True:
+        for queue in (_dispatcher[0]["work"], _dispatcher[0]["done"]):
+            queue.put(_Noting())
+            queue.put(None)
+        time.sleep(0.0005)
+
+
+_filler = threading.Thread(target=_filling, daemon=True)
+_filler.start()
+gc.callbacks.append(lambda phase, info: _threads.add(_thread.get_ident()))
+gc.set_threshold(1, 1, 1)
+"""
+
+
+def test_what_the_learner_s_code_puts_in_the_loop_s_queues_neither_repeats_nor_skips_a_request():
+    """The dispatcher's frame shows the queues it shares with the sealing thread; a thread of the learner's that puts
+    objects in them again and again wakes each for nothing: every cell runs once and every call gets its own reply.
+    Neither the objects' finalizers nor the collector's callbacks (a collection at every allocation) run on the sealing
+    thread: it drops none of them and makes no object the collector tracks."""
+    with Sandbox(Policy()) as box:
+        first = box.run_cell(QUEUES_FILLED, "filled")
+        assert first.ok, first
+        for _ in range(5):
+            assert box.run_cell("runs.append(1)", "run").ok
+        box.run_cell("def twice(x):\n    return 2 * x\n", "twice")
+        assert [RemoteFunction(box, "twice")(n) for n in range(60)] == [2 * n for n in range(60)]
+        seen = box.run_cell("print(len(runs), bool(_dispatcher), _threads <= {threading.main_thread().ident, _filler.ident}, "
+                            "len(_threads) > 0)", "seen")
+    assert seen.stdout.split() == ["5", "True", "True", "True"], seen
+
+
+# What builds a reply on the main thread, rebound through the globals of a frame below a cell (a signal handler's frame,
+# then f_back, f_globals: no audit event): the wire format's encode of the loop's module, wrapped to keep a copy of each
+# argument as it came (section 19's forgery through ``__main__``, which the notebook's own ``__main__`` stopped).
+ENCODE_FROM_THE_FRAMES_GLOBALS = _found_by_a_signal_handler(
+    '"Worker" in getattr(frame, "f_" + "globals") and "encode" in getattr(frame, "f_" + "globals")',
+    'getattr(frame, "f_" + "globals")') + """
+
+
+class _Names:
+    def __init__(self, names):
+        self.__dict__ = names   # its attributes are the loop's globals
+""" + FORGED_THROUGH_MAIN.replace("import __main__ as _loop", "_loop = _Names(_found[0])  #")
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 21): what builds a reply runs on the main thread, its globals reached from a frame")
+def test_what_builds_a_reply_cannot_be_rebound_through_a_frame_s_globals():
+    """With the key out of reach, what is left to a cell that wants a changed argument reported as it came is what
+    builds the reply on the main thread: the loop's ``decode`` and ``encode``, rebound in the globals of a frame below
+    the cell (a signal handler's frame, ``f_back``, ``f_globals``: no audit event, no flagged text), keep merge_counts'
+    hidden points though it adds into its input. Open: the arguments must be encoded where no learner's code runs
+    (``trusted/__init__.py``, "Faking results")."""
+    from test_mistakes import MERGE_INTO_FIRST
+
+    message = _with_forgery("03_parallel", MERGE_INTO_FIRST, ENCODE_FROM_THE_FRAMES_GLOBALS, "merge_counts",
+                            "check_merge_counts_properties")
+    assert message is not None and "changed its argument counts" in message, message
+
+
+# The loop's pipes made non-blocking (the flag is the open file's, which every fd of it shares): the sealing thread's next
+# read or write would raise, and an exception is an object the collector tracks, whose making can start a collection on
+# that thread (the learner's callbacks then run there, their frames' f_back its frame).
+NON_BLOCKING = """
+import fcntl, os, resource, termios
+
+request_fd = resource.getrlimit(resource.RLIMIT_NOFILE)[0]   # the loop's: just above the soft limit it lowered
+outcomes = []
+for label, make in (("F_SETFL", lambda fd: fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)),
+                    ("FIONBIO", lambda fd: fcntl.ioctl(fd, termios.FIONBIO, b"\\\\1\\\\0\\\\0\\\\0"))):
+    for fd in (request_fd, request_fd + 1):
+        try:
+            make(fd)
+            outcomes.append(label + ":done")
+        except PermissionError:
+            outcomes.append(label + ":refused")
+a, b = os.pipe()
+fcntl.fcntl(a, fcntl.F_SETFL, os.O_NONBLOCK)   # its own pipes: as before
+fcntl.ioctl(b, termios.FIONBIO, b"\\\\1\\\\0\\\\0\\\\0")
+print(*outcomes, os.get_blocking(a), os.get_blocking(b), os.get_blocking(request_fd), os.get_blocking(request_fd + 1))
+"""
+
+
+def test_the_loop_s_pipes_cannot_be_made_non_blocking():
+    """The sealing thread must never raise (``_serving``): its pipes are blocking, and the seccomp filter refuses
+    ``fcntl(F_SETFL)`` and ``ioctl(FIONBIO)`` (``os.set_blocking``'s) on them (counted by the keeper, flagged: no honest
+    code does it); a cell's own fds are made non-blocking as before, and the loop goes on answering."""
+    with Sandbox(Policy()) as box:
+        if not confined(box):
+            pytest.skip(f"no Landlock or seccomp here ({'; '.join(box.isolation)})")
+        run = box.run_cell(NON_BLOCKING, "non-blocking")
+        assert box.run_cell("print('still answering')", "after").stdout.strip() == "still answering"
+        box.close()
+        report = box.behaviour()
+    assert run.ok and run.stdout.split() == ["F_SETFL:refused"] * 2 + ["FIONBIO:refused"] * 2 + ["False", "False", "True", "True"], run
+    assert report["refused"].get("fcntl making the worker loop's pipes non-blocking", 0) == 2, report
+    assert report["refused"].get("ioctl making the worker loop's pipes non-blocking", 0) == 2, report
+
 
 # ---- 29. lab 03's measured reads, answered without reading by a function that tells the measured call -------------
 #

@@ -67,34 +67,37 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   and reopened through ``/proc/self/fd``; so every reply is sealed, a keyed BLAKE2b of the request
   as the loop read it and of the reply, under a key sent before any learner's code runs, and a line
   not so sealed for the request sent is not a reply (a thread that answered the requests itself,
-  or rewrote them, lost the call). The key, and any means of sealing, is in the learner's process:
-  ``traceback``'s ``capture_locals`` reads it from the loop's frames with no flagged text (section
-  28, open), and a key kept elsewhere (the keeper, the kernel) would leave the sealing in reach, which
-  the learner's code would ask for as the loop does (a thread, a finalizer or a trace hook runs on the
-  loop's thread too). What the notebook is handed (``get_ipython``, ``display``, the spies) is defined in a
-  namespace of its own: defined in the loop's file, their ``__globals__`` were the loop's, and a cell
-  rebound ``_sealed`` there to be handed the key, with no frame read (section 28). An audit hook
-  (``sys.addaudithook``, which cannot be removed) that refuses what raises an event (``sys._getframe``,
-  ``sys._current_frames``, ``tb_frame``, ``gi_frame``/``cr_frame``/``ag_frame``, ``gc.get_objects``/
-  ``get_referrers``/``get_referents``, ``sys.settrace``/``setprofile``, ``ctypes.*``, ``code.__new__``,
-  ``sys.addaudithook``) was weighed and does not close this alone (CPython 3.11): a signal handler is given
-  the main thread's frame, the loop's, with no event; a failed cell's exception that holds itself stays in
-  ``gc.garbage`` under ``gc.DEBUG_SAVEALL`` (``gc.set_debug``: no event) with the frames its traceback
-  passed, the loop's linked by ``f_back`` (no event) once it returns; ``f_locals`` raises none (section 28,
-  both open; of their text the review flags the imports of ``signal`` and ``gc``, which lab 09 needs). A
-  design that would hold needs, with the hook: the loop (key, seals, the encoding of the arguments after a
-  call) on a thread other than the main one, through whose frames no exception of the learner's code passes
-  (the learner's code on another thread; the loop told that a call ended by that thread's stack, which it
-  alone reads, never by a flag or a lock that thread can reach); an encoding of the arguments that runs none
-  of the learner's code (no ``isinstance``, ``repr``, hash or ``==`` on its objects, whose exception would
-  pass through the loop's frames); lab 09's fn asking the loop's thread to draw, seal and allocate
-  (tracemalloc sees every thread), so that no key sits in its closure (``__closure__``, ``cell_contents``:
-  no event); native code refused (``ctypes`` reads any memory of the worker today: ``ctypes.*`` events; an
-  extension module written in the scratch folder raises ``import`` with its file name when it is loaded).
-  Honest code would lose ``logging``'s caller lookup (``sys._getframe``) and multiprocessing's traceback
-  text of a worker's exception (``tb_frame``). Until then a reply, the arguments after a call included, is
-  the learner's process's word; the seal stops only code that does not read the loop's memory. Rebinding
-  what a module holds is flagged for review.
+  or rewrote them, lost the call). The key (a hasher keyed with it) is held by a thread of the loop's own, in its locals only
+  (``worker/__main__.py``, ``_serving``): it reads the requests, hands each to the main thread, which runs the cells
+  and calls as a kernel does (signals, the collector, fork), and seals and writes the reply handed back. The frames
+  below a cell, a signal handler's, a failed cell's traceback (in ``gc.garbage`` too) are the main thread's and hold
+  no key (section 28: ``traceback``'s ``capture_locals``, a ``SIGALRM`` handler's frame and ``gc.DEBUG_SAVEALL`` each
+  read it while the loop ran there, with no audit event). The sealing thread runs none of the learner's code: it
+  calls no Python function and looks up nothing a cell can rebind, makes no object the collector tracks (a collection
+  started there runs the learner's callbacks and finalizers on it, their frames' ``f_back`` its frame), drops none of
+  the learner's objects, takes no signal and never raises (the filter refuses ``fcntl(F_SETFL)`` and
+  ``ioctl(FIONBIO)`` on its pipes). An audit hook (``sys.addaudithook``) refuses what reaches its frames or the
+  cells it shares with the main thread: ``sys._current_frames``, ``gc.get_objects`` and ``get_referrers`` (every
+  frame is an object on Python 3.10), ``gc.get_referents`` of a frame (which holds its function), hooks run on
+  every thread (``sys._setprofileallthreads``, ``sys._settraceallthreads``, ``sys.monitoring``), and every event
+  raised on that thread; no lab uses them. What the learner's code puts in the two threads' queues, which the
+  dispatcher's frame shows, wakes a thread for nothing; what it takes stalls the loop (section 28). What the notebook
+  is handed (``get_ipython``, ``display``, the spies) is defined in a namespace of its own: defined in the loop's
+  file, their ``__globals__`` were the loop's, and a cell rebound ``_sealed`` there to be handed the key, with no
+  frame read (section 28). Still open: what builds a reply runs on the main thread, beside the learner's code, so
+  the arguments after a call can be reported as they came without the key: the loop's and the wire format's
+  globals, reached from a frame below a cell (``f_globals``) or a function's ``__globals__``, rebound (``encode``),
+  or the dispatcher's cells rewritten by a trace function (``sys.settrace`` and a frame's ``f_trace``: a traced
+  frame's locals are written back). Closing it needs the arguments encoded where no learner's code runs (the
+  sealing thread, with no object the collector tracks made there: not ``wire.encode``). Native code too: ``ctypes``
+  reads any memory of the worker (the keyed hasher's state) and can raise an exception in the sealing
+  thread (``PyThreadState_SetAsyncExc``); a process a lab lets it fork keeps that state in its copy of memory
+  (``/proc/self/mem`` is refused by Landlock). A collection that starts on the sealing thread through no allocation of
+  its own (checked on CPython 3.11: none does; 3.12 runs a scheduled collection on whichever thread next checks the
+  interpreter's eval breaker, not checked) or memory exhausted as it allocates (its exception is such an object; it
+  then ends the worker) would run the learner's code there. Until these close, a reply, the arguments after a call
+  included, is the learner's process's word; the seal stops code that neither reads the loop's memory nor rebinds
+  what builds its replies. Rebinding what a module holds and reaching a caller's frame are flagged for review.
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
 - *Hanging or exhausting the machine*: a limit per cell and per call (the worker is killed and a
   fresh one replays the cells that ran), a budget per notebook, rlimits on memory, CPU time and file

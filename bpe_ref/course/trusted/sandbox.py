@@ -501,7 +501,7 @@ class Sandbox:
         self.killed_because = ""
         self.last_report: dict = {}
         threading.Thread(target=self._watch_disk, args=(self.process, self.scratch, self._reading), daemon=True).start()
-        # The key of the replies' seals (worker/__main__.py, _sealed), this worker's only, sent before any learner's code runs.
+        # The key of the replies' seals (worker/__main__.py, _serving), this worker's only, sent before any learner's code runs.
         self._seal_key = secrets.token_bytes(32)
         self._asking((json.dumps({"seal": self._seal_key.hex()}) + "\n").encode("ascii"))
         self._send(self._asked, time.monotonic() + 60, 60, "starting the grading process")
@@ -817,7 +817,7 @@ class Sandbox:
 
     def _sealed_by_the_loop(self, seal: bytes, body: bytes) -> bool:
         """Whether ``seal`` is the worker loop's for ``body`` in answer to the last request sent, :attr:`_asked` (the
-        worker's ``_sealed``): the loop's fds are in the learner's process, which can read, write and reopen them."""
+        worker's ``_serving``): the loop's fds are in the learner's process, which can read, write and reopen them."""
         expected = hashlib.blake2b(self._asked_digest + body, key=self._seal_key, digest_size=32).hexdigest().encode("ascii")
         return hmac.compare_digest(seal, expected)
 

@@ -6,9 +6,11 @@ pipes. The worker becomes its keeper's child (:mod:`keeper`), then locks itself 
 (:mod:`confinement`) before the first request. Nothing of ``bpe_ref`` is imported here; what goes
 back is only data (:mod:`wire`).
 
-The trusted side's first line is a key (``{"seal": HEX}``), read before any learner's code runs; every line the
-loop writes back is ``SEAL JSON``, where SEAL is a keyed BLAKE2b of the request as the loop read it and of the reply
-(:func:`_sealed`). Requests and replies (``id`` is echoed)::
+The trusted side's first line is a key (``{"seal": HEX}``); every line the loop writes back is ``SEAL JSON``, where
+SEAL is a keyed BLAKE2b of the request as the loop read it and of the reply (:func:`_serving`). The loop runs on two
+threads: the main thread runs the cells and calls, as a kernel does; a thread of its own reads the requests, seals and
+writes the replies, and alone holds the key, in its locals (no frame of the main thread, where the learner's code, its
+signal handlers and its tracebacks run, holds it). Requests and replies (``id`` is echoed)::
 
     {"id": 1, "op": "exec", "name": "task1_solution", "code": "def f(x): ..."}
     -> {"id": 1, "ok": true, "stdout": "", "stderr": ""}     # or "ok": false, "error": {...}
@@ -29,6 +31,7 @@ import json
 import linecache
 import os
 import platform
+import signal
 import sys
 import traceback
 import types
@@ -51,17 +54,8 @@ _REPLY_ENCODER = _C_ENCODER and _C_ENCODER(None, None, json.encoder.encode_bases
 _python_dumps = json.dumps
 # The seal of a reply, bound at load as the encoder is (a C type, whose methods the learner's code cannot rebind).
 from _blake2 import blake2b as _blake2b  # noqa: E402
-
-
-def _sealed(key: bytes, request: str, data: str) -> str:
-    """The line that carries ``data`` (a reply, as JSON) back: its seal, then ``data``. The seal is a MAC, under a key only
-    this loop and the trusted side hold, of the request line as this loop read it and of the reply. Why: the learner's
-    code runs in this process and reaches the loop's two fds, which the seccomp filter keeps from being replaced but not
-    from being read, written, or reopened through /proc/self/fd (a pipe opens again there, in either direction): a thread
-    that took each request first and wrote it back with another function's name made a changed argument pass. A line
-    without the key's seal, or sealed for another request, is not a reply to the trusted side (:mod:`..sandbox`)."""
-    asked = _blake2b(request.encode("utf-8"), digest_size=32).digest()
-    return _blake2b(asked + data.encode("utf-8"), key=key, digest_size=32).hexdigest() + " " + data
+from _queue import SimpleQueue  # noqa: E402
+from _thread import get_ident, start_new_thread  # noqa: E402
 
 
 def _dumps(reply: dict) -> str:
@@ -190,6 +184,23 @@ class Worker:
         reply.update(stdout=_captured(out), stderr=_captured(err))
         return reply
 
+    def answer(self, line: bytes) -> str:
+        """The reply to a request line, as one line of JSON with the request's id."""
+        request: dict = {}
+        try:
+            request = json.loads(line)
+            handler = {"exec": self.run_exec, "call": self.run_call}[request["op"]]
+            reply = handler(request)
+        except BaseException as exc:  # a request the worker could not even start on
+            request = request if isinstance(request, dict) else {}
+            reply = {"ok": False, "error": _error(exc)}
+        reply["id"] = request.get("id")
+        try:
+            return _dumps(reply)
+        except (TypeError, ValueError, RecursionError) as exc:
+            return _dumps({"id": request.get("id"), "ok": False,
+                           "error": {"ename": "UnsendableResult", "evalue": str(exc)[:200], "traceback": []}})
+
     def run_call(self, request: dict) -> dict:
         name = request["name"]
         function = self.namespace.get(name)
@@ -236,24 +247,116 @@ class Worker:
         return reply
 
 
-def serve(requests, replies, key: bytes) -> None:
-    worker = Worker()
-    for line in requests:
+# Audit events that reach the frames of another thread, the sealing one's (sys._current_frames; on Python 3.10 every
+# frame is an object the collector lists), or the cells the dispatcher shares with it (a frame's referents hold its
+# function, whose closure they are), or that put a hook of the learner's on every thread (which would run on the
+# sealing one): refused once the learner's code may run, as is every event raised on the sealing thread, which raises
+# none of its own. No lab needs them (lab 09's tasks use the collector's switches, callbacks and counts).
+_REFUSED_EVENTS = frozenset({"sys._current_frames", "sys._current_exceptions", "gc.get_objects", "gc.get_referrers",
+                             "sys._setprofileallthreads", "sys._settraceallthreads", "sys.monitoring.register_callback",
+                             "sys.remote_exec"})
+
+
+def _serving(request_fd: int, reply_fd: int, hello: str, answer):
+    """Start the thread that seals (it reads the key, then every request) and return the dispatcher, which the main
+    thread runs until the requests end: ``answer(line)`` (the reply to a request line, as JSON) for each line handed over.
+
+    Why two threads: the learner's code runs on the main thread, and a signal handler there is given the frame it
+    interrupted, a failed cell's traceback holds the frames it passed (kept in ``gc.garbage`` under ``gc.DEBUG_SAVEALL``),
+    ``traceback.walk_stack`` walks them; none of them raises an audit event. When the loop's frames were below every
+    cell's, each gave the key of the seals from their locals, and a thread of the learner's sealed replies of its own
+    (``tests/test_grading_redteam.py``, section 28). The sealing thread must run none of the learner's code, ever: a
+    collection of the garbage started there runs the learner's callbacks and finalizers on it, whose frames' ``f_back``
+    is its frame (a callback's exception, handed to another thread, gave the sealer so). So it calls no function of
+    Python and looks up no global or builtin (which a cell could rebind): what it calls is bound here, before any of the
+    learner's code runs; it makes no object the collector tracks (bytes, str and int only: no slice, no tuple of
+    arguments, no exception: the seccomp filter keeps its pipes blocking, no signal is delivered to it) and drops none
+    of the learner's. The two threads share only cells of this function, which the learner's code cannot rebind:
+    ``line``, the request handed over, ``answered`` and ``data``, the request answered and its reply; and two queues of
+    C (``_queue.SimpleQueue``, whose put and get make no such object and raise nothing), which the dispatcher's frame
+    shows: what the learner's code puts in them wakes a thread for nothing (the dispatcher answers only the request in
+    ``line``, once; the sealing thread waits until ``answered`` is the request it handed over, and keeps what it took
+    from its queue, whose last reference it would otherwise drop); what it takes stalls the loop. The function objects,
+    whose closures hold the cells, are kept by no frame's locals (a frame's referents are refused,
+    :data:`_REFUSED_EVENTS`)."""
+    line = answered = data = None
+    work, done = SimpleQueue(), SimpleQueue()
+    kind, text = type, str
+
+    def sealing(read=os.read, write=os.write, loads=json.loads, fromhex=bytes.fromhex, blake2b=_blake2b, size=len,
+                leave=os._exit):
+        nonlocal line
+        request, sealer, plain, taken = b"", None, blake2b(digest_size=32), []
         try:
-            request = json.loads(line)
-            handler = {"exec": worker.run_exec, "call": worker.run_call}[request["op"]]
-            reply = handler(request)
-        except BaseException as exc:  # a request the worker could not even start on
-            request = request if isinstance(request, dict) else {}
-            reply = {"ok": False, "error": _error(exc)}
-        reply["id"] = request.get("id")
-        try:
-            data = _dumps(reply)
-        except (TypeError, ValueError, RecursionError) as exc:
-            data = _dumps({"id": request.get("id"), "ok": False,
-                           "error": {"ename": "UnsendableResult", "evalue": str(exc)[:200], "traceback": []}})
-        replies.write(_sealed(key, line, data) + "\n")
-        replies.flush()
+            while True:
+                chunk = read(request_fd, 1 << 16)
+                if not chunk:
+                    break
+                request += chunk
+                # One request at a time: the trusted side writes the next once it has the reply, so what ends with a
+                # newline is a request (lines the learner's code wrote there too make one that is no request: not cut
+                # apart, as a slice, a tuple of arguments, bytes.find's or endswith's, are objects the collector tracks).
+                if request[-1] != 10:
+                    continue
+                if sealer is None:  # the first line: the key, read before any of the learner's code runs
+                    sealer = blake2b(key=fromhex(loads(request)["seal"]), digest_size=32)
+                    reply = hello
+                else:
+                    line = request
+                    work.put(request)
+                    while answered is not request:
+                        taken.append(done.get())
+                    reply = data
+                asked = plain.copy()
+                asked.update(request)
+                seal = sealer.copy()
+                seal.update(asked.digest())
+                seal.update(reply.encode("utf-8"))
+                out = (seal.hexdigest() + " " + reply + "\n").encode("utf-8")
+                if write(reply_fd, out) != size(out):  # whole, on a blocking pipe, with no signal for this thread
+                    leave(70)
+                request = b""
+            line = None  # the requests ended: so does the dispatcher
+            work.put(None)
+        except BaseException:  # the reply pipe closed, memory gone: nothing of it may reach the learner's code
+            leave(70)
+
+    def dispatching() -> None:
+        nonlocal answered, data
+        while True:
+            try:
+                request = work.get()
+            except BaseException:  # a signal handler of the learner's raised while the loop waited
+                continue
+            if request is not line or request is answered:  # put there by the learner's code, or answered already
+                continue
+            if request is None:
+                return
+            try:
+                reply = answer(request)
+            except BaseException:  # raised by a signal handler of the learner's as the answer returned
+                reply = None
+            data = reply if kind(reply) is text else '{"ok": false, "error": {"ename": "WorkerError"}}'
+            answered = request
+            done.put(True)
+
+    # Every signal goes to the main thread, whose handlers run there only (blocked here, the new thread's mask is the
+    # same): the sealing thread's reads and writes are never cut short, as they would be by a signal it took.
+    masks = getattr(signal, "pthread_sigmask", None)  # POSIX
+    unblocked = masks and masks(signal.SIG_BLOCK, signal.valid_signals())
+    thread, process = start_new_thread(sealing, ()), os.getpid()
+    if masks:
+        masks(signal.SIG_SETMASK, unblocked)
+
+    def refusing(event: str, args: tuple, refused=_REFUSED_EVENTS, ident=get_ident, frame=types.FrameType, kinds=map,
+                 refusal=PermissionError, getpid=os.getpid) -> None:
+        # (a thread of a forked child, which has no sealing thread, may be given its ident)
+        if (event in refused or (ident() == thread and getpid() == process)
+                or (event == "gc.get_referents" and frame in kinds(kind, args[0]))):
+            raise refusal(f"{event} is refused while grading (it reaches the worker loop's other thread)")
+
+    sys.addaudithook(refusing)
+    return dispatching
 
 
 def main() -> None:
@@ -267,13 +370,8 @@ def main() -> None:
         sys.modules.pop(name, None)
     # The protocol keeps the pipes the trusted side opened as stdin and stdout, moved to the top fd numbers, which the
     # seccomp filter keeps from being replaced or closed (:func:`confinement.set_apart`); the learner's code gets
-    # /dev/null and the stderr pipe as stdin and stdout, so what it prints cannot garble a reply. The files never
-    # close their fds (the filter would refuse it at exit).
+    # /dev/null and the stderr pipe as stdin and stdout, so what it prints cannot garble a reply.
     loop_fds = set_apart(0, 1) if sys.platform.startswith("linux") else (os.dup(0), os.dup(1))
-    requests = os.fdopen(loop_fds[0], "r", encoding="utf-8", closefd=False)
-    replies = os.fdopen(loop_fds[1], "w", encoding="utf-8", closefd=False)
-    first = requests.readline()  # the key of the seals, before any of the learner's code runs
-    key = bytes.fromhex(json.loads(first)["seal"])
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.dup2(2, 1)
     isolation = confine(policy, handoff, loop_fds if sys.platform.startswith("linux") else None)
@@ -284,10 +382,9 @@ def main() -> None:
     # Like a Jupyter kernel's, this process's __main__ (the notebook's namespace, :class:`Worker`) has no file for a
     # spawned child to re-run (it could not read this file anyway): functions defined in the notebook's cells do not
     # reach a spawned worker, those of a module written with %%writefile do.
+    # The sealing thread starts now, confined as this one is (Landlock and seccomp hold for the threads started after).
     hello = json.dumps({"hello": True, "isolation": isolation, "python": platform.python_version()})
-    replies.write(_sealed(key, first, hello) + "\n")
-    replies.flush()
-    serve(requests, replies, key)
+    _serving(*loop_fds, hello, Worker().answer)()
 
 
 if __name__ == "__main__":

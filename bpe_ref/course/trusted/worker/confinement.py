@@ -109,14 +109,16 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                             "io_setup": 206, "io_submit": 209, "socketpair": 53, "connect": 42, "mmap": 9, "mremap": 25,
                             "splice": 275, "tee": 276, "vmsplice": 278,
                             "close": 3, "dup2": 33, "dup3": 292, "close_range": 436, "link": 86, "linkat": 265, "exit_group": 231,
-                            "recvmsg": 47, "recvmmsg": 299, "pidfd_getfd": 438, "rt_sigaction": 13}),
+                            "recvmsg": 47, "recvmmsg": 299, "pidfd_getfd": 438, "rt_sigaction": 13, "fcntl": 72,
+                            "ioctl": 16}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
                              "io_setup": 0, "io_submit": 2, "socketpair": 199, "connect": 203, "mmap": 222, "mremap": 216,
                              "splice": 76, "tee": 77, "vmsplice": 75,
                              "close": 57, "dup2": None, "dup3": 24, "close_range": 436, "link": None, "linkat": 37, "exit_group": 94,
-                             "recvmsg": 212, "recvmmsg": 243, "pidfd_getfd": 438, "rt_sigaction": 134}),
+                             "recvmsg": 212, "recvmmsg": 243, "pidfd_getfd": 438, "rt_sigaction": 134, "fcntl": 25,
+                             "ioctl": 29}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
@@ -134,6 +136,7 @@ _EPERM, _EACCES, _ENOSYS = 1, 13, 38
 _RET_ALLOW, _RET_ERRNO, _RET_USER_NOTIF = 0x7FFF0000, 0x00050000, 0x7FC00000
 _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_NEW_LISTENER = 22, 36, 1, 8
 _SIGCHLD = 17
+_F_SETFL, _FIONBIO = 4, 0x5421
 _SOCKET_FAMILIES = {1: "AF_UNIX", 2: "AF_INET", 10: "AF_INET6", 16: "AF_NETLINK", 17: "AF_PACKET", 40: "AF_VSOCK"}
 _SOCKET_TYPES = {1: "SOCK_STREAM", 2: "SOCK_DGRAM", 3: "SOCK_RAW", 5: "SOCK_SEQPACKET"}
 
@@ -168,6 +171,8 @@ def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = Non
         return name, _ENOSYS
     if name in ("dup2", "dup3"):  # the filter sends only those onto the loop's fds (:func:`set_apart`)
         return f"{name} onto the worker loop's pipes", _EPERM
+    if name in ("fcntl", "ioctl"):  # likewise: F_SETFL and FIONBIO on them
+        return f"{name} making the worker loop's pipes non-blocking", _EPERM
     return name, _EPERM
 
 
@@ -290,6 +295,17 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
                 emit(JEQ, reply_fd, 0, 1)
                 refuse(_EPERM)
                 emit(RET, _RET_ALLOW)
+        # Nor made non-blocking (fcntl F_SETFL, ioctl FIONBIO; the flag is the open file's, shared by every fd of it): the
+        # loop's sealing thread must never raise (worker/__main__.py, _serving), as a read or write that would block does.
+        for name, command in (("fcntl", _F_SETFL), ("ioctl", _FIONBIO)):
+            emit(JEQ, numbers[name], 0, 7)
+            emit(LD, 16)  # args[0], the fd
+            emit(JEQ, request_fd, 1, 0)
+            emit(JEQ, reply_fd, 0, 3)
+            emit(LD, 24)  # args[1], the command (low 32 bits)
+            emit(JEQ, command, 0, 1)
+            refuse(_EPERM)
+            emit(RET, _RET_ALLOW)
         # close and close_range are answered by the filter itself, never counted: multiprocessing's processes close
         # every fd they do not keep before they run (close_range over all, or close of each fd /proc/self/fd lists).
         emit(JEQ, numbers["close"], 0, 5)
@@ -378,7 +394,7 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
 
     what = "seccomp: no network sockets" + ("" if allow_processes else ", no new processes (threads allowed)")
     if loop_fds:
-        what += f", the worker loop's pipes (fds {loop_fds[0]} and {loop_fds[1]}) neither replaced nor closed"
+        what += f", the worker loop's pipes (fds {loop_fds[0]} and {loop_fds[1]}) neither replaced, closed nor made non-blocking"
     unix = "; unix sockets: connect() to any path, NOT restricted" if allow_processes else ""
     counted = "refused calls not counted (no keeper to count them)"
     import socket  # now: once the filter is in, an import's opens wait for the keeper, which has no listener yet
