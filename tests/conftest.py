@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -18,6 +19,7 @@ import pytest
 
 from bpe_ref import data_files
 from bpe_ref.course.nbgrader_main import skip_unused_schema_formats
+from bpe_ref.course.notebooks import lab_names
 
 from bpe_ref.serialization import load_merges, load_vocab
 
@@ -161,6 +163,29 @@ def pytest_sessionfinish(session):
     if hasattr(session.config, "workerinput"):
         for folder in getattr(sys.modules.get("bpe_ref.course.notebooks"), "_SOLUTION_MODULES", ()):
             shutil.rmtree(folder, ignore_errors=True)
+
+
+# ---- the lab-by-lab tests that take turns (tests/sampling.py, LABS_PER_RUN) ---------------------
+LAB_BY_LAB_MODULES = ("test_mistakes.py", "test_checks_labs.py")
+
+
+def lab_of(item) -> str | None:
+    """The number of the one lab a test is about: its ``lab`` parameter ("04_inverted_index"), or its name
+    (test_lab04_...); None for a test of several labs or none."""
+    lab = getattr(getattr(item, "callspec", None), "params", {}).get("lab")
+    if isinstance(lab, str) and lab[:2].isdigit():
+        return lab[:2]
+    found = re.match(r"test_lab(\d\d)_", item.name)
+    return found.group(1) if found else None
+
+
+def pytest_runtest_setup(item):
+    # before any fixture of the test is built (a lab's graders, a grading worker)
+    number = lab_of(item) if item.path.name in LAB_BY_LAB_MODULES else None
+    if number is not None:
+        from sampling import skip_unless_lab_drawn
+
+        skip_unless_lab_drawn(number, [lab[:2] for lab in lab_names()])
 
 
 # ---- spreading the suite over the cores (pytest-xdist, ``--dist loadscope``) --------------------

@@ -81,6 +81,31 @@ def skip_unless_drawn(family: str, member: str, members) -> None:
                     "BPE_EXHAUSTIVE=1 runs every one")
 
 
+# The lab-by-lab tests of mistakes and hints (every test of tests/test_mistakes.py, and the tests of one lab in
+# tests/test_checks_labs.py: about a third of the suite's work) take turns by lab: the default run takes those of
+# LABS_PER_RUN labs, drawn from the run's sample seed (each lab about every other run), and the labs that BPE_LABS
+# names (their numbers, BPE_LABS=04,05: run it for the labs whose graders or solutions you changed); BPE_EXHAUSTIVE=1
+# takes every lab. Every lab's solution and release are still graded in every run (tests/test_grading_adversarial.py).
+LABS_PER_RUN = 5
+
+
+def drawn_labs(numbers: list[str]) -> set[str]:
+    """The lab numbers (``"04"``) of ``numbers`` whose lab-by-lab tests this run takes (see :data:`LABS_PER_RUN`)."""
+    if EXHAUSTIVE:
+        return set(numbers)
+    asked = {number.strip().zfill(2) for number in os.environ.get("BPE_LABS", "").split(",") if number.strip()}
+    ranked = sorted(numbers, key=lambda number: zlib.crc32(f"{sample_seed()}:labs:{number}".encode("utf-8")))
+    return set(ranked[:LABS_PER_RUN]) | (asked & set(numbers))
+
+
+def skip_unless_lab_drawn(number: str, numbers: list[str]) -> None:
+    """Skip a lab-by-lab test of lab ``number`` unless this run takes that lab (:func:`drawn_labs`)."""
+    taken = drawn_labs(numbers)
+    if number not in taken:
+        pytest.skip(f"lab {number}'s mistakes and hints: this run takes labs {', '.join(sorted(taken))} "
+                    f"(BPE_SAMPLE_SEED={sample_seed()}; BPE_LABS=NN adds a lab, BPE_EXHAUSTIVE=1 takes all)")
+
+
 def one_of(key: str, choices: tuple):
     """The one of ``choices`` the default run takes for ``key`` (e.g. a test and its parameters), where
     ``BPE_EXHAUSTIVE=1`` takes them all: spread over the keys, and the same on every run and machine (a CRC)."""

@@ -3718,6 +3718,10 @@ def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4(sho
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
+    # One of the three in each grading path by default (12-25 s of CPU each: a lab 03 grading worker and its pools),
+    # drawn from the run's sample seed; BPE_EXHAUSTIVE=1 runs all six.
+    shows = {POOL_FOR_SHOW: "idle-pool", JOINED_FOR_SHOW: "processes-for-show", FORK_SERVER_STOPPED: "fork-server-stopped"}
+    skip_unless_drawn(f"redteam30:{'class' if whole_class else 'self'}", shows[show], list(shows.values()))
     code = lab_03_with_taught_count()
     with hidden_seed(20261130, whole_class=whole_class):
         message = remote("03_parallel", code + show, "count_pretokens_in_file", "check_count_pretokens_in_file_properties")

@@ -95,3 +95,38 @@ def test_a_family_runs_one_member_a_run_and_every_member_over_runs(monkeypatch):
     monkeypatch.setattr(sampling, "EXHAUSTIVE", True)
     for member in members:
         sampling.skip_unless_drawn("a family", member, members)  # BPE_EXHAUSTIVE=1: every one
+
+
+def test_the_lab_by_lab_tests_take_turns_by_lab(monkeypatch):
+    """A run takes the mistakes and hints of LABS_PER_RUN labs, drawn from its sample seed, and those BPE_LABS names;
+    every lab is taken by some of a few runs, and by BPE_EXHAUSTIVE=1."""
+    import sampling
+    from conftest import lab_of
+
+    numbers = [lab[:2] for lab in LABS]
+    monkeypatch.setattr(sampling, "EXHAUSTIVE", False)
+    monkeypatch.delenv("BPE_LABS", raising=False)
+    taken = set()
+    for seed in range(16):
+        monkeypatch.setenv("BPE_SAMPLE_SEED", str(seed))
+        drawn = sampling.drawn_labs(numbers)
+        assert len(drawn) == min(sampling.LABS_PER_RUN, len(numbers)) and drawn <= set(numbers), drawn
+        left_out = sorted(set(numbers) - drawn)
+        if left_out:
+            with pytest.raises(pytest.skip.Exception, match=f"lab {left_out[0]}'s mistakes"):
+                sampling.skip_unless_lab_drawn(left_out[0], numbers)
+            monkeypatch.setenv("BPE_LABS", f"{int(left_out[0])}, 99")  # a number without its zero, one of no lab
+            assert sampling.drawn_labs(numbers) == drawn | {left_out[0]}
+            monkeypatch.delenv("BPE_LABS")
+        taken |= drawn
+    assert taken == set(numbers)
+    monkeypatch.setattr(sampling, "EXHAUSTIVE", True)
+    assert sampling.drawn_labs(numbers) == set(numbers)
+
+    class Test:  # what lab_of reads of a test: its name, and its parameters when it has some
+        def __init__(self, name, **params):
+            self.name, self.callspec = name, type("CallSpec", (), {"params": params})()
+
+    assert lab_of(Test("test_lab04_a_v4_that_visits_every_word_fails_the_hidden_test")) == "04"
+    assert lab_of(Test("test_labs07_to_09_a_mistake[x]", lab="08_linear_encoding")) == "08"
+    assert lab_of(Test("test_labs_07_and_08_graders_read_gpt2_merges_without_its_vocabulary")) is None
