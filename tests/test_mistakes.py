@@ -3253,3 +3253,41 @@ def test_labs05_to_10_a_learners_mistake_of_the_seventh_round_fails_the_hidden_t
     # those that lost their points before this round: one per lab by default (a hidden test each, up to seconds)
     skip_unless_drawn(f"seventh round, lab {lab[:2]}", mistake, [name for of, name in CAUGHT_BEFORE_ROUND7 if of == lab])
     round_failure(request, SEVENTH_ROUND_05_TO_10, lab, mistake)
+
+
+# A seventh round's mistake whose hint named another mistake (learn28): the hidden test's hint now fits it, and the hint
+# it got before is gone. (lab, mistake): (the hint now, the hint before).
+HINTS_ROUND7 = {
+    ("05_heap", "pop-re-pushes-gone-pairs"): ("an entry too many", "ints where bytes were expected"),
+    ("06_encode_decode", "split-without-the-group"): ("the special tokens are gone from your tokens", "overlap"),
+    ("06_encode_decode", "split-at-the-first-special-only"): ("no maxsplit", "overlap"),
+    ("06_encode_decode", "specials-ignoring-case"): ("a special token in another case", "keep answers"),
+    ("06_encode_decode", "special-token-bytes-of-latin-1"): ("its UTF-8 encoding", "capturing group"),
+    ("07_heap_encoding", "merge-left-pair-pushed-with-the-old-rank"): ("with the rank of the pair just merged", "rank 0"),
+    ("07_heap_encoding", "merge-new-rank-zero-not-pushed"): ("`if rank is not None`", "keep merging"),
+    ("08_linear_encoding", "last-bytes-of-the-merges-only"): ("also one that no merge holds", "hint: your window"),
+    ("10_distributed", "tree-returns-the-level"): ("return the item, level[0]", "not all there"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(HINTS_ROUND7), ids=[f"{lab[:2]}-{name}" for lab, name in sorted(HINTS_ROUND7)])
+def test_labs05_to_10_a_seventh_rounds_mistake_gets_a_hint_that_fits_it(request, lab, mistake):
+    found = round_failure(request, SEVENTH_ROUND_05_TO_10, lab, mistake)
+    now, before = HINTS_ROUND7[lab, mistake]
+    assert now in found and before not in found, found
+
+
+def test_lab05_a_train_that_leaves_one_byte_pretokens_out_is_not_told_to_push_fresh_entries(lab05):
+    """Its frequencies shift against its words (a weight mistake): the hint for a loop that pushes no fresh entry, which
+    merges pairs of single bytes only, named it under seed 3; a loop that pushes none still gets that hint."""
+    graders, solutions = lab05
+    shifted = variant_of("05_heap", solutions, "task3_train_solution", "train",
+                         SEVENTH_ROUND_05_TO_10["05_heap", "train-one-byte-pretokens-left-out"][1])
+    with contextlib.ExitStack() as seeded:  # the secret seed that met it
+        for name, module in list(sys.modules.items()):
+            if name.endswith("course.trusted.verdicts"):
+                seeded.enter_context(module.hidden_seed(3))
+        assert "needs a fresh entry" not in failure(graders.check_train_properties, shifted)
+    no_push = variant_of("05_heap", solutions, "task3_train_solution", "train", ((V5_GROWN, "                    pass\n"),))
+    assert "needs a fresh entry then" in failure(graders.check_train, no_push)
+

@@ -238,6 +238,8 @@ def _depth(tree: object) -> int:
 
 def tree_hint(args: tuple, expected: object, got: object) -> str | None:
     parts = list(args[0]) if args and isinstance(args[0], list) else []
+    if isinstance(got, list) and len(got) == 1 and got[0] == expected:
+        return "that is the last round's list, whose one item is the result: return the item, level[0], not the list"
     leaves = _leaves_in_order(got)
     if leaves != parts and sorted(map(repr, leaves)) == sorted(map(repr, parts)):
         return ("every part is there, once, but out of order: combine neighbours with the left one first, "
