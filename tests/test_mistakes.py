@@ -3253,3 +3253,200 @@ def test_labs05_to_10_a_learners_mistake_of_the_seventh_round_fails_the_hidden_t
     # those that lost their points before this round: one per lab by default (a hidden test each, up to seconds)
     skip_unless_drawn(f"seventh round, lab {lab[:2]}", mistake, [name for of, name in CAUGHT_BEFORE_ROUND7 if of == lab])
     round_failure(request, SEVENTH_ROUND_05_TO_10, lab, mistake)
+
+
+# A seventh round's mistake whose hint named another mistake (learn28): the hidden test's hint now fits it, and the hint
+# it got before is gone. (lab, mistake): (the hint now, the hint before).
+HINTS_ROUND7 = {
+    ("05_heap", "pop-re-pushes-gone-pairs"): ("an entry too many", "ints where bytes were expected"),
+    ("06_encode_decode", "split-without-the-group"): ("the special tokens are gone from your tokens", "overlap"),
+    ("06_encode_decode", "split-at-the-first-special-only"): ("no maxsplit", "overlap"),
+    ("06_encode_decode", "specials-ignoring-case"): ("a special token in another case", "keep answers"),
+    ("06_encode_decode", "special-token-bytes-of-latin-1"): ("its UTF-8 encoding", "capturing group"),
+    ("07_heap_encoding", "merge-left-pair-pushed-with-the-old-rank"): ("with the rank of the pair just merged", "rank 0"),
+    ("07_heap_encoding", "merge-new-rank-zero-not-pushed"): ("`if rank is not None`", "keep merging"),
+    ("08_linear_encoding", "last-bytes-of-the-merges-only"): ("also one that no merge holds", "hint: your window"),
+    ("10_distributed", "tree-returns-the-level"): ("return the item, level[0]", "not all there"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(HINTS_ROUND7), ids=[f"{lab[:2]}-{name}" for lab, name in sorted(HINTS_ROUND7)])
+def test_labs05_to_10_a_seventh_rounds_mistake_gets_a_hint_that_fits_it(request, lab, mistake):
+    found = round_failure(request, SEVENTH_ROUND_05_TO_10, lab, mistake)
+    now, before = HINTS_ROUND7[lab, mistake]
+    assert now in found and before not in found, found
+
+
+def test_lab05_a_train_that_leaves_one_byte_pretokens_out_is_not_told_to_push_fresh_entries(lab05):
+    """Its frequencies shift against its words (a weight mistake): the hint for a loop that pushes no fresh entry, which
+    merges pairs of single bytes only, named it under seed 3; a loop that pushes none still gets that hint."""
+    graders, solutions = lab05
+    shifted = variant_of("05_heap", solutions, "task3_train_solution", "train",
+                         SEVENTH_ROUND_05_TO_10["05_heap", "train-one-byte-pretokens-left-out"][1])
+    with contextlib.ExitStack() as seeded:  # the secret seed that met it
+        for name, module in list(sys.modules.items()):
+            if name.endswith("course.trusted.verdicts"):
+                seeded.enter_context(module.hidden_seed(3))
+        assert "needs a fresh entry" not in failure(graders.check_train_properties, shifted)
+    no_push = variant_of("05_heap", solutions, "task3_train_solution", "train", ((V5_GROWN, "                    pass\n"),))
+    assert "needs a fresh entry then" in failure(graders.check_train, no_push)
+
+
+# ---- labs 00 to 04, learn28: an eighth learner round (issue 21, item 8) ---------------------------------------------
+# Kinds the earlier rounds left out: an edge of a chunk or a window (the first window, the token's end, a chunk's first
+# byte), a tie or a sort in the wrong direction (special tokens sorted alphabetically), empty input and the empty list
+# told from None, a parameter ignored (special tokens, num_merges of 0), overlapping pairs counted once (a a a), a stale
+# index, an argument returned as the result (merge_counts of one chunk). Every one lost its hidden points under the
+# kernel's draw and secret seeds 0 to 4 but lab 03's merge_counts that returns its one chunk's dict itself ("nothing to
+# add"): the right counts, in the caller's dict (the statement: "build a new one"). Its hidden test now calls it through a
+# driver, as lab 10's merge_two's (checks.lab03_parallel.in_a_new_dict), which tells a new dict where the call runs.
+# (Allowed, so not here: count_chunk decoding with errors="ignore", and merge_counts walking its list twice: the same
+# answers on every valid input, ranges at special tokens and a list of dicts, as the statements give them.)
+
+SPLIT_PATTERN = "    pattern = \"|\".join(regex.escape(token) for token in longest_first)\n"
+PRETOKENIZE_PIECES = "split_on_special_tokens(text, special_tokens)"
+NO_MERGE_MAKES_ONE = ("for _ in range(num_merges):", "for _ in range(max(1, num_merges)):  # at least one merge")
+
+LAB00_ROUND8 = {
+    "utf8-ascii-others-dropped": ("task1_utf8_bytes_solution", ((UTF8_ENCODE, '    return list(text.encode("ascii", errors="ignore"))\n'),),
+                                  "utf8_bytes("),
+    "split-sorted-alphabetically": ("task2_split_on_special_tokens_solution", (("sorted(special_tokens, key=len, reverse=True)",
+                                    "sorted(special_tokens)"),), "split_on_special_tokens("),
+    "split-at-the-first-occurrence-only": ("task2_split_on_special_tokens_solution", ((SPLIT_RETURN,
+                                           "    return regex.split(pattern, text, maxsplit=1)"),), "split_on_special_tokens("),
+    "split-no-tokens-told-by-none": ("task2_split_on_special_tokens_solution", (("    if not special_tokens:\n",
+                                     "    if special_tokens is None:\n"),), "split_on_special_tokens("),
+    "pretokenize-ignores-special-tokens": ("task3_pretokenize_solution", ((PRETOKENIZE_PIECES, "[text]"),), "pretokenize("),
+    "pretokenize-special-tokens-filtered-after": ("task3_pretokenize_solution", ((
+        "    for piece in split_on_special_tokens(text, special_tokens):\n        pretokens.extend(regex.findall(GPT2_PATTERN, piece))\n",
+        "    pretokens = [p for p in regex.findall(GPT2_PATTERN, text) if p not in special_tokens]\n"),), "pretokenize("),
+    "pretokenize-pieces-joined-by-a-space": ("task3_pretokenize_solution", ((PRETOKENIZE_PIECES,
+                                             "[' '.join(split_on_special_tokens(text, special_tokens))]"),), "pretokenize("),
+    "pattern-without-the-last-whitespace-run": ("task3_pretokenize_solution", (own_pattern(GPT2.replace(r"|\s+(?!\S)|\s+",
+                                                r"|\s+(?!\S)")),), "pretokenize("),
+    "pattern-one-digit-per-number": ("task3_pretokenize_solution", (own_pattern(GPT2.replace(r" ?\p{N}+", r" ?\p{N}")),),
+                                     "pretokenize("),
+    "pattern-letters-and-numbers-together": ("task3_pretokenize_solution", (own_pattern(GPT2.replace(r" ?\p{L}+",
+                                             r" ?[\p{L}\p{N}]+")),), "pretokenize("),
+    "count-keys-stripped": ("task4_count_pretokens_solution", (('key = pretoken.encode("utf-8")',
+                            'key = pretoken.strip().encode("utf-8")'),), "count_pretokens("),
+    "count-ignores-special-tokens": ("task4_count_pretokens_solution", ((COUNT_EACH, "for pretoken in pretokenize(text, []):"),),
+                                     "count_pretokens("),
+    "split-pieces-stripped": ("task2_split_on_special_tokens_solution", ((SPLIT_RETURN,
+                              "    return [piece.strip() for piece in regex.split(pattern, text)]"),), "split_on_special_tokens("),
+    "pattern-lookahead-one-space-at-a-time": ("task3_pretokenize_solution", (own_pattern(GPT2.replace(r"\s+(?!\S)", r"\s(?!\S)")),),
+                                              "pretokenize("),
+    "split-drops-a-leading-empty-piece": ("task2_split_on_special_tokens_solution", ((SPLIT_RETURN,
+                                          "    pieces = regex.split(pattern, text)\n    return pieces[1:] if len(pieces) > 1 and "
+                                          "not pieces[0] else pieces  # no piece before the first token"),),
+                                          "split_on_special_tokens("),
+}
+
+LAB01_ROUND8 = {
+    "count-first-window-missed": ("task1_count_pairs_solution", (("zip(word, word[1:])", "zip(word[1:], word[2:])"),),
+                                  "count_pairs("),
+    "merge-checks-the-left-token-only": ("task3_merge_word_solution", (("word[i] == pair[0] and word[i + 1] == pair[1]",
+                                         "word[i] == pair[0]"),), "merge_word("),
+    "merge-empty-word-one-empty-token": ("task3_merge_word_solution", (("    return tuple(merged)\n",
+                                         "    return tuple(merged) or (b'',)\n"),), "merge_word("),
+    "train-no-merges-makes-one": ("task4_train_solution", (NO_MERGE_MAKES_ONE,), "train("),
+    "train-frequencies-lost-after-a-merge": ("task4_train_solution", (("{merge_word(word, pair): count for word, count in "
+                                             "words.items()}", "{merge_word(word, pair): 1 for word in words}"),), "train("),
+    "merge-bound-off-by-one": ("task3_merge_word_solution", (("if i + 1 < len(word) and", "if i + 1 <= len(word) and"),),
+                               "merge_word("),
+}
+
+CHANGES_OLD = "    for old in zip(word, word[1:]):\n"
+LAB02_ROUND8 = {
+    "changes-losses-of-distinct-pairs": ("task1_pair_count_changes_solution", ((CHANGES_OLD,
+                                         "    for old in set(zip(word, word[1:])):\n"),), "pair_count_changes("),
+    "changes-gains-of-distinct-pairs": ("task1_pair_count_changes_solution", (("    for new in zip(merged, merged[1:]):\n",
+                                        "    for new in set(zip(merged, merged[1:])):\n"),), "pair_count_changes("),
+    "changes-of-overlapping-merges": ("task1_pair_count_changes_solution", (("    merged = merge_word(word, pair)\n",
+        "    merged = list(word)\n    for i in range(len(word) - 1):  # each occurrence of the pair, in place\n"
+        "        if (word[i], word[i + 1]) == pair:\n            merged[i:i + 2] = [pair[0] + pair[1], None]\n"
+        "    merged = tuple(token for token in merged if token is not None)\n"),), "pair_count_changes("),
+    "update-changes-subtracted": ("task2_merge_and_update_solution", (("pair_counts.get(changed, 0) + change",
+                                  "pair_counts.get(changed, 0) - change"),), "merge_and_update("),
+    "update-changes-of-the-merged-word": ("task2_merge_and_update_solution", ((
+        "    for changed, change in pair_count_changes(word, pair, frequency).items():\n",
+        "    word = merge_word(word, pair)\n    for changed, change in pair_count_changes(word, pair, frequency).items():\n"),
+        ("    return merge_word(word, pair)\n", "    return word\n")), "merge_and_update("),
+    "train-first-word-skipped": ("task3_train_solution", (("        for i, word in enumerate(words):\n",
+                                 "        for i, word in enumerate(words[1:], 1):\n"),), "train(", "check_train_merges"),
+    "train-no-merges-makes-one": ("task3_train_solution", (NO_MERGE_MAKES_ONE,), "train(", "check_train_merges"),
+    "train-filter-on-the-merged-token": ("task3_train_solution", (("if left in word and right in word:",
+                                         "if left + right in word:"),), "train(", "check_train_merges"),
+}
+
+LAB03_ROUND8 = {
+    "find-at-the-end-of-the-token": ("task1_find_chunk_boundaries_solution", (("[j for j in (window.find(t, 0, buffer_size "
+                                     "+ len(t) - 1) for t in split_tokens) if j != -1]", "[j + len(t) for j, t in ((window.find("
+                                     "t, 0, buffer_size + len(t) - 1), t) for t in split_tokens) if j != -1]  # cut after it"),),
+                                     "find_chunk_boundaries("),
+    "find-guess-kept-when-no-token-follows": ("task1_find_chunk_boundaries_solution", ((
+        "            boundaries.append(min(position, size))\n",
+        "            boundaries.append(position if position < size else max(i * chunk_size, boundaries[-1]))\n"),),
+        "find_chunk_boundaries("),
+    "chunk-skips-its-first-byte": ("task2_count_chunk_solution", (("file.seek(start)", "file.seek(start + 1)"),), "count_chunk("),
+    "merge-the-one-chunk-itself": ("task3_merge_counts_solution", (("    total: Counter[bytes] = Counter()\n",
+                                   "    if len(counts) == 1:\n        return counts[0]  # nothing to add\n"
+                                   "    total: Counter[bytes] = Counter()\n"),), "merge_counts("),
+    "find-without-the-file-size": ("task1_find_chunk_boundaries_solution", (("        boundaries.append(size)\n", ""),),
+                                   "find_chunk_boundaries("),
+    "find-overlap-one-byte-short": ("task1_find_chunk_boundaries_solution", (("max(len(token) for token in split_tokens) - 1",
+                                    "max(len(token) for token in split_tokens) - 2"),), "find_chunk_boundaries("),
+    "find-limit-one-byte-short": ("task1_find_chunk_boundaries_solution", ((BOUNDARY_FIND, "window.find(t, 0, buffer_size + len(t) - 2)"),),
+                                  "find_chunk_boundaries("),
+}
+
+LAB04_ROUND8 = {
+    "pairs-with-a-a-twice": ("task2_pairs_with_solution", ((PAIRS_WITH, "    windows = list(zip(word, word[1:]))\n"
+                             "    return [p for p in windows if p[0] == token] + [p for p in windows if p[1] == token]\n"),),
+                             "pairs_with("),
+    "pairs-with-first-window-missed": ("task2_pairs_with_solution", (("zip(word, word[1:])", "zip(word[1:], word[2:])"),),
+                                       "pairs_with("),
+    "train-index-not-updated-popped-with-a-default": ("task3_train_solution", (("index.pop(pair)", "index.pop(pair, ())"),
+                                                      ("            if len(words[i]) < len(word):  # rewritten: it may hold "
+                                                       "new pairs, all with the new token\n" + V4_FILE, "")),
+                                                      "train(", "check_train_merges"),
+    "train-initial-counts-unweighted": ("task3_train_solution", (("count_pairs(dict(zip(words, frequencies)))",
+                                        "count_pairs(dict.fromkeys(words, 1))"),), "train(", "check_train_merges"),
+    "train-no-merges-makes-one": ("task3_train_solution", (NO_MERGE_MAKES_ONE,), "train(", "check_train_merges"),
+    "train-frequency-of-the-loop-counter": ("task3_train_solution", ((
+        "        for i in index.pop(pair):  # the words that ever held the pair (some of them stale)\n",
+        "        for k, i in enumerate(index.pop(pair)):  # the words that ever held the pair (some of them stale)\n"),
+        ("merge_and_update(word, pair, frequencies[i], pair_counts)", "merge_and_update(word, pair, frequencies[k], pair_counts)")),
+        "train(", "check_train_merges"),
+}
+
+EIGHTH_ROUND_00_TO_04 = {(lab, name): mistake for lab, table in (
+    ("00_pretokenization", LAB00_ROUND8), ("01_naive_bpe", LAB01_ROUND8), ("02_incremental", LAB02_ROUND8),
+    ("03_parallel", LAB03_ROUND8), ("04_inverted_index", LAB04_ROUND8)) for name, mistake in table.items()}
+KEPT_BEFORE_ROUND8 = {("03_parallel", "merge-the-one-chunk-itself")}
+CAUGHT_BEFORE_ROUND8 = [key for key in EIGHTH_ROUND_00_TO_04 if key not in KEPT_BEFORE_ROUND8]
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(KEPT_BEFORE_ROUND8), ids=[f"{lab[:2]}-{name}" for lab, name in sorted(KEPT_BEFORE_ROUND8)])
+def test_labs00_to_04_an_eighth_rounds_mistake_that_kept_its_points_now_fails_the_hidden_test(request, lab, mistake):
+    found = round_failure(request, EIGHTH_ROUND_00_TO_04, lab, mistake)
+    assert "build a new dict even then" in found, found
+
+
+@pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in CAUGHT_BEFORE_ROUND8])
+def test_labs00_to_04_a_learners_mistake_of_the_eighth_round_fails_the_hidden_test(request, lab, mistake):
+    # those that lost their points before this round: one per lab by default (a hidden test each, up to a second)
+    one_per_lab("eighth", CAUGHT_BEFORE_ROUND8, lab, mistake)
+    round_failure(request, EIGHTH_ROUND_00_TO_04, lab, mistake)
+
+
+def test_lab03_merge_counts_that_returns_its_one_chunk_fails_in_the_worker_too():
+    """Whether the total is a new dict is seen where the call runs (the driver, in the grading worker): across the pipe
+    the trusted side gets a copy either way."""
+    code = source_of("03_parallel", "setup") + "\n" + source_of("03_parallel", "task3_merge_counts_solution")
+    (old, new), = EIGHTH_ROUND_00_TO_04["03_parallel", "merge-the-one-chunk-itself"][1]
+    assert old in code
+    message = remote("03_parallel", code.replace(old, new), "merge_counts", "check_merge_counts_properties")
+    assert message is not None and "build a new dict even then" in message, message
+    assert remote("03_parallel", code, "merge_counts", "check_merge_counts_properties") is None

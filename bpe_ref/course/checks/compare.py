@@ -207,16 +207,17 @@ def in_order_of(expected: Any, got: Any) -> Any:
 
 
 def _leaves(value: Any, in_tuple: bool = False) -> Iterator[tuple[Any, bool]]:
-    """Every scalar in ``value`` (keys included), with whether it is an item of a tuple (a word or a
-    pair, in the labs: where tokens are). Only a tuple's own items count: the counts in a dict that a
-    tuple holds (lab 05's ``(changes, merged_nodes)``) are not tokens."""
+    """Every scalar in ``value`` (keys included), with whether it is an item of a tuple of scalars (a word or a
+    pair, in the labs: where tokens are). Only such a tuple's own items count: the counts in a dict that a
+    tuple holds (lab 05's ``(changes, merged_nodes)``), or beside a pair in a record (lab 05's ``(count, pair)``
+    entries), are not tokens."""
     if isinstance(value, dict):
         for key, item in value.items():
             yield from _leaves(key)
             yield from _leaves(item)
     elif isinstance(value, (list, tuple, set)):
         for item in value:
-            yield from _leaves(item, isinstance(value, tuple))
+            yield from _leaves(item, isinstance(value, tuple) and not any(isinstance(x, (dict, list, tuple, set)) for x in value))
     else:
         yield value, in_tuple
 

@@ -439,10 +439,40 @@ COUNT_CHUNK = TaskGraders(
 
 # ---- task 3: the reduce ----------------------------------------------------------------------
 
+def in_a_new_dict(function: Callable, *args) -> dict:
+    """A driver: ``function(*args)``, and whether what it returned is a new dict, none of the dicts it was given (in a list,
+    lab 03's chunks, or each an argument, lab 10's two sides): one of them returned as the sum (the others empty, or the
+    only one) is the caller's dict still, which a later change of the sum would change too ("build a new one")."""
+    result = function(*args)
+    given = [item for arg in args for item in (arg if isinstance(arg, list) else [arg])]
+    return {"counts": result, "a new dict": all(result is not item for item in given)}
+
+
+in_a_new_dict.passes_arguments = True  # the function gets the case's arguments as they are
+
+
+def merge_counts_hint(args: tuple, expected: object, got: object) -> str | None:
+    if isinstance(got, dict) and got.get("a new dict") is False and got.get("counts") == expected.get("counts"):
+        return ("the right counts, but in one of the chunks' dicts itself (a single chunk, or the others empty?): the caller "
+                "still holds the chunks, and a change of the total would change that chunk; build a new dict even then")
+    return None
+
+
+# The caller still holds the chunks' counts: adding into the first dict would change them, and so would a later change of
+# a total that is one of them (returned as it is when it is the only one, or the others are empty): the hidden test's
+# second part calls it through in_a_new_dict on such lists, after the first (whose messages stay those of the counts).
+def merge_counts_task(**driven) -> Task:  # (no dataclasses.replace: task 4's driver ships the module's imports, and
+    # their reads in the worker are task 4's calling process's, which it measures)
+    return Task("merge_counts", ("counts",), what="a dict mapping pretokens (bytes) to their total counts",
+                provided=PROVIDED, unchanged=(0,), **driven)
+
+
+ONE_FULL_CHUNK = st.tuples(st.dictionaries(st.sampled_from([b"a", b" the", b"\xc3\xa9"]), st.integers(1, 9), min_size=1),
+                           st.booleans(), st.integers(0, 2)).map(
+    lambda drawn: ([drawn[0]] if drawn[1] else [{}] * drawn[2] + [drawn[0], {}],))  # alone, or among empty chunks
+
 MERGE_COUNTS = TaskGraders(
-    # The caller still holds the chunks' counts: adding into the first dict would change them.
-    Task("merge_counts", ("counts",), what="a dict mapping pretokens (bytes) to their total counts", provided=PROVIDED,
-         unchanged=(0,)),
+    merge_counts_task(),
     merge_counts,
     [
         ([{b"low": 2, b" low": 1}, {b" low": 3}],),
@@ -451,6 +481,8 @@ MERGE_COUNTS = TaskGraders(
     ],
     chunk_counts_dicts().map(lambda counts: (counts,)),
     max_examples=100,
+    then=TaskGraders(merge_counts_task(driver=in_a_new_dict, hint=merge_counts_hint), merge_counts, [],
+                     ONE_FULL_CHUNK, max_examples=12),
 )
 
 # ---- task 4: all of it, in worker processes -------------------------------------------------

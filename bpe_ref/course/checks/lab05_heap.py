@@ -333,7 +333,8 @@ def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | Non
         differ = next((i for i, (e, g) in enumerate(zip(expected, got)) if e != g), None)
         if differ is not None and isinstance(expected[differ], tuple):
             made = {a + b for a, b in expected[:differ] if isinstance(a, bytes) and isinstance(b, bytes)}
-            if any(part in made for part in expected[differ]):
+            if any(part in made for part in expected[differ]) and all(  # a loop that pushes no fresh entry merges
+                    isinstance(part, bytes) and len(part) == 1 for pair in got for part in pair):  # only pairs of bytes
                 return ("the expected pair holds a token an earlier merge made: its count only grew after that merge, so "
                         "it needs a fresh entry then. Did you push heap_entry(count, pair) for each pair that "
                         "pairs_with(word, token) finds in the rewritten words?")

@@ -431,8 +431,22 @@ def text_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("a special token came out in pieces: regex.escape each token before joining them with '|' "
                 "(inside a token, '|' is alternation, so '<|endoftext|>' became '<', 'endoftext' and '>')")
     specials = {token.encode("utf-8") for token in special_tokens}
+    for token in got:
+        if token not in specials and token.decode("latin-1") in special_tokens:
+            return ("a special token's bytes are its UTF-8 encoding, token.encode('utf-8'), as for all text: "
+                    f"{token.decode('latin-1')!r} is {token.decode('latin-1').encode('utf-8')!r}, not {token!r}")
+        folded = token.decode("utf-8", "replace").casefold()
+        if token not in specials and any(folded == special.casefold() for special in special_tokens):
+            return (f"your tokens hold {token!r}, a special token in another case: a special token matches as it is "
+                    "written, case included (no IGNORECASE), as tiktoken's does; other text is ordinary text")
     got_specials = [token for token in got if token in specials]
     expected_specials = [token for token in expected if token in specials]  # type: ignore[union-attr]
+    if got_specials != expected_specials and got_specials == expected_specials[:len(got_specials)]:
+        if b"".join(got) != text.encode("utf-8"):
+            return ("the special tokens are gone from your tokens: regex.split drops what its pattern matches unless "
+                    "the pattern is one capturing group, regex.split(f'({pattern})', text), which keeps them")
+        return ("a special token came out as ordinary text: split at every special token, every occurrence of it "
+                "(no maxsplit), before pretokenizing")
     if got_specials != expected_specials:
         if len(set(special_tokens)) > 1 and any(a != b and a in b for a in special_tokens for b in special_tokens):
             return ("special tokens overlap here: at each place the leftmost match wins, and among matches at the same "

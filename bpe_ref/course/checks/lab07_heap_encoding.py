@@ -131,18 +131,35 @@ FIRST_HEAP = TaskGraders(FIRST_HEAP_TASK, first_heap, first_heap_cases(), parts_
 # ---- task 2: the pop loop ------------------------------------------------------------------------
 
 
+LEFT_PAIR_LOST = ("after a merge at i, the new pair on the left, (previous part, merged), never merged: push it with its "
+                  "own rank, ranks[(previous part, merged)], at the previous part's position, prev[i] (page 07, pitfall "
+                  "'Pushing the left pair at the wrong position'): an entry at i, or with the rank of the pair just "
+                  "merged, names another pair, so it is skipped as stale and the merge never happens")
+MERGED_EARLY = ("a merge was applied early: a popped (rank, i) can be stale while the part at i still exists and even starts "
+                "a pair that is a merge, because that pair changed since the push (its neighbour, or the part itself, grew) "
+                "and has another rank now; merging it at the popped rank jumps ahead of merges of lower rank (page 07, "
+                "pitfall 'Checking only that the part exists'). Compare the rank of the pair that starts at i now, "
+                "ranks.get((parts[i], next part)), with the popped rank, and skip the entry if they differ")
+RANK_ZERO_LOST = ("a new pair of rank 0 (the first merge) was never merged: `if rank:` is false for rank 0, so it was "
+                  "not pushed; push every new pair that is a merge, `if rank is not None`")
+
+
 def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
     parts, ranks, heap = args
     complete = first_heap(parts, ranks)
+    # first: on a heap with junk entries, a loop that never compares the rank can give a complete heap's tokens too
+    if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="merge"):
+        return MERGED_EARLY
     if got != expected and not set(complete) <= set(heap) and got == merge_all(parts, ranks, complete):
         return ("these are the tokens of a complete heap, but the heap given lacks some entries: merge_all takes its "
                 "merges from the heap it receives (a pair without an entry merges only if a merge pushes it). Does it "
                 "look for the merges another way, such as a rescan of the parts for short pieces (tiktoken's loop), or "
                 "build a heap of its own?")
-    if got != expected and got == pop_loop_pushing_left_pair_at_merged_position(parts, ranks, heap):
-        return ("after a merge at i, the new pair (previous part, merged) starts at the previous part's position, "
-                "prev[i], not at i (page 07, pitfall 'Pushing the left pair at the wrong position'): an entry pushed "
-                "at i names the pair (merged, next part), so it is skipped as stale and the merge never happens")
+    left_lost = got != expected and got == pop_loop_variant(parts, ranks, heap, push_left=False)
+    if got != expected and got == pop_loop_variant(parts, ranks, heap, push_zero=False):
+        return RANK_ZERO_LOST + (f" (or else: {LEFT_PAIR_LOST})" if left_lost else "")
+    if left_lost:
+        return LEFT_PAIR_LOST
     if isinstance(got, list) and all(type(token) is bytes for token in got):
         made = {left + right for left, right in ranks} | set(parts)
         unmade = [token for token in got if token not in made]
@@ -150,14 +167,8 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
             return (f"your result holds {unmade[0]!r}, which no merge makes: a popped (rank, i) is stale also when the "
                     "part at i still exists but the pair starting there is another one now (its neighbour grew): "
                     "check ranks.get((parts[i], next part)) == rank before merging")
-    if got != expected and any(got == pop_loop_without_rank_check(parts, ranks, heap, merges_only)
-                               for merges_only in (True, False)):
-        return ("a merge was applied early: a popped (rank, i) can be stale while the part at i still exists and "
-                "even starts a pair that is a merge, because that pair changed since the push (its neighbour, or the "
-                "part itself, grew) and has another rank now; merging it at the popped rank jumps ahead of merges of "
-                "lower rank (page 07, pitfall 'Checking only that the part exists'). Compare the rank of the pair that "
-                "starts at i now, ranks.get((parts[i], next part)), with the popped rank, and skip the entry if they "
-                "differ")
+    if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="part"):
+        return MERGED_EARLY
     hint = encode_hint((b"".join(parts), ranks), expected, got)
     if hint:
         return hint
@@ -170,9 +181,12 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
-def pop_loop_pushing_left_pair_at_merged_position(parts: list[bytes], ranks: dict[Pair, int],
-                                                  heap: list[Entry]) -> list[bytes]:
-    """Page 07's pitfall 2, to recognise it: the pop loop with (previous part, merged) pushed at ``i``."""
+def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entry], stale: str = "rank",
+                     push_left: bool = True, push_zero: bool = True) -> list[bytes]:
+    """The pop loop as a learner may write it wrong, to recognise the mistake: its stale check on the part only
+    (``stale="part"``), or also on the pair being a merge (``"merge"``), never on its rank (page 07's pitfall 1); the new
+    left pair never merged (``push_left=False``: pushed at i, page 07's pitfall 2, or with the merged pair's rank, both
+    skipped as stale); new pairs of rank 0 not pushed (``push_zero=False``: ``if rank:``)."""
     parts, heap, end = list(parts), list(heap), len(parts)
     next_ = list(range(1, end + 1))
     prev = list(range(-1, end - 1))
@@ -181,42 +195,18 @@ def pop_loop_pushing_left_pair_at_merged_position(parts: list[bytes], ranks: dic
         if not 0 <= start < end or parts[start] is None or next_[start] == end:
             continue
         right = next_[start]
-        if ranks.get((parts[start], parts[right])) != rank:
+        pair = (parts[start], parts[right])
+        if (stale == "rank" and ranks.get(pair) != rank) or (stale == "merge" and pair not in ranks):
             continue
         parts[start], parts[right] = parts[start] + parts[right], None
         after = next_[start] = next_[right]
         if after != end:
             prev[after] = start
-        for pair in ((parts[start], parts[after]) if after != end else None,
-                     (parts[prev[start]], parts[start]) if prev[start] != -1 else None):
-            if pair in ranks:
-                heapq.heappush(heap, (ranks[pair], start))  # the mistake: the left pair at start, not prev[start]
-    return [part for part in parts if part is not None]
-
-
-def pop_loop_without_rank_check(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entry],
-                                merges_only: bool) -> list[bytes]:
-    """Page 07's pitfall 1, to recognise it: the pop loop whose stale check looks at the part only
-    (``merges_only=False``) or also asks that the pair be a merge (``True``), but never compares its rank."""
-    parts, heap, end = list(parts), list(heap), len(parts)
-    next_ = list(range(1, end + 1))
-    prev = list(range(-1, end - 1))
-    while heap:
-        _, start = heapq.heappop(heap)
-        if not 0 <= start < end or parts[start] is None or next_[start] == end:
-            continue
-        right = next_[start]
-        if merges_only and (parts[start], parts[right]) not in ranks:
-            continue
-        parts[start], parts[right] = parts[start] + parts[right], None
-        after = next_[start] = next_[right]
-        if after != end:
-            prev[after] = start
-            if (parts[start], parts[after]) in ranks:
-                heapq.heappush(heap, (ranks[parts[start], parts[after]], start))
         before = prev[start]
-        if before != -1 and (parts[before], parts[start]) in ranks:
-            heapq.heappush(heap, (ranks[parts[before], parts[start]], before))
+        for at, new in ((start, (parts[start], parts[after]) if after != end else None),
+                        (before, (parts[before], parts[start]) if before != -1 and push_left else None)):
+            if new in ranks and (push_zero or ranks[new]):
+                heapq.heappush(heap, (ranks[new], at))
     return [part for part in parts if part is not None]
 
 
@@ -294,6 +284,16 @@ def verify_long_run(merge_all: Callable, name: str = "merge_all") -> None:
 
 
 @st.composite
+def left_first_inputs(draw) -> tuple[bytes, dict[Pair, int]]:
+    """Chunks of two bytes, each merged (leftmost first), then neighbouring chunks joined: each join is the new left pair
+    of a merge whose left neighbour merged before it, found through prev (a merge that leaves prev[after] unlinked, or
+    takes start - 1 for it, never makes the join: trained ranks seldom merge the left chunk first)."""
+    chunks = draw(st.lists(st.sampled_from([b"ab", b"cd", b"ba", b"aa", b"ca"]), min_size=2, max_size=4))
+    joins = list(zip(chunks, chunks[1:]))
+    return b"".join(chunks), merge_ranks([(chunk[:1], chunk[1:]) for chunk in chunks] + draw(st.permutations(joins)))
+
+
+@st.composite
 def merge_all_inputs(draw) -> tuple[list[bytes], dict[Pair, int], list[Entry]]:
     """A word and ranks (learned from a generated corpus, or GPT-2's, or reordered by hand), its first heap with junk mixed in:
     duplicates and entries whose pair has another rank, which a correct loop skips. A third of the heaps
@@ -302,7 +302,8 @@ def merge_all_inputs(draw) -> tuple[list[bytes], dict[Pair, int], list[Entry]]:
     pieces as tiktoken does, gives other tokens there."""
     # a third with lab 06's merges reordered by hand: (x y, x) of rank 0 forms during the loop (a push of a new pair of
     # rank 0 must not be lost), which trained ranks never have
-    pretoken, ranks = draw(st.one_of(pretoken_and_ranks(), pretoken_and_ranks(), reordered_inputs()))
+    # and a quarter of those drawn so that a merge's left neighbour merged before it (left_first_inputs)
+    pretoken, ranks = draw(st.one_of(pretoken_and_ranks(), pretoken_and_ranks(), reordered_inputs() | left_first_inputs()))
     parts = parts_of(pretoken)
     heap = first_heap(parts, ranks)
     if heap and draw(st.integers(0, 2)) == 0:

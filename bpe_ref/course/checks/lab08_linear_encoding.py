@@ -447,13 +447,16 @@ WINDOW_MISTAKES = (
 
 
 def windowed_last_tokens(pretoken: bytes, ranks: dict[Pair, int], starts: Callable | None = None, preallocated: bool = False,
-                         swapped: bool = False, first: tuple = (None,)) -> list:
+                         swapped: bool = False, first: tuple = (None,), merged_bytes_only: bool = False) -> list:
     """Task 3 as a learner may write it wrong, to recognise the mistake: with the window of starts ``starts(end, K)``
     at each end (the right one by default), appending an entry per end (an end where nothing tried fits gets none,
     and later lookups shift or fail) or filling a list of ``len(pretoken) + 1`` entries (``preallocated``: such an
     end keeps None); with the arguments of compatible ``swapped``; with ``last`` started as ``first`` (``()``: without
-    the None of the empty prefix). Raises what that code raises."""
+    the None of the empty prefix); with only the single bytes some merge holds (``merged_bytes_only``). Raises what
+    that code raises."""
     valid = _valid_tokens(pretoken, ranks)
+    if merged_bytes_only:
+        valid -= {bytes([byte]) for byte in pretoken} - {token for pair in ranks for token in pair}
     longest = max(map(len, valid), default=1)
     starts = starts or (lambda end, k: range(max(0, end - k), end))
     last: list[bytes | None] = [None] * (len(pretoken) + 1) if preallocated else list(first)
@@ -524,6 +527,10 @@ def last_tokens_hint(args: tuple, expected: object, got: object) -> str | None:
     if got != expected and got == windowed_last_tokens(pretoken, ranks, swapped=True):
         return SWAPPED_HINT
     window = window_hint(pretoken, ranks, got=got) if got != expected else None
+    if got != expected and _outcome(windowed_last_tokens, pretoken, ranks, merged_bytes_only=True) == (got, None):
+        return ("every single byte of the pretoken is a valid token, also one that no merge holds (BPE starts from "
+                "the bytes): take the valid tokens from the pretoken's bytes, then add the merges' tokens"
+                + (f" (or else {window[0].lower()}{window[1:]})" if window else ""))
     if window:
         return window
     if len(got) == len(expected) - 1:

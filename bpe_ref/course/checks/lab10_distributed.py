@@ -26,7 +26,9 @@ from ...train.step03_parallel import find_chunk_boundaries
 from .core import (
     Case, CorpusFile, Lab, Later, Task, TaskGraders, error_name, short_repr, stretch,
 )
-from .lab03_parallel import COUNT_CHUNK, EOT, PAD, PIECES, chunk_hint, chunk_inputs, safe_cuts, verify_chunk_reads
+from .lab03_parallel import (
+    COUNT_CHUNK, EOT, PAD, PIECES, chunk_hint, chunk_inputs, in_a_new_dict, safe_cuts, verify_chunk_reads,
+)
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
 PROVIDED = ("pretokenize", "corpus")
@@ -164,19 +166,8 @@ COUNT_RANGE = TaskGraders(
 # ---- task 2: the reduce ----------------------------------------------------------------------
 
 
-def merge_in_a_new_dict(function: Callable, left: dict, right: dict) -> dict:
-    """A driver: ``function(left, right)``, and whether what it returned is a new dict, not one of its arguments (the
-    statement's "in a **new** dict": an argument returned as the sum, when the other is empty, is the caller's dict
-    still, and on a cluster a task's result that a later change of the sum would change too)."""
-    result = function(left, right)
-    return {"counts": result, "a new dict": result is not left and result is not right}
-
-
-merge_in_a_new_dict.passes_arguments = True  # the function gets the case's arguments as they are
-
-
 def merge_observed(args: tuple, result: dict) -> dict:
-    """What merge_two returned (through :func:`merge_in_a_new_dict`), and its two arguments as they are after the
+    """What merge_two returned (through lab 03's :func:`in_a_new_dict`), and its two arguments as they are after the
     call (unchanged)."""
     return {"returned": result["counts"], "a new dict": result["a new dict"], "left after the call": args[0],
             "right after the call": args[1]}
@@ -197,7 +188,7 @@ def merge_hint(args: tuple, expected: object, got: object) -> str | None:
 
 
 MERGE_TASK = Task("merge_two", ("left", "right"), observe=merge_observed, hint=merge_hint, provided=PROVIDED,
-                  driver=merge_in_a_new_dict,
+                  driver=in_a_new_dict,  # the statement's "in a **new** dict", seen where the call runs
                   what="a dict mapping pretokens (bytes) to their added counts")
 
 MERGE_TWO = TaskGraders(
@@ -238,6 +229,8 @@ def _depth(tree: object) -> int:
 
 def tree_hint(args: tuple, expected: object, got: object) -> str | None:
     parts = list(args[0]) if args and isinstance(args[0], list) else []
+    if isinstance(got, list) and len(got) == 1 and got[0] == expected:
+        return "that is the last round's list, whose one item is the result: return the item, level[0], not the list"
     leaves = _leaves_in_order(got)
     if leaves != parts and sorted(map(repr, leaves)) == sorted(map(repr, parts)):
         return ("every part is there, once, but out of order: combine neighbours with the left one first, "
