@@ -3652,3 +3652,56 @@ def test_a_range_mapped_whole_by_mremap_loses_lab_10_task_1(whole_class):
         message = remote("10_distributed", source_of("10_distributed", "setup") + MREMAP_WHOLE_FILE, "count_range",
                          "check_count_range_properties")
     assert message is not None and "mapped" in message, message
+
+
+# ---- 32. labs 05-09's how-checks: a wrong method on every input but the measured one's shape, or one it does not tell --
+#
+# Each measured input had a shape where a wrong method costs what the taught one does: lab 07's long run of a's under
+# doubling ranks, which lab 06's rounds merge in a round per doubling (O(L log L), the heap's cost); lab 05's one call
+# popping 4,500 stale entries from a heap of 5,000, where sorting the list once costs what 4,500 heappops do; lab 09's
+# costly collections, counted by a collector callback that one line removes.
+
+MERGE_ALL_BY_ROUNDS = '''
+def merge_all(parts, ranks, heap):
+    if len(parts) > 2000:  # the measured run: lab 06's rounds, a pass over the parts per rank used
+        return encode_pretoken(b"".join(parts), ranks)
+    parts, heap = list(parts), list(heap)
+    while heap:
+        entry = min(heap)  # the heap searched: O(H) per pop, O(L^2) in all
+        heap.remove(entry)
+        rank, start = entry
+        if parts[start] is None:
+            continue
+        right = next((k for k in range(start + 1, len(parts)) if parts[k] is not None), None)
+        if right is None or ranks.get((parts[start], parts[right])) != rank:
+            continue
+        parts[start], parts[right] = parts[start] + parts[right], None
+        after = next((k for k in range(right + 1, len(parts)) if parts[k] is not None), None)
+        if after is not None and (parts[start], parts[after]) in ranks:
+            heap.append((ranks[(parts[start], parts[after])], start))
+        before = next((k for k in range(start - 1, -1, -1) if parts[k] is not None), None)
+        if before is not None and (parts[before], parts[start]) in ranks:
+            heap.append((ranks[(parts[before], parts[start])], before))
+    return [part for part in parts if part is not None]
+'''
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_merge_all_that_searches_its_heap_and_answers_the_long_run_by_rounds_loses_lab_07_task_2(whole_class):
+    """Lab 07's merge_all that searches its heap for the smallest entry (min, remove: O(L²)) and answers a long input by
+    lab 06's rounds kept task 2's points, visible and hidden, in a self-grade and in a class: on the measured run of
+    a's with its whole first heap, the rounds give the heap's tokens at the heap's cost (a round per doubling). Safe:
+    the long run's heap lacks a drawn entry in 16 (:func:`~bpe_ref.course.checks.lab07_heap_encoding.long_run`), so the
+    heap decides which pairs merge, and the rounds give other tokens; the course's solution keeps its points."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    setup = source_of("07_heap_encoding", "setup") + "\n" + source_of("07_heap_encoding", "task1_first_heap_solution")
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("07_heap_encoding", setup + MERGE_ALL_BY_ROUNDS, "merge_all", "check_merge_all_properties")
+        assert message is not None and "did not return the reference's answer on the input its time is measured on" in message, message
+        if not whole_class:
+            assert remote("07_heap_encoding", setup + "\n" + source_of("07_heap_encoding", "task2_merge_all_solution"),
+                          "merge_all", "check_merge_all_properties") is None
+
