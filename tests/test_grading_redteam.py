@@ -3705,3 +3705,43 @@ def test_a_merge_all_that_searches_its_heap_and_answers_the_long_run_by_rounds_l
             assert remote("07_heap_encoding", setup + "\n" + source_of("07_heap_encoding", "task2_merge_all_solution"),
                           "merge_all", "check_merge_all_properties") is None
 
+
+POP_SORTED_ONCE = '''
+import bisect
+
+
+def pop_best(entries, pair_counts):
+    entries.sort()  # a sorted list is a heap: sorted once per call, then read from the front
+    stale_pops, taken = 0, 0
+    while True:
+        entry = entries[taken]
+        taken += 1
+        pair, claimed = entry[-1], -entry[0]
+        count = pair_counts.get(pair, 0)
+        if count == claimed:
+            break
+        stale_pops += 1
+        if 0 < count < claimed:
+            bisect.insort(entries, heap_entry(count, pair), lo=taken)
+    del entries[:taken]  # what is left is sorted still, so a heap still
+    return pair, stale_pops
+'''
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_pop_best_that_sorts_its_entries_once_per_call_loses_lab_05_task_2(whole_class, at_the_first_verdict):
+    """Lab 05's pop_best that sorts the entries once per call and reads them from the front (a sorted list is a heap, so
+    the entries left look right) kept task 2's points, visible and hidden, in a self-grade and in a class: the measured
+    call popped 4,500 stale entries from a heap of 5,000, where one sort costs what 4,500 heappops do (1.3 times the
+    reference's CPU time). V5 pops an entry or a few per merge, so a sort per call is O(H log H) per merge. Safe: the
+    measured call is 2,000 calls in turn on one heap, as V5's loop makes them
+    (:func:`~bpe_ref.course.checks.lab05_heap.pop_in_turn`, a driver: each call's O(H) adds up); the solution passes."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    setup = source_of("05_heap", "setup") + "\n" + source_of("05_heap", "task1_heap_entry_solution")
+    with hidden_seed(20261130, whole_class=whole_class), at_the_first_verdict():
+        message = remote("05_heap", setup + POP_SORTED_ONCE, "pop_best", "check_pop_best_properties")
+    assert message is not None and "measured from outside your code" in message and "once per call" in message, message
+

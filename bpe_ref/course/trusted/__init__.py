@@ -226,7 +226,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   decided by inputs (merges reordered by hand, on which the rounds give other tokens; tiktoken's
   rescan below a threshold gives the heap's tokens at its cost, and is not told apart); so is its
   measured long run of a's, which the rounds merge at the heap's cost (a round per doubling): its heap
-  lacks a drawn share of its entries, so the heap decides which pairs merge (section 32). Lab 08's linear encoders and
+  lacks a drawn share of its entries, so the heap decides which pairs merge (section 32). A measured
+  input is shaped as the taught method's real use, so that a wrong method's cost shows: lab 05's pops
+  are 2,000 calls in turn on one heap (a driver), where one call popping thousands of stale entries let a
+  sort once per call pass (section 32). Lab 08's linear encoders and
   lab 07's heap (O(L log L)) give the same tokens, and their costs differ by a factor of log L, at most 1.4 from 8,000
   bytes to 256,000, less than the spread of measured growth: a heap passes lab 08's task 2 (the replay of the merges,
   quadratic there, does not). A
