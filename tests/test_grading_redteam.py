@@ -1087,8 +1087,8 @@ def test_a_collector_left_on_fails_by_the_cpu_time_of_costly_collections(code):
     ``(label, gc.isenabled())`` per call, in the worker: a function that leaves it on and rewrites the log afterwards
     (the list is a cell of every contender's closure) earned the visible point and the hidden 4 (0 of 5 without the
     rewrite). Safe: both tests also measure it from outside (:func:`~bpe_ref.course.checks.lab09_benchmarks.verify_collector_paused`):
-    contenders that keep 200,000 new lists alive each, and a callback of the collector's that makes each collection
-    costly, so that with the collector on the call costs 28 to 44 times the reference's CPU time (8 to 13 times on
+    contenders that keep 200,000 new lists alive each, and make each collection costly (section 32: counted by what
+    it does), so that with the collector on the call costs 28 to 44 times the reference's CPU time (8 to 13 times on
     Python 3.13, whose collector runs a third as often), paused 0.8 to 1.4 times; bounded at 0.25 s + 3 times it, the
     call is stopped there. Whatever the log says, and whatever gc.isenabled answers: the measured check fails each
     variant alone (the log's own check fails those that leave it alone first, with its hint)."""
@@ -1165,9 +1165,9 @@ def test_honest_ways_to_pause_and_measure_pass_the_measured_checks():
 def test_reading_a_drivers_objects_or_disarming_its_measurements_is_flagged_for_review(attack, flag):
     """What the measurements of section 14 cannot decide is shown to the instructor: the text that reaches into another
     function's closure or a caller's frame, or the collector's referents; and what would disarm the measurements, in the
-    worker's interpreter: the driver's collector callback removed (then a collector left on costs 2 to 4 times the
-    paused one, within the bound), os.urandom replaced before the call (then fn's size is known in advance). A hint, as
-    every flag read from the text: code built at run time hides."""
+    worker's interpreter: the collector's callbacks cleared (which disarmed the measurement while it counted the
+    collections by a callback, section 32), os.urandom replaced before the call (then fn's size is known in advance). A
+    hint, as every flag read from the text: code built at run time hides."""
     from bpe_ref.course.trusted.review import capability_uses
 
     assert any(flag in use for use in capability_uses(attack)), capability_uses(attack)
@@ -3744,4 +3744,41 @@ def test_a_pop_best_that_sorts_its_entries_once_per_call_loses_lab_05_task_2(who
     with hidden_seed(20261130, whole_class=whole_class), at_the_first_verdict():
         message = remote("05_heap", setup + POP_SORTED_ONCE, "pop_best", "check_pop_best_properties")
     assert message is not None and "measured from outside your code" in message and "once per call" in message, message
+
+
+COLLECTOR_ON_CALLBACKS_CLEARED = '''
+_isenabled, _timing = gc.isenabled, [False]
+gc.isenabled = lambda: _isenabled() and not _timing[0]  # what the driver's log reads: "paused" while a call is timed
+
+
+def interleaved(contenders, rounds, clock=time.perf_counter):
+    gc.callbacks.clear()  # the driver's costly collections were counted by a callback
+    if rounds < 1 or not contenders:
+        raise ValueError("no contenders, or rounds < 1")
+    labels, times = list(contenders), {label: [] for label in contenders}
+    for r in range(rounds):
+        for label in labels[r % len(labels):] + labels[:r % len(labels)]:
+            _timing[0] = True
+            try:
+                start = clock()
+                contenders[label]()  # the collector left on
+                times[label].append(clock() - start)
+            finally:
+                _timing[0] = False
+    return times
+'''
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_collector_left_on_with_the_drivers_callbacks_cleared_loses_lab_09_task_1(whole_class):
+    """Lab 09's interleaved that leaves the collector on, clears ``gc.callbacks`` (where the measured driver counted
+    each collection to make it costly) and rebinds ``gc.isenabled`` to say "paused" while a contender runs (what the
+    driver's log reads) kept task 1's 5 points in a self-grade and in a class, with no frame or closure read (two review
+    flags). Safe: the driver counts the collections by what they do, a cycle of its own freed by each, whose finaliser
+    counts it (:func:`~bpe_ref.course.checks.lab09_benchmarks.run_costly_collections`): left on, the call is stopped."""
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = _lab09_remote(COLLECTOR_ON_CALLBACKS_CLEARED, "interleaved", "check_interleaved_properties")
+    assert message is not None and "the garbage collector ran during the timed calls" in message, message
 

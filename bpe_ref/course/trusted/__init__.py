@@ -241,17 +241,18 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   learner's function with them, and reports the call order and the collector's state. The learner's
   function shares the driver's interpreter and can rewrite its objects through the closures it is
   handed, so neither task rests on that report alone (``tests/test_grading_redteam.py``, section
-  14): task 1 is also measured (contenders that keep many objects alive and a collector callback
-  that makes each collection costly, so the call's CPU time, bounded by the reference's, shows a
-  collector left on: 10 to 40 times the paused cost); task 6 gets a function that draws its size when
-  called and seals it with a public key whose private half stays here, so the worker cannot read a
+  14): task 1 is also measured (contenders that keep many objects alive and make each collection
+  costly, so the call's CPU time, bounded by the reference's, shows a collector left on: 10 to 40 times
+  the paused cost; each collection counted by what it does, a cycle of the driver's freed whose finaliser
+  counts it, not by a collector callback, which ``gc.callbacks.clear()`` removed: section 32); task 6
+  gets a function that draws its size when called and seals it with a public key whose private half stays here, so the worker cannot read a
   size back; but the key is public: code that reads the function's closure seals a size of its own
   and skips the call (section 28, open; ``getattr`` spelled around the flagged names hides it from the
   review). Measuring the worker's memory from outside (``VmHWM`` of ``/proc/PID/status``, reset through
   ``clear_refs``) would not close it: it shows memory held during the call, not which code held it (the
   same code that also allocates the size it sealed raises it as fn would), and below glibc's largest mmap
   threshold (32 MiB) a fn's block may reuse heap freed earlier and raise it not at all. Disarming these
-  (the callback removed, ``os.urandom`` replaced, the frame traced) and reaching into a closure or a
+  (the driver's cycles reached through its closure, ``os.urandom`` replaced, the frame traced) and reaching into a closure or a
   caller's frame are flagged for review (``review.INTROSPECTION``, ``review.ATTRIBUTES``), a hint only.
 - Review flags from behaviour are what can be seen from outside: the calls the sandbox refused and
   the files it refused to open, by name and count; processes that left the session, files left in

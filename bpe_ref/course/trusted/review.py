@@ -60,8 +60,9 @@ ATTRIBUTES = {
     ("os", "remove"): "os.remove",
     ("os", "unlink"): "os.unlink",
     ("os", "chdir"): "os.chdir",
-    # Lab 09's measurements rest on the worker's interpreter as the driver finds it: its collector callback makes a
-    # collection during a timed call costly, and os.urandom draws the size its function allocates (checks/lab09_benchmarks.py)
+    # Lab 09's measurements rest on the worker's interpreter as the driver finds it: a collection during a timed call is
+    # costly (counted no longer by a callback: clearing them is a hint, section 32), and os.urandom draws the size its
+    # function allocates (checks/lab09_benchmarks.py)
     ("gc", "callbacks"): "gc.callbacks (the collector's callbacks: a driver's)",
     ("gc", "get_referents"): "gc.get_referents (another object's contents)",
     ("gc", "get_referrers"): "gc.get_referrers (the objects that hold another)",
