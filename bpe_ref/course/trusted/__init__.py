@@ -229,7 +229,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   lacks a drawn share of its entries, so the heap decides which pairs merge (section 32). A measured
   input is shaped as the taught method's real use, so that a wrong method's cost shows: lab 05's pops
   are 2,000 calls in turn on one heap (a driver), where one call popping thousands of stale entries let a
-  sort once per call pass (section 32). Lab 08's linear encoders and
+  sort once per call pass (section 32). Not caught: lab 05's V5 with a list kept sorted for its heap
+  (``bisect.insort``, ``pop(0)``: O(H) per entry, but a memmove in C, some 46 us at the measured 57,872
+  pairs), which costs 0.6 to 1.7 times the reference at the measured sizes (section 32, a strict xfail).
+  Lab 08's linear encoders and
   lab 07's heap (O(L log L)) give the same tokens, and their costs differ by a factor of log L, at most 1.4 from 8,000
   bytes to 256,000, less than the spread of measured growth: a heap passes lab 08's task 2 (the replay of the merges,
   quadratic there, does not; section 32, a strict xfail: its growth 1.3 to 1.4, the
