@@ -3783,32 +3783,15 @@ def test_a_collector_left_on_with_the_drivers_callbacks_cleared_loses_lab_09_tas
     assert message is not None and "the garbage collector ran during the timed calls" in message, message
 
 
-HEAP_AS_LINEAR = '''
-import heapq
+def heap_as_linear() -> str:
+    """Lab 07's heap encoder (its solution's first_heap and merge_all, O(L log L)) as lab 08's backtrack_encode, task 1's
+    compatible called for show."""
+    from test_mistakes import source_of
 
-
-def backtrack_encode(pretoken, ranks):
-    compatible(pretoken[:1], pretoken[1:2], ranks)  # task 1's function, called for show
-    parts = [pretoken[k:k + 1] for k in range(len(pretoken))]  # lab 07's heap encoder: O(L log L)
-    end = len(parts)
-    next_, prev = list(range(1, end + 1)), list(range(-1, end - 1))
-    heap = [(ranks[(parts[k], parts[k + 1])], k) for k in range(end - 1) if (parts[k], parts[k + 1]) in ranks]
-    heapq.heapify(heap)
-    while heap:
-        rank, start = heapq.heappop(heap)
-        right = next_[start] if parts[start] is not None else end
-        if right == end or ranks.get((parts[start], parts[right])) != rank:
-            continue
-        parts[start], parts[right] = parts[start] + parts[right], None
-        after = next_[start] = next_[right]
-        if after != end:
-            prev[after] = start
-            if (parts[start], parts[after]) in ranks:
-                heapq.heappush(heap, (ranks[(parts[start], parts[after])], start))
-        if prev[start] != -1 and (parts[prev[start]], parts[start]) in ranks:
-            heapq.heappush(heap, (ranks[(parts[prev[start]], parts[start])], prev[start]))
-    return [part for part in parts if part is not None]
-'''
+    return ("\nimport heapq\nfrom bpe_ref.train.step01_naive import Pair, split_into_bytes\n"
+            + "\n".join(source_of("07_heap_encoding", cell) for cell in ("task1_first_heap_solution", "task2_merge_all_solution"))
+            + "\n\ndef backtrack_encode(pretoken, ranks):\n    compatible(pretoken[:1], pretoken[1:2], ranks)  # for show\n"
+            "    parts = list(split_into_bytes(pretoken))\n    return merge_all(parts, ranks, first_heap(parts, ranks))\n")
 
 
 @pytest.mark.xfail(strict=True, reason="open: lab 08's linear search and lab 07's heap give the same tokens, and their "
@@ -3823,47 +3806,26 @@ def test_lab_07s_heap_encoder_handed_in_as_lab_08s_backtracking_search_loses_tas
     from test_mistakes import remote, source_of
 
     code = source_of("08_linear_encoding", "setup") + "\n" + source_of("08_linear_encoding", "task1_compatible_solution")
-    message = remote("08_linear_encoding", code + HEAP_AS_LINEAR, "backtrack_encode",
+    message = remote("08_linear_encoding", code + heap_as_linear(), "backtrack_encode",
                      lambda graders, learner: graders.BACKTRACK_ENCODE.verify[0](learner))
     assert message is not None and "measured from outside your code" in message, message
 
 
-SORTED_LIST_V5 = '''
-import bisect
+def sorted_list_v5() -> str:
+    """The course's V5 (tasks 2 and 3) with a list kept sorted for its heap: bisect.insort and pop(0), O(H) each (a
+    memmove in C)."""
+    from test_mistakes import source_of
 
-
-def train(pretoken_counts, num_merges):
-    """V5's loop with a list kept sorted for its heap: bisect.insort and pop(0), O(H) each (a memmove in C)."""
-    words = [split_into_bytes(pretoken) for pretoken in pretoken_counts]
-    frequencies = list(pretoken_counts.values())
-    pair_counts = count_pairs(dict(zip(words, frequencies)))
-    index = index_words(words)
-    entries = sorted(heap_entry(count, pair) for pair, count in pair_counts.items())
-    merges = []
-    while len(merges) < num_merges and pair_counts:
-        while True:
-            entry = entries.pop(0)
-            pair, claimed = entry[-1], -entry[0]
-            count = pair_counts.get(pair, 0)
-            if count == claimed:
-                break
-            if 0 < count < claimed:
-                bisect.insort(entries, heap_entry(count, pair))
-        merges.append(pair)
-        token = pair[0] + pair[1]
-        grown = set()
-        for i in index.pop(pair):
-            word = words[i]
-            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
-            if len(words[i]) < len(word):
-                for new_pair in pairs_with(words[i], token):
-                    index[new_pair].add(i)
-                    grown.add(new_pair)
-        for new_pair in grown:
-            if new_pair in pair_counts:
-                bisect.insort(entries, heap_entry(pair_counts[new_pair], new_pair))
-    return merges
-'''
+    pop = (source_of("05_heap", "task2_pop_best_solution").replace("def pop_best(", "def sorted_pop(")
+           .replace("heapq.heappop(entries)", "entries.pop(0)").replace("heapq.heappush(", "bisect.insort("))
+    train = source_of("05_heap", "task3_train_solution")
+    for old, new in (("    entries = [heap_entry(count, pair) for pair, count in pair_counts.items()]\n    heapq.heapify(entries)",
+                      "    entries = sorted(heap_entry(count, pair) for pair, count in pair_counts.items())"),
+                     ("pop_best(entries", "sorted_pop(entries"), ("heapq.heappush(", "bisect.insort(")):
+        assert old in train, old
+        train = train.replace(old, new)
+    assert "heapq" not in pop + train
+    return "\nimport bisect\n" + pop + "\n" + train
 
 
 @pytest.mark.xfail(strict=True, reason="open: a list kept sorted (insort, pop(0)) costs O(H) per entry in a memmove of C, "
@@ -3878,5 +3840,5 @@ def test_a_v5_whose_heap_is_a_sorted_list_loses_lab_05_task_3():
     from test_mistakes import remote, source_of
 
     setup = "\n".join(source_of("05_heap", cell) for cell in ("setup", "task1_heap_entry_solution", "task2_pop_best_solution"))
-    message = remote("05_heap", setup + SORTED_LIST_V5, "train", "verify_merge_cost")
+    message = remote("05_heap", setup + sorted_list_v5(), "train", "verify_merge_cost")
     assert message is not None and "measured from outside your code" in message, message
