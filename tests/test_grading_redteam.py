@@ -1160,13 +1160,16 @@ def test_honest_ways_to_pause_and_measure_pass_the_measured_checks():
     ('import sys\ndef f():\n    return sys._getframe().f_back.f_locals', "another function's or frame's variables"),
     (PEAK_FROM_THE_REFERENTS, "gc.get_referents"),
     ("gc.callbacks.clear()  # no costly collections\n" + COLLECTOR_LEFT_ON_PLAINLY, "gc.callbacks"),
+    ("[type(o) for o in gc.get_objects() if hasattr(o, 'cycle')]  # the driver's cycles\n", "gc.get_objects"),
     ("import os\nos.urandom = lambda n: bytes(n)  # a size known in advance\n", "os.urandom"),
-], ids=["log-rewritten", "closure", "getattr-closure", "callers-frame", "referents", "callbacks-cleared", "urandom-replaced"])
+], ids=["log-rewritten", "closure", "getattr-closure", "callers-frame", "referents", "callbacks-cleared", "objects-found",
+        "urandom-replaced"])
 def test_reading_a_drivers_objects_or_disarming_its_measurements_is_flagged_for_review(attack, flag):
     """What the measurements of section 14 cannot decide is shown to the instructor: the text that reaches into another
     function's closure or a caller's frame, or the collector's referents; and what would disarm the measurements, in the
     worker's interpreter: the collector's callbacks cleared (which disarmed the measurement while it counted the
-    collections by a callback, section 32), os.urandom replaced before the call (then fn's size is known in advance). A
+    collections by a callback, section 32), the driver's cycles found among the interpreter's objects (section 32: a
+    strict xfail), os.urandom replaced before the call (then fn's size is known in advance). A
     hint, as every flag read from the text: code built at run time hides."""
     from bpe_ref.course.trusted.review import capability_uses
 
@@ -3842,3 +3845,44 @@ def test_a_v5_whose_heap_is_a_sorted_list_loses_lab_05_task_3():
     setup = "\n".join(source_of("05_heap", cell) for cell in ("setup", "task1_heap_entry_solution", "task2_pop_best_solution"))
     message = remote("05_heap", setup + sorted_list_v5(), "train", "verify_merge_cost")
     assert message is not None and "measured from outside your code" in message, message
+
+
+COLLECTOR_ON_CYCLES_FOUND = '''
+_isenabled, _timing = gc.isenabled, [False]
+gc.isenabled = lambda: _isenabled() and not _timing[0]  # what the driver's log reads
+
+
+def interleaved(contenders, rounds, clock=time.perf_counter):
+    if rounds < 1 or not contenders:
+        raise ValueError("no contenders, or rounds < 1")
+    labels, times, disarmed = list(contenders), {label: [] for label in contenders}, False
+    for r in range(rounds):
+        for label in labels[r % len(labels):] + labels[:r % len(labels)]:
+            _timing[0], paused = True, not disarmed and _isenabled()
+            if paused:  # the first call only
+                gc.disable()
+            try:
+                start = clock()
+                contenders[label]()
+                times[label].append(clock() - start)
+            finally:
+                _timing[0] = False
+                if paused:
+                    gc.enable()
+            for thing in [] if disarmed else gc.get_objects():  # the cycle the first call left: its finaliser disarmed
+                if type(thing).__name__ == "Collected":
+                    type(thing).__del__, disarmed = (lambda self: None), True
+    return times
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="open: the driver shares the worker's interpreter, so its objects can be found "
+                   "(gc.get_objects, flagged for review) and disarmed; a count of collections the function cannot reach "
+                   "needs the interpreter's own statistics read from outside the worker, which /proc does not show")
+def test_a_collector_left_on_with_the_drivers_cycles_disarmed_loses_lab_09_task_1():
+    """Lab 09's interleaved that leaves the collector on and, once the first contender call has left the driver's
+    counting cycle (paused for that call), finds it among the interpreter's objects and replaces its class's finaliser,
+    with gc.isenabled rebound as above, keeps task 1's points: no collection is counted, so none is costly. Flagged for
+    review (gc.get_objects, the rebinding of gc.isenabled), a hint only."""
+    message = _lab09_remote(COLLECTOR_ON_CYCLES_FOUND, "interleaved", "check_interleaved_properties")
+    assert message is not None and "the garbage collector ran during the timed calls" in message, message
