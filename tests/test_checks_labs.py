@@ -919,7 +919,8 @@ def test_lab05_a_stale_entry_that_may_still_win_must_go_back(lab05):
     drops_all = _lab05_variant("task2_pop_best_solution", "pop_best", "heapq.heappush(entries, heap_entry(count, pair))", "pass")
     message = failure(graders.check_pop_best, drops_all)
     assert "hint: an entry is missing" in message
-    assert "smallest failing input" in failure(graders.check_pop_best_properties, drops_all)
+    # the hidden test's measured calls (V5's pops in turn) pop other pairs first: the fixed cases explain it, with the hint
+    assert "hint: an entry is missing" in failure(graders.check_pop_best_properties, drops_all)
 
 
 @pytest.mark.parametrize(

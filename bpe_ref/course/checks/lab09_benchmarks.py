@@ -295,8 +295,11 @@ def varied_interleaved(args: tuple, rng: random.Random) -> tuple:
 # replace gc.isenabled), so it alone proves nothing (tests/test_grading_redteam.py, section 14). So the trusted side
 # also measures: contenders that each keep 200,000 new lists alive until they return, so that with the collector on it
 # runs 100 to 300 times during each call (every 700 new containers; 2,000 on Python 3.13), and the driver makes each
-# of those collections costly (a callback of the collector's counts them, the contender spends some CPU time for each,
-# as a collection of a large heap would). Paused during the calls, it runs during none (honest code that calls
+# of those collections costly (the contender spends some CPU time for each, as a collection of a large heap would). It
+# counts them by what a collection does, not by a callback the function could remove (gc.callbacks.clear(), with
+# gc.isenabled rebound to say "paused" while a contender runs, left the collector on and kept all 5 points, section 33):
+# each collection frees a cycle of the driver's, whose finaliser counts it and leaves a new one for the next; removing
+# that needs the driver's objects (its closure, flagged). Paused during the calls, it runs during none (honest code that calls
 # gc.collect() before each call too). The worker's CPU time for the whole call (read from /proc) is bounded by the
 # reference's on the same driver, run meanwhile in this process: at most a slack plus a factor times it (the collector
 # was paused), at least a share of it (every call was made). Measured on the loaded 2-core machine (load 16 to 20),
@@ -315,35 +318,44 @@ PAUSED_TIMEOUT = 30.0
 def run_costly_collections(function: Callable, labels: list, survivors: int, rounds: int, turns: int) -> dict:
     """Call ``function`` (an ``interleaved``) with the collector on, on contenders that each keep ``survivors`` new
     lists alive until they return, and then spend ``turns`` loop turns for each collection that ran during the call
-    (counted by a callback of the collector's: as a collection of a large heap costs). A driver measured from outside:
-    its CPU time tells whether the collector ran during the calls. Returns how many times each label was timed, as
-    ``function`` returned it."""
-    during = [False, 0]  # a contender running; collections since it started
+    (as a collection of a large heap costs), counted by what a collection does: it frees a cycle whose finaliser counts
+    it and leaves a new cycle for the next. A driver measured from outside: its CPU time tells whether the collector
+    ran during the calls. Returns how many times each label was timed, as ``function`` returned it."""
+    during = [False, 0, 0]  # a contender running; collections since it started; cycles not yet collected
 
-    def on_collection(phase: str, info: dict) -> None:
-        if phase == "start" and during[0]:
-            during[1] += 1
+    class Collected:
+        """A cycle (it holds itself): only a collection frees it. One at a time waits for the next collection."""
+
+        def __init__(self) -> None:
+            self.cycle = self
+            during[2] += 1
+
+        def __del__(self) -> None:
+            during[2] -= 1
+            if during[0]:
+                during[1] += 1
+                if not during[2]:
+                    Collected()  # for the next collection
 
     def contender() -> int:
-        during[:] = [True, 0]
+        during[:2] = [True, 0]
         try:
+            if not during[2]:
+                Collected()
             kept = [[] for _ in range(survivors)]
         finally:
             during[0] = False
         spent = 0
-        for turn in range(during[1] * turns):  # here, not in the callback: a CPU stop's signal must not be lost there
+        for turn in range(during[1] * turns):  # here, not in the finaliser: a CPU stop's signal must not be lost there
             spent += turn
         return len(kept)
 
     contenders = {label: (lambda: contender()) for label in labels}
     was_enabled, thresholds = gc.isenabled(), gc.get_threshold()
     gc.enable()
-    gc.callbacks.append(on_collection)
     try:
         times = function(contenders, rounds, clock=time.process_time)
     finally:
-        if on_collection in gc.callbacks:
-            gc.callbacks.remove(on_collection)
         gc.set_threshold(*thresholds)
         if not was_enabled:
             gc.disable()

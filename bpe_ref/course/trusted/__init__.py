@@ -248,10 +248,19 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   the count saw costs no points: lab 04's index built in ``train`` without ``index_words``, lab 05's
   pop written in ``train``. Lab 07's short pretokens, where heap and rounds cost the same, are
   decided by inputs (merges reordered by hand, on which the rounds give other tokens; tiktoken's
-  rescan below a threshold gives the heap's tokens at its cost, and is not told apart). Lab 08's linear encoders and
+  rescan below a threshold gives the heap's tokens at its cost, and is not told apart); so is its
+  measured long run of a's, which the rounds merge at the heap's cost (a round per doubling): its heap
+  lacks a drawn share of its entries, so the heap decides which pairs merge (section 33). A measured
+  input is shaped as the taught method's real use, so that a wrong method's cost shows: lab 05's pops
+  are 2,000 calls in turn on one heap (a driver), where one call popping thousands of stale entries let a
+  sort once per call pass (section 33). Not caught: lab 05's V5 with a list kept sorted for its heap
+  (``bisect.insort``, ``pop(0)``: O(H) per entry, but a memmove in C, some 46 us at the measured 57,872
+  pairs), which costs 0.6 to 1.7 times the reference at the measured sizes (section 33, a strict xfail).
+  Lab 08's linear encoders and
   lab 07's heap (O(L log L)) give the same tokens, and their costs differ by a factor of log L, at most 1.4 from 8,000
   bytes to 256,000, less than the spread of measured growth: a heap passes lab 08's task 2 (the replay of the merges,
-  quadratic there, does not). A
+  quadratic there, does not; section 33, a strict xfail: its growth 1.3 to 1.4, the
+  search's 1.0 to 1.9, the ranks' decoding on each call most of both). A
   measurement sees the whole process, so code that recognises the measured input and answers it by
   another method is not caught while its answer is right (measured runs' merges are compared with
   the reference's; those of labs 02, 05, 07 and 08 are drawn from the secret seed).
@@ -260,17 +269,20 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   learner's function with them, and reports the call order and the collector's state. The learner's
   function shares the driver's interpreter and can rewrite its objects through the closures it is
   handed, so neither task rests on that report alone (``tests/test_grading_redteam.py``, section
-  14): task 1 is also measured (contenders that keep many objects alive and a collector callback
-  that makes each collection costly, so the call's CPU time, bounded by the reference's, shows a
-  collector left on: 10 to 40 times the paused cost); task 6 gets a function that draws its size when
-  called and seals it with a public key whose private half stays here, so the worker cannot read a
+  14): task 1 is also measured (contenders that keep many objects alive and make each collection
+  costly, so the call's CPU time, bounded by the reference's, shows a collector left on: 10 to 40 times
+  the paused cost; each collection counted by what it does, a cycle of the driver's freed whose finaliser
+  counts it, not by a collector callback, which ``gc.callbacks.clear()`` removed: section 33; the cycle
+  is still the worker's object, found by ``gc.get_objects`` and its finaliser replaced: section 33, a strict
+  xfail, flagged for review); task 6
+  gets a function that draws its size when called and seals it with a public key whose private half stays here, so the worker cannot read a
   size back; but the key is public: code that reads the function's closure seals a size of its own
   and skips the call (section 28, open; ``getattr`` spelled around the flagged names hides it from the
   review). Measuring the worker's memory from outside (``VmHWM`` of ``/proc/PID/status``, reset through
   ``clear_refs``) would not close it: it shows memory held during the call, not which code held it (the
   same code that also allocates the size it sealed raises it as fn would), and below glibc's largest mmap
   threshold (32 MiB) a fn's block may reuse heap freed earlier and raise it not at all. Disarming these
-  (the callback removed, ``os.urandom`` replaced, the frame traced) and reaching into a closure or a
+  (the driver's cycles reached through its closure, ``os.urandom`` replaced, the frame traced) and reaching into a closure or a
   caller's frame are flagged for review (``review.INTROSPECTION``, ``review.ATTRIBUTES``), a hint only.
 - Review flags from behaviour are what can be seen from outside: the calls the sandbox refused and
   the files it refused to open, by name and count; processes that left the session, files left in
