@@ -23,7 +23,9 @@ changed (tests/test_grading_adversarial.py's ``FEEDBACK``), not for every submis
 grades each mistake marked ``seeded`` under one of its secret seeds besides the derandomized draw (``one_of``), and
 lab 02's trainer without its filter (a measured mistake) in the hidden test only. tests/test_sampling.py
 checks that the sampled labs still cover every grading path and that every attack is graded on some lab.
-A family of alike costly cases runs one member, drawn from the run's sample seed (``skip_unless_drawn``).
+A family of alike costly cases runs one member, drawn from the run's sample seed (``skip_unless_drawn``), and the
+lab-by-lab tests of mistakes and hints take turns by lab (``LABS_PER_RUN`` labs a run, ``drawn_labs``; ``BPE_LABS=NN``
+adds a lab).
 ``BPE_EXHAUSTIVE=1`` runs every lab (about three times as long; maintainers run it before a release, see
 CONTRIBUTING.md); ``BPE_EVERY_ATTACK=1``, its older name, does the same. The tests of the reference algorithms
 read ``EXHAUSTIVE`` too: by default their differential runs take heads of the corpora and fewer merges and examples,

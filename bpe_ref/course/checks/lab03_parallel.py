@@ -730,12 +730,21 @@ def verify_worker_processes(learner: Callable) -> None:
         args = (data, special_tokens, num_workers, chunks_per_worker, method)
         call = (f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, {special_tokens!r}, {num_workers}, "
                 f"{chunks_per_worker}, {method!r})")
-        pid = process_id(learner)
-        forks = learner.sandbox.processes_started if runs_remotely(learner) else None
-        with ProcessWatch(pid, forks=forks) as watch, reads_of(calling_thread(pid)) as reads:
-            outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
-                                   FILE_TASK.kernel_time_limit, chunks_asked)
-        outcome.fail_on_error(call)
+        # A ProcessPoolExecutor starts spawn and forkserver workers as tasks come (an idle one takes the next), so on a
+        # busy machine a pool may start fewer than it may: fewer than num_workers is measured again, twice (a pool of
+        # one process, or none, never starts more).
+        for _ in range(3):
+            pid = process_id(learner)
+            forks = learner.sandbox.processes_started if runs_remotely(learner) else None
+            with ProcessWatch(pid, forks=forks) as watch, reads_of(calling_thread(pid)) as reads:
+                outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
+                                       FILE_TASK.kernel_time_limit, chunks_asked)
+            outcome.fail_on_error(call)
+            started = watch.start_methods()
+            # a process that ended between two looks at /proc (counted by the keeper) may have been a worker
+            workers = sum(started.get(kind, 0) for kind in WORKER_KINDS + ("unseen",))
+            if workers == 0 or workers - watch.fork_servers() >= num_workers:
+                break
         if reads["bytes"] is not None and reads["bytes"] > len(data.data) // 2:
             raise CheckFailed(
                 f"{call} read {reads['bytes']} bytes in the calling process, of a file of {len(data.data)} (measured from "
@@ -743,9 +752,6 @@ def verify_worker_processes(learner: Callable) -> None:
                 "buffers): send each worker its range (path, start, end) and let "
                 "count_chunk read it; reading the chunks here and sending their text copies the corpus through a pipe "
                 "and holds it in one process (theory, section 3)")
-        started = watch.start_methods()
-        # a process that ended between two looks at /proc (counted by the keeper) may have been a worker
-        workers = sum(started.get(kind, 0) for kind in WORKER_KINDS + ("unseen",))
         if workers == 0:
             raise CheckFailed(
                 f"{call} started no process: the count ran in the calling process (threads share it, and the GIL lets "
