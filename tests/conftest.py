@@ -165,7 +165,7 @@ def pytest_sessionfinish(session):
             shutil.rmtree(folder, ignore_errors=True)
 
 
-# ---- the lab-by-lab tests that take turns (tests/sampling.py, LABS_PER_RUN) ---------------------
+# ---- the lab-by-lab tests that take turns (tests/sampling.py, drawn_labs) ---------------------
 LAB_BY_LAB_MODULES = ("test_mistakes.py", "test_checks_labs.py")
 
 

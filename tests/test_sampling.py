@@ -98,7 +98,7 @@ def test_a_family_runs_one_member_a_run_and_every_member_over_runs(monkeypatch):
 
 
 def test_the_lab_by_lab_tests_take_turns_by_lab(monkeypatch):
-    """A run takes the mistakes and hints of LABS_PER_RUN labs, drawn from its sample seed, and those BPE_LABS names;
+    """A run takes the mistakes and hints of one heavy lab and three others, drawn from its sample seed, and those BPE_LABS names;
     every lab is taken by some of a few runs, and by BPE_EXHAUSTIVE=1."""
     import sampling
     from conftest import lab_of
@@ -110,7 +110,8 @@ def test_the_lab_by_lab_tests_take_turns_by_lab(monkeypatch):
     for seed in range(16):
         monkeypatch.setenv("BPE_SAMPLE_SEED", str(seed))
         drawn = sampling.drawn_labs(numbers)
-        assert len(drawn) == min(sampling.LABS_PER_RUN, len(numbers)) and drawn <= set(numbers), drawn
+        assert len(drawn & set(sampling.HEAVY_LABS)) == 1 and len(drawn - set(sampling.HEAVY_LABS)) == 3, drawn
+        assert drawn <= set(numbers), drawn
         left_out = sorted(set(numbers) - drawn)
         if left_out:
             with pytest.raises(pytest.skip.Exception, match=f"lab {left_out[0]}'s mistakes"):
