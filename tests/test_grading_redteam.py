@@ -4396,3 +4396,130 @@ def test_a_collector_left_on_with_the_drivers_cycles_disarmed_loses_lab_09_task_
     (gc.set_debug, the rebinding of gc.isenabled), a hint only."""
     message = _lab09_remote(COLLECTOR_ON_CYCLES_FOUND, "interleaved", "check_interleaved_properties")
     assert message is not None and "the garbage collector ran during the timed calls" in message, message
+
+
+# ---- 34. the sealing thread made to run the learner's code: a MemoryError of its own, the collector's callback --------
+#
+# A cell lowers its data limit (RLIMIT_DATA: mprotect and mmap of private writable memory past it fail) to a little
+# above what the worker uses, found by 40 MiB mappings that are never touched (``bytes(n)``: calloc), empties
+# MemoryError's free list (16 instances kept by the interpreter, taken by ``MemoryError()``), sets a collection at
+# every allocation and a callback, and writes the loop a line of 1 MiB on the request pipe, opened again for writing
+# (section 21). The sealing thread, accumulating it, fails to allocate; making its MemoryError (no error set any more:
+# normalised as its ``except`` is entered) is an allocation the collector counts, so a collection starts on that thread
+# and runs the callback there, whose frame's ``f_back`` is the sealing frame. The callback keeps an exception it raised
+# and caught (no audit event on the sealing thread) and never returns, so the worker is not ended; a thread of the
+# cell restores the limit, walks from the exception's frame to the sealing frame (``tb_frame``, ``f_back``, ``f_locals``:
+# events raised on its own thread, not refused), takes the keyed hasher and the request's bytes read so far, and
+# answers every request from then on, sealed: merge_counts on a copy, the arguments as they came.
+KEY_FROM_A_COLLECTION_ON_THE_SEALING_THREAD = LOOP_TAKEN_OVER.split("\ndef _serving")[0] + '''
+import _thread, fcntl, gc
+
+
+def _answer(request):  # a call by a driver too (the grader's function, called as driver(function, *args))
+    if request.get("op") == "exec":
+        exec(request["code"], globals())
+        return {"ok": True, "stdout": "", "stderr": ""}
+    args, learners = [_unwire(arg) for arg in request["args"]], globals()[request["name"]]
+
+    def function(*given):  # on a copy: the arguments stay as they came
+        return learners(*copy.deepcopy(given))
+
+    if request.get("driver"):
+        driver = {}
+        exec(request["driver"]["source"], driver)
+        result = driver[request["driver"]["names"][0]](function, *args)
+    else:
+        result = function(*args)
+    return {"ok": True, "result": _wire(result), "args": request["args"], "stdout": "", "stderr": ""}
+
+
+_caught, _stopped, _ready = [], threading.Event(), threading.Event()
+_stay = _thread.allocate_lock()
+_stay.acquire()
+_ours = {_thread.get_ident()}
+_limit = resource.getrlimit(resource.RLIMIT_DATA)
+
+
+def _raised():
+    raise LookupError("on the sealing thread")
+
+
+def _collected(phase, info):  # a collection on a thread of none of ours: the sealing thread's
+    if _thread.get_ident() in _ours or _caught:
+        return
+    try:
+        _raised()
+    except LookupError as caught:
+        _caught.append(caught)
+    _stopped.set()
+    _stay.acquire()  # for ever: the worker is not ended
+
+
+def _serving():
+    _ours.add(_thread.get_ident())
+    _ready.set()
+    _stopped.wait()
+    resource.setrlimit(resource.RLIMIT_DATA, _limit)
+    gc.set_threshold(700, 10, 10)
+    frame = getattr(getattr(_caught[0], "__trace" + "back__"), "tb_" + "frame")
+    while "sealer" not in getattr(frame, "f_" + "locals"):
+        frame = getattr(frame, "f_" + "back")
+    names = getattr(frame, "f_" + "locals")
+    sealer, plain, pending = names["sealer"], names["plain"], names["request"] + names["chunk"]
+    junk = True
+    while True:
+        while b"\\n" not in pending:
+            pending += os.read(_request_fd, 1 << 16)
+        line, pending = pending.split(b"\\n", 1)
+        if junk:  # the rest of the cell's own line
+            junk = False
+            continue
+        request = json.loads(line)
+        data = json.dumps({**_answer(request), "id": request["id"]})
+        asked, seal = plain.copy(), sealer.copy()
+        asked.update(line + b"\\n")
+        seal.update(asked.digest())
+        seal.update(data.encode())
+        os.write(_reply_fd, (seal.hexdigest() + " " + data + "\\n").encode())
+
+
+threading.Thread(target=_serving, daemon=True).start()
+_ready.wait()
+fcntl.fcntl(_inject, 1031, 1 << 20)  # F_SETPIPE_SZ: the line fits, written at once
+_line = b"#" * ((1 << 20) - 1) + b"\\n"
+_emptied = [MemoryError() for _ in range(64)]
+gc.callbacks.append(_collected)
+gc.set_threshold(1, 1, 1)
+_low, _high = 0, 1 << 34
+while _high - _low > 1 << 16:
+    _middle = (_low + _high) // 2
+    resource.setrlimit(resource.RLIMIT_DATA, (_middle, _limit[1]))
+    try:
+        bytes(40 << 20)
+        _high = _middle
+    except MemoryError:
+        _low = _middle
+os.write(_inject, _line)  # read by the loop once it has answered this cell
+resource.setrlimit(resource.RLIMIT_DATA, (_high - (40 << 20) + (1 << 18), _limit[1]))
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="open: a MemoryError made on the sealing thread starts a collection there, which "
+                   "runs the learner's callbacks on it (their frames' f_back the sealing frame, its locals the key)")
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_memory_error_on_the_sealing_thread_runs_none_of_the_learner_s_code_there(whole_class):
+    """The sealing thread must run none of the learner's code (worker/__main__.py, ``_serving``): it makes no object the
+    collector tracks, and a collection it never starts runs no callback there. But memory can run out as it accumulates
+    a request (the cell's own line, 1 MiB, under a data limit the cell lowered): its MemoryError is such an object, and
+    with MemoryError's free list emptied and a collection at every allocation, the learner's callback ran on it, kept a
+    frame whose ``f_back`` is the sealing frame and blocked, so the worker was never ended; a thread of the cell took the
+    keyed hasher from the sealing frame's locals and answered every request, sealed, with the arguments as they came:
+    merge_counts that adds into its input kept its hidden points, in a self-grade and in a class's replay."""
+    from test_mistakes import MERGE_INTO_FIRST, remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261130, whole_class=whole_class), contextlib.suppress(GradingStopped):  # no reply: the call stops
+        message = remote("03_parallel", MERGE_INTO_FIRST + KEY_FROM_A_COLLECTION_ON_THE_SEALING_THREAD, "merge_counts",
+                         "check_merge_counts_properties", call_timeout=5, wall_factor=1)
+        assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"

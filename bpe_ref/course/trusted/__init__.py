@@ -94,10 +94,19 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   thread (``PyThreadState_SetAsyncExc``); a process a lab lets it fork keeps that state in its copy of memory
   (``/proc/self/mem`` is refused by Landlock). A collection that starts on the sealing thread through no allocation of
   its own (checked on CPython 3.11: none does; 3.12 runs a scheduled collection on whichever thread next checks the
-  interpreter's eval breaker, not checked) or memory exhausted as it allocates (its exception is such an object; it
-  then ends the worker) would run the learner's code there. Until these close, a reply, the arguments after a call
-  included, is the learner's process's word; the seal stops code that neither reads the loop's memory nor rebinds
-  what builds its replies. Rebinding what a module holds and reaching a caller's frame are flagged for review.
+  interpreter's eval breaker, not checked) would run the learner's code there; memory exhausted as it allocates does
+  (section 34, a strict xfail): a cell lowered its data limit (``RLIMIT_DATA``) to just above the worker's use,
+  emptied MemoryError's free list, set a collection at every allocation and wrote the loop a line of 1 MiB; making
+  the sealing thread's MemoryError, once its ``except`` is entered, is an allocation the collector counts, so the
+  cell's callback ran there, kept a frame whose ``f_back`` is the sealing frame and never returned (the worker is
+  not ended), and a thread of the cell took the keyed hasher from that frame's locals and sealed every reply itself.
+  Refusing the limit's lowering would narrow it, not close it (the sandbox's own limit of the address space, filled
+  with mappings never touched, fails allocations too; one try, the line 100 MiB, stalled the worker instead: not
+  shown): a frame that may fail to allocate cannot hold the key, so closing it means sealing outside the learner's
+  process (the keeper, whose memory the learner's code cannot read). Until these close, a reply, the arguments after
+  a call included, is the learner's process's word; the seal stops code that neither reads the loop's memory, nor
+  rebinds what builds its replies, nor runs on the sealing thread.
+  Rebinding what a module holds and reaching a caller's frame are flagged for review.
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
 - *Hanging or exhausting the machine*: a limit per cell and per call (the worker is killed and a
   fresh one replays the cells that ran), a budget per notebook, rlimits on memory, CPU time and file

@@ -318,7 +318,8 @@ def _serving(request_fd: int, reply_fd: int, hello: str, answer):
                 request = b""
             line = None  # the requests ended: so does the dispatcher
             work.put(None)
-        except BaseException:  # the reply pipe closed, memory gone: nothing of it may reach the learner's code
+        except BaseException:  # the reply pipe closed, memory gone (making its MemoryError can start a collection
+            # first, which runs the learner's callbacks on this thread: open, redteam section 34)
             leave(70)
 
     def dispatching() -> None:
