@@ -15,8 +15,8 @@ reference's helpers bound as stand-ins for the learner's, a task costing its own
 same in every lab and runs in every lab's honest grading too (each later task is graded with
 stand-ins, from the modules a lab gives the worker where it does), and
 tests/test_stand_ins.py checks every lab's stand-ins themselves. Running a solution notebook top
-to bottom with its exploration goes to labs 00 and 03 (the corpora their explorations time cut to
-their first stories: the test needs them to run and plot, not their timings), and ``python -m
+to bottom with its exploration goes to one of labs 00 and 03 a run, drawn (the corpora their explorations time
+cut to their first stories: the test needs them to run and plot, not their timings), and ``python -m
 bpe_ref grade`` grades lab 00's solution (tests/test_grading_labs.py). nbgrader's feedback is
 rendered for each lab's honest work and release, and for a few of lab 00's notebooks that the grader
 changed (tests/test_grading_adversarial.py's ``FEEDBACK``), not for every submission; tests/test_mistakes.py
@@ -44,7 +44,7 @@ SAMPLED_LABS = ("00_pretokenization", "01_naive_bpe", "03_parallel", "07_heap_en
 # The lab-dependent submissions built on a complete notebook (a broken helper or last function).
 COMPLETE_NOTEBOOK_LABS = ("00_pretokenization",)
 # Running a solution notebook top to bottom checks that its exploration and plots run: two labs whose
-# explorations differ most (bytes and plots; processes and timing) stand for the rest.
+# explorations differ most (bytes and plots; processes and timing) stand for the rest, one of them a run (drawn).
 NOTEBOOK_RUN_LABS = ("00_pretokenization", "03_parallel")
 
 
