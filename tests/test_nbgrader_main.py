@@ -82,3 +82,20 @@ def test_nbgrader_in_this_process_restores_the_folder_path_and_environment(tmp_p
     code, log = run_in_process(["autograde", "no_such_lab", "--student", "ada"], tmp_path)
     assert code != 0 and "no_such_lab" in log
     assert (os.getcwd(), sys.path, dict(os.environ)) == (folder, path, environment)
+
+
+def test_hypothesis_keeps_its_files_in_the_callers_folder_not_the_course(tmp_path):
+    # The course's config imports hypothesis, which takes the folder current then for its files (its Unicode table:
+    # 0.24 s of CPU to build): a grading's temporary course is deleted with it, so every `grade` built it again.
+    course, caller = tmp_path / "course", tmp_path / "caller"
+    course.mkdir(), caller.mkdir()
+    (course / "nbgrader_config.py").write_text(  # as grading does: imported by the config, the table built in the command
+        "from hypothesis.internal.charmap import charmap\ncharmap()\nc = get_config()\n", encoding="utf-8")
+    script = ("import sys; from pathlib import Path; from bpe_ref.course.nbgrader_main import run_in_process\n"
+              "assert 'hypothesis' not in sys.modules\n"
+              f"print(run_in_process(['db', 'student', 'list'], Path({str(course)!r}))[0])")
+    environment = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    result = subprocess.run([sys.executable, "-c", script], cwd=caller, capture_output=True, text=True, env=environment)
+    assert result.returncode == 0 and result.stdout.split() == ["0"], result.stdout + result.stderr
+    assert list((caller / ".hypothesis" / "unicode_data").glob("*/charmap.json.gz")), "not kept in the caller's folder"
+    assert not (course / ".hypothesis").exists()

@@ -270,6 +270,24 @@ def test_the_cpu_time_of_the_processes_a_call_starts_counts():
     assert spent < 0.5, f"the worker's own process spent {spent:.2f} s of CPU time: it was not only waiting"
 
 
+def test_the_notebooks_budget_is_read_from_proc_once_a_second_or_near_it(box, monkeypatch):
+    """Asked before every request, the notebook's CPU time (0.25 ms of /proc) is read once a second, or at every look
+    when the last reading and what every CPU could have spent since come within a second of the budget: the verdict
+    is a reading's, as late as a second."""
+    reads = []
+    monkeypatch.setattr(box, "notebook_cpu_seconds", lambda real=box.notebook_cpu_seconds: reads.append(1) or real())
+    try:
+        box.budget(cpu_seconds=1000, wall_seconds=1000)
+        assert not any(box.out_of_budget() for _ in range(200)) and len(reads) <= 2, len(reads)
+        box.budget(cpu_seconds=10, wall_seconds=1000, cpu_spent=9.5)
+        reads.clear()
+        assert not box.out_of_budget() and not box.out_of_budget() and len(reads) == 2
+        box.budget(cpu_seconds=10, wall_seconds=1000, cpu_spent=10.5)
+        assert "more than its 10 s of CPU time" in box.out_of_budget()
+    finally:
+        box.cpu_budget = box.deadline = None
+
+
 def test_a_dying_cell_fails_alone():
     with Sandbox() as box:
         run = box.run_cell("import os\nos._exit(7)", "bye")

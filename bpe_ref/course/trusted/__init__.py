@@ -130,7 +130,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   (Linux before 5.5) the keeper sees neither, and the filter refuses only the subreaper. A
   request that waits instead (a sleep, a lock, a pipe, a stopped process) is stopped by a backstop,
   ``Policy.wall_factor`` times its limit of the wall time in which none of those processes, nor the keeper, ran or
-  waited for a CPU; the notebook's budget (``total_timeout``) is CPU time too, the trusted process's and every worker's, with a
+  waited for a CPU; the notebook's budget (``total_timeout``) is CPU time too, the trusted process's and every worker's (read
+  before a request once a second, or at each when all CPUs could have spent it since the last reading), with a
   backstop of ``wall_factor`` times it in wall time. The worker is the child of a *keeper* (:func:`.worker.keeper.keep`),
   a child subreaper that runs none of the learner's code: every process the worker starts stays below it, ``setsid`` or
   not, is counted (more than ``Policy.max_processes`` at once kills the lot) and is killed when the
