@@ -3464,7 +3464,11 @@ ENCODE_FROM_THE_FRAMES_GLOBALS = _found_by_a_signal_handler(
 class _Names:
     def __init__(self, names):
         self.__dict__ = names   # its attributes are the loop's globals
-""" + FORGED_THROUGH_MAIN.replace("import __main__ as _loop", "_loop = _Names(_found[0])  #")
+""" + FORGED_THROUGH_MAIN.replace("import __main__ as _loop", "_loop = _Names(_found[0])  #").replace(
+    "    return _encode(value, depth)",
+    "    if type(value) is dict and value.get(\"a new dict\") is False:   # lab 03's driver's report, where the call ran\n"
+    "        value = {**value, \"a new dict\": True}\n"
+    "    return _encode(value, depth)")
 
 
 @pytest.mark.xfail(strict=True, reason="open (issue 21): what builds a reply runs on the main thread, its globals reached from a frame")
@@ -3472,13 +3476,14 @@ def test_what_builds_a_reply_cannot_be_rebound_through_a_frame_s_globals():
     """With the key out of reach, what is left to a cell that wants a changed argument reported as it came is what
     builds the reply on the main thread: the loop's ``decode`` and ``encode``, rebound in the globals of a frame below
     the cell (a signal handler's frame, ``f_back``, ``f_globals``: no audit event, no flagged text), keep merge_counts'
-    hidden points though it adds into its input. Open: the arguments must be encoded where no learner's code runs
+    hidden points though it adds into its input (the rebound encode also says "a new dict" for the one chunk's
+    dict, the report of the driver where the call ran). Open: the arguments must be encoded where no learner's code runs
     (``trusted/__init__.py``, "Faking results")."""
     from test_mistakes import MERGE_INTO_FIRST
 
     message = _with_forgery("03_parallel", MERGE_INTO_FIRST, ENCODE_FROM_THE_FRAMES_GLOBALS, "merge_counts",
                             "check_merge_counts_properties")
-    assert message is not None and "changed its argument counts" in message, message
+    assert message is not None, "merge_counts passed its hidden test: the arguments and the driver's report rewritten"
 
 
 # The loop's pipes made non-blocking (the flag is the open file's, which every fd of it shares): the sealing thread's next
