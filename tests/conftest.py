@@ -186,6 +186,31 @@ def pytest_runtest_setup(item):
         from sampling import skip_unless_lab_drawn
 
         skip_unless_lab_drawn(number, [lab[:2] for lab in lab_names()])
+    family = _alike_family(item)
+    if family is not None:
+        from sampling import skip_unless_drawn
+
+        skip_unless_drawn(family, item.nodeid, _alike_families(item.session)[family])
+
+
+def _alike_families(session) -> dict[str, list[str]]:
+    """Each family of alike attacks among the tests this run selected, with its members' node ids (built once)."""
+    if not hasattr(session, "_bpe_alike_families"):
+        families: dict[str, list[str]] = {}
+        for item in session.items:
+            family = _alike_family(item)
+            if family is not None:
+                families.setdefault(family, []).append(item.nodeid)
+        session._bpe_alike_families = families
+    return session._bpe_alike_families
+
+
+def _alike_family(item) -> str | None:
+    """The family of alike attacks ``item`` belongs to (tests/sampling.py, ``ALIKE_ATTACKS``), or None."""
+    from sampling import alike_family
+
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return alike_family(item.path.name, getattr(item, "originalname", item.name), params)
 
 
 # ---- spreading the suite over the cores (pytest-xdist, ``--dist loadscope``) --------------------

@@ -120,3 +120,51 @@ def one_of(key: str, choices: tuple):
     """The one of ``choices`` the default run takes for ``key`` (e.g. a test and its parameters), where
     ``BPE_EXHAUSTIVE=1`` takes them all: spread over the keys, and the same on every run and machine (a CRC)."""
     return choices[zlib.crc32(key.encode("utf-8")) % len(choices)]
+
+
+# The red team's costly attacks (tests/test_grading_redteam.py) also come in families of alike cases: the same check
+# defeated by several spellings of one attack, each tried on its own submission (5-25 s of CPU time each). The default
+# run takes one member of each family below, drawn from the run's sample seed among the family's tests that the run
+# selected (``-k`` or a node id that names one member runs it), and one of the two grading paths of every test
+# parametrized by them (``whole_class``: a self-grade, or a class's kept inputs replayed) for each of its other
+# parameters; BPE_EXHAUSTIVE=1 runs them all. A family's name says the check its members try to defeat.
+ALIKE_ATTACKS = {
+    "lab 04 task 3's cost per merge, measured on a corpus a trainer scans a part of": (
+        "test_a_scanning_trainer_on_the_frequent_words_alone_loses_lab_04_task_3",
+        "test_a_scanning_trainer_over_the_words_of_the_first_ranked_pairs_loses_lab_04_task_3",
+        "test_a_scanning_trainer_over_the_words_of_the_pairs_first_ranked_after_the_first_merge_loses_lab_04_task_3",
+        "test_a_scanning_trainer_over_the_words_of_the_few_pairs_first_ranked_after_the_first_merge_loses_lab_04_task_3",
+        "test_a_scanning_trainer_over_the_words_of_the_hot_pairs_loses_lab_04_task_3",
+    ),
+    "a trainer's cost per merge, against its one-merge run padded to a floor": (
+        "test_a_recounting_trainer_that_pads_its_one_merge_run_loses_task_3",
+        "test_in_the_worker_a_v4_that_visits_every_word_padded_to_a_floor_fails_the_cost_per_merge",
+        "test_in_the_worker_a_v5_with_a_max_scan_padded_to_a_floor_fails_the_cost_per_merge",
+        "test_in_the_worker_a_replay_padded_on_short_pretokens_fails_the_growth_check",
+    ),
+    "lab 03 task 4's count in several processes, done in one": (
+        "test_worker_processes_started_for_show_while_threads_count_lose_lab_03_task_4",
+        "test_one_worker_process_counting_the_whole_file_loses_lab_03_task_4",
+        "test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4",
+        "test_a_file_read_in_halves_and_counted_in_one_process_loses_lab_03_task_4",
+        "test_halves_handed_through_a_pipe_or_a_mapped_file_lose_lab_03_task_4",
+    ),
+    "the CPU time of lab 03's processes that nobody waits for": (
+        "test_cpu_time_of_processes_nobody_waits_for_counts_against_the_call_and_the_notebook",
+    ),
+    "lab 09 task 1's collections, counted while the collector is left on": (
+        "test_a_collector_left_on_fails_by_the_cpu_time_of_costly_collections",
+    ),
+}
+GRADING_PATH_PARAMETER = "whole_class"
+
+
+def alike_family(module: str, name: str, params: dict) -> str | None:
+    """The family (see :data:`ALIKE_ATTACKS`) of the test ``name`` of ``module`` with parameters ``params``: its
+    family's name, or the test's own name and parameters but its grading path; None for a test that runs every time."""
+    if module != "test_grading_redteam.py":
+        return None
+    family = next((family for family, names in ALIKE_ATTACKS.items() if name in names), None)
+    if family is None and GRADING_PATH_PARAMETER in params:
+        family = name + repr(sorted((key, repr(value)) for key, value in params.items() if key != GRADING_PATH_PARAMETER))
+    return family

@@ -131,3 +131,21 @@ def test_the_lab_by_lab_tests_take_turns_by_lab(monkeypatch):
     assert lab_of(Test("test_lab04_a_v4_that_visits_every_word_fails_the_hidden_test")) == "04"
     assert lab_of(Test("test_labs07_to_09_a_mistake[x]", lab="08_linear_encoding")) == "08"
     assert lab_of(Test("test_labs_07_and_08_graders_read_gpt2_merges_without_its_vocabulary")) is None
+
+
+def test_the_families_of_alike_attacks_name_tests_of_the_red_team():
+    """Each family of ``sampling.ALIKE_ATTACKS`` names tests that exist (a renamed test would otherwise run every time,
+    unnoticed) and the grading path of a test is a family of its own per other parameter."""
+    import test_grading_redteam
+
+    from sampling import ALIKE_ATTACKS, alike_family
+
+    names = [name for family in ALIKE_ATTACKS.values() for name in family]
+    assert len(names) == len(set(names)), "a test in two families"
+    assert not [name for name in names if not callable(getattr(test_grading_redteam, name, None))]
+    module = "test_grading_redteam.py"
+    assert all(alike_family(module, name, {"how": "x", "whole_class": True}) == family
+               for family, members in ALIKE_ATTACKS.items() for name in members)
+    paths = [alike_family(module, "test_x", {"whole_class": whole_class, "lab": "03"}) for whole_class in (False, True)]
+    assert paths[0] == paths[1] != alike_family(module, "test_x", {"whole_class": False, "lab": "04"})
+    assert alike_family(module, "test_x", {"lab": "03"}) is None and alike_family("test_other.py", names[0], {}) is None
