@@ -50,16 +50,20 @@ def net_change(word: Sequence[bytes], pair: Pair) -> dict[Pair, int]:
     return pair_count_changes(tuple(word), pair, 1)
 
 
-def local_rule_change(word: Sequence[bytes], pair: Pair, overlapping: bool) -> dict[Pair, int]:
+def local_rule_change(word: Sequence[bytes], pair: Pair, overlapping: bool, rewritten: bool = False) -> dict[Pair, int]:
     """The pitfall's *wrong* shortcut: :func:`_update_around` each occurrence (every one when ``overlapping``,
-    else those the merge replaces) on its own, with ``x`` and ``y`` read from the word *before* the merge."""
+    else those the merge replaces) on its own, with ``x`` and ``y`` read from the word *before* the merge.
+    With ``rewritten``, the word is rewritten as the scan goes (:func:`sequential_rule_change`)."""
     a, b = pair
+    current = list(word)
     change: Counter[Pair] = Counter()
     i = 0
-    while i < len(word) - 1:
-        if word[i] == a and word[i + 1] == b:
-            _update_around(change, word, i, pair)
-            i += 1 if overlapping else 2
+    while i < len(current) - 1:
+        if current[i] == a and current[i + 1] == b:
+            _update_around(change, current, i, pair)
+            if rewritten:
+                current[i : i + 2] = [a + b]
+            i += 1 if overlapping or rewritten else 2
         else:
             i += 1
     return {p: c for p, c in change.items() if c}
@@ -81,16 +85,7 @@ def _update_around(change: Counter[Pair], word: Sequence[bytes], i: int, pair: P
 def sequential_rule_change(word: Sequence[bytes], pair: Pair) -> dict[Pair, int]:
     """The per-occurrence update done right, as step 05's linked list does it: left to right on the word *as
     it is rewritten* (``x`` may be the ``AB`` just made). Equals :func:`net_change` on every word."""
-    a, b = pair
-    current = list(word)
-    change: Counter[Pair] = Counter()
-    i = 0
-    while i < len(current) - 1:
-        if current[i] == a and current[i + 1] == b:
-            _update_around(change, current, i, pair)
-            current[i : i + 2] = [a + b]
-        i += 1
-    return {p: c for p, c in change.items() if c}
+    return local_rule_change(word, pair, overlapping=False, rewritten=True)
 
 
 def _show_change(change: dict[Pair, int]) -> str:
