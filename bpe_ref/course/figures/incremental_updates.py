@@ -4,7 +4,6 @@ corpus done incrementally, the self-overlap pitfall on small words and on real c
 
 from __future__ import annotations
 
-import re
 import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -20,7 +19,7 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
-    Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
+    Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_seconds, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
     panels, refuse_unless, replayed_best_pair, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
 )
 from .inverted_index import start_v4
@@ -243,11 +242,8 @@ def overlap_bug_snippet(runs: Sequence[OverlapBugRun], labels: Sequence[str]) ->
 
 def v2_speedups(path: Path = TRAIN_BENCHMARK) -> list[tuple[str, float]]:
     """``(run, how many times faster than naive)`` for the ``incremental`` rows of the benchmark page."""
-    found = []
-    for heading, rows in benchmark_rows(path).items():
-        faster = [m for cell in rows.get("incremental", []) if (m := re.fullmatch(r"([\d.]+)x faster", cell))]
-        if faster:
-            found.append((heading, float(faster[0].group(1))))
+    found = [(heading, faster["incremental"]) for heading, faster in benchmark_seconds(path, 2, r"([\d.]+)x faster").items()
+             if "incremental" in faster]  # the third cell: "vs naive"
     if not found:
         raise ValueError(f"no 'incremental ... x faster' rows in {path}: has its format changed?")
     return found
