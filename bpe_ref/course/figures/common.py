@@ -195,11 +195,13 @@ def speedup_sentence(new: str, old: str, ratios: Sequence[float], listed: str) -
             f"{max(ratios):.1f}× faster than {old} ({listed}).")
 
 
-def benchmark_seconds(path: Path = TRAIN_BENCHMARK) -> dict[str, dict[str, float]]:
-    """``{section heading: {contender: median seconds}}`` from the training benchmark page."""
+def benchmark_seconds(path: Path = TRAIN_BENCHMARK, column: int = 0, pattern: str = r"([\d.]+)") -> dict[str, dict[str, float]]:
+    """``{section heading: {contender: median seconds}}`` from the training benchmark page; or the number
+    ``pattern`` reads in another ``column`` (the cells after a row's first). A cell it does not fit (a run out
+    of budget, ``>...``) is left out."""
     found: dict[str, dict[str, float]] = {}
     for heading, rows in benchmark_rows(path).items():
         for contender, cells in rows.items():
-            if cells and re.fullmatch(r"[\d.]+", cells[0]):
-                found.setdefault(heading, {})[contender] = float(cells[0])
+            if len(cells) > column and (number := re.fullmatch(pattern, cells[column])):
+                found.setdefault(heading, {})[contender] = float(number.group(1))
     return found

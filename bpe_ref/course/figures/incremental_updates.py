@@ -4,7 +4,6 @@ corpus done incrementally, the self-overlap pitfall on small words and on real c
 
 from __future__ import annotations
 
-import re
 import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -20,7 +19,7 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
-    Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_rows, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
+    Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_seconds, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
     panels, refuse_unless, replayed_best_pair, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
 )
 from .inverted_index import start_v4
@@ -50,16 +49,20 @@ def net_change(word: Sequence[bytes], pair: Pair) -> dict[Pair, int]:
     return pair_count_changes(tuple(word), pair, 1)
 
 
-def local_rule_change(word: Sequence[bytes], pair: Pair, overlapping: bool) -> dict[Pair, int]:
+def local_rule_change(word: Sequence[bytes], pair: Pair, overlapping: bool, rewritten: bool = False) -> dict[Pair, int]:
     """The pitfall's *wrong* shortcut: :func:`_update_around` each occurrence (every one when ``overlapping``,
-    else those the merge replaces) on its own, with ``x`` and ``y`` read from the word *before* the merge."""
+    else those the merge replaces) on its own, with ``x`` and ``y`` read from the word *before* the merge.
+    With ``rewritten``, the word is rewritten as the scan goes (:func:`sequential_rule_change`)."""
     a, b = pair
+    current = list(word)
     change: Counter[Pair] = Counter()
     i = 0
-    while i < len(word) - 1:
-        if word[i] == a and word[i + 1] == b:
-            _update_around(change, word, i, pair)
-            i += 1 if overlapping else 2
+    while i < len(current) - 1:
+        if current[i] == a and current[i + 1] == b:
+            _update_around(change, current, i, pair)
+            if rewritten:
+                current[i : i + 2] = [a + b]
+            i += 1 if overlapping or rewritten else 2
         else:
             i += 1
     return {p: c for p, c in change.items() if c}
@@ -81,16 +84,7 @@ def _update_around(change: Counter[Pair], word: Sequence[bytes], i: int, pair: P
 def sequential_rule_change(word: Sequence[bytes], pair: Pair) -> dict[Pair, int]:
     """The per-occurrence update done right, as step 05's linked list does it: left to right on the word *as
     it is rewritten* (``x`` may be the ``AB`` just made). Equals :func:`net_change` on every word."""
-    a, b = pair
-    current = list(word)
-    change: Counter[Pair] = Counter()
-    i = 0
-    while i < len(current) - 1:
-        if current[i] == a and current[i + 1] == b:
-            _update_around(change, current, i, pair)
-            current[i : i + 2] = [a + b]
-        i += 1
-    return {p: c for p, c in change.items() if c}
+    return local_rule_change(word, pair, overlapping=False, rewritten=True)
 
 
 def _show_change(change: dict[Pair, int]) -> str:
@@ -248,11 +242,8 @@ def overlap_bug_snippet(runs: Sequence[OverlapBugRun], labels: Sequence[str]) ->
 
 def v2_speedups(path: Path = TRAIN_BENCHMARK) -> list[tuple[str, float]]:
     """``(run, how many times faster than naive)`` for the ``incremental`` rows of the benchmark page."""
-    found = []
-    for heading, rows in benchmark_rows(path).items():
-        faster = [m for cell in rows.get("incremental", []) if (m := re.fullmatch(r"([\d.]+)x faster", cell))]
-        if faster:
-            found.append((heading, float(faster[0].group(1))))
+    found = [(heading, faster["incremental"]) for heading, faster in benchmark_seconds(path, 2, r"([\d.]+)x faster").items()
+             if "incremental" in faster]  # the third cell: "vs naive"
     if not found:
         raise ValueError(f"no 'incremental ... x faster' rows in {path}: has its format changed?")
     return found

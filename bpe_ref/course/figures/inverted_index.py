@@ -295,13 +295,14 @@ def merge_steps_exact(pretoken_counts: Mapping[bytes, int]) -> Iterator[MergeSte
     while pair_counts:
         pair = best_pair(pair_counts)
         count = pair_counts[pair]
-        rewritten = _exact_update(pair, index, words, frequencies, pair_counts)
-        yield MergeStep(pair=pair, count=count, affected_words=rewritten)
+        rewritten = _exact_update(pair, words, frequencies, index, pair_counts)
+        yield MergeStep(pair=pair, count=count, affected_words=len(rewritten))
 
 
-def _exact_update(pair: Pair, index: dict[Pair, set[int]], words: list[Word], frequencies: list[int],
-                  pair_counts: dict[Pair, int]) -> int:
-    """Merge ``pair`` in the words ``index`` lists for it, keeping the index exact; return how many."""
+def _exact_update(pair: Pair, words: list[Word], frequencies: list[int], index: dict[Pair, set[int]],
+                  pair_counts: dict[Pair, int]) -> set[int]:
+    """Merge ``pair`` in the words ``index`` lists for it (``merge_indexed_words``' arguments), keeping the index
+    exact; return their ids."""
     ids = index.pop(pair)
     for i in ids:  # every id here holds the pair
         word = words[i]
@@ -315,7 +316,7 @@ def _exact_update(pair: Pair, index: dict[Pair, set[int]], words: list[Word], fr
                     del index[lost]
         for gained in new_pairs - old_pairs:
             index[gained].add(i)
-    return len(ids)
+    return ids
 
 
 # The seed's "Typical A" table (seed 000, section "Version 4: Inverted Index"): merge ranges and
@@ -482,16 +483,14 @@ def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int | Non
                      exact: bool = False) -> dict[str, float]:
     """Seconds of V4's merge loop (with ``exact``, :func:`merge_steps_exact`'s) in ``best_pair`` and in the rest."""
     laps = Laps(("setup", "best_pair", "rest"))
+    update = _exact_update if exact else merge_indexed_words
     words, frequencies, pair_counts, index = start_v4(pretoken_counts)
     laps.lap("setup")
     merges = 0
     while pair_counts and (num_merges is None or merges < num_merges):
         pair = best_pair(pair_counts)
         laps.lap("best_pair")
-        if exact:
-            _exact_update(pair, index, words, frequencies, pair_counts)
-        else:
-            merge_indexed_words(pair, words, frequencies, index, pair_counts)
+        update(pair, words, frequencies, index, pair_counts)
         laps.lap("rest")
         merges += 1
     return {"merges": merges, **laps.seconds}
