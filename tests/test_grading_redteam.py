@@ -4528,3 +4528,71 @@ def test_a_memory_error_on_the_sealing_thread_runs_none_of_the_learner_s_code_th
         message = remote("03_parallel", MERGE_INTO_FIRST + KEY_FROM_A_COLLECTION_ON_THE_SEALING_THREAD, "merge_counts",
                          "check_merge_counts_properties", call_timeout=5, wall_factor=1)
         assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
+
+
+# ---- 35. a submission that stops or breaks the class's grading: nbgrader metadata, text no notebook file can hold -----
+
+
+def test_a_schema_version_of_the_learner_s_stops_no_one_else_s_grading():
+    """nbgrader's ``CheckCellMetadata`` raises ``SchemaTooOldError`` (``SchemaTooNewError``) for a cell whose nbgrader
+    metadata has another ``schema_version`` than its own, and ``nbgrader autograde`` gives up on the whole run at that
+    error, not on that notebook alone: a submission whose solution cell said ``schema_version: 1`` left every student
+    graded after it ungraded (``python -m bpe_ref autograde`` grades those again in one run with it, which it stops
+    again). Safe: the sanitizing ``RestoringOverwriteCells`` puts the version back as it puts back points, so both are
+    graded (and the changed test cell is flagged)."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report
+    from bpe_ref.course.notebooks import run_nbgrader, temporary_course
+
+    lab = "00_pretokenization"
+    tampered = blank(lab)
+    solution = next(cell for cell in tampered["cells"] if cell["metadata"].get("nbgrader", {}).get("solution"))
+    test = next(cell for cell in tampered["cells"] if cell["metadata"].get("nbgrader", {}).get("grade")
+                and not cell["metadata"]["nbgrader"].get("solution"))
+    solution["metadata"]["nbgrader"]["schema_version"] = 1
+    test["metadata"]["nbgrader"]["schema_version"] = 99
+    with temporary_course([lab]) as course:
+        assert run_nbgrader(["generate_assignment", lab, "--force"], course, timeout=600).returncode == 0
+        for student, notebook in {"ann": tampered, "ben": blank(lab)}.items():
+            folder = course / "submitted" / student / lab
+            folder.mkdir(parents=True)
+            (folder / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+        run = run_nbgrader(["autograde", lab], course, timeout=1200)
+        report = {status.student: status for status in class_report(course, lab)}
+    log = (run.stdout + run.stderr)[-3000:]
+    assert run.returncode == 0, log
+    assert {student: (status.status, status.earned) for student, status in report.items()} == {
+        "ann": ("graded", 0.0), "ben": ("graded", 0.0)}, log
+    assert any("schema_version 3.0 -> 99.0" in line for line in report["ann"].review), report["ann"].review
+    assert not report["ben"].review
+
+
+LONE_SURROGATES = '''\
+import sys
+print("printed \\udc80")
+print("warned \\ud800", file=sys.stderr)
+
+
+def utf8_bytes(text):
+    raise ValueError("raised \\udfff")
+'''
+
+
+def test_text_no_utf8_file_can_hold_reaches_the_notebook_escaped():
+    """A string holding a lone surrogate crosses the wire (JSON escapes it) but no UTF-8 file can hold it: printed by a
+    cell, or the message of an exception a hidden test reports, it went into the autograded notebook as it was, and
+    nbgrader's writing of that notebook failed after the scores were saved: the submission was "not graded" (no
+    autograded notebook, no feedback; its score in the gradebook all the same) whatever its functions earned, in a
+    self-grade and in a class. Safe: every string the trusted grader writes into the notebook's outputs has its
+    surrogates written as Python escapes."""
+    import json
+
+    cells = [code_cell("surrogates", LONE_SURROGATES), graded_cell("task1_utf8_bytes", 1)]
+    record = grade_cells(cells, "00_pretokenization", policy=Policy(cell_timeout=10, call_timeout=10), total_seconds=60)
+    written = json.dumps(cells, ensure_ascii=False)
+    written.encode("utf-8")  # a UnicodeEncodeError while the surrogates are there as they came
+    assert "printed \\\\udc80" in written and "warned \\\\ud800" in written and "raised \\\\udfff" in written, written
+    assert not record.verdicts[0].passed

@@ -278,10 +278,25 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
                     if earlier not in graded and earlier in by_id:
                         grade(by_id[earlier], earlier)
             grade(cell, name)
+        for cell in cells:  # what the learner's code printed or raised, written where no UTF-8 file could hold it
+            if cell.get("cell_type") == "code":
+                cell["outputs"] = _utf8(cell.get("outputs", []))
         box.close()
         record.note(box.behaviour())
     record.seconds = round(time.monotonic() - start, 2)
     return record
+
+
+def _utf8(value: Any) -> Any:
+    """``value`` (an output of a cell) with every lone surrogate of its strings written as a Python escape: one crosses
+    the wire, and the notebook holding it could not be written (``tests/test_grading_redteam.py``, section 35)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, list):
+        return [_utf8(item) for item in value]
+    if isinstance(value, dict):
+        return {_utf8(key): _utf8(item) for key, item in value.items()}
+    return value
 
 
 def run_test(spec: test_cells.TestCell, graders: Any, box: Sandbox, points: float) -> tuple[Verdict, str]:
@@ -350,12 +365,24 @@ if NbGraderPreprocessor is not None:
                           student, notebook, record.earned, record.seconds, " | ".join(record.isolation), saved)
             return nb, resources
 
+    from nbgrader.nbgraderformat import MetadataValidator
     from nbgrader.preprocessors import OverwriteCells
 
     class RestoringOverwriteCells(OverwriteCells):
         """nbgrader's ``OverwriteCells``, whose putting back of deleted test cells cannot fail: nbgrader's
         looks up the cell before it among solution and test cells only, a ``KeyError`` after a read-only
-        cell (lab 10's ``task_graph``); here it goes after the nearest earlier source cell still there."""
+        cell (lab 10's ``task_graph``); here it goes after the nearest earlier source cell still there.
+        It puts back every cell's ``schema_version`` too (``tests/test_grading_redteam.py``, section 35)."""
+
+        schema_version = MetadataValidator().schema_version
+
+        def preprocess_cell(self, cell, resources, cell_index):
+            # nbgrader gives up on the whole class at a cell whose schema_version is not its own (CheckCellMetadata's
+            # SchemaTooOldError, SchemaTooNewError): a learner's, put back as points are, stops no one else's grading.
+            meta = cell.metadata.get("nbgrader")
+            if isinstance(meta, dict) and meta.get("schema_version") != self.schema_version:
+                meta["schema_version"] = self.schema_version
+            return super().preprocess_cell(cell, resources, cell_index)
 
         def add_missing_grade_cells(self, nb, resources):
             source_nb = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)

@@ -211,7 +211,7 @@ def _grade_id(cell: dict) -> str | None:
 
 # What nbgrader grades a protected cell by: points raised on a test cell, or a test cell made a solution cell, are put
 # back from the gradebook when autograded (the score is the gradebook's), and flagged here like an edited source.
-NBGRADER_FIELDS = ("grade", "solution", "locked", "points")
+NBGRADER_FIELDS = ("grade", "solution", "locked", "points", "schema_version")
 
 
 def _plain(value: object) -> object:
@@ -222,7 +222,7 @@ def _plain(value: object) -> object:
 def tampering(notebook: dict, release: dict) -> list[str]:
     """What the learner did to the cells nbgrader protects, which autograde silently puts right: a
     test or read-only cell deleted (put back), a read-only cell edited (its source restored), its
-    nbgrader metadata changed (points, grade, solution, locked: put back), a test cell moved (graded in
+    nbgrader metadata changed (points, grade, solution, locked, schema_version: put back), a test cell moved (graded in
     the source's order anyway). One line each; none for an honest notebook."""
     def protected(cell: dict) -> bool:
         meta = nbgrader_of(cell)
