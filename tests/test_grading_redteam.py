@@ -4533,13 +4533,17 @@ def test_a_memory_error_on_the_sealing_thread_runs_none_of_the_learner_s_code_th
 # ---- 35. a submission that stops or breaks the class's grading: nbgrader metadata, text no notebook file can hold -----
 
 
-def test_a_schema_version_of_the_learner_s_stops_no_one_else_s_grading():
+def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_nor_its_own():
     """nbgrader's ``CheckCellMetadata`` raises ``SchemaTooOldError`` (``SchemaTooNewError``) for a cell whose nbgrader
     metadata has another ``schema_version`` than its own, and ``nbgrader autograde`` gives up on the whole run at that
     error, not on that notebook alone: a submission whose solution cell said ``schema_version: 1`` left every student
     graded after it ungraded (``python -m bpe_ref autograde`` grades those again in one run with it, which it stops
-    again). Safe: the sanitizing ``RestoringOverwriteCells`` puts the version back as it puts back points, so both are
-    graded (and the changed test cell is flagged)."""
+    again). And a cell copied in Jupyter, its nbgrader metadata with it (``DeduplicateIds`` empties the first copy's),
+    or one with a grade_id the gradebook does not know (``OverwriteCells`` deletes it) failed the notebook itself on a
+    ``KeyError`` in nbgrader: "not graded", whatever it earned. Safe: the sanitizing ``RestoringOverwriteCells`` puts the
+    version back as it puts back points (the changed test cell is flagged), and a cell whose grade_id is gone is a plain
+    cell: every notebook is graded."""
+    import copy
     import json
 
     from test_grading_adversarial import blank
@@ -4548,15 +4552,21 @@ def test_a_schema_version_of_the_learner_s_stops_no_one_else_s_grading():
     from bpe_ref.course.notebooks import run_nbgrader, temporary_course
 
     lab = "00_pretokenization"
-    tampered = blank(lab)
-    solution = next(cell for cell in tampered["cells"] if cell["metadata"].get("nbgrader", {}).get("solution"))
-    test = next(cell for cell in tampered["cells"] if cell["metadata"].get("nbgrader", {}).get("grade")
-                and not cell["metadata"]["nbgrader"].get("solution"))
-    solution["metadata"]["nbgrader"]["schema_version"] = 1
-    test["metadata"]["nbgrader"]["schema_version"] = 99
+
+    def nbgrader_cell(notebook: dict, solution: bool) -> tuple[int, dict]:
+        return next((index, cell) for index, cell in enumerate(notebook["cells"]) if cell["metadata"].get("nbgrader", {})
+                    .get("grade") is not solution and cell["metadata"]["nbgrader"].get("solution") is solution)
+
+    versions, copied, unknown = blank(lab), blank(lab), blank(lab)
+    nbgrader_cell(versions, True)[1]["metadata"]["nbgrader"]["schema_version"] = 1
+    nbgrader_cell(versions, False)[1]["metadata"]["nbgrader"]["schema_version"] = 99
+    index, solution = nbgrader_cell(copied, True)
+    copied["cells"].insert(index + 1, {**copy.deepcopy(solution), "id": "pasted"})
+    unknown["cells"].insert(index, {**copy.deepcopy(solution), "id": "elsewhere"})
+    unknown["cells"][index]["metadata"]["nbgrader"]["grade_id"] = "from_another_notebook"
     with temporary_course([lab]) as course:
         assert run_nbgrader(["generate_assignment", lab, "--force"], course, timeout=600).returncode == 0
-        for student, notebook in {"ann": tampered, "ben": blank(lab)}.items():
+        for student, notebook in {"ann": versions, "ben": blank(lab), "cat": copied, "dan": unknown}.items():
             folder = course / "submitted" / student / lab
             folder.mkdir(parents=True)
             (folder / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
@@ -4564,11 +4574,10 @@ def test_a_schema_version_of_the_learner_s_stops_no_one_else_s_grading():
         report = {status.student: status for status in class_report(course, lab)}
     log = (run.stdout + run.stderr)[-3000:]
     assert run.returncode == 0, log
-    assert {student: (status.status, status.earned) for student, status in report.items()} == {
-        "ann": ("graded", 0.0), "ben": ("graded", 0.0)}, log
+    assert {student: (status.status, status.earned) for student, status in report.items()} == dict.fromkeys(
+        ("ann", "ben", "cat", "dan"), ("graded", 0.0)), log
     assert any("schema_version 3.0 -> 99.0" in line for line in report["ann"].review), report["ann"].review
     assert not report["ben"].review
-
 
 LONE_SURROGATES = '''\
 import sys

@@ -372,17 +372,23 @@ if NbGraderPreprocessor is not None:
         """nbgrader's ``OverwriteCells``, whose putting back of deleted test cells cannot fail: nbgrader's
         looks up the cell before it among solution and test cells only, a ``KeyError`` after a read-only
         cell (lab 10's ``task_graph``); here it goes after the nearest earlier source cell still there.
-        It puts back every cell's ``schema_version`` too (``tests/test_grading_redteam.py``, section 35)."""
+        It puts back every cell's ``schema_version`` too, and makes a cell whose grade_id is gone a plain cell: each
+        stopped the grading of a class, or of the notebook (``tests/test_grading_redteam.py``, section 35)."""
 
         schema_version = MetadataValidator().schema_version
 
         def preprocess_cell(self, cell, resources, cell_index):
-            # nbgrader gives up on the whole class at a cell whose schema_version is not its own (CheckCellMetadata's
-            # SchemaTooOldError, SchemaTooNewError): a learner's, put back as points are, stops no one else's grading.
+            cell, resources = super().preprocess_cell(cell, resources, cell_index)
             meta = cell.metadata.get("nbgrader")
-            if isinstance(meta, dict) and meta.get("schema_version") != self.schema_version:
+            if isinstance(meta, dict) and not meta.get("grade_id"):
+                # A cell copied in Jupyter (DeduplicateIds empties all but the last) or from another notebook (a
+                # grade_id the gradebook lacks, deleted above): nbgrader's next step fails the notebook on it, a KeyError.
+                del cell.metadata["nbgrader"]
+            elif isinstance(meta, dict) and meta.get("schema_version") != self.schema_version:
+                # nbgrader gives up on the whole class at a schema_version not its own (CheckCellMetadata's
+                # SchemaTooOldError, SchemaTooNewError): a learner's, put back as points are, stops no one else's grading.
                 meta["schema_version"] = self.schema_version
-            return super().preprocess_cell(cell, resources, cell_index)
+            return cell, resources
 
         def add_missing_grade_cells(self, nb, resources):
             source_nb = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
