@@ -4540,9 +4540,11 @@ def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_no
     graded after it ungraded (``python -m bpe_ref autograde`` grades those again in one run with it, which it stops
     again). And a cell copied in Jupyter, its nbgrader metadata with it (``DeduplicateIds`` empties the first copy's),
     or one with a grade_id the gradebook does not know (``OverwriteCells`` deletes it) failed the notebook itself on a
-    ``KeyError`` in nbgrader: "not graded", whatever it earned. Safe: the sanitizing ``RestoringOverwriteCells`` puts the
-    version back as it puts back points (the changed test cell is flagged), and a cell whose grade_id is gone is a plain
-    cell: every notebook is graded."""
+    ``KeyError`` in nbgrader: "not graded", whatever it earned; so did a test cell made a solution cell, or no grade
+    cell (nbgrader puts back its source, not those flags, and its checksum then differs: a ``RuntimeError``). Safe: the
+    sanitizing ``RestoringOverwriteCells`` puts the version and the flags back as it puts back points (each flagged on
+    a test cell, as a test cell made markdown is), and a cell whose grade_id is gone is a plain cell: every notebook is
+    graded."""
     import copy
     import json
 
@@ -4564,9 +4566,15 @@ def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_no
     copied["cells"].insert(index + 1, {**copy.deepcopy(solution), "id": "pasted"})
     unknown["cells"].insert(index, {**copy.deepcopy(solution), "id": "elsewhere"})
     unknown["cells"][index]["metadata"]["nbgrader"]["grade_id"] = "from_another_notebook"
+    flags = blank(lab)  # a test cell made a solution, another no grade cell, a third markdown
+    tests = [cell for cell in flags["cells"] if cell["metadata"].get("nbgrader", {}).get("grade")]
+    tests[0]["metadata"]["nbgrader"]["solution"] = True
+    tests[1]["metadata"]["nbgrader"]["grade"] = False
+    tests[2]["cell_type"] = "markdown"
+    del tests[2]["outputs"], tests[2]["execution_count"]
     with temporary_course([lab]) as course:
         assert run_nbgrader(["generate_assignment", lab, "--force"], course, timeout=600).returncode == 0
-        for student, notebook in {"ann": versions, "ben": blank(lab), "cat": copied, "dan": unknown}.items():
+        for student, notebook in {"ann": versions, "ben": blank(lab), "cat": copied, "dan": unknown, "eve": flags}.items():
             folder = course / "submitted" / student / lab
             folder.mkdir(parents=True)
             (folder / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
@@ -4575,8 +4583,12 @@ def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_no
     log = (run.stdout + run.stderr)[-3000:]
     assert run.returncode == 0, log
     assert {student: (status.status, status.earned) for student, status in report.items()} == dict.fromkeys(
-        ("ann", "ben", "cat", "dan"), ("graded", 0.0)), log
+        ("ann", "ben", "cat", "dan", "eve"), ("graded", 0.0)), log
     assert any("schema_version 3.0 -> 99.0" in line for line in report["ann"].review), report["ann"].review
+    assert sorted(report["eve"].review) == [
+        "changed the nbgrader metadata of the test cell task1_utf8_bytes (solution False -> True; nbgrader put it back)",
+        "changed the nbgrader metadata of the test cell task1_utf8_bytes_hidden (grade True -> False; nbgrader put it back)",
+        "made the test cell task2_split_on_special_tokens a markdown cell (nbgrader put it back)"], report["eve"].review
     assert not report["ben"].review
 
 LONE_SURROGATES = '''\

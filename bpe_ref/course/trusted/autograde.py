@@ -372,12 +372,28 @@ if NbGraderPreprocessor is not None:
         """nbgrader's ``OverwriteCells``, whose putting back of deleted test cells cannot fail: nbgrader's
         looks up the cell before it among solution and test cells only, a ``KeyError`` after a read-only
         cell (lab 10's ``task_graph``); here it goes after the nearest earlier source cell still there.
-        It puts back every cell's ``schema_version`` too, and makes a cell whose grade_id is gone a plain cell: each
-        stopped the grading of a class, or of the notebook (``tests/test_grading_redteam.py``, section 35)."""
+        It puts back every cell's ``schema_version``, ``grade`` and ``solution`` too, and makes a cell whose grade_id is
+        gone a plain cell: each stopped the grading of a class, or of the notebook (``tests/test_grading_redteam.py``,
+        section 35)."""
 
         schema_version = MetadataValidator().schema_version
 
+        def preprocess(self, nb, resources):
+            self.flags = None  # {grade_id: (grade, solution)} of the source notebook, read at its first cell
+            return super().preprocess(nb, resources)
+
         def preprocess_cell(self, cell, resources, cell_index):
+            meta = cell.metadata.get("nbgrader")
+            if isinstance(meta, dict) and meta.get("grade_id"):
+                if self.flags is None:
+                    source = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
+                    graded, solutions = {c.name for c in source.grade_cells}, {c.name for c in source.solution_cells}
+                    self.flags = {c.name: (c.name in graded, c.name in solutions) for c in source.source_cells}
+                if meta["grade_id"] in self.flags:
+                    # Not put back by nbgrader: its checksum of the restored source then differs, a RuntimeError.
+                    meta["grade"], meta["solution"] = self.flags[meta["grade_id"]]
+                    if meta["grade"]:
+                        meta.setdefault("points", 0.0)  # put back below
             cell, resources = super().preprocess_cell(cell, resources, cell_index)
             meta = cell.metadata.get("nbgrader")
             if isinstance(meta, dict) and not meta.get("grade_id"):

@@ -242,6 +242,8 @@ def tampering(notebook: dict, release: dict) -> list[str]:
             continue
         if source_of(mine) != source_of(cell):
             flags.append(f"edited the {kind} cell {grade_id} (its source was restored)")
+        if mine.get("cell_type") != cell.get("cell_type"):
+            flags.append(f"made the {kind} cell {grade_id} a {mine.get('cell_type')} cell (nbgrader put it back)")
         shipped_meta, my_meta = nbgrader_of(cell), nbgrader_of(mine)
         changed = [f"{key} {_plain(shipped_meta.get(key))!r} -> {_plain(my_meta.get(key))!r}" for key in NBGRADER_FIELDS
                    if _plain(shipped_meta.get(key)) != _plain(my_meta.get(key))]
