@@ -4617,3 +4617,26 @@ def test_text_no_utf8_file_can_hold_reaches_the_notebook_escaped():
     written.encode("utf-8")  # a UnicodeEncodeError while the surrogates are there as they came
     assert "printed \\\\udc80" in written and "warned \\\\ud800" in written and "raised \\\\udfff" in written, written
     assert not record.verdicts[0].passed
+
+
+# Cells whose text Python's parser (or ast.unparse) cannot read without running out of stack or memory: a long sum, a
+# long chain of ``not``, an attribute chain of a module rebound (unparsed for the flag's text).
+UNREADABLE_CELLS = ["1" + "+1" * 20_000, "x = " + "not " * 20_000 + "1", "os" + ".a" * 1_500 + " = 1"]
+
+
+def test_a_cell_too_deep_to_read_leaves_the_class_report_whole():
+    """``grade --class`` reads the text of every learner cell of every submission for hints (``notebook_flags``), and
+    ``ast.parse`` raises ``RecursionError`` or ``MemoryError``, not ``SyntaxError``, on text nested past its limits
+    (``ast.unparse`` of a deep attribute chain too): one such cell, which costs its own notebook nothing (the worker
+    reports its error), stopped the report of the whole class with a traceback. Safe: such a cell is a hint of its own
+    ("too deeply nested to read"), and the report goes on."""
+    from test_grading_adversarial import blank, with_cell_after_setup
+
+    from bpe_ref.course.trusted.review import notebook_flags
+
+    lab = "00_pretokenization"
+    notebook = blank(lab)
+    for index, source in enumerate(UNREADABLE_CELLS):
+        notebook = with_cell_after_setup(notebook, f"deep{index}", source)
+    flags = notebook_flags(notebook, blank(lab))
+    assert sorted(flags) == [f"cell deep{index}: its text is nested too deeply to read" for index in range(3)], flags

@@ -199,7 +199,10 @@ def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = Fal
     """One line per learner cell that uses something :func:`capability_uses` flags."""
     flags = []
     for cell_id, source in learner_cells(notebook, release):
-        uses = capability_uses(source, allow_processes=allow_processes, allow_files=allow_files, provided=provided)
+        try:
+            uses = capability_uses(source, allow_processes=allow_processes, allow_files=allow_files, provided=provided)
+        except (RecursionError, MemoryError):  # past the parser's limits (or ast.unparse's): a class's report goes on
+            uses = ["its text is nested too deeply to read"]
         if uses:
             flags.append(f"cell {cell_id}: {', '.join(uses)}")
     return flags
