@@ -4640,3 +4640,41 @@ def test_a_cell_too_deep_to_read_leaves_the_class_report_whole():
         notebook = with_cell_after_setup(notebook, f"deep{index}", source)
     flags = notebook_flags(notebook, blank(lab))
     assert sorted(flags) == [f"cell deep{index}: its text is nested too deeply to read" for index in range(3)], flags
+
+
+# Submitted files that are JSON with a list of cells, but not cells as nbformat writes them: each an attribute or type
+# error in the report's reading of cells (their metadata, grade_id, source).
+MALFORMED_NOTEBOOKS = {
+    "a_number_for_a_cell": [1],
+    "metadata_a_list": [{"cell_type": "code", "metadata": [], "source": "x = 1", "outputs": []}],
+    "nbgrader_a_string": [{"cell_type": "code", "metadata": {"nbgrader": "test"}, "source": "x = 1", "outputs": []}],
+    "a_number_in_the_source": [{"cell_type": "code", "metadata": {}, "source": ["x = ", 1], "outputs": []}],
+    "grade_id_a_list": [{"cell_type": "code", "metadata": {"nbgrader": {"grade_id": ["task1"], "locked": True}},
+                         "source": "x = 1", "outputs": []}],
+}
+
+
+def test_a_notebook_of_malformed_cells_leaves_the_class_report_whole(tmp_path):
+    """``grade --class`` read each submission with a check that it is JSON holding a list of cells, and then read the
+    cells as nbformat writes them: a cell that is a number, metadata that is a list, a source holding a number, a
+    grade_id that is a list each raised in the report (an ``AttributeError``, a ``TypeError``) and ended it, for the
+    whole class (``nbgrader autograde`` fails that notebook alone). Safe: such a file "could not be read", in the report
+    as in ``python -m bpe_ref grade``, and the rest of the class is reported."""
+    import json
+    import shutil
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report
+    from bpe_ref.course.notebooks import REPO_ROOT
+
+    lab = "00_pretokenization"
+    for kind in ("solutions", "labs"):
+        (tmp_path / kind / lab).mkdir(parents=True)
+        shutil.copy(REPO_ROOT / kind / lab / f"{lab}.ipynb", tmp_path / kind / lab)
+    submissions = {name: {**blank(lab), "cells": cells} for name, cells in MALFORMED_NOTEBOOKS.items()}
+    for student, notebook in {**submissions, "zoe": blank(lab)}.items():
+        (tmp_path / "submitted" / student / lab).mkdir(parents=True)
+        (tmp_path / "submitted" / student / lab / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    report = {status.student: status.status for status in class_report(tmp_path, lab)}
+    assert report == {**dict.fromkeys(MALFORMED_NOTEBOOKS, "could not be read"), "zoe": "not graded"}, report
