@@ -4678,3 +4678,19 @@ def test_a_notebook_of_malformed_cells_leaves_the_class_report_whole(tmp_path):
         (tmp_path / "submitted" / student / lab / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
     report = {status.student: status.status for status in class_report(tmp_path, lab)}
     assert report == {**dict.fromkeys(MALFORMED_NOTEBOOKS, "could not be read"), "zoe": "not graded"}, report
+
+
+def test_the_text_of_a_cell_costs_the_grader_no_more_than_a_cell_s_limit():
+    """Before a cell runs, the trusted grader turns its IPython syntax (``%magics``, ``!commands``, ``x?``) into Python
+    with IPython's ``TransformerManager``, which transforms one such line per pass and tokenizes the whole cell at each,
+    up to 500 passes: a cell of 1,000 ``%time x`` lines (8 KB) cost the grading process 12 to 16 s of CPU time, 160 KB
+    minutes, in one call nothing stopped (the notebook's budget is checked between requests), beyond the notebook's
+    budget and its cell's limit. Safe: the transformation runs under the cell's limit of CPU time; past it the cell is
+    sent as it is (and fails there, a SyntaxError)."""
+    cells = [code_cell("magics", "%time x\n" * 1_000), code_cell("after", "print('ran')")]
+    start = time.process_time()
+    grade_cells(cells, "00_pretokenization", policy=Policy(cell_timeout=0.5, call_timeout=0.5), total_seconds=60)
+    spent = time.process_time() - start
+    assert spent < 4, f"grading two cells cost the grader {spent:.1f} s of CPU time"
+    assert cells[0]["outputs"][-1]["ename"] == "SyntaxError", cells[0]["outputs"]
+    assert cells[1]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "ran\n"}], cells[1]["outputs"]

@@ -156,7 +156,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   most. Closing then waits 5 s at most for the ends of the worker's pipes and kills every process
   still holding one (found by the pipes' inodes in ``/proc/*/fd``). The review lists what either
   killed, with the lost report.
-- *Costing the grader*: a reply is read with a size limit; decoding refuses nesting deeper than the
+- *Costing the grader*: a cell's IPython syntax is turned into Python here (IPython's ``TransformerManager``, which
+  tokenizes the whole cell again for each ``%magic`` line: 1,000 of them cost 12 to 24 s of CPU, 160 KB of them minutes,
+  in one call between requests) under the cell's limit of this process's CPU time, past which the cell goes as it is
+  (section 35); a reply is read with a size limit; decoding refuses nesting deeper than the
   worker sends and dicts or sets whose keys share one hash (integers ``k * (2**61 - 1)`` kept the
   grader busy for minutes) before building them. The scratch folder is walked (twice a second for
   its size, at closing for links and special files) through at most ``Policy.scratch_entries``

@@ -150,17 +150,41 @@ def behaviour_lines(report: dict) -> list[str]:
     return lines
 
 
-def python_source(cell_source: str) -> str:
+class _TookTooLong(Exception):
+    """The CPU time :func:`python_source` may spend on a cell ran out."""
+
+
+def python_source(cell_source: str, cpu_seconds: float | None = None) -> str:
     """A cell's code as plain Python: IPython's ``%magics`` and ``!commands`` become calls of
-    ``get_ipython()``, which the worker answers by skipping them."""
+    ``get_ipython()``, which the worker answers by skipping them. IPython tokenizes the whole cell again for each such
+    line, 500 times at most: a cell of them cost this process minutes, so past ``cpu_seconds`` of this process's CPU time
+    (a cell's limit; in the main thread) the cell is sent as it is (``tests/test_grading_redteam.py``, section 35)."""
     try:
         from IPython.core.inputtransformer2 import TransformerManager
     except ImportError:  # nbgrader always brings IPython; without it, the code is run as it is
         return cell_source
+    import signal
+    import threading
+
+    limited = cpu_seconds is not None and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    armed = [limited]
+
+    def stop(signum, frame) -> None:
+        if armed[0]:
+            raise _TookTooLong
+
+    previous = signal.signal(signal.SIGPROF, stop) if limited else None
     try:
+        if limited:
+            signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
         return TransformerManager().transform_cell(cell_source)
-    except Exception:  # not even IPython can read it: let the worker report the SyntaxError
+    except Exception:  # not even IPython can read it, or not in time: let the worker report the SyntaxError
         return cell_source
+    finally:
+        armed[0] = False
+        if limited:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, previous)
 
 
 def lab_policy(graders: Any, base: Policy) -> Policy:
@@ -265,7 +289,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
                     continue
                 if not box.alive:
                     restart_and_replay()
-                code = python_source(source_of(cell))
+                code = python_source(source_of(cell), box.policy.cell_timeout)
                 run = box.run_cell(code, name)
                 cell["outputs"] = run.outputs()
                 if run.ok:
