@@ -4528,3 +4528,169 @@ def test_a_memory_error_on_the_sealing_thread_runs_none_of_the_learner_s_code_th
         message = remote("03_parallel", MERGE_INTO_FIRST + KEY_FROM_A_COLLECTION_ON_THE_SEALING_THREAD, "merge_counts",
                          "check_merge_counts_properties", call_timeout=5, wall_factor=1)
         assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
+
+
+# ---- 35. a submission that stops or breaks the class's grading: nbgrader metadata, text no notebook file can hold -----
+
+
+def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_nor_its_own():
+    """nbgrader's ``CheckCellMetadata`` raises ``SchemaTooOldError`` (``SchemaTooNewError``) for a cell whose nbgrader
+    metadata has another ``schema_version`` than its own, and ``nbgrader autograde`` gives up on the whole run at that
+    error, not on that notebook alone: a submission whose solution cell said ``schema_version: 1`` left every student
+    graded after it ungraded (``python -m bpe_ref autograde`` grades those again in one run with it, which it stops
+    again). And a cell copied in Jupyter, its nbgrader metadata with it (``DeduplicateIds`` empties the first copy's),
+    or one with a grade_id the gradebook does not know (``OverwriteCells`` deletes it) failed the notebook itself on a
+    ``KeyError`` in nbgrader: "not graded", whatever it earned; so did a test cell made a solution cell, or no grade
+    cell (nbgrader puts back its source, not those flags, and its checksum then differs: a ``RuntimeError``). Safe: the
+    sanitizing ``RestoringOverwriteCells`` puts the version and the flags back as it puts back points (each flagged on
+    a test cell, as a test cell made markdown is), and a cell whose grade_id is gone is a plain cell: every notebook is
+    graded."""
+    import copy
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report
+    from bpe_ref.course.notebooks import run_nbgrader, temporary_course
+
+    lab = "00_pretokenization"
+
+    def nbgrader_cell(notebook: dict, solution: bool) -> tuple[int, dict]:
+        return next((index, cell) for index, cell in enumerate(notebook["cells"]) if cell["metadata"].get("nbgrader", {})
+                    .get("grade") is not solution and cell["metadata"]["nbgrader"].get("solution") is solution)
+
+    versions, copied, unknown = blank(lab), blank(lab), blank(lab)
+    nbgrader_cell(versions, True)[1]["metadata"]["nbgrader"]["schema_version"] = 1
+    nbgrader_cell(versions, False)[1]["metadata"]["nbgrader"]["schema_version"] = 99
+    index, solution = nbgrader_cell(copied, True)
+    copied["cells"].insert(index + 1, {**copy.deepcopy(solution), "id": "pasted"})
+    unknown["cells"].insert(index, {**copy.deepcopy(solution), "id": "elsewhere"})
+    unknown["cells"][index]["metadata"]["nbgrader"]["grade_id"] = "from_another_notebook"
+    flags = blank(lab)  # a test cell made a solution, another no grade cell, a third markdown
+    tests = [cell for cell in flags["cells"] if cell["metadata"].get("nbgrader", {}).get("grade")]
+    tests[0]["metadata"]["nbgrader"]["solution"] = True
+    tests[1]["metadata"]["nbgrader"]["grade"] = False
+    tests[2]["cell_type"] = "markdown"
+    del tests[2]["outputs"], tests[2]["execution_count"]
+    with temporary_course([lab]) as course:
+        assert run_nbgrader(["generate_assignment", lab, "--force"], course, timeout=600).returncode == 0
+        for student, notebook in {"ann": versions, "ben": blank(lab), "cat": copied, "dan": unknown, "eve": flags}.items():
+            folder = course / "submitted" / student / lab
+            folder.mkdir(parents=True)
+            (folder / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+        run = run_nbgrader(["autograde", lab], course, timeout=1200)
+        report = {status.student: status for status in class_report(course, lab)}
+    log = (run.stdout + run.stderr)[-3000:]
+    assert run.returncode == 0, log
+    assert {student: (status.status, status.earned) for student, status in report.items()} == dict.fromkeys(
+        ("ann", "ben", "cat", "dan", "eve"), ("graded", 0.0)), log
+    assert any("schema_version 3.0 -> 99.0" in line for line in report["ann"].review), report["ann"].review
+    assert sorted(report["eve"].review) == [
+        "changed the nbgrader metadata of the test cell task1_utf8_bytes (solution False -> True; nbgrader put it back)",
+        "changed the nbgrader metadata of the test cell task1_utf8_bytes_hidden (grade True -> False; nbgrader put it back)",
+        "made the test cell task2_split_on_special_tokens a markdown cell (nbgrader put it back)"], report["eve"].review
+    assert not report["ben"].review
+
+LONE_SURROGATES = '''\
+import sys
+print("printed \\udc80")
+print("warned \\ud800", file=sys.stderr)
+
+
+def utf8_bytes(text):
+    raise ValueError("raised \\udfff")
+'''
+
+
+def test_text_no_utf8_file_can_hold_reaches_the_notebook_escaped():
+    """A string holding a lone surrogate crosses the wire (JSON escapes it) but no UTF-8 file can hold it: printed by a
+    cell, or the message of an exception a hidden test reports, it went into the autograded notebook as it was, and
+    nbgrader's writing of that notebook failed after the scores were saved: the submission was "not graded" (no
+    autograded notebook, no feedback; its score in the gradebook all the same) whatever its functions earned, in a
+    self-grade and in a class. Safe: every string the trusted grader writes into the notebook's outputs has its
+    surrogates written as Python escapes."""
+    import json
+
+    cells = [code_cell("surrogates", LONE_SURROGATES), graded_cell("task1_utf8_bytes", 1)]
+    record = grade_cells(cells, "00_pretokenization", policy=Policy(cell_timeout=10, call_timeout=10), total_seconds=60)
+    written = json.dumps(cells, ensure_ascii=False)
+    written.encode("utf-8")  # a UnicodeEncodeError while the surrogates are there as they came
+    assert "printed \\\\udc80" in written and "warned \\\\ud800" in written and "raised \\\\udfff" in written, written
+    assert not record.verdicts[0].passed
+
+
+# Cells whose text Python's parser (or ast.unparse) cannot read without running out of stack or memory: a long sum, a
+# long chain of ``not``, an attribute chain of a module rebound (unparsed for the flag's text).
+UNREADABLE_CELLS = ["1" + "+1" * 20_000, "x = " + "not " * 20_000 + "1", "os" + ".a" * 1_500 + " = 1"]
+
+
+def test_a_cell_too_deep_to_read_leaves_the_class_report_whole():
+    """``grade --class`` reads the text of every learner cell of every submission for hints (``notebook_flags``), and
+    ``ast.parse`` raises ``RecursionError`` or ``MemoryError``, not ``SyntaxError``, on text nested past its limits
+    (``ast.unparse`` of a deep attribute chain too): one such cell, which costs its own notebook nothing (the worker
+    reports its error), stopped the report of the whole class with a traceback. Safe: such a cell is a hint of its own
+    ("too deeply nested to read"), and the report goes on."""
+    from test_grading_adversarial import blank, with_cell_after_setup
+
+    from bpe_ref.course.trusted.review import notebook_flags
+
+    lab = "00_pretokenization"
+    notebook = blank(lab)
+    for index, source in enumerate(UNREADABLE_CELLS):
+        notebook = with_cell_after_setup(notebook, f"deep{index}", source)
+    flags = notebook_flags(notebook, blank(lab))
+    assert sorted(flags) == [f"cell deep{index}: its text is nested too deeply to read" for index in range(3)], flags
+
+
+# Submitted files that are JSON with a list of cells, but not cells as nbformat writes them: each an attribute or type
+# error in the report's reading of cells (their metadata, grade_id, source).
+MALFORMED_NOTEBOOKS = {
+    "a_number_for_a_cell": [1],
+    "metadata_a_list": [{"cell_type": "code", "metadata": [], "source": "x = 1", "outputs": []}],
+    "nbgrader_a_string": [{"cell_type": "code", "metadata": {"nbgrader": "test"}, "source": "x = 1", "outputs": []}],
+    "a_number_in_the_source": [{"cell_type": "code", "metadata": {}, "source": ["x = ", 1], "outputs": []}],
+    "grade_id_a_list": [{"cell_type": "code", "metadata": {"nbgrader": {"grade_id": ["task1"], "locked": True}},
+                         "source": "x = 1", "outputs": []}],
+}
+
+
+def test_a_notebook_of_malformed_cells_leaves_the_class_report_whole(tmp_path):
+    """``grade --class`` read each submission with a check that it is JSON holding a list of cells, and then read the
+    cells as nbformat writes them: a cell that is a number, metadata that is a list, a source holding a number, a
+    grade_id that is a list each raised in the report (an ``AttributeError``, a ``TypeError``) and ended it, for the
+    whole class (``nbgrader autograde`` fails that notebook alone). Safe: such a file "could not be read", in the report
+    as in ``python -m bpe_ref grade``, and the rest of the class is reported."""
+    import json
+    import shutil
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report
+    from bpe_ref.course.notebooks import REPO_ROOT
+
+    lab = "00_pretokenization"
+    for kind in ("solutions", "labs"):
+        (tmp_path / kind / lab).mkdir(parents=True)
+        shutil.copy(REPO_ROOT / kind / lab / f"{lab}.ipynb", tmp_path / kind / lab)
+    submissions = {name: {**blank(lab), "cells": cells} for name, cells in MALFORMED_NOTEBOOKS.items()}
+    for student, notebook in {**submissions, "zoe": blank(lab)}.items():
+        (tmp_path / "submitted" / student / lab).mkdir(parents=True)
+        (tmp_path / "submitted" / student / lab / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    report = {status.student: status.status for status in class_report(tmp_path, lab)}
+    assert report == {**dict.fromkeys(MALFORMED_NOTEBOOKS, "could not be read"), "zoe": "not graded"}, report
+
+
+def test_the_text_of_a_cell_costs_the_grader_no_more_than_a_cell_s_limit():
+    """Before a cell runs, the trusted grader turns its IPython syntax (``%magics``, ``!commands``, ``x?``) into Python
+    with IPython's ``TransformerManager``, which transforms one such line per pass and tokenizes the whole cell at each,
+    up to 500 passes: a cell of 1,000 ``%time x`` lines (8 KB) cost the grading process 12 to 16 s of CPU time, 160 KB
+    minutes, in one call nothing stopped (the notebook's budget is checked between requests), beyond the notebook's
+    budget and its cell's limit. Safe: the transformation runs under the cell's limit of CPU time; past it the cell is
+    sent as it is (and fails there, a SyntaxError)."""
+    cells = [code_cell("magics", "%time x\n" * 1_000), code_cell("after", "print('ran')")]
+    start = time.process_time()
+    grade_cells(cells, "00_pretokenization", policy=Policy(cell_timeout=0.5, call_timeout=0.5), total_seconds=60)
+    spent = time.process_time() - start
+    assert spent < 4, f"grading two cells cost the grader {spent:.1f} s of CPU time"
+    assert cells[0]["outputs"][-1]["ename"] == "SyntaxError", cells[0]["outputs"]
+    assert cells[1]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "ran\n"}], cells[1]["outputs"]

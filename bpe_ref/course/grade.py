@@ -138,6 +138,14 @@ def read_notebook(path: Path) -> dict:
         raise NotGradable(f"could not be read: {path} is not valid notebook JSON ({where})") from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise NotGradable(f"could not be read: {path} is JSON but not a notebook (no list of cells)")
+    for index, cell in enumerate(notebook["cells"]):  # as the reports read them (one malformed cell ended grade --class)
+        meta = cell.get("metadata", {}) if isinstance(cell, dict) else None
+        nbgrader = meta.get("nbgrader", {}) if isinstance(meta, dict) else None
+        source = cell.get("source", "") if isinstance(cell, dict) else None
+        if not (isinstance(nbgrader, dict) and isinstance(nbgrader.get("grade_id", ""), str)
+                and (isinstance(source, str) or isinstance(source, list) and all(isinstance(line, str) for line in source))):
+            raise NotGradable(f"could not be read: {path} is JSON but not a notebook (cell {index} is not a cell as "
+                              "Jupyter writes it: its metadata, nbgrader metadata, grade_id or source)")
     return notebook
 
 

@@ -156,7 +156,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   most. Closing then waits 5 s at most for the ends of the worker's pipes and kills every process
   still holding one (found by the pipes' inodes in ``/proc/*/fd``). The review lists what either
   killed, with the lost report.
-- *Costing the grader*: a reply is read with a size limit; decoding refuses nesting deeper than the
+- *Costing the grader*: a cell's IPython syntax is turned into Python here (IPython's ``TransformerManager``, which
+  tokenizes the whole cell again for each ``%magic`` line: 1,000 of them cost 12 to 24 s of CPU, 160 KB of them minutes,
+  in one call between requests) under the cell's limit of this process's CPU time, past which the cell goes as it is
+  (section 35); a reply is read with a size limit; decoding refuses nesting deeper than the
   worker sends and dicts or sets whose keys share one hash (integers ``k * (2**61 - 1)`` kept the
   grader busy for minutes) before building them. The scratch folder is walked (twice a second for
   its size, at closing for links and special files) through at most ``Policy.scratch_entries``
@@ -180,6 +183,9 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   (``tests/test_grading_class_inputs.py``). Nothing a notebook does changes what is kept for the
   next. A self-grade draws as it goes. ``python -m bpe_ref autograde --jobs N`` runs N such
   processes at once, each drawing them once from the same seed, which it makes before they start.
+- *Making a notebook ungradable*: what the trusted grader writes into the autograded notebook is UTF-8 text (a lone
+  surrogate a cell printed or an exception's message held crosses the wire, JSON-escaped, and nbgrader could not
+  write the notebook: "not graded"; section 35), and the learner's nbgrader metadata is put back as above.
 - *Hiding a flag from the instructor*: the reports (``grade --class``, ``grade``) and nbgrader's log print text the
   submission chose (a path it opened, as the keeper read it; an error message; a grade_id nbgrader does not know), and
   a terminal obeys the escape codes in it: a refused open of a path of cursor and erase codes wiped the flagged row
@@ -297,8 +303,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
 - Review flags from behaviour are what can be seen from outside: the calls the sandbox refused and
   the files it refused to open, by name and count; processes that left the session, files left in
   /dev/shm, links or special files in the scratch folder; tampering nbgrader restored (a test or
-  read-only cell deleted, edited, or its nbgrader metadata changed: raised points are put back
-  from the gradebook, and flagged). The seccomp
+  read-only cell deleted, edited, made markdown, or its nbgrader metadata changed: raised points, the
+  grade and solution flags and the schema version are put back from the gradebook, and flagged; nbgrader
+  itself gave up on the whole class at a schema version not its own, and failed the notebook on changed
+  flags or a cell copied with its grade_id: ``tests/test_grading_redteam.py``, section 35). The seccomp
   filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and
   its kin and native asynchronous I/O, whose reads ``rchar`` misses; a socket or a datagram ``socketpair``; a new
   process or program where the lab allows none; a seccomp filter of the worker's own, which could answer refused calls before the keeper;

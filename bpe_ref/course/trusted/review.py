@@ -199,7 +199,10 @@ def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = Fal
     """One line per learner cell that uses something :func:`capability_uses` flags."""
     flags = []
     for cell_id, source in learner_cells(notebook, release):
-        uses = capability_uses(source, allow_processes=allow_processes, allow_files=allow_files, provided=provided)
+        try:
+            uses = capability_uses(source, allow_processes=allow_processes, allow_files=allow_files, provided=provided)
+        except (RecursionError, MemoryError):  # past the parser's limits (or ast.unparse's): a class's report goes on
+            uses = ["its text is nested too deeply to read"]
         if uses:
             flags.append(f"cell {cell_id}: {', '.join(uses)}")
     return flags
@@ -211,7 +214,7 @@ def _grade_id(cell: dict) -> str | None:
 
 # What nbgrader grades a protected cell by: points raised on a test cell, or a test cell made a solution cell, are put
 # back from the gradebook when autograded (the score is the gradebook's), and flagged here like an edited source.
-NBGRADER_FIELDS = ("grade", "solution", "locked", "points")
+NBGRADER_FIELDS = ("grade", "solution", "locked", "points", "schema_version")
 
 
 def _plain(value: object) -> object:
@@ -222,7 +225,7 @@ def _plain(value: object) -> object:
 def tampering(notebook: dict, release: dict) -> list[str]:
     """What the learner did to the cells nbgrader protects, which autograde silently puts right: a
     test or read-only cell deleted (put back), a read-only cell edited (its source restored), its
-    nbgrader metadata changed (points, grade, solution, locked: put back), a test cell moved (graded in
+    nbgrader metadata changed (points, grade, solution, locked, schema_version: put back), a test cell moved (graded in
     the source's order anyway). One line each; none for an honest notebook."""
     def protected(cell: dict) -> bool:
         meta = nbgrader_of(cell)
@@ -242,6 +245,8 @@ def tampering(notebook: dict, release: dict) -> list[str]:
             continue
         if source_of(mine) != source_of(cell):
             flags.append(f"edited the {kind} cell {grade_id} (its source was restored)")
+        if mine.get("cell_type") != cell.get("cell_type"):
+            flags.append(f"made the {kind} cell {grade_id} a {mine.get('cell_type')} cell (nbgrader put it back)")
         shipped_meta, my_meta = nbgrader_of(cell), nbgrader_of(mine)
         changed = [f"{key} {_plain(shipped_meta.get(key))!r} -> {_plain(my_meta.get(key))!r}" for key in NBGRADER_FIELDS
                    if _plain(shipped_meta.get(key)) != _plain(my_meta.get(key))]
