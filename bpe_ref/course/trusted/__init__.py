@@ -105,7 +105,12 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   shown): a frame that may fail to allocate cannot hold the key, so closing it means sealing outside the learner's
   process (the keeper, whose memory the learner's code cannot read). Until these close, a reply, the arguments after
   a call included, is the learner's process's word; the seal stops code that neither reads the loop's memory, nor
-  rebinds what builds its replies, nor runs on the sealing thread.
+  rebinds what builds its replies, nor runs on the sealing thread. What a reply so forged can claim is bounded: its
+  answers are computed by code in the worker, whose CPU time, processes and reads are measured from outside as any
+  call's are, and compared with the reference's; so it earns what a notebook earns honestly that binds the graded
+  name to a function working on a copy of its arguments. What it adds is the worker's own report beside the answer:
+  the arguments after a call (a task's "leave it unchanged", and the in-place updates of lab 02, whose right values it
+  must still compute) and lab 03's new dict where the call runs.
   Rebinding what a module holds and reaching a caller's frame are flagged for review.
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
 - *Hanging or exhausting the machine*: a limit per cell and per call (the worker is killed and a
