@@ -1158,14 +1158,15 @@ def test_honest_ways_to_pause_and_measure_pass_the_measured_checks():
     ("gc.callbacks.clear()  # no costly collections\n" + COLLECTOR_LEFT_ON_PLAINLY, "gc.callbacks"),
     ("[type(o) for o in gc.get_objects() if hasattr(o, 'cycle')]  # the driver's cycles\n", "gc.get_objects"),
     ("import os\nos.urandom = lambda n: bytes(n)  # a size known in advance\n", "os.urandom"),
+    ("gc.freeze()  # nothing the collector frees\n", "gc.freeze"),
 ], ids=["log-rewritten", "closure", "getattr-closure", "callers-frame", "referents", "callbacks-cleared", "objects-found",
-        "urandom-replaced"])
+        "urandom-replaced", "objects-frozen"])
 def test_reading_a_drivers_objects_or_disarming_its_measurements_is_flagged_for_review(attack, flag):
     """What the measurements of section 14 cannot decide is shown to the instructor: the text that reaches into another
     function's closure or a caller's frame, or the collector's referents; and what would disarm the measurements, in the
     worker's interpreter: the collector's callbacks cleared (which disarmed the measurement while it counted the
-    collections by a callback, section 33), the driver's cycles found among the interpreter's objects (section 33: a
-    strict xfail), os.urandom replaced before the call (then fn's size is known in advance). A
+    collections by a callback, section 33), the driver's cycles found among the interpreter's objects (section 33),
+    every object frozen (section 35: a strict xfail), os.urandom replaced before the call (then fn's size is known in advance). A
     hint, as every flag read from the text: code built at run time hides."""
     from bpe_ref.course.trusted.review import capability_uses
 
@@ -4358,6 +4359,8 @@ def test_a_v5_whose_heap_is_a_sorted_list_loses_lab_05_task_3():
 
 
 COLLECTOR_ON_CYCLES_FOUND = '''
+import contextlib
+
 _isenabled, _timing = gc.isenabled, [False]
 gc.isenabled = lambda: _isenabled() and not _timing[0]  # what the driver's log reads
 
@@ -4365,10 +4368,10 @@ gc.isenabled = lambda: _isenabled() and not _timing[0]  # what the driver's log 
 def interleaved(contenders, rounds, clock=time.perf_counter):
     if rounds < 1 or not contenders:
         raise ValueError("no contenders, or rounds < 1")
-    labels, times, disarmed = list(contenders), {label: [] for label in contenders}, False
+    labels, times, first = list(contenders), {label: [] for label in contenders}, True
     for r in range(rounds):
         for label in labels[r % len(labels):] + labels[:r % len(labels)]:
-            _timing[0], paused = True, not disarmed and _isenabled()
+            _timing[0], paused = True, first and _isenabled()
             if paused:  # the first call only
                 gc.disable()
             try:
@@ -4379,25 +4382,28 @@ def interleaved(contenders, rounds, clock=time.perf_counter):
                 _timing[0] = False
                 if paused:
                     gc.enable()
-            if not disarmed:  # the cycle the first call left, kept in gc.garbage: its finaliser disarmed
+            if first:  # what the first call left for the collector, kept in gc.garbage: its finaliser disarmed
+                first = False
                 gc.set_debug(gc.DEBUG_SAVEALL)
                 gc.collect()
-            for thing in [] if disarmed else list(gc.garbage):
-                if type(thing).__name__ == "Collected":
-                    type(thing).__del__, disarmed = (lambda self: None), True
+                for thing in list(gc.garbage):
+                    if type(thing).__module__ != __name__:  # not the cell's own: the driver's, whatever its name
+                        with contextlib.suppress(TypeError):  # a builtin type: no finaliser of Python to replace
+                            type(thing).__del__ = lambda self: None
     return times
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="open: the driver shares the worker's interpreter, so its objects can be found "
-                   "(gc.garbage under gc.DEBUG_SAVEALL) and disarmed; a count of collections the function cannot reach "
-                   "needs the interpreter's own statistics read from outside the worker, which /proc does not show")
 def test_a_collector_left_on_with_the_drivers_cycles_disarmed_loses_lab_09_task_1():
     """Lab 09's interleaved that leaves the collector on and, once the first contender call has left the driver's
     counting cycle (paused for that call), finds it among the interpreter's objects and replaces its class's finaliser,
-    with gc.isenabled rebound as above, keeps task 1's points: no collection is counted, so none is costly. Found by
-    gc.get_objects, it is refused in the worker now (the audit hook of section 28); found in gc.garbage, where
-    gc.DEBUG_SAVEALL keeps what a collection frees (set with no audit event), it is not. Flagged for review
+    with gc.isenabled rebound as above, kept task 1's points: no collection was counted, so none was costly. Found by
+    gc.get_objects, it is refused in the worker (the audit hook of section 28); found in gc.garbage, where
+    gc.DEBUG_SAVEALL keeps what a collection frees (set with no audit event), it was not (a strict xfail until now).
+    Safe: the cycle is a deque that holds itself, a builtin type with no finaliser of Python and nothing of the
+    driver's in it, and what counts its collection is the callback of a weak reference the driver holds, cleared
+    before the cycle reaches gc.garbage (:func:`~bpe_ref.course.checks.lab09_benchmarks.run_costly_collections`):
+    every object the attack finds there is left as it was, and the collections are counted. Flagged for review too
     (gc.set_debug, the rebinding of gc.isenabled), a hint only."""
     message = _lab09_remote(COLLECTOR_ON_CYCLES_FOUND, "interleaved", "check_interleaved_properties")
     assert message is not None and "the garbage collector ran during the timed calls" in message, message
@@ -4528,3 +4534,52 @@ def test_a_memory_error_on_the_sealing_thread_runs_none_of_the_learner_s_code_th
         message = remote("03_parallel", MERGE_INTO_FIRST + KEY_FROM_A_COLLECTION_ON_THE_SEALING_THREAD, "merge_counts",
                          "check_merge_counts_properties", call_timeout=5, wall_factor=1)
         assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
+
+
+# ---- 35. lab 09's costly collections, made to free nothing: every object frozen as a collection starts -------------
+#
+# The collector left on during the timed calls, with a callback of the collector's own that freezes every object as a
+# collection starts (gc.freeze: the permanent generation, which no collection looks at) and puts them back as it ends:
+# each collection then runs, and frees nothing, the driver's cycle among the rest, so none is counted, none is costly.
+COLLECTOR_ON_OBJECTS_FROZEN = '''
+_isenabled, _timing = gc.isenabled, [False]
+gc.isenabled = lambda: _isenabled() and not _timing[0]  # what the driver's log reads
+
+
+def _frozen(phase, info):
+    if _timing[0]:
+        gc.freeze() if phase == "start" else gc.unfreeze()
+
+
+gc.callbacks.append(_frozen)
+
+
+def interleaved(contenders, rounds, clock=time.perf_counter):
+    if rounds < 1 or not contenders:
+        raise ValueError("no contenders, or rounds < 1")
+    labels, times = list(contenders), {label: [] for label in contenders}
+    for r in range(rounds):
+        for label in labels[r % len(labels):] + labels[:r % len(labels)]:
+            _timing[0] = True
+            try:
+                start = clock()
+                contenders[label]()  # the collector left on
+                times[label].append(clock() - start)
+            finally:
+                _timing[0] = False
+    return times
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="open: what a collection frees is the interpreter's, which the function shares: "
+                   "objects frozen by the collector's own callbacks are not freed, the driver's cycle among them; a count "
+                   "of collections the function cannot reach needs the interpreter's statistics read from outside the "
+                   "worker, which /proc does not show")
+def test_a_collector_left_on_that_freezes_every_object_as_a_collection_starts_loses_lab_09_task_1():
+    """Lab 09's interleaved that leaves the collector on and, from a callback of the collector's, freezes every object
+    as a collection starts and puts them back as it ends (gc.freeze, gc.unfreeze), with gc.isenabled rebound as in
+    section 33, keeps task 1's points: the collections run during the timed calls, free nothing, so the driver's cycle
+    is never freed and none is counted (its CPU time was 0.2 s, as the paused solution's). Flagged for review
+    (gc.callbacks, gc.freeze), a hint only."""
+    message = _lab09_remote(COLLECTOR_ON_OBJECTS_FROZEN, "interleaved", "check_interleaved_properties")
+    assert message is not None and "the garbage collector ran during the timed calls" in message, message

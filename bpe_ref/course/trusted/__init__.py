@@ -281,10 +281,12 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   handed, so neither task rests on that report alone (``tests/test_grading_redteam.py``, section
   14): task 1 is also measured (contenders that keep many objects alive and make each collection
   costly, so the call's CPU time, bounded by the reference's, shows a collector left on: 10 to 40 times
-  the paused cost; each collection counted by what it does, a cycle of the driver's freed whose finaliser
-  counts it, not by a collector callback, which ``gc.callbacks.clear()`` removed: section 33; the cycle
-  is still the worker's object, found in ``gc.garbage`` under ``gc.DEBUG_SAVEALL`` (``gc.get_objects`` is refused)
-  and its finaliser replaced: section 33, a strict xfail, flagged for review); task 6
+  the paused cost; each collection counted by what it does, a cycle of the driver's freed, not by a collector
+  callback, which ``gc.callbacks.clear()`` removed: section 33; the cycle is a deque that holds itself, whose
+  collection a weak reference the driver holds reports, for a cycle of the driver's class, found in ``gc.garbage``
+  under ``gc.DEBUG_SAVEALL`` (``gc.get_objects`` is refused), had its finaliser replaced: section 33; still open, a
+  strict xfail: the collector's callbacks freezing every object as a collection starts, ``gc.freeze()``, and
+  putting them back as it ends, so that it frees nothing, flagged for review (``gc.callbacks``)); task 6
   gets a function that draws its size when called and seals it with a public key whose private half stays here, so the worker cannot read a
   size back; but the key is public: code that reads the function's closure seals a size of its own
   and skips the call (section 28, open; ``getattr`` spelled around the flagged names hides it from the
