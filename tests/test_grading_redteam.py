@@ -4396,7 +4396,8 @@ def interleaved(contenders, rounds, clock=time.perf_counter):
 '''
 
 
-def test_a_collector_left_on_with_the_drivers_cycles_disarmed_loses_lab_09_task_1():
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_collector_left_on_with_the_drivers_cycles_disarmed_loses_lab_09_task_1(whole_class):
     """Lab 09's interleaved that leaves the collector on and, once the first contender call has left the driver's
     counting cycle (paused for that call), finds it among the interpreter's objects and replaces its class's finaliser,
     with gc.isenabled rebound as above, kept task 1's points: no collection was counted, so none was costly. Found by
@@ -4405,9 +4406,12 @@ def test_a_collector_left_on_with_the_drivers_cycles_disarmed_loses_lab_09_task_
     Safe: the cycle is a deque that holds itself, a builtin type with no finaliser of Python and nothing of the
     driver's in it, and what counts its collection is the callback of a weak reference the driver holds, cleared
     before the cycle reaches gc.garbage (:func:`~bpe_ref.course.checks.lab09_benchmarks.run_costly_collections`):
-    every object the attack finds there is left as it was, and the collections are counted. Flagged for review too
-    (gc.set_debug, the rebinding of gc.isenabled), a hint only."""
-    message = _lab09_remote(COLLECTOR_ON_CYCLES_FOUND, "interleaved", "check_interleaved_properties")
+    every object the attack finds there is left as it was, and the collections are counted, in a self-grade and in a
+    class. Flagged for review too (gc.set_debug, the rebinding of gc.isenabled), a hint only."""
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = _lab09_remote(COLLECTOR_ON_CYCLES_FOUND, "interleaved", "check_interleaved_properties")
     assert message is not None and "the garbage collector ran during the timed calls" in message, message
 
 
