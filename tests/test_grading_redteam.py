@@ -4547,10 +4547,8 @@ def test_a_memory_error_on_the_sealing_thread_runs_none_of_the_learner_s_code_th
 # The collector left on during the timed calls, with a callback of the collector's own that freezes every object as a
 # collection starts (gc.freeze: the permanent generation, which no collection looks at) and puts them back as it ends:
 # each collection then runs, and frees nothing, the driver's cycle among the rest, so none is counted, none is costly.
-COLLECTOR_ON_OBJECTS_FROZEN = '''
-_isenabled, _timing = gc.isenabled, [False]
-gc.isenabled = lambda: _isenabled() and not _timing[0]  # what the driver's log reads
-
+COLLECTOR_ON_OBJECTS_FROZEN = COLLECTOR_ON_CALLBACKS_CLEARED.replace(
+    "    gc.callbacks.clear()  # the driver's costly collections were counted by a callback\n", "") + '''
 
 def _frozen(phase, info):
     if _timing[0]:
@@ -4558,22 +4556,6 @@ def _frozen(phase, info):
 
 
 gc.callbacks.append(_frozen)
-
-
-def interleaved(contenders, rounds, clock=time.perf_counter):
-    if rounds < 1 or not contenders:
-        raise ValueError("no contenders, or rounds < 1")
-    labels, times = list(contenders), {label: [] for label in contenders}
-    for r in range(rounds):
-        for label in labels[r % len(labels):] + labels[:r % len(labels)]:
-            _timing[0] = True
-            try:
-                start = clock()
-                contenders[label]()  # the collector left on
-                times[label].append(clock() - start)
-            finally:
-                _timing[0] = False
-    return times
 '''
 
 
