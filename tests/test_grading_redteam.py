@@ -1166,7 +1166,7 @@ def test_reading_a_drivers_objects_or_disarming_its_measurements_is_flagged_for_
     function's closure or a caller's frame, or the collector's referents; and what would disarm the measurements, in the
     worker's interpreter: the collector's callbacks cleared (which disarmed the measurement while it counted the
     collections by a callback, section 33), the driver's cycles found among the interpreter's objects (section 33),
-    every object frozen (section 35: a strict xfail), os.urandom replaced before the call (then fn's size is known in advance). A
+    every object frozen (section 35), os.urandom replaced before the call (then fn's size is known in advance). A
     hint, as every flag read from the text: code built at run time hides."""
     from bpe_ref.course.trusted.review import capability_uses
 
@@ -4546,7 +4546,7 @@ def test_a_memory_error_on_the_sealing_thread_runs_none_of_the_learner_s_code_th
 #
 # The collector left on during the timed calls, with a callback of the collector's own that freezes every object as a
 # collection starts (gc.freeze: the permanent generation, which no collection looks at) and puts them back as it ends:
-# each collection then runs, and frees nothing, the driver's cycle among the rest, so none is counted, none is costly.
+# each collection then runs, and frees nothing, the driver's cycle among the rest, so none was counted, none costly.
 COLLECTOR_ON_OBJECTS_FROZEN = COLLECTOR_ON_CALLBACKS_CLEARED.replace(
     "    gc.callbacks.clear()  # the driver's costly collections were counted by a callback\n", "") + '''
 
@@ -4559,15 +4559,18 @@ gc.callbacks.append(_frozen)
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="open: what a collection frees is the interpreter's, which the function shares: "
-                   "objects frozen by the collector's own callbacks are not freed, the driver's cycle among them; a count "
-                   "of collections the function cannot reach needs the interpreter's statistics read from outside the "
-                   "worker, which /proc does not show")
-def test_a_collector_left_on_that_freezes_every_object_as_a_collection_starts_loses_lab_09_task_1():
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_collector_left_on_that_freezes_every_object_as_a_collection_starts_loses_lab_09_task_1(whole_class):
     """Lab 09's interleaved that leaves the collector on and, from a callback of the collector's, freezes every object
     as a collection starts and puts them back as it ends (gc.freeze, gc.unfreeze), with gc.isenabled rebound as in
-    section 33, keeps task 1's points: the collections run during the timed calls, free nothing, so the driver's cycle
-    is never freed and none is counted (its CPU time was 0.2 s, as the paused solution's). Flagged for review
-    (gc.callbacks, gc.freeze), a hint only."""
-    message = _lab09_remote(COLLECTOR_ON_OBJECTS_FROZEN, "interleaved", "check_interleaved_properties")
+    section 33, kept task 1's points: the collections ran during the timed calls and freed nothing, so the driver's
+    cycle was never freed and none was counted (its CPU time was 0.2 s, as the paused solution's). Safe: a collection
+    sets the collector's count of new objects back to 0, so a call in which it fell back during the contender's
+    allocations, the cycle not freed, is charged as many collections as ran
+    (:func:`~bpe_ref.course.checks.lab09_benchmarks.run_costly_collections`), in a self-grade and in a class. Open
+    still: gc.get_count rebound besides, which the review flags, as it does gc.callbacks and gc.freeze (a hint)."""
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = _lab09_remote(COLLECTOR_ON_OBJECTS_FROZEN, "interleaved", "check_interleaved_properties")
     assert message is not None and "the garbage collector ran during the timed calls" in message, message

@@ -303,8 +303,10 @@ def varied_interleaved(args: tuple, rng: random.Random) -> tuple:
 # each collection frees a cycle of the driver's, whose weak reference calls back to count it and leave a new one for the
 # next. The cycle is a deque that holds itself, not an object of a class of the driver's: that one, found in gc.garbage
 # under gc.DEBUG_SAVEALL, had its finaliser replaced (section 33); a deque shows nothing to disarm. Removing the count
-# needs the driver's objects (its closure, flagged), or every object frozen as a collection starts (gc.freeze from the
-# collector's callbacks, flagged: section 35, open). Paused during the calls, it runs during none (honest code that calls
+# needs the driver's objects (its closure, flagged). Every object frozen as a collection starts (gc.freeze from the
+# collector's callbacks, section 35) made each free nothing: so a call in which the collector's count of new objects
+# (gc.get_count) fell back during the allocations, the cycle not freed, is charged as many collections as ran (a
+# rebinding of gc.get_count hides them, flagged). Paused during the calls, it runs during none (honest code that calls
 # gc.collect() before each call too). The worker's CPU time for the whole call (read from /proc) is bounded by the
 # reference's on the same driver, run meanwhile in this process: at most a slack plus a factor times it (the collector
 # was paused), at least a share of it (every call was made). Measured on the loaded 2-core machine (load 16 to 20),
@@ -326,8 +328,9 @@ def run_costly_collections(function: Callable, labels: list, survivors: int, rou
     (as a collection of a large heap costs), counted by what a collection does: it frees a cycle, a deque that holds
     itself (a builtin type: no finaliser of Python, nothing of the driver's in it, for gc.garbage to show), whose weak
     reference, held here, calls back to count it and leave a new cycle for the next. A driver measured from outside: its
-    CPU time tells whether the collector ran during the calls. Returns how many times each label was timed, as
-    ``function`` returned it."""
+    CPU time tells whether the collector ran during the calls; collections that freed nothing of it (its objects
+    frozen, section 35) are told by the collector's count of new objects, which each sets back to 0. Returns how many
+    times each label was timed, as ``function`` returned it."""
     during = [False, 0]  # a contender running; collections since it started
     waiting = []  # the weak reference to the cycle the next collection frees
 
@@ -347,9 +350,13 @@ def run_costly_collections(function: Callable, labels: list, survivors: int, rou
         try:
             if not waiting:
                 leave()
+            young = gc.get_count()[0]
             kept = [[] for _ in range(survivors)]
+            young = gc.get_count()[0] - young  # each collection sets it back to 0
         finally:
             during[0] = False
+        if not during[1] and young < survivors // 2:  # collections ran and freed none of it: its objects kept from them
+            during[1] = survivors // max(thresholds[0], 1)  # (gc.freeze from a callback): as many as ran, each costly
         spent = 0
         for turn in range(during[1] * turns):  # here, not in the callback: a CPU stop's signal must not be lost there
             spent += turn

@@ -285,9 +285,11 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   the paused cost; each collection counted by what it does, a cycle of the driver's freed, not by a collector
   callback, which ``gc.callbacks.clear()`` removed: section 33; the cycle is a deque that holds itself, whose
   collection a weak reference the driver holds reports, for a cycle of the driver's class, found in ``gc.garbage``
-  under ``gc.DEBUG_SAVEALL`` (``gc.get_objects`` is refused), had its finaliser replaced: section 33; still open,
-  section 35, a strict xfail: the collector's callbacks freezing every object as a collection starts, ``gc.freeze()``,
-  and putting them back as it ends, so that it frees nothing, flagged for review (``gc.callbacks``, ``gc.freeze``)); task 6
+  under ``gc.DEBUG_SAVEALL`` (``gc.get_objects`` is refused), had its finaliser replaced: section 33; and a call
+  in which the collector's count of new objects fell back, the cycle not freed, is charged the collections that ran:
+  the collector's callbacks freezing every object as a collection starts (``gc.freeze()``) and putting them back as
+  it ends, so that it freed nothing, kept the points: section 35; ``gc.get_count`` rebound besides would hide it,
+  flagged for review, as are ``gc.callbacks`` and ``gc.freeze``); task 6
   gets a function that draws its size when called and seals it with a public key whose private half stays here, so the worker cannot read a
   size back; but the key is public: code that reads the function's closure seals a size of its own
   and skips the call (section 28, open; ``getattr`` spelled around the flagged names hides it from the

@@ -62,7 +62,8 @@ ATTRIBUTES = {
     ("os", "chdir"): "os.chdir",
     # Lab 09's measurements rest on the worker's interpreter as the driver finds it: a collection during a timed call is
     # costly (counted no longer by a callback: clearing them is a hint, section 33; by a cycle of the driver's, which
-    # gc.get_objects finds, refused in the worker, and gc.freeze keeps from being freed), and os.urandom draws
+    # gc.get_objects finds, refused in the worker, and gc.freeze keeps from being freed: told by gc.get_count, which a
+    # rebinding hides, flagged below), and os.urandom draws
     # the size its function allocates (checks/lab09_benchmarks.py)
     ("gc", "callbacks"): "gc.callbacks (the collector's callbacks: a driver's)",
     ("gc", "get_objects"): "gc.get_objects (every object of the interpreter: a driver's)",
