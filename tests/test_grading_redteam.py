@@ -1158,14 +1158,15 @@ def test_honest_ways_to_pause_and_measure_pass_the_measured_checks():
     ("gc.callbacks.clear()  # no costly collections\n" + COLLECTOR_LEFT_ON_PLAINLY, "gc.callbacks"),
     ("[type(o) for o in gc.get_objects() if hasattr(o, 'cycle')]  # the driver's cycles\n", "gc.get_objects"),
     ("import os\nos.urandom = lambda n: bytes(n)  # a size known in advance\n", "os.urandom"),
+    ("gc.freeze()  # nothing the collector frees\n", "gc.freeze"),
 ], ids=["log-rewritten", "closure", "getattr-closure", "callers-frame", "referents", "callbacks-cleared", "objects-found",
-        "urandom-replaced"])
+        "urandom-replaced", "objects-frozen"])
 def test_reading_a_drivers_objects_or_disarming_its_measurements_is_flagged_for_review(attack, flag):
     """What the measurements of section 14 cannot decide is shown to the instructor: the text that reaches into another
     function's closure or a caller's frame, or the collector's referents; and what would disarm the measurements, in the
     worker's interpreter: the collector's callbacks cleared (which disarmed the measurement while it counted the
-    collections by a callback, section 33), the driver's cycles found among the interpreter's objects (section 33: a
-    strict xfail), os.urandom replaced before the call (then fn's size is known in advance). A
+    collections by a callback, section 33), the driver's cycles found among the interpreter's objects (section 33),
+    every object frozen (section 36), os.urandom replaced before the call (then fn's size is known in advance). A
     hint, as every flag read from the text: code built at run time hides."""
     from bpe_ref.course.trusted.review import capability_uses
 
@@ -4342,9 +4343,11 @@ def sorted_list_v5() -> str:
 
 
 @pytest.mark.xfail(strict=True, reason="open: a list kept sorted (insort, pop(0)) costs O(H) per entry in a memmove of C, "
-                   "some 46 us at the 57,872 pairs of the measured corpus, about what a heappush costs in Python's loop; "
-                   "its extra cost over the reference's is about the merges times 3 memmoves over the counting of the pairs, "
-                   "1.7 times on the push corpus's 1,500 merges, and shows only past some 10,000 merges of a few words each")
+                   "some 16 us at 60,000 entries, where heapq's pop or push costs 0.7 us; but each merge of V5 spends 40 "
+                   "to 100 us of its own (merge_and_update, pairs_with, heap_entry) for the few entries it pops and pushes, "
+                   "so the sorted list's merges cost 3 to 5 times V5's at most, after the counting of the pairs: 12,000 "
+                   "merges of 40,000 three-byte words 2.1 times the reference's CPU time (V5: 1.1); a margin of 10 needs "
+                   "heaps of some 500,000 entries, seconds of CPU per measured run")
 def test_a_v5_whose_heap_is_a_sorted_list_loses_lab_05_task_3():
     """Lab 05's train with a sorted list in place of the heap (bisect.insort to push, pop(0) to pop: O(H) per entry,
     where the heap's are O(log H)) keeps task 3's points: 1,400 merges of the measured corpus cost 0.6 to 1.0 times its
@@ -4358,6 +4361,8 @@ def test_a_v5_whose_heap_is_a_sorted_list_loses_lab_05_task_3():
 
 
 COLLECTOR_ON_CYCLES_FOUND = '''
+import contextlib
+
 _isenabled, _timing = gc.isenabled, [False]
 gc.isenabled = lambda: _isenabled() and not _timing[0]  # what the driver's log reads
 
@@ -4365,10 +4370,10 @@ gc.isenabled = lambda: _isenabled() and not _timing[0]  # what the driver's log 
 def interleaved(contenders, rounds, clock=time.perf_counter):
     if rounds < 1 or not contenders:
         raise ValueError("no contenders, or rounds < 1")
-    labels, times, disarmed = list(contenders), {label: [] for label in contenders}, False
+    labels, times, first = list(contenders), {label: [] for label in contenders}, True
     for r in range(rounds):
         for label in labels[r % len(labels):] + labels[:r % len(labels)]:
-            _timing[0], paused = True, not disarmed and _isenabled()
+            _timing[0], paused = True, first and _isenabled()
             if paused:  # the first call only
                 gc.disable()
             try:
@@ -4379,27 +4384,34 @@ def interleaved(contenders, rounds, clock=time.perf_counter):
                 _timing[0] = False
                 if paused:
                     gc.enable()
-            if not disarmed:  # the cycle the first call left, kept in gc.garbage: its finaliser disarmed
+            if first:  # what the first call left for the collector, kept in gc.garbage: its finaliser disarmed
+                first = False
                 gc.set_debug(gc.DEBUG_SAVEALL)
                 gc.collect()
-            for thing in [] if disarmed else list(gc.garbage):
-                if type(thing).__name__ == "Collected":
-                    type(thing).__del__, disarmed = (lambda self: None), True
+                for thing in list(gc.garbage):
+                    if type(thing).__module__ != __name__:  # not the cell's own: the driver's, whatever its name
+                        with contextlib.suppress(TypeError):  # a builtin type: no finaliser of Python to replace
+                            type(thing).__del__ = lambda self: None
     return times
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="open: the driver shares the worker's interpreter, so its objects can be found "
-                   "(gc.garbage under gc.DEBUG_SAVEALL) and disarmed; a count of collections the function cannot reach "
-                   "needs the interpreter's own statistics read from outside the worker, which /proc does not show")
-def test_a_collector_left_on_with_the_drivers_cycles_disarmed_loses_lab_09_task_1():
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_collector_left_on_with_the_drivers_cycles_disarmed_loses_lab_09_task_1(whole_class):
     """Lab 09's interleaved that leaves the collector on and, once the first contender call has left the driver's
     counting cycle (paused for that call), finds it among the interpreter's objects and replaces its class's finaliser,
-    with gc.isenabled rebound as above, keeps task 1's points: no collection is counted, so none is costly. Found by
-    gc.get_objects, it is refused in the worker now (the audit hook of section 28); found in gc.garbage, where
-    gc.DEBUG_SAVEALL keeps what a collection frees (set with no audit event), it is not. Flagged for review
-    (gc.set_debug, the rebinding of gc.isenabled), a hint only."""
-    message = _lab09_remote(COLLECTOR_ON_CYCLES_FOUND, "interleaved", "check_interleaved_properties")
+    with gc.isenabled rebound as above, kept task 1's points: no collection was counted, so none was costly. Found by
+    gc.get_objects, it is refused in the worker (the audit hook of section 28); found in gc.garbage, where
+    gc.DEBUG_SAVEALL keeps what a collection frees (set with no audit event), it was not (a strict xfail until now).
+    Safe: the cycle is a deque that holds itself, a builtin type with no finaliser of Python and nothing of the
+    driver's in it, and what counts its collection is the callback of a weak reference the driver holds, cleared
+    before the cycle reaches gc.garbage (:func:`~bpe_ref.course.checks.lab09_benchmarks.run_costly_collections`):
+    every object the attack finds there is left as it was, and the collections are counted, in a self-grade and in a
+    class. Flagged for review too (gc.set_debug, the rebinding of gc.isenabled), a hint only."""
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = _lab09_remote(COLLECTOR_ON_CYCLES_FOUND, "interleaved", "check_interleaved_properties")
     assert message is not None and "the garbage collector ran during the timed calls" in message, message
 
 
@@ -4694,3 +4706,37 @@ def test_the_text_of_a_cell_costs_the_grader_no_more_than_a_cell_s_limit():
     assert spent < 4, f"grading two cells cost the grader {spent:.1f} s of CPU time"
     assert cells[0]["outputs"][-1]["ename"] == "SyntaxError", cells[0]["outputs"]
     assert cells[1]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "ran\n"}], cells[1]["outputs"]
+
+
+# ---- 36. lab 09's costly collections, made to free nothing: every object frozen as a collection starts -------------
+#
+# The collector left on during the timed calls, with a callback of the collector's own that freezes every object as a
+# collection starts (gc.freeze: the permanent generation, which no collection looks at) and puts them back as it ends:
+# each collection then runs, and frees nothing, the driver's cycle among the rest, so none was counted, none costly.
+COLLECTOR_ON_OBJECTS_FROZEN = COLLECTOR_ON_CALLBACKS_CLEARED.replace(
+    "    gc.callbacks.clear()  # the driver's costly collections were counted by a callback\n", "") + '''
+
+def _frozen(phase, info):
+    if _timing[0]:
+        gc.freeze() if phase == "start" else gc.unfreeze()
+
+
+gc.callbacks.append(_frozen)
+'''
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_collector_left_on_that_freezes_every_object_as_a_collection_starts_loses_lab_09_task_1(whole_class):
+    """Lab 09's interleaved that leaves the collector on and, from a callback of the collector's, freezes every object
+    as a collection starts and puts them back as it ends (gc.freeze, gc.unfreeze), with gc.isenabled rebound as in
+    section 33, kept task 1's points: the collections ran during the timed calls and freed nothing, so the driver's
+    cycle was never freed and none was counted (its CPU time was 0.2 s, as the paused solution's). Safe: a collection
+    sets the collector's count of new objects back to 0, so a call in which it fell back during the contender's
+    allocations, the cycle not freed, is charged as many collections as ran
+    (:func:`~bpe_ref.course.checks.lab09_benchmarks.run_costly_collections`), in a self-grade and in a class. Open
+    still: gc.get_count rebound besides, which the review flags, as it does gc.callbacks and gc.freeze (a hint)."""
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = _lab09_remote(COLLECTOR_ON_OBJECTS_FROZEN, "interleaved", "check_interleaved_properties")
+    assert message is not None and "the garbage collector ran during the timed calls" in message, message

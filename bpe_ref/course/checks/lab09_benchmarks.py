@@ -31,6 +31,8 @@ import random
 import statistics
 import time
 import tracemalloc
+import weakref
+from collections import deque
 from collections.abc import Callable
 
 from hypothesis import strategies as st
@@ -298,8 +300,13 @@ def varied_interleaved(args: tuple, rng: random.Random) -> tuple:
 # of those collections costly (the contender spends some CPU time for each, as a collection of a large heap would). It
 # counts them by what a collection does, not by a callback the function could remove (gc.callbacks.clear(), with
 # gc.isenabled rebound to say "paused" while a contender runs, left the collector on and kept all 5 points, section 33):
-# each collection frees a cycle of the driver's, whose finaliser counts it and leaves a new one for the next; removing
-# that needs the driver's objects (its closure, flagged). Paused during the calls, it runs during none (honest code that calls
+# each collection frees a cycle of the driver's, whose weak reference calls back to count it and leave a new one for the
+# next. The cycle is a deque that holds itself, not an object of a class of the driver's: that one, found in gc.garbage
+# under gc.DEBUG_SAVEALL, had its finaliser replaced (section 33); a deque shows nothing to disarm. Removing the count
+# needs the driver's objects (its closure, flagged). Every object frozen as a collection starts (gc.freeze from the
+# collector's callbacks, section 36) made each free nothing: so a call in which the collector's count of new objects
+# (gc.get_count) fell back during the allocations, the cycle not freed, is charged as many collections as ran (a
+# rebinding of gc.get_count hides them, flagged). Paused during the calls, it runs during none (honest code that calls
 # gc.collect() before each call too). The worker's CPU time for the whole call (read from /proc) is bounded by the
 # reference's on the same driver, run meanwhile in this process: at most a slack plus a factor times it (the collector
 # was paused), at least a share of it (every call was made). Measured on the loaded 2-core machine (load 16 to 20),
@@ -318,35 +325,40 @@ PAUSED_TIMEOUT = 30.0
 def run_costly_collections(function: Callable, labels: list, survivors: int, rounds: int, turns: int) -> dict:
     """Call ``function`` (an ``interleaved``) with the collector on, on contenders that each keep ``survivors`` new
     lists alive until they return, and then spend ``turns`` loop turns for each collection that ran during the call
-    (as a collection of a large heap costs), counted by what a collection does: it frees a cycle whose finaliser counts
-    it and leaves a new cycle for the next. A driver measured from outside: its CPU time tells whether the collector
-    ran during the calls. Returns how many times each label was timed, as ``function`` returned it."""
-    during = [False, 0, 0]  # a contender running; collections since it started; cycles not yet collected
+    (as a collection of a large heap costs), counted by what a collection does: it frees a cycle, a deque that holds
+    itself (a builtin type: no finaliser of Python, nothing of the driver's in it, for gc.garbage to show), whose weak
+    reference, held here, calls back to count it and leave a new cycle for the next. A driver measured from outside: its
+    CPU time tells whether the collector ran during the calls; collections that freed nothing of it (its objects
+    frozen, section 36) are told by the collector's count of new objects, which each sets back to 0. Returns how many
+    times each label was timed, as ``function`` returned it."""
+    during = [False, 0]  # a contender running; collections since it started
+    waiting = []  # the weak reference to the cycle the next collection frees
 
-    class Collected:
-        """A cycle (it holds itself): only a collection frees it. One at a time waits for the next collection."""
+    def collected(reference: weakref.ref) -> None:
+        waiting.clear()
+        if during[0]:
+            during[1] += 1
+            leave()  # for the next collection
 
-        def __init__(self) -> None:
-            self.cycle = self
-            during[2] += 1
-
-        def __del__(self) -> None:
-            during[2] -= 1
-            if during[0]:
-                during[1] += 1
-                if not during[2]:
-                    Collected()  # for the next collection
+    def leave() -> None:
+        cycle = deque()
+        cycle.append(cycle)  # only a collection frees it
+        waiting.append(weakref.ref(cycle, collected))
 
     def contender() -> int:
         during[:2] = [True, 0]
         try:
-            if not during[2]:
-                Collected()
+            if not waiting:
+                leave()
+            young = gc.get_count()[0]
             kept = [[] for _ in range(survivors)]
+            young = gc.get_count()[0] - young  # each collection sets it back to 0
         finally:
             during[0] = False
+        if not during[1] and young < survivors // 2:  # collections ran and freed none of it: its objects kept from them
+            during[1] = survivors // max(thresholds[0], 1)  # (gc.freeze from a callback): as many as ran, each costly
         spent = 0
-        for turn in range(during[1] * turns):  # here, not in the finaliser: a CPU stop's signal must not be lost there
+        for turn in range(during[1] * turns):  # here, not in the callback: a CPU stop's signal must not be lost there
             spent += turn
         return len(kept)
 

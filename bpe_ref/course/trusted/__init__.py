@@ -275,8 +275,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   input is shaped as the taught method's real use, so that a wrong method's cost shows: lab 05's pops
   are 2,000 calls in turn on one heap (a driver), where one call popping thousands of stale entries let a
   sort once per call pass (section 33). Not caught: lab 05's V5 with a list kept sorted for its heap
-  (``bisect.insort``, ``pop(0)``: O(H) per entry, but a memmove in C, some 46 us at the measured 57,872
-  pairs), which costs 0.6 to 1.7 times the reference at the measured sizes (section 33, a strict xfail).
+  (``bisect.insort``, ``pop(0)``: O(H) per entry, but a memmove in C, some 16 us at 60,000 entries against
+  heapq's 0.7 us, where each merge's own work is 40 to 100 us for a few entries), which costs 0.6 to 2.1 times the
+  reference at the measured sizes and on 12,000 merges of 40,000 words (section 33, a strict xfail).
   Lab 08's linear encoders and
   lab 07's heap (O(L log L)) give the same tokens, and their costs differ by a factor of log L, at most 1.4 from 8,000
   bytes to 256,000, less than the spread of measured growth: a heap passes lab 08's task 2 (the replay of the merges,
@@ -292,10 +293,14 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   handed, so neither task rests on that report alone (``tests/test_grading_redteam.py``, section
   14): task 1 is also measured (contenders that keep many objects alive and make each collection
   costly, so the call's CPU time, bounded by the reference's, shows a collector left on: 10 to 40 times
-  the paused cost; each collection counted by what it does, a cycle of the driver's freed whose finaliser
-  counts it, not by a collector callback, which ``gc.callbacks.clear()`` removed: section 33; the cycle
-  is still the worker's object, found in ``gc.garbage`` under ``gc.DEBUG_SAVEALL`` (``gc.get_objects`` is refused)
-  and its finaliser replaced: section 33, a strict xfail, flagged for review); task 6
+  the paused cost; each collection counted by what it does, a cycle of the driver's freed, not by a collector
+  callback, which ``gc.callbacks.clear()`` removed: section 33; the cycle is a deque that holds itself, whose
+  collection a weak reference the driver holds reports, for a cycle of the driver's class, found in ``gc.garbage``
+  under ``gc.DEBUG_SAVEALL`` (``gc.get_objects`` is refused), had its finaliser replaced: section 33; and a call
+  in which the collector's count of new objects fell back, the cycle not freed, is charged the collections that ran:
+  the collector's callbacks freezing every object as a collection starts (``gc.freeze()``) and putting them back as
+  it ends, so that it freed nothing, kept the points: section 36; ``gc.get_count`` rebound besides would hide it,
+  flagged for review, as are ``gc.callbacks`` and ``gc.freeze``); task 6
   gets a function that draws its size when called and seals it with a public key whose private half stays here, so the worker cannot read a
   size back; but the key is public: code that reads the function's closure seals a size of its own
   and skips the call (section 28, open; ``getattr`` spelled around the flagged names hides it from the

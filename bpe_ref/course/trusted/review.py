@@ -62,11 +62,13 @@ ATTRIBUTES = {
     ("os", "chdir"): "os.chdir",
     # Lab 09's measurements rest on the worker's interpreter as the driver finds it: a collection during a timed call is
     # costly (counted no longer by a callback: clearing them is a hint, section 33; by a cycle of the driver's, which
-    # gc.get_objects finds, refused in the worker, and gc.garbage holds under gc.DEBUG_SAVEALL), and os.urandom draws
+    # gc.get_objects finds, refused in the worker, and gc.freeze keeps from being freed: told by gc.get_count, which a
+    # rebinding hides, flagged below), and os.urandom draws
     # the size its function allocates (checks/lab09_benchmarks.py)
     ("gc", "callbacks"): "gc.callbacks (the collector's callbacks: a driver's)",
     ("gc", "get_objects"): "gc.get_objects (every object of the interpreter: a driver's)",
     ("gc", "set_debug"): "gc.set_debug (the collector keeping what it frees: a driver's objects)",
+    ("gc", "freeze"): "gc.freeze (every object kept from the collector: a driver's)",
     ("gc", "get_referents"): "gc.get_referents (another object's contents)",
     ("gc", "get_referrers"): "gc.get_referrers (the objects that hold another)",
     ("os", "urandom"): "os.urandom (the randomness a grader's driver draws)",
