@@ -715,6 +715,12 @@ def crossover_hint(args: tuple, expected: object, got: object) -> str | None:
     if found:
         return found
     xs, ys_a, ys_b = args
+    d = [a - b for a, b in zip(ys_a, ys_b)] if len(xs) == len(ys_a) == len(ys_b) else []
+    apart = [i for i, x in enumerate(xs[:len(d)]) if got == float(x) and 0 < abs(d[i]) < 1e-6  # no crossing beside it either
+             and all((d[j] < 0) == (d[i] < 0) and d[j] != 0 for j in (i - 1, i + 1) if 0 <= j < len(d))]
+    if isinstance(got, float) and apart:
+        return (f"a and b differ at x = {xs[apart[0]]!r}, by {d[apart[0]]:.3g} (seconds of fast calls are that small): they "
+                "meet only where d[i] == 0 exactly or d changes sign; compare with == 0, no tolerance")
     if expected is None and got is not None:
         return "the curves never meet: a stays on one side of b everywhere, so return None"
     if isinstance(expected, float) and got is None and len(xs) == len(ys_a) == len(ys_b) and expected == float(xs[-1]):
@@ -757,8 +763,12 @@ def crossover_inputs(draw) -> tuple:
         xs, ys_a, ys_b = xs[:1], ys_a[:1], ys_b[:1]
     elif kind == 2:
         xs = xs[::-1]
-    elif kind in (3, 4):
+    elif kind == 3:
         ys_b = [y + 20.0 for y in ys_a]  # never meet
+    elif kind == 4:  # seconds of fast calls: b comes within 5e-11 of a at one point, above it everywhere (never meet)
+        ys_a = [y * 1e-9 for y in ys_a]
+        ys_b = [y + 2e-9 for y in ys_a]
+        ys_b[len(xs) // 2] = ys_a[len(xs) // 2] + 5e-11
     elif kind in (5, 6):  # they meet only at the last point (5) or the first (6): the ends of the scan
         apart = draw(st.sampled_from([-20.0, 20.0]))
         ys_b = [y + apart for y in ys_a]
@@ -766,6 +776,8 @@ def crossover_inputs(draw) -> tuple:
         ys_b[end] = ys_a[end]
     elif kind in (7, 8, 9):  # a repeated x (ValueError: xs must increase strictly), what a fixed hidden case holds, drawn
         xs[-1] = xs[-2]
+    if kind != 4 and sum(xs) % 2:  # seconds of fast calls, a few ns: a tolerance on d[i] == 0 meets curves apart
+        ys_a, ys_b = [y * 1e-10 for y in ys_a], [y * 1e-10 for y in ys_b]
     return xs, ys_a, ys_b
 
 
@@ -778,6 +790,8 @@ CROSSOVER_HIDDEN_CASES = [
     # xs that do not increase strictly (ValueError): out of order, and a repeated x (drawn rarely otherwise)
     Case(([10, 30, 20], [1.0, 2.0, 3.0], [3.0, 2.0, 1.0])),
     Case(([10, 20, 20, 40], [1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0])),
+    # seconds of fast calls: a comes within 5e-11 of b at 2000 and never meets it (a tolerance on d[i] == 0 meets it)
+    Case(([1000, 2000, 4000], [5e-09, 3e-09, 9e-09], [1e-09, 2.95e-09, 4e-09])),
 ]
 
 CROSSOVER = TaskGraders(CROSSOVER_TASK, crossover, CROSSOVER_CASES, crossover_inputs(), max_examples=80,
