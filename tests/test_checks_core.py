@@ -356,6 +356,35 @@ def test_a_call_in_the_kernel_that_never_ends_is_stopped_with_a_message():
         pass
 
 
+def test_a_timer_that_fires_as_the_block_is_left_leaves_no_timer_set(monkeypatch):
+    """The timers fire again every quarter second until the block is left: one that raised as they were being cleared
+    left them set, with the course's handlers, and a later firing raised in pytest's own report (an INTERNALERROR of
+    the whole run). Here the first clearing raises, as a firing there would; the block still ends with no timer set."""
+    import signal
+
+    from bpe_ref.course.checks import running
+    from bpe_ref.course.checks.core import TookTooLong, time_limit
+
+    real, raised = signal.setitimer, []
+
+    def setitimer(which, seconds, interval=0.0):
+        if seconds == 0 and not raised:
+            raised.append(which)
+            raise TookTooLong("fired as the block was left")
+        return real(which, seconds, interval)
+
+    handler = signal.getsignal(signal.SIGALRM)
+    monkeypatch.setattr(running.signal, "setitimer", setitimer)
+    try:
+        with time_limit(30):
+            pass
+        assert raised and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        assert signal.getsignal(signal.SIGALRM) is handler
+    finally:
+        real(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, handler)
+
+
 def test_a_timeout_raised_inside_a_finaliser_is_not_reported_and_fires_again():
     """The timer's signal can land in a finaliser or a gc callback (hypothesis registers one), where Python
     cannot raise it and hands it to ``sys.unraisablehook``: pytest made that an INTERNALERROR of the whole run.

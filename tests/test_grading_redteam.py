@@ -4747,6 +4747,31 @@ def test_the_text_of_a_cell_costs_the_grader_no_more_than_a_cell_s_limit():
     assert cells[1]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "ran\n"}], cells[1]["outputs"]
 
 
+def test_the_limit_on_a_cell_s_text_firing_as_it_is_cleared_leaves_no_timer_set(monkeypatch):
+    """The limit above is a timer of this process's CPU time: one that fired as it was being cleared left it set, with
+    its handler, to raise in whatever the grader ran next. Here the first clearing raises, as a firing there would."""
+    import signal
+
+    from bpe_ref.course.trusted import autograde
+
+    real, raised = signal.setitimer, []
+
+    def setitimer(which, seconds, interval=0.0):
+        if seconds == 0 and not raised:
+            raised.append(which)
+            raise autograde._TookTooLong
+        return real(which, seconds, interval)
+
+    handler = signal.getsignal(signal.SIGPROF)
+    monkeypatch.setattr(signal, "setitimer", setitimer)
+    try:
+        assert autograde.python_source("%time x\n", cpu_seconds=30) == "get_ipython().run_line_magic('time', 'x')\n"
+        assert raised and signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0) and signal.getsignal(signal.SIGPROF) is handler
+    finally:
+        real(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, handler)
+
+
 # ---- 36. lab 09's costly collections, made to free nothing: every object frozen as a collection starts -------------
 #
 # The collector left on during the timed calls, with a callback of the collector's own that freezes every object as a

@@ -120,12 +120,16 @@ def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> Itera
         yield
         return
 
+    armed = [True]  # cleared first on the way out, so that a timer firing as the block is left raises nothing
+
     def expire(signum, frame):
-        raise TookTooLong(f"did not finish within {seconds:g} s (a loop that never ends? at the end of a file, read "
-                          "returns b'' for ever)")
+        if armed[0]:
+            raise TookTooLong(f"did not finish within {seconds:g} s (a loop that never ends? at the end of a file, read "
+                              "returns b'' for ever)")
 
     def spent(signum, frame):
-        raise CpuLimitReached(cpu_seconds)
+        if armed[0]:
+            raise CpuLimitReached(cpu_seconds)
 
     # Each timer fires again every quarter second until the block is left: one raise can be lost (a learner's
     # bare ``except:``, a finaliser running when the signal arrives), the next ones stop the call.
@@ -147,10 +151,18 @@ def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> Itera
     try:
         yield
     finally:
-        for (signum, timer, _, _), handler in zip(timers, previous):
-            signal.setitimer(timer, 0)
-            signal.signal(signum, handler)
-        sys.unraisablehook = hook
+        # A raise of a timer that fired before ``armed`` was cleared would leave the timers armed, with these handlers,
+        # firing every quarter second into whatever runs next (it ended a pytest session once): so try again.
+        while True:
+            try:
+                armed[0] = False
+                for (signum, timer, _, _), handler in zip(timers, previous):
+                    signal.setitimer(timer, 0)
+                    signal.signal(signum, handler)
+                sys.unraisablehook = hook
+                break
+            except (TookTooLong, CpuLimitReached):
+                continue
 
 
 def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),

@@ -181,10 +181,15 @@ def python_source(cell_source: str, cpu_seconds: float | None = None) -> str:
     except Exception:  # not even IPython can read it, or not in time: let the worker report the SyntaxError
         return cell_source
     finally:
-        armed[0] = False
-        if limited:
-            signal.setitimer(signal.ITIMER_PROF, 0)
-            signal.signal(signal.SIGPROF, previous)
+        while True:  # the timer may fire before ``armed`` is cleared: its raise must not leave it set
+            try:
+                armed[0] = False
+                if limited:
+                    signal.setitimer(signal.ITIMER_PROF, 0)
+                    signal.signal(signal.SIGPROF, previous)
+                break
+            except _TookTooLong:
+                continue
 
 
 def lab_policy(graders: Any, base: Policy) -> Policy:
