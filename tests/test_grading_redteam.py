@@ -2782,7 +2782,8 @@ def test_escape_codes_in_a_path_cannot_erase_the_flags_of_a_class_report():
     printed the escape codes of a cell's unknown grade_id (twice: a warning, a traceback). Safe: the rows and their
     review lines are printed with every control and format character written as an escape, so the student's row shows
     NEEDS REVIEW and its flag, on one line each; nbgrader's console log handler does the same
-    (:class:`bpe_ref.course.printable.PrintableStreamHandler`, set in ``nbgrader_config.py``)."""
+    (:class:`bpe_ref.course.printable.PrintableStreamHandler`, set in ``nbgrader_config.py``). The cell of an unknown
+    grade_id is a plain cell (section 35): its notebook is graded, its warning escaped in the log."""
     import json
     import subprocess
 
@@ -2799,7 +2800,8 @@ def test_escape_codes_in_a_path_cannot_erase_the_flags_of_a_class_report():
         report = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
                                 cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300)
     out = report.stdout
-    assert report.returncode == 1 and "1 graded, 1 not graded" in out, out + autograde.stderr[-2000:]
+    assert report.returncode == 1 and "2 graded (2 submissions); 1 need review" in out, out + autograde.stderr[-2000:]
+    assert any(line.split()[:5] == ["unknown_grade_id", "13", "/", "13", "graded"] for line in out.splitlines()), out
     assert not CONTROL.search(out), repr(out)
     log = autograde.stdout + autograde.stderr
     assert not CONTROL.search(log) and "Cell 'zz\\r\\x1b[2K" in log, repr(log[-3000:])
