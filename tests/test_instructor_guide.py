@@ -274,6 +274,8 @@ def hub_run(tmp_path_factory):
             url = re.search(r"is up: (http://\S+)/", result.stdout).group(1)
             with urllib.request.urlopen(f"{url}/hub/api/", timeout=30) as response:
                 answer = json.loads(response.read())
+            hub_pid = json.loads((course / "classroom" / "classroom.json").read_text(encoding="utf-8"))["hub_pid"]
+            answer["hub command"] = Path(f"/proc/{hub_pid}/cmdline").read_bytes().split(b"\0")
         results.append((command, result, time.monotonic() - started, answer))
     return {"course": course, "results": results}
 
@@ -293,6 +295,13 @@ def test_up_serves_a_hub_and_down_stops_it(hub_run):
     assert answer and re.match(r"\d+\.\d+", answer["version"]), (answer, up.stdout)
     assert re.search(r"students:\s+ada, bob, cy, shared password \S{8,}", up.stdout), up.stdout
     assert "hub (pid" in down.stdout and not (hub_run["course"] / "classroom" / "classroom.json").exists()
+    # The hub and its servers start through the course's launcher (tests/test_nbgrader_main.py): about 3 s of CPU less each.
+    launcher = [b"-m", b"bpe_ref.course.nbgrader_main", b"jupyterhub", b"-f"]
+    assert answer["hub command"][1:5] == launcher, answer["hub command"]
+    config = (hub_run["course"] / "classroom" / "jupyterhub_config.py").read_text(encoding="utf-8")
+    spawner = [line for line in config.splitlines() if line.startswith("c.Spawner.cmd = ")]
+    singleuser = r"c\.Spawner\.cmd = \['[^']+', '-m', 'bpe_ref\.course\.nbgrader_main', 'jupyterhub-singleuser'\]"
+    assert len(spawner) == 1 and re.fullmatch(singleuser, spawner[0]), spawner
 
 
 def test_the_demo_round_grades_every_student_and_returns_feedback(hub_run):

@@ -99,3 +99,25 @@ def test_hypothesis_keeps_its_files_in_the_callers_folder_not_the_course(tmp_pat
     assert result.returncode == 0 and result.stdout.split() == ["0"], result.stdout + result.stderr
     assert list((caller / ".hypothesis" / "unicode_data").glob("*/charmap.json.gz")), "not kept in the caller's folder"
     assert not (course / ".hypothesis").exists()
+
+
+
+@pytest.mark.parametrize("program", ["jupyterhub", "jupyterhub-singleuser"])
+def test_the_launcher_starts_the_classrooms_hub_and_servers_without_the_iri_grammars(program, tmp_path):
+    # `python -m bpe_ref classroom` starts its hub and every user's server with the launcher: jupyter_server and
+    # JupyterHub load jsonschema's formats too (about 3 s of CPU a process), and the instructor's server makes the
+    # gradebook (no `alembic heads` there either). The program's main is a stand-in that reports what it was started
+    # with (tests/test_instructor_guide.py runs the real hub and servers so).
+    module = {"jupyterhub": "jupyterhub.app", "jupyterhub-singleuser": "jupyterhub.singleuser"}[program]
+    code = ("import runpy, sys, types\n"
+            "def main():\n    api = sys.modules.get('nbgrader.api')\n"
+            "    print(sys.argv[1:], 'loaded' if sys.modules.get('rfc3987_syntax') else 'skipped',\n"
+            "          api and api.get_alembic_version.__name__)\n"
+            f"sys.modules[{module!r}] = types.SimpleNamespace(main=main)\n"
+            f"sys.argv = ['launcher', {program!r}, '-f', 'config.py']\n"
+            "try:\n    runpy.run_module('bpe_ref.course.nbgrader_main', run_name='__main__')\n"
+            "except SystemExit as stop:\n    assert not stop.code, stop.code\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    made_gradebooks = "head_revision" if program == "jupyterhub-singleuser" else "None"
+    assert result.stdout.split() == ["['-f',", "'config.py']", "skipped", made_gradebooks], result.stdout

@@ -147,11 +147,17 @@ class Resources(HTMLParser):
             self.loaded.append(attrs["href"])
 
 
+# The start tags that can load something, whole (an attribute's quoted value may hold ">"): the parser reads those
+# alone, not the rest of every page (2.6 s of CPU for the 128 pages), each script's text ended after its tag. A
+# "<script" in a script's text is read too.
+LOADING_TAG = re.compile(r"""<(?:script|img|iframe|source|video|audio|link)\b(?:[^>"']|"[^"]*"|'[^']*')*>""", re.I)
+
+
 def test_nothing_is_loaded_from_the_network(site):
     remote = []
     for page in site.html_pages:
         parser = Resources()
-        parser.feed(page.read_text(encoding="utf-8"))
+        parser.feed("</script>".join(LOADING_TAG.findall(page.read_text(encoding="utf-8"))))  # a script's text ends
         remote += [f"{page.relative_to(site.out)}: {url}" for url in parser.loaded if re.match(r"^(https?:)?//", url)]
     for css in site.out.rglob("*.css"):
         remote += [f"{css.relative_to(site.out)}: {url}"

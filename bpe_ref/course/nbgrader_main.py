@@ -12,6 +12,7 @@ Two costs of nbgrader's own are avoided, neither changing what it does:
 - nbgrader finds its migrations' head revision for a new gradebook by running ``alembic heads`` in
   a second process (about 4 s of CPU): :func:`gradebook_revision_in_process` reads it here.
 
+:data:`HUB_PROGRAMS` start ``python -m bpe_ref classroom``'s hub and servers without the same costs.
 :func:`run_in_process` runs nbgrader's commands in the calling process (a self-grade's two commands
 then cost no interpreter start and no import of nbgrader, about 2 s of CPU each).
 """
@@ -100,9 +101,18 @@ def run_in_process(arguments: list[str], course: Path) -> tuple[int, str]:
     return code, output.getvalue()
 
 
-if __name__ == "__main__":
-    skip_unused_schema_formats()
-    gradebook_revision_in_process()
-    from nbgrader.apps.nbgraderapp import main
+# The hub and the single-user servers of ``python -m bpe_ref classroom``, started here the same way (``python -m
+# bpe_ref.course.nbgrader_main jupyterhub ARGS``): jupyter_server and JupyterHub load jsonschema's IRI grammars too (about
+# 3 s of CPU a process), and the instructor's server makes the gradebook when the formgrader generates a lab.
+HUB_PROGRAMS = {"jupyterhub": "jupyterhub.app", "jupyterhub-singleuser": "jupyterhub.singleuser"}
 
-    main()
+if __name__ == "__main__":
+    import importlib
+
+    skip_unused_schema_formats()
+    program = HUB_PROGRAMS.get(sys.argv[1]) if len(sys.argv) > 1 else None
+    if program:
+        del sys.argv[1]
+    if program != "jupyterhub.app":  # nbgrader, or a server that runs it
+        gradebook_revision_in_process()
+    sys.exit(importlib.import_module(program or "nbgrader.apps.nbgraderapp").main())
