@@ -4826,3 +4826,43 @@ def test_a_collector_left_on_that_freezes_every_object_as_a_collection_starts_lo
     with hidden_seed(20261130, whole_class=whole_class):
         message = _lab09_remote(COLLECTOR_ON_OBJECTS_FROZEN, "interleaved", "check_interleaved_properties")
     assert message is not None and "the garbage collector ran during the timed calls" in message, message
+
+
+# ---- 37. what the instructor opens: a submission's markdown in nbgrader's feedback and formgrader pages --------------
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_submission_s_markdown_runs_no_script_in_the_feedback_or_the_formgrader(template):
+    """nbgrader's feedback and formgrade templates render a markdown cell's HTML as it is (they leave out the
+    ``clean_html`` of nbconvert's own, ``HTMLExporter.sanitize_html`` or not): a markdown cell of a submission holding
+    ``<script>`` or ``<img src=x onerror=...>`` ran its script in the instructor's browser when the formgrader showed
+    the autograded notebook, on the formgrader's origin, whose API (with the page's XSRF token) sets any student's
+    manual grades and extra credit, and in the student's feedback page. Safe: ``nbgrader_config.py`` replaces the
+    exporter's ``markdown2html`` (:func:`bpe_ref.course.printable.markdown_html`): what markdown makes is kept, any
+    other tag is shown as text, event attributes and ``javascript:`` links are dropped. Checked with the course's
+    config, each template as nbgrader sets it (``GenerateFeedback``, the formgrader extension)."""
+    import os
+    from pathlib import Path
+
+    import nbformat
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(Path(__file__).resolve().parents[1])).load_config()
+    config.HTMLExporter.template_name = template
+    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    config.HTMLExporter.extra_template_paths = [os.path.join(os.path.dirname(handlers.__file__), "static", "node_modules",
+                                                             "bootstrap", "dist", "css")]
+    attack = ("# Answer\n\nI ran <s>it</s> `a < b`.\n\n<script>fetch('/formgrader/api/grade')</script>\n"
+              "<img src=x onerror=\"alert(1)\"> <iframe srcdoc=\"<script>alert(2)</script>\"></iframe>\n"
+              "[notes](javascript:alert(3)) <a href=\"javascript:alert(4)\">more</a> <svg onload=alert(5)></svg>\n")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(attack)])
+    page = {"notebook": "n", "score": 0, "max_score": 1, "late_penalty": 0}
+    html, _ = HTMLExporter(config=config).from_notebook_node(notebook, resources={
+        "nbgrader": page, "base_url": "", "submission_id": "s", "notebook_id": "n", "assignment_id": "a", "index": 0,
+        "total": 1})
+    body = html[html.index("I ran"):]
+    active = r"<(?:script|iframe|svg)|<[a-z][^<>]*(?:\son\w+=|javascript:)"  # a tag, not its text
+    assert re.findall(active, body, re.I) == [], body[:2000]
+    assert "<s>it</s>" in body and "<code>a &lt; b</code>" in body and "&lt;script&gt;fetch" in body

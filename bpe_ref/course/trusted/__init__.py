@@ -197,6 +197,11 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   and wrote a clean one in its place. Every line the reports print, and every record of nbgrader's console log
   (``nbgrader_config.py``), has its control and format characters written as escapes (:mod:`bpe_ref.course.printable`;
   ``tests/test_grading_redteam.py``, section 25).
+- *Running a script where the instructor looks*: nbgrader's feedback and formgrade templates render a markdown cell's
+  HTML as it is, so a submission's ``<script>`` ran in the formgrader, on an origin whose API sets any student's
+  grades. ``nbgrader_config.py`` replaces the exporter's ``markdown2html`` (:func:`bpe_ref.course.printable.markdown_html`):
+  what markdown makes is kept, any other tag is shown as text (section 37). The outputs the grader writes are text
+  streams and errors (the worker's ``display`` prints a ``repr``), which nbconvert escapes.
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows;
   visible tests are at most a third of a lab's points.
 
