@@ -56,6 +56,21 @@ def test_collect_says_what_it_did_with_every_file(course):
     assert sorted(p.name for p in downloads.iterdir()) == sorted(outcomes)  # the downloads stay as they were
 
 
+def test_collect_follows_no_link(course):
+    """A learner's zip, unpacked as the guide says (``unzip`` makes the links it holds), put a link named
+    ``mallory__<lab>.ipynb`` to a file of the instructor's in the downloads: collect copied the file it points to into
+    the course as mallory's notebook (and on to submitted/ and the feedback). Safe: a link is left out, and said so."""
+    downloads = course / "dl"
+    secret = course / "instructor_secret.txt"
+    secret.write_text("the instructor's")
+    (downloads / f"mallory__{LAB}.ipynb").symlink_to(secret)
+    (downloads / f"eve__{LAB}.ipynb").symlink_to(course / "nowhere")
+    outcomes = {o.file: (o.action, o.reason) for o in collect(downloads, LAB, course / "course")}
+    assert outcomes == dict.fromkeys((f"eve__{LAB}.ipynb", f"mallory__{LAB}.ipynb"),
+                                     ("left out", "a link, not a file: ask for the notebook itself"))
+    assert not list((course / "course" / "downloaded" / LAB / "archive").iterdir())
+
+
 def test_collect_refuses_a_folder_that_is_not_a_course(course):
     with pytest.raises(FileNotFoundError, match="not a course folder"):
         collect(course / "dl", LAB, course / "dl")

@@ -4,7 +4,9 @@
 every notebook of ``DOWNLOADS`` there and says what it did with each: ``bob__01_naive_bpe.ipynb``
 as it is; a browser's copy (``... (1).ipynb``, ``...-2.ipynb``) under the plain name, the newest of a
 learner's files winning; a name without ``<id>__``, or another lab's, left out with the reason; a
-file that is not notebook JSON copied and named, to ask for again. DOWNLOADS is never changed.
+file that is not notebook JSON copied and named, to ask for again; a link left out, never followed (``unzip`` makes
+those a learner's zip holds, and the link's target, any file the instructor can read, went into the course as the
+learner's notebook). DOWNLOADS is never changed.
 Exit 0 when no file was left out, 1 otherwise.
 """
 
@@ -38,7 +40,10 @@ def plan(downloads: Path, lab: str) -> tuple[dict[str, Path], list[Outcome]]:
     """Which file stands for which student, and what happens to every file."""
     outcomes: list[Outcome] = []
     candidates: dict[str, list[Path]] = {}
-    for path in sorted(p for p in downloads.iterdir() if p.is_file()):
+    for path in sorted(p for p in downloads.iterdir() if p.is_file() or p.is_symlink()):
+        if path.is_symlink():  # unzip makes the links a learner's zip holds: one named <id>__<lab>.ipynb read any file
+            outcomes.append(Outcome(path.name, None, "left out", "a link, not a file: ask for the notebook itself"))
+            continue
         if path.suffix.lower() != ".ipynb":
             outcomes.append(Outcome(path.name, None, "left out", "not a notebook (unpack archives first)"))
             continue
