@@ -67,6 +67,10 @@ c.TrustedExecute.cell_timeout = 30
 c.TrustedExecute.wall_factor = 4
 c.TrustedExecute.total_timeout = 300  # CPU seconds per notebook, its cells and calls included; what is left then fails
 
+# The exchange's inbound folder is the learners': a link there made nbgrader's collect copy the file it points to, with
+# the instructor's rights (the course's source notebook, the solutions, as a learner's submission). This one follows none.
+c.ExchangeFactory.collect = "bpe_ref.course.trusted.autograde.LinkFreeCollect"
+
 # Validate (nbgrader validate, the Validate button) still runs the notebook in a kernel, with the
 # visible tests only: advice, not a grade. There an infinite loop fails its own cell after 30 s
 # (the kernel is interrupted), and a kernel that cannot be interrupted or dies fails the whole

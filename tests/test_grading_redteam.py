@@ -4866,3 +4866,38 @@ def test_a_submission_s_markdown_runs_no_script_in_the_feedback_or_the_formgrade
     active = r"<(?:script|iframe|svg)|<[a-z][^<>]*(?:\son\w+=|javascript:)"  # a tag, not its text
     assert re.findall(active, body, re.I) == [], body[:2000]
     assert "<s>it</s>" in body and "<code>a &lt; b</code>" in body and "&lt;script&gt;fetch" in body
+
+
+def test_the_exchange_s_collect_follows_no_link_a_learner_put_in_the_inbound_folder(tmp_path):
+    """nbgrader's exchange: a learner writes their submission's folder in the inbound folder themselves (``nbgrader
+    submit`` or by hand), and the instructor's ``nbgrader collect`` (or the formgrader's Collect) copied it with
+    ``shutil.copytree``, which copies the file a link points to, with the instructor's rights: a notebook that was a link
+    to ``solutions/<lab>/<lab>.ipynb`` was collected as the learner's submission (the reference in every solution
+    cell: every point, and the solutions in the feedback returned); one to ``submitted/<classmate>/...`` took a
+    classmate's work. Safe: the course's config names :class:`~bpe_ref.course.trusted.autograde.LinkFreeCollect`, which
+    opens each entry ``O_NOFOLLOW`` beneath its folder and leaves links out; files and folders are copied as before.
+    Checked on the class the course's config gives nbgrader's ``ExchangeFactory``, its copy called directly."""
+    from pathlib import Path
+
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeFactory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(Path(__file__).resolve().parents[1])).load_config()
+    solutions = tmp_path / "course" / "solutions" / "01_naive_bpe"
+    solutions.mkdir(parents=True)
+    (solutions / "01_naive_bpe.ipynb").write_text("### BEGIN SOLUTION")
+    inbound = tmp_path / "inbound" / "mallory+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+abc"
+    (inbound / "data").mkdir(parents=True)
+    (inbound / "01_naive_bpe.ipynb").symlink_to(solutions / "01_naive_bpe.ipynb")
+    (inbound / "data" / "notes.ipynb").symlink_to(solutions / "01_naive_bpe.ipynb")
+    (inbound / "solutions").symlink_to(solutions)
+    (inbound / "timestamp.txt").write_text("2026-11-30 10:00:00.000000 UTC")
+    (inbound / "data" / "corpus.txt").write_text("low lower")
+    collect = ExchangeFactory(config=config).collect(coursedir=CourseDirectory(config=config, root=str(tmp_path / "course")),
+                                                     config=config)
+    dest = tmp_path / "course" / "submitted" / "mallory" / "01_naive_bpe"
+    collect.do_copy(str(inbound), str(dest))
+    copied = sorted(str(path.relative_to(dest)) for path in dest.rglob("*"))
+    assert copied == ["data", "data/corpus.txt", "timestamp.txt"], copied
+    assert (dest / "data" / "corpus.txt").read_text() == "low lower" and not any(path.is_symlink() for path in dest.rglob("*"))

@@ -453,3 +453,47 @@ if NbGraderPreprocessor is not None:
                                                    is_solution=grade_id in solution_ids)
                 nb.cells.insert(position, cell)
             return nb, resources
+
+    import shutil
+    import stat
+    import tempfile
+
+    from nbgrader.exchange.default.collect import ExchangeCollect
+
+    class LinkFreeCollect(ExchangeCollect):
+        """nbgrader's exchange ``collect`` (``nbgrader_config.py``), which copies a submission from the exchange's inbound
+        folder, where the learner writes, without following a link: nbgrader's copied the file a link points to with the
+        instructor's rights, so a submission whose notebook was a link to the course's source notebook (the solutions)
+        was collected as the learner's, and earned every point (``tests/test_grading_redteam.py``, section 37). Each
+        entry is opened ``O_NOFOLLOW`` beneath the folder opened before it, so a link swapped in meanwhile is not
+        followed either; links, and what is neither a file nor a folder, are left out and logged. The copy, made in a
+        folder of this process's, then goes through nbgrader's own (its size limits, ignored files, permissions)."""
+
+        def do_copy(self, src, dest, log=None):
+            with tempfile.TemporaryDirectory(prefix="collect_") as scratch:
+                fd = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+                try:
+                    self._copy_beneath(fd, src, Path(scratch, "submission"))
+                finally:
+                    os.close(fd)
+                super().do_copy(os.path.join(scratch, "submission"), dest, log)
+
+        def _copy_beneath(self, folder: int, where: str, dest: Path) -> None:
+            dest.mkdir()
+            for name in os.listdir(folder):
+                try:
+                    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+                except OSError as err:  # ELOOP: a link
+                    self.log.warning("Not collected: %s (%s; a link is never followed)", os.path.join(where, name), err.strerror)
+                    continue
+                try:
+                    mode = os.fstat(fd).st_mode
+                    if stat.S_ISDIR(mode):
+                        self._copy_beneath(fd, os.path.join(where, name), dest / name)
+                    elif stat.S_ISREG(mode):
+                        with open(os.dup(fd), "rb") as source, open(dest / name, "wb") as target:
+                            shutil.copyfileobj(source, target)
+                    else:
+                        self.log.warning("Not collected: %s (neither a file nor a folder)", os.path.join(where, name))
+                finally:
+                    os.close(fd)
