@@ -71,6 +71,10 @@ c.TrustedExecute.total_timeout = 300  # CPU seconds per notebook, its cells and 
 # the instructor's rights (the course's source notebook, the solutions, as a learner's submission). This one follows none.
 c.ExchangeFactory.collect = "bpe_ref.course.trusted.autograde.LinkFreeCollect"
 
+# nbgrader's CSV export joins fields with commas as they are: a student id (the name of a folder handed in to the
+# exchange) with commas and line breaks wrote a classmate's row, one starting with "=" a formula. This one quotes them.
+c.ExportApp.plugin_class = "bpe_ref.course.trusted.autograde.QuotedCsvExport"
+
 # Validate (nbgrader validate, the Validate button) still runs the notebook in a kernel, with the
 # visible tests only: advice, not a grade. There an infinite loop fails its own cell after 30 s
 # (the kernel is interrupted), and a kernel that cannot be interrupted or dies fails the whole

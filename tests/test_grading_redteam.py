@@ -4901,3 +4901,42 @@ def test_the_exchange_s_collect_follows_no_link_a_learner_put_in_the_inbound_fol
     copied = sorted(str(path.relative_to(dest)) for path in dest.rglob("*"))
     assert copied == ["data", "data/corpus.txt", "timestamp.txt"], copied
     assert (dest / "data" / "corpus.txt").read_text() == "low lower" and not any(path.is_symlink() for path in dest.rglob("*"))
+
+
+def test_the_grades_csv_holds_one_row_per_student_whatever_the_id_a_learner_chose(tmp_path, monkeypatch):
+    """A student id is the name of the folder a learner hands in to nbgrader's exchange (``<id>+<lab>+<time>+<n>``;
+    ``check_owner`` only warns, and is off where every user is one account), and nbgrader's ``export`` joined the
+    fields of ``grades.csv`` with commas as they were: an id holding commas and line breaks wrote rows of its own (a
+    classmate's id with 100 points, which an LMS import takes), and one starting with ``=`` a formula the spreadsheet
+    ran. Safe: the course's config names :class:`~bpe_ref.course.trusted.autograde.QuotedCsvExport`: the same columns and,
+    for every honest id, the same bytes; each field quoted as CSV wants, a text field that starts as a formula after a
+    ``'``. Checked on the plugin the config gives nbgrader's ``ExportApp``, on a gradebook made here."""
+    import csv
+    from pathlib import Path
+
+    import nbgrader.api
+    from nbgrader.plugins.export import CsvExportPlugin
+    from traitlets import import_item
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from bpe_ref.course.nbgrader_main import gradebook_revision_in_process
+
+    monkeypatch.setattr(nbgrader.api, "get_alembic_version", nbgrader.api.get_alembic_version)  # put back after
+    gradebook_revision_in_process()
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(Path(__file__).resolve().parents[1])).load_config()
+    plugin = import_item(config.ExportApp.plugin_class) if "plugin_class" in config.ExportApp else CsvExportPlugin
+    forged = ["mallory\n01_naive_bpe,,,alice,,,,100.0,0.0,100.0,100.0", "alice,,,,,,100.0", "=HYPERLINK(\"x\"&D2)"]
+
+    def exported(kind, ids: list[str]) -> str:
+        with nbgrader.api.Gradebook(f"sqlite:///{tmp_path / str(len(list(tmp_path.glob('*.db'))))}.db") as gradebook:
+            gradebook.add_assignment("01_naive_bpe", duedate="2026-12-01 12:00:00")
+            for student in ids:
+                gradebook.add_student(student, first_name="Ann", email="a@example.org")
+            kind(to=str(tmp_path / "grades.csv")).export(gradebook)
+        return (tmp_path / "grades.csv").read_text(encoding="utf-8")
+
+    assert exported(plugin, ["alice", "bob_smith"]) == exported(CsvExportPlugin, ["alice", "bob_smith"])
+    rows = list(csv.reader(exported(plugin, ["alice", *forged]).splitlines(keepends=True)))
+    assert [len(row) for row in rows] == [11] * 5, rows
+    assert sorted(row[3] for row in rows[1:]) == sorted(["alice", *forged[:2], "'" + forged[2]]), rows
+    assert [row[9] for row in rows[1:]] == ["0.0"] * 4, rows

@@ -497,3 +497,38 @@ if NbGraderPreprocessor is not None:
                         self.log.warning("Not collected: %s (neither a file nor a folder)", os.path.join(where, name))
                 finally:
                     os.close(fd)
+
+    import csv
+
+    from nbgrader.api import MissingEntry
+    from nbgrader.plugins.export import CsvExportPlugin
+
+    def _inert(value: Any) -> str:
+        """A text field as a spreadsheet shows it and runs none of: one that starts as a formula gets a ``'`` first."""
+        text = "" if value is None else str(value)
+        return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+    class QuotedCsvExport(CsvExportPlugin):
+        """nbgrader's ``export`` to CSV (``nbgrader_config.py``), its columns and rows, each field quoted as CSV wants and
+        each text field :func:`_inert`. nbgrader's joins the fields with commas as they are, and a student id is the
+        name of the folder a learner hands in to the exchange: one holding commas and line breaks wrote a row of its
+        own, a classmate's id with 100 points, and one starting with ``=`` a formula the spreadsheet ran
+        (``tests/test_grading_redteam.py``, section 37)."""
+
+        def export(self, gradebook) -> None:
+            students, labs = {str(item) for item in self.student}, {str(item) for item in self.assignment}
+            with open(self.to or "grades.csv", "w", newline="", encoding="utf-8") as file:
+                rows = csv.writer(file)
+                rows.writerow(["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
+                               "raw_score", "late_submission_penalty", "score", "max_score"])
+                for lab in (lab for lab in gradebook.assignments if not labs or lab.name in labs):
+                    for student in (student for student in gradebook.students if not students or student.id in students):
+                        try:
+                            done = gradebook.find_submission(lab.name, student.id)
+                            scores = [done.timestamp, done.score, done.late_submission_penalty,
+                                      max(0.0, done.score - done.late_submission_penalty)]
+                        except MissingEntry:
+                            scores = ["", 0.0, 0.0, 0.0]
+                        rows.writerow([_inert(lab.name), lab.duedate or "", scores[0] or "", _inert(student.id),
+                                       _inert(student.last_name), _inert(student.first_name), _inert(student.email),
+                                       *scores[1:], lab.max_score])
