@@ -4903,6 +4903,36 @@ def test_the_exchange_s_collect_follows_no_link_a_learner_put_in_the_inbound_fol
     assert (dest / "data" / "corpus.txt").read_text() == "low lower" and not any(path.is_symlink() for path in dest.rglob("*"))
 
 
+def test_a_folder_handed_in_to_the_exchange_stops_no_one_else_s_collect(tmp_path, monkeypatch):
+    """The name of a folder in the exchange's inbound folder is the learner's: one whose time nbgrader cannot read
+    (``mallory+<lab>+not a time+b``) stopped ``nbgrader collect`` for the whole class (dateutil's ``ParserError``), and
+    one whose student id holds a line break was collected, then stopped the class's ``nbgrader autograde`` (nbgrader
+    matches the paths of ``submitted/`` with ``.*``: "Could not match"). Safe: the config's collect leaves each such
+    folder out, logged, and collects the rest."""
+    from pathlib import Path
+
+    import nbgrader.api
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeFactory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from bpe_ref.course.nbgrader_main import gradebook_revision_in_process
+
+    monkeypatch.setattr(nbgrader.api, "get_alembic_version", nbgrader.api.get_alembic_version)  # put back after
+    gradebook_revision_in_process()
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(Path(__file__).resolve().parents[1])).load_config()
+    config.Exchange.root, config.CourseDirectory.root = str(tmp_path / "exchange"), str(tmp_path / "course")
+    config.CourseDirectory.assignment_id, config.ExchangeCollect.check_owner = "01_naive_bpe", False
+    (tmp_path / "course").mkdir()
+    inbound = tmp_path / "exchange" / "fast-bpe" / "inbound"
+    for name in ("alice+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+a", "mallory+01_naive_bpe+not a time+b",
+                 "eve\nx+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+c"):
+        (inbound / name).mkdir(parents=True)
+    collect = ExchangeFactory(config=config).collect(coursedir=CourseDirectory(config=config), config=config)
+    collect.init_src()
+    assert [record["username"] for record in collect.src_records] == ["alice"]
+
+
 def test_the_grades_csv_holds_one_row_per_student_whatever_the_id_a_learner_chose(tmp_path, monkeypatch):
     """A student id is the name of the folder a learner hands in to nbgrader's exchange (``<id>+<lab>+<time>+<n>``;
     ``check_owner`` only warns, and is off where every user is one account), and nbgrader's ``export`` joined the

@@ -221,7 +221,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
 - nbgrader's exchange as the course's hubs set it up (``classroom up``, the z2jh values): every user writes it as one
   account, so a learner can hand in a folder named for a classmate (collect takes the newest, ``check_owner`` off) or
   rewrite the release and the feedback there (solutions/README.md, section 7). A link put there is not followed:
-  the config's ``LinkFreeCollect`` (a link to the source notebook was collected as a submission, section 37).
+  the config's ``LinkFreeCollect`` (a link to the source notebook was collected as a submission, section 37), which
+  also leaves out a folder whose time nbgrader cannot read (it stopped the class's collect) or whose student id holds
+  a line break (it stopped the class's autograde); ``grades.csv`` quotes every field (``QuotedCsvExport``: an id of
+  commas and line breaks wrote a classmate's row, section 37).
 - A copy of someone else's working code, or a roundabout way to the right answers, earns the
   points: the grader judges answers, not authorship.
 - Checks of *how* a function works are measured from outside the worker (its CPU time as the input

@@ -457,8 +457,11 @@ if NbGraderPreprocessor is not None:
     import shutil
     import stat
     import tempfile
+    from datetime import datetime
 
     from nbgrader.exchange.default.collect import ExchangeCollect
+
+    from ..printable import shown
 
     class LinkFreeCollect(ExchangeCollect):
         """nbgrader's exchange ``collect`` (``nbgrader_config.py``), which copies a submission from the exchange's inbound
@@ -467,7 +470,28 @@ if NbGraderPreprocessor is not None:
         was collected as the learner's, and earned every point (``tests/test_grading_redteam.py``, section 37). Each
         entry is opened ``O_NOFOLLOW`` beneath the folder opened before it, so a link swapped in meanwhile is not
         followed either; links, and what is neither a file nor a folder, are left out and logged. The copy, made in a
-        folder of this process's, then goes through nbgrader's own (its size limits, ignored files, permissions)."""
+        folder of this process's, then goes through nbgrader's own (its size limits, ignored files, permissions).
+        A folder named with a time nbgrader cannot read stopped the class's collect, and a student id with a line break
+        its autograde (nbgrader's paths are matched by ``.*``): each such folder is left out and logged, never anyone
+        else's."""
+
+        def _path_to_record(self, path):
+            try:
+                record = super()._path_to_record(path)
+            except Exception as err:  # a time dateutil cannot read (ValueError), a name nbgrader refuses (ExchangeError)
+                record = {"username": None, "filename": os.path.basename(path), "why": f"{type(err).__name__}: {err}"}
+            student = record["username"]
+            if "why" not in record and shown(student) != student:
+                record["why"] = "a student id with a line break or another control character"
+            if "why" in record:  # a group of its own, left out by init_src
+                record.update(username=("refused", record["filename"]), timestamp=datetime.min)
+            return record
+
+        def init_src(self):
+            super().init_src()
+            for record in [record for record in self.src_records if "why" in record]:
+                self.log.warning("Not collected: %s (%s)", shown(record["filename"]), shown(record["why"]))
+                self.src_records.remove(record)
 
         def do_copy(self, src, dest, log=None):
             with tempfile.TemporaryDirectory(prefix="collect_") as scratch:
