@@ -4907,8 +4907,10 @@ def test_a_folder_handed_in_to_the_exchange_stops_no_one_else_s_collect(tmp_path
     """The name of a folder in the exchange's inbound folder is the learner's: one whose time nbgrader cannot read
     (``mallory+<lab>+not a time+b``) stopped ``nbgrader collect`` for the whole class (dateutil's ``ParserError``), and
     one whose student id holds a line break was collected, then stopped the class's ``nbgrader autograde`` (nbgrader
-    matches the paths of ``submitted/`` with ``.*``: "Could not match"). Safe: the config's collect leaves each such
-    folder out, logged, and collects the rest."""
+    matches the paths of ``submitted/`` with ``.*``: "Could not match"); one with quotes or ``<>`` ran a script in
+    the instructor's browser, written as it is into the formgrader's pages of that student
+    (``var student_id = "{{ student_id }}";``). Safe: the config's collect leaves each such folder out, logged, and
+    collects the rest (a student id: letters, digits and ``_ . @ + -``)."""
     from pathlib import Path
 
     import nbgrader.api
@@ -4926,11 +4928,13 @@ def test_a_folder_handed_in_to_the_exchange_stops_no_one_else_s_collect(tmp_path
     (tmp_path / "course").mkdir()
     inbound = tmp_path / "exchange" / "fast-bpe" / "inbound"
     for name in ("alice+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+a", "mallory+01_naive_bpe+not a time+b",
-                 "eve\nx+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+c"):
+                 "eve\nx+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+c", "bob.o-k@uni.edu+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+d",
+                 'x";fetch(document.cookie);"+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+e',
+                 "<img src=x onerror=alert(1)>+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+f"):
         (inbound / name).mkdir(parents=True)
     collect = ExchangeFactory(config=config).collect(coursedir=CourseDirectory(config=config), config=config)
     collect.init_src()
-    assert [record["username"] for record in collect.src_records] == ["alice"]
+    assert sorted(record["username"] for record in collect.src_records) == ["alice", "bob.o-k@uni.edu"]
 
 
 def test_the_grades_csv_holds_one_row_per_student_whatever_the_id_a_learner_chose(tmp_path, monkeypatch):

@@ -21,6 +21,7 @@ import importlib
 import io
 import json
 import os
+import re
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -471,9 +472,11 @@ if NbGraderPreprocessor is not None:
         entry is opened ``O_NOFOLLOW`` beneath the folder opened before it, so a link swapped in meanwhile is not
         followed either; links, and what is neither a file nor a folder, are left out and logged. The copy, made in a
         folder of this process's, then goes through nbgrader's own (its size limits, ignored files, permissions).
-        A folder named with a time nbgrader cannot read stopped the class's collect, and a student id with a line break
-        its autograde (nbgrader's paths are matched by ``.*``): each such folder is left out and logged, never anyone
-        else's."""
+        A folder named with a time nbgrader cannot read stopped the class's collect; a student id with a line break, its
+        autograde (nbgrader's paths are matched by ``.*``); one with quotes or ``<>``, written as it is into the
+        formgrader's pages (``var student_id = "{{ student_id }}"``, no escaping), ran a script in the instructor's
+        browser. A student id is a hub user's name: letters, digits and ``_ . @ + -``; any other folder is left out
+        and logged, never anyone else's."""
 
         def _path_to_record(self, path):
             try:
@@ -481,8 +484,8 @@ if NbGraderPreprocessor is not None:
             except Exception as err:  # a time dateutil cannot read (ValueError), a name nbgrader refuses (ExchangeError)
                 record = {"username": None, "filename": os.path.basename(path), "why": f"{type(err).__name__}: {err}"}
             student = record["username"]
-            if "why" not in record and shown(student) != student:
-                record["why"] = "a student id with a line break or another control character"
+            if "why" not in record and not re.fullmatch(r"\w[\w.@+-]*", student):
+                record["why"] = "not a student id: letters, digits and _ . @ + - only"
             if "why" in record:  # a group of its own, left out by init_src
                 record.update(username=("refused", record["filename"]), timestamp=datetime.min)
             return record
