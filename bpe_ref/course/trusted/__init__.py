@@ -225,6 +225,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   also leaves out a folder whose time nbgrader cannot read (it stopped the class's collect) or whose student id holds
   a line break (it stopped the class's autograde); ``grades.csv`` quotes every field (``QuotedCsvExport``: an id of
   commas and line breaks wrote a classmate's row, section 37).
+- nbgrader's formgrader writes the student id of the address it is opened at into its page unescaped (0.9.6: no
+  autoescape): a link a learner sends the instructor runs a script on the formgrader's origin (section 37, a strict
+  xfail). A stored id cannot carry one (``LinkFreeCollect``, ``collect``); open no formgrader link a learner sent.
 - A copy of someone else's working code, or a roundabout way to the right answers, earns the
   points: the grader judges answers, not authorship.
 - Checks of *how* a function works are measured from outside the worker (its CPU time as the input
