@@ -4907,7 +4907,8 @@ def test_a_folder_handed_in_to_the_exchange_stops_no_one_else_s_collect(tmp_path
     """The name of a folder in the exchange's inbound folder is the learner's: one whose time nbgrader cannot read
     (``mallory+<lab>+not a time+b``) stopped ``nbgrader collect`` for the whole class (dateutil's ``ParserError``), and
     one whose student id holds a line break was collected, then stopped the class's ``nbgrader autograde`` (nbgrader
-    matches the paths of ``submitted/`` with ``.*``: "Could not match"); one with quotes or ``<>`` ran a script in
+    matches the paths of ``submitted/`` with ``.*``: "Could not match"), and so did one over ``max_dir_size``
+    (nbgrader's copy raised); one with quotes or ``<>`` ran a script in
     the instructor's browser, written as it is into the formgrader's pages of that student
     (``var student_id = "{{ student_id }}";``). Safe: the config's collect leaves each such folder out, logged, and
     collects the rest (a student id: letters, digits and ``_ . @ + -``)."""
@@ -4935,6 +4936,11 @@ def test_a_folder_handed_in_to_the_exchange_stops_no_one_else_s_collect(tmp_path
     collect = ExchangeFactory(config=config).collect(coursedir=CourseDirectory(config=config), config=config)
     collect.init_src()
     assert sorted(record["username"] for record in collect.src_records) == ["alice", "bob.o-k@uni.edu"]
+    big = inbound / "alice+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+a"  # over max_dir_size: nbgrader's copy raised
+    (big / "01_naive_bpe.ipynb").write_bytes(b" " * 2000)
+    collect.coursedir.max_dir_size = 1  # KB
+    collect.do_copy(str(big), str(tmp_path / "course" / "submitted" / "alice" / "01_naive_bpe"))
+    assert not (tmp_path / "course" / "submitted").exists()
 
 
 def test_the_grades_csv_holds_one_row_per_student_whatever_the_id_a_learner_chose(tmp_path, monkeypatch):

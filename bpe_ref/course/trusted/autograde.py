@@ -472,11 +472,11 @@ if NbGraderPreprocessor is not None:
         entry is opened ``O_NOFOLLOW`` beneath the folder opened before it, so a link swapped in meanwhile is not
         followed either; links, and what is neither a file nor a folder, are left out and logged. The copy, made in a
         folder of this process's, then goes through nbgrader's own (its size limits, ignored files, permissions).
-        A folder named with a time nbgrader cannot read stopped the class's collect; a student id with a line break, its
-        autograde (nbgrader's paths are matched by ``.*``); one with quotes or ``<>``, written as it is into the
-        formgrader's pages (``var student_id = "{{ student_id }}"``, no escaping), ran a script in the instructor's
-        browser. A student id is a hub user's name: letters, digits and ``_ . @ + -``; any other folder is left out
-        and logged, never anyone else's."""
+        A folder named with a time nbgrader cannot read, or larger than ``max_dir_size``, stopped the class's collect; a
+        student id with a line break, its autograde (nbgrader's paths are matched by ``.*``); one with quotes or ``<>``,
+        written as it is into the formgrader's pages (``var student_id = "{{ student_id }}"``, no escaping), ran a
+        script in the instructor's browser. A student id is a hub user's name: letters, digits and ``_ . @ + -``; any
+        other folder is left out and logged, never anyone else's."""
 
         def _path_to_record(self, path):
             try:
@@ -497,6 +497,9 @@ if NbGraderPreprocessor is not None:
                 self.src_records.remove(record)
 
         def do_copy(self, src, dest, log=None):
+            if self.get_size(src) > 1000 * self.coursedir.max_dir_size:  # nbgrader's raised, and stopped the class's collect
+                self.log.warning("Not collected: %s (larger than CourseDirectory.max_dir_size)", shown(src))
+                return
             with tempfile.TemporaryDirectory(prefix="collect_") as scratch:
                 fd = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
                 try:
