@@ -26,7 +26,7 @@ warnings.filterwarnings("ignore", message=r"Object of type <Submitted(Assignment
 c.Application.logging_config = {"handlers": {"console": {"class": "bpe_ref.course.printable.PrintableStreamHandler"}}}
 
 # nbgrader's feedback and formgrader pages render a markdown cell's HTML as it is: a submission's <script> ran in the
-# instructor's browser, on the formgrader's origin. Its markdown keeps what markdown makes; any other tag is shown as text.
+# instructor's browser, on the formgrader's origin. Its markdown keeps what markdown makes; HTML in it is shown as text.
 c.HTMLExporter.filters = {"markdown2html": "bpe_ref.course.printable.markdown_html"}
 
 c.CourseDirectory.course_id = "fast-bpe"

@@ -4838,8 +4838,8 @@ def test_a_submission_s_markdown_runs_no_script_in_the_feedback_or_the_formgrade
     ``<script>`` or ``<img src=x onerror=...>`` ran its script in the instructor's browser when the formgrader showed
     the autograded notebook, on the formgrader's origin, whose API (with the page's XSRF token) sets any student's
     manual grades and extra credit, and in the student's feedback page. Safe: ``nbgrader_config.py`` replaces the
-    exporter's ``markdown2html`` (:func:`bpe_ref.course.printable.markdown_html`): what markdown makes is kept, any
-    other tag is shown as text, event attributes and ``javascript:`` links are dropped. Checked with the course's
+    exporter's ``markdown2html`` (:func:`bpe_ref.course.printable.markdown_html`): what markdown makes is kept, HTML
+    written in it is shown as text, a link to other than a safe protocol goes nowhere. Checked with the course's
     config, each template as nbgrader sets it (``GenerateFeedback``, the formgrader extension)."""
     import os
     from pathlib import Path
@@ -4856,16 +4856,17 @@ def test_a_submission_s_markdown_runs_no_script_in_the_feedback_or_the_formgrade
                                                              "bootstrap", "dist", "css")]
     attack = ("# Answer\n\nI ran <s>it</s> `a < b`.\n\n<script>fetch('/formgrader/api/grade')</script>\n"
               "<img src=x onerror=\"alert(1)\"> <iframe srcdoc=\"<script>alert(2)</script>\"></iframe>\n"
-              "[notes](javascript:alert(3)) <a href=\"javascript:alert(4)\">more</a> <svg onload=alert(5)></svg>\n")
+              "[notes](javascript:alert(3)) <a href=\"javascript:alert(4)\">more</a> <svg onload=alert(5)></svg>\n"
+              "![i](JaVa%73cript:alert(6)) [e](&#106;avascript:alert(7))\n\n<div>\n<script>alert(8)</script>\n</div>\n")
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(attack)])
     page = {"notebook": "n", "score": 0, "max_score": 1, "late_penalty": 0}
     html, _ = HTMLExporter(config=config).from_notebook_node(notebook, resources={
         "nbgrader": page, "base_url": "", "submission_id": "s", "notebook_id": "n", "assignment_id": "a", "index": 0,
         "total": 1})
     body = html[html.index("I ran"):]
-    active = r"<(?:script|iframe|svg)|<[a-z][^<>]*(?:\son\w+=|javascript:)"  # a tag, not its text
+    active = r"<(?:script|iframe|svg)|<[a-z][^<>]*(?:\son\w+=|javascript:|java%73cript|&#106;)"  # a tag, not its text
     assert re.findall(active, body, re.I) == [], body[:2000]
-    assert "<s>it</s>" in body and "<code>a &lt; b</code>" in body and "&lt;script&gt;fetch" in body
+    assert "<h1" in html and "<code>a &lt; b</code>" in body and "&lt;script&gt;fetch" in body and "&lt;s&gt;it" in body
 
 
 def test_the_exchange_s_collect_follows_no_link_a_learner_put_in_the_inbound_folder(tmp_path):

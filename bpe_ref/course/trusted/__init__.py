@@ -200,8 +200,9 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
 - *Running a script where the instructor looks*: nbgrader's feedback and formgrade templates render a markdown cell's
   HTML as it is, so a submission's ``<script>`` ran in the formgrader, on an origin whose API sets any student's
   grades. ``nbgrader_config.py`` replaces the exporter's ``markdown2html`` (:func:`bpe_ref.course.printable.markdown_html`):
-  what markdown makes is kept, any other tag is shown as text (section 37). The outputs the grader writes are text
-  streams and errors (the worker's ``display`` prints a ``repr``), which nbconvert escapes.
+  what markdown makes is kept, HTML written in it is shown as text, links go to safe protocols only (section 37). The
+  outputs the grader writes are text streams and errors (the worker's ``display`` prints a ``repr``), which nbconvert
+  escapes.
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows;
   visible tests are at most a third of a lab's points.
 
