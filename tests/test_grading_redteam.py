@@ -4911,8 +4911,13 @@ def test_a_folder_handed_in_to_the_exchange_stops_no_one_else_s_collect(tmp_path
     matches the paths of ``submitted/`` with ``.*``: "Could not match"), and so did one over ``max_dir_size``
     (nbgrader's copy raised); one with quotes or ``<>`` ran a script in
     the instructor's browser, written as it is into the formgrader's pages of that student
-    (``var student_id = "{{ student_id }}";``). Safe: the config's collect leaves each such folder out, logged, and
-    collects the rest (a student id: letters, digits and ``_ . @ + -``)."""
+    (``var student_id = "{{ student_id }}";``); with ``check_owner`` (each user an account of their own) nbgrader only
+    warned that mallory's folder named for alice was not alice's, and collected it in place of hers; a folder that was
+    itself a link was followed. Safe: the config's collect leaves each such folder out, logged, and collects the rest
+    (a student id: letters, digits and ``_ . @ + -``; the folder's owner, with ``check_owner``)."""
+    import os
+    import pwd
+
     from pathlib import Path
 
     import nbgrader.api
@@ -4937,11 +4942,19 @@ def test_a_folder_handed_in_to_the_exchange_stops_no_one_else_s_collect(tmp_path
     collect = ExchangeFactory(config=config).collect(coursedir=CourseDirectory(config=config), config=config)
     collect.init_src()
     assert sorted(record["username"] for record in collect.src_records) == ["alice", "bob.o-k@uni.edu"]
+    linked = inbound / "mallory+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+g"  # the folder itself a link
+    linked.symlink_to(tmp_path / "course", target_is_directory=True)
+    collect.do_copy(str(linked), str(tmp_path / "course" / "submitted" / "mallory" / "01_naive_bpe"))
     big = inbound / "alice+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+a"  # over max_dir_size: nbgrader's copy raised
     (big / "01_naive_bpe.ipynb").write_bytes(b" " * 2000)
     collect.coursedir.max_dir_size = 1  # KB
     collect.do_copy(str(big), str(tmp_path / "course" / "submitted" / "alice" / "01_naive_bpe"))
     assert not (tmp_path / "course" / "submitted").exists()
+    me = pwd.getpwuid(os.getuid()).pw_name  # with check_owner, nbgrader only warned: mallory's folder replaced alice's
+    (inbound / f"{me}+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+h").mkdir()
+    collect.check_owner = True
+    collect.init_src()
+    assert sorted(record["username"] for record in collect.src_records) == [me]
 
 
 def test_the_grades_csv_holds_one_row_per_student_whatever_the_id_a_learner_chose(tmp_path, monkeypatch):

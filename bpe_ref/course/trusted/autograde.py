@@ -464,6 +464,14 @@ if NbGraderPreprocessor is not None:
 
     from ..printable import shown
 
+    def _owner(uid: int) -> str:
+        import pwd
+
+        try:
+            return pwd.getpwuid(uid).pw_name
+        except KeyError:
+            return f"uid {uid}"
+
     class LinkFreeCollect(ExchangeCollect):
         """nbgrader's exchange ``collect`` (``nbgrader_config.py``), which copies a submission from the exchange's inbound
         folder, where the learner writes, without following a link: nbgrader's copied the file a link points to with the
@@ -475,8 +483,10 @@ if NbGraderPreprocessor is not None:
         A folder named with a time nbgrader cannot read, or larger than ``max_dir_size``, stopped the class's collect; a
         student id with a line break, its autograde (nbgrader's paths are matched by ``.*``); one with quotes or ``<>``,
         written as it is into the formgrader's pages (``var student_id = "{{ student_id }}"``, no escaping), ran a
-        script in the instructor's browser. A student id is a hub user's name: letters, digits and ``_ . @ + -``; any
-        other folder is left out and logged, never anyone else's."""
+        script in the instructor's browser. A student id is a hub user's name: letters, digits and ``_ . @ + -``; with
+        ``check_owner`` (nbgrader's default, where each user is an account of their own) the folder must be that
+        user's: nbgrader only warned, and a folder ``alice+<lab>+<a later time>+x`` that mallory made replaced alice's
+        work. Any other folder is left out and logged, never anyone else's."""
 
         def _path_to_record(self, path):
             try:
@@ -486,6 +496,10 @@ if NbGraderPreprocessor is not None:
             student = record["username"]
             if "why" not in record and not re.fullmatch(r"\w[\w.@+-]*", student):
                 record["why"] = "not a student id: letters, digits and _ . @ + - only"
+            if "why" not in record and self.check_owner:  # nbgrader's only warned, and took the folder as the id's
+                owner = _owner(os.lstat(path).st_uid)
+                if owner != student:
+                    record["why"] = f"handed in by {owner}, not by {student}"
             if "why" in record:  # a group of its own, left out by init_src
                 record.update(username=("refused", record["filename"]), timestamp=datetime.min)
             return record
@@ -500,8 +514,12 @@ if NbGraderPreprocessor is not None:
             if self.get_size(src) > 1000 * self.coursedir.max_dir_size:  # nbgrader's raised, and stopped the class's collect
                 self.log.warning("Not collected: %s (larger than CourseDirectory.max_dir_size)", shown(src))
                 return
-            with tempfile.TemporaryDirectory(prefix="collect_") as scratch:
+            try:
                 fd = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            except OSError as err:  # the folder handed in is a link (to the course's solutions/<lab>, say)
+                self.log.warning("Not collected: %s (%s; a link is never followed)", shown(src), err.strerror)
+                return
+            with tempfile.TemporaryDirectory(prefix="collect_") as scratch:
                 try:
                     self._copy_beneath(fd, src, Path(scratch, "submission"))
                 finally:
