@@ -25,6 +25,10 @@ warnings.filterwarnings("ignore", message=r"Object of type <Submitted(Assignment
 # with its control characters written as escapes, so that escape codes in it cannot rewrite what the terminal shows.
 c.Application.logging_config = {"handlers": {"console": {"class": "bpe_ref.course.printable.PrintableStreamHandler"}}}
 
+# nbgrader's feedback and formgrader pages render a markdown cell's HTML as it is: a submission's <script> ran in the
+# instructor's browser, on the formgrader's origin. Its markdown keeps what markdown makes; HTML in it is shown as text.
+c.HTMLExporter.filters = {"markdown2html": "bpe_ref.course.printable.markdown_html"}
+
 c.CourseDirectory.course_id = "fast-bpe"
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "labs"
@@ -62,6 +66,14 @@ c.TrustedExecute.call_timeout = 30
 c.TrustedExecute.cell_timeout = 30
 c.TrustedExecute.wall_factor = 4
 c.TrustedExecute.total_timeout = 300  # CPU seconds per notebook, its cells and calls included; what is left then fails
+
+# The exchange's inbound folder is the learners': a link there made nbgrader's collect copy the file it points to, with
+# the instructor's rights (the course's source notebook, the solutions, as a learner's submission). This one follows none.
+c.ExchangeFactory.collect = "bpe_ref.course.trusted.autograde.LinkFreeCollect"
+
+# nbgrader's CSV export joins fields with commas as they are: a student id (the name of a folder handed in to the
+# exchange) with commas and line breaks wrote a classmate's row, one starting with "=" a formula. This one quotes them.
+c.ExportApp.plugin_class = "bpe_ref.course.trusted.autograde.QuotedCsvExport"
 
 # Validate (nbgrader validate, the Validate button) still runs the notebook in a kernel, with the
 # visible tests only: advice, not a grade. There an infinite loop fails its own cell after 30 s

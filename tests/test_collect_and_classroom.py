@@ -56,6 +56,47 @@ def test_collect_says_what_it_did_with_every_file(course):
     assert sorted(p.name for p in downloads.iterdir()) == sorted(outcomes)  # the downloads stay as they were
 
 
+def test_collect_follows_no_link(course):
+    """A learner's zip, unpacked as the guide says (``unzip`` makes the links it holds), put a link named
+    ``mallory__<lab>.ipynb`` to a file of the instructor's in the downloads: collect copied the file it points to into
+    the course as mallory's notebook (and on to submitted/ and the feedback). Safe: a link is left out, and said so."""
+    downloads = course / "dl"
+    secret = course / "instructor_secret.txt"
+    secret.write_text("the instructor's")
+    (downloads / f"mallory__{LAB}.ipynb").symlink_to(secret)
+    (downloads / f"eve__{LAB}.ipynb").symlink_to(course / "nowhere")
+    outcomes = {o.file: (o.action, o.reason) for o in collect(downloads, LAB, course / "course")}
+    assert outcomes == dict.fromkeys((f"eve__{LAB}.ipynb", f"mallory__{LAB}.ipynb"),
+                                     ("left out", "a link, not a file: ask for the notebook itself"))
+    assert not list((course / "course" / "downloaded" / LAB / "archive").iterdir())
+
+
+def test_a_zip_s_notebook_is_its_sender_s_whatever_its_name_inside(course):
+    """collect told the instructor to unpack a zip a learner sent ("not a notebook (unpack archives first)"), and the
+    names inside a zip are the learner's: a notebook named ``alice__<lab>.ipynb``, dated in the future, in mallory's
+    zip then stood for alice, newest of her files, and replaced her work (a link in it read any file, see above).
+    Safe: collect reads the zip itself, never unpacks it; its one notebook is the zip's sender's, dated as the zip."""
+    import zipfile
+
+    downloads = course / "dl"
+    put(downloads, f"alice__{LAB}.ipynb", '{"by": "alice"}', age=100)
+    with zipfile.ZipFile(downloads / f"mallory__{LAB}.zip", "w") as archive:
+        archive.writestr(zipfile.ZipInfo(f"work/alice__{LAB}.ipynb", date_time=(2099, 1, 1, 0, 0, 0)), '{"by": "mallory"}')
+        archive.writestr("work/.ipynb_checkpoints/x-checkpoint.ipynb", "{}")
+    with zipfile.ZipFile(downloads / f"eve__{LAB}.zip", "w") as archive:
+        archive.writestr("a.ipynb", "{}")
+        archive.writestr("b.ipynb", "{}")
+    put(downloads, f"dan__{LAB}.zip", "not a zip")
+    outcomes = {o.file: (o.action, o.student, o.reason) for o in collect(downloads, LAB, course / "course")}
+    archive = course / "course" / "downloaded" / LAB / "archive"
+    assert sorted(p.name for p in archive.iterdir()) == [f"alice__{LAB}.ipynb", f"mallory__{LAB}.ipynb"]
+    assert json.loads((archive / f"alice__{LAB}.ipynb").read_text()) == {"by": "alice"}
+    assert json.loads((archive / f"mallory__{LAB}.ipynb").read_text()) == {"by": "mallory"}
+    assert outcomes[f"mallory__{LAB}.zip"] == ("copied", "mallory", f"renamed mallory__{LAB}.ipynb; the notebook in the zip")
+    assert outcomes[f"eve__{LAB}.zip"] == ("left out", "eve", "a zip of 2 notebooks, not of one: ask for the notebook itself")
+    assert outcomes[f"dan__{LAB}.zip"] == ("left out", "dan", "a zip that cannot be read (BadZipFile): ask for the notebook itself")
+
+
 def test_collect_refuses_a_folder_that_is_not_a_course(course):
     with pytest.raises(FileNotFoundError, match="not a course folder"):
         collect(course / "dl", LAB, course / "dl")

@@ -4826,3 +4826,186 @@ def test_a_collector_left_on_that_freezes_every_object_as_a_collection_starts_lo
     with hidden_seed(20261130, whole_class=whole_class):
         message = _lab09_remote(COLLECTOR_ON_OBJECTS_FROZEN, "interleaved", "check_interleaved_properties")
     assert message is not None and "the garbage collector ran during the timed calls" in message, message
+
+
+# ---- 37. what the instructor opens: a submission's markdown in nbgrader's feedback and formgrader pages --------------
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_submission_s_markdown_runs_no_script_in_the_feedback_or_the_formgrader(template):
+    """nbgrader's feedback and formgrade templates render a markdown cell's HTML as it is (they leave out the
+    ``clean_html`` of nbconvert's own, ``HTMLExporter.sanitize_html`` or not): a markdown cell of a submission holding
+    ``<script>`` or ``<img src=x onerror=...>`` ran its script in the instructor's browser when the formgrader showed
+    the autograded notebook, on the formgrader's origin, whose API (with the page's XSRF token) sets any student's
+    manual grades and extra credit, and in the student's feedback page. Safe: ``nbgrader_config.py`` replaces the
+    exporter's ``markdown2html`` (:func:`bpe_ref.course.printable.markdown_html`): what markdown makes is kept, HTML
+    written in it is shown as text, a link to other than a safe protocol goes nowhere. Checked with the course's
+    config, each template as nbgrader sets it (``GenerateFeedback``, the formgrader extension)."""
+    import os
+    from pathlib import Path
+
+    import nbformat
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(Path(__file__).resolve().parents[1])).load_config()
+    config.HTMLExporter.template_name = template
+    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    config.HTMLExporter.extra_template_paths = [os.path.join(os.path.dirname(handlers.__file__), "static", "node_modules",
+                                                             "bootstrap", "dist", "css")]
+    attack = ("# Answer\n\nI ran <s>it</s> `a < b`.\n\n<script>fetch('/formgrader/api/grade')</script>\n"
+              "<img src=x onerror=\"alert(1)\"> <iframe srcdoc=\"<script>alert(2)</script>\"></iframe>\n"
+              "[notes](javascript:alert(3)) <a href=\"javascript:alert(4)\">more</a> <svg onload=alert(5)></svg>\n"
+              "![i](JaVa%73cript:alert(6)) [e](&#106;avascript:alert(7))\n\n<div>\n<script>alert(8)</script>\n</div>\n")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(attack)])
+    page = {"notebook": "n", "score": 0, "max_score": 1, "late_penalty": 0}
+    html, _ = HTMLExporter(config=config).from_notebook_node(notebook, resources={
+        "nbgrader": page, "base_url": "", "submission_id": "s", "notebook_id": "n", "assignment_id": "a", "index": 0,
+        "total": 1})
+    body = html[html.index("I ran"):]
+    active = r"<(?:script|iframe|svg)|<[a-z][^<>]*(?:\son\w+=|javascript:|java%73cript|&#106;)"  # a tag, not its text
+    assert re.findall(active, body, re.I) == [], body[:2000]
+    assert "<h1" in html and "<code>a &lt; b</code>" in body and "&lt;script&gt;fetch" in body and "&lt;s&gt;it" in body
+
+
+def test_the_exchange_s_collect_follows_no_link_a_learner_put_in_the_inbound_folder(tmp_path):
+    """nbgrader's exchange: a learner writes their submission's folder in the inbound folder themselves (``nbgrader
+    submit`` or by hand), and the instructor's ``nbgrader collect`` (or the formgrader's Collect) copied it with
+    ``shutil.copytree``, which copies the file a link points to, with the instructor's rights: a notebook that was a link
+    to ``solutions/<lab>/<lab>.ipynb`` was collected as the learner's submission (the reference in every solution
+    cell: every point, and the solutions in the feedback returned); one to ``submitted/<classmate>/...`` took a
+    classmate's work. Safe: the course's config names :class:`~bpe_ref.course.trusted.autograde.LinkFreeCollect`, which
+    opens each entry ``O_NOFOLLOW`` beneath its folder and leaves links out; files and folders are copied as before.
+    Checked on the class the course's config gives nbgrader's ``ExchangeFactory``, its copy called directly."""
+    from pathlib import Path
+
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeFactory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(Path(__file__).resolve().parents[1])).load_config()
+    solutions = tmp_path / "course" / "solutions" / "01_naive_bpe"
+    solutions.mkdir(parents=True)
+    (solutions / "01_naive_bpe.ipynb").write_text("### BEGIN SOLUTION")
+    inbound = tmp_path / "inbound" / "mallory+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+abc"
+    (inbound / "data").mkdir(parents=True)
+    (inbound / "01_naive_bpe.ipynb").symlink_to(solutions / "01_naive_bpe.ipynb")
+    (inbound / "data" / "notes.ipynb").symlink_to(solutions / "01_naive_bpe.ipynb")
+    (inbound / "solutions").symlink_to(solutions)
+    (inbound / "timestamp.txt").write_text("2026-11-30 10:00:00.000000 UTC")
+    (inbound / "data" / "corpus.txt").write_text("low lower")
+    collect = ExchangeFactory(config=config).collect(coursedir=CourseDirectory(config=config, root=str(tmp_path / "course")),
+                                                     config=config)
+    dest = tmp_path / "course" / "submitted" / "mallory" / "01_naive_bpe"
+    collect.do_copy(str(inbound), str(dest))
+    copied = sorted(str(path.relative_to(dest)) for path in dest.rglob("*"))
+    assert copied == ["data", "data/corpus.txt", "timestamp.txt"], copied
+    assert (dest / "data" / "corpus.txt").read_text() == "low lower" and not any(path.is_symlink() for path in dest.rglob("*"))
+
+
+def test_a_folder_handed_in_to_the_exchange_stops_no_one_else_s_collect(tmp_path, monkeypatch):
+    """The name of a folder in the exchange's inbound folder is the learner's: one whose time nbgrader cannot read
+    (``mallory+<lab>+not a time+b``) stopped ``nbgrader collect`` for the whole class (dateutil's ``ParserError``), and
+    one whose student id holds a line break was collected, then stopped the class's ``nbgrader autograde`` (nbgrader
+    matches the paths of ``submitted/`` with ``.*``: "Could not match"), and so did one over ``max_dir_size``
+    (nbgrader's copy raised); one with quotes or ``<>`` ran a script in
+    the instructor's browser, written as it is into the formgrader's pages of that student
+    (``var student_id = "{{ student_id }}";``); with ``check_owner`` (each user an account of their own) nbgrader only
+    warned that mallory's folder named for alice was not alice's, and collected it in place of hers; a folder that was
+    itself a link was followed. Safe: the config's collect leaves each such folder out, logged, and collects the rest
+    (a student id: letters, digits and ``_ . @ + -``; the folder's owner, with ``check_owner``)."""
+    import os
+    import pwd
+
+    from pathlib import Path
+
+    import nbgrader.api
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeFactory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from bpe_ref.course.nbgrader_main import gradebook_revision_in_process
+
+    monkeypatch.setattr(nbgrader.api, "get_alembic_version", nbgrader.api.get_alembic_version)  # put back after
+    gradebook_revision_in_process()
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(Path(__file__).resolve().parents[1])).load_config()
+    config.Exchange.root, config.CourseDirectory.root = str(tmp_path / "exchange"), str(tmp_path / "course")
+    config.CourseDirectory.assignment_id, config.ExchangeCollect.check_owner = "01_naive_bpe", False
+    (tmp_path / "course").mkdir()
+    inbound = tmp_path / "exchange" / "fast-bpe" / "inbound"
+    for name in ("alice+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+a", "mallory+01_naive_bpe+not a time+b",
+                 "eve\nx+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+c", "bob.o-k@uni.edu+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+d",
+                 'x";fetch(document.cookie);"+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+e',
+                 "<img src=x onerror=alert(1)>+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+f"):
+        (inbound / name).mkdir(parents=True)
+    collect = ExchangeFactory(config=config).collect(coursedir=CourseDirectory(config=config), config=config)
+    collect.init_src()
+    assert sorted(record["username"] for record in collect.src_records) == ["alice", "bob.o-k@uni.edu"]
+    linked = inbound / "mallory+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+g"  # the folder itself a link
+    linked.symlink_to(tmp_path / "course", target_is_directory=True)
+    collect.do_copy(str(linked), str(tmp_path / "course" / "submitted" / "mallory" / "01_naive_bpe"))
+    big = inbound / "alice+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+a"  # over max_dir_size: nbgrader's copy raised
+    (big / "01_naive_bpe.ipynb").write_bytes(b" " * 2000)
+    collect.coursedir.max_dir_size = 1  # KB
+    collect.do_copy(str(big), str(tmp_path / "course" / "submitted" / "alice" / "01_naive_bpe"))
+    assert not (tmp_path / "course" / "submitted").exists()
+    me = pwd.getpwuid(os.getuid()).pw_name  # with check_owner, nbgrader only warned: mallory's folder replaced alice's
+    (inbound / f"{me}+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+h").mkdir()
+    collect.check_owner = True
+    collect.init_src()
+    assert sorted(record["username"] for record in collect.src_records) == [me]
+
+
+def test_the_grades_csv_holds_one_row_per_student_whatever_the_id_a_learner_chose(tmp_path, monkeypatch):
+    """A student id is the name of the folder a learner hands in to nbgrader's exchange (``<id>+<lab>+<time>+<n>``;
+    ``check_owner`` only warns, and is off where every user is one account), and nbgrader's ``export`` joined the
+    fields of ``grades.csv`` with commas as they were: an id holding commas and line breaks wrote rows of its own (a
+    classmate's id with 100 points, which an LMS import takes), and one starting with ``=`` a formula the spreadsheet
+    ran. Safe: the course's config names :class:`~bpe_ref.course.trusted.autograde.QuotedCsvExport`: the same columns and,
+    for every honest id, the same bytes; each field quoted as CSV wants, a text field that starts as a formula after a
+    ``'``. Checked on the plugin the config gives nbgrader's ``ExportApp``, on a gradebook made here."""
+    import csv
+    from pathlib import Path
+
+    import nbgrader.api
+    from nbgrader.plugins.export import CsvExportPlugin
+    from traitlets import import_item
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from bpe_ref.course.nbgrader_main import gradebook_revision_in_process
+
+    monkeypatch.setattr(nbgrader.api, "get_alembic_version", nbgrader.api.get_alembic_version)  # put back after
+    gradebook_revision_in_process()
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(Path(__file__).resolve().parents[1])).load_config()
+    plugin = import_item(config.ExportApp.plugin_class) if "plugin_class" in config.ExportApp else CsvExportPlugin
+    forged = ["mallory\n01_naive_bpe,,,alice,,,,100.0,0.0,100.0,100.0", "alice,,,,,,100.0", "=HYPERLINK(\"x\"&D2)"]
+
+    def exported(kind, ids: list[str]) -> str:
+        with nbgrader.api.Gradebook(f"sqlite:///{tmp_path / str(len(list(tmp_path.glob('*.db'))))}.db") as gradebook:
+            gradebook.add_assignment("01_naive_bpe", duedate="2026-12-01 12:00:00")
+            for student in ids:
+                gradebook.add_student(student, first_name="Ann", email="a@example.org")
+            kind(to=str(tmp_path / "grades.csv")).export(gradebook)
+        return (tmp_path / "grades.csv").read_text(encoding="utf-8")
+
+    assert exported(plugin, ["alice", "bob_smith"]) == exported(CsvExportPlugin, ["alice", "bob_smith"])
+    rows = list(csv.reader(exported(plugin, ["alice", *forged]).splitlines(keepends=True)))
+    assert [len(row) for row in rows] == [11] * 5, rows
+    assert sorted(row[3] for row in rows[1:]) == sorted(["alice", *forged[:2], "'" + forged[2]]), rows
+    assert [row[9] for row in rows[1:]] == ["0.0"] * 4, rows
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "nbgrader 0.9.6's formgrader renders its pages with a jinja Environment without autoescape and writes the student "
+    "id of the URL (tornado unquotes it) into a script as it is: a link a learner sends the instructor "
+    "(.../formgrader/manage_students/%22%3Bfetch(...)%3B%22) runs a script on the formgrader's origin. The course's "
+    "config cannot reach that Environment; a learner's own id can no longer carry it (LinkFreeCollect), a link can."))
+def test_the_formgrader_writes_no_student_id_of_a_link_into_its_page_as_a_script():
+    """Reflected, not stored: the id comes from the address the instructor opens, not from the gradebook."""
+    from jinja2 import Environment, FileSystemLoader
+    from nbgrader.server_extensions.formgrader import handlers
+
+    page = Environment(loader=FileSystemLoader([handlers.template_path])).get_template(
+        "manage_students_assignments.tpl").render(base_url="", student_id='";fetch(document.cookie);"')
+    assert '"";fetch(document.cookie);""' not in page

@@ -40,3 +40,17 @@ class PrintableStreamHandler(logging.StreamHandler):
         if record.stack_info:
             record.stack_info = shown_lines(record.stack_info)
         return super().format(record)
+
+
+
+def markdown_html(source: str) -> str:
+    """nbconvert's ``markdown2html`` filter for nbgrader's feedback and formgrader pages (``nbgrader_config.py``):
+    mistune's HTML of the markdown, with the HTML written in it shown as text and links and images to safe protocols
+    only (mistune's allowlist: no ``javascript:``). nbgrader's templates render a markdown cell's raw HTML as it is
+    (they leave out nbconvert's ``clean_html``), so a submission's ``<script>`` or ``<img onerror=...>`` ran in the
+    instructor's browser on the formgrader's origin, whose API sets any student's grades
+    (``tests/test_grading_redteam.py``, section 37). No lab's markdown writes HTML; cleaning it instead (bleach) cost
+    minutes of CPU on 300 KB of unclosed tags."""
+    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+    return MarkdownWithMath(renderer=IPythonRenderer(escape=True, allow_harmful_protocols=False)).render(source)

@@ -4,7 +4,11 @@
 every notebook of ``DOWNLOADS`` there and says what it did with each: ``bob__01_naive_bpe.ipynb``
 as it is; a browser's copy (``... (1).ipynb``, ``...-2.ipynb``) under the plain name, the newest of a
 learner's files winning; a name without ``<id>__``, or another lab's, left out with the reason; a
-file that is not notebook JSON copied and named, to ask for again. DOWNLOADS is never changed.
+file that is not notebook JSON copied and named, to ask for again; a link left out, never followed. A zip a learner
+sent, ``bob__01_naive_bpe.zip``, is read here, never unpacked: its one notebook is bob's, whatever its name inside (the
+names in a zip are the learner's: unpacked into the downloads, as this once told the instructor to do, a notebook
+named ``alice__<lab>.ipynb`` with a date to come in mallory's zip replaced alice's, and a link in it copied any file the
+instructor can read into the course). DOWNLOADS is never changed.
 Exit 0 when no file was left out, 1 otherwise.
 """
 
@@ -14,14 +18,33 @@ import argparse
 import json
 import re
 import shutil
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..printable import shown
 
 # "<id>__<lab><copy mark>.ipynb": the id is everything before the last "__" (an id may hold "_").
-NAMED = re.compile(r"^(?P<student>.+)__(?P<lab>.+?)(?P<copy>\s*\(\d+\)|-\d+|\s+copy(\s*\d+)?)?\.ipynb$", re.I)
+NAMED = re.compile(r"^(?P<student>.+)__(?P<lab>.+?)(?P<copy>\s*\(\d+\)|-\d+|\s+copy(\s*\d+)?)?\.(ipynb|zip)$", re.I)
 STUDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+MAX_NOTEBOOK_BYTES = 64 << 20  # a notebook in a zip larger than this (unpacked) is left out
+
+
+def notebook_bytes(path: Path) -> bytes:
+    """The notebook ``path`` holds: the file itself, or the one notebook in a zip (``ValueError``: why none)."""
+    if path.suffix.lower() != ".zip":
+        return path.read_bytes()
+    try:
+        with zipfile.ZipFile(path) as archive:
+            inside = [info for info in archive.infolist() if info.filename.lower().endswith(".ipynb") and not
+                      info.is_dir() and not {"__MACOSX", ".ipynb_checkpoints"} & set(info.filename.split("/"))]
+            if len(inside) != 1:
+                raise ValueError(f"a zip of {len(inside)} notebooks, not of one: ask for the notebook itself")
+            if inside[0].file_size > MAX_NOTEBOOK_BYTES:
+                raise ValueError(f"a zip whose notebook unpacks to {inside[0].file_size} bytes: ask for the notebook itself")
+            return archive.read(inside[0])  # reads no more than the size checked
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, OSError, EOFError) as err:
+        raise ValueError(f"a zip that cannot be read ({err.__class__.__name__}): ask for the notebook itself") from None
 
 
 @dataclass
@@ -38,9 +61,12 @@ def plan(downloads: Path, lab: str) -> tuple[dict[str, Path], list[Outcome]]:
     """Which file stands for which student, and what happens to every file."""
     outcomes: list[Outcome] = []
     candidates: dict[str, list[Path]] = {}
-    for path in sorted(p for p in downloads.iterdir() if p.is_file()):
-        if path.suffix.lower() != ".ipynb":
-            outcomes.append(Outcome(path.name, None, "left out", "not a notebook (unpack archives first)"))
+    for path in sorted(p for p in downloads.iterdir() if p.is_file() or p.is_symlink()):
+        if path.is_symlink():  # unzip makes the links a learner's zip holds: one named <id>__<lab>.ipynb read any file
+            outcomes.append(Outcome(path.name, None, "left out", "a link, not a file: ask for the notebook itself"))
+            continue
+        if path.suffix.lower() not in (".ipynb", ".zip"):
+            outcomes.append(Outcome(path.name, None, "left out", "not a notebook, nor a zip of one"))
             continue
         match = NAMED.match(path.name)
         if not match:
@@ -53,6 +79,11 @@ def plan(downloads: Path, lab: str) -> tuple[dict[str, Path], list[Outcome]]:
             continue
         if not STUDENT.match(student):
             outcomes.append(Outcome(path.name, student, "left out", f"{student!r} is not a usable student id (letters, digits, . _ -)"))
+            continue
+        try:
+            notebook_bytes(path)  # a zip without one notebook is left out before the newest file is chosen
+        except ValueError as err:
+            outcomes.append(Outcome(path.name, student, "left out", str(err)))
             continue
         candidates.setdefault(student, []).append(path)
     chosen = {}
@@ -78,10 +109,13 @@ def collect(downloads: Path, lab: str, course: Path) -> list[Outcome]:
     archive.mkdir(parents=True, exist_ok=True)
     for student, path in sorted(chosen.items()):
         target = archive / f"{student}__{lab}.ipynb"
-        shutil.copy2(path, target)
+        data = notebook_bytes(path)
+        target.write_bytes(data)
+        shutil.copystat(path, target)
         reason = "kept its name" if path.name == target.name else f"renamed {target.name}"
+        reason += "; the notebook in the zip" if path.suffix.lower() == ".zip" else ""
         try:
-            json.loads(path.read_text(encoding="utf-8"))
+            json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as err:
             reason += f"; NOT valid notebook JSON ({err.__class__.__name__}): ask {student} for the file again"
         outcomes.append(Outcome(path.name, student, "copied", reason))

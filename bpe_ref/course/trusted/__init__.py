@@ -197,6 +197,12 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   and wrote a clean one in its place. Every line the reports print, and every record of nbgrader's console log
   (``nbgrader_config.py``), has its control and format characters written as escapes (:mod:`bpe_ref.course.printable`;
   ``tests/test_grading_redteam.py``, section 25).
+- *Running a script where the instructor looks*: nbgrader's feedback and formgrade templates render a markdown cell's
+  HTML as it is, so a submission's ``<script>`` ran in the formgrader, on an origin whose API sets any student's
+  grades. ``nbgrader_config.py`` replaces the exporter's ``markdown2html`` (:func:`bpe_ref.course.printable.markdown_html`):
+  what markdown makes is kept, HTML written in it is shown as text, links go to safe protocols only (section 37). The
+  outputs the grader writes are text streams and errors (the worker's ``display`` prints a ``repr``), which nbconvert
+  escapes.
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows;
   visible tests are at most a third of a lab's points.
 
@@ -213,6 +219,16 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   review says a process was left running, as for processes still being forked when the 5 s run
   out. The subreaper tells a learner's process by its confinement, not its sandbox, so closing one
   sandbox also kills what escaped another held at the same time (the graders hold one at a time).
+- nbgrader's exchange as the course's hubs set it up (``classroom up``, the z2jh values): every user writes it as one
+  account, so a learner can hand in a folder named for a classmate (collect takes the newest, ``check_owner`` off) or
+  rewrite the release and the feedback there (solutions/README.md, section 7). A link put there is not followed:
+  the config's ``LinkFreeCollect`` (a link to the source notebook was collected as a submission, section 37), which
+  also leaves out a folder whose time nbgrader cannot read (it stopped the class's collect) or whose student id holds
+  a line break (it stopped the class's autograde); ``grades.csv`` quotes every field (``QuotedCsvExport``: an id of
+  commas and line breaks wrote a classmate's row, section 37).
+- nbgrader's formgrader writes the student id of the address it is opened at into its page unescaped (0.9.6: no
+  autoescape): a link a learner sends the instructor runs a script on the formgrader's origin (section 37, a strict
+  xfail). A stored id cannot carry one (``LinkFreeCollect``, ``collect``); open no formgrader link a learner sent.
 - A copy of someone else's working code, or a roundabout way to the right answers, earns the
   points: the grader judges answers, not authorship.
 - Checks of *how* a function works are measured from outside the worker (its CPU time as the input

@@ -21,6 +21,7 @@ import importlib
 import io
 import json
 import os
+import re
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -453,3 +454,129 @@ if NbGraderPreprocessor is not None:
                                                    is_solution=grade_id in solution_ids)
                 nb.cells.insert(position, cell)
             return nb, resources
+
+    import shutil
+    import stat
+    import tempfile
+    from datetime import datetime
+
+    from nbgrader.exchange.default.collect import ExchangeCollect
+
+    from ..printable import shown
+
+    def _owner(uid: int) -> str:
+        import pwd
+
+        try:
+            return pwd.getpwuid(uid).pw_name
+        except KeyError:
+            return f"uid {uid}"
+
+    class LinkFreeCollect(ExchangeCollect):
+        """nbgrader's exchange ``collect`` (``nbgrader_config.py``), which copies a submission from the exchange's inbound
+        folder, where the learner writes, without following a link: nbgrader's copied the file a link points to with the
+        instructor's rights, so a submission whose notebook was a link to the course's source notebook (the solutions)
+        was collected as the learner's, and earned every point (``tests/test_grading_redteam.py``, section 37). Each
+        entry is opened ``O_NOFOLLOW`` beneath the folder opened before it, so a link swapped in meanwhile is not
+        followed either; links, and what is neither a file nor a folder, are left out and logged. The copy, made in a
+        folder of this process's, then goes through nbgrader's own (its size limits, ignored files, permissions).
+        A folder named with a time nbgrader cannot read, or larger than ``max_dir_size``, stopped the class's collect; a
+        student id with a line break, its autograde (nbgrader's paths are matched by ``.*``); one with quotes or ``<>``,
+        written as it is into the formgrader's pages (``var student_id = "{{ student_id }}"``, no escaping), ran a
+        script in the instructor's browser. A student id is a hub user's name: letters, digits and ``_ . @ + -``; with
+        ``check_owner`` (nbgrader's default, where each user is an account of their own) the folder must be that
+        user's: nbgrader only warned, and a folder ``alice+<lab>+<a later time>+x`` that mallory made replaced alice's
+        work. Any other folder is left out and logged, never anyone else's."""
+
+        def _path_to_record(self, path):
+            try:
+                record = super()._path_to_record(path)
+            except Exception as err:  # a time dateutil cannot read (ValueError), a name nbgrader refuses (ExchangeError)
+                record = {"username": None, "filename": os.path.basename(path), "why": f"{type(err).__name__}: {err}"}
+            student = record["username"]
+            if "why" not in record and not re.fullmatch(r"\w[\w.@+-]*", student):
+                record["why"] = "not a student id: letters, digits and _ . @ + - only"
+            if "why" not in record and self.check_owner:  # nbgrader's only warned, and took the folder as the id's
+                owner = _owner(os.lstat(path).st_uid)
+                if owner != student:
+                    record["why"] = f"handed in by {owner}, not by {student}"
+            if "why" in record:  # a group of its own, left out by init_src
+                record.update(username=("refused", record["filename"]), timestamp=datetime.min)
+            return record
+
+        def init_src(self):
+            super().init_src()
+            for record in [record for record in self.src_records if "why" in record]:
+                self.log.warning("Not collected: %s (%s)", shown(record["filename"]), shown(record["why"]))
+                self.src_records.remove(record)
+
+        def do_copy(self, src, dest, log=None):
+            if self.get_size(src) > 1000 * self.coursedir.max_dir_size:  # nbgrader's raised, and stopped the class's collect
+                self.log.warning("Not collected: %s (larger than CourseDirectory.max_dir_size)", shown(src))
+                return
+            try:
+                fd = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            except OSError as err:  # the folder handed in is a link (to the course's solutions/<lab>, say)
+                self.log.warning("Not collected: %s (%s; a link is never followed)", shown(src), err.strerror)
+                return
+            with tempfile.TemporaryDirectory(prefix="collect_") as scratch:
+                try:
+                    self._copy_beneath(fd, src, Path(scratch, "submission"))
+                finally:
+                    os.close(fd)
+                super().do_copy(os.path.join(scratch, "submission"), dest, log)
+
+        def _copy_beneath(self, folder: int, where: str, dest: Path) -> None:
+            dest.mkdir()
+            for name in os.listdir(folder):
+                try:
+                    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+                except OSError as err:  # ELOOP: a link
+                    self.log.warning("Not collected: %s (%s; a link is never followed)", os.path.join(where, name), err.strerror)
+                    continue
+                try:
+                    mode = os.fstat(fd).st_mode
+                    if stat.S_ISDIR(mode):
+                        self._copy_beneath(fd, os.path.join(where, name), dest / name)
+                    elif stat.S_ISREG(mode):
+                        with open(os.dup(fd), "rb") as source, open(dest / name, "wb") as target:
+                            shutil.copyfileobj(source, target)
+                    else:
+                        self.log.warning("Not collected: %s (neither a file nor a folder)", os.path.join(where, name))
+                finally:
+                    os.close(fd)
+
+    import csv
+
+    from nbgrader.api import MissingEntry
+    from nbgrader.plugins.export import CsvExportPlugin
+
+    def _inert(value: Any) -> str:
+        """A text field as a spreadsheet shows it and runs none of: one that starts as a formula gets a ``'`` first."""
+        text = "" if value is None else str(value)
+        return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+    class QuotedCsvExport(CsvExportPlugin):
+        """nbgrader's ``export`` to CSV (``nbgrader_config.py``), its columns and rows, each field quoted as CSV wants and
+        each text field :func:`_inert`. nbgrader's joins the fields with commas as they are, and a student id is the
+        name of the folder a learner hands in to the exchange: one holding commas and line breaks wrote a row of its
+        own, a classmate's id with 100 points, and one starting with ``=`` a formula the spreadsheet ran
+        (``tests/test_grading_redteam.py``, section 37)."""
+
+        def export(self, gradebook) -> None:
+            students, labs = {str(item) for item in self.student}, {str(item) for item in self.assignment}
+            with open(self.to or "grades.csv", "w", newline="", encoding="utf-8") as file:
+                rows = csv.writer(file)
+                rows.writerow(["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
+                               "raw_score", "late_submission_penalty", "score", "max_score"])
+                for lab in (lab for lab in gradebook.assignments if not labs or lab.name in labs):
+                    for student in (student for student in gradebook.students if not students or student.id in students):
+                        try:
+                            done = gradebook.find_submission(lab.name, student.id)
+                            scores = [done.timestamp, done.score, done.late_submission_penalty,
+                                      max(0.0, done.score - done.late_submission_penalty)]
+                        except MissingEntry:
+                            scores = ["", 0.0, 0.0, 0.0]
+                        rows.writerow([_inert(lab.name), lab.duedate or "", scores[0] or "", _inert(student.id),
+                                       _inert(student.last_name), _inert(student.first_name), _inert(student.email),
+                                       *scores[1:], lab.max_score])
