@@ -3753,7 +3753,8 @@ CAUGHT_BEFORE_ROUND10 = [key for key in TENTH_ROUND_00_TO_04 if key not in KEPT_
 
 
 @pytest.mark.seeded
-@pytest.mark.parametrize("lab, mistake", sorted(KEPT_BEFORE_ROUND10), ids=[f"{lab[:2]}-{name}" for lab, name in sorted(KEPT_BEFORE_ROUND10)])
+@pytest.mark.parametrize("lab, mistake", sorted(KEPT_BEFORE_ROUND10),
+                         ids=[f"{lab[:2]}-{name}" for lab, name in sorted(KEPT_BEFORE_ROUND10)])
 def test_labs00_to_04_a_tenth_rounds_mistake_that_kept_its_points_now_fails_the_hidden_test(request, lab, mistake):
     round_failure(request, TENTH_ROUND_00_TO_04, lab, mistake)
 
