@@ -146,11 +146,11 @@ def pairs_with_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("no window found, though the word holds the token: compare tokens with == (`token in pair` does); `is` "
                 "asks whether they are the same object, and train's token, pair[0] + pair[1], is a new one" +
                 (f" (or {last})" if expected == [tuple(word[-2:])] else ""))
-    if got and got == expected[:-1] and expected[-1] == tuple(word[-2:]):
-        return last
     if got == list(dict.fromkeys(expected)):
         return ("one entry per window, left to right: a pair that occurs twice in the word is listed twice (the "
                 "index's sets take care of repeats)")
+    if got and got == expected[:-1] and expected[-1] == tuple(word[-2:]):
+        return last
     if len(got) > len(expected) and set(got) == set(expected) and (token, token) in expected:
         return ("the window (token, token) holds the token on both sides, but it is one window: list it once "
                 "(test `token in pair`, or `left == token or right == token`)")
