@@ -185,23 +185,31 @@ def for_loop_merge(word: Word, pair: Pair) -> list[bytes]:
 def bracket_hint(args: tuple, expected: object, got: object) -> str | None:
     """A merge written on the joined word, as page 01's toy does with its brackets: where a token holds one, the
     tokens returned no longer spell the word."""
-    word, pair = args
+    word = args[0]
     if not (isinstance(word, tuple) and isinstance(got, tuple) and all(type(token) is bytes for token in got)):
         return None
-    if got == word != expected:
-        return ("no merge, though the pair is in the word: tokens are compared with == (`is` asks whether two equal "
-                "tokens are the same object, and a merged token is a new one in each word)")
-    if got == tuple(for_loop_merge(word, pair)) != expected:
-        return ("`i += 2` in a `for i in range(...)` loop changes nothing: the next round takes the next i from range, "
-                "so the right token of a merged pair is kept too. Walk the word with a while loop")
     if any(b"[" in token or b"]" in token for token in word) and b"".join(got) != b"".join(word):
         return ("a token can hold any byte, a bracket too: a merge done as a replace on the joined word (page 01's "
                 "five-minute toy, each token in brackets) takes it for a separator. Go through the tokens, left to right")
     return None
 
 
+def merge_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The bracket hint, then Python's pitfalls: tokens compared with `is`, a for loop's i += 2."""
+    word, pair = args
+    if bracket_hint(args, expected, got) or not isinstance(word, tuple) or got == expected:
+        return bracket_hint(args, expected, got)
+    if got == word:
+        return ("no merge, though the pair is in the word: tokens are compared with == (`is` asks whether two equal "
+                "tokens are the same object, and a merged token is a new one in each word)")
+    if got == tuple(for_loop_merge(word, pair)):
+        return ("`i += 2` in a `for i in range(...)` loop changes nothing: the next round takes the next i from range, "
+                "so the right token of a merged pair is kept too. Walk the word with a while loop")
+    return None
+
+
 MERGE_WORD = TaskGraders(
-    Task("merge_word", ("word", "pair"), what="a tuple of bytes tokens", hint=bracket_hint),
+    Task("merge_word", ("word", "pair"), what="a tuple of bytes tokens", hint=merge_hint),
     merge_word,
     [
         ((b"l", b"o", b"w"), (b"l", b"o")),
