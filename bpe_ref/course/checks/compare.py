@@ -222,6 +222,41 @@ def _leaves(value: Any, in_tuple: bool = False) -> Iterator[tuple[Any, bool]]:
         yield value, in_tuple
 
 
+# Python's own pitfalls, told by the error they raise: (part of a TypeError's message, hint).
+NONE_RETURNED = ("your function returned None: a missing return, or the return of a method that changes its object in "
+                 "place and returns None (list.sort(), list.append(), dict.update()); sorted(...) returns a new list")
+PYTHON_PITFALLS = (
+    ("'NoneType'", NONE_RETURNED.replace("your function returned None", "a None where a value was expected")),
+    ("'float' object cannot be interpreted as an integer", "a float where an int is needed: / always gives a float "
+     "(7 / 7 == 1.0); offsets and sizes are ints, // divides them"),
+    ("'int' and 'Counter'", "sum(counters) starts from 0, and 0 + Counter fails: give sum its start, "
+     "sum(counters, Counter()), or add them in a loop"),
+)
+
+
+def carried(before: Any, expected: Any, got: Any) -> bool:
+    """Whether ``got`` is the answer of the call before (``before``) with this call's added to it: a list, a dict of
+    counts or of sets kept from call to call (a mutable default argument)."""
+    if not before or type(before) is not type(got):
+        return False
+    if isinstance(got, (list, tuple)) and isinstance(expected, (list, tuple)):
+        return list(got) == list(before) + list(expected) or (
+            all(type(item) is int for item in got) and got == sorted({*before, *expected}))
+    if isinstance(got, dict) and isinstance(expected, dict):
+        values = [*before.values(), *expected.values()]
+        if all(type(value) is int for value in values):
+            total = {key: before.get(key, 0) + expected.get(key, 0) for key in {**before, **expected}}
+            return {k: v for k, v in total.items() if v} == {k: v for k, v in got.items() if v}
+        if all(isinstance(value, set) for value in values):
+            return got == {key: before.get(key, set()) | expected.get(key, set()) for key in {**before, **expected}}
+    return False
+
+
+CARRIED = ("what your function returned holds what its call before returned too: a default argument such as `=[]` or "
+           "`={}` is made once, when `def` runs, and kept from call to call (so is a global); make a new one in each "
+           "call (default to None)")
+
+
 def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseException | None = None) -> list[str]:
     """Hints for the commonest mistakes, as message lines (none when nothing matches)."""
     found = []
@@ -236,13 +271,20 @@ def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseEx
         if error_name(error) == "KeyError" and any(isinstance(arg, dict) and not isinstance(arg, defaultdict) for arg in args):
             found.append("a KeyError on a dict of counts: a plain dict has no default, so counts[key] += change "
                          "fails for a new key; write counts.get(key, 0) + change (and delete a count that reaches 0)")
+        found += [hint for pitfall, hint in PYTHON_PITFALLS if error_name(error) == "TypeError" and pitfall in text]
     else:
         def token_ints(value: Any) -> int:
             return sum(1 for leaf, in_tuple in _leaves(value) if in_tuple and type(leaf) is int)
 
-        if any(type(leaf) is bytes for leaf, _ in _leaves(expected)) and token_ints(got) > token_ints(expected):
-            found.append("ints where bytes were expected: iterating over bytes yields ints (b'ab'[0] == 97); "
+        if any(type(leaf) is bytes for leaf, _ in _leaves(expected)) and (token_ints(got) > token_ints(expected) or (
+                isinstance(expected, dict) and isinstance(got, dict) and any(type(key) is int for key in got))):
+            found.append("ints where bytes were expected: iterating over bytes yields ints (b'ab'[0] == 97), and so does "
+                         "Counter.update(key) (it counts key's bytes one by one: counts[key] += 1 counts the key); "
                          "a one-byte token is bytes([b]) or data[i:i + 1]")
+        if (isinstance(expected, list) and isinstance(got, list) and not any(isinstance(item, list) for item in expected)
+                and any(isinstance(item, list) for item in got)):
+            found.append("a list inside your list: list.append(items) adds the list as one item; list.extend(items) "
+                         "(or +=) adds its items")
         if task.hint is not None:
             try:  # a hint reads what the learner's code returned, or a driver's report it can rewrite (lab 09):
                 specific = task.hint(args, expected, got)  # an odd shape there is the learner's failure, not the grader's
@@ -250,6 +292,8 @@ def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseEx
                 specific = None
             if specific:
                 found.append(specific)
+        if got is None and expected is not None and not found:  # the task's own hint first (lab 10's "no ranges")
+            found.append(NONE_RETURNED)
     return [f"  hint: {text}" for text in found]
 
 

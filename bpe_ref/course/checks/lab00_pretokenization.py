@@ -156,6 +156,9 @@ def as_it_is_hint(reference: Callable) -> Callable[[tuple, object, object], str 
         text = args[0] if args else None
         if type(text) is not str or got == expected:
             return None
+        if reference is reference_utf8_bytes and got == [ord(character) for character in text]:
+            return ("these are the code points (ord), one per character, not the UTF-8 bytes: a character above 127 takes "
+                    "2 to 4 bytes; text.encode('utf-8') gives them")
         changed = {f"normalized ({form})": unicodedata.normalize(form, text) for form in ("NFC", "NFKC")}
         changed["without its byte order mark"] = text.lstrip("\ufeff")
         for how, other in changed.items():

@@ -18,7 +18,7 @@ from ...train.step01_naive import count_pairs, merge_word, train as train_naive
 from ..figures.incremental_updates import local_rule_change, overlap_bug_on_counts
 from ...train.step02_incremental import merge_and_update, pair_count_changes, train
 from . import full_update, measured
-from .core import Case, Lab, Later, Task, TaskGraders, check_property, passed, stretch
+from .core import Case, Lab, Later, Task, TaskGraders, check_property, error_name, passed, stretch
 from .core import CheckFailed as CheckFailed  # what a failed check raises, named here as in every lab's graders
 from .lab01_naive_bpe import corpus_en_case, corpus_graders, pretoken_count_dicts, small_set_pretoken_counts
 
@@ -68,6 +68,10 @@ changes_inputs = st.tuples(word_and_pair(), st.integers(1, 5)).map(lambda t: (t[
 def per_occurrence_hint(args: tuple, expected: object, got: object) -> str | None:
     """The learner updated around each occurrence of the pair: wrong where occurrences touch."""
     word, pair, frequency = args
+    if (isinstance(got, dict) and isinstance(expected, dict) and any(change < 0 for change in expected.values())
+            and not any(type(change) is int and change < 0 for change in got.values())):
+        return ("the pairs the merge takes away are gone from your changes: their changes are negative. A Counter's - and "
+                "+ drop the counts below 1 (Counter.subtract keeps them); so does a filter `if change > 0`")
     for overlapping in (False, True):
         rule = {p: c * frequency for p, c in local_rule_change(word, pair, overlapping).items() if c}
         if got == rule and rule != expected:
@@ -94,6 +98,22 @@ PAIR_COUNT_CHANGES = TaskGraders(
     max_examples=150,
 )
 
+def counts_replaced_hint(args: tuple, expected: object, got: object) -> str | None:
+    """Negative counts after the call: the changes written over the counts (dict.update), not added to them."""
+    counts = got.get("pair_counts after the call") if isinstance(got, dict) else None
+    if isinstance(counts, dict) and any(type(count) is int and count < 0 for count in counts.values()):
+        return ("a negative count after the call: each change is added to its pair's count (pair_counts.get(p, 0) + "
+                "change); dict.update(changes) writes the changes over the counts instead")
+    return None
+
+
+def keys_unpacked_hint(args: tuple, error: BaseException) -> str | None:
+    if error_name(error) == "TypeError" and "'bytes'" in str(error):
+        return ("bytes where a change (an int) was expected: a loop over a dict gives its keys, so `for pair, change in "
+                "changes` unpacks each pair into its two tokens; loop over changes.items()")
+    return None
+
+
 MERGE_AND_UPDATE = TaskGraders(
     Task(
         "merge_and_update",
@@ -101,7 +121,7 @@ MERGE_AND_UPDATE = TaskGraders(
         observe=observe_word_and_counts,
         what="the merged word (a tuple of bytes), with pair_counts updated in place",
         provided=PROVIDED,
-        stand_ins=(pair_count_changes,),
+        stand_ins=(pair_count_changes,), hint=counts_replaced_hint, error_hint=keys_unpacked_hint,
     ),
     merge_and_update,
     [
@@ -119,7 +139,8 @@ def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | Non
     if isinstance(got, list) and any(a == b for a, b in zip(got, got[1:])):
         return ("the same pair is merged twice in a row, so the counts did not change after a merge: does every word "
                 "that holds the pair go through merge_and_update? (pair in word asks whether the pair tuple is one "
-                "token of the word; pair[0] in word and pair[1] in word asks about its tokens)")
+                "token of the word; pair[0] in word and pair[1] in word asks about its tokens; and words made by a "
+                "generator, (... for ...), are used up by the first loop over them: keep them in a list)")
     return None
 
 

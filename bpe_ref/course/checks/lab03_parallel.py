@@ -34,6 +34,7 @@ from .core import (
     Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_learner, error_name, expected_result, materialized, passed,
     short_repr, stretch,
 )
+from .compare import CARRIED
 from .measured import FRESH, answers_right, keeper_id, mapped_bytes, measured_random, process_id, reference_cost
 from .spec import runs_remotely
 
@@ -150,6 +151,8 @@ def file_count_inputs(draw) -> tuple:
 def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
     if not (isinstance(expected, list) and isinstance(got, list)):
         return None
+    if expected and set(expected) < set(got) and max(got) > expected[-1]:  # offsets past its end: another file's
+        return f"offsets past the file's end ({expected[-1]} bytes), from an earlier call: {CARRIED}"
     if got and expected and (got[0] != 0 or got[-1] != expected[-1]):
         return "the first boundary is 0 and the last is the file's size in bytes (file.seek(0, 2) returns it)"
     if len(got) != len(set(got)) or got != sorted(got):
@@ -366,6 +369,9 @@ def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
     newline = newline_hint(expected, got)
     if newline:
         return newline
+    if isinstance(got, dict) and b"'" in got and (b"b" in got or any(key.startswith(b"b'") for key in got if type(key) is bytes)):
+        return ("your counts hold b and ' as pretokens: str(data) of bytes is their repr, \"b'...'\", not their text; "
+                "decode them, data.decode('utf-8')")
     if isinstance(got, dict) and any(type(key) is str for key in got):
         return "the keys are bytes: count_pretokens (lab 00) gives them so; or encode each pretoken with .encode('utf-8')"
     if isinstance(got, dict) and isinstance(expected, dict) and sum(got.values()) > sum(expected.values()):

@@ -63,8 +63,8 @@ word_lists = st.lists(word_strategy, max_size=7)
 def word_and_token(draw) -> tuple[Word, bytes]:
     """A word and a token, most of the time one of the word's (else there is nothing to find)."""
     word = draw(st.lists(st.sampled_from(TOKENS + [b"abc"]), min_size=1, max_size=9).map(tuple))
-    if draw(st.integers(0, 3)) > 0:
-        return word, draw(st.sampled_from(word))
+    if draw(st.integers(0, 3)) > 0:  # an equal token, another object (train makes it, pair[0] + pair[1]): `is` misses it
+        return word, bytes(bytearray(draw(st.sampled_from(word))))
     return word, draw(st.sampled_from(TOKENS + [b"abc", b"bc"]))
 
 
@@ -76,6 +76,9 @@ def index_hint(args: tuple, expected: object, got: object) -> str | None:
     if not (isinstance(expected, dict) and isinstance(got, dict)):
         return None
     values = list(got.values())
+    if len(values) > 1 and all(v == values[0] for v in values) and len({frozenset(ids) for ids in expected.values()}) > 1:
+        return ("every pair lists the same ids: one set shared by all the keys (dict.fromkeys(pairs, set()) puts the same "
+                "set under each; so does a set made once outside the loop); defaultdict(set) makes a new one per key")
     if values and all(isinstance(v, list) for v in values):
         return ("the ids are a set: a word that holds a pair twice (a a a holds (a, a) twice) is listed once, "
                 "and a merge must visit it once")
@@ -137,9 +140,17 @@ def pairs_with_hint(args: tuple, expected: object, got: object) -> str | None:
     word, token = args
     if not (isinstance(expected, list) and isinstance(got, list)):
         return None
+    last = ("the last window, (word[-2], word[-1]), is missing: range(len(word) - 1) starts every window, zip(word, "
+            "word[1:]) gives them all")
+    if expected and not got:
+        return ("no window found, though the word holds the token: compare tokens with == (`token in pair` does); `is` "
+                "asks whether they are the same object, and train's token, pair[0] + pair[1], is a new one" +
+                (f" (or {last})" if expected == [tuple(word[-2:])] else ""))
     if got == list(dict.fromkeys(expected)):
         return ("one entry per window, left to right: a pair that occurs twice in the word is listed twice (the "
                 "index's sets take care of repeats)")
+    if got and got == expected[:-1] and expected[-1] == tuple(word[-2:]):
+        return last
     if len(got) > len(expected) and set(got) == set(expected) and (token, token) in expected:
         return ("the window (token, token) holds the token on both sides, but it is one window: list it once "
                 "(test `token in pair`, or `left == token or right == token`)")

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..trusted.verdicts import CheckFailed, CpuLimitReached, LearnerError, current_seed, grading_a_class
 from .compare import (
-    SHORT_REPR_CHARS, WrongType, call_repr, changed_argument, difference, error_name, first_differing_item, hints,
+    CARRIED, SHORT_REPR_CHARS, WrongType, call_repr, carried, changed_argument, difference, error_name, first_differing_item, hints,
     in_order_of, plain, same, short_repr, stand_in_note, window_repr,
 )
 from .spec import Case, CorpusFile, Later, Task, TaskGraders, runs_remotely
@@ -256,6 +256,7 @@ def _first_line_of(error: BaseException) -> str:
 
 
 _UNKNOWN: Any = object()  # an answer of the reference not computed yet
+_ANSWERED: dict[str, Any] = {}  # each task's last answer compared: one kept from call to call has a hint (compare.carried)
 
 
 def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expected: Any = _UNKNOWN) -> str | None:
@@ -286,6 +287,7 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expe
     except WrongType as wrong:
         what = f" ({task.what})" if task.what else ""
         return f"{call} returned the wrong type: {wrong}\n  expected: {short_repr(expected, 300)}{what}"
+    before, _ANSWERED[task.name] = _ANSWERED.get(task.name), got
     if same(expected, got):
         return None
     where = difference(expected, got, item=task.item, first=task.first)
@@ -302,7 +304,7 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expe
                       f"  got, around {label}:      {window_repr(got, index, first=task.first)}"]
         else:
             lines += [f"  expected: {short_repr(expected, 300)}", f"  got:      {short_repr(shown, 300)}"]
-    lines += hints(task, args, expected, got)
+    lines += [f"  hint: {CARRIED}"] if carried(before, expected, got) else hints(task, args, expected, got)
     lines += stand_in_note(task)
     return "\n".join(lines)
 
