@@ -3056,7 +3056,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "train-ties-on-the-concatenation", "train-unweighted", "train-without-the-stop", "best-top-by-is", "count-in-a-default-dict",
         "count-pairs-of-the-joined-bytes", "merge-for-loop-skip-ignored", "merge-into-a-default-list", "merge-tokens-compared-by-is",
         "train-max-of-the-pair-counts"},
-    "03_parallel": {  # the mistakes graded in worker pools (POOLS_ROUND4) are all caught by a fixed case
+    "03_parallel": {  # the mistakes graded in worker pools (POOLS_ROUND4) are left out of the set (below)
         "chunk-as-latin-1", "chunk-in-text-mode", "chunk-line-ends-normalized", "chunk-not-seeked",
         "chunk-one-byte-more", "chunk-read-to-end", "chunk-skips-its-first-byte", "chunk-stripped",
         "chunk-with-endoftext-by-default", "chunk-without-special-tokens", "find-first-listed-token",
@@ -3130,17 +3130,22 @@ def test_the_generated_inputs_alone_catch_every_mistake_the_fixed_cases_catch(la
 
     caught, missed, graded_mistakes, not_by_a_case = 0, [], 0, set()
     for label, cell, name, changes in _fixed_case_mistakes(lab):
-        if (lab, label) in tm.POOLS_ROUND4 and not EXHAUSTIVE:
-            continue  # lab 03's mistakes graded in worker pools (seconds each), as tests/test_mistakes.py grades them
-        graded_mistakes += 1
+        pooled = (lab, label) in tm.POOLS_ROUND4  # lab 03's mistakes graded in worker pools (seconds each)
+        if pooled and not EXHAUSTIVE:
+            continue  # as tests/test_mistakes.py grades them
+        # Whether a fixed case catches a pooled mistake depends on its pool's processes (pool-of-the-chunks: caught in
+        # one process, not in another), so the named set and the count are of the others; a pooled one a case catches
+        # is still checked against the generated inputs below.
+        graded_mistakes += not pooled
         function = mistaken(cell, name, changes)
         with_cases = [graded for graded in declarations.get(name, []) if graded.hidden_cases]
         if not any(_fails(lambda graded=graded, function=function: graders.check_cases(graded.task, function, graded.reference,
                                                                                         graded.hidden_cases))
                    for graded in with_cases):
-            not_by_a_case.add(label)
+            if not pooled:
+                not_by_a_case.add(label)
             continue  # no fixed case catches it: nothing a table of them could keep
-        caught += 1
+        caught += not pooled
         missed += [(label, seed) for seed in seeds if not generated_fail(mistaken(cell, name, changes), name, seed)]
     assert not missed, missed
     assert not_by_a_case == NOT_BY_A_FIXED_CASE[lab] and caught == graded_mistakes - len(NOT_BY_A_FIXED_CASE[lab]), \
