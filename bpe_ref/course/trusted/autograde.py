@@ -151,8 +151,10 @@ def behaviour_lines(report: dict) -> list[str]:
     return lines
 
 
-class _TookTooLong(Exception):
-    """The CPU time :func:`python_source` may spend on a cell ran out."""
+class _TookTooLong(BaseException):
+    """The CPU time :func:`python_source` may spend on a cell ran out: raised again every 0.1 s of CPU time, since one
+    raise can be lost (it landed in hypothesis's gc callback once, and the cell cost the grader 25.8 s); a
+    ``BaseException``, so that no ``except Exception`` on the way keeps it."""
 
 
 def python_source(cell_source: str, cpu_seconds: float | None = None) -> str:
@@ -177,9 +179,9 @@ def python_source(cell_source: str, cpu_seconds: float | None = None) -> str:
     previous = signal.signal(signal.SIGPROF, stop) if limited else None
     try:
         if limited:
-            signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
+            signal.setitimer(signal.ITIMER_PROF, cpu_seconds, 0.1)
         return TransformerManager().transform_cell(cell_source)
-    except Exception:  # not even IPython can read it, or not in time: let the worker report the SyntaxError
+    except (Exception, _TookTooLong):  # not even IPython can read it, or not in time: the worker reports the SyntaxError
         return cell_source
     finally:
         while True:  # the timer may fire before ``armed`` is cleared: its raise must not leave it set
