@@ -5018,3 +5018,71 @@ def test_the_formgrader_writes_no_student_id_of_a_link_into_its_page_as_a_script
     page = Environment(loader=FileSystemLoader([handlers.template_path])).get_template(
         "manage_students_assignments.tpl").render(base_url="", student_id='";fetch(document.cookie);"')
     assert '"";fetch(document.cookie);""' not in page
+
+
+# ---- 38. the exchange's word on a submission: the time it was handed in, a file with other names -----------------
+
+
+def _course_collect(tmp_path):
+    """The course config's exchange collect (``LinkFreeCollect``) and its course folder, made in ``tmp_path``."""
+    from pathlib import Path
+
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeFactory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(Path(__file__).resolve().parents[1])).load_config()
+    coursedir = CourseDirectory(config=config, root=str(tmp_path / "course"))
+    return ExchangeFactory(config=config).collect(coursedir=coursedir, config=config), coursedir
+
+
+def test_a_late_submission_dated_before_the_deadline_is_collected_at_the_time_of_its_files(tmp_path):
+    """nbgrader's late penalty reads the time a submission was handed in from the ``timestamp.txt`` that collect
+    copies from the exchange, and collect picks a learner's newest folder by the time in its name
+    (``<id>+<lab>+<time>+<n>``): both are the learner's, who writes the inbound folder. A folder handed in a day late,
+    named and dated before the deadline (its files' mtimes too, ``touch -d``), was graded with no penalty; one with no
+    ``timestamp.txt`` was not dated at all (nbgrader then assigns no penalty). Safe: the course's collect writes the
+    ``timestamp.txt`` itself, the later of the folder's time and the latest ctime of what it copied (which no owner can
+    set to the past), less a minute's slack; an honest submission keeps its own time to the microsecond."""
+    import datetime
+
+    collect, coursedir = _course_collect(tmp_path)
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    honest = now.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    claims = {"mallory": "2026-01-01 09:00:00.000000 UTC", "oscar": "2026-01-01 09:00:00.000000 UTC", "ann": honest}
+    dated = {}
+    for student, claimed in claims.items():
+        folder = tmp_path / "inbound" / f"{student}+01_naive_bpe+{claimed}+x"
+        (folder / "data").mkdir(parents=True)
+        (folder / "data" / "corpus.txt").write_text("low lower")
+        (folder / "01_naive_bpe.ipynb").write_text("{}")
+        if student != "oscar":
+            (folder / "timestamp.txt").write_text(claimed)
+        for path in (folder, *folder.rglob("*")):
+            os.utime(path, (1767258000, 1767258000))  # 2026-01-01 09:00 UTC
+        dest = tmp_path / "course" / "submitted" / student / "01_naive_bpe"
+        collect.do_copy(str(folder), str(dest))
+        dated[student] = coursedir.get_existing_timestamp(str(dest))
+    late = now - datetime.timedelta(seconds=61)  # the slack: a minute
+    assert dated["mallory"] is not None and dated["mallory"] >= late, dated
+    assert dated["oscar"] is not None and dated["oscar"] >= late, dated
+    assert dated["ann"] == now, dated
+    assert (tmp_path / "course" / "submitted" / "ann" / "01_naive_bpe" / "data" / "corpus.txt").read_text() == "low lower"
+
+
+def test_a_hard_link_in_the_exchange_is_not_collected(tmp_path):
+    """A learner's hard link in the inbound folder (where the kernel allows linking a file one does not own:
+    ``fs.protected_hardlinks`` off, some containers) was collected as a file: its content, a file of the instructor's
+    (the course's source notebook, every solution), as the learner's submission. A link was already left out (section
+    37); a hard link is no link to ``O_NOFOLLOW``. Safe: a file with more than one name is left out, logged."""
+    collect, _ = _course_collect(tmp_path)
+    solutions = tmp_path / "course" / "solutions" / "01_naive_bpe"
+    solutions.mkdir(parents=True)
+    (solutions / "01_naive_bpe.ipynb").write_text("### BEGIN SOLUTION")
+    inbound = tmp_path / "inbound" / "mallory+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+abc"
+    inbound.mkdir(parents=True)
+    os.link(solutions / "01_naive_bpe.ipynb", inbound / "01_naive_bpe.ipynb")
+    (inbound / "notes.txt").write_text("mine")
+    dest = tmp_path / "course" / "submitted" / "mallory" / "01_naive_bpe"
+    collect.do_copy(str(inbound), str(dest))
+    assert sorted(path.name for path in dest.iterdir()) == ["notes.txt", "timestamp.txt"]

@@ -224,8 +224,14 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   rewrite the release and the feedback there (solutions/README.md, section 7). A link put there is not followed:
   the config's ``LinkFreeCollect`` (a link to the source notebook was collected as a submission, section 37), which
   also leaves out a folder whose time nbgrader cannot read (it stopped the class's collect) or whose student id holds
-  a line break (it stopped the class's autograde); ``grades.csv`` quotes every field (``QuotedCsvExport``: an id of
-  commas and line breaks wrote a classmate's row, section 37).
+  a line break (it stopped the class's autograde), and a file with other names (a hard link, section 38); ``grades.csv``
+  quotes every field (``QuotedCsvExport``: an id of commas and line breaks wrote a classmate's row, section 37). The
+  time handed in, which the late penalty reads, was the learner's word (the folder's name, its ``timestamp.txt``): a
+  day late, dated the day before, cost nothing. The collect writes it: the later of the name's time and the latest
+  ctime of the files it copied, less a minute (section 38); a ctime no owner can set to the past, on a clock the file
+  server keeps. Still the learner's: which of their folders is taken (the newest by name, and with ``before_duedate``
+  the newest named before the due date; each dated so), and where every user is one account, any classmate's file
+  is theirs to change, its ctime with it.
 - nbgrader's formgrader writes the student id of the address it is opened at into its page unescaped (0.9.6: no
   autoescape): a link a learner sends the instructor runs a script on the formgrader's origin (section 37, a strict
   xfail). A stored id cannot carry one (``LinkFreeCollect``, ``collect``); open no formgrader link a learner sent.

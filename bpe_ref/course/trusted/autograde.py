@@ -460,7 +460,7 @@ if NbGraderPreprocessor is not None:
     import shutil
     import stat
     import tempfile
-    from datetime import datetime
+    from datetime import datetime, timedelta, timezone
 
     from nbgrader.exchange.default.collect import ExchangeCollect
 
@@ -488,7 +488,17 @@ if NbGraderPreprocessor is not None:
         script in the instructor's browser. A student id is a hub user's name: letters, digits and ``_ . @ + -``; with
         ``check_owner`` (nbgrader's default, where each user is an account of their own) the folder must be that
         user's: nbgrader only warned, and a folder ``alice+<lab>+<a later time>+x`` that mallory made replaced alice's
-        work. Any other folder is left out and logged, never anyone else's."""
+        work. Any other folder is left out and logged, never anyone else's.
+
+        The time a submission was handed in, which nbgrader's late penalty reads from its ``timestamp.txt``, was the
+        learner's word: the folder's name and that file, both the learner's (no file: no penalty). The copy writes its
+        own ``timestamp.txt``: the later of the folder's time and the latest status change (``st_ctime``) of what was
+        copied, read after its copy, less ``clock_slack``. No owner can set a ctime to the past: writing, renaming,
+        linking or ``touch``-ing a file sets it to the file system's clock. The top folder's own is left out (nbgrader
+        makes it writable by all: any user can change it). A file with other names (a hard link: the course's source
+        notebook, where the kernel lets a user link a file they cannot read) is left out, as a link is."""
+
+        clock_slack = 60.0  # seconds: what nbgrader's submit takes to copy after it took its time, and clock skew
 
         def _path_to_record(self, path):
             try:
@@ -523,13 +533,21 @@ if NbGraderPreprocessor is not None:
                 return
             with tempfile.TemporaryDirectory(prefix="collect_") as scratch:
                 try:
-                    self._copy_beneath(fd, src, Path(scratch, "submission"))
+                    changed = self._copy_beneath(fd, src, Path(scratch, "submission"))
                 finally:
                     os.close(fd)
                 super().do_copy(os.path.join(scratch, "submission"), dest, log)
+            claimed = super()._path_to_record(src)["timestamp"]  # the time in its name
+            filed = datetime.fromtimestamp(changed, timezone.utc).replace(tzinfo=None) - timedelta(seconds=self.clock_slack)
+            if filed > claimed:
+                self.log.warning("%s: dated %s, its files changed at %s: collected as handed in then", shown(src),
+                                 claimed, filed + timedelta(seconds=self.clock_slack))
+            Path(dest, "timestamp.txt").write_text(max(claimed, filed).strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
 
-        def _copy_beneath(self, folder: int, where: str, dest: Path) -> None:
+        def _copy_beneath(self, folder: int, where: str, dest: Path) -> float:
+            """Copy the folder open at ``folder`` into ``dest``: the latest ctime of what it copied, read after."""
             dest.mkdir()
+            changed = 0.0
             for name in os.listdir(folder):
                 try:
                     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
@@ -537,16 +555,20 @@ if NbGraderPreprocessor is not None:
                     self.log.warning("Not collected: %s (%s; a link is never followed)", os.path.join(where, name), err.strerror)
                     continue
                 try:
-                    mode = os.fstat(fd).st_mode
-                    if stat.S_ISDIR(mode):
-                        self._copy_beneath(fd, os.path.join(where, name), dest / name)
-                    elif stat.S_ISREG(mode):
+                    status = os.fstat(fd)
+                    if stat.S_ISDIR(status.st_mode):
+                        changed = max(changed, self._copy_beneath(fd, os.path.join(where, name), dest / name))
+                    elif stat.S_ISREG(status.st_mode) and status.st_nlink == 1:
                         with open(os.dup(fd), "rb") as source, open(dest / name, "wb") as target:
                             shutil.copyfileobj(source, target)
                     else:
-                        self.log.warning("Not collected: %s (neither a file nor a folder)", os.path.join(where, name))
+                        self.log.warning("Not collected: %s (%s)", os.path.join(where, name), "a hard link" if
+                                         stat.S_ISREG(status.st_mode) else "neither a file nor a folder")
+                        continue
+                    changed = max(changed, os.fstat(fd).st_ctime)
                 finally:
                     os.close(fd)
+            return changed
 
     import csv
 
