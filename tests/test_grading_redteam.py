@@ -4840,6 +4840,26 @@ def test_a_collector_left_on_that_freezes_every_object_as_a_collection_starts_lo
 # ---- 37. what the instructor opens: a submission's markdown in nbgrader's feedback and formgrader pages --------------
 
 
+def instructor_page(template: str, notebook) -> str:
+    """The HTML of ``notebook`` in nbgrader's ``feedback`` or ``formgrade`` page, with the course's config, each template
+    as nbgrader sets it (``GenerateFeedback``, the formgrader extension)."""
+    from pathlib import Path
+
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(Path(__file__).resolve().parents[1])).load_config()
+    config.HTMLExporter.template_name = template
+    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    config.HTMLExporter.extra_template_paths = [os.path.join(os.path.dirname(handlers.__file__), "static", "node_modules",
+                                                             "bootstrap", "dist", "css")]
+    page = {"notebook": "n", "score": 0, "max_score": 1, "late_penalty": 0}
+    return HTMLExporter(config=config).from_notebook_node(notebook, resources={
+        "nbgrader": page, "base_url": "", "submission_id": "s", "notebook_id": "n", "assignment_id": "a", "index": 0,
+        "total": 1})[0]
+
+
 @pytest.mark.parametrize("template", ["feedback", "formgrade"])
 def test_a_submission_s_markdown_runs_no_script_in_the_feedback_or_the_formgrader(template):
     """nbgrader's feedback and formgrade templates render a markdown cell's HTML as it is (they leave out the
@@ -4850,28 +4870,13 @@ def test_a_submission_s_markdown_runs_no_script_in_the_feedback_or_the_formgrade
     exporter's ``markdown2html`` (:func:`bpe_ref.course.printable.markdown_html`): what markdown makes is kept, HTML
     written in it is shown as text, a link to other than a safe protocol goes nowhere. Checked with the course's
     config, each template as nbgrader sets it (``GenerateFeedback``, the formgrader extension)."""
-    import os
-    from pathlib import Path
-
     import nbformat
-    from nbconvert.exporters import HTMLExporter
-    from nbgrader.server_extensions.formgrader import handlers
-    from traitlets.config.loader import PyFileConfigLoader
 
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(Path(__file__).resolve().parents[1])).load_config()
-    config.HTMLExporter.template_name = template
-    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
-    config.HTMLExporter.extra_template_paths = [os.path.join(os.path.dirname(handlers.__file__), "static", "node_modules",
-                                                             "bootstrap", "dist", "css")]
     attack = ("# Answer\n\nI ran <s>it</s> `a < b`.\n\n<script>fetch('/formgrader/api/grade')</script>\n"
               "<img src=x onerror=\"alert(1)\"> <iframe srcdoc=\"<script>alert(2)</script>\"></iframe>\n"
               "[notes](javascript:alert(3)) <a href=\"javascript:alert(4)\">more</a> <svg onload=alert(5)></svg>\n"
               "![i](JaVa%73cript:alert(6)) [e](&#106;avascript:alert(7))\n\n<div>\n<script>alert(8)</script>\n</div>\n")
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(attack)])
-    page = {"notebook": "n", "score": 0, "max_score": 1, "late_penalty": 0}
-    html, _ = HTMLExporter(config=config).from_notebook_node(notebook, resources={
-        "nbgrader": page, "base_url": "", "submission_id": "s", "notebook_id": "n", "assignment_id": "a", "index": 0,
-        "total": 1})
+    html = instructor_page(template, nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(attack)]))
     body = html[html.index("I ran"):]
     active = r"<(?:script|iframe|svg)|<[a-z][^<>]*(?:\son\w+=|javascript:|java%73cript|&#106;)"  # a tag, not its text
     assert re.findall(active, body, re.I) == [], body[:2000]
@@ -5086,3 +5091,33 @@ def test_a_hard_link_in_the_exchange_is_not_collected(tmp_path):
     dest = tmp_path / "course" / "submitted" / "mallory" / "01_naive_bpe"
     collect.do_copy(str(inbound), str(dest))
     assert sorted(path.name for path in dest.iterdir()) == ["notes.txt", "timestamp.txt"]
+
+
+# ---- 39. what the instructor opens: a markdown cell's attachments, the outputs of a submission ----------------------
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_markdown_cell_s_attachments_are_shown_and_run_no_script(template):
+    """An image pasted into a markdown cell is kept as the cell's attachment (``![a](attachment:a.png)``): the course's
+    ``markdown2html`` (section 37) gave nbconvert's renderer no attachments, so every such cell raised
+    ``InvalidNotebook`` ("missing attachment"): the learner's feedback was not generated and the formgrader could not
+    show the autograded notebook, for an honest pasted image as for any. Safe: the cell's attachments are passed;
+    a raster image is shown from its data, an SVG one (which may hold a script) and any other kind not at all.
+    A code cell's outputs reach these pages as nbgrader's ``ClearOutput`` and the trusted grader leave them: text
+    streams and errors only (what a learner's cell displayed, ``display(HTML(...))``, is printed as its ``repr``), which
+    nbconvert escapes: checked here with the tags a learner's code prints or raises."""
+    import nbformat
+
+    svg = "PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnIG9ubG9hZD0nYWxlcnQoMSknLz4="  # <svg ... onload=alert(1)/>
+    cell = nbformat.v4.new_markdown_cell("My plot: ![plot](attachment:plot.png) and ![s](attachment:s.svg)")
+    cell.attachments = {"plot.png": {"image/png": "iVBORw0KGgo="}, "s.svg": {"image/svg+xml": svg}}
+    printed = nbformat.v4.new_code_cell("x", outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text="<script>alert(2)</script>"),
+        nbformat.v4.new_output("error", ename="E<svg onload=alert(3)>", evalue="<img src=x onerror=alert(4)>",
+                               traceback=["\x1b[31m<img src=x onerror=alert(5)>\x1b[0m"])])
+    html = instructor_page(template, nbformat.v4.new_notebook(cells=[cell, printed]))
+    body = html[html.index("My plot"):]
+    assert '<img alt="plot" src="data:image/png;base64,iVBORw0KGgo="' in body, body[:500]
+    assert svg not in html and "image/svg" not in body
+    assert re.findall(r"<(?:script|svg)|<img[^>]*onerror", body) == [], body
+    assert "&lt;script&gt;alert(2)" in body and "onerror=alert(5)" in body, body

@@ -9,6 +9,7 @@ student's row and its review line from ``grade --class`` and wrote a clean row i
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import unicodedata
 
@@ -43,14 +44,24 @@ class PrintableStreamHandler(logging.StreamHandler):
 
 
 
-def markdown_html(source: str) -> str:
+def markdown_html(context, source: str) -> str:
     """nbconvert's ``markdown2html`` filter for nbgrader's feedback and formgrader pages (``nbgrader_config.py``):
     mistune's HTML of the markdown, with the HTML written in it shown as text and links and images to safe protocols
     only (mistune's allowlist: no ``javascript:``). nbgrader's templates render a markdown cell's raw HTML as it is
     (they leave out nbconvert's ``clean_html``), so a submission's ``<script>`` or ``<img onerror=...>`` ran in the
     instructor's browser on the formgrader's origin, whose API sets any student's grades
     (``tests/test_grading_redteam.py``, section 37). No lab's markdown writes HTML; cleaning it instead (bleach) cost
-    minutes of CPU on 300 KB of unclosed tags."""
+    minutes of CPU on 300 KB of unclosed tags. The cell's attachments are passed (without them an image pasted into
+    the cell raised ``InvalidNotebook``: no feedback, no formgrader view, section 39): a raster image is shown from its
+    data, an SVG one, which may hold a script, not at all (``data:image/svg+xml`` is no safe protocol)."""
     from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-    return MarkdownWithMath(renderer=IPythonRenderer(escape=True, allow_harmful_protocols=False)).render(source)
+    attachments = context.get("cell", {}).get("attachments", {})
+    return MarkdownWithMath(renderer=IPythonRenderer(escape=True, allow_harmful_protocols=False,
+                                                     attachments=attachments)).render(source)
+
+
+with contextlib.suppress(ImportError):  # jinja2 comes with nbconvert, which alone calls the filter
+    from jinja2 import pass_context
+
+    pass_context(markdown_html)  # jinja then passes the template's context: the cell

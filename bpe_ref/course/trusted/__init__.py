@@ -200,9 +200,12 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
 - *Running a script where the instructor looks*: nbgrader's feedback and formgrade templates render a markdown cell's
   HTML as it is, so a submission's ``<script>`` ran in the formgrader, on an origin whose API sets any student's
   grades. ``nbgrader_config.py`` replaces the exporter's ``markdown2html`` (:func:`bpe_ref.course.printable.markdown_html`):
-  what markdown makes is kept, HTML written in it is shown as text, links go to safe protocols only (section 37). The
-  outputs the grader writes are text streams and errors (the worker's ``display`` prints a ``repr``), which nbconvert
-  escapes.
+  what markdown makes is kept, HTML written in it is shown as text, links go to safe protocols only (section 37), a
+  cell's attached images shown from their data if raster, an SVG one (a script may be in it) not at all (without its
+  attachments, an image pasted into a cell failed the learner's feedback and the formgrader's view: section 39). The
+  outputs a submission saved are cleared (nbgrader's ``ClearOutput``); those the grader writes are text streams and
+  errors (the worker's ``display`` prints a ``repr``), which nbconvert escapes (section 39); nbgrader's pages show no
+  widget state of the notebook's metadata.
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows;
   visible tests are at most a third of a lab's points.
 
