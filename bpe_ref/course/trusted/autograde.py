@@ -482,7 +482,8 @@ if NbGraderPreprocessor is not None:
         entry is opened ``O_NOFOLLOW`` beneath the folder opened before it, so a link swapped in meanwhile is not
         followed either; links, and what is neither a file nor a folder, are left out and logged. The copy, made in a
         folder of this process's, then goes through nbgrader's own (its size limits, ignored files, permissions).
-        A folder named with a time nbgrader cannot read, or larger than ``max_dir_size``, stopped the class's collect; a
+        A folder named with a time nbgrader cannot read, larger than ``max_dir_size`` or nested 1,000 deep (nbgrader's
+        ``os.walk`` recursed), stopped the class's collect: 32 levels and 10,000 entries are copied at most; a
         student id with a line break, its autograde (nbgrader's paths are matched by ``.*``); one with quotes or ``<>``,
         written as it is into the formgrader's pages (``var student_id = "{{ student_id }}"``, no escaping), ran a
         script in the instructor's browser. A student id is a hub user's name: letters, digits and ``_ . @ + -``; with
@@ -523,17 +524,20 @@ if NbGraderPreprocessor is not None:
                 self.src_records.remove(record)
 
         def do_copy(self, src, dest, log=None):
-            if self.get_size(src) > 1000 * self.coursedir.max_dir_size:  # nbgrader's raised, and stopped the class's collect
-                self.log.warning("Not collected: %s (larger than CourseDirectory.max_dir_size)", shown(src))
-                return
             try:
                 fd = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
             except OSError as err:  # the folder handed in is a link (to the course's solutions/<lab>, say)
                 self.log.warning("Not collected: %s (%s; a link is never followed)", shown(src), err.strerror)
                 return
+            # What may still be copied: bytes (nbgrader's own measure, os.walk, raised past max_dir_size and, recursing
+            # once per level, at 1,000 levels: either stopped the class's collect), entries, levels.
+            self._left = {"bytes": 1000 * self.coursedir.max_dir_size, "entries": 10_000, "levels": 32}
             with tempfile.TemporaryDirectory(prefix="collect_") as scratch:
                 try:
                     changed = self._copy_beneath(fd, src, Path(scratch, "submission"))
+                except OverflowError as err:
+                    self.log.warning("Not collected: %s (more than %s)", shown(src), err)
+                    return
                 finally:
                     os.close(fd)
                 super().do_copy(os.path.join(scratch, "submission"), dest, log)
@@ -548,7 +552,9 @@ if NbGraderPreprocessor is not None:
             """Copy the folder open at ``folder`` into ``dest``: the latest ctime of what it copied, read after."""
             dest.mkdir()
             changed = 0.0
+            self._spend("levels", 1)
             for name in os.listdir(folder):
+                self._spend("entries", 1)
                 try:
                     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
                 except OSError as err:  # ELOOP: a link
@@ -559,6 +565,7 @@ if NbGraderPreprocessor is not None:
                     if stat.S_ISDIR(status.st_mode):
                         changed = max(changed, self._copy_beneath(fd, os.path.join(where, name), dest / name))
                     elif stat.S_ISREG(status.st_mode) and status.st_nlink == 1:
+                        self._spend("bytes", status.st_size)
                         with open(os.dup(fd), "rb") as source, open(dest / name, "wb") as target:
                             shutil.copyfileobj(source, target)
                     else:
@@ -568,7 +575,14 @@ if NbGraderPreprocessor is not None:
                     changed = max(changed, os.fstat(fd).st_ctime)
                 finally:
                     os.close(fd)
+            self._left["levels"] += 1
             return changed
+
+        def _spend(self, what: str, amount: int) -> None:
+            self._left[what] -= amount
+            if self._left[what] < 0:
+                raise OverflowError({"bytes": "CourseDirectory.max_dir_size", "entries": "10,000 entries",
+                                     "levels": "32 levels of folders"}[what])
 
     import csv
 
