@@ -5150,3 +5150,28 @@ def test_a_folder_nested_thousands_deep_in_the_exchange_stops_no_one_else_s_coll
         collect.do_copy(str(folder), str(submitted / folder.name.split("+")[0] / "01_naive_bpe"))
     assert sorted(path.name for path in submitted.iterdir()) == ["ann"]
     assert (submitted / "ann" / "01_naive_bpe" / "data" / "corpus.txt").read_text() == "low lower"
+
+
+def test_a_file_that_grows_as_it_is_collected_is_copied_at_its_size(tmp_path, monkeypatch):
+    """A learner's process that appends to a file of their inbound folder as fast as the instructor's collect reads it
+    (the learner's server runs on while the instructor collects) kept the collect copying it until the instructor's
+    disk was full: nbgrader's and the course's copy read to the end of the file, wherever it was by then (nbgrader's
+    size check ran before). Here the file grows by 4 MiB right after the collect opened it. Safe: a file is copied at
+    the size it had when opened (its later change dates the submission, above)."""
+    collect, _ = _course_collect(tmp_path)
+    folder = tmp_path / "inbound" / "mallory+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+x"
+    folder.mkdir(parents=True)
+    (folder / "01_naive_bpe.ipynb").write_text("{}")
+    grown, real_fstat = [], os.fstat
+
+    def fstat(fd):
+        status = real_fstat(fd)
+        if status.st_ino == (folder / "01_naive_bpe.ipynb").stat().st_ino and not grown:
+            with open(folder / "01_naive_bpe.ipynb", "ab") as notebook:
+                grown.append(notebook.write(b" " * (4 << 20)))
+        return status
+
+    monkeypatch.setattr(os, "fstat", fstat)
+    dest = tmp_path / "course" / "submitted" / "mallory" / "01_naive_bpe"
+    collect.do_copy(str(folder), str(dest))
+    assert grown and (dest / "01_naive_bpe.ipynb").read_bytes() == b"{}"

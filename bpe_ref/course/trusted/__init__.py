@@ -228,7 +228,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   the config's ``LinkFreeCollect`` (a link to the source notebook was collected as a submission, section 37), which
   also leaves out a folder whose time nbgrader cannot read (it stopped the class's collect) or whose student id holds
   a line break (it stopped the class's autograde), one nested 1,000 deep (nbgrader's ``os.walk`` recursed: it stopped
-  the class's collect; 32 levels, 10,000 entries at most), and a file with other names (a hard link, section 38); ``grades.csv``
+  the class's collect; 32 levels, 10,000 entries at most), and a file with other names (a hard link, section 38); it
+  copies a file at its size when opened (one a learner's process grew as it was read was copied until the disk was
+  full, section 38); ``grades.csv``
   quotes every field (``QuotedCsvExport``: an id of commas and line breaks wrote a classmate's row, section 37). The
   time handed in, which the late penalty reads, was the learner's word (the folder's name, its ``timestamp.txt``): a
   day late, dated the day before, cost nothing. The collect writes it: the later of the name's time and the latest
