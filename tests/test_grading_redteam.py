@@ -5175,3 +5175,24 @@ def test_a_file_that_grows_as_it_is_collected_is_copied_at_its_size(tmp_path, mo
     dest = tmp_path / "course" / "submitted" / "mallory" / "01_naive_bpe"
     collect.do_copy(str(folder), str(dest))
     assert grown and (dest / "01_naive_bpe.ipynb").read_bytes() == b"{}"
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_long_crafted_cell_costs_the_instructor_s_pages_no_minutes(template):
+    """nbgrader's feedback and formgrade pages highlight every code cell with the lexer the notebook's metadata names
+    (the labs: IPython's ``ipython3``), whose time grows as the square of a line's length on some text: a cell holding
+    an attribute chain of 16 KB (``x = a.a.a...``, valid Python) cost 5 s of CPU, one of 100 KB minutes, and a
+    submission of many held ``nbgrader generate_feedback`` (the class's, one notebook after another) and the formgrader
+    (one thread for every page) for hours. Safe: the course's ``highlight_code`` uses Pygments' Python lexer, whatever
+    the metadata names, and shows a cell longer than 20,000 characters as text."""
+    import nbformat
+
+    cells = [nbformat.v4.new_code_cell("x = " + "a." * 8_000 + "a\n"), nbformat.v4.new_code_cell("y = " + "a." * 20_000)]
+    cells[1].metadata["magics_language"] = "ng2"
+    notebook = nbformat.v4.new_notebook(cells=cells, metadata={"language_info": {"name": "python",
+                                                                                  "pygments_lexer": "ipython3"}})
+    start = time.process_time()
+    html = instructor_page(template, notebook)
+    spent = time.process_time() - start
+    assert spent < 4, f"the page cost {spent:.1f} s of CPU time"
+    assert html.count("a.a.a.a") >= 2 and '<span class="n">a</span><span class="o">.</span>' in html
