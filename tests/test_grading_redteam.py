@@ -5196,3 +5196,30 @@ def test_a_long_crafted_cell_costs_the_instructor_s_pages_no_minutes(template):
     spent = time.process_time() - start
     assert spent < 4, f"the page cost {spent:.1f} s of CPU time"
     assert html.count("a.a.a.a") >= 2 and '<span class="n">a</span><span class="o">.</span>' in html
+
+
+# A cell that lifts the worker loop's cap on a cell's printed text (its global, reached through the caller's frame), and
+# cells that each print 3 MB or raise an error of 3 MB, each under the 4 MiB a reply may hold.
+UNCAPPED_OUTPUTS = [
+    'import sys\nsys._getframe(1).f_globals["MAX_OUTPUT_CHARS"] = 10 ** 9\n'
+    'sys._getframe(1).f_globals["_error"] = lambda exc: {"ename": "E" * 10_000, "evalue": "v" * 1_000_000,\n'
+    '                                                    "traceback": ["t" * 100] * 20_000}',
+    'print("x" * 3_000_000)',
+    'raise ValueError()',
+]
+
+
+def test_what_a_cell_prints_is_capped_by_the_grader_not_by_the_learner_s_process():
+    """The text a cell printed, and its error, reach the autograded notebook as the worker reports them, capped there
+    (20,000 characters a stream, 2,000 an error's message, 30 lines of traceback) by the worker loop, whose globals a
+    cell reaches through its caller's frame: rebound, each cell's outputs grew to the 4 MiB of a reply, and a submission
+    of a thousand such cells held gigabytes in the grading process (nbgrader autograde: the OOM killer ends the class's
+    run) and wrote them into the autograded notebook and the feedback. Safe: the trusted side caps what it writes into
+    the notebook, whatever the worker reports."""
+    import json
+
+    cells = [code_cell(f"c{index}", source) for index, source in enumerate(UNCAPPED_OUTPUTS)]
+    grade_cells(cells, "00_pretokenization", policy=Policy(cell_timeout=10, call_timeout=10), total_seconds=60)
+    sizes = [len(json.dumps(cell["outputs"])) for cell in cells]
+    assert cells[1]["outputs"][0]["text"].startswith("xxx") and cells[2]["outputs"][-1]["ename"].startswith("EEE")
+    assert max(sizes) < 100_000, sizes

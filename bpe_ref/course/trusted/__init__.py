@@ -164,7 +164,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
 - *Costing the grader*: a cell's IPython syntax is turned into Python here (IPython's ``TransformerManager``, which
   tokenizes the whole cell again for each ``%magic`` line: 1,000 of them cost 12 to 24 s of CPU, 160 KB of them minutes,
   in one call between requests) under the cell's limit of this process's CPU time, past which the cell goes as it is
-  (section 35); a reply is read with a size limit; decoding refuses nesting deeper than the
+  (section 35); a reply is read with a size limit (4 MiB), and what the grader writes into the notebook is capped here
+  (20,000 characters a stream; an error's message 2,000, its traceback 30 lines): the worker's caps are the learner's
+  process's globals, and a cell that rebound them made every cell's outputs 4 MiB, gigabytes in the grading process
+  for a notebook of a thousand cells (section 39); decoding refuses nesting deeper than the
   worker sends and dicts or sets whose keys share one hash (integers ``k * (2**61 - 1)`` kept the
   grader busy for minutes) before building them. The scratch folder is walked (twice a second for
   its size, at closing for links and special files) through at most ``Policy.scratch_entries``

@@ -30,6 +30,7 @@ from typing import Any
 from . import cells as test_cells
 from .cells import is_test_cell, nbgrader_of, source_of
 from .sandbox import Policy, RemoteFunction, Sandbox
+from .worker.wire import capped
 from .verdicts import CheckFailed, GradingStopped, hidden_seed
 
 RECORDS_DIR = "trusted_grades"
@@ -204,6 +205,7 @@ def lab_policy(graders: Any, base: Policy) -> Policy:
 
 
 def _error_output(ename: str, message: str) -> dict:
+    message = capped(message)
     return {"output_type": "error", "ename": ename, "evalue": message, "traceback": [f"{ename}: {message}"]}
 
 
@@ -278,7 +280,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
                 later = order[order.index(name) + 1:]
                 box.not_graded_yet = {function for grade_id in later for function in specs[grade_id].functions}
                 verdict, printed = run_test(spec, graders, box, points)
-                cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []
+                cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": capped(printed)}] if printed else []
                 if not box.alive:  # the learner's code timed out or died during the check
                     restart_and_replay()
             if not verdict.passed:
