@@ -5223,3 +5223,30 @@ def test_what_a_cell_prints_is_capped_by_the_grader_not_by_the_learner_s_process
     sizes = [len(json.dumps(cell["outputs"])) for cell in cells]
     assert cells[1]["outputs"][0]["text"].startswith("xxx") and cells[2]["outputs"][-1]["ename"].startswith("EEE")
     assert max(sizes) < 100_000, sizes
+
+
+def test_a_classmate_s_file_in_a_submission_is_not_collected_where_each_user_is_an_account(tmp_path, monkeypatch):
+    """Where each user is an account of their own (``check_owner`` on), nbgrader's submit makes the submission's folder
+    writable by all (so that the instructor can delete it): a classmate could delete alice's notebook there and put
+    their own (collected as alice's), or add a file, whose change after the deadline now dates alice's submission (the
+    time handed in, above). Safe: with ``check_owner``, an entry of the folder whose owner is not the folder's is left
+    out, logged. (The test, which may run as one user, reports the classmate's file as another uid's.)"""
+    collect, _ = _course_collect(tmp_path)
+    collect.check_owner = True
+    folder = tmp_path / "inbound" / "alice+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+x"
+    folder.mkdir(parents=True)
+    (folder / "01_naive_bpe.ipynb").write_text("bob's")
+    (folder / "notes.txt").write_text("alice's")
+    planted, real_fstat = (folder / "01_naive_bpe.ipynb").stat().st_ino, os.fstat
+
+    def fstat(fd):
+        status = real_fstat(fd)
+        if status.st_ino != planted:
+            return status
+        return os.stat_result((status.st_mode, status.st_ino, status.st_dev, status.st_nlink, status.st_uid + 1,
+                               status.st_gid, status.st_size, 0, 0, 0))
+
+    monkeypatch.setattr(os, "fstat", fstat)
+    dest = tmp_path / "course" / "submitted" / "alice" / "01_naive_bpe"
+    collect.do_copy(str(folder), str(dest))
+    assert sorted(path.name for path in dest.iterdir()) == ["notes.txt", "timestamp.txt"]

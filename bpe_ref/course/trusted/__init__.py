@@ -244,7 +244,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   ctime of the files it copied, less a minute (section 38); a ctime no owner can set to the past, on a clock the file
   server keeps. Still the learner's: which of their folders is taken (the newest by name, and with ``before_duedate``
   the newest named before the due date; each dated so), and where every user is one account, any classmate's file
-  is theirs to change, its ctime with it.
+  is theirs to change, its ctime with it. Where each is an account (``check_owner``), an entry of a submission's
+  folder (writable by all, as nbgrader's submit makes it) that another user put there is left out: a classmate's
+  notebook put in place of the submitter's was collected as theirs (section 38).
 - nbgrader's formgrader writes the student id of the address it is opened at into its page unescaped (0.9.6: no
   autoescape): a link a learner sends the instructor runs a script on the formgrader's origin (section 37, a strict
   xfail). A stored id cannot carry one (``LinkFreeCollect``, ``collect``); open no formgrader link a learner sent.

@@ -497,8 +497,10 @@ if NbGraderPreprocessor is not None:
         own ``timestamp.txt``: the later of the folder's time and the latest status change (``st_ctime``) of what was
         copied, read after its copy, less ``clock_slack``. No owner can set a ctime to the past: writing, renaming,
         linking or ``touch``-ing a file sets it to the file system's clock. The top folder's own is left out (nbgrader
-        makes it writable by all: any user can change it). A file with other names (a hard link: the course's source
-        notebook, where the kernel lets a user link a file they cannot read) is left out, as a link is."""
+        makes it writable by all: any user can change it), and with ``check_owner`` so is every entry another user put
+        there (a classmate replaced the submitter's notebook in that folder, or dated it late). A file with other names
+        (a hard link: the course's source notebook, where the kernel lets a user link a file they cannot read) is left
+        out, as a link is."""
 
         clock_slack = 60.0  # seconds: what nbgrader's submit takes to copy after it took its time, and clock skew
 
@@ -533,6 +535,9 @@ if NbGraderPreprocessor is not None:
             # What may still be copied: bytes (nbgrader's own measure, os.walk, raised past max_dir_size and, recursing
             # once per level, at 1,000 levels: either stopped the class's collect), entries, levels.
             self._left = {"bytes": 1000 * self.coursedir.max_dir_size, "entries": 10_000, "levels": 32}
+            # With check_owner, what another user put in the folder (nbgrader makes it writable by all) is not the
+            # submitter's: a classmate's file there replaced their notebook, or dated their submission late.
+            self._owner = os.fstat(fd).st_uid if self.check_owner else None
             with tempfile.TemporaryDirectory(prefix="collect_") as scratch:
                 try:
                     changed = self._copy_beneath(fd, src, Path(scratch, "submission"))
@@ -563,6 +568,10 @@ if NbGraderPreprocessor is not None:
                     continue
                 try:
                     status = os.fstat(fd)
+                    if self._owner is not None and status.st_uid != self._owner:
+                        self.log.warning("Not collected: %s (%s's, not the folder owner's)", os.path.join(where, name),
+                                         _owner(status.st_uid))
+                        continue
                     if stat.S_ISDIR(status.st_mode):
                         changed = max(changed, self._copy_beneath(fd, os.path.join(where, name), dest / name))
                     elif stat.S_ISREG(status.st_mode) and status.st_nlink == 1:
