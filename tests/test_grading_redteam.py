@@ -5146,8 +5146,12 @@ def test_a_folder_nested_thousands_deep_in_the_exchange_stops_no_one_else_s_coll
     (honest / "data").mkdir(parents=True)
     (honest / "data" / "corpus.txt").write_text("low lower")
     submitted = tmp_path / "course" / "submitted"
-    for folder in (deep, many, honest):
-        collect.do_copy(str(folder), str(submitted / folder.name.split("+")[0] / "01_naive_bpe"))
+    try:
+        for folder in (deep, many, honest):
+            collect.do_copy(str(folder), str(submitted / folder.name.split("+")[0] / "01_naive_bpe"))
+    finally:  # removed here: pytest's removal of tmp_path recurses once per level too
+        for level in range(1_500, 0, -1):
+            os.rmdir(deep.joinpath(*["a"] * level))
     assert sorted(path.name for path in submitted.iterdir()) == ["ann"]
     assert (submitted / "ann" / "01_naive_bpe" / "data" / "corpus.txt").read_text() == "low lower"
 
