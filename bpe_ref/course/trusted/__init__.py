@@ -173,11 +173,12 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   its size, at closing for links and special files) through at most ``Policy.scratch_entries``
   entries and 32 levels, links never followed; past either the worker is stopped and flagged, so a
   million empty files or a tree thousands deep cost the learner, not the grader (removing the folder
-  still costs what the worker made before the watcher's next look). The instructor's pages of a submission (nbgrader's feedback,
-  the formgrader) highlight its code with Pygments' Python lexer, whatever its metadata names, and a cell past 20,000
-  characters not at all (:func:`bpe_ref.course.printable.code_html`): IPython's lexer, which the labs name, took time
-  growing as the square of a line's length (16 KB of ``a.a.a...``, 5 s of CPU), and a submission of such cells held the
-  class's ``generate_feedback`` and the formgrader's one thread for hours (section 39).
+  still costs what the worker made before the watcher's next look). The instructor's pages of a submission
+  (nbgrader's feedback, the formgrader) highlight its code with Pygments' Python lexer, whatever its metadata names,
+  and a cell past 20,000 characters not at all (:func:`bpe_ref.course.printable.code_html`): IPython's lexer, which
+  the labs name, took time growing as the square of a line's length (16 KB of ``a.a.a...``, 5 s of CPU), and a
+  submission of such cells held the class's ``generate_feedback`` and the formgrader's one thread for hours (section
+  39).
 - *Keeping a stand-in*: while a task is graded, the reference's versions of the earlier tasks'
   functions stand in for the learner's (sent as source; never the function being graded, a
   trainer, or the function of a test cell still to be graded). Test cells are graded in the
@@ -237,8 +238,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   a line break (it stopped the class's autograde), one nested 1,000 deep (nbgrader's ``os.walk`` recursed: it stopped
   the class's collect; 32 levels, 10,000 entries at most), and a file with other names (a hard link, section 38); it
   copies a file at its size when opened (one a learner's process grew as it was read was copied until the disk was
-  full, section 38); ``grades.csv``
-  quotes every field (``QuotedCsvExport``: an id of commas and line breaks wrote a classmate's row, section 37). The
+  full, section 38); ``grades.csv`` quotes every field (``QuotedCsvExport``: an id of commas and line breaks wrote a
+  classmate's row, section 37). The
   time handed in, which the late penalty reads, was the learner's word (the folder's name, its ``timestamp.txt``): a
   day late, dated the day before, cost nothing. The collect writes it: the later of the name's time and the latest
   ctime of the files it copied, less a minute (section 38); a ctime no owner can set to the past, on a clock the file
