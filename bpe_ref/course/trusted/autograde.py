@@ -503,6 +503,7 @@ if NbGraderPreprocessor is not None:
         out, as a link is."""
 
         clock_slack = 60.0  # seconds: what nbgrader's submit takes to copy after it took its time, and clock skew
+        most = {"entries": 10_000, "levels": 32}  # copied of a folder handed in, with max_dir_size's bytes
 
         def _path_to_record(self, path):
             try:
@@ -534,7 +535,7 @@ if NbGraderPreprocessor is not None:
                 return
             # What may still be copied: bytes (nbgrader's own measure, os.walk, raised past max_dir_size and, recursing
             # once per level, at 1,000 levels: either stopped the class's collect), entries, levels.
-            self._left = {"bytes": 1000 * self.coursedir.max_dir_size, "entries": 10_000, "levels": 32}
+            self._left = {"bytes": 1000 * self.coursedir.max_dir_size, **self.most}
             # With check_owner, what another user put in the folder (nbgrader makes it writable by all) is not the
             # submitter's: a classmate's file there replaced their notebook, or dated their submission late.
             self._owner = os.fstat(fd).st_uid if self.check_owner else None
@@ -594,8 +595,7 @@ if NbGraderPreprocessor is not None:
         def _spend(self, what: str, amount: int) -> None:
             self._left[what] -= amount
             if self._left[what] < 0:
-                raise OverflowError({"bytes": "CourseDirectory.max_dir_size", "entries": "10,000 entries",
-                                     "levels": "32 levels of folders"}[what])
+                raise OverflowError("CourseDirectory.max_dir_size" if what == "bytes" else f"{self.most[what]:,} {what}")
 
     import csv
 
