@@ -146,3 +146,46 @@ def test_instructors_get_every_nbgrader_tool():
     instructor = REPO_ROOT / "jupyterlab_settings" / "instructor"
     assert (instructor / "overrides.json").read_text() == (REPO_ROOT / "jupyterlab_settings" / "overrides.json").read_text()
     assert not (instructor / "page_config.json").exists()
+
+
+# Ids a link can hold: each quote, tag and script of it reached nbgrader's page as it was (0.9.6's jinja Environment
+# has no autoescape), in a <script> (``var student_id = "...";``) on the formgrader's origin, whose API sets grades.
+CRAFTED = ('";fetch("/formgrader/api/grade");"', "</script><script>alert(1)</script>", "<img src=x onerror=alert(2)>")
+FORMGRADER_PAGES = ("manage_students/{0}", "manage_students/{0}/{1}", "manage_submissions/{1}", "gradebook/{1}",
+                    "gradebook/{1}/{0}")
+
+
+def test_the_formgrader_writes_no_id_of_a_link_into_its_page_as_a_script(jupyterlab):
+    """Every formgrader page that takes an id from its address (a student, a lab, a notebook), opened at a link a
+    learner sent the instructor: the id is on the page as text, never as markup or code; an honest id renders its page
+    as before. Safe: ``nbgrader_config.py``, which the formgrader loads before it builds its pages' Environment, has
+    it escape what it writes (:func:`bpe_ref.course.printable.guard_formgrader`)."""
+    from urllib.parse import quote
+
+    from markupsafe import escape
+
+    for page in FORMGRADER_PAGES:
+        status, html = get(f"{jupyterlab}/formgrader/" + page.format("bob.o-k@uni.edu", "01_naive_bpe"))
+        assert status == 200 and "bob.o-k@uni.edu" in html.replace("01_naive_bpe", "bob.o-k@uni.edu"), (page, html[:500])
+        assert re.search(r'var (student|assignment)_id = "(bob\.o-k@uni\.edu|01_naive_bpe)";', html), (page, html[:500])
+        for crafted in CRAFTED:
+            status, html = get(f"{jupyterlab}/formgrader/" + page.format(*[quote(crafted, safe="")] * 2))
+            assert status == 200 and crafted not in html and str(escape(crafted)) in html, (page, crafted, html[:800])
+
+
+def test_the_formgrader_runs_no_config_of_a_folder_a_link_names(jupyterlab, tmp_path):
+    """nbgrader's formgrader opens the course of any folder its address names (``/formgrader?path=DIR``, the Nbgrader
+    menu's "Formgrader (local)"): it runs that folder's ``nbgrader_config.py``, Python, in the instructor's server. A
+    learner hands in such a file (collect copies it to ``submitted/<them>/<lab>/``; on a hub it is in the exchange) and
+    sends the instructor the link: their code ran as the instructor, one click. Safe: the course's config refuses any
+    folder but the course's own (403); the formgrader opens the course as before."""
+    marker = tmp_path / "ran"
+    (tmp_path / "nbgrader_config.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    try:
+        status, html = get(f"{jupyterlab}/formgrader?path={tmp_path}")
+        assert not marker.exists(), "a link's folder had its nbgrader_config.py run in the formgrader's server"
+        assert status == 403, (status, html[:500])
+        status, html = get(f"{jupyterlab}/formgrader?path={REPO_ROOT}")
+        assert status == 200 and "Manage Assignments" in html, (status, html[:500])
+    finally:
+        get(f"{jupyterlab}/formgrader")  # back to the course the server started with, whatever happened

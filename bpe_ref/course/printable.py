@@ -54,3 +54,33 @@ def markdown_html(source: str) -> str:
     from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
     return MarkdownWithMath(renderer=IPythonRenderer(escape=True, allow_harmful_protocols=False)).render(source)
+
+
+def guard_formgrader() -> None:
+    """nbgrader's formgrader, made safe to open at a link a learner sent; ``nbgrader_config.py`` calls this in the
+    Jupyter server, which loads it (``FormgradeExtension.initialize``) before the formgrader builds its pages' jinja
+    Environment. nbgrader 0.9.6 builds it without autoescape: the id of a student, a lab or a notebook in the page's
+    address (``/formgrader/manage_students/<id>``) was written as it is into the page's ``<script>``, on the origin
+    whose API sets any student's grades; now every value its templates write is escaped. And the formgrader opened the
+    course of any folder ``?path=`` named, running that folder's ``nbgrader_config.py`` in the instructor's server (a
+    learner's, handed in); now it opens the course it was started in only (``tests/test_labs_jupyter.py``)."""
+    import functools
+    import os
+
+    import jinja2
+    from nbgrader.server_extensions.formgrader import formgrader
+    from tornado import web
+
+    if formgrader.Environment is not jinja2.Environment:  # this file runs at every reload of the config: once is enough
+        return
+    formgrader.Environment = functools.partial(jinja2.Environment, autoescape=True)
+    course, opens = os.path.realpath(os.getcwd()), formgrader.handlers.FormgraderHandler.get
+
+    @web.authenticated
+    def get(handler) -> None:
+        path = handler.get_argument("path", "")
+        if path and os.path.realpath(path) != course:
+            raise web.HTTPError(403, "this formgrader opens the course it was started in only")
+        return opens(handler)
+
+    formgrader.handlers.FormgraderHandler.get = get

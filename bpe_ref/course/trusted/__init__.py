@@ -203,6 +203,12 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   what markdown makes is kept, HTML written in it is shown as text, links go to safe protocols only (section 37). The
   outputs the grader writes are text streams and errors (the worker's ``display`` prints a ``repr``), which nbconvert
   escapes.
+  nbgrader 0.9.6's formgrader wrote the id in the address it was opened at (a student's, a lab's, a notebook's) into
+  its page's script as it was, and ran the ``nbgrader_config.py`` of any folder its ``?path=`` named (a learner's,
+  handed in): a link a learner sent the instructor ran their script on that origin, or their code in the server. The
+  course's config, which the formgrader loads before it builds its pages, has them escape what they write and opens
+  the course it was started in only (:func:`bpe_ref.course.printable.guard_formgrader`; ``tests/test_labs_jupyter.py``,
+  on a JupyterLab server started as the README does). A stored id cannot carry a script either (``LinkFreeCollect``).
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows;
   visible tests are at most a third of a lab's points.
 
@@ -226,9 +232,6 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   also leaves out a folder whose time nbgrader cannot read (it stopped the class's collect) or whose student id holds
   a line break (it stopped the class's autograde); ``grades.csv`` quotes every field (``QuotedCsvExport``: an id of
   commas and line breaks wrote a classmate's row, section 37).
-- nbgrader's formgrader writes the student id of the address it is opened at into its page unescaped (0.9.6: no
-  autoescape): a link a learner sends the instructor runs a script on the formgrader's origin (section 37, a strict
-  xfail). A stored id cannot carry one (``LinkFreeCollect``, ``collect``); open no formgrader link a learner sent.
 - A copy of someone else's working code, or a roundabout way to the right answers, earns the
   points: the grader judges answers, not authorship.
 - Checks of *how* a function works are measured from outside the worker (its CPU time as the input
