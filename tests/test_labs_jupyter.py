@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -55,7 +56,8 @@ def jupyterlab(server_log):
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", f"--port={port}",
          "--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={REPO_ROOT}",
-         "--LabApp.app_settings_dir=jupyterlab_settings"],  # the learners' settings, as in the README
+         "--LabApp.app_settings_dir=jupyterlab_settings",  # the learners' settings, as in the README
+         f"--CourseDirectory.db_url=sqlite:///{server_log.parent / 'gradebook.db'}"],  # not an instructor's in the tree
         cwd=REPO_ROOT, env=nbgrader_environment(), stdout=log, stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
@@ -171,6 +173,40 @@ def test_the_formgrader_writes_no_id_of_a_link_into_its_page_as_a_script(jupyter
         for crafted in CRAFTED:
             status, html = get(f"{jupyterlab}/formgrader/" + page.format(*[quote(crafted, safe="")] * 2))
             assert status == 200 and crafted not in html and str(escape(crafted)) in html, (page, crafted, html[:800])
+
+
+@pytest.mark.filterwarnings("ignore:Object of type <Submitted")  # nbgrader's, as nbgrader_config.py says
+def test_a_file_a_learner_handed_in_runs_no_script_on_the_formgrader_s_origin(jupyterlab, server_log, monkeypatch):
+    """The formgrader serves the files beside a submission's autograded notebook (its images) at
+    ``/formgrader/submissions/<id>/<file>``, on its own origin: a learner's ``page.html`` there, which a link in their
+    markdown (``[my plot](page.html)``) reaches from the formgrade page, ran its script when the instructor followed
+    it, on the origin whose API sets grades. Safe: the course's config has those files served sandboxed (no script;
+    an origin of their own), the notebook's images as before."""
+    import nbgrader.api
+
+    from bpe_ref.course.nbgrader_main import gradebook_revision_in_process
+
+    monkeypatch.setattr(nbgrader.api, "get_alembic_version", nbgrader.api.get_alembic_version)  # put back after
+    gradebook_revision_in_process()
+    student, lab = "form-test-student", "01_naive_bpe"
+    autograded = REPO_ROOT / "autograded"
+    made = not autograded.exists()
+    (autograded / student / lab).mkdir(parents=True)
+    try:
+        (autograded / student / lab / "page.html").write_text("<script>fetch('/formgrader/api/grade')</script>")
+        (autograded / student / lab / "plot.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+        with nbgrader.api.Gradebook(f"sqlite:///{server_log.parent / 'gradebook.db'}") as gradebook:
+            gradebook.add_assignment(lab)
+            gradebook.add_notebook(lab, lab)
+            gradebook.add_student(student)
+            submission = gradebook.add_submission(lab, student).notebooks[0].id
+        for name, kind in (("page.html", "text/html"), ("plot.png", "image/png")):
+            with urllib.request.urlopen(f"{jupyterlab}/formgrader/submissions/{submission}/{name}", timeout=20) as answer:
+                policy = answer.headers.get("Content-Security-Policy", "")
+                assert answer.headers["Content-Type"].startswith(kind) and answer.read(), (name, answer.headers)
+            assert re.search(r"(^|;)\s*sandbox\s*(;|$)", policy), (name, policy)
+    finally:
+        shutil.rmtree(autograded if made else autograded / student)
 
 
 def test_the_formgrader_runs_no_config_of_a_folder_a_link_names(jupyterlab, tmp_path):

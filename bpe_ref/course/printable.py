@@ -63,7 +63,9 @@ def guard_formgrader() -> None:
     address (``/formgrader/manage_students/<id>``) was written as it is into the page's ``<script>``, on the origin
     whose API sets any student's grades; now every value its templates write is escaped. And the formgrader opened the
     course of any folder ``?path=`` named, running that folder's ``nbgrader_config.py`` in the instructor's server (a
-    learner's, handed in); now it opens the course it was started in only (``tests/test_labs_jupyter.py``)."""
+    learner's, handed in); now it opens the course it was started in only. It served the files handed in beside a
+    notebook (``/formgrader/submissions/<id>/<file>``, for its images) on its own origin: a learner's HTML page, linked
+    from their markdown, ran its script there; now they come sandboxed (``tests/test_labs_jupyter.py``)."""
     import functools
     import os
 
@@ -84,3 +86,5 @@ def guard_formgrader() -> None:
         return opens(handler)
 
     formgrader.handlers.FormgraderHandler.get = get
+    files = formgrader.handlers.SubmissionFilesHandler
+    files.content_security_policy = property(lambda handler: super(files, handler).content_security_policy + "; sandbox")
