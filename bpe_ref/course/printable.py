@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 import unicodedata
 
+import jinja2
+
 
 def shown(line: str) -> str:
     """One line as it is printed: every control or format character (escape codes, carriage returns and line breaks,
@@ -43,17 +45,21 @@ class PrintableStreamHandler(logging.StreamHandler):
 
 
 
-def markdown_html(source: str) -> str:
+@jinja2.pass_context
+def markdown_html(context: jinja2.runtime.Context, source: str) -> str:
     """nbconvert's ``markdown2html`` filter for nbgrader's feedback and formgrader pages (``nbgrader_config.py``):
     mistune's HTML of the markdown, with the HTML written in it shown as text and links and images to safe protocols
-    only (mistune's allowlist: no ``javascript:``). nbgrader's templates render a markdown cell's raw HTML as it is
-    (they leave out nbconvert's ``clean_html``), so a submission's ``<script>`` or ``<img onerror=...>`` ran in the
-    instructor's browser on the formgrader's origin, whose API sets any student's grades
-    (``tests/test_grading_redteam.py``, section 37). No lab's markdown writes HTML; cleaning it instead (bleach) cost
-    minutes of CPU on 300 KB of unclosed tags."""
+    only (mistune's allowlist: no ``javascript:``; of ``data:``, raster images). nbgrader's templates render a markdown
+    cell's raw HTML as it is (they leave out nbconvert's ``clean_html``), so a submission's ``<script>`` or
+    ``<img onerror=...>`` ran in the instructor's browser on the formgrader's origin, whose API sets any student's
+    grades (``tests/test_grading_redteam.py``, section 37). No lab's markdown writes HTML; cleaning it instead (bleach)
+    cost minutes of CPU on 300 KB of unclosed tags. The cell's attachments (an image pasted in) are given, as nbconvert
+    gives them."""
     from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-    return MarkdownWithMath(renderer=IPythonRenderer(escape=True, allow_harmful_protocols=False)).render(source)
+    renderer = IPythonRenderer(escape=True, allow_harmful_protocols=False,
+                               attachments=context.get("cell", {}).get("attachments", {}))
+    return MarkdownWithMath(renderer=renderer).render(source)
 
 
 def guard_formgrader() -> None:
