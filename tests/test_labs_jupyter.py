@@ -175,19 +175,45 @@ def test_the_formgrader_writes_no_id_of_a_link_into_its_page_as_a_script(jupyter
             assert status == 200 and crafted not in html and str(escape(crafted)) in html, (page, crafted, html[:800])
 
 
+@pytest.fixture(scope="module")
+def gradebook(jupyterlab, server_log):
+    """The gradebook of the server's formgrader (--CourseDirectory.db_url), made here before the server opens it (in
+    the server, nbgrader runs ``alembic heads`` to make one: seconds of CPU)."""
+    import nbgrader.api
+
+    from bpe_ref.course.nbgrader_main import gradebook_revision_in_process
+
+    by_command = nbgrader.api.get_alembic_version
+    gradebook_revision_in_process()
+    try:
+        with nbgrader.api.Gradebook(f"sqlite:///{server_log.parent / 'gradebook.db'}") as made:
+            yield made
+    finally:
+        nbgrader.api.get_alembic_version = by_command
+
+
+def runs_no_script(headers) -> bool:
+    """Whether a browser that opens a response with these headers runs no script of its body on the server's origin."""
+    policy = headers.get("Content-Security-Policy", "")
+    return not headers["Content-Type"].startswith("text/html") or bool(re.search(r"(^|;)\s*sandbox\s*(;|$)", policy))
+
+
+def opened(url: str) -> tuple[int, str, object]:
+    """The status, the body and the headers of the answer at ``url``."""
+    try:
+        with urllib.request.urlopen(url, timeout=20) as answer:
+            return answer.status, answer.read().decode("utf-8", errors="replace"), answer.headers
+    except urllib.error.HTTPError as err:
+        return err.code, err.read().decode("utf-8", errors="replace"), err.headers
+
+
 @pytest.mark.filterwarnings("ignore:Object of type <Submitted")  # nbgrader's, as nbgrader_config.py says
-def test_a_file_a_learner_handed_in_runs_no_script_on_the_formgrader_s_origin(jupyterlab, server_log, monkeypatch):
+def test_a_file_a_learner_handed_in_runs_no_script_on_the_formgrader_s_origin(jupyterlab, gradebook):
     """The formgrader serves the files beside a submission's autograded notebook (its images) at
     ``/formgrader/submissions/<id>/<file>``, on its own origin: a learner's ``page.html`` there, which a link in their
     markdown (``[my plot](page.html)``) reaches from the formgrade page, ran its script when the instructor followed
     it, on the origin whose API sets grades. Safe: the course's config has those files served sandboxed (no script;
     an origin of their own), the notebook's images as before."""
-    import nbgrader.api
-
-    from bpe_ref.course.nbgrader_main import gradebook_revision_in_process
-
-    monkeypatch.setattr(nbgrader.api, "get_alembic_version", nbgrader.api.get_alembic_version)  # put back after
-    gradebook_revision_in_process()
     student, lab = "form-test-student", "01_naive_bpe"
     autograded = REPO_ROOT / "autograded"
     made = not autograded.exists()
@@ -195,18 +221,31 @@ def test_a_file_a_learner_handed_in_runs_no_script_on_the_formgrader_s_origin(ju
     try:
         (autograded / student / lab / "page.html").write_text("<script>fetch('/formgrader/api/grade')</script>")
         (autograded / student / lab / "plot.png").write_bytes(b"\x89PNG\r\n\x1a\n")
-        with nbgrader.api.Gradebook(f"sqlite:///{server_log.parent / 'gradebook.db'}") as gradebook:
-            gradebook.add_assignment(lab)
-            gradebook.add_notebook(lab, lab)
-            gradebook.add_student(student)
-            submission = gradebook.add_submission(lab, student).notebooks[0].id
+        gradebook.add_assignment(lab)
+        gradebook.add_notebook(lab, lab)
+        gradebook.add_student(student)
+        submission = gradebook.add_submission(lab, student).notebooks[0].id
         for name, kind in (("page.html", "text/html"), ("plot.png", "image/png")):
-            with urllib.request.urlopen(f"{jupyterlab}/formgrader/submissions/{submission}/{name}", timeout=20) as answer:
-                policy = answer.headers.get("Content-Security-Policy", "")
-                assert answer.headers["Content-Type"].startswith(kind) and answer.read(), (name, answer.headers)
-            assert re.search(r"(^|;)\s*sandbox\s*(;|$)", policy), (name, policy)
+            status, body, headers = opened(f"{jupyterlab}/formgrader/submissions/{submission}/{name}")
+            assert status == 200 and headers["Content-Type"].startswith(kind) and body, (name, headers)
+            assert runs_no_script(headers), (name, headers)
     finally:
         shutil.rmtree(autograded if made else autograded / student)
+
+
+def test_the_formgrader_s_api_answers_a_link_with_no_page_that_runs_its_id(jupyterlab, gradebook):
+    """nbgrader's formgrader API answers its JSON as ``text/html`` (it writes a string), and some of its answers repeat
+    the id in the address (``/formgrader/api/student_submissions/<id>``: the student's submissions of every lab): a
+    link a learner sent with a ``<script>`` for an id ran it on the formgrader's origin. Safe: the course's config has
+    the API's answers sandboxed; what the formgrader's pages read from it is the same JSON."""
+    from urllib.parse import quote
+
+    crafted = quote("<script>fetch('/formgrader/api/grade')</script>", safe="")
+    for path in (f"student_submissions/{crafted}", f"submission/01_naive_bpe/{crafted}", "student_submissions/bob"):
+        status, body, headers = opened(f"{jupyterlab}/formgrader/api/{path}")
+        answer = json.loads(body)
+        assert status == 200 and runs_no_script(headers), (path, headers, body[:300])
+        assert "bob" not in path or {lab["student"] for lab in answer} == {"bob"}, answer
 
 
 def test_the_formgrader_runs_no_config_of_a_folder_a_link_names(jupyterlab, tmp_path):

@@ -71,7 +71,8 @@ def guard_formgrader() -> None:
     course of any folder ``?path=`` named, running that folder's ``nbgrader_config.py`` in the instructor's server (a
     learner's, handed in); now it opens the course it was started in only. It served the files handed in beside a
     notebook (``/formgrader/submissions/<id>/<file>``, for its images) on its own origin: a learner's HTML page, linked
-    from their markdown, ran its script there; now they come sandboxed (``tests/test_labs_jupyter.py``)."""
+    from their markdown, ran its script there; and its API answers JSON as ``text/html``, the id of the address in it
+    (``/formgrader/api/student_submissions/<id>``): both now come sandboxed (``tests/test_labs_jupyter.py``)."""
     import functools
     import os
 
@@ -92,5 +93,6 @@ def guard_formgrader() -> None:
         return opens(handler)
 
     formgrader.handlers.FormgraderHandler.get = get
-    files = formgrader.handlers.SubmissionFilesHandler
-    files.content_security_policy = property(lambda handler: super(files, handler).content_security_policy + "; sandbox")
+    for kind in (formgrader.handlers.SubmissionFilesHandler, formgrader.apihandlers.BaseApiHandler):
+        kind.content_security_policy = property(lambda handler, kind=kind: super(kind, handler).content_security_policy
+                                                + "; sandbox")

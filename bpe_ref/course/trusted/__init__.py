@@ -206,10 +206,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   nbgrader 0.9.6's formgrader wrote the id in the address it was opened at (a student's, a lab's, a notebook's) into
   its page's script as it was, and ran the ``nbgrader_config.py`` of any folder its ``?path=`` named (a learner's,
   handed in), and served the files handed in beside a notebook (``/formgrader/submissions/<id>/page.html``, which a
-  link in the learner's markdown reaches) on its own origin: a link a learner sent the instructor, or put in their
-  notebook, ran their script on that origin, or their code in the server. The course's config, which the formgrader
-  loads before it builds its pages, has them escape what they write, opens the course it was started in only, and
-  serves those files sandboxed (:func:`bpe_ref.course.printable.guard_formgrader`; ``tests/test_labs_jupyter.py``, on
+  link in the learner's markdown reaches) on its own origin, and its API's JSON as ``text/html``, an id of the address
+  in it: a link a learner sent the instructor, or put in their notebook, ran their script on that origin, or their
+  code in the server. The course's config, which the formgrader loads before it builds its pages, has them escape what
+  they write, opens the course it was started in only, and serves those files and the API's answers sandboxed (:func:`bpe_ref.course.printable.guard_formgrader`; ``tests/test_labs_jupyter.py``, on
   a JupyterLab server started as the README does). A stored id cannot carry a script either (``LinkFreeCollect``).
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows;
   visible tests are at most a third of a lab's points.
