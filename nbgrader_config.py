@@ -32,13 +32,13 @@ c.HTMLExporter.filters = {"markdown2html": "bpe_ref.course.printable.markdown_ht
 
 # nbgrader's formgrader (in the Jupyter server, which loads this file before it builds its pages) wrote the ids in the
 # address it was opened at into its pages' scripts as they were, ran the nbgrader_config.py of any folder ?path= named,
-# and served a submission's files, and its API's JSON, as pages of its origin: a link a learner sent, or put in their
-# notebook, ran their script, or their code. Its pages escape what they write, it opens this course only, and a
-# submission's files and the API's answers come sandboxed.
+# and served a submission's files as pages of its origin; nbgrader's JSON answers are pages too (/nbgrader_version
+# wrote the version asked for into one): a link a learner sent, or put in their notebook, ran their script, or their
+# code. Its pages escape what they write, it opens this course only, and those files and answers come sandboxed.
 if "nbgrader.server_extensions.formgrader.formgrader" in sys.modules:
-    from bpe_ref.course.printable import guard_formgrader
+    from bpe_ref.course.printable import guard_nbgrader_server
 
-    guard_formgrader()
+    guard_nbgrader_server()
 
 c.CourseDirectory.course_id = "fast-bpe"
 c.CourseDirectory.source_directory = "solutions"

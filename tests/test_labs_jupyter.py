@@ -161,7 +161,7 @@ def test_the_formgrader_writes_no_id_of_a_link_into_its_page_as_a_script(jupyter
     """Every formgrader page that takes an id from its address (a student, a lab, a notebook), opened at a link a
     learner sent the instructor: the id is on the page as text, never as markup or code; an honest id renders its page
     as before. Safe: ``nbgrader_config.py``, which the formgrader loads before it builds its pages' Environment, has
-    it escape what it writes (:func:`bpe_ref.course.printable.guard_formgrader`)."""
+    it escape what it writes (:func:`bpe_ref.course.printable.guard_nbgrader_server`)."""
     from urllib.parse import quote
 
     from markupsafe import escape
@@ -246,6 +246,25 @@ def test_the_formgrader_s_api_answers_a_link_with_no_page_that_runs_its_id(jupyt
         answer = json.loads(body)
         assert status == 200 and runs_no_script(headers), (path, headers, body[:300])
         assert "bob" not in path or {lab["student"] for lab in answer} == {"bob"}, answer
+
+
+def test_nbgrader_s_other_answers_to_a_link_run_no_script_in_the_server_s_pages(jupyterlab):
+    """nbgrader's other server extensions (validate, the assignment and course lists) answer JSON as ``text/html`` too,
+    on the Jupyter server's own origin, whose API runs code: ``/nbgrader_version?version=<script>...`` (the lab
+    extension's version check) wrote the version of the address into its message, so a link ran its script there, in
+    the instructor's server or a learner's. Safe: the course's config has every answer of nbgrader's JSON handlers
+    sandboxed; the honest check answers as before."""
+    from urllib.parse import quote
+
+    from nbgrader import __version__
+
+    for version in (quote("<script>fetch('/api/kernels', {method: 'POST'})</script>", safe=""), __version__):
+        status, body, headers = opened(f"{jupyterlab}/nbgrader_version?version={version}")
+        assert status == 200 and runs_no_script(headers), (headers, body[:300])
+        assert json.loads(body)["success"] is (version == __version__), body
+    for path in ("formgraders", "courses", "assignments?course_id=fast-bpe"):
+        status, body, headers = opened(f"{jupyterlab}/{path}")
+        assert status == 200 and "success" in json.loads(body) and runs_no_script(headers), (path, headers, body[:300])
 
 
 def test_the_formgrader_runs_no_config_of_a_folder_a_link_names(jupyterlab, tmp_path):

@@ -62,21 +62,24 @@ def markdown_html(context: jinja2.runtime.Context, source: str) -> str:
     return MarkdownWithMath(renderer=renderer).render(source)
 
 
-def guard_formgrader() -> None:
-    """nbgrader's formgrader, made safe to open at a link a learner sent; ``nbgrader_config.py`` calls this in the
-    Jupyter server, which loads it (``FormgradeExtension.initialize``) before the formgrader builds its pages' jinja
-    Environment. nbgrader 0.9.6 builds it without autoescape: the id of a student, a lab or a notebook in the page's
-    address (``/formgrader/manage_students/<id>``) was written as it is into the page's ``<script>``, on the origin
-    whose API sets any student's grades; now every value its templates write is escaped. And the formgrader opened the
-    course of any folder ``?path=`` named, running that folder's ``nbgrader_config.py`` in the instructor's server (a
-    learner's, handed in); now it opens the course it was started in only. It served the files handed in beside a
-    notebook (``/formgrader/submissions/<id>/<file>``, for its images) on its own origin: a learner's HTML page, linked
-    from their markdown, ran its script there; and its API answers JSON as ``text/html``, the id of the address in it
-    (``/formgrader/api/student_submissions/<id>``): both now come sandboxed (``tests/test_labs_jupyter.py``)."""
+def guard_nbgrader_server() -> None:
+    """nbgrader's pages in a Jupyter server, made safe to open at a link a learner sent; ``nbgrader_config.py`` calls
+    this in the server, which loads it (``FormgradeExtension.initialize``) before the formgrader builds its pages' jinja
+    Environment (``tests/test_labs_jupyter.py``). nbgrader 0.9.6 builds it without autoescape: the id of a student, a
+    lab or a notebook in a page's address (``/formgrader/manage_students/<id>``) was written as it is into the page's
+    ``<script>``, on the origin whose API sets grades; now what its templates write is escaped. The formgrader opened
+    the course of any folder ``?path=`` named, running that folder's ``nbgrader_config.py`` in the server (a learner's,
+    handed in); now it opens the course it was started in only. It served the files handed in beside a notebook
+    (``/formgrader/submissions/<id>/<file>``, for its images) on its own origin, where a learner's HTML page that their
+    markdown linked to ran its script; and nbgrader's JSON handlers (the formgrader's API, the version check, the
+    assignment and course lists) answer as ``text/html``, some with the address's id or version in it
+    (``/nbgrader_version?version=<script>...``): all of these now come sandboxed."""
     import functools
+    import importlib
     import os
 
     import jinja2
+    from jupyter_server.base.handlers import JupyterHandler
     from nbgrader.server_extensions.formgrader import formgrader
     from tornado import web
 
@@ -93,6 +96,10 @@ def guard_formgrader() -> None:
         return opens(handler)
 
     formgrader.handlers.FormgraderHandler.get = get
-    for kind in (formgrader.handlers.SubmissionFilesHandler, formgrader.apihandlers.BaseApiHandler):
-        kind.content_security_policy = property(lambda handler, kind=kind: super(kind, handler).content_security_policy
-                                                + "; sandbox")
+    sandboxed = property(lambda handler: JupyterHandler.content_security_policy.fget(handler) + "; sandbox")
+    formgrader.handlers.SubmissionFilesHandler.content_security_policy = sandboxed
+    for name in ("formgrader.apihandlers", "assignment_list.handlers", "course_list.handlers", "validate_assignment.handlers"):
+        module = importlib.import_module(f"nbgrader.server_extensions.{name}")
+        for kind in vars(module).values():
+            if isinstance(kind, type) and issubclass(kind, JupyterHandler) and kind.__module__ == module.__name__:
+                kind.content_security_policy = sandboxed

@@ -204,13 +204,15 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   outputs the grader writes are text streams and errors (the worker's ``display`` prints a ``repr``), which nbconvert
   escapes.
   nbgrader 0.9.6's formgrader wrote the id in the address it was opened at (a student's, a lab's, a notebook's) into
-  its page's script as it was, and ran the ``nbgrader_config.py`` of any folder its ``?path=`` named (a learner's,
-  handed in), and served the files handed in beside a notebook (``/formgrader/submissions/<id>/page.html``, which a
-  link in the learner's markdown reaches) on its own origin, and its API's JSON as ``text/html``, an id of the address
-  in it: a link a learner sent the instructor, or put in their notebook, ran their script on that origin, or their
-  code in the server. The course's config, which the formgrader loads before it builds its pages, has them escape what
-  they write, opens the course it was started in only, and serves those files and the API's answers sandboxed (:func:`bpe_ref.course.printable.guard_formgrader`; ``tests/test_labs_jupyter.py``, on
-  a JupyterLab server started as the README does). A stored id cannot carry a script either (``LinkFreeCollect``).
+  its page's script as it was, ran the ``nbgrader_config.py`` of any folder its ``?path=`` named (a learner's, handed
+  in), and served the files handed in beside a notebook (``/formgrader/submissions/<id>/page.html``, which a link in
+  the learner's markdown reaches) on its own origin; nbgrader's JSON handlers answer as ``text/html``, some with the
+  address's id or version in it (``/nbgrader_version?version=<script>...``, on the Jupyter server's origin, whose API
+  runs code): a link a learner sent, or put in their notebook, ran their script there, or their code in the server.
+  The course's config, which the formgrader loads before it builds its pages, has them escape what they write, opens
+  the course it was started in only, and serves those files and every JSON answer sandboxed
+  (:func:`bpe_ref.course.printable.guard_nbgrader_server`; ``tests/test_labs_jupyter.py``, on a JupyterLab server
+  started as the README does). A stored id cannot carry a script either (``LinkFreeCollect``).
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows;
   visible tests are at most a third of a lab's points.
 
