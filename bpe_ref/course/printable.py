@@ -103,3 +103,13 @@ def guard_nbgrader_server() -> None:
         for kind in vars(module).values():
             if isinstance(kind, type) and issubclass(kind, JupyterHandler) and kind.__module__ == module.__name__:
                 kind.content_security_policy = sandboxed
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    """This module as a Jupyter server extension: :func:`guard_nbgrader_server` in a server that does not load the
+    course's ``nbgrader_config.py`` (a student's on ``classroom up``'s hub, whose config enables it)."""
+    return [{"module": __name__}]
+
+
+def _load_jupyter_server_extension(server_app: object) -> None:
+    guard_nbgrader_server()

@@ -212,7 +212,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   The course's config, which the formgrader loads before it builds its pages, has them escape what they write, opens
   the course it was started in only, and serves those files and every JSON answer sandboxed
   (:func:`bpe_ref.course.printable.guard_nbgrader_server`; ``tests/test_labs_jupyter.py``, on a JupyterLab server
-  started as the README does). A stored id cannot carry a script either (``LinkFreeCollect``).
+  started as the README does); a student's server on the course's hubs, which loads no course config, enables it as a
+  server extension. A stored id cannot carry a script either (``LinkFreeCollect``).
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows;
   visible tests are at most a third of a lab's points.
 
