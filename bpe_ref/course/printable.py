@@ -78,7 +78,6 @@ def guard_nbgrader_server() -> None:
     import importlib
     import os
 
-    import jinja2
     from jupyter_server.base.handlers import JupyterHandler
     from nbgrader.server_extensions.formgrader import formgrader
     from tornado import web
