@@ -5,6 +5,10 @@ its code opened (as the keeper read it from the caller's memory), an error messa
 terminal obeys the escape codes in it: a refused open of a path of cursor-up and erase-line codes wiped a flagged
 student's row and its review line from ``grade --class`` and wrote a clean row in their place
 (``tests/test_grading_redteam.py``, section 25). So every line printed passes through :func:`shown`.
+
+Shown in a browser, a submission's text, or a link's, runs as script where nbgrader lets it: :func:`markdown_html`
+(nbgrader's feedback and formgrade pages) and :func:`guard_nbgrader_server` (the formgrader and nbgrader's JSON
+answers, in the Jupyter server) keep it text.
 """
 
 from __future__ import annotations
