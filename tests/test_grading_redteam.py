@@ -4840,17 +4840,9 @@ def test_a_collector_left_on_that_freezes_every_object_as_a_collection_starts_lo
 # ---- 37. what the instructor opens: a submission's markdown in nbgrader's feedback and formgrader pages --------------
 
 
-@pytest.mark.parametrize("template", ["feedback", "formgrade"])
-def test_a_submission_s_markdown_runs_no_script_in_the_feedback_or_the_formgrader(template):
-    """nbgrader's feedback and formgrade templates render a markdown cell's HTML as it is (they leave out the
-    ``clean_html`` of nbconvert's own, ``HTMLExporter.sanitize_html`` or not): a markdown cell of a submission holding
-    ``<script>`` or ``<img src=x onerror=...>`` ran its script in the instructor's browser when the formgrader showed
-    the autograded notebook, on the formgrader's origin, whose API (with the page's XSRF token) sets any student's
-    manual grades and extra credit, and in the student's feedback page. Safe: ``nbgrader_config.py`` replaces the
-    exporter's ``markdown2html`` (:func:`bpe_ref.course.printable.markdown_html`): what markdown makes is kept, HTML
-    written in it is shown as text, a link to other than a safe protocol goes nowhere. Checked with the course's
-    config, each template as nbgrader sets it (``GenerateFeedback``, the formgrader extension)."""
-    import os
+def _instructor_page(template: str, cells: list) -> str:
+    """A notebook of ``cells`` as nbgrader's ``feedback`` or ``formgrade`` page shows it, with the course's config, each
+    template as nbgrader sets it (``GenerateFeedback``, the formgrader extension)."""
     from pathlib import Path
 
     import nbformat
@@ -4863,19 +4855,50 @@ def test_a_submission_s_markdown_runs_no_script_in_the_feedback_or_the_formgrade
     config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
     config.HTMLExporter.extra_template_paths = [os.path.join(os.path.dirname(handlers.__file__), "static", "node_modules",
                                                              "bootstrap", "dist", "css")]
+    page = {"notebook": "n", "score": 0, "max_score": 1, "late_penalty": 0}
+    html, _ = HTMLExporter(config=config).from_notebook_node(nbformat.v4.new_notebook(cells=cells), resources={
+        "nbgrader": page, "base_url": "", "submission_id": "s", "notebook_id": "n", "assignment_id": "a", "index": 0,
+        "total": 1})
+    return html
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_submission_s_markdown_runs_no_script_in_the_feedback_or_the_formgrader(template):
+    """nbgrader's feedback and formgrade templates render a markdown cell's HTML as it is (they leave out the
+    ``clean_html`` of nbconvert's own, ``HTMLExporter.sanitize_html`` or not): a markdown cell of a submission holding
+    ``<script>`` or ``<img src=x onerror=...>`` ran its script in the instructor's browser when the formgrader showed
+    the autograded notebook, on the formgrader's origin, whose API (with the page's XSRF token) sets any student's
+    manual grades and extra credit, and in the student's feedback page. Safe: ``nbgrader_config.py`` replaces the
+    exporter's ``markdown2html`` (:func:`bpe_ref.course.printable.markdown_html`): what markdown makes is kept, HTML
+    written in it is shown as text, a link to other than a safe protocol goes nowhere. Checked with the course's
+    config, each template as nbgrader sets it (``GenerateFeedback``, the formgrader extension)."""
+    import nbformat
+
     attack = ("# Answer\n\nI ran <s>it</s> `a < b`.\n\n<script>fetch('/formgrader/api/grade')</script>\n"
               "<img src=x onerror=\"alert(1)\"> <iframe srcdoc=\"<script>alert(2)</script>\"></iframe>\n"
               "[notes](javascript:alert(3)) <a href=\"javascript:alert(4)\">more</a> <svg onload=alert(5)></svg>\n"
               "![i](JaVa%73cript:alert(6)) [e](&#106;avascript:alert(7))\n\n<div>\n<script>alert(8)</script>\n</div>\n")
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(attack)])
-    page = {"notebook": "n", "score": 0, "max_score": 1, "late_penalty": 0}
-    html, _ = HTMLExporter(config=config).from_notebook_node(notebook, resources={
-        "nbgrader": page, "base_url": "", "submission_id": "s", "notebook_id": "n", "assignment_id": "a", "index": 0,
-        "total": 1})
+    html = _instructor_page(template, [nbformat.v4.new_markdown_cell(attack)])
     body = html[html.index("I ran"):]
     active = r"<(?:script|iframe|svg)|<[a-z][^<>]*(?:\son\w+=|javascript:|java%73cript|&#106;)"  # a tag, not its text
     assert re.findall(active, body, re.I) == [], body[:2000]
     assert "<h1" in html and "<code>a &lt; b</code>" in body and "&lt;script&gt;fetch" in body and "&lt;s&gt;it" in body
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_an_image_pasted_into_a_submission_s_markdown_shows_in_the_feedback_and_the_formgrader(template):
+    """JupyterLab keeps an image pasted into a markdown cell in the cell (``![plot](attachment:plot.png)``), and the
+    course's ``markdown2html`` (section 37's, in place of nbconvert's) was not given the cell's attachments: nbconvert
+    raised "missing attachment" and the formgrader could not show that notebook, nor ``generate_feedback`` write its
+    feedback. Now the image is shown, as nbconvert shows it (a ``data:`` URL of a raster image); one of another type
+    (an SVG, which could hold a script) goes nowhere."""
+    import nbformat
+
+    png, svg = "iVBORw0KGgo=", "PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+PC9zdmc+"  # the PNG signature; <svg onload=alert(1)></svg>
+    cell = nbformat.v4.new_markdown_cell("Plot: ![plot](attachment:plot.png) ![s](attachment:s.svg)",
+                                         attachments={"plot.png": {"image/png": png}, "s.svg": {"image/svg+xml": svg}})
+    images = [dict(re.findall(r'(\w+)="([^"]*)"', tag)) for tag in re.findall(r"<img[^>]*>", _instructor_page(template, [cell]))]
+    assert {"alt": "plot", "src": f"data:image/png;base64,{png}"} in images and {"alt": "s", "src": "#harmful-link"} in images
 
 
 def test_the_exchange_s_collect_follows_no_link_a_learner_put_in_the_inbound_folder(tmp_path):
@@ -5005,16 +5028,5 @@ def test_the_grades_csv_holds_one_row_per_student_whatever_the_id_a_learner_chos
     assert [row[9] for row in rows[1:]] == ["0.0"] * 4, rows
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "nbgrader 0.9.6's formgrader renders its pages with a jinja Environment without autoescape and writes the student "
-    "id of the URL (tornado unquotes it) into a script as it is: a link a learner sends the instructor "
-    "(.../formgrader/manage_students/%22%3Bfetch(...)%3B%22) runs a script on the formgrader's origin. The course's "
-    "config cannot reach that Environment; a learner's own id can no longer carry it (LinkFreeCollect), a link can."))
-def test_the_formgrader_writes_no_student_id_of_a_link_into_its_page_as_a_script():
-    """Reflected, not stored: the id comes from the address the instructor opens, not from the gradebook."""
-    from jinja2 import Environment, FileSystemLoader
-    from nbgrader.server_extensions.formgrader import handlers
-
-    page = Environment(loader=FileSystemLoader([handlers.template_path])).get_template(
-        "manage_students_assignments.tpl").render(base_url="", student_id='";fetch(document.cookie);"')
-    assert '"";fetch(document.cookie);""' not in page
+# The formgrader's pages opened at a link a learner sent (an id in its address written into a script; ?path= running a
+# folder's nbgrader_config.py): tests/test_labs_jupyter.py, on the JupyterLab server those tests start.

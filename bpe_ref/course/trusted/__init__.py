@@ -203,6 +203,17 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   what markdown makes is kept, HTML written in it is shown as text, links go to safe protocols only (section 37). The
   outputs the grader writes are text streams and errors (the worker's ``display`` prints a ``repr``), which nbconvert
   escapes.
+  nbgrader 0.9.6's formgrader wrote the id in the address it was opened at (a student's, a lab's, a notebook's) into
+  its page's script as it was, ran the ``nbgrader_config.py`` of any folder its ``?path=`` named (a learner's, handed
+  in), and served the files handed in beside a notebook (``/formgrader/submissions/<id>/page.html``, which a link in
+  the learner's markdown reaches) on its own origin; nbgrader's JSON handlers answer as ``text/html``, some with the
+  address's id or version in it (``/nbgrader_version?version=<script>...``, on the Jupyter server's origin, whose API
+  runs code): a link a learner sent, or put in their notebook, ran their script there, or their code in the server.
+  The course's config, which the formgrader loads before it builds its pages, has them escape what they write, opens
+  the course it was started in only, and serves those files and every JSON answer sandboxed
+  (:func:`bpe_ref.course.printable.guard_nbgrader_server`; ``tests/test_labs_jupyter.py``, on a JupyterLab server
+  started as the README does); a student's server on the course's hubs, which loads no course config, enables it as a
+  server extension. A stored id cannot carry a script either (``LinkFreeCollect``).
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows;
   visible tests are at most a third of a lab's points.
 
@@ -226,9 +237,6 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   also leaves out a folder whose time nbgrader cannot read (it stopped the class's collect) or whose student id holds
   a line break (it stopped the class's autograde); ``grades.csv`` quotes every field (``QuotedCsvExport``: an id of
   commas and line breaks wrote a classmate's row, section 37).
-- nbgrader's formgrader writes the student id of the address it is opened at into its page unescaped (0.9.6: no
-  autoescape): a link a learner sends the instructor runs a script on the formgrader's origin (section 37, a strict
-  xfail). A stored id cannot carry one (``LinkFreeCollect``, ``collect``); open no formgrader link a learner sent.
 - A copy of someone else's working code, or a roundabout way to the right answers, earns the
   points: the grader judges answers, not authorship.
 - Checks of *how* a function works are measured from outside the worker (its CPU time as the input
