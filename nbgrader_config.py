@@ -10,6 +10,7 @@ solutions/README.md (the instructor guide) explains the commands. Every path her
 so ``python -m bpe_ref grade`` can copy this file into a temporary course unchanged.
 """
 
+import sys
 import warnings
 
 c = get_config()  # noqa: F821 (nbgrader provides get_config when it loads this file)
@@ -30,6 +31,16 @@ c.Application.logging_config = {"handlers": {"console": {"class": "bpe_ref.cours
 # Code is highlighted by Python's lexer, not the one the notebook names: IPython's took minutes on a long crafted cell.
 c.HTMLExporter.filters = {"markdown2html": "bpe_ref.course.printable.markdown_html",
                           "highlight_code": "bpe_ref.course.printable.code_html"}
+
+# nbgrader's formgrader (in the Jupyter server, which loads this file before it builds its pages) wrote the ids in the
+# address it was opened at into its pages' scripts as they were, ran the nbgrader_config.py of any folder ?path= named,
+# and served a submission's files as pages of its origin; nbgrader's JSON answers are pages too (/nbgrader_version
+# wrote the version asked for into one): a link a learner sent, or put in their notebook, ran their script, or their
+# code. Its pages escape what they write, it opens this course only, and those files and answers come sandboxed.
+if "nbgrader.server_extensions.formgrader.formgrader" in sys.modules:
+    from bpe_ref.course.printable import guard_nbgrader_server
+
+    guard_nbgrader_server()
 
 c.CourseDirectory.course_id = "fast-bpe"
 c.CourseDirectory.source_directory = "solutions"

@@ -122,3 +122,22 @@ def test_demo_work_of_known_quality():
     assert stubs(written_work(read_notebook_json(release_notebook(LAB)), LAB, "blank")) == stubs(release)
     assert stubs(written_work(read_notebook_json(release_notebook(LAB)), LAB, "solution")) == 0
     assert stubs(written_work(read_notebook_json(release_notebook(LAB)), LAB, "half")) == stubs(release) - total // 2
+
+
+def test_a_student_s_server_on_the_classroom_hub_loads_the_course_s_guard(tmp_path):
+    """A student's server on ``classroom up``'s hub starts in their home, where no course's ``nbgrader_config.py`` is
+    loaded: nbgrader's version check answered ``/nbgrader_version?version=<script>...`` there unsandboxed, a page of the
+    server's origin (whose API runs code), as it did in the instructor's before the course's config guarded it. The
+    students' server config enables the guard as a Jupyter server extension, which jupyter_server finds and can load
+    (what it does is checked on a real server in tests/test_labs_jupyter.py)."""
+    from jupyter_server.extension.manager import ExtensionPackage
+
+    from bpe_ref.course.commands.classroom import write_hub_config
+
+    write_hub_config(tmp_path, tmp_path / "course", "instructor", ["ada"], 8000, "configurable-http-proxy", "t" * 64,
+                     {"students": "s", "instructor": "i"})
+    config = json.loads((tmp_path / "home" / "ada" / ".jupyter" / "jupyter_server_config.json").read_text())
+    enabled = [name for name, on in config["ServerApp"]["jpserver_extensions"].items() if on]
+    assert enabled == ["bpe_ref.course.printable"], config
+    package = ExtensionPackage(name=enabled[0], enabled=True)
+    assert package.validate() and [point.module.__name__ for point in package.extension_points.values()] == enabled

@@ -4840,11 +4840,12 @@ def test_a_collector_left_on_that_freezes_every_object_as_a_collection_starts_lo
 # ---- 37. what the instructor opens: a submission's markdown in nbgrader's feedback and formgrader pages --------------
 
 
-def instructor_page(template: str, notebook) -> str:
-    """The HTML of ``notebook`` in nbgrader's ``feedback`` or ``formgrade`` page, with the course's config, each template
-    as nbgrader sets it (``GenerateFeedback``, the formgrader extension)."""
+def _instructor_page(template: str, cells: list) -> str:
+    """A notebook of ``cells`` as nbgrader's ``feedback`` or ``formgrade`` page shows it, with the course's config, each
+    template as nbgrader sets it (``GenerateFeedback``, the formgrader extension)."""
     from pathlib import Path
 
+    import nbformat
     from nbconvert.exporters import HTMLExporter
     from nbgrader.server_extensions.formgrader import handlers
     from traitlets.config.loader import PyFileConfigLoader
@@ -4855,9 +4856,10 @@ def instructor_page(template: str, notebook) -> str:
     config.HTMLExporter.extra_template_paths = [os.path.join(os.path.dirname(handlers.__file__), "static", "node_modules",
                                                              "bootstrap", "dist", "css")]
     page = {"notebook": "n", "score": 0, "max_score": 1, "late_penalty": 0}
-    return HTMLExporter(config=config).from_notebook_node(notebook, resources={
+    html, _ = HTMLExporter(config=config).from_notebook_node(nbformat.v4.new_notebook(cells=cells), resources={
         "nbgrader": page, "base_url": "", "submission_id": "s", "notebook_id": "n", "assignment_id": "a", "index": 0,
-        "total": 1})[0]
+        "total": 1})
+    return html
 
 
 @pytest.mark.parametrize("template", ["feedback", "formgrade"])
@@ -4876,11 +4878,27 @@ def test_a_submission_s_markdown_runs_no_script_in_the_feedback_or_the_formgrade
               "<img src=x onerror=\"alert(1)\"> <iframe srcdoc=\"<script>alert(2)</script>\"></iframe>\n"
               "[notes](javascript:alert(3)) <a href=\"javascript:alert(4)\">more</a> <svg onload=alert(5)></svg>\n"
               "![i](JaVa%73cript:alert(6)) [e](&#106;avascript:alert(7))\n\n<div>\n<script>alert(8)</script>\n</div>\n")
-    html = instructor_page(template, nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(attack)]))
+    html = _instructor_page(template, [nbformat.v4.new_markdown_cell(attack)])
     body = html[html.index("I ran"):]
     active = r"<(?:script|iframe|svg)|<[a-z][^<>]*(?:\son\w+=|javascript:|java%73cript|&#106;)"  # a tag, not its text
     assert re.findall(active, body, re.I) == [], body[:2000]
     assert "<h1" in html and "<code>a &lt; b</code>" in body and "&lt;script&gt;fetch" in body and "&lt;s&gt;it" in body
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_an_image_pasted_into_a_submission_s_markdown_shows_in_the_feedback_and_the_formgrader(template):
+    """JupyterLab keeps an image pasted into a markdown cell in the cell (``![plot](attachment:plot.png)``), and the
+    course's ``markdown2html`` (section 37's, in place of nbconvert's) was not given the cell's attachments: nbconvert
+    raised "missing attachment" and the formgrader could not show that notebook, nor ``generate_feedback`` write its
+    feedback. Now the image is shown, as nbconvert shows it (a ``data:`` URL of a raster image); one of another type
+    (an SVG, which could hold a script) goes nowhere."""
+    import nbformat
+
+    png, svg = "iVBORw0KGgo=", "PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+PC9zdmc+"  # the PNG signature; <svg onload=alert(1)></svg>
+    cell = nbformat.v4.new_markdown_cell("Plot: ![plot](attachment:plot.png) ![s](attachment:s.svg)",
+                                         attachments={"plot.png": {"image/png": png}, "s.svg": {"image/svg+xml": svg}})
+    images = [dict(re.findall(r'(\w+)="([^"]*)"', tag)) for tag in re.findall(r"<img[^>]*>", _instructor_page(template, [cell]))]
+    assert {"alt": "plot", "src": f"data:image/png;base64,{png}"} in images and {"alt": "s", "src": "#harmful-link"} in images
 
 
 def test_the_exchange_s_collect_follows_no_link_a_learner_put_in_the_inbound_folder(tmp_path):
@@ -5010,22 +5028,11 @@ def test_the_grades_csv_holds_one_row_per_student_whatever_the_id_a_learner_chos
     assert [row[9] for row in rows[1:]] == ["0.0"] * 4, rows
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "nbgrader 0.9.6's formgrader renders its pages with a jinja Environment without autoescape and writes the student "
-    "id of the URL (tornado unquotes it) into a script as it is: a link a learner sends the instructor "
-    "(.../formgrader/manage_students/%22%3Bfetch(...)%3B%22) runs a script on the formgrader's origin. The course's "
-    "config cannot reach that Environment; a learner's own id can no longer carry it (LinkFreeCollect), a link can."))
-def test_the_formgrader_writes_no_student_id_of_a_link_into_its_page_as_a_script():
-    """Reflected, not stored: the id comes from the address the instructor opens, not from the gradebook."""
-    from jinja2 import Environment, FileSystemLoader
-    from nbgrader.server_extensions.formgrader import handlers
-
-    page = Environment(loader=FileSystemLoader([handlers.template_path])).get_template(
-        "manage_students_assignments.tpl").render(base_url="", student_id='";fetch(document.cookie);"')
-    assert '"";fetch(document.cookie);""' not in page
+# The formgrader's pages opened at a link a learner sent (an id in its address written into a script; ?path= running a
+# folder's nbgrader_config.py): tests/test_labs_jupyter.py, on the JupyterLab server those tests start.
 
 
-# ---- 38. the exchange's word on a submission: the time it was handed in, a file with other names -----------------
+# ---- 38. the folder a learner hands in to the exchange: its time, hard links, depth, growth, a classmate's files ----
 
 
 def _course_collect(tmp_path):
@@ -5093,36 +5100,6 @@ def test_a_hard_link_in_the_exchange_is_not_collected(tmp_path):
     assert sorted(path.name for path in dest.iterdir()) == ["notes.txt", "timestamp.txt"]
 
 
-# ---- 39. what the instructor opens: a markdown cell's attachments, the outputs of a submission ----------------------
-
-
-@pytest.mark.parametrize("template", ["feedback", "formgrade"])
-def test_a_markdown_cell_s_attachments_are_shown_and_run_no_script(template):
-    """An image pasted into a markdown cell is kept as the cell's attachment (``![a](attachment:a.png)``): the course's
-    ``markdown2html`` (section 37) gave nbconvert's renderer no attachments, so every such cell raised
-    ``InvalidNotebook`` ("missing attachment"): the learner's feedback was not generated and the formgrader could not
-    show the autograded notebook, for an honest pasted image as for any. Safe: the cell's attachments are passed;
-    a raster image is shown from its data, an SVG one (which may hold a script) and any other kind not at all.
-    A code cell's outputs reach these pages as nbgrader's ``ClearOutput`` and the trusted grader leave them: text
-    streams and errors only (what a learner's cell displayed, ``display(HTML(...))``, is printed as its ``repr``), which
-    nbconvert escapes: checked here with the tags a learner's code prints or raises."""
-    import nbformat
-
-    svg = "PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnIG9ubG9hZD0nYWxlcnQoMSknLz4="  # <svg ... onload=alert(1)/>
-    cell = nbformat.v4.new_markdown_cell("My plot: ![plot](attachment:plot.png) and ![s](attachment:s.svg)")
-    cell.attachments = {"plot.png": {"image/png": "iVBORw0KGgo="}, "s.svg": {"image/svg+xml": svg}}
-    printed = nbformat.v4.new_code_cell("x", outputs=[
-        nbformat.v4.new_output("stream", name="stdout", text="<script>alert(2)</script>"),
-        nbformat.v4.new_output("error", ename="E<svg onload=alert(3)>", evalue="<img src=x onerror=alert(4)>",
-                               traceback=["\x1b[31m<img src=x onerror=alert(5)>\x1b[0m"])])
-    html = instructor_page(template, nbformat.v4.new_notebook(cells=[cell, printed]))
-    body = html[html.index("My plot"):]
-    assert '<img alt="plot" src="data:image/png;base64,iVBORw0KGgo="' in body, body[:500]
-    assert svg not in html and "image/svg" not in body
-    assert re.findall(r"<(?:script|svg)|<img[^>]*onerror", body) == [], body
-    assert "&lt;script&gt;alert(2)" in body and "onerror=alert(5)" in body, body
-
-
 def test_a_folder_nested_thousands_deep_in_the_exchange_stops_no_one_else_s_collect(tmp_path):
     """nbgrader's collect measures a folder handed in with ``os.walk`` (before it copies it), which on Python 3.11
     recurses once per level: a submission whose folders were nested 1,200 deep raised ``RecursionError`` in the
@@ -5183,6 +5160,54 @@ def test_a_file_that_grows_as_it_is_collected_is_copied_at_its_size(tmp_path, mo
     assert grown and (dest / "01_naive_bpe.ipynb").read_bytes() == b"{}"
 
 
+def test_a_classmate_s_file_in_a_submission_is_not_collected_where_each_user_is_an_account(tmp_path, monkeypatch):
+    """Where each user is an account of their own (``check_owner`` on), nbgrader's submit makes the submission's folder
+    writable by all (so that the instructor can delete it): a classmate could delete alice's notebook there and put
+    their own (collected as alice's), or add a file, whose change after the deadline now dates alice's submission (the
+    time handed in, above). Safe: with ``check_owner``, an entry of the folder whose owner is not the folder's is left
+    out, logged. (The test, which may run as one user, reports the classmate's file as another uid's.)"""
+    collect, _ = _course_collect(tmp_path)
+    collect.check_owner = True
+    folder = tmp_path / "inbound" / "alice+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+x"
+    folder.mkdir(parents=True)
+    (folder / "01_naive_bpe.ipynb").write_text("bob's")
+    (folder / "notes.txt").write_text("alice's")
+    planted, real_fstat = (folder / "01_naive_bpe.ipynb").stat().st_ino, os.fstat
+
+    def fstat(fd):
+        status = real_fstat(fd)
+        if status.st_ino != planted:
+            return status
+        return os.stat_result((status.st_mode, status.st_ino, status.st_dev, status.st_nlink, status.st_uid + 1,
+                               status.st_gid, status.st_size, 0, 0, 0))
+
+    monkeypatch.setattr(os, "fstat", fstat)
+    dest = tmp_path / "course" / "submitted" / "alice" / "01_naive_bpe"
+    collect.do_copy(str(folder), str(dest))
+    assert sorted(path.name for path in dest.iterdir()) == ["notes.txt", "timestamp.txt"]
+
+
+# ---- 39. what the instructor opens: the outputs of a submission, its code highlighted, its outputs' size -------------
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_what_a_learner_s_code_printed_reaches_the_instructor_s_pages_as_text(template):
+    """A code cell's outputs reach nbgrader's feedback and formgrade pages as nbgrader's ``ClearOutput`` and the trusted
+    grader leave them: text streams and errors only (what a learner's cell displayed, ``display(HTML(...))``, is printed
+    as its ``repr``; a rich output saved in the submission is cleared), which nbconvert escapes: checked here with the
+    tags a learner's code prints or raises (and the outputs capped, below)."""
+    import nbformat
+
+    printed = nbformat.v4.new_code_cell("x", outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text="My plot <script>alert(2)</script>"),
+        nbformat.v4.new_output("error", ename="E<svg onload=alert(3)>", evalue="<img src=x onerror=alert(4)>",
+                               traceback=["\x1b[31m<img src=x onerror=alert(5)>\x1b[0m"])])
+    body = _instructor_page(template, [printed])
+    body = body[body.index("My plot"):]
+    assert re.findall(r"<(?:script|svg)|<img[^>]*onerror", body) == [], body
+    assert "&lt;script&gt;alert(2)" in body and "onerror=alert(5)" in body, body
+
+
 @pytest.mark.parametrize("template", ["feedback", "formgrade"])
 def test_a_long_crafted_cell_costs_the_instructor_s_pages_no_minutes(template):
     """nbgrader's feedback and formgrade pages highlight every code cell with the lexer the notebook's metadata names
@@ -5195,10 +5220,8 @@ def test_a_long_crafted_cell_costs_the_instructor_s_pages_no_minutes(template):
 
     cells = [nbformat.v4.new_code_cell("x = " + "a." * 8_000 + "a\n"), nbformat.v4.new_code_cell("y = " + "a." * 20_000)]
     cells[1].metadata["magics_language"] = "ng2"
-    notebook = nbformat.v4.new_notebook(cells=cells, metadata={"language_info": {"name": "python",
-                                                                                  "pygments_lexer": "ipython3"}})
-    start = time.process_time()
-    html = instructor_page(template, notebook)
+    start = time.process_time()  # the labs' lexer, ipython3, nbconvert's default too
+    html = _instructor_page(template, cells)
     spent = time.process_time() - start
     assert spent < 4, f"the page cost {spent:.1f} s of CPU time"
     assert html.count("a.a.a.a") >= 2 and '<span class="n">a</span><span class="o">.</span>' in html
@@ -5229,30 +5252,3 @@ def test_what_a_cell_prints_is_capped_by_the_grader_not_by_the_learner_s_process
     sizes = [len(json.dumps(cell["outputs"])) for cell in cells]
     assert cells[1]["outputs"][0]["text"].startswith("xxx") and cells[2]["outputs"][-1]["ename"].startswith("EEE")
     assert max(sizes) < 100_000, sizes
-
-
-def test_a_classmate_s_file_in_a_submission_is_not_collected_where_each_user_is_an_account(tmp_path, monkeypatch):
-    """Where each user is an account of their own (``check_owner`` on), nbgrader's submit makes the submission's folder
-    writable by all (so that the instructor can delete it): a classmate could delete alice's notebook there and put
-    their own (collected as alice's), or add a file, whose change after the deadline now dates alice's submission (the
-    time handed in, above). Safe: with ``check_owner``, an entry of the folder whose owner is not the folder's is left
-    out, logged. (The test, which may run as one user, reports the classmate's file as another uid's.)"""
-    collect, _ = _course_collect(tmp_path)
-    collect.check_owner = True
-    folder = tmp_path / "inbound" / "alice+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+x"
-    folder.mkdir(parents=True)
-    (folder / "01_naive_bpe.ipynb").write_text("bob's")
-    (folder / "notes.txt").write_text("alice's")
-    planted, real_fstat = (folder / "01_naive_bpe.ipynb").stat().st_ino, os.fstat
-
-    def fstat(fd):
-        status = real_fstat(fd)
-        if status.st_ino != planted:
-            return status
-        return os.stat_result((status.st_mode, status.st_ino, status.st_dev, status.st_nlink, status.st_uid + 1,
-                               status.st_gid, status.st_size, 0, 0, 0))
-
-    monkeypatch.setattr(os, "fstat", fstat)
-    dest = tmp_path / "course" / "submitted" / "alice" / "01_naive_bpe"
-    collect.do_copy(str(folder), str(dest))
-    assert sorted(path.name for path in dest.iterdir()) == ["notes.txt", "timestamp.txt"]

@@ -5,13 +5,18 @@ its code opened (as the keeper read it from the caller's memory), an error messa
 terminal obeys the escape codes in it: a refused open of a path of cursor-up and erase-line codes wiped a flagged
 student's row and its review line from ``grade --class`` and wrote a clean row in their place
 (``tests/test_grading_redteam.py``, section 25). So every line printed passes through :func:`shown`.
+
+Shown in a browser, a submission's text, or a link's, runs as script where nbgrader lets it: :func:`markdown_html`
+(nbgrader's feedback and formgrade pages) and :func:`guard_nbgrader_server` (the formgrader and nbgrader's JSON
+answers, in the Jupyter server) keep it text.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import unicodedata
+
+import jinja2
 
 
 def shown(line: str) -> str:
@@ -44,21 +49,21 @@ class PrintableStreamHandler(logging.StreamHandler):
 
 
 
-def markdown_html(context, source: str) -> str:
+@jinja2.pass_context
+def markdown_html(context: jinja2.runtime.Context, source: str) -> str:
     """nbconvert's ``markdown2html`` filter for nbgrader's feedback and formgrader pages (``nbgrader_config.py``):
     mistune's HTML of the markdown, with the HTML written in it shown as text and links and images to safe protocols
-    only (mistune's allowlist: no ``javascript:``). nbgrader's templates render a markdown cell's raw HTML as it is
-    (they leave out nbconvert's ``clean_html``), so a submission's ``<script>`` or ``<img onerror=...>`` ran in the
-    instructor's browser on the formgrader's origin, whose API sets any student's grades
-    (``tests/test_grading_redteam.py``, section 37). No lab's markdown writes HTML; cleaning it instead (bleach) cost
-    minutes of CPU on 300 KB of unclosed tags. The cell's attachments are passed (without them an image pasted into
-    the cell raised ``InvalidNotebook``: no feedback, no formgrader view, section 39): a raster image is shown from its
-    data, an SVG one, which may hold a script, not at all (``data:image/svg+xml`` is no safe protocol)."""
+    only (mistune's allowlist: no ``javascript:``; of ``data:``, raster images). nbgrader's templates render a markdown
+    cell's raw HTML as it is (they leave out nbconvert's ``clean_html``), so a submission's ``<script>`` or
+    ``<img onerror=...>`` ran in the instructor's browser on the formgrader's origin, whose API sets any student's
+    grades (``tests/test_grading_redteam.py``, section 37). No lab's markdown writes HTML; cleaning it instead (bleach)
+    cost minutes of CPU on 300 KB of unclosed tags. The cell's attachments (an image pasted in) are given, as nbconvert
+    gives them."""
     from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-    attachments = context.get("cell", {}).get("attachments", {})
-    return MarkdownWithMath(renderer=IPythonRenderer(escape=True, allow_harmful_protocols=False,
-                                                     attachments=attachments)).render(source)
+    renderer = IPythonRenderer(escape=True, allow_harmful_protocols=False,
+                               attachments=context.get("cell", {}).get("attachments", {}))
+    return MarkdownWithMath(renderer=renderer).render(source)
 
 
 HIGHLIGHTED_CHARS = 20_000  # the longest cell of a lab's source: 4,106 characters
@@ -84,7 +89,53 @@ def code_html(source: str, language: str | None = None, metadata: dict | None = 
     return highlight(source or " ", PythonLexer(), HtmlFormatter(cssclass=" highlight hl-python"))
 
 
-with contextlib.suppress(ImportError):  # jinja2 comes with nbconvert, which alone calls the filter
-    from jinja2 import pass_context
+def guard_nbgrader_server() -> None:
+    """nbgrader's pages in a Jupyter server, made safe to open at a link a learner sent; ``nbgrader_config.py`` calls
+    this in the server, which loads it (``FormgradeExtension.initialize``) before the formgrader builds its pages' jinja
+    Environment (``tests/test_labs_jupyter.py``). nbgrader 0.9.6 builds it without autoescape: the id of a student, a
+    lab or a notebook in a page's address (``/formgrader/manage_students/<id>``) was written as it is into the page's
+    ``<script>``, on the origin whose API sets grades; now what its templates write is escaped. The formgrader opened
+    the course of any folder ``?path=`` named, running that folder's ``nbgrader_config.py`` in the server (a learner's,
+    handed in); now it opens the course it was started in only. It served the files handed in beside a notebook
+    (``/formgrader/submissions/<id>/<file>``, for its images) on its own origin, where a learner's HTML page that their
+    markdown linked to ran its script; and nbgrader's JSON handlers (the formgrader's API, the version check, the
+    assignment and course lists) answer as ``text/html``, some with the address's id or version in it
+    (``/nbgrader_version?version=<script>...``): all of these now come sandboxed."""
+    import functools
+    import importlib
+    import os
 
-    pass_context(markdown_html)  # jinja then passes the template's context: the cell
+    from jupyter_server.base.handlers import JupyterHandler
+    from nbgrader.server_extensions.formgrader import formgrader
+    from tornado import web
+
+    if formgrader.Environment is not jinja2.Environment:  # this file runs at every reload of the config: once is enough
+        return
+    formgrader.Environment = functools.partial(jinja2.Environment, autoescape=True)
+    course, opens = os.path.realpath(os.getcwd()), formgrader.handlers.FormgraderHandler.get
+
+    @web.authenticated
+    def get(handler) -> None:
+        path = handler.get_argument("path", "")
+        if path and os.path.realpath(path) != course:
+            raise web.HTTPError(403, "this formgrader opens the course it was started in only")
+        return opens(handler)
+
+    formgrader.handlers.FormgraderHandler.get = get
+    sandboxed = property(lambda handler: JupyterHandler.content_security_policy.fget(handler) + "; sandbox")
+    formgrader.handlers.SubmissionFilesHandler.content_security_policy = sandboxed
+    for name in ("formgrader.apihandlers", "assignment_list.handlers", "course_list.handlers", "validate_assignment.handlers"):
+        module = importlib.import_module(f"nbgrader.server_extensions.{name}")
+        for kind in vars(module).values():
+            if isinstance(kind, type) and issubclass(kind, JupyterHandler) and kind.__module__ == module.__name__:
+                kind.content_security_policy = sandboxed
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    """This module as a Jupyter server extension: :func:`guard_nbgrader_server` in a server that does not load the
+    course's ``nbgrader_config.py`` (a student's on ``classroom up``'s hub, whose config enables it)."""
+    return [{"module": __name__}]
+
+
+def _load_jupyter_server_extension(server_app: object) -> None:
+    guard_nbgrader_server()

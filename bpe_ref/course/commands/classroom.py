@@ -132,7 +132,8 @@ def write_hub_config(state: Path, course: Path, instructor: str, students: list[
             "c = get_config()  # noqa: F821\n"
             f"c.CourseDirectory.student_id = {student!r}  # written by `python -m bpe_ref classroom up`\n", encoding="utf-8")
         (settings / "jupyter_server_config.json").write_text(json.dumps({"ServerApp": {"jpserver_extensions": {
-            "nbgrader.server_extensions.formgrader": False, "nbgrader.server_extensions.create_assignment": False}}}))
+            "nbgrader.server_extensions.formgrader": False, "nbgrader.server_extensions.create_assignment": False,
+            "bpe_ref.course.printable": True}}}))  # nbgrader's answers to a link sandboxed, as the course's config does
         (settings / "labconfig" / "page_config.json").write_text(json.dumps({"disabledExtensions": {
             "@jupyter/nbgrader:formgrader": True, "@jupyter/nbgrader:create-assignment": True}}))
     scripts = Path(sys.executable).parent

@@ -209,11 +209,21 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   HTML as it is, so a submission's ``<script>`` ran in the formgrader, on an origin whose API sets any student's
   grades. ``nbgrader_config.py`` replaces the exporter's ``markdown2html`` (:func:`bpe_ref.course.printable.markdown_html`):
   what markdown makes is kept, HTML written in it is shown as text, links go to safe protocols only (section 37), a
-  cell's attached images shown from their data if raster, an SVG one (a script may be in it) not at all (without its
-  attachments, an image pasted into a cell failed the learner's feedback and the formgrader's view: section 39). The
-  outputs a submission saved are cleared (nbgrader's ``ClearOutput``); those the grader writes are text streams and
-  errors (the worker's ``display`` prints a ``repr``), which nbconvert escapes (section 39); nbgrader's pages show no
-  widget state of the notebook's metadata.
+  cell's attached images shown from their data if raster, an SVG one (a script may be in it) not at all. The outputs a
+  submission saved are cleared (nbgrader's ``ClearOutput``); those the grader writes are text streams and errors (the
+  worker's ``display`` prints a ``repr``), which nbconvert escapes (section 39); nbgrader's pages show no widget state
+  of the notebook's metadata.
+  nbgrader 0.9.6's formgrader wrote the id in the address it was opened at (a student's, a lab's, a notebook's) into
+  its page's script as it was, ran the ``nbgrader_config.py`` of any folder its ``?path=`` named (a learner's, handed
+  in), and served the files handed in beside a notebook (``/formgrader/submissions/<id>/page.html``, which a link in
+  the learner's markdown reaches) on its own origin; nbgrader's JSON handlers answer as ``text/html``, some with the
+  address's id or version in it (``/nbgrader_version?version=<script>...``, on the Jupyter server's origin, whose API
+  runs code): a link a learner sent, or put in their notebook, ran their script there, or their code in the server.
+  The course's config, which the formgrader loads before it builds its pages, has them escape what they write, opens
+  the course it was started in only, and serves those files and every JSON answer sandboxed
+  (:func:`bpe_ref.course.printable.guard_nbgrader_server`; ``tests/test_labs_jupyter.py``, on a JupyterLab server
+  started as the README does); a student's server on the course's hubs, which loads no course config, enables it as a
+  server extension. A stored id cannot carry a script either (``LinkFreeCollect``).
 - *Hard-coding the visible cases*: every task's hidden test uses inputs the notebook never shows;
   visible tests are at most a third of a lab's points.
 
@@ -239,18 +249,14 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   the class's collect; 32 levels, 10,000 entries at most), and a file with other names (a hard link, section 38); it
   copies a file at its size when opened (one a learner's process grew as it was read was copied until the disk was
   full, section 38); ``grades.csv`` quotes every field (``QuotedCsvExport``: an id of commas and line breaks wrote a
-  classmate's row, section 37). The
-  time handed in, which the late penalty reads, was the learner's word (the folder's name, its ``timestamp.txt``): a
-  day late, dated the day before, cost nothing. The collect writes it: the later of the name's time and the latest
-  ctime of the files it copied, less a minute (section 38); a ctime no owner can set to the past, on a clock the file
-  server keeps. Still the learner's: which of their folders is taken (the newest by name, and with ``before_duedate``
-  the newest named before the due date; each dated so), and where every user is one account, any classmate's file
-  is theirs to change, its ctime with it. Where each is an account (``check_owner``), an entry of a submission's
-  folder (writable by all, as nbgrader's submit makes it) that another user put there is left out: a classmate's
-  notebook put in place of the submitter's was collected as theirs (section 38).
-- nbgrader's formgrader writes the student id of the address it is opened at into its page unescaped (0.9.6: no
-  autoescape): a link a learner sends the instructor runs a script on the formgrader's origin (section 37, a strict
-  xfail). A stored id cannot carry one (``LinkFreeCollect``, ``collect``); open no formgrader link a learner sent.
+  classmate's row, section 37). The time handed in, which the late penalty reads, was the learner's word (the folder's
+  name, its ``timestamp.txt``): a day late, dated the day before, cost nothing. The collect writes it: the later of
+  the name's time and the latest ctime of the files it copied, less a minute (section 38); a ctime no owner can set to
+  the past, on a clock the file server keeps. Still the learner's: which of their folders is taken (the newest by
+  name, and with ``before_duedate`` the newest named before the due date; each dated so), and where every user is one
+  account, any classmate's file is theirs to change, its ctime with it. Where each is an account (``check_owner``), an
+  entry of a submission's folder (writable by all, as nbgrader's submit makes it) that another user put there is left
+  out: a classmate's notebook put in place of the submitter's was collected as theirs (section 38).
 - A copy of someone else's working code, or a roundabout way to the right answers, earns the
   points: the grader judges answers, not authorship.
 - Checks of *how* a function works are measured from outside the worker (its CPU time as the input
