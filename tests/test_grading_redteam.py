@@ -5030,3 +5030,225 @@ def test_the_grades_csv_holds_one_row_per_student_whatever_the_id_a_learner_chos
 
 # The formgrader's pages opened at a link a learner sent (an id in its address written into a script; ?path= running a
 # folder's nbgrader_config.py): tests/test_labs_jupyter.py, on the JupyterLab server those tests start.
+
+
+# ---- 38. the folder a learner hands in to the exchange: its time, hard links, depth, growth, a classmate's files ----
+
+
+def _course_collect(tmp_path):
+    """The course config's exchange collect (``LinkFreeCollect``) and its course folder, made in ``tmp_path``."""
+    from pathlib import Path
+
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeFactory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(Path(__file__).resolve().parents[1])).load_config()
+    coursedir = CourseDirectory(config=config, root=str(tmp_path / "course"))
+    return ExchangeFactory(config=config).collect(coursedir=coursedir, config=config), coursedir
+
+
+def test_a_late_submission_dated_before_the_deadline_is_collected_at_the_time_of_its_files(tmp_path):
+    """nbgrader's late penalty reads the time a submission was handed in from the ``timestamp.txt`` that collect
+    copies from the exchange, and collect picks a learner's newest folder by the time in its name
+    (``<id>+<lab>+<time>+<n>``): both are the learner's, who writes the inbound folder. A folder handed in a day late,
+    named and dated before the deadline (its files' mtimes too, ``touch -d``), was graded with no penalty; one with no
+    ``timestamp.txt`` was not dated at all (nbgrader then assigns no penalty). Safe: the course's collect writes the
+    ``timestamp.txt`` itself, the later of the folder's time and the latest ctime of what it copied (which no owner can
+    set to the past), less a minute's slack; an honest submission keeps its own time to the microsecond."""
+    import datetime
+
+    collect, coursedir = _course_collect(tmp_path)
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    honest = now.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    claims = {"mallory": "2026-01-01 09:00:00.000000 UTC", "oscar": "2026-01-01 09:00:00.000000 UTC", "ann": honest}
+    dated = {}
+    for student, claimed in claims.items():
+        folder = tmp_path / "inbound" / f"{student}+01_naive_bpe+{claimed}+x"
+        (folder / "data").mkdir(parents=True)
+        (folder / "data" / "corpus.txt").write_text("low lower")
+        (folder / "01_naive_bpe.ipynb").write_text("{}")
+        if student != "oscar":
+            (folder / "timestamp.txt").write_text(claimed)
+        for path in (folder, *folder.rglob("*")):
+            os.utime(path, (1767258000, 1767258000))  # 2026-01-01 09:00 UTC
+        dest = tmp_path / "course" / "submitted" / student / "01_naive_bpe"
+        collect.do_copy(str(folder), str(dest))
+        dated[student] = coursedir.get_existing_timestamp(str(dest))
+    late = now - datetime.timedelta(seconds=61)  # the slack: a minute
+    assert dated["mallory"] is not None and dated["mallory"] >= late, dated
+    assert dated["oscar"] is not None and dated["oscar"] >= late, dated
+    assert dated["ann"] == now, dated
+    assert (tmp_path / "course" / "submitted" / "ann" / "01_naive_bpe" / "data" / "corpus.txt").read_text() == "low lower"
+
+
+def test_a_hard_link_in_the_exchange_is_not_collected(tmp_path):
+    """A learner's hard link in the inbound folder (where the kernel allows linking a file one does not own:
+    ``fs.protected_hardlinks`` off, some containers) was collected as a file: its content, a file of the instructor's
+    (the course's source notebook, every solution), as the learner's submission. A link was already left out (section
+    37); a hard link is no link to ``O_NOFOLLOW``. Safe: a file with more than one name is left out, logged."""
+    collect, _ = _course_collect(tmp_path)
+    solutions = tmp_path / "course" / "solutions" / "01_naive_bpe"
+    solutions.mkdir(parents=True)
+    (solutions / "01_naive_bpe.ipynb").write_text("### BEGIN SOLUTION")
+    inbound = tmp_path / "inbound" / "mallory+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+abc"
+    inbound.mkdir(parents=True)
+    os.link(solutions / "01_naive_bpe.ipynb", inbound / "01_naive_bpe.ipynb")
+    (inbound / "notes.txt").write_text("mine")
+    dest = tmp_path / "course" / "submitted" / "mallory" / "01_naive_bpe"
+    collect.do_copy(str(inbound), str(dest))
+    assert sorted(path.name for path in dest.iterdir()) == ["notes.txt", "timestamp.txt"]
+
+
+def test_a_folder_nested_thousands_deep_in_the_exchange_stops_no_one_else_s_collect(tmp_path):
+    """nbgrader's collect measures a folder handed in with ``os.walk`` (before it copies it), which on Python 3.11
+    recurses once per level: a submission whose folders were nested 1,200 deep raised ``RecursionError`` in the
+    instructor's ``nbgrader collect``, which stopped there, every classmate after it not collected (the course's copy
+    recursed too). Safe: the course's collect copies 32 levels at most and counts the bytes and entries as it copies
+    (``max_dir_size``, 10,000 entries); past either the folder is left out, logged, and the rest collected."""
+    import subprocess
+
+    collect, _ = _course_collect(tmp_path)
+    deep = tmp_path / "inbound" / "mallory+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+x"
+    deep.mkdir(parents=True)
+    fd = os.open(deep, os.O_RDONLY)
+    for _ in range(1_200):  # by fds, as a path grows
+        os.mkdir("a", dir_fd=fd)
+        fd, parent = os.open("a", os.O_RDONLY, dir_fd=fd), fd
+        os.close(parent)
+    os.close(fd)
+    collect.most = {"entries": 100, "levels": 32}  # 10,000 entries in the course
+    many = tmp_path / "inbound" / "oscar+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+y"
+    many.mkdir()
+    for index in range(101):
+        (many / str(index)).touch()
+    honest = tmp_path / "inbound" / "ann+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+z"
+    (honest / "data").mkdir(parents=True)
+    (honest / "data" / "corpus.txt").write_text("low lower")
+    submitted = tmp_path / "course" / "submitted"
+    try:
+        for folder in (deep, many, honest):
+            collect.do_copy(str(folder), str(submitted / folder.name.split("+")[0] / "01_naive_bpe"))
+    finally:  # removed here: pytest's removal of tmp_path recurses once per level too
+        subprocess.run(["rm", "-rf", str(deep)], check=True)
+    assert sorted(path.name for path in submitted.iterdir()) == ["ann"]
+    assert (submitted / "ann" / "01_naive_bpe" / "data" / "corpus.txt").read_text() == "low lower"
+
+
+def test_a_file_that_grows_as_it_is_collected_is_copied_at_its_size(tmp_path, monkeypatch):
+    """A learner's process that appends to a file of their inbound folder as fast as the instructor's collect reads it
+    (the learner's server runs on while the instructor collects) kept the collect copying it until the instructor's
+    disk was full: nbgrader's and the course's copy read to the end of the file, wherever it was by then (nbgrader's
+    size check ran before). Here the file grows by 4 MiB right after the collect opened it. Safe: a file is copied at
+    the size it had when opened (its later change dates the submission, above)."""
+    collect, _ = _course_collect(tmp_path)
+    folder = tmp_path / "inbound" / "mallory+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+x"
+    folder.mkdir(parents=True)
+    (folder / "01_naive_bpe.ipynb").write_text("{}")
+    grown, real_fstat = [], os.fstat
+
+    def fstat(fd):
+        status = real_fstat(fd)
+        if status.st_ino == (folder / "01_naive_bpe.ipynb").stat().st_ino and not grown:
+            with open(folder / "01_naive_bpe.ipynb", "ab") as notebook:
+                grown.append(notebook.write(b" " * (4 << 20)))
+        return status
+
+    monkeypatch.setattr(os, "fstat", fstat)
+    dest = tmp_path / "course" / "submitted" / "mallory" / "01_naive_bpe"
+    collect.do_copy(str(folder), str(dest))
+    assert grown and (dest / "01_naive_bpe.ipynb").read_bytes() == b"{}"
+
+
+def test_a_classmate_s_file_in_a_submission_is_not_collected_where_each_user_is_an_account(tmp_path, monkeypatch):
+    """Where each user is an account of their own (``check_owner`` on), nbgrader's submit makes the submission's folder
+    writable by all (so that the instructor can delete it): a classmate could delete alice's notebook there and put
+    their own (collected as alice's), or add a file, whose change after the deadline now dates alice's submission (the
+    time handed in, above). Safe: with ``check_owner``, an entry of the folder whose owner is not the folder's is left
+    out, logged. (The test, which may run as one user, reports the classmate's file as another uid's.)"""
+    collect, _ = _course_collect(tmp_path)
+    collect.check_owner = True
+    folder = tmp_path / "inbound" / "alice+01_naive_bpe+2026-11-30 10:00:00.000000 UTC+x"
+    folder.mkdir(parents=True)
+    (folder / "01_naive_bpe.ipynb").write_text("bob's")
+    (folder / "notes.txt").write_text("alice's")
+    planted, real_fstat = (folder / "01_naive_bpe.ipynb").stat().st_ino, os.fstat
+
+    def fstat(fd):
+        status = real_fstat(fd)
+        if status.st_ino != planted:
+            return status
+        return os.stat_result((status.st_mode, status.st_ino, status.st_dev, status.st_nlink, status.st_uid + 1,
+                               status.st_gid, status.st_size, 0, 0, 0))
+
+    monkeypatch.setattr(os, "fstat", fstat)
+    dest = tmp_path / "course" / "submitted" / "alice" / "01_naive_bpe"
+    collect.do_copy(str(folder), str(dest))
+    assert sorted(path.name for path in dest.iterdir()) == ["notes.txt", "timestamp.txt"]
+
+
+# ---- 39. what the instructor opens: the outputs of a submission, its code highlighted, its outputs' size -------------
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_what_a_learner_s_code_printed_reaches_the_instructor_s_pages_as_text(template):
+    """A code cell's outputs reach nbgrader's feedback and formgrade pages as nbgrader's ``ClearOutput`` and the trusted
+    grader leave them: text streams and errors only (what a learner's cell displayed, ``display(HTML(...))``, is printed
+    as its ``repr``; a rich output saved in the submission is cleared), which nbconvert escapes: checked here with the
+    tags a learner's code prints or raises (and the outputs capped, below)."""
+    import nbformat
+
+    printed = nbformat.v4.new_code_cell("x", outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text="My plot <script>alert(2)</script>"),
+        nbformat.v4.new_output("error", ename="E<svg onload=alert(3)>", evalue="<img src=x onerror=alert(4)>",
+                               traceback=["\x1b[31m<img src=x onerror=alert(5)>\x1b[0m"])])
+    body = _instructor_page(template, [printed])
+    body = body[body.index("My plot"):]
+    assert re.findall(r"<(?:script|svg)|<img[^>]*onerror", body) == [], body
+    assert "&lt;script&gt;alert(2)" in body and "onerror=alert(5)" in body, body
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_long_crafted_cell_costs_the_instructor_s_pages_no_minutes(template):
+    """nbgrader's feedback and formgrade pages highlight every code cell with the lexer the notebook's metadata names
+    (the labs: IPython's ``ipython3``), whose time grows as the square of a line's length on some text: a cell holding
+    an attribute chain of 16 KB (``x = a.a.a...``, valid Python) cost 5 s of CPU, one of 100 KB minutes, and a
+    submission of many held ``nbgrader generate_feedback`` (the class's, one notebook after another) and the formgrader
+    (one thread for every page) for hours. Safe: the course's ``highlight_code`` uses Pygments' Python lexer, whatever
+    the metadata names, and shows a cell longer than 20,000 characters as text."""
+    import nbformat
+
+    cells = [nbformat.v4.new_code_cell("x = " + "a." * 8_000 + "a\n"), nbformat.v4.new_code_cell("y = " + "a." * 20_000)]
+    cells[1].metadata["magics_language"] = "ng2"
+    start = time.process_time()  # the labs' lexer, ipython3, nbconvert's default too
+    html = _instructor_page(template, cells)
+    spent = time.process_time() - start
+    assert spent < 4, f"the page cost {spent:.1f} s of CPU time"
+    assert html.count("a.a.a.a") >= 2 and '<span class="n">a</span><span class="o">.</span>' in html
+
+
+# A cell that lifts the worker loop's cap on a cell's printed text (its global, reached through the caller's frame), and
+# cells that each print 3 MB or raise an error of 3 MB, each under the 4 MiB a reply may hold.
+UNCAPPED_OUTPUTS = [
+    'import sys\nsys._getframe(1).f_globals["MAX_OUTPUT_CHARS"] = 10 ** 9\n'
+    'sys._getframe(1).f_globals["_error"] = lambda exc: {"ename": "E" * 10_000, "evalue": "v" * 1_000_000,\n'
+    '                                                    "traceback": ["t" * 100] * 20_000}',
+    'print("x" * 3_000_000)',
+    'raise ValueError()',
+]
+
+
+def test_what_a_cell_prints_is_capped_by_the_grader_not_by_the_learner_s_process():
+    """The text a cell printed, and its error, reach the autograded notebook as the worker reports them, capped there
+    (20,000 characters a stream, 2,000 an error's message, 30 lines of traceback) by the worker loop, whose globals a
+    cell reaches through its caller's frame: rebound, each cell's outputs grew to the 4 MiB of a reply, and a submission
+    of a thousand such cells held gigabytes in the grading process (nbgrader autograde: the OOM killer ends the class's
+    run) and wrote them into the autograded notebook and the feedback. Safe: the trusted side caps what it writes into
+    the notebook, whatever the worker reports."""
+    import json
+
+    cells = [code_cell(f"c{index}", source) for index, source in enumerate(UNCAPPED_OUTPUTS)]
+    grade_cells(cells, "00_pretokenization", policy=Policy(cell_timeout=10, call_timeout=10), total_seconds=60)
+    sizes = [len(json.dumps(cell["outputs"])) for cell in cells]
+    assert cells[1]["outputs"][0]["text"].startswith("xxx") and cells[2]["outputs"][-1]["ename"].startswith("EEE")
+    assert max(sizes) < 100_000, sizes

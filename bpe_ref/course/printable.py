@@ -66,6 +66,29 @@ def markdown_html(context: jinja2.runtime.Context, source: str) -> str:
     return MarkdownWithMath(renderer=renderer).render(source)
 
 
+HIGHLIGHTED_CHARS = 20_000  # the longest cell of a lab's source: 4,106 characters
+
+
+def code_html(source: str, language: str | None = None, metadata: dict | None = None) -> str:
+    """nbconvert's ``highlight_code`` filter for nbgrader's feedback and formgrader pages (``nbgrader_config.py``): a
+    code cell highlighted by Pygments' Python lexer, whatever lexer the notebook names (its ``language_info``, a cell's
+    ``magics_language``: the learner's metadata), and shown as text past :data:`HIGHLIGHTED_CHARS`. IPython's lexer,
+    which the labs name (``ipython3``), takes time growing as the square of a line's length on some text (an attribute
+    chain ``a.a.a...``: 16 KB, 5 s of CPU; Pygments' ``ng2`` on ``((((``, too): a submission's long cells held
+    nbgrader's ``generate_feedback``, which renders the class one notebook after another, and the formgrader, which
+    serves every page from one thread, for minutes a cell (``tests/test_grading_redteam.py``, section 39). Python's
+    lexer took 0.2 s at most on 10,000 characters of each of 50 repeated patterns tried."""
+    from html import escape
+
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    if len(source) > HIGHLIGHTED_CHARS:
+        return f'<div class=" highlight hl-python"><pre>{escape(source)}</pre></div>'
+    return highlight(source or " ", PythonLexer(), HtmlFormatter(cssclass=" highlight hl-python"))
+
+
 def guard_nbgrader_server() -> None:
     """nbgrader's pages in a Jupyter server, made safe to open at a link a learner sent; ``nbgrader_config.py`` calls
     this in the server, which loads it (``FormgradeExtension.initialize``) before the formgrader builds its pages' jinja

@@ -164,13 +164,21 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
 - *Costing the grader*: a cell's IPython syntax is turned into Python here (IPython's ``TransformerManager``, which
   tokenizes the whole cell again for each ``%magic`` line: 1,000 of them cost 12 to 24 s of CPU, 160 KB of them minutes,
   in one call between requests) under the cell's limit of this process's CPU time, past which the cell goes as it is
-  (section 35); a reply is read with a size limit; decoding refuses nesting deeper than the
+  (section 35); a reply is read with a size limit (4 MiB), and what the grader writes into the notebook is capped here
+  (20,000 characters a stream; an error's message 2,000, its traceback 30 lines): the worker's caps are the learner's
+  process's globals, and a cell that rebound them made every cell's outputs 4 MiB, gigabytes in the grading process
+  for a notebook of a thousand cells (section 39); decoding refuses nesting deeper than the
   worker sends and dicts or sets whose keys share one hash (integers ``k * (2**61 - 1)`` kept the
   grader busy for minutes) before building them. The scratch folder is walked (twice a second for
   its size, at closing for links and special files) through at most ``Policy.scratch_entries``
   entries and 32 levels, links never followed; past either the worker is stopped and flagged, so a
   million empty files or a tree thousands deep cost the learner, not the grader (removing the folder
-  still costs what the worker made before the watcher's next look).
+  still costs what the worker made before the watcher's next look). The instructor's pages of a submission
+  (nbgrader's feedback, the formgrader) highlight its code with Pygments' Python lexer, whatever its metadata names,
+  and a cell past 20,000 characters not at all (:func:`bpe_ref.course.printable.code_html`): IPython's lexer, which
+  the labs name, took time growing as the square of a line's length (16 KB of ``a.a.a...``, 5 s of CPU), and a
+  submission of such cells held the class's ``generate_feedback`` and the formgrader's one thread for hours (section
+  39).
 - *Keeping a stand-in*: while a task is graded, the reference's versions of the earlier tasks'
   functions stand in for the learner's (sent as source; never the function being graded, a
   trainer, or the function of a test cell still to be graded). Test cells are graded in the
@@ -200,9 +208,11 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
 - *Running a script where the instructor looks*: nbgrader's feedback and formgrade templates render a markdown cell's
   HTML as it is, so a submission's ``<script>`` ran in the formgrader, on an origin whose API sets any student's
   grades. ``nbgrader_config.py`` replaces the exporter's ``markdown2html`` (:func:`bpe_ref.course.printable.markdown_html`):
-  what markdown makes is kept, HTML written in it is shown as text, links go to safe protocols only (section 37). The
-  outputs the grader writes are text streams and errors (the worker's ``display`` prints a ``repr``), which nbconvert
-  escapes.
+  what markdown makes is kept, HTML written in it is shown as text, links go to safe protocols only (section 37), a
+  cell's attached images shown from their data if raster, an SVG one (a script may be in it) not at all. The outputs a
+  submission saved are cleared (nbgrader's ``ClearOutput``); those the grader writes are text streams and errors (the
+  worker's ``display`` prints a ``repr``), which nbconvert escapes (section 39); nbgrader's pages show no widget state
+  of the notebook's metadata.
   nbgrader 0.9.6's formgrader wrote the id in the address it was opened at (a student's, a lab's, a notebook's) into
   its page's script as it was, ran the ``nbgrader_config.py`` of any folder its ``?path=`` named (a learner's, handed
   in), and served the files handed in beside a notebook (``/formgrader/submissions/<id>/page.html``, which a link in
@@ -235,8 +245,18 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   rewrite the release and the feedback there (solutions/README.md, section 7). A link put there is not followed:
   the config's ``LinkFreeCollect`` (a link to the source notebook was collected as a submission, section 37), which
   also leaves out a folder whose time nbgrader cannot read (it stopped the class's collect) or whose student id holds
-  a line break (it stopped the class's autograde); ``grades.csv`` quotes every field (``QuotedCsvExport``: an id of
-  commas and line breaks wrote a classmate's row, section 37).
+  a line break (it stopped the class's autograde), one nested 1,000 deep (nbgrader's ``os.walk`` recursed: it stopped
+  the class's collect; 32 levels, 10,000 entries at most), and a file with other names (a hard link, section 38); it
+  copies a file at its size when opened (one a learner's process grew as it was read was copied until the disk was
+  full, section 38); ``grades.csv`` quotes every field (``QuotedCsvExport``: an id of commas and line breaks wrote a
+  classmate's row, section 37). The time handed in, which the late penalty reads, was the learner's word (the folder's
+  name, its ``timestamp.txt``): a day late, dated the day before, cost nothing. The collect writes it: the later of
+  the name's time and the latest ctime of the files it copied, less a minute (section 38); a ctime no owner can set to
+  the past, on a clock the file server keeps. Still the learner's: which of their folders is taken (the newest by
+  name, and with ``before_duedate`` the newest named before the due date; each dated so), and where every user is one
+  account, any classmate's file is theirs to change, its ctime with it. Where each is an account (``check_owner``), an
+  entry of a submission's folder (writable by all, as nbgrader's submit makes it) that another user put there is left
+  out: a classmate's notebook put in place of the submitter's was collected as theirs (section 38).
 - A copy of someone else's working code, or a roundabout way to the right answers, earns the
   points: the grader judges answers, not authorship.
 - Checks of *how* a function works are measured from outside the worker (its CPU time as the input

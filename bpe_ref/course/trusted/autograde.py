@@ -30,6 +30,7 @@ from typing import Any
 from . import cells as test_cells
 from .cells import is_test_cell, nbgrader_of, source_of
 from .sandbox import Policy, RemoteFunction, Sandbox
+from .worker.wire import capped
 from .verdicts import CheckFailed, GradingStopped, hidden_seed
 
 RECORDS_DIR = "trusted_grades"
@@ -204,6 +205,7 @@ def lab_policy(graders: Any, base: Policy) -> Policy:
 
 
 def _error_output(ename: str, message: str) -> dict:
+    message = capped(message)
     return {"output_type": "error", "ename": ename, "evalue": message, "traceback": [f"{ename}: {message}"]}
 
 
@@ -278,7 +280,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
                 later = order[order.index(name) + 1:]
                 box.not_graded_yet = {function for grade_id in later for function in specs[grade_id].functions}
                 verdict, printed = run_test(spec, graders, box, points)
-                cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []
+                cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": capped(printed)}] if printed else []
                 if not box.alive:  # the learner's code timed out or died during the check
                     restart_and_replay()
             if not verdict.passed:
@@ -457,10 +459,9 @@ if NbGraderPreprocessor is not None:
                 nb.cells.insert(position, cell)
             return nb, resources
 
-    import shutil
     import stat
     import tempfile
-    from datetime import datetime
+    from datetime import datetime, timedelta, timezone
 
     from nbgrader.exchange.default.collect import ExchangeCollect
 
@@ -482,13 +483,27 @@ if NbGraderPreprocessor is not None:
         entry is opened ``O_NOFOLLOW`` beneath the folder opened before it, so a link swapped in meanwhile is not
         followed either; links, and what is neither a file nor a folder, are left out and logged. The copy, made in a
         folder of this process's, then goes through nbgrader's own (its size limits, ignored files, permissions).
-        A folder named with a time nbgrader cannot read, or larger than ``max_dir_size``, stopped the class's collect; a
+        A folder named with a time nbgrader cannot read, larger than ``max_dir_size`` or nested 1,000 deep (nbgrader's
+        ``os.walk`` recursed), stopped the class's collect: 32 levels and 10,000 entries are copied at most; a
         student id with a line break, its autograde (nbgrader's paths are matched by ``.*``); one with quotes or ``<>``,
         written as it is into the formgrader's pages (``var student_id = "{{ student_id }}"``, no escaping), ran a
         script in the instructor's browser. A student id is a hub user's name: letters, digits and ``_ . @ + -``; with
         ``check_owner`` (nbgrader's default, where each user is an account of their own) the folder must be that
         user's: nbgrader only warned, and a folder ``alice+<lab>+<a later time>+x`` that mallory made replaced alice's
-        work. Any other folder is left out and logged, never anyone else's."""
+        work. Any other folder is left out and logged, never anyone else's.
+
+        The time a submission was handed in, which nbgrader's late penalty reads from its ``timestamp.txt``, was the
+        learner's word: the folder's name and that file, both the learner's (no file: no penalty). The copy writes its
+        own ``timestamp.txt``: the later of the folder's time and the latest status change (``st_ctime``) of what was
+        copied, read after its copy, less ``clock_slack``. No owner can set a ctime to the past: writing, renaming,
+        linking or ``touch``-ing a file sets it to the file system's clock. The top folder's own is left out (nbgrader
+        makes it writable by all: any user can change it), and with ``check_owner`` so is every entry another user put
+        there (a classmate replaced the submitter's notebook in that folder, or dated it late). A file with other names
+        (a hard link: the course's source notebook, where the kernel lets a user link a file they cannot read) is left
+        out, as a link is."""
+
+        clock_slack = 60.0  # seconds: what nbgrader's submit takes to copy after it took its time, and clock skew
+        most = {"entries": 10_000, "levels": 32}  # copied of a folder handed in, with max_dir_size's bytes
 
         def _path_to_record(self, path):
             try:
@@ -513,40 +528,74 @@ if NbGraderPreprocessor is not None:
                 self.src_records.remove(record)
 
         def do_copy(self, src, dest, log=None):
-            if self.get_size(src) > 1000 * self.coursedir.max_dir_size:  # nbgrader's raised, and stopped the class's collect
-                self.log.warning("Not collected: %s (larger than CourseDirectory.max_dir_size)", shown(src))
-                return
             try:
                 fd = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
             except OSError as err:  # the folder handed in is a link (to the course's solutions/<lab>, say)
                 self.log.warning("Not collected: %s (%s; a link is never followed)", shown(src), err.strerror)
                 return
+            # What may still be copied: bytes (nbgrader's own measure, os.walk, raised past max_dir_size and, recursing
+            # once per level, at 1,000 levels: either stopped the class's collect), entries, levels.
+            self._left = {"bytes": 1000 * self.coursedir.max_dir_size, **self.most}
+            # With check_owner, what another user put in the folder (nbgrader makes it writable by all) is not the
+            # submitter's: a classmate's file there replaced their notebook, or dated their submission late.
+            self._owner = os.fstat(fd).st_uid if self.check_owner else None
             with tempfile.TemporaryDirectory(prefix="collect_") as scratch:
                 try:
-                    self._copy_beneath(fd, src, Path(scratch, "submission"))
+                    changed = self._copy_beneath(fd, src, Path(scratch, "submission"))
+                except OverflowError as err:
+                    self.log.warning("Not collected: %s (more than %s)", shown(src), err)
+                    return
                 finally:
                     os.close(fd)
                 super().do_copy(os.path.join(scratch, "submission"), dest, log)
+            claimed = super()._path_to_record(src)["timestamp"]  # the time in its name
+            filed = datetime.fromtimestamp(changed, timezone.utc).replace(tzinfo=None) - timedelta(seconds=self.clock_slack)
+            if filed > claimed:
+                self.log.warning("%s: dated %s, its files changed at %s: collected as handed in then", shown(src),
+                                 claimed, filed + timedelta(seconds=self.clock_slack))
+            Path(dest, "timestamp.txt").write_text(max(claimed, filed).strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
 
-        def _copy_beneath(self, folder: int, where: str, dest: Path) -> None:
+        def _copy_beneath(self, folder: int, where: str, dest: Path) -> float:
+            """Copy the folder open at ``folder`` into ``dest``: the latest ctime of what it copied, read after."""
             dest.mkdir()
+            changed = 0.0
+            self._spend("levels", 1)
             for name in os.listdir(folder):
+                self._spend("entries", 1)
                 try:
                     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
                 except OSError as err:  # ELOOP: a link
                     self.log.warning("Not collected: %s (%s; a link is never followed)", os.path.join(where, name), err.strerror)
                     continue
                 try:
-                    mode = os.fstat(fd).st_mode
-                    if stat.S_ISDIR(mode):
-                        self._copy_beneath(fd, os.path.join(where, name), dest / name)
-                    elif stat.S_ISREG(mode):
+                    status = os.fstat(fd)
+                    if self._owner is not None and status.st_uid != self._owner:
+                        self.log.warning("Not collected: %s (%s's, not the folder owner's)", os.path.join(where, name),
+                                         _owner(status.st_uid))
+                        continue
+                    if stat.S_ISDIR(status.st_mode):
+                        changed = max(changed, self._copy_beneath(fd, os.path.join(where, name), dest / name))
+                    elif stat.S_ISREG(status.st_mode) and status.st_nlink == 1:
+                        self._spend("bytes", status.st_size)
                         with open(os.dup(fd), "rb") as source, open(dest / name, "wb") as target:
-                            shutil.copyfileobj(source, target)
+                            # its size as it was opened: a file the learner's process grows as fast as it is read was
+                            # copied until the instructor's disk was full
+                            while (left := status.st_size - target.tell()) > 0 and (part := source.read(min(left, 1 << 20))):
+                                target.write(part)
                     else:
-                        self.log.warning("Not collected: %s (neither a file nor a folder)", os.path.join(where, name))
+                        self.log.warning("Not collected: %s (%s)", os.path.join(where, name), "a hard link" if
+                                         stat.S_ISREG(status.st_mode) else "neither a file nor a folder")
+                        continue
+                    changed = max(changed, os.fstat(fd).st_ctime)
                 finally:
                     os.close(fd)
+            self._left["levels"] += 1
+            return changed
+
+        def _spend(self, what: str, amount: int) -> None:
+            self._left[what] -= amount
+            if self._left[what] < 0:
+                raise OverflowError("CourseDirectory.max_dir_size" if what == "bytes" else f"{self.most[what]:,} {what}")
 
     import csv
 

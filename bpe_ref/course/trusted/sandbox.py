@@ -40,7 +40,7 @@ from .measure_worker import cpu_seconds, tree_cpu_seconds
 from .stand_ins import stand_in_source
 from .verdicts import CpuLimitReached, GradingStopped, LearnerError
 from .worker.keeper import _PR_SET_CHILD_SUBREAPER, ENDED_CPU_AT, EXIT_RING, _proc_table, _status
-from .worker.wire import decode, encode
+from .worker.wire import capped, decode, encode
 
 # The worker loop, started as a script: only its own folder (the worker's modules) is on its sys.path.
 WORKER_FILE = (Path(__file__).parent / "worker" / "__main__.py").resolve()
@@ -93,13 +93,18 @@ class CellRun:
     error: dict[str, Any] | None = None
 
     def outputs(self) -> list[dict[str, Any]]:
+        """The cell's outputs, capped as the worker caps them: its caps are globals of the learner's process (a cell that
+        rebound them made each cell's outputs the 4 MiB of a reply: gigabytes in this process for a notebook of many,
+        ``tests/test_grading_redteam.py``, section 39)."""
         outputs: list[dict[str, Any]] = []
         for name, text in (("stdout", self.stdout), ("stderr", self.stderr)):
             if text:
-                outputs.append({"output_type": "stream", "name": name, "text": text})
+                outputs.append({"output_type": "stream", "name": name, "text": capped(text)})
         if self.error:
-            outputs.append({"output_type": "error", "ename": self.error.get("ename", "Error"),
-                            "evalue": self.error.get("evalue", ""), "traceback": self.error.get("traceback", [])})
+            lines = self.error.get("traceback", [])
+            outputs.append({"output_type": "error", "ename": capped(self.error.get("ename", "Error"), 200),
+                            "evalue": capped(self.error.get("evalue", ""), 2000),
+                            "traceback": [capped(line, 2000) for line in lines[-30:]] if isinstance(lines, list) else []})
         return outputs
 
 

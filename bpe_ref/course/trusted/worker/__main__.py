@@ -40,9 +40,7 @@ WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, WORKER_DIR)  # -I leaves the script's folder off sys.path; its modules come from there, and only they
 from confinement import confine, set_apart  # noqa: E402
 from keeper import keep  # noqa: E402
-from wire import decode, encode  # noqa: E402
-
-MAX_OUTPUT_CHARS = 20_000  # of a cell's or a call's captured stdout / stderr
+from wire import capped, decode, encode  # noqa: E402
 
 # The learner's code shares this interpreter and can rebind what a module or class holds (``json.dumps``,
 # ``json.JSONEncoder.encode``, ``builtins.dict``): a notebook did, to write replies that showed a changed argument as
@@ -123,8 +121,7 @@ _spy = _HELPERS["spy"]  # bound here: the namespace is the notebook's to rebind
 
 
 def _captured(stream: io.StringIO) -> str:
-    text = stream.getvalue()
-    return text if len(text) <= MAX_OUTPUT_CHARS else text[:MAX_OUTPUT_CHARS] + f"\n... ({len(text)} characters in all)"
+    return capped(stream.getvalue())
 
 
 def _error(exc: BaseException) -> dict:

@@ -19,6 +19,13 @@ from binascii import b2a_base64
 from builtins import bool, bytes, dict, float, frozenset, hash, int, isinstance, len, list, object, repr, set, str, tuple, type
 
 MAX_DEPTH = 100  # nesting of a value sent back; deeper is reported, not sent
+MAX_OUTPUT_CHARS = 20_000  # of a cell's or a call's captured stdout / stderr; the trusted side caps what it writes too
+
+
+def capped(text: object, limit: int = MAX_OUTPUT_CHARS) -> str:
+    """``text`` cut at ``limit`` characters, saying how long it was."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + f"\n... ({len(text)} characters in all)"
 
 
 class Foreign:
