@@ -1068,6 +1068,19 @@ def _lab06_variant(cell_id: str, name: str, old: str, new: str):
     return _solution_variant("06_encode_decode", cell_id, name, old, new)
 
 
+def test_lab06_small_trained_ranks_are_step_01s_merges(lab06):
+    """Task 3's hidden texts draw ranks learned on a TinyStories start (``small_trained_ranks``): trained by step 05's
+    heap, not step 01's scans (0.6 s of CPU in every grading of lab 06), so they must be step 01's merges, in order."""
+    from bpe_ref.corpus import read_corpus
+    from bpe_ref.data_files import TINYSTORIES_VALID, data_file
+    from bpe_ref.pretokenize import count_pretokens
+    from bpe_ref.train.step01_naive import train
+
+    graders, _ = lab06
+    counts = count_pretokens(read_corpus(data_file(TINYSTORIES_VALID))[:30_000], ["<|endoftext|>"])
+    assert list(graders.small_trained_ranks().items()) == list(graders.merge_ranks(train(counts, 300)).items())
+
+
 def test_lab06_ranks_from_one_and_repeated_pairs_get_a_hint(lab06):
     graders, _ = lab06
     from_one = _lab06_variant("task1_merge_ranks_solution", "merge_ranks", "enumerate(merges)", "enumerate(merges, 1)")

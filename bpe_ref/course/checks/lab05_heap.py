@@ -163,16 +163,22 @@ ENTRY_CASES = [
 ]
 
 
+# The strategies entry_items and pop_inputs draw from that depend on no draw, built once: built at each draw, hypothesis
+# checked them again each time (a sixth of pop_inputs's cost); the same draws, in the same order.
+_TIE_TOKEN, _ONE_TO_THREE = st.sampled_from(TIE_TOKENS), st.integers(1, 3)
+_ENTRY_PAIRS = st.lists(st.tuples(_TIE_TOKEN, _TIE_TOKEN), min_size=2, max_size=8, unique=True)
+_LONG_TOKEN, _EXTENSION = st.binary(min_size=9, max_size=64), st.binary(min_size=1, max_size=3)
+
+
 @st.composite
 def entry_items(draw) -> tuple[list[tuple[int, Pair]]]:
     """Distinct pairs with counts, many of them tied; half the groups with a long token beside its own extension, tied
     (a key padded to a fixed width, with no end mark past it, puts the long prefix first)."""
-    pairs = draw(st.lists(st.tuples(st.sampled_from(TIE_TOKENS), st.sampled_from(TIE_TOKENS)), min_size=2, max_size=8,
-                          unique=True))
-    items = [(draw(st.integers(1, 3)), pair) for pair in pairs]
+    pairs = draw(_ENTRY_PAIRS)
+    items = [(draw(_ONE_TO_THREE), pair) for pair in pairs]
     if draw(st.booleans()):
-        other, long = draw(st.sampled_from(TIE_TOKENS)), draw(st.binary(min_size=9, max_size=64))
-        longer, count = long + draw(st.binary(min_size=1, max_size=3)), draw(st.integers(1, 3))
+        other, long = draw(_TIE_TOKEN), draw(_LONG_TOKEN)
+        longer, count = long + draw(_EXTENSION), draw(_ONE_TO_THREE)
         left = draw(st.booleans())  # the long tokens on the left, or on the right
         items += [(count, (token, other) if left else (other, token)) for token in (long, longer)]
     return (items,)
@@ -245,22 +251,27 @@ POP_CASES = [
 ]
 
 
+_POP_TOKEN = st.sampled_from(TIE_TOKENS[:8])
+_POP_PAIRS = st.lists(st.tuples(_POP_TOKEN, _POP_TOKEN), min_size=1, max_size=6, unique=True)
+_GONE_PAIRS = st.lists(st.tuples(_POP_TOKEN, _POP_TOKEN), max_size=3)
+_UP_TO, _SHRUNK_BY = {most: st.integers(1, most) for most in range(1, 9)}, st.sampled_from([0, 0, 1, 3])
+
+
 @st.composite
 def pop_inputs(draw) -> tuple[list, dict[Pair, int]]:
     """Pair counts and a heap that keeps lazy deletion's promise: every live pair has an entry whose
     count is at least its live count (exactly it, or more if it shrank since); stale entries of
     pairs that are gone, and older smaller ones, mixed in."""
-    pairs = draw(st.lists(st.tuples(st.sampled_from(TIE_TOKENS[:8]), st.sampled_from(TIE_TOKENS[:8])), min_size=1,
-                          max_size=6, unique=True))
-    pair_counts = {pair: draw(st.integers(1, 6)) for pair in pairs}
+    pairs = draw(_POP_PAIRS)
+    pair_counts = {pair: draw(_UP_TO[6]) for pair in pairs}
     items = []
     for pair, count in pair_counts.items():
-        items.append((count + draw(st.sampled_from([0, 0, 1, 3])), pair))  # live, or shrunk since it was pushed
+        items.append((count + draw(_SHRUNK_BY), pair))  # live, or shrunk since it was pushed
         if draw(st.booleans()):
-            items.append((draw(st.integers(1, count)), pair))  # an older entry (it grew since), or a duplicate
-    for gone in draw(st.lists(st.tuples(st.sampled_from(TIE_TOKENS[:8]), st.sampled_from(TIE_TOKENS[:8])), max_size=3)):
+            items.append((draw(_UP_TO[count]), pair))  # an older entry (it grew since), or a duplicate
+    for gone in draw(_GONE_PAIRS):
         if gone not in pair_counts:
-            items.append((draw(st.integers(1, 8)), gone))  # the pair no longer occurs
+            items.append((draw(_UP_TO[8]), gone))  # the pair no longer occurs
     return heap_of(*draw(st.permutations(items))), pair_counts
 
 
@@ -786,13 +797,17 @@ MERGE_CASES = [
 ]
 
 
+# The words of linked_inputs by alphabet, each strategy built once: built at each draw, hypothesis checked it again
+# each time (a fifth of the draw's cost); the same draws, in the same order.
+_LINKED_WORDS = {alphabet: st.dictionaries(st.text(alphabet=alphabet, min_size=1, max_size=7).map(tokens),
+                                           st.integers(1, 5), min_size=1, max_size=4) for alphabet in ["ab", "abc", "a", "ab "]}
+
+
 @st.composite
 def linked_inputs(draw) -> tuple:
     """A linked list of a few words, after 0 to 3 merges by the reference (so stale entries and
     unlinked nodes are in it), and a pair to merge: usually one that occurs, often an (A, A) pair."""
-    alphabet = draw(st.sampled_from(["ab", "abc", "a", "ab "]))
-    words = draw(st.dictionaries(st.text(alphabet=alphabet, min_size=1, max_size=7).map(tokens), st.integers(1, 5),
-                                 min_size=1, max_size=4))
+    words = draw(_LINKED_WORDS[draw(st.sampled_from(list(_LINKED_WORDS)))])
     token, prev, next_, node_frequency, occurrences = link_words(words)
     for _ in range(draw(st.integers(0, 3))):
         live = sorted(pair for pair, nodes in occurrences.items() if any(
