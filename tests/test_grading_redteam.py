@@ -5316,3 +5316,36 @@ def test_a_schedule_or_graph_not_made_through_the_function_handed_loses_its_poin
                                         ) in message, message
         assert remote("10_distributed", "\n".join([setup, *honest, source_of("10_distributed", cell),
                                                    source_of("10_distributed", read_only)]), name, grader) is None
+
+
+# ---- 41. lab 09's errors on bad input, returned as the text the driver writes for one raised ------------------------
+
+# spread, which returns the driver's words for a ValueError instead of raising one.
+ERROR_RETURNED = '''
+_spread = spread
+
+
+def spread(values):
+    try:
+        return _spread(values)
+    except ValueError:
+        return "raised ValueError"  # what the grader's driver writes for a ValueError raised: nothing is raised
+'''
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_an_error_returned_as_the_driver_s_text_loses_the_hidden_points(whole_class):
+    """Lab 09's tasks 2 to 5 must raise ValueError on bad input; their driver (``value_or_error``) turns an error raised
+    into the text "raised ValueError", compared with the reference's as data. A spread that raised nothing and returned
+    that text on bad input kept task 2's hidden point, in both paths (as would tasks 3 to 5's). Safe: a str the function
+    returns comes back marked as returned; the course's solution keeps its points."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    code = source_of("09_benchmarks", "setup") + "\n" + source_of("09_benchmarks", "task2_spread_solution")
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("09_benchmarks", code + ERROR_RETURNED, "spread", "check_spread_properties")
+        assert message is not None and "returned the str 'raised ValueError'" in message, message
+        assert "must raise ValueError (say what is wrong), not return a value" in message, message
+        assert remote("09_benchmarks", code, "spread", "check_spread_properties") is None

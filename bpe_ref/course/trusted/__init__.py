@@ -339,6 +339,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   ``count_ranges`` itself (from the helper's globals), with a ``pair`` or an ``as_task`` of its own that keeps each tuple
   it returns; a tuple of the result that it did not make, by identity, is shown as not made by it. Code that reads the
   driver's closure is flagged as any is.
+  Likewise, lab 09's tasks 2 to 5 must raise ``ValueError`` on bad input, which their driver (``value_or_error``)
+  writes as the text ``"raised ValueError"``: a function that returned that text, raising nothing, kept the points
+  (section 41); a str a function returns now comes back marked as returned.
   Lab 09's ``interleaved`` and ``peak_memory`` take functions, so their graders send a *driver*
   (reference code, as source) that builds a fake clock and contenders in the worker, calls the
   learner's function with them, and reports the call order and the collector's state. The learner's
