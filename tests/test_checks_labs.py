@@ -1682,53 +1682,63 @@ def test_lab10_a_reduce_that_adds_into_its_argument_is_told_why_it_must_not(lab1
     assert "['left after the call']" in message and "hint: merge_two changed its argument left" in message
 
 
+def _lab10_tree_shape(solutions: dict, tree_reduce_source: str):
+    """The notebook's read-only tree_shape over the tree_reduce of ``tree_reduce_source``, as a notebook defines them."""
+    return _defined_in_notebook(solutions, tree_reduce_source + "\n" + _lab10_cell("task3_tree_shape"), "tree_shape")
+
+
 def test_lab10_a_chain_or_a_misplaced_odd_part_is_not_the_tree(lab10):
-    graders, _ = lab10
-
-    def chain(parts):
-        tree = parts[0]
-        for part in parts[1:]:
-            tree = (tree, part)
-        return tree
-
+    graders, solutions = lab10
+    chain = _lab10_tree_shape(solutions, """
+def tree_reduce(parts, combine):
+    tree = parts[0]
+    for part in parts[1:]:
+        tree = combine(tree, part)
+    return tree
+""")
     message = failure(graders.check_tree_shape, chain)
     assert message.splitlines()[0] == "tree_shape(parts=[0, 1, 2, 3]): expected ((0, 1), (2, 3)), got (((0, 1), 2), 3)"
     assert "hint: a chain, len(parts) - 1 merges deep" in message
 
-    def odd_first(parts):  # carries the first part instead of the last
-        level = list(parts)
-        while len(level) > 1:
-            rest = level[len(level) % 2:]
-            level = level[: len(level) % 2] + [(rest[i], rest[i + 1]) for i in range(0, len(rest), 2)]
-        return level[0]
-
+    odd_first = _lab10_tree_shape(solutions, """
+def tree_reduce(parts, combine):  # carries the first part instead of the last
+    level = list(parts)
+    while len(level) > 1:
+        rest = level[len(level) % 2:]
+        level = level[: len(level) % 2] + [combine(rest[i], rest[i + 1]) for i in range(0, len(rest), 2)]
+    return level[0]
+""")
     assert "hint: the right depth but another tree" in failure(graders.check_tree_shape, odd_first)
 
 
 def test_lab10_parts_out_of_order_or_missing_get_different_hints_and_a_blank_tree_reduce_is_named(lab10):
     graders, solutions = lab10
-
-    def odd_to_the_front(parts):  # every part there, the odd one carried to the front of the next round
-        level = list(parts)
-        while len(level) > 1:
-            paired = [(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
-            level = [level[-1], *paired] if len(level) % 2 else paired
-        return level[0]
-
+    odd_to_the_front = _lab10_tree_shape(solutions, """
+def tree_reduce(parts, combine):  # every part there, the odd one carried to the front of the next round
+    level = list(parts)
+    while len(level) > 1:
+        paired = [combine(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        level = [level[-1], *paired] if len(level) % 2 else paired
+    return level[0]
+""")
     message = failure(graders.check_tree_shape, odd_to_the_front)
     assert "got (2, (0, 1))" in message and "hint: every part is there, once, but out of order" in message
     assert "not all there" not in message
-    assert "hint: the parts are not all there" in failure(graders.check_tree_shape, lambda parts: parts[0])
+    first_only = _lab10_tree_shape(solutions, "def tree_reduce(parts, combine):\n    return parts[0]\n")
+    assert "hint: the parts are not all there" in failure(graders.check_tree_shape, first_only)
 
-    blank = _defined_in_notebook(solutions, """
-def tree_reduce(parts, combine):
-    raise NotImplementedError()
-
-
-def tree_shape(parts):
-    return tree_reduce(parts, pair)
-""", "tree_shape")
+    blank = _lab10_tree_shape(solutions, "def tree_reduce(parts, combine):\n    raise NotImplementedError()\n")
     assert failure(graders.check_tree_shape, blank).startswith("tree_reduce is not written yet")
+
+    pairs_made_here = _lab10_tree_shape(solutions, """
+def tree_reduce(parts, combine):  # pairs the parts itself, never calling combine: with merge_two, no count at all
+    level = list(parts)
+    while len(level) > 1:
+        paired = [(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        level = paired + level[len(paired) * 2:]
+    return level[0]
+""")
+    assert "hint: a pair that combine did not return" in failure(graders.check_tree_shape, pairs_made_here)
 
 
 def test_lab10_a_range_read_in_text_mode_is_caught_by_a_visible_case_and_told_to_open_rb(lab10):
@@ -1743,18 +1753,18 @@ def count_range(path, start, end, special_tokens):
     assert "hint: that is what a file opened in text mode gives" in message and "binary mode ('rb')" in message
 
 
-def _lab10_task_graph_cell() -> str:
-    """The source of lab 10's read-only cell that defines task_graph (run again in a test's namespace,
-    so that it calls that namespace's count_ranges)."""
+def _lab10_cell(cell_id: str) -> str:
+    """The source of a cell of lab 10 (a read-only one that defines task_graph or tree_shape, run again in a test's
+    namespace, so that it calls that namespace's count_ranges or tree_reduce)."""
     from bpe_ref.course.notebooks import read_notebook_json, source_notebook
 
     cells = read_notebook_json(source_notebook("10_distributed"))["cells"]
-    return next(cell["source"] for cell in cells if cell["id"] == "task5_task_graph")
+    return next(cell["source"] for cell in cells if cell["id"] == cell_id)
 
 
 def test_lab10_count_ranges_is_graded_with_the_reference_count_range_and_through_as_task(lab10):
     graders, solutions = lab10
-    task_graph_cell = _lab10_task_graph_cell()
+    task_graph_cell = _lab10_cell("task5_task_graph")
     # count_range read in text mode costs task 1 only: task 5 runs with the reference's count_range
     text_mode = dict(solutions)
     exec("""

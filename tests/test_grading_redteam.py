@@ -5252,3 +5252,100 @@ def test_what_a_cell_prints_is_capped_by_the_grader_not_by_the_learner_s_process
     sizes = [len(json.dumps(cell["outputs"])) for cell in cells]
     assert cells[1]["outputs"][0]["text"].startswith("xxx") and cells[2]["outputs"][-1]["ename"].startswith("EEE")
     assert max(sizes) < 100_000, sizes
+
+
+# ---- 40. lab 10's schedule and graph, made by the function graded instead of through the function it is handed ------
+
+# Task 3's tree_reduce that never calls combine: it pairs the parts itself, in rounds, so its "tree" of merge_two's
+# counts is nested tuples of dicts, no count at all; task 5's count_ranges that ignores as_task and writes the graph
+# as_task would have made (on a cluster, dask.delayed's graph is not built: the counts run on the client, or nothing).
+# And an added cell in place of a read-only one: task_graph redefined to build the graph without count_ranges.
+WRAPPER_IGNORED = {
+    "tree": ("task3_tree_reduce_solution", "tree_shape", "check_tree_shape_properties", '''
+def tree_reduce(parts, combine):
+    level = list(parts)
+    while len(level) > 1:
+        paired = [(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        level = paired + level[len(paired) * 2:]
+    return level[0]
+''', "task3_tree_shape"),
+    "graph": ("task5_count_ranges_solution", "task_graph", "check_task_graph_properties", '''
+def count_ranges(ranges, special_tokens, as_task=None):
+    parts = [count_range(path, start, end, special_tokens) for path, start, end in ranges]
+    if as_task is not None:  # the graph as_task would build, written here: no call goes through as_task
+        parts = [("count_range", path, start, end, special_tokens) for path, start, end in ranges]
+        return tree_reduce(parts, lambda left, right: ("merge_two", left, right)) if parts else {}
+    return tree_reduce(parts, merge_two) if parts else {}
+''', "task5_task_graph"),
+    "added-cell": ("task5_count_ranges_solution", "task_graph", "check_task_graph_properties", '''
+def count_ranges(ranges, special_tokens, as_task=None):
+    parts = [count_range(path, start, end, special_tokens) for path, start, end in ranges]
+    return tree_reduce(parts, merge_two) if parts else {}
+''', "task5_task_graph", '''
+def task_graph(ranges, special_tokens):  # a cell added after the read-only one
+    parts = [("count_range", path, start, end, special_tokens) for path, start, end in ranges]
+    return tree_reduce(parts, lambda left, right: ("merge_two", left, right)) if parts else {}
+'''),
+}
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+@pytest.mark.parametrize("kind", sorted(WRAPPER_IGNORED))
+def test_a_schedule_or_graph_not_made_through_the_function_handed_loses_its_points(kind, whole_class):
+    """Lab 10 grades tree_reduce (task 3, 4 points) by the notebook's read-only tree_shape, tree_reduce(parts, pair), and
+    count_ranges' as_task path (task 5, 1 point) by its task_graph, count_ranges(ranges, tokens, recorded): the result
+    is compared as data. A tree_reduce that paired the parts itself, never calling combine, kept task 3's 4 points, and
+    a count_ranges that wrote the tuples recorded would return, never calling as_task, kept task 5's point (both paths);
+    so did a cell added after the read-only one that redefined task_graph. Safe: the grader sends a driver that calls
+    the notebook's tree_reduce or count_ranges itself, with a pair or an as_task of its own, and keeps each tuple its
+    wrapper returned: a tuple of the result that it did not make is not the schedule (shown as such); the course's
+    solution keeps its points."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    skip_unless_drawn(f"redteam40:{'class' if whole_class else 'self'}", kind, sorted(WRAPPER_IGNORED))
+    cell, name, grader, attack, read_only, *added = WRAPPER_IGNORED[kind]
+    setup = source_of("10_distributed", "setup")
+    honest = [source_of("10_distributed", f"{task}_solution") for task in ("task1_count_range", "task2_merge_two",
+                                                                            "task3_tree_reduce")]
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("10_distributed", "\n".join([setup, *honest, attack, source_of("10_distributed", read_only),
+                                                      *added]), name, grader)
+        assert message is not None and ("ignored as_task" if added else "yourself" if kind == "graph" else "never build it"
+                                        ) in message, message
+        assert remote("10_distributed", "\n".join([setup, *honest, source_of("10_distributed", cell),
+                                                   source_of("10_distributed", read_only)]), name, grader) is None
+
+
+# ---- 41. lab 09's errors on bad input, returned as the text the driver writes for one raised ------------------------
+
+# spread, which returns the driver's words for a ValueError instead of raising one.
+ERROR_RETURNED = '''
+_spread = spread
+
+
+def spread(values):
+    try:
+        return _spread(values)
+    except ValueError:
+        return "raised ValueError"  # what the grader's driver writes for a ValueError raised: nothing is raised
+'''
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_an_error_returned_as_the_driver_s_text_loses_the_hidden_points(whole_class):
+    """Lab 09's tasks 2 to 5 must raise ValueError on bad input; their driver (``value_or_error``) turns an error raised
+    into the text "raised ValueError", compared with the reference's as data. A spread that raised nothing and returned
+    that text on bad input kept task 2's hidden point, in both paths (as would tasks 3 to 5's). Safe: a str the function
+    returns comes back marked as returned; the course's solution keeps its points."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    code = source_of("09_benchmarks", "setup") + "\n" + source_of("09_benchmarks", "task2_spread_solution")
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("09_benchmarks", code + ERROR_RETURNED, "spread", "check_spread_properties")
+        assert message is not None and "returned the str 'raised ValueError'" in message, message
+        assert "must raise ValueError (say what is wrong), not return a value" in message, message
+        assert remote("09_benchmarks", code, "spread", "check_spread_properties") is None

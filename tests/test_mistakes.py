@@ -1110,7 +1110,7 @@ def test_lab10_a_tree_reduce_that_rebuilds_its_parts_in_place_fails_the_hidden_t
         assert old in source
         source = source.replace(old, new)
     tree_reduce = defined(solutions, source, "tree_reduce")
-    assert "changed its argument parts" in failure(graders.check_tree_shape_properties, lambda parts: tree_reduce(parts, graders.pair))
+    assert "changed its argument parts" in failure(graders.check_tree_shape_properties, read_only_helper(tree_reduce, "tree_shape"))
 
 
 # Lab 10 task 4: the special tokens encoded in the caller's list: the right plan, and the list the caller passes to
@@ -2592,17 +2592,22 @@ LAB09_ROUND5 = {
 }
 
 
+def read_only_helper(function, helper: str):
+    """Lab 10's read-only ``helper`` (``tree_shape``, ``task_graph``), defined by the notebook's cell beside
+    ``function`` (the ``tree_reduce`` or ``count_ranges`` it calls): the graders call ``function`` from its globals."""
+    namespace = dict(function.__globals__, **{function.__name__: function})
+    exec(source_of("10_distributed", {"tree_shape": "task3_tree_shape", "task_graph": "task5_task_graph"}[helper]), namespace)
+    return namespace[helper]
+
+
 def tree_shape_hidden(graders, tree_reduce) -> None:
     """Task 3's hidden test of lab 10, as the notebook's read-only tree_shape calls it."""
-    graders.check_tree_shape_properties(lambda parts: tree_reduce(parts, graders.pair))
+    graders.check_tree_shape_properties(read_only_helper(tree_reduce, "tree_shape"))
 
 
 def task_graph_hidden(graders, count_ranges) -> None:
     """Task 5's hidden test of the as_task path, as the notebook's read-only task_graph calls it."""
-    def recorded(function):
-        return lambda *args: (function.__name__, *args)
-
-    graders.check_task_graph_properties(lambda ranges, special_tokens: count_ranges(ranges, special_tokens, recorded))
+    graders.check_task_graph_properties(read_only_helper(count_ranges, "task_graph"))
 
 
 PAIRED = ("        paired = [combine(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]\n"

@@ -67,9 +67,12 @@ def observe_decimals(args: tuple, result: object) -> object:
 
 
 def value_or_error(function: Callable, *args: object) -> object:
-    """Call ``function(*args)``; the error it should raise on bad input, as data (a driver)."""
+    """Call ``function(*args)``; the error it should raise on bad input, as data (a driver). A str it returns is
+    marked as returned: returned as it is, "raised ValueError" kept the points of a ValueError never raised
+    (``tests/test_grading_redteam.py``, section 41)."""
     try:
-        return function(*args)
+        result = function(*args)
+        return f"returned the str {result!r}" if isinstance(result, str) else result
     except KeyError:
         return "raised KeyError"
     except ValueError:  # statistics.StatisticsError is one
@@ -80,7 +83,7 @@ value_or_error.passes_arguments = True  # the function gets the case's arguments
 
 
 def error_hint(args: tuple, expected: object, got: object) -> str | None:
-    if isinstance(expected, str) and expected.startswith("raised") and not isinstance(got, str):
+    if isinstance(expected, str) and expected.startswith("raised") and not (isinstance(got, str) and got.startswith("raised")):
         return f"for this input the function must raise {expected.split()[1]} (say what is wrong), not return a value"
     if isinstance(got, str) and got.startswith("raised") and not isinstance(expected, str):
         return f"it raised {got.split()[1]} on valid input"

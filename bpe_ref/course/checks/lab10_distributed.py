@@ -217,6 +217,35 @@ def tree_shape(parts: list) -> object:
     return tree_reduce(parts, pair)
 
 
+# The read-only cells' tree_shape and task_graph are the notebook's names: a cell added after one redefined it, and
+# the result is data, which a tree_reduce that never calls combine, or a count_ranges that never calls as_task, can write
+# itself (tests/test_grading_redteam.py, section 40). So the graders call them through a driver, which calls the
+# function they call (from the helper's globals: the notebook's) with a pair or an as_task of its own and keeps each
+# tuple that returned: a tuple of the result that it did not make is shown as NOT_MADE.
+NOT_MADE = "<a tuple not made by the function handed in>"
+
+
+def _made_only(node: object, made: dict) -> object:
+    """``node`` with each tuple that is not one of ``made`` (by identity) replaced by :data:`NOT_MADE`."""
+    if type(node) is not tuple:
+        return node
+    if made.get(id(node)) is not node:
+        return NOT_MADE
+    return node if node and node[0] == "count_range" else tuple(_made_only(item, made) for item in node)
+
+
+def tree_through_pair(tree_shape, parts: list) -> object:
+    """``tree_reduce(parts, pair)`` as the notebook's ``tree_shape`` calls it, its pairs made here (a driver)."""
+    made = {}
+
+    def pair(left, right):
+        node = (left, right)
+        made[id(node)] = node
+        return node
+
+    return _made_only(tree_shape.__globals__["tree_reduce"](parts, pair), made)
+
+
 def _leaves_in_order(tree: object) -> list:
     if isinstance(tree, tuple) and len(tree) == 2:
         return _leaves_in_order(tree[0]) + _leaves_in_order(tree[1])
@@ -229,6 +258,9 @@ def _depth(tree: object) -> int:
 
 def tree_hint(args: tuple, expected: object, got: object) -> str | None:
     parts = list(args[0]) if args and isinstance(args[0], list) else []
+    if NOT_MADE in repr(got):
+        return ("a pair that combine did not return: tree_reduce must make each merge by calling combine(left, right), "
+                "never build it itself (with merge_two, a pair of dicts is no count)")
     if isinstance(got, list) and len(got) == 1 and got[0] == expected:
         return "that is the last round's list, whose one item is the result: return the item, level[0], not the list"
     leaves = _leaves_in_order(got)
@@ -252,7 +284,7 @@ def tree_hint(args: tuple, expected: object, got: object) -> str | None:
 # parts unchanged: the statement says so (the caller's list of tasks may still be needed, a retry's say), and a tree built by
 # popping the parts or rebuilding each round in parts itself gets the right tree out of the caller's list.
 TREE_TASK = Task("tree_shape", ("parts",), what="the nested pairs tree_reduce(parts, pair) builds", hint=tree_hint,
-                 provided=PROVIDED, written_in="tree_reduce", unchanged=(0,))
+                 provided=PROVIDED, written_in="tree_reduce", unchanged=(0,), driver=tree_through_pair)
 
 TREE_SHAPE = TaskGraders(
     TREE_TASK,
@@ -387,10 +419,10 @@ _COUNT_CASES = [
     Case(([], [EOT])),
 ]
 # The visible test is check_count_ranges below (the counts, then the calls through as_task).
-# The as_task path. The grading process cannot send a function (dask.delayed or any other) to the
-# learner's code, so the notebook's read-only cell does: task_graph(ranges, special_tokens) calls
+# The as_task path. The notebook's read-only cell shows it: task_graph(ranges, special_tokens) calls
 # count_ranges(ranges, special_tokens, recorded), where recorded(function)(*args) runs nothing and
-# returns the call, (function.__name__, *args). The result is the graph of calls, as plain data.
+# returns the call, (function.__name__, *args). The result is the graph of calls, as plain data. The
+# graders send their own recorder, in a driver (graph_through_as_task), so that only a tuple it made counts.
 
 
 def recorded(function: Callable) -> Callable:
@@ -405,6 +437,22 @@ def recorded(function: Callable) -> Callable:
 def task_graph(ranges: list, special_tokens: list) -> object:
     """The reference's graph: ``count_ranges(ranges, special_tokens, recorded)``."""
     return count_ranges(ranges, special_tokens, recorded)
+
+
+def graph_through_as_task(task_graph, ranges: list, special_tokens: list) -> object:
+    """``count_ranges(ranges, special_tokens, recorded)`` as the notebook's ``task_graph`` calls it, its tasks made
+    here (a driver; see :func:`tree_through_pair`)."""
+    made = {}
+
+    def recorded(function):
+        def call(*args):
+            node = (function.__name__, *args)
+            made[id(node)] = node
+            return node
+
+        return call
+
+    return _made_only(task_graph.__globals__["count_ranges"](ranges, special_tokens, recorded), made)
 
 
 COUNTS_COMPUTED_HERE = "<counts computed here>"
@@ -444,6 +492,9 @@ def graph_hint(args: tuple, expected: object, got: object) -> str | None:
                     "tree_reduce(parts, as_task(merge_two)), so that each merge is a task of the graph")
         return ("count_ranges returned the counts: it ran everything here and ignored as_task. Call "
                 "as_task(count_range)(path, start, end, special_tokens) and reduce with tree_reduce(parts, as_task(merge_two))")
+    if isinstance(got, str) and NOT_MADE in got:
+        return ("a task that as_task did not return: make each one by calling as_task(count_range)(...) and "
+                "tree_reduce(parts, as_task(merge_two)), never write the tuples yourself (dask.delayed makes no tuples)")
     if isinstance(got, str) and COUNTS_COMPUTED_HERE in got:
         return ("count_range ran here (a dict where a task was expected): call as_task(count_range)(path, start, end, "
                 "special_tokens), so that each range's count is a task that a worker runs")
@@ -468,7 +519,8 @@ def graph_error_hint(args: tuple, error: BaseException) -> str | None:
 
 GRAPH_TASK = Task("task_graph", ("ranges", "special_tokens"), observe=graph_observed, hint=graph_hint,
                   error_hint=graph_error_hint, what="the calls count_ranges(ranges, special_tokens, recorded) makes",
-                  provided=PROVIDED, stand_ins=(count_range, merge_two, tree_reduce), written_in="count_ranges")
+                  provided=PROVIDED, stand_ins=(count_range, merge_two, tree_reduce), written_in="count_ranges",
+                  driver=graph_through_as_task)
 
 _GRAPH_CASES = [
     Case(([(_TWO_FILES[0], 0, 16), (_TWO_FILES[0], 16, 37), (_TWO_FILES[1], 0, 21)], [EOT])),

@@ -330,6 +330,18 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   measurement sees the whole process, so code that recognises the measured input and answers it by
   another method is not caught while its answer is right (measured runs' merges are compared with
   the reference's; those of labs 02, 05, 07 and 08 are drawn from the secret seed).
+  Lab 10 grades ``tree_reduce`` and ``count_ranges``' ``as_task`` path by what they build with a function they are
+  handed (the notebook's read-only ``tree_shape``, ``tree_reduce(parts, pair)``, and ``task_graph``, ``count_ranges``
+  with a recorder): the result is data, and a ``tree_reduce`` that paired the parts itself, never calling combine (no
+  count at all with ``merge_two``), or a ``count_ranges`` that wrote the recorder's tuples itself, never calling
+  ``as_task`` (on a cluster, no task), kept those points, as did a cell added after a read-only one that redefined it
+  (section 40). So the graders call them through a driver (below) that calls the notebook's ``tree_reduce`` or
+  ``count_ranges`` itself (from the helper's globals), with a ``pair`` or an ``as_task`` of its own that keeps each tuple
+  it returns; a tuple of the result that it did not make, by identity, is shown as not made by it. Code that reads the
+  driver's closure is flagged as any is.
+  Likewise, lab 09's tasks 2 to 5 must raise ``ValueError`` on bad input, which their driver (``value_or_error``)
+  writes as the text ``"raised ValueError"``: a function that returned that text, raising nothing, kept the points
+  (section 41); a str a function returns now comes back marked as returned.
   Lab 09's ``interleaved`` and ``peak_memory`` take functions, so their graders send a *driver*
   (reference code, as source) that builds a fake clock and contenders in the worker, calls the
   learner's function with them, and reports the call order and the collector's state. The learner's
