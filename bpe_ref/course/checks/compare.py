@@ -268,7 +268,11 @@ def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseEx
         if error_name(error) == "ValueError" and "empty" in text and ("max()" in text or "min()" in text):
             found.append("max() or min() of nothing: when no pair is left (every word is a single token), "
                          "stop early instead of picking a best pair")
-        if error_name(error) == "KeyError" and any(isinstance(arg, dict) and not isinstance(arg, defaultdict) for arg in args):
+        plain = [name for name, arg in zip(task.params, args) if isinstance(arg, dict) and not isinstance(arg, defaultdict)]
+        if error_name(error) == "KeyError" and "ranks" in plain:
+            found.append("a KeyError on ranks: ranks[pair] fails for a pair that is no merge (most neighbouring pairs are "
+                         "none); look it up with ranks.get(pair), None when it is no merge")
+        elif error_name(error) == "KeyError" and plain:
             found.append("a KeyError on a dict of counts: a plain dict has no default, so counts[key] += change "
                          "fails for a new key; write counts.get(key, 0) + change (and delete a count that reaches 0)")
         found += [hint for pitfall, hint in PYTHON_PITFALLS if error_name(error) == "TypeError" and pitfall in text]

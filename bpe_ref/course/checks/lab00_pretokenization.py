@@ -159,6 +159,13 @@ def as_it_is_hint(reference: Callable) -> Callable[[tuple, object, object], str 
         if reference is reference_utf8_bytes and got == [ord(character) for character in text]:
             return ("these are the code points (ord), one per character, not the UTF-8 bytes: a character above 127 takes "
                     "2 to 4 bytes; text.encode('utf-8') gives them")
+        if reference is reference_utf8_bytes and got == expected[:len(text)]:  # type: ignore[index]
+            return (f"one int per character: the text has {len(text)} character(s) and {len(expected)} bytes (a character above "
+                    "127 takes 2 to 4): return every byte of text.encode('utf-8'), not as many as the text's length")
+        if reference is count_pretokens and isinstance(got, dict) and got == {
+                key: text.count(key.decode("utf-8", "replace")) for key in expected}:  # type: ignore[union-attr]
+            return ("these are str.count's numbers: it counts a pretoken's text inside other pretokens too ('low' in "
+                    "' lower') and in the special tokens; count the pretokens pretokenize returns, one by one")
         changed = {f"normalized ({form})": unicodedata.normalize(form, text) for form in ("NFC", "NFKC")}
         changed["without its byte order mark"] = text.lstrip("\ufeff")
         for how, other in changed.items():
@@ -197,8 +204,28 @@ UTF8_BYTES = TaskGraders(
 
 
 def split_hint(args: tuple, expected: object, got: object) -> str | None:
-    """The two common slips of task 2: the empty pattern, and special tokens used as patterns."""
-    return empty_pattern_hint(args, expected, got) or unescaped_hint(args, expected, got) or order_hint(args, expected, got)
+    """The common slips of task 2: the empty pattern, special tokens used as patterns, the wrong order, the longest
+    token cut everywhere before the next, a run of adjacent tokens cut once."""
+    return (empty_pattern_hint(args, expected, got) or unescaped_hint(args, expected, got) or order_hint(args, expected, got)
+            or one_token_at_a_time_hint(args, expected, got))
+
+
+def one_token_at_a_time_hint(args: tuple, expected: object, got: object) -> str | None:
+    import regex
+
+    text, special_tokens = args
+    if not special_tokens or got == expected or not isinstance(got, list):
+        return None
+    pieces = [text]
+    for token in sorted(special_tokens, key=len, reverse=True):
+        pieces = [part for piece in pieces for part in piece.split(token)]
+    if got == pieces:
+        return ("each token cut everywhere in turn, the longest first: where two overlap, the one that starts first must "
+                "win (leftmost, then longest), which one pass of an alternation of them all does (regex.split)")
+    if got == regex.split("(?:" + "|".join(map(regex.escape, sorted(special_tokens, key=len, reverse=True))) + ")+", text):
+        return ("two adjacent special tokens have an empty piece between them: cut at each token, not once at a run of "
+                "them (no + after the group), and keep the empty pieces")
+    return None
 
 
 def order_hint(args: tuple, expected: object, got: object) -> str | None:

@@ -126,8 +126,30 @@ train_inputs = st.tuples(
 
 # ---- tasks 1-4: the references are the functions of bpe_ref.train.step01_naive, same signatures ----
 
+def overlap_hint(args: tuple, expected: object, got: object) -> str | None:
+    """(a, a) counted fewer times than the windows of a run of a's hold it: overlapping windows skipped."""
+    if not (isinstance(expected, dict) and isinstance(got, dict)) or got.keys() != expected.keys():
+        return None
+    short = [pair for pair, count in expected.items() if got[pair] != count]
+    if short and all(pair[0] == pair[1] and got[pair] < expected[pair] for pair in short):
+        return (f"{short[0]!r} is counted {got[short[0]]} times, expected {expected[short[0]]}: a run (a, a, a) holds (a, a) "
+                "twice, in two overlapping windows; count every window (merge_word skips overlaps, counting does not)")
+    return None
+
+
+def repeated_pair_hint(args: tuple, expected: object, got: object) -> str | None:
+    """A merge learned twice: the words it was made on were not the ones the merges before it left."""
+    if isinstance(got, list) and len(got) > len(set(map(repr, got))):
+        again = next(i for i, pair in enumerate(got) if pair in got[:i])
+        return (f"merge {again + 1} is {got[again]!r} again, learned already at merge {got.index(got[again]) + 1}: make "
+                "each merge on the words the merges before it left (words = {merge_word(word, pair): count ...}), not "
+                "on the pretokens' bytes again")
+    return None
+
+
 COUNT_PAIRS = TaskGraders(
-    Task("count_pairs", ("word_counts",), what="a dict mapping (bytes, bytes) pairs to int counts", unchanged=(0,)),
+    Task("count_pairs", ("word_counts",), what="a dict mapping (bytes, bytes) pairs to int counts", unchanged=(0,),
+         hint=overlap_hint),
     count_pairs,
     [
         ({(b"l", b"o", b"w"): 1},),
@@ -225,7 +247,8 @@ MERGE_WORD = TaskGraders(
 )
 
 TRAIN_TASK = Task("train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
-                  stand_ins=(count_pairs, best_pair, merge_word), unchanged=(0,))  # the caller's counts, reused
+                  stand_ins=(count_pairs, best_pair, merge_word), unchanged=(0,),  # the caller's counts, reused
+                  hint=repeated_pair_hint)
 
 def scaled_counts(args: tuple, rng: random.Random) -> tuple:
     """A fixed hidden case of ``train`` with its counts scaled by a factor from 2 to 50 drawn from ``rng`` (the same

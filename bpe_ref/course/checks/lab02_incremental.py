@@ -68,6 +68,9 @@ changes_inputs = st.tuples(word_and_pair(), st.integers(1, 5)).map(lambda t: (t[
 def per_occurrence_hint(args: tuple, expected: object, got: object) -> str | None:
     """The learner updated around each occurrence of the pair: wrong where occurrences touch."""
     word, pair, frequency = args
+    if got == {} and expected and len(merge_word(word, pair)) < 2:
+        return (f"the merge leaves {word!r} one token, with no pairs: none is gained, but every pair it had before is lost "
+                "(a change of -frequency each); a word of one token after the merge still has changes")
     if (isinstance(got, dict) and isinstance(expected, dict) and any(change < 0 for change in expected.values())
             and not any(type(change) is int and change < 0 for change in got.values())):
         return ("the pairs the merge takes away are gone from your changes: their changes are negative. A Counter's - and "

@@ -35,7 +35,9 @@ from .core import (
     short_repr, stretch,
 )
 from .compare import CARRIED
-from .measured import FRESH, answers_right, keeper_id, mapped_bytes, measured_random, process_id, reference_cost
+from .measured import (
+    FRESH, answers_right, cases_explain_a_failure, keeper_id, mapped_bytes, measured_random, process_id, reference_cost,
+)
 from .spec import runs_remotely
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
@@ -124,13 +126,19 @@ def chunk_inputs(draw) -> tuple:
     or a blank one (which a range read in text mode, or decoded through a text wrapper, turns into \\n, and a range
     counted line by line cuts: generated texts held one in a range too seldom to find it under every seed), half of
     those starting with a byte order mark (a character, which a range decoded as utf-8-sig drops), and half counted
-    with no special token (an <|endoftext|> in it plain text, not one taken by default)."""
+    with no special token (an <|endoftext|> in it plain text, not one taken by default); of the other half, where two
+    special tokens are listed, half a range that starts at the one listed last, with a piece after it (a range cut
+    short by the first listed token's length, "the token a chunk starts at", kept its points under some seeds)."""
     text, special_tokens = draw(corpus_texts())
     if draw(st.booleans()):
         counted_with = draw(st.sampled_from([special_tokens, []]))
         text = (draw(st.sampled_from(["", "\ufeff"])) + text + ("" if counted_with else EOT)
                 + draw(st.sampled_from(["\r\n", "\r\n\r\n"])))
         return CorpusFile(text.encode("utf-8")), 0, len(text.encode("utf-8")), counted_with
+    if len(special_tokens) > 1 and draw(st.booleans()):  # a range that starts at the token listed last
+        start = len(text.encode("utf-8"))
+        text += special_tokens[-1] + draw(st.sampled_from(PIECES))
+        return CorpusFile(text.encode("utf-8")), start, len(text.encode("utf-8")), special_tokens
     cuts = safe_cuts(text, special_tokens)
     start, end = sorted(draw(st.lists(st.sampled_from(cuts), min_size=2, max_size=2)))
     return CorpusFile(text.encode("utf-8")), start, end, special_tokens
@@ -157,6 +165,19 @@ def file_count_inputs(draw) -> tuple:
 # ---- task 1: where to cut --------------------------------------------------------------------
 
 
+def file_bytes(file: object) -> bytes | None:
+    """The bytes of a file argument: a ``CorpusFile``'s data, or what its path holds (None if unreadable)."""
+    if isinstance(file, CorpusFile):
+        return file.data
+    if type(file) is str:
+        try:
+            with open(file, "rb") as handle:
+                return handle.read()
+        except OSError:
+            return None
+    return None
+
+
 def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
     if not (isinstance(expected, list) and isinstance(got, list)):
         return None
@@ -173,6 +194,11 @@ def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
     if len(args[2]) > 1 and len(got) == len(expected) and any(g > e for g, e in zip(got, expected)):
         return ("a boundary later than expected, with several special tokens: take the earliest occurrence of any of "
                 "them, not the first token's if there is one")
+    data = file_bytes(args[0]) or b""
+    if not data.isascii() and any(type(g) is int and not any(data.startswith(t, g) for t in args[2]) for g in got[1:-1]):
+        return ("a boundary inside the text, not at a special token, in a file with characters of several bytes: offsets "
+                "count bytes; search the bytes you read (window.find(token)): the str.find of a decoded window counts "
+                "characters (é is 2 bytes, 字 3)")
     if len(got) == len(expected) and any(g < e for g, e in zip(got, expected)):
         return ("a boundary earlier than expected: after several reads, is the position you add the token's offset to "
                 "the start of the read that found it (not the guess)?")
@@ -292,7 +318,8 @@ def verify_reads_in_buffers(learner: Callable) -> None:
         outcome = call_learner(learner, args, FIND_TASK.provided, FIND_TASK.stand_ins, FIND_TASK.kernel_time_limit)
     mapped_after = mapped_bytes(learner)
     call = f"find_chunk_boundaries(<a file of {len(data)} bytes>, 4, [{EOT.encode()!r}], 4096)"
-    measured_answer(FIND_TASK, find_chunk_boundaries, args, outcome, call)
+    with cases_explain_a_failure(FIND_TASK, learner, find_chunk_boundaries, lambda: FIND.cases):  # a wrong cut, told small
+        measured_answer(FIND_TASK, find_chunk_boundaries, args, outcome, call)
     mapped = mapped_after - mapped_before if mapped_before is not None and mapped_after is not None else 0
     if mapped > len(data) // 4:
         raise CheckFailed(
@@ -351,6 +378,7 @@ FIND = TaskGraders(
         Case((CorpusFile(b""), 3, [EOT.encode()], 4096)),
         Case((CorpusFile(EOT.encode() * 3), 8, [EOT.encode()], 5)),  # more chunks asked for than tokens
         Case((CorpusFile("café<|endoftext|>字🙂<|endoftext|>".encode()), 2, [EOT.encode()], 3)),
+        Case((CorpusFile("ab字字<|endoftext|>cd".encode()), 8, [EOT.encode()], 4096)),  # a token after characters of 3 bytes
         Case((CorpusFile(b"ab<|pad|>cd<|endoftext|>ef<|pad|>gh"), 3, [EOT.encode(), PAD.encode()], 6)),
     ],
     boundaries_inputs(),
@@ -383,8 +411,18 @@ def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
                 "decode them, data.decode('utf-8')")
     if isinstance(got, dict) and any(type(key) is str for key in got):
         return "the keys are bytes: count_pretokens (lab 00) gives them so; or encode each pretoken with .encode('utf-8')"
-    if isinstance(got, dict) and isinstance(expected, dict) and sum(got.values()) > sum(expected.values()):
+    data = file_bytes(args[0])
+    if not (isinstance(got, dict) and isinstance(expected, dict)):
+        return None
+    if data is not None and any(type(key) is bytes and key not in data for key in got):
+        return (f"your counts hold {next(key for key in got if type(key) is bytes and key not in data)!r}, which is "
+                "nowhere in this file: counts kept from an earlier call (a cache keyed by the range, which another "
+                "file shares)? Count each call's own range")
+    if sum(got.values()) > sum(expected.values()):
         return "more pretokens than in the chunk: read exactly end - start bytes, after file.seek(start)"
+    if data is not None and any(data.startswith(token.encode("utf-8"), args[1]) for token in args[3]):
+        return ("the range starts with a special token, and your counts miss pretokens after it: count the range's "
+                "bytes as they are (count_pretokens drops the special tokens, whichever it is), do not cut a token off")
     return None
 
 
@@ -473,6 +511,14 @@ def merge_counts_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+def twice_hint(args: tuple, expected: object, got: object) -> str | None:
+    counts = args[0] if type(args[0]) is list and args[0] and all(type(c) is dict for c in args[0]) else None
+    if counts and isinstance(expected, dict) and got != expected and got == dict(Counter(expected) + Counter(counts[0])):
+        return ("the first chunk is counted twice: a total that starts from the first chunk's counts adds the others "
+                "only; start from an empty total and add every chunk once")
+    return None
+
+
 # The caller still holds the chunks' counts: adding into the first dict would change them, and so would a later change of
 # a total that is one of them (returned as it is when it is the only one, or the others are empty): the hidden test's
 # second part calls it through in_a_new_dict on such lists, after the first (whose messages stay those of the counts).
@@ -487,7 +533,7 @@ ONE_FULL_CHUNK = st.tuples(st.dictionaries(st.sampled_from([b"a", b" the", b"\xc
     lambda drawn: ([drawn[0]] if drawn[1] else [{}] * drawn[2] + [drawn[0], {}],))  # alone, or among empty chunks
 
 MERGE_COUNTS = TaskGraders(
-    merge_counts_task(),
+    merge_counts_task(hint=twice_hint),
     merge_counts,
     [
         ([{b"low": 2, b" low": 1}, {b" low": 3}],),

@@ -76,6 +76,9 @@ def index_hint(args: tuple, expected: object, got: object) -> str | None:
     if not (isinstance(expected, dict) and isinstance(got, dict)):
         return None
     values = list(got.values())
+    if got == {pair: {max(ids)} for pair, ids in expected.items()} != expected:
+        return ("each pair lists only the last word that holds it: index[pair] = {i} replaces the ids filed before; "
+                "add the id to the pair's set (index[pair].add(i))")
     if len(values) > 1 and all(v == values[0] for v in values) and len({frozenset(ids) for ids in expected.values()}) > 1:
         return ("every pair lists the same ids: one set shared by all the keys (dict.fromkeys(pairs, set()) puts the same "
                 "set under each; so does a set made once outside the loop); defaultdict(set) makes a new one per key")

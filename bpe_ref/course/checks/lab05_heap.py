@@ -529,12 +529,13 @@ def verify_merge_cost(train: Callable) -> None:
         counts, frequent = many_pairs_corpus(measured.measured_random(f"05_heap:{index}").randbytes(16))
         return counts, lambda count: reference_train(frequent, count)
 
-    growth = measured.verify_merge_cost(
-        TRAIN_TASK, train, corpus, COST_MERGES, COST_LIMIT, f"<{len(corpus(0)[0]):,} words, 57,872 pairs>",
-        "pick each merge with pop_best from a heap built once, and push only the pairs whose count grew; a scan "
-        "of the pair counts (max, sorted, best_pair, even max(pair_counts.values()) as a check) or a heap rebuilt "
-        "costs O(P) per merge", timeout=COST_TIMEOUT, reference=reference_train, factor=measured.MERGE_FACTOR,
-        slack=measured.MERGE_SLACK)
+    with measured.cases_explain_a_failure(TRAIN_TASK, train, reference_train, lambda: TRAIN_CASES):  # wrong merges, told small
+        growth = measured.verify_merge_cost(
+            TRAIN_TASK, train, corpus, COST_MERGES, COST_LIMIT, f"<{len(corpus(0)[0]):,} words, 57,872 pairs>",
+            "pick each merge with pop_best from a heap built once, and push only the pairs whose count grew; a scan "
+            "of the pair counts (max, sorted, best_pair, even max(pair_counts.values()) as a check) or a heap rebuilt "
+            "costs O(P) per merge", timeout=COST_TIMEOUT, reference=reference_train, factor=measured.MERGE_FACTOR,
+            slack=measured.MERGE_SLACK)
     if growth is not None:
         passed(f"train: {COST_MERGES} merges cost {growth.ratio:.2f} times one merge's run on a corpus of 57,872 "
                "pairs (CPU time, measured from outside your code).")

@@ -212,6 +212,16 @@ def encode_hint(args: tuple, expected: object, got: object) -> str | None:
     undone = sorted((ranks[pair], pair) for pair in zip(got, got[1:]) if pair in ranks)
     if undone:
         rank, pair = undone[0]
+        last = max(ranks.values())
+
+        def stops_at_the_last(present: list[Pair]) -> Pair | None:  # the last rank taken as "no merge"
+            lowest = min(present, key=ranks.__getitem__)
+            return None if ranks[lowest] == last else lowest
+
+        if rank == last and got == _variant(pretoken, ranks, stops_at_the_last):
+            return (f"your tokens still hold the pair {pair!r}, of the last rank, {rank}: it is a merge too; a stand-in "
+                    "rank for the pairs that are no merge must be above every rank (float('inf'), or len(ranks)), not "
+                    "the largest one")
         return (f"your tokens still hold the pair {pair!r}, rank {rank}: keep merging until no two neighbouring tokens "
                 "form a merge (a merge makes new pairs, which later merges join)")
     leftmost = got == _variant(pretoken, ranks, lambda present: present[0])
@@ -398,17 +408,20 @@ ENCODE_PRETOKEN = TaskGraders(ENCODE_PRETOKEN_TASK, encode_pretoken, encode_pret
 # ---- task 3: a text, special tokens first --------------------------------------------------------
 
 
-def unescaped_tokens(text: str, ranks: dict[Pair, int], special_tokens: list[str]) -> list[bytes] | None:
-    """What ``encode_text`` gives when the special tokens go into the alternation unescaped (``|`` then
-    splits ``<|endoftext|>`` into three alternatives); ``None`` when that pattern does not compile."""
+def tokens_otherwise(text: str, ranks: dict[Pair, int], special_tokens: list[str], *, escaped: bool = True,
+                     empties_dropped: bool = False) -> list[bytes] | None:
+    """What ``encode_text`` gives when the special tokens go into the alternation unescaped (``|`` then splits
+    ``<|endoftext|>`` into three alternatives), or when the split's empty pieces are dropped before its special tokens
+    are told by their odd places; ``None`` when that pattern does not compile."""
     if not special_tokens:
         return None
+    tokens_first = sorted(special_tokens, key=len, reverse=True)
     try:
-        pieces = regex.split("(" + "|".join(sorted(special_tokens, key=len, reverse=True)) + ")", text)
+        pieces = regex.split("(" + "|".join(map(regex.escape, tokens_first) if escaped else tokens_first) + ")", text)
     except regex.error:
         return None
     tokens: list[bytes] = []
-    for i, piece in enumerate(pieces):
+    for i, piece in enumerate(piece for piece in pieces if piece or not empties_dropped):
         if i % 2 == 1:
             tokens.append((piece or "").encode("utf-8"))
         else:
@@ -427,7 +440,11 @@ def text_hint(args: tuple, expected: object, got: object) -> str | None:
                     "'()' matches at every position, and each of its empty matches became a token")
         return ("your tokens include b'' (empty tokens): every token has at least one byte; drop the empty pieces the "
                 "split leaves (a text that starts or ends with a special token gives one)")
-    if got != expected and got == unescaped_tokens(text, ranks, special_tokens):
+    if got != expected and got == tokens_otherwise(text, ranks, special_tokens, empties_dropped=True):
+        return ("the split leaves an empty piece before a special token that starts the text, between two adjacent ones "
+                "and after one that ends it; the special tokens are the pieces at the odd places only when those "
+                "empty pieces stay: drop them after telling the pieces apart, not before")
+    if got != expected and got == tokens_otherwise(text, ranks, special_tokens, escaped=False):
         return ("a special token came out in pieces: regex.escape each token before joining them with '|' "
                 "(inside a token, '|' is alternation, so '<|endoftext|>' became '<', 'endoftext' and '>')")
     specials = {token.encode("utf-8") for token in special_tokens}
@@ -651,6 +668,12 @@ def arena_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(offsets, list) and len(offsets) == len(expected[1]) - 1:
         return ("offsets needs one entry more than there are ids: token i is buffer[offsets[i]:offsets[i + 1]], so "
                 "the last token needs its end, len(buffer)")
+    in_characters = [0]
+    for token_id in range(len(expected[1]) - 1):
+        in_characters.append(in_characters[-1] + len(vocab.get(token_id, b"").decode("utf-8", "replace")))
+    if offsets == in_characters != expected[1]:
+        return ("your offsets count characters: they are byte positions in the buffer, so each token adds len(token) of "
+                "its bytes (a token of UTF-8 like 'é' is 2 bytes, one character once decoded)")
     in_dict_order = [0]
     for token in vocab.values():
         in_dict_order.append(in_dict_order[-1] + len(token))
@@ -683,6 +706,7 @@ ARENA_CASES = [
     Case(({2: b"hi", 0: b"h", 1: b"i"},)),  # listed out of order
     Case(({1: b"b", 0: b"a", 2: b"ab"},)),  # listed out of order, and the buffer shows it
     Case(({0: b"a", 3: b"<|eot|>"},)),  # ids 1 and 2 have no token
+    Case(({0: b"a", 1: "é".encode(), 2: "aé".encode()},)),  # tokens of 2 and 3 bytes, 1 and 2 characters
     Case(({},)),
     # The tokens of page 06's worked example, "hug pug pun bun hugs", by rank.
     Case((BYTES | {256: b"ug", 257: b"un", 258: b"hug", 259: b" p", 260: b"hugs", 261: b"bun"},),

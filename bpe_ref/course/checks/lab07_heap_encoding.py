@@ -140,6 +140,11 @@ MERGED_EARLY = ("a merge was applied early: a popped (rank, i) can be stale whil
                 "and has another rank now; merging it at the popped rank jumps ahead of merges of lower rank (page 07, "
                 "pitfall 'Checking only that the part exists'). Compare the rank of the pair that starts at i now, "
                 "ranks.get((parts[i], next part)), with the popped rank, and skip the entry if they differ")
+RIGHT_PAIR_LOST = ("after a merge at i, the new pair on the right, (merged, next part), never merged: push (its rank, i), the "
+                   "rank first (heapq orders entries by their first field, and the loop reads (rank, position) back)")
+NOTHING_PUSHED_POPPED = ("no pair a merge made was ever merged: the loop must pop from the heap itself until it is empty "
+                         "(while heap: heapq.heappop(heap)), which sees the entries pushed meanwhile; a loop over "
+                         "sorted(heap), or over any copy, walks the entries there were when it started")
 RANK_ZERO_LOST = ("a new pair of rank 0 (the first merge) was never merged: `if rank:` is false for rank 0, so it was "
                   "not pushed; push every new pair that is a merge, `if rank is not None`")
 
@@ -156,10 +161,17 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
                 "look for the merges another way, such as a rescan of the parts for short pieces (tiktoken's loop), or "
                 "build a heap of its own?")
     left_lost = got != expected and got == pop_loop_variant(parts, ranks, heap, push_left=False)
+    nothing_pushed = got != expected and got == pop_loop_variant(parts, ranks, heap, push_left=False, push_right=False)
+    if got != expected and got == pop_loop_variant(parts, ranks, heap, push_right=False):
+        zero_lost = got == pop_loop_variant(parts, ranks, heap, push_zero=False)
+        return RIGHT_PAIR_LOST + "".join(f" (or else: {other})" for other, also in (
+            (RANK_ZERO_LOST, zero_lost), (NOTHING_PUSHED_POPPED, nothing_pushed)) if also)
     if got != expected and got == pop_loop_variant(parts, ranks, heap, push_zero=False):
         return RANK_ZERO_LOST + (f" (or else: {LEFT_PAIR_LOST})" if left_lost else "")
     if left_lost:
         return LEFT_PAIR_LOST
+    if nothing_pushed:
+        return NOTHING_PUSHED_POPPED
     if isinstance(got, list) and all(type(token) is bytes for token in got):
         made = {left + right for left, right in ranks} | set(parts)
         unmade = [token for token in got if token not in made]
@@ -182,11 +194,12 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
 
 
 def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entry], stale: str = "rank",
-                     push_left: bool = True, push_zero: bool = True) -> list[bytes]:
+                     push_left: bool = True, push_zero: bool = True, push_right: bool = True) -> list[bytes]:
     """The pop loop as a learner may write it wrong, to recognise the mistake: its stale check on the part only
     (``stale="part"``), or also on the pair being a merge (``"merge"``), never on its rank (page 07's pitfall 1); the new
     left pair never merged (``push_left=False``: pushed at i, page 07's pitfall 2, or with the merged pair's rank, both
-    skipped as stale); new pairs of rank 0 not pushed (``push_zero=False``: ``if rank:``)."""
+    skipped as stale); new pairs of rank 0 not pushed (``push_zero=False``: ``if rank:``); the new right pair never merged
+    (``push_right=False``: pushed as (position, rank)); neither (a loop over a sorted copy of the heap)."""
     parts, heap, end = list(parts), list(heap), len(parts)
     next_ = list(range(1, end + 1))
     prev = list(range(-1, end - 1))
@@ -203,7 +216,7 @@ def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entr
         if after != end:
             prev[after] = start
         before = prev[start]
-        for at, new in ((start, (parts[start], parts[after]) if after != end else None),
+        for at, new in ((start, (parts[start], parts[after]) if after != end and push_right else None),
                         (before, (parts[before], parts[start]) if before != -1 and push_left else None)):
             if new in ranks and (push_zero or ranks[new]):
                 heapq.heappush(heap, (ranks[new], at))

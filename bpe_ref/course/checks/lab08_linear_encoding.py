@@ -588,6 +588,12 @@ def counts_hint(args: tuple, expected: object, got: object) -> str | None:
         return None
     if len(got) == len(expected) - 1:
         return "one count per prefix, the empty one included (counts[0] == 0): as many entries as last"
+    in_characters = [0]
+    for token in last[1:]:
+        in_characters.append(in_characters[len(in_characters) - len(token.decode("utf-8", "replace"))] + 1)
+    if got == in_characters != expected:
+        return ("a token's length is its bytes, len(last[end]): decoded, a token of UTF-8 like 'é' (2 bytes) is one "
+                "character, and end - (characters) is not where the prefix it ends starts")
     if len(got) == len(expected) and got == [sum(1 for _ in last[1 : end + 1]) for end in range(len(last))]:
         return ("counts[end] is not end (the bytes, or the entries of last, up to end): last holds a token for every prefix, "
                 "and most of them are not in the encoding of the longer prefix (page 08's worked example: last[2] = "
@@ -610,7 +616,8 @@ COUNTS_TASK = Task("prefix_token_counts", ("last",), what="a list of ints", hint
 
 
 def counts_cases() -> list[Case]:
-    words = [(b"abcbca", PAGE), (b"aaaaa", merge_ranks([(b"a", b"a"), (b"aa", b"a")])), (b"", PAGE), (b"q", PAGE)]
+    words = [(b"abcbca", PAGE), (b"aaaaa", merge_ranks([(b"a", b"a"), (b"aa", b"a")])), (b"", PAGE), (b"q", PAGE),
+             ("café".encode(), merge_ranks([(b"\xc3", b"\xa9")]))]  # a token of 2 bytes, one character
     cases = [Case((last_tokens(word, ranks),)) for word, ranks in words]
     piece = LONG_PIECES[1]
     table = last_tokens(piece, ranks_for(piece, gpt2_ranks()))

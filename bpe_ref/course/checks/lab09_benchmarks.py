@@ -230,6 +230,10 @@ def interleaved_hint(args: tuple, expected: object, got: object) -> str | None:
         failed = " (here a contender raised: put it back in a finally block)" if expected.get("raised") else ""
         return ("after each call, put the collector back as it was before (on stays on, off stays off): "
                 f"remember gc.isenabled(), and restore it in a finally block{failed}")
+    times = got.get("times")
+    if isinstance(times, dict) and times and all(isinstance(t, list) and len(t) == 1 for t in times.values()) and rounds > 1:
+        return (f"one time per contender, expected {rounds} (one per round): the times of the rounds before the last are "
+                "lost; make the dict of lists once, before the loop over the rounds, not in it")
     return ("the calls are right but not their times: read the clock just before and just after each call, and "
             "keep the difference for that contender, in round order")
 
@@ -526,6 +530,8 @@ def spread_hint(args: tuple, expected: object, got: object) -> str | None:
                 "position p * (n - 1) in the sorted values (method='inclusive')")
     if middle and significant(got * middle) == expected:
         return "relative to the median: divide the interquartile range by the median"
+    if any(got == round(expected, digits) != expected for digits in range(1, 7)):
+        return f"that is {expected} rounded: return the ratio as it is (rounding is for display, and loses what a later use needs)"
     return None
 
 
@@ -577,6 +583,9 @@ def ratio_hint(args: tuple, expected: object, got: object) -> str | None:
     if got == significant(median(times[a]) / median(times[b])):
         return ("that is the ratio of the two medians: take the ratio of each round first (a and b timed together), "
                 "then the median of those ratios")
+    ratios = [x / y for x, y in zip(times[a], times[b])]
+    if len(ratios) > 1 and got == significant(median(ratios[:-1])):
+        return f"that is the median of the first {len(ratios) - 1} rounds' ratios: every round counts, the last one too"
     return None
 
 
@@ -639,6 +648,9 @@ def exponent_hint(args: tuple, expected: object, got: object) -> str | None:
     ends = math.log(seconds[-1] / seconds[0]) / math.log(sizes[-1] / sizes[0])
     if round(ends, 9) == got and len(sizes) > 2:
         return "that is the slope between the first and the last point: fit all the points (least squares)"
+    if any(round(expected * factor, 9) == got for factor in (math.log(10), 1 / math.log(10), math.log(2), 1 / math.log(2))):
+        return ("that is the slope times a ratio of logarithms (ln 10 = 2.303, ln 2 = 0.693): log sizes and times with "
+                "the same logarithm (math.log for both), so that its base cancels out")
     return "the slope of the straight line fitted to (log size, log seconds) by least squares"
 
 
@@ -729,6 +741,9 @@ def crossover_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(expected, float) and got is None and len(xs) == len(ys_a) == len(ys_b) and expected == float(xs[-1]):
         return (f"a and b are equal at the last point (x = {xs[-1]!r}): a loop over range(len(xs) - 1) never checks "
                 "d[-1] == 0; test d[i] == 0 for every i, the last included")
+    if isinstance(expected, float) and got is None and len(xs) > 1 and expected <= xs[1]:
+        return (f"they meet at or before the second point (x = {xs[1]!r}): start the scan at the first point, i = 0, "
+                "where d[0] can be 0 and the sign can change between the first two points")
     if isinstance(expected, float) and got is None:
         return "they do meet: where a - b changes sign between two points (or is 0 at one), there is a crossing"
     if isinstance(got, (int, float)) and got in [float(x) for x in xs] and expected not in [float(x) for x in xs]:

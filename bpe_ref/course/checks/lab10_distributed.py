@@ -27,7 +27,7 @@ from .core import (
     Case, CorpusFile, Lab, Later, Task, TaskGraders, error_name, short_repr, stretch,
 )
 from .lab03_parallel import (
-    COUNT_CHUNK, EOT, PAD, PIECES, chunk_hint, chunk_inputs, in_a_new_dict, safe_cuts, verify_chunk_reads,
+    COUNT_CHUNK, EOT, PAD, PIECES, chunk_hint, chunk_inputs, file_bytes, in_a_new_dict, safe_cuts, verify_chunk_reads,
 )
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
@@ -184,6 +184,14 @@ def merge_hint(args: tuple, expected: object, got: object) -> str | None:
     if got.get("a new dict") is False and expected.get("a new dict") is True:
         return ("merge_two returned one of its arguments itself (the other was empty?): the sum must be a new dict "
                 "even then, since the caller still holds its arguments; return dict(left) when right is empty")
+    total, (left, right) = got.get("returned"), args
+    if isinstance(total, dict) and any(type(count) is float for count in total.values()):
+        return ("a count is a float: counts are ints; total.get(key, 0.0) + count makes every new key's count a float "
+                "(write total.get(key, 0))")
+    larger = left if len(left) >= len(right) else right
+    if total == {key: 2 * count for key, count in larger.items()} and total != expected.get("returned"):
+        return ("the larger dict's counts are doubled and the smaller's are missing: after swapping so that left is the "
+                "larger, copy it and add the OTHER one's counts (loop over right.items())")
     return None
 
 
@@ -303,6 +311,9 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
         return None
     if any(isinstance(item, list) for item in got):
         return "each range is a tuple (path, start, end), not a list"
+    if got == [(*item[:2], item[2] - 1) for item in expected] != expected:  # type: ignore[index]
+        return ("each of your ranges ends one byte early: end is exclusive, a range (path, start, end) holds bytes "
+                "[start, end), as a slice does, and the next range starts at this one's end")
     if any(isinstance(item, tuple) and len(item) == 3 and item[1] == item[2] for item in got):
         return ("an empty range (start == end): an empty file has nothing to count; leave such ranges out of the plan, "
                 "each one would be a task on the cluster that does nothing")
@@ -314,19 +325,6 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
     if len(got) < len(expected):
         return ("fewer ranges than expected: cut each file with find_chunk_boundaries(path, ranges_per_file, tokens) "
                 "and turn consecutive boundaries into ranges; every file gets its own")
-    return None
-
-
-def file_bytes(file: object) -> bytes | None:
-    """The bytes of a plan's file: a ``CorpusFile``'s data, or what its path holds (None if unreadable)."""
-    if isinstance(file, CorpusFile):
-        return file.data
-    if type(file) is str:
-        try:
-            with open(file, "rb") as handle:
-                return handle.read()
-        except OSError:
-            return None
     return None
 
 
@@ -404,6 +402,9 @@ def count_hint(args: tuple, expected: object, got: object) -> str | None:
                 "look at the ranges count_ranges passes it (path, start, end, in this order, each as given)")
     if all(got.get(key) == 2 * count for key, count in expected.items()):
         return "every pretoken counted twice: is a part combined with itself, or the total added to the parts?"
+    if got == {} and isinstance(args[0], list) and len(args[0]) == 1:
+        return ("one range: its counts are the answer (tree_reduce of one part returns that part, with nothing to "
+                "combine); {} is the answer for no ranges only")
     if all(got.get(key, 0) <= count for key, count in expected.items()):
         return "fewer pretokens than the ranges hold: is a range (the last?) or a part of the tree left out?"
     return ("some pretokens counted too often: is one range's count (the first? the odd one out?) reduced twice, "
