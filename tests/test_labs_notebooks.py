@@ -420,6 +420,30 @@ def test_stretch_code_the_grading_worker_runs_only_defines_functions(lab):
             assert "bpe_ref" not in ast.unparse(guarded[0].body), cell["id"]  # the autograder's branch
 
 
+@pytest.mark.parametrize("lab", LABS)
+def test_a_stretch_measurement_run_before_the_stretch_is_written_says_so(lab):
+    """Run before its stretch is written, a measurement cell says so in one line: the skeleton's NotImplementedError
+    was a 30-line traceback through the course's measuring code, which read as the course's own code broken."""
+    import ast
+
+    for section in stretch_sections(lab, release=True).values():
+        measure = section[3]
+        guarded = next(node for node in ast.parse(measure["source"]).body if isinstance(node, ast.If))
+        tries = [node for node in guarded.orelse if isinstance(node, ast.Try)]
+        assert len(tries) == 1 and [ast.unparse(handler.type) for handler in tries[0].handlers] == ["NotImplementedError"], \
+            measure["id"]
+        assert "Not written yet" in ast.unparse(tries[0].handlers[0].body), measure["id"]
+
+
+def test_lab_00s_stretch_measurement_run_on_the_skeleton_prints_one_line(monkeypatch, capsys):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    released = {cell["id"]: cell["source"] for cell in cells("00_pretokenization", release=True)}
+    namespace = {"EOT": "<|endoftext|>"}
+    exec(released["stretch_count_in_pieces_solution"], namespace)
+    exec(released["stretch_count_in_pieces_measure"], namespace)
+    assert capsys.readouterr().out == "Not written yet: write the stretch above, run its cell, then run this one again.\n"
+
+
 def test_the_stretch_convention_catches_a_graded_or_unguarded_stretch_cell():
     from bpe_ref.course.notebooks import stretch_problems
 
