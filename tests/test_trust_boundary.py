@@ -314,6 +314,37 @@ def test_a_seed_reproduces_the_same_inputs_and_another_draws_others():
     assert inputs(None) == inputs(None)  # in the learner's kernel: fixed, as advice
 
 
+def test_the_inputs_drawn_do_not_depend_on_which_local_modules_are_loaded(tmp_path, monkeypatch):
+    """Hypothesis mixes constants read from the local modules loaded so far into its draws: a grader's inputs,
+    derandomized (the learner's kernel, most of the course's tests) or seeded, would change as more are imported (a
+    lab 07 mistake caught alone slipped through in a CI worker that had run other tests first)."""
+    from runpy import run_module
+
+    graders = run_module("bpe_ref.course.checks.fresh")["graders"]("07_heap_encoding")
+    core = sys.modules[graders.__name__.rsplit(".", 1)[0] + ".core"]
+
+    def inputs(seed):
+        seen = []
+
+        def merge_all(parts, ranks, heap):
+            if len(parts) < 1000:  # not the long run, whose length the grader sets from the time it takes
+                seen.append(repr((parts, ranks, heap)))
+            return graders.check_merge_all.reference(list(parts), ranks, list(heap))
+
+        with core.hidden_seed(seed):
+            graders.check_merge_all_properties(merge_all)
+        return seen
+
+    before = {seed: inputs(seed) for seed in (None, 7)}
+    # constants a learner's module could hold, of the kinds lab 07's strategies draw (short texts of "abcé ", bytes)
+    constants = ["abc", "cab", "ba a", "é a", "cc b", "aé", "bé", "xyz", "zx", b"ab", b"abc", b"\xc3\xa9", 300, 4000]
+    (tmp_path / "learner_constants.py").write_text("".join(f"C{k} = {value!r}\n" for k, value in enumerate(constants)))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "learner_constants", raising=False)
+    __import__("learner_constants")
+    assert {seed: inputs(seed) for seed in (None, 7)} == before
+
+
 def test_the_class_seed_is_kept_with_the_gradebook(tmp_path):
     from bpe_ref.course.trusted.autograde import course_seed
 

@@ -346,16 +346,15 @@ def hypothesis_randomness(name: str) -> tuple[dict, Callable[[Callable], Callabl
     :func:`~bpe_ref.course.trusted.verdicts.hidden_seed` says: derandomized without a seed, else seeded
     from it and ``name`` (every task its own inputs, the same for the whole class and at a regrade)."""
     seed = current_seed()
-    if seed is None:
-        return {"derandomize": True}, lambda test: test
     import hashlib
 
     from hypothesis import seed as seeded
 
-    drawn = int.from_bytes(hashlib.sha256(f"{seed}:{name}".encode()).digest()[:8], "big")
+    drawn = None if seed is None else int.from_bytes(hashlib.sha256(f"{seed}:{name}".encode()).digest()[:8], "big")
 
     def decorate(test: Callable) -> Callable:
-        test = seeded(drawn)(test)
+        if drawn is not None:
+            test = seeded(drawn)(test)
 
         @functools.wraps(test)
         def run(*args, **kwargs):
@@ -364,7 +363,7 @@ def hypothesis_randomness(name: str) -> tuple[dict, Callable[[Callable], Callabl
 
         return run
 
-    return {"derandomize": False}, decorate
+    return {"derandomize": drawn is None}, decorate
 
 
 @contextmanager
@@ -372,8 +371,10 @@ def _without_local_constants() -> Iterator[None]:
     """Hypothesis (6.13x on) mixes into its draws constants read from the source of the *local* modules loaded
     so far (those outside site-packages: ``bpe_ref`` run from a checkout). Which are loaded changes as a class is
     graded (a grader imports what it needs when it first runs), so the same seed could draw other inputs for a
-    later notebook or a regrade; and reading them costs about half a CPU-second per process. While a seeded test
-    runs, the pool of local constants is empty: the inputs depend on the seed alone. A no-op on versions without it."""
+    later notebook or a regrade; derandomized, the learner's kernel would draw other inputs as it imports more (and
+    the course's tests, in whichever order a worker ran them); and reading them costs about half a CPU-second per
+    process. While a property test runs, the pool of local constants is empty: the inputs depend on the seed (or
+    the derandomized sequence) alone. A no-op on versions without it."""
     try:
         from hypothesis.internal.conjecture import providers
     except ImportError:  # pragma: no cover - an older hypothesis: no local constants
