@@ -140,6 +140,19 @@ def test_short_repr_abbreviates_long_containers(core):
     assert len(text) < 140 and text.endswith("(200 items)}")
 
 
+def test_a_long_buffer_is_told_where_it_first_differs_and_stays_short(core):
+    """An arena of GPT-2's 50,257 tokens is 320 KB: the message showed its identical start, then the whole buffer."""
+    buffer = bytes(range(256)) * 1000
+    wrong = buffer[:200_000] + b"X" + buffer[200_001:]
+    where = core.difference((buffer, [0, 1]), (wrong, [0, 1]))
+    assert where.startswith("item 0: the same up to byte 200000, then expected ") and "got b'" in where, where
+    assert "X" in where and len(where) < 300
+    assert core.difference("ab" * 100 + "c", "ab" * 100) == (
+        "the same up to character 200, then expected 'abababababc', got 'ababababab' (from character 190; 201 and 200 "
+        "characters long)")
+    assert len(core.short_repr((buffer, list(range(50_000))), 300)) < 400
+
+
 # ---- messages, shrinking, determinism -------------------------------------------------------
 
 

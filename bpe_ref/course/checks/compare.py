@@ -38,7 +38,7 @@ def short_repr(value: Any, limit: int = SHORT_REPR_CHARS) -> str:
     if isinstance(value, (list, tuple)) and value:
         shown = []
         for item in value:
-            shown.append(repr(item))
+            shown.append(short_repr(item, max(40, limit - 30)))  # an item longer than the whole, abbreviated too
             if sum(len(s) + 2 for s in shown) > limit - 30:
                 break
         open_, close = ("[", "]") if isinstance(value, list) else ("(", ")")
@@ -157,6 +157,14 @@ def difference(expected: Any, got: Any, where: str = "", item: str = "item", fir
         return at + ("; ".join(parts) or "keys of the wrong type")
     if same(expected, got):
         return ""
+    if isinstance(expected, (bytes, str)) and max(len(repr(expected)), len(repr(got))) > 60:
+        # A long buffer or text (an arena of 50,257 tokens): its start says nothing; show where it first differs.
+        index = next((i for i, (e, g) in enumerate(zip(expected, got)) if e != g), min(len(expected), len(got)))
+        unit = "byte" if isinstance(expected, bytes) else "character"
+        start = max(0, index - 10)
+        return (f"{at}the same up to {unit} {index}, then expected {short_repr(expected[start:index + 20], 60)}, got "
+                f"{short_repr(got[start:index + 20], 60)} (from {unit} {start}; {len(expected):,} and {len(got):,} "
+                f"{unit}s long)")
     return f"{at}expected {short_repr(expected, 60)}, got {short_repr(got, 60)}"
 
 
@@ -316,6 +324,6 @@ def window_repr(items: Sequence[Any], index: int, radius: int = 3, first: int = 
     indices (``first=0``), or ``... #31 x, #32 y ...`` numbered from ``first`` (merges count from 1)."""
     start, end = max(0, index - radius), min(len(items), index + radius + 1)
     label = (lambda i: f"[{i}]") if first == 0 else (lambda i: f"#{i + first}")
-    shown = ", ".join(f"{label(i)} {items[i]!r}" for i in range(start, end)) or "(nothing here)"
+    shown = ", ".join(f"{label(i)} {short_repr(items[i], 80)}" for i in range(start, end)) or "(nothing here)"
     return f"{'... ' if start else ''}{shown}{' ...' if end < len(items) else ''} ({len(items)} items)"
 

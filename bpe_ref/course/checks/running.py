@@ -297,8 +297,9 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expe
     else:  # too long to read whole: the first line says where they differ
         lines = [f"{call}: {where}"]
         index = first_differing_item(expected, got)
-        if index is not None and len(repr(expected)) > SHORT_REPR_CHARS:
-            # A long list: show the items around the first difference, not its (identical) start.
+        if index is not None and len(repr(expected)) > SHORT_REPR_CHARS and len(expected) > 7:
+            # A long list: show the items around the first difference, not its (identical) start (a tuple of a few
+            # results, e.g. (buffer, offsets), shows each abbreviated below).
             label = f"{task.item} {index + task.first}"
             lines += [f"  expected, around {label}: {window_repr(expected, index, first=task.first)}",
                       f"  got, around {label}:      {window_repr(got, index, first=task.first)}"]
