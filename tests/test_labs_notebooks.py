@@ -444,6 +444,19 @@ def test_lab_00s_stretch_measurement_run_on_the_skeleton_prints_one_line(monkeyp
     assert capsys.readouterr().out == "Not written yet: write the stretch above, run its cell, then run this one again.\n"
 
 
+@pytest.mark.parametrize("lab", LABS)
+def test_a_released_hidden_test_cell_says_when_its_tests_run(lab, capsys):
+    """Released, a hidden-test cell holds only its comments: run, it showed nothing, which a new learner (learn31)
+    read as passed. Each says in one line that its tests run when the lab is graded, and how."""
+    hidden = [cell for cell in cells(lab, release=True) if nbgrader(cell).get("grade_id", "").endswith("_hidden")]
+    assert hidden, lab
+    for cell in hidden:
+        exec(cell["source"], {})
+        task = cell["source"].split(",")[0].removeprefix("# ")
+        assert capsys.readouterr().out == (f"{task}'s hidden tests run when the lab is graded: "
+                                           f"python -m bpe_ref grade labs/{lab}/{lab}.ipynb\n"), cell["id"]
+
+
 def test_the_stretch_convention_catches_a_graded_or_unguarded_stretch_cell():
     from bpe_ref.course.notebooks import stretch_problems
 
