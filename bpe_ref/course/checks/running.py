@@ -13,15 +13,18 @@ import functools
 import hashlib
 import io
 import random
+import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..trusted import measure_worker
 from ..trusted.verdicts import CheckFailed, CpuLimitReached, LearnerError, current_seed, grading_a_class
 from .compare import (
     CARRIED, SHORT_REPR_CHARS, WrongType, call_repr, carried, changed_argument, difference, error_name, first_differing_item, hints,
@@ -111,21 +114,52 @@ class TookTooLong(BaseException):
     as ``KeyboardInterrupt`` is: a learner's ``except Exception`` inside a loop must not swallow it."""
 
 
+WALL_FACTOR = 5.0  # a call in the kernel that waits (a sleep, a lock, a pipe) is stopped after this many times its CPU limit
+
+
+def _cpu_of_tree() -> float:
+    """CPU seconds of this process (all its threads) and of every process below it, live, a zombie or reaped (Linux's
+    ``/proc``; elsewhere, this process's alone): what a call's work costs, however busy the machine."""
+    below = measure_worker.tree_cpu_seconds(os.getpid()) if measure_worker.available() else None
+    return time.process_time() + (below[0] if below else 0.0)
+
+
+def _waited() -> float:
+    """Wall seconds so far in which this thread neither ran nor waited for a CPU (``/proc/thread-self/schedstat``:
+    its time on a CPU and in a run queue; elsewhere, the wall time less its CPU time)."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as file:
+            ran, queued = (int(field) for field in file.read().split()[:2])
+        return time.monotonic() - (ran + queued) / 1e9
+    except (OSError, ValueError):
+        return time.monotonic() - time.thread_time()
+
+
 @contextmanager
 def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> Iterator[None]:
-    """Raise :class:`TookTooLong` in the code run under it after ``seconds`` (a timer signal: only in
-    the main thread, on systems that have one; elsewhere, and with ``None``, no limit); with ``cpu_seconds``,
-    raise :class:`CpuLimitReached` once this process has spent that much CPU time in it (a measured call)."""
+    """Raise :class:`TookTooLong` in the code run under it once it has spent ``seconds`` of CPU time, this process's
+    and its children's (so that a busy machine, which slows a call, brings it no nearer its limit), or has waited
+    :data:`WALL_FACTOR` times ``seconds`` without running (a sleep, a lock, a pipe nobody writes): looked at by a timer
+    signal from ``seconds`` of wall time on, four times a second (only in the main thread, on systems that have one;
+    elsewhere, and with ``None``, no limit). With ``cpu_seconds``, raise :class:`CpuLimitReached` once this process
+    has spent that much CPU time in it (a measured call)."""
     if seconds is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
 
     armed = [True]  # cleared first on the way out, so that a timer firing as the block is left raises nothing
+    cpu_start, waited_start = _cpu_of_tree(), _waited()
 
-    def expire(signum, frame):
-        if armed[0]:
-            raise TookTooLong(f"did not finish within {seconds:g} s (a loop that never ends? at the end of a file, read "
-                              "returns b'' for ever)")
+    def look(signum, frame):
+        if not armed[0]:
+            return
+        spent = _cpu_of_tree() - cpu_start
+        if spent > seconds:
+            raise TookTooLong(f"did not finish within {seconds:g} s of CPU time (a loop that never ends? at the end of a "
+                              "file, read returns b'' for ever)")
+        if _waited() - waited_start > WALL_FACTOR * seconds:
+            raise TookTooLong(f"did not finish within {seconds:g} s: it waited {WALL_FACTOR * seconds:g} s without running "
+                              f"and used {spent:.2f} s of CPU time (a sleep, a lock, a pipe or a process that never answers?)")
 
     def spent(signum, frame):
         if armed[0]:
@@ -133,7 +167,7 @@ def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> Itera
 
     # Each timer fires again every quarter second until the block is left: one raise can be lost (a learner's
     # bare ``except:``, a finaliser running when the signal arrives), the next ones stop the call.
-    timers = [(signal.SIGALRM, signal.ITIMER_REAL, seconds, expire)]
+    timers = [(signal.SIGALRM, signal.ITIMER_REAL, seconds, look)]
     if cpu_seconds is not None:  # the process's CPU time: this thread's and, little during a call, the kernel's others'
         timers.append((signal.SIGPROF, signal.ITIMER_PROF, cpu_seconds, spent))
     # A raise lost in a finaliser or a gc callback (hypothesis has one) goes to sys.unraisablehook, which pytest
