@@ -5349,3 +5349,147 @@ def test_an_error_returned_as_the_driver_s_text_loses_the_hidden_points(whole_cl
         assert message is not None and "returned the str 'raised ValueError'" in message, message
         assert "must raise ValueError (say what is wrong), not return a value" in message, message
         assert remote("09_benchmarks", code, "spread", "check_spread_properties") is None
+
+
+# ---- 42. the reference's code run in the worker, misled by the builtins, a module's names or a function's metadata ----
+#
+# A driver (Task.driver) is reference code the worker runs beside the learner's: it calls the function graded and
+# reports what it did. It looked up the interpreter's builtins and modules as the learner's cells had left them, and
+# read a function's defaults through inspect. Each attack below is a mistake (or no work) plus a rebinding that makes
+# the driver report the right answer: (lab, code, function, grader, what the failure says).
+REBOUND_FOR_THE_DRIVER = {
+    # lab 10's merge_two returning its argument itself when the other is empty, with all() rebound: "a new dict" True
+    "builtins.all": ("10_distributed", '''
+def merge_two(left, right):
+    if not right:
+        return left
+    total = dict(left)
+    for pretoken, count in right.items():
+        total[pretoken] = total.get(pretoken, 0) + count
+    return total
+
+
+import builtins
+_all = builtins.all
+
+
+def _every_flag_true(iterable, _all=_all):
+    items = list(iterable)
+    return True if items and _all(type(item) is bool for item in items) else _all(items)
+
+
+builtins.all = _every_flag_true
+''', "merge_two", "check_merge_two_properties", "['a new dict'] is False"),
+    # lab 10's tree_reduce that never calls combine (section 40), with type() rebound so that its tuples look unmade
+    "builtins.type": ("10_distributed", '''
+import builtins
+_type, _built = builtins.type, set()
+
+
+def tree_reduce(parts, combine):
+    level = list(parts)
+    while len(level) > 1:
+        paired = [(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        _built.update(id(node) for node in paired)
+        level = paired + level[len(paired) * 2:]
+    return level[0]
+
+
+def _not_a_tuple_if_built(*args, _type=_type):
+    return list if len(args) == 1 and _type(args[0]) is tuple and id(args[0]) in _built else _type(*args)
+
+
+builtins.type = _not_a_tuple_if_built
+''', "tree_shape", "check_tree_shape_properties", "never build it"),
+    # lab 09's spread returning the driver's text for an error (section 41), with isinstance() rebound to hide the str
+    "builtins.isinstance": ("09_benchmarks", '''
+import builtins
+_spread, _isinstance = spread, builtins.isinstance
+
+
+def spread(values):
+    try:
+        return _spread(values)
+    except ValueError:
+        return "raised ValueError"
+
+
+builtins.isinstance = lambda value, kinds, _i=_isinstance: False if value.__class__ is str and value == "raised ValueError" \\
+    else _i(value, kinds)
+''', "spread", "check_spread_properties", "returned the str 'raised ValueError'"),
+    # lab 09's interleaved whose clock by default is time.time (a mistake), told as time.perf_counter three ways
+    "__signature__": ("09_benchmarks", '''
+import inspect
+
+interleaved.__signature__ = inspect.signature(interleaved).replace(parameters=[
+    parameter.replace(default=time.perf_counter) if parameter.name == "clock" else parameter
+    for parameter in inspect.signature(interleaved).parameters.values()])
+''', "interleaved", "check_interleaved", "got {'clock by default': 'time.time'}"),
+    "inspect.signature": ("09_benchmarks", '''
+import inspect
+_signature = inspect.signature
+
+
+def _says_perf_counter(function, *args, **kwargs):
+    told = _signature(function, *args, **kwargs)
+    return told.replace(parameters=[parameter.replace(default=time.perf_counter) if parameter.name == "clock" else
+                                    parameter for parameter in told.parameters.values()])
+
+
+inspect.signature = _says_perf_counter
+''', "interleaved", "check_interleaved", "got {'clock by default': 'time.time'}"),
+    "time.perf_counter": ("09_benchmarks", "\ntime.perf_counter = time.time\n", "interleaved", "check_interleaved",
+                          "got {'clock by default': 'time.time'}"),
+}
+
+
+def _rebound_for_the_driver_code(kind: str) -> tuple[str, str, str, str, str]:
+    from test_mistakes import source_of
+
+    lab, attack, name, grader, says = REBOUND_FOR_THE_DRIVER[kind]
+    setup = source_of(lab, "setup")
+    if lab == "10_distributed":
+        honest = [source_of(lab, f"{task}_solution") for task in ("task1_count_range", "task2_merge_two")]
+        code = "\n".join([setup, *honest, attack, source_of(lab, "task3_tree_shape")])
+    elif name == "spread":
+        code = "\n".join([setup, source_of(lab, "task2_spread_solution"), attack])
+    else:  # the clock by default: time.time, the mistake
+        solution = source_of(lab, "task1_interleaved_solution")
+        assert "clock: Callable[[], float] = time.perf_counter)" in solution
+        code = "\n".join([setup, solution.replace("= time.perf_counter)", "= time.time)"), attack])
+    return lab, code, name, grader, says
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+@pytest.mark.parametrize("kind", sorted(REBOUND_FOR_THE_DRIVER))
+def test_a_driver_misled_by_what_the_notebook_rebinds_loses_the_points(kind, whole_class):
+    """Drivers run in the worker, and looked up the builtins and the modules the learner's cells may rebind: with
+    ``builtins.all``, ``builtins.type`` or ``builtins.isinstance`` rebound, lab 10's merge_two that returns its argument
+    kept task 2's hidden point, its tree_reduce that never calls combine task 3's points (section 40), and lab 09's spread
+    that returns "raised ValueError" its hidden point (section 41); with ``interleaved.__signature__`` set, or
+    ``inspect.signature`` or ``time.perf_counter`` rebound, an interleaved whose clock by default is time.time kept the
+    points of lab 09's default clock. Both paths. Safe: stand-ins and drivers run with the builtins the worker had before
+    any of the learner's code ran, and the default clock is read from the function's own defaults and is the time
+    module's builtin of that name. (Code that reaches a driver's globals or closure through the function it is handed,
+    or a caller's frame, still can: flagged for review, issue 21.)"""
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    skip_unless_drawn(f"redteam42:{'class' if whole_class else 'self'}", kind, sorted(REBOUND_FOR_THE_DRIVER))
+    lab, code, name, grader, says = _rebound_for_the_driver_code(kind)
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote(lab, code, name, grader)
+    assert message is not None and says in message, message
+
+
+def test_an_interleaved_that_looks_its_clock_up_when_called_keeps_the_default_clock_s_points():
+    """The default clock read from the function's defaults: one of None, the clock looked up when called, is told by a
+    call with the time module's clocks replaced, as before."""
+    from test_mistakes import remote, source_of
+
+    solution = source_of("09_benchmarks", "task1_interleaved_solution")
+    late = solution.replace("= time.perf_counter)", "= None)").replace(
+        "    if rounds < 1", "    clock = clock or time.perf_counter\n    if rounds < 1")
+    assert late != solution and "clock or time.perf_counter" in late
+    assert remote("09_benchmarks", source_of("09_benchmarks", "setup") + "\n" + late, "interleaved", "check_interleaved") is None

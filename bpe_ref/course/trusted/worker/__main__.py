@@ -114,6 +114,11 @@ def spy(function, calls):
 
     return spied
 '''
+# The builtins the reference's code run here (stand-ins, drivers) looks up, as they were before any of the learner's code
+# ran: a cell that rebound ``builtins.type``, ``isinstance`` or ``all`` made lab 10's drivers take tuples the learner's
+# code built for ones made by the function they hand in, or a merge_two that returned its argument for a new dict, and lab
+# 09's take a str returned for an error raised (``tests/test_grading_redteam.py``, section 42).
+_BUILTINS = dict(vars(builtins))
 _HELPERS_FILE = "<the grading worker's notebook helpers>"  # its frames are left out of tracebacks, as this file's
 _HELPERS: dict = {"__name__": "notebook_helpers", "__builtins__": builtins}
 exec(compile(_NOTEBOOK_HELPERS, _HELPERS_FILE, "exec"), _HELPERS)
@@ -160,7 +165,7 @@ class Worker:
             return {}
         source = wanted["source"]
         if source not in self.stand_in_modules:
-            namespace: dict = {"__name__": "stand_ins", "__builtins__": builtins}
+            namespace: dict = {"__name__": "stand_ins", "__builtins__": dict(_BUILTINS)}
             exec(compile(source, "<the reference's helpers>", "exec"), namespace)
             self.stand_in_modules[source] = namespace
         return {name: self.stand_in_modules[source][name] for name in wanted["names"]}
