@@ -5493,3 +5493,47 @@ def test_an_interleaved_that_looks_its_clock_up_when_called_keeps_the_default_cl
         "    if rounds < 1", "    clock = clock or time.perf_counter\n    if rounds < 1")
     assert late != solution and "clock or time.perf_counter" in late
     assert remote("09_benchmarks", source_of("09_benchmarks", "setup") + "\n" + late, "interleaved", "check_interleaved") is None
+
+
+# Lab 03's count_chunk defined in a cell, not in the module chunk_counting that spawned workers import: its driver read
+# where it comes from in its __module__, which a function lets the notebook set.
+MODULE_TOLD = {"__module__": "\ncount_chunk.__module__ = 'chunk_counting'\n",
+               "__code__": "\ncount_chunk.__module__ = 'chunk_counting'\n"
+                           "count_chunk.__code__ = count_chunk.__code__.replace(co_filename='chunk_counting.py')\n"}
+
+
+def _count_chunk_in_a_cell(told: str) -> str:
+    from test_mistakes import source_of
+
+    module = source_of("03_parallel", "task2_count_chunk_solution")
+    assert module.startswith("%%writefile chunk_counting.py\n")
+    return source_of("03_parallel", "setup") + "\n" + module.split("\n", 1)[1] + MODULE_TOLD[told]
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_count_chunk_of_a_cell_that_names_the_module_as_its_own_loses_task_2(whole_class):
+    """Lab 03's count_chunk must be in the module chunk_counting (``%%writefile``), which spawned workers import; its driver
+    refused one whose ``__module__`` is ``__main__``, and a cell's count_chunk with ``__module__`` set to
+    ``'chunk_counting'`` kept task 2's hidden points, in both paths. Safe: a function whose code was compiled from a cell
+    is a cell's, whatever its ``__module__`` says; the module's own keeps them (lab 03's solution, graded in every run)."""
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    skip_unless_drawn("redteam42:module", "class" if whole_class else "self", ["self", "class"])
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("03_parallel", _count_chunk_in_a_cell("__module__"), "count_chunk", "check_count_chunk_properties")
+    assert message is not None and "count_chunk is defined in a notebook cell" in message, message
+
+
+@pytest.mark.xfail(strict=True, reason="issue 21, open: a cell's count_chunk given a code object whose file is named as "
+                   "the module's (__code__.replace(co_filename=...)) is taken for the module's; the driver runs in the "
+                   "worker, where a function's metadata is the notebook's to set (flagged for review: it reads __code__)")
+def test_a_count_chunk_of_a_cell_with_a_code_object_renamed_loses_task_2():
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261130):
+        message = remote("03_parallel", _count_chunk_in_a_cell("__code__"), "count_chunk", "check_count_chunk_properties")
+    assert message is not None and "count_chunk is defined in a notebook cell" in message, message

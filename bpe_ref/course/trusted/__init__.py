@@ -348,7 +348,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   from the function's own defaults and must be the time module's builtin of that name (a ``__signature__`` set, or
   ``inspect.signature`` or ``time.perf_counter`` rebound, told time.time as time.perf_counter). The modules they import
   are the interpreter's, whose names the learner's code can rebind, and their globals are reachable through a
-  function they hand in or a caller's frame: flagged, not closed.
+  function they hand in or a caller's frame: flagged, not closed. Lab 03's driver takes a count_chunk whose code was
+  compiled from a cell for a cell's, whatever its ``__module__`` says (set to ``chunk_counting``, it kept task 2's
+  hidden points); one given a code object whose file is renamed still passes (a strict xfail, flagged: ``__code__``).
   Lab 09's ``interleaved`` and ``peak_memory`` take functions, so their graders send a *driver*
   (reference code, as source) that builds a fake clock and contenders in the worker, calls the
   learner's function with them, and reports the call order and the collector's state. The learner's
