@@ -5424,7 +5424,7 @@ import inspect
 interleaved.__signature__ = inspect.signature(interleaved).replace(parameters=[
     parameter.replace(default=time.perf_counter) if parameter.name == "clock" else parameter
     for parameter in inspect.signature(interleaved).parameters.values()])
-''', "interleaved", "check_interleaved", "got {'clock by default': 'time.time'}"),
+''', "interleaved", "default_clock", "got {'clock by default': 'time.time'}"),
     "inspect.signature": ("09_benchmarks", '''
 import inspect
 _signature = inspect.signature
@@ -5437,8 +5437,8 @@ def _says_perf_counter(function, *args, **kwargs):
 
 
 inspect.signature = _says_perf_counter
-''', "interleaved", "check_interleaved", "got {'clock by default': 'time.time'}"),
-    "time.perf_counter": ("09_benchmarks", "\ntime.perf_counter = time.time\n", "interleaved", "check_interleaved",
+''', "interleaved", "default_clock", "got {'clock by default': 'time.time'}"),
+    "time.perf_counter": ("09_benchmarks", "\ntime.perf_counter = time.time\n", "interleaved", "default_clock",
                           "got {'clock by default': 'time.time'}"),
 }
 
@@ -5478,21 +5478,14 @@ def test_a_driver_misled_by_what_the_notebook_rebinds_loses_the_points(kind, who
 
     skip_unless_drawn(f"redteam42:{'class' if whole_class else 'self'}", kind, sorted(REBOUND_FOR_THE_DRIVER))
     lab, code, name, grader, says = _rebound_for_the_driver_code(kind)
+    if grader == "default_clock":  # the second declaration of task 1 alone, as tests/test_mistakes.py grades it
+        def grader(graders, function) -> None:
+            graders.check_cases(graders.DEFAULT_CLOCK.task, function, graders.interleaved, graders.DEFAULT_CLOCK.hidden_cases)
+
     with hidden_seed(20261130, whole_class=whole_class):
         message = remote(lab, code, name, grader)
     assert message is not None and says in message, message
 
-
-def test_an_interleaved_that_looks_its_clock_up_when_called_keeps_the_default_clock_s_points():
-    """The default clock read from the function's defaults: one of None, the clock looked up when called, is told by a
-    call with the time module's clocks replaced, as before."""
-    from test_mistakes import remote, source_of
-
-    solution = source_of("09_benchmarks", "task1_interleaved_solution")
-    late = solution.replace("= time.perf_counter)", "= None)").replace(
-        "    if rounds < 1", "    clock = clock or time.perf_counter\n    if rounds < 1")
-    assert late != solution and "clock or time.perf_counter" in late
-    assert remote("09_benchmarks", source_of("09_benchmarks", "setup") + "\n" + late, "interleaved", "check_interleaved") is None
 
 
 # Lab 03's count_chunk defined in a cell, not in the module chunk_counting that spawned workers import: its driver read
