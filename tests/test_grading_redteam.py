@@ -5530,3 +5530,68 @@ def test_a_count_chunk_of_a_cell_with_a_code_object_renamed_loses_task_2():
     with hidden_seed(20261130):
         message = remote("03_parallel", _count_chunk_in_a_cell("__code__"), "count_chunk", "check_count_chunk_properties")
     assert message is not None and "count_chunk is defined in a notebook cell" in message, message
+
+
+# ---- 43. the worker loop's own lookups: a request read by json.loads, a driver found by next(), run by exec() ---------
+#
+# The loop read each request with json.loads, found a call's driver with next(iter(...)) and ran a driver's or stand-ins'
+# source with exec(compile(...)), each looked up when a request came, after the learner's cells ran. Rebinding one had a
+# call's driver dropped (or changed), which every check through a driver rests on: here lab 10's tree_reduce that never
+# calls combine (section 40) with each, which kept task 3's points.
+LOOP_LOOKUP_REBOUND = {
+    "json.loads": '''
+import json
+_loads = json.loads
+
+
+def _without_the_driver(text, *args, **kwargs):
+    request = _loads(text, *args, **kwargs)
+    if isinstance(request, dict) and request.get("op") == "call":
+        request.pop("driver", None)
+    return request
+
+
+json.loads = _without_the_driver
+''',
+    "builtins.next": '''
+import builtins
+_next = builtins.next
+builtins.next = lambda iterator, *default, _next=_next: default[0] if default and type(iterator).__name__ == \\
+    "dict_valueiterator" else _next(iterator, *default)
+''',
+    "builtins.exec": '''
+import builtins
+_exec = builtins.exec
+
+
+def _exec_then_trust_every_tuple(code, namespace=None, *rest, _exec=_exec):
+    _exec(code, namespace, *rest)
+    if isinstance(namespace, dict) and "_made_only" in namespace:
+        namespace["_made_only"] = lambda node, made: node
+
+
+builtins.exec = _exec_then_trust_every_tuple
+''',
+}
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+@pytest.mark.parametrize("kind", sorted(LOOP_LOOKUP_REBOUND))
+def test_what_the_worker_loop_looks_up_when_a_request_comes_cannot_drop_a_driver(kind, whole_class):
+    """With ``json.loads``, ``builtins.next`` or ``builtins.exec`` rebound by a cell, the worker loop dropped a call's
+    driver, or ran its source with a function of the notebook's in it, and lab 10's tree_reduce that never calls combine
+    kept task 3's points, in both paths. Safe: the loop reads requests with json's C scanner bound when it is loaded, and
+    its functions look up the builtins as they were then."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    skip_unless_drawn(f"redteam43:{'class' if whole_class else 'self'}", kind, sorted(LOOP_LOOKUP_REBOUND))
+    attack, name, grader, says = REBOUND_FOR_THE_DRIVER["builtins.type"][1:]
+    pairs_itself = attack.split("\n\ndef _not_a_tuple_if_built")[0].replace("        _built.update(id(node) for node in paired)\n", "")
+    lab = "10_distributed"
+    code = "\n".join([source_of(lab, "setup"), *(source_of(lab, f"{task}_solution") for task in ("task1_count_range",
+                      "task2_merge_two")), pairs_itself, source_of(lab, "task3_tree_shape"), LOOP_LOOKUP_REBOUND[kind]])
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote(lab, code, name, grader)
+    assert message is not None and says in message, message

@@ -348,7 +348,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   from the function's own defaults and must be the time module's builtin of that name (a ``__signature__`` set, or
   ``inspect.signature`` or ``time.perf_counter`` rebound, told time.time as time.perf_counter). The modules they import
   are the interpreter's, whose names the learner's code can rebind, and their globals are reachable through a
-  function they hand in or a caller's frame: flagged, not closed. Lab 03's driver takes a count_chunk whose code was
+  function they hand in or a caller's frame: flagged, not closed. The worker loop itself reads each request with json's C
+  scanner bound when it is loaded, and its functions look up the builtins as they were then: a cell that rebound
+  ``json.loads``, ``builtins.next`` or ``builtins.exec`` had a call's driver dropped or its source run changed
+  (section 43). Lab 03's driver takes a count_chunk whose code was
   compiled from a cell for a cell's, whatever its ``__module__`` says (set to ``chunk_counting``, it kept task 2's
   hidden points); one given a code object whose file is renamed still passes (a strict xfail, flagged: ``__code__``).
   Lab 09's ``interleaved`` and ``peak_memory`` take functions, so their graders send a *driver*
