@@ -412,7 +412,8 @@ def test_a_call_in_the_kernel_that_waits_is_stopped_at_its_backstop(core):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
 def test_a_call_in_the_kernel_whose_child_process_spins_is_stopped_at_its_cpu_limit(core):
     """The CPU time of a call is its process's and its children's: a call that waits on a process that never ends (a
-    pool's worker reading b'' for ever) is stopped at its CPU limit, not only at its backstop."""
+    pool's worker reading b'' for ever) is stopped at its CPU limit; while that process runs, however slowly on a busy
+    machine, the call is not waiting (its backstop counts none of that time)."""
     import subprocess
 
     child = []
@@ -427,8 +428,8 @@ def test_a_call_in_the_kernel_whose_child_process_spins_is_stopped_at_its_cpu_li
     finally:
         child[0].kill()
         child[0].wait()
-    assert "did not finish within 0.5 s of CPU time" in str(outcome.error), outcome.error
-    assert time.monotonic() - started < 0.5 * 5, "stopped at the backstop, not at the CPU limit"
+    assert "did not finish within 0.5 s of CPU time" in str(outcome.error), outcome.error  # not its backstop's wait
+    assert time.monotonic() - started < 60
 
 
 def test_a_timer_that_fires_as_the_block_is_left_leaves_no_timer_set(monkeypatch):
@@ -728,3 +729,39 @@ def test_a_how_check_that_passed_in_the_visible_test_is_not_measured_again_in_th
     _measure(verify_cost, local, visible=True)
     _measure(verify_cost, local, visible=False)
     assert calls.count("train") == 3
+
+
+class _NotebookWorker:
+    """A graded notebook's function as the graders see it (a RemoteFunction's shape): it answers ``answer``."""
+
+    runs_remotely = True
+
+    def __init__(self, sandbox: object, answer: object) -> None:
+        self.sandbox, self.answer, self.__name__ = sandbox, answer, "count_pairs"
+
+    def invoke(self, args, stand_ins=(), driver=None):
+        return args, self.answer
+
+
+def test_another_notebook_s_answer_is_no_call_before_in_a_class(lab01, core):
+    """A class is graded in one process, where each task's last answer was kept for the hint on an answer that holds the
+    call before's (a default argument kept from call to call): the notebook graded before set it, so its answers
+    decided another's hint, and with ints where the answer holds bytes the hint raised TypeError, "the grader itself
+    failed" (redteam section 27's lab 07 run, in a worker that graded another mistake first). Safe: the call before is
+    the same notebook's; mixed types are no carried answer."""
+    from bpe_ref.course.checks.compare import CARRIED, carried
+
+    assert not carried([32, 116], [b" the"], [32, 116])  # raised TypeError: '<' between bytes and int
+    task, reference = lab01.check_count_pairs_properties.task, lab01.check_count_pairs_properties.reference
+    args = ({(b"a", b"b"): 2},)
+    expected = reference(*args)
+    first, second = object(), object()  # two notebooks' workers
+
+    def message(worker: object, answer: dict) -> str:
+        failed = core.verdict(task, _NotebookWorker(worker, answer), reference, core.Case(args))
+        assert failed is not None
+        return failed
+
+    message(first, {(b"x", b"y"): 5})
+    assert CARRIED not in message(second, {(b"x", b"y"): 5, **expected})  # the first notebook's answer, and this call's
+    assert CARRIED in message(second, {(b"x", b"y"): 5, (b"a", b"b"): 4})  # its own call before's and this one's: the hint

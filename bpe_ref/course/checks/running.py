@@ -117,11 +117,10 @@ class TookTooLong(BaseException):
 WALL_FACTOR = 5.0  # a call in the kernel that waits (a sleep, a lock, a pipe) is stopped after this many times its CPU limit
 
 
-def _cpu_of_tree() -> float:
-    """CPU seconds of this process (all its threads) and of every process below it, live, a zombie or reaped (Linux's
-    ``/proc``; elsewhere, this process's alone): what a call's work costs, however busy the machine."""
+def _cpu_below() -> float:
+    """CPU seconds of every process below this one, live, a zombie or reaped (Linux's ``/proc``; elsewhere 0)."""
     below = measure_worker.tree_cpu_seconds(os.getpid()) if measure_worker.available() else None
-    return time.process_time() + (below[0] if below else 0.0)
+    return below[0] if below else 0.0
 
 
 def _waited() -> float:
@@ -139,7 +138,8 @@ def _waited() -> float:
 def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> Iterator[None]:
     """Raise :class:`TookTooLong` in the code run under it once it has spent ``seconds`` of CPU time, this process's
     and its children's (so that a busy machine, which slows a call, brings it no nearer its limit), or has waited
-    :data:`WALL_FACTOR` times ``seconds`` without running (a sleep, a lock, a pipe nobody writes): looked at by a timer
+    :data:`WALL_FACTOR` times ``seconds`` without running, nor any process below it (a sleep, a lock, a pipe nobody
+    writes, a child that never answers): looked at by a timer
     signal from ``seconds`` of wall time on, four times a second (only in the main thread, on systems that have one;
     elsewhere, and with ``None``, no limit). With ``cpu_seconds``, raise :class:`CpuLimitReached` once this process
     has spent that much CPU time in it (a measured call)."""
@@ -148,16 +148,21 @@ def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> Itera
         return
 
     armed = [True]  # cleared first on the way out, so that a timer firing as the block is left raises nothing
-    cpu_start, waited_start = _cpu_of_tree(), _waited()
+    below, idle = _cpu_below(), _waited()
+    start, last, waited = time.process_time() + below, [below, idle], [0.0]
 
     def look(signum, frame):
         if not armed[0]:
             return
-        spent = _cpu_of_tree() - cpu_start
+        below, idle = _cpu_below(), _waited()
+        spent = time.process_time() + below - start
+        if below == last[0]:  # no process below ran since the last look: this thread's idle time was a wait
+            waited[0] += idle - last[1]
+        last[:] = below, idle
         if spent > seconds:
             raise TookTooLong(f"did not finish within {seconds:g} s of CPU time (a loop that never ends? at the end of a "
                               "file, read returns b'' for ever)")
-        if _waited() - waited_start > WALL_FACTOR * seconds:
+        if waited[0] > WALL_FACTOR * seconds:
             raise TookTooLong(f"did not finish within {seconds:g} s: it waited {WALL_FACTOR * seconds:g} s without running "
                               f"and used {spent:.2f} s of CPU time (a sleep, a lock, a pipe or a process that never answers?)")
 
@@ -290,7 +295,9 @@ def _first_line_of(error: BaseException) -> str:
 
 
 _UNKNOWN: Any = object()  # an answer of the reference not computed yet
-_ANSWERED: dict[str, Any] = {}  # each task's last answer compared: one kept from call to call has a hint (compare.carried)
+# Each task's last answer compared, and whose (the grading worker of a notebook; None in a kernel): one kept from call to
+# call has a hint (compare.carried). A class is graded in one process: another notebook's answer is no call before.
+_ANSWERED: dict[str, tuple[Any, Any]] = {}
 
 
 def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expected: Any = _UNKNOWN) -> str | None:
@@ -321,7 +328,9 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expe
     except WrongType as wrong:
         what = f" ({task.what})" if task.what else ""
         return f"{call} returned the wrong type: {wrong}\n  expected: {short_repr(expected, 300)}{what}"
-    before, _ANSWERED[task.name] = _ANSWERED.get(task.name), got
+    owner = getattr(learner, "sandbox", None) if runs_remotely(learner) else None
+    kept, _ANSWERED[task.name] = _ANSWERED.get(task.name), (owner, got)
+    before = kept[1] if kept is not None and kept[0] is owner else None
     if same(expected, got):
         return None
     where = difference(expected, got, item=task.item, first=task.first)
