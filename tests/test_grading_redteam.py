@@ -5349,3 +5349,249 @@ def test_an_error_returned_as_the_driver_s_text_loses_the_hidden_points(whole_cl
         assert message is not None and "returned the str 'raised ValueError'" in message, message
         assert "must raise ValueError (say what is wrong), not return a value" in message, message
         assert remote("09_benchmarks", code, "spread", "check_spread_properties") is None
+
+
+# ---- 42. the reference's code run in the worker, misled by the builtins, a module's names or a function's metadata ----
+#
+# A driver (Task.driver) is reference code the worker runs beside the learner's: it calls the function graded and
+# reports what it did. It looked up the interpreter's builtins and modules as the learner's cells had left them, and
+# read a function's defaults through inspect. Each attack below is a mistake (or no work) plus a rebinding that makes
+# the driver report the right answer: (lab, code, function, grader, what the failure says).
+REBOUND_FOR_THE_DRIVER = {
+    # lab 10's merge_two returning its argument itself when the other is empty, with all() rebound: "a new dict" True
+    "builtins.all": ("10_distributed", '''
+def merge_two(left, right):
+    if not right:
+        return left
+    total = dict(left)
+    for pretoken, count in right.items():
+        total[pretoken] = total.get(pretoken, 0) + count
+    return total
+
+
+import builtins
+_all = builtins.all
+
+
+def _every_flag_true(iterable, _all=_all):
+    items = list(iterable)
+    return True if items and _all(type(item) is bool for item in items) else _all(items)
+
+
+builtins.all = _every_flag_true
+''', "merge_two", "check_merge_two_properties", "['a new dict'] is False"),
+    # lab 10's tree_reduce that never calls combine (section 40), with type() rebound so that its tuples look unmade
+    "builtins.type": ("10_distributed", '''
+import builtins
+_type, _built = builtins.type, set()
+
+
+def tree_reduce(parts, combine):
+    level = list(parts)
+    while len(level) > 1:
+        paired = [(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        _built.update(id(node) for node in paired)
+        level = paired + level[len(paired) * 2:]
+    return level[0]
+
+
+def _not_a_tuple_if_built(*args, _type=_type):
+    return list if len(args) == 1 and _type(args[0]) is tuple and id(args[0]) in _built else _type(*args)
+
+
+builtins.type = _not_a_tuple_if_built
+''', "tree_shape", "check_tree_shape_properties", "never build it"),
+    # lab 09's spread returning the driver's text for an error (section 41), with isinstance() rebound to hide the str
+    "builtins.isinstance": ("09_benchmarks", '''
+import builtins
+_spread, _isinstance = spread, builtins.isinstance
+
+
+def spread(values):
+    try:
+        return _spread(values)
+    except ValueError:
+        return "raised ValueError"
+
+
+builtins.isinstance = lambda value, kinds, _i=_isinstance: False if value.__class__ is str and value == "raised ValueError" \\
+    else _i(value, kinds)
+''', "spread", "check_spread_properties", "returned the str 'raised ValueError'"),
+    # lab 09's interleaved whose clock by default is time.time (a mistake), told as time.perf_counter three ways
+    "__signature__": ("09_benchmarks", '''
+import inspect
+
+interleaved.__signature__ = inspect.signature(interleaved).replace(parameters=[
+    parameter.replace(default=time.perf_counter) if parameter.name == "clock" else parameter
+    for parameter in inspect.signature(interleaved).parameters.values()])
+''', "interleaved", "default_clock", "got {'clock by default': 'time.time'}"),
+    "inspect.signature": ("09_benchmarks", '''
+import inspect
+_signature = inspect.signature
+
+
+def _says_perf_counter(function, *args, **kwargs):
+    told = _signature(function, *args, **kwargs)
+    return told.replace(parameters=[parameter.replace(default=time.perf_counter) if parameter.name == "clock" else
+                                    parameter for parameter in told.parameters.values()])
+
+
+inspect.signature = _says_perf_counter
+''', "interleaved", "default_clock", "got {'clock by default': 'time.time'}"),
+    "time.perf_counter": ("09_benchmarks", "\ntime.perf_counter = time.time\n", "interleaved", "default_clock",
+                          "got {'clock by default': 'time.time'}"),
+}
+
+
+def _rebound_for_the_driver_code(kind: str) -> tuple[str, str, str, str, str]:
+    from test_mistakes import source_of
+
+    lab, attack, name, grader, says = REBOUND_FOR_THE_DRIVER[kind]
+    setup = source_of(lab, "setup")
+    if lab == "10_distributed":
+        honest = [source_of(lab, f"{task}_solution") for task in ("task1_count_range", "task2_merge_two")]
+        code = "\n".join([setup, *honest, attack, source_of(lab, "task3_tree_shape")])
+    elif name == "spread":
+        code = "\n".join([setup, source_of(lab, "task2_spread_solution"), attack])
+    else:  # the clock by default: time.time, the mistake
+        solution = source_of(lab, "task1_interleaved_solution")
+        assert "clock: Callable[[], float] = time.perf_counter)" in solution
+        code = "\n".join([setup, solution.replace("= time.perf_counter)", "= time.time)"), attack])
+    return lab, code, name, grader, says
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+@pytest.mark.parametrize("kind", sorted(REBOUND_FOR_THE_DRIVER))
+def test_a_driver_misled_by_what_the_notebook_rebinds_loses_the_points(kind, whole_class):
+    """Drivers run in the worker, and looked up the builtins and the modules the learner's cells may rebind: with
+    ``builtins.all``, ``builtins.type`` or ``builtins.isinstance`` rebound, lab 10's merge_two that returns its argument
+    kept task 2's hidden point, its tree_reduce that never calls combine task 3's points (section 40), and lab 09's spread
+    that returns "raised ValueError" its hidden point (section 41); with ``interleaved.__signature__`` set, or
+    ``inspect.signature`` or ``time.perf_counter`` rebound, an interleaved whose clock by default is time.time kept the
+    points of lab 09's default clock. Both paths. Safe: stand-ins and drivers run with the builtins the worker had before
+    any of the learner's code ran, and the default clock is read from the function's own defaults and is the time
+    module's builtin of that name. (Code that reaches a driver's globals or closure through the function it is handed,
+    or a caller's frame, still can: flagged for review, issue 21.)"""
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    skip_unless_drawn(f"redteam42:{'class' if whole_class else 'self'}", kind, sorted(REBOUND_FOR_THE_DRIVER))
+    lab, code, name, grader, says = _rebound_for_the_driver_code(kind)
+    if grader == "default_clock":  # the second declaration of task 1 alone, as tests/test_mistakes.py grades it
+        def grader(graders, function) -> None:
+            graders.check_cases(graders.DEFAULT_CLOCK.task, function, graders.interleaved, graders.DEFAULT_CLOCK.hidden_cases)
+
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote(lab, code, name, grader)
+    assert message is not None and says in message, message
+
+
+
+# Lab 03's count_chunk defined in a cell, not in the module chunk_counting that spawned workers import: its driver read
+# where it comes from in its __module__, which a function lets the notebook set.
+MODULE_TOLD = {"__module__": "\ncount_chunk.__module__ = 'chunk_counting'\n",
+               "__code__": "\ncount_chunk.__module__ = 'chunk_counting'\n"
+                           "count_chunk.__code__ = count_chunk.__code__.replace(co_filename='chunk_counting.py')\n"}
+
+
+def _count_chunk_in_a_cell(told: str) -> str:
+    from test_mistakes import source_of
+
+    module = source_of("03_parallel", "task2_count_chunk_solution")
+    assert module.startswith("%%writefile chunk_counting.py\n")
+    return source_of("03_parallel", "setup") + "\n" + module.split("\n", 1)[1] + MODULE_TOLD[told]
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_count_chunk_of_a_cell_that_names_the_module_as_its_own_loses_task_2(whole_class):
+    """Lab 03's count_chunk must be in the module chunk_counting (``%%writefile``), which spawned workers import; its driver
+    refused one whose ``__module__`` is ``__main__``, and a cell's count_chunk with ``__module__`` set to
+    ``'chunk_counting'`` kept task 2's hidden points, in both paths. Safe: a function whose code was compiled from a cell
+    is a cell's, whatever its ``__module__`` says; the module's own keeps them (lab 03's solution, graded in every run)."""
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    skip_unless_drawn("redteam42:module", "class" if whole_class else "self", ["self", "class"])
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("03_parallel", _count_chunk_in_a_cell("__module__"), "count_chunk", "check_count_chunk_properties")
+    assert message is not None and "count_chunk is defined in a notebook cell" in message, message
+
+
+@pytest.mark.xfail(strict=True, reason="issue 21, open: a cell's count_chunk given a code object whose file is named as "
+                   "the module's (__code__.replace(co_filename=...)) is taken for the module's; the driver runs in the "
+                   "worker, where a function's metadata is the notebook's to set (flagged for review: it reads __code__)")
+def test_a_count_chunk_of_a_cell_with_a_code_object_renamed_loses_task_2():
+    from test_mistakes import remote
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    with hidden_seed(20261130):
+        message = remote("03_parallel", _count_chunk_in_a_cell("__code__"), "count_chunk", "check_count_chunk_properties")
+    assert message is not None and "count_chunk is defined in a notebook cell" in message, message
+
+
+# ---- 43. the worker loop's own lookups: a request read by json.loads, a driver found by next(), run by exec() ---------
+#
+# The loop read each request with json.loads, found a call's driver with next(iter(...)) and ran a driver's or stand-ins'
+# source with exec(compile(...)), each looked up when a request came, after the learner's cells ran. Rebinding one had a
+# call's driver dropped (or changed), which every check through a driver rests on: here lab 10's tree_reduce that never
+# calls combine (section 40) with each, which kept task 3's points.
+LOOP_LOOKUP_REBOUND = {
+    "json.loads": '''
+import json
+_loads = json.loads
+
+
+def _without_the_driver(text, *args, **kwargs):
+    request = _loads(text, *args, **kwargs)
+    if isinstance(request, dict) and request.get("op") == "call":
+        request.pop("driver", None)
+    return request
+
+
+json.loads = _without_the_driver
+''',
+    "builtins.next": '''
+import builtins
+_next = builtins.next
+builtins.next = lambda iterator, *default, _next=_next: default[0] if default and type(iterator).__name__ == \\
+    "dict_valueiterator" else _next(iterator, *default)
+''',
+    "builtins.exec": '''
+import builtins
+_exec = builtins.exec
+
+
+def _exec_then_trust_every_tuple(code, namespace=None, *rest, _exec=_exec):
+    _exec(code, namespace, *rest)
+    if isinstance(namespace, dict) and "_made_only" in namespace:
+        namespace["_made_only"] = lambda node, made: node
+
+
+builtins.exec = _exec_then_trust_every_tuple
+''',
+}
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+@pytest.mark.parametrize("kind", sorted(LOOP_LOOKUP_REBOUND))
+def test_what_the_worker_loop_looks_up_when_a_request_comes_cannot_drop_a_driver(kind, whole_class):
+    """With ``json.loads``, ``builtins.next`` or ``builtins.exec`` rebound by a cell, the worker loop dropped a call's
+    driver, or ran its source with a function of the notebook's in it, and lab 10's tree_reduce that never calls combine
+    kept task 3's points, in both paths. Safe: the loop reads requests with json's C scanner bound when it is loaded, and
+    its functions look up the builtins as they were then."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    skip_unless_drawn(f"redteam43:{'class' if whole_class else 'self'}", kind, sorted(LOOP_LOOKUP_REBOUND))
+    attack, name, grader, says = REBOUND_FOR_THE_DRIVER["builtins.type"][1:]
+    pairs_itself = attack.split("\n\ndef _not_a_tuple_if_built")[0].replace("        _built.update(id(node) for node in paired)\n", "")
+    lab = "10_distributed"
+    code = "\n".join([source_of(lab, "setup"), *(source_of(lab, f"{task}_solution") for task in ("task1_count_range",
+                      "task2_merge_two")), pairs_itself, source_of(lab, "task3_tree_shape"), LOOP_LOOKUP_REBOUND[kind]])
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote(lab, code, name, grader)
+    assert message is not None and says in message, message

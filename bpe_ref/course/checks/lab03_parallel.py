@@ -429,8 +429,10 @@ def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
 def from_its_module(function: Callable, *args: object) -> object:
     """Call ``function(*args)`` (a ``count_chunk``) after checking that it comes from a module, not a
     notebook cell (a driver, so that the grading worker checks it too, where the trusted side sees
-    only data)."""
-    if getattr(function, "__module__", None) == "__main__":
+    only data). A function's ``__module__`` is its to set: one compiled from a cell (the worker names its file ``<cell
+    NAME>``) is a cell's whatever it says (redteam section 42)."""
+    if getattr(function, "__module__", None) == "__main__" or str(getattr(getattr(function, "__code__", None), "co_filename",
+                                                                            "")).startswith("<cell "):
         raise RuntimeError("count_chunk is defined in a notebook cell (its module is __main__): a worker started by "
                              "spawn or forkserver cannot import it. Write it in the cell that starts with %%writefile "
                              "chunk_counting.py, run that cell, then the read-only import cell after it")

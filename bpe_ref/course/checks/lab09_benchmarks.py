@@ -24,7 +24,6 @@ knows before the call (:func:`verify_secret_size`).
 from __future__ import annotations
 
 import gc
-import inspect
 import math
 import os
 import random
@@ -445,12 +444,17 @@ CLOCKS = ("perf_counter", "time", "process_time", "monotonic", "thread_time")
 
 
 def run_default_clock(function: Callable) -> dict:
-    """Which clock of the time module ``function`` (an ``interleaved``) reads when it is given none (a driver)."""
-    parameter = inspect.signature(function).parameters.get("clock")
-    default = parameter.default if parameter is not None else None
-    for name in CLOCKS:
-        if default is getattr(time, name):
-            return {"clock by default": f"time.{name}"}
+    """Which clock of the time module ``function`` (an ``interleaved``) reads when it is given none (a driver). Its
+    default is read where its calls take it (its ``__kwdefaults__`` and ``__defaults__``, not ``inspect.signature``, which
+    tells what a ``__signature__`` set on the function, or ``inspect`` rebound, says), and is a clock only as the time
+    module's own builtin of that name (``time.perf_counter = time.time`` made time.time pass: redteam section 42)."""
+    default = None
+    if type(function) is type(run_default_clock):  # a function of Python's: the defaults its calls take
+        code, positional = function.__code__, function.__defaults__ or ()
+        names = code.co_varnames[code.co_argcount - len(positional):code.co_argcount]
+        default = {**dict(zip(names, positional)), **(function.__kwdefaults__ or {})}.get("clock")
+    if type(default) is type(len) and getattr(default, "__self__", None) is time and default.__name__ in CLOCKS:
+        return {"clock by default": f"time.{default.__name__}"}
     saved = {name: getattr(time, name) for name in CLOCKS}
     reads = {name: 0 for name in CLOCKS}
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 from ..trusted.measure_worker import cpu_seconds
 from ..trusted.verdicts import CheckFailed, CpuLimitReached, GradingStopped, LearnerError, current_seed
 from .compare import WrongType, error_name, plain, same
-from .running import Outcome, call_learner, check_cases
+from .running import Outcome, TookTooLong, call_learner, check_cases
 from .spec import Task, runs_remotely
 
 TRIES = 5  # at most this many tries of the pair of runs; a check passes on its two fastest runs, after two tries at least
@@ -158,8 +158,8 @@ def measured_call(task: Task, learner: Callable, args: tuple, describe: str, too
     except GradingStopped as stopped:
         raise CheckFailed(f"{task.name}({describe}) did not finish: {stopped}{stopped_note or ';'} {too_slow}") from None
     if outcome.error is not None:
-        if "did not finish within" in str(outcome.error):
-            raise CheckFailed(f"{task.name}({describe}) did not finish within {timeout:g} s: {too_slow}")
+        if isinstance(outcome.error, TookTooLong):  # in a kernel: its CPU time, or its backstop's wait
+            raise CheckFailed(f"{task.name}({describe}) {str(outcome.error).partition(' (')[0]}: {too_slow}")
         raise CheckFailed(f"{task.name}({describe}) raised {error_name(outcome.error)}: {outcome.error}")
     return outcome.value[1], seconds
 
@@ -196,8 +196,8 @@ def fastest_of_tries(task: Task, run_pair: Callable[[], list[float]], growth: Ca
 
 
 def with_timeout(task: Task, learner: Callable, timeout: float | None) -> tuple[Task, Callable]:
-    """``task`` and ``learner`` with their calls limited to ``timeout`` seconds (in a notebook; in the worker, of CPU time
-    with a backstop for waiting: :meth:`~..trusted.sandbox.Sandbox.request`)."""
+    """``task`` and ``learner`` with their calls limited to ``timeout`` seconds of CPU time, with a backstop for waiting
+    (in a notebook, :func:`.running.time_limit`; in the worker, :meth:`~..trusted.sandbox.Sandbox.request`)."""
     if timeout is None:
         return task, learner
     return replace(task, kernel_time_limit=timeout), replace(learner, timeout=timeout) if runs_remotely(learner) else learner

@@ -13,15 +13,18 @@ import functools
 import hashlib
 import io
 import random
+import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..trusted import measure_worker
 from ..trusted.verdicts import CheckFailed, CpuLimitReached, LearnerError, current_seed, grading_a_class
 from .compare import (
     CARRIED, SHORT_REPR_CHARS, WrongType, call_repr, carried, changed_argument, difference, error_name, first_differing_item, hints,
@@ -111,21 +114,57 @@ class TookTooLong(BaseException):
     as ``KeyboardInterrupt`` is: a learner's ``except Exception`` inside a loop must not swallow it."""
 
 
+WALL_FACTOR = 5.0  # a call in the kernel that waits (a sleep, a lock, a pipe) is stopped after this many times its CPU limit
+
+
+def _cpu_below() -> float:
+    """CPU seconds of every process below this one, live, a zombie or reaped (Linux's ``/proc``; elsewhere 0)."""
+    below = measure_worker.tree_cpu_seconds(os.getpid()) if measure_worker.available() else None
+    return below[0] if below else 0.0
+
+
+def _waited() -> float:
+    """Wall seconds so far in which this thread neither ran nor waited for a CPU (``/proc/thread-self/schedstat``:
+    its time on a CPU and in a run queue; elsewhere, the wall time less its CPU time)."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as file:
+            ran, queued = (int(field) for field in file.read().split()[:2])
+        return time.monotonic() - (ran + queued) / 1e9
+    except (OSError, ValueError):
+        return time.monotonic() - time.thread_time()
+
+
 @contextmanager
 def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> Iterator[None]:
-    """Raise :class:`TookTooLong` in the code run under it after ``seconds`` (a timer signal: only in
-    the main thread, on systems that have one; elsewhere, and with ``None``, no limit); with ``cpu_seconds``,
-    raise :class:`CpuLimitReached` once this process has spent that much CPU time in it (a measured call)."""
+    """Raise :class:`TookTooLong` in the code run under it once it has spent ``seconds`` of CPU time, this process's
+    and its children's (so that a busy machine, which slows a call, brings it no nearer its limit), or has waited
+    :data:`WALL_FACTOR` times ``seconds`` without running, nor any process below it (a sleep, a lock, a pipe nobody
+    writes, a child that never answers): looked at by a timer
+    signal from ``seconds`` of wall time on, four times a second (only in the main thread, on systems that have one;
+    elsewhere, and with ``None``, no limit). With ``cpu_seconds``, raise :class:`CpuLimitReached` once this process
+    has spent that much CPU time in it (a measured call)."""
     if seconds is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
 
     armed = [True]  # cleared first on the way out, so that a timer firing as the block is left raises nothing
+    below, idle = _cpu_below(), _waited()
+    start, last, waited = time.process_time() + below, [below, idle], [0.0]
 
-    def expire(signum, frame):
-        if armed[0]:
-            raise TookTooLong(f"did not finish within {seconds:g} s (a loop that never ends? at the end of a file, read "
-                              "returns b'' for ever)")
+    def look(signum, frame):
+        if not armed[0]:
+            return
+        below, idle = _cpu_below(), _waited()
+        spent = time.process_time() + below - start
+        if below == last[0]:  # no process below ran since the last look: this thread's idle time was a wait
+            waited[0] += idle - last[1]
+        last[:] = below, idle
+        if spent > seconds:
+            raise TookTooLong(f"did not finish within {seconds:g} s of CPU time (a loop that never ends? at the end of a "
+                              "file, read returns b'' for ever)")
+        if waited[0] > WALL_FACTOR * seconds:
+            raise TookTooLong(f"did not finish within {seconds:g} s: it waited {WALL_FACTOR * seconds:g} s without running "
+                              f"and used {spent:.2f} s of CPU time (a sleep, a lock, a pipe or a process that never answers?)")
 
     def spent(signum, frame):
         if armed[0]:
@@ -133,7 +172,7 @@ def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> Itera
 
     # Each timer fires again every quarter second until the block is left: one raise can be lost (a learner's
     # bare ``except:``, a finaliser running when the signal arrives), the next ones stop the call.
-    timers = [(signal.SIGALRM, signal.ITIMER_REAL, seconds, expire)]
+    timers = [(signal.SIGALRM, signal.ITIMER_REAL, seconds, look)]
     if cpu_seconds is not None:  # the process's CPU time: this thread's and, little during a call, the kernel's others'
         timers.append((signal.SIGPROF, signal.ITIMER_PROF, cpu_seconds, spent))
     # A raise lost in a finaliser or a gc callback (hypothesis has one) goes to sys.unraisablehook, which pytest
@@ -256,7 +295,9 @@ def _first_line_of(error: BaseException) -> str:
 
 
 _UNKNOWN: Any = object()  # an answer of the reference not computed yet
-_ANSWERED: dict[str, Any] = {}  # each task's last answer compared: one kept from call to call has a hint (compare.carried)
+# Each task's last answer compared, and whose (the grading worker of a notebook; None in a kernel): one kept from call to
+# call has a hint (compare.carried). A class is graded in one process: another notebook's answer is no call before.
+_ANSWERED: dict[str, tuple[Any, Any]] = {}
 
 
 def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expected: Any = _UNKNOWN) -> str | None:
@@ -287,7 +328,9 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expe
     except WrongType as wrong:
         what = f" ({task.what})" if task.what else ""
         return f"{call} returned the wrong type: {wrong}\n  expected: {short_repr(expected, 300)}{what}"
-    before, _ANSWERED[task.name] = _ANSWERED.get(task.name), got
+    owner = getattr(learner, "sandbox", None) if runs_remotely(learner) else None
+    kept, _ANSWERED[task.name] = _ANSWERED.get(task.name), (owner, got)
+    before = kept[1] if kept is not None and kept[0] is owner else None
     if same(expected, got):
         return None
     where = difference(expected, got, item=task.item, first=task.first)

@@ -44,8 +44,8 @@ class Task:
     # Earlier tasks' functions that stay the learner's while this task runs (no stand-in can take
     # their place: lab 03's workers import count_chunk from the learner's own module).
     kept: tuple[str, ...] = ()
-    # Seconds a call may take in the learner's kernel before the visible test stops it and says so
-    # (None: no limit). The grading process has its own limit (GRADING_POLICY's call_timeout).
+    # CPU seconds a call may take in the learner's kernel before the visible test stops it and says so, with a
+    # backstop for waiting (running.time_limit; None: no limit). The grading process has its own (call_timeout).
     kernel_time_limit: float | None = None
     # (args, the learner's exception) -> a pointed hint for an error this task's code commonly raises;
     # when it gives one, it replaces the generic hints for errors (which guess from the arguments).

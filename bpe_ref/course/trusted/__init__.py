@@ -342,6 +342,18 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   Likewise, lab 09's tasks 2 to 5 must raise ``ValueError`` on bad input, which their driver (``value_or_error``)
   writes as the text ``"raised ValueError"``: a function that returned that text, raising nothing, kept the points
   (section 41); a str a function returns now comes back marked as returned.
+  Stand-ins and drivers are run with the builtins the worker had before any of the learner's code ran (a cell that
+  rebound ``builtins.type``, ``isinstance`` or ``all`` had lab 10's and lab 09's drivers take tuples the learner's code
+  built, a returned argument or a returned str for what they check; section 42), and lab 09's default clock is read
+  from the function's own defaults and must be the time module's builtin of that name (a ``__signature__`` set, or
+  ``inspect.signature`` or ``time.perf_counter`` rebound, told time.time as time.perf_counter). The modules they import
+  are the interpreter's, whose names the learner's code can rebind, and their globals are reachable through a
+  function they hand in or a caller's frame: flagged, not closed. The worker loop itself reads each request with json's C
+  scanner bound when it is loaded, and its functions look up the builtins as they were then: a cell that rebound
+  ``json.loads``, ``builtins.next`` or ``builtins.exec`` had a call's driver dropped or its source run changed
+  (section 43). Lab 03's driver takes a count_chunk whose code was
+  compiled from a cell for a cell's, whatever its ``__module__`` says (set to ``chunk_counting``, it kept task 2's
+  hidden points); one given a code object whose file is renamed still passes (a strict xfail, flagged: ``__code__``).
   Lab 09's ``interleaved`` and ``peak_memory`` take functions, so their graders send a *driver*
   (reference code, as source) that builds a fake clock and contenders in the worker, calls the
   learner's function with them, and reports the call order and the collector's state. The learner's

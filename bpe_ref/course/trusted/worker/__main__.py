@@ -36,6 +36,15 @@ import sys
 import traceback
 import types
 
+# The builtins this loop and the reference's code run here (stand-ins, drivers) look up, as they were before any of the
+# learner's code ran: a cell that rebound ``builtins.type``, ``isinstance`` or ``all`` made lab 10's drivers take tuples
+# the learner's code built for ones made by the function they hand in, or a merge_two that returned its argument for a
+# new dict, and lab 09's take a str returned for an error raised (``tests/test_grading_redteam.py``, section 42); one that
+# rebound ``builtins.next`` or ``exec`` had this loop drop a call's driver, or run its source changed (section 43). The
+# functions of this file look theirs up in this copy (a function takes the builtins of the globals it is defined in).
+_BUILTINS = dict(vars(builtins))
+__builtins__ = _BUILTINS
+
 WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, WORKER_DIR)  # -I leaves the script's folder off sys.path; its modules come from there, and only they
 from confinement import confine, set_apart  # noqa: E402
@@ -50,10 +59,23 @@ from wire import capped, decode, encode  # noqa: E402
 _C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
 _REPLY_ENCODER = _C_ENCODER and _C_ENCODER(None, None, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, True)
 _python_dumps = json.dumps
+# And what reads a request: a cell that rebound ``json.loads`` had every request as it liked, a call's driver or stand-ins
+# dropped (section 43). json's C scanner takes what it uses when it is made; its constants are a dict of its own here.
+_C_SCANNER = getattr(json.scanner, "c_make_scanner", None)
+_REQUEST_SCANNER = _C_SCANNER and _C_SCANNER(json.decoder.JSONDecoder(parse_constant={
+    "NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}.__getitem__))
+_python_loads = json.loads
 # The seal of a reply, bound at load as the encoder is (a C type, whose methods the learner's code cannot rebind).
 from _blake2 import blake2b as _blake2b  # noqa: E402
 from _queue import SimpleQueue  # noqa: E402
 from _thread import get_ident, start_new_thread  # noqa: E402
+
+
+def _loads(line: bytes) -> object:
+    """A request line as the trusted side wrote it (one JSON value), by the scanner bound at load (json's Python one
+    where it has no C one)."""
+    text = line.decode("utf-8")
+    return _REQUEST_SCANNER(text, 0)[0] if _REQUEST_SCANNER else _python_loads(text)
 
 
 def _dumps(reply: dict) -> str:
@@ -160,7 +182,7 @@ class Worker:
             return {}
         source = wanted["source"]
         if source not in self.stand_in_modules:
-            namespace: dict = {"__name__": "stand_ins", "__builtins__": builtins}
+            namespace: dict = {"__name__": "stand_ins", "__builtins__": dict(_BUILTINS)}
             exec(compile(source, "<the reference's helpers>", "exec"), namespace)
             self.stand_in_modules[source] = namespace
         return {name: self.stand_in_modules[source][name] for name in wanted["names"]}
@@ -185,7 +207,7 @@ class Worker:
         """The reply to a request line, as one line of JSON with the request's id."""
         request: dict = {}
         try:
-            request = json.loads(line)
+            request = _loads(line)
             handler = {"exec": self.run_exec, "call": self.run_call}[request["op"]]
             reply = handler(request)
         except BaseException as exc:  # a request the worker could not even start on
