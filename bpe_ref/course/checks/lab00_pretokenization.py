@@ -28,8 +28,10 @@ any_text = st.text(st.characters(exclude_categories=("Cs",)), max_size=30)
 
 SPECIAL_TOKENS = ["<|eot|>", "<s>", "<|eot|><s>", "<|", "s>", EOT]
 special_token_lists = st.lists(st.sampled_from(SPECIAL_TOKENS), unique=True, max_size=3)
+# A NUL among the characters: a split that turns each special token into a marker no text "holds" ("\x00"), then cuts at
+# the marker, cuts there too.
 text_around_specials = st.lists(
-    st.sampled_from(["a", "b", " ", "\n", "<", ">", "|", "s", "é", "eot", "<|eot|>", "<s>", EOT]), max_size=14
+    st.sampled_from(["a", "b", " ", "\n", "<", ">", "|", "s", "é", "eot", "<|eot|>", "<s>", EOT, "\x00"]), max_size=14
 ).map("".join)
 # Special tokens that hold regex syntax other than '|' ('.', '(', '+'), in texts that hold them and what an unescaped
 # token would match instead: what task 2's fixed hidden case "a<.>b<->c(x)dx" holds, drawn (a generated input, not
@@ -42,7 +44,7 @@ split_with_syntax = st.tuples(
 # cases "a<s><s>b<s>" and "<|eot|><|eot|><|eot|>" hold, drawn (tokens joined shortest first kept the points of the generated
 # inputs alone under some seeds: the lists of three tokens above seldom hold such a pair and a text that holds the longer).
 split_with_prefixes = st.sampled_from([["<s>", "<s><s>"], ["<|eot|>", "<|eot|><s>"], ["<|", EOT]]).flatmap(st.permutations).flatmap(
-    lambda tokens: st.tuples(st.lists(st.sampled_from(["a", " ", "<s>", *tokens]), min_size=1, max_size=8).map(
+    lambda tokens: st.tuples(st.lists(st.sampled_from(["a", " ", "<s>", "\x00", *tokens]), min_size=1, max_size=8).map(
         lambda parts: "".join(parts) + max(tokens, key=len)), st.just(tokens)))
 
 PRETOKEN_PIECES = [

@@ -120,20 +120,26 @@ def safe_cuts(text: str, special_tokens: list[str]) -> list[int]:
     return sorted(cuts)
 
 
+# 9,000 bytes of 3-byte characters at a range's start: a character spans its byte 1,024, 2,048, 4,096 and 8,192 (with
+# or without a byte order mark before them), where a range decoded block by block cuts one.
+WIDE = "語" * 3000
+
+
 @st.composite
 def chunk_inputs(draw) -> tuple:
     """A generated file and a range of it between safe cuts; half the time the whole file, ending in a Windows line end
     or a blank one (which a range read in text mode, or decoded through a text wrapper, turns into \\n, and a range
     counted line by line cuts: generated texts held one in a range too seldom to find it under every seed), half of
-    those starting with a byte order mark (a character, which a range decoded as utf-8-sig drops), and half counted
-    with no special token (an <|endoftext|> in it plain text, not one taken by default); of the other half, where two
-    special tokens are listed, half a range that starts at the one listed last, with a piece after it (a range cut
-    short by the first listed token's length, "the token a chunk starts at", kept its points under some seeds)."""
+    those after a run of wide characters (``WIDE``), half starting with a byte order mark (a character, which a range
+    decoded as utf-8-sig drops), and half counted with no special token (an <|endoftext|> in it plain text, not one
+    taken by default); of the other half, where two special tokens are listed, half a range that starts at the one
+    listed last, with a piece after it (a range cut short by the first listed token's length, "the token a chunk
+    starts at", kept its points under some seeds)."""
     text, special_tokens = draw(corpus_texts())
     if draw(st.booleans()):
         counted_with = draw(st.sampled_from([special_tokens, []]))
-        text = (draw(st.sampled_from(["", "\ufeff"])) + text + ("" if counted_with else EOT)
-                + draw(st.sampled_from(["\r\n", "\r\n\r\n"])))
+        text = (draw(st.sampled_from(["", "\ufeff"])) + draw(st.sampled_from(["", WIDE])) + text
+                + ("" if counted_with else EOT) + draw(st.sampled_from(["\r\n", "\r\n\r\n"])))
         return CorpusFile(text.encode("utf-8")), 0, len(text.encode("utf-8")), counted_with
     if len(special_tokens) > 1 and draw(st.booleans()):  # a range that starts at the token listed last
         start = len(text.encode("utf-8"))

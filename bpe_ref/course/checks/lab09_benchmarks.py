@@ -651,6 +651,9 @@ def exponent_hint(args: tuple, expected: object, got: object) -> str | None:
     if any(round(expected * factor, 9) == got for factor in (math.log(10), 1 / math.log(10), math.log(2), 1 / math.log(2))):
         return ("that is the slope times a ratio of logarithms (ln 10 = 2.303, ln 2 = 0.693): log sizes and times with "
                 "the same logarithm (math.log for both), so that its base cancels out")
+    if sizes != sorted(sizes) and len(sizes) == len(seconds) and round(fit_exponent(sorted(sizes), seconds), 9) == got:
+        return ("that is the slope with the sizes sorted and the times not: sizes[i] and seconds[i] are one point, so "
+                "keep each size with its time (or sort the points, zip(sizes, seconds), together)")
     return "the slope of the straight line fitted to (log size, log seconds) by least squares"
 
 
@@ -688,6 +691,9 @@ def exponent_inputs(draw) -> tuple:
     elif kind == 4:  # seven equal sizes whose logarithms' mean rounds off the logarithm (sxx is not 0), as another one
         size = draw(st.sampled_from([5, 6, 10, 11, 17]))
         sizes, seconds = [size] * 7, [c * size**k * draw(NOISE) for _ in range(7)]
+    elif kind > 9:  # the points in another order (no rule sorts them): sizes sorted alone lose their pairs
+        order = draw(st.permutations(range(len(sizes))))
+        sizes, seconds = [sizes[i] for i in order], [seconds[i] for i in order]
     return sizes, seconds
 
 
