@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from ...corpus import encode_utf8
 from ...pretokenize import count_pretokens, pretokenize, special_token_regex, split_on_special_tokens
 from .core import (
-    CheckFailed, Lab, Task, TaskGraders, WrongType, call_learner, difference,
+    Case, CheckFailed, Lab, Task, TaskGraders, WrongType, call_learner, difference,
     passed, plain, same, stretch,
 )
 
@@ -161,6 +161,9 @@ def as_it_is_hint(reference: Callable) -> Callable[[tuple, object, object], str 
         if reference is reference_utf8_bytes and got == [ord(character) for character in text]:
             return ("these are the code points (ord), one per character, not the UTF-8 bytes: a character above 127 takes "
                     "2 to 4 bytes; text.encode('utf-8') gives them")
+        if reference is reference_utf8_bytes and got == [0xEF, 0xBB, 0xBF, *expected]:  # type: ignore[misc]
+            return ("your bytes start with a byte order mark (EF BB BF, what 'utf-8-sig' adds): the text's UTF-8 bytes "
+                    "are text.encode('utf-8'), nothing added")
         if reference is reference_utf8_bytes and got == expected[:len(text)]:  # type: ignore[index]
             return (f"one int per character: the text has {len(text)} character(s) and {len(expected)} bytes (a character above "
                     "127 takes 2 to 4): return every byte of text.encode('utf-8'), not as many as the text's length")
@@ -209,7 +212,31 @@ def split_hint(args: tuple, expected: object, got: object) -> str | None:
     """The common slips of task 2: the empty pattern, special tokens used as patterns, the wrong order, the longest
     token cut everywhere before the next, a run of adjacent tokens cut once."""
     return (empty_pattern_hint(args, expected, got) or unescaped_hint(args, expected, got) or order_hint(args, expected, got)
-            or one_token_at_a_time_hint(args, expected, got))
+            or kept_pattern_hint(args, expected, got) or one_token_at_a_time_hint(args, expected, got))
+
+
+def kept_pattern_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The pattern escaped after joining, a marker character cut at, or another call's tokens' pattern kept."""
+    import regex
+
+    text, special_tokens = args
+    if not special_tokens or got == expected or not isinstance(got, list):
+        return None
+    longest_first = sorted(special_tokens, key=len, reverse=True)
+    if len(special_tokens) > 1 and got == regex.split(regex.escape("|".join(longest_first)), text):
+        return ("regex.escape of the joined pattern escapes its bars too, so it matches the tokens written one after "
+                "the other with '|' between them: escape each token, then join them with '|'")
+    marker = next((character for character in set(text) if got == character.join(expected).split(character)), None)
+    if marker is not None and isinstance(expected, list):
+        return (f"the text holds {marker!r} itself, which you cut at too: a character you put in place of each special "
+                "token is no separator, as any text can hold it; split at the tokens themselves (regex.split)")
+    for case in [*SPLIT.cases, *SPLIT.hidden_cases]:
+        tokens = (case.args if isinstance(case, Case) else case)[1]
+        if tokens and not set(tokens) <= set(special_tokens) and got == split_on_special_tokens(text, tokens):
+            return (f"these are the pieces of other special tokens ({tokens!r}) than this call's: a pattern built once and "
+                    "kept (a global, a default argument) keeps the first call's tokens; build it from each call's tokens")
+    return None
+
 
 
 def one_token_at_a_time_hint(args: tuple, expected: object, got: object) -> str | None:
