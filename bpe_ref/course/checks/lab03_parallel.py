@@ -205,6 +205,9 @@ def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("a boundary inside the text, not at a special token, in a file with characters of several bytes: offsets "
                 "count bytes; search the bytes you read (window.find(token)): the str.find of a decoded window counts "
                 "characters (é is 2 bytes, 字 3)")
+    if type(args[1]) is int and args[1] > 0 and got == drifted_boundaries(data, args[1], args[2]) != expected:
+        return ("each guess is i * (size // desired_num_chunks), counted from the file's start: a guess made a chunk on "
+                "from the boundary before drifts further with each token found after its guess, and skips cuts")
     if len(got) == len(expected) and any(g < e for g, e in zip(got, expected)):
         return ("a boundary earlier than expected: after several reads, is the position you add the token's offset to "
                 "the start of the read that found it (not the guess)?")
@@ -212,6 +215,15 @@ def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("a boundary is missing: a special token can straddle two reads (the end of one read, the start of the "
                 "next); keep len(token) - 1 bytes of overlap between reads")
     return None
+
+
+def drifted_boundaries(data: bytes, chunks: int, tokens: list) -> list[int]:
+    """The boundaries of ``data`` with each guess a chunk on from the boundary before, not i chunks from the start."""
+    boundaries = [0]
+    for _ in range(1, chunks):
+        found = [j for j in (data.find(t, boundaries[-1] + len(data) // chunks) for t in tokens) if j != -1]
+        boundaries.append(min(found, default=len(data)))
+    return sorted({*boundaries, len(data)})
 
 
 FIND_TASK = Task("find_chunk_boundaries", ("path", "desired_num_chunks", "split_tokens", "buffer_size"),
@@ -386,6 +398,9 @@ FIND = TaskGraders(
         Case((CorpusFile("café<|endoftext|>字🙂<|endoftext|>".encode()), 2, [EOT.encode()], 3)),
         Case((CorpusFile("ab字字<|endoftext|>cd".encode()), 8, [EOT.encode()], 4096)),  # a token after characters of 3 bytes
         Case((CorpusFile(b"ab<|pad|>cd<|endoftext|>ef<|pad|>gh"), 3, [EOT.encode(), PAD.encode()], 6)),
+        # guesses at 27 and 54 (i * size // 3), though the first cut is at 45: not a chunk on from the cut before
+        Case((CorpusFile(b"ab" + EOT.encode() + b"cdefgh" + EOT.encode() + b"ijklmnopqrs" + EOT.encode() + b"tuvwxyz"
+                         + EOT.encode() + b"end"), 3, [EOT.encode()], 4096)),
     ],
     boundaries_inputs(),
     max_examples=150,
@@ -445,9 +460,17 @@ def from_its_module(function: Callable, *args: object) -> object:
 
 # From the module chunk_counting: task 4's workers import it by name (checked in the kernel; the grading
 # worker imports it from there anyway, and its driver checks again where the trusted side sees only data).
+def chunk_decode_hint(args: tuple, error: BaseException) -> str | None:
+    if error_name(error) == "UnicodeDecodeError":
+        return ("the range starts and ends between characters, but a part of it may not: a block of a fixed size (4096 "
+                "bytes) can end inside a character of several bytes, which then cannot be decoded alone; decode the "
+                "range's bytes whole (read end - start bytes, then data.decode('utf-8'))")
+    return None
+
+
 COUNT_CHUNK_TASK = Task("count_chunk", ("path", "start", "end", "special_tokens"),
                         what="a dict mapping pretokens (bytes) to counts", hint=chunk_hint, provided=PROVIDED,
-                        driver=from_its_module, in_module="chunk_counting")
+                        driver=from_its_module, in_module="chunk_counting", error_hint=chunk_decode_hint)
 
 def verify_chunk_reads(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None:
     """Task 2 says the worker reads bytes [start, end): on the 4 MiB file, for a range of about 32 KiB in its middle
@@ -468,7 +491,8 @@ def verify_chunk_reads(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None
         outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
     mapped_after = mapped_bytes(learner)
     call = f"{task.name}(<a file of {len(data)} bytes>, {start}, {end}, [{EOT!r}])"
-    measured_answer(task, count_chunk, args, outcome, call)
+    with cases_explain_a_failure(task, learner, count_chunk, lambda: COUNT_CHUNK.cases if task is COUNT_CHUNK_TASK else []):
+        measured_answer(task, count_chunk, args, outcome, call)  # a wrong answer told small (lab 03's cases), then here
     mapped = mapped_after - mapped_before if mapped_before is not None and mapped_after is not None else 0
     read = max(reads["bytes"] or 0, mapped)
     if read > len(data) // 4:
@@ -489,6 +513,8 @@ COUNT_CHUNK = TaskGraders(
         Case((CorpusFile(b"low low lower"), 0, 13, [EOT])),
         Case((CorpusFile("café<|endoftext|> café".encode()), 5, 24, [EOT])),
         Case((CorpusFile(b"abc"), 1, 1, [EOT])),  # an empty range
+        # 4,203 bytes, a character of 3 across byte 4,096: the range is decoded whole, not block by block
+        Case((CorpusFile(("語" * 1400 + EOT + "!").encode()), 0, 4214, [EOT])),
     ],
     chunk_inputs(),
     max_examples=100,
@@ -525,6 +551,13 @@ def twice_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+def no_chunks_hint(args: tuple, error: BaseException) -> str | None:
+    if args and args[0] == [] and error_name(error) == "IndexError":
+        return ("no chunks, nothing to add: the total of no counts is {}; start from an empty total (counts[0] is no "
+                "chunk when the list is empty) and add every chunk to it")
+    return None
+
+
 # The caller still holds the chunks' counts: adding into the first dict would change them, and so would a later change of
 # a total that is one of them (returned as it is when it is the only one, or the others are empty): the hidden test's
 # second part calls it through in_a_new_dict on such lists, after the first (whose messages stay those of the counts).
@@ -539,7 +572,7 @@ ONE_FULL_CHUNK = st.tuples(st.dictionaries(st.sampled_from([b"a", b" the", b"\xc
     lambda drawn: ([drawn[0]] if drawn[1] else [{}] * drawn[2] + [drawn[0], {}],))  # alone, or among empty chunks
 
 MERGE_COUNTS = TaskGraders(
-    merge_counts_task(hint=twice_hint),
+    merge_counts_task(hint=twice_hint, error_hint=no_chunks_hint),
     merge_counts,
     [
         ([{b"low": 2, b" low": 1}, {b" low": 3}],),
