@@ -256,6 +256,9 @@ def carried(before: Any, expected: Any, got: Any) -> bool:
     return False
 
 
+KEPT_PATTERN = ("a pattern built once and kept (a global, a default argument) keeps the first call's special tokens; "
+                "build it from each call's special_tokens")
+
 CARRIED = ("what your function returned holds what its call before returned too: a default argument such as `=[]` or "
            "`={}` is made once, when `def` runs, and kept from call to call (so is a global); make a new one in each "
            "call (default to None)")

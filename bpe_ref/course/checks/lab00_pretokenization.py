@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from ...corpus import encode_utf8
 from ...pretokenize import count_pretokens, pretokenize, special_token_regex, split_on_special_tokens
+from .compare import KEPT_PATTERN
 from .core import (
     Case, CheckFailed, Lab, Task, TaskGraders, WrongType, call_learner, difference,
     passed, plain, same, stretch,
@@ -233,8 +234,7 @@ def kept_pattern_hint(args: tuple, expected: object, got: object) -> str | None:
     for case in [*SPLIT.cases, *SPLIT.hidden_cases]:
         tokens = (case.args if isinstance(case, Case) else case)[1]
         if tokens and not set(tokens) <= set(special_tokens) and got == split_on_special_tokens(text, tokens):
-            return (f"these are the pieces of other special tokens ({tokens!r}) than this call's: a pattern built once and "
-                    "kept (a global, a default argument) keeps the first call's tokens; build it from each call's tokens")
+            return f"these are the pieces of other special tokens ({tokens!r}) than this call's: {KEPT_PATTERN}"
     return None
 
 

@@ -435,15 +435,23 @@ def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
     data = file_bytes(args[0])
     if not (isinstance(got, dict) and isinstance(expected, dict)):
         return None
-    if data is not None and any(type(key) is bytes and key not in data for key in got):
-        return (f"your counts hold {next(key for key in got if type(key) is bytes and key not in data)!r}, which is "
-                "nowhere in this file: counts kept from an earlier call (a cache keyed by the range, which another "
+    cut_off = ("the range starts with a special token, and your counts miss pretokens after it: count the range's "
+               "bytes as they are (count_pretokens drops the special tokens, whichever it is), do not cut a token off")
+    if data is not None and any(data.startswith(token.encode("utf-8"), args[1]) for token in args[3]) and any(
+            got == count_pretokens(data[args[1] + len(token.encode("utf-8")):args[2]].decode("utf-8", "replace"), args[3])
+            for token in args[3]):
+        return cut_off
+    blanked = data
+    for token in args[3] if data is not None else ():
+        blanked = blanked.replace(token.encode("utf-8"), b"\x00")  # a key found only inside a special token: not here
+    if blanked is not None and any(type(key) is bytes and key not in blanked for key in got):
+        return (f"your counts hold {next(key for key in got if type(key) is bytes and key not in blanked)!r}, which is "
+                "nowhere in this file's text: counts kept from an earlier call (a cache keyed by the range, which another "
                 "file shares)? Count each call's own range")
     if sum(got.values()) > sum(expected.values()):
         return "more pretokens than in the chunk: read exactly end - start bytes, after file.seek(start)"
     if data is not None and any(data.startswith(token.encode("utf-8"), args[1]) for token in args[3]):
-        return ("the range starts with a special token, and your counts miss pretokens after it: count the range's "
-                "bytes as they are (count_pretokens drops the special tokens, whichever it is), do not cut a token off")
+        return cut_off
     return None
 
 

@@ -66,6 +66,10 @@ def observe_decimals(args: tuple, result: object) -> object:
     return round(result, 9) if type(result) is float else result
 
 
+def rotations(labels: list) -> list[list]:
+    return [labels[r:] + labels[:r] for r in range(len(labels))]
+
+
 def value_or_error(function: Callable, *args: object) -> object:
     """Call ``function(*args)``; the error it should raise on bad input, as data (a driver). A str it returns is
     marked as returned: returned as it is, "raised ValueError" kept the points of a ValueError never raised
@@ -221,7 +225,9 @@ def interleaved_hint(args: tuple, expected: object, got: object) -> str | None:
             expected_round, got_round = [c[0] for c in want[r * n:(r + 1) * n]], ran[r * n:(r + 1) * n]
             if got_round != expected_round:
                 reversed_note = (" (reversing every other round also mixes the order, but this task asks for the "
-                                 "rotation)" if got_round == labels[::-1] else "")
+                                 "rotation)" if got_round == labels[::-1] else " (take the labels in the dict's order, "
+                                 "list(contenders): a set of them has an order of its own)" if r == 0 and sorted(
+                                     got_round) == sorted(labels) and got_round not in rotations(labels) else "")
                 return (f"round {r} ran {got_round}, expected {expected_round}: {rule}{reversed_note}")
         return f"each contender once per round, rounds in order: {rule}"
     if isinstance(have, list) and any(isinstance(c, tuple) and c[1] for c in have):
@@ -234,6 +240,9 @@ def interleaved_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(times, dict) and times and all(isinstance(t, list) and len(t) == 1 for t in times.values()) and rounds > 1:
         return (f"one time per contender, expected {rounds} (one per round): the times of the rounds before the last are "
                 "lost; make the dict of lists once, before the loop over the rounds, not in it")
+    if isinstance(times, dict) and any(isinstance(t, list) and any(isinstance(x, (int, float)) and x < 0 for x in t)
+                                       for t in times.values()):
+        return "negative times: a call's time is the clock after it minus the clock before it, clock() - start"
     return ("the calls are right but not their times: read the clock just before and just after each call, and "
             "keep the difference for that contender, in round order")
 
@@ -747,6 +756,9 @@ def crossover_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(expected, float) and got is None and len(xs) == len(ys_a) == len(ys_b) and expected == float(xs[-1]):
         return (f"a and b are equal at the last point (x = {xs[-1]!r}): a loop over range(len(xs) - 1) never checks "
                 "d[-1] == 0; test d[i] == 0 for every i, the last included")
+    if expected != got and d and got == value_or_error(crossover, xs, [abs(x) for x in d], [0.0] * len(d)):
+        return ("that is where |a - b| is 0 only: the distance never changes sign, so a crossing between two points is "
+                "lost; keep the sign of d = a - b, and look for d[i] == 0 or a change of sign between d[i] and d[i + 1]")
     if isinstance(expected, float) and got is None and len(xs) > 1 and expected <= xs[1]:
         return (f"they meet at or before the second point (x = {xs[1]!r}): start the scan at the first point, i = 0, "
                 "where d[0] can be 0 and the sign can change between the first two points")

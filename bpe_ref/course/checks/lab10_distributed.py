@@ -322,6 +322,14 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
     unsafe = cut_inside_text(args, got)
     if unsafe:
         return unsafe
+    paths = [{item[0] for item in ranges if isinstance(item, tuple) and item} for ranges in (expected, got)]
+    if len(got) < len(expected) and len(paths[0]) > 1 and len(paths[1]) == 1 and got == [
+            item for item in expected if item[0] == got[0][0]] and got[-1] == expected[-1]:
+        return ("only the last file's ranges: `ranges = [...]` in the loop over the files replaces the ranges of the files "
+                "before it; add each file's to them (ranges += [...] or ranges.extend(...))")
+    if len(got) < len(expected) and paths[0] == paths[1] and len(paths[0]) > 1:
+        return ("every file is there, with fewer ranges: ranges_per_file is a number per file, not a total shared out "
+                "among the files; cut each file with find_chunk_boundaries(path, ranges_per_file, tokens)")
     if len(got) < len(expected):
         return ("fewer ranges than expected: cut each file with find_chunk_boundaries(path, ranges_per_file, tokens) "
                 "and turn consecutive boundaries into ranges; every file gets its own")
