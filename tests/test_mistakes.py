@@ -4234,3 +4234,56 @@ def test_labs00_to_10_a_learners_mistake_of_the_twelfth_round_fails_the_hidden_t
     # those that lost their points before this round: one per lab by default (a hidden test each, up to seconds)
     one_per_lab("twelfth", CAUGHT_BEFORE_ROUND12, lab, mistake)
     round_failure(request, TWELFTH_ROUND, lab, mistake)
+
+
+# What the learner sees (as HINTS_ROUND11): the twelfth round's mistakes, and four of the eleventh's that showed expected,
+# got and the smallest input only (lab 02's last word skipped, lab 04's setdefault(key, {id}), lab 05's grown pairs reset
+# per word, lab 08's valid tokens cached by the number of merges). (lab, mistake): (the hint now, the misleading hint it
+# got before this round or None, whether the visible test shows it).
+HINTS_ROUND12 = {
+    ("00_pretokenization", "split-at-a-marker-character"): ("which you cut at too", None, False),
+    ("00_pretokenization", "split-joined-pattern-escaped"): ("escapes its bars too", None, True),
+    ("00_pretokenization", "split-pattern-compiled-once"): ("a pattern built once and kept", "each token cut everywhere", False),
+    ("00_pretokenization", "utf8-with-a-byte-order-mark"): ("a byte order mark (EF BB BF", None, True),
+    ("01_naive_bpe", "count-pairs-unordered"): ("(a, b) and (b, a) are two pairs", None, True),
+    ("01_naive_bpe", "merge-keeps-the-pair"): ("not the pair itself", None, True),
+    ("02_incremental", "changes-pair-looked-up-with-in"): ("`pair in word` asks whether", "A Counter's - and +", True),
+    ("02_incremental", "train-words-dict-changed-while-looped"): ("a dict changed while a loop runs over it", None, True),
+    ("02_incremental", "train-last-word-skipped"): ("is never updated", None, True),
+    ("03_parallel", "find-guess-after-the-last-boundary"): ("from the boundary before drifts", None, True),
+    ("03_parallel", "chunk-decoded-block-by-block"): ("decode the range's bytes whole", None, True),
+    ("03_parallel", "merge-starts-from-the-first-chunk"): ("the total of no counts is {}", None, True),
+    ("04_inverted_index", "index-ids-by-list-index"): ("words.index(word) gives the first", "one set shared by all", False),
+    ("04_inverted_index", "pairs-with-sorted"): ("not sorted", None, False),
+    ("04_inverted_index", "train-token-joined-right-first"): ("pair[0] + pair[1] (the left token first)", None, False),
+    ("04_inverted_index", "train-index-setdefault-with-the-id"): ("index.setdefault(new_pair, {i}) files it only", None, False),
+    ("05_heap", "pop-stale-pops-counted-when-re-pushed-only"): ("stale pops for", None, False),
+    ("05_heap", "train-num-merges-as-a-vocabulary-size"): ("not a vocabulary size", "does the loop stop when the heap", True),
+    ("05_heap", "train-grown-reset-per-word"): ("never surfaced from the heap", None, True),
+    ("06_encode_decode", "ranks-a-repeated-merge-refused"): ("a merge listed twice is no error", None, False),
+    ("06_encode_decode", "special-tokens-pattern-compiled-once"): ("a pattern built once and kept", "no maxsplit", False),
+    ("07_heap_encoding", "first-heap-positions-by-list-index"): ("parts.index(part) finds the first equal part", None, True),
+    ("07_heap_encoding", "first-heap-in-a-default-list"): ("a default argument such as", "a pair that is not a merge", True),
+    ("08_linear_encoding", "compatible-behind-lru-cache"): ("a dict is no key", None, True),
+    ("08_linear_encoding", "backtrack-valid-in-a-default-set"): ("valid tokens kept from an earlier call", None, True),
+    ("08_linear_encoding", "backtrack-valid-cached-by-number-of-merges"): ("valid tokens kept from an earlier call", None, True),
+    ("09_benchmarks", "exponent-sizes-sorted-alone"): ("sizes sorted and the times not", None, False),
+    ("09_benchmarks", "crossover-of-the-distance"): ("where |a - b| is 0 only", "start the scan at the first point", True),
+    ("09_benchmarks", "interleaved-elapsed-the-wrong-way-round"): ("negative times", None, True),
+    ("10_distributed", "plan-ranges-of-the-last-file-only"): ("only the last file's ranges", None, True),
+    ("10_distributed", "plan-ranges-per-file-as-a-total"): ("not a total shared out", None, True),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(HINTS_ROUND12), ids=[f"{lab[:2]}-{name}" for lab, name in sorted(HINTS_ROUND12)])
+def test_labs00_to_10_a_twelfth_rounds_mistake_gets_a_hint_that_names_it(request, lab, mistake):
+    now, before, visible = HINTS_ROUND12[lab, mistake]
+    round_ = TWELFTH_ROUND if (lab, mistake) in TWELFTH_ROUND else ELEVENTH_ROUND
+    if visible:
+        graders, solutions = request.getfixturevalue(f"lab{lab[:2]}")
+        cell, changes, *_ = round_[lab, mistake]
+        name = cell.split("_", 1)[1].removesuffix("_solution")
+        found = failure(getattr(graders, f"check_{name}"), variant_of(lab, solutions, cell, name, changes))
+    else:
+        found = round_failure(request, round_, lab, mistake)
+    assert now in found and (before is None or before not in found), found

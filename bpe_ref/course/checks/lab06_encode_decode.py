@@ -388,7 +388,8 @@ def changed_between_calls(task: Task, reference: Callable, cases: list, strategy
     its fixed cases visible and hidden, then a few drawn from ``strategy`` (a pretoken, ranks before, ranks after)."""
     return TaskGraders(replace(task, params=("pretoken", "ranks before", "ranks after, the same dict changed in place"),
                                driver=same_ranks_changed, hint=same_ranks_hint, what="a list of the two calls' results",
-                               error_hint=None),  # the task's own error hint reads (pretoken, ranks): not these args
+                               error_hint=task.error_hint and (lambda args, error: task.error_hint((args[0], args[2]), error))),
+                       # the task's own error hint reads (pretoken, ranks): given the second call's
                        reference, cases, strategy, max_examples=10, hidden_cases=cases, hidden_vary=renamed_bytes)
 
 
