@@ -653,3 +653,13 @@ def test_a_how_check_that_passed_in_the_visible_test_is_not_measured_again_in_th
     _measure(verify_cost, local, visible=True)
     _measure(verify_cost, local, visible=False)
     assert calls.count("train") == 3
+
+
+def test_an_answer_of_ints_where_bytes_were_expected_is_told_and_not_taken_for_a_carried_one():
+    """A learner's list of ints repeated from one call to the next, where a list of bytes tokens is expected (lab 07's
+    parts as ints): the check whether it carries the call before's answer compared ints with bytes and raised TypeError
+    out of the grader (section 27 of tests/test_grading_redteam.py met it); now it is no carried answer."""
+    from bpe_ref.course.checks.compare import carried
+
+    assert carried([32, 116, 104, 101], [b" the"], [32, 116, 104, 101]) is False
+    assert carried([1], [2], [1, 2]) is True

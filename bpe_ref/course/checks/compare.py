@@ -245,7 +245,7 @@ def carried(before: Any, expected: Any, got: Any) -> bool:
         return False
     if isinstance(got, (list, tuple)) and isinstance(expected, (list, tuple)):
         return list(got) == list(before) + list(expected) or (
-            all(type(item) is int for item in got) and got == sorted({*before, *expected}))
+            all(type(item) is int for item in (*got, *before, *expected)) and got == sorted({*before, *expected}))
     if isinstance(got, dict) and isinstance(expected, dict):
         values = [*before.values(), *expected.values()]
         if all(type(value) is int for value in values):
