@@ -3083,6 +3083,8 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "parts-of-characters", "piece-as-one-pretoken", "ranks-counted-without-repeats", "ranks-from-one", "ranks-last-rank-kept",
         "stops-at-two-parts"},
     "07_heap_encoding": {
+        "first-heap-in-a-default-list", "first-heap-positions-by-list-index", "merge-loop-over-the-sorted-heap",
+        "merge-right-pair-pushed-position-first", "merge-stale-pair-looked-up-with-brackets",
         "callers-parts-merged-in-place", "encode-invalid-bytes-dropped", "entries-position-first", "first-last-pair-missed",
         "first-range-past-the-end", "first-rank-zero-dropped", "first-unheapified", "left-pair-pushed-at-start",
         "list-pop-for-heappop", "merge-after-by-index", "merge-last-part-never-paired", "merge-left-pair-of-the-old-left",

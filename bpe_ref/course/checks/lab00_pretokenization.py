@@ -44,10 +44,12 @@ split_with_syntax = st.tuples(
 # Special tokens one of which starts another, listed in either order, in texts that hold the longer: what the fixed hidden
 # cases "a<s><s>b<s>" and "<|eot|><|eot|><|eot|>" hold, drawn (tokens joined shortest first kept the points of the generated
 # inputs alone under some seeds: the lists of three tokens above seldom hold such a pair and a text that holds the longer).
-split_with_prefixes = st.sampled_from([["<s>", "<s><s>"], ["<|eot|>", "<|eot|><s>"], ["<|", EOT], ["<s>", "a<s"]]).flatmap(
-    st.permutations).flatmap(
+# And two that overlap ("a<s" ends where "<s>" starts), in a text that ends with both, "a<s>": what the fixed hidden case
+# "xa<s>y<s>" holds (each token cut everywhere in turn, the one listed first first, kept the points of the generated inputs).
+split_with_prefixes = st.sampled_from([["<s>", "<s><s>"], ["<|eot|>", "<|eot|><s>"], ["<|", EOT], ["<s>", "a<s"],
+                                       ["<s>", "a<s"]]).flatmap(st.permutations).flatmap(
     lambda tokens: st.tuples(st.lists(st.sampled_from(["a", " ", "<s>", "\x00", *tokens]), min_size=1, max_size=8).map(
-        lambda parts: "".join(parts) + max(tokens, key=len)), st.just(tokens)))
+        lambda parts: "".join(parts) + ("a<s>" if "a<s" in tokens else max(tokens, key=len))), st.just(tokens)))
 
 PRETOKEN_PIECES = [
     "the", " cat", "Hello", " world", "'s", "'t", "'ll", "'ve", "'re", "'d", "'m", "'", "42", " 7", "3.14",
