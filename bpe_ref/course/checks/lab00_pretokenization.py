@@ -216,11 +216,12 @@ def split_hint(args: tuple, expected: object, got: object) -> str | None:
     """The common slips of task 2: the empty pattern, special tokens used as patterns, the wrong order, the longest
     token cut everywhere before the next, a run of adjacent tokens cut once."""
     return (empty_pattern_hint(args, expected, got) or unescaped_hint(args, expected, got) or order_hint(args, expected, got)
-            or kept_pattern_hint(args, expected, got) or one_token_at_a_time_hint(args, expected, got))
+            or " Or: ".join(hint for hint in (kept_pattern_hint(args, expected, got), one_token_at_a_time_hint(args, expected, got),
+                                              kept_tokens_hint(args, expected, got)) if hint) or None)
 
 
 def kept_pattern_hint(args: tuple, expected: object, got: object) -> str | None:
-    """The pattern escaped after joining, a marker character cut at, or another call's tokens' pattern kept."""
+    """The pattern escaped after joining, or a marker character cut at."""
     import regex
 
     text, special_tokens = args
@@ -234,6 +235,14 @@ def kept_pattern_hint(args: tuple, expected: object, got: object) -> str | None:
     if marker is not None and isinstance(expected, list):
         return (f"the text holds {marker!r} itself, which you cut at too: a character you put in place of each special "
                 "token is no separator, as any text can hold it; split at the tokens themselves (regex.split)")
+    return None
+
+
+def kept_tokens_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The pieces of another call's special tokens: a pattern built on the first call and kept."""
+    text, special_tokens = args
+    if not special_tokens or got == expected or not isinstance(got, list):
+        return None
     for case in [*SPLIT.cases, *SPLIT.hidden_cases]:
         tokens = (case.args if isinstance(case, Case) else case)[1]
         if tokens and not set(tokens) <= set(special_tokens) and got == split_on_special_tokens(text, tokens):

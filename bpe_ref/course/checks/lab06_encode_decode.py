@@ -471,7 +471,8 @@ def text_hint(args: tuple, expected: object, got: object) -> str | None:
     for case in [*ENCODE_TEXT.cases, *ENCODE_TEXT.hidden_cases]:
         tokens = case.args[2] if isinstance(case, Case) else case[2] if isinstance(case, tuple) else []
         if tokens and not set(tokens) <= set(special_tokens) and got == encode_text(text, ranks, list(tokens)):
-            return f"these are the tokens of other special tokens ({tokens!r}) than this call's: {KEPT_PATTERN}"
+            return (f"these are the tokens of other special tokens ({tokens!r}) than this call's: {KEPT_PATTERN}. Or, if a "
+                    "special token came out as ordinary text: split at every occurrence of each (no maxsplit)")
     got_specials = [token for token in got if token in specials]
     expected_specials = [token for token in expected if token in specials]  # type: ignore[union-attr]
     if got_specials != expected_specials and got_specials == expected_specials[:len(got_specials)]:

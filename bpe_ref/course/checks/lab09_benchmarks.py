@@ -750,12 +750,16 @@ def crossover_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(expected, float) and got is None and len(xs) == len(ys_a) == len(ys_b) and expected == float(xs[-1]):
         return (f"a and b are equal at the last point (x = {xs[-1]!r}): a loop over range(len(xs) - 1) never checks "
                 "d[-1] == 0; test d[i] == 0 for every i, the last included")
-    if expected != got and d and got == value_or_error(crossover, xs, [abs(x) for x in d], [0.0] * len(d)):
-        return ("that is where |a - b| is 0 only: the distance never changes sign, so a crossing between two points is "
-                "lost; keep the sign of d = a - b, and look for d[i] == 0 or a change of sign between d[i] and d[i + 1]")
+    distance = ("that is where |a - b| is 0 only: the distance never changes sign, so a crossing between two points is "
+                "lost; keep the sign of d = a - b, and look for d[i] == 0 or a change of sign between d[i] and d[i + 1]"
+                if expected != got and d and got == value_or_error(crossover, xs, [abs(x) for x in d], [0.0] * len(d))
+                else None)
     if isinstance(expected, float) and got is None and len(xs) > 1 and expected <= xs[1]:
         return (f"they meet at or before the second point (x = {xs[1]!r}): start the scan at the first point, i = 0, "
-                "where d[0] can be 0 and the sign can change between the first two points")
+                "where d[0] can be 0 and the sign can change between the first two points" + (
+                    f". Or, if you took |a - b|: {distance}" if distance else ""))
+    if distance:
+        return distance
     if isinstance(expected, float) and got is None:
         return "they do meet: where a - b changes sign between two points (or is 0 at one), there is a crossing"
     if isinstance(got, (int, float)) and got in [float(x) for x in xs] and expected not in [float(x) for x in xs]:
