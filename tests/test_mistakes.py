@@ -4069,9 +4069,10 @@ def test_labs00_to_10_an_eleventh_rounds_mistake_gets_a_hint_that_names_it(reque
 # big-endian integers, a merged pair kept as a pair, num_merges read as a vocabulary size (CS336's vocab_size), a dict
 # changed while it is looped over, `in` on a tuple of tokens (an element, not a window), a guess made from the boundary
 # before it (the guesses drift), a range decoded in blocks (a character cut at a block's end), the first of a list taken
-# before checking it has one, windows sorted, an id found by list.index (the first equal word or part), occurrences read
-# with .get (left listed), a repeated merge refused, a loop with no length check (min() of no pair), functools.lru_cache
-# on a function of a dict, the shortest candidate first, a set of labels (hash order), the elapsed time the wrong way
+# before checking it has one, windows sorted, an id found by list.index (the first equal word or part), stale pops
+# counted only when pushed again, a repeated merge refused, a loop with no length check (min() of no pair),
+# functools.lru_cache on a function of a dict, a mutable default where labs 07, 08 and 10 had none (a heap, valid tokens,
+# a sum), points sorted apart from their times, a distance |a - b| for a difference, the elapsed time the wrong way
 # round, an accumulator reassigned in the loop over files, and a per-file number read as a total. (Not here: occurrences
 # read with .get, left listed, and last_tokens' shortest candidate first give the reference's answers: no mistake; lab
 # 09's labels of a set, whose order is the process's string hashing, lost the points but whether a fixed case caught
