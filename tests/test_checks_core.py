@@ -778,3 +778,13 @@ def test_another_notebook_s_answer_is_no_call_before_in_a_class(lab01, core):
     message(first, {(b"x", b"y"): 5})
     assert CARRIED not in message(second, {(b"x", b"y"): 5, **expected})  # the first notebook's answer, and this call's
     assert CARRIED in message(second, {(b"x", b"y"): 5, (b"a", b"b"): 4})  # its own call before's and this one's: the hint
+
+
+def test_an_answer_of_ints_where_bytes_were_expected_is_told_and_not_taken_for_a_carried_one():
+    """A learner's list of ints repeated from one call to the next, where a list of bytes tokens is expected (lab 07's
+    parts as ints): the check whether it carries the call before's answer compared ints with bytes and raised TypeError
+    out of the grader (section 27 of tests/test_grading_redteam.py met it); now it is no carried answer."""
+    from bpe_ref.course.checks.compare import carried
+
+    assert carried([32, 116, 104, 101], [b" the"], [32, 116, 104, 101]) is False
+    assert carried([1], [2], [1, 2]) is True

@@ -239,6 +239,10 @@ PYTHON_PITFALLS = (
      "(7 / 7 == 1.0); offsets and sizes are ints, // divides them"),
     ("'int' and 'Counter'", "sum(counters) starts from 0, and 0 + Counter fails: give sum its start, "
      "sum(counters, Counter()), or add them in a loop"),
+    ("unhashable type: 'dict'", "a dict is no key: functools.lru_cache (or a dict of answers) keys a call by its "
+     "arguments, and ranks is a dict; cache inside the call, by what it depends on, or not at all"),
+    ("changed during iteration", "a dict changed while a loop runs over it: adding or deleting a key stops the loop; "
+     "loop over a copy (list(d.items())), or write the changes into a new dict"),
 )
 
 
@@ -259,6 +263,9 @@ def carried(before: Any, expected: Any, got: Any) -> bool:
             return got == {key: before.get(key, set()) | expected.get(key, set()) for key in {**before, **expected}}
     return False
 
+
+KEPT_PATTERN = ("a pattern built once and kept (a global, a default argument) keeps the first call's special tokens; "
+                "build it from each call's special_tokens")
 
 CARRIED = ("what your function returned holds what its call before returned too: a default argument such as `=[]` or "
            "`={}` is made once, when `def` runs, and kept from call to call (so is a global); make a new one in each "
@@ -283,7 +290,8 @@ def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseEx
         elif error_name(error) == "KeyError" and plain:
             found.append("a KeyError on a dict of counts: a plain dict has no default, so counts[key] += change "
                          "fails for a new key; write counts.get(key, 0) + change (and delete a count that reaches 0)")
-        found += [hint for pitfall, hint in PYTHON_PITFALLS if error_name(error) == "TypeError" and pitfall in text]
+        found += [hint for pitfall, hint in PYTHON_PITFALLS if error_name(error) in ("TypeError", "RuntimeError")
+                  and pitfall in text]
     else:
         def token_ints(value: Any) -> int:
             return sum(1 for leaf, in_tuple in _leaves(value) if in_tuple and type(leaf) is int)

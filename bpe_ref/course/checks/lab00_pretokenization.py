@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from ...corpus import encode_utf8
 from ...pretokenize import count_pretokens, pretokenize, special_token_regex, split_on_special_tokens
+from .compare import KEPT_PATTERN
 from .core import (
-    CheckFailed, Lab, Task, TaskGraders, WrongType, call_learner, difference,
+    Case, CheckFailed, Lab, Task, TaskGraders, WrongType, call_learner, difference,
     passed, plain, same, stretch,
 )
 
@@ -28,8 +29,10 @@ any_text = st.text(st.characters(exclude_categories=("Cs",)), max_size=30)
 
 SPECIAL_TOKENS = ["<|eot|>", "<s>", "<|eot|><s>", "<|", "s>", EOT]
 special_token_lists = st.lists(st.sampled_from(SPECIAL_TOKENS), unique=True, max_size=3)
+# A NUL among the characters: a split that turns each special token into a marker no text "holds" ("\x00"), then cuts at
+# the marker, cuts there too.
 text_around_specials = st.lists(
-    st.sampled_from(["a", "b", " ", "\n", "<", ">", "|", "s", "é", "eot", "<|eot|>", "<s>", EOT]), max_size=14
+    st.sampled_from(["a", "b", " ", "\n", "<", ">", "|", "s", "é", "eot", "<|eot|>", "<s>", EOT, "\x00"]), max_size=14
 ).map("".join)
 # Special tokens that hold regex syntax other than '|' ('.', '(', '+'), in texts that hold them and what an unescaped
 # token would match instead: what task 2's fixed hidden case "a<.>b<->c(x)dx" holds, drawn (a generated input, not
@@ -41,9 +44,12 @@ split_with_syntax = st.tuples(
 # Special tokens one of which starts another, listed in either order, in texts that hold the longer: what the fixed hidden
 # cases "a<s><s>b<s>" and "<|eot|><|eot|><|eot|>" hold, drawn (tokens joined shortest first kept the points of the generated
 # inputs alone under some seeds: the lists of three tokens above seldom hold such a pair and a text that holds the longer).
-split_with_prefixes = st.sampled_from([["<s>", "<s><s>"], ["<|eot|>", "<|eot|><s>"], ["<|", EOT]]).flatmap(st.permutations).flatmap(
-    lambda tokens: st.tuples(st.lists(st.sampled_from(["a", " ", "<s>", *tokens]), min_size=1, max_size=8).map(
-        lambda parts: "".join(parts) + max(tokens, key=len)), st.just(tokens)))
+# And two that overlap ("a<s" ends where "<s>" starts), in a text that ends with both, "a<s>": what the fixed hidden case
+# "xa<s>y<s>" holds (each token cut everywhere in turn, the one listed first first, kept the points of the generated inputs).
+split_with_prefixes = st.sampled_from([["<s>", "<s><s>"], ["<|eot|>", "<|eot|><s>"], ["<|", EOT], ["<s>", "a<s"],
+                                       ["<s>", "a<s"]]).flatmap(st.permutations).flatmap(
+    lambda tokens: st.tuples(st.lists(st.sampled_from(["a", " ", "<s>", "\x00", *tokens]), min_size=1, max_size=8).map(
+        lambda parts: "".join(parts) + ("a<s>" if "a<s" in tokens else max(tokens, key=len))), st.just(tokens)))
 
 PRETOKEN_PIECES = [
     "the", " cat", "Hello", " world", "'s", "'t", "'ll", "'ve", "'re", "'d", "'m", "'", "42", " 7", "3.14",
@@ -159,6 +165,9 @@ def as_it_is_hint(reference: Callable) -> Callable[[tuple, object, object], str 
         if reference is reference_utf8_bytes and got == [ord(character) for character in text]:
             return ("these are the code points (ord), one per character, not the UTF-8 bytes: a character above 127 takes "
                     "2 to 4 bytes; text.encode('utf-8') gives them")
+        if reference is reference_utf8_bytes and got == [0xEF, 0xBB, 0xBF, *expected]:  # type: ignore[misc]
+            return ("your bytes start with a byte order mark (EF BB BF, what 'utf-8-sig' adds): the text's UTF-8 bytes "
+                    "are text.encode('utf-8'), nothing added")
         if reference is reference_utf8_bytes and got == expected[:len(text)]:  # type: ignore[index]
             return (f"one int per character: the text has {len(text)} character(s) and {len(expected)} bytes (a character above "
                     "127 takes 2 to 4): return every byte of text.encode('utf-8'), not as many as the text's length")
@@ -207,7 +216,39 @@ def split_hint(args: tuple, expected: object, got: object) -> str | None:
     """The common slips of task 2: the empty pattern, special tokens used as patterns, the wrong order, the longest
     token cut everywhere before the next, a run of adjacent tokens cut once."""
     return (empty_pattern_hint(args, expected, got) or unescaped_hint(args, expected, got) or order_hint(args, expected, got)
-            or one_token_at_a_time_hint(args, expected, got))
+            or " Or: ".join(hint for hint in (kept_pattern_hint(args, expected, got), one_token_at_a_time_hint(args, expected, got),
+                                              kept_tokens_hint(args, expected, got)) if hint) or None)
+
+
+def kept_pattern_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The pattern escaped after joining, or a marker character cut at."""
+    import regex
+
+    text, special_tokens = args
+    if not special_tokens or got == expected or not isinstance(got, list):
+        return None
+    longest_first = sorted(special_tokens, key=len, reverse=True)
+    if len(special_tokens) > 1 and got == regex.split(regex.escape("|".join(longest_first)), text):
+        return ("regex.escape of the joined pattern escapes its bars too, so it matches the tokens written one after "
+                "the other with '|' between them: escape each token, then join them with '|'")
+    marker = next((character for character in set(text) if got == character.join(expected).split(character)), None)
+    if marker is not None and isinstance(expected, list):
+        return (f"the text holds {marker!r} itself, which you cut at too: a character you put in place of each special "
+                "token is no separator, as any text can hold it; split at the tokens themselves (regex.split)")
+    return None
+
+
+def kept_tokens_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The pieces of another call's special tokens: a pattern built on the first call and kept."""
+    text, special_tokens = args
+    if not special_tokens or got == expected or not isinstance(got, list):
+        return None
+    for case in [*SPLIT.cases, *SPLIT.hidden_cases]:
+        tokens = (case.args if isinstance(case, Case) else case)[1]
+        if tokens and not set(tokens) <= set(special_tokens) and got == split_on_special_tokens(text, tokens):
+            return f"these are the pieces of other special tokens ({tokens!r}) than this call's: {KEPT_PATTERN}"
+    return None
+
 
 
 def one_token_at_a_time_hint(args: tuple, expected: object, got: object) -> str | None:

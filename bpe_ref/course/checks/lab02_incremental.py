@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from hypothesis import strategies as st
 
-from ...train.step01_naive import count_pairs, merge_word, train as train_naive
+from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into_bytes, train as train_naive
 from ..figures.incremental_updates import local_rule_change, overlap_bug_on_counts
 from ...train.step02_incremental import merge_and_update, pair_count_changes, train
 from . import full_update, measured
@@ -68,9 +68,14 @@ changes_inputs = st.tuples(word_and_pair(), st.integers(1, 5)).map(lambda t: (t[
 def per_occurrence_hint(args: tuple, expected: object, got: object) -> str | None:
     """The learner updated around each occurrence of the pair: wrong where occurrences touch."""
     word, pair, frequency = args
+    in_word = ("`pair in word` asks whether the tuple pair is one token of the word, which it never is: the pair is "
+               "in the word when it is one of its windows, pair in zip(word, word[1:])")
     if got == {} and expected and len(merge_word(word, pair)) < 2:
         return (f"the merge leaves {word!r} one token, with no pairs: none is gained, but every pair it had before is lost "
-                "(a change of -frequency each); a word of one token after the merge still has changes")
+                "(a change of -frequency each); a word of one token after the merge still has changes. Or, if you "
+                f"return early when the word lacks the pair: {in_word}")
+    if got == {} and expected:
+        return f"no changes, though the word holds the pair: {in_word}"
     if (isinstance(got, dict) and isinstance(expected, dict) and any(change < 0 for change in expected.values())
             and not any(type(change) is int and change < 0 for change in got.values())):
         return ("the pairs the merge takes away are gone from your changes: their changes are negative. A Counter's - and "
@@ -137,8 +142,48 @@ MERGE_AND_UPDATE = TaskGraders(
     max_examples=150,
 )
 
+STALE_WORK = 20_000  # at most this many words recounted to find a word left stale (a hint, computed on a failure)
+
+
+def stale_word(args: tuple, expected: object, got: object) -> tuple[int, int, int] | None:
+    """``(k, j, m)``: at merge ``k`` (from 0), the first where ``got`` differs, ``got[k]`` is the best pair if word ``j``
+    (pretoken j of ``args[0]``) is left as the first ``m`` merges made it and the others are updated: a trainer that
+    stopped updating that word (the last one skipped, or a word missing from the index from then on). None otherwise."""
+    if not (isinstance(got, list) and isinstance(expected, list) and args and isinstance(args[0], dict)):
+        return None
+    k = next((i for i, (g, e) in enumerate(zip(got, expected)) if g != e), None)
+    pretokens, frequencies = list(args[0]), list(args[0].values())
+    if k is None or not isinstance(got[k], tuple) or len(pretokens) * k * sum(map(len, pretokens)) > STALE_WORK:
+        return None
+    states = [[split_into_bytes(pretoken) for pretoken in pretokens]]
+    for pair in expected[:k]:
+        states.append([merge_word(word, pair) for word in states[-1]])
+    for j in reversed(range(len(pretokens))):
+        for m in range(k):
+            words = states[k][:j] + [states[m][j]] + states[k][j + 1:]
+            counts = count_pairs(dict(zip(words, frequencies)))
+            if counts and best_pair(counts) == got[k] != best_pair(count_pairs(dict(zip(states[k], frequencies)))):
+                return k, j, m
+    return None
+
+
+def stale_word_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The last word never updated (a loop one word short), or another word not updated from some merge on."""
+    found = stale_word(args, expected, got)
+    if found is None:
+        return None
+    k, j, m = found
+    word = list(args[0])[j]
+    if m == 0 and j == len(args[0]) - 1:
+        return (f"the last word, {word!r}, is never updated: with its pairs as they were, {got[k]!r} is the best pair at "
+                f"merge {k + 1}. Loop over every word, the last one too (for i, word in enumerate(words))")
+    return None
+
+
 def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | None:
     """The same pair merged twice in a row: its count was never taken down, so no word was updated."""
+    if stale_word_hint(args, expected, got):
+        return stale_word_hint(args, expected, got)
     if isinstance(got, list) and any(a == b for a, b in zip(got, got[1:])):
         return ("the same pair is merged twice in a row, so the counts did not change after a merge: does every word "
                 "that holds the pair go through merge_and_update? (pair in word asks whether the pair tuple is one "

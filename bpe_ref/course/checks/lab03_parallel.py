@@ -120,20 +120,26 @@ def safe_cuts(text: str, special_tokens: list[str]) -> list[int]:
     return sorted(cuts)
 
 
+# 9,000 bytes of 3-byte characters at a range's start: a character spans its byte 1,024, 2,048, 4,096 and 8,192 (with
+# or without a byte order mark before them), where a range decoded block by block cuts one.
+WIDE = "語" * 3000
+
+
 @st.composite
 def chunk_inputs(draw) -> tuple:
     """A generated file and a range of it between safe cuts; half the time the whole file, ending in a Windows line end
     or a blank one (which a range read in text mode, or decoded through a text wrapper, turns into \\n, and a range
     counted line by line cuts: generated texts held one in a range too seldom to find it under every seed), half of
-    those starting with a byte order mark (a character, which a range decoded as utf-8-sig drops), and half counted
-    with no special token (an <|endoftext|> in it plain text, not one taken by default); of the other half, where two
-    special tokens are listed, half a range that starts at the one listed last, with a piece after it (a range cut
-    short by the first listed token's length, "the token a chunk starts at", kept its points under some seeds)."""
+    those after a run of wide characters (``WIDE``), half starting with a byte order mark (a character, which a range
+    decoded as utf-8-sig drops), and half counted with no special token (an <|endoftext|> in it plain text, not one
+    taken by default); of the other half, where two special tokens are listed, half a range that starts at the one
+    listed last, with a piece after it (a range cut short by the first listed token's length, "the token a chunk
+    starts at", kept its points under some seeds)."""
     text, special_tokens = draw(corpus_texts())
     if draw(st.booleans()):
         counted_with = draw(st.sampled_from([special_tokens, []]))
-        text = (draw(st.sampled_from(["", "\ufeff"])) + text + ("" if counted_with else EOT)
-                + draw(st.sampled_from(["\r\n", "\r\n\r\n"])))
+        text = (draw(st.sampled_from(["", "\ufeff"])) + draw(st.sampled_from(["", WIDE])) + text
+                + ("" if counted_with else EOT) + draw(st.sampled_from(["\r\n", "\r\n\r\n"])))
         return CorpusFile(text.encode("utf-8")), 0, len(text.encode("utf-8")), counted_with
     if len(special_tokens) > 1 and draw(st.booleans()):  # a range that starts at the token listed last
         start = len(text.encode("utf-8"))
@@ -199,6 +205,9 @@ def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("a boundary inside the text, not at a special token, in a file with characters of several bytes: offsets "
                 "count bytes; search the bytes you read (window.find(token)): the str.find of a decoded window counts "
                 "characters (é is 2 bytes, 字 3)")
+    if type(args[1]) is int and args[1] > 0 and got == drifted_boundaries(data, args[1], args[2]) != expected:
+        return ("each guess is i * (size // desired_num_chunks), counted from the file's start: a guess made a chunk on "
+                "from the boundary before drifts further with each token found after its guess, and skips cuts")
     if len(got) == len(expected) and any(g < e for g, e in zip(got, expected)):
         return ("a boundary earlier than expected: after several reads, is the position you add the token's offset to "
                 "the start of the read that found it (not the guess)?")
@@ -206,6 +215,15 @@ def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("a boundary is missing: a special token can straddle two reads (the end of one read, the start of the "
                 "next); keep len(token) - 1 bytes of overlap between reads")
     return None
+
+
+def drifted_boundaries(data: bytes, chunks: int, tokens: list) -> list[int]:
+    """The boundaries of ``data`` with each guess a chunk on from the boundary before, not i chunks from the start."""
+    boundaries = [0]
+    for _ in range(1, chunks):
+        found = [j for j in (data.find(t, boundaries[-1] + len(data) // chunks) for t in tokens) if j != -1]
+        boundaries.append(min(found, default=len(data)))
+    return sorted({*boundaries, len(data)})
 
 
 FIND_TASK = Task("find_chunk_boundaries", ("path", "desired_num_chunks", "split_tokens", "buffer_size"),
@@ -380,6 +398,9 @@ FIND = TaskGraders(
         Case((CorpusFile("café<|endoftext|>字🙂<|endoftext|>".encode()), 2, [EOT.encode()], 3)),
         Case((CorpusFile("ab字字<|endoftext|>cd".encode()), 8, [EOT.encode()], 4096)),  # a token after characters of 3 bytes
         Case((CorpusFile(b"ab<|pad|>cd<|endoftext|>ef<|pad|>gh"), 3, [EOT.encode(), PAD.encode()], 6)),
+        # guesses at 27 and 54 (i * size // 3), though the first cut is at 45: not a chunk on from the cut before
+        Case((CorpusFile(b"ab" + EOT.encode() + b"cdefgh" + EOT.encode() + b"ijklmnopqrs" + EOT.encode() + b"tuvwxyz"
+                         + EOT.encode() + b"end"), 3, [EOT.encode()], 4096)),
     ],
     boundaries_inputs(),
     max_examples=150,
@@ -414,15 +435,23 @@ def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
     data = file_bytes(args[0])
     if not (isinstance(got, dict) and isinstance(expected, dict)):
         return None
-    if data is not None and any(type(key) is bytes and key not in data for key in got):
-        return (f"your counts hold {next(key for key in got if type(key) is bytes and key not in data)!r}, which is "
-                "nowhere in this file: counts kept from an earlier call (a cache keyed by the range, which another "
+    cut_off = ("the range starts with a special token, and your counts miss pretokens after it: count the range's "
+               "bytes as they are (count_pretokens drops the special tokens, whichever it is), do not cut a token off")
+    if data is not None and any(data.startswith(token.encode("utf-8"), args[1]) for token in args[3]) and any(
+            got == count_pretokens(data[args[1] + len(token.encode("utf-8")):args[2]].decode("utf-8", "replace"), args[3])
+            for token in args[3]):
+        return cut_off
+    blanked = data
+    for token in args[3] if data is not None else ():
+        blanked = blanked.replace(token.encode("utf-8"), b"\x00")  # a key found only inside a special token: not here
+    if blanked is not None and any(type(key) is bytes and key not in blanked for key in got):
+        return (f"your counts hold {next(key for key in got if type(key) is bytes and key not in blanked)!r}, which is "
+                "nowhere in this file's text: counts kept from an earlier call (a cache keyed by the range, which another "
                 "file shares)? Count each call's own range")
     if sum(got.values()) > sum(expected.values()):
         return "more pretokens than in the chunk: read exactly end - start bytes, after file.seek(start)"
     if data is not None and any(data.startswith(token.encode("utf-8"), args[1]) for token in args[3]):
-        return ("the range starts with a special token, and your counts miss pretokens after it: count the range's "
-                "bytes as they are (count_pretokens drops the special tokens, whichever it is), do not cut a token off")
+        return cut_off
     return None
 
 
@@ -441,9 +470,17 @@ def from_its_module(function: Callable, *args: object) -> object:
 
 # From the module chunk_counting: task 4's workers import it by name (checked in the kernel; the grading
 # worker imports it from there anyway, and its driver checks again where the trusted side sees only data).
+def chunk_decode_hint(args: tuple, error: BaseException) -> str | None:
+    if error_name(error) == "UnicodeDecodeError":
+        return ("the range starts and ends between characters, but a part of it may not: a block of a fixed size (4096 "
+                "bytes) can end inside a character of several bytes, which then cannot be decoded alone; decode the "
+                "range's bytes whole (read end - start bytes, then data.decode('utf-8'))")
+    return None
+
+
 COUNT_CHUNK_TASK = Task("count_chunk", ("path", "start", "end", "special_tokens"),
                         what="a dict mapping pretokens (bytes) to counts", hint=chunk_hint, provided=PROVIDED,
-                        driver=from_its_module, in_module="chunk_counting")
+                        driver=from_its_module, in_module="chunk_counting", error_hint=chunk_decode_hint)
 
 def verify_chunk_reads(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None:
     """Task 2 says the worker reads bytes [start, end): on the 4 MiB file, for a range of about 32 KiB in its middle
@@ -464,7 +501,8 @@ def verify_chunk_reads(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None
         outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
     mapped_after = mapped_bytes(learner)
     call = f"{task.name}(<a file of {len(data)} bytes>, {start}, {end}, [{EOT!r}])"
-    measured_answer(task, count_chunk, args, outcome, call)
+    with cases_explain_a_failure(task, learner, count_chunk, lambda: COUNT_CHUNK.cases if task is COUNT_CHUNK_TASK else []):
+        measured_answer(task, count_chunk, args, outcome, call)  # a wrong answer told small (lab 03's cases), then here
     mapped = mapped_after - mapped_before if mapped_before is not None and mapped_after is not None else 0
     read = max(reads["bytes"] or 0, mapped)
     if read > len(data) // 4:
@@ -485,6 +523,8 @@ COUNT_CHUNK = TaskGraders(
         Case((CorpusFile(b"low low lower"), 0, 13, [EOT])),
         Case((CorpusFile("café<|endoftext|> café".encode()), 5, 24, [EOT])),
         Case((CorpusFile(b"abc"), 1, 1, [EOT])),  # an empty range
+        # 4,203 bytes, a character of 3 across byte 4,096: the range is decoded whole, not block by block
+        Case((CorpusFile(("語" * 1400 + EOT + "!").encode()), 0, 4214, [EOT])),
     ],
     chunk_inputs(),
     max_examples=100,
@@ -521,6 +561,13 @@ def twice_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+def no_chunks_hint(args: tuple, error: BaseException) -> str | None:
+    if args and args[0] == [] and error_name(error) == "IndexError":
+        return ("no chunks, nothing to add: the total of no counts is {}; start from an empty total (counts[0] is no "
+                "chunk when the list is empty) and add every chunk to it")
+    return None
+
+
 # The caller still holds the chunks' counts: adding into the first dict would change them, and so would a later change of
 # a total that is one of them (returned as it is when it is the only one, or the others are empty): the hidden test's
 # second part calls it through in_a_new_dict on such lists, after the first (whose messages stay those of the counts).
@@ -535,7 +582,7 @@ ONE_FULL_CHUNK = st.tuples(st.dictionaries(st.sampled_from([b"a", b" the", b"\xc
     lambda drawn: ([drawn[0]] if drawn[1] else [{}] * drawn[2] + [drawn[0], {}],))  # alone, or among empty chunks
 
 MERGE_COUNTS = TaskGraders(
-    merge_counts_task(hint=twice_hint),
+    merge_counts_task(hint=twice_hint, error_hint=no_chunks_hint),
     merge_counts,
     [
         ([{b"low": 2, b" low": 1}, {b" low": 3}],),

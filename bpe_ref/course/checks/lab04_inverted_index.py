@@ -38,7 +38,7 @@ from .core import (
     error_name, passed, stretch,
 )
 from .lab01_naive_bpe import corpus_en_case, corpus_graders
-from .lab02_incremental import TRAIN_INPUTS  # lab 02's corpora: a quarter hold a tie only the tuple decides
+from .lab02_incremental import TRAIN_INPUTS, stale_word  # lab 02's corpora: a quarter hold a tie only the tuple decides
 
 # Lab 04 builds on labs 01 and 02: its setup cell imports V1's helpers and lab 02's merge_and_update
 # from bpe_ref; its code may call them, in the learner's kernel and in the grading process (where
@@ -79,6 +79,10 @@ def index_hint(args: tuple, expected: object, got: object) -> str | None:
     if got == {pair: {max(ids)} for pair, ids in expected.items()} != expected:
         return ("each pair lists only the last word that holds it: index[pair] = {i} replaces the ids filed before; "
                 "add the id to the pair's set (index[pair].add(i))")
+    words = args[0] if args and isinstance(args[0], list) else []
+    if got == {pair: {words.index(words[i]) for i in ids} for pair, ids in expected.items()} != expected:
+        return ("equal words have one id each, their positions: words.index(word) gives the first equal word's, so a "
+                "word that comes again is filed under the first one's id; number the words with enumerate(words)")
     if len(values) > 1 and all(v == values[0] for v in values) and len({frozenset(ids) for ids in expected.values()}) > 1:
         return ("every pair lists the same ids: one set shared by all the keys (dict.fromkeys(pairs, set()) puts the same "
                 "set under each; so does a set made once outside the loop); defaultdict(set) makes a new one per key")
@@ -149,6 +153,9 @@ def pairs_with_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("no window found, though the word holds the token: compare tokens with == (`token in pair` does); `is` "
                 "asks whether they are the same object, and train's token, pair[0] + pair[1], is a new one" +
                 (f" (or {last})" if expected == [tuple(word[-2:])] else ""))
+    if got == sorted(expected) != expected:
+        return ("the windows in sorted order: list them left to right, in the order they occur in the word (the order "
+                "zip(word, word[1:]) gives), not sorted")
     if got == list(dict.fromkeys(expected)):
         return ("one entry per window, left to right: a pair that occurs twice in the word is listed twice (the "
                 "index's sets take care of repeats)")
@@ -230,7 +237,19 @@ def early_stop_hint(args: tuple, expected: object, got: object) -> str | None:
 
 def train_hint(args: tuple, expected: object, got: object) -> str | None:
     """Task 3's hints: a merge repeated (a word not updated), a tie broken the wrong way, or a loop stopped early."""
-    return repeated_merge_hint(args, expected, got) or tie_break_hint(args, expected, got) or early_stop_hint(args, expected, got)
+    return (unfiled_hint(args, expected, got) or repeated_merge_hint(args, expected, got) or tie_break_hint(args, expected, got)
+            or early_stop_hint(args, expected, got))
+
+
+def unfiled_hint(args: tuple, expected: object, got: object) -> str | None:
+    """A word the index stopped listing after a merge rewrote it: never visited again, its pairs never updated."""
+    found = stale_word(args, expected, got)
+    if found is None or found[2] == 0:
+        return None
+    k, j, m = found
+    return (f"word {j} ({list(args[0])[j]!r}) was not updated after merge {m}: left as that merge made it, {got[k]!r} is "
+            f"the best pair at merge {k + 1}. After a merge rewrites a word, file its id under every pair it gains "
+            "(index[new_pair].add(i)): index.setdefault(new_pair, {i}) files it only where the pair has no entry yet")
 
 
 def index_key_error_hint(args: tuple, error: BaseException) -> str | None:
@@ -242,7 +261,7 @@ def index_key_error_hint(args: tuple, error: BaseException) -> str | None:
             "from the index: is it index.pop(pair), or index[pair] on a plain dict? The merged pair has no "
             "entry when no word was ever filed under it. A pair that was not in any word at the start appears only "
             "in rewritten words: after merge_and_update rewrites a word, add its id under each pair that pairs_with "
-            "finds for the new token")
+            "finds for the new token, pair[0] + pair[1] (the left token first)")
 
 
 TRAIN_TASK = Task(

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from hypothesis import strategies as st
 
-from ...train.step01_naive import count_pairs, split_into_bytes
+from ...train.step01_naive import count_pairs, merge_word, split_into_bytes
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from ...train.step05_heap import heap_entry, pop_best, train
@@ -222,6 +222,11 @@ def pop_hint(args: tuple, expected: object, got: object) -> str | None:
             return ("an entry too many: drop a stale entry whose pair no longer occurs (not in pair_counts) or whose "
                     "count grew (a fresher entry is in the heap already); and pop the returned pair's entry too")
     returned_e, returned_g = expected.get("returned"), got.get("returned")
+    if (isinstance(returned_e, tuple) and isinstance(returned_g, tuple) and returned_e[:1] == returned_g[:1]
+            and isinstance(returned_g[-1], int) and returned_g[-1] < returned_e[-1]):
+        return (f"the right pair, {returned_g[-1]} stale pops for {returned_e[-1]}: every entry popped before the live one "
+                "is stale and counts, the ones dropped (their pair is gone, or a fresher entry exists) as well as those "
+                "pushed again with their live count")
     if isinstance(returned_e, tuple) and isinstance(returned_g, tuple) and returned_e[:1] != returned_g[:1]:
         return ("an entry is live only when its count equals the pair's count in pair_counts now: an entry that claims "
                 "more (the pair lost count) or less (it gained, and a fresher entry exists) is stale")
@@ -358,10 +363,41 @@ POP_BEST = TaskGraders(POP_TASK, pop_best, POP_CASES, pop_inputs(), max_examples
 # ---- task 3: V5, the heap in V4's loop ---------------------------------------------------------
 
 
+def passed_over_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The best pair passed over for one of a lower count: its count grew in several words at one merge, and its fresh
+    entry was pushed for none of them but the last (a set of grown pairs made again for each word)."""
+    if not (isinstance(got, list) and isinstance(expected, list) and args and isinstance(args[0], dict)):
+        return None
+    k = next((i for i, (g, e) in enumerate(zip(got, expected)) if g != e), None)
+    if k is None or not isinstance(got[k], tuple) or len(args[0]) * k > 5_000:
+        return None
+    words = {split_into_bytes(pretoken): count for pretoken, count in args[0].items()}
+    grew, rewritten = [], []  # per merge: the words in which expected[k] gained occurrences, and how many it rewrote
+    for pair in expected[:k]:
+        merged = {merge_word(word, pair): count for word, count in words.items()}
+        grew.append([new for word, new in zip(words, merged) if count_pairs({new: 1}).get(expected[k], 0)
+                     > count_pairs({word: 1}).get(expected[k], 0)])
+        rewritten.append(sum(new != word for word, new in zip(words, merged)))
+        words = merged
+    counts = count_pairs(words)
+    m = max((i for i, grown in enumerate(grew) if grown), default=None)
+    if m is None or counts.get(got[k], 0) > counts.get(expected[k], 0) or rewritten[m] < 2:
+        return None
+    return (f"merge {k + 1} is {expected[k]!r} (count {counts[expected[k]]}), which never surfaced from the heap: it grew "
+            f"at merge {m + 1}, which rewrote {rewritten[m]} words. Collect the pairs that grow in ANY word a merge "
+            "rewrites (one set, made before the loop over the words) and push a fresh entry for each after that loop")
+
+
 def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | None:
+    if passed_over_hint(args, expected, got):
+        return passed_over_hint(args, expected, got)
     if isinstance(got, list) and any(a == b for a, b in zip(got, got[1:])):
         return ("the same pair is merged twice in a row: after a merge, its pair must be gone from pair_counts (every "
                 "word that holds it goes through merge_and_update), so its entry is stale when it surfaces again")
+    if (isinstance(got, list) and isinstance(expected, list) and len(args) > 1 and type(args[1]) is int
+            and len(got) == max(0, args[1] - 256) < len(expected)):
+        return (f"{len(got)} merges for num_merges={args[1]}: num_merges is the number of merges to make, not a "
+                "vocabulary size (a vocabulary of 256 bytes and one token per merge): make num_merges merges")
     if isinstance(got, list) and isinstance(expected, list) and len(got) < len(expected):
         return ("fewer merges than asked for while pairs are left: does the loop stop when the heap runs out? Push a "
                 "fresh entry for every pair whose count grew (pairs_with(word, token) of each rewritten word)")

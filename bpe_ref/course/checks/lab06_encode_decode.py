@@ -30,6 +30,7 @@ from ...serialization import load_merges, load_vocab, load_vocab_and_merges
 from ...tokenizer import Tokenizer
 from ..trusted.verdicts import current_seed
 from ...train.step01_naive import merge_word, train
+from .compare import KEPT_PATTERN
 from .core import (
     Case, CheckFailed, Lab, Later, Task, TaskGraders, call_learner, check_property, error_name, passed, short_repr,
     stretch,
@@ -104,6 +105,10 @@ def gpt2_label(ranks: dict[Pair, int]) -> str:
 # ---- task 1: merge ranks -------------------------------------------------------------------------
 
 
+FIRST_RANK = ("keep its first rank (dict.setdefault), the earliest merge; a later copy can never apply, since training never "
+              "makes a pair that is already merged")
+
+
 def ranks_hint(args: tuple, expected: object, got: object) -> str | None:
     merges = args[0]
     if not (isinstance(expected, dict) and isinstance(got, dict)) or set(expected) != set(got):
@@ -112,13 +117,19 @@ def ranks_hint(args: tuple, expected: object, got: object) -> str | None:
         return "ranks count from 0: the first merge learned has rank 0 (it becomes token 256 + rank)"
     repeated = [pair for pair in expected if merges.count(pair) > 1]
     if repeated:
-        return (f"{repeated[0]!r} is listed twice: keep its first rank (dict.setdefault), the earliest merge; a later "
-                "copy can never apply, since training never makes a pair that is already merged")
+        return f"{repeated[0]!r} is listed twice: {FIRST_RANK}"
+    return None
+
+
+def repeated_merge_error_hint(args: tuple, error: BaseException) -> str | None:
+    merges = args[0] if args and isinstance(args[0], list) else []
+    if error_name(error) == "ValueError" and len(set(map(tuple, merges))) < len(merges):
+        return f"a merge listed twice is no error: {FIRST_RANK}"
     return None
 
 
 RANKS_TASK = Task("merge_ranks", ("merges",), what="a dict mapping (bytes, bytes) pairs to int ranks", hint=ranks_hint,
-                  provided=PROVIDED)
+                  provided=PROVIDED, error_hint=repeated_merge_error_hint)
 
 RANKS_CASES = [
     ([(b"s", b"t"), (b"e", b"st"), (b"o", b"w")],),
@@ -377,7 +388,8 @@ def changed_between_calls(task: Task, reference: Callable, cases: list, strategy
     its fixed cases visible and hidden, then a few drawn from ``strategy`` (a pretoken, ranks before, ranks after)."""
     return TaskGraders(replace(task, params=("pretoken", "ranks before", "ranks after, the same dict changed in place"),
                                driver=same_ranks_changed, hint=same_ranks_hint, what="a list of the two calls' results",
-                               error_hint=None),  # the task's own error hint reads (pretoken, ranks): not these args
+                               error_hint=task.error_hint and (lambda args, error: task.error_hint((args[0], args[2]), error))),
+                       # the task's own error hint reads (pretoken, ranks): given the second call's
                        reference, cases, strategy, max_examples=10, hidden_cases=cases, hidden_vary=renamed_bytes)
 
 
@@ -456,6 +468,11 @@ def text_hint(args: tuple, expected: object, got: object) -> str | None:
         if token not in specials and any(folded == special.casefold() for special in special_tokens):
             return (f"your tokens hold {token!r}, a special token in another case: a special token matches as it is "
                     "written, case included (no IGNORECASE), as tiktoken's does; other text is ordinary text")
+    for case in [*ENCODE_TEXT.cases, *ENCODE_TEXT.hidden_cases]:
+        tokens = case.args[2] if isinstance(case, Case) else case[2] if isinstance(case, tuple) else []
+        if tokens and not set(tokens) <= set(special_tokens) and got == encode_text(text, ranks, list(tokens)):
+            return (f"these are the tokens of other special tokens ({tokens!r}) than this call's: {KEPT_PATTERN}. Or, if a "
+                    "special token came out as ordinary text: split at every occurrence of each (no maxsplit)")
     got_specials = [token for token in got if token in specials]
     expected_specials = [token for token in expected if token in specials]  # type: ignore[union-attr]
     if got_specials != expected_specials and got_specials == expected_specials[:len(got_specials)]:

@@ -24,6 +24,7 @@ from ...encode.step06_naive import encode_pretoken, merge_ranks
 from ...encode.step07_heap import first_heap, heap_encode, merge_all
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
+from .compare import CARRIED
 from .core import (
     Case, Lab, Task, TaskGraders, passed, stretch,
 )
@@ -72,6 +73,13 @@ def first_heap_hint(args: tuple, expected: object, got: object) -> str | None:
         return "each entry is (rank, position), rank first: the heap pops the lowest rank first, then the leftmost"
     if sorted((rank, position + 1) for rank, position in want) == have:
         return "positions count from 0: the pair (parts[i], parts[i + 1]) has position i, the index of its left part"
+    parts, ranks = args
+    if have != want and have == sorted((rank, parts.index(parts[position])) for rank, position in want):
+        return ("parts.index(part) finds the first equal part, not this one: a pair whose left part came before has "
+                "that one's position; number the positions with range(len(parts) - 1) (or enumerate)")
+    if len(have) > len(want) and any(not (isinstance(entry, tuple) and len(entry) == 2 and entry[1] in range(len(parts) - 1)
+                                          and ranks.get(tuple(parts[entry[1]:entry[1] + 2])) == entry[0]) for entry in have):
+        return f"entries that are no pair of these parts: {CARRIED}"
     if len(have) > len(want):
         return ("an entry for a pair that is not a merge: only pairs in ranks go in (ranks.get(pair) is None for the "
                 "others)")

@@ -249,7 +249,9 @@ def backtrack_hint(args: tuple, expected: object, got: object) -> str | None:
         invalid = [token for token in got if encode_pretoken(token, ranks) != [token]]
         if invalid:
             return (f"{invalid[0]!r} does not encode to itself (BPE makes {encode_pretoken(invalid[0], ranks)!r} of it): "
-                    "only valid tokens can appear in an encoding; leave the others out of the candidates")
+                    "only valid tokens can appear in an encoding; leave the others out of the candidates" + (
+                        "" if invalid[0] in {left + right for left, right in ranks} else f" ({invalid[0]!r} is made by no "
+                        f"merge of these ranks: {OTHER_RANKS})"))
         if got == greedy_longest(pretoken, ranks) and got != expected:
             return ("the longest valid prefix at each step is not always right: the next token must also be compatible "
                     "with the previous one, and when nothing fits, back up (drop the previous token, try a shorter one)")
@@ -260,6 +262,18 @@ def backtrack_hint(args: tuple, expected: object, got: object) -> str | None:
                         "is compatible with the token before it, that position is dead; back up (drop the previous "
                         "token, try a shorter one at its start)")
     return encode_hint(args, expected, got)
+
+
+OTHER_RANKS = ("valid tokens kept from an earlier call (a default argument, a global, a cache keyed by the number of "
+               "merges) are another vocabulary's: build them from this call's ranks")
+
+
+def no_encoding_hint(args: tuple, error: BaseException) -> str | None:
+    if error_name(error) == "IndexError" and "pop from empty list" in str(error):
+        return ("the search backed up past the first token: no encoding was found among your candidates, though BPE's "
+                "own is always there when each of its tokens is a candidate (every byte of the pretoken, and each "
+                f"merge's token that encodes to itself); {OTHER_RANKS}")
+    return None
 
 
 SWAPPED_HINT = ("you call compatible(token, previous): the order of the arguments matters. compatible(left, right) "
@@ -316,7 +330,7 @@ def greedy_longest(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
 
 
 BACKTRACK_TASK = Task("backtrack_encode", ("pretoken", "ranks"), what="a list of bytes tokens", hint=backtrack_hint,
-                      provided=PROVIDED, stand_ins=(compatible,))
+                      provided=PROVIDED, stand_ins=(compatible,), error_hint=no_encoding_hint)
 
 
 def long_piece_case(piece: bytes) -> Case:

@@ -233,6 +233,9 @@ def interleaved_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(times, dict) and times and all(isinstance(t, list) and len(t) == 1 for t in times.values()) and rounds > 1:
         return (f"one time per contender, expected {rounds} (one per round): the times of the rounds before the last are "
                 "lost; make the dict of lists once, before the loop over the rounds, not in it")
+    if isinstance(times, dict) and any(isinstance(t, list) and any(isinstance(x, (int, float)) and x < 0 for x in t)
+                                       for t in times.values()):
+        return "negative times: a call's time is the clock after it minus the clock before it, clock() - start"
     return ("the calls are right but not their times: read the clock just before and just after each call, and "
             "keep the difference for that contender, in round order")
 
@@ -655,6 +658,9 @@ def exponent_hint(args: tuple, expected: object, got: object) -> str | None:
     if any(round(expected * factor, 9) == got for factor in (math.log(10), 1 / math.log(10), math.log(2), 1 / math.log(2))):
         return ("that is the slope times a ratio of logarithms (ln 10 = 2.303, ln 2 = 0.693): log sizes and times with "
                 "the same logarithm (math.log for both), so that its base cancels out")
+    if sizes != sorted(sizes) and len(sizes) == len(seconds) and round(fit_exponent(sorted(sizes), seconds), 9) == got:
+        return ("that is the slope with the sizes sorted and the times not: sizes[i] and seconds[i] are one point, so "
+                "keep each size with its time (or sort the points, zip(sizes, seconds), together)")
     return "the slope of the straight line fitted to (log size, log seconds) by least squares"
 
 
@@ -692,6 +698,9 @@ def exponent_inputs(draw) -> tuple:
     elif kind == 4:  # seven equal sizes whose logarithms' mean rounds off the logarithm (sxx is not 0), as another one
         size = draw(st.sampled_from([5, 6, 10, 11, 17]))
         sizes, seconds = [size] * 7, [c * size**k * draw(NOISE) for _ in range(7)]
+    elif kind > 9:  # the points in another order (no rule sorts them): sizes sorted alone lose their pairs
+        order = draw(st.permutations(range(len(sizes))))
+        sizes, seconds = [sizes[i] for i in order], [seconds[i] for i in order]
     return sizes, seconds
 
 
@@ -745,9 +754,16 @@ def crossover_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(expected, float) and got is None and len(xs) == len(ys_a) == len(ys_b) and expected == float(xs[-1]):
         return (f"a and b are equal at the last point (x = {xs[-1]!r}): a loop over range(len(xs) - 1) never checks "
                 "d[-1] == 0; test d[i] == 0 for every i, the last included")
+    distance = ("that is where |a - b| is 0 only: the distance never changes sign, so a crossing between two points is "
+                "lost; keep the sign of d = a - b, and look for d[i] == 0 or a change of sign between d[i] and d[i + 1]"
+                if expected != got and d and got == value_or_error(crossover, xs, [abs(x) for x in d], [0.0] * len(d))
+                else None)
     if isinstance(expected, float) and got is None and len(xs) > 1 and expected <= xs[1]:
         return (f"they meet at or before the second point (x = {xs[1]!r}): start the scan at the first point, i = 0, "
-                "where d[0] can be 0 and the sign can change between the first two points")
+                "where d[0] can be 0 and the sign can change between the first two points" + (
+                    f". Or, if you took |a - b|: {distance}" if distance else ""))
+    if distance:
+        return distance
     if isinstance(expected, float) and got is None:
         return "they do meet: where a - b changes sign between two points (or is 0 at one), there is a crossing"
     if isinstance(got, (int, float)) and got in [float(x) for x in xs] and expected not in [float(x) for x in xs]:

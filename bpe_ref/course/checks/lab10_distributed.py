@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from ...distributed import count_range, count_ranges, merge_two, plan_ranges, plan_ranges_by_size, tree_reduce
 from ...train.step03_parallel import find_chunk_boundaries
+from .compare import CARRIED
 from .core import (
     Case, CorpusFile, Lab, Later, Task, TaskGraders, error_name, short_repr, stretch,
 )
@@ -188,6 +189,9 @@ def merge_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(total, dict) and any(type(count) is float for count in total.values()):
         return ("a count is a float: counts are ints; total.get(key, 0.0) + count makes every new key's count a float "
                 "(write total.get(key, 0))")
+    if isinstance(total, dict) and isinstance(left, dict) and isinstance(right, dict) and any(
+            key not in left and key not in right for key in total):
+        return f"your sum holds keys neither argument has: {CARRIED}"
     larger = left if len(left) >= len(right) else right
     if total == {key: 2 * count for key, count in larger.items()} and total != expected.get("returned"):
         return ("the larger dict's counts are doubled and the smaller's are missing: after swapping so that left is the "
@@ -322,6 +326,14 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
     unsafe = cut_inside_text(args, got)
     if unsafe:
         return unsafe
+    paths = [{item[0] for item in ranges if isinstance(item, tuple) and item} for ranges in (expected, got)]
+    if len(got) < len(expected) and len(paths[0]) > 1 and len(paths[1]) == 1 and got == [
+            item for item in expected if item[0] == got[0][0]] and got[-1] == expected[-1]:
+        return ("only the last file's ranges: `ranges = [...]` in the loop over the files replaces the ranges of the files "
+                "before it; add each file's to them (ranges += [...] or ranges.extend(...))")
+    if len(got) < len(expected) and paths[0] == paths[1] and len(paths[0]) > 1:
+        return ("every file is there, with fewer ranges: ranges_per_file is a number per file, not a total shared out "
+                "among the files; cut each file with find_chunk_boundaries(path, ranges_per_file, tokens)")
     if len(got) < len(expected):
         return ("fewer ranges than expected: cut each file with find_chunk_boundaries(path, ranges_per_file, tokens) "
                 "and turn consecutive boundaries into ranges; every file gets its own")
