@@ -18,7 +18,7 @@ tests/test_stand_ins.py checks every lab's stand-ins themselves. Running a solut
 to bottom with its exploration goes to one of labs 00 and 03 a run, drawn (the corpora their explorations time
 cut to their first stories: the test needs them to run and plot, not their timings), and ``python -m
 bpe_ref grade`` grades lab 00's solution (tests/test_grading_labs.py). nbgrader's feedback is
-rendered for each lab's honest work and release, and for a few of lab 00's notebooks that the grader
+rendered for each lab's honest work, lab 00's release, and for a few of lab 00's notebooks that the grader
 changed (tests/test_grading_adversarial.py's ``FEEDBACK``), not for every submission; tests/test_mistakes.py
 grades each mistake marked ``seeded`` under one of its secret seeds besides the derandomized draw (``one_of``), and
 lab 02's trainer without its filter (a measured mistake) in the hidden test only. tests/test_sampling.py

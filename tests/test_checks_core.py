@@ -290,6 +290,57 @@ def test_the_trap_restores_the_reference_afterwards(lab01):
     assert bpe_ref.train.step01_naive.train({b"ab": 2}, 1) == [(b"a", b"b")]
 
 
+def test_the_trap_looks_for_the_reference_again_only_when_the_modules_changed(monkeypatch):
+    """Each call of a learner's function in the kernel has the reference trapped; a property test makes hundreds. A scan
+    of ``sys.modules`` for bpe_ref's modules (about 0.8 ms where the suite's 1,500 are loaded, a quarter of lab 00's
+    in-process grading) is made again only when the number of modules loaded changed, and a module added, or a
+    function added to one, is still trapped at the next call."""
+    import types
+
+    from bpe_ref.course.checks import trap
+
+    scans = []
+
+    class Watched:  # sys.modules, its full scans counted
+        def __len__(self):
+            return len(sys.modules)
+
+        def get(self, name):
+            return sys.modules.get(name)
+
+        def items(self):
+            scans.append(1)
+            return sys.modules.items()
+
+    monkeypatch.setattr(trap, "sys", types.SimpleNamespace(modules=Watched()))
+
+    def defined(source: str):  # a function whose code lives in the package, as the reference's does
+        namespace = {"__name__": "bpe_ref.probe"}
+        exec(compile(source, str(trap.PACKAGE_DIR / "probe.py"), "exec"), namespace)
+        return next(value for value in namespace.values() if isinstance(value, types.FunctionType))
+
+    with trap.reference_trapped():
+        pass
+    scans.clear()
+    for _ in range(20):
+        with trap.reference_trapped() as calls:
+            with pytest.raises(trap.ReferenceSolverCalled):
+                bpe_ref.train.step01_naive.train({b"ab": 2}, 1)
+    assert scans == [] and calls == ["bpe_ref.train.step01_naive.train"]
+    probe = types.ModuleType("bpe_ref.probe")
+    probe.first = defined("def first():\n    return 1\n")
+    monkeypatch.setitem(sys.modules, "bpe_ref.probe", probe)  # a module more
+    with trap.reference_trapped() as calls:
+        with pytest.raises(trap.ReferenceSolverCalled):
+            probe.first()
+    probe.second = defined("def second():\n    return 2\n")  # a function more, as many modules
+    with trap.reference_trapped() as calls:
+        with pytest.raises(trap.ReferenceSolverCalled):
+            probe.second()
+    assert calls == ["bpe_ref.probe.second"] and len(scans) == 2
+    assert probe.first() == 1 and probe.second() == 2 and bpe_ref.train.step01_naive.train({b"ab": 2}, 1) == [(b"a", b"b")]
+
+
 def test_a_learner_function_calling_another_that_cheats_is_refused(lab01):
     namespace = {}
     exec(

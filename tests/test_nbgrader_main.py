@@ -121,3 +121,33 @@ def test_the_launcher_starts_the_classrooms_hub_and_servers_without_the_iri_gram
     assert result.returncode == 0, result.stdout + result.stderr
     made_gradebooks = "head_revision" if program == "jupyterhub-singleuser" else "None"
     assert result.stdout.split() == ["['-f',", "'config.py']", "skipped", made_gradebooks], result.stdout
+
+
+def test_nbgrader_checks_each_cells_metadata_and_its_own_schema_once(monkeypatch):
+    """nbgrader checked its schema again with every cell it checked (``jsonschema.validate``, 1.2 ms of CPU a cell):
+    with the launcher, once per process; a cell's metadata is still checked, with jsonschema's own error."""
+    import jsonschema
+    import nbgrader.nbgraderformat.common as common
+    from nbformat.notebooknode import from_dict
+    from nbgrader.nbgraderformat import MetadataValidator
+
+    from bpe_ref.course.nbgrader_main import schema_checked_once
+
+    monkeypatch.setattr(common, "jsonschema", common.jsonschema)  # put back after the test
+    validator = MetadataValidator()
+    kind = jsonschema.validators.validator_for(validator.schema)
+    checks = []
+    check_schema = kind.check_schema
+    monkeypatch.setattr(kind, "check_schema", classmethod(lambda cls, schema: checks.append(1) or check_schema(schema)))
+    schema_checked_once()
+    meta = {"grade": True, "grade_id": "task1", "locked": True, "points": 2, "schema_version": validator.schema_version,
+            "solution": False, "task": False}
+    for _ in range(30):
+        validator.validate_cell(from_dict({"cell_type": "code", "metadata": {"nbgrader": meta}}))
+    assert checks == [1]
+    wrong = {**meta, "points": "two"}
+    with pytest.raises(jsonschema.ValidationError) as raised:
+        validator.validate_cell(from_dict({"cell_type": "code", "metadata": {"nbgrader": wrong}}))
+    with pytest.raises(jsonschema.ValidationError) as expected:
+        jsonschema.validate(wrong, validator.schema)
+    assert str(raised.value) == str(expected.value)
