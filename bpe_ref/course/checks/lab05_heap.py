@@ -388,7 +388,26 @@ def passed_over_hint(args: tuple, expected: object, got: object) -> str | None:
             "rewrites (one set, made before the loop over the words) and push a fresh entry for each after that loop")
 
 
+def no_fresh_entry_hint(expected: object, got: object) -> str | None:
+    """A loop that pushes no fresh entry merges only pairs of single bytes (the first heap's): the pair expected holds a
+    token an earlier merge made. Told before the pair passed over by a set of grown pairs made per word, which pushes some."""
+    if not (isinstance(got, list) and isinstance(expected, list)):
+        return None
+    differ = next((i for i, (e, g) in enumerate(zip(expected, got)) if e != g), None)
+    if differ is None or not isinstance(expected[differ], tuple):
+        return None
+    made = {a + b for a, b in expected[:differ] if isinstance(a, bytes) and isinstance(b, bytes)}
+    if any(part in made for part in expected[differ]) and all(
+            isinstance(pair, tuple) and all(isinstance(part, bytes) and len(part) == 1 for part in pair) for pair in got):
+        return ("the expected pair holds a token an earlier merge made: its count only grew after that merge, so "
+                "it needs a fresh entry then. Did you push heap_entry(count, pair) for each pair that "
+                "pairs_with(word, token) finds in the rewritten words?")
+    return None
+
+
 def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | None:
+    if no_fresh_entry_hint(expected, got):
+        return no_fresh_entry_hint(expected, got)
     if passed_over_hint(args, expected, got):
         return passed_over_hint(args, expected, got)
     if isinstance(got, list) and any(a == b for a, b in zip(got, got[1:])):
@@ -401,15 +420,6 @@ def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | Non
     if isinstance(got, list) and isinstance(expected, list) and len(got) < len(expected):
         return ("fewer merges than asked for while pairs are left: does the loop stop when the heap runs out? Push a "
                 "fresh entry for every pair whose count grew (pairs_with(word, token) of each rewritten word)")
-    if isinstance(got, list) and isinstance(expected, list):
-        differ = next((i for i, (e, g) in enumerate(zip(expected, got)) if e != g), None)
-        if differ is not None and isinstance(expected[differ], tuple):
-            made = {a + b for a, b in expected[:differ] if isinstance(a, bytes) and isinstance(b, bytes)}
-            if any(part in made for part in expected[differ]) and all(  # a loop that pushes no fresh entry merges
-                    isinstance(part, bytes) and len(part) == 1 for pair in got for part in pair):  # only pairs of bytes
-                return ("the expected pair holds a token an earlier merge made: its count only grew after that merge, so "
-                        "it needs a fresh entry then. Did you push heap_entry(count, pair) for each pair that "
-                        "pairs_with(word, token) finds in the rewritten words?")
     return None
 
 
