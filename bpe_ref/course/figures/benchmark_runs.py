@@ -28,7 +28,7 @@ from ...measure import interleaved, peak_memory, timed
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ..bench.common import corpus_counts, in_fresh_process, load_average, peak_rss_mib, record
 from ..bench.train import ladder as train_ladder, runner
-from .common import distinct_pairs, mean_length, write_json
+from .common import distinct_pairs, mean_length, repo_relative, write_json
 
 RESULTS_DIR = REPO_ROOT / "theory" / "benchmarks" / "measuring"
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
@@ -50,10 +50,6 @@ NOISE_CORPUS = TINYSTORIES_VALID
 NOISE_PAIR = ("heap", "linked_list")
 NOISE_ROUNDS = 15
 SECTIONS = ("ladder", "growth", "clocks", "memory", "encoding", "noise")
-
-
-def relative(path: Path) -> str:
-    return path.resolve().relative_to(REPO_ROOT).as_posix()
 
 
 def corpus_shape(path: Path) -> dict:
@@ -83,7 +79,7 @@ def ladder(rounds: int) -> dict:
         progress(f"ladder: vocabulary {vocab}, {rounds} rounds of {len(TRAINERS) + 1} contenders...")
         runs.append({"vocab_size": vocab, "merges": vocab - 256 - len(SPECIAL_TOKENS),
                      "seconds": on_cpu(path, vocab, TRAINERS, rounds)})
-    return {"corpus": relative(path), "shape": corpus_shape(path), "rounds": rounds, "clock": "time.process_time",
+    return {"corpus": repo_relative(path), "shape": corpus_shape(path), "rounds": rounds, "clock": "time.process_time",
             "runs": runs}
 
 
@@ -110,7 +106,7 @@ def growth(rounds: int) -> dict:
             progress(f"growth: {fraction:.3f} of the corpus...")
             by_size.append({"fraction": fraction, "shape": corpus_shape(prefix),
                             "seconds": on_cpu(prefix, GROWTH_SIZE_VOCAB, trainers, rounds)})
-    return {"corpus": relative(path), "rounds": rounds, "clock": "time.process_time", "size_vocab": GROWTH_SIZE_VOCAB,
+    return {"corpus": repo_relative(path), "rounds": rounds, "clock": "time.process_time", "size_vocab": GROWTH_SIZE_VOCAB,
             "by_vocab": by_vocab, "by_size": by_size}
 
 
@@ -123,7 +119,7 @@ def clocks(rounds: int) -> dict:
         "time.sleep(0.2)": lambda: time.sleep(0.2),
     }
     progress("clocks: wall time, then process time...")
-    return {"corpus": relative(path), "vocab_size": CLOCKS_VOCAB, "rounds": rounds, "cpus": os.cpu_count(),
+    return {"corpus": repo_relative(path), "vocab_size": CLOCKS_VOCAB, "rounds": rounds, "cpus": os.cpu_count(),
             "wall": interleaved(contenders, rounds, clock=time.perf_counter),
             "process": interleaved(contenders, rounds, clock=time.process_time)}
 
@@ -150,7 +146,7 @@ def memory(rounds: int) -> dict:
         progress(f"memory: {label}...")
         rows[label] = {key: value for kind in ("tracemalloc", "rss")
                        for key, value in in_fresh_process(memory_one, label, kind, env={"RAYON_NUM_THREADS": "1"}).items()}
-    return {"corpus": relative(data_file(GROWTH_CORPUS)), "vocab_size": MEMORY_VOCAB, "rows": rows}
+    return {"corpus": repo_relative(data_file(GROWTH_CORPUS)), "vocab_size": MEMORY_VOCAB, "rows": rows}
 
 
 def encoding(rounds: int) -> dict:
@@ -167,7 +163,7 @@ def encoding(rounds: int) -> dict:
                   "HF encode_batch of documents (1 thread)": lambda: hf.encode_batch(documents)}
     progress(f"encoding: {rounds} rounds...")
     tok.encode(text)  # fill the cache: "warm" follows "cold" in one round of the rotation only
-    return {"corpus": relative(path), "bytes": len(text.encode("utf-8")), "tokens": len(expected), "rounds": rounds,
+    return {"corpus": repo_relative(path), "bytes": len(text.encode("utf-8")), "tokens": len(expected), "rounds": rounds,
             "seconds": interleaved(contenders, rounds)}
 
 
@@ -189,7 +185,7 @@ def noise(rounds: int) -> dict:
     readings.clear()
     blocks = {label: interleaved({label: contenders[label]}, NOISE_ROUNDS, clock=clock)[label] for label in NOISE_PAIR}
     block_readings = [t - origin for t in readings]
-    return {"corpus": relative(path), "vocab_size": CLOCKS_VOCAB, "rounds": NOISE_ROUNDS,
+    return {"corpus": repo_relative(path), "vocab_size": CLOCKS_VOCAB, "rounds": NOISE_ROUNDS,
             "interleaved": {"seconds": together, "starts": together_readings[::2]},
             "blocks": {"seconds": blocks, "starts": block_readings[::2]}}
 
