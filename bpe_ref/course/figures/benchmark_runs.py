@@ -26,7 +26,7 @@ from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, TINYSTORIES_2MIB, TINYSTORIES_VALID, data_file
 from ...measure import interleaved, peak_memory, timed
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
-from ..bench.common import corpus_counts, in_fresh_process, load_average, peak_rss_mib, record
+from ..bench.common import at_least_one, corpus_counts, in_fresh_process, load_average, peak_rss_mib, record
 from ..bench.train import ladder as train_ladder, runner
 from .common import distinct_pairs, mean_length, repo_relative, write_json
 
@@ -203,12 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bpe_ref.course.figures.benchmark_runs",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", choices=SECTIONS, action="append", help="run this section only (repeatable)")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per comparison (default 3; "
+    parser.add_argument("--rounds", type=at_least_one, default=3, help="interleaved rounds per comparison (default 3; "
                         "encoding takes twice as many)")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="output folder")
     args = parser.parse_args(argv)
-    if args.rounds < 1:
-        parser.error(f"--rounds must be at least 1, got {args.rounds}")
     for name in args.only or SECTIONS:
         rounds = 2 * args.rounds if name == "encoding" else args.rounds
         env = {} if name == "clocks" else {"RAYON_NUM_THREADS": "1"}  # HF on one thread, but for clocks

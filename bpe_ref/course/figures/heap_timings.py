@@ -21,7 +21,7 @@ from ...train.driver import collector_paused
 from ...train.step04_inverted_index import merge_steps as v4_merge_steps
 from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_linked_list import merge_steps as linked_list_merge_steps
-from ..bench.common import record
+from ..bench.common import at_least_one, record
 from .common import corpus_counts, mean_length, repo_relative, write_json
 
 CROSSOVER_JSON = REPO_ROOT / "theory" / "benchmarks" / "heap" / "crossover.json"
@@ -113,7 +113,7 @@ def measure_word_length(repeats: int = 5) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
     parser.add_argument("--merges", type=int, default=3000)
-    parser.add_argument("--repeats", type=int, help="runs per trainer (default: 3 for the crossover, 5 for the "
+    parser.add_argument("--repeats", type=at_least_one, help="runs per trainer (default: 3 for the crossover, 5 for the "
                         "word length, whose shortest runs take a tenth of a second)")
     parser.add_argument("--out", type=Path, default=CROSSOVER_JSON.parent, help="output folder")
     parser.add_argument("--only", choices=("crossover", "word-length"), help="one of the two measurements")
