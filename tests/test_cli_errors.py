@@ -102,10 +102,13 @@ def test_a_command_imports_only_its_own_module() -> None:
 
 @pytest.mark.parametrize("command", [
     ["bench", "parallel", "--repeats"], ["bench", "distributed", "--repeats"], ["bench", "encode", "--rounds"],
+    ["autograde", "01_naive_bpe", "--jobs"], ["train", "--workers"],
+    ["encode-corpus", "corpus.txt", "--model", "model", "--out", "ids.npy", "--engine", "dask", "--workers"],
 ])
 @pytest.mark.parametrize("count", ["0", "-3"])
-def test_a_benchmark_refuses_no_runs_when_parsing(command: list[str], count: str, capsys) -> None:
-    # `bench encode --rounds 0` used to run the default 7 rounds (0 read as "not given").
+def test_a_count_option_refuses_less_than_one_when_parsing(command: list[str], count: str, capsys) -> None:
+    # `bench encode --rounds 0` used to run the default 7 rounds and `train --method parallel --workers 0`
+    # to train on every core (0 read as "not given"); `train --workers 0` failed in step 03, after its plan.
     with pytest.raises(SystemExit) as exit_:
         main([*command, count])
     assert exit_.value.code == 2

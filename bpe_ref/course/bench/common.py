@@ -279,13 +279,6 @@ def markdown_sections(sections: Sequence[Section], heading: str = "##") -> str:
 
 # What every benchmark command has: its options for output, its results page and JSON
 
-def at_least_one(text: str) -> int:
-    """The type of a ``--repeats`` or ``--rounds`` option: a whole number of 1 or more (a median of no run is none)."""
-    number = int(text)
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {number}")
-    return number
-
 
 def add_output_arguments(parser: argparse.ArgumentParser, name: str, what: str) -> None:
     """``--out`` (``theory/benchmarks/NAME`` by default; ``what`` is written there) and ``--no-write``."""

@@ -23,7 +23,8 @@ from ...corpus import read_corpus
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize
 from ...measure import fit_exponent
-from .common import (add_output_arguments, announce, at_least_one, corpus_counts, deep_size, load_average, markdown_sections,
+from ..commands import at_least_one
+from .common import (add_output_arguments, announce, corpus_counts, deep_size, load_average, markdown_sections,
                      median_time, pair_counts, today, write_results)
 
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)

@@ -24,7 +24,8 @@ from pathlib import Path
 from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE, data_file
 from ...measure import fit_exponent as fitted_exponent, median, paired_ratio
 from ...pretokenize import PRETOKEN_RE
-from .common import (add_output_arguments, announce, at_least_one, grouped_bars, growth, load_average, markdown_sections,
+from ..commands import at_least_one
+from .common import (add_output_arguments, announce, grouped_bars, growth, load_average, markdown_sections,
                      markdown_targets, name_axes, print_tables, print_targets, pyplot, save_png, wall_and_cpu, write_results)
 
 CORPORA = {

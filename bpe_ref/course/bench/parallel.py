@@ -19,7 +19,8 @@ from pathlib import Path
 
 from ...data_files import TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
-from .common import (Laps, add_output_arguments, announce, at_least_one, fixed_width_table, in_fresh_process, markdown_table, median,
+from ..commands import at_least_one
+from .common import (Laps, add_output_arguments, announce, fixed_width_table, in_fresh_process, markdown_table, median,
                      name_axes, pyplot, ratio, save_png, today, write_results)
 
 SIZES_MIB = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)

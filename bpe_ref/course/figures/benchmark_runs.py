@@ -26,7 +26,8 @@ from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, TINYSTORIES_2MIB, TINYSTORIES_VALID, data_file
 from ...measure import interleaved, peak_memory, timed
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
-from ..bench.common import at_least_one, corpus_counts, in_fresh_process, load_average, peak_rss_mib, record
+from ..commands import at_least_one
+from ..bench.common import corpus_counts, in_fresh_process, load_average, peak_rss_mib, record
 from ..bench.train import ladder as train_ladder, runner
 from .common import distinct_pairs, mean_length, repo_relative, write_json
 

@@ -21,7 +21,8 @@ from ...train.driver import collector_paused
 from ...train.step04_inverted_index import merge_steps as v4_merge_steps
 from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_linked_list import merge_steps as linked_list_merge_steps
-from ..bench.common import at_least_one, record
+from ..commands import at_least_one
+from ..bench.common import record
 from .common import corpus_counts, mean_length, repo_relative, write_json
 
 CROSSOVER_JSON = REPO_ROOT / "theory" / "benchmarks" / "heap" / "crossover.json"

@@ -19,7 +19,8 @@ from pathlib import Path
 from ...data_files import REPO_ROOT
 from ...measure import fit_exponent
 from ...tokenizer import Tokenizer
-from ..bench.common import at_least_one, growth, record
+from ..commands import at_least_one
+from ..bench.common import growth, record
 from ..interop import to_tiktoken
 from .common import write_json
 
