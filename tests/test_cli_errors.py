@@ -98,3 +98,31 @@ def test_a_command_imports_only_its_own_module() -> None:
             "print(sorted(m for m in sys.modules if m.startswith('bpe_ref.course.commands.') or m.startswith('bpe_ref.course.bench.')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
     assert loaded == "['bpe_ref.course.commands.handout']", loaded
+
+
+@pytest.mark.parametrize("command", [
+    ["bench", "parallel", "--repeats"], ["bench", "distributed", "--repeats"], ["bench", "encode", "--rounds"],
+    ["autograde", "01_naive_bpe", "--jobs"], ["train", "--workers"],
+    ["encode-corpus", "corpus.txt", "--model", "model", "--out", "ids.npy", "--engine", "dask", "--workers"],
+])
+@pytest.mark.parametrize("count", ["0", "-3"])
+def test_a_count_option_refuses_less_than_one_when_parsing(command: list[str], count: str, capsys) -> None:
+    # `bench encode --rounds 0` used to run the default 7 rounds and `train --method parallel --workers 0`
+    # to train on every core (0 read as "not given"); `train --workers 0` failed in step 03, after its plan.
+    with pytest.raises(SystemExit) as exit_:
+        main([*command, count])
+    assert exit_.value.code == 2
+    assert error_lines(capsys)[-1].endswith(f"error: argument {command[-1]}: must be at least 1, got {count}")
+
+
+@pytest.mark.parametrize("module, option", [
+    ("benchmark_runs", "--rounds"), ("heap_timings", "--repeats"), ("long_pieces", "--repeats"),
+])
+def test_a_page_measurement_refuses_no_runs_when_parsing(module: str, option: str, capsys) -> None:
+    # heap_timings and long_pieces took 0 and failed later, on the median of no runs.
+    from importlib import import_module
+
+    with pytest.raises(SystemExit) as exit_:
+        import_module(f"bpe_ref.course.figures.{module}").main([option, "0"])
+    assert exit_.value.code == 2
+    assert error_lines(capsys)[-1].endswith(f"error: argument {option}: must be at least 1, got 0")

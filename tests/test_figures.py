@@ -744,3 +744,20 @@ def test_page10_diff_is_the_distributed_count_against_step03s():
     assert "+++ step 10: bpe_ref/distributed/pretoken_counts.py (count_pretokens_with)" in diff
     assert "-    with ProcessPoolExecutor(" in diff and "+    total = count_ranges(ranges, special_tokens, as_task=" in diff
     assert snippets()["10-diff-from-03.md"] == diff
+
+
+def test_a_missing_measurement_is_an_error_never_a_placeholder_quoted_into_a_page(tmp_path):
+    from bpe_ref.course.figures import beyond_one_machine, parallel_pretokenization
+
+    with pytest.raises(FileNotFoundError):
+        parallel_pretokenization.benchmark_snippet(tmp_path / "results.json")
+    with pytest.raises(KeyError, match="dask_message"):
+        beyond_one_machine.dask_message_sentence({"file": "x.txt", "rows": []})
+
+
+def test_committed_measurements_name_files_from_the_repository_root():
+    from bpe_ref.course.figures.common import REPO_ROOT, repo_relative
+
+    assert repo_relative(REPO_ROOT / "theory" / ".." / "data" / "x.txt") == "data/x.txt"
+    with pytest.raises(ValueError):
+        repo_relative(REPO_ROOT.parent / "elsewhere.txt")

@@ -279,6 +279,7 @@ def markdown_sections(sections: Sequence[Section], heading: str = "##") -> str:
 
 # What every benchmark command has: its options for output, its results page and JSON
 
+
 def add_output_arguments(parser: argparse.ArgumentParser, name: str, what: str) -> None:
     """``--out`` (``theory/benchmarks/NAME`` by default; ``what`` is written there) and ``--no-write``."""
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / name, help=f"where to write {what}")

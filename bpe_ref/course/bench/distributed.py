@@ -23,8 +23,9 @@ from ...corpus import read_corpus
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_SAMPLE
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize
 from ...measure import fit_exponent
-from .common import (add_output_arguments, announce, corpus_counts, deep_size, load_average, markdown_sections, median_time, pair_counts,
-                     today, write_results)
+from ..commands import at_least_one
+from .common import (add_output_arguments, announce, corpus_counts, deep_size, load_average, markdown_sections,
+                     median_time, pair_counts, today, write_results)
 
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
 # (label, file): the shipped corpora of more than 100 KB, as page 10 names them
@@ -213,7 +214,7 @@ def fit_heaps(points: list[dict]) -> tuple[float, float]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--repeats", type=int, default=5, help="repeats of each timing (median)")
+    parser.add_argument("--repeats", type=at_least_one, default=5, help="repeats of each timing (median)")
     parser.add_argument("--quick", action="store_true", help="one run of each timing: checks the benchmark runs")
     add_output_arguments(parser, "distributed", "results.json and README.md")
 
@@ -221,8 +222,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.quick:
         args.repeats = 1
-    if args.repeats < 1:
-        raise ValueError(f"--repeats must be at least 1, got {args.repeats}")
     machine, started = announce()
     print("1/4 distinct pretokens of growing prefixes (Heaps' law)...", flush=True)
     heaps = {label: heaps_points(path) for label, path in CORPORA}

@@ -24,6 +24,7 @@ from pathlib import Path
 from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE, data_file
 from ...measure import fit_exponent as fitted_exponent, median, paired_ratio
 from ...pretokenize import PRETOKEN_RE
+from ..commands import at_least_one
 from .common import (add_output_arguments, announce, grouped_bars, growth, load_average, markdown_sections,
                      markdown_targets, name_axes, print_tables, print_targets, pyplot, save_png, wall_and_cpu, write_results)
 
@@ -392,7 +393,7 @@ def plot_throughput(encoding: dict, encoders: dict, decoding: dict, path: Path) 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true", help="a small plan that checks the benchmark runs (~1.5 min)")
-    parser.add_argument("--rounds", type=int, default=None, help="rounds of the throughput timings (default 7, quick 3)")
+    parser.add_argument("--rounds", type=at_least_one, default=None, help="rounds of the throughput timings (default 7, quick 3)")
     parser.add_argument("--budget", type=float, default=5.0,
                         help="worst case: an encoder whose run takes longer stops growing (default 5 s)")
     add_output_arguments(parser, "encode", "README.md and the plots")
@@ -404,8 +405,6 @@ def run(args: argparse.Namespace) -> int:
     from .exact_counts import counting_section
 
     rounds = args.rounds or (3 if args.quick else 7)
-    if rounds < 1:
-        raise ValueError(f"--rounds must be at least 1, got {rounds}")
     load_before = load_average()
     out = sys.stdout
     machine, started = announce(out)

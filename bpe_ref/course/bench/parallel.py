@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ...data_files import TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
+from ..commands import at_least_one
 from .common import (Laps, add_output_arguments, announce, fixed_width_table, in_fresh_process, markdown_table, median,
                      name_axes, pyplot, ratio, save_png, today, write_results)
 
@@ -139,13 +140,11 @@ def plot(results: list[dict], path: Path) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true", help="two sizes, two repeats: checks the benchmark runs")
-    parser.add_argument("--repeats", type=int, default=5, help="fresh-process runs per size and contender (median)")
+    parser.add_argument("--repeats", type=at_least_one, default=5, help="fresh-process runs per size and contender (median)")
     add_output_arguments(parser, "parallel", "README.md, results.json and the plot")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.repeats < 1:
-        raise ValueError(f"--repeats must be at least 1, got {args.repeats}")
     sizes = QUICK_SIZES_MIB if args.quick else SIZES_MIB
     repeats = 2 if args.quick else args.repeats
     contenders = {name: how for name, how in CONTENDERS.items()

@@ -1,5 +1,6 @@
 """The commands of ``python -m bpe_ref`` (one module each; :mod:`bpe_ref.course.cli` routes to them), and what
-several of them share: output checks, the special-token options, loading a saved model, a progress bar."""
+several of them share (the benchmarks too): output checks, count and special-token options, loading a saved
+model, a progress bar."""
 
 from __future__ import annotations
 
@@ -21,6 +22,15 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     ('1 byte', '0 merges', '1,234 tokens')
     """
     return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def at_least_one(text: str) -> int:
+    """The type of a count option (``--repeats``, ``--rounds``, ``--jobs``, ``--workers``): a whole number of 1 or
+    more, checked when the command line is parsed, before any work."""
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {number}")
+    return number
 
 
 def _writable_folder(folder: Path, what: str) -> None:

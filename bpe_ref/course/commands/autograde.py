@@ -20,12 +20,13 @@ import sys
 from pathlib import Path
 
 from ..printable import shown
+from . import at_least_one
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("lab", help="the lab to autograde, e.g. 01_naive_bpe (released with nbgrader generate_assignment)")
-    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
-                        help="nbgrader processes at once (default: this machine's cores)")
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    parser.add_argument("--jobs", type=at_least_one, default=cores, help="nbgrader processes at once (default: this machine's cores)")
     parser.add_argument("--force", action="store_true", help="grade again the submissions graded already (nbgrader's --force)")
     parser.add_argument("--course", type=Path, default=Path("."), help="the course folder (default: the current folder)")
 
@@ -83,8 +84,6 @@ def run(args: argparse.Namespace) -> int:
     if not (course / "gradebook.db").exists() or not (course / "solutions" / lab).is_dir():
         raise FileNotFoundError(f"{course.resolve()} has no gradebook.db or no solutions/{lab}: run this in the course folder "
                                 f"(or pass --course), after nbgrader generate_assignment {lab}")
-    if args.jobs < 1:
-        raise ValueError(f"--jobs {args.jobs}: give 1 or more")
     students = students_of(course, lab)
     if not students:
         print(f"No submissions of {lab} in {course / 'submitted'}.")

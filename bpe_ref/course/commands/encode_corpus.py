@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from . import add_special_token_arguments, check_output_file, load_model, plural, progress_bar, special_tokens_of
+from . import add_special_token_arguments, at_least_one, check_output_file, load_model, plural, progress_bar, special_tokens_of
 from .engine import add_engine_arguments, check_engine_arguments, dask_client
 
 RANGE_BYTES = 8 << 20  # at most about this much text per range (where special tokens allow a cut)
@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, metavar="FILE",
                         help="the .npy file to write (uint16 ids, or uint32 for a vocabulary with ids of 65,536 or more)")
     add_special_token_arguments(parser)
-    parser.add_argument("--workers", type=int, default=None,
+    parser.add_argument("--workers", type=at_least_one, default=None,
                         help="with --engine dask: the workers of the local cluster (default: one per core)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_engine_arguments(parser, "one process, one range after another")

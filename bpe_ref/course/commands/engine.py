@@ -31,8 +31,6 @@ def check_engine_arguments(args: argparse.Namespace) -> None:
     """Options that do not go together, refused before any work."""
     if args.scheduler is not None and args.engine != "dask":
         raise ValueError("--scheduler is for --engine dask (pass both)")
-    if args.engine == "dask" and args.workers is not None and args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, got {args.workers}")
     if args.engine == "dask" and importlib.util.find_spec("distributed") is None:
         raise ValueError("--engine dask needs the dask and distributed packages: pip install -e \".[dev]\"")
 

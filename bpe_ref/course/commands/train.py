@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ...data_files import TINYSTORIES_SAMPLE
 from ...train import DEFAULT_TRAIN_METHOD, TRAIN_METHODS, num_merges_for
-from . import add_special_token_arguments, check_output_folder, plural, special_tokens_of
+from . import add_special_token_arguments, at_least_one, check_output_folder, plural, special_tokens_of
 from .engine import add_engine_arguments, check_engine_arguments, dask_client
 
 SHOWN_MERGES = 10
@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_special_token_arguments(parser, without="train with no special token at all")
     parser.add_argument("--method", choices=TRAIN_METHODS, default=DEFAULT_TRAIN_METHOD,
                         help=f"which trainer of the course's ladder (default: {DEFAULT_TRAIN_METHOD})")
-    parser.add_argument("--workers", type=int, default=None,
+    parser.add_argument("--workers", type=at_least_one, default=None,
                         help="processes for pretokenization (default: 1; all cores for --method parallel); with "
                              "--engine dask, the workers of the local cluster (default: one per core)")
     parser.add_argument("--out", type=Path, default=None,

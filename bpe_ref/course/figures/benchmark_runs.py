@@ -26,9 +26,10 @@ from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, TINYSTORIES_2MIB, TINYSTORIES_VALID, data_file
 from ...measure import interleaved, peak_memory, timed
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
+from ..commands import at_least_one
 from ..bench.common import corpus_counts, in_fresh_process, load_average, peak_rss_mib, record
 from ..bench.train import ladder as train_ladder, runner
-from .common import distinct_pairs, mean_length, write_json
+from .common import distinct_pairs, mean_length, repo_relative, write_json
 
 RESULTS_DIR = REPO_ROOT / "theory" / "benchmarks" / "measuring"
 SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
@@ -50,10 +51,6 @@ NOISE_CORPUS = TINYSTORIES_VALID
 NOISE_PAIR = ("heap", "linked_list")
 NOISE_ROUNDS = 15
 SECTIONS = ("ladder", "growth", "clocks", "memory", "encoding", "noise")
-
-
-def relative(path: Path) -> str:
-    return path.resolve().relative_to(REPO_ROOT).as_posix()
 
 
 def corpus_shape(path: Path) -> dict:
@@ -83,7 +80,7 @@ def ladder(rounds: int) -> dict:
         progress(f"ladder: vocabulary {vocab}, {rounds} rounds of {len(TRAINERS) + 1} contenders...")
         runs.append({"vocab_size": vocab, "merges": vocab - 256 - len(SPECIAL_TOKENS),
                      "seconds": on_cpu(path, vocab, TRAINERS, rounds)})
-    return {"corpus": relative(path), "shape": corpus_shape(path), "rounds": rounds, "clock": "time.process_time",
+    return {"corpus": repo_relative(path), "shape": corpus_shape(path), "rounds": rounds, "clock": "time.process_time",
             "runs": runs}
 
 
@@ -110,7 +107,7 @@ def growth(rounds: int) -> dict:
             progress(f"growth: {fraction:.3f} of the corpus...")
             by_size.append({"fraction": fraction, "shape": corpus_shape(prefix),
                             "seconds": on_cpu(prefix, GROWTH_SIZE_VOCAB, trainers, rounds)})
-    return {"corpus": relative(path), "rounds": rounds, "clock": "time.process_time", "size_vocab": GROWTH_SIZE_VOCAB,
+    return {"corpus": repo_relative(path), "rounds": rounds, "clock": "time.process_time", "size_vocab": GROWTH_SIZE_VOCAB,
             "by_vocab": by_vocab, "by_size": by_size}
 
 
@@ -123,7 +120,7 @@ def clocks(rounds: int) -> dict:
         "time.sleep(0.2)": lambda: time.sleep(0.2),
     }
     progress("clocks: wall time, then process time...")
-    return {"corpus": relative(path), "vocab_size": CLOCKS_VOCAB, "rounds": rounds, "cpus": os.cpu_count(),
+    return {"corpus": repo_relative(path), "vocab_size": CLOCKS_VOCAB, "rounds": rounds, "cpus": os.cpu_count(),
             "wall": interleaved(contenders, rounds, clock=time.perf_counter),
             "process": interleaved(contenders, rounds, clock=time.process_time)}
 
@@ -150,7 +147,7 @@ def memory(rounds: int) -> dict:
         progress(f"memory: {label}...")
         rows[label] = {key: value for kind in ("tracemalloc", "rss")
                        for key, value in in_fresh_process(memory_one, label, kind, env={"RAYON_NUM_THREADS": "1"}).items()}
-    return {"corpus": relative(data_file(GROWTH_CORPUS)), "vocab_size": MEMORY_VOCAB, "rows": rows}
+    return {"corpus": repo_relative(data_file(GROWTH_CORPUS)), "vocab_size": MEMORY_VOCAB, "rows": rows}
 
 
 def encoding(rounds: int) -> dict:
@@ -167,7 +164,7 @@ def encoding(rounds: int) -> dict:
                   "HF encode_batch of documents (1 thread)": lambda: hf.encode_batch(documents)}
     progress(f"encoding: {rounds} rounds...")
     tok.encode(text)  # fill the cache: "warm" follows "cold" in one round of the rotation only
-    return {"corpus": relative(path), "bytes": len(text.encode("utf-8")), "tokens": len(expected), "rounds": rounds,
+    return {"corpus": repo_relative(path), "bytes": len(text.encode("utf-8")), "tokens": len(expected), "rounds": rounds,
             "seconds": interleaved(contenders, rounds)}
 
 
@@ -189,7 +186,7 @@ def noise(rounds: int) -> dict:
     readings.clear()
     blocks = {label: interleaved({label: contenders[label]}, NOISE_ROUNDS, clock=clock)[label] for label in NOISE_PAIR}
     block_readings = [t - origin for t in readings]
-    return {"corpus": relative(path), "vocab_size": CLOCKS_VOCAB, "rounds": NOISE_ROUNDS,
+    return {"corpus": repo_relative(path), "vocab_size": CLOCKS_VOCAB, "rounds": NOISE_ROUNDS,
             "interleaved": {"seconds": together, "starts": together_readings[::2]},
             "blocks": {"seconds": blocks, "starts": block_readings[::2]}}
 
@@ -207,12 +204,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bpe_ref.course.figures.benchmark_runs",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", choices=SECTIONS, action="append", help="run this section only (repeatable)")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per comparison (default 3; "
+    parser.add_argument("--rounds", type=at_least_one, default=3, help="interleaved rounds per comparison (default 3; "
                         "encoding takes twice as many)")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="output folder")
     args = parser.parse_args(argv)
-    if args.rounds < 1:
-        parser.error(f"--rounds must be at least 1, got {args.rounds}")
     for name in args.only or SECTIONS:
         rounds = 2 * args.rounds if name == "encoding" else args.rounds
         env = {} if name == "clocks" else {"RAYON_NUM_THREADS": "1"}  # HF on one thread, but for clocks

@@ -160,9 +160,7 @@ def network_snippet() -> str:
 
 def dask_message_sentence(net: dict) -> str:
     """How Dask itself sends the whole sample's counts as a task's result, plain and packed."""
-    message = net.get("dask_message")
-    if message is None:
-        return ""
+    message = net["dask_message"]
     plain, packed = message["plain"], message["packed"]
     return (f"\nHow a worker sends the whole sample's counts ({message['entries']:,} entries, "
             f"{message['pickle_bytes']:,} bytes pickled) back as a task's result (`distributed.protocol.dumps` of "

@@ -156,6 +156,11 @@ def replayed_best_pair(pair_counts: Mapping[tuple[bytes, bytes], int]) -> tuple[
     return max(zip(pair_counts.values(), pair_counts))[1]
 
 
+def repo_relative(path: Path) -> str:
+    """``path`` from the repository's root, ``/``-separated: what a committed file records, wherever the clone is."""
+    return Path(path).resolve().relative_to(REPO_ROOT).as_posix()
+
+
 def read_json(path: Path) -> dict:
     """A committed measurement (``theory/benchmarks/**/*.json``)."""
     return json.loads(Path(path).read_text(encoding="utf-8"))
@@ -167,19 +172,6 @@ def machine_line(repeats: int) -> str:
 
 
 TRAIN_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "train" / "README.md"
-
-
-def benchmark_rows(path: Path = TRAIN_BENCHMARK) -> dict[str, dict[str, list[str]]]:
-    """``{section heading: {a row's first cell: its other cells}}`` of the training benchmark page."""
-    found: dict[str, dict[str, list[str]]] = {}
-    heading = None
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        if line.startswith("### "):
-            heading = line[4:].strip()
-        elif heading and line.startswith("| "):
-            first, *cells = (cell.strip() for cell in line.strip().strip("|").split("|"))
-            found.setdefault(heading, {})[first] = cells
-    return found
 
 
 def refuse_unless(holds: bool, found: str, page: str, claim: str) -> None:
@@ -196,12 +188,16 @@ def speedup_sentence(new: str, old: str, ratios: Sequence[float], listed: str) -
 
 
 def benchmark_seconds(path: Path = TRAIN_BENCHMARK, column: int = 0, pattern: str = r"([\d.]+)") -> dict[str, dict[str, float]]:
-    """``{section heading: {contender: median seconds}}`` from the training benchmark page; or the number
-    ``pattern`` reads in another ``column`` (the cells after a row's first). A cell it does not fit (a run out
-    of budget, ``>...``) is left out."""
+    """``{section heading: {contender: median seconds}}`` from the training benchmark page's tables (a row's first
+    cell names the contender); or the number ``pattern`` reads in another ``column`` (the cells after a row's
+    first). A cell it does not fit (a run out of budget, ``>...``) is left out."""
     found: dict[str, dict[str, float]] = {}
-    for heading, rows in benchmark_rows(path).items():
-        for contender, cells in rows.items():
+    heading = None
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.startswith("### "):
+            heading = line[4:].strip()
+        elif heading and line.startswith("| "):
+            contender, *cells = (cell.strip() for cell in line.strip().strip("|").split("|"))
             if len(cells) > column and (number := re.fullmatch(pattern, cells[column])):
                 found.setdefault(heading, {})[contender] = float(number.group(1))
     return found

@@ -21,8 +21,9 @@ from ...train.driver import collector_paused
 from ...train.step04_inverted_index import merge_steps as v4_merge_steps
 from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_linked_list import merge_steps as linked_list_merge_steps
+from ..commands import at_least_one
 from ..bench.common import record
-from .common import corpus_counts, mean_length, write_json
+from .common import corpus_counts, mean_length, repo_relative, write_json
 
 CROSSOVER_JSON = REPO_ROOT / "theory" / "benchmarks" / "heap" / "crossover.json"
 WORD_LENGTH_JSON = REPO_ROOT / "theory" / "benchmarks" / "heap" / "word_length.json"
@@ -62,7 +63,7 @@ def measure(num_merges: int = 3000, repeats: int = 3, stride: int = 10) -> dict:
         ranks = [m for m in range(1, merges + 1) if m % stride == 0 or m == 1]
         corpora.append({
             "label": label,
-            "file": path.relative_to(REPO_ROOT).as_posix(),
+            "file": repo_relative(path),
             "distinct_words": len(counts),
             "merges": ranks,
             "seconds": {name: [round(median([r[m - 1] for r in rs]), 5) for m in ranks] for name, rs in runs.items()},
@@ -103,7 +104,7 @@ def measure_word_length(repeats: int = 5) -> dict:
             "bytes_per_distinct_word": round(mean_length(counts), 2),
             "seconds": {name: round(median(ts), 4) for name, ts in times.items()},
         })
-    file = TINYSTORIES_VALID.relative_to(REPO_ROOT).as_posix()
+    file = repo_relative(TINYSTORIES_VALID)
     return record(COMMAND, repeats=repeats, file=file, characters=WORD_LENGTH_CHARACTERS, merges=WORD_LENGTH_MERGES,
                   what=f"seconds of each trainer's merge loop (set-up included) for {WORD_LENGTH_MERGES} merges, median "
                   f"of the repeats, on the first {WORD_LENGTH_CHARACTERS} characters of {file} with every `group` "
@@ -113,7 +114,7 @@ def measure_word_length(repeats: int = 5) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
     parser.add_argument("--merges", type=int, default=3000)
-    parser.add_argument("--repeats", type=int, help="runs per trainer (default: 3 for the crossover, 5 for the "
+    parser.add_argument("--repeats", type=at_least_one, help="runs per trainer (default: 3 for the crossover, 5 for the "
                         "word length, whose shortest runs take a tenth of a second)")
     parser.add_argument("--out", type=Path, default=CROSSOVER_JSON.parent, help="output folder")
     parser.add_argument("--only", choices=("crossover", "word-length"), help="one of the two measurements")

@@ -19,6 +19,7 @@ from pathlib import Path
 from ...data_files import REPO_ROOT
 from ...measure import fit_exponent
 from ...tokenizer import Tokenizer
+from ..commands import at_least_one
 from ..bench.common import growth, record
 from ..interop import to_tiktoken
 from .common import write_json
@@ -85,7 +86,7 @@ def main(argv: Sequence[str] | None = None, kinds: Sequence[str] = tuple(KINDS),
          out: Path = LONG_PIECES_JSON, command: str = "python -m bpe_ref.course.figures.long_pieces") -> int:
     """Measure ``methods`` on ``kinds`` of pieces into ``out`` (page 08's :func:`.linear_encoding.main` too)."""
     parser = argparse.ArgumentParser(prog=command, description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=at_least_one, default=5)
     parser.add_argument("--out", type=Path, default=out)
     args = parser.parse_args(argv)
     data = measure(repeats=args.repeats, kinds=kinds, methods=methods, command=command)

@@ -19,7 +19,7 @@ from ...data_files import REPO_ROOT, TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...train import step03_parallel
 from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_counts
-from .common import name_axes, page_snippets, panels, read_json
+from .common import name_axes, page_snippets, panels, read_json, repo_relative
 from .common import code, code_token, markdown_table, save_png, thousands
 
 PAGE = "03-parallel-pretokenization.md"
@@ -249,7 +249,7 @@ def seed_bugs_snippet() -> str:
 # What crosses between processes
 
 def pickled_sizes_snippet(path: Path = TINYSTORIES_2MIB) -> str:
-    relative = path.relative_to(REPO_ROOT).as_posix()  # the size must not depend on where the clone is
+    relative = repo_relative(path)  # the size must not depend on where the clone is
     boundaries = find_chunk_boundaries(path, 2, [EOT_BYTES])
     (start, end), _ = zip(boundaries, boundaries[1:])
     text = path.read_bytes()[start:end].decode("utf-8")
@@ -332,8 +332,6 @@ PARALLEL_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "parallel" / "results
 
 
 def benchmark_snippet(path: Path = PARALLEL_BENCHMARK) -> str:
-    if not path.exists():
-        return "*(no benchmark results yet: run `python -m bpe_ref bench parallel`)*\n"
     results = read_json(path)
     by = {(r["size_mib"], r["contender"]): r for r in results["results"]}
     sizes = sorted({r["size_mib"] for r in results["results"]})
