@@ -42,6 +42,15 @@ if "nbgrader.server_extensions.formgrader.formgrader" in sys.modules:
 
     guard_nbgrader_server()
 
+# nbgrader stamps a new gradebook with its migrations' head revision by running `alembic heads` in a second process,
+# which imports nbgrader again (4-6 s of CPU, and `alembic` must be on PATH); each cell's metadata it checks against its
+# schema checks the schema too. The installed `nbgrader` command (the instructor guide's) reads the revision in its own
+# process and checks the schema once, as the course's launcher does (bpe_ref/course/nbgrader_main.py).
+from bpe_ref.course.nbgrader_main import gradebook_revision_in_process, schema_checked_once  # noqa: E402
+
+gradebook_revision_in_process()
+schema_checked_once()
+
 c.CourseDirectory.course_id = "fast-bpe"
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "labs"

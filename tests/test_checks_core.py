@@ -795,6 +795,24 @@ def test_a_how_check_that_passed_in_the_visible_test_is_not_measured_again_in_th
     assert calls.count("train") == 3
 
 
+def test_a_function_the_tests_found_unwritten_is_measured_after_its_answers_in_the_hidden_test(monkeypatch):
+    """Graded, a function that raised NotImplementedError in its visible test (the release's skeleton) meets its hidden
+    test's inputs before the measured check, which runs the reference first (lab 04's train: 2-3 s of CPU a notebook):
+    it fails at its first call, saying it is not written, and the reference is not run to measure it."""
+    from bpe_ref.course.checks import measured
+    from bpe_ref.course.notebooks import read_notebook_json, release_notebook
+    from bpe_ref.course.trusted.autograde import grade_cells
+
+    measuring = []
+    cost = measured.reference_cost
+    monkeypatch.setattr(measured, "reference_cost", lambda *args: measuring.append(args[2]) or cost(*args))
+    lab = "04_inverted_index"
+    record = grade_cells(read_notebook_json(release_notebook(lab))["cells"], lab, seed=20261130)
+    hidden = {verdict.grade_id: verdict for verdict in record.verdicts}["task3_train_hidden"]
+    assert not hidden.passed and "train is not written yet" in hidden.message, hidden.message
+    assert measuring == []
+
+
 class _NotebookWorker:
     """A graded notebook's function as the graders see it (a RemoteFunction's shape): it answers ``answer``."""
 

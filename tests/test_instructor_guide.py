@@ -12,7 +12,9 @@ The guide's ``nbgrader`` lines run as the shell parses them, word for word. The 
 gradebook) runs the installed ``nbgrader`` script; the rest, by default, the course's launcher of the same
 nbgrader ``main`` (``bpe_ref/course/nbgrader_main.py``, which every other grading of the suite runs): about
 3 s of CPU less per command, for jsonschema's IRI grammars nbgrader never uses (tests/test_nbgrader_main.py).
-``BPE_EXHAUSTIVE=1`` runs every line with the installed script.
+``BPE_EXHAUSTIVE=1`` runs every line with the installed script. An ``alembic`` that fails comes first on ``PATH``:
+the course's ``nbgrader_config.py`` makes nbgrader stamp a new gradebook in its own process, not by running
+``alembic heads`` in a second one (which imports nbgrader again: 4-6 s of CPU), for the installed script too.
 
 Section 7's commands (a JupyterHub on this machine: ``classroom up``, ``down``, ``demo``) run in a
 second copy, against a real hub on 127.0.0.1: real processes, real HTTP, the whole round of a lab
@@ -112,12 +114,23 @@ def course_launcher(folder: Path) -> Path:
     return folder
 
 
+def failing_alembic(folder: Path) -> Path:
+    """A folder holding an ``alembic`` that fails, saying nbgrader started it (put first on ``PATH``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "alembic"
+    script.write_text("#!/bin/sh\necho 'nbgrader ran alembic: nbgrader_config.py makes a gradebook in process' >&2\nexit 1\n",
+                      encoding="utf-8")
+    script.chmod(0o755)
+    return folder
+
+
 @pytest.fixture(scope="module")
 def instructor_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("guide")
     course = copy_of_the_repository(root / "course")
     commands = guide_commands()
     launcher = course_launcher(root / "launcher")
+    no_alembic = failing_alembic(root / "no-alembic")
     results = []
     installed_script_ran = False
     for command in commands:
@@ -129,6 +142,7 @@ def instructor_run(tmp_path_factory):
             (downloads / f"bob__{LAB} (1).ipynb").write_text(json.dumps(read_notebook_json(release_notebook(LAB))))
         # The guide's commands use the course's own package: put this copy first on the path.
         env = activated_environment({"PYTHONPATH": str(course)})
+        env["PATH"] = str(no_alembic) + os.pathsep + env["PATH"]
         if command.startswith("nbgrader "):
             if installed_script_ran and not EXHAUSTIVE:  # the course's launcher (see the module's docstring)
                 env["PATH"] = str(launcher) + os.pathsep + env["PATH"]

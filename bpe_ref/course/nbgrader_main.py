@@ -50,11 +50,14 @@ def skip_unused_schema_formats() -> None:
 
 def gradebook_revision_in_process() -> None:
     """Make nbgrader find its migrations' head revision in this process instead of ``alembic heads``
-    in a child (the same scripts, read by the same library); with several heads, nbgrader's own way."""
+    in a child (the same scripts, read by the same library); with several heads, nbgrader's own way. Once per
+    process: the launcher and the course's ``nbgrader_config.py``, which it loads too, both call it."""
     import nbgrader.api
     from nbgrader.dbutil import ALEMBIC_DIR
 
     by_command = nbgrader.api.get_alembic_version
+    if by_command.__name__ == "head_revision":
+        return
 
     def head_revision() -> str:
         from alembic.script import ScriptDirectory

@@ -365,6 +365,8 @@ class Sandbox:
         # The how-checks (measured costs) that passed in a visible test, by check and function: the hidden test of the
         # same task takes their verdict rather than measuring again (checks/running.py, _measure).
         self.measured_passes: dict[tuple[str, str, str], str] = {}
+        # The functions that raised NotImplementedError in a test: their hidden tests call them before measuring.
+        self.unwritten: set[str] = set()
         # The notebook's budget, across restarts: no request runs past it, so it bounds every cell and call of its code,
         # not just when the next test cell may start (a slow call made 100 times by a property check, or hundreds of
         # slow cells, would otherwise hold the batch for hours). CPU seconds (:meth:`notebook_cpu_seconds`: this
