@@ -351,9 +351,11 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   function they hand in or a caller's frame: flagged, not closed. The worker loop itself reads each request with json's C
   scanner bound when it is loaded, and its functions look up the builtins as they were then: a cell that rebound
   ``json.loads``, ``builtins.next`` or ``builtins.exec`` had a call's driver dropped or its source run changed
-  (section 43). Lab 03's driver takes a count_chunk whose code was
-  compiled from a cell for a cell's, whatever its ``__module__`` says (set to ``chunk_counting``, it kept task 2's
-  hidden points); one given a code object whose file is renamed still passes (a strict xfail, flagged: ``__code__``).
+  (section 43). Lab 03's driver never calls the count_chunk it is handed: a function's ``__module__``, ``__qualname__``
+  and ``__code__`` are the notebook's to set (a cell's with ``__module__`` set to ``chunk_counting``, then one given a
+  code object whose file is renamed, kept task 2's hidden points); it reads the file of the function's module and runs
+  it itself, once per file and source, and calls the count_chunk defined there, what a spawned worker imports: no file,
+  no points (section 42).
   Lab 09's ``interleaved`` and ``peak_memory`` take functions, so their graders send a *driver*
   (reference code, as source) that builds a fake clock and contenders in the worker, calls the
   learner's function with them, and reports the call order and the collector's state. The learner's
