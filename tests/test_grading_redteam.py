@@ -4640,7 +4640,9 @@ def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_no
     cell (nbgrader puts back its source, not those flags, and its checksum then differs: a ``RuntimeError``). Safe: the
     sanitizing ``RestoringOverwriteCells`` puts the version and the flags back as it puts back points (each flagged on
     a test cell, as a test cell made markdown is), and a cell whose grade_id is gone is a plain cell: every notebook is
-    graded."""
+    graded. A graded cell of the learner's (worth 100 points, that runs: nbgrader scores such a cell in full) earned
+    nothing, a plain cell, but was not flagged, and one with no grade_id failed the notebook (a ``KeyError`` in
+    nbgrader's ``DeduplicateIds``): ``NamedDeduplicateIds`` makes it a plain cell too, and both are flagged."""
     import copy
     import json
 
@@ -4668,9 +4670,18 @@ def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_no
     tests[1]["metadata"]["nbgrader"]["grade"] = False
     tests[2]["cell_type"] = "markdown"
     del tests[2]["outputs"], tests[2]["execution_count"]
+    # a graded cell of the learner's, worth 100 points, that runs without error (nbgrader scores such a cell in full)
+    bonus = {"cell_type": "code", "id": "bonus", "execution_count": None, "outputs": [], "source": "print('bonus')",
+             "metadata": {"nbgrader": {"grade": True, "grade_id": "bonus", "locked": False, "points": 100,
+                                       "schema_version": 3, "solution": False, "task": False}}}
+    added, unnamed = blank(lab), blank(lab)
+    added["cells"].insert(index, bonus)
+    unnamed["cells"].insert(index, copy.deepcopy(bonus))
+    del unnamed["cells"][index]["metadata"]["nbgrader"]["grade_id"]
     with temporary_course([lab]) as course:
         assert run_nbgrader(["generate_assignment", lab, "--force"], course, timeout=600).returncode == 0
-        for student, notebook in {"ann": versions, "ben": blank(lab), "cat": copied, "dan": unknown, "eve": flags}.items():
+        for student, notebook in {"ann": versions, "ben": blank(lab), "cat": copied, "dan": unknown, "eve": flags,
+                                  "fay": added, "gus": unnamed}.items():
             folder = course / "submitted" / student / lab
             folder.mkdir(parents=True)
             (folder / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
@@ -4679,12 +4690,15 @@ def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_no
     log = (run.stdout + run.stderr)[-3000:]
     assert run.returncode == 0, log
     assert {student: (status.status, status.earned) for student, status in report.items()} == dict.fromkeys(
-        ("ann", "ben", "cat", "dan", "eve"), ("graded", 0.0)), log
+        ("ann", "ben", "cat", "dan", "eve", "fay", "gus"), ("graded", 0.0)), log
     assert any("schema_version 3.0 -> 99.0" in line for line in report["ann"].review), report["ann"].review
     assert sorted(report["eve"].review) == [
         "changed the nbgrader metadata of the test cell task1_utf8_bytes (solution False -> True; nbgrader put it back)",
         "changed the nbgrader metadata of the test cell task1_utf8_bytes_hidden (grade True -> False; nbgrader put it back)",
         "made the test cell task2_split_on_special_tokens a markdown cell (nbgrader put it back)"], report["eve"].review
+    assert report["fay"].review == ["added a graded cell bonus (100.0 points; not graded: autograde made it a plain cell)"]
+    assert report["gus"].review == [f"added a graded cell (cell {index}, no grade_id) (100.0 points; not graded: autograde "
+                                    "made it a plain cell)"], report["gus"].review
     assert not report["ben"].review
 
 LONE_SURROGATES = '''\

@@ -383,10 +383,17 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
 - Review flags from behaviour are what can be seen from outside: the calls the sandbox refused and
   the files it refused to open, by name and count; processes that left the session, files left in
   /dev/shm, links or special files in the scratch folder; tampering nbgrader restored (a test or
-  read-only cell deleted, edited, made markdown, or its nbgrader metadata changed: raised points, the
-  grade and solution flags and the schema version are put back from the gradebook, and flagged; nbgrader
+  read-only cell deleted, edited, made markdown, or the nbgrader metadata of any cell of the lab changed: raised
+  points, the grade and solution flags and the schema version are put back from the gradebook, and flagged; a
+  graded cell added, which nbgrader would score in full if it ran, is a plain cell, flagged; nbgrader
   itself gave up on the whole class at a schema version not its own, and failed the notebook on changed
-  flags or a cell copied with its grade_id: ``tests/test_grading_redteam.py``, section 35). The seccomp
+  flags, a cell copied with its grade_id or a graded cell with none: ``tests/test_grading_redteam.py``, section 35).
+  What the worker's own audit hook notes is flagged as its report, a hint (``Worker.noticing``; the hook and what it
+  noted are reachable from a frame below a cell, as the loop's globals are): a function's ``__code__`` set (the
+  ``object.__setattr__`` event), a code object made (``code.__new__``: ``code.replace``), a function made of one
+  (``function.__new__``), and a graded function called whose ``__module__`` is not its globals' module or whose
+  ``__qualname__`` is not its code's (no event announces those: one that wraps another, ``__wrapped__``, is left out).
+  The seccomp
   filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and
   its kin and native asynchronous I/O, whose reads ``rchar`` misses; a socket or a datagram ``socketpair``; a new
   process or program where the lab allows none; a seccomp filter of the worker's own, which could answer refused calls before the keeper;
