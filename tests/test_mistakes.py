@@ -106,13 +106,27 @@ def source_of(lab: str, cell_id: str) -> str:
 
 def defined(namespace: dict, source: str, name: str):
     """``name`` as a notebook cell of ``source`` defines it, next to the notebook's other names (a ``%%writefile``
-    cell's code as the module it writes: lab 03's count_chunk, which worker processes import by its module's name)."""
-    namespace = dict(namespace)
+    cell's code as the module it writes, a file imported under a name of its own: lab 03's count_chunk, which worker
+    processes import by its module's name, and whose driver runs its module's file)."""
     if source.startswith("%%writefile "):
+        import importlib.util
+
+        from bpe_ref.course.notebooks import _solution_modules_folder
+
         header, source = source.split("\n", 1)
-        namespace["__name__"] = header.split()[1].removesuffix(".py")
+        module = f"{header.split()[1].removesuffix('.py')}_variant_{len(WRITTEN)}"
+        WRITTEN.append(_solution_modules_folder() / f"{module}.py")
+        WRITTEN[-1].write_text(source, encoding="utf-8")
+        spec = importlib.util.spec_from_file_location(module, WRITTEN[-1])
+        sys.modules[module] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[module])
+        return getattr(sys.modules[module], name)
+    namespace = dict(namespace)
     exec(source, namespace)
     return namespace[name]
+
+
+WRITTEN: list = []  # the modules defined() wrote, each a file of its own
 
 
 def variant(lab: str, namespace: dict, cell_id: str, name: str, old: str, new: str):
