@@ -111,7 +111,7 @@ c.Execute.raise_on_iopub_timeout = True
 c.OverwriteCells.add_missing_cells = True
 c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
-    "nbgrader.preprocessors.DeduplicateIds",
+    "bpe_ref.course.trusted.autograde.NamedDeduplicateIds",  # nbgrader's, which fails on a grade cell with no grade_id
     "nbgrader.preprocessors.OverwriteKernelspec",
     "bpe_ref.course.trusted.autograde.RestoringOverwriteCells",
     "nbgrader.preprocessors.CheckCellMetadata",

@@ -4640,7 +4640,9 @@ def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_no
     cell (nbgrader puts back its source, not those flags, and its checksum then differs: a ``RuntimeError``). Safe: the
     sanitizing ``RestoringOverwriteCells`` puts the version and the flags back as it puts back points (each flagged on
     a test cell, as a test cell made markdown is), and a cell whose grade_id is gone is a plain cell: every notebook is
-    graded."""
+    graded. A graded cell of the learner's (worth 100 points, that runs: nbgrader scores such a cell in full) earned
+    nothing, a plain cell, but was not flagged, and one with no grade_id failed the notebook (a ``KeyError`` in
+    nbgrader's ``DeduplicateIds``): ``NamedDeduplicateIds`` makes it a plain cell too, and both are flagged."""
     import copy
     import json
 
@@ -4668,9 +4670,18 @@ def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_no
     tests[1]["metadata"]["nbgrader"]["grade"] = False
     tests[2]["cell_type"] = "markdown"
     del tests[2]["outputs"], tests[2]["execution_count"]
+    # a graded cell of the learner's, worth 100 points, that runs without error (nbgrader scores such a cell in full)
+    bonus = {"cell_type": "code", "id": "bonus", "execution_count": None, "outputs": [], "source": "print('bonus')",
+             "metadata": {"nbgrader": {"grade": True, "grade_id": "bonus", "locked": False, "points": 100,
+                                       "schema_version": 3, "solution": False, "task": False}}}
+    added, unnamed = blank(lab), blank(lab)
+    added["cells"].insert(index, bonus)
+    unnamed["cells"].insert(index, copy.deepcopy(bonus))
+    del unnamed["cells"][index]["metadata"]["nbgrader"]["grade_id"]
     with temporary_course([lab]) as course:
         assert run_nbgrader(["generate_assignment", lab, "--force"], course, timeout=600).returncode == 0
-        for student, notebook in {"ann": versions, "ben": blank(lab), "cat": copied, "dan": unknown, "eve": flags}.items():
+        for student, notebook in {"ann": versions, "ben": blank(lab), "cat": copied, "dan": unknown, "eve": flags,
+                                  "fay": added, "gus": unnamed}.items():
             folder = course / "submitted" / student / lab
             folder.mkdir(parents=True)
             (folder / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
@@ -4679,12 +4690,15 @@ def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_no
     log = (run.stdout + run.stderr)[-3000:]
     assert run.returncode == 0, log
     assert {student: (status.status, status.earned) for student, status in report.items()} == dict.fromkeys(
-        ("ann", "ben", "cat", "dan", "eve"), ("graded", 0.0)), log
+        ("ann", "ben", "cat", "dan", "eve", "fay", "gus"), ("graded", 0.0)), log
     assert any("schema_version 3.0 -> 99.0" in line for line in report["ann"].review), report["ann"].review
     assert sorted(report["eve"].review) == [
         "changed the nbgrader metadata of the test cell task1_utf8_bytes (solution False -> True; nbgrader put it back)",
         "changed the nbgrader metadata of the test cell task1_utf8_bytes_hidden (grade True -> False; nbgrader put it back)",
         "made the test cell task2_split_on_special_tokens a markdown cell (nbgrader put it back)"], report["eve"].review
+    assert report["fay"].review == ["added a graded cell bonus (100.0 points; not graded: autograde made it a plain cell)"]
+    assert report["gus"].review == [f"added a graded cell (cell {index}, no grade_id) (100.0 points; not graded: autograde "
+                                    "made it a plain cell)"], report["gus"].review
     assert not report["ben"].review
 
 LONE_SURROGATES = '''\
@@ -5503,10 +5517,25 @@ def test_a_driver_misled_by_what_the_notebook_rebinds_loses_the_points(kind, who
 
 
 # Lab 03's count_chunk defined in a cell, not in the module chunk_counting that spawned workers import: its driver read
-# where it comes from in its __module__, which a function lets the notebook set.
-MODULE_TOLD = {"__module__": "\ncount_chunk.__module__ = 'chunk_counting'\n",
-               "__code__": "\ncount_chunk.__module__ = 'chunk_counting'\n"
-                           "count_chunk.__code__ = count_chunk.__code__.replace(co_filename='chunk_counting.py')\n"}
+# where it comes from in its __module__, which a function lets the notebook set, then in its code object's file name,
+# which code.replace sets too. Each kind: the cell's lines after count_chunk's definition, and what the failure says.
+MODULE_TOLD = {
+    "__module__": ("\ncount_chunk.__module__ = 'chunk_counting'\n", "count_chunk is defined in a notebook cell"),
+    "__code__": ("\ncount_chunk.__module__ = 'chunk_counting'\n"
+                 "count_chunk.__code__ = count_chunk.__code__.replace(co_filename='chunk_counting.py')\n",
+                 "count_chunk is defined in a notebook cell"),
+    # a module of the name registered, whose count_chunk is the cell's (the driver found no file)
+    "sys.modules": ("\nimport sys, types\ncount_chunk.__module__ = 'chunk_counting'\n"
+                    "count_chunk.__code__ = count_chunk.__code__.replace(co_filename='chunk_counting.py')\n"
+                    "sys.modules['chunk_counting'] = types.ModuleType('chunk_counting')\n"
+                    "sys.modules['chunk_counting'].count_chunk = count_chunk\n", "count_chunk is defined in a notebook cell"),
+    # the release's module left as it is (written and imported), the cell's function told as its
+    "the module left undone": ("\nget_ipython().run_cell_magic('writefile', 'chunk_counting.py', 'def count_chunk(path, start, "
+                               "end, special_tokens):\\n    raise NotImplementedError()\\n')\nimport chunk_counting\n"
+                               "count_chunk.__module__ = 'chunk_counting'\n"
+                               "count_chunk.__code__ = count_chunk.__code__.replace(co_filename=chunk_counting.__file__)\n"
+                               "chunk_counting.count_chunk = count_chunk\n", "NotImplementedError"),
+}
 
 
 def _count_chunk_in_a_cell(told: str) -> str:
@@ -5514,36 +5543,28 @@ def _count_chunk_in_a_cell(told: str) -> str:
 
     module = source_of("03_parallel", "task2_count_chunk_solution")
     assert module.startswith("%%writefile chunk_counting.py\n")
-    return source_of("03_parallel", "setup") + "\n" + module.split("\n", 1)[1] + MODULE_TOLD[told]
+    return source_of("03_parallel", "setup") + "\n" + module.split("\n", 1)[1] + MODULE_TOLD[told][0]
 
 
 @pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
-def test_a_count_chunk_of_a_cell_that_names_the_module_as_its_own_loses_task_2(whole_class):
+@pytest.mark.parametrize("told", sorted(MODULE_TOLD))
+def test_a_count_chunk_of_a_cell_told_as_the_modules_own_loses_task_2(told, whole_class):
     """Lab 03's count_chunk must be in the module chunk_counting (``%%writefile``), which spawned workers import; its driver
     refused one whose ``__module__`` is ``__main__``, and a cell's count_chunk with ``__module__`` set to
-    ``'chunk_counting'`` kept task 2's hidden points, in both paths. Safe: a function whose code was compiled from a cell
-    is a cell's, whatever its ``__module__`` says; the module's own keeps them (lab 03's solution, graded in every run)."""
+    ``'chunk_counting'`` kept task 2's hidden points, in both paths; refused then for a code object compiled from a cell,
+    one whose code object's file is renamed (``__code__.replace(co_filename=...)``) kept them still. Safe: the driver
+    calls the count_chunk that the file of the function's module defines, read and run by the driver, never the
+    function it is handed: no file, no points, and the module's own file is graded (the release's, left undone, fails);
+    the module's own keeps them (lab 03's solution, graded in every run)."""
     from test_mistakes import remote
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    skip_unless_drawn("redteam42:module", "class" if whole_class else "self", ["self", "class"])
+    kinds = [f"{kind}:{path}" for kind in sorted(MODULE_TOLD) for path in ("self", "class")]
+    skip_unless_drawn("redteam42:module", f"{told}:{'class' if whole_class else 'self'}", kinds)
     with hidden_seed(20261130, whole_class=whole_class):
-        message = remote("03_parallel", _count_chunk_in_a_cell("__module__"), "count_chunk", "check_count_chunk_properties")
-    assert message is not None and "count_chunk is defined in a notebook cell" in message, message
-
-
-@pytest.mark.xfail(strict=True, reason="issue 21, open: a cell's count_chunk given a code object whose file is named as "
-                   "the module's (__code__.replace(co_filename=...)) is taken for the module's; the driver runs in the "
-                   "worker, where a function's metadata is the notebook's to set (flagged for review: it reads __code__)")
-def test_a_count_chunk_of_a_cell_with_a_code_object_renamed_loses_task_2():
-    from test_mistakes import remote
-
-    from bpe_ref.course.trusted.verdicts import hidden_seed
-
-    with hidden_seed(20261130):
-        message = remote("03_parallel", _count_chunk_in_a_cell("__code__"), "count_chunk", "check_count_chunk_properties")
-    assert message is not None and "count_chunk is defined in a notebook cell" in message, message
+        message = remote("03_parallel", _count_chunk_in_a_cell(told), "count_chunk", "check_count_chunk_properties")
+    assert message is not None and MODULE_TOLD[told][1] in message, message
 
 
 # ---- 43. the worker loop's own lookups: a request read by json.loads, a driver found by next(), run by exec() ---------

@@ -73,12 +73,19 @@ def secret_seed(request):
         pytest.skip(f"a seeded mistake is graded under one secret seed of {SEEDED[1:]} by default (its own: "
                     f"seed{default_seed(request.node.nodeid)}); BPE_EXHAUSTIVE=1 grades it under every one")
     GRADED.clear()
+    with seeded_everywhere(seed):
+        yield
+    request.node.user_properties.append(("graders", tuple(dict.fromkeys(GRADED))))
+
+
+@contextlib.contextmanager
+def seeded_everywhere(seed: int | None):
+    """Hidden inputs drawn from ``seed`` in every copy of the graders loaded so far."""
     with contextlib.ExitStack() as seeded:
         for name, module in list(sys.modules.items()):
             if name.endswith("course.trusted.verdicts"):
                 seeded.enter_context(module.hidden_seed(seed))
         yield
-    request.node.user_properties.append(("graders", tuple(dict.fromkeys(GRADED))))
 
 
 def load_graders(lab: str):
@@ -99,13 +106,27 @@ def source_of(lab: str, cell_id: str) -> str:
 
 def defined(namespace: dict, source: str, name: str):
     """``name`` as a notebook cell of ``source`` defines it, next to the notebook's other names (a ``%%writefile``
-    cell's code as the module it writes: lab 03's count_chunk, which worker processes import by its module's name)."""
-    namespace = dict(namespace)
+    cell's code as the module it writes, a file imported under a name of its own: lab 03's count_chunk, which worker
+    processes import by its module's name, and whose driver runs its module's file)."""
     if source.startswith("%%writefile "):
+        import importlib.util
+
+        from bpe_ref.course.notebooks import _solution_modules_folder
+
         header, source = source.split("\n", 1)
-        namespace["__name__"] = header.split()[1].removesuffix(".py")
+        module = f"{header.split()[1].removesuffix('.py')}_variant_{len(WRITTEN)}"
+        WRITTEN.append(_solution_modules_folder() / f"{module}.py")
+        WRITTEN[-1].write_text(source, encoding="utf-8")
+        spec = importlib.util.spec_from_file_location(module, WRITTEN[-1])
+        sys.modules[module] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[module])
+        return getattr(sys.modules[module], name)
+    namespace = dict(namespace)
     exec(source, namespace)
     return namespace[name]
+
+
+WRITTEN: list = []  # the modules defined() wrote, each a file of its own
 
 
 def variant(lab: str, namespace: dict, cell_id: str, name: str, old: str, new: str):
@@ -1963,6 +1984,16 @@ def test_labs07_to_09_a_mistake_that_kept_its_hidden_points_now_fails_the_hidden
 
 
 CAUGHT_BEFORE_ROUND3 = [key for key in THIRD_ROUND_07_TO_09 if key not in KEPT_BEFORE_ROUND3]
+
+
+def test_lab07_a_stale_check_that_asks_only_whether_the_pair_is_a_merge_fails_under_seed_164(request):
+    """Lab 07's merge_all whose stale check asks whether the pair is a merge, not whether it is one of the popped rank,
+    kept task 2's hidden points under secret seed 164 (of 0 to 199: hypothesis drew tiny repetitive words, none with a
+    pair that merges after the pair on its right). Safe: the hidden test ends with three words of that shape drawn from
+    the secret seed, each heap with its early entries (lab 07's verify_early_entries): caught under all 200."""
+    request.getfixturevalue("lab07")  # loaded first, so that its copy of the graders draws from the seed too
+    with seeded_everywhere(164):
+        third_round_07_to_09_failure(request, "07_heap_encoding", "stale-when-no-merge-only")
 
 
 @pytest.mark.parametrize("lab, mistake", CAUGHT_BEFORE_ROUND3)

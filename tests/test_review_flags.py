@@ -305,6 +305,73 @@ def test_a_lost_report_is_a_flag_itself():
     assert lines == ["was not reported on: its sandbox's report was missing or malformed"]
 
 
+# A function told as another's (lab 03's count_chunk of a cell told as its module's: tests/test_grading_redteam.py,
+# section 42), and the same kinds of code written honestly: what the interpreter announces of the first (its audit
+# events: a function's code replaced, a code object made, a function made of one) and what the worker sees of the
+# function it calls (a __module__ not its globals', a __qualname__ not its code's) is flagged, the second is not.
+TELLS_A_FUNCTION_AS_ANOTHER = """
+import types
+
+
+def count(x):
+    return x
+
+
+def other(x):
+    return x + 1
+
+
+count.__module__ = "chunk_counting"
+count.__qualname__ = "count_chunk"
+other.__code__ = count.__code__
+made = types.FunctionType(count.__code__.replace(co_filename="chunk_counting.py"), {})
+"""
+WRAPS_AND_MAKES_CLASSES = """
+import collections, dataclasses, functools
+
+
+def timed(function):
+    @functools.wraps(function)
+    def wrapper(*args):
+        return function(*args)
+    return wrapper
+
+
+@timed
+def count(x):
+    return sorted([x], key=lambda y: -y)[0]
+
+
+@dataclasses.dataclass(order=True)
+class Entry:
+    count: int = 0
+
+
+Pair = collections.namedtuple("Pair", "left right")
+"""
+
+
+@pytest.mark.parametrize("code, flags", [
+    (TELLS_A_FUNCTION_AS_ANOTHER, [
+        "replaced a function's code, setting its __code__ (the worker's own report)",
+        "gave count a __module__ other than its own module's, as if another module's (the worker's own report)",
+        "gave count a __qualname__ other than its code's (the worker's own report)",
+        "made a code object by hand, with code.replace or types.CodeType (the worker's own report)",
+        "made a function of a code object, with types.FunctionType (the worker's own report)"]),
+    (WRAPS_AND_MAKES_CLASSES, [])], ids=["told-as-another", "honest"])
+def test_a_function_told_as_another_is_flagged_from_what_the_worker_saw(code, flags):
+    from bpe_ref.course.trusted.autograde import behaviour_lines
+    from bpe_ref.course.trusted.sandbox import RemoteFunction
+
+    with Sandbox(Policy(cell_timeout=20)) as box:
+        run = box.run_cell(code, "cell")
+        assert run.ok, run
+        assert RemoteFunction(box, "count")(1) == 1
+        box.close()
+        report = box.behaviour()
+    assert behaviour_lines({**report, "refused": {}, "refused_files": {}}) == flags, report
+
+
 def test_opens_landlock_refuses_are_counted_with_their_path(box):
     from bpe_ref.course.trusted.autograde import behaviour_lines
 
@@ -356,7 +423,7 @@ def test_a_lab_that_starts_processes_is_not_flagged_for_what_the_interpreter_pro
         assert run.ok and run.stdout == "[1, 2, 3] True\n", run
         box.close()
         report = box.behaviour()
-    assert report["refused_files"] == {} and report["refused"] == {}, report
+    assert report["refused_files"] == {} and report["refused"] == {} and report["noticed"] == [], report
     assert report["notified"]["notified_opens"] > 50, report["notified"]  # the children's opens went by the keeper too
 
 

@@ -382,6 +382,31 @@ def test_restored_tampering_is_flagged():
     assert tampering(complete("01_naive_bpe"), release) == []
 
 
+def test_a_graded_cell_added_or_a_solution_cell_made_graded_is_flagged():
+    """nbgrader scores any cell whose metadata says ``grade: true`` and that runs without error: a learner's cell so
+    marked (a grade_id the lab does not have), or a solution cell made graded, is put right by autograde (a plain cell;
+    the flags put back from the gradebook), and was not flagged: only the lab's test and read-only cells were compared."""
+    from bpe_ref.course.trusted.review import tampering
+
+    release = blank("01_naive_bpe")
+    submitted = copy.deepcopy(release)
+    solution = next(c for c in submitted["cells"] if c["metadata"].get("nbgrader", {}).get("solution"))
+    solution["metadata"]["nbgrader"].update(grade=True, points=10)
+    bonus = {"cell_type": "code", "id": "bonus", "execution_count": None, "outputs": [], "source": "print('bonus')",
+             "metadata": {"nbgrader": {"grade": True, "grade_id": "bonus", "locked": False, "points": 100,
+                                       "schema_version": 3, "solution": False, "task": False}}}
+    no_id = copy.deepcopy(bonus)
+    del no_id["metadata"]["nbgrader"]["grade_id"]
+    submitted["cells"] += [bonus, no_id]
+    flags = tampering(submitted, release)
+    assert flags == [
+        f"changed the nbgrader metadata of the solution cell {grade_id(solution)} (grade False -> True, points None -> "
+        "10.0; nbgrader put it back)",
+        "added a graded cell bonus (100.0 points; not graded: autograde made it a plain cell)",
+        f"added a graded cell (cell {len(submitted['cells']) - 1}, no grade_id) (100.0 points; not graded: autograde made "
+        "it a plain cell)"], flags
+
+
 # ---- in a class: nbgrader autograde and grade --class ---------------------------------------------
 #
 # These two submissions are graded in lab 01's class batch (tests/test_grading_adversarial.py, with

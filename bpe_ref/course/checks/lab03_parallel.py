@@ -455,17 +455,32 @@ def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
-def from_its_module(function: Callable, *args: object) -> object:
-    """Call ``function(*args)`` (a ``count_chunk``) after checking that it comes from a module, not a
-    notebook cell (a driver, so that the grading worker checks it too, where the trusted side sees
-    only data). A function's ``__module__`` is its to set: one compiled from a cell (the worker names its file ``<cell
-    NAME>``) is a cell's whatever it says (redteam section 42)."""
-    if getattr(function, "__module__", None) == "__main__" or str(getattr(getattr(function, "__code__", None), "co_filename",
-                                                                            "")).startswith("<cell "):
+def from_its_module(function: Callable, *args: object, _loaded: dict = {}) -> object:  # noqa: B006 (kept between calls)
+    """Call ``count_chunk(*args)`` as its module's file defines it: the file of ``function``'s module, read and run here
+    (once per file and source, so that the module's state lasts from call to call, as an import's), never ``function``
+    itself (a driver, so that the grading worker checks it too, where the trusted side sees only data). A function's
+    ``__module__``, ``__qualname__`` and ``__code__`` are the notebook's to set: a cell's function told as the module's
+    (its ``__module__`` set, its code object's file renamed) kept task 2's points (redteam section 42); what a spawned
+    worker runs is what the file holds, and so is what is graded."""
+    import sys
+
+    module, name = getattr(function, "__module__", None), getattr(function, "__qualname__", None)
+    path = getattr(sys.modules.get(module), "__file__", None) if type(module) is str and module != "__main__" else None
+    try:
+        with open(path, "rb") as file:  # (the builtin as it was before the learner's code ran, in the worker)
+            source = file.read()
+    except (OSError, TypeError, ValueError):
+        source = None
+    if source is not None and type(path) is str and (path, source) not in _loaded:
+        namespace = {"__name__": module, "__file__": path, "__package__": module.rpartition(".")[0]}
+        exec(compile(source, path, "exec"), namespace)  # the learner's module, run as an import runs it
+        _loaded[path, source] = namespace
+    fresh = _loaded.get((path, source), {}).get(name) if type(name) is str else None
+    if fresh is None:
         raise RuntimeError("count_chunk is defined in a notebook cell (its module is __main__): a worker started by "
-                             "spawn or forkserver cannot import it. Write it in the cell that starts with %%writefile "
-                             "chunk_counting.py, run that cell, then the read-only import cell after it")
-    return function(*args)
+                           "spawn or forkserver cannot import it. Write it in the cell that starts with %%writefile "
+                           "chunk_counting.py, run that cell, then the read-only import cell after it")
+    return fresh(*args)
 
 
 # From the module chunk_counting: task 4's workers import it by name (checked in the kernel; the grading

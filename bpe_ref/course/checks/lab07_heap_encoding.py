@@ -15,6 +15,7 @@ run. The ranks and cases of lab 06 are reused (same language).
 from __future__ import annotations
 
 import heapq
+import random
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -26,7 +27,7 @@ from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
 from .compare import CARRIED
 from .core import (
-    Case, Lab, Task, TaskGraders, passed, stretch,
+    Case, Lab, Task, TaskGraders, check_cases, current_seed, passed, stretch,
 )
 from .lab06_encode_decode import (
     changed_between_calls, encode_hint, encode_pretoken_cases, gpt2_label, gpt2_ranks, pretoken_and_ranks, ranks_for,
@@ -322,15 +323,47 @@ def left_first_inputs(draw) -> tuple[bytes, dict[Pair, int]]:
     return b"".join(chunks), merge_ranks([(chunk[:1], chunk[1:]) for chunk in chunks] + draw(st.permutations(joins)))
 
 
+EARLY_BYTES = [b"a", b"b", b"c", b"\xc3"]
+
+
+def early_entry_word(x: bytes, y: bytes, z: bytes, around: tuple[bytes, bytes], more: int) -> tuple[bytes, dict[Pair, int]]:
+    """``x y z`` between the bytes ``around``, and ranks where (y, z) merges before (x, y); ``more`` picks a third
+    pair: none, (x, y z), or (b"x", x)."""
+    return around[0] + x + y + z + around[1], merge_ranks([(y, z), (x, y)] + [[], [(x, y + z)], [(b"x", x)]][more])
+
+
 @st.composite
 def early_entry_inputs(draw) -> tuple[bytes, dict[Pair, int]]:
     """Three bytes x, y, z where (y, z) merges before (x, y), between bytes that merge with neither: the entry that
     merge_all_inputs adds for (x, y) at the rank of (y, z) pops first, and merging there gives x y, z, never the
     x, y z of the ranks (trained ranks seldom put a lower rank on the right of a pair)."""
-    x, y, z = draw(st.lists(st.sampled_from([b"a", b"b", b"c", b"\xc3"]), min_size=3, max_size=3, unique=True))
+    x, y, z = draw(st.lists(st.sampled_from(EARLY_BYTES), min_size=3, max_size=3, unique=True))
     around = st.text(alphabet="xyz", max_size=2).map(str.encode)
-    pairs = [(y, z), (x, y)] + draw(st.sampled_from([[], [(x, y + z)], [(b"x", x)]]))
-    return draw(around) + x + y + z + draw(around), merge_ranks(pairs)
+    more = draw(st.sampled_from([0, 1, 2]))
+    return early_entry_word(x, y, z, (draw(around), draw(around)), more)
+
+
+def early_entries(parts: list[bytes], ranks: dict[Pair, int]) -> list[Entry]:
+    """An entry for each pair that is a merge of a later rank than the merge on its right, at that lower rank: popped
+    first (the lower position), it would merge its pair early, so a stale check that asks only whether the pair is a
+    merge (not whether it is one of this rank) gives other tokens."""
+    return [(ranks[parts[k + 1], parts[k + 2]], k) for k in range(len(parts) - 2)
+            if (parts[k + 1], parts[k + 2]) in ranks and (parts[k], parts[k + 1]) in ranks
+            and ranks[parts[k + 1], parts[k + 2]] < ranks[parts[k], parts[k + 1]]]
+
+
+def verify_early_entries(learner: Callable) -> None:
+    """Task 2's hidden test, last: three inputs of :func:`early_entry_inputs`' shape drawn from the grading's secret seed,
+    each heap with its early entries: a stale check that asks only whether the pair is a merge fails under every seed
+    (hypothesis's draws, tiny repetitive words under one seed of 200, held none)."""
+    rng = random.Random(f"{current_seed()}:07_heap_encoding:early_entries")
+    cases = []
+    for _ in range(3):
+        around = tuple(bytes(rng.choices(b"xyz", k=rng.randint(0, 2))) for _ in range(2))
+        word, ranks = early_entry_word(*rng.sample(EARLY_BYTES, 3), around, rng.randrange(3))
+        cases.append(heap_case(parts_of(word), ranks, extra=early_entries(parts_of(word), ranks)))
+    passed(f"merge_all: skips an entry whose pair merges later on {check_cases(MERGE_ALL_TASK, learner, merge_all, cases)} "
+           "generated words (the pair on its right merges first).")
 
 
 @st.composite
@@ -352,12 +385,7 @@ def merge_all_inputs(draw) -> tuple[list[bytes], dict[Pair, int], list[Entry]]:
         left_out = draw(st.sets(st.integers(0, len(heap) - 1), min_size=1, max_size=3))
         heap = [entry for k, entry in enumerate(heap) if k not in left_out]
         heapq.heapify(heap)
-    # an entry whose pair is a merge of a later rank, at the rank of the merge on its right: popped first (the lower
-    # position), it would merge its pair early, so a stale check that asks only whether the pair is a merge (not
-    # whether it is one of this rank) gives other tokens
-    early = [(ranks[parts[k + 1], parts[k + 2]], k) for k in range(len(parts) - 2)
-             if (parts[k + 1], parts[k + 2]) in ranks and (parts[k], parts[k + 1]) in ranks
-             and ranks[parts[k + 1], parts[k + 2]] < ranks[parts[k], parts[k + 1]]]
+    early = early_entries(parts, ranks)
     if early and draw(st.integers(0, 3)) > 0:
         heap.append(draw(st.sampled_from(early)))
         heapq.heapify(heap)
@@ -371,7 +399,7 @@ def merge_all_inputs(draw) -> tuple[list[bytes], dict[Pair, int], list[Entry]]:
 
 
 MERGE_ALL = TaskGraders(MERGE_ALL_TASK, merge_all, merge_all_cases(), merge_all_inputs(), max_examples=80,
-                        verify=(verify_long_run,))
+                        verify=(verify_long_run,), hidden_then=verify_early_entries)
 
 
 # ---- task 3: the encoder -------------------------------------------------------------------------

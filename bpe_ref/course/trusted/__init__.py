@@ -351,9 +351,11 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   function they hand in or a caller's frame: flagged, not closed. The worker loop itself reads each request with json's C
   scanner bound when it is loaded, and its functions look up the builtins as they were then: a cell that rebound
   ``json.loads``, ``builtins.next`` or ``builtins.exec`` had a call's driver dropped or its source run changed
-  (section 43). Lab 03's driver takes a count_chunk whose code was
-  compiled from a cell for a cell's, whatever its ``__module__`` says (set to ``chunk_counting``, it kept task 2's
-  hidden points); one given a code object whose file is renamed still passes (a strict xfail, flagged: ``__code__``).
+  (section 43). Lab 03's driver never calls the count_chunk it is handed: a function's ``__module__``, ``__qualname__``
+  and ``__code__`` are the notebook's to set (a cell's with ``__module__`` set to ``chunk_counting``, then one given a
+  code object whose file is renamed, kept task 2's hidden points); it reads the file of the function's module and runs
+  it itself, once per file and source, and calls the count_chunk defined there, what a spawned worker imports: no file,
+  no points (section 42).
   Lab 09's ``interleaved`` and ``peak_memory`` take functions, so their graders send a *driver*
   (reference code, as source) that builds a fake clock and contenders in the worker, calls the
   learner's function with them, and reports the call order and the collector's state. The learner's
@@ -381,10 +383,17 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
 - Review flags from behaviour are what can be seen from outside: the calls the sandbox refused and
   the files it refused to open, by name and count; processes that left the session, files left in
   /dev/shm, links or special files in the scratch folder; tampering nbgrader restored (a test or
-  read-only cell deleted, edited, made markdown, or its nbgrader metadata changed: raised points, the
-  grade and solution flags and the schema version are put back from the gradebook, and flagged; nbgrader
+  read-only cell deleted, edited, made markdown, or the nbgrader metadata of any cell of the lab changed: raised
+  points, the grade and solution flags and the schema version are put back from the gradebook, and flagged; a
+  graded cell added, which nbgrader would score in full if it ran, is a plain cell, flagged; nbgrader
   itself gave up on the whole class at a schema version not its own, and failed the notebook on changed
-  flags or a cell copied with its grade_id: ``tests/test_grading_redteam.py``, section 35). The seccomp
+  flags, a cell copied with its grade_id or a graded cell with none: ``tests/test_grading_redteam.py``, section 35).
+  What the worker's own audit hook notes is flagged as its report, a hint (``Worker.noticing``; the hook and what it
+  noted are reachable from a frame below a cell, as the loop's globals are): a function's ``__code__`` set (the
+  ``object.__setattr__`` event), a code object made (``code.__new__``: ``code.replace``), a function made of one
+  (``function.__new__``), and a graded function called whose ``__module__`` is not its globals' module or whose
+  ``__qualname__`` is not its code's (no event announces those: one that wraps another, ``__wrapped__``, is left out).
+  The seccomp
   filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and
   its kin and native asynchronous I/O, whose reads ``rchar`` misses; a socket or a datagram ``socketpair``; a new
   process or program where the lab allows none; a seccomp filter of the worker's own, which could answer refused calls before the keeper;

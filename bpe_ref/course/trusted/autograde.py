@@ -149,6 +149,26 @@ def behaviour_lines(report: dict) -> list[str]:
         lines.append(f"left {report['shm_removed_more']} more file(s) in /dev/shm behind (removed)")
     for odd in report.get("odd_files", []):
         lines.append(f"made {odd} in its folder")
+    return lines + noticed_lines(report.get("noticed") or [])
+
+
+# What the worker's audit hook noted (``worker/__main__.py``, ``Worker.noticing`` and ``Worker.told``): codes, each told
+# here in this side's words; a graded function's name (an identifier) follows the last two.
+NOTICED = {"__code__": "replaced a function's code, setting its __code__",
+           "code.__new__": "made a code object by hand, with code.replace or types.CodeType",
+           "function.__new__": "made a function of a code object, with types.FunctionType",
+           "__module__": "gave {} a __module__ other than its own module's, as if another module's",
+           "__qualname__": "gave {} a __qualname__ other than its code's"}
+
+
+def noticed_lines(codes: list[str]) -> list[str]:
+    """The review lines of what the worker's own audit hook noted (:data:`NOTICED`), said to be its word; unknown
+    codes left out."""
+    lines = []
+    for code in sorted(set(codes)):
+        what, _, name = str(code).partition(" ")
+        if what in NOTICED and ("{}" in NOTICED[what]) == name.isidentifier():
+            lines.append(f"{NOTICED[what].format(name)} (the worker's own report)")
     return lines
 
 
@@ -400,7 +420,19 @@ if NbGraderPreprocessor is not None:
             return nb, resources
 
     from nbgrader.nbgraderformat import MetadataValidator
-    from nbgrader.preprocessors import OverwriteCells
+    from nbgrader.preprocessors import DeduplicateIds, OverwriteCells
+
+    class NamedDeduplicateIds(DeduplicateIds):
+        """nbgrader's ``DeduplicateIds``, which failed the notebook (a ``KeyError``) on a cell marked graded, a solution
+        or read-only with no grade_id, as a learner may mark one: such metadata is dropped, a plain cell, as
+        :class:`RestoringOverwriteCells` makes one whose grade_id the gradebook lacks (flagged: ``review.tampering``;
+        ``tests/test_grading_redteam.py``, section 35)."""
+
+        def preprocess_cell(self, cell, resources, cell_index):
+            meta = cell.metadata.get("nbgrader")
+            if meta is not None and not (isinstance(meta, dict) and meta.get("grade_id")):
+                del cell.metadata["nbgrader"]
+            return super().preprocess_cell(cell, resources, cell_index)
 
     class RestoringOverwriteCells(OverwriteCells):
         """nbgrader's ``OverwriteCells``, whose putting back of deleted test cells cannot fail: nbgrader's

@@ -226,28 +226,30 @@ def _plain(value: object) -> object:
 
 def tampering(notebook: dict, release: dict) -> list[str]:
     """What the learner did to the cells nbgrader protects, which autograde silently puts right: a
-    test or read-only cell deleted (put back), a read-only cell edited (its source restored), its
-    nbgrader metadata changed (points, grade, solution, locked, schema_version: put back), a test cell moved (graded in
-    the source's order anyway). One line each; none for an honest notebook."""
+    test or read-only cell deleted (put back), a read-only cell edited (its source restored), the nbgrader metadata of
+    any cell of the lab changed (points, grade, solution, locked, schema_version: put back), a graded cell added (a
+    grade_id the lab does not have: graded as a plain cell), a test cell moved (graded in the source's order anyway).
+    One line each; none for an honest notebook."""
     def protected(cell: dict) -> bool:
         meta = nbgrader_of(cell)
         return bool(meta.get("grade_id")) and (bool(meta.get("locked")) or (bool(meta.get("grade")) and not meta.get("solution")))
 
-    shipped = [cell for cell in release.get("cells", []) if protected(cell)]
+    known = [cell for cell in release.get("cells", []) if _grade_id(cell)]
+    shipped = [cell for cell in known if protected(cell)]
     submitted = {}
     for cell in notebook.get("cells", []):
         submitted.setdefault(_grade_id(cell), cell)
     flags = []
-    for cell in shipped:
-        grade_id = _grade_id(cell)
-        kind = "test" if cell["metadata"]["nbgrader"].get("grade") else "read-only"
+    for cell in known:
+        grade_id, guarded = _grade_id(cell), protected(cell)
+        kind = "test" if cell["metadata"]["nbgrader"].get("grade") else "read-only" if guarded else "solution"
         mine = submitted.get(grade_id)
         if mine is None:
-            flags.append(f"deleted the {kind} cell {grade_id} (nbgrader put it back)")
+            flags += [f"deleted the {kind} cell {grade_id} (nbgrader put it back)"] if guarded else []
             continue
-        if source_of(mine) != source_of(cell):
+        if guarded and source_of(mine) != source_of(cell):
             flags.append(f"edited the {kind} cell {grade_id} (its source was restored)")
-        if mine.get("cell_type") != cell.get("cell_type"):
+        if guarded and mine.get("cell_type") != cell.get("cell_type"):
             flags.append(f"made the {kind} cell {grade_id} a {mine.get('cell_type')} cell (nbgrader put it back)")
         shipped_meta, my_meta = nbgrader_of(cell), nbgrader_of(mine)
         changed = [f"{key} {_plain(shipped_meta.get(key))!r} -> {_plain(my_meta.get(key))!r}" for key in NBGRADER_FIELDS
@@ -255,6 +257,12 @@ def tampering(notebook: dict, release: dict) -> list[str]:
         if changed:
             flags.append(f"changed the nbgrader metadata of the {kind} cell {grade_id} ({', '.join(changed)}; nbgrader "
                          "put it back)")
+    ids = {_grade_id(cell) for cell in known}
+    for index, cell in enumerate(notebook.get("cells", [])):
+        meta = nbgrader_of(cell)
+        if meta.get("grade") and _grade_id(cell) not in ids:
+            flags.append(f"added a graded cell {_grade_id(cell) or f'(cell {index}, no grade_id)'} "
+                         f"({_plain(meta.get('points'))!r} points; not graded: autograde made it a plain cell)")
     position = {_grade_id(cell): index for index, cell in enumerate(shipped)}
     latest = -1
     for cell in notebook.get("cells", []):

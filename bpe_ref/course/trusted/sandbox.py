@@ -507,6 +507,7 @@ class Sandbox:
             if fd != self._mapped:
                 os.close(fd)
         self._stderr_tail = bytearray()
+        self._noticed: set[str] = set()  # what the worker's audit hook noted (its replies' "noticed"): for review
         self._replies = queue.Queue(maxsize=MAX_QUEUED_LINES)
         self._reading = threading.Event()  # cleared by close(): the reader thread then stops
         self._reading.set()
@@ -590,6 +591,7 @@ class Sandbox:
                         stream.close()
             self.process = None
             report["odd_files"] = getattr(self, "_odd_files", [])
+            report["noticed"] = sorted(self._noticed)
             self.last_report = report
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
@@ -891,7 +893,11 @@ class Sandbox:
         self._asking((json.dumps(message) + "\n").encode("utf-8"))
         send_by = min(until, started + waiting)  # a worker that reads no request spends no CPU: the backstop, in wall time
         self._send(self._asked, send_by, send_by - started, what)
-        return self._receive(self._request_id, waiting, what, limits, late, until)
+        reply = self._receive(self._request_id, waiting, what, limits, late, until)
+        noticed = reply.get("noticed")  # codes, the worker's own word: autograde.noticed_lines words them its own way
+        if type(noticed) is list:
+            self._noticed.update(code for code in noticed[:16] if type(code) is str and len(code) <= 80)
+        return reply
 
     def _send(self, data: bytes, deadline: float, timeout: float, what: str) -> None:
         """Write a request under the call's deadline: a worker that stops reading (stopped by a signal

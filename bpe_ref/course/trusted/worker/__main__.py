@@ -173,6 +173,33 @@ class Worker:
         self.namespace: dict = notebook.__dict__
         self.stand_in_modules: dict[str, dict] = {}  # source -> the namespace it defined, built once
         self.failed_cells: list[str] = []  # "cell NAME raised ERROR: ...", to explain a name never defined
+        self.noticed: set[str] = set()  # what :meth:`noticing` saw, sent with every reply
+
+    def noticing(self):
+        """An audit hook that notes what the learner's code did that no lab's code does and the interpreter announces
+        (sent with every reply, for the instructor's review: a hint, the worker's own word): a function's code replaced
+        (``object.__setattr__`` of ``__code__``), a code object made (``code.replace``), a function made of one
+        (``types.FunctionType``). Lab 03's count_chunk of a cell was told as its module's so (redteam section 42)."""
+        noticed, function, kind, made = self.noticed, types.FunctionType, type, frozenset({"code.__new__", "function.__new__"})
+
+        def notice(event: str, args: tuple) -> None:
+            if event in made:
+                noticed.add(event)
+            elif event == "object.__setattr__" and args[1] == "__code__" and kind(args[0]) is function:
+                noticed.add("__code__")
+
+        return notice
+
+    def told(self, name: str, function: object) -> None:
+        """Note a graded function whose ``__module__`` is not its globals' module, or whose ``__qualname__`` is not its
+        code's: set by a cell (no event announces it), as ``functools.wraps`` does (a function that wraps another,
+        ``__wrapped__``, is left out)."""
+        if type(function) is not types.FunctionType or "__wrapped__" in function.__dict__:
+            return
+        if function.__module__ != function.__globals__.get("__name__"):
+            self.noticed.add(f"__module__ {name}")
+        if function.__qualname__ != getattr(function.__code__, "co_qualname", function.__qualname__):  # (3.11+)
+            self.noticed.add(f"__qualname__ {name}")
 
     def stand_ins(self, request: dict, key: str = "stand_ins") -> dict:
         """``name -> function`` of the request's stand-ins (or its driver, ``key="driver"``), run from
@@ -214,6 +241,8 @@ class Worker:
             request = request if isinstance(request, dict) else {}
             reply = {"ok": False, "error": _error(exc)}
         reply["id"] = request.get("id")
+        if self.noticed:
+            reply["noticed"] = sorted(self.noticed)[:16]
         try:
             return _dumps(reply)
         except (TypeError, ValueError, RecursionError) as exc:
@@ -248,6 +277,7 @@ class Worker:
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 try:
+                    self.told(name, function)
                     result = function(*args) if driver is None else driver(function, *args)
                     reply = {"ok": True, "result": encode(result)}
                     if request.get("return_args"):
@@ -404,7 +434,10 @@ def main() -> None:
     # reach a spawned worker, those of a module written with %%writefile do.
     # The sealing thread starts now, confined as this one is (Landlock and seccomp hold for the threads started after).
     hello = json.dumps({"hello": True, "isolation": isolation, "python": platform.python_version()})
-    _serving(*loop_fds, hello, Worker().answer)()
+    worker = Worker()
+    dispatching = _serving(*loop_fds, hello, worker.answer)
+    sys.addaudithook(worker.noticing())  # after the loop's own hook, which runs first (and alone on the sealing thread)
+    dispatching()
 
 
 if __name__ == "__main__":
