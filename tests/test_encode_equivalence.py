@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import bpe_ref.encode
 from bpe_ref import ENCODE_METHODS, Tokenizer, train_bpe_on_text
-from bpe_ref.data_files import CORPUS_EN, GPT2_MERGES, GPT2_VOCAB, TINYSTORIES_SAMPLE, data_file
+from bpe_ref.data_files import CORPUS_EN, TINYSTORIES_SAMPLE
 from bpe_ref.encode import make_encoder
 from bpe_ref.encode.common import MergeTables
 from bpe_ref.encode.step08_valid_tokens import ValidTokens, prefix_trie, suffix_trie
@@ -28,7 +28,6 @@ from bpe_ref.fast.encoder import (
     whitespace_chars,
 )
 from bpe_ref.pretokenize import PRETOKEN_RE
-from bpe_ref.serialization import load_vocab_and_merges
 
 SETTINGS = settings(derandomize=True, deadline=None, database=None, max_examples=60)
 SPECIALS = ["<|endoftext|>", "<|pad|>"]
@@ -173,8 +172,7 @@ def test_an_ascii_pretoken_is_its_own_only_pretoken():
 
 
 def test_short_pretokens_that_are_not_ascii_wait_for_the_piece_pattern():
-    vocab, merges = gpt2_files()
-    tok = Tokenizer(dict(vocab), list(merges), ["<|endoftext|>"])  # a fresh one: its default path starts cold
+    tok = Tokenizer.gpt2()
     fast = tok._fast_encoder()
     short = "He said “yes” — twice’ and “no”.\n"  # no pretoken longer than SHORT_PRETOKEN characters
     assert tok.encode(short) == tok.encode(short, method="heap")
@@ -272,7 +270,7 @@ def test_valid_on_demand_decides_as_valid_tokens(training, order):
 
 
 def test_valid_on_demand_on_gpt2_and_on_a_deep_merge_tree():
-    tables = gpt2_with()._tables
+    tables = Tokenizer.gpt2()._tables
     on_demand, valid = ValidOnDemand(tables), ValidTokens(tables).valid
     assert [on_demand.is_valid(t) for t in reversed(range(tables.num_tokens))] == valid[::-1]
     # "a" * 3000, one merge per length: a tree 3000 deep is decided without recursion (BPE
@@ -302,16 +300,8 @@ def test_a_token_that_does_not_encode_to_itself_is_not_a_shortcut(method):
 
 
 @lru_cache(maxsize=None)
-def gpt2_files() -> tuple[dict, list]:
-    """GPT-2's vocabulary and merges, read once (a second of CPU a read): each GPT-2 tokenizer here is built from
-    them, as Tokenizer.gpt2 builds one."""
-    return load_vocab_and_merges(data_file(GPT2_VOCAB), data_file(GPT2_MERGES))
-
-
-@lru_cache(maxsize=None)
-def gpt2_with(special_tokens: tuple[str, ...] = ("<|endoftext|>",)) -> Tokenizer:
-    vocab, merges = gpt2_files()
-    return Tokenizer(dict(vocab), list(merges), special_tokens)
+def gpt2_with(special_tokens: tuple[str, ...]) -> Tokenizer:
+    return Tokenizer.gpt2(special_tokens=special_tokens)
 
 
 # Special tokens next to whitespace, inside words, overlapping; with and without whitespace in them
