@@ -36,6 +36,7 @@ def test_a_quick_run_writes_its_table_plot_and_results(tmp_path: Path, capsys) -
     results = json.loads((tmp_path / "results.json").read_text())
     assert {r["contender"] for r in results["results"]} >= {"1 process", "2 workers"}
     assert all(r["median_seconds"] > 0 for r in results["results"])
+    assert results["repeats"] == 1 and all(len(r["seconds"]) == 1 for r in results["results"])  # --quick --repeats 1
     assert (tmp_path / "parallel_counting.png").stat().st_size > 0
     assert "## Where two workers start to pay" in (tmp_path / "README.md").read_text()
     assert "speed-up" in capsys.readouterr().out

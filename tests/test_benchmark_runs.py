@@ -52,6 +52,7 @@ def test_every_section_runs_on_a_tiny_plan(tiny, tmp_path):
     assert "| time.sleep(0.2) |" in benchmarks.clocks_snippet({**dated, **clocks})
     assert "tiktoken encode" in benchmarks.encoding_snippet({**dated, **encoding})
     assert "interleaved rounds" in benchmarks.noise_snippet(noise)
+    # each draws once: every PNG is saved by bench.common.save_png, whose reruns write the same bytes
+    # (tests/test_figures.py draws one figure twice; every figure twice under BPE_EXHAUSTIVE=1)
     for draw, data in ((benchmarks.draw_growth, growth), (benchmarks.draw_noise, noise)):
-        first, second = draw(data, tmp_path / "a.png"), draw(data, tmp_path / "b.png")
-        assert first.read_bytes() == second.read_bytes()  # reproducible byte for byte
+        assert draw(data, tmp_path / f"{draw.__name__}.png").read_bytes().startswith(b"\x89PNG")

@@ -41,7 +41,6 @@ from bpe_ref.course.figures.common import (  # noqa: E402
 )
 from bpe_ref.course.figures.incremental_updates import (  # noqa: E402
     OVERLAP_EXAMPLES,
-    draw_affected_words,
     local_rule_change,
     net_change,
     overlap_bug_run,
@@ -55,9 +54,7 @@ from bpe_ref.course.figures.inverted_index import (  # noqa: E402
     merge_steps_exact,
     replay,
 )
-from bpe_ref.course.figures.inverted_index import draw_affected_words as draw_index_affected_words  # noqa: E402
-from bpe_ref.course.figures.inverted_index import draw_work_per_merge  # noqa: E402
-from bpe_ref.course.figures.naive_bpe import draw_merge_counts, hand_trace, why_greater  # noqa: E402
+from bpe_ref.course.figures.naive_bpe import hand_trace, why_greater  # noqa: E402
 from bpe_ref.course.figures.step_diffs import (  # noqa: E402
     STEP_MODULES,
     loop_lines,
@@ -75,14 +72,19 @@ SMALL_MERGES = 40
 
 
 def assert_draw_deterministically(drawers, tmp_path: Path) -> None:
-    """Each drawer draws a PNG without metadata chunks (a date would change its bytes on every run);
-    the first draws twice, the same bytes both times. Under BPE_EXHAUSTIVE=1 every drawer draws twice:
-    the PNGs are saved by one function (bench.common.save_png), so one figure's two draws stand for a page's."""
+    """Each drawer draws a PNG without metadata chunks (a date would change its bytes on every run); under
+    BPE_EXHAUSTIVE=1 each draws twice, the same bytes both times. By default one figure draws twice
+    (test_page06_figure_draws_deterministically, the cheapest): every PNG is saved by one function
+    (bench.common.save_png), so one figure's two draws stand for every page's."""
     for i, draw in enumerate(drawers):
         first = draw(tmp_path / f"{i}a.png")
-        assert not {b"tEXt", b"iTXt", b"zTXt", b"tIME"} & set(png_chunks(first)), f"figure {i} carries metadata"
-        if i == 0 or EXHAUSTIVE:
-            assert first.read_bytes() == draw(tmp_path / f"{i}b.png").read_bytes(), f"figure {i} differs between two runs"
+        assert_no_metadata(first)
+        if EXHAUSTIVE:
+            assert first.read_bytes() == draw(tmp_path / f"{i}b.png").read_bytes(), f"{first} differs between two runs"
+
+
+def assert_no_metadata(png: Path) -> None:
+    assert not {b"tEXt", b"iTXt", b"zTXt", b"tIME"} & set(png_chunks(png)), f"{png} carries metadata"
 
 
 def png_chunks(path: Path) -> list[bytes]:
@@ -301,14 +303,13 @@ def test_v4_speedup_snippet_refuses_a_run_where_page_04s_small_factor_is_false()
 # --- drawing --------------------------------------------------------------------------------
 
 
-def test_figures_draw_deterministically_on_small_input(tmp_path, small_run):
+def test_figures_draw_deterministically_on_small_input(tmp_path):
+    """Page 00's figures; those of pages 01, 02 and 04 are drawn by test_page_modules_run_on_a_small_corpus."""
     stats = corpus_counts(SMALL_CORPUS)
     samples = script_samples(english_chars=2000)
     drawers = [
         lambda path: draw_bytes_per_character(samples, path),
         lambda path: draw_pretoken_counts(stats, path),
-        lambda path: draw_merge_counts(small_run, path),
-        lambda path: draw_affected_words(small_run, path),
     ]
     assert_draw_deterministically(drawers, tmp_path)
 
@@ -321,29 +322,34 @@ def test_every_page_module_has_the_interface(page):
 
 
 def test_page_modules_run_on_a_small_corpus(tmp_path):
+    """Pages 01, 02 and 04 write their snippets and draw their figures (V1's merge counts, V2's and V4's affected
+    words, V4's work per merge) on a small corpus, with no metadata (see assert_draw_deterministically)."""
     for page in ("01", "02"):
         module = page_module(page)
         snippets = module.snippets(corpus=SMALL_CORPUS, num_merges=SMALL_MERGES)
         assert snippets and all(name.startswith(page + "-") and text.strip() for name, text in snippets.items())
-        paths = module.draw_figures(tmp_path, corpus=SMALL_CORPUS, num_merges=SMALL_MERGES)
-        assert paths and all(p.exists() and p.suffix == ".png" for p in paths)
+        assert_draw_deterministically([lambda path, module=module: module.draw_figures(
+            path.with_suffix(""), corpus=SMALL_CORPUS, num_merges=SMALL_MERGES)[0]], tmp_path)
     snippets = page_module("00").snippets(corpus=SMALL_CORPUS)
     assert "00-tinystories-word-counts.md" in snippets
     snippets = page_module("04").snippets(corpus=SMALL_CORPUS)
     assert "04-stale-ids.md" in snippets and all(name.startswith("04-") for name in snippets)
-    paths = page_module("04").draw_figures(tmp_path, corpus=SMALL_CORPUS)
-    assert len(paths) == 2 and all(p.exists() for p in paths)
+    paths = page_module("04").draw_figures(tmp_path / "04", corpus=SMALL_CORPUS)
+    assert [p.name for p in paths] == ["04-affected-words.png", "04-work-per-merge.png"]
+    for path in paths:
+        assert_no_metadata(path)
 
 
 def test_command_writes_then_checks(tmp_path, capsys):
+    """On page 10, whose snippets and figure cost least (a second of CPU; page 00's three)."""
     out = tmp_path / "figures"
-    assert figures_main.main(["--out", str(out), "--page", "00", "--no-pages"]) == 0
+    assert figures_main.main(["--out", str(out), "--page", "10", "--no-pages"]) == 0
     written = sorted(p.name for p in out.iterdir())
-    assert "00-bytes-per-character.png" in written and "00-utf8-examples.md" in written
-    assert figures_main.main(["--out", str(out), "--page", "00", "--check"]) == 0
-    (out / "00-utf8-examples.md").write_text("stale\n", encoding="utf-8")
-    assert figures_main.main(["--out", str(out), "--page", "00", "--check"]) == 1
-    assert "00-utf8-examples.md" in capsys.readouterr().out
+    assert "10-heaps-law.png" in written and "10-cost-model.md" in written
+    assert figures_main.main(["--out", str(out), "--page", "10", "--check"]) == 0
+    (out / "10-cost-model.md").write_text("stale\n", encoding="utf-8")
+    assert figures_main.main(["--out", str(out), "--page", "10", "--check"]) == 1
+    assert "10-cost-model.md" in capsys.readouterr().out
 
 
 # --- the diffs of pages 02-05: each step's merge loop differs from the previous one by its idea --
@@ -442,12 +448,6 @@ def test_exact_index_returns_the_same_merges_as_v4(counts):
     from bpe_ref.train.step04_inverted_index import merge_steps
 
     assert list(merge_steps_exact(counts)) == list(merge_steps(counts))
-
-
-def test_page04_figures_draw_deterministically(tmp_path):
-    run = indexed_run(SMALL_CORPUS)
-    assert_draw_deterministically([lambda path, draw=draw: draw(run, path) for draw in (draw_index_affected_words, draw_work_per_merge)],
-                                  tmp_path)
 
 
 # --- page 05 --------------------------------------------------------------------------------
@@ -610,11 +610,12 @@ def test_page06_rounds_are_what_encode_pretoken_does():
 
 
 def test_page06_figure_draws_deterministically(tmp_path):
+    """The figure drawn twice in the default run (the cheapest: see assert_draw_deterministically)."""
     from bpe_ref.course.figures.encode_decode import draw_layouts
 
     first, second = draw_layouts(tmp_path / "a.png"), draw_layouts(tmp_path / "b.png")
     assert first.read_bytes() == second.read_bytes()
-    assert not {b"tEXt", b"iTXt", b"zTXt", b"tIME"} & set(png_chunks(first))
+    assert_no_metadata(first)
 # --- page 07 --------------------------------------------------------------------------------
 
 
@@ -647,9 +648,7 @@ def test_page07_long_pieces_measure_and_fit(tmp_path):
 def test_page07_figure_draws_deterministically(tmp_path):
     from bpe_ref.course.figures.heap_encoding import draw_long_pieces, long_pieces_data
 
-    first = draw_long_pieces(long_pieces_data(), tmp_path / "a.png")
-    second = draw_long_pieces(long_pieces_data(), tmp_path / "b.png")
-    assert first.read_bytes() == second.read_bytes()
+    assert_draw_deterministically([lambda path: draw_long_pieces(long_pieces_data(), path)], tmp_path)
 
 
 def test_page07_diff_is_generated_from_the_encoders():
@@ -691,9 +690,7 @@ def test_page10_bench_measures_what_it_claims(monkeypatch):
 def test_page10_figure_and_cost_model(tmp_path):
     from bpe_ref.course.figures import beyond_one_machine as page10
 
-    first = page10.draw_heaps(tmp_path / "a.png")
-    assert first.read_bytes() == page10.draw_heaps(tmp_path / "b.png").read_bytes()
-    assert not {b"tEXt", b"iTXt", b"zTXt", b"tIME"} & set(png_chunks(first))
+    assert_draw_deterministically([page10.draw_heaps], tmp_path)
     rates = page10.rates()
     rows = page10.cost_model()
     assert [row["bytes"] for row in rows] == [size for _, size in page10.MODEL_SIZES]

@@ -104,6 +104,22 @@ def test_from_files_and_gpt2_pass_the_method():
     assert Tokenizer.gpt2(method="backtrack").method == "backtrack"
 
 
+def test_gpt2_reads_its_files_once_a_process_and_each_tokenizer_has_its_own(monkeypatch):
+    import bpe_ref.tokenizer as tokenizer_module
+
+    plain = Tokenizer.gpt2()  # read here, or earlier in this process
+
+    def read(*paths):
+        raise AssertionError(f"GPT-2's files read again: {paths}")
+
+    monkeypatch.setattr(tokenizer_module, "load_vocab_and_merges", read)
+    extra = Tokenizer.gpt2(["<|endoftext|>", "<|x|>"])
+    assert extra.special_token_ids["<|x|>"] == 50257 and extra.encode("<|x|>") == [50257]
+    again = Tokenizer.gpt2()  # the special token added to one tokenizer is in no other
+    assert len(again.vocab) == len(plain.vocab) == 50257 and again.encode("<|x|>") == plain.encode("<|x|>") != [50257]
+    assert again.merges == plain.merges and again.merges is not plain.merges
+
+
 def test_table_and_backtrack_need_unique_bytes():
     vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc", 259: b"abc"}
     merges = [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c"), (b"a", b"bc")]

@@ -139,14 +139,15 @@ def plot(results: list[dict], path: Path) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--quick", action="store_true", help="two sizes, two repeats: checks the benchmark runs")
+    parser.add_argument("--quick", action="store_true",
+                        help="two sizes, two repeats (fewer if --repeats says so): checks the benchmark runs")
     parser.add_argument("--repeats", type=at_least_one, default=5, help="fresh-process runs per size and contender (median)")
     add_output_arguments(parser, "parallel", "README.md, results.json and the plot")
 
 
 def run(args: argparse.Namespace) -> int:
     sizes = QUICK_SIZES_MIB if args.quick else SIZES_MIB
-    repeats = 2 if args.quick else args.repeats
+    repeats = min(2, args.repeats) if args.quick else args.repeats
     contenders = {name: how for name, how in CONTENDERS.items()
                   if how[1] is None or how[1] in multiprocessing.get_all_start_methods()}
     machine, started = announce()
