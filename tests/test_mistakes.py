@@ -915,6 +915,23 @@ def test_lab03_a_count_chunk_that_reads_the_whole_file_fails_the_hidden_test_in_
     assert message is not None and "its own range" in message, message
 
 
+def test_lab03_a_chunk_counting_module_that_does_not_import_costs_task_2_not_task_4():
+    """A syntax error in chunk_counting.py leaves the notebook without count_chunk: task 2 loses its points, and task 4
+    is graded with the reference's count_chunk in its place, as when count_chunk is wrong (found by a learner's round:
+    task 4 failed on a NameError, 5 points more)."""
+    broken = "def count_chunk(path, start:\n"  # a parenthesis never closed
+    code = "\n".join([
+        source_of("03_parallel", "setup"),
+        f"get_ipython().run_cell_magic('writefile', 'chunk_counting.py', {broken!r})",
+        "try:\n    from chunk_counting import count_chunk\nexcept SyntaxError:\n    pass",
+        "assert 'count_chunk' not in globals()",
+        *(source_of("03_parallel", cell) for cell in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution",
+                                                     "task4_count_pretokens_in_file_solution"))])
+    assert remote("03_parallel", code, "count_pretokens_in_file", "check_count_pretokens_in_file_properties") is None
+    message = remote("03_parallel", code, "count_chunk", "check_count_chunk_properties")
+    assert message is not None, "count_chunk of a module that does not import passed task 2"
+
+
 SEND_THE_TEXT = (
     "    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as pool:\n"
     "        return merge_counts(pool.map(count_chunk, [path] * len(starts), starts, ends, [special_tokens] * len(starts)))",

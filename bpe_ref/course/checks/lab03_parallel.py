@@ -699,7 +699,9 @@ def with_reference_count_chunk(function: Callable, *args: object, in_turn: bool 
     only. The workers import ``count_chunk`` by its module's name, so the stand-in is a module written
     next to the learner's ``chunk_counting.py`` (a folder the workers can import from, however they
     are started; or in the current folder when their ``count_chunk`` was defined in a cell), bound
-    in ``function``'s globals for the call, then removed."""
+    in ``function``'s globals for the call, then removed. Where the notebook has no ``count_chunk`` at all (its module
+    failed to import: a syntax error in ``chunk_counting.py``), the stand-in is bound all the same, and the name taken
+    away again after the call: that mistake costs task 2, not task 4 too."""
     import importlib
     import os
     import sys
@@ -711,7 +713,7 @@ def with_reference_count_chunk(function: Callable, *args: object, in_turn: bool 
     # it is on the path (the grading worker's scratch folder, a notebook's folder).
     folder = os.path.dirname(os.path.abspath(home)) if home else (
         os.getcwd() if "" in sys.path or os.getcwd() in sys.path else None)
-    if getattr(function, "is_reference", False) or learners is None or folder is None:
+    if getattr(function, "is_reference", False) or not isinstance(namespace, dict) or folder is None:
         return function(*args)
     path = os.path.join(folder, REFERENCE_CHUNK_MODULE + ".py")
     turns = os.path.join(folder, f"{REFERENCE_CHUNK_MODULE}_turns")
@@ -732,7 +734,10 @@ def with_reference_count_chunk(function: Callable, *args: object, in_turn: bool 
         namespace["count_chunk"] = importlib.import_module(REFERENCE_CHUNK_MODULE).count_chunk
         return function(*args)
     finally:
-        namespace["count_chunk"] = learners
+        if learners is None:
+            namespace.pop("count_chunk", None)
+        else:
+            namespace["count_chunk"] = learners
         sys.modules.pop(REFERENCE_CHUNK_MODULE, None)
         try:
             os.remove(path)
