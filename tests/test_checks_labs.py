@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import importlib
 import re
+import sys
 from runpy import run_module
 
 import pytest
@@ -1034,6 +1035,20 @@ def test_lab03_count_chunk_defined_in_a_cell_fails_task_2s_visible_test():
     message = failure(graders.check_count_chunk, defined_in_main["count_chunk"])
     assert message.startswith("count_chunk is defined in a notebook cell (its module is __main__)")
     assert "%%writefile chunk_counting.py" in message
+
+
+def test_lab03_count_chunk_without_special_tokens_gets_their_hint_not_a_caches(tmp_path, monkeypatch):
+    """Counts holding pieces of <|endoftext|> (count_pretokens(text, [])) were told "counts kept from an earlier call"."""
+    graders = load_graders("03_parallel")
+    source = _source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    wrong = source.replace('count_pretokens(data.decode("utf-8"), special_tokens)', 'count_pretokens(data.decode("utf-8"), [])')
+    assert wrong != source
+    (tmp_path / "chunk_counting_no_tokens.py").write_text(wrong)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "chunk_counting_no_tokens", raising=False)
+    message = failure(graders.check_count_chunk, importlib.import_module("chunk_counting_no_tokens").count_chunk)
+    assert "a piece of a special token: pass special_tokens on to count_pretokens" in message, message
+    assert "earlier call" not in message, message
 
 
 

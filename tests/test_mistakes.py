@@ -907,6 +907,29 @@ def test_lab03_a_count_chunk_that_reads_the_whole_file_fails_the_hidden_test(lab
     graders.verify_chunk_reads(solutions["count_chunk"])  # and the seek and read pass
 
 
+CHUNK_TEXT_MODE = (('    with open(path, "rb") as file:\n', '    with open(path, encoding="utf-8") as file:\n'),
+                   ('data.decode("utf-8")', "data"))
+
+
+def test_lab03_a_count_chunk_read_in_text_mode_is_told_where_its_measured_call_differs(lab03, tmp_path, monkeypatch):
+    # file.read(end - start) in text mode reads characters, not bytes: more than the range of the measured 4 MiB file,
+    # whose wrong answer was told with no expected counts and no hint (the visible cases, all ASCII, pass).
+    graders, _ = lab03
+    source = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    for old, new in CHUNK_TEXT_MODE:
+        assert old in source
+        source = source.replace(old, new)
+    (tmp_path / "chunk_counting_text.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "chunk_counting_text", raising=False)
+    wrong = importlib.import_module("chunk_counting_text").count_chunk
+    graders.check_count_chunk(wrong)
+    message = failure(graders.check_count_chunk_properties, wrong)
+    assert "(measured call)" in message and "where they differ" in message, message
+    assert "hint: more pretokens than in the chunk: read exactly end - start bytes" in message, message
+    assert "in text mode, read(n) reads n characters" in message, message
+
+
 def test_lab03_a_count_chunk_that_reads_the_whole_file_fails_the_hidden_test_in_the_worker():
     module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1].replace(*CHUNK_WHOLE_FILE)
     code = ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
