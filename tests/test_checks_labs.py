@@ -1330,6 +1330,21 @@ def test_lab07_a_stale_check_that_never_compares_the_rank_is_told_a_merge_came_e
         assert "hint: a merge was applied early" in message and "with the popped rank" in message, message
         assert "a merge is missing" not in message and "leftmost pair" not in message
 
+def test_lab07_a_pop_loop_with_no_stale_check_is_told_to_skip_stale_entries(lab07):
+    """Its None + bytes was told "a missing return"."""
+    graders, _ = lab07
+    stale_checks = ("        if left is None:\n            continue  # stale: merged into its left neighbour\n",
+                    "        if right_start == end or ranks.get((left, parts[right_start])) != rank:\n"
+                    "            continue  # stale: the pair starting here changed since the push\n")
+    source = _source_of("07_heap_encoding", "task2_merge_all_solution")
+    assert all(check in source for check in stale_checks)
+    no_check = _defined_in_notebook(solution_namespace("07_heap_encoding"),
+                                    source.replace(stale_checks[0], "").replace(stale_checks[1], ""), "merge_all")
+    message = failure(graders.check_merge_all, no_check)
+    assert "raised TypeError" in message and "hint: a part that is None" in message, message
+    assert "a missing return" not in message, message
+
+
 def test_lab07_a_loop_that_rescans_for_the_best_pair_is_too_slow(lab07):
     graders, solutions = lab07
     rescan = _defined_in_notebook(solutions, """
