@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import importlib
 import re
+import sys
 from runpy import run_module
 
 import pytest
@@ -1036,6 +1037,20 @@ def test_lab03_count_chunk_defined_in_a_cell_fails_task_2s_visible_test():
     assert "%%writefile chunk_counting.py" in message
 
 
+def test_lab03_count_chunk_without_special_tokens_gets_their_hint_not_a_caches(tmp_path, monkeypatch):
+    """Counts holding pieces of <|endoftext|> (count_pretokens(text, [])) were told "counts kept from an earlier call"."""
+    graders = load_graders("03_parallel")
+    source = _source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    wrong = source.replace('count_pretokens(data.decode("utf-8"), special_tokens)', 'count_pretokens(data.decode("utf-8"), [])')
+    assert wrong != source
+    (tmp_path / "chunk_counting_no_tokens.py").write_text(wrong)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "chunk_counting_no_tokens", raising=False)
+    message = failure(graders.check_count_chunk, importlib.import_module("chunk_counting_no_tokens").count_chunk)
+    assert "a piece of a special token: pass special_tokens on to count_pretokens" in message, message
+    assert "earlier call" not in message, message
+
+
 
 @pytest.mark.slow
 def test_lab03_task4s_measured_reads_cost_the_grader_no_count_of_the_whole_file(monkeypatch):
@@ -1314,6 +1329,21 @@ def test_lab07_a_stale_check_that_never_compares_the_rank_is_told_a_merge_came_e
         message = failure(grader, merge_only)
         assert "hint: a merge was applied early" in message and "with the popped rank" in message, message
         assert "a merge is missing" not in message and "leftmost pair" not in message
+
+def test_lab07_a_pop_loop_with_no_stale_check_is_told_to_skip_stale_entries(lab07):
+    """Its None + bytes was told "a missing return"."""
+    graders, _ = lab07
+    stale_checks = ("        if left is None:\n            continue  # stale: merged into its left neighbour\n",
+                    "        if right_start == end or ranks.get((left, parts[right_start])) != rank:\n"
+                    "            continue  # stale: the pair starting here changed since the push\n")
+    source = _source_of("07_heap_encoding", "task2_merge_all_solution")
+    assert all(check in source for check in stale_checks)
+    no_check = _defined_in_notebook(solution_namespace("07_heap_encoding"),
+                                    source.replace(stale_checks[0], "").replace(stale_checks[1], ""), "merge_all")
+    message = failure(graders.check_merge_all, no_check)
+    assert "raised TypeError" in message and "hint: a part that is None" in message, message
+    assert "a missing return" not in message, message
+
 
 def test_lab07_a_loop_that_rescans_for_the_best_pair_is_too_slow(lab07):
     graders, solutions = lab07

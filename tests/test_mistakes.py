@@ -892,19 +892,43 @@ CHUNK_WHOLE_FILE = ("        file.seek(start)\n        data = file.read(end - st
                     "        data = file.read()[start:end]  # the whole file, then the range\n")
 
 
+def chunk_module_variant(tmp_path, monkeypatch, module: str, *changes: tuple[str, str]):
+    """The course's count_chunk with ``changes`` made, imported from the module ``module`` written in ``tmp_path`` (its
+    driver runs its module's file)."""
+    source = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    for old, new in changes:
+        assert old in source
+        source = source.replace(old, new)
+    (tmp_path / f"{module}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    return importlib.import_module(module).count_chunk
+
+
 def test_lab03_a_count_chunk_that_reads_the_whole_file_fails_the_hidden_test(lab03, tmp_path, monkeypatch):
     # The same counts (the visible test passes), and each worker reads the whole corpus: measured from outside.
     graders, solutions = lab03
-    source = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
-    assert CHUNK_WHOLE_FILE[0] in source
-    (tmp_path / "chunk_counting_whole.py").write_text(source.replace(*CHUNK_WHOLE_FILE))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(sys.modules, "chunk_counting_whole", raising=False)
-    wrong = importlib.import_module("chunk_counting_whole").count_chunk
+    wrong = chunk_module_variant(tmp_path, monkeypatch, "chunk_counting_whole", CHUNK_WHOLE_FILE)
     graders.check_count_chunk(wrong)
     message = failure(graders.check_count_chunk_properties, wrong)
     assert "measured from outside your code" in message and "its own range" in message, message
     graders.verify_chunk_reads(solutions["count_chunk"])  # and the seek and read pass
+
+
+CHUNK_TEXT_MODE = (('    with open(path, "rb") as file:\n', '    with open(path, encoding="utf-8") as file:\n'),
+                   ('data.decode("utf-8")', "data"))
+
+
+def test_lab03_a_count_chunk_read_in_text_mode_is_told_where_its_measured_call_differs(lab03, tmp_path, monkeypatch):
+    # file.read(end - start) in text mode reads characters, not bytes: more than the range of the measured 4 MiB file,
+    # whose wrong answer was told with no expected counts and no hint (the visible cases, all ASCII, pass).
+    graders, _ = lab03
+    wrong = chunk_module_variant(tmp_path, monkeypatch, "chunk_counting_text", *CHUNK_TEXT_MODE)
+    graders.check_count_chunk(wrong)
+    message = failure(graders.check_count_chunk_properties, wrong)
+    assert "(measured call)" in message and "where they differ" in message, message
+    assert "hint: more pretokens than in the chunk: read exactly end - start bytes" in message, message
+    assert "in text mode, read(n) reads n characters" in message, message
 
 
 def test_lab03_a_count_chunk_that_reads_the_whole_file_fails_the_hidden_test_in_the_worker():

@@ -34,7 +34,7 @@ from .core import (
     Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_learner, error_name, expected_result, materialized, passed,
     short_repr, stretch,
 )
-from .compare import CARRIED
+from .compare import CARRIED, WrongType, difference, hints, plain
 from .measured import (
     FRESH, answers_right, cases_explain_a_failure, keeper_id, mapped_bytes, measured_random, process_id, reference_cost,
 )
@@ -313,9 +313,15 @@ def measured_answer(task: Task, reference: Callable, args: tuple, outcome, call:
     """A measured call fails on an error, and on an answer other than the reference's on the same file (``expected``,
     where it is known already)."""
     outcome.fail_on_error(call)
-    if not answers_right(expected_result(task, reference, args) if expected is None else expected, outcome.value[1]):
-        raise CheckFailed(f"{call} returned another answer than the reference's on this file (measured call): "
-                          f"{short_repr(outcome.value[1], 200)}")
+    expected = expected_result(task, reference, args) if expected is None else expected
+    got = outcome.value[1]
+    if not answers_right(expected, got):  # where they differ and the task's hint, as the cases' messages say it
+        try:
+            told = [f"  where they differ: {difference(plain(expected), plain(got))}", *hints(task, args, expected, got)]
+        except WrongType:
+            told = []
+        raise CheckFailed("\n".join([f"{call} returned another answer than the reference's on this file (measured call): "
+                                      f"{short_repr(got, 200)}", *told]))
 
 
 def verify_reads_in_buffers(learner: Callable) -> None:
@@ -444,12 +450,18 @@ def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
     blanked = data
     for token in args[3] if data is not None else ():
         blanked = blanked.replace(token.encode("utf-8"), b"\x00")  # a key found only inside a special token: not here
+    pieces = [key for key in got if type(key) is bytes and len(key) > 1 and blanked is not None and key not in blanked
+              and any(key in token.encode("utf-8") for token in args[3])]
+    if pieces:  # pieces of a special token the range holds: the tokens were not split off (not a cache's keys)
+        return (f"your counts hold {pieces[0]!r}, a piece of a special token: pass special_tokens on to count_pretokens "
+                "(count_pretokens(text, special_tokens)), so that the tokens are split off before the regex runs")
     if blanked is not None and any(type(key) is bytes and key not in blanked for key in got):
         return (f"your counts hold {next(key for key in got if type(key) is bytes and key not in blanked)!r}, which is "
                 "nowhere in this file's text: counts kept from an earlier call (a cache keyed by the range, which another "
                 "file shares)? Count each call's own range")
     if sum(got.values()) > sum(expected.values()):
-        return "more pretokens than in the chunk: read exactly end - start bytes, after file.seek(start)"
+        return ("more pretokens than in the chunk: read exactly end - start bytes, after file.seek(start), from the file "
+                "opened in binary mode (\"rb\"; in text mode, read(n) reads n characters, more bytes than n)")
     if data is not None and any(data.startswith(token.encode("utf-8"), args[1]) for token in args[3]):
         return cut_off
     return None

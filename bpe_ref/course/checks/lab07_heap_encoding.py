@@ -27,7 +27,7 @@ from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
 from .compare import CARRIED
 from .core import (
-    Case, Lab, Task, TaskGraders, check_cases, current_seed, passed, stretch,
+    Case, Lab, Task, TaskGraders, check_cases, current_seed, error_name, passed, stretch,
 )
 from .lab06_encode_decode import (
     changed_between_calls, encode_hint, encode_pretoken_cases, gpt2_label, gpt2_ranks, pretoken_and_ranks, ranks_for,
@@ -232,10 +232,21 @@ def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entr
     return [part for part in parts if part is not None]
 
 
+def merge_all_error_hint(args: tuple, error: BaseException) -> str | None:
+    """A pop loop with no stale check adds a part that is None (merged into its left neighbour) to its next part (the
+    generic "a None where a value was expected" hint said a return was missing)."""
+    name, text = error_name(error), str(error)
+    if name == "TypeError" and "NoneType" in text:
+        return ("a part that is None: parts[i] becomes None once part i is merged into its left neighbour, and an entry "
+                "popped for it is stale: skip it (page 07: an entry is stale when parts[i] is None, when part i has no "
+                "next part, or when ranks.get((parts[i], parts[next_[i]])) != rank)")
+    return None
+
+
 # The statement asks for a copy: merge_all leaves the caller's parts as they were (heap_encode's caller, or a test,
 # may use them again), checked on every case (Task.unchanged); the heap it pops is its to change.
 MERGE_ALL_TASK = Task("merge_all", ("parts", "ranks", "heap"), what="a list of bytes tokens", hint=merge_all_hint,
-                      provided=PROVIDED, stand_ins=(first_heap,), unchanged=(0,))
+                      error_hint=merge_all_error_hint, provided=PROVIDED, stand_ins=(first_heap,), unchanged=(0,))
 
 
 def heap_case(parts: list[bytes], ranks: dict[Pair, int], extra: list[Entry] = (), label: str | None = None) -> Case:
