@@ -5535,6 +5535,11 @@ MODULE_TOLD = {
                                "count_chunk.__module__ = 'chunk_counting'\n"
                                "count_chunk.__code__ = count_chunk.__code__.replace(co_filename=chunk_counting.__file__)\n"
                                "chunk_counting.count_chunk = count_chunk\n", "NotImplementedError"),
+    # a module whose count_chunk calls the cell's, found in the notebook's module __main__ (a spawned worker's has none)
+    "import __main__": ("\n_mine = count_chunk\nget_ipython().run_cell_magic('writefile', 'chunk_counting.py', 'import __main__"
+                        "\\n\\n\\ndef count_chunk(path, start, end, special_tokens):\\n    return __main__._mine(path, start, "
+                        "end, special_tokens)\\n')\nimport chunk_counting\ncount_chunk = chunk_counting.count_chunk\n",
+                        "module chunk_counting takes a name from the notebook (__main__)"),
 }
 
 
@@ -5555,7 +5560,9 @@ def test_a_count_chunk_of_a_cell_told_as_the_modules_own_loses_task_2(told, whol
     one whose code object's file is renamed (``__code__.replace(co_filename=...)``) kept them still. Safe: the driver
     calls the count_chunk that the file of the function's module defines, read and run by the driver, never the
     function it is handed: no file, no points, and the module's own file is graded (the release's, left undone, fails);
-    the module's own keeps them (lab 03's solution, graded in every run)."""
+    the module's own keeps them (lab 03's solution, graded in every run). A module whose count_chunk calls the cell's,
+    found through ``import __main__`` (the notebook's namespace in the worker, none in a spawned worker), kept them too:
+    the driver runs the file and calls its count_chunk with a ``__main__`` of no names, as spawn does (with a hint)."""
     from test_mistakes import remote
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
