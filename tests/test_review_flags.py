@@ -350,6 +350,22 @@ class Entry:
 Pair = collections.namedtuple("Pair", "left right")
 """
 
+# A decorator written by hand, as older tutorials write one: its wrapper takes the function's names (no functools.wraps,
+# no __wrapped__), and was flagged as told as another.
+COPIES_NAMES_BY_HAND = """
+def timed(function):
+    def wrapper(*args):
+        return function(*args)
+    wrapper.__name__, wrapper.__qualname__ = function.__name__, function.__qualname__
+    wrapper.__module__, wrapper.__doc__ = function.__module__, function.__doc__
+    return wrapper
+
+
+@timed
+def count(x):
+    return x
+"""
+
 
 @pytest.mark.parametrize("code, flags", [
     (TELLS_A_FUNCTION_AS_ANOTHER, [
@@ -358,7 +374,7 @@ Pair = collections.namedtuple("Pair", "left right")
         "gave count a __qualname__ other than its code's (the worker's own report)",
         "made a code object by hand, with code.replace or types.CodeType (the worker's own report)",
         "made a function of a code object, with types.FunctionType (the worker's own report)"]),
-    (WRAPS_AND_MAKES_CLASSES, [])], ids=["told-as-another", "honest"])
+    (WRAPS_AND_MAKES_CLASSES, []), (COPIES_NAMES_BY_HAND, [])], ids=["told-as-another", "honest", "wrapper-by-hand"])
 def test_a_function_told_as_another_is_flagged_from_what_the_worker_saw(code, flags):
     from bpe_ref.course.trusted.autograde import behaviour_lines
     from bpe_ref.course.trusted.sandbox import RemoteFunction

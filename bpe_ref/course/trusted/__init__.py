@@ -392,7 +392,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   noted are reachable from a frame below a cell, as the loop's globals are): a function's ``__code__`` set (the
   ``object.__setattr__`` event), a code object made (``code.__new__``: ``code.replace``), a function made of one
   (``function.__new__``), and a graded function called whose ``__module__`` is not its globals' module or whose
-  ``__qualname__`` is not its code's (no event announces those: one that wraps another, ``__wrapped__``, is left out).
+  ``__qualname__`` is not its code's (no event announces those: one that wraps another, ``__wrapped__`` or a function of its
+  ``__qualname__`` in its closure, a decorator's wrapper, is left out).
   The seccomp
   filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and
   its kin and native asynchronous I/O, whose reads ``rchar`` misses; a socket or a datagram ``socketpair``; a new
