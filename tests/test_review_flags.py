@@ -388,6 +388,41 @@ def test_a_function_told_as_another_is_flagged_from_what_the_worker_saw(code, fl
     assert behaviour_lines({**report, "refused": {}, "refused_files": {}}) == flags, report
 
 
+# The worker's codes, sent with each reply, are its word: code below a cell reaches the set they come from (a frame's
+# locals) and fills it anew at each call, 16 codes a reply (names of any script too); the trusted side kept every code
+# of every reply, a review line each, thousands over a lab's calls.
+FLOODS_THE_NOTICED = """
+import sys
+
+
+def count(x):
+    frame = sys._getframe(1)
+    while frame is not None and not hasattr(frame.f_locals.get("self"), "noticed"):
+        frame = frame.f_back
+    noticed = frame.f_locals["self"].noticed
+    noticed.clear()
+    noticed.update(f"__module__ n{x}_{i}" for i in range(16))
+    noticed.add("__qualname__ \u05d0\u05d1count")
+    return x
+"""
+
+
+def test_a_flood_of_codes_from_the_worker_makes_a_few_review_lines():
+    from bpe_ref.course.trusted.autograde import behaviour_lines, noticed_lines
+    from bpe_ref.course.trusted.sandbox import RemoteFunction
+
+    with Sandbox(Policy(cell_timeout=20)) as box:
+        assert box.run_cell(FLOODS_THE_NOTICED, "cell").ok
+        for x in range(20):
+            assert RemoteFunction(box, "count")(x) == x
+        box.close()
+        report = box.behaviour()
+    assert len(report["noticed"]) <= 16, report["noticed"]
+    assert 0 < len(behaviour_lines({**report, "refused": {}, "refused_files": {}})) <= 16
+    assert noticed_lines(["__qualname__ \u05d0\u05d1count", "__module__ count"]) == [
+        "gave count a __module__ other than its own module's, as if another module's (the worker's own report)"]
+
+
 def test_opens_landlock_refuses_are_counted_with_their_path(box):
     from bpe_ref.course.trusted.autograde import behaviour_lines
 
