@@ -5574,6 +5574,40 @@ def test_a_count_chunk_of_a_cell_told_as_the_modules_own_loses_task_2(told, whol
     assert message is not None and MODULE_TOLD[told][1] in message, message
 
 
+# A module whose count_chunk finds the cell's through the frames below it: the worker's Worker.call, whose self holds the
+# notebook's namespace (the driver runs in the worker beside it: no witness, issue 21).
+CALLS_THE_CELLS_THROUGH_FRAMES = """
+_mine = count_chunk
+get_ipython().run_cell_magic('writefile', 'chunk_counting.py', '''import sys
+
+
+def count_chunk(path, start, end, special_tokens):
+    frame = sys._getframe(1)
+    while frame is not None and not hasattr(frame.f_locals.get('self'), 'namespace'):
+        frame = frame.f_back
+    return frame.f_locals['self'].namespace['_mine'](path, start, end, special_tokens)
+''')
+import chunk_counting
+count_chunk = chunk_counting.count_chunk
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="a module's count_chunk that walks the frames below it to the worker loop's "
+                                       "namespace of the notebook calls the cell's: drivers run beside the learner's code "
+                                       "and are no witness (issue 21); gc.get_objects is refused, frames are not")
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_count_chunk_module_that_calls_the_cells_through_frames_loses_task_2(whole_class):
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    code = (source_of("03_parallel", "setup") + "\n" + source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+            + CALLS_THE_CELLS_THROUGH_FRAMES)
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("03_parallel", code, "count_chunk", "check_count_chunk_properties")
+    assert message is not None, "the cell's count_chunk, called by the module's through frames, kept task 2's points"
+
+
 # ---- 43. the worker loop's own lookups: a request read by json.loads, a driver found by next(), run by exec() ---------
 #
 # The loop read each request with json.loads, found a call's driver with next(iter(...)) and ran a driver's or stand-ins'
