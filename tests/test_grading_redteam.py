@@ -5535,6 +5535,11 @@ MODULE_TOLD = {
                                "count_chunk.__module__ = 'chunk_counting'\n"
                                "count_chunk.__code__ = count_chunk.__code__.replace(co_filename=chunk_counting.__file__)\n"
                                "chunk_counting.count_chunk = count_chunk\n", "NotImplementedError"),
+    # a module whose count_chunk calls the cell's, found in the notebook's module __main__ (a spawned worker's has none)
+    "import __main__": ("\n_mine = count_chunk\nget_ipython().run_cell_magic('writefile', 'chunk_counting.py', 'import __main__"
+                        "\\n\\n\\ndef count_chunk(path, start, end, special_tokens):\\n    return __main__._mine(path, start, "
+                        "end, special_tokens)\\n')\nimport chunk_counting\ncount_chunk = chunk_counting.count_chunk\n",
+                        "module chunk_counting takes a name from the notebook (__main__)"),
 }
 
 
@@ -5555,7 +5560,9 @@ def test_a_count_chunk_of_a_cell_told_as_the_modules_own_loses_task_2(told, whol
     one whose code object's file is renamed (``__code__.replace(co_filename=...)``) kept them still. Safe: the driver
     calls the count_chunk that the file of the function's module defines, read and run by the driver, never the
     function it is handed: no file, no points, and the module's own file is graded (the release's, left undone, fails);
-    the module's own keeps them (lab 03's solution, graded in every run)."""
+    the module's own keeps them (lab 03's solution, graded in every run). A module whose count_chunk calls the cell's,
+    found through ``import __main__`` (the notebook's namespace in the worker, none in a spawned worker), kept them too:
+    the driver runs the file and calls its count_chunk with a ``__main__`` of no names, as spawn does (with a hint)."""
     from test_mistakes import remote
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
@@ -5565,6 +5572,40 @@ def test_a_count_chunk_of_a_cell_told_as_the_modules_own_loses_task_2(told, whol
     with hidden_seed(20261130, whole_class=whole_class):
         message = remote("03_parallel", _count_chunk_in_a_cell(told), "count_chunk", "check_count_chunk_properties")
     assert message is not None and MODULE_TOLD[told][1] in message, message
+
+
+# A module whose count_chunk finds the cell's through the frames below it: the worker's Worker.call, whose self holds the
+# notebook's namespace (the driver runs in the worker beside it: no witness, issue 21).
+CALLS_THE_CELLS_THROUGH_FRAMES = """
+_mine = count_chunk
+get_ipython().run_cell_magic('writefile', 'chunk_counting.py', '''import sys
+
+
+def count_chunk(path, start, end, special_tokens):
+    frame = sys._getframe(1)
+    while frame is not None and not hasattr(frame.f_locals.get('self'), 'namespace'):
+        frame = frame.f_back
+    return frame.f_locals['self'].namespace['_mine'](path, start, end, special_tokens)
+''')
+import chunk_counting
+count_chunk = chunk_counting.count_chunk
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="a module's count_chunk that walks the frames below it to the worker loop's "
+                                       "namespace of the notebook calls the cell's: drivers run beside the learner's code "
+                                       "and are no witness (issue 21); gc.get_objects is refused, frames are not")
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_count_chunk_module_that_calls_the_cells_through_frames_loses_task_2(whole_class):
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    code = (source_of("03_parallel", "setup") + "\n" + source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+            + CALLS_THE_CELLS_THROUGH_FRAMES)
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("03_parallel", code, "count_chunk", "check_count_chunk_properties")
+    assert message is not None, "the cell's count_chunk, called by the module's through frames, kept task 2's points"
 
 
 # ---- 43. the worker loop's own lookups: a request read by json.loads, a driver found by next(), run by exec() ---------

@@ -350,6 +350,22 @@ class Entry:
 Pair = collections.namedtuple("Pair", "left right")
 """
 
+# A decorator written by hand, as older tutorials write one: its wrapper takes the function's names (no functools.wraps,
+# no __wrapped__), and was flagged as told as another.
+COPIES_NAMES_BY_HAND = """
+def timed(function):
+    def wrapper(*args):
+        return function(*args)
+    wrapper.__name__, wrapper.__qualname__ = function.__name__, function.__qualname__
+    wrapper.__module__, wrapper.__doc__ = function.__module__, function.__doc__
+    return wrapper
+
+
+@timed
+def count(x):
+    return x
+"""
+
 
 @pytest.mark.parametrize("code, flags", [
     (TELLS_A_FUNCTION_AS_ANOTHER, [
@@ -358,7 +374,7 @@ Pair = collections.namedtuple("Pair", "left right")
         "gave count a __qualname__ other than its code's (the worker's own report)",
         "made a code object by hand, with code.replace or types.CodeType (the worker's own report)",
         "made a function of a code object, with types.FunctionType (the worker's own report)"]),
-    (WRAPS_AND_MAKES_CLASSES, [])], ids=["told-as-another", "honest"])
+    (WRAPS_AND_MAKES_CLASSES, []), (COPIES_NAMES_BY_HAND, [])], ids=["told-as-another", "honest", "wrapper-by-hand"])
 def test_a_function_told_as_another_is_flagged_from_what_the_worker_saw(code, flags):
     from bpe_ref.course.trusted.autograde import behaviour_lines
     from bpe_ref.course.trusted.sandbox import RemoteFunction
@@ -370,6 +386,41 @@ def test_a_function_told_as_another_is_flagged_from_what_the_worker_saw(code, fl
         box.close()
         report = box.behaviour()
     assert behaviour_lines({**report, "refused": {}, "refused_files": {}}) == flags, report
+
+
+# The worker's codes, sent with each reply, are its word: code below a cell reaches the set they come from (a frame's
+# locals) and fills it anew at each call, 16 codes a reply (names of any script too); the trusted side kept every code
+# of every reply, a review line each, thousands over a lab's calls.
+FLOODS_THE_NOTICED = """
+import sys
+
+
+def count(x):
+    frame = sys._getframe(1)
+    while frame is not None and not hasattr(frame.f_locals.get("self"), "noticed"):
+        frame = frame.f_back
+    noticed = frame.f_locals["self"].noticed
+    noticed.clear()
+    noticed.update(f"__module__ n{x}_{i}" for i in range(16))
+    noticed.add("__qualname__ \u05d0\u05d1count")
+    return x
+"""
+
+
+def test_a_flood_of_codes_from_the_worker_makes_a_few_review_lines():
+    from bpe_ref.course.trusted.autograde import behaviour_lines, noticed_lines
+    from bpe_ref.course.trusted.sandbox import RemoteFunction
+
+    with Sandbox(Policy(cell_timeout=20)) as box:
+        assert box.run_cell(FLOODS_THE_NOTICED, "cell").ok
+        for x in range(20):
+            assert RemoteFunction(box, "count")(x) == x
+        box.close()
+        report = box.behaviour()
+    assert len(report["noticed"]) <= 16, report["noticed"]
+    assert 0 < len(behaviour_lines({**report, "refused": {}, "refused_files": {}})) <= 16
+    assert noticed_lines(["__qualname__ \u05d0\u05d1count", "__module__ count"]) == [
+        "gave count a __module__ other than its own module's, as if another module's (the worker's own report)"]
 
 
 def test_opens_landlock_refuses_are_counted_with_their_path(box):

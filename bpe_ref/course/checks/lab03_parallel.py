@@ -483,21 +483,31 @@ def from_its_module(function: Callable, *args: object, _loaded: dict = {}) -> ob
             source = file.read()
     except (OSError, TypeError, ValueError):
         source = None
-    if source is not None and type(path) is str and (path, source) not in _loaded:
-        namespace = {"__name__": module, "__file__": path, "__package__": module.rpartition(".")[0]}
-        exec(compile(source, path, "exec"), namespace)  # the learner's module, run as an import runs it
-        _loaded[path, source] = namespace
-    fresh = _loaded.get((path, source), {}).get(name) if type(name) is str else None
-    if fresh is None:
-        raise RuntimeError("count_chunk is defined in a notebook cell (its module is __main__): a worker started by "
-                           "spawn or forkserver cannot import it. Write it in the cell that starts with %%writefile "
-                           "chunk_counting.py, run that cell, then the read-only import cell after it")
-    return fresh(*args)
+    # Run and called with a __main__ of no names, as in a worker started by spawn: a module that took the notebook's
+    # (import __main__, a cell's count_chunk called from the file) kept task 2's points (redteam section 42).
+    notebook = sys.modules.get("__main__")
+    sys.modules["__main__"] = type(sys)("__main__")
+    try:
+        if source is not None and type(path) is str and (path, source) not in _loaded:
+            namespace = {"__name__": module, "__file__": path, "__package__": module.rpartition(".")[0]}
+            exec(compile(source, path, "exec"), namespace)  # the learner's module, run as an import runs it
+            _loaded[path, source] = namespace
+        fresh = _loaded.get((path, source), {}).get(name) if type(name) is str else None
+        if fresh is None:
+            raise RuntimeError("count_chunk is defined in a notebook cell (its module is __main__): a worker started by "
+                               "spawn or forkserver cannot import it. Write it in the cell that starts with %%writefile "
+                               "chunk_counting.py, run that cell, then the read-only import cell after it")
+        return fresh(*args)
+    finally:
+        sys.modules["__main__"] = notebook
 
 
 # From the module chunk_counting: task 4's workers import it by name (checked in the kernel; the grading
 # worker imports it from there anyway, and its driver checks again where the trusted side sees only data).
 def chunk_decode_hint(args: tuple, error: BaseException) -> str | None:
+    if "'__main__'" in str(error):
+        return ("your module chunk_counting takes a name from the notebook (__main__): a worker started by spawn has no "
+                "notebook, so the module must define or import everything it uses itself")
     if error_name(error) == "UnicodeDecodeError":
         return ("the range starts and ends between characters, but a part of it may not: a block of a fixed size (4096 "
                 "bytes) can end inside a character of several bytes, which then cannot be decoded alone; decode the "

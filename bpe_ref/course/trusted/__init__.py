@@ -355,7 +355,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   and ``__code__`` are the notebook's to set (a cell's with ``__module__`` set to ``chunk_counting``, then one given a
   code object whose file is renamed, kept task 2's hidden points); it reads the file of the function's module and runs
   it itself, once per file and source, and calls the count_chunk defined there, what a spawned worker imports: no file,
-  no points (section 42).
+  no points (section 42); with a ``__main__`` of no names, as a spawned worker's (a module that called the cell's
+  through ``import __main__`` kept them). One that walks the frames below it to the worker loop's namespace still
+  calls the cell's (a strict xfail: drivers are no witness, issue 21).
   Lab 09's ``interleaved`` and ``peak_memory`` take functions, so their graders send a *driver*
   (reference code, as source) that builds a fake clock and contenders in the worker, calls the
   learner's function with them, and reports the call order and the collector's state. The learner's
@@ -392,7 +394,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   noted are reachable from a frame below a cell, as the loop's globals are): a function's ``__code__`` set (the
   ``object.__setattr__`` event), a code object made (``code.__new__``: ``code.replace``), a function made of one
   (``function.__new__``), and a graded function called whose ``__module__`` is not its globals' module or whose
-  ``__qualname__`` is not its code's (no event announces those: one that wraps another, ``__wrapped__``, is left out).
+  ``__qualname__`` is not its code's (no event announces those: one that wraps another, ``__wrapped__`` or a function of its
+  ``__qualname__`` in its closure, a decorator's wrapper, is left out).
   The seccomp
   filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and
   its kin and native asynchronous I/O, whose reads ``rchar`` misses; a socket or a datagram ``socketpair``; a new

@@ -163,11 +163,12 @@ NOTICED = {"__code__": "replaced a function's code, setting its __code__",
 
 def noticed_lines(codes: list[str]) -> list[str]:
     """The review lines of what the worker's own audit hook noted (:data:`NOTICED`), said to be its word; unknown
-    codes left out."""
+    codes left out, and names not of ASCII letters, digits and underscores (every graded function's: another script's
+    letters reorder the line around them)."""
     lines = []
     for code in sorted(set(codes)):
         what, _, name = str(code).partition(" ")
-        if what in NOTICED and ("{}" in NOTICED[what]) == name.isidentifier():
+        if what in NOTICED and ("{}" in NOTICED[what]) == (name.isascii() and name.isidentifier()):
             lines.append(f"{NOTICED[what].format(name)} (the worker's own report)")
     return lines
 

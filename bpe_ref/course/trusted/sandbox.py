@@ -895,8 +895,9 @@ class Sandbox:
         self._send(self._asked, send_by, send_by - started, what)
         reply = self._receive(self._request_id, waiting, what, limits, late, until)
         noticed = reply.get("noticed")  # codes, the worker's own word: autograde.noticed_lines words them its own way
-        if type(noticed) is list:
-            self._noticed.update(code for code in noticed[:16] if type(code) is str and len(code) <= 80)
+        for code in noticed[:16] if type(noticed) is list else ():  # 16 codes in all: a worker that sent new ones with
+            if len(self._noticed) < 16 and type(code) is str and len(code) <= 80:  # each reply made a line of review each
+                self._noticed.add(code)
         return reply
 
     def _send(self, data: bytes, deadline: float, timeout: float, what: str) -> None:

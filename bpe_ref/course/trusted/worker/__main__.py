@@ -193,9 +193,17 @@ class Worker:
     def told(self, name: str, function: object) -> None:
         """Note a graded function whose ``__module__`` is not its globals' module, or whose ``__qualname__`` is not its
         code's: set by a cell (no event announces it), as ``functools.wraps`` does (a function that wraps another,
-        ``__wrapped__``, is left out)."""
+        ``__wrapped__``, is left out, and so is one that closes over a function of its ``__qualname__``: a decorator's
+        wrapper that copies the names by hand, honest work that was flagged, tests/test_review_flags.py)."""
         if type(function) is not types.FunctionType or "__wrapped__" in function.__dict__:
             return
+        for cell in function.__closure__ or ():
+            try:
+                inner = cell.cell_contents
+            except ValueError:  # a cell not yet filled
+                continue
+            if type(inner) is types.FunctionType and inner.__qualname__ == function.__qualname__:
+                return
         if function.__module__ != function.__globals__.get("__name__"):
             self.noticed.add(f"__module__ {name}")
         if function.__qualname__ != getattr(function.__code__, "co_qualname", function.__qualname__):  # (3.11+)
