@@ -61,7 +61,8 @@ def pytest_generate_tests(metafunc):
 def default_seed(nodeid: str) -> str:
     """The seed of SEEDED (``seedNone``, the derandomized draw, or a secret one) a seeded mistake (its test and
     parameters) is graded under by default, drawn from the run's sample seed."""
-    return drawn(re.sub(r"\[seed(?:None|\d+)\]$|(?<=\[)seed(?:None|\d+)-|-seed(?:None|\d+)(?=\])", "", nodeid), [f"seed{seed}" for seed in SEEDED])
+    family = re.sub(r"\[seed(?:None|\d+)\]$|(?<=\[)seed(?:None|\d+)-|-seed(?:None|\d+)(?=\])", "", nodeid)
+    return drawn(family, [f"seed{seed}" for seed in SEEDED])
 
 
 @pytest.fixture(autouse=True)
@@ -945,7 +946,8 @@ def test_lab03_a_count_chunk_that_reads_the_whole_file_fails_the_hidden_test_in_
 def test_lab03_a_chunk_counting_module_that_does_not_import_costs_task_2_not_task_4():
     """A syntax error in chunk_counting.py leaves the notebook without count_chunk: task 2 loses its points, and task 4
     is graded with the reference's count_chunk in its place, as when count_chunk is wrong (found by a learner's round:
-    task 4 failed on a NameError, 5 points more)."""
+    task 4 failed on a NameError, 5 points more). Task 4's visible test shows it (its calls go through the same driver
+    as the hidden test's, small files, spawn and the default start method): the hidden test's pools cost 10 s more."""
     broken = "def count_chunk(path, start:\n"  # a parenthesis never closed
     code = "\n".join([
         source_of("03_parallel", "setup"),
@@ -954,7 +956,7 @@ def test_lab03_a_chunk_counting_module_that_does_not_import_costs_task_2_not_tas
         "assert 'count_chunk' not in globals()",
         *(source_of("03_parallel", cell) for cell in ("task1_find_chunk_boundaries_solution", "task3_merge_counts_solution",
                                                      "task4_count_pretokens_in_file_solution"))])
-    assert remote("03_parallel", code, "count_pretokens_in_file", "check_count_pretokens_in_file_properties") is None
+    assert remote("03_parallel", code, "count_pretokens_in_file", "check_count_pretokens_in_file") is None
     message = remote("03_parallel", code, "count_chunk", "check_count_chunk_properties")
     assert message is not None, "count_chunk of a module that does not import passed task 2"
 
