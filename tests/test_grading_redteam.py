@@ -1455,15 +1455,13 @@ def test_a_scanning_trainer_over_the_words_of_the_few_pairs_first_ranked_after_t
     keep and joins them all within about 90 merges. Kept 4 to 128 pairs, the trainer joins every word (growth 8 to
     10 in a process, each merge scans 81,922 words); every pair held by at most 1,000 words keeps 20,162 words
     (growth 2.3 to 2.4; 150 pairs, 18,122 words, 2.8; V4 0.0 to 0.1 on the same runs). Under each secret seed (one
-    by default, and one number of pairs kept besides every pair held by few words; all under BPE_EXHAUSTIVE=1:
-    tests/sampling.py)."""
-    from sampling import skip_unless_drawn
+    by default; all under BPE_EXHAUSTIVE=1). Each number of pairs kept is a member of sampling.ALIKE_ATTACKS's family of
+    lab 04's scanning trainers, of which a run takes one (a draw of its own here besides skipped the family's pick
+    half the time, and the family ran nothing)."""
     from test_mistakes import MEASURED, remote, source_of
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    if kept:
-        skip_unless_drawn("redteam16:few-pairs-kept", str(kept), [str(k) for k in FEW_PAIRS_KEPT if k])
     code = source_of("04_inverted_index", "setup") + "\n" + FIRST_MERGE_THEN_FEW_PAIRS_V2.replace("KEPT", str(kept))
     with hidden_seed(seed):
         message = remote("04_inverted_index", code, "train", "check_train_properties")
@@ -3887,10 +3885,9 @@ def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4(sho
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    # One of the three in each grading path by default (12-25 s of CPU each: a lab 03 grading worker and its pools),
-    # drawn from the run's sample seed; BPE_EXHAUSTIVE=1 runs all six.
-    shows = {POOL_FOR_SHOW: "idle-pool", JOINED_FOR_SHOW: "processes-for-show", FORK_SERVER_STOPPED: "fork-server-stopped"}
-    skip_unless_drawn(f"redteam30:{'class' if whole_class else 'self'}", shows[show], list(shows.values()))
+    # (12-25 s of CPU each: a lab 03 grading worker and its pools.) The six are members of sampling.ALIKE_ATTACKS's
+    # family of lab 03 task 4's count done in one process: by default the run takes one member of the family's 14; a
+    # draw of its own here besides skipped the family's member 4 times in 14, and the family ran nothing.
     code = lab_03_with_taught_count()
     with hidden_seed(20261130, whole_class=whole_class):
         message = remote("03_parallel", code + show, "count_pretokens_in_file", "check_count_pretokens_in_file_properties")
@@ -3900,6 +3897,20 @@ def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4(sho
         if show is POOL_FOR_SHOW:
             assert remote("03_parallel", code + "\ncount_pretokens_in_file = taught_count\n", "count_pretokens_in_file",
                           "check_count_pretokens_in_file_properties") is None
+
+
+def test_a_family_of_alike_attacks_runs_the_member_it_draws():
+    """A family of alike attacks (``sampling.ALIKE_ATTACKS``) runs one member a run, drawn by tests/conftest.py among the
+    family's selected tests: a member that draws again among its own parameters (``skip_unless_drawn``) skips the
+    family's pick when its own draw differs, and the family runs nothing that run (section 30's pools for show: 4 runs
+    in 14). So no member draws again."""
+    import inspect
+
+    from sampling import ALIKE_ATTACKS
+
+    drawing = [name for names in ALIKE_ATTACKS.values() for name in names
+               if "skip_unless_drawn(" in inspect.getsource(globals()[name])]
+    assert not drawing, drawing
 
 
 # ---- 31. labs 05-10's how-checks: a file read whole where no count sees it (lab 10's count_range) -------------------
