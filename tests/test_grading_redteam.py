@@ -3903,7 +3903,7 @@ def test_a_family_of_alike_attacks_runs_the_member_it_draws():
     """A family of alike attacks (``sampling.ALIKE_ATTACKS``) runs one member a run, drawn by tests/conftest.py among the
     family's selected tests: a member that draws again among its own parameters (``skip_unless_drawn``) skips the
     family's pick when its own draw differs, and the family runs nothing that run (section 30's pools for show: 4 runs
-    in 14). So no member draws again."""
+    in 14). So no member draws again, and no test of both grading paths draws in each path."""
     import inspect
 
     from sampling import ALIKE_ATTACKS
@@ -3911,6 +3911,13 @@ def test_a_family_of_alike_attacks_runs_the_member_it_draws():
     drawing = [name for names in ALIKE_ATTACKS.values() for name in names
                if "skip_unless_drawn(" in inspect.getsource(globals()[name])]
     assert not drawing, drawing
+    # Likewise a test of both grading paths (``whole_class``), whose family of the two paths draws one for each of its
+    # other parameters: a draw of its own among those parameters, made in each path, ran a kind in both paths or in
+    # neither (sections 40, 42, 43: none 1 run in 4, or in 2); drawn among the kinds alone, one kind runs, in one path.
+    by_path = [name for name, test in globals().items() if name.startswith("test_") and callable(test)
+               and any(line.strip().startswith("skip_unless_drawn(") and "whole_class" in line
+                       for line in inspect.getsource(test).splitlines())]
+    assert not by_path, by_path
 
 
 # ---- 31. labs 05-10's how-checks: a file read whole where no count sees it (lab 10's count_range) -------------------
@@ -5339,7 +5346,7 @@ def test_a_schedule_or_graph_not_made_through_the_function_handed_loses_its_poin
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    skip_unless_drawn(f"redteam40:{'class' if whole_class else 'self'}", kind, sorted(WRAPPER_IGNORED))
+    skip_unless_drawn("redteam40", kind, sorted(WRAPPER_IGNORED))  # one kind, in the path its family draws
     cell, name, grader, attack, read_only, *added = WRAPPER_IGNORED[kind]
     setup = source_of("10_distributed", "setup")
     honest = [source_of("10_distributed", f"{task}_solution") for task in ("task1_count_range", "task2_merge_two",
@@ -5511,7 +5518,7 @@ def test_a_driver_misled_by_what_the_notebook_rebinds_loses_the_points(kind, who
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    skip_unless_drawn(f"redteam42:{'class' if whole_class else 'self'}", kind, sorted(REBOUND_FOR_THE_DRIVER))
+    skip_unless_drawn("redteam42", kind, sorted(REBOUND_FOR_THE_DRIVER))  # one kind, in the path its family draws
     lab, code, name, grader, says = _rebound_for_the_driver_code(kind)
     if grader == "default_clock":  # the second declaration of task 1 alone, as tests/test_mistakes.py grades it
         def grader(graders, function) -> None:
@@ -5574,8 +5581,7 @@ def test_a_count_chunk_of_a_cell_told_as_the_modules_own_loses_task_2(told, whol
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    kinds = [f"{kind}:{path}" for kind in sorted(MODULE_TOLD) for path in ("self", "class")]
-    skip_unless_drawn("redteam42:module", f"{told}:{'class' if whole_class else 'self'}", kinds)
+    skip_unless_drawn("redteam42:module", told, sorted(MODULE_TOLD))  # one kind, in the path its family draws
     with hidden_seed(20261130, whole_class=whole_class):
         message = remote("03_parallel", _count_chunk_in_a_cell(told), "count_chunk", "check_count_chunk_properties")
     assert message is not None and MODULE_TOLD[told][1] in message, message
@@ -5669,7 +5675,7 @@ def test_what_the_worker_loop_looks_up_when_a_request_comes_cannot_drop_a_driver
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    skip_unless_drawn(f"redteam43:{'class' if whole_class else 'self'}", kind, sorted(LOOP_LOOKUP_REBOUND))
+    skip_unless_drawn("redteam43", kind, sorted(LOOP_LOOKUP_REBOUND))  # one kind, in the path its family draws
     attack, name, grader, says = REBOUND_FOR_THE_DRIVER["builtins.type"][1:]
     pairs_itself = attack.split("\n\ndef _not_a_tuple_if_built")[0].replace("        _built.update(id(node) for node in paired)\n", "")
     lab = "10_distributed"
