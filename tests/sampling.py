@@ -20,7 +20,7 @@ cut to their first stories: the test needs them to run and plot, not their timin
 bpe_ref grade`` grades lab 00's solution (tests/test_grading_labs.py). nbgrader's feedback is
 rendered for each lab's honest work, lab 00's release, and for a few of lab 00's notebooks that the grader
 changed (tests/test_grading_adversarial.py's ``FEEDBACK``), not for every submission; tests/test_mistakes.py
-grades each mistake marked ``seeded`` under one of its secret seeds besides the derandomized draw (``one_of``), and
+grades each mistake marked ``seeded`` once, under the derandomized draw or one of its secret seeds (``drawn``), and
 lab 02's trainer without its filter (a measured mistake) in the hidden test only. tests/test_sampling.py
 checks that the sampled labs still cover every grading path and that every attack is graded on some lab.
 A family of alike costly cases runs one member, drawn from the run's sample seed (``skip_unless_drawn``), and the

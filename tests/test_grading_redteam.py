@@ -21,7 +21,7 @@ import pytest
 from bpe_ref.course.checks.core import CheckFailed, GradingStopped, LearnerError
 from bpe_ref.course.trusted.autograde import grade_cells
 from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox
-from sampling import EXHAUSTIVE, one_of, skip_unless_drawn
+from sampling import EXHAUSTIVE, drawn, one_of, skip_unless_drawn
 
 pytestmark = pytest.mark.slow
 
@@ -1455,15 +1455,13 @@ def test_a_scanning_trainer_over_the_words_of_the_few_pairs_first_ranked_after_t
     keep and joins them all within about 90 merges. Kept 4 to 128 pairs, the trainer joins every word (growth 8 to
     10 in a process, each merge scans 81,922 words); every pair held by at most 1,000 words keeps 20,162 words
     (growth 2.3 to 2.4; 150 pairs, 18,122 words, 2.8; V4 0.0 to 0.1 on the same runs). Under each secret seed (one
-    by default, and one number of pairs kept besides every pair held by few words; all under BPE_EXHAUSTIVE=1:
-    tests/sampling.py)."""
-    from sampling import skip_unless_drawn
+    by default; all under BPE_EXHAUSTIVE=1). Each number of pairs kept is a member of sampling.ALIKE_ATTACKS's family of
+    lab 04's scanning trainers, of which a run takes one (a draw of its own here besides skipped the family's pick
+    half the time, and the family ran nothing)."""
     from test_mistakes import MEASURED, remote, source_of
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    if kept:
-        skip_unless_drawn("redteam16:few-pairs-kept", str(kept), [str(k) for k in FEW_PAIRS_KEPT if k])
     code = source_of("04_inverted_index", "setup") + "\n" + FIRST_MERGE_THEN_FEW_PAIRS_V2.replace("KEPT", str(kept))
     with hidden_seed(seed):
         message = remote("04_inverted_index", code, "train", "check_train_properties")
@@ -1472,13 +1470,14 @@ def test_a_scanning_trainer_over_the_words_of_the_few_pairs_first_ranked_after_t
 
 @pytest.mark.parametrize("lab, corpus", [("04_inverted_index", "few_words_per_merge_corpus"), ("05_heap", "many_pairs_corpus")])
 def test_the_measured_corpus_is_learned_from_words_no_count_or_byte_picks(lab, corpus):
-    """What the two tests above rest on, for three seeds: the merges the measured runs are checked against are the
-    reference's on the whole corpus; those of the words counted 100,000 times or more differ; and every word holds a
-    byte from 0x80 on, so no byte picks the frequent words' company either."""
+    """What the two tests above rest on, for three seeds (one by default, drawn from the run's sample seed; all three under
+    BPE_EXHAUSTIVE=1: three trainings of the reference on the whole corpus each): the merges the measured runs are
+    checked against are the reference's on the whole corpus; those of the words counted 100,000 times or more differ;
+    and every word holds a byte from 0x80 on, so no byte picks the frequent words' company either."""
     from bpe_ref.course.checks import measured
 
     graders = importlib.import_module(f"bpe_ref.course.checks.lab{lab}")
-    for index in range(3):
+    for index in range(3) if EXHAUSTIVE else (int(drawn(f"redteam16:learned-from-words:{lab}", "012")),):  # (a run's)
         counts, learned_from = getattr(graders, corpus)(measured.measured_random(f"redteam16:{index}").randbytes(16))
         merges = graders.COST_MERGES
         whole = graders.reference_train(counts, merges)
@@ -2741,44 +2740,57 @@ def _hiding_notebooks(lab: str) -> dict[str, dict]:
     return {"hides_by_path": _with_cell(complete(lab), "hide", HIDDEN_BY_A_PATH), "unknown_grade_id": unknown}
 
 
-def test_a_path_of_escape_codes_cannot_erase_the_flag_from_a_self_grade(tmp_path):
+def test_escape_codes_in_a_path_or_a_grade_id_cannot_erase_the_flag_from_a_self_grade(tmp_path):
     """``python -m bpe_ref grade`` printed the flag of a refused open (``its code opened files the sandbox refused:
     write PATH``) with the path as the worker's code wrote it: a path of cursor-up and erase-line codes wiped the flag
-    and the line announcing it from the terminal, and the notebook read as a clean 13 / 13. Safe: every line a report
-    prints has its control and format characters written as escapes (:func:`bpe_ref.course.printable.shown`)."""
+    and the line announcing it from the terminal, and the notebook read as a clean 13 / 13. And (the self-grade's twin
+    of nbgrader's log in the class below) nbgrader, run inside the command, gave up on a notebook whose cell has a
+    grade_id it does not know, and the command said why from nbgrader's log, codes and all. Safe: every line a report
+    prints has its control and format characters written as escapes (:func:`bpe_ref.course.printable.shown`); since
+    section 35 the cell of an unknown grade_id is a plain cell, and the notebook is graded. (One notebook holds both
+    attacks: one grading; either escape undone puts a control character in the command's output.)"""
     import json
     import subprocess
 
     from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment
 
     path = tmp_path / "00_pretokenization.ipynb"
-    path.write_text(json.dumps(_hiding_notebooks("00_pretokenization")["hides_by_path"]), encoding="utf-8")
+    notebook = _with_cell(_hiding_notebooks("00_pretokenization")["unknown_grade_id"], "hide", HIDDEN_BY_A_PATH)
+    path.write_text(json.dumps(notebook), encoding="utf-8")
     run = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", str(path)], cwd=REPO_ROOT, env=nbgrader_environment(),
                          capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stdout + run.stderr  # the honest solution beside it: full marks
-    assert not CONTROL.search(run.stdout), repr(run.stdout[-600:])
+    assert run.returncode == 0 and "All tasks passed: 13 / 13 points" in run.stdout, run.stdout + run.stderr
+    assert not CONTROL.search(run.stdout + run.stderr), repr((run.stdout + run.stderr)[-600:])
     assert "A class report would flag this notebook for review" in run.stdout
     assert "opened files the sandbox refused: write /etc/\\r\\x1b[2K" in run.stdout, run.stdout[-600:]
 
 
-def test_a_grade_id_of_escape_codes_reaches_a_self_grade_escaped(tmp_path):
-    """The self-grade's twin of the log above: nbgrader (run inside ``python -m bpe_ref grade``) gave up on a notebook
-    whose cell has a grade_id it does not know, and the command said why from nbgrader's log; the codes of the grade_id
-    come out escaped, if at all. Since section 35 that cell is a plain cell, and the notebook is graded."""
+@pytest.fixture(scope="module")
+def lab00_crafted_class():
+    """One class of lab 00 autograded once (one ``generate_assignment``, one ``autograde``, one ``grade --class``) for
+    the submissions of sections 25 (escape codes) and 35 (nbgrader metadata): the class's autograde run, its log, the
+    report's statuses and the printed report; each test reads its own students."""
     import json
     import subprocess
 
-    from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment
+    from bpe_ref.course.grade import class_report
+    from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment, run_nbgrader, temporary_course
 
-    path = tmp_path / "00_pretokenization.ipynb"
-    path.write_text(json.dumps(_hiding_notebooks("00_pretokenization")["unknown_grade_id"]), encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", str(path)], cwd=REPO_ROOT, env=nbgrader_environment(),
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0 and "All tasks passed: 13 / 13 points" in run.stdout, run.stdout + run.stderr
-    assert not CONTROL.search(run.stdout + run.stderr), repr(run.stdout + run.stderr)
+    lab = "00_pretokenization"
+    with temporary_course([lab]) as course:
+        assert run_nbgrader(["generate_assignment", lab, "--force"], course, timeout=600).returncode == 0
+        for student, notebook in {**_hiding_notebooks(lab), **_metadata_notebooks(lab)}.items():
+            folder = course / "submitted" / student / lab
+            folder.mkdir(parents=True)
+            (folder / f"{lab}.ipynb").write_text(json.dumps(notebook, indent=1), encoding="utf-8")
+        autograde = run_nbgrader(["autograde", lab], course, timeout=1200)
+        summary = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
+                                 cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300)
+        report = {status.student: status for status in class_report(course, lab)}
+    return {"autograde": autograde, "log": autograde.stdout + autograde.stderr, "report": report, "summary": summary}
 
 
-def test_escape_codes_in_a_path_cannot_erase_the_flags_of_a_class_report():
+def test_escape_codes_in_a_path_cannot_erase_the_flags_of_a_class_report(lab00_crafted_class):
     """``grade --class`` printed each review line as it came: a refused open of a path of escape codes (what the keeper
     saw) erased the flagged student's row and the line before on the instructor's terminal and wrote a clean row
     ("13 / 13  graded") in their place: the flag was in the report, and no one saw it. And ``nbgrader autograde``'s log
@@ -2787,26 +2799,10 @@ def test_escape_codes_in_a_path_cannot_erase_the_flags_of_a_class_report():
     NEEDS REVIEW and its flag, on one line each; nbgrader's console log handler does the same
     (:class:`bpe_ref.course.printable.PrintableStreamHandler`, set in ``nbgrader_config.py``). The cell of an unknown
     grade_id is a plain cell (section 35): its notebook is graded, its warning escaped in the log."""
-    import json
-    import subprocess
-
-    from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment, run_nbgrader, temporary_course
-
-    lab = "00_pretokenization"
-    with temporary_course([lab]) as course:
-        assert run_nbgrader(["generate_assignment", lab, "--force"], course, timeout=600).returncode == 0
-        for student, notebook in _hiding_notebooks(lab).items():
-            folder = course / "submitted" / student / lab
-            folder.mkdir(parents=True)
-            (folder / f"{lab}.ipynb").write_text(json.dumps(notebook, indent=1), encoding="utf-8")
-        autograde = run_nbgrader(["autograde", lab], course, timeout=1200)
-        report = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
-                                cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300)
-    out = report.stdout
-    assert report.returncode == 1 and "2 graded (2 submissions); 1 need review" in out, out + autograde.stderr[-2000:]
+    out, log = lab00_crafted_class["summary"].stdout, lab00_crafted_class["log"]
+    assert lab00_crafted_class["summary"].returncode == 1, out + log[-2000:]
     assert any(line.split()[:5] == ["unknown_grade_id", "13", "/", "13", "graded"] for line in out.splitlines()), out
     assert not CONTROL.search(out), repr(out)
-    log = autograde.stdout + autograde.stderr
     assert not CONTROL.search(log) and "Cell 'zz\\r\\x1b[2K" in log, repr(log[-3000:])
     rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("hides_")}
     assert list(rows) == ["hides_by_path"] and "13 / 13  graded; NEEDS REVIEW" in rows["hides_by_path"], out  # full marks
@@ -3889,10 +3885,9 @@ def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4(sho
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    # One of the three in each grading path by default (12-25 s of CPU each: a lab 03 grading worker and its pools),
-    # drawn from the run's sample seed; BPE_EXHAUSTIVE=1 runs all six.
-    shows = {POOL_FOR_SHOW: "idle-pool", JOINED_FOR_SHOW: "processes-for-show", FORK_SERVER_STOPPED: "fork-server-stopped"}
-    skip_unless_drawn(f"redteam30:{'class' if whole_class else 'self'}", shows[show], list(shows.values()))
+    # (12-25 s of CPU each: a lab 03 grading worker and its pools.) The six are members of sampling.ALIKE_ATTACKS's
+    # family of lab 03 task 4's count done in one process: by default the run takes one member of the family's 14; a
+    # draw of its own here besides skipped the family's member 4 times in 14, and the family ran nothing.
     code = lab_03_with_taught_count()
     with hidden_seed(20261130, whole_class=whole_class):
         message = remote("03_parallel", code + show, "count_pretokens_in_file", "check_count_pretokens_in_file_properties")
@@ -3902,6 +3897,27 @@ def test_a_serial_count_in_one_worker_of_a_pool_for_show_loses_lab_03_task_4(sho
         if show is POOL_FOR_SHOW:
             assert remote("03_parallel", code + "\ncount_pretokens_in_file = taught_count\n", "count_pretokens_in_file",
                           "check_count_pretokens_in_file_properties") is None
+
+
+def test_a_family_of_alike_attacks_runs_the_member_it_draws():
+    """A family of alike attacks (``sampling.ALIKE_ATTACKS``) runs one member a run, drawn by tests/conftest.py among the
+    family's selected tests: a member that draws again among its own parameters (``skip_unless_drawn``) skips the
+    family's pick when its own draw differs, and the family runs nothing that run (section 30's pools for show: 4 runs
+    in 14). So no member draws again, and no test of both grading paths draws in each path."""
+    import inspect
+
+    from sampling import ALIKE_ATTACKS
+
+    drawing = [name for names in ALIKE_ATTACKS.values() for name in names
+               if "skip_unless_drawn(" in inspect.getsource(globals()[name])]
+    assert not drawing, drawing
+    # Likewise a test of both grading paths (``whole_class``), whose family of the two paths draws one for each of its
+    # other parameters: a draw of its own among those parameters, made in each path, ran a kind in both paths or in
+    # neither (sections 40, 42, 43: none 1 run in 4, or in 2); drawn among the kinds alone, one kind runs, in one path.
+    by_path = [name for name, test in globals().items() if name.startswith("test_") and callable(test)
+               and any(line.strip().startswith("skip_unless_drawn(") and "whole_class" in line
+                       for line in inspect.getsource(test).splitlines())]
+    assert not by_path, by_path
 
 
 # ---- 31. labs 05-10's how-checks: a file read whole where no count sees it (lab 10's count_range) -------------------
@@ -4631,38 +4647,22 @@ def test_a_memory_error_on_the_sealing_thread_runs_none_of_the_learner_s_code_th
 # ---- 35. a submission that stops or breaks the class's grading: nbgrader metadata, text no notebook file can hold -----
 
 
-def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_nor_its_own():
-    """nbgrader's ``CheckCellMetadata`` raises ``SchemaTooOldError`` (``SchemaTooNewError``) for a cell whose nbgrader
-    metadata has another ``schema_version`` than its own, and ``nbgrader autograde`` gives up on the whole run at that
-    error, not on that notebook alone: a submission whose solution cell said ``schema_version: 1`` left every student
-    graded after it ungraded (``python -m bpe_ref autograde`` grades those again in one run with it, which it stops
-    again). And a cell copied in Jupyter, its nbgrader metadata with it (``DeduplicateIds`` empties the first copy's),
-    or one with a grade_id the gradebook does not know (``OverwriteCells`` deletes it) failed the notebook itself on a
-    ``KeyError`` in nbgrader: "not graded", whatever it earned; so did a test cell made a solution cell, or no grade
-    cell (nbgrader puts back its source, not those flags, and its checksum then differs: a ``RuntimeError``). Safe: the
-    sanitizing ``RestoringOverwriteCells`` puts the version and the flags back as it puts back points (each flagged on
-    a test cell, as a test cell made markdown is), and a cell whose grade_id is gone is a plain cell: every notebook is
-    graded. A graded cell of the learner's (worth 100 points, that runs: nbgrader scores such a cell in full) earned
-    nothing, a plain cell, but was not flagged, and one with no grade_id failed the notebook (a ``KeyError`` in
-    nbgrader's ``DeduplicateIds``): ``NamedDeduplicateIds`` makes it a plain cell too, and both are flagged."""
+def _nbgrader_cell(notebook: dict, solution: bool) -> tuple[int, dict]:
+    """The index and the first cell with nbgrader metadata that is a solution cell (``solution``) or a test cell."""
+    return next((index, cell) for index, cell in enumerate(notebook["cells"]) if cell["metadata"].get("nbgrader", {})
+                .get("grade") is not solution and cell["metadata"]["nbgrader"].get("solution") is solution)
+
+
+def _metadata_notebooks(lab: str) -> dict[str, dict]:
+    """Section 35's students: lab ``lab``'s blank release with its nbgrader metadata changed as the test says."""
     import copy
-    import json
 
     from test_grading_adversarial import blank
 
-    from bpe_ref.course.grade import class_report
-    from bpe_ref.course.notebooks import run_nbgrader, temporary_course
-
-    lab = "00_pretokenization"
-
-    def nbgrader_cell(notebook: dict, solution: bool) -> tuple[int, dict]:
-        return next((index, cell) for index, cell in enumerate(notebook["cells"]) if cell["metadata"].get("nbgrader", {})
-                    .get("grade") is not solution and cell["metadata"]["nbgrader"].get("solution") is solution)
-
     versions, copied, unknown = blank(lab), blank(lab), blank(lab)
-    nbgrader_cell(versions, True)[1]["metadata"]["nbgrader"]["schema_version"] = 1
-    nbgrader_cell(versions, False)[1]["metadata"]["nbgrader"]["schema_version"] = 99
-    index, solution = nbgrader_cell(copied, True)
+    _nbgrader_cell(versions, True)[1]["metadata"]["nbgrader"]["schema_version"] = 1
+    _nbgrader_cell(versions, False)[1]["metadata"]["nbgrader"]["schema_version"] = 99
+    index, solution = _nbgrader_cell(copied, True)
     copied["cells"].insert(index + 1, {**copy.deepcopy(solution), "id": "pasted"})
     unknown["cells"].insert(index, {**copy.deepcopy(solution), "id": "elsewhere"})
     unknown["cells"][index]["metadata"]["nbgrader"]["grade_id"] = "from_another_notebook"
@@ -4680,19 +4680,31 @@ def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_no
     added["cells"].insert(index, bonus)
     unnamed["cells"].insert(index, copy.deepcopy(bonus))
     del unnamed["cells"][index]["metadata"]["nbgrader"]["grade_id"]
-    with temporary_course([lab]) as course:
-        assert run_nbgrader(["generate_assignment", lab, "--force"], course, timeout=600).returncode == 0
-        for student, notebook in {"ann": versions, "ben": blank(lab), "cat": copied, "dan": unknown, "eve": flags,
-                                  "fay": added, "gus": unnamed}.items():
-            folder = course / "submitted" / student / lab
-            folder.mkdir(parents=True)
-            (folder / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
-        run = run_nbgrader(["autograde", lab], course, timeout=1200)
-        report = {status.student: status for status in class_report(course, lab)}
-    log = (run.stdout + run.stderr)[-3000:]
-    assert run.returncode == 0, log
-    assert {student: (status.status, status.earned) for student, status in report.items()} == dict.fromkeys(
-        ("ann", "ben", "cat", "dan", "eve", "fay", "gus"), ("graded", 0.0)), log
+    return {"ann": versions, "ben": blank(lab), "cat": copied, "dan": unknown, "eve": flags, "fay": added, "gus": unnamed}
+
+
+def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_nor_its_own(lab00_crafted_class):
+    """nbgrader's ``CheckCellMetadata`` raises ``SchemaTooOldError`` (``SchemaTooNewError``) for a cell whose nbgrader
+    metadata has another ``schema_version`` than its own, and ``nbgrader autograde`` gives up on the whole run at that
+    error, not on that notebook alone: a submission whose solution cell said ``schema_version: 1`` left every student
+    graded after it ungraded (``python -m bpe_ref autograde`` grades those again in one run with it, which it stops
+    again). And a cell copied in Jupyter, its nbgrader metadata with it (``DeduplicateIds`` empties the first copy's),
+    or one with a grade_id the gradebook does not know (``OverwriteCells`` deletes it) failed the notebook itself on a
+    ``KeyError`` in nbgrader: "not graded", whatever it earned; so did a test cell made a solution cell, or no grade
+    cell (nbgrader puts back its source, not those flags, and its checksum then differs: a ``RuntimeError``). Safe: the
+    sanitizing ``RestoringOverwriteCells`` puts the version and the flags back as it puts back points (each flagged on
+    a test cell, as a test cell made markdown is), and a cell whose grade_id is gone is a plain cell: every notebook is
+    graded. A graded cell of the learner's (worth 100 points, that runs: nbgrader scores such a cell in full) earned
+    nothing, a plain cell, but was not flagged, and one with no grade_id failed the notebook (a ``KeyError`` in
+    nbgrader's ``DeduplicateIds``): ``NamedDeduplicateIds`` makes it a plain cell too, and both are flagged."""
+    from test_grading_adversarial import blank
+
+    index = _nbgrader_cell(blank("00_pretokenization"), True)[0]
+    report, log = lab00_crafted_class["report"], lab00_crafted_class["log"][-3000:]
+    assert lab00_crafted_class["autograde"].returncode == 0, log
+    students = ("ann", "ben", "cat", "dan", "eve", "fay", "gus")  # graded first (by name), ann's versions first of all
+    assert {student: (report[student].status, report[student].earned) for student in students} == dict.fromkeys(
+        students, ("graded", 0.0)), log
     assert any("schema_version 3.0 -> 99.0" in line for line in report["ann"].review), report["ann"].review
     assert sorted(report["eve"].review) == [
         "changed the nbgrader metadata of the test cell task1_utf8_bytes (solution False -> True; nbgrader put it back)",
@@ -5334,7 +5346,7 @@ def test_a_schedule_or_graph_not_made_through_the_function_handed_loses_its_poin
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    skip_unless_drawn(f"redteam40:{'class' if whole_class else 'self'}", kind, sorted(WRAPPER_IGNORED))
+    skip_unless_drawn("redteam40", kind, sorted(WRAPPER_IGNORED))  # one kind, in the path its family draws
     cell, name, grader, attack, read_only, *added = WRAPPER_IGNORED[kind]
     setup = source_of("10_distributed", "setup")
     honest = [source_of("10_distributed", f"{task}_solution") for task in ("task1_count_range", "task2_merge_two",
@@ -5506,7 +5518,7 @@ def test_a_driver_misled_by_what_the_notebook_rebinds_loses_the_points(kind, who
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    skip_unless_drawn(f"redteam42:{'class' if whole_class else 'self'}", kind, sorted(REBOUND_FOR_THE_DRIVER))
+    skip_unless_drawn("redteam42", kind, sorted(REBOUND_FOR_THE_DRIVER))  # one kind, in the path its family draws
     lab, code, name, grader, says = _rebound_for_the_driver_code(kind)
     if grader == "default_clock":  # the second declaration of task 1 alone, as tests/test_mistakes.py grades it
         def grader(graders, function) -> None:
@@ -5569,8 +5581,7 @@ def test_a_count_chunk_of_a_cell_told_as_the_modules_own_loses_task_2(told, whol
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    kinds = [f"{kind}:{path}" for kind in sorted(MODULE_TOLD) for path in ("self", "class")]
-    skip_unless_drawn("redteam42:module", f"{told}:{'class' if whole_class else 'self'}", kinds)
+    skip_unless_drawn("redteam42:module", told, sorted(MODULE_TOLD))  # one kind, in the path its family draws
     with hidden_seed(20261130, whole_class=whole_class):
         message = remote("03_parallel", _count_chunk_in_a_cell(told), "count_chunk", "check_count_chunk_properties")
     assert message is not None and MODULE_TOLD[told][1] in message, message
@@ -5664,7 +5675,7 @@ def test_what_the_worker_loop_looks_up_when_a_request_comes_cannot_drop_a_driver
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    skip_unless_drawn(f"redteam43:{'class' if whole_class else 'self'}", kind, sorted(LOOP_LOOKUP_REBOUND))
+    skip_unless_drawn("redteam43", kind, sorted(LOOP_LOOKUP_REBOUND))  # one kind, in the path its family draws
     attack, name, grader, says = REBOUND_FOR_THE_DRIVER["builtins.type"][1:]
     pairs_itself = attack.split("\n\ndef _not_a_tuple_if_built")[0].replace("        _built.update(id(node) for node in paired)\n", "")
     lab = "10_distributed"
