@@ -467,6 +467,23 @@ def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+MODULE_BYTES = 2**20  # the most of a count_chunk module's file that its driver reads
+
+
+def opened_regular(path: str, flags: int, mode: int = 0o644) -> int:
+    """An fd of the regular file at ``path``, opened with ``flags`` and without blocking (``O_NONBLOCK``): the learner's
+    code chooses the path (a module's ``__file__``, a file of its folder), and a fifo or a pipe there blocked the worker
+    until the call's backstop of wall time, 240 s at 0 CPU, call after call (redteam section 44). ``OSError`` else."""
+    import os
+    import stat
+
+    fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC, mode)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path!r} is not a regular file")
+    return fd
+
+
 def from_its_module(function: Callable, *args: object, _loaded: dict = {}) -> object:  # noqa: B006 (kept between calls)
     """Call ``count_chunk(*args)`` as its module's file defines it: the file of ``function``'s module, read and run here
     (once per file and source, so that the module's state lasts from call to call, as an import's), never ``function``
@@ -474,15 +491,20 @@ def from_its_module(function: Callable, *args: object, _loaded: dict = {}) -> ob
     ``__module__``, ``__qualname__`` and ``__code__`` are the notebook's to set: a cell's function told as the module's
     (its ``__module__`` set, its code object's file renamed) kept task 2's points (redteam section 42); what a spawned
     worker runs is what the file holds, and so is what is graded."""
+    import os
     import sys
 
     module, name = getattr(function, "__module__", None), getattr(function, "__qualname__", None)
     path = getattr(sys.modules.get(module), "__file__", None) if type(module) is str and module != "__main__" else None
-    try:
-        with open(path, "rb") as file:  # (the builtin as it was before the learner's code ran, in the worker)
-            source = file.read()
-    except (OSError, TypeError, ValueError):
-        source = None
+    source = None
+    if type(path) is str:
+        try:
+            with open(opened_regular(path, os.O_RDONLY), "rb") as file:  # (the builtin as it was before any learner's code)
+                source = file.read(MODULE_BYTES + 1)
+        except (OSError, TypeError, ValueError) as error:
+            raise RuntimeError(f"the file of count_chunk's module cannot be read: {error}") from None
+        if len(source) > MODULE_BYTES:
+            raise RuntimeError(f"the file of count_chunk's module, {path!r}, is more than {MODULE_BYTES} bytes")
     # Run and called with a __main__ of no names, as in a worker started by spawn: a module that took the notebook's
     # (import __main__, a cell's count_chunk called from the file) kept task 2's points (redteam section 42).
     notebook = sys.modules.get("__main__")
@@ -686,7 +708,7 @@ def _in_turn():
         _slot = slot
         break
     _calls += 1
-    os.close(os.open(os.path.join(folder, f"{_slot}.{_calls}"), os.O_CREAT | os.O_WRONLY))
+    os.close(os.open(os.path.join(folder, f"{_slot}.{_calls}"), os.O_CREAT | os.O_WRONLY | os.O_NONBLOCK))  # (a fifo: no wait)
     begun = [0] * chunks
     deadline = time.monotonic() + 30
     while not _alone and time.monotonic() < deadline:
@@ -748,7 +770,7 @@ def with_reference_count_chunk(function: Callable, *args: object, in_turn: bool 
     if in_turn:
         clear_turns()
         os.makedirs(turns, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as file:
+    with open(opened_regular(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "w", encoding="utf-8") as file:
         file.write(REFERENCE_CHUNK_SOURCE.replace("LOCKSTEP = None", f"LOCKSTEP = {lockstep!r}"))
     importlib.invalidate_caches()
     sys.modules.pop(REFERENCE_CHUNK_MODULE, None)

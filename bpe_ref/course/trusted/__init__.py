@@ -115,7 +115,14 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
 - *Hanging or exhausting the machine*: a limit per cell and per call (the worker is killed and a
   fresh one replays the cells that ran), a budget per notebook, rlimits on memory, CPU time and file
-  size. The limit of a cell or call is CPU time, so that a busy machine fails no honest call (a wall-clock limit of
+  size. What the worker's loop and the reference's code there open at a path the learner's code chose (lab 03's driver
+  the file of count_chunk's module, its ``__file__``, and the reference's module it writes for task 4 beside it; the
+  loop a ``%%writefile`` cell's file and a traceback's source lines, at a code object's ``co_filename``) is opened
+  ``O_NONBLOCK`` and taken only if a regular file (a module read of at most 1 MiB): a fifo or a pipe's
+  ``/proc/self/fd`` there blocked the read until the request's backstop of wall time, 240 s a call at 0 CPU, call
+  after call, and a cell so stopped lost its names (``tests/test_grading_redteam.py``, section 44). The learner's own
+  code that waits (a sleep, a read of its fifo) still costs its notebook that backstop, once a request. The limit of a
+  cell or call is CPU time, so that a busy machine fails no honest call (a wall-clock limit of
   30 s once failed lab 01's training at load 13 to 18 on 2 cores, some 5 s of CPU): the worker's and every process's
   under its keeper, live, a zombie or reaped (:func:`.measure_worker.tree_cpu_seconds`, from ``/proc``, ten times a
   second, from 0.1 s in: a call that ends before costs no look). A process whose parent ignores ``SIGCHLD`` (or set
