@@ -5594,9 +5594,6 @@ count_chunk = chunk_counting.count_chunk
 """
 
 
-@pytest.mark.xfail(strict=True, reason="a module's count_chunk that walks the frames below it to the worker loop's "
-                                       "namespace of the notebook calls the cell's: drivers run beside the learner's code "
-                                       "and are no witness (issue 21); gc.get_objects is refused, frames are not")
 @pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
 def test_a_count_chunk_module_that_calls_the_cells_through_frames_loses_task_2(whole_class):
     from test_mistakes import remote, source_of
@@ -5746,3 +5743,36 @@ def test_a_fifo_where_the_worker_opens_a_learners_path_costs_its_task_not_minute
     # A stall is a request's backstop of wall time (lab 03: 240 s a call, 120 s a cell), whatever the load: far above.
     assert wall < 100, f"graded in {wall:.0f} s of wall time ({cpu:.1f} s of CPU in the worker's processes)"
     assert cpu < 60, f"{cpu:.1f} s of CPU in the worker's processes"
+
+
+# ---- 45. lab 03's count_chunk module that reaches the notebook's function through what its process shares ----------------
+#
+# Lab 03's driver ran count_chunk's module in the notebook's own process (section 42), so the module's code reached
+# whatever the notebook left in a module both share: here the cell stashes its count_chunk in ``sys``, and the module's
+# count_chunk calls it (a spawned worker of a real pool has no such name).
+CALLS_THE_CELLS_THROUGH_SYS = """
+import sys
+sys._mine = count_chunk
+get_ipython().run_cell_magic('writefile', 'chunk_counting.py', 'import sys\\n\\n\\ndef count_chunk(path, start, end, special_tokens):'
+                             '\\n    return sys._mine(path, start, end, special_tokens)\\n')
+import chunk_counting
+count_chunk = chunk_counting.count_chunk
+"""
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_count_chunk_module_that_calls_the_cells_through_a_shared_module_loses_task_2(whole_class):
+    """Lab 03's count_chunk module whose count_chunk calls the cell's, stashed in ``sys`` by the notebook, kept task 2's
+    points in both paths: the driver ran the module's file in the notebook's process, which shares ``sys``, its frames
+    (section 42) and every module with it. Safe: the driver runs the module's file and calls its count_chunk in a process
+    of its own started by spawn, as a pool's worker runs it, which holds nothing of the notebook's; the module's own
+    count_chunk keeps the points (lab 03's solution, graded in every run)."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    code = (source_of("03_parallel", "setup") + "\n" + source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+            + CALLS_THE_CELLS_THROUGH_SYS)
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("03_parallel", code, "count_chunk", "check_count_chunk_properties")
+    assert message is not None and "has no attribute '_mine'" in message, message
