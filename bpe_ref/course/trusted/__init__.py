@@ -378,9 +378,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   start), as a pool's worker does, not in the notebook's: there, the module's code reached the cell's function through
   ``import __main__``, the frames below it (the worker loop's namespace of the notebook) or a name the notebook left in
   a module both share (``sys._mine``), and kept the points (sections 42 and 45). Still the learner's: the modules the
-  driver starts that process with (``concurrent.futures``, ``multiprocessing``), whose names a cell can rebind to run
-  it in the notebook's process after all, and a channel of the module's own back to the notebook's process (a socket
-  its thread serves); the review flags the rebinding, a hint.
+  driver starts that process with (``concurrent.futures``, ``multiprocessing``) and tells the grading worker by
+  (``sys.flags``: ``-I -S``; elsewhere, the trusted side's reference and a kernel's advice, it runs the file in the
+  calling process), whose names a cell can rebind to run it in the notebook's process after all, and a channel of the
+  module's own back to the notebook's process (a socket its thread serves); the review flags the rebinding, a hint.
   Lab 09's ``interleaved`` and ``peak_memory`` take functions, so their graders send a *driver*
   (reference code, as source) that builds a fake clock and contenders in the worker, calls the
   learner's function with them, and reports the call order and the collector's state. The learner's
