@@ -5776,3 +5776,17 @@ def test_a_count_chunk_module_that_calls_the_cells_through_a_shared_module_loses
     with hidden_seed(20261130, whole_class=whole_class):
         message = remote("03_parallel", code, "count_chunk", "check_count_chunk_properties")
     assert message is not None and "has no attribute '_mine'" in message, message
+
+
+def test_the_modules_own_count_chunk_keeps_task_2_with_its_reads_measured_first_in_a_fresh_worker():
+    """The process the driver runs count_chunk's module in starts at the first call of a worker (spawn's start-up reads
+    some 3 MB), and task 2's hidden test measures its reads first: in a worker restarted before it, the solution's
+    count_chunk read 3,280,993 bytes "of the file" and lost the hidden points. Safe: the measured check calls once,
+    unmeasured, before (:func:`~bpe_ref.course.checks.lab03_parallel.verify_chunk_reads`)."""
+    from test_mistakes import remote, source_of
+
+    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    code = (source_of("03_parallel", "setup") + f"\nget_ipython().run_cell_magic('writefile', 'chunk_counting.py', {module!r})\n"
+            "import chunk_counting\nfrom chunk_counting import count_chunk\n")
+    message = remote("03_parallel", code, "count_chunk", "check_count_chunk_properties")
+    assert message is None, message

@@ -579,6 +579,10 @@ def verify_chunk_reads(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None
     start = data.find(EOT.encode(), len(data) // 2)  # a special token's start: a chunk's start in task 4
     end = data.find(EOT.encode(), start + 32 * 2**10)
     args = materialized((CorpusFile(data), start, end, [EOT]), learner)
+    if task.driver is from_its_module:  # a first call, unmeasured: in the grading worker, the driver starts the process
+        # it runs count_chunk in (spawn: some 3 MB of start-up read), which a worker restarted before this call would pay
+        call_learner(learner, materialized((CorpusFile(b"cat"), 0, 3, [EOT]), learner), task.provided, task.stand_ins,
+                     task.kernel_time_limit, task.driver)
     mapped_before = mapped_bytes(learner)
     with reads_of(process_id(learner), keeper_id(learner)) as reads:
         outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
