@@ -5605,9 +5605,6 @@ count_chunk = chunk_counting.count_chunk
 """
 
 
-@pytest.mark.xfail(strict=True, reason="a module's count_chunk that walks the frames below it to the worker loop's "
-                                       "namespace of the notebook calls the cell's: drivers run beside the learner's code "
-                                       "and are no witness (issue 21); gc.get_objects is refused, frames are not")
 @pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
 def test_a_count_chunk_module_that_calls_the_cells_through_frames_loses_task_2(whole_class):
     from test_mistakes import remote, source_of
@@ -5684,3 +5681,123 @@ def test_what_the_worker_loop_looks_up_when_a_request_comes_cannot_drop_a_driver
     with hidden_seed(20261130, whole_class=whole_class):
         message = remote(lab, code, name, grader)
     assert message is not None and says in message, message
+
+
+# ---- 44. a path the learner chose, opened by the worker without blocking: a fifo, a pipe --------------------------------
+#
+# The worker opens paths the learner's code chooses: lab 03's driver reads the file of count_chunk's module (a module's
+# __file__, section 42) and writes the reference's module beside it for task 4, the worker loop writes a %%writefile
+# cell's file and looks up the source lines of a failed call's or cell's traceback (a code object's co_filename). A fifo
+# or a pipe there blocked the open or the read until the request's backstop of wall time (lab 03: 4 x 60 s per call, 4 x
+# 30 s per cell, 0 CPU), call after call: that notebook's grading, and its class's, stalled for minutes, and a cell so
+# stopped lost its names with its worker. Each kind: the task whose cell gets the code (chunk_counting's module for task
+# 2), the code, and the test cells it must cost.
+FIFO_PATH = {
+    "module file a fifo": ("task2_count_chunk", "import os as _os\nif not _os.path.exists('module_fifo'):\n"
+                           "    _os.mkfifo('module_fifo')\n__file__ = _os.path.abspath('module_fifo')\n",
+                           ("task2_count_chunk", "task2_count_chunk_hidden")),
+    "module file a pipe": ("task2_count_chunk", "import os as _os\n_PIPE = _os.pipe()\n__file__ = f'/proc/self/fd/{_PIPE[0]}'\n",
+                           ("task2_count_chunk", "task2_count_chunk_hidden")),
+    # a cell that fails in a function whose code object names a fifo: the worker loop formats its traceback
+    "traceback line from a fifo": ("task3_merge_counts", "import os\nos.mkfifo('lines_fifo')\n\n\ndef _fails():\n    raise "
+                                   "ValueError('no')\n\n\n_fails.__code__ = _fails.__code__.replace(co_filename="
+                                   "os.path.abspath('lines_fifo'))\n_fails()\n", ()),
+    # a %%writefile cell whose file is a fifo
+    "writefile onto a fifo": ("task3_merge_counts", "import os\nos.mkfifo('notes.py')\nget_ipython().run_cell_magic("
+                              "'writefile', 'notes.py', 'NOTES = 1\\n')\n", ()),
+    # a fifo where task 4's driver writes the reference's count_chunk module: task 4 lost, at once
+    "task 4's module a fifo": ("task3_merge_counts", "import os\nos.mkfifo('_grader_chunk_counting.py')\n",
+                               ("task4_count_pretokens_in_file",)),
+}
+
+
+def _with_a_fifo(kind: str) -> list[dict]:
+    from test_mistakes import source_of
+
+    where, code, lost = FIFO_PATH[kind]
+    cells = [code_cell("setup", source_of("03_parallel", "setup"))]
+    tasks = {"task2_count_chunk": (1, 2), "task3_merge_counts": (1, 1), "task4_count_pretokens_in_file": (1,)}
+    for task, points in tasks.items():
+        if task.startswith("task4") and task not in lost:
+            continue
+        cells.append(code_cell(f"{task}_solution", source_of("03_parallel", f"{task}_solution") + ("\n" + code) * (task == where)))
+        if task == "task2_count_chunk":
+            cells.append(code_cell("task2_import", source_of("03_parallel", "task2_import")))
+        cells += [graded_cell(grade_id, point) for grade_id, point in zip((task, f"{task}_hidden"), points)]
+    return cells
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fifos and /proc/self/fd are Linux's here")
+@pytest.mark.parametrize("kind", sorted(FIFO_PATH))
+def test_a_fifo_where_the_worker_opens_a_learners_path_costs_its_task_not_minutes(kind):
+    """Lab 03's count_chunk from a module whose ``__file__`` is a fifo (or a pipe's ``/proc/self/fd``): its driver's read
+    of that file blocked until the call's backstop, 240 s of wall time each for task 2's visible and hidden calls, 0 CPU.
+    A cell failing in a function whose code names a fifo blocked the worker loop's traceback, a ``%%writefile`` onto a
+    fifo its write, until the cell's backstop, and the cell's names were lost with the worker (task 3 too); a fifo where
+    task 4's driver writes the reference's module blocked task 4's call. Safe: each opens the path without blocking
+    (``O_NONBLOCK``) and takes a regular file only (a module read of a bounded size): the task is lost at once, saying
+    why, or the cell fails, and the rest of the notebook is graded as usual."""
+    import resource
+
+    skip_unless_drawn("redteam44", kind, sorted(FIFO_PATH))
+    cells = _with_a_fifo(kind)
+    children, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
+    record = grade_cells(cells, "03_parallel", seed=20261130)
+    wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
+    lost = FIFO_PATH[kind][2]
+    assert len(record.verdicts) == len([cell for cell in cells if cell["metadata"]]), record.verdicts
+    for verdict in record.verdicts:
+        assert verdict.passed is (verdict.grade_id not in lost), verdict
+        assert not kind.startswith("module") or verdict.passed or "not a regular file" in verdict.message, verdict.message
+    # A stall is a request's backstop of wall time (lab 03: 240 s a call, 120 s a cell), whatever the load: far above.
+    assert wall < 100, f"graded in {wall:.0f} s of wall time ({cpu:.1f} s of CPU in the worker's processes)"
+    assert cpu < 60, f"{cpu:.1f} s of CPU in the worker's processes"
+
+
+# ---- 45. lab 03's count_chunk module that reaches the notebook's function through what its process shares ----------------
+#
+# Lab 03's driver ran count_chunk's module in the notebook's own process (section 42), so the module's code reached
+# whatever the notebook left in a module both share: here the cell stashes its count_chunk in ``sys``, and the module's
+# count_chunk calls it (a spawned worker of a real pool has no such name).
+CALLS_THE_CELLS_THROUGH_SYS = """
+import sys
+sys._mine = count_chunk
+get_ipython().run_cell_magic('writefile', 'chunk_counting.py', 'import sys\\n\\n\\ndef count_chunk(path, start, end, special_tokens):'
+                             '\\n    return sys._mine(path, start, end, special_tokens)\\n')
+import chunk_counting
+count_chunk = chunk_counting.count_chunk
+"""
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_count_chunk_module_that_calls_the_cells_through_a_shared_module_loses_task_2(whole_class):
+    """Lab 03's count_chunk module whose count_chunk calls the cell's, stashed in ``sys`` by the notebook, kept task 2's
+    points in both paths: the driver ran the module's file in the notebook's process, which shares ``sys``, its frames
+    (section 42) and every module with it. Safe: the driver runs the module's file and calls its count_chunk in a process
+    of its own started by spawn, as a pool's worker runs it, which holds nothing of the notebook's; the module's own
+    count_chunk keeps the points (lab 03's solution, graded in every run)."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    code = (source_of("03_parallel", "setup") + "\n" + source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+            + CALLS_THE_CELLS_THROUGH_SYS)
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("03_parallel", code, "count_chunk", "check_count_chunk_properties")
+    assert message is not None and "has no attribute '_mine'" in message, message
+
+
+def test_the_modules_own_count_chunk_keeps_task_2_with_its_reads_measured_first_in_a_fresh_worker():
+    """The process the driver runs count_chunk's module in starts at the first call of a worker (spawn's start-up reads
+    some 3 MB), and task 2's hidden test measures its reads first: in a worker restarted before it, the solution's
+    count_chunk read 3,280,993 bytes "of the file" and lost the hidden points. Safe: the measured check calls once,
+    unmeasured, before (:func:`~bpe_ref.course.checks.lab03_parallel.verify_chunk_reads`)."""
+    from test_mistakes import remote, source_of
+
+    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    code = (source_of("03_parallel", "setup") + f"\nget_ipython().run_cell_magic('writefile', 'chunk_counting.py', {module!r})\n"
+            "import chunk_counting\nfrom chunk_counting import count_chunk\n")
+    message = remote("03_parallel", code, "count_chunk", "check_count_chunk_properties")
+    assert message is None, message

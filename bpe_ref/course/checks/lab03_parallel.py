@@ -421,9 +421,11 @@ FIND = TaskGraders(
 
 
 def newline_hint(expected: object, got: object) -> str | None:
-    """Counts of a file read in text mode: its CR LF line ends became LF (the same hint for tasks 2 and 4)."""
-    if (isinstance(got, dict) and isinstance(expected, dict) and any(b"\r" in key for key in expected if type(key) is bytes)
-            and not any(b"\r" in key for key in got if type(key) is bytes)):
+    """Counts of a file read in text mode: its CR LF line ends became LF (the same hint for tasks 2 and 4), so counts
+    with no line end at all are not (a cache's, kept from another file: ``{b'aa': 1}`` for ``b'\\r\\n'``)."""
+    keys = [key for key in got if type(key) is bytes] if isinstance(got, dict) else []
+    if (isinstance(expected, dict) and any(b"\r" in key for key in expected if type(key) is bytes)
+            and not any(b"\r" in key for key in keys) and any(b"\n" in key for key in keys)):
         return ("the file's \\r\\n line ends are gone from your counts: open the file in binary mode (\"rb\") and decode "
                 "its bytes; a file opened in text mode turns \\r\\n into \\n, and the pretokens change")
     return None
@@ -467,37 +469,83 @@ def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+MODULE_BYTES = 2**20  # the most of a count_chunk module's file that its driver reads
+
+
+def opened_regular(path: str, flags: int, mode: int = 0o644) -> int:
+    """An fd of the regular file at ``path``, opened with ``flags`` and without blocking (``O_NONBLOCK``): the learner's
+    code chooses the path (a module's ``__file__``, a file of its folder), and a fifo or a pipe there blocked the worker
+    until the call's backstop of wall time, 240 s at 0 CPU, call after call (redteam section 44). ``OSError`` else."""
+    import os
+    import stat
+
+    fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC, mode)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path!r} is not a regular file")
+    return fd
+
+
+NOT_IN_A_MODULE = ("count_chunk is defined in a notebook cell (its module is __main__): a worker started by spawn or "
+                   "forkserver cannot import it. Write it in the cell that starts with %%writefile chunk_counting.py, run "
+                   "that cell, then the read-only import cell after it")
+# What the process of its own runs for each call, as source (spawn sends a function by its module's name, and a
+# driver's is none that a fresh interpreter imports): the module's file run once per file and source, as an import runs
+# it (so that its state lasts from call to call), then its count_chunk called.
+IN_A_FRESH_PROCESS = """
+import sys
+modules = sys.__dict__.setdefault("_graded_modules", {})
+if (path, source) not in modules:
+    namespace = {"__name__": module, "__file__": path, "__package__": module.rpartition(".")[0]}
+    exec(compile(source, path, "exec"), namespace)
+    modules[path, source] = namespace
+if not callable(modules[path, source].get(name)):
+    raise RuntimeError(missing)
+result = modules[path, source][name](*args)
+"""
+
+
 def from_its_module(function: Callable, *args: object, _loaded: dict = {}) -> object:  # noqa: B006 (kept between calls)
-    """Call ``count_chunk(*args)`` as its module's file defines it: the file of ``function``'s module, read and run here
-    (once per file and source, so that the module's state lasts from call to call, as an import's), never ``function``
-    itself (a driver, so that the grading worker checks it too, where the trusted side sees only data). A function's
-    ``__module__``, ``__qualname__`` and ``__code__`` are the notebook's to set: a cell's function told as the module's
-    (its ``__module__`` set, its code object's file renamed) kept task 2's points (redteam section 42); what a spawned
-    worker runs is what the file holds, and so is what is graded."""
+    """Call ``count_chunk(*args)`` as its module's file defines it, in a process of its own started by spawn, as a pool's
+    worker runs it: the file of ``function``'s module, read here and run there (once per file and source), never
+    ``function`` itself (a driver, so that the grading worker checks it too, where the trusted side sees only data).
+    A function's ``__module__``, ``__qualname__`` and ``__code__`` are the notebook's to set: a cell's function told as
+    the module's (its ``__module__`` set, its code object's file renamed) kept task 2's points (redteam section 42);
+    and run in the notebook's process, the module's code reached the cell's function through ``import __main__`` or the
+    frames below it (section 42). A fresh interpreter holds nothing of the notebook: what a spawned worker runs is what
+    the file holds, and so is what is graded. The process is kept from call to call (``_loaded``: 0.5 s to start). Out
+    of the grading worker (the trusted side's expected answers, a kernel's advice, whose measured reads are the calling
+    process's), the file runs in the calling process, with a ``__main__`` of no names all the same."""
+    import concurrent.futures
+    import multiprocessing
+    import os
     import sys
 
     module, name = getattr(function, "__module__", None), getattr(function, "__qualname__", None)
     path = getattr(sys.modules.get(module), "__file__", None) if type(module) is str and module != "__main__" else None
+    if type(path) is not str or type(name) is not str:
+        raise RuntimeError(NOT_IN_A_MODULE)
     try:
-        with open(path, "rb") as file:  # (the builtin as it was before the learner's code ran, in the worker)
-            source = file.read()
-    except (OSError, TypeError, ValueError):
-        source = None
-    # Run and called with a __main__ of no names, as in a worker started by spawn: a module that took the notebook's
-    # (import __main__, a cell's count_chunk called from the file) kept task 2's points (redteam section 42).
+        with open(opened_regular(path, os.O_RDONLY), "rb") as file:  # (the builtin as it was before any learner's code)
+            source = file.read(MODULE_BYTES + 1)
+    except (OSError, TypeError, ValueError) as error:
+        raise RuntimeError(f"the file of count_chunk's module cannot be read: {error}") from None
+    if len(source) > MODULE_BYTES:
+        raise RuntimeError(f"the file of count_chunk's module, {path!r}, is more than {MODULE_BYTES} bytes")
+    call = {"path": path, "source": source, "module": module, "name": name, "args": args, "missing": NOT_IN_A_MODULE}
     notebook = sys.modules.get("__main__")
-    sys.modules["__main__"] = type(sys)("__main__")
+    sys.modules["__main__"] = type(sys)("__main__")  # a spawned worker's: no name of the notebook's (spawn runs no file)
     try:
-        if source is not None and type(path) is str and (path, source) not in _loaded:
-            namespace = {"__name__": module, "__file__": path, "__package__": module.rpartition(".")[0]}
-            exec(compile(source, path, "exec"), namespace)  # the learner's module, run as an import runs it
-            _loaded[path, source] = namespace
-        fresh = _loaded.get((path, source), {}).get(name) if type(name) is str else None
-        if fresh is None:
-            raise RuntimeError("count_chunk is defined in a notebook cell (its module is __main__): a worker started by "
-                               "spawn or forkserver cannot import it. Write it in the cell that starts with %%writefile "
-                               "chunk_counting.py, run that cell, then the read-only import cell after it")
-        return fresh(*args)
+        if not (sys.flags.isolated and sys.flags.no_site):  # not the grading worker (python -I -S): the trusted side's
+            exec(IN_A_FRESH_PROCESS, call)                  # reference, or a kernel's advice, whose reads count here
+            return call["result"]
+        if "pool" not in _loaded:
+            _loaded["pool"] = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        return _loaded["pool"].submit(eval, "exec(code, call) or call['result']", {"code": IN_A_FRESH_PROCESS,
+                                                                                   "call": call}).result()
+    except concurrent.futures.BrokenExecutor:
+        _loaded.pop("pool").shutdown(wait=False)  # the process died (its code ended it): a new one for the next call
+        raise
     finally:
         sys.modules["__main__"] = notebook
 
@@ -533,6 +581,10 @@ def verify_chunk_reads(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None
     start = data.find(EOT.encode(), len(data) // 2)  # a special token's start: a chunk's start in task 4
     end = data.find(EOT.encode(), start + 32 * 2**10)
     args = materialized((CorpusFile(data), start, end, [EOT]), learner)
+    if task.driver is from_its_module:  # a first call, unmeasured: in the grading worker, the driver starts the process
+        # it runs count_chunk in (spawn: some 3 MB of start-up read), which a worker restarted before this call would pay
+        call_learner(learner, materialized((CorpusFile(b"cat"), 0, 3, [EOT]), learner), task.provided, task.stand_ins,
+                     task.kernel_time_limit, task.driver)
     mapped_before = mapped_bytes(learner)
     with reads_of(process_id(learner), keeper_id(learner)) as reads:
         outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
@@ -686,7 +738,7 @@ def _in_turn():
         _slot = slot
         break
     _calls += 1
-    os.close(os.open(os.path.join(folder, f"{_slot}.{_calls}"), os.O_CREAT | os.O_WRONLY))
+    os.close(os.open(os.path.join(folder, f"{_slot}.{_calls}"), os.O_CREAT | os.O_WRONLY | os.O_NONBLOCK))  # (a fifo: no wait)
     begun = [0] * chunks
     deadline = time.monotonic() + 30
     while not _alone and time.monotonic() < deadline:
@@ -748,7 +800,7 @@ def with_reference_count_chunk(function: Callable, *args: object, in_turn: bool 
     if in_turn:
         clear_turns()
         os.makedirs(turns, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as file:
+    with open(opened_regular(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "w", encoding="utf-8") as file:
         file.write(REFERENCE_CHUNK_SOURCE.replace("LOCKSTEP = None", f"LOCKSTEP = {lockstep!r}"))
     importlib.invalidate_caches()
     sys.modules.pop(REFERENCE_CHUNK_MODULE, None)

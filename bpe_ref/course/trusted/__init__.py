@@ -115,7 +115,14 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
 - *Hanging or exhausting the machine*: a limit per cell and per call (the worker is killed and a
   fresh one replays the cells that ran), a budget per notebook, rlimits on memory, CPU time and file
-  size. The limit of a cell or call is CPU time, so that a busy machine fails no honest call (a wall-clock limit of
+  size. What the worker's loop and the reference's code there open at a path the learner's code chose (lab 03's driver
+  the file of count_chunk's module, its ``__file__``, and the reference's module it writes for task 4 beside it; the
+  loop a ``%%writefile`` cell's file and a traceback's source lines, at a code object's ``co_filename``) is opened
+  ``O_NONBLOCK`` and taken only if a regular file (a module read of at most 1 MiB): a fifo or a pipe's
+  ``/proc/self/fd`` there blocked the read until the request's backstop of wall time, 240 s a call at 0 CPU, call
+  after call, and a cell so stopped lost its names (``tests/test_grading_redteam.py``, section 44). The learner's own
+  code that waits (a sleep, a read of its fifo) still costs its notebook that backstop, once a request. The limit of a
+  cell or call is CPU time, so that a busy machine fails no honest call (a wall-clock limit of
   30 s once failed lab 01's training at load 13 to 18 on 2 cores, some 5 s of CPU): the worker's and every process's
   under its keeper, live, a zombie or reaped (:func:`.measure_worker.tree_cpu_seconds`, from ``/proc``, ten times a
   second, from 0.1 s in: a call that ends before costs no look). A process whose parent ignores ``SIGCHLD`` (or set
@@ -292,7 +299,14 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   the forkserver's imports need, so its CPU time per byte read is an honest worker's within the noise (a spawned
   worker's start-up costs CPU time and reads nothing counted); CPU time the readers spend for show hides its share
   of the whole; and against the reference's serial count the same work cost 1.04 to 1.8 times under load, more than
-  the gap between the counter and the taught pool's busiest worker (9 of 16 chunks at most). A thread that swaps a
+  the gap between the counter and the taught pool's busiest worker (9 of 16 chunks at most). Denying the two channels
+  shown (the filter refusing ``mmap`` of ``MAP_SHARED | MAP_ANONYMOUS``, the keeper counting ``recvfrom``'s length and
+  ``recvmsg``'s buffers as read) would narrow it, not close it: a file of /dev/shm of one page, counted once as it is
+  mapped, passes any number of bytes, a page at a time, and a pool's semaphores are such files (a 32-byte one passes
+  2 MiB in 65,536 turns of shared memory, no system call each). What would tell the counter whatever the load is a
+  count of instructions per process (``perf_event_open``, hardware counters: not CPU time, which load and cache
+  contention stretch by 1.04 to 1.8); in the VMs that run gradings there is often no PMU (the VM this was tried on
+  answers ``ENOENT`` for ``PERF_COUNT_HW_INSTRUCTIONS``), so no grade can rest on it. A thread that swaps a
   path after the keeper resolved it is the keeper's model, as for opens.
   Bytes read (lab 03's "never the whole file") are the kernel's ``rchar`` of every process under the keeper, live, a zombie or
   reaped (:func:`.measure_worker.tree_read_chars`; a count an undumpable process hides makes it
@@ -321,12 +335,17 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   sort once per call pass (section 33). Not caught: lab 05's V5 with a list kept sorted for its heap
   (``bisect.insort``, ``pop(0)``: O(H) per entry, but a memmove in C, some 16 us at 60,000 entries against
   heapq's 0.7 us, where each merge's own work is 40 to 100 us for a few entries), which costs 0.6 to 2.1 times the
-  reference at the measured sizes and on 12,000 merges of 40,000 words (section 33, a strict xfail).
+  reference at the measured sizes and on 12,000 merges of 40,000 words (section 33, a strict xfail). A margin the noise
+  of measured CPU time cannot close needs the memmove to outweigh each merge's own work ten times, a heap of some
+  500,000 entries; the first heap holds one entry per pair of bytes, 65,536 at most, and grows by the entries each merge
+  pushes, so only a corpus of hundreds of thousands of merges reaches it (seconds of CPU per measured run, per try).
   Lab 08's linear encoders and
   lab 07's heap (O(L log L)) give the same tokens, and their costs differ by a factor of log L, at most 1.4 from 8,000
   bytes to 256,000, less than the spread of measured growth: a heap passes lab 08's task 2 (the replay of the merges,
   quadratic there, does not; section 33, a strict xfail: its growth 1.3 to 1.4, the
-  search's 1.0 to 1.9, the ranks' decoding on each call most of both). A
+  search's 1.0 to 1.9, the ranks' decoding on each call most of both). No affordable size widens it: from 8 KB to
+  1 MB, log L grows 1.5 times. Both would be told by counts of instructions (deterministic within a few percent,
+  whatever the load), which the grading machines' VMs often lack (above). A
   measurement sees the whole process, so code that recognises the measured input and answers it by
   another method is not caught while its answer is right (measured runs' merges are compared with
   the reference's; those of labs 02, 05, 07 and 08 are drawn from the secret seed).
@@ -354,10 +373,15 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   (section 43). Lab 03's driver never calls the count_chunk it is handed: a function's ``__module__``, ``__qualname__``
   and ``__code__`` are the notebook's to set (a cell's with ``__module__`` set to ``chunk_counting``, then one given a
   code object whose file is renamed, kept task 2's hidden points); it reads the file of the function's module and runs
-  it itself, once per file and source, and calls the count_chunk defined there, what a spawned worker imports: no file,
-  no points (section 42); with a ``__main__`` of no names, as a spawned worker's (a module that called the cell's
-  through ``import __main__`` kept them). One that walks the frames below it to the worker loop's namespace still
-  calls the cell's (a strict xfail: drivers are no witness, issue 21).
+  it, once per file and source, and calls the count_chunk defined there, what a spawned worker imports: no file,
+  no points (section 42). It runs them in a process of its own started by spawn (kept from call to call, 0.5 s to
+  start), as a pool's worker does, not in the notebook's: there, the module's code reached the cell's function through
+  ``import __main__``, the frames below it (the worker loop's namespace of the notebook) or a name the notebook left in
+  a module both share (``sys._mine``), and kept the points (sections 42 and 45). Still the learner's: the modules the
+  driver starts that process with (``concurrent.futures``, ``multiprocessing``) and tells the grading worker by
+  (``sys.flags``: ``-I -S``; elsewhere, the trusted side's reference and a kernel's advice, it runs the file in the
+  calling process), whose names a cell can rebind to run it in the notebook's process after all, and a channel of the
+  module's own back to the notebook's process (a socket its thread serves); the review flags the rebinding, a hint.
   Lab 09's ``interleaved`` and ``peak_memory`` take functions, so their graders send a *driver*
   (reference code, as source) that builds a fake clock and contenders in the worker, calls the
   learner's function with them, and reports the call order and the collector's state. The learner's
