@@ -6,6 +6,7 @@ hang on the seed alone, not on which modules the grading process happens to have
 
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
@@ -154,13 +155,23 @@ def test_a_seed_draws_the_same_inputs_whatever_modules_are_loaded(tmp_path, monk
         sys.modules.pop("words_of_a_later_module", None)
 
 
-def test_a_self_grade_draws_its_inputs_as_it_goes(monkeypatch):
-    """``python -m bpe_ref grade`` grades one notebook with a fresh seed: nothing to replay, so nothing is drawn ahead."""
+def test_a_self_grade_draws_its_inputs_as_it_goes(monkeypatch, tmp_path):
+    """``python -m bpe_ref grade`` grades one notebook with a fresh seed: nothing to replay, so nothing is drawn ahead.
+    The notebook: lab 00's release with task 1 written (one property test, the others' skeletons failing at once; every
+    solution's full marks through the command: tests/test_grading_labs.py)."""
     from bpe_ref.course.grade import autograde_notebook
+    from test_grading_adversarial import blank, solution_sources
 
+    lab = "00_pretokenization"
+    notebook, solution = blank(lab), solution_sources(lab)
+    for cell in notebook["cells"]:
+        if cell["id"] == "task1_utf8_bytes_solution":
+            cell["source"] = solution[cell["id"]]
+    (tmp_path / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
     kept, compared = [], []
     monkeypatch.setattr(running, "class_inputs", lambda *args, **kwargs: kept.append(args) or None)
     generated = running._run_hypothesis
     monkeypatch.setattr(running, "_run_hypothesis", lambda *args, **kwargs: compared.append(1) or generated(*args, **kwargs))
-    cells = autograde_notebook(source_notebook("00_pretokenization"), "00_pretokenization")
-    assert all(cell.earned == cell.possible for cell in cells) and compared and not kept
+    cells = autograde_notebook(tmp_path / f"{lab}.ipynb", lab)
+    assert {cell.grade_id for cell in cells if cell.earned == cell.possible > 0} == {"task1_utf8_bytes", "task1_utf8_bytes_hidden"}
+    assert compared and not kept
