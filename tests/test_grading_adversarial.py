@@ -506,19 +506,22 @@ ONE_LAB = {
     # tests/test_trust_boundary.py's attacks on the order of grading, through nbgrader and grade --class
     "01_naive_bpe": {"reorders_and_tampers": reorders_and_tampers, "honest_with_docstrings": honest_with_docstrings},
     "02_incremental": {"broken_stretch": broken_stretch},
+    # tests/test_review_flags.py's probe of a unix socket outside the sandbox, in a lab whose code may start processes
+    "03_parallel": {"probes_unix_sockets": built_in("test_review_flags", "probes_unix_sockets")},
     "10_distributed": {"test_cells_deleted": every_test_cell_deleted},
 }
 
 
 # The submissions of ONE_LAB that are the complete solution with a change that must cost nothing
-# (docstrings naming bpe_ref, a half-written stretch task, deleted test cells): each is the lab's
+# (docstrings naming bpe_ref, a half-written stretch task, a refused unix socket, deleted test cells): each is the lab's
 # solution graded once more. By default each stands for its lab's honest work, graded once: every
 # check of "honest" (full marks, the hidden tests ran, the exploration skipped, the gradebook and
 # the export) holds for it too. Lab 01's plain solution gets full marks through nbgrader in
 # tests/test_instructor_guide.py as well, lab 00's in its hub round; BPE_EXHAUSTIVE=1 grades the
 # plain solution beside them.
 HONEST_VARIANTS = {"00_pretokenization": "honest_with_a_docstring", "01_naive_bpe": "honest_with_docstrings",
-                   "02_incremental": "broken_stretch", "10_distributed": "test_cells_deleted"}
+                   "02_incremental": "broken_stretch", "03_parallel": "probes_unix_sockets",
+                   "10_distributed": "test_cells_deleted"}
 
 
 def has_helpers(lab: str) -> bool:
@@ -576,7 +579,7 @@ BLANK_BASED = {"aaa_edits_package", "blank", "hooks_ipython", "patches_imports",
                "reference_from_disk", "reference_private_copy", "reference_subprocess", "writes_gradebook", "kills_grader"}
 FULL_MARKS = {"honest", "noisy_but_correct", "error_in_extra_cell", "loop_in_extra_cell", "exit_in_extra_cell",
               "broken_stretch", "test_cells_deleted", "honest_with_docstrings", "honest_with_a_docstring", "opens_a_socket",
-              "tampers", "hides_by_path"}
+              "tampers", "hides_by_path", "probes_unix_sockets"}
 LIKE_LAST_RAISES = {"last_hangs", "last_dies", "last_tests_deleted"}
 # The attack cell of these must show that the sandbox refused it (not merely that it was buggy).
 REFUSED = {
@@ -879,7 +882,9 @@ def test_the_hidden_tests_ran_on_the_honest_notebook(batch):
 
 
 def test_the_autograder_skips_the_exploration_and_the_stretch_checks(batch):
-    free = [c for c in batch["autograded"][honest_of(batch)]["cells"] if c["cell_type"] == "code" and not c["metadata"].get("nbgrader")]
+    lab_cells = {cell["id"] for cell in blank(batch["lab"])["cells"]}  # not a cell the learner added (a variant's probe)
+    free = [c for c in batch["autograded"][honest_of(batch)]["cells"]
+            if c["cell_type"] == "code" and not c["metadata"].get("nbgrader") and c["id"] in lab_cells]
     assert [c["id"] for c in free][-1] == "your_grade"
     for cell in free:
         printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
@@ -930,6 +935,26 @@ def test_deleted_test_cells_come_back_even_after_a_read_only_cell(batch):
     assert [i for i in order if i in tests] == [i for i in source_order if i in tests]
     for test in ("task3_tree_reduce", "task5_count_ranges"):  # right after the read-only cell they follow
         assert order[order.index(test) - 1] == source_order[source_order.index(test) - 1], test
+
+
+@only_on("03_parallel")
+def test_a_unix_socket_probe_is_flagged_and_costs_lab_03_nothing(batch):
+    # tests/test_review_flags.py's probe of a unix socket outside the sandbox (there with a listener, which nobody
+    # reached), graded: refused three ways, flagged by what the keeper counted, and the lab's processes (forkserver,
+    # whose connect() the keeper makes to the scratch folder) still earn full marks (test_honest_work_gets_full_marks...).
+    from test_review_flags import NOWHERE
+
+    from bpe_ref.course.trusted.autograde import GradingRecord
+
+    student, lab = "probes_unix_sockets", batch["lab"]
+    assert score(batch, student) == batch["full"], batch["details"][student]
+    printed = "".join("".join(out.get("text", "")) for out in cell_of(batch, student, "probe")["outputs"])
+    assert printed.split() == ["path", "EACCES", "link", "EACCES", "datagram", "EACCES"], printed
+    record = GradingRecord.load(batch["course"], student, lab, lab)
+    assert record.refused.get(f"connect(unix socket {NOWHERE})") == 1, record.refused
+    assert any("connect() made by the keeper" in line for line in record.isolation), record.isolation
+    review = batch["report"][student].review
+    assert any(f"connect(unix socket {NOWHERE}) x1" in line for line in review), review
 
 
 @only_on("01_naive_bpe")
