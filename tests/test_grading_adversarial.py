@@ -90,11 +90,13 @@ def blank(lab: str) -> dict:
     return read_notebook_json(release_notebook(lab))
 
 
-def complete(lab: str) -> dict:
+def complete(lab: str, *only: str) -> dict:
+    """The release with its solution cells written as the source has them (only the cells ``only`` names, if any: the
+    other tasks' skeletons fail at once, a cheap notebook that earns some points)."""
     notebook = blank(lab)
     sources = solution_sources(lab)
     for cell in notebook["cells"]:
-        if cell["id"] in sources:
+        if cell["id"] in sources and (not only or cell["id"] in only):
             cell["source"] = sources[cell["id"]]
     return notebook
 
