@@ -21,7 +21,8 @@ lab per grading path, the hard-coded visible answers on labs 00 and 01 (``TABLE_
 on the complete notebook on lab 00), and every lab's batch holds its honest solution, its blank release and an
 unreadable file; a few labs'
 batches hold a submission that breaks in a way only that lab shows (``ONE_LAB``; lab 00's holds
-tests/test_review_flags.py's class too, whose flags from behaviour are checked here); where that is the
+tests/test_review_flags.py's class too, whose flags from behaviour are checked here, and the students of
+tests/test_grading_redteam.py's sections 25 and 35, escape codes and nbgrader metadata); where that is the
 complete solution changed in a way that must cost nothing, it is the lab's honest work, so that each
 solution is graded once (``HONEST_VARIANTS``); the labs whose wrong method makes its calls for show
 (``METHOD_FOR_SHOW``) hold that student too. nbgrader's feedback is rendered for a sample of each
@@ -89,11 +90,13 @@ def blank(lab: str) -> dict:
     return read_notebook_json(release_notebook(lab))
 
 
-def complete(lab: str) -> dict:
+def complete(lab: str, *only: str) -> dict:
+    """The release with its solution cells written as the source has them (only the cells ``only`` names, if any: the
+    other tasks' skeletons fail at once, a cheap notebook that earns some points)."""
     notebook = blank(lab)
     sources = solution_sources(lab)
     for cell in notebook["cells"]:
-        if cell["id"] in sources:
+        if cell["id"] in sources and (not only or cell["id"] in only):
             cell["source"] = sources[cell["id"]]
     return notebook
 
@@ -482,37 +485,45 @@ def honest_with_docstrings() -> dict:
     return build()
 
 
-def review_flags_submission(name: str):
-    """A builder of tests/test_review_flags.py's lab-00 class (the flags from behaviour), graded in
-    lab 00's batch rather than in a class of its own: one nbgrader run, one ``grade --class``."""
+def built_in(module: str, name: str, student: str | None = None):
+    """A builder of a submission another test module defines and checks here, in lab 00's batch rather than in a class
+    of its own (one nbgrader run, one ``grade --class``): ``module.name()``, or its ``student`` if it builds several."""
     def build() -> dict:
-        import test_review_flags
-
-        return getattr(test_review_flags, name)()
+        built = getattr(importlib.import_module(module), name)()
+        return built if student is None else built[student]
     return build
 
 
 # Submissions that one lab's batch holds: each tests what a lab of its kind needs (one grade each).
+METADATA_STUDENTS = ("ann", "cat", "dan", "eve", "fay", "gus")  # tests/test_grading_redteam.py's metadata_notebooks
 ONE_LAB = {
     "00_pretokenization": {"solution_cell_exits": solution_cell_exits,
                            # tests/test_review_flags.py's class: refused calls and opens, tampering, honest work
-                           **{name: review_flags_submission(name) for name in ("honest_with_a_docstring", "opens_a_socket", "tampers")}},
+                           **{name: built_in("test_review_flags", name)
+                              for name in ("honest_with_a_docstring", "opens_a_socket", "tampers")},
+                           # tests/test_grading_redteam.py's sections 25 (escape codes in what the reports print) and 35
+                           # (nbgrader metadata changed: ann is graded before blank, whose grading it once stopped)
+                           "hides_by_path": built_in("test_grading_redteam", "hides_by_path"),
+                           **{name: built_in("test_grading_redteam", "metadata_notebooks", name) for name in METADATA_STUDENTS}},
     # tests/test_trust_boundary.py's attacks on the order of grading, through nbgrader and grade --class
     "01_naive_bpe": {"reorders_and_tampers": reorders_and_tampers, "honest_with_docstrings": honest_with_docstrings},
     "02_incremental": {"broken_stretch": broken_stretch},
+    # tests/test_review_flags.py's probe of a unix socket outside the sandbox, in a lab whose code may start processes
+    "03_parallel": {"probes_unix_sockets": built_in("test_review_flags", "probes_unix_sockets")},
     "10_distributed": {"test_cells_deleted": every_test_cell_deleted},
 }
 
 
 # The submissions of ONE_LAB that are the complete solution with a change that must cost nothing
-# (docstrings naming bpe_ref, a half-written stretch task, deleted test cells): each is the lab's
+# (docstrings naming bpe_ref, a half-written stretch task, a refused unix socket, deleted test cells): each is the lab's
 # solution graded once more. By default each stands for its lab's honest work, graded once: every
 # check of "honest" (full marks, the hidden tests ran, the exploration skipped, the gradebook and
 # the export) holds for it too. Lab 01's plain solution gets full marks through nbgrader in
 # tests/test_instructor_guide.py as well, lab 00's in its hub round; BPE_EXHAUSTIVE=1 grades the
 # plain solution beside them.
 HONEST_VARIANTS = {"00_pretokenization": "honest_with_a_docstring", "01_naive_bpe": "honest_with_docstrings",
-                   "02_incremental": "broken_stretch", "10_distributed": "test_cells_deleted"}
+                   "02_incremental": "broken_stretch", "03_parallel": "probes_unix_sockets",
+                   "10_distributed": "test_cells_deleted"}
 
 
 def has_helpers(lab: str) -> bool:
@@ -570,7 +581,7 @@ BLANK_BASED = {"aaa_edits_package", "blank", "hooks_ipython", "patches_imports",
                "reference_from_disk", "reference_private_copy", "reference_subprocess", "writes_gradebook", "kills_grader"}
 FULL_MARKS = {"honest", "noisy_but_correct", "error_in_extra_cell", "loop_in_extra_cell", "exit_in_extra_cell",
               "broken_stretch", "test_cells_deleted", "honest_with_docstrings", "honest_with_a_docstring", "opens_a_socket",
-              "tampers"}
+              "tampers", "hides_by_path", "probes_unix_sockets"}
 LIKE_LAST_RAISES = {"last_hangs", "last_dies", "last_tests_deleted"}
 # The attack cell of these must show that the sandbox refused it (not merely that it was buggy).
 REFUSED = {
@@ -873,7 +884,9 @@ def test_the_hidden_tests_ran_on_the_honest_notebook(batch):
 
 
 def test_the_autograder_skips_the_exploration_and_the_stretch_checks(batch):
-    free = [c for c in batch["autograded"][honest_of(batch)]["cells"] if c["cell_type"] == "code" and not c["metadata"].get("nbgrader")]
+    lab_cells = {cell["id"] for cell in blank(batch["lab"])["cells"]}  # not a cell the learner added (a variant's probe)
+    free = [c for c in batch["autograded"][honest_of(batch)]["cells"]
+            if c["cell_type"] == "code" and not c["metadata"].get("nbgrader") and c["id"] in lab_cells]
     assert [c["id"] for c in free][-1] == "your_grade"
     for cell in free:
         printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
@@ -926,6 +939,26 @@ def test_deleted_test_cells_come_back_even_after_a_read_only_cell(batch):
         assert order[order.index(test) - 1] == source_order[source_order.index(test) - 1], test
 
 
+@only_on("03_parallel")
+def test_a_unix_socket_probe_is_flagged_and_costs_lab_03_nothing(batch):
+    # tests/test_review_flags.py's probe of a unix socket outside the sandbox (there with a listener, which nobody
+    # reached), graded: refused three ways, flagged by what the keeper counted, and the lab's processes (forkserver,
+    # whose connect() the keeper makes to the scratch folder) still earn full marks (test_honest_work_gets_full_marks...).
+    from test_review_flags import NOWHERE
+
+    from bpe_ref.course.trusted.autograde import GradingRecord
+
+    student, lab = "probes_unix_sockets", batch["lab"]
+    assert score(batch, student) == batch["full"], batch["details"][student]
+    printed = "".join("".join(out.get("text", "")) for out in cell_of(batch, student, "probe")["outputs"])
+    assert printed.split() == ["path", "EACCES", "link", "EACCES", "datagram", "EACCES"], printed
+    record = GradingRecord.load(batch["course"], student, lab, lab)
+    assert record.refused.get(f"connect(unix socket {NOWHERE})") == 1, record.refused
+    assert any("connect() made by the keeper" in line for line in record.isolation), record.isolation
+    review = batch["report"][student].review
+    assert any(f"connect(unix socket {NOWHERE}) x1" in line for line in review), review
+
+
 @only_on("01_naive_bpe")
 def test_autograde_grades_in_the_sources_order_and_flags_the_tampering(batch):
     # tests/test_trust_boundary.py's reordering attack, with a deleted test cell and an edited
@@ -971,6 +1004,64 @@ def test_grade_class_flags_the_tampering_nbgrader_restored(batch):
     assert re.search(r"changed the nbgrader metadata of the test cell \w+ \(points [0-9.]+ -> [0-9.]+; nbgrader put it back\)",
                      flags), flags
     assert re.search(r"^tampers .* graded; NEEDS REVIEW$", summary, re.M), summary
+
+
+@only_on("00_pretokenization")
+def test_escape_codes_in_a_path_cannot_erase_the_flags_of_a_class_report(batch):
+    """tests/test_grading_redteam.py's section 25, in a class: ``grade --class`` printed each review line as it came: a
+    refused open of a path of escape codes (what the keeper saw) erased the flagged student's row and the line before
+    on the instructor's terminal and wrote a clean row ("13 / 13  graded") in their place: the flag was in the report,
+    and no one saw it. And ``nbgrader autograde``'s log printed the escape codes of a cell's unknown grade_id (twice: a
+    warning, a traceback). Safe: the rows and their review lines are printed with every control and format character
+    written as an escape, so the student's row shows NEEDS REVIEW and its flag, on one line each; nbgrader's console log
+    handler does the same (:class:`bpe_ref.course.printable.PrintableStreamHandler`, set in ``nbgrader_config.py``). The
+    cell of an unknown grade_id is a plain cell (section 35): its notebook (both attacks) is graded, full marks, its
+    warning escaped in the log."""
+    from test_grading_redteam import CONTROL
+
+    out, log = batch["summary"].stdout, batch["autograde"].stdout + batch["autograde"].stderr
+    assert batch["summary"].returncode == 1, out + log[-2000:]
+    assert not CONTROL.search(out), repr(out)
+    assert not CONTROL.search(log) and "Cell 'zz\\r\\x1b[2K" in log, repr(log[-3000:])
+    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("hides_")}
+    assert list(rows) == ["hides_by_path"] and "13 / 13  graded; NEEDS REVIEW" in rows["hides_by_path"], out  # full marks
+    assert "its code opened files the sandbox refused: write /etc/\\r\\x1b[2K" in out, out
+
+
+@only_on("00_pretokenization")
+def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_nor_its_own(batch):
+    """tests/test_grading_redteam.py's section 35: nbgrader's ``CheckCellMetadata`` raises ``SchemaTooOldError``
+    (``SchemaTooNewError``) for a cell whose nbgrader metadata has another ``schema_version`` than its own, and
+    ``nbgrader autograde`` gives up on the whole run at that error, not on that notebook alone: a submission whose
+    solution cell said ``schema_version: 1`` left every student graded after it ungraded (``python -m bpe_ref
+    autograde`` grades those again in one run with it, which it stops again). And a cell copied in Jupyter, its nbgrader
+    metadata with it (``DeduplicateIds`` empties the first copy's), or one with a grade_id the gradebook does not know
+    (``OverwriteCells`` deletes it) failed the notebook itself on a ``KeyError`` in nbgrader: "not graded", whatever it
+    earned; so did a test cell made a solution cell, or no grade cell (nbgrader puts back its source, not those flags,
+    and its checksum then differs: a ``RuntimeError``). Safe: the sanitizing ``RestoringOverwriteCells`` puts the
+    version and the flags back as it puts back points (each flagged on a test cell, as a test cell made markdown is),
+    and a cell whose grade_id is gone is a plain cell: every notebook is graded. A graded cell of the learner's (worth
+    100 points, that runs: nbgrader scores such a cell in full) earned nothing, a plain cell, but was not flagged, and
+    one with no grade_id failed the notebook (a ``KeyError`` in nbgrader's ``DeduplicateIds``): ``NamedDeduplicateIds``
+    makes it a plain cell too, and both are flagged."""
+    from test_grading_redteam import _nbgrader_cell
+
+    index = _nbgrader_cell(blank("00_pretokenization"), True)[0]
+    report, log = batch["report"], batch["autograde"].stdout + batch["autograde"].stderr
+    # nbgrader gave up on no one but the batch's unreadable file (its exit code 1): the run went on after ann
+    assert set(re.findall(r"error processing assignment '\S+' for student '(\w+)'", log)) == {"invalid_json"}, log[-3000:]
+    students = ("ann", "blank", *METADATA_STUDENTS[1:])  # graded in this order (by name), ann's versions before the release
+    assert {student: (report[student].status, report[student].earned) for student in students} == dict.fromkeys(
+        students, ("graded", 0.0)), log[-3000:]
+    assert any("schema_version 3.0 -> 99.0" in line for line in report["ann"].review), report["ann"].review
+    assert sorted(report["eve"].review) == [
+        "changed the nbgrader metadata of the test cell task1_utf8_bytes (solution False -> True; nbgrader put it back)",
+        "changed the nbgrader metadata of the test cell task1_utf8_bytes_hidden (grade True -> False; nbgrader put it back)",
+        "made the test cell task2_split_on_special_tokens a markdown cell (nbgrader put it back)"], report["eve"].review
+    assert report["fay"].review == ["added a graded cell bonus (100.0 points; not graded: autograde made it a plain cell)"]
+    assert report["gus"].review == [f"added a graded cell (cell {index}, no grade_id) (100.0 points; not graded: autograde "
+                                    "made it a plain cell)"], report["gus"].review
+    assert not report["blank"].review
 
 
 # ---- the class graded by two nbgrader processes at once (python -m bpe_ref autograde --jobs 2) ------------

@@ -160,14 +160,10 @@ def test_a_self_grade_draws_its_inputs_as_it_goes(monkeypatch, tmp_path):
     The notebook: lab 00's release with task 1 written (one property test, the others' skeletons failing at once; every
     solution's full marks through the command: tests/test_grading_labs.py)."""
     from bpe_ref.course.grade import autograde_notebook
-    from test_grading_adversarial import blank, solution_sources
+    from test_grading_adversarial import complete
 
     lab = "00_pretokenization"
-    notebook, solution = blank(lab), solution_sources(lab)
-    for cell in notebook["cells"]:
-        if cell["id"] == "task1_utf8_bytes_solution":
-            cell["source"] = solution[cell["id"]]
-    (tmp_path / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    (tmp_path / f"{lab}.ipynb").write_text(json.dumps(complete(lab, "task1_utf8_bytes_solution")), encoding="utf-8")
     kept, compared = [], []
     monkeypatch.setattr(running, "class_inputs", lambda *args, **kwargs: kept.append(args) or None)
     generated = running._run_hypothesis

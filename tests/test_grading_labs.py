@@ -4,13 +4,15 @@ read or graded says so instead of reporting a score of 0; a failing one exits 1.
 in well under 60 s.
 
 Lab 00's solution goes through the command once per test session (a module-scoped fixture), with a
-cell that tries a network socket and a file of the system's (tests/test_review_flags.py): a change
-that must cost nothing, so the one grade checks both the solution's full marks and the flags the
-command prints. ``BPE_EXHAUSTIVE=1`` sends every lab's plain solution too. Every lab's solution gets full marks through the same
-autograde in its class batch (tests/test_grading_adversarial.py), which also checks that the hidden
-tests ran and the exploration was skipped, that each release scores zero with every task saying it
-is not written yet, and the notebooks that break in one place (a solution cell that ends its
-process, a broken stretch task, deleted test cells).
+cell that tries a network socket and a file of the system's (tests/test_review_flags.py) and the
+escape codes of tests/test_grading_redteam.py's section 25 (a path opened, a grade_id): changes that
+must cost nothing, so the one grade checks the solution's full marks, the flags the command prints
+and that they are printed escaped. ``BPE_EXHAUSTIVE=1`` sends every lab's plain solution too. Every
+lab's solution gets full marks through the same autograde in its class batch
+(tests/test_grading_adversarial.py), which also checks that the hidden tests ran and the exploration
+was skipped, that each release scores zero with every task saying it is not written yet, and the
+notebooks that break in one place (a solution cell that ends its process, a broken stretch task,
+deleted test cells).
 """
 
 from __future__ import annotations
@@ -83,10 +85,11 @@ def graded_lab(request, tmp_path_factory):
     lab, what = request.param
     notebook = source_notebook(lab)
     if what == "opens_a_socket":
+        from test_grading_redteam import hiding_notebook
         from test_review_flags import opens_a_socket
 
         notebook = tmp_path_factory.mktemp(what) / f"{lab}.ipynb"
-        notebook.write_text(json.dumps(opens_a_socket()), encoding="utf-8")
+        notebook.write_text(json.dumps(hiding_notebook(opens_a_socket())), encoding="utf-8")
     graded = Graded(notebook, tmp_path_factory.mktemp(f"{lab}_{what}"))
     graded.what = what
     return lab, graded
@@ -139,7 +142,30 @@ def test_self_grading_shows_the_flags_too(graded_lab):
     assert "refused calls counted by the keeper, and opens Landlock refuses" in result.stdout, result.stdout
     lines = result.stdout.splitlines()
     at = lines.index("A class report would flag this notebook for review (no score changed):")
-    assert lines[at + 1:at + 3] == [f"  - {flag}" for flag in FLAGS], result.stdout
+    # the refused opens on one line: the probe's, then the escape codes' of tests/test_grading_redteam.py's section 25
+    assert lines[at + 1] == f"  - {FLAGS[0]}" and lines[at + 2].startswith(f"  - {FLAGS[1]}, write /etc/"), result.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp is Linux only")
+def test_escape_codes_in_a_path_or_a_grade_id_cannot_erase_the_flag_from_a_self_grade(graded_lab):
+    """tests/test_grading_redteam.py's section 25: ``python -m bpe_ref grade`` printed the flag of a refused open (``its
+    code opened files the sandbox refused: write PATH``) with the path as the worker's code wrote it: a path of
+    cursor-up and erase-line codes wiped the flag and the line announcing it from the terminal, and the notebook read
+    as a clean 13 / 13. And (the self-grade's twin of nbgrader's log in a class) nbgrader, run inside the command, gave
+    up on a notebook whose cell has a grade_id it does not know, and the command said why from nbgrader's log, codes
+    and all. Safe: every line a report prints has its control and format characters written as escapes
+    (:func:`bpe_ref.course.printable.shown`); since section 35 the cell of an unknown grade_id is a plain cell, and the
+    notebook is graded (full marks: test_solution_gets_full_marks_and_exit_code_0). (The probe's notebook holds both
+    attacks: one grading; either escape undone puts a control character in the command's output.)"""
+    from test_grading_redteam import CONTROL
+
+    lab, result = graded_lab
+    if result.what != "opens_a_socket":
+        pytest.skip(f"{lab}: the plain solution, no escape codes")
+    assert not CONTROL.search(result.stdout + result.stderr), repr((result.stdout + result.stderr)[-600:])
+    assert "A class report would flag this notebook for review" in result.stdout
+    assert "opened files the sandbox refused: read /etc/hostname x1, write /etc/\\r\\x1b[2K" in result.stdout, \
+        result.stdout[-600:]
 
 
 def test_the_your_grade_cell_runs_this_command_on_the_saved_copy(tmp_path, monkeypatch, capsys):

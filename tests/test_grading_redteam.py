@@ -2730,83 +2730,28 @@ def _with_cell(notebook: dict, cell_id: str, source: str) -> dict:
     return notebook
 
 
-def _hiding_notebooks(lab: str) -> dict[str, dict]:
-    from test_grading_adversarial import complete
-
-    unknown = _with_cell(complete(lab), "unknown", "x = 1\n")  # a grade_id of codes, which nbgrader warns about
-    next(cell for cell in unknown["cells"] if cell["id"] == "unknown")["metadata"]["nbgrader"] = {
+def hiding_notebook(notebook: dict) -> dict:
+    """``notebook`` with both attacks: a cell whose grade_id is escape codes (which nbgrader warns about), and the
+    refused open of a path of escape codes that would erase the flag and write a clean row (``hides_by_path``)."""
+    notebook = _with_cell(notebook, "unknown", "x = 1\n")
+    next(cell for cell in notebook["cells"] if cell["id"] == "unknown")["metadata"]["nbgrader"] = {
         "grade_id": "zz" + ERASE_TWO_LINES.encode().decode("unicode_escape"), "grade": False, "solution": False,
         "locked": False, "schema_version": 3}
-    return {"hides_by_path": _with_cell(complete(lab), "hide", HIDDEN_BY_A_PATH), "unknown_grade_id": unknown}
+    return _with_cell(notebook, "hide", HIDDEN_BY_A_PATH)
 
 
-def test_escape_codes_in_a_path_or_a_grade_id_cannot_erase_the_flag_from_a_self_grade(tmp_path):
-    """``python -m bpe_ref grade`` printed the flag of a refused open (``its code opened files the sandbox refused:
-    write PATH``) with the path as the worker's code wrote it: a path of cursor-up and erase-line codes wiped the flag
-    and the line announcing it from the terminal, and the notebook read as a clean 13 / 13. And (the self-grade's twin
-    of nbgrader's log in the class below) nbgrader, run inside the command, gave up on a notebook whose cell has a
-    grade_id it does not know, and the command said why from nbgrader's log, codes and all. Safe: every line a report
-    prints has its control and format characters written as escapes (:func:`bpe_ref.course.printable.shown`); since
-    section 35 the cell of an unknown grade_id is a plain cell, and the notebook is graded. (One notebook holds both
-    attacks: one grading; either escape undone puts a control character in the command's output.)"""
-    import json
-    import subprocess
+def hides_by_path() -> dict:
+    """Section 25's student of lab 00's class: the complete solution with both attacks."""
+    from test_grading_adversarial import complete
 
-    from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment
-
-    path = tmp_path / "00_pretokenization.ipynb"
-    notebook = _with_cell(_hiding_notebooks("00_pretokenization")["unknown_grade_id"], "hide", HIDDEN_BY_A_PATH)
-    path.write_text(json.dumps(notebook), encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", str(path)], cwd=REPO_ROOT, env=nbgrader_environment(),
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0 and "All tasks passed: 13 / 13 points" in run.stdout, run.stdout + run.stderr
-    assert not CONTROL.search(run.stdout + run.stderr), repr((run.stdout + run.stderr)[-600:])
-    assert "A class report would flag this notebook for review" in run.stdout
-    assert "opened files the sandbox refused: write /etc/\\r\\x1b[2K" in run.stdout, run.stdout[-600:]
+    return hiding_notebook(complete("00_pretokenization"))
 
 
-@pytest.fixture(scope="module")
-def lab00_crafted_class():
-    """One class of lab 00 autograded once (one ``generate_assignment``, one ``autograde``, one ``grade --class``) for
-    the submissions of sections 25 (escape codes) and 35 (nbgrader metadata): the class's autograde run, its log, the
-    report's statuses and the printed report; each test reads its own students."""
-    import json
-    import subprocess
-
-    from bpe_ref.course.grade import class_report
-    from bpe_ref.course.notebooks import REPO_ROOT, nbgrader_environment, run_nbgrader, temporary_course
-
-    lab = "00_pretokenization"
-    with temporary_course([lab]) as course:
-        assert run_nbgrader(["generate_assignment", lab, "--force"], course, timeout=600).returncode == 0
-        for student, notebook in {**_hiding_notebooks(lab), **_metadata_notebooks(lab)}.items():
-            folder = course / "submitted" / student / lab
-            folder.mkdir(parents=True)
-            (folder / f"{lab}.ipynb").write_text(json.dumps(notebook, indent=1), encoding="utf-8")
-        autograde = run_nbgrader(["autograde", lab], course, timeout=1200)
-        summary = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", "--class", lab, "--course", str(course)],
-                                 cwd=REPO_ROOT, env=nbgrader_environment(), capture_output=True, text=True, timeout=300)
-        report = {status.student: status for status in class_report(course, lab)}
-    return {"autograde": autograde, "log": autograde.stdout + autograde.stderr, "report": report, "summary": summary}
-
-
-def test_escape_codes_in_a_path_cannot_erase_the_flags_of_a_class_report(lab00_crafted_class):
-    """``grade --class`` printed each review line as it came: a refused open of a path of escape codes (what the keeper
-    saw) erased the flagged student's row and the line before on the instructor's terminal and wrote a clean row
-    ("13 / 13  graded") in their place: the flag was in the report, and no one saw it. And ``nbgrader autograde``'s log
-    printed the escape codes of a cell's unknown grade_id (twice: a warning, a traceback). Safe: the rows and their
-    review lines are printed with every control and format character written as an escape, so the student's row shows
-    NEEDS REVIEW and its flag, on one line each; nbgrader's console log handler does the same
-    (:class:`bpe_ref.course.printable.PrintableStreamHandler`, set in ``nbgrader_config.py``). The cell of an unknown
-    grade_id is a plain cell (section 35): its notebook is graded, its warning escaped in the log."""
-    out, log = lab00_crafted_class["summary"].stdout, lab00_crafted_class["log"]
-    assert lab00_crafted_class["summary"].returncode == 1, out + log[-2000:]
-    assert any(line.split()[:5] == ["unknown_grade_id", "13", "/", "13", "graded"] for line in out.splitlines()), out
-    assert not CONTROL.search(out), repr(out)
-    assert not CONTROL.search(log) and "Cell 'zz\\r\\x1b[2K" in log, repr(log[-3000:])
-    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("hides_")}
-    assert list(rows) == ["hides_by_path"] and "13 / 13  graded; NEEDS REVIEW" in rows["hides_by_path"], out  # full marks
-    assert "its code opened files the sandbox refused: write /etc/\\r\\x1b[2K" in out, out
+# Both attacks are graded where lab 00's solution is graded anyway, so that no grading runs for them alone: the
+# self-grade (``python -m bpe_ref grade``) in tests/test_grading_labs.py, whose lab-00 notebook (tests/test_review_flags.py's
+# probe) holds them too (test_escape_codes_in_a_path_or_a_grade_id_cannot_erase_the_flag_from_a_self_grade), and the
+# class (``nbgrader autograde``, then ``grade --class``) in lab 00's batch of tests/test_grading_adversarial.py, whose
+# student hides_by_path is this notebook (test_escape_codes_in_a_path_cannot_erase_the_flags_of_a_class_report).
 
 
 def test_a_downloaded_file_named_with_escape_codes_cannot_erase_its_line_from_collect(tmp_path, capsys):
@@ -4653,12 +4598,13 @@ def _nbgrader_cell(notebook: dict, solution: bool) -> tuple[int, dict]:
                 .get("grade") is not solution and cell["metadata"]["nbgrader"].get("solution") is solution)
 
 
-def _metadata_notebooks(lab: str) -> dict[str, dict]:
-    """Section 35's students: lab ``lab``'s blank release with its nbgrader metadata changed as the test says."""
+def metadata_notebooks() -> dict[str, dict]:
+    """Section 35's students: lab 00's blank release with its nbgrader metadata changed as the test says."""
     import copy
 
     from test_grading_adversarial import blank
 
+    lab = "00_pretokenization"
     versions, copied, unknown = blank(lab), blank(lab), blank(lab)
     _nbgrader_cell(versions, True)[1]["metadata"]["nbgrader"]["schema_version"] = 1
     _nbgrader_cell(versions, False)[1]["metadata"]["nbgrader"]["schema_version"] = 99
@@ -4680,40 +4626,13 @@ def _metadata_notebooks(lab: str) -> dict[str, dict]:
     added["cells"].insert(index, bonus)
     unnamed["cells"].insert(index, copy.deepcopy(bonus))
     del unnamed["cells"][index]["metadata"]["nbgrader"]["grade_id"]
-    return {"ann": versions, "ben": blank(lab), "cat": copied, "dan": unknown, "eve": flags, "fay": added, "gus": unnamed}
+    return {"ann": versions, "cat": copied, "dan": unknown, "eve": flags, "fay": added, "gus": unnamed}
 
 
-def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_nor_its_own(lab00_crafted_class):
-    """nbgrader's ``CheckCellMetadata`` raises ``SchemaTooOldError`` (``SchemaTooNewError``) for a cell whose nbgrader
-    metadata has another ``schema_version`` than its own, and ``nbgrader autograde`` gives up on the whole run at that
-    error, not on that notebook alone: a submission whose solution cell said ``schema_version: 1`` left every student
-    graded after it ungraded (``python -m bpe_ref autograde`` grades those again in one run with it, which it stops
-    again). And a cell copied in Jupyter, its nbgrader metadata with it (``DeduplicateIds`` empties the first copy's),
-    or one with a grade_id the gradebook does not know (``OverwriteCells`` deletes it) failed the notebook itself on a
-    ``KeyError`` in nbgrader: "not graded", whatever it earned; so did a test cell made a solution cell, or no grade
-    cell (nbgrader puts back its source, not those flags, and its checksum then differs: a ``RuntimeError``). Safe: the
-    sanitizing ``RestoringOverwriteCells`` puts the version and the flags back as it puts back points (each flagged on
-    a test cell, as a test cell made markdown is), and a cell whose grade_id is gone is a plain cell: every notebook is
-    graded. A graded cell of the learner's (worth 100 points, that runs: nbgrader scores such a cell in full) earned
-    nothing, a plain cell, but was not flagged, and one with no grade_id failed the notebook (a ``KeyError`` in
-    nbgrader's ``DeduplicateIds``): ``NamedDeduplicateIds`` makes it a plain cell too, and both are flagged."""
-    from test_grading_adversarial import blank
+# These students are graded in lab 00's batch of tests/test_grading_adversarial.py (ONE_LAB), with the release as
+# the student ``blank`` who is graded after ann: no class is autograded for them alone
+# (test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_nor_its_own there).
 
-    index = _nbgrader_cell(blank("00_pretokenization"), True)[0]
-    report, log = lab00_crafted_class["report"], lab00_crafted_class["log"][-3000:]
-    assert lab00_crafted_class["autograde"].returncode == 0, log
-    students = ("ann", "ben", "cat", "dan", "eve", "fay", "gus")  # graded first (by name), ann's versions first of all
-    assert {student: (report[student].status, report[student].earned) for student in students} == dict.fromkeys(
-        students, ("graded", 0.0)), log
-    assert any("schema_version 3.0 -> 99.0" in line for line in report["ann"].review), report["ann"].review
-    assert sorted(report["eve"].review) == [
-        "changed the nbgrader metadata of the test cell task1_utf8_bytes (solution False -> True; nbgrader put it back)",
-        "changed the nbgrader metadata of the test cell task1_utf8_bytes_hidden (grade True -> False; nbgrader put it back)",
-        "made the test cell task2_split_on_special_tokens a markdown cell (nbgrader put it back)"], report["eve"].review
-    assert report["fay"].review == ["added a graded cell bonus (100.0 points; not graded: autograde made it a plain cell)"]
-    assert report["gus"].review == [f"added a graded cell (cell {index}, no grade_id) (100.0 points; not graded: autograde "
-                                    "made it a plain cell)"], report["gus"].review
-    assert not report["ben"].review
 
 LONE_SURROGATES = '''\
 import sys

@@ -225,11 +225,23 @@ attempt("datagram", datagram)
 '''
 
 
+# Where no listener is: the batch's probe (refused all the same, by its path; test_review_flags' runs serve one there).
+NOWHERE = "/tmp/bpe_ref_outside_none/served.sock"
+
+
+def probes_unix_sockets() -> dict:
+    """Lab 03's complete solution with the probe of a unix socket outside the sandbox (at :data:`NOWHERE`): full marks,
+    flagged. It stands for lab 03's honest work in its batch of tests/test_grading_adversarial.py (one grading of the
+    solution for both: test_a_unix_socket_probe_is_flagged_and_costs_lab_03_nothing)."""
+    return with_cell_after_setup(complete("03_parallel"), "probe", CONNECTS.format(path=NOWHERE))
+
+
 @pytest.mark.parametrize("lab, points, refused", [
     # lab 03 allows processes, whose workers need unix sockets: the keeper makes each connect() itself, only
-    # to a socket file beneath the scratch folder (multiprocessing's forkserver listens there)
-    ("03_parallel", 14, lambda path, scratch: {f"connect(unix socket {path})": 1, f"connect(unix socket {scratch}/outside.sock)": 1,
-                                               "socketpair(SOCK_DGRAM)": 1}),
+    # to a socket file beneath the scratch folder (multiprocessing's forkserver listens there); graded (None) in lab
+    # 03's batch, where the probe stands for its honest work (probes_unix_sockets)
+    ("03_parallel", None, lambda path, scratch: {f"connect(unix socket {path})": 1,
+                                                 f"connect(unix socket {scratch}/outside.sock)": 1, "socketpair(SOCK_DGRAM)": 1}),
     # lab 10 allows none: no socket() at all, and socketpair() makes stream ends only
     ("10_distributed", 17, lambda path, scratch: {"socket(AF_UNIX)": 2, "socketpair(SOCK_DGRAM)": 1}),
 ])
@@ -237,7 +249,7 @@ def test_a_unix_socket_outside_the_sandbox_cannot_be_reached_and_is_flagged(lab,
     """Landlock (ABI 7) does not stop connect() to a unix socket file outside the sandbox, nor a datagram
     sent to one by path (red team, 2026-11-29: a listener in /tmp). The test serves one outside;
     a submission that tries it, directly, through a link in its folder and from a datagram socketpair,
-    reaches neither, is flagged, and keeps the full marks its functions earn."""
+    reaches neither, is flagged, and keeps the full marks its functions earn (lab 03's in its batch)."""
     import socket
     import tempfile
 
@@ -250,7 +262,6 @@ def test_a_unix_socket_outside_the_sandbox_cannot_be_reached_and_is_flagged(lab,
     listener.bind(path)
     listener.listen()
     listener.setblocking(False)
-    notebook = with_cell_after_setup(complete(lab), "probe", CONNECTS.format(path=path))
     try:
         with Sandbox(Policy(allow_processes=lab == "03_parallel")) as box:
             if not counting(box):
@@ -261,18 +272,18 @@ def test_a_unix_socket_outside_the_sandbox_cannot_be_reached_and_is_flagged(lab,
             report = box.behaviour()
         assert run.ok and run.stdout.split() == ["path", "EACCES", "link", "EACCES", "datagram", "EACCES"], run
         assert report["refused"] == refused(path, scratch), report["refused"]
-        record = grade_cells(notebook["cells"], lab, policy=Policy(cell_timeout=60, call_timeout=60))
+        notebook = with_cell_after_setup(complete(lab), "probe", CONNECTS.format(path=path))
+        record = grade_cells(notebook["cells"], lab, policy=Policy(cell_timeout=60, call_timeout=60)) if points else None
         with pytest.raises(BlockingIOError):
             listener.accept()  # nobody ever connected
     finally:
         listener.close()
         os.unlink(path)
         os.rmdir(folder)
-    assert record.earned == points, [verdict for verdict in record.verdicts if not verdict.passed]
-    flagged = "connect(unix socket " if lab == "03_parallel" else "socket(AF_UNIX"
-    assert any(name.startswith(flagged) for name in record.refused), record.refused
-    if lab == "03_parallel":
-        assert any("connect() made by the keeper" in line for line in record.isolation), record.isolation
+    if record:
+        assert record.earned == points, [verdict for verdict in record.verdicts if not verdict.passed]
+        assert any(name.startswith("socket(AF_UNIX") for name in record.refused), record.refused
+
 
 def test_a_flood_of_dev_shm_files_cannot_blank_the_report():
     # The keeper listed every /dev/shm file it removed; 400 long names made the report too long to
