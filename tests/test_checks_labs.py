@@ -1161,6 +1161,32 @@ def test_lab06_encode_text_against_tiktoken_too(lab06):
     assert tokens[:2] == [b"Hello", b"<"]
 
 
+def test_lab06_tiktoken_is_gpt2s_without_a_tokenizer(lab06, gpt2_tokenizer, monkeypatch):
+    """The grader's tiktoken reference (and interop's) is built from GPT-2's vocabulary alone, no ``Tokenizer`` (1.6 s
+    of CPU in every grading of lab 06), and is ``to_tiktoken(Tokenizer.gpt2())``: same ranks, pattern, special tokens
+    and ids on a sample."""
+    import bpe_ref.tokenizer
+    from bpe_ref.corpus import read_corpus
+    from bpe_ref.course import interop
+    from bpe_ref.data_files import TINYSTORIES_VALID, data_file
+
+    graders, _ = lab06
+    want = interop.to_tiktoken(gpt2_tokenizer, name="gpt2")
+
+    def no_tokenizer(*args, **kwargs):
+        raise AssertionError("a GPT-2 Tokenizer was built for tiktoken")
+
+    monkeypatch.setattr(graders, "gpt2", no_tokenizer)
+    monkeypatch.setattr(bpe_ref.tokenizer.Tokenizer, "gpt2", no_tokenizer)
+    graders.gpt2_tiktoken.cache_clear()
+    interop.gpt2_tiktoken.cache_clear()
+    text = read_corpus(data_file(TINYSTORIES_VALID))[:20_000] + "<|endoftext|> naïve 中文 🙂"
+    for got in (graders.gpt2_tiktoken(), interop.gpt2_tiktoken()):
+        assert (got.name, got._pat_str, got._special_tokens) == (want.name, want._pat_str, want._special_tokens)
+        assert got._mergeable_ranks == want._mergeable_ranks
+        assert got.encode(text, allowed_special="all") == want.encode(text, allowed_special="all") == gpt2_tokenizer.encode(text)
+
+
 @pytest.mark.parametrize(
     ("old", "new", "hint"),
     [
