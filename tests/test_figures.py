@@ -594,6 +594,34 @@ def test_page05_figures_draw_deterministically(tmp_path):
     assert_draw_deterministically(drawers, tmp_path)
 
 
+def test_heap_size_run_makes_each_different_run_once(monkeypatch):
+    """A threshold that the run without compaction never crosses makes that very run: heap_size_run makes it once (on
+    the TinyStories sample the default threshold's, 0.7 s of CPU), and its numbers are those of a run per threshold."""
+    from bpe_ref.course.bench.common import corpus_counts
+    from bpe_ref.course.figures import heaps
+
+    counts, real = corpus_counts(SMALL_CORPUS), heaps.lazy_heap_run
+    thresholds = (heaps.DEFAULT_COMPACTION_THRESHOLD, None, heaps.LOW_THRESHOLD)
+    for smallest in (heaps.MIN_HEAP_TO_COMPACT, 16):  # on this corpus: no heap to rebuild, then the low threshold's
+        monkeypatch.setattr(heaps, "MIN_HEAP_TO_COMPACT", smallest)
+        want = [real(counts, compaction_threshold=threshold) for threshold in thresholds]
+        made = []
+
+        def counted(*args, made=made, **kwargs):
+            made.append(kwargs)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(heaps, "lazy_heap_run", counted)
+        run = heaps.heap_size_run.__wrapped__(SMALL_CORPUS)
+        monkeypatch.setattr(heaps, "lazy_heap_run", real)
+        rebuilt = [[rank for rank, step in enumerate(steps, 1) if step.rebuilt] for steps in want]
+        assert list(run.compactions.values()) == rebuilt and (smallest == 16) == any(rebuilt)
+        assert list(run.sizes.values()) == [[step.heap_size for step in steps] for steps in want]
+        assert list(run.stale_pops.values()) == [sum(len(step.stale) for step in steps) for steps in want]
+        assert list(run.pushes.values()) == [sum(len(step.pushed) for step in steps) for steps in want]
+        assert len(made) == 1 + sum(map(bool, rebuilt))
+
+
 def test_word_length_measurement_describes_the_shipped_text():
     """The committed word_length.json was measured on the words grouped_pretokens makes now."""
     from bpe_ref.course.figures.heap_timings import WORD_LENGTH_GROUPS, grouped_pretokens, word_length_text
