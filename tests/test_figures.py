@@ -165,6 +165,10 @@ def test_corpus_counts_are_count_pretokens():
     assert stats.special_tokens == text.count("<|endoftext|>") > 0
     ranked = stats.ranked()
     assert [c for _, c in ranked] == sorted((c for _, c in ranked), reverse=True)
+    # The counts the other pages' runs read (pretokenized once a process), not a count of their own.
+    from bpe_ref.course.bench.common import corpus_counts as shared_counts
+
+    assert stats.word_counts is shared_counts(SMALL_CORPUS)
 
 
 # --- pages 01 and 02 ------------------------------------------------------------------------
