@@ -1162,7 +1162,7 @@ def test_lab06_encode_text_against_tiktoken_too(lab06):
 
 
 def test_lab06_tiktoken_is_gpt2s_without_a_tokenizer(lab06, gpt2_tokenizer, monkeypatch):
-    """The grader's tiktoken reference (and interop's) is built from GPT-2's vocabulary alone, no ``Tokenizer`` (1.6 s
+    """The grader's tiktoken reference (and interop's) is built from GPT-2's vocabulary alone, no ``Tokenizer`` (0.6 s
     of CPU in every grading of lab 06), and is ``to_tiktoken(Tokenizer.gpt2())``: same ranks, pattern, special tokens
     and ids on a sample. The stretch's GPT-2 streams need no ``Tokenizer`` either."""
     import bpe_ref.tokenizer
