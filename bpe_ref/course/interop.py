@@ -108,9 +108,11 @@ def to_hf_tokenizer(tok: Tokenizer) -> tokenizers.Tokenizer:
 
 def gpt2_vocab_tiktoken(vocab: Mapping[int, bytes], special_tokens: Iterable[str] = ("<|endoftext|>",)) -> tiktoken.Encoding:
     """tiktoken's GPT-2 encoding from GPT-2's vocabulary alone: ``to_tiktoken(Tokenizer.gpt2())`` without building the
-    ``Tokenizer`` (0.6 s of CPU once the files are read) nor reading the merges. GPT-2's ids are already tiktoken's ranks (the 256 bytes, then
-    each merge's token in merge order, one token per byte string); its special tokens keep their ids in ``vocab``.
-    ``tests/test_tokenizer_api.py`` checks that both give the same ranks, pattern and special tokens."""
+    ``Tokenizer`` (0.6 s of CPU once the files are read) nor reading the merges. GPT-2's ids are already tiktoken's
+    ranks (the 256 bytes, then each merge's token in merge order, one token per byte string); its special tokens keep
+    their ids in ``vocab``. ``tests/test_checks_labs.py`` checks that both give the same ranks, pattern and special
+    tokens, and ids."""
+
     import tiktoken
 
     ids_of = {token: token_id for token_id, token in vocab.items()}
