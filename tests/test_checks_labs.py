@@ -1161,6 +1161,31 @@ def test_lab06_encode_text_against_tiktoken_too(lab06):
     assert tokens[:2] == [b"Hello", b"<"]
 
 
+def test_lab06_tiktoken_is_gpt2s_without_a_tokenizer(lab06, gpt2_tokenizer, monkeypatch):
+    """The grader's tiktoken reference is built from GPT-2's vocabulary alone, no ``Tokenizer`` (0.6 s of CPU in every
+    grading of lab 06), as interop's is (tests/test_interop.py): ``to_tiktoken(Tokenizer.gpt2())``'s ranks, pattern and
+    special tokens. The stretch's GPT-2 streams need no ``Tokenizer`` either: Tokenizer.gpt2()'s ids and arena."""
+    from bpe_ref.course import interop
+
+    graders, _ = lab06
+    want = interop.to_tiktoken(gpt2_tokenizer, name="gpt2")
+
+    def no_tokenizer(*args, **kwargs):
+        raise AssertionError("a GPT-2 Tokenizer was built")
+
+    monkeypatch.setattr(graders, "Tokenizer", no_tokenizer)
+    graders.gpt2_tiktoken.cache_clear()
+    got = graders.gpt2_tiktoken()
+    assert (got._pat_str, got._special_tokens, got._mergeable_ranks) == (want._pat_str, want._special_tokens,
+                                                                         want._mergeable_ranks)
+    streams = [(text, cut_every) for text in graders.STREAM_TEXTS for cut_every in (1, 2, 3)]
+    for case, (text, cut_every) in zip(graders.stream_cases(), streams, strict=False):
+        chunks, buffer, offsets = case.args
+        ids = gpt2_tokenizer.encode(text)
+        assert chunks == [ids[i : i + cut_every] for i in range(0, len(ids), cut_every)], text
+        assert (buffer, offsets) == graders.build_arena(dict(gpt2_tokenizer.vocab))
+
+
 @pytest.mark.parametrize(
     ("old", "new", "hint"),
     [

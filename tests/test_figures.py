@@ -12,7 +12,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 pytest.importorskip("matplotlib")
@@ -34,7 +34,7 @@ from bpe_ref.course.figures.common import (  # noqa: E402
     code,
     markdown_table,
     quoted_snippets,
-    replayed_best_pair,
+    ReplayedBest,
     show_token,
     signed,
     sync_snippets,
@@ -165,6 +165,10 @@ def test_corpus_counts_are_count_pretokens():
     assert stats.special_tokens == text.count("<|endoftext|>") > 0
     ranked = stats.ranked()
     assert [c for _, c in ranked] == sorted((c for _, c in ranked), reverse=True)
+    # The counts the other pages' runs read (pretokenized once a process), not a count of their own.
+    from bpe_ref.course.bench.common import corpus_counts as shared_counts
+
+    assert stats.word_counts is shared_counts(SMALL_CORPUS)
 
 
 # --- pages 01 and 02 ------------------------------------------------------------------------
@@ -439,12 +443,32 @@ def test_index_trace_marks_stale_ids_and_keeps_a_superset():
             assert step.words_before[i] == step.words_after[i]
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None)
-@given(st.dictionaries(st.tuples(*[st.binary(max_size=2)] * 2), st.integers(1, 3), min_size=1, max_size=12))
-def test_the_replays_best_pair_is_the_course_rule(pair_counts):
-    from bpe_ref.tiebreak import best_pair  # counts 1 to 3 over up to 12 pairs: ties, and prefixes (b"a", b"ab")
+PAIRS = st.tuples(*[st.sampled_from([b"", b"a", b"b", b"ab", b"ba"])] * 2)  # 25 pairs: the changes hit the counted ones
 
-    assert replayed_best_pair(pair_counts) == best_pair(pair_counts)
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(st.dictionaries(PAIRS, st.integers(1, 3), min_size=1, max_size=12),
+       st.lists(st.tuples(PAIRS, st.integers(-3, 3)), max_size=30), st.integers(1, 4))
+@example({(b"a", b"a"): 3, (b"b", b"b"): 2}, [((b"a", b"a"), -2)], 1)  # the kept pair falls below one never kept
+def test_the_replays_best_pair_is_the_course_rule(pair_counts, changes, keep):
+    """Counts 1 to 3 over up to 12 pairs (ties, and prefixes: (b"a", b"ab")), changed in place as a merge changes them
+    (a pair that grows is told), the best pair asked after each change: the course's rule, with a floor of the top 1 to
+    4 (so that kept pairs fall below it, others grow past it, and a scan happens again)."""
+    from bpe_ref.tiebreak import best_pair
+
+    best = ReplayedBest(pair_counts, keep)
+    assert best.best() == best_pair(pair_counts)
+    for pair, change in changes:
+        if pair_counts.get(pair, 0) + change > 0:
+            pair_counts[pair] = pair_counts.get(pair, 0) + change
+        else:
+            pair_counts.pop(pair, None)
+        if change > 0:
+            best.grew([pair])
+        if pair_counts:
+            assert best.best() == best_pair(pair_counts)
+    with pytest.raises(ValueError):
+        ReplayedBest({}).best()
 
 
 @settings(max_examples=150, deadline=None, derandomize=True, database=None)
@@ -572,6 +596,34 @@ def test_page05_figures_draw_deterministically(tmp_path):
         lambda path: draw_word_length(language_rows(), word_length_data(), path),
     ]
     assert_draw_deterministically(drawers, tmp_path)
+
+
+def test_heap_size_run_makes_each_different_run_once(monkeypatch):
+    """A threshold that the run without compaction never crosses makes that very run: heap_size_run makes it once (on
+    the TinyStories sample the default threshold's, 0.7 s of CPU), and its numbers are those of a run per threshold."""
+    from bpe_ref.course.bench.common import corpus_counts
+    from bpe_ref.course.figures import heaps
+
+    counts, real = corpus_counts(SMALL_CORPUS), heaps.lazy_heap_run
+    thresholds = (heaps.DEFAULT_COMPACTION_THRESHOLD, None, heaps.LOW_THRESHOLD)
+    for smallest in (heaps.MIN_HEAP_TO_COMPACT, 16):  # on this corpus: no heap to rebuild, then the low threshold's
+        monkeypatch.setattr(heaps, "MIN_HEAP_TO_COMPACT", smallest)
+        want = [real(counts, compaction_threshold=threshold) for threshold in thresholds]
+        made = []
+
+        def counted(*args, made=made, **kwargs):
+            made.append(kwargs)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(heaps, "lazy_heap_run", counted)
+        run = heaps.heap_size_run.__wrapped__(SMALL_CORPUS)
+        monkeypatch.setattr(heaps, "lazy_heap_run", real)
+        rebuilt = [[rank for rank, step in enumerate(steps, 1) if step.rebuilt] for steps in want]
+        assert list(run.compactions.values()) == rebuilt and (smallest == 16) == any(rebuilt)
+        assert list(run.sizes.values()) == [[step.heap_size for step in steps] for steps in want]
+        assert list(run.stale_pops.values()) == [sum(len(step.stale) for step in steps) for steps in want]
+        assert list(run.pushes.values()) == [sum(len(step.pushed) for step in steps) for steps in want]
+        assert len(made) == 1 + sum(map(bool, rebuilt))
 
 
 def test_word_length_measurement_describes_the_shipped_text():

@@ -15,6 +15,7 @@ from ...data_files import CS336_FIXTURES, TINYSTORIES_SAMPLE, data_file
 from ...pretokenize import (
     DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize, split_keeping_special_tokens, split_on_special_tokens,
 )
+from .common import corpus_counts as shared_corpus_counts
 from .common import labelled_bars, name_axes, page_snippets, panels
 from .common import code, markdown_table, save_png, show_token, thousands
 
@@ -270,8 +271,9 @@ class CorpusCounts:
 
 
 def corpus_counts(path: Path = TINYSTORIES_SAMPLE) -> CorpusCounts:
+    """The sample's sizes and its pretoken counts, those the other pages' runs read (one count of them a process)."""
     text = read_corpus(data_file(path))
-    counts = count_pretokens(text, DEFAULT_SPECIAL_TOKENS)
+    counts = shared_corpus_counts(Path(path))
     specials = sum(text.count(t) for t in DEFAULT_SPECIAL_TOKENS)
     return CorpusCounts(Path(path), len(text), len(text.encode("utf-8")), specials, counts)
 

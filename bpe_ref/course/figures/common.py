@@ -8,6 +8,7 @@ nothing); :func:`sync_snippets` rewrites what sits between them, so no number in
 
 from __future__ import annotations
 
+import heapq
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -150,10 +151,35 @@ def gpt2() -> Tokenizer:
     return Tokenizer.gpt2()
 
 
-def replayed_best_pair(pair_counts: Mapping[tuple[bytes, bytes], int]) -> tuple[bytes, bytes]:
-    """:func:`bpe_ref.tiebreak.best_pair` compared in C (the same ``(count, pair)`` tuples, zipped, not built
-    by a lambda): several times faster, for the replays of whole runs (tests/test_figures.py checks they agree)."""
-    return max(zip(pair_counts.values(), pair_counts))[1]
+class ReplayedBest:
+    """:func:`bpe_ref.tiebreak.best_pair` of ``counts`` as they change in place, for the replays of whole runs, without
+    a scan of them all each merge: a scan (the same ``(count, pair)`` order, compared in C) keeps its top ``keep`` and
+    the last of them, the floor; a pair that grows to the floor or above joins them (:meth:`grew`: only a merge's new
+    pairs grow). Every other pair ranks below the floor, so the best kept pair still at the floor or above is the best
+    of all; when none is, a scan again. ``best()`` of no counts raises ``ValueError`` (tests/test_figures.py checks it
+    against ``best_pair`` as counts change)."""
+
+    def __init__(self, counts: Mapping[Pair, int], keep: int = 256) -> None:
+        self.counts, self.keep = counts, keep
+        self.scan()
+
+    def scan(self) -> list[tuple[int, Pair]]:
+        top = heapq.nlargest(self.keep, zip(self.counts.values(), self.counts))
+        self.floor, self.kept = (top[-1] if top else None), {pair for _, pair in top}
+        return top
+
+    def grew(self, pairs: Iterable[Pair]) -> None:
+        counts, floor = self.counts, self.floor
+        self.kept.update(pair for pair in pairs if pair in counts and (floor is None or (counts[pair], pair) >= floor))
+
+    def best(self) -> Pair:
+        counts, floor = self.counts, self.floor
+        ranked = [(counts[pair], pair) for pair in self.kept if pair in counts]
+        ranked = [entry for entry in ranked if floor is None or entry >= floor]
+        if not ranked:
+            return max(self.scan())[1]
+        self.kept = {pair for _, pair in ranked}
+        return max(ranked)[1]
 
 
 def repo_relative(path: Path) -> str:

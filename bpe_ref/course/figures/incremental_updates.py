@@ -20,7 +20,7 @@ from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
     Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_seconds, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
-    panels, refuse_unless, replayed_best_pair, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
+    panels, refuse_unless, ReplayedBest, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
 )
 from .inverted_index import start_v4
 from .naive_bpe import DEFAULT_NUM_MERGES, HandStep, TrainingRun, training_run, worked_example_trace
@@ -196,16 +196,18 @@ def overlap_bug_on_counts(word_counts: Mapping[bytes, int], max_merges: int, ove
     # the right counts are V4's, kept by its own loop over the words that hold the pair
     words, frequencies, right, index = start_v4(word_counts)
     buggy = Counter(right)
+    best, best_buggy = ReplayedBest(right), ReplayedBest(buggy)  # the course's one tie-break rule (best_pair's)
     wrong: tuple[int, Pair, Word] | None = None
     for merge in range(1, max_merges + 1):
         if not right:
             break
-        pair = replayed_best_pair(right)  # the course's one tie-break rule (best_pair's, compared in C)
-        picked = replayed_best_pair(buggy)
+        pair = best.best()
+        picked = best_buggy.best()
         if picked != pair:
             return OverlapBugRun(corpus, max_merges, *wrong or (None, None, None), merge, pair, picked, right[pair])
         before = {i: words[i] for i in index[pair]}
-        rewritten, _ = merge_indexed_words(pair, words, frequencies, index, right)
+        rewritten, grown = merge_indexed_words(pair, words, frequencies, index, right)
+        best.grew(grown)
         first_wrong_word = None
         for i in sorted(rewritten):
             local = local_rule_change(before[i], pair, overlapping)
@@ -213,6 +215,7 @@ def overlap_bug_on_counts(word_counts: Mapping[bytes, int], max_merges: int, ove
                 buggy[p] += c * frequencies[i]
                 if not buggy[p]:
                     del buggy[p]
+            best_buggy.grew(p for p, c in local.items() if c > 0)
             if first_wrong_word is None and local != net_change(before[i], pair):
                 first_wrong_word = before[i]
         if wrong is None and buggy != right:
