@@ -1085,7 +1085,7 @@ def test_a_collector_left_on_fails_by_the_cpu_time_of_costly_collections(code):
     """Lab 09 task 1 checked that the collector is paused while each contender is timed from the driver's log of
     ``(label, gc.isenabled())`` per call, in the worker: a function that leaves it on and rewrites the log afterwards
     (the list is a cell of every contender's closure) earned the visible point and the hidden 4 (0 of 5 without the
-    rewrite). Safe: both tests also measure it from outside (:func:`~bpe_ref.course.checks.lab09_benchmarks.verify_collector_paused`):
+    rewrite). Safe: both tests also measure it from outside (:func:`~bpe_ref.course.checks.lab09_benchmarks.measure_collector_paused`):
     contenders that keep 200,000 new lists alive each, and make each collection costly (section 33: counted by what
     it does), so that with the collector on the call costs 28 to 44 times the reference's CPU time (8 to 13 times on
     Python 3.13, whose collector runs a third as often), paused 0.8 to 1.4 times; bounded at 0.25 s + 3 times it, the
@@ -1095,7 +1095,7 @@ def test_a_collector_left_on_fails_by_the_cpu_time_of_costly_collections(code):
         message = _lab09_remote(code, "interleaved", "check_interleaved")
     else:
         assert _lab09_remote(code, "interleaved", "check_interleaved") is not None
-        message = _lab09_remote(code, "interleaved", lambda graders, learner: graders.verify_collector_paused(learner))
+        message = _lab09_remote(code, "interleaved", lambda graders, learner: graders.measure_collector_paused(learner))
     assert message is not None and "measured from outside your code" in message, message
     assert "the garbage collector ran during the timed calls" in message, message
 
@@ -1119,7 +1119,7 @@ def test_contenders_not_called_fail_the_lower_bound_of_the_cpu_time():
     first variant of this section rewrites it) costs next to nothing, less than 0.4 times the reference's calls."""
     message = _lab09_remote("def interleaved(contenders, rounds, clock=time.perf_counter):\n"
                             "    return {label: [0.001] * rounds for label in contenders}\n", "interleaved",
-                            lambda graders, learner: graders.verify_collector_paused(learner))
+                            lambda graders, learner: graders.measure_collector_paused(learner))
     assert message is not None and "not every contender ran once per round" in message, message
 
 
