@@ -51,6 +51,12 @@ split_with_prefixes = st.sampled_from([["<s>", "<s><s>"], ["<|eot|>", "<|eot|><s
     lambda tokens: st.tuples(st.lists(st.sampled_from(["a", " ", "<s>", "\x00", *tokens]), min_size=1, max_size=8).map(
         lambda parts: "".join(parts) + ("a<s>" if "a<s" in tokens else max(tokens, key=len))), st.just(tokens)))
 
+# A few texts, each drawn again and again with other special tokens: an answer kept from call to call by the text
+# alone (a cache keyed by it) is wrong for the next list. The texts above seldom repeat: 150 of them missed such a cache
+# under 2 secret seeds in 24.
+same_text_other_tokens = st.tuples(st.sampled_from(["a<|eot|>b<s>c", "<s>x<|eot|>"]),
+                                   st.lists(st.sampled_from(["<|eot|>", "<s>"]), unique=True, max_size=2))
+
 PRETOKEN_PIECES = [
     "the", " cat", "Hello", " world", "'s", "'t", "'ll", "'ve", "'re", "'d", "'m", "'", "42", " 7", "3.14",
     "!", "?!", ",", " ...", " ", "  ", "   ", "\n", "\n\n", "\t", " \n", "é", " café", "日本", " 語",
@@ -319,6 +325,9 @@ HIDDEN_SPLIT_CASES = [
     ("xa<s>y<s>", ["<s>", "a<s"]),  # the leftmost start wins, though shorter
     ("<|eot|><|eot|><|eot|>", ["<|eot|>", "<|eot|><|eot|>"]),
     ("a<.>b<->c(x)dx", ["<.>", "(x)"]),  # '.' and '()' are regex syntax too, not only '|': every token escaped
+    # the same text with other special tokens: an answer kept from call to call by the text alone is wrong the second time
+    ("a<|eot|>b<s>c", ["<|eot|>"]),
+    ("a<|eot|>b<s>c", ["<s>"]),
 ]
 
 SPLIT = TaskGraders(
@@ -334,8 +343,9 @@ SPLIT = TaskGraders(
         ("1+1=2? (yes)", ["+", "(yes)"]),  # regex metacharacters are plain text
         ("a<s>b<|eot|>c", ["<|eot|>", "<s>"]),
     ],
-    st.one_of(st.tuples(text_around_specials, special_token_lists), split_with_syntax, split_with_prefixes),
-    max_examples=100,
+    st.one_of(st.tuples(text_around_specials, special_token_lists), split_with_syntax, split_with_prefixes,
+              same_text_other_tokens),
+    max_examples=150,  # at 100, with the branch above, the others were drawn too seldom (section 27 of the red team)
     hidden_cases=HIDDEN_SPLIT_CASES,
     hidden_vary=renamed_letters,
 )
