@@ -168,7 +168,7 @@ COUNT_PAIRS = TaskGraders(
         ({},),
     ],
     st.tuples(word_count_dicts),
-    max_examples=80,
+    max_examples=120,
 )
 
 def tie_hint(args: tuple, expected: object, got: object) -> str | None:
@@ -200,7 +200,7 @@ BEST_PAIR = TaskGraders(
         ({(b" ", b"t"): 9},),
     ],
     st.tuples(pair_count_dicts()),
-    max_examples=100,
+    max_examples=150,
     # The separator pairs on their own: among random pairs tied at the top, a greater one often wins for either rule.
     hidden_cases=[({(b"a", b"b"): 2, (b"a ", b"a"): 2},), ({(b"a\x00", b"a"): 1, (b"a", b"b"): 1},)],
 )
@@ -255,7 +255,7 @@ MERGE_WORD = TaskGraders(
         ((), (b"a", b"b")),
     ],
     merge_inputs,
-    max_examples=120,
+    max_examples=200,
 )
 
 TRAIN_TASK = Task("train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
