@@ -110,10 +110,8 @@ def delta_snippet(step: HandStep | None = None) -> str:
         lost_text = ", ".join(f"{show_pair(p)} {signed(-frequency * c)}" for p, c in lost.items())
         gained_text = ", ".join(f"{show_pair(p)} {signed(frequency * c)}" for p, c in gained.items())
         rows.append((f"{show_word(tokens)} ×{frequency}", show_word(merged), lost_text, gained_text))
-        for p, c in lost.items():
-            totals[p] -= frequency * c
-        for p, c in gained.items():
-            totals[p] += frequency * c
+        totals.subtract({p: frequency * c for p, c in lost.items()})
+        totals.update({p: frequency * c for p, c in gained.items()})
     words = markdown_table(["word × count", "after the merge", "loses", "gains"], rows)
     changed = sorted(totals, key=lambda p: (-before.get(p, 0), p))
     change_rows = [
@@ -136,13 +134,8 @@ ONE_WORD_EXAMPLE: tuple[Word, int, Pair] = ((b" ", b"t", b"e", b"s", b"t", b"s")
 def one_word_snippet(word: Word = ONE_WORD_EXAMPLE[0], frequency: int = ONE_WORD_EXAMPLE[1],
                      pair: Pair = ONE_WORD_EXAMPLE[2]) -> str:
     merged, lost, gained = word_delta(word, pair)
-    old, new = pairs_of(word), pairs_of(merged)
-    rows = []
-    for p in old:
-        rows.append((show_pair(p), "before", "loses" if p in lost else "kept", signed(-frequency * lost[p])))
-    for p in new:
-        if p in gained:
-            rows.append((show_pair(p), "after", "gains", signed(frequency * gained[p])))
+    rows = [(show_pair(p), "before", "loses" if p in lost else "kept", signed(-frequency * lost[p])) for p in pairs_of(word)]
+    rows += [(show_pair(p), "after", "gains", signed(frequency * gained[p])) for p in pairs_of(merged) if p in gained]
     return (
         f"The word {show_word(word)} occurs {frequency} times; merging {show_pair(pair)} turns it into "
         f"{show_word(merged)}.\n\n"
