@@ -19,7 +19,7 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
-    Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_seconds, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
+    Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_times, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
     panels, refuse_unless, ReplayedBest, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
 )
 from .inverted_index import start_v4
@@ -238,11 +238,7 @@ def overlap_bug_snippet(runs: Sequence[OverlapBugRun], labels: Sequence[str]) ->
 
 def v2_speedups(path: Path = TRAIN_BENCHMARK) -> list[tuple[str, float]]:
     """``(run, how many times faster than naive)`` for the ``incremental`` rows of the benchmark page."""
-    found = [(heading, faster["incremental"]) for heading, faster in benchmark_seconds(path, 2, r"([\d.]+)x faster").items()
-             if "incremental" in faster]  # the third cell: "vs naive"
-    if not found:
-        raise ValueError(f"no 'incremental ... x faster' rows in {path}: has its format changed?")
-    return found
+    return list(benchmark_times("incremental", path, 2, r"([\d.]+)x faster").items())  # the third cell: "vs naive"
 
 
 # Page 02 says, around the snippet and in its recap, that V2 is "a few times" faster than V1: a claim

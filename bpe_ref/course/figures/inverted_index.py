@@ -24,7 +24,7 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from .common import (
-    Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_seconds, best_first, code_token, corpus_counts, machine_line, markdown_table,
+    Laps, Pair, Word, as_words, benchmark_times, best_first, code_token, corpus_counts, machine_line, markdown_table,
     name_axes, page_snippets, panels, refuse_unless, ReplayedBest, rolling_median, save_png, show_pair, show_word,
     speedup_sentence, thousands,
 )
@@ -433,14 +433,6 @@ def scan_work_snippet(run: IndexedRun, first: int = 1000) -> str:
 
 
 # V4 against V2 in the course's training benchmark
-
-def benchmark_times(method: str, path: Path = TRAIN_BENCHMARK) -> dict[str, float]:
-    """``{run: median seconds}`` of ``method``'s rows on the benchmark page."""
-    found = {run: times[method] for run, times in benchmark_seconds(path).items() if method in times}
-    if not found:
-        raise ValueError(f"no '{method}' rows in {path}: has its format changed?")
-    return found
-
 
 # Page 04 says that V4 is faster than V2, but only by a small constant factor: the O(P) scan for the
 # best pair, which V4 keeps, takes a third or more of V2's loop (page 02's profile), so removing the
