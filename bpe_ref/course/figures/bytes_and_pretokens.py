@@ -110,8 +110,8 @@ def overlap_table() -> str:
         rows.append((", ".join(code(t) for t in tokens) + " (bpe_ref)", pieces))
     # The pitfall: a plain alternation in the order given matches the shorter token first.
     naive = regex.compile("(" + "|".join(regex.escape(t) for t in OVERLAP_SPECIAL_TOKENS) + ")")
-    # split() with a group: text and matched tokens alternate, the tokens at odd places
-    pieces = [f"**{code(piece)}**" if i % 2 else code(piece) for i, piece in enumerate(naive.split(OVERLAP_EXAMPLE)) if piece]
+    split = naive.split(OVERLAP_EXAMPLE)  # with a group, text and matched tokens alternate: the tokens at odd places
+    pieces = [f"**{code(piece)}**" if i % 2 else code(piece) for i, piece in enumerate(split) if piece]
     label = ", ".join(code(t) for t in OVERLAP_SPECIAL_TOKENS) + " as a plain alternation, shortest first (wrong)"
     rows.append((label, " ".join(pieces)))
     return (
