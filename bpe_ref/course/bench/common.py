@@ -341,7 +341,6 @@ def save_png(fig, path: Path, tight: bool = False, rect: tuple[float, float, flo
     return path
 
 
-
 def panels(columns: int = 1, figsize: tuple[float, float] = WIDE, layout: str | None = "constrained", **kwargs):
     """A figure of ``columns`` axes side by side, on settings that do not vary by machine: ``(fig, axes)``."""
     rc = {"font.size": 9, "axes.titlesize": 10, "figure.dpi": DPI, "savefig.dpi": DPI}

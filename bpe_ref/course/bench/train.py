@@ -194,11 +194,10 @@ def run_plan(quick: bool, budget: float, out=sys.stdout) -> list[Measurement]:
                     if round_number and contender.method in ("naive", "incremental", "parallel"):
                         continue  # slow by design: one run says enough
                     m = measure(corpus, path, vocab_size, contender, 1)
-                    if contender.label in rows:
-                        rows[contender.label].seconds += m.seconds
-                        rows[contender.label].peak_rss_mb = max(rows[contender.label].peak_rss_mb, m.peak_rss_mb)
-                    else:
-                        rows[contender.label] = m
+                    row = rows.setdefault(contender.label, m)
+                    if row is not m:  # a later round: one more run of the same row
+                        row.seconds += m.seconds
+                        row.peak_rss_mb = max(row.peak_rss_mb, m.peak_rss_mb)
             for m in rows.values():
                 results.append(m)
                 progress = "" if m.completed else f"  (budget spent: {m.merges_done}/{m.merges_wanted} merges)"

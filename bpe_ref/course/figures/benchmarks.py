@@ -280,10 +280,8 @@ def clocks_snippet(data: dict) -> str:
 
 
 def memory_snippet(data: dict) -> str:
-    rows = []
-    for label, row in data["rows"].items():
-        rows.append([label, f"{row['peak_mib']:.1f}", f"{row['rss_peak_mib'] - row['rss_before_mib']:.1f}",
-                     f"{row['rss_peak_mib']:.1f}", f"{row['slowdown']:.1f}×"])
+    rows = [[label, f"{row['peak_mib']:.1f}", f"{row['rss_peak_mib'] - row['rss_before_mib']:.1f}",
+             f"{row['rss_peak_mib']:.1f}", f"{row['slowdown']:.1f}×"] for label, row in data["rows"].items()]
     return (
         markdown_table(["contender", "tracemalloc peak MiB", "RSS peak − RSS before MiB", "RSS peak MiB",
                         "traced run / untraced"], rows, align="lrrrr")

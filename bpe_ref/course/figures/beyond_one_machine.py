@@ -142,11 +142,9 @@ def heaps_snippet() -> str:
 
 def network_snippet() -> str:
     net = results()["network"]
-    rows = []
-    for row in net["rows"]:
-        rows.append([row["ranges"], f"{row['text_bytes'] / row['ranges'] / 1024:,.0f}", f"{row['text_bytes']:,}",
-                     f"{row['argument_bytes']:,}", f"{row['count_bytes']:,}",
-                     f"{row['text_bytes'] / row['count_bytes']:.1f}×", f"{row['pair_count_bytes']:,}"])
+    rows = [[row["ranges"], f"{row['text_bytes'] / row['ranges'] / 1024:,.0f}", f"{row['text_bytes']:,}",
+             f"{row['argument_bytes']:,}", f"{row['count_bytes']:,}", f"{row['text_bytes'] / row['count_bytes']:.1f}×",
+             f"{row['pair_count_bytes']:,}"] for row in net["rows"]]
     first = net["rows"][0]
     per_entry = first["count_bytes"] / first["distinct_summed"]
     return (f"The TinyStories 2 MiB sample (`{net['file']}`) cut into $k$ ranges: what would cross the network, "

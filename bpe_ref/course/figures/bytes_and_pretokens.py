@@ -85,8 +85,6 @@ def pattern_snippet() -> str:
 # Special tokens
 
 SPECIAL_EXAMPLE = "Tom ran home.<|endoftext|>Sue sat."
-
-
 OVERLAP_SPECIAL_TOKENS = ("<|eot|>", "<|eot|><|eot|>")
 OVERLAP_EXAMPLE = "a<|eot|><|eot|>b"
 
@@ -111,15 +109,9 @@ def overlap_table() -> str:
         )
         rows.append((", ".join(code(t) for t in tokens) + " (bpe_ref)", pieces))
     # The pitfall: a plain alternation in the order given matches the shorter token first.
-    naive = regex.compile("|".join(regex.escape(t) for t in OVERLAP_SPECIAL_TOKENS))
-    pieces, start = [], 0
-    for match in naive.finditer(OVERLAP_EXAMPLE):
-        if match.start() > start:
-            pieces.append(code(OVERLAP_EXAMPLE[start : match.start()]))
-        pieces.append(f"**{code(match.group())}**")
-        start = match.end()
-    if start < len(OVERLAP_EXAMPLE):
-        pieces.append(code(OVERLAP_EXAMPLE[start:]))
+    naive = regex.compile("(" + "|".join(regex.escape(t) for t in OVERLAP_SPECIAL_TOKENS) + ")")
+    split = naive.split(OVERLAP_EXAMPLE)  # with a group, text and matched tokens alternate: the tokens at odd places
+    pieces = [f"**{code(piece)}**" if i % 2 else code(piece) for i, piece in enumerate(split) if piece]
     label = ", ".join(code(t) for t in OVERLAP_SPECIAL_TOKENS) + " as a plain alternation, shortest first (wrong)"
     rows.append((label, " ".join(pieces)))
     return (
@@ -211,12 +203,11 @@ def script_samples(english_chars: int = 20_000) -> list[ScriptSample]:
     """English (the TinyStories sample's start), German (CS336's ``german.txt``), and inline sentences."""
     english = read_corpus(data_file(TINYSTORIES_SAMPLE))[:english_chars]
     german = read_corpus(data_file(CS336_FIXTURES / "german.txt"))
-    samples = [
+    return [
         ScriptSample("English", english, "data/tinystories"),
         ScriptSample("German", german, "data/cs336_fixtures/german.txt"),
+        *(ScriptSample(name, text, "inline") for name, text in INLINE_SAMPLES),
     ]
-    samples += [ScriptSample(name, text, "inline") for name, text in INLINE_SAMPLES]
-    return samples
 
 
 def draw_bytes_per_character(samples: list[ScriptSample], path: Path) -> Path:
@@ -307,10 +298,9 @@ def draw_pretoken_counts(stats: CorpusCounts, path: Path) -> Path:
             left.plot([rank], [counts[rank - 1]], "o", color="#c44e52", markersize=4)
             label = f"{show_token(ranked[rank - 1][0])}: {thousands(counts[rank - 1])}"
             left.annotate(label, (rank, counts[rank - 1]), textcoords="offset points", xytext=(6, 6))
-    by_length_distinct: Counter[int] = Counter()
+    by_length_distinct = Counter(map(len, stats.word_counts))
     by_length_occurrences: Counter[int] = Counter()
     for word, count in stats.word_counts.items():
-        by_length_distinct[len(word)] += 1
         by_length_occurrences[len(word)] += count
     lengths = list(range(1, max(by_length_distinct) + 1))
     distinct = [by_length_distinct[n] / stats.distinct for n in lengths]

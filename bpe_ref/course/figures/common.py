@@ -227,3 +227,12 @@ def benchmark_seconds(path: Path = TRAIN_BENCHMARK, column: int = 0, pattern: st
             if len(cells) > column and (number := re.fullmatch(pattern, cells[column])):
                 found.setdefault(heading, {})[contender] = float(number.group(1))
     return found
+
+
+def benchmark_times(method: str, path: Path = TRAIN_BENCHMARK, column: int = 0, pattern: str = r"([\d.]+)") -> dict[str, float]:
+    """``{section heading: number}`` of ``method``'s rows (:func:`benchmark_seconds`); none is an error, since a page
+    that quotes them would otherwise quote nothing."""
+    found = {run: times[method] for run, times in benchmark_seconds(path, column, pattern).items() if method in times}
+    if not found:
+        raise ValueError(f"no '{method}' rows in {path}: has its format changed?")
+    return found

@@ -81,17 +81,13 @@ def gpt2_snippet() -> str:
     tok = gpt2()
     tables = tok._tables
     ranks = merge_ranks(tok.merges)
-    rows = []
-    for byte in (b"!", b"A", b" ", b"\n", b"\xc3", b"\xf0"):
-        token_id = tables.token_ids[byte[0]]
-        rows.append((code(f"0x{byte[0]:02x}"), code_token(byte), code(token_to_string(byte)), token_id))
+    rows = [(code(f"0x{byte[0]:02x}"), code_token(byte), code(token_to_string(byte)), tables.token_ids[byte[0]])
+            for byte in (b"!", b"A", b" ", b"\n", b"\xc3", b"\xf0")]
     table = markdown_table(["byte", "as text", "its key in `vocab.json`", "GPT-2 id"], rows, "lllr")
     ids_of = {value: token_id for token_id, value in tok.vocab.items()}
-    merged = []
-    for pair in ((b" ", b"t"), (b"e", b"r"), (b" t", b"he"), (b" wor", b"ld"), (b"H", b"ello")):
-        rank = ranks[pair]
-        merged.append((show_pair(pair), code_token(pair[0] + pair[1]), thousands(rank), thousands(256 + rank),
-                       thousands(ids_of[pair[0] + pair[1]])))
+    merged = [(show_pair(pair), code_token(pair[0] + pair[1]), thousands(ranks[pair]), thousands(256 + ranks[pair]),
+               thousands(ids_of[pair[0] + pair[1]]))
+              for pair in ((b" ", b"t"), (b"e", b"r"), (b" t", b"he"), (b" wor", b"ld"), (b"H", b"ello"))]
     merge_table = markdown_table(["merge", "token", "rank", "256 + rank", "GPT-2 id"], merged, "llrrr")
     smile = "🙂"
     ids = tok.encode(smile)
@@ -112,9 +108,8 @@ def hugs_snippet() -> str:
     merges = train(count_pretokens(HUGS_TEXT, special_tokens=()), 100)
     vocab = {i: bytes([i]) for i in range(256)} | {256 + k: left + right for k, (left, right) in enumerate(merges)}
     tables = MergeTables(vocab, merges)
-    rows = []
-    for k, (pair, parts) in enumerate(zip(merges, tables.merge_parts)):
-        rows.append((256 + k, show_pair(pair), f"({parts[0]}, {parts[1]})", code_token(pair[0] + pair[1])))
+    rows = [(256 + k, show_pair(pair), f"({parts[0]}, {parts[1]})", code_token(pair[0] + pair[1]))
+            for k, (pair, parts) in enumerate(zip(merges, tables.merge_parts))]
     table = markdown_table(["token", "merge", "parts (token numbers)", "bytes"], rows, "rlll")
     last = 256 + len(merges) - 1
     deepest = max(range(256, last + 1), key=lambda t: len(expansion(t, tables.merge_parts)))
@@ -138,10 +133,7 @@ def expansion(token: int, parts: list[tuple[int, int] | None]) -> list[list[int]
     """The recursive decoder's levels: ``[[token], [left, right], ...]`` until every item is a byte."""
     levels = [[token]]
     while any(t >= 256 for t in levels[-1]):
-        level = []
-        for t in levels[-1]:
-            level.extend(parts[t - 256] if t >= 256 else (t,))  # type: ignore[arg-type]
-        levels.append(level)
+        levels.append([part for t in levels[-1] for part in (parts[t - 256] if t >= 256 else (t,))])  # type: ignore[arg-type]
     return levels
 
 

@@ -301,10 +301,7 @@ def first_lasting_lead(merges: Sequence[int], v4: Sequence[float], v5: Sequence[
     """The first recorded merge from which V5's cumulative time stays below V4's."""
     lead = None
     for merge, a, b in zip(merges, v4, v5):
-        if b < a:
-            lead = lead or merge
-        else:
-            lead = None
+        lead = (lead or merge) if b < a else None
     return lead
 
 

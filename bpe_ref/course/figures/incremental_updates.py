@@ -19,7 +19,7 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
-    Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_seconds, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
+    Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_times, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
     panels, refuse_unless, ReplayedBest, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
 )
 from .inverted_index import start_v4
@@ -110,10 +110,8 @@ def delta_snippet(step: HandStep | None = None) -> str:
         lost_text = ", ".join(f"{show_pair(p)} {signed(-frequency * c)}" for p, c in lost.items())
         gained_text = ", ".join(f"{show_pair(p)} {signed(frequency * c)}" for p, c in gained.items())
         rows.append((f"{show_word(tokens)} ×{frequency}", show_word(merged), lost_text, gained_text))
-        for p, c in lost.items():
-            totals[p] -= frequency * c
-        for p, c in gained.items():
-            totals[p] += frequency * c
+        totals.subtract({p: frequency * c for p, c in lost.items()})
+        totals.update({p: frequency * c for p, c in gained.items()})
     words = markdown_table(["word × count", "after the merge", "loses", "gains"], rows)
     changed = sorted(totals, key=lambda p: (-before.get(p, 0), p))
     change_rows = [
@@ -136,13 +134,8 @@ ONE_WORD_EXAMPLE: tuple[Word, int, Pair] = ((b" ", b"t", b"e", b"s", b"t", b"s")
 def one_word_snippet(word: Word = ONE_WORD_EXAMPLE[0], frequency: int = ONE_WORD_EXAMPLE[1],
                      pair: Pair = ONE_WORD_EXAMPLE[2]) -> str:
     merged, lost, gained = word_delta(word, pair)
-    old, new = pairs_of(word), pairs_of(merged)
-    rows = []
-    for p in old:
-        rows.append((show_pair(p), "before", "loses" if p in lost else "kept", signed(-frequency * lost[p])))
-    for p in new:
-        if p in gained:
-            rows.append((show_pair(p), "after", "gains", signed(frequency * gained[p])))
+    rows = [(show_pair(p), "before", "loses" if p in lost else "kept", signed(-frequency * lost[p])) for p in pairs_of(word)]
+    rows += [(show_pair(p), "after", "gains", signed(frequency * gained[p])) for p in pairs_of(merged) if p in gained]
     return (
         f"The word {show_word(word)} occurs {frequency} times; merging {show_pair(pair)} turns it into "
         f"{show_word(merged)}.\n\n"
@@ -245,11 +238,7 @@ def overlap_bug_snippet(runs: Sequence[OverlapBugRun], labels: Sequence[str]) ->
 
 def v2_speedups(path: Path = TRAIN_BENCHMARK) -> list[tuple[str, float]]:
     """``(run, how many times faster than naive)`` for the ``incremental`` rows of the benchmark page."""
-    found = [(heading, faster["incremental"]) for heading, faster in benchmark_seconds(path, 2, r"([\d.]+)x faster").items()
-             if "incremental" in faster]  # the third cell: "vs naive"
-    if not found:
-        raise ValueError(f"no 'incremental ... x faster' rows in {path}: has its format changed?")
-    return found
+    return list(benchmark_times("incremental", path, 2, r"([\d.]+)x faster").items())  # the third cell: "vs naive"
 
 
 # Page 02 says, around the snippet and in its recap, that V2 is "a few times" faster than V1: a claim

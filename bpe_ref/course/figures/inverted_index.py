@@ -24,7 +24,7 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from .common import (
-    Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_seconds, best_first, code_token, corpus_counts, machine_line, markdown_table,
+    Laps, Pair, Word, as_words, benchmark_times, best_first, code_token, corpus_counts, machine_line, markdown_table,
     name_axes, page_snippets, panels, refuse_unless, ReplayedBest, rolling_median, save_png, show_pair, show_word,
     speedup_sentence, thousands,
 )
@@ -102,12 +102,9 @@ def _ids(ids: Sequence[int]) -> str:
 
 def words_snippet(steps: Sequence[IndexStep]) -> str:
     """The word table of the worked example, with each word's id."""
-    first = steps[0]
     counts = worked_example_counts()
-    rows = [
-        (i, code_token(b"".join(word)), counts[b"".join(word)], show_word(word), len(word) - 1)
-        for i, word in enumerate(first.words_before)
-    ]
+    rows = [(i, code_token(b"".join(word)), counts[b"".join(word)], show_word(word), len(word) - 1)
+            for i, word in enumerate(steps[0].words_before)]
     return markdown_table(["id", "word", "count", "tokens", "pairs in it"], rows, align="rlrlr")
 
 
@@ -145,20 +142,11 @@ def merge_snippet(steps: Sequence[IndexStep], rank: int = 0) -> str:
         | {p for p in set(step.exact_before) | set(after_exact) if step.exact_before.get(p) != after_exact.get(p)},
         key=lambda p: (-after_counts.get(p, 0), tuple(-b for b in p[0]), p),
     )
-    rows = []
-    for pair in changed:
-        append_only = after_index.get(pair)
-        exact = after_exact.get(pair)
-        rows.append((
-            show_pair(pair),
-            _ids(step.index_before.get(pair, [])),
-            "popped" if pair == step.pair else _ids(append_only or []),
-            "removed" if exact is None and pair in step.exact_before else _ids(exact or []),
-            after_counts.get(pair, 0),
-        ))
-    table = markdown_table(
-        ["pair", "before", "after: V4 (append-only)", "after: exact", "count after"], rows, align="llllr"
-    )
+    rows = [(show_pair(pair), _ids(step.index_before.get(pair, [])),
+             "popped" if pair == step.pair else _ids(after_index.get(pair, [])),
+             "removed" if pair not in after_exact and pair in step.exact_before else _ids(after_exact.get(pair, [])),
+             after_counts.get(pair, 0)) for pair in changed]
+    table = markdown_table(["pair", "before", "after: V4 (append-only)", "after: exact", "count after"], rows, align="llllr")
     return (
         f"Merge {step.rank + 1} chooses {show_pair(step.pair)} (count {step.count}; {tie_break_text(step.pair, step.tied)}). "
         f"V4 pops `index[{show_pair(step.pair)[1:-1]}]` = {_ids(step.visited)} and visits those ids only:\n\n"
@@ -169,13 +157,8 @@ def merge_snippet(steps: Sequence[IndexStep], rank: int = 0) -> str:
 
 def merges_snippet(steps: Sequence[IndexStep]) -> str:
     """Every merge of the worked example: the pair, the ids visited, the stale ones, the words rewritten."""
-    rows = []
-    for step in steps:
-        rows.append((
-            step.rank + 1, step.count, show_pair(step.pair), _ids(step.visited),
-            _ids(step.stale) if step.stale else "none", len(step.rewritten),
-            " ".join(show_word(step.words_after[i]) for i in step.rewritten),
-        ))
+    rows = [(step.rank + 1, step.count, show_pair(step.pair), _ids(step.visited), _ids(step.stale) if step.stale else "none",
+             len(step.rewritten), " ".join(show_word(step.words_after[i]) for i in step.rewritten)) for step in steps]
     total_rewritten = sum(len(s.rewritten) for s in steps)
     bound = sum(len(w) - 1 for w in steps[0].words_before)
     return (
@@ -450,14 +433,6 @@ def scan_work_snippet(run: IndexedRun, first: int = 1000) -> str:
 
 
 # V4 against V2 in the course's training benchmark
-
-def benchmark_times(method: str, path: Path = TRAIN_BENCHMARK) -> dict[str, float]:
-    """``{run: median seconds}`` of ``method``'s rows on the benchmark page."""
-    found = {run: times[method] for run, times in benchmark_seconds(path).items() if method in times}
-    if not found:
-        raise ValueError(f"no '{method}' rows in {path}: has its format changed?")
-    return found
-
 
 # Page 04 says that V4 is faster than V2, but only by a small constant factor: the O(P) scan for the
 # best pair, which V4 keeps, takes a third or more of V2's loop (page 02's profile), so removing the

@@ -138,10 +138,8 @@ def _first_difference(a: bytes, b: bytes) -> str:
         if x != y:
             if len(a) == len(b) == 1:
                 return f"{code_token(a)} > {code_token(b)} (0x{x:02x} > 0x{y:02x})"
-            return (
-                f"{code_token(a)} > {code_token(b)} (byte {i + 1}: {code_token(bytes([x]))} 0x{x:02x} > "
-                f"{code_token(bytes([y]))} 0x{y:02x})"
-            )
+            return (f"{code_token(a)} > {code_token(b)} (byte {i + 1}: {code_token(bytes([x]))} 0x{x:02x} > "
+                    f"{code_token(bytes([y]))} 0x{y:02x})")
     return f"{code_token(a)} > {code_token(b)} (a prefix is smaller than the longer string)"
 
 
@@ -164,10 +162,8 @@ def tie_break_text(chosen: Pair, tied: list[Pair]) -> str:
 # Snippets of the worked example
 
 def words_table(pretoken_counts: Mapping[bytes, int]) -> str:
-    rows = [
-        (code_token(word), count, code(" ".join(str(b) for b in word)), len(word) - 1)
-        for word, count in pretoken_counts.items()
-    ]
+    rows = [(code_token(word), count, code(" ".join(map(str, word))), len(word) - 1)
+            for word, count in pretoken_counts.items()]
     return markdown_table(["word", "count", "byte ids (= byte values)", "pairs in it"], rows, align="lrlr")
 
 
@@ -186,11 +182,7 @@ def first_count_snippet(steps: list[HandStep]) -> str:
 
 def counts_matrix(steps: list[HandStep]) -> str:
     """Every pair that ever occurs (rows) and its count before each merge (columns)."""
-    order: list[Pair] = []
-    for step in steps:
-        for pair, _ in step.pair_counts:
-            if pair not in order:
-                order.append(pair)
+    order = dict.fromkeys(pair for step in steps for pair, _ in step.pair_counts)  # first seen first
     headers = ["pair"] + [f"merge {s.rank + 1}" for s in steps]
     rows = []
     for pair in order:
@@ -307,13 +299,8 @@ def draw_merge_counts(run: TrainingRun, path: Path) -> Path:
     for w in (run.work[i] for i in marked):
         last = w is run.work[-1]
         left.plot([w.rank + 1], [w.count], "o", color="#c44e52", markersize=4)
-        left.annotate(
-            f"({show_token(w.left)}, {show_token(w.right)}) {thousands(w.count)}",
-            (w.rank + 1, w.count),
-            textcoords="offset points",
-            xytext=(-6, 8) if last else (8, 2),
-            ha="right" if last else "left",
-        )
+        left.annotate(f"({show_token(w.left)}, {show_token(w.right)}) {thousands(w.count)}", (w.rank + 1, w.count),
+                      textcoords="offset points", xytext=(-6, 8) if last else (8, 2), ha="right" if last else "left")
     right.plot(ranks, [w.windows for w in run.work], color="#4c72b0", label="windows V1 recounts: W·(L − 1)")
     right.plot(ranks, [w.distinct_pairs for w in run.work], color="#dd8452", label="distinct pairs scanned (P)")
     right.axhline(run.distinct_words, color="#55a868", linestyle="--", label=f"distinct words W = {thousands(run.distinct_words)}")

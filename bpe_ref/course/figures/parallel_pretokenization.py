@@ -69,11 +69,8 @@ def _show_difference(cut_counts: Counter[bytes] | None, whole: Counter[bytes]) -
 def unsafe_cuts_snippet(text: str = CUT_EXAMPLE) -> str:
     whole = Counter(count_pretokens(text, [EOT]))
     data = text.encode("utf-8")
-    rows = []
-    for offset, place in CUT_PLACES:
-        left, right = data[:offset], data[offset:]
-        shown = f"{code_token(left[-5:])} \\| {code_token(right[:5])}"
-        rows.append([str(offset), place, shown, _show_difference(counts_of_cut(text, offset, [EOT]), whole)])
+    rows = [[str(offset), place, f"{code_token(data[:offset][-5:])} \\| {code_token(data[offset:][:5])}",
+             _show_difference(counts_of_cut(text, offset, [EOT]), whole)] for offset, place in CUT_PLACES]
     return (
         f"The text {code(text, in_table=False)} is {len(data)} bytes of UTF-8 (`é` is two bytes). Each row cuts it at one "
         "byte offset, counts both sides alone and adds the counts up, as two workers would; the last "
