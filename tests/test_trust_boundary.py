@@ -204,8 +204,8 @@ def test_processes_started_are_counted_and_limited():
         run = box.run_cell("import os, time\npids = []\nfor _ in range(64):\n    pid = os.fork()\n"
                            "    if pid == 0:\n        os.setsid()\n        time.sleep(600)\n    pids.append(pid)\n"
                            "print(pids)\ntime.sleep(30)", "many")
-        assert not run.ok and "processes" in run.error["evalue"], run
-        behaviour = box.behaviour()
+        behaviour = box.behaviour()  # (read before the assertion: a stall seen once in CI, 80 s at 0.0 s of CPU, says more with it)
+        assert not run.ok and "processes" in run.error["evalue"], (run, behaviour)
     assert behaviour["processes_started"] >= 16 and behaviour["left_session"] >= 1, behaviour
 
 
