@@ -325,7 +325,7 @@ class _FileWatch:
     (:func:`confine`). The call then goes on and Landlock decides: a path changed between this read
     and the open (another thread) changes the count, never what is allowed."""
 
-    def __init__(self, policy: dict, numbers: dict[str, int | None], created_in_shm: set[str] | None = None) -> None:
+    def __init__(self, policy: dict, numbers: dict[str, int | None], created_in_shm: set[str]) -> None:
         def resolved(paths: list[str]) -> list[str]:
             return [os.path.realpath(path) for path in paths]
 
@@ -356,7 +356,7 @@ class _FileWatch:
         # Names the worker's processes opened with O_CREAT in the machine's /dev/shm, and the inodes of the files the
         # keeper made there for them: what it may remove there when the worker has no /dev/shm of its own (:func:`keep`);
         # bounded, the rest left.
-        self.shm, self.created_in_shm = os.path.realpath("/dev/shm"), created_in_shm if created_in_shm is not None else set()
+        self.shm, self.created_in_shm = os.path.realpath("/dev/shm"), created_in_shm
         # In the machine's /dev/shm (no private one), the keeper makes the worker's files itself (:meth:`made_in_shm`)
         self.shm_fd = os.open(self.shm, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) if policy.get("shm_by_keeper") else None
         self.links = [numbers[name] for name in ("link", "linkat") if numbers.get(name) is not None]  # linkat last
@@ -935,13 +935,11 @@ def keep(policy: dict, control_fd: int, report_fd: int):
         removed = _clean_private_shm(shm_folder)
         os.close(shm_folder)
     elif watch:
-        # The machine's /dev/shm, shared with every process of this user's (a concurrent grading's worker, its
-        # keeper, the learner's kernel): only what this worker's processes made is removed, a new entry that they
-        # opened with O_CREAT (the keeper saw the open) or held when they were killed. Every new entry was once
-        # removed, and a concurrent grading's keeper removed, and flagged, another worker's files (section 13 under
-        # pytest -n 2). Where the keeper makes their files there (Linux 5.14+, :meth:`_FileWatch.made_in_shm`), each is
-        # known by name and inode, links to it too, whatever a thread swapped; before, a name linked from a file that was
-        # gone was left, and a swapped path recorded the wrong name. What another live process maps or holds is left.
+        # The machine's /dev/shm, shared with every process of this user's (a concurrent grading's worker, the
+        # learner's kernel): only what this worker's processes made is removed (every new entry would be another
+        # grading's too: section 13), a new entry that they opened with O_CREAT or held when they were killed. Where the
+        # keeper makes their files there (Linux 5.14+, :meth:`_FileWatch.made_in_shm`), each is known by name and
+        # inode, links to it too, whatever a thread swapped. What another live process maps or holds is left.
         created = set(created_in_shm)
         new = {name: _file_id(info) for name, info in _shm_entries().items()
                if name not in shm_before and info.st_ctime >= started_at - 1}
