@@ -25,7 +25,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .worker.keeper import _descendants, _proc_table
+from .worker.keeper import _descendants, _proc_table, _rchar_of
+from .worker.keeper import _stat_fields as _stat_bytes
 
 PROC = "/proc"
 
@@ -36,14 +37,11 @@ def available() -> bool:
 
 
 def _stat_fields(pid: int) -> list[str] | None:
-    """The fields of ``/proc/PID/stat`` after the command name (which may hold spaces), or ``None``."""
+    """The fields of ``/proc/PID/stat`` after the command name (:func:`.worker.keeper._stat_fields`), or ``None``."""
     try:
-        with open(f"{PROC}/{pid}/stat", "rb") as file:
-            data = file.read()
-    except OSError:
+        return [field.decode("ascii", "replace") for field in _stat_bytes(pid)]
+    except (OSError, IndexError):
         return None
-    end = data.rfind(b")")
-    return data[end + 2:].decode("ascii", "replace").split() if end != -1 else None
 
 
 def cpu_seconds(pid: int, children: bool = True, own: bool = True) -> float | None:
@@ -69,8 +67,7 @@ def _threads(pid: int) -> tuple[list[int], bool]:
         try:
             with open(f"{PROC}/{pid}/task/{tid}/children", "rb") as file:
                 children.extend(int(child) for child in file.read().split())
-            with open(f"{PROC}/{pid}/task/{tid}/stat", "rb") as file:
-                running = running or file.read().rsplit(b")", 1)[1].split()[0] == b"R"
+            running = running or _stat_bytes(f"{pid}/task/{tid}")[0] == b"R"
         except (OSError, ValueError, IndexError):
             continue  # a thread that ended meanwhile: its children went to another
     return children, running
@@ -120,21 +117,12 @@ def parent_of(pid: int) -> int | None:
     return int(fields[1]) if fields is not None else None
 
 
-def _rchar(pid: int | str) -> int | None:
-    """``rchar`` of ``/proc/PID/io``; raises :class:`OSError` when it cannot be read."""
-    with open(f"{PROC}/{pid}/io", "rb") as file:
-        for line in file:
-            if line.startswith(b"rchar:"):
-                return int(line.split()[1])
-    return None
-
-
 def read_chars(pid: int | str) -> int | None:
     """Bytes process ``pid`` has read so far (``rchar`` of ``/proc/PID/io``: its threads', and its reaped
     children's), or ``None``; ``pid`` may be ``"PID/task/TID"``, one thread's own reads."""
     try:
-        return _rchar(pid)
-    except (OSError, ValueError):
+        return _rchar_of(pid)
+    except (OSError, ValueError, StopIteration):
         return None
 
 
@@ -301,10 +289,10 @@ def tree_read_chars(keeper: int) -> int | None:
     while todo:
         pid = todo.pop()
         try:
-            total += _rchar(pid) or 0
+            total += _rchar_of(pid)
         except PermissionError:  # alive and undumpable: to a grader that is not root, it hides what it read
             return None
-        except (OSError, ValueError):
+        except (OSError, ValueError, StopIteration):
             pass  # gone meanwhile: its count is now its reaper's, read below
         todo.extend(children.get(pid, []))
     for _ in range(5):

@@ -26,6 +26,13 @@ else:
                              _kernel_at_least, _libc, refusal)
 
 
+def _stat_fields(pid: int | str) -> list[bytes]:
+    """The fields of ``/proc/PID/stat`` after the command name (which may hold spaces and parentheses): state(0)
+    ppid(1) ... utime(11) stime(12) cutime(13) cstime(14) ... starttime(19)."""
+    with open(f"/proc/{pid}/stat", "rb") as stat_file:
+        return stat_file.read().rsplit(b")", 1)[1].split()
+
+
 def _proc_table() -> dict[int, tuple[int, int, str]]:
     """``pid -> (parent pid, session id, state)`` of every process, read from /proc."""
     table = {}
@@ -33,8 +40,7 @@ def _proc_table() -> dict[int, tuple[int, int, str]]:
         if not name.isdigit():
             continue
         try:
-            with open(f"/proc/{name}/stat", "rb") as stat_file:
-                fields = stat_file.read().rsplit(b")", 1)[1].split()
+            fields = _stat_fields(name)
             table[int(name)] = (int(fields[1]), int(fields[3]), fields[0].decode())
         except (OSError, IndexError, ValueError):
             continue  # gone meanwhile
@@ -54,16 +60,16 @@ def _descendants(root: int, table: dict[int, tuple[int, int, str]]) -> list[int]
     return found
 
 
-def _rchar_of(pid: int) -> int:
-    """``rchar`` of ``/proc/PID/io``: what process ``pid`` read (its threads, its reaped children)."""
+def _rchar_of(pid: int | str) -> int:
+    """``rchar`` of ``/proc/PID/io``: what process ``pid`` read (its threads, its reaped children); ``pid`` may be
+    ``"PID/task/TID"``, one thread's own reads."""
     with open(f"/proc/{pid}/io", "rb") as io:
         return next(int(line.split()[1]) for line in io if line.startswith(b"rchar:"))
 
 
 def _started_at(pid: int) -> int:
     """When process ``pid`` started (``/proc/PID/stat``'s starttime, in clock ticks since boot): a reused pid's differs."""
-    with open(f"/proc/{pid}/stat", "rb") as stat_file:
-        return int(stat_file.read().rsplit(b")", 1)[1].split()[19])
+    return int(_stat_fields(pid)[19])
 
 
 def _reap(keep: int = 0) -> None:
@@ -413,8 +419,7 @@ class _FileWatch:
         its CPU time, added last to the ended processes' at :data:`ENDED_CPU_AT`: a process whose parent ignores SIGCHLD
         (or set SA_NOCLDWAIT) is reaped by the kernel alone, and its time reaches no parent's count."""
         tgid = _thread_group(pid)
-        with open(f"/proc/{tgid}/stat", "rb") as stat_file:
-            fields = stat_file.read().rsplit(b")", 1)[1].split()
+        fields = _stat_fields(tgid)
         parent = int(fields[1])
         whole = counted = _rchar_of(tgid)
         state = self._start_up(tgid)
