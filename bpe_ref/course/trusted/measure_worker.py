@@ -78,17 +78,14 @@ def tree_cpu_seconds(keeper: int, ended: tuple[float, set[int]] | None = None) -
     subreaper, whose own threads run none of the learner's code and are left out), and whether a thread of theirs or of
     the keeper (which answers their opens) is running or ready to run; ``None`` when the keeper cannot be read.
 
-    A process's CPU time is in its own ``/proc/PID/stat`` while it exists, live or a zombie, and is added to its
-    parent's children's time (``cutime``, ``cstime``) when the parent waits for it: under the keeper, or the keeper
-    (every orphan comes to it). So: each descendant's own and reaped children's time, plus the keeper's reaped
-    children's. Parents are read before their children: a child reaped between the two reads is missed by this
-    look (less, never more: a call is never stopped early), and is in its parent's count at the next. A process that
-    ends unwaited for (its parent ignores ``SIGCHLD`` or set ``SA_NOCLDWAIT``: the kernel reaps it) leaves no such count;
-    ``ended``, the keeper's (:meth:`.sandbox.Sandbox.ended_cpu`): the CPU seconds of every process that ended by
-    ``exit_group``, read as it ended, and the pids of the latest (still exiting, or a zombie: left out here). With it,
-    the larger of this count and the other: the ended processes' and each live one's own time (both less than spent,
-    never more; only a process that neither ends by ``exit_group`` nor is waited for is in neither, which the keeper's
-    refusal of ``SIG_IGN`` and ``SA_NOCLDWAIT`` for ``SIGCHLD`` leaves to a thread that swaps the action: threat model)."""
+    A process's CPU time is in its own ``/proc/PID/stat`` while it exists, live or a zombie, then in its reaper's
+    children's time (``cutime``, ``cstime``; every orphan comes to the keeper). So: each descendant's own and reaped
+    children's time, plus the keeper's reaped children's. Parents are read before their children: a child reaped
+    between the two reads is missed by this look (less, never more: a call is never stopped early), and counted at the
+    next. A process the kernel reaps unwaited for (``SIGCHLD`` ignored, ``SA_NOCLDWAIT``) leaves no such count; with
+    ``ended`` (:meth:`.sandbox.Sandbox.ended_cpu`: the CPU seconds of every process that ended by ``exit_group``, and the
+    pids of the latest, still exiting, left out here), the larger of this count and the ended processes' plus each live
+    one's own time (both less than spent, never more; a process in neither is the threat model's open case)."""
     total = cpu_seconds(keeper, own=False)
     if total is None:
         return None
