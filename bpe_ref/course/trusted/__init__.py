@@ -200,15 +200,12 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   in parts by several processes (each under 0.9 of it) and handed to one counter through shared memory, a socket's
   ``recv`` or a pipe a spawned counter reads during its start-up, which no ``rchar`` shows (section 32, strict xfails;
   a pipe read by ``os.read``, ``multiprocessing.shared_memory`` and a mapped file of /dev/shm are caught). No check
-  closes it soundly: a pool's semaphores are shared memory, and a mapping is counted by its size, not by the bytes
-  that pass through it, so denying the two channels shown (``MAP_SHARED | MAP_ANONYMOUS``, ``recv``'s bytes) would
-  narrow it, not close it (a one-page file of /dev/shm passes any number of bytes, a page at a time). Each process's
-  CPU time, read as it ends, does not tell the counter: it may read up to 0.9 of the file itself (the bound the
-  forkserver's imports need), CPU time the readers spend for show hides its share, and under load the same work costs
-  1.04 to 1.8 times the reference's serial count, more than the gap to the taught pool's busiest worker. A count of
-  instructions per process (``perf_event_open``) would tell the counter whatever the load, but the VMs that run
-  gradings often have no PMU, so no grade can rest on it. A thread that swaps a path after the keeper resolved it is
-  the keeper's model, as for opens.
+  closes it soundly: a pool's semaphores are shared memory and a mapping is counted by its size, not by the bytes that
+  pass through it, so refusing the channels shown would narrow it, not close it; each process's CPU time does not tell
+  the counter (it may read up to 0.9 of the file itself, the bound the forkserver's imports need; readers that spend
+  CPU time for show hide its share; and load spreads CPU time wider than the gap to an honest pool's busiest worker);
+  a count of instructions per process (``perf_event_open``) would, but the VMs that run gradings often have no PMU. A
+  thread that swaps a path after the keeper resolved it is the keeper's model, as for opens.
   Bytes read (lab 03's "never the whole file") are the kernel's ``rchar`` of every process under the keeper, live, a
   zombie or reaped (:func:`.measure_worker.tree_read_chars`; a count an undumpable process hides makes it unknown, and
   the check fails), on a file drawn from the secret seed for each measured call, whose answer is compared with the
@@ -224,15 +221,14 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   the rounds give other tokens; tiktoken's rescan below a threshold is not told apart); so is its measured long run of
   a's, whose heap lacks a drawn share of its entries, so the heap decides which pairs merge (section 33). A measured
   input is shaped as the taught method's real use, so that a wrong method's cost shows: lab 05's pops are 2,000 calls
-  in turn on one heap (section 33). Not caught: lab 05's V5 with a list kept sorted for its heap (``bisect.insort``,
-  ``pop(0)``: O(H) per entry, but a memmove in C), 0.6 to 2.1 times the reference at the measured sizes (section 33, a
-  strict xfail); telling it needs a heap of some 500,000 entries, hundreds of thousands of merges per measured run.
-  Lab 08's linear encoders and lab 07's heap (O(L log L)) give the same tokens, and their costs differ by log L, at
-  most 1.4 from 8,000 bytes to 256,000, less than the spread of measured growth: a heap passes lab 08's task 2
-  (section 33, a strict xfail; the replay of the merges, quadratic, does not). Both would be told by counts of
-  instructions, which the grading machines' VMs often lack. A measurement sees the whole process, so code that
-  recognises the measured input and answers it by another method is not caught while its answer is right (measured
-  runs' merges are compared with the reference's; those of labs 02, 05, 07 and 08 are drawn from the secret seed).
+  in turn on one heap (section 33). Not caught, strict xfails of section 33 whose reasons give the numbers: lab 05's
+  V5 with a list kept sorted for its heap (``bisect.insort``, ``pop(0)``: a memmove in C, 0.6 to 2.1 times the
+  reference at the measured sizes; telling it needs heaps of some 500,000 entries), and lab 07's heap (O(L log L))
+  handed in for lab 08's linear encoders (the same tokens, costs within a factor of log L, less than the spread of
+  measured growth; the replay of the merges, quadratic, is caught). Both would be told by counts of instructions,
+  which the grading machines' VMs often lack. A measurement sees the whole process, so code that recognises the
+  measured input and answers it by another method is not caught while its answer is right (measured runs' merges are
+  compared with the reference's; those of labs 02, 05, 07 and 08 are drawn from the secret seed).
   Lab 10 grades ``tree_reduce`` and ``count_ranges``' ``as_task`` path by what they build with a function they are
   handed: the graders call them through a driver that calls the notebook's ``tree_reduce`` or ``count_ranges`` itself
   (from the helper's globals), with a ``pair`` or an ``as_task`` of its own that keeps each tuple it returns; a tuple
