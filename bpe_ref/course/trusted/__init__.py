@@ -44,26 +44,19 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
 - *Faking results*: only JSON comes back, rebuilt into exact builtin types, so an object whose ``__eq__`` always says
   yes cannot cross; each NaN is rebuilt as a float of its own, as the worker's code sees it (section 26). Inputs are
   generated, and counted, on the trusted side: a property check that compared fewer than its minimum of inputs fails.
-  The arguments after a call ("inputs left unchanged") are the worker's report, written beside the learner's code in
-  one interpreter: the notebook's namespace is ``__main__`` (so ``import __main__`` reaches none of the worker loop),
-  and what writes a reply (json's C encoder, the wire format's builtins) is bound before any learner code runs, so
-  rebinding ``json.dumps`` or ``builtins.dict`` changes nothing of it; a reply without the arguments asked for fails
-  (section 19). Request ids are drawn at random on the trusted side, so a line the learner writes on the reply pipe is
-  never taken for the reply (section 21). The loop's two fds sit at the top fd numbers, which the seccomp filter of
-  every thread and process of the worker keeps: ``dup2``/``dup3`` onto them are refused and counted, ``close`` of them
-  and ``close_range`` over them refused. They can still be read, written and reopened through ``/proc/self/fd``; so
-  every reply is sealed, a keyed BLAKE2b of the request as the loop read it and of the reply, under a key sent before
-  any learner's code runs, and a line not so sealed for the request sent is not a reply. The key is held by a thread
-  of the loop's own, in its locals only (``worker/__main__.py``, ``_serving``): it reads the requests, hands each to
-  the main thread, which runs the cells and calls as a kernel does (signals, the collector, fork), and seals and
-  writes the reply handed back. No frame below a cell, a signal handler or a failed cell's traceback holds the key
-  (section 28). The sealing thread runs none of the learner's code: it calls no Python function, looks up nothing a
-  cell can rebind, makes no object the collector tracks, drops none of the learner's objects, takes no signal and
-  never raises (the filter refuses ``fcntl(F_SETFL)`` and ``ioctl(FIONBIO)`` on its pipes). An audit hook refuses what
-  reaches its frames or the cells it shares with the main thread (``sys._current_frames``, ``gc.get_objects``,
-  ``get_referrers``, ``gc.get_referents`` of a frame, hooks run on every thread, and every event raised on that
-  thread); no lab uses them. What the notebook is handed (``get_ipython``, ``display``, the spies) is defined in a
-  namespace of its own, not the loop's file, whose globals it would reach (section 28).
+  The arguments after a call ("inputs left unchanged") are the worker's report; a reply without the arguments asked
+  for fails (section 19). Request ids are drawn at random on the trusted side, so a line the learner writes on the
+  reply pipe is never taken for the reply (section 21). What writes a reply (json's C encoder, the wire format's
+  builtins) and reads a request is bound before any learner code runs, and the notebook's namespace is ``__main__``,
+  so rebinding ``json.dumps`` or ``builtins.dict``, or ``import __main__``, reaches none of it. The loop's two fds sit
+  at the top fd numbers, which the seccomp filter of every thread and process of the worker keeps (``dup2``/``dup3``
+  onto them refused and counted, ``close`` of them and ``close_range`` over them refused). They can still be reached
+  through ``/proc/self/fd``, so every reply is sealed, a keyed BLAKE2b of the request as the loop read it and of the
+  reply, under a key sent before any learner's code runs and held by a thread of the loop's own, which runs none of
+  the learner's code (``worker/__main__.py``, ``_serving``, says how, and why each of its rules; section 28). An audit
+  hook refuses what reaches that thread's frames (``_REFUSED_EVENTS``; no lab uses them), and what the notebook is
+  handed (``get_ipython``, ``display``, the spies) is defined in a namespace of its own, not in the loop's file, whose
+  globals it would reach (section 28).
   Still open (issue 21): what builds a reply runs on the main thread, so the arguments after a call can be reported as
   they came without the key: the loop's and the wire format's globals, reached through ``f_globals`` or
   ``__globals__``, rebound, or the dispatcher's cells rewritten by a trace function. Closing it needs the arguments
@@ -81,41 +74,35 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   for review.
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
 - *Hanging or exhausting the machine*: a limit per cell and per call (the worker is killed and a fresh one replays the
-  cells that ran), a budget per notebook, rlimits on memory, CPU time and file size. What the worker's loop and the
-  reference's code there open at a path the learner's code chose (lab 03's driver, a module's ``__file__``; the loop,
-  a ``%%writefile`` file and a traceback's source lines) is opened ``O_NONBLOCK`` and taken only if a regular file (a
-  module of at most 1 MiB): a fifo there blocked each call until its wall-time backstop (section 44). The learner's
-  own code that waits still costs its notebook that backstop, once a request. The limit of a cell or call is CPU time,
-  so that a busy machine fails no honest call: the worker's and every process's under its keeper, live, a zombie or
-  reaped (:func:`.measure_worker.tree_cpu_seconds`, from ``/proc``, ten times a second from 0.1 s in). A process whose
-  parent ignores ``SIGCHLD`` (or set ``SA_NOCLDWAIT``) is reaped by the kernel alone, its time in no parent's count
-  (section 32). So where a lab allows processes (lab 03 only), the keeper gets every ``rt_sigaction`` of ``SIGCHLD``
-  and refuses ``SIG_IGN`` and ``SA_NOCLDWAIT`` (``EPERM``, counted for review; an action it cannot read too), and the
-  filter refuses a subreaper of the learner's own: every process is waited for by its parent or by the keeper, or
-  stays a zombie, its time in ``/proc``. The keeper, which gets every ``exit_group`` too, also adds up each ending
-  process's own CPU time, and the count is the larger of the two. The action is read once, as a path is for opens: a
-  thread that rewrites it meanwhile has its children reaped alone; the ended processes' count still holds each that
-  ends by ``exit_group``, and one killed by a signal is stopped only by the notebook's wall-clock backstop. Without
-  user notification (Linux before 5.5) the keeper sees neither, and the filter refuses only the subreaper. A request
-  that waits instead (a sleep, a lock, a pipe, a stopped process) is stopped by a backstop, ``Policy.wall_factor``
-  times its limit of the wall time in which none of those processes, nor the keeper, ran or waited for a CPU; the
-  notebook's budget (``total_timeout``) is CPU time too, the trusted process's and every worker's (read before a
-  request once a second, or at each when all CPUs could have spent it since), with a backstop of ``wall_factor`` times
-  it in wall time. The worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child subreaper that runs
-  none of the learner's code: every process the worker starts stays below it, ``setsid`` or not, is counted (more than
-  ``Policy.max_processes`` at once kills the lot) and is killed when the worker ends. Where the kernel allows
-  unprivileged user and mount namespaces, a lab with processes gets a /dev/shm of its own (a tmpfs of
-  ``Policy.shm_mb``), which no other grading sees: all it holds at the end is removed and flagged (a pool's semaphore
-  left by the killed worker unflagged). Elsewhere, in the machine's /dev/shm, Landlock lets them make no file (Linux
-  5.14+): the keeper makes each one from the path it read once and answers with the fd, so it knows every name made
-  and its inode; at the end every new name of those inodes is removed and flagged, never what another live process
-  holds (section 13; before 5.14 the keeper takes the names it saw opened with O_CREAT). No folders, symlinks,
-  renames, pipes, sockets or devices there. The trusted side relies on the keeper for neither its waits nor the end of
-  the worker's processes: a request is written, and its reply awaited, under one deadline; while it holds a sandbox
-  the grading process is a child subreaper too, and closing kills and reaps its children more confined than itself
-  (the worker's no-new-privileges flag and seccomp filter, from ``/proc/PID/status``), round after round, 5 s at most,
-  then kills every process still holding an end of the worker's pipes (found by inode in ``/proc/*/fd``). The review
-  lists what either killed, with the lost report.
+  cells that ran), a budget per notebook, rlimits on memory, CPU time and file size. A path the learner's code chose
+  that the loop or the reference's code opens (a module's ``__file__``, a ``%%writefile`` file, a traceback's source
+  lines) is opened ``O_NONBLOCK`` and taken only if a regular file (a module of at most 1 MiB): a fifo there blocked
+  each call until its backstop (section 44). The limit of a cell or call is CPU time, so that a busy machine fails no
+  honest call: the worker's and every process's under its keeper, live, a zombie or reaped
+  (:func:`.measure_worker.tree_cpu_seconds`, ten times a second from 0.1 s in), or, if more, the live ones' own time
+  and that of every process that ended by ``exit_group``, which the keeper reads as it ends. No process may have the
+  kernel reap its children unwaited for, their time in no count (section 32): where a lab allows processes (lab 03
+  only), the keeper refuses ``SIGCHLD``'s ``SIG_IGN`` and ``SA_NOCLDWAIT`` (``EPERM``, counted for review; the action
+  is read once, so a thread that rewrites it meanwhile escapes, and a child of its then killed by a signal is stopped
+  only by the notebook's wall-clock backstop), and the filter refuses a subreaper of the learner's own; without user
+  notification (Linux before 5.5), only the latter. A request that waits instead (a sleep, a lock, a pipe, a stopped
+  process) is stopped by a backstop, ``Policy.wall_factor`` times its limit of the wall time in which none of those
+  processes, nor the keeper, ran or waited for a CPU; the notebook's budget (``total_timeout``) is CPU time too, the
+  trusted process's and every worker's (read before a request once a second, or at each when all CPUs could have spent
+  it since), with a backstop of ``wall_factor`` times it in wall time; the learner's own code that waits costs its
+  notebook that backstop, once a request. The worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child
+  subreaper that runs none of the learner's code: every process the worker starts stays below it, ``setsid`` or not,
+  is counted (more than ``Policy.max_processes`` at once kills the lot) and is killed when the worker ends. Where the
+  kernel allows unprivileged user and mount namespaces, a lab with processes gets a /dev/shm of its own (a tmpfs of
+  ``Policy.shm_mb``), emptied and flagged at the end (a pool's semaphore left by the killed worker unflagged);
+  elsewhere the keeper makes their files in the machine's /dev/shm itself, knowing each by name and inode (Linux
+  5.14+; before, it takes the names it saw opened with O_CREAT), and removes, flagged, only those, never what another
+  live process holds (section 13). No folders, symlinks, renames, pipes, sockets or devices there. The trusted side
+  relies on the keeper for neither its waits nor the end of the worker's processes: a request is written, and its
+  reply awaited, under one deadline; while it holds a sandbox the grading process is a child subreaper too, and
+  closing kills and reaps its children more confined than itself (read from ``/proc/PID/status``), then every process
+  still holding an end of the worker's pipes, 5 s at most each (:meth:`.sandbox.Sandbox.close`). The review lists what
+  either killed, with the lost report.
 - *Costing the grader*: a cell's IPython syntax is turned into Python here (IPython's ``TransformerManager``,
   quadratic in ``%magic`` lines) under the cell's limit of this process's CPU time, past which the cell goes as it is
   (section 35); a reply is read with a size limit (4 MiB), and what the grader writes into the notebook is capped here
