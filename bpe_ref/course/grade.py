@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .printable import shown, shown_lines
+from .trusted.cells import nbgrader_of
 
 STUDENT = "self"  # the student id of a self-graded notebook inside the temporary course
 HIDDEN_SUFFIX = "_hidden"
@@ -115,7 +116,7 @@ def test_cells_in_order(notebook: dict) -> list[tuple[str, float]]:
     """``(grade_id, points)`` of the graded cells of a source notebook, in notebook order."""
     cells = []
     for cell in notebook["cells"]:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        meta = nbgrader_of(cell)
         if meta.get("grade"):
             cells.append((meta["grade_id"], float(meta.get("points", 0))))
     return cells
@@ -164,7 +165,7 @@ def grades_from_course(course: Path, lab: str, student: str, notebook_name: str,
         raise NotGradable("not graded: autograde failed on this notebook")
     cells_by_id = {}
     for cell in json.loads(autograded.read_text(encoding="utf-8"))["cells"]:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        grade_id = nbgrader_of(cell).get("grade_id")
         if grade_id:
             cells_by_id[grade_id] = cell
     source = json.loads((course / "solutions" / lab / f"{notebook_name}.ipynb").read_text(encoding="utf-8"))
@@ -191,7 +192,7 @@ def detect_lab(path: Path, notebook: dict) -> str:
     for candidate in (path.stem, path.parent.name):
         if candidate in labs:
             return candidate
-    ids = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in notebook["cells"]} - {None}
+    ids = {nbgrader_of(c).get("grade_id") for c in notebook["cells"]} - {None}
     best, overlap = None, 0
     for lab in labs:
         common = len(ids & {cell.grade_id for cell in cells.load(lab)})
@@ -395,6 +396,7 @@ def lab_grading_policy(lab: str) -> dict:
 
 def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
     """Every submission of ``lab`` in ``course``: its score or why it has none, and what needs review."""
+    from .commands.autograde import students_of
     from .trusted.autograde import GradingRecord
     from .trusted.review import notebook_flags, tampering
 
@@ -408,7 +410,7 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
     policy = lab_grading_policy(lab)
     allowed = {"allow_processes": bool(policy.get("allow_processes")), "allow_files": bool(policy.get("allow_files")),
                "provided": tuple(policy.get("provided", ()))}
-    students = sorted(p.parent.name for p in (course / "submitted").glob(f"*/{lab}") if p.is_dir())
+    students = students_of(course, lab)
     release_cells = {name: json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"cells": []}
                      for name, path in releases.items()}
     report = []

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .trusted import cells as trusted_cells
-from .trusted.cells import source_of as cell_source
+from .trusted.cells import nbgrader_of, source_of as cell_source
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
@@ -195,7 +195,7 @@ def stretch_problems(cells: list[dict]) -> list[str]:
         return ["no stretch task (cells stretch_<name>_statement ... _decision)"]
     problems = []
     index = {id(cell): i for i, cell in enumerate(cells)}
-    graded = [i for i, cell in enumerate(cells) if cell.get("metadata", {}).get("nbgrader", {}).get("grade")
+    graded = [i for i, cell in enumerate(cells) if nbgrader_of(cell).get("grade")
               and not str(cell.get("id", "")).startswith("stretch_")]
     exploration = [i for i, cell in enumerate(cells) if cell_source(cell).startswith("## Exploration (ungraded)")]
     for name, parts in tasks.items():
@@ -210,17 +210,17 @@ def stretch_problems(cells: list[dict]) -> list[str]:
         if not cell_source(statement).startswith(STRETCH_HEADING) or statement["cell_type"] != "markdown":
             problems.append(f"stretch task {name}: the statement must start with {STRETCH_HEADING!r}<title>")
         for cell in parts:
-            meta = cell.get("metadata", {}).get("nbgrader", {})
+            meta = nbgrader_of(cell)
             if meta.get("grade") or meta.get("points"):
                 problems.append(f"{cell['id']}: a stretch cell carries no grade or points")
-        if not solution.get("metadata", {}).get("nbgrader", {}).get("solution") or solution["cell_type"] != "code":
+        if not nbgrader_of(solution).get("solution") or solution["cell_type"] != "code":
             problems.append(f"{solution['id']}: must be an nbgrader solution cell")
         for cell in (check, measure):
-            if cell.get("metadata", {}).get("nbgrader") or SKIPPED_UNDER_AUTOGRADER not in cell_source(cell):
+            if nbgrader_of(cell) or SKIPPED_UNDER_AUTOGRADER not in cell_source(cell):
                 problems.append(f"{cell['id']}: a plain code cell, skipped with {SKIPPED_UNDER_AUTOGRADER}")
         if "graders.check_stretch_" not in cell_source(check):
             problems.append(f"{check['id']}: must call the lab's advisory self-check, graders.check_stretch_...")
-        if decision["cell_type"] != "markdown" or decision.get("metadata", {}).get("nbgrader"):
+        if decision["cell_type"] != "markdown" or nbgrader_of(decision):
             problems.append(f"{decision['id']}: a plain markdown cell the learner writes in")
     return problems
 
@@ -231,7 +231,7 @@ def solution_namespace(lab: str) -> dict[str, Any]:
     namespace: dict[str, Any] = {"__name__": f"solutions_{lab}"}
     notebook = read_notebook_json(source_notebook(lab))
     for cell in notebook["cells"]:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        meta = nbgrader_of(cell)
         if cell["cell_type"] == "code" and (meta.get("solution") or (meta.get("locked") and not meta.get("grade"))):
             module = written_module(cell["source"])
             if module is not None:  # %%writefile NAME.py: a module of the learner's (lab 03's workers)

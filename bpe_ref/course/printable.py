@@ -1,10 +1,9 @@
 """Text a submission chose, printed where a person reads it: every control and format character written as an escape.
 
 The reports (``python -m bpe_ref grade``, ``grade --class``) and nbgrader's log print text a submission chose: a path
-its code opened (as the keeper read it from the caller's memory), an error message, a cell's nbgrader ``grade_id``. A
-terminal obeys the escape codes in it: a refused open of a path of cursor-up and erase-line codes wiped a flagged
-student's row and its review line from ``grade --class`` and wrote a clean row in their place
-(``tests/test_grading_redteam.py``, section 25). So every line printed passes through :func:`shown`.
+its code opened, an error message, a cell's nbgrader ``grade_id``. A terminal obeys the escape codes in it (a path
+of cursor-up and erase-line codes wiped a flagged row from ``grade --class``: ``tests/test_grading_redteam.py``,
+section 25), so every line printed passes through :func:`shown`.
 
 Shown in a browser, a submission's text, or a link's, runs as script where nbgrader lets it: :func:`markdown_html`
 (nbgrader's feedback and formgrade pages) and :func:`guard_nbgrader_server` (the formgrader and nbgrader's JSON
@@ -91,16 +90,12 @@ def code_html(source: str, language: str | None = None, metadata: dict | None = 
 
 def guard_nbgrader_server() -> None:
     """nbgrader's pages in a Jupyter server, made safe to open at a link a learner sent; ``nbgrader_config.py`` calls
-    this in the server, which loads it (``FormgradeExtension.initialize``) before the formgrader builds its pages' jinja
-    Environment (``tests/test_labs_jupyter.py``). nbgrader 0.9.6 builds it without autoescape: the id of a student, a
-    lab or a notebook in a page's address (``/formgrader/manage_students/<id>``) was written as it is into the page's
-    ``<script>``, on the origin whose API sets grades; now what its templates write is escaped. The formgrader opened
-    the course of any folder ``?path=`` named, running that folder's ``nbgrader_config.py`` in the server (a learner's,
-    handed in); now it opens the course it was started in only. It served the files handed in beside a notebook
-    (``/formgrader/submissions/<id>/<file>``, for its images) on its own origin, where a learner's HTML page that their
-    markdown linked to ran its script; and nbgrader's JSON handlers (the formgrader's API, the version check, the
-    assignment and course lists) answer as ``text/html``, some with the address's id or version in it
-    (``/nbgrader_version?version=<script>...``): all of these now come sandboxed."""
+    this in the server, which loads it before the formgrader builds its pages' jinja Environment
+    (``tests/test_labs_jupyter.py``). nbgrader 0.9.6 wrote the id in a page's address into the page's ``<script>``, on
+    the origin whose API sets grades: its templates now escape what they write. It opened the course of any folder
+    ``?path=`` named, running that folder's ``nbgrader_config.py`` (a learner's, handed in): now only the course it was
+    started in. It served the files handed in beside a notebook on its own origin, and its JSON handlers answer as
+    ``text/html``, some with the address's id in them: all of these now come sandboxed."""
     import functools
     import importlib
     import os

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..notebooks import REPO_ROOT, nbgrader_environment, read_notebook_json, source_notebook
+from ..trusted.cells import nbgrader_of
 from ..trusted.measure_worker import command_line
 
 COURSE_ID = "fast-bpe"
@@ -439,7 +440,7 @@ def copy_course(target: Path, lab: str) -> Path:
 def written_work(release: dict[str, Any], lab: str, kind: str) -> dict[str, Any]:
     """The fetched release with solution cells filled: all (``solution``), the first half, or none."""
     answers = {cell["id"]: cell["source"] for cell in read_notebook_json(source_notebook(lab))["cells"]}
-    cells = [cell for cell in release["cells"] if cell.get("metadata", {}).get("nbgrader", {}).get("solution")]
+    cells = [cell for cell in release["cells"] if nbgrader_of(cell).get("solution")]
     fill = {"solution": len(cells), "half": len(cells) // 2, "blank": 0}[kind]
     for cell in cells[:fill]:  # read_notebook_json joined each source into one string
         cell["source"] = "\n".join(line for line in answers[cell["id"]].splitlines() if "### BEGIN SOLUTION" not in line

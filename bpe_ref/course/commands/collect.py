@@ -6,9 +6,8 @@ as it is; a browser's copy (``... (1).ipynb``, ``...-2.ipynb``) under the plain 
 learner's files winning; a name without ``<id>__``, or another lab's, left out with the reason; a
 file that is not notebook JSON copied and named, to ask for again; a link left out, never followed. A zip a learner
 sent, ``bob__01_naive_bpe.zip``, is read here, never unpacked: its one notebook is bob's, whatever its name inside (the
-names in a zip are the learner's: unpacked into the downloads, as this once told the instructor to do, a notebook
-named ``alice__<lab>.ipynb`` with a date to come in mallory's zip replaced alice's, and a link in it copied any file the
-instructor can read into the course). DOWNLOADS is never changed.
+names in a zip are the learner's: unpacked, one could replace a classmate's notebook, or be a link to any file the
+instructor can read). DOWNLOADS is never changed.
 Exit 0 when no file was left out, 1 otherwise.
 """
 

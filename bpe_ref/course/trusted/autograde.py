@@ -509,31 +509,22 @@ if NbGraderPreprocessor is not None:
             return f"uid {uid}"
 
     class LinkFreeCollect(ExchangeCollect):
-        """nbgrader's exchange ``collect`` (``nbgrader_config.py``), which copies a submission from the exchange's inbound
-        folder, where the learner writes, without following a link: nbgrader's copied the file a link points to with the
-        instructor's rights, so a submission whose notebook was a link to the course's source notebook (the solutions)
-        was collected as the learner's, and earned every point (``tests/test_grading_redteam.py``, section 37). Each
-        entry is opened ``O_NOFOLLOW`` beneath the folder opened before it, so a link swapped in meanwhile is not
-        followed either; links, and what is neither a file nor a folder, are left out and logged. The copy, made in a
-        folder of this process's, then goes through nbgrader's own (its size limits, ignored files, permissions).
-        A folder named with a time nbgrader cannot read, larger than ``max_dir_size`` or nested 1,000 deep (nbgrader's
-        ``os.walk`` recursed), stopped the class's collect: 32 levels and 10,000 entries are copied at most; a
-        student id with a line break, its autograde (nbgrader's paths are matched by ``.*``); one with quotes or ``<>``,
-        written as it is into the formgrader's pages (``var student_id = "{{ student_id }}"``, no escaping), ran a
-        script in the instructor's browser. A student id is a hub user's name: letters, digits and ``_ . @ + -``; with
-        ``check_owner`` (nbgrader's default, where each user is an account of their own) the folder must be that
-        user's: nbgrader only warned, and a folder ``alice+<lab>+<a later time>+x`` that mallory made replaced alice's
-        work. Any other folder is left out and logged, never anyone else's.
+        """nbgrader's exchange ``collect`` (``nbgrader_config.py``), copying a submission from the inbound folder, where
+        the learner writes, without following a link (nbgrader's copied a link to the course's solutions with the
+        instructor's rights: ``tests/test_grading_redteam.py``, section 37). Each entry is opened ``O_NOFOLLOW`` beneath
+        the folder opened before it, so a link swapped in meanwhile is not followed either; links, hard links (a file
+        the user cannot read, linked) and what is neither a file nor a folder are left out and logged. The copy, made in
+        a folder of this process's, then goes through nbgrader's own (its size limits, ignored files, permissions).
+        What stopped nbgrader's collect for the whole class is bounded: at most 32 levels and 10,000 entries (nbgrader's
+        ``os.walk`` recursed), a time in the name nbgrader cannot read is left out. A student id is a hub user's name
+        (letters, digits and ``_ . @ + -``): a line break stopped the class's autograde, quotes or ``<>`` ran a script
+        in the formgrader's pages. With ``check_owner`` (each user an account of their own) the folder must be that
+        user's and every entry in it too (nbgrader only warned, and a classmate's folder replaced the submitter's work).
 
-        The time a submission was handed in, which nbgrader's late penalty reads from its ``timestamp.txt``, was the
-        learner's word: the folder's name and that file, both the learner's (no file: no penalty). The copy writes its
-        own ``timestamp.txt``: the later of the folder's time and the latest status change (``st_ctime``) of what was
-        copied, read after its copy, less ``clock_slack``. No owner can set a ctime to the past: writing, renaming,
-        linking or ``touch``-ing a file sets it to the file system's clock. The top folder's own is left out (nbgrader
-        makes it writable by all: any user can change it), and with ``check_owner`` so is every entry another user put
-        there (a classmate replaced the submitter's notebook in that folder, or dated it late). A file with other names
-        (a hard link: the course's source notebook, where the kernel lets a user link a file they cannot read) is left
-        out, as a link is."""
+        The time handed in, which nbgrader's late penalty reads, is not the learner's word (the folder's name and its
+        ``timestamp.txt``): the copy writes its own, the later of the name's time and the latest ``st_ctime`` of what was
+        copied, read after its copy, less ``clock_slack``. No owner can set a ctime to the past; the top folder's own is
+        left out (nbgrader makes it writable by all)."""
 
         clock_slack = 60.0  # seconds: what nbgrader's submit takes to copy after it took its time, and clock skew
         most = {"entries": 10_000, "levels": 32}  # copied of a folder handed in, with max_dir_size's bytes
@@ -566,11 +557,9 @@ if NbGraderPreprocessor is not None:
             except OSError as err:  # the folder handed in is a link (to the course's solutions/<lab>, say)
                 self.log.warning("Not collected: %s (%s; a link is never followed)", shown(src), err.strerror)
                 return
-            # What may still be copied: bytes (nbgrader's own measure, os.walk, raised past max_dir_size and, recursing
-            # once per level, at 1,000 levels: either stopped the class's collect), entries, levels.
+            # What may still be copied: bytes (nbgrader's max_dir_size), entries, levels.
             self._left = {"bytes": 1000 * self.coursedir.max_dir_size, **self.most}
-            # With check_owner, what another user put in the folder (nbgrader makes it writable by all) is not the
-            # submitter's: a classmate's file there replaced their notebook, or dated their submission late.
+            # With check_owner, what another user put in the folder (writable by all) is not the submitter's.
             self._owner = os.fstat(fd).st_uid if self.check_owner else None
             with tempfile.TemporaryDirectory(prefix="collect_") as scratch:
                 try:
@@ -611,8 +600,7 @@ if NbGraderPreprocessor is not None:
                     elif stat.S_ISREG(status.st_mode) and status.st_nlink == 1:
                         self._spend("bytes", status.st_size)
                         with open(os.dup(fd), "rb") as source, open(dest / name, "wb") as target:
-                            # its size as it was opened: a file the learner's process grows as fast as it is read was
-                            # copied until the instructor's disk was full
+                            # its size as it was opened: a file the learner's process grows would fill the disk
                             while (left := status.st_size - target.tell()) > 0 and (part := source.read(min(left, 1 << 20))):
                                 target.write(part)
                     else:

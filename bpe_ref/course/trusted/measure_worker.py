@@ -25,7 +25,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .worker.keeper import _descendants, _proc_table
+from .worker.keeper import _descendants, _proc_table, _rchar_of
+from .worker.keeper import _stat_fields as _stat_bytes
 
 PROC = "/proc"
 
@@ -36,14 +37,11 @@ def available() -> bool:
 
 
 def _stat_fields(pid: int) -> list[str] | None:
-    """The fields of ``/proc/PID/stat`` after the command name (which may hold spaces), or ``None``."""
+    """The fields of ``/proc/PID/stat`` after the command name (:func:`.worker.keeper._stat_fields`), or ``None``."""
     try:
-        with open(f"{PROC}/{pid}/stat", "rb") as file:
-            data = file.read()
-    except OSError:
+        return [field.decode("ascii", "replace") for field in _stat_bytes(pid)]
+    except (OSError, IndexError):
         return None
-    end = data.rfind(b")")
-    return data[end + 2:].decode("ascii", "replace").split() if end != -1 else None
 
 
 def cpu_seconds(pid: int, children: bool = True, own: bool = True) -> float | None:
@@ -69,8 +67,7 @@ def _threads(pid: int) -> tuple[list[int], bool]:
         try:
             with open(f"{PROC}/{pid}/task/{tid}/children", "rb") as file:
                 children.extend(int(child) for child in file.read().split())
-            with open(f"{PROC}/{pid}/task/{tid}/stat", "rb") as file:
-                running = running or file.read().rsplit(b")", 1)[1].split()[0] == b"R"
+            running = running or _stat_bytes(f"{pid}/task/{tid}")[0] == b"R"
         except (OSError, ValueError, IndexError):
             continue  # a thread that ended meanwhile: its children went to another
     return children, running
@@ -81,17 +78,14 @@ def tree_cpu_seconds(keeper: int, ended: tuple[float, set[int]] | None = None) -
     subreaper, whose own threads run none of the learner's code and are left out), and whether a thread of theirs or of
     the keeper (which answers their opens) is running or ready to run; ``None`` when the keeper cannot be read.
 
-    A process's CPU time is in its own ``/proc/PID/stat`` while it exists, live or a zombie, and is added to its
-    parent's children's time (``cutime``, ``cstime``) when the parent waits for it: under the keeper, or the keeper
-    (every orphan comes to it). So: each descendant's own and reaped children's time, plus the keeper's reaped
-    children's. Parents are read before their children: a child reaped between the two reads is missed by this
-    look (less, never more: a call is never stopped early), and is in its parent's count at the next. A process that
-    ends unwaited for (its parent ignores ``SIGCHLD`` or set ``SA_NOCLDWAIT``: the kernel reaps it) leaves no such count;
-    ``ended``, the keeper's (:meth:`.sandbox.Sandbox.ended_cpu`): the CPU seconds of every process that ended by
-    ``exit_group``, read as it ended, and the pids of the latest (still exiting, or a zombie: left out here). With it,
-    the larger of this count and the other: the ended processes' and each live one's own time (both less than spent,
-    never more; only a process that neither ends by ``exit_group`` nor is waited for is in neither, which the keeper's
-    refusal of ``SIG_IGN`` and ``SA_NOCLDWAIT`` for ``SIGCHLD`` leaves to a thread that swaps the action: threat model)."""
+    A process's CPU time is in its own ``/proc/PID/stat`` while it exists, live or a zombie, then in its reaper's
+    children's time (``cutime``, ``cstime``; every orphan comes to the keeper). So: each descendant's own and reaped
+    children's time, plus the keeper's reaped children's. Parents are read before their children: a child reaped
+    between the two reads is missed by this look (less, never more: a call is never stopped early), and counted at the
+    next. A process the kernel reaps unwaited for (``SIGCHLD`` ignored, ``SA_NOCLDWAIT``) leaves no such count; with
+    ``ended`` (:meth:`.sandbox.Sandbox.ended_cpu`: the CPU seconds of every process that ended by ``exit_group``, and the
+    pids of the latest, still exiting, left out here), the larger of this count and the ended processes' plus each live
+    one's own time (both less than spent, never more; a process in neither is the threat model's open case)."""
     total = cpu_seconds(keeper, own=False)
     if total is None:
         return None
@@ -120,21 +114,12 @@ def parent_of(pid: int) -> int | None:
     return int(fields[1]) if fields is not None else None
 
 
-def _rchar(pid: int | str) -> int | None:
-    """``rchar`` of ``/proc/PID/io``; raises :class:`OSError` when it cannot be read."""
-    with open(f"{PROC}/{pid}/io", "rb") as file:
-        for line in file:
-            if line.startswith(b"rchar:"):
-                return int(line.split()[1])
-    return None
-
-
 def read_chars(pid: int | str) -> int | None:
     """Bytes process ``pid`` has read so far (``rchar`` of ``/proc/PID/io``: its threads', and its reaped
     children's), or ``None``; ``pid`` may be ``"PID/task/TID"``, one thread's own reads."""
     try:
-        return _rchar(pid)
-    except (OSError, ValueError):
+        return _rchar_of(pid)
+    except (OSError, ValueError, StopIteration):
         return None
 
 
@@ -301,10 +286,10 @@ def tree_read_chars(keeper: int) -> int | None:
     while todo:
         pid = todo.pop()
         try:
-            total += _rchar(pid) or 0
+            total += _rchar_of(pid)
         except PermissionError:  # alive and undumpable: to a grader that is not root, it hides what it read
             return None
-        except (OSError, ValueError):
+        except (OSError, ValueError, StopIteration):
             pass  # gone meanwhile: its count is now its reaper's, read below
         todo.extend(children.get(pid, []))
     for _ in range(5):

@@ -408,8 +408,8 @@ class Sandbox:
         """The CPU seconds of the worker's processes that ended (``exit_group``), each read by the keeper as it ended,
         and the pids of the latest ends (:func:`.measure_worker.tree_cpu_seconds`); ``None`` where the keeper does not
         see them end. Read in this order: an end recorded between the two reads is left out of both (less, never more).
-        Only the ring's records written so far are read (its count first, then as many records, the ring filled in
-        order): read whole, 32 KiB turned into a set of 1,024 pids, it cost 0.44 ms at each look (lab 03: some 400)."""
+        Only the ring's records written so far are read (its count first, then as many records): read whole, it cost
+        0.44 ms a look."""
         if self._mapped is None or self.processes_started() is None:
             return None
         try:
@@ -573,7 +573,7 @@ class Sandbox:
             _hold(-1)
             # Walked once the worker and its processes are gone: while it ran, it could make a link as soon as it saw the
             # walk go by (an inotify watch on a folder the walk lists), too late for the walk to see it.
-            self._odd_files = odd_files(self.scratch, most=self.policy.scratch_entries) if self.scratch is not None else []
+            odd = odd_files(self.scratch, most=self.policy.scratch_entries) if self.scratch is not None else []
             # The keeper kills every process of the worker's before it reports: one still running
             # escaped it (the keeper died, or lost its report), which is itself for review.
             said = [report.get("report_lost"),
@@ -590,7 +590,7 @@ class Sandbox:
                     with contextlib.suppress(OSError):
                         stream.close()
             self.process = None
-            report["odd_files"] = getattr(self, "_odd_files", [])
+            report["odd_files"] = odd
             report["noticed"] = sorted(self._noticed)
             self.last_report = report
         if self.scratch is not None:

@@ -39,11 +39,9 @@ import traceback
 import types
 
 # The builtins this loop and the reference's code run here (stand-ins, drivers) look up, as they were before any of the
-# learner's code ran: a cell that rebound ``builtins.type``, ``isinstance`` or ``all`` made lab 10's drivers take tuples
-# the learner's code built for ones made by the function they hand in, or a merge_two that returned its argument for a
-# new dict, and lab 09's take a str returned for an error raised (``tests/test_grading_redteam.py``, section 42); one that
-# rebound ``builtins.next`` or ``exec`` had this loop drop a call's driver, or run its source changed (section 43). The
-# functions of this file look theirs up in this copy (a function takes the builtins of the globals it is defined in).
+# learner's code ran: a cell that rebound ``type``, ``isinstance`` or ``all`` made drivers take what the learner's code
+# built (``tests/test_grading_redteam.py``, section 42), ``next`` or ``exec`` this loop drop or change a call's driver
+# (section 43). This file's functions look theirs up in this copy (a function takes its globals' builtins).
 _BUILTINS = dict(vars(builtins))
 __builtins__ = _BUILTINS
 

@@ -89,19 +89,12 @@ def landlock(read_paths: list[str], list_paths: list[str], write_paths: list[str
     return "; ".join(parts)
 
 
-# seccomp: a classic BPF filter, written out because it is short and a maintained Python binding
-# does not ship on PyPI. It refuses io_uring (whose queued operations no filter sees), splice, tee and
-# vmsplice (whose bytes the kernel does not count as read), sockets
-# (unix stream ones only where the lab allows processes, whose workers need them, and their connect()
-# goes to the keeper, which makes it to the scratch folder only: Landlock does not stop a connect()
-# to a unix socket file outside the sandbox), datagram socketpair()s, and, unless the lab allows processes,
-# fork/vfork/execve and clone without CLONE_THREAD (threads stay possible); dup2, dup3, close and close_range
-# on the worker loop's two fds (see below); a seccomp filter and a subreaper of the learner's own (see below); and,
-# where processes are allowed, SIGCHLD ignored or SA_NOCLDWAIT (the keeper reads the action: see below). Where the
-# kernel has user notification (5.0+), a refused call is not answered by the filter itself: it goes to the
-# keeper (:func:`keeper.keep`), which runs none of the learner's code, counts it by name and answers it with the same error; so what
-# the sandbox refused can be flagged from outside. The worker hands the notification fd over before
-# any code of the learner's runs, and keeps no copy.
+# seccomp: a classic BPF filter, written out because it is short and a maintained Python binding does not ship on
+# PyPI. What it refuses, and why, is said at each rule (below and in :func:`_seccomp_program`). Where the kernel has
+# user notification (5.0+), a refused call is not answered by the filter itself: it goes to the keeper
+# (:func:`keeper.keep`), which runs none of the learner's code, counts it by name and answers it with the same error,
+# so what the sandbox refused can be flagged from outside. The worker hands the notification fd over before any code
+# of the learner's runs, and keeps no copy.
 _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filter reads (None: no such call)
     "x86_64": (0xC000003E, {"socket": 41, "execve": 59, "execveat": 322, "fork": 57, "vfork": 58, "clone": 56,
                             "clone3": 435, "seccomp": 317, "prctl": 157, "open": 2, "creat": 85, "openat": 257,

@@ -26,6 +26,13 @@ else:
                              _kernel_at_least, _libc, refusal)
 
 
+def _stat_fields(pid: int | str) -> list[bytes]:
+    """The fields of ``/proc/PID/stat`` after the command name (which may hold spaces and parentheses): state(0)
+    ppid(1) ... utime(11) stime(12) cutime(13) cstime(14) ... starttime(19)."""
+    with open(f"/proc/{pid}/stat", "rb") as stat_file:
+        return stat_file.read().rsplit(b")", 1)[1].split()
+
+
 def _proc_table() -> dict[int, tuple[int, int, str]]:
     """``pid -> (parent pid, session id, state)`` of every process, read from /proc."""
     table = {}
@@ -33,8 +40,7 @@ def _proc_table() -> dict[int, tuple[int, int, str]]:
         if not name.isdigit():
             continue
         try:
-            with open(f"/proc/{name}/stat", "rb") as stat_file:
-                fields = stat_file.read().rsplit(b")", 1)[1].split()
+            fields = _stat_fields(name)
             table[int(name)] = (int(fields[1]), int(fields[3]), fields[0].decode())
         except (OSError, IndexError, ValueError):
             continue  # gone meanwhile
@@ -54,16 +60,16 @@ def _descendants(root: int, table: dict[int, tuple[int, int, str]]) -> list[int]
     return found
 
 
-def _rchar_of(pid: int) -> int:
-    """``rchar`` of ``/proc/PID/io``: what process ``pid`` read (its threads, its reaped children)."""
+def _rchar_of(pid: int | str) -> int:
+    """``rchar`` of ``/proc/PID/io``: what process ``pid`` read (its threads, its reaped children); ``pid`` may be
+    ``"PID/task/TID"``, one thread's own reads."""
     with open(f"/proc/{pid}/io", "rb") as io:
         return next(int(line.split()[1]) for line in io if line.startswith(b"rchar:"))
 
 
 def _started_at(pid: int) -> int:
     """When process ``pid`` started (``/proc/PID/stat``'s starttime, in clock ticks since boot): a reused pid's differs."""
-    with open(f"/proc/{pid}/stat", "rb") as stat_file:
-        return int(stat_file.read().rsplit(b")", 1)[1].split()[19])
+    return int(_stat_fields(pid)[19])
 
 
 def _reap(keep: int = 0) -> None:
@@ -325,7 +331,7 @@ class _FileWatch:
     (:func:`confine`). The call then goes on and Landlock decides: a path changed between this read
     and the open (another thread) changes the count, never what is allowed."""
 
-    def __init__(self, policy: dict, numbers: dict[str, int | None], created_in_shm: set[str] | None = None) -> None:
+    def __init__(self, policy: dict, numbers: dict[str, int | None], created_in_shm: set[str]) -> None:
         def resolved(paths: list[str]) -> list[str]:
             return [os.path.realpath(path) for path in paths]
 
@@ -356,7 +362,7 @@ class _FileWatch:
         # Names the worker's processes opened with O_CREAT in the machine's /dev/shm, and the inodes of the files the
         # keeper made there for them: what it may remove there when the worker has no /dev/shm of its own (:func:`keep`);
         # bounded, the rest left.
-        self.shm, self.created_in_shm = os.path.realpath("/dev/shm"), created_in_shm if created_in_shm is not None else set()
+        self.shm, self.created_in_shm = os.path.realpath("/dev/shm"), created_in_shm
         # In the machine's /dev/shm (no private one), the keeper makes the worker's files itself (:meth:`made_in_shm`)
         self.shm_fd = os.open(self.shm, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) if policy.get("shm_by_keeper") else None
         self.links = [numbers[name] for name in ("link", "linkat") if numbers.get(name) is not None]  # linkat last
@@ -413,8 +419,7 @@ class _FileWatch:
         its CPU time, added last to the ended processes' at :data:`ENDED_CPU_AT`: a process whose parent ignores SIGCHLD
         (or set SA_NOCLDWAIT) is reaped by the kernel alone, and its time reaches no parent's count."""
         tgid = _thread_group(pid)
-        with open(f"/proc/{tgid}/stat", "rb") as stat_file:
-            fields = stat_file.read().rsplit(b")", 1)[1].split()
+        fields = _stat_fields(tgid)
         parent = int(fields[1])
         whole = counted = _rchar_of(tgid)
         state = self._start_up(tgid)
@@ -935,13 +940,11 @@ def keep(policy: dict, control_fd: int, report_fd: int):
         removed = _clean_private_shm(shm_folder)
         os.close(shm_folder)
     elif watch:
-        # The machine's /dev/shm, shared with every process of this user's (a concurrent grading's worker, its
-        # keeper, the learner's kernel): only what this worker's processes made is removed, a new entry that they
-        # opened with O_CREAT (the keeper saw the open) or held when they were killed. Every new entry was once
-        # removed, and a concurrent grading's keeper removed, and flagged, another worker's files (section 13 under
-        # pytest -n 2). Where the keeper makes their files there (Linux 5.14+, :meth:`_FileWatch.made_in_shm`), each is
-        # known by name and inode, links to it too, whatever a thread swapped; before, a name linked from a file that was
-        # gone was left, and a swapped path recorded the wrong name. What another live process maps or holds is left.
+        # The machine's /dev/shm, shared with every process of this user's (a concurrent grading's worker, the
+        # learner's kernel): only what this worker's processes made is removed (every new entry would be another
+        # grading's too: section 13), a new entry that they opened with O_CREAT or held when they were killed. Where the
+        # keeper makes their files there (Linux 5.14+, :meth:`_FileWatch.made_in_shm`), each is known by name and
+        # inode, links to it too, whatever a thread swapped. What another live process maps or holds is left.
         created = set(created_in_shm)
         new = {name: _file_id(info) for name, info in _shm_entries().items()
                if name not in shm_before and info.st_ctime >= started_at - 1}
