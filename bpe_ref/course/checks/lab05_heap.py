@@ -284,13 +284,9 @@ def pop_inputs(draw) -> tuple[list, dict[Pair, int]]:
 # the driver below builds a heap of POP_LIVE live pairs (drawn from the grading's seed, in the worker: no input to decode)
 # and calls pop_best POP_CALLS times in turn, as the loop does between them: the popped pair merged (gone), two pairs'
 # counts shrunk without a push (stale entries), a new pair pushed. heappop costs O(log H) per entry; a pop that sorts the
-# list (a sorted list is a heap, so the entries left look right) or takes min(), remove() and heapify() costs O(H) per
-# entry, and one that sorts the list once per call and reads it from the front O(H) per call at least (it kept the
-# points of one call popping 4,500 stale entries, where a sort once costs what 4,500 heappops do: section 33). CPU
-# seconds measured on 2026-11-30 (2 cores shared, load average 5 to 6), 2 seeds, in the grading process: the reference
-# 0.05 (the driver's own work most of it), the solution 1.0 times that, sorting once per call 0.8 to 1.6 s, sorting on
-# each pop 0.9 s, min() and remove() 2 to 3 s (the most that passes: 0.25 s); in the worker (load 7 to 9) the solution
-# 1.3 to 2.2 times the reference's, sorting once per call stopped (past 0.87 s).
+# list or takes min(), remove() and heapify() O(H) per entry, one that sorts once per call O(H) per call (it kept the
+# points of one call popping 4,500 stale entries: section 33). Measured (load 5 to 9): the solution 1.0 to 2.2 times the
+# reference's 0.05 s, the wrong pops 0.8 to 3 s, where 0.25 s passes.
 POP_LIVE, POP_CALLS = 5_000, 2_000
 POP_FACTOR, POP_SLACK = 3.0, 0.1
 
@@ -589,23 +585,14 @@ def verify_merge_cost(train: Callable) -> None:
 
 # The corpus of the push cost: 2 words of 2,000 random bytes among 4, 1,500 merges asked (about 1,290 made: each word
 # ends as one token). The last few hundred merges do it: by then nearly every window of a rewritten word is a pair of
-# its own and the tokens are long (up to the whole word), so an entry for every pair of each rewritten word makes many
-# entries with long keys (token_sort_key costs a token's length) whose copies pop_best finds stale and pushes back:
-# on one seed 467,000 entries and 348,000 stale pops, where V5 makes 4,200 and 2,700. CPU seconds measured on
-# 2026-11-29 (2 cores shared with other sessions, load average 18), in the grading process, 3 seeds: the reference
-# 0.46 to 0.55; V5 0.41 to 0.54; also pushing the pairs that shrank 0.68 to 0.74; an entry per window of pairs_with
-# 0.42 to 0.58; an entry for every pair of each rewritten word 5.3 to 6.0 s, 11 to 12 times the reference's, about 3
-# times the most that passes (1.7 s) and past where a call is stopped (3.0 s). Through verify_push_cost, twice each: in
-# the grading process V5 1.1 and 1.2 times the reference's, the pairs that shrank too 1.4 and 1.8, per window 1.5 and
-# 1.5, every pair stopped in its first try (past 2.9 and 3.1 s); in the worker 1.0 and 1.5, 1.5 and 1.9, 1.3 and
-# 1.7, stopped in its first try (past 2.8 and 2.6 s). (2 words of 3,000 bytes, 1,000 merges, before: every pair 6 to 7
-# times, 2.2 to 3.5 s, between the most that passes and the stop, so it ran both tries; the pairs that shrank 1.5 to 2.1.)
+# its own and the tokens are long, so an entry for every pair of each rewritten word makes many entries with long keys
+# (token_sort_key costs a token's length) whose copies pop_best finds stale and pushes back: on one seed 467,000 entries
+# and 348,000 stale pops, where V5 makes 4,200 and 2,700. Measured (load 18, 3 seeds): every pair pushed 11 to 12 times
+# the reference's CPU time, stopped in its first try; V5 and its honest variants 1.0 to 1.9 times.
 PUSH_WORDS, PUSH_LENGTH, PUSH_MERGES = 2, 2000, 1500
 PUSH_FACTOR, PUSH_SLACK = 3.0, 0.3  # V5 and its variants: 0.8 to 1.9 times the reference's; every pair pushed: 11 to 12
-# Seconds a run may take, by the wall clock: far above where the CPU time stops a call (3 s of it, above), so that on a
-# loaded machine (two cores shared by several graders: a worker may get a tenth of a core) a method that is only too
-# slow is stopped by its CPU time and told so, never taken for an infinite loop by the wall clock; this limit is for
-# code that waits without spending CPU time. (At 20 s, one run in 12 of the wrong method in a loaded worker hit it.)
+# Seconds a run may take, by the wall clock: far above where the CPU time stops a call, so that on a loaded machine a
+# method only too slow is told so by its CPU time, never taken for a loop that never ends (at 20 s, one run in 12 was).
 PUSH_TIMEOUT = 60.0
 
 
@@ -650,15 +637,9 @@ def verify_push_cost(train: Callable) -> None:
 # window of pairs_with pushes (ab, ab) once per window of the last word it rewrites, n entries claiming the count after
 # the merge; each of the next 64 merges makes all n stale at once (the count fell by one), and pop_best pops each and
 # pushes it back with the live count: 64 n pops and pushes, where V5 holds one entry of (ab, ab). (The last word
-# rewritten is the last or the first, as the ids are taken up or down: either way.) CPU seconds measured on 2026-11-29
-# (2 cores shared with other sessions, load average 6 to 10), gc on, 3 seeds: the reference 0.012 to 0.025; in the
-# grading process V5 0.8 to 1.1 times that, the pairs that shrank pushed too 0.9 to 1.8, every pair of each rewritten
-# word 0.7 to 1.5 (the long-words corpus above fails it), an entry per window 1.0 to 1.4 s, 27 to 60 times the
-# reference's. Through verify_repeated_windows_cost, 3 secret seeds: in the grading process V5 1.2 to 2.0 times the
-# reference's, the pairs that shrank 1.6 to 1.9, every pair 1.2; in the worker V5 1.0 to 1.9, the pairs that shrank 1.8
-# to 2.6, every pair 1.3 to 2.6 (at most 0.05 s, the most that passes about 0.21 s); per window stopped in its first
-# try, past 0.80 to 0.85 s, 4 times the most that passes (and 5 to 6.5 times it, run to the end). Its cost to grade:
-# 0.1 s of CPU in the grading process and 0.05 s in the worker, per test (0.3 s per grading: visible and hidden).
+# rewritten is the last or the first, as the ids are taken up or down: either way.) Measured (load 6 to 10, 3 seeds):
+# V5 and its honest variants 0.8 to 2.6 times the reference's 0.012 to 0.025 s; an entry per window 27 to 60 times,
+# stopped in its first try.
 REPEAT_SHRINKS, REPEAT_LENGTHS = 64, (4000, 5000)
 REPEAT_FACTOR, REPEAT_SLACK = 3.0, 0.15  # the slack: a call's own cost in the worker (decoding, the reply), some 0.02 s
 

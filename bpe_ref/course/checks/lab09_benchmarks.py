@@ -318,16 +318,12 @@ def varied_interleaved(args: tuple, rng: random.Random) -> tuple:
 # rebinding of gc.get_count hides them, flagged). Paused during the calls, it runs during none (honest code that calls
 # gc.collect() before each call too). The worker's CPU time for the whole call (read from /proc) is bounded by the
 # reference's on the same driver, run meanwhile in this process: at most a slack plus a factor times it (the collector
-# was paused), at least a share of it (every call was made). Measured on the loaded 2-core machine (load 16 to 20),
-# the worker's CPU time over the reference's, 3 runs each: the solution 0.9 to 1.1, gc.collect() before each call 1.1
-# to 1.4, the collector paused once around all rounds 0.8 to 1.4; the collector left on 33 to 35, with the log
-# rewritten 28 to 44, with gc.isenabled replaced 29 to 44 (a copy of the driver in plain scripts, over the solution's
-# time: left on, 27 to 41 times on Pythons 3.10 to 3.12, 8 to 13 on 3.13; with gc.collect() before each call, 0.9 to 1.6).
+# was paused), at least a share of it (every call was made). Measured (load 16 to 20, the worker's CPU time over the
+# reference's): honest work 0.8 to 1.4, the collector left on 28 to 44 (8 to 13 on Python 3.13).
 SURVIVORS = 200_000  # lists each contender call keeps alive until it returns
 COLLECTION_TURNS = 40_000  # loop turns a contender spends for each collection during its call (about 1 to 2 ms)
-# Rounds enough that the share below stands clear of the clock ticks (10 ms) the CPU time is read in: with 3, the
-# reference's 6 calls cost 0.065 s on a faster machine (2026-11-30), its 0.4 less a tick and a half 0.011 s, and an
-# interleaved that made no call, read as one tick, passed 2 tries in 6; with 8, 0.17 s and 0.05 s.
+# Rounds enough that the share below stands clear of the clock's 10 ms ticks: with 3, on a faster machine, a call
+# that made no call passed 2 tries in 6 (the reference's 0.065 s); with 8, the reference's 0.17 s, the share's 0.05 s.
 PAUSED_ROUNDS, PAUSED_LABELS = 8, ("v4", "v5")
 PAUSED_FACTOR, PAUSED_SLACK = 3.0, 0.25  # at most 0.25 s + 3 times the reference's CPU time
 PAUSED_SHARE = 0.4  # at least 0.4 times it, less a clock tick and a half (0.015 s): the calls were made
