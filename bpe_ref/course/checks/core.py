@@ -19,7 +19,7 @@ from .compare import (
     in_order_of, plain, same, short_repr, stand_in_note, window_repr,
 )
 from .running import (
-    Outcome, TookTooLong, _files_folder, advice, advisory, built, call_learner, call_watching, check_cases, check_property,
+    Outcome, TookTooLong, _files_folder, advice, advisory, built, call_learner, call_task, call_watching, check_cases, check_property,
     expected_result, grader, graders_of, hypothesis_randomness, materialized, passed, refuse, standing_in, stretch,
     time_limit, verdict, watched,
 )
@@ -29,9 +29,10 @@ from .trap import PACKAGE_DIR, PACKAGE_NAME, ReferenceSolverCalled, reference_tr
 __all__ = [
     "PACKAGE_DIR", "PACKAGE_NAME", "SHORT_REPR_CHARS", "Case", "CheckFailed", "CorpusFile", "GradingStopped", "Lab",
     "Later", "LearnerError", "Outcome", "ReferenceSolverCalled", "Task", "TaskGraders", "TookTooLong", "WrongType",
-    "_files_folder", "advice", "advisory", "built", "call_learner", "call_repr", "call_watching", "changed_argument", "check_cases",
-    "check_property", "current_seed", "difference", "error_name", "expected_result", "first_differing_item", "grader",
-    "graders_of", "hidden_seed", "hints", "hypothesis_randomness", "in_order_of", "materialized", "passed", "plain",
-    "reference_trapped", "reference_use", "refuse", "refuse_reference_use", "runs_remotely", "same", "short_repr",
-    "stand_in_note", "standing_in", "stretch", "time_limit", "verdict", "watched", "window_repr",
+    "_files_folder", "advice", "advisory", "built", "call_learner", "call_repr", "call_task", "call_watching",
+    "changed_argument", "check_cases", "check_property", "current_seed", "difference", "error_name", "expected_result",
+    "first_differing_item", "grader", "graders_of", "hidden_seed", "hints", "hypothesis_randomness", "in_order_of",
+    "materialized", "passed", "plain", "reference_trapped", "reference_use", "refuse", "refuse_reference_use",
+    "runs_remotely", "same", "short_repr", "stand_in_note", "standing_in", "stretch", "time_limit", "verdict",
+    "watched", "window_repr",
 ]

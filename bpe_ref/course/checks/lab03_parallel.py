@@ -31,7 +31,7 @@ from ..trusted.measure_worker import ProcessWatch, cpu_seconds, live_reads, read
 from ..trusted.worker.keeper import _proc_table
 from ..trusted.measure_worker import available as measure_available
 from .core import (
-    Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_learner, error_name, expected_result, materialized, passed,
+    Case, CheckFailed, CorpusFile, Lab, Later, Outcome, Task, TaskGraders, call_task, error_name, expected_result, materialized, passed,
     short_repr, stretch,
 )
 from .compare import CARRIED, WrongType, difference, hints, plain
@@ -324,6 +324,17 @@ def measured_answer(task: Task, reference: Callable, args: tuple, outcome, call:
                                       f"{short_repr(got, 200)}", *told]))
 
 
+def read_and_mapped(task: Task, learner: Callable, args: tuple) -> tuple[Outcome, dict, int]:
+    """``(outcome, reads, mapped)`` of one call of ``learner`` on ``args`` (files already written): ``reads["bytes"]``,
+    what its process and every process it started read (``None``: one hid its count), and the bytes of grader inputs
+    they mapped meanwhile (0 where not counted), both measured from outside the learner's code."""
+    mapped_before = mapped_bytes(learner)
+    with reads_of(process_id(learner), keeper_id(learner)) as reads:
+        outcome = call_task(task, learner, args)
+    mapped_after = mapped_bytes(learner)
+    return outcome, reads, mapped_after - mapped_before if mapped_before is not None and mapped_after is not None else 0
+
+
 def verify_reads_in_buffers(learner: Callable) -> None:
     """Task 1 says to read the file ``buffer_size`` bytes at a time, never whole: on a file of
     4 MiB with a special token every kilobyte or so, 4 chunks and buffers of 4 KiB, the bytes the
@@ -337,14 +348,10 @@ def verify_reads_in_buffers(learner: Callable) -> None:
         return
     data = big_file()
     args = materialized((CorpusFile(data), 4, [EOT.encode()], 4096), learner)
-    mapped_before = mapped_bytes(learner)
-    with reads_of(process_id(learner), keeper_id(learner)) as reads:
-        outcome = call_learner(learner, args, FIND_TASK.provided, FIND_TASK.stand_ins, FIND_TASK.kernel_time_limit)
-    mapped_after = mapped_bytes(learner)
+    outcome, reads, mapped = read_and_mapped(FIND_TASK, learner, args)
     call = f"find_chunk_boundaries(<a file of {len(data)} bytes>, 4, [{EOT.encode()!r}], 4096)"
     with cases_explain_a_failure(FIND_TASK, learner, find_chunk_boundaries, lambda: FIND.cases):  # a wrong cut, told small
         measured_answer(FIND_TASK, find_chunk_boundaries, args, outcome, call)
-    mapped = mapped_after - mapped_before if mapped_before is not None and mapped_after is not None else 0
     if mapped > len(data) // 4:
         raise CheckFailed(
             f"{call} mapped {mapped} bytes of the file's {len(data)} into memory (mmap; measured from outside your code): "
@@ -583,16 +590,11 @@ def verify_chunk_reads(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None
     args = materialized((CorpusFile(data), start, end, [EOT]), learner)
     if task.driver is from_its_module:  # a first call, unmeasured: in the grading worker, the driver starts the process
         # it runs count_chunk in (spawn: some 3 MB of start-up read), which a worker restarted before this call would pay
-        call_learner(learner, materialized((CorpusFile(b"cat"), 0, 3, [EOT]), learner), task.provided, task.stand_ins,
-                     task.kernel_time_limit, task.driver)
-    mapped_before = mapped_bytes(learner)
-    with reads_of(process_id(learner), keeper_id(learner)) as reads:
-        outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
-    mapped_after = mapped_bytes(learner)
+        call_task(task, learner, (CorpusFile(b"cat"), 0, 3, [EOT]))
+    outcome, reads, mapped = read_and_mapped(task, learner, args)
     call = f"{task.name}(<a file of {len(data)} bytes>, {start}, {end}, [{EOT!r}])"
     with cases_explain_a_failure(task, learner, count_chunk, lambda: COUNT_CHUNK.cases if task is COUNT_CHUNK_TASK else []):
         measured_answer(task, count_chunk, args, outcome, call)  # a wrong answer told small (lab 03's cases), then here
-    mapped = mapped_after - mapped_before if mapped_before is not None and mapped_after is not None else 0
     read = max(reads["bytes"] or 0, mapped)
     if read > len(data) // 4:
         raise CheckFailed(
@@ -941,8 +943,7 @@ def verify_worker_processes(learner: Callable) -> None:
             pid = process_id(learner)
             forks = learner.sandbox.processes_started if runs_remotely(learner) else None
             with ProcessWatch(pid, forks=forks) as watch, reads_of(calling_thread(pid)) as reads:
-                outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
-                                       FILE_TASK.kernel_time_limit, chunks_asked)
+                outcome = call_task(FILE_TASK, learner, args, chunks_asked)
             outcome.fail_on_error(call)
             started = watch.start_methods()
             # a process that ended between two looks at /proc (counted by the keeper) may have been a worker
@@ -1035,8 +1036,7 @@ def verify_counted_in_the_workers(learner: Callable) -> None:
     call = f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, [{EOT!r}], 2, 2)"
     pid = process_id(learner)
     before = cpu_seconds(pid, children=False)
-    outcome = call_learner(learner, materialized((data, [EOT], 2, 2), learner), FILE_TASK.provided, FILE_TASK.stand_ins,
-                           FILE_TASK.kernel_time_limit, with_reference_count_chunk)
+    outcome = call_task(FILE_TASK, learner, (data, [EOT], 2, 2))
     after = cpu_seconds(pid, children=False)
     outcome.fail_on_error(call)
     if outcome.value[1] != expected:
@@ -1085,8 +1085,7 @@ def verify_each_worker_reads_its_chunks(learner: Callable) -> None:
         call = f"count_pretokens_in_file(<a file of {len(data)} bytes>, [{EOT!r}], 2, {TURNS}, {method!r})"
         ended, forks, mapped = box.process_ends()[0], box.processes_started(), mapped_bytes(learner)
         before = live_reads(keeper)
-        outcome = call_learner(learner, args, FILE_TASK.provided, FILE_TASK.stand_ins, FILE_TASK.kernel_time_limit,
-                               with_chunks_in_turn)
+        outcome = call_task(FILE_TASK, learner, args, with_chunks_in_turn)
         after, ends, present = live_reads(keeper), box.process_ends(ended), set(_proc_table())
         forks_after, mapped_after = box.processes_started(), mapped_bytes(learner)
         measured_answer(FILE_TASK, serial_count, args, outcome, call, expected)
@@ -1126,8 +1125,7 @@ def verify_one_worker_counts_here(learner: Callable, data: CorpusFile) -> None:
     args = (data, [EOT], 1, 2, "spawn")
     call = f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, [{EOT!r}], 1, 2, 'spawn')"
     with ProcessWatch(process_id(learner)) as watch:
-        outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
-                               FILE_TASK.kernel_time_limit, with_reference_count_chunk)
+        outcome = call_task(FILE_TASK, learner, args)
     outcome.fail_on_error(call)
     workers = sum(watch.start_methods().get(kind, 0) for kind in WORKER_KINDS)
     if workers:
