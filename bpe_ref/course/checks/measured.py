@@ -3,26 +3,18 @@ process spends, read from the kernel (:mod:`..trusted.measure_worker`), not repo
 
 A merge loop that visits only the words a merge changes (V4) or picks each pair from a heap (V5) spends almost nothing
 per merge once its structures are built; one that still scans every word or every pair spends a pass over the corpus
-per merge. So the trainer runs twice on a corpus built for it, with 1 merge and with many (merges that each touch a
-few words), and the CPU time of the extra merges is compared with the time of the first run (reading the input, the
-counts, the index...): a growth ratio, free of the machine's speed. CPU time, not wall time, so a loaded machine does
-not make honest code look slow; and each run's fastest of two or three tries (load only ever makes a run slower; one
-try clear of both limits, by a margin no burst explains, passes alone), so a burst on a busy machine fails neither
-honest code nor, by slowing the short run, passes a slow method (a try far past the limit fails at once: a scan per
-merge costs several times more on every try, and a run is stopped once its CPU time is past :func:`stop_at` the most
-that could pass, rather than let run to its timeout). A ratio rests on the learner's own short run, which its code can
-pad (or pad every run to a floor): so both runs are also bounded by the reference's CPU time on a corpus of the same
-shape, run meanwhile in this process (a slack plus a factor, :data:`MERGE_FACTOR`, for honest constant factors and the
-worker's decoding of the input); a padded run only costs more. The merges of both runs are compared with the
-reference's too, so a trainer cannot pass by answering the measured corpus quickly and wrongly; and the corpus is
-drawn from the grading's secret seed (:func:`measured_random`), so its merges cannot be written into the notebook in
-advance.
+per merge. So the trainer runs twice on a corpus built for it, with 1 merge and with many, and the CPU time of the
+extra merges is compared with the first run's: a growth ratio, free of the machine's speed. CPU time, not wall time,
+so that load does not make honest code look slow; each run's fastest of two tries or more (load only makes a run
+slower), so that a burst neither fails honest code nor, by slowing the short run, passes a slow method; a run past
+:func:`stop_at` the most that could pass is stopped there. The learner's code can pad its short run: so both runs are
+also bounded by the reference's CPU time on a corpus of the same shape, run meanwhile in this process (a slack plus a
+factor, :data:`MERGE_FACTOR`). The merges of both runs must be the reference's (a quick wrong answer measures
+nothing), on a corpus drawn from the grading's secret seed (:func:`measured_random`), unknown in advance.
 
 Every measured call gets an input it has never seen: the callers pass a builder, ``make_args(index)``, and each
-measured call of this process (each try, each run of a pair, of every check: the visible test and the hidden one
-run the same check) is built with its own index (:data:`FRESH`), a fresh draw of the same shape and cost. A
-learner who keeps its answers (a cache on the input) would otherwise pay for the first try only, by a wrong
-method, and pass on a later one at no cost; a fresh input makes every try pay for its method.
+measured call of this process (each try, each run, of every check) gets its own index (:data:`FRESH`): a learner's
+cache of answers would otherwise pay for a wrong method on the first try only.
 """
 
 from __future__ import annotations
@@ -166,8 +158,7 @@ def fastest_of_tries(task: Task, run_pair: Callable[[], list[float]], growth: Ca
     """Run ``run_pair()`` (the CPU seconds of a short and a long run) up to :data:`TRIES` times and keep each run's
     fastest; ``(growth of the fastest, tries, passed)``: passed once it is within ``limit`` (``growth.within``) after
     :data:`PASS_AFTER` tries (or after the first, clear of both limits: :data:`CLEAR_RATIO`), stopped early past ``far``
-    times the limit. ``(None, tries, False)`` where CPU time
-    cannot be read, said in the output (``what`` is not checked)."""
+    times the limit. ``(None, tries, False)`` where CPU time cannot be read, said in the output (``what`` is not checked)."""
     fastest = [float("inf"), float("inf")]
     for attempt in range(1, TRIES + 1):
         runs = run_pair()
@@ -210,10 +201,8 @@ def verify_merge_cost(task: Task, learner: Callable, corpus: Callable[[int], tup
                       factor: float, slack: float) -> Growth | None:
     """Fail unless ``merges`` merges of ``learner`` (a trainer) cost at most ``limit`` times the CPU time of one
     merge's run, and neither run more than ``slack`` seconds plus ``factor`` times the CPU time of ``reference``'s
-    ``merges`` merges on the long run's corpus (run meanwhile in this process, its fastest so far: the machine's speed
-    and load cancel out), each run's fastest of :data:`TRIES` tries (two at least, or one clear of both limits). The
-    ratio alone rests on the learner's own one-merge run, which its code can pad (or pad every run to a floor of CPU time): the reference's
-    cost bounds what a padded run can hide. ``corpus(index)`` builds the pretoken counts of a run (``index`` from
+    ``merges`` merges on the long run's corpus (its fastest so far in this process), each run's fastest of
+    :data:`TRIES` tries (two at least, or one clear of both limits). ``corpus(index)`` builds the pretoken counts of a run (``index`` from
     :data:`FRESH`: a fresh corpus of the same shape for each run) and ``expected(count)``, the reference's merges of a
     run of ``count`` merges on it, which the run must return (the long run's are the reference's run's, timed).
     ``describe`` names the corpus in messages, ``too_slow`` says what a scan per merge means in this lab; ``timeout``,
@@ -421,10 +410,9 @@ def verify_call_growth(task: Task, learner: Callable, reference: Callable, small
     for the expected answer, its fastest so far), each call's fastest of :data:`TRIES` tries (two at least, or one
     clear of both limits; each on fresh inputs: the builders' of its own index, :data:`FRESH`), both calls returning
     the reference's answer; a call that does not finish within ``timeout`` seconds fails at once. A method linear in
-    the input grows about ``times`` times (less, with a cost that does not grow); one that is quadratic on these
-    inputs about ``times`` squared: the machine's speed and load cancel out of the ratio. The ratio alone rests on the
-    learner's own short call, which its code can pad: the reference's cost bounds what a padded call can hide.
-    ``describe(args)`` names an input in messages. ``None`` where CPU time cannot be read (said in the output)."""
+    the input grows about ``times`` times, a quadratic one about ``times`` squared; the reference's cost bounds what a
+    padded short call can hide. ``describe(args)`` names an input in messages. ``None`` where CPU time cannot be read
+    (said in the output)."""
     task, learner = with_timeout(task, learner, timeout)
     shown = {}  # each size's input as messages name it (every try's inputs have the same shapes)
     fastest_reference = [float("inf")]
