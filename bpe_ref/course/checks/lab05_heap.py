@@ -163,8 +163,8 @@ ENTRY_CASES = [
 ]
 
 
-# The strategies entry_items and pop_inputs draw from that depend on no draw, built once: built at each draw, hypothesis
-# checked them again each time (a sixth of pop_inputs's cost); the same draws, in the same order.
+# The strategies entry_items and pop_inputs draw from that depend on no draw, built once (hypothesis checks each new
+# one again: a sixth of pop_inputs's cost); the same draws, in the same order.
 _TIE_TOKEN, _ONE_TO_THREE = st.sampled_from(TIE_TOKENS), st.integers(1, 3)
 _ENTRY_PAIRS = st.lists(st.tuples(_TIE_TOKEN, _TIE_TOKEN), min_size=2, max_size=8, unique=True)
 _LONG_TOKEN, _EXTENSION = st.binary(min_size=9, max_size=64), st.binary(min_size=1, max_size=3)
@@ -327,11 +327,8 @@ def pops_in_turn_reference(seed: bytes, live: int, calls: int) -> list:
 
 
 def verify_pop_cost(pop_best: Callable) -> None:
-    """``pop_best`` pops with ``heapq.heappop``, O(log H) per entry, measured from outside the learner's code
-    (:mod:`.measured`): :data:`POP_CALLS` calls in turn on one heap of :data:`POP_LIVE` pairs (:func:`pop_in_turn`, drawn
-    from the grading's seed), each popping an entry or a few, must cost at most :data:`POP_FACTOR` times the reference's
-    CPU time plus :data:`POP_SLACK`. A pop that sorts the list, or scans it with min(), on each entry or once per call
-    costs O(H) per call."""
+    """``pop_best`` pops with ``heapq.heappop``, O(log H) per entry, measured from outside the learner's code: the calls
+    of :func:`pop_in_turn` cost at most :data:`POP_FACTOR` times the reference's CPU time plus :data:`POP_SLACK`."""
     def make_args(index: int) -> tuple[bytes, int, int]:  # each measured call its own heap
         return measured.measured_random(f"05_heap:pop:{index}").randbytes(16), POP_LIVE, POP_CALLS
 
@@ -561,11 +558,9 @@ def many_pairs_corpus(seed_bytes: bytes) -> tuple[dict[bytes, int], dict[bytes, 
 
 
 def verify_merge_cost(train: Callable) -> None:
-    """V5's point, measured from outside the learner's code (:mod:`.measured`): on
-    :func:`many_pairs_corpus` (drawn from the grading's seed), 1,400 merges cost little more than the
-    one-merge run, which builds the heap; picking each merge by a scan of 57,872 pair counts (even one
-    ``max()`` in C), or rebuilding the heap, does not. The merges of both runs must be the reference's:
-    those of the frequent words alone (only they hold the first merges' pairs)."""
+    """V5's point, measured from outside the learner's code: on :func:`many_pairs_corpus`, 1,400 merges cost little
+    more than the one-merge run, which builds the heap; picking each merge by a scan of 57,872 pair counts (even one
+    ``max()`` in C), or rebuilding the heap, does not."""
     def corpus(index: int) -> tuple[dict[bytes, int], Callable[[int], list]]:
         """The corpus of measured run ``index`` (each run its own), and the reference's merges on it."""
         counts, frequent = many_pairs_corpus(measured.measured_random(f"05_heap:{index}").randbytes(16))
@@ -607,17 +602,13 @@ def long_words_corpus(seed_bytes: bytes) -> dict[bytes, int]:
 
 def verify_push_cost(train: Callable) -> None:
     """V5 pushes an entry for each pair whose count grew, not for every pair of each rewritten word (the blog
-    post's ``get_new_pairs(new_word)``), measured from outside the learner's code (:mod:`.measured`): on
-    :func:`long_words_corpus` (drawn from the grading's seed), 1,500 merges must cost at most 3 times the
-    reference's CPU time (run meanwhile, in the grading process) and 0.3 s. V5 costs about as much; an entry
-    per window of each rewritten word pushes nearly a word's length of entries per merge, many of long tokens, and
-    pops the stale copies: 11 to 12 times."""
+    post's ``get_new_pairs(new_word)``), measured from outside the learner's code: on :func:`long_words_corpus`, 1,500
+    merges cost at most :data:`PUSH_FACTOR` times the reference's CPU time plus :data:`PUSH_SLACK`."""
     def make_args(index: int) -> tuple[dict[bytes, int], int]:  # each measured call its own corpus
         return long_words_corpus(measured.measured_random(f"05_heap:push:{index}").randbytes(16)), PUSH_MERGES
 
     shape = f"<{PUSH_WORDS} words of {PUSH_LENGTH:,} random bytes among 4>, {PUSH_MERGES}"
-    # the reference's cost is its fastest run in this process: of three at least (two here, one in the check's first try),
-    # so that one run slowed by a burst of load does not raise the bar; a later check of the process adds its own tries
+    # the reference's fastest of three runs at least (two here, one in the check's first try): one slowed run raises no bar
     measured.reference_runs(reference_train, make_args(0), shape, 2)
     cost = measured.verify_call_cost(
         TRAIN_TASK, train, reference_train, make_args, shape,
@@ -662,12 +653,9 @@ def repeated_windows_corpus(seed_bytes: bytes) -> tuple[dict[bytes, int], int]:
 
 
 def verify_repeated_windows_cost(train: Callable) -> None:
-    """V5 pushes one entry per pair whose count grew in a merge, not one per window that ``pairs_with`` returns
-    (a pair that occurs n times in a rewritten word then gets n entries), measured from outside the learner's code
-    (:mod:`.measured`): on :func:`repeated_windows_corpus` (drawn from the grading's seed), its merges must cost at
-    most :data:`REPEAT_FACTOR` times the reference's CPU time (run meanwhile, in the grading process) plus
-    :data:`REPEAT_SLACK`. V5 costs about as much; an entry per window pushes thousands of copies of one pair, which
-    ``pop_best`` pops and pushes back on each of the next merges."""
+    """V5 pushes one entry per pair whose count grew in a merge, not one per window that ``pairs_with`` returns,
+    measured from outside the learner's code: on :func:`repeated_windows_corpus`, its merges cost at most
+    :data:`REPEAT_FACTOR` times the reference's CPU time plus :data:`REPEAT_SLACK`."""
     def make_args(index: int) -> tuple[dict[bytes, int], int]:  # each measured call its own corpus
         return repeated_windows_corpus(measured.measured_random(f"05_heap:windows:{index}").randbytes(16))
 
@@ -825,8 +813,7 @@ MERGE_CASES = [
 ]
 
 
-# The words of linked_inputs by alphabet, each strategy built once: built at each draw, hypothesis checked it again
-# each time (a fifth of the draw's cost); the same draws, in the same order.
+# The words of linked_inputs by alphabet, each strategy built once (a fifth of a draw's cost); the same draws.
 _LINKED_WORDS = {alphabet: st.dictionaries(st.text(alphabet=alphabet, min_size=1, max_size=7).map(tokens),
                                            st.integers(1, 5), min_size=1, max_size=4) for alphabet in ["ab", "abc", "a", "ab "]}
 
