@@ -13,6 +13,7 @@ still live), not by the arrays' raw contents, so stale entries left in ``occurre
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import random
 from collections.abc import Callable
@@ -326,26 +327,36 @@ def pops_in_turn_reference(seed: bytes, live: int, calls: int) -> list:
     return pop_in_turn(pop_best_reference, seed, live, calls)
 
 
+def verify_v5_cost(task: Task, learner: Callable, reference: Callable, draw: Callable[[bytes], tuple], key: str, shape: str, *,
+                   factor: float, slack: float, too_slow: str, what: str, explained_by: tuple | None = None) -> None:
+    """One of V5's costs, measured from outside the learner's code (:func:`.measured.verify_call_cost`): each measured
+    call on ``draw(seed bytes)``, its own input drawn from the grading's seed, costs at most ``factor`` times the
+    reference's CPU time plus ``slack``; ``what`` names the calls in the pass line. With ``explained_by`` (task,
+    reference, cases), a failure runs those cases first (:func:`.measured.cases_explain_a_failure`)."""
+    def make_args(index: int) -> tuple:
+        return draw(measured.measured_random(f"05_heap:{key}:{index}").randbytes(16))
+
+    # the reference's fastest of three runs at least (two here, one in the check's first try): one slowed run raises no bar
+    measured.reference_runs(reference, make_args(0), shape, 2)
+    with measured.cases_explain_a_failure(*explained_by) if explained_by else contextlib.nullcontext():
+        cost = measured.verify_call_cost(task, learner, reference, make_args, shape, factor=factor, slack=slack,
+                                         timeout=PUSH_TIMEOUT, too_slow=too_slow)
+    if cost is not None:
+        passed(f"{task.name}: {what} cost {cost.learner / max(cost.reference, 0.01):.1f} times the reference's CPU time "
+               "(measured from outside your code).")
+
+
 def verify_pop_cost(pop_best: Callable) -> None:
     """``pop_best`` pops with ``heapq.heappop``, O(log H) per entry, measured from outside the learner's code: the calls
-    of :func:`pop_in_turn` cost at most :data:`POP_FACTOR` times the reference's CPU time plus :data:`POP_SLACK`."""
-    def make_args(index: int) -> tuple[bytes, int, int]:  # each measured call its own heap
-        return measured.measured_random(f"05_heap:pop:{index}").randbytes(16), POP_LIVE, POP_CALLS
-
-    shape = f"<{POP_CALLS:,} calls in turn on a heap of {POP_LIVE:,} pairs, as V5's loop makes them>"
-    # the reference's fastest of three runs at least, as verify_push_cost's
-    measured.reference_runs(pops_in_turn_reference, make_args(0), shape, 2)
-    # a wrong pop gives other pairs on these calls: the fixed cases' hints tell it better than the measured call
-    with measured.cases_explain_a_failure(POP_TASK, pop_best, pop_best_reference, lambda: POP_CASES):
-        cost = measured.verify_call_cost(
-            POP_TURNS_TASK, pop_best, pops_in_turn_reference, make_args, shape, factor=POP_FACTOR, slack=POP_SLACK,
-            timeout=PUSH_TIMEOUT,
-            too_slow="take each entry out with heapq.heappop (O(log H)), and put a stale one back with heapq.heappush: "
-                     "sorting the list or scanning it (sort, min, sorted, remove, heapify), on each entry or once per "
-                     "call, costs O(H) for every call")
-    if cost is not None:
-        passed(f"pop_best: {POP_CALLS:,} calls in turn on a heap of {POP_LIVE:,} pairs cost "
-               f"{cost.learner / max(cost.reference, 0.01):.1f} times the reference's CPU time (measured from outside your code).")
+    of :func:`pop_in_turn` cost at most :data:`POP_FACTOR` times the reference's CPU time plus :data:`POP_SLACK`. A wrong
+    pop gives other pairs on these calls: the fixed cases' hints tell it better than the measured call."""
+    verify_v5_cost(POP_TURNS_TASK, pop_best, pops_in_turn_reference, lambda seed: (seed, POP_LIVE, POP_CALLS), "pop",
+                   f"<{POP_CALLS:,} calls in turn on a heap of {POP_LIVE:,} pairs, as V5's loop makes them>",
+                   factor=POP_FACTOR, slack=POP_SLACK, what=f"{POP_CALLS:,} calls in turn on a heap of {POP_LIVE:,} pairs",
+                   explained_by=(POP_TASK, pop_best, pop_best_reference, lambda: POP_CASES),
+                   too_slow="take each entry out with heapq.heappop (O(log H)), and put a stale one back with heapq.heappush: "
+                            "sorting the list or scanning it (sort, min, sorted, remove, heapify), on each entry or once per "
+                            "call, costs O(H) for every call")
 
 
 pop_best_reference = pop_best
@@ -604,21 +615,12 @@ def verify_push_cost(train: Callable) -> None:
     """V5 pushes an entry for each pair whose count grew, not for every pair of each rewritten word (the blog
     post's ``get_new_pairs(new_word)``), measured from outside the learner's code: on :func:`long_words_corpus`, 1,500
     merges cost at most :data:`PUSH_FACTOR` times the reference's CPU time plus :data:`PUSH_SLACK`."""
-    def make_args(index: int) -> tuple[dict[bytes, int], int]:  # each measured call its own corpus
-        return long_words_corpus(measured.measured_random(f"05_heap:push:{index}").randbytes(16)), PUSH_MERGES
-
-    shape = f"<{PUSH_WORDS} words of {PUSH_LENGTH:,} random bytes among 4>, {PUSH_MERGES}"
-    # the reference's fastest of three runs at least (two here, one in the check's first try): one slowed run raises no bar
-    measured.reference_runs(reference_train, make_args(0), shape, 2)
-    cost = measured.verify_call_cost(
-        TRAIN_TASK, train, reference_train, make_args, shape,
-        factor=PUSH_FACTOR, slack=PUSH_SLACK, timeout=PUSH_TIMEOUT,
-        too_slow="push an entry only for the pairs whose count grew, those that hold the new token "
-                 "(pairs_with(word, token)), not for every pair of the rewritten word: a pair that shrank keeps its "
-                 "old entry, which pop_best finds stale and pushes back with its live count")
-    if cost is not None:
-        passed(f"train: {PUSH_MERGES} merges of long words cost {cost.learner / max(cost.reference, 0.01):.1f} times the "
-               "reference's CPU time (measured from outside your code).")
+    verify_v5_cost(TRAIN_TASK, train, reference_train, lambda seed: (long_words_corpus(seed), PUSH_MERGES), "push",
+                   f"<{PUSH_WORDS} words of {PUSH_LENGTH:,} random bytes among 4>, {PUSH_MERGES}",
+                   factor=PUSH_FACTOR, slack=PUSH_SLACK, what=f"{PUSH_MERGES} merges of long words",
+                   too_slow="push an entry only for the pairs whose count grew, those that hold the new token "
+                            "(pairs_with(word, token)), not for every pair of the rewritten word: a pair that shrank keeps "
+                            "its old entry, which pop_best finds stale and pushes back with its live count")
 
 
 # The corpus of the cost of repeated windows: a pair that occurs many times in one rewritten word, whose count then
@@ -656,23 +658,14 @@ def verify_repeated_windows_cost(train: Callable) -> None:
     """V5 pushes one entry per pair whose count grew in a merge, not one per window that ``pairs_with`` returns,
     measured from outside the learner's code: on :func:`repeated_windows_corpus`, its merges cost at most
     :data:`REPEAT_FACTOR` times the reference's CPU time plus :data:`REPEAT_SLACK`."""
-    def make_args(index: int) -> tuple[dict[bytes, int], int]:  # each measured call its own corpus
-        return repeated_windows_corpus(measured.measured_random(f"05_heap:windows:{index}").randbytes(16))
-
-    shape = f"<2 words (a b)^n, n {REPEAT_LENGTHS[0]:,} to {REPEAT_LENGTHS[1]:,}, and {2 * REPEAT_SHRINKS} short ones>, " \
-            f"{REPEAT_SHRINKS + 1}"
-    # the reference's fastest of three runs at least, as verify_push_cost's
-    measured.reference_runs(reference_train, make_args(0), shape, 2)
-    cost = measured.verify_call_cost(
-        TRAIN_TASK, train, reference_train, make_args, shape,
-        factor=REPEAT_FACTOR, slack=REPEAT_SLACK, timeout=PUSH_TIMEOUT,
-        too_slow="push one entry per pair whose count grew in the merge, not one per window that pairs_with(word, "
-                 "token) returns: a pair that occurs n times in a rewritten word then gets n entries, and each time its "
-                 "count shrinks pop_best pops and pushes back every one of them. Collect the grown pairs in a set "
-                 "during the merge and push each once after it, with its count then")
-    if cost is not None:
-        passed(f"train: the merges of words where one pair repeats cost {cost.learner / max(cost.reference, 0.01):.1f} "
-               "times the reference's CPU time (measured from outside your code).")
+    verify_v5_cost(TRAIN_TASK, train, reference_train, repeated_windows_corpus, "windows",
+                   f"<2 words (a b)^n, n {REPEAT_LENGTHS[0]:,} to {REPEAT_LENGTHS[1]:,}, and {2 * REPEAT_SHRINKS} short ones>, "
+                   f"{REPEAT_SHRINKS + 1}",
+                   factor=REPEAT_FACTOR, slack=REPEAT_SLACK, what="the merges of words where one pair repeats",
+                   too_slow="push one entry per pair whose count grew in the merge, not one per window that pairs_with(word, "
+                            "token) returns: a pair that occurs n times in a rewritten word then gets n entries, and each time "
+                            "its count shrinks pop_best pops and pushes back every one of them. Collect the grown pairs in a "
+                            "set during the merge and push each once after it, with its count then")
 
 
 def visible_then(train: Callable) -> None:
