@@ -1,14 +1,7 @@
-"""The names a lab's grader module uses, in one import: the mechanics every lab shares, split by concern.
-
-- :mod:`.spec`: what a lab declares (:class:`Task`, :class:`Case`, :class:`CorpusFile`, :class:`TaskGraders`, :class:`Lab`);
-- :mod:`.compare`: exact comparison (:func:`plain`, :func:`same`, :func:`difference`) and the hints of a failure;
-- :mod:`.trap`: refusing a function that uses the reference solver;
-- :mod:`.running`: calling the learner's function, one case's verdict, fixed and generated cases, the graders;
-- :mod:`bpe_ref.course.trusted.verdicts`: what crosses the trust boundary (:class:`CheckFailed`,
-  :class:`GradingStopped`, :class:`LearnerError`, the hidden inputs' seed), owned by the trusted side.
-
-Nothing here imports ``bpe_ref`` by absolute name: the graders load it as part of a private copy of
-the package (see :mod:`bpe_ref.course.checks`).
+"""The names a lab's grader module uses, in one import: the mechanics of :mod:`.spec`, :mod:`.compare`,
+:mod:`.trap` and :mod:`.running` (see :mod:`bpe_ref.course.checks`), and what crosses the trust boundary
+(:mod:`bpe_ref.course.trusted.verdicts`). Nothing here imports ``bpe_ref`` by absolute name: the graders load
+it as part of a private copy of the package.
 """
 
 from __future__ import annotations
