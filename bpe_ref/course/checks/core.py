@@ -1,14 +1,7 @@
-"""The names a lab's grader module uses, in one import: the mechanics every lab shares, split by concern.
-
-- :mod:`.spec`: what a lab declares (:class:`Task`, :class:`Case`, :class:`CorpusFile`, :class:`TaskGraders`, :class:`Lab`);
-- :mod:`.compare`: exact comparison (:func:`plain`, :func:`same`, :func:`difference`) and the hints of a failure;
-- :mod:`.trap`: refusing a function that uses the reference solver;
-- :mod:`.running`: calling the learner's function, one case's verdict, fixed and generated cases, the graders;
-- :mod:`bpe_ref.course.trusted.verdicts`: what crosses the trust boundary (:class:`CheckFailed`,
-  :class:`GradingStopped`, :class:`LearnerError`, the hidden inputs' seed), owned by the trusted side.
-
-Nothing here imports ``bpe_ref`` by absolute name: the graders load it as part of a private copy of
-the package (see :mod:`bpe_ref.course.checks`).
+"""The names a lab's grader module uses, in one import: the mechanics of :mod:`.spec`, :mod:`.compare`,
+:mod:`.trap` and :mod:`.running` (see :mod:`bpe_ref.course.checks`), and what crosses the trust boundary
+(:mod:`bpe_ref.course.trusted.verdicts`). Nothing here imports ``bpe_ref`` by absolute name: the graders load
+it as part of a private copy of the package.
 """
 
 from __future__ import annotations
@@ -19,7 +12,7 @@ from .compare import (
     in_order_of, plain, same, short_repr, stand_in_note, window_repr,
 )
 from .running import (
-    Outcome, TookTooLong, _files_folder, advice, advisory, built, call_learner, call_watching, check_cases, check_property,
+    Outcome, TookTooLong, _files_folder, advice, advisory, built, call_learner, call_task, call_watching, check_cases, check_property,
     expected_result, grader, graders_of, hypothesis_randomness, materialized, passed, refuse, standing_in, stretch,
     time_limit, verdict, watched,
 )
@@ -29,9 +22,10 @@ from .trap import PACKAGE_DIR, PACKAGE_NAME, ReferenceSolverCalled, reference_tr
 __all__ = [
     "PACKAGE_DIR", "PACKAGE_NAME", "SHORT_REPR_CHARS", "Case", "CheckFailed", "CorpusFile", "GradingStopped", "Lab",
     "Later", "LearnerError", "Outcome", "ReferenceSolverCalled", "Task", "TaskGraders", "TookTooLong", "WrongType",
-    "_files_folder", "advice", "advisory", "built", "call_learner", "call_repr", "call_watching", "changed_argument", "check_cases",
-    "check_property", "current_seed", "difference", "error_name", "expected_result", "first_differing_item", "grader",
-    "graders_of", "hidden_seed", "hints", "hypothesis_randomness", "in_order_of", "materialized", "passed", "plain",
-    "reference_trapped", "reference_use", "refuse", "refuse_reference_use", "runs_remotely", "same", "short_repr",
-    "stand_in_note", "standing_in", "stretch", "time_limit", "verdict", "watched", "window_repr",
+    "_files_folder", "advice", "advisory", "built", "call_learner", "call_repr", "call_task", "call_watching",
+    "changed_argument", "check_cases", "check_property", "current_seed", "difference", "error_name", "expected_result",
+    "first_differing_item", "grader", "graders_of", "hidden_seed", "hints", "hypothesis_randomness", "in_order_of",
+    "materialized", "passed", "plain", "reference_trapped", "reference_use", "refuse", "refuse_reference_use",
+    "runs_remotely", "same", "short_repr", "stand_in_note", "standing_in", "stretch", "time_limit", "verdict",
+    "watched", "window_repr",
 ]

@@ -5,12 +5,10 @@ Theory: ``theory/03-parallel-pretokenization.md``. Reference: :mod:`bpe_ref.trai
 Files are :class:`~.core.CorpusFile` arguments: written, for each call, where the learner's code
 can read but not change them, and passed as a path.
 
-Measured from outside the learner's process: task 1 reads in buffers, task 2 reads its own range
-only, and task 4's workers are processes, no more than asked (as on a machine of 8 cores), started
-by the asked start method, over the asked number of chunks cut at every special token, all ended
-when the call returns (the pool shut down), none with one worker, while the calling thread reads no
-more than a few buffers (the workers read their ranges: the parent sends no text), and each worker
-process reads its chunks, none the whole file (what each read, as it ended, read by the keeper).
+Measured from outside the learner's process: task 1 reads in buffers, task 2 its own range only; task 4's workers
+are processes, as many as asked (on a machine of 8 cores), started by the asked start method, over the asked chunks
+cut at every special token, all ended when the call returns, none with one worker; its calling thread reads a few
+buffers only, and each worker reads its chunks, none the whole file (what each read as it ended, read by the keeper).
 """
 
 from __future__ import annotations
@@ -31,7 +29,7 @@ from ..trusted.measure_worker import ProcessWatch, cpu_seconds, live_reads, read
 from ..trusted.worker.keeper import _proc_table
 from ..trusted.measure_worker import available as measure_available
 from .core import (
-    Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_learner, error_name, expected_result, materialized, passed,
+    Case, CheckFailed, CorpusFile, Lab, Later, Outcome, Task, TaskGraders, call_task, error_name, expected_result, materialized, passed,
     short_repr, stretch,
 )
 from .compare import CARRIED, WrongType, difference, hints, plain
@@ -55,9 +53,9 @@ START_METHODS = [method for method in ("spawn", "forkserver", "fork") if method 
 PIECES = ["a", "b", " the", " cat", "\n", "\n\n", "\r\n", "é", "字", "🙂", "!", "<", "|", "<|", "endoftext", "pad|>", " 42"]
 
 
-# The strategies the generated files draw from, built once each (built at each draw, hypothesis checked each new one
-# again, a third of a draw's cost): the same draws in the same order. A text's parts by its special tokens; a number of
-# chunks, or one more than the file has bytes (negative here: the file's size is drawn first).
+# The strategies the generated files draw from, built once each (hypothesis checks each new one again: a third of a
+# draw's cost). A text's parts by its special tokens; a number of chunks, or more than the file has bytes (negative
+# here: the file's size is drawn first).
 _TEXT_PARTS = {tuple(tokens): st.lists(st.one_of(st.sampled_from(PIECES), st.sampled_from(tokens)), max_size=40)
                for tokens in ([EOT], [EOT, PAD], [PAD, EOT])}
 _CHUNKS_OR_MORE = st.integers(1, 8) | st.integers(1, 20).map(lambda more: -more)
@@ -287,12 +285,10 @@ BIG_WORDS = [" the", " cat", " sat", " on", " mat", ",", ".", " café", " 字", 
 
 def big_file(counted: bool = False):
     """About 4 MiB of documents of 0.5 to 1.5 KiB, each ending in a special token: the file whose reads are measured,
-    drawn from the grading's secret seed, a fresh one for each measured call (:data:`.measured.FRESH`). Its answer is
-    compared with the reference's, so a function that tells the measured call (by the file's size) cannot answer it
-    without reading it: a fixed file, and no look at the answer, let a whole-file read pass on every other call
-    (tests/test_grading_redteam.py, section 29). ``counted``: ``(data, its serial count)``, the count added up from its
-    256 distinct documents' (a special token ends each, so no pretoken spans two), each counted once: some 0.07 s of
-    CPU time where counting the 4 MiB took 1 s, at each of task 4's three measured calls."""
+    drawn from the grading's secret seed, a fresh one for each measured call (:data:`.measured.FRESH`), its answer
+    compared with the reference's (a fixed file let a whole-file read pass on every other call: redteam section 29).
+    ``counted``: ``(data, its serial count)``, added up from its 256 distinct documents' counts (a special token ends
+    each, so no pretoken spans two): 0.07 s of CPU where counting the 4 MiB took 1 s."""
     rng = measured_random(f"03_parallel:big_file:{next(FRESH)}")
     pool = [(f"Doc {rng.randint(0, 10**6)}:" + "".join(rng.choices(BIG_WORDS, k=rng.randint(80, 260))) + EOT).encode()
             for _ in range(256)]
@@ -324,27 +320,30 @@ def measured_answer(task: Task, reference: Callable, args: tuple, outcome, call:
                                       f"{short_repr(got, 200)}", *told]))
 
 
+def read_and_mapped(task: Task, learner: Callable, args: tuple) -> tuple[Outcome, dict, int]:
+    """``(outcome, reads, mapped)`` of one call of ``learner`` on ``args`` (files already written): ``reads["bytes"]``,
+    what its process and every process it started read (``None``: one hid its count), and the bytes of grader inputs
+    they mapped meanwhile (0 where not counted), both measured from outside the learner's code."""
+    mapped_before = mapped_bytes(learner)
+    with reads_of(process_id(learner), keeper_id(learner)) as reads:
+        outcome = call_task(task, learner, args)
+    mapped_after = mapped_bytes(learner)
+    return outcome, reads, mapped_after - mapped_before if mapped_before is not None and mapped_after is not None else 0
+
+
 def verify_reads_in_buffers(learner: Callable) -> None:
-    """Task 1 says to read the file ``buffer_size`` bytes at a time, never whole: on a file of
-    4 MiB with a special token every kilobyte or so, 4 chunks and buffers of 4 KiB, the bytes the
-    learner's process reads during the call (the kernel's count, measured from outside it), with those
-    of every process it started (waited for or not: :func:`~..trusted.measure_worker.tree_read_chars`),
-    must be under a quarter of the file, and so must the bytes of it they map (``mmap``, counted by the
-    grading worker's keeper), and its cuts must be the reference's. The search reads a few buffers per guess: about
-    20 KiB."""
+    """Task 1 says to read the file ``buffer_size`` bytes at a time, never whole: on :func:`big_file`, 4 chunks and
+    buffers of 4 KiB, what the learner's processes read or map during the call (:func:`read_and_mapped`) must be under
+    a quarter of the file, and its cuts the reference's. The search reads a few buffers per guess: about 20 KiB."""
     if not measure_available():
         passed("find_chunk_boundaries: its reads were not measured (this system has no /proc).")
         return
     data = big_file()
     args = materialized((CorpusFile(data), 4, [EOT.encode()], 4096), learner)
-    mapped_before = mapped_bytes(learner)
-    with reads_of(process_id(learner), keeper_id(learner)) as reads:
-        outcome = call_learner(learner, args, FIND_TASK.provided, FIND_TASK.stand_ins, FIND_TASK.kernel_time_limit)
-    mapped_after = mapped_bytes(learner)
+    outcome, reads, mapped = read_and_mapped(FIND_TASK, learner, args)
     call = f"find_chunk_boundaries(<a file of {len(data)} bytes>, 4, [{EOT.encode()!r}], 4096)"
     with cases_explain_a_failure(FIND_TASK, learner, find_chunk_boundaries, lambda: FIND.cases):  # a wrong cut, told small
         measured_answer(FIND_TASK, find_chunk_boundaries, args, outcome, call)
-    mapped = mapped_after - mapped_before if mapped_before is not None and mapped_after is not None else 0
     if mapped > len(data) // 4:
         raise CheckFailed(
             f"{call} mapped {mapped} bytes of the file's {len(data)} into memory (mmap; measured from outside your code): "
@@ -509,13 +508,11 @@ def from_its_module(function: Callable, *args: object, _loaded: dict = {}) -> ob
     """Call ``count_chunk(*args)`` as its module's file defines it, in a process of its own started by spawn, as a pool's
     worker runs it: the file of ``function``'s module, read here and run there (once per file and source), never
     ``function`` itself (a driver, so that the grading worker checks it too, where the trusted side sees only data).
-    A function's ``__module__``, ``__qualname__`` and ``__code__`` are the notebook's to set: a cell's function told as
-    the module's (its ``__module__`` set, its code object's file renamed) kept task 2's points (redteam section 42);
-    and run in the notebook's process, the module's code reached the cell's function through ``import __main__`` or the
-    frames below it (section 42). A fresh interpreter holds nothing of the notebook: what a spawned worker runs is what
-    the file holds, and so is what is graded. The process is kept from call to call (``_loaded``: 0.5 s to start). Out
-    of the grading worker (the trusted side's expected answers, a kernel's advice, whose measured reads are the calling
-    process's), the file runs in the calling process, with a ``__main__`` of no names all the same."""
+    A function's ``__module__``, ``__qualname__`` and ``__code__`` are the notebook's to set, and in the notebook's
+    process the module's code reached the cell's function through ``import __main__`` or its frames: both kept task 2's
+    points (redteam section 42). A fresh interpreter holds nothing of the notebook: what is graded is what the file
+    holds. The process is kept from call to call (``_loaded``: 0.5 s to start). Out of the grading worker (expected
+    answers, a kernel's advice), the file runs in the calling process, with a ``__main__`` of no names all the same."""
     import concurrent.futures
     import multiprocessing
     import os
@@ -568,12 +565,10 @@ COUNT_CHUNK_TASK = Task("count_chunk", ("path", "start", "end", "special_tokens"
                         driver=from_its_module, in_module="chunk_counting", error_hint=chunk_decode_hint)
 
 def verify_chunk_reads(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None:
-    """Task 2 says the worker reads bytes [start, end): on the 4 MiB file, for a range of about 32 KiB in its middle
-    (from one document's start to another's), the bytes the learner's process reads during the call (with those of any
-    process it started, measured from outside it) and those it maps must be under a quarter of the file, and its counts
-    the reference's. A worker that reads the whole file and slices it gets the same counts, and reads the corpus once
-    per chunk. (Lab 10's count_range,
-    the same map, is measured so too: ``task`` is the one graded.)"""
+    """Task 2 says the worker reads bytes [start, end): on :func:`big_file`, for a range of about 32 KiB in its middle,
+    what the learner's processes read or map during the call (:func:`read_and_mapped`) must be under a quarter of the
+    file, and its counts the reference's: a worker that reads the whole file and slices it gets the same counts, and
+    reads the corpus once per chunk. (Lab 10's count_range, the same map, is measured so too: ``task``.)"""
     if not measure_available():
         passed(f"{task.name}: its reads were not measured (this system has no /proc).")
         return
@@ -583,16 +578,11 @@ def verify_chunk_reads(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None
     args = materialized((CorpusFile(data), start, end, [EOT]), learner)
     if task.driver is from_its_module:  # a first call, unmeasured: in the grading worker, the driver starts the process
         # it runs count_chunk in (spawn: some 3 MB of start-up read), which a worker restarted before this call would pay
-        call_learner(learner, materialized((CorpusFile(b"cat"), 0, 3, [EOT]), learner), task.provided, task.stand_ins,
-                     task.kernel_time_limit, task.driver)
-    mapped_before = mapped_bytes(learner)
-    with reads_of(process_id(learner), keeper_id(learner)) as reads:
-        outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
-    mapped_after = mapped_bytes(learner)
+        call_task(task, learner, (CorpusFile(b"cat"), 0, 3, [EOT]))
+    outcome, reads, mapped = read_and_mapped(task, learner, args)
     call = f"{task.name}(<a file of {len(data)} bytes>, {start}, {end}, [{EOT!r}])"
     with cases_explain_a_failure(task, learner, count_chunk, lambda: COUNT_CHUNK.cases if task is COUNT_CHUNK_TASK else []):
         measured_answer(task, count_chunk, args, outcome, call)  # a wrong answer told small (lab 03's cases), then here
-    mapped = mapped_after - mapped_before if mapped_before is not None and mapped_after is not None else 0
     read = max(reads["bytes"] or 0, mapped)
     if read > len(data) // 4:
         raise CheckFailed(
@@ -768,14 +758,12 @@ def with_chunks_in_turn(function: Callable, *args: object) -> object:
 
 
 def with_reference_count_chunk(function: Callable, *args: object, in_turn: bool = False) -> object:
-    """Call ``function(*args)`` (a ``count_pretokens_in_file``) with the reference's ``count_chunk`` in
-    place of the learner's (a driver, :attr:`.core.Task.driver`), so that a bug in task 2 costs task 2
-    only. The workers import ``count_chunk`` by its module's name, so the stand-in is a module written
-    next to the learner's ``chunk_counting.py`` (a folder the workers can import from, however they
-    are started; or in the current folder when their ``count_chunk`` was defined in a cell), bound
-    in ``function``'s globals for the call, then removed. Where the notebook has no ``count_chunk`` at all (its module
-    failed to import: a syntax error in ``chunk_counting.py``), the stand-in is bound all the same, and the name taken
-    away again after the call: that mistake costs task 2, not task 4 too."""
+    """Call ``function(*args)`` (a ``count_pretokens_in_file``) with the reference's ``count_chunk`` in place of the
+    learner's (a driver, :attr:`.core.Task.driver`), so that a bug in task 2 costs task 2 only. The workers import
+    ``count_chunk`` by its module's name, so the stand-in is a module written next to the learner's
+    ``chunk_counting.py`` (or in the current folder when ``count_chunk`` was defined in a cell), bound in ``function``'s
+    globals for the call, then removed; bound too where the notebook has no ``count_chunk`` (its module failed to
+    import): that mistake costs task 2, not task 4 too."""
     import importlib
     import os
     import sys
@@ -875,12 +863,10 @@ def varied_file(args: tuple, rng) -> tuple:
 
 
 def chunks_asked(function: Callable, *args: object) -> tuple[list, list]:
-    """Call ``function(*args)`` (a ``count_pretokens_in_file``, through
-    :func:`with_reference_count_chunk`) and return the ``desired_num_chunks`` of each of its calls of
-    ``find_chunk_boundaries``, and the ``split_tokens`` of each, sorted (``None`` if not a list of bytes) (a driver:
-    the reference's stand-in, watched in ``function``'s globals).
-    The call runs as on a machine of 8 cores (``os.cpu_count``), so that a pool of the default size (one
-    process per core) starts more than ``num_workers`` processes on any grading machine, 2 cores included."""
+    """Call ``function(*args)`` (a ``count_pretokens_in_file``, through :func:`with_reference_count_chunk`) and return
+    the ``desired_num_chunks`` and the sorted ``split_tokens`` (``None`` if not a list of bytes) of each of its calls of
+    ``find_chunk_boundaries`` (a driver: the reference's stand-in, watched in ``function``'s globals). The call runs as
+    on a machine of 8 cores (``os.cpu_count``), so that a pool of the default size starts more than ``num_workers``."""
     import os
 
     cores = {name: getattr(os, name) for name in ("cpu_count", "process_cpu_count") if hasattr(os, name)}
@@ -941,8 +927,7 @@ def verify_worker_processes(learner: Callable) -> None:
             pid = process_id(learner)
             forks = learner.sandbox.processes_started if runs_remotely(learner) else None
             with ProcessWatch(pid, forks=forks) as watch, reads_of(calling_thread(pid)) as reads:
-                outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
-                                       FILE_TASK.kernel_time_limit, chunks_asked)
+                outcome = call_task(FILE_TASK, learner, args, chunks_asked)
             outcome.fail_on_error(call)
             started = watch.start_methods()
             # a process that ended between two looks at /proc (counted by the keeper) may have been a worker
@@ -1012,9 +997,8 @@ OWN_SHARE, OWN_SLACK = 0.5, 0.03
 def counting_text(rng) -> str:
     """A text of some 1.5 MB drawn from ``rng`` (the grading's secret seed): stories of words, numbers and multi-byte
     characters between end-of-text tokens, so that no table of a fixed text's counts answers it. Long enough that the
-    serial count takes 0.2-0.4 s: /proc gives a process's CPU time in 10 ms ticks, and with a third of this text
-    threads counting (1.3 times the serial count) were 2 ticks over the limit, under it now and then (section 20 of
-    tests/test_grading_redteam.py failed 1 run in 9 under pytest -n 2)."""
+    serial count takes 0.2-0.4 s, far more than /proc's 10 ms ticks (a third of it let threads counting pass now and
+    then: redteam section 20)."""
     words = [" the", " cat", " sat", " on", " mat", ",", ".", " café", " 字", " 🙂", " dog", " ran", "\n"]
     stories = []
     for _ in range(5000):
@@ -1035,16 +1019,14 @@ def verify_counted_in_the_workers(learner: Callable) -> None:
     call = f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, [{EOT!r}], 2, 2)"
     pid = process_id(learner)
     before = cpu_seconds(pid, children=False)
-    outcome = call_learner(learner, materialized((data, [EOT], 2, 2), learner), FILE_TASK.provided, FILE_TASK.stand_ins,
-                           FILE_TASK.kernel_time_limit, with_reference_count_chunk)
+    outcome = call_task(FILE_TASK, learner, (data, [EOT], 2, 2))
     after = cpu_seconds(pid, children=False)
     outcome.fail_on_error(call)
     if outcome.value[1] != expected:
         raise CheckFailed(f"{call} did not return the pretoken counts of the file (they differ from a serial count)")
     if before is None:
         return  # not measurable on this system (no /proc)
-    # Run again now, the fastest of both kept: one run's CPU time under a burst of load came out 1.5 times another's
-    # (0.20-0.34 s on one machine), and the limit below scales with it.
+    # Run again now, the fastest of both kept: a burst of load made one run 1.5 times another, and the limit scales with it
     serial = reference_cost(count_pretokens, (text, [EOT]), "the text of counting_text")[0]
     if after is None:  # its process ended as the call returned, so as to be measured not at all
         raise CheckFailed(f"{call}: the process running your code ended as the call returned, so its CPU time could not "
@@ -1068,11 +1050,10 @@ def verify_each_worker_reads_its_chunks(learner: Callable) -> None:
     """Task 4's rule "each worker reads its chunks; no process reads the whole file", measured from outside the
     learner's processes by the grading worker's keeper: for every start method, on a fresh 4 MiB file with 2 workers and
     16 chunks taken in turn (:func:`with_chunks_in_turn`), what each process read (``rchar`` as it ended, less its
-    program's start-up after an exec, plus what it mapped; a live one's growth, less what it reaped) must be under
+    start-up after an exec, plus what it mapped; a live one's growth, less what it reaped) must be under
     ``SHARE_MOST`` of the file, the calling process's under a quarter, every process that ended must have ended by
-    ``exit_group`` (one killed by a signal leaves its count to its reaper, told from no one's), and the answer must be
-    the reference's. A serial count of the file in one worker, beside processes started for show (or a pool's idle
-    workers), passed every check of the processes started (tests/test_grading_redteam.py, section 30)."""
+    ``exit_group`` (one killed by a signal leaves its count to its reaper), and the answer must be the reference's. A
+    serial count in one worker beside processes for show passed every check of the processes (redteam section 30)."""
     box = learner.sandbox if runs_remotely(learner) else None
     if box is None or box.process_ends() is None:
         passed("count_pretokens_in_file: what each worker read was not measured (no keeper sees processes end here).")
@@ -1085,8 +1066,7 @@ def verify_each_worker_reads_its_chunks(learner: Callable) -> None:
         call = f"count_pretokens_in_file(<a file of {len(data)} bytes>, [{EOT!r}], 2, {TURNS}, {method!r})"
         ended, forks, mapped = box.process_ends()[0], box.processes_started(), mapped_bytes(learner)
         before = live_reads(keeper)
-        outcome = call_learner(learner, args, FILE_TASK.provided, FILE_TASK.stand_ins, FILE_TASK.kernel_time_limit,
-                               with_chunks_in_turn)
+        outcome = call_task(FILE_TASK, learner, args, with_chunks_in_turn)
         after, ends, present = live_reads(keeper), box.process_ends(ended), set(_proc_table())
         forks_after, mapped_after = box.processes_started(), mapped_bytes(learner)
         measured_answer(FILE_TASK, serial_count, args, outcome, call, expected)
@@ -1126,8 +1106,7 @@ def verify_one_worker_counts_here(learner: Callable, data: CorpusFile) -> None:
     args = (data, [EOT], 1, 2, "spawn")
     call = f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, [{EOT!r}], 1, 2, 'spawn')"
     with ProcessWatch(process_id(learner)) as watch:
-        outcome = call_learner(learner, materialized(args, learner), FILE_TASK.provided, FILE_TASK.stand_ins,
-                               FILE_TASK.kernel_time_limit, with_reference_count_chunk)
+        outcome = call_task(FILE_TASK, learner, args)
     outcome.fail_on_error(call)
     workers = sum(watch.start_methods().get(kind, 0) for kind in WORKER_KINDS)
     if workers:

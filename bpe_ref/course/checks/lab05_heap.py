@@ -13,6 +13,7 @@ still live), not by the arrays' raw contents, so stale entries left in ``occurre
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import random
 from collections.abc import Callable
@@ -163,8 +164,8 @@ ENTRY_CASES = [
 ]
 
 
-# The strategies entry_items and pop_inputs draw from that depend on no draw, built once: built at each draw, hypothesis
-# checked them again each time (a sixth of pop_inputs's cost); the same draws, in the same order.
+# The strategies entry_items and pop_inputs draw from that depend on no draw, built once (hypothesis checks each new
+# one again: a sixth of pop_inputs's cost); the same draws, in the same order.
 _TIE_TOKEN, _ONE_TO_THREE = st.sampled_from(TIE_TOKENS), st.integers(1, 3)
 _ENTRY_PAIRS = st.lists(st.tuples(_TIE_TOKEN, _TIE_TOKEN), min_size=2, max_size=8, unique=True)
 _LONG_TOKEN, _EXTENSION = st.binary(min_size=9, max_size=64), st.binary(min_size=1, max_size=3)
@@ -284,13 +285,9 @@ def pop_inputs(draw) -> tuple[list, dict[Pair, int]]:
 # the driver below builds a heap of POP_LIVE live pairs (drawn from the grading's seed, in the worker: no input to decode)
 # and calls pop_best POP_CALLS times in turn, as the loop does between them: the popped pair merged (gone), two pairs'
 # counts shrunk without a push (stale entries), a new pair pushed. heappop costs O(log H) per entry; a pop that sorts the
-# list (a sorted list is a heap, so the entries left look right) or takes min(), remove() and heapify() costs O(H) per
-# entry, and one that sorts the list once per call and reads it from the front O(H) per call at least (it kept the
-# points of one call popping 4,500 stale entries, where a sort once costs what 4,500 heappops do: section 33). CPU
-# seconds measured on 2026-11-30 (2 cores shared, load average 5 to 6), 2 seeds, in the grading process: the reference
-# 0.05 (the driver's own work most of it), the solution 1.0 times that, sorting once per call 0.8 to 1.6 s, sorting on
-# each pop 0.9 s, min() and remove() 2 to 3 s (the most that passes: 0.25 s); in the worker (load 7 to 9) the solution
-# 1.3 to 2.2 times the reference's, sorting once per call stopped (past 0.87 s).
+# list or takes min(), remove() and heapify() O(H) per entry, one that sorts once per call O(H) per call (it kept the
+# points of one call popping 4,500 stale entries: section 33). Measured (load 5 to 9): the solution 1.0 to 2.2 times the
+# reference's 0.05 s, the wrong pops 0.8 to 3 s, where 0.25 s passes.
 POP_LIVE, POP_CALLS = 5_000, 2_000
 POP_FACTOR, POP_SLACK = 3.0, 0.1
 
@@ -330,29 +327,36 @@ def pops_in_turn_reference(seed: bytes, live: int, calls: int) -> list:
     return pop_in_turn(pop_best_reference, seed, live, calls)
 
 
-def verify_pop_cost(pop_best: Callable) -> None:
-    """``pop_best`` pops with ``heapq.heappop``, O(log H) per entry, measured from outside the learner's code
-    (:mod:`.measured`): :data:`POP_CALLS` calls in turn on one heap of :data:`POP_LIVE` pairs (:func:`pop_in_turn`, drawn
-    from the grading's seed), each popping an entry or a few, must cost at most :data:`POP_FACTOR` times the reference's
-    CPU time plus :data:`POP_SLACK`. A pop that sorts the list, or scans it with min(), on each entry or once per call
-    costs O(H) per call."""
-    def make_args(index: int) -> tuple[bytes, int, int]:  # each measured call its own heap
-        return measured.measured_random(f"05_heap:pop:{index}").randbytes(16), POP_LIVE, POP_CALLS
+def verify_v5_cost(task: Task, learner: Callable, reference: Callable, draw: Callable[[bytes], tuple], key: str, shape: str, *,
+                   factor: float, slack: float, too_slow: str, what: str, explained_by: tuple | None = None) -> None:
+    """One of V5's costs, measured from outside the learner's code (:func:`.measured.verify_call_cost`): each measured
+    call on ``draw(seed bytes)``, its own input drawn from the grading's seed, costs at most ``factor`` times the
+    reference's CPU time plus ``slack``; ``what`` names the calls in the pass line. With ``explained_by`` (task,
+    reference, cases), a failure runs those cases first (:func:`.measured.cases_explain_a_failure`)."""
+    def make_args(index: int) -> tuple:
+        return draw(measured.measured_random(f"05_heap:{key}:{index}").randbytes(16))
 
-    shape = f"<{POP_CALLS:,} calls in turn on a heap of {POP_LIVE:,} pairs, as V5's loop makes them>"
-    # the reference's fastest of three runs at least, as verify_push_cost's
-    measured.reference_runs(pops_in_turn_reference, make_args(0), shape, 2)
-    # a wrong pop gives other pairs on these calls: the fixed cases' hints tell it better than the measured call
-    with measured.cases_explain_a_failure(POP_TASK, pop_best, pop_best_reference, lambda: POP_CASES):
-        cost = measured.verify_call_cost(
-            POP_TURNS_TASK, pop_best, pops_in_turn_reference, make_args, shape, factor=POP_FACTOR, slack=POP_SLACK,
-            timeout=PUSH_TIMEOUT,
-            too_slow="take each entry out with heapq.heappop (O(log H)), and put a stale one back with heapq.heappush: "
-                     "sorting the list or scanning it (sort, min, sorted, remove, heapify), on each entry or once per "
-                     "call, costs O(H) for every call")
+    # the reference's fastest of three runs at least (two here, one in the check's first try): one slowed run raises no bar
+    measured.reference_runs(reference, make_args(0), shape, 2)
+    with measured.cases_explain_a_failure(*explained_by) if explained_by else contextlib.nullcontext():
+        cost = measured.verify_call_cost(task, learner, reference, make_args, shape, factor=factor, slack=slack,
+                                         timeout=PUSH_TIMEOUT, too_slow=too_slow)
     if cost is not None:
-        passed(f"pop_best: {POP_CALLS:,} calls in turn on a heap of {POP_LIVE:,} pairs cost "
-               f"{cost.learner / max(cost.reference, 0.01):.1f} times the reference's CPU time (measured from outside your code).")
+        passed(f"{task.name}: {what} cost {cost.learner / max(cost.reference, 0.01):.1f} times the reference's CPU time "
+               "(measured from outside your code).")
+
+
+def verify_pop_cost(pop_best: Callable) -> None:
+    """``pop_best`` pops with ``heapq.heappop``, O(log H) per entry, measured from outside the learner's code: the calls
+    of :func:`pop_in_turn` cost at most :data:`POP_FACTOR` times the reference's CPU time plus :data:`POP_SLACK`. A wrong
+    pop gives other pairs on these calls: the fixed cases' hints tell it better than the measured call."""
+    verify_v5_cost(POP_TURNS_TASK, pop_best, pops_in_turn_reference, lambda seed: (seed, POP_LIVE, POP_CALLS), "pop",
+                   f"<{POP_CALLS:,} calls in turn on a heap of {POP_LIVE:,} pairs, as V5's loop makes them>",
+                   factor=POP_FACTOR, slack=POP_SLACK, what=f"{POP_CALLS:,} calls in turn on a heap of {POP_LIVE:,} pairs",
+                   explained_by=(POP_TASK, pop_best, pop_best_reference, lambda: POP_CASES),
+                   too_slow="take each entry out with heapq.heappop (O(log H)), and put a stale one back with heapq.heappush: "
+                            "sorting the list or scanning it (sort, min, sorted, remove, heapify), on each entry or once per "
+                            "call, costs O(H) for every call")
 
 
 pop_best_reference = pop_best
@@ -565,11 +569,9 @@ def many_pairs_corpus(seed_bytes: bytes) -> tuple[dict[bytes, int], dict[bytes, 
 
 
 def verify_merge_cost(train: Callable) -> None:
-    """V5's point, measured from outside the learner's code (:mod:`.measured`): on
-    :func:`many_pairs_corpus` (drawn from the grading's seed), 1,400 merges cost little more than the
-    one-merge run, which builds the heap; picking each merge by a scan of 57,872 pair counts (even one
-    ``max()`` in C), or rebuilding the heap, does not. The merges of both runs must be the reference's:
-    those of the frequent words alone (only they hold the first merges' pairs)."""
+    """V5's point, measured from outside the learner's code: on :func:`many_pairs_corpus`, 1,400 merges cost little
+    more than the one-merge run, which builds the heap; picking each merge by a scan of 57,872 pair counts (even one
+    ``max()`` in C), or rebuilding the heap, does not."""
     def corpus(index: int) -> tuple[dict[bytes, int], Callable[[int], list]]:
         """The corpus of measured run ``index`` (each run its own), and the reference's merges on it."""
         counts, frequent = many_pairs_corpus(measured.measured_random(f"05_heap:{index}").randbytes(16))
@@ -589,23 +591,14 @@ def verify_merge_cost(train: Callable) -> None:
 
 # The corpus of the push cost: 2 words of 2,000 random bytes among 4, 1,500 merges asked (about 1,290 made: each word
 # ends as one token). The last few hundred merges do it: by then nearly every window of a rewritten word is a pair of
-# its own and the tokens are long (up to the whole word), so an entry for every pair of each rewritten word makes many
-# entries with long keys (token_sort_key costs a token's length) whose copies pop_best finds stale and pushes back:
-# on one seed 467,000 entries and 348,000 stale pops, where V5 makes 4,200 and 2,700. CPU seconds measured on
-# 2026-11-29 (2 cores shared with other sessions, load average 18), in the grading process, 3 seeds: the reference
-# 0.46 to 0.55; V5 0.41 to 0.54; also pushing the pairs that shrank 0.68 to 0.74; an entry per window of pairs_with
-# 0.42 to 0.58; an entry for every pair of each rewritten word 5.3 to 6.0 s, 11 to 12 times the reference's, about 3
-# times the most that passes (1.7 s) and past where a call is stopped (3.0 s). Through verify_push_cost, twice each: in
-# the grading process V5 1.1 and 1.2 times the reference's, the pairs that shrank too 1.4 and 1.8, per window 1.5 and
-# 1.5, every pair stopped in its first try (past 2.9 and 3.1 s); in the worker 1.0 and 1.5, 1.5 and 1.9, 1.3 and
-# 1.7, stopped in its first try (past 2.8 and 2.6 s). (2 words of 3,000 bytes, 1,000 merges, before: every pair 6 to 7
-# times, 2.2 to 3.5 s, between the most that passes and the stop, so it ran both tries; the pairs that shrank 1.5 to 2.1.)
+# its own and the tokens are long, so an entry for every pair of each rewritten word makes many entries with long keys
+# (token_sort_key costs a token's length) whose copies pop_best finds stale and pushes back: on one seed 467,000 entries
+# and 348,000 stale pops, where V5 makes 4,200 and 2,700. Measured (load 18, 3 seeds): every pair pushed 11 to 12 times
+# the reference's CPU time, stopped in its first try; V5 and its honest variants 1.0 to 1.9 times.
 PUSH_WORDS, PUSH_LENGTH, PUSH_MERGES = 2, 2000, 1500
 PUSH_FACTOR, PUSH_SLACK = 3.0, 0.3  # V5 and its variants: 0.8 to 1.9 times the reference's; every pair pushed: 11 to 12
-# Seconds a run may take, by the wall clock: far above where the CPU time stops a call (3 s of it, above), so that on a
-# loaded machine (two cores shared by several graders: a worker may get a tenth of a core) a method that is only too
-# slow is stopped by its CPU time and told so, never taken for an infinite loop by the wall clock; this limit is for
-# code that waits without spending CPU time. (At 20 s, one run in 12 of the wrong method in a loaded worker hit it.)
+# Seconds a run may take, by the wall clock: far above where the CPU time stops a call, so that on a loaded machine a
+# method only too slow is told so by its CPU time, never taken for a loop that never ends (at 20 s, one run in 12 was).
 PUSH_TIMEOUT = 60.0
 
 
@@ -620,27 +613,14 @@ def long_words_corpus(seed_bytes: bytes) -> dict[bytes, int]:
 
 def verify_push_cost(train: Callable) -> None:
     """V5 pushes an entry for each pair whose count grew, not for every pair of each rewritten word (the blog
-    post's ``get_new_pairs(new_word)``), measured from outside the learner's code (:mod:`.measured`): on
-    :func:`long_words_corpus` (drawn from the grading's seed), 1,500 merges must cost at most 3 times the
-    reference's CPU time (run meanwhile, in the grading process) and 0.3 s. V5 costs about as much; an entry
-    per window of each rewritten word pushes nearly a word's length of entries per merge, many of long tokens, and
-    pops the stale copies: 11 to 12 times."""
-    def make_args(index: int) -> tuple[dict[bytes, int], int]:  # each measured call its own corpus
-        return long_words_corpus(measured.measured_random(f"05_heap:push:{index}").randbytes(16)), PUSH_MERGES
-
-    shape = f"<{PUSH_WORDS} words of {PUSH_LENGTH:,} random bytes among 4>, {PUSH_MERGES}"
-    # the reference's cost is its fastest run in this process: of three at least (two here, one in the check's first try),
-    # so that one run slowed by a burst of load does not raise the bar; a later check of the process adds its own tries
-    measured.reference_runs(reference_train, make_args(0), shape, 2)
-    cost = measured.verify_call_cost(
-        TRAIN_TASK, train, reference_train, make_args, shape,
-        factor=PUSH_FACTOR, slack=PUSH_SLACK, timeout=PUSH_TIMEOUT,
-        too_slow="push an entry only for the pairs whose count grew, those that hold the new token "
-                 "(pairs_with(word, token)), not for every pair of the rewritten word: a pair that shrank keeps its "
-                 "old entry, which pop_best finds stale and pushes back with its live count")
-    if cost is not None:
-        passed(f"train: {PUSH_MERGES} merges of long words cost {cost.learner / max(cost.reference, 0.01):.1f} times the "
-               "reference's CPU time (measured from outside your code).")
+    post's ``get_new_pairs(new_word)``), measured from outside the learner's code: on :func:`long_words_corpus`, 1,500
+    merges cost at most :data:`PUSH_FACTOR` times the reference's CPU time plus :data:`PUSH_SLACK`."""
+    verify_v5_cost(TRAIN_TASK, train, reference_train, lambda seed: (long_words_corpus(seed), PUSH_MERGES), "push",
+                   f"<{PUSH_WORDS} words of {PUSH_LENGTH:,} random bytes among 4>, {PUSH_MERGES}",
+                   factor=PUSH_FACTOR, slack=PUSH_SLACK, what=f"{PUSH_MERGES} merges of long words",
+                   too_slow="push an entry only for the pairs whose count grew, those that hold the new token "
+                            "(pairs_with(word, token)), not for every pair of the rewritten word: a pair that shrank keeps "
+                            "its old entry, which pop_best finds stale and pushes back with its live count")
 
 
 # The corpus of the cost of repeated windows: a pair that occurs many times in one rewritten word, whose count then
@@ -650,15 +630,9 @@ def verify_push_cost(train: Callable) -> None:
 # window of pairs_with pushes (ab, ab) once per window of the last word it rewrites, n entries claiming the count after
 # the merge; each of the next 64 merges makes all n stale at once (the count fell by one), and pop_best pops each and
 # pushes it back with the live count: 64 n pops and pushes, where V5 holds one entry of (ab, ab). (The last word
-# rewritten is the last or the first, as the ids are taken up or down: either way.) CPU seconds measured on 2026-11-29
-# (2 cores shared with other sessions, load average 6 to 10), gc on, 3 seeds: the reference 0.012 to 0.025; in the
-# grading process V5 0.8 to 1.1 times that, the pairs that shrank pushed too 0.9 to 1.8, every pair of each rewritten
-# word 0.7 to 1.5 (the long-words corpus above fails it), an entry per window 1.0 to 1.4 s, 27 to 60 times the
-# reference's. Through verify_repeated_windows_cost, 3 secret seeds: in the grading process V5 1.2 to 2.0 times the
-# reference's, the pairs that shrank 1.6 to 1.9, every pair 1.2; in the worker V5 1.0 to 1.9, the pairs that shrank 1.8
-# to 2.6, every pair 1.3 to 2.6 (at most 0.05 s, the most that passes about 0.21 s); per window stopped in its first
-# try, past 0.80 to 0.85 s, 4 times the most that passes (and 5 to 6.5 times it, run to the end). Its cost to grade:
-# 0.1 s of CPU in the grading process and 0.05 s in the worker, per test (0.3 s per grading: visible and hidden).
+# rewritten is the last or the first, as the ids are taken up or down: either way.) Measured (load 6 to 10, 3 seeds):
+# V5 and its honest variants 0.8 to 2.6 times the reference's 0.012 to 0.025 s; an entry per window 27 to 60 times,
+# stopped in its first try.
 REPEAT_SHRINKS, REPEAT_LENGTHS = 64, (4000, 5000)
 REPEAT_FACTOR, REPEAT_SLACK = 3.0, 0.15  # the slack: a call's own cost in the worker (decoding, the reply), some 0.02 s
 
@@ -681,29 +655,17 @@ def repeated_windows_corpus(seed_bytes: bytes) -> tuple[dict[bytes, int], int]:
 
 
 def verify_repeated_windows_cost(train: Callable) -> None:
-    """V5 pushes one entry per pair whose count grew in a merge, not one per window that ``pairs_with`` returns
-    (a pair that occurs n times in a rewritten word then gets n entries), measured from outside the learner's code
-    (:mod:`.measured`): on :func:`repeated_windows_corpus` (drawn from the grading's seed), its merges must cost at
-    most :data:`REPEAT_FACTOR` times the reference's CPU time (run meanwhile, in the grading process) plus
-    :data:`REPEAT_SLACK`. V5 costs about as much; an entry per window pushes thousands of copies of one pair, which
-    ``pop_best`` pops and pushes back on each of the next merges."""
-    def make_args(index: int) -> tuple[dict[bytes, int], int]:  # each measured call its own corpus
-        return repeated_windows_corpus(measured.measured_random(f"05_heap:windows:{index}").randbytes(16))
-
-    shape = f"<2 words (a b)^n, n {REPEAT_LENGTHS[0]:,} to {REPEAT_LENGTHS[1]:,}, and {2 * REPEAT_SHRINKS} short ones>, " \
-            f"{REPEAT_SHRINKS + 1}"
-    # the reference's fastest of three runs at least, as verify_push_cost's
-    measured.reference_runs(reference_train, make_args(0), shape, 2)
-    cost = measured.verify_call_cost(
-        TRAIN_TASK, train, reference_train, make_args, shape,
-        factor=REPEAT_FACTOR, slack=REPEAT_SLACK, timeout=PUSH_TIMEOUT,
-        too_slow="push one entry per pair whose count grew in the merge, not one per window that pairs_with(word, "
-                 "token) returns: a pair that occurs n times in a rewritten word then gets n entries, and each time its "
-                 "count shrinks pop_best pops and pushes back every one of them. Collect the grown pairs in a set "
-                 "during the merge and push each once after it, with its count then")
-    if cost is not None:
-        passed(f"train: the merges of words where one pair repeats cost {cost.learner / max(cost.reference, 0.01):.1f} "
-               "times the reference's CPU time (measured from outside your code).")
+    """V5 pushes one entry per pair whose count grew in a merge, not one per window that ``pairs_with`` returns,
+    measured from outside the learner's code: on :func:`repeated_windows_corpus`, its merges cost at most
+    :data:`REPEAT_FACTOR` times the reference's CPU time plus :data:`REPEAT_SLACK`."""
+    verify_v5_cost(TRAIN_TASK, train, reference_train, repeated_windows_corpus, "windows",
+                   f"<2 words (a b)^n, n {REPEAT_LENGTHS[0]:,} to {REPEAT_LENGTHS[1]:,}, and {2 * REPEAT_SHRINKS} short ones>, "
+                   f"{REPEAT_SHRINKS + 1}",
+                   factor=REPEAT_FACTOR, slack=REPEAT_SLACK, what="the merges of words where one pair repeats",
+                   too_slow="push one entry per pair whose count grew in the merge, not one per window that pairs_with(word, "
+                            "token) returns: a pair that occurs n times in a rewritten word then gets n entries, and each time "
+                            "its count shrinks pop_best pops and pushes back every one of them. Collect the grown pairs in a "
+                            "set during the merge and push each once after it, with its count then")
 
 
 def visible_then(train: Callable) -> None:
@@ -844,8 +806,7 @@ MERGE_CASES = [
 ]
 
 
-# The words of linked_inputs by alphabet, each strategy built once: built at each draw, hypothesis checked it again
-# each time (a fifth of the draw's cost); the same draws, in the same order.
+# The words of linked_inputs by alphabet, each strategy built once (a fifth of a draw's cost); the same draws.
 _LINKED_WORDS = {alphabet: st.dictionaries(st.text(alphabet=alphabet, min_size=1, max_size=7).map(tokens),
                                            st.integers(1, 5), min_size=1, max_size=4) for alphabet in ["ab", "abc", "a", "ab "]}
 

@@ -352,12 +352,9 @@ def backtrack_cases() -> list[Case]:
 SHORT_LENGTH, GROWTH = 1_000, 8  # bytes of the short measured pretoken, and how many times as long the long one is
 PAIR_ALPHABET = 128  # the measured pretokens' bytes; every pair of them is a merge (16,384 merges of two bytes)
 GROWTH_LIMIT, GROWTH_TIMEOUT = 14.0, 6.0
-# Measured on a loaded 2-core machine (CPU time, 1,000 then 8,000 bytes, one try each): the course's solutions grow
-# 1.0 to 1.9 times in the grading worker, 1.1 to 4.2 in a kernel (their set of valid tokens, and in the worker the
-# decoding of the ranks, cost the same at both lengths), any method linear in the pretoken at most 8; step 06's
-# replay of the merges 28 to 31 times in the worker, 39 to 57 in a kernel (a pass over the pretoken per merge that
-# applies, and here the merges that apply grow with the pretoken), when it finishes within 6 s at all; encoding
-# each prefix does not finish.
+# Growth from 1,000 to 8,000 bytes, on a loaded machine: the course's solutions 1.0 to 4.2 times (their set of valid
+# tokens, and the worker's decoding of the ranks, cost the same at both lengths), any linear method at most 8; step
+# 06's replay of the merges 28 to 57 times (the merges that apply grow with the pretoken); each prefix never finishes.
 
 
 @lru_cache(maxsize=4)

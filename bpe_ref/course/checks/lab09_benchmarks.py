@@ -4,21 +4,17 @@ memory with tracemalloc.
 
 Theory: ``theory/09-benchmarks.md``. Reference: :mod:`bpe_ref.measure`.
 
-No test times anything real: every timing is a fake clock that advances by recorded amounts, every
-curve is generated with a known exponent or crossover, so a verdict is the same on any machine and
-under any load. ``interleaved`` and ``peak_memory`` take functions, which cannot travel to the
-grading worker as data: each is called through a *driver* (:attr:`.core.Task.driver`), a function of
-this module that builds the fake clock, the contenders or the allocating function from plain
-arguments, calls the learner's function with them, and returns what came back and what the
-contenders saw, as data. Floats are compared to 9 significant digits (exponents to 9 decimals), so a
-formula written another way, with other rounding, passes.
+No test times anything real: every timing is a fake clock that advances by recorded amounts, every curve is
+generated with a known exponent or crossover, so a verdict is the same on any machine and under any load.
+``interleaved`` and ``peak_memory`` take functions, which cannot travel to the grading worker as data: each is called
+through a *driver* (:attr:`.core.Task.driver`) that builds the fake clock, the contenders or the allocating function
+from plain arguments and returns, as data, what came back and what the contenders saw. Floats are compared to 9
+significant digits (exponents to 9 decimals), so a formula written another way passes.
 
-A driver runs in the grading worker with the learner's code, so what it reports can be rewritten
-there: two checks do not rest on it. Task 1's is measured from outside, the worker's CPU time for a
-call whose collections are made costly (:func:`verify_collector_paused`, the one check that times
-real work: it is bounded by the reference's CPU time, run meanwhile in the grading process, so the
-machine's speed and load cancel out); task 6's sends a function whose size nothing in the worker
-knows before the call (:func:`verify_secret_size`).
+A driver runs in the grading worker with the learner's code, which can rewrite what it reports: two checks do not
+rest on it. Task 1's is measured from outside, the worker's CPU time for a call whose collections are made costly,
+bounded by the reference's run meanwhile in the grading process (:func:`verify_collector_paused`); task 6's sends a
+function whose size nothing in the worker knows before the call (:func:`verify_secret_size`).
 """
 
 from __future__ import annotations
@@ -303,31 +299,17 @@ def varied_interleaved(args: tuple, rng: random.Random) -> tuple:
 
 # ---- task 1, measured from outside: the collector paused, seen in the worker's CPU time ----------------------------
 # The log above is the driver's, in the worker: a function that leaves the collector on can rewrite it afterwards (or
-# replace gc.isenabled), so it alone proves nothing (tests/test_grading_redteam.py, section 14). So the trusted side
-# also measures: contenders that each keep 200,000 new lists alive until they return, so that with the collector on it
-# runs 100 to 300 times during each call (every 700 new containers; 2,000 on Python 3.13), and the driver makes each
-# of those collections costly (the contender spends some CPU time for each, as a collection of a large heap would). It
-# counts them by what a collection does, not by a callback the function could remove (gc.callbacks.clear(), with
-# gc.isenabled rebound to say "paused" while a contender runs, left the collector on and kept all 5 points, section 33):
-# each collection frees a cycle of the driver's, whose weak reference calls back to count it and leave a new one for the
-# next. The cycle is a deque that holds itself, not an object of a class of the driver's: that one, found in gc.garbage
-# under gc.DEBUG_SAVEALL, had its finaliser replaced (section 33); a deque shows nothing to disarm. Removing the count
-# needs the driver's objects (its closure, flagged). Every object frozen as a collection starts (gc.freeze from the
-# collector's callbacks, section 36) made each free nothing: so a call in which the collector's count of new objects
-# (gc.get_count) fell back during the allocations, the cycle not freed, is charged as many collections as ran (a
-# rebinding of gc.get_count hides them, flagged). Paused during the calls, it runs during none (honest code that calls
-# gc.collect() before each call too). The worker's CPU time for the whole call (read from /proc) is bounded by the
-# reference's on the same driver, run meanwhile in this process: at most a slack plus a factor times it (the collector
-# was paused), at least a share of it (every call was made). Measured on the loaded 2-core machine (load 16 to 20),
-# the worker's CPU time over the reference's, 3 runs each: the solution 0.9 to 1.1, gc.collect() before each call 1.1
-# to 1.4, the collector paused once around all rounds 0.8 to 1.4; the collector left on 33 to 35, with the log
-# rewritten 28 to 44, with gc.isenabled replaced 29 to 44 (a copy of the driver in plain scripts, over the solution's
-# time: left on, 27 to 41 times on Pythons 3.10 to 3.12, 8 to 13 on 3.13; with gc.collect() before each call, 0.9 to 1.6).
+# replace gc.isenabled), so it alone proves nothing (tests/test_grading_redteam.py, section 14). So the trusted side also
+# measures: contenders that keep 200,000 new lists alive each, so that the collector, left on, runs 100 to 300 times
+# during each call, each collection made costly by the driver and counted by what it does, not by a callback the
+# function could remove (section 33; how: run_costly_collections). The worker's CPU time for the whole call (read from
+# /proc) is bounded by the reference's on the same driver, run meanwhile in this process: at most a slack plus a factor
+# times it (the collector was paused), at least a share of it (every call was made). Measured (load 16 to 20, over the
+# reference's): honest work 0.8 to 1.4, the collector left on 28 to 44 (8 to 13 on Python 3.13).
 SURVIVORS = 200_000  # lists each contender call keeps alive until it returns
 COLLECTION_TURNS = 40_000  # loop turns a contender spends for each collection during its call (about 1 to 2 ms)
-# Rounds enough that the share below stands clear of the clock ticks (10 ms) the CPU time is read in: with 3, the
-# reference's 6 calls cost 0.065 s on a faster machine (2026-11-30), its 0.4 less a tick and a half 0.011 s, and an
-# interleaved that made no call, read as one tick, passed 2 tries in 6; with 8, 0.17 s and 0.05 s.
+# Rounds enough that the share below stands clear of the clock's 10 ms ticks: with 3, on a faster machine, a call
+# that made no call passed 2 tries in 6 (the reference's 0.065 s); with 8, the reference's 0.17 s, the share's 0.05 s.
 PAUSED_ROUNDS, PAUSED_LABELS = 8, ("v4", "v5")
 PAUSED_FACTOR, PAUSED_SLACK = 3.0, 0.25  # at most 0.25 s + 3 times the reference's CPU time
 PAUSED_SHARE = 0.4  # at least 0.4 times it, less a clock tick and a half (0.015 s): the calls were made

@@ -3,26 +3,18 @@ process spends, read from the kernel (:mod:`..trusted.measure_worker`), not repo
 
 A merge loop that visits only the words a merge changes (V4) or picks each pair from a heap (V5) spends almost nothing
 per merge once its structures are built; one that still scans every word or every pair spends a pass over the corpus
-per merge. So the trainer runs twice on a corpus built for it, with 1 merge and with many (merges that each touch a
-few words), and the CPU time of the extra merges is compared with the time of the first run (reading the input, the
-counts, the index...): a growth ratio, free of the machine's speed. CPU time, not wall time, so a loaded machine does
-not make honest code look slow; and each run's fastest of two or three tries (load only ever makes a run slower; one
-try clear of both limits, by a margin no burst explains, passes alone), so a burst on a busy machine fails neither
-honest code nor, by slowing the short run, passes a slow method (a try far past the limit fails at once: a scan per
-merge costs several times more on every try, and a run is stopped once its CPU time is past :func:`stop_at` the most
-that could pass, rather than let run to its timeout). A ratio rests on the learner's own short run, which its code can
-pad (or pad every run to a floor): so both runs are also bounded by the reference's CPU time on a corpus of the same
-shape, run meanwhile in this process (a slack plus a factor, :data:`MERGE_FACTOR`, for honest constant factors and the
-worker's decoding of the input); a padded run only costs more. The merges of both runs are compared with the
-reference's too, so a trainer cannot pass by answering the measured corpus quickly and wrongly; and the corpus is
-drawn from the grading's secret seed (:func:`measured_random`), so its merges cannot be written into the notebook in
-advance.
+per merge. So the trainer runs twice on a corpus built for it, with 1 merge and with many, and the CPU time of the
+extra merges is compared with the first run's: a growth ratio, free of the machine's speed. CPU time, not wall time,
+so that load does not make honest code look slow; each run's fastest of two tries or more (load only makes a run
+slower), so that a burst neither fails honest code nor, by slowing the short run, passes a slow method; a run past
+:func:`stop_at` the most that could pass is stopped there. The learner's code can pad its short run: so both runs are
+also bounded by the reference's CPU time on a corpus of the same shape, run meanwhile in this process (a slack plus a
+factor, :data:`MERGE_FACTOR`). The merges of both runs must be the reference's (a quick wrong answer measures
+nothing), on a corpus drawn from the grading's secret seed (:func:`measured_random`), unknown in advance.
 
 Every measured call gets an input it has never seen: the callers pass a builder, ``make_args(index)``, and each
-measured call of this process (each try, each run of a pair, of every check: the visible test and the hidden one
-run the same check) is built with its own index (:data:`FRESH`), a fresh draw of the same shape and cost. A
-learner who keeps its answers (a cache on the input) would otherwise pay for the first try only, by a wrong
-method, and pass on a later one at no cost; a fresh input makes every try pay for its method.
+measured call of this process (each try, each run, of every check) gets its own index (:data:`FRESH`): a learner's
+cache of answers would otherwise pay for a wrong method on the first try only.
 """
 
 from __future__ import annotations
@@ -45,33 +37,22 @@ from .compare import WrongType, error_name, plain, same
 from .running import Outcome, TookTooLong, call_learner, check_cases
 from .spec import Task, runs_remotely
 
-TRIES = 5  # at most this many tries of the pair of runs; a check passes on its two fastest runs, after two tries at least
-# (an honest method passes after two; the later tries only run while a ratio sits above its limit, where a burst of
-# load on a shared machine docked an honest lab-04 V4 in CI with three; a wrong method's ratio stays above it)
-PASS_AFTER = 2  # tries before a check may pass: one slow run of the short call (a pause, a burst of load) must not
-# shrink the ratio of a slow method; each run's fastest time over the tries is its cost (load makes runs slower, never faster)
-CLEAR_RATIO, CLEAR_COST = 0.5, 2 / 3  # but a first try passes alone when it is clear of both limits: its ratio at most
-# half the limit, and each run at most 2/3 of the bound against the reference's. A slow method's ratio is past the
-# limit (lab 04's narrowest, every word visited testing `i in ids`: 0.84 to 0.89 for 0.7) and its runs past the bound
-# (4.8 to 5.9 times the reference's for 3): to pass so, the same try's one-merge run would have to be slowed 1.4 times
-# against its own long run, and the reference's run 2.4 times against it. Honest work mostly passes so (lab 04's V4:
-# 0.00 to 0.24, 1.2 to 2.0 times the reference's), saving a try (about 8 s of lab 04's grading)
+TRIES = 5  # at most this many tries of the pair of runs: the later ones run only while a ratio sits above its limit
+# (three docked an honest lab-04 V4 under a burst of load in CI; a wrong method's ratio stays above it)
+PASS_AFTER = 2  # tries before a check may pass: one slow short run (a burst of load) must not shrink a slow method's
+# ratio; each run's cost is its fastest over the tries (load makes runs slower, never faster)
+CLEAR_RATIO, CLEAR_COST = 0.5, 2 / 3  # but a first try passes alone with its ratio at most half the limit and each run
+# at most 2/3 of the bound. Lab 04's narrowest slow method measured 0.84-0.89 for 0.7 and 4.8-5.9 times the reference
+# for 3; its V4 0.00-0.24 and 1.2-2.0 times: honest work mostly passes so, saving a try (about 8 s of lab 04's grading)
 FRESH = itertools.count()  # the index of the next measured call's input in this process: no two calls share one
 STOP_MARGIN, STOP_SLACK = 1.5, 0.5  # a measured call is stopped past 1.5 times the most CPU time that could pass, plus 0.5 s
-MERGE_FACTOR, MERGE_SLACK = 3.0, 0.15  # a trainer's measured runs may cost 0.15 s + 3 times the reference's (the slack:
-# the worker decoding the corpus). Measured on a loaded 2-core machine (load 10 to 16), each run's fastest of 2 or 3 tries
-# over the reference's fastest, in a kernel and in the worker: lab 04's V4 1.2 and 1.7, its index built three times 2.2
-# and 2.4, each id visited twice 1.0 and 1.8, V4 visiting every word 4.2 and 4.9 (so lab 04 has the least room: about
-# 1.4 times either way); lab 05's V5 1.2 and 1.5, pushing the pairs that shrank too 1.4 and 1.7, with a max() scan per
-# merge 11 and 11; lab 02's V2 1.0 and 1.1, asking count_pairs about each word it merges 1.0 and 1.8, V1 13 and 9.5,
-# recounting in V2's loop 11 (worker), every word updated 20 (worker)
+MERGE_FACTOR, MERGE_SLACK = 3.0, 0.15  # a trainer's measured runs may cost 0.15 s (the worker decoding the corpus) + 3
+# times the reference's. Fastest of 2-3 tries over the reference's, load 10-16: honest work 1.0 to 2.4 (lab 04's V4
+# 1.2-1.7, lab 05's V5 1.2-1.5), lab 04's V4 visiting every word 4.2-4.9 (the least room), lab 02's V1 9.5-13
 GROWTH_FACTOR, GROWTH_SLACK = 4.0, 1.0  # a call whose growth is measured may cost 1 s + 4 times the reference's on the
-# long input. The slack is the learner's tables: lab 08 times its reference with the tables of the measured ranks built
-# once (0.02-0.03 s on the long pretoken), while the learner's call builds them from 16,384 ranks each time (the
-# reference's whole call 0.11-0.18 s) and, in the worker, decodes the ranks. Measured against the whole call (load 10
-# to 16): backtrack_encode 1.4 times in a kernel, 3.2 in the worker, last_tokens 1.4 and 2.9, so at most about 0.6 s;
-# step 06's replay of the merges some 6 s on the long input (28 to 31 times its short call, lab 08's figures).
-
+# long input. The slack is the learner's tables: lab 08's reference has the measured ranks' tables built once, the
+# learner's call builds them from 16,384 ranks (and, in the worker, decodes them): backtrack_encode 1.4 times the
+# reference in a kernel, 3.2 in the worker (at most about 0.6 s); step 06's replay some 6 s on the long input
 
 def stop_at(most: float) -> float:
     """The CPU seconds after which a measured call that may spend at most ``most`` is stopped, and its check fails at
@@ -177,8 +158,7 @@ def fastest_of_tries(task: Task, run_pair: Callable[[], list[float]], growth: Ca
     """Run ``run_pair()`` (the CPU seconds of a short and a long run) up to :data:`TRIES` times and keep each run's
     fastest; ``(growth of the fastest, tries, passed)``: passed once it is within ``limit`` (``growth.within``) after
     :data:`PASS_AFTER` tries (or after the first, clear of both limits: :data:`CLEAR_RATIO`), stopped early past ``far``
-    times the limit. ``(None, tries, False)`` where CPU time
-    cannot be read, said in the output (``what`` is not checked)."""
+    times the limit. ``(None, tries, False)`` where CPU time cannot be read, said in the output (``what`` is not checked)."""
     fastest = [float("inf"), float("inf")]
     for attempt in range(1, TRIES + 1):
         runs = run_pair()
@@ -221,10 +201,8 @@ def verify_merge_cost(task: Task, learner: Callable, corpus: Callable[[int], tup
                       factor: float, slack: float) -> Growth | None:
     """Fail unless ``merges`` merges of ``learner`` (a trainer) cost at most ``limit`` times the CPU time of one
     merge's run, and neither run more than ``slack`` seconds plus ``factor`` times the CPU time of ``reference``'s
-    ``merges`` merges on the long run's corpus (run meanwhile in this process, its fastest so far: the machine's speed
-    and load cancel out), each run's fastest of :data:`TRIES` tries (two at least, or one clear of both limits). The
-    ratio alone rests on the learner's own one-merge run, which its code can pad (or pad every run to a floor of CPU time): the reference's
-    cost bounds what a padded run can hide. ``corpus(index)`` builds the pretoken counts of a run (``index`` from
+    ``merges`` merges on the long run's corpus (its fastest so far in this process), each run's fastest of
+    :data:`TRIES` tries (two at least, or one clear of both limits). ``corpus(index)`` builds the pretoken counts of a run (``index`` from
     :data:`FRESH`: a fresh corpus of the same shape for each run) and ``expected(count)``, the reference's merges of a
     run of ``count`` merges on it, which the run must return (the long run's are the reference's run's, timed).
     ``describe`` names the corpus in messages, ``too_slow`` says what a scan per merge means in this lab; ``timeout``,
@@ -432,10 +410,9 @@ def verify_call_growth(task: Task, learner: Callable, reference: Callable, small
     for the expected answer, its fastest so far), each call's fastest of :data:`TRIES` tries (two at least, or one
     clear of both limits; each on fresh inputs: the builders' of its own index, :data:`FRESH`), both calls returning
     the reference's answer; a call that does not finish within ``timeout`` seconds fails at once. A method linear in
-    the input grows about ``times`` times (less, with a cost that does not grow); one that is quadratic on these
-    inputs about ``times`` squared: the machine's speed and load cancel out of the ratio. The ratio alone rests on the
-    learner's own short call, which its code can pad: the reference's cost bounds what a padded call can hide.
-    ``describe(args)`` names an input in messages. ``None`` where CPU time cannot be read (said in the output)."""
+    the input grows about ``times`` times, a quadratic one about ``times`` squared; the reference's cost bounds what a
+    padded short call can hide. ``describe(args)`` names an input in messages. ``None`` where CPU time cannot be read
+    (said in the output)."""
     task, learner = with_timeout(task, learner, timeout)
     shown = {}  # each size's input as messages name it (every try's inputs have the same shapes)
     fastest_reference = [float("inf")]

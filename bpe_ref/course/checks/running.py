@@ -236,6 +236,13 @@ def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
     return outcome
 
 
+
+def call_task(task: Task, learner: Callable, args: tuple, driver: Callable[..., Any] | None = None) -> Outcome:
+    """:func:`call_learner` as ``task`` says: its file arguments written (:func:`materialized`), its provided modules,
+    stand-ins, kernel time limit and driver (``driver``, when given, in place of the task's)."""
+    return call_learner(learner, materialized(args, learner), task.provided, task.stand_ins, task.kernel_time_limit,
+                        driver or task.driver)
+
 def call_watching(learner: Callable, args: tuple, names: Sequence[str], provided: tuple[str, ...] = (),
                   stand_ins: Sequence[Callable] = ()) -> tuple[Outcome, dict[str, list[int]]]:
     """Call ``learner(*args)`` while the learner's functions ``names`` are watched: the outcome,
@@ -307,7 +314,7 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expe
     if expected is _UNKNOWN:
         expected = expected_result(task, reference, args)
     call = call_repr(task, case)
-    outcome = call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, task.driver)
+    outcome = call_task(task, learner, args)
     owner = getattr(learner, "sandbox", None) if runs_remotely(learner) else None
     if outcome.reference_calls:
         return (
