@@ -995,13 +995,14 @@ OWN_SHARE, OWN_SLACK = 0.5, 0.03
 
 
 def counting_text(rng) -> str:
-    """A text of some 1.5 MB drawn from ``rng`` (the grading's secret seed): stories of words, numbers and multi-byte
+    """A text of some 3 MB drawn from ``rng`` (the grading's secret seed): stories of words, numbers and multi-byte
     characters between end-of-text tokens, so that no table of a fixed text's counts answers it. Long enough that the
     serial count takes 0.2-0.4 s, far more than /proc's 10 ms ticks (a third of it let threads counting pass now and
-    then: redteam section 20)."""
+    then: redteam section 20). 10,000 stories, not 5,000: on a faster machine (2026-11-30, load 6 to 8) the serial
+    count of 5,000 took 0.115 s and threads counting spent 0.13 s, 1.49 times the limit (0.087 s)."""
     words = [" the", " cat", " sat", " on", " mat", ",", ".", " café", " 字", " 🙂", " dog", " ran", "\n"]
     stories = []
-    for _ in range(5000):
+    for _ in range(10_000):
         body = "".join(rng.choice(words) for _ in range(rng.randint(60, 100)))
         stories.append(f"Story {rng.randint(0, 10**6)}:{body}{EOT}")
     return "".join(stories)
