@@ -3024,8 +3024,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "arena-offsets-of-lengths", "arena-offsets-without-their-end", "bounds-checked-past-the-end-only", "decode-bound-off-by-one",
         "decode-gap-ids-decode-to-nothing", "decode-index-error", "decode-returns-str", "decoded-with-replace-and-back",
         "each-token-decoded-alone", "ids-popped", "missing-ids-filled-in-vocab", "one-pass-in-the-dicts-order",
-        "parts-of-characters", "piece-as-one-pretoken", "ranks-counted-without-repeats", "ranks-from-one", "ranks-last-rank-kept",
-        "stops-at-two-parts"},
+        "parts-of-characters", "ranks-counted-without-repeats", "ranks-from-one", "ranks-last-rank-kept", "stops-at-two-parts"},
     "07_heap_encoding": {
         "first-heap-in-a-default-list", "first-heap-positions-by-list-index", "merge-loop-over-the-sorted-heap",
         "merge-right-pair-pushed-position-first", "merge-stale-pair-looked-up-with-brackets",

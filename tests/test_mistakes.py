@@ -2462,8 +2462,10 @@ def generated_train_merges(graders, train) -> None:
 
 LAB05_ROUND5 = {
     "key-without-the-end-mark": ("task1_heap_entry_solution", ((ENTRY_KEY, ENTRY_KEY.replace(' + "\\u0100"', "")),), "heap_entry("),
-    # the end mark taken as one more reversed byte: byte 0 maps to it, so b"a\x00" sorts after its prefix b"a"
-    "key-end-mark-of-a-byte": ("task1_heap_entry_solution", ((ENTRY_KEY, ENTRY_KEY.replace("\\u0100", "\\u00ff")),), "b'a\\x00'"),
+    # the end mark taken as one more reversed byte: byte 0 maps to it, so b"a\x00" sorts after its prefix b"a" (and a long
+    # token's extension that starts with b"\x00", which half of entry_items's extensions do, after the long token)
+    "key-end-mark-of-a-byte": ("task1_heap_entry_solution", ((ENTRY_KEY, ENTRY_KEY.replace("\\u0100", "\\u00ff")),),
+                               "is greater than its own prefix"),
     "key-256-minus-byte": ("task1_heap_entry_solution", (("chr(255 - b)", "chr(256 - b)"),), "heap_entry("),
     "key-of-reversed-bytes": ("task1_heap_entry_solution", ((ENTRY_KEY, "        return bytes(255 - b for b in token)\n"),), "heap_entry("),
     "key-of-the-joined-tokens": ("task1_heap_entry_solution", ((ENTRY_RETURN, "    return (-count, reversed_key(left + right), pair)\n"),),

@@ -169,17 +169,21 @@ ENTRY_CASES = [
 _TIE_TOKEN, _ONE_TO_THREE = st.sampled_from(TIE_TOKENS), st.integers(1, 3)
 _ENTRY_PAIRS = st.lists(st.tuples(_TIE_TOKEN, _TIE_TOKEN), min_size=2, max_size=8, unique=True)
 _LONG_TOKEN, _EXTENSION = st.binary(min_size=9, max_size=64), st.binary(min_size=1, max_size=3)
+# An extension that starts with b"\x00", whose reversal is 0xff: a key whose end mark is chr(255) ties it with its prefix.
+_NUL_EXTENSION = _EXTENSION.map(lambda extension: b"\x00" + extension[1:])
 
 
 @st.composite
 def entry_items(draw) -> tuple[list[tuple[int, Pair]]]:
     """Distinct pairs with counts, many of them tied; half the groups with a long token beside its own extension, tied
-    (a key padded to a fixed width, with no end mark past it, puts the long prefix first)."""
+    (a key padded to a fixed width, with no end mark past it, puts the long prefix first), half of those extensions
+    starting with b"\x00" (a key that ends with chr(255), the mark of byte 0, does)."""
     pairs = draw(_ENTRY_PAIRS)
     items = [(draw(_ONE_TO_THREE), pair) for pair in pairs]
     if draw(st.booleans()):
         other, long = draw(_TIE_TOKEN), draw(_LONG_TOKEN)
-        longer, count = long + draw(_EXTENSION), draw(_ONE_TO_THREE)
+        longer = long + draw(_NUL_EXTENSION if draw(st.booleans()) else _EXTENSION)
+        count = draw(_ONE_TO_THREE)
         left = draw(st.booleans())  # the long tokens on the left, or on the right
         items += [(count, (token, other) if left else (other, token)) for token in (long, longer)]
     return (items,)

@@ -563,9 +563,19 @@ EDGE_TEXT_PIECES = [" a<|eot|>", "<|eot|><s>", "ba<|eot|><s>", "x<s>", EOT, "caf
 EDGE_SPECIAL_LISTS = [["<|eot|>", "a<|", "<|eot|><s>"], ["<|eot|><s>", "a<|", "<s>"], ["<|eot|>", "<s>", "<|eot|><s>"]]
 
 
+# A blank line before a word (as a fixed hidden case holds): the pattern cuts "\n\n" into two pretokens there, and GPT-2's
+# merge of "\n\n" across them tells a piece taken as one pretoken, with GPT-2's ranks or that merge alone (two ranks for
+# one text, which also tell answers kept by the text alone).
+BLANK_LINE_TEXTS = ["Hi!\n\nThe", "x\n\ny<|eot|>"]
+
+
 @st.composite
 def text_inputs(draw) -> tuple[str, dict[Pair, int], list[str]]:
-    if draw(st.integers(0, 2)) == 0:  # a third of them: the fixed hidden cases' kind of text
+    if draw(st.integers(0, 5)) == 0:  # a sixth of them: a blank line before a word
+        text = draw(st.sampled_from(BLANK_LINE_TEXTS))
+        ranks = ranks_for(text, gpt2_ranks()) if draw(st.booleans()) else {(b"\n", b"\n"): gpt2_ranks()[b"\n", b"\n"]}
+        return text, ranks, draw(st.sampled_from([[], ["<|eot|>"]]))
+    if draw(st.integers(0, 2)) == 0:  # a third of the rest: the fixed hidden cases' kind of text
         if draw(st.integers(0, 2)) == 0:
             text = draw(st.sampled_from(["the cat sat", " a<|eot|><s>", "cafe\u0301\r\n"]))
             return text, ranks_for(text, gpt2_ranks()) if draw(st.booleans()) else {}, []
@@ -599,6 +609,9 @@ HIDDEN_TEXT_CASES = [
     # The text as it is, to its last byte: Windows line ends and blank lines at the end (an encoder that normalizes
     # line ends, strips the text or cuts it into lines first kept the points: the generated texts seldom end so).
     text_case("One.\r\nTwo  \r\n\r\nthree\n\n", []),
+    # A blank line before a word: the pattern cuts "\n\n" into two pretokens there, which GPT-2's merge of "\n\n" must not
+    # cross (an encoder that takes a piece between special tokens as one pretoken kept the points under some seeds).
+    text_case("The end.\n\nOnce upon a time", []),
 ]
 
 
@@ -666,7 +679,8 @@ def around_text(args: tuple, rng: random.Random) -> tuple:
     return (f"{word()} {text} {word()}", ranks, special_tokens)
 
 
-ENCODE_TEXT = TaskGraders(ENCODE_TEXT_TASK, encode_text, ENCODE_TEXT_CASES, text_inputs(), max_examples=50,
+# 60 generated texts: the 50 of the other kinds there were before the blank lines (a sixth) were drawn.
+ENCODE_TEXT = TaskGraders(ENCODE_TEXT_TASK, encode_text, ENCODE_TEXT_CASES, text_inputs(), max_examples=60,
                           hidden_cases=HIDDEN_TEXT_CASES, hidden_vary=around_text, hidden_then=gives_tiktoken_tokens)
 
 
