@@ -58,6 +58,15 @@ def plan_inputs(draw) -> tuple:
     return [CorpusFile(data) for data in contents], tokens, draw(st.integers(1, 6))
 
 
+# Files of text with no special tokens, one of 6 pieces at least, cut into 2 to 6 ranges: every draw is one whole range
+# per file, so a plan that cuts such a file anyway (at even offsets) or ends its range a byte early fails on each. In
+# plan_inputs hypothesis keeps mutating a few drawn inputs: under secret seed 5 all 60 but one had special tokens.
+plan_inputs_without_tokens = st.tuples(
+    st.lists(st.lists(st.sampled_from(PIECES), min_size=6, max_size=25).map(lambda parts: "".join(parts).encode("utf-8")),
+             min_size=1, max_size=3).map(lambda contents: [CorpusFile(data) for data in contents]),
+    st.just([]), st.integers(2, 6))
+
+
 @st.composite
 def range_lists(draw, min_ranges: int = 0) -> tuple:
     """Ranges of generated files cut at any offsets where a special token starts (not only where
@@ -321,11 +330,13 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
     if any(isinstance(item, tuple) and len(item) == 3 and item[1] == item[2] for item in got):
         return ("an empty range (start == end): an empty file has nothing to count; leave such ranges out of the plan, "
                 "each one would be a task on the cluster that does nothing")
-    if isinstance(args[1], list) and not args[1] and len(got) != len(expected):
-        return "with no special tokens there is no safe cut: one range (path, 0, size) per file that is not empty"
+    # A cut inside the text first: it names the range, and says that without special tokens nothing is cut (a plan
+    # cut at fixed sizes fails first, shrunk, on a file without them).
     unsafe = cut_inside_text(args, got)
     if unsafe:
         return unsafe
+    if isinstance(args[1], list) and not args[1] and len(got) != len(expected):
+        return "with no special tokens there is no safe cut: one range (path, 0, size) per file that is not empty"
     paths = [{item[0] for item in ranges if isinstance(item, tuple) and item} for ranges in (expected, got)]
     if len(got) < len(expected) and len(paths[0]) > 1 and len(paths[1]) == 1 and got == [
             item for item in expected if item[0] == got[0][0]] and got[-1] == expected[-1]:
@@ -396,7 +407,7 @@ PLAN_RANGES = TaskGraders(
         Case(([CorpusFile(b"one<|endoftext|>two")], [], 4)),
         Case(([CorpusFile(b""), CorpusFile(b"two")], [], 2)),  # no special tokens: the empty file still has no range
     ],
-    plan_inputs(),
+    st.one_of(plan_inputs(), plan_inputs_without_tokens),
     max_examples=60,
 )
 
