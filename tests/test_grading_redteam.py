@@ -3056,12 +3056,11 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "rounds-check-off-by-one", "state-read-after-the-pause"},
     "10_distributed": {
         "merge-into-a-default-dict",
-        "count-one-range-dropped", "merge-counts-as-floats", "merge-loops-over-the-larger", "plan-ends-inclusive",
-        "plan-ranges-of-the-last-file-only", "plan-ranges-per-file-as-a-total",
+        "count-one-range-dropped", "merge-counts-as-floats", "merge-loops-over-the-larger",
+        "plan-ranges-per-file-as-a-total",
         "count-no-ranges-not-handled", "count-ranges-eot-only", "count-reduce-not-a-task", "count-reduced-in-a-chain",
         "count-tree-reduce-as-the-task", "merge-adds-into-left", "merge-overwrites", "merge-smaller-copied",
-        "plan-empty-ranges-kept", "plan-even-cuts-without-tokens", "plan-no-tokens-to-the-finder", "plan-paths-sorted",
-        "plan-ranges-shared-across-files", "plan-tokens-as-str", "plan-whole-file-one-byte-short", "range-from-the-start",
+        "plan-empty-ranges-kept", "plan-ranges-shared-across-files", "plan-tokens-as-str", "range-from-the-start",
         "range-one-byte-more", "range-whole-file", "tree-a-chain", "tree-halves-paired", "tree-odd-carried-first",
         "tree-odd-merged-into-the-last", "tree-range-past-the-end", "tree-recursive-halves", "tree-stops-at-two"}}
 

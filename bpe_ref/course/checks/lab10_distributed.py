@@ -58,15 +58,6 @@ def plan_inputs(draw) -> tuple:
     return [CorpusFile(data) for data in contents], tokens, draw(st.integers(1, 6))
 
 
-# Files of text with no special tokens, one of 6 pieces at least, cut into 2 to 6 ranges: every draw is one whole range
-# per file, so a plan that cuts such a file anyway (at even offsets) or ends its range a byte early fails on each. In
-# plan_inputs hypothesis keeps mutating a few drawn inputs: under secret seed 5 all 60 but one had special tokens.
-plan_inputs_without_tokens = st.tuples(
-    st.lists(st.lists(st.sampled_from(PIECES), min_size=6, max_size=25).map(lambda parts: "".join(parts).encode("utf-8")),
-             min_size=1, max_size=3).map(lambda contents: [CorpusFile(data) for data in contents]),
-    st.just([]), st.integers(2, 6))
-
-
 @st.composite
 def range_lists(draw, min_ranges: int = 0, repeated: bool = False) -> tuple:
     """Ranges of generated files cut at any offsets where a special token starts (not only where
@@ -333,7 +324,7 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("an empty range (start == end): an empty file has nothing to count; leave such ranges out of the plan, "
                 "each one would be a task on the cluster that does nothing")
     # A cut inside the text first: it names the range, and says that without special tokens nothing is cut (a plan
-    # cut at fixed sizes fails first, shrunk, on a file without them).
+    # cut at fixed sizes fails first on the fixed hidden case, a file without them).
     unsafe = cut_inside_text(args, got)
     if unsafe:
         return unsafe
@@ -398,6 +389,21 @@ PLAN_TASK = Task("plan_ranges", ("paths", "special_tokens", "ranges_per_file"), 
 
 _TWO_FILES = [CorpusFile(b"one<|endoftext|>two<|endoftext|>three"), CorpusFile(b"four<|endoftext|>five")]
 
+# Without special tokens every file that is not empty is one whole range: a plan that cuts it anyway (at even offsets)
+# or ends it a byte early fails here under every seed (plan_inputs' draws held no such file, cut in 2 or more, under
+# secret seed 5: hypothesis kept mutating inputs with tokens).
+HIDDEN_PLAN_CASES = [Case(([CorpusFile(b"a cat and the dog\n"), CorpusFile(b"b")], [], 3))]
+
+
+def other_words(args: tuple, rng: random.Random) -> tuple:
+    """A fixed hidden plan's files with other words of as many bytes, no special token among them (``hidden_vary``):
+    a table of the case's answer, keyed by the contents, no longer finds it; every range is still a whole file."""
+    files, special_tokens, ranges_per_file = args
+    letters = "abcdefghijklmnopqrstuvwxyz \n"
+    return ([CorpusFile("".join(rng.choices(letters, k=len(file.data))).encode()) for file in files], special_tokens,
+            ranges_per_file)
+
+
 PLAN_RANGES = TaskGraders(
     PLAN_TASK,
     plan_ranges,
@@ -409,8 +415,10 @@ PLAN_RANGES = TaskGraders(
         Case(([CorpusFile(b"one<|endoftext|>two")], [], 4)),
         Case(([CorpusFile(b""), CorpusFile(b"two")], [], 2)),  # no special tokens: the empty file still has no range
     ],
-    st.one_of(plan_inputs(), plan_inputs_without_tokens),
+    plan_inputs(),
     max_examples=60,
+    hidden_cases=HIDDEN_PLAN_CASES,
+    hidden_vary=other_words,
 )
 
 # ---- task 5: the whole count -----------------------------------------------------------------
