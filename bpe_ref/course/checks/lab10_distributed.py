@@ -59,10 +59,10 @@ def plan_inputs(draw) -> tuple:
 
 
 @st.composite
-def range_lists(draw, min_ranges: int = 0) -> tuple:
+def range_lists(draw, min_ranges: int = 0, repeated: bool = False) -> tuple:
     """Ranges of generated files cut at any offsets where a special token starts (not only where
     the planner cuts), some files left out, in any order; at least ``min_ranges`` of them (whole
-    files added again where the cuts gave fewer)."""
+    files added again where the cuts gave fewer); ``repeated``: one to three of them listed again."""
     contents, tokens = draw(corpus_files(max_files=3))
     ranges = []
     for data in contents:
@@ -74,6 +74,8 @@ def range_lists(draw, min_ranges: int = 0) -> tuple:
     while len(ranges) < min_ranges:
         data = draw(st.sampled_from(contents))
         ranges.append((CorpusFile(data), 0, len(data)))
+    if repeated and ranges:
+        ranges += draw(st.lists(st.sampled_from(ranges), min_size=1, max_size=3))
     return draw(st.permutations(ranges)), tokens
 
 
@@ -321,11 +323,13 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
     if any(isinstance(item, tuple) and len(item) == 3 and item[1] == item[2] for item in got):
         return ("an empty range (start == end): an empty file has nothing to count; leave such ranges out of the plan, "
                 "each one would be a task on the cluster that does nothing")
-    if isinstance(args[1], list) and not args[1] and len(got) != len(expected):
-        return "with no special tokens there is no safe cut: one range (path, 0, size) per file that is not empty"
+    # A cut inside the text first: it names the range, and says that without special tokens nothing is cut (a plan
+    # cut at fixed sizes fails first on the fixed hidden case, a file without them).
     unsafe = cut_inside_text(args, got)
     if unsafe:
         return unsafe
+    if isinstance(args[1], list) and not args[1] and len(got) != len(expected):
+        return "with no special tokens there is no safe cut: one range (path, 0, size) per file that is not empty"
     paths = [{item[0] for item in ranges if isinstance(item, tuple) and item} for ranges in (expected, got)]
     if len(got) < len(expected) and len(paths[0]) > 1 and len(paths[1]) == 1 and got == [
             item for item in expected if item[0] == got[0][0]] and got[-1] == expected[-1]:
@@ -385,6 +389,21 @@ PLAN_TASK = Task("plan_ranges", ("paths", "special_tokens", "ranges_per_file"), 
 
 _TWO_FILES = [CorpusFile(b"one<|endoftext|>two<|endoftext|>three"), CorpusFile(b"four<|endoftext|>five")]
 
+# Without special tokens every file that is not empty is one whole range: a plan that cuts it anyway (at even offsets)
+# or ends it a byte early fails here under every seed (plan_inputs' draws held no such file, cut in 2 or more, under
+# secret seed 5: hypothesis kept mutating inputs with tokens).
+HIDDEN_PLAN_CASES = [Case(([CorpusFile(b"a cat and the dog\n"), CorpusFile(b"b")], [], 3))]
+
+
+def other_words(args: tuple, rng: random.Random) -> tuple:
+    """A fixed hidden plan's files with other words of as many bytes, no special token among them (``hidden_vary``):
+    a table of the case's answer, keyed by the contents, no longer finds it; every range is still a whole file."""
+    files, special_tokens, ranges_per_file = args
+    letters = "abcdefghijklmnopqrstuvwxyz \n"
+    return ([CorpusFile("".join(rng.choices(letters, k=len(file.data))).encode()) for file in files], special_tokens,
+            ranges_per_file)
+
+
 PLAN_RANGES = TaskGraders(
     PLAN_TASK,
     plan_ranges,
@@ -398,6 +417,8 @@ PLAN_RANGES = TaskGraders(
     ],
     plan_inputs(),
     max_examples=60,
+    hidden_cases=HIDDEN_PLAN_CASES,
+    hidden_vary=other_words,
 )
 
 # ---- task 5: the whole count -----------------------------------------------------------------
@@ -542,7 +563,10 @@ _GRAPH_CASES = [
 
 # Task 5: the counts of count_ranges run here, then (the visible grader's second argument, the notebook's
 # read-only task_graph) the calls it makes through as_task; each has its hidden test.
-COUNT_RANGES = TaskGraders(COUNT_TASK, count_ranges, _COUNT_CASES, range_lists(), max_examples=40,
+# A range listed twice is counted twice: counts that drop a repeated range fail on each draw of the second branch whose
+# files hold text. In range_lists alone a range came twice only from two files alike: none in 40 under 5 seeds of 16.
+COUNT_RANGES = TaskGraders(COUNT_TASK, count_ranges, _COUNT_CASES, st.one_of(range_lists(), range_lists(repeated=True)),
+                           max_examples=40,
                            then=TaskGraders(GRAPH_TASK, task_graph, _GRAPH_CASES, graph_range_lists(), max_examples=20))
 
 
