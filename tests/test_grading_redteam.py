@@ -3008,7 +3008,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "find-guess-after-the-last-boundary", "find-offset-in-characters", "merge-first-chunk-twice", "merge-starts-from-the-first-chunk",
         "chunk-as-latin-1", "chunk-in-text-mode", "chunk-line-ends-normalized", "chunk-not-seeked",
         "chunk-one-byte-more", "chunk-read-to-end", "chunk-skips-its-first-byte", "chunk-stripped",
-        "chunk-with-endoftext-by-default", "chunk-without-special-tokens", "find-first-listed-token",
+        "chunk-with-endoftext-by-default", "chunk-without-special-tokens",
         "find-guess-kept-when-no-token-follows", "find-one-guess-too-many", "find-overlap-one-byte-short",
         "find-past-the-end", "find-steps-over-the-overlap", "first-guess-at-zero", "merge-counts-the-keys",
         "merge-from-a-copy-of-the-first", "merge-last-chunk-left-out", "merge-overwrites", "merge-the-largest-count",

@@ -370,6 +370,8 @@ def verify_reads_in_buffers(learner: Callable) -> None:
 FIND_HIDDEN_CASES = [
     Case((CorpusFile(b"<|pad|>a<|pad|>b"), 20, [PAD.encode()], 4)),
     Case((CorpusFile(b"ab<|pad|>cd<|endoftext|>ef"), 30, [EOT.encode(), PAD.encode()], 3)),
+    # both tokens in the first window, the one listed second found first: the first listed token's offset is too far
+    Case((CorpusFile(b"ab<|pad|>cd<|endoftext|>ef"), 30, [EOT.encode(), PAD.encode()], 4096)),
 ]
 
 
