@@ -3048,12 +3048,12 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "one-per-single-byte-token", "only-the-last-token-checked", "prefix-one-byte-short"},
     "09_benchmarks": {
         "crossover-of-the-distance", "exponent-logs-of-two-bases", "exponent-sizes-sorted-alone", "ratio-last-round-left-out",
-        "a-collection-for-a-pause", "collector-not-restored-on-error", "collector-paused-around-all-rounds",
+        "collector-not-restored-on-error", "collector-paused-around-all-rounds",
         "crossover-interpolated-backwards", "crossover-midpoint", "crossover-one-direction", "crossover-the-last",
         "exponent-axes-swapped", "exponent-from-the-ends", "exponent-mean-of-slopes", "exponent-times-not-logged",
         "peak-read-after-stop", "peak-the-current-after", "ratio-divided-in-place", "ratio-inverted", "ratio-mean",
-        "ratio-median-high", "ratio-of-medians", "ratio-of-minimums", "ratio-of-sorted-runs", "rotated-the-other-way",
-        "rounds-check-off-by-one", "state-read-after-the-pause"},
+        "ratio-median-high", "ratio-of-medians", "ratio-of-minimums", "ratio-of-sorted-runs",
+        "rounds-check-off-by-one"},
     "10_distributed": {
         "merge-into-a-default-dict",
         "count-one-range-dropped", "merge-counts-as-floats", "merge-loops-over-the-larger", "plan-ends-inclusive",
