@@ -281,6 +281,8 @@ INTERLEAVED_HIDDEN_CASES = [
     Case(({}, [2, 1], 4, False)),
     # more rounds than contenders, and then two more: round r starts at r % n (starting at r, the rotation stops after n)
     Case(({"v4": 1, "v5": 2}, [1, 2, 3], 5, False)),
+    # three contenders: round 1 rotated right (labels[-1:] + labels[:-1]) is not rotated left, as with two it is
+    Case(({"v4": 1, "v5": 2, "hf": 3}, [1, 2], 6, True)),
 ]
 
 
