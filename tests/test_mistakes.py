@@ -2074,7 +2074,7 @@ def test_lab09_the_clock_by_default_is_found_in_the_worker_too():
 # Lab 05 task 3: an entry pushed inside the word loop, once per window that pairs_with returns, not once per pair that
 # grew in the merge: right merges, and on the long words of verify_push_cost only 1.3 to 1.9 times the reference's CPU
 # time. verify_repeated_windows_cost's corpus repeats one pair thousands of times in a word, then shrinks its count on
-# each merge: every copy is popped and pushed back each time (past 0.8 s, stopped; V5 about 0.03 s).
+# each merge: every copy is popped and pushed back each time (1.4 s, stopped past about 0.7 s; V5 about 0.02 s).
 PER_WINDOW = ("                    grown.add(new_pair)\n",
               "                    grown.add(new_pair)\n"
               "                    heapq.heappush(entries, heap_entry(pair_counts[new_pair], new_pair))\n")
@@ -2102,8 +2102,8 @@ def test_lab05_an_entry_per_window_of_pairs_with_fails_in_the_worker_too(at_the_
 
 # Lab 05 task 2: a pop that does not use the heap. A sorted list is a heap, so sorting the entries and taking the first
 # leaves them right; min() then remove() and heapify() too: the same answers and entries, O(H) per entry popped instead
-# of O(log H). verify_pop_cost measures 2,000 calls in turn on one heap of 5,000 pairs, each popping an entry or a few
-# (about 0.9 s and 2 to 3 s, past 0.25 s: stopped at 0.87 s; the solution about 0.05 s). Sorting once per call:
+# of O(log H). verify_pop_cost measures 2,000 calls in turn on one heap of 10,000 pairs, each popping an entry or a few
+# (about 1 to 1.8 s and 2 to 3 s, past about 0.2 s: stopped at about 0.8 s; the solution about 0.05 s). Sorting once per call:
 # tests/test_grading_redteam.py, section 32.
 POP_BY_HEAPPOP = "        entry = heapq.heappop(entries)\n"
 POPS_WITHOUT_THE_HEAP = {

@@ -49,10 +49,6 @@ STOP_MARGIN, STOP_SLACK = 1.5, 0.5  # a measured call is stopped past 1.5 times 
 MERGE_FACTOR, MERGE_SLACK = 3.0, 0.15  # a trainer's measured runs may cost 0.15 s (the worker decoding the corpus) + 3
 # times the reference's. Fastest of 2-3 tries over the reference's, load 10-16: honest work 1.0 to 2.4 (lab 04's V4
 # 1.2-1.7, lab 05's V5 1.2-1.5), lab 04's V4 visiting every word 4.2-4.9 (the least room), lab 02's V1 9.5-13
-GROWTH_FACTOR, GROWTH_SLACK = 4.0, 1.0  # a call whose growth is measured may cost 1 s + 4 times the reference's on the
-# long input. The slack is the learner's tables: lab 08's reference has the measured ranks' tables built once, the
-# learner's call builds them from 16,384 ranks (and, in the worker, decodes them): backtrack_encode 1.4 times the
-# reference in a kernel, 3.2 in the worker (at most about 0.6 s); step 06's replay some 6 s on the long input
 
 def stop_at(most: float) -> float:
     """The CPU seconds after which a measured call that may spend at most ``most`` is stopped, and its check fails at

@@ -212,7 +212,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   V5 with a list kept sorted for its heap (``bisect.insort``, ``pop(0)``: a memmove in C, 0.6 to 2.1 times the
   reference at the measured sizes; telling it needs heaps of some 500,000 entries), and lab 07's heap (O(L log L))
   handed in for lab 08's linear encoders (the same tokens, costs within a factor of log L, less than the spread of
-  measured growth; the replay of the merges, quadratic, is caught). Both would be told by counts of instructions,
+  measured growth; the replay of the merges and a rescan for the best pair per merge in C, quadratic, are caught, by a
+  long pretoken of 32,000 bytes: section 7). Both would be told by counts of instructions,
   which the grading machines' VMs often lack. A measurement sees the whole process, so code that recognises the
   measured input and answers it by another method is not caught while its answer is right (measured runs' merges are
   compared with the reference's; those of labs 02, 05, 07 and 08 are drawn from the secret seed).
