@@ -602,21 +602,33 @@ def _without_a_wall_limit(monkeypatch, lab: str, name: str) -> None:
     monkeypatch.setattr(importlib.import_module(f"bpe_ref.course.checks.lab{lab}"), name, 300.0)
 
 
-def test_in_the_worker_a_v4_that_visits_every_word_padded_to_a_floor_fails_the_cost_per_merge(at_the_first_verdict, monkeypatch):
-    """Lab 04's V4 that visits every word on each merge, each measured call padded to 12 s of CPU time (the ratio of
-    the extra merges to the one-merge run then 0): the runs are bounded by the reference's CPU time, so the padded
-    one-merge run is stopped once past that bound (at about 5 s of CPU time: the reference's 250 merges about 1 s)."""
+V4_PADDED_FLOORS = (1.2, 1.8, 3.0, 12.0)  # seconds of CPU time: the first two passed on 250 merges (under the bound of
+# the runs), 3 s is over it, 12 s past where a run is stopped
+
+
+@pytest.mark.parametrize("floor", V4_PADDED_FLOORS)
+def test_in_the_worker_a_v4_that_visits_every_word_padded_to_a_floor_fails_the_cost_per_merge(at_the_first_verdict, monkeypatch, floor):
+    """Lab 04's V4 that visits every word on each merge, each measured call padded to a floor of CPU time (the ratio of
+    the extra merges to the one-merge run then 0): the runs are bounded by the reference's CPU time, so a one-merge run
+    padded past that bound is stopped there (12 s: at about 4.5 s of CPU time, the reference's 1,500 merges about 0.9 s).
+    A floor under the bound passed until now: on 250 merges the wrong method spent 1.7 s, the bound 1.95 s (the
+    reference's 0.6 s), so padded to 1.2 s (or anywhere from about 1.0 to 1.9 s) both runs fit and the ratio was 0.4.
+    Safe: 1,500 merges (:data:`~bpe_ref.course.checks.lab04_inverted_index.COST_MERGES`) cost the wrong method about 9 s,
+    three times the bound (the reference's 0.9 s), so its long run fails at any floor: stopped past what could pass."""
     from test_mistakes import EVERY_WORD_CHECKED, V4_VISIT, remote
+
+    from bpe_ref.course.checks.lab04_inverted_index import COST_MERGES
 
     _without_a_wall_limit(monkeypatch, "04_inverted_index", "COST_TIMEOUT")
     code = _padded("04_inverted_index", ("setup", "task1_index_words_solution", "task2_pairs_with_solution"),
-                   "task3_train_solution", "train", V4_VISIT, EVERY_WORD_CHECKED, 1000, 12.0)
+                   "task3_train_solution", "train", V4_VISIT, EVERY_WORD_CHECKED, 1000, floor)
     with at_the_first_verdict():
         message = remote("04_inverted_index", code, "train", "verify_merge_cost")
-    assert message is not None
-    assert message.startswith("train(<81,922 words, each merge after the first changes at most 121>, 1) took more than"), message
-    assert "the reference's 250 merges of a corpus of this shape" in message, message
+    assert message is not None, f"padded to {floor} s, it passed"
+    stopped = 1 if floor == max(V4_PADDED_FLOORS) else COST_MERGES  # the padded one-merge run, or the long run
+    assert message.startswith(f"train(<81,922 words, each merge after the first changes at most 121>, {stopped}) took more than"), message
     assert "(stopped there, measured from outside your code)" in message, message
+    assert f"the reference's {COST_MERGES} merges of a corpus of this shape" in message, message
 
 
 def test_in_the_worker_a_v5_with_a_max_scan_padded_to_a_floor_fails_the_cost_per_merge(at_the_first_verdict, monkeypatch):
