@@ -248,14 +248,48 @@ def unfiled_hint(args: tuple, expected: object, got: object) -> str | None:
         return None
     k, j, m = found
     return (f"word {j} ({list(args[0])[j]!r}) was not updated after merge {m}: left as that merge made it, {got[k]!r} is "
-            f"the best pair at merge {k + 1}. After a merge rewrites a word, file its id under every pair it gains "
-            "(index[new_pair].add(i)): index.setdefault(new_pair, {i}) files it only where the pair has no entry yet")
+            f"the best pair at merge {k + 1}. " + UNFILED_FIX)
+
+
+UNFILED_FIX = ("After a merge rewrites a word, file its id under every pair it gains (index[new_pair].add(i)): "
+               "index.setdefault(new_pair, {i}) files it only where the pair has no entry yet")
+
+
+def first_filer_only_key_error(pretoken_counts: Mapping[bytes, int], num_merges: int) -> Pair | None:
+    """The pair on which V4's loop raises KeyError when it files each rewritten word with ``index.setdefault(new_pair,
+    {i})`` (only the first word to gain a pair is filed under it), or ``None`` if it raises none: a word never filed
+    keeps a merged pair, which comes back as the best pair, and ``index.pop`` finds no entry left."""
+    words = [split_into_bytes(pretoken) for pretoken in pretoken_counts]
+    frequencies = list(pretoken_counts.values())
+    pair_counts = count_pairs(dict(zip(words, frequencies)))
+    index = index_words(words)
+    for _ in range(num_merges):
+        if not pair_counts:
+            return None
+        pair = best_pair(pair_counts)
+        if pair not in index:
+            return pair
+        for i in index.pop(pair):
+            word = words[i]
+            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)
+            if len(words[i]) < len(word):
+                for new_pair in pairs_with(words[i], pair[0] + pair[1]):
+                    index.setdefault(new_pair, {i})
+    return None
 
 
 def index_key_error_hint(args: tuple, error: BaseException) -> str | None:
-    """A KeyError in train: most often the index has no entry for the pair being merged."""
+    """A KeyError in train: most often the index has no entry for the pair being merged; on the pair a word filed only
+    where the pair had no entry yet brings back (:func:`first_filer_only_key_error`), that word's update."""
     if error_name(error) != "KeyError":
         return None
+    try:
+        again = first_filer_only_key_error(*args)
+    except Exception:  # noqa: BLE001  (arguments of another shape: the general hint below)
+        again = None
+    if again is not None and str(error) == repr(again):
+        return (f"a KeyError on {again!r}, a pair merged before that came back as the best pair: a word that holds it was "
+                "never filed under it, so never updated, and index.pop(pair) found no entry left. " + UNFILED_FIX)
     return ("a KeyError in train, on a pair: if it comes from pair_counts, merge_and_update deletes the counts that "
             "reach zero (the merged pair's among them), so read counts with pair_counts.get(pair, 0). If it comes "
             "from the index: is it index.pop(pair), or index[pair] on a plain dict? The merged pair has no "
