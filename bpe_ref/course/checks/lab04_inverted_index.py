@@ -482,7 +482,7 @@ def few_words_per_merge_corpus(seed_bytes: bytes) -> tuple[dict[bytes, int], dic
     scans the words of the K first ranked pairs on each merge (all the words once a pair the others hold is merged)
     scans all of them from K of about 235 on, and the 20,162 holders and frequent words from K of 168; below, the merged
     pairs that rank after the K-th are held by words it did not keep, the first of them merged within about 90
-    merges (all the words joined then), and where none is (K from about 150), the words it kept are 18,000 or more, as
+    merges (all the words joined then), and where none is (K from 145 to 156), the words it kept are 17,400 or more, as
     are those a trainer keeps that keeps every pair held by few words (20,162): V2's loop over them on each merge
     costs many times V4's 84 rewrites of 121 words. V4 rewrites the rare words once, in the first merge, which its
     one-merge run makes too.
