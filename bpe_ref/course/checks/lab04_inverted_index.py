@@ -506,8 +506,10 @@ COST_MERGES = 1500  # not 250: a trainer that visits every word on each merge sp
 # bound of its runs (0.15 s + 3 times the reference's 0.6 s), so with its one-merge run padded to 1.2 s it passed (ratio
 # 0.4); on 1,500 it spends 9 s, three times the bound (the reference's 0.9 s), whatever the padding
 COST_LIMIT = 2.5  # growth ratios of 1,499 extra merges (at 250 the limit was 0.7: 2.8 thousandths of the one-merge run a
-# merge, here 1.7), each run's fastest of its tries, load 6: V4 about 0.5 (its scan of the pair counts on each merge: about
-# 1,600 pairs at first); every word visited testing `i in ids` 13 and more
+# merge, here 1.7), each run's fastest of its tries, load 6 to 8: V4 and its honest variants (the index built three
+# times, each id visited twice, an exact index) 0.49 to 0.64, their long runs 0.97 to 1.32 times the reference's (V4's
+# scan of the pair counts on each merge: about 1,600 pairs at first); every word visited testing `i in ids` 13 to 16,
+# its long run 3.3 to 3.4 times the bound of the runs
 COST_TIMEOUT = 40.0  # seconds a run may take: V4 spent 1.1 to 1.8 s of CPU time on 250 merges at load 10 to 16, 10 to
 # 15 s of wall on 2 cores (20 s left too close), 1.0 s on 1,500 at load 6; a wrong method is stopped first, at stop_at
 # of what could pass (about 4 to 5 s of CPU)
