@@ -5719,3 +5719,90 @@ def test_the_modules_own_count_chunk_keeps_task_2_with_its_reads_measured_first_
             "import chunk_counting\nfrom chunk_counting import count_chunk\n")
     message = remote("03_parallel", code, "count_chunk", "check_count_chunk_properties")
     assert message is None, message
+
+
+# ---- 46. the grader's inputs, listed or watched by an earlier call: a file read before the call it is for ------------------
+#
+# The trusted side writes a call's file arguments into its inputs folder, which the worker may read. Lab 03's task 2
+# writes the file whose reads it measures, then calls count_chunk once, unmeasured, on a file of 3 bytes (the driver's
+# process starts): that call listed the folder and read every file in it, the measured one too, and the measured call
+# sliced what it had read. Any earlier call could so read a file written for a later one, out of every measure.
+READS_EVERY_INPUT = '''
+import os
+from bpe_ref.pretokenize import count_pretokens
+
+_READ = {}
+
+
+def count_chunk(path, start, end, special_tokens):
+    # the mistake, reading the whole file and slicing it, but every file beside path read at the first call that saw it
+    folder = os.path.dirname(path)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        names = []
+    for name in names + [os.path.basename(path)]:
+        other = os.path.join(folder, name)
+        if other not in _READ:
+            with open(other, "rb") as file:
+                _READ[other] = file.read()
+    return count_pretokens(_READ[path][start:end].decode("utf-8"), special_tokens)
+'''
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_count_chunk_that_reads_the_measured_file_at_an_earlier_call_loses_its_hidden_points(whole_class):
+    """Lab 03's count_chunk that reads the whole file and slices it (the mistake task 2's hidden test measures), which
+    also listed the grader's inputs folder at each call and read every file there it had not read yet: at the unmeasured
+    call before the measured one, the measured file was there already, read whole out of any measure, and the measured
+    call read none of it; the hidden points (2) kept in both paths. Safe: the worker reads the inputs' files by name only
+    (Landlock's read-file right on the folder, not its read-dir; a watch of it, which tells the names of the files made
+    there and which Landlock does not see, refused by the filter): the measured call reads the file whole and fails."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    code = (source_of("03_parallel", "setup") + f"\nget_ipython().run_cell_magic('writefile', 'chunk_counting.py', "
+            f"{READS_EVERY_INPUT!r})\nimport chunk_counting\nfrom chunk_counting import count_chunk\n")
+    with hidden_seed(20261130, whole_class=whole_class):
+        message = remote("03_parallel", code, "count_chunk", "check_count_chunk_properties")
+    assert message is not None and "bytes of the file's" in message, message
+
+
+WATCHES_A_FOLDER = """
+import ctypes, os
+_libc = ctypes.CDLL(None, use_errno=True)
+_watcher = _libc.inotify_init1(os.O_NONBLOCK)
+_watched = _libc.inotify_add_watch(_watcher, {folder!r}.encode(), 0x100)  # IN_CREATE
+WATCH = (_watcher, _watched, ctypes.get_errno())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify and the filter are Linux's")
+def test_the_inputs_folder_cannot_be_listed_nor_watched_and_its_files_are_read_by_name():
+    """The rule of section 46 itself, in a worker of lab 03's policy: listing the inputs folder fails, a watch of it (which
+    would tell each file's name as it is made) is refused and counted for review, a file there is read by its name."""
+    import importlib
+
+    from bpe_ref.course.trusted.autograde import lab_policy
+
+    graders = importlib.import_module("bpe_ref.course.checks.lab03_parallel")
+    with Sandbox(lab_policy(graders, Policy())) as box:
+        if not confined(box):
+            pytest.skip("no Landlock or seccomp here")
+        path = box.write_input(b"low lower")
+        run = box.run_cell(WATCHES_A_FOLDER.format(folder=str(box.inputs)) + f"""
+try:
+    LISTED = os.listdir({str(box.inputs)!r})
+except OSError as error:
+    LISTED = type(error).__name__
+with open({path!r}, "rb") as file:
+    READ = file.read()
+""", "probe")
+        assert run.ok, run.error
+        watch = box.run_cell("print(WATCH, LISTED, READ)", "show")
+        watcher, watched, errno = eval(watch.stdout.split(") ", 1)[0] + ")")
+        assert watched == -1 and errno == 1, watch.stdout  # EPERM: refused
+        assert "PermissionError b'low lower'" in watch.stdout, watch.stdout
+        box.close()
+        assert "inotify_add_watch" in box.behaviour().get("refused", {}), box.behaviour()

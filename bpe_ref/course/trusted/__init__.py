@@ -39,8 +39,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
 - *Writing to the gradebook, the package, the course or another submission*: the worker writes only in its scratch
   folder, deleted after grading; graders are imported in the trusted process before any submission runs. The trusted
   side never opens a path in that folder (a link there once made the grader overwrite a file): grader inputs are
-  written ``O_EXCL | O_NOFOLLOW`` to a folder of its own that the worker may only read, and the worker's stderr comes
-  through a pipe.
+  written ``O_EXCL | O_NOFOLLOW`` to a folder of its own whose files the worker may only read, by name: it may neither
+  list the folder (Landlock's read-file right there, not read-dir) nor watch it (``inotify_add_watch`` and
+  ``fanotify_mark`` refused), so a file written before the call it is for (lab 03's measured file, before an unmeasured
+  call) is not read by an earlier one out of every measure (section 46); and the worker's stderr comes through a pipe.
 - *Faking results*: only JSON comes back, rebuilt into exact builtin types, so an object whose ``__eq__`` always says
   yes cannot cross; each NaN is rebuilt as a float of its own, as the worker's code sees it (section 26). Inputs are
   generated, and counted, on the trusted side: a property check that compared fewer than its minimum of inputs fails.

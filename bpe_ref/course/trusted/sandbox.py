@@ -468,7 +468,10 @@ class Sandbox:
         policy = {
             "scratch": str(self.scratch),
             "packages_dir": str(packages_dir),
-            "read_paths": readable_paths(self.policy.packages) + [str(self.inputs)],
+            "read_paths": readable_paths(self.policy.packages),
+            # the inputs' files by name only: the folder is not listed (nor watched: the filter), so a file written
+            # before the call it is for is not read by an earlier one, unmeasured (redteam section 46)
+            "file_paths": [str(self.inputs)],
             "list_paths": [str(folder) for folder in stdlib_folders()],
             "write_paths": ["/dev/shm"] if self.policy.allow_processes else [],
             "memory_mb": self.policy.memory_mb,
