@@ -5806,3 +5806,35 @@ with open({path!r}, "rb") as file:
         assert "PermissionError b'low lower'" in watch.stdout, watch.stdout
         box.close()
         assert "inotify_add_watch" in box.behaviour().get("refused", {}), box.behaviour()
+
+
+# ---- 47. a submission of many cells: nbgrader's own steps, outside the notebook's budget -------------------------------------
+#
+# The notebook's budget (total_timeout) bounds what the trusted grading spends on its cells and calls; nbgrader's steps
+# before and after it (reading and validating the notebook, copying it for each step, writing it, the gradebook) cost some
+# 0.4 ms of CPU time a cell, bounded by nothing. A release with 200,000 empty markdown cells (15 MB, well under the
+# exchange's max_dir_size of 100 MB) cost a self-grade 76 s of CPU and 1.2 GB of memory; 100 MB, some 8 minutes of the
+# class's autograde and 8 GB, for each such submission.
+
+
+def test_a_notebook_of_more_cells_than_any_lab_needs_is_not_graded(tmp_path):
+    """Lab 00's release with empty markdown cells past the cap (:data:`~bpe_ref.course.trusted.autograde.MAX_CELLS`) was
+    graded as any, at nbgrader's cost per cell, outside the notebook's budget: 200,000 of them cost 76 s of CPU and 1.2 GB
+    of memory (load 8 on 2 cores). Safe: the first step of autograde's sanitizing (``BoundedSubmission``, in
+    ``nbgrader_config.py``, so in a class's ``nbgrader autograde`` as in a self-grade) refuses a notebook of more cells
+    or outputs than a submission may have, before nbgrader's other steps: not graded, reported, 0 in a class (the same
+    200,000 cells then cost 13 s of CPU, the grading command's start-up included). Every lab's solution and release is
+    graded in every run, well under the cap."""
+    import json
+
+    from bpe_ref.course.grade import NotGradable, autograde_notebook
+    from bpe_ref.course.notebooks import LABS_DIR
+    from bpe_ref.course.trusted.autograde import MAX_CELLS
+
+    notebook = json.loads((LABS_DIR / "00_pretokenization" / "00_pretokenization.ipynb").read_text(encoding="utf-8"))
+    extra = MAX_CELLS + 1 - len(notebook["cells"])
+    notebook["cells"][1:1] = [{"cell_type": "markdown", "id": f"filler{i}", "metadata": {}, "source": "a"} for i in range(extra)]
+    path = tmp_path / "00_pretokenization.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    with pytest.raises(NotGradable):
+        autograde_notebook(path, "00_pretokenization")

@@ -132,6 +132,11 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   N such processes at once, each drawing them once from the same seed, which it makes before they start.
 - *Making a notebook ungradable*: what the trusted grader writes into the autograded notebook is UTF-8 text (section
   35), and the learner's nbgrader metadata is put back as below.
+- *Costing nbgrader outside the budget*: nbgrader's own steps around the trusted grading (validating, copying and writing
+  the notebook, the gradebook) cost CPU time and memory per cell, which no ``total_timeout`` bounds (200,000 empty cells:
+  76 s and 1.2 GB). A notebook of more cells or outputs than a submission may have (``MAX_CELLS``, ``MAX_OUTPUTS``) is
+  refused by the first sanitizing step, ``BoundedSubmission``: not graded, reported (section 47). Reading it before
+  that step is nbgrader's, bounded by the exchange's ``max_dir_size`` only (100 MB of cells: some 8 GB).
 - *Hiding a flag from the instructor*: every line the reports (``grade --class``, ``grade``) print, and every record
   of nbgrader's console log (``nbgrader_config.py``), has the control and format characters of text the submission
   chose written as escapes (:mod:`bpe_ref.course.printable`): a refused open of a path of cursor and erase codes wiped
