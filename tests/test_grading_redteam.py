@@ -5838,3 +5838,42 @@ def test_a_notebook_of_more_cells_than_any_lab_needs_is_not_graded(tmp_path):
     path.write_text(json.dumps(notebook), encoding="utf-8")
     with pytest.raises(NotGradable):
         autograde_notebook(path, "00_pretokenization")
+
+
+# ---- 48. a measure passed in the visible test, standing for the hidden test of a function defined again in between -----------
+#
+# A task's measured check passed in its visible test stands for its hidden test (it costs the most of a lab's grading), and
+# was kept by the function's name alone: a cell between the two test cells (the submission's order is the learner's) that
+# defined the function again had the hidden test compare the new one's answers and never measure it.
+
+
+def _pop_sorted_again() -> str:
+    """The solution's pop_best with its heappop replaced by a sort of the entries and their first taken (O(H) a pop: the
+    mistake verify_pop_cost catches, ``tests/test_mistakes.py``), as a cell defining it again."""
+    from test_mistakes import POP_BY_HEAPPOP, POPS_WITHOUT_THE_HEAP, source_of
+
+    solution = source_of("05_heap", "task2_pop_best_solution")
+    assert POP_BY_HEAPPOP in solution
+    return solution.replace(POP_BY_HEAPPOP, POPS_WITHOUT_THE_HEAP["sort-then-first"])
+
+
+def test_a_function_defined_again_after_its_visible_test_is_measured_in_the_hidden_test():
+    """Lab 05's pop_best: the solution's, measured in the visible test (2,000 calls in turn on one heap), then a cell that
+    defines it again sorting the entries on each pop (O(H) a pop, the mistake the measure catches), then the hidden test:
+    its answers are right, and the measure that passed stood for it ("as measured in the visible test"), so the hidden
+    points were kept. Safe: a measure passed stands for the hidden test only while no cell of the learner's ran since (the
+    course's notebooks have none between a task's two test cells, so honest work is measured once as before)."""
+    from test_mistakes import source_of
+
+    cells = [code_cell("setup", source_of("05_heap", "setup")),
+             code_cell("task1_heap_entry_solution", source_of("05_heap", "task1_heap_entry_solution")),
+             code_cell("task2_pop_best_solution", source_of("05_heap", "task2_pop_best_solution")),
+             graded_cell("task2_pop_best", 1),
+             code_cell("defined_again", _pop_sorted_again()),
+             graded_cell("task2_pop_best_hidden", 2)]
+    record = grade_cells(cells, "05_heap", seed=20261130)
+    verdicts = {verdict.grade_id: verdict for verdict in record.verdicts}
+    assert verdicts["task2_pop_best"].passed, verdicts["task2_pop_best"].message
+    hidden = verdicts["task2_pop_best_hidden"]
+    assert not hidden.passed and "measured from outside your code" in hidden.message, hidden.message
+
