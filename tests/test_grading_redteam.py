@@ -5877,3 +5877,43 @@ def test_a_function_defined_again_after_its_visible_test_is_measured_in_the_hidd
     hidden = verdicts["task2_pop_best_hidden"]
     assert not hidden.passed and "measured from outside your code" in hidden.message, hidden.message
 
+
+
+# ---- 49. lab 10's schedule made by the function graded, its tuples filed where the driver keeps those it made --------------
+#
+# Section 40's tree_reduce that pairs the parts itself, never calling combine, now files each tuple it makes in the dict
+# the driver keeps by identity, reached through the closure of the pair function it is handed: every tuple of its tree
+# then reads as made through combine.
+FILES_ITS_OWN_TUPLES = '''
+def tree_reduce(parts, combine):
+    made = next((cell.cell_contents for cell in getattr(combine, "__clo" + "sure__") or ()
+                 if type(cell.cell_contents) is dict), {})
+    level = list(parts)
+    while len(level) > 1:
+        paired = [(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        for node in paired:
+            made[id(node)] = node
+        level = paired + level[len(paired) * 2:]
+    return level[0]
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="open: the driver runs in the worker beside the learner's code, which reads its "
+                   "closure (the dict of the tuples it made) and writes there; closing it needs combine run where no "
+                   "learner's code runs (a call back to the trusted side, which then issues each node), a protocol of its "
+                   "own. Reaching a closure is a review hint only where the text spells it")
+def test_a_tree_reduce_that_files_its_own_tuples_where_the_driver_keeps_them_loses_task_3():
+    """Lab 10's tree_reduce that never calls combine (section 40: its tree of merge_two's counts is nested tuples of dicts,
+    no count) keeps task 3's 4 points once it files each tuple it makes in the driver's dict of made tuples, reached
+    through ``combine.__closure__`` (spelled so that the text's review hint misses it). Not closed: see the reason."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    setup = source_of("10_distributed", "setup")
+    honest = [source_of("10_distributed", f"{task}_solution") for task in ("task1_count_range", "task2_merge_two")]
+    with hidden_seed(20261130, whole_class=False):
+        message = remote("10_distributed", "\n".join([setup, *honest, FILES_ITS_OWN_TUPLES,
+                                                      source_of("10_distributed", "task3_tree_shape")]),
+                         "tree_shape", "check_tree_shape_properties")
+    assert message is not None and "never build it" in message, message
