@@ -5917,3 +5917,34 @@ def test_a_tree_reduce_that_files_its_own_tuples_where_the_driver_keeps_them_los
                                                       source_of("10_distributed", "task3_tree_shape")]),
                          "tree_shape", "check_tree_shape_properties")
     assert message is not None and "never build it" in message, message
+
+
+# ---- 50. the keeper made to work for the learner's code: its CPU time, outside every limit and the budget ---------------------
+#
+# The keeper answers each open, mmap and refused call of the worker's processes (a user notification: it reads the path
+# from the caller's memory, resolves it, counts it). A cell's and a call's limit, and the notebook's budget, counted the
+# CPU time of every process under the keeper but not the keeper's own; the backstop of wall time does not run while the
+# keeper does. A loop of opens costs the worker a few microseconds each and the keeper some 0.1 ms: 9 times as much.
+OPENS_FOREVER = "import os\nwhile True:\n    try:\n        os.open('/etc/passwd', os.O_RDONLY)\n    except OSError:\n        pass\n"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper is Linux's")
+def test_a_loop_of_opens_is_stopped_at_its_limit_counting_the_keepers_time():
+    """A cell that opens a file it may not read, forever: stopped at its limit of 2 s of CPU time once the worker had spent
+    2 s, while the keeper, answering each open, spent some 18 s (a call's limit of 30 s: 4 to 5 minutes of a core; the
+    notebook's budget of 300 s: 45 minutes, per submission of a class). Safe: the limits and the budget count the keeper's
+    own CPU time with its processes' (:func:`~bpe_ref.course.trusted.measure_worker.tree_cpu_seconds`, ``keeper_own``): the
+    cell is stopped once both have spent 2 s."""
+    import resource
+
+    with Sandbox(Policy(cell_timeout=2)) as box:
+        if not confined(box) or not any("opens Landlock refuses" in line for line in box.isolation):
+            pytest.skip(f"the keeper does not watch opens here ({'; '.join(box.isolation)})")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        run = box.run_cell(OPENS_FOREVER, "opens")
+        box.close()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    assert not run.ok, run
+    # the keeper's and the worker's CPU time together (both reaped by now): about the limit, not 9 times it
+    assert cpu < 6, f"{cpu:.1f} s of CPU in the keeper and the worker for a cell limited to 2 s"

@@ -80,7 +80,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   that the loop or the reference's code opens (a module's ``__file__``, a ``%%writefile`` file, a traceback's source
   lines) is opened ``O_NONBLOCK`` and taken only if a regular file (a module of at most 1 MiB): a fifo there blocked
   each call until its backstop (section 44). The limit of a cell or call is CPU time, so that a busy machine fails no
-  honest call: the worker's and every process's under its keeper, live, a zombie or reaped
+  honest call: the keeper's own (it answers their opens, mmaps and refused calls: a loop of opens spent 9 times the
+  worker's CPU time there, section 50) and the worker's and every process's under its keeper, live, a zombie or reaped
   (:func:`.measure_worker.tree_cpu_seconds`, ten times a second from 0.1 s in), or, if more, the live ones' own time
   and that of every process that ended by ``exit_group``, which the keeper reads as it ends. No process may have the
   kernel reap its children unwaited for, their time in no count (section 32): where a lab allows processes (lab 03
