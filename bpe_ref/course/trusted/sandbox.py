@@ -862,7 +862,8 @@ class Sandbox:
         if not self.alive:
             raise GradingStopped(f"{what}: the process running your code is not running")
         keeper = self.process.pid if self._report is not None else None  # the worker's keeper (Linux)
-        tree = None if keeper is None else CpuLimit(lambda: tree_cpu_seconds(keeper, self.ended_cpu(), keeper_own=True), timeout, lambda spent: (
+        tree = None if keeper is None else CpuLimit(lambda: tree_cpu_seconds(keeper, self.ended_cpu(), keeper_own=True),
+                                                    timeout, lambda spent: (
             GradingStopped(f"{what} did not finish within {timeout:g} s of CPU time (measured from outside your code): an "
                            "infinite loop, or a much slower algorithm than needed?")))
         waiting = timeout * max(1.0, self.policy.wall_factor) if tree is not None else timeout
