@@ -91,14 +91,15 @@ def tree_cpu_seconds(keeper: int, ended: tuple[float, set[int]] | None = None, *
     ``ended`` (:meth:`.sandbox.Sandbox.ended_cpu`: the CPU seconds of every process that ended by ``exit_group``, and the
     pids of the latest, still exiting, left out here), the larger of this count and the ended processes' plus each live
     one's own time (both less than spent, never more; a process in neither is the threat model's open case)."""
-    total = cpu_seconds(keeper, own=keeper_own)
-    if total is None:
+    fields = _stat_fields(keeper)
+    if fields is None:
         return None
-    keeper_seconds = total - (cpu_seconds(keeper, own=False) or 0.0) if keeper_own else 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    keeper_seconds = (int(fields[11]) + int(fields[12])) / tick if keeper_own else 0.0
+    total = keeper_seconds + (int(fields[13]) + int(fields[14])) / tick  # and its reaped children's
     todo, running = _threads(keeper)
     seen: set[int] = set()
     own_total = (ended[0] if ended is not None else 0.0) + keeper_seconds
-    tick = os.sysconf("SC_CLK_TCK")
     while todo:
         pid = todo.pop()
         if pid in seen:
