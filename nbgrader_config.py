@@ -110,6 +110,7 @@ c.Execute.raise_on_iopub_timeout = True
 # fails on a deleted test cell that follows a read-only cell; this one puts it back there too.
 c.OverwriteCells.add_missing_cells = True
 c.Autograde.sanitize_preprocessors = [
+    "bpe_ref.course.trusted.autograde.BoundedSubmission",  # cells past any lab's need cost nbgrader outside the budget
     "nbgrader.preprocessors.ClearOutput",
     "bpe_ref.course.trusted.autograde.NamedDeduplicateIds",  # nbgrader's, which fails on a grade cell with no grade_id
     "nbgrader.preprocessors.OverwriteKernelspec",

@@ -39,8 +39,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
 - *Writing to the gradebook, the package, the course or another submission*: the worker writes only in its scratch
   folder, deleted after grading; graders are imported in the trusted process before any submission runs. The trusted
   side never opens a path in that folder (a link there once made the grader overwrite a file): grader inputs are
-  written ``O_EXCL | O_NOFOLLOW`` to a folder of its own that the worker may only read, and the worker's stderr comes
-  through a pipe.
+  written ``O_EXCL | O_NOFOLLOW`` to a folder of its own whose files the worker may only read, by name: it may neither
+  list the folder (Landlock's read-file right there, not read-dir) nor watch it (``inotify_add_watch`` and
+  ``fanotify_mark`` refused), so a file written before the call it is for (lab 03's measured file, before an unmeasured
+  call) is not read by an earlier one out of every measure (section 46); and the worker's stderr comes through a pipe.
 - *Faking results*: only JSON comes back, rebuilt into exact builtin types, so an object whose ``__eq__`` always says
   yes cannot cross; each NaN is rebuilt as a float of its own, as the worker's code sees it (section 26). Inputs are
   generated, and counted, on the trusted side: a property check that compared fewer than its minimum of inputs fails.
@@ -78,7 +80,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   that the loop or the reference's code opens (a module's ``__file__``, a ``%%writefile`` file, a traceback's source
   lines) is opened ``O_NONBLOCK`` and taken only if a regular file (a module of at most 1 MiB): a fifo there blocked
   each call until its backstop (section 44). The limit of a cell or call is CPU time, so that a busy machine fails no
-  honest call: the worker's and every process's under its keeper, live, a zombie or reaped
+  honest call: the keeper's own (it answers their opens, mmaps and refused calls: a loop of opens spent 9 times the
+  worker's CPU time there, section 50) and the worker's and every process's under its keeper, live, a zombie or reaped
   (:func:`.measure_worker.tree_cpu_seconds`, ten times a second from 0.1 s in), or, if more, the live ones' own time
   and that of every process that ended by ``exit_group``, which the keeper reads as it ends. No process may have the
   kernel reap its children unwaited for, their time in no count (section 32): where a lab allows processes (lab 03
@@ -130,6 +133,11 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   N such processes at once, each drawing them once from the same seed, which it makes before they start.
 - *Making a notebook ungradable*: what the trusted grader writes into the autograded notebook is UTF-8 text (section
   35), and the learner's nbgrader metadata is put back as below.
+- *Costing nbgrader outside the budget*: nbgrader's own steps around the trusted grading (validating, copying and writing
+  the notebook, the gradebook) cost CPU time and memory per cell, which no ``total_timeout`` bounds (200,000 empty cells:
+  76 s and 1.2 GB). A notebook of more cells or outputs than a submission may have (``MAX_CELLS``, ``MAX_OUTPUTS``) is
+  refused by the first sanitizing step, ``BoundedSubmission``: not graded, reported (section 47). Reading it before
+  that step is nbgrader's, bounded by the exchange's ``max_dir_size`` only (100 MB of cells: some 8 GB).
 - *Hiding a flag from the instructor*: every line the reports (``grade --class``, ``grade``) print, and every record
   of nbgrader's console log (``nbgrader_config.py``), has the control and format characters of text the submission
   chose written as escapes (:mod:`bpe_ref.course.printable`): a refused open of a path of cursor and erase codes wiped

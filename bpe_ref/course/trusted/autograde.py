@@ -34,6 +34,9 @@ from .worker.wire import capped
 from .verdicts import CheckFailed, GradingStopped, hidden_seed
 
 RECORDS_DIR = "trusted_grades"
+# What a submitted notebook may hold (:class:`BoundedSubmission`): nbgrader's own steps cost CPU time and memory per cell
+# outside the notebook's budget. The largest lab's source has 35 cells and no outputs.
+MAX_CELLS, MAX_OUTPUTS = 2_000, 20_000
 # Where a lab's graders are found: ``<GRADERS_PACKAGE>.lab<lab>``. Looked up by name when a notebook is graded
 # (:func:`load_graders`), never imported with this module: the trusted side's code does not depend on the graders'.
 GRADERS_PACKAGE = __package__.rsplit(".", 1)[0] + ".checks"
@@ -283,6 +286,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
             if box.out_of_budget():
                 return  # nothing of this notebook's may run any more: no worker needed
             record.note(box.restart())
+            box.measured_passes.clear()  # the functions are defined again, by cells run again
             for code, name in ran:
                 box.run_cell(code, name)
 
@@ -321,6 +325,9 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
                 if not box.alive:
                     restart_and_replay()
                 code = python_source(source_of(cell), box.policy.cell_timeout)
+                # A measure passed in a task's visible test stands for its hidden test only while the function is the
+                # one measured: a cell may define it again (redteam section 48). None runs between the two in the source.
+                box.measured_passes.clear()
                 run = box.run_cell(code, name)
                 cell["outputs"] = run.outputs()
                 if run.ok:
@@ -422,6 +429,27 @@ if NbGraderPreprocessor is not None:
 
     from nbgrader.nbgraderformat import MetadataValidator
     from nbgrader.preprocessors import DeduplicateIds, OverwriteCells
+
+    class BoundedSubmission(NbGraderPreprocessor):
+        """The first of autograde's sanitizing steps (``nbgrader_config.py``): a submission of more cells, or outputs, than
+        any lab's work could need is not graded (nbgrader logs the error; ``grade --class`` reports it not graded, scored
+        0). nbgrader's steps before and after the trusted grading (validating, copying, writing the notebook, its
+        gradebook and feedback) cost some 0.4 ms of CPU time a cell, outside the notebook's budget (``total_timeout``):
+        200,000 empty markdown cells (15 MB, under the exchange's ``max_dir_size``) cost the class's autograde 76 s of CPU
+        and 1.2 GB of memory, 100 MB some 8 minutes and 8 GB (``tests/test_grading_redteam.py``, section 47)."""
+
+        max_cells = Integer(MAX_CELLS, help="Cells a submitted notebook may have: the largest lab's source has 35."
+                            ).tag(config=True)
+        max_outputs = Integer(MAX_OUTPUTS, help="Outputs a submitted notebook's cells may have in all (autograde clears "
+                              "them).").tag(config=True)
+
+        def preprocess(self, nb, resources):
+            # (a cell or its outputs of another shape is for nbgrader's own checks to refuse, as before)
+            outputs = sum(len(cell["outputs"]) for cell in nb.cells if isinstance(cell, dict) and isinstance(cell.get("outputs"), list))
+            if len(nb.cells) > self.max_cells or outputs > self.max_outputs:
+                raise ValueError(f"not graded: the notebook has {len(nb.cells):,} cells and {outputs:,} outputs, more than "
+                                 f"the {self.max_cells:,} cells and {self.max_outputs:,} outputs a submission may have")
+            return nb, resources
 
     class NamedDeduplicateIds(DeduplicateIds):
         """nbgrader's ``DeduplicateIds``, which failed the notebook (a ``KeyError``) on a cell marked graded, a solution

@@ -73,10 +73,15 @@ def _threads(pid: int) -> tuple[list[int], bool]:
     return children, running
 
 
-def tree_cpu_seconds(keeper: int, ended: tuple[float, set[int]] | None = None) -> tuple[float, bool] | None:
+def tree_cpu_seconds(keeper: int, ended: tuple[float, set[int]] | None = None, *,
+                     keeper_own: bool = False) -> tuple[float, bool] | None:
     """CPU seconds (user and system) spent so far by every process under ``keeper`` (the worker's keeper, a child
-    subreaper, whose own threads run none of the learner's code and are left out), and whether a thread of theirs or of
-    the keeper (which answers their opens) is running or ready to run; ``None`` when the keeper cannot be read.
+    subreaper, whose own threads run none of the learner's code: left out, but with ``keeper_own``), and whether a thread
+    of theirs or of the keeper (which answers their opens) is running or ready to run; ``None`` when the keeper cannot be
+    read. The sandbox counts the keeper's own time (``keeper_own``): it answers each open, mmap and refused call of the
+    learner's processes, some 0.1 ms of its CPU time for a few microseconds of theirs, so a loop of opens spent 9 times
+    the worker's CPU time there, outside every limit and the notebook's budget (``tests/test_grading_redteam.py``,
+    section 50).
 
     A process's CPU time is in its own ``/proc/PID/stat`` while it exists, live or a zombie, then in its reaper's
     children's time (``cutime``, ``cstime``; every orphan comes to the keeper). So: each descendant's own and reaped
@@ -86,13 +91,15 @@ def tree_cpu_seconds(keeper: int, ended: tuple[float, set[int]] | None = None) -
     ``ended`` (:meth:`.sandbox.Sandbox.ended_cpu`: the CPU seconds of every process that ended by ``exit_group``, and the
     pids of the latest, still exiting, left out here), the larger of this count and the ended processes' plus each live
     one's own time (both less than spent, never more; a process in neither is the threat model's open case)."""
-    total = cpu_seconds(keeper, own=False)
-    if total is None:
+    fields = _stat_fields(keeper)
+    if fields is None:
         return None
+    tick = os.sysconf("SC_CLK_TCK")
+    keeper_seconds = (int(fields[11]) + int(fields[12])) / tick if keeper_own else 0.0
+    total = keeper_seconds + (int(fields[13]) + int(fields[14])) / tick  # and its reaped children's
     todo, running = _threads(keeper)
     seen: set[int] = set()
-    own_total = ended[0] if ended is not None else 0.0
-    tick = os.sysconf("SC_CLK_TCK")
+    own_total = (ended[0] if ended is not None else 0.0) + keeper_seconds
     while todo:
         pid = todo.pop()
         if pid in seen:

@@ -401,7 +401,7 @@ class Sandbox:
 
     def _worker_cpu(self) -> float:
         keeper = self.process.pid if self.process is not None and self._report is not None else None
-        seconds = tree_cpu_seconds(keeper, self.ended_cpu()) if keeper is not None else None
+        seconds = tree_cpu_seconds(keeper, self.ended_cpu(), keeper_own=True) if keeper is not None else None
         return seconds[0] if seconds else 0.0
 
     def ended_cpu(self) -> tuple[float, set[int]] | None:
@@ -468,7 +468,10 @@ class Sandbox:
         policy = {
             "scratch": str(self.scratch),
             "packages_dir": str(packages_dir),
-            "read_paths": readable_paths(self.policy.packages) + [str(self.inputs)],
+            "read_paths": readable_paths(self.policy.packages),
+            # the inputs' files by name only: the folder is not listed (nor watched: the filter), so a file written
+            # before the call it is for is not read by an earlier one, unmeasured (redteam section 46)
+            "file_paths": [str(self.inputs)],
             "list_paths": [str(folder) for folder in stdlib_folders()],
             "write_paths": ["/dev/shm"] if self.policy.allow_processes else [],
             "memory_mb": self.policy.memory_mb,
@@ -859,7 +862,8 @@ class Sandbox:
         if not self.alive:
             raise GradingStopped(f"{what}: the process running your code is not running")
         keeper = self.process.pid if self._report is not None else None  # the worker's keeper (Linux)
-        tree = None if keeper is None else CpuLimit(lambda: tree_cpu_seconds(keeper, self.ended_cpu()), timeout, lambda spent: (
+        tree = None if keeper is None else CpuLimit(lambda: tree_cpu_seconds(keeper, self.ended_cpu(), keeper_own=True),
+                                                    timeout, lambda spent: (
             GradingStopped(f"{what} did not finish within {timeout:g} s of CPU time (measured from outside your code): an "
                            "infinite loop, or a much slower algorithm than needed?")))
         waiting = timeout * max(1.0, self.policy.wall_factor) if tree is not None else timeout

@@ -338,6 +338,7 @@ class _FileWatch:
         self.calls = {numbers[name]: name for name in _OPEN_CALLS if numbers.get(name) is not None}
         self.read = resolved(policy.get("read_paths", []))
         self.listed = resolved(policy.get("list_paths", []))
+        self.files = resolved(policy.get("file_paths", []))  # files read by name, the folders never listed
         self.write = resolved([policy.get("scratch", "/nonexistent"), "/dev/null"] + policy.get("write_paths", []))
         # What the interpreter, its loader and the C library probe on their own, refused and harmless
         # (seen in lab 03's spawned processes): a virtual environment's pyvenv.cfg, libpython next to
@@ -633,7 +634,9 @@ class _FileWatch:
         elif writes:
             allowed = _beneath(path, self.write)
         else:
-            allowed = _beneath(path, self.read + self.write) or (os.path.isdir(path) and _beneath(path, self.listed))
+            folder = os.path.isdir(path)
+            allowed = (_beneath(path, self.read + self.write) or (folder and _beneath(path, self.listed))
+                       or (not folder and _beneath(path, self.files)))
         name_only = os.path.basename(path)
         # its own /proc entries (a child closing its fds lists them), once resolved: /proc/self/../1 is another's
         own = path.startswith("/proc/") and _beneath(path, [f"/proc/{pid}", f"/proc/{tgid}"])
