@@ -3021,7 +3021,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
     # and 5 were caught
     "06_encode_decode": {
         "arena-offsets-in-characters", "decode-no-ids-an-empty-str", "encode-loop-without-a-length-check",
-        "ranks-a-repeated-merge-refused", "encode-len-of-ranks-as-the-sentinel",
+        "ranks-a-repeated-merge-refused", "encode-len-of-ranks-as-the-sentinel", "ranks-by-list-index",
         "arena-as-a-bytearray", "arena-gaps-skipped", "arena-ids-up-to-len", "arena-last-id-dropped", "arena-of-an-empty-vocab",
         "arena-offsets-of-lengths", "arena-offsets-without-their-end", "bounds-checked-past-the-end-only", "decode-bound-off-by-one",
         "decode-gap-ids-decode-to-nothing", "decode-index-error", "decode-returns-str", "decoded-with-replace-and-back",

@@ -4390,7 +4390,7 @@ def test_labs00_to_10_a_twelfth_rounds_mistake_gets_a_hint_that_names_it(request
 # tuples, ranks found by merges.index, a buffer grown by +=; lab 07's first heap built by heappush or sorted, a copy of
 # the heap popped; lab 08's single byte taken without the compatibility test (the last candidate is then the answer).
 # Kept, a method not a value: lab 08's backtracking without its bitfield of dead positions (exponential in the worst
-# case, page 08) passes the measured check, whose inputs back up little.)
+# case, page 08) passes the measured check, whose inputs back up little: open.)
 
 # ties broken on the tokens as text, decoded with errors="replace" (decode() alone raises on a token that holds part of a
 # character): two lone bytes from 0x80 are one U+FFFD each, tied again, and max keeps the pair counted first
@@ -4416,7 +4416,11 @@ LAB05_NOVEL40 = {
         (OCCURRENCE_LEFT, OCCURRENCE_LEFT.replace("(token[before], merged)", "(original[before], merged)"))),
         "merge_occurrences("),
 }
+RANKS_BY_INDEX = (("    ranks = {}\n    for rank, pair in enumerate(merges):\n        ranks.setdefault(tuple(pair), rank)\n",
+                   "    ranks = {tuple(pair): merges.index(pair) for pair in merges}  # the first position of each\n"),)
 LAB06_NOVEL40 = {
+    # the right ranks, a pair listed twice too, by a search of the list for each merge: O(M^2) (measured)
+    "ranks-by-list-index": ("task1_merge_ranks_solution", RANKS_BY_INDEX, "merges.index(pair)"),
     "encode-len-of-ranks-as-the-sentinel": ("task2_encode_pretoken_solution", ((ENCODE_BEST,
         "key=lambda pair: ranks.get(pair, len(ranks))"),), "encode_pretoken("),
 }
@@ -4441,12 +4445,14 @@ NOVEL40_ROUND = {(lab, name): mistake for lab, table in (
     ("02_incremental", LAB02_NOVEL40), ("04_inverted_index", LAB04_NOVEL40), ("05_heap", LAB05_NOVEL40),
     ("06_encode_decode", LAB06_NOVEL40), ("07_heap_encoding", LAB07_NOVEL40), ("08_linear_encoding", LAB08_NOVEL40))
     for name, mistake in table.items()}
-# Every one lost its hidden points under the kernel's draw and secret seeds 1 to 3 but three. The pushes by list.append
+# Every one lost its hidden points under the kernel's draw and secret seeds 1 to 3 but four. The pushes by list.append
 # kept them under the kernel's draw (lost under 1 to 3): a fixed hidden case of task 2 has the shape now, and a share of
 # the generated words (lab07_heap_encoding.both_sides_inputs). Labs 02's and 04's ties on the tokens as text kept them
 # under all four (the generated corpora held no tie of two pairs that differ in lone bytes from 0x80 alone): half of
-# the trainers' separator corpora hold one now (lab02_incremental.separator_tie_corpora, labs 02, 04 and 05).
-KEPT_BEFORE_NOVEL40 = {("07_heap_encoding", "merge-new-pairs-appended"),
+# the trainers' separator corpora hold one now (lab02_incremental.separator_tie_corpora, labs 02, 04 and 05). Lab 06's
+# ranks found by merges.index are right, at O(M^2): task 1's hidden test measures its cost now, on 20,000 merges
+# (lab06_encode_decode.verify_ranks_cost; its twin in the grading worker under BPE_EXHAUSTIVE=1).
+KEPT_BEFORE_NOVEL40 = {("07_heap_encoding", "merge-new-pairs-appended"), ("06_encode_decode", "ranks-by-list-index"),
                        ("02_incremental", "train-ties-on-the-tokens-decoded-with-replacement"),
                        ("04_inverted_index", "train-ties-on-the-tokens-decoded-with-replacement")}
 CAUGHT_BEFORE_NOVEL40 = [key for key in NOVEL40_ROUND if key not in KEPT_BEFORE_NOVEL40]
@@ -4464,3 +4470,13 @@ def test_labs02_to_08_a_learners_mistake_of_the_thirteenth_round_fails_the_hidde
     # those that lost their points before this round: one per lab by default (a hidden test each, up to seconds)
     one_per_lab("thirteenth", CAUGHT_BEFORE_NOVEL40, lab, mistake)
     round_failure(request, NOVEL40_ROUND, lab, mistake)
+
+
+@WORKER_TWIN
+def test_lab06_ranks_by_list_index_fail_in_the_worker_too(at_the_first_verdict):
+    """Task 1's cost is measured from outside the worker: the ranks by merges.index, and the solution's."""
+    code = "\n".join(source_of("06_encode_decode", cell) for cell in ("setup", "task1_merge_ranks_solution"))
+    with at_the_first_verdict():
+        message = remote("06_encode_decode", code.replace(*RANKS_BY_INDEX[0]), "merge_ranks", "check_merge_ranks_properties")
+    assert message is not None and "measured from outside your code" in message and "merges.index(pair)" in message, message
+    assert remote("06_encode_decode", code, "merge_ranks", "check_merge_ranks_properties") is None
