@@ -222,10 +222,22 @@ def separator_tie_corpora(draw) -> dict[bytes, int]:
     ``(x NUL, y)`` tied with ``(x, z)`` at the top. The greater tuple is the first, while the tokens joined (``x NUL
     NUL y`` against ``x NUL z``, with or without a separator) put the second first: the text alone never decides a
     trainer's own tie-break between lab 01's rule and these (lab 01's confusable pairs, where a trainer picks its own
-    pair: tests/test_grading_redteam.py, section 30)."""
+    pair: tests/test_grading_redteam.py, section 30). Half of them hold a tie of two lone bytes from 0x80 next, which
+    the tokens decoded as text (errors="replace") cannot order."""
     x, y = draw(st.sampled_from(b"abc")), draw(st.sampled_from(b"abc"))
     z = draw(st.sampled_from(b"de"))  # a letter no generated word holds: (x, z) counts its word's 1,000 alone
-    return draw(pretoken_count_dicts) | {bytes((x, 0)): 1000, bytes((x, 0, y)): 1000, bytes((x, z)): 1000}
+    corpus = draw(pretoken_count_dicts) | {bytes((x, 0)): 1000, bytes((x, 0, y)): 1000, bytes((x, z)): 1000}
+    if draw(st.booleans()):
+        # Then, half the time, a tie of (low, w) and (high, w), two lone bytes from 0x80 (no UTF-8 alone, and neither
+        # of é's, which generated words hold) counted low first: the greater tuple is the second, while the tokens
+        # compared as text decoded with errors="replace" are one U+FFFD each, tied again, and max keeps the first.
+        low, high = sorted(draw(st.lists(st.sampled_from(LONE_BYTES), min_size=2, max_size=2, unique=True)))
+        w = draw(st.sampled_from(b"abc"))
+        corpus |= {bytes((low, w)): 999, bytes((high, w)): 999}
+    return corpus
+
+
+LONE_BYTES = [0x80, 0x99, 0xbf, 0xc2, 0xe0, 0xf5, 0xff]
 
 
 # The trainers' generated corpora (labs 02, 04 and 05): a quarter hold a tie that only the tuple's order decides, two

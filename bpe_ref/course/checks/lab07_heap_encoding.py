@@ -14,6 +14,7 @@ run. The ranks and cases of lab 06 are reused (same language).
 
 from __future__ import annotations
 
+import functools
 import heapq
 import random
 from collections.abc import Callable
@@ -154,6 +155,9 @@ RIGHT_PAIR_LOST = ("after a merge at i, the new pair on the right, (merged, next
 NOTHING_PUSHED_POPPED = ("no pair a merge made was ever merged: the loop must pop from the heap itself until it is empty "
                          "(while heap: heapq.heappop(heap)), which sees the entries pushed meanwhile; a loop over "
                          "sorted(heap), or over any copy, walks the entries there were when it started")
+APPENDED = ("a merge happened out of rank order: the new pairs were put in the heap with list.append, not heapq.heappush. An "
+            "entry appended at the end is not sifted up, so heappop returns the top entry while a lower rank waits behind "
+            "it (heappop moves only the last entry into place): push every new entry with heapq.heappush(heap, (rank, i))")
 RANK_ZERO_LOST = ("a new pair of rank 0 (the first merge) was never merged: `if rank:` is false for rank 0, so it was "
                   "not pushed; push every new pair that is a merge, `if rank is not None`")
 
@@ -171,14 +175,17 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
                 "build a heap of its own?")
     left_lost = got != expected and got == pop_loop_variant(parts, ranks, heap, push_left=False)
     nothing_pushed = got != expected and got == pop_loop_variant(parts, ranks, heap, push_left=False, push_right=False)
+    appended = got != expected and got == pop_loop_variant(parts, ranks, heap, appended=True)
     if got != expected and got == pop_loop_variant(parts, ranks, heap, push_right=False):
         zero_lost = got == pop_loop_variant(parts, ranks, heap, push_zero=False)
         return RIGHT_PAIR_LOST + "".join(f" (or else: {other})" for other, also in (
-            (RANK_ZERO_LOST, zero_lost), (NOTHING_PUSHED_POPPED, nothing_pushed)) if also)
+            (RANK_ZERO_LOST, zero_lost), (NOTHING_PUSHED_POPPED, nothing_pushed), (APPENDED, appended)) if also)
     if got != expected and got == pop_loop_variant(parts, ranks, heap, push_zero=False):
         return RANK_ZERO_LOST + (f" (or else: {LEFT_PAIR_LOST})" if left_lost else "")
     if left_lost:
         return LEFT_PAIR_LOST
+    if appended:
+        return APPENDED
     if nothing_pushed:
         return NOTHING_PUSHED_POPPED
     if isinstance(got, list) and all(type(token) is bytes for token in got):
@@ -203,12 +210,14 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
 
 
 def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entry], stale: str = "rank",
-                     push_left: bool = True, push_zero: bool = True, push_right: bool = True) -> list[bytes]:
+                     push_left: bool = True, push_zero: bool = True, push_right: bool = True,
+                     appended: bool = False) -> list[bytes]:
     """The pop loop as a learner may write it wrong, to recognise the mistake: its stale check on the part only
     (``stale="part"``), or also on the pair being a merge (``"merge"``), never on its rank (page 07's pitfall 1); the new
     left pair never merged (``push_left=False``: pushed at i, page 07's pitfall 2, or with the merged pair's rank, both
     skipped as stale); new pairs of rank 0 not pushed (``push_zero=False``: ``if rank:``); the new right pair never merged
-    (``push_right=False``: pushed as (position, rank)); neither (a loop over a sorted copy of the heap)."""
+    (``push_right=False``: pushed as (position, rank)); neither (a loop over a sorted copy of the heap); the new pairs
+    put in with list.append (``appended=True``), not heapq.heappush."""
     parts, heap, end = list(parts), list(heap), len(parts)
     next_ = list(range(1, end + 1))
     prev = list(range(-1, end - 1))
@@ -228,7 +237,7 @@ def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entr
         for at, new in ((start, (parts[start], parts[after]) if after != end and push_right else None),
                         (before, (parts[before], parts[start]) if before != -1 and push_left else None)):
             if new in ranks and (push_zero or ranks[new]):
-                heapq.heappush(heap, (ranks[new], at))
+                (heap.append if appended else functools.partial(heapq.heappush, heap))((ranks[new], at))
     return [part for part in parts if part is not None]
 
 
@@ -377,6 +386,49 @@ def verify_early_entries(learner: Callable) -> None:
            "generated words (the pair on its right merges first).")
 
 
+BOTH_SIDES_BYTES = [b"a", b"b", b"c", b"d", b"e", b"f", b"\xc3", b"\xa9"]
+
+
+def both_sides_word(letters: bytes, around: tuple[bytes, bytes], longer: bool) -> tuple[bytes, dict[Pair, int]]:
+    """``a b c d e`` (``a b c d e f`` if ``longer``: the first bytes of ``letters``) between the bytes ``around``, and
+    ranks where (b, c) merges first and both its new pairs are merges, the right one, (bc, d), of the earlier rank, while
+    an entry of a later rank waits on top of the heap: pushed with list.append, (bc, d) stays behind it, and it merges
+    first. (d, e) takes d from (bc, d): a bc de, then abc de, for a bcd e; if ``longer``, (e, f) takes e from (bcd, e),
+    the pair (bc, d) makes: a bcd ef for a bcde f (where a loop that never pushes the right pair gives abc d ef)."""
+    a, b, c, d, e, f = (letters[i:i + 1] for i in range(6))
+    if longer:
+        word, merges = a + b + c + d + e + f, [(b, c), (b + c, d), (b + c + d, e), (a, b + c), (e, f)]
+    else:
+        word, merges = a + b + c + d + e, [(b, c), (b + c, d), (a, b + c), (d, e)]
+    return around[0] + word + around[1], merge_ranks(merges)
+
+
+@st.composite
+def both_sides_inputs(draw) -> tuple[bytes, dict[Pair, int]]:
+    """:func:`both_sides_word` of distinct bytes between bytes that merge with none: a merge whose two new pairs are both
+    pushed, the right one of the lower rank, with an entry of a later rank on top of the heap (a push by list.append
+    leaves the right one behind it: generated words seldom have two such new pairs and that entry at once)."""
+    letters = b"".join(draw(st.lists(st.sampled_from(BOTH_SIDES_BYTES), min_size=6, max_size=6, unique=True)))
+    around = st.text(alphabet="xyz", max_size=2).map(str.encode)
+    return both_sides_word(letters, (draw(around), draw(around)), draw(st.booleans()))
+
+
+def renamed_heap_case(args: tuple, rng: random.Random) -> tuple:
+    """A fixed hidden case of merge_all (parts, ranks, heap) with its bytes renamed as lab 06's cases are
+    (:func:`~.lab06_encode_decode.renamed_bytes`): the parts and the ranks' pairs alike, the heap's (rank, position)
+    entries as they are."""
+    parts, ranks, heap = renamed_bytes((tuple(args[0]), *args[1:]), rng)
+    return list(parts), ranks, list(heap)
+
+
+# Task 2's fixed hidden case: a merge whose two new pairs are both merges, the right one of the earlier rank, behind an
+# entry of a later rank on top of the heap. A loop that puts its new entries in with list.append kept the hidden points
+# under the kernel's draw (its generated words seldom have that shape); the generated inputs draw it too
+# (both_sides_inputs), and the case is renamed byte by byte under a secret seed (renamed_heap_case).
+HIDDEN_MERGE_ALL_CASES = [heap_case(parts_of(word), ranks) for word, ranks in (
+    both_sides_word(b"abcdef", (b"x", b""), longer=True), both_sides_word(b"dabc\xc3f", (b"", b"y"), longer=False))]
+
+
 @st.composite
 def merge_all_inputs(draw) -> tuple[list[bytes], dict[Pair, int], list[Entry]]:
     """A word and ranks (learned from a generated corpus, or GPT-2's, or reordered by hand), its first heap with junk mixed in:
@@ -386,9 +438,10 @@ def merge_all_inputs(draw) -> tuple[list[bytes], dict[Pair, int], list[Entry]]:
     pieces as tiktoken does, gives other tokens there."""
     # a third with lab 06's merges reordered by hand: (x y, x) of rank 0 forms during the loop (a push of a new pair of
     # rank 0 must not be lost), which trained ranks never have
-    # and some of those drawn so that a merge's left neighbour merged before it (left_first_inputs), or so that a pair
-    # merges later than the pair on its right (early_entry_inputs)
-    by_hand = reordered_inputs() | left_first_inputs() | early_entry_inputs()
+    # and some of those drawn so that a merge's left neighbour merged before it (left_first_inputs), so that a pair
+    # merges later than the pair on its right (early_entry_inputs), or so that a merge's two new pairs are both merges
+    # behind an entry of a later rank (both_sides_inputs)
+    by_hand = reordered_inputs() | left_first_inputs() | early_entry_inputs() | both_sides_inputs()
     pretoken, ranks = draw(st.one_of(pretoken_and_ranks(), pretoken_and_ranks(), by_hand))
     parts = parts_of(pretoken)
     heap = first_heap(parts, ranks)
@@ -410,6 +463,7 @@ def merge_all_inputs(draw) -> tuple[list[bytes], dict[Pair, int], list[Entry]]:
 
 
 MERGE_ALL = TaskGraders(MERGE_ALL_TASK, merge_all, merge_all_cases(), merge_all_inputs(), max_examples=80,
+                        hidden_cases=HIDDEN_MERGE_ALL_CASES, hidden_vary=renamed_heap_case,
                         verify=(verify_long_run,), hidden_then=verify_early_entries)
 
 
