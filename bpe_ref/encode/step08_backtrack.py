@@ -15,9 +15,10 @@ exactly those two). Walk the text left to right:
 Lab 08 asks for :func:`backtrack_encode` on ``bytes`` tokens and lab 06's ranks; here it runs
 :class:`BacktrackEncoder` on the tables of those ranks, so the algorithm is written once.
 
-BPE tokens are long, so the longest candidate is nearly always the right one. The bitfield is
-what keeps the search linear: a position is given up at most once, so the backtracking cannot
-revisit the same dead end. ``longest_prefix`` is the token trie
+BPE tokens are long, so the longest candidate is nearly always the right one. A position is given
+up at most once: the tokens before it are valid compatible neighbours, so they are that prefix's
+unique encoding and no other path of the search reaches it. The bitfield spares the compatibility
+test of a candidate that ends at a dead position (the test would fail). ``longest_prefix`` is the token trie
 (:func:`~.step08_valid_tokens.prefix_trie`).
 
 >>> from bpe_ref.encode.step06_naive import merge_ranks
