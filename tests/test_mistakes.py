@@ -82,18 +82,38 @@ def secret_seed(request):
     request.node.user_properties.append(("graders", tuple(dict.fromkeys(GRADED))))
 
 
+SEEDING: list[tuple[int | None, contextlib.ExitStack, set]] = []  # seeded_everywhere's active seeds, the innermost last
+
+
 @contextlib.contextmanager
 def seeded_everywhere(seed: int | None):
-    """Hidden inputs drawn from ``seed`` in every copy of the graders loaded so far."""
+    """Hidden inputs drawn from ``seed`` in every copy of the graders loaded so far, and in every copy
+    :func:`load_graders` loads meanwhile (a lab's fixture first asked for in a test's body, by ``request.getfixturevalue``:
+    its copy would otherwise draw the derandomized inputs, so a test's verdict would depend on whether an earlier test of
+    the process had loaded the lab)."""
     with contextlib.ExitStack() as seeded:
+        SEEDING.append((seed, seeded, set()))
+        try:
+            seed_new_copies()
+            yield
+        finally:
+            SEEDING.pop()
+
+
+def seed_new_copies() -> None:
+    """Enter each active seed, outermost first, in each copy of the graders loaded since it was entered (so that leaving
+    an inner seed gives a copy the outer one again)."""
+    for seed, seeded, done in SEEDING:
         for name, module in list(sys.modules.items()):
-            if name.endswith("course.trusted.verdicts"):
+            if name.endswith("course.trusted.verdicts") and name not in done:
+                done.add(name)
                 seeded.enter_context(module.hidden_seed(seed))
-        yield
 
 
 def load_graders(lab: str):
-    return run_module("bpe_ref.course.checks.fresh")["graders"](lab)
+    graders = run_module("bpe_ref.course.checks.fresh")["graders"](lab)
+    seed_new_copies()
+    return graders
 
 
 def failure(grader, *functions) -> str:
