@@ -3061,7 +3061,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "plan-ranges-per-file-as-a-total",
         "count-no-ranges-not-handled", "count-ranges-eot-only", "count-reduce-not-a-task", "count-reduced-in-a-chain",
         "count-tree-reduce-as-the-task", "merge-adds-into-left", "merge-overwrites", "merge-smaller-copied",
-        "plan-empty-ranges-kept", "plan-ranges-shared-across-files", "plan-tokens-as-str", "range-from-the-start",
+        "plan-ranges-shared-across-files", "plan-tokens-as-str", "range-from-the-start",
         "range-one-byte-more", "range-whole-file", "tree-a-chain", "tree-halves-paired", "tree-odd-carried-first",
         "tree-odd-merged-into-the-last", "tree-range-past-the-end", "tree-recursive-halves", "tree-stops-at-two"}}
 

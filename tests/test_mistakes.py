@@ -2782,7 +2782,9 @@ KEPT_BEFORE_ROUND5 = {("05_heap", "train-answers-kept-by-pretokens"), ("05_heap"
                       # seeds40: kept their points under secret seed 11 (one-direction) and 52 (both), where the generated
                       # curves held no crossing that tells them; a fixed hidden case now does (a crossing from below, then one
                       # from above), and half the generated curves that never touch cross from below first
-                      ("09_benchmarks", "crossover-one-direction"), ("09_benchmarks", "crossover-midpoint")}
+                      ("09_benchmarks", "crossover-one-direction"), ("09_benchmarks", "crossover-midpoint"),
+                      # seeds40: kept its points under secret seed 16 (no generated plan held an empty file); a fixed case does
+                      ("10_distributed", "plan-empty-ranges-kept")}
 # Lab 06's special tokens taken in the given order and lab 09's rotation started at r stay apart from section 27's tables:
 # a fixed case catches each under every seed, the generated inputs alone not under seeds 1 and 3 (lab 06), 2 and 3 (lab 09).
 # learn26 drew what catches them (lab 06's edge texts ending with " <|eot|><s>", lab 09's rounds past n + 1 half the time):
