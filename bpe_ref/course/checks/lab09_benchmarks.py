@@ -751,6 +751,12 @@ def crossover_hint(args: tuple, expected: object, got: object) -> str | None:
                 "lost; keep the sign of d = a - b, and look for d[i] == 0 or a change of sign between d[i] and d[i + 1]"
                 if expected != got and d and got == value_or_error(crossover, xs, [abs(x) for x in d], [0.0] * len(d))
                 else None)
+    one_way = [significant(one_way_crossover(xs, d, falling)) for falling in (True, False)] if d else []
+    if isinstance(expected, float) and not distance and (got is None or isinstance(got, float)) and got != expected \
+            and significant(got) in one_way:
+        i = next(i for i in range(len(d) - 1) if d[i] * d[i + 1] < 0)  # the first crossing (no d[i] == 0 before it)
+        return (f"a and b cross between x = {xs[i]!r} and x = {xs[i + 1]!r}, where d = a - b goes from {d[i]:.3g} to "
+                f"{d[i + 1]:.3g}: a change of sign either way is a crossing, test (d[i] < 0) != (d[i + 1] < 0)")
     if isinstance(expected, float) and got is None and len(xs) > 1 and expected <= xs[1]:
         return (f"they meet at or before the second point (x = {xs[1]!r}): start the scan at the first point, i = 0, "
                 "where d[0] can be 0 and the sign can change between the first two points" + (
@@ -764,6 +770,16 @@ def crossover_hint(args: tuple, expected: object, got: object) -> str | None:
                 "x_i + (x_(i+1) - x_i) * d_i / (d_i - d_(i+1)) with d = a - b")
     if isinstance(got, float) and isinstance(expected, float) and got > expected:
         return "the first crossing, scanning from the smallest x: noisy curves can cross several times"
+    return None
+
+
+def one_way_crossover(xs: list, d: list[float], falling: bool) -> float | None:
+    """The crossover a scan finds that looks for d = a - b falling through 0 only (or rising only): a mistake's answer."""
+    for i in range(len(d)):
+        if d[i] == 0:
+            return float(xs[i])
+        if i + 1 < len(d) and (d[i] > 0 > d[i + 1] if falling else d[i] < 0 < d[i + 1]):
+            return xs[i] + (xs[i + 1] - xs[i]) * d[i] / (d[i] - d[i + 1])
     return None
 
 
@@ -807,6 +823,12 @@ def crossover_inputs(draw) -> tuple:
         ys_b[end] = ys_a[end]
     elif kind in (7, 8, 9):  # a repeated x (ValueError: xs must increase strictly), what a fixed hidden case holds, drawn
         xs[-1] = xs[-2]
+    elif xs[0] % 2 == 0 and all(a != b for a, b in zip(ys_a, ys_b)):  # half the other curves that never touch: a crosses
+        # b from below first (a scan for d falling through 0 alone misses it)
+        rise = xs[1] % (len(xs) - 1)  # told by the xs drawn, not by a draw of its own, which hypothesis could keep at one value
+        for i in range(rise + 1):
+            ys_b[i] = ys_a[i] + 0.25 + ys_b[i]
+        ys_a[rise + 1] = ys_b[rise + 1] + 0.25 + ys_a[rise + 1]
     if kind != 4 and sum(xs) % 2:  # seconds of fast calls, a few ns: a tolerance on d[i] == 0 meets curves apart
         ys_a, ys_b = [y * 1e-10 for y in ys_a], [y * 1e-10 for y in ys_b]
     return xs, ys_a, ys_b
@@ -823,6 +845,8 @@ CROSSOVER_HIDDEN_CASES = [
     Case(([10, 20, 20, 40], [1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0])),
     # seconds of fast calls: a comes within 5e-11 of b at 2000 and never meets it (a tolerance on d[i] == 0 meets it)
     Case(([1000, 2000, 4000], [5e-09, 3e-09, 9e-09], [1e-09, 2.95e-09, 4e-09])),
+    # a crosses b from below first (d: -1, -0.5, 1), then from above: a scan for d falling through 0 alone finds the second
+    Case(([100, 200, 400, 800], [1.0, 2.0, 4.0, 3.0], [2.0, 2.5, 3.0, 3.5])),
 ]
 
 CROSSOVER = TaskGraders(CROSSOVER_TASK, crossover, CROSSOVER_CASES, crossover_inputs(), max_examples=80,
