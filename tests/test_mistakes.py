@@ -3934,6 +3934,19 @@ def test_labs00_to_04_a_tenth_rounds_mistake_gets_a_visible_hint_that_names_it(r
     assert "expected" in found and now in found and (before is None or before not in found), found
 
 
+def test_a_visible_test_run_again_in_a_kernel_keeps_the_mistake_s_own_hint(lab04):
+    """A learner runs a visible test again and again on the same mistake: in a kernel every call has the same owner,
+    so the second run's call before is the first run's answer, the same one, and an index whose keys share one set
+    (the union of that answer with the expected one is that answer) was told the default argument's hint from the
+    second run on, in place of its own (found by the seeds40 sweep)."""
+    graders, solutions = lab04
+    cell, changes, *_ = TENTH_ROUND_00_TO_04["04_inverted_index", "index-keys-share-one-set"]
+    learner = variant_of("04_inverted_index", solutions, cell, "index_words", changes)
+    for run in range(3):
+        found = failure(graders.check_index_words, learner)
+        assert "one set shared by all the keys" in found and CARRIED_HINT not in found, (run, found)
+
+
 # ---- labs 00 to 10, learn31: an eleventh learner round (issue 21, item 8) -------------------------------------------
 # Kinds the earlier rounds left out: bytes told from characters (as many bytes as characters, a token's offset or length in
 # characters, a window searched as text), a rule applied in another order (every occurrence of the longest special token

@@ -248,8 +248,11 @@ PYTHON_PITFALLS = (
 
 def carried(before: Any, expected: Any, got: Any) -> bool:
     """Whether ``got`` is the answer of the call before (``before``) with this call's added to it: a list, a dict of
-    counts or of sets kept from call to call (a mutable default argument)."""
-    if not before or type(before) is not type(got):
+    counts or of sets kept from call to call (a mutable default argument). The same wrong answer again is no sign of
+    it where this call's answer is not empty: a visible test run twice in a kernel gives its first call the second
+    call's ``before``, and a dict of sets that is too big (every key sharing one set) would take its own hint's place.
+    Where the answer is empty, the call before's answer again is the sign."""
+    if not before or type(before) is not type(got) or (got == before and expected):
         return False
     if isinstance(got, (list, tuple)) and isinstance(expected, (list, tuple)):
         return list(got) == list(before) + list(expected) or (
