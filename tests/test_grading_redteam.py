@@ -3118,7 +3118,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "ratio-median-high", "ratio-of-medians", "ratio-of-minimums", "ratio-of-sorted-runs",
         "rounds-check-off-by-one"},
     "10_distributed": {
-        "merge-into-a-default-dict",
+        "tree-odd-popped-from-the-callers-list", "merge-into-a-default-dict",
         "count-one-range-dropped", "merge-counts-as-floats", "merge-loops-over-the-larger",
         "plan-ranges-per-file-as-a-total",
         "count-no-ranges-not-handled", "count-ranges-eot-only", "count-reduce-not-a-task", "count-reduced-in-a-chain",
