@@ -4553,7 +4553,9 @@ def test_lab06_ranks_by_list_index_fail_in_the_worker_too(at_the_first_verdict):
 # ignored, the start method ignored; lab 10's tree that pops the odd part from the caller's list (in the table: the
 # caller's list changed only when a level is odd), a plan that keeps an empty file's whole range; lab 00's pieces as a
 # tuple. (Tried and left out, the same output on every input the callers make: lab 03's merge_counts by Counter
-# addition, which drops counts of 0 or less, and none is; lab 00's alternation sorted in reverse string order, which
+# addition, which drops counts of 0 or less, and none is; lab 03's boundaries read in windows of 4096 bytes whatever
+# buffer_size (they differ above 4096 only, and every caller passes the default), or stepped by buffer_size - overlap (a
+# safe search, no token missed); lab 00's alternation sorted in reverse string order, which
 # puts every token before its prefixes as longest-first does, its UTF-8 bytes or keys encoded with errors="ignore" or
 # "surrogatepass" (they differ on lone surrogates only, which no text read from a file holds); lab 09's crossover that
 # interpolates where a meets b at the next point (xs[i] + (xs[i + 1] - xs[i]) * 1.0 is xs[i + 1] but for absurd xs), a
