@@ -4593,3 +4593,63 @@ def test_lab06_ranks_by_list_index_fail_in_the_worker_too(at_the_first_verdict):
         message = remote("06_encode_decode", code.replace(*RANKS_BY_INDEX[0]), "merge_ranks", "check_merge_ranks_properties")
     assert message is not None and "measured from outside your code" in message and "merges.index(pair)" in message, message
     assert remote("06_encode_decode", code, "merge_ranks", "check_merge_ranks_properties") is None
+
+
+# ---- labs 03, 10, 00 and 01, novel41: a fourteenth learner round (issue 21, item 8) -----------------------------------
+# Kinds the earlier rounds left out, tried on labs 03, 10, 09, 00 and 01. Kept: lab 01's train that breaks ties on the
+# merge as the merges file writes it, the left token, a space, the right token (b" ".join(pair)): where the left tokens
+# of a tie differ only after the shorter one's end, by a byte below the space (b"\n" beside b"\n\n"), the joined bytes
+# order them the other way; best_pair's cases hold such a tie (b"a" beside b"a "), train's corpora held none. Lost
+# already: lab 01's best_pair with that tie-break or on the tokens decoded with errors="replace", a train that stops
+# only when no word is left (max() of no pairs); lab 03's boundaries searched in the whole window (a longer token cut at
+# its end missed), a guess moved past the last boundary (a chunk more), a chunk decoded as utf-8-sig, chunks_per_worker
+# ignored, the start method ignored; lab 10's tree that pops the odd part from the caller's list (in the table: the
+# caller's list changed only when a level is odd), a plan that keeps an empty file's whole range; lab 00's pieces as a
+# tuple. (Tried and left out, the same output on every input the callers make: lab 03's merge_counts by Counter
+# addition, which drops counts of 0 or less, and none is; lab 03's boundaries read in windows of 4096 bytes whatever
+# buffer_size (they differ above 4096 only, and every caller passes the default), or stepped by buffer_size - overlap (a
+# safe search, no token missed); lab 00's alternation sorted in reverse string order, which
+# puts every token before its prefixes as longest-first does, its UTF-8 bytes or keys encoded with errors="ignore" or
+# "surrogatepass" (they differ on lone surrogates only, which no text read from a file holds); lab 09's crossover that
+# interpolates where a meets b at the next point (xs[i] + (xs[i + 1] - xs[i]) * 1.0 is xs[i + 1] but for absurd xs), a
+# slope centred on the x's only (sum(x - mean_x) is 0), quartiles as cuts 25 and 75 of quantiles(n=100) (the same
+# inclusive interpolation). Kept and open: lab 00's pretokenize that flattens the pieces' lists with sum(..., []), the
+# right list in time quadratic in the number of pieces, which no check measures; lab 03's count_chunk and lab 10's
+# count_range decoded with errors="replace" count a U+FFFD where the reference raises UnicodeDecodeError, on a file or
+# range that is not UTF-8, which no case holds and no grader yet expects an error of; lab 03's merge_counts that reads
+# its counts twice, keys then sums, gives {} for task 4's pool.map iterator, but the statement says a list.)
+MERGES_FILE_TIES = (("        pair = best_pair(pair_counts)\n",
+                     "        pair = max(pair_counts, key=lambda p: (pair_counts[p], b' '.join(p)))  # the merges file's line\n"),)
+LAB01_NOVEL41 = {
+    "train-ties-on-the-merges-file-line": ("task4_train_solution", MERGES_FILE_TIES, "train("),
+}
+LAB10_NOVEL41 = {
+    # the caller's list changed only when a level is odd: the odd part popped from it, the first round's level
+    "tree-odd-popped-from-the-callers-list": ("task3_tree_reduce_solution", ((
+        "    level = list(parts)\n    while len(level) > 1:\n"
+        "        paired = [combine(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]\n"
+        "        if len(level) % 2:\n            paired.append(level[-1])\n",
+        "    level = parts\n    while len(level) > 1:\n        carried = level.pop() if len(level) % 2 else None  # the odd one\n"
+        "        paired = [combine(level[i], level[i + 1]) for i in range(0, len(level), 2)]\n"
+        "        if carried is not None:\n            paired.append(carried)\n"),), "changed its argument parts", tree_shape_hidden),
+}
+NOVEL41_ROUND = {(lab, name): mistake for lab, table in (("01_naive_bpe", LAB01_NOVEL41), ("10_distributed", LAB10_NOVEL41))
+                 for name, mistake in table.items()}
+# It kept its hidden points under the kernel's draw and secret seeds 1 to 3: a fixed hidden case of train holds the tie
+# now, and a share of its generated corpora (lab01_naive_bpe.prefix_tie_counts).
+KEPT_BEFORE_NOVEL41 = {("01_naive_bpe", "train-ties-on-the-merges-file-line")}
+CAUGHT_BEFORE_NOVEL41 = [key for key in NOVEL41_ROUND if key not in KEPT_BEFORE_NOVEL41]
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(KEPT_BEFORE_NOVEL41),
+                         ids=[f"{lab[:2]}-{name}" for lab, name in sorted(KEPT_BEFORE_NOVEL41)])
+def test_lab01_a_fourteenth_rounds_mistake_that_kept_its_points_now_fails_the_hidden_test(request, lab, mistake):
+    round_failure(request, NOVEL41_ROUND, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in CAUGHT_BEFORE_NOVEL41])
+def test_lab10_a_learners_mistake_of_the_fourteenth_round_fails_the_hidden_test(request, lab, mistake):
+    # those that lost their points before this round: one per lab by default (a hidden test each)
+    one_per_lab("fourteenth", CAUGHT_BEFORE_NOVEL41, lab, mistake)
+    round_failure(request, NOVEL41_ROUND, lab, mistake)

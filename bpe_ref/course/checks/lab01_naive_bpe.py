@@ -114,13 +114,25 @@ pretoken_count_dicts = st.dictionaries(
 # their trainers' generated corpora draw these too); a set whose later merges tie between pairs that a tie-break on the
 # concatenated bytes orders the other way.
 small_set_pretoken_counts = st.dictionaries(st.sampled_from([b"bbbc", b"abb", b"bbbcc"]), st.integers(1, 9), min_size=1)
+
+
+@st.composite
+def prefix_tie_counts(draw) -> dict[bytes, int]:
+    """Runs of a whitespace byte whose second merge ties (run + run, run) with (run, letter): the tuples order the longer
+    left token first, and the merge as the merges file writes it (b" ".join(pair)) the other way, a byte below the space
+    following the shorter token where the longer one goes on."""
+    run, letter = draw(st.sampled_from([b"\n", b"\t", b"\r"])), draw(st.sampled_from([b"A", b"a", b"!", b"\xc3\xa9"]))
+    tied = draw(st.integers(1, 9))
+    return {run * 2: draw(st.integers(1, 9)), run * 3: tied, run + letter: tied}
+
+
 # Task 4's words hold two letters of two bytes each (é, è: b"\xc3\xa9", b"\xc3\xa8"), so that its first merges tie
 # between pairs of bytes >= 0x80: a tie-break written inside train on decoded text ties them (each is U+FFFD alone).
 train_inputs = st.tuples(
     # counts of 1 half the time: the last merges then take pairs seen once, as the fixed hidden case's ab does; a third
-    # of them of the small set
+    # of them of the small set, or of runs of a whitespace byte whose second merge ties with a longer left token
     st.dictionaries(st.text(alphabet="abc éè", min_size=1, max_size=7).map(str.encode), st.just(1) | st.integers(1, 9),
-                    max_size=8) | small_set_pretoken_counts,
+                    max_size=8) | small_set_pretoken_counts | prefix_tie_counts(),
     st.integers(0, 12),
 )
 
@@ -286,7 +298,9 @@ TRAIN = TaskGraders(
     train_inputs,
     max_examples=60,
     # è before é, tied: a tie-break on decoded tokens sees two equal pairs ("\ufffd", "\ufffd") and keeps the first
-    hidden_cases=[({"è".encode(): 2, "é".encode(): 2, b"ab": 1}, 3)],
+    hidden_cases=[({"è".encode(): 2, "é".encode(): 2, b"ab": 1}, 3),
+                  # after (\n, \n), (\n\n, \n) ties with (\n, A): b" ".join(pair) orders b"\n A" above b"\n\n \n"
+                  ({b"\n\n": 6, b"\n\n\n": 2, b"\nA": 2}, 3)],
     hidden_vary=scaled_counts,
 )
 
