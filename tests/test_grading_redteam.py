@@ -6014,3 +6014,43 @@ def test_a_loop_of_opens_is_stopped_at_its_limit_counting_the_keepers_time():
     assert not run.ok, run
     # the keeper's and the worker's CPU time together (both reaped by now): about the limit, not 9 times it
     assert cpu < 5, f"{cpu:.1f} s of CPU in the keeper and the worker for a cell limited to 1 s"
+
+
+# ---- 51. a class dealt to --jobs: student ids that nbgrader's command line reads otherwise -----------------------------------
+#
+# ``python -m bpe_ref autograde LAB --jobs N`` deals the class to N ``nbgrader autograde`` processes, each told on its
+# command line to leave out the others' students (``--CourseDirectory.student_id_exclude=a,b,...``). traitlets reads
+# that string through ``Unicode.from_string``: a leading ``~`` expanded, one pair of quotes around the whole taken off.
+# The exchange takes the id a learner submits under (``nbgrader submit --student``; collect only warns when it is not
+# the folder's owner), so ids such as ``"ann`` and ``zed"``, or ``~nobody``, are the learner's choice.
+ODD_CLASSES = (['"ann', "bob", 'zed"'], ["bob", "~nobody"], ["'a", "b", "c'"], ["~root", "ann", "bob"],
+               ["ann", "b o b", "émile", "x" * 200])
+
+
+@pytest.mark.parametrize("everyone", ODD_CLASSES, ids=lambda everyone: "+".join(everyone)[:40])
+def test_every_submission_of_a_class_is_graded_by_one_job_whatever_its_id(everyone):
+    """The job of bob also graded ``"ann`` and ``zed"`` (read as ``ann`` and ``zed``, so not left out), or ``~nobody``
+    (read as ``/nonexistent``): the same submissions graded by two nbgrader processes at once, each replacing the other's
+    autograded folder and gradebook rows (``--force``), at twice the CPU, in the job of a classmate. Safe: the list to
+    leave out starts with the empty id, which no student has, so traitlets changes nothing in it, and what it reads is
+    checked before any job starts (:func:`bpe_ref.course.commands.autograde.excluded_value`). Checked here through
+    nbgrader's own parsing of each job's command line: each submission is graded by exactly one job."""
+    import warnings
+
+    from nbgrader.apps import AutogradeApp
+    from nbgrader.coursedir import CourseDirectory
+
+    from bpe_ref.course.commands.autograde import dealt, job_command
+
+    graded_by: dict[str, int] = {}
+    for group in dealt(everyone, 2):
+        command = job_command("01_naive_bpe", group, everyone, force=True)
+        app = AutogradeApp()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # traitlets' warning for the quotes it took off
+            app.parse_command_line(command[command.index("autograde"):])
+        left_out = set(CourseDirectory(parent=app).student_id_exclude.split(","))
+        for student in everyone:
+            if student not in left_out:
+                graded_by[student] = graded_by.get(student, 0) + 1
+    assert graded_by == dict.fromkeys(everyone, 1)
