@@ -6054,3 +6054,41 @@ def test_every_submission_of_a_class_is_graded_by_one_job_whatever_its_id(everyo
             if student not in left_out:
                 graded_by[student] = graded_by.get(student, 0) + 1
     assert graded_by == dict.fromkeys(everyone, 1)
+
+
+# ---- 52. a lab with processes: the memory of them all, each under its own limit --------------------------------------------
+#
+# RLIMIT_AS holds each process of the worker to ``memory_mb`` (2 GiB), not their sum; lab 03 lets a submission have up
+# to ``max_processes`` (64) at once: 128 GiB, against this machine's 24 GiB and no swap. Past the machine's memory the
+# kernel's OOM killer ends the processes of largest footprint, whoever's: with its own spread over many processes of
+# modest size each, a classmate's nbgrader process (graded at the same time by ``--jobs``) is among the largest.
+HOLDS_MEMORY_IN_PROCESSES = """
+import os, time
+children = []
+for _ in range(4):
+    pid = os.fork()
+    if pid == 0:
+        held = b"x" * (200 << 20)  # written: resident, not a promise
+        time.sleep(4)
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.waitpid(pid, 0)
+print("held")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper and /proc are Linux's")
+def test_the_processes_of_a_worker_are_held_to_its_memory_together():
+    """A cell of lab 03 whose 4 processes each hold 200 MiB, each under a limit of 400 MiB: 800 MiB held, twice the
+    limit, and the cell ran to its end (64 such processes under lab 03's 2 GiB each: 128 GiB, more than the machine, the
+    OOM killer's choice of victims then the submission's). Safe: the sandbox reads the memory resident in all the
+    worker's processes ten times a second (:func:`~bpe_ref.course.trusted.measure_worker.tree_resident_bytes`) and
+    stops them all past ``memory_mb`` together (:meth:`~bpe_ref.course.trusted.sandbox.Sandbox._watch_memory`)."""
+    with Sandbox(Policy(allow_processes=True, memory_mb=400, cell_timeout=20)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(HOLDS_MEMORY_IN_PROCESSES, "holds")
+        because = box.killed_because
+    assert not run.ok and "held" not in run.stdout, run
+    assert "of memory together" in because, because

@@ -116,6 +116,24 @@ def tree_cpu_seconds(keeper: int, ended: tuple[float, set[int]] | None = None, *
     return max(total, own_total), running
 
 
+def tree_resident_bytes(keeper: int) -> int:
+    """Bytes of memory resident in every process under ``keeper`` (the worker's keeper, whose own are left out), from
+    ``rss`` of each ``/proc/PID/stat``, which an undumpable process does not hide. Pages a forked process shares with its
+    parent count in both (more, never less); a process gone meanwhile counts nothing."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    total, todo, seen = 0, _threads(keeper)[0], set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        fields = _stat_fields(pid)  # after the name: ... vsize(20) rss(21), in pages
+        if fields is not None:
+            total += int(fields[21]) * page
+        todo.extend(_threads(pid)[0])
+    return total
+
+
 def parent_of(pid: int) -> int | None:
     fields = _stat_fields(pid)
     return int(fields[1]) if fields is not None else None
