@@ -36,7 +36,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .measure_worker import cpu_seconds, tree_cpu_seconds, tree_resident_bytes
+from .measure_worker import cpu_seconds, held_unlinked_bytes, tree_cpu_seconds, tree_resident_bytes
 from .stand_ins import stand_in_source
 from .verdicts import CpuLimitReached, GradingStopped, LearnerError
 from .worker.keeper import _PR_SET_CHILD_SUBREAPER, ENDED_CPU_AT, EXIT_RING, _proc_table, _status
@@ -766,7 +766,14 @@ class Sandbox:
             try:
                 total = sum(info.st_size for _, info in scratch_entries(scratch, self.policy.scratch_entries)
                             if stat.S_ISREG(info.st_mode))
-                too_much = f"wrote more than {self.policy.scratch_mb} MiB to disk" if total > limit else ""
+                # and the files its processes hold that no folder links (unlinked, memfd): section 53
+                held = held_unlinked_bytes(process.pid, with_root=self._report is None)
+                if held is None:
+                    too_much = "hid the files it holds open"
+                elif total + held > limit:
+                    too_much = f"wrote more than {self.policy.scratch_mb} MiB to disk (with the files it holds unlinked or in memory)"
+                else:
+                    too_much = ""
             except ScratchTooBig as too_big:
                 too_much = f"made {too_big} in its folder"
             if too_much:
