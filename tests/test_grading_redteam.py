@@ -6146,8 +6146,9 @@ def test_files_held_open_unlinked_or_in_memory_count_in_the_scratch_limit(proces
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
 @pytest.mark.xfail(strict=True, reason="open: a file in flight in a unix socket's queue (SCM_RIGHTS) is in no process's fd "
-                   "table; closing it needs sendmsg refused where a lab allows no processes (seccomp cannot read its "
-                   "message) and, for lab 03, whose forkserver passes fds so, a bound of the kernel's (a memory cgroup)")
+                   "table; closing it needs sendmsg refused once the worker has handed the keeper its seccomp listener "
+                   "(by sendmsg, after the filter: refused in the filter itself, no worker started) where a lab allows no "
+                   "processes, and for lab 03, whose forkserver passes fds so, a bound of the kernel's (a memory cgroup)")
 def test_memfds_in_flight_in_a_socket_count_in_the_scratch_limit():
     """4 memfds of 60 MiB sent on a socketpair to itself and closed: held by the socket's queue, in no fd table, 240 MiB
     against limits of 64 and 200 MiB, and up to ``RLIMIT_NOFILE`` of them (the kernel's bound of files in flight)."""
