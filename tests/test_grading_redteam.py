@@ -6069,7 +6069,7 @@ for _ in range(4):
     pid = os.fork()
     if pid == 0:
         held = b"x" * (200 << 20)  # written: resident, not a promise
-        time.sleep(4)
+        time.sleep(2)
         os._exit(0)
     children.append(pid)
 for pid in children:
@@ -6113,7 +6113,7 @@ for i in range(4):
     fd = os.memfd_create(f"m{i}")
     os.write(fd, b"x" * (60 << 20))
     held.append(fd)
-import time; time.sleep(3)
+import time; time.sleep(2)
 print("held", len(held))
 """
 IN_FLIGHT = """
@@ -6124,7 +6124,7 @@ for i in range(4):
     os.write(fd, b"x" * (60 << 20))
     socket.send_fds(a, [b"f"], [fd])  # in the socket's queue: in no process's fd table once closed
     os.close(fd)
-import time; time.sleep(3)
+import time; time.sleep(2)
 print("in flight")
 """
 
