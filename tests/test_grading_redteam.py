@@ -6015,3 +6015,144 @@ def test_a_loop_of_opens_is_stopped_at_its_limit_counting_the_keepers_time():
     assert not run.ok, run
     # the keeper's and the worker's CPU time together (both reaped by now): about the limit, not 9 times it
     assert cpu < 5, f"{cpu:.1f} s of CPU in the keeper and the worker for a cell limited to 1 s"
+
+
+# ---- 51. a class dealt to --jobs: student ids that nbgrader's command line reads otherwise -----------------------------------
+#
+# ``python -m bpe_ref autograde LAB --jobs N`` deals the class to N ``nbgrader autograde`` processes, each told on its
+# command line to leave out the others' students (``--CourseDirectory.student_id_exclude=a,b,...``). traitlets reads
+# that string through ``Unicode.from_string``: a leading ``~`` expanded, one pair of quotes around the whole taken off.
+# The exchange takes the id a learner submits under (``nbgrader submit --student``; collect only warns when it is not
+# the folder's owner), so ids such as ``"ann`` and ``zed"``, or ``~nobody``, are the learner's choice.
+ODD_CLASSES = (['"ann', "bob", 'zed"'], ["bob", "~nobody"], ["'a", "b", "c'"], ["~root", "ann", "bob"],
+               ["ann", "b o b", "émile", "x" * 200])
+
+
+@pytest.mark.parametrize("everyone", ODD_CLASSES, ids=lambda everyone: "+".join(everyone)[:40])
+def test_every_submission_of_a_class_is_graded_by_one_job_whatever_its_id(everyone):
+    """The job of bob also graded ``"ann`` and ``zed"`` (read as ``ann`` and ``zed``, so not left out), or ``~nobody``
+    (read as ``/nonexistent``): the same submissions graded by two nbgrader processes at once, each replacing the other's
+    autograded folder and gradebook rows (``--force``), at twice the CPU, in the job of a classmate. Safe: the list to
+    leave out starts with the empty id, which no student has, so traitlets changes nothing in it, and what it reads is
+    checked before any job starts (:func:`bpe_ref.course.commands.autograde.excluded_value`). Checked here through
+    nbgrader's own parsing of each job's command line: each submission is graded by exactly one job."""
+    import warnings
+
+    from nbgrader.apps import AutogradeApp
+    from nbgrader.coursedir import CourseDirectory
+
+    from bpe_ref.course.commands.autograde import dealt, job_command
+
+    graded_by: dict[str, int] = {}
+    for group in dealt(everyone, 2):
+        command = job_command("01_naive_bpe", group, everyone, force=True)
+        app = AutogradeApp()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # traitlets' warning for the quotes it took off
+            app.parse_command_line(command[command.index("autograde"):])
+        left_out = set(CourseDirectory(parent=app).student_id_exclude.split(","))
+        for student in everyone:
+            if student not in left_out:
+                graded_by[student] = graded_by.get(student, 0) + 1
+    assert graded_by == dict.fromkeys(everyone, 1)
+
+
+# ---- 52. a lab with processes: the memory of them all, each under its own limit --------------------------------------------
+#
+# RLIMIT_AS holds each process of the worker to ``memory_mb`` (2 GiB), not their sum; lab 03 lets a submission have up
+# to ``max_processes`` (64) at once: 128 GiB, against this machine's 24 GiB and no swap. Past the machine's memory the
+# kernel's OOM killer ends the processes of largest footprint, whoever's: with its own spread over many processes of
+# modest size each, a classmate's nbgrader process (graded at the same time by ``--jobs``) is among the largest.
+HOLDS_MEMORY_IN_PROCESSES = """
+import os, time
+children = []
+for _ in range(4):
+    pid = os.fork()
+    if pid == 0:
+        held = b"x" * (200 << 20)  # written: resident, not a promise
+        time.sleep(2)
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.waitpid(pid, 0)
+print("held")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper and /proc are Linux's")
+def test_the_processes_of_a_worker_are_held_to_its_memory_together():
+    """A cell of lab 03 whose 4 processes each hold 200 MiB, each under a limit of 400 MiB: 800 MiB held, twice the
+    limit, and the cell ran to its end (64 such processes under lab 03's 2 GiB each: 128 GiB, more than the machine, the
+    OOM killer's choice of victims then the submission's). Safe: the sandbox reads the memory resident in all the
+    worker's processes ten times a second (:func:`~bpe_ref.course.trusted.measure_worker.tree_resident_bytes`) and
+    stops them all past ``memory_mb`` together (:meth:`~bpe_ref.course.trusted.sandbox.Sandbox._watch_memory`)."""
+    with Sandbox(Policy(allow_processes=True, memory_mb=400, cell_timeout=20)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(HOLDS_MEMORY_IN_PROCESSES, "holds")
+        because = box.killed_because
+    assert not run.ok and "held" not in run.stdout, run
+    assert "of memory together" in because, because
+
+
+# ---- 53. storage no walk of the scratch folder sees: files held open once unlinked, memfds, files in flight -------------------
+#
+# The scratch folder is walked twice a second for its size (``scratch_mb``); RLIMIT_FSIZE caps each file at ``file_mb``
+# (64 MiB), and a process may hold some 20,000 fds. A file opened, unlinked and written, or a memfd (memory, which
+# RLIMIT_AS counts only where mapped), is in no folder: 20,000 of 64 MiB are 1.2 TiB, the machine's disk (76 GiB free
+# here) or memory (24 GiB, no swap: the OOM killer, which cannot blame a process for a memfd it does not map, then ends
+# the largest processes of the machine, a classmate's grading among them).
+HELD_UNLINKED = """
+import os
+held = []
+for i in range(4):
+    fd = os.open(f"f{i}", os.O_CREAT | os.O_RDWR)
+    os.unlink(f"f{i}")
+    os.write(fd, b"x" * (60 << 20))
+    held.append(fd)
+for i in range(4):
+    fd = os.memfd_create(f"m{i}")
+    os.write(fd, b"x" * (60 << 20))
+    held.append(fd)
+import time; time.sleep(2)
+print("held", len(held))
+"""
+IN_FLIGHT = """
+import os, socket
+a, b = socket.socketpair()
+for i in range(4):
+    fd = os.memfd_create(f"m{i}")
+    os.write(fd, b"x" * (60 << 20))
+    socket.send_fds(a, [b"f"], [fd])  # in the socket's queue: in no process's fd table once closed
+    os.close(fd)
+import time; time.sleep(2)
+print("in flight")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+@pytest.mark.parametrize("processes", [False, True], ids=["alone", "with processes"])
+def test_files_held_open_unlinked_or_in_memory_count_in_the_scratch_limit(processes):
+    """A cell that holds 4 files of 60 MiB it unlinked and 4 memfds of 60 MiB: 480 MiB of disk and memory against a
+    folder's limit of 64 MiB and a memory limit of 200 MiB, and the cell ran to its end. Safe: the sandbox's look at the
+    folder (twice a second) adds the blocks of every file the worker's processes hold open that no folder links
+    (:func:`~bpe_ref.course.trusted.measure_worker.held_unlinked_bytes`, read from ``/proc/PID/fd``), and stops them
+    past ``scratch_mb``; a process that hides its open files (undumpable) is stopped too."""
+    with Sandbox(Policy(scratch_mb=64, memory_mb=200, cell_timeout=20, allow_processes=processes)) as box:
+        run = box.run_cell(HELD_UNLINKED, "held")
+        because = box.killed_because
+    assert not run.ok and "held" not in run.stdout, run
+    assert "files it holds unlinked or in memory" in because, because
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+@pytest.mark.xfail(strict=True, reason="open: a file in flight in a unix socket's queue (SCM_RIGHTS) is in no process's fd "
+                   "table; closing it needs sendmsg refused once the worker has handed the keeper its seccomp listener "
+                   "(by sendmsg, after the filter: refused in the filter itself, no worker started) where a lab allows no "
+                   "processes, and for lab 03, whose forkserver passes fds so, a bound of the kernel's (a memory cgroup)")
+def test_memfds_in_flight_in_a_socket_count_in_the_scratch_limit():
+    """4 memfds of 60 MiB sent on a socketpair to itself and closed: held by the socket's queue, in no fd table, 240 MiB
+    against limits of 64 and 200 MiB, and up to ``RLIMIT_NOFILE`` of them (the kernel's bound of files in flight)."""
+    with Sandbox(Policy(scratch_mb=64, memory_mb=200, cell_timeout=20)) as box:
+        run = box.run_cell(IN_FLIGHT, "in flight")
+    assert not run.ok and "in flight" not in run.stdout, run

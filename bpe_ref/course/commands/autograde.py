@@ -41,17 +41,39 @@ def dealt(students: list[str], jobs: int) -> list[list[str]]:
     return [group for group in (students[job::jobs] for job in range(max(1, jobs))) if group]
 
 
+def excluded_value(others: list[str]) -> str:
+    """``others`` as the value of ``--CourseDirectory.student_id_exclude``, read back by nbgrader as these ids exactly.
+
+    traitlets reads a string given on the command line through ``Unicode.from_string``, which expands a leading ``~``
+    and takes off one pair of quotes around the whole: ids the exchange lets a learner choose (``nbgrader submit
+    --student``) such as ``"ann`` and ``zed"``, or ``~nobody``, were read as ``ann``, ``zed`` and ``/nonexistent``, left
+    in a classmate's job and graded by two jobs at once. The value starts with an id no student has (the empty one),
+    so neither applies; what traitlets reads is checked all the same, a later version's parsing refused, not obeyed."""
+    from traitlets import Unicode
+
+    if not others:
+        return ""
+    value = "," + ",".join(others)
+    if Unicode().from_string(value) != value:
+        raise ValueError(f"traitlets reads the ids to leave out otherwise than given: {shown(value)}; "
+                         "run nbgrader autograde instead")
+    return value
+
+
+def job_command(lab: str, group: list[str], everyone: list[str], force: bool) -> list[str]:
+    """The ``nbgrader autograde LAB`` that grades ``group`` alone of ``everyone``."""
+    others = excluded_value([student for student in everyone if student not in set(group)])
+    return [sys.executable, "-m", "bpe_ref.course.nbgrader_main", "autograde", lab,
+            f"--CourseDirectory.student_id_exclude={others}", *(["--force"] if force else [])]
+
+
 def autograde_jobs(course: Path, lab: str, groups: list[list[str]], everyone: list[str], force: bool) -> list[int]:
     """One ``nbgrader autograde LAB`` per group, all at once, each leaving out everyone else; their exit codes.
     Their log goes to this process's output, as it comes."""
     from ..notebooks import nbgrader_environment
 
-    jobs = []
-    for group in groups:
-        others = ",".join(student for student in everyone if student not in set(group))
-        command = [sys.executable, "-m", "bpe_ref.course.nbgrader_main", "autograde", lab,
-                   f"--CourseDirectory.student_id_exclude={others}", *(["--force"] if force else [])]
-        jobs.append(subprocess.Popen(command, cwd=course, env=nbgrader_environment()))
+    commands = [job_command(lab, group, everyone, force) for group in groups]  # all checked before any starts
+    jobs = [subprocess.Popen(command, cwd=course, env=nbgrader_environment()) for command in commands]
     return [job.wait() for job in jobs]
 
 

@@ -76,7 +76,11 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   for review.
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
 - *Hanging or exhausting the machine*: a limit per cell and per call (the worker is killed and a fresh one replays the
-  cells that ran), a budget per notebook, rlimits on memory, CPU time and file size. A path the learner's code chose
+  cells that ran), a budget per notebook, rlimits on memory, CPU time and file size, and where a lab allows
+  processes, on the memory resident in all of them together, read ten times a second (each under ``RLIMIT_AS``, 64 of
+  them held 128 GiB; section 52). The scratch folder's limit counts the files its processes hold open that no folder
+  links (unlinked, memfds: section 53); still open, files in flight in a unix socket's queue (a strict xfail there).
+  A path the learner's code chose
   that the loop or the reference's code opens (a module's ``__file__``, a ``%%writefile`` file, a traceback's source
   lines) is opened ``O_NONBLOCK`` and taken only if a regular file (a module of at most 1 MiB): a fifo there blocked
   each call until its backstop (section 44). The limit of a cell or call is CPU time, so that a busy machine fails no

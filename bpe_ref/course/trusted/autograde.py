@@ -402,7 +402,8 @@ if NbGraderPreprocessor is not None:
         total_timeout = Float(300.0, help="CPU seconds for grading one notebook, its cells, calls and test cells: the grader's "
                               "and the learner's processes', so a busy machine fails no notebook; one that waits is stopped "
                               "after wall_factor times as many seconds of wall time.").tag(config=True)
-        memory_mb = Integer(2048, help="Address space of the worker, MiB.").tag(config=True)
+        memory_mb = Integer(2048, help="Address space of each of the worker's processes, MiB, and where a lab allows "
+                            "processes, the memory resident in all of them together.").tag(config=True)
         whole_class = Bool(True, help="The notebooks graded share the course's seed: each property test's hidden inputs "
                            "are drawn once and replayed (python -m bpe_ref grade, one notebook, turns it off).").tag(config=True)
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .measure_worker import cpu_seconds, tree_cpu_seconds
+from .measure_worker import cpu_seconds, held_unlinked_bytes, tree_cpu_seconds, tree_resident_bytes
 from .stand_ins import stand_in_source
 from .verdicts import CpuLimitReached, GradingStopped, LearnerError
 from .worker.keeper import _PR_SET_CHILD_SUBREAPER, ENDED_CPU_AT, EXIT_RING, _proc_table, _status
@@ -529,6 +529,8 @@ class Sandbox:
         self.killed_because = ""
         self.last_report: dict = {}
         threading.Thread(target=self._watch_disk, args=(self.process, self.scratch, self._reading), daemon=True).start()
+        if self.policy.allow_processes and self._report is not None:  # one process alone is held by its RLIMIT_AS
+            threading.Thread(target=self._watch_memory, args=(self.process, self._reading), daemon=True).start()
         # The key of the replies' seals (worker/__main__.py, _serving), this worker's only, sent before any learner's code runs.
         self._seal_key = secrets.token_bytes(32)
         self._asking((json.dumps({"seal": self._seal_key.hex()}) + "\n").encode("ascii"))
@@ -764,7 +766,14 @@ class Sandbox:
             try:
                 total = sum(info.st_size for _, info in scratch_entries(scratch, self.policy.scratch_entries)
                             if stat.S_ISREG(info.st_mode))
-                too_much = f"wrote more than {self.policy.scratch_mb} MiB to disk" if total > limit else ""
+                # and the files its processes hold that no folder links (unlinked, memfd): section 53
+                held = held_unlinked_bytes(process.pid, with_root=self._report is None)
+                if held is None:
+                    too_much = "hid the files it holds open"
+                elif total + held > limit:
+                    too_much = f"wrote more than {self.policy.scratch_mb} MiB to disk (with the files it holds unlinked or in memory)"
+                else:
+                    too_much = ""
             except ScratchTooBig as too_big:
                 too_much = f"made {too_big} in its folder"
             if too_much:
@@ -775,6 +784,22 @@ class Sandbox:
                     _kill_group(process)
                 return
             time.sleep(0.5)  # not running.wait(0.5): that Event is set while the worker runs, so it never waited
+
+    def _watch_memory(self, process: subprocess.Popen, running: threading.Event) -> None:
+        """Ten times a second: stop the worker when the memory resident in all its processes together passes
+        ``memory_mb``. ``RLIMIT_AS`` holds each process to it, not their sum: ``max_processes`` of them held 64 times it,
+        more than the machine's, and the kernel's OOM killer then ends the largest processes on it, a classmate's grading
+        among them (``tests/test_grading_redteam.py``, section 52). Ten looks a second: what two cores can fault in
+        between is some hundreds of MiB, not the machine."""
+        limit = self.policy.memory_mb * 2**20
+        while running.is_set() and process.poll() is None:
+            resident = tree_resident_bytes(process.pid)
+            if resident > limit:
+                self.killed_because = (f"its processes held {resident / 2**20:.0f} MiB of memory together, "
+                                       f"more than {self.policy.memory_mb} MiB")
+                self._signal_stop()  # the keeper kills the worker and every process it started
+                return
+            time.sleep(0.1)
 
     def _worker_gone(self, what: str) -> GradingStopped:
         keeper_code = None
