@@ -504,7 +504,8 @@ def few_words_per_merge_corpus(seed_bytes: bytes) -> tuple[dict[bytes, int], dic
 
 COST_MERGES = 1500  # not 250: a trainer that visits every word on each merge spent 1.7 s of CPU time on 250, under the
 # bound of its runs (0.15 s + 3 times the reference's 0.6 s), so with its one-merge run padded to 1.2 s it passed (ratio
-# 0.4); on 1,500 it spends 9 s, three times the bound (the reference's 0.9 s), whatever the padding
+# 0.4); on 1,500 it spends 5 times the reference's CPU time (4.6 s for 0.9 s quiet, 9 s at load 6-7), 1.7 to 3 times
+# the bound, whatever the padding
 COST_LIMIT = 2.5  # growth ratios of 1,499 extra merges (at 250 the limit was 0.7: 2.8 thousandths of the one-merge run a
 # merge, here 1.7), each run's fastest of its tries, load 6 to 8: V4 and its honest variants (the index built three
 # times, each id visited twice, an exact index) 0.49 to 0.64, their long runs 0.97 to 1.32 times the reference's (V4's

@@ -50,7 +50,7 @@ STOP_MARGIN, STOP_SLACK = 1.5, 0.5  # a measured call is stopped past 1.5 times 
 MERGE_FACTOR, MERGE_SLACK = 3.0, 0.15  # a trainer's measured runs may cost 0.15 s (the worker decoding the corpus) + 3
 # times the reference's. Fastest of 2-3 tries over the reference's, load 10-16: honest work 1.0 to 2.4 (lab 04's V4
 # 1.2-1.7, lab 05's V5 1.2-1.5), lab 04's V4 visiting every word 4.2-4.9 on 250 merges (padded to a floor under the
-# bound, it passed: lab 04 measures 1,500 merges since, where it spends 10 times the reference's), lab 02's V1 9.5-13
+# bound, it passed: lab 04 measures 1,500 merges since, where it spends 5 to 10 times the reference's), lab 02's V1 9.5-13
 
 def stop_at(most: float) -> float:
     """The CPU seconds after which a measured call that may spend at most ``most`` is stopped, and its check fails at
