@@ -629,10 +629,29 @@ def in_a_new_dict(function: Callable, *args) -> dict:
 in_a_new_dict.passes_arguments = True  # the function gets the case's arguments as they are
 
 
+def once_in_a_new_dict(function: Callable, counts: list) -> dict:
+    """A driver: :func:`in_a_new_dict`'s report, and what ``function`` returns given copies of the chunks as an iterator,
+    which can be read once, as task 4 hands over ``pool.map``'s: a merge_counts that reads them twice (the keys, then the
+    sums) found nothing the second time, and its task 4 returned ``{}``. The list first, so that its messages and hints
+    come first; the copies so that the second call sees the chunks as they were given (a generator, not ``iter``)."""
+    result = function(counts)
+    try:
+        once = function({**chunk} for chunk in counts)
+    except Exception as error:  # noqa: BLE001 (told as an answer: the call on the list, and its hints, come first)
+        once = f"raised {error.__class__.__name__}"
+    return {"counts": result, "a new dict": all(result is not chunk for chunk in counts), "given as an iterator": once}
+
+
+once_in_a_new_dict.passes_arguments = True
+
+
 def merge_counts_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(got, dict) and got.get("a new dict") is False and got.get("counts") == expected.get("counts"):
         return ("the right counts, but in one of the chunks' dicts itself (a single chunk, or the others empty?): the caller "
                 "still holds the chunks, and a change of the total would change that chunk; build a new dict even then")
+    if isinstance(got, dict) and got.get("counts") == expected.get("counts") and "given as an iterator" in expected:
+        return ("the right counts from a list, not from an iterator (task 4 hands over pool.map's, which can be read "
+                "once): does your code go over counts twice, or take len() or counts[0]? Add each chunk in one pass")
     return None
 
 
@@ -653,7 +672,9 @@ def no_chunks_hint(args: tuple, error: BaseException) -> str | None:
 
 # The caller still holds the chunks' counts: adding into the first dict would change them, and so would a later change of
 # a total that is one of them (returned as it is when it is the only one, or the others are empty): the hidden test's
-# second part calls it through in_a_new_dict on such lists, after the first (whose messages stay those of the counts).
+# second part calls it on such lists, after the first (whose messages stay those of the counts), handed over as an
+# iterator as task 4 hands over pool.map's (once_in_a_new_dict): each of them holds counts, so a merge_counts that reads
+# its argument twice returns {} on every one.
 def merge_counts_task(**driven) -> Task:  # (no dataclasses.replace: task 4's driver ships the module's imports, and
     # their reads in the worker are task 4's calling process's, which it measures)
     return Task("merge_counts", ("counts",), what="a dict mapping pretokens (bytes) to their total counts",
@@ -674,7 +695,7 @@ MERGE_COUNTS = TaskGraders(
     ],
     chunk_counts_dicts().map(lambda counts: (counts,)),
     max_examples=100,
-    then=TaskGraders(merge_counts_task(driver=in_a_new_dict, hint=merge_counts_hint), merge_counts, [],
+    then=TaskGraders(merge_counts_task(driver=once_in_a_new_dict, hint=merge_counts_hint), merge_counts, [],
                      ONE_FULL_CHUNK, max_examples=12),
 )
 
