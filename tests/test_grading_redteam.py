@@ -4557,8 +4557,8 @@ def _answer(request):  # a call by a driver too (the grader's function, called a
         return {"ok": True, "stdout": "", "stderr": ""}
     args, learners = [_unwire(arg) for arg in request["args"]], globals()[request["name"]]
 
-    def function(*given):  # on a copy: the arguments stay as they came
-        return learners(*copy.deepcopy(given))
+    def function(*given):  # on a copy: the arguments stay as they came (an iterator, which no copy takes, as it is)
+        return learners(*[arg if hasattr(arg, "__next__") else copy.deepcopy(arg) for arg in given])
 
     if request.get("driver"):
         driver = {}

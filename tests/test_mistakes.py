@@ -335,10 +335,11 @@ def lab03():
 
 MERGE_INTO_FIRST = """
 def merge_counts(counts):
-    if not counts:
+    chunks = list(counts)  # read once: task 4 hands over pool.map's iterator
+    if not chunks:
         return {}
-    total = counts[0]  # the first chunk's dict, updated in place: the caller's counts change
-    for chunk in counts[1:]:
+    total = chunks[0]  # the first chunk's dict, updated in place: the caller's counts change
+    for chunk in chunks[1:]:
         for pretoken, count in chunk.items():
             total[pretoken] = total.get(pretoken, 0) + count
     return total

@@ -634,9 +634,10 @@ def once_in_a_new_dict(function: Callable, counts: list) -> dict:
     which can be read once, as task 4 hands over ``pool.map``'s: a merge_counts that reads them twice (the keys, then the
     sums) found nothing the second time, and its task 4 returned ``{}``. The list first, so that its messages and hints
     come first; the copies so that the second call sees the chunks as they were given (a generator, not ``iter``)."""
+    copies = [{**chunk} for chunk in counts]  # before the first call, which may change the chunks
     result = function(counts)
     try:
-        once = function({**chunk} for chunk in counts)
+        once = function(chunk for chunk in copies)
     except Exception as error:  # noqa: BLE001 (told as an answer: the call on the list, and its hints, come first)
         once = f"raised {error.__class__.__name__}"
     return {"counts": result, "a new dict": all(result is not chunk for chunk in counts), "given as an iterator": once}
