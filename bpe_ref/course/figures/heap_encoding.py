@@ -11,8 +11,9 @@ from typing import NamedTuple
 from ...encode.step06_naive import encode_pretoken, merge_ranks
 from ...encode.step07_heap import first_heap, heap_encode, pop_loop
 from ...train.step01_naive import split_into_bytes
-from .common import Pair, gpt2, name_axes, page_snippets, panels, plot_series, read_json
+from .common import Pair, gpt2_ranks, name_axes, page_snippets, panels, plot_series, read_json
 from .common import code, code_token, markdown_table, save_png, show_token
+from .encode_decode import work_merges
 from .long_pieces import LONG_PIECES_JSON
 
 PAGE = "07-heap-encoding.md"
@@ -27,11 +28,10 @@ class PopStep(NamedTuple):
     parts: tuple
     heap: tuple[tuple[int, int], ...]
 
+
 # The merges training learns from the word "aaa" (pair counts with every window: (a, a) twice).
 AAA_MERGES: list[Pair] = [(b"a", b"a"), (b"aa", b"a")]
-# Page 06's merges of "I work, he worked, ..." (the course's tie-break, GPT-2 pretokens).
-WORK_MERGES: list[Pair] = [(b"w", b"o"), (b"wo", b"r"), (b"wor", b"k"), (b" ", b"work"), (b"h", b"e"), (b"e", b"d"),
-                           (b" work", b"ed"), (b" work", b"s")]
+WORK_MERGES: list[Pair] = work_merges()  # page 06's merges of "I work, he worked, ..."
 
 
 def trace(pretoken: bytes, merges: Sequence[Pair]) -> tuple[list[tuple[int, int]], list[PopStep]]:
@@ -103,13 +103,9 @@ EQUIVALENCE_CASES: list[tuple[str, bytes, Sequence[Pair] | None]] = [
 
 def equivalence_rows() -> list[tuple[str, bytes, list[bytes], list[bytes]]]:
     """``(merges, pretoken, rounds' tokens, heap's tokens)`` for each case."""
-    gpt2_ranks = None
     rows = []
     for label, pretoken, merges in EQUIVALENCE_CASES:
-        if merges is None:
-            gpt2_ranks = ranks = gpt2_ranks or merge_ranks(gpt2().merges)
-        else:
-            ranks = merge_ranks(merges)
+        ranks = gpt2_ranks() if merges is None else merge_ranks(merges)
         rows.append((label, pretoken, encode_pretoken(pretoken, ranks), heap_encode(pretoken, ranks)))
     return rows
 
@@ -119,8 +115,8 @@ def _tokens(tokens: list[bytes], limit: int = 6) -> str:
     return code(f"[{shown}]") + (f" ({len(tokens)} tokens)" if len(tokens) > limit else "")
 
 
-def equivalence_snippet(rows: Sequence[tuple[str, bytes, list[bytes], list[bytes]]] | None = None) -> str:
-    rows = equivalence_rows() if rows is None else rows
+def equivalence_snippet() -> str:
+    rows = equivalence_rows()
     table = []
     for label, pretoken, rounds, heap in rows:
         shown = code_token(pretoken) if len(pretoken) <= 20 else f"{code_token(pretoken[:12])}… ({len(pretoken)} bytes)"
@@ -133,8 +129,8 @@ def equivalence_snippet(rows: Sequence[tuple[str, bytes, list[bytes], list[bytes
 
 # One long pretoken
 
-def long_pieces_data(path: Path = LONG_PIECES_JSON) -> dict:
-    return read_json(path)
+def long_pieces_data() -> dict:
+    return read_json(LONG_PIECES_JSON)
 
 
 def speed_factors(rows: dict, slower: str, faster: str = "tiktoken") -> list[tuple[int, float]]:
@@ -148,8 +144,8 @@ def factor_range(factors: list[tuple[int, float]], shortest: int = 0) -> str:
     return f"{min(kept):.1f}× to {max(kept):.1f}×"
 
 
-def long_pieces_snippet(data: dict | None = None) -> str:
-    data = long_pieces_data() if data is None else data
+def long_pieces_snippet() -> str:
+    data = long_pieces_data()
     results = data["results"]
     labels = list(next(iter(results.values())))
     rows = []

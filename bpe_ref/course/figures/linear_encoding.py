@@ -17,7 +17,7 @@ from ...encode.step08_valid_tokens import ValidTokens, compatible
 from . import long_pieces
 from .common import gpt2, name_axes, page_snippets, panels, plot_series, read_json
 from .common import code, code_token, markdown_table, save_png, show_word
-from .heap_encoding import factor_range, speed_factors
+from .heap_encoding import AAA_MERGES, factor_range, speed_factors
 
 PAGE = "08-linear-encoding.md"
 GROWTH_JSON = REPO_ROOT / "theory" / "benchmarks" / "linear" / "growth.json"
@@ -32,10 +32,9 @@ def page_ranks() -> dict[Pair, int]:
     return merge_ranks(PAGE_MERGES)
 
 
-def valid_tokens(ranks: dict[Pair, int], data: bytes) -> set[bytes]:
-    """The valid tokens that can occur in ``data``: its bytes, and merge results that encode to themselves."""
-    tokens = {bytes([b]) for b in data}
-    return tokens | {left + right for left, right in ranks if encode_pretoken(left + right, ranks) == [left + right]}
+def valid_tokens(ranks: dict[Pair, int]) -> set[bytes]:
+    """The valid tokens: every byte, and each merge's result that encodes to itself."""
+    return set(ValidTokens(MergeTables.from_ranks(ranks)).token_of)
 
 
 # The worked example: the table, then the backtracking search
@@ -54,49 +53,36 @@ def candidates_tried(data: bytes, end: int, valid: set[bytes], last: list, ranks
     return tried
 
 
-def table_rows(data: bytes, ranks: dict[Pair, int]) -> list[list[str]]:
-    """One row per prefix end: the valid tokens ending there (longest first) with the verdict on each,
-    the last token, and the count."""
-    valid = valid_tokens(ranks, data)
+def table_rows(data: bytes, ranks: dict[Pair, int], trace: bool = False) -> list[list[str]]:
+    """One row per prefix end: the valid tokens ending there, longest first, with the verdict on each, the
+    last token, and the count. With ``trace`` (section 3's), the verdicts name ``last[start]`` and what BPE
+    makes of a pair that does not fit, and the count gives way to the prefix's encoding read back from
+    ``last`` (the invariant)."""
+    valid = valid_tokens(ranks)
     last = last_tokens(data, ranks)
     counts = prefix_token_counts(last)
-    rows = []
-    for end in range(1, len(data) + 1):
-        verdicts = [f"{code_token(token)} starts the text: fits" if start == 0 else
-                    f"{code_token(token)} after {code_token(last[start])}: {'fits' if fits else 'no'}"
-                    for start, token, fits in candidates_tried(data, end, valid, last, ranks)]
-        rows.append([str(end), code(data[:end].decode()), "; ".join(verdicts), code_token(last[end]), str(counts[end])])
-    return rows
-
-
-# Section 3's trace: a text on which the longest candidate does not always fit (the lab's AAA ranks).
-TRACE_MERGES: list[Pair] = [(b"a", b"a"), (b"aa", b"a")]
-TRACE_TEXT = b"aaaaa"
-
-
-def table_trace_rows(data: bytes, ranks: dict[Pair, int]) -> list[list[str]]:
-    """Section 3's trace, one row per prefix end: each valid token ending there, longest first, with the
-    token before it (``last[start]``) and the verdict (for a no, what BPE makes of the two), then
-    ``last[end]`` and the prefix's encoding read back from the table (the invariant)."""
-    valid = valid_tokens(ranks, data)
-    last = last_tokens(data, ranks)
     rows = []
     for end in range(1, len(data) + 1):
         verdicts = []
         for start, token, fits in candidates_tried(data, end, valid, last, ranks):
             if start == 0:
                 verdicts.append(f"{code_token(token)} starts the text: fits")
-            elif fits:
-                verdicts.append(f"{code_token(token)} after last[{start}] = {code_token(last[start])}: fits")
-            else:
-                verdicts.append(f"{code_token(token)} after last[{start}] = {code_token(last[start])}: no, BPE makes "
-                                f"{show_word(encode_pretoken(last[start] + token, ranks))} of the two")
+                continue
+            before = f"last[{start}] = {code_token(last[start])}" if trace else code_token(last[start])
+            no = f"no, BPE makes {show_word(encode_pretoken(last[start] + token, ranks))} of the two" if trace else "no"
+            verdicts.append(f"{code_token(token)} after {before}: {'fits' if fits else no}")
         read_back, at = [], end
         while at > 0:
             read_back.insert(0, last[at])
             at -= len(last[at])
-        rows.append([str(end), code(data[:end].decode()), "; ".join(verdicts), code_token(last[end]), show_word(read_back)])
+        rows.append([str(end), code(data[:end].decode()), "; ".join(verdicts), code_token(last[end]),
+                     show_word(read_back) if trace else str(counts[end])])
     return rows
+
+
+# Section 3's trace: a text on which the longest candidate does not always fit (the lab's AAA ranks).
+TRACE_MERGES: list[Pair] = AAA_MERGES
+TRACE_TEXT = b"aaaaa"
 
 
 def table_trace_snippet() -> str:
@@ -104,7 +90,7 @@ def table_trace_snippet() -> str:
     merges = ", ".join(f"({code_token(left, False)}, {code_token(right, False)})" for left, right in TRACE_MERGES)
     table = markdown_table(["end", "prefix", "candidates ending here, longest first", "last[end]",
                             "the prefix's encoding, read back from last"],
-                           table_trace_rows(TRACE_TEXT, ranks), align="rllcl")
+                           table_rows(TRACE_TEXT, ranks, trace=True), align="rllcl")
     return f"The merges {merges}, on {code(TRACE_TEXT.decode(), False)}:\n\n" + table
 
 
@@ -112,7 +98,7 @@ def backtrack_trace(data: bytes, ranks: dict[Pair, int]) -> tuple[list[list[str]
     """The backtracking search on ``data``, one row per candidate tried: the lab's algorithm (longest
     valid token first, compatible with the previous one, its end not dead; else shorter; else the
     position is dead and the search backs up). Returns the rows and the tokens found."""
-    valid = valid_tokens(ranks, data)
+    valid = valid_tokens(ranks)
     n = len(data)
 
     def starting_at(pos: int) -> list[bytes]:
@@ -157,7 +143,7 @@ def worked_example_snippet() -> str:
                            table_rows(PAGE_TEXT, ranks), align="rllcr")
     rows, tokens = backtrack_trace(PAGE_TEXT, ranks)
     trace = markdown_table(["position", "candidate", "verdict", "tokens so far"], rows, align="rlll")
-    merged_tokens = sorted(valid_tokens(ranks, PAGE_TEXT) - {bytes([b]) for b in PAGE_TEXT}, key=lambda t: (len(t), t))
+    merged_tokens = sorted((t for t in valid_tokens(ranks) if len(t) > 1), key=lambda t: (len(t), t))
     return (
         f"The merges, by rank: {merges}. The valid tokens: every single byte, and each merge's result that "
         f"encodes to itself: {', '.join(code_token(t, False) for t in merged_tokens)} "
