@@ -12,7 +12,7 @@ from ...encode.step06_naive import encode_pretoken, merge_ranks
 from ...encode.step07_heap import first_heap, heap_encode, pop_loop
 from ...train.step01_naive import split_into_bytes
 from .common import Pair, gpt2_ranks, name_axes, page_snippets, panels, plot_series, read_json
-from .common import code, code_token, markdown_table, save_png, show_token
+from .common import code, code_token, markdown_table, save_png, show_pair, show_token
 from .encode_decode import work_merges
 from .long_pieces import LONG_PIECES_JSON
 
@@ -52,36 +52,31 @@ def _parts(parts: Sequence[tuple[int, bytes]]) -> str:
     return " ".join(f"{code_token(token)}<sub>{position}</sub>" for position, token in parts)
 
 
-def _why_stale(step: PopStep, before: Sequence[tuple[int, bytes]], ranks: dict[Pair, int]) -> str:
+def _what_popped(step: PopStep, before: Sequence[tuple[int, bytes]], ranks: dict[Pair, int]) -> str:
+    """The merge a pop made, or why its entry was stale, from the parts ``before`` it."""
     rank, position = step.entry
     placed = dict(before)
     if position not in placed:
         return f"stale: the part at {position} was merged into its left neighbour"
-    after = sorted(p for p in placed if p > position)
+    after = [p for p in placed if p > position]
     if not after:
         return f"stale: the part at {position} is the last one"
-    pair = (placed[position], placed[after[0]])
+    pair = (placed[position], placed[min(after)])
+    if step.merged:
+        return f"merge {code_token(pair[0])} + {code_token(pair[1])} (rank {rank})"
     now = ranks.get(pair)
-    return f"stale: the pair at {position} is now {code(f'({show_token(pair[0])}, {show_token(pair[1])})')}, " + (
-        "not a merge" if now is None else f"rank {now}")
+    return f"stale: the pair at {position} is now {show_pair(pair)}, " + ("not a merge" if now is None else f"rank {now}")
 
 
 def trace_snippet(pretoken: bytes, merges: Sequence[Pair]) -> str:
     """The heap encoder on ``pretoken``, pop by pop, as a Markdown table."""
     ranks = merge_ranks(merges)
     heap, steps = trace(pretoken, merges)
-    start = tuple(enumerate(split_into_bytes(pretoken)))
-    rows = [["start", "", _parts(start), _entries(heap)]]
-    before = start
+    before = tuple(enumerate(split_into_bytes(pretoken)))
+    rows = [["start", "", _parts(before), _entries(heap)]]
     for number, step in enumerate(steps, 1):
-        rank, position = step.entry
-        if step.merged:
-            placed = dict(before)
-            right = min(p for p in placed if p > position)
-            what = f"merge {code_token(placed[position])} + {code_token(placed[right])} (rank {rank})"
-        else:
-            what = _why_stale(step, before, ranks)
-        rows.append([str(number), f"{code(f'({rank}, {position})')}: {what}", _parts(step.parts), _entries(step.heap)])
+        rows.append([str(number), f"{_entries([step.entry])}: {_what_popped(step, before, ranks)}", _parts(step.parts),
+                     _entries(step.heap)])
         before = step.parts
     merged = sum(step.merged for step in steps)
     title = (f"The heap encoder on {code_token(pretoken, in_table=False)}: {len(steps)} pops, {merged} merges, "
