@@ -1341,7 +1341,7 @@ def test_page08_growth_prose_claims():
 def test_page08_section3_teaches_the_table_with_a_trace_and_leaves_the_loop_to_the_lab():
     """Section 3 states the invariant and traces it (generated), with no pseudocode of lab 08's task 3,
     and its prose reads the trace right."""
-    from bpe_ref.course.figures.linear_encoding import TRACE_MERGES, TRACE_TEXT, table_trace_rows
+    from bpe_ref.course.figures.linear_encoding import TRACE_MERGES, TRACE_TEXT, table_rows
     from bpe_ref.encode.step06_naive import encode_pretoken, merge_ranks
     from bpe_ref.encode.step08_table import last_tokens
 
@@ -1351,7 +1351,7 @@ def test_page08_section3_teaches_the_table_with_a_trace_and_leaves_the_loop_to_t
     assert "<!-- snippet: figures/08-table-trace.md -->" in body
     ranks = merge_ranks(TRACE_MERGES)
     assert (TRACE_TEXT, TRACE_MERGES) == (b"aaaaa", [(b"a", b"a"), (b"aa", b"a")])
-    rows = table_trace_rows(TRACE_TEXT, ranks)
+    rows = table_rows(TRACE_TEXT, ranks, trace=True)
     assert [row[2].count(": no") for row in rows] == [0, 0, 0, 1, 0]  # "a trace where it is not" (end 4 only)
     assert encode_pretoken(b"aaaa", ranks) == [b"aa", b"aa"]  # "BPE makes [aa, aa] of aaaa"
     last = last_tokens(TRACE_TEXT, ranks)

@@ -236,3 +236,13 @@ def benchmark_times(method: str, path: Path = TRAIN_BENCHMARK, column: int = 0, 
     if not found:
         raise ValueError(f"no '{method}' rows in {path}: has its format changed?")
     return found
+
+
+# ---- shared by pages 06-08 ----
+
+@lru_cache(maxsize=1)
+def gpt2_ranks() -> dict[Pair, int]:
+    """GPT-2's merges as lab 06's ``{pair: rank}``, computed once (the pages never change them)."""
+    from ...encode.step06_naive import merge_ranks
+
+    return merge_ranks(gpt2().merges)

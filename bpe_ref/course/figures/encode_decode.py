@@ -15,7 +15,7 @@ from ...encode.step06_naive import encode_pretoken, encode_text, merge_ranks
 from ...pretokenize import count_pretokens
 from ...serialization import token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
-from .common import Pair, deep_size, gpt2, labelled_bars, machine_line, name_axes, page_snippets, panels
+from .common import Pair, deep_size, gpt2, gpt2_ranks, labelled_bars, machine_line, name_axes, page_snippets, panels
 from .common import code, code_token, markdown_table, save_png, show_pair, show_word, thousands
 from .naive_bpe import SEED_EXAMPLE_TEXT
 
@@ -79,9 +79,8 @@ def work_snippet() -> str:
 
 def gpt2_snippet() -> str:
     tok = gpt2()
-    tables = tok._tables
-    ranks = merge_ranks(tok.merges)
-    rows = [(code(f"0x{byte[0]:02x}"), code_token(byte), code(token_to_string(byte)), tables.token_ids[byte[0]])
+    ranks = gpt2_ranks()
+    rows = [(code(f"0x{byte[0]:02x}"), code_token(byte), code(token_to_string(byte)), tok._tables.token_ids[byte[0]])
             for byte in (b"!", b"A", b" ", b"\n", b"\xc3", b"\xf0")]
     table = markdown_table(["byte", "as text", "its key in `vocab.json`", "GPT-2 id"], rows, "lllr")
     ids_of = {value: token_id for token_id, value in tok.vocab.items()}
@@ -106,8 +105,8 @@ def gpt2_snippet() -> str:
 
 def hugs_snippet() -> str:
     merges = train(count_pretokens(HUGS_TEXT, special_tokens=()), 100)
-    vocab = {i: bytes([i]) for i in range(256)} | {256 + k: left + right for k, (left, right) in enumerate(merges)}
-    tables = MergeTables(vocab, merges)
+    tables = MergeTables.from_ranks(merge_ranks(merges))
+    vocab = dict(enumerate(tables.token_bytes))
     rows = [(256 + k, show_pair(pair), f"({parts[0]}, {parts[1]})", code_token(pair[0] + pair[1]))
             for k, (pair, parts) in enumerate(zip(merges, tables.merge_parts))]
     table = markdown_table(["token", "merge", "parts (token numbers)", "bytes"], rows, "rlll")

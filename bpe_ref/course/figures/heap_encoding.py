@@ -11,8 +11,9 @@ from typing import NamedTuple
 from ...encode.step06_naive import encode_pretoken, merge_ranks
 from ...encode.step07_heap import first_heap, heap_encode, pop_loop
 from ...train.step01_naive import split_into_bytes
-from .common import Pair, gpt2, name_axes, page_snippets, panels, plot_series, read_json
-from .common import code, code_token, markdown_table, save_png, show_token
+from .common import Pair, gpt2_ranks, name_axes, page_snippets, panels, plot_series, read_json
+from .common import code, code_token, markdown_table, save_png, show_pair, show_token
+from .encode_decode import work_merges
 from .long_pieces import LONG_PIECES_JSON
 
 PAGE = "07-heap-encoding.md"
@@ -27,11 +28,10 @@ class PopStep(NamedTuple):
     parts: tuple
     heap: tuple[tuple[int, int], ...]
 
+
 # The merges training learns from the word "aaa" (pair counts with every window: (a, a) twice).
 AAA_MERGES: list[Pair] = [(b"a", b"a"), (b"aa", b"a")]
-# Page 06's merges of "I work, he worked, ..." (the course's tie-break, GPT-2 pretokens).
-WORK_MERGES: list[Pair] = [(b"w", b"o"), (b"wo", b"r"), (b"wor", b"k"), (b" ", b"work"), (b"h", b"e"), (b"e", b"d"),
-                           (b" work", b"ed"), (b" work", b"s")]
+WORK_MERGES: list[Pair] = work_merges()  # page 06's merges of "I work, he worked, ..."
 
 
 def trace(pretoken: bytes, merges: Sequence[Pair]) -> tuple[list[tuple[int, int]], list[PopStep]]:
@@ -52,36 +52,31 @@ def _parts(parts: Sequence[tuple[int, bytes]]) -> str:
     return " ".join(f"{code_token(token)}<sub>{position}</sub>" for position, token in parts)
 
 
-def _why_stale(step: PopStep, before: Sequence[tuple[int, bytes]], ranks: dict[Pair, int]) -> str:
+def _what_popped(step: PopStep, before: Sequence[tuple[int, bytes]], ranks: dict[Pair, int]) -> str:
+    """The merge a pop made, or why its entry was stale, from the parts ``before`` it."""
     rank, position = step.entry
     placed = dict(before)
     if position not in placed:
         return f"stale: the part at {position} was merged into its left neighbour"
-    after = sorted(p for p in placed if p > position)
+    after = [p for p in placed if p > position]
     if not after:
         return f"stale: the part at {position} is the last one"
-    pair = (placed[position], placed[after[0]])
+    pair = (placed[position], placed[min(after)])
+    if step.merged:
+        return f"merge {code_token(pair[0])} + {code_token(pair[1])} (rank {rank})"
     now = ranks.get(pair)
-    return f"stale: the pair at {position} is now {code(f'({show_token(pair[0])}, {show_token(pair[1])})')}, " + (
-        "not a merge" if now is None else f"rank {now}")
+    return f"stale: the pair at {position} is now {show_pair(pair)}, " + ("not a merge" if now is None else f"rank {now}")
 
 
 def trace_snippet(pretoken: bytes, merges: Sequence[Pair]) -> str:
     """The heap encoder on ``pretoken``, pop by pop, as a Markdown table."""
     ranks = merge_ranks(merges)
     heap, steps = trace(pretoken, merges)
-    start = tuple(enumerate(split_into_bytes(pretoken)))
-    rows = [["start", "", _parts(start), _entries(heap)]]
-    before = start
+    before = tuple(enumerate(split_into_bytes(pretoken)))
+    rows = [["start", "", _parts(before), _entries(heap)]]
     for number, step in enumerate(steps, 1):
-        rank, position = step.entry
-        if step.merged:
-            placed = dict(before)
-            right = min(p for p in placed if p > position)
-            what = f"merge {code_token(placed[position])} + {code_token(placed[right])} (rank {rank})"
-        else:
-            what = _why_stale(step, before, ranks)
-        rows.append([str(number), f"{code(f'({rank}, {position})')}: {what}", _parts(step.parts), _entries(step.heap)])
+        rows.append([str(number), f"{_entries([step.entry])}: {_what_popped(step, before, ranks)}", _parts(step.parts),
+                     _entries(step.heap)])
         before = step.parts
     merged = sum(step.merged for step in steps)
     title = (f"The heap encoder on {code_token(pretoken, in_table=False)}: {len(steps)} pops, {merged} merges, "
@@ -103,13 +98,9 @@ EQUIVALENCE_CASES: list[tuple[str, bytes, Sequence[Pair] | None]] = [
 
 def equivalence_rows() -> list[tuple[str, bytes, list[bytes], list[bytes]]]:
     """``(merges, pretoken, rounds' tokens, heap's tokens)`` for each case."""
-    gpt2_ranks = None
     rows = []
     for label, pretoken, merges in EQUIVALENCE_CASES:
-        if merges is None:
-            gpt2_ranks = ranks = gpt2_ranks or merge_ranks(gpt2().merges)
-        else:
-            ranks = merge_ranks(merges)
+        ranks = gpt2_ranks() if merges is None else merge_ranks(merges)
         rows.append((label, pretoken, encode_pretoken(pretoken, ranks), heap_encode(pretoken, ranks)))
     return rows
 
@@ -119,8 +110,8 @@ def _tokens(tokens: list[bytes], limit: int = 6) -> str:
     return code(f"[{shown}]") + (f" ({len(tokens)} tokens)" if len(tokens) > limit else "")
 
 
-def equivalence_snippet(rows: Sequence[tuple[str, bytes, list[bytes], list[bytes]]] | None = None) -> str:
-    rows = equivalence_rows() if rows is None else rows
+def equivalence_snippet() -> str:
+    rows = equivalence_rows()
     table = []
     for label, pretoken, rounds, heap in rows:
         shown = code_token(pretoken) if len(pretoken) <= 20 else f"{code_token(pretoken[:12])}… ({len(pretoken)} bytes)"
@@ -133,8 +124,8 @@ def equivalence_snippet(rows: Sequence[tuple[str, bytes, list[bytes], list[bytes
 
 # One long pretoken
 
-def long_pieces_data(path: Path = LONG_PIECES_JSON) -> dict:
-    return read_json(path)
+def long_pieces_data() -> dict:
+    return read_json(LONG_PIECES_JSON)
 
 
 def speed_factors(rows: dict, slower: str, faster: str = "tiktoken") -> list[tuple[int, float]]:
@@ -148,8 +139,8 @@ def factor_range(factors: list[tuple[int, float]], shortest: int = 0) -> str:
     return f"{min(kept):.1f}× to {max(kept):.1f}×"
 
 
-def long_pieces_snippet(data: dict | None = None) -> str:
-    data = long_pieces_data() if data is None else data
+def long_pieces_snippet() -> str:
+    data = long_pieces_data()
     results = data["results"]
     labels = list(next(iter(results.values())))
     rows = []

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ...data_files import REPO_ROOT
+from ...encode import ENCODE_METHODS
 from ...encode.common import MergeTables
 from ...encode.step06_naive import Pair, encode_pretoken, merge_ranks
 from ...encode.step08_prefix_counts import prefix_token_counts
@@ -17,7 +18,7 @@ from ...encode.step08_valid_tokens import ValidTokens, compatible
 from . import long_pieces
 from .common import gpt2, name_axes, page_snippets, panels, plot_series, read_json
 from .common import code, code_token, markdown_table, save_png, show_word
-from .heap_encoding import factor_range, speed_factors
+from .heap_encoding import AAA_MERGES, factor_range, speed_factors
 
 PAGE = "08-linear-encoding.md"
 GROWTH_JSON = REPO_ROOT / "theory" / "benchmarks" / "linear" / "growth.json"
@@ -32,10 +33,9 @@ def page_ranks() -> dict[Pair, int]:
     return merge_ranks(PAGE_MERGES)
 
 
-def valid_tokens(ranks: dict[Pair, int], data: bytes) -> set[bytes]:
-    """The valid tokens that can occur in ``data``: its bytes, and merge results that encode to themselves."""
-    tokens = {bytes([b]) for b in data}
-    return tokens | {left + right for left, right in ranks if encode_pretoken(left + right, ranks) == [left + right]}
+def valid_tokens(ranks: dict[Pair, int]) -> set[bytes]:
+    """The valid tokens: every byte, and each merge's result that encodes to itself."""
+    return set(ValidTokens(MergeTables.from_ranks(ranks)).token_of)
 
 
 # The worked example: the table, then the backtracking search
@@ -54,49 +54,36 @@ def candidates_tried(data: bytes, end: int, valid: set[bytes], last: list, ranks
     return tried
 
 
-def table_rows(data: bytes, ranks: dict[Pair, int]) -> list[list[str]]:
-    """One row per prefix end: the valid tokens ending there (longest first) with the verdict on each,
-    the last token, and the count."""
-    valid = valid_tokens(ranks, data)
+def table_rows(data: bytes, ranks: dict[Pair, int], trace: bool = False) -> list[list[str]]:
+    """One row per prefix end: the valid tokens ending there, longest first, with the verdict on each, the
+    last token, and the count. With ``trace`` (section 3's), the verdicts name ``last[start]`` and what BPE
+    makes of a pair that does not fit, and the count gives way to the prefix's encoding read back from
+    ``last`` (the invariant)."""
+    valid = valid_tokens(ranks)
     last = last_tokens(data, ranks)
     counts = prefix_token_counts(last)
-    rows = []
-    for end in range(1, len(data) + 1):
-        verdicts = [f"{code_token(token)} starts the text: fits" if start == 0 else
-                    f"{code_token(token)} after {code_token(last[start])}: {'fits' if fits else 'no'}"
-                    for start, token, fits in candidates_tried(data, end, valid, last, ranks)]
-        rows.append([str(end), code(data[:end].decode()), "; ".join(verdicts), code_token(last[end]), str(counts[end])])
-    return rows
-
-
-# Section 3's trace: a text on which the longest candidate does not always fit (the lab's AAA ranks).
-TRACE_MERGES: list[Pair] = [(b"a", b"a"), (b"aa", b"a")]
-TRACE_TEXT = b"aaaaa"
-
-
-def table_trace_rows(data: bytes, ranks: dict[Pair, int]) -> list[list[str]]:
-    """Section 3's trace, one row per prefix end: each valid token ending there, longest first, with the
-    token before it (``last[start]``) and the verdict (for a no, what BPE makes of the two), then
-    ``last[end]`` and the prefix's encoding read back from the table (the invariant)."""
-    valid = valid_tokens(ranks, data)
-    last = last_tokens(data, ranks)
     rows = []
     for end in range(1, len(data) + 1):
         verdicts = []
         for start, token, fits in candidates_tried(data, end, valid, last, ranks):
             if start == 0:
                 verdicts.append(f"{code_token(token)} starts the text: fits")
-            elif fits:
-                verdicts.append(f"{code_token(token)} after last[{start}] = {code_token(last[start])}: fits")
-            else:
-                verdicts.append(f"{code_token(token)} after last[{start}] = {code_token(last[start])}: no, BPE makes "
-                                f"{show_word(encode_pretoken(last[start] + token, ranks))} of the two")
+                continue
+            before = f"last[{start}] = {code_token(last[start])}" if trace else code_token(last[start])
+            no = f"no, BPE makes {show_word(encode_pretoken(last[start] + token, ranks))} of the two" if trace else "no"
+            verdicts.append(f"{code_token(token)} after {before}: {'fits' if fits else no}")
         read_back, at = [], end
         while at > 0:
             read_back.insert(0, last[at])
             at -= len(last[at])
-        rows.append([str(end), code(data[:end].decode()), "; ".join(verdicts), code_token(last[end]), show_word(read_back)])
+        rows.append([str(end), code(data[:end].decode()), "; ".join(verdicts), code_token(last[end]),
+                     show_word(read_back) if trace else str(counts[end])])
     return rows
+
+
+# Section 3's trace: a text on which the longest candidate does not always fit (the lab's AAA ranks).
+TRACE_MERGES: list[Pair] = AAA_MERGES
+TRACE_TEXT = b"aaaaa"
 
 
 def table_trace_snippet() -> str:
@@ -104,7 +91,7 @@ def table_trace_snippet() -> str:
     merges = ", ".join(f"({code_token(left, False)}, {code_token(right, False)})" for left, right in TRACE_MERGES)
     table = markdown_table(["end", "prefix", "candidates ending here, longest first", "last[end]",
                             "the prefix's encoding, read back from last"],
-                           table_trace_rows(TRACE_TEXT, ranks), align="rllcl")
+                           table_rows(TRACE_TEXT, ranks, trace=True), align="rllcl")
     return f"The merges {merges}, on {code(TRACE_TEXT.decode(), False)}:\n\n" + table
 
 
@@ -112,7 +99,7 @@ def backtrack_trace(data: bytes, ranks: dict[Pair, int]) -> tuple[list[list[str]
     """The backtracking search on ``data``, one row per candidate tried: the lab's algorithm (longest
     valid token first, compatible with the previous one, its end not dead; else shorter; else the
     position is dead and the search backs up). Returns the rows and the tokens found."""
-    valid = valid_tokens(ranks, data)
+    valid = valid_tokens(ranks)
     n = len(data)
 
     def starting_at(pos: int) -> list[bytes]:
@@ -157,7 +144,7 @@ def worked_example_snippet() -> str:
                            table_rows(PAGE_TEXT, ranks), align="rllcr")
     rows, tokens = backtrack_trace(PAGE_TEXT, ranks)
     trace = markdown_table(["position", "candidate", "verdict", "tokens so far"], rows, align="rlll")
-    merged_tokens = sorted(valid_tokens(ranks, PAGE_TEXT) - {bytes([b]) for b in PAGE_TEXT}, key=lambda t: (len(t), t))
+    merged_tokens = sorted((t for t in valid_tokens(ranks) if len(t) > 1), key=lambda t: (len(t), t))
     return (
         f"The merges, by rank: {merges}. The valid tokens: every single byte, and each merge's result that "
         f"encodes to itself: {', '.join(code_token(t, False) for t in merged_tokens)} "
@@ -170,19 +157,14 @@ def worked_example_snippet() -> str:
 
 # GPT-2's tokens that do not encode to themselves
 
-def invalid_tokens(merges: list[Pair]) -> list[tuple[bytes, Pair, list[bytes]]]:
-    """``(token, the merge that makes it, what BPE makes of its bytes)`` for every merge whose result
-    does not encode to itself, in rank order (found by :class:`ValidTokens`' tree walk, re-checked with
-    step 06's encoder)."""
+def invalid_token_count(merges: list[Pair]) -> int:
+    """How many of the merges make a result that does not encode to itself (found by :class:`ValidTokens`'
+    tree walk, each merge re-checked with step 06's encoder)."""
     ranks = merge_ranks(merges)
     valid = ValidTokens(MergeTables.from_ranks(ranks)).valid
-    found = []
     for rank, (left, right) in enumerate(merges):
-        tokens = encode_pretoken(left + right, ranks)
-        assert (tokens == [left + right]) == valid[256 + rank], (left, right)
-        if tokens != [left + right]:
-            found.append((left + right, (left, right), tokens))
-    return found
+        assert (encode_pretoken(left + right, ranks) == [left + right]) == valid[256 + rank], (left, right)
+    return valid[256:].count(False)
 
 
 def invalid_tokens_snippet() -> str:
@@ -192,7 +174,7 @@ def invalid_tokens_snippet() -> str:
 
     vocabularies = {"GPT-2": gpt2().merges, "CS336's reference run on corpus.en": load_merges(REFERENCE_MERGES),
                     "page 08's example": PAGE_MERGES}
-    rows = [[name, f"{len(merges):,}", f"{len(invalid_tokens(merges)):,}"] for name, merges in vocabularies.items()]
+    rows = [[name, f"{len(merges):,}", f"{invalid_token_count(merges):,}"] for name, merges in vocabularies.items()]
     return markdown_table(["merges", "merges in all", "results that do not encode to themselves"], rows, align="lrr")
 
 
@@ -219,7 +201,6 @@ def cut_rule_snippet() -> str:
 
 # Growth on one long pretoken: measured by hand with page 07's harness, quoted from the committed JSON
 
-ENCODERS = ("naive", "heap", "backtrack", "table")
 GROWTH_KIND = "random letters"  # page 07's piece the GPT-2 pattern keeps whole (\\p{L}+)
 
 
@@ -234,8 +215,7 @@ def growth_rows(data: dict) -> dict[str, dict]:
 def growth_snippet() -> str:
     data = growth_data()
     rows = growth_rows(data)
-    lengths = rows["tiktoken"]["lengths"]
-    shown = [n for n in lengths if n >= 1000]
+    shown = [n for n in rows["tiktoken"]["lengths"] if n >= 1000]
     table = []
     for label, row in rows.items():
         seconds = dict(zip(row["lengths"], row["seconds"]))
@@ -283,7 +263,7 @@ def draw_figures(out_dir: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     """Page 07's measurement (CPU time, median of the repeats, exponents over the longer half) with all four encoders."""
-    return long_pieces.main(argv, (GROWTH_KIND,), ENCODERS, GROWTH_JSON, "python -m bpe_ref.course.figures.linear_encoding")
+    return long_pieces.main(argv, (GROWTH_KIND,), ENCODE_METHODS, GROWTH_JSON, "python -m bpe_ref.course.figures.linear_encoding")
 
 
 if __name__ == "__main__":

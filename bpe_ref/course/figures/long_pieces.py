@@ -44,11 +44,10 @@ def long_piece(kind: str, length: int, seed: int = 7) -> str:
 STEP_OF = {"naive": "06", "heap": "07", "backtrack": "08", "table": "08"}  # encode method -> its step
 
 
-def encoders(tokenizer: Tokenizer | None = None, methods: Sequence[str] = ("naive", "heap")
-             ) -> dict[str, Callable[[str], object]]:
+def encoders(methods: Sequence[str] = ("naive", "heap")) -> dict[str, Callable[[str], object]]:
     """label -> encode one piece: bpe_ref's encoders ``methods`` (one pretoken's bytes; page 07 times
     steps 06 and 07, page 08 all four) and tiktoken."""
-    tokenizer = tokenizer or Tokenizer.gpt2()
+    tokenizer = Tokenizer.gpt2()
     encoding = to_tiktoken(tokenizer, name="gpt2")
     contenders: dict[str, Callable[[str], object]] = {}
     for method in methods:
@@ -66,7 +65,7 @@ def fit_range(lengths: Sequence[int]) -> list[int]:
 def measure(lengths: Sequence[int] = LENGTHS, repeats: int = 5, kinds: Sequence[str] = tuple(KINDS),
             methods: Sequence[str] = ("naive", "heap"), command: str = "python -m bpe_ref.course.figures.long_pieces") -> dict:
     """``{kind: {encoder: {"lengths": [...], "seconds": [...], "exponent": e}}}`` and the machine."""
-    contenders = encoders(methods=methods)
+    contenders = encoders(methods)
     naive = {label: NAIVE_LIMIT for label in contenders if label.startswith("naive")}
     results: dict = {}
     for kind in kinds:
