@@ -18,15 +18,13 @@ import time
 from pathlib import Path
 
 from ...data_files import TINYSTORIES_2MIB
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ..commands import at_least_one
-from .common import (Laps, add_output_arguments, announce, fixed_width_table, in_fresh_process, markdown_table, median,
+from .common import (SPECIAL_TOKENS, Laps, add_output_arguments, announce, fixed_width_table, in_fresh_process, markdown_table, median,
                      name_axes, pyplot, ratio, save_png, today, write_results)
 
 SIZES_MIB = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 QUICK_SIZES_MIB = (0.1, 1.0)
-SEPARATOR = DEFAULT_SPECIAL_TOKENS[0].encode("utf-8")
-SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
+SEPARATOR = SPECIAL_TOKENS[0].encode("utf-8")
 
 # contender -> (num_workers, start_method); None is the course's default (never a bare fork)
 CONTENDERS: dict[str, tuple[int, str | None]] = {

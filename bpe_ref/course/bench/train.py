@@ -18,10 +18,9 @@ from pathlib import Path
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_VALID
 from ...measure import peak_memory
 from ...train import DEFAULT_TRAIN_METHOD
-from .common import (add_output_arguments, announce, grouped_bars, in_fresh_process, markdown_sections, markdown_table, markdown_targets,
-                     median, name_axes, peak_rss_mib, print_tables, print_targets, pyplot, ratio, save_png, write_results)
-
-SPECIAL_TOKENS = ["<|endoftext|>"]
+from .common import (SPECIAL_TOKENS, Check, add_output_arguments, announce, at_most, grouped_bars, in_fresh_process, markdown_sections,
+                     markdown_table, markdown_targets, median, name_axes, peak_rss_mib, print_tables, print_targets, pyplot, ratio,
+                     save_png, write_results)
 
 
 @dataclass(frozen=True)
@@ -239,15 +238,14 @@ def results_tables(results: list[Measurement]) -> list[tuple[str, list[str], lis
     return tables
 
 
-def target_checks(results: list[Measurement], memory: dict[str, float]) -> list[tuple[str, str, str, bool]]:
-    """(target, measured, limit, met) for the course's targets that this run measured."""
+def target_checks(results: list[Measurement], memory: dict[str, float]) -> list[Check]:
+    """The course's targets that this run measured."""
     checks = []
 
     def add(name: str, corpus: str, vocab: int, ours: str, theirs: str, limit: float) -> None:
         a, b = _find(results, corpus, vocab, ours), _find(results, corpus, vocab, theirs)
         if a and b:
-            value = ratio(a.median, b.median)
-            checks.append((name, f"{value:.2f}x", f"<= {limit}x", value <= limit))
+            checks.append(at_most(name, ratio(a.median, b.median), limit))
 
     big = "TinyStories 2 MiB"
     add("heap vs HF 1 thread, 2 MiB, vocab 5000", big, 5000, "heap", HF_ONE_THREAD.label, 1.0)
@@ -258,8 +256,7 @@ def target_checks(results: list[Measurement], memory: dict[str, float]) -> list[
         add(f"{DEFAULT_TRAIN_METHOD} vs HF 1 thread, {language}, vocab {LANGUAGE_VOCAB}", language, LANGUAGE_VOCAB,
             DEFAULT_TRAIN_METHOD, HF_ONE_THREAD.label, 1.0 if index == 0 else LANGUAGE_LIMIT)
     if "heap" in memory and "inverted_index" in memory:
-        value = ratio(memory["heap"], memory["inverted_index"])
-        checks.append(("heap (compaction) peak memory vs inverted_index", f"{value:.2f}x", "<= 1.5x", value <= 1.5))
+        checks.append(at_most("heap (compaction) peak memory vs inverted_index", ratio(memory["heap"], memory["inverted_index"]), 1.5))
     return checks
 
 
