@@ -44,10 +44,10 @@ def machine_description() -> str:
             f"Python {platform.python_version()}")
 
 
-def announce(out=None) -> tuple[str, float]:
+def announce() -> tuple[str, float]:
     """Print the machine a benchmark runs on; return its description and the time the benchmark started."""
     machine = machine_description()
-    print(f"machine: {machine}", file=out or sys.stdout)
+    print(f"machine: {machine}")
     return machine, time.perf_counter()
 
 

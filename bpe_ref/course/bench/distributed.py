@@ -44,12 +44,12 @@ DASK_CORPUS_COPIES = 8  # the 2 MiB sample 8 times: 16 MiB
 ROUND_TRIPS = 50
 
 
-def heaps_points(path: Path, points: int = HEAPS_POINTS) -> dict:
+def heaps_points(path: Path) -> dict:
     """Distinct pretokens ``W`` among the first ``n`` pretokens (in order, special tokens removed, as
-    counting does), at ``points`` values of ``n`` evenly spaced on a log scale from 100 to all; with the
+    counting does), at ``HEAPS_POINTS`` values of ``n`` evenly spaced on a log scale from 100 to all; with the
     bytes those ``n`` pretokens hold."""
     stream = [pretoken.encode("utf-8") for pretoken in pretokenize(read_corpus(path), SPECIAL_TOKENS)]
-    marks = sorted({min(len(stream), round(100 * (len(stream) / 100) ** (i / (points - 1)))) for i in range(points)})
+    marks = sorted({min(len(stream), round(100 * (len(stream) / 100) ** (i / (HEAPS_POINTS - 1)))) for i in range(HEAPS_POINTS)})
     seen: set[bytes] = set()
     size = 0
     rows = []

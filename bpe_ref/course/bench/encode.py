@@ -406,7 +406,7 @@ def run(args: argparse.Namespace) -> int:
     rounds = args.rounds or (3 if args.quick else 7)
     load_before = load_average()
     out = sys.stdout
-    machine, started = announce(out)
+    machine, started = announce()
     tok = Tokenizer.gpt2()
     tk, hf = to_tiktoken(tok, name="gpt2"), to_hf_tokenizer(tok)
     text = TINYSTORIES_SAMPLE.read_text(encoding="utf-8")[:300_000 if args.quick else None]

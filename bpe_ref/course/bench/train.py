@@ -12,7 +12,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_VALID
@@ -105,20 +105,22 @@ def runner(kind: str, path: Path | str, vocab_size: int, method: str = "", worke
     return lambda: len(train_bpe(path, vocab_size, SPECIAL_TOKENS, method=method, num_workers=workers, time_budget=budget)[1])
 
 
-def measure_in_this_process(spec: dict) -> dict:
-    """Run one measurement (called in a fresh process): its seconds, merges and peak RSS."""
+def measure_in_this_process(contender: dict, path: str, vocab_size: int, repeats: int) -> dict:
+    """Run one measurement of a :class:`Contender` (its fields; called in a fresh process): the fields of a
+    :class:`Measurement` it fills, its seconds, merges and peak RSS."""
     import gc
 
+    c = Contender(**contender)
     seconds: list[float] = []
     merges_done = 0
-    wanted = spec["vocab_size"] - 256 - len(SPECIAL_TOKENS)
-    run = runner(spec["kind"], spec["path"], spec["vocab_size"], spec["method"], spec["workers"], spec.get("budget"))
-    for _ in range(spec["repeats"]):
+    wanted = vocab_size - 256 - len(SPECIAL_TOKENS)
+    run = runner(c.kind, path, vocab_size, c.method, c.workers, c.budget)
+    for _ in range(repeats):
         gc.collect()
         start = time.perf_counter()
         merges_done = run()
         seconds.append(time.perf_counter() - start)
-        if spec.get("budget") and merges_done < wanted:
+        if c.budget and merges_done < wanted:
             break  # out of budget: one run says enough
     return {"seconds": seconds, "merges_done": merges_done, "merges_wanted": wanted,
             "peak_rss_mb": peak_rss_mib()}
@@ -152,12 +154,9 @@ def peak_python_memory(path: str, vocab_size: int, method: str, options: dict) -
 # The plan and the report
 
 def measure(corpus: str, path: Path, vocab_size: int, contender: Contender, repeats: int) -> Measurement:
-    spec = {"kind": contender.kind, "method": contender.method, "workers": contender.workers,
-            "path": str(path), "vocab_size": vocab_size, "repeats": repeats, "budget": contender.budget}
     env = {"RAYON_NUM_THREADS": str(contender.threads)} if contender.kind == "hf" and contender.threads else {}
-    result = in_fresh_process(measure_in_this_process, spec, env=env)
-    return Measurement(corpus, vocab_size, contender, result["seconds"], result["merges_done"],
-                       result["merges_wanted"], result["peak_rss_mb"])
+    return Measurement(corpus, vocab_size, contender,
+                       **in_fresh_process(measure_in_this_process, asdict(contender), str(path), vocab_size, repeats, env=env))
 
 
 def plan(quick: bool, budget: float) -> list[tuple[str, Path, list[int], list[Contender], int]]:

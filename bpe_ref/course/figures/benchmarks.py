@@ -33,9 +33,9 @@ COURSE_OF = {"V1": "naive", "V2": "incremental", "V3": "parallel (2 workers)", "
 VERSION_OF = {course: version for version, course in COURSE_OF.items()}
 
 
-def measured(name: str, folder: Path = RESULTS_DIR) -> dict:
+def measured(name: str) -> dict:
     """One committed measurement, ``theory/benchmarks/measuring/NAME.json``."""
-    return read_json(folder / f"{name}.json")
+    return read_json(RESULTS_DIR / f"{name}.json")
 
 
 def run_line(data: dict) -> str:
