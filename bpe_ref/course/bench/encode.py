@@ -189,16 +189,14 @@ def trained_vocabulary(text: str, vocab_size: int, out) -> tuple[dict[int, bytes
     path = Path(tempfile.gettempdir()) / "bpe_ref_bench_vocabularies" / f"{key}.pickle"
     if path.exists():
         try:
-            with path.open("rb") as f:
-                return pickle.load(f)
+            return pickle.loads(path.read_bytes())
         except (OSError, pickle.PickleError, EOFError):
             pass  # a broken cache file: train again
     started = time.perf_counter()
     vocab, merges = train_bpe_on_text(text, vocab_size, special_tokens=SPECIAL_TOKENS)
     print(f"  trained a vocabulary of {vocab_size:,} in {time.perf_counter() - started:.1f} s", file=out, flush=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as f:
-        pickle.dump((vocab, merges), f)
+    path.write_bytes(pickle.dumps((vocab, merges)))
     return vocab, merges
 
 
