@@ -146,13 +146,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     sizes = QUICK_SIZES_MIB if args.quick else SIZES_MIB
     repeats = min(2, args.repeats) if args.quick else args.repeats
+    parts_mib = 1 if args.quick else 2  # the size the parts of a two-worker count are timed at
     contenders = {name: how for name, how in CONTENDERS.items()
                   if how[1] is None or how[1] in multiprocessing.get_all_start_methods()}
     machine, started = announce()
     print(f"timing {len(contenders)} contenders x {len(sizes)} sizes x {repeats} repeats, each call in a fresh process...")
     with tempfile.TemporaryDirectory(prefix="bpe-bench-parallel-") as tmp:
         results = measure(sizes, repeats, Path(tmp), contenders)
-        costs = fixed_costs(1.0 if args.quick else 2.0, repeats, Path(tmp))
+        costs = fixed_costs(parts_mib, repeats, Path(tmp))
     elapsed = time.perf_counter() - started
 
     others = list(contenders)[1:]
@@ -168,7 +169,6 @@ def run(args: argparse.Namespace) -> int:
     crossovers = {name: crossover(results, name) for name in others}
     verdicts = "\n".join(f"- {name}: " + (f"first faster than one process at {size:g} MiB." if size else
                                           "never faster at these sizes.") for name, size in crossovers.items())
-    parts_mib = 1 if args.quick else 2
     print(f"\n{fixed_width_table(headers, rows)}")
     print(f"\nparts of a two-worker count ({parts_mib} MiB, medians)\n{fixed_width_table(['part', 'time'], cost_rows)}")
     print(verdicts)
