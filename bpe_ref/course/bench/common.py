@@ -60,7 +60,6 @@ def load_average() -> float | None:
 
 
 def today() -> str:
-    """The UTC date a run is recorded under."""
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
 
 
