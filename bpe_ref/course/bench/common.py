@@ -24,6 +24,7 @@ from ...train.step01_naive import count_pairs, split_into_bytes
 from ...train.step03_parallel import default_num_workers
 
 RESULTS_DIR = Path(__file__).resolve().parents[3] / "theory" / "benchmarks"  # next to the pages that read them
+SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)  # what every benchmark trains and counts with
 
 
 def machine_description() -> str:
@@ -43,10 +44,10 @@ def machine_description() -> str:
             f"Python {platform.python_version()}")
 
 
-def announce(out=None) -> tuple[str, float]:
+def announce() -> tuple[str, float]:
     """Print the machine a benchmark runs on; return its description and the time the benchmark started."""
     machine = machine_description()
-    print(f"machine: {machine}", file=out or sys.stdout)
+    print(f"machine: {machine}")
     return machine, time.perf_counter()
 
 
@@ -120,10 +121,10 @@ def wall_and_cpu(contenders: Mapping[str, Callable[[], object]], rounds: int) ->
     return {"times": wall, "cpu": cpu}
 
 
-def median_time(fn: Callable[[], object], repeats: int, clock: Callable[[], float] = time.perf_counter) -> float:
-    """The median seconds of ``repeats`` calls of ``fn``, each timed by :func:`bpe_ref.measure.timed`
+def median_time(fn: Callable[[], object], repeats: int) -> float:
+    """The median wall seconds of ``repeats`` calls of ``fn``, each :func:`bpe_ref.measure.timed`
     (for a measurement with no peer to pair it with in rounds)."""
-    return median([timed(fn, clock=clock) for _ in range(repeats)])
+    return median([timed(fn) for _ in range(repeats)])
 
 
 class Laps:
@@ -131,17 +132,16 @@ class Laps:
     (or since :meth:`restart`) to ``part``; ``seconds`` sums them per part, ``parts`` starting at 0.
     For a profile of a loop's parts, where rounds of whole calls cannot say which part costs what."""
 
-    def __init__(self, parts: Sequence[str] = (), clock: Callable[[], float] = time.perf_counter) -> None:
-        self.clock = clock
+    def __init__(self, parts: Sequence[str] = ()) -> None:
         self.seconds: dict[str, float] = dict.fromkeys(parts, 0.0)
         self.restart()
 
     def restart(self) -> None:
         """The next lap starts now: what ran since the previous one is left out."""
-        self.last = self.clock()
+        self.last = time.perf_counter()
 
     def lap(self, part: str) -> None:
-        now = self.clock()
+        now = time.perf_counter()
         self.seconds[part] = self.seconds.get(part, 0.0) + now - self.last
         self.last = now
 
@@ -246,9 +246,18 @@ def fixed_width_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) 
 
 
 CHECK_HEADERS = ["target", "measured", "limit", "met"]
+Check = tuple[str, str, str, bool]  # (target, measured, limit, met): a row of a TARGET table
 
 
-def check_rows(checks: Sequence[tuple[str, str, str, bool]], no: str = "NO") -> list[list[str]]:
+def at_least(name: str, value: float, limit: float) -> Check:
+    return name, f"{value:.2f}x", f">= {limit}x", value >= limit
+
+
+def at_most(name: str, value: float, limit: float) -> Check:
+    return name, f"{value:.2f}x", f"<= {limit}x", value <= limit
+
+
+def check_rows(checks: Sequence[Check], no: str = "NO") -> list[list[str]]:
     """Target checks ``(name, measured, limit, met)`` as table rows; ``no`` marks a target missed."""
     return [[name, value, limit, "yes" if met else no] for name, value, limit, met in checks]
 
@@ -262,12 +271,12 @@ def print_tables(sections: Sequence[Section], out=None) -> None:
         print(f"\n{title}\n{fixed_width_table(headers, rows)}", file=out or sys.stdout)
 
 
-def print_targets(checks: Sequence[tuple[str, str, str, bool]], title: str, out=None) -> None:
+def print_targets(checks: Sequence[Check], title: str, out=None) -> None:
     """The TARGET table on stdout: what ``python -m bpe_ref bench ...`` users and scripts read."""
     print_tables([(title, CHECK_HEADERS, check_rows(checks))], out)
 
 
-def markdown_targets(checks: Sequence[tuple[str, str, str, bool]]) -> str:
+def markdown_targets(checks: Sequence[Check]) -> str:
     """The TARGET table of a results page, a missed target in bold."""
     return markdown_table(CHECK_HEADERS, check_rows(checks, no="**no**"))
 

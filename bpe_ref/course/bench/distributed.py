@@ -21,13 +21,12 @@ from pathlib import Path
 
 from ...corpus import read_corpus
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_SAMPLE
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens, pretokenize
+from ...pretokenize import count_pretokens, pretokenize
 from ...measure import fit_exponent
 from ..commands import at_least_one
-from .common import (add_output_arguments, announce, corpus_counts, deep_size, load_average, markdown_sections,
+from .common import (SPECIAL_TOKENS, add_output_arguments, announce, corpus_counts, deep_size, load_average, markdown_sections,
                      median_time, pair_counts, today, write_results)
-
-SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
+from .parallel import corpus_of_size
 # (label, file): the shipped corpora of more than 100 KB, as page 10 names them
 CORPORA: tuple[tuple[str, Path], ...] = (
     ("TinyStories 2 MiB (en)", TINYSTORIES_2MIB),
@@ -45,12 +44,12 @@ DASK_CORPUS_COPIES = 8  # the 2 MiB sample 8 times: 16 MiB
 ROUND_TRIPS = 50
 
 
-def heaps_points(path: Path, points: int = HEAPS_POINTS) -> dict:
+def heaps_points(path: Path) -> dict:
     """Distinct pretokens ``W`` among the first ``n`` pretokens (in order, special tokens removed, as
-    counting does), at ``points`` values of ``n`` evenly spaced on a log scale from 100 to all; with the
+    counting does), at ``HEAPS_POINTS`` values of ``n`` evenly spaced on a log scale from 100 to all; with the
     bytes those ``n`` pretokens hold."""
     stream = [pretoken.encode("utf-8") for pretoken in pretokenize(read_corpus(path), SPECIAL_TOKENS)]
-    marks = sorted({min(len(stream), round(100 * (len(stream) / 100) ** (i / (points - 1)))) for i in range(points)})
+    marks = sorted({min(len(stream), round(100 * (len(stream) / 100) ** (i / (HEAPS_POINTS - 1)))) for i in range(HEAPS_POINTS)})
     seen: set[bytes] = set()
     size = 0
     rows = []
@@ -172,8 +171,7 @@ def dask_scaling(repeats: int, directory: Path) -> dict:
     from ...train.step03_parallel import count_pretokens_in_file
 
     load_before = load_average()
-    path = directory / "tinystories_16MiB.txt"
-    path.write_bytes(TINYSTORIES_2MIB.read_bytes() * DASK_CORPUS_COPIES)
+    path = corpus_of_size(2.0 * DASK_CORPUS_COPIES, directory)
     reference = serial_count([path], SPECIAL_TOKENS)
     result: dict = {"bytes": path.stat().st_size,
                     "serial_seconds": median_time(lambda: count_pretokens_in_file(path, SPECIAL_TOKENS, 1), repeats),

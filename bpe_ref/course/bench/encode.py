@@ -25,8 +25,9 @@ from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTO
 from ...measure import fit_exponent as fitted_exponent, median, paired_ratio
 from ...pretokenize import PRETOKEN_RE
 from ..commands import at_least_one
-from .common import (add_output_arguments, announce, grouped_bars, growth, load_average, markdown_sections,
-                     markdown_targets, name_axes, print_tables, print_targets, pyplot, save_png, wall_and_cpu, write_results)
+from .common import (SPECIAL_TOKENS, Check, add_output_arguments, announce, at_least, grouped_bars, growth, load_average,
+                     markdown_sections, markdown_targets, name_axes, print_tables, print_targets, pyplot, save_png, wall_and_cpu,
+                     write_results)
 
 CORPORA = {
     "English (TinyStories)": TINYSTORIES_SAMPLE,
@@ -51,7 +52,6 @@ TARGET_EXPONENT = 1.15
 TARGET_DECODE = 0.3
 TRAINED_VOCAB_SIZE = 10_000  # the vocabulary trained on each corpus (issue 24) ...
 QUICK_TRAINED_VOCAB_SIZE = 2_000  # ... and with --quick
-TRAINED_SPECIAL_TOKENS = ["<|endoftext|>"]
 HF_LINES = "HF encode_batch (lines)"
 
 
@@ -60,18 +60,21 @@ def uses_both_cores(label: str) -> bool:
     return "encode_batch" in label
 
 
+def clock_of(measured: dict, *labels: str) -> dict[str, list[float]]:
+    """The timings to compare ``labels`` on: CPU time (``measured["cpu"]``) when all run on this one thread,
+    wall time (``measured["times"]``) when one of them is an HF batch, which uses both cores."""
+    return measured["times" if any(map(uses_both_cores, labels)) else "cpu"]
+
+
 def median_seconds(measured: dict, label: str) -> float:
-    """The median time of a contender, by the clock :func:`ratio` compares it with (CPU time on
-    this one thread, wall time for an HF batch): the source of every MB/s figure."""
-    return median(measured["times" if uses_both_cores(label) else "cpu"][label])
+    """The median time of a contender on the clock :func:`ratio` compares it on: the source of every MB/s figure."""
+    return median(clock_of(measured, label)[label])
 
 
 def ratio(measured: dict, faster: str, slower: str) -> float:
     """The throughput of ``faster`` relative to ``slower``: :func:`bpe_ref.measure.paired_ratio` of
-    ``slower`` over ``faster``, in CPU time (``measured["cpu"]``) when both run on this one thread, in
-    wall time (``measured["times"]``) when one of them is an HF batch, which uses both cores."""
-    both = uses_both_cores(faster) or uses_both_cores(slower)
-    return paired_ratio(measured["times" if both else "cpu"], slower, faster)
+    ``slower`` over ``faster``, on :func:`clock_of` the two."""
+    return paired_ratio(clock_of(measured, faster, slower), slower, faster)
 
 
 def fit_exponent(points: list[tuple[int, float]]) -> float:
@@ -182,20 +185,18 @@ def trained_vocabulary(text: str, vocab_size: int, out) -> tuple[dict[int, bytes
 
     from ...train import train_bpe_on_text
 
-    key = hashlib.sha256(f"{vocab_size} {TRAINED_SPECIAL_TOKENS}".encode() + text.encode("utf-8")).hexdigest()[:24]
+    key = hashlib.sha256(f"{vocab_size} {SPECIAL_TOKENS}".encode() + text.encode("utf-8")).hexdigest()[:24]
     path = Path(tempfile.gettempdir()) / "bpe_ref_bench_vocabularies" / f"{key}.pickle"
     if path.exists():
         try:
-            with path.open("rb") as f:
-                return pickle.load(f)
+            return pickle.loads(path.read_bytes())
         except (OSError, pickle.PickleError, EOFError):
             pass  # a broken cache file: train again
     started = time.perf_counter()
-    vocab, merges = train_bpe_on_text(text, vocab_size, special_tokens=TRAINED_SPECIAL_TOKENS)
+    vocab, merges = train_bpe_on_text(text, vocab_size, special_tokens=SPECIAL_TOKENS)
     print(f"  trained a vocabulary of {vocab_size:,} in {time.perf_counter() - started:.1f} s", file=out, flush=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as f:
-        pickle.dump((vocab, merges), f)
+    path.write_bytes(pickle.dumps((vocab, merges)))
     return vocab, merges
 
 
@@ -211,7 +212,7 @@ def measure_trained_corpora(texts: dict[str, str], vocab_size: int, rounds: int,
         vocab, merges = trained_vocabulary(text, vocab_size, out)
 
         def make_tokenizer(vocab=vocab, merges=merges) -> Tokenizer:
-            return Tokenizer(vocab, merges, TRAINED_SPECIAL_TOKENS)
+            return Tokenizer(vocab, merges, SPECIAL_TOKENS)
 
         one = measure_corpora(to_tiktoken(make_tokenizer(), name=f"trained on {name}"), {name: text}, rounds, out,
                               make_tokenizer=make_tokenizer)
@@ -304,16 +305,12 @@ def worst_case_rows(worst: dict, sizes: tuple[int, ...]) -> tuple[list[str], lis
     return headers, rows
 
 
-def at_least(name: str, value: float, limit: float) -> tuple[str, str, str, bool]:
-    return name, f"{value:.2f}x", f">= {limit}x", value >= limit
-
-
-def corpora_checks(measured: dict, vocabulary: str = "GPT-2") -> list[tuple[str, str, str, bool]]:
+def corpora_checks(measured: dict, vocabulary: str = "GPT-2") -> list[Check]:
     return [at_least(f"first call vs tiktoken, {name}, {vocabulary}", ratio(c, "first call", "tiktoken"),
                      TARGET_FIRST_CALL.get(name, TARGET_FIRST_CALL_OTHERS)) for name, c in measured["corpora"].items()]
 
 
-def target_checks(encoding: dict, decoding: dict, worst: dict) -> list[tuple[str, str, str, bool]]:
+def target_checks(encoding: dict, decoding: dict, worst: dict) -> list[Check]:
     checks = []
     hf_batch = encoding["best_hf_batch"]
     for cache in ("warm", "cold"):
@@ -407,7 +404,7 @@ def run(args: argparse.Namespace) -> int:
     rounds = args.rounds or (3 if args.quick else 7)
     load_before = load_average()
     out = sys.stdout
-    machine, started = announce(out)
+    machine, started = announce()
     tok = Tokenizer.gpt2()
     tk, hf = to_tiktoken(tok, name="gpt2"), to_hf_tokenizer(tok)
     text = TINYSTORIES_SAMPLE.read_text(encoding="utf-8")[:300_000 if args.quick else None]

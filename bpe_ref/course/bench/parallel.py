@@ -18,15 +18,13 @@ import time
 from pathlib import Path
 
 from ...data_files import TINYSTORIES_2MIB
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ..commands import at_least_one
-from .common import (Laps, add_output_arguments, announce, fixed_width_table, in_fresh_process, markdown_table, median,
+from .common import (SPECIAL_TOKENS, Laps, add_output_arguments, announce, fixed_width_table, in_fresh_process, markdown_table, median,
                      name_axes, pyplot, ratio, save_png, today, write_results)
 
 SIZES_MIB = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 QUICK_SIZES_MIB = (0.1, 1.0)
-SEPARATOR = DEFAULT_SPECIAL_TOKENS[0].encode("utf-8")
-SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
+SEPARATOR = SPECIAL_TOKENS[0].encode("utf-8")
 
 # contender -> (num_workers, start_method); None is the course's default (never a bare fork)
 CONTENDERS: dict[str, tuple[int, str | None]] = {
@@ -148,13 +146,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     sizes = QUICK_SIZES_MIB if args.quick else SIZES_MIB
     repeats = min(2, args.repeats) if args.quick else args.repeats
+    parts_mib = 1 if args.quick else 2  # the size the parts of a two-worker count are timed at
     contenders = {name: how for name, how in CONTENDERS.items()
                   if how[1] is None or how[1] in multiprocessing.get_all_start_methods()}
     machine, started = announce()
     print(f"timing {len(contenders)} contenders x {len(sizes)} sizes x {repeats} repeats, each call in a fresh process...")
     with tempfile.TemporaryDirectory(prefix="bpe-bench-parallel-") as tmp:
         results = measure(sizes, repeats, Path(tmp), contenders)
-        costs = fixed_costs(1.0 if args.quick else 2.0, repeats, Path(tmp))
+        costs = fixed_costs(parts_mib, repeats, Path(tmp))
     elapsed = time.perf_counter() - started
 
     others = list(contenders)[1:]
@@ -170,7 +169,6 @@ def run(args: argparse.Namespace) -> int:
     crossovers = {name: crossover(results, name) for name in others}
     verdicts = "\n".join(f"- {name}: " + (f"first faster than one process at {size:g} MiB." if size else
                                           "never faster at these sizes.") for name, size in crossovers.items())
-    parts_mib = 1 if args.quick else 2
     print(f"\n{fixed_width_table(headers, rows)}")
     print(f"\nparts of a two-worker count ({parts_mib} MiB, medians)\n{fixed_width_table(['part', 'time'], cost_rows)}")
     print(verdicts)

@@ -12,16 +12,15 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_VALID
 from ...measure import peak_memory
 from ...train import DEFAULT_TRAIN_METHOD
-from .common import (add_output_arguments, announce, grouped_bars, in_fresh_process, markdown_sections, markdown_table, markdown_targets,
-                     median, name_axes, peak_rss_mib, print_tables, print_targets, pyplot, ratio, save_png, write_results)
-
-SPECIAL_TOKENS = ["<|endoftext|>"]
+from .common import (SPECIAL_TOKENS, Check, add_output_arguments, announce, at_most, grouped_bars, in_fresh_process, markdown_sections,
+                     markdown_table, markdown_targets, median, name_axes, peak_rss_mib, print_tables, print_targets, pyplot, ratio,
+                     save_png, write_results)
 
 
 @dataclass(frozen=True)
@@ -106,20 +105,22 @@ def runner(kind: str, path: Path | str, vocab_size: int, method: str = "", worke
     return lambda: len(train_bpe(path, vocab_size, SPECIAL_TOKENS, method=method, num_workers=workers, time_budget=budget)[1])
 
 
-def measure_in_this_process(spec: dict) -> dict:
-    """Run one measurement (called in a fresh process): its seconds, merges and peak RSS."""
+def measure_in_this_process(contender: dict, path: str, vocab_size: int, repeats: int) -> dict:
+    """Run one measurement of a :class:`Contender` (its fields; called in a fresh process): the fields of a
+    :class:`Measurement` it fills, its seconds, merges and peak RSS."""
     import gc
 
+    c = Contender(**contender)
     seconds: list[float] = []
     merges_done = 0
-    wanted = spec["vocab_size"] - 256 - len(SPECIAL_TOKENS)
-    run = runner(spec["kind"], spec["path"], spec["vocab_size"], spec["method"], spec["workers"], spec.get("budget"))
-    for _ in range(spec["repeats"]):
+    wanted = vocab_size - 256 - len(SPECIAL_TOKENS)
+    run = runner(c.kind, path, vocab_size, c.method, c.workers, c.budget)
+    for _ in range(repeats):
         gc.collect()
         start = time.perf_counter()
         merges_done = run()
         seconds.append(time.perf_counter() - start)
-        if spec.get("budget") and merges_done < wanted:
+        if c.budget and merges_done < wanted:
             break  # out of budget: one run says enough
     return {"seconds": seconds, "merges_done": merges_done, "merges_wanted": wanted,
             "peak_rss_mb": peak_rss_mib()}
@@ -153,12 +154,9 @@ def peak_python_memory(path: str, vocab_size: int, method: str, options: dict) -
 # The plan and the report
 
 def measure(corpus: str, path: Path, vocab_size: int, contender: Contender, repeats: int) -> Measurement:
-    spec = {"kind": contender.kind, "method": contender.method, "workers": contender.workers,
-            "path": str(path), "vocab_size": vocab_size, "repeats": repeats, "budget": contender.budget}
     env = {"RAYON_NUM_THREADS": str(contender.threads)} if contender.kind == "hf" and contender.threads else {}
-    result = in_fresh_process(measure_in_this_process, spec, env=env)
-    return Measurement(corpus, vocab_size, contender, result["seconds"], result["merges_done"],
-                       result["merges_wanted"], result["peak_rss_mb"])
+    return Measurement(corpus, vocab_size, contender,
+                       **in_fresh_process(measure_in_this_process, asdict(contender), str(path), vocab_size, repeats, env=env))
 
 
 def plan(quick: bool, budget: float) -> list[tuple[str, Path, list[int], list[Contender], int]]:
@@ -239,15 +237,14 @@ def results_tables(results: list[Measurement]) -> list[tuple[str, list[str], lis
     return tables
 
 
-def target_checks(results: list[Measurement], memory: dict[str, float]) -> list[tuple[str, str, str, bool]]:
-    """(target, measured, limit, met) for the course's targets that this run measured."""
+def target_checks(results: list[Measurement], memory: dict[str, float]) -> list[Check]:
+    """The course's targets that this run measured."""
     checks = []
 
     def add(name: str, corpus: str, vocab: int, ours: str, theirs: str, limit: float) -> None:
         a, b = _find(results, corpus, vocab, ours), _find(results, corpus, vocab, theirs)
         if a and b:
-            value = ratio(a.median, b.median)
-            checks.append((name, f"{value:.2f}x", f"<= {limit}x", value <= limit))
+            checks.append(at_most(name, ratio(a.median, b.median), limit))
 
     big = "TinyStories 2 MiB"
     add("heap vs HF 1 thread, 2 MiB, vocab 5000", big, 5000, "heap", HF_ONE_THREAD.label, 1.0)
@@ -258,8 +255,7 @@ def target_checks(results: list[Measurement], memory: dict[str, float]) -> list[
         add(f"{DEFAULT_TRAIN_METHOD} vs HF 1 thread, {language}, vocab {LANGUAGE_VOCAB}", language, LANGUAGE_VOCAB,
             DEFAULT_TRAIN_METHOD, HF_ONE_THREAD.label, 1.0 if index == 0 else LANGUAGE_LIMIT)
     if "heap" in memory and "inverted_index" in memory:
-        value = ratio(memory["heap"], memory["inverted_index"])
-        checks.append(("heap (compaction) peak memory vs inverted_index", f"{value:.2f}x", "<= 1.5x", value <= 1.5))
+        checks.append(at_most("heap (compaction) peak memory vs inverted_index", ratio(memory["heap"], memory["inverted_index"]), 1.5))
     return checks
 
 

@@ -25,14 +25,12 @@ from pathlib import Path
 from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, TINYSTORIES_2MIB, TINYSTORIES_VALID, data_file
 from ...measure import interleaved, peak_memory, timed
-from ...pretokenize import DEFAULT_SPECIAL_TOKENS
 from ..commands import at_least_one
-from ..bench.common import corpus_counts, in_fresh_process, load_average, peak_rss_mib, record
+from ..bench.common import SPECIAL_TOKENS, corpus_counts, in_fresh_process, load_average, peak_rss_mib, record
 from ..bench.train import ladder as train_ladder, runner
 from .common import distinct_pairs, mean_length, repo_relative, write_json
 
 RESULTS_DIR = REPO_ROOT / "theory" / "benchmarks" / "measuring"
-SPECIAL_TOKENS = list(DEFAULT_SPECIAL_TOKENS)
 HF_ONE_THREAD = "HF tokenizers (1 thread)"
 HF_DEFAULT_THREADS = "HF tokenizers (default threads)"
 LADDER_CORPUS = TINYSTORIES_VALID

@@ -33,9 +33,15 @@ COURSE_OF = {"V1": "naive", "V2": "incremental", "V3": "parallel (2 workers)", "
 VERSION_OF = {course: version for version, course in COURSE_OF.items()}
 
 
-def measured(name: str, folder: Path = RESULTS_DIR) -> dict:
+def seed_ratio(slower: str, faster: str, vocab: int, corpus_mb: int = 1) -> float:
+    """``slower``'s seconds over ``faster``'s (versions) in seed 000's table of ``corpus_mb`` MB, at ``vocab``."""
+    seconds = dict(zip(SEED_VERSIONS, SEED_TABLES[corpus_mb][vocab]))
+    return seconds[slower] / seconds[faster]
+
+
+def measured(name: str) -> dict:
     """One committed measurement, ``theory/benchmarks/measuring/NAME.json``."""
-    return read_json(folder / f"{name}.json")
+    return read_json(RESULTS_DIR / f"{name}.json")
 
 
 def run_line(data: dict) -> str:
@@ -101,11 +107,10 @@ def ladder_snippet(data: dict) -> str:
     rows = []
     for run in data["runs"]:
         times, vocab = run["seconds"], run["vocab_size"]
-        seed = dict(zip(SEED_VERSIONS, SEED_TABLES[1][vocab]))
         for label, seconds in times.items():
             version = VERSION_OF.get(label, "")
             rows.append([thousands(vocab), f"{version} {label}".strip(), f"{median(seconds):.3f}", f"{spread(seconds):.2f}",
-                         x(paired_ratio(times, NAIVE, label)), x(seed["V1"] / seed[version]) if version else "-",
+                         x(paired_ratio(times, NAIVE, label)), x(seed_ratio("V1", version, vocab)) if version else "-",
                          x(paired_ratio(times, label, HF_ONE_THREAD))])
     shape = data["shape"]
     seed_w, seed_p, seed_l = SEED_SHAPE[1]
@@ -126,14 +131,13 @@ def draw_ladder(data: dict, path: Path) -> Path:
     fig, ax = panels()
     series = []
     for run, colour in zip(runs, ["#9ecae1", "#4292c6", "#08519c"]):
-        seed = dict(zip(SEED_VERSIONS, SEED_TABLES[1][run["vocab_size"]]))
         vocabulary = f"vocabulary {thousands(run['vocab_size'])}"
         series += [([paired_ratio(run["seconds"], NAIVE, label) for label in labels], {"color": colour, "label": f"course, {vocabulary}"}),
-                   ([seed["V1"] / seed[VERSION_OF[label]] if label in VERSION_OF else math.nan for label in labels],
+                   ([seed_ratio("V1", VERSION_OF[label], run["vocab_size"]) if label in VERSION_OF else math.nan for label in labels],
                     {"color": colour, "alpha": 0.35, "hatch": "//", "label": f"the blog post (1 MB), {vocabulary}"})]
     grouped_bars(ax, [label.replace(" (", "\n(") for label in labels], series)
     ax.set_yscale("log")
-    top = max(max(SEED_TABLES[1][run["vocab_size"]][0] / SEED_TABLES[1][run["vocab_size"]][4] for run in runs),
+    top = max(max(seed_ratio("V1", "V5", run["vocab_size"]) for run in runs),
               max(paired_ratio(run["seconds"], NAIVE, label) for run in runs for label in labels))
     ax.set_ylim(top=top * 8)  # room for the legend above the bars
     ax.set(ylabel="times faster than naive (log scale)",
@@ -147,7 +151,7 @@ def seed_rows(data: dict) -> list[list[str]]:
     """The blog post's claims beside the course's ladder, each computed from the two tables."""
     runs = {run["vocab_size"]: run["seconds"] for run in data["runs"]}
     merges_1000 = 1000 - 256 - 1  # 256 bytes and one special token first (the post says 744)
-    seed_v2 = [table[0] / table[1] for corpus in SEED_TABLES.values() for table in corpus.values()]
+    seed_v2 = [seed_ratio("V1", "V2", vocab, mb) for mb, corpus in SEED_TABLES.items() for vocab in corpus]
     ours_v2 = [paired_ratio(times, NAIVE, COURSE_OF["V2"]) for times in runs.values()]
     course_v1 = median(runs[1000][NAIVE]) / merges_1000
     seed_v1 = SEED_TABLES[1][1000][0] / merges_1000
@@ -156,11 +160,10 @@ def seed_rows(data: dict) -> list[list[str]]:
          f"the post's V1 spends {seed_v1 / course_v1:.0f} times as long per merge"],
         ["V1 / V2, every table", f"{min(seed_v2):.1f}× to {max(seed_v2):.1f}×",
          f"{min(ours_v2):.1f}× to {max(ours_v2):.1f}×", "the post's prose: \"5-20x\" and \"5-15x\""],
-        ["V1 / V5, vocabulary 5,000", f"{SEED_TABLES[1][5000][0] / SEED_TABLES[1][5000][4]:.0f}× (1 MB), "
-         f"{SEED_TABLES[21][5000][0] / SEED_TABLES[21][5000][4]:.0f}× (21 MB)", x(paired_ratio(runs[5000], NAIVE, "heap")),
+        ["V1 / V5, vocabulary 5,000", f"{seed_ratio('V1', 'V5', 5000):.0f}× (1 MB), "
+         f"{seed_ratio('V1', 'V5', 5000, 21):.0f}× (21 MB)", x(paired_ratio(runs[5000], NAIVE, "heap")),
          "a ratio against a slow baseline"],
-        ["V4 / V5, vocabulary 1,000", f"{SEED_TABLES[1][1000][3] / SEED_TABLES[1][1000][4]:.2f} (1 MB), "
-         f"{SEED_TABLES[21][1000][3] / SEED_TABLES[21][1000][4]:.2f} (21 MB)",
+        ["V4 / V5, vocabulary 1,000", f"{seed_ratio('V4', 'V5', 1000):.2f} (1 MB), {seed_ratio('V4', 'V5', 1000, 21):.2f} (21 MB)",
          f"{paired_ratio(runs[1000], 'inverted_index', 'heap'):.2f}", "below 1: V4 faster"],
         ["V5 / HF tokenizers (1 thread), vocabulary 5,000", "not measured (\"10-100x faster\" is asserted)",
          f"{paired_ratio(runs[5000], 'heap', HF_ONE_THREAD):.2f}", "below 1: the course's V5 faster"],
