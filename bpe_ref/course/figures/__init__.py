@@ -35,8 +35,7 @@ PAGE_MODULES: dict[str, str] = {
     "09": "benchmarks",
     "10": "beyond_one_machine",
 }
-THEORY_DIR = REPO_ROOT / "theory"
-FIGURES_DIR = THEORY_DIR / "figures"
+FIGURES_DIR = REPO_ROOT / "theory" / "figures"
 
 
 def page_module(page: str) -> ModuleType:
@@ -46,12 +45,9 @@ def page_module(page: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{PAGE_MODULES[page]}")
 
 
-def all_snippets(pages: list[str] | None = None) -> dict[str, str]:
-    """Every snippet of ``pages`` (default: all), ``{file name: Markdown}``."""
-    snippets: dict[str, str] = {}
-    for page in pages or list(PAGE_MODULES):
-        snippets.update(page_module(page).snippets())
-    return snippets
+def all_snippets() -> dict[str, str]:
+    """Every page's snippets, ``{file name: Markdown}``."""
+    return {name: text for page in PAGE_MODULES for name, text in page_module(page).snippets().items()}
 
 
-__all__ = ["FIGURES_DIR", "PAGE_MODULES", "THEORY_DIR", "all_snippets", "page_module"]
+__all__ = ["FIGURES_DIR", "PAGE_MODULES", "all_snippets", "page_module"]

@@ -6,9 +6,7 @@ chunk balance on the TinyStories sample, and the speed-up measured by ``python -
 from __future__ import annotations
 
 import io
-import os
 import pickle
-import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -87,14 +85,14 @@ WORKED_CHUNKS = 3
 WORKED_BUFFER = 8
 
 
-class _RecordingFile(io.FileIO):
-    """A file that remembers each read: (offset, bytes asked for, bytes read)."""
+class _RecordingFile(io.BytesIO):
+    """``data`` as a file that remembers each read: (offset, bytes asked for, bytes read)."""
 
-    def __init__(self, path: str, reads: list[tuple[int, int, bytes]]) -> None:
-        super().__init__(path, "r")
+    def __init__(self, data: bytes, reads: list[tuple[int, int, bytes]]) -> None:
+        super().__init__(data)
         self.reads = reads
 
-    def read(self, size: int = -1) -> bytes:
+    def read(self, size: int | None = -1) -> bytes:
         offset = self.tell()
         data = super().read(size)
         self.reads.append((offset, size, data))
@@ -102,21 +100,18 @@ class _RecordingFile(io.FileIO):
 
 
 @contextmanager
-def _file_of(data: bytes) -> Iterator[str]:
-    with tempfile.TemporaryDirectory(prefix="bpe-page03-") as tmp:
-        path = os.path.join(tmp, "corpus.txt")
-        with open(path, "wb") as file:
-            file.write(data)
-        yield path
+def _file_of(data: bytes, reads: list[tuple[int, int, bytes]] | None = None) -> Iterator[str]:
+    """A path that step03_parallel's functions open as ``data`` (each read recorded in ``reads``), no file on disk."""
+    with mock.patch.object(step03_parallel, "open", lambda path, mode="r": _RecordingFile(data, [] if reads is None else reads),
+                           create=True):
+        yield "corpus.txt"
 
 
 def recorded_boundaries(data: bytes, desired_num_chunks: int, buffer_size: int,
                         split_tokens: list[bytes] | None = None) -> tuple[list[int], list[tuple[int, int, bytes]]]:
     """``find_chunk_boundaries`` on a file holding ``data``, and every read it made."""
     reads: list[tuple[int, int, bytes]] = []
-    with _file_of(data) as path, mock.patch.object(
-        step03_parallel, "open", lambda file, mode="r": _RecordingFile(file, reads), create=True
-    ):
+    with _file_of(data, reads) as path:
         boundaries = find_chunk_boundaries(path, desired_num_chunks, split_tokens or [EOT_BYTES], buffer_size)
     return boundaries, reads
 
@@ -202,8 +197,7 @@ def boundary_without_overlap(data: bytes, guess: int, token: bytes, buffer_size:
 
 def course_boundary(data: bytes, guess: int, buffer_size: int) -> int:
     """The course's answer for one guess: ``find_chunk_boundaries`` with one inner boundary at ``guess``."""
-    with _file_of(data) as path, open(path, "rb") as file:
-        return step03_parallel._next_token_start(file, guess, [EOT_BYTES], len(data), buffer_size, len(EOT_BYTES) - 1)
+    return step03_parallel._next_token_start(io.BytesIO(data), guess, [EOT_BYTES], len(data), buffer_size, len(EOT_BYTES) - 1)
 
 
 def seed_bugs_snippet() -> str:
