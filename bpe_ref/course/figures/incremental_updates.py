@@ -110,8 +110,7 @@ def delta_snippet(step: HandStep | None = None) -> str:
         lost_text = ", ".join(f"{show_pair(p)} {signed(-frequency * c)}" for p, c in lost.items())
         gained_text = ", ".join(f"{show_pair(p)} {signed(frequency * c)}" for p, c in gained.items())
         rows.append((f"{show_word(tokens)} ×{frequency}", show_word(merged), lost_text, gained_text))
-        totals.subtract({p: frequency * c for p, c in lost.items()})
-        totals.update({p: frequency * c for p, c in gained.items()})
+        totals.update({p: frequency * c for p, c in net_change(tokens, step.chosen).items()})
     words = markdown_table(["word × count", "after the merge", "loses", "gains"], rows)
     changed = sorted(totals, key=lambda p: (-before.get(p, 0), p))
     change_rows = [

@@ -13,11 +13,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 
-from ...data_files import REPO_ROOT, TINYSTORIES_2MIB
+from ...data_files import TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...train import step03_parallel
 from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_counts
-from .common import name_axes, page_snippets, panels, read_json, repo_relative
+from .common import RESULTS_DIR, name_axes, page_snippets, panels, read_json, repo_relative
 from .common import code, code_token, markdown_table, save_png, thousands
 
 PAGE = "03-parallel-pretokenization.md"
@@ -206,7 +206,7 @@ def seed_bugs_snippet() -> str:
     no_token_after = (EOT + "z" * 40).encode("utf-8")
     straddling = ("x" * 28 + EOT + "y" * 10 + EOT + "w").encode("utf-8")
     rows = []
-    guess = 0 + 4
+    guess = 4
     rows.append([
         "1. `boundaries[i] += pos` keeps only the position in the last read",
         f"{len(long_document)} bytes, token at 37, guess {guess}",
@@ -304,8 +304,9 @@ def draw_chunks(path: Path, out: Path) -> Path:
     left.set_yticks([])
     name_axes(left, "byte offset in the file", "", f"The first guess for {k} chunks moves to a document start", "upper left", 8,
               grid=None)
-    imbalance = [max(chunk_sizes(path, n)) / (size / n) for n in BALANCE_CHUNKS]
-    returned = [len(chunk_sizes(path, n)) for n in BALANCE_CHUNKS]
+    sizes = [chunk_sizes(path, n) for n in BALANCE_CHUNKS]
+    imbalance = [max(chunks) / (size / n) for n, chunks in zip(BALANCE_CHUNKS, sizes)]
+    returned = [len(chunks) for chunks in sizes]
     right.plot(BALANCE_CHUNKS, imbalance, marker="o", color="#4c72b0", label="largest chunk / (size / k)")
     right.axhline(1.0, color="grey", linestyle=":", linewidth=1)
     right.set_xscale("log", base=2)
@@ -319,7 +320,7 @@ def draw_chunks(path: Path, out: Path) -> Path:
 
 # The measured speed-up, from the committed benchmark results
 
-PARALLEL_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "parallel" / "results.json"
+PARALLEL_BENCHMARK = RESULTS_DIR / "parallel" / "results.json"
 
 
 def benchmark_snippet(path: Path = PARALLEL_BENCHMARK) -> str:
