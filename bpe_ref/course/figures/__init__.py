@@ -10,9 +10,8 @@ Nothing is timed while figures are generated: the timings the pages quote are me
 ``python -m bpe_ref.course.figures.linear_encoding``, 09 by :mod:`.benchmark_runs`, 10 by
 ``python -m bpe_ref bench distributed``), and read from there with their machine.
 
-``python -m bpe_ref.course.figures`` writes them all into ``theory/figures/`` and copies each snippet into
-the pages that quote it (see :mod:`bpe_ref.course.figures.common`); ``--check`` only verifies that the
-committed files are what the code produces now. Matplotlib is needed (``pip install -e ".[dev]"``).
+``python -m bpe_ref.course.figures`` (:mod:`.__main__`) writes them into ``theory/figures/`` and the pages that
+quote them. Matplotlib is needed (``pip install -e ".[dev]"``).
 """
 
 from __future__ import annotations

@@ -55,7 +55,6 @@ def code(text: str, in_table: bool = True) -> str:
 
 
 def code_token(token: bytes, in_table: bool = True) -> str:
-    """A token as a code span: ``code(show_token(token))``."""
     return code(show_token(token), in_table)
 
 

@@ -366,7 +366,7 @@ def snippets() -> dict[str, str]:
             [label for label, _ in OVERLAP_BUG_CORPORA],
         ),
         "02-v2-speedup.md": v2_speedup_snippet(v2_speedups()),
-        "02-tinystories-affected.md": affected_snippet(training_run()),
+        "02-tinystories-affected.md": affected_snippet(training_run(TINYSTORIES_SAMPLE, DEFAULT_NUM_MERGES)),  # page 01's run, cached
     })
 
 
