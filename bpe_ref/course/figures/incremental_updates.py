@@ -130,8 +130,8 @@ def delta_snippet(step: HandStep | None = None) -> str:
 ONE_WORD_EXAMPLE: tuple[Word, int, Pair] = ((b" ", b"t", b"e", b"s", b"t", b"s"), 3, (b"e", b"s"))
 
 
-def one_word_snippet(word: Word = ONE_WORD_EXAMPLE[0], frequency: int = ONE_WORD_EXAMPLE[1],
-                     pair: Pair = ONE_WORD_EXAMPLE[2]) -> str:
+def one_word_snippet() -> str:
+    word, frequency, pair = ONE_WORD_EXAMPLE
     merged, lost, gained = word_delta(word, pair)
     rows = [(show_pair(p), "before", "loses" if p in lost else "kept", signed(-frequency * lost[p])) for p in pairs_of(word)]
     rows += [(show_pair(p), "after", "gains", signed(frequency * gained[p])) for p in pairs_of(merged) if p in gained]
