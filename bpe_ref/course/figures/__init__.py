@@ -10,9 +10,8 @@ Nothing is timed while figures are generated: the timings the pages quote are me
 ``python -m bpe_ref.course.figures.linear_encoding``, 09 by :mod:`.benchmark_runs`, 10 by
 ``python -m bpe_ref bench distributed``), and read from there with their machine.
 
-``python -m bpe_ref.course.figures`` writes them all into ``theory/figures/`` and copies each snippet into
-the pages that quote it (see :mod:`bpe_ref.course.figures.common`); ``--check`` only verifies that the
-committed files are what the code produces now. Matplotlib is needed (``pip install -e ".[dev]"``).
+``python -m bpe_ref.course.figures`` (:mod:`.__main__`) writes them into ``theory/figures/`` and the pages that
+quote them. Matplotlib is needed (``pip install -e ".[dev]"``).
 """
 
 from __future__ import annotations
@@ -35,8 +34,7 @@ PAGE_MODULES: dict[str, str] = {
     "09": "benchmarks",
     "10": "beyond_one_machine",
 }
-THEORY_DIR = REPO_ROOT / "theory"
-FIGURES_DIR = THEORY_DIR / "figures"
+FIGURES_DIR = REPO_ROOT / "theory" / "figures"
 
 
 def page_module(page: str) -> ModuleType:
@@ -46,12 +44,9 @@ def page_module(page: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{PAGE_MODULES[page]}")
 
 
-def all_snippets(pages: list[str] | None = None) -> dict[str, str]:
-    """Every snippet of ``pages`` (default: all), ``{file name: Markdown}``."""
-    snippets: dict[str, str] = {}
-    for page in pages or list(PAGE_MODULES):
-        snippets.update(page_module(page).snippets())
-    return snippets
+def all_snippets() -> dict[str, str]:
+    """Every page's snippets, ``{file name: Markdown}``."""
+    return {name: text for page in PAGE_MODULES for name, text in page_module(page).snippets().items()}
 
 
-__all__ = ["FIGURES_DIR", "PAGE_MODULES", "THEORY_DIR", "all_snippets", "page_module"]
+__all__ = ["FIGURES_DIR", "PAGE_MODULES", "all_snippets", "page_module"]

@@ -17,7 +17,7 @@ from ...pretokenize import (
 )
 from .common import corpus_counts as shared_corpus_counts
 from .common import labelled_bars, name_axes, page_snippets, panels
-from .common import code, markdown_table, save_png, show_token, thousands
+from .common import code, code_token, markdown_table, save_png, show_token, thousands
 
 PAGE = "00-bytes-and-pretokenization.md"
 
@@ -42,7 +42,7 @@ def utf8_table() -> str:
     rows = []
     for text, label in UTF8_EXAMPLES:
         encoded = [ch.encode("utf-8") for ch in text]
-        hex_bytes = " + ".join(" ".join(f"{b:02x}" for b in chunk) for chunk in encoded)
+        hex_bytes = " + ".join(chunk.hex(" ") for chunk in encoded)
         rows.append((text, label, " ".join(f"U+{ord(ch):04X}" for ch in text), code(hex_bytes), sum(map(len, encoded))))
     return markdown_table(["text", "what it is", "code points", "UTF-8 bytes (hex)", "bytes"], rows, align="llllr")
 
@@ -72,9 +72,9 @@ def pattern_snippet() -> str:
     found = pretokens_by_piece(PATTERN_EXAMPLE)
     rows = []
     for i, (piece, meaning) in enumerate(PATTERN_PIECES):
-        matched = [code(show_token(p.encode("utf-8"))) for p, j in found if j == i]
+        matched = [code_token(p.encode()) for p, j in found if j == i]
         rows.append((i + 1, code(piece), meaning, " ".join(matched) or "(none here)"))
-    pretokens = " ".join(code(show_token(p.encode("utf-8")), in_table=False) for p in pretokenize(PATTERN_EXAMPLE))
+    pretokens = " ".join(code_token(p.encode(), in_table=False) for p in pretokenize(PATTERN_EXAMPLE))
     return (
         f"The example is the Python string {code(repr(PATTERN_EXAMPLE), in_table=False)}; its pretokens, in order, are "
         f"{pretokens} (`␣` is a space, `\\n` a newline).\n\n"
@@ -92,7 +92,7 @@ OVERLAP_EXAMPLE = "a<|eot|><|eot|>b"
 def special_tokens_table() -> str:
     rows = []
     for tokens in ((), DEFAULT_SPECIAL_TOKENS):
-        pretokens = " ".join(code(show_token(p.encode("utf-8"))) for p in pretokenize(SPECIAL_EXAMPLE, tokens))
+        pretokens = " ".join(code_token(p.encode()) for p in pretokenize(SPECIAL_EXAMPLE, tokens))
         label = "none" if not tokens else ", ".join(code(t) for t in tokens)
         rows.append((label, pretokens))
     return (
@@ -123,10 +123,9 @@ def overlap_table() -> str:
 def gpt2_vocabulary_snippet() -> str:
     """What the shipped GPT-2 files hold: 256 bytes + merges + ``<|endoftext|>``."""
     from ...data_files import GPT2_MERGES, GPT2_VOCAB
-    from ...serialization import load_merges, load_vocab
+    from ...serialization import load_vocab_and_merges
 
-    vocab = load_vocab(data_file(GPT2_VOCAB))
-    merges = load_merges(data_file(GPT2_MERGES))
+    vocab, merges = load_vocab_and_merges(data_file(GPT2_VOCAB), data_file(GPT2_MERGES))
     special = [i for i, token in vocab.items() if token == b"<|endoftext|>"]
     return (
         f"The GPT-2 vocabulary shipped in `data/cs336_fixtures/` has {thousands(len(vocab))} tokens: "
@@ -150,7 +149,7 @@ def worked_example_snippet(text: str = WORKED_EXAMPLE) -> str:
     ]
     rows = []
     for i, piece in enumerate(pieces):
-        found = " ".join(f"{code(show_token(p.encode('utf-8')))}<sub>{j + 1}</sub>" for p, j in pretokens_by_piece(piece))
+        found = " ".join(f"{code_token(p.encode())}<sub>{j + 1}</sub>" for p, j in pretokens_by_piece(piece))
         rows.append((i + 1, found))
     lines.append(markdown_table(["piece", "pretokens (pattern piece)"], rows, align="rl"))
     counts = count_pretokens(text, DEFAULT_SPECIAL_TOKENS)
@@ -158,10 +157,7 @@ def worked_example_snippet(text: str = WORKED_EXAMPLE) -> str:
         f"**Step 3, bytes and counts.** Each pretoken is UTF-8 encoded and counted; the trainer sees "
         f"{len(counts)} distinct words for {sum(counts.values())} occurrences:\n"
     )
-    rows = [
-        (code(show_token(word)), code(" ".join(f"{b:02x}" for b in word)), len(word), count)
-        for word, count in counts.items()
-    ]
+    rows = [(code_token(word), code(word.hex(" ")), len(word), count) for word, count in counts.items()]
     lines.append(markdown_table(["word", "UTF-8 bytes (hex)", "bytes", "count"], rows, align="llrr"))
     return "\n".join(lines)
 
@@ -281,7 +277,7 @@ def word_counts_snippet(stats: CorpusCounts, top: int = 12) -> str:
         f"{stats.occurrences / stats.distinct:.0f} times. The 100 most frequent cover "
         f"{100 * top_share:.0f}% of all occurrences, and {thousands(once)} pretokens occur only once.\n\n"
     )
-    rows = [(i + 1, code(show_token(word)), len(word), thousands(count)) for i, (word, count) in enumerate(ranked[:top])]
+    rows = [(i + 1, code_token(word), len(word), thousands(count)) for i, (word, count) in enumerate(ranked[:top])]
     return intro + markdown_table(["rank", "pretoken", "bytes", "count"], rows, align="rlrr")
 
 
@@ -331,8 +327,8 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
     })
 
 
-def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE) -> list[Path]:
+def draw_figures(out_dir: Path) -> list[Path]:
     return [
         draw_bytes_per_character(script_samples(), out_dir / "00-bytes-per-character.png"),
-        draw_pretoken_counts(corpus_counts(corpus), out_dir / "00-tinystories-pretokens.png"),
+        draw_pretoken_counts(corpus_counts(), out_dir / "00-tinystories-pretokens.png"),
     ]

@@ -21,15 +21,15 @@ from ...measure import median
 from ...tiebreak import SortKeys
 from ...train.common import Pair, Word  # noqa: F401 (re-exported to the pages)
 from ..bench.common import (  # noqa: F401 (re-exported to the pages)
-    Laps, as_words, corpus_counts, deep_size, grouped_bars, labelled_bars, machine_description, name_axes, pair_counts, panels,
-    plot_series, save_png, write_json,
+    RESULTS_DIR, Laps, as_words, corpus_counts, deep_size, grouped_bars, labelled_bars, machine_description, name_axes, pair_counts,
+    panels, plot_series, save_png, write_json,
 )
 from ..bench.common import markdown_table as shared_table
 from . import five_minutes
+from .step_diffs import diff_snippets
 
 if TYPE_CHECKING:
     from ...tokenizer import Tokenizer
-from .step_diffs import diff_snippets
 
 SPACE = "\u2423"  # ␣, how the pages show the space byte
 
@@ -55,7 +55,6 @@ def code(text: str, in_table: bool = True) -> str:
 
 
 def code_token(token: bytes, in_table: bool = True) -> str:
-    """A token as a code span: ``code(show_token(token))``."""
     return code(show_token(token), in_table)
 
 
@@ -197,7 +196,7 @@ def machine_line(repeats: int) -> str:
     return f"machine: {machine_description()}; median of {repeats} runs, garbage collector paused as in the trainers"
 
 
-TRAIN_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "train" / "README.md"
+TRAIN_BENCHMARK = RESULTS_DIR / "train" / "README.md"
 
 
 def refuse_unless(holds: bool, found: str, page: str, claim: str) -> None:

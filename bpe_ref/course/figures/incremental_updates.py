@@ -38,7 +38,7 @@ def pairs_of(word: Sequence[bytes]) -> dict[Pair, int]:
 def word_delta(word: Sequence[bytes], pair: Pair) -> tuple[Word, Counter[Pair], Counter[Pair]]:
     """The merged word and the pairs it lost and gained, per occurrence: V2's update of each word
     (``pair_count_changes``), split by sign."""
-    changes = pair_count_changes(tuple(word), pair, 1)
+    changes = net_change(word, pair)
     lost = Counter({p: -change for p, change in changes.items() if change < 0})
     gained = Counter({p: change for p, change in changes.items() if change > 0})
     return merge_word(tuple(word), pair), lost, gained
@@ -110,8 +110,7 @@ def delta_snippet(step: HandStep | None = None) -> str:
         lost_text = ", ".join(f"{show_pair(p)} {signed(-frequency * c)}" for p, c in lost.items())
         gained_text = ", ".join(f"{show_pair(p)} {signed(frequency * c)}" for p, c in gained.items())
         rows.append((f"{show_word(tokens)} ×{frequency}", show_word(merged), lost_text, gained_text))
-        totals.subtract({p: frequency * c for p, c in lost.items()})
-        totals.update({p: frequency * c for p, c in gained.items()})
+        totals.update({p: frequency * c for p, c in net_change(tokens, step.chosen).items()})
     words = markdown_table(["word × count", "after the merge", "loses", "gains"], rows)
     changed = sorted(totals, key=lambda p: (-before.get(p, 0), p))
     change_rows = [
@@ -131,8 +130,8 @@ def delta_snippet(step: HandStep | None = None) -> str:
 ONE_WORD_EXAMPLE: tuple[Word, int, Pair] = ((b" ", b"t", b"e", b"s", b"t", b"s"), 3, (b"e", b"s"))
 
 
-def one_word_snippet(word: Word = ONE_WORD_EXAMPLE[0], frequency: int = ONE_WORD_EXAMPLE[1],
-                     pair: Pair = ONE_WORD_EXAMPLE[2]) -> str:
+def one_word_snippet() -> str:
+    word, frequency, pair = ONE_WORD_EXAMPLE
     merged, lost, gained = word_delta(word, pair)
     rows = [(show_pair(p), "before", "loses" if p in lost else "kept", signed(-frequency * lost[p])) for p in pairs_of(word)]
     rows += [(show_pair(p), "after", "gains", signed(frequency * gained[p])) for p in pairs_of(merged) if p in gained]
@@ -261,6 +260,7 @@ def affected_snippet(run: TrainingRun) -> str:
     work = run.work
     W = run.distinct_words
     affected = [w.affected_words for w in work]
+    peak = affected.index(max(affected))
     total_affected = sum(affected)
     v1_windows = sum(w.windows for w in work)
     v2_windows = sum(w.updated_windows for w in work)
@@ -279,9 +279,8 @@ def affected_snippet(run: TrainingRun) -> str:
     table = markdown_table([f"over {len(work)} merges", "V1 (naive)", "V2 (incremental)", "V1 / V2"], rows, align="lrrr")
     return (
         f"On the shipped TinyStories sample ($W$ = {thousands(W)} distinct words, {len(work)} merges), a merge "
-        f"rewrites a median of {median(affected):g} words and at most {thousands(max(affected))} "
-        f"({100 * max(affected) / W:.0f}% of $W$, at merge {affected.index(max(affected)) + 1}: "
-        f"{show_pair((work[affected.index(max(affected))].left, work[affected.index(max(affected))].right))}). "
+        f"rewrites a median of {median(affected):g} words and at most {thousands(affected[peak])} "
+        f"({100 * affected[peak] / W:.0f}% of $W$, at merge {peak + 1}: {show_pair(work[peak].pair)}). "
         f"The first 100 merges rewrite {sum(first_100) / len(first_100):.0f} words on average, "
         f"the remaining {len(after_100)} only {sum(after_100) / max(1, len(after_100)):.1f}.\n\n" + table
     )
@@ -357,7 +356,7 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
               + ", ".join(f"{part} {share:.0%}" for part, share in shares.items()))
 
 
-def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_MERGES) -> dict[str, str]:
+def snippets() -> dict[str, str]:
     return page_snippets("02", {
         "02-worked-example-delta.md": delta_snippet(),
         "02-one-word.md": one_word_snippet(),
@@ -367,7 +366,7 @@ def snippets(corpus: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_ME
             [label for label, _ in OVERLAP_BUG_CORPORA],
         ),
         "02-v2-speedup.md": v2_speedup_snippet(v2_speedups()),
-        "02-tinystories-affected.md": affected_snippet(training_run(Path(corpus), num_merges)),
+        "02-tinystories-affected.md": affected_snippet(training_run(TINYSTORIES_SAMPLE, DEFAULT_NUM_MERGES)),  # page 01's run, cached
     })
 
 

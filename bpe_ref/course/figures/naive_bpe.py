@@ -50,7 +50,6 @@ def measure_merges(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeSt
 
 @dataclass(frozen=True)
 class TrainingRun:
-    path: Path
     num_merges: int
     pretoken_counts: dict[bytes, int]
     trace: list[MergeStep]
@@ -70,7 +69,7 @@ def training_run(path: Path = TINYSTORIES_SAMPLE, num_merges: int = DEFAULT_NUM_
     trace: list[MergeStep] = []
     vocab_size = 256 + len(DEFAULT_SPECIAL_TOKENS) + num_merges
     train_on_counts(pretoken_counts, vocab_size, DEFAULT_SPECIAL_TOKENS, method="heap", trace=trace)
-    return TrainingRun(Path(path), num_merges, pretoken_counts, trace, measure_merges(pretoken_counts, trace))
+    return TrainingRun(num_merges, pretoken_counts, trace, measure_merges(pretoken_counts, trace))
 
 
 @dataclass(frozen=True)

@@ -6,20 +6,18 @@ chunk balance on the TinyStories sample, and the speed-up measured by ``python -
 from __future__ import annotations
 
 import io
-import os
 import pickle
-import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 
-from ...data_files import REPO_ROOT, TINYSTORIES_2MIB
+from ...data_files import TINYSTORIES_2MIB
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS, count_pretokens
 from ...train import step03_parallel
 from ...train.step03_parallel import count_chunk, find_chunk_boundaries, merge_counts
-from .common import name_axes, page_snippets, panels, read_json, repo_relative
+from .common import RESULTS_DIR, name_axes, page_snippets, panels, read_json, repo_relative
 from .common import code, code_token, markdown_table, save_png, thousands
 
 PAGE = "03-parallel-pretokenization.md"
@@ -87,14 +85,14 @@ WORKED_CHUNKS = 3
 WORKED_BUFFER = 8
 
 
-class _RecordingFile(io.FileIO):
-    """A file that remembers each read: (offset, bytes asked for, bytes read)."""
+class _RecordingFile(io.BytesIO):
+    """``data`` as a file that remembers each read: (offset, bytes asked for, bytes read)."""
 
-    def __init__(self, path: str, reads: list[tuple[int, int, bytes]]) -> None:
-        super().__init__(path, "r")
+    def __init__(self, data: bytes, reads: list[tuple[int, int, bytes]]) -> None:
+        super().__init__(data)
         self.reads = reads
 
-    def read(self, size: int = -1) -> bytes:
+    def read(self, size: int | None = -1) -> bytes:
         offset = self.tell()
         data = super().read(size)
         self.reads.append((offset, size, data))
@@ -102,21 +100,18 @@ class _RecordingFile(io.FileIO):
 
 
 @contextmanager
-def _file_of(data: bytes) -> Iterator[str]:
-    with tempfile.TemporaryDirectory(prefix="bpe-page03-") as tmp:
-        path = os.path.join(tmp, "corpus.txt")
-        with open(path, "wb") as file:
-            file.write(data)
-        yield path
+def _file_of(data: bytes, reads: list[tuple[int, int, bytes]] | None = None) -> Iterator[str]:
+    """A path that step03_parallel's functions open as ``data`` (each read recorded in ``reads``), no file on disk."""
+    with mock.patch.object(step03_parallel, "open", lambda path, mode="r": _RecordingFile(data, [] if reads is None else reads),
+                           create=True):
+        yield "corpus.txt"
 
 
 def recorded_boundaries(data: bytes, desired_num_chunks: int, buffer_size: int,
                         split_tokens: list[bytes] | None = None) -> tuple[list[int], list[tuple[int, int, bytes]]]:
     """``find_chunk_boundaries`` on a file holding ``data``, and every read it made."""
     reads: list[tuple[int, int, bytes]] = []
-    with _file_of(data) as path, mock.patch.object(
-        step03_parallel, "open", lambda file, mode="r": _RecordingFile(file, reads), create=True
-    ):
+    with _file_of(data, reads) as path:
         boundaries = find_chunk_boundaries(path, desired_num_chunks, split_tokens or [EOT_BYTES], buffer_size)
     return boundaries, reads
 
@@ -202,8 +197,7 @@ def boundary_without_overlap(data: bytes, guess: int, token: bytes, buffer_size:
 
 def course_boundary(data: bytes, guess: int, buffer_size: int) -> int:
     """The course's answer for one guess: ``find_chunk_boundaries`` with one inner boundary at ``guess``."""
-    with _file_of(data) as path, open(path, "rb") as file:
-        return step03_parallel._next_token_start(file, guess, [EOT_BYTES], len(data), buffer_size, len(EOT_BYTES) - 1)
+    return step03_parallel._next_token_start(io.BytesIO(data), guess, [EOT_BYTES], len(data), buffer_size, len(EOT_BYTES) - 1)
 
 
 def seed_bugs_snippet() -> str:
@@ -212,7 +206,7 @@ def seed_bugs_snippet() -> str:
     no_token_after = (EOT + "z" * 40).encode("utf-8")
     straddling = ("x" * 28 + EOT + "y" * 10 + EOT + "w").encode("utf-8")
     rows = []
-    guess = 0 + 4
+    guess = 4
     rows.append([
         "1. `boundaries[i] += pos` keeps only the position in the last read",
         f"{len(long_document)} bytes, token at 37, guess {guess}",
@@ -310,8 +304,9 @@ def draw_chunks(path: Path, out: Path) -> Path:
     left.set_yticks([])
     name_axes(left, "byte offset in the file", "", f"The first guess for {k} chunks moves to a document start", "upper left", 8,
               grid=None)
-    imbalance = [max(chunk_sizes(path, n)) / (size / n) for n in BALANCE_CHUNKS]
-    returned = [len(chunk_sizes(path, n)) for n in BALANCE_CHUNKS]
+    sizes = [chunk_sizes(path, n) for n in BALANCE_CHUNKS]
+    imbalance = [max(chunks) / (size / n) for n, chunks in zip(BALANCE_CHUNKS, sizes)]
+    returned = [len(chunks) for chunks in sizes]
     right.plot(BALANCE_CHUNKS, imbalance, marker="o", color="#4c72b0", label="largest chunk / (size / k)")
     right.axhline(1.0, color="grey", linestyle=":", linewidth=1)
     right.set_xscale("log", base=2)
@@ -325,7 +320,7 @@ def draw_chunks(path: Path, out: Path) -> Path:
 
 # The measured speed-up, from the committed benchmark results
 
-PARALLEL_BENCHMARK = REPO_ROOT / "theory" / "benchmarks" / "parallel" / "results.json"
+PARALLEL_BENCHMARK = RESULTS_DIR / "parallel" / "results.json"
 
 
 def benchmark_snippet(path: Path = PARALLEL_BENCHMARK) -> str:
