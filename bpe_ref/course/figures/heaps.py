@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -16,10 +16,11 @@ from ...data_files import REPO_ROOT, TINYSTORIES_SAMPLE
 from ...pretokenize import count_pretokens
 from ...tiebreak import SortKeys
 from ...train.step04_inverted_index import merge_indexed_words
-from ...train import step05_heap
+from ...train.step05_heap import _MIN_HEAP_TO_COMPACT as MIN_HEAP_TO_COMPACT  # V5 rebuilds no smaller heap
 from ...train.step05_heap import DEFAULT_COMPACTION_THRESHOLD
 from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_heap import train as v5_train
+from ...train.step05_linked_list import merge_occurrences
 from ..bench.train import LANGUAGES
 from .common import (
     TRAIN_BENCHMARK, benchmark_seconds, code, corpus_counts, distinct_pairs, markdown_table, mean_length, name_axes, page_snippets,
@@ -33,8 +34,6 @@ PAGE = "05-heap.md"
 
 Key = Callable[[int, Pair], tuple]
 
-# V5 does not rebuild a heap smaller than this (step05_heap's own constant, checked by the tests)
-MIN_HEAP_TO_COMPACT = getattr(step05_heap, "_MIN_HEAP_TO_COMPACT", 1024)
 WORKED_EXAMPLE_MERGES = 4  # the page traces V5's first four merges of page 01's corpus
 
 
@@ -514,35 +513,22 @@ def link(words: Sequence[Sequence[bytes]]) -> tuple[list[bytes], list[int], list
 
 
 def trace_list_merge(words: Sequence[Sequence[bytes]], pair: Pair) -> tuple[list[ListState], dict[Pair, int]]:
-    """Merge ``pair`` once on the linked list of ``words`` (each once) as ``step05_linked_list`` does, recording
-    the arrays after each node and the summed count changes (the merged pair itself left out)."""
+    """Merge ``pair`` once on the linked list of ``words`` (each once), one node at a time with step 05's
+    ``merge_occurrences``, recording the arrays after each node and the summed count changes (the merged pair
+    itself left out)."""
     token, prev, next_, occurrences = link(words)  # not step 05's link_words: a word may be listed twice here
-    left, right = pair
-    merged = left + right
     states = [ListState(f"start; occurrences of {show_pair(pair)}: nodes {occurrences[pair]}", tuple(token), tuple(prev), tuple(next_))]
-    changes: dict[Pair, int] = {}
-    nodes = sorted(occurrences.pop(pair)) if left == right else occurrences.pop(pair)
-    for node in nodes:
-        follower = next_[node]
-        if token[node] != left or follower == -1 or token[follower] != right:
-            why = "unlinked" if token[node] == UNLINKED else "no longer starts the pair"
-            states.append(ListState(f"node {node}: stale ({why}), skipped", tuple(token), tuple(prev), tuple(next_)))
-            continue
-        before, after = prev[node], next_[follower]
-        notes = []
-        if before != -1:
-            for p, c in (((token[before], left), -1), ((token[before], merged), +1)):
-                changes[p] = changes.get(p, 0) + c
-            notes.append(f"x = {show_token(token[before])}")
-        if after != -1:
-            for p, c in (((right, token[after]), -1), ((merged, token[after]), +1)):
-                changes[p] = changes.get(p, 0) + c
-            prev[after] = node
-            notes.append(f"y = {show_token(token[after])}")
-        token[node], token[follower], next_[node] = merged, UNLINKED, after
-        states.append(ListState(f"node {node}: merged with node {follower} ({', '.join(notes) or 'no neighbours'})",
-                                tuple(token), tuple(prev), tuple(next_)))
-    changes.pop(pair, None)
+    changes: Counter[Pair] = Counter()
+    each_once = [1] * len(token)
+    for node in occurrences[pair]:  # in node order: left to right, as self-overlap needs
+        follower, was = next_[node], token[node]
+        neighbours = (("x", prev[node]), ("y", next_[follower] if follower != -1 else -1))
+        notes = ", ".join(f"{name} = {show_token(token[n])}" for name, n in neighbours if n != -1) or "no neighbours"
+        changed, merged = merge_occurrences(pair, token, prev, next_, each_once, {pair: [node]})
+        changes.update(changed)
+        why = "unlinked" if was == UNLINKED else "no longer starts the pair"
+        event = f"node {node}: merged with node {follower} ({notes})" if merged else f"node {node}: stale ({why}), skipped"
+        states.append(ListState(event, tuple(token), tuple(prev), tuple(next_)))
     return states, {p: c for p, c in changes.items() if c}
 
 
