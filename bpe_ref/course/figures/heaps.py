@@ -451,19 +451,19 @@ def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Pa
 
     fig, (left, right) = panels(2)
     x = [row["bytes_per_distinct_word"] for row in glued["rows"]]
-    left.plot(x, [row["seconds"]["V5 (heap)"] for row in glued["rows"]], "o-", color="#c44e52",
-              label="V5: rewrite each affected word whole")
+    heap = [row["seconds"]["V5 (heap)"] for row in glued["rows"]]
+    glued_ratios, language_ratios = [_ratio(row) for row in glued["rows"]], [r.ratio for r in rows]
+    left.plot(x, heap, "o-", color="#c44e52", label="V5: rewrite each affected word whole")
     left.plot(x, [row["seconds"]["linked list"] for row in glued["rows"]], "s-", color="#4c72b0",
               label="linked list: O(1) per occurrence")
-    for row in glued["rows"]:
-        left.annotate(f"{row['group']} per word", (row["bytes_per_distinct_word"], row["seconds"]["V5 (heap)"]),
-                      textcoords="offset points", xytext=(4, 4), fontsize=7)
+    for row, length, seconds in zip(glued["rows"], x, heap):
+        left.annotate(f"{row['group']} per word", (length, seconds), textcoords="offset points", xytext=(4, 4), fontsize=7)
     left.set_yscale("log")
-    left.set_ylim(top=max(row["seconds"]["V5 (heap)"] for row in glued["rows"]) * 2.5)
+    left.set_ylim(top=max(heap) * 2.5)
     name_axes(left, "bytes per distinct word (log scale)", f"seconds for {glued['merges']:,} merges (log scale)",
               "One text, pretokens glued into longer words", "upper left", 7, grid="both")
-    right.plot(x, [_ratio(row) for row in glued["rows"]], "o-", color="#2f2f2f", label="one text, glued pretokens")
-    right.plot([r.mean_length for r in rows], [r.ratio for r in rows], "D--", color="#dd8452",
+    right.plot(x, glued_ratios, "o-", color="#2f2f2f", label="one text, glued pretokens")
+    right.plot([r.mean_length for r in rows], language_ratios, "D--", color="#dd8452",
                label="four languages, vocab 10,000 (benchmark)")
     for r in rows:
         right.annotate(r.language, (r.mean_length, r.ratio), textcoords="offset points", xytext=(4, -10), fontsize=7)
@@ -474,7 +474,7 @@ def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Pa
         ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlim(4, 100)
-    right.set_ylim(0, max([_ratio(row) for row in glued["rows"]] + [r.ratio for r in rows]) * 1.15)
+    right.set_ylim(0, max(glued_ratios + language_ratios) * 1.15)
     name_axes(right, "bytes per distinct word (log scale)", "V5 time / linked-list time", "How much the linked list saves",
               "upper left", 7, grid="both")
     return save_png(fig, path)
