@@ -137,11 +137,10 @@ def worked_example_steps() -> list[HeapStep]:
     return lazy_heap_run(worked_example_counts(), WORKED_EXAMPLE_MERGES, record=True)
 
 
-def worked_example_snippet(steps: Sequence[HeapStep] | None = None) -> str:
+def worked_example_snippet() -> str:
     """Each traced merge: the heap's entries in pop order (top first) and what the merge does."""
-    steps = steps or worked_example_steps()
     parts = []
-    for rank, step in enumerate(steps, 1):
+    for rank, step in enumerate(worked_example_steps(), 1):
         rows = []
         popped = len(step.stale) + 1
         for position, (claimed, pair) in enumerate(step.heap_before, 1):
@@ -195,10 +194,9 @@ def wrapper_case(label: str, text: str) -> WrapperCase:
     return WrapperCase(label, v5_train(counts, 10**6), heap_merges(counts, less_than_only_key))
 
 
-def wrapper_snippet(cases: Sequence[WrapperCase] | None = None) -> str:
-    cases = cases or [wrapper_case(label, text) for label, text in WRAPPER_CASES]
+def wrapper_snippet() -> str:
     rows = []
-    for case in cases:
+    for case in (wrapper_case(label, text) for label, text in WRAPPER_CASES):
         rank = case.first_difference
         if rank is None:
             rows.append((case.label, "all agree", "", ""))
@@ -247,8 +245,8 @@ def heap_size_run(path: Path = TINYSTORIES_SAMPLE) -> HeapSizeRun:
     return HeapSizeRun(Path(path).name, live, sizes, stale, compactions, pushes, repushes, distinct_pairs(counts))
 
 
-def compaction_snippet(run: HeapSizeRun | None = None) -> str:
-    run = run or heap_size_run()
+def compaction_snippet() -> str:
+    run = heap_size_run()
     merges = len(run.live_pairs)
     size = run.sizes["no compaction"]
     ratio = [s / max(p, 1) for s, p in zip(size, run.live_pairs)]
@@ -324,8 +322,8 @@ def seed_estimate(path: Path, merges: int) -> SeedEstimate:
     return SeedEstimate(pairs, length, bound, len(trace), sum(step.affected_words > bound for step in trace))
 
 
-def crossover_snippet(data: dict | None = None) -> str:
-    data = data or crossover_data()
+def crossover_snippet() -> str:
+    data = crossover_data()
     rows = []
     for corpus in data["corpora"]:
         v4, v5 = corpus["seconds"].values()
