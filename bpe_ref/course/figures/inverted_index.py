@@ -543,9 +543,9 @@ def draw_work_per_merge(run: IndexedRun, path: Path) -> Path:
     return save_png(fig, path)
 
 
-def snippets() -> dict[str, str]:
+def snippets(corpus: Path = TINYSTORIES_SAMPLE) -> dict[str, str]:
     steps = worked_example_trace()
-    run = indexed_run()
+    run = indexed_run(Path(corpus))
     return page_snippets("04", {
         "04-worked-example-words.md": words_snippet(steps),
         "04-worked-example-index.md": index_before_snippet(steps),
@@ -562,8 +562,8 @@ def snippets() -> dict[str, str]:
     })
 
 
-def draw_figures(out_dir: Path) -> list[Path]:
-    run = indexed_run()
+def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE) -> list[Path]:
+    run = indexed_run(Path(corpus))
     return [
         draw_affected_words(run, out_dir / "04-affected-words.png"),
         draw_work_per_merge(run, out_dir / "04-work-per-merge.png"),
