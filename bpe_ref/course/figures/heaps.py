@@ -213,7 +213,6 @@ LOW_THRESHOLD = 1.5  # a threshold low enough that compaction happens on the sam
 
 @dataclass(frozen=True)
 class HeapSizeRun:
-    corpus: str
     live_pairs: list[int]  # after each merge
     sizes: dict[str, list[int]]  # label -> heap size after each merge, from the trainer's trace
     stale_pops: dict[str, int]
@@ -242,7 +241,7 @@ def heap_size_run(path: Path = TINYSTORIES_SAMPLE) -> HeapSizeRun:
         compactions[label] = [rank for rank, step in enumerate(steps, 1) if step.rebuilt]
         pushes[label] = sum(len(step.pushed) for step in steps)
         repushes[label] = sum(1 for step in steps for claimed, _, now in step.stale if 0 < now < claimed)
-    return HeapSizeRun(Path(path).name, live, sizes, stale, compactions, pushes, repushes, distinct_pairs(counts))
+    return HeapSizeRun(live, sizes, stale, compactions, pushes, repushes, distinct_pairs(counts))
 
 
 def compaction_snippet() -> str:
