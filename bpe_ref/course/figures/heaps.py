@@ -198,11 +198,8 @@ def wrapper_snippet() -> str:
     rows = []
     for case in (wrapper_case(label, text) for label, text in WRAPPER_CASES):
         rank = case.first_difference
-        if rank is None:
-            rows.append((case.label, "all agree", "", ""))
-            continue
-        right, wrong = case.right[rank - 1], case.wrong[rank - 1]
-        rows.append((case.label, f"merge {rank}", show_pair(right), show_pair(wrong)))
+        rows.append((case.label, "all agree", "", "") if rank is None else
+                    (case.label, f"merge {rank}", show_pair(case.right[rank - 1]), show_pair(case.wrong[rank - 1])))
     return markdown_table(["text", "first wrong merge", "the course's rule (V5)", "key with `__lt__` only"], rows)
 
 
