@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -16,10 +16,11 @@ from ...data_files import REPO_ROOT, TINYSTORIES_SAMPLE
 from ...pretokenize import count_pretokens
 from ...tiebreak import SortKeys
 from ...train.step04_inverted_index import merge_indexed_words
-from ...train import step05_heap
+from ...train.step05_heap import _MIN_HEAP_TO_COMPACT as MIN_HEAP_TO_COMPACT  # V5 rebuilds no smaller heap
 from ...train.step05_heap import DEFAULT_COMPACTION_THRESHOLD
 from ...train.step05_heap import merge_steps as v5_merge_steps
 from ...train.step05_heap import train as v5_train
+from ...train.step05_linked_list import merge_occurrences
 from ..bench.train import LANGUAGES
 from .common import (
     TRAIN_BENCHMARK, benchmark_seconds, code, corpus_counts, distinct_pairs, markdown_table, mean_length, name_axes, page_snippets,
@@ -33,8 +34,6 @@ PAGE = "05-heap.md"
 
 Key = Callable[[int, Pair], tuple]
 
-# V5 does not rebuild a heap smaller than this (step05_heap's own constant, checked by the tests)
-MIN_HEAP_TO_COMPACT = getattr(step05_heap, "_MIN_HEAP_TO_COMPACT", 1024)
 WORKED_EXAMPLE_MERGES = 4  # the page traces V5's first four merges of page 01's corpus
 
 
@@ -138,11 +137,10 @@ def worked_example_steps() -> list[HeapStep]:
     return lazy_heap_run(worked_example_counts(), WORKED_EXAMPLE_MERGES, record=True)
 
 
-def worked_example_snippet(steps: Sequence[HeapStep] | None = None) -> str:
+def worked_example_snippet() -> str:
     """Each traced merge: the heap's entries in pop order (top first) and what the merge does."""
-    steps = steps or worked_example_steps()
     parts = []
-    for rank, step in enumerate(steps, 1):
+    for rank, step in enumerate(worked_example_steps(), 1):
         rows = []
         popped = len(step.stale) + 1
         for position, (claimed, pair) in enumerate(step.heap_before, 1):
@@ -196,16 +194,12 @@ def wrapper_case(label: str, text: str) -> WrapperCase:
     return WrapperCase(label, v5_train(counts, 10**6), heap_merges(counts, less_than_only_key))
 
 
-def wrapper_snippet(cases: Sequence[WrapperCase] | None = None) -> str:
-    cases = cases or [wrapper_case(label, text) for label, text in WRAPPER_CASES]
+def wrapper_snippet() -> str:
     rows = []
-    for case in cases:
+    for case in (wrapper_case(label, text) for label, text in WRAPPER_CASES):
         rank = case.first_difference
-        if rank is None:
-            rows.append((case.label, "all agree", "", ""))
-            continue
-        right, wrong = case.right[rank - 1], case.wrong[rank - 1]
-        rows.append((case.label, f"merge {rank}", show_pair(right), show_pair(wrong)))
+        rows.append((case.label, "all agree", "", "") if rank is None else
+                    (case.label, f"merge {rank}", show_pair(case.right[rank - 1]), show_pair(case.wrong[rank - 1])))
     return markdown_table(["text", "first wrong merge", "the course's rule (V5)", "key with `__lt__` only"], rows)
 
 
@@ -216,7 +210,6 @@ LOW_THRESHOLD = 1.5  # a threshold low enough that compaction happens on the sam
 
 @dataclass(frozen=True)
 class HeapSizeRun:
-    corpus: str
     live_pairs: list[int]  # after each merge
     sizes: dict[str, list[int]]  # label -> heap size after each merge, from the trainer's trace
     stale_pops: dict[str, int]
@@ -245,11 +238,11 @@ def heap_size_run(path: Path = TINYSTORIES_SAMPLE) -> HeapSizeRun:
         compactions[label] = [rank for rank, step in enumerate(steps, 1) if step.rebuilt]
         pushes[label] = sum(len(step.pushed) for step in steps)
         repushes[label] = sum(1 for step in steps for claimed, _, now in step.stale if 0 < now < claimed)
-    return HeapSizeRun(Path(path).name, live, sizes, stale, compactions, pushes, repushes, distinct_pairs(counts))
+    return HeapSizeRun(live, sizes, stale, compactions, pushes, repushes, distinct_pairs(counts))
 
 
-def compaction_snippet(run: HeapSizeRun | None = None) -> str:
-    run = run or heap_size_run()
+def compaction_snippet() -> str:
+    run = heap_size_run()
     merges = len(run.live_pairs)
     size = run.sizes["no compaction"]
     ratio = [s / max(p, 1) for s, p in zip(size, run.live_pairs)]
@@ -325,8 +318,8 @@ def seed_estimate(path: Path, merges: int) -> SeedEstimate:
     return SeedEstimate(pairs, length, bound, len(trace), sum(step.affected_words > bound for step in trace))
 
 
-def crossover_snippet(data: dict | None = None) -> str:
-    data = data or crossover_data()
+def crossover_snippet() -> str:
+    data = crossover_data()
     rows = []
     for corpus in data["corpora"]:
         v4, v5 = corpus["seconds"].values()
@@ -452,19 +445,19 @@ def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Pa
 
     fig, (left, right) = panels(2)
     x = [row["bytes_per_distinct_word"] for row in glued["rows"]]
-    left.plot(x, [row["seconds"]["V5 (heap)"] for row in glued["rows"]], "o-", color="#c44e52",
-              label="V5: rewrite each affected word whole")
+    heap = [row["seconds"]["V5 (heap)"] for row in glued["rows"]]
+    glued_ratios, language_ratios = [_ratio(row) for row in glued["rows"]], [r.ratio for r in rows]
+    left.plot(x, heap, "o-", color="#c44e52", label="V5: rewrite each affected word whole")
     left.plot(x, [row["seconds"]["linked list"] for row in glued["rows"]], "s-", color="#4c72b0",
               label="linked list: O(1) per occurrence")
-    for row in glued["rows"]:
-        left.annotate(f"{row['group']} per word", (row["bytes_per_distinct_word"], row["seconds"]["V5 (heap)"]),
-                      textcoords="offset points", xytext=(4, 4), fontsize=7)
+    for row, length, seconds in zip(glued["rows"], x, heap):
+        left.annotate(f"{row['group']} per word", (length, seconds), textcoords="offset points", xytext=(4, 4), fontsize=7)
     left.set_yscale("log")
-    left.set_ylim(top=max(row["seconds"]["V5 (heap)"] for row in glued["rows"]) * 2.5)
+    left.set_ylim(top=max(heap) * 2.5)
     name_axes(left, "bytes per distinct word (log scale)", f"seconds for {glued['merges']:,} merges (log scale)",
               "One text, pretokens glued into longer words", "upper left", 7, grid="both")
-    right.plot(x, [_ratio(row) for row in glued["rows"]], "o-", color="#2f2f2f", label="one text, glued pretokens")
-    right.plot([r.mean_length for r in rows], [r.ratio for r in rows], "D--", color="#dd8452",
+    right.plot(x, glued_ratios, "o-", color="#2f2f2f", label="one text, glued pretokens")
+    right.plot([r.mean_length for r in rows], language_ratios, "D--", color="#dd8452",
                label="four languages, vocab 10,000 (benchmark)")
     for r in rows:
         right.annotate(r.language, (r.mean_length, r.ratio), textcoords="offset points", xytext=(4, -10), fontsize=7)
@@ -475,7 +468,7 @@ def draw_word_length(rows: Sequence[LanguageRow], glued: dict, path: Path) -> Pa
         ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlim(4, 100)
-    right.set_ylim(0, max([_ratio(row) for row in glued["rows"]] + [r.ratio for r in rows]) * 1.15)
+    right.set_ylim(0, max(glued_ratios + language_ratios) * 1.15)
     name_axes(right, "bytes per distinct word (log scale)", "V5 time / linked-list time", "How much the linked list saves",
               "upper left", 7, grid="both")
     return save_png(fig, path)
@@ -514,35 +507,22 @@ def link(words: Sequence[Sequence[bytes]]) -> tuple[list[bytes], list[int], list
 
 
 def trace_list_merge(words: Sequence[Sequence[bytes]], pair: Pair) -> tuple[list[ListState], dict[Pair, int]]:
-    """Merge ``pair`` once on the linked list of ``words`` (each once) as ``step05_linked_list`` does, recording
-    the arrays after each node and the summed count changes (the merged pair itself left out)."""
+    """Merge ``pair`` once on the linked list of ``words`` (each once), one node at a time with step 05's
+    ``merge_occurrences``, recording the arrays after each node and the summed count changes (the merged pair
+    itself left out)."""
     token, prev, next_, occurrences = link(words)  # not step 05's link_words: a word may be listed twice here
-    left, right = pair
-    merged = left + right
     states = [ListState(f"start; occurrences of {show_pair(pair)}: nodes {occurrences[pair]}", tuple(token), tuple(prev), tuple(next_))]
-    changes: dict[Pair, int] = {}
-    nodes = sorted(occurrences.pop(pair)) if left == right else occurrences.pop(pair)
-    for node in nodes:
-        follower = next_[node]
-        if token[node] != left or follower == -1 or token[follower] != right:
-            why = "unlinked" if token[node] == UNLINKED else "no longer starts the pair"
-            states.append(ListState(f"node {node}: stale ({why}), skipped", tuple(token), tuple(prev), tuple(next_)))
-            continue
-        before, after = prev[node], next_[follower]
-        notes = []
-        if before != -1:
-            for p, c in (((token[before], left), -1), ((token[before], merged), +1)):
-                changes[p] = changes.get(p, 0) + c
-            notes.append(f"x = {show_token(token[before])}")
-        if after != -1:
-            for p, c in (((right, token[after]), -1), ((merged, token[after]), +1)):
-                changes[p] = changes.get(p, 0) + c
-            prev[after] = node
-            notes.append(f"y = {show_token(token[after])}")
-        token[node], token[follower], next_[node] = merged, UNLINKED, after
-        states.append(ListState(f"node {node}: merged with node {follower} ({', '.join(notes) or 'no neighbours'})",
-                                tuple(token), tuple(prev), tuple(next_)))
-    changes.pop(pair, None)
+    changes: Counter[Pair] = Counter()
+    each_once = [1] * len(token)
+    for node in occurrences[pair]:  # in node order: left to right, as self-overlap needs
+        follower, was = next_[node], token[node]
+        neighbours = (("x", prev[node]), ("y", next_[follower] if follower != -1 else -1))
+        notes = ", ".join(f"{name} = {show_token(token[n])}" for name, n in neighbours if n != -1) or "no neighbours"
+        changed, merged = merge_occurrences(pair, token, prev, next_, each_once, {pair: [node]})
+        changes.update(changed)
+        why = "unlinked" if was == UNLINKED else "no longer starts the pair"
+        event = f"node {node}: merged with node {follower} ({notes})" if merged else f"node {node}: stale ({why}), skipped"
+        states.append(ListState(event, tuple(token), tuple(prev), tuple(next_)))
     return states, {p: c for p, c in changes.items() if c}
 
 

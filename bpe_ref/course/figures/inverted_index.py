@@ -202,14 +202,13 @@ class IndexedMerge:
 
 @dataclass(frozen=True)
 class IndexedRun:
-    corpus: str
     distinct_words: int  # W
     total_windows: int  # sum over words of (len - 1), before the first merge
     initial_entries: int  # (pair, id) entries of the index before the first merge
     merges: list[IndexedMerge]
 
 
-def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep], corpus: str = "") -> IndexedRun:
+def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep]) -> IndexedRun:
     """Replay ``trace`` with V4's functions, measuring each merge and checking its pair is the best one and its
     count and words rewritten are the trainer's, so no page's numbers drift from the trainers (pages 01 and 02 too)."""
     words, frequencies, pair_counts, index = start_v4(pretoken_counts)
@@ -253,7 +252,7 @@ def replay(pretoken_counts: Mapping[bytes, int], trace: Sequence[MergeStep], cor
         corpus_tokens -= sum((len(before[i]) - len(merged)) * frequencies[i] for i, merged in after.items())
     if pair_counts and len(trace) == 0:
         raise AssertionError("empty trace")
-    return IndexedRun(corpus, len(words), sum(len(w) - 1 for w in initial), initial_entries, merges)
+    return IndexedRun(len(words), sum(len(w) - 1 for w in initial), initial_entries, merges)
 
 
 def indexed_run(path: Path = TINYSTORIES_SAMPLE, method: str = "heap") -> IndexedRun:
@@ -270,7 +269,7 @@ def _indexed_run(path: Path, method: str) -> IndexedRun:
     trace: list[MergeStep] = []
     whole_run = 256 + len(DEFAULT_SPECIAL_TOKENS) + sum(len(p) - 1 for p in pretoken_counts)  # more than enough
     train_on_counts(pretoken_counts, whole_run, DEFAULT_SPECIAL_TOKENS, method=method, trace=trace)
-    return replay(pretoken_counts, trace, corpus=Path(path).name)
+    return replay(pretoken_counts, trace)
 
 
 def merge_steps_exact(pretoken_counts: Mapping[bytes, int]) -> Iterator[MergeStep]:
