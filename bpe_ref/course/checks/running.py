@@ -398,8 +398,6 @@ def hypothesis_randomness(name: str) -> tuple[dict, Callable[[Callable], Callabl
     :func:`~bpe_ref.course.trusted.verdicts.hidden_seed` says: derandomized without a seed, else seeded
     from it and ``name`` (every task its own inputs, the same for the whole class and at a regrade)."""
     seed = current_seed()
-    import hashlib
-
     from hypothesis import seed as seeded
 
     drawn = None if seed is None else int.from_bytes(hashlib.sha256(f"{seed}:{name}".encode()).digest()[:8], "big")
