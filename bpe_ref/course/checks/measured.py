@@ -339,6 +339,11 @@ class CallCost:
     learner: float
     reference: float
 
+    def said(self, before: str, after: str = "") -> str:
+        """A measured check's pass line: ``before``, the learner's CPU time, ``after``, then the reference's."""
+        return (f"{before}{self.learner:.2f} s of CPU time{after} (the reference: {self.reference:.2f} s; measured from "
+                "outside your code).")
+
 
 def verify_call_cost(task: Task, learner: Callable, reference: Callable, make_args: Callable[[int], tuple], describe: str, *,
                      factor: float, slack: float, timeout: float, too_slow: str) -> CallCost | None:
