@@ -122,7 +122,7 @@ def at_the_first_verdict():
 # Every process of the run (pytest's own tmp_path, xdist's workers, kernels, nbgrader, graders and
 # their workers, a hub) makes its temporary files in one folder, removed when the run ends: a
 # process that is killed cannot remove its own (a notebook kernel's folder for the graders' file
-# arguments, bpe_ref.course.checks.core._files_folder, is removed at the kernel's exit, which a
+# arguments, bpe_ref.course.checks.running._files_folder, is removed at the kernel's exit, which a
 # kernel shut down by its client never reaches). xdist's workers inherit the controller's folder.
 
 

@@ -7,25 +7,18 @@ it as part of a private copy of the package.
 from __future__ import annotations
 
 from ..trusted.verdicts import CheckFailed, GradingStopped, LearnerError, current_seed, hidden_seed
-from .compare import (
-    SHORT_REPR_CHARS, WrongType, call_repr, changed_argument, difference, error_name, first_differing_item, hints,
-    in_order_of, plain, same, short_repr, stand_in_note, window_repr,
-)
+from .compare import WrongType, difference, error_name, hints, plain, same, short_repr
 from .running import (
-    Outcome, TookTooLong, _files_folder, advice, advisory, built, call_learner, call_task, call_watching, check_cases, check_property,
-    expected_result, grader, graders_of, hypothesis_randomness, materialized, passed, refuse, standing_in, stretch,
-    time_limit, verdict, watched,
+    Outcome, TookTooLong, advice, advisory, built, call_learner, call_task, call_watching, check_cases, check_property,
+    expected_result, grader, graders_of, materialized, passed, refuse, stretch, time_limit, verdict, watched,
 )
 from .spec import Case, CorpusFile, Lab, Later, Task, TaskGraders, runs_remotely
-from .trap import PACKAGE_DIR, PACKAGE_NAME, ReferenceSolverCalled, reference_trapped, reference_use, refuse_reference_use
+from .trap import PACKAGE_DIR, ReferenceSolverCalled, reference_trapped
 
 __all__ = [
-    "PACKAGE_DIR", "PACKAGE_NAME", "SHORT_REPR_CHARS", "Case", "CheckFailed", "CorpusFile", "GradingStopped", "Lab",
-    "Later", "LearnerError", "Outcome", "ReferenceSolverCalled", "Task", "TaskGraders", "TookTooLong", "WrongType",
-    "_files_folder", "advice", "advisory", "built", "call_learner", "call_repr", "call_task", "call_watching",
-    "changed_argument", "check_cases", "check_property", "current_seed", "difference", "error_name", "expected_result",
-    "first_differing_item", "grader", "graders_of", "hidden_seed", "hints", "hypothesis_randomness", "in_order_of",
-    "materialized", "passed", "plain", "reference_trapped", "reference_use", "refuse", "refuse_reference_use",
-    "runs_remotely", "same", "short_repr", "stand_in_note", "standing_in", "stretch", "time_limit", "verdict",
-    "watched", "window_repr",
+    "PACKAGE_DIR", "Case", "CheckFailed", "CorpusFile", "GradingStopped", "Lab", "Later", "LearnerError", "Outcome",
+    "ReferenceSolverCalled", "Task", "TaskGraders", "TookTooLong", "WrongType", "advice", "advisory", "built",
+    "call_learner", "call_task", "call_watching", "check_cases", "check_property", "current_seed", "difference",
+    "error_name", "expected_result", "grader", "graders_of", "hidden_seed", "hints", "materialized", "passed", "plain",
+    "reference_trapped", "refuse", "runs_remotely", "same", "short_repr", "stretch", "time_limit", "verdict", "watched",
 ]

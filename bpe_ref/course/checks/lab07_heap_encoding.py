@@ -329,8 +329,7 @@ def verify_long_run(merge_all: Callable, name: str = "merge_all") -> None:
                      "loop that looks for the best pair again after each merge costs O(L) per merge, O(L²) in all: pop "
                      "it from the heap instead. Each merge should cost O(log L): a pop, two pushes, and a few links changed")
     if cost is not None:
-        passed(f"{name}: about {LONG_RUN:,} merges of one long run of b'a' in {cost.learner:.2f} s of CPU time (the "
-               f"reference: {cost.reference:.2f} s; measured from outside your code).")
+        passed(cost.said(f"{name}: about {LONG_RUN:,} merges of one long run of b'a' in "))
 
 
 @st.composite
@@ -536,8 +535,7 @@ def verify_heap_cost(heap_encode: Callable, name: str = "heap_encode") -> None:
             too_slow="build the heap once (first_heap) and run the pop loop once (merge_all): O(L log L). Step 06's "
                      "rounds give the same tokens in O(L²)")
     if cost is not None:
-        passed(f"{name}: {cost.learner:.2f} s of CPU time on {MEASURED_LENGTH:,} bytes (the reference: "
-               f"{cost.reference:.2f} s; measured from outside your code).")
+        passed(cost.said(f"{name}: ", f" on {MEASURED_LENGTH:,} bytes"))
 
 
 TRAINED_CASES = heap_encode_cases()

@@ -32,7 +32,7 @@ from ...encode.step08_valid_tokens import compatible
 from ...serialization import string_to_token, token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
-from .lab06_encode_decode import changed_between_calls, ranks_for, renamed_bytes
+from .lab06_encode_decode import changed_between_calls, encode_hint, gpt2_label, ranks_for, renamed_bytes
 from .core import (
     Case, Lab, Later, Task, TaskGraders, call_learner, error_name, passed, stretch,
 )
@@ -74,17 +74,6 @@ def gpt2_ranks() -> dict[Pair, int]:
         if allowed.issuperset(left) and allowed.issuperset(right):
             ranks[(string_to_token(left), string_to_token(right))] = rank
     return ranks
-
-
-def gpt2_label(ranks: dict[Pair, int]) -> str:
-    return f"<GPT-2's ranks: the {len(ranks)} of its 50000 merges that occur in this text>"
-
-
-def encode_hint(args: tuple, expected: object, got: object) -> str | None:
-    """Lab 06's hints for an encoder (a merge left undone, the leftmost or the highest rank first)."""
-    from .lab06_encode_decode import encode_hint as lab06_hint  # imported on a failure only: it loads GPT-2
-
-    return lab06_hint(args, expected, got)
 
 
 def unique_bytes(ranks: dict[Pair, int]) -> bool:
@@ -683,8 +672,7 @@ def verify_counts_cost(learner: Callable, name: str = "prefix_token_counts") -> 
                      "corollary 1): one pass, O(L) for all the prefixes. Walking the tokens of each prefix back to the "
                      "start costs O(L) per prefix, O(L²) in all")
     if cost is not None:
-        passed(f"{name}: {cost.learner:.2f} s of CPU time on a table of {COUNTS_LENGTH:,} entries (the reference: "
-               f"{cost.reference:.2f} s; measured from outside your code).")
+        passed(cost.said(f"{name}: ", f" on a table of {COUNTS_LENGTH:,} entries"))
 
 
 # Task 4: fixed and generated tables, and the cost of one long table, measured from outside (both tests).

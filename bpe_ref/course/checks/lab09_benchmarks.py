@@ -405,7 +405,7 @@ def measure_collector_paused(learner: Callable) -> None:
         reference_seconds, expected = measured.reference_cost(reference_costly_collections, args, describe)
         most = PAUSED_SLACK + PAUSED_FACTOR * reference_seconds
         got, seconds = measured.measured_call(
-            task, timed, args, describe, too_slow, PAUSED_TIMEOUT,
+            task, timed, args, describe, too_slow,
             most=(most, f"the reference's {calls} calls {reference_seconds:.2f} s: more than {PAUSED_SLACK:g} s + "
                         f"{PAUSED_FACTOR:g} times that"))
         if not measured.answers_right(expected, got):

@@ -123,8 +123,8 @@ def measured_random(name: str) -> random.Random:
     return random.Random(hashlib.sha256(f"{seed}:measured:{name}".encode()).digest())
 
 
-def measured_call(task: Task, learner: Callable, args: tuple, describe: str, too_slow: str, timeout: float | None,
-                  stopped_note: str = "", most: tuple[float, str] | None = None) -> tuple[object, float]:
+def measured_call(task: Task, learner: Callable, args: tuple, describe: str, too_slow: str, stopped_note: str = "",
+                  most: tuple[float, str] | None = None) -> tuple[object, float]:
     """``(result, CPU seconds)`` of one measured call (seconds ``nan`` where they cannot be read); fails at once
     when the call does not finish or raises. ``stopped_note`` follows a process stopped by the grading's deadline;
     ``most``: the most CPU seconds the call may spend to pass, and what that is, said when it is stopped past
@@ -223,7 +223,7 @@ def verify_merge_cost(task: Task, learner: Callable, corpus: Callable[[int], tup
             if runs and runs[0] + limit * max(runs[0], 0.02) < most[0]:  # the long run's, once the short one's is known
                 most = (runs[0] + limit * max(runs[0], 0.02), f"{task.name}(..., 1) {runs[0]:.2f} s: the {merges - 1} "
                         f"extra merges may cost {limit:g} times that")
-            got, seconds = measured_call(task, learner, (counts, count), f"{describe}, {count}", too_slow, timeout, most=most)
+            got, seconds = measured_call(task, learner, (counts, count), f"{describe}, {count}", too_slow, most=most)
             verify_merges(task, describe, count, right, got)
             runs.append(seconds)
         return runs
@@ -339,6 +339,11 @@ class CallCost:
     learner: float
     reference: float
 
+    def said(self, before: str, after: str = "") -> str:
+        """A measured check's pass line: ``before``, the learner's CPU time, ``after``, then the reference's."""
+        return (f"{before}{self.learner:.2f} s of CPU time{after} (the reference: {self.reference:.2f} s; measured from "
+                "outside your code).")
+
 
 def verify_call_cost(task: Task, learner: Callable, reference: Callable, make_args: Callable[[int], tuple], describe: str, *,
                      factor: float, slack: float, timeout: float, too_slow: str) -> CallCost | None:
@@ -353,7 +358,7 @@ def verify_call_cost(task: Task, learner: Callable, reference: Callable, make_ar
     for _ in range(2):
         args = make_args(next(FRESH))
         reference_seconds, expected = reference_cost(reference, args, describe)
-        got, seconds = measured_call(task, learner, args, describe, too_slow, timeout,
+        got, seconds = measured_call(task, learner, args, describe, too_slow,
                                      f" (the reference takes {reference_seconds:.2f} s of CPU time):",
                                      (slack + factor * reference_seconds, f"the reference {reference_seconds:.2f} s: more "
                                       f"than {slack:g} s + {factor:g} times the reference's"))
@@ -431,7 +436,7 @@ def verify_call_growth(task: Task, learner: Callable, reference: Callable, small
             if seconds and limit * max(seconds[0], 0.05) < most[0]:  # the long call's, once the short one's is known
                 most = (limit * max(seconds[0], 0.05), f"{task.name}({shown['small']}) {seconds[0]:.2f} s: more than "
                         f"{limit:g} times as long for an input {times} times as long")
-            got, spent = measured_call(task, learner, args, shown[size], too_slow, timeout, most=most)
+            got, spent = measured_call(task, learner, args, shown[size], too_slow, most=most)
             if not answers_right(expected[size], got):
                 raise CheckFailed(f"{task.name}({shown[size]}) did not return the reference's answer on an input its "
                                   "time is measured on")

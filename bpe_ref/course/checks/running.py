@@ -36,7 +36,7 @@ from .trap import reference_trapped, refuse_reference_use
 _LOCAL_FILES: list[Path] = []  # the kernel's temporary folder for CorpusFile arguments, made once
 
 
-def _files_folder(learner: Any) -> Path:
+def _files_folder() -> Path:
     if not _LOCAL_FILES:
         import atexit
         import shutil
@@ -58,13 +58,12 @@ def materialized(args: tuple, learner: Any) -> tuple:
     inside lists and tuples (lab 10's lists of files, and of ``(path, start, end)`` ranges)."""
     if not any(_holds_file(arg) for arg in args):
         return args
-    import hashlib
 
     def real(value: Any) -> Any:
         if isinstance(value, CorpusFile):
             if runs_remotely(learner):  # the trusted side's own folder, which the worker can only read
                 return learner.sandbox.write_input(value.data)
-            path = _files_folder(learner) / f"corpus_{hashlib.sha256(value.data).hexdigest()[:16]}.txt"
+            path = _files_folder() / f"corpus_{hashlib.sha256(value.data).hexdigest()[:16]}.txt"
             path.write_bytes(value.data)
             return str(path)
         if isinstance(value, (list, tuple)) and _holds_file(value):
@@ -399,8 +398,6 @@ def hypothesis_randomness(name: str) -> tuple[dict, Callable[[Callable], Callabl
     :func:`~bpe_ref.course.trusted.verdicts.hidden_seed` says: derandomized without a seed, else seeded
     from it and ``name`` (every task its own inputs, the same for the whole class and at a regrade)."""
     seed = current_seed()
-    import hashlib
-
     from hypothesis import seed as seeded
 
     drawn = None if seed is None else int.from_bytes(hashlib.sha256(f"{seed}:{name}".encode()).digest()[:8], "big")

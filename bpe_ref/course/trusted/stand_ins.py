@@ -74,7 +74,7 @@ def _from_package(module_name: str) -> bool:
     return module_name.split(".")[0] == PACKAGE_DIR.name or (file is not None and Path(file).resolve().is_relative_to(PACKAGE_DIR))
 
 
-def _definition(name: str, value: object, forbidden: frozenset[str], provided: frozenset[str]) -> str | None:
+def _definition(name: str, value: object, provided: frozenset[str]) -> str | None:
     """The line(s) that bind ``name`` to ``value`` in the worker; ``None`` for a function of the
     package (its source is emitted by the caller, after its own dependencies)."""
     if isinstance(value, types.ModuleType):
@@ -120,7 +120,7 @@ def _source(functions: tuple[Callable, ...], forbidden: frozenset[str], provided
         if name in forbidden:
             raise StandInError(f"{needed_by} needs {name}, which must not reach the worker")
         done[name] = value
-        line = _definition(name, value, forbidden, provided)
+        line = _definition(name, value, provided)
         if line is not None:
             lines.append(line)
             return
