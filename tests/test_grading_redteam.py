@@ -6163,3 +6163,73 @@ def test_memfds_in_flight_in_a_socket_count_in_the_scratch_limit():
     with Sandbox(Policy(scratch_mb=64, memory_mb=200, cell_timeout=20)) as box:
         run = box.run_cell(IN_FLIGHT, "in flight")
     assert not run.ok and "in flight" not in run.stdout, run
+
+
+# ---- 54. memory and messages that outlive the worker: System V IPC, the kernel's keyrings ----------------------------------
+#
+# Every limit of a worker's memory and storage is of its processes (RLIMIT_AS, their resident memory together) or of its
+# scratch folder (its files, those held open unlinked: section 53), and closing ends them all. A System V shared memory
+# segment is in no folder and, once detached, in no process: it stays in the machine's memory after the worker's closing,
+# until someone removes it; so do message queues and semaphores, and a key added to the account's keyring, which every
+# grading of that account (a classmate's) can read. Python's standard library uses none of them (multiprocessing's
+# semaphores are POSIX ones, files of /dev/shm; POSIX message queues Landlock refuses already, their folder not allowed).
+LEFT_IN_IPC = """
+import ctypes, errno, platform
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype, libc.shmat.argtypes = ctypes.c_void_p, [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+libc.shmdt.argtypes = [ctypes.c_void_p]
+libc.syscall.restype = ctypes.c_long
+ADD_KEY, KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
+outcomes = []
+for _ in range(2):
+    shmid = libc.shmget(0, 32 << 20, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
+    if shmid < 0:
+        outcomes.append("shmget:" + errno.errorcode[ctypes.get_errno()])
+        break
+    address = libc.shmat(shmid, None, 0)
+    ctypes.memset(address, 1, 32 << 20)  # resident, then detached: in no process of the worker's
+    libc.shmdt(address)
+    outcomes.append(f"shm:{shmid}")
+for kind, made in (("msg", libc.msgget(0, 0o1600)), ("sem", libc.semget(0, 1, 0o1600))):
+    outcomes.append(f"{kind}:{made}" if made >= 0 else f"{kind}get:" + errno.errorcode[ctypes.get_errno()])
+key = libc.syscall(ADD_KEY, b"user", b"answers", b"kept for the next", 17, ctypes.c_int(-4))  # the user's keyring
+outcomes.append("add_key:" + errno.errorcode[ctypes.get_errno()] if key < 0 else "key:made")
+if key >= 0:
+    libc.syscall(KEYCTL, 21, ctypes.c_long(key))  # KEYCTL_INVALIDATE: this test leaves none behind
+print(*outcomes)
+"""
+IPC_REMOVERS = {"shm": "shmctl", "msg": "msgctl", "sem": "semctl"}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp and System V IPC here are Linux's")
+@pytest.mark.parametrize("processes", [False, True], ids=["alone", "with processes"])
+def test_memory_left_in_system_v_ipc_does_not_outlive_the_worker(processes):
+    """A cell that made two System V shared memory segments of 32 MiB, filled and detached them, a message queue, a
+    semaphore and a key in the account's keyring, and ran to its end: the segments were still in the machine's memory
+    after the sandbox closed (``ipcs``), outside every limit of the worker's (RLIMIT_AS counts a segment only while
+    attached; each of 4,096 segments may be as large as it): a cell could leave the machine without memory, the OOM
+    killer's choice of victims then, a classmate's grading among them; and the queue and the keyring carried what one
+    grading left to the next (a table of answers). Safe: the seccomp filter refuses System V IPC and the keyring calls
+    (``_PERSISTENT_CALLS``), counted by the keeper: nothing is made, nothing outlives the worker."""
+    import ctypes
+
+    outcomes: list[str] = []
+    try:
+        with Sandbox(Policy(cell_timeout=20, allow_processes=processes)) as box:
+            if not confined(box):
+                pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+            run = box.run_cell(LEFT_IN_IPC, "left in ipc")
+            outcomes = run.stdout.split()
+            box.close()
+            report, isolation = box.behaviour(), box.isolation
+    finally:  # what the cell made, removed here (IPC_RMID), so that a failure of this test leaves nothing behind
+        libc = ctypes.CDLL(None, use_errno=True)
+        for outcome in outcomes:
+            kind, _, number = outcome.partition(":")
+            if kind in IPC_REMOVERS and number.isdigit():
+                getattr(libc, IPC_REMOVERS[kind])(int(number), 0, None)
+    refused = "EPERM"
+    assert run.ok and outcomes == [f"shmget:{refused}", f"msgget:{refused}", f"semget:{refused}", f"add_key:{refused}"], run
+    assert any("no System V IPC or keyrings" in line for line in isolation), isolation
+    if any("refused calls counted by the keeper" in line for line in isolation):
+        assert all(report["refused"].get(name, 0) >= 1 for name in ("shmget", "msgget", "semget", "add_key")), report

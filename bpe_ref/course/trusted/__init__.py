@@ -80,6 +80,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   processes, on the memory resident in all of them together, read ten times a second (each under ``RLIMIT_AS``, 64 of
   them held 128 GiB; section 52). The scratch folder's limit counts the files its processes hold open that no folder
   links (unlinked, memfds: section 53); still open, files in flight in a unix socket's queue (a strict xfail there).
+  System V IPC and the keyrings, whose segments, queues and keys outlive the worker outside all of those limits, are
+  refused (section 54).
   A path the learner's code chose
   that the loop or the reference's code opens (a module's ``__file__``, a ``%%writefile`` file, a traceback's source
   lines) is opened ``O_NONBLOCK`` and taken only if a regular file (a module of at most 1 MiB): a fifo there blocked
@@ -272,9 +274,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   not its globals' module or whose ``__qualname__`` is not its code's (a decorator's wrapper, ``__wrapped__``, left
   out).
   The seccomp filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and its kin
-  and native asynchronous I/O; a socket or a datagram ``socketpair``; a new process or program where the lab allows
-  none; a seccomp filter of the worker's own; any call of another architecture's table) to the keeper by user
-  notification, which counts it and answers with the filter's error, never lets it run. Every
+  and native asynchronous I/O; System V IPC and the keyrings; a socket or a datagram ``socketpair``; a new process or
+  program where the lab allows none; a seccomp filter of the worker's own; any call of another architecture's table) to
+  the keeper by user notification, which counts it and answers with the filter's error, never lets it run. Every
   ``open``/``openat``/``openat2``/``creat`` goes by the keeper too: it reads the path from the caller's memory,
   resolves it (``/proc/self`` as the caller's; another process's ``/proc`` links not followed), counts it ("read
   PATH", "write PATH") if it lies outside what the worker gave Landlock, less the interpreter's and C library's
