@@ -6233,3 +6233,76 @@ def test_memory_left_in_system_v_ipc_does_not_outlive_the_worker(processes):
     assert any("no System V IPC or keyrings" in line for line in isolation), isolation
     if any("refused calls counted by the keeper" in line for line in isolation):
         assert all(report["refused"].get(name, 0) >= 1 for name in ("shmget", "msgget", "semget", "add_key")), report
+
+
+# ---- 55. another process's limits and scheduling: the grading process's, a classmate's ------------------------------------
+#
+# The kernel lets a process set the resource limits (prlimit), priority (setpriority), CPU affinity, scheduling policy and
+# I/O priority of any process of the same user, with no ptrace access, so Landlock's scope of ptrace and signals does not
+# reach them: the grading process (nbgrader's, which grades the notebooks after this one), the keeper, and with ``--jobs``
+# the classmates' gradings and their workers, all the grading account's.
+SETS_ANOTHER_PROCESS = """
+import ctypes, errno, os, platform, resource
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+IOPRIO_SET = {"x86_64": 251, "aarch64": 30}[platform.machine()]
+victim, outcomes = VICTIM, []
+
+def tried(name, result):
+    outcomes.append(f"{name}:{'done' if result == 0 else errno.errorcode[ctypes.get_errno()]}")
+
+class Rlimit(ctypes.Structure):
+    _fields_ = [("cur", ctypes.c_uint64), ("max", ctypes.c_uint64)]
+
+tried("prlimit", libc.prlimit(ctypes.c_int(victim), resource.RLIMIT_CPU, ctypes.byref(Rlimit(1, 1)), None))
+tried("setpriority", libc.setpriority(os.PRIO_PROCESS, victim, 19))
+tried("setpriority-group", libc.setpriority(os.PRIO_PGRP, victim, 19))
+tried("sched_setaffinity", libc.sched_setaffinity(victim, 8, ctypes.byref(ctypes.c_uint64(1))))
+tried("sched_setscheduler", libc.sched_setscheduler(victim, os.SCHED_IDLE, ctypes.byref(ctypes.c_int(0))))
+tried("ioprio_set", libc.syscall(IOPRIO_SET, 1, victim, 3 << 13))  # IOPRIO_WHO_PROCESS, the idle class
+# its own, as before
+resource.setrlimit(resource.RLIMIT_NOFILE, (1000, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+os.nice(1)
+os.sched_setaffinity(0, os.sched_getaffinity(0))
+print(*outcomes, "own:done")
+"""
+OTHER_PROCESS_CALLS = ("prlimit", "setpriority", "setpriority-group", "sched_setaffinity", "sched_setscheduler", "ioprio_set")
+
+
+def _scheduling(pid: int) -> tuple:
+    import resource
+
+    return (resource.prlimit(pid, resource.RLIMIT_CPU), os.getpriority(os.PRIO_PROCESS, pid), os.sched_getaffinity(pid),
+            os.sched_getscheduler(pid))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp and prlimit are Linux's")
+@pytest.mark.parametrize("processes", [False, True], ids=["alone", "with processes"])
+def test_a_cell_sets_no_other_process_s_limits_or_scheduling(processes):
+    """A cell that set, on a process of the grading account outside its sandbox (here a sleeper standing for the grading
+    process, in a session of its own), RLIMIT_CPU to 1 s (the process killed by SIGXCPU: the grading, and every notebook
+    after it; with ``--jobs``, a classmate's), nice 19, one CPU, SCHED_IDLE and idle I/O, and its group's priority: each
+    was done. Safe: the seccomp filter lets those calls (prlimit64, setpriority, sched_setaffinity, sched_setscheduler,
+    sched_setparam, sched_setattr, ioprio_set) act on the caller alone, pid 0 (``_OWN_ONLY_CALLS``); the others are
+    refused, counted by the keeper. The cell's own limits and priority are set as before."""
+    import subprocess
+
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        before = _scheduling(victim.pid)
+        with Sandbox(Policy(cell_timeout=20, allow_processes=processes)) as box:
+            if not confined(box):
+                pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+            run = box.run_cell(SETS_ANOTHER_PROCESS.replace("VICTIM", str(victim.pid)), "sets another process")
+            box.close()
+            report, isolation = box.behaviour(), box.isolation
+        after = _scheduling(victim.pid)
+    finally:
+        victim.kill()
+        victim.wait()
+    assert run.ok and run.stdout.split() == [f"{name}:EPERM" for name in OTHER_PROCESS_CALLS] + ["own:done"], run
+    assert after == before, (before, after)
+    assert any("no other process's limits or scheduling" in line for line in isolation), isolation
+    if any("refused calls counted by the keeper" in line for line in isolation):
+        assert all(report["refused"].get(f"{name} of another process", 0) >= 1 for name in
+                   ("prlimit64", "setpriority", "sched_setaffinity", "sched_setscheduler", "ioprio_set")), report

@@ -74,7 +74,9 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   answer (the arguments after a call: a task's "leave it unchanged", lab 02's in-place updates, whose right values it
   must still compute, and lab 03's new dict). Rebinding what a module holds and reaching a caller's frame are flagged
   for review.
-- *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
+- *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox. The kernel lets a
+  process set the limits and scheduling of any process of its user without either (``prlimit``: RLIMIT_CPU kills the
+  grading); the seccomp filter lets those calls act on the caller alone (section 55).
 - *Hanging or exhausting the machine*: a limit per cell and per call (the worker is killed and a fresh one replays the
   cells that ran), a budget per notebook, rlimits on memory, CPU time and file size, and where a lab allows
   processes, on the memory resident in all of them together, read ten times a second (each under ``RLIMIT_AS``, 64 of
@@ -274,9 +276,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   not its globals' module or whose ``__qualname__`` is not its code's (a decorator's wrapper, ``__wrapped__``, left
   out).
   The seccomp filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and its kin
-  and native asynchronous I/O; System V IPC and the keyrings; a socket or a datagram ``socketpair``; a new process or
-  program where the lab allows none; a seccomp filter of the worker's own; any call of another architecture's table) to
-  the keeper by user notification, which counts it and answers with the filter's error, never lets it run. Every
+  and native asynchronous I/O; System V IPC and the keyrings; another process's limits or scheduling; a socket or a
+  datagram ``socketpair``; a new process or program where the lab allows none; a seccomp filter of the worker's own;
+  any call of another architecture's table) to the keeper by user notification, which counts it and answers with the
+  filter's error, never lets it run. Every
   ``open``/``openat``/``openat2``/``creat`` goes by the keeper too: it reads the path from the caller's memory,
   resolves it (``/proc/self`` as the caller's; another process's ``/proc`` links not followed), counts it ("read
   PATH", "write PATH") if it lies outside what the worker gave Landlock, less the interpreter's and C library's
