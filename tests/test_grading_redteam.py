@@ -6306,3 +6306,47 @@ def test_a_cell_sets_no_other_process_s_limits_or_scheduling(processes):
     if any("refused calls counted by the keeper" in line for line in isolation):
         assert all(report["refused"].get(f"{name} of another process", 0) >= 1 for name in
                    ("prlimit64", "setpriority", "sched_setaffinity", "sched_setscheduler", "ioprio_set")), report
+
+
+# ---- 56. the grading user's capabilities, held by the worker: a grading run as root ------------------------------------------
+#
+# Landlock and seccomp hold whoever runs them, root too, but they leave the calls whose only check is a capability: a
+# grading run as root (in a container, as this machine's) gave a worker of a lab without processes every capability
+# (lab 03's worker drops those of its user namespace): reboot (CAP_SYS_BOOT), the clock (CAP_SYS_TIME), kernel modules
+# from /usr/lib/modules, which it may read (CAP_SYS_MODULE), BPF programs that read any process's memory, the grader's
+# secret seed in it (CAP_BPF, CAP_SYS_ADMIN), a priority above every other process's (CAP_SYS_NICE).
+CAPABILITIES_HELD = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()
+libc.capget(header, data)
+try:
+    os.setpriority(os.PRIO_PROCESS, 0, -1)  # above every process of the machine's: CAP_SYS_NICE
+    raised = "raised"
+except PermissionError:
+    raised = "refused"
+print(f"effective:{data[0] | data[3] << 32:x} permitted:{data[1] | data[4] << 32:x} priority:{raised}")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="capabilities are Linux's")
+@pytest.mark.parametrize("processes", [False, True], ids=["alone", "with processes"])
+def test_a_worker_holds_no_capability_of_the_grading_user(processes):
+    """A cell of a lab without processes, graded as root: its process held every capability (effective 1fffeffffff)
+    and raised its own priority above every other process's (nice -1), as it could have rebooted the machine or read
+    the grading process's memory through BPF. Safe: the worker drops every capability, bounding and ambient sets
+    included (:func:`~bpe_ref.course.trusted.worker.confinement.drop_capabilities`), before any learner's code runs; the
+    isolation line says so. (Where the grading user holds none, as an ordinary account, there is nothing to drop.)"""
+    import ctypes
+
+    header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()
+    if ctypes.CDLL(None).capget(header, data) != 0 or not any(data):
+        pytest.skip("this process holds no capability: a worker has none to drop")
+    with Sandbox(Policy(cell_timeout=20, allow_processes=processes)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(CAPABILITIES_HELD, "capabilities")
+        isolation = box.isolation
+    assert run.ok and run.stdout.split() == ["effective:0", "permitted:0", "priority:refused"], run
+    if not processes:  # lab 03's worker drops those of its user namespace (keeper._private_shm) before this
+        assert "capabilities: none (the grading user's dropped)" in isolation, isolation

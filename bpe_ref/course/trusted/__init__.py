@@ -76,7 +76,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   for review.
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox. The kernel lets a
   process set the limits and scheduling of any process of its user without either (``prlimit``: RLIMIT_CPU kills the
-  grading); the seccomp filter lets those calls act on the caller alone (section 55).
+  grading); the seccomp filter lets those calls act on the caller alone (section 55). The worker drops every
+  capability the grading user holds (a grading run as root gave it reboot, the clock, modules, BPF: section 56).
 - *Hanging or exhausting the machine*: a limit per cell and per call (the worker is killed and a fresh one replays the
   cells that ran), a budget per notebook, rlimits on memory, CPU time and file size, and where a lab allows
   processes, on the memory resident in all of them together, read ten times a second (each under ``RLIMIT_AS``, 64 of

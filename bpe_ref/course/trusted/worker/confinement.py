@@ -486,6 +486,26 @@ def rlimits(memory_mb: int, cpu_seconds: int, file_mb: int) -> str:
     return "rlimits: " + ", ".join(applied) if applied else ""
 
 
+_PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, _CAP_LAST = 24, 47, 4, 63
+
+
+def drop_capabilities() -> str:
+    """Drop every capability this process holds (a grading run as root, in a container say, gave the worker all of
+    them: reboot, the clock, kernel modules, BPF, another process's limits and scheduling: section 56 of
+    tests/test_grading_redteam.py), from its bounding and ambient sets too, so that no program it starts gets them back;
+    the line that says so, or ``""`` where it held none."""
+    libc = _libc()
+    header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()  # _LINUX_CAPABILITY_VERSION_3
+    if libc.capget(header, data) != 0 or not any(data):
+        return ""
+    for capability in range(_CAP_LAST + 1):  # the bounding set first: that needs CAP_SETPCAP, dropped last
+        libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0)  # EINVAL past the kernel's last capability
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    if libc.capset(header, (ctypes.c_uint32 * 6)()) != 0:
+        return f"capabilities NOT dropped ({os.strerror(ctypes.get_errno())}): the grading user's are the worker's"
+    return "capabilities: none (the grading user's dropped)"
+
+
 def confine(policy: dict, handoff=None, loop_fds: tuple[int, int] | None = None) -> list[str]:
     """Lock this process in as ``policy`` says; return a line per mechanism (what is in force).
     ``handoff``: the keeper's socket, for the seccomp filter's notifications; closed here in any case.
@@ -509,6 +529,8 @@ def confine(policy: dict, handoff=None, loop_fds: tuple[int, int] | None = None)
             report.append(f"no seccomp ({error.strerror or error}): sockets and processes NOT restricted")
     if handoff is not None:
         handoff.close()  # (seccomp closed it already where it was used): nothing of it is left to the learner
+    if sys.platform.startswith("linux"):
+        report.append(drop_capabilities())
     if not sys.platform.startswith("linux"):
         report.append(f"{sys.platform}: files, network and processes NOT restricted (Landlock and seccomp are Linux only)")
     return [line for line in report if line]
