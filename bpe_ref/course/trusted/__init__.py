@@ -295,7 +295,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   ``mkdir``, ``execve``... outside the scratch folder), a signal or ptrace it scoped. The text of the learner's cells
   is still read for capabilities no lab needs, a hint where behaviour cannot be seen (an import of the reference just
   fails; a hook is no system call, nor is ``json.dumps = ...``), never a finding; a docstring is not read. With
-  Landlock ABI < 6 the worker could signal its keeper.
+  Landlock ABI < 6 the worker could signal its keeper, and any process of the grading user's (the grading process, a
+  classmate's grading under ``--jobs``): a ``SIGKILL`` ends a batch.
 - The worker can read the system's shared libraries (``/usr/lib``, on Debian also the system Python's packages);
   nothing of the course is there. Disk use is capped per file (``RLIMIT_FSIZE``) and in total, in bytes and entries,
   by a watcher of the scratch folder.
