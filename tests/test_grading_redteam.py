@@ -6163,3 +6163,190 @@ def test_memfds_in_flight_in_a_socket_count_in_the_scratch_limit():
     with Sandbox(Policy(scratch_mb=64, memory_mb=200, cell_timeout=20)) as box:
         run = box.run_cell(IN_FLIGHT, "in flight")
     assert not run.ok and "in flight" not in run.stdout, run
+
+
+# ---- 54. memory and messages that outlive the worker: System V IPC, the kernel's keyrings ----------------------------------
+#
+# Every limit of a worker's memory and storage is of its processes (RLIMIT_AS, their resident memory together) or of its
+# scratch folder (its files, those held open unlinked: section 53), and closing ends them all. A System V shared memory
+# segment is in no folder and, once detached, in no process: it stays in the machine's memory after the worker's closing,
+# until someone removes it; so do message queues and semaphores, and a key added to the account's keyring, which every
+# grading of that account (a classmate's) can read. Python's standard library uses none of them (multiprocessing's
+# semaphores are POSIX ones, files of /dev/shm; POSIX message queues Landlock refuses already, their folder not allowed).
+LEFT_IN_IPC = """
+import ctypes, errno, platform
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype, libc.shmat.argtypes = ctypes.c_void_p, [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+libc.shmdt.argtypes = [ctypes.c_void_p]
+libc.syscall.restype = ctypes.c_long
+ADD_KEY, KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
+outcomes = []
+for _ in range(2):
+    shmid = libc.shmget(0, 32 << 20, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
+    if shmid < 0:
+        outcomes.append("shmget:" + errno.errorcode[ctypes.get_errno()])
+        break
+    address = libc.shmat(shmid, None, 0)
+    ctypes.memset(address, 1, 32 << 20)  # resident, then detached: in no process of the worker's
+    libc.shmdt(address)
+    outcomes.append(f"shm:{shmid}")
+for kind, made in (("msg", libc.msgget(0, 0o1600)), ("sem", libc.semget(0, 1, 0o1600))):
+    outcomes.append(f"{kind}:{made}" if made >= 0 else f"{kind}get:" + errno.errorcode[ctypes.get_errno()])
+key = libc.syscall(ADD_KEY, b"user", b"answers", b"kept for the next", 17, ctypes.c_int(-4))  # the user's keyring
+outcomes.append("add_key:" + errno.errorcode[ctypes.get_errno()] if key < 0 else "key:made")
+if key >= 0:
+    libc.syscall(KEYCTL, 21, ctypes.c_long(key))  # KEYCTL_INVALIDATE: this test leaves none behind
+print(*outcomes)
+"""
+IPC_REMOVERS = {"shm": "shmctl", "msg": "msgctl", "sem": "semctl"}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp and System V IPC here are Linux's")
+@pytest.mark.parametrize("processes", [False, True], ids=["alone", "with processes"])
+def test_memory_left_in_system_v_ipc_does_not_outlive_the_worker(processes):
+    """A cell that made two System V shared memory segments of 32 MiB, filled and detached them, a message queue, a
+    semaphore and a key in the account's keyring, and ran to its end: the segments were still in the machine's memory
+    after the sandbox closed (``ipcs``), outside every limit of the worker's (RLIMIT_AS counts a segment only while
+    attached; each of 4,096 segments may be as large as it): a cell could leave the machine without memory, the OOM
+    killer's choice of victims then, a classmate's grading among them; and the queue and the keyring carried what one
+    grading left to the next (a table of answers). Safe: the seccomp filter refuses System V IPC and the keyring calls
+    (``_PERSISTENT_CALLS``), counted by the keeper: nothing is made, nothing outlives the worker."""
+    import ctypes
+
+    outcomes: list[str] = []
+    try:
+        with Sandbox(Policy(cell_timeout=20, allow_processes=processes)) as box:
+            if not confined(box):
+                pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+            run = box.run_cell(LEFT_IN_IPC, "left in ipc")
+            outcomes = run.stdout.split()
+            box.close()
+            report, isolation = box.behaviour(), box.isolation
+    finally:  # what the cell made, removed here (IPC_RMID), so that a failure of this test leaves nothing behind
+        libc = ctypes.CDLL(None, use_errno=True)
+        for outcome in outcomes:
+            kind, _, number = outcome.partition(":")
+            if kind in IPC_REMOVERS and number.isdigit():
+                getattr(libc, IPC_REMOVERS[kind])(int(number), 0, None)
+    refused = "EPERM"
+    assert run.ok and outcomes == [f"shmget:{refused}", f"msgget:{refused}", f"semget:{refused}", f"add_key:{refused}"], run
+    assert any("no System V IPC or keyrings" in line for line in isolation), isolation
+    if any("refused calls counted by the keeper" in line for line in isolation):
+        assert all(report["refused"].get(name, 0) >= 1 for name in ("shmget", "msgget", "semget", "add_key")), report
+
+
+# ---- 55. another process's limits and scheduling: the grading process's, a classmate's ------------------------------------
+#
+# The kernel lets a process set the resource limits (prlimit), priority (setpriority), CPU affinity, scheduling policy and
+# I/O priority of any process of the same user, with no ptrace access, so Landlock's scope of ptrace and signals does not
+# reach them: the grading process (nbgrader's, which grades the notebooks after this one), the keeper, and with ``--jobs``
+# the classmates' gradings and their workers, all the grading account's.
+SETS_ANOTHER_PROCESS = """
+import ctypes, errno, os, platform, resource
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+IOPRIO_SET = {"x86_64": 251, "aarch64": 30}[platform.machine()]
+victim, outcomes = VICTIM, []
+
+def tried(name, result):
+    outcomes.append(f"{name}:{'done' if result == 0 else errno.errorcode[ctypes.get_errno()]}")
+
+class Rlimit(ctypes.Structure):
+    _fields_ = [("cur", ctypes.c_uint64), ("max", ctypes.c_uint64)]
+
+tried("prlimit", libc.prlimit(ctypes.c_int(victim), resource.RLIMIT_CPU, ctypes.byref(Rlimit(1, 1)), None))
+tried("setpriority", libc.setpriority(os.PRIO_PROCESS, victim, 19))
+tried("setpriority-group", libc.setpriority(os.PRIO_PGRP, victim, 19))
+tried("sched_setaffinity", libc.sched_setaffinity(victim, 8, ctypes.byref(ctypes.c_uint64(1))))
+tried("sched_setscheduler", libc.sched_setscheduler(victim, os.SCHED_IDLE, ctypes.byref(ctypes.c_int(0))))
+tried("ioprio_set", libc.syscall(IOPRIO_SET, 1, victim, 3 << 13))  # IOPRIO_WHO_PROCESS, the idle class
+# its own, as before
+resource.setrlimit(resource.RLIMIT_NOFILE, (1000, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+os.nice(1)
+os.sched_setaffinity(0, os.sched_getaffinity(0))
+print(*outcomes, "own:done")
+"""
+OTHER_PROCESS_CALLS = ("prlimit", "setpriority", "setpriority-group", "sched_setaffinity", "sched_setscheduler", "ioprio_set")
+
+
+def _scheduling(pid: int) -> tuple:
+    import resource
+
+    return (resource.prlimit(pid, resource.RLIMIT_CPU), os.getpriority(os.PRIO_PROCESS, pid), os.sched_getaffinity(pid),
+            os.sched_getscheduler(pid))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp and prlimit are Linux's")
+@pytest.mark.parametrize("processes", [False, True], ids=["alone", "with processes"])
+def test_a_cell_sets_no_other_process_s_limits_or_scheduling(processes):
+    """A cell that set, on a process of the grading account outside its sandbox (here a sleeper standing for the grading
+    process, in a session of its own), RLIMIT_CPU to 1 s (the process killed by SIGXCPU: the grading, and every notebook
+    after it; with ``--jobs``, a classmate's), nice 19, one CPU, SCHED_IDLE and idle I/O, and its group's priority: each
+    was done. Safe: the seccomp filter lets those calls (prlimit64, setpriority, sched_setaffinity, sched_setscheduler,
+    sched_setparam, sched_setattr, ioprio_set) act on the caller alone, pid 0 (``_OWN_ONLY_CALLS``); the others are
+    refused, counted by the keeper. The cell's own limits and priority are set as before."""
+    import subprocess
+
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        before = _scheduling(victim.pid)
+        with Sandbox(Policy(cell_timeout=20, allow_processes=processes)) as box:
+            if not confined(box):
+                pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+            run = box.run_cell(SETS_ANOTHER_PROCESS.replace("VICTIM", str(victim.pid)), "sets another process")
+            box.close()
+            report, isolation = box.behaviour(), box.isolation
+        after = _scheduling(victim.pid)
+    finally:
+        victim.kill()
+        victim.wait()
+    assert run.ok and run.stdout.split() == [f"{name}:EPERM" for name in OTHER_PROCESS_CALLS] + ["own:done"], run
+    assert after == before, (before, after)
+    assert any("no other process's limits or scheduling" in line for line in isolation), isolation
+    if any("refused calls counted by the keeper" in line for line in isolation):
+        assert all(report["refused"].get(f"{name} of another process", 0) >= 1 for name in
+                   ("prlimit64", "setpriority", "sched_setaffinity", "sched_setscheduler", "ioprio_set")), report
+
+
+# ---- 56. the grading user's capabilities, held by the worker: a grading run as root ------------------------------------------
+#
+# Landlock and seccomp hold whoever runs them, root too, but they leave the calls whose only check is a capability: a
+# grading run as root (in a container, as this machine's) gave a worker of a lab without processes every capability
+# (lab 03's worker drops those of its user namespace): reboot (CAP_SYS_BOOT), the clock (CAP_SYS_TIME), kernel modules
+# from /usr/lib/modules, which it may read (CAP_SYS_MODULE), BPF programs that read any process's memory, the grader's
+# secret seed in it (CAP_BPF, CAP_SYS_ADMIN), a priority above every other process's (CAP_SYS_NICE).
+CAPABILITIES_HELD = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()
+libc.capget(header, data)
+try:
+    os.setpriority(os.PRIO_PROCESS, 0, -1)  # above every process of the machine's: CAP_SYS_NICE
+    raised = "raised"
+except PermissionError:
+    raised = "refused"
+print(f"effective:{data[0] | data[3] << 32:x} permitted:{data[1] | data[4] << 32:x} priority:{raised}")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="capabilities are Linux's")
+@pytest.mark.parametrize("processes", [False, True], ids=["alone", "with processes"])
+def test_a_worker_holds_no_capability_of_the_grading_user(processes):
+    """A cell of a lab without processes, graded as root: its process held every capability (effective 1fffeffffff)
+    and raised its own priority above every other process's (nice -1), as it could have rebooted the machine or read
+    the grading process's memory through BPF. Safe: the worker drops every capability, bounding and ambient sets
+    included (:func:`~bpe_ref.course.trusted.worker.confinement.drop_capabilities`), before any learner's code runs; the
+    isolation line says so. (Where the grading user holds none, as an ordinary account, there is nothing to drop.)"""
+    import ctypes
+
+    header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()
+    if ctypes.CDLL(None).capget(header, data) != 0 or not any(data):
+        pytest.skip("this process holds no capability: a worker has none to drop")
+    with Sandbox(Policy(cell_timeout=20, allow_processes=processes)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(CAPABILITIES_HELD, "capabilities")
+        isolation = box.isolation
+    assert run.ok and run.stdout.split() == ["effective:0", "permitted:0", "priority:refused"], run
+    if not processes:  # lab 03's worker drops those of its user namespace (keeper._private_shm) before this
+        assert "capabilities: none (the grading user's dropped)" in isolation, isolation

@@ -74,12 +74,17 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   answer (the arguments after a call: a task's "leave it unchanged", lab 02's in-place updates, whose right values it
   must still compute, and lab 03's new dict). Rebinding what a module holds and reaching a caller's frame are flagged
   for review.
-- *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox.
+- *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox. The kernel lets a
+  process set the limits and scheduling of any process of its user without either (``prlimit``: RLIMIT_CPU kills the
+  grading); the seccomp filter lets those calls act on the caller alone (section 55). The worker drops every
+  capability the grading user holds (a grading run as root gave it reboot, the clock, modules, BPF: section 56).
 - *Hanging or exhausting the machine*: a limit per cell and per call (the worker is killed and a fresh one replays the
   cells that ran), a budget per notebook, rlimits on memory, CPU time and file size, and where a lab allows
   processes, on the memory resident in all of them together, read ten times a second (each under ``RLIMIT_AS``, 64 of
   them held 128 GiB; section 52). The scratch folder's limit counts the files its processes hold open that no folder
   links (unlinked, memfds: section 53); still open, files in flight in a unix socket's queue (a strict xfail there).
+  System V IPC and the keyrings, whose segments, queues and keys outlive the worker outside all of those limits, are
+  refused (section 54).
   A path the learner's code chose
   that the loop or the reference's code opens (a module's ``__file__``, a ``%%writefile`` file, a traceback's source
   lines) is opened ``O_NONBLOCK`` and taken only if a regular file (a module of at most 1 MiB): a fifo there blocked
@@ -272,9 +277,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   not its globals' module or whose ``__qualname__`` is not its code's (a decorator's wrapper, ``__wrapped__``, left
   out).
   The seccomp filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and its kin
-  and native asynchronous I/O; a socket or a datagram ``socketpair``; a new process or program where the lab allows
-  none; a seccomp filter of the worker's own; any call of another architecture's table) to the keeper by user
-  notification, which counts it and answers with the filter's error, never lets it run. Every
+  and native asynchronous I/O; System V IPC and the keyrings; another process's limits or scheduling; a socket or a
+  datagram ``socketpair``; a new process or program where the lab allows none; a seccomp filter of the worker's own;
+  any call of another architecture's table) to the keeper by user notification, which counts it and answers with the
+  filter's error, never lets it run. Every
   ``open``/``openat``/``openat2``/``creat`` goes by the keeper too: it reads the path from the caller's memory,
   resolves it (``/proc/self`` as the caller's; another process's ``/proc`` links not followed), counts it ("read
   PATH", "write PATH") if it lies outside what the worker gave Landlock, less the interpreter's and C library's
@@ -289,7 +295,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   ``mkdir``, ``execve``... outside the scratch folder), a signal or ptrace it scoped. The text of the learner's cells
   is still read for capabilities no lab needs, a hint where behaviour cannot be seen (an import of the reference just
   fails; a hook is no system call, nor is ``json.dumps = ...``), never a finding; a docstring is not read. With
-  Landlock ABI < 6 the worker could signal its keeper.
+  Landlock ABI < 6 the worker could signal its keeper, and any process of the grading user's (the grading process, a
+  classmate's grading under ``--jobs``): a ``SIGKILL`` ends a batch.
 - The worker can read the system's shared libraries (``/usr/lib``, on Debian also the system Python's packages);
   nothing of the course is there. Disk use is capped per file (``RLIMIT_FSIZE``) and in total, in bytes and entries,
   by a watcher of the scratch folder.

@@ -105,7 +105,11 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                             "splice": 275, "tee": 276, "vmsplice": 278, "inotify_add_watch": 254, "fanotify_mark": 301,
                             "close": 3, "dup2": 33, "dup3": 292, "close_range": 436, "link": 86, "linkat": 265, "exit_group": 231,
                             "recvmsg": 47, "recvmmsg": 299, "pidfd_getfd": 438, "rt_sigaction": 13, "fcntl": 72,
-                            "ioctl": 16}),
+                            "ioctl": 16, "shmget": 29, "shmat": 30, "shmctl": 31, "semget": 64, "semop": 65, "semctl": 66,
+                            "semtimedop": 220, "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "add_key": 248,
+                            "request_key": 249, "keyctl": 250, "prlimit64": 302, "setpriority": 141, "ioprio_set": 251,
+                            "sched_setaffinity": 203, "sched_setscheduler": 144, "sched_setparam": 142,
+                            "sched_setattr": 314}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
@@ -113,7 +117,11 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                              "splice": 76, "tee": 77, "vmsplice": 75, "inotify_add_watch": 27, "fanotify_mark": 263,
                              "close": 57, "dup2": None, "dup3": 24, "close_range": 436, "link": None, "linkat": 37, "exit_group": 94,
                              "recvmsg": 212, "recvmmsg": 243, "pidfd_getfd": 438, "rt_sigaction": 134, "fcntl": 25,
-                             "ioctl": 29}),
+                             "ioctl": 29, "shmget": 194, "shmat": 196, "shmctl": 195, "semget": 190, "semop": 193,
+                             "semctl": 191, "semtimedop": 192, "msgget": 186, "msgsnd": 189, "msgrcv": 188, "msgctl": 187,
+                             "add_key": 217, "request_key": 218, "keyctl": 219, "prlimit64": 261, "setpriority": 140,
+                             "ioprio_set": 30, "sched_setaffinity": 122, "sched_setscheduler": 119, "sched_setparam": 118,
+                             "sched_setattr": 274}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
@@ -128,9 +136,21 @@ _SPLICE_CALLS = ("splice", "tee", "vmsplice")
 # are for (lab 03's measured file, before an unmeasured call), so their names are no one's to learn (section 46 of
 # tests/test_grading_redteam.py; Landlock does not see a watch). No lab's code watches files.
 _WATCH_CALLS = ("inotify_add_watch", "fanotify_mark")
+# System V IPC and the kernel's keyrings keep what a process put there once it has ended, in no folder, under no limit of
+# the worker's and past its closing: shared memory segments filled and detached outlived the sandbox, memory of the
+# machine's up to the OOM killer (section 54 of tests/test_grading_redteam.py), and the account's keyring is every
+# grading's. No lab's code uses them (multiprocessing's semaphores are POSIX ones, files of /dev/shm).
+_PERSISTENT_CALLS = ("shmget", "shmat", "shmctl", "semget", "semop", "semctl", "semtimedop", "msgget", "msgsnd", "msgrcv",
+                     "msgctl", "add_key", "request_key", "keyctl")
 # The calls that open a file by path: sent to the keeper too, which reads the path, counts it if
 # Landlock will refuse it, and lets the call go on (Landlock decides; see :class:`_FileWatch`).
 _OPEN_CALLS = ("open", "creat", "openat", "openat2")
+# Calls that set another process's limits or scheduling, which the kernel allows on any process of the same user (no
+# ptrace, so Landlock does not scope them): a cell lowered the grading process's RLIMIT_NOFILE (RLIMIT_CPU kills it, and
+# every notebook after), and could slow a classmate's grading (section 55). Each only of the caller itself (pid or who 0;
+# setpriority and ioprio_set of the process, not of a group or the user, the grader's processes among them).
+_OWN_ONLY_CALLS = ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr")
+_OWN_ONLY_WHICH = {"setpriority": 0, "ioprio_set": 1}  # PRIO_PROCESS, IOPRIO_WHO_PROCESS
 _EPERM, _EACCES, _ENOSYS = 1, 13, 38
 _RET_ALLOW, _RET_ERRNO, _RET_USER_NOTIF = 0x7FFF0000, 0x00050000, 0x7FC00000
 _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_NEW_LISTENER = 22, 36, 1, 8
@@ -170,6 +190,8 @@ def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = Non
         return name, _ENOSYS
     if name in ("dup2", "dup3"):  # the filter sends only those onto the loop's fds (:func:`set_apart`)
         return f"{name} onto the worker loop's pipes", _EPERM
+    if name in _OWN_ONLY_CALLS or name in _OWN_ONLY_WHICH:  # the filter sends only those of another process
+        return f"{name} of another process", _EPERM
     if name in ("fcntl", "ioctl"):  # likewise: F_SETFL and FIONBIO on them
         return f"{name} making the worker loop's pipes non-blocking", _EPERM
     return name, _EPERM
@@ -246,7 +268,7 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
         emit(JSET, 0x20, 1, 0)  # MAP_ANONYMOUS
         emit(RET, _RET_USER_NOTIF)
         emit(RET, _RET_ALLOW)
-    for name in _IO_URING_CALLS + _SPLICE_CALLS + _WATCH_CALLS:
+    for name in _IO_URING_CALLS + _SPLICE_CALLS + _WATCH_CALLS + _PERSISTENT_CALLS:
         emit(JEQ, numbers[name], 0, 1)
         refuse(_EPERM)
     if allow_processes:  # its workers talk over unix stream sockets (multiprocessing's forkserver)
@@ -324,6 +346,20 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     # so one that answered a refused call with an error itself would hide it from the keeper's count.
     emit(JEQ, numbers["seccomp"], 0, 1)
     refuse(_EPERM)
+    for name in _OWN_ONLY_CALLS:  # the limits and scheduling of the caller alone (pid 0)
+        emit(JEQ, numbers[name], 0, 4)
+        emit(LD, 16)  # args[0], the pid (low 32 bits: a pid_t)
+        emit(JEQ, 0, 1, 0)
+        refuse(_EPERM)
+        emit(RET, _RET_ALLOW)
+    for name, which in _OWN_ONLY_WHICH.items():  # (which, who, value): the caller's process alone
+        emit(JEQ, numbers[name], 0, 6)
+        emit(LD, 16)  # args[0], which
+        emit(JEQ, which, 0, 2)
+        emit(LD, 24)  # args[1], who
+        emit(JEQ, 0, 1, 0)
+        refuse(_EPERM)
+        emit(RET, _RET_ALLOW)
     # Nor a subreaper of its own: the keeper is the one (orphans come to it, which waits for them: their CPU time counts).
     emit(JEQ, numbers["prctl"], 0, 9)
     emit(LD, 16)  # args[0], the option
@@ -391,7 +427,8 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
         filters = (_SockFilter * len(program))(*[_SockFilter(c, jt, jf, k) for c, jt, jf, k in program])
         return _SockFprog(len(program), filters)
 
-    what = "seccomp: no network sockets" + ("" if allow_processes else ", no new processes (threads allowed)")
+    what = "seccomp: no network sockets, no System V IPC or keyrings, no other process's limits or scheduling" + (
+        "" if allow_processes else ", no new processes (threads allowed)")
     if loop_fds:
         what += f", the worker loop's pipes (fds {loop_fds[0]} and {loop_fds[1]}) neither replaced, closed nor made non-blocking"
     unix = "; unix sockets: connect() to any path, NOT restricted" if allow_processes else ""
@@ -449,6 +486,26 @@ def rlimits(memory_mb: int, cpu_seconds: int, file_mb: int) -> str:
     return "rlimits: " + ", ".join(applied) if applied else ""
 
 
+_PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, _CAP_LAST = 24, 47, 4, 63
+
+
+def drop_capabilities() -> str:
+    """Drop every capability this process holds (a grading run as root, in a container say, gave the worker all of
+    them: reboot, the clock, kernel modules, BPF, another process's limits and scheduling: section 56 of
+    tests/test_grading_redteam.py), from its bounding and ambient sets too, so that no program it starts gets them back;
+    the line that says so, or ``""`` where it held none."""
+    libc = _libc()
+    header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()  # _LINUX_CAPABILITY_VERSION_3
+    if libc.capget(header, data) != 0 or not any(data):
+        return ""
+    for capability in range(_CAP_LAST + 1):  # the bounding set first: that needs CAP_SETPCAP, dropped last
+        libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0)  # EINVAL past the kernel's last capability
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    if libc.capset(header, (ctypes.c_uint32 * 6)()) != 0:
+        return f"capabilities NOT dropped ({os.strerror(ctypes.get_errno())}): the grading user's are the worker's"
+    return "capabilities: none (the grading user's dropped)"
+
+
 def confine(policy: dict, handoff=None, loop_fds: tuple[int, int] | None = None) -> list[str]:
     """Lock this process in as ``policy`` says; return a line per mechanism (what is in force).
     ``handoff``: the keeper's socket, for the seccomp filter's notifications; closed here in any case.
@@ -472,6 +529,8 @@ def confine(policy: dict, handoff=None, loop_fds: tuple[int, int] | None = None)
             report.append(f"no seccomp ({error.strerror or error}): sockets and processes NOT restricted")
     if handoff is not None:
         handoff.close()  # (seccomp closed it already where it was used): nothing of it is left to the learner
+    if sys.platform.startswith("linux"):
+        report.append(drop_capabilities())
     if not sys.platform.startswith("linux"):
         report.append(f"{sys.platform}: files, network and processes NOT restricted (Landlock and seccomp are Linux only)")
     return [line for line in report if line]
