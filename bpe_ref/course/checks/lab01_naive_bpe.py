@@ -14,6 +14,7 @@ import functools
 import hashlib
 import random
 from collections.abc import Callable
+from dataclasses import replace
 
 from hypothesis import strategies as st
 
@@ -26,7 +27,8 @@ from ...train import build_vocab
 from ...train.step01_naive import best_pair, count_pairs, merge_word, train
 from ...train.step05_heap import train as heap_train
 from ..trusted.verdicts import current_seed
-from .core import Case, Lab, Later, Task, TaskGraders, check_cases, grader, passed, stretch
+from .core import Case, CheckFailed, GradingStopped, Lab, Later, Task, TaskGraders, check_cases, grader, passed, stretch
+from .measured import with_timeout
 
 Word = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
@@ -168,6 +170,34 @@ def repeated_pair_hint(args: tuple, expected: object, got: object) -> str | None
     return None
 
 
+# A word seen 10**12 times and more: the reference adds its frequency to each pair at once, in microseconds; a count_pairs
+# that adds one occurrence at a time (for _ in range(frequency)) gives the same dict on the small counts of the cases and
+# generated inputs, and never finishes on a real corpus's (sixteenth learner round, novel43).
+HUGE_FREQUENCY = 10**12
+FREQUENCY_SECONDS = 2.0  # CPU seconds the call may take: far above the reference's, far below the mistake's
+
+
+def huge_frequency_hint(args: tuple, error: BaseException) -> str | None:
+    """The call on a word seen 10**12 times did not finish: the frequency was added one occurrence at a time."""
+    if not (args and isinstance(args[0], dict) and max(args[0].values(), default=0) >= HUGE_FREQUENCY):
+        return None
+    return (f"a word seen {max(args[0].values()):,} times: add its frequency to each of its pairs at once "
+            "(counts[pair] += frequency), not one occurrence at a time; a real corpus's counts run to millions")
+
+
+def verify_frequency_added_at_once(learner: Callable) -> None:
+    """count_pairs on a word drawn from the grading's seed, seen 10**12 times and more, within FREQUENCY_SECONDS of CPU."""
+    rng = random.Random(hashlib.sha256(f"{current_seed()}:count_pairs:huge frequency".encode()).digest())
+    word = tuple(bytes([byte]) for byte in rng.choices(b"abcdelorw ", k=rng.randint(2, 6)))
+    case = Case(({word: HUGE_FREQUENCY * rng.randint(1, 9), (b"a",): rng.randint(1, 5)},))
+    task, timed = with_timeout(replace(COUNT_PAIRS.task, error_hint=huge_frequency_hint), learner, FREQUENCY_SECONDS)
+    try:
+        check_cases(task, timed, count_pairs, [case])
+    except GradingStopped as stopped:  # the grading worker stopped it (in a kernel, TookTooLong: the hint in the verdict)
+        raise CheckFailed(f"count_pairs(word_counts={case.args[0]!r}) {stopped}\n  hint: "
+                          f"{huge_frequency_hint(case.args, stopped)}") from None
+
+
 COUNT_PAIRS = TaskGraders(
     Task("count_pairs", ("word_counts",), what="a dict mapping (bytes, bytes) pairs to int counts", unchanged=(0,),
          hint=overlap_hint),
@@ -181,6 +211,7 @@ COUNT_PAIRS = TaskGraders(
     ],
     st.tuples(word_count_dicts),
     max_examples=120,
+    hidden_verify=(verify_frequency_added_at_once,),
 )
 
 def tie_hint(args: tuple, expected: object, got: object) -> str | None:
