@@ -174,7 +174,7 @@ def repeated_pair_hint(args: tuple, expected: object, got: object) -> str | None
 # that adds one occurrence at a time (for _ in range(frequency)) gives the same dict on the small counts of the cases and
 # generated inputs, and never finishes on a real corpus's (sixteenth learner round, novel43).
 HUGE_FREQUENCY = 10**12
-FREQUENCY_SECONDS = 2.0  # CPU seconds the call may take: far above the reference's, far below the mistake's
+FREQUENCY_SECONDS = 1.0  # CPU seconds the call may take: the reference's takes microseconds, the mistake's hours
 
 
 def huge_frequency_hint(args: tuple, error: BaseException) -> str | None:
