@@ -14,7 +14,6 @@ import functools
 import hashlib
 import random
 from collections.abc import Callable
-from dataclasses import replace
 
 from hypothesis import strategies as st
 
@@ -27,7 +26,8 @@ from ...train import build_vocab
 from ...train.step01_naive import best_pair, count_pairs, merge_word, train
 from ...train.step05_heap import train as heap_train
 from ..trusted.verdicts import current_seed
-from .core import Case, CheckFailed, GradingStopped, Lab, Later, Task, TaskGraders, check_cases, grader, passed, stretch
+from .core import (Case, CheckFailed, GradingStopped, Lab, Later, Task, TaskGraders, TookTooLong, call_task, check_cases, grader,
+                   passed, stretch)
 from .measured import with_timeout
 
 Word = tuple[bytes, ...]
@@ -177,25 +177,27 @@ HUGE_FREQUENCY = 10**12
 FREQUENCY_SECONDS = 1.0  # CPU seconds the call may take: the reference's takes microseconds, the mistake's hours
 
 
-def huge_frequency_hint(args: tuple, error: BaseException) -> str | None:
-    """The call on a word seen 10**12 times did not finish: the frequency was added one occurrence at a time."""
-    if not (args and isinstance(args[0], dict) and max(args[0].values(), default=0) >= HUGE_FREQUENCY):
-        return None
-    return (f"a word seen {max(args[0].values()):,} times: add its frequency to each of its pairs at once "
-            "(counts[pair] += frequency), not one occurrence at a time; a real corpus's counts run to millions")
+def finishes_within(task: Task, learner: Callable, args: tuple, seconds: float, call: str, hint: str) -> None:
+    """Fail with ``hint`` when ``learner(*args)`` does not finish within ``seconds`` of CPU (a kernel's time limit, the
+    grading worker's timeout); what it returns, or raises, is left to the task's cases, which run after (so that a wrong
+    answer gets the hint its cases give it)."""
+    task, timed = with_timeout(task, learner, seconds)
+    try:
+        outcome = call_task(task, timed, args)
+    except GradingStopped as stopped:  # the grading worker stopped it
+        raise CheckFailed(f"{call} {stopped}\n  hint: {hint}") from None
+    if isinstance(outcome.error, TookTooLong):  # in a kernel
+        raise CheckFailed(f"{call} {outcome.error}\n  hint: {hint}")
 
 
 def verify_frequency_added_at_once(learner: Callable) -> None:
     """count_pairs on a word drawn from the grading's seed, seen 10**12 times and more, within FREQUENCY_SECONDS of CPU."""
     rng = random.Random(hashlib.sha256(f"{current_seed()}:count_pairs:huge frequency".encode()).digest())
     word = tuple(bytes([byte]) for byte in rng.choices(b"abcdelorw ", k=rng.randint(2, 6)))
-    case = Case(({word: HUGE_FREQUENCY * rng.randint(1, 9), (b"a",): rng.randint(1, 5)},))
-    task, timed = with_timeout(replace(COUNT_PAIRS.task, error_hint=huge_frequency_hint), learner, FREQUENCY_SECONDS)
-    try:
-        check_cases(task, timed, count_pairs, [case])
-    except GradingStopped as stopped:  # the grading worker stopped it (in a kernel, TookTooLong: the hint in the verdict)
-        raise CheckFailed(f"count_pairs(word_counts={case.args[0]!r}) {stopped}\n  hint: "
-                          f"{huge_frequency_hint(case.args, stopped)}") from None
+    word_counts = {word: HUGE_FREQUENCY * rng.randint(1, 9), (b"a",): rng.randint(1, 5)}
+    finishes_within(COUNT_PAIRS.task, learner, (word_counts,), FREQUENCY_SECONDS, f"count_pairs(word_counts={word_counts!r})",
+                    f"a word seen {word_counts[word]:,} times: add its frequency to each of its pairs at once (counts[pair] "
+                    "+= frequency), not one occurrence at a time; a real corpus's counts run to millions")
 
 
 COUNT_PAIRS = TaskGraders(
