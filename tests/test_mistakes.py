@@ -4704,3 +4704,25 @@ KEPT_BEFORE_NOVEL42 = set(NOVEL42_ROUND)
                          ids=[f"{lab[:2]}-{name}" for lab, name in sorted(KEPT_BEFORE_NOVEL42)])
 def test_labs00_03_10_a_fifteenth_rounds_mistake_that_kept_its_points_now_fails_the_hidden_test(request, lab, mistake):
     round_failure(request, NOVEL42_ROUND, lab, mistake)
+
+
+@WORKER_TWIN
+def test_lab00_pretokens_flattened_with_sum_fail_in_the_worker_too(at_the_first_verdict):
+    """Task 3's growth is measured from outside the worker: the sum stopped there, the solution passing."""
+    code = "\n".join(source_of("00_pretokenization", cell) for cell in
+                     ("setup", "task2_split_on_special_tokens_solution", "task3_pretokenize_solution"))
+    (old, new), = LAB00_NOVEL42["pretokens-flattened-with-sum"][1]
+    with at_the_first_verdict():
+        message = remote("00_pretokenization", code.replace(old, new), "pretokenize", "check_pretokenize_properties")
+    assert message is not None and "time quadratic in the number of pieces" in message and "stopped there" in message, message
+    assert remote("00_pretokenization", code, "pretokenize", "check_pretokenize_properties") is None
+
+
+@WORKER_TWIN
+def test_lab03_chunk_decoded_with_replace_fails_in_the_worker_too():
+    """count_chunk runs in a spawned process of the worker (its module's file): the error it raises crosses back by name."""
+    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    for source, expected in ((module.replace(*DECODED_LENIENTLY[0]), "errors='replace'"), (module, None)):
+        message = remote("03_parallel", "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(source)
+                         + ")\nfrom chunk_counting import count_chunk\n", "count_chunk", "check_count_chunk_properties")
+        assert (message is None) if expected is None else (message is not None and expected in message), message

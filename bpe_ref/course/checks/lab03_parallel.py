@@ -643,7 +643,7 @@ def verify_not_utf8(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None:
         start = len(before.encode("utf-8"))
         for file in (files[1], files[0]) if rng.random() < 0.5 else files:  # the twin first or second: no order tells
             case = Case((CorpusFile(file), start, end, [EOT]))
-            call = f"{task.name}(<a file of {len(file)} bytes: {file[start:end]!r}...>, {start}, {end}, [{EOT!r}])"
+            call = f"{task.name}(<a file of {len(file)} bytes>, {start}, {end}, [{EOT!r}]) (its range: {file[start:end]!r})"
             outcome = call_task(task, learner, case.args)
             if file is files[1]:  # valid UTF-8: counted as the reference counts it
                 expected = count_pretokens(file[start:end].decode("utf-8"), [EOT])
