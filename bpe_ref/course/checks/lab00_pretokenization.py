@@ -419,20 +419,20 @@ def verify_pretokens_gathered_linearly(learner: Callable) -> None:
     text; flattened with ``sum(lists, [])`` (or ``pretokens = pretokens + ...``), each piece copies all that came before,
     the right list in time quadratic in the number of pieces. Measured from outside the learner's code
     (:func:`.measured.verify_call_growth`): the CPU time of one call on a text of :data:`MEASURED_PIECES` pieces and on
-    one :data:`GROWTH_TIMES` times as long, each bounded by the reference's on the long text."""
+    one :data:`GROWTH_TIMES` times as long, each bounded by the reference's on the long text. The hidden test's last
+    check: a function that answers wrong is told so by the cases first, with their hints, and costs no measured run."""
     def describe(args: tuple) -> str:
         return f"<a text of {args[0].count(EOT) + 1:,} pieces of {MEASURED_WORDS} words, <|endoftext|> between them>, {args[1]!r}"
 
     long_text = measured_text(0, MEASURED_PIECES * GROWTH_TIMES)
     measured.reference_runs(pretokenize, long_text, describe(long_text), 2)  # its fastest of two runs at least
-    with measured.cases_explain_a_failure(PRETOKENIZE_TASK, learner, pretokenize, lambda: PRETOKENIZE_CASES):
-        growth = measured.verify_call_growth(
-            PRETOKENIZE_TASK, learner, pretokenize, lambda index: measured_text(index, MEASURED_PIECES),
-            lambda index: measured_text(index, MEASURED_PIECES * GROWTH_TIMES), GROWTH_TIMES, describe,
-            limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
-            too_slow="gather the pieces' pretokens into one list as you go (append, extend, +=, a comprehension): "
-                     "sum(lists, []), like pretokens = pretokens + more, copies everything gathered so far at each piece, "
-                     "time quadratic in the number of pieces")
+    growth = measured.verify_call_growth(
+        PRETOKENIZE_TASK, learner, pretokenize, lambda index: measured_text(index, MEASURED_PIECES),
+        lambda index: measured_text(index, MEASURED_PIECES * GROWTH_TIMES), GROWTH_TIMES, describe,
+        limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
+        too_slow="gather the pieces' pretokens into one list as you go (append, extend, +=, a comprehension): "
+                 "sum(lists, []), like pretokens = pretokens + more, copies everything gathered so far at each piece, "
+                 "time quadratic in the number of pieces")
     if growth is not None:
         passed(f"pretokenize: {growth.small:.2f} s of CPU time on {MEASURED_PIECES:,} pieces, {growth.large:.2f} s on "
                f"{MEASURED_PIECES * GROWTH_TIMES:,} (measured from outside your code): it grows as a linear method does.")
@@ -446,7 +446,7 @@ PRETOKENIZE = TaskGraders(
     max_examples=100,
     hidden_cases=HIDDEN_PRETOKEN_CASES,
     hidden_vary=renamed_letters,
-    hidden_verify=(verify_pretokens_gathered_linearly,),
+    hidden_then=verify_pretokens_gathered_linearly,  # last: a wrong answer is told first by the cases and their hints
 )
 
 # ---- task 4: count pretokens as bytes --------------------------------------------------------
