@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from ...corpus import encode_utf8
 from ...pretokenize import count_pretokens, pretokenize, special_token_regex, split_on_special_tokens
+from . import measured
 from .compare import KEPT_PATTERN
 from .core import (
     Case, CheckFailed, Lab, Task, TaskGraders, WrongType, call_learner, difference,
@@ -377,23 +378,75 @@ HIDDEN_PRETOKEN_CASES = [
 ]
 
 
+# special_tokens unchanged (tasks 3 and 4 say so, as task 2 does): sorted in place, the caller's list is reordered
+PRETOKENIZE_TASK = Task("pretokenize", ("text", "special_tokens"), what="a list of str", stand_ins=(split_on_special_tokens,),
+                        hint=as_it_is_hint(pretokenize), unchanged=(1,))
+PRETOKENIZE_CASES = [
+    ("Hello world!", []),
+    ("It's 42.", []),
+    ("Hello world!<|endoftext|>It's 42.", [EOT]),
+    ("we'll see   you\n\nsoon ", []),
+    ("café 日本語 ½", []),
+    ("a<|endoftext|>b", []),  # without the special token it is ordinary text
+]
+
+# ---- task 3's cost: the pieces' pretokens gathered in time linear in the text ----------------------------------------
+# A pretokenize that flattens the pieces' lists with sum(lists, []) (or pretokens = pretokens + ...) returns the right
+# list, copying all it holds so far at each piece: time quadratic in the number of pieces, which no answer shows. So
+# the hidden test measures, from outside the learner's code, how its CPU time grows from a text of MEASURED_PIECES
+# pieces to one GROWTH_TIMES as long (MEASURED_WORDS words a piece, <|endoftext|> between them).
+MEASURED_PIECES, GROWTH_TIMES, MEASURED_WORDS = 2_000, 8, 8
+MEASURED_VOCABULARY = ["a", " the", " cat", " sat", " 42", "!", "'s", " on", " mat", ".", "\n", " é"]
+GROWTH_LIMIT, GROWTH_FACTOR, GROWTH_SLACK, GROWTH_TIMEOUT = 16.0, 8.0, 0.05, 5.0
+# A linear method grows about 8 times (the short call's 0.01-0.02 s counts as 0.05 s, so 2 here, up to 8 where it costs
+# more), a quadratic one about 64 (in process, load 13: sum 0.024 s on 2,000 pieces, 1.55 s on 16,000, the reference
+# 0.033 s, the solution 0.073 s). Either call may cost 0.05 s + 8 times the reference's on the long text (its regex
+# compiled once; a learner's regex.findall(GPT2_PATTERN, piece) looks its pattern up at each piece). Measured in the
+# worker at load 6 and at 13 (six busy loops beside): the solution, +=, a comprehension, itertools.chain and finditer
+# with append 0.01-0.02 s and 0.09-0.11 s, growth 1.8-2.2 under 16, the bound 0.33 s (a margin of 3), one try each;
+# sum(lists, []) and pretokens = pretokens + ... stopped at their first try past 1.0 s (stop_at of the bound).
+
+
+def measured_text(index: int, pieces: int) -> tuple[str, list[str]]:
+    """A text of ``pieces`` pieces of :data:`MEASURED_WORDS` words each (drawn from the grading's seed, a fresh text for
+    each measured call: ``index``), <|endoftext|> between them, and the special tokens it is split on."""
+    rng = measured.measured_random(f"00_pretokenization:pretokenize:{pieces}:{index}")
+    return EOT.join("".join(rng.choices(MEASURED_VOCABULARY, k=MEASURED_WORDS)) for _ in range(pieces)), [EOT]
+
+
+def verify_pretokens_gathered_linearly(learner: Callable) -> None:
+    """Task 3 gathers each piece's pretokens into one list: appended or extended, the list grows in time linear in the
+    text; flattened with ``sum(lists, [])`` (or ``pretokens = pretokens + ...``), each piece copies all that came before,
+    the right list in time quadratic in the number of pieces. Measured from outside the learner's code
+    (:func:`.measured.verify_call_growth`): the CPU time of one call on a text of :data:`MEASURED_PIECES` pieces and on
+    one :data:`GROWTH_TIMES` times as long, each bounded by the reference's on the long text. The hidden test's last
+    check: a function that answers wrong is told so by the cases first, with their hints, and costs no measured run."""
+    def describe(args: tuple) -> str:
+        return f"<a text of {args[0].count(EOT) + 1:,} pieces of {MEASURED_WORDS} words, <|endoftext|> between them>, {args[1]!r}"
+
+    long_text = measured_text(0, MEASURED_PIECES * GROWTH_TIMES)
+    measured.reference_runs(pretokenize, long_text, describe(long_text), 2)  # its fastest of two runs at least
+    growth = measured.verify_call_growth(
+        PRETOKENIZE_TASK, learner, pretokenize, lambda index: measured_text(index, MEASURED_PIECES),
+        lambda index: measured_text(index, MEASURED_PIECES * GROWTH_TIMES), GROWTH_TIMES, describe,
+        limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
+        too_slow="gather the pieces' pretokens into one list as you go (append, extend, +=, a comprehension): "
+                 "sum(lists, []), like pretokens = pretokens + more, copies everything gathered so far at each piece, "
+                 "time quadratic in the number of pieces")
+    if growth is not None:  # no figures: a graded notebook's output is the same from one grading to the next
+        passed(f"pretokenize: its CPU time from {MEASURED_PIECES:,} pieces to {MEASURED_PIECES * GROWTH_TIMES:,} grows as a "
+               "linear method's does (measured from outside your code).")
+
+
 PRETOKENIZE = TaskGraders(
-    # special_tokens unchanged (tasks 3 and 4 say so, as task 2 does): sorted in place, the caller's list is reordered
-    Task("pretokenize", ("text", "special_tokens"), what="a list of str", stand_ins=(split_on_special_tokens,),
-         hint=as_it_is_hint(pretokenize), unchanged=(1,)),
+    PRETOKENIZE_TASK,
     pretokenize,
-    [
-        ("Hello world!", []),
-        ("It's 42.", []),
-        ("Hello world!<|endoftext|>It's 42.", [EOT]),
-        ("we'll see   you\n\nsoon ", []),
-        ("café 日本語 ½", []),
-        ("a<|endoftext|>b", []),  # without the special token it is ordinary text
-    ],
+    PRETOKENIZE_CASES,
     pretoken_inputs,
     max_examples=100,
     hidden_cases=HIDDEN_PRETOKEN_CASES,
     hidden_vary=renamed_letters,
+    hidden_then=verify_pretokens_gathered_linearly,  # last: a wrong answer is told first by the cases and their hints
 )
 
 # ---- task 4: count pretokens as bytes --------------------------------------------------------

@@ -597,7 +597,78 @@ def verify_chunk_reads(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None
            f"{end - start} bytes of a {len(data) // 2**20} MiB file).")
 
 
-# Task 2's hidden test: the bytes it reads measured first, then generated files and ranges.
+# ---- task 2: a range that is not UTF-8 -------------------------------------------------------------------------------
+# The statement says the range's bytes are decoded as UTF-8, and bytes that are not UTF-8 raise an error, as
+# data.decode("utf-8") does: a corrupt file is not counted. Decoded with errors="replace" (or "ignore"), the counts hold a
+# U+FFFD, or lose bytes, that the file does not hold, and training goes on over them. Each invalid sequence below, in a
+# range drawn from the grading's seed, beside the same file with a valid character of as many bytes in its place, which
+# must be counted: only a decode tells the two files apart, not their shape.
+NOT_UTF8 = [(b"\xff", "!"), (b"\x80", "!"), (b"\xc3(", "é"), (b"\xc0\xaf", "é"), (b"\xed\xa0\x80", "€"),
+            (b"\xf4\x90\x80\x80", "🙂"), (b"\xe2\x82", "é")]
+NOT_UTF8_WHY = {b"\xff": "a byte no UTF-8 holds", b"\x80": "a continuation byte alone",
+                b"\xc3(": "a 2-byte character's first byte before ASCII", b"\xc0\xaf": "an overlong encoding of '/'",
+                b"\xed\xa0\x80": "a surrogate (U+D800)", b"\xf4\x90\x80\x80": "a code point past U+10FFFF",
+                b"\xe2\x82": "a 3-byte character cut after 2"}
+RAISED_ON_NOT_UTF8 = ("UnicodeDecodeError", "ValueError")  # the reference's ValueError names the file and the offset
+
+
+def not_utf8_hint(name: str, data: bytes, start: int, end: int, special_tokens: list[str], got: object) -> str:
+    """What a range of bytes that are not UTF-8 counted instead of raising means: decoded with errors="replace" or
+    "ignore", or otherwise leniently."""
+    for errors in ("replace", "ignore", "backslashreplace"):
+        if got == count_pretokens(data[start:end].decode("utf-8", errors), special_tokens):
+            return (f"these are the counts of the range decoded with errors={errors!r}: a range that is not UTF-8 is a "
+                    "corrupt file, not text to guess at; decode strictly, data.decode('utf-8'), which raises "
+                    "UnicodeDecodeError")
+    return f"{name} must raise on bytes that are not UTF-8 (data.decode('utf-8') does), not count them"
+
+
+def verify_not_utf8(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None:
+    """Task 2 decodes the range as UTF-8 and raises on bytes that are not: for each of :data:`NOT_UTF8`'s invalid
+    sequences, in a file of words drawn from the grading's seed, the range that holds it must raise a ValueError
+    (UnicodeDecodeError is one), and the same file with a valid character of as many bytes in its place must be counted
+    as the reference counts it. (Lab 10's count_range, the same map, is checked so too: ``task``.)"""
+    rng = measured_random(f"{task.name}:not utf-8")
+    words = [" the", " cat", "a", "é", "!", " 42", "\n", "字"]
+    checked = 0
+    for bad, good in rng.sample(NOT_UTF8, 3):
+        before = EOT.join("".join(rng.choices(words, k=rng.randint(1, 5))) for _ in range(rng.randint(1, 3))) + EOT
+        inside, after = ("".join(rng.choices(words, k=rng.randint(0, 4))) for _ in range(2))
+        prefix = (before + inside).encode("utf-8")
+        end = len(prefix) + len(bad) + len(after.encode("utf-8"))
+        twin = prefix + good.encode("utf-8") + after.encode("utf-8")
+        assert len(good.encode("utf-8")) == len(bad)
+        data = prefix + bad + after.encode("utf-8")
+        files = [data + (EOT + "tail").encode("utf-8"), twin + (EOT + "tail").encode("utf-8")]
+        start = len(before.encode("utf-8"))
+        for file in (files[1], files[0]) if rng.random() < 0.5 else files:  # the twin first or second: no order tells
+            case = Case((CorpusFile(file), start, end, [EOT]))
+            call = f"{task.name}(<a file of {len(file)} bytes>, {start}, {end}, [{EOT!r}]) (its range: {file[start:end]!r})"
+            outcome = call_task(task, learner, case.args)
+            if file is files[1]:  # valid UTF-8: counted as the reference counts it
+                expected = count_pretokens(file[start:end].decode("utf-8"), [EOT])
+                got = None if outcome.error is not None else outcome.value[1]
+                if outcome.error is not None or not answers_right(expected, got):
+                    what = (f"raised {error_name(outcome.error)}: {str(outcome.error)[:120]}" if outcome.error is not None
+                            else f"returned {short_repr(got, 120)}")
+                    raise CheckFailed(f"{call} {what}\n  expected: {short_repr(expected, 200)} (the range is valid UTF-8)")
+                continue
+            if outcome.error is None:
+                got = outcome.value[1]
+                raise CheckFailed(
+                    f"{call} returned {short_repr(got, 120)}: expected a UnicodeDecodeError (or a ValueError), as the "
+                    f"reference raises: the range holds {bad!r}, {NOT_UTF8_WHY[bad]}, which is not UTF-8.\n  hint: "
+                    + not_utf8_hint(task.name, file, start, end, [EOT], got))
+            if error_name(outcome.error) == "NotImplementedError":
+                raise CheckFailed(f"{task.name} is not written yet: it still raises NotImplementedError")
+            if error_name(outcome.error) not in RAISED_ON_NOT_UTF8:
+                raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {str(outcome.error)[:120]}\n  expected: a "
+                                  f"UnicodeDecodeError (or a ValueError): the range holds {bad!r}, {NOT_UTF8_WHY[bad]}")
+            checked += 1
+    passed(f"{task.name}: raises on {checked} ranges that are not UTF-8, and counts the same files made valid.")
+
+
+# Task 2's hidden test: the bytes it reads measured first, then generated files and ranges, then ranges not UTF-8.
 COUNT_CHUNK = TaskGraders(
     COUNT_CHUNK_TASK,
     count_chunk,
@@ -612,6 +683,7 @@ COUNT_CHUNK = TaskGraders(
     chunk_inputs(),
     max_examples=100,
     hidden_verify=(verify_chunk_reads,),
+    hidden_then=verify_not_utf8,
 )
 
 

@@ -29,6 +29,7 @@ from .core import (
 )
 from .lab03_parallel import (
     COUNT_CHUNK, EOT, PAD, PIECES, chunk_hint, chunk_inputs, file_bytes, in_a_new_dict, safe_cuts, verify_chunk_reads,
+    verify_not_utf8,
 )
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
@@ -125,6 +126,12 @@ def verify_range_reads(learner: Callable) -> None:
     verify_chunk_reads(learner, COUNT_RANGE_TASK)
 
 
+def verify_range_not_utf8(learner: Callable) -> None:
+    """A range that is not UTF-8 raises, as lab 03's count_chunk's does (the same check, :func:`.lab03_parallel.verify_not_utf8`),
+    and the same file made valid is counted."""
+    verify_not_utf8(learner, COUNT_RANGE_TASK)
+
+
 # Hidden fixed cases of the text as it is, which the generated files (lab 03's chunk_inputs) hold less densely: Windows
 # line ends and blank lines (a range decoded through a text wrapper translates \r\n, a range counted line by line cuts
 # "\n\n" and "  \n"), and <|endoftext|> in a range whose special tokens are none (ordinary text, not a special token
@@ -164,6 +171,7 @@ COUNT_RANGE = TaskGraders(
     hidden_verify=(verify_range_reads,),
     hidden_cases=HIDDEN_RANGE_CASES,
     hidden_vary=around_range,
+    hidden_then=verify_range_not_utf8,
 )
 
 # ---- task 2: the reduce ----------------------------------------------------------------------
