@@ -4806,7 +4806,7 @@ LAB04_NOVEL43 = {
                             "the index must be a defaultdict(set)"),
     "index-ids-after-skipping-one-token-words": ("task1_index_words_solution", (("    for i, word in enumerate(words):\n",
         "    for i, word in enumerate(word for word in words if len(word) > 1):  # a one-token word holds no pair\n"),),
-        "index_words("),
+        "every word counted: a word of one token holds no pair but keeps its id"),
     "train-index-rebuilt-each-merge": ("task3_train_solution", ((
         "        for i in index.pop(pair):  # the words that ever held the pair (some of them stale)\n"
         "            word = words[i]\n            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)\n"
