@@ -4733,3 +4733,144 @@ def test_lab03_chunk_decoded_with_replace_fails_in_the_worker_too():
         message = remote("03_parallel", "get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(source)
                          + ")\nfrom chunk_counting import count_chunk\n", "count_chunk", "check_count_chunk_properties")
         assert (message is None) if expected is None else (message is not None and expected in message), message
+
+
+# ---- labs 01, 02, 04 and 09, novel43: a sixteenth learner round (issue 21, item 8) -----------------------------------
+# Kinds the earlier rounds left out, tried as a learner who read the pages would, under secret seeds 0 to 7 (BPE_SEEDS=0:8):
+# a merge loop that stops one window short and appends the last token after it (twice when the last pair merged, an
+# IndexError on the empty word), a frequency added one occurrence at a time, pairs seen once left out of best_pair, the
+# words the merge leaves alone dropped from train's dict, pretokens split by tuple() (ints), old windows counted by an
+# off-by-one range, the merged pair deleted before its update (a negative count that comes back as a merge), merges capped
+# at the first count of distinct pairs, train's filter on the left token alone (measured: lost), an index returned as a
+# dict or of lists, ids counted past the one-token words skipped, an index rebuilt on each merge (measured: lost),
+# time.monotonic as the default clock, a negative median let through, half the interquartile range, the first round
+# dropped as a warm-up, the meeting value returned for the crossover's x.
+# Kept: lab 01's count_pairs that adds a word's frequency one occurrence at a time (for _ in range(frequency)), the right
+# dict on every case and generated input (counts of 1 to 5), and never done on a real corpus's counts; task 1's hidden
+# test now first counts the pairs of a word drawn from the seed, seen 10**12 times and more, within 1 s of CPU
+# (lab01_naive_bpe.verify_frequency_added_at_once), its hint naming the loop. And lab 02's merge_and_update that applies
+# every change and then deletes each pair of count 0 it finds in the whole of pair_counts: the right counts, at a pass
+# over all the pairs a call (task 3's measured train runs with the reference's merge_and_update in its place); task 2's
+# hidden test now first calls it 1,000 times on 200,000 pairs within 1 s of CPU (lab02_incremental.verify_update_cost, a
+# driver's loop, the pairs' bytes drawn from the seed). Both checks fail a call that does not finish in time only; its
+# answer is left to the cases, which run after, so that every other mistake keeps the hint its cases give it.
+# (Tried and left out, the solution's output on every input the callers make: lab 01's count_pairs that returns its
+# defaultdict (equal to the dict, and no caller looks up a pair it lacks); lab 02's filter on left + right in
+# b"".join(word) (a superset of the words that hold the pair, the rest left unchanged by merge_and_update, at the same
+# pass over the words); lab 04's train that files every window of a rewritten word (a window without the new token was
+# in the word before, and filed then: the same sets), and that reads index[pair] without popping it (the stale ids stay,
+# merge_and_update leaves their words alone; a pair made again later visits them once more, at no change); lab 09's
+# sign change tested by d[i] * d[i + 1] < 0 (it differs only where the product underflows, at differences below
+# 1e-154, no time) and the slope by statistics.linear_regression (the same least squares, to the last digits).)
+LAB01_NOVEL43 = {
+    "merge-last-token-appended-after-the-loop": ("task3_merge_word_solution", (
+        ("    while i < len(word):\n        if i + 1 < len(word) and word[i] == pair[0]",
+         "    while i < len(word) - 1:  # each window (i, i + 1)\n        if word[i] == pair[0]"),
+        ("    return tuple(merged)\n",
+         "    merged.append(word[-1])  # the last token, which no window starts\n    return tuple(merged)\n")),
+        "merge_word("),
+    "count-frequency-one-at-a-time": ("task1_count_pairs_solution", (("            counts[pair] += frequency\n",
+        "            for _ in range(frequency):  # the word seen `frequency` times\n                counts[pair] += 1\n"),),
+        "add its frequency to each of its pairs at once"),
+    "best-pair-of-the-repeated-pairs": ("task2_best_pair_solution", (("    return max(pair_counts, key=",
+        "    return max((pair for pair in pair_counts if pair_counts[pair] > 1), key="),), "best_pair("),
+    "train-words-without-the-pair-dropped": ("task4_train_solution", ((
+        "        words = {merge_word(word, pair): count for word, count in words.items()}\n",
+        "        words = {merge_word(word, pair): count for word, count in words.items()\n"
+        "                 if pair in zip(word, word[1:])}  # the words the merge changes\n"),), "train("),
+    "train-words-of-ints": ("task4_train_solution", (("    words = {split_into_bytes(pretoken): count",
+                                                     "    words = {tuple(pretoken): count"),), "iterating over bytes yields ints"),
+}
+LAB02_NOVEL43 = {
+    "changes-old-windows-off-by-one": ("task1_pair_count_changes_solution", (("    for old in zip(word, word[1:]):\n",
+        "    for i in range(len(word) - 2):  # each window (i, i + 1)\n        old = (word[i], word[i + 1])\n"),),
+        "pair_count_changes("),
+    "train-merged-pair-deleted-first": ("task3_train_solution", (("        merges.append(pair)\n",
+        "        merges.append(pair)\n        del pair_counts[pair]  # merged: no longer a pair\n"),), "train("),
+    "train-merges-capped-at-the-initial-pairs": ("task3_train_solution", (("    for _ in range(num_merges):\n",
+        "    for _ in range(min(num_merges, len(pair_counts))):  # no more merges than pairs\n"),), "train("),
+    "update-purges-every-spent-count": ("task2_merge_and_update_solution", ((
+        "        count = pair_counts.get(changed, 0) + change\n        if count:\n            pair_counts[changed] = count\n"
+        "        else:\n            del pair_counts[changed]\n",
+        "        pair_counts[changed] = pair_counts.get(changed, 0) + change\n"
+        "    for spent in [p for p, count in pair_counts.items() if count == 0]:  # the pairs no word holds now\n"
+        "        del pair_counts[spent]\n"),), "a loop over the whole of pair_counts on each call"),
+    "train-filter-on-the-left-token-only": ("task3_train_solution", (("if left in word and right in word:", "if left in word:"),),
+                                            "measured from outside your code"),
+}
+LAB04_NOVEL43 = {
+    "index-returned-as-a-dict": ("task1_index_words_solution", (("    return index\n", "    return dict(index)\n"),),
+                                 "the index must be a defaultdict(set)"),
+    "index-ids-in-a-list": ("task1_index_words_solution", (("defaultdict(set)\n", "defaultdict(list)\n"),
+                                                           ("index[pair].add(i)", "index[pair].append(i)")),
+                            "the index must be a defaultdict(set)"),
+    "index-ids-after-skipping-one-token-words": ("task1_index_words_solution", (("    for i, word in enumerate(words):\n",
+        "    for i, word in enumerate(word for word in words if len(word) > 1):  # a one-token word holds no pair\n"),),
+        "every word counted: a word of one token holds no pair but keeps its id"),
+    "train-index-rebuilt-each-merge": ("task3_train_solution", ((
+        "        for i in index.pop(pair):  # the words that ever held the pair (some of them stale)\n"
+        "            word = words[i]\n            words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)\n"
+        "            if len(words[i]) < len(word):  # rewritten: it may hold new pairs, all with the new token\n"
+        "                for new_pair in pairs_with(words[i], token):\n                    index[new_pair].add(i)\n",
+        "        for i in index[pair]:  # the words that hold the pair\n"
+        "            words[i] = merge_and_update(words[i], pair, frequencies[i], pair_counts)\n"
+        "        index = index_words(words)  # the index of the words as they are now\n"),), "measured from outside your code"),
+}
+LAB09_NOVEL43 = {
+    "monotonic-by-default": ("task1_interleaved_solution", (("clock: Callable[[], float] = time.perf_counter",
+                                                             "clock: Callable[[], float] = time.monotonic"),),
+                             "the clock by default is time.perf_counter"),
+    "spread-negative-median-allowed": ("task2_spread_solution", (("    if middle <= 0:\n", "    if middle == 0:\n"),),
+                                       "must raise ValueError"),
+    "spread-semi-interquartile": ("task2_spread_solution", (("    return (q3 - q1) / middle\n",
+                                                            "    return (q3 - q1) / 2 / middle  # the quartile deviation\n"),),
+                                  "spread("),
+    "ratio-first-round-dropped-as-a-warm-up": ("task3_paired_ratio_solution", ((
+        "zip(times[a], times[b])", "zip(times[a][1:], times[b][1:])"),), "paired_ratio("),
+    "crossover-returns-the-meeting-value": ("task5_crossover_solution", ((
+        "            return xs[i] + (xs[i + 1] - xs[i]) * d[i] / (d[i] - d[i + 1])\n",
+        "            return ys_a[i] + (ys_a[i + 1] - ys_a[i]) * d[i] / (d[i] - d[i + 1])  # where they meet\n"),), "crossover("),
+}
+NOVEL43_ROUND = {(lab, name): mistake for lab, table in (
+    ("01_naive_bpe", LAB01_NOVEL43), ("02_incremental", LAB02_NOVEL43), ("04_inverted_index", LAB04_NOVEL43),
+    ("09_benchmarks", LAB09_NOVEL43)) for name, mistake in table.items()}
+KEPT_BEFORE_NOVEL43 = {("01_naive_bpe", "count-frequency-one-at-a-time"), ("02_incremental", "update-purges-every-spent-count")}
+# Two caught by a measured check, 5-15 s of CPU each, members of families that run one member by default (lab 02's
+# filters that test one token of the pair; lab 04's V4 that still visits every word): under BPE_EXHAUSTIVE=1 only.
+MEASURED_NOVEL43 = {("02_incremental", "train-filter-on-the-left-token-only"), ("04_inverted_index", "train-index-rebuilt-each-merge")}
+CAUGHT_BEFORE_NOVEL43 = [key for key in NOVEL43_ROUND if key not in KEPT_BEFORE_NOVEL43 | (set() if EXHAUSTIVE else MEASURED_NOVEL43)]
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(KEPT_BEFORE_NOVEL43),
+                         ids=[f"{lab[:2]}-{name}" for lab, name in sorted(KEPT_BEFORE_NOVEL43)])
+def test_labs01_02_a_sixteenth_rounds_mistake_that_kept_its_points_now_fails_the_hidden_test(request, lab, mistake):
+    round_failure(request, NOVEL43_ROUND, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in CAUGHT_BEFORE_NOVEL43])
+def test_labs01_02_04_09_a_learners_mistake_of_the_sixteenth_round_fails_the_hidden_test(request, lab, mistake):
+    # those that lost their points before this round: one per lab by default (a hidden test each, up to seconds)
+    one_per_lab("sixteenth", CAUGHT_BEFORE_NOVEL43, lab, mistake)
+    round_failure(request, NOVEL43_ROUND, lab, mistake)
+
+
+@WORKER_TWIN
+def test_lab01_a_frequency_added_one_at_a_time_fails_in_the_worker_too():
+    """The grading worker stops the call past its timeout, not the kernel's time limit: the same verdict and hint."""
+    code = "\n".join(source_of("01_naive_bpe", cell) for cell in ("setup", "task1_count_pairs_solution"))
+    changes = NOVEL43_ROUND["01_naive_bpe", "count-frequency-one-at-a-time"][1]
+    message = remote("01_naive_bpe", code.replace(*changes[0]), "count_pairs", "check_count_pairs_properties")
+    assert message is not None and "add its frequency to each of its pairs at once" in message, message
+    assert remote("01_naive_bpe", code, "count_pairs", "check_count_pairs_properties") is None
+
+
+@WORKER_TWIN
+def test_lab02_counts_swept_on_each_update_fail_in_the_worker_too():
+    """Task 2's driver loop runs in the worker, stopped past its timeout: the same verdict and hint."""
+    code = "\n".join(source_of("02_incremental", cell) for cell in ("setup", "task1_pair_count_changes_solution",
+                                                                   "task2_merge_and_update_solution"))
+    changes = NOVEL43_ROUND["02_incremental", "update-purges-every-spent-count"][1]
+    message = remote("02_incremental", code.replace(*changes[0]), "merge_and_update", "check_merge_and_update_properties")
+    assert message is not None and "a loop over the whole of pair_counts on each call" in message, message
+    assert remote("02_incremental", code, "merge_and_update", "check_merge_and_update_properties") is None

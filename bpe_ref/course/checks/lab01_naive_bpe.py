@@ -26,7 +26,9 @@ from ...train import build_vocab
 from ...train.step01_naive import best_pair, count_pairs, merge_word, train
 from ...train.step05_heap import train as heap_train
 from ..trusted.verdicts import current_seed
-from .core import Case, Lab, Later, Task, TaskGraders, check_cases, grader, passed, stretch
+from .core import (Case, CheckFailed, GradingStopped, Lab, Later, Task, TaskGraders, TookTooLong, call_task, check_cases, grader,
+                   passed, stretch)
+from .measured import with_timeout
 
 Word = tuple[bytes, ...]
 Pair = tuple[bytes, bytes]
@@ -168,6 +170,36 @@ def repeated_pair_hint(args: tuple, expected: object, got: object) -> str | None
     return None
 
 
+# A word seen 10**12 times and more: the reference adds its frequency to each pair at once, in microseconds; a count_pairs
+# that adds one occurrence at a time (for _ in range(frequency)) gives the same dict on the small counts of the cases and
+# generated inputs, and never finishes on a real corpus's (sixteenth learner round, novel43).
+HUGE_FREQUENCY = 10**12
+FREQUENCY_SECONDS = 1.0  # CPU seconds the call may take: the reference's takes microseconds, the mistake's hours
+
+
+def finishes_within(task: Task, learner: Callable, args: tuple, seconds: float, call: str, hint: str) -> None:
+    """Fail with ``hint`` when ``learner(*args)`` does not finish within ``seconds`` of CPU (a kernel's time limit, the
+    grading worker's timeout); what it returns, or raises, is left to the task's cases, which run after (so that a wrong
+    answer gets the hint its cases give it)."""
+    task, timed = with_timeout(task, learner, seconds)
+    try:
+        outcome = call_task(task, timed, args)
+    except GradingStopped as stopped:  # the grading worker stopped it
+        raise CheckFailed(f"{call} {stopped}\n  hint: {hint}") from None
+    if isinstance(outcome.error, TookTooLong):  # in a kernel
+        raise CheckFailed(f"{call} {outcome.error}\n  hint: {hint}")
+
+
+def verify_frequency_added_at_once(learner: Callable) -> None:
+    """count_pairs on a word drawn from the grading's seed, seen 10**12 times and more, within FREQUENCY_SECONDS of CPU."""
+    rng = random.Random(hashlib.sha256(f"{current_seed()}:count_pairs:huge frequency".encode()).digest())
+    word = tuple(bytes([byte]) for byte in rng.choices(b"abcdelorw ", k=rng.randint(2, 6)))
+    word_counts = {word: HUGE_FREQUENCY * rng.randint(1, 9), (b"a",): rng.randint(1, 5)}
+    finishes_within(COUNT_PAIRS.task, learner, (word_counts,), FREQUENCY_SECONDS, f"count_pairs(word_counts={word_counts!r})",
+                    f"a word seen {word_counts[word]:,} times: add its frequency to each of its pairs at once (counts[pair] "
+                    "+= frequency), not one occurrence at a time; a real corpus's counts run to millions")
+
+
 COUNT_PAIRS = TaskGraders(
     Task("count_pairs", ("word_counts",), what="a dict mapping (bytes, bytes) pairs to int counts", unchanged=(0,),
          hint=overlap_hint),
@@ -181,6 +213,7 @@ COUNT_PAIRS = TaskGraders(
     ],
     st.tuples(word_count_dicts),
     max_examples=120,
+    hidden_verify=(verify_frequency_added_at_once,),
 )
 
 def tie_hint(args: tuple, expected: object, got: object) -> str | None:

@@ -83,6 +83,12 @@ def index_hint(args: tuple, expected: object, got: object) -> str | None:
     if got == {pair: {words.index(words[i]) for i in ids} for pair, ids in expected.items()} != expected:
         return ("equal words have one id each, their positions: words.index(word) gives the first equal word's, so a "
                 "word that comes again is filed under the first one's id; number the words with enumerate(words)")
+    # ids counted past the one-token words skipped (a filter before enumerate): the shared-set hint below fitted it too
+    shifted = {i: n for n, i in enumerate(i for i, word in enumerate(words) if isinstance(word, tuple) and len(word) > 1)}
+    if got == {pair: ids if pair == NO_WORD_HOLDS else {shifted.get(i, i) for i in ids} for pair, ids in expected.items()} \
+            != expected:
+        return ("ids are positions in words, every word counted: a word of one token holds no pair but keeps its id, so "
+                "skipping it (a filter before enumerate) numbers every word after it one less; enumerate(words) itself")
     if len(values) > 1 and all(v == values[0] for v in values) and len({frozenset(ids) for ids in expected.values()}) > 1:
         return ("every pair lists the same ids: one set shared by all the keys (dict.fromkeys(pairs, set()) puts the same "
                 "set under each; so does a set made once outside the loop); defaultdict(set) makes a new one per key")
