@@ -4773,7 +4773,7 @@ LAB01_NOVEL43 = {
         "            for _ in range(frequency):  # the word seen `frequency` times\n                counts[pair] += 1\n"),),
         "add its frequency to each of its pairs at once"),
     "best-pair-of-the-repeated-pairs": ("task2_best_pair_solution", (("    return max(pair_counts, key=",
-        "    return max((pair for pair in pair_counts if pair_counts[pair] > 1), key="),), "best_pair("),
+        "    return max((pair for pair in pair_counts if pair_counts[pair] > 1), key="),), "even one seen once"),
     "train-words-without-the-pair-dropped": ("task4_train_solution", ((
         "        words = {merge_word(word, pair): count for word, count in words.items()}\n",
         "        words = {merge_word(word, pair): count for word, count in words.items()\n"

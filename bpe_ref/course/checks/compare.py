@@ -284,8 +284,12 @@ def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseEx
     elif error is not None:
         text = str(error)
         if error_name(error) == "ValueError" and "empty" in text and ("max()" in text or "min()" in text):
-            found.append("max() or min() of nothing: when no pair is left (every word is a single token), "
-                         "stop early instead of picking a best pair")
+            if any(isinstance(arg, dict) and arg for arg in args):  # pairs were there: a filter of the learner's left none
+                found.append("max() or min() of nothing, though the input holds pairs: something filtered them all out "
+                             "(a count above 1?); every pair is a candidate, even one seen once")
+            else:
+                found.append("max() or min() of nothing: when no pair is left (every word is a single token), "
+                             "stop early instead of picking a best pair")
         plain = [name for name, arg in zip(task.params, args) if isinstance(arg, dict) and not isinstance(arg, defaultdict)]
         if error_name(error) == "KeyError" and "ranks" in plain:
             found.append("a KeyError on ranks: ranks[pair] fails for a pair that is no merge (most neighbouring pairs are "
