@@ -6272,6 +6272,54 @@ def test_a_thread_that_swaps_the_fd_after_the_keeper_read_it_passes_no_memfd():
     assert run.ok and run.stdout.split() == ["sent:True", "refused:True", "memfds:0"], run
 
 
+WAITS_TO_SEND = """
+import socket, struct, threading, time
+a, b = socket.socketpair()
+a.setblocking(False)
+try:
+    while True:
+        a.send(b"x" * 65536)
+except BlockingIOError:
+    pass
+a.setblocking(True)  # full: a blocking sendmsg waits until the other end reads
+def drain():
+    time.sleep(0.3)
+    b.setblocking(False)
+    try:
+        while True:
+            b.recv(1 << 20)
+    except BlockingIOError:
+        pass
+threading.Thread(target=drain).start()
+started = time.monotonic()
+print(a.sendmsg([b"y" * 10]), time.monotonic() - started > 0.2)
+c, d = socket.socketpair()
+c.setblocking(False)
+try:
+    while True:
+        c.send(b"x" * 65536)
+except BlockingIOError:
+    pass
+c.setblocking(True)
+c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("=qq", 0, 200000))  # 0.2 s, then EAGAIN
+try:
+    c.sendmsg([b"y"])
+except BlockingIOError:
+    print("timed out")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+def test_a_send_the_keeper_makes_waits_as_the_kernel_s_would():
+    """A blocking sendmsg on a full socket waits until the other end reads, and one with ``SO_SNDTIMEO`` gives up at
+    it, as the kernel's own would: the keeper waits in a thread of its own (:class:`~bpe_ref.course.trusted.worker.keeper._Sends`)."""
+    with Sandbox(Policy(cell_timeout=20, allow_processes=True)) as box:
+        if not confined(box) or _fds_in_flight_open(box.isolation):
+            pytest.skip(f"the keeper makes no sends here ({'; '.join(box.isolation)})")
+        run = box.run_cell(WAITS_TO_SEND, "waits to send")
+    assert run.ok and run.stdout.split() == ["10", "True", "timed", "out"], run
+
+
 QUEUED_IN_SOCKETS = """
 import socket, time
 held, queued = [], 0

@@ -753,11 +753,13 @@ class _Sends:
 
     MAX_BYTES = 1 << 20  # a call's bytes the keeper sends: a stream socket's send may take fewer than asked
     MAX_CONTROL = 1 << 16  # ENOBUFS past it (the kernel's optmem_max is 20 KiB to 128 KiB)
+    MAX_WAITING = 64  # sends that wait at once, each in a thread of the keeper's; past it EAGAIN (no honest send waits)
     _MSG_DONTWAIT, _MSG_NOSIGNAL = 0x40, 0x4000
 
     def __init__(self, policy: dict, watch: _FileWatch, listener: int) -> None:
         self.watch, self.listener, self.libc = watch, listener, _libc()
         self.shm_dev = policy.get("shm_dev")  # the private /dev/shm's device (keep), or None
+        self.waiting = threading.BoundedSemaphore(self.MAX_WAITING)
 
     def respond(self, notif_id: int, value: int, error: int) -> None:
         """Answer call ``notif_id`` (from any thread: each answer is its own structure)."""
@@ -843,6 +845,8 @@ class _Sends:
             sent = self._send(taken, data, flags)
             if sent is not None:
                 return sent
+            if not self.waiting.acquire(blocking=False):
+                return 0, 11, None  # EAGAIN
             threading.Thread(target=self._wait_and_send, args=(notif_id, taken, data, flags, still_waiting, opened[:]),
                              daemon=True).start()
             opened.clear()  # the thread closes them
@@ -903,6 +907,7 @@ class _Sends:
         finally:
             for fd in opened:
                 os.close(fd)
+            self.waiting.release()
 
 
 def _guarded(function, default, *args):
