@@ -82,7 +82,19 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   cells that ran), a budget per notebook, rlimits on memory, CPU time and file size, and where a lab allows
   processes, on the memory resident in all of them together, read ten times a second (each under ``RLIMIT_AS``, 64 of
   them held 128 GiB; section 52). The scratch folder's limit counts the files its processes hold open that no folder
-  links (unlinked, memfds: section 53); still open, files in flight in a unix socket's queue (a strict xfail there).
+  links (unlinked, memfds: section 53). A file passed in a message (``SCM_RIGHTS``) and closed is held by the socket's
+  queue, in no process's fd table (section 53): where a lab allows no processes, ``sendmsg`` and ``sendmmsg`` are
+  refused (no lab's code passes fds; the worker's seccomp listener goes to the keeper by ``pidfd_getfd``, not
+  ``sendmsg``); where it does (lab 03, whose forkserver passes its children's pipes so), ``sendmmsg`` is refused and the
+  keeper makes each ``sendmsg`` itself from the message it read once and the fds it took (``pidfd_getfd``), so a thread
+  that rewrites the message meanwhile changes nothing sent; it refuses a memfd or any regular file but those of the
+  worker's own /dev/shm, whose tmpfs bounds them (where the worker has none, every regular file: a ``Value`` of
+  multiprocessing's made under spawn or forkserver then fails), and ``SCM_CREDENTIALS``; the receiver sees the keeper
+  as the sender. Before Linux 5.19 a signal to a caller whose send the keeper made may have it sent twice (the call
+  restarted); from 5.19 a notified call of lab 03's waits for its answer killable only. Still open: before Linux 5.6
+  (no ``pidfd_getfd``), files in flight in any lab (the isolation line says so); and the bytes queued in sockets and
+  pipes, in the fd tables or in flight, kernel memory that no limit of the worker's counts (1,000 socketpairs held 222
+  MiB against a memory limit of 200 MiB; the worker may hold some 20,000 fds: a strict xfail of section 53).
   System V IPC and the keyrings, whose segments, queues and keys outlive the worker outside all of those limits, are
   refused (section 54).
   A path the learner's code chose
@@ -278,7 +290,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   out).
   The seccomp filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and its kin
   and native asynchronous I/O; System V IPC and the keyrings; another process's limits or scheduling; a socket or a
-  datagram ``socketpair``; a new process or program where the lab allows none; a seccomp filter of the worker's own;
+  datagram ``socketpair``; a new process or program, and ``sendmsg``/``sendmmsg``, where the lab allows none (lab 03's
+  ``sendmmsg`` and the ``sendmsg`` the keeper refuses too); a seccomp filter of the worker's own;
   any call of another architecture's table) to the keeper by user notification, which counts it and answers with the
   filter's error, never lets it run. Every
   ``open``/``openat``/``openat2``/``creat`` goes by the keeper too: it reads the path from the caller's memory,
@@ -286,7 +299,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   PATH", "write PATH") if it lies outside what the worker gave Landlock, less the interpreter's and C library's
   harmless probes, and lets the call go on, so Landlock still decides. The count is the keeper's model, not the
   kernel's answer: a thread that rewrites the path in between is counted for what it held when read. The worker hands
-  the notification fd over and closes its copy before any learner's code runs; Landlock keeps it from taking the
+  the notification fd over (the keeper takes it by ``pidfd_getfd`` from Linux 5.6) and closes its copy before any
+  learner's code runs; Landlock keeps it from taking the
   keeper's (``pidfd_getfd`` needs ptrace). A report names at most 16 calls and 16 files; every call costs one round
   trip (0.1 to 1 ms) within the notebook's budget; if the keeper dies the kernel refuses every notified call (ENOSYS).
   Without user notification the filter refuses the same calls itself and nothing is counted; before Linux 5.5 opens

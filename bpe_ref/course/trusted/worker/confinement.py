@@ -109,7 +109,7 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                             "semtimedop": 220, "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "add_key": 248,
                             "request_key": 249, "keyctl": 250, "prlimit64": 302, "setpriority": 141, "ioprio_set": 251,
                             "sched_setaffinity": 203, "sched_setscheduler": 144, "sched_setparam": 142,
-                            "sched_setattr": 314}),
+                            "sched_setattr": 314, "sendmsg": 46, "sendmmsg": 307}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
@@ -121,7 +121,7 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                              "semctl": 191, "semtimedop": 192, "msgget": 186, "msgsnd": 189, "msgrcv": 188, "msgctl": 187,
                              "add_key": 217, "request_key": 218, "keyctl": 219, "prlimit64": 261, "setpriority": 140,
                              "ioprio_set": 30, "sched_setaffinity": 122, "sched_setscheduler": 119, "sched_setparam": 118,
-                             "sched_setattr": 274}),
+                             "sched_setattr": 274, "sendmsg": 211, "sendmmsg": 269}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
@@ -151,9 +151,16 @@ _OPEN_CALLS = ("open", "creat", "openat", "openat2")
 # setpriority and ioprio_set of the process, not of a group or the user, the grader's processes among them).
 _OWN_ONLY_CALLS = ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr")
 _OWN_ONLY_WHICH = {"setpriority": 0, "ioprio_set": 1}  # PRIO_PROCESS, IOPRIO_WHO_PROCESS
+# The calls that put an fd in flight (SCM_RIGHTS): a memfd sent on a socketpair to itself and closed is held by the
+# socket's queue, in no process's fd table, so neither the scratch folder's limit nor the files held unlinked see it
+# (section 53). Where a lab allows no processes, refused whole (no lab's code passes fds; the listener goes to the keeper
+# by pidfd_getfd, :func:`seccomp`); where it does (lab 03's forkserver passes its children's pipes so), the keeper makes
+# each sendmsg itself (keeper._Sends) and sendmmsg, which no module of the standard library calls, is refused.
+_SEND_FDS_CALLS = ("sendmsg", "sendmmsg")
 _EPERM, _EACCES, _ENOSYS = 1, 13, 38
 _RET_ALLOW, _RET_ERRNO, _RET_USER_NOTIF = 0x7FFF0000, 0x00050000, 0x7FC00000
 _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_NEW_LISTENER = 22, 36, 1, 8
+_SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV = 32  # Linux 5.19
 _SIGCHLD = 17
 _F_SETFL, _FIONBIO = 4, 0x5421
 _SOCKET_FAMILIES = {1: "AF_UNIX", 2: "AF_INET", 10: "AF_INET6", 16: "AF_NETLINK", 17: "AF_PACKET", 40: "AF_VSOCK"}
@@ -220,12 +227,15 @@ def set_apart(request_fd: int, reply_fd: int) -> tuple[int, int]:
 
 
 def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = False,
-                     keep_connects: bool = False, loop_fds: tuple[int, int] | None = None) -> list[tuple[int, int, int, int]]:
+                     keep_connects: bool = False, loop_fds: tuple[int, int] | None = None,
+                     send_fds: str = "refused") -> list[tuple[int, int, int, int]]:
     """The filter as ``(code, jt, jf, k)``; ``notify``: refused calls go to the listener (the keeper);
     ``watch_files``: so do the opens, which the keeper lets go on, and, where processes are allowed, every
     fork (the keeper counts them); ``keep_connects``: so do the
     connects, which the keeper makes itself (:class:`_Connects`); ``loop_fds``: the worker loop's
-    request and reply fds (consecutive, :func:`set_apart`), which no call may replace or close."""
+    request and reply fds (consecutive, :func:`set_apart`), which no call may replace or close; ``send_fds``: what
+    becomes of ``sendmsg`` and ``sendmmsg`` (``_SEND_FDS_CALLS``): ``"refused"``, ``"kept"`` (sendmsg made by the
+    keeper, keeper._Sends; sendmmsg refused) or ``"open"`` (allowed: the listener's handoff needs it)."""
     arch, numbers = _SECCOMP_ARCH[platform.machine()]
     count_processes = allow_processes and notify and watch_files  # the keeper's answer "go on" needs Linux 5.5
     LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, JMP|JSET|K, RET|K
@@ -271,6 +281,15 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     for name in _IO_URING_CALLS + _SPLICE_CALLS + _WATCH_CALLS + _PERSISTENT_CALLS:
         emit(JEQ, numbers[name], 0, 1)
         refuse(_EPERM)
+    if send_fds != "open":  # files in flight (``_SEND_FDS_CALLS``)
+        if send_fds == "kept":
+            if not notify:
+                raise ValueError("the keeper makes the sends only where it is notified of them")
+            emit(JEQ, numbers["sendmsg"], 0, 1)
+            emit(RET, _RET_USER_NOTIF)
+        for name in _SEND_FDS_CALLS[send_fds == "kept":]:
+            emit(JEQ, numbers[name], 0, 1)
+            refuse(_EPERM)
     if allow_processes:  # its workers talk over unix stream sockets (multiprocessing's forkserver)
         emit(JEQ, numbers["socket"], 0, 7)  # not socket(): on to the next test, past the seven below
         emit(LD, 16)  # args[0], the address family
@@ -422,8 +441,9 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
     if libc.prctl(38, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
 
-    def compiled(notify: bool, watch_files: bool = False, keep_connects: bool = False) -> _SockFprog:
-        program = _seccomp_program(allow_processes, notify, watch_files, keep_connects, loop_fds)
+    def compiled(notify: bool, watch_files: bool = False, keep_connects: bool = False,
+                 send_fds: str = "refused") -> _SockFprog:
+        program = _seccomp_program(allow_processes, notify, watch_files, keep_connects, loop_fds, send_fds)
         filters = (_SockFilter * len(program))(*[_SockFilter(c, jt, jf, k) for c, jt, jf, k in program])
         return _SockFprog(len(program), filters)
 
@@ -438,13 +458,25 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
     if handoff is not None:
         # Letting a notified call go on (SECCOMP_USER_NOTIF_FLAG_CONTINUE) needs Linux 5.5.
         watch_files = watch_files and _kernel_at_least(5, 5)
-        keep_connects = allow_processes and _kernel_at_least(5, 6)  # the keeper takes the socket with pidfd_getfd
-        prog = compiled(True, watch_files, keep_connects)
-        listener = libc.syscall(_SECCOMP_ARCH[machine][1]["seccomp"], _SECCOMP_SET_MODE_FILTER,
-                                _SECCOMP_FILTER_FLAG_NEW_LISTENER, ctypes.byref(prog))
+        # The keeper takes a socket or the listener with pidfd_getfd (5.6): so no sendmsg of the worker's is needed.
+        by_pidfd = _kernel_at_least(5, 6)
+        keep_connects = allow_processes and by_pidfd
+        send_fds = ("kept" if allow_processes else "refused") if by_pidfd else "open"
+        prog = compiled(True, watch_files, keep_connects, send_fds)
+        flags = _SECCOMP_FILTER_FLAG_NEW_LISTENER
+        if send_fds == "kept" and _kernel_at_least(5, 19):
+            # A signal to a caller whose sendmsg the keeper has made would restart the call, which the keeper would then
+            # make again (the bytes and fds sent twice): once received, a call waits for its answer, killable only.
+            flags |= _SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+        listener = libc.syscall(_SECCOMP_ARCH[machine][1]["seccomp"], _SECCOMP_SET_MODE_FILTER, flags, ctypes.byref(prog))
         if listener >= 0:
             try:
-                socket.send_fds(handoff, [b"listener"], [listener])
+                if by_pidfd:  # the keeper takes it (keeper._count_refusals) and says so: a write and a read, no sendmsg
+                    os.write(handoff.fileno(), b"listener %d" % listener)
+                    if os.read(handoff.fileno(), 1) != b"k":
+                        raise OSError(0, "the keeper did not take the listener")
+                else:
+                    socket.send_fds(handoff, [b"listener"], [listener])
                 counted = "refused calls counted by the keeper" + (", and opens Landlock refuses" if watch_files else
                                                                    " (not the opens Landlock refuses)")
                 counted += ", and every process started" if allow_processes and watch_files else ""
@@ -455,12 +487,20 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
             finally:
                 os.close(listener)  # the learner's code must never hold it: it could answer its own calls
                 handoff.close()
-            return f"{what}; {counted}{unix}"
+            return f"{what}{_SENDS_SAID[send_fds]}; {counted}{unix}"
         counted = f"refused calls not counted (no seccomp user notification: {os.strerror(ctypes.get_errno())})"
-    prog = compiled(False)
+    send_fds = "open" if allow_processes else "refused"
+    prog = compiled(False, send_fds=send_fds)
     if libc.prctl(_PR_SET_SECCOMP, 2, ctypes.byref(prog), 0, 0) != 0:  # SECCOMP_MODE_FILTER
         raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP failed")
-    return f"{what}; {counted}{unix}"
+    return f"{what}{_SENDS_SAID[send_fds]}; {counted}{unix}"
+
+
+# What the isolation line says of the files in flight (section 53), by ``send_fds`` (:func:`_seccomp_program`).
+_SENDS_SAID = {"refused": ", no fds passed (sendmsg and sendmmsg refused)",
+               "kept": ", fds passed by the keeper only (sendmsg made by it: no memfd or other file but those of a private "
+                       "/dev/shm)",
+               "open": ", fds passed NOT bounded (sendmsg allowed: files in flight in no process's fd table)"}
 
 
 def rlimits(memory_mb: int, cpu_seconds: int, file_mb: int) -> str:

@@ -16,6 +16,7 @@ import platform
 import re
 import stat
 import sys
+import threading
 import time
 
 if __package__:  # imported by the trusted side's tests; in the worker this folder is on sys.path
@@ -736,6 +737,179 @@ class _Connects:
                 os.close(fd_opened)
 
 
+class _Sends:
+    """The sendmsg() calls of the worker's processes (where the lab allows processes), made by the keeper.
+
+    A file passed in a message (SCM_RIGHTS) and closed by its sender is held by the receiving socket's queue, in no
+    process's fd table: a memfd sent on a socketpair to itself escaped every limit of storage (section 53). Checking
+    the message and letting the call go on would trust memory another thread can change after the keeper read it; so
+    the keeper reads the message once (its bytes, 1 MiB at most a call, and its fds), takes the caller's socket and each
+    fd (``pidfd_getfd``), refuses a regular file (a memfd, a file of the scratch folder, which could be unlinked in
+    flight, one made ``O_TMPFILE``) unless it is of the worker's own /dev/shm, whose tmpfs bounds it, and sends what it
+    read and took itself. The sender the receiver sees (``SO_PASSCRED``) is the keeper; ``SCM_CREDENTIALS`` is
+    refused, and any other control message. A send that would block waits in a thread of its own, never holding the
+    keeper's other answers. Fds in flight are then pipes, sockets (whose queues hold what the keeper sent) and the
+    like, up to the kernel's bound (``RLIMIT_NOFILE`` of them per user), each holding what its buffer holds."""
+
+    MAX_BYTES = 1 << 20  # a call's bytes the keeper sends: a stream socket's send may take fewer than asked
+    MAX_CONTROL = 1 << 16  # ENOBUFS past it (the kernel's optmem_max is 20 KiB to 128 KiB)
+    MAX_WAITING = 64  # sends that wait at once, each in a thread of the keeper's; past it EAGAIN (no honest send waits)
+    _MSG_DONTWAIT, _MSG_NOSIGNAL = 0x40, 0x4000
+
+    def __init__(self, policy: dict, watch: _FileWatch, listener: int) -> None:
+        self.watch, self.listener, self.libc = watch, listener, _libc()
+        self.shm_dev = policy.get("shm_dev")  # the private /dev/shm's device (keep), or None
+        self.waiting = threading.BoundedSemaphore(self.MAX_WAITING)
+
+    def respond(self, notif_id: int, value: int, error: int) -> None:
+        """Answer call ``notif_id`` (from any thread: each answer is its own structure)."""
+        answer = _SeccompNotifResp(notif_id, value, -error, 0)
+        self.libc.ioctl(self.listener, ctypes.c_ulong(_NOTIF_SEND), ctypes.byref(answer))  # ENOENT: the caller is gone
+
+    def _message(self, pid: int, address: int) -> tuple[int, bytes, list[int], str | None] | int:
+        """``(name length, bytes, fds, what to refuse)`` of the ``struct msghdr`` at ``address``, read once; or an errno."""
+        import struct
+
+        header = self.watch.read_bytes(pid, address, 56)
+        if header is None:
+            return 14  # EFAULT
+        _, name_length, vectors, count, control, control_length = struct.unpack("=QI4xQQQQ", header[:48])
+        if count > 1024:  # UIO_MAXIOV
+            return 90  # EMSGSIZE
+        data = bytearray()
+        listed = self.watch.read_bytes(pid, vectors, 16 * count) if count else b""
+        if listed is None:
+            return 14
+        for base, length in struct.iter_unpack("=QQ", listed):
+            length = min(length, self.MAX_BYTES - len(data))
+            if length:
+                chunk = self.watch.read_bytes(pid, base, length)
+                if chunk is None:
+                    return 14
+                data += chunk
+        fds, refused = [], None
+        if control_length > self.MAX_CONTROL:
+            return 105  # ENOBUFS
+        ancillary = self.watch.read_bytes(pid, control, control_length) if control_length else b""
+        if ancillary is None:
+            return 14
+        at = 0
+        while at + 16 <= len(ancillary):  # struct cmsghdr: size_t length, int level, int type; then its data
+            length, level, kind = struct.unpack_from("=Qii", ancillary, at)
+            if length < 16 or at + length > len(ancillary):
+                return 22  # EINVAL
+            if (level, kind) == (1, 1):  # SOL_SOCKET, SCM_RIGHTS
+                fds += [fd for (fd,) in struct.iter_unpack("=i", ancillary[at + 16:at + 16 + (length - 16) // 4 * 4])]
+            elif (level, kind) == (1, 2):  # SCM_CREDENTIALS: the keeper's own would be sent, not the caller's
+                refused = "sendmsg(SCM_CREDENTIALS)"
+            else:
+                return 22
+            at += (length + 7) & ~7
+        if len(fds) > 253:  # SCM_MAX_FD
+            return 22
+        return name_length, bytes(data), fds, refused
+
+    def answer(self, notif_id: int, pid: int, args: tuple[int, ...], still_waiting) -> tuple[int, int, str | None] | None:
+        """``(value, errno or 0, what to count as refused or None)`` for ``sendmsg(args[0], args[1], args[2])``, or None
+        where a thread of its own answers it once the socket takes it."""
+        message = self._message(pid, args[1])
+        if isinstance(message, int):
+            return 0, message, None
+        name_length, data, fds, refused = message
+        if refused:
+            return 0, _EPERM, refused
+        if name_length:  # a stream socket's send takes no address (the only sockets the filter lets be made)
+            return 0, 106, None  # EISCONN
+        opened = []
+        try:
+            pidfd = self.libc.syscall(_Connects._PIDFD_OPEN, _thread_group(pid), 0)
+            if pidfd < 0:
+                return 0, 3, None  # ESRCH
+            opened.append(pidfd)
+            if not still_waiting():  # the pid is the caller's (not reused) only while its call waits
+                return 0, 3, None
+            taken = []
+            for fd in [args[0], *fds]:
+                copy = self.libc.syscall(_Connects._PIDFD_GETFD, pidfd, ctypes.c_int32(fd & 0xFFFFFFFF).value, 0)
+                if copy < 0:
+                    return 0, ctypes.get_errno(), None  # EBADF: no such fd
+                opened.append(copy)
+                taken.append(copy)
+            if not stat.S_ISSOCK(os.fstat(taken[0]).st_mode):
+                return 0, 88, None  # ENOTSOCK
+            for copy in taken[1:]:
+                info = os.fstat(copy)
+                if stat.S_ISREG(info.st_mode) and (self.shm_dev is None or info.st_dev != self.shm_dev):
+                    return 0, _EPERM, "sendmsg(SCM_RIGHTS of a memfd or a file outside a private /dev/shm)"
+            flags = (args[2] & 0xFFFFFFFF) | self._MSG_NOSIGNAL  # EPIPE, not SIGPIPE for the keeper
+            sent = self._send(taken, data, flags)
+            if sent is not None:
+                return sent
+            if not self.waiting.acquire(blocking=False):
+                return 0, 11, None  # EAGAIN
+            threading.Thread(target=self._wait_and_send, args=(notif_id, taken, data, flags, still_waiting, opened[:]),
+                             daemon=True).start()
+            opened.clear()  # the thread closes them
+            return None
+        finally:
+            for fd in opened:
+                os.close(fd)
+
+    def _send(self, taken: list[int], data: bytes, flags: int) -> tuple[int, int, None] | None:
+        """Send now, never waiting: the outcome, or None where the caller's socket is a blocking one that is full."""
+        import array
+        import socket
+
+        sock = socket.socket(fileno=taken[0])
+        try:
+            rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", taken[1:]).tobytes())] if taken[1:] else []
+            return sock.sendmsg([data], rights, flags | self._MSG_DONTWAIT), 0, None
+        except BlockingIOError:
+            if flags & self._MSG_DONTWAIT or not os.get_blocking(taken[0]):
+                return 0, 11, None  # EAGAIN, as the caller asked
+            return None
+        except OSError as error:
+            return 0, error.errno or 22, None
+        finally:
+            sock.detach()  # its fd is closed by the caller of this
+
+    def _wait_and_send(self, notif_id: int, taken: list[int], data: bytes, flags: int, still_waiting,
+                       opened: list[int]) -> None:
+        """A blocking send: wait until the socket can take it (or its ``SO_SNDTIMEO`` passes: EAGAIN), while the caller
+        waits for its answer."""
+        import select
+        import socket
+        import struct
+
+        try:
+            timeout = 0.0
+            with contextlib.suppress(OSError):
+                probe = socket.socket(fileno=taken[0])
+                try:
+                    seconds, micros = struct.unpack("=qq", probe.getsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, 16))
+                    timeout = seconds + micros / 1e6
+                finally:
+                    probe.detach()
+            deadline = time.monotonic() + timeout if timeout > 0 else None
+            ready = select.poll()
+            ready.register(taken[0], select.POLLOUT)
+            while still_waiting():
+                if deadline is not None and time.monotonic() > deadline:
+                    self.respond(notif_id, 0, 11)  # EAGAIN, as the kernel answers a send past SO_SNDTIMEO
+                    return
+                if ready.poll(100):
+                    outcome = self._send(taken, data, flags)
+                    if outcome is not None:
+                        self.respond(notif_id, outcome[0], outcome[1])
+                        return
+        except Exception:  # a case not foreseen: answered all the same
+            self.respond(notif_id, 0, _EPERM)
+        finally:
+            for fd in opened:
+                os.close(fd)
+            self.waiting.release()
+
+
 def _guarded(function, default, *args):
     """``function(*args)``, or ``default`` if it raised: a case the keeper did not foresee must not stop its answers."""
     try:
@@ -744,30 +918,52 @@ def _guarded(function, default, *args):
         return default
 
 
-def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], policy: dict, stats: dict,
-                    created_in_shm: set[str]) -> None:
-    """The keeper's thread: receive the worker's notification fd on ``handoff``, then answer every call
-    the filter refused with its error (never "continue"), counted in ``refused``; let opens and mmaps go
-    on, counting in ``files`` the opens Landlock will refuse and in ``created_in_shm`` the names they create in
-    /dev/shm; make the connects (:class:`_Connects`).
-    The names kept are bounded; a learner who loops on a refused call pays one answer per call."""
+def _listener_of(handoff, worker: int) -> int | None:
+    """The worker's notification fd: sent on ``handoff`` (before Linux 5.6), or taken from the worker with
+    ``pidfd_getfd`` at the number it wrote there (the filter refuses its sendmsg then, or sends it here), which the
+    worker waits to hear taken (``k``) before it closes its copy. None: it had none to hand over."""
     import socket
 
+    taken = None
     try:
-        _, fds, _, _ = socket.recv_fds(handoff, 64, 1)
-    except OSError:
-        return
+        message, fds, _, _ = socket.recv_fds(handoff, 64, 1)
+        if fds:
+            return fds[0]
+        if not message.startswith(b"listener "):
+            return None
+        libc = _libc()
+        pidfd = libc.syscall(_Connects._PIDFD_OPEN, worker, 0)
+        if pidfd >= 0:
+            try:
+                taken = libc.syscall(_Connects._PIDFD_GETFD, pidfd, int(message.split()[1]), 0)
+            finally:
+                os.close(pidfd)
+        return taken if taken is not None and taken >= 0 else None
+    except (OSError, ValueError):
+        return None
     finally:
+        with contextlib.suppress(OSError):
+            handoff.send(b"k" if taken is not None and taken >= 0 else b"n")  # (the worker that sent it waits for none)
         handoff.close()
-    if not fds:
+
+
+def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], policy: dict, stats: dict,
+                    created_in_shm: set[str], worker: int) -> None:
+    """The keeper's thread: receive the worker's notification fd on ``handoff`` (:func:`_listener_of`), then answer
+    every call the filter refused with its error (never "continue"), counted in ``refused``; let opens and mmaps go
+    on, counting in ``files`` the opens Landlock will refuse and in ``created_in_shm`` the names they create in
+    /dev/shm; make the connects (:class:`_Connects`) and the sendmsgs (:class:`_Sends`).
+    The names kept are bounded; a learner who loops on a refused call pays one answer per call."""
+    listener = _listener_of(handoff, worker)
+    if listener is None:
         return  # the worker had no notifications to hand over (the kernel answers refused calls itself)
-    listener = fds[0]
     libc = _libc()
     notif, answer = _SeccompNotif(), _SeccompNotifResp()
     machine = platform.machine()
     arch, numbers = _SECCOMP_ARCH[machine]
     watch = _FileWatch(policy, numbers, created_in_shm)
     connects = _Connects(policy, watch)
+    sends = _Sends(policy, watch, listener) if policy.get("allow_processes") else None
     forks = {numbers[name] for name in ("fork", "vfork", "clone") if numbers[name] is not None}
     starts_up = [numbers[name] for name in ("execve", "execveat", "recvmsg", "recvmmsg", "pidfd_getfd")]
 
@@ -839,6 +1035,15 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
             elif ours and policy.get("allow_processes") and notif.data.nr in forks:
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # a new process (never a thread: the filter lets those by)
                 watch.count(1, 1)
+            elif ours and sends is not None and notif.data.nr == numbers["sendmsg"]:  # made here (section 53)
+                outcome = _guarded(sends.answer, (0, _EPERM, "sendmsg(a message the keeper could not read)"), notif.id,
+                                   notif.pid, args, functools.partial(waiting, notif.id))
+                if outcome is None:
+                    continue  # answered by the thread that waits for the socket to take it (_Sends.answer)
+                answer.val, error, refused_send = outcome
+                if refused_send and waiting(notif.id):
+                    count(refused, refused_send, "other refused calls")
+                answer.error = -error
             elif ours and notif.data.nr == numbers["connect"]:  # not foreseen: refused, not made
                 error, refused_connect = _guarded(connects.answer, (_EACCES, "connect(an address the keeper could not read)"),
                                                   notif.pid, args, functools.partial(waiting, notif.id))
@@ -889,8 +1094,10 @@ def keep(policy: dict, control_fd: int, report_fd: int):
     refused_files: dict[str, int] = {}
     notified: dict = {}  # how many opens the keeper looked at, and its seconds answering (overhead)
     created_in_shm: set[str] = set()
-    threading.Thread(target=_count_refusals, args=(keeper_end, refused, refused_files, policy, notified, created_in_shm),
-                     daemon=True).start()
+    if shm_folder is not None:  # the files of the worker's /dev/shm may be passed in flight: its tmpfs bounds them
+        policy["shm_dev"] = os.fstat(shm_folder).st_dev
+    threading.Thread(target=_count_refusals, args=(keeper_end, refused, refused_files, policy, notified, created_in_shm,
+                                                   worker), daemon=True).start()
     # The keeper holds none of the worker's pipes: the trusted side sees their end when the worker's
     # processes are gone.
     null = os.open(os.devnull, os.O_RDWR)
