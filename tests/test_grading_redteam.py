@@ -6093,6 +6093,44 @@ def test_a_tree_reduce_that_runs_the_pair_function_s_body_itself_loses_task_3():
     assert message is not None and "never build it" in message, message
 
 
+# The seals of section 49 rest on the key staying with the sealing thread, which must run none of the learner's code. The
+# dispatcher's closure holds the cells it shares with that thread (``work``, ``done``), and a cell is writable: a queue of
+# the learner's put there would have its ``get`` or ``put`` run on the sealing thread. The loop's main() held the
+# dispatcher in a local, below every cell: a signal handler's frame, ``f_back``, ``f_locals`` (no audit event) reached it.
+DISPATCHER_SOUGHT = """
+import signal, time
+
+_found, _looks = set(), []
+
+
+def _look(signum, frame):
+    _looks.append(1)
+    while frame is not None:
+        _found.update(name for name in (getattr(value, "__name__", "") for value in getattr(frame, "f_" + "locals").values())
+                      if name in ("dispatching", "sealing"))
+        frame = getattr(frame, "f_" + "back")
+
+
+signal.signal(signal.SIGALRM, _look)
+signal.setitimer(signal.ITIMER_REAL, 0.002, 0.002)
+_until = time.monotonic() + 0.3
+while not _found and time.monotonic() < _until:
+    pass
+signal.setitimer(signal.ITIMER_REAL, 0)
+print(sorted(_found), len(_looks) > 10)
+"""
+
+
+def test_the_cells_the_sealing_thread_reads_are_not_reached_from_the_frames_below_a_cell():
+    """No frame of the main thread holds the dispatcher or the sealing function in its locals (the loop calls the
+    dispatcher as it is returned), so their closures' cells, which the sealing thread reads, are not the learner's to
+    rewrite through them; the loop answers on."""
+    with Sandbox(Policy()) as box:
+        run = box.run_cell(DISPATCHER_SOUGHT, "sought")
+        assert box.run_cell("print('still answering')", "after").stdout.strip() == "still answering"
+    assert run.ok and run.stdout.split() == ["[]", "True"], run
+
+
 # ---- 50. the keeper made to work for the learner's code: its CPU time, outside every limit and the budget ---------------------
 #
 # The keeper answers each open, mmap and refused call of the worker's processes (a user notification: it reads the path

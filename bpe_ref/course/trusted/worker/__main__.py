@@ -372,10 +372,11 @@ _REFUSED_EVENTS = frozenset({"sys._current_frames", "sys._current_exceptions", "
                              "sys.remote_exec"})
 
 
-def _serving(request_fd: int, reply_fd: int, hello: str, answer):
+def _serving(request_fd: int, reply_fd: int, hello: str, worker: Worker):
     """Start the thread that seals (it reads the key, then every request) and return the dispatcher, which the main
-    thread runs until the requests end: ``answer(line)`` (the reply to a request line, as JSON) for each line handed over;
-    and ``sealed_by_the_loop(message)``, a driver's seal of bytes (:data:`DRIVERS_SEAL`; see below).
+    thread runs until the requests end: ``answer(line)`` (``worker.answer``: the reply to a request line, as JSON) for
+    each line handed over; ``worker`` is given ``sealed_by_the_loop(message)``, a driver's seal of bytes
+    (:data:`DRIVERS_SEAL`; see below), and its audit hook (:meth:`Worker.noticing`) after the loop's own.
 
     Why two threads: the learner's code runs on the main thread, and a signal handler there is given the frame it
     interrupted, a failed cell's traceback holds the frames it passed (kept in ``gc.garbage`` under ``gc.DEBUG_SAVEALL``),
@@ -394,7 +395,8 @@ def _serving(request_fd: int, reply_fd: int, hello: str, answer):
     ``line``, once; the sealing thread waits until ``answered`` is the request it handed over, and keeps what it took
     from its queue, whose last reference it would otherwise drop); what it takes stalls the loop. The function objects,
     whose closures hold the cells, are kept by no frame's locals (a frame's referents are refused,
-    :data:`_REFUSED_EVENTS`).
+    :data:`_REFUSED_EVENTS`; the dispatcher is called as it is returned, :func:`main`): a cell is writable, and a queue
+    of the learner's put in ``done`` would have its ``get`` run on the sealing thread (redteam section 49).
 
     A driver's seal: while a request is answered the sealing thread waits on ``done``; exact bytes found there (put by
     ``sealed_by_the_loop``, on the main thread) it seals under the same key with a person of their own
@@ -403,6 +405,7 @@ def _serving(request_fd: int, reply_fd: int, hello: str, answer):
     (the function's closure, from the driver's namespace) and have any bytes sealed so, as the driver does: what such a
     seal proves is that those bytes were handed to this thread, never that the key was read."""
     line = answered = data = None
+    answer = worker.answer
     work, done, sealed = SimpleQueue(), SimpleQueue(), SimpleQueue()
     kind, text = type, str
 
@@ -487,7 +490,9 @@ def _serving(request_fd: int, reply_fd: int, hello: str, answer):
             raise refusal(f"{event} is refused while grading (it reaches the worker loop's other thread)")
 
     sys.addaudithook(refusing)
-    return dispatching, _DRIVER_SEALING_NAMESPACE["sealing_for_drivers"](done, sealed)
+    sys.addaudithook(worker.noticing())  # after the loop's own hook, which runs first (and alone on the sealing thread)
+    worker.sealed_by_the_loop = _DRIVER_SEALING_NAMESPACE["sealing_for_drivers"](done, sealed)
+    return dispatching
 
 
 def main() -> None:
@@ -516,9 +521,9 @@ def main() -> None:
     # The sealing thread starts now, confined as this one is (Landlock and seccomp hold for the threads started after).
     hello = json.dumps({"hello": True, "isolation": isolation, "python": platform.python_version()})
     worker = Worker()
-    dispatching, worker.sealed_by_the_loop = _serving(*loop_fds, hello, worker.answer)
-    sys.addaudithook(worker.noticing())  # after the loop's own hook, which runs first (and alone on the sealing thread)
-    dispatching()
+    # Called as it is returned: a local here would hold the dispatcher, whose closure's cells (writable) it shares with
+    # the sealing thread, for any frame below it to reach (a signal handler's f_back, then f_locals).
+    _serving(*loop_fds, hello, worker)()
 
 
 if __name__ == "__main__":
