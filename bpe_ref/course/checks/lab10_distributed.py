@@ -15,12 +15,15 @@ no ``bpe_ref`` but lab 00's modules); while task 5 is, ``count_range``, ``merge_
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import random
 import re
 from collections.abc import Callable
 from dataclasses import replace
+
+# hashlib's BLAKE2b, from its own C module: the drivers that hash with it run in the grading worker, where importing
+# hashlib loads OpenSSL, whose read of its configuration file the sandbox refuses and flags for review.
+from _blake2 import blake2b
 
 from hypothesis import strategies as st
 
@@ -281,7 +284,7 @@ def _made_only(node: object, made: dict) -> object:
 
 def _value_hash(value: object) -> bytes:
     """The plain hash of a value a node holds that is neither a tuple nor a list: of its repr (a part, a path, an int)."""
-    return hashlib.blake2b(repr(value).encode("utf-8", "surrogatepass"), digest_size=32, person=HASH_OF_A_VALUE).digest()
+    return blake2b(repr(value).encode("utf-8", "surrogatepass"), digest_size=32, person=HASH_OF_A_VALUE).digest()
 
 
 def _held(value: object, made: dict) -> bytes:
@@ -292,8 +295,8 @@ def _held(value: object, made: dict) -> bytes:
     if entry is not None and entry[0] is value:
         return entry[1]
     if kind is tuple or kind is list:
-        return hashlib.blake2b(b"".join([_held(item, made) for item in value]), digest_size=32,
-                               person=HASH_OF_A_TUPLE if kind is tuple else HASH_OF_A_LIST).digest()
+        return blake2b(b"".join([_held(item, made) for item in value]), digest_size=32,
+                       person=HASH_OF_A_TUPLE if kind is tuple else HASH_OF_A_LIST).digest()
     return _value_hash(value)
 
 
@@ -337,13 +340,12 @@ def _opened(report: object, key: bytes, data_after: str, data: bool) -> tuple[ob
         seal, items = bytes.fromhex(report[0]), report[1:]
         arguments = bool(data_after) and bool(items) and type(items[0]) is str and items[0] == data_after
         opened = [_opened(item, key, data_after, data or (arguments and index > 0)) for index, item in enumerate(items)]
-        expected = hashlib.blake2b(b"".join([held for _, held in opened]), key=key, digest_size=32,
-                                   person=DRIVERS_SEAL).digest()
+        expected = blake2b(b"".join([held for _, held in opened]), key=key, digest_size=32, person=DRIVERS_SEAL).digest()
         return (tuple(value for value, _ in opened) if hmac.compare_digest(seal, expected) else NOT_MADE), seal
     if kind is tuple or kind is list:
         opened = [_opened(item, key, data_after, data) for item in report]
-        held = hashlib.blake2b(b"".join([held for _, held in opened]), digest_size=32,
-                               person=HASH_OF_A_TUPLE if kind is tuple else HASH_OF_A_LIST).digest()
+        held = blake2b(b"".join([held for _, held in opened]), digest_size=32,
+                       person=HASH_OF_A_TUPLE if kind is tuple else HASH_OF_A_LIST).digest()
         return (NOT_MADE if kind is tuple and not data else kind(value for value, _ in opened)), held
     return report, _value_hash(report)
 
