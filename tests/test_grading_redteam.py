@@ -6049,16 +6049,14 @@ def test_a_count_ranges_that_files_its_own_tasks_where_the_recorder_keeps_them_l
     """Task 5's graph has the same design (its driver's ``recorded`` keeps each task it made by identity): a
     count_ranges that writes the graph itself and files each task, with a seal of its own, in the recorder's dict
     (reached through the closure of one as_task call it never calls) kept the graph's point. Safe: the recorder's tasks
-    are sealed as task 3's pairs are; the filed ones are not the recorder's, and the course's solution keeps its point."""
+    are sealed as task 3's pairs are; the filed ones are not the recorder's (the course's solution keeps its point:
+    section 40, and its class in tests/test_grading_adversarial.py)."""
     from test_mistakes import source_of
 
     graph = source_of("10_distributed", "task5_task_graph")
     message = _lab10_graded([source_of("10_distributed", "task3_tree_reduce_solution"), FILES_ITS_OWN_TASKS, graph],
                             "task_graph", "check_task_graph_properties", whole_class)
     assert message is not None and "never write the tuples yourself" in message, message
-    assert _lab10_graded([source_of("10_distributed", f"{task}_solution") for task in ("task3_tree_reduce",
-                                                                                        "task5_count_ranges")] + [graph],
-                         "task_graph", "check_task_graph_properties", whole_class) is None
 
 
 # What the seal cannot tell: the pair function's own body, run by the learner's code. The driver's namespace (the pair
@@ -6114,7 +6112,7 @@ def _look(signum, frame):
 
 signal.signal(signal.SIGALRM, _look)
 signal.setitimer(signal.ITIMER_REAL, 0.002, 0.002)
-_until = time.monotonic() + 0.3
+_until = time.monotonic() + 0.1
 while not _found and time.monotonic() < _until:
     pass
 signal.setitimer(signal.ITIMER_REAL, 0)
