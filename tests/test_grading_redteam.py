@@ -5962,7 +5962,7 @@ def test_a_function_defined_again_after_its_visible_test_is_measured_in_the_hidd
 #
 # Section 40's tree_reduce that pairs the parts itself, never calling combine, now files each tuple it makes in the dict
 # the driver keeps by identity, reached through the closure of the pair function it is handed: every tuple of its tree
-# then reads as made through combine.
+# then read as made through combine. And with a seal of its own for each (32 bytes, a seal's size, in the driver's form).
 FILES_ITS_OWN_TUPLES = '''
 def tree_reduce(parts, combine):
     made = next((cell.cell_contents for cell in getattr(combine, "__clo" + "sure__") or ()
@@ -5975,27 +5975,159 @@ def tree_reduce(parts, combine):
         level = paired + level[len(paired) * 2:]
     return level[0]
 '''
+FILED_AS_MADE = {"as-they-are": FILES_ITS_OWN_TUPLES,
+                 "with-seals-of-its-own": "import os\n" + FILES_ITS_OWN_TUPLES.replace(
+                     "made[id(node)] = node", "made[id(node)] = (node, os.urandom(32))")}
+
+# Task 5's count_ranges that writes the graph itself (section 40), each task filed in the dict the recorder keeps, reached
+# through the closure of the one as_task call it makes (never called), with a seal of its own.
+FILES_ITS_OWN_TASKS = '''
+import os
 
 
-@pytest.mark.xfail(strict=True, reason="open: the driver runs in the worker beside the learner's code, which reads its "
-                   "closure (the dict of the tuples it made) and writes there; closing it needs combine run where no "
-                   "learner's code runs (a call back to the trusted side, which then issues each node), a protocol of its "
-                   "own. Reaching a closure is a review hint only where the text spells it")
-def test_a_tree_reduce_that_files_its_own_tuples_where_the_driver_keeps_them_loses_task_3():
-    """Lab 10's tree_reduce that never calls combine (section 40: its tree of merge_two's counts is nested tuples of dicts,
-    no count) keeps task 3's 4 points once it files each tuple it makes in the driver's dict of made tuples, reached
-    through ``combine.__closure__`` (spelled so that the text's review hint misses it). Not closed: see the reason."""
+def count_ranges(ranges, special_tokens, as_task=None):
+    if as_task is None:
+        parts = [count_range(path, start, end, special_tokens) for path, start, end in ranges]
+        return tree_reduce(parts, merge_two) if parts else {}
+    made = next(cell.cell_contents for cell in getattr(as_task(count_range), "__clo" + "sure__")
+                if type(cell.cell_contents) is dict)
+
+    def filed(node):
+        made[id(node)] = (node, os.urandom(32))
+        return node
+
+    parts = [filed(("count_range", path, start, end, special_tokens)) for path, start, end in ranges]
+    return tree_reduce(parts, lambda left, right: filed(("merge_two", left, right))) if parts else {}
+'''
+
+# The statement's rounds written otherwise, honestly: by recursion on each round's list.
+RECURSIVE_ROUNDS = '''
+def tree_reduce(parts, combine):
+    def rounds(level):
+        if len(level) == 1:
+            return level[0]
+        paired = [combine(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        return rounds(paired + level[len(paired) * 2:])
+
+    return rounds(list(parts))
+'''
+
+
+def _lab10_graded(code: list[str], name: str, grader: str, whole_class: bool) -> str | None:
     from test_mistakes import remote, source_of
 
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
     setup = source_of("10_distributed", "setup")
     honest = [source_of("10_distributed", f"{task}_solution") for task in ("task1_count_range", "task2_merge_two")]
-    with hidden_seed(20261130, whole_class=False):
-        message = remote("10_distributed", "\n".join([setup, *honest, FILES_ITS_OWN_TUPLES,
-                                                      source_of("10_distributed", "task3_tree_shape")]),
-                         "tree_shape", "check_tree_shape_properties")
+    with hidden_seed(20261130, whole_class=whole_class):
+        return remote("10_distributed", "\n".join([setup, *honest, *code]), name, grader)
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+@pytest.mark.parametrize("kind", sorted(FILED_AS_MADE))
+def test_a_tree_reduce_that_files_its_own_tuples_where_the_driver_keeps_them_loses_task_3(kind, whole_class):
+    """Lab 10's tree_reduce that never calls combine (section 40: its tree of merge_two's counts is nested tuples of dicts,
+    no count) kept task 3's 4 points once it filed each tuple it made in the driver's dict of made tuples, reached
+    through ``combine.__closure__`` (spelled so that the text's review hint misses it): the driver, in the worker beside
+    it, reported what its dict held. Safe: in the grading worker each pair the driver makes is sealed as it is made, by
+    the worker loop's sealing thread (a keyed seal of its own kind over the pair's items, its nodes by their seals), and
+    the trusted side checks every node's seal against the items reported under it, whatever the driver's dict holds:
+    the tuples filed as made, as they are or with seals of their own, are not made by the function handed in. The same
+    tree_reduce written as recursive rounds keeps its points."""
+    from test_mistakes import source_of
+
+    skip_unless_drawn("redteam49", kind, sorted(FILED_AS_MADE))  # one kind, in the path its family draws
+    shape = source_of("10_distributed", "task3_tree_shape")
+    message = _lab10_graded([FILED_AS_MADE[kind], shape], "tree_shape", "check_tree_shape_properties", whole_class)
     assert message is not None and "never build it" in message, message
+    assert _lab10_graded([RECURSIVE_ROUNDS, shape], "tree_shape", "check_tree_shape_properties", whole_class) is None
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_count_ranges_that_files_its_own_tasks_where_the_recorder_keeps_them_loses_task_5_s_graph(whole_class):
+    """Task 5's graph has the same design (its driver's ``recorded`` keeps each task it made by identity): a
+    count_ranges that writes the graph itself and files each task, with a seal of its own, in the recorder's dict
+    (reached through the closure of one as_task call it never calls) kept the graph's point. Safe: the recorder's tasks
+    are sealed as task 3's pairs are; the filed ones are not the recorder's (the course's solution keeps its point:
+    section 40, and its class in tests/test_grading_adversarial.py)."""
+    from test_mistakes import source_of
+
+    graph = source_of("10_distributed", "task5_task_graph")
+    message = _lab10_graded([source_of("10_distributed", "task3_tree_reduce_solution"), FILES_ITS_OWN_TASKS, graph],
+                            "task_graph", "check_task_graph_properties", whole_class)
+    assert message is not None and "never write the tuples yourself" in message, message
+
+
+# What the seal cannot tell: the pair function's own body, run by the learner's code. The driver's namespace (the pair
+# function's globals) holds the sealing thread's service and the driver's helpers; a tree_reduce that pairs the parts
+# itself and makes each pair as the pair function does (``_made_here``, the same dict, the same service) has handed the
+# sealing thread each pair's items, exactly as a call of combine does.
+PAIR_S_BODY_RUN_BY_ITSELF = '''
+def tree_reduce(parts, combine):
+    names = getattr(combine, "__glo" + "bals__")
+    made = next(cell.cell_contents for cell in getattr(combine, "__clo" + "sure__") if type(cell.cell_contents) is dict)
+    level = list(parts)
+    while len(level) > 1:
+        paired = [names["_made_here"]((level[i], level[i + 1]), made, names["sealed_by_the_loop"])
+                  for i in range(0, len(level) - 1, 2)]
+        level = paired + level[len(paired) * 2:]
+    return level[0]
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 21): the pair function's body run by the learner's code is the pair "
+                   "function under another name; nothing in the worker's process tells a call from it (its namespace, "
+                   "the sealing thread's service, is the code's to reach), and combine run outside the process would be "
+                   "reached the same way. What the seal closes is a tuple taken as made that was never handed to the "
+                   "sealing thread")
+def test_a_tree_reduce_that_runs_the_pair_function_s_body_itself_loses_task_3():
+    """A tree_reduce that never calls combine but runs its body (the driver's ``_made_here`` and the sealing thread's
+    service, from combine's globals) for each pair it makes keeps task 3's points: every node of its tree was handed to
+    the sealing thread with exactly its items, as a call of combine hands them. Not closed: see the reason."""
+    from test_mistakes import source_of
+
+    message = _lab10_graded([PAIR_S_BODY_RUN_BY_ITSELF, source_of("10_distributed", "task3_tree_shape")], "tree_shape",
+                            "check_tree_shape_properties", False)
+    assert message is not None and "never build it" in message, message
+
+
+# The seals of section 49 rest on the key staying with the sealing thread, which must run none of the learner's code. The
+# dispatcher's closure holds the cells it shares with that thread (``work``, ``done``), and a cell is writable: a queue of
+# the learner's put there would have its ``get`` or ``put`` run on the sealing thread. The loop's main() held the
+# dispatcher in a local, below every cell: a signal handler's frame, ``f_back``, ``f_locals`` (no audit event) reached it.
+DISPATCHER_SOUGHT = """
+import signal, time
+
+_found, _looks = set(), []
+
+
+def _look(signum, frame):
+    _looks.append(1)
+    while frame is not None:
+        _found.update(name for name in (getattr(value, "__name__", "") for value in getattr(frame, "f_" + "locals").values())
+                      if name in ("dispatching", "sealing"))
+        frame = getattr(frame, "f_" + "back")
+
+
+signal.signal(signal.SIGALRM, _look)
+signal.setitimer(signal.ITIMER_REAL, 0.002, 0.002)
+_until = time.monotonic() + 0.1
+while not _found and time.monotonic() < _until:
+    pass
+signal.setitimer(signal.ITIMER_REAL, 0)
+print(sorted(_found), len(_looks) > 10)
+"""
+
+
+def test_the_cells_the_sealing_thread_reads_are_not_reached_from_the_frames_below_a_cell():
+    """No frame of the main thread holds the dispatcher or the sealing function in its locals (the loop calls the
+    dispatcher as it is returned), so their closures' cells, which the sealing thread reads, are not the learner's to
+    rewrite through them; the loop answers on."""
+    with Sandbox(Policy()) as box:
+        run = box.run_cell(DISPATCHER_SOUGHT, "sought")
+        assert box.run_cell("print('still answering')", "after").stdout.strip() == "still answering"
+    assert run.ok and run.stdout.split() == ["[]", "True"], run
 
 
 # ---- 50. the keeper made to work for the learner's code: its CPU time, outside every limit and the budget ---------------------

@@ -15,9 +15,15 @@ no ``bpe_ref`` but lab 00's modules); while task 5 is, ``count_range``, ``merge_
 
 from __future__ import annotations
 
+import hmac
 import random
 import re
 from collections.abc import Callable
+from dataclasses import replace
+
+# hashlib's BLAKE2b, from its own C module: the drivers that hash with it run in the grading worker, where importing
+# hashlib loads OpenSSL, whose read of its configuration file the sandbox refuses and flags for review.
+from _blake2 import blake2b
 
 from hypothesis import strategies as st
 
@@ -25,7 +31,8 @@ from ...distributed import count_range, count_ranges, merge_two, plan_ranges, pl
 from ...train.step03_parallel import find_chunk_boundaries
 from .compare import CARRIED
 from .core import (
-    Case, CorpusFile, Lab, Later, Task, TaskGraders, error_name, short_repr, stretch,
+    Case, CorpusFile, Lab, Later, Task, TaskGraders, error_name, expected_result, materialized, runs_remotely, short_repr,
+    stretch, verdict,
 )
 from .lab03_parallel import (
     COUNT_CHUNK, EOT, PAD, PIECES, chunk_hint, chunk_inputs, file_bytes, in_a_new_dict, safe_cuts, verify_chunk_reads,
@@ -244,28 +251,134 @@ def tree_shape(parts: list) -> object:
 # itself (tests/test_grading_redteam.py, section 40). So the graders call them through a driver, which calls the
 # function they call (from the helper's globals: the notebook's) with a pair or an as_task of its own and keeps each
 # tuple that returned: a tuple of the result that it did not make is shown as NOT_MADE.
+#
+# Where the learner's code runs beside the driver (the grading worker), what the driver keeps is the learner's to
+# rewrite: a tree_reduce that never called combine filed its own tuples in the driver's dict of those it made, reached
+# through combine's closure (section 49). So there each tuple the driver makes is sealed as it is made, by the worker
+# loop's sealing thread (``sealed_by_the_loop``, in the driver's namespace: a keyed BLAKE2b under the key of the replies'
+# seals, of a kind of its own, which no learner's code holds), over what the tuple holds: each item's hash, a node's
+# own seal for a node. The driver reports each node with its seal (:func:`_sealed_report`), and the trusted side, which
+# sent the key, checks every seal against the items reported under it (:func:`opened_report`): a tuple whose seal is
+# not the sealing thread's for exactly those items is NOT_MADE, whatever the driver reports. A seal comes only from
+# handing the sealing thread the items of a node, which is what the pair or the as_task call does: code that reaches
+# the sealing thread itself (the driver's namespace, the queues in its closure) and hands it a pair's items has made
+# that pair through the function handed in, under another name; what it cannot do is have a tuple taken for one it
+# never handed in.
 NOT_MADE = "<a tuple not made by the function handed in>"
+# The person of the sealing thread's seals for drivers, the grading worker's own constant (trusted/worker/__main__.py,
+# DRIVERS_SEAL); and of the plain hashes of what a node holds, by kind.
+DRIVERS_SEAL = b"a driver's seal"
+HASH_OF_A_TUPLE, HASH_OF_A_LIST, HASH_OF_A_VALUE = b"a tuple", b"a list", b"a value"
+_SEAL_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 def _made_only(node: object, made: dict) -> object:
     """``node`` with each tuple that is not one of ``made`` (by identity) replaced by :data:`NOT_MADE`."""
     if type(node) is not tuple:
         return node
-    if made.get(id(node)) is not node:
+    entry = made.get(id(node))
+    if entry is None or entry[0] is not node:
         return NOT_MADE
     return node if node and node[0] == "count_range" else tuple(_made_only(item, made) for item in node)
 
 
+def _value_hash(value: object) -> bytes:
+    """The plain hash of a value a node holds that is neither a tuple nor a list: of its repr (a part, a path, an int)."""
+    return blake2b(repr(value).encode("utf-8", "surrogatepass"), digest_size=32, person=HASH_OF_A_VALUE).digest()
+
+
+def _held(value: object, made: dict) -> bytes:
+    """What a node's seal covers of ``value``, one of its items (32 bytes): a node made here, its seal; another tuple or
+    a list, the hash of its items'; anything else, :func:`_value_hash`."""
+    kind = type(value)
+    entry = made.get(id(value)) if kind is tuple else None
+    if entry is not None and entry[0] is value:
+        return entry[1]
+    if kind is tuple or kind is list:
+        return blake2b(b"".join([_held(item, made) for item in value]), digest_size=32,
+                       person=HASH_OF_A_TUPLE if kind is tuple else HASH_OF_A_LIST).digest()
+    return _value_hash(value)
+
+
+def _made_here(node: tuple, made: dict, seal: Callable | None) -> tuple:
+    """``node``, kept in ``made`` by identity, with its seal where there is a sealing thread (``seal``), else none."""
+    made[id(node)] = (node, b"" if seal is None else seal(b"".join([_held(item, made) for item in node])))
+    return node
+
+
+def _sealed_report(value: object, made: dict) -> object:
+    """``value`` as the driver reports it from the grading worker: each node made here as ``(its seal in hex, *its
+    items)``, every other tuple and list as it is, their items reported so."""
+    kind = type(value)
+    entry = made.get(id(value)) if kind is tuple else None
+    if entry is not None and entry[0] is value:
+        return (entry[1].hex(), *[_sealed_report(item, made) for item in value])
+    if kind is tuple or kind is list:
+        return kind([_sealed_report(item, made) for item in value])
+    return value
+
+
+def _result_of(result: object, made: dict, seal: Callable | None) -> object:
+    """What a driver returns: the report to be opened on the trusted side where the tuples were sealed, else the
+    result with each tuple not made here shown as :data:`NOT_MADE` (the reference's, the learner's kernel)."""
+    return _made_only(result, made) if seal is None else _sealed_report(result, made)
+
+
+def opened_report(report: object, key: bytes, data_after: str = "") -> object:
+    """A driver's report from the grading worker (:func:`_sealed_report`) as the result it stands for, each node checked
+    here against its seal under ``key``: a node whose seal is not the sealing thread's for the items reported under it,
+    and any other tuple, is :data:`NOT_MADE`; but the items after the first of a node whose first is ``data_after``
+    (task 5's ``count_range`` tasks, whose arguments are data) are taken as they are, as :func:`_made_only` takes them."""
+    return _opened(report, key, data_after, False)[0]
+
+
+def _opened(report: object, key: bytes, data_after: str, data: bool) -> tuple[object, bytes]:
+    """``(the value, what a seal covers of it)`` of ``report`` (see :func:`opened_report`); ``data``: inside a node's
+    arguments that are data."""
+    kind = type(report)
+    if kind is tuple and report and type(report[0]) is str and _SEAL_HEX.fullmatch(report[0]):
+        seal, items = bytes.fromhex(report[0]), report[1:]
+        arguments = bool(data_after) and bool(items) and type(items[0]) is str and items[0] == data_after
+        opened = [_opened(item, key, data_after, data or (arguments and index > 0)) for index, item in enumerate(items)]
+        expected = blake2b(b"".join([held for _, held in opened]), key=key, digest_size=32, person=DRIVERS_SEAL).digest()
+        return (tuple(value for value, _ in opened) if hmac.compare_digest(seal, expected) else NOT_MADE), seal
+    if kind is tuple or kind is list:
+        opened = [_opened(item, key, data_after, data) for item in report]
+        held = blake2b(b"".join([held for _, held in opened]), digest_size=32,
+                       person=HASH_OF_A_TUPLE if kind is tuple else HASH_OF_A_LIST).digest()
+        return (NOT_MADE if kind is tuple and not data else kind(value for value, _ in opened)), held
+    return report, _value_hash(report)
+
+
 def tree_through_pair(tree_shape, parts: list) -> object:
     """``tree_reduce(parts, pair)`` as the notebook's ``tree_shape`` calls it, its pairs made here (a driver)."""
-    made = {}
+    made: dict = {}
+    seal = globals().get("sealed_by_the_loop")  # the grading worker's sealing thread: there only
 
     def pair(left, right):
-        node = (left, right)
-        made[id(node)] = node
-        return node
+        return _made_here((left, right), made, seal)
 
-    return _made_only(tree_shape.__globals__["tree_reduce"](parts, pair), made)
+    return _result_of(tree_shape.__globals__["tree_reduce"](parts, pair), made, seal)
+
+
+def through_seals(task: Task, reference: Callable, data_after: str = "") -> Callable[[Callable, tuple, dict], str | None]:
+    """The judge of a task graded through a driver that seals what it makes (``TaskGraders.judge``): the comparison with
+    the reference, as any task's (:func:`.running.verdict`), where what a function of the grading worker returned is
+    first opened (:func:`opened_report`) under the key of that worker's seals, the sandbox's, read after the call (a
+    worker started again has a key of its own)."""
+
+    def judge(learner: Callable, args: tuple, memo: dict) -> str | None:
+        real = materialized(args, learner)  # each file written once; the call shows it as the case does
+        labels = {index: short_repr(arg, 60) for index, (arg, written) in enumerate(zip(args, real)) if arg is not written}
+        expected = expected_result(task, reference, real)
+        graded = task
+        if runs_remotely(learner):
+            sandbox = learner.sandbox
+            graded = replace(task, observe=lambda after, result: task.observed(
+                after, opened_report(result, sandbox._seal_key, data_after)))
+        return verdict(graded, learner, reference, Case(real, labels), expected)
+
+    return judge
 
 
 def _leaves_in_order(tree: object) -> list:
@@ -315,6 +428,7 @@ TREE_SHAPE = TaskGraders(
     st.one_of(st.integers(1, 70).map(lambda n: (list(range(n)),)),
               st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=20).map(lambda parts: (parts,))),
     max_examples=60,
+    judge=through_seals(TREE_TASK, tree_shape),  # its pairs sealed in the grading worker, checked here
 )
 
 # ---- task 4: the plan ------------------------------------------------------------------------
@@ -487,17 +601,16 @@ def task_graph(ranges: list, special_tokens: list) -> object:
 def graph_through_as_task(task_graph, ranges: list, special_tokens: list) -> object:
     """``count_ranges(ranges, special_tokens, recorded)`` as the notebook's ``task_graph`` calls it, its tasks made
     here (a driver; see :func:`tree_through_pair`)."""
-    made = {}
+    made: dict = {}
+    seal = globals().get("sealed_by_the_loop")  # the grading worker's sealing thread: there only
 
     def recorded(function):
         def call(*args):
-            node = (function.__name__, *args)
-            made[id(node)] = node
-            return node
+            return _made_here((function.__name__, *args), made, seal)
 
         return call
 
-    return _made_only(task_graph.__globals__["count_ranges"](ranges, special_tokens, recorded), made)
+    return _result_of(task_graph.__globals__["count_ranges"](ranges, special_tokens, recorded), made, seal)
 
 
 COUNTS_COMPUTED_HERE = "<counts computed here>"
@@ -578,7 +691,8 @@ _GRAPH_CASES = [
 # files hold text. In range_lists alone a range came twice only from two files alike: none in 40 under 5 seeds of 16.
 COUNT_RANGES = TaskGraders(COUNT_TASK, count_ranges, _COUNT_CASES, st.one_of(range_lists(), range_lists(repeated=True)),
                            max_examples=40,
-                           then=TaskGraders(GRAPH_TASK, task_graph, _GRAPH_CASES, graph_range_lists(), max_examples=20))
+                           then=TaskGraders(GRAPH_TASK, task_graph, _GRAPH_CASES, graph_range_lists(), max_examples=20,
+                                            judge=through_seals(GRAPH_TASK, task_graph, "count_range")))
 
 
 LAB = Lab(

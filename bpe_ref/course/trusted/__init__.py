@@ -58,7 +58,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   the learner's code (``worker/__main__.py``, ``_serving``, says how, and why each of its rules; section 28). An audit
   hook refuses what reaches that thread's frames (``_REFUSED_EVENTS``; no lab uses them), and what the notebook is
   handed (``get_ipython``, ``display``, the spies) is defined in a namespace of its own, not in the loop's file, whose
-  globals it would reach (section 28).
+  globals it would reach (section 28). The same thread seals bytes a driver hands it, with a BLAKE2b person of their
+  own, so that no such seal is a reply's (lab 10's nodes, below).
   Still open (issue 21): what builds a reply runs on the main thread, so the arguments after a call can be reported as
   they came without the key: the loop's and the wire format's globals, reached through ``f_globals`` or
   ``__globals__``, rebound, or the dispatcher's cells rewritten by a trace function. Closing it needs the arguments
@@ -249,7 +250,28 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   Lab 10 grades ``tree_reduce`` and ``count_ranges``' ``as_task`` path by what they build with a function they are
   handed: the graders call them through a driver that calls the notebook's ``tree_reduce`` or ``count_ranges`` itself
   (from the helper's globals), with a ``pair`` or an ``as_task`` of its own that keeps each tuple it returns; a tuple
-  of the result that it did not make, by identity, is shown as not made by it (section 40). Lab 09's tasks 2 to 5 must
+  of the result that it did not make, by identity, is shown as not made by it (section 40). In the grading worker what
+  the driver keeps is the learner's to rewrite (a ``tree_reduce`` that never called combine filed its own tuples in
+  the driver's dict, reached through combine's closure: section 49), so no point rests on it there: each tuple the
+  driver makes is sealed as it is made by the worker loop's sealing thread (``sealed_by_the_loop``, in the driver's
+  namespace: a keyed BLAKE2b under the replies' key, with a person of its own so that none is a reply's seal), over
+  the hashes of its items, a node's by its seal; the driver reports each node with its seal, and the graders check
+  every seal here, under the sandbox's key, against the items reported under it
+  (``checks/lab10_distributed.py``, ``opened_report``): a tuple that was never handed to the sealing thread with
+  exactly those items is not made by the function handed in, whatever the driver's report or dict says (both grading
+  paths; task 5's tasks the same way). What a seal proves is that a node's items were handed to the sealing thread,
+  which is all the pair or ``as_task`` call does that anything can see: code that runs the pair function's body
+  itself (its namespace, the sealing thread's service among it, is the code's to reach) has made each pair as the
+  call does, and nothing in the worker's process tells it from a call (a strict xfail of section 49; combine run
+  outside the process, by a call back, would be reached the same way). The seals rest on the key staying with the
+  sealing thread: what takes it from there makes any node, a ``MemoryError`` made on that thread (section 34,
+  ``test_a_memory_error_on_the_sealing_thread_runs_none_of_the_learner_s_code_there``, open) and native code
+  (``ctypes`` reads the keyed hasher's state); the dispatcher's cells, which that thread reads, rewritten by a trace
+  function (*Faking results*, open) could run the learner's code there too (the loop no longer holds the dispatcher
+  in a frame's locals, where a signal handler's frame reached its writable cells: section 49). What builds a reply,
+  rebound through a frame's globals (section 28,
+  ``test_what_builds_a_reply_cannot_be_rebound_through_a_frame_s_globals``, open), rewrites the report but makes no
+  seal. Lab 09's tasks 2 to 5 must
   raise ``ValueError`` on bad input, which their driver (``value_or_error``) writes as ``"raised ValueError"``; a str
   a function returns comes back marked as returned (section 41). Stand-ins and drivers run with the builtins the
   worker had before any of the learner's code ran, and lab 09's default clock is read from the function's own defaults

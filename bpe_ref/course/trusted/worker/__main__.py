@@ -19,7 +19,10 @@ signal handlers and its tracebacks run, holds it). Requests and replies (``id`` 
 
 A call may carry ``stand_ins`` (reference helpers bound in place of the learner's while it runs)
 and a ``driver`` (a reference function called as ``driver(function, *args)``, for a function whose
-arguments are not data: lab 09's harness, given a fake clock), both as source.
+arguments are not data: lab 09's harness, given a fake clock), both as source. A driver's namespace holds
+``sealed_by_the_loop(message) -> bytes``: the sealing thread's keyed BLAKE2b of ``message``, of a kind of its own
+(person :data:`DRIVERS_SEAL`), which the trusted side, holding the key, can check and the learner's code cannot make
+but by handing ``message`` to the sealing thread (lab 10's nodes made by the function a driver hands in).
 """
 
 from __future__ import annotations
@@ -147,6 +150,25 @@ _HELPERS: dict = {"__name__": "notebook_helpers", "__builtins__": builtins}
 exec(compile(_NOTEBOOK_HELPERS, _HELPERS_FILE, "exec"), _HELPERS)
 _spy = _HELPERS["spy"]  # bound here: the namespace is the notebook's to rebind
 
+# The BLAKE2b person of the seals the sealing thread makes for drivers (``sealed_by_the_loop``), so that none is a
+# reply's seal (person none): bytes handed in as ``asked digest + reply`` are sealed as no reply. The graders that check
+# them hold the same constant (lab 10's ``checks/lab10_distributed.py``).
+DRIVERS_SEAL = b"a driver's seal"
+# What hands a driver's bytes to the sealing thread, on the main thread: defined from source in a namespace of its own,
+# as the notebook's helpers are, not in this file, whose globals a function defined here would hand to the code that
+# reaches it (a driver's namespace is the learner's to read). Its queues come in its closure.
+_DRIVER_SEALING = r'''
+def sealing_for_drivers(handed, sealed):
+    def sealed_by_the_loop(message):
+        """The sealing thread's keyed seal of ``message`` (bytes), of the drivers' kind: 32 bytes."""
+        handed.put(bytes(message))
+        return sealed.get()
+
+    return sealed_by_the_loop
+'''
+_DRIVER_SEALING_NAMESPACE: dict = {"__name__": "sealing_for_drivers", "__builtins__": dict(_BUILTINS)}
+exec(compile(_DRIVER_SEALING, "<the grading worker's sealing for drivers>", "exec"), _DRIVER_SEALING_NAMESPACE)
+
 
 def _captured(stream: io.StringIO) -> str:
     return capped(stream.getvalue())
@@ -206,6 +228,7 @@ class Worker:
         self.stand_in_modules: dict[str, dict] = {}  # source -> the namespace it defined, built once
         self.failed_cells: list[str] = []  # "cell NAME raised ERROR: ...", to explain a name never defined
         self.noticed: set[str] = set()  # what :meth:`noticing` saw, sent with every reply
+        self.sealed_by_the_loop = None  # a driver's seals (:func:`_serving`), set once the sealing thread runs
 
     def noticing(self):
         """An audit hook that notes what the learner's code did that no lab's code does and the interpreter announces
@@ -243,13 +266,16 @@ class Worker:
 
     def stand_ins(self, request: dict, key: str = "stand_ins") -> dict:
         """``name -> function`` of the request's stand-ins (or its driver, ``key="driver"``), run from
-        their source in a namespace of their own (not the learner's, not importable)."""
+        their source in a namespace of their own (not the learner's, not importable); a driver's holds
+        ``sealed_by_the_loop``."""
         wanted = request.get(key)
         if not wanted:
             return {}
         source = wanted["source"]
         if source not in self.stand_in_modules:
             namespace: dict = {"__name__": "stand_ins", "__builtins__": dict(_BUILTINS)}
+            if key == "driver" and self.sealed_by_the_loop is not None:
+                namespace["sealed_by_the_loop"] = self.sealed_by_the_loop
             exec(compile(source, "<the reference's helpers>", "exec"), namespace)
             self.stand_in_modules[source] = namespace
         return {name: self.stand_in_modules[source][name] for name in wanted["names"]}
@@ -346,9 +372,11 @@ _REFUSED_EVENTS = frozenset({"sys._current_frames", "sys._current_exceptions", "
                              "sys.remote_exec"})
 
 
-def _serving(request_fd: int, reply_fd: int, hello: str, answer):
+def _serving(request_fd: int, reply_fd: int, hello: str, worker: Worker):
     """Start the thread that seals (it reads the key, then every request) and return the dispatcher, which the main
-    thread runs until the requests end: ``answer(line)`` (the reply to a request line, as JSON) for each line handed over.
+    thread runs until the requests end: ``answer(line)`` (``worker.answer``: the reply to a request line, as JSON) for
+    each line handed over; ``worker`` is given ``sealed_by_the_loop(message)``, a driver's seal of bytes
+    (:data:`DRIVERS_SEAL`; see below), and its audit hook (:meth:`Worker.noticing`) after the loop's own.
 
     Why two threads: the learner's code runs on the main thread, and a signal handler there is given the frame it
     interrupted, a failed cell's traceback holds the frames it passed (kept in ``gc.garbage`` under ``gc.DEBUG_SAVEALL``),
@@ -367,15 +395,24 @@ def _serving(request_fd: int, reply_fd: int, hello: str, answer):
     ``line``, once; the sealing thread waits until ``answered`` is the request it handed over, and keeps what it took
     from its queue, whose last reference it would otherwise drop); what it takes stalls the loop. The function objects,
     whose closures hold the cells, are kept by no frame's locals (a frame's referents are refused,
-    :data:`_REFUSED_EVENTS`)."""
+    :data:`_REFUSED_EVENTS`; the dispatcher is called as it is returned, :func:`main`): a cell is writable, and a queue
+    of the learner's put in ``done`` would have its ``get`` run on the sealing thread (redteam section 49).
+
+    A driver's seal: while a request is answered the sealing thread waits on ``done``; exact bytes found there (put by
+    ``sealed_by_the_loop``, on the main thread) it seals under the same key with a person of their own
+    (:data:`DRIVERS_SEAL`: no such seal is a reply's) and puts the 32 bytes in ``sealed``, which it makes nothing else
+    of; bytes hold no code to run, so the last reference it drops runs none. The learner's code can reach both queues
+    (the function's closure, from the driver's namespace) and have any bytes sealed so, as the driver does: what such a
+    seal proves is that those bytes were handed to this thread, never that the key was read."""
     line = answered = data = None
-    work, done = SimpleQueue(), SimpleQueue()
+    answer = worker.answer
+    work, done, sealed = SimpleQueue(), SimpleQueue(), SimpleQueue()
     kind, text = type, str
 
     def sealing(read=os.read, write=os.write, loads=json.loads, fromhex=bytes.fromhex, blake2b=_blake2b, size=len,
-                leave=os._exit):
+                leave=os._exit, kind=type, octets=bytes, drivers=DRIVERS_SEAL):  # (kind: no cell the dispatcher shares)
         nonlocal line
-        request, sealer, plain, taken = b"", None, blake2b(digest_size=32), []
+        request, sealer, driver_sealer, plain, taken = b"", None, None, blake2b(digest_size=32), []
         try:
             while True:
                 chunk = read(request_fd, 1 << 16)
@@ -389,12 +426,19 @@ def _serving(request_fd: int, reply_fd: int, hello: str, answer):
                     continue
                 if sealer is None:  # the first line: the key, read before any of the learner's code runs
                     sealer = blake2b(key=fromhex(loads(request)["seal"]), digest_size=32)
+                    driver_sealer = blake2b(key=fromhex(loads(request)["seal"]), digest_size=32, person=drivers)
                     reply = hello
                 else:
                     line = request
                     work.put(request)
                     while answered is not request:
-                        taken.append(done.get())
+                        handed = done.get()
+                        if kind(handed) is octets:  # a driver's bytes to seal (sealed_by_the_loop)
+                            seal = driver_sealer.copy()
+                            seal.update(handed)
+                            sealed.put(seal.digest())
+                        else:
+                            taken.append(handed)
                     reply = data
                 asked = plain.copy()
                 asked.update(request)
@@ -446,6 +490,8 @@ def _serving(request_fd: int, reply_fd: int, hello: str, answer):
             raise refusal(f"{event} is refused while grading (it reaches the worker loop's other thread)")
 
     sys.addaudithook(refusing)
+    sys.addaudithook(worker.noticing())  # after the loop's own hook, which runs first (and alone on the sealing thread)
+    worker.sealed_by_the_loop = _DRIVER_SEALING_NAMESPACE["sealing_for_drivers"](done, sealed)
     return dispatching
 
 
@@ -475,9 +521,9 @@ def main() -> None:
     # The sealing thread starts now, confined as this one is (Landlock and seccomp hold for the threads started after).
     hello = json.dumps({"hello": True, "isolation": isolation, "python": platform.python_version()})
     worker = Worker()
-    dispatching = _serving(*loop_fds, hello, worker.answer)
-    sys.addaudithook(worker.noticing())  # after the loop's own hook, which runs first (and alone on the sealing thread)
-    dispatching()
+    # Called as it is returned: a local here would hold the dispatcher, whose closure's cells (writable) it shares with
+    # the sealing thread, for any frame below it to reach (a signal handler's f_back, then f_locals).
+    _serving(*loop_fds, hello, worker)()
 
 
 if __name__ == "__main__":
