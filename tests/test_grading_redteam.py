@@ -6356,3 +6356,68 @@ def test_a_worker_holds_no_capability_of_the_grading_user(processes):
     assert run.ok and run.stdout.split() == ["effective:0", "permitted:0", "priority:refused"], run
     if not processes:  # lab 03's worker drops those of its user namespace (keeper._private_shm) before this
         assert "capabilities: none (the grading user's dropped)" in isolation, isolation
+
+
+# ---- 57. the reports' lines laid out right to left: a student id of Hebrew letters that turns its score around -------------
+#
+# shown() writes every control and format character of a report's line as an escape (section 25), the bidirectional
+# overrides and isolates among them, but keeps letters. A terminal that lays text out by Unicode's bidirectional algorithm
+# (VTE's, GNOME Terminal's; Konsole's) reverses a run of right-to-left letters together with the numbers and spaces
+# that follow them: in grade --class the student id comes first, so a learner who hands in under an id of Hebrew or
+# Arabic letters (LinkFreeCollect takes Unicode letters, ``\w``) had the row's score read backwards. Right-to-left
+# characters are the only ones that start such a run in a line with no explicit controls (rules W7 and I1 of UAX #9: with
+# none, every number is laid out left to right), so none is printed as it is.
+RIGHT_TO_LEFT_ID = "\u05e9\u05dc\u05d5\u05dd"  # Hebrew letters, each a word character to re and to nbgrader's exchange
+
+
+def _laid_out_in_order(text: str) -> bool:
+    """Whether no line of ``text`` can be reordered by a terminal's bidirectional layout: it holds no right-to-left
+    character (bidirectional class R, AL or AN) and no explicit embedding, override or isolate."""
+    import unicodedata
+
+    return not any(unicodedata.bidirectional(char) in ("R", "AL", "AN", "RLE", "RLO", "LRE", "LRO", "RLI", "LRI", "FSI")
+                   for char in text)
+
+
+def test_a_student_id_of_right_to_left_letters_cannot_turn_its_score_around_in_the_class_report(capsys):
+    """A submission handed in under an id of Hebrew letters, scored 5 / 100: grade --class printed its row as
+    ``שלום        5 / 100  graded``, which a bidirectional terminal shows as ``100 / 5        םולש  graded`` (the
+    letters, the spaces and numbers after them, one right-to-left run), as if it had the points. Safe: the reports
+    print every right-to-left character as an escape (:func:`~bpe_ref.course.grade.printed`), so the row is laid out as
+    written; the columns still line up, and a review line of such letters is escaped too."""
+    from bpe_ref.course.grade import SubmissionStatus, print_class_report
+
+    report = [SubmissionStatus("ann", "graded", 100.0, 100.0),
+              SubmissionStatus(RIGHT_TO_LEFT_ID, "graded", 5.0, 100.0,
+                               review=[f"its code opened files the sandbox refused: read /etc/{RIGHT_TO_LEFT_ID} 100 x1"])]
+    print_class_report(report, "01_naive_bpe")
+    out = capsys.readouterr().out
+    assert _laid_out_in_order(out), out
+    rows = out.splitlines()
+    assert rows[2].startswith("\\u05e9\\u05dc\\u05d5\\u05dd") and "  5 / 100  graded; NEEDS REVIEW" in rows[2], out
+    assert rows[1].index("100 / 100") == rows[2].index("5 / 100") - 2, out  # the score column still lines up
+    assert "read /etc/\\u05e9\\u05dc\\u05d5\\u05dd 100 x1" in rows[3], out
+
+
+def test_a_right_to_left_failure_or_flag_is_laid_out_in_order_in_a_self_grade(tmp_path, monkeypatch, capsys):
+    """``python -m bpe_ref grade``: a task's first failure line (the learner's exception message) and the flags of what
+    its code did (a path it opened) are the learner's text, printed beside the points. Safe: as in the class report,
+    each right-to-left character is an escape."""
+    import json
+
+    from bpe_ref.course import grade
+
+    notebook = tmp_path / "01_naive_bpe.ipynb"
+    notebook.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    arabic = "\u0645\u0631\u062d\u0628\u0627 \u0661\u0662"  # Arabic letters and Arabic-Indic digits (AL, AN)
+
+    def autograded(path, lab, *, timeout=None, keep=None, isolation=None, behaviour=None):
+        behaviour.append(f"opened files the sandbox refused: read /etc/{arabic} x1")
+        return [grade.CellResult("task1_count_pairs", 0.0, 2.0, f"CheckFailed: count_pairs(...) raised ValueError: {arabic}"),
+                grade.CellResult("task1_count_pairs_hidden", 3.0, 3.0)]
+
+    monkeypatch.setattr(grade, "autograde_notebook", autograded)
+    assert grade.grade_one(notebook, "01_naive_bpe", None, None) == 1
+    out = capsys.readouterr().out
+    assert _laid_out_in_order(out), out
+    assert "raised ValueError: \\u0645" in out and "read /etc/\\u0645" in out and "3 / 5" in out, out

@@ -21,15 +21,34 @@ import re
 import shutil
 import sys
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .printable import shown, shown_lines
+from .printable import shown
 from .trusted.cells import nbgrader_of
 
 STUDENT = "self"  # the student id of a self-graded notebook inside the temporary course
 HIDDEN_SUFFIX = "_hidden"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+# Right-to-left characters (Hebrew, Arabic letters, Arabic-Indic digits): letters, which shown() keeps, but a terminal
+# that lays text out by Unicode's bidirectional algorithm (VTE's, Konsole's) reverses the run they start, the numbers and
+# spaces after them included: a student id of Hebrew letters showed its row's "50 / 100" as "100 / 50"
+# (tests/test_grading_redteam.py, section 57).
+RIGHT_TO_LEFT = frozenset(("R", "AL", "AN"))
+
+
+def printed(line: str) -> str:
+    """One line of a report as it is printed: :func:`~.printable.shown`, and every right-to-left character written as an
+    escape too, so that no part of the line is laid out in another order than it is written."""
+    return "".join(ascii(char)[1:-1] if unicodedata.bidirectional(char) in RIGHT_TO_LEFT else char for char in shown(line))
+
+
+def printed_lines(text: str) -> str:
+    """:func:`printed` for each line of a text made of several (the table): its line breaks kept."""
+    return "\n".join(printed(line) for line in text.split("\n"))
 
 
 class NotGradable(ValueError):
@@ -308,15 +327,15 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
         behaviour: list[str] = []
         cells = autograde_notebook(path, lab, timeout=timeout, keep=keep, isolation=isolation, behaviour=behaviour)
     except NotGradable as problem:
-        print(shown(f"{path}: {problem}"), file=sys.stderr)
+        print(printed(f"{path}: {problem}"), file=sys.stderr)
         print("Nothing was graded: this is not a score of 0. Fix the problem above and grade again.", file=sys.stderr)
         return 2
     tasks = group_by_task(cells)
-    print(shown_lines(format_table(tasks)))
-    print(shown_lines(isolation_summary(isolation)))
+    print(printed_lines(format_table(tasks)))
+    print(printed_lines(isolation_summary(isolation)))
     if behaviour:  # what grade --class would show an instructor about this code
         print("A class report would flag this notebook for review (no score changed):")
-        print("\n".join(shown(f"  - its code {line}") for line in behaviour))
+        print("\n".join(printed(f"  - its code {line}") for line in behaviour))
     earned, possible = sum(t.earned for t in tasks), sum(t.possible for t in tasks)
     seconds = time.perf_counter() - start
     if earned >= possible:
@@ -453,15 +472,16 @@ def print_class_report(report: list[SubmissionStatus], lab: str) -> int:
     if not report:
         print(f"No submissions of {lab} in submitted/.")
         return 1
-    width = max(len("student"), *(len(s.student) for s in report))
+    ids = {s.student: printed(s.student) for s in report}  # escaped before the column is laid out, so that it lines up
+    width = max(len("student"), *(len(student) for student in ids.values()))
     print(f"{'student':<{width}}  {'score':>9}  status")
     for s in report:
         score = f"{s.earned:g} / {s.possible:g}" if s.status == "graded" else "-"
         detail = f": {s.detail}" if s.detail else ""
         review = "; NEEDS REVIEW" if s.review else ""
-        print(shown(f"{s.student:<{width}}  {score:>9}  {s.status}{detail}{review}"))
+        print(f"{ids[s.student]:<{width}}  {score:>9}  {printed(f'{s.status}{detail}{review}')}")
         for line in s.review:  # each flag one line, whatever its text holds
-            print(f"{'':<{width}}  {'':>9}    - {shown(line)}")
+            print(f"{'':<{width}}  {'':>9}    - {printed(line)}")
     counts = {kind: sum(s.status == kind for s in report) for kind in ("graded", "could not be read", "not graded", "missing")}
     flagged = sum(bool(s.review) for s in report)
     print(", ".join(f"{n} {kind}" for kind, n in counts.items() if n) + f" ({len(report)} submissions)"
