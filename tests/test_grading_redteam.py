@@ -6421,3 +6421,94 @@ def test_a_right_to_left_failure_or_flag_is_laid_out_in_order_in_a_self_grade(tm
     out = capsys.readouterr().out
     assert _laid_out_in_order(out), out
     assert "raised ValueError: \\u0645" in out and "read /etc/\\u0645" in out and "3 / 5" in out, out
+
+
+# ---- 58. a submission that ends grade --class for the whole class: JSON Python will not read, metadata no float holds ------
+#
+# Section 35 left the class report whole on cells that are not cells as Jupyter writes them. grade --class still read
+# each submission with json.loads and the review's float() and set lookups, which raise on what JSON may hold and no
+# check there refused: a number of more than 4,300 digits (ValueError: the interpreter's limit on int conversion),
+# arrays nested past the recursion limit (RecursionError), an nbgrader ``points`` (or ``grade``, ``schema_version``)
+# of 10**400 (OverflowError in float()), a cell id that is a list or a dict (TypeError, unhashable). Each ended the report
+# of the whole class with a traceback or one error line; nbgrader autograde fails that notebook alone.
+
+def _big_ints_notebook(notebook: dict, where: str) -> str:
+    """``notebook`` as JSON text with a field of 5,000 digits (``where="int"``) or 200,000 nested arrays (``"deep"``)."""
+    import json
+
+    field = "1" * 5_000 if where == "int" else "[" * 200_000 + "]" * 200_000
+    return json.dumps(notebook)[:-1] + f', "extra": {field}}}'
+
+
+def _metadata_notebooks(lab: str) -> dict[str, dict]:
+    """Lab ``lab``'s blank release with a test cell's points of 10**400, or a code cell's id a list, or a dict."""
+    import copy
+
+    from test_grading_adversarial import blank
+
+    notebooks = {}
+    for name, change in {"points_past_floats": ("points", 10**400), "id_a_list": ("id", []), "id_a_dict": ("id", {})}.items():
+        notebook = blank(lab)
+        cell = next(cell for cell in notebook["cells"] if cell["metadata"].get("nbgrader", {}).get("grade"))
+        if change[0] == "points":
+            cell["metadata"]["nbgrader"]["points"] = copy.copy(change[1])
+        else:
+            cell["id"] = change[1]
+        notebooks[name] = notebook
+    return notebooks
+
+
+def test_a_submission_python_will_not_read_or_review_leaves_the_class_report_whole(tmp_path, monkeypatch):
+    """Five submissions each ended grade --class before any row was printed: JSON of a 5,000-digit number, JSON nested
+    200,000 deep, a test cell's points of 10**400, a code cell's id a list, and a dict. Safe: read_notebook says the
+    first two and the ids "could not be read" (as section 35's cells); the review compares a number no float holds as
+    it is and flags it, cut to 40 characters; and whatever else the review of one submission's cells raises is a flag
+    of that submission's ("could not be reviewed"), its score kept, not the end of the report."""
+    import json
+    import shutil
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report
+    from bpe_ref.course.notebooks import REPO_ROOT
+
+    lab = "00_pretokenization"
+    for kind in ("solutions", "labs"):
+        (tmp_path / kind / lab).mkdir(parents=True)
+        shutil.copy(REPO_ROOT / kind / lab / f"{lab}.ipynb", tmp_path / kind / lab)
+    texts = {"digits": _big_ints_notebook(blank(lab), "int"), "nested": _big_ints_notebook(blank(lab), "deep"),
+             **{name: json.dumps(notebook) for name, notebook in _metadata_notebooks(lab).items()},
+             "zoe": json.dumps(blank(lab))}
+    for student, text in texts.items():
+        (tmp_path / "submitted" / student / lab).mkdir(parents=True)
+        (tmp_path / "submitted" / student / lab / f"{lab}.ipynb").write_text(text, encoding="utf-8")
+    report = {status.student: status for status in class_report(tmp_path, lab)}
+    unread = ("digits", "nested", "id_a_list", "id_a_dict")
+    assert {name: status.status for name, status in report.items()} == {
+        **dict.fromkeys(unread, "could not be read"), "points_past_floats": "not graded", "zoe": "not graded"}, report
+    assert "Exceeds the limit (4300 digits)" in report["digits"].detail and "nested too deeply" in report["nested"].detail
+    assert any("points 1.0 -> 1000000000000000000000000000000000000..." in line
+               for line in report["points_past_floats"].review), report["points_past_floats"].review
+
+    def broken(notebook: dict, release: dict) -> list[str]:  # a review that fails on something not foreseen here
+        raise KeyError("cell_type")
+
+    monkeypatch.setattr("bpe_ref.course.trusted.review.tampering", broken)
+    report = {status.student: status for status in class_report(tmp_path, lab)}
+    assert report["zoe"].status == "not graded" and report["zoe"].review == [
+        "its cells could not be reviewed (KeyError: 'cell_type'): read them yourself"], report["zoe"]
+
+
+def test_json_python_will_not_read_is_not_graded_in_a_self_grade(tmp_path, capsys):
+    """``python -m bpe_ref grade`` on such a notebook ended in a traceback, exit 1, which a learner reads as a score
+    of 0 with a bug of the grader's. Safe: it "could not be read" (exit 2, nothing graded), saying why."""
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import grade_one
+
+    for where in ("int", "deep"):
+        notebook = tmp_path / where / "00_pretokenization.ipynb"
+        notebook.parent.mkdir()
+        notebook.write_text(_big_ints_notebook(blank("00_pretokenization"), where), encoding="utf-8")
+        assert grade_one(notebook, "00_pretokenization", None, None) == 2
+        assert "is JSON that Python will not read" in capsys.readouterr().err

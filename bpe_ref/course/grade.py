@@ -156,6 +156,10 @@ def read_notebook(path: Path) -> dict:
     except json.JSONDecodeError as err:
         where = f"line {err.lineno}, column {err.colno}: {err.msg}"
         raise NotGradable(f"could not be read: {path} is not valid notebook JSON ({where})") from None
+    except (ValueError, RecursionError) as err:  # JSON Python will not read: a number of more than 4,300 digits, nesting
+        # past the interpreter's recursion limit (each ended grade --class for the whole class: redteam section 58)
+        why = "nested too deeply" if isinstance(err, RecursionError) else str(err).split(":")[0]
+        raise NotGradable(f"could not be read: {path} is JSON that Python will not read ({why})") from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise NotGradable(f"could not be read: {path} is JSON but not a notebook (no list of cells)")
     for index, cell in enumerate(notebook["cells"]):  # as the reports read them (one malformed cell ended grade --class)
@@ -163,9 +167,10 @@ def read_notebook(path: Path) -> dict:
         nbgrader = meta.get("nbgrader", {}) if isinstance(meta, dict) else None
         source = cell.get("source", "") if isinstance(cell, dict) else None
         if not (isinstance(nbgrader, dict) and isinstance(nbgrader.get("grade_id", ""), str)
+                and isinstance(cell.get("id", ""), str)  # a list or a dict is no key of the review's (section 58)
                 and (isinstance(source, str) or isinstance(source, list) and all(isinstance(line, str) for line in source))):
             raise NotGradable(f"could not be read: {path} is JSON but not a notebook (cell {index} is not a cell as "
-                              "Jupyter writes it: its metadata, nbgrader metadata, grade_id or source)")
+                              "Jupyter writes it: its id, metadata, nbgrader metadata, grade_id or source)")
     return notebook
 
 
@@ -453,8 +458,12 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
                 # the reference that failed, hooks), never a finding.
                 record = GradingRecord.load(course, student, lab, name)
                 status.review += [f"its code {line}" for line in (record.behaviour if record else [])]
-                status.review += tampering(notebook, release)
-                status.review += [f"hint from its text: {flag}" for flag in notebook_flags(notebook, release, **allowed)]
+                try:
+                    status.review += tampering(notebook, release)
+                    status.review += [f"hint from its text: {flag}" for flag in notebook_flags(notebook, release, **allowed)]
+                except Exception as error:  # noqa: BLE001 - one submission's cells end no one else's report (section 58)
+                    status.review.append(f"its cells could not be reviewed ({type(error).__name__}: {str(error)[:100]}): "
+                                         "read them yourself")
                 try:
                     status.earned += sum(c.earned for c in grades_from_course(course, lab, student, name, gradebook))
                 except NotGradable:

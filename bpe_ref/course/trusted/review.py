@@ -220,8 +220,20 @@ NBGRADER_FIELDS = ("grade", "solution", "locked", "points", "schema_version")
 
 
 def _plain(value: object) -> object:
-    """A metadata value as compared: a number as a float (3 and 3.0 are the same points)."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+    """A metadata value as compared: a number as a float (3 and 3.0 are the same points); an int past every float as it
+    is (``float`` raised OverflowError on it, which ended grade --class for the whole class: redteam section 58)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return float(value)
+        except OverflowError:
+            return value
+    return value
+
+
+def _shown_value(value: object) -> str:
+    """A metadata value of the learner's in a flag: its repr, cut at 40 characters (an int may have 4,300 digits)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def tampering(notebook: dict, release: dict) -> list[str]:
@@ -252,7 +264,8 @@ def tampering(notebook: dict, release: dict) -> list[str]:
         if guarded and mine.get("cell_type") != cell.get("cell_type"):
             flags.append(f"made the {kind} cell {grade_id} a {mine.get('cell_type')} cell (nbgrader put it back)")
         shipped_meta, my_meta = nbgrader_of(cell), nbgrader_of(mine)
-        changed = [f"{key} {_plain(shipped_meta.get(key))!r} -> {_plain(my_meta.get(key))!r}" for key in NBGRADER_FIELDS
+        changed = [f"{key} {_shown_value(_plain(shipped_meta.get(key)))} -> {_shown_value(_plain(my_meta.get(key)))}"
+                   for key in NBGRADER_FIELDS
                    if _plain(shipped_meta.get(key)) != _plain(my_meta.get(key))]
         if changed:
             flags.append(f"changed the nbgrader metadata of the {kind} cell {grade_id} ({', '.join(changed)}; nbgrader "
@@ -262,7 +275,7 @@ def tampering(notebook: dict, release: dict) -> list[str]:
         meta = nbgrader_of(cell)
         if meta.get("grade") and _grade_id(cell) not in ids:
             flags.append(f"added a graded cell {_grade_id(cell) or f'(cell {index}, no grade_id)'} "
-                         f"({_plain(meta.get('points'))!r} points; not graded: autograde made it a plain cell)")
+                         f"({_shown_value(_plain(meta.get('points')))} points; not graded: autograde made it a plain cell)")
     position = {_grade_id(cell): index for index, cell in enumerate(shipped)}
     latest = -1
     for cell in notebook.get("cells", []):
