@@ -6512,3 +6512,29 @@ def test_json_python_will_not_read_is_not_graded_in_a_self_grade(tmp_path, capsy
         notebook.write_text(_big_ints_notebook(blank("00_pretokenization"), where), encoding="utf-8")
         assert grade_one(notebook, "00_pretokenization", None, None) == 2
         assert "is JSON that Python will not read" in capsys.readouterr().err
+
+
+def test_json_python_will_not_read_leaves_collect_whole(tmp_path, capsys):
+    """``python -m bpe_ref collect`` checks that each downloaded notebook is JSON, to say which to ask for again: a
+    notebook of a 5,000-digit number or 200,000 nested arrays raised there (ValueError, RecursionError) and ended the
+    command for the whole class, the notebooks after it in the ids' order not copied. Safe: such a file is copied and
+    named "NOT valid notebook JSON", as one that is not JSON at all, and the rest are collected."""
+    import argparse
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.commands.collect import run
+
+    lab = "00_pretokenization"
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "nbgrader_config.py").write_text("c = get_config()\n")
+    downloads = tmp_path / "dl"
+    downloads.mkdir()
+    (downloads / f"ann__{lab}.ipynb").write_text(_big_ints_notebook(blank(lab), "int"))
+    (downloads / f"ben__{lab}.ipynb").write_text(_big_ints_notebook(blank(lab), "deep"))
+    (downloads / f"zoe__{lab}.ipynb").write_text("{}")
+    assert run(argparse.Namespace(downloads=downloads, lab=lab, course=tmp_path / "course")) == 0
+    out = capsys.readouterr().out
+    assert sorted(path.name for path in (tmp_path / "course" / "downloaded" / lab / "archive").iterdir()) == [
+        f"{student}__{lab}.ipynb" for student in ("ann", "ben", "zoe")], out
+    assert "NOT valid notebook JSON (ValueError): ask ann" in out and "NOT valid notebook JSON (RecursionError): ask ben" in out
