@@ -6538,3 +6538,48 @@ def test_json_python_will_not_read_leaves_collect_whole(tmp_path, capsys):
     assert sorted(path.name for path in (tmp_path / "course" / "downloaded" / lab / "archive").iterdir()) == [
         f"{student}__{lab}.ipynb" for student in ("ann", "ben", "zoe")], out
     assert "NOT valid notebook JSON (ValueError): ask ann" in out and "NOT valid notebook JSON (RecursionError): ask ben" in out
+
+
+# ---- 59. a cell's code hidden from the instructor's pages: metadata transient.remove_source ----------------------------------
+#
+# nbconvert's templates leave out the source of any cell whose metadata says ``transient: {remove_source: true}``
+# (base/null.j2), and nbgrader's formgrade and feedback pages are nbconvert's. No Jupyter writes that key to a file,
+# and nbgrader's autograde keeps every cell's metadata (its ClearMetadataPreprocessor is listed, never enabled).
+HIDDEN_CODE = "import socket\ntry:\n    socket.socket()  # HIDDEN_FROM_THE_INSTRUCTOR\nexcept OSError:\n    print('SHOWN')\n"
+
+
+def _formgrade_html(cells: list[dict]) -> str:
+    """The page nbgrader's formgrader shows an instructor for a notebook of ``cells`` (its template, its resources)."""
+    import os
+
+    import nbformat
+    import nbgrader
+    from nbconvert import HTMLExporter
+
+    notebook = nbformat.from_dict({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    templates = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates")
+    resources = {"assignment_id": "00_pretokenization", "notebook_id": "00_pretokenization", "submission_id": "s",
+                 "index": 0, "total": 1, "base_url": "/", "student": "eve", "last_name": None, "first_name": None,
+                 "notebook_path": "/eve"}
+    return HTMLExporter(template_name="formgrade", extra_template_basedirs=[templates]).from_notebook_node(
+        notebook, resources=resources)[0]
+
+
+def test_a_cell_marked_transient_shows_its_code_on_the_instructor_s_pages():
+    """A cell that opened a socket, its metadata ``transient.remove_source``: the class report flagged the refused call
+    and pointed at the cell, and the formgrader's page of the submission (and its feedback) showed the cell's output
+    without its code, so the instructor reviewing it saw no code to review. Safe: the trusted grader removes every
+    cell's ``transient`` metadata from the autograded notebook, from which nbgrader makes both pages, and the review
+    flags the submission that set it."""
+    from bpe_ref.course.trusted.review import tampering
+
+    cells = [code_cell("hidden", HIDDEN_CODE), {"cell_type": "markdown", "id": "note", "source": "MARKDOWN_HIDDEN",
+                                                "metadata": {"transient": {"remove_source": True}}}]
+    cells[0]["metadata"]["transient"] = {"remove_source": True}
+    flags = tampering({"cells": cells}, {"cells": []})
+    assert "HIDDEN_FROM_THE_INSTRUCTOR" not in _formgrade_html(cells)  # nbconvert's own rule, which the attack uses
+    grade_cells(cells, "00_pretokenization", policy=Policy(cell_timeout=20), total_seconds=60)
+    page = _formgrade_html(cells)
+    assert "HIDDEN_FROM_THE_INSTRUCTOR" in page and "SHOWN" in page and "MARKDOWN_HIDDEN" in page, page[-3000:]
+    assert flags == ["marked 2 cell(s) transient (hidden, note), which hides their code from nbgrader's pages (removed "
+                     "when autograded)"], flags

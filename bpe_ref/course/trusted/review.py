@@ -276,6 +276,11 @@ def tampering(notebook: dict, release: dict) -> list[str]:
         if meta.get("grade") and _grade_id(cell) not in ids:
             flags.append(f"added a graded cell {_grade_id(cell) or f'(cell {index}, no grade_id)'} "
                          f"({_shown_value(_plain(meta.get('points')))} points; not graded: autograde made it a plain cell)")
+    transient = [str(cell.get("id") or f"cell {index}") for index, cell in enumerate(notebook.get("cells", []))
+                 if isinstance(cell.get("metadata"), dict) and "transient" in cell["metadata"]]
+    if transient:  # no Jupyter writes it; nbconvert leaves out the source of a cell marked transient.remove_source
+        flags.append(f"marked {len(transient)} cell(s) transient ({', '.join(transient[:5])}{' ...' if len(transient) > 5 else ''}"
+                     "), which hides their code from nbgrader's pages (removed when autograded)")
     position = {_grade_id(cell): index for index, cell in enumerate(shipped)}
     latest = -1
     for cell in notebook.get("cells", []):
