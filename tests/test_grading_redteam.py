@@ -6583,3 +6583,61 @@ def test_a_cell_marked_transient_shows_its_code_on_the_instructor_s_pages():
     assert "HIDDEN_FROM_THE_INSTRUCTOR" in page and "SHOWN" in page and "MARKDOWN_HIDDEN" in page, page[-3000:]
     assert flags == ["marked 2 cell(s) transient (hidden, note), which hides their code from nbgrader's pages (removed "
                      "when autograded)"], flags
+
+
+# ---- 60. code the review does not read: a cell with a test cell's metadata that autograde runs as a plain cell ------------
+#
+# grade --class reads the text of each learner code cell for capabilities no lab needs (``notebook_flags``), a hint where
+# behaviour cannot be seen (``json.dumps = ...`` that rewrites the worker's replies, issue 21): it skipped every cell with
+# a test cell's metadata, "restored by nbgrader and never run". Two such cells are run: one whose grade_id the lab lacks
+# (RestoringOverwriteCells makes it a plain cell), and a copy of a test cell put before it (nbgrader's DeduplicateIds
+# keeps the last of a grade_id and empties the others' metadata).
+WRAPS_THE_WIRE = "import ctypes\nimport json\njson.dumps = lambda value, **kwargs: '{}'\n"
+
+
+def _with_test_metadata(lab: str) -> dict[str, dict]:
+    """Lab ``lab``'s release with :data:`WRAPS_THE_WIRE` in a cell of test metadata: one whose grade_id the lab lacks
+    (``added``), a copy of its first test cell put before it (``copied``), or that test cell itself edited (``edited``:
+    restored by nbgrader, never run)."""
+    import copy
+
+    from test_grading_adversarial import blank
+
+    notebooks = {}
+    for how in ("added", "copied", "edited"):
+        notebook = blank(lab)
+        index, test = next((i, c) for i, c in enumerate(notebook["cells"]) if c["metadata"].get("nbgrader", {}).get("grade"))
+        if how == "edited":
+            test["source"] = WRAPS_THE_WIRE
+        else:
+            cell = {**copy.deepcopy(test), "id": f"{how}_cell", "source": WRAPS_THE_WIRE}
+            if how == "added":
+                cell["metadata"]["nbgrader"]["grade_id"] = "bonus"
+            notebook["cells"].insert(index, cell)
+        notebooks[how] = notebook
+    return notebooks
+
+
+def test_code_that_autograde_runs_is_read_by_the_review_whatever_its_metadata():
+    """Code that rebinds ``json.dumps`` (and imports ctypes) in a cell holding a test cell's metadata: with a grade_id
+    the lab lacks, or in a copy of a test cell put before it, autograde runs it as a plain cell, and the class report
+    showed no hint of it (only "added a graded cell", or "edited the test cell ... restored": a copy pasted by mistake).
+    Safe: the review skips only the test cell nbgrader keeps for a grade_id of the lab's (the last, as DeduplicateIds
+    keeps it), whose source is restored and never run; it reads every other code cell."""
+    import nbformat
+
+    from bpe_ref.course.trusted.autograde import NamedDeduplicateIds
+    from bpe_ref.course.trusted.cells import is_test_cell
+    from bpe_ref.course.trusted.review import notebook_flags
+    from test_grading_adversarial import blank
+
+    lab = "00_pretokenization"
+    notebooks, release = _with_test_metadata(lab), blank(lab)
+    ran = nbformat.from_dict(notebooks["copied"])
+    NamedDeduplicateIds().preprocess(ran, {})
+    assert [cell["id"] for cell in ran.cells if cell.source == WRAPS_THE_WIRE and not is_test_cell(cell)] == [
+        "copied_cell"]  # the copy is a plain cell now, run as the learner's code
+    for how in ("added", "copied"):
+        flags = notebook_flags(notebooks[how], release)
+        assert any(flag.startswith(f"cell {how}_cell: ") and "ctypes" in flag and "json" in flag for flag in flags), (how, flags)
+    assert notebook_flags(notebooks["edited"], release) == []  # restored by nbgrader: never run, nothing to read

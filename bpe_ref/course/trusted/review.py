@@ -186,12 +186,23 @@ def learner_cells(notebook: dict, release: dict) -> list[tuple[str, str]]:
     the letter, a cell of the ``release`` the learner started from (solution cells filled in,
     cells added, shipped cells edited)."""
     shipped = {(cell.get("id"), source_of(cell)) for cell in release.get("cells", []) if cell.get("cell_type") == "code"}
+    tests = {nbgrader_of(cell).get("grade_id") for cell in release.get("cells", []) if is_test_cell(cell)}
+    # The cell that keeps each grade_id through nbgrader's DeduplicateIds: the last that is graded, a solution or
+    # read-only. A test cell is restored and never run only if it is that cell, of a test cell of the lab: the others
+    # with test metadata (a grade_id the lab lacks, a copy before the original) are run as plain cells by autograde,
+    # and their text was not read (tests/test_grading_redteam.py, section 60).
+    keeper = {}
+    for index, cell in enumerate(notebook.get("cells", [])):
+        meta = nbgrader_of(cell)
+        if meta.get("grade_id") and (meta.get("grade") or meta.get("solution") or meta.get("locked")):
+            keeper[meta["grade_id"]] = index
     cells = []
     for index, cell in enumerate(notebook.get("cells", [])):
         if cell.get("cell_type") != "code" or (cell.get("id"), source_of(cell)) in shipped:
             continue
-        if is_test_cell(cell):
-            continue  # a test cell: nbgrader restores it, and the grader never runs it anyway
+        grade_id = nbgrader_of(cell).get("grade_id")
+        if is_test_cell(cell) and grade_id in tests and keeper.get(grade_id) == index:
+            continue  # a test cell of the lab: nbgrader restores it, and the grader never runs it anyway
         cells.append((str(cell.get("id") or f"cell {index}"), source_of(cell)))
     return cells
 
