@@ -6641,3 +6641,36 @@ def test_code_that_autograde_runs_is_read_by_the_review_whatever_its_metadata():
         flags = notebook_flags(notebooks[how], release)
         assert any(flag.startswith(f"cell {how}_cell: ") and "ctypes" in flag and "json" in flag for flag in flags), (how, flags)
     assert notebook_flags(notebooks["edited"], release) == []  # restored by nbgrader: never run, nothing to read
+
+
+# ---- 61. code the review does not read: a solution cell made markdown, which nbgrader makes code again and runs -------------
+#
+# nbgrader's OverwriteCells gives every cell holding a grade_id of the lab the release cell's type back, and the source
+# only to a read-only one: a solution cell handed in as markdown (or raw) is code again, its text run. The review read
+# code cells only, and flagged a changed cell type on test and read-only cells only.
+
+def test_a_solution_cell_made_markdown_is_read_by_the_review_and_flagged():
+    """The code of :data:`WRAPS_THE_WIRE` in the lab's first solution cell, made a markdown cell (and, in another
+    notebook, a raw one): autograde ran it (nbgrader put the cell type back), and the class report showed neither a
+    hint of what it does nor the changed type. Safe: the review reads each cell as autograde will run it (its type and
+    source as nbgrader puts them back: :func:`~bpe_ref.course.trusted.review.learner_cells`), and flags the type
+    changed on any cell of the lab's."""
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.trusted.review import notebook_flags, tampering
+
+    lab = "00_pretokenization"
+    release = blank(lab)
+    for kind in ("markdown", "raw"):
+        notebook = blank(lab)
+        cell = next(c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("solution"))
+        cell.update(cell_type=kind, source=WRAPS_THE_WIRE)
+        del cell["outputs"], cell["execution_count"]
+        grade_id = cell["metadata"]["nbgrader"]["grade_id"]
+        flags = notebook_flags(notebook, release)
+        assert any(flag.startswith(f"cell {cell['id']}: ") and "ctypes" in flag for flag in flags), (kind, flags)
+        assert f"made the solution cell {grade_id} a {kind} cell (nbgrader put it back)" in tampering(notebook, release)
+    notebook = blank(lab)  # a test cell made markdown: its source is put back, its text never runs
+    cell = next(c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade"))
+    cell.update(cell_type="markdown", source=WRAPS_THE_WIRE)
+    assert notebook_flags(notebook, release) == []

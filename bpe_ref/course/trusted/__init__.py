@@ -299,7 +299,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   are not watched: the isolation line says which. A keeper report that does not come within 10 s or cannot be read is
   a flag of its own, never a clean record. *Not* counted: other operations Landlock refuses (``unlink``, ``rename``,
   ``mkdir``, ``execve``... outside the scratch folder), a signal or ptrace it scoped. The text of the learner's cells
-  (every code cell autograde runs, one holding a test cell's metadata that it runs as a plain cell too: section 60)
+  (every cell autograde runs as the learner wrote it, as nbgrader's steps leave it: one holding a test cell's metadata
+  that becomes a plain cell, section 60; a solution cell made markdown or raw, whose type nbgrader puts back and
+  flagged, section 61)
   is still read for capabilities no lab needs, a hint where behaviour cannot be seen (an import of the reference just
   fails; a hook is no system call, nor is ``json.dumps = ...``), never a finding; a docstring is not read. With
   Landlock ABI < 6 the worker could signal its keeper, and any process of the grading user's (the grading process, a

@@ -182,29 +182,37 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
 
 
 def learner_cells(notebook: dict, release: dict) -> list[tuple[str, str]]:
-    """``(cell id, source)`` of the code cells the learner wrote: every code cell that is not, to
-    the letter, a cell of the ``release`` the learner started from (solution cells filled in,
-    cells added, shipped cells edited)."""
+    """``(cell id, source)`` of the code cells the learner wrote: every cell autograde runs as the learner wrote it that
+    is not, to the letter, a code cell of the ``release`` the learner started from (solution cells filled in, cells
+    added, shipped cells edited).
+
+    Which cells those are is what nbgrader's sanitizing steps make of the notebook. A cell holding a grade_id of the
+    lab's gets back the release cell's type and flags, and a read-only (locked) cell its source: a test cell never runs,
+    a solution cell made markdown or raw runs as code (tests/test_grading_redteam.py, section 61). Of the cells graded,
+    solutions or read-only that share a grade_id, DeduplicateIds keeps the last, and the others, as every cell whose
+    grade_id the lab lacks, become plain cells, run if they are code: a copy of a test cell before it, or a cell with
+    test metadata of its own, was run and not read (section 60)."""
     shipped = {(cell.get("id"), source_of(cell)) for cell in release.get("cells", []) if cell.get("cell_type") == "code"}
-    tests = {nbgrader_of(cell).get("grade_id") for cell in release.get("cells", []) if is_test_cell(cell)}
-    # The cell that keeps each grade_id through nbgrader's DeduplicateIds: the last that is graded, a solution or
-    # read-only. A test cell is restored and never run only if it is that cell, of a test cell of the lab: the others
-    # with test metadata (a grade_id the lab lacks, a copy before the original) are run as plain cells by autograde,
-    # and their text was not read (tests/test_grading_redteam.py, section 60).
-    keeper = {}
-    for index, cell in enumerate(notebook.get("cells", [])):
+    known = {_grade_id(cell): cell for cell in release.get("cells", []) if _grade_id(cell)}
+    cells = notebook.get("cells", [])
+
+    def flagged(cell: dict) -> bool:
         meta = nbgrader_of(cell)
-        if meta.get("grade_id") and (meta.get("grade") or meta.get("solution") or meta.get("locked")):
-            keeper[meta["grade_id"]] = index
-    cells = []
-    for index, cell in enumerate(notebook.get("cells", [])):
-        if cell.get("cell_type") != "code" or (cell.get("id"), source_of(cell)) in shipped:
-            continue
-        grade_id = nbgrader_of(cell).get("grade_id")
-        if is_test_cell(cell) and grade_id in tests and keeper.get(grade_id) == index:
-            continue  # a test cell of the lab: nbgrader restores it, and the grader never runs it anyway
-        cells.append((str(cell.get("id") or f"cell {index}"), source_of(cell)))
-    return cells
+        return bool(meta.get("grade_id")) and bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
+
+    kept = {_grade_id(cell): index for index, cell in enumerate(cells) if flagged(cell)}
+    found = []
+    for index, cell in enumerate(cells):
+        grade_id = _grade_id(cell)
+        source_cell = known.get(grade_id) if not flagged(cell) or kept.get(grade_id) == index else None
+        if source_cell is None:  # a plain cell as autograde runs it
+            runs = cell.get("cell_type") == "code"
+        else:  # put back as the release has it: run as written only if a code cell neither locked nor a test cell
+            meta = nbgrader_of(source_cell)
+            runs = source_cell.get("cell_type") == "code" and not meta.get("locked") and not is_test_cell(source_cell)
+        if runs and (cell.get("id"), source_of(cell)) not in shipped:
+            found.append((str(cell.get("id") or f"cell {index}"), source_of(cell)))
+    return found
 
 
 def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = False, allow_files: bool = False,
@@ -272,7 +280,7 @@ def tampering(notebook: dict, release: dict) -> list[str]:
             continue
         if guarded and source_of(mine) != source_of(cell):
             flags.append(f"edited the {kind} cell {grade_id} (its source was restored)")
-        if guarded and mine.get("cell_type") != cell.get("cell_type"):
+        if mine.get("cell_type") != cell.get("cell_type"):  # a solution cell's too: put back, it runs (section 61)
             flags.append(f"made the {kind} cell {grade_id} a {mine.get('cell_type')} cell (nbgrader put it back)")
         shipped_meta, my_meta = nbgrader_of(cell), nbgrader_of(mine)
         changed = [f"{key} {_shown_value(_plain(shipped_meta.get(key)))} -> {_shown_value(_plain(my_meta.get(key)))}"
