@@ -6674,3 +6674,39 @@ def test_a_solution_cell_made_markdown_is_read_by_the_review_and_flagged():
     cell = next(c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade"))
     cell.update(cell_type="markdown", source=WRAPS_THE_WIRE)
     assert notebook_flags(notebook, release) == []
+
+
+# ---- 62. code the review does not read: one line of IPython's syntax that is no Python leaves the whole cell unread -----------
+#
+# The review parsed each cell as Python with its magics (``%``, ``!``) made ``pass``; autograde runs what IPython's
+# TransformerManager makes of it (:func:`~bpe_ref.course.trusted.autograde.python_source`), which turns autocall
+# (``/f x``, ``,f a b``, ``;f a b``), help (``name?``), prompts (``>>>``, ``In [1]:``) and an indented cell into Python.
+# One such line, and the review read nothing of the cell ("the grader reported it already") while autograde ran it all.
+AUTOCALL_HIDES = "/print\n" + WRAPS_THE_WIRE + "print('RAN')\n"
+PROMPTS_HIDE = "".join(f">>> {line}\n" for line in WRAPS_THE_WIRE.splitlines())
+
+
+def test_ipython_syntax_in_a_cell_leaves_none_of_it_unread(monkeypatch):
+    """A cell of :data:`WRAPS_THE_WIRE` after a line ``/print`` (IPython's autocall, ``print()``), or written behind
+    ``>>>`` prompts: autograde ran it, and the class report read none of it (no hint of the rebound ``json.dumps``).
+    Safe: a cell that is no Python is read as autograde runs it, as IPython turns it into Python, and the use of that
+    syntax is a hint of its own; IPython's reading costs the review 5 s of CPU time a notebook at most (it is
+    quadratic in a cell's magics, section 35), past which a cell is a hint, "not read"."""
+    from test_grading_adversarial import blank, with_cell_after_setup
+
+    from bpe_ref.course.trusted import review
+
+    lab = "00_pretokenization"
+    cells = [code_cell("autocall", AUTOCALL_HIDES)]
+    grade_cells(cells, lab, policy=Policy(cell_timeout=20), total_seconds=60)
+    assert cells[0]["outputs"][0]["text"] == "\nRAN\n", cells[0]["outputs"]  # autograde ran every line of it
+    notebook = with_cell_after_setup(with_cell_after_setup(blank(lab), "autocall", AUTOCALL_HIDES), "prompts", PROMPTS_HIDE)
+    notebook = with_cell_after_setup(notebook, "prose", "this is no Python, not even IPython's, ctypes\n")
+    flags = review.notebook_flags(notebook, blank(lab))
+    assert [flag.split(":")[0] for flag in flags if "json.dumps" in flag] == ["cell prompts", "cell autocall"], flags
+    expected = f"{review.IPYTHON_SYNTAX}, imports ctypes, rebinds json.dumps (what a module holds, for all the code of its process)"
+    assert sorted(flags) == [f"cell autocall: {expected}", f"cell prompts: {expected}"], flags
+    monkeypatch.setattr(review, "IPYTHON_REVIEW_SECONDS", 0.0)
+    assert review.notebook_flags(notebook, blank(lab)) == [
+        f"cell {name}: its text was not read: IPython's syntax, past the review's 0 s for a notebook"
+        for name in ("prose", "prompts", "autocall")], flags

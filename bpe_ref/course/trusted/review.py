@@ -14,8 +14,13 @@ from __future__ import annotations
 import ast
 import re
 import sys
+import time
+from collections.abc import Callable
 
 from .cells import is_test_cell, nbgrader_of, source_of
+
+# CPU seconds the review may spend on IPython's reading of one notebook's cells that are no Python without it
+IPYTHON_REVIEW_SECONDS = 5.0
 
 # module -> why a lab's code never needs it
 MODULES = {
@@ -106,11 +111,17 @@ REVIEW_ONLY_POLICY = ("allow_files",)
 WRITEFILE_MODULE = re.compile(r"%%writefile [A-Za-z_][A-Za-z0-9_]*\.py")
 
 
+IPYTHON_SYNTAX = "IPython syntax other than a magic (autocall, help, prompts: read as IPython turns it into Python)"
+
+
 def capability_uses(source: str, *, allow_processes: bool = False, allow_files: bool = False,
-                    provided: tuple[str, ...] = ()) -> list[str]:
+                    provided: tuple[str, ...] = (), as_ipython: Callable[[str], str] | None = None) -> list[str]:
     """What ``source`` (one cell of the learner's) uses that a lab never needs, one line each.
     ``allow_processes`` (lab 03) and ``allow_files`` (lab 10) leave out what those labs' tasks do;
-    ``provided``: the modules of bpe_ref the lab gives its code (``"pretokenize"``), not flagged."""
+    ``provided``: the modules of bpe_ref the lab gives its code (``"pretokenize"``), not flagged. ``as_ipython``: the
+    cell as autograde runs it (:func:`.autograde.python_source`), read when the cell is no Python without it: IPython's
+    autocall (``/f x``, ``,f a b``), help (``name?``) and prompts (``>>>``) are Python once turned, and one such line
+    left the whole cell unread while it ran (tests/test_grading_redteam.py, section 62)."""
     found: list[str] = []
     stripped = [line.lstrip() for line in source.splitlines()]
     magics = [line for line in stripped if line.startswith(("%", "!"))]
@@ -122,7 +133,14 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        return found  # the grader reported it already; nothing to read here
+        turned = as_ipython(source) if as_ipython is not None else source
+        try:
+            tree = ast.parse(turned)
+        except SyntaxError:
+            return found  # no Python even as IPython reads it: the worker reported it, and ran none of it
+        found.append(IPYTHON_SYNTAX)
+        if "get_ipython" not in source:  # IPython's own calls in the code it wrote are not the learner's
+            tree = ast.parse(turned.replace("get_ipython()", "_ipython()"))
     docstrings = {id(body[0].value) for node in ast.walk(tree)
                   if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                   for body in [node.body] if body and isinstance(body[0], ast.Expr)
@@ -218,12 +236,28 @@ def learner_cells(notebook: dict, release: dict) -> list[tuple[str, str]]:
 def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = False, allow_files: bool = False,
                    provided: tuple[str, ...] = ()) -> list[str]:
     """One line per learner cell that uses something :func:`capability_uses` flags."""
+    from .autograde import python_source
+
+    left = [IPYTHON_REVIEW_SECONDS]  # of this process's CPU time for IPython's reading of a notebook's cells, in all
+
+    def as_ipython(source: str) -> str:
+        if left[0] <= 0:
+            raise TimeoutError
+        start = time.process_time()
+        try:
+            return python_source(source, min(1.0, left[0]))
+        finally:
+            left[0] -= time.process_time() - start
+
     flags = []
     for cell_id, source in learner_cells(notebook, release):
         try:
-            uses = capability_uses(source, allow_processes=allow_processes, allow_files=allow_files, provided=provided)
+            uses = capability_uses(source, allow_processes=allow_processes, allow_files=allow_files, provided=provided,
+                                   as_ipython=as_ipython)
         except (RecursionError, MemoryError):  # past the parser's limits (or ast.unparse's): a class's report goes on
             uses = ["its text is nested too deeply to read"]
+        except TimeoutError:  # IPython's reading is quadratic in a cell's magics (section 35): bounded per notebook
+            uses = [f"its text was not read: IPython's syntax, past the review's {IPYTHON_REVIEW_SECONDS:g} s for a notebook"]
         if uses:
             flags.append(f"cell {cell_id}: {', '.join(uses)}")
     return flags
