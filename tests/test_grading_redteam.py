@@ -6684,6 +6684,7 @@ def test_a_solution_cell_made_markdown_is_read_by_the_review_and_flagged():
 # One such line, and the review read nothing of the cell ("the grader reported it already") while autograde ran it all.
 AUTOCALL_HIDES = "/print\n" + WRAPS_THE_WIRE + "print('RAN')\n"
 PROMPTS_HIDE = "".join(f">>> {line}\n" for line in WRAPS_THE_WIRE.splitlines())
+MODULO_HIDES = "import json\nkept = (1\n% 2)\njson.dumps = len\n"  # Python: a line that starts with % is no magic there
 
 
 def test_ipython_syntax_in_a_cell_leaves_none_of_it_unread(monkeypatch):
@@ -6691,7 +6692,9 @@ def test_ipython_syntax_in_a_cell_leaves_none_of_it_unread(monkeypatch):
     ``>>>`` prompts: autograde ran it, and the class report read none of it (no hint of the rebound ``json.dumps``).
     Safe: a cell that is no Python is read as autograde runs it, as IPython turns it into Python, and the use of that
     syntax is a hint of its own; IPython's reading costs the review 5 s of CPU time a notebook at most (it is
-    quadratic in a cell's magics, section 35), past which a cell is a hint, "not read"."""
+    quadratic in a cell's magics, section 35), past which a cell is a hint, "not read". A line of Python that starts
+    with ``%`` inside an expression (a modulo), which the review took for a magic, left its cell unread too: such a
+    cell is read as the Python it is."""
     from test_grading_adversarial import blank, with_cell_after_setup
 
     from bpe_ref.course.trusted import review
@@ -6702,6 +6705,10 @@ def test_ipython_syntax_in_a_cell_leaves_none_of_it_unread(monkeypatch):
     assert cells[0]["outputs"][0]["text"] == "\nRAN\n", cells[0]["outputs"]  # autograde ran every line of it
     notebook = with_cell_after_setup(with_cell_after_setup(blank(lab), "autocall", AUTOCALL_HIDES), "prompts", PROMPTS_HIDE)
     notebook = with_cell_after_setup(notebook, "prose", "this is no Python, not even IPython's, ctypes\n")
+    flags = review.notebook_flags(with_cell_after_setup(notebook, "modulo", MODULO_HIDES), blank(lab))
+    assert [flag for flag in flags if flag.startswith("cell modulo: ")] == [
+        "cell modulo: an IPython magic or shell command, rebinds json.dumps (what a module holds, for all the code of its "
+        "process)"], flags
     flags = review.notebook_flags(notebook, blank(lab))
     assert [flag.split(":")[0] for flag in flags if "json.dumps" in flag] == ["cell prompts", "cell autocall"], flags
     expected = f"{review.IPYTHON_SYNTAX}, imports ctypes, rebinds json.dumps (what a module holds, for all the code of its process)"

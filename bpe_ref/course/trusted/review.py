@@ -133,14 +133,17 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        turned = as_ipython(source) if as_ipython is not None else source
-        try:
-            tree = ast.parse(turned)
+        try:  # a line that starts with % or ! inside an expression (``(1\n% 2)``) is Python's, not a magic
+            tree = ast.parse(source)
         except SyntaxError:
-            return found  # no Python even as IPython reads it: the worker reported it, and ran none of it
-        found.append(IPYTHON_SYNTAX)
-        if "get_ipython" not in source:  # IPython's own calls in the code it wrote are not the learner's
-            tree = ast.parse(turned.replace("get_ipython()", "_ipython()"))
+            turned = as_ipython(source) if as_ipython is not None else source
+            try:
+                tree = ast.parse(turned)
+            except SyntaxError:
+                return found  # no Python even as IPython reads it: the worker reported it, and ran none of it
+            found.append(IPYTHON_SYNTAX)
+            if "get_ipython" not in source:  # IPython's own calls in the code it wrote are not the learner's
+                tree = ast.parse(turned.replace("get_ipython()", "_ipython()"))
     docstrings = {id(body[0].value) for node in ast.walk(tree)
                   if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                   for body in [node.body] if body and isinstance(body[0], ast.Expr)
