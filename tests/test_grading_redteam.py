@@ -6669,3 +6669,364 @@ def test_a_worker_holds_no_capability_of_the_grading_user(processes):
     assert run.ok and run.stdout.split() == ["effective:0", "permitted:0", "priority:refused"], run
     if not processes:  # lab 03's worker drops those of its user namespace (keeper._private_shm) before this
         assert "capabilities: none (the grading user's dropped)" in isolation, isolation
+
+
+# ---- 57. the reports' lines laid out right to left: a student id of Hebrew letters that turns its score around -------------
+#
+# shown() writes every control and format character of a report's line as an escape (section 25), the bidirectional
+# overrides and isolates among them, but keeps letters. A terminal that lays text out by Unicode's bidirectional algorithm
+# (VTE's, GNOME Terminal's; Konsole's) reverses a run of right-to-left letters together with the numbers and spaces
+# that follow them: in grade --class the student id comes first, so a learner who hands in under an id of Hebrew or
+# Arabic letters (LinkFreeCollect takes Unicode letters, ``\w``) had the row's score read backwards. Right-to-left
+# characters are the only ones that start such a run in a line with no explicit controls (rules W7 and I1 of UAX #9: with
+# none, every number is laid out left to right), so none is printed as it is.
+RIGHT_TO_LEFT_ID = "\u05e9\u05dc\u05d5\u05dd"  # Hebrew letters, each a word character to re and to nbgrader's exchange
+
+
+def _laid_out_in_order(text: str) -> bool:
+    """Whether no line of ``text`` can be reordered by a terminal's bidirectional layout: it holds no right-to-left
+    character (bidirectional class R, AL or AN) and no explicit embedding, override or isolate."""
+    import unicodedata
+
+    return not any(unicodedata.bidirectional(char) in ("R", "AL", "AN", "RLE", "RLO", "LRE", "LRO", "RLI", "LRI", "FSI")
+                   for char in text)
+
+
+def test_a_student_id_of_right_to_left_letters_cannot_turn_its_score_around_in_the_class_report(capsys):
+    """A submission handed in under an id of Hebrew letters, scored 5 / 100: grade --class printed its row as
+    ``שלום        5 / 100  graded``, which a bidirectional terminal shows as ``100 / 5        םולש  graded`` (the
+    letters, the spaces and numbers after them, one right-to-left run), as if it had the points. Safe: the reports
+    print every right-to-left character as an escape (:func:`~bpe_ref.course.grade.printed`), so the row is laid out as
+    written; the columns still line up, and a review line of such letters is escaped too."""
+    from bpe_ref.course.grade import SubmissionStatus, print_class_report
+
+    report = [SubmissionStatus("ann", "graded", 100.0, 100.0),
+              SubmissionStatus(RIGHT_TO_LEFT_ID, "graded", 5.0, 100.0,
+                               review=[f"its code opened files the sandbox refused: read /etc/{RIGHT_TO_LEFT_ID} 100 x1"])]
+    print_class_report(report, "01_naive_bpe")
+    out = capsys.readouterr().out
+    assert _laid_out_in_order(out), out
+    rows = out.splitlines()
+    assert rows[2].startswith("\\u05e9\\u05dc\\u05d5\\u05dd") and "  5 / 100  graded; NEEDS REVIEW" in rows[2], out
+    assert rows[1].index("100 / 100") == rows[2].index("5 / 100") - 2, out  # the score column still lines up
+    assert "read /etc/\\u05e9\\u05dc\\u05d5\\u05dd 100 x1" in rows[3], out
+
+
+def test_a_right_to_left_failure_or_flag_is_laid_out_in_order_in_a_self_grade(tmp_path, monkeypatch, capsys):
+    """``python -m bpe_ref grade``: a task's first failure line (the learner's exception message) and the flags of what
+    its code did (a path it opened) are the learner's text, printed beside the points. Safe: as in the class report,
+    each right-to-left character is an escape."""
+    import json
+
+    from bpe_ref.course import grade
+
+    notebook = tmp_path / "01_naive_bpe.ipynb"
+    notebook.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    arabic = "\u0645\u0631\u062d\u0628\u0627 \u0661\u0662"  # Arabic letters and Arabic-Indic digits (AL, AN)
+
+    def autograded(path, lab, *, timeout=None, keep=None, isolation=None, behaviour=None):
+        behaviour.append(f"opened files the sandbox refused: read /etc/{arabic} x1")
+        return [grade.CellResult("task1_count_pairs", 0.0, 2.0, f"CheckFailed: count_pairs(...) raised ValueError: {arabic}"),
+                grade.CellResult("task1_count_pairs_hidden", 3.0, 3.0)]
+
+    monkeypatch.setattr(grade, "autograde_notebook", autograded)
+    assert grade.grade_one(notebook, "01_naive_bpe", None, None) == 1
+    out = capsys.readouterr().out
+    assert _laid_out_in_order(out), out
+    assert "raised ValueError: \\u0645" in out and "read /etc/\\u0645" in out and "3 / 5" in out, out
+
+
+# ---- 58. a submission that ends grade --class for the whole class: JSON Python will not read, metadata no float holds ------
+#
+# Section 35 left the class report whole on cells that are not cells as Jupyter writes them. grade --class still read
+# each submission with json.loads and the review's float() and set lookups, which raise on what JSON may hold and no
+# check there refused: a number of more than 4,300 digits (ValueError: the interpreter's limit on int conversion),
+# arrays nested past the recursion limit (RecursionError), an nbgrader ``points`` (or ``grade``, ``schema_version``)
+# of 10**400 (OverflowError in float()), a cell id that is a list or a dict (TypeError, unhashable). Each ended the report
+# of the whole class with a traceback or one error line; nbgrader autograde fails that notebook alone.
+
+def _big_ints_notebook(notebook: dict, where: str) -> str:
+    """``notebook`` as JSON text with a field of 5,000 digits (``where="int"``) or 200,000 nested arrays (``"deep"``)."""
+    import json
+
+    field = "1" * 5_000 if where == "int" else "[" * 200_000 + "]" * 200_000
+    return json.dumps(notebook)[:-1] + f', "extra": {field}}}'
+
+
+def _metadata_notebooks(lab: str) -> dict[str, dict]:
+    """Lab ``lab``'s blank release with a test cell's points of 10**400, or a code cell's id a list, or a dict."""
+    import copy
+
+    from test_grading_adversarial import blank
+
+    notebooks = {}
+    for name, change in {"points_past_floats": ("points", 10**400), "id_a_list": ("id", []), "id_a_dict": ("id", {})}.items():
+        notebook = blank(lab)
+        cell = next(cell for cell in notebook["cells"] if cell["metadata"].get("nbgrader", {}).get("grade"))
+        if change[0] == "points":
+            cell["metadata"]["nbgrader"]["points"] = copy.copy(change[1])
+        else:
+            cell["id"] = change[1]
+        notebooks[name] = notebook
+    return notebooks
+
+
+def test_a_submission_python_will_not_read_or_review_leaves_the_class_report_whole(tmp_path, monkeypatch):
+    """Five submissions each ended grade --class before any row was printed: JSON of a 5,000-digit number, JSON nested
+    200,000 deep, a test cell's points of 10**400, a code cell's id a list, and a dict. Safe: read_notebook says the
+    first two and the ids "could not be read" (as section 35's cells); the review compares a number no float holds as
+    it is and flags it, cut to 40 characters; and whatever else the review of one submission's cells raises is a flag
+    of that submission's ("could not be reviewed"), its score kept, not the end of the report."""
+    import json
+    import shutil
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report
+    from bpe_ref.course.notebooks import REPO_ROOT
+
+    lab = "00_pretokenization"
+    for kind in ("solutions", "labs"):
+        (tmp_path / kind / lab).mkdir(parents=True)
+        shutil.copy(REPO_ROOT / kind / lab / f"{lab}.ipynb", tmp_path / kind / lab)
+    texts = {"digits": _big_ints_notebook(blank(lab), "int"), "nested": _big_ints_notebook(blank(lab), "deep"),
+             **{name: json.dumps(notebook) for name, notebook in _metadata_notebooks(lab).items()},
+             "zoe": json.dumps(blank(lab))}
+    for student, text in texts.items():
+        (tmp_path / "submitted" / student / lab).mkdir(parents=True)
+        (tmp_path / "submitted" / student / lab / f"{lab}.ipynb").write_text(text, encoding="utf-8")
+    report = {status.student: status for status in class_report(tmp_path, lab)}
+    unread = ("digits", "nested", "id_a_list", "id_a_dict")
+    assert {name: status.status for name, status in report.items()} == {
+        **dict.fromkeys(unread, "could not be read"), "points_past_floats": "not graded", "zoe": "not graded"}, report
+    assert "Exceeds the limit (4300 digits)" in report["digits"].detail and "nested too deeply" in report["nested"].detail
+    assert any("points 1.0 -> 1000000000000000000000000000000000000..." in line
+               for line in report["points_past_floats"].review), report["points_past_floats"].review
+
+    def broken(notebook: dict, release: dict) -> list[str]:  # a review that fails on something not foreseen here
+        raise KeyError("cell_type")
+
+    monkeypatch.setattr("bpe_ref.course.trusted.review.tampering", broken)
+    report = {status.student: status for status in class_report(tmp_path, lab)}
+    assert report["zoe"].status == "not graded" and report["zoe"].review == [
+        "its cells could not be reviewed (KeyError: 'cell_type'): read them yourself"], report["zoe"]
+
+
+def test_json_python_will_not_read_is_not_graded_in_a_self_grade(tmp_path, capsys):
+    """``python -m bpe_ref grade`` on such a notebook ended in a traceback, exit 1, which a learner reads as a score
+    of 0 with a bug of the grader's. Safe: it "could not be read" (exit 2, nothing graded), saying why."""
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import grade_one
+
+    for where in ("int", "deep"):
+        notebook = tmp_path / where / "00_pretokenization.ipynb"
+        notebook.parent.mkdir()
+        notebook.write_text(_big_ints_notebook(blank("00_pretokenization"), where), encoding="utf-8")
+        assert grade_one(notebook, "00_pretokenization", None, None) == 2
+        assert "is JSON that Python will not read" in capsys.readouterr().err
+
+
+def test_json_python_will_not_read_leaves_collect_whole(tmp_path, capsys):
+    """``python -m bpe_ref collect`` checks that each downloaded notebook is JSON, to say which to ask for again: a
+    notebook of a 5,000-digit number or 200,000 nested arrays raised there (ValueError, RecursionError) and ended the
+    command for the whole class, the notebooks after it in the ids' order not copied. Safe: such a file is copied and
+    named "NOT valid notebook JSON", as one that is not JSON at all, and the rest are collected."""
+    import argparse
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.commands.collect import run
+
+    lab = "00_pretokenization"
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "nbgrader_config.py").write_text("c = get_config()\n")
+    downloads = tmp_path / "dl"
+    downloads.mkdir()
+    (downloads / f"ann__{lab}.ipynb").write_text(_big_ints_notebook(blank(lab), "int"))
+    (downloads / f"ben__{lab}.ipynb").write_text(_big_ints_notebook(blank(lab), "deep"))
+    (downloads / f"zoe__{lab}.ipynb").write_text("{}")
+    assert run(argparse.Namespace(downloads=downloads, lab=lab, course=tmp_path / "course")) == 0
+    out = capsys.readouterr().out
+    assert sorted(path.name for path in (tmp_path / "course" / "downloaded" / lab / "archive").iterdir()) == [
+        f"{student}__{lab}.ipynb" for student in ("ann", "ben", "zoe")], out
+    assert "NOT valid notebook JSON (ValueError): ask ann" in out and "NOT valid notebook JSON (RecursionError): ask ben" in out
+
+
+# ---- 59. a cell's code hidden from the instructor's pages: metadata transient.remove_source ----------------------------------
+#
+# nbconvert's templates leave out the source of any cell whose metadata says ``transient: {remove_source: true}``
+# (base/null.j2), and nbgrader's formgrade and feedback pages are nbconvert's. No Jupyter writes that key to a file,
+# and nbgrader's autograde keeps every cell's metadata (its ClearMetadataPreprocessor is listed, never enabled).
+HIDDEN_CODE = "import socket\ntry:\n    socket.socket()  # HIDDEN_FROM_THE_INSTRUCTOR\nexcept OSError:\n    print('SHOWN')\n"
+
+
+def _formgrade_html(cells: list[dict]) -> str:
+    """The page nbgrader's formgrader shows an instructor for a notebook of ``cells`` (its template, its resources)."""
+    import os
+
+    import nbformat
+    import nbgrader
+    from nbconvert import HTMLExporter
+
+    notebook = nbformat.from_dict({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    templates = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates")
+    resources = {"assignment_id": "00_pretokenization", "notebook_id": "00_pretokenization", "submission_id": "s",
+                 "index": 0, "total": 1, "base_url": "/", "student": "eve", "last_name": None, "first_name": None,
+                 "notebook_path": "/eve"}
+    return HTMLExporter(template_name="formgrade", extra_template_basedirs=[templates]).from_notebook_node(
+        notebook, resources=resources)[0]
+
+
+def test_a_cell_marked_transient_shows_its_code_on_the_instructor_s_pages():
+    """A cell that opened a socket, its metadata ``transient.remove_source``: the class report flagged the refused call
+    and pointed at the cell, and the formgrader's page of the submission (and its feedback) showed the cell's output
+    without its code, so the instructor reviewing it saw no code to review. Safe: the trusted grader removes every
+    cell's ``transient`` metadata from the autograded notebook, from which nbgrader makes both pages, and the review
+    flags the submission that set it."""
+    from bpe_ref.course.trusted.review import tampering
+
+    cells = [code_cell("hidden", HIDDEN_CODE), {"cell_type": "markdown", "id": "note", "source": "MARKDOWN_HIDDEN",
+                                                "metadata": {"transient": {"remove_source": True}}}]
+    cells[0]["metadata"]["transient"] = {"remove_source": True}
+    flags = tampering({"cells": cells}, {"cells": []})
+    assert "HIDDEN_FROM_THE_INSTRUCTOR" not in _formgrade_html(cells)  # nbconvert's own rule, which the attack uses
+    grade_cells(cells, "00_pretokenization", policy=Policy(cell_timeout=20), total_seconds=60)
+    page = _formgrade_html(cells)
+    assert "HIDDEN_FROM_THE_INSTRUCTOR" in page and "SHOWN" in page and "MARKDOWN_HIDDEN" in page, page[-3000:]
+    assert flags == ["marked 2 cell(s) transient (hidden, note), which hides their code from nbgrader's pages (removed "
+                     "when autograded)"], flags
+
+
+# ---- 60. code the review does not read: a cell with a test cell's metadata that autograde runs as a plain cell ------------
+#
+# grade --class reads the text of each learner code cell for capabilities no lab needs (``notebook_flags``), a hint where
+# behaviour cannot be seen (``json.dumps = ...`` that rewrites the worker's replies, issue 21): it skipped every cell with
+# a test cell's metadata, "restored by nbgrader and never run". Two such cells are run: one whose grade_id the lab lacks
+# (RestoringOverwriteCells makes it a plain cell), and a copy of a test cell put before it (nbgrader's DeduplicateIds
+# keeps the last of a grade_id and empties the others' metadata).
+WRAPS_THE_WIRE = "import ctypes\nimport json\njson.dumps = lambda value, **kwargs: '{}'\n"
+
+
+def _with_test_metadata(lab: str) -> dict[str, dict]:
+    """Lab ``lab``'s release with :data:`WRAPS_THE_WIRE` in a cell of test metadata: one whose grade_id the lab lacks
+    (``added``), a copy of its first test cell put before it (``copied``), or that test cell itself edited (``edited``:
+    restored by nbgrader, never run)."""
+    import copy
+
+    from test_grading_adversarial import blank
+
+    notebooks = {}
+    for how in ("added", "copied", "edited"):
+        notebook = blank(lab)
+        index, test = next((i, c) for i, c in enumerate(notebook["cells"]) if c["metadata"].get("nbgrader", {}).get("grade"))
+        if how == "edited":
+            test["source"] = WRAPS_THE_WIRE
+        else:
+            cell = {**copy.deepcopy(test), "id": f"{how}_cell", "source": WRAPS_THE_WIRE}
+            if how == "added":
+                cell["metadata"]["nbgrader"]["grade_id"] = "bonus"
+            notebook["cells"].insert(index, cell)
+        notebooks[how] = notebook
+    return notebooks
+
+
+def test_code_that_autograde_runs_is_read_by_the_review_whatever_its_metadata():
+    """Code that rebinds ``json.dumps`` (and imports ctypes) in a cell holding a test cell's metadata: with a grade_id
+    the lab lacks, or in a copy of a test cell put before it, autograde runs it as a plain cell, and the class report
+    showed no hint of it (only "added a graded cell", or "edited the test cell ... restored": a copy pasted by mistake).
+    Safe: the review skips only the test cell nbgrader keeps for a grade_id of the lab's (the last, as DeduplicateIds
+    keeps it), whose source is restored and never run; it reads every other code cell."""
+    import nbformat
+
+    from bpe_ref.course.trusted.autograde import NamedDeduplicateIds
+    from bpe_ref.course.trusted.cells import is_test_cell
+    from bpe_ref.course.trusted.review import notebook_flags
+    from test_grading_adversarial import blank
+
+    lab = "00_pretokenization"
+    notebooks, release = _with_test_metadata(lab), blank(lab)
+    ran = nbformat.from_dict(notebooks["copied"])
+    NamedDeduplicateIds().preprocess(ran, {})
+    assert [cell["id"] for cell in ran.cells if cell.source == WRAPS_THE_WIRE and not is_test_cell(cell)] == [
+        "copied_cell"]  # the copy is a plain cell now, run as the learner's code
+    for how in ("added", "copied"):
+        flags = notebook_flags(notebooks[how], release)
+        assert any(flag.startswith(f"cell {how}_cell: ") and "ctypes" in flag and "json" in flag for flag in flags), (how, flags)
+    assert notebook_flags(notebooks["edited"], release) == []  # restored by nbgrader: never run, nothing to read
+
+
+# ---- 61. code the review does not read: a solution cell made markdown, which nbgrader makes code again and runs -------------
+#
+# nbgrader's OverwriteCells gives every cell holding a grade_id of the lab the release cell's type back, and the source
+# only to a read-only one: a solution cell handed in as markdown (or raw) is code again, its text run. The review read
+# code cells only, and flagged a changed cell type on test and read-only cells only.
+
+def test_a_solution_cell_made_markdown_is_read_by_the_review_and_flagged():
+    """The code of :data:`WRAPS_THE_WIRE` in the lab's first solution cell, made a markdown cell (and, in another
+    notebook, a raw one): autograde ran it (nbgrader put the cell type back), and the class report showed neither a
+    hint of what it does nor the changed type. Safe: the review reads each cell as autograde will run it (its type and
+    source as nbgrader puts them back: :func:`~bpe_ref.course.trusted.review.learner_cells`), and flags the type
+    changed on any cell of the lab's."""
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.trusted.review import notebook_flags, tampering
+
+    lab = "00_pretokenization"
+    release = blank(lab)
+    for kind in ("markdown", "raw"):
+        notebook = blank(lab)
+        cell = next(c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("solution"))
+        cell.update(cell_type=kind, source=WRAPS_THE_WIRE)
+        del cell["outputs"], cell["execution_count"]
+        grade_id = cell["metadata"]["nbgrader"]["grade_id"]
+        flags = notebook_flags(notebook, release)
+        assert any(flag.startswith(f"cell {cell['id']}: ") and "ctypes" in flag for flag in flags), (kind, flags)
+        assert f"made the solution cell {grade_id} a {kind} cell (nbgrader put it back)" in tampering(notebook, release)
+    notebook = blank(lab)  # a test cell made markdown: its source is put back, its text never runs
+    cell = next(c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade"))
+    cell.update(cell_type="markdown", source=WRAPS_THE_WIRE)
+    assert notebook_flags(notebook, release) == []
+
+
+# ---- 62. code the review does not read: one line of IPython's syntax that is no Python leaves the whole cell unread -----------
+#
+# The review parsed each cell as Python with its magics (``%``, ``!``) made ``pass``; autograde runs what IPython's
+# TransformerManager makes of it (:func:`~bpe_ref.course.trusted.autograde.python_source`), which turns autocall
+# (``/f x``, ``,f a b``, ``;f a b``), help (``name?``), prompts (``>>>``, ``In [1]:``) and an indented cell into Python.
+# One such line, and the review read nothing of the cell ("the grader reported it already") while autograde ran it all.
+AUTOCALL_HIDES = "/print\n" + WRAPS_THE_WIRE + "print('RAN')\n"
+PROMPTS_HIDE = "".join(f">>> {line}\n" for line in WRAPS_THE_WIRE.splitlines())
+MODULO_HIDES = "import json\nkept = (1\n% 2)\njson.dumps = len\n"  # Python: a line that starts with % is no magic there
+
+
+def test_ipython_syntax_in_a_cell_leaves_none_of_it_unread(monkeypatch):
+    """A cell of :data:`WRAPS_THE_WIRE` after a line ``/print`` (IPython's autocall, ``print()``), or written behind
+    ``>>>`` prompts: autograde ran it, and the class report read none of it (no hint of the rebound ``json.dumps``).
+    Safe: a cell that is no Python is read as autograde runs it, as IPython turns it into Python, and the use of that
+    syntax is a hint of its own; IPython's reading costs the review 5 s of CPU time a notebook at most (it is
+    quadratic in a cell's magics, section 35), past which a cell is a hint, "not read". A line of Python that starts
+    with ``%`` inside an expression (a modulo), which the review took for a magic, left its cell unread too: such a
+    cell is read as the Python it is."""
+    from test_grading_adversarial import blank, with_cell_after_setup
+
+    from bpe_ref.course.trusted import review
+
+    lab = "00_pretokenization"
+    cells = [code_cell("autocall", AUTOCALL_HIDES)]
+    grade_cells(cells, lab, policy=Policy(cell_timeout=20), total_seconds=60)
+    assert cells[0]["outputs"][0]["text"] == "\nRAN\n", cells[0]["outputs"]  # autograde ran every line of it
+    notebook = with_cell_after_setup(with_cell_after_setup(blank(lab), "autocall", AUTOCALL_HIDES), "prompts", PROMPTS_HIDE)
+    notebook = with_cell_after_setup(notebook, "prose", "this is no Python, not even IPython's, ctypes\n")
+    flags = review.notebook_flags(with_cell_after_setup(notebook, "modulo", MODULO_HIDES), blank(lab))
+    assert [flag for flag in flags if flag.startswith("cell modulo: ")] == [
+        "cell modulo: an IPython magic or shell command, rebinds json.dumps (what a module holds, for all the code of its "
+        "process)"], flags
+    flags = review.notebook_flags(notebook, blank(lab))
+    assert [flag.split(":")[0] for flag in flags if "json.dumps" in flag] == ["cell prompts", "cell autocall"], flags
+    expected = f"{review.IPYTHON_SYNTAX}, imports ctypes, rebinds json.dumps (what a module holds, for all the code of its process)"
+    assert sorted(flags) == [f"cell autocall: {expected}", f"cell prompts: {expected}"], flags
+    monkeypatch.setattr(review, "IPYTHON_REVIEW_SECONDS", 0.0)
+    assert review.notebook_flags(notebook, blank(lab)) == [
+        f"cell {name}: its text was not read: IPython's syntax, past the review's 0 s for a notebook"
+        for name in ("prose", "prompts", "autocall")], flags

@@ -21,15 +21,34 @@ import re
 import shutil
 import sys
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .printable import shown, shown_lines
+from .printable import shown
 from .trusted.cells import nbgrader_of
 
 STUDENT = "self"  # the student id of a self-graded notebook inside the temporary course
 HIDDEN_SUFFIX = "_hidden"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+# Right-to-left characters (Hebrew, Arabic letters, Arabic-Indic digits): letters, which shown() keeps, but a terminal
+# that lays text out by Unicode's bidirectional algorithm (VTE's, Konsole's) reverses the run they start, the numbers and
+# spaces after them included: a student id of Hebrew letters showed its row's "50 / 100" as "100 / 50"
+# (tests/test_grading_redteam.py, section 57).
+RIGHT_TO_LEFT = frozenset(("R", "AL", "AN"))
+
+
+def printed(line: str) -> str:
+    """One line of a report as it is printed: :func:`~.printable.shown`, and every right-to-left character written as an
+    escape too, so that no part of the line is laid out in another order than it is written."""
+    return "".join(ascii(char)[1:-1] if unicodedata.bidirectional(char) in RIGHT_TO_LEFT else char for char in shown(line))
+
+
+def printed_lines(text: str) -> str:
+    """:func:`printed` for each line of a text made of several (the table): its line breaks kept."""
+    return "\n".join(printed(line) for line in text.split("\n"))
 
 
 class NotGradable(ValueError):
@@ -137,6 +156,10 @@ def read_notebook(path: Path) -> dict:
     except json.JSONDecodeError as err:
         where = f"line {err.lineno}, column {err.colno}: {err.msg}"
         raise NotGradable(f"could not be read: {path} is not valid notebook JSON ({where})") from None
+    except (ValueError, RecursionError) as err:  # JSON Python will not read: a number of more than 4,300 digits, nesting
+        # past the interpreter's recursion limit (each ended grade --class for the whole class: redteam section 58)
+        why = "nested too deeply" if isinstance(err, RecursionError) else str(err).split(":")[0]
+        raise NotGradable(f"could not be read: {path} is JSON that Python will not read ({why})") from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise NotGradable(f"could not be read: {path} is JSON but not a notebook (no list of cells)")
     for index, cell in enumerate(notebook["cells"]):  # as the reports read them (one malformed cell ended grade --class)
@@ -144,9 +167,10 @@ def read_notebook(path: Path) -> dict:
         nbgrader = meta.get("nbgrader", {}) if isinstance(meta, dict) else None
         source = cell.get("source", "") if isinstance(cell, dict) else None
         if not (isinstance(nbgrader, dict) and isinstance(nbgrader.get("grade_id", ""), str)
+                and isinstance(cell.get("id", ""), str)  # a list or a dict is no key of the review's (section 58)
                 and (isinstance(source, str) or isinstance(source, list) and all(isinstance(line, str) for line in source))):
             raise NotGradable(f"could not be read: {path} is JSON but not a notebook (cell {index} is not a cell as "
-                              "Jupyter writes it: its metadata, nbgrader metadata, grade_id or source)")
+                              "Jupyter writes it: its id, metadata, nbgrader metadata, grade_id or source)")
     return notebook
 
 
@@ -308,15 +332,15 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
         behaviour: list[str] = []
         cells = autograde_notebook(path, lab, timeout=timeout, keep=keep, isolation=isolation, behaviour=behaviour)
     except NotGradable as problem:
-        print(shown(f"{path}: {problem}"), file=sys.stderr)
+        print(printed(f"{path}: {problem}"), file=sys.stderr)
         print("Nothing was graded: this is not a score of 0. Fix the problem above and grade again.", file=sys.stderr)
         return 2
     tasks = group_by_task(cells)
-    print(shown_lines(format_table(tasks)))
-    print(shown_lines(isolation_summary(isolation)))
+    print(printed_lines(format_table(tasks)))
+    print(printed_lines(isolation_summary(isolation)))
     if behaviour:  # what grade --class would show an instructor about this code
         print("A class report would flag this notebook for review (no score changed):")
-        print("\n".join(shown(f"  - its code {line}") for line in behaviour))
+        print("\n".join(printed(f"  - its code {line}") for line in behaviour))
     earned, possible = sum(t.earned for t in tasks), sum(t.possible for t in tasks)
     seconds = time.perf_counter() - start
     if earned >= possible:
@@ -434,8 +458,12 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
                 # the reference that failed, hooks), never a finding.
                 record = GradingRecord.load(course, student, lab, name)
                 status.review += [f"its code {line}" for line in (record.behaviour if record else [])]
-                status.review += tampering(notebook, release)
-                status.review += [f"hint from its text: {flag}" for flag in notebook_flags(notebook, release, **allowed)]
+                try:
+                    status.review += tampering(notebook, release)
+                    status.review += [f"hint from its text: {flag}" for flag in notebook_flags(notebook, release, **allowed)]
+                except Exception as error:  # noqa: BLE001 - one submission's cells end no one else's report (section 58)
+                    status.review.append(f"its cells could not be reviewed ({type(error).__name__}: {str(error)[:100]}): "
+                                         "read them yourself")
                 try:
                     status.earned += sum(c.earned for c in grades_from_course(course, lab, student, name, gradebook))
                 except NotGradable:
@@ -453,15 +481,16 @@ def print_class_report(report: list[SubmissionStatus], lab: str) -> int:
     if not report:
         print(f"No submissions of {lab} in submitted/.")
         return 1
-    width = max(len("student"), *(len(s.student) for s in report))
+    ids = {s.student: printed(s.student) for s in report}  # escaped before the column is laid out, so that it lines up
+    width = max(len("student"), *(len(student) for student in ids.values()))
     print(f"{'student':<{width}}  {'score':>9}  status")
     for s in report:
         score = f"{s.earned:g} / {s.possible:g}" if s.status == "graded" else "-"
         detail = f": {s.detail}" if s.detail else ""
         review = "; NEEDS REVIEW" if s.review else ""
-        print(shown(f"{s.student:<{width}}  {score:>9}  {s.status}{detail}{review}"))
+        print(f"{ids[s.student]:<{width}}  {score:>9}  {printed(f'{s.status}{detail}{review}')}")
         for line in s.review:  # each flag one line, whatever its text holds
-            print(f"{'':<{width}}  {'':>9}    - {shown(line)}")
+            print(f"{'':<{width}}  {'':>9}    - {printed(line)}")
     counts = {kind: sum(s.status == kind for s in report) for kind in ("graded", "could not be read", "not graded", "missing")}
     flagged = sum(bool(s.review) for s in report)
     print(", ".join(f"{n} {kind}" for kind, n in counts.items() if n) + f" ({len(report)} submissions)"

@@ -163,7 +163,13 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
 - *Hiding a flag from the instructor*: every line the reports (``grade --class``, ``grade``) print, and every record
   of nbgrader's console log (``nbgrader_config.py``), has the control and format characters of text the submission
   chose written as escapes (:mod:`bpe_ref.course.printable`): a refused open of a path of cursor and erase codes wiped
-  the flagged row (section 25).
+  the flagged row (section 25). The reports write right-to-left letters as escapes too (:func:`bpe_ref.course.grade.printed`):
+  a terminal that lays text out by Unicode's bidirectional algorithm showed a Hebrew student id's "5 / 100" as
+  "100 / 5" (section 57). What the report reads of a submission (JSON of a 5,000-digit number or 200,000 levels,
+  points past every float, a cell id that is a list) makes it "could not be read" or a flag of its own, never the end
+  of the class's report; ``collect`` names such a file (section 58). A cell's code is not hidden from the instructor's
+  pages: nbconvert leaves out the source of a cell marked ``transient.remove_source``, a key no Jupyter writes, which
+  the trusted grader removes from every cell of the autograded notebook and the review flags (section 59).
 - *Running a script where the instructor looks*: nbgrader's pages render a markdown cell's HTML as it is, on an origin
   whose API sets any student's grades. ``nbgrader_config.py`` replaces the exporter's ``markdown2html``
   (:func:`bpe_ref.course.printable.markdown_html`): what markdown makes is kept, HTML written in it is shown as text,
@@ -329,6 +335,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   are not watched: the isolation line says which. A keeper report that does not come within 10 s or cannot be read is
   a flag of its own, never a clean record. *Not* counted: other operations Landlock refuses (``unlink``, ``rename``,
   ``mkdir``, ``execve``... outside the scratch folder), a signal or ptrace it scoped. The text of the learner's cells
+  (every cell autograde runs as the learner wrote it, as nbgrader's steps leave it: one holding a test cell's metadata
+  that becomes a plain cell, section 60; a solution cell made markdown or raw, whose type nbgrader puts back and
+  flagged, section 61; a cell of IPython's syntax that is no Python, read as IPython turns it into Python, 5 s of CPU
+  time a notebook at most, section 62)
   is still read for capabilities no lab needs, a hint where behaviour cannot be seen (an import of the reference just
   fails; a hook is no system call, nor is ``json.dumps = ...``), never a finding; a docstring is not read. With
   Landlock ABI < 6 the worker could signal its keeper, and any process of the grading user's (the grading process, a

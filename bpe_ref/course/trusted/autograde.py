@@ -260,6 +260,12 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
     graded before any stand-in for it is bound, and no stand-in defines a function still to be graded
     (:attr:`Sandbox.not_graded_yet`). ``seed``, ``whole_class``: see :func:`.verdicts.hidden_seed`."""
     start, cpu_start = time.monotonic(), time.process_time()
+    for cell in cells:
+        # nbconvert leaves out the source of a cell whose metadata says ``transient.remove_source``, which no Jupyter
+        # writes: nbgrader's formgrade and feedback pages showed such a cell's output without its code, to an instructor
+        # reviewing what it did (tests/test_grading_redteam.py, section 59). Flagged from the submission (review.tampering).
+        if isinstance(cell.get("metadata"), dict):
+            cell["metadata"].pop("transient", None)
     graders = load_graders(lab)
     spec_list = test_cells.load(lab)
     specs = {cell.grade_id: cell for cell in spec_list}

@@ -14,8 +14,13 @@ from __future__ import annotations
 import ast
 import re
 import sys
+import time
+from collections.abc import Callable
 
 from .cells import is_test_cell, nbgrader_of, source_of
+
+# CPU seconds the review may spend on IPython's reading of one notebook's cells that are no Python without it
+IPYTHON_REVIEW_SECONDS = 5.0
 
 # module -> why a lab's code never needs it
 MODULES = {
@@ -106,11 +111,17 @@ REVIEW_ONLY_POLICY = ("allow_files",)
 WRITEFILE_MODULE = re.compile(r"%%writefile [A-Za-z_][A-Za-z0-9_]*\.py")
 
 
+IPYTHON_SYNTAX = "IPython syntax other than a magic (autocall, help, prompts: read as IPython turns it into Python)"
+
+
 def capability_uses(source: str, *, allow_processes: bool = False, allow_files: bool = False,
-                    provided: tuple[str, ...] = ()) -> list[str]:
+                    provided: tuple[str, ...] = (), as_ipython: Callable[[str], str] | None = None) -> list[str]:
     """What ``source`` (one cell of the learner's) uses that a lab never needs, one line each.
     ``allow_processes`` (lab 03) and ``allow_files`` (lab 10) leave out what those labs' tasks do;
-    ``provided``: the modules of bpe_ref the lab gives its code (``"pretokenize"``), not flagged."""
+    ``provided``: the modules of bpe_ref the lab gives its code (``"pretokenize"``), not flagged. ``as_ipython``: the
+    cell as autograde runs it (:func:`.autograde.python_source`), read when the cell is no Python without it: IPython's
+    autocall (``/f x``, ``,f a b``), help (``name?``) and prompts (``>>>``) are Python once turned, and one such line
+    left the whole cell unread while it ran (tests/test_grading_redteam.py, section 62)."""
     found: list[str] = []
     stripped = [line.lstrip() for line in source.splitlines()]
     magics = [line for line in stripped if line.startswith(("%", "!"))]
@@ -122,7 +133,17 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        return found  # the grader reported it already; nothing to read here
+        try:  # a line that starts with % or ! inside an expression (``(1\n% 2)``) is Python's, not a magic
+            tree = ast.parse(source)
+        except SyntaxError:
+            turned = as_ipython(source) if as_ipython is not None else source
+            try:
+                tree = ast.parse(turned)
+            except SyntaxError:
+                return found  # no Python even as IPython reads it: the worker reported it, and ran none of it
+            found.append(IPYTHON_SYNTAX)
+            if "get_ipython" not in source:  # IPython's own calls in the code it wrote are not the learner's
+                tree = ast.parse(turned.replace("get_ipython()", "_ipython()"))
     docstrings = {id(body[0].value) for node in ast.walk(tree)
                   if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                   for body in [node.body] if body and isinstance(body[0], ast.Expr)
@@ -182,29 +203,64 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
 
 
 def learner_cells(notebook: dict, release: dict) -> list[tuple[str, str]]:
-    """``(cell id, source)`` of the code cells the learner wrote: every code cell that is not, to
-    the letter, a cell of the ``release`` the learner started from (solution cells filled in,
-    cells added, shipped cells edited)."""
+    """``(cell id, source)`` of the code cells the learner wrote: every cell autograde runs as the learner wrote it that
+    is not, to the letter, a code cell of the ``release`` the learner started from (solution cells filled in, cells
+    added, shipped cells edited).
+
+    Which cells those are is what nbgrader's sanitizing steps make of the notebook. A cell holding a grade_id of the
+    lab's gets back the release cell's type and flags, and a read-only (locked) cell its source: a test cell never runs,
+    a solution cell made markdown or raw runs as code (tests/test_grading_redteam.py, section 61). Of the cells graded,
+    solutions or read-only that share a grade_id, DeduplicateIds keeps the last, and the others, as every cell whose
+    grade_id the lab lacks, become plain cells, run if they are code: a copy of a test cell before it, or a cell with
+    test metadata of its own, was run and not read (section 60)."""
     shipped = {(cell.get("id"), source_of(cell)) for cell in release.get("cells", []) if cell.get("cell_type") == "code"}
-    cells = []
-    for index, cell in enumerate(notebook.get("cells", [])):
-        if cell.get("cell_type") != "code" or (cell.get("id"), source_of(cell)) in shipped:
-            continue
-        if is_test_cell(cell):
-            continue  # a test cell: nbgrader restores it, and the grader never runs it anyway
-        cells.append((str(cell.get("id") or f"cell {index}"), source_of(cell)))
-    return cells
+    known = {_grade_id(cell): cell for cell in release.get("cells", []) if _grade_id(cell)}
+    cells = notebook.get("cells", [])
+
+    def flagged(cell: dict) -> bool:
+        meta = nbgrader_of(cell)
+        return bool(meta.get("grade_id")) and bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
+
+    kept = {_grade_id(cell): index for index, cell in enumerate(cells) if flagged(cell)}
+    found = []
+    for index, cell in enumerate(cells):
+        grade_id = _grade_id(cell)
+        source_cell = known.get(grade_id) if not flagged(cell) or kept.get(grade_id) == index else None
+        if source_cell is None:  # a plain cell as autograde runs it
+            runs = cell.get("cell_type") == "code"
+        else:  # put back as the release has it: run as written only if a code cell neither locked nor a test cell
+            meta = nbgrader_of(source_cell)
+            runs = source_cell.get("cell_type") == "code" and not meta.get("locked") and not is_test_cell(source_cell)
+        if runs and (cell.get("id"), source_of(cell)) not in shipped:
+            found.append((str(cell.get("id") or f"cell {index}"), source_of(cell)))
+    return found
 
 
 def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = False, allow_files: bool = False,
                    provided: tuple[str, ...] = ()) -> list[str]:
     """One line per learner cell that uses something :func:`capability_uses` flags."""
+    from .autograde import python_source
+
+    left = [IPYTHON_REVIEW_SECONDS]  # of this process's CPU time for IPython's reading of a notebook's cells, in all
+
+    def as_ipython(source: str) -> str:
+        if left[0] <= 0:
+            raise TimeoutError
+        start = time.process_time()
+        try:
+            return python_source(source, min(1.0, left[0]))
+        finally:
+            left[0] -= time.process_time() - start
+
     flags = []
     for cell_id, source in learner_cells(notebook, release):
         try:
-            uses = capability_uses(source, allow_processes=allow_processes, allow_files=allow_files, provided=provided)
+            uses = capability_uses(source, allow_processes=allow_processes, allow_files=allow_files, provided=provided,
+                                   as_ipython=as_ipython)
         except (RecursionError, MemoryError):  # past the parser's limits (or ast.unparse's): a class's report goes on
             uses = ["its text is nested too deeply to read"]
+        except TimeoutError:  # IPython's reading is quadratic in a cell's magics (section 35): bounded per notebook
+            uses = [f"its text was not read: IPython's syntax, past the review's {IPYTHON_REVIEW_SECONDS:g} s for a notebook"]
         if uses:
             flags.append(f"cell {cell_id}: {', '.join(uses)}")
     return flags
@@ -220,8 +276,20 @@ NBGRADER_FIELDS = ("grade", "solution", "locked", "points", "schema_version")
 
 
 def _plain(value: object) -> object:
-    """A metadata value as compared: a number as a float (3 and 3.0 are the same points)."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+    """A metadata value as compared: a number as a float (3 and 3.0 are the same points); an int past every float as it
+    is (``float`` raised OverflowError on it, which ended grade --class for the whole class: redteam section 58)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return float(value)
+        except OverflowError:
+            return value
+    return value
+
+
+def _shown_value(value: object) -> str:
+    """A metadata value of the learner's in a flag: its repr, cut at 40 characters (an int may have 4,300 digits)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def tampering(notebook: dict, release: dict) -> list[str]:
@@ -249,10 +317,11 @@ def tampering(notebook: dict, release: dict) -> list[str]:
             continue
         if guarded and source_of(mine) != source_of(cell):
             flags.append(f"edited the {kind} cell {grade_id} (its source was restored)")
-        if guarded and mine.get("cell_type") != cell.get("cell_type"):
+        if mine.get("cell_type") != cell.get("cell_type"):  # a solution cell's too: put back, it runs (section 61)
             flags.append(f"made the {kind} cell {grade_id} a {mine.get('cell_type')} cell (nbgrader put it back)")
         shipped_meta, my_meta = nbgrader_of(cell), nbgrader_of(mine)
-        changed = [f"{key} {_plain(shipped_meta.get(key))!r} -> {_plain(my_meta.get(key))!r}" for key in NBGRADER_FIELDS
+        changed = [f"{key} {_shown_value(_plain(shipped_meta.get(key)))} -> {_shown_value(_plain(my_meta.get(key)))}"
+                   for key in NBGRADER_FIELDS
                    if _plain(shipped_meta.get(key)) != _plain(my_meta.get(key))]
         if changed:
             flags.append(f"changed the nbgrader metadata of the {kind} cell {grade_id} ({', '.join(changed)}; nbgrader "
@@ -262,7 +331,12 @@ def tampering(notebook: dict, release: dict) -> list[str]:
         meta = nbgrader_of(cell)
         if meta.get("grade") and _grade_id(cell) not in ids:
             flags.append(f"added a graded cell {_grade_id(cell) or f'(cell {index}, no grade_id)'} "
-                         f"({_plain(meta.get('points'))!r} points; not graded: autograde made it a plain cell)")
+                         f"({_shown_value(_plain(meta.get('points')))} points; not graded: autograde made it a plain cell)")
+    transient = [str(cell.get("id") or f"cell {index}") for index, cell in enumerate(notebook.get("cells", []))
+                 if isinstance(cell.get("metadata"), dict) and "transient" in cell["metadata"]]
+    if transient:  # no Jupyter writes it; nbconvert leaves out the source of a cell marked transient.remove_source
+        flags.append(f"marked {len(transient)} cell(s) transient ({', '.join(transient[:5])}{' ...' if len(transient) > 5 else ''}"
+                     "), which hides their code from nbgrader's pages (removed when autograded)")
     position = {_grade_id(cell): index for index, cell in enumerate(shipped)}
     latest = -1
     for cell in notebook.get("cells", []):
