@@ -4889,7 +4889,7 @@ def test_lab02_counts_swept_on_each_update_fail_in_the_worker_too():
 # 4's hidden test ends with two files that are not UTF-8, counted by one worker and with no special tokens, each beside
 # its valid twin (lab03_parallel.verify_file_not_utf8); lab 06's encode_pretoken that applies every merge once in rank
 # order (page 06's "every merge in training order, one pass each", BPE only for trained ranks) kept them under one seed
-# of eight: a fixed hidden case, b"aaaaa" under (aa, a) before (a, a), renamed by the seed, with a hint of its own (the
+# of eight: a fixed hidden case, b"xyaaaaa" under (aa, a) before (a, a), renamed by the seed, with a hint of its own (the
 # merges reordered by hand, reordered_inputs, are its generated branch); lab 07's merge_all without the check for the end
 # of the parts (an IndexError on an entry whose part became the last) kept them under one seed of eight, and its stale
 # check by identity (`is not rank`: equal ints above 256 that are two objects) under every seed in the kernel, where
