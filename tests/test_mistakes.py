@@ -4892,11 +4892,12 @@ def test_lab02_counts_swept_on_each_update_fail_in_the_worker_too():
 # of eight: a fixed hidden case, b"xyaaaaa" under (aa, a) before (a, a), renamed by the seed, with a hint of its own (the
 # merges reordered by hand, reordered_inputs, are its generated branch); lab 07's merge_all without the check for the end
 # of the parts (an IndexError on an entry whose part became the last) kept them under one seed of eight, and its stale
-# check by identity (`is not rank`: equal ints above 256 that are two objects) under every seed in the kernel, where
-# first_heap's ranks are the dict's own objects, while the grading worker, whose ints each arrive as an object of their
-# own, failed it: two fixed hidden cases, renamed by the seed (lab07_heap_encoding.HIDDEN_MERGE_ALL_CASES' last two), the
-# first with a hint for the IndexError, the second for the identity (the duplicate entries of merge_all_inputs are the
-# first's generated branch; the second needs no draw, every grading worker's ints are objects of their own).
+# check by identity (`is not rank`: equal ints above 256 can be two objects) under every seed, in the kernel and in the
+# grading worker alike (a first heap's byte pairs are early merges: no first heap held a rank above 256): two fixed
+# hidden cases, renamed by the seed (lab07_heap_encoding.HIDDEN_MERGE_ALL_CASES' last two), the first with a hint for the
+# IndexError, the second, ranks from 1,000 and a heap of ints of their own, for the identity; merge_all_inputs draws
+# both (the last pair's entry pushed twice among its junk entries; half its inputs with every rank but 0 moved past
+# 1,000, each heap's ints objects of their own, as a grading worker's are).
 # (Tried and left out, the solution's output on every input the callers make: lab 03's guess not moved past the last
 # boundary, max(i * chunk_size, boundaries[-1]) left out (the search from an earlier guess finds the same first token,
 # the last boundary, again: a repeat the set drops; it rescans, at most a chunk's bytes more per guess), merge_counts
@@ -4986,10 +4987,23 @@ def test_labs03_05_to_08_a_learners_mistake_of_the_seventeenth_round_fails_the_h
 @WORKER_TWIN
 def test_lab07_stale_check_by_identity_fails_in_the_worker_too():
     """In the grading worker every int of the arguments arrives as an object of its own: the stale check by identity
-    skips every entry of a rank above 256 there (it failed there before the fixed case, too), the solution passing."""
+    skips every entry of a rank above 256 there (it kept its points there too before, no first heap of the hidden test
+    holding such a rank), the solution passing."""
     code = "\n".join(source_of("07_heap_encoding", cell) for cell in ("setup", "task1_first_heap_solution",
                                                                      "task2_merge_all_solution"))
     (old, new), = LAB07_NOVEL44["merge-stale-rank-by-identity"][1]
     message = remote("07_heap_encoding", code.replace(old, new), "merge_all", "check_merge_all_properties")
     assert message is not None and "merge_all(" in message, message
     assert remote("07_heap_encoding", code, "merge_all", "check_merge_all_properties") is None
+
+
+@WORKER_TWIN
+def test_lab03_serial_count_decoded_with_replace_fails_in_the_worker_too():
+    """Task 4's serial path runs in the worker: its counts of a file that is not UTF-8 cross back, the solution's error by name."""
+    code = "\n".join(source_of("03_parallel", cell) for cell in ("setup", "task1_find_chunk_boundaries_solution",
+                                                                 "task3_merge_counts_solution",
+                                                                 "task4_count_pretokens_in_file_solution"))
+    (old, new), = LAB03_NOVEL44["file-serial-decoded-with-replace"][1]
+    message = remote("03_parallel", code.replace(old, new), "count_pretokens_in_file", "check_count_pretokens_in_file_properties")
+    assert message is not None and "errors='replace'" in message, message
+    assert remote("03_parallel", code, "count_pretokens_in_file", "check_count_pretokens_in_file_properties") is None

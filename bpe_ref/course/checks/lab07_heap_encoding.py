@@ -450,8 +450,9 @@ def apart_ranks_case(word: bytes, merges: list[Pair], first: int) -> Case:
 # Task 2's fixed hidden cases of the seventeenth learner round (novel44), renamed as the others: an entry pushed twice
 # for the last pair (once merged, its part is the last: a loop that reads the next part without checking for the end
 # raised IndexError under seven secret seeds of eight, not under the eighth), and ranks above 256 whose heap holds
-# equal ints that are other objects (a stale check by identity, `is not rank`, kept the points in the learner's kernel,
-# where first_heap's ranks are the dict's own objects, and lost them in the grading worker).
+# equal ints that are other objects (a stale check by identity, `is not rank`, kept the points under every seed, in the
+# kernel and in the grading worker alike: a first heap's byte pairs are early merges, and no case's first heap held a
+# rank above 256, where two equal ints are two objects, as every int the worker receives is).
 HIDDEN_MERGE_ALL_CASES += [
     heap_case(parts_of(b"xab"), {(b"a", b"b"): 0}, extra=[(0, 1)]),
     apart_ranks_case(b"xabab", [(b"a", b"b"), (b"x", b"ab"), (b"ab", b"ab")], 1000),
