@@ -4916,7 +4916,8 @@ LAB03_NOVEL44 = {
     "find-the-last-token-in-the-window": ("task1_find_chunk_boundaries_solution", (("position += min(found)",
         "position += max(found)  # the token found in the window"),), "take the earliest occurrence of any of them"),
     "file-serial-decoded-with-replace": ("task4_count_pretokens_in_file_solution", (('file.read().decode("utf-8")',
-        'file.read().decode("utf-8", errors="replace")'),), "errors='replace'"),
+        'file.read().decode("utf-8", errors="replace")'),), "errors='replace'",
+        "verify_file_not_utf8"),  # the part of the hidden test that catches it (the whole one starts pools: seconds)
 }
 LAB05_NOVEL44 = {
     "key-right-token-not-reversed": ("task1_heap_entry_solution", (("reversed_key(right), pair)", "right, pair)"),),
