@@ -4900,7 +4900,8 @@ def test_lab02_counts_swept_on_each_update_fail_in_the_worker_too():
 # 1,000, each heap's ints objects of their own, as a grading worker's are).
 # (Tried and left out, the solution's output on every input the callers make: lab 03's guess not moved past the last
 # boundary, max(i * chunk_size, boundaries[-1]) left out (the search from an earlier guess finds the same first token,
-# the last boundary, again: a repeat the set drops; it rescans, at most a chunk's bytes more per guess), merge_counts
+# the last boundary, again: a repeat the set drops; it rescans from its guess to that boundary, reads that cost only
+# where the special tokens are rarer than the guesses), merge_counts
 # that returns its Counter (equal to the dict, no caller looks up a pretoken it lacks, as lab 01's defaultdict); lab
 # 06's special tokens sorted in reverse text order (a token comes before its prefixes, as longest-first does; two tokens
 # that match at one position are one the other's prefix); lab 07's stale check without its test for a part merged away
