@@ -4874,3 +4874,138 @@ def test_lab02_counts_swept_on_each_update_fail_in_the_worker_too():
     message = remote("02_incremental", code.replace(*changes[0]), "merge_and_update", "check_merge_and_update_properties")
     assert message is not None and "a loop over the whole of pair_counts on each call" in message, message
     assert remote("02_incremental", code, "merge_and_update", "check_merge_and_update_properties") is None
+
+
+# ---- labs 03, 05, 06, 07 and 08, novel44: a seventeenth learner round (issue 21, item 8) ------------------------------
+# Kinds the earlier rounds left out, tried as a learner who read the pages would, under secret seeds 0 to 7 (BPE_SEEDS=0:8):
+# the last token of the search window taken for the first, a serial count decoded leniently; a heap key whose right token
+# is not turned around, pop_best's answer appended whole as the merge, a stale check that looks at the follower only, the
+# occurrences read with brackets, a new right pair listed at the follower; every merge applied once in rank order, one
+# merge only, an empty list of special tokens taken for some, id 0 refused, a bytearray decoded; a pop loop that pops as
+# many entries as the first heap held, no check for the end of the parts, the rank compared by identity; the token count
+# of a prefix taken from the previous end.
+# Kept, and closed since (each loses its task's hidden points under BPE_EXHAUSTIVE=1 BPE_SEEDS=0:16): lab 03's
+# count_pretokens_in_file whose serial path decodes with errors="replace" (no hidden file of task 4 was not UTF-8): task
+# 4's hidden test ends with two files that are not UTF-8, counted by one worker and with no special tokens, each beside
+# its valid twin (lab03_parallel.verify_file_not_utf8); lab 06's encode_pretoken that applies every merge once in rank
+# order (page 06's "every merge in training order, one pass each", BPE only for trained ranks) kept them under one seed
+# of eight: a fixed hidden case, b"xyaaaaa" under (aa, a) before (a, a), renamed by the seed, with a hint of its own (the
+# merges reordered by hand, reordered_inputs, are its generated branch); lab 07's merge_all without the check for the end
+# of the parts (an IndexError on an entry whose part became the last) kept them under one seed of eight, and its stale
+# check by identity (`is not rank`: equal ints above 256 can be two objects) under every seed, in the kernel and in the
+# grading worker alike (a first heap's byte pairs are early merges: no first heap held a rank above 256): two fixed
+# hidden cases, renamed by the seed (lab07_heap_encoding.HIDDEN_MERGE_ALL_CASES' last two), the first with a hint for the
+# IndexError, the second, ranks from 1,000 and a heap of ints of their own, for the identity; merge_all_inputs draws
+# both (the last pair's entry pushed twice among its junk entries; half its inputs with every rank but 0 moved past
+# 1,000, each heap's ints objects of their own, as a grading worker's are).
+# (Tried and left out, the solution's output on every input the callers make: lab 03's guess not moved past the last
+# boundary, max(i * chunk_size, boundaries[-1]) left out (the search from an earlier guess finds the same first token,
+# the last boundary, again: a repeat the set drops; it rescans from its guess to that boundary, reads that cost only
+# where the special tokens are rarer than the guesses), merge_counts
+# that returns its Counter (equal to the dict, no caller looks up a pretoken it lacks, as lab 01's defaultdict); lab
+# 06's special tokens sorted in reverse text order (a token comes before its prefixes, as longest-first does; two tokens
+# that match at one position are one the other's prefix); lab 07's stale check without its test for a part merged away
+# (a None in the pair is no merge: ranks.get gives None, never the rank), the parts kept by truth (`if part`: no part is
+# empty); lab 08's last_tokens without its break, or its candidates shortest first (one candidate at most is valid and
+# compatible: the encoding of a prefix is unique, page 08), backtrack_encode's candidates shortest first (the search
+# returns the one complete path of compatible tokens, the valid encoding, whatever the order), its index not stepped
+# past a dead end's candidate (that candidate's end is dead now: skipped at once), its valid tokens of every byte value
+# (a byte the pretoken lacks starts no candidate). Tried already, by the earlier rounds: lab 03's threads for processes
+# and the range decoded with errors="ignore" (the fifteenth round's errors="replace", its hint names "ignore"), lab 05's
+# stale entry taken as live when it gained count, lab 07's first heap sorted.)
+LAB03_NOVEL44 = {
+    "find-the-last-token-in-the-window": ("task1_find_chunk_boundaries_solution", (("position += min(found)",
+        "position += max(found)  # the token found in the window"),), "take the earliest occurrence of any of them"),
+    "file-serial-decoded-with-replace": ("task4_count_pretokens_in_file_solution", (('file.read().decode("utf-8")',
+        'file.read().decode("utf-8", errors="replace")'),), "errors='replace'",
+        "verify_file_not_utf8"),  # the part of the hidden test that catches it (the whole one starts pools: seconds)
+}
+LAB05_NOVEL44 = {
+    "key-right-token-not-reversed": ("task1_heap_entry_solution", (("reversed_key(right), pair)", "right, pair)"),),
+                                     "should be smaller than heap_entry("),
+    "train-appends-pop-bests-answer": ("task3_train_solution", (("        pair, _ = pop_best(entries, pair_counts)\n"
+        "        merges.append(pair)\n", "        merges.append(pop_best(entries, pair_counts))\n        pair = merges[-1][0]\n"),),
+        "train("),
+    "merge-stale-check-on-the-follower-only": ("task4_merge_occurrences_solution", ((
+        "if token[node] != left or follower == -1", "if follower == -1"),), "merge_occurrences("),
+    "merge-occurrences-looked-up-with-brackets": ("task4_merge_occurrences_solution", ((
+        "    nodes = occurrences.pop(pair, [])\n", "    nodes = occurrences[pair]\n"),), "raised KeyError"),
+    "merge-right-occurrence-at-the-follower": ("task4_merge_occurrences_solution", ((
+        "occurrences.setdefault((merged, token[after]), []).append(node)",
+        "occurrences.setdefault((merged, token[after]), []).append(follower)"),), "merge_occurrences("),
+}
+LAB06_NOVEL44 = {
+    "encode-every-merge-in-rank-order": ("task2_encode_pretoken_solution", ((
+        "    while len(word) > 1:\n        best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, float(\"inf\")))\n"
+        "        if best not in ranks:\n            break  # no neighbouring pair is a merge\n        word = merge_word(word, best)\n",
+        "    for pair in sorted(ranks, key=ranks.get):  # every merge, in the order it was learned\n"
+        "        word = merge_word(word, pair)\n"),), "in rank order (one pass per merge)"),
+    "encode-one-merge-only": ("task2_encode_pretoken_solution", (("    while len(word) > 1:\n", "    if len(word) > 1:\n"),
+        ("            break  # no neighbouring pair is a merge\n", "            return list(word)  # no neighbouring pair is a merge\n")),
+        "encode_pretoken("),
+    "special-tokens-of-an-empty-list": ("task3_encode_text_solution", (("    if special_tokens:\n",
+        "    if special_tokens is not None:\n"),), "encode_text("),
+    "decode-id-zero-refused": ("task5_decode_with_arena_solution", (("if not 0 <= token_id", "if not 0 < token_id"),),
+                               "decode_with_arena("),
+    "decode-into-a-bytearray": ("task5_decode_with_arena_solution", (("    return b\"\".join(pieces)\n",
+        "    return bytearray().join(pieces)\n"),), "wrong type"),
+}
+LAB07_NOVEL44 = {
+    "merge-pops-as-many-as-the-first-heap": ("task2_merge_all_solution", (("    while heap:\n",
+        "    for _ in range(len(heap)):  # one pop per entry\n"),), "merge_all("),
+    "merge-end-not-checked": ("task2_merge_all_solution", ((
+        "if right_start == end or ranks.get((left, parts[right_start])) != rank:",
+        "if ranks.get((left, parts[right_start])) != rank:"),), "Check next_[i] == len(parts)"),
+    "merge-stale-rank-by-identity": ("task2_merge_all_solution", (("ranks.get((left, parts[right_start])) != rank:",
+        "ranks.get((left, parts[right_start])) is not rank:"),), "by identity"),
+}
+LAB08_NOVEL44 = {
+    "counts-of-the-last-token-by-the-previous-end": ("task4_prefix_token_counts_solution", ((
+        "counts[end] = counts[end - len(last[end])] + 1", "counts[end] = counts[end - 1] + (len(last[end]) == 1)"),),
+        "prefix_token_counts("),
+}
+NOVEL44_ROUND = {(lab, name): mistake for lab, table in (
+    ("03_parallel", LAB03_NOVEL44), ("05_heap", LAB05_NOVEL44), ("06_encode_decode", LAB06_NOVEL44),
+    ("07_heap_encoding", LAB07_NOVEL44), ("08_linear_encoding", LAB08_NOVEL44)) for name, mistake in table.items()}
+KEPT_BEFORE_NOVEL44 = {("03_parallel", "file-serial-decoded-with-replace"), ("06_encode_decode", "encode-every-merge-in-rank-order"),
+                       ("07_heap_encoding", "merge-end-not-checked"), ("07_heap_encoding", "merge-stale-rank-by-identity")}
+CAUGHT_BEFORE_NOVEL44 = [key for key in NOVEL44_ROUND if key not in KEPT_BEFORE_NOVEL44]
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(KEPT_BEFORE_NOVEL44),
+                         ids=[f"{lab[:2]}-{name}" for lab, name in sorted(KEPT_BEFORE_NOVEL44)])
+def test_labs03_06_07_a_seventeenth_rounds_mistake_that_kept_its_points_now_fails_the_hidden_test(request, lab, mistake):
+    round_failure(request, NOVEL44_ROUND, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in CAUGHT_BEFORE_NOVEL44])
+def test_labs03_05_to_08_a_learners_mistake_of_the_seventeenth_round_fails_the_hidden_test(request, lab, mistake):
+    # those that lost their points before this round: one per lab by default (a hidden test each, up to seconds)
+    one_per_lab("seventeenth", CAUGHT_BEFORE_NOVEL44, lab, mistake)
+    round_failure(request, NOVEL44_ROUND, lab, mistake)
+
+
+@WORKER_TWIN
+def test_lab07_stale_check_by_identity_fails_in_the_worker_too():
+    """In the grading worker every int of the arguments arrives as an object of its own: the stale check by identity
+    skips every entry of a rank above 256 there (it kept its points there too before, no first heap of the hidden test
+    holding such a rank), the solution passing."""
+    code = "\n".join(source_of("07_heap_encoding", cell) for cell in ("setup", "task1_first_heap_solution",
+                                                                     "task2_merge_all_solution"))
+    (old, new), = LAB07_NOVEL44["merge-stale-rank-by-identity"][1]
+    message = remote("07_heap_encoding", code.replace(old, new), "merge_all", "check_merge_all_properties")
+    assert message is not None and "merge_all(" in message, message
+    assert remote("07_heap_encoding", code, "merge_all", "check_merge_all_properties") is None
+
+
+@WORKER_TWIN
+def test_lab03_serial_count_decoded_with_replace_fails_in_the_worker_too():
+    """Task 4's serial path runs in the worker: its counts of a file that is not UTF-8 cross back, the solution's error by name."""
+    code = "\n".join(source_of("03_parallel", cell) for cell in ("setup", "task1_find_chunk_boundaries_solution",
+                                                                 "task3_merge_counts_solution",
+                                                                 "task4_count_pretokens_in_file_solution"))
+    (old, new), = LAB03_NOVEL44["file-serial-decoded-with-replace"][1]
+    message = remote("03_parallel", code.replace(old, new), "count_pretokens_in_file", "check_count_pretokens_in_file_properties")
+    assert message is not None and "errors='replace'" in message, message
+    assert remote("03_parallel", code, "count_pretokens_in_file", "check_count_pretokens_in_file_properties") is None

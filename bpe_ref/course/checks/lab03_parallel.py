@@ -1215,6 +1215,44 @@ def verify_one_worker_counts_here(learner: Callable, data: CorpusFile) -> None:
             "start-up and sends the counts back, for no parallel work")
 
 
+def verify_file_not_utf8(learner: Callable) -> None:
+    """Task 4's serial count (one worker, or no special tokens) decodes the whole file as UTF-8, as count_chunk decodes
+    its range: a file that is not raises (the reference's read_corpus raises ValueError, the workers' count_chunk
+    too). For two of :data:`NOT_UTF8`'s invalid sequences drawn from the grading's seed, in a file of drawn words, each
+    serial path must raise a ValueError (UnicodeDecodeError is one), and the same file with a valid character of as many
+    bytes in its place must be counted. The seventeenth learner round (novel44): a serial path decoded with
+    errors="replace" kept the hidden points (no hidden file of task 4 held bytes that are not UTF-8)."""
+    rng = measured_random("count_pretokens_in_file:not utf-8")
+    words = [" the", " cat", "a", "é", "!", " 42", "\n", "字"]
+    checked = 0
+    for (bad, good), (special_tokens, workers) in zip(rng.sample(NOT_UTF8, 2), (([EOT], 1), ([], 2))):
+        before, after = ("".join(rng.choices(words, k=rng.randint(1, 6))) for _ in range(2))
+        for file in (before.encode() + good.encode() + after.encode(), before.encode() + bad + after.encode()):
+            call = (f"count_pretokens_in_file(<a file of {len(file)} bytes: {short_repr(file, 60)}>, {special_tokens!r}, "
+                    f"{workers}, 1, None)")
+            outcome = call_task(FILE_TASK, learner, (CorpusFile(file), special_tokens, workers, 1, None))
+            if bad not in file:  # valid UTF-8: counted as the reference counts it
+                expected = count_pretokens(file.decode("utf-8"), special_tokens)
+                got = None if outcome.error is not None else outcome.value[1]
+                if outcome.error is not None or not answers_right(expected, got):
+                    what = (f"raised {error_name(outcome.error)}: {str(outcome.error)[:120]}" if outcome.error is not None
+                            else f"returned {short_repr(got, 120)}")
+                    raise CheckFailed(f"{call} {what}\n  expected: {short_repr(expected, 200)} (the file is valid UTF-8)")
+                continue
+            if outcome.error is None:
+                raise CheckFailed(
+                    f"{call} returned {short_repr(outcome.value[1], 120)}: expected a UnicodeDecodeError (or a ValueError), "
+                    f"as the reference raises: the file holds {bad!r}, {NOT_UTF8_WHY[bad]}, which is not UTF-8.\n  hint: "
+                    + not_utf8_hint("count_pretokens_in_file", file, 0, len(file), special_tokens, outcome.value[1])
+                    + " (step 1 counts the whole file here: decode it as count_chunk decodes its range)")
+            if error_name(outcome.error) not in RAISED_ON_NOT_UTF8:
+                raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {str(outcome.error)[:120]}\n  expected: a "
+                                  f"UnicodeDecodeError (or a ValueError): the file holds {bad!r}, {NOT_UTF8_WHY[bad]}")
+            checked += 1
+    passed(f"count_pretokens_in_file: raises on {checked} files that are not UTF-8 (one worker, no special tokens), and "
+           "counts the same files made valid.")
+
+
 # Task 4: small files, 1 to 3 workers, started by spawn and by the default; hidden, the worker processes,
 # start methods and chunks measured first (the counts alone could pass: a serial count does), generated
 # files with 1 to 4 workers, 1 to 3 chunks each, every start method of this machine, and the TinyStories
@@ -1226,6 +1264,7 @@ COUNT_PRETOKENS_IN_FILE = TaskGraders(
                   Later(lambda: Case((CorpusFile(data_file(TINYSTORIES_SAMPLE).read_bytes()), [EOT], 2, 1, "spawn"),
                                      {0: "<path of the TinyStories sample>"}))],
     hidden_vary=varied_file,
+    hidden_then=verify_file_not_utf8,
 )
 
 

@@ -205,6 +205,22 @@ def _in_dict_order(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
     return list(word)
 
 
+def _in_rank_order(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
+    """A common wrong encoder, for hints: each merge once, everywhere, in rank order (page 06's "apply every merge in
+    training order, one pass each"), which is BPE only when no merge's result takes part in a merge of lower rank."""
+    word = tuple(pretoken[i : i + 1] for i in range(len(pretoken)))
+    for pair in sorted(ranks, key=ranks.__getitem__):
+        word = merge_word(word, pair)
+    return list(word)
+
+
+def _one_round(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
+    """A common wrong encoder, for hints: the pair of lowest rank merged everywhere once, no second look."""
+    word = tuple(pretoken[i : i + 1] for i in range(len(pretoken)))
+    present = [pair for pair in zip(word, word[1:]) if pair in ranks]
+    return list(merge_word(word, min(present, key=ranks.__getitem__)) if present else word)
+
+
 def _one_at_a_time(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
     """A common wrong encoder, for hints: the pair of lowest rank merged where it first occurs only, then a new look
     (lab 07's heap order, one merge at a time), where task 2 merges it everywhere in one pass (merge_word)."""
@@ -260,6 +276,13 @@ def encode_hint(args: tuple, expected: object, got: object) -> str | None:
         return (f"your tokens hold {unmade[0]!r}, which is neither a single byte nor made by a merge of these ranks: "
                 "start from the pretoken's single bytes (split_into_bytes, not its characters), and if you keep answers "
                 "from one call for the next, key them by the ranks too (the same bytes encode otherwise with other ranks)")
+    if got != expected and got == _in_rank_order(pretoken, ranks) and got not in (_in_dict_order(pretoken, ranks),
+                                                                                 _one_round(pretoken, ranks)):
+        return ("you applied each merge once, everywhere, in rank order (one pass per merge): that is BPE only when every "
+                "merge's two parts are made by merges of lower rank (trained ranks); here a merge's result takes part in "
+                "a merge of lower rank, learned before it in this order. Take the pair of lowest rank among the "
+                "neighbours each time, and look again after each merge (it also skips the merges that cannot apply: "
+                "one pass per merge is 50,000 passes per pretoken with GPT-2's ranks)")
     undone = sorted((ranks[pair], pair) for pair in zip(got, got[1:]) if pair in ranks)
     if undone:
         rank, pair = undone[0]
@@ -368,6 +391,12 @@ HIDDEN_PRETOKEN_CASES = [
     # its answers by the pretoken and the ranks' size or pairs (not their ranks) gives the first answer twice.
     Case((b"abc", {(b"a", b"b"): 0, (b"b", b"c"): 1})),  # ab c
     Case((b"abc", {(b"b", b"c"): 0, (b"a", b"b"): 1})),  # a bc
+    # (a, a) makes aa, which takes part in (aa, a) of the lower rank: every merge once in rank order (each pass of
+    # merge_word, (aa, a) before any aa exists) gives xy aa aa a; BPE gives xy aa aaa, one round xy a a a a a. Listed
+    # (a, a) before (aa, a), so that the merges in the dict's order give BPE's tokens here. The seventeenth learner round
+    # (novel44): that encoder kept the hidden points under one secret seed of eight (the merges reordered by hand,
+    # reordered_inputs, drew none there).
+    Case((b"xyaaaaa", {(b"x", b"y"): 0, (b"a", b"a"): 2, (b"aa", b"a"): 1})),
 ]
 
 def renamed_bytes(args: tuple, rng: random.Random) -> tuple:

@@ -158,6 +158,9 @@ NOTHING_PUSHED_POPPED = ("no pair a merge made was ever merged: the loop must po
 APPENDED = ("a merge happened out of rank order: the new pairs were put in the heap with list.append, not heapq.heappush. An "
             "entry appended at the end is not sifted up, so heappop returns the top entry while a lower rank waits behind "
             "it (heappop moves only the last entry into place): push every new entry with heapq.heappush(heap, (rank, i))")
+RANK_BY_IDENTITY = ("no entry of a rank above 256 was merged: the popped rank was compared with ranks.get(pair) by identity "
+                    "(`is not`), and two equal ints above 256 are often two objects (the heap's and the dict's, here; in "
+                    "a grading worker, every int sent). Compare ranks by value: ranks.get((left, right)) != rank")
 RANK_ZERO_LOST = ("a new pair of rank 0 (the first merge) was never merged: `if rank:` is false for rank 0, so it was "
                   "not pushed; push every new pair that is a merge, `if rank is not None`")
 
@@ -197,6 +200,8 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
                     "check ranks.get((parts[i], next part)) == rank before merging")
     if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="part"):
         return MERGED_EARLY
+    if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="identity"):
+        return RANK_BY_IDENTITY
     hint = encode_hint((b"".join(parts), ranks), expected, got)
     if hint:
         return hint
@@ -217,7 +222,8 @@ def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entr
     left pair never merged (``push_left=False``: pushed at i, page 07's pitfall 2, or with the merged pair's rank, both
     skipped as stale); new pairs of rank 0 not pushed (``push_zero=False``: ``if rank:``); the new right pair never merged
     (``push_right=False``: pushed as (position, rank)); neither (a loop over a sorted copy of the heap); the new pairs
-    put in with list.append (``appended=True``), not heapq.heappush."""
+    put in with list.append (``appended=True``), not heapq.heappush; the rank compared by identity (``stale="identity"``:
+    ``is not``, true of two equal ints above 256 that are two objects)."""
     parts, heap, end = list(parts), list(heap), len(parts)
     next_ = list(range(1, end + 1))
     prev = list(range(-1, end - 1))
@@ -227,7 +233,8 @@ def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entr
             continue
         right = next_[start]
         pair = (parts[start], parts[right])
-        if (stale == "rank" and ranks.get(pair) != rank) or (stale == "merge" and pair not in ranks):
+        if (stale == "rank" and ranks.get(pair) != rank) or (stale == "merge" and pair not in ranks) or (
+                stale == "identity" and ranks.get(pair) is not rank):
             continue
         parts[start], parts[right] = parts[start] + parts[right], None
         after = next_[start] = next_[right]
@@ -245,6 +252,10 @@ def merge_all_error_hint(args: tuple, error: BaseException) -> str | None:
     """A pop loop with no stale check adds a part that is None (merged into its left neighbour) to its next part (the
     generic "a None where a value was expected" hint said a return was missing)."""
     name, text = error_name(error), str(error)
+    if name == "IndexError":
+        return ("an index past the parts: a popped entry whose part is now the last one (its right neighbour merged into "
+                "it, or an entry pushed twice) has no pair to merge: stale. Check next_[i] == len(parts) before reading "
+                "the next part")
     if name == "TypeError" and "NoneType" in text:
         return ("a part that is None: parts[i] becomes None once part i is merged into its left neighbour, and an entry "
                 "popped for it is stale: skip it (page 07: an entry is stale when parts[i] is None, when part i has no "
@@ -428,6 +439,26 @@ HIDDEN_MERGE_ALL_CASES = [heap_case(parts_of(word), ranks) for word, ranks in (
     both_sides_word(b"abcdef", (b"x", b""), longer=True), both_sides_word(b"dabc\xc3f", (b"", b"y"), longer=False))]
 
 
+def apart_ranks_case(word: bytes, merges: list[Pair], first: int) -> Case:
+    """``word``'s first heap under ``merges`` ranked from ``first`` on (above 256), each rank of the heap an int equal to,
+    but not the same object as, the ranks' (as in a grading worker, where every int arrives as an object of its own)."""
+    ranks = {pair: first + rank for rank, pair in enumerate(merges)}
+    heap = [(int(str(rank)), position) for rank, position in first_heap(parts_of(word), ranks)]
+    return Case((parts_of(word), ranks, heap))
+
+
+# Task 2's fixed hidden cases of the seventeenth learner round (novel44), renamed as the others: an entry pushed twice
+# for the last pair (once merged, its part is the last: a loop that reads the next part without checking for the end
+# raised IndexError under seven secret seeds of eight, not under the eighth), and ranks above 256 whose heap holds
+# equal ints that are other objects (a stale check by identity, `is not rank`, kept the points under every seed, in the
+# kernel and in the grading worker alike: a first heap's byte pairs are early merges, and no case's first heap held a
+# rank above 256, where two equal ints are two objects, as every int the worker receives is).
+HIDDEN_MERGE_ALL_CASES += [
+    heap_case(parts_of(b"xab"), {(b"a", b"b"): 0}, extra=[(0, 1)]),
+    apart_ranks_case(b"xabab", [(b"a", b"b"), (b"x", b"ab"), (b"ab", b"ab")], 1000),
+]
+
+
 @st.composite
 def merge_all_inputs(draw) -> tuple[list[bytes], dict[Pair, int], list[Entry]]:
     """A word and ranks (learned from a generated corpus, or GPT-2's, or reordered by hand), its first heap with junk mixed in:
@@ -457,8 +488,16 @@ def merge_all_inputs(draw) -> tuple[list[bytes], dict[Pair, int], list[Entry]]:
         rank_values = st.sampled_from(sorted(set(ranks.values())) or [0]) | st.integers(0, 50)
         heap += draw(st.lists(st.tuples(rank_values, positions), max_size=6))
         heap += draw(st.lists(st.sampled_from(heap), max_size=3)) if heap else []
+        # the last pair's entry pushed twice (no draw: the other inputs stay as they were): once merged, its part is the
+        # last one, and the second entry has no next part to read (the fixed case of the seventeenth round, drawn)
+        heap += [(rank, len(parts) - 2) for rank, _ in first_heap(parts[-2:], ranks)]
         heapq.heapify(heap)
-    return parts, ranks, heap
+    if len(parts) % 2:  # half of them (no draw: the other inputs stay as they were), every rank but 0 moved past 1,000
+        # in order (the same tokens): a first heap's byte pairs are early merges, of ranks below 257 even in GPT-2's
+        ranks = {pair: rank + 1000 if rank else 0 for pair, rank in ranks.items()}
+        heap = [(rank + 1000 if rank else 0, position) for rank, position in heap]
+    # each rank an int object of its own, as in a grading worker (a stale check by identity, `is not rank`, fails here too)
+    return parts, ranks, [(int(str(rank)), position) for rank, position in heap]
 
 
 MERGE_ALL = TaskGraders(MERGE_ALL_TASK, merge_all, merge_all_cases(), merge_all_inputs(), max_examples=80,
