@@ -1121,7 +1121,7 @@ def verify_counted_in_the_workers(learner: Callable) -> None:
     outcome = call_task(FILE_TASK, learner, (data, [EOT], 2, 2))
     after = cpu_seconds(pid, children=False)
     outcome.fail_on_error(call)
-    if outcome.value[1] != expected:
+    if not answers_right(expected, outcome.value[1]):  # same types too: counts of 1.0 or True are no counts
         raise CheckFailed(f"{call} did not return the pretoken counts of the file (they differ from a serial count)")
     if before is None:
         return  # not measurable on this system (no /proc)

@@ -623,11 +623,15 @@ def graph_observed(args: tuple, result: object) -> object:
     named by ``i``; a dict where a call was expected is a count that ran here, not on a cluster.
     Anything else (a dict returned whole, say) is left as it came."""
     ranges, special_tokens = args
-    index = {tuple(item): i for i, item in reversed(list(enumerate(ranges)))}
+
+    def exactly(items) -> tuple:  # with their types: a start of False or 0.0 is no range's start of 0
+        return tuple((type(item), item) for item in items)
+
+    index = {exactly(item): i for i, item in reversed(list(enumerate(ranges)))}
 
     def shown(node: object) -> str:
         if type(node) is tuple and len(node) == 5 and node[0] == "count_range":
-            i = index.get(tuple(node[1:4]))
+            i = index.get(exactly(node[1:4]))
             same_tokens = type(node[4]) in (list, tuple) and list(node[4]) == list(special_tokens)
             if i is not None and same_tokens:
                 return f"count_range(ranges[{i}])"
