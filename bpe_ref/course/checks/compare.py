@@ -284,7 +284,8 @@ def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseEx
     elif error is not None:
         text = str(error)
         if error_name(error) == "ValueError" and "empty" in text and ("max()" in text or "min()" in text):
-            if any(isinstance(arg, dict) and arg for arg in args):  # pairs were there: a filter of the learner's left none
+            if any(name == "pair_counts" and isinstance(arg, dict) and arg for name, arg in zip(task.params, args)):
+                # pairs were there: a filter of the learner's left none
                 found.append("max() or min() of nothing, though the input holds pairs: something filtered them all out "
                              "(a count above 1?); every pair is a candidate, even one seen once")
             else:
