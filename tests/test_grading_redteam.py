@@ -7033,3 +7033,50 @@ def test_ipython_syntax_in_a_cell_leaves_none_of_it_unread(monkeypatch):
     assert review.notebook_flags(notebook, blank(lab)) == [
         f"cell {name}: its text was not read: IPython's syntax, past the review's 0 s for a notebook"
         for name in ("prose", "prompts", "autocall")], flags
+
+
+# ---- 63. the machine's pids, spent by one worker's threads: a classmate's grading that cannot start a process -------------
+#
+# Threads are allowed in every lab (the filter lets ``clone`` with ``CLONE_THREAD`` through unanswered, uncounted) and
+# nothing bounds how many a worker holds at once: ``max_processes`` counts processes (lab 03's), ``RLIMIT_AS`` a
+# process's address space, in which a thread of a 64 KiB stack costs 64 KiB. Each thread is one pid of the machine's
+# (``kernel.pid_max``, 32,768 by default; the grading user's ``RLIMIT_NPROC`` binds no one grading as root, as this
+# machine's, and counts all the user's tasks otherwise), and some 20 KiB of kernel memory no limit of the worker counts.
+# So a cell that starts 30,000 threads waiting on an event, within 2 GiB and seconds of CPU time, leaves the machine
+# no pid: with ``grade --class --jobs 2`` the classmate graded beside it cannot start its worker (``Popen`` fails,
+# ``EAGAIN``: the notebook graded 0), nor a measured check's pool, nor nbgrader's next notebook; the worker's grading
+# ends it at the cell's close, but what failed meanwhile failed. Here 2,000 threads, a few seconds, a bound no lab needs
+# by far (lab 03's pools hold tens): the test shows the worker holds them all at once, not the machine's exhaustion.
+MANY_THREADS = 2000
+HOLDS_THREADS = f"""
+import threading
+threading.stack_size(64 * 1024)
+hold, started = threading.Event(), 0
+try:
+    for _ in range({MANY_THREADS}):
+        threading.Thread(target=hold.wait, daemon=True).start()
+        started += 1
+except RuntimeError:  # can't start new thread: the bound a fix sets
+    pass
+hold.set()
+print(started)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp and Landlock are Linux's")
+@pytest.mark.xfail(strict=True, reason="open: nothing bounds the threads a worker holds at once (the filter lets every "
+                   "thread start through, RLIMIT_NPROC binds no grading run as root and counts every task of the user "
+                   "otherwise): one worker can take the machine's pids, and a classmate's grading beside it starts no "
+                   "process. Closing it: the keeper answering each thread start (a notified clone) against a count of "
+                   "the worker's tasks, or a pids cgroup of its own")
+def test_a_worker_holds_no_more_threads_than_a_lab_needs():
+    """A cell that starts :data:`MANY_THREADS` threads of 64 KiB stacks, each waiting on one event: every one started,
+    held at once by the worker (see the section's comment: 15 times as many took every pid of the machine, and a
+    classmate graded beside it could start no process). Safe once a worker's threads are bounded, far above what a
+    lab's pools start: the cell's thread past the bound fails to start (``RuntimeError``), the machine keeps its pids."""
+    with Sandbox(Policy(cell_timeout=20)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(HOLDS_THREADS, "holds threads")
+    assert run.ok, run
+    assert int(run.stdout.split()[-1]) < MANY_THREADS, run.stdout
