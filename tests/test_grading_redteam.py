@@ -7033,3 +7033,59 @@ def test_ipython_syntax_in_a_cell_leaves_none_of_it_unread(monkeypatch):
     assert review.notebook_flags(notebook, blank(lab)) == [
         f"cell {name}: its text was not read: IPython's syntax, past the review's 0 s for a notebook"
         for name in ("prose", "prompts", "autocall")], flags
+
+
+# ---- 63. the machine's pids, spent by one worker's threads: a classmate's grading that cannot start a process -------------
+#
+# Threads are allowed in every lab (the filter lets ``clone`` with ``CLONE_THREAD`` through unanswered, uncounted) and
+# nothing bounds how many a worker holds at once: ``max_processes`` counts processes (lab 03's), ``RLIMIT_AS`` a
+# process's address space, in which a thread of a 64 KiB stack costs 64 KiB. Each thread is one pid of the machine's
+# (``kernel.pid_max``, 32,768 by default; the grading user's ``RLIMIT_NPROC`` binds no one grading as root, as this
+# machine's, and counts all the user's tasks otherwise), and some 20 KiB of kernel memory no limit of the worker counts.
+# So a cell that starts 30,000 threads waiting on an event, within 2 GiB and seconds of CPU time, leaves the machine
+# no pid: with ``grade --class --jobs 2`` the classmate graded beside it cannot start its worker (``Popen`` fails,
+# ``EAGAIN``: the notebook graded 0), nor a measured check's pool, nor nbgrader's next notebook; the worker's grading
+# ends it at the cell's close, but what failed meanwhile failed. Here 2,000 threads, a few seconds, a bound no lab needs
+# by far (lab 03's pools hold tens): the test shows the worker holds them all at once, not the machine's exhaustion.
+MANY_THREADS = 2000
+HOLDS_THREADS = f"""
+import threading
+threading.stack_size(64 * 1024)
+hold, held = threading.Event(), []
+try:
+    for _ in range({MANY_THREADS}):
+        held.append(threading.Thread(target=hold.wait, daemon=True))
+        held[-1].start()
+except RuntimeError:  # can't start new thread: the bound
+    held.pop()
+hold.set()
+for thread in held:
+    thread.join()
+print(len(held))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp and Landlock are Linux's")
+@pytest.mark.parametrize("processes", [False, True], ids=["alone", "with processes"])
+def test_a_worker_holds_no_more_threads_than_a_lab_needs(processes):
+    """A cell that starts :data:`MANY_THREADS` threads of 64 KiB stacks, each waiting on one event: every one started,
+    held at once by the worker (see the section's comment: 15 times as many took every pid of the machine, and a
+    classmate graded beside it could start no process). Safe: each thread start (``clone`` with ``CLONE_THREAD``) goes by
+    the keeper, which lets it go on while the threads of all the worker's processes are fewer than
+    ``Policy.max_tasks`` (512, far above a lab's pools) and answers ``EAGAIN`` past them, counted for review: the cell's
+    thread past the bound fails to start (``RuntimeError``), the machine keeps its pids, and the threads it holds go on."""
+    with Sandbox(Policy(cell_timeout=20, allow_processes=processes)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        if not any("and opens Landlock refuses" in line for line in box.isolation):  # Linux before 5.5: no "go on"
+            pytest.skip(f"no keeper to answer thread starts here ({'; '.join(box.isolation)})")
+        run = box.run_cell(HOLDS_THREADS, "holds threads")
+        again = box.run_cell("import threading\nthreading.Thread(target=print, args=('a thread again',)).start()", "again")
+        box.close()
+        report, isolation = box.behaviour(), box.isolation
+    assert any("threads bounded by the keeper" in line for line in isolation), isolation
+    assert run.ok, run
+    started = int(run.stdout.split()[-1])
+    assert Policy.max_tasks // 2 < started < 2 * Policy.max_tasks, run.stdout  # the bound, not a failure of its own
+    assert again.ok and again.stdout == "a thread again\n", again  # those it held ended: threads start again
+    assert report["refused"].get(f"clone(a thread past {Policy.max_tasks} at once)", 0) >= 1, report

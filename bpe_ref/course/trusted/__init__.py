@@ -117,7 +117,13 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   it since), with a backstop of ``wall_factor`` times it in wall time; the learner's own code that waits costs its
   notebook that backstop, once a request. The worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child
   subreaper that runs none of the learner's code: every process the worker starts stays below it, ``setsid`` or not,
-  is counted (more than ``Policy.max_processes`` at once kills the lot) and is killed when the worker ends. Where the
+  is counted (more than ``Policy.max_processes`` at once kills the lot) and is killed when the worker ends. Each thread
+  start (``clone`` with ``CLONE_THREAD``), in every lab, goes by the keeper, which lets it go on while all the worker's
+  processes hold fewer than ``Policy.max_tasks`` threads and answers ``EAGAIN`` past them, counted: a thread is a pid of
+  the machine's, which nothing else bounded (``RLIMIT_NPROC`` binds no grading run as root), so one worker could hold
+  them all and a classmate graded beside it start no process (section 63); thread starts let go on meanwhile may pass
+  the bound, by about as many again at most; before Linux 5.5 (no "go on") threads are not bounded, the isolation line
+  says so. Where the
   kernel allows unprivileged user and mount namespaces, a lab with processes gets a /dev/shm of its own (a tmpfs of
   ``Policy.shm_mb``), emptied and flagged at the end (a pool's semaphore left by the killed worker unflagged);
   elsewhere the keeper makes their files in the machine's /dev/shm itself, knowing each by name and inode (Linux

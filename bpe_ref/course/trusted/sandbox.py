@@ -79,6 +79,7 @@ class Policy:
     cell_timeout: float = 30.0  # CPU seconds of the worker's processes for running one cell of the notebook
     wall_factor: float = 4.0  # a call or cell that waits is stopped after this many times its CPU seconds of waiting
     max_processes: int = 64  # processes the worker may have at once (with allow_processes); more kills it
+    max_tasks: int = 512  # threads of all the worker's processes at once (the keeper refuses a thread past them: EAGAIN)
     watch_files: bool = True  # the keeper counts the opens Landlock refuses (every open goes by it; off to measure that)
     shm_mb: int = 256  # the worker's own /dev/shm (with allow_processes, where the kernel gives one: keeper.py); 0: none
 
@@ -479,6 +480,7 @@ class Sandbox:
             "file_mb": self.policy.file_mb,
             "allow_processes": self.policy.allow_processes,
             "max_processes": self.policy.max_processes,
+            "max_tasks": self.policy.max_tasks,
             "watch_files": self.policy.watch_files,
             "shm_mb": self.policy.shm_mb,
         }

@@ -238,6 +238,9 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     keeper, keeper._Sends; sendmmsg refused) or ``"open"`` (allowed: the listener's handoff needs it)."""
     arch, numbers = _SECCOMP_ARCH[platform.machine()]
     count_processes = allow_processes and notify and watch_files  # the keeper's answer "go on" needs Linux 5.5
+    # Each thread start goes by the keeper too, which lets it go on below its bound of the worker's tasks (keeper.py,
+    # _tasks_under): nothing else bounds the threads a worker holds, each a pid of the machine's (redteam section 63).
+    count_threads = notify and watch_files
     LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, JMP|JSET|K, RET|K
     JGT = 0x25  # BPF_JMP|BPF_JGT|BPF_K
     ALU_AND = 0x54  # BPF_ALU|BPF_AND|BPF_K
@@ -416,8 +419,8 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
         emit(RET, _RET_ERRNO | _ENOSYS)
         emit(JEQ, numbers["clone"], 0, 4)
         emit(LD, 16)  # args[0], the clone flags (low 32 bits)
-        emit(JSET, 0x00010000, 0, 1)  # CLONE_THREAD: a thread, allowed
-        emit(RET, _RET_ALLOW)
+        emit(JSET, 0x00010000, 0, 1)  # CLONE_THREAD: a thread, allowed (by the keeper, under its bound, where it answers)
+        emit(RET, _RET_USER_NOTIF if count_threads else _RET_ALLOW)
         refuse(_EPERM)
     emit(RET, _RET_ALLOW)
     return program
@@ -449,6 +452,7 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
 
     what = "seccomp: no network sockets, no System V IPC or keyrings, no other process's limits or scheduling" + (
         "" if allow_processes else ", no new processes (threads allowed)")
+    threads = ""  # the line's word on threads, once the keeper took the listener
     if loop_fds:
         what += f", the worker loop's pipes (fds {loop_fds[0]} and {loop_fds[1]}) neither replaced, closed nor made non-blocking"
     unix = "; unix sockets: connect() to any path, NOT restricted" if allow_processes else ""
@@ -480,6 +484,7 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
                 counted = "refused calls counted by the keeper" + (", and opens Landlock refuses" if watch_files else
                                                                    " (not the opens Landlock refuses)")
                 counted += ", and every process started" if allow_processes and watch_files else ""
+                threads = ", threads bounded by the keeper" if watch_files else ", threads NOT bounded"
                 if keep_connects:
                     unix = "; unix sockets: connect() made by the keeper, to the scratch folder's only"
             except OSError as error:  # the filter is in place; with no listener, the kernel answers ENOSYS
@@ -487,7 +492,7 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
             finally:
                 os.close(listener)  # the learner's code must never hold it: it could answer its own calls
                 handoff.close()
-            return f"{what}{_SENDS_SAID[send_fds]}; {counted}{unix}"
+            return f"{what}{threads}{_SENDS_SAID[send_fds]}; {counted}{unix}"
         counted = f"refused calls not counted (no seccomp user notification: {os.strerror(ctypes.get_errno())})"
     send_fds = "open" if allow_processes else "refused"
     prog = compiled(False, send_fds=send_fds)
