@@ -3109,7 +3109,10 @@ KEPT_BEFORE_ROUND6 = {("00_pretokenization", "utf8-with-line-ends-normalized"),
                       # learn27: kept under some seeds before (see the comment above the tables)
                       ("00_pretokenization", "split-shortest-first"), ("00_pretokenization", "pretokenize-answers-kept-by-text"),
                       ("02_incremental", "train-answers-kept-by-pretokens"), ("04_inverted_index", "train-answers-kept-by-pretokens"),
-                      ("03_parallel", "find-one-guess-too-many")}
+                      ("03_parallel", "find-one-guess-too-many"),
+                      # seeds44: kept its points under secret seed 17 (no tie of one left token drawn the wrong way round);
+                      # three pair counts with such a tie drawn from the seed now end the hidden test
+                      ("01_naive_bpe", "ties-on-the-left-token-only")}
 CAUGHT_BEFORE_ROUND6 = [key for key in SIXTH_ROUND_00_TO_04 if key not in KEPT_BEFORE_ROUND6]
 
 
