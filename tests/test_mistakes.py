@@ -2601,7 +2601,7 @@ LAB07_ROUND5 = {
     "merge-right-pair-looked-up-backwards": ("task2_merge_all_solution", (("ranks.get((merged, parts[after]))",
                                              "ranks.get((parts[after], merged))"),), "merge_all("),
     "merge-last-part-never-paired": ("task2_merge_all_solution", (("        if after != end:\n", "        if after < end - 1:\n"),),
-                                     "merge_all("),
+                                     "(merged, last part) never merged"),
     "merge-stale-when-the-right-part-is-gone-only": ("task2_merge_all_solution", (("ranks.get((left, parts[right_start])) != rank",
                                                      "parts[right_start] is None"),), "merge_all("),
     "merge-prev-linked-only-when-pushed": ("task2_merge_all_solution", ((
@@ -2785,7 +2785,10 @@ KEPT_BEFORE_ROUND5 = {("05_heap", "train-answers-kept-by-pretokens"), ("05_heap"
                       # from above), and half the generated curves that never touch cross from below first
                       ("09_benchmarks", "crossover-one-direction"), ("09_benchmarks", "crossover-midpoint"),
                       # seeds40: kept its points under secret seed 16 (no generated plan held an empty file); a fixed case does
-                      ("10_distributed", "plan-empty-ranges-kept")}
+                      ("10_distributed", "plan-empty-ranges-kept"),
+                      # seeds44: kept its points under secret seeds 11, 20, 23, 24 and 49 of 0-59 (no generated word had a merge
+                      # whose new right pair held the last part); three words of that shape drawn from the seed now do
+                      ("07_heap_encoding", "merge-last-part-never-paired")}
 # Lab 06's special tokens taken in the given order and lab 09's rotation started at r stay apart from section 27's tables:
 # a fixed case catches each under every seed, the generated inputs alone not under seeds 1 and 3 (lab 06), 2 and 3 (lab 09).
 # learn26 drew what catches them (lab 06's edge texts ending with " <|eot|><s>", lab 09's rounds past n + 1 half the time):
@@ -3106,7 +3109,10 @@ KEPT_BEFORE_ROUND6 = {("00_pretokenization", "utf8-with-line-ends-normalized"),
                       # learn27: kept under some seeds before (see the comment above the tables)
                       ("00_pretokenization", "split-shortest-first"), ("00_pretokenization", "pretokenize-answers-kept-by-text"),
                       ("02_incremental", "train-answers-kept-by-pretokens"), ("04_inverted_index", "train-answers-kept-by-pretokens"),
-                      ("03_parallel", "find-one-guess-too-many")}
+                      ("03_parallel", "find-one-guess-too-many"),
+                      # seeds44: kept its points under secret seed 17 (no tie of one left token drawn the wrong way round);
+                      # three pair counts with such a tie drawn from the seed now end the hidden test
+                      ("01_naive_bpe", "ties-on-the-left-token-only")}
 CAUGHT_BEFORE_ROUND6 = [key for key in SIXTH_ROUND_00_TO_04 if key not in KEPT_BEFORE_ROUND6]
 
 

@@ -161,6 +161,9 @@ APPENDED = ("a merge happened out of rank order: the new pairs were put in the h
 RANK_BY_IDENTITY = ("no entry of a rank above 256 was merged: the popped rank was compared with ranks.get(pair) by identity "
                     "(`is not`), and two equal ints above 256 are often two objects (the heap's and the dict's, here; in "
                     "a grading worker, every int sent). Compare ranks by value: ranks.get((left, right)) != rank")
+LAST_PAIR_LOST = ("after a merge whose next part is the last one, the new pair (merged, last part) never merged: the merged "
+                  "part has a next part whenever after != end (next_ holds end, one past the last position, for none), so "
+                  "link prev[after] and push the right pair then; a test such as after < end - 1 leaves the last part out")
 RANK_ZERO_LOST = ("a new pair of rank 0 (the first merge) was never merged: `if rank:` is false for rank 0, so it was "
                   "not pushed; push every new pair that is a merge, `if rank is not None`")
 
@@ -179,10 +182,14 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
     left_lost = got != expected and got == pop_loop_variant(parts, ranks, heap, push_left=False)
     nothing_pushed = got != expected and got == pop_loop_variant(parts, ranks, heap, push_left=False, push_right=False)
     appended = got != expected and got == pop_loop_variant(parts, ranks, heap, appended=True)
+    last_lost = got != expected and got == pop_loop_variant(parts, ranks, heap, last_paired=False)
     if got != expected and got == pop_loop_variant(parts, ranks, heap, push_right=False):
         zero_lost = got == pop_loop_variant(parts, ranks, heap, push_zero=False)
         return RIGHT_PAIR_LOST + "".join(f" (or else: {other})" for other, also in (
-            (RANK_ZERO_LOST, zero_lost), (NOTHING_PUSHED_POPPED, nothing_pushed), (APPENDED, appended)) if also)
+            (RANK_ZERO_LOST, zero_lost), (NOTHING_PUSHED_POPPED, nothing_pushed), (APPENDED, appended),
+            (LAST_PAIR_LOST, last_lost)) if also)
+    if last_lost:
+        return LAST_PAIR_LOST
     if got != expected and got == pop_loop_variant(parts, ranks, heap, push_zero=False):
         return RANK_ZERO_LOST + (f" (or else: {LEFT_PAIR_LOST})" if left_lost else "")
     if left_lost:
@@ -216,14 +223,15 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
 
 def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entry], stale: str = "rank",
                      push_left: bool = True, push_zero: bool = True, push_right: bool = True,
-                     appended: bool = False) -> list[bytes]:
+                     appended: bool = False, last_paired: bool = True) -> list[bytes]:
     """The pop loop as a learner may write it wrong, to recognise the mistake: its stale check on the part only
     (``stale="part"``), or also on the pair being a merge (``"merge"``), never on its rank (page 07's pitfall 1); the new
     left pair never merged (``push_left=False``: pushed at i, page 07's pitfall 2, or with the merged pair's rank, both
     skipped as stale); new pairs of rank 0 not pushed (``push_zero=False``: ``if rank:``); the new right pair never merged
     (``push_right=False``: pushed as (position, rank)); neither (a loop over a sorted copy of the heap); the new pairs
     put in with list.append (``appended=True``), not heapq.heappush; the rank compared by identity (``stale="identity"``:
-    ``is not``, true of two equal ints above 256 that are two objects)."""
+    ``is not``, true of two equal ints above 256 that are two objects); a merge whose next part is the last one treated
+    as the end (``last_paired=False``: ``after < end - 1``), its right pair never pushed."""
     parts, heap, end = list(parts), list(heap), len(parts)
     next_ = list(range(1, end + 1))
     prev = list(range(-1, end - 1))
@@ -238,10 +246,11 @@ def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entr
             continue
         parts[start], parts[right] = parts[start] + parts[right], None
         after = next_[start] = next_[right]
-        if after != end:
+        paired = after != end and (last_paired or after != end - 1)
+        if paired:
             prev[after] = start
         before = prev[start]
-        for at, new in ((start, (parts[start], parts[after]) if after != end and push_right else None),
+        for at, new in ((start, (parts[start], parts[after]) if paired and push_right else None),
                         (before, (parts[before], parts[start]) if before != -1 and push_left else None)):
             if new in ranks and (push_zero or ranks[new]):
                 (heap.append if appended else functools.partial(heapq.heappush, heap))((ranks[new], at))
@@ -396,6 +405,34 @@ def verify_early_entries(learner: Callable) -> None:
            "generated words (the pair on its right merges first).")
 
 
+def last_part_word(letters: bytes, around: bytes, chain: int) -> tuple[bytes, dict[Pair, int]]:
+    """``around`` then the first ``chain`` + 1 bytes of ``letters``, merged left to right into one token: the last merge
+    makes the pair (merged, last part) with the word's last part, which only the push after that merge puts in the heap."""
+    parts = [letters[i:i + 1] for i in range(chain + 1)]
+    merges = [(b"".join(parts[:k]), parts[k]) for k in range(1, chain + 1)]
+    return around + b"".join(parts), merge_ranks(merges)
+
+
+def verify_last_part_pairs(learner: Callable) -> None:
+    """Three words of :func:`last_part_word`'s shape drawn from the grading's secret seed: a loop that never pairs a
+    merged part with the last part (``after < end - 1``) kept task 2's hidden points under secret seeds 11, 20, 23, 24
+    and 49 of 0 to 59 (hypothesis's words held no merge whose new right pair was the last one's)."""
+    rng = random.Random(f"{current_seed()}:07_heap_encoding:last_part_pairs")
+    cases = []
+    for chain in (3, 2, rng.randint(2, 3)):  # two merges at least; three first, where only the last right pair is lost
+        around = bytes(rng.choices(b"xyz", k=rng.randint(0, 2)))
+        word, ranks = last_part_word(b"".join(rng.sample(EARLY_BYTES, 4)), around, chain)
+        cases.append(heap_case(parts_of(word), ranks))
+    passed(f"merge_all: pairs a merged part with the last part on {check_cases(MERGE_ALL_TASK, learner, merge_all, cases)} "
+           "generated words.")
+
+
+def verify_drawn_shapes(learner: Callable) -> None:
+    """Task 2's hidden test, last: the shapes drawn from the grading's secret seed, not by hypothesis."""
+    verify_early_entries(learner)
+    verify_last_part_pairs(learner)
+
+
 BOTH_SIDES_BYTES = [b"a", b"b", b"c", b"d", b"e", b"f", b"\xc3", b"\xa9"]
 
 
@@ -502,7 +539,7 @@ def merge_all_inputs(draw) -> tuple[list[bytes], dict[Pair, int], list[Entry]]:
 
 MERGE_ALL = TaskGraders(MERGE_ALL_TASK, merge_all, merge_all_cases(), merge_all_inputs(), max_examples=80,
                         hidden_cases=HIDDEN_MERGE_ALL_CASES, hidden_vary=renamed_heap_case,
-                        verify=(verify_long_run,), hidden_then=verify_early_entries)
+                        verify=(verify_long_run,), hidden_then=verify_drawn_shapes)
 
 
 # ---- task 3: the encoder -------------------------------------------------------------------------
