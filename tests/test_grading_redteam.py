@@ -3720,6 +3720,8 @@ outcomes = []
 _answering = _found[0] if _found else None
 _functions = [_answering] + [value for value in (getattr(_answering, "__defaults__", None) or ())   # those of its file
                              if type(value).__name__ == "function" and value.__code__.co_filename == _answering.__code__.co_filename]
+_functions += [value.__func__ for value in (getattr(_answering, "__defaults__", None) or ())   # and the call itself
+               if type(value).__name__ == "method" and value.__name__ == "calling"]
 
 
 def _forged(*args, **kwargs):
@@ -3755,15 +3757,16 @@ def test_what_answers_cannot_be_changed():
     assert run.ok, run
     outcomes = run.stdout.split()
     names = {outcome.split(":")[0] for outcome in outcomes}
-    assert {"answering", "encoded", "decoded", "dumped", "scanned", "capped"} <= names, outcomes
+    assert {"answering", "encoded", "decoded", "dumped", "scanned", "capped", "flagged", "calling"} <= names, outcomes
     assert all(outcome.endswith(":refused") for outcome in outcomes), outcomes
     assert mine.ok and mine.stdout.strip() == "2", mine
 
 
 def test_what_answers_looks_up_no_name():
     """What the tests above rest on: no function of the loop's replies (``_REPLYING``), nor any comprehension in them,
-    looks up a global, a builtin or an attribute when it runs (``co_names`` empty), and none has a closure of its own
-    (a comprehension's cells are its function's, which only its interpreter frame holds)."""
+    nor the worker's ``calling`` (the call itself), looks up a global, a builtin or an attribute when it runs
+    (``co_names`` empty), and none has a closure of its own (a comprehension's cells are its function's, which only its
+    interpreter frame holds)."""
     import ast
     import types
 
@@ -3779,8 +3782,10 @@ def test_what_answers_looks_up_no_name():
                 yield constant
                 yield from codes(constant)
 
-    functions = [code for code in codes(compile(replying, "<replies>", "exec"))]
-    assert {"answering", "encoded", "decoded", "dumped", "scanned", "capped"} <= {code.co_name for code in functions}
+    calling = next(node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.FunctionDef) and node.name == "calling")
+    functions = [*codes(compile(replying, "<replies>", "exec")), *codes(compile(ast.Module([calling], []), "<loop>", "exec"))]
+    assert {"answering", "encoded", "decoded", "dumped", "scanned", "capped", "flagged", "calling"} <= {
+        code.co_name for code in functions}
     assert [(code.co_name, code.co_names) for code in functions if code.co_names] == []
     assert [code.co_name for code in functions if code.co_freevars and not code.co_name.startswith("<")] == []
 

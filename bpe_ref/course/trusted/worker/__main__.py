@@ -317,6 +317,11 @@ class Worker:
             self.told(name, function)
         return function, driver, originals, spies
 
+    def calling(self, function, driver, args: tuple) -> object:
+        """The call itself, in a frame of the worker's (as a kernel's: code that walks its callers finds ``self``); it
+        looks up no name, and its code is refused to change as what answers is (:data:`_REPLYING`)."""
+        return function(*args) if driver is None else driver(function, *args)
+
     def restore_call(self, originals: dict, spies: dict) -> dict:
         """The notebook's names as they were before the call's stand-ins and spies; the spies' counts."""
         for restored, value in originals.items():
@@ -342,7 +347,7 @@ _MISSING = object()  # a name the notebook did not hold before a call's stand-in
 # the values being encoded, which are the learner's own (its arguments and value) or the driver's (the reference's code,
 # whose namespace the learner's code reaches anyway: "Faking results"). tests/test_grading_redteam.py, section 28.
 _REPLIES_FILE = "<the grading worker's replies>"  # its frames are left out of tracebacks, as this file's
-_REPLYING_FUNCTIONS = ("encoded", "decoded", "capped", "scanned", "dumped", "answering")
+_REPLYING_FUNCTIONS = ("encoded", "decoded", "capped", "scanned", "dumped", "flagged", "answering")
 _REPLYING = r'''
 def encoded(value, depth, again, kind=type, boolean=bool, integer=int, real=float, text=str, octets=bytes, pair=tuple,
             array=list, mapping=dict, group=set, frozen=frozenset, subclass=issubclass, base64=b2a_base64,
@@ -422,40 +427,44 @@ def dumped(value, encoder=ENCODER, join=str.join, dumps=DUMPS):
     return join("", encoder(value, 0)) if encoder is not None else dumps(value, ensure_ascii=True)
 
 
-def answering(line, prepare=prepare, restore=restore, run_exec=run_exec, error_of=error_of, noticed=noticed,
-              scan=scanned, dumps=dumped, encoded=encoded, decoded=decoded, capped=capped, utf8=bytes.decode, kind=type,
+def flagged(noticed, dumps=dumped, ordered=sorted, everything=BaseException):
+    """What the worker's audit hook noticed (``noticed``, the worker's set), as the reply's ``"noticed"``, or nothing."""
+    try:
+        return ', "noticed": ' + dumps(ordered(noticed)[:16]) if noticed else ""
+    except everything:
+        return ""
+
+
+def answering(line, prepare=prepare, calling=calling, restore=restore, run_exec=run_exec, error_of=error_of,
+              noticed=noticed, flagged=flagged, scan=scanned, dumps=dumped, encoded=encoded, decoded=decoded,
+              capped=capped, utf8=bytes.decode, kind=type,
               mapping=dict, array=list, text=str, pair=tuple, lookup=dict.get, mapping_items=dict.items,
               everything=BaseException, unsendable=(TypeError, ValueError, RecursionError), refused=ValueError,
-              stringio=StringIO, written=StringIO.getvalue, get=getattr, put=setattr, system=sys, ordered=sorted):
-    """The reply to a request line, as one line of JSON with the request's id (``prepare``, ``restore``,
-    ``run_exec``, ``error_of`` and ``noticed`` are the worker's, :func:`_serving`)."""
+              stringio=StringIO, written=StringIO.getvalue, get=getattr, put=setattr, system=sys):
+    """The reply to a request line, as one line of JSON with the request's id (``prepare``, ``calling``,
+    ``restore``, ``run_exec``, ``error_of`` and ``noticed`` are the worker's, :func:`_serving`)."""
     request = None
     try:
         request = scan(utf8(line, "utf-8"))
         if kind(request) is not mapping:
             raise refused("a request is a JSON object")
-        try:
-            flags = ordered(noticed)[:16] if noticed else None
-            flags = ', "noticed": ' + dumps(flags) if flags else ""
-        except everything:
-            flags = ""
-        head = '{"id": ' + dumps(lookup(request, "id")) + flags
+        head = '{"id": ' + dumps(lookup(request, "id"))
         if lookup(request, "op") == "exec":
             reply = run_exec(request)
-            return head + ", " + (dumps({**reply})[1:] if kind(reply) is mapping and reply else '"ok": false}')
+            return head + flagged(noticed) + ", " + (dumps({**reply})[1:] if kind(reply) is mapping and reply else '"ok": false}')
         if lookup(request, "op") != "call":
             raise refused("no such request")
         args = pair(decoded(item, 0, decoded) for item in lookup(request, "args"))  # a tuple: its items stay these
         prepared = prepare(request)
         if kind(prepared) is mapping:
-            return head + ", " + (dumps({**prepared})[1:] if prepared else '"ok": false}')
+            return head + flagged(noticed) + ", " + (dumps({**prepared})[1:] if prepared else '"ok": false}')
         function, driver, originals, spies = prepared
         out, err, before = stringio(), stringio(), (get(system, "stdout"), get(system, "stderr"))
         try:
             put(system, "stdout", out)
             put(system, "stderr", err)
             try:
-                result = function(*args) if driver is None else driver(function, *args)
+                result = calling(function, driver, args)
                 try:  # the arguments first: what the value's encoding may run (another type's repr) comes after
                     body = ', "args": ' + dumps(pair(encoded(item, 0, encoded) for item in args)) if lookup(request, "return_args") else ""
                     body = '"ok": true, "result": ' + dumps(encoded(result, 0, encoded)) + body
@@ -476,12 +485,12 @@ def answering(line, prepare=prepare, restore=restore, run_exec=run_exec, error_o
             spied = ', "spy": ' + dumps(spied) if spied else ""
         except everything:
             spied = ""
-        return (head + spied + ', "stdout": ' + dumps(capped(written(out))) + ', "stderr": '
+        return (head + flagged(noticed) + spied + ', "stdout": ' + dumps(capped(written(out))) + ', "stderr": '
                 + dumps(capped(written(err))) + ", " + body + "}")
     except everything as exc:
         number = lookup(request, "id") if kind(request) is mapping else None
         try:
-            return dumps({"id": number, "ok": False, "error": error_of(exc)})
+            return dumps({"id": number, "ok": False, "error": error_of(exc)})[:-1] + flagged(noticed) + "}"
         except everything:
             return dumps({"id": number, "ok": False, "error": {"ename": "WorkerError", "evalue": "", "traceback": []}})
 '''
@@ -536,12 +545,12 @@ def _serving(request_fd: int, reply_fd: int, hello: str, worker: Worker):
     replying: dict = {"__builtins__": dict(_BUILTINS), "b2a_base64": b2a_base64, "a2b_base64": a2b_base64,
                       "MAX_DEPTH": MAX_DEPTH, "MAX_OUTPUT_CHARS": MAX_OUTPUT_CHARS, "Foreign": Foreign,
                       "StringIO": io.StringIO, "sys": sys, "SCANNER": _REQUEST_SCANNER, "LOADS": _python_loads,
-                      "ENCODER": _REPLY_ENCODER, "DUMPS": _python_dumps, "prepare": worker.prepare_call,
+                      "ENCODER": _REPLY_ENCODER, "DUMPS": _python_dumps, "prepare": worker.prepare_call, "calling": worker.calling,
                       "restore": worker.restore_call, "run_exec": worker.run_exec, "error_of": _error,
                       "noticed": worker.noticed}
     exec(compile(_REPLYING, _REPLIES_FILE, "exec"), replying)
     answer = replying["answering"]
-    guarded = frozenset(id(replying[name]) for name in _REPLYING_FUNCTIONS)
+    guarded = frozenset([*(id(replying[name]) for name in _REPLYING_FUNCTIONS), id(Worker.calling)])
     work, done, sealed = SimpleQueue(), SimpleQueue(), SimpleQueue()
     kind, text = type, str
 
