@@ -3680,20 +3680,20 @@ for _frame in _frames:
 print(*sorted(_rebound))
 """
 
-REBINDINGS = {"encode-in-frames-globals": ENCODE_FROM_THE_FRAMES_GLOBALS, "dumps-in-frames-globals": DUMPS_FROM_THE_FRAMES_GLOBALS,
-              "worker-class": WORKER_CLASS_FROM_THE_FRAMES}
+# Each printed what it rebound, on a line of its own; they run in one cell, whose grading costs as one attack's (each
+# alone kept the mistake's points before what answers looked up no name).
+REBINDINGS = (ENCODE_FROM_THE_FRAMES_GLOBALS, DUMPS_FROM_THE_FRAMES_GLOBALS, WORKER_CLASS_FROM_THE_FRAMES)
 
 
 @pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
-@pytest.mark.parametrize("route", list(REBINDINGS))
-def test_what_builds_a_reply_cannot_be_rebound_through_a_frame_s_globals(route, whole_class):
+def test_what_builds_a_reply_cannot_be_rebound_through_a_frame_s_globals(whole_class):
     """With the key out of reach, what is left to a cell that wants a changed argument reported as it came is what
     builds the reply on the main thread, reached from a frame below the cell (a signal handler's frame, ``f_back``,
     ``f_globals``, ``f_locals``: no audit event, no flagged text): the loop's ``decode`` and ``encode`` rebound in its
     globals, its ``_dumps`` and ``_loads``, or the methods of its ``Worker`` class (``run_call`` wrote the reply),
     wrapped to report the arguments as they came and to say "a new dict" for the one chunk's dict (the driver's report)
-    kept merge_counts' hidden points though it adds into its input (2 of 2, both paths; the merge_counts of
-    tests/test_mistakes.py). Safe: what answers is defined from source in a namespace of its own and looks up no name
+    kept merge_counts' hidden points though it adds into its input (2 of 2, both paths, each route alone; the
+    merge_counts of tests/test_mistakes.py). Safe: what answers is defined from source in a namespace of its own and looks up no name
     when it runs, every name bound as a default before any of the learner's code runs (``worker/__main__.py``,
     ``_REPLYING``): names rebound in any globals, or methods of the class, change no reply; the cell still finds and
     rebinds what it looks for."""
@@ -3702,12 +3702,11 @@ def test_what_builds_a_reply_cannot_be_rebound_through_a_frame_s_globals(route, 
     from bpe_ref.course.trusted.autograde import lab_policy, load_graders
     from bpe_ref.course.trusted.verdicts import hidden_seed
 
-    forgery = REBINDINGS[route]
     graders = load_graders("03_parallel")
     with hidden_seed(20261201, whole_class=whole_class), Sandbox(lab_policy(graders, Policy())) as box:
         assert box.run_cell(MERGE_INTO_FIRST, "mistake").ok
-        run = box.run_cell(forgery, "forgery")
-        assert run.ok and run.stdout.split(), run   # found the frames, rebound what it looks for
+        runs = [box.run_cell(forgery, f"forgery{number}") for number, forgery in enumerate(REBINDINGS)]
+        assert all(run.ok and run.stdout.split() for run in runs), runs   # each found the frames, rebound what it sought
         with pytest.raises(AssertionError, match="changed its argument counts"):
             graders.check_merge_counts_properties(RemoteFunction(box, "merge_counts"))
 
