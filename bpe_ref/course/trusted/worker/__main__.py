@@ -508,8 +508,8 @@ _REFUSED_EVENTS = frozenset({"sys._current_frames", "sys._current_exceptions", "
 
 def _serving(request_fd: int, reply_fd: int, hello: str, worker: Worker):
     """Start the thread that seals (it reads the key, then every request) and return the dispatcher, which the main
-    thread runs until the requests end: ``answer(line)`` (``worker.answer``: the reply to a request line, as JSON) for
-    each line handed over; ``worker`` is given ``sealed_by_the_loop(message)``, a driver's seal of bytes
+    thread runs until the requests end: ``answer(line)`` (``answering`` of :data:`_REPLYING`: the reply to a request
+    line, as JSON) for each line handed over; ``worker`` is given ``sealed_by_the_loop(message)``, a driver's seal of bytes
     (:data:`DRIVERS_SEAL`; see below), and its audit hook (:meth:`Worker.noticing`) after the loop's own.
 
     Why two threads: the learner's code runs on the main thread, and a signal handler there is given the frame it
