@@ -3560,37 +3560,233 @@ def test_what_the_learner_s_code_puts_in_the_loop_s_queues_neither_repeats_nor_s
     assert seen.stdout.split() == ["5", "True", "True", "True"], seen
 
 
-# What builds a reply on the main thread, rebound through the globals of a frame below a cell (a signal handler's frame,
-# then f_back, f_globals: no audit event): the wire format's encode of the loop's module, wrapped to keep a copy of each
-# argument as it came (section 19's forgery through ``__main__``, which the notebook's own ``__main__`` stopped).
-ENCODE_FROM_THE_FRAMES_GLOBALS = _found_by_a_signal_handler(
-    '"Worker" in getattr(frame, "f_" + "globals") and "encode" in getattr(frame, "f_" + "globals")',
-    'getattr(frame, "f_" + "globals")') + """
+# What builds a reply on the main thread, rebound through the globals of the frames below a cell (a signal handler's
+# frame, then f_back, f_globals, f_locals: no audit event): in each frame's globals, and in those of each function among
+# its locals, the wire format's encode and decode (the loop's ``encode`` and ``decode``; what answers now holds them as
+# ``encoded`` and ``decoded``) wrapped to keep a copy of each argument as it came and encode that instead, and to say "a
+# new dict" for the one chunk's dict (lab 03's driver's report, where the call ran): section 19's forgery through
+# ``__main__``, which the notebook's own ``__main__`` stopped. It prints the names it rebound.
+FRAMES_BELOW = _found_by_a_signal_handler('"Worker" in getattr(frame, "f_" + "globals")', "frame") + """
+import copy
+
+_frames = []
+_frame = _found[0] if _found else None
+while _frame is not None:
+    _frames.append(_frame)
+    _frame = getattr(_frame, "f_" + "back")
+_namespaces = list({id(names): names for names in
+                    [getattr(frame, "f_" + "globals") for frame in _frames]
+                    + [getattr(value, "__glo" + "bals__") for frame in _frames
+                       for value in getattr(frame, "f_" + "locals").values() if type(value).__name__ == "function"]}.values())
+"""
+
+ENCODE_FROM_THE_FRAMES_GLOBALS = FRAMES_BELOW + """
+_as_sent = {}                # id -> [the argument, a copy as it came, how often encoded since]
 
 
-class _Names:
-    def __init__(self, names):
-        self.__dict__ = names   # its attributes are the loop's globals
-""" + FORGED_THROUGH_MAIN.replace("import __main__ as _loop", "_loop = _Names(_found[0])  #").replace(
-    "    return _encode(value, depth)",
-    "    if type(value) is dict and value.get(\"a new dict\") is False:   # lab 03's driver's report, where the call ran\n"
-    "        value = {**value, \"a new dict\": True}\n"
-    "    return _encode(value, depth)")
+def _keeping_with(decode):
+    def keeping(data, depth=0, *rest):
+        value = decode(data, depth, *rest)
+        if depth == 0:
+            _as_sent[id(value)] = [value, copy.deepcopy(value), 0]
+        return value
+    return keeping
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 21): what builds a reply runs on the main thread, its globals reached from a frame")
-def test_what_builds_a_reply_cannot_be_rebound_through_a_frame_s_globals():
+def _reporting_with(encode):
+    def reporting(value, depth=0, *rest):
+        if type(value) is dict and value.get("a new dict") is False:   # lab 03's driver's report, where the call ran
+            value = {**value, "a new dict": True}
+        kept = _as_sent.get(id(value))
+        if kept is not None and kept[0] is value:
+            kept[2] += 1
+            if kept[2] > 1 or kept[1] != value:   # encoded as an argument: as it came
+                value = kept[1]
+        return encode(value, depth, *rest)
+    return reporting
+
+
+_rebound = set()
+for _names in _namespaces:
+    for _name, _wrap in (("decode", _keeping_with), ("decoded", _keeping_with), ("encode", _reporting_with),
+                         ("encoded", _reporting_with)):
+        if callable(_names.get(_name)):
+            _names[_name] = _wrap(_names[_name])
+            _rebound.add(_name)
+print(*sorted(_rebound))
+"""
+
+# The same, through what the loop wrote a reply and read a request with, in its globals (``_dumps``, ``_loads``; what
+# answers now holds them as ``dumped`` and ``scanned``): the reply's arguments are the request's, and the driver's report
+# says "a new dict".
+DUMPS_FROM_THE_FRAMES_GLOBALS = FRAMES_BELOW + """
+_asked = []
+
+
+def _new_dict(data):         # the driver's report as the wire format writes it: {"d": [["a new dict", False], ...]}
+    if type(data) is dict and "d" in data:
+        return {"d": [[key, True if key == "a new dict" else _new_dict(value)] for key, value in data["d"]]}
+    return data
+
+
+def _reading_with(loads):
+    def reading(line, *rest):
+        request = loads(line, *rest)
+        _asked[:] = [request]
+        return request
+    return reading
+
+
+def _writing_with(dumps):
+    def writing(reply, *rest):
+        if type(reply) is dict and reply.get("ok") and "args" in reply and _asked:
+            reply = {**reply, "args": _asked[0]["args"], "result": _new_dict(reply["result"])}
+        return dumps(reply, *rest)
+    return writing
+
+
+_rebound = set()
+for _names in _namespaces:
+    for _name, _wrap in (("_loads", _reading_with), ("_dumps", _writing_with), ("scanned", _reading_with),
+                         ("dumped", _writing_with)):
+        if callable(_names.get(_name)):
+            _names[_name] = _wrap(_names[_name])
+            _rebound.add(_name)
+print(*sorted(_rebound))
+"""
+
+# The same, through the class of the worker a frame below holds (``self``): each of its methods that takes a request
+# wrapped so that a reply with arguments has the request's, and the driver's report says "a new dict".
+WORKER_CLASS_FROM_THE_FRAMES = DUMPS_FROM_THE_FRAMES_GLOBALS.split("_rebound = set()")[0] + """
+_rebound = set()
+
+
+def _answering_with(method):
+    def answering(self, request, *rest):
+        reply = method(self, request, *rest)
+        if type(request) is dict and type(reply) is dict and reply.get("ok") and "args" in reply:
+            reply = {**reply, "args": request["args"], "result": _new_dict(reply["result"])}
+        return reply
+    return answering
+
+
+for _frame in _frames:
+    _self = getattr(_frame, "f_" + "locals").get("self")
+    if type(_self).__name__ == "Worker":
+        for _name, _method in list(vars(type(_self)).items()):
+            if type(_method).__name__ == "function" and _name not in _rebound:
+                setattr(type(_self), _name, _answering_with(_method))
+                _rebound.add(_name)
+print(*sorted(_rebound))
+"""
+
+# Each printed what it rebound, on a line of its own; they run in one cell, whose grading costs as one attack's (each
+# alone kept the mistake's points before what answers looked up no name).
+REBINDINGS = (ENCODE_FROM_THE_FRAMES_GLOBALS, DUMPS_FROM_THE_FRAMES_GLOBALS, WORKER_CLASS_FROM_THE_FRAMES)
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_what_builds_a_reply_cannot_be_rebound_through_a_frame_s_globals(whole_class):
     """With the key out of reach, what is left to a cell that wants a changed argument reported as it came is what
-    builds the reply on the main thread: the loop's ``decode`` and ``encode``, rebound in the globals of a frame below
-    the cell (a signal handler's frame, ``f_back``, ``f_globals``: no audit event, no flagged text), keep merge_counts'
-    hidden points though it adds into its input (the rebound encode also says "a new dict" for the one chunk's
-    dict, the report of the driver where the call ran). Open: the arguments must be encoded where no learner's code runs
-    (``trusted/__init__.py``, "Faking results")."""
+    builds the reply on the main thread, reached from a frame below the cell (a signal handler's frame, ``f_back``,
+    ``f_globals``, ``f_locals``: no audit event, no flagged text): the loop's ``decode`` and ``encode`` rebound in its
+    globals, its ``_dumps`` and ``_loads``, or the methods of its ``Worker`` class (``run_call`` wrote the reply),
+    wrapped to report the arguments as they came and to say "a new dict" for the one chunk's dict (the driver's report)
+    kept merge_counts' hidden points though it adds into its input (2 of 2, both paths, each route alone; the
+    merge_counts of tests/test_mistakes.py). Safe: what answers is defined from source in a namespace of its own and looks up no name
+    when it runs, every name bound as a default before any of the learner's code runs (``worker/__main__.py``,
+    ``_REPLYING``): names rebound in any globals, or methods of the class, change no reply; the cell still finds and
+    rebinds what it looks for."""
     from test_mistakes import MERGE_INTO_FIRST
 
-    message = _with_forgery("03_parallel", MERGE_INTO_FIRST, ENCODE_FROM_THE_FRAMES_GLOBALS, "merge_counts",
-                            "check_merge_counts_properties")
-    assert message is not None, "merge_counts passed its hidden test: the arguments and the driver's report rewritten"
+    from bpe_ref.course.trusted.autograde import lab_policy, load_graders
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    graders = load_graders("03_parallel")
+    with hidden_seed(20261201, whole_class=whole_class), Sandbox(lab_policy(graders, Policy())) as box:
+        assert box.run_cell(MERGE_INTO_FIRST, "mistake").ok
+        runs = [box.run_cell(forgery, f"forgery{number}") for number, forgery in enumerate(REBINDINGS)]
+        assert all(run.ok and run.stdout.split() for run in runs), runs   # each found the frames, rebound what it sought
+        with pytest.raises(AssertionError, match="changed its argument counts"):
+            graders.check_merge_counts_properties(RemoteFunction(box, "merge_counts"))
+
+
+# What answers, found from a signal handler's frame (its locals hold the functions it calls; the dispatcher's hold it),
+# changed itself: its defaults (what it calls), its keyword defaults, its code, each set or deleted.
+WHAT_ANSWERS_CHANGED = _found_by_a_signal_handler('"answer" in getattr(frame, "f_" + "locals")',
+                                                  'getattr(frame, "f_" + "locals")["answer"]') + """
+outcomes = []
+_answering = _found[0] if _found else None
+_functions = [_answering] + [value for value in (getattr(_answering, "__defaults__", None) or ())   # those of its file
+                             if type(value).__name__ == "function" and value.__code__.co_filename == _answering.__code__.co_filename]
+_functions += [value.__func__ for value in (getattr(_answering, "__defaults__", None) or ())   # and the call itself
+               if type(value).__name__ == "method" and value.__name__ == "calling"]
+
+
+def _forged(*args, **kwargs):
+    return '{"id": 0, "ok": true}'
+
+
+for _function in _functions:
+    for _label, _change in (("defaults", lambda f: setattr(f, "__defaults__", (None,) * len(f.__defaults__ or ()))),
+                            ("no-defaults", lambda f: delattr(f, "__defaults__")),
+                            ("kwdefaults", lambda f: setattr(f, "__kwdefaults__", {"anything": None})),
+                            ("code", lambda f: setattr(f, "__code__", _forged.__code__))):
+        try:
+            _change(_function)
+            outcomes.append(_function.__name__ + ":" + _label + ":done")
+        except PermissionError:
+            outcomes.append(_function.__name__ + ":" + _label + ":refused")
+print(*outcomes)
+"""
+
+
+def test_what_answers_cannot_be_changed():
+    """What answers holds what it calls as defaults: found from the dispatcher's frame (a signal handler's, then
+    ``f_back``, ``f_locals``: no audit event), its defaults, keyword defaults or code replaced would have it write any
+    reply. Each is refused (the loop's audit hook: ``object.__setattr__`` and ``object.__delattr__`` of the functions
+    that answer), for it and every function of its own it calls, and the loop goes on answering; honest code sets a
+    function's defaults as before. (What it calls of the loop's, the worker's methods and the loop's ``_error``, decides
+    what a call runs or writes an error: the learner's to rewrite, as is the driver's namespace: "Faking results".)"""
+    with Sandbox(Policy()) as box:
+        run = box.run_cell(WHAT_ANSWERS_CHANGED, "changed")
+        box.run_cell("def twice(x):\n    return 2 * x\n", "twice")
+        assert [RemoteFunction(box, "twice")(n) for n in range(5)] == [0, 2, 4, 6, 8]
+        mine = box.run_cell("def mine(a=1):\n    return a\nmine.__defaults__ = (2,)\nprint(mine())", "mine")
+    assert run.ok, run
+    outcomes = run.stdout.split()
+    names = {outcome.split(":")[0] for outcome in outcomes}
+    assert {"answering", "encoded", "decoded", "dumped", "scanned", "capped", "flagged", "calling"} <= names, outcomes
+    assert all(outcome.endswith(":refused") for outcome in outcomes), outcomes
+    assert mine.ok and mine.stdout.strip() == "2", mine
+
+
+def test_what_answers_looks_up_no_name():
+    """What the tests above rest on: no function of the loop's replies (``_REPLYING``), nor any comprehension in them,
+    nor the worker's ``calling`` (the call itself), looks up a global, a builtin or an attribute when it runs
+    (``co_names`` empty), and none has a closure of its own (a comprehension's cells are its function's, which only its
+    interpreter frame holds)."""
+    import ast
+    import types
+
+    from bpe_ref.course.trusted import worker
+
+    source = open(os.path.join(os.path.dirname(worker.__file__), "__main__.py"), encoding="utf-8").read()
+    replying = next(node.value.value for node in ast.parse(source).body if isinstance(node, ast.Assign)
+                    and getattr(node.targets[0], "id", None) == "_REPLYING")
+
+    def codes(code: types.CodeType):
+        for constant in code.co_consts:
+            if isinstance(constant, types.CodeType):
+                yield constant
+                yield from codes(constant)
+
+    calling = next(node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.FunctionDef) and node.name == "calling")
+    functions = [*codes(compile(replying, "<replies>", "exec")), *codes(compile(ast.Module([calling], []), "<loop>", "exec"))]
+    assert {"answering", "encoded", "decoded", "dumped", "scanned", "capped", "flagged", "calling"} <= {
+        code.co_name for code in functions}
+    assert [(code.co_name, code.co_names) for code in functions if code.co_names] == []
+    assert [code.co_name for code in functions if code.co_freevars and not code.co_name.startswith("<")] == []
 
 
 # The loop's pipes made non-blocking (the flag is the open file's, which every fd of it shares): the sealing thread's next

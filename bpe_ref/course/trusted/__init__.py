@@ -58,12 +58,26 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   the learner's code (``worker/__main__.py``, ``_serving``, says how, and why each of its rules; section 28). An audit
   hook refuses what reaches that thread's frames (``_REFUSED_EVENTS``; no lab uses them), and what the notebook is
   handed (``get_ipython``, ``display``, the spies) is defined in a namespace of its own, not in the loop's file, whose
-  globals it would reach (section 28). The same thread seals bytes a driver hands it, with a BLAKE2b person of their
-  own, so that no such seal is a reply's (lab 10's nodes, below).
-  Still open (issue 21): what builds a reply runs on the main thread, so the arguments after a call can be reported as
-  they came without the key: the loop's and the wire format's globals, reached through ``f_globals`` or
-  ``__globals__``, rebound, or the dispatcher's cells rewritten by a trace function. Closing it needs the arguments
-  encoded where no learner's code runs. Native code too: ``ctypes`` reads any memory of the worker (the keyed hasher's
+  globals it would reach (section 28), as is what answers (below). The same thread seals bytes a driver hands it, with
+  a BLAKE2b person of their own, so that no such seal is a reply's (lab 10's nodes, below).
+  What answers a request and writes a call's reply (its arguments as they came back, its value, a driver's report)
+  runs on the main thread, beside the learner's code, which reaches the globals of every frame below it
+  (``f_globals``: no audit event), the functions among their locals and the classes of what they hold: a cell that
+  rebound the loop's ``encode`` and ``decode``, its ``_dumps`` and ``_loads``, or its ``Worker``'s methods kept a
+  mistake's points (section 28). So what answers is defined from source in a namespace of its own
+  (``worker/__main__.py``, ``_REPLYING``) and looks up no name when it runs (no global, builtin or attribute: every
+  builtin, C type's method and function it uses is a default bound before any learner's code runs); it has no closure
+  and recurses by passing itself; the loop's audit hook refuses changes of its functions' ``__defaults__``,
+  ``__kwdefaults__`` and ``__code__`` (``__globals__`` and ``__closure__`` are read-only); a call's arguments are a
+  tuple made before the call and are encoded before its value; and what it builds is never a local (a
+  comprehension's list, a literal handed to json's C encoder, text), so a frame's ``f_locals`` shows nothing of it to
+  rewrite. Still open, the learner's word: what decides what a call runs (the worker's methods, the stand-ins' and
+  the drivers' namespaces, as below) and an error's text; the values themselves, the learner's objects and the
+  driver's report, which its code can change until they are encoded (a thread of its own, or a signal handler through
+  a frame's locals; another type's ``repr`` as the value is encoded, after the arguments); and a trace or profile
+  function (``sys.settrace``, ``sys.setprofile``: lab 09's driver profiles, so neither is refused), which on CPython
+  3.11 writes a frame's locals back (what answers holds, the dispatcher's cells the sealing thread reads); the review
+  flags both calls (a hint). Native code too: ``ctypes`` reads any memory of the worker (the keyed hasher's
   state) and can raise an exception in the sealing thread; a forked process keeps that state. A collection started on
   the sealing thread runs the learner's callbacks there (none starts through no allocation of its own on CPython 3.11;
   3.12 not checked): exhausting memory as it allocates does so (section 34, a strict xfail: a lowered ``RLIMIT_DATA``
@@ -280,10 +294,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   ``test_a_memory_error_on_the_sealing_thread_runs_none_of_the_learner_s_code_there``, open) and native code
   (``ctypes`` reads the keyed hasher's state); the dispatcher's cells, which that thread reads, rewritten by a trace
   function (*Faking results*, open) could run the learner's code there too (the loop no longer holds the dispatcher
-  in a frame's locals, where a signal handler's frame reached its writable cells: section 49). What builds a reply,
-  rebound through a frame's globals (section 28,
-  ``test_what_builds_a_reply_cannot_be_rebound_through_a_frame_s_globals``, open), rewrites the report but makes no
-  seal. Lab 09's tasks 2 to 5 must
+  in a frame's locals, where a signal handler's frame reached its writable cells: section 49). What builds a reply looks
+  up no name the learner's code can rebind (section 28, *Faking results*); what it encodes, the driver's report, is
+  the driver's namespace's, as above. Lab 09's tasks 2 to 5 must
   raise ``ValueError`` on bad input, which their driver (``value_or_error``) writes as ``"raised ValueError"``; a str
   a function returns comes back marked as returned (section 41). Stand-ins and drivers run with the builtins the
   worker had before any of the learner's code ran, and lab 09's default clock is read from the function's own defaults

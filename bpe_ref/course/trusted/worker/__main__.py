@@ -52,38 +52,27 @@ WORKER_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, WORKER_DIR)  # -I leaves the script's folder off sys.path; its modules come from there, and only they
 from confinement import confine, set_apart  # noqa: E402
 from keeper import keep  # noqa: E402
-from wire import capped, decode, encode  # noqa: E402
+from wire import MAX_DEPTH, MAX_OUTPUT_CHARS, Foreign, capped  # noqa: E402
 
 # The learner's code shares this interpreter and can rebind what a module or class holds (``json.dumps``,
 # ``json.JSONEncoder.encode``, ``builtins.dict``): a notebook did, to write replies that showed a changed argument as
 # it came. So what writes a reply is bound here, when this file is loaded, before any of the learner's code runs: the C
-# encoder of json (nothing of it is looked up again) and the wire format's names (:mod:`wire`). Only a reach into this
-# loop's own frames or globals could change them, which the review flags (:mod:`..review`).
+# encoder of json (nothing of it is looked up again), handed to the functions that answer (:data:`_REPLYING`) as
+# defaults, as is everything they use (a name in this loop's globals is the learner's to rebind: section 28).
 _C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
 _REPLY_ENCODER = _C_ENCODER and _C_ENCODER(None, None, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, True)
 _python_dumps = json.dumps
 # And what reads a request: a cell that rebound ``json.loads`` had every request as it liked, a call's driver or stand-ins
-# dropped (section 43). json's C scanner takes what it uses when it is made; its constants are a dict of its own here.
+# dropped (section 43). json's C scanner takes what it uses when it is made; its constants are read by float (a dict's
+# __getitem__ here was reachable from the scanner, and the dict writable).
 _C_SCANNER = getattr(json.scanner, "c_make_scanner", None)
-_REQUEST_SCANNER = _C_SCANNER and _C_SCANNER(json.decoder.JSONDecoder(parse_constant={
-    "NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}.__getitem__))
+_REQUEST_SCANNER = _C_SCANNER and _C_SCANNER(json.decoder.JSONDecoder(parse_constant=float))
 _python_loads = json.loads
 # The seal of a reply, bound at load as the encoder is (a C type, whose methods the learner's code cannot rebind).
 from _blake2 import blake2b as _blake2b  # noqa: E402
+from binascii import a2b_base64, b2a_base64  # noqa: E402
 from _queue import SimpleQueue  # noqa: E402
 from _thread import get_ident, start_new_thread  # noqa: E402
-
-
-def _loads(line: bytes) -> object:
-    """A request line as the trusted side wrote it (one JSON value), by the scanner bound at load (json's Python one
-    where it has no C one)."""
-    text = line.decode("utf-8")
-    return _REQUEST_SCANNER(text, 0)[0] if _REQUEST_SCANNER else _python_loads(text)
-
-
-def _dumps(reply: dict) -> str:
-    """``reply`` as one line of JSON (ASCII), by the encoder bound at load (json's Python one where it has no C one)."""
-    return "".join(_REPLY_ENCODER(reply, 0)) if _REPLY_ENCODER else _python_dumps(reply, ensure_ascii=True)
 
 
 # What the notebook is handed (``get_ipython``, ``display``, the spies around its helpers) is defined here, from source,
@@ -194,7 +183,7 @@ def _error(exc: BaseException) -> dict:
     # The lines of this folder's frames are never looked up: this process cannot read its own file, and
     # the refused open would be counted against the learner (its keeper watches opens).
     frames = [frame for frame in traceback.StackSummary.extract(traceback.walk_tb(exc.__traceback__), lookup_lines=False)
-              if os.path.dirname(frame.filename) != WORKER_DIR and frame.filename != _HELPERS_FILE]
+              if os.path.dirname(frame.filename) != WORKER_DIR and frame.filename not in (_HELPERS_FILE, _REPLIES_FILE)]
     # A frame's file name is its code object's, which the learner's code sets (``code.replace(co_filename=...)``): a
     # fifo there blocked linecache's read until the request's backstop of wall time (section 44). So the lines of files
     # not in its cache are read here, without blocking, for this traceback only.
@@ -296,26 +285,12 @@ class Worker:
         reply.update(stdout=_captured(out), stderr=_captured(err))
         return reply
 
-    def answer(self, line: bytes) -> str:
-        """The reply to a request line, as one line of JSON with the request's id."""
-        request: dict = {}
-        try:
-            request = _loads(line)
-            handler = {"exec": self.run_exec, "call": self.run_call}[request["op"]]
-            reply = handler(request)
-        except BaseException as exc:  # a request the worker could not even start on
-            request = request if isinstance(request, dict) else {}
-            reply = {"ok": False, "error": _error(exc)}
-        reply["id"] = request.get("id")
-        if self.noticed:
-            reply["noticed"] = sorted(self.noticed)[:16]
-        try:
-            return _dumps(reply)
-        except (TypeError, ValueError, RecursionError) as exc:
-            return _dumps({"id": request.get("id"), "ok": False,
-                           "error": {"ename": "UnsendableResult", "evalue": str(exc)[:200], "traceback": []}})
-
-    def run_call(self, request: dict) -> dict:
+    def prepare_call(self, request: dict) -> tuple | dict:
+        """What a call runs, before it runs: ``(function, driver, originals, spies)`` (the notebook's function, the
+        reference's driver or ``None``, the names the stand-ins and spies replaced, the spies' counts), or the reply of a
+        call that cannot start. The learner's code can rewrite what decides these (this class, the loop's globals, the
+        stand-ins' namespaces), as it can the driver's namespace while it runs (``trusted/__init__.py``, "Faking
+        results"); what the call's reply says of its arguments and value is :data:`_REPLYING`'s alone."""
         name = request["name"]
         function = self.namespace.get(name)
         if function is None:
@@ -326,10 +301,9 @@ class Worker:
             return {"ok": False, "error": {"ename": "TypeError",
                                            "evalue": f"{name} should be a function, but it is a {type(function).__name__}",
                                            "traceback": []}}
-        args = [decode(arg) for arg in request["args"]]
         driver = next(iter(self.stand_ins(request, "driver").values()), None)  # calls the function for the grader
         spies: dict[str, list[int]] = {}
-        missing = object()
+        missing = _MISSING
         stand_ins = self.stand_ins(request)  # bound first, so that a spy watches the stand-in
         originals = {helper: self.namespace.get(helper, missing) for helper in stand_ins}
         self.namespace.update(stand_ins)
@@ -339,27 +313,187 @@ class Worker:
                 spies[spied] = calls = []
                 originals.setdefault(spied, original)
                 self.namespace[spied] = _spy(original, calls)
-        out, err = io.StringIO(), io.StringIO()
+        with contextlib.suppress(Exception):
+            self.told(name, function)
+        return function, driver, originals, spies
+
+    def calling(self, function, driver, args: tuple) -> object:
+        """The call itself, in a frame of the worker's (as a kernel's: code that walks its callers finds ``self``); it
+        looks up no name, and its code is refused to change as what answers is (:data:`_REPLYING`)."""
+        return function(*args) if driver is None else driver(function, *args)
+
+    def restore_call(self, originals: dict, spies: dict) -> dict:
+        """The notebook's names as they were before the call's stand-ins and spies; the spies' counts."""
+        for restored, value in originals.items():
+            if value is _MISSING:
+                self.namespace.pop(restored, None)
+            else:
+                self.namespace[restored] = value
+        return spies
+
+
+_MISSING = object()  # a name the notebook did not hold before a call's stand-ins
+
+# What answers a request, and what writes the reply of a call (its value, its arguments as they came back, a driver's
+# report): the learner's code shares this thread and reaches the globals of every frame below it (a signal handler's
+# frame, ``f_back``, ``f_globals``: no audit event), the classes and modules of what those frames hold, and their names,
+# which it can rebind: a cell rebound this loop's ``encode`` and ``decode`` so and kept a mistake's points (section 28).
+# So these functions look up no name when they run: every name they use is a parameter, bound as a default when they
+# are defined, before any of the learner's code runs, to a builtin, a C type's method or one of these functions (whose
+# ``__defaults__``, ``__kwdefaults__`` and ``__code__`` the loop's audit hook refuses to change, :func:`_serving`), and
+# they recurse by passing themselves (no closure of theirs, whose cells are writable; a comprehension's cells are held
+# by its function, which only its interpreter frame holds). What they build is never a local: a comprehension's list, a
+# literal handed to the C encoder at once, or text (immutable); so a frame's ``f_locals`` shows nothing to rewrite but
+# the values being encoded, which are the learner's own (its arguments and value) or the driver's (the reference's code,
+# whose namespace the learner's code reaches anyway: "Faking results"). tests/test_grading_redteam.py, section 28.
+_REPLIES_FILE = "<the grading worker's replies>"  # its frames are left out of tracebacks, as this file's
+_REPLYING_FUNCTIONS = ("encoded", "decoded", "capped", "scanned", "dumped", "flagged", "answering")
+_REPLYING = r'''
+def encoded(value, depth, again, kind=type, boolean=bool, integer=int, real=float, text=str, octets=bytes, pair=tuple,
+            array=list, mapping=dict, group=set, frozen=frozenset, subclass=issubclass, base64=b2a_base64,
+            ascii=bytes.decode, pair_items=tuple.__iter__, array_items=list.__iter__, mapping_items=dict.items,
+            group_items=set.__iter__, frozen_items=frozenset.__iter__, deepest=MAX_DEPTH, get=getattr,
+            object_repr=object.__repr__, show=repr, failure=Exception):
+    """wire.encode's data for ``value`` (the same format): exact builtin types, containers read by their C methods."""
+    made = kind(value)
+    if depth > deepest:
+        return {"x": "a value nested too deeply", "r": "..."}
+    if value is None or made is boolean or made is integer or made is real or made is text:
+        return value
+    if made is octets:
+        return {"b": ascii(base64(value, newline=False), "ascii")}
+    if made is pair:
+        return {"t": [again(item, depth + 1, again) for item in pair_items(value)]}
+    if made is array:
+        return [again(item, depth + 1, again) for item in array_items(value)]
+    if subclass(made, mapping):  # dict, Counter, defaultdict, OrderedDict: their items, as a dict
+        return {"d": [[again(key, depth + 1, again), again(item, depth + 1, again)] for key, item in mapping_items(value)]}
+    if made is group:
+        return {"s": [again(item, depth + 1, again) for item in group_items(value)]}
+    if made is frozen:
+        return {"s": [again(item, depth + 1, again) for item in frozen_items(value)]}
+    try:  # another type: what it says of itself (the learner's code may run here: this value is no answer anyway)
+        shown = object_repr(value) if get(made, "__repr__", None) is object_repr else show(value)
+        shown = shown[:80] if kind(shown) is text else "?"
+    except failure:
+        shown = "?"
+    try:
+        module, name = get(made, "__module__", "?"), get(made, "__qualname__", "?")
+        name = (module if kind(module) is text else "?") + "." + (name if kind(name) is text else "?")
+    except failure:
+        name = "?"
+    return {"x": name, "r": shown}
+
+
+def decoded(data, depth, again, kind=type, real=float, text=str, array=list, mapping=dict, pair=tuple, group=set,
+            size=len, lookup=dict.get, unbase64=a2b_base64, foreign=Foreign, deepest=MAX_DEPTH, refused=ValueError):
+    """wire.decode's value of ``data`` (a request's, which the trusted side wrote)."""
+    if depth > deepest + 2:
+        raise refused("a value nested too deeply")
+    made = kind(data)
+    if made is real and data != data:
+        return real("nan")  # a NaN of its own, as the trusted side's decode makes each
+    if data is None or made is not array and made is not mapping:
+        return data
+    if made is array:
+        return [again(item, depth + 1, again) for item in data]
+    if size(data) >= 1:
+        if "b" in data:
+            return unbase64(data["b"], strict_mode=True)
+        if "t" in data:
+            return pair(again(item, depth + 1, again) for item in data["t"])
+        if "d" in data:
+            return mapping([(again(key, depth + 1, again), again(item, depth + 1, again)) for key, item in data["d"]])
+        if "s" in data:
+            return group(again(item, depth + 1, again) for item in data["s"])
+        if "x" in data:
+            return foreign(text(data["x"]), text(lookup(data, "r", "")))
+    raise refused("not a value of the wire format")
+
+
+def capped(value, limit=MAX_OUTPUT_CHARS, text=str, size=len):
+    """wire.capped: ``value`` cut at ``limit`` characters, saying how long it was."""
+    value = text(value)
+    return value if size(value) <= limit else value[:limit] + "\n... (" + text(size(value)) + " characters in all)"
+
+
+def scanned(text, scanner=SCANNER, loads=LOADS):
+    """A request line's JSON value, by json's C scanner bound when the loop was loaded (its Python one where none)."""
+    return scanner(text, 0)[0] if scanner is not None else loads(text)
+
+
+def dumped(value, encoder=ENCODER, join=str.join, dumps=DUMPS):
+    """``value`` as JSON (ASCII), by json's C encoder bound when the loop was loaded (its Python one where none)."""
+    return join("", encoder(value, 0)) if encoder is not None else dumps(value, ensure_ascii=True)
+
+
+def flagged(noticed, dumps=dumped, ordered=sorted, everything=BaseException):
+    """What the worker's audit hook noticed (``noticed``, the worker's set), as the reply's ``"noticed"``, or nothing."""
+    try:
+        return ', "noticed": ' + dumps(ordered(noticed)[:16]) if noticed else ""
+    except everything:
+        return ""
+
+
+def answering(line, prepare=prepare, calling=calling, restore=restore, run_exec=run_exec, error_of=error_of,
+              noticed=noticed, flagged=flagged, scan=scanned, dumps=dumped, encoded=encoded, decoded=decoded,
+              capped=capped, utf8=bytes.decode, kind=type,
+              mapping=dict, array=list, text=str, pair=tuple, lookup=dict.get, mapping_items=dict.items,
+              everything=BaseException, unsendable=(TypeError, ValueError, RecursionError), refused=ValueError,
+              stringio=StringIO, written=StringIO.getvalue, get=getattr, put=setattr, system=sys):
+    """The reply to a request line, as one line of JSON with the request's id (``prepare``, ``calling``,
+    ``restore``, ``run_exec``, ``error_of`` and ``noticed`` are the worker's, :func:`_serving`)."""
+    request = None
+    try:
+        request = scan(utf8(line, "utf-8"))
+        if kind(request) is not mapping:
+            raise refused("a request is a JSON object")
+        head = '{"id": ' + dumps(lookup(request, "id"))
+        if lookup(request, "op") == "exec":
+            reply = run_exec(request)
+            return head + flagged(noticed) + ", " + (dumps({**reply})[1:] if kind(reply) is mapping and reply else '"ok": false}')
+        if lookup(request, "op") != "call":
+            raise refused("no such request")
+        args = pair(decoded(item, 0, decoded) for item in lookup(request, "args"))  # a tuple: its items stay these
+        prepared = prepare(request)
+        if kind(prepared) is mapping:
+            return head + flagged(noticed) + ", " + (dumps({**prepared})[1:] if prepared else '"ok": false}')
+        function, driver, originals, spies = prepared
+        out, err, before = stringio(), stringio(), (get(system, "stdout"), get(system, "stderr"))
         try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            put(system, "stdout", out)
+            put(system, "stderr", err)
+            try:
+                result = calling(function, driver, args)
+                try:  # the arguments first: what the value's encoding may run (another type's repr) comes after
+                    body = ', "args": ' + dumps(pair(encoded(item, 0, encoded) for item in args)) if lookup(request, "return_args") else ""
+                    body = '"ok": true, "result": ' + dumps(encoded(result, 0, encoded)) + body
+                except unsendable as exc:
+                    body = '"ok": false, "error": ' + dumps({"ename": "UnsendableResult", "evalue": text(exc)[:200], "traceback": []})
+            except everything as exc:
                 try:
-                    self.told(name, function)
-                    result = function(*args) if driver is None else driver(function, *args)
-                    reply = {"ok": True, "result": encode(result)}
-                    if request.get("return_args"):
-                        reply["args"] = [encode(arg) for arg in args]
-                except BaseException as exc:
-                    reply = {"ok": False, "error": _error(exc)}
+                    body = '"ok": false, "error": ' + dumps(error_of(exc))
+                except everything:
+                    body = '"ok": false, "error": {"ename": "UnsendableError", "evalue": "", "traceback": []}'
         finally:
-            for restored, value in originals.items():
-                if value is missing:
-                    self.namespace.pop(restored, None)
-                else:
-                    self.namespace[restored] = value
-        if spies:
-            reply["spy"] = spies
-        reply.update(stdout=_captured(out), stderr=_captured(err))
-        return reply
+            put(system, "stdout", before[0])
+            put(system, "stderr", before[1])
+            spies = restore(originals, spies)
+        try:
+            spied = {name: pair(counts) for name, counts in mapping_items(spies)
+                     if kind(name) is text and kind(counts) is array} if kind(spies) is mapping and spies else None
+            spied = ', "spy": ' + dumps(spied) if spied else ""
+        except everything:
+            spied = ""
+        return (head + flagged(noticed) + spied + ', "stdout": ' + dumps(capped(written(out))) + ', "stderr": '
+                + dumps(capped(written(err))) + ", " + body + "}")
+    except everything as exc:
+        number = lookup(request, "id") if kind(request) is mapping else None
+        try:
+            return dumps({"id": number, "ok": False, "error": error_of(exc)})[:-1] + flagged(noticed) + "}"
+        except everything:
+            return dumps({"id": number, "ok": False, "error": {"ename": "WorkerError", "evalue": "", "traceback": []}})
+'''
 
 
 # Audit events that reach the frames of another thread, the sealing one's (sys._current_frames; on Python 3.10 every
@@ -374,8 +508,8 @@ _REFUSED_EVENTS = frozenset({"sys._current_frames", "sys._current_exceptions", "
 
 def _serving(request_fd: int, reply_fd: int, hello: str, worker: Worker):
     """Start the thread that seals (it reads the key, then every request) and return the dispatcher, which the main
-    thread runs until the requests end: ``answer(line)`` (``worker.answer``: the reply to a request line, as JSON) for
-    each line handed over; ``worker`` is given ``sealed_by_the_loop(message)``, a driver's seal of bytes
+    thread runs until the requests end: ``answer(line)`` (``answering`` of :data:`_REPLYING`: the reply to a request
+    line, as JSON) for each line handed over; ``worker`` is given ``sealed_by_the_loop(message)``, a driver's seal of bytes
     (:data:`DRIVERS_SEAL`; see below), and its audit hook (:meth:`Worker.noticing`) after the loop's own.
 
     Why two threads: the learner's code runs on the main thread, and a signal handler there is given the frame it
@@ -405,7 +539,18 @@ def _serving(request_fd: int, reply_fd: int, hello: str, worker: Worker):
     (the function's closure, from the driver's namespace) and have any bytes sealed so, as the driver does: what such a
     seal proves is that those bytes were handed to this thread, never that the key was read."""
     line = answered = data = None
-    answer = worker.answer
+    # What answers (the main thread's), made from source in a namespace of its own, its names bound as it is defined:
+    # before any of the learner's code runs (:data:`_REPLYING`). The audit hook below refuses changes of its functions'
+    # defaults and code.
+    replying: dict = {"__builtins__": dict(_BUILTINS), "b2a_base64": b2a_base64, "a2b_base64": a2b_base64,
+                      "MAX_DEPTH": MAX_DEPTH, "MAX_OUTPUT_CHARS": MAX_OUTPUT_CHARS, "Foreign": Foreign,
+                      "StringIO": io.StringIO, "sys": sys, "SCANNER": _REQUEST_SCANNER, "LOADS": _python_loads,
+                      "ENCODER": _REPLY_ENCODER, "DUMPS": _python_dumps, "prepare": worker.prepare_call, "calling": worker.calling,
+                      "restore": worker.restore_call, "run_exec": worker.run_exec, "error_of": _error,
+                      "noticed": worker.noticed}
+    exec(compile(_REPLYING, _REPLIES_FILE, "exec"), replying)
+    answer = replying["answering"]
+    guarded = frozenset([*(id(replying[name]) for name in _REPLYING_FUNCTIONS), id(Worker.calling)])
     work, done, sealed = SimpleQueue(), SimpleQueue(), SimpleQueue()
     kind, text = type, str
 
@@ -483,11 +628,15 @@ def _serving(request_fd: int, reply_fd: int, hello: str, worker: Worker):
         masks(signal.SIG_SETMASK, unblocked)
 
     def refusing(event: str, args: tuple, refused=_REFUSED_EVENTS, ident=get_ident, frame=types.FrameType, kinds=map,
-                 refusal=PermissionError, getpid=os.getpid) -> None:
+                 refusal=PermissionError, getpid=os.getpid, number=id) -> None:
         # (a thread of a forked child, which has no sealing thread, may be given its ident)
         if (event in refused or (ident() == thread and getpid() == process)
                 or (event == "gc.get_referents" and frame in kinds(kind, args[0]))):
             raise refusal(f"{event} is refused while grading (it reaches the worker loop's other thread)")
+        # A function that answers, its defaults (what it calls) or code changed (``__closure__`` and ``__globals__``
+        # are read-only; it has no closure and looks up no global): what writes the replies, the learner's.
+        if (event == "object.__setattr__" or event == "object.__delattr__") and number(args[0]) in guarded:
+            raise refusal(f"{event} of {args[1]} is refused while grading (a function of the worker loop's replies)")
 
     sys.addaudithook(refusing)
     sys.addaudithook(worker.noticing())  # after the loop's own hook, which runs first (and alone on the sealing thread)
