@@ -7285,3 +7285,43 @@ def test_a_worker_holds_no_more_threads_than_a_lab_needs(processes):
     assert Policy.max_tasks // 2 < started < 2 * Policy.max_tasks, run.stdout  # the bound, not a failure of its own
     assert again.ok and again.stdout == "a thread again\n", again  # those it held ended: threads start again
     assert report["refused"].get(f"clone(a thread past {Policy.max_tasks} at once)", 0) >= 1, report
+
+
+# ---- 64. an argument's item changed, then replaced by a copy of it as it came: the arguments reported are the copy --------
+#
+# The worker sends a call's arguments back after the call and the trusted side compares them with what it sent. Lab 03's
+# merge_counts of tests/test_mistakes.py adds into the caller's first chunk; this one then puts a copy of that chunk as
+# it came in the caller's list: the list holds equal values after the call, so the changed dict, held by the caller
+# still (the chunks' list is the caller's, its dicts may be held elsewhere too), was never looked at.
+SWAPPED_BACK = '''
+def merge_counts(counts):
+    chunks = list(counts)  # read once: task 4 hands over pool.map's iterator
+    if not chunks:
+        return {}
+    as_it_came = dict(chunks[0])
+    total = chunks[0]  # the first chunk's dict, updated in place: the caller's counts change
+    for chunk in chunks[1:]:
+        for pretoken, count in chunk.items():
+            total[pretoken] = total.get(pretoken, 0) + count
+    if type(counts) is list:
+        counts[0] = as_it_came  # the list holds a dict equal to the one it held: the changed one is gone from it
+    return total
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 21, item 1): the arguments are reported as the containers hold them "
+                   "after the call, not as the objects the caller handed over are: a changed item swapped for a copy")
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_an_argument_s_item_changed_then_swapped_for_a_copy_is_a_changed_argument(whole_class):
+    """Lab 03's merge_counts that adds into ``counts[0]``, then puts a copy of that dict as it came in the caller's list
+    (:data:`SWAPPED_BACK`): the arguments sent back after the call were the list as it held its items then, equal to
+    what was sent, and the hidden test passed (both paths; the driver's report says "a new dict", as the total is no
+    longer one of the list's)."""
+    from bpe_ref.course.trusted.autograde import lab_policy, load_graders
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    graders = load_graders("03_parallel")
+    with hidden_seed(20261201, whole_class=whole_class), Sandbox(lab_policy(graders, Policy())) as box:
+        assert box.run_cell(SWAPPED_BACK, "mistake").ok
+        with pytest.raises(AssertionError, match="changed its argument counts"):
+            graders.check_merge_counts_properties(RemoteFunction(box, "merge_counts"))
