@@ -7309,14 +7309,16 @@ def merge_counts(counts):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 21, item 1): the arguments are reported as the containers hold them "
-                   "after the call, not as the objects the caller handed over are: a changed item swapped for a copy")
 @pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
 def test_an_argument_s_item_changed_then_swapped_for_a_copy_is_a_changed_argument(whole_class):
     """Lab 03's merge_counts that adds into ``counts[0]``, then puts a copy of that dict as it came in the caller's list
     (:data:`SWAPPED_BACK`): the arguments sent back after the call were the list as it held its items then, equal to
     what was sent, and the hidden test passed (both paths; the driver's report says "a new dict", as the total is no
-    longer one of the list's)."""
+    longer one of the list's). Safe: before the call, what answers records every list, dict and set reachable from the
+    arguments with the objects each holds (``recorded``, on no name: an operand on its frame's stack), and after it
+    reports the arguments as those objects are now; one from which a container that changed was swapped out (no longer
+    reached, holding other objects than it did) is reported as no value that was sent (``intact``, ``replied``,
+    worker/__main__.py): the hidden test fails, "changed its argument counts"."""
     from bpe_ref.course.trusted.autograde import lab_policy, load_graders
     from bpe_ref.course.trusted.verdicts import hidden_seed
 

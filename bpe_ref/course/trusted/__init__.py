@@ -69,7 +69,11 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   builtin, C type's method and function it uses is a default bound before any learner's code runs); it has no closure
   and recurses by passing itself; the loop's audit hook refuses changes of its functions' ``__defaults__``,
   ``__kwdefaults__`` and ``__code__`` (``__globals__`` and ``__closure__`` are read-only); a call's arguments are a
-  tuple made before the call and are encoded before its value; and what it builds is never a local (a
+  tuple made before the call and are encoded before its value; the arguments reported are the objects handed over as
+  they are after the call, not what a container holds then: every list, dict and set reachable from them is recorded
+  before the call with the objects it holds (an operand on the frame's stack, no name), and an argument from which
+  one that changed was swapped out (a chunk added into, then replaced by a copy of it as it came) is reported as no
+  value that was sent (section 64); and what it builds is never a local (a
   comprehension's list, a literal handed to json's C encoder, text), so a frame's ``f_locals`` shows nothing of it to
   rewrite. Still open, the learner's word: what decides what a call runs (the worker's methods, the stand-ins' and
   the drivers' namespaces, as below) and an error's text; the values themselves, the learner's objects and the

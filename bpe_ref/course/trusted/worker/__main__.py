@@ -347,7 +347,8 @@ _MISSING = object()  # a name the notebook did not hold before a call's stand-in
 # the values being encoded, which are the learner's own (its arguments and value) or the driver's (the reference's code,
 # whose namespace the learner's code reaches anyway: "Faking results"). tests/test_grading_redteam.py, section 28.
 _REPLIES_FILE = "<the grading worker's replies>"  # its frames are left out of tracebacks, as this file's
-_REPLYING_FUNCTIONS = ("encoded", "decoded", "capped", "scanned", "dumped", "flagged", "answering")
+_REPLYING_FUNCTIONS = ("encoded", "decoded", "capped", "scanned", "dumped", "flagged", "held", "recorded", "reached",
+                       "intact", "replied", "answering")
 _REPLYING = r'''
 def encoded(value, depth, again, kind=type, boolean=bool, integer=int, real=float, text=str, octets=bytes, pair=tuple,
             array=list, mapping=dict, group=set, frozen=frozenset, subclass=issubclass, base64=b2a_base64,
@@ -435,11 +436,79 @@ def flagged(noticed, dumps=dumped, ordered=sorted, everything=BaseException):
         return ""
 
 
+def held(value, kind=type, pair=tuple, array=list, mapping=dict, group=set, subclass=issubclass,
+         array_items=list.__iter__, mapping_items=dict.items, group_items=set.__iter__):
+    """The objects a list, dict (a dict's keys and values in turn) or set holds, read by its C methods; None for another."""
+    made = kind(value)
+    if made is array:
+        return pair(array_items(value))
+    if subclass(made, mapping):
+        return pair(part for entry in mapping_items(value) for part in entry)
+    if made is group:
+        return pair(group_items(value))
+    return None
+
+
+def recorded(value, depth, again, held=held, kind=type, pair=tuple, frozen=frozenset, pair_items=tuple.__iter__,
+             frozen_items=frozenset.__iter__, deepest=MAX_DEPTH):
+    """Before a call, every list, dict and set reachable from ``value`` (tuples and frozensets walked through), each
+    with the objects it holds: ``((container, items), ...)``. The arguments are the request's, decoded: exact builtin
+    types, read by C methods; no learner's code runs while it does."""
+    made = kind(value)
+    if depth > deepest or made is not pair and made is not frozen and held(value) is None:
+        return ()
+    if made is pair or made is frozen:
+        return pair(entry for item in (pair_items(value) if made is pair else frozen_items(value))
+                    for entry in again(item, depth + 1, again))
+    return pair(entry for items in (held(value),)
+                for entry in ((value, items),) + pair(inner for item in items for inner in again(item, depth + 1, again)))
+
+
+def reached(value, depth, again, held=held, kind=type, pair=tuple, frozen=frozenset, pair_items=tuple.__iter__,
+            frozen_items=frozenset.__iter__, ident=id, deepest=MAX_DEPTH):
+    """After a call, the ids of the lists, dicts and sets reachable from ``value`` (as :func:`encoded` walks it; C
+    methods and identities only: no learner's code runs)."""
+    made = kind(value)
+    if depth > deepest:
+        return ()
+    if made is pair or made is frozen:
+        return pair(entry for item in (pair_items(value) if made is pair else frozen_items(value))
+                    for entry in again(item, depth + 1, again))
+    return pair(entry for items in (held(value),) if items is not None
+                for entry in (ident(value),) + pair(inner for item in items for inner in again(item, depth + 1, again)))
+
+
+def intact(entries, seen, held=held, ident=id, size=len, every=all, zipped=zip):
+    """Whether each container ``entries`` recorded (:func:`recorded`) is reached still (``seen``: then what it holds now is
+    encoded, and compared) or holds the very objects it held: one changed and no longer reached was swapped out of what
+    the caller handed over, which holds it still (a changed chunk replaced by a copy of it as it came)."""
+    return every(ident(container) in seen or every(now is then for now, then in zipped(current, items))
+                 and size(current) == size(items)
+                 for container, items in entries for current in (held(container),))
+
+
+def replied(kept, result, asked, encoded=encoded, dumps=dumped, reached=reached, intact=intact, pair=tuple,
+            group=frozenset, zipped=zip, join=str.join, text=str, unsendable=(TypeError, ValueError, RecursionError)):
+    """A call's ``"ok"``, ``"result"`` and ``"args"`` (when ``asked``): the arguments as the objects handed over are now
+    (``kept``: the decoded arguments and, for each, what :func:`recorded` saw before the call), not as a name holds them
+    after it; one of which a changed container was swapped out is reported as no value sent (:func:`intact`). The
+    arguments first: what the value's encoding may run (another type's repr) comes after."""
+    try:
+        return join("", ['"ok": true, "result": ' + dumps(encoded(result, 0, encoded)) + arguments for arguments in (
+            ', "args": ' + dumps(pair(
+                encoded(item, 0, encoded) if intact(entries, seen) else
+                {"x": "an argument whose objects were swapped", "r": "it held a container that changed, then was replaced"}
+                for seen in (group(reached(kept[0], 0, reached)),) for item, entries in zipped(kept[0], kept[1])))
+            if asked else "",)])
+    except unsendable as exc:
+        return '"ok": false, "error": ' + dumps({"ename": "UnsendableResult", "evalue": text(exc)[:200], "traceback": []})
+
+
 def answering(line, prepare=prepare, calling=calling, restore=restore, run_exec=run_exec, error_of=error_of,
               noticed=noticed, flagged=flagged, scan=scanned, dumps=dumped, encoded=encoded, decoded=decoded,
-              capped=capped, utf8=bytes.decode, kind=type,
+              capped=capped, replied=replied, recorded=recorded, utf8=bytes.decode, kind=type,
               mapping=dict, array=list, text=str, pair=tuple, lookup=dict.get, mapping_items=dict.items,
-              everything=BaseException, unsendable=(TypeError, ValueError, RecursionError), refused=ValueError,
+              everything=BaseException, refused=ValueError,
               stringio=StringIO, written=StringIO.getvalue, get=getattr, put=setattr, system=sys):
     """The reply to a request line, as one line of JSON with the request's id (``prepare``, ``calling``,
     ``restore``, ``run_exec``, ``error_of`` and ``noticed`` are the worker's, :func:`_serving`)."""
@@ -464,12 +533,11 @@ def answering(line, prepare=prepare, calling=calling, restore=restore, run_exec=
             put(system, "stdout", out)
             put(system, "stderr", err)
             try:
-                result = calling(function, driver, args)
-                try:  # the arguments first: what the value's encoding may run (another type's repr) comes after
-                    body = ', "args": ' + dumps(pair(encoded(item, 0, encoded) for item in args)) if lookup(request, "return_args") else ""
-                    body = '"ok": true, "result": ' + dumps(encoded(result, 0, encoded)) + body
-                except unsendable as exc:
-                    body = '"ok": false, "error": ' + dumps({"ename": "UnsendableResult", "evalue": text(exc)[:200], "traceback": []})
+                # What the arguments held is recorded before the call, held by no name (an operand of this call, on
+                # the frame's stack), and read after it: not what ``args`` names then (:func:`replied`).
+                asked = lookup(request, "return_args")
+                body = replied((args, pair(recorded(item, 0, recorded) for item in args)) if asked else None,
+                               calling(function, driver, args), asked)
             except everything as exc:
                 try:
                     body = '"ok": false, "error": ' + dumps(error_of(exc))
