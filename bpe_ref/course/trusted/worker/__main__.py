@@ -450,7 +450,8 @@ def held(value, kind=type, pair=tuple, array=list, mapping=dict, group=set, subc
 
 
 def recorded(value, depth, again, held=held, kind=type, pair=tuple, frozen=frozenset, pair_items=tuple.__iter__,
-             frozen_items=frozenset.__iter__, deepest=MAX_DEPTH):
+             frozen_items=frozenset.__iter__, subclass=issubclass, walked=(tuple, list, dict, set, frozenset),
+             deepest=MAX_DEPTH):
     """Before a call, every list, dict and set reachable from ``value`` (tuples and frozensets walked through), each
     with the objects it holds: ``((container, items), ...)``. The arguments are the request's, decoded: exact builtin
     types, read by C methods; no learner's code runs while it does."""
@@ -459,23 +460,27 @@ def recorded(value, depth, again, held=held, kind=type, pair=tuple, frozen=froze
         return ()
     if made is pair or made is frozen:
         return pair(entry for item in (pair_items(value) if made is pair else frozen_items(value))
-                    for entry in again(item, depth + 1, again))
+                    if subclass(kind(item), walked) for entry in again(item, depth + 1, again))
     return pair(entry for items in (held(value),)
-                for entry in ((value, items),) + pair(inner for item in items for inner in again(item, depth + 1, again)))
+                for entry in ((value, items),) + pair(inner for item in items if subclass(kind(item), walked)
+                for inner in again(item, depth + 1, again)))
 
 
 def reached(value, depth, again, held=held, kind=type, pair=tuple, frozen=frozenset, pair_items=tuple.__iter__,
-            frozen_items=frozenset.__iter__, ident=id, deepest=MAX_DEPTH):
+            frozen_items=frozenset.__iter__, ident=id, subclass=issubclass,
+            walked=(tuple, list, dict, set, frozenset), deepest=MAX_DEPTH):
     """After a call, the ids of the lists, dicts and sets reachable from ``value`` (as :func:`encoded` walks it; C
-    methods and identities only: no learner's code runs)."""
+    methods, identities and ``issubclass`` of builtin classes only: no learner's code runs). Only containers are
+    walked into (a call per scalar would cost more than encoding it)."""
     made = kind(value)
     if depth > deepest:
         return ()
     if made is pair or made is frozen:
         return pair(entry for item in (pair_items(value) if made is pair else frozen_items(value))
-                    for entry in again(item, depth + 1, again))
+                    if subclass(kind(item), walked) for entry in again(item, depth + 1, again))
     return pair(entry for items in (held(value),) if items is not None
-                for entry in (ident(value),) + pair(inner for item in items for inner in again(item, depth + 1, again)))
+                for entry in (ident(value),) + pair(inner for item in items if subclass(kind(item), walked)
+                for inner in again(item, depth + 1, again)))
 
 
 def intact(entries, seen, held=held, ident=id, size=len, every=all, zipped=zip):
