@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from ..trusted.measure_worker import cpu_seconds
 from ..trusted.verdicts import CheckFailed, CpuLimitReached, GradingStopped, LearnerError, current_seed
 from .compare import WrongType, error_name, plain, same
-from .running import Outcome, TookTooLong, call_learner, check_cases
+from .running import Outcome, TookTooLong, call_learner, check_cases, passed
 from .spec import Task, runs_remotely
 
 TRIES = 5  # at most this many tries of the pair of runs: the later ones run only while a ratio sits above its limit
@@ -459,3 +459,97 @@ def verify_call_growth(task: Task, learner: Callable, reference: Callable, small
         f"{best.small:.2f} s: {best.ratio:.1f} times as long for an input {times} times as long, more than {limit:g} (each "
         f"call's fastest of {attempt} tries, measured from outside your code); a method linear in the input grows about "
         f"{times} times. {too_slow}")
+
+
+# ---- a measured check declared: its task, reference, inputs, bounds, hints and pass line -----------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Measured:
+    """A lab's measured check, declared: the fields say what is measured and how it is told; :meth:`verify` runs it
+    (the reference's warm-up, the measure, the fixed cases that explain a failure, the pass line). The subclasses say
+    what is measured: one call against the reference's (:class:`MeasuredCost`), the growth from a short input to a long
+    one (:class:`MeasuredGrowth`), the cost of many merges against one (:class:`MeasuredMerges`)."""
+
+    task: Task
+    reference: Callable
+    factor: float  # each measured call may cost ``slack`` seconds plus ``factor`` times the reference's
+    slack: float
+    timeout: float | None  # seconds a measured call may take (``None``: no limit of its own)
+    too_slow: str  # what a failure says the cost means, and what to do instead
+    said: Callable[[Any, str], str]  # the pass line, from the passing measure and the task's name
+    cases: Callable[[], Sequence] | None = None  # run first when the check fails: their hints tell a wrong answer better
+    cases_of: tuple[Task, Callable] | None = None  # the cases' task and reference, where not the measured ones
+    warm_up: int = 0  # the reference's runs on the first input before the check (its fastest of these, and more)
+
+    def verify(self, learner: Callable, name: str | None = None) -> None:
+        """Run the check on ``learner`` (the task renamed ``name``, where given), and print its pass line."""
+        task = replace(self.task, name=name) if name else self.task
+        self.warm()
+        cases_task, cases_reference = self.cases_of or (task, self.reference)
+        with (cases_explain_a_failure(cases_task, learner, cases_reference, self.cases) if self.cases is not None
+              else contextlib.nullcontext()):
+            result = self.measure(task, learner)
+        if result is not None:  # None: CPU time cannot be read here (said in the output)
+            passed(self.said(result, task.name))
+
+    def warm(self) -> None:
+        """The reference's runs before the check, so that one run slowed by load raises no bar."""
+
+    def measure(self, task: Task, learner: Callable) -> Any:
+        """The measure that passed, or ``None``; a failure raises :class:`CheckFailed`."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeasuredCost(Measured):
+    """One call on ``build(index)`` (of the shape ``shape`` names) against the reference's: :func:`verify_call_cost`."""
+
+    build: Callable[[int], tuple]
+    shape: str
+
+    def warm(self) -> None:
+        if self.warm_up:
+            reference_runs(self.reference, self.build(0), self.shape, self.warm_up)
+
+    def measure(self, task: Task, learner: Callable) -> CallCost | None:
+        return verify_call_cost(task, learner, self.reference, self.build, self.shape, factor=self.factor,
+                                slack=self.slack, timeout=self.timeout, too_slow=self.too_slow)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeasuredGrowth(Measured):
+    """A call on ``large(index)``, ``times`` as long as ``small(index)``, at most ``limit`` times the short one's
+    CPU time: :func:`verify_call_growth`. The reference warms up on the long input."""
+
+    small: Callable[[int], tuple]
+    large: Callable[[int], tuple]
+    times: int
+    describe: Callable[[tuple], str]
+    limit: float
+    warm_up: int = 2
+
+    def warm(self) -> None:
+        long_input = self.large(0)
+        reference_runs(self.reference, long_input, self.describe(long_input), self.warm_up)
+
+    def measure(self, task: Task, learner: Callable) -> CallGrowth | None:
+        return verify_call_growth(task, learner, self.reference, self.small, self.large, self.times, self.describe,
+                                  limit=self.limit, factor=self.factor, slack=self.slack, timeout=self.timeout,
+                                  too_slow=self.too_slow)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeasuredMerges(Measured):
+    """A trainer's ``merges`` merges on ``corpus(index)`` at most ``limit`` times one merge's run: :func:`verify_merge_cost`."""
+
+    corpus: Callable[[int], tuple[dict, Callable[[int], list]]]
+    merges: int
+    limit: float
+    shape: str
+    factor: float = MERGE_FACTOR
+    slack: float = MERGE_SLACK
+
+    def measure(self, task: Task, learner: Callable) -> Growth | None:
+        return verify_merge_cost(task, learner, self.corpus, self.merges, self.limit, self.shape, self.too_slow,
+                                 self.timeout, reference=self.reference, factor=self.factor, slack=self.slack)
