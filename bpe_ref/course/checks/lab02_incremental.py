@@ -291,7 +291,7 @@ SIDE = 8  # the left tokens of its merges, and the right ones: 64 frequent words
 FREQUENT = 1_000_000  # the frequency of its frequent words
 COST_MERGES = 40
 COST_LIMIT = 10.0
-# The runs' bound against the reference's (measured.verify_merge_cost) is wider here than the other labs': page 02's
+# The runs' bound against the reference's (measured.MeasuredMerges) is wider here than the other labs': page 02's
 # five-minute filter, ``pair in zip(word, word[1:])``, must pass, and the mistakes that must fail all cost 11 times the
 # reference's 40 merges or more: 6 (with the 0.15 s slack, about 6.8 here) sits 2 times above the toy and 1.6 below
 # the cheapest mistake. Each run's fastest over the reference's (load 17 to 22, a kernel and the worker): V2 0.86-1.14,
