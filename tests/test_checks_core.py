@@ -593,6 +593,12 @@ def _spin(n: int) -> int:
         n += 1
 
 
+def measured_once(kind, task, learner, **declared):
+    """A measured check of ``kind`` declared for a test and measured once on ``learner`` (no warm-up, no pass line):
+    its passing measure, or ``None``."""
+    return kind(task=task, said=None, **declared).measure(task, learner)
+
+
 def test_a_measured_call_past_what_could_pass_is_stopped_there_in_the_kernel_and_in_the_worker():
     """A measured call is stopped once its CPU time is past :func:`stop_at` its budget (here 0.2 s plus the
     reference's few microseconds: stopped at about 0.8 s), not run to its timeout (30 s); the worker is replaced
@@ -606,8 +612,8 @@ def test_a_measured_call_past_what_could_pass_is_stopped_there_in_the_kernel_and
     def stopped_message(measured, learner) -> str:
         started = time.monotonic()
         with pytest.raises(measured.CheckFailed) as failed:
-            measured.verify_call_cost(measured.Task("spin", ("n",)), learner, lambda n: n, lambda index: (1,), "1", factor=1.0, slack=0.2,
-                                      timeout=30, too_slow="it never ends")
+            measured_once(measured.MeasuredCost, measured.Task("spin", ("n",)), learner, reference=lambda n: n,
+                          build=lambda index: (1,), shape="1", factor=1.0, slack=0.2, timeout=30, too_slow="it never ends")
         assert time.monotonic() - started < 20  # on a loaded machine too: its CPU time is capped, not its wall time
         return str(failed.value)
 
@@ -638,17 +644,16 @@ def test_call_growth_passes_a_linear_function_and_fails_a_quadratic_one():
     task = measured.Task("pairs_seen", ("data",))
     small, large = lambda index: (bytes(range(256)) * 16,), lambda index: (bytes(range(256)) * 128,)  # 4,096 and 32,768 bytes
     describe = lambda args: f"<{len(args[0]):,} bytes>"  # noqa: E731
-    bounds = {"limit": 20, "factor": 4, "slack": 0.1}
-    growth = measured.verify_call_growth(task, lambda data: len(set(zip(data, data[1:]))) + 0 * sum(data), _pairs_seen,
-                                         small, large, 8, describe, **bounds, timeout=30, too_slow="...")
+    bounds = {"reference": _pairs_seen, "small": small, "large": large, "times": 8, "describe": describe, "limit": 20,
+              "factor": 4, "slack": 0.1}
+    growth = measured_once(measured.MeasuredGrowth, task, lambda data: len(set(zip(data, data[1:]))) + 0 * sum(data),
+                           **bounds, timeout=30, too_slow="...")
     assert growth is None or (growth.ratio <= 20 and growth.large <= growth.bound)
     with pytest.raises(measured.CheckFailed) as failed:
-        measured.verify_call_growth(task, _quadratic_pairs_seen, _pairs_seen, small, large, 8, describe, **bounds,
-                                    timeout=60, too_slow="a pass per byte")
+        measured_once(measured.MeasuredGrowth, task, _quadratic_pairs_seen, **bounds, timeout=60, too_slow="a pass per byte")
     assert "measured from outside your code" in str(failed.value) or "did not finish" in str(failed.value)
     with pytest.raises(measured.CheckFailed, match="did not return the reference's answer"):
-        measured.verify_call_growth(task, lambda data: 0, _pairs_seen, small, large, 8, describe, **bounds, timeout=30,
-                                    too_slow="...")
+        measured_once(measured.MeasuredGrowth, task, lambda data: 0, **bounds, timeout=30, too_slow="...")
 
 
 def _padded_on_short_inputs(function, shortest: int, longest: int, floor: float):
@@ -677,8 +682,9 @@ def test_call_growth_bounds_a_padded_short_call_by_the_reference(at_the_first_ve
     long_cost = time.thread_time() - spent  # the long call's cost here, many times the reference's
     for floor, longest in ((long_cost, 2000), (long_cost, 10_000)):  # the short call padded; every call padded
         with at_the_first_verdict(), pytest.raises(measured.CheckFailed) as failed:
-            measured.verify_call_growth(task, _padded_on_short_inputs(quadratic, 1000, longest, floor), _pairs_seen, small,
-                                        large, 8, describe, limit=20, factor=4, slack=0.05, timeout=60, too_slow="a pass per byte")
+            measured_once(measured.MeasuredGrowth, task, _padded_on_short_inputs(quadratic, 1000, longest, floor),
+                          reference=_pairs_seen, small=small, large=large, times=8, describe=describe, limit=20, factor=4,
+                          slack=0.05, timeout=60, too_slow="a pass per byte")
         message = str(failed.value)
         assert "the reference" in message and "measured from outside your code" in message, message
 
@@ -698,7 +704,7 @@ def test_every_measured_call_gets_an_input_of_an_index_no_call_had():
         seen.append(index)
         return (index,)
 
-    def slow_once(data):  # over the limit on its first call only: verify_call_cost tries a second input
+    def slow_once(data):  # over the limit on its first call only: MeasuredCost tries a second input
         started = time.thread_time()
         while not answered and time.thread_time() - started < 0.3:
             pass
@@ -706,14 +712,15 @@ def test_every_measured_call_gets_an_input_of_an_index_no_call_had():
         return data
 
     for _ in ("visible", "hidden"):
-        measured.verify_merge_cost(task, lambda counts, count: [], lambda index: ({built(index)[0]: 1}, lambda count: []), 5, 10.0,
-                                   "<a corpus>", "...", reference=lambda counts, count: [], factor=3.0, slack=0.2)
-        measured.verify_call_cost(task, slow_once, lambda data: data, built, "<an index>", factor=1.0, slack=0.2, timeout=30,
-                                  too_slow="...")
-        measured.verify_call_growth(task, lambda data: data, lambda data: data, built, built, 8, repr, limit=20, factor=4.0,
-                                    slack=0.5, timeout=30, too_slow="...")
-    # Twice (visible, hidden): verify_merge_cost 1 try of 2 runs (clear of both limits), verify_call_cost 2 tries then 1,
-    # verify_call_growth 1 of 2 (clear).
+        measured_once(measured.MeasuredMerges, task, lambda counts, count: [], reference=lambda counts, count: [],
+                      corpus=lambda index: ({built(index)[0]: 1}, lambda count: []), merges=5, limit=10.0, shape="<a corpus>",
+                      too_slow="...", timeout=None, factor=3.0, slack=0.2)
+        measured_once(measured.MeasuredCost, task, slow_once, reference=lambda data: data, build=built, shape="<an index>",
+                      factor=1.0, slack=0.2, timeout=30, too_slow="...")
+        measured_once(measured.MeasuredGrowth, task, lambda data: data, reference=lambda data: data, small=built,
+                      large=built, times=8, describe=repr, limit=20, factor=4.0, slack=0.5, timeout=30, too_slow="...")
+    # Twice (visible, hidden): MeasuredMerges 1 try of 2 runs (clear of both limits), MeasuredCost 2 tries then 1,
+    # MeasuredGrowth 1 of 2 (clear).
     assert len(seen) == 2 * 2 + 3 + 2 * 2 and len(set(seen)) == len(seen), seen
 
 

@@ -2027,7 +2027,7 @@ def _wrong_method(case: str):
             _defined_in_notebook(solution_namespace(lab), rounds.format("backtrack_encode"), "backtrack_encode"))
 
 
-# By default: lab 05's merge cost (verify_merge_cost) here; lab 05's cost against the reference's (verify_call_cost) in
+# By default: lab 05's merge cost (verify_merge_cost) here; lab 05's cost against the reference's (MeasuredCost) in
 # the grading worker, as graded (the next test); lab 02's merge cost in tests/test_mistakes.py (its trainer without the
 # filter, graded behind this cache by the hidden test, the visible one too on demand); and tests/test_checks_core.py checks that every try
 # of each of the three measured checks gets an index of its own. The other labs' and lab 05's push cost here: on demand.

@@ -543,7 +543,7 @@ def train(pretoken_counts, num_merges):
 
 
 def test_a_recounting_trainer_that_pads_its_one_merge_run_loses_task_3():
-    """Task 3 of lab 02 (1 + 3 points) is graded by the cost per merge (:func:`bpe_ref.course.checks.measured.verify_merge_cost`):
+    """Task 3 of lab 02 (1 + 3 points) is graded by the cost per merge (:class:`bpe_ref.course.checks.measured.MeasuredMerges`):
     40 merges may cost at most 10 times the one-merge run's CPU time, both measured from outside. The learner's
     code decides what the one-merge run costs: lab 01's recounting trainer (V1, a recount per merge: 11 to 45
     times) that burnt 8 times its own cost more when ``num_merges == 1`` passed (2.4 to 3.8 times). The same
@@ -551,7 +551,7 @@ def test_a_recounting_trainer_that_pads_its_one_merge_run_loses_task_3():
     worker (``remote`` of tests/test_mistakes.py), lab 04's V4 that visits every word on each merge, each call padded
     to 8 s, passed verify_merge_cost (0.00 times); lab 05's V5 with a ``max()`` scan per merge, calls on more than
     1,000 words padded to 3 s, passed verify_merge_cost (0.00) and verify_push_cost (1.2 times the reference's, its
-    corpus has 2 words). verify_call_growth (lab 08's tasks 2 and 3) had the same base: step 06's replay for
+    corpus has 2 words). MeasuredGrowth (lab 08's tasks 2 and 3) had the same base: step 06's replay for
     backtrack_encode, which spends 0.6 s of CPU time on any pretoken of 1,000 to 1,999 bytes (the short measured
     call), passed verify_not_a_replay in the worker. Safe: both runs are bounded by the reference's CPU time on a
     corpus of the same shape, run meanwhile in the grading process (a slack plus a factor for honest constant

@@ -414,28 +414,30 @@ def measured_text(index: int, pieces: int) -> tuple[str, list[str]]:
     return EOT.join("".join(rng.choices(MEASURED_VOCABULARY, k=MEASURED_WORDS)) for _ in range(pieces)), [EOT]
 
 
+GATHERED_LINEARLY = measured.MeasuredGrowth(
+    task=PRETOKENIZE_TASK, reference=pretokenize, small=lambda index: measured_text(index, MEASURED_PIECES),
+    large=lambda index: measured_text(index, MEASURED_PIECES * GROWTH_TIMES), times=GROWTH_TIMES,
+    describe=lambda args: f"<a text of {args[0].count(EOT) + 1:,} pieces of {MEASURED_WORDS} words, <|endoftext|> between "
+                          f"them>, {args[1]!r}",
+    limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
+    too_slow="gather the pieces' pretokens into one list as you go (append, extend, +=, a comprehension): "
+             "sum(lists, []), like pretokens = pretokens + more, copies everything gathered so far at each piece, "
+             "time quadratic in the number of pieces",
+    # no figures: a graded notebook's output is the same from one grading to the next
+    said=lambda growth, name: f"{name}: its CPU time from {MEASURED_PIECES:,} pieces to "
+                              f"{MEASURED_PIECES * GROWTH_TIMES:,} grows as a linear method's does (measured from outside "
+                              "your code).")
+
+
 def verify_pretokens_gathered_linearly(learner: Callable) -> None:
     """Task 3 gathers each piece's pretokens into one list: appended or extended, the list grows in time linear in the
     text; flattened with ``sum(lists, [])`` (or ``pretokens = pretokens + ...``), each piece copies all that came before,
     the right list in time quadratic in the number of pieces. Measured from outside the learner's code
-    (:func:`.measured.verify_call_growth`): the CPU time of one call on a text of :data:`MEASURED_PIECES` pieces and on
-    one :data:`GROWTH_TIMES` times as long, each bounded by the reference's on the long text. The hidden test's last
-    check: a function that answers wrong is told so by the cases first, with their hints, and costs no measured run."""
-    def describe(args: tuple) -> str:
-        return f"<a text of {args[0].count(EOT) + 1:,} pieces of {MEASURED_WORDS} words, <|endoftext|> between them>, {args[1]!r}"
-
-    long_text = measured_text(0, MEASURED_PIECES * GROWTH_TIMES)
-    measured.reference_runs(pretokenize, long_text, describe(long_text), 2)  # its fastest of two runs at least
-    growth = measured.verify_call_growth(
-        PRETOKENIZE_TASK, learner, pretokenize, lambda index: measured_text(index, MEASURED_PIECES),
-        lambda index: measured_text(index, MEASURED_PIECES * GROWTH_TIMES), GROWTH_TIMES, describe,
-        limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
-        too_slow="gather the pieces' pretokens into one list as you go (append, extend, +=, a comprehension): "
-                 "sum(lists, []), like pretokens = pretokens + more, copies everything gathered so far at each piece, "
-                 "time quadratic in the number of pieces")
-    if growth is not None:  # no figures: a graded notebook's output is the same from one grading to the next
-        passed(f"pretokenize: its CPU time from {MEASURED_PIECES:,} pieces to {MEASURED_PIECES * GROWTH_TIMES:,} grows as a "
-               "linear method's does (measured from outside your code).")
+    (:class:`.measured.MeasuredGrowth`): the CPU time of one call on a text of :data:`MEASURED_PIECES` pieces and on
+    one :data:`GROWTH_TIMES` times as long, each bounded by the reference's on the long text (its fastest of two runs at
+    least). The hidden test's last check: a function that answers wrong is told so by the cases first, with their hints,
+    and costs no measured run."""
+    GATHERED_LINEARLY.verify(learner)
 
 
 PRETOKENIZE = TaskGraders(

@@ -291,7 +291,7 @@ SIDE = 8  # the left tokens of its merges, and the right ones: 64 frequent words
 FREQUENT = 1_000_000  # the frequency of its frequent words
 COST_MERGES = 40
 COST_LIMIT = 10.0
-# The runs' bound against the reference's (measured.verify_merge_cost) is wider here than the other labs': page 02's
+# The runs' bound against the reference's (measured.MeasuredMerges) is wider here than the other labs': page 02's
 # five-minute filter, ``pair in zip(word, word[1:])``, must pass, and the mistakes that must fail all cost 11 times the
 # reference's 40 merges or more: 6 (with the 0.15 s slack, about 6.8 here) sits 2 times above the toy and 1.6 below
 # the cheapest mistake. Each run's fastest over the reference's (load 17 to 22, a kernel and the worker): V2 0.86-1.14,
@@ -332,6 +332,31 @@ def few_changes_corpus(seed_bytes: bytes) -> tuple[dict[bytes, int], dict[bytes,
     return counts | tiebreakers | frequent, tiebreakers | frequent
 
 
+def measured_corpus(index: int) -> tuple[dict[bytes, int], Callable[[int], list]]:
+    """The corpus of measured run ``index`` (each run its own), and the reference's merges on it: only the frequent
+    words and the tie-breakers hold the first merges' pairs, and only these pairs count 1,000,000 times or more, so
+    its merges on those words alone."""
+    counts, frequent = few_changes_corpus(measured.measured_random(f"02_incremental:{index}").randbytes(16))
+    return counts, lambda count: reference_train(frequent, count)
+
+
+# (No time limit of its own: a run stopped by one would leave train marked as hung, and task 4, which grades the
+# same function, would lose its points too. The slow ways take a few seconds of CPU time here.)
+INCREMENTAL_COST = measured.MeasuredMerges(
+    task=replace(TRAIN_INCREMENTAL_TASK, stand_ins=(pair_count_changes, full_update.merge_and_update)),
+    reference=reference_train, corpus=measured_corpus, merges=COST_MERGES, limit=COST_LIMIT, timeout=None,
+    shape=f"<{RARE_WORDS + SIDE * SIDE:,} words, each merge changes one>", factor=COST_FACTOR,
+    too_slow="count the pairs once, before the loop; then, on each merge, update the counts of the words that hold the "
+             "pair (merge_and_update), and skip the others with a cheap test of both tokens (pair[0] in word and "
+             "pair[1] in word) before any call. Counting the pairs of every word again on each merge (V1, count_pairs "
+             "in the loop), or calling merge_and_update on every word (a pass over its windows, even where nothing "
+             "changes), costs a pass over all the words' pairs per merge; so does calling it on every word that holds "
+             "one token of the pair (pair[0] in word alone): here half the words hold its left token, and none the pair",
+    said=lambda growth, name: f"{name} updates incrementally: {COST_MERGES} merges cost {growth.ratio:.2f} times one "
+                              f"merge's run on a corpus of {RARE_WORDS + SIDE * SIDE:,} words where each merge changes "
+                              "one (CPU time, measured from outside your code).")
+
+
 def verify_incremental_updates(train: Callable, name: str = "train") -> None:
     """Task 3 asks for V2: count the pairs once, then update only the words that hold the merged pair.
     A trainer that recounts (V1), or that calls merge_and_update on every word, or on every word that holds
@@ -342,29 +367,7 @@ def verify_incremental_updates(train: Callable, name: str = "train") -> None:
     run, merge_and_update is page 02's rule with no shortcut (:mod:`.full_update`): a call on a word costs a
     pass over its windows, so calling it on every word costs a pass over the corpus per merge too, and on
     the words that hold the pair's left token (or its right one) a pass over half of it."""
-    def corpus(index: int) -> tuple[dict[bytes, int], Callable[[int], list]]:
-        """The corpus of measured run ``index`` (each run its own), and the reference's merges on it: only the frequent
-        words and the tie-breakers hold the first merges' pairs, and only these pairs count 1,000,000 times or more, so
-        its merges on those words alone."""
-        counts, frequent = few_changes_corpus(measured.measured_random(f"02_incremental:{index}").randbytes(16))
-        return counts, lambda count: reference_train(frequent, count)
-
-    words = RARE_WORDS + SIDE * SIDE
-    task = replace(TRAIN_INCREMENTAL_TASK, name=name, stand_ins=(pair_count_changes, full_update.merge_and_update))
-    growth = measured.verify_merge_cost(
-        task, train, corpus, COST_MERGES, COST_LIMIT, f"<{words:,} words, each merge changes one>",
-        "count the pairs once, before the loop; then, on each merge, update the counts of the words that hold the "
-        "pair (merge_and_update), and skip the others with a cheap test of both tokens (pair[0] in word and "
-        "pair[1] in word) before any call. Counting the pairs of every word again on each merge (V1, count_pairs "
-        "in the loop), or calling merge_and_update on every word (a pass over its windows, even where nothing "
-        "changes), costs a pass over all the words' pairs per merge; so does calling it on every word that holds "
-        "one token of the pair (pair[0] in word alone): here half the words hold its left token, and none the pair",
-        reference=reference_train, factor=COST_FACTOR, slack=measured.MERGE_SLACK)
-    # (No time limit of its own: a run stopped by one would leave train marked as hung, and task 4, which grades the
-    # same function, would lose its points too. The slow ways take a few seconds of CPU time here.)
-    if growth is not None:
-        passed(f"{name} updates incrementally: {COST_MERGES} merges cost {growth.ratio:.2f} times one merge's run on a "
-               f"corpus of {words:,} words where each merge changes one (CPU time, measured from outside your code).")
+    INCREMENTAL_COST.verify(train, name)
 
 
 LAB = Lab(

@@ -522,29 +522,32 @@ COST_TIMEOUT = 40.0  # seconds a run may take: V4 spent 1.1 to 1.8 s of CPU time
 # of what could pass (about 4 to 5 s of CPU)
 
 
+def measured_corpus(index: int) -> tuple[dict[bytes, int], Callable[[int], list]]:
+    """The corpus of measured run ``index`` (each run its own, drawn from the grading's seed), and the reference's merges
+    on it: those of its frequent words and of the frequent pairs its rare words hold (only they hold the first merges'
+    pairs)."""
+    counts, frequent = few_words_per_merge_corpus(measured.measured_random(f"04_inverted_index:{index}").randbytes(16))
+    return counts, lambda count: reference_train(frequent, count)
+
+
+MERGE_COST = measured.MeasuredMerges(
+    task=TRAIN_TASK, reference=reference_train, corpus=measured_corpus, merges=COST_MERGES, limit=COST_LIMIT,
+    shape="<81,922 words, each merge after the first changes at most 121>", timeout=COST_TIMEOUT,
+    cases=lambda: TRAIN_CASES,  # the tie-break's hints
+    too_slow="visit only the words that hold the merged pair, found through the index (index.pop(pair)): not every word "
+             "(also not `for i, word in enumerate(words): if i in ids`), nor the words of the pairs counted near the top; "
+             "build the index and count the pairs once",
+    said=lambda growth, name: f"{name}: {COST_MERGES:,} merges cost {growth.ratio:.2f} times one merge's run on a corpus "
+                              "where each merge after the first changes at most 121 of 81,922 words (CPU time, measured "
+                              "from outside your code).")
+
+
 def verify_merge_cost(train: Callable) -> None:
     """V4's point, measured from outside the learner's code: on :func:`few_words_per_merge_corpus` (a fresh one
     for each run, drawn from the grading's seed), 1,500 merges cost little more than one does, because each after the
     first visits the words the index lists (at most 121). A loop over every word on each merge (even one that calls merge_and_update only
     where the index says, which the watched calls cannot tell from V4) costs a pass over 81,922 words per merge."""
-
-    def corpus(index: int) -> tuple[dict[bytes, int], Callable[[int], list]]:
-        """The corpus of measured run ``index``, and the reference's merges on it: those of its frequent words and of
-        the frequent pairs its rare words hold (only they hold the first merges' pairs)."""
-        counts, frequent = few_words_per_merge_corpus(measured.measured_random(f"04_inverted_index:{index}").randbytes(16))
-        return counts, lambda count: reference_train(frequent, count)
-
-    with measured.cases_explain_a_failure(TRAIN_TASK, train, reference_train, lambda: TRAIN_CASES):  # the tie-break's hints
-        growth = measured.verify_merge_cost(
-            TRAIN_TASK, train, corpus, COST_MERGES, COST_LIMIT,
-            "<81,922 words, each merge after the first changes at most 121>",
-            "visit only the words that hold the merged pair, found through the index (index.pop(pair)): not every word "
-            "(also not `for i, word in enumerate(words): if i in ids`), nor the words of the pairs counted near the top; "
-            "build the index and count the pairs once",
-            timeout=COST_TIMEOUT, reference=reference_train, factor=measured.MERGE_FACTOR, slack=measured.MERGE_SLACK)
-    if growth is not None:
-        passed(f"train: {COST_MERGES:,} merges cost {growth.ratio:.2f} times one merge's run on a corpus where each "
-               "merge after the first changes at most 121 of 81,922 words (CPU time, measured from outside your code).")
+    MERGE_COST.verify(train)
 
 
 def verify_index_use(train: Callable) -> None:

@@ -13,10 +13,10 @@ still live), not by the arrays' raw contents, so stale entries left in ``occurre
 
 from __future__ import annotations
 
-import contextlib
 import heapq
 import random
 from collections.abc import Callable
+from typing import Any
 from functools import lru_cache
 
 from hypothesis import strategies as st
@@ -335,39 +335,42 @@ def pops_in_turn_reference(seed: bytes, live: int, calls: int) -> list:
     return pop_in_turn(pop_best_reference, seed, live, calls)
 
 
-def verify_v5_cost(task: Task, learner: Callable, reference: Callable, draw: Callable[[bytes], tuple], key: str, shape: str, *,
-                   factor: float, slack: float, too_slow: str, what: str, explained_by: tuple | None = None) -> None:
-    """One of V5's costs, measured from outside the learner's code (:func:`.measured.verify_call_cost`): each measured
-    call on ``draw(seed bytes)``, its own input drawn from the grading's seed, costs at most ``factor`` times the
-    reference's CPU time plus ``slack``; ``what`` names the calls in the pass line. With ``explained_by`` (task,
-    reference, cases), a failure runs those cases first (:func:`.measured.cases_explain_a_failure`)."""
-    def make_args(index: int) -> tuple:
-        return draw(measured.measured_random(f"05_heap:{key}:{index}").randbytes(16))
+# Seconds a run may take, by the wall clock: far above where the CPU time stops a call, so that on a loaded machine a
+# method only too slow is told so by its CPU time, never taken for a loop that never ends (at 20 s, one run in 12 was).
+PUSH_TIMEOUT = 60.0
 
-    # the reference's fastest of three runs at least (two here, one in the check's first try): one slowed run raises no bar
-    measured.reference_runs(reference, make_args(0), shape, 2)
-    with measured.cases_explain_a_failure(*explained_by) if explained_by else contextlib.nullcontext():
-        cost = measured.verify_call_cost(task, learner, reference, make_args, shape, factor=factor, slack=slack,
-                                         timeout=PUSH_TIMEOUT, too_slow=too_slow)
-    if cost is not None:
-        passed(f"{task.name}: {what} cost {cost.learner / max(cost.reference, 0.01):.1f} times the reference's CPU time "
-               "(measured from outside your code).")
+
+def v5_cost(key: str, draw: Callable[[bytes], tuple], what: str, **declared: Any) -> measured.MeasuredCost:
+    """One of V5's costs, measured from outside the learner's code (:class:`.measured.MeasuredCost`): each measured
+    call on ``draw(seed bytes)``, its own input drawn from the grading's seed, costs at most ``factor`` times the
+    reference's CPU time plus ``slack``; ``what`` names the calls in the pass line. The reference's fastest of three runs
+    at least (two before the check, one in its first try): one slowed run raises no bar."""
+    return measured.MeasuredCost(
+        build=lambda index: draw(measured.measured_random(f"05_heap:{key}:{index}").randbytes(16)), warm_up=2,
+        timeout=PUSH_TIMEOUT, said=lambda cost, name: f"{name}: {what} cost {cost.learner / max(cost.reference, 0.01):.1f} "
+                                                      "times the reference's CPU time (measured from outside your code).",
+        **declared)
+
+
+pop_best_reference = pop_best
+
+POP_COST = v5_cost(
+    "pop", lambda seed: (seed, POP_LIVE, POP_CALLS), f"{POP_CALLS:,} calls in turn on a heap of {POP_LIVE:,} pairs",
+    task=POP_TURNS_TASK, reference=pops_in_turn_reference,
+    shape=f"<{POP_CALLS:,} calls in turn on a heap of {POP_LIVE:,} pairs, as V5's loop makes them>",
+    factor=POP_FACTOR, slack=POP_SLACK, cases=lambda: POP_CASES, cases_of=(POP_TASK, pop_best_reference),
+    too_slow="take each entry out with heapq.heappop (O(log H)), and put a stale one back with heapq.heappush: sorting "
+             "the list or scanning it (sort, min, sorted, remove, heapify), on each entry or once per call, costs O(H) "
+             "for every call")
 
 
 def verify_pop_cost(pop_best: Callable) -> None:
     """``pop_best`` pops with ``heapq.heappop``, O(log H) per entry, measured from outside the learner's code: the calls
     of :func:`pop_in_turn` cost at most :data:`POP_FACTOR` times the reference's CPU time plus :data:`POP_SLACK`. A wrong
     pop gives other pairs on these calls: the fixed cases' hints tell it better than the measured call."""
-    verify_v5_cost(POP_TURNS_TASK, pop_best, pops_in_turn_reference, lambda seed: (seed, POP_LIVE, POP_CALLS), "pop",
-                   f"<{POP_CALLS:,} calls in turn on a heap of {POP_LIVE:,} pairs, as V5's loop makes them>",
-                   factor=POP_FACTOR, slack=POP_SLACK, what=f"{POP_CALLS:,} calls in turn on a heap of {POP_LIVE:,} pairs",
-                   explained_by=(POP_TASK, pop_best, pop_best_reference, lambda: POP_CASES),
-                   too_slow="take each entry out with heapq.heappop (O(log H)), and put a stale one back with heapq.heappush: "
-                            "sorting the list or scanning it (sort, min, sorted, remove, heapify), on each entry or once per "
-                            "call, costs O(H) for every call")
+    POP_COST.verify(pop_best)
 
 
-pop_best_reference = pop_best
 
 # Task 2: the pops of fixed and generated heaps, and their cost measured from outside the learner's code.
 POP_BEST = TaskGraders(POP_TASK, pop_best, POP_CASES, pop_inputs(), max_examples=150, verify=(verify_pop_cost,))
@@ -585,16 +588,14 @@ def verify_merge_cost(train: Callable) -> None:
         counts, frequent = many_pairs_corpus(measured.measured_random(f"05_heap:{index}").randbytes(16))
         return counts, lambda count: reference_train(frequent, count)
 
-    with measured.cases_explain_a_failure(TRAIN_TASK, train, reference_train, lambda: TRAIN_CASES):  # wrong merges, told small
-        growth = measured.verify_merge_cost(
-            TRAIN_TASK, train, corpus, COST_MERGES, COST_LIMIT, f"<{len(corpus(0)[0]):,} words, 57,872 pairs>",
-            "pick each merge with pop_best from a heap built once, and push only the pairs whose count grew; a scan "
-            "of the pair counts (max, sorted, best_pair, even max(pair_counts.values()) as a check) or a heap rebuilt "
-            "costs O(P) per merge", timeout=COST_TIMEOUT, reference=reference_train, factor=measured.MERGE_FACTOR,
-            slack=measured.MERGE_SLACK)
-    if growth is not None:
-        passed(f"train: {COST_MERGES} merges cost {growth.ratio:.2f} times one merge's run on a corpus of 57,872 "
-               "pairs (CPU time, measured from outside your code).")
+    measured.MeasuredMerges(  # its shape counts the words of this seed's corpus
+        task=TRAIN_TASK, reference=reference_train, corpus=corpus, merges=COST_MERGES, limit=COST_LIMIT,
+        shape=f"<{len(corpus(0)[0]):,} words, 57,872 pairs>", timeout=COST_TIMEOUT, cases=lambda: TRAIN_CASES,
+        too_slow="pick each merge with pop_best from a heap built once, and push only the pairs whose count grew; a "
+                 "scan of the pair counts (max, sorted, best_pair, even max(pair_counts.values()) as a check) or a heap "
+                 "rebuilt costs O(P) per merge",  # a failure's wrong merges told small first, by the cases
+        said=lambda growth, name: f"{name}: {COST_MERGES} merges cost {growth.ratio:.2f} times one merge's run on a "
+                                  "corpus of 57,872 pairs (CPU time, measured from outside your code).").verify(train)
 
 
 # The corpus of the push cost: 2 words of 2,000 random bytes among 4, 1,500 merges asked (about 1,290 made: each word
@@ -605,9 +606,6 @@ def verify_merge_cost(train: Callable) -> None:
 # the reference's CPU time, stopped in its first try; V5 and its honest variants 1.0 to 1.9 times.
 PUSH_WORDS, PUSH_LENGTH, PUSH_MERGES = 2, 2000, 1500
 PUSH_FACTOR, PUSH_SLACK = 3.0, 0.3  # V5 and its variants: 0.8 to 1.9 times the reference's; every pair pushed: 11 to 12
-# Seconds a run may take, by the wall clock: far above where the CPU time stops a call, so that on a loaded machine a
-# method only too slow is told so by its CPU time, never taken for a loop that never ends (at 20 s, one run in 12 was).
-PUSH_TIMEOUT = 60.0
 
 
 @lru_cache(maxsize=4)
@@ -619,16 +617,21 @@ def long_words_corpus(seed_bytes: bytes) -> dict[bytes, int]:
     return {bytes(rng.choices(b"\xfc\xfd\xfe\xff", k=PUSH_LENGTH)): 1 for _ in range(PUSH_WORDS)}
 
 
+PUSH_COST = v5_cost(
+    "push", lambda seed: (long_words_corpus(seed), PUSH_MERGES), f"{PUSH_MERGES} merges of long words",
+    task=TRAIN_TASK, reference=reference_train,
+    shape=f"<{PUSH_WORDS} words of {PUSH_LENGTH:,} random bytes among 4>, {PUSH_MERGES}", factor=PUSH_FACTOR,
+    slack=PUSH_SLACK,
+    too_slow="push an entry only for the pairs whose count grew, those that hold the new token (pairs_with(word, "
+             "token)), not for every pair of the rewritten word: a pair that shrank keeps its old entry, which pop_best "
+             "finds stale and pushes back with its live count")
+
+
 def verify_push_cost(train: Callable) -> None:
     """V5 pushes an entry for each pair whose count grew, not for every pair of each rewritten word (the blog
     post's ``get_new_pairs(new_word)``), measured from outside the learner's code: on :func:`long_words_corpus`, 1,500
     merges cost at most :data:`PUSH_FACTOR` times the reference's CPU time plus :data:`PUSH_SLACK`."""
-    verify_v5_cost(TRAIN_TASK, train, reference_train, lambda seed: (long_words_corpus(seed), PUSH_MERGES), "push",
-                   f"<{PUSH_WORDS} words of {PUSH_LENGTH:,} random bytes among 4>, {PUSH_MERGES}",
-                   factor=PUSH_FACTOR, slack=PUSH_SLACK, what=f"{PUSH_MERGES} merges of long words",
-                   too_slow="push an entry only for the pairs whose count grew, those that hold the new token "
-                            "(pairs_with(word, token)), not for every pair of the rewritten word: a pair that shrank keeps "
-                            "its old entry, which pop_best finds stale and pushes back with its live count")
+    PUSH_COST.verify(train)
 
 
 # The corpus of the cost of repeated windows: a pair that occurs many times in one rewritten word, whose count then
@@ -667,18 +670,22 @@ def repeated_windows_corpus(seed_bytes: bytes) -> tuple[dict[bytes, int], int]:
     return words, REPEAT_SHRINKS + 1
 
 
+WINDOWS_COST = v5_cost(
+    "windows", repeated_windows_corpus, "the merges of words where one pair repeats",
+    task=TRAIN_TASK, reference=reference_train,
+    shape=f"<2 words (a b)^n, n {REPEAT_LENGTHS[0]:,} to {REPEAT_LENGTHS[1]:,}, and {2 * REPEAT_SHRINKS} short ones>, "
+          f"{REPEAT_SHRINKS + 1}", factor=REPEAT_FACTOR, slack=REPEAT_SLACK,
+    too_slow="push one entry per pair whose count grew in the merge, not one per window that pairs_with(word, token) "
+             "returns: a pair that occurs n times in a rewritten word then gets n entries, and each time its count "
+             "shrinks pop_best pops and pushes back every one of them. Collect the grown pairs in a set during the "
+             "merge and push each once after it, with its count then")
+
+
 def verify_repeated_windows_cost(train: Callable) -> None:
     """V5 pushes one entry per pair whose count grew in a merge, not one per window that ``pairs_with`` returns,
     measured from outside the learner's code: on :func:`repeated_windows_corpus`, its merges cost at most
     :data:`REPEAT_FACTOR` times the reference's CPU time plus :data:`REPEAT_SLACK`."""
-    verify_v5_cost(TRAIN_TASK, train, reference_train, repeated_windows_corpus, "windows",
-                   f"<2 words (a b)^n, n {REPEAT_LENGTHS[0]:,} to {REPEAT_LENGTHS[1]:,}, and {2 * REPEAT_SHRINKS} short ones>, "
-                   f"{REPEAT_SHRINKS + 1}",
-                   factor=REPEAT_FACTOR, slack=REPEAT_SLACK, what="the merges of words where one pair repeats",
-                   too_slow="push one entry per pair whose count grew in the merge, not one per window that pairs_with(word, "
-                            "token) returns: a pair that occurs n times in a rewritten word then gets n entries, and each time "
-                            "its count shrinks pop_best pops and pushes back every one of them. Collect the grown pairs in a "
-                            "set during the merge and push each once after it, with its count then")
+    WINDOWS_COST.verify(train)
 
 
 def visible_then(train: Callable) -> None:

@@ -335,21 +335,21 @@ def long_run(index: int) -> tuple[list[bytes], dict[Pair, int], list[Entry]]:
     return parts, ranks, heap
 
 
+LONG_RUN_COST = measured.MeasuredCost(
+    task=MERGE_ALL_TASK, reference=reference_merge_all, build=long_run, cases=merge_all_cases,
+    shape=f"<up to {LONG_RUN:,} parts b'a'>, <ranks (a, a), (aa, aa), ...>, <their first heap less 1 entry in {LEFT_OUT}>",
+    factor=LONG_RUN_FACTOR, slack=LONG_RUN_SLACK, timeout=LONG_RUN_SECONDS,
+    too_slow="does it look for the best pair again after each merge, search the heap, or rebuild a list? A loop that "
+             "looks for the best pair again after each merge costs O(L) per merge, O(L²) in all: pop it from the heap "
+             "instead. Each merge should cost O(log L): a pop, two pushes, and a few links changed",
+    said=lambda cost, name: cost.said(f"{name}: about {LONG_RUN:,} merges of one long run of b'a' in "))
+
+
 def verify_long_run(merge_all: Callable, name: str = "merge_all") -> None:
     """One run of about 16,384 a's must cost about what the reference's pop loop costs (CPU time, measured from outside
     the learner's code), not tens of times as much: a loop that rescans the parts for the best pair after each merge
     (as the naive encoder does) is O(L²) here, the heap O(L log L)."""
-    task = replace(MERGE_ALL_TASK, name=name)
-    with measured.cases_explain_a_failure(task, merge_all, reference_merge_all, merge_all_cases):
-        cost = measured.verify_call_cost(
-            task, merge_all, reference_merge_all, long_run,
-            f"<up to {LONG_RUN:,} parts b'a'>, <ranks (a, a), (aa, aa), ...>, <their first heap less 1 entry in {LEFT_OUT}>",
-            factor=LONG_RUN_FACTOR, slack=LONG_RUN_SLACK, timeout=LONG_RUN_SECONDS,
-            too_slow="does it look for the best pair again after each merge, search the heap, or rebuild a list? A "
-                     "loop that looks for the best pair again after each merge costs O(L) per merge, O(L²) in all: pop "
-                     "it from the heap instead. Each merge should cost O(log L): a pop, two pushes, and a few links changed")
-    if cost is not None:
-        passed(cost.said(f"{name}: about {LONG_RUN:,} merges of one long run of b'a' in "))
+    LONG_RUN_COST.verify(merge_all, name)
 
 
 @st.composite
@@ -596,22 +596,16 @@ def verify_heap_cost(heap_encode: Callable, name: str = "heap_encode") -> None:
     on the trusted side. Step 06's rounds give the same tokens at a pass over the pretoken per merge, and
     calling first_heap and merge_all for show beside them changes nothing."""
     ranks = measured.alphabet_ranks(gpt2_ranks())
-    task = replace(HEAP_ENCODE_TASK, name=name)
-
-    def make_args(index: int) -> tuple[bytes, dict]:  # each measured call its own pretoken
-        return measured.long_letters(f"{name}:{index}", MEASURED_LENGTH), ranks
-
-    shape = f"<{MEASURED_LENGTH:,} random bytes of {measured.LETTERS.decode()}>, <GPT-2's {len(ranks)} merges of them>"
-    # the reference's fastest of three runs at least, as lab 05's: one run slowed by load (0.28 s for 0.12 to 0.14,
-    # 2026-11-30, pytest -n 2) raised the bound to 1.7 s and let the rounds (1.65 s) pass
-    measured.reference_runs(reference_heap_encode, make_args(0), shape, 2)
-    with measured.cases_explain_a_failure(task, heap_encode, reference_heap_encode, lambda: TRAINED_CASES):
-        cost = measured.verify_call_cost(
-            task, heap_encode, reference_heap_encode, make_args, shape, factor=COST_FACTOR, slack=COST_SLACK, timeout=COST_TIMEOUT,
-            too_slow="build the heap once (first_heap) and run the pop loop once (merge_all): O(L log L). Step 06's "
-                     "rounds give the same tokens in O(L²)")
-    if cost is not None:
-        passed(cost.said(f"{name}: ", f" on {MEASURED_LENGTH:,} bytes"))
+    measured.MeasuredCost(
+        task=replace(HEAP_ENCODE_TASK, name=name), reference=reference_heap_encode, cases=lambda: TRAINED_CASES,
+        build=lambda index: (measured.long_letters(f"{name}:{index}", MEASURED_LENGTH), ranks),  # each call its own
+        shape=f"<{MEASURED_LENGTH:,} random bytes of {measured.LETTERS.decode()}>, <GPT-2's {len(ranks)} merges of them>",
+        # the reference's fastest of three runs at least, as lab 05's: one run slowed by load (0.28 s for 0.12 to 0.14,
+        # 2026-11-30, pytest -n 2) raised the bound to 1.7 s and let the rounds (1.65 s) pass
+        warm_up=2, factor=COST_FACTOR, slack=COST_SLACK, timeout=COST_TIMEOUT,
+        too_slow="build the heap once (first_heap) and run the pop loop once (merge_all): O(L log L). Step 06's "
+                 "rounds give the same tokens in O(L²)",
+        said=lambda cost, name: cost.said(f"{name}: ", f" on {MEASURED_LENGTH:,} bytes")).verify(heap_encode)
 
 
 TRAINED_CASES = heap_encode_cases()

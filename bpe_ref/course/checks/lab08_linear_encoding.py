@@ -401,28 +401,23 @@ def verify_not_a_replay(learner: Callable, name: str, task: Task, reference: Cal
             if given == ranks and len(pretoken) < SHORT_LENGTH * GROWTH:
                 return encoder(pretoken)
             return slow_reference(pretoken, given)
+
     def pretoken(index: int, length: int) -> tuple[bytes, dict[Pair, int]]:  # each measured call its own pretoken
         draw = measured.measured_random(f"08_linear_encoding:{name}:{length}:{index}")
         return bytes(draw.choices(range(PAIR_ALPHABET), k=length)), ranks
 
-    def describe(args: tuple) -> str:
-        return f"<{len(args[0]):,} random bytes below {PAIR_ALPHABET}>, <every pair of them as a merge>"
-
     # the reference's fastest of three runs on the long pretoken at least (two here): one slowed run raises no bar
-    long_pretoken = pretoken(0, SHORT_LENGTH * GROWTH)
-    measured.reference_runs(reference, long_pretoken, describe(long_pretoken), 2)
-    with measured.cases_explain_a_failure(replace(task, name=name), learner, reference, cases):
-        growth = measured.verify_call_growth(
-            replace(task, name=name), learner, reference, lambda index: pretoken(index, SHORT_LENGTH),
-            lambda index: pretoken(index, SHORT_LENGTH * GROWTH), GROWTH, describe,
-            limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
-            too_slow="This task searches for the valid encoding left to right, each token compatible with the one "
-                     "before it (task 1), in time linear in the pretoken. Replaying the merges (step 06's "
-                     "encode_pretoken, or encoding each prefix) gives the same tokens, but costs a pass over the "
-                     "pretoken per merge that applies")
-    if growth is not None:
-        passed(f"{name}: {growth.small:.2f} s of CPU time on {SHORT_LENGTH:,} bytes, {growth.large:.2f} s on "
-               f"{SHORT_LENGTH * GROWTH:,} (measured from outside your code): it grows as a linear search does.")
+    measured.MeasuredGrowth(
+        task=replace(task, name=name), reference=reference, cases=cases, small=lambda index: pretoken(index, SHORT_LENGTH),
+        large=lambda index: pretoken(index, SHORT_LENGTH * GROWTH), times=GROWTH,
+        describe=lambda args: f"<{len(args[0]):,} random bytes below {PAIR_ALPHABET}>, <every pair of them as a merge>",
+        limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
+        too_slow="This task searches for the valid encoding left to right, each token compatible with the one before it "
+                 "(task 1), in time linear in the pretoken. Replaying the merges (step 06's encode_pretoken, or encoding "
+                 "each prefix) gives the same tokens, but costs a pass over the pretoken per merge that applies",
+        said=lambda growth, name: f"{name}: {growth.small:.2f} s of CPU time on {SHORT_LENGTH:,} bytes, {growth.large:.2f} "
+                                  f"s on {SHORT_LENGTH * GROWTH:,} (measured from outside your code): it grows as a linear "
+                                  "search does.").verify(learner)
 
 
 UNIQUE_WORDS = word_and_ranks().filter(lambda case: unique_bytes(case[1]))
@@ -658,21 +653,21 @@ def long_table(index: int) -> tuple[list]:
     return ([None] + [data[end - rng.randint(1, min(2, end)) : end] for end in range(1, COUNTS_LENGTH + 1)],)
 
 
+COUNTS_COST = measured.MeasuredCost(
+    task=COUNTS_TASK, reference=prefix_token_counts, build=long_table, cases=counts_cases,
+    shape=f"<last_tokens of {COUNTS_LENGTH:,} random bytes: tokens of 1 or 2 bytes>",
+    factor=COUNTS_FACTOR, slack=COUNTS_SLACK, timeout=COUNTS_TIMEOUT,
+    too_slow="counts[end] follows from the count of a shorter prefix, already in your list (page 08's corollary 1): one "
+             "pass, O(L) for all the prefixes. Walking the tokens of each prefix back to the start costs O(L) per "
+             "prefix, O(L²) in all",
+    said=lambda cost, name: cost.said(f"{name}: ", f" on a table of {COUNTS_LENGTH:,} entries"))
+
+
 def verify_counts_cost(learner: Callable, name: str = "prefix_token_counts") -> None:
     """Task 4 asks for one pass over ``last``, O(L) for every prefix together: counts[end] from the count of the prefix
     that dropping last[end] leaves, already computed. Walking the tokens of each prefix back to the start gives the
     same counts at O(L) per prefix, O(L²) in all: measured from outside the learner's code on one long table."""
-    task = replace(COUNTS_TASK, name=name)
-    with measured.cases_explain_a_failure(task, learner, prefix_token_counts, counts_cases):
-        cost = measured.verify_call_cost(
-            task, learner, prefix_token_counts, long_table,
-            f"<last_tokens of {COUNTS_LENGTH:,} random bytes: tokens of 1 or 2 bytes>",
-            factor=COUNTS_FACTOR, slack=COUNTS_SLACK, timeout=COUNTS_TIMEOUT,
-            too_slow="counts[end] follows from the count of a shorter prefix, already in your list (page 08's "
-                     "corollary 1): one pass, O(L) for all the prefixes. Walking the tokens of each prefix back to the "
-                     "start costs O(L) per prefix, O(L²) in all")
-    if cost is not None:
-        passed(cost.said(f"{name}: ", f" on a table of {COUNTS_LENGTH:,} entries"))
+    COUNTS_COST.verify(learner, name)
 
 
 # Task 4: fixed and generated tables, and the cost of one long table, measured from outside (both tests).

@@ -12,7 +12,7 @@ also bounded by the reference's CPU time on a corpus of the same shape, run mean
 factor, :data:`MERGE_FACTOR`). The merges of both runs must be the reference's (a quick wrong answer measures
 nothing), on a corpus drawn from the grading's secret seed (:func:`measured_random`), unknown in advance.
 
-Every measured call gets an input it has never seen: the callers pass a builder, ``make_args(index)``, and each
+Every measured call gets an input it has never seen: the checks declare a builder, ``build(index)``, and each
 measured call of this process (each try, each run, of every check) gets its own index (:data:`FRESH`): a learner's
 cache of answers would otherwise pay for a wrong method on the first try only.
 """
@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from ..trusted.measure_worker import cpu_seconds
 from ..trusted.verdicts import CheckFailed, CpuLimitReached, GradingStopped, LearnerError, current_seed
 from .compare import WrongType, error_name, plain, same
-from .running import Outcome, TookTooLong, call_learner, check_cases
+from .running import Outcome, TookTooLong, call_learner, check_cases, passed
 from .spec import Task, runs_remotely
 
 TRIES = 5  # at most this many tries of the pair of runs: the later ones run only while a ratio sits above its limit
@@ -194,57 +194,104 @@ def cases_explain_a_failure(task: Task, learner: Callable, reference: Callable, 
         raise
 
 
-def verify_merge_cost(task: Task, learner: Callable, corpus: Callable[[int], tuple[dict, Callable[[int], list]]], merges: int,
-                      limit: float, describe: str, too_slow: str, timeout: float | None = None, *, reference: Callable,
-                      factor: float, slack: float) -> Growth | None:
-    """Fail unless ``merges`` merges of ``learner`` (a trainer) cost at most ``limit`` times the CPU time of one
-    merge's run, and neither run more than ``slack`` seconds plus ``factor`` times the CPU time of ``reference``'s
-    ``merges`` merges on the long run's corpus (its fastest so far in this process), each run's fastest of
-    :data:`TRIES` tries (two at least, or one clear of both limits). ``corpus(index)`` builds the pretoken counts of a run (``index`` from
-    :data:`FRESH`: a fresh corpus of the same shape for each run) and ``expected(count)``, the reference's merges of a
-    run of ``count`` merges on it, which the run must return (the long run's are the reference's run's, timed).
-    ``describe`` names the corpus in messages, ``too_slow`` says what a scan per merge means in this lab; ``timeout``,
-    when given, the seconds a run may take (a method far too slow fails then). Returns the passing try, or ``None``
-    where CPU time cannot be read (said in the output)."""
-    task, learner = with_timeout(task, learner, timeout)
-    fastest_reference = [float("inf")]
+@dataclass(frozen=True, kw_only=True)
+class Measured:
+    """A lab's measured check, declared: the fields say what is measured and how it is told; :meth:`verify` runs it
+    (the reference's warm-up, the measure, the fixed cases that explain a failure, the pass line). The subclasses say
+    what is measured: one call against the reference's (:class:`MeasuredCost`), the growth from a short input to a long
+    one (:class:`MeasuredGrowth`), the cost of many merges against one (:class:`MeasuredMerges`). Every measured call
+    gets a fresh input, built by index (:data:`FRESH`)."""
 
-    def bound() -> float:
-        return slack + factor * fastest_reference[0]
+    task: Task
+    reference: Callable
+    factor: float  # each measured call may cost ``slack`` seconds plus ``factor`` times the reference's
+    slack: float
+    timeout: float | None  # seconds a measured call may take (a method far too slow fails then); None: no limit of its own
+    too_slow: str  # what a failure says the cost means, and what to do instead
+    said: Callable[[Any, str], str]  # the pass line, from the passing measure and the task's name
+    cases: Callable[[], Sequence] | None = None  # run first when the check fails: their hints tell a wrong answer better
+    cases_of: tuple[Task, Callable] | None = None  # the cases' task and reference, where not the measured ones
+    warm_up: int = 0  # the reference's runs on the first input before the check (its fastest of these, and more)
 
-    def run_pair() -> list[float]:
-        (short_counts, expected), (long_counts, _) = corpus(next(FRESH)), corpus(next(FRESH))
-        fastest_reference[0], long_expected = reference_cost(reference, (long_counts, merges), f"{describe}, {merges}")
-        than_reference = (f"the reference's {merges} merges of a corpus of this shape {fastest_reference[0]:.2f} s: "
-                          f"more than {slack:g} s + {factor:g} times that")
-        runs = []
-        for count, counts, right in ((1, short_counts, expected(1)), (merges, long_counts, long_expected)):
-            most = (bound(), than_reference)
-            if runs and runs[0] + limit * max(runs[0], 0.02) < most[0]:  # the long run's, once the short one's is known
-                most = (runs[0] + limit * max(runs[0], 0.02), f"{task.name}(..., 1) {runs[0]:.2f} s: the {merges - 1} "
-                        f"extra merges may cost {limit:g} times that")
-            got, seconds = measured_call(task, learner, (counts, count), f"{describe}, {count}", too_slow, most=most)
-            verify_merges(task, describe, count, right, got)
-            runs.append(seconds)
-        return runs
+    def verify(self, learner: Callable, name: str | None = None) -> None:
+        """Run the check on ``learner`` (the task renamed ``name``, where given), and print its pass line."""
+        task = replace(self.task, name=name) if name else self.task
+        self.warm()
+        cases_task, cases_reference = self.cases_of or (task, self.reference)
+        with (cases_explain_a_failure(cases_task, learner, cases_reference, self.cases) if self.cases is not None
+              else contextlib.nullcontext()):
+            result = self.measure(task, learner)
+        if result is not None:  # None: CPU time cannot be read here (said in the output)
+            passed(self.said(result, task.name))
 
-    best, attempt, passed = fastest_of_tries(
-        task, run_pair, lambda base, full: Growth(base, full, merges, fastest_reference[0], bound()), limit, 3,
-        "the cost per merge")
-    if best is None or passed:
-        return best
-    if best.ratio <= limit:  # the ratio passes, a run costs too much: the one-merge run's own, or the whole trainer's
-        count, seconds = (1, best.base) if best.base > best.full else (merges, best.full)
+    def warm(self) -> None:
+        """The reference's runs before the check, so that one run slowed by load raises no bar."""
+
+    def measure(self, task: Task, learner: Callable) -> Any:
+        """The measure that passed, or ``None`` where CPU time cannot be read (said in the output); a failure raises
+        :class:`CheckFailed`."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeasuredMerges(Measured):
+    """``merges`` merges of a trainer cost at most ``limit`` times the CPU time of one merge's run, and neither run
+    more than ``slack`` seconds plus ``factor`` times the CPU time of the reference's ``merges`` merges on the long run's
+    corpus (its fastest so far in this process), each run's fastest of :data:`TRIES` tries (two at least, or one clear of
+    both limits). ``corpus(index)`` builds the pretoken counts of a run (a fresh corpus of the same shape for each run)
+    and ``expected(count)``, the reference's merges of a run of ``count`` merges on it, which the run must return (the
+    long run's are the reference's run's, timed). ``shape`` names the corpus in messages, ``too_slow`` says what a scan
+    per merge means in this lab."""
+
+    corpus: Callable[[int], tuple[dict, Callable[[int], list]]]
+    merges: int
+    limit: float
+    shape: str
+    factor: float = MERGE_FACTOR
+    slack: float = MERGE_SLACK
+
+    def measure(self, task: Task, learner: Callable) -> Growth | None:
+        task, learner = with_timeout(task, learner, self.timeout)
+        merges, limit, slack, factor, describe, too_slow = (self.merges, self.limit, self.slack, self.factor, self.shape,
+                                                            self.too_slow)
+        fastest_reference = [float("inf")]
+
+        def bound() -> float:
+            return slack + factor * fastest_reference[0]
+
+        def run_pair() -> list[float]:
+            (short_counts, expected), (long_counts, _) = self.corpus(next(FRESH)), self.corpus(next(FRESH))
+            fastest_reference[0], long_expected = reference_cost(self.reference, (long_counts, merges), f"{describe}, {merges}")
+            than_reference = (f"the reference's {merges} merges of a corpus of this shape {fastest_reference[0]:.2f} s: "
+                              f"more than {slack:g} s + {factor:g} times that")
+            runs = []
+            for count, counts, right in ((1, short_counts, expected(1)), (merges, long_counts, long_expected)):
+                most = (bound(), than_reference)
+                if runs and runs[0] + limit * max(runs[0], 0.02) < most[0]:  # the long run's, once the short one's is known
+                    most = (runs[0] + limit * max(runs[0], 0.02), f"{task.name}(..., 1) {runs[0]:.2f} s: the {merges - 1} "
+                            f"extra merges may cost {limit:g} times that")
+                got, seconds = measured_call(task, learner, (counts, count), f"{describe}, {count}", too_slow, most=most)
+                verify_merges(task, describe, count, right, got)
+                runs.append(seconds)
+            return runs
+
+        best, attempt, done = fastest_of_tries(
+            task, run_pair, lambda base, full: Growth(base, full, merges, fastest_reference[0], bound()), limit, 3,
+            "the cost per merge")
+        if best is None or done:
+            return best
+        if best.ratio <= limit:  # the ratio passes, a run costs too much: the one-merge run's own, or the whole trainer's
+            count, seconds = (1, best.base) if best.base > best.full else (merges, best.full)
+            raise CheckFailed(
+                f"{task.name}({describe}, {count}) took {seconds:.2f} s of CPU time, the reference {best.reference:.2f} s for "
+                f"{merges} merges of a corpus of this shape: more than {slack:g} s + {factor:g} times the reference's (each "
+                f"run's fastest of {attempt} tries, measured from outside your code). Each merge of this corpus changes a "
+                f"few words, so {merges} merges should cost about what the reference's do: {too_slow}")
         raise CheckFailed(
-            f"{task.name}({describe}, {count}) took {seconds:.2f} s of CPU time, the reference {best.reference:.2f} s for "
-            f"{merges} merges of a corpus of this shape: more than {slack:g} s + {factor:g} times the reference's (each "
-            f"run's fastest of {attempt} tries, measured from outside your code). Each merge of this corpus changes a "
-            f"few words, so {merges} merges should cost about what the reference's do: {too_slow}")
-    raise CheckFailed(
-        f"{task.name}({describe}, {merges}) took {best.full:.2f} s of CPU time, {task.name}(..., 1) took "
-        f"{best.base:.2f} s: the {merges - 1} extra merges cost {best.ratio:.2f} times the whole first run, more than "
-        f"{limit:g} (each run's fastest of {attempt} tries, measured from outside your code). Each merge of this corpus changes a "
-        f"few words, so it should cost next to nothing: {too_slow}")
+            f"{task.name}({describe}, {merges}) took {best.full:.2f} s of CPU time, {task.name}(..., 1) took "
+            f"{best.base:.2f} s: the {merges - 1} extra merges cost {best.ratio:.2f} times the whole first run, more than "
+            f"{limit:g} (each run's fastest of {attempt} tries, measured from outside your code). Each merge of this corpus changes a "
+            f"few words, so it should cost next to nothing: {too_slow}")
 
 
 def verify_merges(task: Task, describe: str, count: int, expected: list, got: object) -> None:
@@ -345,38 +392,46 @@ class CallCost:
                 "outside your code).")
 
 
-def verify_call_cost(task: Task, learner: Callable, reference: Callable, make_args: Callable[[int], tuple], describe: str, *,
-                     factor: float, slack: float, timeout: float, too_slow: str) -> CallCost | None:
-    """Fail unless ``learner(*make_args(index))`` returns the reference's answer at a CPU cost of at most ``slack``
-    seconds plus ``factor`` times the reference's on the same input, run meanwhile in this process (so the machine's
-    speed and load cancel out), in one of two tries, each on a fresh input (``make_args`` of its own index,
-    :data:`FRESH`, of the shape ``describe`` names); a call that does not finish within ``timeout`` seconds fails at once.
-    For inputs on which the wrong method costs tens of times the right one. ``None`` where CPU time cannot
-    be read (said in the output)."""
-    task, learner = with_timeout(task, learner, timeout)
-    costs = []
-    for _ in range(2):
-        args = make_args(next(FRESH))
-        reference_seconds, expected = reference_cost(reference, args, describe)
-        got, seconds = measured_call(task, learner, args, describe, too_slow,
-                                     f" (the reference takes {reference_seconds:.2f} s of CPU time):",
-                                     (slack + factor * reference_seconds, f"the reference {reference_seconds:.2f} s: more "
-                                      f"than {slack:g} s + {factor:g} times the reference's"))
-        if not answers_right(expected, got):
-            raise CheckFailed(f"{task.name}({describe}) did not return the reference's answer on the input its time is "
-                              "measured on")
-        if seconds != seconds:
-            print(f"{task.name}: its CPU time could not be measured on this system; its cost is not checked.")
-            return None
-        cost = CallCost(seconds, reference_seconds)
-        if seconds <= slack + factor * reference_seconds:
-            return cost
-        costs.append(cost)
-    best = min(costs, key=lambda cost: cost.learner - factor * cost.reference)
-    raise CheckFailed(
-        f"{task.name}({describe}) took {best.learner:.2f} s of CPU time, the reference {best.reference:.2f} s: more than "
-        f"{slack:g} s + {factor:g} times the reference's (the best of {len(costs)} tries, measured from outside your code): "
-        f"{too_slow}")
+@dataclass(frozen=True, kw_only=True)
+class MeasuredCost(Measured):
+    """One call on ``build(index)`` returns the reference's answer at a CPU cost of at most ``slack`` seconds plus
+    ``factor`` times the reference's on the same input, run meanwhile in this process (so the machine's speed and load
+    cancel out), in one of two tries, each on a fresh input (of the shape ``shape`` names); a call that does not finish
+    within ``timeout`` seconds fails at once. For inputs on which the wrong method costs tens of times the right one."""
+
+    build: Callable[[int], tuple]
+    shape: str
+
+    def warm(self) -> None:
+        if self.warm_up:
+            reference_runs(self.reference, self.build(0), self.shape, self.warm_up)
+
+    def measure(self, task: Task, learner: Callable) -> CallCost | None:
+        task, learner = with_timeout(task, learner, self.timeout)
+        factor, slack, describe = self.factor, self.slack, self.shape
+        costs = []
+        for _ in range(2):
+            args = self.build(next(FRESH))
+            reference_seconds, expected = reference_cost(self.reference, args, describe)
+            got, seconds = measured_call(task, learner, args, describe, self.too_slow,
+                                         f" (the reference takes {reference_seconds:.2f} s of CPU time):",
+                                         (slack + factor * reference_seconds, f"the reference {reference_seconds:.2f} s: "
+                                          f"more than {slack:g} s + {factor:g} times the reference's"))
+            if not answers_right(expected, got):
+                raise CheckFailed(f"{task.name}({describe}) did not return the reference's answer on the input its time is "
+                                  "measured on")
+            if seconds != seconds:
+                print(f"{task.name}: its CPU time could not be measured on this system; its cost is not checked.")
+                return None
+            cost = CallCost(seconds, reference_seconds)
+            if seconds <= slack + factor * reference_seconds:
+                return cost
+            costs.append(cost)
+        best = min(costs, key=lambda cost: cost.learner - factor * cost.reference)
+        raise CheckFailed(
+            f"{task.name}({describe}) took {best.learner:.2f} s of CPU time, the reference {best.reference:.2f} s: more than "
+            f"{slack:g} s + {factor:g} times the reference's (the best of {len(costs)} tries, measured from outside your "
+            f"code): {self.too_slow}")
 
 
 # ---- growth with the input's length: a method whose cost grows faster than linearly ---------------
@@ -404,58 +459,70 @@ class CallGrowth:
         return self.ratio <= limit and max(self.small, self.large) <= self.bound
 
 
-def verify_call_growth(task: Task, learner: Callable, reference: Callable, small: Callable[[int], tuple],
-                       large: Callable[[int], tuple], times: int, describe: Callable[[tuple], str], *, limit: float,
-                       factor: float, slack: float, timeout: float, too_slow: str) -> CallGrowth | None:
-    """Fail unless ``learner(*large(index))``, an input ``times`` as long as ``small(index)``'s, costs at most
-    ``limit`` times the CPU time of ``learner(*small(index))`` (its process's, read from outside it), and neither call
-    more than ``slack`` seconds plus ``factor`` times the reference's on the long input (run meanwhile in this process
-    for the expected answer, its fastest so far), each call's fastest of :data:`TRIES` tries (two at least, or one
-    clear of both limits; each on fresh inputs: the builders' of its own index, :data:`FRESH`), both calls returning
-    the reference's answer; a call that does not finish within ``timeout`` seconds fails at once. A method linear in
-    the input grows about ``times`` times, a quadratic one about ``times`` squared; the reference's cost bounds what a
-    padded short call can hide. ``describe(args)`` names an input in messages. ``None`` where CPU time cannot be read
-    (said in the output)."""
-    task, learner = with_timeout(task, learner, timeout)
-    shown = {}  # each size's input as messages name it (every try's inputs have the same shapes)
-    fastest_reference = [float("inf")]
+@dataclass(frozen=True, kw_only=True)
+class MeasuredGrowth(Measured):
+    """A call on ``large(index)``, an input ``times`` as long as ``small(index)``'s, costs at most ``limit`` times the
+    CPU time of a call on the short one (its process's, read from outside it), and neither call more than ``slack``
+    seconds plus ``factor`` times the reference's on the long input (run meanwhile in this process for the expected
+    answer, its fastest so far), each call's fastest of :data:`TRIES` tries (two at least, or one clear of both limits;
+    each on fresh inputs), both calls returning the reference's answer; a call that does not finish within ``timeout``
+    seconds fails at once. A method linear in the input grows about ``times`` times, a quadratic one about ``times``
+    squared; the reference's cost bounds what a padded short call can hide. ``describe(args)`` names an input in
+    messages. The reference warms up on the long input."""
 
-    def bound() -> float:
-        return slack + factor * fastest_reference[0]
+    small: Callable[[int], tuple]
+    large: Callable[[int], tuple]
+    times: int
+    describe: Callable[[tuple], str]
+    limit: float
+    warm_up: int = 2
 
-    def run_pair() -> list[float]:
-        inputs = {"small": small(next(FRESH)), "large": large(next(FRESH))}
-        shown.update((size, describe(args)) for size, args in inputs.items())
-        expected = {"small": reference_cost(reference, inputs["small"], shown["small"])[1]}
-        fastest_reference[0], expected["large"] = reference_cost(reference, inputs["large"], shown["large"])
-        than_reference = (f"the reference {fastest_reference[0]:.2f} s on {shown['large']}: more than {slack:g} s + "
-                          f"{factor:g} times that")
-        seconds = []
-        for size, args in inputs.items():
-            most = (bound(), than_reference)
-            if seconds and limit * max(seconds[0], 0.05) < most[0]:  # the long call's, once the short one's is known
-                most = (limit * max(seconds[0], 0.05), f"{task.name}({shown['small']}) {seconds[0]:.2f} s: more than "
-                        f"{limit:g} times as long for an input {times} times as long")
-            got, spent = measured_call(task, learner, args, shown[size], too_slow, most=most)
-            if not answers_right(expected[size], got):
-                raise CheckFailed(f"{task.name}({shown[size]}) did not return the reference's answer on an input its "
-                                  "time is measured on")
-            seconds.append(spent)
-        return seconds
+    def warm(self) -> None:
+        long_input = self.large(0)
+        reference_runs(self.reference, long_input, self.describe(long_input), self.warm_up)
 
-    best, attempt, passed = fastest_of_tries(
-        task, run_pair, lambda small_s, large_s: CallGrowth(small_s, large_s, times, fastest_reference[0], bound()),
-        limit, 2, "its growth")
-    if best is None or passed:
-        return best
-    if best.ratio <= limit:  # the ratio passes, a call costs too much: the short one's own, or the long one's
-        size, seconds = ("small", best.small) if best.small > best.large else ("large", best.large)
+    def measure(self, task: Task, learner: Callable) -> CallGrowth | None:
+        task, learner = with_timeout(task, learner, self.timeout)
+        limit, factor, slack, times, too_slow = self.limit, self.factor, self.slack, self.times, self.too_slow
+        shown = {}  # each size's input as messages name it (every try's inputs have the same shapes)
+        fastest_reference = [float("inf")]
+
+        def bound() -> float:
+            return slack + factor * fastest_reference[0]
+
+        def run_pair() -> list[float]:
+            inputs = {"small": self.small(next(FRESH)), "large": self.large(next(FRESH))}
+            shown.update((size, self.describe(args)) for size, args in inputs.items())
+            expected = {"small": reference_cost(self.reference, inputs["small"], shown["small"])[1]}
+            fastest_reference[0], expected["large"] = reference_cost(self.reference, inputs["large"], shown["large"])
+            than_reference = (f"the reference {fastest_reference[0]:.2f} s on {shown['large']}: more than {slack:g} s + "
+                              f"{factor:g} times that")
+            seconds = []
+            for size, args in inputs.items():
+                most = (bound(), than_reference)
+                if seconds and limit * max(seconds[0], 0.05) < most[0]:  # the long call's, once the short one's is known
+                    most = (limit * max(seconds[0], 0.05), f"{task.name}({shown['small']}) {seconds[0]:.2f} s: more than "
+                            f"{limit:g} times as long for an input {times} times as long")
+                got, spent = measured_call(task, learner, args, shown[size], too_slow, most=most)
+                if not answers_right(expected[size], got):
+                    raise CheckFailed(f"{task.name}({shown[size]}) did not return the reference's answer on an input its "
+                                      "time is measured on")
+                seconds.append(spent)
+            return seconds
+
+        best, attempt, done = fastest_of_tries(
+            task, run_pair, lambda small_s, large_s: CallGrowth(small_s, large_s, times, fastest_reference[0], bound()),
+            limit, 2, "its growth")
+        if best is None or done:
+            return best
+        if best.ratio <= limit:  # the ratio passes, a call costs too much: the short one's own, or the long one's
+            size, seconds = ("small", best.small) if best.small > best.large else ("large", best.large)
+            raise CheckFailed(
+                f"{task.name}({shown[size]}) took {seconds:.2f} s of CPU time, the "
+                f"reference {best.reference:.2f} s on {shown['large']}: more than {slack:g} s + {factor:g} times the "
+                f"reference's (each call's fastest of {attempt} tries, measured from outside your code). {too_slow}")
         raise CheckFailed(
-            f"{task.name}({shown[size]}) took {seconds:.2f} s of CPU time, the "
-            f"reference {best.reference:.2f} s on {shown['large']}: more than {slack:g} s + {factor:g} times the "
-            f"reference's (each call's fastest of {attempt} tries, measured from outside your code). {too_slow}")
-    raise CheckFailed(
-        f"{task.name}({shown['large']}) took {best.large:.2f} s of CPU time, {task.name}({shown['small']}) "
-        f"{best.small:.2f} s: {best.ratio:.1f} times as long for an input {times} times as long, more than {limit:g} (each "
-        f"call's fastest of {attempt} tries, measured from outside your code); a method linear in the input grows about "
-        f"{times} times. {too_slow}")
+            f"{task.name}({shown['large']}) took {best.large:.2f} s of CPU time, {task.name}({shown['small']}) "
+            f"{best.small:.2f} s: {best.ratio:.1f} times as long for an input {times} times as long, more than {limit:g} "
+            f"(each call's fastest of {attempt} tries, measured from outside your code); a method linear in the input grows "
+            f"about {times} times. {too_slow}")
