@@ -7327,3 +7327,51 @@ def test_an_argument_s_item_changed_then_swapped_for_a_copy_is_a_changed_argumen
         assert box.run_cell(SWAPPED_BACK, "mistake").ok
         with pytest.raises(AssertionError, match="changed its argument counts"):
             graders.check_merge_counts_properties(RemoteFunction(box, "merge_counts"))
+
+
+# ---- 65. code the review does not read: a version-3 notebook, whose cells nbformat takes from its worksheets ---------------
+#
+# nbgrader's autograde reads a submission with nbformat's ``read(..., as_version=4)``: a notebook of ``"nbformat": 3`` is
+# converted, its cells taken from its ``worksheets`` (v3's code cells hold ``input``, not ``source``), and a ``cells`` key
+# beside them is never read. grade --class read the file with json.loads and reviewed its ``cells``: a copy of the release
+# there, and the review saw the release, untouched, while autograde ran the worksheets' code.
+
+def _version_3_with_decoy(lab: str, source: str) -> dict:
+    """Lab ``lab``'s release with a cell of ``source`` after its setup, written as nbformat version 3 (its worksheets),
+    and the blank release's version-4 cells beside them under ``cells``, which nbformat does not read."""
+    import nbformat
+    from test_grading_adversarial import blank, with_cell_after_setup
+
+    notebook = with_cell_after_setup(blank(lab), "worksheet_cell", source)
+    written = nbformat.convert(nbformat.from_dict(notebook), 3)
+    return {**written, "cells": blank(lab)["cells"]}
+
+
+def test_a_version_3_notebook_is_reviewed_as_nbformat_reads_it(tmp_path):
+    """:data:`WRAPS_THE_WIRE` in a cell of a version-3 notebook's worksheets, the lab's blank release under ``cells``
+    beside them: nbformat (so nbgrader's autograde) reads the worksheets and runs that cell, and the class report read
+    the ``cells``, the release as shipped: no hint, no tampering (class path; a self-grade reads no text). Safe: the
+    report reads each submission as nbformat reads it for autograde (``grade.as_nbgrader_reads``: each version's reader,
+    converted to version 4, validated), so the review reads the worksheets' cells, and a file nbformat will not read
+    (``nbformat_minor`` ``"4.0"``, an unknown version), which autograde cannot grade, "could not be read"."""
+    import io
+    import json
+
+    import nbformat
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import NotGradable, read_notebook
+    from bpe_ref.course.trusted.review import notebook_flags
+
+    lab = "00_pretokenization"
+    path = tmp_path / f"{lab}.ipynb"
+    path.write_text(json.dumps(_version_3_with_decoy(lab, WRAPS_THE_WIRE)), encoding="utf-8")
+    ran = nbformat.read(io.StringIO(path.read_text(encoding="utf-8")), as_version=4)  # as nbconvert reads it for nbgrader
+    assert WRAPS_THE_WIRE in [cell.source for cell in ran.cells if cell.cell_type == "code"]
+    flags = notebook_flags(read_notebook(path), blank(lab))
+    assert any("ctypes" in flag and "rebinds json.dumps" in flag for flag in flags), flags
+    for version in ({"nbformat": 4, "nbformat_minor": "4.0"}, {"nbformat": "4", "nbformat_minor": 5}):
+        path.write_text(json.dumps({**blank(lab), **version}), encoding="utf-8")
+        with pytest.raises(NotGradable, match="nbformat .so nbgrader. will not read"):
+            read_notebook(path)
+
