@@ -7375,3 +7375,89 @@ def test_a_version_3_notebook_is_reviewed_as_nbformat_reads_it(tmp_path):
         with pytest.raises(NotGradable, match="nbformat .so nbgrader. will not read"):
             read_notebook(path)
 
+
+# ---- 66. hidden inputs printed by a later cell of the learner's: in the autograded notebook and nbgrader's feedback ---------
+#
+# A learner's function may record its arguments, and a cell of the learner's after the hidden test cell print them:
+# autograde runs that cell and keeps its output, so the autograded notebook, and the feedback nbgrader makes of it, hand
+# the learner every input the hidden test drew (a failing test's message holds learner text too: 2,000 characters a cell).
+# Every notebook of a class draws the same inputs from the course's seed, kept for regrades: a notebook graded later under
+# that seed (late work, a resubmission once feedback is out) can answer them from a table of the reference's answers.
+RECORDS_ITS_INPUTS = '''
+_seen = []
+_utf8_bytes = utf8_bytes
+
+def utf8_bytes(*args):
+    _seen.append(args)
+    return _utf8_bytes(*args)
+'''
+PRINTS_ITS_INPUTS = "print(repr(_seen))\n"
+
+
+def _answers_from_feedback(lab: str, output: str) -> str:
+    """A utf8_bytes that answers the inputs :data:`PRINTS_ITS_INPUTS` showed, with the reference's answers (what a
+    learner computes offline with the course's package), and nothing else (a wrong answer)."""
+    import ast
+
+    from bpe_ref.course.trusted.autograde import load_graders
+
+    reference = load_graders(lab).check_utf8_bytes_properties.reference
+    table = {args: reference(*args) for args in ast.literal_eval(output)}
+    return f"_table = {table!r}\n\ndef utf8_bytes(*args):\n    return _table.get(args, [])\n"
+
+
+def _late_from_feedback(lab: str, seed: int) -> dict:
+    """A class's notebook of lab ``lab`` graded under ``seed`` whose cells print what its utf8_bytes was called with
+    (:data:`RECORDS_ITS_INPUTS`, :data:`PRINTS_ITS_INPUTS`), then late work built from that output as the feedback shows
+    it: :func:`_answers_from_feedback` in utf8_bytes' solution cell."""
+    from test_grading_adversarial import blank, complete
+
+    first = complete(lab, "task1_utf8_bytes_solution")
+    at = next(i for i, c in enumerate(first["cells"]) if c["id"] == "task1_utf8_bytes_solution")
+    first["cells"].insert(at + 1, code_cell("records", RECORDS_ITS_INPUTS))
+    first["cells"].append(code_cell("prints", PRINTS_ITS_INPUTS))
+    record = grade_cells(first["cells"], lab, policy=Policy(cell_timeout=20), total_seconds=120, seed=seed, whole_class=True)
+    assert {v.grade_id: v.passed for v in record.verdicts}["task1_utf8_bytes_hidden"], record.verdicts
+    shown = "".join(out.get("text", "") for out in first["cells"][-1]["outputs"])  # in the feedback's HTML
+    late = blank(lab)
+    for cell in late["cells"]:
+        if cell["id"] == "task1_utf8_bytes_solution":
+            cell["source"] = _answers_from_feedback(lab, shown)
+    return late
+
+
+@pytest.mark.xfail(strict=True, reason="open: hidden inputs printed by a learner's cell reach the autograded notebook and "
+                   "its feedback, and a later notebook graded under the class's seed answers them from a table; work "
+                   "handed in after the feedback is graded under a seed of its own (TrustedExecute.seed_name, "
+                   "solutions/README.md, section 6; threat model, 'Hidden inputs shown back')")
+def test_hidden_inputs_shown_in_feedback_answer_no_later_notebook_of_the_class():
+    """Lab 00's utf8_bytes that records its arguments, and a cell after the hidden test that prints them
+    (:data:`RECORDS_ITS_INPUTS`, :data:`PRINTS_ITS_INPUTS`): graded as a class's notebook, its output, which the
+    feedback shows, holds every input the hidden test drew. A second notebook graded under the same seed (late work,
+    class path) whose utf8_bytes answers those inputs from a table of the reference's answers, and nothing else right,
+    passed the hidden test. Safe would be: no such notebook earns the hidden points. The feedback would have to hold no
+    text of the learner's after a hidden call (a failure's message holds some, and the smallest failing input, by
+    design), and no grading tells late work from a regrade by itself: the next test is the instructor's step."""
+    lab, seed = "00_pretokenization", 20261202
+    late = _late_from_feedback(lab, seed)
+    record = grade_cells(late["cells"], lab, policy=Policy(cell_timeout=20), total_seconds=120, seed=seed, whole_class=True)
+    assert not {v.grade_id: v.passed for v in record.verdicts}["task1_utf8_bytes_hidden"], record.verdicts
+
+
+def test_late_work_graded_under_a_seed_of_its_own_draws_inputs_no_feedback_showed(tmp_path):
+    """The instructor's side of the test above: ``TrustedExecute.seed_name`` names the file of ``trusted_grades/``
+    that holds the seed a batch is graded under (``course_seed(course, name)``), so work handed in after the feedback
+    went out is graded under a seed of its own, kept for its regrades as the class's is: the late notebook built from
+    the class's feedback loses the hidden points there. Before, a course had one seed file, ``hidden_seed``."""
+    from bpe_ref.course.trusted.autograde import course_seed
+
+    lab = "00_pretokenization"
+    class_seed, late_seed = course_seed(tmp_path), course_seed(tmp_path, "late_seed")
+    assert class_seed != late_seed and (class_seed, late_seed) == (course_seed(tmp_path), course_seed(tmp_path, "late_seed"))
+    for name in ("../hidden_seed", "", ".hidden", "a/b"):
+        with pytest.raises(ValueError, match="is no seed's name"):
+            course_seed(tmp_path, name)
+    late = _late_from_feedback(lab, class_seed)
+    record = grade_cells(late["cells"], lab, policy=Policy(cell_timeout=20), total_seconds=120, seed=late_seed,
+                         whole_class=True)
+    assert not {v.grade_id: v.passed for v in record.verdicts}["task1_utf8_bytes_hidden"], record.verdicts

@@ -170,6 +170,13 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   ``trusted_grades/hidden_seed`` beside the gradebook, so a regrade draws the same; a fresh one per ``python -m
   bpe_ref grade``), from the seed alone, not from the fixed sequence the public graders show nor the constants of the
   modules loaded so far.
+- *Hidden inputs shown back* (open, a strict xfail of section 66): what the learner's code prints after a hidden test
+  called its functions (their arguments, recorded) is a cell's output, kept in the autograded notebook and in the
+  feedback nbgrader makes of it; a failing test's message holds some text of the learner's too (2,000 characters a
+  cell), and the smallest failing input by design. Every notebook graded under the course's seed draws the same
+  inputs, so one graded after that feedback was returned (late work, a resubmission) can answer them from a table of
+  the reference's answers. No grading tells such a notebook by itself: the instructor grades work handed in after
+  feedback went out under a seed of its own (``TrustedExecute.seed_name``, solutions/README.md, section 6).
 - *Reaching a class's kept inputs*: in ``nbgrader autograde`` every notebook of a class draws the same inputs, so each
   property test's are drawn once, with the reference's answers, by a run with no learner's code in it, and kept in the
   grading process's memory only; each notebook's calls replay them in order. A notebook that fails one shrinks its
