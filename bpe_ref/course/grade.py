@@ -147,12 +147,20 @@ def as_nbgrader_reads(notebook: object, path: Path) -> dict:
     silenced. A version-3 notebook's cells are its ``worksheets``' (a ``cells`` key beside them is not read): the review
     read a decoy list of cells there while autograde ran the worksheets' code (tests/test_grading_redteam.py, section
     65). What nbformat will not read (an unknown version, ``nbformat_minor`` ``"4.0"``), autograde cannot grade:
-    :class:`NotGradable`."""
+    :class:`NotGradable`. A notebook of more cells than any submission may have is left as it is: nbformat's reading
+    costs some 20 microseconds a cell (4.5 s of CPU time for 200,000), and autograde refuses it unrun (section 47)."""
     import warnings
 
     from nbformat import NBFormatError, ValidationError, convert, validate, versions
 
     if not isinstance(notebook, dict):
+        return notebook
+    from .trusted.autograde import MAX_CELLS
+
+    sheets = notebook.get("worksheets")
+    many = [notebook.get("cells")] + ([sheet.get("cells") for sheet in sheets if isinstance(sheet, dict)]
+                                      if isinstance(sheets, list) else [])
+    if sum(len(cells) for cells in many if isinstance(cells, list)) > MAX_CELLS:
         return notebook
     major = notebook.get("nbformat", 1)
     try:
