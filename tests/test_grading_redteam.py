@@ -7454,6 +7454,8 @@ def test_late_work_graded_under_a_seed_of_its_own_draws_inputs_no_feedback_showe
     lab = "00_pretokenization"
     class_seed, late_seed = course_seed(tmp_path), course_seed(tmp_path, "late_seed")
     assert class_seed != late_seed and (class_seed, late_seed) == (course_seed(tmp_path), course_seed(tmp_path, "late_seed"))
+    (tmp_path / "trusted_grades" / "late").mkdir()  # the records of a student named "late", graded before
+    assert course_seed(tmp_path, "late") not in (class_seed, late_seed)  # kept apart: trusted_grades/.seeds/late
     for name in ("../hidden_seed", "", ".hidden", "a/b"):
         with pytest.raises(ValueError, match="is no seed's name"):
             course_seed(tmp_path, name)

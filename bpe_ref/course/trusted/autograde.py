@@ -240,12 +240,15 @@ def course_seed(course: Path, name: str = "hidden_seed") -> int:
     """The course's secret seed for hidden inputs, made at the first autograde in ``trusted_grades/``
     (beside the gradebook) and read at every later one, so that a regrade draws the same inputs. ``name``: the file
     that holds it; another name, another seed, kept as well (``TrustedExecute.seed_name``: work handed in after the
-    feedback, which may show the inputs a learner's cell printed, tests/test_grading_redteam.py, section 66)."""
+    feedback, which may show the inputs a learner's cell printed, tests/test_grading_redteam.py, section 66), in
+    ``trusted_grades/.seeds/``: a student's records are ``trusted_grades/<id>/``, and a student named as the seed, graded
+    before it was made, would have stopped the batch graded under it (no id is a hidden folder's name: nbgrader and
+    ``students_of`` skip those)."""
     import secrets
 
     if not SEED_NAME.fullmatch(name):
         raise ValueError(f"{name!r} is no seed's name: letters, digits, '_', '.', '-' (not first), 64 at most")
-    folder = course / RECORDS_DIR
+    folder = course / RECORDS_DIR if name == "hidden_seed" else course / RECORDS_DIR / ".seeds"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
     try:
