@@ -7463,3 +7463,35 @@ def test_late_work_graded_under_a_seed_of_its_own_draws_inputs_no_feedback_showe
     record = grade_cells(late["cells"], lab, policy=Policy(cell_timeout=20), total_seconds=120, seed=late_seed,
                          whole_class=True)
     assert not {v.grade_id: v.passed for v in record.verdicts}["task1_utf8_bytes_hidden"], record.verdicts
+
+
+# ---- 67. a module's names rebound through its namespace: json.__dict__["dumps"], vars(json).update(...) -------------------
+#
+# The review flags a rebinding of what a module holds (``json.dumps = ...``, ``setattr(json, "dumps", ...)``): the stand-ins
+# and drivers run in the worker look names up in the interpreter's modules, so that is the learner's to change (threat
+# model, *Faking results*: flagged, not closed). It read assignment targets that are attributes: the module's own
+# namespace, ``json.__dict__`` or ``vars(json)``, written by subscript or ``update``, rebinds the same and showed nothing.
+THROUGH_THE_NAMESPACE = {
+    "subscript": "import json\njson.__dict__['dumps'] = lambda value, **kwargs: '{}'\n",
+    "update": "import json\nvars(json).update(loads=lambda text, **kwargs: {})\n",
+    "builtins": "__builtins__.__dict__['sorted'] = lambda items, **kwargs: list(items)\n",
+}
+
+
+@pytest.mark.parametrize("how", sorted(THROUGH_THE_NAMESPACE))
+def test_a_module_s_names_rebound_through_its_namespace_are_flagged(how):
+    """A cell that rebinds ``json.dumps`` (or ``json.loads``, or the builtin ``sorted``) through the module's
+    ``__dict__`` or ``vars()`` (:data:`THROUGH_THE_NAMESPACE`): the worker runs it, the module's name changed for every
+    stand-in and driver run there after it, and the class report showed no hint (class path; a self-grade prints no
+    hint). Safe: reaching a module's namespace, by ``__dict__`` or ``vars()``, is a hint of its own, as a rebinding is."""
+    from test_grading_adversarial import blank, with_cell_after_setup
+
+    from bpe_ref.course.trusted.review import notebook_flags
+
+    lab = "00_pretokenization"
+    with Sandbox(Policy(cell_timeout=20)) as box:
+        ran = box.run_cell(THROUGH_THE_NAMESPACE[how] + "import json\nprint(json.dumps([1]), json.loads('[1]'), sorted((2, 1)))",
+                           "rebinds")
+    assert ran.ok and ran.stdout != "[1] [1] [1, 2]\n", ran  # the module's name was rebound in the worker
+    flags = notebook_flags(with_cell_after_setup(blank(lab), "rebinds", THROUGH_THE_NAMESPACE[how]), blank(lab))
+    assert any(flag.startswith("cell rebinds: ") and "what a module holds" in flag for flag in flags), flags

@@ -91,8 +91,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   the learner's process's word; what it can claim is bounded: its answers are computed in the worker, measured from
   outside as any call's are and compared with the reference's, so it adds only the worker's own report beside the
   answer (the arguments after a call: a task's "leave it unchanged", lab 02's in-place updates, whose right values it
-  must still compute, and lab 03's new dict). Rebinding what a module holds and reaching a caller's frame are flagged
-  for review.
+  must still compute, and lab 03's new dict). Rebinding what a module holds (by attribute, ``setattr``, or through its
+  namespace, ``json.__dict__`` or ``vars(json)``: section 67) and reaching a caller's frame are flagged for review.
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox. The kernel lets a
   process set the limits and scheduling of any process of its user without either (``prlimit``: RLIMIT_CPU kills the
   grading); the seccomp filter lets those calls act on the caller alone (section 55). The worker drops every

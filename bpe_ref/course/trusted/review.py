@@ -170,6 +170,15 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
             if root is not None and (root in imported or root in STANDARD_MODULES - bound):
                 found.append(f"rebinds {ast.unparse(target.value)}.{target.attr} (what a module holds, for all the code "
                              "of its process)")
+        # the same through the module's namespace: ``json.__dict__["dumps"] = ...``, ``vars(json).update(dumps=...)``
+        # rebinds as the attribute does, and no target above is an attribute (tests/test_grading_redteam.py, section 67)
+        namespace = node.value if isinstance(node, ast.Attribute) and node.attr == "__dict__" else node.args[0] if (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars"
+            and len(node.args) == 1) else None
+        root = _root(namespace) if namespace is not None else None
+        if root is not None and (root in imported or root in STANDARD_MODULES - bound):
+            what = f"{ast.unparse(namespace)}.__dict__" if isinstance(node, ast.Attribute) else f"vars({ast.unparse(namespace)})"
+            found.append(f"reaches {what} (what a module holds, for all the code of its process)")
         modules = []
         if isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]
