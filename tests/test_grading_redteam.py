@@ -7495,3 +7495,40 @@ def test_a_module_s_names_rebound_through_its_namespace_are_flagged(how):
     assert ran.ok and ran.stdout != "[1] [1] [1, 2]\n", ran  # the module's name was rebound in the worker
     flags = notebook_flags(with_cell_after_setup(blank(lab), "rebinds", THROUGH_THE_NAMESPACE[how]), blank(lab))
     assert any(flag.startswith("cell rebinds: ") and "what a module holds" in flag for flag in flags), flags
+
+
+# ---- 68. tampering hidden from the review: an unchanged copy of a test cell before the one edited ---------------------------
+#
+# nbgrader's DeduplicateIds keeps the *last* cell marked with a grade_id and empties the others' metadata; the trusted side
+# grades and nbgrader puts right that last one. The review's ``tampering`` compared the *first* cell holding a grade_id
+# with the release: an unchanged copy of a test cell put before it hid every flag of the cell nbgrader graded.
+
+def test_an_unchanged_copy_before_a_tampered_cell_hides_no_flag():
+    """Lab 00's first test cell with its points raised to 100 and its source edited, after an unchanged copy of it (a
+    cell id of its own): nbgrader keeps the edited one, puts its points and source back, and the class report flagged
+    nothing (class path; a self-grade prints no tampering). Safe: the review compares with the release the cell
+    DeduplicateIds keeps, the last marked with the grade_id, and flags a grade_id held by more than one marked cell."""
+    import copy
+
+    import nbformat
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.trusted.autograde import NamedDeduplicateIds
+    from bpe_ref.course.trusted.review import tampering
+
+    lab = "00_pretokenization"
+    notebook = blank(lab)
+    index, test = next((i, c) for i, c in enumerate(notebook["cells"]) if c["metadata"].get("nbgrader", {}).get("grade"))
+    grade_id = test["metadata"]["nbgrader"]["grade_id"]
+    notebook["cells"].insert(index, {**copy.deepcopy(test), "id": "unchanged_copy"})
+    test["metadata"]["nbgrader"]["points"] = 100
+    test["source"] = "pass  # the test, gone\n"
+    kept = nbformat.from_dict(copy.deepcopy(notebook))
+    NamedDeduplicateIds().preprocess(kept, {})
+    assert [cell.id for cell in kept.cells if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id] == [test["id"]]
+    flags = tampering(notebook, blank(lab))
+    assert f"edited the test cell {grade_id} (its source was restored)" in flags, flags
+    assert any(flag.startswith(f"changed the nbgrader metadata of the test cell {grade_id} (points 1.0 -> 100.0")
+               for flag in flags), flags
+    assert any(flag.startswith(f"holds 2 cells marked {grade_id}") for flag in flags), flags
+    assert tampering(blank(lab), blank(lab)) == []

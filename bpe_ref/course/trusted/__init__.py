@@ -341,7 +341,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   refused to open, by name and count; processes that left the session, files left in /dev/shm, links or special files
   in the scratch folder; tampering nbgrader restored (a test or read-only cell deleted, edited, made markdown, or the
   nbgrader metadata of any cell of the lab changed: raised points, the grade and solution flags and the schema version
-  are put back from the gradebook, and flagged; a graded cell added is a plain cell, flagged; section 35). What the
+  are put back from the gradebook, and flagged; a graded cell added is a plain cell, flagged; section 35), read in the
+  cell nbgrader keeps of a grade_id, the last marked with it, a grade_id marked more than once flagged (section 68). What the
   worker's own audit hook notes is flagged as its report, a hint (``Worker.noticing``): a function's ``__code__`` set,
   a code object made (``code.replace``), a function made of one, and a graded function called whose ``__module__`` is
   not its globals' module or whose ``__qualname__`` is not its code's (a decorator's wrapper, ``__wrapped__``, left

@@ -311,11 +311,19 @@ def tampering(notebook: dict, release: dict) -> list[str]:
         meta = nbgrader_of(cell)
         return bool(meta.get("grade_id")) and (bool(meta.get("locked")) or (bool(meta.get("grade")) and not meta.get("solution")))
 
+    def flagged(cell: dict) -> bool:  # what DeduplicateIds keeps one of, the last
+        meta = nbgrader_of(cell)
+        return bool(meta.get("grade_id")) and bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
+
     known = [cell for cell in release.get("cells", []) if _grade_id(cell)]
     shipped = [cell for cell in known if protected(cell)]
-    submitted = {}
+    submitted, copies = {}, {}
     for cell in notebook.get("cells", []):
         submitted.setdefault(_grade_id(cell), cell)
+    for cell in notebook.get("cells", []):  # the cell nbgrader grades and puts right: the last of its grade_id marked so
+        if flagged(cell):
+            submitted[_grade_id(cell)] = cell
+            copies[_grade_id(cell)] = copies.get(_grade_id(cell), 0) + 1
     flags = []
     for cell in known:
         grade_id, guarded = _grade_id(cell), protected(cell)
@@ -336,6 +344,10 @@ def tampering(notebook: dict, release: dict) -> list[str]:
             flags.append(f"changed the nbgrader metadata of the {kind} cell {grade_id} ({', '.join(changed)}; nbgrader "
                          "put it back)")
     ids = {_grade_id(cell) for cell in known}
+    for cell in known:  # an unchanged copy before an edited cell hid what nbgrader put right in the last (section 68)
+        if copies.get(_grade_id(cell), 0) > 1:
+            flags.append(f"holds {copies[_grade_id(cell)]} cells marked {_grade_id(cell)} (nbgrader keeps the last; the "
+                         "others are plain cells, run if code)")
     for index, cell in enumerate(notebook.get("cells", [])):
         meta = nbgrader_of(cell)
         if meta.get("grade") and _grade_id(cell) not in ids:
