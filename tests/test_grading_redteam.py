@@ -7532,3 +7532,41 @@ def test_an_unchanged_copy_before_a_tampered_cell_hides_no_flag():
                for flag in flags), flags
     assert any(flag.startswith(f"holds 2 cells marked {grade_id}") for flag in flags), flags
     assert tampering(blank(lab), blank(lab)) == []
+
+
+# ---- 69. a cell of megabytes of code: the review parses it whole, minutes of CPU time and gigabytes for grade --class -----
+#
+# A submission may be as large as the exchange's ``max_dir_size`` (100 MB), its cells too: no bound of autograde's counts
+# characters (a cell's IPython reading is bounded by the cell's CPU time, its run by the worker's memory). The review of
+# grade --class parsed every learner cell whole and walked its tree several times: a cell of a 1 MB list literal cost it
+# about 8 s of CPU time and 800 MB, so a 90 MB one, tens of gigabytes, ended the report of the whole class (the machine's
+# memory) or stalled it for as long as the instructor waited.
+BIG_LITERAL = "numbers = [" + "0," * 500_000 + "]\n"
+
+
+def test_a_cell_of_megabytes_costs_the_review_no_more_than_a_bound():
+    """Lab 00's release with a cell of :data:`BIG_LITERAL` (1 MB) and one of :data:`WRAPS_THE_WIRE` after it: the review
+    took seconds of CPU time and hundreds of MB for the first (class path; a self-grade reads no text). Safe: a cell of
+    more than ``REVIEW_CELL_CHARACTERS`` (100,000; the solutions' largest holds 4,106), or past
+    ``REVIEW_NOTEBOOK_CHARACTERS`` (500,000) read in the notebook, is not parsed, a flag of its own ("its text was not
+    read"), and the cells after it are read as before."""
+    import time
+
+    from test_grading_adversarial import blank, with_cell_after_setup
+
+    from bpe_ref.course.trusted.review import notebook_flags
+
+    lab = "00_pretokenization"
+    notebook = with_cell_after_setup(with_cell_after_setup(blank(lab), "wraps", WRAPS_THE_WIRE), "big", BIG_LITERAL)
+    start = time.process_time()
+    flags = notebook_flags(notebook, blank(lab))
+    spent = time.process_time() - start
+    assert spent < 2.0, (spent, flags)
+    assert flags[:1] == ["cell big: its text was not read: 1,000,013 characters, past the review's 100,000 for a cell"], flags
+    assert any(flag.startswith("cell wraps: ") and "rebinds json.dumps" in flag for flag in flags), flags
+    many = blank(lab)
+    for index in range(7):
+        many = with_cell_after_setup(many, f"part{index}", "numbers = [" + "0," * 40_000 + "]\n")
+    flags = notebook_flags(many, blank(lab))
+    assert [flag.split(":")[0] for flag in flags] == ["cell part0"], flags  # 6 cells of 80,012 read: the seventh is past
+    assert flags[0].endswith("past the review's 500,000 for a notebook"), flags

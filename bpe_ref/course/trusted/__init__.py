@@ -161,7 +161,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   and special files) through at most ``Policy.scratch_entries`` entries and 32 levels, links never followed; past
   either the worker is stopped and flagged. The instructor's pages of a submission highlight its code with Pygments'
   Python lexer, whatever its metadata names, and a cell past 20,000 characters not at all
-  (:func:`bpe_ref.course.printable.code_html`): IPython's lexer is quadratic in a line's length (section 39).
+  (:func:`bpe_ref.course.printable.code_html`): IPython's lexer is quadratic in a line's length (section 39). The
+  review of ``grade --class`` parses a learner cell of at most 100,000 characters, and 500,000 of a notebook's in all
+  (``review.REVIEW_CELL_CHARACTERS``): past them a cell is a flag, "not read" (a 1 MB list literal cost it 6 s of CPU
+  time and 800 MB, unbounded: section 69).
 - *Keeping a stand-in*: while a task is graded, the reference's versions of the earlier tasks' functions stand in for
   the learner's (sent as source; never the function being graded, a trainer, or the function of a test cell still to
   be graded). Test cells are graded in the *source's* order whatever the submission's, so a stand-in caught is a

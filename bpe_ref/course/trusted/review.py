@@ -21,6 +21,12 @@ from .cells import is_test_cell, nbgrader_of, source_of
 
 # CPU seconds the review may spend on IPython's reading of one notebook's cells that are no Python without it
 IPYTHON_REVIEW_SECONDS = 5.0
+# Characters of a cell, and of a notebook's learner cells in all, the review parses: Python's parser and the walks of its
+# tree cost some 8 s of CPU time and 800 MB a megabyte of a list literal, unbounded (a cell of 90 MB, under the
+# exchange's limit, stopped grade --class: tests/test_grading_redteam.py, section 69). The course's solutions hold at most
+# 4,106 characters in a cell and 17,214 in all.
+REVIEW_CELL_CHARACTERS = 100_000
+REVIEW_NOTEBOOK_CHARACTERS = 500_000
 
 # module -> why a lab's code never needs it
 MODULES = {
@@ -261,8 +267,14 @@ def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = Fal
         finally:
             left[0] -= time.process_time() - start
 
-    flags = []
+    flags, read = [], 0
     for cell_id, source in learner_cells(notebook, release):
+        if len(source) > REVIEW_CELL_CHARACTERS or read + len(source) > REVIEW_NOTEBOOK_CHARACTERS:
+            limit = (f"{REVIEW_CELL_CHARACTERS:,} for a cell" if len(source) > REVIEW_CELL_CHARACTERS
+                     else f"{REVIEW_NOTEBOOK_CHARACTERS:,} for a notebook")
+            flags.append(f"cell {cell_id}: its text was not read: {len(source):,} characters, past the review's {limit}")
+            continue
+        read += len(source)
         try:
             uses = capability_uses(source, allow_processes=allow_processes, allow_files=allow_files, provided=provided,
                                    as_ipython=as_ipython)
