@@ -7570,3 +7570,30 @@ def test_a_cell_of_megabytes_costs_the_review_no_more_than_a_bound():
     flags = notebook_flags(many, blank(lab))
     assert [flag.split(":")[0] for flag in flags] == ["cell part0"], flags  # 6 cells of 80,012 read: the seventh is past
     assert flags[0].endswith("past the review's 500,000 for a notebook"), flags
+
+
+# ---- 70. what the instructor opens: a raw cell of nested tags, cleaned by bleach in time growing as its square --------------
+#
+# nbconvert's templates, nbgrader's feedback and formgrade among them, pass a raw cell's source to ``clean_html``
+# (bleach): its time grows as the square of the tags nested or left open. A raw cell is never run nor graded, and kept in
+# the autograded notebook as handed in; no bound of autograde's counts a cell's characters (section 47 counts cells).
+NESTED_TAGS = "<div>" * 8_000 + "<script>alert('RAW')</script>"
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_raw_cell_of_nested_tags_costs_the_instructor_s_pages_no_seconds(template):
+    """A raw cell of :data:`NESTED_TAGS` (40 KB): nbgrader's feedback page, and the formgrader's page of the submission,
+    cost 4 s of CPU time each (both paths' autograded notebook keeps it; the class's pages are the instructor's), so a
+    submission of 2,000 such cells, 80 MB, held ``generate_feedback`` (the class's, one notebook after another) and the
+    formgrader (one thread for every page) for hours. Safe: ``nbgrader_config.py`` replaces the exporter's
+    ``clean_html`` (:func:`bpe_ref.course.printable.clean_html`): a raw cell's text is shown as text, escaped, as the HTML
+    of a markdown cell is; the rest is cleaned as nbconvert cleans it."""
+    import time
+
+    import nbformat
+
+    start = time.process_time()
+    html = _instructor_page(template, [nbformat.v4.new_raw_cell(NESTED_TAGS), nbformat.v4.new_markdown_cell("**kept**")])
+    spent = time.process_time() - start
+    assert spent < 1.0, spent
+    assert "<script>alert('RAW')" not in html and "&lt;div&gt;&lt;div&gt;" in html and "<strong>kept</strong>" in html

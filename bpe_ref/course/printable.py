@@ -65,6 +65,25 @@ def markdown_html(context: jinja2.runtime.Context, source: str) -> str:
     return MarkdownWithMath(renderer=renderer).render(source)
 
 
+@jinja2.pass_context
+def clean_html(context: jinja2.runtime.Context, element: str | bytes) -> str:
+    """nbconvert's ``clean_html`` filter for nbgrader's feedback and formgrader pages (``nbgrader_config.py``), but for a
+    raw cell, whose text is shown as text (as the HTML in a markdown cell is: :func:`markdown_html`). nbconvert's templates
+    pass a raw cell's source to ``clean_html`` (bleach), whose time grows as the square of the tags left open or nested: a
+    raw cell of 40 KB of ``<div>`` cost 4 s of CPU a page, so 2,000 of them in a submission (80 MB, under the exchange's
+    limit) hours of ``generate_feedback``, which renders the class one notebook after another, and of the formgrader,
+    which serves every page from one thread (``tests/test_grading_redteam.py``, section 70). No lab has a raw cell."""
+    from html import escape
+
+    from nbconvert.filters.strings import clean_html as nbconvert_clean_html
+
+    cell = context.get("cell") or {}
+    if isinstance(cell, dict) and cell.get("cell_type") == "raw":
+        text = element.decode("utf-8", "replace") if isinstance(element, bytes) else str(element)
+        return f"<pre>{escape(text)}</pre>"
+    return nbconvert_clean_html(element)
+
+
 HIGHLIGHTED_CHARS = 20_000  # the longest cell of a lab's source: 4,106 characters
 
 
