@@ -7350,7 +7350,9 @@ def _version_3_with_decoy(lab: str, source: str) -> dict:
 def test_a_version_3_notebook_is_reviewed_as_nbformat_reads_it(tmp_path):
     """:data:`WRAPS_THE_WIRE` in a cell of a version-3 notebook's worksheets, the lab's blank release under ``cells``
     beside them: nbformat (so nbgrader's autograde) reads the worksheets and runs that cell, and the class report read
-    the ``cells``, the release as shipped: no hint, no tampering (class path; a self-grade reads no text). Safe: the
+    the ``cells``, the release as shipped: no hint, no tampering (class path; a self-grade reads no text). So too a
+    version-1 notebook (``"nbformat": 1`` or ``true``), whose code cells hold their text under ``code``: the review read
+    them as empty. Safe: the
     report reads each submission as nbformat reads it for autograde (``grade.as_nbgrader_reads``: each version's reader,
     converted to version 4, validated), so the review reads the worksheets' cells, and a file nbformat will not read
     (``nbformat_minor`` ``"4.0"``, an unknown version), which autograde cannot grade, "could not be read"."""
@@ -7370,6 +7372,13 @@ def test_a_version_3_notebook_is_reviewed_as_nbformat_reads_it(tmp_path):
     assert WRAPS_THE_WIRE in [cell.source for cell in ran.cells if cell.cell_type == "code"]
     flags = notebook_flags(read_notebook(path), blank(lab))
     assert any("ctypes" in flag and "rebinds json.dumps" in flag for flag in flags), flags
+    for major in (1, True):  # version 1 (JSON's true is 1 to nbformat): its code cells hold "code", not "source"
+        path.write_text(json.dumps({"nbformat": major, "metadata": {}, "cells": [
+            {"cell_type": "code", "code": WRAPS_THE_WIRE}]}), encoding="utf-8")
+        ran = nbformat.read(io.StringIO(path.read_text(encoding="utf-8")), as_version=4)
+        assert [cell.source for cell in ran.cells] == [WRAPS_THE_WIRE]
+        flags = notebook_flags(read_notebook(path), blank(lab))
+        assert any("ctypes" in flag and "rebinds json.dumps" in flag for flag in flags), (major, flags)
     for version in ({"nbformat": 4, "nbformat_minor": "4.0"}, {"nbformat": "4", "nbformat_minor": 5}):
         path.write_text(json.dumps({**blank(lab), **version}), encoding="utf-8")
         with pytest.raises(NotGradable, match="nbformat .so nbgrader. will not read"):

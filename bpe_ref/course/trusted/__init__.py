@@ -375,7 +375,7 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   that becomes a plain cell, section 60; a solution cell made markdown or raw, whose type nbgrader puts back and
   flagged, section 61; a cell of IPython's syntax that is no Python, read as IPython turns it into Python, 5 s of CPU
   time a notebook at most, section 62; the file read as nbformat reads it for autograde, a version-3 notebook's cells
-  from its worksheets, not from a ``cells`` key beside them, section 65)
+  from its worksheets, not from a ``cells`` key beside them, a version-1 notebook's code from ``code``, section 65)
   is still read for capabilities no lab needs, a hint where behaviour cannot be seen (an import of the reference just
   fails; a hook is no system call, nor is ``json.dumps = ...``), never a finding; a docstring is not read. With
   Landlock ABI < 6 the worker could signal its keeper, and any process of the grading user's (the grading process, a
