@@ -7363,6 +7363,7 @@ def test_a_version_3_notebook_is_reviewed_as_nbformat_reads_it(tmp_path):
     from test_grading_adversarial import blank
 
     from bpe_ref.course.grade import NotGradable, read_notebook
+    from bpe_ref.course.trusted.autograde import MAX_CELLS
     from bpe_ref.course.trusted.review import notebook_flags
 
     lab = "00_pretokenization"
@@ -7370,6 +7371,11 @@ def test_a_version_3_notebook_is_reviewed_as_nbformat_reads_it(tmp_path):
     path.write_text(json.dumps(_version_3_with_decoy(lab, WRAPS_THE_WIRE)), encoding="utf-8")
     ran = nbformat.read(io.StringIO(path.read_text(encoding="utf-8")), as_version=4)  # as nbconvert reads it for nbgrader
     assert WRAPS_THE_WIRE in [cell.source for cell in ran.cells if cell.cell_type == "code"]
+    flags = notebook_flags(read_notebook(path), blank(lab))
+    assert any("ctypes" in flag and "rebinds json.dumps" in flag for flag in flags), flags
+    decoy = _version_3_with_decoy(lab, WRAPS_THE_WIRE)  # a decoy past the cells a submission may have: still not read
+    decoy["cells"] = decoy["cells"] * (MAX_CELLS // len(decoy["cells"]) + 1)
+    path.write_text(json.dumps(decoy), encoding="utf-8")
     flags = notebook_flags(read_notebook(path), blank(lab))
     assert any("ctypes" in flag and "rebinds json.dumps" in flag for flag in flags), flags
     for major in (1, True):  # version 1 (JSON's true is 1 to nbformat): its code cells hold "code", not "source"

@@ -157,10 +157,10 @@ def as_nbgrader_reads(notebook: object, path: Path) -> dict:
         return notebook
     from .trusted.autograde import MAX_CELLS
 
-    sheets = notebook.get("worksheets")
-    many = [notebook.get("cells")] + ([sheet.get("cells") for sheet in sheets if isinstance(sheet, dict)]
-                                      if isinstance(sheets, list) else [])
-    if sum(len(cells) for cells in many if isinstance(cells, list)) > MAX_CELLS:
+    sheets = notebook.get("worksheets")  # versions 2 and 3 hold their cells there: those nbformat reads, and counts
+    read = [sheet.get("cells") for sheet in sheets if isinstance(sheet, dict)] if notebook.get("nbformat") in (2, 3) and \
+        isinstance(sheets, list) else [notebook.get("cells")]
+    if sum(len(cells) for cells in read if isinstance(cells, list)) > MAX_CELLS:
         return notebook
     major = notebook.get("nbformat", 1)
     try:
