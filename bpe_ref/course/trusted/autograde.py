@@ -251,14 +251,18 @@ def course_seed(course: Path, name: str = "hidden_seed") -> int:
     folder = course / RECORDS_DIR if name == "hidden_seed" else course / RECORDS_DIR / ".seeds"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    except FileExistsError:
-        return int(path.read_text(encoding="utf-8").strip())
-    with os.fdopen(fd, "w", encoding="utf-8") as file:
-        seed = secrets.randbits(63)
-        file.write(f"{seed}\n")
-    return seed
+    if not path.exists():  # written whole, then linked: nbgrader processes that start at once read one seed, never ""
+        import tempfile
+
+        fd, written = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as file:
+                file.write(f"{secrets.randbits(63)}\n")
+            with contextlib.suppress(FileExistsError):
+                os.link(written, path)
+        finally:
+            os.unlink(written)
+    return int(path.read_text(encoding="utf-8").strip())
 
 
 def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total_seconds: float = 300.0,
