@@ -7612,3 +7612,32 @@ def test_a_raw_cell_of_nested_tags_costs_the_instructor_s_pages_no_seconds(templ
     spent = time.process_time() - start
     assert spent < 1.0, spent
     assert "<script>alert('RAW')" not in html and "&lt;div&gt;&lt;div&gt;" in html and "<strong>kept</strong>" in html
+
+
+def test_a_seed_made_by_nbgrader_processes_started_at_once_is_one_seed(tmp_path, monkeypatch):
+    """``python -m bpe_ref autograde --jobs N`` makes the class's seed before its nbgrader processes start, not a seed of
+    another name (section 66's late work): each process made it at once, and one read the file another had made and not
+    yet written, ``int("")``, a ValueError that failed its notebooks. Safe: the seed is written whole to a file of its
+    own, then linked in place; every process reads the one linked first."""
+    import secrets
+    import threading
+
+    from bpe_ref.course.trusted.autograde import course_seed
+
+    draw = secrets.randbits
+    monkeypatch.setattr(secrets, "randbits", lambda bits: (time.sleep(0.3), draw(bits))[1])  # a slow draw
+    seeds, errors = [], []
+
+    def grade() -> None:
+        try:
+            seeds.append(course_seed(tmp_path, "late_seed"))
+        except ValueError as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=grade) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.05)
+    for thread in threads:
+        thread.join()
+    assert errors == [] and len(seeds) == 4 and len(set(seeds)) == 1, (errors, seeds)
