@@ -7406,7 +7406,8 @@ def utf8_bytes(*args):
     _seen.append(args)
     return _utf8_bytes(*args)
 '''
-PRINTS_ITS_INPUTS = "print(repr(_seen))\n"
+PRINTS_ITS_INPUTS = "print(repr(_seen)[{start}:{start} + 15_000], end='')\n"  # a cell's output holds 20,000 characters
+PRINTING_CELLS = 12
 
 
 def _answers_from_feedback(lab: str, output: str) -> str:
@@ -7430,10 +7431,11 @@ def _late_from_feedback(lab: str, seed: int) -> dict:
     first = complete(lab, "task1_utf8_bytes_solution")
     at = next(i for i, c in enumerate(first["cells"]) if c["id"] == "task1_utf8_bytes_solution")
     first["cells"].insert(at + 1, code_cell("records", RECORDS_ITS_INPUTS))
-    first["cells"].append(code_cell("prints", PRINTS_ITS_INPUTS))
+    first["cells"] += [code_cell(f"prints{index}", PRINTS_ITS_INPUTS.format(start=15_000 * index))
+                       for index in range(PRINTING_CELLS)]
     record = grade_cells(first["cells"], lab, policy=Policy(cell_timeout=20), total_seconds=120, seed=seed, whole_class=True)
     assert {v.grade_id: v.passed for v in record.verdicts}["task1_utf8_bytes_hidden"], record.verdicts
-    shown = "".join(out.get("text", "") for out in first["cells"][-1]["outputs"])  # in the feedback's HTML
+    shown = "".join(out.get("text", "") for cell in first["cells"][-PRINTING_CELLS:] for out in cell["outputs"])  # feedback
     late = blank(lab)
     for cell in late["cells"]:
         if cell["id"] == "task1_utf8_bytes_solution":
