@@ -7643,3 +7643,35 @@ def test_a_seed_made_by_nbgrader_processes_started_at_once_is_one_seed(tmp_path,
     for thread in threads:
         thread.join()
     assert errors == [] and len(seeds) == 4 and len(set(seeds)) == 1, (errors, seeds)
+
+
+# ---- 71. what the instructor opens: a markdown line of many "[", matched by nbconvert's strip_files_prefix ------------------
+#
+# nbconvert's templates pass each markdown cell's HTML to ``strip_files_prefix``, whose markdown pattern
+# ``(!?)\[(.*?)\]\(/?files/(.*?)\)``, tried from each ``[`` of a line, scans the rest of it: time growing as the square of
+# the ``[`` in a line. The course's ``markdown2html`` (section 37) keeps brackets as text.
+BRACKETS = "[" * 20_000 + " a [plot](files/plot.png) and ![img](files/img.png)"
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_markdown_line_of_brackets_costs_the_instructor_s_pages_no_seconds(template):
+    """A markdown cell of one line of 20,000 ``[`` (:data:`BRACKETS`): nbgrader's feedback page and the formgrader's page
+    of the submission cost 3 to 6 s of CPU time each, 200,000 some 300 s (both paths' autograded notebook; the pages are
+    the instructor's: ``generate_feedback`` renders the class one notebook after another, the formgrader serves every
+    page from one thread). Safe: ``nbgrader_config.py`` replaces the exporter's ``strip_files_prefix``
+    (:func:`bpe_ref.course.printable.strip_files_prefix`), whose captions and locations are bounded: linear, and a link
+    to ``files/`` still loses that prefix as nbconvert's does."""
+    import time
+
+    import nbformat
+    from nbconvert.filters.strings import strip_files_prefix as nbconvert_s
+
+    from bpe_ref.course.printable import strip_files_prefix
+
+    start = time.process_time()
+    html = _instructor_page(template, [nbformat.v4.new_markdown_cell(BRACKETS)])
+    spent = time.process_time() - start
+    assert spent < 1.0, spent
+    assert 'href="plot.png"' in html and 'src="img.png"' in html and "[" * 100 in html, html[-3000:]
+    for text in ('<img src="files/a.png"> <a href=\'/files/b\'>', "[a](files/x.png) ![b](/files/y) [c](other/z)", "a [b] (c)"):
+        assert strip_files_prefix(text) == nbconvert_s(text), text

@@ -163,7 +163,9 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   Python lexer, whatever its metadata names, and a cell past 20,000 characters not at all
   (:func:`bpe_ref.course.printable.code_html`): IPython's lexer is quadratic in a line's length (section 39). They show
   a raw cell's text as text (:func:`bpe_ref.course.printable.clean_html`): nbconvert cleaned it with bleach, quadratic in
-  the tags nested or left open (a 40 KB raw cell, 4 s of CPU time a page: section 70). The
+  the tags nested or left open (a 40 KB raw cell, 4 s of CPU time a page: section 70), and strip a link's ``files/``
+  prefix in linear time (:func:`bpe_ref.course.printable.strip_files_prefix`: nbconvert's pattern took 3 s a page on a
+  markdown line of 20,000 ``[``, section 71). The
   review of ``grade --class`` parses a learner cell of at most 100,000 characters, and 500,000 of a notebook's in all
   (``review.REVIEW_CELL_CHARACTERS``): past them a cell is a flag, "not read" (a 1 MB list literal cost it 6 s of CPU
   time and 800 MB, unbounded: section 69).
