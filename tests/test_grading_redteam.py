@@ -7675,3 +7675,31 @@ def test_a_markdown_line_of_brackets_costs_the_instructor_s_pages_no_seconds(tem
     assert 'href="plot.png"' in html and 'src="img.png"' in html and "[" * 100 in html, html[-3000:]
     for text in ('<img src="files/a.png"> <a href=\'/files/b\'>', "[a](files/x.png) ![b](/files/y) [c](other/z)", "a [b] (c)"):
         assert strip_files_prefix(text) == nbconvert_s(text), text
+
+
+# ---- 72. what the instructor opens: a markdown cell of LaTeX openers, each of which nbconvert's math plugin ends by a search --
+#
+# The course's ``markdown2html`` (section 37) is nbconvert's ``MarkdownWithMath``: its math plugin looks for the end of a
+# LaTeX environment (``\begin{x} ... \end{x}``), or of ``\\[`` and ``\\(`` math, from each opener to the end of the cell
+# (``.*?`` over every line): time growing as the square of the openers that are never closed.
+OPENERS = "\\begin{x}" * 6_000
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_markdown_cell_of_latex_openers_costs_the_instructor_s_pages_no_seconds(template):
+    """A markdown cell of 6,000 ``\\begin{x}`` (:data:`OPENERS`, 54 KB): nbgrader's feedback page and the formgrader's
+    page of the submission cost 5.7 s of CPU time each, growing as its square (both paths' autograded notebook; the
+    pages are the instructor's, rendered one after another, served from one thread). Safe: a markdown cell of more than
+    ``MOST_MATH_OPENERS`` (64) openers is shown as text (:func:`bpe_ref.course.printable.markdown_html`), its HTML escaped
+    as ever; a cell of a few is rendered with its math as before."""
+    import time
+
+    import nbformat
+
+    start = time.process_time()
+    html = _instructor_page(template, [nbformat.v4.new_markdown_cell(OPENERS + "<script>alert(1)</script>")])
+    spent = time.process_time() - start
+    assert spent < 1.0, spent
+    assert "\\begin{x}" * 100 in html and "<script>alert(1)" not in html
+    html = _instructor_page(template, [nbformat.v4.new_markdown_cell("**Bold** and $x_1$\n\n\\begin{equation} a \\end{equation}")])
+    assert "<strong>Bold</strong>" in html and "\\begin{equation}" in html

@@ -49,6 +49,13 @@ class PrintableStreamHandler(logging.StreamHandler):
 
 
 
+# nbconvert's math plugin looks for the end of a LaTeX environment (``\begin{x}``) or of ``\\[`` and ``\\(`` math from
+# each of them to the end of the cell: a markdown cell of 6,000 ``\begin{x}`` (54 KB) cost 5.7 s of CPU time a page
+# (tests/test_grading_redteam.py, section 72). Past these many, the cell is shown as text, as its HTML is.
+MATH_OPENERS = ("\\begin{", "\\\\[", "\\\\(")
+MOST_MATH_OPENERS = 64
+
+
 @jinja2.pass_context
 def markdown_html(context: jinja2.runtime.Context, source: str) -> str:
     """nbconvert's ``markdown2html`` filter for nbgrader's feedback and formgrader pages (``nbgrader_config.py``):
@@ -59,8 +66,12 @@ def markdown_html(context: jinja2.runtime.Context, source: str) -> str:
     grades (``tests/test_grading_redteam.py``, section 37). No lab's markdown writes HTML; cleaning it instead (bleach)
     cost minutes of CPU on 300 KB of unclosed tags. The cell's attachments (an image pasted in) are given, as nbconvert
     gives them."""
+    from html import escape
+
     from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
+    if sum(source.count(opener) for opener in MATH_OPENERS) > MOST_MATH_OPENERS:  # each scans the rest of the cell
+        return f"<pre>{escape(source)}</pre>"
     renderer = IPythonRenderer(escape=True, allow_harmful_protocols=False,
                                attachments=context.get("cell", {}).get("attachments", {}))
     return MarkdownWithMath(renderer=renderer).render(source)

@@ -165,7 +165,9 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   a raw cell's text as text (:func:`bpe_ref.course.printable.clean_html`): nbconvert cleaned it with bleach, quadratic in
   the tags nested or left open (a 40 KB raw cell, 4 s of CPU time a page: section 70), and strip a link's ``files/``
   prefix in linear time (:func:`bpe_ref.course.printable.strip_files_prefix`: nbconvert's pattern took 3 s a page on a
-  markdown line of 20,000 ``[``, section 71). The
+  markdown line of 20,000 ``[``, section 71); a markdown cell of more than 64 LaTeX openers (``\\begin{``), each of
+  which nbconvert's math plugin ends by a search to the end of the cell, is shown as text (5.7 s a page for 54 KB:
+  section 72). The
   review of ``grade --class`` parses a learner cell of at most 100,000 characters, and 500,000 of a notebook's in all
   (``review.REVIEW_CELL_CHARACTERS``): past them a cell is a flag, "not read" (a 1 MB list literal cost it 6 s of CPU
   time and 800 MB, unbounded: section 69).
