@@ -29,8 +29,12 @@ c.Application.logging_config = {"handlers": {"console": {"class": "bpe_ref.cours
 # nbgrader's feedback and formgrader pages render a markdown cell's HTML as it is: a submission's <script> ran in the
 # instructor's browser, on the formgrader's origin. Its markdown keeps what markdown makes; HTML in it is shown as text.
 # Code is highlighted by Python's lexer, not the one the notebook names: IPython's took minutes on a long crafted cell.
+# A raw cell's text is shown as text too: nbconvert's clean_html took seconds a page on a raw cell of nested tags, and its
+# strip_files_prefix on a markdown line of many "[": both in time linear in the text here.
 c.HTMLExporter.filters = {"markdown2html": "bpe_ref.course.printable.markdown_html",
-                          "highlight_code": "bpe_ref.course.printable.code_html"}
+                          "highlight_code": "bpe_ref.course.printable.code_html",
+                          "clean_html": "bpe_ref.course.printable.clean_html",
+                          "strip_files_prefix": "bpe_ref.course.printable.strip_files_prefix"}
 
 # nbgrader's formgrader (in the Jupyter server, which loads this file before it builds its pages) wrote the ids in the
 # address it was opened at into its pages' scripts as they were, ran the nbgrader_config.py of any folder ?path= named,

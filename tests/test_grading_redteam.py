@@ -7327,3 +7327,379 @@ def test_an_argument_s_item_changed_then_swapped_for_a_copy_is_a_changed_argumen
         assert box.run_cell(SWAPPED_BACK, "mistake").ok
         with pytest.raises(AssertionError, match="changed its argument counts"):
             graders.check_merge_counts_properties(RemoteFunction(box, "merge_counts"))
+
+
+# ---- 65. code the review does not read: a version-3 notebook, whose cells nbformat takes from its worksheets ---------------
+#
+# nbgrader's autograde reads a submission with nbformat's ``read(..., as_version=4)``: a notebook of ``"nbformat": 3`` is
+# converted, its cells taken from its ``worksheets`` (v3's code cells hold ``input``, not ``source``), and a ``cells`` key
+# beside them is never read. grade --class read the file with json.loads and reviewed its ``cells``: a copy of the release
+# there, and the review saw the release, untouched, while autograde ran the worksheets' code.
+
+def _version_3_with_decoy(lab: str, source: str) -> dict:
+    """Lab ``lab``'s release with a cell of ``source`` after its setup, written as nbformat version 3 (its worksheets),
+    and the blank release's version-4 cells beside them under ``cells``, which nbformat does not read."""
+    import nbformat
+    from test_grading_adversarial import blank, with_cell_after_setup
+
+    notebook = with_cell_after_setup(blank(lab), "worksheet_cell", source)
+    written = nbformat.convert(nbformat.from_dict(notebook), 3)
+    return {**written, "cells": blank(lab)["cells"]}
+
+
+def test_a_version_3_notebook_is_reviewed_as_nbformat_reads_it(tmp_path):
+    """:data:`WRAPS_THE_WIRE` in a cell of a version-3 notebook's worksheets, the lab's blank release under ``cells``
+    beside them: nbformat (so nbgrader's autograde) reads the worksheets and runs that cell, and the class report read
+    the ``cells``, the release as shipped: no hint, no tampering (class path; a self-grade reads no text). So too a
+    version-1 notebook (``"nbformat": 1`` or ``true``), whose code cells hold their text under ``code``: the review read
+    them as empty. Safe: the
+    report reads each submission as nbformat reads it for autograde (``grade.as_nbgrader_reads``: each version's reader,
+    converted to version 4, validated), so the review reads the worksheets' cells, and a file nbformat will not read
+    (``nbformat_minor`` ``"4.0"``, an unknown version), which autograde cannot grade, "could not be read"."""
+    import io
+    import json
+
+    import nbformat
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import NotGradable, read_notebook
+    from bpe_ref.course.trusted.autograde import MAX_CELLS
+    from bpe_ref.course.trusted.review import notebook_flags
+
+    lab = "00_pretokenization"
+    path = tmp_path / f"{lab}.ipynb"
+    path.write_text(json.dumps(_version_3_with_decoy(lab, WRAPS_THE_WIRE)), encoding="utf-8")
+    ran = nbformat.read(io.StringIO(path.read_text(encoding="utf-8")), as_version=4)  # as nbconvert reads it for nbgrader
+    assert WRAPS_THE_WIRE in [cell.source for cell in ran.cells if cell.cell_type == "code"]
+    flags = notebook_flags(read_notebook(path), blank(lab))
+    assert any("ctypes" in flag and "rebinds json.dumps" in flag for flag in flags), flags
+    decoy = _version_3_with_decoy(lab, WRAPS_THE_WIRE)  # a decoy past the cells a submission may have: still not read
+    decoy["cells"] = decoy["cells"] * (MAX_CELLS // len(decoy["cells"]) + 1)
+    path.write_text(json.dumps(decoy), encoding="utf-8")
+    flags = notebook_flags(read_notebook(path), blank(lab))
+    assert any("ctypes" in flag and "rebinds json.dumps" in flag for flag in flags), flags
+    for major in (1, True):  # version 1 (JSON's true is 1 to nbformat): its code cells hold "code", not "source"
+        path.write_text(json.dumps({"nbformat": major, "metadata": {}, "cells": [
+            {"cell_type": "code", "code": WRAPS_THE_WIRE}]}), encoding="utf-8")
+        ran = nbformat.read(io.StringIO(path.read_text(encoding="utf-8")), as_version=4)
+        assert [cell.source for cell in ran.cells] == [WRAPS_THE_WIRE]
+        flags = notebook_flags(read_notebook(path), blank(lab))
+        assert any("ctypes" in flag and "rebinds json.dumps" in flag for flag in flags), (major, flags)
+    for version in ({"nbformat": 4, "nbformat_minor": "4.0"}, {"nbformat": "4", "nbformat_minor": 5}):
+        path.write_text(json.dumps({**blank(lab), **version}), encoding="utf-8")
+        with pytest.raises(NotGradable, match="nbformat .so nbgrader. will not read"):
+            read_notebook(path)
+
+
+# ---- 66. hidden inputs printed by a later cell of the learner's: in the autograded notebook and nbgrader's feedback ---------
+#
+# A learner's function may record its arguments, and a cell of the learner's after the hidden test cell print them:
+# autograde runs that cell and keeps its output, so the autograded notebook, and the feedback nbgrader makes of it, hand
+# the learner every input the hidden test drew (a failing test's message holds learner text too: 2,000 characters a cell).
+# Every notebook of a class draws the same inputs from the course's seed, kept for regrades: a notebook graded later under
+# that seed (late work, a resubmission once feedback is out) can answer them from a table of the reference's answers.
+RECORDS_ITS_INPUTS = '''
+_seen = []
+_utf8_bytes = utf8_bytes
+
+def utf8_bytes(*args):
+    _seen.append(args)
+    return _utf8_bytes(*args)
+'''
+PRINTS_ITS_INPUTS = "print(repr(_seen)[{start}:{start} + 15_000], end='')\n"  # a cell's output holds 20,000 characters
+PRINTING_CELLS = 12
+
+
+def _answers_from_feedback(lab: str, output: str) -> str:
+    """A utf8_bytes that answers the inputs :data:`PRINTS_ITS_INPUTS` showed, with the reference's answers (what a
+    learner computes offline with the course's package), and nothing else (a wrong answer)."""
+    import ast
+
+    from bpe_ref.course.trusted.autograde import load_graders
+
+    reference = load_graders(lab).check_utf8_bytes_properties.reference
+    table = {args: reference(*args) for args in ast.literal_eval(output)}
+    return f"_table = {table!r}\n\ndef utf8_bytes(*args):\n    return _table.get(args, [])\n"
+
+
+def _late_from_feedback(lab: str, seed: int) -> dict:
+    """A class's notebook of lab ``lab`` graded under ``seed`` whose cells print what its utf8_bytes was called with
+    (:data:`RECORDS_ITS_INPUTS`, :data:`PRINTS_ITS_INPUTS`), then late work built from that output as the feedback shows
+    it: :func:`_answers_from_feedback` in utf8_bytes' solution cell."""
+    from test_grading_adversarial import blank, complete
+
+    first = complete(lab, "task1_utf8_bytes_solution")
+    at = next(i for i, c in enumerate(first["cells"]) if c["id"] == "task1_utf8_bytes_solution")
+    first["cells"].insert(at + 1, code_cell("records", RECORDS_ITS_INPUTS))
+    first["cells"] += [code_cell(f"prints{index}", PRINTS_ITS_INPUTS.format(start=15_000 * index))
+                       for index in range(PRINTING_CELLS)]
+    record = grade_cells(first["cells"], lab, policy=Policy(cell_timeout=20), total_seconds=120, seed=seed, whole_class=True)
+    assert {v.grade_id: v.passed for v in record.verdicts}["task1_utf8_bytes_hidden"], record.verdicts
+    shown = "".join(out.get("text", "") for cell in first["cells"][-PRINTING_CELLS:] for out in cell["outputs"])  # feedback
+    late = blank(lab)
+    for cell in late["cells"]:
+        if cell["id"] == "task1_utf8_bytes_solution":
+            cell["source"] = _answers_from_feedback(lab, shown)
+    return late
+
+
+@pytest.mark.xfail(strict=True, reason="open: hidden inputs printed by a learner's cell reach the autograded notebook and "
+                   "its feedback, and a later notebook graded under the class's seed answers them from a table; work "
+                   "handed in after the feedback is graded under a seed of its own (TrustedExecute.seed_name, "
+                   "solutions/README.md, section 6; threat model, 'Hidden inputs shown back')")
+def test_hidden_inputs_shown_in_feedback_answer_no_later_notebook_of_the_class():
+    """Lab 00's utf8_bytes that records its arguments, and a cell after the hidden test that prints them
+    (:data:`RECORDS_ITS_INPUTS`, :data:`PRINTS_ITS_INPUTS`): graded as a class's notebook, its output, which the
+    feedback shows, holds every input the hidden test drew. A second notebook graded under the same seed (late work,
+    class path) whose utf8_bytes answers those inputs from a table of the reference's answers, and nothing else right,
+    passed the hidden test. Safe would be: no such notebook earns the hidden points. The feedback would have to hold no
+    text of the learner's after a hidden call (a failure's message holds some, and the smallest failing input, by
+    design), and no grading tells late work from a regrade by itself: the next test is the instructor's step."""
+    lab, seed = "00_pretokenization", 20261202
+    late = _late_from_feedback(lab, seed)
+    record = grade_cells(late["cells"], lab, policy=Policy(cell_timeout=20), total_seconds=120, seed=seed, whole_class=True)
+    assert not {v.grade_id: v.passed for v in record.verdicts}["task1_utf8_bytes_hidden"], record.verdicts
+
+
+def test_late_work_graded_under_a_seed_of_its_own_draws_inputs_no_feedback_showed(tmp_path):
+    """The instructor's side of the test above: ``TrustedExecute.seed_name`` names the file of ``trusted_grades/``
+    that holds the seed a batch is graded under (``course_seed(course, name)``), so work handed in after the feedback
+    went out is graded under a seed of its own, kept for its regrades as the class's is: the late notebook built from
+    the class's feedback loses the hidden points there. Before, a course had one seed file, ``hidden_seed``."""
+    from bpe_ref.course.trusted.autograde import course_seed
+
+    lab = "00_pretokenization"
+    class_seed, late_seed = course_seed(tmp_path), course_seed(tmp_path, "late_seed")
+    assert class_seed != late_seed and (class_seed, late_seed) == (course_seed(tmp_path), course_seed(tmp_path, "late_seed"))
+    (tmp_path / "trusted_grades" / "late").mkdir()  # the records of a student named "late", graded before
+    assert course_seed(tmp_path, "late") not in (class_seed, late_seed)  # kept apart: trusted_grades/.seeds/late
+    for name in ("../hidden_seed", "", ".hidden", "a/b"):
+        with pytest.raises(ValueError, match="is no seed's name"):
+            course_seed(tmp_path, name)
+    late = _late_from_feedback(lab, class_seed)
+    record = grade_cells(late["cells"], lab, policy=Policy(cell_timeout=20), total_seconds=120, seed=late_seed,
+                         whole_class=True)
+    assert not {v.grade_id: v.passed for v in record.verdicts}["task1_utf8_bytes_hidden"], record.verdicts
+
+
+# ---- 67. a module's names rebound through its namespace: json.__dict__["dumps"], vars(json).update(...) -------------------
+#
+# The review flags a rebinding of what a module holds (``json.dumps = ...``, ``setattr(json, "dumps", ...)``): the stand-ins
+# and drivers run in the worker look names up in the interpreter's modules, so that is the learner's to change (threat
+# model, *Faking results*: flagged, not closed). It read assignment targets that are attributes: the module's own
+# namespace, ``json.__dict__`` or ``vars(json)``, written by subscript or ``update``, rebinds the same and showed nothing.
+THROUGH_THE_NAMESPACE = {
+    "subscript": "import json\njson.__dict__['dumps'] = lambda value, **kwargs: '{}'\n",
+    "update": "import json\nvars(json).update(loads=lambda text, **kwargs: {})\n",
+    "builtins": "__builtins__.__dict__['sorted'] = lambda items, **kwargs: list(items)\n",
+}
+
+
+@pytest.mark.parametrize("how", sorted(THROUGH_THE_NAMESPACE))
+def test_a_module_s_names_rebound_through_its_namespace_are_flagged(how):
+    """A cell that rebinds ``json.dumps`` (or ``json.loads``, or the builtin ``sorted``) through the module's
+    ``__dict__`` or ``vars()`` (:data:`THROUGH_THE_NAMESPACE`): the worker runs it, the module's name changed for every
+    stand-in and driver run there after it, and the class report showed no hint (class path; a self-grade prints no
+    hint). Safe: reaching a module's namespace, by ``__dict__`` or ``vars()``, is a hint of its own, as a rebinding is."""
+    from test_grading_adversarial import blank, with_cell_after_setup
+
+    from bpe_ref.course.trusted.review import notebook_flags
+
+    lab = "00_pretokenization"
+    with Sandbox(Policy(cell_timeout=20)) as box:
+        ran = box.run_cell(THROUGH_THE_NAMESPACE[how] + "import json\nprint(json.dumps([1]), json.loads('[1]'), sorted((2, 1)))",
+                           "rebinds")
+    assert ran.ok and ran.stdout != "[1] [1] [1, 2]\n", ran  # the module's name was rebound in the worker
+    flags = notebook_flags(with_cell_after_setup(blank(lab), "rebinds", THROUGH_THE_NAMESPACE[how]), blank(lab))
+    assert any(flag.startswith("cell rebinds: ") and "what a module holds" in flag for flag in flags), flags
+
+
+# ---- 68. tampering hidden from the review: an unchanged copy of a test cell before the one edited ---------------------------
+#
+# nbgrader's DeduplicateIds keeps the *last* cell marked with a grade_id and empties the others' metadata; the trusted side
+# grades and nbgrader puts right that last one. The review's ``tampering`` compared the *first* cell holding a grade_id
+# with the release: an unchanged copy of a test cell put before it hid every flag of the cell nbgrader graded.
+
+def test_an_unchanged_copy_before_a_tampered_cell_hides_no_flag():
+    """Lab 00's first test cell with its points raised to 100 and its source edited, after an unchanged copy of it (a
+    cell id of its own): nbgrader keeps the edited one, puts its points and source back, and the class report flagged
+    nothing (class path; a self-grade prints no tampering). Safe: the review compares with the release the cell
+    DeduplicateIds keeps, the last marked with the grade_id, and flags a grade_id held by more than one marked cell."""
+    import copy
+
+    import nbformat
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.trusted.autograde import NamedDeduplicateIds
+    from bpe_ref.course.trusted.review import tampering
+
+    lab = "00_pretokenization"
+    notebook = blank(lab)
+    index, test = next((i, c) for i, c in enumerate(notebook["cells"]) if c["metadata"].get("nbgrader", {}).get("grade"))
+    grade_id = test["metadata"]["nbgrader"]["grade_id"]
+    notebook["cells"].insert(index, {**copy.deepcopy(test), "id": "unchanged_copy"})
+    test["metadata"]["nbgrader"]["points"] = 100
+    test["source"] = "pass  # the test, gone\n"
+    kept = nbformat.from_dict(copy.deepcopy(notebook))
+    NamedDeduplicateIds().preprocess(kept, {})
+    assert [cell.id for cell in kept.cells if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id] == [test["id"]]
+    flags = tampering(notebook, blank(lab))
+    assert f"edited the test cell {grade_id} (its source was restored)" in flags, flags
+    assert any(flag.startswith(f"changed the nbgrader metadata of the test cell {grade_id} (points 1.0 -> 100.0")
+               for flag in flags), flags
+    assert any(flag.startswith(f"holds 2 cells marked {grade_id}") for flag in flags), flags
+    assert tampering(blank(lab), blank(lab)) == []
+
+
+# ---- 69. a cell of megabytes of code: the review parses it whole, minutes of CPU time and gigabytes for grade --class -----
+#
+# A submission may be as large as the exchange's ``max_dir_size`` (100 MB), its cells too: no bound of autograde's counts
+# characters (a cell's IPython reading is bounded by the cell's CPU time, its run by the worker's memory). The review of
+# grade --class parsed every learner cell whole and walked its tree several times: a cell of a 1 MB list literal cost it
+# about 8 s of CPU time and 800 MB, so a 90 MB one, tens of gigabytes, ended the report of the whole class (the machine's
+# memory) or stalled it for as long as the instructor waited.
+BIG_LITERAL = "numbers = [" + "0," * 500_000 + "]\n"
+
+
+def test_a_cell_of_megabytes_costs_the_review_no_more_than_a_bound():
+    """Lab 00's release with a cell of :data:`BIG_LITERAL` (1 MB) and one of :data:`WRAPS_THE_WIRE` after it: the review
+    took seconds of CPU time and hundreds of MB for the first (class path; a self-grade reads no text). Safe: a cell of
+    more than ``REVIEW_CELL_CHARACTERS`` (100,000; the solutions' largest holds 4,106), or past
+    ``REVIEW_NOTEBOOK_CHARACTERS`` (500,000) read in the notebook, is not parsed, a flag of its own ("its text was not
+    read"), and the cells after it are read as before."""
+    import time
+
+    from test_grading_adversarial import blank, with_cell_after_setup
+
+    from bpe_ref.course.trusted.review import notebook_flags
+
+    lab = "00_pretokenization"
+    notebook = with_cell_after_setup(with_cell_after_setup(blank(lab), "wraps", WRAPS_THE_WIRE), "big", BIG_LITERAL)
+    start = time.process_time()
+    flags = notebook_flags(notebook, blank(lab))
+    spent = time.process_time() - start
+    assert spent < 2.0, (spent, flags)
+    assert flags[:1] == ["cell big: its text was not read: 1,000,013 characters, past the review's 100,000 for a cell"], flags
+    assert any(flag.startswith("cell wraps: ") and "rebinds json.dumps" in flag for flag in flags), flags
+    many = blank(lab)
+    for index in range(7):
+        many = with_cell_after_setup(many, f"part{index}", "numbers = [" + "0," * 40_000 + "]\n")
+    flags = notebook_flags(many, blank(lab))
+    assert [flag.split(":")[0] for flag in flags] == ["cell part0"], flags  # 6 cells of 80,012 read: the seventh is past
+    assert flags[0].endswith("past the review's 500,000 for a notebook"), flags
+
+
+# ---- 70. what the instructor opens: a raw cell of nested tags, cleaned by bleach in time growing as its square --------------
+#
+# nbconvert's templates, nbgrader's feedback and formgrade among them, pass a raw cell's source to ``clean_html``
+# (bleach): its time grows as the square of the tags nested or left open. A raw cell is never run nor graded, and kept in
+# the autograded notebook as handed in; no bound of autograde's counts a cell's characters (section 47 counts cells).
+NESTED_TAGS = "<div>" * 8_000 + "<script>alert('RAW')</script>"
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_raw_cell_of_nested_tags_costs_the_instructor_s_pages_no_seconds(template):
+    """A raw cell of :data:`NESTED_TAGS` (40 KB): nbgrader's feedback page, and the formgrader's page of the submission,
+    cost 4 s of CPU time each (both paths' autograded notebook keeps it; the class's pages are the instructor's), so a
+    submission of 2,000 such cells, 80 MB, held ``generate_feedback`` (the class's, one notebook after another) and the
+    formgrader (one thread for every page) for hours. Safe: ``nbgrader_config.py`` replaces the exporter's
+    ``clean_html`` (:func:`bpe_ref.course.printable.clean_html`): a raw cell's text is shown as text, escaped, as the HTML
+    of a markdown cell is; the rest is cleaned as nbconvert cleans it."""
+    import time
+
+    import nbformat
+
+    start = time.process_time()
+    html = _instructor_page(template, [nbformat.v4.new_raw_cell(NESTED_TAGS), nbformat.v4.new_markdown_cell("**kept**")])
+    spent = time.process_time() - start
+    assert spent < 1.0, spent
+    assert "<script>alert('RAW')" not in html and "&lt;div&gt;&lt;div&gt;" in html and "<strong>kept</strong>" in html
+
+
+def test_a_seed_made_by_nbgrader_processes_started_at_once_is_one_seed(tmp_path, monkeypatch):
+    """``python -m bpe_ref autograde --jobs N`` makes the class's seed before its nbgrader processes start, not a seed of
+    another name (section 66's late work): each process made it at once, and one read the file another had made and not
+    yet written, ``int("")``, a ValueError that failed its notebooks. Safe: the seed is written whole to a file of its
+    own, then linked in place; every process reads the one linked first."""
+    import secrets
+    import threading
+
+    from bpe_ref.course.trusted.autograde import course_seed
+
+    draw = secrets.randbits
+    monkeypatch.setattr(secrets, "randbits", lambda bits: (time.sleep(0.3), draw(bits))[1])  # a slow draw
+    seeds, errors = [], []
+
+    def grade() -> None:
+        try:
+            seeds.append(course_seed(tmp_path, "late_seed"))
+        except ValueError as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=grade) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.05)
+    for thread in threads:
+        thread.join()
+    assert errors == [] and len(seeds) == 4 and len(set(seeds)) == 1, (errors, seeds)
+
+
+# ---- 71. what the instructor opens: a markdown line of many "[", matched by nbconvert's strip_files_prefix ------------------
+#
+# nbconvert's templates pass each markdown cell's HTML to ``strip_files_prefix``, whose markdown pattern
+# ``(!?)\[(.*?)\]\(/?files/(.*?)\)``, tried from each ``[`` of a line, scans the rest of it: time growing as the square of
+# the ``[`` in a line. The course's ``markdown2html`` (section 37) keeps brackets as text.
+BRACKETS = "[" * 20_000 + " a [plot](files/plot.png) and ![img](files/img.png)"
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_markdown_line_of_brackets_costs_the_instructor_s_pages_no_seconds(template):
+    """A markdown cell of one line of 20,000 ``[`` (:data:`BRACKETS`): nbgrader's feedback page and the formgrader's page
+    of the submission cost 3 to 6 s of CPU time each, 200,000 some 300 s (both paths' autograded notebook; the pages are
+    the instructor's: ``generate_feedback`` renders the class one notebook after another, the formgrader serves every
+    page from one thread). Safe: ``nbgrader_config.py`` replaces the exporter's ``strip_files_prefix``
+    (:func:`bpe_ref.course.printable.strip_files_prefix`), whose captions and locations are bounded: linear, and a link
+    to ``files/`` still loses that prefix as nbconvert's does."""
+    import time
+
+    import nbformat
+    from nbconvert.filters.strings import strip_files_prefix as nbconvert_s
+
+    from bpe_ref.course.printable import strip_files_prefix
+
+    start = time.process_time()
+    html = _instructor_page(template, [nbformat.v4.new_markdown_cell(BRACKETS)])
+    spent = time.process_time() - start
+    assert spent < 1.0, spent
+    assert 'href="plot.png"' in html and 'src="img.png"' in html and "[" * 100 in html, html[-3000:]
+    for text in ('<img src="files/a.png"> <a href=\'/files/b\'>', "[a](files/x.png) ![b](/files/y) [c](other/z)", "a [b] (c)"):
+        assert strip_files_prefix(text) == nbconvert_s(text), text
+
+
+# ---- 72. what the instructor opens: a markdown cell of LaTeX openers, each of which nbconvert's math plugin ends by a search --
+#
+# The course's ``markdown2html`` (section 37) is nbconvert's ``MarkdownWithMath``: its math plugin looks for the end of a
+# LaTeX environment (``\begin{x} ... \end{x}``), or of ``\\[`` and ``\\(`` math, from each opener to the end of the cell
+# (``.*?`` over every line): time growing as the square of the openers that are never closed.
+OPENERS = "\\begin{x}" * 6_000
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_markdown_cell_of_latex_openers_costs_the_instructor_s_pages_no_seconds(template):
+    """A markdown cell of 6,000 ``\\begin{x}`` (:data:`OPENERS`, 54 KB): nbgrader's feedback page and the formgrader's
+    page of the submission cost 5.7 s of CPU time each, growing as its square (both paths' autograded notebook; the
+    pages are the instructor's, rendered one after another, served from one thread). Safe: a markdown cell of more than
+    ``MOST_MATH_OPENERS`` (64) openers is shown as text (:func:`bpe_ref.course.printable.markdown_html`), its HTML escaped
+    as ever; a cell of a few is rendered with its math as before."""
+    import time
+
+    import nbformat
+
+    start = time.process_time()
+    html = _instructor_page(template, [nbformat.v4.new_markdown_cell(OPENERS + "<script>alert(1)</script>")])
+    spent = time.process_time() - start
+    assert spent < 1.0, spent
+    assert "\\begin{x}" * 100 in html and "<script>alert(1)" not in html
+    html = _instructor_page(template, [nbformat.v4.new_markdown_cell("**Bold** and $x_1$\n\n\\begin{equation} a \\end{equation}")])
+    assert "<strong>Bold</strong>" in html and "\\begin{equation}" in html

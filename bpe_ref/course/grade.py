@@ -141,6 +141,44 @@ def test_cells_in_order(notebook: dict) -> list[tuple[str, float]]:
     return cells
 
 
+def as_nbgrader_reads(notebook: object, path: Path) -> dict:
+    """``notebook`` (the file's JSON) as nbgrader's autograde reads it, nbformat's ``read(..., as_version=4)``: each
+    version's reader, the conversion to version 4 and the validation that repairs cell ids, its warnings and log
+    silenced. A version-3 notebook's cells are its ``worksheets``' (a ``cells`` key beside them is not read): the review
+    read a decoy list of cells there while autograde ran the worksheets' code (tests/test_grading_redteam.py, section
+    65). What nbformat will not read (an unknown version, ``nbformat_minor`` ``"4.0"``), autograde cannot grade:
+    :class:`NotGradable`. A notebook of more cells than any submission may have is left as it is: nbformat's reading
+    costs some 20 microseconds a cell (4.5 s of CPU time for 200,000), and autograde refuses it unrun (section 47)."""
+    import warnings
+
+    from nbformat import NBFormatError, ValidationError, convert, validate, versions
+
+    if not isinstance(notebook, dict):
+        return notebook
+    from .trusted.autograde import MAX_CELLS
+
+    sheets = notebook.get("worksheets")  # versions 2 and 3 hold their cells there: those nbformat reads, and counts
+    read = [sheet.get("cells") for sheet in sheets if isinstance(sheet, dict)] if notebook.get("nbformat") in (2, 3) and \
+        isinstance(sheets, list) else [notebook.get("cells")]
+    if sum(len(cells) for cells in read if isinstance(cells, list)) > MAX_CELLS:
+        return notebook
+    major = notebook.get("nbformat", 1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if major not in versions:
+                raise NBFormatError(f"Unsupported nbformat version {major!r}")
+            read = versions[major].to_notebook_json(notebook, minor=notebook.get("nbformat_minor") or 0)
+            read = convert(read, 4)
+            with contextlib.suppress(ValidationError):
+                validate(read)
+    except (AttributeError, KeyError, TypeError, ValueError, AssertionError, NBFormatError, ValidationError,
+            RecursionError) as err:
+        raise NotGradable(f"could not be read: {path} is JSON that nbformat (so nbgrader) will not read as a notebook "
+                          f"({type(err).__name__}: {str(err)[:100]})") from None
+    return read
+
+
 def read_notebook(path: Path) -> dict:
     """The notebook at ``path`` as JSON, or :class:`NotGradable` saying why it cannot be read."""
     if not path.exists():
@@ -160,6 +198,7 @@ def read_notebook(path: Path) -> dict:
         # past the interpreter's recursion limit (each ended grade --class for the whole class: redteam section 58)
         why = "nested too deeply" if isinstance(err, RecursionError) else str(err).split(":")[0]
         raise NotGradable(f"could not be read: {path} is JSON that Python will not read ({why})") from None
+    notebook = as_nbgrader_reads(notebook, path)
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise NotGradable(f"could not be read: {path} is JSON but not a notebook (no list of cells)")
     for index, cell in enumerate(notebook["cells"]):  # as the reports read them (one malformed cell ended grade --class)

@@ -13,6 +13,7 @@ answers, in the Jupyter server) keep it text.
 from __future__ import annotations
 
 import logging
+import re
 import unicodedata
 
 import jinja2
@@ -48,6 +49,13 @@ class PrintableStreamHandler(logging.StreamHandler):
 
 
 
+# nbconvert's math plugin looks for the end of a LaTeX environment (``\begin{x}``) or of ``\\[`` and ``\\(`` math from
+# each of them to the end of the cell: a markdown cell of 6,000 ``\begin{x}`` (54 KB) cost 5.7 s of CPU time a page
+# (tests/test_grading_redteam.py, section 72). Past these many, the cell is shown as text, as its HTML is.
+MATH_OPENERS = ("\\begin{", "\\\\[", "\\\\(")
+MOST_MATH_OPENERS = 64
+
+
 @jinja2.pass_context
 def markdown_html(context: jinja2.runtime.Context, source: str) -> str:
     """nbconvert's ``markdown2html`` filter for nbgrader's feedback and formgrader pages (``nbgrader_config.py``):
@@ -58,11 +66,49 @@ def markdown_html(context: jinja2.runtime.Context, source: str) -> str:
     grades (``tests/test_grading_redteam.py``, section 37). No lab's markdown writes HTML; cleaning it instead (bleach)
     cost minutes of CPU on 300 KB of unclosed tags. The cell's attachments (an image pasted in) are given, as nbconvert
     gives them."""
+    from html import escape
+
     from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
+    if sum(source.count(opener) for opener in MATH_OPENERS) > MOST_MATH_OPENERS:  # each scans the rest of the cell
+        return f"<pre>{escape(source)}</pre>"
     renderer = IPythonRenderer(escape=True, allow_harmful_protocols=False,
                                attachments=context.get("cell", {}).get("attachments", {}))
     return MarkdownWithMath(renderer=renderer).render(source)
+
+
+@jinja2.pass_context
+def clean_html(context: jinja2.runtime.Context, element: str | bytes) -> str:
+    """nbconvert's ``clean_html`` filter for nbgrader's feedback and formgrader pages (``nbgrader_config.py``), but for a
+    raw cell, whose text is shown as text (as the HTML in a markdown cell is: :func:`markdown_html`). nbconvert's templates
+    pass a raw cell's source to ``clean_html`` (bleach), whose time grows as the square of the tags left open or nested: a
+    raw cell of 40 KB of ``<div>`` cost 4 s of CPU a page, so 2,000 of them in a submission (80 MB, under the exchange's
+    limit) hours of ``generate_feedback``, which renders the class one notebook after another, and of the formgrader,
+    which serves every page from one thread (``tests/test_grading_redteam.py``, section 70). No lab has a raw cell."""
+    from html import escape
+
+    from nbconvert.filters.strings import clean_html as nbconvert_clean_html
+
+    cell = context.get("cell") or {}
+    if isinstance(cell, dict) and cell.get("cell_type") == "raw":
+        text = element.decode("utf-8", "replace") if isinstance(element, bytes) else str(element)
+        return f"<pre>{escape(text)}</pre>"
+    return nbconvert_clean_html(element)
+
+
+# nbconvert's strip_files_prefix, its markdown pattern's captions and locations bounded: ``\[(.*?)\]\(`` tried from each
+# ``[`` of a line scans the rest of it, so a markdown cell of one line of 20,000 ``[`` cost 3 s a page, 200,000 some 300.
+_FILES_URL = re.compile(r"(src|href)\=([\'\"]?)/?files/")
+_MARKDOWN_FILES_URL = re.compile(r"(!?)\[(?P<caption>[^\[\]\n]{0,2000})\]\(/?files/(?P<location>[^)\n]{0,2000})\)")
+
+
+def strip_files_prefix(text: str) -> str:
+    """nbconvert's ``strip_files_prefix`` filter for nbgrader's feedback and formgrader pages (``nbgrader_config.py``):
+    ``src="files/x"`` becomes ``src="x"``, and a markdown link ``[a](files/x)`` ``[a](x)``, in time linear in the text.
+    nbconvert's markdown pattern, applied to every markdown cell's HTML, took time growing as the square of a line's
+    ``[`` (``tests/test_grading_redteam.py``, section 71); here a caption or location is at most 2,000 characters, none
+    holding a bracket of its own, as no link of a lab's does."""
+    return _MARKDOWN_FILES_URL.sub(r"\1[\2](\3)", _FILES_URL.sub(r"\1=\2", text))
 
 
 HIGHLIGHTED_CHARS = 20_000  # the longest cell of a lab's source: 4,106 characters

@@ -91,8 +91,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   the learner's process's word; what it can claim is bounded: its answers are computed in the worker, measured from
   outside as any call's are and compared with the reference's, so it adds only the worker's own report beside the
   answer (the arguments after a call: a task's "leave it unchanged", lab 02's in-place updates, whose right values it
-  must still compute, and lab 03's new dict). Rebinding what a module holds and reaching a caller's frame are flagged
-  for review.
+  must still compute, and lab 03's new dict). Rebinding what a module holds (by attribute, ``setattr``, or through its
+  namespace, ``json.__dict__`` or ``vars(json)``: section 67) and reaching a caller's frame are flagged for review.
 - *Killing, tracing or signalling the grader*: Landlock scopes signals and ptrace to the sandbox. The kernel lets a
   process set the limits and scheduling of any process of its user without either (``prlimit``: RLIMIT_CPU kills the
   grading); the seccomp filter lets those calls act on the caller alone (section 55). The worker drops every
@@ -161,7 +161,16 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   and special files) through at most ``Policy.scratch_entries`` entries and 32 levels, links never followed; past
   either the worker is stopped and flagged. The instructor's pages of a submission highlight its code with Pygments'
   Python lexer, whatever its metadata names, and a cell past 20,000 characters not at all
-  (:func:`bpe_ref.course.printable.code_html`): IPython's lexer is quadratic in a line's length (section 39).
+  (:func:`bpe_ref.course.printable.code_html`): IPython's lexer is quadratic in a line's length (section 39). They show
+  a raw cell's text as text (:func:`bpe_ref.course.printable.clean_html`): nbconvert cleaned it with bleach, quadratic in
+  the tags nested or left open (a 40 KB raw cell, 4 s of CPU time a page: section 70), and strip a link's ``files/``
+  prefix in linear time (:func:`bpe_ref.course.printable.strip_files_prefix`: nbconvert's pattern took 3 s a page on a
+  markdown line of 20,000 ``[``, section 71); a markdown cell of more than 64 LaTeX openers (``\\begin{``), each of
+  which nbconvert's math plugin ends by a search to the end of the cell, is shown as text (5.7 s a page for 54 KB:
+  section 72). The
+  review of ``grade --class`` parses a learner cell of at most 100,000 characters, and 500,000 of a notebook's in all
+  (``review.REVIEW_CELL_CHARACTERS``): past them a cell is a flag, "not read" (a 1 MB list literal cost it 6 s of CPU
+  time and 800 MB, unbounded: section 69).
 - *Keeping a stand-in*: while a task is graded, the reference's versions of the earlier tasks' functions stand in for
   the learner's (sent as source; never the function being graded, a trainer, or the function of a test cell still to
   be graded). Test cells are graded in the *source's* order whatever the submission's, so a stand-in caught is a
@@ -170,6 +179,13 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   ``trusted_grades/hidden_seed`` beside the gradebook, so a regrade draws the same; a fresh one per ``python -m
   bpe_ref grade``), from the seed alone, not from the fixed sequence the public graders show nor the constants of the
   modules loaded so far.
+- *Hidden inputs shown back* (open, a strict xfail of section 66): what the learner's code prints after a hidden test
+  called its functions (their arguments, recorded) is a cell's output, kept in the autograded notebook and in the
+  feedback nbgrader makes of it; a failing test's message holds some text of the learner's too (2,000 characters a
+  cell), and the smallest failing input by design. Every notebook graded under the course's seed draws the same
+  inputs, so one graded after that feedback was returned (late work, a resubmission) can answer them from a table of
+  the reference's answers. No grading tells such a notebook by itself: the instructor grades work handed in after
+  feedback went out under a seed of its own (``TrustedExecute.seed_name``, solutions/README.md, section 6).
 - *Reaching a class's kept inputs*: in ``nbgrader autograde`` every notebook of a class draws the same inputs, so each
   property test's are drawn once, with the reference's answers, by a run with no learner's code in it, and kept in the
   grading process's memory only; each notebook's calls replay them in order. A notebook that fails one shrinks its
@@ -334,7 +350,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   refused to open, by name and count; processes that left the session, files left in /dev/shm, links or special files
   in the scratch folder; tampering nbgrader restored (a test or read-only cell deleted, edited, made markdown, or the
   nbgrader metadata of any cell of the lab changed: raised points, the grade and solution flags and the schema version
-  are put back from the gradebook, and flagged; a graded cell added is a plain cell, flagged; section 35). What the
+  are put back from the gradebook, and flagged; a graded cell added is a plain cell, flagged; section 35), read in the
+  cell nbgrader keeps of a grade_id, the last marked with it, a grade_id marked more than once flagged (section 68). What the
   worker's own audit hook notes is flagged as its report, a hint (``Worker.noticing``): a function's ``__code__`` set,
   a code object made (``code.replace``), a function made of one, and a graded function called whose ``__module__`` is
   not its globals' module or whose ``__qualname__`` is not its code's (a decorator's wrapper, ``__wrapped__``, left
@@ -361,7 +378,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   (every cell autograde runs as the learner wrote it, as nbgrader's steps leave it: one holding a test cell's metadata
   that becomes a plain cell, section 60; a solution cell made markdown or raw, whose type nbgrader puts back and
   flagged, section 61; a cell of IPython's syntax that is no Python, read as IPython turns it into Python, 5 s of CPU
-  time a notebook at most, section 62)
+  time a notebook at most, section 62; the file read as nbformat reads it for autograde, a version-3 notebook's cells
+  from its worksheets, not from a ``cells`` key beside them, a version-1 notebook's code from ``code``, section 65)
   is still read for capabilities no lab needs, a hint where behaviour cannot be seen (an import of the reference just
   fails; a hook is no system call, nor is ``json.dumps = ...``), never a finding; a docstring is not read. With
   Landlock ABI < 6 the worker could signal its keeper, and any process of the grading user's (the grading process, a

@@ -233,22 +233,36 @@ def _error_output(ename: str, message: str) -> dict:
     return {"output_type": "error", "ename": ename, "evalue": message, "traceback": [f"{ename}: {message}"]}
 
 
-def course_seed(course: Path) -> int:
+SEED_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
+
+
+def course_seed(course: Path, name: str = "hidden_seed") -> int:
     """The course's secret seed for hidden inputs, made at the first autograde in ``trusted_grades/``
-    (beside the gradebook) and read at every later one, so that a regrade draws the same inputs."""
+    (beside the gradebook) and read at every later one, so that a regrade draws the same inputs. ``name``: the file
+    that holds it; another name, another seed, kept as well (``TrustedExecute.seed_name``: work handed in after the
+    feedback, which may show the inputs a learner's cell printed, tests/test_grading_redteam.py, section 66), in
+    ``trusted_grades/.seeds/``: a student's records are ``trusted_grades/<id>/``, and a student named as the seed, graded
+    before it was made, would have stopped the batch graded under it (no id is a hidden folder's name: nbgrader and
+    ``students_of`` skip those)."""
     import secrets
 
-    folder = course / RECORDS_DIR
+    if not SEED_NAME.fullmatch(name):
+        raise ValueError(f"{name!r} is no seed's name: letters, digits, '_', '.', '-' (not first), 64 at most")
+    folder = course / RECORDS_DIR if name == "hidden_seed" else course / RECORDS_DIR / ".seeds"
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "hidden_seed"
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    except FileExistsError:
-        return int(path.read_text(encoding="utf-8").strip())
-    with os.fdopen(fd, "w", encoding="utf-8") as file:
-        seed = secrets.randbits(63)
-        file.write(f"{seed}\n")
-    return seed
+    path = folder / name
+    if not path.exists():  # written whole, then linked: nbgrader processes that start at once read one seed, never ""
+        import tempfile
+
+        fd, written = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as file:
+                file.write(f"{secrets.randbits(63)}\n")
+            with contextlib.suppress(FileExistsError):
+                os.link(written, path)
+        finally:
+            os.unlink(written)
+    return int(path.read_text(encoding="utf-8").strip())
 
 
 def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total_seconds: float = 300.0,
@@ -389,7 +403,7 @@ def run_test(spec: test_cells.TestCell, graders: Any, box: Sandbox, points: floa
 
 try:  # the nbgrader preprocessor; the functions above work without nbgrader
     from nbgrader.preprocessors import NbGraderPreprocessor
-    from traitlets import Bool, Float, Integer
+    from traitlets import Bool, Float, Integer, Unicode
 except ImportError:  # pragma: no cover - nbgrader is in the course's dev extra
     NbGraderPreprocessor = None
 
@@ -410,6 +424,10 @@ if NbGraderPreprocessor is not None:
                               "after wall_factor times as many seconds of wall time.").tag(config=True)
         memory_mb = Integer(2048, help="Address space of each of the worker's processes, MiB, and where a lab allows "
                             "processes, the memory resident in all of them together.").tag(config=True)
+        seed_name = Unicode("hidden_seed", help="The file of trusted_grades/ that holds the hidden inputs' seed (made at "
+                            "its first autograde). Grade work handed in after the feedback went out under another name: "
+                            "the feedback shows what a learner's cells printed, the inputs of the hidden tests among it, "
+                            "and every notebook graded under one seed draws the same.").tag(config=True)
         whole_class = Bool(True, help="The notebooks graded share the course's seed: each property test's hidden inputs "
                            "are drawn once and replayed (python -m bpe_ref grade, one notebook, turns it off).").tag(config=True)
 
@@ -422,7 +440,8 @@ if NbGraderPreprocessor is not None:
 
             course = Path(CourseDirectory(parent=self).root)
             record = grade_cells(nb.cells, lab, policy=policy, total_seconds=self.total_timeout,
-                                 student=student, notebook=notebook, seed=course_seed(course), whole_class=self.whole_class)
+                                 student=student, notebook=notebook, seed=course_seed(course, self.seed_name),
+                                 whole_class=self.whole_class)
             # nbformat wants NotebookNodes; the outputs were set as plain dicts
             from nbformat import from_dict
 

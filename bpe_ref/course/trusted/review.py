@@ -21,6 +21,12 @@ from .cells import is_test_cell, nbgrader_of, source_of
 
 # CPU seconds the review may spend on IPython's reading of one notebook's cells that are no Python without it
 IPYTHON_REVIEW_SECONDS = 5.0
+# Characters of a cell, and of a notebook's learner cells in all, the review parses: Python's parser and the walks of its
+# tree cost some 8 s of CPU time and 800 MB a megabyte of a list literal, unbounded (a cell of 90 MB, under the
+# exchange's limit, stopped grade --class: tests/test_grading_redteam.py, section 69). The course's solutions hold at most
+# 4,106 characters in a cell and 17,214 in all.
+REVIEW_CELL_CHARACTERS = 100_000
+REVIEW_NOTEBOOK_CHARACTERS = 500_000
 
 # module -> why a lab's code never needs it
 MODULES = {
@@ -170,6 +176,15 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
             if root is not None and (root in imported or root in STANDARD_MODULES - bound):
                 found.append(f"rebinds {ast.unparse(target.value)}.{target.attr} (what a module holds, for all the code "
                              "of its process)")
+        # the same through the module's namespace: ``json.__dict__["dumps"] = ...``, ``vars(json).update(dumps=...)``
+        # rebinds as the attribute does, and no target above is an attribute (tests/test_grading_redteam.py, section 67)
+        namespace = node.value if isinstance(node, ast.Attribute) and node.attr == "__dict__" else node.args[0] if (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars"
+            and len(node.args) == 1) else None
+        root = _root(namespace) if namespace is not None else None
+        if root is not None and (root in imported or root in STANDARD_MODULES - bound):
+            what = f"{ast.unparse(namespace)}.__dict__" if isinstance(node, ast.Attribute) else f"vars({ast.unparse(namespace)})"
+            found.append(f"reaches {what} (what a module holds, for all the code of its process)")
         modules = []
         if isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]
@@ -252,8 +267,14 @@ def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = Fal
         finally:
             left[0] -= time.process_time() - start
 
-    flags = []
+    flags, read = [], 0
     for cell_id, source in learner_cells(notebook, release):
+        if len(source) > REVIEW_CELL_CHARACTERS or read + len(source) > REVIEW_NOTEBOOK_CHARACTERS:
+            limit = (f"{REVIEW_CELL_CHARACTERS:,} for a cell" if len(source) > REVIEW_CELL_CHARACTERS
+                     else f"{REVIEW_NOTEBOOK_CHARACTERS:,} for a notebook")
+            flags.append(f"cell {cell_id}: its text was not read: {len(source):,} characters, past the review's {limit}")
+            continue
+        read += len(source)
         try:
             uses = capability_uses(source, allow_processes=allow_processes, allow_files=allow_files, provided=provided,
                                    as_ipython=as_ipython)
@@ -302,11 +323,19 @@ def tampering(notebook: dict, release: dict) -> list[str]:
         meta = nbgrader_of(cell)
         return bool(meta.get("grade_id")) and (bool(meta.get("locked")) or (bool(meta.get("grade")) and not meta.get("solution")))
 
+    def flagged(cell: dict) -> bool:  # what DeduplicateIds keeps one of, the last
+        meta = nbgrader_of(cell)
+        return bool(meta.get("grade_id")) and bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
+
     known = [cell for cell in release.get("cells", []) if _grade_id(cell)]
     shipped = [cell for cell in known if protected(cell)]
-    submitted = {}
+    submitted, copies = {}, {}
     for cell in notebook.get("cells", []):
         submitted.setdefault(_grade_id(cell), cell)
+    for cell in notebook.get("cells", []):  # the cell nbgrader grades and puts right: the last of its grade_id marked so
+        if flagged(cell):
+            submitted[_grade_id(cell)] = cell
+            copies[_grade_id(cell)] = copies.get(_grade_id(cell), 0) + 1
     flags = []
     for cell in known:
         grade_id, guarded = _grade_id(cell), protected(cell)
@@ -327,6 +356,10 @@ def tampering(notebook: dict, release: dict) -> list[str]:
             flags.append(f"changed the nbgrader metadata of the {kind} cell {grade_id} ({', '.join(changed)}; nbgrader "
                          "put it back)")
     ids = {_grade_id(cell) for cell in known}
+    for cell in known:  # an unchanged copy before an edited cell hid what nbgrader put right in the last (section 68)
+        if copies.get(_grade_id(cell), 0) > 1:
+            flags.append(f"holds {copies[_grade_id(cell)]} cells marked {_grade_id(cell)} (nbgrader keeps the last; the "
+                         "others are plain cells, run if code)")
     for index, cell in enumerate(notebook.get("cells", [])):
         meta = nbgrader_of(cell)
         if meta.get("grade") and _grade_id(cell) not in ids:
