@@ -248,6 +248,10 @@ def pop_hint(args: tuple, expected: object, got: object) -> str | None:
             and type(returned_g[1]) is int and returned_g[1] != returned_e[-1] and returned_g[1] == pair_counts.get(returned_g[0])):
         return (f"the right pair, returned with its count ({returned_g[1]}): the second item is the number of stale entries "
                 f"popped before the live one ({returned_e[-1]} here), which V5's loop reports as stale_pops")
+    if (isinstance(returned_e, tuple) and isinstance(returned_g, tuple) and len(returned_g) == 2 and returned_e[:1] == returned_g[:1]
+            and type(returned_g[1]) is int and returned_g[1] == returned_e[-1] + 1):
+        return (f"the right pair, {returned_g[1]} stale pops for {returned_e[-1]}: the live entry, popped last, is not "
+                "stale; count only the entries popped before it")
     if (isinstance(returned_e, tuple) and isinstance(returned_g, tuple) and returned_e[:1] == returned_g[:1]
             and isinstance(returned_g[-1], int) and returned_g[-1] < returned_e[-1]):
         return (f"the right pair, {returned_g[-1]} stale pops for {returned_e[-1]}: every entry popped before the live one "
@@ -469,7 +473,33 @@ def no_fresh_entry_hint(expected: object, got: object) -> str | None:
     return None
 
 
+def v5_merges(pretoken_counts: dict[bytes, int], num_merges: int, heapified: bool = True) -> list[Pair]:
+    """V5's merges, with the list of first entries made a heap (``heapified``) or left in the order the pairs were
+    counted (a learner's mistake: heappop then returns a list's first item, not its smallest)."""
+    words = [split_into_bytes(pretoken) for pretoken in pretoken_counts]
+    frequencies = list(pretoken_counts.values())
+    pair_counts = count_pairs(dict(zip(words, frequencies)))
+    index = index_words(words)
+    entries = [heap_entry(count, pair) for pair, count in pair_counts.items()]
+    if heapified:
+        heapq.heapify(entries)
+    merges: list[Pair] = []
+    while len(merges) < num_merges and pair_counts:
+        pair, _ = pop_best(entries, pair_counts)
+        merges.append(pair)
+        _, grown = merge_indexed_words(pair, words, frequencies, index, pair_counts)
+        for grown_pair in grown:
+            if grown_pair in pair_counts:
+                heapq.heappush(entries, heap_entry(pair_counts[grown_pair], grown_pair))
+    return merges
+
+
 def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | None:
+    if (isinstance(got, list) and got != expected and len(args) > 1 and isinstance(args[0], dict) and type(args[1]) is int
+            and len(args[0]) <= 5_000 and args[1] <= 1_000 and got == v5_merges(args[0], args[1], heapified=False)):
+        return ("the merges come out of the heap in another order than the tie-break's: is the list of first entries "
+                "made a heap (heapq.heapify(entries)) before the first pop? On a list that is not a heap, heappop takes "
+                "its first item, not its smallest")
     if no_fresh_entry_hint(expected, got):
         return no_fresh_entry_hint(expected, got)
     if passed_over_hint(args, expected, got):
@@ -860,7 +890,9 @@ def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(returned, tuple) and returned and isinstance(returned[0], dict) and pair in returned[0]:
         return ("the changes hold the merged pair itself: every live occurrence of it is merged, so it is gone; in "
                 "a a a, the first merge's right neighbour forms (a, a) again, a change to drop")
-    if isinstance(returned, tuple) and returned and isinstance(returned[0], dict):
+    wanted = expected.get("returned (changes, merged nodes sorted)")
+    if (isinstance(returned, tuple) and returned and isinstance(returned[0], dict) and isinstance(wanted, tuple)
+            and returned[0] != wanted[0]):
         for mistake, hint in ((dict(unchecked="before"), NO_END_CHECK_HINT), (dict(unchecked="after"), NO_END_CHECK_HINT),
                               (dict(unchecked="both"), NO_END_CHECK_HINT), (dict(by_number=True), BY_NUMBER_HINT)):
             try:
@@ -868,6 +900,18 @@ def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
                     return hint
             except Exception:  # noqa: BLE001  (that mistake raises on these arguments: not the learner's)
                 pass
+    if (isinstance(returned, tuple) and len(returned) == 2 and isinstance(returned[1], list) and isinstance(args[3], list)
+            and isinstance(wanted, tuple) and returned[1] != wanted[1]):
+        nodes = set(returned[1])
+        again = next(((node, args[3][node]) for node in sorted(nodes) if type(node) is int and 0 <= node < len(args[3])
+                      and args[3][node] in nodes), None)
+        if again is not None:
+            return (f"node {again[1]} was merged though the merge at node {again[0]} unlinked it (it was its B): give the "
+                    "follower the token b\"\" (token[follower] = b\"\"), so that a list still naming it sees it is stale")
+    if got.get("words back along prev") == expected.get("words back along prev") and \
+            got.get("words along next_") != expected.get("words along next_"):
+        return ("prev is right but next_ is not: after unlinking B, the merged node must skip it along next_ "
+                "(next_[node] = the node after B, or -1)")
     if got.get("words along next_") != expected.get("words along next_") and pair[0] == pair[1]:
         return ("with a pair (A, A), take the nodes left to right (sorted): in a a a the first occurrence merges and "
                 "the second finds its node unlinked (a stale entry), so a a a -> aa a, as merge_word does")

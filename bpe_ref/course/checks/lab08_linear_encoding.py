@@ -149,6 +149,10 @@ def compatible_hint(args: tuple, expected: object, got: object) -> str | None:
                     "encoding holds it: it is compatible with nothing")
         return (f"({left!r}, {right!r}) is not a merge, yet BPE encodes {left + right!r} to {tokens!r}: a merge across "
                 "the boundary of smaller parts can win first. Encode the joined bytes and compare")
+    if got and not expected and tokens != [left + right]:
+        return (f"({left!r}, {right!r}) is a merge, but BPE never gets to apply it here: it encodes {left + right!r} to "
+                f"{tokens!r} (an earlier merge across the two tokens' boundary wins). Compatible is about what BPE does "
+                "with the bytes, not about the merge list: encode left + right and compare with [left, right]")
     if got and not expected:
         return f"({left!r}, {right!r}) is itself a merge: BPE joins the two into one token"
     if expected and not got:
@@ -267,9 +271,17 @@ def no_encoding_hint(args: tuple, error: BaseException) -> str | None:
     if error_name(error) == "IndexError" and "pop from empty list" in str(error):
         return ("the search backed up past the first token: no encoding was found among your candidates, though BPE's "
                 "own is always there when each of its tokens is a candidate (every byte of the pretoken, and each "
-                f"merge's token that encodes to itself); {OTHER_RANKS}")
+                "merge's token that encodes to itself, up to the longest: pretoken[pos:pos + K] for K the longest valid "
+                f"token's length, included); {OTHER_RANKS}")
+    if error_name(error) == "ValueError" and "empty" in str(error):
+        return LONGEST_OF_NOTHING
     return None
 
+
+LONGEST_OF_NOTHING = (
+    "max() of nothing: with no merges at all (or an empty pretoken) there is no merge's token to measure; the valid "
+    "tokens are the pretoken's single bytes then. Take the longest over the valid tokens, single bytes included, with a "
+    "default for none: max(map(len, valid), default=1)")
 
 SWAPPED_HINT = ("you call compatible(token, previous): the order of the arguments matters. compatible(left, right) "
                 "asks whether BPE of left + right gives [left, right], so the token before comes first: "
@@ -588,6 +600,8 @@ def last_tokens_error_hint(args: tuple, error: BaseException) -> str | None:
     window = window_hint(pretoken, ranks, error=error_name(error))
     if window:
         return window
+    if error_name(error) == "ValueError" and "empty" in str(error):
+        return LONGEST_OF_NOTHING
     if error_name(error) == "IndexError":
         return ("last holds one entry per prefix, the empty one first (last[0] is None), so the token before a "
                 "candidate data[start:end] is last[start]: start the list with None before the loop")
@@ -646,8 +660,16 @@ def counts_hint(args: tuple, expected: object, got: object) -> str | None:
 
 # The table is the caller's (task 3's, the encoding of every prefix): counts written over it in place ("no second
 # list") are right, and leave the caller ints where its tokens were. Checked on every case (Task.unchanged).
+def counts_error_hint(args: tuple, error: BaseException) -> str | None:
+    if error_name(error) == "IndexError":
+        return ("an IndexError: counts[end - len(last[end])] reads the count of a shorter prefix, the empty one (0) "
+                "included, so counts needs counts[0] == 0 before the loop and one entry per entry of last: start from "
+                "[0] * len(last), or from [0] and append")
+    return None
+
+
 COUNTS_TASK = Task("prefix_token_counts", ("last",), what="a list of ints", hint=counts_hint, provided=PROVIDED,
-                   unchanged=(0,))
+                   unchanged=(0,), error_hint=counts_error_hint)
 
 
 def counts_cases() -> list[Case]:
