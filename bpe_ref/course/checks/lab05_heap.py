@@ -314,8 +314,8 @@ _GROWN_PAIR = st.none() | st.tuples(_POP_TOKEN, _POP_TOKEN)
 
 @st.composite
 def pop_inputs(draw) -> tuple[list, dict[Pair, int]]:
-    """Pair counts and a heap that keeps lazy deletion's promise: every live pair has an entry whose
-    count is at least its live count (exactly it, or more if it shrank since); stale entries of
+    """Pair counts and a heap that keeps lazy deletion's promise (but for one pair, below): every live pair has an entry
+    whose count is at least its live count (exactly it, or more if it shrank since); stale entries of
     pairs that are gone, and older smaller ones, mixed in. About half the heaps break the promise for one more pair,
     whose only entry claims less than its count (it grew, and V5 would have pushed a fresher entry then): the statement
     says to drop such an entry, and one pushed again shows (a second entry of its pair), where under the promise the
