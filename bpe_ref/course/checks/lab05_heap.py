@@ -240,8 +240,7 @@ def pop_hint(args: tuple, expected: object, got: object) -> str | None:
                     "again, with heap_entry(its live count, pair): it may still be the best pair")
         if len(got_left) > len(expected_left):
             return ("an entry too many: drop a stale entry whose pair no longer occurs (not in pair_counts) or whose "
-                    "count grew (it claims less than its pair's count: V5 pushed a fresher entry when it grew, so drop "
-                    "it even where no fresher entry is in the heap); and pop the returned pair's entry too")
+                    "count grew (a fresher entry is in the heap already); and pop the returned pair's entry too")
     returned_e, returned_g = expected.get("returned"), got.get("returned")
     pair_counts = args[1] if len(args) > 1 and isinstance(args[1], dict) else {}
     if (isinstance(returned_e, tuple) and isinstance(returned_g, tuple) and len(returned_g) == 2 and returned_e[:1] == returned_g[:1]
@@ -301,7 +300,6 @@ POP_CASES = [
     Case((heap_of((2, AB), (6, AB), (3, BC)), {AB: 2, BC: 3})),  # two stale pops, one live entry of (a, b) left
     Case((heap_of((1, AA), (4, AA), (2, BC)), {AA: 4, BC: 2})),  # an older, smaller entry stays below
     Case((heap_of((3, AB), (3, (b"a", b"c")), (3, (b"ab", b"c"))), {AB: 3, (b"a", b"c"): 3, (b"ab", b"c"): 3})),
-    Case((heap_of((4, AB), (3, CD)), {AB: 5, CD: 3})),  # (a, b) grew to 5 (its fresher entry left out): dropped all the same
 ]
 
 
@@ -309,17 +307,13 @@ _POP_TOKEN = st.sampled_from(TIE_TOKENS[:8])
 _POP_PAIRS = st.lists(st.tuples(_POP_TOKEN, _POP_TOKEN), min_size=1, max_size=6, unique=True)
 _GONE_PAIRS = st.lists(st.tuples(_POP_TOKEN, _POP_TOKEN), max_size=3)
 _UP_TO, _SHRUNK_BY = {most: st.integers(1, most) for most in range(1, 9)}, st.sampled_from([0, 0, 1, 3])
-_GROWN_PAIR = st.none() | st.tuples(_POP_TOKEN, _POP_TOKEN)
 
 
 @st.composite
 def pop_inputs(draw) -> tuple[list, dict[Pair, int]]:
-    """Pair counts and a heap that keeps lazy deletion's promise (but for one pair, below): every live pair has an entry
-    whose count is at least its live count (exactly it, or more if it shrank since); stale entries of
-    pairs that are gone, and older smaller ones, mixed in. About half the heaps break the promise for one more pair,
-    whose only entry claims less than its count (it grew, and V5 would have pushed a fresher entry then): the statement
-    says to drop such an entry, and one pushed again shows (a second entry of its pair), where under the promise the
-    fresher entry always pops first and hides it."""
+    """Pair counts and a heap that keeps lazy deletion's promise: every live pair has an entry whose
+    count is at least its live count (exactly it, or more if it shrank since); stale entries of
+    pairs that are gone, and older smaller ones, mixed in."""
     pairs = draw(_POP_PAIRS)
     pair_counts = {pair: draw(_UP_TO[6]) for pair in pairs}
     items = []
@@ -330,11 +324,6 @@ def pop_inputs(draw) -> tuple[list, dict[Pair, int]]:
     for gone in draw(_GONE_PAIRS):
         if gone not in pair_counts:
             items.append((draw(_UP_TO[8]), gone))  # the pair no longer occurs
-    grown = draw(_GROWN_PAIR)
-    if grown is not None and grown not in pair_counts:  # a pair that grew, its fresher entry left out (V5 would have
-        claimed = draw(_UP_TO[6])                        # pushed one): its entry is dropped all the same, not pushed again
-        pair_counts[grown] = claimed + draw(_ONE_TO_THREE)
-        items.append((claimed, grown))
     return heap_of(*draw(st.permutations(items))), pair_counts
 
 
