@@ -599,6 +599,41 @@ def measured_once(kind, task, learner, **declared):
     return kind(task=task, said=None, **declared).measure(task, learner)
 
 
+def test_a_measured_call_that_raises_is_explained_by_its_tasks_error_hint():
+    """A learner's exception inside a measured call gets the task's ``error_hint``, as in an ordinary call of the task
+    (it said only what was raised before)."""
+    measured = load_graders("07_heap_encoding").measured
+
+    def keyed(args, error):
+        return "a plain dict has no default: counts.get(key, 0)" if measured.error_name(error) == "KeyError" else None
+
+    def lookup(n: int) -> int:
+        return {}[n]
+
+    with pytest.raises(measured.CheckFailed) as failed:
+        measured_once(measured.MeasuredCost, measured.Task("lookup", ("n",), error_hint=keyed), lookup,
+                      reference=lambda n: n, build=lambda index: (1,), shape="1", factor=1.0, slack=0.2, timeout=30,
+                      too_slow="it is slow")
+    message = str(failed.value)
+    assert message.startswith("lookup(1) raised KeyError") and "\n  hint: a plain dict has no default" in message, message
+
+
+def test_a_call_past_its_kernel_limit_is_explained_by_its_tasks_hint_not_by_the_limits_message():
+    """The kernel limit's message is the same for every lab (it named lab 03's endless read, and was shown in labs 05 and
+    08 too); each task that has a limit names its usual loop in its error hint."""
+    from bpe_ref.course.checks.core import TookTooLong, time_limit
+
+    with pytest.raises(TookTooLong) as stopped:
+        with time_limit(0.2):
+            _spin(0)
+    assert "read returns" not in str(stopped.value), stopped.value
+    for lab, task, named in (("03_parallel", "FIND_TASK", "read returns b'' for ever"), ("05_heap", "POP_TASK", "pop_best did "
+                             "not return"), ("08_linear_encoding", "BACKTRACK_TASK", "backtrack_encode did not return")):
+        graders = load_graders(lab)
+        hint = getattr(graders, task).error_hint((), stopped.value)  # error_name: by its class's name
+        assert hint and named in hint, (lab, hint)
+
+
 def test_a_measured_call_past_what_could_pass_is_stopped_there_in_the_kernel_and_in_the_worker():
     """A measured call is stopped once its CPU time is past :func:`stop_at` its budget (here 0.2 s plus the
     reference's few microseconds: stopped at about 0.8 s), not run to its timeout (30 s); the worker is replaced

@@ -225,9 +225,17 @@ def drifted_boundaries(data: bytes, chunks: int, tokens: list) -> list[int]:
     return sorted({*boundaries, len(data)})
 
 
+def endless_read_hint(args: tuple, error: BaseException) -> str | None:
+    """A search past its kernel time limit: most often a read loop that never meets the file's end."""
+    if error_name(error) != "TookTooLong":
+        return None
+    return ("at the end of a file, read returns b'' for ever: a loop that reads until it finds a special token never ends "
+            "when none is left after the guess; stop at an empty read (the boundary is then the file's size)")
+
+
 FIND_TASK = Task("find_chunk_boundaries", ("path", "desired_num_chunks", "split_tokens", "buffer_size"),
                  what="a sorted list of int byte offsets, 0 first and the file size last", hint=boundaries_hint,
-                 provided=PROVIDED, kernel_time_limit=20.0,
+                 provided=PROVIDED, kernel_time_limit=20.0, error_hint=endless_read_hint,
                  unchanged=(2,))  # "leave split_tokens as it is": sorted in place (the longest last), the caller's list is reordered
 
 # Special tokens one of which holds another ("of" is inside "<|endoftext|>"): where a long token

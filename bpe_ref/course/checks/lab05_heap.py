@@ -13,8 +13,10 @@ still live), not by the arrays' raw contents, so stale entries left in ``occurre
 
 from __future__ import annotations
 
+import copy
 import heapq
 import random
+from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 from functools import lru_cache
@@ -117,6 +119,14 @@ class _Reversed:
         return isinstance(other, _Reversed) and self.data == other.data
 
 
+INT_KEY_HINT = (
+    "a number made of a token's bytes (int.from_bytes) orders tokens by their length first: b'ab' is 24,930 and b'b' "
+    "is 98, so -24,930 puts b'ab' first, where bytes compare byte by byte and b'b' > b'ab' (the first byte decides, "
+    "the length only between a token and its own prefix); joined into one number, (b'ab', b'c') and (b'a', b'bc') tie "
+    "too. Reverse each byte instead, in a str of chr(255 - b), ended by a mark greater than any of them (theory page 05)"
+)
+
+
 def entry_order_verdict(learner: Callable, items: list[tuple[int, Pair]], cache: dict) -> str | None:
     """``None`` when the learner's entries of ``items`` (``(count, pair)``, distinct pairs) sort as
     the tie-break ranks them; else a message naming two entries in the wrong order. ``cache`` keeps
@@ -135,18 +145,21 @@ def entry_order_verdict(learner: Callable, items: list[tuple[int, Pair]], cache:
             return (f"heap_entry{first} and heap_entry{second} cannot be compared ({error}): heapq compares entries "
                     "item by item, so the items in the same place must be of the same type")
         if not right_order:
+            int_keys = any(type(item) is int for item in (*a[1:-1], *b[1:-1]))  # int.from_bytes of the tokens
             if first[0] == second[0]:
                 why = (f"they tie at count {first[0]}, and among equal counts the greatest (left, right) tuple of bytes "
                        f"pops first: {first[1]!r} > {second[1]!r}")
                 side = 1 if first[1][0] == second[1][0] else 0  # the tokens that decide
                 greater, smaller = first[1][side], second[1][side]
-                if greater.startswith(smaller):
+                if greater.startswith(smaller) and not int_keys:
                     why += (f" ({greater!r} is greater than its own prefix {smaller!r}: a key that reverses each byte "
                             "alone puts the prefix first; end every key with something greater than any byte's)")
                 elif side == 1:
                     why += " (the left tokens are equal, so the right tokens decide)"
             else:
                 why = f"the higher count, {first[0]}, pops first"
+            if int_keys and first[0] == second[0]:
+                why += f"\n  hint: {INT_KEY_HINT}"
             return (f"heap_entry{first} should be smaller than heap_entry{second}, but it is not: {why}\n"
                     f"  heap_entry{first} = {short_repr(a)}\n  heap_entry{second} = {short_repr(b)}")
     return None
@@ -159,6 +172,8 @@ ENTRY_CASES = [
     [(4, (b"a", b"b")), (4, (b"ab", b"a"))],  # b"ab" > b"a": an extension after its prefix ... pops first
     [(1, (b"A", b"b")), (1, (b"a", b"b"))],  # bytes order: b"a" (97) > b"A" (65)
     [(2, (b"a", b"bc")), (2, (b"ab", b"c"))],  # the tuple, not the concatenation
+    [(3, (b"ab", b"a")), (3, (b"b", b"a")), (3, (b"c", b"ab")), (3, (b"c", b"b"))],  # byte by byte: b"b" > b"ab", a
+    # shorter token greater than a longer one (a key of int.from_bytes puts the longer first)
     [(2, (b"\xc3", b"a")), (2, (b"\xc3\xa9", b"a"))],  # bytes, not decoded text
     [(3, (b" c", b"at")), (3, (b" c", b"ar")), (3, (b" c", b"a")), (2, (b"z", b"z")), (3, (b"\x00", b"\xff"))],
 ]
@@ -227,6 +242,15 @@ def pop_hint(args: tuple, expected: object, got: object) -> str | None:
             return ("an entry too many: drop a stale entry whose pair no longer occurs (not in pair_counts) or whose "
                     "count grew (a fresher entry is in the heap already); and pop the returned pair's entry too")
     returned_e, returned_g = expected.get("returned"), got.get("returned")
+    pair_counts = args[1] if len(args) > 1 and isinstance(args[1], dict) else {}
+    if (isinstance(returned_e, tuple) and isinstance(returned_g, tuple) and len(returned_g) == 2 and returned_e[:1] == returned_g[:1]
+            and type(returned_g[1]) is int and returned_g[1] != returned_e[-1] and returned_g[1] == pair_counts.get(returned_g[0])):
+        return (f"the right pair, returned with its count ({returned_g[1]}): the second item is the number of stale entries "
+                f"popped before the live one ({returned_e[-1]} here), which V5's loop reports as stale_pops")
+    if (isinstance(returned_e, tuple) and isinstance(returned_g, tuple) and len(returned_g) == 2 and returned_e[:1] == returned_g[:1]
+            and type(returned_g[1]) is int and returned_g[1] == returned_e[-1] + 1):
+        return (f"the right pair, {returned_g[1]} stale pops for {returned_e[-1]}: the live entry, popped last, is not "
+                "stale; count only the entries popped before it")
     if (isinstance(returned_e, tuple) and isinstance(returned_g, tuple) and returned_e[:1] == returned_g[:1]
             and isinstance(returned_g[-1], int) and returned_g[-1] < returned_e[-1]):
         return (f"the right pair, {returned_g[-1]} stale pops for {returned_e[-1]}: every entry popped before the live one "
@@ -238,9 +262,27 @@ def pop_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+def pop_error_hint(args: tuple, error: BaseException) -> str | None:
+    """A pop that never ends (a stale entry pushed back as it was surfaces again at once), or that empties the heap."""
+    if error_name(error) == "TookTooLong":
+        return ("pop_best did not return: does it push a stale entry back as it was (the entry itself, or heap_entry of "
+                "the count it claims)? That entry is still the smallest, so it surfaces again at once, for ever. Push "
+                "it back with heap_entry(its live count, pair), only when that count is lower than the one it claims, "
+                "and drop the others")
+    if error_name(error) == "IndexError":
+        return ("an IndexError: heappop on an empty heap? Every entry was popped and none found live: an entry is live "
+                "when the count it claims, -entry[0] (heap_entry negated it), equals pair_counts[pair]; and a stale entry "
+                "whose pair still occurs with a lower count is pushed again, not dropped")
+    return None
+
+
+# A pop that never ends is stopped after POP_SECONDS of CPU time in a learner's kernel (the solution takes milliseconds
+# on the visible heaps); the grading worker's own call limit stops it there.
+POP_SECONDS = 10.0
 POP_TASK = Task("pop_best", ("entries", "pair_counts"), observe=observe_pop,
                 what="a tuple (pair, number of stale entries popped), with entries updated in place", hint=pop_hint,
-                provided=PROVIDED, stand_ins=(heap_entry,), unchanged=(1,))  # "Leave pair_counts as it is"
+                provided=PROVIDED, stand_ins=(heap_entry,), unchanged=(1,),  # "Leave pair_counts as it is"
+                kernel_time_limit=POP_SECONDS, error_hint=pop_error_hint)
 
 
 def heap_of(*items: tuple[int, Pair]) -> list:
@@ -327,7 +369,7 @@ def pop_in_turn(function: Callable, seed: bytes, live: int, calls: int) -> list:
 
 
 POP_TURNS_TASK = Task("pop_best", ("entries", "pair_counts"), driver=pop_in_turn, provided=PROVIDED, stand_ins=(heap_entry,),
-                      what="what each call returned, in turn")
+                      what="what each call returned, in turn", error_hint=pop_error_hint)
 
 
 def pops_in_turn_reference(seed: bytes, live: int, calls: int) -> list:
@@ -420,7 +462,33 @@ def no_fresh_entry_hint(expected: object, got: object) -> str | None:
     return None
 
 
+def v5_merges(pretoken_counts: dict[bytes, int], num_merges: int, heapified: bool = True) -> list[Pair]:
+    """V5's merges, with the list of first entries made a heap (``heapified``) or left in the order the pairs were
+    counted (a learner's mistake: heappop then returns a list's first item, not its smallest)."""
+    words = [split_into_bytes(pretoken) for pretoken in pretoken_counts]
+    frequencies = list(pretoken_counts.values())
+    pair_counts = count_pairs(dict(zip(words, frequencies)))
+    index = index_words(words)
+    entries = [heap_entry(count, pair) for pair, count in pair_counts.items()]
+    if heapified:
+        heapq.heapify(entries)
+    merges: list[Pair] = []
+    while len(merges) < num_merges and pair_counts:
+        pair, _ = pop_best(entries, pair_counts)
+        merges.append(pair)
+        _, grown = merge_indexed_words(pair, words, frequencies, index, pair_counts)
+        for grown_pair in grown:
+            if grown_pair in pair_counts:
+                heapq.heappush(entries, heap_entry(pair_counts[grown_pair], grown_pair))
+    return merges
+
+
 def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | None:
+    if (isinstance(got, list) and got != expected and len(args) > 1 and isinstance(args[0], dict) and type(args[1]) is int
+            and len(args[0]) <= 5_000 and args[1] <= 1_000 and got == v5_merges(args[0], args[1], heapified=False)):
+        return ("the merges come out of the heap in another order than the tie-break's: is the list of first entries "
+                "made a heap (heapq.heapify(entries)) before the first pop? On a list that is not a heap, heappop takes "
+                "its first item, not its smallest")
     if no_fresh_entry_hint(expected, got):
         return no_fresh_entry_hint(expected, got)
     if passed_over_hint(args, expected, got):
@@ -765,6 +833,44 @@ def observe_linked_list(args: tuple, result: object) -> dict:
             "words back along prev": backward, "live occurrences": live}
 
 
+NO_END_CHECK_HINT = (
+    "a change to a pair that is in no word: at a word's end prev[node] or next_[node] is -1, and token[-1] is Python's "
+    "last item of the list (the last node's token), not \"no neighbour\". Test before != -1 before reading "
+    "token[before], and after != -1 before reading token[after] and writing prev[after]")
+BY_NUMBER_HINT = (
+    "the neighbours are the links, prev[node] and next_[follower], not node - 1 and follower + 1: once a merge has "
+    "unlinked a node, the node numbered next to another is no longer its neighbour (the list skips it)")
+
+
+def merged_by_mistake(args: tuple, unchecked: str = "", by_number: bool = False) -> dict:
+    """The count changes of task 4 written with a mistake, to recognise it: a word's ends not checked (``unchecked``:
+    "before", "after" or "both"; token[-1] read as a neighbour), or the neighbours found by node number (node - 1,
+    follower + 1) instead of by the links."""
+    pair, token, prev, next_, node_frequency, occurrences = copy.deepcopy(args)
+    left, right = pair
+    merged, changes = left + right, defaultdict(int)
+    nodes = occurrences.pop(pair, [])
+    for node in sorted(nodes) if left == right else nodes:
+        follower = next_[node]
+        if token[node] != left or follower == -1 or token[follower] != right:
+            continue
+        frequency = node_frequency[node]
+        before, after = prev[node], next_[follower]
+        if by_number:
+            before, after = (-1 if before == -1 else node - 1), (-1 if after == -1 else follower + 1)
+        if before != -1 or unchecked in ("before", "both"):
+            changes[(token[before], left)] -= frequency
+            changes[(token[before], merged)] += frequency
+        if after != -1 or unchecked in ("after", "both"):
+            changes[(right, token[after])] -= frequency
+            changes[(merged, token[after])] += frequency
+            prev[after] = node
+        token[node], token[follower] = merged, b""
+        next_[node] = after
+    changes.pop(pair, None)
+    return {changed: change for changed, change in changes.items() if change}
+
+
 def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
     if not (isinstance(expected, dict) and isinstance(got, dict)):
         return None
@@ -773,6 +879,28 @@ def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(returned, tuple) and returned and isinstance(returned[0], dict) and pair in returned[0]:
         return ("the changes hold the merged pair itself: every live occurrence of it is merged, so it is gone; in "
                 "a a a, the first merge's right neighbour forms (a, a) again, a change to drop")
+    wanted = expected.get("returned (changes, merged nodes sorted)")
+    if (isinstance(returned, tuple) and returned and isinstance(returned[0], dict) and isinstance(wanted, tuple)
+            and returned[0] != wanted[0]):
+        for mistake, hint in ((dict(unchecked="before"), NO_END_CHECK_HINT), (dict(unchecked="after"), NO_END_CHECK_HINT),
+                              (dict(unchecked="both"), NO_END_CHECK_HINT), (dict(by_number=True), BY_NUMBER_HINT)):
+            try:
+                if merged_by_mistake(args, **mistake) == returned[0]:
+                    return hint
+            except Exception:  # noqa: BLE001  (that mistake raises on these arguments: not the learner's)
+                pass
+    if (isinstance(returned, tuple) and len(returned) == 2 and isinstance(returned[1], list) and isinstance(args[3], list)
+            and isinstance(wanted, tuple) and returned[1] != wanted[1]):
+        nodes = set(returned[1])
+        again = next(((node, args[3][node]) for node in sorted(nodes) if type(node) is int and 0 <= node < len(args[3])
+                      and args[3][node] in nodes), None)
+        if again is not None:
+            return (f"node {again[1]} was merged though the merge at node {again[0]} unlinked it (it was its B): give the "
+                    "follower the token b\"\" (token[follower] = b\"\"), so that a list still naming it sees it is stale")
+    if got.get("words back along prev") == expected.get("words back along prev") and \
+            got.get("words along next_") != expected.get("words along next_"):
+        return ("prev is right but next_ is not: after unlinking B, the merged node must skip it along next_ "
+                "(next_[node] = the node after B, or -1)")
     if got.get("words along next_") != expected.get("words along next_") and pair[0] == pair[1]:
         return ("with a pair (A, A), take the nodes left to right (sorted): in a a a the first occurrence merges and "
                 "the second finds its node unlinked (a stale entry), so a a a -> aa a, as merge_word does")

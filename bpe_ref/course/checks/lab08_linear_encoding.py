@@ -149,6 +149,10 @@ def compatible_hint(args: tuple, expected: object, got: object) -> str | None:
                     "encoding holds it: it is compatible with nothing")
         return (f"({left!r}, {right!r}) is not a merge, yet BPE encodes {left + right!r} to {tokens!r}: a merge across "
                 "the boundary of smaller parts can win first. Encode the joined bytes and compare")
+    if got and not expected and tokens != [left + right]:
+        return (f"({left!r}, {right!r}) is a merge, but BPE never gets to apply it here: it encodes {left + right!r} to "
+                f"{tokens!r} (an earlier merge across the two tokens' boundary wins). Compatible is about what BPE does "
+                "with the bytes, not about the merge list: encode left + right and compare with [left, right]")
     if got and not expected:
         return f"({left!r}, {right!r}) is itself a merge: BPE joins the two into one token"
     if expected and not got:
@@ -258,12 +262,26 @@ OTHER_RANKS = ("valid tokens kept from an earlier call (a default argument, a gl
 
 
 def no_encoding_hint(args: tuple, error: BaseException) -> str | None:
+    if error_name(error) == "TookTooLong":
+        return ("backtrack_encode did not return: after backing up, does the search try the next candidate at the "
+                "earlier start (its index + 1), or the same one again? The same candidate leads to the same dead end, for "
+                "ever unless the dead position is recorded. Keep, for each accepted token, its start and its index among "
+                "the candidates there, and when you drop it, go on from the index after it; and mark the position where "
+                "nothing fitted as dead")
     if error_name(error) == "IndexError" and "pop from empty list" in str(error):
         return ("the search backed up past the first token: no encoding was found among your candidates, though BPE's "
                 "own is always there when each of its tokens is a candidate (every byte of the pretoken, and each "
-                f"merge's token that encodes to itself); {OTHER_RANKS}")
+                "merge's token that encodes to itself, up to the longest: pretoken[pos:pos + K] for K the longest valid "
+                f"token's length, included); {OTHER_RANKS}")
+    if error_name(error) == "ValueError" and "empty" in str(error):
+        return LONGEST_OF_NOTHING
     return None
 
+
+LONGEST_OF_NOTHING = (
+    "max() of nothing: with no merges at all (or an empty pretoken) there is no merge's token to measure; the valid "
+    "tokens are the pretoken's single bytes then. Take the longest over the valid tokens, single bytes included, with a "
+    "default for none: max(map(len, valid), default=1)")
 
 SWAPPED_HINT = ("you call compatible(token, previous): the order of the arguments matters. compatible(left, right) "
                 "asks whether BPE of left + right gives [left, right], so the token before comes first: "
@@ -318,8 +336,12 @@ def greedy_longest(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
     return tokens
 
 
+# A search that never ends is stopped after SEARCH_SECONDS of CPU time in a learner's kernel (the solution takes well
+# under a second on the visible cases, GPT-2's long pieces included); the grading worker's own call limit stops it there.
+SEARCH_SECONDS = 10.0
 BACKTRACK_TASK = Task("backtrack_encode", ("pretoken", "ranks"), what="a list of bytes tokens", hint=backtrack_hint,
-                      provided=PROVIDED, stand_ins=(compatible,), error_hint=no_encoding_hint)
+                      provided=PROVIDED, stand_ins=(compatible,), error_hint=no_encoding_hint,
+                      kernel_time_limit=SEARCH_SECONDS)
 
 
 def long_piece_case(piece: bytes) -> Case:
@@ -461,13 +483,15 @@ WINDOW_MISTAKES = (
 
 
 def windowed_last_tokens(pretoken: bytes, ranks: dict[Pair, int], starts: Callable | None = None, preallocated: bool = False,
-                         swapped: bool = False, first: tuple = (None,), merged_bytes_only: bool = False) -> list:
+                         swapped: bool = False, first: tuple = (None,), merged_bytes_only: bool = False,
+                         start_zero_tested: bool = True) -> list:
     """Task 3 as a learner may write it wrong, to recognise the mistake: with the window of starts ``starts(end, K)``
     at each end (the right one by default), appending an entry per end (an end where nothing tried fits gets none,
     and later lookups shift or fail) or filling a list of ``len(pretoken) + 1`` entries (``preallocated``: such an
     end keeps None); with the arguments of compatible ``swapped``; with ``last`` started as ``first`` (``()``: without
-    the None of the empty prefix); with only the single bytes some merge holds (``merged_bytes_only``). Raises what
-    that code raises."""
+    the None of the empty prefix); with only the single bytes some merge holds (``merged_bytes_only``); with compatible
+    asked about a candidate at start 0 too (``start_zero_tested`` False: last[0], None, given to it). Raises what that
+    code raises."""
     valid = _valid_tokens(pretoken, ranks)
     if merged_bytes_only:
         valid -= {bytes([byte]) for byte in pretoken} - {token for pair in ranks for token in pair}
@@ -482,7 +506,7 @@ def windowed_last_tokens(pretoken: bytes, ranks: dict[Pair, int], starts: Callab
             if swapped and start > 0:
                 fits = start < len(last) and compatible(token, last[start], ranks)
             else:
-                fits = start == 0 or compatible(last[start], token, ranks)
+                fits = (start == 0 and start_zero_tested) or compatible(last[start], token, ranks)
             if fits:
                 if preallocated:
                     last[end] = token
@@ -562,11 +586,22 @@ def last_tokens_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+NONE_BEFORE_HINT = (
+    "a None given where a token is expected: last[0] is None (the empty prefix has no token), so a candidate that starts "
+    "at 0 has no token before it and fits as it is; test start == 0 before compatible(last[start], token, ranks)")
+
+
 def last_tokens_error_hint(args: tuple, error: BaseException) -> str | None:
     pretoken, ranks = args
+    if error_name(error) == "TypeError" and "NoneType" in str(error) and _outcome(
+            windowed_last_tokens, pretoken, ranks, start_zero_tested=False)[1] == "TypeError":
+        window = window_hint(pretoken, ranks, error="TypeError")
+        return NONE_BEFORE_HINT + (f" (or else {window[0].lower()}{window[1:]})" if window else "")
     window = window_hint(pretoken, ranks, error=error_name(error))
     if window:
         return window
+    if error_name(error) == "ValueError" and "empty" in str(error):
+        return LONGEST_OF_NOTHING
     if error_name(error) == "IndexError":
         return ("last holds one entry per prefix, the empty one first (last[0] is None), so the token before a "
                 "candidate data[start:end] is last[start]: start the list with None before the loop")
@@ -625,8 +660,16 @@ def counts_hint(args: tuple, expected: object, got: object) -> str | None:
 
 # The table is the caller's (task 3's, the encoding of every prefix): counts written over it in place ("no second
 # list") are right, and leave the caller ints where its tokens were. Checked on every case (Task.unchanged).
+def counts_error_hint(args: tuple, error: BaseException) -> str | None:
+    if error_name(error) == "IndexError":
+        return ("an IndexError: counts[end - len(last[end])] reads the count of a shorter prefix, the empty one (0) "
+                "included, so counts needs counts[0] == 0 before the loop and one entry per entry of last: start from "
+                "[0] * len(last), or from [0] and append")
+    return None
+
+
 COUNTS_TASK = Task("prefix_token_counts", ("last",), what="a list of ints", hint=counts_hint, provided=PROVIDED,
-                   unchanged=(0,))
+                   unchanged=(0,), error_hint=counts_error_hint)
 
 
 def counts_cases() -> list[Case]:

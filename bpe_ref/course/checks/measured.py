@@ -139,8 +139,21 @@ def measured_call(task: Task, learner: Callable, args: tuple, describe: str, too
     if outcome.error is not None:
         if isinstance(outcome.error, TookTooLong):  # in a kernel: its CPU time, or its backstop's wait
             raise CheckFailed(f"{task.name}({describe}) {str(outcome.error).partition(' (')[0]}: {too_slow}")
-        raise CheckFailed(f"{task.name}({describe}) raised {error_name(outcome.error)}: {outcome.error}")
+        raise CheckFailed(f"{task.name}({describe}) raised {error_name(outcome.error)}: {outcome.error}"
+                          + error_hint_line(task, args, outcome.error))
     return outcome.value[1], seconds
+
+
+def error_hint_line(task: Task, args: tuple, error: BaseException) -> str:
+    """The task's hint for an error its code commonly raises (:attr:`Task.error_hint`), as a message line, told as in an
+    ordinary call of the task; ``""`` when it has none (a hint that fails on the measured input gives none)."""
+    if task.error_hint is None:
+        return ""
+    try:
+        hint = task.error_hint(args, error)
+    except Exception:  # noqa: BLE001  (a hint reads the measured input, which may not be the shape it expects)
+        return ""
+    return f"\n  hint: {hint}" if hint else ""
 
 
 def answers_right(expected: object, got: object) -> bool:

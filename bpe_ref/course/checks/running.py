@@ -159,8 +159,7 @@ def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> Itera
             waited[0] += idle - last[1]
         last[:] = below, idle
         if spent > seconds:
-            raise TookTooLong(f"did not finish within {seconds:g} s of CPU time (a loop that never ends? at the end of a "
-                              "file, read returns b'' for ever)")
+            raise TookTooLong(f"did not finish within {seconds:g} s of CPU time (a loop that never ends?)")
         if waited[0] > WALL_FACTOR * seconds:
             raise TookTooLong(f"did not finish within {seconds:g} s: it waited {WALL_FACTOR * seconds:g} s without running "
                               f"and used {spent:.2f} s of CPU time (a sleep, a lock, a pipe or a process that never answers?)")
