@@ -20,6 +20,7 @@ function whose size nothing in the worker knows before the call (:func:`verify_s
 from __future__ import annotations
 
 import gc
+import hashlib
 import math
 import os
 import random
@@ -35,7 +36,7 @@ from hypothesis import strategies as st
 
 from ...measure import crossover, fit_exponent, interleaved, median, paired_ratio, peak_memory, spread
 from . import measured
-from .core import Case, CheckFailed, Lab, Task, TaskGraders, passed, stretch
+from .core import Case, CheckFailed, Lab, Task, TaskGraders, check_cases, current_seed, passed, stretch
 from .core import call_learner
 from .core import check_property as check_property  # named here for the tests of this lab's hidden inputs
 
@@ -867,9 +868,23 @@ CROSSOVER_HIDDEN_CASES = [
     Case(([100, 200, 400, 800], [1.0, 2.0, 4.0, 3.0], [2.0, 2.5, 3.0, 3.5])),
 ]
 
+
+
+def verify_too_few_points(learner: Callable) -> None:
+    """Task 5's hidden test, last: curves of one point (the two values equal, then apart) and of none, drawn from the
+    grading's secret seed: ValueError, a crossover needs two points at least. The generated inputs cut the curves to one
+    point in one kind of 17 only: a check of len(xs) < 1 kept the hidden points under secret seed 7 of 0-7."""
+    rng = random.Random(hashlib.sha256(f"{current_seed()}:09_benchmarks:too few points".encode()).digest())
+    x, a = rng.randint(0, 10_000), rng.randint(0, 40) / 4
+    count = check_cases(CROSSOVER_TASK, learner, crossover,
+                        [Case(([x], [a], [a])), Case(([x], [a], [a + rng.randint(1, 40) / 4])), Case(([], [], []))])
+    passed(f"crossover: raises ValueError for curves of fewer than two points ({count} drawn).")
+
+
 CROSSOVER = TaskGraders(CROSSOVER_TASK, crossover, CROSSOVER_CASES, crossover_inputs(), max_examples=80,
                         hidden_cases=CROSSOVER_HIDDEN_CASES,  # the xs by one map, the two curves together by another
-                        hidden_vary=lambda args, rng: (*relabelled([args[0]], rng), *relabelled(list(args[1:]), rng)))
+                        hidden_vary=lambda args, rng: (*relabelled([args[0]], rng), *relabelled(list(args[1:]), rng)),
+                        hidden_then=verify_too_few_points)
 
 # ---- task 6: peak memory -------------------------------------------------------------------------
 
