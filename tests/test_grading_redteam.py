@@ -2967,7 +2967,7 @@ def _fixed_case_mistakes(lab: str) -> list[tuple[str, str, str, tuple | str]]:
     for table in (tm.SECOND_ROUND, tm.THIRD_ROUND, tm.THIRD_ROUND_07_TO_09, tm.FOURTH_ROUND_01_TO_04, tm.FIFTH_ROUND_05_TO_10,
                   tm.SIXTH_ROUND_00_TO_04, tm.EIGHTH_ROUND_00_TO_04, tm.NINTH_ROUND_05_TO_10, tm.TENTH_ROUND_00_TO_04,
                   tm.ELEVENTH_ROUND, tm.TWELFTH_ROUND, tm.NOVEL40_ROUND, tm.NOVEL41_ROUND, tm.NOVEL42_ROUND,
-                  tm.NOVEL43_ROUND, tm.NOVEL44_ROUND):
+                  tm.NOVEL43_ROUND, tm.NOVEL44_ROUND, tm.NOVEL48_ROUND):
         mistakes += [(name, cell, tuple(changes)) for (of, name), (cell, changes, *_) in table.items() if of == lab]
     mistakes += {
         "06_encode_decode": [

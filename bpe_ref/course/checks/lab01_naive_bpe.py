@@ -290,15 +290,23 @@ def bracket_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+def long_word_hint(args: tuple, error: BaseException | None = None) -> str | None:
+    """A word of thousands of tokens that merge_word got wrong, or raised on (RecursionError)."""
+    word = args[0] if args else None
+    if not isinstance(word, tuple) or len(word) <= LONG_WORD_TOKENS // 2:
+        return None
+    return (f"a word of {len(word):,} tokens: a pretoken can be that long (a run of spaces, of '=' or '-', a long number), "
+            "and Python stops a recursion about 1,000 calls deep; walk the word with a loop, left to right, and build the "
+            "result once")
+
+
 def merge_hint(args: tuple, expected: object, got: object) -> str | None:
     """The bracket hint, then Python's pitfalls: tokens compared with `is`, a for loop's i += 2."""
     word, pair = args
     if bracket_hint(args, expected, got) or not isinstance(word, tuple) or got == expected:
         return bracket_hint(args, expected, got)
     if len(word) > LONG_WORD_TOKENS // 2:
-        return (f"a word of {len(word):,} tokens: a pretoken can be that long (a run of spaces, of '=' or '-', a long "
-                "number), and Python stops a recursion about 1,000 calls deep; walk the word with a loop, left to right, "
-                "and build the result once")
+        return long_word_hint(args)
     if isinstance(got, tuple) and any(isinstance(token, tuple) for token in got):
         return ("a merged token is one bytes object, the pair's two tokens joined (left + right), not the pair itself: "
                 "every token of a word is bytes")
@@ -334,7 +342,7 @@ def verify_long_words(learner: Callable) -> None:
 
 
 MERGE_WORD = TaskGraders(
-    Task("merge_word", ("word", "pair"), what="a tuple of bytes tokens", hint=merge_hint),
+    Task("merge_word", ("word", "pair"), what="a tuple of bytes tokens", hint=merge_hint, error_hint=long_word_hint),
     merge_word,
     [
         ((b"l", b"o", b"w"), (b"l", b"o")),

@@ -272,6 +272,11 @@ def interleaved_inputs(draw) -> tuple:
     loads = draw(st.lists(st.integers(1, 5), min_size=1, max_size=12))
     # below 1: ValueError; up to 7, past n + 1 for 2 to 4 contenders (a rotation that stops after n rounds)
     rounds = draw(st.integers(-1, 0) if draw(st.integers(0, 9)) == 0 else st.integers(1, 7))
+    # A fifth of the time the first contender's first run is its slowest (a load of 6, then loads of 1 to 5 for two
+    # rounds at least): its times fall, so times returned sorted, or in any order but the rounds', are wrong. What the
+    # fixed hidden cases hold, drawn (times sorted per contender kept the generated inputs' points under 1 seed of 3).
+    if labels and rounds >= 1 and draw(st.integers(0, 4)) == 0:
+        loads, rounds = [6, *loads, *[1] * (2 * len(labels))], max(rounds, 2)
     return costs, loads, rounds, draw(st.integers(0, 3)) > 0
 
 
