@@ -272,10 +272,12 @@ def interleaved_inputs(draw) -> tuple:
     loads = draw(st.lists(st.integers(1, 5), min_size=1, max_size=12))
     # below 1: ValueError; up to 7, past n + 1 for 2 to 4 contenders (a rotation that stops after n rounds)
     rounds = draw(st.integers(-1, 0) if draw(st.integers(0, 9)) == 0 else st.integers(1, 7))
-    # A fifth of the time the first contender's first run is its slowest (a load of 6, then loads of 1 to 5 for two
-    # rounds at least): its times fall, so times returned sorted, or in any order but the rounds', are wrong. What the
-    # fixed hidden cases hold, drawn (times sorted per contender kept the generated inputs' points under 1 seed of 3).
-    if labels and rounds >= 1 and draw(st.integers(0, 4)) == 0:
+    # When no contender raises and the loads drawn add up to an even number, the first contender's first run is its
+    # slowest (a load of 6, then loads of 1 to 5 for two rounds at least): its times fall, so times returned sorted, or in
+    # any order but the rounds', are wrong. What the fixed hidden cases hold, drawn (times sorted per contender kept the
+    # generated inputs' points under 1 seed of 3). Told by what was drawn, not by a draw of its own, which would change
+    # every later draw (a draw of its own took the negative rounds from the generated inputs under 2 seeds of 3).
+    if labels and rounds >= 1 and all(costs.values()) and sum(loads) % 2 == 0:
         loads, rounds = [6, *loads, *[1] * (2 * len(labels))], max(rounds, 2)
     return costs, loads, rounds, draw(st.integers(0, 3)) > 0
 
