@@ -2967,7 +2967,7 @@ def _fixed_case_mistakes(lab: str) -> list[tuple[str, str, str, tuple | str]]:
     for table in (tm.SECOND_ROUND, tm.THIRD_ROUND, tm.THIRD_ROUND_07_TO_09, tm.FOURTH_ROUND_01_TO_04, tm.FIFTH_ROUND_05_TO_10,
                   tm.SIXTH_ROUND_00_TO_04, tm.EIGHTH_ROUND_00_TO_04, tm.NINTH_ROUND_05_TO_10, tm.TENTH_ROUND_00_TO_04,
                   tm.ELEVENTH_ROUND, tm.TWELFTH_ROUND, tm.NOVEL40_ROUND, tm.NOVEL41_ROUND, tm.NOVEL42_ROUND,
-                  tm.NOVEL43_ROUND, tm.NOVEL44_ROUND):
+                  tm.NOVEL43_ROUND, tm.NOVEL44_ROUND, tm.NOVEL48_ROUND):
         mistakes += [(name, cell, tuple(changes)) for (of, name), (cell, changes, *_) in table.items() if of == lab]
     mistakes += {
         "06_encode_decode": [
@@ -3056,6 +3056,8 @@ GENERATED_ALONE_LABS = ("00_pretokenization", "01_naive_bpe", "03_parallel", "06
 # every other mistake of the lab is one its fixed cases catch, so the count the test checks is derived, not a floor that goes stale
 # (it said 29 while 53 were caught; 66 with the eighth round's).
 NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
+    # novel48: caught by hidden checks drawn from the seed (tokens in another case, whitespace pieces, a measured count)
+    "split-ignoring-case", "pretokenize-skips-blank-pieces", "count-by-list-count",
     "split-at-a-marker-character",
     "split-of-empty-text-gives-no-piece", "newlines-stripped", "utf8-of-the-stripped-text", "utf8-with-line-ends-normalized",
     "split-of-the-stripped-text", "pattern-spaces-of-any-number-before-a-word",
@@ -3064,6 +3066,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
     "pretokens-flattened-with-sum"},
     # labs 01 and 03 derived so too: their floors said 14 and 7 (9 with lab 03's pools) where 21 and 17 were caught
     "01_naive_bpe": {
+        "count-in-a-defaultdict-of-floats", "merge-recursive",  # novel48 (the second by verify_long_words)
         "count-overlapping-a-a-once", "count-pairs-unordered", "merge-keeps-the-pair", "ties-on-the-tokens-as-integers",
         "count-across-words", "count-answers-kept-by-words", "count-first-window-missed",
         "count-keyed-by-the-joined-pair", "count-last-window-missed", "count-one-per-pair-of-a-word",
@@ -3125,6 +3128,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "last-the-longest-valid-only", "last-window-start-not-clamped", "one-per-byte", "one-per-change-of-last",
         "one-per-single-byte-token", "only-the-last-token-checked", "prefix-one-byte-short"},
     "09_benchmarks": {
+        "ratio-median-low", "exponent-of-log1p", "exponent-rounded", "crossover-one-point-allowed",  # novel48
         "exponent-logs-of-two-bases", "exponent-sizes-sorted-alone", "ratio-last-round-left-out",
         "collector-not-restored-on-error", "collector-paused-around-all-rounds",
         # (the crossovers of the distance, interpolated backwards, at the midpoint, in one direction and the last: caught by a
@@ -3134,6 +3138,8 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "ratio-median-high", "ratio-of-medians", "ratio-of-minimums", "ratio-of-sorted-runs",
         "rounds-check-off-by-one", "ratio-first-round-dropped-as-a-warm-up"},
     "10_distributed": {
+        "range-continuation-bytes-skipped", "tree-rounds-of-floor-log2", "plan-boundaries-two-by-two",  # novel48
+        "count-ranges-largest-first",
         "tree-odd-popped-from-the-callers-list", "merge-into-a-default-dict",
         "count-one-range-dropped", "merge-counts-as-floats", "merge-loops-over-the-larger",
         "plan-ranges-per-file-as-a-total",

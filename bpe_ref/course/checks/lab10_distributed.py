@@ -27,17 +27,19 @@ from _blake2 import blake2b
 
 from hypothesis import strategies as st
 
+from ...pretokenize import count_pretokens
 from ...distributed import count_range, count_ranges, merge_two, plan_ranges, plan_ranges_by_size, tree_reduce
 from ...train.step03_parallel import find_chunk_boundaries
 from .compare import CARRIED
 from .core import (
-    Case, CorpusFile, Lab, Later, Task, TaskGraders, error_name, expected_result, materialized, runs_remotely, short_repr,
-    stretch, verdict,
+    Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_task, error_name, expected_result, materialized,
+    runs_remotely, short_repr, stretch, verdict,
 )
 from .lab03_parallel import (
-    COUNT_CHUNK, EOT, PAD, PIECES, chunk_hint, chunk_inputs, file_bytes, in_a_new_dict, safe_cuts, verify_chunk_reads,
-    verify_not_utf8,
+    COUNT_CHUNK, EOT, PAD, PIECES, RAISED_ON_NOT_UTF8, chunk_hint, chunk_inputs, file_bytes, in_a_new_dict, safe_cuts,
+    verify_chunk_reads, verify_not_utf8,
 )
+from .measured import answers_right, measured_random
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
 PROVIDED = ("pretokenize", "corpus")
@@ -135,8 +137,43 @@ def verify_range_reads(learner: Callable) -> None:
 
 def verify_range_not_utf8(learner: Callable) -> None:
     """A range that is not UTF-8 raises, as lab 03's count_chunk's does (the same check, :func:`.lab03_parallel.verify_not_utf8`),
-    and the same file made valid is counted."""
+    and the same file made valid is counted; then a range that starts inside a character
+    (:func:`verify_range_starts_inside_a_character`)."""
     verify_not_utf8(learner, COUNT_RANGE_TASK)
+    verify_range_starts_inside_a_character(learner)
+
+
+def verify_range_starts_inside_a_character(learner: Callable) -> None:
+    """A range whose first bytes are the tail of a character (start one to three bytes into 'é', '€', '字' or '🙂', drawn
+    from the grading's seed) is not UTF-8 either, and raises; the same range started at the character's first byte is
+    counted. A count_range that strips the continuation bytes at its start ("a character cut by the range before")
+    kept the hidden points: the invalid sequences of verify_not_utf8 seldom start their range, and one only is a tail."""
+    rng = measured_random(f"{COUNT_RANGE_TASK.name}:starts inside a character")
+    words = [" the", " cat", "a", "!", " 42", "\n"]
+    character = rng.choice(["é", "€", "字", "🙂"])
+    before, after = ("".join(rng.choices(words, k=rng.randint(1, 4))) for _ in range(2))
+    data = (before + EOT + character + after + EOT + "tail").encode("utf-8")
+    head = len((before + EOT).encode("utf-8"))
+    end = head + len((character + after).encode("utf-8"))
+    inside = head + rng.randint(1, len(character.encode("utf-8")) - 1)
+    for start in (head, inside):
+        call = f"count_range(<a file of {len(data)} bytes>, {start}, {end}, [{EOT!r}]) (its range: {data[start:end]!r})"
+        outcome = call_task(COUNT_RANGE_TASK, learner, (CorpusFile(data), start, end, [EOT]))
+        if start == head:  # valid: counted as the reference counts it
+            expected = count_pretokens(data[start:end].decode("utf-8"), [EOT])
+            if outcome.error is not None or not answers_right(expected, outcome.value[1]):
+                what = (f"raised {error_name(outcome.error)}: {str(outcome.error)[:120]}" if outcome.error is not None
+                        else f"returned {short_repr(outcome.value[1], 120)}")
+                raise CheckFailed(f"{call} {what}\n  expected: {short_repr(expected, 200)} (the range is valid UTF-8)")
+            continue
+        if outcome.error is None or error_name(outcome.error) not in RAISED_ON_NOT_UTF8:
+            what = (f"returned {short_repr(outcome.value[1], 120)}" if outcome.error is None
+                    else f"raised {error_name(outcome.error)}: {str(outcome.error)[:120]}")
+            raise CheckFailed(
+                f"{call} {what}: expected a UnicodeDecodeError (or a ValueError), as the reference raises: the range starts "
+                f"{start - head} byte(s) into {character!r}, with its tail, which is not UTF-8.\n  hint: decode the range "
+                "as it is, data.decode('utf-8'), and skip nothing: ranges are cut at special tokens, so a range that "
+                "starts inside a character is a wrong range, to be told, not mended")
 
 
 # Hidden fixed cases of the text as it is, which the generated files (lab 03's chunk_inputs) hold less densely: Windows
