@@ -8,6 +8,7 @@ the hole is open and passes once it is closed; the docstring says what the attac
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import itertools
 import os
@@ -6654,7 +6655,7 @@ def test_a_send_the_keeper_makes_waits_as_the_kernel_s_would():
 QUEUED_IN_SOCKETS = """
 import socket, time
 held, queued = [], 0
-for _ in range(1000):
+for _ in range(1000):  # the receiving ends: what the sender queued stays there once it is closed
     a, b = socket.socketpair()
     a.setblocking(False)
     try:
@@ -6662,25 +6663,155 @@ for _ in range(1000):
             queued += a.send(b"x" * 65536)
     except BlockingIOError:
         pass
-    held.append((a, b))
+    a.close()
+    held.append(b)
 time.sleep(2)
 print("queued", queued >> 20, "MiB")
+"""
+QUEUED_IN_SOCKET_PAIRS = """
+import os, socket, time
+for _ in range(3):  # each process holds 400 socketpairs filled (some 230 KiB each): 270 MiB in the three
+    if os.fork() == 0:
+        held = []
+        for _ in range(400):
+            a, b = socket.socketpair()
+            a.setblocking(False)
+            try:
+                while True:
+                    a.send(b"x" * 65536)
+            except BlockingIOError:
+                pass
+            held.append((a, b))
+        time.sleep(30)
+        os._exit(0)
+time.sleep(4)
+print("queued in socketpairs")
 """
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
-@pytest.mark.xfail(strict=True, reason="open: bytes queued in unix sockets (and pipes), in the fd tables or in flight, are "
-                   "kernel memory that neither RLIMIT_AS, the resident memory of the worker's processes nor the scratch "
-                   "folder's walk counts (1,000 socketpairs held 222 MiB against a memory limit of 200 MiB; some 20,000 "
-                   "fds a worker: gigabytes); closing it needs a bound of the kernel's (a memory cgroup that accounts "
-                   "kernel memory) or each socket's queue read from outside (sock_diag's UNIX_DIAG_RQLEN)")
-def test_bytes_queued_in_sockets_count_in_the_memory_limit():
-    """1,000 socketpairs, each filled until a send would block (some 220 KiB each), held: the cell ran to its end."""
-    with Sandbox(Policy(scratch_mb=64, memory_mb=200, cell_timeout=20)) as box:
+@pytest.mark.parametrize("held", ["receivers", "pairs"])
+def test_bytes_queued_in_sockets_count_in_the_memory_limit(held):
+    """1,000 socketpairs, each filled until a send would block (some 220 KiB each), their receiving ends held (the
+    senders closed), or 1,200 pairs held whole by three processes: 222 MiB or more of kernel memory that neither
+    ``RLIMIT_AS`` nor the resident memory of the worker's processes counts, against a limit of 200 MiB. The trusted side
+    reads each socket's queue from the kernel (``sock_diag``) ten times a second and stops the worker."""
+    code, processes = (QUEUED_IN_SOCKETS, False) if held == "receivers" else (QUEUED_IN_SOCKET_PAIRS, True)
+    with Sandbox(Policy(scratch_mb=64, memory_mb=200, cell_timeout=20, allow_processes=processes)) as box:
         if not confined(box):
             pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
-        run = box.run_cell(QUEUED_IN_SOCKETS, "queued in sockets")
+        run = box.run_cell(code, "queued in sockets")
     assert not run.ok and "queued" not in run.stdout, run
+    assert "queued in sockets and pipes" in run.error["evalue"], run
+
+
+QUEUED_IN_PIPES = """
+import os, time
+for _ in range(4):  # each process holds 1,000 pipes' read ends, each filled (64 KiB): 250 MiB in the four
+    if os.fork() == 0:
+        held = []
+        for _ in range(1000):
+            r, w = os.pipe()
+            os.set_blocking(w, False)
+            try:
+                while True:
+                    os.write(w, b"x" * 65536)
+            except BlockingIOError:
+                pass
+            os.close(w)
+            held.append(r)
+        time.sleep(30)
+        os._exit(0)
+time.sleep(4)
+print("queued in pipes")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+def test_bytes_queued_in_pipes_count_in_the_memory_limit():
+    """Four processes, each holding 1,000 pipes filled (64 KiB each, the read end alone): 250 MiB of kernel memory
+    against a limit of 200 MiB, while the processes' resident memory is some tens of MiB. Each pipe held counts its
+    capacity."""
+    with Sandbox(Policy(scratch_mb=64, memory_mb=200, cell_timeout=20, allow_processes=True)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(QUEUED_IN_PIPES, "queued in pipes")
+    assert not run.ok and "queued in pipes" not in run.stdout, run
+    assert "queued in sockets and pipes" in run.error["evalue"], run
+
+
+BUFFERS_ENLARGED = """
+import fcntl, os, socket
+a, b = socket.socketpair()
+r, w = os.pipe()
+outcomes = []
+for name, option in (("SO_SNDBUF", 7), ("SO_RCVBUF", 8), ("SO_SNDBUFFORCE", 32), ("SO_RCVBUFFORCE", 33)):
+    try:
+        a.setsockopt(socket.SOL_SOCKET, option, 1 << 24)
+        outcomes.append(f"{name}:set")
+    except PermissionError:
+        outcomes.append(f"{name}:refused")
+    except OSError as error:  # the FORCE ones need CAP_NET_ADMIN: refused by the kernel, not the sandbox
+        outcomes.append(f"{name}:{error.errno}")
+try:
+    fcntl.fcntl(w, 1031, 1 << 20)  # F_SETPIPE_SZ
+    outcomes.append("F_SETPIPE_SZ:set")
+except PermissionError:
+    outcomes.append("F_SETPIPE_SZ:refused")
+a.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)  # other options: allowed
+print(*outcomes, fcntl.fcntl(w, 1032))  # F_GETPIPE_SZ
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+@pytest.mark.parametrize("processes", [False, True])
+def test_a_socket_s_or_a_pipe_s_buffer_cannot_be_made_larger(processes):
+    """A pipe made 1 MiB (``F_SETPIPE_SZ``), or a socket's send buffer past the default, holds more than the trusted side
+    counts it for where it cannot read it: refused by the seccomp filter (counted by the keeper where it answers)."""
+    with Sandbox(Policy(cell_timeout=20, allow_processes=processes)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(BUFFERS_ENLARGED, "buffers enlarged")
+        box.close()
+        report, isolation = box.behaviour(), box.isolation
+    assert run.ok, run
+    assert run.stdout.split() == ["SO_SNDBUF:refused", "SO_RCVBUF:refused", "SO_SNDBUFFORCE:refused",
+                                  "SO_RCVBUFFORCE:refused", "F_SETPIPE_SZ:refused", str(16 * os.sysconf("SC_PAGE_SIZE"))], run
+    if any("refused calls counted by the keeper" in line for line in isolation):
+        assert report["refused"].get("setsockopt(SO_SNDBUF)") == 1 and report["refused"].get("fcntl(F_SETPIPE_SZ)") == 1, report
+
+
+MANY_FDS = """
+import os, resource
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+try:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard + 1, hard + 1))
+    raised = "raised"
+except (ValueError, OSError):
+    raised = "kept"
+held = []
+try:
+    for _ in range(2000):
+        held.append(os.open(os.devnull, os.O_RDONLY))
+except OSError as error:
+    stopped = error.errno
+print(soft, hard, raised, len(held) + 3 <= hard, stopped)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+def test_a_worker_s_process_holds_at_most_1024_fds():
+    """Each fd may hold a socket's or a pipe's queue, which the trusted side reads ten times a second: a process of the
+    worker's holds at most 1,024 (``RLIMIT_NOFILE``, hard: it cannot raise it), not the machine's default (some 20,000
+    here, gigabytes of queues)."""
+    with Sandbox(Policy(cell_timeout=20)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(MANY_FDS, "many fds")
+    assert run.ok, run
+    soft, hard, raised, within, stopped = run.stdout.split()
+    assert int(hard) <= 1024 and int(soft) <= int(hard) and raised == "kept" and within == "True", run
+    assert int(stopped) == errno.EMFILE, run
 
 
 # ---- 54. memory and messages that outlive the worker: System V IPC, the kernel's keyrings ----------------------------------

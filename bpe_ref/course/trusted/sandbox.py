@@ -36,7 +36,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .measure_worker import cpu_seconds, held_unlinked_bytes, tree_cpu_seconds, tree_resident_bytes
+from .measure_worker import cpu_seconds, held_unlinked_bytes, queued_bytes, tree_cpu_seconds, tree_resident_bytes
 from .stand_ins import stand_in_source
 from .verdicts import CpuLimitReached, GradingStopped, LearnerError
 from .worker.keeper import _PR_SET_CHILD_SUBREAPER, ENDED_CPU_AT, EXIT_RING, _proc_table, _status
@@ -531,7 +531,7 @@ class Sandbox:
         self.killed_because = ""
         self.last_report: dict = {}
         threading.Thread(target=self._watch_disk, args=(self.process, self.scratch, self._reading), daemon=True).start()
-        if self.policy.allow_processes and self._report is not None:  # one process alone is held by its RLIMIT_AS
+        if self._report is not None:  # every worker: its sockets' and pipes' queues, its processes' memory together
             threading.Thread(target=self._watch_memory, args=(self.process, self._reading), daemon=True).start()
         # The key of the replies' seals (worker/__main__.py, _serving), this worker's only, sent before any learner's code runs.
         self._seal_key = secrets.token_bytes(32)
@@ -788,20 +788,31 @@ class Sandbox:
             time.sleep(0.5)  # not running.wait(0.5): that Event is set while the worker runs, so it never waited
 
     def _watch_memory(self, process: subprocess.Popen, running: threading.Event) -> None:
-        """Ten times a second: stop the worker when the memory resident in all its processes together passes
-        ``memory_mb``. ``RLIMIT_AS`` holds each process to it, not their sum: ``max_processes`` of them held 64 times it,
-        more than the machine's, and the kernel's OOM killer then ends the largest processes on it, a classmate's grading
-        among them (``tests/test_grading_redteam.py``, section 52). Ten looks a second: what two cores can fault in
-        between is some hundreds of MiB, not the machine."""
+        """Ten times a second: stop the worker when the memory resident in all its processes together, with the bytes
+        queued in the unix sockets and pipes they hold (:func:`.measure_worker.queued_bytes`), passes ``memory_mb``.
+        ``RLIMIT_AS`` holds each process to it, not their sum: ``max_processes`` of them held 64 times it, more than the
+        machine's, and the kernel's OOM killer then ends the largest processes on it, a classmate's grading among them
+        (``tests/test_grading_redteam.py``, section 52); nor does it count a socket's queue, kernel memory (1,000
+        socketpairs filled held 222 MiB past a limit of 200 MiB, section 53), which is why every worker is watched, one
+        process or many. Ten looks a second: what two cores can fault in between is some hundreds of MiB, not the machine."""
         limit = self.policy.memory_mb * 2**20
         while running.is_set() and process.poll() is None:
             resident = tree_resident_bytes(process.pid)
-            if resident > limit:
-                self.killed_because = (f"its processes held {resident / 2**20:.0f} MiB of memory together, "
-                                       f"more than {self.policy.memory_mb} MiB")
+            queued = queued_bytes(process.pid, with_root=False, also=self._in_flight())
+            if queued is None:
+                self.killed_because = "it hid the files its processes hold (their queued bytes could not be counted)"
+            elif resident + queued[0] > limit:
+                self.killed_because = (f"its processes held {resident / 2**20:.0f} MiB of memory and "
+                                       f"{queued[0] / 2**20:.0f} MiB queued in sockets and pipes ({queued[1]} of them) "
+                                       f"together, more than {self.policy.memory_mb} MiB")
+            if queued is None or resident + queued[0] > limit:
                 self._signal_stop()  # the keeper kills the worker and every process it started
                 return
             time.sleep(0.1)
+
+    def _in_flight(self) -> tuple[tuple[str, int], ...]:
+        """Files in flight the keeper sent (none recorded yet)."""
+        return ()
 
     def _worker_gone(self, what: str) -> GradingStopped:
         keeper_code = None
