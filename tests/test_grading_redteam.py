@@ -6705,6 +6705,43 @@ def test_bytes_queued_in_sockets_count_in_the_memory_limit(held):
     assert "queued in sockets and pipes" in run.error["evalue"], run
 
 
+QUEUED_IN_FLIGHT = """
+import socket, time
+carrier, kept = socket.socketpair()
+queued = 0
+for _ in range(4):  # 250 filled sockets a message, in flight once sent and closed: 1,000 of them, 220 MiB
+    ends = []
+    for _ in range(250):
+        a, b = socket.socketpair()
+        a.setblocking(False)
+        try:
+            while True:
+                queued += a.send(b"x" * 65536)
+        except BlockingIOError:
+            pass
+        a.close()
+        ends.append(b)
+    socket.send_fds(carrier, [b"x"], [end.fileno() for end in ends])
+    for end in ends:
+        end.close()
+time.sleep(2)
+print("in flight", queued >> 20, "MiB")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+def test_bytes_queued_in_sockets_in_flight_count_in_the_memory_limit():
+    """1,000 sockets filled, sent on a socketpair to itself four messages of 250 and closed: in flight, in no process's fd
+    table, 220 MiB against a limit of 200 MiB. The keeper records each socket and pipe it sends
+    (:meth:`~bpe_ref.course.trusted.worker.keeper._Sends.record`), and the trusted side counts their queues."""
+    with Sandbox(Policy(scratch_mb=64, memory_mb=200, cell_timeout=20, allow_processes=True)) as box:
+        if not confined(box) or _fds_in_flight_open(box.isolation):
+            pytest.skip(f"the keeper makes no sends here ({'; '.join(box.isolation)})")
+        run = box.run_cell(QUEUED_IN_FLIGHT, "queued in flight")
+    assert not run.ok and "in flight" not in run.stdout, run
+    assert "queued in sockets and pipes" in run.error["evalue"], run
+
+
 QUEUED_IN_PIPES = """
 import os, time
 for _ in range(4):  # each process holds 1,000 pipes' read ends, each filled (64 KiB): 250 MiB in the four

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .worker.keeper import _descendants, _proc_table, _rchar_of
+from .worker.keeper import _TCP_LISTEN, _descendants, _proc_table, _rchar_of, unix_sockets
 from .worker.keeper import _stat_fields as _stat_bytes
 
 PROC = "/proc"
@@ -167,63 +167,6 @@ def held_unlinked_bytes(root: int, *, with_root: bool) -> int | None:
 # A pipe held counts its capacity: 16 pages, the kernel's default (the worker cannot make one larger: fcntl F_SETPIPE_SZ is
 # refused, confinement.py), whatever it holds now (its fill is not readable from outside without opening it).
 PIPE_BYTES = 16 * os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 65536
-_SOCK_DIAG_BY_FAMILY, _NETLINK_SOCK_DIAG, _NLMSG_ERROR, _NLMSG_DONE = 20, 4, 2, 3
-_UDIAG_SHOW = 4 | 8 | 16 | 32  # UDIAG_SHOW_PEER, _ICONS, _RQLEN, _MEMINFO
-_UNIX_DIAG_PEER, _UNIX_DIAG_ICONS, _UNIX_DIAG_RQLEN, _UNIX_DIAG_MEMINFO = 2, 3, 4, 5
-_SK_MEMINFO_WMEM_ALLOC, _SK_MEMINFO_SNDBUF = 2, 3
-_TCP_LISTEN = 10
-
-
-def unix_sockets() -> dict[int, tuple[int, int, tuple[int, ...], int, int, int]] | None:
-    """Every unix socket of this network namespace by inode (``sock_diag``, the kernel's netlink answer, as ``ss -x``
-    reads it): ``(state, peer inode or 0, inodes of the connections a listener has not accepted, bytes queued to be read,
-    bytes it sent that are still queued (their kernel memory, skb overhead included), its send buffer)``; ``None`` where
-    the kernel does not answer (no ``unix_diag``)."""
-    import socket
-    import struct
-
-    try:
-        channel = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, _NETLINK_SOCK_DIAG)
-    except (OSError, AttributeError):
-        return None
-    found: dict[int, tuple[int, int, tuple[int, ...], int, int, int]] = {}
-    with channel:
-        request = struct.pack("=BBHIIIII", socket.AF_UNIX, 0, 0, 0xFFFFFFFF, 0, _UDIAG_SHOW, 0xFFFFFFFF, 0xFFFFFFFF)
-        try:
-            channel.sendto(struct.pack("=IHHII", 16 + len(request), _SOCK_DIAG_BY_FAMILY, 0x301, 1, 0) + request, (0, 0))
-            while True:  # NLM_F_REQUEST | NLM_F_DUMP: answered in parts, then NLMSG_DONE
-                data, at = channel.recv(1 << 17), 0
-                if not data:
-                    return None
-                while at + 16 <= len(data):
-                    length, kind = struct.unpack_from("=IH", data, at)
-                    if kind == _NLMSG_DONE:
-                        return found
-                    if kind == _NLMSG_ERROR or length < 32:
-                        return None
-                    state, inode = data[at + 18], struct.unpack_from("=I", data, at + 20)[0]
-                    peer, pending, read, sent, buffer = 0, (), 0, 0, 0
-                    attribute = at + 32
-                    while attribute + 4 <= at + length:
-                        size, name = struct.unpack_from("=HH", data, attribute)
-                        if size < 4:
-                            break
-                        value = data[attribute + 4:attribute + size]
-                        if name == _UNIX_DIAG_PEER and len(value) >= 4:
-                            peer = struct.unpack_from("=I", value)[0]
-                        elif name == _UNIX_DIAG_ICONS:
-                            pending = tuple(struct.unpack(f"={len(value) // 4}I", value[:len(value) // 4 * 4]))
-                        elif name == _UNIX_DIAG_RQLEN and len(value) >= 8:
-                            read = struct.unpack_from("=I", value)[0]
-                        elif name == _UNIX_DIAG_MEMINFO and len(value) >= 16:
-                            sent, buffer = struct.unpack_from("=II", value, 4 * _SK_MEMINFO_WMEM_ALLOC)
-                        attribute += (size + 3) & ~3
-                    found[inode] = (state, peer, pending, read, sent, buffer)
-                    at += (length + 3) & ~3
-        except OSError:
-            return None
-
-
 def _default_send_buffer() -> int:
     try:
         with open(f"{PROC}/sys/net/core/wmem_default", encoding="ascii") as file:
@@ -232,12 +175,12 @@ def _default_send_buffer() -> int:
         return 212992
 
 
-def queued_bytes(root: int, *, with_root: bool, also: tuple[tuple[str, int], ...] = ()) -> tuple[int, int] | None:
+def queued_bytes(root: int, *, with_root: bool, also: tuple[tuple[str, int, int], ...] = ()) -> tuple[int, int] | None:
     """Bytes of kernel memory queued in the unix sockets and pipes that the processes under ``root`` (and ``root`` itself,
     ``with_root``) hold, and how many sockets and pipes that is: neither ``RLIMIT_AS`` nor the resident memory of a
     process counts them (1,000 socketpairs filled held 222 MiB past a memory limit of 200 MiB,
-    ``tests/test_grading_redteam.py``, section 53). ``also``: ``("socket" or "pipe", inode)`` of files in flight, held
-    by no process (the keeper's record of what it sent, :class:`.worker.keeper._Sends`).
+    ``tests/test_grading_redteam.py``, section 53). ``also``: ``("socket" or "pipe", inode, the socket it was sent to)``
+    of the files the keeper sent (:meth:`.worker.keeper._Sends.record`), which may be in flight, held by no process.
 
     Read from outside: each process's fds (``/proc/PID/fd``, by inode), the sockets' queues from the kernel's
     ``sock_diag`` (:func:`unix_sockets`), never a call on the worker's files. A socket counts what it sent that is still
@@ -247,8 +190,12 @@ def queued_bytes(root: int, *, with_root: bool, also: tuple[tuple[str, int], ...
     every socket as that where the kernel gives no queue. A pipe counts its capacity (:data:`PIPE_BYTES`), whatever it
     holds. ``None`` when a live process hides its fds (an undumpable one, to a grader not root)."""
     sockets, pipes, seen, todo = set(), set(), set(), ([root] if with_root else _threads(root)[0])
-    for kind, inode in also:
-        (sockets if kind == "socket" else pipes).add(inode)
+    sent_pipes = {}  # pipe -> the socket it was sent to
+    for kind, inode, receiver in also:
+        if kind == "socket":
+            sockets.add(inode)
+        else:
+            sent_pipes[inode] = receiver
     while todo:
         pid = todo.pop()
         if pid in seen:
@@ -270,12 +217,16 @@ def queued_bytes(root: int, *, with_root: bool, also: tuple[tuple[str, int], ...
             elif target.startswith("pipe:["):
                 pipes.add(int(target[6:-1]))
         todo.extend(_threads(pid)[0])
-    total = len(pipes) * PIPE_BYTES
-    if not sockets:
-        return total, len(pipes)
+    if not sockets and not set(sent_pipes) - pipes:
+        return len(pipes) * PIPE_BYTES, len(pipes)
     table = unix_sockets()
     if table is None:
-        return total + len(sockets) * 2 * _default_send_buffer(), len(pipes) + len(sockets)
+        pipes |= set(sent_pipes)
+        return (len(pipes) * PIPE_BYTES + len(sockets) * 2 * _default_send_buffer(), len(pipes) + len(sockets))
+    # a pipe sent and held by no process: in flight while the socket it was sent to has bytes not read (a receiver freed,
+    # or one that read all, has none in flight: the kernel's queue keeps a message's fds until it is read)
+    pipes |= {pipe for pipe, receiver in sent_pipes.items() if receiver in table and table[receiver][3]}
+    total = len(pipes) * PIPE_BYTES
     todo, counted = list(sockets), set()
     while todo:  # each socket once, with its peer and pending connections
         inode = todo.pop()

@@ -25,6 +25,7 @@ import secrets
 import shutil
 import signal
 import stat
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -39,7 +40,8 @@ from typing import Any
 from .measure_worker import cpu_seconds, held_unlinked_bytes, queued_bytes, tree_cpu_seconds, tree_resident_bytes
 from .stand_ins import stand_in_source
 from .verdicts import CpuLimitReached, GradingStopped, LearnerError
-from .worker.keeper import _PR_SET_CHILD_SUBREAPER, ENDED_CPU_AT, EXIT_RING, _proc_table, _status
+from .worker.keeper import (_PR_SET_CHILD_SUBREAPER, ENDED_CPU_AT, EXIT_RING, IN_FLIGHT_AT, IN_FLIGHT_SLOTS, _proc_table,
+                             _status)
 from .worker.wire import capped, decode, encode
 
 # The worker loop, started as a script: only its own folder (the worker's modules) is on its sys.path.
@@ -499,7 +501,8 @@ class Sandbox:
             pass_fds = (control_read, report_write)
             if hasattr(os, "memfd_create"):  # the keeper's count of the bytes the worker mapped of its inputs
                 self._mapped = os.memfd_create("bpe_ref_mapped", os.MFD_CLOEXEC)
-                os.ftruncate(self._mapped, ENDED_CPU_AT + 8)  # and of the processes they started, and their ends
+                # and of the processes they started, their ends, and the files the keeper sent
+                os.ftruncate(self._mapped, IN_FLIGHT_AT + 8 + 16 * IN_FLIGHT_SLOTS)
                 policy.update(mapped_fd=self._mapped)
                 pass_fds += (self._mapped,)
         self.process = subprocess.Popen(
@@ -810,9 +813,18 @@ class Sandbox:
                 return
             time.sleep(0.1)
 
-    def _in_flight(self) -> tuple[tuple[str, int], ...]:
-        """Files in flight the keeper sent (none recorded yet)."""
-        return ()
+    def _in_flight(self) -> tuple[tuple[str, int, int], ...]:
+        """The sockets and pipes the keeper sent in a message, which may be in flight, held by no process:
+        ``("socket" or "pipe", inode, the socket it was sent to)`` (:meth:`.worker.keeper._Sends.record`)."""
+        if self._mapped is None:
+            return ()
+        try:
+            used = min(int.from_bytes(os.pread(self._mapped, 8, IN_FLIGHT_AT), "little"), IN_FLIGHT_SLOTS)
+            slots = os.pread(self._mapped, 16 * used, IN_FLIGHT_AT + 8) if used else b""
+        except OSError:
+            return ()
+        return tuple(("socket" if kind == 1 else "pipe", inode, receiver)
+                     for kind, inode, receiver, _ in struct.iter_unpack("=IIII", slots) if kind in (1, 2))
 
     def _worker_gone(self, what: str) -> GradingStopped:
         keeper_code = None
