@@ -6443,10 +6443,10 @@ def test_the_processes_of_a_worker_are_held_to_its_memory_together():
 # ---- 53. storage no walk of the scratch folder sees: files held open once unlinked, memfds, files in flight -------------------
 #
 # The scratch folder is walked twice a second for its size (``scratch_mb``); RLIMIT_FSIZE caps each file at ``file_mb``
-# (64 MiB), and a process may hold some 20,000 fds. A file opened, unlinked and written, or a memfd (memory, which
-# RLIMIT_AS counts only where mapped), is in no folder: 20,000 of 64 MiB are 1.2 TiB, the machine's disk (76 GiB free
-# here) or memory (24 GiB, no swap: the OOM killer, which cannot blame a process for a memfd it does not map, then ends
-# the largest processes of the machine, a classmate's grading among them).
+# (64 MiB), and a process held some 20,000 fds (now 1,024: RLIMIT_NOFILE, below). A file opened, unlinked and written,
+# or a memfd (memory, which RLIMIT_AS counts only where mapped), is in no folder: 20,000 of 64 MiB are 1.2 TiB, the
+# machine's disk (76 GiB free here) or memory (24 GiB, no swap: the OOM killer, which cannot blame a process for a memfd
+# it does not map, then ends the largest processes of the machine, a classmate's grading among them).
 HELD_UNLINKED = """
 import os
 held = []
@@ -6652,6 +6652,11 @@ def test_a_send_the_keeper_makes_waits_as_the_kernel_s_would():
     assert run.ok and run.stdout.split() == ["10", "True", "timed", "out"], run
 
 
+# The bytes queued in a unix socket or a pipe are kernel memory, in no process's resident memory and under no RLIMIT_AS:
+# held in fd tables or in flight, 1,000 sockets filled are 222 MiB. The trusted side counts them with the worker's memory
+# (measure_worker.queued_bytes: each socket's queue read from the kernel, sock_diag; a pipe at its capacity; those the
+# keeper sent, recorded as it sends them), the filter keeps every buffer at the kernel's default size, and a process holds
+# at most 1,024 fds.
 QUEUED_IN_SOCKETS = """
 import socket, time
 held, queued = [], 0
