@@ -6747,6 +6747,85 @@ def test_bytes_queued_in_sockets_in_flight_count_in_the_memory_limit():
     assert "queued in sockets and pipes" in run.error["evalue"], run
 
 
+PIPES_IN_FLIGHT = """
+import os, socket, time
+for _ in range(2):  # resident: with the worker's own, some 215 MiB of 256 in three processes
+    if os.fork() == 0:
+        resident = bytearray(90 << 20)
+        for at in range(0, len(resident), 4096):
+            resident[at] = 1
+        time.sleep(30)
+        os._exit(0)
+time.sleep(1)
+carrier, kept = socket.socketpair()
+for _ in range(4):  # 250 filled pipes a message, in flight once sent and closed: 1,000 of them, 62 MiB
+    ends = []
+    for _ in range(250):
+        r, w = os.pipe()
+        os.set_blocking(w, False)
+        try:
+            while True:
+                os.write(w, b"x" * 65536)
+        except BlockingIOError:
+            pass
+        os.close(w)
+        ends.append(r)
+    socket.send_fds(carrier, [b"x"], ends)
+    for end in ends:
+        os.close(end)
+time.sleep(2)
+print("pipes in flight")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+def test_bytes_queued_in_pipes_in_flight_count_in_the_memory_limit():
+    """Some 215 MiB resident (three processes) and 1,000 pipes filled, sent on a socketpair to itself and closed (62 MiB in flight, in no
+    process's fd table), against a limit of 256 MiB: each pipe the keeper sent counts its capacity while the socket it
+    went to holds bytes not read."""
+    with Sandbox(Policy(scratch_mb=64, memory_mb=256, cell_timeout=20, allow_processes=True)) as box:
+        if not confined(box) or _fds_in_flight_open(box.isolation):
+            pytest.skip(f"the keeper makes no sends here ({'; '.join(box.isolation)})")
+        run = box.run_cell(PIPES_IN_FLIGHT, "pipes in flight")
+    assert not run.ok and "pipes in flight" not in run.stdout, run
+    assert "queued in sockets and pipes" in run.error["evalue"], run
+
+
+TOO_MANY_IN_FLIGHT = """
+import os, socket
+carrier, kept = socket.socketpair()
+sent = 0
+try:
+    for _ in range(5):  # 1,100 empty pipes in flight, never received
+        pipes = [os.pipe() for _ in range(220)]
+        try:
+            socket.send_fds(carrier, [b"x"], [r for r, _ in pipes])
+        finally:
+            for r, w in pipes:
+                os.close(r)
+                os.close(w)
+        sent += len(pipes)
+    print("sent", sent)
+except OSError as error:
+    print("refused after", sent, error.errno)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+def test_the_keeper_sends_no_more_files_than_it_records_in_flight():
+    """The keeper records each socket and pipe it sends before it sends it (1,024 slots, freed once the file is no longer
+    in flight): a message past them is refused with the kernel's own error for too many files in flight, never sent
+    unrecorded."""
+    with Sandbox(Policy(cell_timeout=20, allow_processes=True)) as box:
+        if not confined(box) or _fds_in_flight_open(box.isolation):
+            pytest.skip(f"the keeper makes no sends here ({'; '.join(box.isolation)})")
+        run = box.run_cell(TOO_MANY_IN_FLIGHT, "too many in flight")
+        box.close()
+        report = box.behaviour()
+    assert run.ok and run.stdout.split() == ["refused", "after", "880", str(errno.ETOOMANYREFS)], run
+    assert report["refused"].get("sendmsg(SCM_RIGHTS of more files than the keeper records in flight)") == 1, report
+
+
 QUEUED_IN_PIPES = """
 import os, time
 for _ in range(4):  # each process holds 1,000 pipes' read ends, each filled (64 KiB): 250 MiB in the four

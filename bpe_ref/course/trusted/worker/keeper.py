@@ -871,36 +871,36 @@ class _Sends:
                 files.append((1 if stat.S_ISSOCK(mode) else 2, os.fstat(copy).st_ino & 0xFFFFFFFF))
         if mapped is None or not files:
             return True
+        new = {file for file in files if file not in self.slots}
+        free = [slot for slot in range(self.used, IN_FLIGHT_SLOTS)][:len(new)]
+        if len(free) < len(new):
+            free = self._free_slots()[:len(new)]
+            if len(free) < len(new):
+                return False  # nothing recorded: the message is not sent
+        for file, slot in zip(sorted(new), free):
+            self.slots[file] = slot
         sender = unix_sockets(os.fstat(taken[0]).st_ino & 0xFFFFFFFF) or {}
         receiver = next(iter(sender.values()))[1] if sender else 0
         for kind, inode in files:
-            slot = self.slots.get((kind, inode))
-            if slot is None:
-                free = self._free_slot()
-                if free is None:
-                    return False
-                slot = self.slots[(kind, inode)] = free
+            slot = self.slots[(kind, inode)]
             os.pwrite(mapped, struct.pack("=IIII", kind, inode, receiver, 0), IN_FLIGHT_AT + 8 + 16 * slot)
             if slot >= self.used:
                 self.used = slot + 1
                 os.pwrite(mapped, self.used.to_bytes(8, "little"), IN_FLIGHT_AT)
         return True
 
-    def _free_slot(self) -> int | None:
-        if self.used < IN_FLIGHT_SLOTS:
-            return self.used
+    def _free_slots(self) -> list[int]:
+        """The slots free once those of files no longer in flight are freed (none where the kernel gives no sockets)."""
         table = unix_sockets()
         if table is None:
-            return None
-        taken_slots = set()
+            return []
         for (kind, inode), slot in list(self.slots.items()):
             receiver = struct.unpack("=IIII", os.pread(self.watch.mapped_fd, 16, IN_FLIGHT_AT + 8 + 16 * slot))[2]
-            if (inode in table) if kind == 1 else (receiver in table and table[receiver][3]):
-                taken_slots.add(slot)
-            else:
+            if not ((inode in table) if kind == 1 else (receiver in table and table[receiver][3])):
                 del self.slots[(kind, inode)]
                 os.pwrite(self.watch.mapped_fd, bytes(16), IN_FLIGHT_AT + 8 + 16 * slot)
-        return next((slot for slot in range(IN_FLIGHT_SLOTS) if slot not in taken_slots), None)
+        taken = set(self.slots.values())
+        return [slot for slot in range(IN_FLIGHT_SLOTS) if slot not in taken]
 
     def respond(self, notif_id: int, value: int, error: int) -> None:
         """Answer call ``notif_id`` (from any thread: each answer is its own structure)."""
