@@ -797,9 +797,11 @@ class Sandbox:
         machine's, and the kernel's OOM killer then ends the largest processes on it, a classmate's grading among them
         (``tests/test_grading_redteam.py``, section 52); nor does it count a socket's queue, kernel memory (1,000
         socketpairs filled held 222 MiB past a limit of 200 MiB, section 53), which is why every worker is watched, one
-        process or many. Ten looks a second: what two cores can fault in between is some hundreds of MiB, not the machine."""
+        process or many. Ten looks a second (fewer where a look costs more than a hundredth of a second of CPU time: at most a
+        tenth of a CPU): what two cores can fault in between is some hundreds of MiB, not the machine."""
         limit = self.policy.memory_mb * 2**20
         while running.is_set() and process.poll() is None:
+            started = time.thread_time()
             resident = tree_resident_bytes(process.pid)
             queued = queued_bytes(process.pid, with_root=False, also=self._in_flight())
             if queued is None:
@@ -811,7 +813,9 @@ class Sandbox:
             if queued is None or resident + queued[0] > limit:
                 self._signal_stop()  # the keeper kills the worker and every process it started
                 return
-            time.sleep(0.1)
+            # A look reads every fd of every process (1,022 sockets: some 5 ms of CPU time; 64 processes of them, a third
+            # of a second): never more than a tenth of a CPU, however many the worker holds.
+            time.sleep(max(0.1, 9 * (time.thread_time() - started)))
 
     def _in_flight(self) -> tuple[tuple[str, int, int], ...]:
         """The sockets and pipes the keeper sent in a message, which may be in flight, held by no process:
