@@ -6,6 +6,7 @@ which answers what this filter sends it. Standard library only; imports nothing 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import platform
@@ -560,6 +561,8 @@ def rlimits(memory_mb: int, cpu_seconds: int, file_mb: int) -> str:
             applied.append(label)
         except (ValueError, OSError):
             pass
+    with contextlib.suppress(ValueError, OSError, AttributeError):  # set by set_apart, before
+        applied.append(f"{resource.getrlimit(resource.RLIMIT_NOFILE)[1]} open files a process")
     return "rlimits: " + ", ".join(applied) if applied else ""
 
 
