@@ -190,12 +190,12 @@ def queued_bytes(root: int, *, with_root: bool, also: tuple[tuple[str, int, int]
     every socket as that where the kernel gives no queue. A pipe counts its capacity (:data:`PIPE_BYTES`), whatever it
     holds. ``None`` when a live process hides its fds (an undumpable one, to a grader not root)."""
     sockets, pipes, seen, todo = set(), set(), set(), ([root] if with_root else _threads(root)[0])
-    sent_pipes = {}  # pipe -> the socket it was sent to
+    sent_pipes: set[tuple[int, int]] = set()  # (pipe, the socket it was sent to)
     for kind, inode, receiver in also:
         if kind == "socket":
             sockets.add(inode)
         else:
-            sent_pipes[inode] = receiver
+            sent_pipes.add((inode, receiver))
     while todo:
         pid = todo.pop()
         if pid in seen:
@@ -217,15 +217,15 @@ def queued_bytes(root: int, *, with_root: bool, also: tuple[tuple[str, int, int]
             elif target.startswith("pipe:["):
                 pipes.add(int(target[6:-1]))
         todo.extend(_threads(pid)[0])
-    if not sockets and not set(sent_pipes) - pipes:
+    if not sockets and not {pipe for pipe, _ in sent_pipes} - pipes:
         return len(pipes) * PIPE_BYTES, len(pipes)
     table = unix_sockets()
     if table is None:
-        pipes |= set(sent_pipes)
+        pipes |= {pipe for pipe, _ in sent_pipes}
         return (len(pipes) * PIPE_BYTES + len(sockets) * 2 * _default_send_buffer(), len(pipes) + len(sockets))
     # a pipe sent and held by no process: in flight while the socket it was sent to has bytes not read (a receiver freed,
     # or one that read all, has none in flight: the kernel's queue keeps a message's fds until it is read)
-    pipes |= {pipe for pipe, receiver in sent_pipes.items() if receiver in table and table[receiver][3]}
+    pipes |= {pipe for pipe, receiver in sent_pipes if receiver in table and table[receiver][3]}
     total = len(pipes) * PIPE_BYTES
     todo, counted = list(sockets), set()
     while todo:  # each socket once, with its peer and pending connections

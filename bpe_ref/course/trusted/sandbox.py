@@ -807,9 +807,9 @@ class Sandbox:
             if queued is None:
                 self.killed_because = "it hid the files its processes hold (their queued bytes could not be counted)"
             elif resident + queued[0] > limit:
-                self.killed_because = (f"its processes held {resident / 2**20:.0f} MiB of memory and "
-                                       f"{queued[0] / 2**20:.0f} MiB queued in sockets and pipes ({queued[1]} of them) "
-                                       f"together, more than {self.policy.memory_mb} MiB")
+                self.killed_because = (f"its processes held {resident / 2**20:.0f} MiB of memory together, with "
+                                       f"{queued[0] / 2**20:.0f} MiB queued in sockets and pipes ({queued[1]} of them), "
+                                       f"more than {self.policy.memory_mb} MiB")
             if queued is None or resident + queued[0] > limit:
                 self._signal_stop()  # the keeper kills the worker and every process it started
                 return

@@ -214,7 +214,7 @@ def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = Non
     return name, _EPERM
 
 
-# The fds of each of the worker's processes (RLIMIT_NOFILE, soft and hard, less the loop's two: set_apart). Each may be a
+# The fds of each of the worker's processes (RLIMIT_NOFILE, hard; the soft one less the loop's two: set_apart). Each may be a
 # socket or a pipe holding a queue (kernel memory, counted from outside: measure_worker.queued_bytes, which reads every fd
 # of every process ten times a second); the machine's default was some 20,000 a process here. No lab's code holds 100.
 MAX_FDS = 1024
@@ -222,9 +222,10 @@ MAX_FDS = 1024
 
 def set_apart(request_fd: int, reply_fd: int) -> tuple[int, int]:
     """Copies of the worker loop's two pipe ends (close-on-exec) at the top two fd numbers this process may have,
-    which the filter then keeps (:func:`_seccomp_program`, ``loop_fds``); ``RLIMIT_NOFILE``, soft and hard, is lowered
+    which the filter then keeps (:func:`_seccomp_program`, ``loop_fds``); the soft ``RLIMIT_NOFILE`` is lowered
     below them, so that no other file of this process or of one it starts is ever given those numbers (a spawned
-    child may then close every fd it has, as multiprocessing's do, without meeting them); at most :data:`MAX_FDS`."""
+    child may then close every fd it has, as multiprocessing's do, without meeting them), and the hard one to
+    :data:`MAX_FDS` at most (the top of the two)."""
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -238,7 +239,7 @@ def set_apart(request_fd: int, reply_fd: int) -> tuple[int, int]:
         raise OSError(0, f"fd {fd}, where the worker loop's pipes go, is taken")
     os.dup2(request_fd, kept[0], inheritable=False)
     os.dup2(reply_fd, kept[1], inheritable=False)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (kept[0], kept[0]))  # hard too: no process of the worker's raises it
+    resource.setrlimit(resource.RLIMIT_NOFILE, (kept[0], top))  # hard too: no process of the worker's passes it
     return kept
 
 

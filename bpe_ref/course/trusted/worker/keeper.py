@@ -852,7 +852,7 @@ class _Sends:
         self.watch, self.listener, self.libc = watch, listener, _libc()
         self.shm_dev = policy.get("shm_dev")  # the private /dev/shm's device (keep), or None
         self.waiting = threading.BoundedSemaphore(self.MAX_WAITING)
-        self.slots: dict[tuple[int, int], int] = {}  # (kind, inode) -> its slot in mapped_fd (record)
+        self.slots: dict[tuple[int, int, int], int] = {}  # (kind, inode, receiver) -> its slot in mapped_fd (record)
         self.used = 0  # slots used so far, the highest
 
     def record(self, taken: list[int]) -> bool:
@@ -864,26 +864,23 @@ class _Sends:
         receiver has read all or is gone); False when none is: the send is refused (the kernel's own error for too many
         files in flight), so no file in flight goes unrecorded."""
         mapped = self.watch.mapped_fd
-        files = []
-        for copy in taken[1:]:
-            mode = os.fstat(copy).st_mode
-            if stat.S_ISSOCK(mode) or stat.S_ISFIFO(mode):
-                files.append((1 if stat.S_ISSOCK(mode) else 2, os.fstat(copy).st_ino & 0xFFFFFFFF))
-        if mapped is None or not files:
+        kinds = [stat.S_ISSOCK(mode) or 2 * stat.S_ISFIFO(mode) for mode in (os.fstat(copy).st_mode for copy in taken[1:])]
+        if mapped is None or not any(kinds):
             return True
-        new = {file for file in files if file not in self.slots}
-        free = [slot for slot in range(self.used, IN_FLIGHT_SLOTS)][:len(new)]
+        sender = unix_sockets(os.fstat(taken[0]).st_ino & 0xFFFFFFFF) or {}
+        receiver = next(iter(sender.values()))[1] if sender else 0
+        # a socket once (the kernel has it or not); a pipe once for each socket it went to (its liveness is theirs)
+        files = {(int(kind), os.fstat(copy).st_ino & 0xFFFFFFFF, receiver if kind == 2 else 0)
+                 for kind, copy in zip(kinds, taken[1:]) if kind}
+        new = sorted(files - set(self.slots))
+        free = list(range(self.used, IN_FLIGHT_SLOTS))[:len(new)]
         if len(free) < len(new):
             free = self._free_slots()[:len(new)]
             if len(free) < len(new):
                 return False  # nothing recorded: the message is not sent
-        for file, slot in zip(sorted(new), free):
+        for file, slot in zip(new, free):
             self.slots[file] = slot
-        sender = unix_sockets(os.fstat(taken[0]).st_ino & 0xFFFFFFFF) or {}
-        receiver = next(iter(sender.values()))[1] if sender else 0
-        for kind, inode in files:
-            slot = self.slots[(kind, inode)]
-            os.pwrite(mapped, struct.pack("=IIII", kind, inode, receiver, 0), IN_FLIGHT_AT + 8 + 16 * slot)
+            os.pwrite(mapped, struct.pack("=IIII", *file, 0), IN_FLIGHT_AT + 8 + 16 * slot)
             if slot >= self.used:
                 self.used = slot + 1
                 os.pwrite(mapped, self.used.to_bytes(8, "little"), IN_FLIGHT_AT)
@@ -894,10 +891,9 @@ class _Sends:
         table = unix_sockets()
         if table is None:
             return []
-        for (kind, inode), slot in list(self.slots.items()):
-            receiver = struct.unpack("=IIII", os.pread(self.watch.mapped_fd, 16, IN_FLIGHT_AT + 8 + 16 * slot))[2]
+        for (kind, inode, receiver), slot in list(self.slots.items()):
             if not ((inode in table) if kind == 1 else (receiver in table and table[receiver][3])):
-                del self.slots[(kind, inode)]
+                del self.slots[(kind, inode, receiver)]
                 os.pwrite(self.watch.mapped_fd, bytes(16), IN_FLIGHT_AT + 8 + 16 * slot)
         taken = set(self.slots.values())
         return [slot for slot in range(IN_FLIGHT_SLOTS) if slot not in taken]
