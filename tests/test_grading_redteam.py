@@ -6826,6 +6826,39 @@ def test_the_keeper_sends_no_more_files_than_it_records_in_flight():
     assert report["refused"].get("sendmsg(SCM_RIGHTS of more files than the keeper records in flight)") == 1, report
 
 
+QUEUED_IN_PENDING = """
+import socket, time
+listener = socket.socket(socket.AF_UNIX)
+listener.bind("pending.sock")
+listener.listen(1000)
+for _ in range(1000):  # connections never accepted, each filled by its client, which closes: 220 MiB in the listener's
+    client = socket.socket(socket.AF_UNIX)
+    client.connect("pending.sock")
+    client.setblocking(False)
+    try:
+        while True:
+            client.send(b"x" * 65536)
+    except BlockingIOError:
+        pass
+    client.close()
+time.sleep(2)
+print("queued in pending connections")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+def test_bytes_queued_in_connections_not_accepted_count_in_the_memory_limit():
+    """1,000 connections to a listener of the worker's, never accepted, each filled by its client, which then closes: the
+    listener alone is held, and the kernel shows no queue of its pending connections (``sock_diag`` gives them no inode),
+    220 MiB against a limit of 200 MiB. Each counts full."""
+    with Sandbox(Policy(scratch_mb=64, memory_mb=200, cell_timeout=30, allow_processes=True)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(QUEUED_IN_PENDING, "queued in pending connections")
+    assert not run.ok and "queued in pending" not in run.stdout, run
+    assert "queued in sockets and pipes" in run.error["evalue"], run
+
+
 QUEUED_IN_PIPES = """
 import os, time
 for _ in range(4):  # each process holds 1,000 pipes' read ends, each filled (64 KiB): 250 MiB in the four

@@ -187,8 +187,9 @@ def queued_bytes(root: int, *, with_root: bool, also: tuple[tuple[str, int, int]
     queued (its ``wmem_alloc``, each packet's overhead included: one byte sent at a time fills its buffer with 278
     bytes), its peer and the connections it has not accepted are looked at too (they hold what was sent to them); bytes
     queued to a socket whose sender is gone count as its full buffer (twice its send buffer: what a sender can queue), and
-    every socket as that where the kernel gives no queue. A pipe counts its capacity (:data:`PIPE_BYTES`), whatever it
-    holds. ``None`` when a live process hides its fds (an undumpable one, to a grader not root)."""
+    so do every socket where the kernel gives no queue and each connection a listener has not accepted (the kernel shows
+    none of its queue: 20 clients that filled theirs and closed left 4 MiB there). A pipe counts its capacity
+    (:data:`PIPE_BYTES`), whatever it holds. ``None`` when a live process hides its fds (an undumpable one, to a grader not root)."""
     sockets, pipes, seen, todo = set(), set(), set(), ([root] if with_root else _threads(root)[0])
     sent_pipes: set[tuple[int, int]] = set()  # (pipe, the socket it was sent to)
     for kind, inode, receiver in also:
@@ -235,7 +236,9 @@ def queued_bytes(root: int, *, with_root: bool, also: tuple[tuple[str, int, int]
         counted.add(inode)
         state, peer, pending, read, sent, buffer = table[inode]
         total += sent
-        if state != _TCP_LISTEN and read and (not peer or peer not in table):
+        if state == _TCP_LISTEN:  # ``read``: the connections not accepted yet, which the kernel shows no queue of
+            total += read * 2 * buffer  # (their sender may be gone): each counts full
+        elif read and (not peer or peer not in table):
             total += 2 * buffer  # a sender gone: what it left here counts full
         todo.extend(pending)
         if peer:
