@@ -6749,7 +6749,7 @@ def test_bytes_queued_in_sockets_in_flight_count_in_the_memory_limit():
 
 PIPES_IN_FLIGHT = """
 import os, socket, time
-for _ in range(2):  # resident: with the worker's own, some 215 MiB of 256 in three processes
+for _ in range(2):  # resident: with the worker's own, some 225 MiB of 256 in three processes
     if os.fork() == 0:
         resident = bytearray(90 << 20)
         for at in range(0, len(resident), 4096):
@@ -6757,10 +6757,15 @@ for _ in range(2):  # resident: with the worker's own, some 215 MiB of 256 in th
         time.sleep(30)
         os._exit(0)
 time.sleep(1)
+AGAIN = False  # each message sent again on another socketpair, read there: the first still in flight
 carrier, kept = socket.socketpair()
-for _ in range(4):  # 250 filled pipes a message, in flight once sent and closed: 1,000 of them, 62 MiB
+other, other_kept = socket.socketpair()
+# 250 filled pipes a message (125 sent again, so that those held before a send stay below the limit), in flight once
+# sent and closed: 1,000 (62 MiB), or 750 (47 MiB) sent again
+BATCH, ROUNDS = (125, 6) if AGAIN else (250, 4)
+for _ in range(ROUNDS):
     ends = []
-    for _ in range(250):
+    for _ in range(BATCH):
         r, w = os.pipe()
         os.set_blocking(w, False)
         try:
@@ -6771,6 +6776,10 @@ for _ in range(4):  # 250 filled pipes a message, in flight once sent and closed
         os.close(w)
         ends.append(r)
     socket.send_fds(carrier, [b"x"], ends)
+    if AGAIN:
+        socket.send_fds(other, [b"y"], ends)
+        for received in socket.recv_fds(other_kept, 1, BATCH)[1]:
+            os.close(received)
     for end in ends:
         os.close(end)
 time.sleep(2)
@@ -6779,14 +6788,16 @@ print("pipes in flight")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
-def test_bytes_queued_in_pipes_in_flight_count_in_the_memory_limit():
-    """Some 215 MiB resident (three processes) and 1,000 pipes filled, sent on a socketpair to itself and closed (62 MiB in flight, in no
-    process's fd table), against a limit of 256 MiB: each pipe the keeper sent counts its capacity while the socket it
-    went to holds bytes not read."""
+@pytest.mark.parametrize("again", [False, True], ids=["sent once", "sent again and read there"])
+def test_bytes_queued_in_pipes_in_flight_count_in_the_memory_limit(again):
+    """Some 225 MiB resident (three processes) and 1,000 pipes filled, sent on a socketpair to itself and closed (62 MiB
+    in flight, in no process's fd table), against a limit of 256 MiB: each pipe the keeper sent counts its capacity while
+    the socket it went to holds bytes not read; 750 sent again to a socket that reads them are still in flight in the
+    first (a record for each socket a pipe went to)."""
     with Sandbox(Policy(scratch_mb=64, memory_mb=256, cell_timeout=20, allow_processes=True)) as box:
         if not confined(box) or _fds_in_flight_open(box.isolation):
             pytest.skip(f"the keeper makes no sends here ({'; '.join(box.isolation)})")
-        run = box.run_cell(PIPES_IN_FLIGHT, "pipes in flight")
+        run = box.run_cell(PIPES_IN_FLIGHT.replace("AGAIN = False", f"AGAIN = {again}"), "pipes in flight")
     assert not run.ok and "pipes in flight" not in run.stdout, run
     assert "queued in sockets and pipes" in run.error["evalue"], run
 
