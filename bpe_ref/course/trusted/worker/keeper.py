@@ -841,7 +841,8 @@ class _Sends:
     read and took itself. The sender the receiver sees (``SO_PASSCRED``) is the keeper; ``SCM_CREDENTIALS`` is
     refused, and any other control message. A send that would block waits in a thread of its own, never holding the
     keeper's other answers. Fds in flight are then pipes, sockets (whose queues hold what the keeper sent) and the
-    like, up to the kernel's bound (``RLIMIT_NOFILE`` of them per user), each holding what its buffer holds."""
+    like, each holding what its buffer holds: the keeper records each socket and pipe before it sends it (:meth:`record`),
+    and the trusted side counts their queues in the worker's memory limit; past the records' slots, a send is refused."""
 
     MAX_BYTES = 1 << 20  # a call's bytes the keeper sends: a stream socket's send may take fewer than asked
     MAX_CONTROL = 1 << 16  # ENOBUFS past it (the kernel's optmem_max is 20 KiB to 128 KiB)
