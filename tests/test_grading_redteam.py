@@ -8,6 +8,7 @@ the hole is open and passes once it is closed; the docstring says what the attac
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import itertools
 import os
@@ -6448,10 +6449,10 @@ def test_the_processes_of_a_worker_are_held_to_its_memory_together():
 # ---- 53. storage no walk of the scratch folder sees: files held open once unlinked, memfds, files in flight -------------------
 #
 # The scratch folder is walked twice a second for its size (``scratch_mb``); RLIMIT_FSIZE caps each file at ``file_mb``
-# (64 MiB), and a process may hold some 20,000 fds. A file opened, unlinked and written, or a memfd (memory, which
-# RLIMIT_AS counts only where mapped), is in no folder: 20,000 of 64 MiB are 1.2 TiB, the machine's disk (76 GiB free
-# here) or memory (24 GiB, no swap: the OOM killer, which cannot blame a process for a memfd it does not map, then ends
-# the largest processes of the machine, a classmate's grading among them).
+# (64 MiB), and a process held some 20,000 fds (now 1,024: RLIMIT_NOFILE, below). A file opened, unlinked and written,
+# or a memfd (memory, which RLIMIT_AS counts only where mapped), is in no folder: 20,000 of 64 MiB are 1.2 TiB, the
+# machine's disk (76 GiB free here) or memory (24 GiB, no swap: the OOM killer, which cannot blame a process for a memfd
+# it does not map, then ends the largest processes of the machine, a classmate's grading among them).
 HELD_UNLINKED = """
 import os
 held = []
@@ -6657,10 +6658,15 @@ def test_a_send_the_keeper_makes_waits_as_the_kernel_s_would():
     assert run.ok and run.stdout.split() == ["10", "True", "timed", "out"], run
 
 
+# The bytes queued in a unix socket or a pipe are kernel memory, in no process's resident memory and under no RLIMIT_AS:
+# held in fd tables or in flight, 1,000 sockets filled are 222 MiB. The trusted side counts them with the worker's memory
+# (measure_worker.queued_bytes: each socket's queue read from the kernel, sock_diag; a pipe at its capacity; those the
+# keeper sent, recorded as it sends them), the filter keeps every buffer at the kernel's default size, and a process holds
+# at most 1,024 fds.
 QUEUED_IN_SOCKETS = """
 import socket, time
 held, queued = [], 0
-for _ in range(1000):
+for _ in range(1000):  # the receiving ends: what the sender queued stays there once it is closed
     a, b = socket.socketpair()
     a.setblocking(False)
     try:
@@ -6668,25 +6674,315 @@ for _ in range(1000):
             queued += a.send(b"x" * 65536)
     except BlockingIOError:
         pass
-    held.append((a, b))
+    a.close()
+    held.append(b)
 time.sleep(2)
 print("queued", queued >> 20, "MiB")
+"""
+QUEUED_IN_SOCKET_PAIRS = """
+import os, socket, time
+for _ in range(3):  # each process holds 400 socketpairs filled (some 230 KiB each): 270 MiB in the three
+    if os.fork() == 0:
+        held = []
+        for _ in range(400):
+            a, b = socket.socketpair()
+            a.setblocking(False)
+            try:
+                while True:
+                    a.send(b"x" * 65536)
+            except BlockingIOError:
+                pass
+            held.append((a, b))
+        time.sleep(30)
+        os._exit(0)
+time.sleep(4)
+print("queued in socketpairs")
 """
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
-@pytest.mark.xfail(strict=True, reason="open: bytes queued in unix sockets (and pipes), in the fd tables or in flight, are "
-                   "kernel memory that neither RLIMIT_AS, the resident memory of the worker's processes nor the scratch "
-                   "folder's walk counts (1,000 socketpairs held 222 MiB against a memory limit of 200 MiB; some 20,000 "
-                   "fds a worker: gigabytes); closing it needs a bound of the kernel's (a memory cgroup that accounts "
-                   "kernel memory) or each socket's queue read from outside (sock_diag's UNIX_DIAG_RQLEN)")
-def test_bytes_queued_in_sockets_count_in_the_memory_limit():
-    """1,000 socketpairs, each filled until a send would block (some 220 KiB each), held: the cell ran to its end."""
-    with Sandbox(Policy(scratch_mb=64, memory_mb=200, cell_timeout=20)) as box:
+@pytest.mark.parametrize("held", ["receivers", "pairs"])
+def test_bytes_queued_in_sockets_count_in_the_memory_limit(held):
+    """1,000 socketpairs, each filled until a send would block (some 220 KiB each), their receiving ends held (the
+    senders closed), or 1,200 pairs held whole by three processes: 222 MiB or more of kernel memory that neither
+    ``RLIMIT_AS`` nor the resident memory of the worker's processes counts, against a limit of 200 MiB. The trusted side
+    reads each socket's queue from the kernel (``sock_diag``) ten times a second and stops the worker."""
+    code, processes = (QUEUED_IN_SOCKETS, False) if held == "receivers" else (QUEUED_IN_SOCKET_PAIRS, True)
+    with Sandbox(Policy(scratch_mb=64, memory_mb=200, cell_timeout=20, allow_processes=processes)) as box:
         if not confined(box):
             pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
-        run = box.run_cell(QUEUED_IN_SOCKETS, "queued in sockets")
+        run = box.run_cell(code, "queued in sockets")
     assert not run.ok and "queued" not in run.stdout, run
+    assert "queued in sockets and pipes" in run.error["evalue"], run
+
+
+QUEUED_IN_FLIGHT = """
+import socket, time
+carrier, kept = socket.socketpair()
+queued = 0
+for _ in range(4):  # 250 filled sockets a message, in flight once sent and closed: 1,000 of them, 220 MiB
+    ends = []
+    for _ in range(250):
+        a, b = socket.socketpair()
+        a.setblocking(False)
+        try:
+            while True:
+                queued += a.send(b"x" * 65536)
+        except BlockingIOError:
+            pass
+        a.close()
+        ends.append(b)
+    socket.send_fds(carrier, [b"x"], [end.fileno() for end in ends])
+    for end in ends:
+        end.close()
+time.sleep(2)
+print("in flight", queued >> 20, "MiB")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+def test_bytes_queued_in_sockets_in_flight_count_in_the_memory_limit():
+    """1,000 sockets filled, sent on a socketpair to itself four messages of 250 and closed: in flight, in no process's fd
+    table, 220 MiB against a limit of 200 MiB. The keeper records each socket and pipe it sends
+    (:meth:`~bpe_ref.course.trusted.worker.keeper._Sends.record`), and the trusted side counts their queues."""
+    with Sandbox(Policy(scratch_mb=64, memory_mb=200, cell_timeout=20, allow_processes=True)) as box:
+        if not confined(box) or _fds_in_flight_open(box.isolation):
+            pytest.skip(f"the keeper makes no sends here ({'; '.join(box.isolation)})")
+        run = box.run_cell(QUEUED_IN_FLIGHT, "queued in flight")
+    assert not run.ok and "in flight" not in run.stdout, run
+    assert "queued in sockets and pipes" in run.error["evalue"], run
+
+
+PIPES_IN_FLIGHT = """
+import os, socket, time
+for _ in range(2):  # resident: with the worker's own, some 225 MiB of 256 in three processes
+    if os.fork() == 0:
+        resident = bytearray(90 << 20)
+        for at in range(0, len(resident), 4096):
+            resident[at] = 1
+        time.sleep(30)
+        os._exit(0)
+time.sleep(1)
+AGAIN = False  # each message sent again on another socketpair, read there: the first still in flight
+carrier, kept = socket.socketpair()
+other, other_kept = socket.socketpair()
+# 250 filled pipes a message (125 sent again, so that those held before a send stay below the limit), in flight once
+# sent and closed: 1,000 (62 MiB), or 750 (47 MiB) sent again
+BATCH, ROUNDS = (125, 6) if AGAIN else (250, 4)
+for _ in range(ROUNDS):
+    ends = []
+    for _ in range(BATCH):
+        r, w = os.pipe()
+        os.set_blocking(w, False)
+        try:
+            while True:
+                os.write(w, b"x" * 65536)
+        except BlockingIOError:
+            pass
+        os.close(w)
+        ends.append(r)
+    socket.send_fds(carrier, [b"x"], ends)
+    if AGAIN:
+        socket.send_fds(other, [b"y"], ends)
+        for received in socket.recv_fds(other_kept, 1, BATCH)[1]:
+            os.close(received)
+    for end in ends:
+        os.close(end)
+time.sleep(2)
+print("pipes in flight")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+@pytest.mark.parametrize("again", [False, True], ids=["sent once", "sent again and read there"])
+def test_bytes_queued_in_pipes_in_flight_count_in_the_memory_limit(again):
+    """Some 225 MiB resident (three processes) and 1,000 pipes filled, sent on a socketpair to itself and closed (62 MiB
+    in flight, in no process's fd table), against a limit of 256 MiB: each pipe the keeper sent counts its capacity while
+    the socket it went to holds bytes not read; 750 sent again to a socket that reads them are still in flight in the
+    first (a record for each socket a pipe went to)."""
+    with Sandbox(Policy(scratch_mb=64, memory_mb=256, cell_timeout=20, allow_processes=True)) as box:
+        if not confined(box) or _fds_in_flight_open(box.isolation):
+            pytest.skip(f"the keeper makes no sends here ({'; '.join(box.isolation)})")
+        run = box.run_cell(PIPES_IN_FLIGHT.replace("AGAIN = False", f"AGAIN = {again}"), "pipes in flight")
+    assert not run.ok and "pipes in flight" not in run.stdout, run
+    assert "queued in sockets and pipes" in run.error["evalue"], run
+
+
+TOO_MANY_IN_FLIGHT = """
+import os, socket
+carrier, kept = socket.socketpair()
+sent = 0
+try:
+    for _ in range(5):  # 1,100 empty pipes in flight, never received
+        pipes = [os.pipe() for _ in range(220)]
+        try:
+            socket.send_fds(carrier, [b"x"], [r for r, _ in pipes])
+        finally:
+            for r, w in pipes:
+                os.close(r)
+                os.close(w)
+        sent += len(pipes)
+    print("sent", sent)
+except OSError as error:
+    print("refused after", sent, error.errno)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+def test_the_keeper_sends_no_more_files_than_it_records_in_flight():
+    """The keeper records each socket and pipe it sends before it sends it (1,024 slots, freed once the file is no longer
+    in flight): a message past them is refused with the kernel's own error for too many files in flight, never sent
+    unrecorded."""
+    with Sandbox(Policy(cell_timeout=20, allow_processes=True)) as box:
+        if not confined(box) or _fds_in_flight_open(box.isolation):
+            pytest.skip(f"the keeper makes no sends here ({'; '.join(box.isolation)})")
+        run = box.run_cell(TOO_MANY_IN_FLIGHT, "too many in flight")
+        box.close()
+        report = box.behaviour()
+    assert run.ok and run.stdout.split() == ["refused", "after", "880", str(errno.ETOOMANYREFS)], run
+    assert report["refused"].get("sendmsg(SCM_RIGHTS of more files than the keeper records in flight)") == 1, report
+
+
+QUEUED_IN_PENDING = """
+import socket, time
+listener = socket.socket(socket.AF_UNIX)
+listener.bind("pending.sock")
+listener.listen(1000)
+for _ in range(1000):  # connections never accepted, each filled by its client, which closes: 220 MiB in the listener's
+    client = socket.socket(socket.AF_UNIX)
+    client.connect("pending.sock")
+    client.setblocking(False)
+    try:
+        while True:
+            client.send(b"x" * 65536)
+    except BlockingIOError:
+        pass
+    client.close()
+time.sleep(2)
+print("queued in pending connections")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+def test_bytes_queued_in_connections_not_accepted_count_in_the_memory_limit():
+    """1,000 connections to a listener of the worker's, never accepted, each filled by its client, which then closes: the
+    listener alone is held, and the kernel shows no queue of its pending connections (``sock_diag`` gives them no inode),
+    220 MiB against a limit of 200 MiB. Each counts full."""
+    with Sandbox(Policy(scratch_mb=64, memory_mb=200, cell_timeout=30, allow_processes=True)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(QUEUED_IN_PENDING, "queued in pending connections")
+    assert not run.ok and "queued in pending" not in run.stdout, run
+    assert "queued in sockets and pipes" in run.error["evalue"], run
+
+
+QUEUED_IN_PIPES = """
+import os, time
+for _ in range(4):  # each process holds 1,000 pipes' read ends, each filled (64 KiB): 250 MiB in the four
+    if os.fork() == 0:
+        held = []
+        for _ in range(1000):
+            r, w = os.pipe()
+            os.set_blocking(w, False)
+            try:
+                while True:
+                    os.write(w, b"x" * 65536)
+            except BlockingIOError:
+                pass
+            os.close(w)
+            held.append(r)
+        time.sleep(30)
+        os._exit(0)
+time.sleep(4)
+print("queued in pipes")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+def test_bytes_queued_in_pipes_count_in_the_memory_limit():
+    """Four processes, each holding 1,000 pipes filled (64 KiB each, the read end alone): 250 MiB of kernel memory
+    against a limit of 200 MiB, while the processes' resident memory is some tens of MiB. Each pipe held counts its
+    capacity."""
+    with Sandbox(Policy(scratch_mb=64, memory_mb=200, cell_timeout=20, allow_processes=True)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(QUEUED_IN_PIPES, "queued in pipes")
+    assert not run.ok and "queued in pipes" not in run.stdout, run
+    assert "queued in sockets and pipes" in run.error["evalue"], run
+
+
+BUFFERS_ENLARGED = """
+import fcntl, os, socket
+a, b = socket.socketpair()
+r, w = os.pipe()
+outcomes = []
+for name, option in (("SO_SNDBUF", 7), ("SO_RCVBUF", 8), ("SO_SNDBUFFORCE", 32), ("SO_RCVBUFFORCE", 33)):
+    try:
+        a.setsockopt(socket.SOL_SOCKET, option, 1 << 24)
+        outcomes.append(f"{name}:set")
+    except PermissionError:
+        outcomes.append(f"{name}:refused")
+    except OSError as error:  # the FORCE ones need CAP_NET_ADMIN: refused by the kernel, not the sandbox
+        outcomes.append(f"{name}:{error.errno}")
+try:
+    fcntl.fcntl(w, 1031, 1 << 20)  # F_SETPIPE_SZ
+    outcomes.append("F_SETPIPE_SZ:set")
+except PermissionError:
+    outcomes.append("F_SETPIPE_SZ:refused")
+a.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)  # other options: allowed
+print(*outcomes, fcntl.fcntl(w, 1032))  # F_GETPIPE_SZ
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+@pytest.mark.parametrize("processes", [False, True])
+def test_a_socket_s_or_a_pipe_s_buffer_cannot_be_made_larger(processes):
+    """A pipe made 1 MiB (``F_SETPIPE_SZ``), or a socket's send buffer past the default, holds more than the trusted side
+    counts it for where it cannot read it: refused by the seccomp filter (counted by the keeper where it answers)."""
+    with Sandbox(Policy(cell_timeout=20, allow_processes=processes)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(BUFFERS_ENLARGED, "buffers enlarged")
+        box.close()
+        report, isolation = box.behaviour(), box.isolation
+    assert run.ok, run
+    assert run.stdout.split() == ["SO_SNDBUF:refused", "SO_RCVBUF:refused", "SO_SNDBUFFORCE:refused",
+                                  "SO_RCVBUFFORCE:refused", "F_SETPIPE_SZ:refused", str(16 * os.sysconf("SC_PAGE_SIZE"))], run
+    if any("refused calls counted by the keeper" in line for line in isolation):
+        assert report["refused"].get("setsockopt(SO_SNDBUF)") == 1 and report["refused"].get("fcntl(F_SETPIPE_SZ)") == 1, report
+
+
+MANY_FDS = """
+import os, resource
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+try:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard + 1, hard + 1))
+    raised = "raised"
+except (ValueError, OSError):
+    raised = "kept"
+held = []
+try:
+    for _ in range(2000):
+        held.append(os.open(os.devnull, os.O_RDONLY))
+except OSError as error:
+    stopped = error.errno
+print(soft, hard, raised, len(held) + 3 <= hard, stopped)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+def test_a_worker_s_process_holds_at_most_1024_fds():
+    """Each fd may hold a socket's or a pipe's queue, which the trusted side reads ten times a second: a process of the
+    worker's holds at most 1,024 (``RLIMIT_NOFILE``, hard: it cannot raise it), not the machine's default (some 20,000
+    here, gigabytes of queues)."""
+    with Sandbox(Policy(cell_timeout=20)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(MANY_FDS, "many fds")
+    assert run.ok, run
+    soft, hard, raised, within, stopped = run.stdout.split()
+    assert int(hard) <= 1024 and int(soft) <= int(hard) and raised == "kept" and within == "True", run
+    assert int(stopped) == errno.EMFILE, run
 
 
 # ---- 54. memory and messages that outlive the worker: System V IPC, the kernel's keyrings ----------------------------------

@@ -98,22 +98,31 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   grading); the seccomp filter lets those calls act on the caller alone (section 55). The worker drops every
   capability the grading user holds (a grading run as root gave it reboot, the clock, modules, BPF: section 56).
 - *Hanging or exhausting the machine*: a limit per cell and per call (the worker is killed and a fresh one replays the
-  cells that ran), a budget per notebook, rlimits on memory, CPU time and file size, and where a lab allows
-  processes, on the memory resident in all of them together, read ten times a second (each under ``RLIMIT_AS``, 64 of
-  them held 128 GiB; section 52). The scratch folder's limit counts the files its processes hold open that no folder
-  links (unlinked, memfds: section 53). A file passed in a message (``SCM_RIGHTS``) and closed is held by the socket's
-  queue, in no process's fd table (section 53): where a lab allows no processes, ``sendmsg`` and ``sendmmsg`` are
-  refused (no lab's code passes fds; the worker's seccomp listener goes to the keeper by ``pidfd_getfd``, not
-  ``sendmsg``); where it does (lab 03, whose forkserver passes its children's pipes so), ``sendmmsg`` is refused and the
-  keeper makes each ``sendmsg`` itself from the message it read once and the fds it took (``pidfd_getfd``), so a thread
-  that rewrites the message meanwhile changes nothing sent; it refuses a memfd or any regular file but those of the
-  worker's own /dev/shm, whose tmpfs bounds them (where the worker has none, every regular file: a ``Value`` of
-  multiprocessing's made under spawn or forkserver then fails), and ``SCM_CREDENTIALS``; the receiver sees the keeper
-  as the sender. Before Linux 5.19 a signal to a caller whose send the keeper made may have it sent twice (the call
-  restarted); from 5.19 a notified call of lab 03's waits for its answer killable only. Still open: before Linux 5.6
-  (no ``pidfd_getfd``), files in flight in any lab (the isolation line says so); and the bytes queued in sockets and
-  pipes, in the fd tables or in flight, kernel memory that no limit of the worker's counts (1,000 socketpairs held 222
-  MiB against a memory limit of 200 MiB; the worker may hold some 20,000 fds: a strict xfail of section 53).
+  cells that ran), a budget per notebook, rlimits on memory, CPU time, file size and fds (1,024 a process, hard), and on
+  the memory of all the worker's processes together, read from outside ten times a second: what is resident in them
+  (each under ``RLIMIT_AS``, 64 of them held 128 GiB; section 52) and the bytes queued in the unix sockets and pipes
+  they hold or sent, kernel memory that neither counts (1,000 socketpairs filled held 222 MiB past a limit of 200 MiB;
+  section 53): each socket's queue from the kernel's ``sock_diag`` (what it sent still queued, each packet's overhead
+  included; bytes whose sender is gone, and each connection not accepted yet, a full buffer), each pipe at its capacity
+  (64 KiB); the seccomp filter refuses a larger buffer (``SO_SNDBUF``, ``SO_RCVBUF`` and their ``FORCE`` kinds,
+  ``F_SETPIPE_SZ``), so what an fd holds is bounded, and counted at its most where the kernel gives no queue. The
+  scratch folder's limit counts the files its processes hold open that no folder links (unlinked, memfds: section 53). A
+  file passed in a message (``SCM_RIGHTS``) and closed is held by the socket's queue, in no process's fd table (section
+  53): where a lab allows no processes, ``sendmsg`` and ``sendmmsg`` are refused (no lab's code passes fds; the worker's
+  seccomp listener goes to the keeper by ``pidfd_getfd``, not ``sendmsg``); where it does (lab 03, whose forkserver
+  passes its children's pipes so), ``sendmmsg`` is refused and the keeper makes each ``sendmsg`` itself from the message
+  it read once and the fds it took (``pidfd_getfd``), so a thread that rewrites the message meanwhile changes nothing
+  sent; it refuses a memfd or any regular file but those of the worker's own /dev/shm, whose tmpfs bounds them (where
+  the worker has none, every regular file: a ``Value`` of multiprocessing's made under spawn or forkserver then fails),
+  and ``SCM_CREDENTIALS``; the receiver sees the keeper as the sender. Each socket and pipe it sends it records first
+  (1,024 slots shared with the trusted side, freed once the file is no longer in flight: a socket the kernel no longer
+  has, a pipe whose receiver has read all; a send past them is refused, ``ETOOMANYREFS``), and the memory watch counts
+  their queues, in flight or held (1,000 sockets filled and sent in flight held 222 MiB: section 53). Before Linux 5.19
+  a signal to a caller whose send the keeper made may have it sent twice (the call restarted); from 5.19 a notified call
+  of lab 03's waits for its answer killable only. Still open: before Linux 5.6 (no ``pidfd_getfd``), files in flight in
+  any lab (the isolation line says so), whose queues the memory watch then does not see; where the kernel has no
+  ``unix_diag``, each socket held counts twice its send buffer; the queues grow between two looks (a tenth of a second:
+  what the worker's processes can queue meanwhile).
   System V IPC and the keyrings, whose segments, queues and keys outlive the worker outside all of those limits, are
   refused (section 54).
   A path the learner's code chose

@@ -25,6 +25,7 @@ import secrets
 import shutil
 import signal
 import stat
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -36,10 +37,11 @@ from pathlib import Path
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .measure_worker import cpu_seconds, held_unlinked_bytes, tree_cpu_seconds, tree_resident_bytes
+from .measure_worker import cpu_seconds, held_unlinked_bytes, queued_bytes, tree_cpu_seconds, tree_resident_bytes
 from .stand_ins import stand_in_source
 from .verdicts import CpuLimitReached, GradingStopped, LearnerError
-from .worker.keeper import _PR_SET_CHILD_SUBREAPER, ENDED_CPU_AT, EXIT_RING, _proc_table, _status
+from .worker.keeper import (_PR_SET_CHILD_SUBREAPER, ENDED_CPU_AT, EXIT_RING, IN_FLIGHT_AT, IN_FLIGHT_SLOTS, _proc_table,
+                             _status)
 from .worker.wire import capped, decode, encode
 
 # The worker loop, started as a script: only its own folder (the worker's modules) is on its sys.path.
@@ -499,7 +501,8 @@ class Sandbox:
             pass_fds = (control_read, report_write)
             if hasattr(os, "memfd_create"):  # the keeper's count of the bytes the worker mapped of its inputs
                 self._mapped = os.memfd_create("bpe_ref_mapped", os.MFD_CLOEXEC)
-                os.ftruncate(self._mapped, ENDED_CPU_AT + 8)  # and of the processes they started, and their ends
+                # and of the processes they started, their ends, and the files the keeper sent
+                os.ftruncate(self._mapped, IN_FLIGHT_AT + 8 + 16 * IN_FLIGHT_SLOTS)
                 policy.update(mapped_fd=self._mapped)
                 pass_fds += (self._mapped,)
         self.process = subprocess.Popen(
@@ -531,7 +534,7 @@ class Sandbox:
         self.killed_because = ""
         self.last_report: dict = {}
         threading.Thread(target=self._watch_disk, args=(self.process, self.scratch, self._reading), daemon=True).start()
-        if self.policy.allow_processes and self._report is not None:  # one process alone is held by its RLIMIT_AS
+        if self._report is not None:  # every worker: its sockets' and pipes' queues, its processes' memory together
             threading.Thread(target=self._watch_memory, args=(self.process, self._reading), daemon=True).start()
         # The key of the replies' seals (worker/__main__.py, _serving), this worker's only, sent before any learner's code runs.
         self._seal_key = secrets.token_bytes(32)
@@ -788,20 +791,44 @@ class Sandbox:
             time.sleep(0.5)  # not running.wait(0.5): that Event is set while the worker runs, so it never waited
 
     def _watch_memory(self, process: subprocess.Popen, running: threading.Event) -> None:
-        """Ten times a second: stop the worker when the memory resident in all its processes together passes
-        ``memory_mb``. ``RLIMIT_AS`` holds each process to it, not their sum: ``max_processes`` of them held 64 times it,
-        more than the machine's, and the kernel's OOM killer then ends the largest processes on it, a classmate's grading
-        among them (``tests/test_grading_redteam.py``, section 52). Ten looks a second: what two cores can fault in
-        between is some hundreds of MiB, not the machine."""
+        """Ten times a second: stop the worker when the memory resident in all its processes together, with the bytes
+        queued in the unix sockets and pipes they hold (:func:`.measure_worker.queued_bytes`), passes ``memory_mb``.
+        ``RLIMIT_AS`` holds each process to it, not their sum: ``max_processes`` of them held 64 times it, more than the
+        machine's, and the kernel's OOM killer then ends the largest processes on it, a classmate's grading among them
+        (``tests/test_grading_redteam.py``, section 52); nor does it count a socket's queue, kernel memory (1,000
+        socketpairs filled held 222 MiB past a limit of 200 MiB, section 53), which is why every worker is watched, one
+        process or many. Ten looks a second (fewer where a look costs more than a hundredth of a second of CPU time: at most a
+        tenth of a CPU): what two cores can fault in between is some hundreds of MiB, not the machine."""
         limit = self.policy.memory_mb * 2**20
         while running.is_set() and process.poll() is None:
+            started = time.thread_time()
             resident = tree_resident_bytes(process.pid)
-            if resident > limit:
-                self.killed_because = (f"its processes held {resident / 2**20:.0f} MiB of memory together, "
+            queued = queued_bytes(process.pid, with_root=False, also=self._in_flight())
+            if queued is None:
+                self.killed_because = "it hid the files its processes hold (their queued bytes could not be counted)"
+            elif resident + queued[0] > limit:
+                self.killed_because = (f"its processes held {resident / 2**20:.0f} MiB of memory together, with "
+                                       f"{queued[0] / 2**20:.0f} MiB queued in sockets and pipes ({queued[1]} of them), "
                                        f"more than {self.policy.memory_mb} MiB")
+            if queued is None or resident + queued[0] > limit:
                 self._signal_stop()  # the keeper kills the worker and every process it started
                 return
-            time.sleep(0.1)
+            # A look reads every fd of every process (1,022 sockets: some 5 ms of CPU time; 64 processes of them, a third
+            # of a second): never more than a tenth of a CPU, however many the worker holds.
+            time.sleep(max(0.1, 9 * (time.thread_time() - started)))
+
+    def _in_flight(self) -> tuple[tuple[str, int, int], ...]:
+        """The sockets and pipes the keeper sent in a message, which may be in flight, held by no process:
+        ``("socket" or "pipe", inode, the socket it was sent to)`` (:meth:`.worker.keeper._Sends.record`)."""
+        if self._mapped is None:
+            return ()
+        try:
+            used = min(int.from_bytes(os.pread(self._mapped, 8, IN_FLIGHT_AT), "little"), IN_FLIGHT_SLOTS)
+            slots = os.pread(self._mapped, 16 * used, IN_FLIGHT_AT + 8) if used else b""
+        except OSError:
+            return ()
+        return tuple(("socket" if kind == 1 else "pipe", inode, receiver)
+                     for kind, inode, receiver, _ in struct.iter_unpack("=IIII", slots) if kind in (1, 2))
 
     def _worker_gone(self, what: str) -> GradingStopped:
         keeper_code = None

@@ -6,6 +6,7 @@ which answers what this filter sends it. Standard library only; imports nothing 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import platform
@@ -109,7 +110,7 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                             "semtimedop": 220, "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "add_key": 248,
                             "request_key": 249, "keyctl": 250, "prlimit64": 302, "setpriority": 141, "ioprio_set": 251,
                             "sched_setaffinity": 203, "sched_setscheduler": 144, "sched_setparam": 142,
-                            "sched_setattr": 314, "sendmsg": 46, "sendmmsg": 307}),
+                            "sched_setattr": 314, "sendmsg": 46, "sendmmsg": 307, "setsockopt": 54}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
@@ -121,7 +122,7 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                              "semctl": 191, "semtimedop": 192, "msgget": 186, "msgsnd": 189, "msgrcv": 188, "msgctl": 187,
                              "add_key": 217, "request_key": 218, "keyctl": 219, "prlimit64": 261, "setpriority": 140,
                              "ioprio_set": 30, "sched_setaffinity": 122, "sched_setscheduler": 119, "sched_setparam": 118,
-                             "sched_setattr": 274, "sendmsg": 211, "sendmmsg": 269}),
+                             "sched_setattr": 274, "sendmsg": 211, "sendmmsg": 269, "setsockopt": 208}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
@@ -163,6 +164,11 @@ _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FIL
 _SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV = 32  # Linux 5.19
 _SIGCHLD = 17
 _F_SETFL, _FIONBIO = 4, 0x5421
+# A socket's queue and a pipe's are kernel memory, which the trusted side counts in the worker's memory limit from outside
+# (measure_worker.queued_bytes: a socket's queue read from the kernel, a pipe at its default capacity): their buffers keep
+# the kernel's default sizes, so what an fd can hold is bounded (and a worker's fds are, RLIMIT_NOFILE: set_apart).
+_SO_BUFFERS = {7: "SO_SNDBUF", 8: "SO_RCVBUF", 32: "SO_SNDBUFFORCE", 33: "SO_RCVBUFFORCE"}  # level SOL_SOCKET (1)
+_F_SETPIPE_SZ = 1031
 _SOCKET_FAMILIES = {1: "AF_UNIX", 2: "AF_INET", 10: "AF_INET6", 16: "AF_NETLINK", 17: "AF_PACKET", 40: "AF_VSOCK"}
 _SOCKET_TYPES = {1: "SOCK_STREAM", 2: "SOCK_DGRAM", 3: "SOCK_RAW", 5: "SOCK_SEQPACKET"}
 
@@ -199,20 +205,31 @@ def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = Non
         return f"{name} onto the worker loop's pipes", _EPERM
     if name in _OWN_ONLY_CALLS or name in _OWN_ONLY_WHICH:  # the filter sends only those of another process
         return f"{name} of another process", _EPERM
+    if name == "setsockopt":  # the filter sends only those of a buffer's size
+        return f"setsockopt({_SO_BUFFERS.get(args[2] & 0xFFFFFFFF, 'a buffer size')})", _EPERM
+    if name == "fcntl" and args[1] & 0xFFFFFFFF == _F_SETPIPE_SZ:
+        return "fcntl(F_SETPIPE_SZ)", _EPERM
     if name in ("fcntl", "ioctl"):  # likewise: F_SETFL and FIONBIO on them
         return f"{name} making the worker loop's pipes non-blocking", _EPERM
     return name, _EPERM
+
+
+# The fds of each of the worker's processes (RLIMIT_NOFILE, hard; the soft one less the loop's two: set_apart). Each may be a
+# socket or a pipe holding a queue (kernel memory, counted from outside: measure_worker.queued_bytes, which reads every fd
+# of every process ten times a second); the machine's default was some 20,000 a process here. No lab's code holds 100.
+MAX_FDS = 1024
 
 
 def set_apart(request_fd: int, reply_fd: int) -> tuple[int, int]:
     """Copies of the worker loop's two pipe ends (close-on-exec) at the top two fd numbers this process may have,
     which the filter then keeps (:func:`_seccomp_program`, ``loop_fds``); the soft ``RLIMIT_NOFILE`` is lowered
     below them, so that no other file of this process or of one it starts is ever given those numbers (a spawned
-    child may then close every fd it has, as multiprocessing's do, without meeting them)."""
+    child may then close every fd it has, as multiprocessing's do, without meeting them), and the hard one to
+    :data:`MAX_FDS` at most (the top of the two)."""
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    top = min(soft if soft != resource.RLIM_INFINITY else 1 << 16, 1 << 16)  # fds, not a table of millions
+    top = min(soft if soft != resource.RLIM_INFINITY else MAX_FDS, MAX_FDS)
     kept = (top - 2, top - 1)
     for fd in kept:
         try:
@@ -222,7 +239,7 @@ def set_apart(request_fd: int, reply_fd: int) -> tuple[int, int]:
         raise OSError(0, f"fd {fd}, where the worker loop's pipes go, is taken")
     os.dup2(request_fd, kept[0], inheritable=False)
     os.dup2(reply_fd, kept[1], inheritable=False)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (kept[0], hard))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (kept[0], top))  # hard too: no process of the worker's passes it
     return kept
 
 
@@ -316,6 +333,23 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     emit(JEQ, 1, 1, 0)  # SOCK_STREAM
     refuse(_EACCES)
     emit(RET, _RET_ALLOW)
+    # No buffer made larger than the kernel's default (``_SO_BUFFERS``, ``_F_SETPIPE_SZ``): what a socket or pipe can hold
+    # queued is then bounded, and counted at its most where it cannot be read.
+    emit(JEQ, numbers["setsockopt"], 0, 9)
+    emit(LD, 24)  # args[1], the level
+    emit(JEQ, 1, 0, 6)  # SOL_SOCKET, or allowed
+    emit(LD, 32)  # args[2], the option
+    emit(JEQ, 7, 3, 0)  # SO_SNDBUF
+    emit(JEQ, 8, 2, 0)  # SO_RCVBUF
+    emit(JEQ, 32, 1, 0)  # SO_SNDBUFFORCE
+    emit(JEQ, 33, 0, 1)  # SO_RCVBUFFORCE
+    refuse(_EPERM)
+    emit(RET, _RET_ALLOW)
+    emit(JEQ, numbers["fcntl"], 0, 4)
+    emit(LD, 24)  # args[1], the command (low 32 bits)
+    emit(JEQ, _F_SETPIPE_SZ, 0, 1)
+    refuse(_EPERM)
+    emit(LD, 0)  # seccomp_data.nr again, for the rules below (fcntl's among them)
     if loop_fds:
         # The worker loop reads requests and writes replies on two fds of the process the learner's code runs in. A
         # cell once put pipes of its own in their place (dup2 onto them), relayed the requests and rewrote the replies:
@@ -528,6 +562,8 @@ def rlimits(memory_mb: int, cpu_seconds: int, file_mb: int) -> str:
             applied.append(label)
         except (ValueError, OSError):
             pass
+    with contextlib.suppress(ValueError, OSError, AttributeError):  # set by set_apart, before
+        applied.append(f"{resource.getrlimit(resource.RLIMIT_NOFILE)[1]} open files a process")
     return "rlimits: " + ", ".join(applied) if applied else ""
 
 

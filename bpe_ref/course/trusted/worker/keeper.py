@@ -15,6 +15,7 @@ import os
 import platform
 import re
 import stat
+import struct
 import sys
 import threading
 import time
@@ -289,7 +290,73 @@ _ADDFD_FLAG_SEND = 2  # the fd added is the call's answer (Linux 5.14)
 _USER_NOTIF_FLAG_CONTINUE = 1
 EXIT_RING = 1024  # processes' ends the keeper keeps in mapped_fd (_FileWatch.log_exit), the latest ones
 ENDED_CPU_AT = 24 + 32 * EXIT_RING  # then the CPU time (clock ticks) of every process that ended so (_FileWatch.log_exit)
+# then the files the keeper sent (_Sends.record): how many slots are used (the highest), then IN_FLIGHT_SLOTS of
+# (kind: 0 free, 1 a socket, 2 a pipe; its inode; the inode of the socket it was sent to; 0), four 4-byte ints
+IN_FLIGHT_AT, IN_FLIGHT_SLOTS = ENDED_CPU_AT + 8, 1024
 MAX_REFUSAL_NAMES = 16  # distinct calls (and files) named in a report; the rest are counted together
+
+
+_SOCK_DIAG_BY_FAMILY, _NETLINK_SOCK_DIAG, _NLMSG_ERROR, _NLMSG_DONE = 20, 4, 2, 3
+_UDIAG_SHOW = 4 | 8 | 16 | 32  # UDIAG_SHOW_PEER, _ICONS, _RQLEN, _MEMINFO
+_UNIX_DIAG_PEER, _UNIX_DIAG_ICONS, _UNIX_DIAG_RQLEN, _UNIX_DIAG_MEMINFO = 2, 3, 4, 5
+_SK_MEMINFO_WMEM_ALLOC, _SK_MEMINFO_SNDBUF = 2, 3
+_TCP_LISTEN = 10
+
+
+def unix_sockets(inode: int = 0) -> dict[int, tuple[int, int, tuple[int, ...], int, int, int]] | None:
+    """Every unix socket of this network namespace (or the one of ``inode``: ``{}`` if there is none) by inode, from
+    ``sock_diag`` (the kernel's netlink answer, as ``ss -x`` reads it): ``(state, peer inode or 0, inodes of the
+    connections a listener has not accepted, bytes queued to be read, bytes it sent that are still queued (their kernel
+    memory, each packet's overhead included), its send buffer)``; ``None`` where the kernel does not answer (no
+    ``unix_diag``)."""
+    import socket
+    import struct
+
+    try:
+        channel = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, _NETLINK_SOCK_DIAG)
+    except (OSError, AttributeError):
+        return None
+    found: dict[int, tuple[int, int, tuple[int, ...], int, int, int]] = {}
+    with channel:
+        request = struct.pack("=BBHIIIII", socket.AF_UNIX, 0, 0, 0xFFFFFFFF, inode, _UDIAG_SHOW, 0xFFFFFFFF, 0xFFFFFFFF)
+        flags = 1 if inode else 0x301  # NLM_F_REQUEST, and NLM_F_DUMP for all
+        try:
+            channel.sendto(struct.pack("=IHHII", 16 + len(request), _SOCK_DIAG_BY_FAMILY, flags, 1, 0) + request, (0, 0))
+            while True:  # NLM_F_REQUEST | NLM_F_DUMP: answered in parts, then NLMSG_DONE
+                data, at = channel.recv(1 << 17), 0
+                if not data:
+                    return None
+                while at + 16 <= len(data):
+                    length, kind = struct.unpack_from("=IH", data, at)
+                    if kind == _NLMSG_DONE:
+                        return found
+                    if kind == _NLMSG_ERROR and inode:
+                        return {}  # ENOENT: no such socket
+                    if kind == _NLMSG_ERROR or length < 32:
+                        return None
+                    state, number = data[at + 18], struct.unpack_from("=I", data, at + 20)[0]
+                    peer, pending, read, sent, buffer = 0, (), 0, 0, 0
+                    attribute = at + 32
+                    while attribute + 4 <= at + length:
+                        size, name = struct.unpack_from("=HH", data, attribute)
+                        if size < 4:
+                            break
+                        value = data[attribute + 4:attribute + size]
+                        if name == _UNIX_DIAG_PEER and len(value) >= 4:
+                            peer = struct.unpack_from("=I", value)[0]
+                        elif name == _UNIX_DIAG_ICONS:
+                            pending = tuple(struct.unpack(f"={len(value) // 4}I", value[:len(value) // 4 * 4]))
+                        elif name == _UNIX_DIAG_RQLEN and len(value) >= 8:
+                            read = struct.unpack_from("=I", value)[0]
+                        elif name == _UNIX_DIAG_MEMINFO and len(value) >= 16:
+                            sent, buffer = struct.unpack_from("=II", value, 4 * _SK_MEMINFO_WMEM_ALLOC)
+                        attribute += (size + 3) & ~3
+                    found[number] = (state, peer, pending, read, sent, buffer)
+                    at += (length + 3) & ~3
+                if inode:
+                    return found
+        except OSError:
+            return None
 
 
 def _beneath(path: str, roots: list[str]) -> bool:
@@ -774,7 +841,8 @@ class _Sends:
     read and took itself. The sender the receiver sees (``SO_PASSCRED``) is the keeper; ``SCM_CREDENTIALS`` is
     refused, and any other control message. A send that would block waits in a thread of its own, never holding the
     keeper's other answers. Fds in flight are then pipes, sockets (whose queues hold what the keeper sent) and the
-    like, up to the kernel's bound (``RLIMIT_NOFILE`` of them per user), each holding what its buffer holds."""
+    like, each holding what its buffer holds: the keeper records each socket and pipe before it sends it (:meth:`record`),
+    and the trusted side counts their queues in the worker's memory limit; past the records' slots, a send is refused."""
 
     MAX_BYTES = 1 << 20  # a call's bytes the keeper sends: a stream socket's send may take fewer than asked
     MAX_CONTROL = 1 << 16  # ENOBUFS past it (the kernel's optmem_max is 20 KiB to 128 KiB)
@@ -785,6 +853,51 @@ class _Sends:
         self.watch, self.listener, self.libc = watch, listener, _libc()
         self.shm_dev = policy.get("shm_dev")  # the private /dev/shm's device (keep), or None
         self.waiting = threading.BoundedSemaphore(self.MAX_WAITING)
+        self.slots: dict[tuple[int, int, int], int] = {}  # (kind, inode, receiver) -> its slot in mapped_fd (record)
+        self.used = 0  # slots used so far, the highest
+
+    def record(self, taken: list[int]) -> bool:
+        """Write the sockets and pipes among ``taken[1:]`` (the fds a message passes) in ``mapped_fd``'s slots, with the
+        socket they go to (the peer of the sender, ``taken[0]``), before they are sent: in flight they are in no process's
+        fd table, and the trusted side counts their queues with the worker's memory (:func:`.measure_worker.queued_bytes`:
+        a socket's own, read from the kernel; a pipe's capacity while the socket it went to has bytes not read). When the
+        slots are all used, those of files no longer in flight are freed (a socket the kernel no longer has, a pipe whose
+        receiver has read all or is gone); False when none is: the send is refused (the kernel's own error for too many
+        files in flight), so no file in flight goes unrecorded."""
+        mapped = self.watch.mapped_fd
+        kinds = [stat.S_ISSOCK(mode) or 2 * stat.S_ISFIFO(mode) for mode in (os.fstat(copy).st_mode for copy in taken[1:])]
+        if mapped is None or not any(kinds):
+            return True
+        sender = unix_sockets(os.fstat(taken[0]).st_ino & 0xFFFFFFFF) or {}
+        receiver = next(iter(sender.values()))[1] if sender else 0
+        # a socket once (the kernel has it or not); a pipe once for each socket it went to (its liveness is theirs)
+        files = {(int(kind), os.fstat(copy).st_ino & 0xFFFFFFFF, receiver if kind == 2 else 0)
+                 for kind, copy in zip(kinds, taken[1:]) if kind}
+        new = sorted(files - set(self.slots))
+        free = list(range(self.used, IN_FLIGHT_SLOTS))[:len(new)]
+        if len(free) < len(new):
+            free = self._free_slots()[:len(new)]
+            if len(free) < len(new):
+                return False  # nothing recorded: the message is not sent
+        for file, slot in zip(new, free):
+            self.slots[file] = slot
+            os.pwrite(mapped, struct.pack("=IIII", *file, 0), IN_FLIGHT_AT + 8 + 16 * slot)
+            if slot >= self.used:
+                self.used = slot + 1
+                os.pwrite(mapped, self.used.to_bytes(8, "little"), IN_FLIGHT_AT)
+        return True
+
+    def _free_slots(self) -> list[int]:
+        """The slots free once those of files no longer in flight are freed (none where the kernel gives no sockets)."""
+        table = unix_sockets()
+        if table is None:
+            return []
+        for (kind, inode, receiver), slot in list(self.slots.items()):
+            if not ((inode in table) if kind == 1 else (receiver in table and table[receiver][3])):
+                del self.slots[(kind, inode, receiver)]
+                os.pwrite(self.watch.mapped_fd, bytes(16), IN_FLIGHT_AT + 8 + 16 * slot)
+        taken = set(self.slots.values())
+        return [slot for slot in range(IN_FLIGHT_SLOTS) if slot not in taken]
 
     def respond(self, notif_id: int, value: int, error: int) -> None:
         """Answer call ``notif_id`` (from any thread: each answer is its own structure)."""
@@ -866,6 +979,8 @@ class _Sends:
                 info = os.fstat(copy)
                 if stat.S_ISREG(info.st_mode) and (self.shm_dev is None or info.st_dev != self.shm_dev):
                     return 0, _EPERM, "sendmsg(SCM_RIGHTS of a memfd or a file outside a private /dev/shm)"
+            if not self.record(taken):
+                return 0, 109, "sendmsg(SCM_RIGHTS of more files than the keeper records in flight)"  # ETOOMANYREFS
             flags = (args[2] & 0xFFFFFFFF) | self._MSG_NOSIGNAL  # EPIPE, not SIGPIPE for the keeper
             sent = self._send(taken, data, flags)
             if sent is not None:
