@@ -8005,3 +8005,92 @@ def test_a_markdown_cell_of_latex_openers_costs_the_instructor_s_pages_no_second
     assert "\\begin{x}" * 100 in html and "<script>alert(1)" not in html
     html = _instructor_page(template, [nbformat.v4.new_markdown_cell("**Bold** and $x_1$\n\n\\begin{equation} a \\end{equation}")])
     assert "<strong>Bold</strong>" in html and "\\begin{equation}" in html
+
+
+# ---- 73. DAG replies: a tree_reduce whose result shares its pairs, 2**69 places in 2,415 tuples -----------------------------
+#
+# Lab 10's tree_reduce written with overlapping pairs, ``combine(level[i], level[i + 1]) for i in range(len(level) - 1)``
+# (every pair but the ends in two merges), makes n * (n - 1) / 2 tuples for n parts, but the tree they stand for, each
+# written out where it is held, has 2**(n - 1) leaves. The driver that reports the tree (task 3's tree_through_pair, task
+# 5's graph_through_as_task) wrote it out: in the grading worker 30 s of CPU time (and up to its 2 GiB) before the call was
+# stopped, for any hidden input of 26 parts or more; 18 to 25 parts, a reply of more than 4 MiB. Either way the function was
+# stopped for the rest of the notebook and the hidden test's message said "an infinite loop, or a much slower algorithm",
+# under a third of the seeds (those whose first failing input has 18 parts or more: 13 of 0-39). In process (the tests, the
+# learner's kernel) the same walk took gigabytes. The trusted side stayed bounded (the 4 MiB reply, the depth of decode).
+# Safe: the driver counts the places first, by visits (each tuple once, as the sum of its items'), and raises past
+# ``MOST_PLACES``: the call fails at once, hypothesis shrinks to 3 parts, and the message is the wrong tree with its hint.
+OVERLAPPING_PAIRS = "        paired = [combine(level[i], level[i + 1]) for i in range(len(level) - 1)]\n"
+DAG_SEED = 11  # task 3's first failing hidden input, under this seed: 67 parts
+
+
+def _overlapping_pairs_code() -> str:
+    from test_mistakes import PAIRED, source_of
+
+    cells = ("setup", "task3_tree_reduce_solution", "task3_tree_shape")
+    return "\n".join(source_of("10_distributed", cell) for cell in cells).replace(PAIRED, OVERLAPPING_PAIRS)
+
+
+def test_a_tree_of_shared_pairs_is_counted_by_visits():
+    """The count behind the bound: 2,415 tuples that stand for 2**69 leaves count past it at once, an honest tree of 70
+    parts as its 139 places, and a list that holds itself as past it (never a loop)."""
+    from bpe_ref.course.checks.lab10_distributed import MOST_PLACES, _places, tree_reduce
+
+    level = list(range(70))
+    while len(level) > 1:
+        level = [(level[i], level[i + 1]) for i in range(len(level) - 1)]
+    start = time.process_time()
+    assert _places(level[0], {}) == MOST_PLACES + 1
+    assert time.process_time() - start < 1.0
+    assert _places(tree_reduce(list(range(70)), lambda left, right: (left, right)), {}) == 139
+    looped: list = [1]
+    looped.append(looped)
+    assert _places(looped, {}) > MOST_PLACES
+
+
+@pytest.mark.parametrize("whole_class", [False, True], ids=["self-grade", "class-replay"])
+def test_a_tree_reduce_of_overlapping_pairs_loses_task_3_in_a_second_with_its_hint(whole_class):
+    """The mistake graded in the worker: the driver's call on 70 parts fails at once (it took 30 s of CPU time and
+    stopped the function), and the hidden test under a seed whose first failing input has 67 parts ends with the smallest
+    one, 3 parts, the tree and its hint, in seconds."""
+    from test_mistakes import remote
+
+    from bpe_ref.course.checks import lab10_distributed as graders
+    from bpe_ref.course.trusted.autograde import lab_policy
+    from bpe_ref.course.trusted.verdicts import hidden_seed
+
+    code = _overlapping_pairs_code()
+    with Sandbox(lab_policy(graders, Policy())) as box:
+        assert box.run_cell(code, "mistake").ok
+        start = time.monotonic()
+        with pytest.raises(LearnerError, match="combined twice"):
+            RemoteFunction(box, "tree_shape").invoke((list(range(70)),), driver=graders.tree_through_pair)
+        assert time.monotonic() - start < 10, time.monotonic() - start
+    start = time.monotonic()
+    with hidden_seed(DAG_SEED, whole_class=whole_class):
+        message = remote("10_distributed", code, "tree_shape", "check_tree_shape_properties")
+    took = time.monotonic() - start
+    assert message is not None and message.startswith("tree_shape(parts=[0, 1, 2]): expected ((0, 1), 2), got ((0, 1), (1, 2))")
+    assert "or combined twice?" in message and "among" in message, message
+    assert took < 20, took
+
+
+def test_a_tree_reduce_of_overlapping_pairs_costs_its_class_task_3_only():
+    """The whole notebook as a class grades it (its hidden inputs replayed): task 3's visible and hidden tests fail, with
+    the wrong tree of 3 parts, every other task keeps its points, in well under a minute."""
+    from test_mistakes import PAIRED
+
+    from bpe_ref.course.notebooks import read_notebook_json, source_notebook
+
+    notebook = read_notebook_json(source_notebook("10_distributed"))
+    for cell in notebook["cells"]:
+        if cell["id"] == "task3_tree_reduce_solution":
+            source = "".join(cell["source"])
+            assert PAIRED in source
+            cell["source"] = source.replace(PAIRED, OVERLAPPING_PAIRS)
+    start = time.monotonic()
+    record = grade_cells(notebook["cells"], "10_distributed", seed=DAG_SEED, whole_class=True)
+    took = time.monotonic() - start
+    failed = {verdict.grade_id: verdict.message for verdict in record.verdicts if not verdict.passed}
+    assert set(failed) == {"task3_tree_reduce", "task3_tree_reduce_hidden"}, failed
+    assert failed["task3_tree_reduce_hidden"].startswith("tree_shape(parts=[0, 1, 2]): expected ((0, 1), 2)"), failed
+    assert took < 60, took

@@ -355,9 +355,41 @@ def _sealed_report(value: object, made: dict) -> object:
     return value
 
 
-def _result_of(result: object, made: dict, seal: Callable | None) -> object:
+# A result is reported as the tree it stands for, each tuple or list written out at every place it is held: a tuple held
+# by two merges (a tree_reduce that combines overlapping pairs, level[i] with level[i + 1] for every i) is written twice,
+# and its items as often, so 70 parts stood for 2**69 places, whose report (and a comparison of it) never ended. So the
+# places are counted first, by visits: each tuple and list once, as the sum of its items' counts (kept by identity while
+# the result holds them all), never by which objects are distinct; past MOST_PLACES the driver raises, for the
+# comparison to fail at once (an honest tree of 70 parts holds 139 places; a graph of task 5, a few hundred).
+MOST_PLACES = 20_000
+
+
+def _places(node: object, counted: dict) -> int:
+    """How many places ``node`` stands for, each of its tuples and lists and their items counted at every place they are
+    held, up to ``MOST_PLACES + 1`` (a list that holds itself counts as more)."""
+    if type(node) is not tuple and type(node) is not list:
+        return 1
+    key = id(node)
+    if key in counted:
+        return MOST_PLACES + 1 if counted[key] is None else counted[key]  # None: still being counted, a cycle
+    counted[key] = None
+    total = 1
+    for item in node:
+        total += _places(item, counted)
+        if total > MOST_PLACES:
+            break
+    counted[key] = min(total, MOST_PLACES + 1)
+    return counted[key]
+
+
+def _result_of(result: object, made: dict, seal: Callable | None, what: str = "the result") -> object:
     """What a driver returns: the report to be opened on the trusted side where the tuples were sealed, else the
-    result with each tuple not made here shown as :data:`NOT_MADE` (the reference's, the learner's kernel)."""
+    result with each tuple not made here shown as :data:`NOT_MADE` (the reference's, the learner's kernel). ``ValueError``
+    for a result of more than :data:`MOST_PLACES` places (:func:`_places`), never written out."""
+    if _places(result, {}) > MOST_PLACES:
+        raise ValueError(f"{what} stands for more than {MOST_PLACES:,} pairs and parts, each counted at every place it is "
+                         "held (not read further): is a part or a pair combined twice, into two merges? Each goes into "
+                         "one merge only")
     return _made_only(result, made) if seal is None else _sealed_report(result, made)
 
 
@@ -395,7 +427,7 @@ def tree_through_pair(tree_shape, parts: list) -> object:
     def pair(left, right):
         return _made_here((left, right), made, seal)
 
-    return _result_of(tree_shape.__globals__["tree_reduce"](parts, pair), made, seal)
+    return _result_of(tree_shape.__globals__["tree_reduce"](parts, pair), made, seal, "the tree tree_reduce built")
 
 
 def through_seals(task: Task, reference: Callable, data_after: str = "") -> Callable[[Callable, tuple, dict], str | None]:
@@ -647,7 +679,8 @@ def graph_through_as_task(task_graph, ranges: list, special_tokens: list) -> obj
 
         return call
 
-    return _result_of(task_graph.__globals__["count_ranges"](ranges, special_tokens, recorded), made, seal)
+    return _result_of(task_graph.__globals__["count_ranges"](ranges, special_tokens, recorded), made, seal,
+                      "the graph count_ranges built")
 
 
 COUNTS_COMPUTED_HERE = "<counts computed here>"

@@ -314,9 +314,12 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   every seal here, under the sandbox's key, against the items reported under it
   (``checks/lab10_distributed.py``, ``opened_report``): a tuple that was never handed to the sealing thread with
   exactly those items is not made by the function handed in, whatever the driver's report or dict says (both grading
-  paths; task 5's tasks the same way). What a seal proves is that a node's items were handed to the sealing thread,
-  which is all the pair or ``as_task`` call does that anything can see: code that runs the pair function's body
-  itself (its namespace, the sealing thread's service among it, is the code's to reach) has made each pair as the
+  paths; task 5's tasks the same way). The driver writes a result out as the tree it stands for, so it counts the
+  places first, by visits (each tuple once, as the sum of its items'), and raises past ``MOST_PLACES`` (20,000): a
+  ``tree_reduce`` of overlapping pairs, whose 2,415 tuples for 70 parts stand for 2**69 leaves, costs the call no time
+  and fails as the wrong tree of 3 parts (section 73, DAG replies). What a seal proves is that a node's items were
+  handed to the sealing thread, which is all the pair or ``as_task`` call does that anything can see: code that runs
+  the pair function's body itself (its namespace, the sealing thread's service among it, is the code's to reach) has made each pair as the
   call does, and nothing in the worker's process tells it from a call (a strict xfail of section 49; combine run
   outside the process, by a call back, would be reached the same way). The seals rest on the key staying with the
   sealing thread: what takes it from there makes any node, a ``MemoryError`` made on that thread (section 34,
