@@ -5134,3 +5134,36 @@ def test_labs05_08_walk48_a_learners_mistake_loses_its_points_and_the_visible_te
         assert hidden in found, found
     found = failure(getattr(graders, f"check_{name}"), variant_of(lab, solutions, cell, name, changes))
     assert visible in found, found
+
+
+# ---- labs 03 and 06, learner48: the labs worked as a new learner, graded by self-grade and by a class's autograde ----
+# Closed by this round: lab 03's find_chunk_boundaries that reads a size of its own (4096 bytes, the signature's default)
+# whatever buffer_size says, without the overlap between reads. Every generated file of the tests fits in its first read
+# and the big measured file's tokens come within it, so the straddle it misses never showed: it kept all 4 points. Files
+# whose one token straddles the end of a read of 1024, 4096, 8192 or 65536 bytes from the guess (read in buffers of 16)
+# now catch it, and the visible test tells it with a hint of its own. (Tried, and losing their points already with a
+# fitting hint: 8 other mistakes of lab 03 and 9 of lab 06, graded both ways in the round's report. Left as it was: the
+# same fixed-size search with the overlap, the answer right on every file; reads of buffer_size bytes cannot be told
+# from outside, Python's buffered file reading 8 KiB from the system at each seek whatever the search asks for.)
+FIXED_SIZE_READS = {
+    "find-4096-bytes-read-without-overlap": (
+        ("max(len(token) for token in split_tokens) - 1", "0"),
+        ("window = file.read(buffer_size + overlap)", "window = file.read(4096 + overlap)"),
+        ("buffer_size + len(t) - 1", "4096"),
+        ("position += buffer_size", "position += 4096")),
+    "find-4096-bytes-read-whole-window-searched": (
+        ("window = file.read(buffer_size + overlap)", "window = file.read(4096)"),
+        ("window.find(t, 0, buffer_size + len(t) - 1)", "window.find(t)"),
+        ("position += buffer_size", "position += 4096")),
+}
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("mistake", sorted(FIXED_SIZE_READS))
+def test_labs03_06_learner48_a_search_in_reads_of_its_own_size_without_overlap_fails_both_tests(lab03, mistake):
+    graders, solutions = lab03
+    learner = variant_of("03_parallel", solutions, "task1_find_chunk_boundaries_solution", "find_chunk_boundaries",
+                         FIXED_SIZE_READS[mistake])
+    for grader in (graders.check_find_chunk_boundaries_properties, graders.check_find_chunk_boundaries):
+        found = failure(grader, learner)
+        assert "read buffer_size bytes at a time (16 here: the argument, not a size of your own)" in found, found
