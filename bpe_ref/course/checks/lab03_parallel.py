@@ -437,8 +437,9 @@ def varied_find(args: tuple, rng) -> tuple:
     return CorpusFile(data), len(data) + rng.randint(1, 20), rng.sample(split_tokens, len(split_tokens)), rng.randint(2, 6)
 
 
-# Task 1's hidden test: the bytes it reads measured first, then generated files with read buffers of 1 to
-# 16 bytes, then files whose special tokens hold one another (against first_occurrence_boundaries).
+# Task 1's hidden test: the bytes it reads measured first, then the fixed cases (files whose token straddles the end
+# of a read of a fixed size, FIXED_READS), generated files with read buffers of 1 to 16 bytes, then files whose special
+# tokens hold one another (against first_occurrence_boundaries).
 FIND = TaskGraders(
     FIND_TASK,
     find_chunk_boundaries,
