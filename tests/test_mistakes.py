@@ -5327,3 +5327,51 @@ def test_lab10_an_eighteenth_rounds_range_stripped_of_leading_continuation_bytes
     message = remote("10_distributed", code.replace(old, new), "count_range", "check_count_range_properties")
     assert message is not None and ("skip nothing" in message or "a continuation byte alone" in message), message
     assert remote("10_distributed", code, "count_range", "check_count_range_properties") is None
+
+
+# ---- labs 03 and 06, learner48: the labs worked as a new learner, graded by self-grade and by a class's autograde ----
+# Closed by this round: lab 03's find_chunk_boundaries that reads a size of its own (4096 bytes, the signature's default)
+# whatever buffer_size says, without the overlap between reads. Every generated file of the tests fits in its first read
+# and the big measured file's tokens come within it, so the straddle it misses never showed: it kept all 4 points. Files
+# whose one token straddles the end of a read of 1024, 4096, 8192 or 65536 bytes from the guess (read in buffers of 16)
+# now catch it, and the visible test tells it with a hint of its own. Task 4's special tokens encoded as ASCII (or
+# Latin-1) kept their points too, every token of the tests being ASCII: a hidden case now has one that is not. (Tried,
+# and losing their points already with a fitting hint: 7 other mistakes of lab 03 and 9 of lab 06, graded both ways in
+# the round's report. Left as it was: the same fixed-size search with the overlap, the answer right on every file; reads
+# of buffer_size bytes cannot be told from outside, Python's buffered file reading 8 KiB from the system at each seek
+# whatever the search asks for.)
+FIXED_SIZE_READS = {
+    "find-4096-bytes-read-without-overlap": (
+        ("max(len(token) for token in split_tokens) - 1", "0"),
+        ("window = file.read(buffer_size + overlap)", "window = file.read(4096 + overlap)"),
+        ("buffer_size + len(t) - 1", "4096"),
+        ("position += buffer_size", "position += 4096")),
+    "find-4096-bytes-read-whole-window-searched": (
+        ("window = file.read(buffer_size + overlap)", "window = file.read(4096)"),
+        ("window.find(t, 0, buffer_size + len(t) - 1)", "window.find(t)"),
+        ("position += buffer_size", "position += 4096")),
+}
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("mistake", sorted(FIXED_SIZE_READS))
+def test_labs03_06_learner48_a_search_in_reads_of_its_own_size_without_overlap_fails_both_tests(lab03, mistake):
+    graders, solutions = lab03
+    learner = variant_of("03_parallel", solutions, "task1_find_chunk_boundaries_solution", "find_chunk_boundaries",
+                         FIXED_SIZE_READS[mistake])
+    for grader in (graders.check_find_chunk_boundaries_properties, graders.check_find_chunk_boundaries):
+        found = failure(grader, learner)
+        assert "read buffer_size bytes at a time (16 here: the argument, not a size of your own)" in found, found
+
+
+@pytest.mark.parametrize("codec", ["ascii", "latin-1"])
+def test_labs03_06_learner48_special_tokens_not_encoded_as_utf8_fail_the_hidden_test(lab03, codec):
+    graders, solutions = lab03
+    mistake = variant("03_parallel", solutions, TASK4, "count_pretokens_in_file", '[t.encode("utf-8") for t in special_tokens]',
+                      f'[t.encode("{codec}") for t in special_tokens]')
+
+    def hidden_fixed_cases(learner):
+        graders.check_cases(graders.FILE_TASK, learner, graders.serial_count, graders.FILE_HIDDEN_CASES)
+
+    assert "raised UnicodeEncodeError" in failure(hidden_fixed_cases, mistake)
+    hidden_fixed_cases(solutions["count_pretokens_in_file"])

@@ -210,6 +210,12 @@ def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
     if len(got) == len(expected) and any(g < e for g, e in zip(got, expected)):
         return ("a boundary earlier than expected: after several reads, is the position you add the token's offset to "
                 "the start of the read that found it (not the guess)?")
+    window = straddled_read(args)
+    if len(got) < len(expected) and window is not None and window != args[3]:
+        return (f"a boundary is missing: the special token at {expected[1]} starts far after the guess at {len(data) // 2}, "
+                f"across the end of a read of {window} bytes from it; read buffer_size bytes at a time ({args[3]} here: the "
+                "argument, not a size of your own) until a token is found or the file ends, and keep len(token) - 1 bytes "
+                "of overlap between reads")
     if len(got) < len(expected):
         return ("a boundary is missing: a special token can straddle two reads (the end of one read, the start of the "
                 "next); keep len(token) - 1 bytes of overlap between reads")
@@ -376,11 +382,39 @@ def verify_reads_in_buffers(learner: Callable) -> None:
 # every guess is 0 and every inner cut is the first token. A chunk size of at least one byte (max(1, ...)) spreads the
 # guesses over the file and cuts at the later tokens too; the generated files ask for so many one time in three
 # (boundaries_inputs), so that they catch it alone, and this case keeps no point a table of it could.
+# Reads of a fixed size: the size a learner who reads, say, 4096 bytes whatever ``buffer_size`` is, would pick. Such
+# a search never meets the straddle of the generated files (all of them in its first read), so without the overlap it
+# kept its points (learner48): these files cut a special token in two at the end of such a read from the guess.
+FIXED_READS = (1024, 4096, 8192, 65536)
+
+
+def straddling_read(window: int, rng=None) -> tuple:
+    """2 chunks of a file whose one special token straddles byte ``window`` after the guess (``size // 2``): a read of
+    ``window`` bytes from the guess holds its start, not its end. Read in buffers of 16 bytes (the argument), the
+    search finds it; the filler (``rng``'s letters, or ``a``) has no token."""
+    token = EOT.encode()
+    cut = rng.randint(1, len(token) - 1) if rng else 5  # bytes of the token inside the fixed read
+    after = rng.randint(40, 300) if rng else 100  # bytes after the token
+    start = len(token) + after + 2 * window - 2 * cut  # then the guess, (start + len(token) + after) // 2, is start - window + cut
+    text = "".join(rng.choices("abcdefgh xyz", k=start + after)).encode() if rng else b"a" * (start + after)
+    return CorpusFile(text[:start] + token + text[start:]), 2, [token], rng.choice([16, 13, 7]) if rng else 16
+
+
+def straddled_read(args: tuple) -> int | None:
+    """The fixed read size whose end a :func:`straddling_read` file's token straddles, or None for another file."""
+    data = file_bytes(args[0]) or b""
+    if args[1] != 2 or len(data) < 2 * FIXED_READS[0]:
+        return None
+    start, guess = data.find(EOT.encode()), len(data) // 2
+    return next((window for window in FIXED_READS if guess <= start < guess + window < start + len(EOT)), None)
+
+
 FIND_HIDDEN_CASES = [
     Case((CorpusFile(b"<|pad|>a<|pad|>b"), 20, [PAD.encode()], 4)),
     Case((CorpusFile(b"ab<|pad|>cd<|endoftext|>ef"), 30, [EOT.encode(), PAD.encode()], 3)),
     # both tokens in the first window, the one listed second found first: the first listed token's offset is too far
     Case((CorpusFile(b"ab<|pad|>cd<|endoftext|>ef"), 30, [EOT.encode(), PAD.encode()], 4096)),
+    *(Case(straddling_read(window)) for window in FIXED_READS),
 ]
 
 
@@ -394,14 +428,18 @@ def varied_find(args: tuple, rng) -> tuple:
     misses it: a file of two to four special tokens of the case's (in a drawn order, letters drawn between them), more
     chunks asked for than it has bytes, and a drawn buffer size. Every guess stays at 0, and a chunk size of one byte
     at least still cuts at a later token than the first."""
+    window = straddled_read(args)
+    if window is not None:  # another file whose token straddles the end of the same fixed read
+        return straddling_read(window, rng)
     file, _, split_tokens, _ = args
     tokens = rng.choices(split_tokens, k=rng.randint(2, 4))
     data = filler(rng) + b"".join(token + filler(rng) for token in tokens)
     return CorpusFile(data), len(data) + rng.randint(1, 20), rng.sample(split_tokens, len(split_tokens)), rng.randint(2, 6)
 
 
-# Task 1's hidden test: the bytes it reads measured first, then generated files with read buffers of 1 to
-# 16 bytes, then files whose special tokens hold one another (against first_occurrence_boundaries).
+# Task 1's hidden test: the bytes it reads measured first, then the fixed cases (files whose token straddles the end
+# of a read of a fixed size, FIXED_READS), generated files with read buffers of 1 to 16 bytes, then files whose special
+# tokens hold one another (against first_occurrence_boundaries).
 FIND = TaskGraders(
     FIND_TASK,
     find_chunk_boundaries,
@@ -417,6 +455,7 @@ FIND = TaskGraders(
         # guesses at 27 and 54 (i * size // 3), though the first cut is at 45: not a chunk on from the cut before
         Case((CorpusFile(b"ab" + EOT.encode() + b"cdefgh" + EOT.encode() + b"ijklmnopqrs" + EOT.encode() + b"tuvwxyz"
                          + EOT.encode() + b"end"), 3, [EOT.encode()], 4096)),
+        Case(straddling_read(4096)),  # straddles the end of a read of 4096 bytes from the guess: read buffer_size bytes
     ],
     boundaries_inputs(),
     max_examples=150,
@@ -947,8 +986,14 @@ def file_cases() -> list[Case]:
 # Fixed hidden inputs: no special tokens with several workers (no safe cut: the whole file, counted here), which the
 # generated files have one time in three too (file_count_inputs); its lines end in \r\n, which a whole file read in
 # text mode turns into \n.
+# A special token that is not ASCII ("the special tokens encoded as UTF-8"): the tokens encoded as ASCII (or as
+# Latin-1, cutting nowhere at it) kept their points where every token of the tests was ASCII (learner48). Stories that
+# end in EOT, so that varied_file draws a run of them as it does of the TinyStories sample's; the cheapest start method.
+NOT_ASCII_TOKEN = "<|fin→|>"
 FILE_HIDDEN_CASES = [
     Case((CorpusFile("the cat sat on the mat, café 字 🙂.\r\n".encode() * 40), [], 3, 2, "spawn")),
+    Case((CorpusFile("".join(f"Story {i}: a cat{NOT_ASCII_TOKEN} sat, café 字 🙂.{NOT_ASCII_TOKEN}\n{EOT}"
+                             for i in range(12)).encode()), [EOT, NOT_ASCII_TOKEN], 2, 2, START_METHODS[-1])),
 ]
 
 
