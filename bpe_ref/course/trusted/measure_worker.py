@@ -140,7 +140,25 @@ def held_unlinked_bytes(root: int, *, with_root: bool) -> int | None:
     folder sees them, and ``RLIMIT_AS`` counts a memfd only where mapped: 4 of 60 MiB each held past a folder's limit of
     64 MiB and a memory limit of 200 MiB (``tests/test_grading_redteam.py``, section 53). Each file once (by inode), its
     allocated blocks. ``None`` when a live process hides its open files (an undumpable one, to a grader not root)."""
-    total, seen, todo, counted = 0, set(), ([root] if with_root else _threads(root)[0]), set()
+    fds = held_fds(root, with_root=with_root)
+    if fds is None:
+        return None
+    total, counted = 0, set()
+    for fd in fds:
+        try:
+            info = os.stat(fd)  # the file itself, linked or not
+        except OSError:
+            continue
+        if info.st_nlink == 0 and (info.st_dev, info.st_ino) not in counted:
+            counted.add((info.st_dev, info.st_ino))
+            total += info.st_blocks * 512
+    return total
+
+
+def held_fds(root: int, *, with_root: bool) -> list[str] | None:
+    """The ``/proc/PID/fd/FD`` links of every file the processes under ``root`` (and ``root`` itself, ``with_root``) hold
+    open, read from outside; ``None`` when a live process hides them (an undumpable one, to a grader not root)."""
+    links, seen, todo = [], set(), ([root] if with_root else _threads(root)[0])
     while todo:
         pid = todo.pop()
         if pid in seen:
@@ -152,16 +170,9 @@ def held_unlinked_bytes(root: int, *, with_root: bool) -> int | None:
             return None
         except OSError:
             fds = []  # gone meanwhile, or a zombie: it holds nothing
-        for fd in fds:
-            try:
-                info = os.stat(f"{PROC}/{pid}/fd/{fd}")  # the file itself, linked or not
-            except OSError:
-                continue
-            if info.st_nlink == 0 and (info.st_dev, info.st_ino) not in counted:
-                counted.add((info.st_dev, info.st_ino))
-                total += info.st_blocks * 512
+        links.extend(f"{PROC}/{pid}/fd/{fd}" for fd in fds)
         todo.extend(_threads(pid)[0])
-    return total
+    return links
 
 
 # A pipe held counts its capacity: 16 pages, the kernel's default (the worker cannot make one larger: fcntl F_SETPIPE_SZ is
@@ -190,34 +201,25 @@ def queued_bytes(root: int, *, with_root: bool, also: tuple[tuple[str, int, int]
     so do every socket where the kernel gives no queue and each connection a listener has not accepted (the kernel shows
     none of its queue: 20 clients that filled theirs and closed left 4 MiB there). A pipe counts its capacity
     (:data:`PIPE_BYTES`), whatever it holds. ``None`` when a live process hides its fds (an undumpable one, to a grader not root)."""
-    sockets, pipes, seen, todo = set(), set(), set(), ([root] if with_root else _threads(root)[0])
+    fds = held_fds(root, with_root=with_root)
+    if fds is None:
+        return None
+    sockets, pipes = set(), set()
     sent_pipes: set[tuple[int, int]] = set()  # (pipe, the socket it was sent to)
     for kind, inode, receiver in also:
         if kind == "socket":
             sockets.add(inode)
         else:
             sent_pipes.add((inode, receiver))
-    while todo:
-        pid = todo.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
+    for fd in fds:
         try:
-            fds = os.listdir(f"{PROC}/{pid}/fd")
-        except PermissionError:
-            return None
+            target = os.readlink(fd)
         except OSError:
-            fds = []  # gone meanwhile, or a zombie: it holds nothing
-        for fd in fds:
-            try:
-                target = os.readlink(f"{PROC}/{pid}/fd/{fd}")
-            except OSError:
-                continue
-            if target.startswith("socket:["):
-                sockets.add(int(target[8:-1]))
-            elif target.startswith("pipe:["):
-                pipes.add(int(target[6:-1]))
-        todo.extend(_threads(pid)[0])
+            continue
+        if target.startswith("socket:["):
+            sockets.add(int(target[8:-1]))
+        elif target.startswith("pipe:["):
+            pipes.add(int(target[6:-1]))
     if not sockets and not {pipe for pipe, _ in sent_pipes} - pipes:
         return len(pipes) * PIPE_BYTES, len(pipes)
     table = unix_sockets()
