@@ -187,6 +187,20 @@ def test_points_shown_match_the_grading_metadata(lab):
 
 
 @pytest.mark.parametrize("lab", LABS)
+def test_each_test_cells_title_shows_its_own_points(lab):
+    """A test cell's first line says the points its metadata gives, "1 point" in the singular (lab 03's and lab 06's
+    hidden cells once said "(1 points)")."""
+    for cell in cells(lab):
+        meta = nbgrader(cell)
+        if not meta.get("grade"):
+            continue
+        points = meta["points"]
+        shown = re.search(r"\((\d+) (points?)\)", cell["source"].splitlines()[0])
+        assert shown, (meta["grade_id"], cell["source"].splitlines()[0])
+        assert (int(shown[1]), shown[2]) == (points, "point" if points == 1 else "points"), (meta["grade_id"], shown[0])
+
+
+@pytest.mark.parametrize("lab", LABS)
 def test_test_cells_are_short_locked_and_load_fresh_graders(lab):
     from runpy import run_module
 
