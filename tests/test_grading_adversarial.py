@@ -19,7 +19,8 @@ grader) run on lab 03's too, whose code may start processes. The attacks that do
 functions run on the sampled labs of ``tests/sampling.py`` (those built on the blank release on one
 lab per grading path, the hard-coded visible answers on labs 00 and 01 (``TABLE_LABS``); those built
 on the complete notebook on lab 00), and every lab's batch holds its honest solution, its blank release and an
-unreadable file; a few labs'
+unreadable file (the labs whose batch holds nothing else are graded in turn with the lab-by-lab tests: ``class_graded``);
+a few labs'
 batches hold a submission that breaks in a way only that lab shows (``ONE_LAB``; lab 00's holds
 tests/test_review_flags.py's class too, whose flags from behaviour are checked here, and the students of
 tests/test_grading_redteam.py's sections 25 and 35, escape codes and nbgrader metadata); where that is the
@@ -28,8 +29,8 @@ solution is graded once (``HONEST_VARIANTS``); the labs whose wrong method makes
 (``METHOD_FOR_SHOW``) hold that student too. nbgrader's feedback is rendered for a sample of each
 class (``FEEDBACK``). Members of lab 00's class are graded again by ``python -m bpe_ref autograde
 --jobs 2``, which must give them what the batch's one ``nbgrader autograde`` gave (``graded_in_two_jobs``).
-``BPE_EXHAUSTIVE=1`` sends every attack to every lab, grades the plain solution beside those variants and renders
-every submission's feedback (maintainers run it before a release, see CONTRIBUTING.md).
+``BPE_EXHAUSTIVE=1`` grades every lab's class, sends every attack to every lab, grades the plain solution beside those
+variants and renders every submission's feedback (maintainers run it before a release, see CONTRIBUTING.md).
 """
 
 from __future__ import annotations
