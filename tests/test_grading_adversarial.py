@@ -1297,10 +1297,13 @@ def test_a_wrong_method_with_its_calls_for_show_loses_its_points_in_a_class(batc
 
 @pytest.mark.parametrize("lab", sorted(METHOD_FOR_SHOW))
 def test_a_wrong_method_with_its_calls_for_show_loses_its_points_in_a_self_grade(lab, tmp_path):
-    # One lab by default (lab 07, a sampled lab, whose verdict is an input: seconds); all three under BPE_EXHAUSTIVE=1.
-    if not sampled(lab):
-        pytest.skip(f"{lab}: the self-grade of a wrong method runs on the sampled labs ({', '.join(SAMPLED_LABS)}); "
-                    "its class is graded above; BPE_EXHAUSTIVE=1 self-grades every one")
+    # On demand only (BPE_EXHAUSTIVE=1, all three): the same notebook is graded in its lab's class every run (lab 07's,
+    # a sampled lab, above: its verdict an input's tokens, whatever the seed), by the same nbgrader autograde a self-grade
+    # runs; the self-grade's own path (a temporary course, a seed of its own, its report) is graded every run on lab
+    # 00's solution (tests/test_grading_labs.py) and on an attack (test_self_grading_takes_the_same_path). 9 s of CPU.
+    if not EXHAUSTIVE:
+        pytest.skip(f"{lab}: the wrong method is graded in its lab's class (above; lab 07's every run); "
+                    "BPE_EXHAUSTIVE=1 self-grades every one too")
     task, _ = METHOD_FOR_SHOW[lab]
     path = tmp_path / f"{lab}.ipynb"
     path.write_text(json.dumps(method_for_show(lab)), encoding="utf-8")
