@@ -1302,8 +1302,8 @@ def test_a_wrong_method_with_its_calls_for_show_loses_its_points_in_a_self_grade
     # runs; the self-grade's own path (a temporary course, a seed of its own, its report) is graded every run on lab
     # 00's solution (tests/test_grading_labs.py) and on an attack (test_self_grading_takes_the_same_path). 9 s of CPU.
     if not EXHAUSTIVE:
-        pytest.skip(f"{lab}: the wrong method is graded in its lab's class (above; lab 07's every run); "
-                    "BPE_EXHAUSTIVE=1 self-grades every one too")
+        pytest.skip(f"{lab}: a wrong method's self-grade runs under BPE_EXHAUSTIVE=1 only (the same notebook is graded in "
+                    "its lab's class: lab 07's every run)")
     task, _ = METHOD_FOR_SHOW[lab]
     path = tmp_path / f"{lab}.ipynb"
     path.write_text(json.dumps(method_for_show(lab)), encoding="utf-8")
