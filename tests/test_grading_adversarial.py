@@ -19,7 +19,8 @@ grader) run on lab 03's too, whose code may start processes. The attacks that do
 functions run on the sampled labs of ``tests/sampling.py`` (those built on the blank release on one
 lab per grading path, the hard-coded visible answers on labs 00 and 01 (``TABLE_LABS``); those built
 on the complete notebook on lab 00), and every lab's batch holds its honest solution, its blank release and an
-unreadable file; a few labs'
+unreadable file (the labs whose batch holds nothing else are graded in turn with the lab-by-lab tests: ``class_graded``);
+a few labs'
 batches hold a submission that breaks in a way only that lab shows (``ONE_LAB``; lab 00's holds
 tests/test_review_flags.py's class too, whose flags from behaviour are checked here, and the students of
 tests/test_grading_redteam.py's sections 25 and 35, escape codes and nbgrader metadata); where that is the
@@ -28,8 +29,8 @@ solution is graded once (``HONEST_VARIANTS``); the labs whose wrong method makes
 (``METHOD_FOR_SHOW``) hold that student too. nbgrader's feedback is rendered for a sample of each
 class (``FEEDBACK``). Members of lab 00's class are graded again by ``python -m bpe_ref autograde
 --jobs 2``, which must give them what the batch's one ``nbgrader autograde`` gave (``graded_in_two_jobs``).
-``BPE_EXHAUSTIVE=1`` sends every attack to every lab, grades the plain solution beside those variants and renders
-every submission's feedback (maintainers run it before a release, see CONTRIBUTING.md).
+``BPE_EXHAUSTIVE=1`` grades every lab's class, sends every attack to every lab, grades the plain solution beside those
+variants and renders every submission's feedback (maintainers run it before a release, see CONTRIBUTING.md).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ from bpe_ref.course.notebooks import (
     temporary_course,
 )
 from bpe_ref.course.trusted import cells as test_cells
-from sampling import COMPLETE_NOTEBOOK_LABS, EXHAUSTIVE, SAMPLED_LABS, sampled
+from sampling import COMPLETE_NOTEBOOK_LABS, EXHAUSTIVE, SAMPLED_LABS, drawn_labs, sample_seed, sampled
 
 pytestmark = pytest.mark.slow
 LABS = lab_names()
@@ -377,8 +378,10 @@ def class_of(lab: str, course: Path) -> dict[str, dict | str]:
 
 def graded_by_default(lab: str) -> set[str]:
     """The students of :func:`submission_builders` that ``lab``'s class holds (every one on the every-attack lab,
-    and under BPE_EXHAUSTIVE=1): their names only, nothing is built (tests/test_sampling.py checks that each
-    attack is graded on some lab)."""
+    and under BPE_EXHAUSTIVE=1; none when this run grades no class of ``lab``, :func:`class_graded`): their names
+    only, nothing is built (tests/test_sampling.py checks that each attack is graded on some lab)."""
+    if not class_graded(lab):
+        return set()
     names = set(submission_builders(lab, Path("course")))
     if attacks_on(lab):
         return names
@@ -632,6 +635,28 @@ def group_of(lab: str) -> str:
     return next(name for name, labs in GROUPS.items() if lab in labs)
 
 
+# The labs whose class every run grades: those holding a lab-dependent attack or a submission of their own (the sampled
+# labs, the every-attack lab, the process labs, ONE_LAB's), which cover every grading path (tests/test_sampling.py). The
+# others' classes hold only their solution, their release and an unreadable file (labs 04, 05, 06, 08 and 09; leaving
+# out 04, 05, 08 and 09 took the group's batch from 121 to 88 s of CPU); they take turns with the lab-by-lab tests of
+# mistakes and hints (sampling.drawn_labs: the labs this run takes, and those BPE_LABS names), so that a run grades the
+# solution of each lab whose mistakes it grades, and runs over a few seeds grade every one; BPE_EXHAUSTIVE=1 grades
+# every lab's class.
+def class_graded(lab: str) -> bool:
+    """Whether this run grades ``lab``'s class (see above)."""
+    return (EXHAUSTIVE or sampled(lab) or lab in EVERY_ATTACK_LABS or lab in PROCESS_LABS or lab in ONE_LAB
+            or lab[:2] in drawn_labs([name[:2] for name in LABS]))
+
+
+def skip_unless_class_graded(lab: str) -> None:
+    """Skip a check of ``lab``'s class when this run grades none (see :func:`class_graded`)."""
+    if not class_graded(lab):
+        taken = sorted(name for name in LABS if class_graded(name))
+        pytest.skip(f"{lab}: this run grades the classes of labs {', '.join(name[:2] for name in taken)} (those with attacks "
+                    f"or submissions of their own, and the labs it draws, BPE_SAMPLE_SEED={sample_seed()}; "
+                    "BPE_LABS=NN adds a lab, BPE_EXHAUSTIVE=1 takes all)")
+
+
 def call_limit(group: str) -> str:
     """A call may spend 20 s of CPU time (an honest lab-01 train on corpus.en spends some 5 s), except
     on the every-attack lab, whose hanging function waits its whole limit and whose honest calls
@@ -662,7 +687,7 @@ def pytest_generate_tests(metafunc):
 def graded_class(request):
     """Every lab of the group ``request.param`` autograded as one class: lab -> its batch."""
     group = request.param
-    labs = GROUPS[group]
+    labs = tuple(lab for lab in GROUPS[group] if class_graded(lab))
     before = package_fingerprint()
     with temporary_course(labs) as course:
         if run_nbgrader(["generate_assignment", "*", "--force"], course, timeout=600).returncode != 0:
@@ -724,6 +749,7 @@ def graded_class(request):
 @pytest.fixture
 def batch(graded_class, lab):
     """One lab's part of its group's class (see :func:`graded_class`)."""
+    skip_unless_class_graded(lab)
     return graded_class[lab]
 
 
@@ -1069,10 +1095,13 @@ def test_nbgrader_metadata_of_the_learner_s_stops_neither_the_class_s_grading_no
 # tests/test_grading_parallel.py's subject, checked on lab 00's batch rather than on a class of its own graded twice:
 # members of the batch, graded again in a course of their own by ``python -m bpe_ref autograde --jobs 2`` with the
 # batch's seed and limits, must get what the batch's one ``nbgrader autograde`` gave them (report, gradebook, trusted
-# record, autograded notebook): honest work twice, the release, a notebook failing hidden tests whose failing input
-# is shrunk (the table of visible answers), one whose last function hangs until the call's limit, the unreadable file.
+# record, autograded notebook): honest work, the release, one whose last function hangs until the call's limit, the
+# unreadable file. The grading again costs nbgrader processes of its own (16-31 s of CPU with six members, 14-15 s
+# with these four, on a loaded machine): BPE_EXHAUSTIVE=1 adds honest work a second time and a notebook failing
+# hidden tests whose failing input is shrunk (the table of visible answers; the replayed inputs' shrinking is
+# tests/test_grading_class_inputs.py's in every run).
 TWO_JOBS_LAB = "00_pretokenization"
-IN_TWO_JOBS = {"noisy_but_correct", "blank", "hardcoded", "last_hangs", "invalid_json"}
+IN_TWO_JOBS = {"blank", "last_hangs", "invalid_json"} | ({"noisy_but_correct", "hardcoded"} if EXHAUSTIVE else set())
 
 
 def two_jobs_class(batch) -> set[str]:
@@ -1269,10 +1298,13 @@ def test_a_wrong_method_with_its_calls_for_show_loses_its_points_in_a_class(batc
 
 @pytest.mark.parametrize("lab", sorted(METHOD_FOR_SHOW))
 def test_a_wrong_method_with_its_calls_for_show_loses_its_points_in_a_self_grade(lab, tmp_path):
-    # One lab by default (lab 07, a sampled lab, whose verdict is an input: seconds); all three under BPE_EXHAUSTIVE=1.
-    if not sampled(lab):
-        pytest.skip(f"{lab}: the self-grade of a wrong method runs on the sampled labs ({', '.join(SAMPLED_LABS)}); "
-                    "its class is graded above; BPE_EXHAUSTIVE=1 self-grades every one")
+    # On demand only (BPE_EXHAUSTIVE=1, all three): the same notebook is graded in its lab's class every run (lab 07's,
+    # a sampled lab, above: its verdict an input's tokens, whatever the seed), by the same nbgrader autograde a self-grade
+    # runs; the self-grade's own path (a temporary course, a seed of its own, its report) is graded every run on lab
+    # 00's solution (tests/test_grading_labs.py) and on an attack (test_self_grading_takes_the_same_path). 9 s of CPU.
+    if not EXHAUSTIVE:
+        pytest.skip(f"{lab}: a wrong method's self-grade runs under BPE_EXHAUSTIVE=1 only (the same notebook is graded in "
+                    "its lab's class: lab 07's every run)")
     task, _ = METHOD_FOR_SHOW[lab]
     path = tmp_path / f"{lab}.ipynb"
     path.write_text(json.dumps(method_for_show(lab)), encoding="utf-8")
