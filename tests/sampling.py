@@ -1,11 +1,8 @@
 """How much of the lab-by-lab work the default run does, and the switch that does it all.
 
-The default run (what CI runs, within its time budget) grades the class of every lab holding an attack or a
-submission of its own (its solution and release among them, with feedback and export for the class), which covers
-every grading path, and the other labs' classes (labs 04, 05, 06, 08 and 09: only their solution, release and an
-unreadable file) in turn with the lab-by-lab tests below (``drawn_labs``: tests/test_grading_adversarial.py's
-``class_graded``), and the attacks that need no lab of their own choosing, and sends the expensive lab-by-lab work to
-fixed samples of labs. The attacks built from each
+The default run (what CI runs, within its time budget) grades every lab's solution and release
+(with feedback and export for the class) and the attacks that need no lab of their own choosing,
+and sends the expensive lab-by-lab work to fixed samples of labs. The attacks built from each
 lab's functions on its blank release (the reference imported or read from disk: cheap, nothing
 runs far, but a submission each; a table of the visible answers goes to labs 00 and 01 only,
 tests/test_grading_adversarial.py's ``TABLE_LABS``) go to one lab per grading path,
@@ -93,9 +90,8 @@ def skip_unless_drawn(family: str, member: str, members) -> None:
 # takes one of the four labs whose mistakes are measured trainers and encoders (HEAVY_LABS: three quarters of that
 # work) and LIGHT_LABS_PER_RUN of the others, drawn from the run's sample seed, so that every run costs about the same,
 # and the labs that BPE_LABS names (their numbers, BPE_LABS=04,05: run it for the labs whose graders or solutions you
-# changed); BPE_EXHAUSTIVE=1 takes every lab. The classes of the labs without attacks or submissions of their own are
-# graded in the same turns (tests/test_grading_adversarial.py, class_graded): a run grades the solution and release of
-# every lab whose mistakes it grades, and of the labs covering every grading path.
+# changed); BPE_EXHAUSTIVE=1 takes every lab. Every lab's solution and release are still graded in every run
+# (tests/test_grading_adversarial.py).
 HEAVY_LABS = ("02", "04", "05", "08")
 LIGHT_LABS_PER_RUN = 3
 

@@ -58,7 +58,6 @@ def test_every_lab_with_a_notebook_has_graders(lab):
 
 
 # That the course's own solutions pass every grader and every stretch self-check is proven once, by
-# grading each in its class (tests/test_grading_adversarial.py; by default in turns, class_graded) and by
 # running each solution notebook top to bottom in a kernel (tests/test_labs_notebooks.py): each
 # visible, hidden and stretch test cell calls its grader on the solution there, and
 # test_test_cells_are_short_locked_and_load_fresh_graders checks that every grader has a test cell.

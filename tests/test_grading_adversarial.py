@@ -19,8 +19,7 @@ grader) run on lab 03's too, whose code may start processes. The attacks that do
 functions run on the sampled labs of ``tests/sampling.py`` (those built on the blank release on one
 lab per grading path, the hard-coded visible answers on labs 00 and 01 (``TABLE_LABS``); those built
 on the complete notebook on lab 00), and every lab's batch holds its honest solution, its blank release and an
-unreadable file (the labs whose batch holds nothing else are graded in turn with the lab-by-lab tests: ``class_graded``);
-a few labs'
+unreadable file; a few labs'
 batches hold a submission that breaks in a way only that lab shows (``ONE_LAB``; lab 00's holds
 tests/test_review_flags.py's class too, whose flags from behaviour are checked here, and the students of
 tests/test_grading_redteam.py's sections 25 and 35, escape codes and nbgrader metadata); where that is the
@@ -29,8 +28,8 @@ solution is graded once (``HONEST_VARIANTS``); the labs whose wrong method makes
 (``METHOD_FOR_SHOW``) hold that student too. nbgrader's feedback is rendered for a sample of each
 class (``FEEDBACK``). Members of lab 00's class are graded again by ``python -m bpe_ref autograde
 --jobs 2``, which must give them what the batch's one ``nbgrader autograde`` gave (``graded_in_two_jobs``).
-``BPE_EXHAUSTIVE=1`` grades every lab's class, sends every attack to every lab, grades the plain solution beside those
-variants and renders every submission's feedback (maintainers run it before a release, see CONTRIBUTING.md).
+``BPE_EXHAUSTIVE=1`` sends every attack to every lab, grades the plain solution beside those variants and renders
+every submission's feedback (maintainers run it before a release, see CONTRIBUTING.md).
 """
 
 from __future__ import annotations
@@ -63,7 +62,7 @@ from bpe_ref.course.notebooks import (
     temporary_course,
 )
 from bpe_ref.course.trusted import cells as test_cells
-from sampling import COMPLETE_NOTEBOOK_LABS, EXHAUSTIVE, SAMPLED_LABS, drawn_labs, sample_seed, sampled
+from sampling import COMPLETE_NOTEBOOK_LABS, EXHAUSTIVE, SAMPLED_LABS, sampled
 
 pytestmark = pytest.mark.slow
 LABS = lab_names()
@@ -378,10 +377,8 @@ def class_of(lab: str, course: Path) -> dict[str, dict | str]:
 
 def graded_by_default(lab: str) -> set[str]:
     """The students of :func:`submission_builders` that ``lab``'s class holds (every one on the every-attack lab,
-    and under BPE_EXHAUSTIVE=1; none when this run grades no class of ``lab``, :func:`class_graded`): their names
-    only, nothing is built (tests/test_sampling.py checks that each attack is graded on some lab)."""
-    if not class_graded(lab):
-        return set()
+    and under BPE_EXHAUSTIVE=1): their names only, nothing is built (tests/test_sampling.py checks that each
+    attack is graded on some lab)."""
     names = set(submission_builders(lab, Path("course")))
     if attacks_on(lab):
         return names
@@ -635,28 +632,6 @@ def group_of(lab: str) -> str:
     return next(name for name, labs in GROUPS.items() if lab in labs)
 
 
-# The labs whose class every run grades: those holding a lab-dependent attack or a submission of their own (the sampled
-# labs, the every-attack lab, the process labs, ONE_LAB's), which cover every grading path (tests/test_sampling.py). The
-# others' classes hold only their solution, their release and an unreadable file (labs 04, 05, 06, 08 and 09; leaving
-# out 04, 05, 08 and 09 took the group's batch from 121 to 88 s of CPU); they take turns with the lab-by-lab tests of
-# mistakes and hints (sampling.drawn_labs: the labs this run takes, and those BPE_LABS names), so that a run grades the
-# solution of each lab whose mistakes it grades, and runs over a few seeds grade every one; BPE_EXHAUSTIVE=1 grades
-# every lab's class.
-def class_graded(lab: str) -> bool:
-    """Whether this run grades ``lab``'s class (see above)."""
-    return (EXHAUSTIVE or sampled(lab) or lab in EVERY_ATTACK_LABS or lab in PROCESS_LABS or lab in ONE_LAB
-            or lab[:2] in drawn_labs([name[:2] for name in LABS]))
-
-
-def skip_unless_class_graded(lab: str) -> None:
-    """Skip a check of ``lab``'s class when this run grades none (see :func:`class_graded`)."""
-    if not class_graded(lab):
-        taken = sorted(name for name in LABS if class_graded(name))
-        pytest.skip(f"{lab}: this run grades the classes of labs {', '.join(name[:2] for name in taken)} (those with attacks "
-                    f"or submissions of their own, and the labs it draws, BPE_SAMPLE_SEED={sample_seed()}; "
-                    "BPE_LABS=NN adds a lab, BPE_EXHAUSTIVE=1 takes all)")
-
-
 def call_limit(group: str) -> str:
     """A call may spend 20 s of CPU time (an honest lab-01 train on corpus.en spends some 5 s), except
     on the every-attack lab, whose hanging function waits its whole limit and whose honest calls
@@ -687,7 +662,7 @@ def pytest_generate_tests(metafunc):
 def graded_class(request):
     """Every lab of the group ``request.param`` autograded as one class: lab -> its batch."""
     group = request.param
-    labs = tuple(lab for lab in GROUPS[group] if class_graded(lab))
+    labs = GROUPS[group]
     before = package_fingerprint()
     with temporary_course(labs) as course:
         if run_nbgrader(["generate_assignment", "*", "--force"], course, timeout=600).returncode != 0:
@@ -749,7 +724,6 @@ def graded_class(request):
 @pytest.fixture
 def batch(graded_class, lab):
     """One lab's part of its group's class (see :func:`graded_class`)."""
-    skip_unless_class_graded(lab)
     return graded_class[lab]
 
 

@@ -9,8 +9,7 @@ escape codes of tests/test_grading_redteam.py's section 25 (a path opened, a gra
 must cost nothing, so the one grade checks the solution's full marks, the flags the command prints
 and that they are printed escaped. ``BPE_EXHAUSTIVE=1`` sends every lab's plain solution too. Every
 lab's solution gets full marks through the same autograde in its class batch
-(tests/test_grading_adversarial.py; by default the labs with attacks of their own and those whose lab-by-lab tests
-the run draws, ``class_graded``), which also checks that the hidden tests ran and the exploration
+(tests/test_grading_adversarial.py), which also checks that the hidden tests ran and the exploration
 was skipped, that each release scores zero with every task saying it is not written yet, and the
 notebooks that break in one place (a solution cell that ends its process, a broken stretch task,
 deleted test cells).

@@ -244,7 +244,7 @@ def test_solution_notebook_runs_top_to_bottom_with_its_exploration(lab, tmp_path
     """What a learner sees: their notebook (the release, with the solution's code in its solution
     cells) runs every cell in the kernel, explorations included, and plots. The hidden tests, which
     a learner never runs, are the autograder's: tests/test_grading_adversarial.py grades every
-    solution with them (by default in turns: ``class_graded``)."""
+    solution with them."""
     skip_unless_sampled(lab, "running the solution notebook top to bottom with its exploration", NOTEBOOK_RUN_LABS)
     skip_unless_drawn("a solution notebook run top to bottom", lab, NOTEBOOK_RUN_LABS)  # one of the two a run
     from nbclient import NotebookClient
