@@ -172,7 +172,7 @@ def _mapped_anywhere(paths: set[str]) -> set[str]:
 
 # A /dev/shm of the worker's own (Linux user and mount namespaces, unprivileged where the kernel allows them).
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
-_CLONE_THREAD, _EAGAIN = 0x00010000, 11
+_CLONE_THREAD, _CLONE_FILES, _EAGAIN = 0x00010000, 0x00000400, 11
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
 MAX_SHM_ENTRIES = 4096  # files the private /dev/shm holds (its tmpfs's inodes); the keeper lists them all
 
@@ -1173,7 +1173,8 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                     answer.error = -_EPERM
                     if waiting(notif.id):
                         count(refused, refused_action, "other refused calls")
-            elif ours and notif.data.nr == numbers["clone"] and args[0] & _CLONE_THREAD:
+            elif ours and notif.data.nr == numbers["clone"] and args[0] & _CLONE_THREAD and args[0] & _CLONE_FILES:
+                # (a thread without CLONE_FILES, an fd table of its own, is refused below: section 75)
                 # A thread (the filter sends them here only where this can answer "go on"): each is a pid of the
                 # machine's, which a worker of unbounded threads took from a classmate graded beside it (section 63).
                 # Calls let go on meanwhile may not have made their thread yet: at most about twice the bound.
