@@ -8286,3 +8286,70 @@ def test_fds_and_memory_of_a_thread_count_wherever_proc_shows_them(kind):
         assert not run.ok and "held" not in run.stdout and "more than 200 MiB" in because, (run, because)
     else:
         assert not run.ok and "files it holds unlinked or in memory" in because, (run, because)
+
+
+# ---- 76. storage held by a mapping alone: a page of a memfd or an unlinked file mapped, its fd closed; shared memory --------
+#
+# Section 53 counts the files a worker's processes hold open that no folder links, by their fds. A file mapped is held by
+# the mapping too: a memfd or an unlinked file of the scratch folder written to 30 MiB, one page of it mapped (4 KiB of
+# RLIMIT_AS, none resident) and its fd closed is in no fd table, no folder and no resident count: 16 of them held 480 MiB
+# past a folder's limit of 64 MiB and a memory limit of 200 MiB, and the cell ran to its end (40,000 mappings of files of
+# file_mb each are terabytes: the machine's memory, then the OOM killer's choice). Shared anonymous memory is such a file
+# too: 60 MiB mapped and filled, all but a page unmapped, kept its 60 MiB (8 held 480 MiB, /proc/meminfo's Shmem).
+# Python's own mmap keeps an fd of the file it maps, as multiprocessing's heap does.
+MAPPED_ONLY = """
+import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+FAILED = (None, ctypes.c_void_p(-1).value)
+KIND = {kind!r}
+held = 0
+for i in range(16):
+    if KIND == "shared anonymous":
+        address = libc.mmap(None, 30 << 20, 3, 0x01 | 0x20, -1, 0)  # MAP_SHARED | MAP_ANONYMOUS
+        if address in FAILED:
+            print("mmap:" + os.strerror(ctypes.get_errno()))
+            break
+        ctypes.memset(address, 1, 30 << 20)
+        libc.munmap(address + 4096, (30 << 20) - 4096)  # a page left mapped: the object keeps every page
+    else:
+        if KIND == "memfd":
+            fd = os.memfd_create(f"m{{i}}")
+        else:
+            fd = os.open(f"f{{i}}", os.O_CREAT | os.O_RDWR)
+            os.unlink(f"f{{i}}")
+        os.write(fd, b"x" * (30 << 20))
+        address = libc.mmap(None, 4096, 0, 0x01, fd, 0)  # PROT_NONE, MAP_SHARED: the mapping holds the file
+        os.close(fd)
+    held += address not in FAILED
+time.sleep(2)
+print("held", held, "x 30 MiB")
+"""
+MAPPED_KINDS = ("memfd", "unlinked file", "shared anonymous")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+@pytest.mark.parametrize("kind", MAPPED_KINDS)
+def test_files_held_by_a_mapping_alone_count_in_the_scratch_limit(kind):
+    """Above: 480 MiB held by mappings of a page each, past the folder's limit and the memory limit, to the cell's end.
+    Safe: the look at the folder (twice a second, at most a tenth of a CPU) reads each process's ``maps`` too, and counts
+    each memfd or unlinked file of the scratch folder mapped of which no process holds an fd at ``file_mb``, the most it
+    can hold (its size cannot be read from outside without privileges: ``measure_worker.held_unlinked_bytes``), so the
+    worker is stopped; the seccomp filter refuses shared anonymous memory (``mmap(MAP_SHARED | MAP_ANONYMOUS)``)."""
+    skip_unless_drawn("held by a mapping alone", kind, MAPPED_KINDS)
+    with Sandbox(Policy(scratch_mb=64, memory_mb=200, file_mb=32, cell_timeout=20)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(MAPPED_ONLY.format(kind=kind), "mapped")
+        because = box.killed_because
+        box.close()
+        report = box.behaviour()
+    if kind == "shared anonymous":
+        assert run.ok and run.stdout.split("\n")[0] == "mmap:Operation not permitted", run
+        if "refused calls counted by the keeper" in " ".join(box.isolation):
+            assert report["refused"].get("mmap(MAP_SHARED | MAP_ANONYMOUS)", 0) >= 1, report
+    else:
+        assert not run.ok and "held" not in run.stdout, run
+        assert "files it holds unlinked or in memory" in because, because

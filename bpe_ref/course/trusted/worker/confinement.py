@@ -161,6 +161,7 @@ _EPOLL_CALLS = ("epoll_create", "epoll_create1")
 # shows the table of the process's main thread only, so the files such a thread held (memfds, sockets' queues) were in no
 # count of the trusted side's (section 75). Python's threads share their process's table; no lab's code unshares it.
 _CLONE_THREAD, _CLONE_FILES = 0x00010000, 0x00000400
+_MAP_SHARED, _MAP_ANONYMOUS = 0x01, 0x20  # MAP_SHARED_VALIDATE (0x03) has MAP_SHARED's bit
 # The calls that open a file by path: sent to the keeper too, which reads the path, counts it if
 # Landlock will refuse it, and lets the call go on (Landlock decides; see :class:`_FileWatch`).
 _OPEN_CALLS = ("open", "creat", "openat", "openat2")
@@ -219,6 +220,8 @@ def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = Non
         return "prctl(PR_SET_CHILD_SUBREAPER)" if args[0] & 0xFFFFFFFF == _PR_SET_CHILD_SUBREAPER else "prctl(PR_SET_SECCOMP)", _EPERM
     if name == "clone3":
         return name, _ENOSYS
+    if name == "mmap":  # the filter sends only shared anonymous memory as a refusal (section 76)
+        return "mmap(MAP_SHARED | MAP_ANONYMOUS)", _EPERM
     if name == "unshare":  # the filter sends only those of the fd table (section 75)
         return "unshare(CLONE_FILES)", _EPERM
     if name == "clone" and args[0] & _CLONE_THREAD:  # likewise: a thread sent here has an fd table of its own
@@ -301,6 +304,15 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     # x32 (x86_64's arch with bit 30 set in the number) has the same calls under other numbers.
     emit(JGE, 0x40000000, 0, 1)
     refuse(_ENOSYS)
+    # No shared anonymous memory (MAP_SHARED | MAP_ANONYMOUS): its pages belong to an object that outlives a partial
+    # unmapping, so a page left mapped held 60 MiB each, in no resident count and no folder (section 76). Python's
+    # standard library maps none on Linux (multiprocessing's heap maps files of /dev/shm, whose fds it keeps).
+    emit(JEQ, numbers["mmap"], 0, 5)
+    emit(LD, 40)  # args[3], the flags
+    emit(ALU_AND, _MAP_SHARED | _MAP_ANONYMOUS)
+    emit(JEQ, _MAP_SHARED | _MAP_ANONYMOUS, 0, 1)
+    refuse(_EPERM)
+    emit(LD, 0)  # seccomp_data.nr again
     if watch_files:
         for name in _OPEN_CALLS:
             if numbers[name] is not None:
@@ -521,7 +533,7 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
         return _SockFprog(len(program), filters)
 
     what = ("seccomp: no network sockets, no System V IPC or keyrings, no other process's limits or scheduling, no "
-            "memfd_secret or Landlock rules, no fd table of a thread's own" + (
+            "memfd_secret or Landlock rules, no fd table of a thread's own, no shared anonymous memory" + (
                 "" if allow_processes else ", no epoll, no new processes (threads allowed)"))
     threads = ""  # the line's word on threads, once the keeper took the listener
     if loop_fds:
