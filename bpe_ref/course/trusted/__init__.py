@@ -130,8 +130,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   ruleset: 60 rulesets of the 65,536 TCP ports held 277 MiB; the worker confines itself before the filter is in), and,
   where a lab allows no processes, epoll (an item per file and fd added, kept after the fd's closing while the file is
   open: 5.5 million items, 1.1 GiB, the grading account's whole ``fs.epoll.max_user_watches``, whose other epolls then
-  failed). Still open: epoll where a lab allows processes (lab 03: multiprocessing's forkserver waits on one), bounded
-  by that allowance, 4% of the machine's memory, a strict xfail of section 74. The watches read a process's fds and
+  failed); where it allows processes (lab 03: multiprocessing's forkserver waits on an epoll), the keeper counts each
+  item added (``epoll_ctl``'s ``EPOLL_CTL_ADD``, removals not subtracted) and answers ENOSPC past
+  ``keeper.MOST_EPOLL_ITEMS`` (4,096 a worker), as the kernel does past the allowance; without user notification
+  (before Linux 5.5) lab 03's epoll items are bounded by that allowance only. The watches read a process's fds and
   memory in ``/proc/PID``, its main thread's: a thread with an fd table of its own (``unshare(CLONE_FILES)``, a thread
   cloned without ``CLONE_FILES``) is refused, and a process whose main thread ended while another runs (``SYS_exit``),
   whose ``/proc/PID/fd`` lists nothing and whose ``stat`` shows no resident page, is read through a thread still running

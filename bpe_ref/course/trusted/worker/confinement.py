@@ -112,7 +112,8 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                             "sched_setaffinity": 203, "sched_setscheduler": 144, "sched_setparam": 142,
                             "sched_setattr": 314, "sendmsg": 46, "sendmmsg": 307, "setsockopt": 54,
                             "memfd_secret": 447, "landlock_create_ruleset": 444, "landlock_add_rule": 445,
-                            "landlock_restrict_self": 446, "epoll_create": 213, "epoll_create1": 291, "unshare": 272}),
+                            "landlock_restrict_self": 446, "epoll_create": 213, "epoll_create1": 291, "unshare": 272,
+                            "epoll_ctl": 233}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
@@ -126,7 +127,8 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                              "ioprio_set": 30, "sched_setaffinity": 122, "sched_setscheduler": 119, "sched_setparam": 118,
                              "sched_setattr": 274, "sendmsg": 211, "sendmmsg": 269, "setsockopt": 208,
                              "memfd_secret": 447, "landlock_create_ruleset": 444, "landlock_add_rule": 445,
-                             "landlock_restrict_self": 446, "epoll_create": None, "epoll_create1": 20, "unshare": 97}),
+                             "landlock_restrict_self": 446, "epoll_create": None, "epoll_create1": 20, "unshare": 97,
+                             "epoll_ctl": 21}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
@@ -154,9 +156,11 @@ _PERSISTENT_CALLS = ("shmget", "shmat", "shmctl", "semget", "semop", "semctl", "
 # and an epoll instance holds an item for each (file, fd) added, kept once the fd is closed while the file lives on (5.5
 # million items, 1.1 GiB of the kernel's, the grading account's whole allowance, max_user_watches, whose other epolls then
 # fail). The worker confines itself with Landlock before this filter is in; no lab's code calls the others. epoll only
-# where a lab allows no processes: multiprocessing's forkserver waits on an epoll (selectors.DefaultSelector).
+# where a lab allows no processes: multiprocessing's forkserver waits on an epoll (selectors.DefaultSelector); where it
+# allows them, the keeper counts each item added and refuses past its bound (keeper.MOST_EPOLL_ITEMS).
 _KERNEL_MEMORY_CALLS = ("memfd_secret", "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self")
 _EPOLL_CALLS = ("epoll_create", "epoll_create1")
+_EPOLL_CTL_ADD = 1
 # A thread with an fd table of its own (unshare(CLONE_FILES), or a clone of a thread without CLONE_FILES): /proc/PID/fd
 # shows the table of the process's main thread only, so the files such a thread held (memfds, sockets' queues) were in no
 # count of the trusted side's (section 75). Python's threads share their process's table; no lab's code unshares it.
@@ -488,6 +492,14 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
             for name in ("exit_group", "execve", "execveat", "recvmsg", "recvmmsg", "pidfd_getfd"):
                 emit(JEQ, numbers[name], 0, 1)
                 emit(RET, _RET_USER_NOTIF)
+            # and each item added to an epoll, which the keeper counts and refuses past its bound (keeper.MOST_EPOLL_ITEMS):
+            # epoll is allowed here (multiprocessing's forkserver waits on one), and its items are kernel memory that no
+            # watch counts, kept once their fd is closed (section 74)
+            emit(JEQ, numbers["epoll_ctl"], 0, 4)
+            emit(LD, 24)  # args[1], the operation
+            emit(JEQ, _EPOLL_CTL_ADD, 0, 1)
+            emit(RET, _RET_USER_NOTIF)
+            emit(LD, 0)  # seccomp_data.nr again
             # and each new action for SIGCHLD, which the keeper reads (a pointer: the filter cannot) and refuses if it
             # has the kernel reap children alone, unwaited for (SIG_IGN, SA_NOCLDWAIT: keeper._FileWatch.reaped_alone)
             emit(JEQ, numbers["rt_sigaction"], 0, 4)
