@@ -124,7 +124,26 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   ``unix_diag``, each socket held counts twice its send buffer; the queues grow between two looks (a tenth of a second:
   what the worker's processes can queue meanwhile).
   System V IPC and the keyrings, whose segments, queues and keys outlive the worker outside all of those limits, are
-  refused (section 54).
+  refused (section 54). So are the calls that make kernel memory as often as they are called, in no process's resident
+  memory, no folder and no queue (section 74): ``memfd_secret`` (its pages, once unmapped, unevictable memory of a file
+  that shows no blocks: 8 of 60 MiB held past a limit of 200 MiB), the Landlock calls (some 70 bytes a rule, an fd a
+  ruleset: 60 rulesets of the 65,536 TCP ports held 277 MiB; the worker confines itself before the filter is in), and,
+  where a lab allows no processes, epoll (an item per file and fd added, kept after the fd's closing while the file is
+  open: 5.5 million items, 1.1 GiB, the grading account's whole ``fs.epoll.max_user_watches``, whose other epolls then
+  failed); where it allows processes (lab 03: multiprocessing's forkserver waits on an epoll), the keeper counts each
+  item added (``epoll_ctl``'s ``EPOLL_CTL_ADD``, removals not subtracted) and answers ENOSPC past
+  ``keeper.MOST_EPOLL_ITEMS`` (4,096 a worker), as the kernel does past the allowance; without user notification
+  (before Linux 5.5) lab 03's epoll items are bounded by that allowance only. The watches read a process's fds and
+  memory in ``/proc/PID``, its main thread's: a thread with an fd table of its own (``unshare(CLONE_FILES)``, a thread
+  cloned without ``CLONE_FILES``) is refused, and a process whose main thread ended while another runs (``SYS_exit``),
+  whose ``/proc/PID/fd`` lists nothing and whose ``stat`` shows no resident page, is read through a thread still running
+  (memfds of 480 MiB, and 4 processes of 60 MiB, hidden so: section 75). A file held by a mapping alone (a page of a
+  memfd or of an unlinked file of the scratch folder mapped, its fd closed: 16 of 30 MiB held 480 MiB, section 76)
+  counts in the scratch folder's limit at ``file_mb``, the most it can hold (its size is not readable from outside
+  without privileges), from each process's ``maps``; shared anonymous memory, which keeps every page of a mapping
+  unmapped but for one, is refused (``mmap(MAP_SHARED | MAP_ANONYMOUS)``: the standard library maps none on Linux).
+  Not counted so: a file of /dev/shm held by a mapping alone (multiprocessing's semaphores are such files), bounded by
+  the worker's own /dev/shm (``shm_mb``) where it has one, not where the keeper makes its files in the machine's.
   A path the learner's code chose
   that the loop or the reference's code opens (a module's ``__file__``, a ``%%writefile`` file, a traceback's source
   lines) is opened ``O_NONBLOCK`` and taken only if a regular file (a module of at most 1 MiB): a fifo there blocked

@@ -36,7 +36,7 @@ def available() -> bool:
     return os.path.exists(f"{PROC}/self/stat") and os.path.exists(f"{PROC}/self/io")
 
 
-def _stat_fields(pid: int) -> list[str] | None:
+def _stat_fields(pid: int | str) -> list[str] | None:
     """The fields of ``/proc/PID/stat`` after the command name (:func:`.worker.keeper._stat_fields`), or ``None``."""
     try:
         return [field.decode("ascii", "replace") for field in _stat_bytes(pid)]
@@ -116,6 +116,20 @@ def tree_cpu_seconds(keeper: int, ended: tuple[float, set[int]] | None = None, *
     return max(total, own_total), running
 
 
+def _running_thread(pid: int, state: str | None) -> str | None:
+    """``"PID/task/TID"`` of a thread of process ``pid`` still running where its main thread has ended (``state``, that of
+    ``/proc/PID/stat``, is ``Z``) and others have not, else ``None``. The process's own ``/proc/PID`` is then its main
+    thread's, which holds no memory and no fds: ``/proc/PID/fd`` listed nothing and its ``stat`` no resident page, while
+    a thread left held memfds and memory past every limit (``tests/test_grading_redteam.py``, section 75)."""
+    if state != "Z":
+        return None
+    try:
+        tids = os.listdir(f"{PROC}/{pid}/task")
+    except OSError:
+        return None
+    return next((f"{pid}/task/{tid}" for tid in tids if tid != str(pid)), None)
+
+
 def tree_resident_bytes(keeper: int) -> int:
     """Bytes of memory resident in every process under ``keeper`` (the worker's keeper, whose own are left out), from
     ``rss`` of each ``/proc/PID/stat``, which an undumpable process does not hide. Pages a forked process shares with its
@@ -128,50 +142,105 @@ def tree_resident_bytes(keeper: int) -> int:
             continue
         seen.add(pid)
         fields = _stat_fields(pid)  # after the name: ... vsize(20) rss(21), in pages
+        thread = _running_thread(pid, fields[0] if fields else None)
+        if thread is not None:  # its main thread ended, another runs: the memory is that thread's to show
+            fields = _stat_fields(thread)  # type: ignore[arg-type]
         if fields is not None:
             total += int(fields[21]) * page
         todo.extend(_threads(pid)[0])
     return total
 
 
-def held_unlinked_bytes(root: int, *, with_root: bool) -> int | None:
+def held_unlinked_bytes(root: int, *, with_root: bool, mapped_most: int = 0, mapped_under: tuple[str, ...] = ()) -> int | None:
     """Bytes of storage in the files that the processes under ``root`` (and ``root`` itself, ``with_root``) hold open
     and that no folder links: a file unlinked once opened, ``O_TMPFILE``, a memfd (memory). No walk of the scratch
     folder sees them, and ``RLIMIT_AS`` counts a memfd only where mapped: 4 of 60 MiB each held past a folder's limit of
     64 MiB and a memory limit of 200 MiB (``tests/test_grading_redteam.py``, section 53). Each file once (by inode), its
-    allocated blocks. ``None`` when a live process hides its open files (an undumpable one, to a grader not root)."""
-    fds = held_fds(root, with_root=with_root)
-    if fds is None:
+    allocated blocks. With ``mapped_most``, also each such file that a process maps and none holds an fd of (a memfd or
+    a file of a folder of ``mapped_under``, unlinked: a page of it mapped, its fd closed, held 16 memfds of 30 MiB past
+    those limits, section 76): its size cannot be read from outside without privileges, so it counts ``mapped_most``
+    bytes, the most it can hold (``RLIMIT_FSIZE``). ``None`` when a live process hides its open files (an undumpable
+    one, to a grader not root)."""
+    folders = _process_folders(root, with_root=with_root)
+    if folders is None:
         return None
     total, counted = 0, set()
-    for fd in fds:
+    for folder in folders:
         try:
-            info = os.stat(fd)  # the file itself, linked or not
+            fds = os.listdir(f"{PROC}/{folder}/fd")
         except OSError:
-            continue
-        if info.st_nlink == 0 and (info.st_dev, info.st_ino) not in counted:
-            counted.add((info.st_dev, info.st_ino))
-            total += info.st_blocks * 512
+            continue  # gone meanwhile (a process that hides its fds was refused above)
+        for fd in fds:
+            try:
+                info = os.stat(f"{PROC}/{folder}/fd/{fd}")  # the file itself, linked or not
+            except OSError:
+                continue
+            if (info.st_dev, info.st_ino) not in counted:
+                counted.add((info.st_dev, info.st_ino))
+                total += info.st_blocks * 512 if info.st_nlink == 0 else 0
+    if mapped_most:
+        total += mapped_most * len(_mapped_unlinked(folders, mapped_under) - counted)
     return total
 
 
-def held_fds(root: int, *, with_root: bool) -> list[str] | None:
-    """The ``/proc/PID/fd/FD`` links of every file the processes under ``root`` (and ``root`` itself, ``with_root``) hold
-    open, read from outside; ``None`` when a live process hides them (an undumpable one, to a grader not root)."""
-    links, seen, todo = [], set(), ([root] if with_root else _threads(root)[0])
+def _mapped_unlinked(folders: list[str], under: tuple[str, ...]) -> set[tuple[int, int]]:
+    """``(device, inode)`` of each unlinked file mapped by the processes of ``folders`` (``/proc`` folders, as
+    :func:`_process_folders` gives them) that is a memfd or was in a folder of ``under``, from their ``maps``."""
+    mapped = set()
+    for folder in folders:
+        try:
+            with open(f"{PROC}/{folder}/maps", "rb") as maps:
+                lines = maps.read().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            if not line.endswith(b" (deleted)"):
+                continue
+            fields = line.split(maxsplit=5)  # range, permissions, offset, device, inode, path
+            if len(fields) < 6 or fields[4] == b"0":
+                continue
+            path = fields[5].decode("utf-8", "replace")
+            if path.startswith("/memfd:") or any(path.startswith(folder.rstrip("/") + "/") for folder in under):
+                major, _, minor = fields[3].partition(b":")
+                mapped.add((os.makedev(int(major, 16), int(minor, 16)), int(fields[4])))
+    return mapped
+
+
+def _process_folders(root: int, *, with_root: bool) -> list[str] | None:
+    """The ``/proc`` folder of each process under ``root`` (and ``root`` itself, ``with_root``): ``PID``, or that of a
+    thread still running where its main thread ended (:func:`_running_thread`); ``None`` when a live process hides its
+    open files (an undumpable one, to a grader not root)."""
+    folders, seen, todo = [], set(), ([root] if with_root else _threads(root)[0])
     while todo:
         pid = todo.pop()
         if pid in seen:
             continue
         seen.add(pid)
+        fields = _stat_fields(pid)
+        folder = _running_thread(pid, fields[0] if fields else None) or str(pid)  # its main thread ended: another's
         try:
-            fds = os.listdir(f"{PROC}/{pid}/fd")
+            os.listdir(f"{PROC}/{folder}/fd")
         except PermissionError:
             return None
         except OSError:
-            fds = []  # gone meanwhile, or a zombie: it holds nothing
-        links.extend(f"{PROC}/{pid}/fd/{fd}" for fd in fds)
+            pass  # gone meanwhile, or a zombie: it holds nothing
+        folders.append(folder)
         todo.extend(_threads(pid)[0])
+    return folders
+
+
+def held_fds(root: int, *, with_root: bool) -> list[str] | None:
+    """The ``/proc/PID/fd/FD`` links of every file the processes under ``root`` (and ``root`` itself, ``with_root``) hold
+    open, read from outside; ``None`` when a live process hides them (an undumpable one, to a grader not root)."""
+    folders = _process_folders(root, with_root=with_root)
+    if folders is None:
+        return None
+    links = []
+    for folder in folders:
+        try:
+            links.extend(f"{PROC}/{folder}/fd/{fd}" for fd in os.listdir(f"{PROC}/{folder}/fd"))
+        except OSError:
+            continue  # gone meanwhile, or a zombie: it holds nothing
     return links
 
 

@@ -768,11 +768,15 @@ class Sandbox:
         file, not many) or ``scratch_entries`` files and folders."""
         limit = self.policy.scratch_mb * 2**20
         while running.is_set() and process.poll() is None:
+            started = time.thread_time()
             try:
                 total = sum(info.st_size for _, info in scratch_entries(scratch, self.policy.scratch_entries)
                             if stat.S_ISREG(info.st_mode))
-                # and the files its processes hold that no folder links (unlinked, memfd): section 53
-                held = held_unlinked_bytes(process.pid, with_root=self._report is None)
+                # and the files its processes hold that no folder links (unlinked, memfd): section 53; and those they
+                # map, unlinked, of which they hold no fd: counted at the most one can hold (section 76)
+                held = held_unlinked_bytes(process.pid, with_root=self._report is None,
+                                           mapped_most=self.policy.file_mb * 2**20,
+                                           mapped_under=(str(scratch), os.path.realpath(scratch)))
                 if held is None:
                     too_much = "hid the files it holds open"
                 elif total + held > limit:
@@ -788,7 +792,9 @@ class Sandbox:
                 else:
                     _kill_group(process)
                 return
-            time.sleep(0.5)  # not running.wait(0.5): that Event is set while the worker runs, so it never waited
+            # not running.wait(0.5): that Event is set while the worker runs, so it never waited; and never more than a
+            # tenth of a CPU, however many fds and mappings the worker's processes hold (each look reads them all)
+            time.sleep(max(0.5, 9 * (time.thread_time() - started)))
 
     def _watch_memory(self, process: subprocess.Popen, running: threading.Event) -> None:
         """Ten times a second: stop the worker when the memory resident in all its processes together, with the bytes

@@ -110,7 +110,10 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                             "semtimedop": 220, "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "add_key": 248,
                             "request_key": 249, "keyctl": 250, "prlimit64": 302, "setpriority": 141, "ioprio_set": 251,
                             "sched_setaffinity": 203, "sched_setscheduler": 144, "sched_setparam": 142,
-                            "sched_setattr": 314, "sendmsg": 46, "sendmmsg": 307, "setsockopt": 54}),
+                            "sched_setattr": 314, "sendmsg": 46, "sendmmsg": 307, "setsockopt": 54,
+                            "memfd_secret": 447, "landlock_create_ruleset": 444, "landlock_add_rule": 445,
+                            "landlock_restrict_self": 446, "epoll_create": 213, "epoll_create1": 291, "unshare": 272,
+                            "epoll_ctl": 233}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
@@ -122,7 +125,10 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                              "semctl": 191, "semtimedop": 192, "msgget": 186, "msgsnd": 189, "msgrcv": 188, "msgctl": 187,
                              "add_key": 217, "request_key": 218, "keyctl": 219, "prlimit64": 261, "setpriority": 140,
                              "ioprio_set": 30, "sched_setaffinity": 122, "sched_setscheduler": 119, "sched_setparam": 118,
-                             "sched_setattr": 274, "sendmsg": 211, "sendmmsg": 269, "setsockopt": 208}),
+                             "sched_setattr": 274, "sendmsg": 211, "sendmmsg": 269, "setsockopt": 208,
+                             "memfd_secret": 447, "landlock_create_ruleset": 444, "landlock_add_rule": 445,
+                             "landlock_restrict_self": 446, "epoll_create": None, "epoll_create1": 20, "unshare": 97,
+                             "epoll_ctl": 21}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
@@ -143,6 +149,23 @@ _WATCH_CALLS = ("inotify_add_watch", "fanotify_mark")
 # grading's. No lab's code uses them (multiprocessing's semaphores are POSIX ones, files of /dev/shm).
 _PERSISTENT_CALLS = ("shmget", "shmat", "shmctl", "semget", "semop", "semctl", "semtimedop", "msgget", "msgsnd", "msgrcv",
                      "msgctl", "add_key", "request_key", "keyctl")
+# Kernel memory that a call makes without end, in no process's resident memory, no folder and no queue the memory watch
+# reads (section 74 of tests/test_grading_redteam.py): a memfd_secret's pages, once unmapped, are unevictable memory held
+# by an fd whose file shows no blocks (8 of 60 MiB held past a memory limit of 200 MiB); each rule added to a Landlock
+# ruleset is some 70 bytes of the kernel's (60 rulesets of 65,536 TCP ports held 277 MiB; no bound but memory, an fd each),
+# and an epoll instance holds an item for each (file, fd) added, kept once the fd is closed while the file lives on (5.5
+# million items, 1.1 GiB of the kernel's, the grading account's whole allowance, max_user_watches, whose other epolls then
+# fail). The worker confines itself with Landlock before this filter is in; no lab's code calls the others. epoll only
+# where a lab allows no processes: multiprocessing's forkserver waits on an epoll (selectors.DefaultSelector); where it
+# allows them, the keeper counts each item added and refuses past its bound (keeper.MOST_EPOLL_ITEMS).
+_KERNEL_MEMORY_CALLS = ("memfd_secret", "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self")
+_EPOLL_CALLS = ("epoll_create", "epoll_create1")
+_EPOLL_CTL_ADD = 1
+# A thread with an fd table of its own (unshare(CLONE_FILES), or a clone of a thread without CLONE_FILES): /proc/PID/fd
+# shows the table of the process's main thread only, so the files such a thread held (memfds, sockets' queues) were in no
+# count of the trusted side's (section 75). Python's threads share their process's table; no lab's code unshares it.
+_CLONE_THREAD, _CLONE_FILES = 0x00010000, 0x00000400
+_MAP_SHARED, _MAP_ANONYMOUS = 0x01, 0x20  # MAP_SHARED_VALIDATE (0x03) has MAP_SHARED's bit
 # The calls that open a file by path: sent to the keeper too, which reads the path, counts it if
 # Landlock will refuse it, and lets the call go on (Landlock decides; see :class:`_FileWatch`).
 _OPEN_CALLS = ("open", "creat", "openat", "openat2")
@@ -201,6 +224,12 @@ def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = Non
         return "prctl(PR_SET_CHILD_SUBREAPER)" if args[0] & 0xFFFFFFFF == _PR_SET_CHILD_SUBREAPER else "prctl(PR_SET_SECCOMP)", _EPERM
     if name == "clone3":
         return name, _ENOSYS
+    if name == "mmap":  # the filter sends only shared anonymous memory as a refusal (section 76)
+        return "mmap(MAP_SHARED | MAP_ANONYMOUS)", _EPERM
+    if name == "unshare":  # the filter sends only those of the fd table (section 75)
+        return "unshare(CLONE_FILES)", _EPERM
+    if name == "clone" and args[0] & _CLONE_THREAD:  # likewise: a thread sent here has an fd table of its own
+        return "clone of a thread without CLONE_FILES", _EPERM
     if name in ("dup2", "dup3"):  # the filter sends only those onto the loop's fds (:func:`set_apart`)
         return f"{name} onto the worker loop's pipes", _EPERM
     if name in _OWN_ONLY_CALLS or name in _OWN_ONLY_WHICH:  # the filter sends only those of another process
@@ -279,6 +308,15 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     # x32 (x86_64's arch with bit 30 set in the number) has the same calls under other numbers.
     emit(JGE, 0x40000000, 0, 1)
     refuse(_ENOSYS)
+    # No shared anonymous memory (MAP_SHARED | MAP_ANONYMOUS): its pages belong to an object that outlives a partial
+    # unmapping, so a page left mapped held 60 MiB each, in no resident count and no folder (section 76). Python's
+    # standard library maps none on Linux (multiprocessing's heap maps files of /dev/shm, whose fds it keeps).
+    emit(JEQ, numbers["mmap"], 0, 5)
+    emit(LD, 40)  # args[3], the flags
+    emit(ALU_AND, _MAP_SHARED | _MAP_ANONYMOUS)
+    emit(JEQ, _MAP_SHARED | _MAP_ANONYMOUS, 0, 1)
+    refuse(_EPERM)
+    emit(LD, 0)  # seccomp_data.nr again
     if watch_files:
         for name in _OPEN_CALLS:
             if numbers[name] is not None:
@@ -298,9 +336,23 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
         emit(JSET, 0x20, 1, 0)  # MAP_ANONYMOUS
         emit(RET, _RET_USER_NOTIF)
         emit(RET, _RET_ALLOW)
-    for name in _IO_URING_CALLS + _SPLICE_CALLS + _WATCH_CALLS + _PERSISTENT_CALLS:
-        emit(JEQ, numbers[name], 0, 1)
-        refuse(_EPERM)
+    for name in _IO_URING_CALLS + _SPLICE_CALLS + _WATCH_CALLS + _PERSISTENT_CALLS + _KERNEL_MEMORY_CALLS + (
+            () if allow_processes else _EPOLL_CALLS):
+        if numbers[name] is not None:
+            emit(JEQ, numbers[name], 0, 1)
+            refuse(_EPERM)
+    # No fd table of a thread's own (section 75): unshare(CLONE_FILES), and a clone of a thread without CLONE_FILES.
+    emit(JEQ, numbers["unshare"], 0, 3)
+    emit(LD, 16)  # args[0], the flags (low 32 bits)
+    emit(JSET, _CLONE_FILES, 0, 1)
+    refuse(_EPERM)
+    emit(LD, 0)  # seccomp_data.nr again, for the rules below
+    emit(JEQ, numbers["clone"], 0, 4)
+    emit(LD, 16)  # args[0], the clone flags (low 32 bits)
+    emit(ALU_AND, _CLONE_THREAD | _CLONE_FILES)
+    emit(JEQ, _CLONE_THREAD, 0, 1)  # a thread, its fd table not shared
+    refuse(_EPERM)
+    emit(LD, 0)  # seccomp_data.nr again
     if send_fds != "open":  # files in flight (``_SEND_FDS_CALLS``)
         if send_fds == "kept":
             if not notify:
@@ -440,6 +492,14 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
             for name in ("exit_group", "execve", "execveat", "recvmsg", "recvmmsg", "pidfd_getfd"):
                 emit(JEQ, numbers[name], 0, 1)
                 emit(RET, _RET_USER_NOTIF)
+            # and each item added to an epoll, which the keeper counts and refuses past its bound (keeper.MOST_EPOLL_ITEMS):
+            # epoll is allowed here (multiprocessing's forkserver waits on one), and its items are kernel memory that no
+            # watch counts, kept once their fd is closed (section 74)
+            emit(JEQ, numbers["epoll_ctl"], 0, 4)
+            emit(LD, 24)  # args[1], the operation
+            emit(JEQ, _EPOLL_CTL_ADD, 0, 1)
+            emit(RET, _RET_USER_NOTIF)
+            emit(LD, 0)  # seccomp_data.nr again
             # and each new action for SIGCHLD, which the keeper reads (a pointer: the filter cannot) and refuses if it
             # has the kernel reap children alone, unwaited for (SIG_IGN, SA_NOCLDWAIT: keeper._FileWatch.reaped_alone)
             emit(JEQ, numbers["rt_sigaction"], 0, 4)
@@ -484,8 +544,9 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
         filters = (_SockFilter * len(program))(*[_SockFilter(c, jt, jf, k) for c, jt, jf, k in program])
         return _SockFprog(len(program), filters)
 
-    what = "seccomp: no network sockets, no System V IPC or keyrings, no other process's limits or scheduling" + (
-        "" if allow_processes else ", no new processes (threads allowed)")
+    what = ("seccomp: no network sockets, no System V IPC or keyrings, no other process's limits or scheduling, no "
+            "memfd_secret or Landlock rules, no fd table of a thread's own, no shared anonymous memory" + (
+                "" if allow_processes else ", no epoll, no new processes (threads allowed)"))
     threads = ""  # the line's word on threads, once the keeper took the listener
     if loop_fds:
         what += f", the worker loop's pipes (fds {loop_fds[0]} and {loop_fds[1]}) neither replaced, closed nor made non-blocking"

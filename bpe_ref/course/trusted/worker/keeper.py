@@ -172,7 +172,8 @@ def _mapped_anywhere(paths: set[str]) -> set[str]:
 
 # A /dev/shm of the worker's own (Linux user and mount namespaces, unprivileged where the kernel allows them).
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
-_CLONE_THREAD, _EAGAIN = 0x00010000, 11
+_CLONE_THREAD, _CLONE_FILES, _EAGAIN = 0x00010000, 0x00000400, 11
+_MAP_SHARED_ANONYMOUS = 0x21  # MAP_SHARED | MAP_ANONYMOUS
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
 MAX_SHM_ENTRIES = 4096  # files the private /dev/shm holds (its tmpfs's inodes); the keeper lists them all
 
@@ -294,6 +295,13 @@ ENDED_CPU_AT = 24 + 32 * EXIT_RING  # then the CPU time (clock ticks) of every p
 # (kind: 0 free, 1 a socket, 2 a pipe; its inode; the inode of the socket it was sent to; 0), four 4-byte ints
 IN_FLIGHT_AT, IN_FLIGHT_SLOTS = ENDED_CPU_AT + 8, 1024
 MAX_REFUSAL_NAMES = 16  # distinct calls (and files) named in a report; the rest are counted together
+# Items added to the epolls of a worker whose lab allows processes (lab 03), all its processes together, before the keeper
+# answers ENOSPC, as the kernel does past the account's allowance: each is some 200 bytes of the kernel's that no watch
+# counts, kept once its fd is closed while the file is open (5.5 million took 1.1 GiB, the grading account's whole
+# fs.epoll.max_user_watches: tests/test_grading_redteam.py, section 74). Removals are not subtracted (the keeper sees a
+# call before it runs, not whether it did anything): multiprocessing's forkserver adds 2 an instance.
+MOST_EPOLL_ITEMS = 4096
+_ENOSPC = 28
 
 
 _SOCK_DIAG_BY_FAMILY, _NETLINK_SOCK_DIAG, _NLMSG_ERROR, _NLMSG_DONE = 20, 4, 2, 3
@@ -1107,6 +1115,7 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
     forks = {numbers[name] for name in ("fork", "vfork", "clone") if numbers[name] is not None}
     most_tasks = int(policy.get("max_tasks", 512))  # threads of the worker's processes together, at once
     starts_up = [numbers[name] for name in ("execve", "execveat", "recvmsg", "recvmmsg", "pidfd_getfd")]
+    epoll_items = 0  # added by the worker's processes (where it allows processes: the filter sends them)
 
     def waiting(notif_id: int) -> bool:
         """Whether the call ``notif_id`` still waits for its answer (its caller alive, its pid not reused)."""
@@ -1149,7 +1158,9 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                 refused_open = _guarded(watch.refused, None, notif.pid, notif.data.nr, args)
                 if refused_open and waiting(notif.id):
                     count(files, refused_open, "other files")
-            elif ours and notif.data.nr in (numbers["mmap"], numbers["mremap"]):
+            elif ours and notif.data.nr in (numbers["mmap"], numbers["mremap"]) and not (
+                    notif.data.nr == numbers["mmap"] and args[3] & _MAP_SHARED_ANONYMOUS == _MAP_SHARED_ANONYMOUS):
+                # (shared anonymous memory, which the filter sends as a refusal, is refused below: section 76)
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # mapped as asked; counted
                 mapped = _guarded(watch.mapped_file if notif.data.nr == numbers["mmap"] else watch.remapped_file, 0,
                                   notif.pid, args)
@@ -1173,7 +1184,8 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                     answer.error = -_EPERM
                     if waiting(notif.id):
                         count(refused, refused_action, "other refused calls")
-            elif ours and notif.data.nr == numbers["clone"] and args[0] & _CLONE_THREAD:
+            elif ours and notif.data.nr == numbers["clone"] and args[0] & _CLONE_THREAD and args[0] & _CLONE_FILES:
+                # (a thread without CLONE_FILES, an fd table of its own, is refused below: section 75)
                 # A thread (the filter sends them here only where this can answer "go on"): each is a pid of the
                 # machine's, which a worker of unbounded threads took from a classmate graded beside it (section 63).
                 # Calls let go on meanwhile may not have made their thread yet: at most about twice the bound.
@@ -1183,6 +1195,14 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                     answer.error = -_EAGAIN  # as the kernel's own limits answer: Python raises "can't start new thread"
                     if waiting(notif.id):
                         count(refused, f"clone(a thread past {most_tasks} at once)", "other refused calls")
+            elif ours and policy.get("allow_processes") and notif.data.nr == numbers["epoll_ctl"]:  # an item added
+                epoll_items += 1
+                if epoll_items <= MOST_EPOLL_ITEMS:
+                    answer.flags = _USER_NOTIF_FLAG_CONTINUE
+                else:
+                    answer.error = -_ENOSPC
+                    if waiting(notif.id):
+                        count(refused, f"epoll_ctl(an item past {MOST_EPOLL_ITEMS})", "other refused calls")
             elif ours and policy.get("allow_processes") and notif.data.nr in forks:
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # a new process (a thread is answered above)
                 watch.count(1, 1)
