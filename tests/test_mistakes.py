@@ -5378,6 +5378,28 @@ def test_labs03_06_learner48_special_tokens_not_encoded_as_utf8_fail_the_hidden_
 
 
 # ---- labs 03, 05, 06, 07 and 08, novel49: a nineteenth learner round (issue 21, item 8) -----------------------------
+# Kinds the earlier rounds left out, tried as a learner who read the pages would, each graded by its task's hidden test
+# under secret seeds 0 to 7 (BPE_SEEDS=0:8) and the derandomized draw: lab 03's file seeked once per guess (the reads go
+# on past the overlap), the offsets found filtered by truth (`if j`: an offset of 0 dropped, -1 kept), the overlap of the
+# first token only, page 03's sum(counts, Counter()) over dicts, the one-worker count given no special tokens, the pool's
+# arguments sent as tuples; lab 05's entry without its pair, a gone pair's count read with brackets, heapify on each
+# pop, the words of the sorted pretokens beside the frequencies in the dict's order, entries popped without the stale
+# check, the left neighbour's loss left out, prev relinked at a word's end too (prev[-1]); lab 06's word of ints, the
+# pretokens found with `re` (no \p{L}), each pretoken's list appended whole, a KeyError for a bad id, ids bounded by
+# len(buffer); lab 07's entries of the left part, not its position, next_ and prev one off, the right pair never pushed,
+# the left part not replaced, an entry unpacked position first, the left pair skipped at position 0, heapify on each pop;
+# lab 08's alive list one short, two candidates skipped on backing up, no last[0] for the empty pretoken, the valid
+# tokens rebuilt at each end, every start tried, counts looked up one byte late, counts filled from the end.
+# Kept: lab 03's one-worker count given no special tokens (`count_pretokens(text, [])`), under seeds 0 and 2 of 8: the
+# visible test's one-worker case is not hidden, the hidden fixed cases had 2 or 3 workers and varied_file redrew 2 to 4,
+# so only a generated file of one worker whose text holds its special token reached the serial count; a fixed hidden case
+# of one worker now does, kept at one worker when varied, with a hint of its own. Three lost their points with no hint
+# or another mistake's (HINTED_NOVEL49), now each with its own. The others lost them under every seed.
+# (Tried and left out, the solution's output on every input the callers make: lab 05's merge_occurrences that reads the
+# pair's list with get and leaves it in occurrences (its nodes are spent: each merged or stale for good, tokens only
+# grow; the list costs memory until the pair recurs); lab 06's arena buffer and decoded bytes grown with += (CPython
+# grows them nearly in place: 50,000 tokens of 1 to 10 bytes built in 0.096 s of CPU against join's 0.014 s, 50,000
+# ids decoded in 0.103 s against 0.020 s, load 360: not the quadratic cost a measured check could tell under load).)
 LAB03_NOVEL49 = {
     "find-seek-once-per-guess": ("task1_find_chunk_boundaries_solution", ((
         "            while position < size:\n                file.seek(position)\n",
@@ -5421,8 +5443,6 @@ LAB05_NOVEL49 = {
     "train-pops-without-the-stale-check": ("task3_train_solution", ((
         "        pair, _ = pop_best(entries, pair_counts)\n", "        pair = heapq.heappop(entries)[-1]  # the best pair\n"),),
         "train("),
-    "merge-occurrences-not-popped": ("task4_merge_occurrences_solution", ((
-        "    nodes = occurrences.pop(pair, [])\n", "    nodes = occurrences.get(pair, [])\n"),), "merge_occurrences("),
     "merge-left-loss-left-out": ("task4_merge_occurrences_solution", ((MERGE_LEFT_LOSS, ""),), "merge_occurrences("),
 }
 LAB06_NOVEL49 = {
@@ -5435,14 +5455,6 @@ LAB06_NOVEL49 = {
     "encode-text-appends-lists": ("task3_encode_text_solution", ((
         '            tokens += encode_pretoken(pretoken.encode("utf-8"), ranks)\n',
         '            tokens.append(encode_pretoken(pretoken.encode("utf-8"), ranks))\n'),), "list.append(items) adds the list"),
-    "arena-buffer-by-concatenation": ("task4_build_arena_solution", (
-        ("    pieces = []\n", '    buffer = b""\n'), ("        pieces.append(token)\n", "        buffer += token  # grown in place\n"),
-        ('    return b"".join(pieces), offsets\n', "    return buffer, offsets\n")), "build_arena("),
-    "decode-bytes-concatenated": ("task5_decode_with_arena_solution", (
-        ("    pieces = []\n", '    decoded = b""\n'),
-        ("        pieces.append(buffer[offsets[token_id] : offsets[token_id + 1]])\n",
-         "        decoded += buffer[offsets[token_id] : offsets[token_id + 1]]\n"),
-        ('    return b"".join(pieces)\n', "    return decoded\n")), "decode_with_arena("),
     "decode-ids-bounded-by-the-buffer": ("task5_decode_with_arena_solution", ((
         "if not 0 <= token_id < len(offsets) - 1", "if not 0 <= token_id < len(buffer)"),),
         "a ValueError though every id is a token"),
