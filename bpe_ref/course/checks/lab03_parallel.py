@@ -834,7 +834,11 @@ def pool_hint(args: tuple, expected: object, got: object) -> str | None:
     if newline:
         return newline
     special = [token.encode("utf-8") for token in args[1]] if len(args) > 1 and isinstance(args[1], list) else []
-    if isinstance(got, dict) and any(k in t and k != t for k in got for t in special if len(k) > 1):
+    pieces = isinstance(got, dict) and any(k in t and k != t for k in got for t in special if len(k) > 1)
+    if pieces and len(args) > 2 and args[2] == 1:
+        return ("pretokens made of pieces of a special token: with one worker the whole file is counted here (step 1), "
+                "and that count cuts at the special tokens too: count_pretokens(text, special_tokens)")
+    if pieces:
         return ("pretokens made of pieces of a special token: pass special_tokens on to count_chunk, so that each chunk "
                 "splits them off before the regex runs")
     if isinstance(got, dict) and isinstance(expected, dict) and sum(got.values()) > sum(expected.values()):
@@ -989,11 +993,15 @@ def file_cases() -> list[Case]:
 # A special token that is not ASCII ("the special tokens encoded as UTF-8"): the tokens encoded as ASCII (or as
 # Latin-1, cutting nowhere at it) kept their points where every token of the tests was ASCII (learner48). Stories that
 # end in EOT, so that varied_file draws a run of them as it does of the TinyStories sample's; the cheapest start method.
+# One worker with a special token that occurs: step 1's serial count must cut at it too. Only a generated file with
+# one worker and its special token in the text reached that before (the visible test's one-worker case is not hidden):
+# a serial count given no special tokens kept the hidden points under secret seeds 0 and 2 of 8 (novel49).
 NOT_ASCII_TOKEN = "<|fin→|>"
 FILE_HIDDEN_CASES = [
     Case((CorpusFile("the cat sat on the mat, café 字 🙂.\r\n".encode() * 40), [], 3, 2, "spawn")),
     Case((CorpusFile("".join(f"Story {i}: a cat{NOT_ASCII_TOKEN} sat, café 字 🙂.{NOT_ASCII_TOKEN}\n{EOT}"
                              for i in range(12)).encode()), [EOT, NOT_ASCII_TOKEN], 2, 2, START_METHODS[-1])),
+    Case((CorpusFile("".join(f"Story {i}: the cat sat on the mat.{EOT}" for i in range(30)).encode()), [EOT], 1, 2, None)),
 ]
 
 
@@ -1001,8 +1009,9 @@ def varied_file(args: tuple, rng) -> tuple:
     """A fixed hidden case of task 4 drawn again from ``rng`` (``hidden_vary``), as a table of the public cases' answers
     misses it. Without special tokens: lines of drawn words, none a special token, counted by 2 to 4 workers (still no
     safe cut: the whole file, here). With them (the TinyStories sample): a drawn run of its stories, cut where one ends,
-    by 2 to 4 workers; chunks per worker and the start method drawn."""
-    file, special_tokens, _, _, _ = args
+    by 2 to 4 workers, or by one where the case had one (step 1's serial count, which must cut at the special tokens
+    too: novel49); chunks per worker and the start method drawn."""
+    file, special_tokens, num_workers, _, _ = args
     if special_tokens:
         stories = file.data.split(EOT.encode())
         first = rng.randrange(len(stories) // 2)
@@ -1010,7 +1019,8 @@ def varied_file(args: tuple, rng) -> tuple:
     else:
         words = [" the", " cat", " sat", " on", " mat", ",", ".", " café", " 字", " 🙂", " dog", " ran", "\n", "  "]
         data = "".join("".join(rng.choices(words, k=rng.randint(5, 12))) + "\n" for _ in range(rng.randint(30, 60))).encode()
-    return CorpusFile(data), special_tokens, rng.randint(2, 4), rng.randint(1, 3), rng.choice(START_METHODS)
+    workers = rng.randint(2, 4)  # drawn even for one worker, so that the later draws stay those of every seed before
+    return CorpusFile(data), special_tokens, 1 if num_workers == 1 else workers, rng.randint(1, 3), rng.choice(START_METHODS)
 
 
 def chunks_asked(function: Callable, *args: object) -> tuple[list, list]:

@@ -263,12 +263,18 @@ def pop_hint(args: tuple, expected: object, got: object) -> str | None:
 
 
 def pop_error_hint(args: tuple, error: BaseException) -> str | None:
-    """A pop that never ends (a stale entry pushed back as it was surfaces again at once), or that empties the heap."""
+    """A pop that never ends (a stale entry pushed back as it was surfaces again at once), that empties the heap, or
+    that looks a gone pair's count up with brackets."""
     if error_name(error) == "TookTooLong":
         return ("pop_best did not return: does it push a stale entry back as it was (the entry itself, or heap_entry of "
                 "the count it claims)? That entry is still the smallest, so it surfaces again at once, for ever. Push "
                 "it back with heap_entry(its live count, pair), only when that count is lower than the one it claims, "
                 "and drop the others")
+    if error_name(error) == "KeyError":
+        # a stale entry's pair may be gone: merged, or its count fell to 0 and train deleted it
+        return ("a KeyError on pair_counts: a popped entry can name a pair that is no longer in pair_counts (merged, or "
+                "its count fell to 0 and was deleted); such an entry is stale. Read the live count with "
+                "pair_counts.get(pair, 0): 0 means the pair is gone, drop the entry")
     if error_name(error) == "IndexError":
         return ("an IndexError: heappop on an empty heap? Every entry was popped and none found live: an entry is live "
                 "when the count it claims, -entry[0] (heap_entry negated it), equals pair_counts[pair]; and a stale entry "

@@ -835,7 +835,21 @@ BUILD_ARENA = TaskGraders(ARENA_TASK, build_arena, [*ARENA_CASES, Later(gpt2_are
 
 
 # ids unchanged (the statement says so): ids popped from the caller's list give the right bytes, and an empty list.
-DECODE_TASK = Task("decode_with_arena", ("ids", "buffer", "offsets"), what="bytes", provided=PROVIDED, unchanged=(0,))
+def decode_error_hint(args: tuple, error: BaseException) -> str | None:
+    """A ValueError where every id is a token: the bound checked against the buffer (bytes), not the offsets (ids)."""
+    try:
+        ids, _, offsets = args
+        tokens = all(0 <= i < len(offsets) - 1 and offsets[i] < offsets[i + 1] for i in ids)
+    except (TypeError, ValueError, IndexError):  # arguments of another shape: no hint
+        return None
+    if error_name(error) == "ValueError" and tokens:
+        return ("a ValueError though every id is a token: an id is a token when 0 <= id < len(offsets) - 1 and its range "
+                "offsets[id]:offsets[id + 1] is not empty; len(buffer) counts the bytes, not the ids")
+    return None
+
+
+DECODE_TASK = Task("decode_with_arena", ("ids", "buffer", "offsets"), what="bytes", provided=PROVIDED, unchanged=(0,),
+                   error_hint=decode_error_hint)
 HI = build_arena({0: b"h", 1: b"i", 2: b"hi", 4: b"!"})  # id 3 has no token: an empty range
 EMOJI = build_arena(BYTES | {256: b"\xf0\x9f", 257: b"\x99\x82"})
 DECODE_CASES = [

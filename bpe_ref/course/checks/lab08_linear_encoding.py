@@ -273,6 +273,10 @@ def no_encoding_hint(args: tuple, error: BaseException) -> str | None:
                 "own is always there when each of its tokens is a candidate (every byte of the pretoken, and each "
                 "merge's token that encodes to itself, up to the longest: pretoken[pos:pos + K] for K the longest valid "
                 f"token's length, included); {OTHER_RANKS}")
+    if error_name(error) == "IndexError" and "list index out of range" in str(error):
+        return ("an index past a list: a list kept per position (the dead positions' record) needs len(pretoken) + 1 "
+                "entries, for positions 0 to len(pretoken) included (a token can end at the pretoken's end: "
+                "[True] * (n + 1)); and tokens[-1] needs a token before it (none before the first)")
     if error_name(error) == "ValueError" and "empty" in str(error):
         return LONGEST_OF_NOTHING
     return None
