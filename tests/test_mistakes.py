@@ -5421,7 +5421,7 @@ LAB07_WALK49 = {
     "encode-ranks-renumbered-in-dict-order": ("task3_heap_encode_solution", (("    parts = list(split_into_bytes(pretoken))\n",
         "    parts = list(split_into_bytes(pretoken))\n"
         "    ranks = {pair: rank for rank, pair in enumerate(ranks)}  # 0 for the first merge\n"),),
-        "its place in the dict"),
+        "place in the dict"),
 }
 LAB09_WALK49 = {
     "rotation-modulo-rounds": ("task1_interleaved_solution", (("        first = r % len(labels)\n", "        first = r % rounds\n"),),
