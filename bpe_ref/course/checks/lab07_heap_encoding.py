@@ -192,11 +192,11 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
         return MERGED_EARLY
     if got != expected and got == pop_loop_variant(parts, ranks, heap, last_popped=False):
         return LAST_ENTRY_LEFT
-    at_zero = got != expected and got == pop_loop_variant(parts, ranks, heap, left_at_zero=False)
-    of_itself = got != expected and got == pop_loop_variant(parts, ranks, heap, prev_of_itself=True)
-    if at_zero or of_itself:  # on a word whose first merge is at position 1, the two give the same tokens
-        return " (or else: ".join(hint for hint, also in ((LEFT_AT_ZERO_LOST, at_zero), (PREV_OF_ITSELF, of_itself))
-                                  if also) + (")" if at_zero and of_itself else "")
+    # the left pair lost at position 0 only (`if before:`), or after prev[i] = i: on a word whose first merge is at
+    # position 1, these and a left pair never pushed give the same tokens, and each hint is given
+    left_only = [hint for hint, also in (
+        (LEFT_AT_ZERO_LOST, got != expected and got == pop_loop_variant(parts, ranks, heap, left_at_zero=False)),
+        (PREV_OF_ITSELF, got != expected and got == pop_loop_variant(parts, ranks, heap, prev_of_itself=True))) if also]
     if got != expected and not set(complete) <= set(heap) and got == merge_all(parts, ranks, complete):
         return ("these are the tokens of a complete heap, but the heap given lacks some entries: merge_all takes its "
                 "merges from the heap it receives (a pair without an entry merges only if a merge pushes it). Does it "
@@ -215,8 +215,8 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
         return LAST_PAIR_LOST
     if got != expected and got == pop_loop_variant(parts, ranks, heap, push_zero=False):
         return RANK_ZERO_LOST + (f" (or else: {LEFT_PAIR_LOST})" if left_lost else "")
-    if left_lost:
-        return LEFT_PAIR_LOST
+    if left_lost or left_only:
+        return " (or else: ".join(([LEFT_PAIR_LOST] if left_lost else []) + left_only) + ")" * (left_lost + len(left_only) - 1)
     if appended:
         return APPENDED
     if nothing_pushed:
