@@ -267,3 +267,26 @@ def test_cells_group_into_tasks():
     tasks = group_by_task([CellResult("task1_a", 1, 1), CellResult("task1_a_hidden", 0, 2, "CheckFailed: x"), CellResult("task2_b", 3, 3)])
     assert [(t.name, t.earned, t.possible, t.passed) for t in tasks] == [("task1_a", 1, 3, False), ("task2_b", 3, 3, True)]
     assert tasks[0].first_failure == "hidden: CheckFailed: x"
+
+
+def test_a_self_grade_tells_the_tampering_and_text_hints_a_class_report_flags(tmp_path, monkeypatch, capsys):
+    """walk49: ``python -m bpe_ref grade`` printed only what the worker was seen to do, so a notebook whose hidden test
+    cell's points were raised to 100 and whose solution cell imports the reference read as unflagged there, while
+    ``grade --class`` flagged both (same score in both paths: the points put back, the import refused). The self-grade
+    now lists the same tampering and text hints. (The grading itself is not what this tests: it is stubbed.)"""
+    from bpe_ref.course import grade as grade_module
+
+    lab = "07_heap_encoding"
+    notebook = json.loads(release_notebook(lab).read_text(encoding="utf-8"))
+    hidden = next(c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "task1_first_heap_hidden")
+    hidden["metadata"]["nbgrader"]["points"] = 100
+    solution = next(c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "task2_merge_all_solution")
+    solution["source"] = "from bpe_ref.encode.step07_heap import merge_all\n"
+    path = tmp_path / f"{lab}.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    monkeypatch.setattr(grade_module, "autograde_notebook", lambda *args, **kwargs: [])
+    grade_module.grade_one(path, lab, timeout=None, keep=None)
+    out = capsys.readouterr().out
+    assert "A class report would flag this notebook for review" in out, out
+    assert "changed the nbgrader metadata of the test cell task1_first_heap_hidden (points 2.0 -> 100" in out, out
+    assert "hint from its text: cell task2_merge_all_solution: imports bpe_ref" in out, out

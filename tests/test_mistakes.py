@@ -5551,3 +5551,131 @@ def test_lab05_a_gone_pairs_count_looked_up_with_brackets_gets_its_hint_in_the_w
     message = remote("05_heap", code.replace(old, new), "pop_best", "check_pop_best_properties")
     assert message is not None and "a KeyError on pair_counts: a popped entry" in message, message
     assert remote("05_heap", code, "pop_best", "check_pop_best_properties") is None
+
+
+# ---- labs 07 and 09, walk49: the labs worked as a new learner and graded as an instructor would (issue 21's walk) ----
+# Closed by this round: lab 07's merge_all whose stale check skips an entry only when the pair at its position now
+# merges later (`ranks.get(pair, inf) > rank`), so that a pair of a LOWER rank than the popped entry is merged under it.
+# With complete heaps that never happens (the lower rank's own entry pops first); on a heap that lacks the pair's entry
+# and holds a junk entry of a later rank at its position, it merges a pair the heap has no entry for. The hidden test's
+# heaps lack entries and hold junk, but seldom both at one position: it kept all 4 points. Task 2's hidden test now ends
+# with three such heaps drawn from the secret seed (lab07_heap_encoding.verify_later_rank_entries). Hints added where a
+# mistake of the round lost its points with none, or with one that named another mistake: lab 07's ranks negated (a
+# max-heap), the left pair lost at position 0 (`if before:`), the heap's last entry never popped (`while len(heap) > 1`),
+# prev[i] = i, a merge concatenated right + left, ranks renumbered in the dict's order (lab 06's hint for a dict changed
+# in place named only answers kept by id); lab 09's quartiles at p * n, an exponent fitted over the longer half (and its
+# ZeroDivisionError), the sizes not logged, a crossover interpolated away from x_(i+1).
+LAB07_WALK49 = {
+    "first-returns-what-heapify-returns": ("task1_first_heap_solution", ((
+        "    heapq.heapify(heap)  # O(L), once\n    return heap\n",
+        "    return heapq.heapify(heap)  # heapify the list and hand it back\n"),), "your function returned None"),
+    "first-stops-at-the-first-non-merge": ("task1_first_heap_solution", ((
+        "        if rank is not None:\n            heap.append((rank, position))\n",
+        "        if rank is None:\n            break  # no more merges\n        heap.append((rank, position))\n"),),
+        "an entry is missing"),
+    "first-ranks-negated": ("task1_first_heap_solution", (("heap.append((rank, position))", "heap.append((-rank, position))"),),
+                            "heapq is a min-heap"),
+    "merge-left-neighbour-if-truthy": ("task2_merge_all_solution", (("        if before != -1:\n", "        if before:\n"),),
+                                       "`if before:` is false"),
+    "merge-last-entry-left-in-the-heap": ("task2_merge_all_solution", (("    while heap:\n", "    while len(heap) > 1:\n"),),
+                                          "the heap's last entry was never popped"),
+    "merge-stale-only-when-the-rank-grew": ("task2_merge_all_solution", ((
+        "        if right_start == end or ranks.get((left, parts[right_start])) != rank:\n",
+        "        if right_start == end or ranks.get((left, parts[right_start]), float('inf')) > rank:\n"),),
+        "a lower rank too"),
+    "merge-prev-initialised-to-itself": ("task2_merge_all_solution", ((
+        "    prev = list(range(-1, end - 1))", "    prev = list(range(end))"),), "prev[i] = i - 1"),
+    "merge-right-pair-of-the-old-right": ("task2_merge_all_solution", (
+        ("            new = ranks.get((merged, parts[after]))\n", "            new = ranks.get((right, parts[after]))\n"),
+        ("        merged = left + parts[right_start]\n", "        right = parts[right_start]\n        merged = left + right\n")),
+        "the new pair on the right, (merged, next part), never merged"),
+    "merge-concatenated-backwards": ("task2_merge_all_solution", ((
+        "        merged = left + parts[right_start]\n", "        merged = parts[right_start] + left\n"),), "left + right"),
+    "encode-ranks-sorted-by-pair": ("task3_heap_encode_solution", (("    parts = list(split_into_bytes(pretoken))\n",
+        "    parts = list(split_into_bytes(pretoken))\n    ranks = {pair: rank for rank, pair in enumerate(sorted(ranks))}\n"),),
+        "heap_encode("),
+    "encode-ranks-renumbered-in-dict-order": ("task3_heap_encode_solution", (("    parts = list(split_into_bytes(pretoken))\n",
+        "    parts = list(split_into_bytes(pretoken))\n"
+        "    ranks = {pair: rank for rank, pair in enumerate(ranks)}  # 0 for the first merge\n"),),
+        "place in the dict"),
+}
+LAB09_WALK49 = {
+    "rotation-modulo-rounds": ("task1_interleaved_solution", (("        first = r % len(labels)\n", "        first = r % rounds\n"),),
+                               "round r starts with the contender at position r % n"),
+    "times-filed-by-position-in-the-round": ("task1_interleaved_solution", (
+        ("        for label in labels[first:] + labels[:first]:\n",
+         "        for i, label in enumerate(labels[first:] + labels[:first]):\n"),
+        ("                times[label].append(clock() - start)\n", "                times[labels[i]].append(clock() - start)\n")),
+        "keep the difference for that contender"),
+    "spread-quartiles-of-the-unsorted-runs": ("task2_spread_solution", ((
+        '    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")\n',
+        "    def quartile(p):\n        position = p * (len(values) - 1)\n        low = int(position)\n"
+        "        high = min(low + 1, len(values) - 1)\n        return values[low] + (position - low) * (values[high] - values[low])\n"
+        "    q1, q3 = quartile(0.25), quartile(0.75)  # values in round order, not sorted\n"),), "sort the values first"),
+    "spread-quartiles-at-p-times-n": ("task2_spread_solution", ((
+        '    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")\n',
+        "    ordered = sorted(values)\n\n    def quartile(p):\n        position = p * len(ordered)\n"
+        "        low = min(int(position), len(ordered) - 1)\n        high = min(low + 1, len(ordered) - 1)\n"
+        "        return ordered[low] + (position - low) * (ordered[high] - ordered[low])\n"
+        "    q1, q3 = quartile(0.25), quartile(0.75)\n"),), "at position p * n"),
+    "ratio-of-the-first-two-labels": ("task3_paired_ratio_solution", ((
+        "    return statistics.median([x / y for x, y in zip(times[a], times[b])])\n",
+        "    first, second = times.values()  # a's runs, then b's\n"
+        "    return statistics.median([x / y for x, y in zip(first, second)])\n"),), "raised ValueError on valid input"),
+    "exponent-over-the-longer-half": ("task4_fit_exponent_solution", ((
+        "    xs = [math.log(s) for s in sizes]\n    ys = [math.log(t) for t in seconds]\n",
+        "    half = len(sizes) // 2  # the longer half, where the growth dominates (page 09)\n"
+        "    xs = [math.log(s) for s in sizes[half:]]\n    ys = [math.log(t) for t in seconds[half:]]\n"),),
+        "over all the points"),
+    "exponent-sizes-not-logged": ("task4_fit_exponent_solution", ((
+        "    xs = [math.log(s) for s in sizes]\n", "    xs = list(sizes)\n"),), "log the sizes too"),
+    "exponent-correlation-not-slope": ("task4_fit_exponent_solution", ((
+        "    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx\n",
+        "    return statistics.correlation(xs, ys)  # how well time follows size on the log-log scale\n"),), "fit_exponent("),
+    "crossover-x-after-the-sign-change": ("task5_crossover_solution", ((
+        "            return xs[i] + (xs[i + 1] - xs[i]) * d[i] / (d[i] - d[i + 1])\n",
+        "            return float(xs[i + 1])  # the first x past the crossing\n"),), "that is a measured x"),
+    "crossover-denominator-flipped": ("task5_crossover_solution", (("d[i] / (d[i] - d[i + 1])", "d[i] / (d[i + 1] - d[i])"),),
+                                      "outside the two points"),
+    "peak-fn-called-twice": ("task6_peak_memory_solution", (("    return result, peak - before\n",
+        "    return fn(), peak - before  # the result, and the peak measured above\n"),), "called fn 2 times"),
+    "peak-of-the-start-read-before-the-reset": ("task6_peak_memory_solution", (
+        ("    was_tracing = tracemalloc.is_tracing()\n",
+         "    before = tracemalloc.get_traced_memory()[1]\n    was_tracing = tracemalloc.is_tracing()\n"),
+        ("        before = tracemalloc.get_traced_memory()[0]\n", "")), "peak (64 KiB units)"),
+}
+WALK49_ROUND = {(lab, name): mistake for lab, table in (("07_heap_encoding", LAB07_WALK49), ("09_benchmarks", LAB09_WALK49))
+                for name, mistake in table.items()}
+# Kept its points before the round, or lost them with no hint or one that named another mistake (the round's fixes):
+# each fails on main (the kept one in its hidden test, the others by the message they expect).
+FIXED_BY_WALK49 = {("07_heap_encoding", name) for name in (
+    "merge-stale-only-when-the-rank-grew", "first-ranks-negated", "merge-left-neighbour-if-truthy",
+    "merge-last-entry-left-in-the-heap", "merge-prev-initialised-to-itself", "merge-concatenated-backwards",
+    "encode-ranks-renumbered-in-dict-order")} | {("09_benchmarks", name) for name in (
+    "spread-quartiles-at-p-times-n", "exponent-over-the-longer-half", "exponent-sizes-not-logged",
+    "crossover-denominator-flipped")}
+CAUGHT_BEFORE_WALK49 = [key for key in WALK49_ROUND if key not in FIXED_BY_WALK49]
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(FIXED_BY_WALK49), ids=[f"{lab[:2]}-{name}" for lab, name in sorted(FIXED_BY_WALK49)])
+def test_labs07_09_walk49_a_mistake_the_round_fixed_fails_the_hidden_test_with_its_hint(request, lab, mistake):
+    round_failure(request, WALK49_ROUND, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in CAUGHT_BEFORE_WALK49])
+def test_labs07_09_walk49_a_learners_mistake_of_the_round_fails_the_hidden_test(request, lab, mistake):
+    # those that lost their points, with a fitting message, before this round: one per lab by default
+    one_per_lab("walk49", CAUGHT_BEFORE_WALK49, lab, mistake)
+    round_failure(request, WALK49_ROUND, lab, mistake)
+
+
+def test_lab07_walk49_a_stale_check_of_later_ranks_only_fails_in_the_worker_too():
+    """The drawn heaps that lack a pair's entry and hold a later rank's junk entry at its position reach the grading
+    worker as they are: task 2 loses its hidden points there too, with the hint; the course's loop keeps them."""
+    code = "\n".join(source_of("07_heap_encoding", cell) for cell in ("setup", "task1_first_heap_solution",
+                                                                      "task2_merge_all_solution"))
+    (old, new), = LAB07_WALK49["merge-stale-only-when-the-rank-grew"][1]
+    message = remote("07_heap_encoding", code.replace(old, new), "merge_all", "check_merge_all_properties")
+    assert message is not None and "a lower rank too" in message, message
+    assert remote("07_heap_encoding", code, "merge_all", "check_merge_all_properties") is None

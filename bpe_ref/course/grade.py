@@ -361,6 +361,23 @@ def format_table(tasks: list[TaskResult], width: int = 100) -> str:
     return "\n".join(lines)
 
 
+def text_review(notebook: dict, lab: str) -> list[str]:
+    """The tampering and the text hints ``grade --class`` flags in ``notebook``, against the course's release of ``lab``
+    (none if the release cannot be read)."""
+    from .notebooks import release_notebook
+    from .trusted.review import notebook_flags, tampering
+
+    try:
+        release = json.loads(release_notebook(lab).read_text(encoding="utf-8"))
+        policy = lab_grading_policy(lab)
+        allowed = {"allow_processes": bool(policy.get("allow_processes")), "allow_files": bool(policy.get("allow_files")),
+                   "provided": tuple(policy.get("provided", ()))}
+        return tampering(notebook, release) + [f"hint from its text: {flag}" for flag in notebook_flags(notebook, release,
+                                                                                                        **allowed)]
+    except Exception as error:  # noqa: BLE001 - the grade is printed already; the review is advice
+        return [f"its cells could not be reviewed ({type(error).__name__}: {str(error)[:100]}): read them yourself"]
+
+
 def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | None) -> int:
     start = time.perf_counter()
     try:
@@ -377,9 +394,12 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
     tasks = group_by_task(cells)
     print(printed_lines(format_table(tasks)))
     print(printed_lines(isolation_summary(isolation)))
-    if behaviour:  # what grade --class would show an instructor about this code
+    # what grade --class would show an instructor about this notebook: what its code was seen to do, then what autograde
+    # put right and what its text suggests, as the class report reads them (walk49: only the first was printed here)
+    review = [f"its code {line}" for line in behaviour] + text_review(notebook, lab)
+    if review:
         print("A class report would flag this notebook for review (no score changed):")
-        print("\n".join(printed(f"  - its code {line}") for line in behaviour))
+        print("\n".join(printed(f"  - {line}") for line in review))
     earned, possible = sum(t.earned for t in tasks), sum(t.possible for t in tasks)
     seconds = time.perf_counter() - start
     if earned >= possible:

@@ -440,9 +440,15 @@ def same_ranks_changed(function: Callable, pretoken: bytes, before: dict, after:
 
 def same_ranks_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(expected, list) and isinstance(got, list) and len(got) == 2 and got[0] == expected[0]:
+        _, before, after = args
+        # the same pairs in the same order with other ranks: a function that numbers the pairs by their place in the
+        # dict (enumerate(ranks)) gives the first call's tokens again too, with nothing kept (walk49)
+        in_order = (" (Or else: your function takes a pair's rank from its place in the dict, not from its value "
+                    "ranks[pair]: the second dict holds the same pairs in the same order, with other ranks.)"
+                    if list(before) == list(after) else "")
         return ("the second call gave other tokens than its ranks give: the caller changed its ranks dict in place "
                 "after the first call. Whatever you keep from call to call (answers, valid tokens) must be keyed by "
-                "what ranks holds, not by the dict's id: or keep nothing")
+                "what ranks holds, not by the dict's id: or keep nothing" + in_order)
     return None
 
 

@@ -73,6 +73,9 @@ def first_heap_hint(args: tuple, expected: object, got: object) -> str | None:
                 "position) pops the leftmost first, as the course's rule asks")
     if sorted((position, rank) for rank, position in want) == have:
         return "each entry is (rank, position), rank first: the heap pops the lowest rank first, then the leftmost"
+    if have != want and sorted((-rank, position) for rank, position in want) == have:
+        return ("the ranks are negated: heapq is a min-heap, so (rank, position) as they are already pop the lowest rank "
+                "(the earliest merge) first; -rank would pop the latest merge first")
     if sorted((rank, position + 1) for rank, position in want) == have:
         return "positions count from 0: the pair (parts[i], parts[i + 1]) has position i, the index of its left part"
     parts, ranks = args
@@ -164,6 +167,17 @@ RANK_BY_IDENTITY = ("no entry of a rank above 256 was merged: the popped rank wa
 LAST_PAIR_LOST = ("after a merge whose next part is the last one, the new pair (merged, last part) never merged: the merged "
                   "part has a next part whenever after != end (next_ holds end, one past the last position, for none), so "
                   "link prev[after] and push the right pair then; a test such as after < end - 1 leaves the last part out")
+LATER_OR_LOWER = ("a pair the heap has no entry for was merged: a popped (rank, i) whose pair now has a rank below the "
+                  "entry's was merged under it. An entry is stale whenever the pair that starts at i now has another rank, "
+                  "a lower rank too (ranks.get((parts[i], next part)) != rank): here that pair's own entry is missing, and "
+                  "the heap alone decides which merges happen (a pair without an entry merges only if a merge pushes it)")
+LEFT_AT_ZERO_LOST = ("after a merge, the part at position 0 never merged with the merged part: `if before:` is false for "
+                     "before == 0, the first part's position; -1 says there is no previous part, so test before != -1")
+LAST_ENTRY_LEFT = ("the heap's last entry was never popped: pop until the heap is empty (while heap:), the last entry too; "
+                   "a loop such as while len(heap) > 1 stops one entry early, and that entry may be a merge")
+PREV_OF_ITSELF = ("the part before the first merge of a run never merged with it: prev[i] must start as the position before "
+                  "i, prev[i] = i - 1 (-1 for the first part: list(range(-1, len(parts) - 1))); prev[i] = i names the part "
+                  "itself, so the left pair looked up is (merged, merged)")
 RANK_ZERO_LOST = ("a new pair of rank 0 (the first merge) was never merged: `if rank:` is false for rank 0, so it was "
                   "not pushed; push every new pair that is a merge, `if rank is not None`")
 
@@ -172,8 +186,17 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
     parts, ranks, heap = args
     complete = first_heap(parts, ranks)
     # first: on a heap with junk entries, a loop that never compares the rank can give a complete heap's tokens too
+    if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="later"):
+        return LATER_OR_LOWER
     if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="merge"):
         return MERGED_EARLY
+    if got != expected and got == pop_loop_variant(parts, ranks, heap, last_popped=False):
+        return LAST_ENTRY_LEFT
+    # the left pair lost at position 0 only (`if before:`), or after prev[i] = i: on a word whose first merge is at
+    # position 1, these and a left pair never pushed give the same tokens, and each hint is given
+    left_only = [hint for hint, also in (
+        (LEFT_AT_ZERO_LOST, got != expected and got == pop_loop_variant(parts, ranks, heap, left_at_zero=False)),
+        (PREV_OF_ITSELF, got != expected and got == pop_loop_variant(parts, ranks, heap, prev_of_itself=True))) if also]
     if got != expected and not set(complete) <= set(heap) and got == merge_all(parts, ranks, complete):
         return ("these are the tokens of a complete heap, but the heap given lacks some entries: merge_all takes its "
                 "merges from the heap it receives (a pair without an entry merges only if a merge pushes it). Does it "
@@ -192,8 +215,8 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
         return LAST_PAIR_LOST
     if got != expected and got == pop_loop_variant(parts, ranks, heap, push_zero=False):
         return RANK_ZERO_LOST + (f" (or else: {LEFT_PAIR_LOST})" if left_lost else "")
-    if left_lost:
-        return LEFT_PAIR_LOST
+    if left_lost or left_only:
+        return " (or else: ".join(([LEFT_PAIR_LOST] if left_lost else []) + left_only) + ")" * (left_lost + len(left_only) - 1)
     if appended:
         return APPENDED
     if nothing_pushed:
@@ -201,6 +224,10 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(got, list) and all(type(token) is bytes for token in got):
         made = {left + right for left, right in ranks} | set(parts)
         unmade = [token for token in got if token not in made]
+        backwards = [token for token in unmade if token in {right + left for left, right in ranks}]
+        if backwards:
+            return (f"your result holds {backwards[0]!r}, the bytes of a merge's right part then its left: the merged "
+                    "token is left + right, the left part's bytes first (parts[i] + parts[next_[i]])")
         if unmade:
             return (f"your result holds {unmade[0]!r}, which no merge makes: a popped (rank, i) is stale also when the "
                     "part at i still exists but the pair starting there is another one now (its neighbour grew): "
@@ -223,7 +250,8 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
 
 def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entry], stale: str = "rank",
                      push_left: bool = True, push_zero: bool = True, push_right: bool = True,
-                     appended: bool = False, last_paired: bool = True) -> list[bytes]:
+                     appended: bool = False, last_paired: bool = True, last_popped: bool = True,
+                     left_at_zero: bool = True, prev_of_itself: bool = False) -> list[bytes]:
     """The pop loop as a learner may write it wrong, to recognise the mistake: its stale check on the part only
     (``stale="part"``), or also on the pair being a merge (``"merge"``), never on its rank (page 07's pitfall 1); the new
     left pair never merged (``push_left=False``: pushed at i, page 07's pitfall 2, or with the merged pair's rank, both
@@ -231,18 +259,23 @@ def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entr
     (``push_right=False``: pushed as (position, rank)); neither (a loop over a sorted copy of the heap); the new pairs
     put in with list.append (``appended=True``), not heapq.heappush; the rank compared by identity (``stale="identity"``:
     ``is not``, true of two equal ints above 256 that are two objects); a merge whose next part is the last one treated
-    as the end (``last_paired=False``: ``after < end - 1``), its right pair never pushed."""
+    as the end (``last_paired=False``: ``after < end - 1``), its right pair never pushed; a stale check that skips an
+    entry only when its pair now merges later (``stale="later"``: ``ranks.get(pair, inf) > rank``), so that a pair of a
+    lower rank is merged under it; the heap's last entry never popped (``last_popped=False``: ``while len(heap) > 1``);
+    the left pair never pushed at position 0 (``left_at_zero=False``: ``if before:``); ``prev`` started as ``[0, 1, ...]``
+    (``prev_of_itself=True``: each part its own previous one until a merge links it)."""
     parts, heap, end = list(parts), list(heap), len(parts)
     next_ = list(range(1, end + 1))
-    prev = list(range(-1, end - 1))
-    while heap:
+    prev = list(range(end)) if prev_of_itself else list(range(-1, end - 1))
+    while len(heap) > (0 if last_popped else 1):
         rank, start = heapq.heappop(heap)
         if not 0 <= start < end or parts[start] is None or next_[start] == end:
             continue
         right = next_[start]
         pair = (parts[start], parts[right])
         if (stale == "rank" and ranks.get(pair) != rank) or (stale == "merge" and pair not in ranks) or (
-                stale == "identity" and ranks.get(pair) is not rank):
+                stale == "identity" and ranks.get(pair) is not rank) or (
+                stale == "later" and ranks.get(pair, float("inf")) > rank):
             continue
         parts[start], parts[right] = parts[start] + parts[right], None
         after = next_[start] = next_[right]
@@ -251,7 +284,8 @@ def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entr
             prev[after] = start
         before = prev[start]
         for at, new in ((start, (parts[start], parts[after]) if paired and push_right else None),
-                        (before, (parts[before], parts[start]) if before != -1 and push_left else None)):
+                        (before, (parts[before], parts[start]) if before != -1 and push_left
+                                 and (left_at_zero or before) else None)):
             if new in ranks and (push_zero or ranks[new]):
                 (heap.append if appended else functools.partial(heapq.heappush, heap))((ranks[new], at))
     return [part for part in parts if part is not None]
@@ -427,10 +461,39 @@ def verify_last_part_pairs(learner: Callable) -> None:
            "generated words.")
 
 
+def later_rank_case(x: bytes, y: bytes, around: tuple[bytes, bytes], more: int, later: int) -> Case:
+    """``x y`` between the bytes ``around``, the merge (x, y) of rank 0 and ``more`` picking a second merge (none,
+    (b"x", x y) or (x y, b"y")); its first heap without the entries of (x, y), and at each of their positions a junk entry
+    of the later rank ``later`` (at least 1): the pair there merges earlier than the entry says, and has no entry of its
+    own, so the heap decides that it never merges. A stale check that skips only entries whose pair now merges later
+    (``ranks.get(pair, inf) > rank``) merges it under the junk entry."""
+    parts = parts_of(around[0] + x + y + around[1])
+    ranks = merge_ranks([(x, y)] + [[], [(b"x", x + y)], [(x + y, b"y")]][more])
+    own = [entry for entry in first_heap(parts, ranks) if (parts[entry[1]], parts[entry[1] + 1]) == (x, y)]
+    heap = [entry for entry in first_heap(parts, ranks) if entry not in own] + [(later, k) for _, k in own]
+    heapq.heapify(heap)
+    return Case((parts, ranks, heap))
+
+
+def verify_later_rank_entries(learner: Callable) -> None:
+    """Three heaps of :func:`later_rank_case`'s shape drawn from the grading's secret seed: a stale check of later ranks
+    only kept task 2's hidden points under the derandomized draw (walk49: hypothesis's heaps lack entries and hold junk,
+    seldom at one position)."""
+    rng = random.Random(f"{current_seed()}:07_heap_encoding:later_rank_entries")
+    cases = []
+    for more in (rng.randrange(3), rng.randrange(3), rng.randrange(3)):
+        around = tuple(bytes(rng.choices(b"xyz", k=rng.randint(0, 2))) for _ in range(2))
+        later = rng.randint(1, 2) if more else rng.randint(1, 50)  # the second merge's rank, or one no merge has
+        cases.append(later_rank_case(*rng.sample(EARLY_BYTES, 2), around, more, later))
+    passed(f"merge_all: merges no pair the heap has no entry for on {check_cases(MERGE_ALL_TASK, learner, merge_all, cases)} "
+           "generated heaps (an entry of a later rank at its position).")
+
+
 def verify_drawn_shapes(learner: Callable) -> None:
     """Task 2's hidden test, last: the shapes drawn from the grading's secret seed, not by hypothesis."""
     verify_early_entries(learner)
     verify_last_part_pairs(learner)
+    verify_later_rank_entries(learner)
 
 
 BOTH_SIDES_BYTES = [b"a", b"b", b"c", b"d", b"e", b"f", b"\xc3", b"\xa9"]
@@ -553,6 +616,11 @@ def heap_encode_hint(args: tuple, expected: object, got: object) -> str | None:
                 "descriptions part ways (section 1), and the heap encoder gives the other one: one merge at a time, "
                 "lowest rank first, then leftmost. Build the heap (first_heap) and run the pop loop (merge_all) for every "
                 "pretoken, short ones too (a threshold below which lab 06's loop runs is the stretch task, hybrid_encode)")
+    pretoken, ranks = args
+    by_place = {pair: place for place, pair in enumerate(ranks)}
+    if got != expected and by_place != ranks and got == heap_encode(pretoken, by_place):
+        return ("these are the tokens of the ranks numbered by each pair's place in the dict: a pair's rank is its value, "
+                "ranks[pair], whatever the dict's order (here the dict lists the pairs in another order than their ranks)")
     return encode_hint(args, expected, got)
 
 

@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 
 from ...measure import crossover, fit_exponent, interleaved, median, paired_ratio, peak_memory, spread
 from . import measured
-from .core import Case, CheckFailed, Lab, Task, TaskGraders, check_cases, current_seed, passed, stretch
+from .core import Case, CheckFailed, Lab, Task, TaskGraders, check_cases, current_seed, error_name, passed, stretch
 from .core import call_learner
 from .core import check_property as check_property  # named here for the tests of this lab's hidden inputs
 
@@ -530,6 +530,19 @@ def unsorted_quartile_range(values: list) -> float:
     return at(0.75) - at(0.25)
 
 
+def quartile_range_at_p_times_n(values: list[float]) -> float:
+    """q3 - q1 interpolated at position p * n of the sorted values (clamped to the last), not p * (n - 1): a mistake's."""
+    ordered = sorted(values)
+    last = len(ordered) - 1
+
+    def at(p: float) -> float:
+        position = p * len(ordered)
+        low = min(int(position), last)
+        return ordered[low] + (ordered[min(low + 1, last)] - ordered[low]) * (position - low)
+
+    return at(0.75) - at(0.25)
+
+
 def spread_hint(args: tuple, expected: object, got: object) -> str | None:
     found = error_hint(args, expected, got)
     if found or not (isinstance(expected, float) and isinstance(got, float)):
@@ -550,6 +563,9 @@ def spread_hint(args: tuple, expected: object, got: object) -> str | None:
                 "positions p * (n - 1) of the sorted values (sorted(values))")
     if whole_range:
         return "that is the whole range (max - min): the spread is the interquartile range, q3 - q1"
+    if got == significant(quartile_range_at_p_times_n(values) / middle):
+        return ("quartiles at position p * n of the sorted values: the course's sit at p * (n - 1), counting from 0 (the "
+                "first value at 0, the last at n - 1: with 5 values, q1 at 1 and q3 at 3)")
     q1, _, q3 = statistics.quantiles(values, n=4)  # the default method, "exclusive"
     if got == significant((q3 - q1) / middle):
         return ("quartiles by the 'exclusive' method (statistics.quantiles' default): the course interpolates at "
@@ -677,14 +693,32 @@ def exponent_hint(args: tuple, expected: object, got: object) -> str | None:
     if any(round(expected * factor, 9) == got for factor in (math.log(10), 1 / math.log(10), math.log(2), 1 / math.log(2))):
         return ("that is the slope times a ratio of logarithms (ln 10 = 2.303, ln 2 = 0.693): log sizes and times with "
                 "the same logarithm (math.log for both), so that its base cancels out")
+    half = len(sizes) // 2
+    if len(sizes) > 3 and len(set(sizes[half:])) > 1 and round(fit_exponent(sizes[half:], seconds[half:]), 9) == got:
+        return ("that is the slope over the longer half of the points: fit over all the points given. Page 09 picks "
+                "the sizes where the growth dominates before it calls the fit; the function fits what it is given")
+    if len(set(sizes)) > 1 and got == round(fit_exponent([math.e ** s for s in sizes], seconds), 9):
+        return ("that is the slope of log(seconds) against the sizes themselves: log the sizes too, "
+                "x = math.log(size), as the times are")
     if sizes != sorted(sizes) and len(sizes) == len(seconds) and round(fit_exponent(sorted(sizes), seconds), 9) == got:
         return ("that is the slope with the sizes sorted and the times not: sizes[i] and seconds[i] are one point, so "
                 "keep each size with its time (or sort the points, zip(sizes, seconds), together)")
     return "the slope of the straight line fitted to (log size, log seconds) by least squares"
 
 
+def exponent_error_hint(args: tuple, error: BaseException) -> str | None:
+    """A division by zero where the points given have two sizes or more: the fit was made over fewer of them (walk49:
+    over the longer half, one point of two)."""
+    sizes = args[0]
+    if error_name(error) == "ZeroDivisionError" and isinstance(sizes, list) and len(set(sizes)) > 1:
+        return ("a division by zero, though these sizes differ: the points you fitted had one size only. Fit over all "
+                "the points given (page 09 picks the sizes where the growth dominates before it calls the fit); "
+                "raise ValueError only when the sizes are all equal")
+    return None
+
+
 EXPONENT_TASK = Task("fit_exponent", ("sizes", "seconds"), observe=observe_decimals, driver=value_or_error,
-                     hint=exponent_hint, what="a float")
+                     hint=exponent_hint, error_hint=exponent_error_hint, what="a float")
 
 EXPONENT_CASES = [
     Case(([1000, 2000, 4000], [0.1, 0.4, 1.6])),
@@ -794,6 +828,13 @@ def crossover_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(got, (int, float)) and got in [float(x) for x in xs] and expected not in [float(x) for x in xs]:
         return ("that is a measured x: interpolate between the two points around the crossing, "
                 "x_i + (x_(i+1) - x_i) * d_i / (d_i - d_(i+1)) with d = a - b")
+    if isinstance(got, float) and isinstance(expected, float) and d and got != expected:
+        i = next((i for i in range(len(d) - 1) if d[i] != 0 and (d[i] < 0) != (d[i + 1] < 0) and d[i + 1] != 0), None)
+        if i is not None and expected not in (float(x) for x in xs) and got == significant(
+                xs[i] + (xs[i + 1] - xs[i]) * d[i] / (d[i + 1] - d[i])):
+            return (f"that x lies outside the two points around the crossing ({xs[i]!r} and {xs[i + 1]!r}), as far below "
+                    f"x_i as the crossing is above it: d_i / (d_i - d_(i+1)) is a fraction between 0 and 1, the way "
+                    "from x_i to x_(i+1); d_i / (d_(i+1) - d_i) is minus that")
     if isinstance(got, float) and isinstance(expected, float) and got > expected:
         return "the first crossing, scanning from the smallest x: noisy curves can cross several times"
     return None
