@@ -5679,3 +5679,41 @@ def test_lab07_walk49_a_stale_check_of_later_ranks_only_fails_in_the_worker_too(
     message = remote("07_heap_encoding", code.replace(old, new), "merge_all", "check_merge_all_properties")
     assert message is not None and "a lower rank too" in message, message
     assert remote("07_heap_encoding", code, "merge_all", "check_merge_all_properties") is None
+
+
+def task1_notebook(changes: tuple = ()) -> list[dict]:
+    """Lab 03's source notebook up to task 1's hidden test (the later tasks, whose pools cost most of its grading, cut),
+    task 1's solution with each (old, new) of ``changes`` made."""
+    cells = read_notebook_json(source_notebook("03_parallel"))["cells"]
+    cells = cells[: next(i for i, cell in enumerate(cells) if cell["id"] == "task1_find_chunk_boundaries_hidden") + 1]
+    solution = next(cell for cell in cells if cell["id"] == "task1_find_chunk_boundaries_solution")
+    for old, new in changes:
+        assert old in solution["source"], old
+        solution["source"] = solution["source"].replace(old, new, 1)
+    return cells
+
+
+@pytest.mark.parametrize("mistake", sorted(FIXED_SIZE_READS))
+def test_labs03_learner48_a_search_in_reads_of_its_own_size_loses_task_1_in_a_class(monkeypatch, mistake):
+    """The class path of learner48's fixed-size search (verify49): graded as ``nbgrader autograde`` grades a class
+    (``grade_cells`` in a grading worker, the class's seed, the hidden inputs drawn for the honest notebook graded first,
+    kept and replayed for the mistake), it loses task 1's visible and hidden points with its hint, as by a self-grade.
+    (Fails on be2047a^, before the straddling files: the class gave it 14 / 14.) One of the two a run (sampling)."""
+    from bpe_ref.course.checks import running
+    from bpe_ref.course.trusted.autograde import grade_cells
+
+    skip_unless_drawn("lab 03 task 1's fixed-size search, graded in a class", mistake, sorted(FIXED_SIZE_READS))
+    monkeypatch.setattr(running, "_KEPT", {"seed": None, "tests": {}})
+    policy = Policy(cell_timeout=30, call_timeout=30)
+    class_seed = 20261202
+    honest = grade_cells(task1_notebook(), "03_parallel", policy=policy, seed=class_seed, whole_class=True)
+    assert [(v.grade_id, v.passed) for v in honest.verdicts] == [("task1_find_chunk_boundaries", True),
+                                                                 ("task1_find_chunk_boundaries_hidden", True)], honest.verdicts
+    assert running._KEPT["seed"] == class_seed and running._KEPT["tests"]  # the hidden inputs kept for the class
+    mistaken = grade_cells(task1_notebook(FIXED_SIZE_READS[mistake]), "03_parallel", policy=policy, seed=class_seed,
+                           whole_class=True)
+    lost = {v.grade_id: v.message for v in mistaken.verdicts if not v.passed}
+    assert sorted(lost) == ["task1_find_chunk_boundaries", "task1_find_chunk_boundaries_hidden"], mistaken.verdicts
+    assert mistaken.earned == 0
+    for message in lost.values():
+        assert "read buffer_size bytes at a time (16 here: the argument, not a size of your own)" in message, message
