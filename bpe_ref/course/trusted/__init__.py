@@ -163,11 +163,11 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   it since), with a backstop of ``wall_factor`` times it in wall time; the learner's own code that waits costs its
   notebook that backstop, once a request. The worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child
   subreaper that runs none of the learner's code: every process the worker starts stays below it, ``setsid`` or not,
-  is counted (more than ``Policy.max_processes`` at once kills the lot) and is killed when the worker ends. (Open,
-  issue 21, verify49: a process start is counted by the keeper's look every 100 ms, not gated as a thread start is
-  below; on a loaded machine (load 500-800) a lab 03 fork bomb held 565 processes of one worker for 20 s and some
-  1,000 at once, its own bound of 2**10, before the lot was killed: nothing but the machine's pid_max bounds an
-  unbounded one.) Each thread
+  is counted (more than ``Policy.max_processes`` at once kills the lot) and is killed when the worker ends. Each
+  process start (lab 03's ``fork``, ``vfork``, ``clone`` without ``CLONE_THREAD``) goes by the keeper too, which answers
+  ``EAGAIN`` (Python's ``BlockingIOError``), counted, once the worker holds ``max_processes`` others: the look that
+  kills the lot comes every 100 ms, and on a loaded machine (load 500-800) a fork bomb held 565 processes of one worker
+  before it (verify49; section 77); starts let go on meanwhile may pass the bound by as many as run at once. Each thread
   start (``clone`` with ``CLONE_THREAD``), in every lab, goes by the keeper, which lets it go on while all the worker's
   processes hold fewer than ``Policy.max_tasks`` threads and answers ``EAGAIN`` past them, counted: a thread is a pid of
   the machine's, which nothing else bounded (``RLIMIT_NPROC`` binds no grading run as root), so one worker could hold
@@ -292,7 +292,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   16 chunks, which the grader's ``count_chunk`` makes the workers take in turn (9 of 16 at most, whatever the load): a
   process that read 0.9 of the file, a calling process that read or any that mapped a quarter, or a process that ended
   without ``exit_group`` fails (the taught pool's busiest reads 0.57 to 0.72; section 30). Not caught: the file read
-  in parts by several processes (each under 0.9 of it) and handed to one counter through shared memory, a socket's
+  in parts by several processes (each under 0.9 of it) and handed to one counter through shared memory (but not an
+  anonymous shared mapping, refused since section 76), a socket's
   ``recv`` or a pipe a spawned counter reads during its start-up, which no ``rchar`` shows (section 32, strict xfails;
   a pipe read by ``os.read``, ``multiprocessing.shared_memory`` and a mapped file of /dev/shm are caught). No check
   closes it soundly: a pool's semaphores are shared memory and a mapping is counted by its size, not by the bytes that

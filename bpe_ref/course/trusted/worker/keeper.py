@@ -49,10 +49,10 @@ def _proc_table() -> dict[int, tuple[int, int, str]]:
     return table
 
 
-def _tasks_under(root: int) -> int:
+def _tasks_under(root: int, processes: bool = False) -> int:
     """The threads of every process under ``root`` (not ``root``'s own: the keeper's), zombies' included, found through
     ``/proc/PID/task/TID/children`` as :func:`.measure_worker.tree_cpu_seconds` does: a few reads where the worker is
-    one process, not a read of every process of the machine."""
+    one process, not a read of every process of the machine. With ``processes``, the processes instead."""
     todo, seen, tasks = [root], set(), 0
     while todo:
         pid = todo.pop()
@@ -63,7 +63,7 @@ def _tasks_under(root: int) -> int:
             tids = os.listdir(f"/proc/{pid}/task")
         except OSError:
             continue  # gone meanwhile
-        tasks += len(tids) if pid != root else 0
+        tasks += (1 if processes else len(tids)) if pid != root else 0
         for tid in tids:
             try:
                 with open(f"/proc/{pid}/task/{tid}/children", "rb") as file:
@@ -1114,6 +1114,7 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
     sends = _Sends(policy, watch, listener) if policy.get("allow_processes") else None
     forks = {numbers[name] for name in ("fork", "vfork", "clone") if numbers[name] is not None}
     most_tasks = int(policy.get("max_tasks", 512))  # threads of the worker's processes together, at once
+    most_processes = int(policy.get("max_processes", 64))  # the worker's processes (the worker not counted), at once
     starts_up = [numbers[name] for name in ("execve", "execveat", "recvmsg", "recvmmsg", "pidfd_getfd")]
     epoll_items = 0  # added by the worker's processes (where it allows processes: the filter sends them)
 
@@ -1204,8 +1205,17 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                     if waiting(notif.id):
                         count(refused, f"epoll_ctl(an item past {MOST_EPOLL_ITEMS})", "other refused calls")
             elif ours and policy.get("allow_processes") and notif.data.nr in forks:
-                answer.flags = _USER_NOTIF_FLAG_CONTINUE  # a new process (a thread is answered above)
-                watch.count(1, 1)
+                # A new process (a thread is answered above), bounded here as threads are: the watch that kills the
+                # worker past max_processes looks every 0.1 s, and a fork bomb on a loaded machine held 565 processes
+                # before it looked (verify49). Calls let go on meanwhile may not have made their process yet.
+                if (_guarded(_tasks_under, 0, os.getpid(), True) - 1 < most_processes  # the worker itself not counted
+                        and _guarded(_tasks_under, 0, os.getpid()) < most_tasks):
+                    answer.flags = _USER_NOTIF_FLAG_CONTINUE
+                    watch.count(1, 1)
+                else:
+                    answer.error = -_EAGAIN  # as the kernel's RLIMIT_NPROC answers: Python raises BlockingIOError
+                    if waiting(notif.id):
+                        count(refused, f"fork(a process past {most_processes} at once)", "other refused calls")
             elif ours and sends is not None and notif.data.nr == numbers["sendmsg"]:  # made here (section 53)
                 outcome = _guarded(sends.answer, (0, _EPERM, "sendmsg(a message the keeper could not read)"), notif.id,
                                    notif.pid, args, functools.partial(waiting, notif.id))
