@@ -290,3 +290,18 @@ def test_a_self_grade_tells_the_tampering_and_text_hints_a_class_report_flags(tm
     assert "A class report would flag this notebook for review" in out, out
     assert "changed the nbgrader metadata of the test cell task1_first_heap_hidden (points 2.0 -> 100" in out, out
     assert "hint from its text: cell task2_merge_all_solution: imports bpe_ref" in out, out
+
+
+def test_a_self_grades_review_reads_a_source_notebook_against_itself_and_a_learners_against_the_release():
+    """A maintainer's self-grade of ``solutions/<lab>`` flagged every hidden test cell as edited (the release leaves the
+    hidden tests out): its review now reads it against the source; a learner's copy of the release flags nothing, and
+    the source's cells with their points changed are still flagged."""
+    from bpe_ref.course.grade import text_review
+
+    lab = "00_pretokenization"
+    source = json.loads(source_notebook(lab).read_text(encoding="utf-8"))
+    assert text_review(source, lab) == []
+    assert text_review(json.loads(release_notebook(lab).read_text(encoding="utf-8")), lab) == []
+    hidden = next(cell for cell in source["cells"] if cell["metadata"].get("nbgrader", {}).get("grade_id", "").endswith("_hidden"))
+    hidden["metadata"]["nbgrader"]["points"] = 100
+    assert any("points 2.0 -> 100.0" in line for line in text_review(source, lab)), text_review(source, lab)
