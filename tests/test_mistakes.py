@@ -5631,7 +5631,8 @@ LAB09_WALK49 = {
         "    xs = [math.log(s) for s in sizes]\n", "    xs = list(sizes)\n"),), "log the sizes too"),
     "exponent-correlation-not-slope": ("task4_fit_exponent_solution", ((
         "    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx\n",
-        "    return statistics.correlation(xs, ys)  # how well time follows size on the log-log scale\n"),), "fit_exponent("),
+        "    return statistics.correlation(xs, ys)  # how well time follows size on the log-log scale\n"),),
+        ("not the line's slope", "is not the slope")),
     "crossover-x-after-the-sign-change": ("task5_crossover_solution", ((
         "            return xs[i] + (xs[i + 1] - xs[i]) * d[i] / (d[i] - d[i + 1])\n",
         "            return float(xs[i + 1])  # the first x past the crossing\n"),), "that is a measured x"),
@@ -5653,7 +5654,7 @@ FIXED_BY_WALK49 = {("07_heap_encoding", name) for name in (
     "merge-last-entry-left-in-the-heap", "merge-prev-initialised-to-itself", "merge-concatenated-backwards",
     "encode-ranks-renumbered-in-dict-order")} | {("09_benchmarks", name) for name in (
     "spread-quartiles-at-p-times-n", "exponent-over-the-longer-half", "exponent-sizes-not-logged",
-    "crossover-denominator-flipped")}
+    "crossover-denominator-flipped", "exponent-correlation-not-slope")}
 CAUGHT_BEFORE_WALK49 = [key for key in WALK49_ROUND if key not in FIXED_BY_WALK49]
 
 

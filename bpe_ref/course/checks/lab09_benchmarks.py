@@ -683,16 +683,24 @@ PAIRED_RATIO = TaskGraders(RATIO_TASK, paired_ratio, RATIO_CASES, ratio_inputs()
 
 
 def exponent_hint(args: tuple, expected: object, got: object) -> str | None:
+    sizes, seconds = args
+    if (got in ("raised ValueError", "raised StatisticsError") and expected == 0.0 and len(set(sizes)) > 1
+            and len(set(seconds)) == 1):  # statistics.correlation raises on constant times (walk49)
+        return ("it raised where the sizes differ and the times are all equal: their line is flat, and the exponent is "
+                "the slope, 0.0 here (a correlation coefficient, undefined for constant times, is not the slope)")
     found = error_hint(args, expected, got)
     if found or not (isinstance(expected, float) and isinstance(got, float)):
         return found
-    sizes, seconds = args
     ends = math.log(seconds[-1] / seconds[0]) / math.log(sizes[-1] / sizes[0])
     if round(ends, 9) == got and len(sizes) > 2:
         return "that is the slope between the first and the last point: fit all the points (least squares)"
     if any(round(expected * factor, 9) == got for factor in (math.log(10), 1 / math.log(10), math.log(2), 1 / math.log(2))):
         return ("that is the slope times a ratio of logarithms (ln 10 = 2.303, ln 2 = 0.693): log sizes and times with "
                 "the same logarithm (math.log for both), so that its base cancels out")
+    logged = [math.log(size) for size in sizes], [math.log(second) for second in seconds]
+    if len(set(logged[0])) > 1 and len(set(logged[1])) > 1 and round(statistics.correlation(*logged), 9) == got:
+        return ("that is the correlation coefficient r of (log size, log seconds), how close the points lie to a line, "
+                "not the line's slope: the exponent is the slope, sum((x - mean_x) * (y - mean_y)) / sum((x - mean_x) ** 2)")
     half = len(sizes) // 2
     if len(sizes) > 3 and len(set(sizes[half:])) > 1 and round(fit_exponent(sizes[half:], seconds[half:]), 9) == got:
         return ("that is the slope over the longer half of the points: fit over all the points given. Page 09 picks "
