@@ -5621,7 +5621,7 @@ LAB09_WALK49 = {
     "ratio-of-the-first-two-labels": ("task3_paired_ratio_solution", ((
         "    return statistics.median([x / y for x, y in zip(times[a], times[b])])\n",
         "    first, second = times.values()  # a's runs, then b's\n"
-        "    return statistics.median([x / y for x, y in zip(first, second)])\n"),), "raised ValueError on valid input"),
+        "    return statistics.median([x / y for x, y in zip(first, second)])\n"),), "by their labels"),
     "exponent-over-the-longer-half": ("task4_fit_exponent_solution", ((
         "    xs = [math.log(s) for s in sizes]\n    ys = [math.log(t) for t in seconds]\n",
         "    half = len(sizes) // 2  # the longer half, where the growth dominates (page 09)\n"
@@ -5654,7 +5654,7 @@ FIXED_BY_WALK49 = {("07_heap_encoding", name) for name in (
     "merge-last-entry-left-in-the-heap", "merge-prev-initialised-to-itself", "merge-concatenated-backwards",
     "encode-ranks-renumbered-in-dict-order")} | {("09_benchmarks", name) for name in (
     "spread-quartiles-at-p-times-n", "exponent-over-the-longer-half", "exponent-sizes-not-logged",
-    "crossover-denominator-flipped", "exponent-correlation-not-slope")}
+    "crossover-denominator-flipped", "exponent-correlation-not-slope", "ratio-of-the-first-two-labels")}
 CAUGHT_BEFORE_WALK49 = [key for key in WALK49_ROUND if key not in FIXED_BY_WALK49]
 
 

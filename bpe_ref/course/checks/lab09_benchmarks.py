@@ -616,10 +616,17 @@ SPREAD = TaskGraders(SPREAD_TASK, spread, SPREAD_CASES, SPREAD_INPUTS, max_examp
 
 
 def ratio_hint(args: tuple, expected: object, got: object) -> str | None:
+    times, a, b = args
+    if isinstance(expected, float) and isinstance(times, dict) and a in times and b in times and len(times) > 1:
+        # the dict's first two labels taken for a and b (walk49: first, second = times.values()), which raises past two
+        first, second = list(times.values())[:2]
+        in_order = [x / y for x, y in zip(first, second)] if all(y for y in second) and (a, b) != tuple(times)[:2] else []
+        if (got == "raised ValueError" and len(times) > 2) or (in_order and got == significant(median(in_order))):
+            return (f"take a's runs and b's by their labels, times[{a!r}] and times[{b!r}]: times holds other labels "
+                    "too, in any order, so its first two values need not be a's and b's")
     found = error_hint(args, expected, got)
     if found or not (isinstance(expected, float) and isinstance(got, float)):
         return found
-    times, a, b = args
     if got == significant(1 / expected):
         return f"the ratio is a over b: how many times as long {a!r} takes as {b!r}"
     if got == significant(median(times[a]) / median(times[b])):
