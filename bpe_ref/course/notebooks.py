@@ -318,10 +318,9 @@ def temporary_course(labs: Sequence[str] = (), *, from_release: bool = False) ->
         yield course
 
 
-def generate_release(lab: str, course: Path, *, database: bool = False) -> Path:
-    """Run ``nbgrader generate_assignment LAB`` in ``course`` (without a gradebook unless ``database``); ``course/labs/LAB``."""
-    arguments = ["generate_assignment", lab, "--force"] + ([] if database else ["--no-db"])
-    result = run_nbgrader(arguments, course, timeout=300)
+def generate_release(lab: str, course: Path) -> Path:
+    """Run ``nbgrader generate_assignment LAB`` in ``course`` (without a gradebook); ``course/labs/LAB``."""
+    result = run_nbgrader(["generate_assignment", lab, "--force", "--no-db"], course, timeout=300)
     released = course / "labs" / lab
     if result.returncode != 0 or not released.is_dir():
         raise RuntimeError(f"nbgrader generate_assignment {lab} failed:\n{result.stdout}\n{result.stderr}")

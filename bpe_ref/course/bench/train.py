@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -177,7 +176,7 @@ def plan(quick: bool, budget: float) -> list[tuple[str, Path, list[int], list[Co
     ] + [(label, path, [LANGUAGE_VOCAB], fast + [HF_ONE_THREAD], 3) for label, path in LANGUAGES]
 
 
-def run_plan(quick: bool, budget: float, out=sys.stdout) -> list[Measurement]:
+def run_plan(quick: bool, budget: float) -> list[Measurement]:
     """Measure the plan in interleaved rounds, so that a burst of load from elsewhere slows every contender,
     not just one: this loop rather than :func:`bpe_ref.measure.interleaved`, as the clock runs inside each
     fresh process (its start and imports are not timed)."""
@@ -200,7 +199,7 @@ def run_plan(quick: bool, budget: float, out=sys.stdout) -> list[Measurement]:
                 results.append(m)
                 progress = "" if m.completed else f"  (budget spent: {m.merges_done}/{m.merges_wanted} merges)"
                 print(f"  {corpus:<26} vocab {vocab_size:>5}  {m.contender.label:<32} "
-                      f"{m.median:8.3f} s  (median of {len(m.seconds)}){progress}", file=out, flush=True)
+                      f"{m.median:8.3f} s  (median of {len(m.seconds)}){progress}", flush=True)
     return results
 
 

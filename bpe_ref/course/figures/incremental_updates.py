@@ -176,9 +176,9 @@ class OverlapBugRun:
 
 
 @lru_cache(maxsize=4)
-def overlap_bug_run(path: Path, max_merges: int, overlapping: bool = False) -> OverlapBugRun:
+def overlap_bug_run(path: Path, max_merges: int) -> OverlapBugRun:
     """:func:`overlap_bug_on_counts` on the pretoken counts of the corpus at ``path``."""
-    return overlap_bug_on_counts(corpus_counts(Path(path)), max_merges, overlapping, corpus=Path(path).name)
+    return overlap_bug_on_counts(corpus_counts(Path(path)), max_merges, corpus=Path(path).name)
 
 
 def overlap_bug_on_counts(word_counts: Mapping[bytes, int], max_merges: int, overlapping: bool = False,

@@ -67,12 +67,12 @@ def start_v4(pretoken_counts: Mapping[bytes, int]) -> tuple[list[Word], list[int
     return words, list(word_counts.values()), count_pairs(word_counts), index_words(words)
 
 
-def index_trace(pretoken_counts: Mapping[bytes, int], num_merges: int | None = None) -> list[IndexStep]:
-    """V4's loop (its ``merge_steps``, with its functions), recording the index and the ids it visits at
-    every merge; ``None`` merges: until no pair is left."""
+def index_trace(pretoken_counts: Mapping[bytes, int]) -> list[IndexStep]:
+    """V4's loop (its ``merge_steps``, with its functions) until no pair is left, recording the index and the ids
+    it visits at every merge."""
     words, frequencies, pair_counts, index = start_v4(pretoken_counts)
     steps: list[IndexStep] = []
-    while pair_counts and (num_merges is None or len(steps) < num_merges):
+    while pair_counts:
         pair = best_pair(pair_counts)
         count = pair_counts[pair]
         tied = [p for p in best_first(pair_counts) if pair_counts[p] == count]

@@ -107,12 +107,11 @@ def _file_of(data: bytes, reads: list[tuple[int, int, bytes]] | None = None) -> 
         yield "corpus.txt"
 
 
-def recorded_boundaries(data: bytes, desired_num_chunks: int, buffer_size: int,
-                        split_tokens: list[bytes] | None = None) -> tuple[list[int], list[tuple[int, int, bytes]]]:
-    """``find_chunk_boundaries`` on a file holding ``data``, and every read it made."""
+def recorded_boundaries(data: bytes, desired_num_chunks: int, buffer_size: int) -> tuple[list[int], list[tuple[int, int, bytes]]]:
+    """``find_chunk_boundaries`` on a file holding ``data`` (split at ``<|endoftext|>``), and every read it made."""
     reads: list[tuple[int, int, bytes]] = []
     with _file_of(data, reads) as path:
-        boundaries = find_chunk_boundaries(path, desired_num_chunks, split_tokens or [EOT_BYTES], buffer_size)
+        boundaries = find_chunk_boundaries(path, desired_num_chunks, [EOT_BYTES], buffer_size)
     return boundaries, reads
 
 
