@@ -8416,3 +8416,151 @@ def test_a_fork_bomb_holds_no_more_processes_than_the_bound_whatever_the_watch_s
     forked, refused = (part.split(":")[1] for part in run.stdout.split())
     assert int(forked) <= 64 and refused == "True", run
     assert report["refused"].get("fork(a process past 64 at once)", 0) >= 1, report
+
+
+# ---- 78. red50: POSIX message queues, timers and record locks: kernel state outside every limit of the worker's -------------
+#
+# Section 54 refused System V IPC and the keyrings, whose objects outlive the worker, and section 74 the calls that make
+# kernel memory as often as they are called. Their POSIX kin were let through. ``mq_open`` makes a queue in the machine's
+# IPC namespace (the worker has none of its own) that outlives the worker, no folder and no limit of its (found in
+# /dev/mqueue after the sandbox closed), up to the machine's ``fs.mqueue.queues_max`` (256) and the grading account's
+# ``RLIMIT_MSGQUEUE``: a channel between two submissions of a class, and every other grading's allowance. Each POSIX
+# timer (``timer_create``) is kernel memory charged to the account's pending signals (``ulimit -i``, shared by every
+# process of the grading user): 20,000 made in a cell. Each record lock (``fcntl`` F_SETLK, F_OFD_SETLK) on a byte range
+# apart from the others is some 200 bytes of the kernel's slab, kept while the file is open: 400,000 on 200 files of the
+# scratch folder (4.6 s of CPU time, niced) with 20,000 timers held 82 MiB of slab, in no resident count, no folder and no
+# queue; 1,024 fds make 2 million (400 MiB) a process, 64 of lab 03's processes the machine's memory.
+POSIX_KERNEL_STATE = """
+import ctypes, errno, fcntl, os, platform
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+MQ_OPEN, TIMER_CREATE = {"x86_64": (240, 222), "aarch64": (180, 107)}[platform.machine()]
+def outcome(call, result):
+    return f"{call}:" + ("made" if result >= 0 else errno.errorcode.get(ctypes.get_errno(), "?"))
+outcomes = []
+name = f"bpe_ref_red50_{os.getpid()}".encode()
+queue = libc.syscall(MQ_OPEN, name, os.O_CREAT | os.O_RDWR, 0o600, None)
+outcomes.append(outcome("mq_open", queue))
+class Sigevent(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_void_p), ("signo", ctypes.c_int), ("notify", ctypes.c_int), ("pad", ctypes.c_int * 12)]
+timer = ctypes.c_int()
+outcomes.append(outcome("timer_create", libc.syscall(TIMER_CREATE, 1, ctypes.byref(Sigevent(None, 0, 1)), ctypes.byref(timer))))
+fd = os.open("locked", os.O_CREAT | os.O_RDWR)
+for command, call in ((fcntl.F_SETLK, "F_SETLK"), (getattr(fcntl, "F_OFD_SETLK", 37), "F_OFD_SETLK")):
+    try:
+        fcntl.fcntl(fd, command, bytes(32))  # struct flock: F_RDLCK (0) of the whole file, from its start
+        outcomes.append(f"{call}:made")
+    except OSError as error:
+        outcomes.append(f"{call}:" + errno.errorcode.get(error.errno, "?"))
+print(*outcomes)
+print(name.decode())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp is Linux's")
+@pytest.mark.parametrize("processes", [False, True], ids=["alone", "with processes"])
+def test_posix_queues_timers_and_record_locks_are_refused(processes):
+    """A cell made a POSIX message queue (left in the machine's IPC namespace once the worker ended), a POSIX timer and
+    two record locks: each the first of as many as a cell likes, kernel state that no limit of the worker's counts
+    (above). Safe: the seccomp filter refuses ``mq_open``, ``timer_create`` and ``fcntl``'s record locks (F_SETLK,
+    F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW; ``flock``, one lock an open file, is left: fds are bounded) in every lab
+    (``confinement._POSIX_KERNEL_STATE_CALLS``, ``_RECORD_LOCKS``), counted by the keeper. No lab's code, nor the
+    standard library a lab uses (multiprocessing's semaphores are files of /dev/shm and futexes), calls them."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    with Sandbox(Policy(cell_timeout=20, allow_processes=processes)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(POSIX_KERNEL_STATE, "posix kernel state")
+        box.close()
+        report, isolation = box.behaviour(), box.isolation
+    lines = run.stdout.split("\n")
+    if len(lines) > 1 and lines[1]:
+        libc.mq_unlink(b"/" + lines[1].encode())  # what the worker left in the machine's IPC namespace, if it could
+    assert run.ok and lines[0].split() == ["mq_open:EPERM", "timer_create:EPERM", "F_SETLK:EPERM", "F_OFD_SETLK:EPERM"], run
+    if any("refused calls counted by the keeper" in line for line in isolation):
+        refused = ["mq_open", "timer_create", "fcntl(F_SETLK)", "fcntl(F_OFD_SETLK)"]
+        assert all(report["refused"].get(name, 0) >= 1 for name in refused), report
+
+
+# ---- 80. red50: a forked worker's command line rewritten as a spawned one's ---------------------------------------------------
+#
+# Lab 03's task 4 is measured from outside: the processes a call started, each told spawned, forkserver's or forked by its
+# command line (/proc/PID/cmdline). That is the process's own memory, its argv strings, which its code can rewrite in
+# place (glibc's ``program_invocation_name`` points at them; ``sys.orig_argv`` gives their length). A
+# count_pretokens_in_file that ignores start_method and forks its pool, each worker writing "spawn_main" (or
+# forkserver's main) over its command line in the pool's initializer, passed verify_worker_processes for every start
+# method (4 of 4 hidden points); without the rewrite it fails ("started its processes 2 by fork, none by spawn").
+SEEM_STARTED_BY = '''
+import ctypes as _ctypes
+import os
+import sys
+
+
+def _seem_started_by(method):
+    """In a forked worker: its command line rewritten in place, as a spawned (or forkserver's) worker's reads."""
+    start = _ctypes.c_void_p.in_dll(_ctypes.CDLL(None), "program_invocation_name").value  # argv[0], the strings' start
+    end = start + sum(len(os.fsencode(argument)) + 1 for argument in sys.orig_argv)
+    text = {"spawn": b"python -c from multiprocessing.spawn import spawn_main; spawn_main() --multiprocessing-fork",
+            "forkserver": b"python -c from multiprocessing.forkserver import main; main()"}.get(method)
+    if text:
+        text = text[: end - start - 1].ljust(end - start - 1, b" ") + b"\\0"
+        _ctypes.memmove(start, text, len(text))
+'''
+FORKED_WHATEVER_THE_METHOD = (
+    "context = multiprocessing.get_context(start_method)\n"
+    "    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as pool:",
+    "context = multiprocessing.get_context('fork')  # start_method ignored\n"
+    "    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context, initializer=_seem_started_by,\n"
+    "                             initargs=(start_method,)) as pool:")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+def test_a_forked_pool_whose_command_lines_say_spawn_loses_lab_03_task_4():
+    """Above: a pool forked whatever start_method asks, its workers' command lines rewritten as spawn's, kept task 4's
+    method check. Safe: a process is told by where its command line lies (``arg_start``, ``arg_end`` of
+    /proc/PID/stat), which the kernel sets at a program's start and a fork keeps: a process whose range is the
+    worker's is a copy of it, forked, whatever its command line says (``measure_worker.start_method_of``); the filter
+    refuses ``prctl(PR_SET_MM)``, which would move the range (``test_a_process_moves_no_command_line_of_its_own``)."""
+    from test_mistakes import remote, source_of
+
+    setup = ("import multiprocessing, os\nfrom concurrent.futures import ProcessPoolExecutor\n"
+             "from bpe_ref.pretokenize import count_pretokens\n"
+             + source_of("03_parallel", "task1_find_chunk_boundaries_solution") + "\n"
+             + source_of("03_parallel", "task3_merge_counts_solution") + "\n")
+    module = source_of("03_parallel", "task2_count_chunk_solution").split("\n", 1)[1]
+    solution = source_of("03_parallel", "task4_count_pretokens_in_file_solution")
+    assert FORKED_WHATEVER_THE_METHOD[0] in solution
+    code = ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module) + ")\n"
+            "from chunk_counting import count_chunk\n" + setup + SEEM_STARTED_BY
+            + solution.replace(*FORKED_WHATEVER_THE_METHOD))
+    message = remote("03_parallel", code, "count_pretokens_in_file", "verify_worker_processes")
+    assert message is not None and "by fork, none by" in message, message
+
+
+MOVED_COMMAND_LINE = """
+import ctypes, errno
+libc = ctypes.CDLL(None, use_errno=True)
+mapped = (ctypes.c_uint64 * 16)()  # struct prctl_mm_map, all zero: refused by the filter, or found invalid (EINVAL)
+result = libc.prctl(35, 14, ctypes.byref(mapped), ctypes.sizeof(mapped), 0)  # PR_SET_MM, PR_SET_MM_MAP
+print("made" if result == 0 else errno.errorcode.get(ctypes.get_errno(), "?"))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp is Linux's")
+@pytest.mark.parametrize("processes", [False, True], ids=["alone", "with processes"])
+def test_a_process_moves_no_command_line_of_its_own(processes):
+    """``prctl(PR_SET_MM, PR_SET_MM_MAP)`` needs no capability (checkpoint-restore tools call it unprivileged) and sets
+    where the kernel reads a process's command line: a forked worker could point it at a spawned one's text, and the
+    range would no longer be the worker's (above). Safe: the filter refuses ``PR_SET_MM`` (EPERM, counted by the
+    keeper) before the kernel looks at the map (EINVAL for this empty one, before)."""
+    with Sandbox(Policy(cell_timeout=20, allow_processes=processes)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(MOVED_COMMAND_LINE, "moved command line")
+        box.close()
+        report, isolation = box.behaviour(), box.isolation
+    assert run.ok and run.stdout.split() == ["EPERM"], run
+    if any("refused calls counted by the keeper" in line for line in isolation):
+        assert report["refused"].get("prctl(PR_SET_MM)", 0) >= 1, report

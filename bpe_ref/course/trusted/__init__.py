@@ -124,15 +124,19 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   ``unix_diag``, each socket held counts twice its send buffer; the queues grow between two looks (a tenth of a second:
   what the worker's processes can queue meanwhile).
   System V IPC and the keyrings, whose segments, queues and keys outlive the worker outside all of those limits, are
-  refused (section 54). So are the calls that make kernel memory as often as they are called, in no process's resident
-  memory, no folder and no queue (section 74): ``memfd_secret`` (its pages, once unmapped, unevictable memory of a file
-  that shows no blocks: 8 of 60 MiB held past a limit of 200 MiB), the Landlock calls (some 70 bytes a rule, an fd a
-  ruleset: 60 rulesets of the 65,536 TCP ports held 277 MiB; the worker confines itself before the filter is in), and,
-  where a lab allows no processes, epoll (an item per file and fd added, kept after the fd's closing while the file is
-  open: 5.5 million items, 1.1 GiB, the grading account's whole ``fs.epoll.max_user_watches``, whose other epolls then
-  failed); where it allows processes (lab 03: multiprocessing's forkserver waits on an epoll), the keeper counts each
-  item added (``epoll_ctl``'s ``EPOLL_CTL_ADD``, removals not subtracted) and answers ENOSPC past
-  ``keeper.MOST_EPOLL_ITEMS`` (4,096 a worker), as the kernel does past the allowance; without user notification
+  refused (section 54); so are their POSIX kin (section 78): a message queue (``mq_open``, made in the machine's IPC
+  namespace, it outlives the worker), a timer (``timer_create``, charged to the grading account's pending signals) and
+  a record lock (``fcntl``'s ``F_SETLK``, ``F_SETLKW`` and their OFD kinds: some 200 bytes of slab a range, 400,000 on
+  200 files with 20,000 timers held 82 MiB; ``flock``, one lock an open file, is left). So are the calls that make
+  kernel memory as often as they are called, in no process's resident memory, no folder and no queue (section 74):
+  ``memfd_secret`` (its pages, once unmapped, unevictable memory of a file that shows no blocks: 8 of 60 MiB held past
+  a limit of 200 MiB), the Landlock calls (some 70 bytes a rule, an fd a ruleset: 60 rulesets of the 65,536 TCP ports
+  held 277 MiB; the worker confines itself before the filter is in), and, where a lab allows no processes, epoll (an
+  item per file and fd added, kept after the fd's closing while the file is open: 5.5 million items, 1.1 GiB, the
+  grading account's whole ``fs.epoll.max_user_watches``, whose other epolls then failed); where it allows processes
+  (lab 03: multiprocessing's forkserver waits on an epoll), the keeper counts each item added (``epoll_ctl``'s
+  ``EPOLL_CTL_ADD``, removals not subtracted) and answers ENOSPC past ``keeper.MOST_EPOLL_ITEMS`` (4,096 a worker), as
+  the kernel does past the allowance; without user notification
   (before Linux 5.5) lab 03's epoll items are bounded by that allowance only. The watches read a process's fds and
   memory in ``/proc/PID``, its main thread's: a thread with an fd table of its own (``unshare(CLONE_FILES)``, a thread
   cloned without ``CLONE_FILES``) is refused, and a process whose main thread ended while another runs (``SYS_exit``),
@@ -282,7 +286,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
 - Checks of *how* a function works are measured from outside the worker (its CPU time as the input grows, processes
   started, bytes read: ``/proc``; inputs left unchanged: the replies, the process's word, see *Faking results*) or
   forced by inputs on which the wrong method cannot answer right or in time. Processes started are seen by looks at
-  ``/proc`` every 5 ms (how each was started, from its command line) and counted by the keeper, which the filter sends
+  ``/proc`` every 5 ms (how each was started, from its command line, unless it lies where the
+  worker's does, which a fork keeps and nothing moves, ``prctl(PR_SET_MM)`` refused: a fork, whatever its command line
+  says, section 80) and counted by the keeper, which the filter sends
   every fork (``clone3`` is refused, so glibc falls back to clone): one that ends between two looks is still counted
   (``"unseen"``, :class:`.measure_worker.ProcessWatch`; Linux 5.5+). What each did is its reads: the keeper reads the
   process's ``rchar`` at its ``exit_group``, before it is reaped into its parent's count, with its parent's pid
@@ -394,10 +400,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   out).
   The seccomp filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and its kin
   and native asynchronous I/O; System V IPC and the keyrings; another process's limits or scheduling; a socket or a
-  datagram ``socketpair``; a new process or program, and ``sendmsg``/``sendmmsg``, where the lab allows none (lab 03's
-  ``sendmmsg`` and the ``sendmsg`` the keeper refuses too); a seccomp filter of the worker's own;
-  any call of another architecture's table) to the keeper by user notification, which counts it and answers with the
-  filter's error, never lets it run. Every
+  datagram ``socketpair``; POSIX message queues, timers and record locks; ``prctl(PR_SET_MM)``; a new process or
+  program, and ``sendmsg``/``sendmmsg``, where the lab allows none (lab 03's ``sendmmsg`` and the ``sendmsg`` the
+  keeper refuses too); a seccomp filter of the worker's own; any call of another architecture's table) to the keeper
+  by user notification, which counts it and answers with the filter's error, never lets it run. Every
   ``open``/``openat``/``openat2``/``creat`` goes by the keeper too: it reads the path from the caller's memory,
   resolves it (``/proc/self`` as the caller's; another process's ``/proc`` links not followed), counts it ("read
   PATH", "write PATH") if it lies outside what the worker gave Landlock, less the interpreter's and C library's
