@@ -8484,6 +8484,65 @@ def test_posix_queues_timers_and_record_locks_are_refused(processes):
         assert all(report["refused"].get(name, 0) >= 1 for name in refused), report
 
 
+# ---- 79. red50: files of the machine's /dev/shm, held by a name or a mapping alone -------------------------------------------
+#
+# Where the kernel gives the worker no /dev/shm of its own (no unprivileged user namespaces, or ``shm_mb`` 0), lab 03's
+# worker makes its files in the machine's: the keeper makes each for it and removes them at the end (section 13). Until
+# then nothing bounded them but RLIMIT_FSIZE each: section 76 counts memfds and unlinked files of the scratch folder held
+# by a mapping alone, not those of /dev/shm, and no walk lists /dev/shm. 16 files of 30 MiB each, kept by their names or
+# each by a page mapped once its fd was closed and its name unlinked, held 480 MiB of the machine's memory past a
+# folder's limit of 64 MiB and a memory limit of 200 MiB, and the cell ran to its end (as many more as a cell likes).
+SHM_HELD = """
+import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+KIND = {kind!r}
+held = 0
+for i in range(16):
+    name = f"/dev/shm/bpe_ref_red50_{{os.getpid()}}_{{i}}"
+    fd = os.open(name, os.O_CREAT | os.O_RDWR, 0o600)
+    os.write(fd, b"x" * (30 << 20))
+    if KIND == "mapped alone":
+        libc.mmap(None, 4096, 0, 0x01, fd, 0)  # PROT_NONE, MAP_SHARED: the mapping holds the file
+        os.unlink(name)
+    os.close(fd)
+    held += 1
+time.sleep(2)
+print("held", held, "x 30 MiB")
+"""
+HONEST_SEMAPHORES = """
+import multiprocessing
+locks = [multiprocessing.get_context("fork").Lock() for _ in range(20)]  # each a file of /dev/shm, unlinked, mapped
+with multiprocessing.get_context("fork").Pool(2) as pool:
+    print(sum(pool.map(abs, range(-50, 50))))
+"""
+SHM_KINDS = ("linked", "mapped alone")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+@pytest.mark.parametrize("kind", SHM_KINDS)
+def test_files_the_keeper_makes_in_the_machine_s_shm_are_bounded(kind):
+    """Above: 480 MiB in files of the machine's /dev/shm, by their names or by a mapping of a page each, to the cell's
+    end. Safe: the keeper holds each file it makes there (``keeper._KeptShmFiles``) and adds up their blocks at each of
+    its looks (ten a second), letting go those no name links and no process of the worker's holds or maps; past
+    ``shm_mb`` (``file_mb`` where no /dev/shm of the worker's own was asked for) the worker is stopped. An honest pool's
+    20 semaphores (unlinked at once, mapped) still run."""
+    skip_unless_drawn("held in the machine's /dev/shm", kind, SHM_KINDS)
+    policy = Policy(scratch_mb=64, memory_mb=200, file_mb=32, cell_timeout=20, wall_factor=3, allow_processes=True, shm_mb=0)
+    with Sandbox(policy) as box:
+        if not confined(box) or not any("the keeper makes the files" in line for line in box.isolation):
+            pytest.skip(f"the keeper makes no files in the machine's /dev/shm here ({'; '.join(box.isolation)})")
+        honest = box.run_cell(HONEST_SEMAPHORES, "honest semaphores")
+        run = box.run_cell(SHM_HELD.format(kind=kind), "held in /dev/shm")
+        box.close()
+        report = box.behaviour()
+    assert honest.ok and honest.stdout.split() == ["2500"], honest
+    assert not run.ok and "held" not in run.stdout, run
+    assert "files in /dev/shm held more than 32 MiB" in report["reason"], report
+    assert not [name for name in os.listdir("/dev/shm") if name.startswith("bpe_ref_red50_")], os.listdir("/dev/shm")
+
+
 # ---- 80. red50: a forked worker's command line rewritten as a spawned one's ---------------------------------------------------
 #
 # Lab 03's task 4 is measured from outside: the processes a call started, each told spawned, forkserver's or forked by its

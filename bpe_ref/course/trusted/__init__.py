@@ -147,7 +147,11 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   without privileges), from each process's ``maps``; shared anonymous memory, which keeps every page of a mapping
   unmapped but for one, is refused (``mmap(MAP_SHARED | MAP_ANONYMOUS)``: the standard library maps none on Linux).
   Not counted so: a file of /dev/shm held by a mapping alone (multiprocessing's semaphores are such files), bounded by
-  the worker's own /dev/shm (``shm_mb``) where it has one, not where the keeper makes its files in the machine's.
+  the worker's own /dev/shm (``shm_mb``) where it has one; where the keeper makes its files in the machine's, it holds
+  each it made and adds up their blocks at each look, letting go those no name links and no process of the worker's
+  holds or maps, and stops the worker past ``shm_mb`` (``file_mb`` where none of its own was asked for), as it answers
+  ENOSPC past ``keeper.MAX_SHM_ENTRIES`` files (16 files of 30 MiB, by their names or a page mapped each, held 480 MiB
+  past every limit: section 79).
   A path the learner's code chose
   that the loop or the reference's code opens (a module's ``__file__``, a ``%%writefile`` file, a traceback's source
   lines) is opened ``O_NONBLOCK`` and taken only if a regular file (a module of at most 1 MiB): a fifo there blocked
