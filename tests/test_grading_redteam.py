@@ -8623,3 +8623,44 @@ def test_a_process_moves_no_command_line_of_its_own(processes):
     assert run.ok and run.stdout.split() == ["EPERM"], run
     if any("refused calls counted by the keeper" in line for line in isolation):
         assert report["refused"].get("prctl(PR_SET_MM)", 0) >= 1, report
+
+
+# ---- 81. red50: extended attributes, kernel memory of a file that shows no bytes ----------------------------------------------
+#
+# tmpfs keeps a file's user extended attributes (Linux 6.6+) in kernel memory, up to a page each, as many as the mount's
+# inode space allows, and without bound on the kernel's own tmpfs that backs memfds (no inode limit). Neither the file's
+# size nor its blocks show them, so no watch counted them: 50,000 attributes of 3,900 bytes set on one memfd in 0.4 s of
+# CPU time held 195 MiB of slab past a memory limit of 200 MiB and a folder's limit of 64 MiB, in every lab, and the same
+# on files of a scratch folder on tmpfs (/tmp is one on many distributions) or of lab 03's /dev/shm.
+EXTENDED_ATTRIBUTES = """
+import errno, os
+outcomes = []
+memfd = os.memfd_create("attributes")
+with open("attributes", "w") as file:
+    pass
+for call, target in (("fsetxattr", memfd), ("setxattr", "attributes")):
+    try:
+        os.setxattr(target, "user.held", b"v" * 3900)
+        outcomes.append(f"{call}:made")
+    except OSError as error:
+        outcomes.append(f"{call}:" + errno.errorcode.get(error.errno, "?"))
+print(*outcomes)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp is Linux's")
+@pytest.mark.parametrize("processes", [False, True], ids=["alone", "with processes"])
+def test_extended_attributes_are_refused(processes):
+    """Above: 195 MiB of kernel memory in one memfd's attributes, past every limit. Safe: the filter refuses
+    ``setxattr``, ``lsetxattr``, ``fsetxattr`` and ``setxattrat`` (EPERM, which ``shutil.copystat`` passes over),
+    counted by the keeper; no lab's code sets one. (Before, a filesystem without user attributes answered ENOTSUP:
+    ext4 and tmpfs here made both.)"""
+    with Sandbox(Policy(cell_timeout=20, allow_processes=processes)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(EXTENDED_ATTRIBUTES, "extended attributes")
+        box.close()
+        report, isolation = box.behaviour(), box.isolation
+    assert run.ok and run.stdout.split() == ["fsetxattr:EPERM", "setxattr:EPERM"], run
+    if any("refused calls counted by the keeper" in line for line in isolation):
+        assert report["refused"].get("fsetxattr", 0) >= 1 and report["refused"].get("setxattr", 0) >= 1, report
