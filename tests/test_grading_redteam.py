@@ -8535,11 +8535,12 @@ def test_files_the_keeper_makes_in_the_machine_s_shm_are_bounded(kind):
             pytest.skip(f"the keeper makes no files in the machine's /dev/shm here ({'; '.join(box.isolation)})")
         honest = box.run_cell(HONEST_SEMAPHORES, "honest semaphores")
         run = box.run_cell(SHM_HELD.format(kind=kind), "held in /dev/shm")
+        because = box.killed_because
         box.close()
         report = box.behaviour()
     assert honest.ok and honest.stdout.split() == ["2500"], honest
     assert not run.ok and "held" not in run.stdout, run
-    assert "files in /dev/shm held more than 32 MiB" in report["reason"], report
+    assert "files in /dev/shm held more than 32 MiB" in report["reason"], (report, because, run)
     assert not [name for name in os.listdir("/dev/shm") if name.startswith("bpe_ref_red50_")], os.listdir("/dev/shm")
 
 
@@ -8664,3 +8665,82 @@ def test_extended_attributes_are_refused(processes):
     assert run.ok and run.stdout.split() == ["fsetxattr:EPERM", "setxattr:EPERM"], run
     if any("refused calls counted by the keeper" in line for line in isolation):
         assert report["refused"].get("fsetxattr", 0) >= 1 and report["refused"].get("setxattr", 0) >= 1, report
+
+
+# ---- 82. red50: another grading's files in the machine's /dev/shm, opened or unlinked -------------------------------------------
+#
+# Where lab 03's worker has no /dev/shm of its own, the keeper makes its files in the machine's and removes only those at
+# the end (section 13), but the worker could still open and unlink any file there (Landlock's rights on /dev/shm are a
+# folder's): a grading running beside another (``autograde --jobs``, or two courses) read a file the other made there,
+# and unlinked it; a pool's semaphore (``sem.mp-...``, which multiprocessing unlinks right after making it) unlinked
+# first makes the pool's own unlink raise, so a classmate's honest pool could be broken by a loop that lists /dev/shm.
+ANOTHER_S_SHM = """
+import errno, os
+name = {name!r}
+outcomes = []
+try:
+    with open(name, "rb") as file:
+        outcomes.append("read:" + file.read().decode())
+except OSError as error:
+    outcomes.append("read:" + errno.errorcode.get(error.errno, "?"))
+for how, flags in (("write", os.O_WRONLY | os.O_TRUNC), ("create", os.O_CREAT | os.O_RDWR)):
+    try:
+        os.close(os.open(name, flags))
+        outcomes.append(how + ":opened")
+    except OSError as error:
+        outcomes.append(how + ":" + errno.errorcode.get(error.errno, "?"))
+for how, call in (("link", lambda: os.link(name, name + "_b")), ("unlink", lambda: os.unlink(name))):
+    try:
+        call()
+        outcomes.append(how + ":done")
+    except OSError as error:
+        outcomes.append(how + ":" + errno.errorcode.get(error.errno, "?"))
+print(*outcomes)
+"""
+OWN_SHM = """
+import os
+name = {name!r}
+with open(name, "w") as file:  # made by the keeper, this worker's: opened again, truncated, unlinked
+    file.write("secret")
+with open(name) as file:
+    again = file.read()
+with open(name, "w") as file:
+    pass
+os.unlink(name)
+print(again, os.path.exists(name))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and seccomp are Linux's")
+def test_a_grading_opens_and_unlinks_no_other_grading_s_files_in_the_machine_s_shm():
+    """Two gradings at once, neither with a /dev/shm of its own: B read A's file there, truncated it, linked it to a
+    name of its own and unlinked it.
+    Safe: in the machine's /dev/shm the keeper makes every open (with O_CREAT or not), link and unlink itself, of the
+    files it made for its worker and still holds only (``keeper._FileWatch._open_ours``); another's is refused with
+    EACCES, counted ("open or unlink of another grading's file in /dev/shm"), and left as it was. A's own file is
+    opened again, truncated and unlinked as before, and an honest pool's semaphores still work."""
+    import secrets
+
+    name = f"/dev/shm/bpe_ref_red50_{secrets.token_hex(4)}"
+    policy = Policy(cell_timeout=20, allow_processes=True, shm_mb=0)
+    try:
+        with Sandbox(policy) as a, Sandbox(policy) as b:
+            if not confined(a) or not any("the keeper makes the files" in line for line in a.isolation):
+                pytest.skip(f"the keeper makes no files in the machine's /dev/shm here ({'; '.join(a.isolation)})")
+            own = a.run_cell(OWN_SHM.format(name=name), "own")
+            made = a.run_cell(f"with open({name!r}, 'w') as file:\n    file.write('secret')\n", "made")
+            other = b.run_cell(ANOTHER_S_SHM.format(name=name), "another's")
+            honest = b.run_cell(HONEST_SEMAPHORES, "honest semaphores")
+            left = open(name).read() if os.path.exists(name) else None
+            b.close()
+            report = b.behaviour()
+    finally:
+        for path in (name, name + "_b"):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+    assert own.ok and own.stdout.split() == ["secret", "False"], own
+    assert made.ok and honest.ok and honest.stdout.split() == ["2500"], (made, honest)
+    assert other.ok and other.stdout.split() == ["read:EACCES", "write:EACCES", "create:EACCES", "link:EACCES",
+                                             "unlink:EACCES"], other
+    assert left == "secret" and not os.path.exists(name + "_b"), left
+    assert report["refused"].get("open or unlink of another grading's file in /dev/shm", 0) >= 5, report

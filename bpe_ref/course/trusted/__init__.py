@@ -188,7 +188,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   ``Policy.shm_mb``), emptied and flagged at the end (a pool's semaphore left by the killed worker unflagged);
   elsewhere the keeper makes their files in the machine's /dev/shm itself, knowing each by name and inode (Linux
   5.14+; before, it takes the names it saw opened with O_CREAT), and removes, flagged, only those, never what another
-  live process holds (section 13). No folders, symlinks, renames, pipes, sockets or devices there. The trusted side
+  live process holds (section 13); there it opens (with O_CREAT or not) and unlinks the worker's own files only, those
+  it made and holds: another grading's (a file it made there, a pool's semaphore before its unlink) is refused, EACCES,
+  counted (section 82; before Linux 5.14 not). No folders, symlinks, renames, pipes, sockets or devices there. The
+  trusted side
   relies on the keeper for neither its waits nor the end of the worker's processes: a request is written, and its
   reply awaited, under one deadline; while it holds a sandbox the grading process is a child subreaper too, and
   closing kills and reaps its children more confined than itself (read from ``/proc/PID/status``), then every process

@@ -114,7 +114,8 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                             "memfd_secret": 447, "landlock_create_ruleset": 444, "landlock_add_rule": 445,
                             "landlock_restrict_self": 446, "epoll_create": 213, "epoll_create1": 291, "unshare": 272,
                             "epoll_ctl": 233, "mq_open": 240, "timer_create": 222,
-                            "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "setxattrat": 463}),
+                            "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "setxattrat": 463, "unlink": 87,
+                            "unlinkat": 263}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
@@ -130,7 +131,8 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                              "memfd_secret": 447, "landlock_create_ruleset": 444, "landlock_add_rule": 445,
                              "landlock_restrict_self": 446, "epoll_create": None, "epoll_create1": 20, "unshare": 97,
                              "epoll_ctl": 21, "mq_open": 180, "timer_create": 107,
-                             "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463}),
+                             "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463, "unlink": None,
+                             "unlinkat": 35}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
@@ -514,7 +516,9 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
         # No new process where the lab allows none; where it allows them (``count_processes``), each goes by the
         # keeper, which counts it and lets it go on: looks at /proc (ProcessWatch) miss one that ends between two.
         # and links, which the keeper makes itself into the machine's /dev/shm (keeper._FileWatch.made_in_shm)
-        for name in ("fork", "vfork", "link", "linkat") if allow_processes else ("execve", "execveat", "fork", "vfork"):
+        # and unlinks, which it makes there too, of the worker's own files only (another grading's semaphores: section 82)
+        for name in ("fork", "vfork", "link", "linkat", "unlink", "unlinkat") if allow_processes else (
+                "execve", "execveat", "fork", "vfork"):
             if numbers[name] is not None:
                 emit(JEQ, numbers[name], 0, 1)
                 refuse(_EPERM)

@@ -167,7 +167,10 @@ def _mapped_anywhere(paths: set[str]) -> set[str]:
             wanted[_file_id(os.lstat(path))] = path
     if not wanted:
         return set()
-    return {wanted[held] for held in _held_files(name for name in os.listdir("/proc") if name.isdigit()) if held in wanted}
+    # (not the keeper's own: its thread that answers the worker's calls may hold for an instant a file it was making
+    # for it as the worker was stopped, section 79)
+    others = (name for name in os.listdir("/proc") if name.isdigit() and int(name) != os.getpid())
+    return {wanted[held] for held in _held_files(others) if held in wanted}
 
 
 # A /dev/shm of the worker's own (Linux user and mount namespaces, unprivileged where the kernel allows them).
@@ -301,7 +304,7 @@ MAX_REFUSAL_NAMES = 16  # distinct calls (and files) named in a report; the rest
 # fs.epoll.max_user_watches: tests/test_grading_redteam.py, section 74). Removals are not subtracted (the keeper sees a
 # call before it runs, not whether it did anything): multiprocessing's forkserver adds 2 an instance.
 MOST_EPOLL_ITEMS = 4096
-_ENOSPC = 28
+_ENOSPC, _EEXIST = 28, 17
 
 
 _SOCK_DIAG_BY_FAMILY, _NETLINK_SOCK_DIAG, _NLMSG_ERROR, _NLMSG_DONE = 20, 4, 2, 3
@@ -536,6 +539,8 @@ class _FileWatch:
         self.shm_fd = os.open(self.shm, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) if policy.get("shm_by_keeper") else None
         self.kept_shm = kept_shm  # and holds each, its bytes bounded (:class:`_KeptShmFiles`)
         self.links = [numbers[name] for name in ("link", "linkat") if numbers.get(name) is not None]  # linkat last
+        self.unlinks = [numbers[name] for name in ("unlink", "unlinkat") if numbers.get(name) is not None]  # unlinkat last
+        self.foreign = False  # the last call made_in_shm answered was refused another grading's file (counted)
 
     def mapped_file(self, pid: int, args: tuple[int, ...]) -> int:
         """Bytes of the file that ``mmap(args...)`` maps, when the file is one :attr:`mapped_from`; else 0.
@@ -731,6 +736,33 @@ class _FileWatch:
             info = os.fstat(fd) if fd is not None else os.lstat(name, dir_fd=self.shm_fd)
             self.created_in_shm.update((name, _file_id(info)))
 
+    def _ours(self, name: str) -> tuple[int, int, int] | None:
+        """The file ``name`` of the machine's /dev/shm if the keeper made it for this worker and holds it
+        (:class:`_KeptShmFiles`), else None: another grading's (its semaphores, its shared memory), or anyone's."""
+        with contextlib.suppress(OSError):
+            file = _file_id(os.lstat(name, dir_fd=self.shm_fd))
+            if self.kept_shm is not None and file in self.kept_shm.fds:
+                return file
+        return None
+
+    def _open_ours(self, name: str, flags: int) -> int:
+        """An fd of the file ``name`` of the machine's /dev/shm, opened with ``flags`` (no O_CREAT), if it is this
+        worker's (:meth:`_ours`, by the file opened); else ``-EACCES``, noted in :attr:`foreign`, or ``-errno``."""
+        try:  # (truncated once known to be this worker's: another's is left as it was)
+            fd = os.open(name, flags & ~os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=self.shm_fd)
+        except OSError as error:
+            return -(error.errno or _EACCES)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or self.kept_shm is None or _file_id(info) not in self.kept_shm.fds:
+            os.close(fd)
+            self.foreign = True
+            return -_EACCES
+        if flags & os.O_TRUNC:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+        os.set_blocking(fd, bool(~flags & os.O_NONBLOCK))
+        return fd
+
     def made_in_shm(self, pid: int, nr: int, args: tuple[int, ...]) -> int | None:
         """A file made in the machine's /dev/shm (an open with O_CREAT, or a link there), made by the keeper, which
         then records it by name and inode (Landlock lets the worker make none there itself, :func:`confinement.confine`):
@@ -738,9 +770,30 @@ class _FileWatch:
         for any other call (it goes on as asked, and Landlock refuses it a new name in /dev/shm). The paths are read
         once: a thread that swaps them cannot have another name recorded than the one made, and a link made of the
         file later is recorded too, so neither escapes the cleaning (:func:`keep`). Regular files only, no link
-        followed in /dev/shm, as Landlock allowed the worker there."""
-        if self.shm_fd is None or (nr not in self.calls and nr not in self.links):
+        followed in /dev/shm, as Landlock allowed the worker there. The files there that it did not make for this worker
+        (another grading's, whose names a listing shows) are opened and unlinked by no process of it: an open without
+        O_CREAT and an unlink in /dev/shm are made by the keeper too, of this worker's own files only, else refused
+        with EACCES and counted (section 82: a classmate's grading read another's file there, and could unlink a pool's
+        semaphore between its making and its own unlink, which then raises)."""
+        self.foreign = False
+        if self.shm_fd is None or (nr not in self.calls and nr not in self.links and nr not in self.unlinks):
             return None
+        if nr in self.unlinks:
+            unlinkat = nr == self.unlinks[-1]
+            if unlinkat and args[2] & 0x200:  # AT_REMOVEDIR: no folder of the worker's there (Landlock decides)
+                return None
+            gone = self._in_shm(pid, self._path(pid, args[1] if unlinkat else args[0],
+                                                ctypes.c_int32(args[0] & 0xFFFFFFFF).value if unlinkat else -100))
+            if gone is None:
+                return None
+            if self._ours(gone) is None:
+                self.foreign = True
+                return -_EACCES
+            try:
+                os.unlink(gone, dir_fd=self.shm_fd)
+            except OSError as error:
+                return -(error.errno or _EACCES)
+            return 0
         name, linkat = self.calls.get(nr, "link"), nr == self.links[-1]
         at = ctypes.c_int32(args[0] & 0xFFFFFFFF).value if linkat or name.startswith("openat") else -100
         if name == "link":
@@ -749,6 +802,9 @@ class _FileWatch:
             new = self._in_shm(pid, self._path(pid, args[3] if linkat else args[1], new_at))
             if old is None or new is None:
                 return None
+            if self.kept_shm is not None and self._ours(old) is None and os.path.lexists(os.path.join(self.shm, old)):
+                self.foreign = True  # another grading's file: no name of this worker's for it
+                return -_EACCES
             try:
                 if not stat.S_ISREG(os.lstat(old, dir_fd=self.shm_fd).st_mode):
                     return -_EPERM
@@ -758,11 +814,13 @@ class _FileWatch:
             self._record(new)
             return 0
         flags = self._flags(pid, name, args)
-        if flags is None or not flags & os.O_CREAT:
+        if flags is None:
             return None
         made = self._in_shm(pid, self._path(pid, args[1] if name.startswith("openat") else args[0], at))
         if made is None:
             return None
+        if not flags & os.O_CREAT:  # a file there opened: this worker's own only, opened by the keeper
+            return self._open_ours(made, flags)
         mode = (args[2] if name == "open" else args[1] if name == "creat" else args[3] if name == "openat" else
                 int.from_bytes(os.pread(self.memory[pid], 8, args[2] + 8), sys.byteorder)) & 0o7777
         if name == "creat":
@@ -770,8 +828,10 @@ class _FileWatch:
         with self.kept_shm.lock if self.kept_shm is not None else contextlib.nullcontext():
             if self.kept_shm is not None and self.kept_shm.closed:
                 return -_ENOSPC  # the worker is being stopped: no file made after the cleaning's record
-            try:
-                fd = os.open(made, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode, dir_fd=self.shm_fd)
+            try:  # a new file; one that is there already is opened as above, if this worker's
+                fd = os.open(made, flags | os.O_EXCL | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode, dir_fd=self.shm_fd)
+            except FileExistsError:
+                return -_EEXIST if flags & os.O_EXCL else self._open_ours(made, flags & ~os.O_CREAT)
             except OSError as error:
                 return -(error.errno or _EACCES)
             if not stat.S_ISREG(os.fstat(fd).st_mode):  # a fifo or a device someone else made there: as Landlock answers
@@ -1226,7 +1286,9 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                 answer.error = -ctypes.get_errno()
             elif made is not None:  # a link made (0) or a refusal
                 answer.error = made
-            elif ours and notif.data.nr in watch.links:
+                if watch.foreign and waiting(notif.id):
+                    count(refused, "open or unlink of another grading's file in /dev/shm", "other refused calls")
+            elif ours and (notif.data.nr in watch.links or notif.data.nr in watch.unlinks):
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # not into /dev/shm: Landlock decides
             elif ours and notif.data.nr in watch.calls:
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # Landlock decides
