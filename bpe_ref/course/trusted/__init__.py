@@ -409,7 +409,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   out).
   The seccomp filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and its kin
   and native asynchronous I/O; System V IPC and the keyrings; another process's limits or scheduling; a socket or a
-  datagram ``socketpair``; POSIX message queues, timers and record locks; extended attributes set; ``prctl(PR_SET_MM)``; a new process or
+  datagram ``socketpair``; POSIX message queues, timers and record locks; extended attributes set; huge pages of the kernel's pool
+  (``MAP_HUGETLB``, ``MFD_HUGETLB``: in no resident count, section 83); ``prctl(PR_SET_MM)``; a new process or
   program, and ``sendmsg``/``sendmmsg``, where the lab allows none (lab 03's ``sendmmsg`` and the ``sendmsg`` the
   keeper refuses too); a seccomp filter of the worker's own; any call of another architecture's table) to the keeper
   by user notification, which counts it and answers with the filter's error, never lets it run. Every

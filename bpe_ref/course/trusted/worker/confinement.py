@@ -115,7 +115,7 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                             "landlock_restrict_self": 446, "epoll_create": 213, "epoll_create1": 291, "unshare": 272,
                             "epoll_ctl": 233, "mq_open": 240, "timer_create": 222,
                             "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "setxattrat": 463, "unlink": 87,
-                            "unlinkat": 263}),
+                            "unlinkat": 263, "memfd_create": 319}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
@@ -132,7 +132,7 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                              "landlock_restrict_self": 446, "epoll_create": None, "epoll_create1": 20, "unshare": 97,
                              "epoll_ctl": 21, "mq_open": 180, "timer_create": 107,
                              "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463, "unlink": None,
-                             "unlinkat": 35}),
+                             "unlinkat": 35, "memfd_create": 279}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
@@ -184,6 +184,10 @@ _EPOLL_CTL_ADD = 1
 # count of the trusted side's (section 75). Python's threads share their process's table; no lab's code unshares it.
 _CLONE_THREAD, _CLONE_FILES = 0x00010000, 0x00000400
 _MAP_SHARED, _MAP_ANONYMOUS = 0x01, 0x20  # MAP_SHARED_VALIDATE (0x03) has MAP_SHARED's bit
+# Pages of the kernel's hugetlb pool (mmap's MAP_HUGETLB, memfd_create's MFD_HUGETLB) are in no resident count: each of
+# lab 03's processes could take up to its RLIMIT_AS of the machine's pool, past the limit of all of them together
+# (section 83). No lab's code asks for them.
+_MAP_HUGETLB, _MFD_HUGETLB = 0x40000, 0x4
 # The calls that open a file by path: sent to the keeper too, which reads the path, counts it if
 # Landlock will refuse it, and lets the call go on (Landlock decides; see :class:`_FileWatch`).
 _OPEN_CALLS = ("open", "creat", "openat", "openat2")
@@ -248,8 +252,10 @@ def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = Non
             option, "prctl(PR_SET_SECCOMP)"), _EPERM
     if name == "clone3":
         return name, _ENOSYS
-    if name == "mmap":  # the filter sends only shared anonymous memory as a refusal (section 76)
-        return "mmap(MAP_SHARED | MAP_ANONYMOUS)", _EPERM
+    if name == "mmap":  # the filter sends only shared anonymous memory (section 76) and huge pages as a refusal
+        return "mmap(MAP_HUGETLB)" if args[3] & _MAP_HUGETLB else "mmap(MAP_SHARED | MAP_ANONYMOUS)", _EPERM
+    if name == "memfd_create":  # likewise, huge pages only
+        return "memfd_create(MFD_HUGETLB)", _EPERM
     if name == "unshare":  # the filter sends only those of the fd table (section 75)
         return "unshare(CLONE_FILES)", _EPERM
     if name == "clone" and args[0] & _CLONE_THREAD:  # likewise: a thread sent here has an fd table of its own
@@ -337,10 +343,17 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     # No shared anonymous memory (MAP_SHARED | MAP_ANONYMOUS): its pages belong to an object that outlives a partial
     # unmapping, so a page left mapped held 60 MiB each, in no resident count and no folder (section 76). Python's
     # standard library maps none on Linux (multiprocessing's heap maps files of /dev/shm, whose fds it keeps).
-    emit(JEQ, numbers["mmap"], 0, 5)
+    # Nor hugetlb pages (_MAP_HUGETLB).
+    emit(JEQ, numbers["mmap"], 0, 6)
     emit(LD, 40)  # args[3], the flags
+    emit(JSET, _MAP_HUGETLB, 2, 0)
     emit(ALU_AND, _MAP_SHARED | _MAP_ANONYMOUS)
     emit(JEQ, _MAP_SHARED | _MAP_ANONYMOUS, 0, 1)
+    refuse(_EPERM)
+    emit(LD, 0)  # seccomp_data.nr again
+    emit(JEQ, numbers["memfd_create"], 0, 4)
+    emit(LD, 24)  # args[1], the flags
+    emit(JSET, _MFD_HUGETLB, 0, 1)
     refuse(_EPERM)
     emit(LD, 0)  # seccomp_data.nr again
     if watch_files:
@@ -580,7 +593,7 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
         return _SockFprog(len(program), filters)
 
     what = ("seccomp: no network sockets, no System V IPC or keyrings, no POSIX message queues, timers or record locks, "
-            "no extended attributes set, "
+            "no extended attributes set, no huge pages of the kernel's pool, "
             "no other process's limits or scheduling, no memfd_secret or Landlock rules, no memory map of its own (PR_SET_MM), "
             "no fd table of a thread's own, no shared anonymous memory" + (
                 "" if allow_processes else ", no epoll, no new processes (threads allowed)"))

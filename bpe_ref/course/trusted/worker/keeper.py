@@ -177,6 +177,7 @@ def _mapped_anywhere(paths: set[str]) -> set[str]:
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 _CLONE_THREAD, _CLONE_FILES, _EAGAIN = 0x00010000, 0x00000400, 11
 _MAP_SHARED_ANONYMOUS = 0x21  # MAP_SHARED | MAP_ANONYMOUS
+_MAP_HUGETLB = 0x40000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
 MAX_SHM_ENTRIES = 4096  # files the private /dev/shm holds (its tmpfs's inodes); the keeper lists them all
 
@@ -1296,8 +1297,10 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                 if refused_open and waiting(notif.id):
                     count(files, refused_open, "other files")
             elif ours and notif.data.nr in (numbers["mmap"], numbers["mremap"]) and not (
-                    notif.data.nr == numbers["mmap"] and args[3] & _MAP_SHARED_ANONYMOUS == _MAP_SHARED_ANONYMOUS):
-                # (shared anonymous memory, which the filter sends as a refusal, is refused below: section 76)
+                    notif.data.nr == numbers["mmap"] and (args[3] & _MAP_SHARED_ANONYMOUS == _MAP_SHARED_ANONYMOUS
+                                                          or args[3] & _MAP_HUGETLB)):
+                # (shared anonymous memory and huge pages, which the filter sends as refusals, are refused below:
+                # sections 76 and 83)
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # mapped as asked; counted
                 mapped = _guarded(watch.mapped_file if notif.data.nr == numbers["mmap"] else watch.remapped_file, 0,
                                   notif.pid, args)
