@@ -8791,3 +8791,21 @@ def test_huge_pages_of_the_kernel_s_pool_are_refused(processes):
     if any("refused calls counted by the keeper" in line for line in isolation):
         assert report["refused"].get("mmap(MAP_HUGETLB)", 0) >= 1, report
         assert report["refused"].get("memfd_create(MFD_HUGETLB)", 0) >= 1, report
+
+
+def test_a_forked_pool_whose_command_lines_say_spawn_costs_its_class_task_4_only():
+    """Section 80's pool in the whole notebook as a class grades it (``whole_class=True``, its hidden inputs replayed):
+    task 4's hidden test fails for the start method (its workers forked, none by spawn), every other task keeps its
+    points (on main all passed)."""
+    from bpe_ref.course.notebooks import read_notebook_json, source_notebook
+
+    notebook = read_notebook_json(source_notebook("03_parallel"))
+    for cell in notebook["cells"]:
+        if cell["id"] == "task4_count_pretokens_in_file_solution":
+            source = "".join(cell["source"])
+            assert FORKED_WHATEVER_THE_METHOD[0] in source
+            cell["source"] = SEEM_STARTED_BY + "\n" + source.replace(*FORKED_WHATEVER_THE_METHOD)
+    record = grade_cells(notebook["cells"], "03_parallel", whole_class=True)
+    failed = {verdict.grade_id: verdict.message for verdict in record.verdicts if not verdict.passed}
+    assert set(failed) == {"task4_count_pretokens_in_file_hidden"}, failed
+    assert "by fork, none by" in failed["task4_count_pretokens_in_file_hidden"], failed
