@@ -8793,6 +8793,9 @@ def test_huge_pages_of_the_kernel_s_pool_are_refused(processes):
         assert report["refused"].get("memfd_create(MFD_HUGETLB)", 0) >= 1, report
 
 
+# ---- 80, continued (red50): the class path of section 80's pool ------------------------------------------------------------------
+
+
 def test_a_forked_pool_whose_command_lines_say_spawn_costs_its_class_task_4_only():
     """Section 80's pool in the whole notebook as a class grades it (``whole_class=True``, its hidden inputs replayed):
     task 4's hidden test fails for the start method (its workers forked, none by spawn), every other task keeps its
