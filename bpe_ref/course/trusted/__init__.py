@@ -124,15 +124,21 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   ``unix_diag``, each socket held counts twice its send buffer; the queues grow between two looks (a tenth of a second:
   what the worker's processes can queue meanwhile).
   System V IPC and the keyrings, whose segments, queues and keys outlive the worker outside all of those limits, are
-  refused (section 54). So are the calls that make kernel memory as often as they are called, in no process's resident
-  memory, no folder and no queue (section 74): ``memfd_secret`` (its pages, once unmapped, unevictable memory of a file
-  that shows no blocks: 8 of 60 MiB held past a limit of 200 MiB), the Landlock calls (some 70 bytes a rule, an fd a
-  ruleset: 60 rulesets of the 65,536 TCP ports held 277 MiB; the worker confines itself before the filter is in), and,
-  where a lab allows no processes, epoll (an item per file and fd added, kept after the fd's closing while the file is
-  open: 5.5 million items, 1.1 GiB, the grading account's whole ``fs.epoll.max_user_watches``, whose other epolls then
-  failed); where it allows processes (lab 03: multiprocessing's forkserver waits on an epoll), the keeper counts each
-  item added (``epoll_ctl``'s ``EPOLL_CTL_ADD``, removals not subtracted) and answers ENOSPC past
-  ``keeper.MOST_EPOLL_ITEMS`` (4,096 a worker), as the kernel does past the allowance; without user notification
+  refused (section 54); so are their POSIX kin (section 78): a message queue (``mq_open``, made in the machine's IPC
+  namespace, it outlives the worker), a timer (``timer_create``, charged to the grading account's pending signals) and
+  a record lock (``fcntl``'s ``F_SETLK``, ``F_SETLKW`` and their OFD kinds: some 200 bytes of slab a range, 400,000 on
+  200 files with 20,000 timers held 82 MiB; ``flock``, one lock an open file, is left), and an extended attribute set
+  (``setxattr`` and its kin: on tmpfs, and on the kernel's tmpfs behind every memfd without bound, kernel memory that no
+  size or block count shows; 50,000 of 3,900 bytes on one memfd held 195 MiB: section 81). So are the calls that make
+  kernel memory as often as they are called, in no process's resident memory, no folder and no queue (section 74):
+  ``memfd_secret`` (its pages, once unmapped, unevictable memory of a file that shows no blocks: 8 of 60 MiB held past
+  a limit of 200 MiB), the Landlock calls (some 70 bytes a rule, an fd a ruleset: 60 rulesets of the 65,536 TCP ports
+  held 277 MiB; the worker confines itself before the filter is in), and, where a lab allows no processes, epoll (an
+  item per file and fd added, kept after the fd's closing while the file is open: 5.5 million items, 1.1 GiB, the
+  grading account's whole ``fs.epoll.max_user_watches``, whose other epolls then failed); where it allows processes
+  (lab 03: multiprocessing's forkserver waits on an epoll), the keeper counts each item added (``epoll_ctl``'s
+  ``EPOLL_CTL_ADD``, removals not subtracted) and answers ENOSPC past ``keeper.MOST_EPOLL_ITEMS`` (4,096 a worker), as
+  the kernel does past the allowance; without user notification
   (before Linux 5.5) lab 03's epoll items are bounded by that allowance only. The watches read a process's fds and
   memory in ``/proc/PID``, its main thread's: a thread with an fd table of its own (``unshare(CLONE_FILES)``, a thread
   cloned without ``CLONE_FILES``) is refused, and a process whose main thread ended while another runs (``SYS_exit``),
@@ -143,7 +149,11 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   without privileges), from each process's ``maps``; shared anonymous memory, which keeps every page of a mapping
   unmapped but for one, is refused (``mmap(MAP_SHARED | MAP_ANONYMOUS)``: the standard library maps none on Linux).
   Not counted so: a file of /dev/shm held by a mapping alone (multiprocessing's semaphores are such files), bounded by
-  the worker's own /dev/shm (``shm_mb``) where it has one, not where the keeper makes its files in the machine's.
+  the worker's own /dev/shm (``shm_mb``) where it has one; where the keeper makes its files in the machine's, it holds
+  each it made and adds up their blocks at each look, letting go those no name links and no process of the worker's
+  holds or maps, and stops the worker past ``shm_mb`` (``file_mb`` where none of its own was asked for), as it answers
+  ENOSPC past ``keeper.MAX_SHM_ENTRIES`` files (16 files of 30 MiB, by their names or a page mapped each, held 480 MiB
+  past every limit: section 79).
   A path the learner's code chose
   that the loop or the reference's code opens (a module's ``__file__``, a ``%%writefile`` file, a traceback's source
   lines) is opened ``O_NONBLOCK`` and taken only if a regular file (a module of at most 1 MiB): a fifo there blocked
@@ -178,7 +188,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   ``Policy.shm_mb``), emptied and flagged at the end (a pool's semaphore left by the killed worker unflagged);
   elsewhere the keeper makes their files in the machine's /dev/shm itself, knowing each by name and inode (Linux
   5.14+; before, it takes the names it saw opened with O_CREAT), and removes, flagged, only those, never what another
-  live process holds (section 13). No folders, symlinks, renames, pipes, sockets or devices there. The trusted side
+  live process holds (section 13); there it opens (with O_CREAT or not) and unlinks the worker's own files only, those
+  it made and holds: another grading's (a file it made there, a pool's semaphore before its unlink) is refused, EACCES,
+  counted (section 82; before Linux 5.14 not). No folders, symlinks, renames, pipes, sockets or devices there. The
+  trusted side
   relies on the keeper for neither its waits nor the end of the worker's processes: a request is written, and its
   reply awaited, under one deadline; while it holds a sandbox the grading process is a child subreaper too, and
   closing kills and reaps its children more confined than itself (read from ``/proc/PID/status``), then every process
@@ -282,7 +295,9 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
 - Checks of *how* a function works are measured from outside the worker (its CPU time as the input grows, processes
   started, bytes read: ``/proc``; inputs left unchanged: the replies, the process's word, see *Faking results*) or
   forced by inputs on which the wrong method cannot answer right or in time. Processes started are seen by looks at
-  ``/proc`` every 5 ms (how each was started, from its command line) and counted by the keeper, which the filter sends
+  ``/proc`` every 5 ms (how each was started, from its command line, unless it lies where the
+  worker's does, which a fork keeps and nothing moves, ``prctl(PR_SET_MM)`` refused: a fork, whatever its command line
+  says, section 80) and counted by the keeper, which the filter sends
   every fork (``clone3`` is refused, so glibc falls back to clone): one that ends between two looks is still counted
   (``"unseen"``, :class:`.measure_worker.ProcessWatch`; Linux 5.5+). What each did is its reads: the keeper reads the
   process's ``rchar`` at its ``exit_group``, before it is reaped into its parent's count, with its parent's pid
@@ -394,10 +409,11 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   out).
   The seccomp filter sends each call it refuses (io_uring, whose queued operations no filter sees; splice and its kin
   and native asynchronous I/O; System V IPC and the keyrings; another process's limits or scheduling; a socket or a
-  datagram ``socketpair``; a new process or program, and ``sendmsg``/``sendmmsg``, where the lab allows none (lab 03's
-  ``sendmmsg`` and the ``sendmsg`` the keeper refuses too); a seccomp filter of the worker's own;
-  any call of another architecture's table) to the keeper by user notification, which counts it and answers with the
-  filter's error, never lets it run. Every
+  datagram ``socketpair``; POSIX message queues, timers and record locks; extended attributes set; huge pages of the kernel's pool
+  (``MAP_HUGETLB``, ``MFD_HUGETLB``: in no resident count, section 83); ``prctl(PR_SET_MM)``; a new process or
+  program, and ``sendmsg``/``sendmmsg``, where the lab allows none (lab 03's ``sendmmsg`` and the ``sendmsg`` the
+  keeper refuses too); a seccomp filter of the worker's own; any call of another architecture's table) to the keeper
+  by user notification, which counts it and answers with the filter's error, never lets it run. Every
   ``open``/``openat``/``openat2``/``creat`` goes by the keeper too: it reads the path from the caller's memory,
   resolves it (``/proc/self`` as the caller's; another process's ``/proc`` links not followed), counts it ("read
   PATH", "write PATH") if it lies outside what the worker gave Landlock, less the interpreter's and C library's

@@ -340,11 +340,33 @@ def command_line(pid: int) -> str:
         return ""
 
 
-def start_method_of(command: str, root_command: str) -> str:
+def argument_range(pid: int) -> tuple[int, int] | None:
+    """Where the command line of process ``pid`` lies in its memory (``arg_start`` and ``arg_end``, fields 48 and 49 of
+    ``/proc/PID/stat``): set by the kernel at its program's start (exec), kept by a fork, never moved by the process
+    (``prctl(PR_SET_MM)`` is refused: confinement.py). ``(0, 0)`` where the process hides it (undumpable); ``None``
+    when gone."""
+    fields = _stat_fields(pid)
+    try:
+        return (int(fields[45]), int(fields[46])) if fields else None
+    except (IndexError, ValueError):
+        return None
+
+
+def start_method_of(command: str, root_command: str, arguments: tuple[int, int] | None = None,
+                    root_arguments: tuple[int, int] | None = None) -> str:
     """How a process below the worker was started, from its command line: ``"spawn"``,
     ``"forkserver"`` (the server and the workers it forks share its command line), ``"fork"`` (a
     copy of the worker, same command line), ``"resource_tracker"`` (a helper of spawn and
-    forkserver, no worker) or ``"other"``."""
+    forkserver, no worker) or ``"other"``. A command line is the process's own memory, which its code can rewrite
+    in place: a forked worker that wrote a spawned one's there was taken for spawned (redteam section 80). So where
+    the ranges of the command lines (:func:`argument_range`) are known, a process whose range is the worker's
+    (``root_arguments``) is a copy of it, ``"fork"``, whatever its command line says, and one that hides it
+    ``"other"``."""
+    if arguments is not None and root_arguments is not None:
+        if arguments == root_arguments:
+            return "fork"
+        if arguments == (0, 0):
+            return "other"
     if "multiprocessing.resource_tracker" in command:
         return "resource_tracker"
     if "multiprocessing.spawn" in command or "spawn_main" in command:
@@ -372,7 +394,9 @@ class ProcessWatch:
         self.forked: int | None = None  # processes the keeper counted while the watch ran
         self.available = available()
         self.root_command = command_line(root)
+        self.root_arguments = argument_range(root)
         self.started: dict[int, str] = {}
+        self.arguments: dict[int, tuple[int, int] | None] = {}  # pid -> where its command line lies (argument_range)
         self._others: set[int] = set()  # pids seen that are not below root (never looked at again)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -399,6 +423,7 @@ class ProcessWatch:
             command = command_line(pid)
             if command:
                 self.started[pid] = command
+                self.arguments[pid] = argument_range(pid) or self.arguments.get(pid)
         for name in names:
             if not name.isdigit():
                 continue
@@ -407,6 +432,7 @@ class ProcessWatch:
                 continue
             if self._below_root(pid):
                 self.started[pid] = command_line(pid)
+                self.arguments[pid] = argument_range(pid)
             else:
                 self._others.add(pid)
 
@@ -433,6 +459,10 @@ class ProcessWatch:
         after = self.forks() if self._forks_before is not None else None
         self.forked = after - self._forks_before if after is not None else None
 
+    def method_of(self, pid: int, command: str) -> str:
+        """How process ``pid`` (of command line ``command``, as last read) was started (:func:`start_method_of`)."""
+        return start_method_of(command, self.root_command, self.arguments.get(pid), self.root_arguments)
+
     def still_running(self) -> dict[str, int]:
         """How many of the processes started still run (not ended, nor a zombie), by start method; the fork server
         itself (a child of the root, which forkserver keeps for the next pools) is left out."""
@@ -441,7 +471,7 @@ class ProcessWatch:
             fields = _stat_fields(pid)
             if fields is None or fields[0] in ("Z", "X", "x") or not self._below_root(pid):
                 continue
-            method = start_method_of(command, self.root_command)
+            method = self.method_of(pid, command)
             if not (method == "forkserver" and int(fields[1]) == self.root):
                 counts[method] += 1
         return dict(counts)
@@ -449,13 +479,13 @@ class ProcessWatch:
     def fork_servers(self) -> int:
         """How many of the processes started are a fork server (started by forkserver, still a child of the root after
         the call: forkserver keeps it for the next pools; a pool's workers are its children)."""
-        return sum(1 for pid, command in self.started.items() if start_method_of(command, self.root_command) == "forkserver"
+        return sum(1 for pid, command in self.started.items() if self.method_of(pid, command) == "forkserver"
                    and (_stat_fields(pid) or [])[1:2] == [str(self.root)])
 
     def start_methods(self) -> dict[str, int]:
         """How many processes were started, by start method (see :func:`start_method_of`); ``"unseen"``: those
         the keeper counted and no look saw (ended between two)."""
-        counts = Counter(start_method_of(command, self.root_command) for command in self.started.values())
+        counts = Counter(self.method_of(pid, command) for pid, command in self.started.items())
         if self.forked is not None and self.forked > len(self.started):
             counts["unseen"] = self.forked - len(self.started)
         return dict(counts)

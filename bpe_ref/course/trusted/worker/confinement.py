@@ -113,7 +113,9 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                             "sched_setattr": 314, "sendmsg": 46, "sendmmsg": 307, "setsockopt": 54,
                             "memfd_secret": 447, "landlock_create_ruleset": 444, "landlock_add_rule": 445,
                             "landlock_restrict_self": 446, "epoll_create": 213, "epoll_create1": 291, "unshare": 272,
-                            "epoll_ctl": 233}),
+                            "epoll_ctl": 233, "mq_open": 240, "timer_create": 222,
+                            "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "setxattrat": 463, "unlink": 87,
+                            "unlinkat": 263, "memfd_create": 319}),
     "aarch64": (0xC00000B7, {"socket": 198, "execve": 221, "execveat": 281, "fork": None, "vfork": None, "clone": 220,
                              "clone3": 435, "seccomp": 277, "prctl": 167, "open": None, "creat": None, "openat": 56,
                              "openat2": 437, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
@@ -128,7 +130,9 @@ _SECCOMP_ARCH = {  # machine: AUDIT_ARCH, then the numbers of the calls the filt
                              "sched_setattr": 274, "sendmsg": 211, "sendmmsg": 269, "setsockopt": 208,
                              "memfd_secret": 447, "landlock_create_ruleset": 444, "landlock_add_rule": 445,
                              "landlock_restrict_self": 446, "epoll_create": None, "epoll_create1": 20, "unshare": 97,
-                             "epoll_ctl": 21}),
+                             "epoll_ctl": 21, "mq_open": 180, "timer_create": 107,
+                             "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463, "unlink": None,
+                             "unlinkat": 35, "memfd_create": 279}),
 }
 # io_uring runs socket(), openat() and the like as queued operations that no filter sees: refused
 # whole (Python never uses it), or a ring would make a UDP socket past the socket() rule below.
@@ -160,12 +164,30 @@ _PERSISTENT_CALLS = ("shmget", "shmat", "shmctl", "semget", "semop", "semctl", "
 # allows them, the keeper counts each item added and refuses past its bound (keeper.MOST_EPOLL_ITEMS).
 _KERNEL_MEMORY_CALLS = ("memfd_secret", "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self")
 _EPOLL_CALLS = ("epoll_create", "epoll_create1")
+# Their POSIX kin (section 78 of tests/test_grading_redteam.py): a message queue (mq_open) is made in the machine's IPC
+# namespace and outlives the worker, under the machine's queues_max and the account's RLIMIT_MSGQUEUE (a channel between
+# two gradings, every other grading's allowance); each timer (timer_create) is kernel memory charged to the account's
+# pending signals (shared by every process of the grading user); each record lock on a range apart from the others
+# (fcntl's F_SETLK, F_SETLKW and their OFD kinds) some 200 bytes of slab while its file is open (400,000 on 200 files with
+# 20,000 timers held 82 MiB, in no count). No lab's code, nor the standard library it uses, calls them (multiprocessing's
+# semaphores are files of /dev/shm and futexes); flock, one lock an open file, is bounded by the fds and left.
+_POSIX_KERNEL_STATE_CALLS = ("mq_open", "timer_create")
+_RECORD_LOCKS = {6: "F_SETLK", 7: "F_SETLKW", 37: "F_OFD_SETLK", 38: "F_OFD_SETLKW"}
+# A file's extended attributes on tmpfs (Linux 6.6+) are kernel memory, a page each at most, bounded by the mount's inode
+# space only, and not at all on the kernel's own tmpfs that backs memfds; a file's size and blocks show none: 50,000 of
+# 3,900 bytes on one memfd held 195 MiB past every limit (section 81). No lab's code sets one; shutil.copystat passes
+# EPERM over.
+_XATTR_CALLS = ("setxattr", "lsetxattr", "fsetxattr", "setxattrat")
 _EPOLL_CTL_ADD = 1
 # A thread with an fd table of its own (unshare(CLONE_FILES), or a clone of a thread without CLONE_FILES): /proc/PID/fd
 # shows the table of the process's main thread only, so the files such a thread held (memfds, sockets' queues) were in no
 # count of the trusted side's (section 75). Python's threads share their process's table; no lab's code unshares it.
 _CLONE_THREAD, _CLONE_FILES = 0x00010000, 0x00000400
 _MAP_SHARED, _MAP_ANONYMOUS = 0x01, 0x20  # MAP_SHARED_VALIDATE (0x03) has MAP_SHARED's bit
+# Pages of the kernel's hugetlb pool (mmap's MAP_HUGETLB, memfd_create's MFD_HUGETLB) are in no resident count: each of
+# lab 03's processes could take up to its RLIMIT_AS of the machine's pool, past the limit of all of them together
+# (section 83). No lab's code asks for them.
+_MAP_HUGETLB, _MFD_HUGETLB = 0x40000, 0x4
 # The calls that open a file by path: sent to the keeper too, which reads the path, counts it if
 # Landlock will refuse it, and lets the call go on (Landlock decides; see :class:`_FileWatch`).
 _OPEN_CALLS = ("open", "creat", "openat", "openat2")
@@ -184,6 +206,10 @@ _SEND_FDS_CALLS = ("sendmsg", "sendmmsg")
 _EPERM, _EACCES, _ENOSYS = 1, 13, 38
 _RET_ALLOW, _RET_ERRNO, _RET_USER_NOTIF = 0x7FFF0000, 0x00050000, 0x7FC00000
 _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_NEW_LISTENER = 22, 36, 1, 8
+# Nor a process's memory map rewritten (PR_SET_MM; its PR_SET_MM_MAP needs no capability): it moves where the kernel reads
+# its command line (arg_start, arg_end), by which a process is told a copy of the worker's, forked, whatever its command
+# line says (measure_worker.start_method_of; redteam section 80). Only checkpoint-restore tools call it.
+_PR_SET_MM = 35
 _SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV = 32  # Linux 5.19
 _SIGCHLD = 17
 _F_SETFL, _FIONBIO = 4, 0x5421
@@ -221,11 +247,15 @@ def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = Non
     if name == "socketpair":
         return f"socketpair({kind})", _EACCES
     if name == "prctl":
-        return "prctl(PR_SET_CHILD_SUBREAPER)" if args[0] & 0xFFFFFFFF == _PR_SET_CHILD_SUBREAPER else "prctl(PR_SET_SECCOMP)", _EPERM
+        option = args[0] & 0xFFFFFFFF
+        return {_PR_SET_CHILD_SUBREAPER: "prctl(PR_SET_CHILD_SUBREAPER)", _PR_SET_MM: "prctl(PR_SET_MM)"}.get(
+            option, "prctl(PR_SET_SECCOMP)"), _EPERM
     if name == "clone3":
         return name, _ENOSYS
-    if name == "mmap":  # the filter sends only shared anonymous memory as a refusal (section 76)
-        return "mmap(MAP_SHARED | MAP_ANONYMOUS)", _EPERM
+    if name == "mmap":  # the filter sends only shared anonymous memory (section 76) and huge pages as a refusal
+        return "mmap(MAP_HUGETLB)" if args[3] & _MAP_HUGETLB else "mmap(MAP_SHARED | MAP_ANONYMOUS)", _EPERM
+    if name == "memfd_create":  # likewise, huge pages only
+        return "memfd_create(MFD_HUGETLB)", _EPERM
     if name == "unshare":  # the filter sends only those of the fd table (section 75)
         return "unshare(CLONE_FILES)", _EPERM
     if name == "clone" and args[0] & _CLONE_THREAD:  # likewise: a thread sent here has an fd table of its own
@@ -238,6 +268,8 @@ def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = Non
         return f"setsockopt({_SO_BUFFERS.get(args[2] & 0xFFFFFFFF, 'a buffer size')})", _EPERM
     if name == "fcntl" and args[1] & 0xFFFFFFFF == _F_SETPIPE_SZ:
         return "fcntl(F_SETPIPE_SZ)", _EPERM
+    if name == "fcntl" and args[1] & 0xFFFFFFFF in _RECORD_LOCKS:
+        return f"fcntl({_RECORD_LOCKS[args[1] & 0xFFFFFFFF]})", _EPERM
     if name in ("fcntl", "ioctl"):  # likewise: F_SETFL and FIONBIO on them
         return f"{name} making the worker loop's pipes non-blocking", _EPERM
     return name, _EPERM
@@ -311,10 +343,17 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     # No shared anonymous memory (MAP_SHARED | MAP_ANONYMOUS): its pages belong to an object that outlives a partial
     # unmapping, so a page left mapped held 60 MiB each, in no resident count and no folder (section 76). Python's
     # standard library maps none on Linux (multiprocessing's heap maps files of /dev/shm, whose fds it keeps).
-    emit(JEQ, numbers["mmap"], 0, 5)
+    # Nor hugetlb pages (_MAP_HUGETLB).
+    emit(JEQ, numbers["mmap"], 0, 6)
     emit(LD, 40)  # args[3], the flags
+    emit(JSET, _MAP_HUGETLB, 2, 0)
     emit(ALU_AND, _MAP_SHARED | _MAP_ANONYMOUS)
     emit(JEQ, _MAP_SHARED | _MAP_ANONYMOUS, 0, 1)
+    refuse(_EPERM)
+    emit(LD, 0)  # seccomp_data.nr again
+    emit(JEQ, numbers["memfd_create"], 0, 4)
+    emit(LD, 24)  # args[1], the flags
+    emit(JSET, _MFD_HUGETLB, 0, 1)
     refuse(_EPERM)
     emit(LD, 0)  # seccomp_data.nr again
     if watch_files:
@@ -337,6 +376,7 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
         emit(RET, _RET_USER_NOTIF)
         emit(RET, _RET_ALLOW)
     for name in _IO_URING_CALLS + _SPLICE_CALLS + _WATCH_CALLS + _PERSISTENT_CALLS + _KERNEL_MEMORY_CALLS + (
+            _POSIX_KERNEL_STATE_CALLS + _XATTR_CALLS) + (
             () if allow_processes else _EPOLL_CALLS):
         if numbers[name] is not None:
             emit(JEQ, numbers[name], 0, 1)
@@ -397,9 +437,13 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     emit(JEQ, 33, 0, 1)  # SO_RCVBUFFORCE
     refuse(_EPERM)
     emit(RET, _RET_ALLOW)
-    emit(JEQ, numbers["fcntl"], 0, 4)
+    # Nor a record lock (``_RECORD_LOCKS``): kernel memory, one a range.
+    locks = sorted(_RECORD_LOCKS)
+    emit(JEQ, numbers["fcntl"], 0, 4 + len(locks))
     emit(LD, 24)  # args[1], the command (low 32 bits)
-    emit(JEQ, _F_SETPIPE_SZ, 0, 1)
+    for index, command in enumerate([_F_SETPIPE_SZ, *locks]):
+        last = index == len(locks)
+        emit(JEQ, command, len(locks) - index, 1 if last else 0)  # to the refusal; the last one past it
     refuse(_EPERM)
     emit(LD, 0)  # seccomp_data.nr again, for the rules below (fcntl's among them)
     if loop_fds:
@@ -469,9 +513,11 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
         refuse(_EPERM)
         emit(RET, _RET_ALLOW)
     # Nor a subreaper of its own: the keeper is the one (orphans come to it, which waits for them: their CPU time counts).
-    emit(JEQ, numbers["prctl"], 0, 9)
+    # Nor a memory map of its own (PR_SET_MM): where its command line lies tells a forked process (_PR_SET_MM).
+    emit(JEQ, numbers["prctl"], 0, 10)
     emit(LD, 16)  # args[0], the option
-    emit(JEQ, _PR_SET_SECCOMP, 5, 0)
+    emit(JEQ, _PR_SET_SECCOMP, 6, 0)
+    emit(JEQ, _PR_SET_MM, 5, 0)
     emit(JEQ, _PR_SET_CHILD_SUBREAPER, 0, 5)
     emit(LD, 24)  # args[1], low 32 bits: 0 unsets it, allowed
     emit(JEQ, 0, 0, 2)
@@ -483,7 +529,9 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
         # No new process where the lab allows none; where it allows them (``count_processes``), each goes by the
         # keeper, which counts it and lets it go on: looks at /proc (ProcessWatch) miss one that ends between two.
         # and links, which the keeper makes itself into the machine's /dev/shm (keeper._FileWatch.made_in_shm)
-        for name in ("fork", "vfork", "link", "linkat") if allow_processes else ("execve", "execveat", "fork", "vfork"):
+        # and unlinks, which it makes there too, of the worker's own files only (another grading's semaphores: section 82)
+        for name in ("fork", "vfork", "link", "linkat", "unlink", "unlinkat") if allow_processes else (
+                "execve", "execveat", "fork", "vfork"):
             if numbers[name] is not None:
                 emit(JEQ, numbers[name], 0, 1)
                 refuse(_EPERM)
@@ -544,8 +592,10 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
         filters = (_SockFilter * len(program))(*[_SockFilter(c, jt, jf, k) for c, jt, jf, k in program])
         return _SockFprog(len(program), filters)
 
-    what = ("seccomp: no network sockets, no System V IPC or keyrings, no other process's limits or scheduling, no "
-            "memfd_secret or Landlock rules, no fd table of a thread's own, no shared anonymous memory" + (
+    what = ("seccomp: no network sockets, no System V IPC or keyrings, no POSIX message queues, timers or record locks, "
+            "no extended attributes set, no huge pages of the kernel's pool, "
+            "no other process's limits or scheduling, no memfd_secret or Landlock rules, no memory map of its own (PR_SET_MM), "
+            "no fd table of a thread's own, no shared anonymous memory" + (
                 "" if allow_processes else ", no epoll, no new processes (threads allowed)"))
     threads = ""  # the line's word on threads, once the keeper took the listener
     if loop_fds:

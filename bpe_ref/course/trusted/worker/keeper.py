@@ -167,13 +167,17 @@ def _mapped_anywhere(paths: set[str]) -> set[str]:
             wanted[_file_id(os.lstat(path))] = path
     if not wanted:
         return set()
-    return {wanted[held] for held in _held_files(name for name in os.listdir("/proc") if name.isdigit()) if held in wanted}
+    # (not the keeper's own: its thread that answers the worker's calls may hold for an instant a file it was making
+    # for it as the worker was stopped, section 79)
+    others = (name for name in os.listdir("/proc") if name.isdigit() and int(name) != os.getpid())
+    return {wanted[held] for held in _held_files(others) if held in wanted}
 
 
 # A /dev/shm of the worker's own (Linux user and mount namespaces, unprivileged where the kernel allows them).
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 _CLONE_THREAD, _CLONE_FILES, _EAGAIN = 0x00010000, 0x00000400, 11
 _MAP_SHARED_ANONYMOUS = 0x21  # MAP_SHARED | MAP_ANONYMOUS
+_MAP_HUGETLB = 0x40000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
 MAX_SHM_ENTRIES = 4096  # files the private /dev/shm holds (its tmpfs's inodes); the keeper lists them all
 
@@ -301,7 +305,7 @@ MAX_REFUSAL_NAMES = 16  # distinct calls (and files) named in a report; the rest
 # fs.epoll.max_user_watches: tests/test_grading_redteam.py, section 74). Removals are not subtracted (the keeper sees a
 # call before it runs, not whether it did anything): multiprocessing's forkserver adds 2 an instance.
 MOST_EPOLL_ITEMS = 4096
-_ENOSPC = 28
+_ENOSPC, _EEXIST = 28, 17
 
 
 _SOCK_DIAG_BY_FAMILY, _NETLINK_SOCK_DIAG, _NLMSG_ERROR, _NLMSG_DONE = 20, 4, 2, 3
@@ -426,13 +430,80 @@ def _resolved_for(path: str, pid: int, tgid: int) -> str:
     return resolved
 
 
+class _KeptShmFiles:
+    """The files the keeper made for the worker's processes in the machine's /dev/shm (:meth:`_FileWatch.made_in_shm`),
+    each held by an fd of the keeper's so that their bytes can be added up whatever holds them: a name, an fd, or a
+    mapping alone (a file written to 30 MiB, a page of it mapped, its fd closed and its name unlinked, is in no fd table,
+    no folder and no resident count: 16 held 480 MiB past the folder's limit of 64 MiB and a memory limit of 200 MiB;
+    tests/test_grading_redteam.py, section 79). A /dev/shm of the worker's own bounds them by its tmpfs (``shm_mb``, its
+    inodes :data:`MAX_SHM_ENTRIES`); in the machine's the keeper does: at most that many files at once (a file past them
+    not made: ENOSPC, as the tmpfs answers), and their bytes at most ``limit``, past which the worker is stopped (the
+    keeper's look, :func:`keep`). A file is let go once no name links it and no process of the worker's holds or maps
+    it (an honest pool's semaphores, unlinked at once, mapped until the pool ends)."""
+
+    def __init__(self, megabytes: int) -> None:
+        self.limit = max(1, megabytes) << 20
+        # held while a file is made (:meth:`_FileWatch.made_in_shm`) too: once :meth:`close` has it, every file made
+        # is recorded for the cleaning, and none is made after
+        self.lock, self.closed = threading.RLock(), False
+        self.fds: dict[tuple[int, int, int], int] = {}  # the file (device major, minor, inode) -> the keeper's fd of it
+
+    def keep(self, fd: int) -> bool:
+        """Hold the file of ``fd`` (the keeper's own fd, which stays the caller's to close); False past the bound."""
+        with self.lock:
+            if len(self.fds) >= MAX_SHM_ENTRIES:
+                return False
+            try:
+                kept = fcntl_dup(fd)
+            except OSError:
+                return False
+            file = _file_id(os.fstat(kept))
+            if file in self.fds:
+                os.close(kept)
+            else:
+                self.fds[file] = kept
+            return True
+
+    def held_bytes(self, pids: list[int]) -> int:
+        """The bytes the files still held take (their blocks); those no name links and none of ``pids`` holds or maps
+        are let go first."""
+        total, held = 0, None
+        with self.lock:
+            for file, fd in list(self.fds.items()):
+                info = os.fstat(fd)
+                if info.st_nlink == 0:
+                    held = _held_files(pids) if held is None else held
+                    if file not in held:
+                        os.close(fd)
+                        del self.fds[file]
+                        continue
+                total += info.st_blocks * 512
+        return total
+
+    def close(self) -> None:
+        """Let every file go (before the cleaning, which leaves what a live process holds: the keeper would be one)."""
+        with self.lock:
+            for fd in self.fds.values():
+                os.close(fd)
+            self.fds.clear()
+            self.closed = True
+
+
+def fcntl_dup(fd: int) -> int:
+    """A close-on-exec copy of ``fd``, at the lowest free number (``F_DUPFD_CLOEXEC``)."""
+    import fcntl
+
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 0)
+
+
 class _FileWatch:
     """Which opens of the worker's Landlock will refuse, seen by the keeper: the path is read from
     the caller's memory (``/proc/PID/mem``) and resolved against the rules the worker gave Landlock
     (:func:`confine`). The call then goes on and Landlock decides: a path changed between this read
     and the open (another thread) changes the count, never what is allowed."""
 
-    def __init__(self, policy: dict, numbers: dict[str, int | None], created_in_shm: set[str]) -> None:
+    def __init__(self, policy: dict, numbers: dict[str, int | None], created_in_shm: set[str],
+                 kept_shm: _KeptShmFiles | None = None) -> None:
         def resolved(paths: list[str]) -> list[str]:
             return [os.path.realpath(path) for path in paths]
 
@@ -467,7 +538,10 @@ class _FileWatch:
         self.shm, self.created_in_shm = os.path.realpath("/dev/shm"), created_in_shm
         # In the machine's /dev/shm (no private one), the keeper makes the worker's files itself (:meth:`made_in_shm`)
         self.shm_fd = os.open(self.shm, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) if policy.get("shm_by_keeper") else None
+        self.kept_shm = kept_shm  # and holds each, its bytes bounded (:class:`_KeptShmFiles`)
         self.links = [numbers[name] for name in ("link", "linkat") if numbers.get(name) is not None]  # linkat last
+        self.unlinks = [numbers[name] for name in ("unlink", "unlinkat") if numbers.get(name) is not None]  # unlinkat last
+        self.foreign = False  # the last call made_in_shm answered was refused another grading's file (counted)
 
     def mapped_file(self, pid: int, args: tuple[int, ...]) -> int:
         """Bytes of the file that ``mmap(args...)`` maps, when the file is one :attr:`mapped_from`; else 0.
@@ -663,6 +737,33 @@ class _FileWatch:
             info = os.fstat(fd) if fd is not None else os.lstat(name, dir_fd=self.shm_fd)
             self.created_in_shm.update((name, _file_id(info)))
 
+    def _ours(self, name: str) -> tuple[int, int, int] | None:
+        """The file ``name`` of the machine's /dev/shm if the keeper made it for this worker and holds it
+        (:class:`_KeptShmFiles`), else None: another grading's (its semaphores, its shared memory), or anyone's."""
+        with contextlib.suppress(OSError):
+            file = _file_id(os.lstat(name, dir_fd=self.shm_fd))
+            if self.kept_shm is not None and file in self.kept_shm.fds:
+                return file
+        return None
+
+    def _open_ours(self, name: str, flags: int) -> int:
+        """An fd of the file ``name`` of the machine's /dev/shm, opened with ``flags`` (no O_CREAT), if it is this
+        worker's (:meth:`_ours`, by the file opened); else ``-EACCES``, noted in :attr:`foreign`, or ``-errno``."""
+        try:  # (truncated once known to be this worker's: another's is left as it was)
+            fd = os.open(name, flags & ~os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=self.shm_fd)
+        except OSError as error:
+            return -(error.errno or _EACCES)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or self.kept_shm is None or _file_id(info) not in self.kept_shm.fds:
+            os.close(fd)
+            self.foreign = True
+            return -_EACCES
+        if flags & os.O_TRUNC:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+        os.set_blocking(fd, bool(~flags & os.O_NONBLOCK))
+        return fd
+
     def made_in_shm(self, pid: int, nr: int, args: tuple[int, ...]) -> int | None:
         """A file made in the machine's /dev/shm (an open with O_CREAT, or a link there), made by the keeper, which
         then records it by name and inode (Landlock lets the worker make none there itself, :func:`confinement.confine`):
@@ -670,9 +771,30 @@ class _FileWatch:
         for any other call (it goes on as asked, and Landlock refuses it a new name in /dev/shm). The paths are read
         once: a thread that swaps them cannot have another name recorded than the one made, and a link made of the
         file later is recorded too, so neither escapes the cleaning (:func:`keep`). Regular files only, no link
-        followed in /dev/shm, as Landlock allowed the worker there."""
-        if self.shm_fd is None or (nr not in self.calls and nr not in self.links):
+        followed in /dev/shm, as Landlock allowed the worker there. The files there that it did not make for this worker
+        (another grading's, whose names a listing shows) are opened and unlinked by no process of it: an open without
+        O_CREAT and an unlink in /dev/shm are made by the keeper too, of this worker's own files only, else refused
+        with EACCES and counted (section 82: a classmate's grading read another's file there, and could unlink a pool's
+        semaphore between its making and its own unlink, which then raises)."""
+        self.foreign = False
+        if self.shm_fd is None or (nr not in self.calls and nr not in self.links and nr not in self.unlinks):
             return None
+        if nr in self.unlinks:
+            unlinkat = nr == self.unlinks[-1]
+            if unlinkat and args[2] & 0x200:  # AT_REMOVEDIR: no folder of the worker's there (Landlock decides)
+                return None
+            gone = self._in_shm(pid, self._path(pid, args[1] if unlinkat else args[0],
+                                                ctypes.c_int32(args[0] & 0xFFFFFFFF).value if unlinkat else -100))
+            if gone is None:
+                return None
+            if self._ours(gone) is None:
+                self.foreign = True
+                return -_EACCES
+            try:
+                os.unlink(gone, dir_fd=self.shm_fd)
+            except OSError as error:
+                return -(error.errno or _EACCES)
+            return 0
         name, linkat = self.calls.get(nr, "link"), nr == self.links[-1]
         at = ctypes.c_int32(args[0] & 0xFFFFFFFF).value if linkat or name.startswith("openat") else -100
         if name == "link":
@@ -681,6 +803,9 @@ class _FileWatch:
             new = self._in_shm(pid, self._path(pid, args[3] if linkat else args[1], new_at))
             if old is None or new is None:
                 return None
+            if self.kept_shm is not None and self._ours(old) is None and os.path.lexists(os.path.join(self.shm, old)):
+                self.foreign = True  # another grading's file: no name of this worker's for it
+                return -_EACCES
             try:
                 if not stat.S_ISREG(os.lstat(old, dir_fd=self.shm_fd).st_mode):
                     return -_EPERM
@@ -690,24 +815,34 @@ class _FileWatch:
             self._record(new)
             return 0
         flags = self._flags(pid, name, args)
-        if flags is None or not flags & os.O_CREAT:
+        if flags is None:
             return None
         made = self._in_shm(pid, self._path(pid, args[1] if name.startswith("openat") else args[0], at))
         if made is None:
             return None
+        if not flags & os.O_CREAT:  # a file there opened: this worker's own only, opened by the keeper
+            return self._open_ours(made, flags)
         mode = (args[2] if name == "open" else args[1] if name == "creat" else args[3] if name == "openat" else
                 int.from_bytes(os.pread(self.memory[pid], 8, args[2] + 8), sys.byteorder)) & 0o7777
         if name == "creat":
             flags = os.O_CREAT | os.O_WRONLY | os.O_TRUNC
-        try:
-            fd = os.open(made, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode, dir_fd=self.shm_fd)
-        except OSError as error:
-            return -(error.errno or _EACCES)
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a fifo or a device someone else made there: as Landlock answers
-            os.close(fd)
-            return -_EACCES
-        os.set_blocking(fd, bool(~flags & os.O_NONBLOCK))
-        self._record(made, fd)
+        with self.kept_shm.lock if self.kept_shm is not None else contextlib.nullcontext():
+            if self.kept_shm is not None and self.kept_shm.closed:
+                return -_ENOSPC  # the worker is being stopped: no file made after the cleaning's record
+            try:  # a new file; one that is there already is opened as above, if this worker's
+                fd = os.open(made, flags | os.O_EXCL | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode, dir_fd=self.shm_fd)
+            except FileExistsError:
+                return -_EEXIST if flags & os.O_EXCL else self._open_ours(made, flags & ~os.O_CREAT)
+            except OSError as error:
+                return -(error.errno or _EACCES)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # a fifo or a device someone else made there: as Landlock answers
+                os.close(fd)
+                return -_EACCES
+            os.set_blocking(fd, bool(~flags & os.O_NONBLOCK))
+            self._record(made, fd)
+            if self.kept_shm is not None and not self.kept_shm.keep(fd):
+                os.close(fd)  # (the name made is recorded: removed at the end)
+                return -_ENOSPC
         return fd
 
     def refused(self, pid: int, nr: int, args: tuple[int, ...]) -> str | None:
@@ -1096,7 +1231,7 @@ def _listener_of(handoff, worker: int) -> int | None:
 
 
 def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], policy: dict, stats: dict,
-                    created_in_shm: set[str], worker: int) -> None:
+                    created_in_shm: set[str], worker: int, kept_shm: _KeptShmFiles | None = None) -> None:
     """The keeper's thread: receive the worker's notification fd on ``handoff`` (:func:`_listener_of`), then answer
     every call the filter refused with its error (never "continue"), counted in ``refused``; let opens and mmaps go
     on, counting in ``files`` the opens Landlock will refuse and in ``created_in_shm`` the names they create in
@@ -1109,7 +1244,7 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
     notif, answer = _SeccompNotif(), _SeccompNotifResp()
     machine = platform.machine()
     arch, numbers = _SECCOMP_ARCH[machine]
-    watch = _FileWatch(policy, numbers, created_in_shm)
+    watch = _FileWatch(policy, numbers, created_in_shm, kept_shm)
     connects = _Connects(policy, watch)
     sends = _Sends(policy, watch, listener) if policy.get("allow_processes") else None
     forks = {numbers[name] for name in ("fork", "vfork", "clone") if numbers[name] is not None}
@@ -1152,7 +1287,9 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                 answer.error = -ctypes.get_errno()
             elif made is not None:  # a link made (0) or a refusal
                 answer.error = made
-            elif ours and notif.data.nr in watch.links:
+                if watch.foreign and waiting(notif.id):
+                    count(refused, "open or unlink of another grading's file in /dev/shm", "other refused calls")
+            elif ours and (notif.data.nr in watch.links or notif.data.nr in watch.unlinks):
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # not into /dev/shm: Landlock decides
             elif ours and notif.data.nr in watch.calls:
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # Landlock decides
@@ -1160,8 +1297,10 @@ def _count_refusals(handoff, refused: dict[str, int], files: dict[str, int], pol
                 if refused_open and waiting(notif.id):
                     count(files, refused_open, "other files")
             elif ours and notif.data.nr in (numbers["mmap"], numbers["mremap"]) and not (
-                    notif.data.nr == numbers["mmap"] and args[3] & _MAP_SHARED_ANONYMOUS == _MAP_SHARED_ANONYMOUS):
-                # (shared anonymous memory, which the filter sends as a refusal, is refused below: section 76)
+                    notif.data.nr == numbers["mmap"] and (args[3] & _MAP_SHARED_ANONYMOUS == _MAP_SHARED_ANONYMOUS
+                                                          or args[3] & _MAP_HUGETLB)):
+                # (shared anonymous memory and huge pages, which the filter sends as refusals, are refused below:
+                # sections 76 and 83)
                 answer.flags = _USER_NOTIF_FLAG_CONTINUE  # mapped as asked; counted
                 mapped = _guarded(watch.mapped_file if notif.data.nr == numbers["mmap"] else watch.remapped_file, 0,
                                   notif.pid, args)
@@ -1271,6 +1410,10 @@ def keep(policy: dict, control_fd: int, report_fd: int):
     worker_end.close()
     shm_folder = _open_private_shm(keeper_end, worker) if policy.get("allow_processes") else None
     policy["shm_by_keeper"] = _shm_by_keeper(policy) and shm_folder is None
+    # the bytes of the files it makes there, bounded as a /dev/shm of the worker's own would be (file_mb where none was
+    # asked for): section 79
+    shm_megabytes = int(policy.get("shm_mb", 256)) if int(policy.get("shm_mb", 256)) > 0 else int(policy.get("file_mb", 64))
+    kept_shm = _KeptShmFiles(shm_megabytes) if policy["shm_by_keeper"] else None
     refused: dict[str, int] = {}
     refused_files: dict[str, int] = {}
     notified: dict = {}  # how many opens the keeper looked at, and its seconds answering (overhead)
@@ -1278,7 +1421,7 @@ def keep(policy: dict, control_fd: int, report_fd: int):
     if shm_folder is not None:  # the files of the worker's /dev/shm may be passed in flight: its tmpfs bounds them
         policy["shm_dev"] = os.fstat(shm_folder).st_dev
     threading.Thread(target=_count_refusals, args=(keeper_end, refused, refused_files, policy, notified, created_in_shm,
-                                                   worker), daemon=True).start()
+                                                   worker, kept_shm), daemon=True).start()
     # The keeper holds none of the worker's pipes: the trusted side sees their end when the worker's
     # processes are gone.
     null = os.open(os.devnull, os.O_RDWR)
@@ -1317,6 +1460,9 @@ def keep(policy: dict, control_fd: int, report_fd: int):
             if len(alive) > limit:
                 reason = f"it started more than {limit} processes at once"
                 break
+            if kept_shm is not None and kept_shm.held_bytes([worker, *alive]) > kept_shm.limit:
+                reason = f"its files in /dev/shm held more than {shm_megabytes} MiB"
+                break
     alive = look()
     # Without a /dev/shm of its own, what the worker's processes hold there now is theirs (a pool's semaphore, which
     # glibc linked from a temporary name): taken before they are killed.
@@ -1326,6 +1472,8 @@ def keep(policy: dict, control_fd: int, report_fd: int):
     if status is None:
         with contextlib.suppress(ChildProcessError):
             status = os.waitpid(worker, 0)[1]
+    if kept_shm is not None:
+        kept_shm.close()
     removed = []
     if shm_folder is not None:
         removed = _clean_private_shm(shm_folder)
