@@ -5879,3 +5879,15 @@ def test_labs10_01_walk50b_an_honest_way_the_statement_does_not_show_keeps_its_h
         getattr(graders, f"check_{name}_properties")(honest)
     else:
         grader(graders, honest)
+
+
+def test_lab01_walk50b_best_pair_as_the_greatest_pair_fails_the_visible_test_with_its_hint(lab01):
+    """best_pair = max(pair_counts), the greatest pair whatever its count, passed every visible case of task 2 (each one's
+    answer was its greatest pair): the walk's dishonest round found it behind a rebound builtins.max. A visible case now
+    has its highest count on the smaller pair; the hidden test caught it before, and its hint now names it too."""
+    graders, solutions = lab01
+    mistake = variant("01_naive_bpe", solutions, "task2_best_pair_solution", "best_pair",
+                      "max(pair_counts, key=lambda pair: (pair_counts[pair], pair))", "max(pair_counts)")
+    for grader in (graders.check_best_pair, graders.check_best_pair_properties):
+        assert "max(pair_counts) compares the pairs alone" in failure(grader, mistake)
+    graders.check_best_pair(solutions["best_pair"])
