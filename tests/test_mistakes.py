@@ -5891,3 +5891,39 @@ def test_lab01_walk50b_best_pair_as_the_greatest_pair_fails_the_visible_test_wit
     for grader in (graders.check_best_pair, graders.check_best_pair_properties):
         assert "max(pair_counts) compares the pairs alone" in failure(grader, mistake)
     graders.check_best_pair(solutions["best_pair"])
+
+
+def test_lab10_walk50b_the_rounds_mistakes_lose_their_tasks_in_a_class_with_their_hints(lab10, monkeypatch):
+    """The class path of three of the round's fixes (graded as ``nbgrader autograde`` grades a class: ``grade_cells`` in a
+    grading worker, the class's seed, the hidden inputs drawn for the honest notebook graded first and replayed): one
+    notebook holds merge_two adding 1 per key, plan_ranges asking for one range more, and count_ranges made one task;
+    each loses its own task's visible and hidden points with its hint, the count of task 5 (right) keeps its hidden point,
+    and the honest notebook keeps all. (Before the round: the same points lost, with no hint or "expected a str".)"""
+    from bpe_ref.course.checks import running
+    from bpe_ref.course.trusted.autograde import grade_cells
+
+    def notebook(mistakes: tuple = ()) -> list[dict]:
+        cells = read_notebook_json(source_notebook("10_distributed"))["cells"]
+        for name in mistakes:
+            cell_id, changes, *_ = LAB10_WALK50B[name]
+            cell = next(cell for cell in cells if cell["id"] == cell_id)
+            for old, new in changes:
+                assert old in cell["source"], old
+                cell["source"] = cell["source"].replace(old, new, 1)
+        return cells
+
+    monkeypatch.setattr(running, "_KEPT", {"seed": None, "tests": {}})
+    policy, class_seed = Policy(cell_timeout=30, call_timeout=30), 20261202
+    honest = grade_cells(notebook(), "10_distributed", policy=policy, seed=class_seed, whole_class=True)
+    assert all(v.passed for v in honest.verdicts), [v for v in honest.verdicts if not v.passed]
+    mistaken = grade_cells(notebook(("merge-adds-one-per-key", "plan-boundaries-one-more", "count-the-whole-count-as-one-task")),
+                           "10_distributed", policy=policy, seed=class_seed, whole_class=True)
+    lost = {v.grade_id: v.message for v in mistaken.verdicts if not v.passed}
+    hints = {"task2_merge_two": "adds 1 to the sum, not its count",
+             "task4_plan_ranges": "ranges_per_file + 1 boundaries, that is ranges_per_file ranges",
+             "task5_count_ranges": "the graph ends in one task, count_ranges(...)",
+             "task5_as_task": "the graph ends in one task, count_ranges(...)"}
+    assert sorted(lost) == ["task2_merge_two", "task2_merge_two_hidden", "task4_plan_ranges", "task4_plan_ranges_hidden",
+                            "task5_as_task_hidden", "task5_count_ranges"], mistaken.verdicts
+    for grade_id, message in lost.items():
+        assert hints[grade_id.removesuffix("_hidden")] in message, (grade_id, message)
