@@ -5718,3 +5718,212 @@ def test_labs03_learner48_a_search_in_reads_of_its_own_size_loses_task_1_in_a_cl
     assert mistaken.earned == 0
     for message in lost.values():
         assert "read buffer_size bytes at a time (16 here: the argument, not a size of your own)" in message, message
+
+
+# ---- labs 10 and 01, walk50b: the labs worked as a new learner and graded as an instructor would (issue 21's walk) ----
+# Each mistake was graded by self-grade (python -m bpe_ref grade) and as a class (nbgrader autograde, then grade --class):
+# every one lost its points in its own task, the same way in both. Closed by this round: lab 10's plan_ranges that takes
+# a file's size as text mode reads it (len(open(path).read()), characters after newline translation) lost its hidden
+# points only where the generated files without special tokens held a character of several bytes or a \r\n, and then
+# with the hint of a range that ends one byte early; a fixed hidden case now holds both, and the hint names text mode.
+# Hints added where a mistake lost its points with none, or with one that named another mistake: lab 10's merge_two over
+# the keys' intersection, or adding 1 per key; plan_ranges asking find_chunk_boundaries for one range more; count_ranges
+# that computes the graph (.compute()) before returning it, that makes the whole count one task, or that calls the tasks
+# with keyword arguments (told "merge_two ran here"); lab 01's count_pairs that leaves out the pairs seen once, or
+# returns its items sorted; best_pair that returns the item (pair, count); merge_word that compares a list with the pair
+# (told that tokens are compared with `is`), or returns () for a word of one token; train that stops with a bare
+# `return`, or splits its pretokens stripped or lowercased.
+LAB10_WALK50B = {
+    "range-file-cached-by-path": ("task1_count_range_solution", (
+        ("    with open(path, \"rb\") as file:\n        file.seek(start)\n        data = file.read(end - start)\n",
+         "    if path not in FILES:  # a worker counts many ranges of one file: read it once\n"
+         "        with open(path, \"rb\") as file:\n            FILES[path] = file.read()\n    data = FILES[path][start:end]\n"),
+        ("def count_range(", "FILES = {}\n\n\ndef count_range(")), "reading the whole file and slicing it", "verify_range_reads"),
+    "range-read-to-the-end": ("task1_count_range_solution", (("        data = file.read(end - start)\n",
+                                                              "        data = file.read()  # from start on\n"),),
+                              "more pretokens than in the chunk"),
+    "range-decoded-ignoring-errors": ("task1_count_range_solution", (('data.decode("utf-8")',
+                                                                      'data.decode("utf-8", errors="ignore")'),),
+                                      "errors='ignore'"),
+    "merge-keys-of-both-intersected": ("task2_merge_two_solution", ((
+        "    if len(left) < len(right):\n        left, right = right, left\n    total = dict(left)\n"
+        "    for pretoken, count in right.items():\n        total[pretoken] = total.get(pretoken, 0) + count\n    return total\n",
+        "    return {key: left.get(key, 0) + right.get(key, 0) for key in left.keys() & right.keys()}\n"),),
+        "the keys' intersection"),
+    "merge-adds-one-per-key": ("task2_merge_two_solution", (("total[pretoken] = total.get(pretoken, 0) + count",
+                                                             "total[pretoken] = total.get(pretoken, 0) + 1"),),
+                               "adds 1 to the sum, not its count"),
+    "tree-by-a-queue": ("task3_tree_reduce_solution", ((
+        "    level = list(parts)\n    while len(level) > 1:\n" + PAIRED + "        level = paired\n    return level[0]\n",
+        "    from collections import deque\n\n    queue = deque(parts)\n    while len(queue) > 1:\n"
+        "        left = queue.popleft()\n        right = queue.popleft()\n        queue.append(combine(left, right))\n"
+        "    return queue[0]\n"),), "out of order", tree_shape_hidden),
+    "tree-paired-from-the-right": ("task3_tree_reduce_solution", ((PAIRED,
+        "        paired = [combine(level[i - 1], level[i]) for i in range(len(level) - 1, 0, -2)][::-1]\n"
+        "        if len(level) % 2:\n            paired.insert(0, level[0])\n"),), "the right depth but another tree",
+        tree_shape_hidden),
+    "plan-size-in-characters": ("task4_plan_ranges_solution", ((
+        "            boundaries = [0, os.path.getsize(path)]\n",
+        "            with open(path) as file:\n                boundaries = [0, len(file.read())]\n"),),
+        "as a file opened in text mode reads it"),
+    "plan-a-generator": ("task4_plan_ranges_solution", ((
+        "        ranges += [(path, start, end) for start, end in zip(boundaries, boundaries[1:]) if end > start]\n"
+        "    return ranges\n",
+        "        for start, end in zip(boundaries, boundaries[1:]):\n            if end > start:\n"
+        "                yield (path, start, end)\n"),), "a builtins.generator"),
+    "plan-boundaries-one-more": ("task4_plan_ranges_solution", ((
+        "find_chunk_boundaries(path, ranges_per_file, split_tokens)",
+        "find_chunk_boundaries(path, ranges_per_file + 1, split_tokens)  # n ranges need n + 1 boundaries"),),
+        "ranges_per_file + 1 boundaries, that is ranges_per_file ranges"),
+    "count-graph-computed-before-returning": ("task5_count_ranges_solution", ((
+        "    return tree_reduce(parts, task(merge_two)) if parts else {}\n",
+        "    if not parts:\n        return {}\n    total = tree_reduce(parts, task(merge_two))\n"
+        "    return total.compute() if as_task else total  # the counts, from the cluster\n"),),
+        "returns the graph as it is, not its result", task_graph_hidden),
+    "count-the-whole-count-as-one-task": ("task5_count_ranges_solution", ((
+        "    task = as_task or (lambda function: function)\n",
+        "    if as_task is not None:  # the whole count, one task on the cluster\n"
+        "        return as_task(count_ranges)(ranges, special_tokens)\n    task = lambda function: function\n"),),
+        "the graph ends in one task, count_ranges(...)", task_graph_hidden),
+    "count-tasks-called-with-keywords": ("task5_count_ranges_solution", ((
+        "task(count_range)(path, start, end, special_tokens)",
+        "task(count_range)(path=path, start=start, end=end, special_tokens=special_tokens)"),),
+        "a task called with keyword arguments", task_graph_hidden),
+}
+LAB01_WALK50B = {
+    "count-rare-pairs-pruned": ("task1_count_pairs_solution", ((
+        "    return dict(counts)\n",
+        "    return {pair: count for pair, count in counts.items() if count > 1}  # a pair seen once never merges\n"),),
+        "the pairs seen once are left out"),
+    "count-sorted-most-common-first": ("task1_count_pairs_solution", ((
+        "    return dict(counts)\n", "    return sorted(counts.items(), key=lambda item: item[1], reverse=True)\n"),),
+        "a list of (pair, count) items"),
+    "best-returns-the-item": ("task2_best_pair_solution", ((
+        "    return max(pair_counts, key=lambda pair: (pair_counts[pair], pair))\n",
+        "    return max(pair_counts.items(), key=lambda item: (item[1], item[0]))\n"),), "an item (pair, count)"),
+    "best-ties-to-the-greatest-reversed-pair": ("task2_best_pair_solution", ((
+        "(pair_counts[pair], pair)", "(pair_counts[pair], pair[::-1])"),), "compare the left tokens as bytes first"),
+    "merge-window-compared-as-a-list": ("task3_merge_word_solution", ((
+        "        if i + 1 < len(word) and word[i] == pair[0] and word[i + 1] == pair[1]:\n",
+        "        if list(word[i:i + 2]) == pair:\n"),), "A list is never equal to a tuple"),
+    "merge-short-word-returns-empty": ("task3_merge_word_solution", ((
+        "    merged = []\n", "    if len(word) < 2:\n        return ()  # nothing to merge\n    merged = []\n"),),
+        "return it as it is, not ()"),
+    "train-pretokens-stripped": ("task4_train_solution", (("split_into_bytes(pretoken)", "split_into_bytes(pretoken.strip())"),),
+                                 "the merges of the pretokens stripped"),
+    "train-pretokens-lowercased": ("task4_train_solution", (("split_into_bytes(pretoken)",
+                                                             "split_into_bytes(pretoken.lower())"),),
+                                   "the merges of the pretokens lowercased"),
+    "train-stop-returns-none": ("task4_train_solution", (("        if not pair_counts:\n            break\n",
+                                                          "        if not pair_counts:\n            return\n"),),
+                                "a bare `return` returns None"),
+    "train-returns-a-tuple": ("task4_train_solution", (("    return merges\n", "    return tuple(merges)\n"),),
+                              "expected a list, got a tuple"),
+}
+WALK50B_ROUND = {(lab, name): mistake for lab, table in (("10_distributed", LAB10_WALK50B), ("01_naive_bpe", LAB01_WALK50B))
+                 for name, mistake in table.items()}
+# Kept its points before the round under some seeds (plan-size-in-characters), or lost them with no hint or one that
+# named another mistake (the round's fixes): each fails on main, by the message it expects.
+FIXED_BY_WALK50B = {("10_distributed", name) for name in (
+    "merge-keys-of-both-intersected", "merge-adds-one-per-key", "plan-size-in-characters", "plan-boundaries-one-more",
+    "count-graph-computed-before-returning", "count-the-whole-count-as-one-task", "count-tasks-called-with-keywords")} | {
+    ("01_naive_bpe", name) for name in (
+        "count-rare-pairs-pruned", "count-sorted-most-common-first", "best-returns-the-item", "merge-window-compared-as-a-list",
+        "merge-short-word-returns-empty", "train-pretokens-stripped", "train-pretokens-lowercased", "train-stop-returns-none")}
+CAUGHT_BEFORE_WALK50B = [key for key in WALK50B_ROUND if key not in FIXED_BY_WALK50B]
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(FIXED_BY_WALK50B), ids=[f"{lab[:2]}-{name}" for lab, name in sorted(FIXED_BY_WALK50B)])
+def test_labs10_01_walk50b_a_mistake_the_round_fixed_fails_the_hidden_test_with_its_hint(request, lab, mistake):
+    round_failure(request, WALK50B_ROUND, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in CAUGHT_BEFORE_WALK50B])
+def test_labs10_01_walk50b_a_learners_mistake_of_the_round_fails_the_hidden_test(request, lab, mistake):
+    # those that lost their points, with a fitting message, before this round: one per lab by default
+    one_per_lab("walk50b", CAUGHT_BEFORE_WALK50B, lab, mistake)
+    round_failure(request, WALK50B_ROUND, lab, mistake)
+
+
+# Honest ways of writing a task that the statement does not show: each keeps its hidden points (a grader that asked for
+# the course's way would take them). Lab 10's tree as the stride-doubling reduction of a GPU (the same tree), a merge
+# task made in a lambda; lab 01's merge in place that looks again at the merged token (never the pair's left token).
+HONEST_WALK50B = {
+    ("10_distributed", "tree-stride-doubling-in-place"): ("task3_tree_reduce_solution", ((
+        "    level = list(parts)\n    while len(level) > 1:\n" + PAIRED + "        level = paired\n    return level[0]\n",
+        "    level = list(parts)\n    step = 1\n    while step < len(level):\n"
+        "        for i in range(0, len(level) - step, 2 * step):\n            level[i] = combine(level[i], level[i + step])\n"
+        "        step *= 2\n    return level[0]\n"),), tree_shape_hidden),
+    ("10_distributed", "count-merge-tasks-made-in-a-lambda"): ("task5_count_ranges_solution", ((
+        REDUCE_TASKS, "tree_reduce(parts, lambda left, right: task(merge_two)(left, right))"),), task_graph_hidden),
+    ("01_naive_bpe", "merge-in-place-without-advancing"): ("task3_merge_word_solution", ((
+        "    merged = []\n    i = 0\n    while i < len(word):\n"
+        "        if i + 1 < len(word) and word[i] == pair[0] and word[i + 1] == pair[1]:\n"
+        "            merged.append(word[i] + word[i + 1])\n            i += 2\n        else:\n"
+        "            merged.append(word[i])\n            i += 1\n    return tuple(merged)\n",
+        "    tokens = list(word)\n    i = 0\n    while i < len(tokens) - 1:\n"
+        "        if (tokens[i], tokens[i + 1]) == pair:\n            tokens[i:i + 2] = [tokens[i] + tokens[i + 1]]\n"
+        "        i += 1\n    return tuple(tokens)\n"),), None),
+}
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, way", sorted(HONEST_WALK50B), ids=[f"{lab[:2]}-{name}" for lab, name in sorted(HONEST_WALK50B)])
+def test_labs10_01_walk50b_an_honest_way_the_statement_does_not_show_keeps_its_hidden_points(request, lab, way):
+    graders, solutions = request.getfixturevalue(f"lab{lab[:2]}")
+    cell, changes, grader = HONEST_WALK50B[lab, way]
+    name = cell.split("_", 1)[1].removesuffix("_solution")
+    honest = variant_of(lab, solutions, cell, name, changes)
+    if grader is None:
+        getattr(graders, f"check_{name}_properties")(honest)
+    else:
+        grader(graders, honest)
+
+
+def test_lab01_walk50b_best_pair_as_the_greatest_pair_fails_the_visible_test_with_its_hint(lab01):
+    """best_pair = max(pair_counts), the greatest pair whatever its count, passed every visible case of task 2 (each one's
+    answer was its greatest pair): the walk's dishonest round found it behind a rebound builtins.max. A visible case now
+    has its highest count on the smaller pair; the hidden test caught it before, and its hint now names it too."""
+    graders, solutions = lab01
+    mistake = variant("01_naive_bpe", solutions, "task2_best_pair_solution", "best_pair",
+                      "max(pair_counts, key=lambda pair: (pair_counts[pair], pair))", "max(pair_counts)")
+    for grader in (graders.check_best_pair, graders.check_best_pair_properties):
+        assert "max(pair_counts) compares the pairs alone" in failure(grader, mistake)
+    graders.check_best_pair(solutions["best_pair"])
+
+
+def test_lab10_walk50b_the_rounds_mistakes_lose_their_tasks_in_a_class_with_their_hints(lab10, monkeypatch):
+    """The class path of three of the round's fixes (graded as ``nbgrader autograde`` grades a class: ``grade_cells`` in a
+    grading worker, the class's seed, the hidden inputs drawn for the honest notebook graded first and replayed): one
+    notebook holds merge_two adding 1 per key, plan_ranges asking for one range more, and count_ranges made one task;
+    each loses its own task's visible and hidden points with its hint, the count of task 5 (right) keeps its hidden point,
+    and the honest notebook keeps all. (Before the round: the same points lost, with no hint or "expected a str".)"""
+    from bpe_ref.course.checks import running
+    from bpe_ref.course.trusted.autograde import grade_cells
+
+    def notebook(mistakes: tuple = ()) -> list[dict]:
+        cells = read_notebook_json(source_notebook("10_distributed"))["cells"]
+        for name in mistakes:
+            cell_id, changes, *_ = LAB10_WALK50B[name]
+            cell = next(cell for cell in cells if cell["id"] == cell_id)
+            for old, new in changes:
+                assert old in cell["source"], old
+                cell["source"] = cell["source"].replace(old, new, 1)
+        return cells
+
+    monkeypatch.setattr(running, "_KEPT", {"seed": None, "tests": {}})
+    policy, class_seed = Policy(cell_timeout=30, call_timeout=30), 20261202
+    honest = grade_cells(notebook(), "10_distributed", policy=policy, seed=class_seed, whole_class=True)
+    assert all(v.passed for v in honest.verdicts), [v for v in honest.verdicts if not v.passed]
+    mistaken = grade_cells(notebook(("merge-adds-one-per-key", "plan-boundaries-one-more", "count-the-whole-count-as-one-task")),
+                           "10_distributed", policy=policy, seed=class_seed, whole_class=True)
+    lost = {v.grade_id: v.message for v in mistaken.verdicts if not v.passed}
+    hints = {"task2_merge_two": "adds 1 to the sum, not its count",
+             "task4_plan_ranges": "ranges_per_file + 1 boundaries, that is ranges_per_file ranges",
+             "task5_count_ranges": "the graph ends in one task, count_ranges(...)",
+             "task5_as_task": "the graph ends in one task, count_ranges(...)"}
+    assert sorted(lost) == ["task2_merge_two", "task2_merge_two_hidden", "task4_plan_ranges", "task4_plan_ranges_hidden",
+                            "task5_as_task_hidden", "task5_count_ranges"], mistaken.verdicts
+    for grade_id, message in lost.items():
+        assert hints[grade_id.removesuffix("_hidden")] in message, (grade_id, message)

@@ -246,6 +246,13 @@ def merge_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(total, dict) and isinstance(left, dict) and isinstance(right, dict) and any(
             key not in left and key not in right for key in total):
         return f"your sum holds keys neither argument has: {CARRIED}"
+    if total == {key: left[key] + right[key] for key in left.keys() & right.keys()} != expected.get("returned"):
+        return ("only the pretokens both dicts hold: left.keys() & right.keys() is the keys' intersection, and a pretoken "
+                "of one range only is counted too; the sum holds every key of either (copy one, add the other's counts)")
+    if any(total == {key: counts.get(key, 0) + (key in other) for key in {**counts, **other}} != expected.get("returned")
+           for counts, other in ((left, right), (right, left))):
+        return ("each pretoken of one dict adds 1 to the sum, not its count: add the count itself "
+                "(total.get(pretoken, 0) + count), a count dict's values are how often each pretoken occurs")
     larger = left if len(left) >= len(right) else right
     if total == {key: 2 * count for key, count in larger.items()} and total != expected.get("returned"):
         return ("the larger dict's counts are doubled and the smaller's are missing: after swapping so that left is the "
@@ -508,6 +515,14 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
         return None
     if any(isinstance(item, list) for item in got):
         return "each range is a tuple (path, start, end), not a list"
+    if isinstance(args[1], list) and not args[1] and got != expected and got == text_mode_sizes(args[0]):
+        return ("each range ends at the file's size in characters, as a file opened in text mode reads it (a character "
+                "outside ASCII is several bytes, and \\r\\n is read as one \\n): a range's end is a byte offset; "
+                "os.path.getsize(path) is the size in bytes")
+    if got != expected and got == plan_with(args, 1):
+        return (f"more ranges than ranges_per_file ({args[2]}) per file: find_chunk_boundaries(path, ranges_per_file, "
+                "tokens) returns up to ranges_per_file + 1 boundaries, that is ranges_per_file ranges; pass ranges_per_file "
+                "itself")
     if got == [(*item[:2], item[2] - 1) for item in expected] != expected:  # type: ignore[index]
         return ("each of your ranges ends one byte early: end is exclusive, a range (path, start, end) holds bytes "
                 "[start, end), as a slice does, and the next range starts at this one's end")
@@ -533,6 +548,43 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("fewer ranges than expected: cut each file with find_chunk_boundaries(path, ranges_per_file, tokens) "
                 "and turn consecutive boundaries into ranges; every file gets its own")
     return None
+
+
+def _contents(files: object) -> list[bytes] | None:
+    """The bytes of each file of a plan's ``paths`` argument (None when one cannot be read)."""
+    if type(files) is not list:
+        return None
+    contents = [file_bytes(file) for file in files]
+    return None if any(type(data) is not bytes for data in contents) else contents
+
+
+def text_mode_sizes(files: object) -> list | None:
+    """The plan without special tokens of a plan_ranges that took each file's size as a file opened in text mode reads
+    it: ``len(open(path).read())``, characters after newline translation (None when a file is no UTF-8)."""
+    contents = _contents(files)
+    try:
+        sizes = [len(data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")) for data in contents or []]
+    except UnicodeDecodeError:
+        return None
+    return None if contents is None else [(f"paths[{i}]", 0, size) for i, size in enumerate(sizes) if size]
+
+
+def plan_with(args: tuple, more: int) -> list | None:
+    """The reference's plan of ``args`` with ``more`` ranges per file than asked for, each path shown ``paths[i]``."""
+    import os
+    import tempfile
+
+    contents, special_tokens, ranges_per_file = _contents(args[0]), args[1], args[2]
+    if contents is None or type(special_tokens) is not list or type(ranges_per_file) is not int or ranges_per_file < 1:
+        return None
+    plan = []
+    with tempfile.TemporaryDirectory() as folder:
+        for i, data in enumerate(contents):
+            path = os.path.join(folder, f"{i}.txt")
+            with open(path, "wb") as file:
+                file.write(data)
+            plan += [(f"paths[{i}]", start, end) for _, start, end in plan_ranges([path], special_tokens, ranges_per_file + more)]
+    return plan
 
 
 def cut_inside_text(args: tuple, got: list) -> str | None:
@@ -586,7 +638,11 @@ _TWO_FILES = [CorpusFile(b"one<|endoftext|>two<|endoftext|>three"), CorpusFile(b
 HIDDEN_PLAN_CASES = [Case(([CorpusFile(b"a cat and the dog\n"), CorpusFile(b"b")], [], 3)),
                      # an empty file: a plan that keeps its empty range (0, 0) fails here under every seed (the generated
                      # plans held none under secret seed 16)
-                     Case(([CorpusFile(b""), CorpusFile(b"one two")], [], 2))]
+                     Case(([CorpusFile(b""), CorpusFile(b"one two")], [], 2)),
+                     # characters of several bytes and Windows line ends: a plan that takes a file's size as text mode
+                     # reads it, len(open(path).read()), ends its range early here under every seed (walk50b; only the
+                     # generated files without special tokens held such characters before)
+                     Case(([CorpusFile("café\r\nnaïve 字\n".encode())], [], 2))]
 
 
 def other_words(args: tuple, rng: random.Random) -> tuple:
@@ -718,6 +774,10 @@ def graph_observed(args: tuple, result: object) -> object:
 
 
 def graph_hint(args: tuple, expected: object, got: object) -> str | None:
+    if type(got) is tuple and got and type(got[0]) is str and got[0] not in ("count_range", "merge_two"):
+        return (f"the graph ends in one task, {got[0]}(...), which a single worker runs whole: make a task of each range's "
+                "count, as_task(count_range)(path, start, end, special_tokens), and of each merge, "
+                "tree_reduce(parts, as_task(merge_two)); with no ranges, return {}")
     if isinstance(got, dict) and isinstance(expected, str):
         if "count_range" in got or "merge_two" in got:
             return ("merge_two ran here, on what as_task returned (a task, not counts): wrap it too, "
@@ -743,6 +803,12 @@ _RANGE_CALL = re.compile(r"count_range\([^()]*\)")
 
 
 def graph_error_hint(args: tuple, error: BaseException) -> str | None:
+    if error_name(error) == "AttributeError" and "compute" in str(error):
+        return ("count_ranges returns the graph as it is, not its result: the caller computes it on the cluster "
+                "(client.compute(graph).result(), in the exploration); with as_task, return tree_reduce's result as it is")
+    if error_name(error) == "TypeError" and "keyword argument" in str(error):
+        return ("a task called with keyword arguments: call as_task(count_range)(path, start, end, special_tokens) with its "
+                "arguments in that order, as the statement writes it (the graph records a call as (name, *arguments))")
     if error_name(error) == "TypeError" and len(args[0]) > 1:
         return ("merge_two ran here, on what as_task returned (a task, not counts): wrap it too, "
                 "tree_reduce(parts, as_task(merge_two)), so that each merge is a task of the graph")
