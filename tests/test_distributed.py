@@ -271,6 +271,20 @@ def test_distributed_counts_equal_serial_counts(client, tmp_path_factory, worker
     check()
 
 
+def test_the_local_cluster_listens_on_this_machine_only(client):
+    """The cluster connect() starts (scheduler, dashboard, workers, nannies) takes connections from this machine
+    only: a learner's laptop on a shared network offers no one its dashboard. (The dashboard listened on every
+    interface, 0.0.0.0, before its address was given.)"""
+    import psutil
+
+    here = psutil.Process()
+    listening = [(process.pid, connection.laddr) for process in [here, *here.children(recursive=True)]
+                 for connection in process.net_connections(kind="inet") if connection.status == psutil.CONN_LISTEN]
+    assert listening, "no listening socket found: the test looks in the wrong processes"
+    assert all(address.ip in ("127.0.0.1", "::1") for _, address in listening), listening
+    assert client.dashboard_link.startswith("http://127.0.0.1:"), client.dashboard_link
+
+
 def test_count_ranges_builds_a_dask_graph(client, write_corpus):
     paths = [write_corpus(f"story {i}: the cat sat.{EOT}" * 30) for i in range(3)]
     ranges = plan_ranges(paths, [EOT], 3)

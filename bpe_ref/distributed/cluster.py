@@ -77,7 +77,7 @@ def connect(scheduler: str | None = None, num_workers: int | None = None,
             warn_from_caller(f"the local Dask cluster runs its workers as threads of this process: {problem}")
             processes = False
         with LocalCluster(n_workers=num_workers or default_num_workers(), threads_per_worker=1, processes=processes,
-                          dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
+                          dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
             yield client
         return
     if not isinstance(scheduler, str):
