@@ -2078,3 +2078,50 @@ def test_lab08_an_error_in_the_second_call_of_last_tokens_fails_with_a_message_n
 
     message = failure(visible, last_tokens)
     assert "IndexError" in message, message
+
+
+# ---- hog50: lab 03's lockstep under load --------------------------------------------------------------------------
+
+
+def _in_turn_run(tmp_path, arrived: float, sibling_at: float | None, lockstep_fields: int = 4) -> tuple[bool, float]:
+    """Run the reference count_chunk's ``_in_turn`` (task 4's measured reads) as the first worker of 2 (2 chunks each),
+    arrived ``arrived`` s after the call began, on a clock of its own: each sleep moves it on 0.5 s, and the sibling
+    begins its first chunk ``sibling_at`` s after the call began (None: never, a pool fed one chunk at a time). Whether
+    the worker gave up waiting (``_alone``), and when it returned."""
+    import builtins
+    import types
+
+    graders = importlib.import_module("bpe_ref.course.checks.lab03_parallel")
+    folder = tmp_path / "turns"
+    folder.mkdir(parents=True)
+    clock = [arrived]
+
+    def sleep(seconds: float) -> None:
+        clock[0] += 0.5
+        if sibling_at is not None and clock[0] >= sibling_at and not (folder / "1.1").exists():
+            for name in ("1.0", "1.1"):
+                (folder / name).touch()
+
+    fake_time = types.SimpleNamespace(monotonic=lambda: clock[0], sleep=sleep)
+    real_import = builtins.__import__
+    namespace = {"__builtins__": {**builtins.__dict__, "__import__": lambda name, *rest: fake_time if name == "time"
+                                  else real_import(name, *rest)}}
+    lockstep = (str(folder), 2, 4, 0.0)[:lockstep_fields]
+    exec(graders.REFERENCE_CHUNK_SOURCE.replace("LOCKSTEP = None", f"LOCKSTEP = {lockstep!r}"), namespace)
+    namespace["_in_turn"]()  # its first chunk
+    namespace["_in_turn"]()  # its second: it waits until the sibling has begun one
+    return namespace["_alone"], clock[0]
+
+
+def test_lab03_a_worker_in_turn_waits_for_a_sibling_that_starts_as_slowly_as_itself(tmp_path):
+    """The first worker waited 30 s of wall time for its sibling, then counted the rest of the file: a spawned pool's
+    start grows with the load (16 s with the grading at SCHED_IDLE beside load 17-26, 3 s at nice 10), so on a machine
+    loaded enough the honest solution would lose task 4 ("one process read ... counted in one process"). The wait is
+    now twice what the worker took to arrive, when more than 30 s. (Before: a worker 40 s late gave up at 70 s, its
+    sibling beginning at 75 s.)"""
+    alone, returned = _in_turn_run(tmp_path / "late", arrived=40.0, sibling_at=75.0)
+    assert not alone and returned == 75.0, (alone, returned)
+    alone, returned = _in_turn_run(tmp_path / "quick", arrived=0.5, sibling_at=None)  # as before: 30 s, then alone
+    assert alone and returned == 30.5, (alone, returned)
+    alone, returned = _in_turn_run(tmp_path / "never", arrived=150.0, sibling_at=None)  # bounded: 200 s at most
+    assert alone and returned == 350.0, (alone, returned)

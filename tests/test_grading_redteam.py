@@ -8899,3 +8899,42 @@ def test_a_v5_whose_heap_is_a_list_sorted_per_push_or_scanned_per_pop_loses_lab_
     assert "O(P) per merge" in message, message
     honest = setup + "\n" + source_of("05_heap", "task2_pop_best_solution") + "\n" + source_of("05_heap", "task3_train_solution")
     assert remote("05_heap", honest, "train", "verify_merge_cost") is None
+
+
+# ---- 85. hog50: a busy machine and the notebook's wall-clock backstop ------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper and /proc are Linux's")
+def test_a_busy_machine_does_not_run_an_honest_notebook_into_its_wall_clock_backstop():
+    """The notebook's backstop (``wall_factor`` times its CPU budget) was wall time: on a machine loaded enough an honest
+    notebook's grading outlasts it while it runs or waits for a CPU the whole time, and every cell after is not run. The
+    honest lab 03 that got 5 / 14 at load 500-800 (verify49) kept the first 5 points in the source's order (task 1's two
+    tests, task 2's visible one), as a backstop passed during task 2's hidden test leaves: its 1,200 s (300 s of CPU
+    time, times 4) against some 17 s of CPU time on a share of 2 cores among hundreds of processes. The backstop now
+    counts only the time in which neither the grading process nor any process of its worker ran or waited for a CPU. As
+    test_a_busy_machine_does_not_spend_a_notebooks_budget, with a backstop of 1 times the budget: 4 s, where the grading
+    takes some 7.5 s of wall time on a fifth of a CPU (before: every cell skipped, the graders' start alone past 4 s)."""
+    import subprocess
+
+    spend = "import time\nstart = time.thread_time()\nwhile time.thread_time() - start < 0.25:\n    pass"
+    cells = [code_cell("task1_count_pairs_solution", SLOW_BUT_CORRECT_COUNT_PAIRS.replace("time.sleep(0.5)", "pass")),
+             *(code_cell(f"busy{i}", spend) for i in range(6)), graded_cell("task1_count_pairs", 1)]
+    one_cpu = {min(os.sched_getaffinity(0))}
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(4)]
+    before = os.sched_getaffinity(0)
+    try:
+        for pid in (0, *(hog.pid for hog in hogs)):  # the test, the grading's process, and the worker it starts
+            os.sched_setaffinity(pid, one_cpu)
+        start = time.monotonic()
+        record = grade_cells(cells, "01_naive_bpe", policy=Policy(cell_timeout=5, call_timeout=5, wall_factor=1),
+                             total_seconds=4)
+        took = time.monotonic() - start
+    finally:
+        os.sched_setaffinity(0, before)
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert took > 4, f"grading took {took:.1f} s: the machine was not busy for it, nothing was shown"
+    skipped = [cell["id"] for cell in cells for output in cell.get("outputs", []) if output.get("ename") == "CellSkipped"]
+    assert not skipped and record.verdicts[0].passed, (skipped, record.verdicts[0])

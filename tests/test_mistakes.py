@@ -5927,3 +5927,25 @@ def test_lab10_walk50b_the_rounds_mistakes_lose_their_tasks_in_a_class_with_thei
                             "task5_as_task_hidden", "task5_count_ranges"], mistaken.verdicts
     for grade_id, message in lost.items():
         assert hints[grade_id.removesuffix("_hidden")] in message, (grade_id, message)
+
+
+# ---- lab 07, hog50: two mistakes of task 2 that lost their points with another mistake's hint ------------------------
+# An entry unpacked position first (`start, rank = heapq.heappop(heap)`, novel49) lost its points with lab 06's "keep
+# merging" hint; prev[i] = i (walk49) with `if before:`'s hint first and its own only "or else" after it (on "xabab",
+# both give the same tokens). Each now gets its own hint alone, under every seed: a variant of the pop loop for the
+# first, a hidden case of a left pair at an unlinked position 1 for the second.
+LAB07_HOG50 = {
+    "merge-entry-unpacked-position-first": (LAB07_NOVEL49["merge-entry-unpacked-position-first"][:2],
+                                            "an entry was unpacked position first"),
+    "merge-prev-initialised-to-itself": (LAB07_WALK49["merge-prev-initialised-to-itself"][:2], "prev[i] = i - 1"),
+}
+OTHER_MISTAKES_HINTS = ("keep merging", "`if before:`", "never merged: push it", "or else")
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("mistake", sorted(LAB07_HOG50))
+def test_lab07_hog50_a_pop_loop_mistake_gets_its_own_hint_alone(request, mistake):
+    """Fails before hog50's hint and case: the unpacking got "keep merging", prev[i] = i "`if before:` ... (or else"."""
+    (cell, changes), message = LAB07_HOG50[mistake]
+    found = round_failure(request, {("07_heap_encoding", mistake): (cell, changes, message)}, "07_heap_encoding", mistake)
+    assert not any(other in found for other in OTHER_MISTAKES_HINTS), found

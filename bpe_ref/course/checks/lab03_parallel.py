@@ -856,19 +856,23 @@ from bpe_ref.corpus import decode_utf8
 from bpe_ref.pretokenize import count_pretokens
 
 
-LOCKSTEP = None  # (folder, workers, chunks) in a measured call: the workers take the chunks in turn
+LOCKSTEP = None  # (folder, workers, chunks, the call's time.monotonic()) in a measured call: the chunks taken in turn
 _slot, _calls, _alone = None, 0, False
 
 
 def _in_turn():
-    """Wait (30 s at most, once: a process whose wait ran out, given all the chunks, waits no more) until each of the
-    first workers has begun as many chunks as this one, less one, or every chunk is begun: so no worker of a pool
-    counts most of the file while another is still starting, whatever the machine's load, and what each worker reads
-    is its share (measured from outside, the grader's only concern)."""
+    """Wait (once: a process whose wait ran out, given all the chunks, waits no more) until each of the first workers
+    has begun as many chunks as this one, less one, or every chunk is begun: so no worker of a pool counts most of the
+    file while another is still starting, whatever the machine's load, and what each worker reads is its share
+    (measured from outside, the grader's only concern). The wait: 30 s, or twice what this process took to come here
+    from the call's start if more (its sibling, started with it, starts as slowly: the start of a pool of 2 spawned
+    workers took 16 s here with the grading at SCHED_IDLE beside load 17-26, 3 s at nice 10; it grows with the load),
+    at most 200 s (a pool fed one chunk at a time, whose other worker never starts, waits that long once, within the
+    call's backstop of waiting)."""
     global _slot, _calls, _alone
     import os
     import time
-    folder, workers, chunks = LOCKSTEP
+    folder, workers, chunks, called = LOCKSTEP
     for slot in range(chunks if _slot is None else 0):  # this process's slot, the first free one
         try:
             os.close(os.open(os.path.join(folder, f"{slot}.0"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
@@ -879,7 +883,8 @@ def _in_turn():
     _calls += 1
     os.close(os.open(os.path.join(folder, f"{_slot}.{_calls}"), os.O_CREAT | os.O_WRONLY | os.O_NONBLOCK))  # (a fifo: no wait)
     begun = [0] * chunks
-    deadline = time.monotonic() + 30
+    now = time.monotonic()
+    deadline = now + min(max(30.0, 2 * (now - called)), 200.0)
     while not _alone and time.monotonic() < deadline:
         for slot in range(chunks):
             while os.path.exists(os.path.join(folder, f"{slot}.{begun[slot] + 1}")):
@@ -916,6 +921,7 @@ def with_reference_count_chunk(function: Callable, *args: object, in_turn: bool 
     import importlib
     import os
     import sys
+    import time
 
     namespace = getattr(function, "__globals__", None)
     learners = namespace.get("count_chunk") if isinstance(namespace, dict) else None
@@ -928,7 +934,7 @@ def with_reference_count_chunk(function: Callable, *args: object, in_turn: bool 
         return function(*args)
     path = os.path.join(folder, REFERENCE_CHUNK_MODULE + ".py")
     turns = os.path.join(folder, f"{REFERENCE_CHUNK_MODULE}_turns")
-    lockstep = (turns, args[2], args[2] * args[3]) if in_turn else None
+    lockstep = (turns, args[2], args[2] * args[3], time.monotonic()) if in_turn else None
 
     def clear_turns() -> None:  # (no shutil: its imports are reads of the calling thread, which task 4 measures)
         for name in os.listdir(turns) if os.path.isdir(turns) else ():

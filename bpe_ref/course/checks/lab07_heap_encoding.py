@@ -178,6 +178,9 @@ LAST_ENTRY_LEFT = ("the heap's last entry was never popped: pop until the heap i
 PREV_OF_ITSELF = ("the part before the first merge of a run never merged with it: prev[i] must start as the position before "
                   "i, prev[i] = i - 1 (-1 for the first part: list(range(-1, len(parts) - 1))); prev[i] = i names the part "
                   "itself, so the left pair looked up is (merged, merged)")
+POSITION_FIRST = ("an entry was unpacked position first: the heap's entries are (rank, position), the rank first so that "
+                  "heapq pops the lowest rank; read them in that order, rank, i = heapq.heappop(heap) (unpacked the other "
+                  "way round, each rank is taken for a position and each position compared with a pair's rank)")
 RANK_ZERO_LOST = ("a new pair of rank 0 (the first merge) was never merged: `if rank:` is false for rank 0, so it was "
                   "not pushed; push every new pair that is a merge, `if rank is not None`")
 
@@ -190,7 +193,10 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
         return LATER_OR_LOWER
     if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="merge"):
         return MERGED_EARLY
-    if got != expected and got == pop_loop_variant(parts, ranks, heap, last_popped=False):
+    # the last entry left in the heap: on "aaaaa" a right pair never merged (pushed position first, or a loop over
+    # sorted(heap)) gives its tokens too, and is said first where it does (or else: the last entry)
+    last_left = got != expected and got == pop_loop_variant(parts, ranks, heap, last_popped=False)
+    if last_left and got != pop_loop_variant(parts, ranks, heap, push_right=False):
         return LAST_ENTRY_LEFT
     # the left pair lost at position 0 only (`if before:`), or after prev[i] = i: on a word whose first merge is at
     # position 1, these and a left pair never pushed give the same tokens, and each hint is given
@@ -210,7 +216,7 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
         zero_lost = got == pop_loop_variant(parts, ranks, heap, push_zero=False)
         return RIGHT_PAIR_LOST + "".join(f" (or else: {other})" for other, also in (
             (RANK_ZERO_LOST, zero_lost), (NOTHING_PUSHED_POPPED, nothing_pushed), (APPENDED, appended),
-            (LAST_PAIR_LOST, last_lost)) if also)
+            (LAST_PAIR_LOST, last_lost), (LAST_ENTRY_LEFT, last_left)) if also)
     if last_lost:
         return LAST_PAIR_LOST
     if got != expected and got == pop_loop_variant(parts, ranks, heap, push_zero=False):
@@ -236,6 +242,9 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
         return MERGED_EARLY
     if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="identity"):
         return RANK_BY_IDENTITY
+    # last: on "aaaaa" (ranks 0 and 1, positions 0 to 3) other mistakes give its tokens too, each with its own hint above
+    if got != expected and got == pop_loop_variant(parts, ranks, heap, position_first=True):
+        return POSITION_FIRST
     hint = encode_hint((b"".join(parts), ranks), expected, got)
     if hint:
         return hint
@@ -251,7 +260,7 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
 def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entry], stale: str = "rank",
                      push_left: bool = True, push_zero: bool = True, push_right: bool = True,
                      appended: bool = False, last_paired: bool = True, last_popped: bool = True,
-                     left_at_zero: bool = True, prev_of_itself: bool = False) -> list[bytes]:
+                     left_at_zero: bool = True, prev_of_itself: bool = False, position_first: bool = False) -> list[bytes]:
     """The pop loop as a learner may write it wrong, to recognise the mistake: its stale check on the part only
     (``stale="part"``), or also on the pair being a merge (``"merge"``), never on its rank (page 07's pitfall 1); the new
     left pair never merged (``push_left=False``: pushed at i, page 07's pitfall 2, or with the merged pair's rank, both
@@ -263,12 +272,15 @@ def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entr
     entry only when its pair now merges later (``stale="later"``: ``ranks.get(pair, inf) > rank``), so that a pair of a
     lower rank is merged under it; the heap's last entry never popped (``last_popped=False``: ``while len(heap) > 1``);
     the left pair never pushed at position 0 (``left_at_zero=False``: ``if before:``); ``prev`` started as ``[0, 1, ...]``
-    (``prev_of_itself=True``: each part its own previous one until a merge links it)."""
+    (``prev_of_itself=True``: each part its own previous one until a merge links it); each entry unpacked position first
+    (``position_first=True``: ``start, rank = heapq.heappop(heap)``, the new entries pushed rank first)."""
     parts, heap, end = list(parts), list(heap), len(parts)
     next_ = list(range(1, end + 1))
     prev = list(range(end)) if prev_of_itself else list(range(-1, end - 1))
     while len(heap) > (0 if last_popped else 1):
         rank, start = heapq.heappop(heap)
+        if position_first:
+            rank, start = start, rank
         if not 0 <= start < end or parts[start] is None or next_[start] == end:
             continue
         right = next_[start]
@@ -555,6 +567,10 @@ def apart_ranks_case(word: bytes, merges: list[Pair], first: int) -> Case:
 # rank above 256, where two equal ints are two objects, as every int the worker receives is).
 HIDDEN_MERGE_ALL_CASES += [
     heap_case(parts_of(b"xab"), {(b"a", b"b"): 0}, extra=[(0, 1)]),
+    # A left pair at position 1, of a part never linked (prev[i] = i loses it; `if before:` and a left pair never pushed
+    # do not, after (ab, cd) is pushed at the linked prev[4]): prev[i] = i gets its own hint, where
+    # it shared the tokens of `if before:` on the later case "xabab", whose hint came first (hog50).
+    heap_case(parts_of(b"xqabcd"), {(b"a", b"b"): 0, (b"c", b"d"): 1, (b"ab", b"cd"): 2, (b"q", b"abcd"): 3}),
     apart_ranks_case(b"xabab", [(b"a", b"b"), (b"x", b"ab"), (b"ab", b"ab")], 1000),
 ]
 

@@ -170,7 +170,9 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   process) is stopped by a backstop, ``Policy.wall_factor`` times its limit of the wall time in which none of those
   processes, nor the keeper, ran or waited for a CPU; the notebook's budget (``total_timeout``) is CPU time too, the
   trusted process's and every worker's (read before a request once a second, or at each when all CPUs could have spent
-  it since), with a backstop of ``wall_factor`` times it in wall time; the learner's own code that waits costs its
+  it since), with a backstop of ``wall_factor`` times it in wall time, counted while neither the trusted process nor
+  any of the worker's processes ran or waited for a CPU (a loaded machine ran an honest lab 03 into it at load
+  500-800, hog50); the learner's own code that waits costs its
   notebook that backstop, once a request. The worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child
   subreaper that runs none of the learner's code: every process the worker starts stays below it, ``setsid`` or not,
   is counted (more than ``Policy.max_processes`` at once kills the lot) and is killed when the worker ends. Each

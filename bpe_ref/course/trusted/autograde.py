@@ -29,7 +29,7 @@ from typing import Any
 
 from . import cells as test_cells
 from .cells import is_test_cell, nbgrader_of, source_of
-from .sandbox import Policy, RemoteFunction, Sandbox
+from .sandbox import Policy, RemoteFunction, Sandbox, scheduled_threads
 from .worker.wire import capped
 from .verdicts import CheckFailed, GradingStopped, hidden_seed
 
@@ -273,7 +273,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
     (a test cell met early has the source's earlier ones graded first, where it stands): a task is
     graded before any stand-in for it is bound, and no stand-in defines a function still to be graded
     (:attr:`Sandbox.not_graded_yet`). ``seed``, ``whole_class``: see :func:`.verdicts.hidden_seed`."""
-    start, cpu_start = time.monotonic(), time.process_time()
+    start, cpu_start, busy_start = time.monotonic(), time.process_time(), sum(scheduled_threads().values())
     for cell in cells:
         # nbconvert leaves out the source of a cell whose metadata says ``transient.remove_source``, which no Jupyter
         # writes: nbgrader's formgrade and feedback pages showed such a cell's output without its code, to an instructor
@@ -294,9 +294,12 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
     with Sandbox(policy) as box, hidden_seed(seed, whole_class=whole_class):
         record.isolation = list(box.isolation)
         # Every cell, call and replay of the notebook's ends once it has spent its CPU seconds, or waited too long (a
-        # backstop of wall time); the CPU time of the grading's start (the worker, the graders loaded) counts.
+        # backstop of wall time in which nothing of it ran nor waited for a CPU); the CPU time of the grading's start
+        # (the worker, the graders loaded) counts, and of its wall time what this process did not spend running or
+        # waiting for a CPU (on a loaded machine the graders' import alone outlasted a backstop of 4 s).
+        busy = (sum(scheduled_threads().values()) - busy_start) / 1e9
         box.budget(total_seconds, total_seconds * max(1.0, box.policy.wall_factor), time.process_time() - cpu_start,
-                   time.monotonic() - start)
+                   max(0.0, time.monotonic() - start - busy))
         ran: list[tuple[str, str]] = []  # learner cells that ran cleanly, replayed after a restart
 
         def spent() -> str:
@@ -421,7 +424,8 @@ if NbGraderPreprocessor is not None:
                             ).tag(config=True)
         total_timeout = Float(300.0, help="CPU seconds for grading one notebook, its cells, calls and test cells: the grader's "
                               "and the learner's processes', so a busy machine fails no notebook; one that waits is stopped "
-                              "after wall_factor times as many seconds of wall time.").tag(config=True)
+                              "after wall_factor times as many seconds of wall time in which neither the grader nor its processes "
+                              "ran or waited for a CPU.").tag(config=True)
         memory_mb = Integer(2048, help="Address space of each of the worker's processes, MiB, and where a lab allows "
                             "processes, the memory resident in all of them together.").tag(config=True)
         seed_name = Unicode("hidden_seed", help="The file of trusted_grades/ that holds the hidden inputs' seed (made at "

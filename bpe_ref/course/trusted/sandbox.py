@@ -299,6 +299,24 @@ def _confinement(pid: int | str) -> tuple[str | None, ...] | None:
     return None if status is None else tuple(status.get(key) for key in ("NoNewPrivs", "Seccomp", "Seccomp_filters"))
 
 
+def scheduled_threads() -> dict[str, int]:
+    """Nanoseconds each thread of this process has run or waited for a CPU so far (``/proc/self/task/*/schedstat``:
+    time on a CPU and in a run queue), by thread id; empty without /proc."""
+    scheduled: dict[str, int] = {}
+    try:
+        threads = os.listdir("/proc/self/task")
+    except OSError:
+        return scheduled
+    for tid in threads:
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat", "rb") as file:
+                ran, queued = file.read().split()[:2]
+            scheduled[tid] = int(ran) + int(queued)
+        except (OSError, ValueError):
+            continue  # ended meanwhile
+    return scheduled
+
+
 def kill_escaped(session: int, within: float = 5.0) -> tuple[int, int]:
     """Kill and reap the processes of a worker's whose keeper died, which came to this subreaper
     (:func:`_hold`): its children more confined than itself (no-new-privileges and seccomp, kept for
@@ -374,9 +392,12 @@ class Sandbox:
         # not just when the next test cell may start (a slow call made 100 times by a property check, or hundreds of
         # slow cells, would otherwise hold the batch for hours). CPU seconds (:meth:`notebook_cpu_seconds`: this
         # process's and every worker's, so a busy machine brings no notebook nearer it), and a wall-clock backstop
-        # (time.monotonic()) for a notebook that waits: :meth:`budget`, :meth:`out_of_budget`.
+        # (time.monotonic()) for a notebook that waits: :meth:`budget`, :meth:`out_of_budget`. The backstop moves on by
+        # the time in which this process or a process of the worker ran or waited for a CPU (:meth:`_busy_since`): a
+        # loaded machine stretches an honest grading's wall time, its waits not at all.
         self.cpu_budget: float | None = None
         self.deadline: float | None = None
+        self._scheduled: dict[str, int] | None = None  # this process's threads' ns run and queued, as last read
         self._wall_budget = 0.0
         self._cpu_at_budget = 0.0  # this process's CPU time when the budget was set
         self._ended_workers_cpu = 0.0  # the CPU time of the workers that ended since
@@ -396,6 +417,23 @@ class Sandbox:
         self.cpu_budget, self._wall_budget, self.deadline = cpu_seconds, wall_seconds, time.monotonic() + wall_seconds - wall_spent
         self._cpu_at_budget, self._ended_workers_cpu = time.process_time() - cpu_spent, 0.0
         self._last_spent = (0.0, -float("inf"))
+        self._scheduled = None
+        self._busy_since()  # from now on
+
+    def _busy_since(self) -> float:
+        """Seconds this process's threads ran or waited for a CPU since the last call (:func:`scheduled_threads`, each
+        thread's growth, a thread new since counted whole; 0 the first time: a deadline set without :meth:`budget`)."""
+        now, before = scheduled_threads(), self._scheduled
+        self._scheduled = now
+        return 0.0 if before is None else sum(max(0, ns - before.get(tid, 0)) for tid, ns in now.items()) / 1e9
+
+    def _past_deadline(self) -> bool:
+        """Whether the notebook's wall-clock backstop has passed, once moved on by this process's busy time since it was
+        last read (read only when it looks passed: some 0.1 ms a look)."""
+        if self.deadline is None or time.monotonic() <= self.deadline:
+            return False
+        self.deadline += self._busy_since()
+        return time.monotonic() > self.deadline
 
     def notebook_cpu_seconds(self) -> float:
         """CPU seconds spent since :meth:`budget`: by this process and by the processes of every worker (the one
@@ -427,8 +465,9 @@ class Sandbox:
         """Why nothing more of the notebook's may run (its budget is spent), or ``None``."""
         if self.cpu_budget is not None and self._past_cpu_budget():
             return f"grading this notebook took more than its {self.cpu_budget:g} s of CPU time"
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            return f"grading this notebook took more than {self.deadline_seconds():g} s of wall-clock time (its backstop)"
+        if self._past_deadline():
+            return (f"grading this notebook took more than {self.deadline_seconds():g} s of wall-clock time (its backstop), "
+                    "counted while nothing of it ran nor waited for a CPU")
         return None
 
     def _past_cpu_budget(self) -> bool:
@@ -854,11 +893,12 @@ class Sandbox:
         return GradingStopped(f"the process running your code stopped while {what} ({how}{last})")
 
     def _receive(self, request_id: int | None, timeout: float, what: str, limits: tuple[CpuLimit, ...] = (),
-                 late: Callable[[], str] | None = None, until: float = float("inf")) -> dict:
+                 late: Callable[[], str] | None = None, until: float = float("inf"), notebook: bool = False) -> dict:
         """The reply to ``request_id`` within ``timeout`` s of wall-clock time and before ``until`` (``time.monotonic()``;
         past either, ``late()`` says why it was stopped). With ``limits``, checked ten times a second (past one, the
         worker is stopped as on the timeout), ``timeout`` counts only the looks at which none of their processes was
-        running or ready to run: the time the request waited on something, not for a CPU of a busy machine."""
+        running or ready to run: the time the request waited on something, not for a CPU of a busy machine. With
+        ``notebook``, ``until`` is the notebook's backstop (:attr:`deadline`), moved on by the looks at which one was."""
         # One deadline for the whole wait: lines that are not the reply (the learner's, written to the
         # channel now and then) must not start the wait again.
         last = time.monotonic()
@@ -873,8 +913,14 @@ class Sandbox:
                     if spent > limit.seconds:
                         self.close()
                         raise limit.past(spent)
-                waited += 0.0 if any(running for _, _, running in looks) else now - last
+                ran = any(running for _, _, running in looks)
+                waited += 0.0 if ran else now - last
+                if ran and notebook and self.deadline is not None:  # the notebook's backstop moves on as well
+                    self.deadline += now - last
+                    deadline = self.deadline
                 last, next_look = now, now + 0.1
+            if notebook and limits and now >= deadline and self.deadline is not None and not self._past_deadline():
+                deadline = self.deadline  # moved on by this process's busy time
             if now >= deadline or waited >= timeout:
                 message = late() if late else f"{what} did not finish within {timeout:g} s"
                 self.close()
@@ -927,9 +973,9 @@ class Sandbox:
             GradingStopped(f"{what} did not finish within {timeout:g} s of CPU time (measured from outside your code): an "
                            "infinite loop, or a much slower algorithm than needed?")))
         waiting = timeout * max(1.0, self.policy.wall_factor) if tree is not None else timeout
-        until = float("inf") if self.deadline is None else self.deadline
         if self.out_of_budget():
             raise GradingStopped(f"{what}: not run, {self.out_of_budget()}")
+        until = float("inf") if self.deadline is None else self.deadline  # as moved on by out_of_budget()
         pid = self.worker_pid
         start = cpu_seconds(pid, children=False) if cpu_limit is not None and pid is not None else None
         measured = None if start is None else CpuLimit(lambda: (cpu_seconds(pid, children=False), False), cpu_limit,
@@ -942,7 +988,7 @@ class Sandbox:
 
         def late() -> str:
             used = f"{tree.look()[0]:.1f} s of CPU time" if tree is not None else ""
-            if time.monotonic() >= until:
+            if self.deadline is not None and time.monotonic() >= self.deadline:
                 return (f"{what}: stopped when the wall-clock time for grading this notebook ran out (its backstop, "
                         f"{self.deadline_seconds():g} s), after {time.monotonic() - started:.0f} s{used and ', '}{used}")
             if not used:
@@ -957,7 +1003,7 @@ class Sandbox:
         self._asking((json.dumps(message) + "\n").encode("utf-8"))
         send_by = min(until, started + waiting)  # a worker that reads no request spends no CPU: the backstop, in wall time
         self._send(self._asked, send_by, send_by - started, what)
-        reply = self._receive(self._request_id, waiting, what, limits, late, until)
+        reply = self._receive(self._request_id, waiting, what, limits, late, until, notebook=self.deadline is not None)
         noticed = reply.get("noticed")  # codes, the worker's own word: autograde.noticed_lines words them its own way
         for code in noticed[:16] if type(noticed) is list else ():  # 16 codes in all: a worker that sent new ones with
             if len(self._noticed) < 16 and type(code) is str and len(code) <= 80:  # each reply made a line of review each
