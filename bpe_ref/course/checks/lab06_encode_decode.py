@@ -493,9 +493,10 @@ SAME_RANKS_CASES = [Case((b"abc", {(b"a", b"b"): 0, (b"b", b"c"): 1}, {(b"b", b"
 # merges. A step that sorts the ranks to find the first merge learned among the pairs (sorted(ranks, key=ranks.get),
 # then the first present: the right tokens) costs O(M log M) a step, and kept the hidden points, whose ranks hold a few
 # dozen merges (novel50). Measured from outside the learner's code on a pretoken of ENCODE_MEASURED_BYTES letters of
-# four, drawn from the grading's seed, with every merge of two letters and of two such pairs (272, some 80 steps apply)
-# among ENCODE_MEASURED_MERGES merges of other bytes, the ranks shuffled: the reference takes about 0.01 s, a sort per
-# step about 0.7 s (load 6), where 0.15 s passes.
+# four, drawn from the grading's seed, with every merge of two letters and of two such pairs (272: some 110 steps apply)
+# among ENCODE_MEASURED_MERGES merges of other bytes, the ranks shuffled: the reference takes 0.011 s of CPU, a sort per
+# step 1.04 s, where 0.155 s passes (a loop over the dict for the first merge present, wrong anyway where the dict's
+# order is not its ranks', 0.26 to 0.32 s).
 ENCODE_MEASURED_BYTES, ENCODE_MEASURED_MERGES = 1024, 40_000
 ENCODE_FACTOR, ENCODE_SLACK, ENCODE_SECONDS = 5.0, 0.1, 4.0
 
