@@ -5921,3 +5921,15 @@ def test_labs00_03_06_08_09_a_learners_mistake_of_the_twentieth_round_fails_the_
     # those that lost their points, with a fitting message, before this round: one per lab by default
     one_per_lab("twentieth", CAUGHT_BEFORE_NOVEL50, lab, mistake)
     round_failure(request, NOVEL50_ROUND, lab, mistake)
+
+
+@WORKER_TWIN
+def test_lab06_novel50_the_ranks_sorted_at_each_step_lose_task_2_in_the_worker_too():
+    """The measured cost of encode_pretoken, in the grading worker: a sort of the ranks at each step loses the hidden
+    points there too, with its hint; the course's encode_pretoken keeps them."""
+    code = "\n".join(source_of("06_encode_decode", cell) for cell in ("setup", "task1_merge_ranks_solution",
+                                                                      "task2_encode_pretoken_solution"))
+    (old, new), = LAB06_NOVEL50["encode-ranks-sorted-at-each-step"][1]
+    message = remote("06_encode_decode", code.replace(old, new), "encode_pretoken", "check_encode_pretoken_properties")
+    assert message is not None and "does each step sort or scan all the merges" in message, message
+    assert remote("06_encode_decode", code, "encode_pretoken", "check_encode_pretoken_properties") is None
