@@ -12,7 +12,7 @@ from collections.abc import Callable
 from hypothesis import strategies as st
 
 from ...corpus import encode_utf8
-from ...pretokenize import count_pretokens, pretokenize, special_token_regex, split_on_special_tokens
+from ...pretokenize import PRETOKEN_RE, count_pretokens, pretokenize, special_token_regex, split_on_special_tokens
 from . import measured
 from ..trusted.verdicts import current_seed
 from .compare import KEPT_PATTERN
@@ -184,6 +184,10 @@ def as_it_is_hint(reference: Callable) -> Callable[[tuple, object, object], str 
                 key: text.count(key.decode("utf-8", "replace")) for key in expected}:  # type: ignore[union-attr]
             return ("these are str.count's numbers: it counts a pretoken's text inside other pretokens too ('low' in "
                     "' lower') and in the special tokens; count the pretokens pretokenize returns, one by one")
+        if reference is pretokenize and len(args) > 1 and isinstance(args[1], list) and got == [
+                between for piece in split_on_special_tokens(text, args[1]) for between in PRETOKEN_RE.split(piece)]:
+            return ("these are the strings between the pattern's matches (regex.split), empty here: the pretokens are the "
+                    "matches themselves, regex.findall(GPT2_PATTERN, piece)")
         if reference in (pretokenize, count_pretokens) and len(args) > 1 and isinstance(args[1], list):
             kept = [piece for piece in split_on_special_tokens(text, args[1]) if piece.strip()]
             pretokens = [pretoken for piece in kept for pretoken in pretokenize(piece, [])]
@@ -234,6 +238,9 @@ UTF8_BYTES = TaskGraders(
 def split_hint(args: tuple, expected: object, got: object) -> str | None:
     """The common slips of task 2: the empty pattern, special tokens used as patterns, the wrong order, the longest
     token cut everywhere before the next, a run of adjacent tokens cut once."""
+    if len(args) > 1 and args[1] == [] and got == [] and expected == [args[0]]:
+        return ("with no special tokens there is nothing to cut at: the whole text is one piece, [text] (the empty text "
+                "too: [''])")
     return (empty_pattern_hint(args, expected, got) or unescaped_hint(args, expected, got) or order_hint(args, expected, got)
             or case_hint(args, expected, got)
             or " Or: ".join(hint for hint in (kept_pattern_hint(args, expected, got), one_token_at_a_time_hint(args, expected, got),

@@ -183,9 +183,55 @@ def file_bytes(file: object) -> bytes | None:
     return None
 
 
+def searched_boundaries(data: bytes, chunks: int, tokens: list[bytes], buffer_size: int, overlap: int,
+                        found_if: Callable[[int], bool]) -> list[int]:
+    """Task 1's search on ``data`` in memory, with the overlap between reads and the test that keeps an offset
+    ``window.find`` returned given: what a search with one of them wrong returns (novel50's hints)."""
+    size, boundaries = len(data), [0]
+    for i in range(1, chunks):
+        position = max(i * (size // chunks), boundaries[-1])
+        while position < size:
+            window = data[position:position + buffer_size + overlap]
+            found = [j for j in (window.find(t, 0, buffer_size + len(t) - 1) for t in tokens) if found_if(j)]
+            if found:
+                position += min(found)
+                break
+            position += buffer_size
+        boundaries.append(min(position, size))
+    boundaries.append(size)
+    return sorted(set(boundaries))
+
+
+def searched_wrongly(args: tuple, got: list, expected: list) -> str | None:
+    """The hint of a search whose answer is the one an overlap of the first listed token, or an ``if j`` filter of
+    the offsets found, gives on this file."""
+    data = file_bytes(args[0])
+    tokens = args[2] if len(args) > 2 else None
+    buffer_size = args[3] if len(args) > 3 else 4096
+    if (data is None or type(args[1]) is not int or args[1] < 1 or type(buffer_size) is not int or buffer_size < 1
+            or not isinstance(tokens, list) or not tokens or not all(type(t) is bytes and t for t in tokens)):
+        return None
+    longest = max(len(t) for t in tokens) - 1
+    if len(tokens[0]) - 1 != longest and got == searched_boundaries(data, args[1], tokens, buffer_size,
+                                                                    len(tokens[0]) - 1, lambda j: j != -1):
+        return (f"the overlap between reads is the first listed token's length less one ({len(tokens[0]) - 1} here), too "
+                f"short for a longer token ({longest + 1} bytes), which a read's end then cuts in two: keep "
+                "max(len(token) for token in split_tokens) - 1 bytes of overlap, for the longest of them")
+    if got == searched_boundaries(data, args[1], tokens, buffer_size, longest, bool):
+        return ("a token found at the very start of a read is at offset 0, which `if j` drops (0 is false) while it "
+                "keeps -1 (find's 'not found', which is true): keep the offsets with `if j != -1`")
+    return None
+
+
 def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
     if not (isinstance(expected, list) and isinstance(got, list)):
         return None
+    if expected == [0] and file_bytes(args[0]) == b"":
+        return ("an empty file: its start and its size are both 0, so its one boundary is 0; return [0] (the list "
+                "holds 0 first and the size last, here the same offset once)")
+    wrong_search = searched_wrongly(args, got, expected)
+    if wrong_search:
+        return wrong_search
     if expected and set(expected) < set(got) and max(got) > expected[-1]:  # offsets past its end: another file's
         return f"offsets past the file's end ({expected[-1]} bytes), from an earlier call: {CARRIED}"
     if got and expected and (got[0] != 0 or got[-1] != expected[-1]):

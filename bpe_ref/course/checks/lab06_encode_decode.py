@@ -322,8 +322,10 @@ def encode_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+# ranks unchanged (the statement says so): a merge popped from the caller's dict once applied gives the right tokens
+# of this pretoken, and encode_text, which passes the same dict for every pretoken, never applies it again (novel50).
 ENCODE_PRETOKEN_TASK = Task("encode_pretoken", ("pretoken", "ranks"), what="a list of bytes tokens", hint=encode_hint,
-                            provided=PROVIDED)
+                            provided=PROVIDED, unchanged=(1,))
 
 
 def encode_pretoken_cases() -> list[Case]:
@@ -498,10 +500,11 @@ ENCODE_PRETOKEN = TaskGraders(ENCODE_PRETOKEN_TASK, encode_pretoken, encode_pret
 
 
 def tokens_otherwise(text: str, ranks: dict[Pair, int], special_tokens: list[str], *, escaped: bool = True,
-                     empties_dropped: bool = False) -> list[bytes] | None:
+                     empties_dropped: bool = False, specials_encoded_too: bool = False) -> list[bytes] | None:
     """What ``encode_text`` gives when the special tokens go into the alternation unescaped (``|`` then splits
-    ``<|endoftext|>`` into three alternatives), or when the split's empty pieces are dropped before its special tokens
-    are told by their odd places; ``None`` when that pattern does not compile."""
+    ``<|endoftext|>`` into three alternatives), when the split's empty pieces are dropped before its special tokens
+    are told by their odd places, or when a special token, appended whole, is then encoded as text too (no
+    ``continue``); ``None`` when that pattern does not compile."""
     if not special_tokens:
         return None
     tokens_first = sorted(special_tokens, key=len, reverse=True)
@@ -513,7 +516,7 @@ def tokens_otherwise(text: str, ranks: dict[Pair, int], special_tokens: list[str
     for i, piece in enumerate(piece for piece in pieces if piece or not empties_dropped):
         if i % 2 == 1:
             tokens.append((piece or "").encode("utf-8"))
-        else:
+        if i % 2 == 0 or specials_encoded_too:
             for pretoken in PRETOKEN_RE.findall(piece or ""):
                 tokens += encode_pretoken(pretoken.encode("utf-8"), ranks)
     return tokens
@@ -533,6 +536,9 @@ def text_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("the split leaves an empty piece before a special token that starts the text, between two adjacent ones "
                 "and after one that ends it; the special tokens are the pieces at the odd places only when those "
                 "empty pieces stay: drop them after telling the pieces apart, not before")
+    if got != expected and got == tokens_otherwise(text, ranks, special_tokens, specials_encoded_too=True):
+        return ("each special token is there twice: whole, then again as text, pretoken by pretoken: once it is "
+                "appended, go on to the next piece (continue), as the separators at the odd places are not text")
     if got != expected and got == tokens_otherwise(text, ranks, special_tokens, escaped=False):
         return ("a special token came out in pieces: regex.escape each token before joining them with '|' "
                 "(inside a token, '|' is alternation, so '<|endoftext|>' became '<', 'endoftext' and '>')")
@@ -582,9 +588,17 @@ def text_hint(args: tuple, expected: object, got: object) -> str | None:
             "pretoken's UTF-8 bytes are encoded alone by encode_pretoken: merges never cross a pretoken")
 
 
+def text_error_hint(args: tuple, error: BaseException) -> str | None:
+    """A TypeError that names str: a pretoken handed to encode_pretoken as regex.findall gives it, not its bytes."""
+    if error_name(error) == "TypeError" and "str" in str(error):
+        return ("a TypeError on a str: regex.findall gives the pretokens as str, and encode_pretoken takes a pretoken's "
+                "bytes: pass pretoken.encode('utf-8')")
+    return None
+
+
 # special_tokens unchanged (the statement says so, as lab 00's do): sorted in place, the caller's list is reordered.
 ENCODE_TEXT_TASK = Task("encode_text", ("text", "ranks", "special_tokens"), what="a list of bytes tokens", hint=text_hint,
-                        provided=PROVIDED, stand_ins=(encode_pretoken,), unchanged=(2,))
+                        provided=PROVIDED, stand_ins=(encode_pretoken,), unchanged=(2,), error_hint=text_error_hint)
 
 
 def text_case(text: str, special_tokens: list[str], ranks: dict[Pair, int] | None = None) -> Case:
@@ -851,6 +865,10 @@ def decode_error_hint(args: tuple, error: BaseException) -> str | None:
     if error_name(error) == "ValueError" and tokens:
         return ("a ValueError though every id is a token: an id is a token when 0 <= id < len(offsets) - 1 and its range "
                 "offsets[id]:offsets[id + 1] is not empty; len(buffer) counts the bytes, not the ids")
+    if error_name(error) == "IndexError" and tokens:
+        return ("an IndexError though every id is a token: token i is buffer[offsets[i]:offsets[i + 1]], offsets "
+                "indexed by the id itself (offsets[0] is 0, where token 0 starts), and offsets has one entry more than "
+                "there are ids")
     return None
 
 

@@ -669,6 +669,9 @@ def counts_error_hint(args: tuple, error: BaseException) -> str | None:
         return ("an IndexError: counts[end - len(last[end])] reads the count of a shorter prefix, the empty one (0) "
                 "included, so counts needs counts[0] == 0 before the loop and one entry per entry of last: start from "
                 "[0] * len(last), or from [0] and append")
+    if error_name(error) == "RecursionError":
+        return ("a RecursionError on a long pretoken: a recursion goes one call deeper per token, past Python's limit "
+                "(1,000); fill counts in a loop, end by end from 1, each from counts[end - len(last[end])]")
     return None
 
 

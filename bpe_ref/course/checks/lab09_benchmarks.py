@@ -176,7 +176,9 @@ def run_interleaved(function: Callable, costs: dict, loads: list, rounds: int, c
             raise
         except RuntimeError:  # a contender's failure, passed on (the case's cost 0 asks for one)
             return {"raised": "RuntimeError", "calls (label, collector on)": calls, "collector on after": collecting()}
-        return {"times": times, "calls (label, collector on)": calls, "collector on after": collecting()}
+        # the caller's dict as it was, its order too (novel50: rotated in place, the first label moved last each round)
+        return {"times": times, "calls (label, collector on)": calls, "collector on after": collecting(),
+                "contenders after": list(contenders)}
     finally:
         gc.set_threshold(*thresholds)
         if was_enabled:
@@ -227,6 +229,10 @@ def interleaved_hint(args: tuple, expected: object, got: object) -> str | None:
         failed = " (here a contender raised: put it back in a finally block)" if expected.get("raised") else ""
         return ("after each call, put the collector back as it was before (on stays on, off stays off): "
                 f"remember gc.isenabled(), and restore it in a finally block{failed}")
+    if got.get("contenders after") != expected.get("contenders after"):
+        return (f"the contenders dict was left in another order ({got.get('contenders after')}, given "
+                f"{expected.get('contenders after')}): leave it as it is, the caller's; rotate a list of its labels, "
+                "labels[r % n:] + labels[:r % n]")
     times = got.get("times")
     if isinstance(times, dict) and times and all(isinstance(t, list) and len(t) == 1 for t in times.values()) and rounds > 1:
         return (f"one time per contender, expected {rounds} (one per round): the times of the rounds before the last are "
@@ -572,6 +578,9 @@ def spread_hint(args: tuple, expected: object, got: object) -> str | None:
                 "position p * (n - 1) in the sorted values (method='inclusive')")
     if middle and significant(got * middle) == expected:
         return "relative to the median: divide the interquartile range by the median"
+    if statistics.mean(values) and got == significant(statistics.stdev(values) / statistics.mean(values)):
+        return ("that is the coefficient of variation (stdev / mean), which one slow run moves far: the spread here is "
+                "the interquartile range over the median, (q3 - q1) / median")
     if any(got == round(expected, digits) != expected for digits in range(1, 7)):
         return f"that is {expected} rounded: return the ratio as it is (rounding is for display, and loses what a later use needs)"
     return None
@@ -632,6 +641,9 @@ def ratio_hint(args: tuple, expected: object, got: object) -> str | None:
     if got == significant(median(times[a]) / median(times[b])):
         return ("that is the ratio of the two medians: take the ratio of each round first (a and b timed together), "
                 "then the median of those ratios")
+    if got == significant(median([x - y for x, y in zip(times[a], times[b])])):
+        return (f"that is the median of the differences, times[{a!r}][r] - times[{b!r}][r]: a ratio divides, "
+                "how many times as long a takes as b in each round")
     ratios = [x / y for x, y in zip(times[a], times[b])]
     if len(ratios) > 1 and got == significant(median(ratios[:-1])):
         return f"that is the median of the first {len(ratios) - 1} rounds' ratios: every round counts, the last one too"
@@ -732,8 +744,10 @@ def exponent_error_hint(args: tuple, error: BaseException) -> str | None:
     return None
 
 
+# sizes and seconds unchanged (the statement says so, as tasks 2 and 3 do): the points sorted in place by size, the
+# slope is the same, and the caller's lists, which it plots again, are reordered (novel50).
 EXPONENT_TASK = Task("fit_exponent", ("sizes", "seconds"), observe=observe_decimals, driver=value_or_error,
-                     hint=exponent_hint, error_hint=exponent_error_hint, what="a float")
+                     hint=exponent_hint, error_hint=exponent_error_hint, what="a float", unchanged=(0, 1))
 
 EXPONENT_CASES = [
     Case(([1000, 2000, 4000], [0.1, 0.4, 1.6])),
@@ -1029,6 +1043,16 @@ def peak_hint(args: tuple, expected: object, got: object) -> str | None:
             return "subtract the memory already allocated when the call starts (tracemalloc.get_traced_memory()[0])"
         return ("the peak of this call alone: when tracing is already on, reset the peak first "
                 "(tracemalloc.reset_peak()) and subtract what was allocated when the call started")
+    if isinstance(have, int) and isinstance(want, int) and have < want - 1:
+        units = MIB // PEAK_UNIT
+        if tracing_before and spike_mib and abs(have - (want - spike_mib * units)) <= 2:
+            # novel50: the earlier peak (get_traced_memory()[1], read before the reset) subtracted, not the start
+            return ("what you subtract is the peak before the call (get_traced_memory()[1], read before reset_peak): "
+                    "subtract what is allocated when the call starts, tracemalloc.get_traced_memory()[0], read after "
+                    "the reset, just before fn()")
+        if keep and abs(have) <= 1:
+            return ("what was allocated before the call is read before fn() runs: read after it, it holds what fn "
+                    "kept (its result), so the peak less it is about 0")
     if got.get("result") != expected.get("result"):
         return "return (what the function returned, the peak in bytes): the function's own result first"
     return None
