@@ -8938,3 +8938,33 @@ def test_a_busy_machine_does_not_run_an_honest_notebook_into_its_wall_clock_back
     assert took > 4, f"grading took {took:.1f} s: the machine was not busy for it, nothing was shown"
     skipped = [cell["id"] for cell in cells for output in cell.get("outputs", []) if output.get("ename") == "CellSkipped"]
     assert not skipped and record.verdicts[0].passed, (skipped, record.verdicts[0])
+
+
+# ---- 86. answers kept for the visible cases, in a dict literal (walk50a) ------------------------------------------------
+# A function that looks its answer up in a table of the visible test's inputs earns the visible point and nothing hidden
+# (by design), but grade --class did not flag it: nothing in its text or behaviour is a capability. The review now flags
+# a learner cell holding a dict display keyed by two or more of the visible tests' inputs (review.answer_tables).
+
+
+@pytest.mark.parametrize("lab, cell_id, task", [("02_incremental", "task1_pair_count_changes_solution", 0),
+                                                ("04_inverted_index", "task2_pairs_with_solution", 1)])
+def test_answers_kept_for_the_visible_cases_are_flagged_by_the_review(lab, cell_id, task):
+    import json
+
+    from bpe_ref.course.grade import text_review, visible_inputs
+    from bpe_ref.course.notebooks import release_notebook
+    from bpe_ref.course.trusted.autograde import load_graders
+
+    graders = load_graders(lab)
+    task_graders = graders.LAB.tasks[task]
+    table = {case.args: task_graders.reference(*case.args) for case in task_graders.cases}
+    params = ", ".join(task_graders.task.params)
+    release = json.loads(release_notebook(lab).read_text(encoding="utf-8"))
+    assert text_review(release, lab) == []
+    cell = next(cell for cell in release["cells"] if cell["id"] == cell_id)
+    cell["source"] = (f"ANSWERS = {table!r}\n\n\ndef {task_graders.task.name}({params}):\n"
+                      f"    return ANSWERS.get(({params},))\n")
+    review = text_review(release, lab)
+    assert any(f"cell {cell_id}: a dict literal keyed by {len(table)} inputs of the visible tests" in line
+               for line in review), review
+    assert len(visible_inputs(lab)) >= len(table)

@@ -304,8 +304,16 @@ def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseEx
         def token_ints(value: Any) -> int:
             return sum(1 for leaf, in_tuple in _leaves(value) if in_tuple and type(leaf) is int)
 
+        def ids_to_pairs(value: Any) -> bool:
+            """A dict whose int keys map to collections of tuples (lab 04's index turned round: an id -> its pairs,
+            walk50a), not ints made of bytes."""
+            keyed = [item for key, item in value.items() if type(key) is int] if isinstance(value, dict) else []
+            return bool(keyed) and all(isinstance(item, (set, frozenset, list)) and item
+                                       and all(isinstance(part, tuple) for part in item) for item in keyed)
+
         if any(type(leaf) is bytes for leaf, _ in _leaves(expected)) and (token_ints(got) > token_ints(expected) or (
-                isinstance(expected, dict) and isinstance(got, dict) and any(type(key) is int for key in got))):
+                isinstance(expected, dict) and isinstance(got, dict) and any(type(key) is int for key in got)
+                and not ids_to_pairs(got))):
             found.append("ints where bytes were expected: iterating over bytes yields ints (b'ab'[0] == 97), and so does "
                          "Counter.update(key) (it counts key's bytes one by one: counts[key] += 1 counts the key); "
                          "a one-byte token is bytes([b]) or data[i:i + 1]")

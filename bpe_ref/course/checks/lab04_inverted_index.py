@@ -72,9 +72,43 @@ def word_and_token(draw) -> tuple[Word, bytes]:
 
 
 def index_hint(args: tuple, expected: object, got: object) -> str | None:
-    """The usual ways an index goes wrong: lists, counts, ids from 1, tokens instead of pairs."""
+    """The usual ways an index goes wrong (:func:`index_mistake_hint`); where the hidden test's driver filed id 0 under
+    :data:`NO_WORD_HOLDS` after the call, a word on that pair, which the learner never wrote (walk50a)."""
+    hint = index_mistake_hint(args, expected, got)
+    if isinstance(expected, dict) and NO_WORD_HOLDS in expected and got != expected:
+        note = (f"{NO_WORD_HOLDS!r} is a pair no word holds: after your call the test filed id 0 under it, as task 3 files "
+                "the pairs a rewritten word gains (index[new_pair].add(i))")
+        return f"{hint}. ({note})" if hint else note
+    return hint
+
+
+def index_mistake_hint(args: tuple, expected: object, got: object) -> str | None:
+    """The usual ways an index goes wrong: lists, counts, ids from 1, tokens instead of pairs; the index turned round
+    (word id -> its pairs), a count per id, a word's windows left at its first repeat (walk50a)."""
     if not (isinstance(expected, dict) and isinstance(got, dict)):
         return None
+    ids_keyed = {key: value for key, value in got.items() if type(key) is int}
+    if ids_keyed and all(isinstance(value, (set, frozenset, list)) and all(isinstance(item, tuple) for item in value)
+                         for value in ids_keyed.values()):
+        return ("the index is turned round: it maps each word's id to its pairs, where it must map each pair to the ids of "
+                "the words that hold it (index[pair].add(i)), so that a merge finds its words by its pair")
+    if got and all(isinstance(value, dict) for value in got.values()):
+        return ("each pair maps to a count per id (a Counter or a dict), where it must map to the set of the ids: a word "
+                "that holds the pair twice is listed once; index[pair].add(i) into a defaultdict(set)")
+    words = args[0] if args and isinstance(args[0], list) else []
+    if all(isinstance(word, tuple) for word in words):
+        cut = {}
+        for i, word in enumerate(words):
+            seen = set()
+            for pair in zip(word, word[1:]):
+                if pair in seen:
+                    break
+                seen.add(pair)
+                cut.setdefault(pair, set()).add(i)
+        if {k: v for k, v in got.items() if k != NO_WORD_HOLDS} == cut != {k: v for k, v in expected.items()
+                                                                            if k != NO_WORD_HOLDS}:
+            return ("the pairs after a word's first repeated window are missing: `break` at a window seen before ends the "
+                    "loop over the word; the set ignores a repeat by itself (or `continue` skips that window alone)")
     values = list(got.values())
     if got == {pair: {max(ids)} for pair, ids in expected.items()} != expected:
         return ("each pair lists only the last word that holds it: index[pair] = {i} replaces the ids filed before; "
@@ -158,7 +192,20 @@ def pairs_with_hint(args: tuple, expected: object, got: object) -> str | None:
     if expected and not got:
         return ("no window found, though the word holds the token: compare tokens with == (`token in pair` does); `is` "
                 "asks whether they are the same object, and train's token, pair[0] + pair[1], is a new one" +
-                (f" (or {last})" if expected == [tuple(word[-2:])] else ""))
+                (f" (or {last})" if expected == [tuple(word[-2:])] else "") +
+                ("; or a test that asks for the token on both sides of a window, where one side is enough"
+                 if (token, token) not in expected else ""))
+    if len(word) > 1 and word[0] == token and got == [(word[-1], word[0])] + expected:
+        return (f"{(word[-1], word[0])!r} is no window: at i = 0, word[i - 1] is word[-1], the last token (a negative index "
+                "counts from the end); the first token has no left neighbour (test i > 0)")
+    if got == [pair for pair in expected if pair == (token, token)] != expected:
+        return ("a window holds the token when either of its tokens is the token (`token in pair`, or `left == token or "
+                "right == token`), not only when both are")
+    text = token.decode("utf-8", "replace") if isinstance(token, bytes) else None
+    if text is not None and any(isinstance(part, bytes) and part != token and part.decode("utf-8", "replace") == text
+                                for pair in got if isinstance(pair, tuple) and pair not in expected for part in pair):
+        return (f"tokens compared as text: {token!r} is no UTF-8, and decoded with errors='replace' it is the same text as "
+                "other tokens that are no UTF-8 either (U+FFFD); compare the bytes themselves, `token in pair`")
     if got == sorted(expected) != expected:
         return ("the windows in sorted order: list them left to right, in the order they occur in the word (the order "
                 "zip(word, word[1:]) gives), not sorted")
@@ -193,6 +240,9 @@ PAIRS_WITH = TaskGraders(
     ],
     word_and_token(),
     max_examples=150,
+    # Tokens that are no UTF-8, as train makes them from a corpus's bytes: a pairs_with that compares the tokens decoded
+    # with errors="replace" (one U+FFFD each) kept every point, the generated words holding letters alone (walk50a).
+    hidden_cases=[((b"\x80", b"c", b"\xff"), b"\xff")],
 )
 
 # ---- task 3: V4 -------------------------------------------------------------------------------
@@ -287,6 +337,10 @@ def first_filer_only_key_error(pretoken_counts: Mapping[bytes, int], num_merges:
 def index_key_error_hint(args: tuple, error: BaseException) -> str | None:
     """A KeyError in train: most often the index has no entry for the pair being merged; on the pair a word filed only
     where the pair had no entry yet brings back (:func:`first_filer_only_key_error`), that word's update."""
+    if error_name(error) == "RuntimeError" and "changed size during iteration" in str(error):
+        return ("a set changed while a loop ran over it: `for i in index[pair]` and then an id added to or discarded from "
+                "index[pair] (a stale id, say) stops the loop; loop over the set index.pop(pair) takes out, which nothing "
+                "else reaches (page 04's first pitfall)")
     if error_name(error) != "KeyError":
         return None
     try:
@@ -301,7 +355,9 @@ def index_key_error_hint(args: tuple, error: BaseException) -> str | None:
             "from the index: is it index.pop(pair), or index[pair] on a plain dict? The merged pair has no "
             "entry when no word was ever filed under it. A pair that was not in any word at the start appears only "
             "in rewritten words: after merge_and_update rewrites a word, add its id under each pair that pairs_with "
-            "finds for the new token, pair[0] + pair[1] (the left token first)")
+            "finds for the new token, pair[0] + pair[1] (the left token first). And an id is a word's position in words "
+            "for the whole run: a word deleted from the list (one token left, no pair) moves every word after it, so "
+            "the index's ids point at other words; keep it, it holds no pair")
 
 
 TRAIN_TASK = Task(
@@ -565,7 +621,10 @@ LAB = Lab(
      # from outside the learner's code, in the visible test too, so that the visible point is not earned by calls
      # for show, nor lost where the grade passes; the calls watched are the visible test's advice, no points.
      TaskGraders(TRAIN_TASK3, reference_train, TRAIN_CASES, TRAIN_INPUTS, max_examples=80,
-                 verify=(verify_merge_cost,), visible_then=advice(verify_index_use))),
+                 verify=(verify_merge_cost,), visible_then=advice(verify_index_use),
+                 # a stale id visited: (a, b)'s set still lists baba, (ba, ba) since the first merge. A train that discards
+                 # stale ids from the set it loops over kept its hidden points under 6 secret seeds of 13 (walk50a).
+                 hidden_cases=[({b"baba": 1, b"ab": 1}, 3)])),
     graders=corpus_graders(TRAIN_TASK),  # task 4
     references=(index_words, pairs_with, train, merge_and_update, count_pairs, best_pair, split_into_bytes),
     policy={"provided": PROVIDED},

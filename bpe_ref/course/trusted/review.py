@@ -287,6 +287,44 @@ def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = Fal
     return flags
 
 
+def answer_tables(notebook: dict, release: dict, visible_inputs: list[tuple]) -> list[str]:
+    """One line per learner cell holding a dict display keyed by two or more of ``visible_inputs`` (the arguments of
+    the visible tests' fixed cases: a tuple of them, or a one-argument task's argument): answers kept for the cases the
+    learner was shown. They earn the visible point and nothing hidden, and were not flagged (walk50a)."""
+    wanted = set()
+    for args in visible_inputs:
+        for form in (args, *(args if len(args) == 1 else ())):
+            try:
+                wanted.add(form)
+            except TypeError:  # a dict among the arguments: no key of a dict display either
+                pass
+    flags, read = [], 0
+    for cell_id, source in learner_cells(notebook, release):
+        read += len(source)
+        if len(source) > REVIEW_CELL_CHARACTERS or read > REVIEW_NOTEBOOK_CHARACTERS:
+            continue  # notebook_flags says its text was not read
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Dict):
+                continue
+            held = set()
+            for key in node.keys:
+                try:
+                    value = ast.literal_eval(key) if key is not None else None
+                    if value in wanted:
+                        held.add(value)
+                except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                    continue
+            if len(held) >= 2:
+                flags.append(f"cell {cell_id}: a dict literal keyed by {len(held)} inputs of the visible tests (answers kept "
+                             "for the cases it was shown?)")
+                break
+    return flags
+
+
 def _grade_id(cell: dict) -> str | None:
     return nbgrader_of(cell).get("grade_id")
 
