@@ -480,6 +480,24 @@ class _KeptShmFiles:
                 total += info.st_blocks * 512
         return total
 
+    def stop(self) -> list[str]:
+        """Make no file from now on, and remove at once every name in the machine's /dev/shm of a file still held: this
+        worker's, whoever else holds it (no other grading opens it, section 82), so neither a process of the worker's
+        slow to die (its mappings not yet undone, which :func:`_mapped_anywhere` would see as another's) nor a kill that
+        outlasts the trusted side's wait for the report (the keeper then killed before its cleaning) leaves it
+        (tests/test_grading_redteam.py, section 87). Done before the kill, with the files still held (no inode reused
+        meanwhile). The paths removed that are flagged (a pool's semaphore is not)."""
+        removed = []
+        with self.lock:
+            self.closed = True
+            for name, info in _shm_entries().items():
+                if _file_id(info) in self.fds and stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid():
+                    with contextlib.suppress(OSError):
+                        os.unlink(f"/dev/shm/{name}")
+                        if not (name.startswith("sem.mp-") and info.st_size <= _SEMAPHORE_BYTES):
+                            removed.append(f"/dev/shm/{name}")  # flagged as in :func:`keep`'s cleaning
+        return removed
+
     def close(self) -> None:
         """Let every file go (before the cleaning, which leaves what a live process holds: the keeper would be one)."""
         with self.lock:
@@ -806,13 +824,16 @@ class _FileWatch:
             if self.kept_shm is not None and self._ours(old) is None and os.path.lexists(os.path.join(self.shm, old)):
                 self.foreign = True  # another grading's file: no name of this worker's for it
                 return -_EACCES
-            try:
-                if not stat.S_ISREG(os.lstat(old, dir_fd=self.shm_fd).st_mode):
-                    return -_EPERM
-                os.link(old, new, src_dir_fd=self.shm_fd, dst_dir_fd=self.shm_fd, follow_symlinks=False)
-            except OSError as error:
-                return -(error.errno or _EACCES)
-            self._record(new)
+            with self.kept_shm.lock if self.kept_shm is not None else contextlib.nullcontext():
+                if self.kept_shm is not None and self.kept_shm.closed:
+                    return -_ENOSPC  # the worker is being stopped: no name made after the cleaning (section 87)
+                try:
+                    if not stat.S_ISREG(os.lstat(old, dir_fd=self.shm_fd).st_mode):
+                        return -_EPERM
+                    os.link(old, new, src_dir_fd=self.shm_fd, dst_dir_fd=self.shm_fd, follow_symlinks=False)
+                except OSError as error:
+                    return -(error.errno or _EACCES)
+                self._record(new)
             return 0
         flags = self._flags(pid, name, args)
         if flags is None:
@@ -1463,6 +1484,8 @@ def keep(policy: dict, control_fd: int, report_fd: int):
             if kept_shm is not None and kept_shm.held_bytes([worker, *alive]) > kept_shm.limit:
                 reason = f"its files in /dev/shm held more than {shm_megabytes} MiB"
                 break
+    # The files the keeper made for it in the machine's /dev/shm: none made from now on, their names removed now
+    removed_at_once = kept_shm.stop() if kept_shm is not None else []
     alive = look()
     # Without a /dev/shm of its own, what the worker's processes hold there now is theirs (a pool's semaphore, which
     # glibc linked from a temporary name): taken before they are killed.
@@ -1474,7 +1497,7 @@ def keep(policy: dict, control_fd: int, report_fd: int):
             status = os.waitpid(worker, 0)[1]
     if kept_shm is not None:
         kept_shm.close()
-    removed = []
+    removed = removed_at_once
     if shm_folder is not None:
         removed = _clean_private_shm(shm_folder)
         os.close(shm_folder)
