@@ -8899,3 +8899,125 @@ def test_a_v5_whose_heap_is_a_list_sorted_per_push_or_scanned_per_pop_loses_lab_
     assert "O(P) per merge" in message, message
     honest = setup + "\n" + source_of("05_heap", "task2_pop_best_solution") + "\n" + source_of("05_heap", "task3_train_solution")
     assert remote("05_heap", honest, "train", "verify_merge_cost") is None
+
+
+# ---- 85. ids50: names, JSON forms and nbgrader metadata a reader takes otherwise than nbgrader -------------------------------
+#
+# Student ids are the names of the folders under submitted/ (nbgrader's exchange, or collect's downloads), strings that
+# nbgrader keeps apart, files, gradebook rows and feedback alike; but grade --class printed them as they are, and two ids
+# a person reads the same (an NFC "José" and an NFD one, "zoe" and "zoe ", "Ben" and "ben.", a fullwidth "ａnn") or an id
+# of mixed scripts drawn as a classmate's (a Cyrillic "а" in "аnn") gave two rows no one could tell apart: a score copied by
+# hand, a mail about a flag, could go to the other student. A notebook's JSON may repeat a key, which Python's json and
+# nbformat read as the last and other readers as the first: cells shown by one and graded by the other.
+
+def _class_course(tmp_path, lab: str, texts: dict[str, str]):
+    """A course folder with ``lab``'s solutions and release, and ``texts`` (student id -> notebook text) submitted."""
+    import shutil
+
+    from bpe_ref.course.notebooks import REPO_ROOT
+
+    for kind in ("solutions", "labs"):
+        (tmp_path / kind / lab).mkdir(parents=True)
+        shutil.copy(REPO_ROOT / kind / lab / f"{lab}.ipynb", tmp_path / kind / lab)
+    for student, text in texts.items():
+        (tmp_path / "submitted" / student / lab).mkdir(parents=True)
+        (tmp_path / "submitted" / student / lab / f"{lab}.ipynb").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_ids_a_person_reads_as_another_are_flagged_and_keep_their_own_files(tmp_path, capsys):
+    """Eight submissions under ids that read as four (NFC and NFD, a trailing space, case and a trailing dot, a fullwidth
+    letter) and one of Latin and Cyrillic letters: each row read its own folder (the unreadable ones are its own, the
+    others not graded), and nothing told the instructor that two rows looked alike. Safe: each such row says which id it
+    reads as, both written in ASCII escapes, and a mixed-script id is flagged; an honest class (Japanese kana and kanji
+    mixed, a Hebrew id) gets no flag."""
+    import json
+    import unicodedata
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report, print_class_report
+
+    lab = "00_pretokenization"
+    nfc, nfd = "Jos\u00e9", unicodedata.normalize("NFD", "Jos\u00e9")
+    pairs = [(nfc, nfd), ("zoe", "zoe "), ("Ben", "ben."), ("ann", "\uff41nn")]
+    honest = json.dumps(blank(lab))
+    texts = {**{first: honest for first, _ in pairs}, **{second: "{}" for _, second in pairs},
+             "m\u0430x": honest, "\u7530\u4e2d\u305f\u308d\u3046": honest, "\u05e9\u05dc\u05d5\u05dd": honest}
+    report = {status.student: status for status in class_report(_class_course(tmp_path, lab, texts), lab)}
+    assert len(report) == len(texts)
+    for first, second in pairs:  # each read its own notebook: no shadowing, whatever the file system's names
+        assert report[first].status == "not graded" and report[second].status == "could not be read", (first, second)
+        assert f"its id {ascii(first)} reads as {ascii(second)}" in "\n".join(report[first].review), report[first].review
+        assert f"its id {ascii(second)} reads as {ascii(first)}" in "\n".join(report[second].review), report[second].review
+    assert any("mixes letters of 2 scripts (CYRILLIC, LATIN)" in line for line in report["m\u0430x"].review)
+    assert report["\u7530\u4e2d\u305f\u308d\u3046"].review == [] and report["\u05e9\u05dc\u05d5\u05dd"].review == []
+    print_class_report(list(report.values()), lab)
+    out = capsys.readouterr().out
+    assert "'Jose\\u0301' reads as 'Jos\\xe9'" in out and "'zoe ' reads as 'zoe'" in out, out
+
+
+def _repeated_cells_text(lab: str) -> str:
+    """Lab ``lab``'s blank release whose ``cells`` key comes twice: first the release's cells, then the same with the first
+    test cell's source emptied and its points raised (what Python, nbformat and nbgrader read)."""
+    import copy
+    import json
+
+    from test_grading_adversarial import blank
+
+    shown = blank(lab)
+    graded = copy.deepcopy(shown)
+    test = next(cell for cell in graded["cells"] if cell["metadata"].get("nbgrader", {}).get("grade"))
+    test["source"], test["metadata"]["nbgrader"]["points"] = "pass\n", 100
+    text = json.dumps(graded)
+    assert text.startswith('{"cells": ')
+    return '{"cells": ' + json.dumps(shown["cells"]) + ", " + text[1:]
+
+
+def test_a_notebook_of_repeated_keys_is_reviewed_as_nbgrader_reads_it_and_flagged(tmp_path, monkeypatch, capsys):
+    """A notebook whose JSON holds ``cells`` twice, the release's first: a viewer that keeps the first key shows an
+    untouched notebook, nbformat (nbgrader) and the review read the second, edited. The review flagged the edit (it reads
+    as nbgrader does) but not the repeated keys, which no Jupyter writes. Safe: both paths flag them."""
+    import json
+
+    import nbformat
+
+    from bpe_ref.course import grade
+    from bpe_ref.course.grade import class_report
+
+    lab = "00_pretokenization"
+    text = _repeated_cells_text(lab)
+    read = nbformat.reads(text, as_version=4)
+    assert any(cell.source == "pass\n" for cell in read.cells) and json.loads(text)["cells"] == read.cells
+    course = _class_course(tmp_path / "course", lab, {"ann": text})
+    review = class_report(course, lab)[0].review
+    assert any(line.startswith("its JSON repeats keys in one object ('cells' x1)") for line in review), review
+    assert any(line.startswith("edited the test cell") for line in review), review
+
+    notebook = tmp_path / f"{lab}.ipynb"
+    notebook.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(grade, "autograde_notebook", lambda *args, **kwargs: [grade.CellResult("task1_x", 0.0, 1.0, "no")])
+    assert grade.grade_one(notebook, lab, None, None) == 1
+    assert "its JSON repeats keys in one object ('cells' x1)" in capsys.readouterr().out
+
+
+def test_a_notebook_with_a_byte_order_mark_is_not_graded_on_either_path(tmp_path, capsys):
+    """A UTF-8 byte order mark before the JSON: Python's json and nbformat both refuse it (nbgrader's autograde fails that
+    notebook), so a reader that skips it cannot be shown other cells than are graded. Both paths say "could not be read",
+    no score: already safe, kept so."""
+    import json
+
+    import nbformat
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report, grade_one
+
+    lab = "00_pretokenization"
+    text = "\ufeff" + json.dumps(blank(lab))
+    with pytest.raises(Exception, match="does not appear to be JSON"):
+        nbformat.reads(text, as_version=4)
+    status = class_report(_class_course(tmp_path / "course", lab, {"ann": text}), lab)[0]
+    assert status.status == "could not be read" and "BOM" in status.detail and status.earned == 0, status
+    (tmp_path / f"{lab}.ipynb").write_text(text, encoding="utf-8")
+    assert grade_one(tmp_path / f"{lab}.ipynb", lab, None, None) == 2
+    assert "not valid notebook JSON" in capsys.readouterr().err
