@@ -9021,3 +9021,69 @@ def test_a_notebook_with_a_byte_order_mark_is_not_graded_on_either_path(tmp_path
     (tmp_path / f"{lab}.ipynb").write_text(text, encoding="utf-8")
     assert grade_one(tmp_path / f"{lab}.ipynb", lab, None, None) == 2
     assert "not valid notebook JSON" in capsys.readouterr().err
+
+
+def test_nbgrader_metadata_of_wrong_types_is_flagged_or_not_read(tmp_path):
+    """A test cell's points as the string "1e9", NaN, Infinity (JSON that Python reads), -5 or true, its grade as 1 or
+    "true", its grade_id a list: nbgrader grades by the gradebook's points and puts the cell's metadata back. The review
+    flagged each but points of true and a grade of 1, which Python compares equal to 1.0 and True (so no flag: a type no
+    nbgrader writes, unseen). Safe: a boolean where nbgrader writes a number, or a number where it writes a boolean, is
+    flagged too; a grade_id that is no string is "could not be read" (section 58's check)."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import NotGradable, read_notebook
+    from bpe_ref.course.trusted.review import tampering
+
+    lab = "00_pretokenization"
+    changes = [("points", "1e9", "'1e9'"), ("points", float("nan"), "nan"), ("points", float("inf"), "inf"),
+               ("points", -5, "-5.0"), ("points", True, "True"), ("grade", 1, "1.0"), ("grade", "true", "'true'")]
+    for key, value, shown in changes:
+        notebook = blank(lab)
+        cell = next(cell for cell in notebook["cells"] if cell["metadata"].get("nbgrader", {}).get("grade"))
+        cell["metadata"]["nbgrader"][key] = value
+        path = tmp_path / f"{lab}.ipynb"
+        path.write_text(json.dumps(notebook), encoding="utf-8")  # NaN and Infinity as JSON literals, as Python reads them
+        flags = tampering(read_notebook(path), blank(lab))
+        assert any(flag.startswith(f"changed the nbgrader metadata of the test cell {cell['metadata']['nbgrader']['grade_id']}")
+                   and f" -> {shown}" in flag for flag in flags), (key, value, flags)
+    cell["metadata"]["nbgrader"]["grade_id"] = [cell["metadata"]["nbgrader"]["grade_id"]]
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    with pytest.raises(NotGradable, match="not a cell as Jupyter writes it"):
+        read_notebook(path)
+
+
+def _forged_notebook(lab: str) -> dict:
+    """Lab ``lab``'s blank release with every code cell's outputs a pass and an execution count, its kernel R's."""
+    from test_grading_adversarial import blank
+
+    notebook = blank(lab)
+    for count, cell in enumerate((cell for cell in notebook["cells"] if cell["cell_type"] == "code"), 1):
+        cell["execution_count"] = count
+        cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "All tests passed! (forged)\n"}]
+    notebook["metadata"]["kernelspec"] = {"name": "ir", "display_name": "R", "language": "R"}
+    notebook["metadata"]["language_info"] = {"name": "R"}
+    return notebook
+
+
+def test_forged_outputs_and_a_kernel_of_another_language_earn_nothing_and_are_flagged(tmp_path, capsys):
+    """A blank notebook whose test cells show a pass, with execution counts, under a kernelspec of R: the trusted worker
+    runs the cells in Python and writes their outputs itself (0 / 13, no forged output left in the graded copy), but
+    nothing told the instructor the notebook names another language, whose outputs are not what was graded. Safe:
+    both paths flag it (a self-grade for real, 4 s; the class report from the submitted file)."""
+    import json
+
+    from bpe_ref.course.grade import class_report, grade_one
+
+    lab = "00_pretokenization"
+    notebook = tmp_path / "nb" / f"{lab}.ipynb"
+    notebook.parent.mkdir()
+    notebook.write_text(json.dumps(_forged_notebook(lab)), encoding="utf-8")
+    assert grade_one(notebook, lab, None, tmp_path / "kept") == 1
+    out = capsys.readouterr().out
+    assert "0 / 13 points" in out and "names a kernel of another language ('r', the lab's is 'python')" in out, out
+    graded = list((tmp_path / "kept").glob("*.ipynb"))
+    assert graded and all("(forged)" not in path.read_text(encoding="utf-8") for path in graded), graded
+    status = class_report(_class_course(tmp_path / "course", lab, {"ann": notebook.read_text(encoding="utf-8")}), lab)[0]
+    assert status.earned == 0 and any(line.startswith("names a kernel of another language") for line in status.review), status
