@@ -9087,3 +9087,30 @@ def test_forged_outputs_and_a_kernel_of_another_language_earn_nothing_and_are_fl
     assert graded and all("(forged)" not in path.read_text(encoding="utf-8") for path in graded), graded
     status = class_report(_class_course(tmp_path / "course", lab, {"ann": notebook.read_text(encoding="utf-8")}), lab)[0]
     assert status.earned == 0 and any(line.startswith("names a kernel of another language") for line in status.review), status
+
+
+def test_notebooks_beside_the_graded_one_and_a_link_to_a_classmates_are_flagged(tmp_path):
+    """A submission folder holding a blank ``00_pretokenization.ipynb`` and, beside it, the solved notebook under names
+    like the lab's (a trailing space, another case, a doubled suffix, ``(1)``): nbgrader skips them as unknown notebooks,
+    and so does the class report, silently; the learner's work may be in one. And a graded notebook that is a symbolic
+    link to a classmate's: the report read the classmate's file as this student's. Safe: nothing else is graded (each
+    row reads its own folder's notebook of the lab's name), and both are flagged; an honest folder is not."""
+    import json
+    import os
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report
+
+    lab = "00_pretokenization"
+    course = _class_course(tmp_path, lab, {"ann": json.dumps(blank(lab)), "zoe": json.dumps(blank(lab)), "ben": "{}"})
+    extras = [f"{lab} .ipynb", f"{lab.upper()}.ipynb", f"{lab}.ipynb.ipynb", f"{lab} (1).ipynb", "Untitled.IPYNB"]
+    for name in extras:
+        (course / "submitted" / "ann" / lab / name).write_text(json.dumps(blank(lab)), encoding="utf-8")
+    os.replace(course / "submitted" / "ben" / lab / f"{lab}.ipynb", course / "submitted" / "ben" / lab / "mine.txt")
+    (course / "submitted" / "ben" / lab / f"{lab}.ipynb").symlink_to(course / "submitted" / "zoe" / lab / f"{lab}.ipynb")
+    report = {status.student: status for status in class_report(course, lab)}
+    ann = "\n".join(report["ann"].review)
+    assert "its folder also holds notebooks nbgrader does not grade (" in ann and all(ascii(name) in ann for name in extras), ann
+    assert any(line.startswith(f"its {lab}.ipynb is a symbolic link") for line in report["ben"].review), report["ben"]
+    assert report["zoe"].review == [] and all(status.earned == 0 for status in report.values())

@@ -550,6 +550,26 @@ def repeated_keys(path: Path) -> list[str]:
             "nbgrader read the last of each; a reader that keeps the first shows another notebook"]
 
 
+def folder_flags(folder: Path, notebook_names: list[str]) -> list[str]:
+    """Review lines about a submission's folder (``submitted/<id>/<lab>``): a graded notebook that is a symbolic link
+    (read where it points, a classmate's notebook perhaps: no exchange of the course makes one), and notebooks beside
+    it that nbgrader does not grade ("Skipping unknown notebook"), such as the learner's work saved as
+    ``00_pretokenization (1).ipynb`` or a copy named like the lab's but for a space or a case: each may be the
+    notebook the learner meant (tests/test_grading_redteam.py, section 85). Only the folder's own entries are listed."""
+    flags = [f"its {name}.ipynb is a symbolic link (graded where it points): check whose work it is"
+             for name in notebook_names if (folder / f"{name}.ipynb").is_symlink()]
+    try:
+        others = sorted(path.name for path in folder.iterdir()
+                        if path.name.lower().endswith(".ipynb") and path.name not in {f"{name}.ipynb" for name in notebook_names})
+    except OSError:
+        return flags
+    if others:
+        shown_names = ", ".join(ascii(name) for name in others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+        flags.append(f"its folder also holds notebooks nbgrader does not grade ({shown_names}): the learner's work may be "
+                     "in one of them")
+    return flags
+
+
 def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
     """Every submission of ``lab`` in ``course``: its score or why it has none, and what needs review."""
     from .commands.autograde import students_of
@@ -609,7 +629,7 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
             report.append(status)
     look_alike = look_alike_ids([status.student for status in report])
     for status in report:
-        status.review += look_alike[status.student]
+        status.review += folder_flags(course / "submitted" / status.student / lab, notebook_names) + look_alike[status.student]
     return report
 
 
