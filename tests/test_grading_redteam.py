@@ -9114,3 +9114,30 @@ def test_notebooks_beside_the_graded_one_and_a_link_to_a_classmates_are_flagged(
     assert "its folder also holds notebooks nbgrader does not grade (" in ann and all(ascii(name) in ann for name in extras), ann
     assert any(line.startswith(f"its {lab}.ipynb is a symbolic link") for line in report["ben"].review), report["ben"]
     assert report["zoe"].review == [] and all(status.earned == 0 for status in report.values())
+
+
+def test_a_notebook_without_an_nbformat_or_of_version_true_leaves_the_class_report_whole(tmp_path, capsys):
+    """A notebook of version-4 cells whose ``nbformat`` key is left out, 1 or ``true`` (``True == 1``, a key of
+    nbformat's readers): nbformat takes it for a version-1 notebook and its reader raises UnboundLocalError, which
+    read_notebook let through: grade --class ended for the whole class with a traceback, a self-grade too. nbgrader's
+    autograde fails that notebook alone. Safe: whatever nbformat raises on a notebook is "could not be read" for that
+    submission (the class report's rows all there), and exit 2 in a self-grade."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report, grade_one
+
+    lab = "00_pretokenization"
+    texts = {"zoe": json.dumps(blank(lab))}
+    for student, version in (("ann", None), ("ben", 1), ("cat", True)):
+        notebook = blank(lab)
+        notebook.pop("nbformat") if version is None else notebook.update(nbformat=version)
+        texts[student] = json.dumps(notebook)
+    report = {status.student: status for status in class_report(_class_course(tmp_path / "course", lab, texts), lab)}
+    assert {student: status.status for student, status in report.items()} == {
+        "ann": "could not be read", "ben": "could not be read", "cat": "could not be read", "zoe": "not graded"}, report
+    assert "nbformat (so nbgrader) will not read" in report["cat"].detail, report["cat"]
+    (tmp_path / f"{lab}.ipynb").write_text(texts["cat"], encoding="utf-8")
+    assert grade_one(tmp_path / f"{lab}.ipynb", lab, None, None) == 2
+    assert "will not read as a notebook" in capsys.readouterr().err
