@@ -8908,7 +8908,10 @@ def test_a_v5_whose_heap_is_a_list_sorted_per_push_or_scanned_per_pop_loses_lab_
 # a person reads the same (an NFC "José" and an NFD one, "zoe" and "zoe ", "Ben" and "ben.", a fullwidth "ａnn") or an id
 # of mixed scripts drawn as a classmate's (a Cyrillic "а" in "аnn") gave two rows no one could tell apart: a score copied by
 # hand, a mail about a flag, could go to the other student. A notebook's JSON may repeat a key, which Python's json and
-# nbformat read as the last and other readers as the first: cells shown by one and graded by the other.
+# nbformat read as the last and other readers as the first: cells shown by one and graded by the other. Then: nbgrader
+# metadata of another type (points true: equal to 1.0 to Python), a kernel of another language over forged outputs,
+# notebooks beside the graded one or a link to a classmate's, and a notebook nbformat reads as version 1 (no
+# "nbformat" key), whose UnboundLocalError ended grade --class for the whole class.
 
 def _class_course(tmp_path, lab: str, texts: dict[str, str]):
     """A course folder with ``lab``'s solutions and release, and ``texts`` (student id -> notebook text) submitted."""
