@@ -8901,7 +8901,7 @@ def test_a_v5_whose_heap_is_a_list_sorted_per_push_or_scanned_per_pop_loses_lab_
     assert remote("05_heap", honest, "train", "verify_merge_cost") is None
 
 
-# ---- 85. ids50: names, JSON forms and nbgrader metadata a reader takes otherwise than nbgrader -------------------------------
+# ---- 88. ids50: names, JSON forms and nbgrader metadata a reader takes otherwise than nbgrader -------------------------------
 #
 # Student ids are the names of the folders under submitted/ (nbgrader's exchange, or collect's downloads), strings that
 # nbgrader keeps apart, files, gradebook rows and feedback alike; but grade --class printed them as they are, and two ids

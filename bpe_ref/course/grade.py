@@ -174,7 +174,7 @@ def as_nbgrader_reads(notebook: object, path: Path) -> dict:
                 validate(read)
     except Exception as err:  # noqa: BLE001 - whatever nbformat raises, nbgrader cannot read: a notebook with no
         # "nbformat" key, or of version 1 or true, is read as version 1, whose reader raises UnboundLocalError on version-4
-        # cells; let through, it ended grade --class for the whole class (tests/test_grading_redteam.py, section 85)
+        # cells; let through, it ended grade --class for the whole class (tests/test_grading_redteam.py, section 88)
         raise NotGradable(f"could not be read: {path} is JSON that nbformat (so nbgrader) will not read as a notebook "
                           f"({type(err).__name__}: {str(err)[:100]})") from None
     return read
@@ -507,7 +507,7 @@ def look_alike_ids(students: list[str]) -> dict[str, list[str]]:
     (:func:`id_as_read`: NFC and NFD, case, fullwidth forms, a trailing dot or space), or an id whose letters come from
     several scripts (a Cyrillic "а" in "аnn", the shape of a classmate's Latin "ann"). nbgrader keeps each id's files,
     grades and feedback apart (they are other strings), so no score moves; but a row, a mail or a grade copied by hand
-    could go to the other student (tests/test_grading_redteam.py, section 85). Each id named as Python writes it, ASCII
+    could go to the other student (tests/test_grading_redteam.py, section 88). Each id named as Python writes it, ASCII
     only, so the two are told apart."""
     read: dict[str, list[str]] = {}
     for student in students:
@@ -529,7 +529,7 @@ def repeated_keys(path: Path) -> list[str]:
     """A review line when the notebook's JSON repeats a key in one object, which no Jupyter writes: Python's json and
     nbformat (so nbgrader and the review) keep the last, while another reader (a viewer, an editor, a script that keeps
     the first) shows the cells, sources or points before it, another notebook than the one graded
-    (tests/test_grading_redteam.py, section 85). Read after :func:`read_notebook` accepted the file."""
+    (tests/test_grading_redteam.py, section 88). Read after :func:`read_notebook` accepted the file."""
     repeated: dict[str, int] = {}
 
     def pairs(items: list[tuple[str, object]]) -> dict:
@@ -556,7 +556,7 @@ def folder_flags(folder: Path, notebook_names: list[str]) -> list[str]:
     (read where it points, a classmate's notebook perhaps: no exchange of the course makes one), and notebooks beside
     it that nbgrader does not grade ("Skipping unknown notebook"), such as the learner's work saved as
     ``00_pretokenization (1).ipynb`` or a copy named like the lab's but for a space or a case: each may be the
-    notebook the learner meant (tests/test_grading_redteam.py, section 85). Only the folder's own entries are listed."""
+    notebook the learner meant (tests/test_grading_redteam.py, section 88). Only the folder's own entries are listed."""
     flags = [f"its {name}.ipynb is a symbolic link (graded where it points): check whose work it is"
              for name in notebook_names if (folder / f"{name}.ipynb").is_symlink()]
     try:
