@@ -9037,3 +9037,248 @@ def test_the_worker_s_files_in_the_machine_s_shm_are_removed_even_while_held():
     assert not run.ok, run
     assert len(held) == 4, (held, run, report)  # the test held them all: else it tested nothing
     assert left == [], (left, report)
+
+
+# ---- 88. ids50: names, JSON forms and nbgrader metadata a reader takes otherwise than nbgrader -------------------------------
+#
+# Student ids are the names of the folders under submitted/ (nbgrader's exchange, or collect's downloads), strings that
+# nbgrader keeps apart, files, gradebook rows and feedback alike; but grade --class printed them as they are, and two ids
+# a person reads the same (an NFC "José" and an NFD one, "zoe" and "zoe ", "Ben" and "ben.", a fullwidth "ａnn") or an id
+# of mixed scripts drawn as a classmate's (a Cyrillic "а" in "аnn") gave two rows no one could tell apart: a score copied by
+# hand, a mail about a flag, could go to the other student. A notebook's JSON may repeat a key, which Python's json and
+# nbformat read as the last and other readers as the first: cells shown by one and graded by the other. Then: nbgrader
+# metadata of another type (points true: equal to 1.0 to Python), a kernel of another language over forged outputs,
+# notebooks beside the graded one or a link to a classmate's, and a notebook nbformat reads as version 1 (no
+# "nbformat" key), whose UnboundLocalError ended grade --class for the whole class.
+
+def _class_course(tmp_path, lab: str, texts: dict[str, str]):
+    """A course folder with ``lab``'s solutions and release, and ``texts`` (student id -> notebook text) submitted."""
+    import shutil
+
+    from bpe_ref.course.notebooks import REPO_ROOT
+
+    for kind in ("solutions", "labs"):
+        (tmp_path / kind / lab).mkdir(parents=True)
+        shutil.copy(REPO_ROOT / kind / lab / f"{lab}.ipynb", tmp_path / kind / lab)
+    for student, text in texts.items():
+        (tmp_path / "submitted" / student / lab).mkdir(parents=True)
+        (tmp_path / "submitted" / student / lab / f"{lab}.ipynb").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_ids_a_person_reads_as_another_are_flagged_and_keep_their_own_files(tmp_path, capsys):
+    """Eight submissions under ids that read as four (NFC and NFD, a trailing space, case and a trailing dot, a fullwidth
+    letter) and one of Latin and Cyrillic letters: each row read its own folder (the unreadable ones are its own, the
+    others not graded), and nothing told the instructor that two rows looked alike. Safe: each such row says which id it
+    reads as, both written in ASCII escapes, and a mixed-script id is flagged; an honest class (Japanese kana and kanji
+    mixed, a Hebrew id) gets no flag."""
+    import json
+    import unicodedata
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report, print_class_report
+
+    lab = "00_pretokenization"
+    nfc, nfd = "Jos\u00e9", unicodedata.normalize("NFD", "Jos\u00e9")
+    pairs = [(nfc, nfd), ("zoe", "zoe "), ("Ben", "ben."), ("ann", "\uff41nn")]
+    honest = json.dumps(blank(lab))
+    texts = {**{first: honest for first, _ in pairs}, **{second: "{}" for _, second in pairs},
+             "m\u0430x": honest, "\u7530\u4e2d\u305f\u308d\u3046": honest, "\u05e9\u05dc\u05d5\u05dd": honest}
+    report = {status.student: status for status in class_report(_class_course(tmp_path, lab, texts), lab)}
+    assert len(report) == len(texts)
+    for first, second in pairs:  # each read its own notebook: no shadowing, whatever the file system's names
+        assert report[first].status == "not graded" and report[second].status == "could not be read", (first, second)
+        assert f"its id {ascii(first)} reads as {ascii(second)}" in "\n".join(report[first].review), report[first].review
+        assert f"its id {ascii(second)} reads as {ascii(first)}" in "\n".join(report[second].review), report[second].review
+    assert any("mixes letters of 2 scripts (CYRILLIC, LATIN)" in line for line in report["m\u0430x"].review)
+    assert report["\u7530\u4e2d\u305f\u308d\u3046"].review == [] and report["\u05e9\u05dc\u05d5\u05dd"].review == []
+    print_class_report(list(report.values()), lab)
+    out = capsys.readouterr().out
+    assert "'Jose\\u0301' reads as 'Jos\\xe9'" in out and "'zoe ' reads as 'zoe'" in out, out
+
+
+def _repeated_cells_text(lab: str) -> str:
+    """Lab ``lab``'s blank release whose ``cells`` key comes twice: first the release's cells, then the same with the first
+    test cell's source emptied and its points raised (what Python, nbformat and nbgrader read)."""
+    import copy
+    import json
+
+    from test_grading_adversarial import blank
+
+    shown = blank(lab)
+    graded = copy.deepcopy(shown)
+    test = next(cell for cell in graded["cells"] if cell["metadata"].get("nbgrader", {}).get("grade"))
+    test["source"], test["metadata"]["nbgrader"]["points"] = "pass\n", 100
+    text = json.dumps(graded)
+    assert text.startswith('{"cells": ')
+    return '{"cells": ' + json.dumps(shown["cells"]) + ", " + text[1:]
+
+
+def test_a_notebook_of_repeated_keys_is_reviewed_as_nbgrader_reads_it_and_flagged(tmp_path, monkeypatch, capsys):
+    """A notebook whose JSON holds ``cells`` twice, the release's first: a viewer that keeps the first key shows an
+    untouched notebook, nbformat (nbgrader) and the review read the second, edited. The review flagged the edit (it reads
+    as nbgrader does) but not the repeated keys, which no Jupyter writes. Safe: both paths flag them."""
+    import json
+
+    import nbformat
+
+    from bpe_ref.course import grade
+    from bpe_ref.course.grade import class_report
+
+    lab = "00_pretokenization"
+    text = _repeated_cells_text(lab)
+    read = nbformat.reads(text, as_version=4)
+    assert any(cell.source == "pass\n" for cell in read.cells) and json.loads(text)["cells"] == read.cells
+    course = _class_course(tmp_path / "course", lab, {"ann": text})
+    review = class_report(course, lab)[0].review
+    assert any(line.startswith("its JSON repeats keys in one object ('cells' x1)") for line in review), review
+    assert any(line.startswith("edited the test cell") for line in review), review
+
+    notebook = tmp_path / f"{lab}.ipynb"
+    notebook.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(grade, "autograde_notebook", lambda *args, **kwargs: [grade.CellResult("task1_x", 0.0, 1.0, "no")])
+    assert grade.grade_one(notebook, lab, None, None) == 1
+    assert "its JSON repeats keys in one object ('cells' x1)" in capsys.readouterr().out
+
+
+def test_a_notebook_with_a_byte_order_mark_is_not_graded_on_either_path(tmp_path, capsys):
+    """A UTF-8 byte order mark before the JSON: Python's json and nbformat both refuse it (nbgrader's autograde fails that
+    notebook), so a reader that skips it cannot be shown other cells than are graded. Both paths say "could not be read",
+    no score: already safe, kept so."""
+    import json
+
+    import nbformat
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report, grade_one
+
+    lab = "00_pretokenization"
+    text = "\ufeff" + json.dumps(blank(lab))
+    with pytest.raises(Exception, match="does not appear to be JSON"):
+        nbformat.reads(text, as_version=4)
+    status = class_report(_class_course(tmp_path / "course", lab, {"ann": text}), lab)[0]
+    assert status.status == "could not be read" and "BOM" in status.detail and status.earned == 0, status
+    (tmp_path / f"{lab}.ipynb").write_text(text, encoding="utf-8")
+    assert grade_one(tmp_path / f"{lab}.ipynb", lab, None, None) == 2
+    assert "not valid notebook JSON" in capsys.readouterr().err
+
+
+def test_nbgrader_metadata_of_wrong_types_is_flagged_or_not_read(tmp_path):
+    """A test cell's points as the string "1e9", NaN, Infinity (JSON that Python reads), -5 or true, its grade as 1 or
+    "true", its grade_id a list: nbgrader grades by the gradebook's points and puts the cell's metadata back. The review
+    flagged each but points of true and a grade of 1, which Python compares equal to 1.0 and True (so no flag: a type no
+    nbgrader writes, unseen). Safe: a boolean where nbgrader writes a number, or a number where it writes a boolean, is
+    flagged too; a grade_id that is no string is "could not be read" (section 58's check)."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import NotGradable, read_notebook
+    from bpe_ref.course.trusted.review import tampering
+
+    lab = "00_pretokenization"
+    changes = [("points", "1e9", "'1e9'"), ("points", float("nan"), "nan"), ("points", float("inf"), "inf"),
+               ("points", -5, "-5.0"), ("points", True, "True"), ("grade", 1, "1.0"), ("grade", "true", "'true'")]
+    for key, value, shown in changes:
+        notebook = blank(lab)
+        cell = next(cell for cell in notebook["cells"] if cell["metadata"].get("nbgrader", {}).get("grade"))
+        cell["metadata"]["nbgrader"][key] = value
+        path = tmp_path / f"{lab}.ipynb"
+        path.write_text(json.dumps(notebook), encoding="utf-8")  # NaN and Infinity as JSON literals, as Python reads them
+        flags = tampering(read_notebook(path), blank(lab))
+        assert any(flag.startswith(f"changed the nbgrader metadata of the test cell {cell['metadata']['nbgrader']['grade_id']}")
+                   and f" -> {shown}" in flag for flag in flags), (key, value, flags)
+    cell["metadata"]["nbgrader"]["grade_id"] = [cell["metadata"]["nbgrader"]["grade_id"]]
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    with pytest.raises(NotGradable, match="not a cell as Jupyter writes it"):
+        read_notebook(path)
+
+
+def _forged_notebook(lab: str) -> dict:
+    """Lab ``lab``'s blank release with every code cell's outputs a pass and an execution count, its kernel R's."""
+    from test_grading_adversarial import blank
+
+    notebook = blank(lab)
+    for count, cell in enumerate((cell for cell in notebook["cells"] if cell["cell_type"] == "code"), 1):
+        cell["execution_count"] = count
+        cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "All tests passed! (forged)\n"}]
+    notebook["metadata"]["kernelspec"] = {"name": "ir", "display_name": "R", "language": "R"}
+    notebook["metadata"]["language_info"] = {"name": "R"}
+    return notebook
+
+
+def test_forged_outputs_and_a_kernel_of_another_language_earn_nothing_and_are_flagged(tmp_path, capsys):
+    """A blank notebook whose test cells show a pass, with execution counts, under a kernelspec of R: the trusted worker
+    runs the cells in Python and writes their outputs itself (0 / 13, no forged output left in the graded copy), but
+    nothing told the instructor the notebook names another language, whose outputs are not what was graded. Safe:
+    both paths flag it (a self-grade for real, 4 s; the class report from the submitted file)."""
+    import json
+
+    from bpe_ref.course.grade import class_report, grade_one
+
+    lab = "00_pretokenization"
+    notebook = tmp_path / "nb" / f"{lab}.ipynb"
+    notebook.parent.mkdir()
+    notebook.write_text(json.dumps(_forged_notebook(lab)), encoding="utf-8")
+    assert grade_one(notebook, lab, None, tmp_path / "kept") == 1
+    out = capsys.readouterr().out
+    assert "0 / 13 points" in out and "names a kernel of another language ('r', the lab's is 'python')" in out, out
+    graded = list((tmp_path / "kept").glob("*.ipynb"))
+    assert graded and all("(forged)" not in path.read_text(encoding="utf-8") for path in graded), graded
+    status = class_report(_class_course(tmp_path / "course", lab, {"ann": notebook.read_text(encoding="utf-8")}), lab)[0]
+    assert status.earned == 0 and any(line.startswith("names a kernel of another language") for line in status.review), status
+
+
+def test_notebooks_beside_the_graded_one_and_a_link_to_a_classmates_are_flagged(tmp_path):
+    """A submission folder holding a blank ``00_pretokenization.ipynb`` and, beside it, the solved notebook under names
+    like the lab's (a trailing space, another case, a doubled suffix, ``(1)``): nbgrader skips them as unknown notebooks,
+    and so does the class report, silently; the learner's work may be in one. And a graded notebook that is a symbolic
+    link to a classmate's: the report read the classmate's file as this student's. Safe: nothing else is graded (each
+    row reads its own folder's notebook of the lab's name), and both are flagged; an honest folder is not."""
+    import json
+    import os
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report
+
+    lab = "00_pretokenization"
+    course = _class_course(tmp_path, lab, {"ann": json.dumps(blank(lab)), "zoe": json.dumps(blank(lab)), "ben": "{}"})
+    extras = [f"{lab} .ipynb", f"{lab.upper()}.ipynb", f"{lab}.ipynb.ipynb", f"{lab} (1).ipynb", "Untitled.IPYNB"]
+    for name in extras:
+        (course / "submitted" / "ann" / lab / name).write_text(json.dumps(blank(lab)), encoding="utf-8")
+    os.replace(course / "submitted" / "ben" / lab / f"{lab}.ipynb", course / "submitted" / "ben" / lab / "mine.txt")
+    (course / "submitted" / "ben" / lab / f"{lab}.ipynb").symlink_to(course / "submitted" / "zoe" / lab / f"{lab}.ipynb")
+    report = {status.student: status for status in class_report(course, lab)}
+    ann = "\n".join(report["ann"].review)
+    assert "its folder also holds notebooks nbgrader does not grade (" in ann and all(ascii(name) in ann for name in extras), ann
+    assert any(line.startswith(f"its {lab}.ipynb is a symbolic link") for line in report["ben"].review), report["ben"]
+    assert report["zoe"].review == [] and all(status.earned == 0 for status in report.values())
+
+
+def test_a_notebook_without_an_nbformat_or_of_version_true_leaves_the_class_report_whole(tmp_path, capsys):
+    """A notebook of version-4 cells whose ``nbformat`` key is left out, 1 or ``true`` (``True == 1``, a key of
+    nbformat's readers): nbformat takes it for a version-1 notebook and its reader raises UnboundLocalError, which
+    read_notebook let through: grade --class ended for the whole class with a traceback, a self-grade too. nbgrader's
+    autograde fails that notebook alone. Safe: whatever nbformat raises on a notebook is "could not be read" for that
+    submission (the class report's rows all there), and exit 2 in a self-grade."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report, grade_one
+
+    lab = "00_pretokenization"
+    texts = {"zoe": json.dumps(blank(lab))}
+    for student, version in (("ann", None), ("ben", 1), ("cat", True)):
+        notebook = blank(lab)
+        notebook.pop("nbformat") if version is None else notebook.update(nbformat=version)
+        texts[student] = json.dumps(notebook)
+    report = {status.student: status for status in class_report(_class_course(tmp_path / "course", lab, texts), lab)}
+    assert {student: status.status for student, status in report.items()} == {
+        "ann": "could not be read", "ben": "could not be read", "cat": "could not be read", "zoe": "not graded"}, report
+    assert "nbformat (so nbgrader) will not read" in report["cat"].detail, report["cat"]
+    (tmp_path / f"{lab}.ipynb").write_text(texts["cat"], encoding="utf-8")
+    assert grade_one(tmp_path / f"{lab}.ipynb", lab, None, None) == 2
+    assert "will not read as a notebook" in capsys.readouterr().err

@@ -172,8 +172,9 @@ def as_nbgrader_reads(notebook: object, path: Path) -> dict:
             read = convert(read, 4)
             with contextlib.suppress(ValidationError):
                 validate(read)
-    except (AttributeError, KeyError, TypeError, ValueError, AssertionError, NBFormatError, ValidationError,
-            RecursionError) as err:
+    except Exception as err:  # noqa: BLE001 - whatever nbformat raises, nbgrader cannot read: a notebook with no
+        # "nbformat" key, or of version 1 or true, is read as version 1, whose reader raises UnboundLocalError on version-4
+        # cells; let through, it ended grade --class for the whole class (tests/test_grading_redteam.py, section 88)
         raise NotGradable(f"could not be read: {path} is JSON that nbformat (so nbgrader) will not read as a notebook "
                           f"({type(err).__name__}: {str(err)[:100]})") from None
     return read
@@ -414,7 +415,7 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
     print(printed_lines(isolation_summary(isolation)))
     # what grade --class would show an instructor about this notebook: what its code was seen to do, then what autograde
     # put right and what its text suggests, as the class report reads them (walk49: only the first was printed here)
-    review = [f"its code {line}" for line in behaviour] + text_review(notebook, lab)
+    review = [f"its code {line}" for line in behaviour] + repeated_keys(path) + text_review(notebook, lab)
     if review:
         print("A class report would flag this notebook for review (no score changed):")
         print("\n".join(printed(f"  - {line}") for line in review))
@@ -495,6 +496,94 @@ def lab_grading_policy(lab: str) -> dict:
     return dict(getattr(graders, "GRADING_POLICY", {}))
 
 
+def id_as_read(student: str) -> str:
+    """What a person reads of a student id in a report: its compatibility normal form (NFKC: an NFD "é" and an NFC one, a
+    fullwidth "ａ" and an "a" are one), case folded, the characters no terminal shows (format characters, which
+    :func:`printed` writes as escapes anyway) left out, and trailing dots and spaces off (a column of ids shows
+    "ann " as "ann")."""
+    text = unicodedata.normalize("NFKC", student).casefold()
+    return "".join(char for char in text if unicodedata.category(char) != "Cf").rstrip(". ")
+
+
+# Scripts of letters drawn as another's (Latin "a", Cyrillic "а", Greek "α"-like shapes; Armenian "օ", Cherokee "Ꭺ"): an id
+# that mixes two of them can copy a classmate's id letter for letter on the screen.
+LOOK_ALIKE_SCRIPTS = frozenset(("LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE"))
+
+
+def scripts_of(student: str) -> set[str]:
+    """The writing systems of a student id's letters, by the first word of their Unicode names (LATIN, CYRILLIC, ...)."""
+    return {unicodedata.name(char, "UNKNOWN").split()[0] for char in unicodedata.normalize("NFKC", student) if char.isalpha()}
+
+
+def look_alike_ids(students: list[str]) -> dict[str, list[str]]:
+    """The review lines of each id that a person cannot tell from another's in a report: two ids read the same
+    (:func:`id_as_read`: NFC and NFD, case, fullwidth forms, a trailing dot or space), or an id whose letters come from
+    several scripts (a Cyrillic "а" in "аnn", the shape of a classmate's Latin "ann"). nbgrader keeps each id's files,
+    grades and feedback apart (they are other strings), so no score moves; but a row, a mail or a grade copied by hand
+    could go to the other student (tests/test_grading_redteam.py, section 88). Each id named as Python writes it, ASCII
+    only, so the two are told apart."""
+    read: dict[str, list[str]] = {}
+    for student in students:
+        read.setdefault(id_as_read(student), []).append(student)
+    flags: dict[str, list[str]] = {student: [] for student in students}
+    for student in students:
+        others = [other for other in read[id_as_read(student)] if other != student]
+        if others:
+            flags[student].append(f"its id {ascii(student)} reads as {', '.join(ascii(other) for other in others)} (another "
+                                  "submission's, once Unicode-normalised and case-folded): check which student handed in which")
+        scripts = scripts_of(student) & LOOK_ALIKE_SCRIPTS  # Japanese names mix kana and kanji, honestly
+        if len(scripts) > 1:
+            flags[student].append(f"its id {ascii(student)} mixes letters of {len(scripts)} scripts ({', '.join(sorted(scripts))}): "
+                                  "it may be made to look like another's")
+    return flags
+
+
+def repeated_keys(path: Path) -> list[str]:
+    """A review line when the notebook's JSON repeats a key in one object, which no Jupyter writes: Python's json and
+    nbformat (so nbgrader and the review) keep the last, while another reader (a viewer, an editor, a script that keeps
+    the first) shows the cells, sources or points before it, another notebook than the one graded
+    (tests/test_grading_redteam.py, section 88). Read after :func:`read_notebook` accepted the file."""
+    repeated: dict[str, int] = {}
+
+    def pairs(items: list[tuple[str, object]]) -> dict:
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen:
+                repeated[key] = repeated.get(key, 0) + 1
+            seen.add(key)
+        return dict(items)
+
+    try:
+        json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=pairs)
+    except (ValueError, RecursionError, OSError):  # read_notebook says why it cannot be read
+        return []
+    if not repeated:
+        return []
+    keys = ", ".join(f"{ascii(key)} x{count}" for key, count in sorted(repeated.items())[:5])
+    return [f"its JSON repeats keys in one object ({keys}{' ...' if len(repeated) > 5 else ''}), which no Jupyter writes: "
+            "nbgrader read the last of each; a reader that keeps the first shows another notebook"]
+
+
+def folder_flags(folder: Path, notebook_names: list[str]) -> list[str]:
+    """Review lines about a submission's folder (``submitted/<id>/<lab>``): a graded notebook that is a symbolic link
+    (read where it points, a classmate's notebook perhaps: no exchange of the course makes one), and notebooks beside
+    it that nbgrader does not grade ("Skipping unknown notebook"), such as the learner's work saved as
+    ``00_pretokenization (1).ipynb`` or a copy named like the lab's but for a space or a case: each may be the
+    notebook the learner meant (tests/test_grading_redteam.py, section 88). Only the folder's own entries are listed."""
+    flags = [f"its {name}.ipynb is a symbolic link (graded where it points): check whose work it is"
+             for name in notebook_names if (folder / f"{name}.ipynb").is_symlink()]
+    try:
+        others = sorted(path.name for path in folder.iterdir()
+                        if path.name.lower().endswith(".ipynb") and path.name not in {f"{name}.ipynb" for name in notebook_names})
+    except OSError:
+        return flags
+    if others:
+        shown_names = ", ".join(ascii(name) for name in others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+        flags.append(f"its folder also holds notebooks nbgrader does not grade ({shown_names}): the learner's work may be "
+                     "in one of them")
+    return flags
+
+
 def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
     """Every submission of ``lab`` in ``course``: its score or why it has none, and what needs review."""
     from .commands.autograde import students_of
@@ -535,6 +624,7 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
                 # right, then what its text suggests: a hint where behaviour cannot be seen (an import of
                 # the reference that failed, hooks), never a finding.
                 record = GradingRecord.load(course, student, lab, name)
+                status.review += repeated_keys(submitted)
                 status.review += [f"its code {line}" for line in (record.behaviour if record else [])]
                 try:
                     status.review += tampering(notebook, release)
@@ -553,6 +643,9 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
             if status.status != "graded":
                 status.earned = 0.0
             report.append(status)
+    look_alike = look_alike_ids([status.student for status in report])
+    for status in report:
+        status.review += folder_flags(course / "submitted" / status.student / lab, notebook_names) + look_alike[status.student]
     return report
 
 

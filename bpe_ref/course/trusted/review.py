@@ -351,6 +351,18 @@ def _shown_value(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _language(notebook: dict) -> object:
+    """The language a notebook says its kernel runs (``metadata.kernelspec.language``, else ``language_info.name``),
+    lower case; a kernel named otherwise (a venv's "Python 3 (bpe)") is the learner's choice, its language is not."""
+    meta = notebook.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    for key, field in (("kernelspec", "language"), ("language_info", "name")):
+        value = meta.get(key).get(field) if isinstance(meta.get(key), dict) else None
+        if value is not None:
+            return value.lower() if isinstance(value, str) else value
+    return None
+
+
 def tampering(notebook: dict, release: dict) -> list[str]:
     """What the learner did to the cells nbgrader protects, which autograde silently puts right: a
     test or read-only cell deleted (put back), a read-only cell edited (its source restored), the nbgrader metadata of
@@ -389,7 +401,9 @@ def tampering(notebook: dict, release: dict) -> list[str]:
         shipped_meta, my_meta = nbgrader_of(cell), nbgrader_of(mine)
         changed = [f"{key} {_shown_value(_plain(shipped_meta.get(key)))} -> {_shown_value(_plain(my_meta.get(key)))}"
                    for key in NBGRADER_FIELDS
-                   if _plain(shipped_meta.get(key)) != _plain(my_meta.get(key))]
+                   if _plain(shipped_meta.get(key)) != _plain(my_meta.get(key))
+                   # True == 1.0 to Python: points of true, a grade of 1, are another type than nbgrader writes
+                   or isinstance(shipped_meta.get(key), bool) != isinstance(my_meta.get(key), bool)]
         if changed:
             flags.append(f"changed the nbgrader metadata of the {kind} cell {grade_id} ({', '.join(changed)}; nbgrader "
                          "put it back)")
@@ -408,6 +422,10 @@ def tampering(notebook: dict, release: dict) -> list[str]:
     if transient:  # no Jupyter writes it; nbconvert leaves out the source of a cell marked transient.remove_source
         flags.append(f"marked {len(transient)} cell(s) transient ({', '.join(transient[:5])}{' ...' if len(transient) > 5 else ''}"
                      "), which hides their code from nbgrader's pages (removed when autograded)")
+    languages = [_language(notebook), _language(release)]
+    if languages[0] != languages[1] and languages[1]:  # the trusted worker runs Python whatever the notebook names
+        flags.append(f"names a kernel of another language ({_shown_value(languages[0])}, the lab's is {languages[1]!r}): "
+                     "graded in Python all the same; its outputs are not what the grader ran")
     position = {_grade_id(cell): index for index, cell in enumerate(shipped)}
     latest = -1
     for cell in notebook.get("cells", []):
