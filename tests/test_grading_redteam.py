@@ -9356,3 +9356,32 @@ def test_a_worker_that_waits_or_spins_before_its_hello_is_still_stopped(monkeypa
         with sandbox.Sandbox(Policy(cell_timeout=5)):
             pass
     assert time.monotonic() - start < 40, time.monotonic() - start
+
+
+# ---- 96. fix51b: a whole id in another script drawn as a classmate's ---------------------------------------------------
+# Section 88 flags ids that read the same once normalised and ids that mix scripts, but not an id wholly in Cyrillic or
+# Greek drawn letter for letter as a classmate's Latin one (Cyrillic "асе" beside "ace", Greek "ΑΝΝ" beside "ann"): two
+# rows no one could tell apart, no flag. Now each such id names the other (grade.id_skeleton: a table of the Cyrillic and
+# Greek letters Unicode's confusables list as Latin ones).
+
+
+def test_an_id_in_another_script_drawn_as_a_classmates_is_flagged(tmp_path):
+    """A class of "ace" and a Cyrillic "асе", "ann" and a Greek "ΑΝΝ", and honest ids each in one script that look like no
+    other (Cyrillic "иван" beside "ivan", Greek "νίκος" beside "nikos", a Hebrew one): before, no flag on any; now each of
+    the look-alikes names the other, and the honest ones get none."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report
+
+    lab = "00_pretokenization"
+    pairs = [("ace", "\u0430\u0441\u0435"), ("ann", "\u0391\u039d\u039d")]
+    honest = ["ivan", "\u0438\u0432\u0430\u043d", "nikos", "\u03bd\u03af\u03ba\u03bf\u03c2", "\u05e9\u05dc\u05d5\u05dd"]
+    texts = {student: json.dumps(blank(lab)) for pair in pairs for student in pair} | {student: "{}" for student in honest}
+    report = {status.student: status for status in class_report(_class_course(tmp_path, lab, texts), lab)}
+    for first, second in pairs:
+        for one, other in ((first, second), (second, first)):
+            assert any(line.startswith(f"its id {ascii(one)} looks like {ascii(other)} (another submission's")
+                       for line in report[one].review), (one, report[one].review)
+    assert all(report[student].review == [] for student in honest), {student: report[student].review for student in honest}
