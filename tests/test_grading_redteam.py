@@ -9385,3 +9385,137 @@ def test_an_id_in_another_script_drawn_as_a_classmates_is_flagged(tmp_path):
             assert any(line.startswith(f"its id {ascii(one)} looks like {ascii(other)} (another submission's")
                        for line in report[one].review), (one, report[one].review)
     assert all(report[student].review == [] for student in honest), {student: report[student].review for student in honest}
+
+
+# ---- 97. fix51b: answers kept for the visible cases in an if/elif chain or a match -------------------------------------
+# Section 86 flags a dict display keyed by the visible tests' inputs, but the same answers written as branches went
+# unflagged: ``if text == "hi": return [...]`` and its ``elif``s, a comparison of all the arguments as a tuple, or a
+# ``match`` of an argument with a ``case`` per visible input. Now review.answer_branches flags a learner cell that compares
+# a value it holds to two or more visible inputs (a string or bytes of two characters or more, or a container not empty;
+# never a number, an empty value or a word among several arguments), outside an ``assert``, on both paths (a self-grade's
+# review and grade --class), and no honest solution nor an honest edge case (``if not text``, ``if n == 0``).
+
+
+def _branches_source(task_graders, form: str) -> str:
+    """``task_graders``' function answering each visible case from a branch of its own, in ``form``: an if/elif chain on
+    all the arguments as a tuple, an elif chain on the first argument, or a match on it."""
+    name, params = task_graders.task.name, task_graders.task.params
+    first = params[0]
+    answers = [(case.args, task_graders.reference(*case.args)) for case in task_graders.cases]
+    lines = [f"def {name}({', '.join(params)}):"]
+    if form == "match_first":
+        lines.append(f"    match {first}:")
+        seen: list = []
+        for args, answer in answers:
+            if args[0] not in seen:
+                seen.append(args[0])
+                lines.append(f"        case {args[0]!r}:\n            return {answer!r}")
+    else:
+        for index, (args, answer) in enumerate(answers):
+            test = (f"({', '.join(params)},) == {args!r}" if form == "tuple_chain" else f"{first} == {args[0]!r}")
+            lines.append(f"    {'if' if index == 0 else 'elif'} {test}:\n        return {answer!r}")
+    lines.append("    return None")
+    return "\n".join(lines) + "\n"
+
+
+BRANCH_TASKS = [("00_pretokenization", "task1_utf8_bytes_solution", 0), ("02_incremental", "task1_pair_count_changes_solution", 0),
+                ("04_inverted_index", "task2_pairs_with_solution", 1), ("06_encode_decode", "task2_encode_pretoken_solution", 1)]
+
+
+BRANCH_FORMS = ["tuple_chain", "elif_first", "match_first"]
+
+
+@pytest.mark.parametrize("form", BRANCH_FORMS)
+@pytest.mark.parametrize("lab, cell_id, task", BRANCH_TASKS, ids=[lab[:2] for lab, _, _ in BRANCH_TASKS])
+def test_answers_kept_in_branches_for_the_visible_cases_are_flagged_by_the_review(lab, cell_id, task, form):
+    """Each form, in four labs' tasks (one argument, a word and a pair, bytes and a dict): before, no flag (the release's
+    review is empty and stayed so); now one line naming the cell and how many visible inputs it tests for. One form a
+    lab by default (drawn), every one under BPE_EXHAUSTIVE=1."""
+    import json
+
+    skip_unless_drawn(f"fix51b: answers in branches, lab {lab[:2]}", form, BRANCH_FORMS)
+
+    from bpe_ref.course.grade import text_review
+    from bpe_ref.course.notebooks import release_notebook
+    from bpe_ref.course.trusted.autograde import load_graders
+
+    task_graders = load_graders(lab).LAB.tasks[task]
+    release = json.loads(release_notebook(lab).read_text(encoding="utf-8"))
+    cell = next(cell for cell in release["cells"] if cell["id"] == cell_id)
+    cell["source"] = _branches_source(task_graders, form)
+    compile(cell["source"], cell_id, "exec")
+    review = text_review(release, lab)
+    assert any(re.fullmatch(rf"hint from its text: cell {cell_id}: compares a value to ([2-9]|\d\d+) inputs of the visible "
+                            r"tests in if/elif or match \(answers kept for the cases it was shown\?\)", line)
+               for line in review), (form, review, cell["source"])
+
+
+def test_answers_kept_in_a_match_are_flagged_in_a_class_report(tmp_path):
+    """The class path: a submission of lab 00 whose utf8_bytes matches its argument against the visible inputs is flagged
+    in grade --class (not graded yet: the review reads the file), a blank one is not."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report
+    from bpe_ref.course.trusted.autograde import load_graders
+
+    lab, cell_id = "00_pretokenization", "task1_utf8_bytes_solution"
+    notebook = blank(lab)
+    cell = next(cell for cell in notebook["cells"] if cell.get("id") == cell_id)
+    cell["source"] = _branches_source(load_graders(lab).LAB.tasks[0], "match_first")
+    texts = {"ann": json.dumps(notebook), "zoe": json.dumps(blank(lab))}
+    report = {status.student: status for status in class_report(_class_course(tmp_path, lab, texts), lab)}
+    assert any(line.startswith(f"hint from its text: cell {cell_id}: compares a value to 5 inputs of the visible tests")
+               for line in report["ann"].review), report["ann"].review
+    assert report["zoe"].review == [], report["zoe"].review
+
+
+# Honest code that compares an argument to literals: the edge cases of every lab's first task (an empty value, a number,
+# None, one character, a method's name), one branch per literal, and a learner's own checks of the visible cases in asserts (a name
+# compared to the visible inputs there too).
+HONEST_EDGE_CASES = '''
+def {name}({params}):
+    if not {first}:
+        return {first}
+    if {first} == "" or {first} == b"" or {first} == [] or {first} == {{}} or {first} is None:
+        return {first}
+    elif {first} == 0 or {first} == 1 or {first} == 2:
+        return {first}
+    elif {first} == " " or {first} == "\\n" or {first} == b" " or {first} in ("\\t", "\\r"):
+        return {first}
+    elif {first} == "naive" or {first} in ("heap", "linked_list"):  # names of methods, among lab 09's inputs
+        return {first}
+    match {first}:
+        case "" | b"" | 0 | None:
+            return {first}
+    return {first}
+
+
+{checks}
+'''
+
+
+@pytest.mark.parametrize("lab", sorted(lab for lab in os.listdir(os.path.join(os.path.dirname(__file__), "..", "labs"))
+                                       if lab[:2].isdigit()))
+def test_honest_solutions_and_edge_cases_are_not_flagged_as_answers_kept_in_branches(lab):
+    """Every lab's source notebook (its solutions), and its first task's function (of named parameters) written with edge
+    cases compared to literals and followed by a learner's own asserts of every visible case of the lab: no flag."""
+    import json
+
+    from bpe_ref.course.grade import visible_inputs
+    from bpe_ref.course.notebooks import release_notebook, source_notebook
+    from bpe_ref.course.trusted.autograde import load_graders
+    from bpe_ref.course.trusted.review import answer_branches, learner_cells
+
+    release = json.loads(release_notebook(lab).read_text(encoding="utf-8"))
+    source = json.loads(source_notebook(lab).read_text(encoding="utf-8"))
+    inputs = visible_inputs(lab)
+    assert learner_cells(source, release) and answer_branches(source, release, inputs) == []
+    task = next(graders.task for graders in load_graders(lab).LAB.tasks if all(map(str.isidentifier, graders.task.params)))
+    checks = "\n".join(f"result = {task.name}(*{args!r})\nassert result == {args[0]!r} or result != {args!r}"
+                       for args in inputs if "<path" not in repr(args))
+    cell = {"cell_type": "code", "id": "edge", "metadata": {}, "source": HONEST_EDGE_CASES.format(
+        name=task.name, params=", ".join(task.params), first=task.params[0], checks=checks)}
+    compile(cell["source"], "edge", "exec")
+    assert answer_branches({"cells": [*release["cells"], cell]}, release, inputs) == []

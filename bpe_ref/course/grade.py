@@ -367,7 +367,7 @@ def text_review(notebook: dict, lab: str) -> list[str]:
     or against its source notebook where that is what was graded (a maintainer's self-grade of ``solutions/``, whose
     hidden tests the release leaves out: fewer flags than against the release)."""
     from .notebooks import release_notebook, source_notebook
-    from .trusted.review import answer_tables, notebook_flags, tampering
+    from .trusted.review import answer_branches, answer_tables, notebook_flags, tampering
 
     try:
         release = json.loads(release_notebook(lab).read_text(encoding="utf-8"))
@@ -378,16 +378,18 @@ def text_review(notebook: dict, lab: str) -> list[str]:
         policy = lab_grading_policy(lab)
         allowed = {"allow_processes": bool(policy.get("allow_processes")), "allow_files": bool(policy.get("allow_files")),
                    "provided": tuple(policy.get("provided", ()))}
+        inputs = visible_inputs(lab)
         return tampering(notebook, release) + [f"hint from its text: {flag}" for flag in notebook_flags(notebook, release,
                                                                                                         **allowed)
-                                               + answer_tables(notebook, release, visible_inputs(lab))]
+                                               + answer_tables(notebook, release, inputs)
+                                               + answer_branches(notebook, release, inputs)]
     except Exception as error:  # noqa: BLE001 - the grade is printed already; the review is advice
         return [f"its cells could not be reviewed ({type(error).__name__}: {str(error)[:100]}): read them yourself"]
 
 
 def visible_inputs(lab: str) -> list[tuple]:
-    """The arguments of the fixed cases of ``lab``'s visible tests (:func:`.trusted.review.answer_tables` looks for
-    them in the learner's cells); none where its graders cannot be read."""
+    """The arguments of the fixed cases of ``lab``'s visible tests (:func:`.trusted.review.answer_tables` and
+    :func:`.trusted.review.answer_branches` look for them in the learner's cells); none where its graders cannot be read."""
     from .trusted.autograde import load_graders
 
     try:
@@ -614,7 +616,7 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
     """Every submission of ``lab`` in ``course``: its score or why it has none, and what needs review."""
     from .commands.autograde import students_of
     from .trusted.autograde import GradingRecord
-    from .trusted.review import answer_tables, notebook_flags, tampering
+    from .trusted.review import answer_branches, answer_tables, notebook_flags, tampering
 
     solutions = course / "solutions" / lab
     if not solutions.is_dir():
@@ -655,7 +657,7 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
                 try:
                     status.review += tampering(notebook, release)
                     status.review += [f"hint from its text: {flag}" for flag in notebook_flags(notebook, release, **allowed)
-                                      + answer_tables(notebook, release, inputs)]
+                                      + answer_tables(notebook, release, inputs) + answer_branches(notebook, release, inputs)]
                 except Exception as error:  # noqa: BLE001 - one submission's cells end no one else's report (section 58)
                     status.review.append(f"its cells could not be reviewed ({type(error).__name__}: {str(error)[:100]}): "
                                          "read them yourself")
