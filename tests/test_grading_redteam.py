@@ -9297,3 +9297,237 @@ def test_a_notebook_without_an_nbformat_or_of_version_true_leaves_the_class_repo
     (tmp_path / f"{lab}.ipynb").write_text(texts["cat"], encoding="utf-8")
     assert grade_one(tmp_path / f"{lab}.ipynb", lab, None, None) == 2
     assert "will not read as a notebook" in capsys.readouterr().err
+
+
+# ---- 95. fix51b: the grading worker's start on a busy machine -----------------------------------------------------------
+# The worker's start waited at most 60 s of wall time for its hello: on a machine loaded hundreds of times over, an honest
+# start outlasts it while it runs or waits for a CPU the whole time, and the grading fails (GradingStopped, no partial
+# grade). Now the wait counts, as a request's backstop does, only the looks at which none of the worker's processes nor
+# its keeper was running or ready to run (WORKER_START_SECONDS of them), with WORKER_START_CPU_SECONDS of their CPU time at
+# most: a start that sleeps or blocks before its hello is still stopped in bounded wall time, one that spins too.
+
+
+def _pinned_beside_spinners(run, spinners: int = 4) -> tuple[object, float]:
+    """``run()`` with this process (and so the worker it starts) on one CPU beside ``spinners`` busy loops of the test's
+    own (section 85's setting), niced as the test is; its result and wall time."""
+    import subprocess
+
+    one_cpu = {min(os.sched_getaffinity(0))}
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(spinners)]
+    before = os.sched_getaffinity(0)
+    try:
+        for pid in (0, *(hog.pid for hog in hogs)):
+            os.sched_setaffinity(pid, one_cpu)
+        start = time.monotonic()
+        result = run()
+        return result, time.monotonic() - start
+    finally:
+        os.sched_setaffinity(0, before)
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper and /proc are Linux's")
+def test_a_busy_machine_does_not_fail_the_worker_start(monkeypatch):
+    """With a start limit of 0.2 s, an honest worker's start (some 0.07 s of CPU time) on a fifth of a CPU, some 0.5 s of
+    wall time: before, "starting the grading process did not finish within 0.2 s"; now it starts, and runs a cell."""
+    from bpe_ref.course.trusted import sandbox
+
+    monkeypatch.setattr(sandbox, "WORKER_START_SECONDS", 0.2, raising=False)
+
+    def start_and_run() -> tuple[float, str]:
+        start = time.monotonic()
+        with sandbox.Sandbox(Policy(cell_timeout=20)) as box:
+            started = time.monotonic() - start
+            return started, box.run_cell("print(6 * 7)", "a cell").stdout
+
+    (started, out), _ = _pinned_beside_spinners(start_and_run)
+    assert started > 0.2, f"the start took {started:.2f} s: the machine was not busy for it, nothing was shown"
+    assert "42" in out, out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper and /proc are Linux's")
+@pytest.mark.parametrize("before_hello", ["import os\nos.read(os.pipe()[0], 1)\n", "while True:\n    pass\n"],
+                         ids=["blocks", "spins"])
+def test_a_worker_that_waits_or_spins_before_its_hello_is_still_stopped(monkeypatch, tmp_path, before_hello):
+    """A worker that blocks on a pipe nobody writes, or spins, before it says hello: stopped at the start's limits (1 s
+    here) of wall time in which nothing of it ran, or of its CPU time; some 11 s in all, most of it the sandbox's close
+    waiting for a keeper's report that this stand-in never writes (a start of the worker's own takes 0.1 s)."""
+    from bpe_ref.course.trusted import sandbox
+
+    script = tmp_path / "worker_fix51b.py"
+    script.write_text(before_hello, encoding="utf-8")
+    monkeypatch.setattr(sandbox, "WORKER_START_SECONDS", 1.0, raising=False)
+    monkeypatch.setattr(sandbox, "WORKER_START_CPU_SECONDS", 1.0, raising=False)
+    monkeypatch.setattr(sandbox, "WORKER_FILE", script)
+    start = time.monotonic()
+    with pytest.raises(GradingStopped, match="starting the grading process"):
+        with sandbox.Sandbox(Policy(cell_timeout=5)):
+            pass
+    assert time.monotonic() - start < 40, time.monotonic() - start
+
+
+# ---- 96. fix51b: a whole id in another script drawn as a classmate's ---------------------------------------------------
+# Section 88 flags ids that read the same once normalised and ids that mix scripts, but not an id wholly in Cyrillic or
+# Greek drawn letter for letter as a classmate's Latin one (Cyrillic "асе" beside "ace", Greek "ΑΝΝ" beside "ann"): two
+# rows no one could tell apart, no flag. Now each such id names the other (grade.id_skeleton: a table of the Cyrillic and
+# Greek letters Unicode's confusables list as Latin ones).
+
+
+def test_an_id_in_another_script_drawn_as_a_classmates_is_flagged(tmp_path):
+    """A class of "ace" and a Cyrillic "асе", "ann" and a Greek "ΑΝΝ", and honest ids each in one script that look like no
+    other (Cyrillic "иван" beside "ivan", Greek "νίκος" beside "nikos", a Hebrew one): before, no flag on any; now each of
+    the look-alikes names the other, and the honest ones get none."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report
+
+    lab = "00_pretokenization"
+    pairs = [("ace", "\u0430\u0441\u0435"), ("ann", "\u0391\u039d\u039d")]
+    honest = ["ivan", "\u0438\u0432\u0430\u043d", "nikos", "\u03bd\u03af\u03ba\u03bf\u03c2", "\u05e9\u05dc\u05d5\u05dd"]
+    texts = {student: json.dumps(blank(lab)) for pair in pairs for student in pair} | {student: "{}" for student in honest}
+    report = {status.student: status for status in class_report(_class_course(tmp_path, lab, texts), lab)}
+    for first, second in pairs:
+        for one, other in ((first, second), (second, first)):
+            assert any(line.startswith(f"its id {ascii(one)} looks like {ascii(other)} (another submission's")
+                       for line in report[one].review), (one, report[one].review)
+    assert all(report[student].review == [] for student in honest), {student: report[student].review for student in honest}
+
+
+# ---- 97. fix51b: answers kept for the visible cases in an if/elif chain or a match -------------------------------------
+# Section 86 flags a dict display keyed by the visible tests' inputs, but the same answers written as branches went
+# unflagged: ``if text == "hi": return [...]`` and its ``elif``s, a comparison of all the arguments as a tuple, or a
+# ``match`` of an argument with a ``case`` per visible input. Now review.answer_branches flags a learner cell that compares
+# a value it holds to two or more visible inputs (a string or bytes of two characters or more, or a container not empty;
+# never a number, an empty value or a word among several arguments), outside an ``assert``, on both paths (a self-grade's
+# review and grade --class), and no honest solution nor an honest edge case (``if not text``, ``if n == 0``).
+
+
+def _branches_source(task_graders, form: str) -> str:
+    """``task_graders``' function answering each visible case from a branch of its own, in ``form``: an if/elif chain on
+    all the arguments as a tuple, an elif chain on the first argument, or a match on it."""
+    name, params = task_graders.task.name, task_graders.task.params
+    first = params[0]
+    answers = [(case.args, task_graders.reference(*case.args)) for case in task_graders.cases]
+    lines = [f"def {name}({', '.join(params)}):"]
+    if form == "match_first":
+        lines.append(f"    match {first}:")
+        seen: list = []
+        for args, answer in answers:
+            if args[0] not in seen:
+                seen.append(args[0])
+                lines.append(f"        case {args[0]!r}:\n            return {answer!r}")
+    else:
+        for index, (args, answer) in enumerate(answers):
+            test = (f"({', '.join(params)},) == {args!r}" if form == "tuple_chain" else f"{first} == {args[0]!r}")
+            lines.append(f"    {'if' if index == 0 else 'elif'} {test}:\n        return {answer!r}")
+    lines.append("    return None")
+    return "\n".join(lines) + "\n"
+
+
+BRANCH_TASKS = [("00_pretokenization", "task1_utf8_bytes_solution", 0), ("02_incremental", "task1_pair_count_changes_solution", 0),
+                ("04_inverted_index", "task2_pairs_with_solution", 1), ("06_encode_decode", "task2_encode_pretoken_solution", 1)]
+
+
+BRANCH_FORMS = ["tuple_chain", "elif_first", "match_first"]
+
+
+@pytest.mark.parametrize("form", BRANCH_FORMS)
+@pytest.mark.parametrize("lab, cell_id, task", BRANCH_TASKS, ids=[lab[:2] for lab, _, _ in BRANCH_TASKS])
+def test_answers_kept_in_branches_for_the_visible_cases_are_flagged_by_the_review(lab, cell_id, task, form):
+    """Each form, in four labs' tasks (one argument, a word and a pair, bytes and a dict): before, no flag (the release's
+    review is empty and stayed so); now one line naming the cell and how many visible inputs it tests for. One form a
+    lab by default (drawn), every one under BPE_EXHAUSTIVE=1."""
+    import json
+
+    skip_unless_drawn(f"fix51b: answers in branches, lab {lab[:2]}", form, BRANCH_FORMS)
+
+    from bpe_ref.course.grade import text_review
+    from bpe_ref.course.notebooks import release_notebook
+    from bpe_ref.course.trusted.autograde import load_graders
+
+    task_graders = load_graders(lab).LAB.tasks[task]
+    release = json.loads(release_notebook(lab).read_text(encoding="utf-8"))
+    cell = next(cell for cell in release["cells"] if cell["id"] == cell_id)
+    cell["source"] = _branches_source(task_graders, form)
+    compile(cell["source"], cell_id, "exec")
+    review = text_review(release, lab)
+    assert any(re.fullmatch(rf"hint from its text: cell {cell_id}: compares a value to ([2-9]|\d\d+) inputs of the visible "
+                            r"tests in if/elif or match \(answers kept for the cases it was shown\?\)", line)
+               for line in review), (form, review, cell["source"])
+
+
+def test_answers_kept_in_a_match_are_flagged_in_a_class_report(tmp_path):
+    """The class path: a submission of lab 00 whose utf8_bytes matches its argument against the visible inputs is flagged
+    in grade --class (not graded yet: the review reads the file), a blank one is not."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report
+    from bpe_ref.course.trusted.autograde import load_graders
+
+    lab, cell_id = "00_pretokenization", "task1_utf8_bytes_solution"
+    notebook = blank(lab)
+    cell = next(cell for cell in notebook["cells"] if cell.get("id") == cell_id)
+    cell["source"] = _branches_source(load_graders(lab).LAB.tasks[0], "match_first")
+    texts = {"ann": json.dumps(notebook), "zoe": json.dumps(blank(lab))}
+    report = {status.student: status for status in class_report(_class_course(tmp_path, lab, texts), lab)}
+    assert any(line.startswith(f"hint from its text: cell {cell_id}: compares a value to 5 inputs of the visible tests")
+               for line in report["ann"].review), report["ann"].review
+    assert report["zoe"].review == [], report["zoe"].review
+
+
+# Honest code that compares an argument to literals: the edge cases of every lab's first task (an empty value, a number,
+# None, one character, a method's name), one branch per literal, and a learner's own checks of the visible cases in asserts (a name
+# compared to the visible inputs there too).
+HONEST_EDGE_CASES = '''
+def {name}({params}):
+    if not {first}:
+        return {first}
+    if {first} == "" or {first} == b"" or {first} == [] or {first} == {{}} or {first} is None:
+        return {first}
+    elif {first} == 0 or {first} == 1 or {first} == 2:
+        return {first}
+    elif {first} == " " or {first} == "\\n" or {first} == b" " or {first} in ("\\t", "\\r"):
+        return {first}
+    elif {first} == "naive" or {first} in ("heap", "linked_list"):  # names of methods, among lab 09's inputs
+        return {first}
+    match {first}:
+        case "" | b"" | 0 | None:
+            return {first}
+    return {first}
+
+
+{checks}
+'''
+
+
+@pytest.mark.parametrize("lab", sorted(lab for lab in os.listdir(os.path.join(os.path.dirname(__file__), "..", "labs"))
+                                       if lab[:2].isdigit()))
+def test_honest_solutions_and_edge_cases_are_not_flagged_as_answers_kept_in_branches(lab):
+    """Every lab's source notebook (its solutions), and its first task's function (of named parameters) written with edge
+    cases compared to literals and followed by a learner's own asserts of every visible case of the lab: no flag."""
+    import json
+
+    from bpe_ref.course.grade import visible_inputs
+    from bpe_ref.course.notebooks import release_notebook, source_notebook
+    from bpe_ref.course.trusted.autograde import load_graders
+    from bpe_ref.course.trusted.review import answer_branches, learner_cells
+
+    release = json.loads(release_notebook(lab).read_text(encoding="utf-8"))
+    source = json.loads(source_notebook(lab).read_text(encoding="utf-8"))
+    inputs = visible_inputs(lab)
+    assert learner_cells(source, release) and answer_branches(source, release, inputs) == []
+    task = next(graders.task for graders in load_graders(lab).LAB.tasks if all(map(str.isidentifier, graders.task.params)))
+    checks = "\n".join(f"result = {task.name}(*{args!r})\nassert result == {args[0]!r} or result != {args!r}"
+                       for args in inputs if "<path" not in repr(args))
+    cell = {"cell_type": "code", "id": "edge", "metadata": {}, "source": HONEST_EDGE_CASES.format(
+        name=task.name, params=", ".join(task.params), first=task.params[0], checks=checks)}
+    compile(cell["source"], "edge", "exec")
+    assert answer_branches({"cells": [*release["cells"], cell]}, release, inputs) == []

@@ -367,7 +367,7 @@ def text_review(notebook: dict, lab: str) -> list[str]:
     or against its source notebook where that is what was graded (a maintainer's self-grade of ``solutions/``, whose
     hidden tests the release leaves out: fewer flags than against the release)."""
     from .notebooks import release_notebook, source_notebook
-    from .trusted.review import answer_tables, notebook_flags, tampering
+    from .trusted.review import answer_branches, answer_tables, notebook_flags, tampering
 
     try:
         release = json.loads(release_notebook(lab).read_text(encoding="utf-8"))
@@ -378,16 +378,18 @@ def text_review(notebook: dict, lab: str) -> list[str]:
         policy = lab_grading_policy(lab)
         allowed = {"allow_processes": bool(policy.get("allow_processes")), "allow_files": bool(policy.get("allow_files")),
                    "provided": tuple(policy.get("provided", ()))}
+        inputs = visible_inputs(lab)
         return tampering(notebook, release) + [f"hint from its text: {flag}" for flag in notebook_flags(notebook, release,
                                                                                                         **allowed)
-                                               + answer_tables(notebook, release, visible_inputs(lab))]
+                                               + answer_tables(notebook, release, inputs)
+                                               + answer_branches(notebook, release, inputs)]
     except Exception as error:  # noqa: BLE001 - the grade is printed already; the review is advice
         return [f"its cells could not be reviewed ({type(error).__name__}: {str(error)[:100]}): read them yourself"]
 
 
 def visible_inputs(lab: str) -> list[tuple]:
-    """The arguments of the fixed cases of ``lab``'s visible tests (:func:`.trusted.review.answer_tables` looks for
-    them in the learner's cells); none where its graders cannot be read."""
+    """The arguments of the fixed cases of ``lab``'s visible tests (:func:`.trusted.review.answer_tables` and
+    :func:`.trusted.review.answer_branches` look for them in the learner's cells); none where its graders cannot be read."""
     from .trusted.autograde import load_graders
 
     try:
@@ -515,22 +517,48 @@ def scripts_of(student: str) -> set[str]:
     return {unicodedata.name(char, "UNKNOWN").split()[0] for char in unicodedata.normalize("NFKC", student) if char.isalpha()}
 
 
+# Cyrillic and Greek letters drawn as a Latin one, and that letter: a small part of Unicode's confusables
+# (https://www.unicode.org/Public/security/latest/confusables.txt, Unicode Technical Standard #39, whose "skeleton"
+# maps each character so), the letters of these two scripts it lists as the Latin letter alone, capitals and small.
+LATIN_LOOK_ALIKES = {
+    **dict(zip("АВЕЅІЈКМНОРСТХУԚԜ", "ABESIJKMHOPCTXYQW")),  # Cyrillic capitals
+    **dict(zip("аеѕіјоросхуһԁԛԝӏ", "aesijopocxyhdqwl")),  # Cyrillic small letters
+    **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX")),  # Greek capitals
+    **dict(zip("αιονρυγ", "aiovpuy")),  # Greek small letters
+}
+
+
+def id_skeleton(student: str) -> str:
+    """What a person reads of a student id (:func:`id_as_read`) once each Cyrillic or Greek letter drawn as a Latin one is
+    that Latin letter (:data:`LATIN_LOOK_ALIKES`): a whole id in another script (Cyrillic "асе") reads as a classmate's
+    ("ace")."""
+    return id_as_read("".join(LATIN_LOOK_ALIKES.get(char, char) for char in unicodedata.normalize("NFKC", student)))
+
+
 def look_alike_ids(students: list[str]) -> dict[str, list[str]]:
     """The review lines of each id that a person cannot tell from another's in a report: two ids read the same
     (:func:`id_as_read`: NFC and NFD, case, fullwidth forms, a trailing dot or space), or an id whose letters come from
-    several scripts (a Cyrillic "а" in "аnn", the shape of a classmate's Latin "ann"). nbgrader keeps each id's files,
+    several scripts (a Cyrillic "а" in "аnn", the shape of a classmate's Latin "ann"), or whose letters of another script
+    are drawn as a classmate's id (:func:`id_skeleton`: a Cyrillic "асе" beside "ace"; section 96). nbgrader keeps each id's files,
     grades and feedback apart (they are other strings), so no score moves; but a row, a mail or a grade copied by hand
     could go to the other student (tests/test_grading_redteam.py, section 88). Each id named as Python writes it, ASCII
     only, so the two are told apart."""
     read: dict[str, list[str]] = {}
+    skeletons: dict[str, list[str]] = {}
     for student in students:
         read.setdefault(id_as_read(student), []).append(student)
+        skeletons.setdefault(id_skeleton(student), []).append(student)
     flags: dict[str, list[str]] = {student: [] for student in students}
     for student in students:
         others = [other for other in read[id_as_read(student)] if other != student]
         if others:
             flags[student].append(f"its id {ascii(student)} reads as {', '.join(ascii(other) for other in others)} (another "
                                   "submission's, once Unicode-normalised and case-folded): check which student handed in which")
+        drawn = [other for other in skeletons[id_skeleton(student)] if other != student and other not in others]
+        if drawn:
+            flags[student].append(f"its id {ascii(student)} looks like {', '.join(ascii(other) for other in drawn)} (another "
+                                  "submission's, once Cyrillic and Greek letters drawn as Latin ones read as those): check "
+                                  "which student handed in which")
         scripts = scripts_of(student) & LOOK_ALIKE_SCRIPTS  # Japanese names mix kana and kanji, honestly
         if len(scripts) > 1:
             flags[student].append(f"its id {ascii(student)} mixes letters of {len(scripts)} scripts ({', '.join(sorted(scripts))}): "
@@ -588,7 +616,7 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
     """Every submission of ``lab`` in ``course``: its score or why it has none, and what needs review."""
     from .commands.autograde import students_of
     from .trusted.autograde import GradingRecord
-    from .trusted.review import answer_tables, notebook_flags, tampering
+    from .trusted.review import answer_branches, answer_tables, notebook_flags, tampering
 
     solutions = course / "solutions" / lab
     if not solutions.is_dir():
@@ -629,7 +657,7 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
                 try:
                     status.review += tampering(notebook, release)
                     status.review += [f"hint from its text: {flag}" for flag in notebook_flags(notebook, release, **allowed)
-                                      + answer_tables(notebook, release, inputs)]
+                                      + answer_tables(notebook, release, inputs) + answer_branches(notebook, release, inputs)]
                 except Exception as error:  # noqa: BLE001 - one submission's cells end no one else's report (section 58)
                     status.review.append(f"its cells could not be reviewed ({type(error).__name__}: {str(error)[:100]}): "
                                          "read them yourself")

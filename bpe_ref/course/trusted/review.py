@@ -325,6 +325,110 @@ def answer_tables(notebook: dict, release: dict, visible_inputs: list[tuple]) ->
     return flags
 
 
+def _distinctive(value: object) -> bool:
+    """Whether a literal equal to a visible test's input says which input it is: a string or bytes of two characters or
+    more, or a container that is not empty. Numbers, booleans, None, empty and one-character values are what honest code
+    compares an argument to for an edge case (``if n == 0``, ``if text == ""``, ``if char == " "``)."""
+    if isinstance(value, (str, bytes)):
+        return len(value) >= 2
+    return isinstance(value, (tuple, list, dict, set, frozenset)) and len(value) > 0
+
+
+def _is_subject(node: ast.expr) -> bool:
+    """Whether ``node`` names a value the code holds (an argument, a name, an attribute, an item, a tuple of them): what an
+    if-chain compares to the visible inputs, not a call's result (a learner's own check of a function's output)."""
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return bool(node.elts) and all(_is_subject(item) for item in node.elts)
+    return isinstance(node, (ast.Name, ast.Attribute, ast.Subscript))
+
+
+def _literal(node: ast.AST) -> tuple[bool, object]:
+    """``(True, value)`` of a literal expression, ``(False, None)`` of anything else."""
+    try:
+        return True, ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return False, None
+
+
+def _pattern_values(pattern: ast.pattern) -> list[object]:
+    """The literals a ``case`` pattern matches a subject against: a value's, each alternative's, a sequence's as a tuple
+    when every item is a value, and each item's."""
+    if isinstance(pattern, ast.MatchValue):
+        known, value = _literal(pattern.value)
+        return [value] if known else []
+    if isinstance(pattern, ast.MatchOr):
+        return [value for alternative in pattern.patterns for value in _pattern_values(alternative)]
+    if isinstance(pattern, ast.MatchAs) and pattern.pattern is not None:
+        return _pattern_values(pattern.pattern)
+    if isinstance(pattern, ast.MatchSequence):
+        items = [_pattern_values(item) if isinstance(item, ast.MatchValue) else [] for item in pattern.patterns]
+        whole = [tuple(item[0] for item in items)] if items and all(len(item) == 1 for item in items) else []
+        return whole + [value for item in pattern.patterns for value in _pattern_values(item)]
+    return []
+
+
+def answer_branches(notebook: dict, release: dict, visible_inputs: list[tuple]) -> list[str]:
+    """One line per learner cell that compares a value it holds (an argument, a name) to two or more of the visible
+    tests' inputs, in ``==`` or ``in`` tests (an ``if``/``elif`` chain, a conditional expression) or ``case`` patterns of
+    a ``match``: answers kept for the cases the learner was shown, as :func:`answer_tables` finds them in a dict display
+    (fix51b). An input here is the arguments of a visible fixed case as a tuple, or one of them, when it says which
+    input it is (:func:`_distinctive`), but no word among several arguments (lab 09's names of methods, "naive", "heap",
+    which honest code may compare a name to); a comparison in an ``assert`` (a learner's own check) is not read."""
+    def forms(args: tuple) -> tuple:
+        return (args, *(args if len(args) == 1 else [arg for arg in args if not (isinstance(arg, str) and arg.isidentifier())]))
+
+    wanted = [form for args in visible_inputs for form in forms(args) if _distinctive(form)]
+
+    def visible(value: object) -> bool:
+        if not _distinctive(value):
+            return False
+        for form in wanted:
+            try:
+                if type(form) is type(value) and form == value:
+                    return True
+            except Exception:  # noqa: BLE001 - an input's own equality: no match
+                continue
+        return False
+
+    flags, read = [], 0
+    for cell_id, source in learner_cells(notebook, release):
+        read += len(source)
+        if len(source) > REVIEW_CELL_CHARACTERS or read > REVIEW_NOTEBOOK_CHARACTERS:
+            continue  # notebook_flags says its text was not read
+        try:
+            tree = ast.parse(source)
+            checked = {id(node) for statement in ast.walk(tree) if isinstance(statement, ast.Assert)
+                       for node in ast.walk(statement)}
+            nodes = [node for node in ast.walk(tree) if id(node) not in checked]
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        found: list[object] = []  # the visible inputs tested for, each once
+        for node in nodes:
+            values: list[object] = []
+            if isinstance(node, ast.Compare) and any(_is_subject(side) for side in (node.left, *node.comparators)):
+                for op, side in zip((None, *node.ops), (node.left, *node.comparators)):
+                    known, value = _literal(side)
+                    if not known:
+                        continue
+                    if visible(value):
+                        values.append(value)
+                    elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(value, (tuple, list, set, frozenset)):
+                        values += [item for item in value if visible(item)]  # ``text in ("hi", "naïve café")``
+                    elif isinstance(value, tuple) and any(visible(item) for item in value):
+                        values.append(value)  # ``(text, n) == ("hi", 3)``, some of the arguments
+            elif isinstance(node, ast.match_case):  # one input per alternative of the pattern (its first tested)
+                alternatives = node.pattern.patterns if isinstance(node.pattern, ast.MatchOr) else [node.pattern]
+                for alternative in alternatives:
+                    values += [value for value in _pattern_values(alternative) if visible(value)][:1]
+            for value in values:
+                if not any(type(value) is type(seen) and value == seen for seen in found):
+                    found.append(value)
+        if len(found) >= 2:
+            flags.append(f"cell {cell_id}: compares a value to {len(found)} inputs of the visible tests in if/elif or match "
+                         "(answers kept for the cases it was shown?)")
+    return flags
+
+
 def _grade_id(cell: dict) -> str | None:
     return nbgrader_of(cell).get("grade_id")
 

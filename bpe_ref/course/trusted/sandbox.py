@@ -46,6 +46,10 @@ from .worker.wire import capped, decode, encode
 
 # The worker loop, started as a script: only its own folder (the worker's modules) is on its sys.path.
 WORKER_FILE = (Path(__file__).parent / "worker" / "__main__.py").resolve()
+# The worker's start: seconds of wall time its hello may wait counted while none of its processes ran or waited for a CPU
+# (a busy machine stretches a start of some 0.1 s of CPU time without bound: hog50, fix51b), and of their CPU time.
+WORKER_START_SECONDS = 60.0
+WORKER_START_CPU_SECONDS = 60.0
 # A reply larger than this is refused unread. The largest honest reply of any lab is ~130 KB (the
 # pretoken counts of corpus.en, sent back); parsing a reply costs the grader ~90 times its size
 # (json.loads, decode, plain and same each build the value again), so 64 MiB of "[]," was ~6 GiB.
@@ -578,8 +582,16 @@ class Sandbox:
         # The key of the replies' seals (worker/__main__.py, _serving), this worker's only, sent before any learner's code runs.
         self._seal_key = secrets.token_bytes(32)
         self._asking((json.dumps({"seal": self._seal_key.hex()}) + "\n").encode("ascii"))
-        self._send(self._asked, time.monotonic() + 60, 60, "starting the grading process")
-        hello = self._receive(None, timeout=60, what="starting the grading process")
+        what = "starting the grading process"
+        self._send(self._asked, time.monotonic() + 60, 60, what)  # a pipe's buffer holds the key: never waits
+        keeper = self.process.pid if self._report is not None else None
+        # The hello's wait counts, as a request's backstop does, only the looks at which none of the worker's processes nor
+        # its keeper ran or waited for a CPU: a start on a loaded machine is not stopped, one that sleeps or blocks is
+        # (tests/test_grading_redteam.py, section 95). Without a keeper (not Linux), wall time.
+        start = () if keeper is None else (CpuLimit(lambda: tree_cpu_seconds(keeper, keeper_own=True),
+                                                    WORKER_START_CPU_SECONDS, lambda spent: GradingStopped(
+            f"{what} did not finish within {WORKER_START_CPU_SECONDS:g} s of its CPU time")),)
+        hello = self._receive(None, timeout=WORKER_START_SECONDS, what=what, limits=start)
         self.isolation = [str(line) for line in hello.get("isolation", [])]
 
     @staticmethod
