@@ -6363,8 +6363,13 @@ HONEST_FIX51A = {
 }
 
 
+# The scan runs its two measured tries to the end (0.9 s of CPU each, under the point where a call is stopped): seconds,
+# so under BPE_EXHAUSTIVE=1 only; the sort, the round's mistake, every run.
 @pytest.mark.seeded
-@pytest.mark.parametrize("mistake", sorted(LAB06_FIX51A))
+@pytest.mark.parametrize("mistake", [
+    "encode-ranks-sorted-at-each-step",
+    pytest.param("encode-ranks-scanned-at-each-step", marks=pytest.mark.skipif(
+        not EXHAUSTIVE, reason="the sort's sibling, seconds in its hidden test: BPE_EXHAUSTIVE=1 grades it"))])
 def test_lab06_fix51a_the_ranks_sorted_or_scanned_at_each_step_lose_task_2(request, mistake):
     """Fails on main under every seed (no measured check: the hidden test passes); the hint names the sort."""
     round_failure(request, FIX51A_ROUND, "06_encode_decode", mistake)
