@@ -489,12 +489,76 @@ def reordered_inputs(draw) -> tuple[bytes, dict[Pair, int]]:
 
 SAME_RANKS_CASES = [Case((b"abc", {(b"a", b"b"): 0, (b"b", b"c"): 1}, {(b"b", b"c"): 0, (b"a", b"b"): 1}))]
 
+# The pretokens' cost: each step looks at the pretoken's pairs (ranks.get for each), O(L) a step, whatever the number
+# of merges. A step that sorts the ranks to find the first merge learned among the pairs (sorted(ranks, key=ranks.get),
+# then the first present: the right tokens) costs O(M log M) a step, and kept the hidden points, whose ranks hold a few
+# dozen merges (novel50). One long pretoken (8233a9b) measured too few steps against the ranks sent once: 0.46 s against
+# a bound of 0.45 s in the worker. So the measured call encodes ENCODE_MEASURED_PRETOKENS short pretokens with one ranks
+# dict, as task 3 does (a driver in the worker): the ranks are sent, decoded and copied once, and every step of every
+# pretoken pays the sort. Pretokens of ENCODE_MEASURED_BYTES letters of four, drawn from the grading's seed, with every
+# merge of two letters and of two such pairs (272) among ENCODE_MEASURED_MERGES merges of other bytes, the ranks
+# shuffled. In the grading worker at load 10 on 2 cores, the bound 0.2 s + 5 times the reference's 0.02 s (with the copy
+# of its arguments) = 0.3 s: the course's solution 0.04 to 0.06 s, written with plain loops 0.05 s, with a copy of the
+# ranks at each call and of the word at each step 0.06 to 0.10 s (the worker decodes the ranks once: 0.03 s); a sort per
+# step stopped past 1.0 s (2.1 s in process), a scan of the ranks per step 0.89 s, a sort once per call 0.62 s.
+ENCODE_MEASURED_PRETOKENS, ENCODE_MEASURED_BYTES, ENCODE_MEASURED_MERGES = 500, 10, 10_000
+ENCODE_FACTOR, ENCODE_SLACK, ENCODE_SECONDS = 5.0, 0.2, 4.0
+
+
+def each_pretoken(function: Callable, pretokens: list, ranks: dict) -> list:
+    """``function(pretoken, ranks)`` for each pretoken, one ranks dict for all (a driver, as task 3 calls it)."""
+    return [function(pretoken, ranks) for pretoken in pretokens]
+
+
+def encode_each_pretoken(pretokens: list[bytes], ranks: dict[Pair, int]) -> list[list[bytes]]:
+    """The reference's tokens of each pretoken: what the measured call must return."""
+    return each_pretoken(encode_pretoken, pretokens, ranks)
+
+
+def short_pretokens_many_merges(index: int) -> tuple[list[bytes], dict[Pair, int]]:
+    """:data:`ENCODE_MEASURED_PRETOKENS` pretokens of :data:`ENCODE_MEASURED_BYTES` letters of ``abcd`` and ranks of
+    every merge of two letters and of two such pairs, among :data:`ENCODE_MEASURED_MERGES` merges of bytes the pretokens
+    never hold, in a shuffled rank order, drawn from the grading's seed (each measured call its own: ``index``)."""
+    rng = measured.measured_random(f"06_encode_decode:encode_pretoken:{index}")
+    letters = [bytes([byte]) for byte in b"abcd"]
+    pairs = [x + y for x in letters for y in letters]
+    merges = [(x, y) for x in letters for y in letters] + [(x, y) for x in pairs for y in pairs]
+    other = dict.fromkeys((rng.randbytes(rng.randint(1, 3)), rng.randbytes(rng.randint(1, 3)))
+                          for _ in range(ENCODE_MEASURED_MERGES))
+    merges += [pair for pair in other if not any(byte in b"abcd" for byte in pair[0] + pair[1])]
+    rng.shuffle(merges)
+    pretokens = [bytes(rng.choice(b"abcd") for _ in range(ENCODE_MEASURED_BYTES)) for _ in range(ENCODE_MEASURED_PRETOKENS)]
+    return pretokens, merge_ranks(merges)
+
+
+ENCODE_COST = measured.MeasuredCost(
+    task=replace(ENCODE_PRETOKEN_TASK, params=("pretokens", "ranks"), driver=each_pretoken,
+                 what="a list of the tokens of each pretoken"),
+    reference=encode_each_pretoken, build=short_pretokens_many_merges,
+    shape=f"<each of {ENCODE_MEASURED_PRETOKENS} pretokens of {ENCODE_MEASURED_BYTES} bytes>, <{ENCODE_MEASURED_MERGES:,} "
+          "merges, 272 of them of their bytes>",
+    factor=ENCODE_FACTOR, slack=ENCODE_SLACK, timeout=ENCODE_SECONDS,
+    too_slow="does each step sort or scan all the merges (sorted(ranks, key=ranks.get), a loop over ranks) to find the "
+             "first one present? That costs O(M log M) a step, for M merges, at every step of every pretoken of a text; "
+             "the pretoken's own pairs are few: take min(pairs, key=lambda pair: ranks.get(pair, inf)), O(L) a step",
+    said=lambda cost, name: cost.said(f"{name}: {ENCODE_MEASURED_PRETOKENS} pretokens of {ENCODE_MEASURED_BYTES} bytes "
+                                      f"with {ENCODE_MEASURED_MERGES:,} merges in "))
+
+
+def verify_encode_cost(learner: Callable) -> None:
+    """``encode_pretoken`` looks at the pretoken's pairs at each step (CPU time, measured from outside the learner's code,
+    over many short pretokens with one large ranks dict): a step that sorts or scans the ranks costs O(M log M)."""
+    ENCODE_COST.verify(learner)
+
+
 # Trained ranks two times out of three, merges reordered by hand the third (what the fixed hidden cases hold, drawn).
+# The cost measured last in the hidden test (as task 1's): a wrong encoding fails on the cases first, with its hint.
 ENCODE_PRETOKEN = TaskGraders(ENCODE_PRETOKEN_TASK, encode_pretoken, encode_pretoken_cases(),
                               st.one_of(pretoken_and_ranks(), pretoken_and_ranks(), reordered_inputs()),
                               max_examples=60, hidden_cases=HIDDEN_PRETOKEN_CASES, hidden_vary=renamed_bytes,
                               then=changed_between_calls(ENCODE_PRETOKEN_TASK, encode_pretoken, SAME_RANKS_CASES,
-                                                         same_ranks_changed_inputs()))
+                                                         same_ranks_changed_inputs()),
+                              hidden_then=verify_encode_cost)
 
 # ---- task 3: a text, special tokens first --------------------------------------------------------
 
