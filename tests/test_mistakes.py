@@ -5969,11 +5969,12 @@ def test_lab07_hog50_a_pop_loop_mistake_gets_its_own_hint_alone(request, mistake
 # in backtrack_encode and in last_tokens, and last_tokens without its break: the valid token ending at each end that is
 # compatible with the one before is unique (page 08), so the order of the candidates and the break change no answer;
 # lab 06's merges kept as lists by merge_ranks (the statement's merges are tuples, no case passes lists). Found and not
-# fixed: lab 06's encode_pretoken that sorts the ranks at each step to find the first merge learned among the pairs (the
-# right tokens at O(M log M) a step) keeps its points: a measured check on 40,000 merges was tried and left out, its
-# margin too thin in the grading worker (0.46 s against a bound of 0.45 s under seed 0: the reference's cost includes a
-# copy of the ranks); and backtrack_encode without its alive bitfield (dead ends not remembered) kept its points: no drawn pretoken makes
-# the search back up far enough to tell, and an input that makes it exponential is not known here.)
+# fixed here: lab 06's encode_pretoken that sorts the ranks at each step to find the first merge learned among the pairs
+# (the right tokens at O(M log M) a step): a measured check on 40,000 merges was tried and left out, its margin too thin
+# in the grading worker (0.46 s against a bound of 0.45 s under seed 0: the reference's cost includes a copy of the
+# ranks); fix51a's check (500 short pretokens, one ranks dict) takes its points since (section fix51a below); and
+# backtrack_encode without its alive bitfield (dead ends not remembered) keeps its points: fix51a showed why no input
+# can tell it (section fix51a).)
 LAB00_NOVEL50 = {
     "utf8-base-tokens-as-bytes": ("task1_utf8_bytes_solution", ((
         '    return list(text.encode("utf-8"))\n',
