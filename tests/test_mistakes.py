@@ -6364,7 +6364,7 @@ LAB05_WALK51A = {
     "merge-nodes-listed-before-the-check": ("task4_merge_occurrences_solution", (
         ("        follower = next_[node]\n", "        merged_nodes.append(node)\n        follower = next_[node]\n"),
         ("        next_[node] = after\n        merged_nodes.append(node)\n", "        next_[node] = after\n")),
-        "was merged though the merge at node"),
+        "append a node to the list only once it merged"),
     "merge-follower-unlinked-by-links-only": ("task4_merge_occurrences_solution", ((
         '        token[node], token[follower] = merged, b""\n',
         '        token[node] = merged\n        prev[follower] = next_[follower] = -1  # B unlinked\n'),),
@@ -6426,7 +6426,7 @@ WALK51A_ROUND = {(lab, name): mistake for lab, table in (("05_heap", LAB05_WALK5
 # main by the message it expects.
 FIXED_BY_WALK51A = {("05_heap", name) for name in (
     "pop-counts-compared-with-is", "pop-re-push-without-heap-entry", "train-heap-built-without-heap-entry",
-    "train-grown-pushed-with-the-words-frequency", "merge-follower-unlinked-by-links-only")} | {
+    "train-grown-pushed-with-the-words-frequency", "merge-follower-unlinked-by-links-only", "merge-nodes-listed-before-the-check")} | {
     ("06_encode_decode", name) for name in (
         "encode-first-rank-found-by-dict-order", "special-tokens-looked-up-among-pretokens", "arena-size-from-the-last-key")}
 CAUGHT_BEFORE_WALK51A = [key for key in WALK51A_ROUND if key not in FIXED_BY_WALK51A]

@@ -917,6 +917,13 @@ def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
         nodes = set(returned[1])
         again = next(((node, args[3][node]) for node in sorted(nodes) if type(node) is int and 0 <= node < len(args[3])
                       and args[3][node] in nodes), None)
+        extra = sorted(node for node in nodes - set(wanted[1]) if type(node) is int)
+        if (returned[0] == wanted[0] and extra and set(wanted[1]) <= nodes
+                and all(got.get(key) == expected.get(key) for key in ("words along next_", "words back along prev",
+                                                                        "live occurrences"))):
+            # walk51a: nodes listed before the stale check were told to give the follower the token b"", which they did
+            return (f"the list is right, but your merged nodes hold {extra[:3]}, where nothing merged (stale, skipped): "
+                    "append a node to the list only once it merged, after the check that skips a stale one")
         if again is not None:
             return (f"node {again[1]} was merged though the merge at node {again[0]} unlinked it (it was its B): give the "
                     "follower the token b\"\" (token[follower] = b\"\"), so that a list still naming it sees it is stale")
