@@ -6320,7 +6320,8 @@ def test_lab02_walk50a_a_merge_and_update_that_returns_the_counts_is_told_by_its
 # V5's heap built of them, raised a TypeError comparing a str with a tuple, with no hint (now: entries of two shapes). A
 # grown pair pushed with a word's frequency lost task 3's hidden points told to loop while pair_counts is not empty, as
 # its loop did (the hint now names the entries that claim too little). A follower unlinked by its links alone (its token
-# kept) read as a word of its own, told to sort the nodes of (A, A). Lab 06: special tokens looked up among the pretokens
+# kept) read as a word of its own, told to sort the nodes of (A, A); nodes listed as merged before the stale check were
+# told to give the follower the token b"", which they did. Lab 06: special tokens looked up among the pretokens
 # were told "the tokens of other special tokens", those of a call before that change nothing in this text; an arena up to
 # the dict's last key was told "offsets needs one entry more"; the pair ranks lists first taken for the lowest rank was
 # told "the leftmost pair" alone. Kept their points, and are no mistakes: `count >= claimed` in pop_best (with the
