@@ -6394,3 +6394,186 @@ def test_lab06_fix51a_the_ranks_sorted_at_each_step_lose_task_2_in_the_worker_to
     message = remote("06_encode_decode", code.replace(old, new), "encode_pretoken", "check_encode_pretoken_properties")
     assert message is not None and "does each step sort or scan all the merges" in message, message
     assert remote("06_encode_decode", code, "encode_pretoken", "check_encode_pretoken_properties") is None
+
+
+# ---- labs 05 and 06, walk51a: the labs worked as a new learner, graded as an instructor would (issue 21's walk) -------
+# Graded by self-grade (python -m bpe_ref grade) and as a class (grade_cells with whole_class, as nbgrader autograde does,
+# then grade --class) on notebooks made from the release with the course's solutions filled in. Closed by this round, lab
+# 05: a pop_best that compares the counts with `is` (`if count is claimed`) passed every fixed case (counts up to 6, ints
+# CPython caches) and lost task 2 only on the measured calls, told "did not return the reference's answer" with no hint; a
+# fixed case now holds counts above 256, and the IndexError's hint names `is`. An entry pushed again as (-count, pair), or
+# V5's heap built of them, raised a TypeError comparing a str with a tuple, with no hint (now: entries of two shapes). A
+# grown pair pushed with a word's frequency lost task 3's hidden points told to loop while pair_counts is not empty, as
+# its loop did (the hint now names the entries that claim too little). A follower unlinked by its links alone (its token
+# kept) read as a word of its own, told to sort the nodes of (A, A); nodes listed as merged before the stale check were
+# told to give the follower the token b"", which they did. Lab 06: special tokens looked up among the pretokens
+# were told "the tokens of other special tokens", those of a call before that change nothing in this text; an arena up to
+# the dict's last key was told "offsets needs one entry more"; the pair ranks lists first taken for the lowest rank was
+# told "the leftmost pair" alone. Kept their points, and are no mistakes: `count >= claimed` in pop_best (with the
+# promise, an entry claiming less surfaces only after the pair's fresher one), index.get(pair) for index.pop(pair) in V5
+# (the merged pair never recurs), a stale check without `follower == -1` (a node once listed never ends its word while it
+# holds A), pairs not turned into tuples in merge_ranks, and bytes joined with += in decode_with_arena (no cost is asked).
+LAB05_WALK51A = {
+    "key-reversed-from-1000-with-the-hints-mark": ("task1_heap_entry_solution", ((
+        'return "".join(chr(255 - b) for b in token) + "\\u0100"',
+        'return "".join(chr(1000 - b) for b in token) + "\\u0100"  # any number above 255 turns the bytes round'),),
+        "end every key with something greater than any byte's"),
+    "key-entry-a-list": ("task1_heap_entry_solution", ((
+        "    return (-count, reversed_key(left), reversed_key(right), pair)\n",
+        "    return [-count, reversed_key(left), reversed_key(right), pair]  # heapq compares lists too\n"),),
+        "expected a tuple"),
+    "key-count-as-text": ("task1_heap_entry_solution", ((
+        "    return (-count, reversed_key(left)", "    return (str(-count), reversed_key(left)"),),
+        "its first item should be -count"),
+    "pop-counts-compared-with-is": ("task2_pop_best_solution", ((
+        "        if count == claimed:\n", "        if count is claimed:  # the same count\n"),), "compare them with =="),
+    "pop-re-push-without-heap-entry": ("task2_pop_best_solution", ((
+        "heapq.heappush(entries, heap_entry(count, pair))", "heapq.heappush(entries, (-count, pair))"),),
+        "the heap holds entries of two shapes"),
+    "pop-re-push-by-heappushpop": ("task2_pop_best_solution", ((
+        "            heapq.heappush(entries, heap_entry(count, pair))",
+        "            heapq.heappushpop(entries, heap_entry(count, pair))"),), "an entry is missing"),
+    "train-heap-built-without-heap-entry": ("task3_train_solution", ((
+        "    entries = [heap_entry(count, pair) for pair, count in pair_counts.items()]\n",
+        "    entries = [(-count, pair) for pair, count in pair_counts.items()]  # highest count first\n"),),
+        "the heap holds entries of two shapes"),
+    "train-grown-pushed-with-the-words-frequency": ("task3_train_solution", ((
+        "                    grown.add(new_pair)\n",
+        "                    heapq.heappush(entries, heap_entry(frequencies[i], new_pair))  # it grew by the word's\n"),),
+        ("not a word's frequency or the change", "never surfaced from the heap")),
+    "train-grown-by-pairs-of-the-merged-pair": ("task3_train_solution", ((
+        "                for new_pair in pairs_with(words[i], token):\n",
+        "                for new_pair in zip(words[i], words[i][1:]):\n"),), "push only the pairs whose count grew"),
+    "merge-nodes-deduplicated-by-a-set": ("task4_merge_occurrences_solution", ((
+        "    for node in sorted(nodes) if left == right else nodes:\n",
+        "    for node in set(nodes):  # a node may be listed twice\n"),), "take the nodes left to right (sorted)"),
+    "merge-nodes-listed-before-the-check": ("task4_merge_occurrences_solution", (
+        ("        follower = next_[node]\n", "        merged_nodes.append(node)\n        follower = next_[node]\n"),
+        ("        next_[node] = after\n        merged_nodes.append(node)\n", "        next_[node] = after\n")),
+        "append a node to the list only once it merged"),
+    "merge-follower-unlinked-by-links-only": ("task4_merge_occurrences_solution", ((
+        '        token[node], token[follower] = merged, b""\n',
+        '        token[node] = merged\n        prev[follower] = next_[follower] = -1  # B unlinked\n'),),
+        "reads as a word of its own"),
+}
+LAB06_WALK51A = {
+    "ranks-repeat-searched-in-the-list": ("task1_merge_ranks_solution", ((
+        "        ranks.setdefault(tuple(pair), rank)\n",
+        "        if tuple(pair) not in merges[:rank]:  # listed before: keep the first rank\n"
+        "            ranks[tuple(pair)] = rank\n"),), "does it search the list for each merge"),
+    "encode-initial-pairs-merged-in-rank-order": ("task2_encode_pretoken_solution", ((
+        "    while len(word) > 1:\n"
+        "        best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, float(\"inf\")))\n"
+        "        if best not in ranks:\n            break  # no neighbouring pair is a merge\n"
+        "        word = merge_word(word, best)\n",
+        "    for best in sorted((pair for pair in set(zip(word, word[1:])) if pair in ranks), key=ranks.get):\n"
+        "        word = merge_word(word, best)  # the word's merges, lowest rank first\n"),),
+        "you applied each merge once, everywhere, in rank order"),
+    "encode-sentinel-the-words-length": ("task2_encode_pretoken_solution", ((
+        'ranks.get(pair, float("inf"))', "ranks.get(pair, len(word))"),), "keep merging until no two neighbouring tokens"),
+    "encode-first-rank-found-by-dict-order": ("task2_encode_pretoken_solution", ((
+        "        best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, float(\"inf\")))\n"
+        "        if best not in ranks:\n",
+        "        pairs = set(zip(word, word[1:]))\n"
+        "        best = next((pair for pair in ranks if pair in pairs), None)  # ranks lists the merges in order\n"
+        "        if best is None:\n"),), ("the dict ranks lists first", "from its place in the dict, not from its value")),
+    "special-tokens-sorted-alphabetically": ("task3_encode_text_solution", ((
+        "sorted(special_tokens, key=len, reverse=True)", "sorted(special_tokens)"),), "sorted longest first"),
+    "special-tokens-looked-up-among-pretokens": ("task3_encode_text_solution", (
+        ("    if special_tokens:\n", "    if False:  # special tokens are found among the pretokens\n"),
+        ("        for pretoken in regex.findall(GPT2_PATTERN, piece):\n",
+         "        for pretoken in regex.findall(GPT2_PATTERN, piece):\n            if pretoken.strip() in special_tokens:\n"
+         "                tokens.append(pretoken.encode('utf-8'))\n                continue\n")), "no special token was cut out"),
+    "special-tokens-in-the-given-order": ("task3_encode_text_solution", ((
+        "sorted(special_tokens, key=len, reverse=True)", "special_tokens"),), "sorted longest first"),
+    "pretokens-by-str-split": ("task3_encode_text_solution", ((
+        "regex.findall(GPT2_PATTERN, piece)", "piece.split()"),), "do not join back into the text"),
+    "arena-gaps-written-into-the-vocab": ("task4_build_arena_solution", ((
+        'vocab.get(token_id, b"")', 'vocab.setdefault(token_id, b"")'),), "changed its argument vocab"),
+    "arena-size-from-the-last-key": ("task4_build_arena_solution", ((
+        "range(max(vocab, default=-1) + 1)", "range(list(vocab)[-1] + 1 if vocab else 0)"),), "the dict's last key"),
+    "arena-gaps-filled-with-a-marker": ("task4_build_arena_solution", ((
+        'vocab.get(token_id, b"")', 'vocab.get(token_id, b"\\x00")'),), "give each an empty range"),
+    "decode-bad-id-asserted": ("task5_decode_with_arena_solution", ((
+        "        if not 0 <= token_id < len(offsets) - 1 or offsets[token_id] == offsets[token_id + 1]:\n"
+        '            raise ValueError(f"cannot decode token id {token_id}: it is not in the vocabulary")\n',
+        "        assert 0 <= token_id < len(offsets) - 1 and offsets[token_id] != offsets[token_id + 1], "
+        'f"token id {token_id} is not in the vocabulary"\n'),), "a ValueError whose message names the id"),
+    "decode-ids-popped-from-the-front": ("task5_decode_with_arena_solution", ((
+        "    for token_id in ids:\n", "    while ids:\n        token_id = ids.pop(0)\n"),), "changed its argument ids"),
+    "decode-negative-ids-wrapped": ("task5_decode_with_arena_solution", ((
+        "        if not 0 <= token_id < len(offsets) - 1",
+        "        token_id %= len(offsets) - 1  # Python's way: -1 is the last\n        if not 0 <= token_id < len(offsets) - 1"),),
+        "a negative id"),
+}
+WALK51A_ROUND = {(lab, name): mistake for lab, table in (("05_heap", LAB05_WALK51A), ("06_encode_decode", LAB06_WALK51A))
+                 for name, mistake in table.items()}
+# Lost their points before the round with no hint or one that named another mistake (the round's fixes): each fails on
+# main by the message it expects.
+FIXED_BY_WALK51A = {("05_heap", name) for name in (
+    "pop-counts-compared-with-is", "pop-re-push-without-heap-entry", "train-heap-built-without-heap-entry",
+    "train-grown-pushed-with-the-words-frequency", "merge-follower-unlinked-by-links-only", "merge-nodes-listed-before-the-check")} | {
+    ("06_encode_decode", name) for name in (
+        "encode-first-rank-found-by-dict-order", "special-tokens-looked-up-among-pretokens", "arena-size-from-the-last-key")}
+CAUGHT_BEFORE_WALK51A = [key for key in WALK51A_ROUND if key not in FIXED_BY_WALK51A]
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(FIXED_BY_WALK51A), ids=[f"{lab[:2]}-{name}" for lab, name in sorted(FIXED_BY_WALK51A)])
+def test_labs05_06_walk51a_a_mistake_the_round_fixed_fails_the_hidden_test_with_its_hint(request, lab, mistake):
+    round_failure(request, WALK51A_ROUND, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in CAUGHT_BEFORE_WALK51A])
+def test_labs05_06_walk51a_a_learners_mistake_of_the_round_fails_the_hidden_test(request, lab, mistake):
+    # those that lost their points, with a fitting message, before this round: one per lab by default
+    one_per_lab("walk51a", CAUGHT_BEFORE_WALK51A, lab, mistake)
+    round_failure(request, WALK51A_ROUND, lab, mistake)
+
+
+def test_lab05_walk51a_pop_best_comparing_counts_with_is_fails_the_visible_test_with_its_hint(lab05):
+    """`count is claimed` holds for ints up to 256 alone (CPython caches them): it passed every visible case, whose counts
+    were 1 to 6, and lost task 2 on the measured calls with no hint; a visible case now holds counts above 256."""
+    graders, solutions = lab05
+    (old, new), = LAB05_WALK51A["pop-counts-compared-with-is"][1]
+    mistake = variant("05_heap", solutions, "task2_pop_best_solution", "pop_best", old, new)
+    assert "compare them with ==" in failure(graders.check_pop_best, mistake)
+
+
+@pytest.mark.parametrize("lab, mistakes, hints", [
+    ("05_heap", ("pop-counts-compared-with-is", "train-heap-built-without-heap-entry", "merge-follower-unlinked-by-links-only"),
+     {"task2_pop_best": "compare them with ==", "task3_train": "the heap holds entries of two shapes",
+      "task4_merge_occurrences": "reads as a word of its own"}),
+    ("06_encode_decode", ("encode-first-rank-found-by-dict-order", "special-tokens-looked-up-among-pretokens",
+                          "arena-size-from-the-last-key"),
+     {"task2_encode_pretoken": "the dict ranks lists first", "task3_encode_text": "no special token was cut out",
+      "task4_build_arena": "the dict's last key"}),
+], ids=["05", "06"])
+def test_labs05_06_walk51a_the_rounds_mistakes_lose_their_tasks_in_a_class_with_their_hints(monkeypatch, lab, mistakes,
+                                                                                             hints):
+    """The class path of the round's fixes (graded as ``nbgrader autograde`` grades a class: ``grade_cells`` in a grading
+    worker, the class's seed, the hidden inputs drawn for the honest notebook graded first and replayed): one notebook
+    holds three of them, each in a task of its own; each loses its own task's visible and hidden points with its hint,
+    and the honest notebook keeps all."""
+    from bpe_ref.course.checks import running
+    from bpe_ref.course.trusted.autograde import grade_cells
+
+    def notebook(names: tuple = ()) -> list[dict]:
+        cells = read_notebook_json(source_notebook(lab))["cells"]
+        for name in names:
+            cell_id, changes, *_ = WALK51A_ROUND[lab, name]
+            cell = next(cell for cell in cells if cell["id"] == cell_id)
+            for old, new in changes:
+                assert old in cell["source"], old
+                cell["source"] = cell["source"].replace(old, new, 1)
+        return cells
+
+    monkeypatch.setattr(running, "_KEPT", {"seed": None, "tests": {}})
+    policy, class_seed = Policy(cell_timeout=60, call_timeout=60), 20261202
+    honest = grade_cells(notebook(), lab, policy=policy, seed=class_seed, whole_class=True)
+    assert all(v.passed for v in honest.verdicts), [v for v in honest.verdicts if not v.passed]
+    mistaken = grade_cells(notebook(mistakes), lab, policy=policy, seed=class_seed, whole_class=True)
+    lost = {v.grade_id: v.message for v in mistaken.verdicts if not v.passed}
+    assert sorted(lost) == sorted(f"{task}{part}" for task in hints for part in ("", "_hidden")), mistaken.verdicts
+    for grade_id, message in lost.items():
+        assert hints[grade_id.removesuffix("_hidden")] in message, (grade_id, message)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import heapq
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 from functools import lru_cache
@@ -262,6 +262,14 @@ def pop_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+# walk51a: an entry pushed again as (-count, pair), or V5's heap built of them, beside heap_entry's (-count, str, str,
+# pair): tuples of two shapes in one heap, whose comparison raised with no hint.
+MIXED_ENTRIES_HINT = (
+    "a TypeError comparing entries: the heap holds entries of two shapes (heapq compares a new entry with the ones "
+    "there, item by item, and a str cannot be compared with a tuple): make every entry with heap_entry(count, pair), "
+    "the ones the heap starts with and the ones pushed again, never as (-count, pair) by hand")
+
+
 def pop_error_hint(args: tuple, error: BaseException) -> str | None:
     """A pop that never ends (a stale entry pushed back as it was surfaces again at once), that empties the heap, or
     that looks a gone pair's count up with brackets."""
@@ -270,6 +278,8 @@ def pop_error_hint(args: tuple, error: BaseException) -> str | None:
                 "the count it claims)? That entry is still the smallest, so it surfaces again at once, for ever. Push "
                 "it back with heap_entry(its live count, pair), only when that count is lower than the one it claims, "
                 "and drop the others")
+    if error_name(error) == "TypeError" and "not supported between instances of" in str(error):
+        return MIXED_ENTRIES_HINT
     if error_name(error) == "KeyError":
         # a stale entry's pair may be gone: merged, or its count fell to 0 and train deleted it
         return ("a KeyError on pair_counts: a popped entry can name a pair that is no longer in pair_counts (merged, or "
@@ -277,8 +287,9 @@ def pop_error_hint(args: tuple, error: BaseException) -> str | None:
                 "pair_counts.get(pair, 0): 0 means the pair is gone, drop the entry")
     if error_name(error) == "IndexError":
         return ("an IndexError: heappop on an empty heap? Every entry was popped and none found live: an entry is live "
-                "when the count it claims, -entry[0] (heap_entry negated it), equals pair_counts[pair]; and a stale entry "
-                "whose pair still occurs with a lower count is pushed again, not dropped")
+                "when the count it claims, -entry[0] (heap_entry negated it), equals pair_counts[pair] (compare them with "
+                "==: `is` asks whether two ints are one object, which holds only for the small ones CPython caches, up to "
+                "256); and a stale entry whose pair still occurs with a lower count is pushed again, not dropped")
     return None
 
 
@@ -306,6 +317,8 @@ POP_CASES = [
     Case((heap_of((2, AB), (6, AB), (3, BC)), {AB: 2, BC: 3})),  # two stale pops, one live entry of (a, b) left
     Case((heap_of((1, AA), (4, AA), (2, BC)), {AA: 4, BC: 2})),  # an older, smaller entry stays below
     Case((heap_of((3, AB), (3, (b"a", b"c")), (3, (b"ab", b"c"))), {AB: 3, (b"a", b"c"): 3, (b"ab", b"c"): 3})),
+    # counts above 256: `count is claimed` holds only for the small ints CPython caches (walk51a: it passed every case)
+    Case((heap_of((1000, AB), (700, BC), (300, CD)), {AB: 900, BC: 700, CD: 300})),
 ]
 
 
@@ -515,11 +528,15 @@ def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | Non
 def empty_heap_hint(args: tuple, error: BaseException) -> str | None:
     """An IndexError in train: most often pop_best on a heap that holds only stale entries (the loop ran on while
     the heap was not empty, the pairs all gone)."""
+    if error_name(error) == "TypeError" and "not supported between instances of" in str(error):
+        return MIXED_ENTRIES_HINT
     if error_name(error) != "IndexError":
         return None
     return ("an IndexError in train: is it heappop on an empty heap? The heap holds stale entries too, so its length is "
             "not the number of pairs: loop while merges are left to make and pair_counts is not empty, not while the "
-            "heap is")
+            "heap is. If your loop does, the heap ran out with pairs left: some pair's entries all claim less than its "
+            "count, and pop_best drops them. Push each pair that grew once, after the loop over the words, with its "
+            "count then, heap_entry(pair_counts[pair], pair), not a word's frequency or the change")
 
 
 TRAIN_TASK = Task(
@@ -900,6 +917,13 @@ def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
         nodes = set(returned[1])
         again = next(((node, args[3][node]) for node in sorted(nodes) if type(node) is int and 0 <= node < len(args[3])
                       and args[3][node] in nodes), None)
+        extra = sorted(node for node in nodes - set(wanted[1]) if type(node) is int)
+        if (returned[0] == wanted[0] and extra and set(wanted[1]) <= nodes
+                and all(got.get(key) == expected.get(key) for key in ("words along next_", "words back along prev",
+                                                                        "live occurrences"))):
+            # walk51a: nodes listed before the stale check were told to give the follower the token b"", which they did
+            return (f"the list is right, but your merged nodes hold {extra[:3]}, where nothing merged (stale, skipped): "
+                    "append a node to the list only once it merged, after the check that skips a stale one")
         if again is not None:
             return (f"node {again[1]} was merged though the merge at node {again[0]} unlinked it (it was its B): give the "
                     "follower the token b\"\" (token[follower] = b\"\"), so that a list still naming it sees it is stale")
@@ -907,6 +931,13 @@ def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
             got.get("words along next_") != expected.get("words along next_"):
         return ("prev is right but next_ is not: after unlinking B, the merged node must skip it along next_ "
                 "(next_[node] = the node after B, or -1)")
+    got_words, expected_words = got.get("words along next_"), expected.get("words along next_")
+    if isinstance(got_words, list) and isinstance(expected_words, list) and len(got_words) > len(expected_words):
+        extra = Counter(map(tuple, got_words)) - Counter(map(tuple, expected_words))
+        if extra and all(word == (pair[1],) for word in extra):
+            return (f"{pair[1]!r} reads as a word of its own: the node of B, unlinked, kept its token, and a node with "
+                    "a token and prev -1 starts a word. Give it the token b\"\" (token[follower] = b\"\"), so that the "
+                    "list and the occurrences still naming it see it is gone")
     if got.get("words along next_") != expected.get("words along next_") and pair[0] == pair[1]:
         return ("with a pair (A, A), take the nodes left to right (sorted): in a a a the first occurrence merges and "
                 "the second finds its node unlinked (a stale entry), so a a a -> aa a, as merge_word does")

@@ -303,13 +303,24 @@ def encode_hint(args: tuple, expected: object, got: object) -> str | None:
     leftmost = got == _variant(pretoken, ranks, lambda present: present[0])
     highest = got == _variant(pretoken, ranks, lambda present: max(present, key=ranks.__getitem__))
     lowest_first = "BPE merges the pair of lowest rank (the earliest learned) first, wherever it is, then looks again"
+    # walk51a: the first pair in the dict's order taken for the lowest rank (next(pair for pair in ranks if ...)), told
+    # "the leftmost pair" alone
+    listed = {pair: position for position, pair in enumerate(ranks)}
+    dict_order = ("a dict lists its keys in the order they were added, not by rank (its values): take the pair whose "
+                  "rank, ranks.get(pair), is lowest")
+    first_listed = list(ranks) != sorted(ranks, key=ranks.__getitem__) and got == _variant(
+        pretoken, ranks, lambda present: min(present, key=listed.__getitem__))
+    also_listed = f" (or, if you took the pair the dict ranks lists first: {dict_order})" if first_listed else ""
     if leftmost and highest:
         return (f"you merged the leftmost pair that is a merge first, or you merged the pair of highest rank first (here "
-                f"both give your tokens): {lowest_first}")
+                f"both give your tokens): {lowest_first}{also_listed}")
     if leftmost:
-        return f"you merged the leftmost pair that is a merge first: {lowest_first} (the leftmost only breaks ties)"
+        return (f"you merged the leftmost pair that is a merge first: {lowest_first} (the leftmost only breaks ties)"
+                f"{also_listed}")
     if highest:
-        return f"you merged the pair of highest rank first: {lowest_first}"
+        return f"you merged the pair of highest rank first: {lowest_first}{also_listed}"
+    if first_listed:
+        return f"you merged the pair the dict ranks lists first among the neighbours: {dict_order}, then look again"
     if got != expected and got == _one_at_a_time(pretoken, ranks):
         return ("you merged the pair of lowest rank where it first occurs, then looked again: task 2 merges it everywhere "
                 "in the word in one pass (merge_word), then looks again. The two part ways when a merge's result takes "
@@ -615,6 +626,14 @@ def text_hint(args: tuple, expected: object, got: object) -> str | None:
         if token not in specials and any(folded == special.casefold() for special in special_tokens):
             return (f"your tokens hold {token!r}, a special token in another case: a special token matches as it is "
                     "written, case included (no IGNORECASE), as tiktoken's does; other text is ordinary text")
+    if (got != expected and any(special in text for special in special_tokens)
+            and got == encode_text(text, ranks, [])):
+        # walk51a: special tokens looked up among the pretokens were told "the tokens of other special tokens" (a call
+        # before's, which do not occur in this text either)
+        return ("no special token was cut out: these are the text's tokens with no special tokens at all. Cut them out "
+                "of the text first, whole, and pretokenize only the pieces between them: no pretoken is ever a special "
+                "token (the GPT-2 pattern cuts '<|endoftext|>' into '<|', 'endoftext' and '|>'). If you build the "
+                f"pattern once: {KEPT_PATTERN}")
     for case in [*ENCODE_TEXT.cases, *ENCODE_TEXT.hidden_cases]:
         tokens = case.args[2] if isinstance(case, Case) else case[2] if isinstance(case, tuple) else []
         if tokens and not set(tokens) <= set(special_tokens) and got == encode_text(text, ranks, list(tokens)):
@@ -852,6 +871,12 @@ def arena_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("your offsets have one entry per token, but ids go from 0 to the largest and some have no token: "
                 "give each missing id an empty range, offsets[i] == offsets[i + 1], so that id i still indexes "
                 "offsets[i] (tokens in id order, and len(offsets) == max(vocab) + 2)")
+    last = next(reversed(vocab), None)
+    if (isinstance(last, int) and 0 <= last < max(vocab) and isinstance(offsets, list)
+            and got == (expected[0][:expected[1][last + 1]], expected[1][:last + 2])):
+        # walk51a: range(list(vocab)[-1] + 1) was told that offsets needs one entry more
+        return (f"your arena stops at id {last}, the dict's last key: a dict lists its keys in the order they were "
+                f"added, not sorted, and the largest id is {max(vocab)}: go up to max(vocab)")
     if isinstance(offsets, list) and len(offsets) == len(expected[1]) - 1:
         return ("offsets needs one entry more than there are ids: token i is buffer[offsets[i]:offsets[i + 1]], so "
                 "the last token needs its end, len(buffer)")

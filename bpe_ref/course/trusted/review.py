@@ -41,6 +41,7 @@ MODULES = {
     "sqlalchemy": "SQLAlchemy (the gradebook)",
     "nbgrader": "nbgrader",
     "hypothesis": "hypothesis (the graders' test library)",
+    "tiktoken": "tiktoken (the encoder lab 06's hidden test compares with; no graded cell needs it)",
     "socket": "sockets",
     "signal": "signals",
     "inspect": "frame inspection",

@@ -182,9 +182,80 @@ def _closure(modules: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+@functools.lru_cache(maxsize=None)
+def narrowed(modules: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """The modules of ``modules``' closure that the lab does not give its code, only its modules need (dependencies):
+    each with the names they import from it. The worker's copy of such a module holds those names alone
+    (:func:`narrowed_source`): lab 05 gives V1's module, which takes ``best_pair`` from ``tiebreak``, and a whole copy
+    of ``tiebreak`` gave task 1's answer, ``token_sort_key``, to an import (walk51a). A dependency imported whole
+    (``from . import module``) is copied whole.
+
+    >>> narrowed(("train.step01_naive", "train.common", "train.driver"))
+    {'tiebreak': frozenset({'best_pair'})}
+    """
+    import ast
+
+    closure = _closure(tuple(modules))
+    names: dict[str, set[str]] = {module: set() for module in closure if module not in modules}
+    for module in closure:
+        package = module.split(".")[:-1]
+        tree = ast.parse(PACKAGE_DIR.joinpath(*module.split(".")).with_suffix(".py").read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level > 0:
+                target = package[: len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+                for alias in node.names:
+                    whole = ".".join(target + [alias.name])
+                    if whole in names:  # a module imported whole: its copy is whole
+                        names.pop(whole)
+                if node.module and ".".join(target) in names:
+                    names[".".join(target)].update(alias.name for alias in node.names)
+    return {module: frozenset(found) for module, found in sorted(names.items()) if found and "*" not in found}
+
+
+def whole_modules(modules: tuple[str, ...]) -> tuple[str, ...]:
+    """The modules of ``modules``' closure the worker holds whole (a stand-in imports its functions from them)."""
+    narrow = narrowed(tuple(modules))
+    return tuple(module for module in _closure(tuple(modules)) if module not in narrow)
+
+
+def narrowed_source(source: str, names: frozenset[str]) -> str:
+    """``source`` (a module's) with only its imports and the top-level definitions of ``names`` and of the module's
+    names they use, at any depth."""
+    import ast
+
+    tree = ast.parse(source)
+    defined: dict[str, ast.stmt] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined[node.name] = node
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        defined[name.id] = node
+    needed: set[int] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        node = defined.get(name)
+        if node is None or id(node) in needed:
+            continue
+        needed.add(id(node))
+        todo += [used.id for used in ast.walk(node) if isinstance(used, ast.Name)]
+    lines = source.splitlines()
+    kept = ['"""Of this module, only what the modules this lab gives its code import from it."""']
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or id(node) in needed:
+            start = min([node.lineno] + [decorator.lineno for decorator in getattr(node, "decorator_list", [])])
+            kept.append("\n".join(lines[start - 1 : node.end_lineno]))
+    return "\n\n\n".join(kept) + "\n"
+
+
 def copy_provided(modules: tuple[str, ...], packages_dir: Path) -> None:
     """A bpe_ref in ``packages_dir`` with only ``modules`` and what they import (empty ``__init__``
-    files: the real ones import the whole reference)."""
+    files: the real ones import the whole reference); of a module only they import, only the names they import
+    (:func:`narrowed`)."""
+    narrow = narrowed(tuple(modules))
     for module in _closure(tuple(modules)):
         parts = module.split(".")
         folder = packages_dir / "bpe_ref"
@@ -194,7 +265,12 @@ def copy_provided(modules: tuple[str, ...], packages_dir: Path) -> None:
             init = folder / "__init__.py"
             if not init.exists():
                 init.write_text('"""Only the modules of bpe_ref that this lab gives its code."""\n', encoding="utf-8")
-        shutil.copyfile(PACKAGE_DIR.joinpath(*parts).with_suffix(".py"), folder / f"{parts[-1]}.py")
+        source_path = PACKAGE_DIR.joinpath(*parts).with_suffix(".py")
+        if module in narrow:
+            (folder / f"{parts[-1]}.py").write_text(narrowed_source(source_path.read_text(encoding="utf-8"), narrow[module]),
+                                                    encoding="utf-8")
+        else:
+            shutil.copyfile(source_path, folder / f"{parts[-1]}.py")
 
 
 class ScratchTooBig(Exception):
@@ -1072,7 +1148,7 @@ class Sandbox:
         message = {"op": "call", "name": name, "args": [encode(arg) for arg in args], "return_args": return_args, "spy": list(spy)}
         if stand_ins:
             message["stand_ins"] = {"source": stand_in_source(stand_ins, forbidden=(name, *sorted(self.not_graded_yet)),
-                                                              provided=_closure(tuple(self.policy.provided))),
+                                                              provided=whole_modules(tuple(self.policy.provided))),
                                     "names": [function.__name__ for function in stand_ins]}
         if driver is not None:
             message["driver"] = {"source": stand_in_source((driver,), forbidden=(name, *sorted(self.not_graded_yet))),
