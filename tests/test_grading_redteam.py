@@ -9299,7 +9299,100 @@ def test_a_notebook_without_an_nbformat_or_of_version_true_leaves_the_class_repo
     assert "will not read as a notebook" in capsys.readouterr().err
 
 
-# ---- 95. fix51b: the grading worker's start on a busy machine -----------------------------------------------------------
+# ---- 89. walk51a: the reference's answers in a module a lab gives only as a dependency, and tiktoken ------------------------
+# Lab 05 gives its code V1's, V2's and V4's modules, not bpe_ref.tiebreak (labs 02, 04 and 06 give it), but V1's module
+# takes best_pair from it, and the worker's copy of bpe_ref held the whole module: heap_entry built of its token_sort_key,
+# imported or read from sys.modules, kept task 1's 3 points in both paths (the review flagged it; the score stood). A
+# module only the given ones need now holds only the names they import from it (sandbox.narrowed). Lab 06's encode_text
+# that asks tiktoken for the tokens scored nothing (no tiktoken in the worker), and grade --class said nothing: the review
+# now flags the import.
+REFERENCE_KEY_HEAP_ENTRIES = {
+    "imported": "def heap_entry(count, pair):\n    from bpe_ref.tiebreak import token_sort_key\n"
+                "    return (-count, token_sort_key(pair[0]), token_sort_key(pair[1]), pair)\n",
+    "from-sys-modules": "def heap_entry(count, pair):\n    import sys\n"
+                        "    key = sys.modules['bpe_ref.tiebreak'].token_sort_key  # loaded by the setup's imports\n"
+                        "    return (-count, key(pair[0]), key(pair[1]), pair)\n",
+}
+
+
+def lab_code(lab: str, replaced: str, code: str) -> str:
+    """The setup cell and the course's solutions of ``lab``, the cell ``replaced`` as ``code``."""
+    from bpe_ref.course.notebooks import read_notebook_json, source_notebook
+
+    cells = read_notebook_json(source_notebook(lab))["cells"]
+    return "\n".join(code if cell["id"] == replaced else cell["source"] for cell in cells
+                     if cell["id"] == "setup" or cell["id"].startswith("task") and cell["id"].endswith("_solution"))
+
+
+@pytest.mark.parametrize("way", sorted(REFERENCE_KEY_HEAP_ENTRIES))
+def test_lab05_a_heap_entry_of_the_references_key_scores_nothing_in_the_worker(way):
+    from bpe_ref.course.trusted.autograde import lab_policy, load_graders
+
+    graders = load_graders("05_heap")
+    with Sandbox(lab_policy(graders, Policy())) as box:
+        run = box.run_cell(lab_code("05_heap", "task1_heap_entry_solution", REFERENCE_KEY_HEAP_ENTRIES[way]), "attack")
+        assert run.ok, run.error
+        for check in (graders.check_heap_entry, graders.check_heap_entry_properties):
+            with pytest.raises(AssertionError, match="token_sort_key"):
+                check(RemoteFunction(box, "heap_entry"))
+        # V1's module still has its best_pair, the one name it takes from bpe_ref.tiebreak
+        run = box.run_cell("from bpe_ref.tiebreak import best_pair\nassert best_pair({(b'a', b'b'): 2, (b'b', b'c'): 2}) "
+                           "== (b'b', b'c')\nimport bpe_ref.tiebreak as tiebreak\nassert not hasattr(tiebreak, 'SortKeys')",
+                           "best_pair")
+        assert run.ok, run.error
+
+
+def test_lab05_a_heap_entry_of_the_references_key_loses_task_1_in_a_class_and_is_flagged(monkeypatch):
+    import json
+
+    from bpe_ref.course.checks import running
+    from bpe_ref.course.grade import text_review
+    from bpe_ref.course.notebooks import read_notebook_json, release_notebook, source_notebook
+
+    cells = read_notebook_json(source_notebook("05_heap"))["cells"]
+    next(cell for cell in cells if cell["id"] == "task1_heap_entry_solution")["source"] = REFERENCE_KEY_HEAP_ENTRIES["imported"]
+    monkeypatch.setattr(running, "_KEPT", {"seed": None, "tests": {}})
+    record = grade_cells(cells, "05_heap", policy=Policy(cell_timeout=60, call_timeout=60), seed=20261202, whole_class=True)
+    lost = sorted(v.grade_id for v in record.verdicts if not v.passed)
+    assert lost == ["task1_heap_entry", "task1_heap_entry_hidden"], record.verdicts
+    release = json.loads(release_notebook("05_heap").read_text(encoding="utf-8"))
+    next(cell for cell in release["cells"] if cell["id"] == "task1_heap_entry_solution")["source"] = (
+        REFERENCE_KEY_HEAP_ENTRIES["imported"])
+    assert any("imports bpe_ref (the reference)" in line for line in text_review(release, "05_heap"))
+
+
+def test_the_worker_narrows_a_module_only_the_given_ones_need_to_the_names_they_import():
+    from bpe_ref.course.trusted.sandbox import PACKAGE_DIR, narrowed, narrowed_source, whole_modules
+
+    assert narrowed(("train.step01_naive", "train.common", "train.driver")) == {"tiebreak": frozenset({"best_pair"})}
+    assert narrowed(("train.step01_naive", "tiebreak", "train.common", "train.driver")) == {}  # labs 02, 04, 06 give it
+    assert "tiebreak" not in whole_modules(("train.step01_naive",))
+    namespace: dict = {}
+    exec(narrowed_source((PACKAGE_DIR / "tiebreak.py").read_text(encoding="utf-8"), frozenset({"best_pair"})), namespace)
+    assert "best_pair" in namespace and "token_sort_key" not in namespace and "pair_rank_key" not in namespace
+
+
+def test_lab06_an_encode_text_of_tiktoken_scores_nothing_and_is_flagged():
+    import json
+
+    from bpe_ref.course.grade import text_review
+    from bpe_ref.course.notebooks import release_notebook
+    from bpe_ref.course.trusted.autograde import lab_policy, load_graders
+
+    code = ("def encode_text(text, ranks, special_tokens):\n    import tiktoken\n    gpt2 = tiktoken.get_encoding('gpt2')\n"
+            "    return [gpt2.decode_single_token_bytes(t) for t in gpt2.encode(text, allowed_special=set(special_tokens))]\n")
+    graders = load_graders("06_encode_decode")
+    with Sandbox(lab_policy(graders, Policy())) as box:
+        run = box.run_cell(lab_code("06_encode_decode", "task3_encode_text_solution", code), "attack")
+        assert run.ok, run.error
+        with pytest.raises(AssertionError, match="No module named 'tiktoken'"):
+            graders.check_encode_text_properties(RemoteFunction(box, "encode_text"))
+    release = json.loads(release_notebook("06_encode_decode").read_text(encoding="utf-8"))
+    next(cell for cell in release["cells"] if cell["id"] == "task3_encode_text_solution")["source"] = code
+    assert any("imports tiktoken" in line for line in text_review(release, "06_encode_decode"))
+
+
+# ---- 90. fix51b: the grading worker's start on a busy machine -----------------------------------------------------------
 # The worker's start waited at most 60 s of wall time for its hello: on a machine loaded hundreds of times over, an honest
 # start outlasts it while it runs or waits for a CPU the whole time, and the grading fails (GradingStopped, no partial
 # grade). Now the wait counts, as a request's backstop does, only the looks at which none of the worker's processes nor
@@ -9370,7 +9463,7 @@ def test_a_worker_that_waits_or_spins_before_its_hello_is_still_stopped(monkeypa
     assert time.monotonic() - start < 40, time.monotonic() - start
 
 
-# ---- 96. fix51b: a whole id in another script drawn as a classmate's ---------------------------------------------------
+# ---- 91. fix51b: a whole id in another script drawn as a classmate's ---------------------------------------------------
 # Section 88 flags ids that read the same once normalised and ids that mix scripts, but not an id wholly in Cyrillic or
 # Greek drawn letter for letter as a classmate's Latin one (Cyrillic "асе" beside "ace", Greek "ΑΝΝ" beside "ann"): two
 # rows no one could tell apart, no flag. Now each such id names the other (grade.id_skeleton: a table of the Cyrillic and
@@ -9399,7 +9492,7 @@ def test_an_id_in_another_script_drawn_as_a_classmates_is_flagged(tmp_path):
     assert all(report[student].review == [] for student in honest), {student: report[student].review for student in honest}
 
 
-# ---- 97. fix51b: answers kept for the visible cases in an if/elif chain or a match -------------------------------------
+# ---- 92. fix51b: answers kept for the visible cases in an if/elif chain or a match -------------------------------------
 # Section 86 flags a dict display keyed by the visible tests' inputs, but the same answers written as branches went
 # unflagged: ``if text == "hi": return [...]`` and its ``elif``s, a comparison of all the arguments as a tuple, or a
 # ``match`` of an argument with a ``case`` per visible input. Now review.answer_branches flags a learner cell that compares
@@ -9531,96 +9624,3 @@ def test_honest_solutions_and_edge_cases_are_not_flagged_as_answers_kept_in_bran
         name=task.name, params=", ".join(task.params), first=task.params[0], checks=checks)}
     compile(cell["source"], "edge", "exec")
     assert answer_branches({"cells": [*release["cells"], cell]}, release, inputs) == []
-
-
-# ---- 89. walk51a: the reference's answers in a module a lab gives only as a dependency, and tiktoken ------------------------
-# Lab 05 gives its code V1's, V2's and V4's modules, not bpe_ref.tiebreak (labs 02, 04 and 06 give it), but V1's module
-# takes best_pair from it, and the worker's copy of bpe_ref held the whole module: heap_entry built of its token_sort_key,
-# imported or read from sys.modules, kept task 1's 3 points in both paths (the review flagged it; the score stood). A
-# module only the given ones need now holds only the names they import from it (sandbox.narrowed). Lab 06's encode_text
-# that asks tiktoken for the tokens scored nothing (no tiktoken in the worker), and grade --class said nothing: the review
-# now flags the import.
-REFERENCE_KEY_HEAP_ENTRIES = {
-    "imported": "def heap_entry(count, pair):\n    from bpe_ref.tiebreak import token_sort_key\n"
-                "    return (-count, token_sort_key(pair[0]), token_sort_key(pair[1]), pair)\n",
-    "from-sys-modules": "def heap_entry(count, pair):\n    import sys\n"
-                        "    key = sys.modules['bpe_ref.tiebreak'].token_sort_key  # loaded by the setup's imports\n"
-                        "    return (-count, key(pair[0]), key(pair[1]), pair)\n",
-}
-
-
-def lab_code(lab: str, replaced: str, code: str) -> str:
-    """The setup cell and the course's solutions of ``lab``, the cell ``replaced`` as ``code``."""
-    from bpe_ref.course.notebooks import read_notebook_json, source_notebook
-
-    cells = read_notebook_json(source_notebook(lab))["cells"]
-    return "\n".join(code if cell["id"] == replaced else cell["source"] for cell in cells
-                     if cell["id"] == "setup" or cell["id"].startswith("task") and cell["id"].endswith("_solution"))
-
-
-@pytest.mark.parametrize("way", sorted(REFERENCE_KEY_HEAP_ENTRIES))
-def test_lab05_a_heap_entry_of_the_references_key_scores_nothing_in_the_worker(way):
-    from bpe_ref.course.trusted.autograde import lab_policy, load_graders
-
-    graders = load_graders("05_heap")
-    with Sandbox(lab_policy(graders, Policy())) as box:
-        run = box.run_cell(lab_code("05_heap", "task1_heap_entry_solution", REFERENCE_KEY_HEAP_ENTRIES[way]), "attack")
-        assert run.ok, run.error
-        for check in (graders.check_heap_entry, graders.check_heap_entry_properties):
-            with pytest.raises(AssertionError, match="token_sort_key"):
-                check(RemoteFunction(box, "heap_entry"))
-        # V1's module still has its best_pair, the one name it takes from bpe_ref.tiebreak
-        run = box.run_cell("from bpe_ref.tiebreak import best_pair\nassert best_pair({(b'a', b'b'): 2, (b'b', b'c'): 2}) "
-                           "== (b'b', b'c')\nimport bpe_ref.tiebreak as tiebreak\nassert not hasattr(tiebreak, 'SortKeys')",
-                           "best_pair")
-        assert run.ok, run.error
-
-
-def test_lab05_a_heap_entry_of_the_references_key_loses_task_1_in_a_class_and_is_flagged(monkeypatch):
-    import json
-
-    from bpe_ref.course.checks import running
-    from bpe_ref.course.grade import text_review
-    from bpe_ref.course.notebooks import read_notebook_json, release_notebook, source_notebook
-
-    cells = read_notebook_json(source_notebook("05_heap"))["cells"]
-    next(cell for cell in cells if cell["id"] == "task1_heap_entry_solution")["source"] = REFERENCE_KEY_HEAP_ENTRIES["imported"]
-    monkeypatch.setattr(running, "_KEPT", {"seed": None, "tests": {}})
-    record = grade_cells(cells, "05_heap", policy=Policy(cell_timeout=60, call_timeout=60), seed=20261202, whole_class=True)
-    lost = sorted(v.grade_id for v in record.verdicts if not v.passed)
-    assert lost == ["task1_heap_entry", "task1_heap_entry_hidden"], record.verdicts
-    release = json.loads(release_notebook("05_heap").read_text(encoding="utf-8"))
-    next(cell for cell in release["cells"] if cell["id"] == "task1_heap_entry_solution")["source"] = (
-        REFERENCE_KEY_HEAP_ENTRIES["imported"])
-    assert any("imports bpe_ref (the reference)" in line for line in text_review(release, "05_heap"))
-
-
-def test_the_worker_narrows_a_module_only_the_given_ones_need_to_the_names_they_import():
-    from bpe_ref.course.trusted.sandbox import PACKAGE_DIR, narrowed, narrowed_source, whole_modules
-
-    assert narrowed(("train.step01_naive", "train.common", "train.driver")) == {"tiebreak": frozenset({"best_pair"})}
-    assert narrowed(("train.step01_naive", "tiebreak", "train.common", "train.driver")) == {}  # labs 02, 04, 06 give it
-    assert "tiebreak" not in whole_modules(("train.step01_naive",))
-    namespace: dict = {}
-    exec(narrowed_source((PACKAGE_DIR / "tiebreak.py").read_text(encoding="utf-8"), frozenset({"best_pair"})), namespace)
-    assert "best_pair" in namespace and "token_sort_key" not in namespace and "pair_rank_key" not in namespace
-
-
-def test_lab06_an_encode_text_of_tiktoken_scores_nothing_and_is_flagged():
-    import json
-
-    from bpe_ref.course.grade import text_review
-    from bpe_ref.course.notebooks import release_notebook
-    from bpe_ref.course.trusted.autograde import lab_policy, load_graders
-
-    code = ("def encode_text(text, ranks, special_tokens):\n    import tiktoken\n    gpt2 = tiktoken.get_encoding('gpt2')\n"
-            "    return [gpt2.decode_single_token_bytes(t) for t in gpt2.encode(text, allowed_special=set(special_tokens))]\n")
-    graders = load_graders("06_encode_decode")
-    with Sandbox(lab_policy(graders, Policy())) as box:
-        run = box.run_cell(lab_code("06_encode_decode", "task3_encode_text_solution", code), "attack")
-        assert run.ok, run.error
-        with pytest.raises(AssertionError, match="No module named 'tiktoken'"):
-            graders.check_encode_text_properties(RemoteFunction(box, "encode_text"))
-    release = json.loads(release_notebook("06_encode_decode").read_text(encoding="utf-8"))
-    next(cell for cell in release["cells"] if cell["id"] == "task3_encode_text_solution")["source"] = code
-    assert any("imports tiktoken" in line for line in text_review(release, "06_encode_decode"))

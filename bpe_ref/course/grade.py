@@ -539,7 +539,7 @@ def look_alike_ids(students: list[str]) -> dict[str, list[str]]:
     """The review lines of each id that a person cannot tell from another's in a report: two ids read the same
     (:func:`id_as_read`: NFC and NFD, case, fullwidth forms, a trailing dot or space), or an id whose letters come from
     several scripts (a Cyrillic "а" in "аnn", the shape of a classmate's Latin "ann"), or whose letters of another script
-    are drawn as a classmate's id (:func:`id_skeleton`: a Cyrillic "асе" beside "ace"; section 96). nbgrader keeps each id's files,
+    are drawn as a classmate's id (:func:`id_skeleton`: a Cyrillic "асе" beside "ace"; section 91). nbgrader keeps each id's files,
     grades and feedback apart (they are other strings), so no score moves; but a row, a mail or a grade copied by hand
     could go to the other student (tests/test_grading_redteam.py, section 88). Each id named as Python writes it, ASCII
     only, so the two are told apart."""

@@ -663,7 +663,7 @@ class Sandbox:
         keeper = self.process.pid if self._report is not None else None
         # The hello's wait counts, as a request's backstop does, only the looks at which none of the worker's processes nor
         # its keeper ran or waited for a CPU: a start on a loaded machine is not stopped, one that sleeps or blocks is
-        # (tests/test_grading_redteam.py, section 95). Without a keeper (not Linux), wall time.
+        # (tests/test_grading_redteam.py, section 90). Without a keeper (not Linux), wall time.
         start = () if keeper is None else (CpuLimit(lambda: tree_cpu_seconds(keeper, keeper_own=True),
                                                     WORKER_START_CPU_SECONDS, lambda spent: GradingStopped(
             f"{what} did not finish within {WORKER_START_CPU_SECONDS:g} s of its CPU time")),)
