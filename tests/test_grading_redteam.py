@@ -9492,6 +9492,30 @@ def test_an_id_in_another_script_drawn_as_a_classmates_is_flagged(tmp_path):
     assert all(report[student].review == [] for student in honest), {student: report[student].review for student in honest}
 
 
+
+def test_an_id_in_armenian_or_cherokee_drawn_as_a_classmates_is_flagged(tmp_path):
+    """Section 91 for the two other scripts whose letters section 88 knows as look-alikes: an Armenian "հսցօ" (ho, seh, co,
+    oh) beside "hugo", a Cherokee "ᏚᎢᎬᏙᎬ" beside "steve", and the same Cherokee id in its small letters (which case-fold
+    to the capitals). Before, no flag on any (the table held Cyrillic and Greek letters only); now each names the Latin
+    id, and honest ids in these scripts that look like no classmate's get none."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report
+
+    lab = "00_pretokenization"
+    cherokee = "\u13da\u13a2\u13ac\u13d9\u13ac"
+    pairs = [("hugo", "\u0570\u057d\u0581\u0585"), ("steve", cherokee), ("steve", cherokee.lower())]
+    honest = ["anna", "\u0561\u0576\u0576\u0561", "\u13a0\u13cd\u13a9"]  # Armenian "աննա", Cherokee "ᎠᏍᎩ"
+    texts = {student: json.dumps(blank(lab)) for pair in pairs for student in pair} | {student: "{}" for student in honest}
+    report = {status.student: status for status in class_report(_class_course(tmp_path, lab, texts), lab)}
+    for first, second in pairs:
+        for one, other in ((first, second), (second, first)):
+            assert any(line.startswith(f"its id {ascii(one)} looks like") and ascii(other) in line
+                       for line in report[one].review), (one, report[one].review)
+    assert all(report[student].review == [] for student in honest), {student: report[student].review for student in honest}
+
 # ---- 92. fix51b: answers kept for the visible cases in an if/elif chain or a match -------------------------------------
 # Section 86 flags a dict display keyed by the visible tests' inputs, but the same answers written as branches went
 # unflagged: ``if text == "hi": return [...]`` and its ``elif``s, a comparison of all the arguments as a tuple, or a

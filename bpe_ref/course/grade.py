@@ -517,22 +517,26 @@ def scripts_of(student: str) -> set[str]:
     return {unicodedata.name(char, "UNKNOWN").split()[0] for char in unicodedata.normalize("NFKC", student) if char.isalpha()}
 
 
-# Cyrillic and Greek letters drawn as a Latin one, and that letter: a small part of Unicode's confusables
+# Letters of the other look-alike scripts drawn as a Latin one, and that letter: a small part of Unicode's confusables
 # (https://www.unicode.org/Public/security/latest/confusables.txt, Unicode Technical Standard #39, whose "skeleton"
-# maps each character so), the letters of these two scripts it lists as the Latin letter alone, capitals and small.
+# maps each character so), the letters of these four scripts it lists as the Latin letter alone, capitals and small.
 LATIN_LOOK_ALIKES = {
     **dict(zip("АВЕЅІЈКМНОРСТХУԚԜ", "ABESIJKMHOPCTXYQW")),  # Cyrillic capitals
     **dict(zip("аеѕіјоросхуһԁԛԝӏ", "aesijopocxyhdqwl")),  # Cyrillic small letters
     **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX")),  # Greek capitals
     **dict(zip("αιονρυγ", "aiovpuy")),  # Greek small letters
+    **dict(zip("ՕՍՏԼօսցհոզ", "OUSLoughnq")),  # Armenian capitals and small letters
+    # Cherokee capitals; its small letters (U+AB70-ABBF) case-fold to these, and id_skeleton looks them up so
+    **dict(zip("ᎪᏴᏟᎬᎻᎫᏦᏞᎷᏢᏚᎢᏙᎳᏃᎠᏀᎡ", "ABCEHJKLMPSTVWZDGR")),
 }
 
 
 def id_skeleton(student: str) -> str:
-    """What a person reads of a student id (:func:`id_as_read`) once each Cyrillic or Greek letter drawn as a Latin one is
-    that Latin letter (:data:`LATIN_LOOK_ALIKES`): a whole id in another script (Cyrillic "асе") reads as a classmate's
-    ("ace")."""
-    return id_as_read("".join(LATIN_LOOK_ALIKES.get(char, char) for char in unicodedata.normalize("NFKC", student)))
+    """What a person reads of a student id (:func:`id_as_read`) once each Cyrillic, Greek, Armenian or Cherokee letter drawn
+    as a Latin one is that Latin letter (:data:`LATIN_LOOK_ALIKES`, a letter looked up as it is, then case-folded): a
+    whole id in another script (Cyrillic "асе", Armenian "հսցօ") reads as a classmate's ("ace", "hugo")."""
+    return id_as_read("".join(LATIN_LOOK_ALIKES.get(char) or LATIN_LOOK_ALIKES.get(char.casefold(), char)
+                              for char in unicodedata.normalize("NFKC", student)))
 
 
 def look_alike_ids(students: list[str]) -> dict[str, list[str]]:
@@ -557,7 +561,7 @@ def look_alike_ids(students: list[str]) -> dict[str, list[str]]:
         drawn = [other for other in skeletons[id_skeleton(student)] if other != student and other not in others]
         if drawn:
             flags[student].append(f"its id {ascii(student)} looks like {', '.join(ascii(other) for other in drawn)} (another "
-                                  "submission's, once Cyrillic and Greek letters drawn as Latin ones read as those): check "
+                                  "submission's, once letters of other scripts drawn as Latin ones read as those): check "
                                   "which student handed in which")
         scripts = scripts_of(student) & LOOK_ALIKE_SCRIPTS  # Japanese names mix kana and kanji, honestly
         if len(scripts) > 1:
