@@ -9527,7 +9527,8 @@ def test_an_id_in_armenian_or_cherokee_drawn_as_a_classmates_is_flagged(tmp_path
 
 def _branches_source(task_graders, form: str) -> str:
     """``task_graders``' function answering each visible case from a branch of its own, in ``form``: an if/elif chain on
-    all the arguments as a tuple, an elif chain on the first argument, or a match on it."""
+    all the arguments as a tuple, an elif chain on the first argument as it is or converted to its type (``str(text)``,
+    ``dict(ranks)``: a call's result, which the review did not read before), or a match on it."""
     name, params = task_graders.task.name, task_graders.task.params
     first = params[0]
     answers = [(case.args, task_graders.reference(*case.args)) for case in task_graders.cases]
@@ -9541,7 +9542,9 @@ def _branches_source(task_graders, form: str) -> str:
                 lines.append(f"        case {args[0]!r}:\n            return {answer!r}")
     else:
         for index, (args, answer) in enumerate(answers):
-            test = (f"({', '.join(params)},) == {args!r}" if form == "tuple_chain" else f"{first} == {args[0]!r}")
+            test = (f"({', '.join(params)},) == {args!r}" if form == "tuple_chain"
+                    else f"{type(args[0]).__name__}({first}) == {args[0]!r}" if form == "converted_first"
+                    else f"{first} == {args[0]!r}")
             lines.append(f"    {'if' if index == 0 else 'elif'} {test}:\n        return {answer!r}")
     lines.append("    return None")
     return "\n".join(lines) + "\n"
@@ -9551,7 +9554,7 @@ BRANCH_TASKS = [("00_pretokenization", "task1_utf8_bytes_solution", 0), ("02_inc
                 ("04_inverted_index", "task2_pairs_with_solution", 1), ("06_encode_decode", "task2_encode_pretoken_solution", 1)]
 
 
-BRANCH_FORMS = ["tuple_chain", "elif_first", "match_first"]
+BRANCH_FORMS = ["tuple_chain", "elif_first", "converted_first", "match_first"]
 
 
 @pytest.mark.parametrize("form", BRANCH_FORMS)
@@ -9615,6 +9618,8 @@ def {name}({params}):
         return {first}
     elif {first} == "naive" or {first} in ("heap", "linked_list"):  # names of methods, among lab 09's inputs
         return {first}
+    elif str({first}) == "" or repr({first}) == "None":
+        return {first}
     match {first}:
         case "" | b"" | 0 | None:
             return {first}
@@ -9642,7 +9647,8 @@ def test_honest_solutions_and_edge_cases_are_not_flagged_as_answers_kept_in_bran
     inputs = visible_inputs(lab)
     assert learner_cells(source, release) and answer_branches(source, release, inputs) == []
     task = next(graders.task for graders in load_graders(lab).LAB.tasks if all(map(str.isidentifier, graders.task.params)))
-    checks = "\n".join(f"result = {task.name}(*{args!r})\nassert result == {args[0]!r} or result != {args!r}"
+    checks = "\n".join(f"result = {task.name}(*{args!r})\nassert result == {args[0]!r} or result != {args!r}\n"
+                       f"if {task.name}(*{args!r}) == {args[0]!r}:\n    print('unchanged')"
                        for args in inputs if "<path" not in repr(args))
     cell = {"cell_type": "code", "id": "edge", "metadata": {}, "source": HONEST_EDGE_CASES.format(
         name=task.name, params=", ".join(task.params), first=task.params[0], checks=checks)}

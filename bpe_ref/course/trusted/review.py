@@ -335,11 +335,25 @@ def _distinctive(value: object) -> bool:
     return isinstance(value, (tuple, list, dict, set, frozenset)) and len(value) > 0
 
 
+# Calls that only convert a value the code holds (``str(text)``, ``text.strip()``): an if-chain on the converted value
+# keeps answers as one on the value does. Any other call's result is a function's output, which a learner's own check
+# compares to a visible input honestly (``decode(encode(text)) == "hello"``).
+CONVERTING_CALLS = frozenset(("str", "bytes", "bytearray", "tuple", "list", "dict", "set", "frozenset", "repr", "sorted"))
+CONVERTING_METHODS = frozenset(("lower", "upper", "casefold", "strip", "lstrip", "rstrip", "encode", "decode", "copy"))
+
+
 def _is_subject(node: ast.expr) -> bool:
-    """Whether ``node`` names a value the code holds (an argument, a name, an attribute, an item, a tuple of them): what an
-    if-chain compares to the visible inputs, not a call's result (a learner's own check of a function's output)."""
+    """Whether ``node`` names a value the code holds (an argument, a name, an attribute, an item, a tuple of them, one of
+    them converted: :data:`CONVERTING_CALLS`, :data:`CONVERTING_METHODS`): what an if-chain compares to the visible
+    inputs, not another call's result (a learner's own check of a function's output)."""
     if isinstance(node, (ast.Tuple, ast.List)):
         return bool(node.elts) and all(_is_subject(item) for item in node.elts)
+    if isinstance(node, ast.Call) and not node.keywords:
+        if isinstance(node.func, ast.Name) and node.func.id in CONVERTING_CALLS:
+            return len(node.args) == 1 and _is_subject(node.args[0])
+        if isinstance(node.func, ast.Attribute) and node.func.attr in CONVERTING_METHODS:
+            return _is_subject(node.func.value)
+        return False
     return isinstance(node, (ast.Name, ast.Attribute, ast.Subscript))
 
 
