@@ -6735,6 +6735,7 @@ print("queued", queued >> 20, "MiB")
 """
 QUEUED_IN_SOCKET_PAIRS = """
 import os, socket, time
+filled, done = os.pipe()
 for _ in range(3):  # each process holds 400 socketpairs filled (some 230 KiB each): 270 MiB in the three
     if os.fork() == 0:
         held = []
@@ -6747,8 +6748,13 @@ for _ in range(3):  # each process holds 400 socketpairs filled (some 230 KiB ea
             except BlockingIOError:
                 pass
             held.append((a, b))
+        os.write(done, b"1")
         time.sleep(30)
         os._exit(0)
+# Printed once all three hold their pairs, then 4 s later (not after a fixed time: on a loaded machine the three took
+# longer than 4 s to fill them, and the cell ended before the watch could see them all)
+for _ in range(3):
+    os.read(filled, 1)
 time.sleep(4)
 print("queued in socketpairs")
 """
