@@ -9624,3 +9624,77 @@ def test_honest_solutions_and_edge_cases_are_not_flagged_as_answers_kept_in_bran
         name=task.name, params=", ".join(task.params), first=task.params[0], checks=checks)}
     compile(cell["source"], "edge", "exec")
     assert answer_branches({"cells": [*release["cells"], cell]}, release, inputs) == []
+
+
+# ---- 95. red52: what the instructor opens: one attachment shown again at each of its many images ---------------------------
+#
+# nbconvert's markdown renderer writes a cell's attachment into the page as base64 data at each image that names it
+# (``![a](attachment:a.png)``): the page grows as the images times the attachment, a 23 KB cell of 1,000 images of one
+# 100 KB attachment a page of 133 MB (the feedback's, the formgrader's; both paths' autograded notebook keeps the cell).
+ATTACHED_IMAGE = "![a](attachment:a.png)\n" * 1_000
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_an_attachment_shown_many_times_is_written_into_the_page_once(template):
+    """A markdown cell of :data:`ATTACHED_IMAGE`, its attachment 100 KB of base64: the page was 133 MB (1,000 copies).
+    Safe: :func:`bpe_ref.course.printable.markdown_html` writes each attachment's data once a cell, at its first image;
+    the later images are text naming it. The page is under 1 MB, the first image shown."""
+    import base64
+
+    import nbformat
+
+    data = base64.b64encode(b"\x89PNG" + bytes(75_000)).decode()
+    cell = nbformat.v4.new_markdown_cell(ATTACHED_IMAGE, attachments={"a.png": {"image/png": data}})
+    html = _instructor_page(template, [cell])
+    assert len(html) < 2**20 and html.count(data) == 1, (len(html), html.count(data))
+    assert html.count("[the image attachment:a.png, shown above]") == 999
+
+
+# ---- 96. red52: what the instructor opens: link reference definitions written again at each of their uses -----------------
+#
+# A markdown link reference (``[x][a]``, ``[a]``) is written with the address and title of its definition (``[a]: url``)
+# at each use: one definition of a 1 KB address used 20,000 times (141 KB of markdown) made 20 MB of page, time linear in
+# that; a cell of 10 MB such text, gigabytes. Many definitions, each used, cost their text again.
+REFERENCE_USES = "[a]: http://example.com/" + "x" * 1_000 + "\n\n" + "[a][a] " * 20_000
+REFERENCE_DEFINITIONS = "".join(f"[a{i}]: http://example.com/{i}\n" for i in range(10_000)) + "\n" + "[a1] [a2][a2]"
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_link_references_used_many_times_do_not_grow_the_instructor_s_pages(template):
+    """Markdown cells of :data:`REFERENCE_USES` and :data:`REFERENCE_DEFINITIONS`: the first made a page of 20 MB (the
+    address written 20,000 times). Safe: a cell of more than ``MOST_LINK_DEFINITIONS`` (64) definitions, or of one and
+    more than ``MOST_BRACKETS_WITH_DEFINITIONS`` (1,000) ``[``, is shown as text (its HTML escaped as ever), the page
+    about as large as the cell; a cell of a few references is rendered with its links as before."""
+    import nbformat
+
+    for source in (REFERENCE_USES, REFERENCE_DEFINITIONS):
+        html = _instructor_page(template, [nbformat.v4.new_markdown_cell(source + "<script>alert(1)</script>")])
+        assert len(html) < len(source) + 2**20 and "<script>alert(1)" not in html, len(html)
+        assert 'href="http://example.com/' not in html
+    html = _instructor_page(template, [nbformat.v4.new_markdown_cell("[the paper][p] and [p]\n\n[p]: https://example.org/p")])
+    assert html.count('<a href="https://example.org/p">') == 2, html[-2000:]
+
+
+# ---- 99. red52: what the instructor opens: a learner's remote image, loaded when the page is opened ----------------------------
+#
+# nbgrader's feedback and formgrader pages show a markdown image as an ``<img>``: one whose address is another server's
+# (``![x](https://tracker.example/p.png)``, or by a reference) is fetched when the page is opened, telling that server
+# who opened which learner's page, and when (the instructor reviewing, the learner reading feedback, its address too).
+REMOTE_IMAGES = ("![x](https://tracker.example/p.png?who=instructor) ![y][r] ![z](//tracker.example/z.png) "
+                 "<img src=http://tracker.example/raw.png> ![kept](figure.png)\n\n[r]: http://tracker.example/r.png")
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_remote_image_in_a_learner_s_markdown_is_a_link_not_loaded(template):
+    """A markdown cell of :data:`REMOTE_IMAGES`: the page held ``<img src="https://tracker.example/...">`` (three of them).
+    Safe: :func:`bpe_ref.course.printable.markdown_html` shows an image from elsewhere than an attachment, a raster
+    ``data:`` image or a path relative to the page as a link to it, its text the image's (HTML written in the markdown,
+    ``<img>`` too, was text already): nothing is loaded from the learner's server unless someone clicks."""
+    import nbformat
+
+    html = _instructor_page(template, [nbformat.v4.new_markdown_cell(REMOTE_IMAGES)])
+    assert re.search(r"<img[^>]*tracker\.example", html) is None, re.findall(r"<img[^>]*>", html)
+    for link, text in (("https://tracker.example/p.png?who=instructor", "x"), ("http://tracker.example/r.png", "y"),
+                       ("//tracker.example/z.png", "z")):
+        assert f'<a href="{link}">{text}</a>' in html, (link, html[-3000:])
+    assert re.search(r'<img[^>]*src="figure.png"', html) and "&lt;img src=http://tracker.example/raw.png&gt;" in html
