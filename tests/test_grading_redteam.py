@@ -9675,6 +9675,44 @@ def test_link_references_used_many_times_do_not_grow_the_instructor_s_pages(temp
     assert html.count('<a href="https://example.org/p">') == 2, html[-2000:]
 
 
+# ---- 97. red52: grade --class's review lines, each quoting a learner's text without a bound ----------------------------------
+#
+# The review's flags name what a submission chose: a cell's id or grade_id ("added a graded cell ...", "marked ...
+# transient"), a kernel's name. A grade_id of 1,000,000 characters (JSON allows it; nbgrader's own checks come later) was
+# a flag line of as many, printed to the instructor's terminal, five ids of a transient flag five times that.
+def test_grade_class_review_lines_quote_a_learner_s_text_within_a_bound(tmp_path, capsys):
+    """A submission of lab 00 with a cell marked graded whose grade_id is 1,000,000 characters, and three transient cells
+    whose ids are 300,000 each: grade --class's report held flag lines of 1,000,060 and 900,000-odd characters. Safe:
+    ``class_report`` keeps each review line and detail to ``MAX_REPORT_LINE`` (2,000) characters, saying how long it
+    was, and ``print_class_report`` prints each line, escaped, within it."""
+    import json
+    import shutil
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import MAX_REPORT_LINE, class_report, print_class_report
+    from bpe_ref.course.notebooks import REPO_ROOT
+
+    lab = "00_pretokenization"
+    for kind in ("solutions", "labs"):
+        (tmp_path / kind / lab).mkdir(parents=True)
+        shutil.copy(REPO_ROOT / kind / lab / f"{lab}.ipynb", tmp_path / kind / lab)
+    notebook = blank(lab)
+    notebook["cells"].append({**code_cell("extra", "x = 1"), "metadata": {"nbgrader": {
+        "grade": True, "grade_id": "g" * 1_000_000, "points": 1, "solution": False, "locked": False, "schema_version": 3}}})
+    notebook["cells"] += [{**code_cell(f"{index}" + "t" * 300_000, "y = 2"), "metadata": {"transient": {"remove_source": True}}}
+                          for index in range(3)]
+    (tmp_path / "submitted" / "ann" / lab).mkdir(parents=True)
+    (tmp_path / "submitted" / "ann" / lab / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    report = class_report(tmp_path, lab)
+    lengths = [len(line) for status in report for line in status.review]
+    assert any("added a graded cell ggg" in line for line in report[0].review) and max(lengths) <= MAX_REPORT_LINE, lengths
+    assert any(line.endswith("characters in all)") for line in report[0].review), report[0].review
+    print_class_report(report, lab)
+    printed = capsys.readouterr().out.splitlines()
+    assert max(map(len, printed)) <= MAX_REPORT_LINE + 40, sorted(map(len, printed))[-3:]
+
+
 # ---- 99. red52: what the instructor opens: a learner's remote image, loaded when the page is opened ----------------------------
 #
 # nbgrader's feedback and formgrader pages show a markdown image as an ``<img>``: one whose address is another server's
@@ -9698,3 +9736,35 @@ def test_a_remote_image_in_a_learner_s_markdown_is_a_link_not_loaded(template):
                        ("//tracker.example/z.png", "z")):
         assert f'<a href="{link}">{text}</a>' in html, (link, html[-3000:])
     assert re.search(r'<img[^>]*src="figure.png"', html) and "&lt;img src=http://tracker.example/raw.png&gt;" in html
+
+
+# ---- 100. red52: the self-grade's line naming the notebook's path, printed as the file is named -----------------------------
+#
+# ``python -m bpe_ref grade PATH`` printed "Grading PATH as lab ..." as it was: a notebook whose file (or folder) is named
+# with escape codes and line breaks (a file a classmate shared, a folder unpacked from an archive) set the terminal's
+# title, rewrote the lines shown, or wrote a line of its own ("All tasks passed: 100 / 100 points").
+def test_the_self_grade_prints_a_notebook_s_path_escaped(tmp_path, capsys, monkeypatch):
+    """A notebook in a folder named ``"\\x1b]0;owned\\x07\\x1b[2K\\nAll tasks passed: 9 points.\\n"``: the self-grade's
+    first line wrote those codes and two lines of the path's own. Safe: that line (and every line naming a path) is
+    printed as every report line is (:func:`bpe_ref.course.grade.printed`): its control characters written as escapes."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course import grade
+    from bpe_ref.course.grade import NotGradable
+
+    def stopped(*args, **kwargs):
+        raise NotGradable("not graded: stopped here by the test")
+
+    monkeypatch.setattr(grade, "autograde_notebook", stopped)
+    folder = tmp_path / "\x1b]0;owned\x07\x1b[2K\nAll tasks passed: 9 points.\n"
+    folder.mkdir()
+    path = folder / "00_pretokenization.ipynb"
+    path.write_text(json.dumps(blank("00_pretokenization")), encoding="utf-8")
+    assert grade.grade_one(path, "00_pretokenization", None, None) == 2
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
+    assert "\x1b" not in out and "\x07" not in out, repr(out)
+    assert not any(line.startswith("All tasks passed") for line in out.splitlines()), out
+    assert "\\x1b]0;owned\\x07" in out and "Grading " in out.splitlines()[0], out
