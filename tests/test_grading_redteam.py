@@ -9713,6 +9713,33 @@ def test_grade_class_review_lines_quote_a_learner_s_text_within_a_bound(tmp_path
     assert max(map(len, printed)) <= MAX_REPORT_LINE + 40, sorted(map(len, printed))[-3:]
 
 
+# ---- 98. red52: the learner's cells' outputs, each capped, of no bound in all ------------------------------------------------
+#
+# What a learner's cell prints is kept in the autograded notebook at 20,000 characters a stream (section 39), an error at
+# some 62,000: a notebook of its 2,000 cells (``MAX_CELLS``) each printing kept 80 MB of outputs, which nbgrader writes,
+# and its feedback and the formgrader's page show, in both paths.
+PRINTS_A_LOT = "print('x' * 30_000)\n"
+
+
+def test_the_learner_s_cells_keep_a_bounded_output_in_all():
+    """Lab 00's blank release and 100 cells of :data:`PRINTS_A_LOT`: the graded notebook kept 2,000,000 characters of
+    their outputs (20,000 a cell). Safe: ``grade_cells`` keeps ``MAX_LEARNER_OUTPUT_CHARS`` (1,000,000) of the learner's
+    cells' outputs in all; the first output past them, and the cell's after it, are a line saying so, as every cell's after
+    them; the test cells' outputs are the grader's, kept as before."""
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.trusted.autograde import MAX_LEARNER_OUTPUT_CHARS
+
+    notebook = blank("00_pretokenization")
+    notebook["cells"] += [code_cell(f"prints{index}", PRINTS_A_LOT) for index in range(100)]
+    grade_cells(notebook["cells"], "00_pretokenization", policy=Policy(cell_timeout=20), total_seconds=120)
+    learner = [cell for cell in notebook["cells"] if cell["id"].startswith("prints")]
+    kept = sum(len(output.get("text", "")) for cell in learner for output in cell["outputs"])
+    assert MAX_LEARNER_OUTPUT_CHARS - 30_000 < kept <= MAX_LEARNER_OUTPUT_CHARS + 100 * 100, kept
+    assert "characters of output not kept" in learner[-1]["outputs"][0]["text"], learner[-1]["outputs"]
+    assert learner[0]["outputs"][0]["text"].startswith("x" * 20_000), learner[0]["outputs"][0]["text"][:50]
+
+
 # ---- 99. red52: what the instructor opens: a learner's remote image, loaded when the page is opened ----------------------------
 #
 # nbgrader's feedback and formgrader pages show a markdown image as an ``<img>``: one whose address is another server's

@@ -37,6 +37,11 @@ RECORDS_DIR = "trusted_grades"
 # What a submitted notebook may hold (:class:`BoundedSubmission`): nbgrader's own steps cost CPU time and memory per cell
 # outside the notebook's budget. The largest lab's source has 35 cells and no outputs.
 MAX_CELLS, MAX_OUTPUTS = 2_000, 20_000
+# Characters of what the learner's cells printed or raised that the autograded notebook keeps, all its cells together (a
+# stream is capped at 20,000 a cell, an error at some 62,000): 2,000 cells printing made 80 MB of outputs, written into the
+# autograded notebook, the feedback and the formgrader's page (tests/test_grading_redteam.py, section 98). The course's
+# solutions print a few hundred characters in all.
+MAX_LEARNER_OUTPUT_CHARS = 1_000_000
 # Where a lab's graders are found: ``<GRADERS_PACKAGE>.lab<lab>``. Looked up by name when a notebook is graded
 # (:func:`load_graders`), never imported with this module: the trusted side's code does not depend on the graders'.
 GRADERS_PACKAGE = __package__.rsplit(".", 1)[0] + ".checks"
@@ -228,6 +233,28 @@ def lab_policy(graders: Any, base: Policy) -> Policy:
     return replace(base, **{key: value for key, value in wanted.items() if key not in REVIEW_ONLY_POLICY})
 
 
+def _output_chars(output: dict) -> int:
+    """The characters of one output of a learner's cell (:meth:`.sandbox.CellRun.outputs`: a stream or an error)."""
+    lines = output.get("traceback")
+    return (len(output.get("text", "")) + len(output.get("ename", "")) + len(output.get("evalue", ""))
+            + (sum(len(line) for line in lines) if isinstance(lines, list) else 0))
+
+
+def _within(outputs: list[dict], left: int) -> tuple[list[dict], int]:
+    """``outputs`` of a learner's cell as kept when ``left`` characters of :data:`MAX_LEARNER_OUTPUT_CHARS` are left, and
+    what is left after them: the first that does not fit, and those after it, are a line saying so."""
+    kept = []
+    for output in outputs:
+        size = _output_chars(output)
+        if size > left:
+            kept.append({"output_type": "stream", "name": "stderr", "text": f"({size:,} characters of output not kept: "
+                         f"the notebook's cells keep {MAX_LEARNER_OUTPUT_CHARS:,} in all)\n"})
+            return kept, 0
+        kept.append(output)
+        left -= size
+    return kept, left
+
+
 def _error_output(ename: str, message: str) -> dict:
     message = capped(message)
     return {"output_type": "error", "ename": ename, "evalue": message, "traceback": [f"{ename}: {message}"]}
@@ -301,6 +328,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
         box.budget(total_seconds, total_seconds * max(1.0, box.policy.wall_factor), time.process_time() - cpu_start,
                    max(0.0, time.monotonic() - start - busy))
         ran: list[tuple[str, str]] = []  # learner cells that ran cleanly, replayed after a restart
+        output_left = MAX_LEARNER_OUTPUT_CHARS  # what the learner's cells printed or raised, kept in all
 
         def spent() -> str:
             return f"not run: {box.out_of_budget()}"
@@ -352,7 +380,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
                 # one measured: a cell may define it again (redteam section 48). None runs between the two in the source.
                 box.measured_passes.clear()
                 run = box.run_cell(code, name)
-                cell["outputs"] = run.outputs()
+                cell["outputs"], output_left = _within(run.outputs(), output_left)
                 if run.ok:
                     ran.append((code, name))
                 continue
