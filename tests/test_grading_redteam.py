@@ -9626,6 +9626,49 @@ def test_honest_solutions_and_edge_cases_are_not_flagged_as_answers_kept_in_bran
     assert answer_branches({"cells": [*release["cells"], cell]}, release, inputs) == []
 
 
+# ---- 93. red52: a learner's error of megabytes, brought back from the worker into the trusted record -------------------------
+#
+# The worker cuts what it sends of a learner's exception (its message to 2,000 characters, its traceback to 30 lines of
+# 2,000), but not its class's name, which the learner's code makes of any length; and the worker is the learner's process.
+# On the trusted side a cell's error was capped (section 39), a call's was not: ``LearnerError.from_data`` kept every part,
+# each failed check's message quoted it, and the trusted record (``trusted_grades/``) kept those messages whole.
+RAISES_A_HUGE_ERROR = '''
+def utf8_bytes(text):
+    error = type("E" * 3_000_000, (Exception,), {})("m" * 5_000)
+    error.add_note("n" * 5_000)
+    raise error
+'''
+
+
+def test_a_learner_s_error_of_megabytes_is_cut_as_it_comes_back():
+    """Lab 00's solutions with a utf8_bytes that raises an exception of a class named by 3,000,000 characters, with a
+    note: the visible and hidden checks' verdicts each had a message of 3,001,054 characters, the trusted record 6 MB.
+    Safe: ``LearnerError.from_data`` cuts the class name to 200 characters, the message to 2,000, the traceback to its last
+    30 lines of 2,000, as a cell's error is cut (what a reply holds that is no dict or list is none); a verdict's message
+    is kept to ``MAX_VERDICT_CHARS`` (20,000) in the record. The check still names the class it raised."""
+    import json
+    from dataclasses import asdict
+
+    from test_grading_adversarial import complete
+
+    from bpe_ref.course.trusted.verdicts import LearnerError
+
+    notebook = complete("00_pretokenization")
+    for cell in notebook["cells"]:
+        if cell["id"] == "task1_utf8_bytes_solution":
+            cell["source"] += RAISES_A_HUGE_ERROR
+    record = grade_cells(notebook["cells"], "00_pretokenization", policy=Policy(cell_timeout=20), total_seconds=200)
+    failed = {verdict.grade_id: verdict.message for verdict in record.verdicts if not verdict.passed}
+    assert set(failed) == {"task1_utf8_bytes", "task1_utf8_bytes_hidden"}, failed
+    assert all("raised EEEE" in message and len(message) < 5_000 for message in failed.values()), {
+        name: len(message) for name, message in failed.items()}
+    assert len(json.dumps(asdict(record))) < 50_000, len(json.dumps(asdict(record)))
+    error = LearnerError.from_data({"ename": "E" * 10**6, "evalue": "v" * 10**6, "traceback": ["t" * 10**6] * 1_000})
+    assert (len(error.ename), len(error.evalue), len(error.traceback)) == (233, 2_033, 30), (
+        len(error.ename), len(error.evalue), len(error.traceback))
+    assert LearnerError.from_data([]).ename == "Error" and LearnerError.from_data({"traceback": "x" * 10**6}).traceback == []
+
+
 # ---- 95. red52: what the instructor opens: one attachment shown again at each of its many images ---------------------------
 #
 # nbconvert's markdown renderer writes a cell's attachment into the page as base64 data at each image that names it

@@ -52,12 +52,20 @@ def load_graders(lab: str) -> Any:
     return importlib.import_module(f"{GRADERS_PACKAGE}.lab{lab}")
 
 
+# A verdict's message as the trusted record keeps it (and a failed test cell shows it: ``_error_output``): a grader's
+# message quotes the learner's values and errors, each bounded, but in any number (tests/test_grading_redteam.py, 93).
+MAX_VERDICT_CHARS = 20_000
+
+
 @dataclass
 class Verdict:
     grade_id: str
     points: float
     passed: bool
     message: str
+
+    def __post_init__(self) -> None:
+        self.message = capped(self.message, MAX_VERDICT_CHARS)
 
 
 @dataclass
