@@ -74,6 +74,9 @@ c.CourseDirectory.ignore = [
 # confined worker process and every test cell's grader in nbgrader's own process, which holds the
 # reference and decides (bpe_ref/course/trusted/autograde.py). The rest of nbgrader's pipeline,
 # scoring, late penalties, gradebook and feedback, is unchanged.
+# A submission of more JSON objects and arrays than any lab's needs (200,000) is not read: nbgrader reads and validates
+# each as a node before any preprocessor runs (1,000,000 "{}" in a cell's metadata: MEASURED). Not graded, logged.
+c.Autograde.exporter_class = "bpe_ref.course.trusted.autograde.BoundedNotebookExporter"
 c.Autograde.autograde_preprocessors = [
     "bpe_ref.course.trusted.autograde.TrustedExecute",
     "nbgrader.preprocessors.IgnorePattern",

@@ -7304,11 +7304,20 @@ def test_a_right_to_left_failure_or_flag_is_laid_out_in_order_in_a_self_grade(tm
 # of 10**400 (OverflowError in float()), a cell id that is a list or a dict (TypeError, unhashable). Each ended the report
 # of the whole class with a traceback or one error line; nbgrader autograde fails that notebook alone.
 
+# Arrays nested this deep: far past the interpreter's recursion limit (some 1,000 levels), and fewer containers than a
+# notebook may hold in all (MAX_JSON_CONTAINERS, 200,000: section 94), which would refuse them before the limit was tried.
+NESTED_DEPTH = 100_000
+
+
 def _big_ints_notebook(notebook: dict, where: str) -> str:
-    """``notebook`` as JSON text with a field of 5,000 digits (``where="int"``) or 200,000 nested arrays (``"deep"``)."""
+    """``notebook`` as JSON text with a field of 5,000 digits (``where="int"``) or :data:`NESTED_DEPTH` nested arrays
+    (``"deep"``)."""
     import json
 
-    field = "1" * 5_000 if where == "int" else "[" * 200_000 + "]" * 200_000
+    from bpe_ref.course.trusted.autograde import MAX_JSON_CONTAINERS
+
+    assert NESTED_DEPTH + json.dumps(notebook).count("{") + json.dumps(notebook).count("[") < MAX_JSON_CONTAINERS
+    field = "1" * 5_000 if where == "int" else "[" * NESTED_DEPTH + "]" * NESTED_DEPTH
     return json.dumps(notebook)[:-1] + f', "extra": {field}}}'
 
 
@@ -7332,7 +7341,7 @@ def _metadata_notebooks(lab: str) -> dict[str, dict]:
 
 def test_a_submission_python_will_not_read_or_review_leaves_the_class_report_whole(tmp_path, monkeypatch):
     """Five submissions each ended grade --class before any row was printed: JSON of a 5,000-digit number, JSON nested
-    200,000 deep, a test cell's points of 10**400, a code cell's id a list, and a dict. Safe: read_notebook says the
+    100,000 deep, a test cell's points of 10**400, a code cell's id a list, and a dict. Safe: read_notebook says the
     first two and the ids "could not be read" (as section 35's cells); the review compares a number no float holds as
     it is and flags it, cut to 40 characters; and whatever else the review of one submission's cells raises is a flag
     of that submission's ("could not be reviewed"), its score kept, not the end of the report."""
@@ -7388,7 +7397,7 @@ def test_json_python_will_not_read_is_not_graded_in_a_self_grade(tmp_path, capsy
 
 def test_json_python_will_not_read_leaves_collect_whole(tmp_path, capsys):
     """``python -m bpe_ref collect`` checks that each downloaded notebook is JSON, to say which to ask for again: a
-    notebook of a 5,000-digit number or 200,000 nested arrays raised there (ValueError, RecursionError) and ended the
+    notebook of a 5,000-digit number or 100,000 nested arrays raised there (ValueError, RecursionError) and ended the
     command for the whole class, the notebooks after it in the ids' order not copied. Safe: such a file is copied and
     named "NOT valid notebook JSON", as one that is not JSON at all, and the rest are collected."""
     import argparse
@@ -9667,6 +9676,42 @@ def test_a_learner_s_error_of_megabytes_is_cut_as_it_comes_back():
     assert (len(error.ename), len(error.evalue), len(error.traceback)) == (233, 2_033, 30), (
         len(error.ename), len(error.evalue), len(error.traceback))
     assert LearnerError.from_data([]).ename == "Error" and LearnerError.from_data({"traceback": "x" * 10**6}).traceback == []
+
+
+# ---- 94. red52: a notebook of a million JSON containers, read node by node before any bound of autograde's -------------------
+#
+# Section 47's ``BoundedSubmission`` counts cells and outputs, in autograde's first preprocessor: nbgrader has read the
+# notebook by then, nbformat validating and copying each JSON object and array as a node. 1,000,000 ``{}`` in one cell's
+# metadata (2 MB of file, one cell) cost the self-grade's read_notebook 10 s of CPU and the autograde of that one notebook
+# MEASURED; the exchange takes 100 MB of them.
+def _many_containers(count: int) -> str:
+    """Lab 00's blank release with ``count`` empty JSON objects in its first cell's metadata, as JSON text."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    notebook = blank("00_pretokenization")
+    notebook["cells"][0]["metadata"]["junk"] = [{} for _ in range(count)]
+    return json.dumps(notebook)
+
+
+def test_a_notebook_of_too_many_json_containers_is_not_read(tmp_path):
+    """Lab 00's release with 250,000 ``{}`` in a cell's metadata (past ``MAX_JSON_CONTAINERS``, 200,000): read and graded
+    at nbgrader's cost per node. Safe: ``read_notebook`` (the self-grade, grade --class) says it "could not be read",
+    counting its objects and arrays outside strings before parsing it; ``nbgrader autograde`` (``nbgrader_config.py``'s
+    ``BoundedNotebookExporter``) does not read it: not graded, the reason in nbgrader's log and the self-grade's message.
+    Brackets inside strings are not counted; every lab's solution and release is graded in every run, well under it."""
+    from bpe_ref.course.grade import NotGradable, autograde_notebook, read_notebook
+    from bpe_ref.course.trusted.autograde import MAX_JSON_CONTAINERS, json_containers
+
+    path = tmp_path / "00_pretokenization.ipynb"
+    path.write_text(_many_containers(250_000), encoding="utf-8")
+    with pytest.raises(NotGradable, match=r"could not be read: .* holds 250,\d{3} JSON objects and arrays, more than the "
+                       r"200,000 a submission may have"):
+        read_notebook(path)
+    with pytest.raises(NotGradable, match=r"not graded: .* holds 250,\d{3} JSON objects and arrays"):
+        autograde_notebook(path, "00_pretokenization")
+    assert json_containers('{"a": "' + "[{" * MAX_JSON_CONTAINERS + '\\"[", "b": [{}, []]}') == 4
 
 
 # ---- 95. red52: what the instructor opens: one attachment shown again at each of its many images ---------------------------

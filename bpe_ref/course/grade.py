@@ -202,8 +202,16 @@ def read_notebook(path: Path) -> dict:
         raise NotGradable(f"could not be read: {path} is a folder, not a notebook")
     if path.suffix != ".ipynb":
         raise NotGradable(f"could not be read: {path} is not a notebook (expected a .ipynb file)")
+    from .trusted.autograde import too_many_containers
+
     try:
-        notebook = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        why = too_many_containers(text)  # before parsing: nbformat's reading costs per node (section 94)
+        if why:
+            raise NotGradable(f"could not be read: {path}: {why}")
+        notebook = json.loads(text)
+    except NotGradable:
+        raise
     except UnicodeDecodeError as err:
         raise NotGradable(f"could not be read: {path} is not UTF-8 text ({err.reason} at byte {err.start})") from None
     except json.JSONDecodeError as err:
@@ -288,6 +296,9 @@ def _why_autograde_failed(log: str) -> str:
         return "the kernel stopped responding and could not be interrupted after the time limit"
     if "NotJSONError" in log or "JSONDecodeError" in log:
         return "nbgrader could not read the notebook"
+    refused = [line.split("Error: not graded: ", 1)[1] for line in log.splitlines() if "Error: not graded: " in line]
+    if refused:  # a bound of the course's (BoundedNotebookExporter, BoundedSubmission): the reason it says
+        return refused[0].strip()
     errors = [line for line in log.splitlines() if "| ERROR]" in line]
     return errors[0].split("| ERROR]", 1)[1].strip() if errors else "see nbgrader's log"
 

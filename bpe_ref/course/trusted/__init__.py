@@ -252,7 +252,7 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   chose written as escapes (:mod:`bpe_ref.course.printable`): a refused open of a path of cursor and erase codes wiped
   the flagged row (section 25). The reports write right-to-left letters as escapes too (:func:`bpe_ref.course.grade.printed`):
   a terminal that lays text out by Unicode's bidirectional algorithm showed a Hebrew student id's "5 / 100" as
-  "100 / 5" (section 57). What the report reads of a submission (JSON of a 5,000-digit number or 200,000 levels,
+  "100 / 5" (section 57). What the report reads of a submission (JSON of a 5,000-digit number or 100,000 levels,
   points past every float, a cell id that is a list) makes it "could not be read" or a flag of its own, never the end
   of the class's report; ``collect`` names such a file (section 58). A cell's code is not hidden from the instructor's
   pages: nbconvert leaves out the source of a cell marked ``transient.remove_source``, a key no Jupyter writes, which

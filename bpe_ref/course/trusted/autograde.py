@@ -37,6 +37,33 @@ RECORDS_DIR = "trusted_grades"
 # What a submitted notebook may hold (:class:`BoundedSubmission`): nbgrader's own steps cost CPU time and memory per cell
 # outside the notebook's budget. The largest lab's source has 35 cells and no outputs.
 MAX_CELLS, MAX_OUTPUTS = 2_000, 20_000
+# JSON objects and arrays a submitted notebook may hold, in all: nbformat and nbgrader read, validate and copy each as a
+# node, some 10 microseconds and 1 KB apiece, before any bound of theirs on cells or outputs can look (1,000,000 ``{}`` in a
+# cell's metadata, 2 MB of file: MEASURED; tests/test_grading_redteam.py, section 94). A lab's notebook holds some 300,
+# and MAX_CELLS cells of MAX_OUTPUTS outputs some 70,000.
+MAX_JSON_CONTAINERS = 200_000
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+
+
+def json_containers(text: str) -> int:
+    """The objects and arrays of the JSON ``text``, counted without parsing it: its ``{`` and ``[`` outside strings (when
+    the text holds no more than :data:`MAX_JSON_CONTAINERS` of them at all, that count, its strings not looked at)."""
+    count = text.count("{") + text.count("[")
+    if count <= MAX_JSON_CONTAINERS:
+        return count
+    text = _JSON_STRING.sub("", text)
+    return text.count("{") + text.count("[")
+
+
+def too_many_containers(text: str, most: int = MAX_JSON_CONTAINERS) -> str | None:
+    """Why a notebook of JSON ``text`` is not read, or ``None``: more than ``most`` objects and arrays."""
+    count = json_containers(text)
+    if count <= most:
+        return None
+    return (f"it holds {count:,} JSON objects and arrays, more than the {most:,} a submission may have (reading so many "
+            "costs nbgrader minutes of CPU time and gigabytes of memory)")
+
+
 # Characters of what the learner's cells printed or raised that the autograded notebook keeps, all its cells together (a
 # stream is capped at 20,000 a cell, an error at some 62,000): 2,000 cells printing made 80 MB of outputs, written into the
 # autograded notebook, the feedback and the formgrader's page (tests/test_grading_redteam.py, section 98). The course's
@@ -516,6 +543,25 @@ if NbGraderPreprocessor is not None:
                 raise ValueError(f"not graded: the notebook has {len(nb.cells):,} cells and {outputs:,} outputs, more than "
                                  f"the {self.max_cells:,} cells and {self.max_outputs:,} outputs a submission may have")
             return nb, resources
+
+    from nbconvert.exporters import NotebookExporter
+
+    class BoundedNotebookExporter(NotebookExporter):
+        """The exporter of ``nbgrader autograde`` (``nbgrader_config.py``): a notebook of more JSON objects and arrays than
+        ``max_containers`` is not read, the notebook not graded (nbgrader logs why; ``grade --class`` reports it not
+        graded). nbgrader reads a submission, nbformat validating every node of it, before its first preprocessor
+        (:class:`BoundedSubmission`) can count its cells: 1,000,000 ``{}`` in one cell's metadata cost MEASURED
+        (``tests/test_grading_redteam.py``, section 94)."""
+
+        max_containers = Integer(MAX_JSON_CONTAINERS, help="JSON objects and arrays a submitted notebook may hold in all "
+                                 "(the largest lab's notebook holds some 300).").tag(config=True)
+
+        def from_filename(self, filename, resources=None, **kw):
+            with open(filename, encoding="utf-8", errors="replace") as file:
+                why = too_many_containers(file.read(), self.max_containers)
+            if why:
+                raise ValueError(f"not graded: {filename}: {why}")
+            return super().from_filename(filename, resources, **kw)
 
     class NamedDeduplicateIds(DeduplicateIds):
         """nbgrader's ``DeduplicateIds``, which failed the notebook (a ``KeyError``) on a cell marked graded, a solution
