@@ -38,10 +38,10 @@ RECORDS_DIR = "trusted_grades"
 # outside the notebook's budget. The largest lab's source has 35 cells and no outputs.
 MAX_CELLS, MAX_OUTPUTS = 2_000, 20_000
 # JSON objects and arrays a submitted notebook may hold, in all: nbformat and nbgrader read, validate and copy each as a
-# node, some 10 microseconds and 1 KB apiece, before any bound of theirs on cells or outputs can look (1,000,000 ``{}`` in a
-# cell's metadata, a 4 MB file, cost a self-grade's autograde 38 s of CPU time and 2.3 GB; tests/test_grading_redteam.py,
-# section 94). A lab's notebook holds some 300,
-# and MAX_CELLS cells of MAX_OUTPUTS outputs some 70,000.
+# node, some 40 microseconds of CPU time and 2 KB apiece, before any bound of theirs on cells or outputs can look
+# (1,000,000 ``{}`` in a cell's metadata, a 4 MB file, cost a self-grade's autograde 38 s of CPU time and 2.3 GB:
+# tests/test_grading_redteam.py, section 94). A lab's notebook holds at most 200, MAX_CELLS cells of MAX_OUTPUTS outputs
+# some 50,000.
 MAX_JSON_CONTAINERS = 200_000
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 
@@ -555,7 +555,7 @@ if NbGraderPreprocessor is not None:
         and 2.3 GB of memory (``tests/test_grading_redteam.py``, section 94)."""
 
         max_containers = Integer(MAX_JSON_CONTAINERS, help="JSON objects and arrays a submitted notebook may hold in all "
-                                 "(the largest lab's notebook holds some 300).").tag(config=True)
+                                 "(the largest lab's notebook holds some 200).").tag(config=True)
 
         def from_filename(self, filename, resources=None, **kw):
             with open(filename, encoding="utf-8", errors="replace") as file:
