@@ -46,9 +46,9 @@ def printed(line: str) -> str:
     return "".join(ascii(char)[1:-1] if unicodedata.bidirectional(char) in RIGHT_TO_LEFT else char for char in shown(line))
 
 
-# A line of a report that quotes a submission's text (a cell's id or grade_id, a name, what its code was seen to do) holds
-# at most these many characters as printed: a grade_id of 1,000,000 characters was a flag of grade --class of as many
-# (tests/test_grading_redteam.py, section 97).
+# A line of a report that quotes a submission's text (a cell's id or grade_id, a name, what its code was seen to do)
+# holds at most these many characters as printed: a grade_id of 1,000,000 characters was a flag of grade --class of as
+# many (tests/test_grading_redteam.py, section 97).
 MAX_REPORT_LINE = 2_000
 
 

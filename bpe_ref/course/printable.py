@@ -58,8 +58,8 @@ MOST_MATH_OPENERS = 64
 
 # A markdown cell's link reference definitions (``[a]: url``) are written again at each use (``[x][a]``, ``[a]``): one
 # definition of a 1 KB address used 40,000 times (280 KB of markdown) made 41 MB of page, a cell of more such text
-# gigabytes (tests/test_grading_redteam.py, section 96). Past these many definitions, or past these many "[" in a cell that
-# has a definition (a bound on its uses), the cell is shown as text. No lab's markdown defines a reference.
+# gigabytes (tests/test_grading_redteam.py, section 96). Past these many definitions, or past these many "[" in a cell
+# that has a definition (a bound on its uses), the cell is shown as text. No lab's markdown defines a reference.
 MOST_LINK_DEFINITIONS = 64
 MOST_BRACKETS_WITH_DEFINITIONS = 1_000
 # An image's address a page may load: an attachment's, a raster ``data:`` image (mistune's allowlist) or a path relative

@@ -205,7 +205,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   (20,000 characters a stream; an error's message 2,000, its traceback 30 lines), not by the worker's caps, which a
   cell can rebind (section 39): a call's error as it comes back too, its class name at 200 characters (a class named by
   3,000,000 made each failed check's message, and the trusted record, megabytes: section 93), a verdict's message at
-  20,000, and the learner's cells' outputs at 1,000,000 characters in all (section 98); decoding refuses nesting deeper than the worker sends and dicts or sets whose keys
+  20,000, and the learner's cells' outputs at 1,000,000 characters in all (section 98); decoding refuses nesting
+  deeper than the worker sends and dicts or sets whose keys
   share one hash before building them. The scratch folder is walked (twice a second for its size, at closing for links
   and special files) through at most ``Policy.scratch_entries`` entries and 32 levels, links never followed; past
   either the worker is stopped and flagged. The instructor's pages of a submission highlight its code with Pygments'
@@ -260,7 +261,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   the flagged row (section 25). The reports write right-to-left letters as escapes too (:func:`bpe_ref.course.grade.printed`):
   a terminal that lays text out by Unicode's bidirectional algorithm showed a Hebrew student id's "5 / 100" as
   "100 / 5" (section 57). A line quoting a submission's text (an id, a name) holds at most 2,000 characters
-  (``grade.MAX_REPORT_LINE``, section 97), and the self-grade prints a notebook's path escaped (section 100). What the report reads of a submission (JSON of a 5,000-digit number or 100,000 levels,
+  (``grade.MAX_REPORT_LINE``, section 97), and the self-grade prints a notebook's path escaped (section 100). What the
+  report reads of a submission (JSON of a 5,000-digit number or 100,000 levels,
   points past every float, a cell id that is a list) makes it "could not be read" or a flag of its own, never the end
   of the class's report; ``collect`` names such a file (section 58). A cell's code is not hidden from the instructor's
   pages: nbconvert leaves out the source of a cell marked ``transient.remove_source``, a key no Jupyter writes, which

@@ -47,8 +47,9 @@ _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 
 
 def json_containers(text: str) -> int:
-    """The objects and arrays of the JSON ``text``, counted without parsing it: its ``{`` and ``[`` outside strings (when
-    the text holds no more than :data:`MAX_JSON_CONTAINERS` of them at all, that count, its strings not looked at)."""
+    """The objects and arrays of the JSON ``text``, counted without parsing it: its ``{`` and ``[`` outside strings
+    (when the text holds no more than :data:`MAX_JSON_CONTAINERS` of them at all, that count, its strings not looked
+    at)."""
     count = text.count("{") + text.count("[")
     if count <= MAX_JSON_CONTAINERS:
         return count
@@ -61,14 +62,14 @@ def too_many_containers(text: str, most: int = MAX_JSON_CONTAINERS) -> str | Non
     count = json_containers(text)
     if count <= most:
         return None
-    return (f"it holds {count:,} JSON objects and arrays, more than the {most:,} a submission may have (reading so many "
-            "costs nbgrader minutes of CPU time and gigabytes of memory)")
+    return (f"it holds {count:,} JSON objects and arrays, more than the {most:,} a submission may have (reading so "
+            "many costs nbgrader minutes of CPU time and gigabytes of memory)")
 
 
 # Characters of what the learner's cells printed or raised that the autograded notebook keeps, all its cells together (a
-# stream is capped at 20,000 a cell, an error at some 62,000): 2,000 cells printing made 80 MB of outputs, written into the
-# autograded notebook, the feedback and the formgrader's page (tests/test_grading_redteam.py, section 98). The course's
-# solutions print a few hundred characters in all.
+# stream is capped at 20,000 a cell, an error at some 62,000): 2,000 cells printing made 80 MB of outputs, written into
+# the autograded notebook, the feedback and the formgrader's page (tests/test_grading_redteam.py, section 98). The
+# course's solutions print a few hundred characters in all.
 MAX_LEARNER_OUTPUT_CHARS = 1_000_000
 # Where a lab's graders are found: ``<GRADERS_PACKAGE>.lab<lab>``. Looked up by name when a notebook is graded
 # (:func:`load_graders`), never imported with this module: the trusted side's code does not depend on the graders'.
@@ -277,8 +278,8 @@ def _output_chars(output: dict) -> int:
 
 
 def _within(outputs: list[dict], left: int) -> tuple[list[dict], int]:
-    """``outputs`` of a learner's cell as kept when ``left`` characters of :data:`MAX_LEARNER_OUTPUT_CHARS` are left, and
-    what is left after them: the first that does not fit, and those after it, are a line saying so."""
+    """``outputs`` of a learner's cell as kept when ``left`` characters of :data:`MAX_LEARNER_OUTPUT_CHARS` are left,
+    and what is left after them: the first that does not fit, and those after it, are a line saying so."""
     kept = []
     for output in outputs:
         size = _output_chars(output)
@@ -548,14 +549,14 @@ if NbGraderPreprocessor is not None:
     from nbconvert.exporters import NotebookExporter
 
     class BoundedNotebookExporter(NotebookExporter):
-        """The exporter of ``nbgrader autograde`` (``nbgrader_config.py``): a notebook of more JSON objects and arrays than
-        ``max_containers`` is not read, the notebook not graded (nbgrader logs why; ``grade --class`` reports it not
-        graded). nbgrader reads a submission, nbformat validating every node of it, before its first preprocessor
+        """The exporter of ``nbgrader autograde`` (``nbgrader_config.py``): a notebook of more JSON objects and arrays
+        than ``max_containers`` is not read, the notebook not graded (nbgrader logs why; ``grade --class`` reports it
+        not graded). nbgrader reads a submission, nbformat validating every node of it, before its first preprocessor
         (:class:`BoundedSubmission`) can count its cells: 1,000,000 ``{}`` in one cell's metadata cost 38 s of CPU time
         and 2.3 GB of memory (``tests/test_grading_redteam.py``, section 94)."""
 
-        max_containers = Integer(MAX_JSON_CONTAINERS, help="JSON objects and arrays a submitted notebook may hold in all "
-                                 "(the largest lab's notebook holds some 200).").tag(config=True)
+        max_containers = Integer(MAX_JSON_CONTAINERS, help="JSON objects and arrays a submitted notebook may hold in "
+                                 "all (the largest lab's notebook holds some 200).").tag(config=True)
 
         def from_filename(self, filename, resources=None, **kw):
             with open(filename, encoding="utf-8", errors="replace") as file:
