@@ -74,6 +74,11 @@ c.CourseDirectory.ignore = [
 # confined worker process and every test cell's grader in nbgrader's own process, which holds the
 # reference and decides (bpe_ref/course/trusted/autograde.py). The rest of nbgrader's pipeline,
 # scoring, late penalties, gradebook and feedback, is unchanged.
+#
+# A submission of more JSON objects and arrays than any lab's needs (200,000) is not read: nbgrader reads and
+# validates each as a node before any preprocessor runs (1,000,000 "{}" in a cell's metadata: 38 s of CPU, 2.3 GB).
+# Not graded; nbgrader's log says why.
+c.Autograde.exporter_class = "bpe_ref.course.trusted.autograde.BoundedNotebookExporter"
 c.Autograde.autograde_preprocessors = [
     "bpe_ref.course.trusted.autograde.TrustedExecute",
     "nbgrader.preprocessors.IgnorePattern",

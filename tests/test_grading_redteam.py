@@ -7310,11 +7310,21 @@ def test_a_right_to_left_failure_or_flag_is_laid_out_in_order_in_a_self_grade(tm
 # of 10**400 (OverflowError in float()), a cell id that is a list or a dict (TypeError, unhashable). Each ended the report
 # of the whole class with a traceback or one error line; nbgrader autograde fails that notebook alone.
 
+# Arrays nested this deep: far past the interpreter's recursion limit (some 1,000 levels), and fewer containers than
+# a notebook may hold in all (MAX_JSON_CONTAINERS, 200,000: section 94), which would refuse them before the limit was
+# tried.
+NESTED_DEPTH = 100_000
+
+
 def _big_ints_notebook(notebook: dict, where: str) -> str:
-    """``notebook`` as JSON text with a field of 5,000 digits (``where="int"``) or 200,000 nested arrays (``"deep"``)."""
+    """``notebook`` as JSON text with a field of 5,000 digits (``where="int"``) or :data:`NESTED_DEPTH` nested arrays
+    (``"deep"``)."""
     import json
 
-    field = "1" * 5_000 if where == "int" else "[" * 200_000 + "]" * 200_000
+    from bpe_ref.course.trusted.autograde import MAX_JSON_CONTAINERS
+
+    assert NESTED_DEPTH + json.dumps(notebook).count("{") + json.dumps(notebook).count("[") < MAX_JSON_CONTAINERS
+    field = "1" * 5_000 if where == "int" else "[" * NESTED_DEPTH + "]" * NESTED_DEPTH
     return json.dumps(notebook)[:-1] + f', "extra": {field}}}'
 
 
@@ -7338,7 +7348,7 @@ def _metadata_notebooks(lab: str) -> dict[str, dict]:
 
 def test_a_submission_python_will_not_read_or_review_leaves_the_class_report_whole(tmp_path, monkeypatch):
     """Five submissions each ended grade --class before any row was printed: JSON of a 5,000-digit number, JSON nested
-    200,000 deep, a test cell's points of 10**400, a code cell's id a list, and a dict. Safe: read_notebook says the
+    100,000 deep, a test cell's points of 10**400, a code cell's id a list, and a dict. Safe: read_notebook says the
     first two and the ids "could not be read" (as section 35's cells); the review compares a number no float holds as
     it is and flags it, cut to 40 characters; and whatever else the review of one submission's cells raises is a flag
     of that submission's ("could not be reviewed"), its score kept, not the end of the report."""
@@ -7394,7 +7404,7 @@ def test_json_python_will_not_read_is_not_graded_in_a_self_grade(tmp_path, capsy
 
 def test_json_python_will_not_read_leaves_collect_whole(tmp_path, capsys):
     """``python -m bpe_ref collect`` checks that each downloaded notebook is JSON, to say which to ask for again: a
-    notebook of a 5,000-digit number or 200,000 nested arrays raised there (ValueError, RecursionError) and ended the
+    notebook of a 5,000-digit number or 100,000 nested arrays raised there (ValueError, RecursionError) and ended the
     command for the whole class, the notebooks after it in the ids' order not copied. Safe: such a file is copied and
     named "NOT valid notebook JSON", as one that is not JSON at all, and the rest are collected."""
     import argparse
@@ -9660,3 +9670,261 @@ def test_honest_solutions_and_edge_cases_are_not_flagged_as_answers_kept_in_bran
         name=task.name, params=", ".join(task.params), first=task.params[0], checks=checks)}
     compile(cell["source"], "edge", "exec")
     assert answer_branches({"cells": [*release["cells"], cell]}, release, inputs) == []
+
+
+# ---- 93. red52: a learner's error of megabytes, brought back from the worker into the trusted record -----------------
+#
+# The worker cuts what it sends of a learner's exception (its message to 2,000 characters, its traceback to 30 lines of
+# 2,000), but not its class's name, which the learner's code makes of any length; and the worker is the learner's
+# process. On the trusted side a cell's error was capped (section 39), a call's was not: ``LearnerError.from_data`` kept
+# every part, each failed check's message quoted it, and the trusted record (``trusted_grades/``) kept those messages
+# whole.
+RAISES_A_HUGE_ERROR = '''
+def utf8_bytes(text):
+    error = type("E" * 3_000_000, (Exception,), {})("m" * 5_000)
+    error.add_note("n" * 5_000)
+    raise error
+'''
+
+
+def test_a_learner_s_error_of_megabytes_is_cut_as_it_comes_back():
+    """Lab 00's solutions with a utf8_bytes that raises an exception of a class named by 3,000,000 characters, with a
+    note: the visible and hidden checks' verdicts each had a message of 3,001,054 characters, the trusted record 6 MB.
+    Safe: ``LearnerError.from_data`` cuts the class name to 200 characters, the message to 2,000, the traceback to its
+    last 30 lines of 2,000, as a cell's error is cut (what a reply holds that is no dict or list is none); a verdict's
+    message is kept to ``MAX_VERDICT_CHARS`` (20,000) in the record. The check still names the class it raised."""
+    import json
+    from dataclasses import asdict
+
+    from test_grading_adversarial import complete
+
+    from bpe_ref.course.trusted.verdicts import LearnerError
+
+    notebook = complete("00_pretokenization")
+    for cell in notebook["cells"]:
+        if cell["id"] == "task1_utf8_bytes_solution":
+            cell["source"] += RAISES_A_HUGE_ERROR
+    record = grade_cells(notebook["cells"], "00_pretokenization", policy=Policy(cell_timeout=20), total_seconds=200)
+    failed = {verdict.grade_id: verdict.message for verdict in record.verdicts if not verdict.passed}
+    assert set(failed) == {"task1_utf8_bytes", "task1_utf8_bytes_hidden"}, failed
+    assert all("raised EEEE" in message and len(message) < 5_000 for message in failed.values()), {
+        name: len(message) for name, message in failed.items()}
+    assert len(json.dumps(asdict(record))) < 50_000, len(json.dumps(asdict(record)))
+    error = LearnerError.from_data({"ename": "E" * 10**6, "evalue": "v" * 10**6, "traceback": ["t" * 10**6] * 1_000})
+    assert (len(error.ename), len(error.evalue), len(error.traceback)) == (233, 2_033, 30), (
+        len(error.ename), len(error.evalue), len(error.traceback))
+    assert LearnerError.from_data([]).ename == "Error"
+    assert LearnerError.from_data({"traceback": "x" * 10**6}).traceback == []
+
+
+# ---- 94. red52: a notebook of a million JSON containers, read node by node before any bound of autograde's -----------
+#
+# Section 47's ``BoundedSubmission`` counts cells and outputs, in autograde's first preprocessor: nbgrader has read the
+# notebook by then, nbformat validating and copying each JSON object and array as a node. 1,000,000 ``{}`` in one cell's
+# metadata (a 4 MB file, one cell) cost the self-grade's read_notebook 4.4 s of CPU and 690 MB, the autograde of that
+# one notebook 38 s and 2.3 GB; the exchange takes 100 MB of them.
+def _many_containers(count: int) -> str:
+    """Lab 00's blank release with ``count`` empty JSON objects in its first cell's metadata, as JSON text."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    notebook = blank("00_pretokenization")
+    notebook["cells"][0]["metadata"]["junk"] = [{} for _ in range(count)]
+    return json.dumps(notebook)
+
+
+def test_a_notebook_of_too_many_json_containers_is_not_read(tmp_path):
+    """Lab 00's release with 250,000 ``{}`` in a cell's metadata (past ``MAX_JSON_CONTAINERS``, 200,000): read and
+    graded at nbgrader's cost per node. Safe: ``read_notebook`` (the self-grade, grade --class) says it "could not be
+    read", counting its objects and arrays outside strings before parsing it; ``nbgrader autograde``
+    (``nbgrader_config.py``'s ``BoundedNotebookExporter``) does not read it: not graded, the reason in nbgrader's log
+    and the self-grade's message. Brackets inside strings are not counted; every lab's solution and release is graded in
+    every run, well under it."""
+    from bpe_ref.course.grade import NotGradable, autograde_notebook, read_notebook
+    from bpe_ref.course.trusted.autograde import MAX_JSON_CONTAINERS, json_containers
+
+    path = tmp_path / "00_pretokenization.ipynb"
+    path.write_text(_many_containers(250_000), encoding="utf-8")
+    with pytest.raises(NotGradable, match=r"could not be read: .* holds 250,\d{3} JSON objects and arrays, more than "
+                       r"the 200,000 a submission may have"):
+        read_notebook(path)
+    with pytest.raises(NotGradable, match=r"not graded: .* holds 250,\d{3} JSON objects and arrays"):
+        autograde_notebook(path, "00_pretokenization")
+    assert json_containers('{"a": "' + "[{" * MAX_JSON_CONTAINERS + '\\"[", "b": [{}, []]}') == 4
+
+
+# ---- 95. red52: what the instructor opens: one attachment shown again at each of its many images ---------------------
+#
+# nbconvert's markdown renderer writes a cell's attachment into the page as base64 data at each image that names it
+# (``![a](attachment:a.png)``): the page grows as the images times the attachment, a 23 KB cell of 1,000 images of one
+# 100 KB attachment a page of 133 MB (the feedback's, the formgrader's; both paths' autograded notebook keeps the cell).
+ATTACHED_IMAGE = "![a](attachment:a.png)\n" * 1_000
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_an_attachment_shown_many_times_is_written_into_the_page_once(template):
+    """A markdown cell of :data:`ATTACHED_IMAGE`, its attachment 100 KB of base64: the page was 133 MB (1,000 copies).
+    Safe: :func:`bpe_ref.course.printable.markdown_html` writes each attachment's data once a cell, at its first image;
+    the later images are text naming it. The page is under 1 MB, the first image shown."""
+    import base64
+
+    import nbformat
+
+    data = base64.b64encode(b"\x89PNG" + bytes(75_000)).decode()
+    cell = nbformat.v4.new_markdown_cell(ATTACHED_IMAGE, attachments={"a.png": {"image/png": data}})
+    html = _instructor_page(template, [cell])
+    assert len(html) < 2**20 and html.count(data) == 1, (len(html), html.count(data))
+    assert html.count("[the image attachment:a.png, shown above]") == 999
+
+
+# ---- 96. red52: what the instructor opens: link reference definitions written again at each of their uses ------------
+#
+# A markdown link reference (``[x][a]``, ``[a]``) is written with the address and title of its definition (``[a]: url``)
+# at each use: one definition of a 1 KB address used 20,000 times (141 KB of markdown) made 20 MB of page, time linear
+# in that; a cell of 10 MB such text, gigabytes. Many definitions, each used, cost their text again.
+REFERENCE_USES = "[a]: http://example.com/" + "x" * 1_000 + "\n\n" + "[a][a] " * 20_000
+REFERENCE_DEFINITIONS = "".join(f"[a{i}]: http://example.com/{i}\n" for i in range(10_000)) + "\n" + "[a1] [a2][a2]"
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_link_references_used_many_times_do_not_grow_the_instructor_s_pages(template):
+    """Markdown cells of :data:`REFERENCE_USES` and :data:`REFERENCE_DEFINITIONS`: the first made a page of 20 MB (the
+    address written 20,000 times). Safe: a cell of more than ``MOST_LINK_DEFINITIONS`` (64) definitions, or of one and
+    more than ``MOST_BRACKETS_WITH_DEFINITIONS`` (1,000) ``[``, is shown as text (its HTML escaped as ever), the page
+    about as large as the cell; a cell of a few references is rendered with its links as before."""
+    import nbformat
+
+    for source in (REFERENCE_USES, REFERENCE_DEFINITIONS):
+        html = _instructor_page(template, [nbformat.v4.new_markdown_cell(source + "<script>alert(1)</script>")])
+        assert len(html) < len(source) + 2**20 and "<script>alert(1)" not in html, len(html)
+        assert 'href="http://example.com/' not in html
+    few = "[the paper][p] and [p]\n\n[p]: https://example.org/p"
+    html = _instructor_page(template, [nbformat.v4.new_markdown_cell(few)])
+    assert html.count('<a href="https://example.org/p">') == 2, html[-2000:]
+
+
+# ---- 97. red52: grade --class's review lines, each quoting a learner's text without a bound --------------------------
+#
+# The review's flags name what a submission chose: a cell's id or grade_id ("added a graded cell ...", "marked ...
+# transient"), a kernel's name. A grade_id of 1,000,000 characters (JSON allows it; nbgrader's own checks come later)
+# was a flag line of as many, printed to the instructor's terminal, five ids of a transient flag five times that.
+def test_grade_class_review_lines_quote_a_learner_s_text_within_a_bound(tmp_path, capsys):
+    """A submission of lab 00 with a cell marked graded whose grade_id is 1,000,000 characters, and three transient
+    cells whose ids are 300,000 each: grade --class's report held flag lines of 1,000,060 and 900,000-odd characters.
+    Safe: ``class_report`` keeps each review line and detail to ``MAX_REPORT_LINE`` (2,000) characters, saying how long
+    it was, and ``print_class_report`` prints each line, escaped, within it."""
+    import json
+    import shutil
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import MAX_REPORT_LINE, class_report, print_class_report
+    from bpe_ref.course.notebooks import REPO_ROOT
+
+    lab = "00_pretokenization"
+    for kind in ("solutions", "labs"):
+        (tmp_path / kind / lab).mkdir(parents=True)
+        shutil.copy(REPO_ROOT / kind / lab / f"{lab}.ipynb", tmp_path / kind / lab)
+    notebook = blank(lab)
+    graded = {"grade": True, "grade_id": "g" * 1_000_000, "points": 1, "solution": False, "locked": False,
+              "schema_version": 3}
+    notebook["cells"].append({**code_cell("extra", "x = 1"), "metadata": {"nbgrader": graded}})
+    transient = {"transient": {"remove_source": True}}
+    notebook["cells"] += [{**code_cell(f"{index}" + "t" * 300_000, "y = 2"), "metadata": transient}
+                          for index in range(3)]
+    (tmp_path / "submitted" / "ann" / lab).mkdir(parents=True)
+    (tmp_path / "submitted" / "ann" / lab / f"{lab}.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    report = class_report(tmp_path, lab)
+    lengths = [len(line) for status in report for line in status.review]
+    assert any("added a graded cell ggg" in line for line in report[0].review), report[0].review
+    assert max(lengths) <= MAX_REPORT_LINE, lengths
+    assert any(line.endswith("characters in all)") for line in report[0].review), report[0].review
+    print_class_report(report, lab)
+    printed = capsys.readouterr().out.splitlines()
+    assert max(map(len, printed)) <= MAX_REPORT_LINE + 40, sorted(map(len, printed))[-3:]
+
+
+# ---- 98. red52: the learner's cells' outputs, each capped, of no bound in all ----------------------------------------
+#
+# What a learner's cell prints is kept in the autograded notebook at 20,000 characters a stream (section 39), an error
+# at some 62,000: a notebook of its 2,000 cells (``MAX_CELLS``) each printing kept 80 MB of outputs, which nbgrader
+# writes, and its feedback and the formgrader's page show, in both paths.
+PRINTS_A_LOT = "print('x' * 30_000)\n"
+
+
+def test_the_learner_s_cells_keep_a_bounded_output_in_all():
+    """Lab 00's blank release and 100 cells of :data:`PRINTS_A_LOT`: the graded notebook kept 2,000,000 characters of
+    their outputs (20,000 a cell). Safe: ``grade_cells`` keeps ``MAX_LEARNER_OUTPUT_CHARS`` (1,000,000) of the learner's
+    cells' outputs in all; the first output past them, and the cell's after it, are a line saying so, as every cell's
+    after them; the test cells' outputs are the grader's, kept as before."""
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.trusted.autograde import MAX_LEARNER_OUTPUT_CHARS
+
+    notebook = blank("00_pretokenization")
+    notebook["cells"] += [code_cell(f"prints{index}", PRINTS_A_LOT) for index in range(100)]
+    grade_cells(notebook["cells"], "00_pretokenization", policy=Policy(cell_timeout=20), total_seconds=120)
+    learner = [cell for cell in notebook["cells"] if cell["id"].startswith("prints")]
+    kept = sum(len(output.get("text", "")) for cell in learner for output in cell["outputs"])
+    assert MAX_LEARNER_OUTPUT_CHARS - 30_000 < kept <= MAX_LEARNER_OUTPUT_CHARS + 100 * 100, kept
+    assert "characters of output not kept" in learner[-1]["outputs"][0]["text"], learner[-1]["outputs"]
+    assert learner[0]["outputs"][0]["text"].startswith("x" * 20_000), learner[0]["outputs"][0]["text"][:50]
+
+
+# ---- 99. red52: what the instructor opens: a learner's remote image, loaded when the page is opened ------------------
+#
+# nbgrader's feedback and formgrader pages show a markdown image as an ``<img>``: one whose address is another server's
+# (``![x](https://tracker.example/p.png)``, or by a reference) is fetched when the page is opened, telling that server
+# who opened which learner's page, and when (the instructor reviewing, the learner reading feedback, its address too).
+REMOTE_IMAGES = ("![x](https://tracker.example/p.png?who=instructor) ![y][r] ![z](//tracker.example/z.png) "
+                 "<img src=http://tracker.example/raw.png> ![kept](figure.png)\n\n[r]: http://tracker.example/r.png")
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_remote_image_in_a_learner_s_markdown_is_a_link_not_loaded(template):
+    """A markdown cell of :data:`REMOTE_IMAGES`: the page held ``<img src="https://tracker.example/...">`` (three of
+    them). Safe: :func:`bpe_ref.course.printable.markdown_html` shows an image from elsewhere than an attachment, a
+    raster ``data:`` image or a path relative to the page as a link to it, its text the image's (HTML written in the
+    markdown, ``<img>`` too, was text already): nothing is loaded from the learner's server unless someone clicks."""
+    import nbformat
+
+    html = _instructor_page(template, [nbformat.v4.new_markdown_cell(REMOTE_IMAGES)])
+    assert re.search(r"<img[^>]*tracker\.example", html) is None, re.findall(r"<img[^>]*>", html)
+    for link, text in (("https://tracker.example/p.png?who=instructor", "x"), ("http://tracker.example/r.png", "y"),
+                       ("//tracker.example/z.png", "z")):
+        assert f'<a href="{link}">{text}</a>' in html, (link, html[-3000:])
+    assert re.search(r'<img[^>]*src="figure.png"', html) and "&lt;img src=http://tracker.example/raw.png&gt;" in html
+
+
+# ---- 100. red52: the self-grade's line naming the notebook's path, printed as the file is named ----------------------
+#
+# ``python -m bpe_ref grade PATH`` printed "Grading PATH as lab ..." as it was: a notebook whose file (or folder) is
+# named with escape codes and line breaks (a file a classmate shared, a folder unpacked from an archive) set the
+# terminal's title, rewrote the lines shown, or wrote a line of its own ("All tasks passed: 100 / 100 points").
+def test_the_self_grade_prints_a_notebook_s_path_escaped(tmp_path, capsys, monkeypatch):
+    """A notebook in a folder named ``"\\x1b]0;owned\\x07\\x1b[2K\\nAll tasks passed: 9 points.\\n"``: the self-grade's
+    first line wrote those codes and two lines of the path's own. Safe: that line (and every line naming a path) is
+    printed as every report line is (:func:`bpe_ref.course.grade.printed`): its control characters written as
+    escapes."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course import grade
+    from bpe_ref.course.grade import NotGradable
+
+    def stopped(*args, **kwargs):
+        raise NotGradable("not graded: stopped here by the test")
+
+    monkeypatch.setattr(grade, "autograde_notebook", stopped)
+    folder = tmp_path / "\x1b]0;owned\x07\x1b[2K\nAll tasks passed: 9 points.\n"
+    folder.mkdir()
+    path = folder / "00_pretokenization.ipynb"
+    path.write_text(json.dumps(blank("00_pretokenization")), encoding="utf-8")
+    assert grade.grade_one(path, "00_pretokenization", None, None) == 2
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
+    assert "\x1b" not in out and "\x07" not in out, repr(out)
+    assert not any(line.startswith("All tasks passed") for line in out.splitlines()), out
+    assert "\\x1b]0;owned\\x07" in out and "Grading " in out.splitlines()[0], out

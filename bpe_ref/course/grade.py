@@ -46,6 +46,20 @@ def printed(line: str) -> str:
     return "".join(ascii(char)[1:-1] if unicodedata.bidirectional(char) in RIGHT_TO_LEFT else char for char in shown(line))
 
 
+# A line of a report that quotes a submission's text (a cell's id or grade_id, a name, what its code was seen to do)
+# holds at most these many characters as printed: a grade_id of 1,000,000 characters was a flag of grade --class of as
+# many (tests/test_grading_redteam.py, section 97).
+MAX_REPORT_LINE = 2_000
+
+
+def bounded(line: str, limit: int = MAX_REPORT_LINE) -> str:
+    """``line`` cut to at most ``limit`` characters, saying how long it was."""
+    if len(line) <= limit:
+        return line
+    tail = f" ... ({len(line):,} characters in all)"
+    return line[:limit - len(tail)] + tail
+
+
 def printed_lines(text: str) -> str:
     """:func:`printed` for each line of a text made of several (the table): its line breaks kept."""
     return "\n".join(printed(line) for line in text.split("\n"))
@@ -188,8 +202,16 @@ def read_notebook(path: Path) -> dict:
         raise NotGradable(f"could not be read: {path} is a folder, not a notebook")
     if path.suffix != ".ipynb":
         raise NotGradable(f"could not be read: {path} is not a notebook (expected a .ipynb file)")
+    from .trusted.autograde import too_many_containers
+
     try:
-        notebook = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        why = too_many_containers(text)  # before parsing: nbformat's reading costs per node (section 94)
+        if why:
+            raise NotGradable(f"could not be read: {path}: {why}")
+        notebook = json.loads(text)
+    except NotGradable:
+        raise
     except UnicodeDecodeError as err:
         raise NotGradable(f"could not be read: {path} is not UTF-8 text ({err.reason} at byte {err.start})") from None
     except json.JSONDecodeError as err:
@@ -274,6 +296,9 @@ def _why_autograde_failed(log: str) -> str:
         return "the kernel stopped responding and could not be interrupted after the time limit"
     if "NotJSONError" in log or "JSONDecodeError" in log:
         return "nbgrader could not read the notebook"
+    refused = [line.split("Error: not graded: ", 1)[1] for line in log.splitlines() if "Error: not graded: " in line]
+    if refused:  # a bound of the course's (BoundedNotebookExporter, BoundedSubmission): the reason it says
+        return refused[0].strip()
     errors = [line for line in log.splitlines() if "| ERROR]" in line]
     return errors[0].split("| ERROR]", 1)[1].strip() if errors else "see nbgrader's log"
 
@@ -404,12 +429,15 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
     try:
         notebook = read_notebook(path)
         lab = lab or detect_lab(path, notebook)
-        print(f"Grading {path} as lab {lab}, hidden tests included (20-60 s on an idle machine, more on a busy one)...", flush=True)
+        # the path as any line naming it is printed: a file named with escape codes or a line break rewrote the terminal
+        # or wrote a line of its own here (tests/test_grading_redteam.py, section 100)
+        print(printed(f"Grading {path} as lab {lab}, hidden tests included (20-60 s on an idle machine, more on a busy "
+                      "one)..."), flush=True)
         isolation: list[str] = []
         behaviour: list[str] = []
         cells = autograde_notebook(path, lab, timeout=timeout, keep=keep, isolation=isolation, behaviour=behaviour)
     except NotGradable as problem:
-        print(printed(f"{path}: {problem}"), file=sys.stderr)
+        print(bounded(printed(f"{path}: {problem}")), file=sys.stderr)
         print("Nothing was graded: this is not a score of 0. Fix the problem above and grade again.", file=sys.stderr)
         return 2
     tasks = group_by_task(cells)
@@ -420,7 +448,7 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
     review = [f"its code {line}" for line in behaviour] + repeated_keys(path) + text_review(notebook, lab)
     if review:
         print("A class report would flag this notebook for review (no score changed):")
-        print("\n".join(printed(f"  - {line}") for line in review))
+        print("\n".join(bounded(printed(f"  - {line}")) for line in review))
     earned, possible = sum(t.earned for t in tasks), sum(t.possible for t in tasks)
     seconds = time.perf_counter() - start
     if earned >= possible:
@@ -429,7 +457,7 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
     failed = sum(not t.passed for t in tasks)
     print(f"{failed} of {len(tasks)} tasks not passed: {earned:g} / {possible:g} points ({seconds:.0f} s).")
     if keep:
-        print(f"The autograded notebook, with every output, is in {keep}.")
+        print(printed(f"The autograded notebook, with every output, is in {keep}."))
     else:
         print("For the whole message of a failure, run that task's visible test cell in your notebook. A failure only the\n"
               "hidden tests find (the visible cell passes) is shown in full in the graded copy: add --keep DIR and open it.")
@@ -448,7 +476,7 @@ def grade_this_lab(lab: str) -> int:
         print(f"Could not find the saved notebook {lab}.ipynb from {Path.cwd()}: run, at the repository root,\n"
               f"    python -m bpe_ref grade labs/{lab}/{lab}.ipynb")
         return 2
-    print(f"Grading the saved copy of {path} (save first: unsaved changes are not graded).", flush=True)
+    print(printed(f"Grading the saved copy of {path} (save first: unsaved changes are not graded)."), flush=True)
     result = subprocess.run([sys.executable, "-m", "bpe_ref", "grade", str(path), "--lab", lab],
                             capture_output=True, text=True)
     print(result.stdout + result.stderr)
@@ -678,6 +706,8 @@ def class_report(course: Path, lab: str) -> list[SubmissionStatus]:
     look_alike = look_alike_ids([status.student for status in report])
     for status in report:
         status.review += folder_flags(course / "submitted" / status.student / lab, notebook_names) + look_alike[status.student]
+        status.review = [bounded(line) for line in status.review]  # a flag quotes the learner's text (section 97)
+        status.detail = bounded(status.detail)
     return report
 
 
@@ -692,9 +722,9 @@ def print_class_report(report: list[SubmissionStatus], lab: str) -> int:
         score = f"{s.earned:g} / {s.possible:g}" if s.status == "graded" else "-"
         detail = f": {s.detail}" if s.detail else ""
         review = "; NEEDS REVIEW" if s.review else ""
-        print(f"{ids[s.student]:<{width}}  {score:>9}  {printed(f'{s.status}{detail}{review}')}")
-        for line in s.review:  # each flag one line, whatever its text holds
-            print(f"{'':<{width}}  {'':>9}    - {printed(line)}")
+        print(f"{ids[s.student]:<{width}}  {score:>9}  {bounded(printed(f'{s.status}{detail}{review}'))}")
+        for line in s.review:  # each flag one line, whatever its text holds, of MAX_REPORT_LINE characters at most
+            print(f"{'':<{width}}  {'':>9}    - {bounded(printed(line))}")
     counts = {kind: sum(s.status == kind for s in report) for kind in ("graded", "could not be read", "not graded", "missing")}
     flagged = sum(bool(s.review) for s in report)
     print(", ".join(f"{n} {kind}" for kind, n in counts.items() if n) + f" ({len(report)} submissions)"

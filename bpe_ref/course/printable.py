@@ -56,6 +56,47 @@ MATH_OPENERS = ("\\begin{", "\\\\[", "\\\\(")
 MOST_MATH_OPENERS = 64
 
 
+# A markdown cell's link reference definitions (``[a]: url``) are written again at each use (``[x][a]``, ``[a]``): one
+# definition of a 1 KB address used 40,000 times (280 KB of markdown) made 41 MB of page, a cell of more such text
+# gigabytes (tests/test_grading_redteam.py, section 96). Past these many definitions, or past these many "[" in a cell
+# that has a definition (a bound on its uses), the cell is shown as text. No lab's markdown defines a reference.
+MOST_LINK_DEFINITIONS = 64
+MOST_BRACKETS_WITH_DEFINITIONS = 1_000
+# An image's address a page may load: an attachment's, a raster ``data:`` image (mistune's allowlist) or a path relative
+# to the page, no more. Any other (``https://tracker.example/p.png``, ``//host/p``) is a link to click, not an image
+# loaded when the page is opened: nbgrader's feedback and formgrader pages loaded a learner's remote image, telling its
+# server who opened which page, and when (tests/test_grading_redteam.py, section 99).
+_LOCAL_IMAGE = re.compile(r"(?!.*//)[A-Za-z0-9_][A-Za-z0-9_./%-]{0,2000}")
+
+
+def _renderer(attachments: dict):
+    """nbconvert's ``IPythonRenderer`` (with ``attachments``) that writes each attachment's data into the page once, at
+    its first image: later images of it are text naming it (an attachment of 100 KB shown 1,000 times made a page of
+    133 MB, tests/test_grading_redteam.py, section 95); and shows an image from elsewhere than an attachment, raster
+    ``data:`` or the page's folder as a link (:data:`_LOCAL_IMAGE`)."""
+    from html import escape
+
+    from nbconvert.filters.markdown_mistune import IPythonRenderer
+
+    class BoundedRenderer(IPythonRenderer):
+        shown: set[str]
+
+        def image(self, text: str, url: str, title: str | None = None) -> str:
+            if url.startswith("attachment:"):
+                name = url[len("attachment:"):]
+                if name in self.shown:
+                    return f"<em>[the image attachment:{escape(name)}, shown above]</em>"
+                self.shown.add(name)
+                return super().image(text, url, title)
+            if url.lower().startswith("data:image/") or _LOCAL_IMAGE.fullmatch(url):
+                return super().image(text, url, title)
+            return self.link(text or escape(url), url, title)
+
+    renderer = BoundedRenderer(escape=True, allow_harmful_protocols=False, attachments=attachments)
+    renderer.shown = set()
+    return renderer
+
+
 @jinja2.pass_context
 def markdown_html(context: jinja2.runtime.Context, source: str) -> str:
     """nbconvert's ``markdown2html`` filter for nbgrader's feedback and formgrader pages (``nbgrader_config.py``):
@@ -65,15 +106,19 @@ def markdown_html(context: jinja2.runtime.Context, source: str) -> str:
     ``<img onerror=...>`` ran in the instructor's browser on the formgrader's origin, whose API sets any student's
     grades (``tests/test_grading_redteam.py``, section 37). No lab's markdown writes HTML; cleaning it instead (bleach)
     cost minutes of CPU on 300 KB of unclosed tags. The cell's attachments (an image pasted in) are given, as nbconvert
-    gives them."""
+    gives them, each once a cell; an image from elsewhere is a link (:func:`_renderer`). A cell of more link reference
+    definitions than :data:`MOST_LINK_DEFINITIONS`, or of one and many ``[``, is shown as text, as one of many LaTeX
+    openers is."""
     from html import escape
 
-    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+    from nbconvert.filters.markdown_mistune import MarkdownWithMath
 
     if sum(source.count(opener) for opener in MATH_OPENERS) > MOST_MATH_OPENERS:  # each scans the rest of the cell
         return f"<pre>{escape(source)}</pre>"
-    renderer = IPythonRenderer(escape=True, allow_harmful_protocols=False,
-                               attachments=context.get("cell", {}).get("attachments", {}))
+    definitions = source.count("]:")  # every link reference definition holds one ("[label]:")
+    if definitions > MOST_LINK_DEFINITIONS or (definitions and source.count("[") > MOST_BRACKETS_WITH_DEFINITIONS):
+        return f"<pre>{escape(source)}</pre>"
+    renderer = _renderer(context.get("cell", {}).get("attachments", {}))
     return MarkdownWithMath(renderer=renderer).render(source)
 
 

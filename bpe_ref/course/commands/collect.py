@@ -116,7 +116,7 @@ def collect(downloads: Path, lab: str, course: Path) -> list[Outcome]:
         try:
             json.loads(data.decode("utf-8"))
         except (ValueError, RecursionError) as err:  # not UTF-8, not JSON, or JSON Python will not read (a number of
-            # 5,000 digits, 200,000 levels: each ended the command, the files after it not copied; redteam section 58)
+            # 5,000 digits, 100,000 levels: each ended the command, the files after it not copied; redteam section 58)
             reason += f"; NOT valid notebook JSON ({err.__class__.__name__}): ask {student} for the file again"
         outcomes.append(Outcome(path.name, student, "copied", reason))
     return sorted(outcomes, key=lambda o: o.file)

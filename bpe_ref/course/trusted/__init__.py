@@ -203,7 +203,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   quadratic in ``%magic`` lines) under the cell's limit of this process's CPU time, past which the cell goes as it is
   (section 35); a reply is read with a size limit (4 MiB), and what the grader writes into the notebook is capped here
   (20,000 characters a stream; an error's message 2,000, its traceback 30 lines), not by the worker's caps, which a
-  cell can rebind (section 39); decoding refuses nesting deeper than the worker sends and dicts or sets whose keys
+  cell can rebind (section 39): a call's error as it comes back too, its class name at 200 characters (a class named by
+  3,000,000 made each failed check's message, and the trusted record, megabytes: section 93), a verdict's message at
+  20,000, and the learner's cells' outputs at 1,000,000 characters in all (section 98); decoding refuses nesting
+  deeper than the worker sends and dicts or sets whose keys
   share one hash before building them. The scratch folder is walked (twice a second for its size, at closing for links
   and special files) through at most ``Policy.scratch_entries`` entries and 32 levels, links never followed; past
   either the worker is stopped and flagged. The instructor's pages of a submission highlight its code with Pygments'
@@ -214,7 +217,9 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   prefix in linear time (:func:`bpe_ref.course.printable.strip_files_prefix`: nbconvert's pattern took 3 s a page on a
   markdown line of 20,000 ``[``, section 71); a markdown cell of more than 64 LaTeX openers (``\\begin{``), each of
   which nbconvert's math plugin ends by a search to the end of the cell, is shown as text (5.7 s a page for 54 KB:
-  section 72). The
+  section 72), as is one of more than 64 link reference definitions, or of one and more than 1,000 ``[`` (each use
+  writes the definition again: 141 KB of markdown, a 20 MB page, section 96); an attachment's data is written once a
+  cell, at its first image (one 100 KB attachment shown 1,000 times: a 100 MB page, section 95). The
   review of ``grade --class`` parses a learner cell of at most 100,000 characters, and 500,000 of a notebook's in all
   (``review.REVIEW_CELL_CHARACTERS``): past them a cell is a flag, "not read" (a 1 MB list literal cost it 6 s of CPU
   time and 800 MB, unbounded: section 69).
@@ -246,13 +251,18 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   the notebook, the gradebook) cost CPU time and memory per cell, which no ``total_timeout`` bounds (200,000 empty cells:
   76 s and 1.2 GB). A notebook of more cells or outputs than a submission may have (``MAX_CELLS``, ``MAX_OUTPUTS``) is
   refused by the first sanitizing step, ``BoundedSubmission``: not graded, reported (section 47). Reading it before
-  that step is nbgrader's, bounded by the exchange's ``max_dir_size`` only (100 MB of cells: some 8 GB).
+  that step is nbgrader's, bounded by the exchange's ``max_dir_size`` (100 MB of cells: some 8 GB) and by the count of
+  its JSON objects and arrays, made in its text before it is parsed: past ``MAX_JSON_CONTAINERS`` (200,000) the
+  autograde's exporter (``BoundedNotebookExporter``) and ``read_notebook`` do not read it (1,000,000 ``{}``: 38 s of
+  CPU time and 2.3 GB, section 94).
 - *Hiding a flag from the instructor*: every line the reports (``grade --class``, ``grade``) print, and every record
   of nbgrader's console log (``nbgrader_config.py``), has the control and format characters of text the submission
   chose written as escapes (:mod:`bpe_ref.course.printable`): a refused open of a path of cursor and erase codes wiped
   the flagged row (section 25). The reports write right-to-left letters as escapes too (:func:`bpe_ref.course.grade.printed`):
   a terminal that lays text out by Unicode's bidirectional algorithm showed a Hebrew student id's "5 / 100" as
-  "100 / 5" (section 57). What the report reads of a submission (JSON of a 5,000-digit number or 200,000 levels,
+  "100 / 5" (section 57). A line quoting a submission's text (an id, a name) holds at most 2,000 characters
+  (``grade.MAX_REPORT_LINE``, section 97), and the self-grade prints a notebook's path escaped (section 100). What the
+  report reads of a submission (JSON of a 5,000-digit number or 100,000 levels,
   points past every float, a cell id that is a list) makes it "could not be read" or a flag of its own, never the end
   of the class's report; ``collect`` names such a file (section 58). A cell's code is not hidden from the instructor's
   pages: nbconvert leaves out the source of a cell marked ``transient.remove_source``, a key no Jupyter writes, which
@@ -260,7 +270,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
 - *Running a script where the instructor looks*: nbgrader's pages render a markdown cell's HTML as it is, on an origin
   whose API sets any student's grades. ``nbgrader_config.py`` replaces the exporter's ``markdown2html``
   (:func:`bpe_ref.course.printable.markdown_html`): what markdown makes is kept, HTML written in it is shown as text,
-  links go to safe protocols only (section 37), attached images shown from their data if raster, SVG not at all. The
+  links go to safe protocols only (section 37), attached images shown from their data if raster, SVG not at all; an
+  image from elsewhere (another server's, which would learn who opened which page, and when) is a link (section 99). The
   outputs a submission saved are cleared (``ClearOutput``); those the grader writes are text streams and errors, which
   nbconvert escapes (section 39). nbgrader 0.9.6's formgrader wrote the id of its address into its page's script, ran
   the ``nbgrader_config.py`` of any folder its ``?path=`` named, and served the files handed in beside a notebook, and

@@ -37,6 +37,40 @@ RECORDS_DIR = "trusted_grades"
 # What a submitted notebook may hold (:class:`BoundedSubmission`): nbgrader's own steps cost CPU time and memory per cell
 # outside the notebook's budget. The largest lab's source has 35 cells and no outputs.
 MAX_CELLS, MAX_OUTPUTS = 2_000, 20_000
+# JSON objects and arrays a submitted notebook may hold, in all: nbformat and nbgrader read, validate and copy each as a
+# node, some 40 microseconds of CPU time and 2 KB apiece, before any bound of theirs on cells or outputs can look
+# (1,000,000 ``{}`` in a cell's metadata, a 4 MB file, cost a self-grade's autograde 38 s of CPU time and 2.3 GB:
+# tests/test_grading_redteam.py, section 94). A lab's notebook holds at most 200, MAX_CELLS cells of MAX_OUTPUTS outputs
+# some 50,000.
+MAX_JSON_CONTAINERS = 200_000
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+
+
+def json_containers(text: str) -> int:
+    """The objects and arrays of the JSON ``text``, counted without parsing it: its ``{`` and ``[`` outside strings
+    (when the text holds no more than :data:`MAX_JSON_CONTAINERS` of them at all, that count, its strings not looked
+    at)."""
+    count = text.count("{") + text.count("[")
+    if count <= MAX_JSON_CONTAINERS:
+        return count
+    text = _JSON_STRING.sub("", text)
+    return text.count("{") + text.count("[")
+
+
+def too_many_containers(text: str, most: int = MAX_JSON_CONTAINERS) -> str | None:
+    """Why a notebook of JSON ``text`` is not read, or ``None``: more than ``most`` objects and arrays."""
+    count = json_containers(text)
+    if count <= most:
+        return None
+    return (f"it holds {count:,} JSON objects and arrays, more than the {most:,} a submission may have (reading so "
+            "many costs nbgrader minutes of CPU time and gigabytes of memory)")
+
+
+# Characters of what the learner's cells printed or raised that the autograded notebook keeps, all its cells together (a
+# stream is capped at 20,000 a cell, an error at some 62,000): 2,000 cells printing made 80 MB of outputs, written into
+# the autograded notebook, the feedback and the formgrader's page (tests/test_grading_redteam.py, section 98). The
+# course's solutions print a few hundred characters in all.
+MAX_LEARNER_OUTPUT_CHARS = 1_000_000
 # Where a lab's graders are found: ``<GRADERS_PACKAGE>.lab<lab>``. Looked up by name when a notebook is graded
 # (:func:`load_graders`), never imported with this module: the trusted side's code does not depend on the graders'.
 GRADERS_PACKAGE = __package__.rsplit(".", 1)[0] + ".checks"
@@ -47,12 +81,20 @@ def load_graders(lab: str) -> Any:
     return importlib.import_module(f"{GRADERS_PACKAGE}.lab{lab}")
 
 
+# A verdict's message as the trusted record keeps it (and a failed test cell shows it: ``_error_output``): a grader's
+# message quotes the learner's values and errors, each bounded, but in any number (tests/test_grading_redteam.py, 93).
+MAX_VERDICT_CHARS = 20_000
+
+
 @dataclass
 class Verdict:
     grade_id: str
     points: float
     passed: bool
     message: str
+
+    def __post_init__(self) -> None:
+        self.message = capped(self.message, MAX_VERDICT_CHARS)
 
 
 @dataclass
@@ -228,6 +270,28 @@ def lab_policy(graders: Any, base: Policy) -> Policy:
     return replace(base, **{key: value for key, value in wanted.items() if key not in REVIEW_ONLY_POLICY})
 
 
+def _output_chars(output: dict) -> int:
+    """The characters of one output of a learner's cell (:meth:`.sandbox.CellRun.outputs`: a stream or an error)."""
+    lines = output.get("traceback")
+    return (len(output.get("text", "")) + len(output.get("ename", "")) + len(output.get("evalue", ""))
+            + (sum(len(line) for line in lines) if isinstance(lines, list) else 0))
+
+
+def _within(outputs: list[dict], left: int) -> tuple[list[dict], int]:
+    """``outputs`` of a learner's cell as kept when ``left`` characters of :data:`MAX_LEARNER_OUTPUT_CHARS` are left,
+    and what is left after them: the first that does not fit, and those after it, are a line saying so."""
+    kept = []
+    for output in outputs:
+        size = _output_chars(output)
+        if size > left:
+            kept.append({"output_type": "stream", "name": "stderr", "text": f"({size:,} characters of output not kept: "
+                         f"the notebook's cells keep {MAX_LEARNER_OUTPUT_CHARS:,} in all)\n"})
+            return kept, 0
+        kept.append(output)
+        left -= size
+    return kept, left
+
+
 def _error_output(ename: str, message: str) -> dict:
     message = capped(message)
     return {"output_type": "error", "ename": ename, "evalue": message, "traceback": [f"{ename}: {message}"]}
@@ -301,6 +365,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
         box.budget(total_seconds, total_seconds * max(1.0, box.policy.wall_factor), time.process_time() - cpu_start,
                    max(0.0, time.monotonic() - start - busy))
         ran: list[tuple[str, str]] = []  # learner cells that ran cleanly, replayed after a restart
+        output_left = MAX_LEARNER_OUTPUT_CHARS  # what the learner's cells printed or raised, kept in all
 
         def spent() -> str:
             return f"not run: {box.out_of_budget()}"
@@ -352,7 +417,7 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
                 # one measured: a cell may define it again (redteam section 48). None runs between the two in the source.
                 box.measured_passes.clear()
                 run = box.run_cell(code, name)
-                cell["outputs"] = run.outputs()
+                cell["outputs"], output_left = _within(run.outputs(), output_left)
                 if run.ok:
                     ran.append((code, name))
                 continue
@@ -480,6 +545,25 @@ if NbGraderPreprocessor is not None:
                 raise ValueError(f"not graded: the notebook has {len(nb.cells):,} cells and {outputs:,} outputs, more than "
                                  f"the {self.max_cells:,} cells and {self.max_outputs:,} outputs a submission may have")
             return nb, resources
+
+    from nbconvert.exporters import NotebookExporter
+
+    class BoundedNotebookExporter(NotebookExporter):
+        """The exporter of ``nbgrader autograde`` (``nbgrader_config.py``): a notebook of more JSON objects and arrays
+        than ``max_containers`` is not read, the notebook not graded (nbgrader logs why; ``grade --class`` reports it
+        not graded). nbgrader reads a submission, nbformat validating every node of it, before its first preprocessor
+        (:class:`BoundedSubmission`) can count its cells: 1,000,000 ``{}`` in one cell's metadata cost 38 s of CPU time
+        and 2.3 GB of memory (``tests/test_grading_redteam.py``, section 94)."""
+
+        max_containers = Integer(MAX_JSON_CONTAINERS, help="JSON objects and arrays a submitted notebook may hold in "
+                                 "all (the largest lab's notebook holds some 200).").tag(config=True)
+
+        def from_filename(self, filename, resources=None, **kw):
+            with open(filename, encoding="utf-8", errors="replace") as file:
+                why = too_many_containers(file.read(), self.max_containers)
+            if why:
+                raise ValueError(f"not graded: {filename}: {why}")
+            return super().from_filename(filename, resources, **kw)
 
     class NamedDeduplicateIds(DeduplicateIds):
         """nbgrader's ``DeduplicateIds``, which failed the notebook (a ``KeyError``) on a cell marked graded, a solution

@@ -1129,7 +1129,9 @@ class Sandbox:
             reply = self.request({"op": "exec", "code": code, "name": name}, timeout or self.policy.cell_timeout, f"running cell {name}")
         except GradingStopped as stopped:
             return CellRun(False, error={"ename": "CellStopped", "evalue": str(stopped), "traceback": []})
-        return CellRun(bool(reply.get("ok")), str(reply.get("stdout", "")), str(reply.get("stderr", "")), reply.get("error"))
+        error = reply.get("error")
+        return CellRun(bool(reply.get("ok")), str(reply.get("stdout", "")), str(reply.get("stderr", "")),
+                       error if isinstance(error, dict) or error is None else {"ename": "WorkerError", "evalue": "?"})
 
     def call(self, name: str, args: tuple, *, timeout: float | None = None, return_args: bool = False,
              spy: tuple[str, ...] = (), stand_ins: tuple[Callable, ...] = (), driver: Callable | None = None,

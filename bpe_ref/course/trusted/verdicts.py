@@ -20,6 +20,19 @@ class CheckFailed(AssertionError):
         return [f"\x1b[0;31m{type(self).__name__}\x1b[0m: {lines[0]}", *lines[1:]]
 
 
+# What an exception of the learner's brings back, at most: its class name, its message, and its traceback's last lines
+# of so many characters each, as a cell's error is written (:meth:`.sandbox.CellRun.outputs`). The worker cuts them so,
+# but it is the learner's process: a class named with 3,000,000 characters (``type("E" * 3_000_000, (Exception,), {})``,
+# whose name no cut of the worker's bounded) made each failed check's message, and the trusted record, of megabytes
+# (tests/test_grading_redteam.py, section 93). They are cut here, as the reply is read, before a grader quotes them.
+MAX_ENAME_CHARS, MAX_EVALUE_CHARS, MAX_TRACEBACK_LINES, MAX_TRACEBACK_LINE_CHARS = 200, 2_000, 30, 2_000
+
+
+def _cut(text: object, limit: int) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text):,} characters in all)"
+
+
 class LearnerError(Exception):
     """An exception the learner's code raised in the grading process, brought back as data."""
 
@@ -29,7 +42,12 @@ class LearnerError(Exception):
 
     @classmethod
     def from_data(cls, data: dict) -> LearnerError:
-        return cls(str(data.get("ename", "Error")), str(data.get("evalue", "")), [str(line) for line in data.get("traceback", [])])
+        """The error of a reply (what the worker sent), each part cut to its bound above."""
+        data = data if isinstance(data, dict) else {}
+        lines = data.get("traceback", [])
+        return cls(_cut(data.get("ename", "Error"), MAX_ENAME_CHARS), _cut(data.get("evalue", ""), MAX_EVALUE_CHARS),
+                   [_cut(line, MAX_TRACEBACK_LINE_CHARS) for line in lines[-MAX_TRACEBACK_LINES:]]
+                   if isinstance(lines, list) else [])
 
 
 class GradingStopped(BaseException):
