@@ -716,6 +716,9 @@ def counts_error_hint(args: tuple, error: BaseException) -> str | None:
     if error_name(error) == "RecursionError":
         return ("a RecursionError on a long pretoken: a recursion goes one call deeper per token, past Python's limit "
                 "(1,000); fill counts in a loop, end by end from 1, each from counts[end - len(last[end])]")
+    if error_name(error) == "TypeError" and "NoneType" in str(error):
+        return ("a None where a token was expected: last[0] is None, the empty prefix, which has no last token; its count "
+                "is 0 (counts[0] == 0) and needs no lookup: start the loop at end 1 (range(1, len(last)))")
     return None
 
 
