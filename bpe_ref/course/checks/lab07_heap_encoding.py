@@ -219,8 +219,13 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
         return LATER_OR_LOWER
     if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="merge"):
         return MERGED_EARLY
-    if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="default"):
+    # a default of the popped rank and no rank check at all give the same tokens where no pair changed its rank: the
+    # latter's hint below (the rank compared), with this one beside it
+    by_default = got != expected and got == pop_loop_variant(parts, ranks, heap, stale="default")
+    part_only = got != expected and got == pop_loop_variant(parts, ranks, heap, stale="part")
+    if by_default and not part_only:
         return STALE_BY_DEFAULT
+    default_too = f" (or else: {STALE_BY_DEFAULT})" if by_default else ""
     if got != expected and got == pop_loop_variant(parts, ranks, heap, absorbed_kept=True):
         return ABSORBED_KEPT
     # the last entry left in the heap: on "aaaaa" a right pair never merged (pushed position first, or a loop over
@@ -267,9 +272,9 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
         if unmade:
             return (f"your result holds {unmade[0]!r}, which no merge makes: a popped (rank, i) is stale also when the "
                     "part at i still exists but the pair starting there is another one now (its neighbour grew): "
-                    "check ranks.get((parts[i], next part)) == rank before merging")
-    if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="part"):
-        return MERGED_EARLY
+                    "check ranks.get((parts[i], next part)) == rank before merging" + default_too)
+    if part_only:
+        return MERGED_EARLY + default_too
     if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="identity"):
         return RANK_BY_IDENTITY
     if got != expected and got == replaced_variant(parts, ranks, heap):

@@ -140,15 +140,19 @@ def compatible_hint(args: tuple, expected: object, got: object) -> str | None:
     if not isinstance(got, bool):
         return None
     tokens = encode_pretoken(left + right, ranks)
-    if got != expected and max(len(left), len(right)) > 1 and got == ((left[-1:], right[:1]) not in ranks):
-        return (f"whether the two bytes at the boundary, ({left[-1:]!r}, {right[:1]!r}), are a merge does not decide it: "
+    boundary = (f"whether the two bytes at the boundary, ({left[-1:]!r}, {right[:1]!r}), are a merge does not decide it: "
                 f"BPE encodes {left + right!r} to {tokens!r}. Merges inside each token, and merges of their results "
                 "across the boundary, can come first or never happen: encode the joined bytes (encode_pretoken(left + "
-                "right, ranks)) and compare with [left, right]")
+                "right, ranks)) and compare with [left, right]") if (
+        got != expected and max(len(left), len(right)) > 1 and got == ((left[-1:], right[:1]) not in ranks)) else None
     if got and not expected and (left, right) not in ranks:
-        if tokens[:1] == [left] and tokens != [left, right]:
+        if tokens[:1] == [left] and tokens != [left, right]:  # the first token alone compared (or the boundary's bytes)
             return (f"BPE encodes {left + right!r} to {tokens!r}: it starts with {left!r}, but the rest is not "
-                    f"[{right!r}]. Compatible means the whole encoding is exactly [left, right]: compare all of it")
+                    f"[{right!r}]. Compatible means the whole encoding is exactly [left, right]: compare all of it"
+                    + (f" (or else: {boundary})" if boundary else ""))
+    if boundary:
+        return boundary
+    if got and not expected and (left, right) not in ranks:
         if encode_pretoken(left, ranks) != [left]:
             return (f"{left!r} does not encode to itself (BPE makes {encode_pretoken(left, ranks)!r} of its bytes), so no "
                     "encoding holds it: it is compatible with nothing")
