@@ -6664,6 +6664,11 @@ LAB08_WALK52 = {
         "return encode_pretoken(left + right, ranks) == [left, right]",
         "return (left[-1:], right[:1]) not in ranks  # no merge across the boundary"),),
         "whether the two bytes at the boundary", "whether the two bytes at the boundary"),
+    # encode_pretoken's list compared with a tuple: never equal (was told only "that is what compatible means")
+    "compatible-against-a-tuple": ("task1_compatible_solution", ((
+        "return encode_pretoken(left + right, ranks) == [left, right]",
+        "return encode_pretoken(left + right, ranks) == (left, right)"),),
+        "a tuple (left, right) never equals a list", "a tuple (left, right) never equals a list"),
     "backtrack-longest-of-the-pairs": ("task2_backtrack_encode_solution", ((
         "    longest = max(map(len, valid), default=1)\n", "    longest = max(map(len, ranks), default=1)\n"),),
         "K the longest valid token's length", "K the longest valid token's length"),
@@ -6755,3 +6760,42 @@ def test_lab08_walk52_a_list_made_per_entry_loses_task_4_in_the_worker_too(at_th
         message = remote("08_linear_encoding", code.replace(old, new), "prefix_token_counts", "check_prefix_token_counts_properties")
     assert message is not None and "a new list made for each entry" in message, message
     assert remote("08_linear_encoding", code, "prefix_token_counts", "check_prefix_token_counts_properties") is None
+
+
+@pytest.mark.parametrize("lab, mistakes, hints", [
+    ("07_heap_encoding", ("first-positions-as-byte-offsets", "merge-same-rank-as-the-last-skipped", "encode-a-token-pretoken-as-one"),
+     {"task1_first_heap": "the positions are byte offsets", "task2_merge_all": "the same rank as the entry popped just before",
+      "task3_heap_encode": "is no shortcut"}),
+    ("08_linear_encoding", ("compatible-boundary-bytes-only", "backtrack-recursive", "last-predecessor-from-the-readme",
+                            "counts-list-added-per-entry"),
+     {"task1_compatible": "whether the two bytes at the boundary", "task2_backtrack_encode": "keep the accepted tokens on a list",
+      "task3_last_tokens": "the crate's README reads", "task4_prefix_token_counts": "a new list made for each entry"}),
+], ids=["07", "08"])
+def test_labs07_08_walk52_the_rounds_mistakes_lose_their_tasks_in_a_class_with_their_hints(monkeypatch, lab, mistakes, hints):
+    """The class path (``grade_cells`` in a grading worker with the class's seed, as ``nbgrader autograde`` grades a class):
+    one notebook holds a mistake in each task; each loses its own task's visible and hidden points with its hint, and the
+    honest notebook keeps all."""
+    from bpe_ref.course.checks import running
+    from bpe_ref.course.trusted.autograde import grade_cells
+
+    table = {**WALK52_VISIBLE, **{("08_linear_encoding", name): mistake for name, mistake in LAB08_WALK52_MEASURED.items()}}
+
+    def notebook(names: tuple = ()) -> list[dict]:
+        cells = read_notebook_json(source_notebook(lab))["cells"]
+        for name in names:
+            cell_id, changes, *_ = table[lab, name]
+            cell = next(cell for cell in cells if cell["id"] == cell_id)
+            for old, new in changes:
+                assert old in cell["source"], old
+                cell["source"] = cell["source"].replace(old, new, 1)
+        return cells
+
+    monkeypatch.setattr(running, "_KEPT", {"seed": None, "tests": {}})
+    policy, class_seed = Policy(cell_timeout=60, call_timeout=60), 20261203
+    honest = grade_cells(notebook(), lab, policy=policy, seed=class_seed, whole_class=True)
+    assert all(v.passed for v in honest.verdicts), [v for v in honest.verdicts if not v.passed]
+    mistaken = grade_cells(notebook(mistakes), lab, policy=policy, seed=class_seed, whole_class=True)
+    lost = {v.grade_id: v.message for v in mistaken.verdicts if not v.passed}
+    assert sorted(lost) == sorted(f"{task}{part}" for task in hints for part in ("", "_hidden")), mistaken.verdicts
+    for grade_id, message in lost.items():
+        assert hints[grade_id.removesuffix("_hidden")] in message, (grade_id, message)

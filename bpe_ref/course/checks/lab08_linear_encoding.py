@@ -150,7 +150,7 @@ def compatible_hint(args: tuple, expected: object, got: object) -> str | None:
             return (f"BPE encodes {left + right!r} to {tokens!r}: it starts with {left!r}, but the rest is not "
                     f"[{right!r}]. Compatible means the whole encoding is exactly [left, right]: compare all of it"
                     + (f" (or else: {boundary})" if boundary else ""))
-    if boundary:
+    if boundary and got:
         return boundary
     if got and not expected and (left, right) not in ranks:
         if encode_pretoken(left, ranks) != [left]:
@@ -165,7 +165,9 @@ def compatible_hint(args: tuple, expected: object, got: object) -> str | None:
     if got and not expected:
         return f"({left!r}, {right!r}) is itself a merge: BPE joins the two into one token"
     if expected and not got:
-        return f"BPE encodes {left + right!r} to exactly [{left!r}, {right!r}]: that is what compatible means"
+        return (f"BPE encodes {left + right!r} to exactly [{left!r}, {right!r}]: that is what compatible means "
+                "(encode_pretoken returns a list: compare it with the list [left, right]; a tuple (left, right) never "
+                "equals a list)" + (f" (or else: {boundary})" if boundary else ""))
     return None
 
 
