@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import itertools
 import random
 from collections.abc import Callable
 from dataclasses import replace
@@ -74,7 +75,7 @@ def first_heap_hint(args: tuple, expected: object, got: object) -> str | None:
     if sorted((position, rank) for rank, position in want) == have:
         return "each entry is (rank, position), rank first: the heap pops the lowest rank first, then the leftmost"
     parts, ranks = args
-    offsets = [sum(map(len, parts[:position])) for position in range(len(parts))]
+    offsets = [0, *itertools.accumulate(map(len, parts))]  # each part's first byte, in the pretoken
     if have != want and have == sorted((rank, offsets[position]) for rank, position in want):
         return ("the positions are byte offsets in the pretoken: a position is the index of the left part in parts, "
                 "position for (parts[position], parts[position + 1]). Page 07 names a part by its first byte's index "
