@@ -9928,3 +9928,219 @@ def test_the_self_grade_prints_a_notebook_s_path_escaped(tmp_path, capsys, monke
     assert "\x1b" not in out and "\x07" not in out, repr(out)
     assert not any(line.startswith("All tasks passed") for line in out.splitlines()), out
     assert "\\x1b]0;owned\\x07" in out and "Grading " in out.splitlines()[0], out
+
+
+# ---- 101. walk52: an import the grading worker cannot load ---------------------------------------------------------------
+# The worker runs without site-packages: the standard library, regex and the lab's given modules of bpe_ref are all it can
+# import. A learner's prefix_token_counts built on numpy (an array of counts) passes every visible test in the kernel and
+# scores nothing when graded (ModuleNotFoundError on each call), and grade --class said nothing about why (only tiktoken
+# and the modules of review.MODULES were named). The review now flags an import of any module outside those, in both paths;
+# not an import the cell guards (try/except ImportError), one of the notebook's own %%writefile modules (lab 03), nor one in
+# a cell the autograder skips (NBGRADER_EXECUTION: the explorations' matplotlib).
+NUMPY_COUNTS = ("def prefix_token_counts(last):\n    import numpy as np\n    counts = np.zeros(len(last), dtype=np.int64)\n"
+                "    for end in range(1, len(last)):\n        counts[end] = counts[end - len(last[end])] + 1\n"
+                "    return counts.tolist()\n")
+
+
+def test_an_import_the_worker_cannot_load_scores_nothing_and_is_flagged():
+    import json
+
+    from bpe_ref.course.grade import text_review
+    from bpe_ref.course.notebooks import release_notebook
+    from bpe_ref.course.trusted.autograde import lab_policy, load_graders
+
+    lab, cell_id = "08_linear_encoding", "task4_prefix_token_counts_solution"
+    graders = load_graders(lab)
+    with Sandbox(lab_policy(graders, Policy())) as box:
+        run = box.run_cell(lab_code(lab, cell_id, NUMPY_COUNTS), "numpy")
+        assert run.ok, run.error
+        with pytest.raises(AssertionError, match="No module named 'numpy'"):
+            graders.check_prefix_token_counts_properties(RemoteFunction(box, "prefix_token_counts"))
+    release = json.loads(release_notebook(lab).read_text(encoding="utf-8"))
+    assert text_review(release, lab) == []
+    next(cell for cell in release["cells"] if cell["id"] == cell_id)["source"] = NUMPY_COUNTS
+    review = text_review(release, lab)
+    assert any(line.startswith(f"hint from its text: cell {cell_id}: imports numpy, which the grading worker cannot load")
+               for line in review), review
+
+
+@pytest.mark.parametrize("code", [
+    "import regex\nimport json, collections.abc\nfrom heapq import heappush\nfrom __future__ import annotations\n",
+    "try:\n    import numpy as np\nexcept ImportError:  # not in the grading worker\n    np = None\n",
+    "import os\nif not os.environ.get('NBGRADER_EXECUTION'):\n    import matplotlib.pyplot as plt\n",
+    "from chunk_counting import count_chunk\n",  # the notebook's own module, written by the cell below
+], ids=["stdlib-and-regex", "guarded", "skipped-when-graded", "own-writefile-module"])
+def test_imports_the_worker_loads_are_not_flagged(code):
+    import json
+
+    from bpe_ref.course.notebooks import release_notebook
+    from bpe_ref.course.trusted.review import notebook_flags
+
+    release = json.loads(release_notebook("08_linear_encoding").read_text(encoding="utf-8"))
+    cells = [{"cell_type": "code", "id": "mine", "metadata": {}, "source": code},
+             {"cell_type": "code", "id": "module", "metadata": {}, "source": "%%writefile chunk_counting.py\n"
+              "def count_chunk(path, start, end):\n    return {}\n"}]
+    # as lab 03's review reads it: a module of its own written with %%writefile, for its worker processes
+    assert notebook_flags({"cells": [*release["cells"], *cells]}, release, allow_processes=True) == []
+    cells[0]["source"] = code + "import numpy\n"
+    assert notebook_flags({"cells": [*release["cells"], *cells]}, release, allow_processes=True) == [
+        "cell mine: imports numpy, which the grading worker cannot load (the standard library, regex and the setup cell's "
+        "modules only): the import fails when graded, and the cells that need it score nothing"] or "NBGRADER" in code
+
+
+# ---- 102. walk52: reads of __builtins__ ----------------------------------------------------------------------------------
+# Rebinding a name of __builtins__ (``__builtins__.open = ...``) and reaching ``__builtins__.__dict__`` were flagged, but a
+# read was not: ``__builtins__["open"]`` (a dict in a module other than __main__), ``getattr(__builtins__, "open")``,
+# ``vars(__builtins__)`` taken apart, ``globals()["__builtins__"]``, ``f.__globals__["__builtins__"]``. Through it a cell
+# reaches open, __import__ and every builtin a grader's driver or the worker's loop looks up, past the flags on their names
+# (``calls open (files)`` reads a call by name). No lab's code needs it: the review now flags any mention of the name.
+BUILTINS_READS = {
+    "subscript": "def prefix_token_counts(last):\n    read = __builtins__['open']\n    return [0] * len(last)\n",
+    "getattr": "def prefix_token_counts(last):\n    read = getattr(__builtins__, 'open')\n    return [0] * len(last)\n",
+    "dict-get": "def prefix_token_counts(last):\n    table = __builtins__.__dict__\n    return [0] * len(last)\n",
+    "globals": "def prefix_token_counts(last):\n    table = globals()['__builtins__']\n    return [0] * len(last)\n",
+    "alias": "B = __builtins__\n\n\ndef prefix_token_counts(last):\n    return [0] * len(last)\n",
+}
+
+
+@pytest.mark.parametrize("way", sorted(BUILTINS_READS))
+def test_reads_of_builtins_are_flagged_by_the_review(way):
+    import json
+
+    from bpe_ref.course.grade import text_review
+    from bpe_ref.course.notebooks import release_notebook
+
+    lab, cell_id = "08_linear_encoding", "task4_prefix_token_counts_solution"
+    release = json.loads(release_notebook(lab).read_text(encoding="utf-8"))
+    next(cell for cell in release["cells"] if cell["id"] == cell_id)["source"] = BUILTINS_READS[way]
+    review = text_review(release, lab)
+    assert any(line.startswith(f"hint from its text: cell {cell_id}: ") and "reads __builtins__" in line
+               for line in review), review
+
+
+def test_a_read_of_builtins_is_flagged_in_a_class_report(tmp_path):
+    """The class path: grade --class's report of a submission that reads __builtins__, beside a blank one (no flag)."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import class_report
+
+    lab, cell_id = "08_linear_encoding", "task4_prefix_token_counts_solution"
+    notebook = blank(lab)
+    next(cell for cell in notebook["cells"] if cell.get("id") == cell_id)["source"] = BUILTINS_READS["subscript"]
+    texts = {"ann": json.dumps(notebook), "zoe": json.dumps(blank(lab))}
+    report = {status.student: status for status in class_report(_class_course(tmp_path, lab, texts), lab)}
+    assert any(f"cell {cell_id}: reads __builtins__" in line for line in report["ann"].review), report["ann"].review
+    assert report["zoe"].review == [], report["zoe"].review
+
+
+# ---- 103. walk52: answers kept for the visible cases in a string literal ---------------------------------------------------
+# Section 86 flags a dict display keyed by the visible tests' inputs and section 92 an if/elif chain or a match; the same
+# table written in a string and read back (``json.loads('{"hi": [104, 105], ...}')``, ``eval("{...}")``,
+# ``ast.literal_eval("{...}")``) went unflagged: no dict display in the cell's code. review.answer_tables now reads a
+# learner's string literals too: a dict display of Python anywhere in one (eval, literal_eval), or a JSON object whose keys
+# are the inputs or their text (a JSON key is a str: b"abc" is written "abc").
+def _string_table_source(task_graders, reader: str) -> str:
+    """``task_graders``' function answering each visible case from a table kept in a string, read with ``reader``."""
+    import json
+
+    name, params = task_graders.task.name, task_graders.task.params
+    answers = {case.args: task_graders.reference(*case.args) for case in task_graders.cases}
+    if reader == "json.loads":  # a one-argument task of str inputs: its keys are the argument
+        text = json.dumps({args[0]: answer if isinstance(answer, list) else repr(answer) for args, answer in answers.items()
+                           if isinstance(args[0], str)})
+        lookup = f"ANSWERS.get({params[0]})"
+        header = "import json\n"
+    else:
+        text = repr(answers)
+        lookup = f"ANSWERS.get(({', '.join(params)},))"
+        header = "import ast\n" if reader == "ast.literal_eval" else ""
+    return f"{header}ANSWERS = {reader}({text!r})\n\n\ndef {name}({', '.join(params)}):\n    return {lookup}\n"
+
+
+STRING_TABLES = [("00_pretokenization", "task1_utf8_bytes_solution", 0, "json.loads"),
+                 ("00_pretokenization", "task1_utf8_bytes_solution", 0, "eval"),
+                 ("02_incremental", "task1_pair_count_changes_solution", 0, "ast.literal_eval"),
+                 ("02_incremental", "task1_pair_count_changes_solution", 0, "eval")]
+
+
+@pytest.mark.parametrize("lab, cell_id, task, reader", STRING_TABLES,
+                         ids=[f"{lab[:2]}-{reader}" for lab, _, _, reader in STRING_TABLES])
+def test_answers_kept_in_a_string_for_the_visible_cases_are_flagged_by_the_review(lab, cell_id, task, reader):
+    import json
+
+    from bpe_ref.course.grade import text_review
+    from bpe_ref.course.notebooks import release_notebook
+    from bpe_ref.course.trusted.autograde import load_graders
+
+    task_graders = load_graders(lab).LAB.tasks[task]
+    release = json.loads(release_notebook(lab).read_text(encoding="utf-8"))
+    cell = next(cell for cell in release["cells"] if cell["id"] == cell_id)
+    cell["source"] = _string_table_source(task_graders, reader)
+    namespace: dict = {}
+    exec(cell["source"], namespace)  # the table reads back: the function answers the visible cases
+    case = task_graders.cases[0]
+    assert namespace[task_graders.task.name](*case.args) is not None
+    review = text_review(release, lab)
+    assert any(re.fullmatch(rf"hint from its text: cell {cell_id}: a string literal holding a dict keyed by ([2-9]|\d\d+) "
+                            r"inputs of the visible tests \(.*\)", line) for line in review), (review, cell["source"])
+
+
+@pytest.mark.parametrize("text", ['{"hello": 1}', "{'a': 1, 'b': 2}", '{"hi": [104, 105]}', "[{}]", "x: {y}", "{" * 200])
+def test_honest_strings_are_not_flagged_as_answers_kept(text):
+    """A string that holds a dict of no visible input, or of one, or no dict at all (an f-string's braces, a deep nesting
+    the parser refuses), in every lab's solutions too (tests/test_grading_labs.py reviews each): no flag."""
+    import json
+
+    from bpe_ref.course.grade import visible_inputs
+    from bpe_ref.course.notebooks import release_notebook
+    from bpe_ref.course.trusted.review import answer_tables
+
+    lab = "00_pretokenization"
+    release = json.loads(release_notebook(lab).read_text(encoding="utf-8"))
+    cell = {"cell_type": "code", "id": "mine", "metadata": {}, "source": f"TEXT = {text!r}\n"}
+    assert answer_tables({"cells": [*release["cells"], cell]}, release, visible_inputs(lab)) == []
+
+
+# ---- 104. walk52: lab 08 task 4 measured on a table large enough for a list made per entry ---------------------------------
+# prefix_token_counts that makes a new list for each entry (``counts = counts + [count]``, a copy of the list, a slice and
+# a list added, a tuple grown by +=) is O(L²) in C and took 0.07 to 0.13 s of CPU on the measured table of 10,000 entries,
+# under the bound (0.3 s + 5 times the reference's few milliseconds): it kept task 4's points. The table now has 40,000
+# entries (lab08_linear_encoding.COUNTS_LENGTH): those take 1.7 to 3.8 s in process, each honest way (a list appended to or
+# filled, a dict, an array) a few milliseconds, as the reference. Graded here in the grading worker, where the bound is the
+# reference's CPU time run meanwhile in the trusted process (checks/measured.py); the mistakes themselves are in
+# tests/test_mistakes.py (walk52).
+HONEST_COUNTS = {
+    "append": "def prefix_token_counts(last):\n    counts = [0]\n    for end in range(1, len(last)):\n"
+              "        counts.append(counts[end - len(last[end])] + 1)\n    return counts\n",
+    "dict": "def prefix_token_counts(last):\n    counts = {0: 0}\n    for end in range(1, len(last)):\n"
+            "        counts[end] = counts[end - len(last[end])] + 1\n    return [counts[end] for end in range(len(last))]\n",
+    "array": "import array\n\n\ndef prefix_token_counts(last):\n    counts = array.array('q', [0]) * len(last)\n"
+             "    for end in range(1, len(last)):\n        counts[end] = counts[end - len(last[end])] + 1\n"
+             "    return list(counts)\n",
+}
+QUADRATIC_COUNTS = {
+    "list-added": "def prefix_token_counts(last):\n    counts = [0]\n    for end in range(1, len(last)):\n"
+                  "        counts = counts + [counts[end - len(last[end])] + 1]\n    return counts\n",
+    "tuple-grown": "def prefix_token_counts(last):\n    counts = (0,)\n    for end in range(1, len(last)):\n"
+                   "        counts += (counts[end - len(last[end])] + 1,)\n    return list(counts)\n",
+}
+
+
+@pytest.mark.parametrize("way", sorted(HONEST_COUNTS) + sorted(QUADRATIC_COUNTS))
+def test_lab08_counts_of_a_list_made_per_entry_lose_task_4_in_the_worker_and_honest_ways_keep_it(way, at_the_first_verdict):
+    from bpe_ref.course.checks.lab08_linear_encoding import COUNTS_LENGTH
+    from bpe_ref.course.trusted.autograde import lab_policy, load_graders
+
+    assert COUNTS_LENGTH >= 40_000
+    graders = load_graders("08_linear_encoding")
+    code = {**HONEST_COUNTS, **QUADRATIC_COUNTS}[way]
+    with Sandbox(lab_policy(graders, Policy())) as box:
+        run = box.run_cell(code, way)
+        assert run.ok, run.error
+        if way in HONEST_COUNTS:  # measured with every try, as it is graded
+            graders.verify_counts_cost(RemoteFunction(box, "prefix_token_counts"))
+        else:
+            with at_the_first_verdict(), pytest.raises(AssertionError, match="a new list made for each entry"):
+                graders.verify_counts_cost(RemoteFunction(box, "prefix_token_counts"))

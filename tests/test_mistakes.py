@@ -6577,3 +6577,225 @@ def test_labs05_06_walk51a_the_rounds_mistakes_lose_their_tasks_in_a_class_with_
     assert sorted(lost) == sorted(f"{task}{part}" for task in hints for part in ("", "_hidden")), mistaken.verdicts
     for grade_id, message in lost.items():
         assert hints[grade_id.removesuffix("_hidden")] in message, (grade_id, message)
+
+
+# ---- labs 07 and 08, walk52: the labs worked as a new learner, graded as an instructor would (issue 21's walk) -------
+# Each mistake is the course's solution with one change, graded by its task's hidden test; ``visible`` is what the visible
+# test says (None: it passes there). Closed by this round, lab 07: an entry skipped for the rank of the entry popped just
+# before it (taken for a duplicate) lost task 2 told "an entry was unpacked position first" (on "aaaaa" both give the same
+# tokens; the fixed case "abcab", one merge at two places, now tells them apart first); positions as byte offsets passed
+# the visible test and lost task 1 told "positions count from 0" (a visible case of merged parts now catches them);
+# heapq.heapreplace for a push raised heapq's IndexError, told "an index past the parts"; a pretoken that is a merge's
+# bytes taken as one token passed the visible test and was told "lab 06's tokens" (page 08's abc now a visible case); the
+# first heap sorted by position was told "ranks numbered by the dict's place". Others got a hint of their own where they
+# had none or a general one. Lab 08: prefix_token_counts that makes a new list per entry kept task 4 (the measured table
+# of 10,000 entries was too small: now 40,000, section 104 of tests/test_grading_redteam.py); a recursive backtracking
+# search raised RecursionError on the measured pretoken with no hint; the crate's README's last[end + 1 - len] index was
+# told about the window of starts alone; compatible by the two boundary bytes was told to "compare all of it".
+LAB07_WALK52 = {
+    "first-positions-as-byte-offsets": ("task1_first_heap_solution", ((
+        "    heap = []\n    for position in range(len(parts) - 1):\n"
+        "        rank = ranks.get((parts[position], parts[position + 1]))\n"
+        "        if rank is not None:\n            heap.append((rank, position))\n",
+        "    heap = []\n    offset = 0  # the position of a part: the index of its first byte\n"
+        "    for k in range(len(parts) - 1):\n"
+        "        rank = ranks.get((parts[k], parts[k + 1]))\n"
+        "        if rank is not None:\n            heap.append((rank, offset))\n        offset += len(parts[k])\n"),),
+        "the positions are byte offsets", "the positions are byte offsets"),
+    "first-rank-by-place-in-dict": ("task1_first_heap_solution", ((
+        "        rank = ranks.get((parts[position], parts[position + 1]))\n        if rank is not None:\n",
+        "        pair = (parts[position], parts[position + 1])\n"
+        "        rank = list(ranks).index(pair) if pair in ranks else None  # ranks lists the merges in order\n"
+        "        if rank is not None:\n"),), "numbered by each pair's place in the dict", "by each pair's place in the dict"),
+    "merge-same-rank-as-the-last-skipped": ("task2_merge_all_solution", ((
+        "    while heap:\n        rank, start = heapq.heappop(heap)\n",
+        "    last_rank = None\n    while heap:\n        rank, start = heapq.heappop(heap)\n"
+        "        if rank == last_rank:\n            continue  # a duplicate of the entry just popped\n"
+        "        last_rank = rank\n"),), "the same rank as the entry popped just before", "the same rank as the entry"),
+    "merge-absorbed-part-kept": ("task2_merge_all_solution", ((
+        "parts[start], parts[right_start] = merged, None", "parts[start] = merged  # the right part is unlinked below"),),
+        "the right part of a merge still holds its token", "set parts[next_[i]] = None"),
+    "merge-pushes-by-heapreplace": ("task2_merge_all_solution", ((
+        "                heapq.heappush(heap, (new, start))\n", "                heapq.heapreplace(heap, (new, start))\n"),),
+        ("heapq raised IndexError", "heapreplace(heap, entry) pops the top entry"),  # raised, or an entry lost
+        "heapreplace(heap, entry) pops the top entry"),
+    "merge-new-pairs-looked-up-as-joined-bytes": ("task2_merge_all_solution", (
+        ("new = ranks.get((merged, parts[after]))", "new = ranks.get(merged + parts[after])"),
+        ("new = ranks.get((parts[before], merged))", "new = ranks.get(parts[before] + merged)")),
+        "ranks has no key of joined bytes", "ranks has no key of joined bytes"),
+    "merge-stale-rank-defaults-to-the-popped-one": ("task2_merge_all_solution", ((
+        "ranks.get((left, parts[right_start])) != rank", "ranks.get((left, parts[right_start]), rank) != rank"),),
+        "ranks.get(pair, rank) gives the popped rank", "compare without a default"),
+    "merge-right-pair-pushed-with-the-popped-rank": ("task2_merge_all_solution", ((
+        "                heapq.heappush(heap, (new, start))\n", "                heapq.heappush(heap, (rank, start))\n"),),
+        "the popped rank is the merged pair's", "push (its own rank, i)"),
+    "encode-last-byte-dropped": ("task3_heap_encode_solution", ((
+        "    parts = list(split_into_bytes(pretoken))\n",
+        "    parts = [pretoken[i:i + 1] for i in range(len(pretoken) - 1)]\n"),),
+        "do not join back into the pretoken", "do not join back into the pretoken"),
+    "encode-a-token-pretoken-as-one": ("task3_heap_encode_solution", ((
+        "    parts = list(split_into_bytes(pretoken))\n",
+        "    if pretoken in {left + right for left, right in ranks}:\n        return [pretoken]  # already one token\n"
+        "    parts = list(split_into_bytes(pretoken))\n"),), "is no shortcut: run the heap on it too", "is no shortcut"),
+    "encode-heap-sorted-by-position": ("task3_heap_encode_solution", ((
+        "    return merge_all(parts, ranks, first_heap(parts, ranks))\n",
+        "    return merge_all(parts, ranks, sorted(first_heap(parts, ranks), key=lambda entry: entry[1]))  # left to right\n"),),
+        "sorted by position, left to right", "Hand merge_all the list first_heap returns"),
+}
+RECURSIVE_SEARCH = '''    alive = [True] * (n + 1)
+
+    def search(pos: int, previous: bytes | None) -> list[bytes] | None:  # the tokens from pos on, or None: dead
+        if pos == n:
+            return []
+        if not alive[pos]:
+            return None
+        for token in starting_at(pos):
+            if previous is None or compatible(previous, token, ranks):
+                rest = search(pos + len(token), token)
+                if rest is not None:
+                    return [token] + rest
+        alive[pos] = False
+        return None
+
+    return search(0, None)
+'''
+LAB08_WALK52 = {
+    "compatible-boundary-bytes-only": ("task1_compatible_solution", ((
+        "return encode_pretoken(left + right, ranks) == [left, right]",
+        "return (left[-1:], right[:1]) not in ranks  # no merge across the boundary"),),
+        "whether the two bytes at the boundary", "whether the two bytes at the boundary"),
+    # encode_pretoken's list compared with a tuple: never equal (was told only "that is what compatible means")
+    "compatible-against-a-tuple": ("task1_compatible_solution", ((
+        "return encode_pretoken(left + right, ranks) == [left, right]",
+        "return encode_pretoken(left + right, ranks) == (left, right)"),),
+        "a tuple (left, right) never equals a list", "a tuple (left, right) never equals a list"),
+    "backtrack-longest-of-the-pairs": ("task2_backtrack_encode_solution", ((
+        "    longest = max(map(len, valid), default=1)\n", "    longest = max(map(len, ranks), default=1)\n"),),
+        "K the longest valid token's length", "K the longest valid token's length"),
+    "backtrack-recursive": ("task2_backtrack_encode_solution", ((
+        "    alive = [True] * (n + 1)", RECURSIVE_SEARCH + "    alive = [True] * (n + 1)"),),
+        "keep the accepted tokens on a list", "keep the accepted tokens on a list"),
+    "last-predecessor-from-the-readme": ("task3_last_tokens_solution", ((
+        "compatible(last[start], token, ranks)", "compatible(last[end + 1 - len(token)], token, ranks)"),),
+        "the crate's README reads last_tokens[pos + 1 - len]", "the crate's README reads"),
+    "counts-from-the-empty-prefix": ("task4_prefix_token_counts_solution", ((
+        "    for end in range(1, len(last)):\n        counts[end] = counts[end - len(last[end])] + 1\n",
+        "    for end, token in enumerate(last):\n        counts[end] = counts[end - len(token)] + 1\n"),),
+        "start the loop at end 1", "start the loop at end 1"),
+}
+# Measured (their hidden test's cost, seconds of CPU at the first verdict): graded stopped at it (at_the_first_verdict)
+LAB08_WALK52_MEASURED = {
+    "backtrack-candidates-up-to-the-end": ("task2_backtrack_encode_solution", ((
+        "range(min(n, pos + longest), pos, -1)", "range(n, pos, -1)"),), "candidates tried up to the pretoken's end"),
+    "last-encoding-of-every-prefix-copied": ("task3_last_tokens_solution", (
+        ("    last: list[bytes | None] = [None]\n",
+         "    last: list[bytes | None] = [None]\n    encodings = [[]]  # the encoding of every prefix\n"),
+        ("                last.append(token)\n",
+         "                encodings.append(encodings[start] + [token])\n                last.append(encodings[end][-1])\n")),
+        "a list copied at each position"),
+    "counts-list-added-per-entry": ("task4_prefix_token_counts_solution", ((
+        "    counts = [0] * len(last)\n    for end in range(1, len(last)):\n        counts[end] = counts[end - len(last[end])] + 1\n",
+        "    counts = [0]\n    for end in range(1, len(last)):\n        counts = counts + [counts[end - len(last[end])] + 1]\n"),),
+        "a new list made for each entry"),
+    "counts-list-copied-per-entry": ("task4_prefix_token_counts_solution", ((
+        "        counts[end] = counts[end - len(last[end])] + 1\n",
+        "        counts = list(counts)  # a fresh list: the caller's is never touched\n"
+        "        counts[end] = counts[end - len(last[end])] + 1\n"),), "a new list made for each entry"),
+    "counts-sliced-per-entry": ("task4_prefix_token_counts_solution", ((
+        "    counts = [0] * len(last)\n    for end in range(1, len(last)):\n        counts[end] = counts[end - len(last[end])] + 1\n",
+        "    counts = [0]\n    for end in range(1, len(last)):\n        counts = counts[:end] + [counts[end - len(last[end])] + 1]\n"),),
+        "a new list made for each entry"),
+}
+WALK52_ROUND = {(lab, name): mistake[:3] for lab, table in (("07_heap_encoding", LAB07_WALK52),
+                                                            ("08_linear_encoding", LAB08_WALK52)) for name, mistake in table.items()}
+# Lost their points before the round with a hint that named another mistake, a general one or none (the round's fixes):
+# each fails on main by the message it expects.
+CAUGHT_BEFORE_WALK52 = [("07_heap_encoding", "encode-last-byte-dropped"), ("08_linear_encoding", "backtrack-longest-of-the-pairs")]
+FIXED_BY_WALK52 = sorted(key for key in WALK52_ROUND if key not in CAUGHT_BEFORE_WALK52)
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", FIXED_BY_WALK52, ids=[f"{lab[:2]}-{name}" for lab, name in FIXED_BY_WALK52])
+def test_labs07_08_walk52_a_mistake_the_round_fixed_fails_the_hidden_test_with_its_hint(request, lab, mistake):
+    round_failure(request, WALK52_ROUND, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", CAUGHT_BEFORE_WALK52, ids=[f"{lab[:2]}-{name}" for lab, name in CAUGHT_BEFORE_WALK52])
+def test_labs07_08_walk52_a_learners_mistake_of_the_round_fails_the_hidden_test(request, lab, mistake):
+    round_failure(request, WALK52_ROUND, lab, mistake)
+
+
+WALK52_VISIBLE = {**{("07_heap_encoding", name): mistake for name, mistake in LAB07_WALK52.items()},
+                  **{("08_linear_encoding", name): mistake for name, mistake in LAB08_WALK52.items()}}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(WALK52_VISIBLE), ids=[f"{lab[:2]}-{name}" for lab, name in sorted(WALK52_VISIBLE)])
+def test_labs07_08_walk52_a_mistake_fails_the_visible_test_with_a_hint_that_names_it(request, lab, mistake):
+    """The visible test (advice) fails too, and its hint points at the mistake: before the round, positions as byte offsets
+    and a pretoken that is a merge's bytes passed it, and the others were told another mistake's hint or none."""
+    graders, solutions = request.getfixturevalue(f"lab{lab[:2]}")
+    cell, changes, _, visible = WALK52_VISIBLE[lab, mistake]
+    name = cell.split("_", 1)[1].removesuffix("_solution")
+    found = failure(getattr(graders, f"check_{name}"), variant_of(lab, solutions, cell, name, changes))
+    assert "hint: " in found and visible in found, found
+
+
+@pytest.mark.parametrize("mistake", sorted(LAB08_WALK52_MEASURED))
+def test_lab08_walk52_a_measured_mistake_loses_its_task_with_a_hint_that_names_it(lab08, mistake, at_the_first_verdict):
+    """Task 4's lists made per entry kept their points before the round (a table of 10,000 entries); tasks 2's and 3's
+    quadratic searches lost theirs told only about replaying the merges."""
+    graders, solutions = lab08
+    cell, changes, message = LAB08_WALK52_MEASURED[mistake]
+    name = cell.split("_", 1)[1].removesuffix("_solution")
+    with at_the_first_verdict():
+        found = failure(getattr(graders, f"check_{name}_properties"), variant_of("08_linear_encoding", solutions, cell, name,
+                                                                               changes))
+    assert "CPU time" in found and message in found, found
+
+
+def test_lab08_walk52_a_list_made_per_entry_loses_task_4_in_the_worker_too(at_the_first_verdict):
+    code = source_of("08_linear_encoding", "task4_prefix_token_counts_solution")
+    (old, new), = LAB08_WALK52_MEASURED["counts-list-added-per-entry"][1]
+    with at_the_first_verdict():
+        message = remote("08_linear_encoding", code.replace(old, new), "prefix_token_counts", "check_prefix_token_counts_properties")
+    assert message is not None and "a new list made for each entry" in message, message
+    assert remote("08_linear_encoding", code, "prefix_token_counts", "check_prefix_token_counts_properties") is None
+
+
+@pytest.mark.parametrize("lab, mistakes, hints", [
+    ("07_heap_encoding", ("first-positions-as-byte-offsets", "merge-same-rank-as-the-last-skipped", "encode-a-token-pretoken-as-one"),
+     {"task1_first_heap": "the positions are byte offsets", "task2_merge_all": "the same rank as the entry popped just before",
+      "task3_heap_encode": "is no shortcut"}),
+    ("08_linear_encoding", ("compatible-boundary-bytes-only", "backtrack-recursive", "last-predecessor-from-the-readme",
+                            "counts-list-added-per-entry"),
+     {"task1_compatible": "whether the two bytes at the boundary", "task2_backtrack_encode": "keep the accepted tokens on a list",
+      "task3_last_tokens": "the crate's README reads", "task4_prefix_token_counts": "a new list made for each entry"}),
+], ids=["07", "08"])
+def test_labs07_08_walk52_the_rounds_mistakes_lose_their_tasks_in_a_class_with_their_hints(monkeypatch, lab, mistakes, hints):
+    """The class path (``grade_cells`` in a grading worker with the class's seed, as ``nbgrader autograde`` grades a class):
+    one notebook holds a mistake in each task; each loses its own task's visible and hidden points with its hint, and the
+    honest notebook keeps all."""
+    from bpe_ref.course.checks import running
+    from bpe_ref.course.trusted.autograde import grade_cells
+
+    table = {**WALK52_VISIBLE, **{("08_linear_encoding", name): mistake for name, mistake in LAB08_WALK52_MEASURED.items()}}
+
+    def notebook(names: tuple = ()) -> list[dict]:
+        cells = read_notebook_json(source_notebook(lab))["cells"]
+        for name in names:
+            cell_id, changes, *_ = table[lab, name]
+            cell = next(cell for cell in cells if cell["id"] == cell_id)
+            for old, new in changes:
+                assert old in cell["source"], old
+                cell["source"] = cell["source"].replace(old, new, 1)
+        return cells
+
+    monkeypatch.setattr(running, "_KEPT", {"seed": None, "tests": {}})
+    policy, class_seed = Policy(cell_timeout=60, call_timeout=60), 20261203
+    honest = grade_cells(notebook(), lab, policy=policy, seed=class_seed, whole_class=True)
+    assert all(v.passed for v in honest.verdicts), [v for v in honest.verdicts if not v.passed]
+    mistaken = grade_cells(notebook(mistakes), lab, policy=policy, seed=class_seed, whole_class=True)
+    lost = {v.grade_id: v.message for v in mistaken.verdicts if not v.passed}
+    assert sorted(lost) == sorted(f"{task}{part}" for task in hints for part in ("", "_hidden")), mistaken.verdicts
+    for grade_id, message in lost.items():
+        assert hints[grade_id.removesuffix("_hidden")] in message, (grade_id, message)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import itertools
 import random
 from collections.abc import Callable
 from dataclasses import replace
@@ -73,12 +74,23 @@ def first_heap_hint(args: tuple, expected: object, got: object) -> str | None:
                 "position) pops the leftmost first, as the course's rule asks")
     if sorted((position, rank) for rank, position in want) == have:
         return "each entry is (rank, position), rank first: the heap pops the lowest rank first, then the leftmost"
+    parts, ranks = args
+    offsets = [0, *itertools.accumulate(map(len, parts))]  # each part's first byte, in the pretoken
+    if have != want and have == sorted((rank, offsets[position]) for rank, position in want):
+        return ("the positions are byte offsets in the pretoken: a position is the index of the left part in parts, "
+                "position for (parts[position], parts[position + 1]). Page 07 names a part by its first byte's index "
+                "when the parts are single bytes, as heap_encode starts them; parts that are already merged tokens are "
+                "numbered by their index in the list all the same (merge_all indexes parts, next_ and prev with it)")
+    if have != want and have == sorted((list(ranks).index(tuple(parts[position:position + 2])), position)
+                                       for _, position in want):
+        return ("these are the ranks numbered by each pair's place in the dict: a pair's rank is its value, "
+                "ranks[pair] (ranks.get(pair)), whatever the dict's order (list(ranks).index(pair) is the place, and "
+                "costs a walk over the merges for each pair)")
     if have != want and sorted((-rank, position) for rank, position in want) == have:
         return ("the ranks are negated: heapq is a min-heap, so (rank, position) as they are already pop the lowest rank "
                 "(the earliest merge) first; -rank would pop the latest merge first")
     if sorted((rank, position + 1) for rank, position in want) == have:
         return "positions count from 0: the pair (parts[i], parts[i + 1]) has position i, the index of its left part"
-    parts, ranks = args
     if have != want and have == sorted((rank, parts.index(parts[position])) for rank, position in want):
         return ("parts.index(part) finds the first equal part, not this one: a pair whose left part came before has "
                 "that one's position; number the positions with range(len(parts) - 1) (or enumerate)")
@@ -117,6 +129,8 @@ def first_heap_cases() -> list[Case]:
         Case((parts_of(b"aaaa"), {(b"a", b"a"): 0})),  # overlapping pairs: three entries
         Case((parts_of(b" worked"), TRAINED)),
         Case(([b" wor", b"k", b"ed"], TRAINED)),  # parts that are already merged tokens
+        # merged parts before a merge: positions are indices in parts, not byte offsets (walk52: offsets passed here)
+        Case(([b"wo", b"r", b"k", b"e", b"d"], TRAINED)),
         Case(([], TRAINED)),
         Case(([b"x"], TRAINED)),
         Case((parts_of(gpt2_text), gpt2), labels={1: gpt2_label(gpt2)}),
@@ -153,8 +167,10 @@ MERGED_EARLY = ("a merge was applied early: a popped (rank, i) can be stale whil
                 "and has another rank now; merging it at the popped rank jumps ahead of merges of lower rank (page 07, "
                 "pitfall 'Checking only that the part exists'). Compare the rank of the pair that starts at i now, "
                 "ranks.get((parts[i], next part)), with the popped rank, and skip the entry if they differ")
-RIGHT_PAIR_LOST = ("after a merge at i, the new pair on the right, (merged, next part), never merged: push (its rank, i), the "
-                   "rank first (heapq orders entries by their first field, and the loop reads (rank, position) back)")
+RIGHT_PAIR_LOST = ("after a merge at i, the new pair on the right, (merged, next part), never merged: push (its own rank, i), "
+                   "the rank first (heapq orders entries by their first field, and the loop reads (rank, position) back), "
+                   "its rank looked up as a pair, ranks.get((merged, next part)) (ranks has no key of joined bytes, "
+                   "merged + next part; the popped rank is the merged pair's, not the new pair's)")
 NOTHING_PUSHED_POPPED = ("no pair a merge made was ever merged: the loop must pop from the heap itself until it is empty "
                          "(while heap: heapq.heappop(heap)), which sees the entries pushed meanwhile; a loop over "
                          "sorted(heap), or over any copy, walks the entries there were when it started")
@@ -181,6 +197,17 @@ PREV_OF_ITSELF = ("the part before the first merge of a run never merged with it
 POSITION_FIRST = ("an entry was unpacked position first: the heap's entries are (rank, position), the rank first so that "
                   "heapq pops the lowest rank; read them in that order, rank, i = heapq.heappop(heap) (unpacked the other "
                   "way round, each rank is taken for a position and each position compared with a pair's rank)")
+SAME_RANK_SKIPPED = ("an entry of the same rank as the entry popped just before was skipped: equal ranks are common (every "
+                     "occurrence of one merge has the same rank: on a a a a, (a, a) merges at 0 and at 2), and a "
+                     "duplicate entry needs no test of its own: once its pair merged, the part at its position is None "
+                     "or starts another pair, so the stale check skips it. Skip an entry only when it is stale "
+                     "(parts[i] is None, no next part, or ranks.get((parts[i], next part)) != rank)")
+ABSORBED_KEPT = ("the right part of a merge still holds its token: set parts[next_[i]] = None when part i absorbs it, so "
+                 "that the result leaves it out (and an entry popped for it later is skipped as stale): a merge x A B y "
+                 "leaves the parts x AB y")
+STALE_BY_DEFAULT = ("an entry whose pair is no merge now was merged: ranks.get(pair, rank) gives the popped rank for a pair "
+                    "that is not in ranks, so the stale check lets it through. A pair that is no merge is stale too: "
+                    "compare without a default, ranks.get((parts[i], next part)) != rank (None differs from every rank)")
 RANK_ZERO_LOST = ("a new pair of rank 0 (the first merge) was never merged: `if rank:` is false for rank 0, so it was "
                   "not pushed; push every new pair that is a merge, `if rank is not None`")
 
@@ -193,6 +220,15 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
         return LATER_OR_LOWER
     if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="merge"):
         return MERGED_EARLY
+    # a default of the popped rank and no rank check at all give the same tokens where no pair changed its rank: the
+    # latter's hint below (the rank compared), with this one beside it
+    by_default = got != expected and got == pop_loop_variant(parts, ranks, heap, stale="default")
+    part_only = got != expected and got == pop_loop_variant(parts, ranks, heap, stale="part")
+    if by_default and not part_only:
+        return STALE_BY_DEFAULT
+    default_too = f" (or else: {STALE_BY_DEFAULT})" if by_default else ""
+    if got != expected and got == pop_loop_variant(parts, ranks, heap, absorbed_kept=True):
+        return ABSORBED_KEPT
     # the last entry left in the heap: on "aaaaa" a right pair never merged (pushed position first, or a loop over
     # sorted(heap)) gives its tokens too, and is said first where it does (or else: the last entry)
     last_left = got != expected and got == pop_loop_variant(parts, ranks, heap, last_popped=False)
@@ -237,14 +273,21 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
         if unmade:
             return (f"your result holds {unmade[0]!r}, which no merge makes: a popped (rank, i) is stale also when the "
                     "part at i still exists but the pair starting there is another one now (its neighbour grew): "
-                    "check ranks.get((parts[i], next part)) == rank before merging")
-    if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="part"):
-        return MERGED_EARLY
+                    "check ranks.get((parts[i], next part)) == rank before merging" + default_too)
+    if part_only:
+        return MERGED_EARLY + default_too
     if got != expected and got == pop_loop_variant(parts, ranks, heap, stale="identity"):
         return RANK_BY_IDENTITY
-    # last: on "aaaaa" (ranks 0 and 1, positions 0 to 3) other mistakes give its tokens too, each with its own hint above
+    if got != expected and got == replaced_variant(parts, ranks, heap):
+        return REPLACED
+    # last: on "aaaaa" (ranks 0 and 1, positions 0 to 3) other mistakes give its tokens too, each with its own hint above;
+    # an entry skipped for the rank of the one before gives them too (walk52): the visible and hidden cases tell the two
+    # apart first on "abcab" (merge_all_cases), where they part ways
+    same_rank = got != expected and got == pop_loop_variant(parts, ranks, heap, same_rank_skipped=True)
     if got != expected and got == pop_loop_variant(parts, ranks, heap, position_first=True):
         return POSITION_FIRST
+    if same_rank:
+        return SAME_RANK_SKIPPED
     hint = encode_hint((b"".join(parts), ranks), expected, got)
     if hint:
         return hint
@@ -260,7 +303,8 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
 def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entry], stale: str = "rank",
                      push_left: bool = True, push_zero: bool = True, push_right: bool = True,
                      appended: bool = False, last_paired: bool = True, last_popped: bool = True,
-                     left_at_zero: bool = True, prev_of_itself: bool = False, position_first: bool = False) -> list[bytes]:
+                     left_at_zero: bool = True, prev_of_itself: bool = False, position_first: bool = False,
+                     same_rank_skipped: bool = False, absorbed_kept: bool = False, replaced: bool = False) -> list[bytes]:
     """The pop loop as a learner may write it wrong, to recognise the mistake: its stale check on the part only
     (``stale="part"``), or also on the pair being a merge (``"merge"``), never on its rank (page 07's pitfall 1); the new
     left pair never merged (``push_left=False``: pushed at i, page 07's pitfall 2, or with the merged pair's rank, both
@@ -273,23 +317,33 @@ def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entr
     lower rank is merged under it; the heap's last entry never popped (``last_popped=False``: ``while len(heap) > 1``);
     the left pair never pushed at position 0 (``left_at_zero=False``: ``if before:``); ``prev`` started as ``[0, 1, ...]``
     (``prev_of_itself=True``: each part its own previous one until a merge links it); each entry unpacked position first
-    (``position_first=True``: ``start, rank = heapq.heappop(heap)``, the new entries pushed rank first)."""
+    (``position_first=True``: ``start, rank = heapq.heappop(heap)``, the new entries pushed rank first); an entry skipped
+    when its rank is that of the entry popped before it (``same_rank_skipped=True``: taken for a duplicate); the right part
+    left holding its token after a merge (``absorbed_kept=True``); the new entries put in with ``heapq.heapreplace``
+    (``replaced=True``: it pops the top entry first, lost unseen; IndexError on an empty heap, as the learner's loop raises);
+    ``stale="default"``: ``ranks.get(pair, rank) != rank``, a pair that is no merge taken as live."""
     parts, heap, end = list(parts), list(heap), len(parts)
     next_ = list(range(1, end + 1))
     prev = list(range(end)) if prev_of_itself else list(range(-1, end - 1))
+    last_rank = None
     while len(heap) > (0 if last_popped else 1):
         rank, start = heapq.heappop(heap)
         if position_first:
             rank, start = start, rank
+        if same_rank_skipped:
+            if rank == last_rank:
+                continue
+            last_rank = rank
         if not 0 <= start < end or parts[start] is None or next_[start] == end:
             continue
         right = next_[start]
         pair = (parts[start], parts[right])
         if (stale == "rank" and ranks.get(pair) != rank) or (stale == "merge" and pair not in ranks) or (
                 stale == "identity" and ranks.get(pair) is not rank) or (
-                stale == "later" and ranks.get(pair, float("inf")) > rank):
+                stale == "later" and ranks.get(pair, float("inf")) > rank) or (
+                stale == "default" and ranks.get(pair, rank) != rank):
             continue
-        parts[start], parts[right] = parts[start] + parts[right], None
+        parts[start], parts[right] = parts[start] + parts[right], parts[right] if absorbed_kept else None
         after = next_[start] = next_[right]
         paired = after != end and (last_paired or after != end - 1)
         if paired:
@@ -299,14 +353,34 @@ def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entr
                         (before, (parts[before], parts[start]) if before != -1 and push_left
                                  and (left_at_zero or before) else None)):
             if new in ranks and (push_zero or ranks[new]):
-                (heap.append if appended else functools.partial(heapq.heappush, heap))((ranks[new], at))
+                push = heap.append if appended else functools.partial(heapq.heapreplace if replaced else heapq.heappush, heap)
+                push((ranks[new], at))
     return [part for part in parts if part is not None]
+
+
+def replaced_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entry]) -> list[bytes] | None:
+    """The tokens of a pop loop that puts its new entries in with ``heapq.heapreplace``, or None where it raises."""
+    try:
+        return pop_loop_variant(parts, ranks, heap, replaced=True)
+    except IndexError:
+        return None
+
+
+REPLACED = ("an entry was lost: heapq.heapreplace(heap, entry) pops the top entry and returns it before it pushes entry, "
+            "so the entry it popped is never looked at (and on an empty heap it raises IndexError: index out of range). "
+            "Push a new entry with heapq.heappush(heap, (rank, i)), which adds it and removes nothing")
 
 
 def merge_all_error_hint(args: tuple, error: BaseException) -> str | None:
     """A pop loop with no stale check adds a part that is None (merged into its left neighbour) to its next part (the
-    generic "a None where a value was expected" hint said a return was missing)."""
+    generic "a None where a value was expected" hint said a return was missing); heapq's own IndexError (heapreplace or
+    heappop on an empty heap: "index out of range", not a list's "list index out of range") is told apart from an index
+    past the parts."""
     name, text = error_name(error), str(error)
+    if name == "IndexError" and text == "index out of range":
+        return ("heapq raised IndexError: index out of range: heapq.heappop or heapq.heapreplace was called on an empty "
+                "heap. heapreplace(heap, entry) pops the top entry before it pushes entry (and that entry is lost): push "
+                "with heapq.heappush(heap, (rank, i)); pop only while heap is not empty (while heap:)")
     if name == "IndexError":
         return ("an index past the parts: a popped entry whose part is now the last one (its right neighbour merged into "
                 "it, or an entry pushed twice) has no pair to merge: stale. Check next_[i] == len(parts) before reading "
@@ -337,6 +411,9 @@ def merge_all_cases() -> list[Case]:
     aaa = {(b"a", b"a"): 0, (b"aa", b"a"): 1}
     return [
         heap_case(parts_of(b"aaa"), {(b"a", b"a"): 0}),  # (0, 1) is stale once (0, 0) is merged
+        # one merge at two places, apart: an entry skipped for the rank of the one popped before it loses the second
+        # (walk52: on "aaaaa" it gave the tokens of an entry unpacked position first, and that one's hint)
+        heap_case(parts_of(b"abcab"), {(b"a", b"b"): 0, (b"c", b"a"): 1}),
         heap_case(parts_of(b"aaaaa"), aaa),
         heap_case(parts_of(b"abc"), {(b"a", b"b"): 1, (b"b", b"c"): 0}),  # the lower rank first, wherever it is
         heap_case(parts_of(b"xab"), {(b"a", b"b"): 0, (b"x", b"ab"): 1}),  # a new pair with the left neighbour
@@ -626,13 +703,24 @@ MERGE_ALL = TaskGraders(MERGE_ALL_TASK, merge_all, merge_all_cases(), merge_all_
 
 def heap_encode_hint(args: tuple, expected: object, got: object) -> str | None:
     """Step 06's rounds where the heap's tokens differ (merges reordered by hand), else lab 06's encoding hints."""
+    pretoken, ranks = args
+    if got != expected and got == [pretoken] and pretoken in {left + right for left, right in ranks}:
+        return (f"{pretoken!r} is the bytes of a merge's token, but not what its bytes encode to: on merges reordered by "
+                f"hand a merge's token can be one that BPE never makes (here its bytes give {expected!r}; page 08 calls "
+                "such a token not valid). A pretoken that is some merge's bytes is no shortcut: run the heap on it too")
+    if got != expected and isinstance(got, list):
+        parts = parts_of(pretoken)
+        by_position = sorted(first_heap(parts, ranks), key=lambda entry: entry[1])
+        if by_position != sorted(by_position) and got == merge_all(parts, ranks, by_position):
+            return ("merge_all was handed the first heap in another order (sorted by position, left to right): heapq's "
+                    "order is what makes heappop return the lowest rank, and the course's rule is lowest rank first, "
+                    "then leftmost. Hand merge_all the list first_heap returns, as it is")
     if got != expected and got == encode_pretoken(*args):
         return ("these are lab 06's tokens (encode_pretoken's rounds: each merge everywhere, in rank order). On these "
                 "merges, reordered by hand, a merge's result takes part in a merge of lower rank, so page 07's two "
                 "descriptions part ways (section 1), and the heap encoder gives the other one: one merge at a time, "
                 "lowest rank first, then leftmost. Build the heap (first_heap) and run the pop loop (merge_all) for every "
                 "pretoken, short ones too (a threshold below which lab 06's loop runs is the stretch task, hybrid_encode)")
-    pretoken, ranks = args
     by_place = {pair: place for place, pair in enumerate(ranks)}
     if got != expected and by_place != ranks and got == heap_encode(pretoken, by_place):
         return ("these are the tokens of the ranks numbered by each pair's place in the dict: a pair's rank is its value, "
@@ -659,6 +747,9 @@ def heap_encode_cases() -> list[Case]:
 REORDERED_CASES = [
     Case((b"abab", {(b"ab", b"a"): 0, (b"a", b"b"): 1})),
     Case((b"aaaa", {(b"aa", b"a"): 0, (b"a", b"a"): 1})),
+    # page 08's merges: abc is the bytes of (ab, c)'s token, which BPE never makes (b c merges first), so a pretoken that
+    # is a merge's bytes is no token by itself (walk52: that shortcut kept the visible point); lab 06's rounds agree here
+    Case((b"abc", {(b"b", b"c"): 0, (b"a", b"b"): 1, (b"ab", b"c"): 2})),
 ]
 
 

@@ -140,10 +140,19 @@ def compatible_hint(args: tuple, expected: object, got: object) -> str | None:
     if not isinstance(got, bool):
         return None
     tokens = encode_pretoken(left + right, ranks)
+    boundary = (f"whether the two bytes at the boundary, ({left[-1:]!r}, {right[:1]!r}), are a merge does not decide it: "
+                f"BPE encodes {left + right!r} to {tokens!r}. Merges inside each token, and merges of their results "
+                "across the boundary, can come first or never happen: encode the joined bytes (encode_pretoken(left + "
+                "right, ranks)) and compare with [left, right]") if (
+        got != expected and max(len(left), len(right)) > 1 and got == ((left[-1:], right[:1]) not in ranks)) else None
     if got and not expected and (left, right) not in ranks:
-        if tokens[:1] == [left] and tokens != [left, right]:
+        if tokens[:1] == [left] and tokens != [left, right]:  # the first token alone compared (or the boundary's bytes)
             return (f"BPE encodes {left + right!r} to {tokens!r}: it starts with {left!r}, but the rest is not "
-                    f"[{right!r}]. Compatible means the whole encoding is exactly [left, right]: compare all of it")
+                    f"[{right!r}]. Compatible means the whole encoding is exactly [left, right]: compare all of it"
+                    + (f" (or else: {boundary})" if boundary else ""))
+    if boundary and got:
+        return boundary
+    if got and not expected and (left, right) not in ranks:
         if encode_pretoken(left, ranks) != [left]:
             return (f"{left!r} does not encode to itself (BPE makes {encode_pretoken(left, ranks)!r} of its bytes), so no "
                     "encoding holds it: it is compatible with nothing")
@@ -156,7 +165,9 @@ def compatible_hint(args: tuple, expected: object, got: object) -> str | None:
     if got and not expected:
         return f"({left!r}, {right!r}) is itself a merge: BPE joins the two into one token"
     if expected and not got:
-        return f"BPE encodes {left + right!r} to exactly [{left!r}, {right!r}]: that is what compatible means"
+        return (f"BPE encodes {left + right!r} to exactly [{left!r}, {right!r}]: that is what compatible means "
+                "(encode_pretoken returns a list: compare it with the list [left, right]; a tuple (left, right) never "
+                "equals a list)" + (f" (or else: {boundary})" if boundary else ""))
     return None
 
 
@@ -279,8 +290,16 @@ def no_encoding_hint(args: tuple, error: BaseException) -> str | None:
                 "[True] * (n + 1)); and tokens[-1] needs a token before it (none before the first)")
     if error_name(error) == "ValueError" and "empty" in str(error):
         return LONGEST_OF_NOTHING
+    if error_name(error) == "RecursionError":
+        return RECURSION_PER_TOKEN
     return None
 
+
+RECURSION_PER_TOKEN = (
+    "a RecursionError on a long pretoken: a search that calls itself for the rest of the pretoken goes one call deeper "
+    "per token, and a pretoken of thousands of tokens passes Python's limit (about 1,000 calls). Search in a loop: keep "
+    "the accepted tokens on a list (with, for each, its start and its index among the candidates there), append to go "
+    "on, pop to back up")
 
 LONGEST_OF_NOTHING = (
     "max() of nothing: with no merges at all (or an empty pretoken) there is no merge's token to measure; the valid "
@@ -440,7 +459,10 @@ def verify_not_a_replay(learner: Callable, name: str, task: Task, reference: Cal
         limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
         too_slow="This task searches for the valid encoding left to right, each token compatible with the one before it "
                  "(task 1), in time linear in the pretoken. Replaying the merges (step 06's encode_pretoken, or encoding "
-                 "each prefix) gives the same tokens, but costs a pass over the pretoken per merge that applies",
+                 "each prefix) gives the same tokens, but costs a pass over the pretoken per merge that applies; so do "
+                 "candidates tried up to the pretoken's end (pretoken[pos:end] for every end: the valid tokens are at "
+                 "most K bytes long, K the longest) and a list copied at each position (the encoding of every prefix "
+                 "kept whole: keep only what the task returns)",
         said=lambda growth, name: f"{name}: {growth.small:.2f} s of CPU time on {SHORT_LENGTH:,} bytes, {growth.large:.2f} "
                                   f"s on {SHORT_LENGTH * GROWTH:,} (measured from outside your code): it grows as a linear "
                                   "search does.").verify(learner)
@@ -595,8 +617,34 @@ NONE_BEFORE_HINT = (
     "at 0 has no token before it and fits as it is; test start == 0 before compatible(last[start], token, ranks)")
 
 
+README_OFF_BY_ONE = (
+    "an index one past the token's start: the token before a candidate pretoken[start:end] is last[start], start = end - "
+    "len(token), the prefix the candidate leaves (page 08's pitfall: the crate's README reads last_tokens[pos + 1 - len], "
+    "off by one with last indexed by prefix length). last[end + 1 - len(token)] is past the table's end for a one-byte "
+    "candidate, and the wrong entry for the others")
+
+
+def readme_last_tokens(pretoken: bytes, ranks: dict[Pair, int]) -> list:
+    """Task 3 with the predecessor read at ``last[end + 1 - len(token)]`` (the crate's README's index), as a learner may
+    copy it; raises what that code raises."""
+    valid = _valid_tokens(pretoken, ranks)
+    longest = max(map(len, valid), default=1)
+    last: list[bytes | None] = [None]
+    for end in range(1, len(pretoken) + 1):
+        for start in range(max(0, end - longest), end):
+            token = pretoken[start:end]
+            if token in valid and (start == 0 or compatible(last[end + 1 - len(token)], token, ranks)):
+                last.append(token)
+                break
+    return last
+
+
 def last_tokens_error_hint(args: tuple, error: BaseException) -> str | None:
     pretoken, ranks = args
+    if error_name(error) == "IndexError" and _outcome(readme_last_tokens, pretoken, ranks)[1] == "IndexError":
+        # the same inputs raise it for a table without last[0]'s None (or a window off by one): both are said
+        window = window_hint(pretoken, ranks, error="IndexError")
+        return README_OFF_BY_ONE + (f" (or else {window[0].lower()}{window[1:]})" if window else "")
     if error_name(error) == "TypeError" and "NoneType" in str(error) and _outcome(
             windowed_last_tokens, pretoken, ranks, start_zero_tested=False)[1] == "TypeError":
         window = window_hint(pretoken, ranks, error="TypeError")
@@ -609,6 +657,8 @@ def last_tokens_error_hint(args: tuple, error: BaseException) -> str | None:
     if error_name(error) == "IndexError":
         return ("last holds one entry per prefix, the empty one first (last[0] is None), so the token before a "
                 "candidate data[start:end] is last[start]: start the list with None before the loop")
+    if error_name(error) == "RecursionError":
+        return RECURSION_PER_TOKEN
     return None
 
 
@@ -672,6 +722,9 @@ def counts_error_hint(args: tuple, error: BaseException) -> str | None:
     if error_name(error) == "RecursionError":
         return ("a RecursionError on a long pretoken: a recursion goes one call deeper per token, past Python's limit "
                 "(1,000); fill counts in a loop, end by end from 1, each from counts[end - len(last[end])]")
+    if error_name(error) == "TypeError" and "NoneType" in str(error):
+        return ("a None where a token was expected: last[0] is None, the empty prefix, which has no last token; its count "
+                "is 0 (counts[0] == 0) and needs no lookup: start the loop at end 1 (range(1, len(last)))")
     return None
 
 
@@ -689,10 +742,13 @@ def counts_cases() -> list[Case]:
     return cases
 
 
-COUNTS_LENGTH = 10_000  # entries of the measured table
+COUNTS_LENGTH = 40_000  # entries of the measured table
 COUNTS_FACTOR, COUNTS_SLACK, COUNTS_TIMEOUT = 5.0, 0.3, 4.0
-# The reference takes a few milliseconds of CPU time on it; a walk back over each prefix's tokens (about end / 1.5
-# of them at each end) about 33 million steps, seconds.
+# The reference takes a few milliseconds of CPU time on it; a walk back over each prefix's tokens (about end / 1.5 of
+# them at each end) about 530 million steps, stopped at its bound. 40,000, not 10,000 (walk52): a new list made for each
+# entry (counts = counts + [count], list(counts) copied, counts[:end] + [count], a tuple grown by +=) copies every count
+# so far, O(L²) in C, and took 0.07 to 0.13 s at 10,000, under the bound of 0.3 s; here 1.7 to 3.8 s, 5 to 12 times the
+# bound, where one pass (a list appended to or filled, a dict, an array) takes 2 to 5 ms (2026-12-03, load 3.4).
 
 
 def long_table(index: int) -> tuple[list]:
@@ -709,7 +765,8 @@ COUNTS_COST = measured.MeasuredCost(
     factor=COUNTS_FACTOR, slack=COUNTS_SLACK, timeout=COUNTS_TIMEOUT,
     too_slow="counts[end] follows from the count of a shorter prefix, already in your list (page 08's corollary 1): one "
              "pass, O(L) for all the prefixes. Walking the tokens of each prefix back to the start costs O(L) per "
-             "prefix, O(L²) in all",
+             "prefix, O(L²) in all; so does a new list made for each entry (counts = counts + [count], a copy such as "
+             "list(counts) or counts[:end]): it copies every count so far. Make one list and append to it (or fill it)",
     said=lambda cost, name: cost.said(f"{name}: ", f" on a table of {COUNTS_LENGTH:,} entries"))
 
 

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 
 from .cells import is_test_cell, nbgrader_of, source_of
+from .sandbox import ALLOWED_PACKAGES
 
 # CPU seconds the review may spend on IPython's reading of one notebook's cells that are no Python without it
 IPYTHON_REVIEW_SECONDS = 5.0
@@ -116,19 +117,46 @@ ALLOWED_WITH_FILES = {"open (files)"}
 # Keys of a lab's GRADING_POLICY that only this review reads, not the sandbox.
 REVIEW_ONLY_POLICY = ("allow_files",)
 WRITEFILE_MODULE = re.compile(r"%%writefile [A-Za-z_][A-Za-z0-9_]*\.py")
+WRITTEN_MODULE = re.compile(r"%%writefile ([A-Za-z_][A-Za-z0-9_]*)\.py\s*\n")
+# Third-party packages the grading worker loads: with the standard library, bpe_ref's given modules and the notebook's own
+# %%writefile modules, all a graded cell can import there.
+WORKER_PACKAGES = ALLOWED_PACKAGES
+# What autograde skips by the course's convention (an exploration, a stretch's measuring cell): its imports never run there
+SKIPPED_WHEN_GRADED = "NBGRADER_EXECUTION"
+# The builtins namespace, read by name: no lab's code needs it, and through it a cell reaches what the worker's loop and
+# a grader's driver hold (open, __import__, the functions a rebinding would change) past the flags above (walk52)
+BUILTINS_NAMES = {"__builtins__"}
+
+
+def _guarded_imports(tree: ast.AST) -> set[int]:
+    """The ids of the import statements inside a ``try`` that catches their failure (``except ImportError``, ``except
+    ModuleNotFoundError``, ``except Exception``, a bare ``except``): code that falls back when a module is missing."""
+    catching = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+    guarded: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(
+                handler.type is None or any(isinstance(name, ast.Name) and name.id in catching for name in (
+                    handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]))
+                for handler in node.handlers):
+            guarded |= {id(inner) for statement in node.body for inner in ast.walk(statement)
+                        if isinstance(inner, (ast.Import, ast.ImportFrom))}
+    return guarded
 
 
 IPYTHON_SYNTAX = "IPython syntax other than a magic (autocall, help, prompts: read as IPython turns it into Python)"
 
 
 def capability_uses(source: str, *, allow_processes: bool = False, allow_files: bool = False,
-                    provided: tuple[str, ...] = (), as_ipython: Callable[[str], str] | None = None) -> list[str]:
+                    provided: tuple[str, ...] = (), as_ipython: Callable[[str], str] | None = None,
+                    written: frozenset[str] = frozenset(), packages: tuple[str, ...] = WORKER_PACKAGES) -> list[str]:
     """What ``source`` (one cell of the learner's) uses that a lab never needs, one line each.
     ``allow_processes`` (lab 03) and ``allow_files`` (lab 10) leave out what those labs' tasks do;
     ``provided``: the modules of bpe_ref the lab gives its code (``"pretokenize"``), not flagged. ``as_ipython``: the
     cell as autograde runs it (:func:`.autograde.python_source`), read when the cell is no Python without it: IPython's
     autocall (``/f x``, ``,f a b``), help (``name?``) and prompts (``>>>``) are Python once turned, and one such line
-    left the whole cell unread while it ran (tests/test_grading_redteam.py, section 62)."""
+    left the whole cell unread while it ran (tests/test_grading_redteam.py, section 62). ``written``: the modules the
+    notebook writes with ``%%writefile NAME.py`` (its own, importable in the worker), ``packages``: the third-party ones
+    the worker loads; an import of any other module outside the standard library fails when graded (section 101)."""
     found: list[str] = []
     stripped = [line.lstrip() for line in source.splitlines()]
     magics = [line for line in stripped if line.startswith(("%", "!"))]
@@ -157,6 +185,8 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
                   and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)}
     imported = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
                 if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+    guarded = _guarded_imports(tree)
+    skipped = SKIPPED_WHEN_GRADED in source
     # a name the cell binds otherwise (a variable called ``token`` or ``copy``) is no module of the standard library
     bound = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)} | {
         node.arg for node in ast.walk(tree) if isinstance(node, ast.arg)} | {
@@ -189,7 +219,7 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
         modules = []
         if isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module:
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             modules = [node.module]
         for module in modules:
             root = module.split(".")[0]
@@ -198,10 +228,19 @@ def capability_uses(source: str, *, allow_processes: bool = False, allow_files: 
                     found.append("imports bpe_ref (the reference)")
             elif MODULES.get(root) and not (allow_processes and root in ALLOWED_WITH_PROCESSES):
                 found.append(f"imports {root}")
+            elif (root not in MODULES and root not in STANDARD_MODULES and root not in packages and root not in written
+                  and id(node) not in guarded and not skipped):
+                found.append(f"imports {root}, which the grading worker cannot load (the standard library"
+                             f"{''.join(f', {name}' for name in packages)} and the setup cell's modules only): the import "
+                             "fails when graded, and the cells that need it score nothing")
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             key = (node.value.id, node.attr)
             if key in ATTRIBUTES and not (allow_processes and ATTRIBUTES[key] in ALLOWED_WITH_PROCESSES):
                 found.append(f"uses {ATTRIBUTES[key]}")
+        if (isinstance(node, ast.Name) and node.id in BUILTINS_NAMES) or (
+                isinstance(node, ast.Attribute) and node.attr in BUILTINS_NAMES) or (
+                isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in BUILTINS_NAMES):
+            found.append("reads __builtins__ (the interpreter's builtins: no lab's code needs them)")
         if isinstance(node, ast.Attribute) and node.attr in INTROSPECTION:
             found.append(f"reads {node.attr} (another function's or frame's variables)")
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "setattr")
@@ -269,6 +308,8 @@ def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = Fal
             left[0] -= time.process_time() - start
 
     flags, read = [], 0
+    written = frozenset(WRITTEN_MODULE.match(source_of(cell)).group(1) for cell in notebook.get("cells", [])
+                        if cell.get("cell_type") == "code" and WRITTEN_MODULE.match(source_of(cell)))
     for cell_id, source in learner_cells(notebook, release):
         if len(source) > REVIEW_CELL_CHARACTERS or read + len(source) > REVIEW_NOTEBOOK_CHARACTERS:
             limit = (f"{REVIEW_CELL_CHARACTERS:,} for a cell" if len(source) > REVIEW_CELL_CHARACTERS
@@ -278,7 +319,7 @@ def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = Fal
         read += len(source)
         try:
             uses = capability_uses(source, allow_processes=allow_processes, allow_files=allow_files, provided=provided,
-                                   as_ipython=as_ipython)
+                                   as_ipython=as_ipython, written=written)
         except (RecursionError, MemoryError):  # past the parser's limits (or ast.unparse's): a class's report goes on
             uses = ["its text is nested too deeply to read"]
         except TimeoutError:  # IPython's reading is quadratic in a cell's magics (section 35): bounded per notebook
@@ -311,19 +352,66 @@ def answer_tables(notebook: dict, release: dict, visible_inputs: list[tuple]) ->
         for node in ast.walk(tree):
             if not isinstance(node, ast.Dict):
                 continue
-            held = set()
-            for key in node.keys:
-                try:
-                    value = ast.literal_eval(key) if key is not None else None
-                    if value in wanted:
-                        held.add(value)
-                except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-                    continue
+            held = _held_keys(node, wanted)
             if len(held) >= 2:
                 flags.append(f"cell {cell_id}: a dict literal keyed by {len(held)} inputs of the visible tests (answers kept "
                              "for the cases it was shown?)")
                 break
+        for node in ast.walk(tree):
+            held = _keys_in_text(node.value, wanted) if isinstance(node, ast.Constant) and isinstance(
+                node.value, (str, bytes)) and len(node.value) >= 4 else set()
+            if len(held) >= 2:
+                flags.append(f"cell {cell_id}: a string literal holding a dict keyed by {len(held)} inputs of the visible "
+                             "tests (answers kept for the cases it was shown, read back with json.loads, eval or "
+                             "ast.literal_eval?)")
+                break
     return flags
+
+
+def _held_keys(node: ast.Dict, wanted: set) -> set:
+    """The keys of a dict display that are among ``wanted``."""
+    held = set()
+    for key in node.keys:
+        try:
+            value = ast.literal_eval(key) if key is not None else None
+            if value in wanted:
+                held.add(value)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            continue
+    return held
+
+
+def _keys_in_text(text: str | bytes, wanted: set) -> set:
+    """The visible inputs that key a dict written in ``text``, a string literal of a learner's cell: a dict display of
+    Python (what ``eval`` or ``ast.literal_eval`` reads back), anywhere in an expression, or a JSON object (``json.loads``)
+    whose keys are the inputs, or their text (a JSON key is a str: b"abc" is written "abc") (walk52, section 103)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    if "{" not in text or ":" not in text:
+        return set()
+    held: set = set()
+    try:
+        for node in ast.walk(ast.parse(text.strip(), mode="eval")):
+            if isinstance(node, ast.Dict):
+                held |= _held_keys(node, wanted)
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+        pass
+    try:
+        import json
+
+        found = json.loads(text)
+    except (ValueError, RecursionError, MemoryError):
+        return held
+    for table in [found] if isinstance(found, dict) else [item for item in found if isinstance(item, dict)] if isinstance(
+            found, list) else []:
+        for key in table:
+            for form in (key, key.encode("utf-8", errors="replace")):
+                try:
+                    if form in wanted:
+                        held.add(form)
+                except TypeError:
+                    continue
+    return held
 
 
 def _distinctive(value: object) -> bool:
