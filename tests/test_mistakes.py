@@ -6577,3 +6577,83 @@ def test_labs05_06_walk51a_the_rounds_mistakes_lose_their_tasks_in_a_class_with_
     assert sorted(lost) == sorted(f"{task}{part}" for task in hints for part in ("", "_hidden")), mistaken.verdicts
     for grade_id, message in lost.items():
         assert hints[grade_id.removesuffix("_hidden")] in message, (grade_id, message)
+
+
+# ---- labs 01, 02, 04, 05 and 10, novel52: a twenty-first learner round (issue 21, item 8) -----------------------------
+# Kinds the earlier rounds left out, each graded by its task's hidden test under secret seeds 0 to 15 (BPE_SEEDS=0:16)
+# and the derandomized draw: lab 01's bytes from 0x80 on taken for characters (tokens compared as text decoded with
+# errors="replace", a merge on the decoded tokens encoded again, a merged token joined by chr, a pair's tokens decoded as
+# Latin-1 and encoded as UTF-8, counts keyed by the decoded pair, ties on the text decoded with surrogateescape, the
+# pretokens split into Latin-1 characters or stripped of their bytes from 0x80 on).
+# Kept their points before the round, each now caught by a hidden check drawn from the grading's secret seed, with a hint
+# of its own: lab 01's three merge_words that take bytes for characters (the generated words held letters and brackets
+# alone: verify_high_bytes); lab 05's merge_occurrences that keeps the zero changes (dict(changes)), under secret seed 1
+# of 0-15 (the fifth round's merge-zero-changes-kept; verify_touching_occurrences draws words where the pair occurs
+# several times in a row). Lab 01's count_pairs and train that took bytes for characters lost their points with no hint
+# before; they now have one.
+LAB01_NOVEL52 = {
+    "merge-tokens-compared-as-text": ("task3_merge_word_solution", ((
+        "word[i] == pair[0] and word[i + 1] == pair[1]",
+        "word[i].decode('utf-8', 'replace') == pair[0].decode('utf-8', 'replace')"
+        " and word[i + 1].decode('utf-8', 'replace') == pair[1].decode('utf-8', 'replace')"),),
+        "every lone byte from 0x80 on reads as the same character"),
+    "merge-on-text-tokens": ("task3_merge_word_solution", ((
+        "    merged = []\n    i = 0\n",
+        "    word = tuple(token.decode('utf-8', 'replace') for token in word)  # as text, to compare\n"
+        "    pair = tuple(token.decode('utf-8', 'replace') for token in pair)\n    merged = []\n    i = 0\n"),
+        ("    return tuple(merged)\n", "    return tuple(token.encode('utf-8') for token in merged)\n")),
+        "spell other bytes than the word"),
+    "merge-token-joined-by-chr": ("task3_merge_word_solution", ((
+        "merged.append(word[i] + word[i + 1])", "merged.append(''.join(map(chr, word[i] + word[i + 1])).encode())"),),
+        "spell other bytes than the word"),
+    "count-pairs-latin-1-to-utf-8": ("task1_count_pairs_solution", ((
+        "            counts[pair] += frequency\n",
+        "            counts[tuple(token.decode('latin-1').encode('utf-8') for token in pair)] += frequency\n"),),
+        "holds a token that no word has"),
+    "count-pairs-keyed-by-text": ("task1_count_pairs_solution", (
+        ("    counts: dict[Pair, int] = defaultdict(int)\n", "    counts: dict[Pair, int] = defaultdict(int)\n    seen = {}\n"),
+        ("            counts[pair] += frequency\n",
+         "            key = tuple(token.decode('utf-8', 'replace') for token in pair)  # readable keys\n"
+         "            seen.setdefault(key, pair)\n            counts[key] += frequency\n"),
+        ("    return dict(counts)\n", "    return {seen[key]: count for key, count in counts.items()}\n")),
+        "pairs whose bytes differ were counted as one"),
+    "best-ties-on-surrogateescape-text": ("task2_best_pair_solution", ((
+        "key=lambda pair: (pair_counts[pair], pair))",
+        "key=lambda pair: (pair_counts[pair], tuple(t.decode('utf-8', 'surrogateescape') for t in pair)))"),),
+        "compare the left tokens as bytes first"),
+    "train-split-into-latin-1-characters": ("task4_train_solution", ((
+        "split_into_bytes(pretoken)", "tuple(ch.encode() for ch in pretoken.decode('latin-1'))"),),
+        "joins bytes that no pretoken holds"),
+    "train-split-without-high-bytes": ("task4_train_solution", ((
+        "split_into_bytes(pretoken)", "split_into_bytes(pretoken.decode('ascii', 'ignore').encode())"),),
+        "without their bytes from 0x80 on"),
+}
+NOVEL52_ROUND = {(lab, name): mistake for lab, table in (("01_naive_bpe", LAB01_NOVEL52),) for name, mistake in table.items()}
+KEPT_BEFORE_NOVEL52 = {("01_naive_bpe", "merge-tokens-compared-as-text"), ("01_naive_bpe", "merge-on-text-tokens"),
+                       ("01_naive_bpe", "merge-token-joined-by-chr")}
+HINTED_NOVEL52 = {("01_naive_bpe", "count-pairs-latin-1-to-utf-8"), ("01_naive_bpe", "count-pairs-keyed-by-text"),
+                  ("01_naive_bpe", "train-split-into-latin-1-characters"), ("01_naive_bpe", "train-split-without-high-bytes")}
+CAUGHT_BEFORE_NOVEL52 = [key for key in NOVEL52_ROUND if key not in KEPT_BEFORE_NOVEL52 | HINTED_NOVEL52]
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(KEPT_BEFORE_NOVEL52 | HINTED_NOVEL52),
+                         ids=[f"{lab[:2]}-{name}" for lab, name in sorted(KEPT_BEFORE_NOVEL52 | HINTED_NOVEL52)])
+def test_labs01_02_04_10_a_twenty_first_rounds_mistake_now_fails_the_hidden_test_with_its_hint(request, lab, mistake):
+    """Fails on main under every seed: the mistake kept its hidden points, or lost them with no hint."""
+    round_failure(request, NOVEL52_ROUND, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in CAUGHT_BEFORE_NOVEL52])
+def test_labs01_02_04_10_a_learners_mistake_of_the_twenty_first_round_fails_the_hidden_test(request, lab, mistake):
+    # those that lost their points, with a fitting message, before this round: one per lab by default
+    one_per_lab("twenty-first", CAUGHT_BEFORE_NOVEL52, lab, mistake)
+    round_failure(request, NOVEL52_ROUND, lab, mistake)
+
+
+@pytest.mark.seeded
+def test_lab05_novel52_merge_occurrences_that_keeps_zero_changes_fails_the_hidden_test_under_every_seed(request):
+    """The fifth round's mistake kept task 4's hidden points under secret seed 1 (BPE_SEEDS=1:2 on main): the hidden test
+    now ends with lists drawn from the seed where the pair occurs several times in a row (verify_touching_occurrences)."""
+    found = round_failure(request, FIFTH_ROUND_05_TO_10, "05_heap", "merge-zero-changes-kept")
+    assert "a change of 0 is no change" in found, found
