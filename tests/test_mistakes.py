@@ -6628,12 +6628,82 @@ LAB01_NOVEL52 = {
         "split_into_bytes(pretoken)", "split_into_bytes(pretoken.decode('ascii', 'ignore').encode())"),),
         "without their bytes from 0x80 on"),
 }
-NOVEL52_ROUND = {(lab, name): mistake for lab, table in (("01_naive_bpe", LAB01_NOVEL52),) for name, mistake in table.items()}
+LAB02_NOVEL52 = {
+    "changes-own-merge-comparing-text": ("task1_pair_count_changes_solution", ((
+        "    merged = merge_word(word, pair)\n",
+        "    text = [token.decode('utf-8', 'replace') for token in word]  # readable, to compare\n"
+        "    merged, i = [], 0\n    while i < len(word):\n"
+        "        if text[i:i + 2] == [pair[0].decode('utf-8', 'replace'), pair[1].decode('utf-8', 'replace')]:\n"
+        "            merged.append(word[i] + word[i + 1])\n            i += 2\n"
+        "        else:\n            merged.append(word[i])\n            i += 1\n"),),
+        "a merge that took a window that is not the pair too"),
+    "changes-merged-word-of-decoded-tokens": ("task1_pair_count_changes_solution", ((
+        "    merged = merge_word(word, pair)\n",
+        "    merged = tuple(token.decode('latin-1').encode() for token in merge_word(word, pair))  # as text\n"),),
+        "holds bytes the word does not"),
+}
+# Measured: the merges are right (the words are distinct), the walks of words.index cost a merge that changes every word.
+LAB02_NOVEL52_MEASURED = {
+    "train-word-found-by-index": ("task3_train_solution", ((
+        "        for i, word in enumerate(words):\n"
+        "            if left in word and right in word:  # cheap filter before the real merge\n",
+        "        for word in words:\n            if left in word and right in word:  # cheap filter before the real merge\n"
+        "                i = words.index(word)\n"),), "words.index(word) walks the list"),
+}
+LAB04_NOVEL52 = {
+    "index-sets-shared-per-word": ("task1_index_words_solution", ((
+        "    for i, word in enumerate(words):\n        for pair in zip(word, word[1:]):\n            index[pair].add(i)\n",
+        "    for i, word in enumerate(words):\n        ids = {i}  # this word's id, filed under each of its new pairs\n"
+        "        for pair in zip(word, word[1:]):\n            if pair in index:\n                index[pair].add(i)\n"
+        "            else:\n                index[pair] = ids\n"),), "share one set object"),
+    "index-ids-frozen": ("task1_index_words_solution", ((
+        "    return index\n", "    return defaultdict(set, {pair: frozenset(ids) for pair, ids in index.items()})  # fixed\n"),),
+        "a pair's ids are a frozenset"),
+    "index-sets-interned": ("task1_index_words_solution", ((
+        "    return index\n", "    same = {}\n    for pair, ids in index.items():  # equal sets stored once\n"
+        "        index[pair] = same.setdefault(frozenset(ids), ids)\n    return index\n"),), "share one set object"),
+    "pairs-with-token-at-either-end": ("task2_pairs_with_solution", ((
+        "if token in pair]", "if pair[0].startswith(token) or pair[1].endswith(token)]"),), "tokens are compared whole"),
+    "train-token-of-the-pair-decoded": ("task3_train_solution", ((
+        "        token = pair[0] + pair[1]\n",
+        "        token = (pair[0].decode('utf-8', 'replace') + pair[1].decode('utf-8', 'replace')).encode()\n"),),
+        "train(", "check_train_merges"),
+}
+LAB10_NOVEL52 = {
+    "range-normalized-nfc": ("task1_count_range_solution", ((
+        'return count_pretokens(data.decode("utf-8"), special_tokens)',
+        'import unicodedata\n\n    return count_pretokens(unicodedata.normalize("NFC", data.decode("utf-8")), special_tokens)'),),
+        "normalized (NFC)"),
+    "range-normalized-nfkc": ("task1_count_range_solution", ((
+        'return count_pretokens(data.decode("utf-8"), special_tokens)',
+        'import unicodedata\n\n    return count_pretokens(unicodedata.normalize("NFKC", data.decode("utf-8")), special_tokens)'),),
+        "normalized (NFKC)"),
+    "range-line-ends-normalized": ("task1_count_range_solution", ((
+        'data.decode("utf-8")', 'data.decode("utf-8").replace("\\r\\n", "\\n")'),), "with each \\r\\n made \\n"),
+    "merge-keys-normalized": ("task2_merge_two_solution", ((
+        "        total[pretoken] = total.get(pretoken, 0) + count\n",
+        "        import unicodedata\n\n        key = unicodedata.normalize('NFC', pretoken.decode('utf-8')).encode('utf-8')\n"
+        "        total[key] = total.get(key, 0) + count\n"),), "two pretokens were added up as one"),
+    "plan-size-of-the-text": ("task4_plan_ranges_solution", ((
+        "boundaries = [0, os.path.getsize(path)]", "boundaries = [0, len(open(path, encoding='utf-8').read())]"),),
+        "the file's size in characters"),
+    "count-ranges-deduplicated": ("task5_count_ranges_solution", ((
+        "for path, start, end in ranges]", "for path, start, end in dict.fromkeys(ranges)]"),),
+        "fewer pretokens than the ranges hold"),
+}
+NOVEL52_ROUND = {(lab, name): mistake for lab, table in (
+    ("01_naive_bpe", LAB01_NOVEL52), ("02_incremental", LAB02_NOVEL52), ("02_incremental", LAB02_NOVEL52_MEASURED),
+    ("04_inverted_index", LAB04_NOVEL52), ("10_distributed", LAB10_NOVEL52)) for name, mistake in table.items()}
 KEPT_BEFORE_NOVEL52 = {("01_naive_bpe", "merge-tokens-compared-as-text"), ("01_naive_bpe", "merge-on-text-tokens"),
-                       ("01_naive_bpe", "merge-token-joined-by-chr")}
+                       ("01_naive_bpe", "merge-token-joined-by-chr"), ("02_incremental", "changes-own-merge-comparing-text"),
+                       ("02_incremental", "changes-merged-word-of-decoded-tokens"), ("04_inverted_index", "index-ids-frozen"),
+                       ("04_inverted_index", "index-sets-interned"), ("10_distributed", "range-normalized-nfc"),
+                       ("10_distributed", "range-normalized-nfkc"), ("10_distributed", "merge-keys-normalized")}
 HINTED_NOVEL52 = {("01_naive_bpe", "count-pairs-latin-1-to-utf-8"), ("01_naive_bpe", "count-pairs-keyed-by-text"),
-                  ("01_naive_bpe", "train-split-into-latin-1-characters"), ("01_naive_bpe", "train-split-without-high-bytes")}
-CAUGHT_BEFORE_NOVEL52 = [key for key in NOVEL52_ROUND if key not in KEPT_BEFORE_NOVEL52 | HINTED_NOVEL52]
+                  ("01_naive_bpe", "train-split-into-latin-1-characters"), ("01_naive_bpe", "train-split-without-high-bytes"),
+                  ("04_inverted_index", "index-sets-shared-per-word"), ("10_distributed", "range-line-ends-normalized")}
+CAUGHT_BEFORE_NOVEL52 = [key for key in NOVEL52_ROUND if key not in KEPT_BEFORE_NOVEL52 | HINTED_NOVEL52
+                         and key[1] not in LAB02_NOVEL52_MEASURED]
 
 
 @pytest.mark.seeded
@@ -6649,6 +6719,13 @@ def test_labs01_02_04_10_a_learners_mistake_of_the_twenty_first_round_fails_the_
     # those that lost their points, with a fitting message, before this round: one per lab by default
     one_per_lab("twenty-first", CAUGHT_BEFORE_NOVEL52, lab, mistake)
     round_failure(request, NOVEL52_ROUND, lab, mistake)
+
+
+def test_lab02_novel52_a_word_found_by_words_index_fails_the_hidden_test(request, at_the_first_verdict):
+    """Fails on main: the merges are right and the measured corpus's merges change one word each, near the end of 4,000
+    (a few milliseconds of walks); the hidden test now times one merge that changes every word (EVERY_WORD_CHANGES)."""
+    with at_the_first_verdict():
+        round_failure(request, NOVEL52_ROUND, "02_incremental", "train-word-found-by-index")
 
 
 @pytest.mark.seeded

@@ -379,6 +379,35 @@ def as_text(token: object) -> object:
     return token.decode("utf-8", "replace") if type(token) is bytes else token
 
 
+def merged_as_text(word: tuple, pair: tuple) -> tuple:
+    """``word`` merged where its tokens, decoded with errors="replace", read as ``pair``'s: a lone byte from 0x80 on is
+    U+FFFD, whichever byte it is (the mistake's merge, to recognise it)."""
+    text_pair = tuple(map(as_text, pair))
+    merged, i = [], 0
+    while i < len(word):
+        if i + 1 < len(word) and (as_text(word[i]), as_text(word[i + 1])) == text_pair:
+            merged.append(word[i] + word[i + 1])
+            i += 2
+        else:
+            merged.append(word[i])
+            i += 1
+    return tuple(merged)
+
+
+def high_byte_words(rng: random.Random, count: int) -> list[tuple[Word, Pair]]:
+    """``count`` words drawn from ``rng`` that hold a pair of two lone bytes from 0x80 on and another window of two such
+    bytes (the same text decoded, other bytes), among letters and "é" (b"\\xc3\\xa9", one token), with that pair (its
+    tokens equal objects of their own, as train makes them)."""
+    cases = []
+    for _ in range(count):
+        pair = tuple(rng.sample(LONE_HIGH_BYTES, 2))
+        other = tuple(rng.sample([token for token in LONE_HIGH_BYTES if token not in pair], 2))
+        parts = [pair, other, *[(rng.choice([b"a", b"b", b"\xc3\xa9"]),) for _ in range(rng.randint(1, 4))]]
+        rng.shuffle(parts)
+        cases.append((tuple(token for part in parts for token in part), (fresh(pair[0]), fresh(pair[1]))))
+    return cases
+
+
 def high_byte_hint(word: tuple, pair: tuple, got: object) -> str | None:
     """A word of bytes from 0x80 on that came back spelling other bytes (a byte taken for a character: chr/ord, latin-1,
     a decode and encode), or merged where its tokens read as the pair's when decoded (each lone byte is U+FFFD)."""
@@ -389,16 +418,7 @@ def high_byte_hint(word: tuple, pair: tuple, got: object) -> str | None:
         return ("the tokens you returned spell other bytes than the word: a byte from 0x80 on is no character (b'\\xc3' "
                 "alone is no UTF-8, and chr(0xc3).encode() is b'\\xc3\\x83'); keep the tokens as bytes and join the "
                 "pair's two as they are, left + right")
-    text_pair = tuple(map(as_text, pair))
-    merged, i = [], 0
-    while i < len(word):
-        if i + 1 < len(word) and (as_text(word[i]), as_text(word[i + 1])) == text_pair:
-            merged.append(word[i] + word[i + 1])
-            i += 2
-        else:
-            merged.append(word[i])
-            i += 1
-    if got == tuple(merged):
+    if got == merged_as_text(word, pair):
         return (f"a window that is not {pair!r} was merged too: decoded with errors='replace', every lone byte from 0x80 "
                 "on reads as the same character, U+FFFD, so tokens compared as text match where their bytes differ; "
                 "compare the tokens as bytes, word[i] == pair[0] and word[i + 1] == pair[1]")
@@ -464,13 +484,7 @@ def verify_high_bytes(learner: Callable) -> None:
     pair to merge, two lone bytes from 0x80 on, and another window of two such bytes (the same text when decoded, other
     bytes), among letters and "é" (b"\xc3\xa9", one token); then the long words (:func:`verify_long_words`)."""
     rng = random.Random(hashlib.sha256(f"{current_seed()}:01_naive_bpe:high bytes".encode()).digest())
-    cases = []
-    for _ in range(4):
-        pair = tuple(rng.sample(LONE_HIGH_BYTES, 2))
-        other = tuple(rng.sample([token for token in LONE_HIGH_BYTES if token not in pair], 2))
-        parts = [pair, other, *[(rng.choice([b"a", b"b", b"\xc3\xa9"]),) for _ in range(rng.randint(1, 4))]]
-        rng.shuffle(parts)
-        cases.append((tuple(token for part in parts for token in part), (fresh(pair[0]), fresh(pair[1]))))
+    cases = high_byte_words(rng, 4)
     passed(f"merge_word: merges {check_cases(MERGE_WORD.task, learner, merge_word, cases)} words of bytes from 0x80 on.")
     verify_long_words(learner)
 
