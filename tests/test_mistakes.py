@@ -6584,13 +6584,27 @@ def test_labs05_06_walk51a_the_rounds_mistakes_lose_their_tasks_in_a_class_with_
 # and the derandomized draw: lab 01's bytes from 0x80 on taken for characters (tokens compared as text decoded with
 # errors="replace", a merge on the decoded tokens encoded again, a merged token joined by chr, a pair's tokens decoded as
 # Latin-1 and encoded as UTF-8, counts keyed by the decoded pair, ties on the text decoded with surrogateescape, the
-# pretokens split into Latin-1 characters or stripped of their bytes from 0x80 on).
+# pretokens split into Latin-1 characters or stripped of their bytes from 0x80 on); lab 02's merge of its own comparing the
+# tokens as text, its merged tokens decoded as Latin-1, a word's id found by words.index(word); lab 04's index of one set
+# per word shared by its new pairs, of frozensets, of equal sets stored once, a window that holds the token at either end
+# (startswith, endswith), the merged token made of decoded tokens; lab 10's range normalized (NFC, NFKC, its \r\n made
+# \n), merge_two keyed by the normalized text, a file's size in characters, ranges deduplicated, special tokens encoded
+# as Latin-1 (a special token beyond ASCII).
 # Kept their points before the round, each now caught by a hidden check drawn from the grading's secret seed, with a hint
 # of its own: lab 01's three merge_words that take bytes for characters (the generated words held letters and brackets
 # alone: verify_high_bytes); lab 05's merge_occurrences that keeps the zero changes (dict(changes)), under secret seed 1
 # of 0-15 (the fifth round's merge-zero-changes-kept; verify_touching_occurrences draws words where the pair occurs
-# several times in a row). Lab 01's count_pairs and train that took bytes for characters lost their points with no hint
-# before; they now have one.
+# several times in a row); lab 02's pair_count_changes that takes bytes for characters (verify_high_byte_changes) and
+# train that finds a word by words.index (measured: EVERY_WORD_CHANGES, one merge that changes every word; the merges are
+# right); lab 04's index_words of frozensets or of sets shared by equal pairs (its driver now files a new id under a pair
+# the index lists too); lab 10's count_range and merge_two that normalize the text (verify_range_not_normalized,
+# verify_keys_as_bytes), plan_ranges that encodes the special tokens as Latin-1 (verify_tokens_beyond_ascii). Lost their
+# points before with no hint or another's: lab 01's count_pairs and train that took bytes for characters, lab 04's sets
+# shared per word (told of the pair no word holds), lab 10's range whose \r\n are made \n (told of text mode).
+# (Tried and left out, the solution's answer on every input: lab 02's filter on the pair's joined bytes in the word's
+# (a pass over the words per merge, as the two `in` tests are), lab 04's new pairs filed as every pair of the rewritten
+# word and the merged pair's ids left in the index (sets take a repeat as nothing; the pair never recurs unmerged), lab
+# 10's merge_two by Counter addition (counts are positive).)
 LAB01_NOVEL52 = {
     "merge-tokens-compared-as-text": ("task3_merge_word_solution", ((
         "word[i] == pair[0] and word[i + 1] == pair[1]",
@@ -6687,6 +6701,11 @@ LAB10_NOVEL52 = {
     "plan-size-of-the-text": ("task4_plan_ranges_solution", ((
         "boundaries = [0, os.path.getsize(path)]", "boundaries = [0, len(open(path, encoding='utf-8').read())]"),),
         "the file's size in characters"),
+    "plan-tokens-as-latin-1": ("task4_plan_ranges_solution", ((
+        'token.encode("utf-8")', 'token.encode("latin-1")'),), "a special token may hold characters beyond ASCII"),
+    "plan-tokens-as-latin-1-replaced": ("task4_plan_ranges_solution", ((
+        'token.encode("utf-8")', 'token.encode("latin-1", "replace")  # a byte per character'),),
+        "a special token may hold characters beyond ASCII"),
     "count-ranges-deduplicated": ("task5_count_ranges_solution", ((
         "for path, start, end in ranges]", "for path, start, end in dict.fromkeys(ranges)]"),),
         "fewer pretokens than the ranges hold"),
@@ -6698,7 +6717,8 @@ KEPT_BEFORE_NOVEL52 = {("01_naive_bpe", "merge-tokens-compared-as-text"), ("01_n
                        ("01_naive_bpe", "merge-token-joined-by-chr"), ("02_incremental", "changes-own-merge-comparing-text"),
                        ("02_incremental", "changes-merged-word-of-decoded-tokens"), ("04_inverted_index", "index-ids-frozen"),
                        ("04_inverted_index", "index-sets-interned"), ("10_distributed", "range-normalized-nfc"),
-                       ("10_distributed", "range-normalized-nfkc"), ("10_distributed", "merge-keys-normalized")}
+                       ("10_distributed", "range-normalized-nfkc"), ("10_distributed", "merge-keys-normalized"),
+                       ("10_distributed", "plan-tokens-as-latin-1"), ("10_distributed", "plan-tokens-as-latin-1-replaced")}
 HINTED_NOVEL52 = {("01_naive_bpe", "count-pairs-latin-1-to-utf-8"), ("01_naive_bpe", "count-pairs-keyed-by-text"),
                   ("01_naive_bpe", "train-split-into-latin-1-characters"), ("01_naive_bpe", "train-split-without-high-bytes"),
                   ("04_inverted_index", "index-sets-shared-per-word"), ("10_distributed", "range-line-ends-normalized")}

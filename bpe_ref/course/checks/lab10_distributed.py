@@ -596,6 +596,10 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
         return None
     if any(isinstance(item, list) for item in got):
         return "each range is a tuple (path, start, end), not a list"
+    if (isinstance(args[1], list) and any(isinstance(token, str) and not token.isascii() for token in args[1])
+            and len(got) < len(expected)):
+        return ("fewer ranges than the special tokens cut: a special token may hold characters beyond ASCII (DeepSeek's "
+                "<｜end▁of▁sentence｜>), whose bytes are their UTF-8, token.encode('utf-8'); another encoding finds no cut")
     if isinstance(args[1], list) and not args[1] and got != expected and got == text_mode_sizes(args[0]):
         return ("each range ends at the file's size in characters, as a file opened in text mode reads it (a character "
                 "outside ASCII is several bytes, and \\r\\n is read as one \\n): a range's end is a byte offset; "
@@ -707,8 +711,15 @@ def plan_observed(args: tuple, result: object) -> object:
 
 # paths and special_tokens unchanged (the statement says so): tokens encoded in the caller's list give the right plan,
 # and a count_ranges given the same list next counts with bytes for special tokens.
+def plan_error_hint(args: tuple, error: BaseException) -> str | None:
+    if error_name(error) != "UnicodeEncodeError":
+        return None
+    return ("a special token may hold characters beyond ASCII (DeepSeek's <｜end▁of▁sentence｜>) or Latin-1: encode the "
+            "tokens as the file's text is encoded, token.encode('utf-8')")
+
+
 PLAN_TASK = Task("plan_ranges", ("paths", "special_tokens", "ranges_per_file"), observe=plan_observed,
-                 what="a list of (path, start, end) tuples, the paths as given", hint=plan_hint,
+                 what="a list of (path, start, end) tuples, the paths as given", hint=plan_hint, error_hint=plan_error_hint,
                  provided=PLAN_PROVIDED, stand_ins=(find_chunk_boundaries,), unchanged=(0, 1))
 
 _TWO_FILES = [CorpusFile(b"one<|endoftext|>two<|endoftext|>three"), CorpusFile(b"four<|endoftext|>five")]
@@ -735,6 +746,23 @@ def other_words(args: tuple, rng: random.Random) -> tuple:
             ranges_per_file)
 
 
+# Special tokens beyond ASCII, as some tokenizers have them: a plan that encodes them otherwise than as UTF-8 (Latin-1,
+# errors replaced) finds no cut in them. The generated files' tokens are <|endoftext|> and <|pad|> alone, so that plan
+# kept every point (novel52).
+WIDE_TOKENS = ["<｜end▁of▁sentence｜>", "<|fin·|>", "«END»", "<|終|>"]
+
+
+def verify_tokens_beyond_ascii(learner: Callable) -> None:
+    """Task 4's hidden test, last: files drawn from the grading's secret seed whose special token holds characters
+    beyond ASCII, cut in two to four ranges each."""
+    rng = random.Random(f"{current_seed()}:{PLAN_TASK.name}:tokens beyond ascii")
+    token, words = rng.choice(WIDE_TOKENS), ["a", " the", " cat", "\n", " é", "!", " 42"]
+    files = [CorpusFile(token.join("".join(rng.choices(words, k=rng.randint(3, 8))) for _ in range(rng.randint(4, 8)))
+                        .encode()) for _ in range(rng.randint(1, 2))]
+    count = check_cases(PLAN_TASK, learner, plan_ranges, [Case((files, [token], rng.randint(2, 4)))])
+    passed(f"plan_ranges: cuts {count} plan(s) at a special token beyond ASCII.")
+
+
 PLAN_RANGES = TaskGraders(
     PLAN_TASK,
     plan_ranges,
@@ -750,6 +778,7 @@ PLAN_RANGES = TaskGraders(
     max_examples=60,
     hidden_cases=HIDDEN_PLAN_CASES,
     hidden_vary=other_words,
+    hidden_then=verify_tokens_beyond_ascii,
 )
 
 # ---- task 5: the whole count -----------------------------------------------------------------
