@@ -6704,7 +6704,7 @@ LAB10_NOVEL52 = {
     "plan-tokens-as-latin-1": ("task4_plan_ranges_solution", ((
         'token.encode("utf-8")', 'token.encode("latin-1")'),), "a special token may hold characters beyond ASCII"),
     "plan-tokens-as-latin-1-replaced": ("task4_plan_ranges_solution", ((
-        'token.encode("utf-8")', 'token.encode("latin-1", "replace")  # a byte per character'),),
+        'token.encode("utf-8")', 'token.encode("latin-1", "replace")'),),
         "a special token may hold characters beyond ASCII"),
     "count-ranges-deduplicated": ("task5_count_ranges_solution", ((
         "for path, start, end in ranges]", "for path, start, end in dict.fromkeys(ranges)]"),),
