@@ -6748,6 +6748,18 @@ def test_lab02_novel52_a_word_found_by_words_index_fails_the_hidden_test(request
         round_failure(request, NOVEL52_ROUND, "02_incremental", "train-word-found-by-index")
 
 
+@WORKER_TWIN
+def test_lab02_novel52_a_word_found_by_words_index_fails_in_the_worker_too(at_the_first_verdict):
+    """The CPU time of one merge that changes every word, measured from outside the grading worker: the same verdict."""
+    code = "\n".join(source_of("02_incremental", cell) for cell in ("setup", "task1_pair_count_changes_solution",
+                                                                   "task2_merge_and_update_solution", "task3_train_solution"))
+    (old, new), = LAB02_NOVEL52_MEASURED["train-word-found-by-index"][1]
+    with at_the_first_verdict():
+        message = remote("02_incremental", code.replace(old, new), "train", "check_train_properties")
+    assert message is not None and "words.index(word) walks the list" in message, message
+    assert remote("02_incremental", code, "train", "check_train_properties") is None
+
+
 @pytest.mark.seeded
 def test_lab05_novel52_merge_occurrences_that_keeps_zero_changes_fails_the_hidden_test_under_every_seed(request):
     """The fifth round's mistake kept task 4's hidden points under secret seed 1 (BPE_SEEDS=1:2 on main): the hidden test
