@@ -6585,11 +6585,12 @@ def test_labs05_06_walk51a_the_rounds_mistakes_lose_their_tasks_in_a_class_with_
 # errors="replace", a merge on the decoded tokens encoded again, a merged token joined by chr, a pair's tokens decoded as
 # Latin-1 and encoded as UTF-8, counts keyed by the decoded pair, ties on the text decoded with surrogateescape, the
 # pretokens split into Latin-1 characters or stripped of their bytes from 0x80 on); lab 02's merge of its own comparing the
-# tokens as text, its merged tokens decoded as Latin-1, a word's id found by words.index(word); lab 04's index of one set
-# per word shared by its new pairs, of frozensets, of equal sets stored once, a window that holds the token at either end
-# (startswith, endswith), the merged token made of decoded tokens; lab 10's range normalized (NFC, NFKC, its \r\n made
-# \n), merge_two keyed by the normalized text, a file's size in characters, ranges deduplicated, special tokens encoded
-# as Latin-1 (a special token beyond ASCII).
+# tokens as text, its merged tokens decoded as Latin-1, its windows turned round (zip(word[1:], word)), a word's id found
+# by words.index(word); lab 04's index of one set per word shared by its new pairs, of frozensets, of equal sets stored
+# once, a window that holds the token at either end (startswith, endswith), the merged token made of decoded tokens, the
+# index made a plain dict; lab 10's range normalized (NFC, NFKC, its \r\n made \n), merge_two keyed by the normalized
+# text, a file's size in characters, ranges deduplicated, special tokens encoded as Latin-1 (a special token beyond
+# ASCII).
 # Kept their points before the round, each now caught by a hidden check drawn from the grading's secret seed, with a hint
 # of its own: lab 01's three merge_words that take bytes for characters (the generated words held letters and brackets
 # alone: verify_high_bytes); lab 05's merge_occurrences that keeps the zero changes (dict(changes)), under secret seed 1
@@ -6600,7 +6601,8 @@ def test_labs05_06_walk51a_the_rounds_mistakes_lose_their_tasks_in_a_class_with_
 # the index lists too); lab 10's count_range and merge_two that normalize the text (verify_range_not_normalized,
 # verify_keys_as_bytes), plan_ranges that encodes the special tokens as Latin-1 (verify_tokens_beyond_ascii). Lost their
 # points before with no hint or another's: lab 01's count_pairs and train that took bytes for characters, lab 04's sets
-# shared per word (told of the pair no word holds), lab 10's range whose \r\n are made \n (told of text mode).
+# shared per word (told of the pair no word holds), lab 10's range whose \r\n are made \n (told of text mode), lab 02's
+# windows turned round (no hint, or one for a merge from the right).
 # (Tried and left out, the solution's answer on every input: lab 02's filter on the pair's joined bytes in the word's
 # (a pass over the words per merge, as the two `in` tests are), lab 04's new pairs filed as every pair of the rewritten
 # word and the merged pair's ids left in the index (sets take a repeat as nothing; the pair never recurs unmerged), lab
@@ -6655,6 +6657,9 @@ LAB02_NOVEL52 = {
         "    merged = merge_word(word, pair)\n",
         "    merged = tuple(token.decode('latin-1').encode() for token in merge_word(word, pair))  # as text\n"),),
         "holds bytes the word does not"),
+    "changes-windows-turned-round": ("task1_pair_count_changes_solution", (
+        ("    for old in zip(word, word[1:]):\n", "    for old in zip(word[1:], word):\n"),
+        ("    for new in zip(merged, merged[1:]):\n", "    for new in zip(merged[1:], merged):\n")), "each pair is turned round"),
 }
 # Measured: the merges are right (the words are distinct), the walks of words.index cost a merge that changes every word.
 LAB02_NOVEL52_MEASURED = {
@@ -6682,6 +6687,9 @@ LAB04_NOVEL52 = {
         "        token = pair[0] + pair[1]\n",
         "        token = (pair[0].decode('utf-8', 'replace') + pair[1].decode('utf-8', 'replace')).encode()\n"),),
         "train(", "check_train_merges"),
+    "train-index-made-a-plain-dict": ("task3_train_solution", ((
+        "    index = index_words(words)\n", "    index = dict(index_words(words))  # a plain dict is enough\n"),),
+        "index[pair] on a plain", "check_train_merges"),
 }
 LAB10_NOVEL52 = {
     "range-normalized-nfc": ("task1_count_range_solution", ((
@@ -6721,7 +6729,8 @@ KEPT_BEFORE_NOVEL52 = {("01_naive_bpe", "merge-tokens-compared-as-text"), ("01_n
                        ("10_distributed", "plan-tokens-as-latin-1"), ("10_distributed", "plan-tokens-as-latin-1-replaced")}
 HINTED_NOVEL52 = {("01_naive_bpe", "count-pairs-latin-1-to-utf-8"), ("01_naive_bpe", "count-pairs-keyed-by-text"),
                   ("01_naive_bpe", "train-split-into-latin-1-characters"), ("01_naive_bpe", "train-split-without-high-bytes"),
-                  ("04_inverted_index", "index-sets-shared-per-word"), ("10_distributed", "range-line-ends-normalized")}
+                  ("04_inverted_index", "index-sets-shared-per-word"), ("10_distributed", "range-line-ends-normalized"),
+                  ("02_incremental", "changes-windows-turned-round")}
 CAUGHT_BEFORE_NOVEL52 = [key for key in NOVEL52_ROUND if key not in KEPT_BEFORE_NOVEL52 | HINTED_NOVEL52
                          and key[1] not in LAB02_NOVEL52_MEASURED]
 

@@ -98,7 +98,16 @@ def per_occurrence_hint(args: tuple, expected: object, got: object) -> str | Non
             return ("these are the changes around each occurrence of the pair on its own, which count the windows "
                     "between two touching occurrences twice (theory, section 4); reason per word instead: what "
                     "are all the pairs of the word before the merge, and all the pairs after?")
-    return merged_word_hint(word, pair, frequency, expected, got)
+    hint = merged_word_hint(word, pair, frequency, expected, got)
+    if isinstance(got, dict) and isinstance(expected, dict) and got != expected:
+        turned: dict = {}
+        for key, change in expected.items():
+            turned[key[::-1]] = turned.get(key[::-1], 0) + change
+        if got == {key: change for key, change in turned.items() if change}:  # in a a a, a merge from the right too
+            return (f"{hint}; or " if hint else "") + (
+                "each pair is turned round, (right, left): a window is (word[i], word[i + 1]), the left token first, as "
+                "zip(word, word[1:]) gives it (zip(word[1:], word) gives them right first)")
+    return hint
 
 
 def changes_between(old: Word, new: Word, frequency: int, gained: Callable[[Pair], bool] = lambda pair: True) -> dict:
