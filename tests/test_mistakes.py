@@ -6799,3 +6799,201 @@ def test_labs07_08_walk52_the_rounds_mistakes_lose_their_tasks_in_a_class_with_t
     assert sorted(lost) == sorted(f"{task}{part}" for task in hints for part in ("", "_hidden")), mistaken.verdicts
     for grade_id, message in lost.items():
         assert hints[grade_id.removesuffix("_hidden")] in message, (grade_id, message)
+
+
+# ---- labs 01, 02, 04, 05 and 10, novel52: a twenty-first learner round (issue 21, item 8) -----------------------------
+# Kinds the earlier rounds left out, each graded by its task's hidden test under secret seeds 0 to 15 (BPE_SEEDS=0:16)
+# and the derandomized draw: lab 01's bytes from 0x80 on taken for characters (tokens compared as text decoded with
+# errors="replace", a merge on the decoded tokens encoded again, a merged token joined by chr, a pair's tokens decoded as
+# Latin-1 and encoded as UTF-8, counts keyed by the decoded pair, ties on the text decoded with surrogateescape, the
+# pretokens split into Latin-1 characters or stripped of their bytes from 0x80 on); lab 02's merge of its own comparing the
+# tokens as text, its merged tokens decoded as Latin-1, its windows turned round (zip(word[1:], word)), a word's id found
+# by words.index(word); lab 04's index of one set per word shared by its new pairs, of frozensets, of equal sets stored
+# once, a window that holds the token at either end (startswith, endswith), the merged token made of decoded tokens, the
+# index made a plain dict; lab 10's range normalized (NFC, NFKC, its \r\n made \n), merge_two keyed by the normalized
+# text, a file's size in characters, ranges deduplicated, special tokens encoded as Latin-1 (a special token beyond
+# ASCII).
+# Kept their points before the round, each now caught by a hidden check drawn from the grading's secret seed, with a hint
+# of its own: lab 01's three merge_words that take bytes for characters (the generated words held letters and brackets
+# alone: verify_high_bytes); lab 05's merge_occurrences that keeps the zero changes (dict(changes)), under secret seed 1
+# of 0-15 (the fifth round's merge-zero-changes-kept; verify_touching_occurrences draws words where the pair occurs
+# several times in a row); lab 02's pair_count_changes that takes bytes for characters (verify_high_byte_changes) and
+# train that finds a word by words.index (measured: EVERY_WORD_CHANGES, one merge that changes every word; the merges are
+# right); lab 04's index_words of frozensets or of sets shared by equal pairs (its driver now files a new id under a pair
+# the index lists too); lab 10's count_range and merge_two that normalize the text (verify_range_not_normalized,
+# verify_keys_as_bytes), plan_ranges that encodes the special tokens as Latin-1 (verify_tokens_beyond_ascii). Lost their
+# points before with no hint or another's: lab 01's count_pairs and train that took bytes for characters, lab 04's sets
+# shared per word (told of the pair no word holds), lab 10's range whose \r\n are made \n (told of text mode), lab 02's
+# windows turned round (no hint, or one for a merge from the right).
+# (Tried and left out, the solution's answer on every input: lab 02's filter on the pair's joined bytes in the word's
+# (a pass over the words per merge, as the two `in` tests are), lab 04's new pairs filed as every pair of the rewritten
+# word and the merged pair's ids left in the index (sets take a repeat as nothing; the pair never recurs unmerged), lab
+# 10's merge_two by Counter addition (counts are positive).)
+LAB01_NOVEL52 = {
+    "merge-tokens-compared-as-text": ("task3_merge_word_solution", ((
+        "word[i] == pair[0] and word[i + 1] == pair[1]",
+        "word[i].decode('utf-8', 'replace') == pair[0].decode('utf-8', 'replace')"
+        " and word[i + 1].decode('utf-8', 'replace') == pair[1].decode('utf-8', 'replace')"),),
+        "every lone byte from 0x80 on reads as the same character"),
+    "merge-on-text-tokens": ("task3_merge_word_solution", ((
+        "    merged = []\n    i = 0\n",
+        "    word = tuple(token.decode('utf-8', 'replace') for token in word)  # as text, to compare\n"
+        "    pair = tuple(token.decode('utf-8', 'replace') for token in pair)\n    merged = []\n    i = 0\n"),
+        ("    return tuple(merged)\n", "    return tuple(token.encode('utf-8') for token in merged)\n")),
+        "spell other bytes than the word"),
+    "merge-token-joined-by-chr": ("task3_merge_word_solution", ((
+        "merged.append(word[i] + word[i + 1])", "merged.append(''.join(map(chr, word[i] + word[i + 1])).encode())"),),
+        "spell other bytes than the word"),
+    "count-pairs-latin-1-to-utf-8": ("task1_count_pairs_solution", ((
+        "            counts[pair] += frequency\n",
+        "            counts[tuple(token.decode('latin-1').encode('utf-8') for token in pair)] += frequency\n"),),
+        "holds a token that no word has"),
+    "count-pairs-keyed-by-text": ("task1_count_pairs_solution", (
+        ("    counts: dict[Pair, int] = defaultdict(int)\n", "    counts: dict[Pair, int] = defaultdict(int)\n    seen = {}\n"),
+        ("            counts[pair] += frequency\n",
+         "            key = tuple(token.decode('utf-8', 'replace') for token in pair)  # readable keys\n"
+         "            seen.setdefault(key, pair)\n            counts[key] += frequency\n"),
+        ("    return dict(counts)\n", "    return {seen[key]: count for key, count in counts.items()}\n")),
+        "pairs whose bytes differ were counted as one"),
+    "best-ties-on-surrogateescape-text": ("task2_best_pair_solution", ((
+        "key=lambda pair: (pair_counts[pair], pair))",
+        "key=lambda pair: (pair_counts[pair], tuple(t.decode('utf-8', 'surrogateescape') for t in pair)))"),),
+        "compare the left tokens as bytes first"),
+    "train-split-into-latin-1-characters": ("task4_train_solution", ((
+        "split_into_bytes(pretoken)", "tuple(ch.encode() for ch in pretoken.decode('latin-1'))"),),
+        "joins bytes that no pretoken holds"),
+    "train-split-without-high-bytes": ("task4_train_solution", ((
+        "split_into_bytes(pretoken)", "split_into_bytes(pretoken.decode('ascii', 'ignore').encode())"),),
+        "without their bytes from 0x80 on"),
+}
+LAB02_NOVEL52 = {
+    "changes-own-merge-comparing-text": ("task1_pair_count_changes_solution", ((
+        "    merged = merge_word(word, pair)\n",
+        "    text = [token.decode('utf-8', 'replace') for token in word]  # readable, to compare\n"
+        "    merged, i = [], 0\n    while i < len(word):\n"
+        "        if text[i:i + 2] == [pair[0].decode('utf-8', 'replace'), pair[1].decode('utf-8', 'replace')]:\n"
+        "            merged.append(word[i] + word[i + 1])\n            i += 2\n"
+        "        else:\n            merged.append(word[i])\n            i += 1\n"),),
+        "a merge that took a window that is not the pair too"),
+    "changes-merged-word-of-decoded-tokens": ("task1_pair_count_changes_solution", ((
+        "    merged = merge_word(word, pair)\n",
+        "    merged = tuple(token.decode('latin-1').encode() for token in merge_word(word, pair))  # as text\n"),),
+        "holds bytes the word does not"),
+    "changes-windows-turned-round": ("task1_pair_count_changes_solution", (
+        ("    for old in zip(word, word[1:]):\n", "    for old in zip(word[1:], word):\n"),
+        ("    for new in zip(merged, merged[1:]):\n", "    for new in zip(merged[1:], merged):\n")), "each pair is turned round"),
+}
+# Measured: the merges are right (the words are distinct), the walks of words.index cost a merge that changes every word.
+LAB02_NOVEL52_MEASURED = {
+    "train-word-found-by-index": ("task3_train_solution", ((
+        "        for i, word in enumerate(words):\n"
+        "            if left in word and right in word:  # cheap filter before the real merge\n",
+        "        for word in words:\n            if left in word and right in word:  # cheap filter before the real merge\n"
+        "                i = words.index(word)\n"),), "words.index(word) walks the list"),
+}
+LAB04_NOVEL52 = {
+    "index-sets-shared-per-word": ("task1_index_words_solution", ((
+        "    for i, word in enumerate(words):\n        for pair in zip(word, word[1:]):\n            index[pair].add(i)\n",
+        "    for i, word in enumerate(words):\n        ids = {i}  # this word's id, filed under each of its new pairs\n"
+        "        for pair in zip(word, word[1:]):\n            if pair in index:\n                index[pair].add(i)\n"
+        "            else:\n                index[pair] = ids\n"),), "share one set object"),
+    "index-ids-frozen": ("task1_index_words_solution", ((
+        "    return index\n", "    return defaultdict(set, {pair: frozenset(ids) for pair, ids in index.items()})  # fixed\n"),),
+        "a pair's ids are a frozenset"),
+    "index-sets-interned": ("task1_index_words_solution", ((
+        "    return index\n", "    same = {}\n    for pair, ids in index.items():  # equal sets stored once\n"
+        "        index[pair] = same.setdefault(frozenset(ids), ids)\n    return index\n"),), "share one set object"),
+    "pairs-with-token-at-either-end": ("task2_pairs_with_solution", ((
+        "if token in pair]", "if pair[0].startswith(token) or pair[1].endswith(token)]"),), "tokens are compared whole"),
+    "train-token-of-the-pair-decoded": ("task3_train_solution", ((
+        "        token = pair[0] + pair[1]\n",
+        "        token = (pair[0].decode('utf-8', 'replace') + pair[1].decode('utf-8', 'replace')).encode()\n"),),
+        "train(", "check_train_merges"),
+    "train-index-made-a-plain-dict": ("task3_train_solution", ((
+        "    index = index_words(words)\n", "    index = dict(index_words(words))  # a plain dict is enough\n"),),
+        "index[pair] on a plain", "check_train_merges"),
+}
+LAB10_NOVEL52 = {
+    "range-normalized-nfc": ("task1_count_range_solution", ((
+        'return count_pretokens(data.decode("utf-8"), special_tokens)',
+        'import unicodedata\n\n    return count_pretokens(unicodedata.normalize("NFC", data.decode("utf-8")), special_tokens)'),),
+        "normalized (NFC)"),
+    "range-normalized-nfkc": ("task1_count_range_solution", ((
+        'return count_pretokens(data.decode("utf-8"), special_tokens)',
+        'import unicodedata\n\n    return count_pretokens(unicodedata.normalize("NFKC", data.decode("utf-8")), special_tokens)'),),
+        "normalized (NFKC)"),
+    "range-line-ends-normalized": ("task1_count_range_solution", ((
+        'data.decode("utf-8")', 'data.decode("utf-8").replace("\\r\\n", "\\n")'),), "with each \\r\\n made \\n"),
+    "merge-keys-normalized": ("task2_merge_two_solution", ((
+        "        total[pretoken] = total.get(pretoken, 0) + count\n",
+        "        import unicodedata\n\n        key = unicodedata.normalize('NFC', pretoken.decode('utf-8')).encode('utf-8')\n"
+        "        total[key] = total.get(key, 0) + count\n"),), "two pretokens were added up as one"),
+    "plan-size-of-the-text": ("task4_plan_ranges_solution", ((
+        "boundaries = [0, os.path.getsize(path)]", "boundaries = [0, len(open(path, encoding='utf-8').read())]"),),
+        "the file's size in characters"),
+    "plan-tokens-as-latin-1": ("task4_plan_ranges_solution", ((
+        'token.encode("utf-8")', 'token.encode("latin-1")'),), "a special token may hold characters beyond ASCII"),
+    "plan-tokens-as-latin-1-replaced": ("task4_plan_ranges_solution", ((
+        'token.encode("utf-8")', 'token.encode("latin-1", "replace")'),),
+        "a special token may hold characters beyond ASCII"),
+    "count-ranges-deduplicated": ("task5_count_ranges_solution", ((
+        "for path, start, end in ranges]", "for path, start, end in dict.fromkeys(ranges)]"),),
+        "fewer pretokens than the ranges hold"),
+}
+NOVEL52_ROUND = {(lab, name): mistake for lab, table in (
+    ("01_naive_bpe", LAB01_NOVEL52), ("02_incremental", LAB02_NOVEL52), ("02_incremental", LAB02_NOVEL52_MEASURED),
+    ("04_inverted_index", LAB04_NOVEL52), ("10_distributed", LAB10_NOVEL52)) for name, mistake in table.items()}
+KEPT_BEFORE_NOVEL52 = {("01_naive_bpe", "merge-tokens-compared-as-text"), ("01_naive_bpe", "merge-on-text-tokens"),
+                       ("01_naive_bpe", "merge-token-joined-by-chr"), ("02_incremental", "changes-own-merge-comparing-text"),
+                       ("02_incremental", "changes-merged-word-of-decoded-tokens"), ("04_inverted_index", "index-ids-frozen"),
+                       ("04_inverted_index", "index-sets-interned"), ("10_distributed", "range-normalized-nfc"),
+                       ("10_distributed", "range-normalized-nfkc"), ("10_distributed", "merge-keys-normalized"),
+                       ("10_distributed", "plan-tokens-as-latin-1"), ("10_distributed", "plan-tokens-as-latin-1-replaced")}
+HINTED_NOVEL52 = {("01_naive_bpe", "count-pairs-latin-1-to-utf-8"), ("01_naive_bpe", "count-pairs-keyed-by-text"),
+                  ("01_naive_bpe", "train-split-into-latin-1-characters"), ("01_naive_bpe", "train-split-without-high-bytes"),
+                  ("04_inverted_index", "index-sets-shared-per-word"), ("10_distributed", "range-line-ends-normalized"),
+                  ("02_incremental", "changes-windows-turned-round")}
+CAUGHT_BEFORE_NOVEL52 = [key for key in NOVEL52_ROUND if key not in KEPT_BEFORE_NOVEL52 | HINTED_NOVEL52
+                         and key[1] not in LAB02_NOVEL52_MEASURED]
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(KEPT_BEFORE_NOVEL52 | HINTED_NOVEL52),
+                         ids=[f"{lab[:2]}-{name}" for lab, name in sorted(KEPT_BEFORE_NOVEL52 | HINTED_NOVEL52)])
+def test_labs01_02_04_10_a_twenty_first_rounds_mistake_now_fails_the_hidden_test_with_its_hint(request, lab, mistake):
+    """Fails on main under every seed: the mistake kept its hidden points, or lost them with no hint."""
+    round_failure(request, NOVEL52_ROUND, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in CAUGHT_BEFORE_NOVEL52])
+def test_labs01_02_04_10_a_learners_mistake_of_the_twenty_first_round_fails_the_hidden_test(request, lab, mistake):
+    # those that lost their points, with a fitting message, before this round: one per lab by default
+    one_per_lab("twenty-first", CAUGHT_BEFORE_NOVEL52, lab, mistake)
+    round_failure(request, NOVEL52_ROUND, lab, mistake)
+
+
+def test_lab02_novel52_a_word_found_by_words_index_fails_the_hidden_test(request, at_the_first_verdict):
+    """Fails on main: the merges are right and the measured corpus's merges change one word each, near the end of 4,000
+    (a few milliseconds of walks); the hidden test now times one merge that changes every word (EVERY_WORD_CHANGES)."""
+    with at_the_first_verdict():
+        round_failure(request, NOVEL52_ROUND, "02_incremental", "train-word-found-by-index")
+
+
+@WORKER_TWIN
+def test_lab02_novel52_a_word_found_by_words_index_fails_in_the_worker_too(at_the_first_verdict):
+    """The CPU time of one merge that changes every word, measured from outside the grading worker: the same verdict."""
+    code = "\n".join(source_of("02_incremental", cell) for cell in ("setup", "task1_pair_count_changes_solution",
+                                                                   "task2_merge_and_update_solution", "task3_train_solution"))
+    (old, new), = LAB02_NOVEL52_MEASURED["train-word-found-by-index"][1]
+    with at_the_first_verdict():
+        message = remote("02_incremental", code.replace(old, new), "train", "check_train_properties")
+    assert message is not None and "words.index(word) walks the list" in message, message
+    assert remote("02_incremental", code, "train", "check_train_properties") is None
+
+
+@pytest.mark.seeded
+def test_lab05_novel52_merge_occurrences_that_keeps_zero_changes_fails_the_hidden_test_under_every_seed(request):
+    """The fifth round's mistake kept task 4's hidden points under secret seed 1 (BPE_SEEDS=1:2 on main): the hidden test
+    now ends with lists drawn from the seed where the pair occurs several times in a row (verify_touching_occurrences)."""
+    found = round_failure(request, FIFTH_ROUND_05_TO_10, "05_heap", "merge-zero-changes-kept")
+    assert "a change of 0 is no change" in found, found

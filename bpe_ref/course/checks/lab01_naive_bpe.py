@@ -158,6 +158,15 @@ def overlap_hint(args: tuple, expected: object, got: object) -> str | None:
     if got == unordered != expected:
         return ("(a, b) and (b, a) are two pairs: a pair is the left token, then the right one, in the word's order; "
                 "key the counts by the window as it is, (word[i], word[i + 1]), not sorted")
+    tokens = {token for word in args[0] if isinstance(word, tuple) for token in word} if args and isinstance(
+        args[0], dict) else set()
+    foreign = next((pair for pair in got if isinstance(pair, tuple) and any(token not in tokens for token in pair)), None)
+    if foreign is not None and tokens:
+        return (f"the pair {foreign!r} holds a token that no word has: keep the tokens as they are, bytes; a byte from 0x80 "
+                "on is no character (decoded as Latin-1 and encoded as UTF-8, b'\\xc3' becomes b'\\xc3\\x83')")
+    if set(got) < set(expected) and len({tuple(map(as_text, pair)) for pair in expected}) < len(expected):
+        return ("pairs whose bytes differ were counted as one: decoded as text (errors='replace') every lone byte from "
+                "0x80 on reads as U+FFFD; key the counts by the pair of bytes itself, (word[i], word[i + 1])")
     if got.keys() != expected.keys():
         return None
     short = [pair for pair, count in expected.items() if got[pair] != count]
@@ -171,7 +180,10 @@ def overlap_hint(args: tuple, expected: object, got: object) -> str | None:
 # so that two pretokens changed into one keep the later one's count, as a dict comprehension does.
 CHANGED_PRETOKENS = [(bytes.strip, "stripped: a pretoken's spaces and line ends are part of it (b' the' is not b'the', "
                       "and b'\\n\\n' is not empty)"),
-                     (bytes.lower, "lowercased: b'The' and b'the' are two pretokens, each with its own bytes")]
+                     (bytes.lower, "lowercased: b'The' and b'the' are two pretokens, each with its own bytes"),
+                     (lambda pretoken: pretoken.decode("ascii", "ignore").encode(),
+                      "without their bytes from 0x80 on (decoded as ASCII, errors ignored): 'é' is two bytes, "
+                      "b'\\xc3\\xa9', and both are tokens to merge")]
 
 
 def changed_pretokens_hint(args: tuple, got: object) -> str | None:
@@ -188,6 +200,22 @@ def changed_pretokens_hint(args: tuple, got: object) -> str | None:
     return None
 
 
+def foreign_bytes_hint(args: tuple, got: object) -> str | None:
+    """A merge whose bytes no pretoken holds: the pretokens split into characters, each encoded (a byte from 0x80 on
+    read as a Latin-1 character is two bytes in UTF-8)."""
+    pretoken_counts = args[0] if args else None
+    if not (isinstance(got, list) and isinstance(pretoken_counts, dict)
+            and all(type(pretoken) is bytes for pretoken in pretoken_counts)):
+        return None
+    for number, pair in enumerate(got, 1):
+        if isinstance(pair, tuple) and all(type(token) is bytes for token in pair) and not any(
+                b"".join(pair) in pretoken for pretoken in pretoken_counts):
+            return (f"merge {number}, {pair!r}, joins bytes that no pretoken holds: a pretoken's tokens are its bytes, "
+                    "split_into_bytes(pretoken), one per byte; a byte from 0x80 on is no character (decoded as "
+                    "Latin-1 and encoded again, b'\\xc3' becomes b'\\xc3\\x83')")
+    return None
+
+
 def repeated_pair_hint(args: tuple, expected: object, got: object) -> str | None:
     """A merge learned twice: the words it was made on were not the ones the merges before it left; train stopped with
     a bare ``return``; or its pretokens were changed before they were split."""
@@ -196,6 +224,8 @@ def repeated_pair_hint(args: tuple, expected: object, got: object) -> str | None
                 "loop with `break` (or return merges): the merges learned so far are the answer")
     if got != expected and changed_pretokens_hint(args, got):
         return changed_pretokens_hint(args, got)
+    if got != expected and foreign_bytes_hint(args, got):
+        return foreign_bytes_hint(args, got)
     if isinstance(got, list) and len(got) > len(set(map(repr, got))):
         again = next(i for i, pair in enumerate(got) if pair in got[:i])
         return (f"merge {again + 1} is {got[again]!r} again, learned already at merge {got.index(got[again]) + 1}: make "
@@ -345,6 +375,56 @@ def long_word_hint(args: tuple, error: BaseException | None = None) -> str | Non
             "result once")
 
 
+def as_text(token: object) -> object:
+    return token.decode("utf-8", "replace") if type(token) is bytes else token
+
+
+def merged_as_text(word: tuple, pair: tuple) -> tuple:
+    """``word`` merged where its tokens, decoded with errors="replace", read as ``pair``'s: a lone byte from 0x80 on is
+    U+FFFD, whichever byte it is (the mistake's merge, to recognise it)."""
+    text_pair = tuple(map(as_text, pair))
+    merged, i = [], 0
+    while i < len(word):
+        if i + 1 < len(word) and (as_text(word[i]), as_text(word[i + 1])) == text_pair:
+            merged.append(word[i] + word[i + 1])
+            i += 2
+        else:
+            merged.append(word[i])
+            i += 1
+    return tuple(merged)
+
+
+def high_byte_words(rng: random.Random, count: int) -> list[tuple[Word, Pair]]:
+    """``count`` words drawn from ``rng`` that hold a pair of two lone bytes from 0x80 on and another window of two such
+    bytes (the same text decoded, other bytes), among letters and "é" (b"\\xc3\\xa9", one token), with that pair (its
+    tokens equal objects of their own, as train makes them)."""
+    cases = []
+    for _ in range(count):
+        pair = tuple(rng.sample(LONE_HIGH_BYTES, 2))
+        other = tuple(rng.sample([token for token in LONE_HIGH_BYTES if token not in pair], 2))
+        parts = [pair, other, *[(rng.choice([b"a", b"b", b"\xc3\xa9"]),) for _ in range(rng.randint(1, 4))]]
+        rng.shuffle(parts)
+        cases.append((tuple(token for part in parts for token in part), (fresh(pair[0]), fresh(pair[1]))))
+    return cases
+
+
+def high_byte_hint(word: tuple, pair: tuple, got: object) -> str | None:
+    """A word of bytes from 0x80 on that came back spelling other bytes (a byte taken for a character: chr/ord, latin-1,
+    a decode and encode), or merged where its tokens read as the pair's when decoded (each lone byte is U+FFFD)."""
+    if not (isinstance(got, tuple) and all(type(token) is bytes for token in got)
+            and any(type(token) is bytes and max(token, default=0) >= 0x80 for token in word)):
+        return None
+    if b"".join(got) != b"".join(token for token in word if type(token) is bytes):
+        return ("the tokens you returned spell other bytes than the word: a byte from 0x80 on is no character (b'\\xc3' "
+                "alone is no UTF-8, and chr(0xc3).encode() is b'\\xc3\\x83'); keep the tokens as bytes and join the "
+                "pair's two as they are, left + right")
+    if got == merged_as_text(word, pair):
+        return (f"a window that is not {pair!r} was merged too: decoded with errors='replace', every lone byte from 0x80 "
+                "on reads as the same character, U+FFFD, so tokens compared as text match where their bytes differ; "
+                "compare the tokens as bytes, word[i] == pair[0] and word[i + 1] == pair[1]")
+    return None
+
+
 def merge_hint(args: tuple, expected: object, got: object) -> str | None:
     """The bracket hint, then Python's pitfalls: tokens compared with `is`, a for loop's i += 2."""
     word, pair = args
@@ -352,6 +432,8 @@ def merge_hint(args: tuple, expected: object, got: object) -> str | None:
         return bracket_hint(args, expected, got)
     if len(word) > LONG_WORD_TOKENS // 2:
         return long_word_hint(args)
+    if high_byte_hint(word, pair, got):
+        return high_byte_hint(word, pair, got)
     if isinstance(got, tuple) and any(isinstance(token, tuple) for token in got):
         return ("a merged token is one bytes object, the pair's two tokens joined (left + right), not the pair itself: "
                 "every token of a word is bytes")
@@ -391,6 +473,22 @@ def verify_long_words(learner: Callable) -> None:
     passed(f"merge_word: merges {check_cases(MERGE_WORD.task, learner, merge_word, cases)} words of thousands of tokens.")
 
 
+# Tokens of bytes from 0x80 on, as a corpus's words hold them (b"\xc3" and b"\xa9" are the two halves of "é"): each
+# lone one is no UTF-8, so decoded with errors="replace" they all read as U+FFFD, and chr(byte) is another character
+# than the byte's. The generated words hold letters and brackets alone (novel52: three such merge_words kept every point).
+LONE_HIGH_BYTES = [b"\x80", b"\xa9", b"\xc3", b"\xe9", b"\xff"]
+
+
+def verify_high_bytes(learner: Callable) -> None:
+    """Task 3's hidden test, after the generated words: four words drawn from the grading's secret seed that hold the
+    pair to merge, two lone bytes from 0x80 on, and another window of two such bytes (the same text when decoded, other
+    bytes), among letters and "é" (b"\xc3\xa9", one token); then the long words (:func:`verify_long_words`)."""
+    rng = random.Random(hashlib.sha256(f"{current_seed()}:01_naive_bpe:high bytes".encode()).digest())
+    cases = high_byte_words(rng, 4)
+    passed(f"merge_word: merges {check_cases(MERGE_WORD.task, learner, merge_word, cases)} words of bytes from 0x80 on.")
+    verify_long_words(learner)
+
+
 MERGE_WORD = TaskGraders(
     Task("merge_word", ("word", "pair"), what="a tuple of bytes tokens", hint=merge_hint, error_hint=long_word_hint),
     merge_word,
@@ -405,7 +503,7 @@ MERGE_WORD = TaskGraders(
     ],
     merge_inputs,
     max_examples=200,
-    hidden_then=verify_long_words,
+    hidden_then=verify_high_bytes,
 )
 
 TRAIN_TASK = Task("train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,

@@ -18,9 +18,11 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word, split_into
 from ..figures.incremental_updates import local_rule_change, overlap_bug_on_counts
 from ...train.step02_incremental import merge_and_update, pair_count_changes, train
 from . import full_update, measured
-from .core import Case, Lab, Later, Task, TaskGraders, check_property, current_seed, error_name, passed, stretch
+from .core import (Case, Lab, Later, Task, TaskGraders, check_cases, check_property, current_seed, error_name, passed,
+                   stretch)
 from .core import CheckFailed as CheckFailed  # what a failed check raises, named here as in every lab's graders
-from .lab01_naive_bpe import corpus_en_case, corpus_graders, finishes_within, pretoken_count_dicts, small_set_pretoken_counts
+from .lab01_naive_bpe import (corpus_en_case, corpus_graders, finishes_within, high_byte_words, merged_as_text,
+                              pretoken_count_dicts, small_set_pretoken_counts)
 
 # Lab 02 builds on lab 01: its setup cell imports V1's functions from bpe_ref, and its code may call
 # them, in the learner's kernel and in the grading process (where only these modules are copied).
@@ -68,6 +70,16 @@ changes_inputs = st.tuples(word_and_pair(), st.integers(1, 5)).map(lambda t: (t[
 def per_occurrence_hint(args: tuple, expected: object, got: object) -> str | None:
     """The learner updated around each occurrence of the pair: wrong where occurrences touch."""
     word, pair, frequency = args
+    if (isinstance(word, tuple) and isinstance(pair, tuple) and got != expected and isinstance(got, dict)
+            and any(type(token) is bytes and max(token, default=0) >= 0x80 for token in word)):
+        if got == changes_between(word, merged_as_text(word, pair), frequency):
+            return ("these are the changes of a merge that took a window that is not the pair too: decoded with "
+                    "errors='replace', every lone byte from 0x80 on reads as U+FFFD; compare the tokens as bytes (the "
+                    "merged word is merge_word(word, pair))")
+        if any(isinstance(key, tuple) and any(type(token) is bytes and token not in b"".join(word) for token in key)
+               for key in got):
+            return ("a pair of your changes holds bytes the word does not: a byte from 0x80 on is no character (decoded "
+                    "and encoded again it becomes other bytes); keep the tokens as bytes")
     in_word = ("`pair in word` asks whether the tuple pair is one token of the word, which it never is: the pair is "
                "in the word when it is one of its windows, pair in zip(word, word[1:])")
     if got == {} and expected and len(merge_word(word, pair)) < 2:
@@ -86,7 +98,16 @@ def per_occurrence_hint(args: tuple, expected: object, got: object) -> str | Non
             return ("these are the changes around each occurrence of the pair on its own, which count the windows "
                     "between two touching occurrences twice (theory, section 4); reason per word instead: what "
                     "are all the pairs of the word before the merge, and all the pairs after?")
-    return merged_word_hint(word, pair, frequency, expected, got)
+    hint = merged_word_hint(word, pair, frequency, expected, got)
+    if isinstance(got, dict) and isinstance(expected, dict) and got != expected:
+        turned: dict = {}
+        for key, change in expected.items():
+            turned[key[::-1]] = turned.get(key[::-1], 0) + change
+        if got == {key: change for key, change in turned.items() if change}:  # in a a a, a merge from the right too
+            return (f"{hint}; or " if hint else "") + (
+                "each pair is turned round, (right, left): a window is (word[i], word[i + 1]), the left token first, as "
+                "zip(word, word[1:]) gives it (zip(word[1:], word) gives them right first)")
+    return hint
 
 
 def changes_between(old: Word, new: Word, frequency: int, gained: Callable[[Pair], bool] = lambda pair: True) -> dict:
@@ -155,7 +176,19 @@ PAIR_COUNT_CHANGES = TaskGraders(
     ],
     changes_inputs,
     max_examples=150,
+    hidden_then=lambda learner: verify_high_byte_changes(learner),
 )
+
+
+def verify_high_byte_changes(learner: Callable) -> None:
+    """Task 1's hidden test, last: four words drawn from the grading's secret seed whose pair is two lone bytes from 0x80
+    on, beside another window of two such bytes (lab 01's :func:`.lab01_naive_bpe.high_byte_words`), each seen one to
+    five times. The generated words hold letters alone: a merge of the learner's own that compares the tokens decoded
+    as text kept every point (novel52)."""
+    rng = random.Random(f"{current_seed()}:02_incremental:high bytes")
+    cases = [(word, pair, rng.randint(1, 5)) for word, pair in high_byte_words(rng, 4)]
+    count = check_cases(PAIR_COUNT_CHANGES.task, learner, pair_count_changes, cases)
+    passed(f"pair_count_changes: agrees with the reference on {count} words of bytes from 0x80 on.")
 
 def counts_replaced_hint(args: tuple, expected: object, got: object) -> str | None:
     """Negative counts after the call: the changes written over the counts (dict.update), not added to them; or the
@@ -451,12 +484,51 @@ def verify_incremental_updates(train: Callable, name: str = "train") -> None:
     INCREMENTAL_COST.verify(train, name)
 
 
+# The words of one merge found by their position: a train that loops `for word in words` and asks words.index(word) for
+# the word's id learns the right merges (its words are distinct: a dict's pretokens, split and merged alike) and walks
+# the list from the start for each word it updates, time quadratic in the words a merge changes. The corpus above
+# changes one word per merge, near the end of 4,000: a few milliseconds of walks. Here one merge changes every word
+# (novel52: it kept every point).
+MANY_WORDS, MANY_TIMES = 2_000, 8
+MANY_LIMIT, MANY_FACTOR, MANY_SLACK, MANY_TIMEOUT = 16.0, 8.0, 0.05, 10.0
+
+
+def every_word_changes(index: int, words: int) -> tuple[dict[bytes, int], int]:
+    """``words`` distinct pretokens (drawn from the grading's seed, fresh for each measured call: ``index``), each a pair
+    of two letters that every one of them starts with and four to five other letters, seen once each; one merge."""
+    rng = measured.measured_random(f"02_incremental:every word changes:{words}:{index}")
+    letters = rng.sample(b"abcdefghijklmnopqrstuvwxyz", 16)
+    head, rest = bytes(letters[:2]), letters[2:]
+    counts: dict[bytes, int] = {}
+    while len(counts) < words:
+        counts[head + bytes(rng.choices(rest, k=rng.randint(4, 5)))] = 1
+    return counts, 1
+
+
+EVERY_WORD_CHANGES = measured.MeasuredGrowth(
+    task=replace(TRAIN_INCREMENTAL_TASK, stand_ins=(pair_count_changes, full_update.merge_and_update)),
+    reference=reference_train, small=lambda index: every_word_changes(index, MANY_WORDS),
+    large=lambda index: every_word_changes(index, MANY_WORDS * MANY_TIMES), times=MANY_TIMES,
+    describe=lambda args: f"<{len(args[0]):,} words, each of them holding the first merge's pair>, {args[1]}",
+    limit=MANY_LIMIT, factor=MANY_FACTOR, slack=MANY_SLACK, timeout=MANY_TIMEOUT,
+    too_slow="a word's id is its position in words: loop with `for i, word in enumerate(words)`. words.index(word) "
+             "walks the list from its start for every word updated, time quadratic in the words a merge changes",
+    said=lambda growth, name: f"{name}: one merge's CPU time from {MANY_WORDS:,} words that each hold its pair to "
+                              f"{MANY_WORDS * MANY_TIMES:,} grows as a linear method's does (measured from outside your "
+                              "code).")
+
+
+def verify_words_found_by_position(train: Callable) -> None:
+    """Task 3's hidden test: a merge that changes every word costs about a pass over them (:data:`EVERY_WORD_CHANGES`)."""
+    EVERY_WORD_CHANGES.verify(train)
+
+
 LAB = Lab(
     "02_incremental",
     (PAIR_COUNT_CHANGES, MERGE_AND_UPDATE,
      # Task 3: V2's merges, and its updates really are incremental (else train = train_naive would earn the points).
      TaskGraders(TRAIN_TASK3, reference_train, TRAIN_INCREMENTAL_CASES, TRAIN_INPUTS, max_examples=80,
-                 verify=(verify_incremental_updates,))),
+                 verify=(verify_incremental_updates,), hidden_then=verify_words_found_by_position)),
     graders=corpus_graders(TRAIN_INCREMENTAL_TASK),  # task 4
     references=(count_pairs, merge_word, pair_count_changes, merge_and_update, train, train_naive, local_rule_change,
                 overlap_bug_on_counts, full_update.merge_and_update),

@@ -71,10 +71,29 @@ def word_and_token(draw) -> tuple[Word, bytes]:
 # ---- task 1: the index -----------------------------------------------------------------------
 
 
+def without_filed(index: object, pair: tuple, new_id: int) -> object:
+    """``index`` without the id the hidden test's driver filed under ``pair`` after the call (:func:`index_then_file`),
+    so that the hints of the usual mistakes see the index as the learner's code returned it."""
+    if not isinstance(index, dict) or not isinstance(index.get(pair), (set, frozenset)) or new_id not in index[pair]:
+        return index
+    return {key: (ids - {new_id} if key == pair else ids) for key, ids in index.items() if key != pair or ids != {new_id}}
+
+
 def index_hint(args: tuple, expected: object, got: object) -> str | None:
     """The usual ways an index goes wrong (:func:`index_mistake_hint`); where the hidden test's driver filed id 0 under
     :data:`NO_WORD_HOLDS` after the call, a word on that pair, which the learner never wrote (walk50a)."""
-    hint = index_mistake_hint(args, expected, got)
+    words = args[0] if args and isinstance(args[0], list) else []
+    held = [pair for word in words if isinstance(word, tuple) for pair in zip(word, word[1:])]
+    hint = index_mistake_hint(args, *(without_filed(index, held[-1], len(words)) if held and isinstance(expected, dict)
+                                      and NO_WORD_HOLDS in expected else index for index in (expected, got)))
+    if hint is None and held and isinstance(got, dict) and isinstance(expected, dict):
+        extra = [pair for pair, ids in got.items() if pair != held[-1] and isinstance(ids, (set, frozenset))
+                 and len(words) in ids]
+        if extra:
+            return (f"after your call the test filed the id {len(words)} under {held[-1]!r}, as task 3 files a rewritten "
+                    f"word under a pair it gains, and it shows under {extra[0]!r} too: the two pairs share one set "
+                    "object (a set made once and stored under several pairs, or equal sets stored once); give each "
+                    "pair a set of its own, index[pair].add(i) into a defaultdict(set)")
     if isinstance(expected, dict) and NO_WORD_HOLDS in expected and got != expected:
         note = (f"{NO_WORD_HOLDS!r} is a pair no word holds: after your call the test filed id 0 under it, as task 3 files "
                 "the pairs a rewritten word gains (index[new_pair].add(i))")
@@ -162,10 +181,16 @@ def index_then_file(index_words: Callable, words: list) -> dict:
     dict raises ``KeyError``, a ``defaultdict(list)`` ``AttributeError``."""
     index = index_words(words)
     index[NO_WORD_HOLDS].add(0)
+    held = [pair for word in words if isinstance(word, tuple) for pair in zip(word, word[1:])]
+    if held:  # a new id under a pair the index lists already, as task 3 files a rewritten word under a pair others hold
+        index[held[-1]].add(len(words))
     return index
 
 
 def index_use_hint(args: tuple, error: BaseException) -> str | None:
+    if error_name(error) == "AttributeError" and "frozenset" in str(error):
+        return ("a pair's ids are a frozenset, which takes no new id: task 3 adds the ids of rewritten words to the sets the "
+                "index holds (index[new_pair].add(i)), so keep each pair's ids a set, in a defaultdict(set)")
     return (f"the index must be a defaultdict(set) ({error_name(error)} when task 3's step index[new_pair].add(i) "
             "ran on a pair with no entry yet): task 3 files rewritten words under pairs the index has no entry for; "
             "return defaultdict(set), filled")

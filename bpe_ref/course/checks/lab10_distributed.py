@@ -18,6 +18,7 @@ from __future__ import annotations
 import hmac
 import random
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -32,8 +33,8 @@ from ...distributed import count_range, count_ranges, merge_two, plan_ranges, pl
 from ...train.step03_parallel import find_chunk_boundaries
 from .compare import CARRIED
 from .core import (
-    Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_task, error_name, expected_result, materialized,
-    runs_remotely, short_repr, stretch, verdict,
+    Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_task, check_cases, current_seed, error_name,
+    expected_result, materialized, passed, runs_remotely, short_repr, stretch, verdict,
 )
 from .lab03_parallel import (
     COUNT_CHUNK, EOT, PAD, PIECES, RAISED_ON_NOT_UTF8, chunk_hint, chunk_inputs, file_bytes, in_a_new_dict, safe_cuts,
@@ -115,7 +116,32 @@ def _text_mode_count(path: str, start: int, end: int, special_tokens: list) -> d
         return None
 
 
+def _normalized_count(path: str, start: int, end: int, special_tokens: list) -> list[tuple[str, dict]]:
+    """The counts of the range's text normalized in each of Unicode's forms, with the form's name (none where the range
+    cannot be read or is no UTF-8)."""
+    from ...pretokenize import count_pretokens
+
+    try:
+        with open(path, "rb") as file:
+            file.seek(start)
+            text = file.read(end - start).decode("utf-8")
+    except (OSError, ValueError):
+        return []
+    return [(form, count_pretokens(unicodedata.normalize(form, text), special_tokens)) for form in ("NFC", "NFKC", "NFD")
+            if unicodedata.normalize(form, text) != text] + [
+        ("line ends", count_pretokens(text.replace("\r\n", "\n"), special_tokens))] * ("\r\n" in text)
+
+
 def range_hint(args: tuple, expected: object, got: object) -> str | None:
+    if isinstance(got, dict) and got != expected and isinstance(args[0], str) and len(args) == 4:
+        form = next((form for form, counts in _normalized_count(*args) if counts == got), None)
+        if form == "line ends":
+            return ("these are the counts of the range with each \\r\\n made \\n: a Windows line end is two bytes of "
+                    "the corpus, and its pretokens hold them; count the range's text as it is, without replacing anything")
+        if form is not None:
+            return (f"these are the counts of the range's text normalized ({form}): 'é' may be written as one character "
+                    "or as 'e' and a combining accent, and the two are other bytes, other pretokens; a tokenizer counts the "
+                    "bytes the corpus holds, so decode the range and count it as it is, without unicodedata.normalize")
     if (isinstance(got, dict) and got != expected and isinstance(args[0], str) and len(args) == 4
             and got == _text_mode_count(*args)):
         return ("that is what a file opened in text mode gives: read(n) then reads n characters, and a character "
@@ -141,6 +167,30 @@ def verify_range_not_utf8(learner: Callable) -> None:
     (:func:`verify_range_starts_inside_a_character`)."""
     verify_not_utf8(learner, COUNT_RANGE_TASK)
     verify_range_starts_inside_a_character(learner)
+    verify_range_not_normalized(learner)
+
+
+# Text that Unicode normalization changes: a letter and a combining accent (NFC makes them one character), characters
+# that NFC replaces (the Angstrom and Ohm signs), and those NFKC replaces too (a ligature, a superscript, a full-width
+# letter). The bytes are the corpus's, and so are its pretokens: a count_range that normalizes the text it decodes
+# kept every point, the generated files holding none of them (novel52).
+UNNORMALIZED = ["cafe\u0301", " A\u030angstro\u0308m", " \u212b", " \u2126", " n\u0303", " re\u0301sume\u0301",
+                " \ufb01ne", " x\u00b2", " \uff21\uff22"]  # NFC changes the first six; NFKC alone the last three
+
+
+def verify_range_not_normalized(learner: Callable) -> None:
+    """Two ranges drawn from the grading's seed whose text holds characters that NFC changes (a letter and its combining
+    accent, the Angstrom sign) among plain words and those NFKC changes: counted as the bytes are."""
+    rng = random.Random(f"{current_seed()}:{COUNT_RANGE_TASK.name}:not normalized")
+    words = [" the", " cat", "a", "!", " 42", "\n", " caf\u00e9"]
+    cases = []
+    for _ in range(2):
+        text = rng.sample(UNNORMALIZED[:6], 2) + rng.sample(UNNORMALIZED[6:], 1) + rng.choices(words, k=rng.randint(2, 5))
+        rng.shuffle(text)
+        data = ("".join(text[:3]) + EOT + "".join(text[3:])).encode("utf-8")
+        cases.append(Case((CorpusFile(data), 0, len(data), [EOT])))
+    passed(f"count_range: counts {check_cases(COUNT_RANGE_TASK, learner, count_range, cases)} ranges of text that "
+           "Unicode normalization would change as their bytes are.")
 
 
 def verify_range_starts_inside_a_character(learner: Callable) -> None:
@@ -243,6 +293,11 @@ def merge_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(total, dict) and any(type(count) is float for count in total.values()):
         return ("a count is a float: counts are ints; total.get(key, 0.0) + count makes every new key's count a float "
                 "(write total.get(key, 0))")
+    if isinstance(total, dict) and isinstance(left, dict) and isinstance(right, dict) and len(total) < len(
+            {**left, **right}) and sum(total.values()) == sum(left.values()) + sum(right.values()):
+        return ("two pretokens were added up as one, though their bytes differ: 'é' written as one character and as 'e' "
+                "with a combining accent are the same text once normalized, but other bytes, so other pretokens; key the "
+                "sum by the bytes themselves (total[pretoken]), never by a normalized or decoded form")
     if isinstance(total, dict) and isinstance(left, dict) and isinstance(right, dict) and any(
             key not in left and key not in right for key in total):
         return f"your sum holds keys neither argument has: {CARRIED}"
@@ -264,6 +319,31 @@ MERGE_TASK = Task("merge_two", ("left", "right"), observe=merge_observed, hint=m
                   driver=in_a_new_dict,  # the statement's "in a **new** dict", seen where the call runs
                   what="a dict mapping pretokens (bytes) to their added counts")
 
+# Pretokens that Unicode normalization makes equal (an accented letter as one character and as a letter and a combining
+# accent, the Angstrom sign and the letter Å): other bytes, other pretokens. A merge_two that compares its keys
+# normalized kept every point, the generated counts holding none of them (novel52).
+EQUAL_WHEN_NORMALIZED = [("caf\u00e9", "cafe\u0301"), (" \u00c5", " \u212b"), (" \u00f1", " n\u0303"),
+                         (" \u03a9", " \u2126"), (" fi", " \ufb01")]
+
+
+def verify_keys_as_bytes(learner: Callable) -> None:
+    """Task 2's hidden test, last: two pairs of count dicts drawn from the grading's secret seed, each key of one written
+    another way in the other (the same text when normalized, other bytes), beside keys both hold."""
+    rng = random.Random(f"{current_seed()}:{MERGE_TASK.name}:keys as bytes")
+    cases = []
+    for _ in range(2):
+        left, right = {}, {}
+        # one pair each way round (the sum loops over one dict, whichever it is), both equal under NFC and NFKC alike
+        for (first, second), way in zip(rng.sample(EQUAL_WHEN_NORMALIZED[:4], 2), rng.sample([0, 1], 2)):
+            first, second = (first, second)[::1 - 2 * way]
+            left[first.encode()], right[second.encode()] = rng.randint(1, 50), rng.randint(1, 50)
+        for word in rng.sample([b" the", b"a", b"!", b" cat"], 2):
+            left[word], right[word] = rng.randint(1, 50), rng.randint(1, 50)
+        cases.append((left, right))
+    passed(f"merge_two: keeps apart the pretokens that are other bytes of the same text in "
+           f"{check_cases(MERGE_TASK, learner, merge_two, cases)} pairs of count dicts.")
+
+
 MERGE_TWO = TaskGraders(
     MERGE_TASK,
     merge_two,
@@ -275,6 +355,7 @@ MERGE_TWO = TaskGraders(
     ],
     st.tuples(count_dicts(), count_dicts()),
     max_examples=80,
+    hidden_then=verify_keys_as_bytes,
 )
 
 # ---- task 3: the tree ------------------------------------------------------------------------
@@ -515,6 +596,10 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
         return None
     if any(isinstance(item, list) for item in got):
         return "each range is a tuple (path, start, end), not a list"
+    if (isinstance(args[1], list) and any(isinstance(token, str) and not token.isascii() for token in args[1])
+            and len(got) < len(expected)):
+        return ("fewer ranges than the special tokens cut: a special token may hold characters beyond ASCII (DeepSeek's "
+                "<｜end▁of▁sentence｜>), whose bytes are their UTF-8, token.encode('utf-8'); another encoding finds no cut")
     if isinstance(args[1], list) and not args[1] and got != expected and got == text_mode_sizes(args[0]):
         return ("each range ends at the file's size in characters, as a file opened in text mode reads it (a character "
                 "outside ASCII is several bytes, and \\r\\n is read as one \\n): a range's end is a byte offset; "
@@ -626,8 +711,15 @@ def plan_observed(args: tuple, result: object) -> object:
 
 # paths and special_tokens unchanged (the statement says so): tokens encoded in the caller's list give the right plan,
 # and a count_ranges given the same list next counts with bytes for special tokens.
+def plan_error_hint(args: tuple, error: BaseException) -> str | None:
+    if error_name(error) != "UnicodeEncodeError":
+        return None
+    return ("a special token may hold characters beyond ASCII (DeepSeek's <｜end▁of▁sentence｜>) or Latin-1: encode the "
+            "tokens as the file's text is encoded, token.encode('utf-8')")
+
+
 PLAN_TASK = Task("plan_ranges", ("paths", "special_tokens", "ranges_per_file"), observe=plan_observed,
-                 what="a list of (path, start, end) tuples, the paths as given", hint=plan_hint,
+                 what="a list of (path, start, end) tuples, the paths as given", hint=plan_hint, error_hint=plan_error_hint,
                  provided=PLAN_PROVIDED, stand_ins=(find_chunk_boundaries,), unchanged=(0, 1))
 
 _TWO_FILES = [CorpusFile(b"one<|endoftext|>two<|endoftext|>three"), CorpusFile(b"four<|endoftext|>five")]
@@ -654,6 +746,23 @@ def other_words(args: tuple, rng: random.Random) -> tuple:
             ranges_per_file)
 
 
+# Special tokens beyond ASCII, as some tokenizers have them: a plan that encodes them otherwise than as UTF-8 (Latin-1,
+# errors replaced) finds no cut in them. The generated files' tokens are <|endoftext|> and <|pad|> alone, so that plan
+# kept every point (novel52).
+WIDE_TOKENS = ["<｜end▁of▁sentence｜>", "<|fin·|>", "«END»", "<|終|>"]
+
+
+def verify_tokens_beyond_ascii(learner: Callable) -> None:
+    """Task 4's hidden test, last: files drawn from the grading's secret seed whose special token holds characters
+    beyond ASCII, cut in two to four ranges each."""
+    rng = random.Random(f"{current_seed()}:{PLAN_TASK.name}:tokens beyond ascii")
+    token, words = rng.choice(WIDE_TOKENS), ["a", " the", " cat", "\n", " é", "!", " 42"]
+    files = [CorpusFile(token.join("".join(rng.choices(words, k=rng.randint(3, 8))) for _ in range(rng.randint(4, 8)))
+                        .encode()) for _ in range(rng.randint(1, 2))]
+    count = check_cases(PLAN_TASK, learner, plan_ranges, [Case((files, [token], rng.randint(2, 4)))])
+    passed(f"plan_ranges: cuts {count} plan(s) at a special token beyond ASCII.")
+
+
 PLAN_RANGES = TaskGraders(
     PLAN_TASK,
     plan_ranges,
@@ -669,6 +778,7 @@ PLAN_RANGES = TaskGraders(
     max_examples=60,
     hidden_cases=HIDDEN_PLAN_CASES,
     hidden_vary=other_words,
+    hidden_then=verify_tokens_beyond_ascii,
 )
 
 # ---- task 5: the whole count -----------------------------------------------------------------
