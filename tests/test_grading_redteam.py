@@ -9660,3 +9660,49 @@ def test_honest_solutions_and_edge_cases_are_not_flagged_as_answers_kept_in_bran
         name=task.name, params=", ".join(task.params), first=task.params[0], checks=checks)}
     compile(cell["source"], "edge", "exec")
     assert answer_branches({"cells": [*release["cells"], cell]}, release, inputs) == []
+
+
+# ---- 108. inv52: a reply built against a hint, which the grading process reads outside every limit ---------------------
+# What the worker returns is decoded and compared in linear time (a reply is 4 MiB at most), then a task's hint reads it
+# to say what went wrong, in the grading process, where no limit of the notebook's runs (its budget is read before a
+# request, not while the graders decide). Lab 01's repeated-merge hint scanned the merges before each merge for it: train
+# returning list(range(500_000)) + [0] cost the grading process about 17 minutes of CPU time on one case (1,000 times
+# this test's 60,000, 14 s), so one submission stalled a class's grading. Now that hint makes one pass, and every hint
+# runs under a CPU limit of its own (compare.HINT_CPU_SECONDS), past which it is left out.
+
+
+def test_a_reply_built_against_a_hint_costs_the_grading_process_no_more_than_its_reading():
+    """Lab 01's train returns 60,000 distinct items, then the first again: before, its visible test cost the grading
+    process some 14 s of CPU time (the hint's scan, quadratic); now well under a second, the hint still said."""
+    from test_mistakes import remote
+
+    start = time.process_time()
+    message = remote("01_naive_bpe", "def train(pretoken_counts, num_merges):\n    return list(range(60_000)) + [0]\n",
+                     "train", "check_train")
+    spent = time.process_time() - start
+    assert message is not None and "merge 60001 is 0 again, learned already at merge 1" in message, message
+    assert spent < 4.0, f"the grading process spent {spent:.1f} s of CPU time on one reply"
+
+
+def test_a_hint_that_does_not_finish_is_left_out():
+    """A hint that spends 8 s of CPU time (as a hint quadratic in a reply built against it would): before, the grading
+    process spent them and said it; now it is stopped after compare.HINT_CPU_SECONDS and left out, the grader goes on."""
+    from bpe_ref.course.checks.compare import hints
+    from bpe_ref.course.checks.spec import Task
+
+    def slow_hint(args, expected, got):
+        until = time.process_time() + 8.0
+        while time.process_time() < until:
+            pass
+        return "a hint said too late"
+
+    def slow_error_hint(args, error):
+        return slow_hint(args, None, None)
+
+    task = Task("train", ("pretoken_counts", "num_merges"), hint=slow_hint, error_hint=slow_error_hint)
+    for got, error in (([0, 0], None), (None, ValueError("wrong"))):
+        start = time.process_time()
+        found = hints(task, ({b"ab": 1}, 1), [(b"a", b"b")], got, error=error)
+        spent = time.process_time() - start
+        assert not any("too late" in line for line in found), found
+        assert spent < 4.0, f"the hints took {spent:.1f} s of CPU time"
