@@ -10144,3 +10144,118 @@ def test_lab08_counts_of_a_list_made_per_entry_lose_task_4_in_the_worker_and_hon
         else:
             with at_the_first_verdict(), pytest.raises(AssertionError, match="a new list made for each entry"):
                 graders.verify_counts_cost(RemoteFunction(box, "prefix_token_counts"))
+
+
+# ---- 108. inv52: a reply built against a hint, which the grading process reads outside every limit ---------------------
+# What the worker returns is decoded and compared in linear time (a reply is 4 MiB at most), then a task's hint reads it
+# to say what went wrong, in the grading process, where no limit of the notebook's runs (its budget is read before a
+# request, not while the graders decide). Lab 01's repeated-merge hint scanned the merges before each merge for it: train
+# returning list(range(500_000)) + [0] cost the grading process about 17 minutes of CPU time on one case (1,000 times
+# this test's 60,000, 14 s), so one submission stalled a class's grading. Now that hint makes one pass, and every hint
+# runs under a CPU limit of its own (compare.HINT_CPU_SECONDS), past which it is left out.
+
+
+def test_a_reply_built_against_a_hint_costs_the_grading_process_no_more_than_its_reading():
+    """Lab 01's train returns 60,000 distinct items, then the first again: before, its visible test cost the grading
+    process some 14 s of CPU time (the hint's scan, quadratic); now well under a second, the hint still said."""
+    from test_mistakes import remote
+
+    start = time.process_time()
+    message = remote("01_naive_bpe", "def train(pretoken_counts, num_merges):\n    return list(range(60_000)) + [0]\n",
+                     "train", "check_train")
+    spent = time.process_time() - start
+    assert message is not None and "merge 60001 is 0 again, learned already at merge 1" in message, message
+    assert spent < 4.0, f"the grading process spent {spent:.1f} s of CPU time on one reply"
+
+
+def test_a_hint_that_does_not_finish_is_left_out():
+    """A hint that spends 8 s of CPU time (as a hint quadratic in a reply built against it would): before, the grading
+    process spent them and said it; now it is stopped after compare.HINT_CPU_SECONDS and left out, the grader goes on."""
+    from bpe_ref.course.checks.compare import hints
+    from bpe_ref.course.checks.spec import Task
+
+    def slow_hint(args, expected, got):
+        until = time.process_time() + 8.0
+        while time.process_time() < until:
+            pass
+        return "a hint said too late"
+
+    def slow_error_hint(args, error):
+        return slow_hint(args, None, None)
+
+    task = Task("train", ("pretoken_counts", "num_merges"), hint=slow_hint, error_hint=slow_error_hint)
+    for got, error in (([0, 0], None), (None, ValueError("wrong"))):
+        start = time.process_time()
+        found = hints(task, ({b"ab": 1}, 1), [(b"a", b"b")], got, error=error)
+        spent = time.process_time() - start
+        assert not any("too late" in line for line in found), found
+        assert spent < 4.0, f"the hints took {spent:.1f} s of CPU time"
+
+
+# ---- 109. inv52: a long tuple of scalars, read item by item by the hints every task shares --------------------------------
+# The hints every task shares look for ints where tokens (bytes) were due, through compare._leaves, which asked of each
+# item of a tuple whether every item of the tuple was a scalar: lab 01's merge_word returning a tuple of 500,000 ints cost
+# the grading process hours of CPU time for one case, outside every limit. Now it asks once per tuple, and every hint
+# together, the shared ones and the task's own, runs under compare.HINT_CPU_SECONDS of CPU time (none said past it).
+
+
+def test_a_long_tuple_returned_costs_the_shared_hints_no_more_than_its_reading():
+    """merge_word returns a tuple of 20,000 ints: before, its visible test cost the grading process some 20 s of CPU time
+    (quadratic in the tuple's length); now a fraction of a second, with the ints-for-bytes hint still said."""
+    from test_mistakes import remote
+
+    start = time.process_time()
+    message = remote("01_naive_bpe", "def merge_word(word, pair):\n    return tuple(range(20_000))\n", "merge_word",
+                     "check_merge_word")
+    spent = time.process_time() - start
+    assert message is not None and "ints where bytes were expected" in message, message
+    assert spent < 4.0, f"the grading process spent {spent:.1f} s of CPU time on one reply"
+
+
+# ---- 110. inv52: arguments after a call from which the grader's reading builds a value quadratic in them (lab 05) -------
+# What a task observes of a call (Task.observe) is read from what came back, the arguments after the call among it: lab
+# 05's merge_occurrences hands back its linked list, and the grader read a word from every node whose prev is -1 to the
+# end of its chain. A list of n nodes all of them firsts and all one chain was read n times, n * n / 2 tokens: 60,000
+# nodes (some 700 kB) made a value of 1.8 billion items in the grading process (memory, then hours of CPU time). Now a
+# walk stops at a node an earlier word's walk read (no list of words shares one), and every observe runs under
+# compare.OBSERVE_CPU_SECONDS of CPU time, past which the case fails.
+
+
+def test_a_linked_list_read_from_every_start_costs_the_grader_its_length_only():
+    """merge_occurrences leaves 5,000 nodes, each a word's first, linked in one chain: before, the grading process read a
+    value of 12.5 million tokens from them (some 6 s of CPU time, and memory growing as the square); now one pass, the
+    case failing as any wrong list does."""
+    from test_mistakes import remote
+
+    code = ("def merge_occurrences(pair, token, prev, next_, node_frequency, occurrences):\n    n = 5_000\n"
+            "    token[:], prev[:], next_[:] = [0] * n, [-1] * n, [*range(1, n), -1]\n    return {}, []\n")
+    start = time.process_time()
+    message = remote("05_heap", code, "merge_occurrences", "check_merge_occurrences")
+    spent = time.process_time() - start
+    assert message is not None and "merge_occurrences(" in message, message
+    assert spent < 2.5, f"the grading process spent {spent:.1f} s of CPU time on one reply"
+
+
+def test_an_observe_that_does_not_finish_fails_its_case():
+    """A task whose observe of what came back spends 8 s of CPU time: before, the grader spent them (outside every limit
+    of the notebook's); now the case fails after compare.OBSERVE_CPU_SECONDS, saying so."""
+    from test_mistakes import remote
+
+    from bpe_ref.course.checks.running import verdict
+    from bpe_ref.course.checks.spec import Case, Task
+
+    def slow_observe(args, result):
+        until = time.process_time() + 8.0
+        while time.process_time() < until:
+            pass
+        return result
+
+    def grade(graders, merge_word) -> None:
+        task = Task("merge_word", ("word", "pair"), observe=slow_observe)
+        raise AssertionError(verdict(task, merge_word, None, Case(((b"a", b"b"), (b"a", b"b"))), expected=(b"ab",)))
+
+    start = time.process_time()
+    message = remote("01_naive_bpe", "def merge_word(word, pair):\n    return word\n", "merge_word", grade)
+    spent = time.process_time() - start
+    assert message is not None and "to read" in message, message
+    assert spent < 5.0, f"the grader spent {spent:.1f} s of CPU time reading one reply"

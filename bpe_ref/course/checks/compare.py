@@ -6,8 +6,11 @@
 
 from __future__ import annotations
 
+import signal
+import sys
+import threading
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..trusted.verdicts import LearnerError
@@ -15,6 +18,69 @@ from .spec import Case, Task
 
 # How long one line of a failure message may get before values are abbreviated.
 SHORT_REPR_CHARS = 100
+
+# CPU seconds of the grading process a task's hint may spend reading what the learner's code returned. A hint is advice
+# written for the mistakes learners make, not for a reply built against it: lab 01's repeated-merge hint scanned the list
+# returned once per item, and train returning list(range(500_000)) + [0] (4 MiB, what a reply may hold) cost the grading
+# process 17 minutes of CPU time for one case, outside every limit of the notebook's (its budget is read before a
+# request, not while the graders decide), so one submission stalled the class's grading (tests/test_grading_redteam.py,
+# section 108). Past it the hint is left out.
+HINT_CPU_SECONDS = 1.0
+# And what a task observes of a call (Task.observe: the value compared, read from what came back and the arguments after
+# the call), past which the case fails: lab 05's linked list, every node a word's first and all of them one chain, was
+# read from each, a value quadratic in the reply's size (section 109).
+OBSERVE_CPU_SECONDS = 2.0
+
+
+class ReadTookTooLong(BaseException):
+    """Past the CPU seconds of :func:`within_cpu`: a ``BaseException``, so that no ``except Exception`` on its way keeps
+    it."""
+
+
+def within_cpu(seconds: float, function: Callable[..., Any], *args: Any) -> Any:
+    """``function(*args)``, stopped by :class:`ReadTookTooLong` once it has spent ``seconds`` of this process's CPU time,
+    told by a profiling timer that fires again every 0.1 s, as one raise can be lost (in a finaliser, a gc callback).
+    Unbounded outside the main thread or under a profiling timer already armed (a measured call's in a kernel)."""
+    limited = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+               and signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0))
+    armed = [limited]
+
+    def stop(signum, frame) -> None:
+        if armed[0]:
+            raise ReadTookTooLong
+
+    hook = sys.unraisablehook
+
+    def keep_lost_raises_quiet(unraisable) -> None:
+        if not isinstance(unraisable.exc_value, ReadTookTooLong):
+            hook(unraisable)
+
+    previous = signal.signal(signal.SIGPROF, stop) if limited else None
+    try:
+        if limited:
+            sys.unraisablehook = keep_lost_raises_quiet
+            signal.setitimer(signal.ITIMER_PROF, seconds, 0.1)
+        return function(*args)
+    finally:
+        while True:  # the timer may fire before ``armed`` is cleared: its raise must not leave it set
+            try:
+                armed[0] = False
+                if limited:
+                    signal.setitimer(signal.ITIMER_PROF, 0)
+                    signal.signal(signal.SIGPROF, previous)
+                    sys.unraisablehook = hook
+                break
+            except ReadTookTooLong:
+                continue
+
+
+def bounded_hint(hint: Callable[..., str | None], *args: Any) -> str | None:
+    """``hint(*args)``, or ``None`` when it raises (an odd shape of what came back is the learner's failure, not the
+    grader's) or spends more than :data:`HINT_CPU_SECONDS` of this process's CPU time (:func:`within_cpu`)."""
+    try:
+        return within_cpu(HINT_CPU_SECONDS, hint, *args)
+    except (Exception, ReadTookTooLong):  # noqa: BLE001
+        return None
 
 
 def error_name(error: BaseException) -> str:
@@ -224,8 +290,10 @@ def _leaves(value: Any, in_tuple: bool = False) -> Iterator[tuple[Any, bool]]:
             yield from _leaves(key)
             yield from _leaves(item)
     elif isinstance(value, (list, tuple, set)):
+        # once per container: asked for each of its items, a tuple of 500,000 scalars cost hours (section 109)
+        scalars = isinstance(value, tuple) and not any(isinstance(x, (dict, list, tuple, set)) for x in value)
         for item in value:
-            yield from _leaves(item, isinstance(value, tuple) and not any(isinstance(x, (dict, list, tuple, set)) for x in value))
+            yield from _leaves(item, scalars)
     else:
         yield value, in_tuple
 
@@ -276,9 +344,19 @@ CARRIED = ("what your function returned holds what its call before returned too:
 
 
 def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseException | None = None) -> list[str]:
-    """Hints for the commonest mistakes, as message lines (none when nothing matches)."""
+    """Hints for the commonest mistakes, as message lines (none when nothing matches): none past :data:`HINT_CPU_SECONDS`
+    of this process's CPU time in all (:func:`within_cpu`; the task's own hints are bounded so where they are called
+    alone, :func:`bounded_hint`): what they read came from the learner's process, built as it likes (section 109)."""
+    try:
+        return within_cpu(HINT_CPU_SECONDS, _hints, task, args, expected, got, error)
+    except ReadTookTooLong:
+        return []
+
+
+def _hints(task: Task, args: tuple, expected: Any, got: Any, error: BaseException | None) -> list[str]:
     found = []
-    specific_error = task.error_hint(args, error) if error is not None and task.error_hint is not None else None
+    specific_error = bounded_hint(task.error_hint, args, error) if error is not None and task.error_hint is not None \
+        else None
     if specific_error:
         found.append(specific_error)
     elif error is not None:
@@ -322,10 +400,8 @@ def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseEx
             found.append("a list inside your list: list.append(items) adds the list as one item; list.extend(items) "
                          "(or +=) adds its items")
         if task.hint is not None:
-            try:  # a hint reads what the learner's code returned, or a driver's report it can rewrite (lab 09):
-                specific = task.hint(args, expected, got)  # an odd shape there is the learner's failure, not the grader's
-            except Exception:  # noqa: BLE001
-                specific = None
+            # a hint reads what the learner's code returned, or a driver's report it can rewrite (lab 09): bounded
+            specific = bounded_hint(task.hint, args, expected, got)
             if specific:
                 found.append(specific)
         if got is None and expected is not None and not found:  # the task's own hint first (lab 10's "no ranges")

@@ -801,22 +801,31 @@ TRAIN = TaskGraders(TRAIN_TASK, reference_train, TRAIN_CASES, TRAIN_INPUTS,
 
 def read_words(token: list, prev: list, next_: list) -> tuple[list[Word], list[Word]]:
     """Each word of the list, read along ``next_`` from its first node, and along ``prev`` back from
-    its last. A word's first node has ``prev`` -1 and a real token (an unlinked node's is ``b""``)."""
+    its last. A word's first node has ``prev`` -1 and a real token (an unlinked node's is ``b""``). A walk that reaches
+    a node an earlier word's walk read (the lists joined: no list of words has one) ends there, told as a cycle is, so
+    that what is read is as long as the lists: every node a word's first and all of them one chain was read from each
+    start, a value quadratic in the reply's length (tests/test_grading_redteam.py, section 109)."""
     size = len(token)
     forward, backward = [], []
+    read_along_next, read_along_prev = set(), set()
     for head in range(size):
         if prev[head] != -1 or token[head] == b"":
             continue
         nodes, node = [], head
-        while node != -1 and len(nodes) <= size:
+        while node != -1 and len(nodes) <= size and node not in read_along_next:
             nodes.append(node)
             node = next_[node]
-        forward.append(tuple(token[n] for n in nodes) if node == -1 else ("<a cycle along next_>",))
-        back, node = [], nodes[-1]
-        while node != -1 and len(back) <= size:
+        read_along_next.update(nodes)
+        forward.append(tuple(token[n] for n in nodes) if node == -1 else ("<a cycle along next_>",) if len(nodes) > size
+                       else ("<a node of another word along next_>",))
+        back, node = [], nodes[-1] if nodes else -1
+        while node != -1 and len(back) <= size and node not in read_along_prev:
             back.append(node)
             node = prev[node]
-        backward.append(tuple(token[n] for n in reversed(back)) if node == -1 else ("<a cycle along prev>",))
+        read_along_prev.update(back)
+        backward.append(("<a node of another word along next_>",) if not nodes else tuple(token[n] for n in reversed(back))
+                        if node == -1 else ("<a cycle along prev>",) if len(back) > size
+                        else ("<a node of another word along prev>",))
     return forward, backward
 
 

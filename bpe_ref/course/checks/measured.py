@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 
 from ..trusted.measure_worker import cpu_seconds
 from ..trusted.verdicts import CheckFailed, CpuLimitReached, GradingStopped, LearnerError, current_seed
-from .compare import WrongType, error_name, plain, same
+from .compare import WrongType, bounded_hint, error_name, plain, same
 from .running import Outcome, TookTooLong, call_learner, check_cases, passed
 from .spec import Task, runs_remotely
 
@@ -149,10 +149,7 @@ def error_hint_line(task: Task, args: tuple, error: BaseException) -> str:
     ordinary call of the task; ``""`` when it has none (a hint that fails on the measured input gives none)."""
     if task.error_hint is None:
         return ""
-    try:
-        hint = task.error_hint(args, error)
-    except Exception:  # noqa: BLE001  (a hint reads the measured input, which may not be the shape it expects)
-        return ""
+    hint = bounded_hint(task.error_hint, args, error)  # it reads the measured input, which may not be the shape it expects
     return f"\n  hint: {hint}" if hint else ""
 
 

@@ -27,8 +27,9 @@ from typing import Any
 from ..trusted import measure_worker
 from ..trusted.verdicts import CheckFailed, CpuLimitReached, LearnerError, current_seed, grading_a_class
 from .compare import (
-    CARRIED, SHORT_REPR_CHARS, WrongType, call_repr, carried, changed_argument, difference, error_name, first_differing_item, hints,
-    in_order_of, plain, same, short_repr, stand_in_note, window_repr,
+    CARRIED, OBSERVE_CPU_SECONDS, SHORT_REPR_CHARS, ReadTookTooLong, WrongType, call_repr, carried, changed_argument,
+    difference, error_name, first_differing_item, hints, in_order_of, plain, same, short_repr, stand_in_note, window_repr,
+    within_cpu,
 )
 from .spec import Case, CorpusFile, Later, Task, TaskGraders, runs_remotely
 from .trap import reference_trapped, refuse_reference_use
@@ -331,8 +332,12 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expe
     changed = changed_argument(task, args, learner_args)
     if changed:
         return "\n".join([f"{call} {changed}", *stand_in_note(task)])
-    try:
-        got = plain(task.observed(learner_args, result), f"what {task.name} returned")
+    try:  # what it observes is read from the worker's reply: bounded (compare.OBSERVE_CPU_SECONDS, section 109)
+        got = plain(within_cpu(OBSERVE_CPU_SECONDS, task.observed, learner_args, result), f"what {task.name} returned")
+    except ReadTookTooLong:
+        return (f"{call}: what it returned (with its arguments after the call) took the grader more than "
+                f"{OBSERVE_CPU_SECONDS:g} s of CPU time to read: is a list or a dict of it built far larger than its input "
+                f"needs (linked nodes read from many starts)?\n  expected: {short_repr(expected, 300)}")
     except WrongType as wrong:
         what = f" ({task.what})" if task.what else ""
         return f"{call} returned the wrong type: {wrong}\n  expected: {short_repr(expected, 300)}{what}"
