@@ -6592,8 +6592,8 @@ def test_labs05_06_walk51a_the_rounds_mistakes_lose_their_tasks_in_a_class_with_
 # the process's maximum RSS (a peak of 0, no hint). Tried and left out, no loss: utf8_bytes with errors="replace" (no
 # case has a lone surrogate), count_chunk decoded with surrogateescape (count_pretokens then raises UnicodeEncodeError:
 # the file is not counted either way), interleaved's times rounded to microseconds, fit_exponent without its check of
-# positive values (math.log raises ValueError itself). Found and not fixed: peak_memory that never stops tracing kept
-# its points graded in process (the report's "tracing after" is read with tracing already on in the grading process).
+# positive values (math.log raises ValueError itself). Graded in the worker only: peak_memory that never stops tracing
+# (below) kept its points graded in process, where the tracing it leaves on is on too when the reference is called next.
 LAB00_LEARN52 = {
     "utf8-each-character-lowest-byte-first": ("task1_utf8_bytes_solution", ((
         '    return list(text.encode("utf-8"))\n',
@@ -6738,3 +6738,15 @@ def test_labs00_03_09_learn52_a_learners_mistake_of_the_round_fails_the_hidden_t
     # those that lost their points, with a fitting message, before this round: one per lab by default
     one_per_lab("learn52", CAUGHT_BEFORE_LEARN52, lab, mistake)
     round_failure(request, LEARN52_ROUND, lab, mistake)
+
+
+def test_lab09_learn52_peak_memory_that_never_stops_tracing_fails_in_the_worker():
+    """Tracing started by peak_memory and left on: graded in process, the reference's call that follows finds it on and
+    leaves it so too ('tracing after' True on both sides); in the grading worker, where only the learner's code runs, the
+    hidden test tells it with its hint."""
+    code = "\n".join(source_of("09_benchmarks", cell) for cell in ("setup", "task6_peak_memory_solution"))
+    old = "        if not was_tracing:\n            tracemalloc.stop()\n"
+    assert old in code
+    message = remote("09_benchmarks", code.replace(old, "        pass  # tracing left on: the next call reuses it\n"),
+                     "peak_memory", "check_peak_memory_properties")
+    assert message is not None and "stop tracing after the call if it was off before" in message, message
