@@ -6750,3 +6750,11 @@ def test_lab09_learn52_peak_memory_that_never_stops_tracing_fails_in_the_worker(
     message = remote("09_benchmarks", code.replace(old, "        pass  # tracing left on: the next call reuses it\n"),
                      "peak_memory", "check_peak_memory_properties")
     assert message is not None and "stop tracing after the call if it was off before" in message, message
+
+
+def test_lab09_learn52_fit_exponent_turned_upside_down_fails_the_visible_test_with_its_hint(lab09):
+    """sxx / sxy gives 1 / k: the visible test's first case, 2.0, came back 0.5 with no hint."""
+    graders, solutions = lab09
+    cell, changes, *_ = LAB09_LEARN52["exponent-inverted"]
+    mistake = variant_of("09_benchmarks", solutions, cell, "fit_exponent", changes)
+    assert "that is 1 / the slope" in failure(graders.check_fit_exponent, mistake)

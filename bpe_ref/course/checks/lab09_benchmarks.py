@@ -710,6 +710,9 @@ def exponent_hint(args: tuple, expected: object, got: object) -> str | None:
     found = error_hint(args, expected, got)
     if found or not (isinstance(expected, float) and isinstance(got, float)):
         return found
+    if expected != 0 and abs(expected) != 1 and math.isclose(got * expected, 1.0, rel_tol=1e-6):  # learn52: sxx / sxy
+        return ("that is 1 / the slope: the exponent is sum((x - mean_x) * (y - mean_y)) / sum((x - mean_x) ** 2), the "
+                "log times' change per log size, not the other way round")
     ends = math.log(seconds[-1] / seconds[0]) / math.log(sizes[-1] / sizes[0])
     if round(ends, 9) == got and len(sizes) > 2:
         return "that is the slope between the first and the last point: fit all the points (least squares)"
