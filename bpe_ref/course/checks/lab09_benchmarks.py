@@ -745,7 +745,8 @@ def exponent_error_hint(args: tuple, error: BaseException) -> str | None:
         # learn52: sxx / sxy, the slope turned upside down, divides by 0 when the times do not change
         return ("a division by zero, though the sizes differ: the times are all equal, so the slope is 0 and "
                 "sum((x - mean_x) * (y - mean_y)) is 0; it is the numerator: divide it by sum((x - mean_x) ** 2), "
-                "the spread of the log sizes")
+                "the spread of the log sizes, over all the points given (fitted over some of them, one size only, "
+                "that is 0 too)")
     if error_name(error) == "ZeroDivisionError" and isinstance(sizes, list) and len(set(sizes)) > 1:
         return ("a division by zero, though these sizes differ: the points you fitted had one size only. Fit over all "
                 "the points given (page 09 picks the sizes where the growth dominates before it calls the fit); "
