@@ -6997,3 +6997,184 @@ def test_lab05_novel52_merge_occurrences_that_keeps_zero_changes_fails_the_hidde
     now ends with lists drawn from the seed where the pair occurs several times in a row (verify_touching_occurrences)."""
     found = round_failure(request, FIFTH_ROUND_05_TO_10, "05_heap", "merge-zero-changes-kept")
     assert "a change of 0 is no change" in found, found
+
+
+# ---- labs 00, 03 and 09, learn52: the labs worked as a new learner, from a fresh clone (issue 21's walk) ---------------
+# Mistakes of a learner who read pages 00, 03 and 09 and the statements, each graded by its task's hidden test under
+# secret seeds 0 to 15 (BPE_SEEDS=0:16) and the derandomized draw (lab 03's task 4 ones, measured in worker pools, under
+# 0 to 3). Closed by this round: lab 00's counts keyed by tuples (of byte tokens, or task 1's ids) lost task 4 with no
+# hint or "ints where bytes were expected", its counts returned as sorted items with that hint too (now: tuples as keys;
+# a list of pairs), and pretokenize with `re` (no \p{L}) with none; lab 03's find_chunk_boundaries with an overlap of
+# len(EOT) - 1 kept its points (no hidden case had a special token longer than <|endoftext|>: one has <|endofprompt|>
+# now), and task 4's chunks put together by dict.update lost its points with no hint; lab 09's interleaved that asserts
+# rounds >= 1 (no hint), fit_exponent as sxx / sxy (told to fit over all the points), crossover interpolated in log x or
+# on a relative difference (told "the first crossing ... noisy curves"), and peak_memory by a snapshot comparison or
+# the process's maximum RSS (a peak of 0, no hint). Tried and left out, no loss: utf8_bytes with errors="replace" (no
+# case has a lone surrogate), count_chunk decoded with surrogateescape (count_pretokens then raises UnicodeEncodeError:
+# the file is not counted either way), interleaved's times rounded to microseconds, fit_exponent without its check of
+# positive values (math.log raises ValueError itself). Graded in the worker only: peak_memory that never stops tracing
+# (below) kept its points graded in process, where the tracing it leaves on is on too when the reference is called next.
+LAB00_LEARN52 = {
+    "utf8-each-character-lowest-byte-first": ("task1_utf8_bytes_solution", ((
+        '    return list(text.encode("utf-8"))\n',
+        '    return [b for character in text for b in reversed(character.encode("utf-8"))]  # lowest byte first\n'),), "utf8_bytes("),
+    "split-by-hand-last-piece-dropped": ("task2_split_on_special_tokens_solution", ((
+        "    return regex.split(pattern, text)\n",
+        "    pieces, last = [], 0\n    for match in regex.finditer(pattern, text):\n"
+        "        pieces.append(text[last:match.start()])\n        last = match.end()\n    return pieces\n"),),
+        "split_on_special_tokens("),
+    "split-by-hand-tokens-kept-in-front": ("task2_split_on_special_tokens_solution", ((
+        "    return regex.split(pattern, text)\n",
+        "    pieces, last = [], 0\n    for match in regex.finditer(pattern, text):\n"
+        "        pieces.append(text[last:match.start()])\n        last = match.start()\n"
+        "    pieces.append(text[last:])\n    return pieces\n"),), "split_on_special_tokens("),
+    "pretokenize-with-re": ("task3_pretokenize_solution", ((
+        "def pretokenize(", "import re\n\n\ndef pretokenize("), (
+        "regex.findall(GPT2_PATTERN, piece)", "re.findall(GPT2_PATTERN, piece)")), "re module does not know"),
+    "pretokenize-match-objects": ("task3_pretokenize_solution", ((
+        "regex.findall(GPT2_PATTERN, piece)", "regex.finditer(GPT2_PATTERN, piece)"),), "pretokenize("),
+    "pretokenize-overlapped-matches": ("task3_pretokenize_solution", ((
+        "regex.findall(GPT2_PATTERN, piece)", "regex.findall(GPT2_PATTERN, piece, overlapped=True)"),), "pretokenize("),
+    "pretokenize-split-at-eot": ("task3_pretokenize_solution", ((
+        "for piece in split_on_special_tokens(text, special_tokens):", "for piece in text.split(EOT):"),), "pretokenize("),
+    "count-looked-up-by-str": ("task4_count_pretokens_solution", ((
+        "counts.get(key, 0)", "counts.get(pretoken, 0)"),), "count_pretokens("),
+    "count-keyed-by-the-ids": ("task4_count_pretokens_solution", ((
+        'key = pretoken.encode("utf-8")', "key = tuple(utf8_bytes(pretoken))  # task 1's ids"),),
+        "tuples as keys where bytes were expected"),
+    "count-keyed-by-tuples-of-bytes": ("task4_count_pretokens_solution", ((
+        'key = pretoken.encode("utf-8")', 'key = tuple(bytes([b]) for b in pretoken.encode("utf-8"))'),),
+        "tuples as keys where bytes were expected"),
+    "count-returns-sorted-items": ("task4_count_pretokens_solution", ((
+        "    return counts\n", "    return sorted(counts.items(), key=lambda item: -item[1])  # most common first\n"),),
+        "a list of (key, value) pairs where a dict was expected"),
+}
+
+LAB03_LEARN52 = {
+    "find-reads-the-whole-file": ("task1_find_chunk_boundaries_solution", ((
+        "                file.seek(position)\n                window = file.read(buffer_size + overlap)\n",
+        "                file.seek(0)\n                window = file.read()[position:position + buffer_size + overlap]\n"),),
+        "never the whole file"),
+    "find-overlap-of-eot": ("task1_find_chunk_boundaries_solution", ((
+        "overlap = max(len(token) for token in split_tokens) - 1", "overlap = len(EOT) - 1  # the special token's length"),),
+        "too short for a longer token"),
+    "find-one-read-per-guess": ("task1_find_chunk_boundaries_solution", ((
+        "                position += buffer_size\n", "                position = size  # none after the guess\n"),),
+        "find_chunk_boundaries("),
+    "chunk-special-tokens-as-bytes": ("task2_count_chunk_solution", ((
+        'data.decode("utf-8"), special_tokens)', 'data.decode("utf-8"), [t.encode("utf-8") for t in special_tokens])'),),
+        "count_chunk("),
+    "merge-keys-of-the-first-chunk": ("task3_merge_counts_solution", ((
+        "    total: Counter[bytes] = Counter()\n    for chunk_counts in counts:\n        total.update(chunk_counts)\n"
+        "    return dict(total)\n",
+        "    counts = list(counts)\n    if not counts:\n        return {}\n"
+        "    return {key: sum(chunk.get(key, 0) for chunk in counts) for key in counts[0]}\n"),), "merge_counts("),
+    "file-merged-by-dict-update": ("task4_count_pretokens_in_file_solution", (
+        ("        return merge_counts(pool.map(", "        total = {}\n        for counts in pool.map("),
+        ("[special_tokens] * len(starts)))\n",
+         "[special_tokens] * len(starts)):\n            total.update(counts)  # each chunk's counts\n        return total\n")),
+        "dict.update and {**a, **b} replace a count"),
+    "file-boundaries-at-eot-only": ("task4_count_pretokens_in_file_solution", ((
+        '[t.encode("utf-8") for t in special_tokens]', '[EOT.encode("utf-8")]'),), "not at every special token"),
+    "file-small-files-counted-here": ("task4_count_pretokens_in_file_solution", ((
+        "    if num_workers == 1 or not special_tokens:\n",
+        "    if num_workers == 1 or not special_tokens or os.path.getsize(path) < 1 << 20:  # processes do not pay\n"),),
+        "in the calling process"),
+    "file-threads-not-processes": ("task4_count_pretokens_in_file_solution", ((
+        "    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as pool:\n",
+        "    from concurrent.futures import ThreadPoolExecutor\n"
+        "    with ThreadPoolExecutor(max_workers=num_workers) as pool:  # no start-up cost\n"),), "started no process"),
+    "file-no-special-tokens-not-serial": ("task4_count_pretokens_in_file_solution", ((
+        "    if num_workers == 1 or not special_tokens:\n", "    if num_workers == 1:\n"),), "count_pretokens_in_file("),
+}
+
+LAB09_LEARN52 = {
+    "interleaved-contender-not-called": ("task1_interleaved_solution", ((
+        "                contenders[label]()\n", "                contenders[label]\n"),), "interleaved("),
+    "interleaved-rounds-asserted": ("task1_interleaved_solution", ((
+        '    if rounds < 1:\n        raise ValueError(f"rounds must be at least 1, got {rounds}")\n',
+        '    assert rounds >= 1, f"rounds must be at least 1, got {rounds}"\n'),), "an assert raises AssertionError"),
+    "spread-percentiles-off-by-one": ("task2_spread_solution", ((
+        '    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")\n',
+        '    percentiles = statistics.quantiles(values, n=100, method="inclusive")\n    q1, q3 = percentiles[25], percentiles[75]\n'),),
+        "spread("),
+    "spread-of-distinct-values": ("task2_spread_solution", ((
+        "    middle = statistics.median(values)\n", "    values = sorted(set(values))\n    middle = statistics.median(values)\n"),),
+        "spread("),
+    "ratio-median-in-log-space": ("task3_paired_ratio_solution", ((
+        "    return statistics.median([x / y for x, y in zip(times[a], times[b])])\n",
+        "    return math.exp(statistics.median([math.log(x / y) for x, y in zip(times[a], times[b])]))  # ratios are multiplicative\n"),),
+        "paired_ratio("),
+    "ratio-rounded": ("task3_paired_ratio_solution", ((
+        "    return statistics.median(", "    return round(statistics.median("),
+        ("zip(times[a], times[b])])\n", "zip(times[a], times[b])]), 3)\n")),
+        "paired_ratio("),
+    "ratio-median-grouped": ("task3_paired_ratio_solution", ((
+        "statistics.median(", "statistics.median_grouped("),), "paired_ratio("),
+    "exponent-inverted": ("task4_fit_exponent_solution", ((
+        "    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx\n",
+        "    return sxx / sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys))\n"),), "the times are all equal, so the slope is 0"),
+    "crossover-interpolated-in-log-space": ("task5_crossover_solution", ((
+        "            return xs[i] + (xs[i + 1] - xs[i]) * d[i] / (d[i] - d[i + 1])\n",
+        "            t = d[i] / (d[i] - d[i + 1])  # sizes grow geometrically: interpolate log(x)\n"
+        "            return math.exp(math.log(xs[i]) + (math.log(xs[i + 1]) - math.log(xs[i])) * t)\n"),), "the right two points"),
+    "crossover-relative-difference": ("task5_crossover_solution", ((
+        "    d = [a - b for a, b in zip(ys_a, ys_b)]\n", "    d = [(a - b) / b for a, b in zip(ys_a, ys_b)]  # how much slower a is\n"),),
+        "the right two points"),
+    "crossover-xs-checked-at-the-ends": ("task5_crossover_solution", ((
+        "    if any(x0 >= x1 for x0, x1 in zip(xs, xs[1:])):\n", "    if xs[0] >= xs[-1]:\n"),), "must raise ValueError"),
+    "peak-of-a-snapshot-comparison": ("task6_peak_memory_solution", ((
+        "        before = tracemalloc.get_traced_memory()[0]\n        result = fn()\n        peak = tracemalloc.get_traced_memory()[1]\n",
+        "        first = tracemalloc.take_snapshot()\n        result = fn()\n"
+        "        peak = sum(stat.size_diff for stat in tracemalloc.take_snapshot().compare_to(first, 'filename'))\n"
+        "        before = 0\n"),), "a peak of about 0"),
+    "peak-by-ru-maxrss": ("task6_peak_memory_solution", ((
+        "        before = tracemalloc.get_traced_memory()[0]\n        result = fn()\n        peak = tracemalloc.get_traced_memory()[1]\n",
+        "        import resource\n        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n        result = fn()\n"
+        "        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux\n"),), "a peak of about 0"),
+}
+LEARN52_ROUND = {(lab, name): mistake for lab, table in (
+    ("00_pretokenization", LAB00_LEARN52), ("03_parallel", LAB03_LEARN52), ("09_benchmarks", LAB09_LEARN52))
+    for name, mistake in table.items()}
+# Lost their points before the round with no hint or another mistake's, or kept them (lab 03's overlap of len(EOT) - 1):
+# each fails on main by the message it expects.
+FIXED_BY_LEARN52 = {("00_pretokenization", name) for name in (
+    "pretokenize-with-re", "count-keyed-by-the-ids", "count-keyed-by-tuples-of-bytes", "count-returns-sorted-items")} | {
+    ("03_parallel", name) for name in ("find-overlap-of-eot", "file-merged-by-dict-update")} | {
+    ("09_benchmarks", name) for name in (
+        "interleaved-rounds-asserted", "exponent-inverted", "crossover-interpolated-in-log-space",
+        "crossover-relative-difference", "peak-of-a-snapshot-comparison", "peak-by-ru-maxrss")}
+CAUGHT_BEFORE_LEARN52 = [key for key in LEARN52_ROUND if key not in FIXED_BY_LEARN52]
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(FIXED_BY_LEARN52), ids=[f"{lab[:2]}-{name}" for lab, name in sorted(FIXED_BY_LEARN52)])
+def test_labs00_03_09_learn52_a_mistake_the_round_fixed_fails_the_hidden_test_with_its_hint(request, lab, mistake):
+    round_failure(request, LEARN52_ROUND, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", [pytest.param(*key, id=f"{key[0][:2]}-{key[1]}") for key in CAUGHT_BEFORE_LEARN52])
+def test_labs00_03_09_learn52_a_learners_mistake_of_the_round_fails_the_hidden_test(request, lab, mistake):
+    # those that lost their points, with a fitting message, before this round: one per lab by default
+    one_per_lab("learn52", CAUGHT_BEFORE_LEARN52, lab, mistake)
+    round_failure(request, LEARN52_ROUND, lab, mistake)
+
+
+def test_lab09_learn52_peak_memory_that_never_stops_tracing_fails_in_the_worker():
+    """Tracing started by peak_memory and left on: graded in process, the reference's call that follows finds it on and
+    leaves it so too ('tracing after' True on both sides); in the grading worker, where only the learner's code runs, the
+    hidden test tells it with its hint."""
+    code = "\n".join(source_of("09_benchmarks", cell) for cell in ("setup", "task6_peak_memory_solution"))
+    old = "        if not was_tracing:\n            tracemalloc.stop()\n"
+    assert old in code
+    message = remote("09_benchmarks", code.replace(old, "        pass  # tracing left on: the next call reuses it\n"),
+                     "peak_memory", "check_peak_memory_properties")
+    assert message is not None and "stop tracing after the call if it was off before" in message, message
+
+
+def test_lab09_learn52_fit_exponent_turned_upside_down_fails_the_visible_test_with_its_hint(lab09):
+    """sxx / sxy gives 1 / k: the visible test's first case, 2.0, came back 0.5 with no hint."""
+    graders, solutions = lab09
+    cell, changes, *_ = LAB09_LEARN52["exponent-inverted"]
+    mistake = variant_of("09_benchmarks", solutions, cell, "fit_exponent", changes)
+    assert "that is 1 / the slope" in failure(graders.check_fit_exponent, mistake)

@@ -378,6 +378,12 @@ def _hints(task: Task, args: tuple, expected: Any, got: Any, error: BaseExceptio
                          "fails for a new key; write counts.get(key, 0) + change (and delete a count that reaches 0)")
         found += [hint for pitfall, hint in PYTHON_PITFALLS if error_name(error) in ("TypeError", "RuntimeError")
                   and pitfall in text]
+        if error_name(error) in ("error", "PatternError") and "bad escape \\p" in text:  # learn52: re for regex
+            found.append("Python's re module does not know \\p{L} or \\p{N}: match the pattern with the regex module "
+                         "(regex.findall, imported by the setup cell), which does")
+        if error_name(error) == "AssertionError" and "ValueError" in repr(expected):  # learn52: an assert for a raise
+            found.append("an assert raises AssertionError (and python -O skips it): for bad input raise "
+                         "ValueError(...) saying what is wrong")
     else:
         def token_ints(value: Any) -> int:
             return sum(1 for leaf, in_tuple in _leaves(value) if in_tuple and type(leaf) is int)
@@ -389,7 +395,20 @@ def _hints(task: Task, args: tuple, expected: Any, got: Any, error: BaseExceptio
             return bool(keyed) and all(isinstance(item, (set, frozenset, list)) and item
                                        and all(isinstance(part, tuple) for part in item) for item in keyed)
 
-        if any(type(leaf) is bytes for leaf, _ in _leaves(expected)) and (token_ints(got) > token_ints(expected) or (
+        def pairs_of(value: Any) -> bool:
+            """A list of (key, value) pairs where a dict was expected: its items, sorted (learn52)."""
+            return isinstance(value, list) and bool(value) and all(isinstance(item, tuple) and len(item) == 2
+                                                                    for item in value)
+
+        if isinstance(expected, dict) and pairs_of(got):
+            found.append("a list of (key, value) pairs where a dict was expected: return the dict itself (sorting its "
+                         "items, or taking the most common, makes a list)")
+        elif (isinstance(expected, dict) and isinstance(got, dict) and expected and got
+              and all(type(key) is bytes for key in expected) and all(type(key) is tuple for key in got)):
+            found.append("tuples as keys where bytes were expected: key each count by the whole pretoken's UTF-8 bytes, "
+                         "pretoken.encode('utf-8'), one bytes object (a word split into its byte tokens or ids is the "
+                         "trainer's form, made later)")
+        elif any(type(leaf) is bytes for leaf, _ in _leaves(expected)) and (token_ints(got) > token_ints(expected) or (
                 isinstance(expected, dict) and isinstance(got, dict) and any(type(key) is int for key in got)
                 and not ids_to_pairs(got))):
             found.append("ints where bytes were expected: iterating over bytes yields ints (b'ab'[0] == 97), and so does "

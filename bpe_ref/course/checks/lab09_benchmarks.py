@@ -710,6 +710,9 @@ def exponent_hint(args: tuple, expected: object, got: object) -> str | None:
     found = error_hint(args, expected, got)
     if found or not (isinstance(expected, float) and isinstance(got, float)):
         return found
+    if expected != 0 and abs(expected) != 1 and math.isclose(got * expected, 1.0, rel_tol=1e-6):  # learn52: sxx / sxy
+        return ("that is 1 / the slope: the exponent is sum((x - mean_x) * (y - mean_y)) / sum((x - mean_x) ** 2), the "
+                "log times' change per log size, not the other way round")
     ends = math.log(seconds[-1] / seconds[0]) / math.log(sizes[-1] / sizes[0])
     if round(ends, 9) == got and len(sizes) > 2:
         return "that is the slope between the first and the last point: fit all the points (least squares)"
@@ -736,7 +739,14 @@ def exponent_hint(args: tuple, expected: object, got: object) -> str | None:
 def exponent_error_hint(args: tuple, error: BaseException) -> str | None:
     """A division by zero where the points given have two sizes or more: the fit was made over fewer of them (walk49:
     over the longer half, one point of two)."""
-    sizes = args[0]
+    sizes, seconds = args[0], args[1]
+    if (error_name(error) == "ZeroDivisionError" and isinstance(sizes, list) and len(set(sizes)) > 1
+            and isinstance(seconds, list) and len(seconds) == len(sizes) and len(set(seconds)) == 1):
+        # learn52: sxx / sxy, the slope turned upside down, divides by 0 when the times do not change
+        return ("a division by zero, though the sizes differ: the times are all equal, so the slope is 0 and "
+                "sum((x - mean_x) * (y - mean_y)) is 0; it is the numerator: divide it by sum((x - mean_x) ** 2), "
+                "the spread of the log sizes, over all the points given (fitted over some of them, one size only, "
+                "that is 0 too)")
     if error_name(error) == "ZeroDivisionError" and isinstance(sizes, list) and len(set(sizes)) > 1:
         return ("a division by zero, though these sizes differ: the points you fitted had one size only. Fit over all "
                 "the points given (page 09 picks the sizes where the growth dominates before it calls the fit); "
@@ -864,6 +874,14 @@ def crossover_hint(args: tuple, expected: object, got: object) -> str | None:
             return (f"that x lies outside the two points around the crossing ({xs[i]!r} and {xs[i + 1]!r}), as far below "
                     f"x_i as the crossing is above it: d_i / (d_i - d_(i+1)) is a fraction between 0 and 1, the way "
                     "from x_i to x_(i+1); d_i / (d_(i+1) - d_i) is minus that")
+    if isinstance(got, float) and isinstance(expected, float) and d and got != expected:
+        # learn52: the right interval, another interpolation (in log x, or of a relative difference (a - b) / b)
+        i = next((i for i in range(len(d) - 1) if d[i] != 0 and (d[i] < 0) != (d[i + 1] < 0) and d[i + 1] != 0), None)
+        if i is not None and all(d[j] != 0 for j in range(i + 1)) and xs[i] < expected < xs[i + 1] \
+                and xs[i] < got < xs[i + 1]:
+            return (f"the right two points ({xs[i]!r} and {xs[i + 1]!r}), another x between them: interpolate x and "
+                    "d = a - b linearly (not log x, not a ratio or a relative difference), "
+                    "x_i + (x_(i+1) - x_i) * d_i / (d_i - d_(i+1))")
     if isinstance(got, float) and isinstance(expected, float) and got > expected:
         return "the first crossing, scanning from the smallest x: noisy curves can cross several times"
     return None
@@ -1053,6 +1071,12 @@ def peak_hint(args: tuple, expected: object, got: object) -> str | None:
         if keep and abs(have) <= 1:
             return ("what was allocated before the call is read before fn() runs: read after it, it holds what fn "
                     "kept (its result), so the peak less it is about 0")
+        if not keep and not fails and abs(have) <= 1:
+            # learn52: a snapshot compared after the call, or the process's maximum RSS: what fn freed is not seen
+            return (f"a peak of about 0, though fn allocated {allocate_mib} MiB during the call and freed it before it "
+                    "returned: what is held after the call (snapshots compared, current memory after less before, the "
+                    "process's maximum RSS) misses it; the peak is tracemalloc.get_traced_memory()[1], read right "
+                    "after fn() returns")
     if got.get("result") != expected.get("result"):
         return "return (what the function returned, the peak in bytes): the function's own result first"
     return None
