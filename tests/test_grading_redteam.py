@@ -10147,7 +10147,7 @@ def test_lab08_counts_of_a_list_made_per_entry_lose_task_4_in_the_worker_and_hon
                 graders.verify_counts_cost(RemoteFunction(box, "prefix_token_counts"))
 
 
-# ---- 108. inv52: a reply built against a hint, which the grading process reads outside every limit ---------------------
+# ---- 105. inv52: a reply built against a hint, which the grading process reads outside every limit ---------------------
 # What the worker returns is decoded and compared in linear time (a reply is 4 MiB at most), then a task's hint reads it
 # to say what went wrong, in the grading process, where no limit of the notebook's runs (its budget is read before a
 # request, not while the graders decide). Lab 01's repeated-merge hint scanned the merges before each merge for it: train
@@ -10193,7 +10193,7 @@ def test_a_hint_that_does_not_finish_is_left_out():
         assert spent < 4.0, f"the hints took {spent:.1f} s of CPU time"
 
 
-# ---- 109. inv52: a long tuple of scalars, read item by item by the hints every task shares --------------------------------
+# ---- 106. inv52: a long tuple of scalars, read item by item by the hints every task shares --------------------------------
 # The hints every task shares look for ints where tokens (bytes) were due, through compare._leaves, which asked of each
 # item of a tuple whether every item of the tuple was a scalar: lab 01's merge_word returning a tuple of 500,000 ints cost
 # the grading process hours of CPU time for one case, outside every limit. Now it asks once per tuple, and every hint
@@ -10213,7 +10213,7 @@ def test_a_long_tuple_returned_costs_the_shared_hints_no_more_than_its_reading()
     assert spent < 4.0, f"the grading process spent {spent:.1f} s of CPU time on one reply"
 
 
-# ---- 110. inv52: arguments after a call from which the grader's reading builds a value quadratic in them (lab 05) -------
+# ---- 107. inv52: arguments after a call from which the grader's reading builds a value quadratic in them (lab 05) -------
 # What a task observes of a call (Task.observe) is read from what came back, the arguments after the call among it: lab
 # 05's merge_occurrences hands back its linked list, and the grader read a word from every node whose prev is -1 to the
 # end of its chain. A list of n nodes all of them firsts and all one chain was read n times, n * n / 2 tokens: 60,000

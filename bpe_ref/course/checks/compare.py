@@ -24,11 +24,11 @@ SHORT_REPR_CHARS = 100
 # returned once per item, and train returning list(range(500_000)) + [0] (4 MiB, what a reply may hold) cost the grading
 # process 17 minutes of CPU time for one case, outside every limit of the notebook's (its budget is read before a
 # request, not while the graders decide), so one submission stalled the class's grading (tests/test_grading_redteam.py,
-# section 108). Past it the hint is left out.
+# section 105). Past it the hint is left out.
 HINT_CPU_SECONDS = 1.0
 # And what a task observes of a call (Task.observe: the value compared, read from what came back and the arguments after
 # the call), past which the case fails: lab 05's linked list, every node a word's first and all of them one chain, was
-# read from each, a value quadratic in the reply's size (section 109).
+# read from each, a value quadratic in the reply's size (section 107).
 OBSERVE_CPU_SECONDS = 2.0
 
 
@@ -290,7 +290,7 @@ def _leaves(value: Any, in_tuple: bool = False) -> Iterator[tuple[Any, bool]]:
             yield from _leaves(key)
             yield from _leaves(item)
     elif isinstance(value, (list, tuple, set)):
-        # once per container: asked for each of its items, a tuple of 500,000 scalars cost hours (section 109)
+        # once per container: asked for each of its items, a tuple of 500,000 scalars cost hours (section 106)
         scalars = isinstance(value, tuple) and not any(isinstance(x, (dict, list, tuple, set)) for x in value)
         for item in value:
             yield from _leaves(item, scalars)
@@ -346,7 +346,7 @@ CARRIED = ("what your function returned holds what its call before returned too:
 def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseException | None = None) -> list[str]:
     """Hints for the commonest mistakes, as message lines (none when nothing matches): none past :data:`HINT_CPU_SECONDS`
     of this process's CPU time in all (:func:`within_cpu`; the task's own hints are bounded so where they are called
-    alone, :func:`bounded_hint`): what they read came from the learner's process, built as it likes (section 109)."""
+    alone, :func:`bounded_hint`): what they read came from the learner's process, built as it likes (section 106)."""
     try:
         return within_cpu(HINT_CPU_SECONDS, _hints, task, args, expected, got, error)
     except ReadTookTooLong:

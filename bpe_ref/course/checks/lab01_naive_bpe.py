@@ -227,7 +227,7 @@ def repeated_pair_hint(args: tuple, expected: object, got: object) -> str | None
     if got != expected and foreign_bytes_hint(args, got):
         return foreign_bytes_hint(args, got)
     first_at: dict[str, int] = {}  # each merge's first place, by its repr: one pass (a scan of the merges before each
-    for again, pair in enumerate(got if isinstance(got, list) else ()):  # cost 17 minutes on 500,000: section 108)
+    for again, pair in enumerate(got if isinstance(got, list) else ()):  # cost 17 minutes on 500,000: section 105)
         if first_at.setdefault(repr(pair), again) != again:
             return (f"merge {again + 1} is {pair!r} again, learned already at merge {first_at[repr(pair)] + 1}: make "
                     "each merge on the words the merges before it left (words = {merge_word(word, pair): count ...}), "

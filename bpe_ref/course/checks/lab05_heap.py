@@ -804,7 +804,7 @@ def read_words(token: list, prev: list, next_: list) -> tuple[list[Word], list[W
     its last. A word's first node has ``prev`` -1 and a real token (an unlinked node's is ``b""``). A walk that reaches
     a node an earlier word's walk read (the lists joined: no list of words has one) ends there, told as a cycle is, so
     that what is read is as long as the lists: every node a word's first and all of them one chain was read from each
-    start, a value quadratic in the reply's length (tests/test_grading_redteam.py, section 109)."""
+    start, a value quadratic in the reply's length (tests/test_grading_redteam.py, section 107)."""
     size = len(token)
     forward, backward = [], []
     read_along_next, read_along_prev = set(), set()

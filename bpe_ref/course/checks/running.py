@@ -332,7 +332,7 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expe
     changed = changed_argument(task, args, learner_args)
     if changed:
         return "\n".join([f"{call} {changed}", *stand_in_note(task)])
-    try:  # what it observes is read from the worker's reply: bounded (compare.OBSERVE_CPU_SECONDS, section 109)
+    try:  # what it observes is read from the worker's reply: bounded (compare.OBSERVE_CPU_SECONDS, section 107)
         got = plain(within_cpu(OBSERVE_CPU_SECONDS, task.observed, learner_args, result), f"what {task.name} returned")
     except ReadTookTooLong:
         return (f"{call}: what it returned (with its arguments after the call) took the grader more than "
