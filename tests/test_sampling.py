@@ -124,6 +124,31 @@ def test_the_lab_by_lab_tests_take_turns_by_lab(monkeypatch):
     monkeypatch.setattr(sampling, "EXHAUSTIVE", True)
     assert sampling.drawn_labs(numbers) == set(numbers)
 
+    # Over many runs every lab is drawn about as often as the others of its kind (a heavy lab by one run in 4, another by
+    # 3 in 7), and the runs draw many sets of labs: the labs once ranked by a CRC came in 5 sets in all, labs 04 and 08
+    # drawn by one run in 8.
+    monkeypatch.setattr(sampling, "EXHAUSTIVE", False)
+    counts = dict.fromkeys(numbers, 0)
+    sets = set()
+    runs = 2_000
+    for seed in range(runs):
+        monkeypatch.setenv("BPE_SAMPLE_SEED", str(100_000 + 37 * seed))
+        drawn = sampling.drawn_labs(numbers)
+        sets.add(frozenset(drawn))
+        for number in drawn:
+            counts[number] += 1
+    heavy = [number for number in numbers if number in sampling.HEAVY_LABS]
+    light = [number for number in numbers if number not in sampling.HEAVY_LABS]
+    for group, share in ((heavy, 1 / len(heavy)), (light, sampling.LIGHT_LABS_PER_RUN / len(light))):
+        for number in group:
+            assert abs(counts[number] / runs - share) < 0.05, (number, counts[number] / runs, share)
+    assert len(sets) > 100, len(sets)
+    pairs = set()
+    for seed in range(400):
+        monkeypatch.setenv("BPE_SAMPLE_SEED", str(seed))
+        pairs.add((sampling.drawn("family a", range(4)), sampling.drawn("family b", range(4))))
+    assert len(pairs) == 16, sorted(pairs)  # two families' members drawn together in every pair
+
     class Test:  # what lab_of reads of a test: its name, and its parameters when it has some
         def __init__(self, name, **params):
             self.name, self.callspec = name, type("CallSpec", (), {"params": params})()
