@@ -5084,13 +5084,14 @@ def test_the_limit_on_a_cell_s_text_firing_as_it_is_cleared_leaves_no_timer_set(
     import signal
 
     from bpe_ref.course.trusted import autograde
+    from bpe_ref.course.trusted.cpu_limit import OutOfCpuTime
 
     real, raised = signal.setitimer, []
 
     def setitimer(which, seconds, interval=0.0):
         if seconds == 0 and not raised:
             raised.append(which)
-            raise autograde._TookTooLong
+            raise OutOfCpuTime
         return real(which, seconds, interval)
 
     handler = signal.getsignal(signal.SIGPROF)

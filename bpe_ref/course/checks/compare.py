@@ -6,13 +6,11 @@
 
 from __future__ import annotations
 
-import signal
-import sys
-import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from ..trusted.cpu_limit import OutOfCpuTime, within_cpu
 from ..trusted.verdicts import LearnerError
 from .spec import Case, Task
 
@@ -32,54 +30,12 @@ HINT_CPU_SECONDS = 1.0
 OBSERVE_CPU_SECONDS = 2.0
 
 
-class ReadTookTooLong(BaseException):
-    """Past the CPU seconds of :func:`within_cpu`: a ``BaseException``, so that no ``except Exception`` on its way keeps
-    it."""
-
-
-def within_cpu(seconds: float, function: Callable[..., Any], *args: Any) -> Any:
-    """``function(*args)``, stopped by :class:`ReadTookTooLong` once it has spent ``seconds`` of this process's CPU time,
-    told by a profiling timer that fires again every 0.1 s, as one raise can be lost (in a finaliser, a gc callback).
-    Unbounded outside the main thread or under a profiling timer already armed (a measured call's in a kernel)."""
-    limited = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-               and signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0))
-    armed = [limited]
-
-    def stop(signum, frame) -> None:
-        if armed[0]:
-            raise ReadTookTooLong
-
-    hook = sys.unraisablehook
-
-    def keep_lost_raises_quiet(unraisable) -> None:
-        if not isinstance(unraisable.exc_value, ReadTookTooLong):
-            hook(unraisable)
-
-    previous = signal.signal(signal.SIGPROF, stop) if limited else None
-    try:
-        if limited:
-            sys.unraisablehook = keep_lost_raises_quiet
-            signal.setitimer(signal.ITIMER_PROF, seconds, 0.1)
-        return function(*args)
-    finally:
-        while True:  # the timer may fire before ``armed`` is cleared: its raise must not leave it set
-            try:
-                armed[0] = False
-                if limited:
-                    signal.setitimer(signal.ITIMER_PROF, 0)
-                    signal.signal(signal.SIGPROF, previous)
-                    sys.unraisablehook = hook
-                break
-            except ReadTookTooLong:
-                continue
-
-
 def bounded_hint(hint: Callable[..., str | None], *args: Any) -> str | None:
     """``hint(*args)``, or ``None`` when it raises (an odd shape of what came back is the learner's failure, not the
     grader's) or spends more than :data:`HINT_CPU_SECONDS` of this process's CPU time (:func:`within_cpu`)."""
     try:
         return within_cpu(HINT_CPU_SECONDS, hint, *args)
-    except (Exception, ReadTookTooLong):  # noqa: BLE001
+    except (Exception, OutOfCpuTime):  # noqa: BLE001
         return None
 
 
@@ -349,7 +305,7 @@ def hints(task: Task, args: tuple, expected: Any, got: Any = None, error: BaseEx
     alone, :func:`bounded_hint`): what they read came from the learner's process, built as it likes (section 106)."""
     try:
         return within_cpu(HINT_CPU_SECONDS, _hints, task, args, expected, got, error)
-    except ReadTookTooLong:
+    except OutOfCpuTime:
         return []
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from ..trusted import measure_worker
 from ..trusted.verdicts import CheckFailed, CpuLimitReached, LearnerError, current_seed, grading_a_class
 from .compare import (
-    CARRIED, OBSERVE_CPU_SECONDS, SHORT_REPR_CHARS, ReadTookTooLong, WrongType, call_repr, carried, changed_argument,
+    CARRIED, OBSERVE_CPU_SECONDS, SHORT_REPR_CHARS, OutOfCpuTime, WrongType, call_repr, carried, changed_argument,
     difference, error_name, first_differing_item, hints, in_order_of, plain, same, short_repr, stand_in_note, window_repr,
     within_cpu,
 )
@@ -334,7 +334,7 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expe
         return "\n".join([f"{call} {changed}", *stand_in_note(task)])
     try:  # what it observes is read from the worker's reply: bounded (compare.OBSERVE_CPU_SECONDS, section 107)
         got = plain(within_cpu(OBSERVE_CPU_SECONDS, task.observed, learner_args, result), f"what {task.name} returned")
-    except ReadTookTooLong:
+    except OutOfCpuTime:
         return (f"{call}: what it returned (with its arguments after the call) took the grader more than "
                 f"{OBSERVE_CPU_SECONDS:g} s of CPU time to read: is a list or a dict of it built far larger than its input "
                 f"needs (linked nodes read from many starts)?\n  expected: {short_repr(expected, 300)}")

@@ -29,6 +29,7 @@ from typing import Any
 
 from . import cells as test_cells
 from .cells import is_test_cell, nbgrader_of, source_of
+from .cpu_limit import OutOfCpuTime, within_cpu
 from .sandbox import Policy, RemoteFunction, Sandbox, scheduled_threads
 from .worker.wire import capped
 from .verdicts import CheckFailed, GradingStopped, hidden_seed
@@ -218,12 +219,6 @@ def noticed_lines(codes: list[str]) -> list[str]:
     return lines
 
 
-class _TookTooLong(BaseException):
-    """The CPU time :func:`python_source` may spend on a cell ran out: raised again every 0.1 s of CPU time, since one
-    raise can be lost (it landed in hypothesis's gc callback once, and the cell cost the grader 25.8 s); a
-    ``BaseException``, so that no ``except Exception`` on the way keeps it."""
-
-
 def python_source(cell_source: str, cpu_seconds: float | None = None) -> str:
     """A cell's code as plain Python: IPython's ``%magics`` and ``!commands`` become calls of
     ``get_ipython()``, which the worker answers by skipping them. IPython tokenizes the whole cell again for each such
@@ -233,33 +228,11 @@ def python_source(cell_source: str, cpu_seconds: float | None = None) -> str:
         from IPython.core.inputtransformer2 import TransformerManager
     except ImportError:  # nbgrader always brings IPython; without it, the code is run as it is
         return cell_source
-    import signal
-    import threading
-
-    limited = cpu_seconds is not None and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    armed = [limited]
-
-    def stop(signum, frame) -> None:
-        if armed[0]:
-            raise _TookTooLong
-
-    previous = signal.signal(signal.SIGPROF, stop) if limited else None
+    transform = TransformerManager().transform_cell
     try:
-        if limited:
-            signal.setitimer(signal.ITIMER_PROF, cpu_seconds, 0.1)
-        return TransformerManager().transform_cell(cell_source)
-    except (Exception, _TookTooLong):  # not even IPython can read it, or not in time: the worker reports the SyntaxError
+        return transform(cell_source) if cpu_seconds is None else within_cpu(cpu_seconds, transform, cell_source)
+    except (Exception, OutOfCpuTime):  # not even IPython can read it, or not in time: the worker reports the SyntaxError
         return cell_source
-    finally:
-        while True:  # the timer may fire before ``armed`` is cleared: its raise must not leave it set
-            try:
-                armed[0] = False
-                if limited:
-                    signal.setitimer(signal.ITIMER_PROF, 0)
-                    signal.signal(signal.SIGPROF, previous)
-                break
-            except _TookTooLong:
-                continue
 
 
 def lab_policy(graders: Any, base: Policy) -> Policy:
