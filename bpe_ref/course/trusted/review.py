@@ -15,7 +15,7 @@ import ast
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from .cells import is_test_cell, nbgrader_of, source_of
 from .sandbox import ALLOWED_PACKAGES
@@ -329,6 +329,22 @@ def notebook_flags(notebook: dict, release: dict, *, allow_processes: bool = Fal
     return flags
 
 
+def _parsed_learner_cells(notebook: dict, release: dict) -> Iterator[tuple[str, ast.Module]]:
+    """``(cell id, its syntax tree)`` of each learner cell the review reads for answers kept: within the review's limits on
+    a cell's and a notebook's text (past them :func:`notebook_flags` says the text was not read), and plain Python (a
+    cell of IPython's syntax, or too deep to parse, is left to :func:`notebook_flags` too)."""
+    read = 0
+    for cell_id, source in learner_cells(notebook, release):
+        read += len(source)
+        if len(source) > REVIEW_CELL_CHARACTERS or read > REVIEW_NOTEBOOK_CHARACTERS:
+            continue
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        yield cell_id, tree
+
+
 def answer_tables(notebook: dict, release: dict, visible_inputs: list[tuple]) -> list[str]:
     """One line per learner cell holding a dict display keyed by two or more of ``visible_inputs`` (the arguments of
     the visible tests' fixed cases: a tuple of them, or a one-argument task's argument): answers kept for the cases the
@@ -340,15 +356,8 @@ def answer_tables(notebook: dict, release: dict, visible_inputs: list[tuple]) ->
                 wanted.add(form)
             except TypeError:  # a dict among the arguments: no key of a dict display either
                 pass
-    flags, read = [], 0
-    for cell_id, source in learner_cells(notebook, release):
-        read += len(source)
-        if len(source) > REVIEW_CELL_CHARACTERS or read > REVIEW_NOTEBOOK_CHARACTERS:
-            continue  # notebook_flags says its text was not read
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
+    flags = []
+    for cell_id, tree in _parsed_learner_cells(notebook, release):
         for node in ast.walk(tree):
             if not isinstance(node, ast.Dict):
                 continue
@@ -493,18 +502,11 @@ def answer_branches(notebook: dict, release: dict, visible_inputs: list[tuple]) 
                 continue
         return False
 
-    flags, read = [], 0
-    for cell_id, source in learner_cells(notebook, release):
-        read += len(source)
-        if len(source) > REVIEW_CELL_CHARACTERS or read > REVIEW_NOTEBOOK_CHARACTERS:
-            continue  # notebook_flags says its text was not read
-        try:
-            tree = ast.parse(source)
-            checked = {id(node) for statement in ast.walk(tree) if isinstance(statement, ast.Assert)
-                       for node in ast.walk(statement)}
-            nodes = [node for node in ast.walk(tree) if id(node) not in checked]
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
+    flags = []
+    for cell_id, tree in _parsed_learner_cells(notebook, release):
+        checked = {id(node) for statement in ast.walk(tree) if isinstance(statement, ast.Assert)
+                   for node in ast.walk(statement)}
+        nodes = [node for node in ast.walk(tree) if id(node) not in checked]
         found: list[object] = []  # the visible inputs tested for, each once
         for node in nodes:
             values: list[object] = []
