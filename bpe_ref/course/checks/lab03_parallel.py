@@ -77,6 +77,8 @@ def boundaries_inputs(draw) -> tuple:
     five a file with a token in its size's remainder (:func:`remainder_token_file`)."""
     if draw(st.integers(0, 4)) == 0:
         data, chunks, special_tokens = draw(remainder_token_file())
+    elif draw(st.integers(0, 5)) == 0:
+        data, chunks, special_tokens = draw(long_token_file())
     else:
         text, special_tokens = draw(corpus_texts())
         data = text.encode("utf-8")
@@ -104,6 +106,18 @@ def remainder_token_file(draw) -> tuple[bytes, int, list[str]]:
     data = (letters((chunks - 1) * chunk + last) + token + letters(chunk - size - last + extra) + token
             + letters(remainder - size - extra))
     return data, chunks, special_tokens
+
+
+@st.composite
+def long_token_file(draw) -> tuple[bytes, int, list[str]]:
+    """``(data, 2, special_tokens)``: letters, then a special token longer than <|endoftext|> after the middle (the
+    guess), then fewer letters. Read in buffers of a few bytes, the token straddles a read's end at most offsets: an
+    overlap of len(<|endoftext|>) - 1 bytes misses it there (a fixed hidden case alone caught that, and under secret seeds
+    1, 2 and 3 the generated files held no token longer than <|endoftext|>)."""
+    special_tokens = draw(st.sampled_from([[ENDOFPROMPT], [EOT, ENDOFPROMPT], [ENDOFPROMPT, EOT]]))
+    before = draw(st.text(alphabet="ab c!\n", min_size=12, max_size=30))
+    after = draw(st.text(alphabet="ab c!\n", max_size=4))
+    return (before + ENDOFPROMPT + after).encode(), 2, special_tokens
 
 
 def safe_cuts(text: str, special_tokens: list[str]) -> list[int]:
@@ -157,14 +171,22 @@ def chunk_counts_dicts():
 
 @st.composite
 def file_count_inputs(draw) -> tuple:
-    """A generated file, now and then long enough for many chunks; one time in three with no special token (no safe
-    cut: the whole file counted here, whatever the workers), its lines ending in \\r\\n (a file read in text mode
-    loses them)."""
+    """A generated file of one of three shapes, a third of the draws each (the test draws about 12, each a pool of
+    processes): one worker and a special token in the file (counted here, with the special tokens); a file long enough
+    for many chunks, with a special token, and 2 to 4 workers (the chunks' counts merged: the same pretokens in many); no
+    special token (no safe cut: the whole file counted here, whatever the workers, 2 to 4), its lines ending in \\r\\n (a file
+    read in text mode loses them). Drawn independently, the first two came too seldom: under secret seed 2 a count with
+    no special tokens on one worker, and a merge by dict.update, kept their points but for a fixed hidden case."""
     text, special_tokens = draw(corpus_texts())
-    text = text * draw(st.sampled_from([1, 1, 50]))
-    if draw(st.sampled_from([False, False, True])):
+    shape = draw(st.integers(0, 2))
+    if shape == 2:  # 2 to 4 workers (one counts here whatever the special tokens: the first shape's)
         text, special_tokens = text.replace("\n", "\r\n") + "\r\n", []
-    return (CorpusFile(text.encode("utf-8")), special_tokens, draw(st.integers(1, 4)), draw(st.integers(1, 3)),
+        workers = draw(st.integers(2, 4))
+    else:
+        text += draw(st.sampled_from(special_tokens)) + draw(st.sampled_from(PIECES))
+        text *= draw(st.sampled_from([1, 50])) if shape == 0 else 50
+        workers = 1 if shape == 0 else draw(st.integers(2, 4))
+    return (CorpusFile(text.encode("utf-8")), special_tokens, workers, draw(st.integers(1, 3)),
             draw(st.sampled_from(START_METHODS)))
 
 

@@ -741,6 +741,11 @@ EDGE_SPECIAL_LISTS = [["<|eot|>", "a<|", "<|eot|><s>"], ["<|eot|><s>", "a<|", "<
 # merge of "\n\n" across them tells a piece taken as one pretoken, with GPT-2's ranks or that merge alone (two ranks for
 # one text, which also tell answers kept by the text alone).
 BLANK_LINE_TEXTS = ["Hi!\n\nThe", "x\n\ny<|eot|>"]
+# Two special tokens that start at the same place, listed in either order: the longer wins whatever the list's order
+# (an alternation in the given order took the shorter when it came first, and the edge texts drew that too seldom: under
+# secret seeds 1, 3 and 6 of 0 to 7 only a fixed hidden case caught it). <|endoftext|> in them is not listed: ordinary
+# text.
+SAME_START_TEXTS = ["Once<|eot|><s> upon<|endoftext|>", "<|eot|><s>", "a b<|eot|>c<|endoftext|><|eot|><s>\n"]
 
 
 @st.composite
@@ -749,6 +754,9 @@ def text_inputs(draw) -> tuple[str, dict[Pair, int], list[str]]:
         text = draw(st.sampled_from(BLANK_LINE_TEXTS))
         ranks = ranks_for(text, gpt2_ranks()) if draw(st.booleans()) else {(b"\n", b"\n"): gpt2_ranks()[b"\n", b"\n"]}
         return text, ranks, draw(st.sampled_from([[], ["<|eot|>"]]))
+    if draw(st.integers(0, 9)) == 0:  # a tenth of the rest: two special tokens that start together
+        text = draw(st.sampled_from(SAME_START_TEXTS))
+        return text, ranks_for(text, gpt2_ranks()), list(draw(st.permutations(["<|eot|>", "<|eot|><s>"])))
     if draw(st.integers(0, 2)) == 0:  # a third of the rest: the fixed hidden cases' kind of text
         if draw(st.integers(0, 2)) == 0:
             text = draw(st.sampled_from(["the cat sat", " a<|eot|><s>", "cafe\u0301\r\n"]))

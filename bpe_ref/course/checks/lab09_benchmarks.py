@@ -267,7 +267,7 @@ LABELS = st.sampled_from(LABEL_NAMES)
 @st.composite
 def interleaved_inputs(draw) -> tuple:
     labels = draw(st.lists(LABELS, min_size=1, max_size=4, unique=True))
-    if draw(st.integers(0, 14)) == 0:
+    if draw(st.integers(0, 7)) == 0:  # one time in 8 (in 15, a check of no contenders kept secret seed 1's points)
         labels = []  # nothing to time: ValueError
     costs = {label: draw(st.integers(1, 9)) for label in labels}
     # Half the time a contender raises (cost 0), and 3 times in 4 the collector is on: it must come back on, and the
@@ -276,8 +276,11 @@ def interleaved_inputs(draw) -> tuple:
     if labels and draw(st.booleans()):
         costs[draw(st.sampled_from(labels))] = 0
     loads = draw(st.lists(st.integers(1, 5), min_size=1, max_size=12))
-    # below 1: ValueError; up to 7, past n + 1 for 2 to 4 contenders (a rotation that stops after n rounds)
-    rounds = draw(st.integers(-1, 0) if draw(st.integers(0, 9)) == 0 else st.integers(1, 7))
+    # below 1 one time in six: ValueError; up to 7, past n + 1 for 2 to 4 contenders (a rotation that stops after n rounds), and two
+    # values in nine n + 2 or n + 3 (round n + 1 is the first where r % n and r % rounds part: a rotation by r % rounds
+    # kept the generated inputs' points under 4 secret seeds of 0 to 5)
+    rounds = draw(st.integers(-2, 0) if draw(st.integers(0, 5)) == 0
+                  else st.integers(1, 9).map(lambda r: r if r <= 7 else len(labels) + r - 6))
     # When no contender raises and the loads drawn add up to an even number, the first contender's first run is its
     # slowest (a load of 6, then loads of 1 to 5 for two rounds at least): its times fall, so times returned sorted, or in
     # any order but the rounds', are wrong. What the fixed hidden cases hold, drawn (times sorted per contender kept the
@@ -517,7 +520,8 @@ DEFAULT_CLOCK = TaskGraders(Task("interleaved", (), driver=run_default_clock, hi
                                  what="the clock it reads by default"),
                             interleaved, [Case(())], st.just(()), max_examples=1, hidden_cases=[Case(())])
 
-INTERLEAVED = TaskGraders(INTERLEAVED_TASK, interleaved, interleaved_cases(), interleaved_inputs(), max_examples=60,
+# 150 examples: with 60, a rotation by r % rounds kept the generated inputs' points under 3 secret seeds of 0 to 19.
+INTERLEAVED = TaskGraders(INTERLEAVED_TASK, interleaved, interleaved_cases(), interleaved_inputs(), max_examples=150,
                           hidden_cases=INTERLEAVED_HIDDEN_CASES, hidden_vary=varied_interleaved,
                           verify=(verify_collector_paused,), then=DEFAULT_CLOCK)
 
@@ -913,11 +917,15 @@ CROSSOVER_CASES = [
 
 @st.composite
 def crossover_inputs(draw) -> tuple:
+    # The kind first. Hypothesis makes most of a run's examples by mutating earlier ones (about a dozen shapes in 80
+    # examples, each varied several times), so a kind in 17 was missing from whole runs: under secret seed 3, curves that
+    # meet only at the last point and curves that never meet, which only fixed hidden cases then caught. 200 examples
+    # (CROSSOVER, below): neither missing under any of the secret seeds 0 to 19.
+    kind = draw(st.integers(0, 16))
     xs = sorted(draw(st.lists(st.integers(0, 10_000), min_size=2, max_size=8, unique=True)))
     ys = st.integers(0, 40).map(lambda v: v / 4)  # quarters: exact meetings happen too
     ys_a = [draw(ys) for _ in xs]
     ys_b = [draw(ys) for _ in xs]
-    kind = draw(st.integers(0, 16))
     if kind == 0:
         ys_b = ys_b[:-1]
     elif kind == 1:
@@ -976,7 +984,7 @@ def verify_too_few_points(learner: Callable) -> None:
     passed(f"crossover: raises ValueError for curves of fewer than two points ({count} drawn).")
 
 
-CROSSOVER = TaskGraders(CROSSOVER_TASK, crossover, CROSSOVER_CASES, crossover_inputs(), max_examples=80,
+CROSSOVER = TaskGraders(CROSSOVER_TASK, crossover, CROSSOVER_CASES, crossover_inputs(), max_examples=200,
                         hidden_cases=CROSSOVER_HIDDEN_CASES,  # the xs by one map, the two curves together by another
                         hidden_vary=lambda args, rng: (*relabelled([args[0]], rng), *relabelled(list(args[1:]), rng)),
                         hidden_then=verify_too_few_points)
