@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_VALID
 from ...measure import peak_memory
-from ...train import DEFAULT_TRAIN_METHOD
+from ...train import DEFAULT_TRAIN_METHOD, num_merges_for
 from .common import (SPECIAL_TOKENS, Check, add_output_arguments, announce, at_most, finish, grouped_bars,
                      in_fresh_process, markdown_sections, markdown_table, markdown_targets, median, name_axes,
                      peak_rss_mib, print_tables, print_targets, pyplot, ratio, save_png)
@@ -96,7 +96,7 @@ def runner(kind: str, path: Path | str, vocab_size: int, method: str = "", worke
 
         def count() -> int:
             count_pretokens_in_file(str(path), SPECIAL_TOKENS, workers)
-            return vocab_size - 256 - len(SPECIAL_TOKENS)  # no merges: the phase is complete
+            return num_merges_for(vocab_size, SPECIAL_TOKENS)  # no merges: the phase is complete
 
         return count
     from bpe_ref import train_bpe
@@ -113,7 +113,7 @@ def measure_in_this_process(contender: dict, path: str, vocab_size: int, repeats
     c = Contender(**contender)
     seconds: list[float] = []
     merges_done = 0
-    wanted = vocab_size - 256 - len(SPECIAL_TOKENS)
+    wanted = num_merges_for(vocab_size, SPECIAL_TOKENS)
     run = runner(c.kind, path, vocab_size, c.method, c.workers, c.budget)
     for _ in range(repeats):
         gc.collect()

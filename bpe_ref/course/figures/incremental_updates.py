@@ -14,6 +14,7 @@ from pathlib import Path
 from ...data_files import CORPUS_EN, TINYSTORIES_SAMPLE, TINYSTORIES_VALID
 from ...measure import median
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
+from ...train import num_merges_for
 from ...train.driver import collector_paused
 from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update, pair_count_changes
@@ -348,7 +349,7 @@ def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
     print(machine_line(repeats))
     for label, path, vocab_size in TIMED_RUNS:
         pretoken_counts = corpus_counts(path)
-        num_merges = vocab_size - 256 - len(DEFAULT_SPECIAL_TOKENS)
+        num_merges = num_merges_for(vocab_size, DEFAULT_SPECIAL_TOKENS)
         with collector_paused():
             runs = [loop_time_shares(pretoken_counts, num_merges) for _ in range(repeats)]
         shares = {part: median([r[part] / r["loop"] for r in runs]) for part in ("best_pair", "scan", "merge_and_update")}
