@@ -126,3 +126,17 @@ def test_a_page_measurement_refuses_no_runs_when_parsing(module: str, option: st
         import_module(f"bpe_ref.course.figures.{module}").main([option, "0"])
     assert exit_.value.code == 2
     assert error_lines(capsys)[-1].endswith(f"error: argument {option}: must be at least 1, got 0")
+
+
+@pytest.mark.parametrize("module", ["incremental_updates", "inverted_index", "encode_decode"])
+@pytest.mark.parametrize("count", ["0", "-3", "x"])
+def test_a_printed_page_measurement_refuses_no_runs_when_parsing(module: str, count: str, capsys) -> None:
+    # `python -m bpe_ref.course.figures.MODULE [REPEATS]` read sys.argv by hand: 0 printed the machine line,
+    # then failed on the median of no runs; "x" was a ValueError traceback. One parser now (figures.common).
+    from importlib import import_module
+
+    with pytest.raises(SystemExit) as exit_:
+        import_module(f"bpe_ref.course.figures.{module}").main([count])
+    lines = error_lines(capsys)
+    assert exit_.value.code == 2 and f"usage: python -m bpe_ref.course.figures.{module} " in lines[0]
+    assert lines[-1].startswith(f"python -m bpe_ref.course.figures.{module}: error: argument REPEATS: ")

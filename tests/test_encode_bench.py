@@ -10,6 +10,7 @@ import time
 import pytest
 
 from bpe_ref.course.bench import encode as bench
+from bpe_ref.course.bench.common import write_results
 
 
 def test_the_benchmark_uses_the_courses_measuring_harness():
@@ -86,7 +87,30 @@ def test_a_tiny_run_of_every_part(tmp_path):
     assert all((tmp_path / name).stat().st_size > 1000 for name in ("w.png", "t.png", "c.png"))
     sections = [("Encoding", ["contender", "MB/s", "vs tiktoken", "vs HF"],
                  bench.throughput_rows(encoding, "tiktoken encode", [encoding["best_hf_batch"]]))]
-    bench.write_results(tmp_path, "encode", True, took=1.0, machine="a machine", rounds=1, trained_vocab=10,
-                        sections=bench.markdown_sections(sections), targets=bench.markdown_targets([("t", "1x", ">= 1x", True)]))
+    write_results(tmp_path, "encode", True, took=1.0, machine="a machine", rounds=1, trained_vocab=10,
+                  sections=bench.markdown_sections(sections), targets=bench.markdown_targets([("t", "1x", ">= 1x", True)]))
     readme = (tmp_path / "README.md").read_text(encoding="utf-8")
     assert "--quick" in readme and "a machine" in readme and "| t | 1x | >= 1x | yes |" in readme
+
+
+def test_every_benchmark_ends_alike_timed_then_written_unless_no_write(tmp_path, capsys):
+    """:func:`bench.common.finish`, the end of ``bench train``, ``encode``, ``parallel`` and ``distributed``: the time
+    taken on stdout; with ``--no-write`` nothing drawn nor written, else the plots, then the page (and JSON)."""
+    import argparse
+    import json
+
+    from bpe_ref.course.bench.common import finish
+
+    drawn: list = []
+    plots = {"a.png": drawn.append}
+    fields = {"machine": "a machine", "repeats": 1, "loop_repeats": 1, "tables": "| t |"}
+    args = argparse.Namespace(quick=True, out=tmp_path / "out", no_write=True)
+    assert finish(args, "distributed", time.perf_counter(), plots, {"n": 1}, **fields) == 0
+    assert capsys.readouterr().out == "\nbenchmark took 0 s\n" and not drawn and not args.out.exists()
+    args.no_write = False
+    assert finish(args, "distributed", time.perf_counter(), plots, {"n": 1}, **fields) == 0
+    assert drawn == [args.out / "a.png"] and json.loads((args.out / "results.json").read_text()) == {"n": 1}
+    readme = (args.out / "README.md").read_text(encoding="utf-8")
+    assert "`python -m bpe_ref bench distributed --quick` on " in readme and " in 0 s" not in readme and "| t |" in readme
+    finish(args, "distributed", time.perf_counter(), timed=True, **fields)  # the page says how long it took
+    assert " in 0 s; rerun it" in (args.out / "README.md").read_text(encoding="utf-8")

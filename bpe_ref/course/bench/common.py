@@ -309,6 +309,21 @@ def write_results(out: Path, name: str, quick: bool, document: dict | None = Non
     print(f"wrote {out / 'README.md'} beside {', '.join(sorted(p.name for p in out.iterdir() if p.name != 'README.md'))}")
 
 
+def finish(args: argparse.Namespace, name: str, started: float,
+           plots: Mapping[str, Callable[[Path], object]] | None = None, document: dict | None = None,
+           timed: bool = False, out=None, **fields) -> int:
+    """How every benchmark command ends, its tables printed: how long it took since :func:`announce` (on ``out``);
+    then, unless ``--no-write``, each of ``plots`` (``{file name: draw(path)}``) and :func:`write_results` (the
+    page says how long it took if ``timed``) into ``--out``. The command's exit status, 0."""
+    took = time.perf_counter() - started
+    print(f"\nbenchmark took {took:.0f} s", file=out or sys.stdout)
+    if not args.no_write:
+        for file_name, draw in (plots or {}).items():
+            draw(args.out / file_name)
+        write_results(args.out, name, args.quick, document, took if timed else None, **fields)
+    return 0
+
+
 def write_json(path: Path, document: dict) -> Path:
     """Write a measurement as the committed ones are (indented by one, ending in a newline); say so."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -24,8 +24,8 @@ from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOV
 from ...pretokenize import count_pretokens, pretokenize
 from ...measure import fit_exponent
 from ..commands import at_least_one
-from .common import (SPECIAL_TOKENS, add_output_arguments, announce, corpus_counts, deep_size, load_average, markdown_sections,
-                     median_time, pair_counts, today, write_results)
+from .common import (SPECIAL_TOKENS, add_output_arguments, announce, corpus_counts, deep_size, finish, load_average,
+                     markdown_sections, median_time, pair_counts, today)
 from .parallel import corpus_of_size
 # (label, file): the shipped corpora of more than 100 KB, as page 10 names them
 CORPORA: tuple[tuple[str, Path], ...] = (
@@ -233,7 +233,6 @@ def run(args: argparse.Namespace) -> int:
     print("4/4 Dask on this machine: 1 and 2 workers against one process...", flush=True)
     with tempfile.TemporaryDirectory(prefix="bpe-bench-distributed-") as tmp:
         dask = dask_scaling(args.repeats, Path(tmp))
-    elapsed = time.perf_counter() - started
 
     heaps_rows = []
     for label, data in heaps.items():
@@ -254,11 +253,8 @@ def run(args: argparse.Namespace) -> int:
              f"{w['count_seconds']:.2f}", f"{w['round_trip_seconds'] * 1000:.1f}"] for w in dask["workers"]]),
     ]
     tables = markdown_sections(sections).removeprefix("\n")
-    print(f"\n{tables}\n\nbenchmark took {elapsed:.0f} s")
-    if not args.no_write:
-        out: Path = args.out
-        document = {"machine": machine, "date": today(), "repeats": args.repeats, "special_tokens": SPECIAL_TOKENS,
-                    "heaps": heaps, "network": network, "memory": memory, "rates": rates, "dask": dask}
-        write_results(out, "distributed", args.quick, document, machine=machine, repeats=args.repeats,
-                      loop_repeats=max(1, args.repeats // 2), tables=tables)
-    return 0
+    print(f"\n{tables}")
+    document = {"machine": machine, "date": today(), "repeats": args.repeats, "special_tokens": SPECIAL_TOKENS,
+                "heaps": heaps, "network": network, "memory": memory, "rates": rates, "dask": dask}
+    return finish(args, "distributed", started, document=document, machine=machine, repeats=args.repeats,
+                  loop_repeats=max(1, args.repeats // 2), tables=tables)

@@ -19,15 +19,16 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from ...data_files import CHINESE_NOVEL, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_SAMPLE, data_file
 from ...measure import fit_exponent as fitted_exponent, median, paired_ratio
 from ...pretokenize import PRETOKEN_RE
 from ..commands import at_least_one
-from .common import (SPECIAL_TOKENS, Check, add_output_arguments, announce, at_least, grouped_bars, growth, load_average,
-                     markdown_sections, markdown_targets, name_axes, print_tables, print_targets, pyplot, save_png, wall_and_cpu,
-                     write_results)
+from .common import (SPECIAL_TOKENS, Check, add_output_arguments, announce, at_least, finish, grouped_bars, growth,
+                     load_average, markdown_sections, markdown_targets, name_axes, print_tables, print_targets, pyplot,
+                     save_png, wall_and_cpu)
 
 CORPORA = {
     "English (TinyStories)": TINYSTORIES_SAMPLE,
@@ -419,7 +420,6 @@ def run(args: argparse.Namespace) -> int:
     decoding = measure_decode(tok, tk, hf, text, rounds, out)
     worst = measure_worst_case(tok, tk, hf, sizes, args.budget, WORST_CASE_REPEATS, out)
     counting = counting_section(tok, texts, args.quick, tk=tk, out=out)
-    elapsed = time.perf_counter() - started
     loads = [f"{load:.1f}" if load is not None else "unknown" for load in (load_before, load_average())]
     machine += f"; load average (1 min) {loads[0]} at the start, {loads[1]} at the end"
 
@@ -445,14 +445,8 @@ def run(args: argparse.Namespace) -> int:
     print_tables(sections, out)
     sections += counting  # counting_section printed its own table
     print_targets(checks, "targets (ratios measured in this run: medians of per-round ratios)", out)
-    print(f"\nbenchmark took {elapsed:.0f} s", file=out)
-
-    if not args.no_write:
-        folder: Path = args.out
-        plot_corpora(corpora, folder / "corpora.png")
-        plot_worst_case(worst, folder / "worst_case.png")
-        plot_throughput(encoding, encoders, decoding, folder / "throughput.png")
-        write_results(folder, "encode", args.quick, took=elapsed, machine=machine, rounds=rounds,
-                      trained_vocab=TRAINED_VOCAB_SIZE, sections=markdown_sections(sections),
-                      targets=markdown_targets(checks))
-    return 0
+    plots = {"corpora.png": partial(plot_corpora, corpora), "worst_case.png": partial(plot_worst_case, worst),
+             "throughput.png": partial(plot_throughput, encoding, encoders, decoding)}
+    return finish(args, "encode", started, plots, timed=True, out=out, machine=machine, rounds=rounds,
+                  trained_vocab=TRAINED_VOCAB_SIZE, sections=markdown_sections(sections),
+                  targets=markdown_targets(checks))

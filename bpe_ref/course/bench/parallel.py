@@ -15,12 +15,13 @@ import argparse
 import multiprocessing
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from ...data_files import TINYSTORIES_2MIB
 from ..commands import at_least_one
-from .common import (SPECIAL_TOKENS, Laps, add_output_arguments, announce, fixed_width_table, in_fresh_process, markdown_table, median,
-                     name_axes, pyplot, ratio, save_png, today, write_results)
+from .common import (SPECIAL_TOKENS, Laps, Section, add_output_arguments, announce, finish, fixed_width_table,
+                     in_fresh_process, markdown_table, median, name_axes, print_tables, pyplot, ratio, save_png, today)
 
 SIZES_MIB = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 QUICK_SIZES_MIB = (0.1, 1.0)
@@ -154,7 +155,6 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="bpe-bench-parallel-") as tmp:
         results = measure(sizes, repeats, Path(tmp), contenders)
         costs = fixed_costs(parts_mib, repeats, Path(tmp))
-    elapsed = time.perf_counter() - started
 
     others = list(contenders)[1:]
     headers = ["size (MiB)"] + [f"{name} (s)" for name in contenders] + [f"speed-up, {name}" for name in others]
@@ -164,22 +164,17 @@ def run(args: argparse.Namespace) -> int:
         mib = next(r["bytes"] for r in results if r["size_mib"] == size) / 2**20
         rows.append([f"{mib:.2f}"] + [f"{seconds[name]:.3f}" for name in contenders]
                     + [f"{ratio(seconds['1 process'], seconds[name]):.2f}x" for name in others])
-    cost_rows = [[name, f"{seconds * 1000:.0f} ms" if isinstance(seconds, float) else ", ".join(map(str, seconds))]
-                 for name, seconds in costs.items()]
+    parts: Section = (f"parts of a two-worker count ({parts_mib} MiB, medians)", ["part", "time"],
+                      [[name, f"{took * 1000:.0f} ms" if isinstance(took, float) else ", ".join(map(str, took))]
+                       for name, took in costs.items()])
     crossovers = {name: crossover(results, name) for name in others}
     verdicts = "\n".join(f"- {name}: " + (f"first faster than one process at {size:g} MiB." if size else
                                           "never faster at these sizes.") for name, size in crossovers.items())
     print(f"\n{fixed_width_table(headers, rows)}")
-    print(f"\nparts of a two-worker count ({parts_mib} MiB, medians)\n{fixed_width_table(['part', 'time'], cost_rows)}")
+    print_tables([parts])
     print(verdicts)
-    print(f"\nbenchmark took {elapsed:.0f} s")
-
-    if not args.no_write:
-        out: Path = args.out
-        plot(results, out / "parallel_counting.png")
-        document = {"machine": machine, "date": today(), "quick": args.quick, "repeats": repeats, "results": results,
-                    "fixed_costs": costs, "crossovers": crossovers}
-        write_results(out, "parallel", args.quick, document, machine=machine, repeats=repeats,
-                      table=markdown_table(headers, rows), parts_mib=parts_mib, parts=markdown_table(["part", "time"], cost_rows),
-                      verdicts=verdicts)
-    return 0
+    document = {"machine": machine, "date": today(), "quick": args.quick, "repeats": repeats, "results": results,
+                "fixed_costs": costs, "crossovers": crossovers}
+    return finish(args, "parallel", started, {"parallel_counting.png": partial(plot, results)}, document,
+                  machine=machine, repeats=repeats, table=markdown_table(headers, rows), parts_mib=parts_mib,
+                  parts=markdown_table(*parts[1:]), verdicts=verdicts)

@@ -12,14 +12,15 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
 from ...data_files import CHINESE_NOVEL, CORPUS_EN, RUSSIAN_STORIES, SPANISH_NOVEL, TINYSTORIES_2MIB, TINYSTORIES_VALID
 from ...measure import peak_memory
-from ...train import DEFAULT_TRAIN_METHOD
-from .common import (SPECIAL_TOKENS, Check, add_output_arguments, announce, at_most, grouped_bars, in_fresh_process, markdown_sections,
-                     markdown_table, markdown_targets, median, name_axes, peak_rss_mib, print_tables, print_targets, pyplot, ratio,
-                     save_png, write_results)
+from ...train import DEFAULT_TRAIN_METHOD, num_merges_for
+from .common import (SPECIAL_TOKENS, Check, add_output_arguments, announce, at_most, finish, grouped_bars,
+                     in_fresh_process, markdown_sections, markdown_table, markdown_targets, median, name_axes,
+                     peak_rss_mib, print_tables, print_targets, pyplot, ratio, save_png)
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def runner(kind: str, path: Path | str, vocab_size: int, method: str = "", worke
 
         def count() -> int:
             count_pretokens_in_file(str(path), SPECIAL_TOKENS, workers)
-            return vocab_size - 256 - len(SPECIAL_TOKENS)  # no merges: the phase is complete
+            return num_merges_for(vocab_size, SPECIAL_TOKENS)  # no merges: the phase is complete
 
         return count
     from bpe_ref import train_bpe
@@ -112,7 +113,7 @@ def measure_in_this_process(contender: dict, path: str, vocab_size: int, repeats
     c = Contender(**contender)
     seconds: list[float] = []
     merges_done = 0
-    wanted = vocab_size - 256 - len(SPECIAL_TOKENS)
+    wanted = num_merges_for(vocab_size, SPECIAL_TOKENS)
     run = runner(c.kind, path, vocab_size, c.method, c.workers, c.budget)
     for _ in range(repeats):
         gc.collect()
@@ -343,18 +344,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {label:<26} {memory[label]:7.1f} MB", flush=True)
     tables = results_tables(results)
     checks = target_checks(results, memory)
-    elapsed = time.perf_counter() - started
-
     print_tables(tables)
     print_targets(checks, "targets (ratios measured in this run)")
-    print(f"\nbenchmark took {elapsed:.0f} s")
-
-    if not args.no_write:
-        out: Path = args.out
-        plot(results, out / "train_time_vs_vocab.png")
-        plot_languages(results, out / "train_languages.png")
-        write_results(out, "train", args.quick, machine=machine, budget=args.budget, language_vocab=LANGUAGE_VOCAB,
-                      targets=markdown_targets(checks),
-                      memory=markdown_table(["method", "peak MB"], [[k, f"{v:.1f}"] for k, v in memory.items()]),
-                      tables=markdown_sections(tables, "###"))
-    return 0
+    return finish(args, "train", started, {"train_time_vs_vocab.png": partial(plot, results),
+                                           "train_languages.png": partial(plot_languages, results)},
+                  machine=machine, budget=args.budget, language_vocab=LANGUAGE_VOCAB, targets=markdown_targets(checks),
+                  memory=markdown_table(["method", "peak MB"], [[k, f"{v:.1f}"] for k, v in memory.items()]),
+                  tables=markdown_sections(tables, "###"))

@@ -25,6 +25,7 @@ from pathlib import Path
 from ...corpus import read_corpus
 from ...data_files import REPO_ROOT, TINYSTORIES_2MIB, TINYSTORIES_VALID, data_file
 from ...measure import interleaved, peak_memory, timed
+from ...train import num_merges_for
 from ..commands import at_least_one
 from ..bench.common import SPECIAL_TOKENS, corpus_counts, in_fresh_process, load_average, peak_rss_mib, record
 from ..bench.train import ladder as train_ladder, runner
@@ -76,7 +77,7 @@ def ladder(rounds: int) -> dict:
     runs = []
     for vocab in LADDER_VOCABS:
         progress(f"ladder: vocabulary {vocab}, {rounds} rounds of {len(TRAINERS) + 1} contenders...")
-        runs.append({"vocab_size": vocab, "merges": vocab - 256 - len(SPECIAL_TOKENS),
+        runs.append({"vocab_size": vocab, "merges": num_merges_for(vocab, SPECIAL_TOKENS),
                      "seconds": on_cpu(path, vocab, TRAINERS, rounds)})
     return {"corpus": repo_relative(path), "shape": corpus_shape(path), "rounds": rounds, "clock": "time.process_time",
             "runs": runs}

@@ -8,6 +8,7 @@ nothing); :func:`sync_snippets` rewrites what sits between them, so no number in
 
 from __future__ import annotations
 
+import argparse
 import heapq
 import json
 import re
@@ -25,6 +26,7 @@ from ..bench.common import (  # noqa: F401 (re-exported to the pages)
     panels, plot_series, save_png, write_json,
 )
 from ..bench.common import markdown_table as shared_table
+from ..commands import at_least_one
 from . import five_minutes
 from .step_diffs import diff_snippets
 
@@ -194,6 +196,15 @@ def read_json(path: Path) -> dict:
 def machine_line(repeats: int) -> str:
     """The first line a measuring ``main`` prints: the machine, Python, and how it measures."""
     return f"machine: {machine_description()}; median of {repeats} runs, garbage collector paused as in the trainers"
+
+
+def repeats_argument(argv: Sequence[str] | None, default: int, module: str, doc: str | None) -> int:
+    """REPEATS, the one argument of a measurement a page prints rather than quotes (``python -m MODULE [REPEATS]``:
+    pages 02, 04 and 06): runs of each timing, ``default`` if not given; a count of 1 or more, refused when parsing."""
+    parser = argparse.ArgumentParser(prog=f"python -m {module}", description=doc)
+    parser.add_argument("repeats", nargs="?", type=at_least_one, default=default, metavar="REPEATS",
+                        help=f"runs of each timing; their median is printed (default: {default})")
+    return parser.parse_args(argv).repeats
 
 
 TRAIN_BENCHMARK = RESULTS_DIR / "train" / "README.md"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from array import array
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from ...pretokenize import count_pretokens
 from ...serialization import token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from .common import Pair, deep_size, gpt2, gpt2_ranks, labelled_bars, machine_line, name_axes, page_snippets, panels
+from .common import repeats_argument
 from .common import code, code_token, markdown_table, save_png, show_pair, show_word, thousands
 from .naive_bpe import SEED_EXAMPLE_TEXT
 
@@ -221,8 +223,9 @@ def decode_times(repeats: int = 7) -> dict[str, float]:
     return {"ids": len(ids), "distinct ids": len(set(ids)), **{name: median(ts) for name, ts in times.items()}}
 
 
-def main(repeats: int = 7) -> None:  # pragma: no cover - a measurement, printed
+def main(argv: Sequence[str] | None = None) -> None:  # pragma: no cover - a measurement, printed
     """Print page 06's decoding times (section 5) on this machine."""
+    repeats = repeats_argument(argv, 7, __spec__.name, main.__doc__)
     times = decode_times(repeats)
     print(f"{machine_line(repeats)}; {times['ids']:,} GPT-2 ids of the TinyStories sample, {times['distinct ids']:,} distinct")
     for name in ("dict table", "decode_with_arena", "tiktoken", "Tokenizer (arena + cache)"):
@@ -244,4 +247,4 @@ def draw_figures(out_dir: Path) -> list[Path]:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 7)
+    main()

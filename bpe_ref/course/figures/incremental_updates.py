@@ -4,7 +4,6 @@ corpus done incrementally, the self-overlap pitfall on small words and on real c
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -14,13 +13,15 @@ from pathlib import Path
 from ...data_files import CORPUS_EN, TINYSTORIES_SAMPLE, TINYSTORIES_VALID
 from ...measure import median
 from ...pretokenize import DEFAULT_SPECIAL_TOKENS
+from ...train import num_merges_for
 from ...train.driver import collector_paused
 from ...train.step01_naive import best_pair, count_pairs, merge_word
 from ...train.step02_incremental import merge_and_update, pair_count_changes
 from ...train.step04_inverted_index import merge_indexed_words
 from .common import (
     Laps, Pair, TRAIN_BENCHMARK, Word, as_words, benchmark_times, corpus_counts, machine_line, markdown_table, name_axes, page_snippets,
-    panels, refuse_unless, ReplayedBest, rolling_median, save_png, show_pair, show_word, signed, speedup_sentence, thousands,
+    panels, refuse_unless, repeats_argument, ReplayedBest, rolling_median, save_png, show_pair, show_word, signed,
+    speedup_sentence, thousands,
 )
 from .inverted_index import start_v4
 from .naive_bpe import DEFAULT_NUM_MERGES, HandStep, TrainingRun, training_run, worked_example_trace
@@ -343,12 +344,13 @@ TIMED_RUNS: tuple[tuple[str, Path, int], ...] = (
 )
 
 
-def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
+def main(argv: Sequence[str] | None = None) -> None:  # pragma: no cover - a measurement, printed
     """Print where V2's merge loop spends its time on page 02's two runs (medians of ``repeats``)."""
+    repeats = repeats_argument(argv, 5, __spec__.name, main.__doc__)
     print(machine_line(repeats))
     for label, path, vocab_size in TIMED_RUNS:
         pretoken_counts = corpus_counts(path)
-        num_merges = vocab_size - 256 - len(DEFAULT_SPECIAL_TOKENS)
+        num_merges = num_merges_for(vocab_size, DEFAULT_SPECIAL_TOKENS)
         with collector_paused():
             runs = [loop_time_shares(pretoken_counts, num_merges) for _ in range(repeats)]
         shares = {part: median([r[part] / r["loop"] for r in runs]) for part in ("best_pair", "scan", "merge_and_update")}
@@ -375,4 +377,4 @@ def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE, num_merges: i
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    main()

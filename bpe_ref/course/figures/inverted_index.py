@@ -7,7 +7,6 @@ prints where V4's loop spends its time (:func:`loop_time_shares`)."""
 
 from __future__ import annotations
 
-import sys
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from ...train.step02_incremental import merge_and_update
 from ...train.step04_inverted_index import index_words, merge_indexed_words, pairs_with
 from .common import (
     Laps, Pair, Word, as_words, benchmark_times, best_first, code_token, corpus_counts, machine_line, markdown_table,
-    name_axes, page_snippets, panels, refuse_unless, ReplayedBest, rolling_median, save_png, show_pair, show_word,
+    name_axes, page_snippets, panels, refuse_unless, repeats_argument, ReplayedBest, rolling_median, save_png, show_pair, show_word,
     speedup_sentence, thousands,
 )
 from .naive_bpe import merges_list, tie_break_text
@@ -472,8 +471,9 @@ def loop_time_shares(pretoken_counts: Mapping[bytes, int], num_merges: int | Non
     return {"merges": merges, **laps.seconds}
 
 
-def main(repeats: int = 5) -> None:  # pragma: no cover - a measurement, printed
+def main(argv: Sequence[str] | None = None) -> None:  # pragma: no cover - a measurement, printed
     """Print where V4's loop spends its time on the TinyStories sample (medians of ``repeats`` runs)."""
+    repeats = repeats_argument(argv, 5, __spec__.name, main.__doc__)
     pretoken_counts = corpus_counts(TINYSTORIES_SAMPLE)
     print(machine_line(repeats))
     with collector_paused():
@@ -570,4 +570,4 @@ def draw_figures(out_dir: Path, corpus: Path = TINYSTORIES_SAMPLE) -> list[Path]
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    main()
