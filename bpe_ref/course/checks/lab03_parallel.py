@@ -558,7 +558,7 @@ def normalized_hint(form: str) -> str:
 
 def decoded_otherwise_hint(data: bytes, start: int, end: int, special_tokens: list, got: object) -> str | None:
     """The hint for the counts of a range of valid UTF-8 decoded otherwise: its text normalized, or its bytes decoded as
-    Latin-1 or cp1252 (each byte a character: a character of several bytes becomes several, which the pattern splits).
+    Latin-1 (each byte a character: a character of several bytes becomes several, which the pattern splits).
     Before fix53 the Latin-1 counts got the hint of a cache's (keys nowhere in the file), normalized ones none."""
     try:
         text = data[start:end].decode("utf-8")
@@ -567,15 +567,11 @@ def decoded_otherwise_hint(data: bytes, start: int, end: int, special_tokens: li
     forms = [form for form, counts in normalized_counts(text, special_tokens) if counts == got]
     if forms:  # NFC and NFKC alike where the text holds nothing NFKC alone changes: both named
         return normalized_hint(" or ".join(forms))
-    for encoding in ("latin-1", "cp1252"):
-        try:
-            decoded = data[start:end].decode(encoding)
-        except ValueError:
-            continue
-        if decoded != text and got == count_pretokens(decoded, special_tokens):
-            return (f"these are the counts of the range's bytes decoded as {encoding}, one character a byte: a character "
-                    "of several bytes in UTF-8 ('é' is b'\\xc3\\xa9') becomes several characters, which the pattern cuts "
-                    "apart and count_pretokens encodes again as UTF-8. The file is UTF-8: data.decode('utf-8')")
+    decoded = data[start:end].decode("latin-1")
+    if decoded != text and got == count_pretokens(decoded, special_tokens):
+        return ("these are the counts of the range's bytes decoded as latin-1, one character a byte: a character of "
+                "several bytes in UTF-8 ('é' is b'\\xc3\\xa9') becomes several characters, which the pattern cuts apart "
+                "and count_pretokens encodes again as UTF-8. The file is UTF-8: data.decode('utf-8')")
     return None
 
 

@@ -132,12 +132,12 @@ def _normalized_count(path: str, start: int, end: int, special_tokens: list) -> 
 
 def range_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(got, dict) and got != expected and isinstance(args[0], str) and len(args) == 4:
-        form = next((form for form, counts in _normalized_count(*args) if counts == got), None)
-        if form == "line ends":
+        forms = [form for form, counts in _normalized_count(*args) if counts == got]
+        if forms == ["line ends"]:
             return ("these are the counts of the range with each \\r\\n made \\n: a Windows line end is two bytes of "
                     "the corpus, and its pretokens hold them; count the range's text as it is, without replacing anything")
-        if form is not None:
-            return normalized_hint(form)
+        if forms:  # NFC and NFKC alike where the text holds nothing NFKC alone changes (lab 03's generated files): both named
+            return normalized_hint(" or ".join(form for form in forms if form != "line ends"))
     if (isinstance(got, dict) and got != expected and isinstance(args[0], str) and len(args) == 4
             and got == _text_mode_count(*args)):
         return ("that is what a file opened in text mode gives: read(n) then reads n characters, and a character "
