@@ -193,8 +193,6 @@ def index_then_file(index_words: Callable, words: list) -> dict:
 IDS_WITHOUT_ADD = {
     "list": "a list (a defaultdict(list)), which has no add (and would list a word twice where it holds the pair twice)",
     "Counter": "a Counter (a count per id), which has no add: the index lists each id once, it does not count them",
-    "dict": "a dict (a count per id), which has no add: the index lists each id once, it does not count them",
-    "tuple": "a tuple, which has no add and cannot change",
 }
 
 
