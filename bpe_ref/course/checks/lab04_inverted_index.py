@@ -208,8 +208,8 @@ def index_use_hint(args: tuple, error: BaseException) -> str | None:
     if error_name(error) == "KeyError":
         return ("the index must be a defaultdict(set), and it is a plain dict (KeyError when task 3's step "
                 "index[new_pair].add(i) ran on a pair with no entry yet: dict(index), or a dict filled with setdefault, "
-                "has no default): task 3 files rewritten words under pairs the index has no entry for; return the "
-                "defaultdict(set) itself, filled")
+                "has no default): task 3 files rewritten words under pairs the index has no entry for; return "
+                "defaultdict(set), filled, itself")
     return (f"the index must be a defaultdict(set) ({error_name(error)} when task 3's step index[new_pair].add(i) "
             "ran on a pair with no entry yet): task 3 files rewritten words under pairs the index has no entry for; "
             "return defaultdict(set), filled")
