@@ -297,9 +297,25 @@ def tie_hint(args: tuple, expected: object, got: object) -> str | None:
     if got != expected and pair_counts[got] == pair_counts[expected]:
         return (f"{got!r} and {expected!r} tie at count {pair_counts[expected]}: among equal counts the greatest "
                 f"pair as a tuple (left, right) wins, and {expected!r} > {got!r} (compare the left tokens as "
-                "bytes first, then the right ones)" + (f"; and {pair_counts[expected]} == {pair_counts[got]}, while `is` "
-                "tells two int objects above 256 apart: compare counts with ==" if pair_counts[expected] > 256 else ""))
+                "bytes first, then the right ones)" + tie_broken_otherwise(pair_counts, expected, got) + (
+                    f"; and {pair_counts[expected]} == {pair_counts[got]}, while `is` tells two int objects above 256 "
+                    "apart: compare counts with ==" if pair_counts[expected] > 256 else ""))
     return None
+
+
+def tie_broken_otherwise(pair_counts: dict, expected: tuple, got: tuple) -> str:
+    """How ``got`` wins the tie, said (after a ``;``), or "": by its tokens the other way round (right, left), or by its
+    tokens decoded as text (a lone byte read as a surrogate, above every character); fix53: the two got one hint."""
+    tied = [pair for pair, count in pair_counts.items() if count == pair_counts[expected]]
+    if not all(type(pair) is tuple and len(pair) == 2 and all(type(token) is bytes for token in pair) for pair in tied):
+        return ""
+    if max(tied, key=lambda pair: pair[::-1]) == got:
+        return "; yours is the greatest as (right, left), the right token first: the left token decides, the right one only after"
+    if max(tied, key=lambda pair: tuple(token.decode("utf-8", "surrogateescape") for token in pair)) == got:
+        return ("; yours is the greatest as text, the tokens decoded: a byte that is no character alone (b'\\xc3') decodes "
+                "to a surrogate, above every character, where as bytes it comes before b'\\xc3\\xa9'; keep the tokens as "
+                "bytes")
+    return ""
 
 
 def verify_ties_on_the_right_token(learner: Callable) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 
@@ -133,9 +134,17 @@ def safe_cuts(text: str, special_tokens: list[str]) -> list[int]:
     return sorted(cuts)
 
 
-# 9,000 bytes of 3-byte characters at a range's start: a character spans its byte 1,024, 2,048, 4,096 and 8,192 (with
-# or without a byte order mark before them), where a range decoded block by block cuts one.
-WIDE = "語" * 3000
+# 132,000 bytes of 3-byte characters at a range's start: a character spans its byte 1,024, 2,048, 4,096, and every power
+# of two up to 131,072 (with or without a byte order mark before them: no power of two is a multiple of 3), where a range
+# decoded block by block cuts one. 9,000 bytes (to 8,192) let a range decoded in blocks of 64 KiB keep its points (fix53).
+WIDE = "語" * 44_000
+
+# Text that Unicode normalization changes: a letter and a combining accent (NFC makes them one character), characters
+# that NFC replaces (the Angstrom and Ohm signs), and those NFKC replaces too (a ligature, a superscript, a full-width
+# letter). The bytes are the corpus's, and so are its pretokens: a count_range (lab 10, novel52) and a count_chunk
+# (fix53) that normalize the text they decode kept every point, the generated files holding none of them.
+UNNORMALIZED = ["cafe\u0301", " A\u030angstro\u0308m", " \u212b", " \u2126", " n\u0303", " re\u0301sume\u0301",
+                " \ufb01ne", " x\u00b2", " \uff21\uff22"]  # NFC changes the first six; NFKC alone the last three
 
 
 @st.composite
@@ -144,16 +153,19 @@ def chunk_inputs(draw) -> tuple:
     or a blank one (which a range read in text mode, or decoded through a text wrapper, turns into \\n, and a range
     counted line by line cuts: generated texts held one in a range too seldom to find it under every seed), half of
     those after a run of wide characters (``WIDE``), half starting with a byte order mark (a character, which a range
-    decoded as utf-8-sig drops), and half counted with no special token (an <|endoftext|> in it plain text, not one
-    taken by default, then a #, which no other file holds: a cache keyed by the range, given the same bytes counted with
-    the tokens, answered with pieces of a token, which the hint took for tokens not passed on); of the other half, where
+    decoded as utf-8-sig drops), nine in ten of them with a piece of text that Unicode normalization changes
+    (``UNNORMALIZED``: a range normalized, NFC or NFKC, kept its points before, fix53), and half counted with no special
+    token (an <|endoftext|> in it plain text, not one taken by default, then a #, which no other file holds: a cache
+    keyed by the range, given the same bytes counted with the tokens, answered with pieces of a token, which the hint
+    took for tokens not passed on); of the other half, where
     two special tokens are listed, half a range that starts at the one listed last, with a piece after it (a range cut
     short by the first listed token's length, "the token a chunk starts at", kept its points under some seeds)."""
     text, special_tokens = draw(corpus_texts())
     if draw(st.booleans()):
         counted_with = draw(st.sampled_from([special_tokens, []]))
         text = (draw(st.sampled_from(["", "\ufeff"])) + draw(st.sampled_from(["", WIDE])) + text
-                + ("" if counted_with else EOT + "#") + draw(st.sampled_from(["\r\n", "\r\n\r\n"])))
+                + draw(st.sampled_from(["", *UNNORMALIZED])) + ("" if counted_with else EOT + "#")
+                + draw(st.sampled_from(["\r\n", "\r\n\r\n"])))
         return CorpusFile(text.encode("utf-8")), 0, len(text.encode("utf-8")), counted_with
     if len(special_tokens) > 1 and draw(st.booleans()):  # a range that starts at the token listed last
         start = len(text.encode("utf-8"))
@@ -552,6 +564,39 @@ def newline_hint(expected: object, got: object) -> str | None:
     return None
 
 
+def normalized_counts(text: str, special_tokens: list) -> list[tuple[str, dict]]:
+    """The counts of ``text`` normalized in each of Unicode's forms that changes it, with the form's name."""
+    return [(form, count_pretokens(unicodedata.normalize(form, text), special_tokens)) for form in ("NFC", "NFKC", "NFD")
+            if unicodedata.normalize(form, text) != text]
+
+
+def normalized_hint(form: str) -> str:
+    """The hint for the counts of a range's text normalized in Unicode's ``form`` (lab 03's count_chunk, lab 10's
+    count_range)."""
+    return (f"these are the counts of the range's text normalized ({form}): 'é' may be written as one character "
+            "or as 'e' and a combining accent, and the two are other bytes, other pretokens; a tokenizer counts the "
+            "bytes the corpus holds, so decode the range and count it as it is, without unicodedata.normalize")
+
+
+def decoded_otherwise_hint(data: bytes, start: int, end: int, special_tokens: list, got: object) -> str | None:
+    """The hint for the counts of a range of valid UTF-8 decoded otherwise: its text normalized, or its bytes decoded as
+    Latin-1 (each byte a character: a character of several bytes becomes several, which the pattern splits).
+    Before fix53 the Latin-1 counts got the hint of a cache's (keys nowhere in the file), normalized ones none."""
+    try:
+        text = data[start:end].decode("utf-8")
+    except (TypeError, ValueError):
+        return None
+    forms = [form for form, counts in normalized_counts(text, special_tokens) if counts == got]
+    if forms:  # NFC and NFKC alike where the text holds nothing NFKC alone changes: both named
+        return normalized_hint(" or ".join(forms))
+    decoded = data[start:end].decode("latin-1")
+    if decoded != text and got == count_pretokens(decoded, special_tokens):
+        return ("these are the counts of the range's bytes decoded as latin-1, one character a byte: a character of "
+                "several bytes in UTF-8 ('é' is b'\\xc3\\xa9') becomes several characters, which the pattern cuts apart "
+                "and count_pretokens encodes again as UTF-8. The file is UTF-8: data.decode('utf-8')")
+    return None
+
+
 def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
     newline = newline_hint(expected, got)
     if newline:
@@ -564,6 +609,9 @@ def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
     data = file_bytes(args[0])
     if not (isinstance(got, dict) and isinstance(expected, dict)):
         return None
+    otherwise = decoded_otherwise_hint(data, args[1], args[2], args[3], got) if data is not None and got != expected else None
+    if otherwise:
+        return otherwise
     cut_off = ("the range starts with a special token, and your counts miss pretokens after it: count the range's "
                "bytes as they are (count_pretokens drops the special tokens, whichever it is), do not cut a token off")
     if data is not None and any(data.startswith(token.encode("utf-8"), args[1]) for token in args[3]) and any(
@@ -677,8 +725,8 @@ def chunk_decode_hint(args: tuple, error: BaseException) -> str | None:
         return ("your module chunk_counting takes a name from the notebook (__main__): a worker started by spawn has no "
                 "notebook, so the module must define or import everything it uses itself")
     if error_name(error) == "UnicodeDecodeError":
-        return ("the range starts and ends between characters, but a part of it may not: a block of a fixed size (4096 "
-                "bytes) can end inside a character of several bytes, which then cannot be decoded alone; decode the "
+        return ("the range starts and ends between characters, but a part of it may not: a block of a fixed size (4 KiB, "
+                "64 KiB, any) can end inside a character of several bytes, which then cannot be decoded alone; decode the "
                 "range's bytes whole (read end - start bytes, then data.decode('utf-8'))")
     return None
 

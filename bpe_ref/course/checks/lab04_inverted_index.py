@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import lru_cache
@@ -187,10 +188,28 @@ def index_then_file(index_words: Callable, words: list) -> dict:
     return index
 
 
+# What a pair's ids were, by the type the AttributeError of index[new_pair].add(i) names (fix53: a list, a Counter and a
+# plain dict index got one hint, "the index must be a defaultdict(set)", whatever was wrong).
+IDS_WITHOUT_ADD = {
+    "list": "a list (a defaultdict(list)), which has no add (and would list a word twice where it holds the pair twice)",
+    "Counter": "a Counter (a count per id), which has no add: the index lists each id once, it does not count them",
+}
+
+
 def index_use_hint(args: tuple, error: BaseException) -> str | None:
     if error_name(error) == "AttributeError" and "frozenset" in str(error):
         return ("a pair's ids are a frozenset, which takes no new id: task 3 adds the ids of rewritten words to the sets the "
                 "index holds (index[new_pair].add(i)), so keep each pair's ids a set, in a defaultdict(set)")
+    held = re.match(r"'(\w+)' object has no attribute 'add'", str(error)) if error_name(error) == "AttributeError" else None
+    if held and held[1] in IDS_WITHOUT_ADD:
+        return (f"the index must be a defaultdict(set), and a pair's ids here are {IDS_WITHOUT_ADD[held[1]]}; task 3 files a "
+                "rewritten word with index[new_pair].add(i), so make each pair's ids a set (index[pair].add(i) into a "
+                "defaultdict(set))")
+    if error_name(error) == "KeyError":
+        return ("the index must be a defaultdict(set), and it is a plain dict (KeyError when task 3's step "
+                "index[new_pair].add(i) ran on a pair with no entry yet: dict(index), or a dict filled with setdefault, "
+                "has no default): task 3 files rewritten words under pairs the index has no entry for; return "
+                "defaultdict(set), filled, itself")
     return (f"the index must be a defaultdict(set) ({error_name(error)} when task 3's step index[new_pair].add(i) "
             "ran on a pair with no entry yet): task 3 files rewritten words under pairs the index has no entry for; "
             "return defaultdict(set), filled")

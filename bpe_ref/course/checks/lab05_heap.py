@@ -967,10 +967,18 @@ def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
 
 
 def occurrences_key_error_hint(args: tuple, error: BaseException) -> str | None:
-    """A KeyError in merge_occurrences: most often a new pair's list in occurrences."""
+    """A KeyError in merge_occurrences: most often a new pair's list in occurrences; or the merged pair's own, looked up
+    with brackets where occurrences has none (fix53: the two got one hint)."""
     if error_name(error) != "KeyError":
         return None
-    return ("a KeyError: occurrences may be a plain dict, so a pair that starts nowhere yet has no list: "
+    pair = args[0] if args and isinstance(args[0], tuple) and len(args[0]) == 2 else None
+    if pair is not None and str(error) == repr(pair):
+        return (f"a KeyError on {pair!r}, the pair merged: occurrences[pair] fails where occurrences has no list for it "
+                "(none left, or none ever); take its nodes with occurrences.pop(pair, []), which gives [] then and drops "
+                "the list the merge uses up")
+    made = (f" on {str(error)[:80]}, a pair the merge makes" if pair is not None and isinstance(pair[0], bytes)
+            and isinstance(pair[1], bytes) and repr(pair[0] + pair[1]) in str(error) else "")
+    return (f"a KeyError{made}: occurrences may be a plain dict, so a pair that starts nowhere yet has no list: "
             "occurrences.setdefault(pair, []).append(node); and read counts with changes.get(pair, 0)")
 
 

@@ -101,9 +101,28 @@ def first_heap_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("an entry for a pair that is not a merge: only pairs in ranks go in (ranks.get(pair) is None for the "
                 "others)")
     if len(have) < len(want):
-        return ("an entry is missing: every adjacent pair that is a merge gets one, overlapping ones too (a a a has "
-                "two (a, a) pairs, at positions 0 and 1)")
+        return "an entry is missing: " + missing_entries(parts, ranks, want, have) + (
+            "every adjacent pair that is a merge gets one, overlapping ones too (a a a has two (a, a) pairs, at positions "
+            "0 and 1)")
     return None
+
+
+def missing_entries(parts: list, ranks: dict, want: list, have: list) -> str:
+    """Which entries a first heap left out, said (with a space after it), or "": those after the first pair that is no
+    merge (a loop that breaks there), or every entry of a rank but the first (one entry per merge); fix53: the two got
+    one hint."""
+    windows = [tuple(parts[i:i + 2]) for i in range(len(parts) - 1)]
+    stop = next((i for i, pair in enumerate(windows) if ranks.get(pair) is None), None)
+    if stop is not None and have == [entry for entry in want if entry[1] < stop]:
+        return (f"none after {windows[stop]!r} at position {stop}, the first pair that is no merge: that pair gets no "
+                "entry, but the scan goes on past it (skip it, do not stop); ")
+    firsts = {}
+    for rank, position in want:
+        firsts.setdefault(rank, (rank, position))
+    if have == sorted(firsts.values()):
+        return ("one entry per merge, where a merge that occurs at several positions gets one entry at each (the heap pops "
+                "them leftmost first); ")
+    return ""
 
 
 # The statement says to leave parts as they are: heap_encode hands the same list to merge_all next, so a sentinel

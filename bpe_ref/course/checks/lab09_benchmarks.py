@@ -883,12 +883,30 @@ def crossover_hint(args: tuple, expected: object, got: object) -> str | None:
         i = next((i for i in range(len(d) - 1) if d[i] != 0 and (d[i] < 0) != (d[i + 1] < 0) and d[i + 1] != 0), None)
         if i is not None and all(d[j] != 0 for j in range(i + 1)) and xs[i] < expected < xs[i + 1] \
                 and xs[i] < got < xs[i + 1]:
-            return (f"the right two points ({xs[i]!r} and {xs[i + 1]!r}), another x between them: interpolate x and "
-                    "d = a - b linearly (not log x, not a ratio or a relative difference), "
-                    "x_i + (x_(i+1) - x_i) * d_i / (d_i - d_(i+1))")
+            return (f"the right two points ({xs[i]!r} and {xs[i + 1]!r}), another x between them: "
+                    + interpolated_otherwise(xs, ys_a, ys_b, d, i, got) + "interpolate x and d = a - b linearly (not log "
+                    "x, not a ratio or a relative difference), x_i + (x_(i+1) - x_i) * d_i / (d_i - d_(i+1))")
     if isinstance(got, float) and isinstance(expected, float) and got > expected:
         return "the first crossing, scanning from the smallest x: noisy curves can cross several times"
     return None
+
+
+def interpolated_otherwise(xs: list, ys_a: list, ys_b: list, d: list[float], i: int, got: float) -> str:
+    """Which other interpolation between points ``i`` and ``i + 1`` gave ``got``, said (with a space after it), or "":
+    log x (the sizes grow geometrically), or the relative difference (a - b) / b (fix53: the two got one hint)."""
+    def near(value: float) -> bool:
+        return math.isclose(got, value, rel_tol=1e-6)
+
+    t = d[i] / (d[i] - d[i + 1])
+    try:
+        if xs[i] > 0 and xs[i + 1] > 0 and near(math.exp(math.log(xs[i]) + (math.log(xs[i + 1]) - math.log(xs[i])) * t)):
+            return "you interpolated log x (from log x_i to log x_(i+1)), where x itself is interpolated; "
+        r = [(ys_a[j] - ys_b[j]) / ys_b[j] for j in (i, i + 1)]
+        if r[0] != r[1] and near(xs[i] + (xs[i + 1] - xs[i]) * r[0] / (r[0] - r[1])):
+            return "you interpolated the relative difference (a - b) / b, where the difference d = a - b is; "
+    except (ArithmeticError, TypeError, ValueError):
+        pass
+    return ""
 
 
 def one_way_crossover(xs: list, d: list[float], falling: bool) -> float | None:

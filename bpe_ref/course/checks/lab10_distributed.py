@@ -18,7 +18,6 @@ from __future__ import annotations
 import hmac
 import random
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -37,8 +36,8 @@ from .core import (
     expected_result, materialized, passed, runs_remotely, short_repr, stretch, verdict,
 )
 from .lab03_parallel import (
-    COUNT_CHUNK, EOT, PAD, PIECES, RAISED_ON_NOT_UTF8, chunk_hint, chunk_inputs, file_bytes, in_a_new_dict, safe_cuts,
-    verify_chunk_reads, verify_not_utf8,
+    COUNT_CHUNK, EOT, PAD, PIECES, RAISED_ON_NOT_UTF8, UNNORMALIZED, chunk_hint, chunk_inputs, file_bytes, in_a_new_dict,
+    normalized_counts, normalized_hint, safe_cuts, verify_chunk_reads, verify_not_utf8,
 )
 from .measured import answers_right, measured_random
 
@@ -127,21 +126,18 @@ def _normalized_count(path: str, start: int, end: int, special_tokens: list) -> 
             text = file.read(end - start).decode("utf-8")
     except (OSError, ValueError):
         return []
-    return [(form, count_pretokens(unicodedata.normalize(form, text), special_tokens)) for form in ("NFC", "NFKC", "NFD")
-            if unicodedata.normalize(form, text) != text] + [
+    return normalized_counts(text, special_tokens) + [
         ("line ends", count_pretokens(text.replace("\r\n", "\n"), special_tokens))] * ("\r\n" in text)
 
 
 def range_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(got, dict) and got != expected and isinstance(args[0], str) and len(args) == 4:
-        form = next((form for form, counts in _normalized_count(*args) if counts == got), None)
-        if form == "line ends":
+        forms = [form for form, counts in _normalized_count(*args) if counts == got]
+        if forms == ["line ends"]:
             return ("these are the counts of the range with each \\r\\n made \\n: a Windows line end is two bytes of "
                     "the corpus, and its pretokens hold them; count the range's text as it is, without replacing anything")
-        if form is not None:
-            return (f"these are the counts of the range's text normalized ({form}): 'é' may be written as one character "
-                    "or as 'e' and a combining accent, and the two are other bytes, other pretokens; a tokenizer counts the "
-                    "bytes the corpus holds, so decode the range and count it as it is, without unicodedata.normalize")
+        if forms:  # NFC and NFKC alike where the text holds nothing NFKC alone changes (lab 03's generated files): both named
+            return normalized_hint(" or ".join(form for form in forms if form != "line ends"))
     if (isinstance(got, dict) and got != expected and isinstance(args[0], str) and len(args) == 4
             and got == _text_mode_count(*args)):
         return ("that is what a file opened in text mode gives: read(n) then reads n characters, and a character "
@@ -170,12 +166,7 @@ def verify_range_not_utf8(learner: Callable) -> None:
     verify_range_not_normalized(learner)
 
 
-# Text that Unicode normalization changes: a letter and a combining accent (NFC makes them one character), characters
-# that NFC replaces (the Angstrom and Ohm signs), and those NFKC replaces too (a ligature, a superscript, a full-width
-# letter). The bytes are the corpus's, and so are its pretokens: a count_range that normalizes the text it decodes
-# kept every point, the generated files holding none of them (novel52).
-UNNORMALIZED = ["cafe\u0301", " A\u030angstro\u0308m", " \u212b", " \u2126", " n\u0303", " re\u0301sume\u0301",
-                " \ufb01ne", " x\u00b2", " \uff21\uff22"]  # NFC changes the first six; NFKC alone the last three
+# Text that Unicode normalization changes: lab 03's UNNORMALIZED (its generated files hold one since fix53).
 
 
 def verify_range_not_normalized(learner: Callable) -> None:
