@@ -10279,6 +10279,8 @@ def test_an_observe_that_does_not_finish_fails_its_case():
 # section 109), past which the case fails; the learner's calls a check makes count against it not at all (their waits:
 # cpu_limit.outside_the_limit, in RemoteFunction.invoke and, in a kernel, call_learner), and the limits of the observe
 # and of the hints, set inside it, end at their own time or at its, whichever comes first (cpu_limit.within_cpu nests).
+# And the judge no longer keeps, for the rest of the test, an entry far larger than an honest one (each such entry some
+# 60 MiB in the grading process, one for each pair a shrinking hypothesis tried): lab05_heap.KEPT_ENTRY_CHARS.
 
 EMPTY_LISTS_HEAP_ENTRY = '''
 LISTS = [[] for _ in range(1_000_000)]
@@ -10390,6 +10392,24 @@ def test_a_limit_inside_another_ends_at_the_other_s_end_whatever_its_caller_does
     spent = time.process_time() - start
     assert spent < 0.9, f"twenty limits inside one of 0.5 s ran for {spent:.2f} s of CPU time"
 
+
+
+def test_lab05_the_judge_keeps_no_entry_far_larger_than_an_honest_one():
+    """The judge keeps each entry it asked for, for the rest of the test (each (count, pair) asked for once): entries of
+    a million empty lists, kept for every pair a shrinking hypothesis tried, grew the grading process by some 60 MiB
+    each. Now an entry whose repr is longer than lab05_heap.KEPT_ENTRY_CHARS is judged in its group and not kept; an
+    honest one is kept as before."""
+    from test_mistakes import load_graders
+
+    graders = load_graders("05_heap")  # the graders' private copy: the reference trap spares it
+
+    def heap_entry(count, pair):
+        return (-count, [0] * 50_000, pair) if pair[0] == b"b" else (-count, pair)
+
+    memo: dict = {}
+    group = [(3, (b"a", b"b")), (2, (b"b", b"a")), (1, (b"b", b"c"))]
+    assert graders.entry_order_verdict(heap_entry, group, memo) is None
+    assert list(memo) == [(3, (b"a", b"b"))], f"kept: {[key for key in memo]}"
 
 # ---- 109. cpu53: a reply nested 95 deep, shown by every task's failure message level by level ----------------------------
 # What a learner's function returns is decoded in time linear in it (4 MiB at most), but the words of a failure read a
