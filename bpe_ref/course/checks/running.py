@@ -327,7 +327,8 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expe
 # nests 100 deep and a tuple's comparison asks equality down the whole chain at each level: lab 05's heap_entry padding
 # its entries with a million empty lists in 95 tuples cost the judge 1.2 s of CPU time a comparison of two tied entries,
 # 39 s for a group of ten, outside every limit of the notebook's (its budget is read before a request, not while the
-# grader decides): sections 108-110 of tests/test_grading_redteam.py. Past it the case fails. The slowest honest check
+# grader decides): sections 108-110 of tests/test_grading_redteam.py. Past it the case fails (a step in C, such as one
+# comparison, runs to its end before the limit's raise: about 1.2 s there, a reply being 4 MiB). The slowest honest check
 # of every lab's solution, self-graded, spends 0.07 s (lab 06's build_arena on GPT-2's 50,257 tokens; lab 05's judge
 # 0.009 s, lab 10's 0.015 s): a margin of 70 times, and CPU time, which a busy machine hardly changes.
 CHECK_CPU_SECONDS = 5.0
