@@ -10504,7 +10504,10 @@ def test_repr_within_is_repr_up_to_its_limit():
 # say what came back (lab 03's and lab 10's ranges that are not UTF-8, lab 06's bad ids, the measured checks' answers),
 # with compare.short_repr, outside every limit: lab 10's count_range returning 600,000 ints in 95 tuples for a range that
 # starts at a character cost the grading process 5.4 s of CPU time for one call, repr() of the whole at each level. Now
-# short_repr reads what it shows (compare.repr_within, section 109).
+# short_repr reads what it shows (compare.repr_within, section 109). And a hint made a set of a reply's list: 40,000 ints
+# of one hash (k * (2**61 - 1)) cost lab 03's boundaries hint 9 s inside one call in C, which no CPU limit interrupts (a
+# signal's handler runs between steps of Python), minutes for 4 MiB of them. Now the wire format refuses a list or a
+# tuple with more than MAX_SAME_HASH distinct ints, floats or flat tuples of one hash, as it did a dict's keys.
 
 DEEP_COUNT_RANGE = '''
 def count_range(path, start, end, special_tokens):
@@ -10527,3 +10530,41 @@ def test_a_grader_s_own_check_shows_a_reply_nested_deep_at_the_cost_of_its_readi
     spent = time.process_time() - start
     assert message is not None and "returned ((((" in message and "(the range is valid UTF-8)" in message, message
     assert spent < 2.5, f"the grading process spent {spent:.1f} s of CPU time on one reply"
+
+
+FLOODED_BOUNDARIES = '''
+def find_chunk_boundaries(path, desired_num_chunks, split_tokens, buffer_size=4096):
+    return [0] + [k * (2**61 - 1) for k in range(1, 40_000)]  # every one of them hashes to 0
+'''
+
+
+def test_a_list_of_colliding_ints_is_refused_before_a_hint_makes_a_set_of_it():
+    """Lab 03's find_chunk_boundaries returns 40,000 ints k * (2**61 - 1), all of one hash (1 MiB): its hint made a set of
+    them, quadratic inside one call in C, which no CPU limit's signal stops (the hints' 1 s and the check's 5 s were
+    raised after it): before, its first visible case cost the grading process 11 s of CPU time (4 MiB of them, minutes).
+    Now a list or a tuple with more than wire.MAX_SAME_HASH distinct ints, floats or flat tuples of one hash is refused
+    as it is decoded, as a dict's keys and a set's items were: the case fails, its reply unreadable."""
+    from test_mistakes import remote
+
+    start = time.process_time()
+    message = remote("03_parallel", FLOODED_BOUNDARIES, "find_chunk_boundaries", "check_find_chunk_boundaries")
+    spent = time.process_time() - start
+    assert message is not None and "could not be read: more than 8 items of a list or a tuple with the same hash" in message
+    assert spent < 2.5, f"the grading process spent {spent:.1f} s of CPU time on one reply"
+
+
+def test_a_reply_s_lists_and_tuples_keep_equal_items_and_few_collisions():
+    """What the flood check lets through: equal items however many (a list of counts), -1 and -2 (one hash), NaNs (each
+    its own hash), str and bytes (a secret hash), tuples holding lists; what it refuses: nine distinct ints, floats or
+    flat tuples of one hash, in a list or a tuple."""
+    from bpe_ref.course.trusted.worker.wire import decode, encode
+
+    big = 2**61 - 1
+    for value in ([1] * 1000, [-1, -2] * 50, [float("nan")] * 50, [(1, 2)] * 30, (0.5,) * 20, [([k * big],) for k in range(20)],
+                  [k * big for k in range(8)], [str(k) for k in range(1000)]):
+        decoded = decode(encode(value))
+        assert type(decoded) is type(value) and len(decoded) == len(value)
+    for value in ([k * big for k in range(9)], tuple(2.0 ** (61 * k) for k in range(9)), [(k * big, 1) for k in range(9)],
+                  [[k * big for k in range(9)]]):
+        with pytest.raises(ValueError, match="same hash"):
+            decode(encode(value))
