@@ -10344,6 +10344,308 @@ def test_an_observe_that_does_not_finish_fails_its_case():
     assert spent < 5.0, f"the grader spent {spent:.1f} s of CPU time reading one reply"
 
 
+# ---- 108. cpu53: lab 05's entry-order judge, comparing heap entries nested 95 deep outside every limit -----------------
+# Lab 05's task 1 is judged, not compared (TaskGraders.judge): entry_order_verdict calls heap_entry for each (count, pair)
+# of a group, then compares the entries two by two in the grading process. The entries are the learner's to shape:
+# (-count, a million empty lists in 95 tuples, the tie-break's key after them, pair), each reply under 4 MiB, cost each
+# comparison of two tied entries 1.2 s of CPU time (a tuple's comparison asks equality first, down the whole chain, at
+# each level), and a group of ten tied pairs 39 s, its order right, outside every limit of the notebook's (its budget is
+# read before a request, not while the grader decides). Now every judge runs under running.CHECK_CPU_SECONDS of the
+# grading process's CPU time (running.judged), as every case's comparison with the reference does (running.checked,
+# section 109), past which the case fails; the learner's calls a check makes count against it not at all (their waits:
+# cpu_limit.outside_the_limit, in RemoteFunction.invoke and, in a kernel, call_learner), and the limits of the observe
+# and of the hints, set inside it, end at their own time or at its, whichever comes first (cpu_limit.within_cpu nests).
+# And the judge no longer keeps, for the rest of the test, an entry far larger than an honest one (each such entry some
+# 60 MiB in the grading process, one for each pair a shrinking hypothesis tried): lab05_heap.KEPT_ENTRY_CHARS.
+
+EMPTY_LISTS_HEAP_ENTRY = '''
+LISTS = [[] for _ in range(1_000_000)]
+
+def heap_entry(count, pair):
+    key = [256 - b for b in pair[0]] + [256] + [256 - b for b in pair[1]]  # the tie-break, after a million lists
+    padding = [*LISTS, key]
+    for _ in range(95):
+        padding = (padding,)
+    return (-count, padding, pair)
+'''
+TIED_GROUP = [(2, (left, b"x")) for left in (b"a", b"ab", b"b", b"bc", b"c", b"A", b" ", b" a", b"\xff", b"\x00")]
+
+
+def test_lab05_a_group_of_tied_entries_nested_deep_stops_at_the_judge_s_cpu_limit():
+    """Lab 05's judge on one group of ten pairs tied at one count, each entry a million empty lists nested 95 deep before
+    the tie-break's key: before, it passed after 39 s of the grading process's CPU time; now the group fails at
+    running.CHECK_CPU_SECONDS (5 s), saying so and naming it."""
+    from dataclasses import replace
+
+    from test_mistakes import remote
+
+    from bpe_ref.course.checks.running import graders_of
+
+    def grade(graders, heap_entry) -> None:
+        graders_of(replace(graders.HEAP_ENTRY, cases=[(TIED_GROUP,)]))[0](heap_entry)  # its visible test, on that group
+
+    start = time.process_time()
+    message = remote("05_heap", EMPTY_LISTS_HEAP_ENTRY, "heap_entry", grade)
+    spent = time.process_time() - start
+    assert message is not None and message.startswith("heap_entry on the group [(2, (b'a', b'x'))"), message
+    assert "the grader's check of your result ran out of its 5 s of CPU time" in message, message
+    # the limit, and what it leaves out: a worker started, ten replies of 4 MiB parsed as they come (json, 0.3 s each)
+    assert spent < 12.0, f"the grading process spent {spent:.1f} s of CPU time on one group"
+
+
+def _spin(seconds: float) -> None:
+    until = time.process_time() + seconds
+    while time.process_time() < until:
+        pass
+
+
+def test_a_judge_that_does_not_finish_fails_its_case():
+    """A judge that spends 8 s of CPU time on an input (as one quadratic in a reply built against it would): before, the
+    grader spent them and passed the case; now the case fails after running.CHECK_CPU_SECONDS, saying so."""
+    from bpe_ref.course.checks import running
+    from bpe_ref.course.checks.spec import Task, TaskGraders
+
+    def slow_judge(learner, args, memo):
+        _spin(8.0)
+        return None
+
+    def heap_entry(count, pair):
+        return (-count, pair)
+
+    graded = TaskGraders(Task("heap_entry", ("count", "pair")), None, [([(1, (b"a", b"b"))],)], judge=slow_judge,
+                         noun="group")
+    start = time.process_time()
+    with pytest.raises(CheckFailed) as failed:
+        running.graders_of(graded)[0](heap_entry)
+    spent = time.process_time() - start
+    assert "heap_entry on the group [(1, (b'a', b'b'))]: the grader's check of your result ran out" in str(failed.value)
+    assert spent < running.CHECK_CPU_SECONDS + 1.5, f"the judge ran for {spent:.1f} s of CPU time"
+
+
+def test_the_learners_calls_a_judge_makes_count_against_no_limit(monkeypatch):
+    """In a kernel the learner's function runs in the grader's process: a judge's three calls of one that spends 0.3 s
+    each are its own time (its kernel's limits), not the judge's, whose own reading stays within a limit of 0.5 s
+    (with call_learner's outside_the_limit taken out, the group fails: "ran out of its 0.5 s")."""
+    from test_mistakes import load_graders
+
+    graders = load_graders("05_heap")  # the graders' private copy, as a test cell has it: the reference trap spares it
+    running = sys.modules[graders.__name__.rsplit(".", 1)[0] + ".running"]
+    Task, TaskGraders = running.Task, running.TaskGraders
+    monkeypatch.setattr(running, "CHECK_CPU_SECONDS", 0.5)
+
+    def judge(learner, args, memo):
+        entries = [running.call_learner(learner, (count, pair)).value[1] for count, pair in args[0]]
+        return None if entries == sorted(entries) else "out of order"
+
+    def heap_entry(count, pair):
+        _spin(0.3)
+        return (-count, pair)
+
+    group = [(3, (b"a", b"b")), (2, (b"a", b"c")), (1, (b"b", b"c"))]
+    graded = TaskGraders(Task("heap_entry", ("count", "pair")), None, [(group,)], judge=judge, noun="group")
+    running.graders_of(graded)[0](heap_entry)  # passes: 0.9 s of calls, a few microseconds of judging
+
+
+def test_a_limit_inside_another_ends_at_the_other_s_end_whatever_its_caller_does():
+    """A check's limit holds the limits set inside it (an observe's, the hints'): each stops at its own time, whose
+    OutOfCpuTime its caller turns into a message and goes on, or at the check's. Before, a limit inside another ran
+    unbounded (a hint of 1 s under a check's limit ran 0.93 s), and the check's end, raised inside it, was taken by its
+    caller for its own; now the hint stops at its 0.2 s, and twenty of them at the check's 0.5 s."""
+    from bpe_ref.course.trusted.cpu_limit import OutOfCpuTime, within_cpu
+
+    def hint() -> str:
+        try:
+            return within_cpu(0.2, _spin, 1.0)
+        except OutOfCpuTime:
+            return "left out"
+
+    start = time.process_time()
+    assert within_cpu(1.0, hint) == "left out"  # the inner limit, inside the outer one
+    assert time.process_time() - start < 0.6
+    start = time.process_time()
+    with pytest.raises(OutOfCpuTime):
+        within_cpu(0.5, lambda: [hint() for _ in range(20)])
+    spent = time.process_time() - start
+    assert spent < 0.9, f"twenty limits inside one of 0.5 s ran for {spent:.2f} s of CPU time"
+
+
+
+def test_lab05_the_judge_keeps_no_entry_far_larger_than_an_honest_one():
+    """The judge keeps each entry it asked for, for the rest of the test (each (count, pair) asked for once): entries of
+    a million empty lists, kept for every pair a shrinking hypothesis tried, grew the grading process by some 60 MiB
+    each. Now an entry whose repr is longer than lab05_heap.KEPT_ENTRY_CHARS is judged in its group and not kept; an
+    honest one is kept as before."""
+    from test_mistakes import load_graders
+
+    graders = load_graders("05_heap")  # the graders' private copy: the reference trap spares it
+
+    def heap_entry(count, pair):
+        return (-count, [0] * 50_000, pair) if pair[0] == b"b" else (-count, pair)
+
+    memo: dict = {}
+    group = [(3, (b"a", b"b")), (2, (b"b", b"a")), (1, (b"b", b"c"))]
+    assert graders.entry_order_verdict(heap_entry, group, memo) is None
+    assert list(memo) == [(3, (b"a", b"b"))], f"kept: {[key for key in memo]}"
+
+# ---- 109. cpu53: a reply nested 95 deep, shown by every task's failure message level by level ----------------------------
+# What a learner's function returns is decoded in time linear in it (4 MiB at most), but the words of a failure read a
+# value nested deep once per level: compare.short_repr took repr() of the whole at each level to learn whether it was
+# short, and difference() did so of each item it went into. Lab 01's merge_word returning 600,000 ints in 95 tuples cost
+# the grading process 30 s of CPU time for one case of its visible test, lab 05's heap_entry whose entries were so
+# padded (its order wrong at one tie) 55 s for one group, outside every limit of the notebook's. Now compare.repr_within
+# tells a short repr after reading at most about that many characters of the value, and what a case reads and compares
+# runs under running.CHECK_CPU_SECONDS besides (section 108).
+
+DEEP_MERGE_WORD = '''
+def merge_word(word, pair):
+    merged = [1000] * 600_000
+    for _ in range(95):
+        merged = (merged,)
+    return merged
+'''
+
+CHAINED_HEAP_ENTRY = '''
+def key(token):
+    return "".join(chr(255 - b) for b in token) + chr(256)
+
+def heap_entry(count, pair):
+    if pair[0] not in (b" c", b"\\x00"):  # every group but the visible test's last: as the page writes it
+        return (-count, key(pair[0]), key(pair[1]), pair)
+    padding = [1000] * 600_000 + [(key(pair[1]), key(pair[0]))]  # the right token first: a wrong order, at the end
+    for _ in range(95):
+        padding = (padding,)
+    return (-count, padding, pair)
+'''
+
+
+def test_a_reply_nested_deep_costs_a_failure_message_no_more_than_its_reading():
+    """merge_word returns 600,000 ints nested 95 deep: before, its first visible case cost the grading process 30 s of
+    CPU time; now about a second, and the case fails as any wrong answer does, saying where."""
+    from test_mistakes import remote
+
+    start = time.process_time()
+    message = remote("01_naive_bpe", DEEP_MERGE_WORD, "merge_word", "check_merge_word")
+    spent = time.process_time() - start
+    assert message is not None and message.startswith(
+        "merge_word(word=(b'l', b'o', b'w'), pair=(b'l', b'o')): item 0: expected a bytes, got a tuple (((("), message
+    assert spent < 4.0, f"the grading process spent {spent:.1f} s of CPU time on one reply"
+
+
+def test_lab05_heap_entries_nested_deep_cost_the_judge_s_message_no_more_than_its_reading():
+    """heap_entry pads the entries of one visible group with 600,000 ints nested 95 deep, the order right until the last
+    tie: before, the judge spent 55 s of the grading process's CPU time on that group, most of it showing two entries;
+    now a few seconds, and the group fails naming the two."""
+    from test_mistakes import remote
+
+    start = time.process_time()
+    message = remote("05_heap", CHAINED_HEAP_ENTRY, "heap_entry", "check_heap_entry")
+    spent = time.process_time() - start
+    assert message is not None and message.startswith(
+        "heap_entry(3, (b' c', b'a')) should be smaller than heap_entry(3, (b'\\x00', b'\\xff'))"), message
+    assert spent < 8.0, f"the grading process spent {spent:.1f} s of CPU time on one group"
+
+
+def test_repr_within_is_repr_up_to_its_limit():
+    """compare.repr_within(value, limit) is repr(value) when that is at most limit characters long, else None: on
+    builtin values nested and shared, containers that hold themselves, and its limits' edges."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from bpe_ref.course.checks.compare import repr_within
+
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8), st.binary(max_size=8))
+    keys = st.recursive(scalars, lambda inner: st.tuples(inner, inner) | st.frozensets(inner, max_size=3), max_leaves=6)
+    values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.tuples(inner) | st.tuples(inner, inner)
+                          | st.dictionaries(keys, inner, max_size=3) | st.sets(keys, max_size=3)
+                          | st.frozensets(keys, max_size=3), max_leaves=20)
+
+    @settings(max_examples=200, deadline=None, database=None, derandomize=True)
+    @given(values, st.integers(0, 120))
+    def agrees(value, limit):
+        text = repr(value)
+        assert repr_within(value, limit) == (text if len(text) <= limit else None)
+
+    agrees()
+    itself, inside, pair = [1, 2], {}, ([],)
+    itself.append(itself)
+    inside[1] = inside
+    pair[0].append(pair)
+    for value in (itself, inside, pair, [itself, itself], (), [], {}, set(), frozenset(), ("a",)):
+        for limit in range(0, 30):
+            assert repr_within(value, limit) == (repr(value) if len(repr(value)) <= limit else None), (value, limit)
+
+
+# ---- 110. cpu53: a grader's own check, outside the cases, showing a reply nested 95 deep --------------------------------
+# Beside the cases every task shares (running.verdict), a grader's checks of how a function works call it themselves and
+# say what came back (lab 03's and lab 10's ranges that are not UTF-8, lab 06's bad ids, the measured checks' answers),
+# with compare.short_repr, outside every limit: lab 10's count_range returning 600,000 ints in 95 tuples for a range that
+# starts at a character cost the grading process 5.4 s of CPU time for one call, repr() of the whole at each level. Now
+# short_repr reads what it shows (compare.repr_within, section 109). And a hint made a set of a reply's list: 40,000 ints
+# of one hash (k * (2**61 - 1)) cost lab 03's boundaries hint 9 s inside one call in C, which no CPU limit interrupts (a
+# signal's handler runs between steps of Python), minutes for 4 MiB of them. Now the wire format refuses a list or a
+# tuple with more than MAX_SAME_HASH distinct ints, floats or flat tuples of one hash, as it did a dict's keys.
+
+DEEP_COUNT_RANGE = '''
+def count_range(path, start, end, special_tokens):
+    counts = [1000] * 600_000
+    for _ in range(95):
+        counts = (counts,)
+    return counts
+'''
+
+
+def test_a_grader_s_own_check_shows_a_reply_nested_deep_at_the_cost_of_its_reading():
+    """Lab 10's check of a range that starts inside a character (task 1's hidden test, after its cases) on a count_range
+    that returns 600,000 ints nested 95 deep: before, its message cost the grading process 5.4 s of CPU time; now a
+    fraction of a second, with the same message."""
+    from test_mistakes import remote
+
+    start = time.process_time()
+    message = remote("10_distributed", DEEP_COUNT_RANGE, "count_range",
+                     lambda graders, count_range: graders.verify_range_starts_inside_a_character(count_range))
+    spent = time.process_time() - start
+    assert message is not None and "returned ((((" in message and "(the range is valid UTF-8)" in message, message
+    assert spent < 2.5, f"the grading process spent {spent:.1f} s of CPU time on one reply"
+
+
+FLOODED_BOUNDARIES = '''
+def find_chunk_boundaries(path, desired_num_chunks, split_tokens, buffer_size=4096):
+    return [0] + [k * (2**61 - 1) for k in range(1, 40_000)]  # every one of them hashes to 0
+'''
+
+
+def test_a_list_of_colliding_ints_is_refused_before_a_hint_makes_a_set_of_it():
+    """Lab 03's find_chunk_boundaries returns 40,000 ints k * (2**61 - 1), all of one hash (1 MiB): its hint made a set of
+    them, quadratic inside one call in C, which no CPU limit's signal stops (the hints' 1 s and the check's 5 s were
+    raised after it): before, its first visible case cost the grading process 11 s of CPU time (4 MiB of them, minutes).
+    Now a list or a tuple with more than wire.MAX_SAME_HASH distinct ints, floats or flat tuples of one hash is refused
+    as it is decoded, as a dict's keys and a set's items were: the case fails, its reply unreadable."""
+    from test_mistakes import remote
+
+    start = time.process_time()
+    message = remote("03_parallel", FLOODED_BOUNDARIES, "find_chunk_boundaries", "check_find_chunk_boundaries")
+    spent = time.process_time() - start
+    assert message is not None and "could not be read: more than 8 items of a list or a tuple with the same hash" in message
+    assert spent < 2.5, f"the grading process spent {spent:.1f} s of CPU time on one reply"
+
+
+def test_a_reply_s_lists_and_tuples_keep_equal_items_and_few_collisions():
+    """What the flood check lets through: equal items however many (a list of counts), -1 and -2 (one hash), NaNs (each
+    its own hash), str and bytes (a secret hash), tuples holding lists; what it refuses: nine distinct ints, floats or
+    flat tuples of one hash, in a list or a tuple."""
+    from bpe_ref.course.trusted.worker.wire import decode, encode
+
+    big = 2**61 - 1
+    for value in ([1] * 1000, [-1, -2] * 50, [float("nan")] * 50, [(1, 2)] * 30, (0.5,) * 20, [([k * big],) for k in range(20)],
+                  [k * big for k in range(8)], [str(k) for k in range(1000)]):
+        decoded = decode(encode(value))
+        assert type(decoded) is type(value) and len(decoded) == len(value)
+    for value in ([k * big for k in range(9)], tuple(2.0 ** (61 * k) for k in range(9)), [(k * big, 1) for k in range(9)],
+                  [[k * big for k in range(9)]]):
+        with pytest.raises(ValueError, match="same hash"):
+            decode(encode(value))
+
+
 # ---- 111. fix53: lab 04's V2 whose filter is one bytes.find over the whole corpus on each merge ----------------------------
 
 V2_FILTER_ON_THE_CORPUS_BYTES = '''

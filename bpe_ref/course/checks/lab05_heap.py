@@ -29,6 +29,7 @@ from ...train.step04_inverted_index import index_words, merge_indexed_words, pai
 from ...train.step05_heap import heap_entry, pop_best, train
 from ...train.step05_linked_list import link_words, merge_occurrences
 from . import measured
+from .compare import repr_within
 from .core import (
     Case, CheckFailed, Lab, Task, TaskGraders, WrongType, advice, call_learner, call_watching, check_cases, current_seed,
     error_name, passed, plain, short_repr, stretch,
@@ -65,8 +66,16 @@ WRAPPER_HINT = (
 )
 
 
+# The entries kept for the rest of one test (the judge's ``cache``), each at most this many characters of repr: an honest
+# entry holds a few hundred. A million empty lists in an entry (4 MiB in the reply, some 60 MiB decoded) kept for each
+# (count, pair) a shrinking hypothesis tried would grow the grading process by gigabytes (tests/test_grading_redteam.py,
+# section 108): a longer one is asked for again by each group that holds its pair.
+KEPT_ENTRY_CHARS = 10_000
+
+
 def _entry(learner: Callable, count: int, pair: Pair, cache: dict) -> object:
-    """The learner's entry for ``(count, pair)``, checked for form; :class:`CheckFailed` otherwise."""
+    """The learner's entry for ``(count, pair)``, checked for form; :class:`CheckFailed` otherwise. Kept in ``cache``
+    when its repr is at most :data:`KEPT_ENTRY_CHARS` long."""
     if (count, pair) in cache:
         return cache[(count, pair)]
     call = f"heap_entry(count={count!r}, pair={pair!r})"
@@ -93,7 +102,8 @@ def _entry(learner: Callable, count: int, pair: Pair, cache: dict) -> object:
     if type(entry[-1]) is not tuple or entry[-1] != pair:
         raise CheckFailed(f"{call} returned {short_repr(entry)}: its last item should be the pair {pair!r} "
                           "(pop_best reads it back from there)")
-    cache[(count, pair)] = entry
+    if repr_within(entry, KEPT_ENTRY_CHARS) is not None:
+        cache[(count, pair)] = entry
     return entry
 
 
@@ -131,14 +141,15 @@ def entry_order_verdict(learner: Callable, items: list[tuple[int, Pair]], cache:
     """``None`` when the learner's entries of ``items`` (``(count, pair)``, distinct pairs) sort as
     the tie-break ranks them; else a message naming two entries in the wrong order. ``cache`` keeps
     the entries already made during one check (each ``(count, pair)`` is asked for once)."""
+    entries = {}
     try:
         for count, pair in items:
-            _entry(learner, count, pair, cache)
+            entries[(count, pair)] = _entry(learner, count, pair, cache)
     except CheckFailed as failure:
         return str(failure)
     expected = sorted(items, key=_reference_order)
     for first, second in zip(expected, expected[1:]):
-        a, b = cache[first], cache[second]
+        a, b = entries[first], entries[second]
         try:
             right_order = a < b
         except TypeError as error:

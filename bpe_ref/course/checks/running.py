@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from ..trusted import measure_worker
+from ..trusted.cpu_limit import outside_the_limit
 from ..trusted.verdicts import CheckFailed, CpuLimitReached, LearnerError, current_seed, grading_a_class
 from .compare import (
     CARRIED, OBSERVE_CPU_SECONDS, SHORT_REPR_CHARS, OutOfCpuTime, WrongType, call_repr, carried, changed_argument,
-    difference, error_name, first_differing_item, hints, in_order_of, plain, same, short_repr, stand_in_note, window_repr,
-    within_cpu,
+    difference, error_name, first_differing_item, hints, in_order_of, plain, repr_within, same, short_repr, stand_in_note,
+    window_repr, within_cpu,
 )
 from .spec import Case, CorpusFile, Later, Task, TaskGraders, runs_remotely
 from .trap import reference_trapped, refuse_reference_use
@@ -217,14 +218,14 @@ def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
     """
     outcome = Outcome()
     if runs_remotely(learner):  # in the grading process: no reference to trap, only data back
-        try:
+        try:  # its wait for the worker counts against no check's limit (CHECK_CPU_SECONDS): RemoteFunction.invoke
             outcome.value = learner.invoke(args, stand_ins=tuple(stand_ins), driver=driver)
         except LearnerError as error:
             outcome.error = error
         return outcome
     learner_args = copy.deepcopy(args)
     # The stand-ins and the driver are the graders' private copy of the reference: the trap leaves them alone.
-    with standing_in(learner, stand_ins), reference_trapped(provided) as calls:
+    with outside_the_limit(), standing_in(learner, stand_ins), reference_trapped(provided) as calls:
         try:
             with time_limit(time_limit_seconds, cpu_limit):
                 result = learner(*learner_args) if driver is None else driver(learner, *learner_args)
@@ -253,7 +254,8 @@ def call_watching(learner: Callable, args: tuple, names: Sequence[str], provided
     if runs_remotely(learner):
         outcome = Outcome()
         try:
-            reply = learner.invoke_raw(args, spy=tuple(names), stand_ins=tuple(stand_ins))
+            with outside_the_limit():
+                reply = learner.invoke_raw(args, spy=tuple(names), stand_ins=tuple(stand_ins))
         except Exception as problem:  # the arguments could not be sent: the grader's fault
             raise RuntimeError(f"could not call {learner.__name__}: {problem}") from None
         if not reply.get("ok"):
@@ -308,12 +310,50 @@ _ANSWERED: dict[str, tuple[Any, Any]] = {}
 
 def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expected: Any = _UNKNOWN) -> str | None:
     """``None`` when the learner agrees with the reference on ``case``; else the failure message. ``expected``:
-    the reference's answer when it is known already (a class's hidden inputs are answered once)."""
+    the reference's answer when it is known already (a class's hidden inputs are answered once). What came back is
+    read and compared under :data:`CHECK_CPU_SECONDS` (:func:`checked`)."""
     args = materialized(case.args, learner)
     if expected is _UNKNOWN:
         expected = expected_result(task, reference, args)
     call = call_repr(task, case)
     outcome = call_task(task, learner, args)
+    return checked(call, _compared, task, learner, call, args, expected, outcome)
+
+
+# CPU seconds of the grading process for one case's check of what the learner's code returned: its comparison with the
+# reference's answer and the failure's words (verdict), or a judge's reading (TaskGraders.judge: lab 05's order of heap
+# entries, lab 10's sealed trees), the learner's calls it makes aside (their waits for the worker, or their run in a
+# kernel: cpu_limit.outside_the_limit), each under its own limits. What a case reads is linear in a reply, but a reply
+# nests 100 deep and a tuple's comparison asks equality down the whole chain at each level: lab 05's heap_entry padding
+# its entries with a million empty lists in 95 tuples cost the judge 1.2 s of CPU time a comparison of two tied entries,
+# 39 s for a group of ten, outside every limit of the notebook's (its budget is read before a request, not while the
+# grader decides): sections 108-110 of tests/test_grading_redteam.py. Past it the case fails (a step in C, such as one
+# comparison, runs to its end before the limit's raise: about 1.2 s there, a reply being 4 MiB). The slowest honest check
+# of every lab's solution, self-graded, spends 0.07 s (lab 06's build_arena on GPT-2's 50,257 tokens; lab 05's judge
+# 0.009 s, lab 10's 0.015 s): a margin of 70 times, and CPU time, which a busy machine hardly changes.
+CHECK_CPU_SECONDS = 5.0
+
+
+def checked(call: str, check: Callable[..., str | None], *args: Any) -> str | None:
+    """``check(*args)``, a case's failure message or ``None``, run under :data:`CHECK_CPU_SECONDS` of this process's
+    CPU time (the learner's calls it makes aside, :func:`call_learner`): past them, the case fails, named by ``call``.
+    The observe and the hints inside it keep their own limits, ending sooner."""
+    try:
+        return within_cpu(CHECK_CPU_SECONDS, check, *args)
+    except OutOfCpuTime:
+        return (f"{call}: the grader's check of your result ran out of its {CHECK_CPU_SECONDS:g} s of CPU time (the "
+                "grading process's reading of what came back, not your code's run): is a value of it nested far deeper, "
+                "or built far larger, than its input needs?")
+
+
+def judged(graded: TaskGraders, learner: Callable, args: tuple, memo: dict) -> str | None:
+    """The verdict of ``graded.judge`` on one input, :func:`checked` as any case's comparison is."""
+    shown = short_repr(args[0] if len(args) == 1 else args, 120)
+    return checked(f"{graded.task.name} on the {graded.noun} {shown}", graded.judge, learner, args, memo)
+
+
+def _compared(task: Task, learner: Callable, call: str, args: tuple, expected: Any, outcome: Outcome) -> str | None:
+    """:func:`verdict`'s reading of ``outcome``, the call of ``learner`` on ``args``, against ``expected``."""
     owner = getattr(learner, "sandbox", None) if runs_remotely(learner) else None
     if outcome.reference_calls:
         return (
@@ -347,7 +387,7 @@ def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expe
         return None
     where = difference(expected, got, item=task.item, first=task.first)
     shown = in_order_of(expected, got)
-    if len(repr(expected)) <= SHORT_REPR_CHARS and len(repr(got)) <= SHORT_REPR_CHARS:
+    if len(repr(expected)) <= SHORT_REPR_CHARS and repr_within(got, SHORT_REPR_CHARS) is not None:
         lines = [f"{call}: expected {expected!r}, got {shown!r}", f"  where they differ: {where}"]
     else:  # too long to read whole: the first line says where they differ
         lines = [f"{call}: {where}"]
@@ -708,7 +748,7 @@ def _visible(graded: TaskGraders, learner: Callable) -> int:
         memo: dict = {}
         cases = built(graded.cases)
         for case in cases:
-            message = graded.judge(learner, case.args, memo)
+            message = judged(graded, learner, case.args, memo)
             if message:
                 raise CheckFailed(message)
         count = len(cases)
@@ -784,7 +824,7 @@ def _hidden(graded: TaskGraders, learner: Callable) -> int:
     count = check_cases(graded.task, learner, graded.reference, varied(graded)) if graded.hidden_cases else 0
     if graded.strategy is not None:
         memo: dict = {}
-        judge = None if graded.judge is None else (lambda args: graded.judge(learner, args, memo))
+        judge = None if graded.judge is None else (lambda args: judged(graded, learner, args, memo))
         count += check_property(graded.task, learner, graded.reference, graded.strategy, max_examples=graded.max_examples,
                                 min_examples=graded.min_examples, judge=judge, noun=graded.noun)
     if unwritten:

@@ -37,6 +37,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .cpu_limit import outside_the_limit
 from .measure_worker import cpu_seconds, held_unlinked_bytes, queued_bytes, tree_cpu_seconds, tree_resident_bytes
 from .stand_ins import stand_in_source
 from .verdicts import CpuLimitReached, GradingStopped, LearnerError
@@ -1188,7 +1189,8 @@ class RemoteFunction:
         """``return_args=False``: the arguments are not sent back (``args`` is returned as given), for a
         call whose inputs the grader does not observe (a measured one: sending them back costs time)."""
         mutable = any(isinstance(arg, (dict, list, set)) for arg in args) if return_args is None else return_args
-        reply = self.invoke_raw(args, spy, stand_ins, driver, mutable)
+        with outside_the_limit():  # the call's own limits hold it; reading its reply is the check's (cpu_limit)
+            reply = self.invoke_raw(args, spy, stand_ins, driver, mutable)
         if not reply.get("ok"):
             raise LearnerError.from_data(reply.get("error") or {})
         try:

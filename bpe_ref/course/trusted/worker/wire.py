@@ -81,6 +81,44 @@ def _distinct_hashes(keys: list) -> list:
     return keys
 
 
+# The items whose hash a reply chooses (an int's or a float's is its value modulo 2**61 - 1; a tuple's is made of its items')
+# where a str's and a bytes' are keyed by a secret of the process's. A flat tuple holds scalars only.
+_CHOSEN_HASH = (int, float)
+_FLAT = (int, float, str, bytes, bool, type(None))
+
+
+def _no_flood(items: list) -> list:
+    """``items``, a list's or a tuple's, after checking that no more than :data:`MAX_SAME_HASH` distinct ints, floats or
+    flat tuples among them share a hash. The trusted side's readers turn a reply's list into a set now and then (a
+    hint's ``set(got)``), and a set of colliding items is built in quadratic time inside one call in C, which no CPU
+    limit's signal interrupts (lab 03's boundaries, 40,000 ints ``k * (2**61 - 1)``, 9 s; 4 MiB of them, minutes:
+    tests/test_grading_redteam.py, section 110). Linear: each item hashed once, compared with at most that many."""
+    seen: dict = {}
+    for item in items:
+        kind = type(item)
+        if kind is tuple:
+            for part in item:
+                if type(part) not in _FLAT:
+                    break
+            else:
+                kind = int
+        if kind not in _CHOSEN_HASH or item != item:  # a NaN's hash is its object's, no other's
+            continue
+        code = hash(item)
+        others = seen.get(code)
+        if others is None:
+            seen[code] = [item]
+            continue
+        for other in others:
+            if other == item:
+                break
+        else:
+            others.append(item)
+            if len(others) > MAX_SAME_HASH:
+                raise ValueError(f"more than {MAX_SAME_HASH} items of a list or a tuple with the same hash (a hash flood)")
+    return items
+
+
 def decode(data, depth: int = 0):
     """The value :func:`encode` made, rebuilt from exact builtin types (or :class:`Foreign`); nesting
     deeper than :func:`encode` makes and hash floods are refused (``ValueError``) after a linear pass."""
@@ -93,12 +131,12 @@ def decode(data, depth: int = 0):
     if data is None or type(data) in (bool, int, float, str):
         return data
     if type(data) is list:
-        return [decode(item, depth + 1) for item in data]
+        return _no_flood([decode(item, depth + 1) for item in data])
     if type(data) is dict and len(data) >= 1:
         if "b" in data:
             return b64decode(data["b"], validate=True)
         if "t" in data:
-            return tuple(decode(item, depth + 1) for item in data["t"])
+            return tuple(_no_flood([decode(item, depth + 1) for item in data["t"]]))
         if "d" in data:
             pairs = [(decode(key, depth + 1), decode(value, depth + 1)) for key, value in data["d"]]
             _distinct_hashes([key for key, _ in pairs])
