@@ -10265,3 +10265,68 @@ def test_an_observe_that_does_not_finish_fails_its_case():
     spent = time.process_time() - start
     assert message is not None and "to read" in message, message
     assert spent < 5.0, f"the grader spent {spent:.1f} s of CPU time reading one reply"
+
+
+# ---- 115. red53: attachments spread over many cells: each written once a cell, of no bound in all -------------------
+#
+# Section 95 writes an attachment's data into the instructor's pages once a cell; a notebook may hold one in each of its
+# 2,000 cells (MAX_CELLS), each as large as the exchange's max_dir_size (100 MB) allows: 1,900 cells of one 48 KB image
+# (a 92 MB notebook) made the autograded notebook, the feedback's page and the formgrader's 92 MB each (4 s of CPU time
+# and 760 MB a page), for each such submission: a page the instructor's browser cannot open, and disk per student.
+def _attached_cells(count: int, size: int) -> list[dict]:
+    """``count`` markdown cells, each showing an attachment of its own of ``size`` characters of base64."""
+    return [{"cell_type": "markdown", "id": f"attached{index}", "metadata": {}, "source": f"![a](attachment:a{index}.png)",
+             "attachments": {f"a{index}.png": {"image/png": "iVBORw0K" + "A" * (size - 16) + f"{index:08d}"}}}
+            for index in range(count)]
+
+
+def test_attachments_in_many_cells_are_kept_to_a_bound_in_all(tmp_path):
+    """Lab 00's blank release with 60 cells of a 100 KB attachment each (6 MB): the autograded notebook kept them all,
+    and the feedback's page made of it held 6 MB of images (so 92 MB for 1,900 cells). Safe: autograde's first
+    sanitizing step (``BoundedSubmission``, both paths) keeps ``MAX_ATTACHMENT_CHARS`` (4,000,000) characters of
+    attachments in all, in the notebook's order; the first past them and every one after it is dropped, and the pages
+    show its image as text saying it is not in the notebook."""
+    import json
+
+    import nbformat
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import autograde_notebook
+    from bpe_ref.course.trusted.autograde import MAX_ATTACHMENT_CHARS
+
+    notebook = blank("00_pretokenization")
+    notebook["cells"][1:1] = _attached_cells(60, 100_000)
+    path = tmp_path / "00_pretokenization.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    autograde_notebook(path, "00_pretokenization", keep=tmp_path / "kept")
+    graded = nbformat.read(tmp_path / "kept" / "00_pretokenization.autograded.ipynb", as_version=4)
+    attached = [cell for cell in graded.cells if cell.get("id", "").startswith("attached")]
+    kept = [name for cell in attached for name in cell.get("attachments", {})]
+    assert len(attached) == 60 and kept == [f"a{index}.png" for index in range(len(kept))], kept
+    assert 30 <= len(kept) and 100_000 * len(kept) <= MAX_ATTACHMENT_CHARS, len(kept)
+    html = _instructor_page("feedback", attached)
+    assert len(html) < MAX_ATTACHMENT_CHARS + 2**20, len(html)
+    assert html.count("not in the notebook]") == 60 - len(kept)
+
+
+# ---- 116. red53: what the instructor opens: an image of an attachment the cell does not hold -----------------------
+#
+# nbconvert's markdown renderer raises ("missing attachment") at an image that names an attachment the cell lacks, and
+# fails at one whose attachment holds no data (``{}``): the formgrader could not show that notebook (where the
+# instructor reviews it and grades by hand), nor ``generate_feedback`` write its feedback. A markdown cell copied from
+# another notebook without its image does the same, in good faith.
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_an_image_of_an_attachment_the_cell_lacks_leaves_the_page_shown(template):
+    """Markdown cells showing ``attachment:gone.png``, which the cell lacks, and ``attachment:empty.png``, a bundle of no
+    data: the page was not made (``InvalidNotebook``, ``RuntimeError``). Safe: :func:`bpe_ref.course.printable.markdown_html`
+    shows such an image as text saying it is not in the notebook; an attachment the cell holds is shown as before."""
+    import nbformat
+
+    png = "iVBORw0KGgo="
+    cells = [nbformat.v4.new_markdown_cell("Before ![g](attachment:gone.png) after"),
+             nbformat.v4.new_markdown_cell("![e](attachment:empty.png) ![p](attachment:p.png)",
+                                           attachments={"empty.png": {}, "p.png": {"image/png": png}})]
+    html = _instructor_page(template, cells)
+    assert "[the image attachment:gone.png, not in the notebook]" in html
+    assert "[the image attachment:empty.png, not in the notebook]" in html
+    assert f'src="data:image/png;base64,{png}"' in html

@@ -72,8 +72,11 @@ _LOCAL_IMAGE = re.compile(r"(?!.*//)[A-Za-z0-9_][A-Za-z0-9_./%-]{0,2000}")
 def _renderer(attachments: dict):
     """nbconvert's ``IPythonRenderer`` (with ``attachments``) that writes each attachment's data into the page once, at
     its first image: later images of it are text naming it (an attachment of 100 KB shown 1,000 times made a page of
-    133 MB, tests/test_grading_redteam.py, section 95); and shows an image from elsewhere than an attachment, raster
-    ``data:`` or the page's folder as a link (:data:`_LOCAL_IMAGE`)."""
+    133 MB, tests/test_grading_redteam.py, section 95); an image of an attachment the cell lacks (or of no data: an empty
+    bundle, data not text) is text saying so: nbconvert raised, and the formgrader could not show the notebook, nor
+    ``generate_feedback`` write its feedback (section 115; ``BoundedSubmission`` drops the attachments past a notebook's
+    bound); and shows an image from elsewhere than an attachment, raster ``data:`` or the page's folder as a link
+    (:data:`_LOCAL_IMAGE`)."""
     from html import escape
 
     from nbconvert.filters.markdown_mistune import IPythonRenderer
@@ -86,13 +89,17 @@ def _renderer(attachments: dict):
                 name = url[len("attachment:"):]
                 if name in self.shown:
                     return f"<em>[the image attachment:{escape(name)}, shown above]</em>"
+                bundle = self.attachments.get(name)
+                if not (isinstance(bundle, dict) and bundle and all(isinstance(data, str) for data in bundle.values())):
+                    return f"<em>[the image attachment:{escape(name)}, not in the notebook]</em>"
                 self.shown.add(name)
                 return super().image(text, url, title)
             if url.lower().startswith("data:image/") or _LOCAL_IMAGE.fullmatch(url):
                 return super().image(text, url, title)
             return self.link(text or escape(url), url, title)
 
-    renderer = BoundedRenderer(escape=True, allow_harmful_protocols=False, attachments=attachments)
+    renderer = BoundedRenderer(escape=True, allow_harmful_protocols=False,
+                               attachments=attachments if isinstance(attachments, dict) else {})
     renderer.shown = set()
     return renderer
 

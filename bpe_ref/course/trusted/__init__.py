@@ -222,7 +222,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   which nbconvert's math plugin ends by a search to the end of the cell, is shown as text (5.7 s a page for 54 KB:
   section 72), as is one of more than 64 link reference definitions, or of one and more than 1,000 ``[`` (each use
   writes the definition again: 141 KB of markdown, a 20 MB page, section 96); an attachment's data is written once a
-  cell, at its first image (one 100 KB attachment shown 1,000 times: a 100 MB page, section 95). The
+  cell, at its first image (one 100 KB attachment shown 1,000 times: a 100 MB page, section 95), and a notebook keeps
+  4,000,000 characters of attachments in all (``autograde.MAX_ATTACHMENT_CHARS``, dropped past it by
+  ``BoundedSubmission``: 1,900 cells of a 48 KB image made 92 MB pages, section 115); an image of an attachment the
+  cell lacks is text (nbconvert raised, the page not made: section 116). The
   review of ``grade --class`` parses a learner cell of at most 100,000 characters, and 500,000 of a notebook's in all
   (``review.REVIEW_CELL_CHARACTERS``): past them a cell is a flag, "not read" (a 1 MB list literal cost it 6 s of CPU
   time and 800 MB, unbounded: section 69).
