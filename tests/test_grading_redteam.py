@@ -10330,3 +10330,53 @@ def test_an_image_of_an_attachment_the_cell_lacks_leaves_the_page_shown(template
     assert "[the image attachment:gone.png, not in the notebook]" in html
     assert "[the image attachment:empty.png, not in the notebook]" in html
     assert f'src="data:image/png;base64,{png}"' in html
+
+
+# ---- 117. red53: a test cell's grade_id on a cell of no nbgrader marks: two test cells of one grade_id, not graded ------
+#
+# nbgrader's DeduplicateIds keeps one of the cells marked graded, a solution or read-only that share a grade_id (section
+# 68), and reads no cell unmarked; the course's RestoringOverwriteCells then puts back the marks of every cell holding a
+# grade_id of the lab's. A cell holding a test cell's grade_id and no marks ({"grade_id": ...}, or its marks false) beside
+# the test cell so became a second test cell of that grade_id: nbgrader's CheckCellMetadata refused the notebook, "not
+# graded" in both paths, for a reason the self-grade printed as "Traceback (most recent call last):".
+def _unmarked_copies(notebook: dict, marks: dict) -> dict:
+    """``notebook`` with, after each test cell, a code cell holding its grade_id with ``marks`` (none, or false)."""
+    import copy
+
+    from bpe_ref.course.trusted.cells import is_test_cell, nbgrader_of
+
+    notebook, cells = copy.deepcopy(notebook), []
+    for cell in notebook["cells"]:
+        cells.append(cell)
+        if is_test_cell(cell):
+            grade_id = nbgrader_of(cell)["grade_id"]
+            cells.append(code_cell(f"{grade_id}-again", "", {"grade_id": grade_id, **marks}))
+    notebook["cells"] = cells
+    return notebook
+
+
+@pytest.mark.parametrize("marks", [{}, {"grade": False, "solution": False, "locked": False}], ids=["none", "false"])
+def test_a_grade_id_on_a_cell_of_no_marks_beside_its_cell_leaves_the_notebook_graded(tmp_path, marks):
+    """Lab 00's release with an unmarked copy of each test cell's grade_id after it: not graded (``NotGradable``). Safe:
+    a cell holding a grade_id unmarked where another holds it marked (or a later one unmarked) is a plain cell
+    (``NamedDeduplicateIds``, :func:`bpe_ref.course.trusted.cells.kept_grade_ids`): graded as the release is, the copies
+    flagged by the review ("holds 2 cells marked ..."), which reads them as the plain cells autograde runs."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import autograde_notebook
+    from bpe_ref.course.trusted import cells as test_cells
+    from bpe_ref.course.trusted.review import learner_cells, tampering
+
+    lab = "00_pretokenization"
+    notebook = _unmarked_copies(blank(lab), marks)
+    path = tmp_path / f"{lab}.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    results = autograde_notebook(path, lab)
+    assert [result.grade_id for result in results] == [cell.grade_id for cell in test_cells.load(lab)]
+    assert sum(result.earned for result in results) == 0
+    flags = tampering(notebook, blank(lab))
+    grade_id = test_cells.load(lab)[0].grade_id
+    assert any(flag.startswith(f"holds 2 cells marked {grade_id}") for flag in flags), flags
+    assert f"{grade_id}-again" in {cell_id for cell_id, _ in learner_cells(notebook, blank(lab))}

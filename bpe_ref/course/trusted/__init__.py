@@ -421,7 +421,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   in the scratch folder; tampering nbgrader restored (a test or read-only cell deleted, edited, made markdown, or the
   nbgrader metadata of any cell of the lab changed: raised points, the grade and solution flags and the schema version
   are put back from the gradebook, and flagged; a graded cell added is a plain cell, flagged; section 35), read in the
-  cell nbgrader keeps of a grade_id, the last marked with it, a grade_id marked more than once flagged (section 68). What the
+  cell nbgrader keeps of a grade_id, the last marked with it, a grade_id marked more than once flagged (section 68); a
+  cell holding a grade_id with none of nbgrader's marks is that cell only where no cell holds it marked (the last
+  such), else a plain cell (``cells.kept_grade_ids``: nbgrader put its marks back, two test cells of one grade_id, and
+  refused the notebook, section 117). What the
   worker's own audit hook notes is flagged as its report, a hint (``Worker.noticing``): a function's ``__code__`` set,
   a code object made (``code.replace``), a function made of one, and a graded function called whose ``__module__`` is
   not its globals' module or whose ``__qualname__`` is not its code's (a decorator's wrapper, ``__wrapped__``, left

@@ -586,7 +586,20 @@ if NbGraderPreprocessor is not None:
         """nbgrader's ``DeduplicateIds``, which failed the notebook (a ``KeyError``) on a cell marked graded, a solution
         or read-only with no grade_id, as a learner may mark one: such metadata is dropped, a plain cell, as
         :class:`RestoringOverwriteCells` makes one whose grade_id the gradebook lacks (flagged: ``review.tampering``;
-        ``tests/test_grading_redteam.py``, section 35)."""
+        ``tests/test_grading_redteam.py``, section 35). A cell that holds a grade_id unmarked (neither graded, a solution
+        nor read-only) where another cell holds it marked, or a later one unmarked, is a plain cell too
+        (:func:`.cells.kept_grade_ids`): nbgrader put the marks of its grade_id back, two test cells of one grade_id,
+        and refused the notebook (section 117)."""
+
+        def preprocess(self, nb, resources):
+            kept = test_cells.kept_grade_ids(nb.cells)
+            for index, cell in enumerate(nb.cells):
+                meta = cell.get("metadata", {}).get("nbgrader") if isinstance(cell.get("metadata"), dict) else None
+                grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+                if isinstance(grade_id, str) and kept.get(grade_id, index) != index:
+                    if not (meta.get("grade") or meta.get("solution") or meta.get("locked")):
+                        del cell.metadata["nbgrader"]
+            return super().preprocess(nb, resources)
 
         def preprocess_cell(self, cell, resources, cell_index):
             meta = cell.metadata.get("nbgrader")
