@@ -10380,3 +10380,37 @@ def test_a_grade_id_on_a_cell_of_no_marks_beside_its_cell_leaves_the_notebook_gr
     grade_id = test_cells.load(lab)[0].grade_id
     assert any(flag.startswith(f"holds 2 cells marked {grade_id}") for flag in flags), flags
     assert f"{grade_id}-again" in {cell_id for cell_id, _ in learner_cells(notebook, blank(lab))}
+
+
+# ---- 118. red53: what the instructor opens: many cells, each under its cell's bound, rendered at a cost per character ------
+#
+# The instructor's pages bound what each cell costs (section 39's HIGHLIGHTED_CHARS, sections 70 to 72's and 96's counts),
+# none what a notebook's cells cost together: Pygments, bleach on the HTML it makes (the classic template's clean_html)
+# and BeautifulSoup, which nbconvert's HTMLExporter parses the whole page with, took some 50 microseconds of CPU time a
+# character of code, mistune and the rest 8 to 30 a character of markdown. 2,000 code cells of 19,990 characters (40 MB,
+# under the exchange's 100 MB) cost about 35 minutes of CPU time a page: the formgrader serves every page from one
+# thread, and generate_feedback renders the class one notebook after another.
+SPAN_EACH_CHARACTER = ("a." * 10_000)[:19_990]
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_notebook_of_many_cells_each_under_its_bound_costs_a_page_a_bound(template):
+    """40 code cells of :data:`SPAN_EACH_CHARACTER` (a span a character once highlighted) and 20 markdown cells of 20,000
+    characters of emphasis: 50 s of CPU time a page (so some 35 minutes for 2,000 such cells). Safe: a page renders
+    ``RENDERED_NOTEBOOK_CHARS`` (100,000; a lab's source notebook holds at most 33,000) of its cells' sources in
+    all, highlighted or made HTML (:func:`bpe_ref.course.printable.code_html`, ``markdown_html``); the cells past them
+    are shown as text, and the code Pygments highlights is not cleaned again by bleach (it holds Pygments' spans and
+    escaped text only). The first cells are rendered as before."""
+    import nbformat
+
+    cells = [nbformat.v4.new_code_cell(SPAN_EACH_CHARACTER) for _ in range(40)]
+    cells += [nbformat.v4.new_markdown_cell("*a* " * 5_000) for _ in range(20)]
+    start = time.process_time()
+    html = _instructor_page(template, cells)
+    spent = time.process_time() - start
+    assert spent < 15.0, f"{spent:.1f} s of CPU time for one page"
+    assert '<span class="n">a</span><span class="o">.</span>' in html  # the first cells highlighted
+    assert html.count("<em>a</em>") == 0 and html.count("<pre>*a* *a*") == 20  # the markdown cells, past the bound: text
+    from bpe_ref.course.printable import RENDERED_NOTEBOOK_CHARS
+
+    assert 40 * 19_990 > RENDERED_NOTEBOOK_CHARS

@@ -225,7 +225,10 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   cell, at its first image (one 100 KB attachment shown 1,000 times: a 100 MB page, section 95), and a notebook keeps
   4,000,000 characters of attachments in all (``autograde.MAX_ATTACHMENT_CHARS``, dropped past it by
   ``BoundedSubmission``: 1,900 cells of a 48 KB image made 92 MB pages, section 115); an image of an attachment the
-  cell lacks is text (nbconvert raised, the page not made: section 116). The
+  cell lacks is text (nbconvert raised, the page not made: section 116). A page highlights or makes HTML of 100,000
+  characters of its cells' sources in all (``printable.RENDERED_NOTEBOOK_CHARS``), the cells past them shown as text:
+  each cell's bound held, 2,000 cells under it cost some 35 minutes a page, Pygments, bleach and nbconvert's
+  BeautifulSoup pass over the page paying per character and per tag (section 118). The
   review of ``grade --class`` parses a learner cell of at most 100,000 characters, and 500,000 of a notebook's in all
   (``review.REVIEW_CELL_CHARACTERS``): past them a cell is a flag, "not read" (a 1 MB list literal cost it 6 s of CPU
   time and 800 MB, unbounded: section 69).
