@@ -10414,3 +10414,35 @@ def test_a_notebook_of_many_cells_each_under_its_bound_costs_a_page_a_bound(temp
     from bpe_ref.course.printable import RENDERED_NOTEBOOK_CHARS
 
     assert 40 * 19_990 > RENDERED_NOTEBOOK_CHARS
+
+
+# ---- 119. red53: what the instructor opens: outputs whose terminal colours change at each character -------------------
+#
+# nbconvert's ansi2html writes a span at each change of an output's terminal colours, and its HTMLExporter parses the
+# whole page again with BeautifulSoup (section 118): a notebook's cells keep 1,000,000 characters of what they printed
+# (section 98), and printed with the colour changed at each character they made 166,000 spans, 8 s of CPU time a page.
+COLOUR_EACH_CHARACTER = "\x1b[31mA\x1b[32mA" * 1_666  # 19,992 characters
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_outputs_coloured_at_each_character_cost_a_page_a_bound(template):
+    """50 code cells, each with a stream of :data:`COLOUR_EACH_CHARACTER` (about as much as a stream keeps, 20,000):
+    166,000 spans, 8 s of CPU time a page. Safe: ``nbgrader_config.py``'s ``ansi2html`` (:func:`bpe_ref.course.printable.
+    ansi_html`) colours an output within the page's ``RENDERED_NOTEBOOK_CHARS``, as the cells' sources are counted; past
+    them the text is escaped, its escape codes left out. Text without escape codes is escaped as nbconvert escapes it;
+    the first outputs are coloured as before."""
+    import nbformat
+
+    cells = []
+    for index in range(50):
+        cell = nbformat.v4.new_code_cell(f"print({index})")
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=COLOUR_EACH_CHARACTER)]
+        cells.append(cell)
+    cells[0].outputs.append(nbformat.v4.new_output("stream", name="stderr", text="it's \"q\" <a> &\n"))
+    start = time.process_time()
+    html = _instructor_page(template, cells)
+    spent = time.process_time() - start
+    assert html.count('<span class="ansi-red-fg">A</span>') >= 5_000  # the first outputs coloured
+    assert "it's \"q\" &lt;a&gt; &amp;" in html and "\x1b" not in html  # (BeautifulSoup writes the quotes again)
+    assert html.count('<span class="ansi-') < 60_000, html.count('<span class="ansi-')
+    assert spent < 4.0, f"{spent:.1f} s of CPU time for one page"

@@ -180,6 +180,29 @@ def clean_html(context: jinja2.runtime.Context, element: str | bytes) -> str:
 _HIGHLIGHTED_TAG = re.compile(r'</?(?:span|pre|div)>|<(?:span|div) class="[A-Za-z0-9 _-]{0,100}">')
 
 
+# An escape code of the terminal's (SGR and the rest of ECMA-48's CSI sequences, and the lone ESC): what ansi2html reads.
+_ANSI_CODE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_]?)")
+
+
+@jinja2.pass_context
+def ansi_html(context: jinja2.runtime.Context, text: str) -> str:
+    """nbconvert's ``ansi2html`` filter for nbgrader's feedback and formgrader pages (``nbgrader_config.py``): an output's
+    text (a stream, a traceback's line) with its terminal colours as spans, within the page's
+    :data:`RENDERED_NOTEBOOK_CHARS`; past them the text escaped, its escape codes left out. A colour changed at each
+    character made a span of every few (1,000,000 characters of the learner's outputs, as many as a notebook keeps: 8 s of
+    CPU time a page, nbconvert parsing every span again, tests/test_grading_redteam.py, section 119)."""
+    from markupsafe import escape  # as ansi2html escapes text
+
+    from nbconvert.filters.ansi import ansi2html
+
+    text = str(text)
+    if "\x1b" not in text:
+        return str(escape(text))
+    if _rendered(context, text):
+        return ansi2html(text)
+    return str(escape(_ANSI_CODE.sub("", text)))
+
+
 # nbconvert's strip_files_prefix, its markdown pattern's captions and locations bounded: ``\[(.*?)\]\(`` tried from each
 # ``[`` of a line scans the rest of it, so a markdown cell of one line of 20,000 ``[`` cost 3 s a page, 200,000 some 300.
 _FILES_URL = re.compile(r"(src|href)\=([\'\"]?)/?files/")

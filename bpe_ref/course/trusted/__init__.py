@@ -228,7 +228,9 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   cell lacks is text (nbconvert raised, the page not made: section 116). A page highlights or makes HTML of 100,000
   characters of its cells' sources in all (``printable.RENDERED_NOTEBOOK_CHARS``), the cells past them shown as text:
   each cell's bound held, 2,000 cells under it cost some 35 minutes a page, Pygments, bleach and nbconvert's
-  BeautifulSoup pass over the page paying per character and per tag (section 118). The
+  BeautifulSoup pass over the page paying per character and per tag (section 118); outputs are coloured
+  (``printable.ansi_html``) within the same bound, past it escaped text (a colour changed at each character: 8 s a
+  page, section 119). The
   review of ``grade --class`` parses a learner cell of at most 100,000 characters, and 500,000 of a notebook's in all
   (``review.REVIEW_CELL_CHARACTERS``): past them a cell is a flag, "not read" (a 1 MB list literal cost it 6 s of CPU
   time and 800 MB, unbounded: section 69).
