@@ -96,7 +96,7 @@ def _renderer(attachments: dict):
     its first image: later images of it are text naming it (an attachment of 100 KB shown 1,000 times made a page of
     133 MB, tests/test_grading_redteam.py, section 95); an image of an attachment the cell lacks (or of no data: an empty
     bundle, data not text) is text saying so: nbconvert raised, and the formgrader could not show the notebook, nor
-    ``generate_feedback`` write its feedback (section 115; ``BoundedSubmission`` drops the attachments past a notebook's
+    ``generate_feedback`` write its feedback (section 116; ``BoundedSubmission`` drops the attachments past a notebook's
     bound); and shows an image from elsewhere than an attachment, raster ``data:`` or the page's folder as a link
     (:data:`_LOCAL_IMAGE`)."""
     from html import escape
