@@ -30,11 +30,13 @@ c.Application.logging_config = {"handlers": {"console": {"class": "bpe_ref.cours
 # instructor's browser, on the formgrader's origin. Its markdown keeps what markdown makes; HTML in it is shown as text.
 # Code is highlighted by Python's lexer, not the one the notebook names: IPython's took minutes on a long crafted cell.
 # A raw cell's text is shown as text too: nbconvert's clean_html took seconds a page on a raw cell of nested tags, and its
-# strip_files_prefix on a markdown line of many "[": both in time linear in the text here.
+# strip_files_prefix on a markdown line of many "[": both in time linear in the text here. What a page highlights, makes
+# HTML of or colours (ansi2html) is bounded in all (printable.RENDERED_NOTEBOOK_CHARS): past it, cells and outputs are text.
 c.HTMLExporter.filters = {"markdown2html": "bpe_ref.course.printable.markdown_html",
                           "highlight_code": "bpe_ref.course.printable.code_html",
                           "clean_html": "bpe_ref.course.printable.clean_html",
-                          "strip_files_prefix": "bpe_ref.course.printable.strip_files_prefix"}
+                          "strip_files_prefix": "bpe_ref.course.printable.strip_files_prefix",
+                          "ansi2html": "bpe_ref.course.printable.ansi_html"}
 
 # nbgrader's formgrader (in the Jupyter server, which loads this file before it builds its pages) wrote the ids in the
 # address it was opened at into its pages' scripts as they were, ran the nbgrader_config.py of any folder ?path= named,

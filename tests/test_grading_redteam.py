@@ -10721,3 +10721,184 @@ def test_lab_03s_count_chunk_decoded_in_blocks_of_1_mib_loses_task_2():
         "count_chunk")
     with pytest.raises(AssertionError):
         graders.check_count_chunk_properties(mistake)
+
+
+# ---- 115. red53: attachments spread over many cells: each written once a cell, of no bound in all -------------------
+#
+# Section 95 writes an attachment's data into the instructor's pages once a cell; a notebook may hold one in each of its
+# 2,000 cells (MAX_CELLS), each as large as the exchange's max_dir_size (100 MB) allows: 1,900 cells of one 48 KB image
+# (a 92 MB notebook) made the autograded notebook, the feedback's page and the formgrader's 92 MB each (4 s of CPU time
+# and 760 MB a page), for each such submission: a page the instructor's browser cannot open, and disk per student.
+def _attached_cells(count: int, size: int) -> list[dict]:
+    """``count`` markdown cells, each showing an attachment of its own of ``size`` characters of base64."""
+    return [{"cell_type": "markdown", "id": f"attached{index}", "metadata": {}, "source": f"![a](attachment:a{index}.png)",
+             "attachments": {f"a{index}.png": {"image/png": "iVBORw0K" + "A" * (size - 16) + f"{index:08d}"}}}
+            for index in range(count)]
+
+
+def test_attachments_in_many_cells_are_kept_to_a_bound_in_all(tmp_path):
+    """Lab 00's blank release with 60 cells of a 100 KB attachment each (6 MB): the autograded notebook kept them all,
+    and the feedback's page made of it held 6 MB of images (so 92 MB for 1,900 cells). Safe: autograde's first
+    sanitizing step (``BoundedSubmission``, both paths) keeps ``MAX_ATTACHMENT_CHARS`` (4,000,000) characters of
+    attachments in all, in the notebook's order; the first past them and every one after it is dropped, and the pages
+    show its image as text saying it is not in the notebook."""
+    import json
+
+    import nbformat
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import autograde_notebook
+    from bpe_ref.course.trusted.autograde import MAX_ATTACHMENT_CHARS
+
+    notebook = blank("00_pretokenization")
+    notebook["cells"][1:1] = _attached_cells(60, 100_000)
+    path = tmp_path / "00_pretokenization.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    autograde_notebook(path, "00_pretokenization", keep=tmp_path / "kept")
+    graded = nbformat.read(tmp_path / "kept" / "00_pretokenization.autograded.ipynb", as_version=4)
+    attached = [cell for cell in graded.cells if cell.get("id", "").startswith("attached")]
+    kept = [name for cell in attached for name in cell.get("attachments", {})]
+    assert len(attached) == 60 and kept == [f"a{index}.png" for index in range(len(kept))], kept
+    assert 30 <= len(kept) and 100_000 * len(kept) <= MAX_ATTACHMENT_CHARS, len(kept)
+    html = _instructor_page("feedback", attached)
+    assert len(html) < MAX_ATTACHMENT_CHARS + 2**20, len(html)
+    assert html.count("not in the notebook]") == 60 - len(kept)
+
+
+# ---- 116. red53: what the instructor opens: an image of an attachment the cell does not hold -----------------------
+#
+# nbconvert's markdown renderer raises ("missing attachment") at an image that names an attachment the cell lacks, and
+# fails at one whose attachment holds no data (``{}``): the formgrader could not show that notebook (where the
+# instructor reviews it and grades by hand), nor ``generate_feedback`` write its feedback. A markdown cell copied from
+# another notebook without its image does the same, in good faith.
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_an_image_of_an_attachment_the_cell_lacks_leaves_the_page_shown(template):
+    """Markdown cells showing ``attachment:gone.png``, which the cell lacks, and ``attachment:empty.png``, a bundle of no
+    data: the page was not made (``InvalidNotebook``, ``RuntimeError``). Safe: :func:`bpe_ref.course.printable.markdown_html`
+    shows such an image as text saying it is not in the notebook; an attachment the cell holds is shown as before."""
+    import nbformat
+
+    png = "iVBORw0KGgo="
+    cells = [nbformat.v4.new_markdown_cell("Before ![g](attachment:gone.png) after"),
+             nbformat.v4.new_markdown_cell("![e](attachment:empty.png) ![p](attachment:p.png)",
+                                           attachments={"empty.png": {}, "p.png": {"image/png": png}})]
+    html = _instructor_page(template, cells)
+    assert "[the image attachment:gone.png, not in the notebook]" in html
+    assert "[the image attachment:empty.png, not in the notebook]" in html
+    assert f'src="data:image/png;base64,{png}"' in html
+
+
+# ---- 117. red53: a test cell's grade_id on a cell of no nbgrader marks: two test cells of one grade_id, not graded ------
+#
+# nbgrader's DeduplicateIds keeps one of the cells marked graded, a solution or read-only that share a grade_id (section
+# 68), and reads no cell unmarked; the course's RestoringOverwriteCells then puts back the marks of every cell holding a
+# grade_id of the lab's. A cell holding a test cell's grade_id and no marks ({"grade_id": ...}, or its marks false) beside
+# the test cell so became a second test cell of that grade_id: nbgrader's CheckCellMetadata refused the notebook, "not
+# graded" in both paths, for a reason the self-grade printed as "Traceback (most recent call last):".
+def _unmarked_copies(notebook: dict, marks: dict) -> dict:
+    """``notebook`` with, after each test cell, a code cell holding its grade_id with ``marks`` (none, or false)."""
+    import copy
+
+    from bpe_ref.course.trusted.cells import is_test_cell, nbgrader_of
+
+    notebook, cells = copy.deepcopy(notebook), []
+    for cell in notebook["cells"]:
+        cells.append(cell)
+        if is_test_cell(cell):
+            grade_id = nbgrader_of(cell)["grade_id"]
+            cells.append(code_cell(f"{grade_id}-again", "", {"grade_id": grade_id, **marks}))
+    notebook["cells"] = cells
+    return notebook
+
+
+@pytest.mark.parametrize("marks", [{}, {"grade": False, "solution": False, "locked": False}], ids=["none", "false"])
+def test_a_grade_id_on_a_cell_of_no_marks_beside_its_cell_leaves_the_notebook_graded(tmp_path, marks):
+    """Lab 00's release with an unmarked copy of each test cell's grade_id after it: not graded (``NotGradable``). Safe:
+    a cell holding a grade_id unmarked where another holds it marked (or a later one unmarked) is a plain cell
+    (``NamedDeduplicateIds``, :func:`bpe_ref.course.trusted.cells.kept_grade_ids`): graded as the release is, the copies
+    flagged by the review ("holds 2 cells marked ..."), which reads them as the plain cells autograde runs."""
+    import json
+
+    from test_grading_adversarial import blank
+
+    from bpe_ref.course.grade import autograde_notebook
+    from bpe_ref.course.trusted import cells as test_cells
+    from bpe_ref.course.trusted.review import learner_cells, tampering
+
+    lab = "00_pretokenization"
+    notebook = _unmarked_copies(blank(lab), marks)
+    path = tmp_path / f"{lab}.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    results = autograde_notebook(path, lab)
+    assert [result.grade_id for result in results] == [cell.grade_id for cell in test_cells.load(lab)]
+    assert sum(result.earned for result in results) == 0
+    flags = tampering(notebook, blank(lab))
+    grade_id = test_cells.load(lab)[0].grade_id
+    assert any(flag.startswith(f"holds 2 cells marked {grade_id}") for flag in flags), flags
+    assert f"{grade_id}-again" in {cell_id for cell_id, _ in learner_cells(notebook, blank(lab))}
+
+
+# ---- 118. red53: what the instructor opens: many cells, each under its cell's bound, rendered at a cost per character ------
+#
+# The instructor's pages bound what each cell costs (section 39's HIGHLIGHTED_CHARS, sections 70 to 72's and 96's counts),
+# none what a notebook's cells cost together: Pygments, bleach on the HTML it makes (the classic template's clean_html)
+# and BeautifulSoup, which nbconvert's HTMLExporter parses the whole page with, took some 50 microseconds of CPU time a
+# character of code, mistune and the rest 8 to 30 a character of markdown. 2,000 code cells of 19,990 characters (40 MB,
+# under the exchange's 100 MB) cost about 35 minutes of CPU time a page: the formgrader serves every page from one
+# thread, and generate_feedback renders the class one notebook after another.
+SPAN_EACH_CHARACTER = ("a." * 10_000)[:19_990]
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_a_notebook_of_many_cells_each_under_its_bound_costs_a_page_a_bound(template):
+    """40 code cells of :data:`SPAN_EACH_CHARACTER` (a span a character once highlighted) and 20 markdown cells of 20,000
+    characters of emphasis: 50 s of CPU time a page (so some 35 minutes for 2,000 such cells). Safe: a page renders
+    ``RENDERED_NOTEBOOK_CHARS`` (100,000; a lab's source notebook holds at most 33,000) of its cells' sources in
+    all, highlighted or made HTML (:func:`bpe_ref.course.printable.code_html`, ``markdown_html``); the cells past them
+    are shown as text, and the code Pygments highlights is not cleaned again by bleach (it holds Pygments' spans and
+    escaped text only). The first cells are rendered as before."""
+    import nbformat
+
+    cells = [nbformat.v4.new_code_cell(SPAN_EACH_CHARACTER) for _ in range(40)]
+    cells += [nbformat.v4.new_markdown_cell("*a* " * 5_000) for _ in range(20)]
+    start = time.process_time()
+    html = _instructor_page(template, cells)
+    spent = time.process_time() - start
+    assert spent < 15.0, f"{spent:.1f} s of CPU time for one page"
+    assert '<span class="n">a</span><span class="o">.</span>' in html  # the first cells highlighted
+    assert html.count("<em>a</em>") == 0 and html.count("<pre>*a* *a*") == 20  # the markdown cells, past the bound: text
+    from bpe_ref.course.printable import RENDERED_NOTEBOOK_CHARS
+
+    assert 40 * 19_990 > RENDERED_NOTEBOOK_CHARS
+
+
+# ---- 119. red53: what the instructor opens: outputs whose terminal colours change at each character -------------------
+#
+# nbconvert's ansi2html writes a span at each change of an output's terminal colours, and its HTMLExporter parses the
+# whole page again with BeautifulSoup (section 118): a notebook's cells keep 1,000,000 characters of what they printed
+# (section 98), and printed with the colour changed at each character they made 166,000 spans, 8 s of CPU time a page.
+COLOUR_EACH_CHARACTER = "\x1b[31mA\x1b[32mA" * 1_666  # 19,992 characters
+
+
+@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+def test_outputs_coloured_at_each_character_cost_a_page_a_bound(template):
+    """50 code cells, each with a stream of :data:`COLOUR_EACH_CHARACTER` (about as much as a stream keeps, 20,000):
+    166,000 spans, 8 s of CPU time a page. Safe: ``nbgrader_config.py``'s ``ansi2html`` (:func:`bpe_ref.course.printable.
+    ansi_html`) colours an output within the page's ``RENDERED_NOTEBOOK_CHARS``, as the cells' sources are counted; past
+    them the text is escaped, its escape codes left out. Text without escape codes is escaped as nbconvert escapes it;
+    the first outputs are coloured as before."""
+    import nbformat
+
+    cells = []
+    for index in range(50):
+        cell = nbformat.v4.new_code_cell(f"print({index})")
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=COLOUR_EACH_CHARACTER)]
+        cells.append(cell)
+    cells[0].outputs.append(nbformat.v4.new_output("stream", name="stderr", text="it's \"q\" <a> &\n"))
+    start = time.process_time()
+    html = _instructor_page(template, cells)
+    spent = time.process_time() - start
+    assert html.count('<span class="ansi-red-fg">A</span>') >= 5_000  # the first outputs coloured
+    assert "it's \"q\" &lt;a&gt; &amp;" in html and "\x1b" not in html  # (BeautifulSoup writes the quotes again)
+    assert html.count('<span class="ansi-') < 60_000, html.count('<span class="ansi-')
+    assert spent < 4.0, f"{spent:.1f} s of CPU time for one page"

@@ -69,11 +69,36 @@ MOST_BRACKETS_WITH_DEFINITIONS = 1_000
 _LOCAL_IMAGE = re.compile(r"(?!.*//)[A-Za-z0-9_][A-Za-z0-9_./%-]{0,2000}")
 
 
+# What the instructor's pages render of a notebook's cells, in all: each cell is bounded (HIGHLIGHTED_CHARS, the counts
+# above), but what they make of a notebook costs CPU time per character of code or markdown and per tag of the page
+# (Pygments makes one a token; bleach cleans them, and nbconvert's HTMLExporter parses the whole page again with
+# BeautifulSoup, some 100 microseconds a tag): 2,000 code cells of 19,990 characters (40 MB, under the exchange's 100 MB)
+# cost some 35 minutes a page (tests/test_grading_redteam.py, section 118). Past this many characters of the cells'
+# sources a page has rendered (highlighted, made HTML), a cell is shown as text, and every cell after it. A lab's source
+# notebook holds 33,000 at most.
+RENDERED_NOTEBOOK_CHARS = 100_000
+_RENDERED = "bpe_ref_rendered_chars"  # the key of a page's ``resources`` that counts them
+
+
+def _rendered(context: jinja2.runtime.Context, source: str) -> bool:
+    """Whether a cell's ``source`` is rendered on the page ``context`` makes (within :data:`RENDERED_NOTEBOOK_CHARS` of
+    the page's cells, counted in its ``resources``, which nbconvert makes anew for each page), or shown as text."""
+    resources = context.get("resources")
+    if not isinstance(resources, dict):
+        return len(source) <= RENDERED_NOTEBOOK_CHARS
+    spent = resources.get(_RENDERED, 0) + len(source)
+    resources[_RENDERED] = spent if spent <= RENDERED_NOTEBOOK_CHARS else RENDERED_NOTEBOOK_CHARS + 1
+    return spent <= RENDERED_NOTEBOOK_CHARS
+
+
 def _renderer(attachments: dict):
     """nbconvert's ``IPythonRenderer`` (with ``attachments``) that writes each attachment's data into the page once, at
     its first image: later images of it are text naming it (an attachment of 100 KB shown 1,000 times made a page of
-    133 MB, tests/test_grading_redteam.py, section 95); and shows an image from elsewhere than an attachment, raster
-    ``data:`` or the page's folder as a link (:data:`_LOCAL_IMAGE`)."""
+    133 MB, tests/test_grading_redteam.py, section 95); an image of an attachment the cell lacks (or of no data: an empty
+    bundle, data not text) is text saying so: nbconvert raised, and the formgrader could not show the notebook, nor
+    ``generate_feedback`` write its feedback (section 116; ``BoundedSubmission`` drops the attachments past a notebook's
+    bound); and shows an image from elsewhere than an attachment, raster ``data:`` or the page's folder as a link
+    (:data:`_LOCAL_IMAGE`)."""
     from html import escape
 
     from nbconvert.filters.markdown_mistune import IPythonRenderer
@@ -86,13 +111,17 @@ def _renderer(attachments: dict):
                 name = url[len("attachment:"):]
                 if name in self.shown:
                     return f"<em>[the image attachment:{escape(name)}, shown above]</em>"
+                bundle = self.attachments.get(name)
+                if not (isinstance(bundle, dict) and bundle and all(isinstance(data, str) for data in bundle.values())):
+                    return f"<em>[the image attachment:{escape(name)}, not in the notebook]</em>"
                 self.shown.add(name)
                 return super().image(text, url, title)
             if url.lower().startswith("data:image/") or _LOCAL_IMAGE.fullmatch(url):
                 return super().image(text, url, title)
             return self.link(text or escape(url), url, title)
 
-    renderer = BoundedRenderer(escape=True, allow_harmful_protocols=False, attachments=attachments)
+    renderer = BoundedRenderer(escape=True, allow_harmful_protocols=False,
+                               attachments=attachments if isinstance(attachments, dict) else {})
     renderer.shown = set()
     return renderer
 
@@ -108,11 +137,13 @@ def markdown_html(context: jinja2.runtime.Context, source: str) -> str:
     cost minutes of CPU on 300 KB of unclosed tags. The cell's attachments (an image pasted in) are given, as nbconvert
     gives them, each once a cell; an image from elsewhere is a link (:func:`_renderer`). A cell of more link reference
     definitions than :data:`MOST_LINK_DEFINITIONS`, or of one and many ``[``, is shown as text, as one of many LaTeX
-    openers is."""
+    openers is, and a cell past the page's :data:`RENDERED_NOTEBOOK_CHARS`."""
     from html import escape
 
     from nbconvert.filters.markdown_mistune import MarkdownWithMath
 
+    if not _rendered(context, source):  # past the page's bound in all (section 118)
+        return f"<pre>{escape(source)}</pre>"
     if sum(source.count(opener) for opener in MATH_OPENERS) > MOST_MATH_OPENERS:  # each scans the rest of the cell
         return f"<pre>{escape(source)}</pre>"
     definitions = source.count("]:")  # every link reference definition holds one ("[label]:")
@@ -129,7 +160,9 @@ def clean_html(context: jinja2.runtime.Context, element: str | bytes) -> str:
     pass a raw cell's source to ``clean_html`` (bleach), whose time grows as the square of the tags left open or nested: a
     raw cell of 40 KB of ``<div>`` cost 4 s of CPU a page, so 2,000 of them in a submission (80 MB, under the exchange's
     limit) hours of ``generate_feedback``, which renders the class one notebook after another, and of the formgrader,
-    which serves every page from one thread (``tests/test_grading_redteam.py``, section 70). No lab has a raw cell."""
+    which serves every page from one thread (``tests/test_grading_redteam.py``, section 70). No lab has a raw cell.
+    HTML of Pygments' tags and escaped text alone (a code cell as :func:`code_html` highlights it) is kept as it is:
+    bleach cost some 40 microseconds of CPU time a character of code (section 118)."""
     from html import escape
 
     from nbconvert.filters.strings import clean_html as nbconvert_clean_html
@@ -138,7 +171,36 @@ def clean_html(context: jinja2.runtime.Context, element: str | bytes) -> str:
     if isinstance(cell, dict) and cell.get("cell_type") == "raw":
         text = element.decode("utf-8", "replace") if isinstance(element, bytes) else str(element)
         return f"<pre>{escape(text)}</pre>"
+    if isinstance(element, str) and "<" not in _HIGHLIGHTED_TAG.sub("", element):
+        return element  # code_html's: escaped text in Pygments' tags, nothing for bleach to take out (section 118)
     return nbconvert_clean_html(element)
+
+
+# The tags of Pygments' HTML (code_html), a class their one attribute: HTML of these and text holds nothing to clean.
+_HIGHLIGHTED_TAG = re.compile(r'</?(?:span|pre|div)>|<(?:span|div) class="[A-Za-z0-9 _-]{0,100}">')
+
+
+# An escape code of the terminal's (SGR and the rest of ECMA-48's CSI sequences, and the lone ESC): what ansi2html reads.
+_ANSI_CODE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_]?)")
+
+
+@jinja2.pass_context
+def ansi_html(context: jinja2.runtime.Context, text: str) -> str:
+    """nbconvert's ``ansi2html`` filter for nbgrader's feedback and formgrader pages (``nbgrader_config.py``): an output's
+    text (a stream, a traceback's line) with its terminal colours as spans, within the page's
+    :data:`RENDERED_NOTEBOOK_CHARS`; past them the text escaped, its escape codes left out. A colour changed at each
+    character made a span of every few (1,000,000 characters of the learner's outputs, as many as a notebook keeps: 8 s of
+    CPU time a page, nbconvert parsing every span again, tests/test_grading_redteam.py, section 119)."""
+    from markupsafe import escape  # as ansi2html escapes text
+
+    from nbconvert.filters.ansi import ansi2html
+
+    text = str(text)
+    if "\x1b" not in text:
+        return str(escape(text))
+    if _rendered(context, text):
+        return ansi2html(text)
+    return str(escape(_ANSI_CODE.sub("", text)))
 
 
 # nbconvert's strip_files_prefix, its markdown pattern's captions and locations bounded: ``\[(.*?)\]\(`` tried from each
@@ -159,7 +221,9 @@ def strip_files_prefix(text: str) -> str:
 HIGHLIGHTED_CHARS = 20_000  # the longest cell of a lab's source: 4,106 characters
 
 
-def code_html(source: str, language: str | None = None, metadata: dict | None = None) -> str:
+@jinja2.pass_context
+def code_html(context: jinja2.runtime.Context, source: str, language: str | None = None,
+              metadata: dict | None = None) -> str:
     """nbconvert's ``highlight_code`` filter for nbgrader's feedback and formgrader pages (``nbgrader_config.py``): a
     code cell highlighted by Pygments' Python lexer, whatever lexer the notebook names (its ``language_info``, a cell's
     ``magics_language``: the learner's metadata), and shown as text past :data:`HIGHLIGHTED_CHARS`. IPython's lexer,
@@ -167,14 +231,16 @@ def code_html(source: str, language: str | None = None, metadata: dict | None = 
     chain ``a.a.a...``: 16 KB, 5 s of CPU; Pygments' ``ng2`` on ``((((``, too): a submission's long cells held
     nbgrader's ``generate_feedback``, which renders the class one notebook after another, and the formgrader, which
     serves every page from one thread, for minutes a cell (``tests/test_grading_redteam.py``, section 39). Python's
-    lexer took 0.2 s at most on 10,000 characters of each of 50 repeated patterns tried."""
+    lexer took 0.2 s at most on 10,000 characters of each of 50 repeated patterns tried. A cell past the page's
+    :data:`RENDERED_NOTEBOOK_CHARS` in all is shown as text too (2,000 cells of 19,990 characters: some 35 minutes a
+    page, section 118)."""
     from html import escape
 
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import PythonLexer
 
-    if len(source) > HIGHLIGHTED_CHARS:
+    if len(source) > HIGHLIGHTED_CHARS or not _rendered(context, source):
         return f'<div class=" highlight hl-python"><pre>{escape(source)}</pre></div>'
     return highlight(source or " ", PythonLexer(), HtmlFormatter(cssclass=" highlight hl-python"))
 

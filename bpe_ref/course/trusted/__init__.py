@@ -223,7 +223,15 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   which nbconvert's math plugin ends by a search to the end of the cell, is shown as text (5.7 s a page for 54 KB:
   section 72), as is one of more than 64 link reference definitions, or of one and more than 1,000 ``[`` (each use
   writes the definition again: 141 KB of markdown, a 20 MB page, section 96); an attachment's data is written once a
-  cell, at its first image (one 100 KB attachment shown 1,000 times: a 100 MB page, section 95). The
+  cell, at its first image (one 100 KB attachment shown 1,000 times: a 100 MB page, section 95), and a notebook keeps
+  4,000,000 characters of attachments in all (``autograde.MAX_ATTACHMENT_CHARS``, dropped past it by
+  ``BoundedSubmission``: 1,900 cells of a 48 KB image made 92 MB pages, section 115); an image of an attachment the
+  cell lacks is text (nbconvert raised, the page not made: section 116). A page highlights or makes HTML of 100,000
+  characters of its cells' sources in all (``printable.RENDERED_NOTEBOOK_CHARS``), the cells past them shown as text:
+  each cell's bound held, 2,000 cells under it cost some 35 minutes a page, Pygments, bleach and nbconvert's
+  BeautifulSoup pass over the page paying per character and per tag (section 118); outputs are coloured
+  (``printable.ansi_html``) within the same bound, past it escaped text (a colour changed at each character: 8 s a
+  page, section 119). The
   review of ``grade --class`` parses a learner cell of at most 100,000 characters, and 500,000 of a notebook's in all
   (``review.REVIEW_CELL_CHARACTERS``): past them a cell is a flag, "not read" (a 1 MB list literal cost it 6 s of CPU
   time and 800 MB, unbounded: section 69).
@@ -419,7 +427,10 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   in the scratch folder; tampering nbgrader restored (a test or read-only cell deleted, edited, made markdown, or the
   nbgrader metadata of any cell of the lab changed: raised points, the grade and solution flags and the schema version
   are put back from the gradebook, and flagged; a graded cell added is a plain cell, flagged; section 35), read in the
-  cell nbgrader keeps of a grade_id, the last marked with it, a grade_id marked more than once flagged (section 68). What the
+  cell nbgrader keeps of a grade_id, the last marked with it, a grade_id marked more than once flagged (section 68); a
+  cell holding a grade_id with none of nbgrader's marks is that cell only where no cell holds it marked (the last
+  such), else a plain cell (``cells.kept_grade_ids``: nbgrader put its marks back, two test cells of one grade_id, and
+  refused the notebook, section 117). What the
   worker's own audit hook notes is flagged as its report, a hint (``Worker.noticing``): a function's ``__code__`` set,
   a code object made (``code.replace``), a function made of one, and a graded function called whose ``__module__`` is
   not its globals' module or whose ``__qualname__`` is not its code's (a decorator's wrapper, ``__wrapped__``, left

@@ -72,6 +72,41 @@ def too_many_containers(text: str, most: int = MAX_JSON_CONTAINERS) -> str | Non
 # the autograded notebook, the feedback and the formgrader's page (tests/test_grading_redteam.py, section 98). The
 # course's solutions print a few hundred characters in all.
 MAX_LEARNER_OUTPUT_CHARS = 1_000_000
+# Characters of attachments (images pasted into markdown cells: their names, types and base64 data) a submission keeps,
+# all its cells together (:func:`bounded_attachments`, in autograde's first sanitizing step): each is written into the
+# autograded notebook, and into the feedback's and the formgrader's page once a cell (section 95), so 1,900 cells of one
+# 48 KB image each (a 92 MB notebook, under the exchange's max_dir_size) made 92 MB of each page and of the autograded
+# copy (tests/test_grading_redteam.py, section 115). No lab's notebook holds one; a few screenshots fit.
+MAX_ATTACHMENT_CHARS = 4_000_000
+
+
+def bounded_attachments(cells: list, most: int = MAX_ATTACHMENT_CHARS) -> list[str]:
+    """Keep ``most`` characters of the ``cells``' attachments in all, in the notebook's order: the first attachment that
+    does not fit, and every one after it, is dropped from its cell (an attachment that is no name's bundle of text
+    data too), where the pages show its images as text saying it is not in the notebook
+    (:func:`bpe_ref.course.printable.markdown_html`). The names dropped."""
+    dropped, left = [], most
+    for cell in cells:
+        attachments = cell.get("attachments") if isinstance(cell, dict) else None
+        if attachments is None:
+            continue
+        if not isinstance(attachments, dict):
+            del cell["attachments"]
+            dropped.append("(attachments that are no names' data)")
+            continue
+        for name in list(attachments):
+            bundle = attachments[name]
+            size = len(str(name)) + (sum(len(str(kind)) + (len(data) if isinstance(data, str) else most + 1)
+                                         for kind, data in bundle.items()) if isinstance(bundle, dict) else most + 1)
+            if size > left:
+                left = 0
+                del attachments[name]
+                dropped.append(str(name))
+            else:
+                left -= size
+    return dropped
+
+
 # Where a lab's graders are found: ``<GRADERS_PACKAGE>.lab<lab>``. Looked up by name when a notebook is graded
 # (:func:`load_graders`), never imported with this module: the trusted side's code does not depend on the graders'.
 GRADERS_PACKAGE = __package__.rsplit(".", 1)[0] + ".checks"
@@ -504,12 +539,17 @@ if NbGraderPreprocessor is not None:
         0). nbgrader's steps before and after the trusted grading (validating, copying, writing the notebook, its
         gradebook and feedback) cost some 0.4 ms of CPU time a cell, outside the notebook's budget (``total_timeout``):
         200,000 empty markdown cells (15 MB, under the exchange's ``max_dir_size``) cost the class's autograde 76 s of CPU
-        and 1.2 GB of memory, 100 MB some 8 minutes and 8 GB (``tests/test_grading_redteam.py``, section 47)."""
+        and 1.2 GB of memory, 100 MB some 8 minutes and 8 GB (``tests/test_grading_redteam.py``, section 47). The
+        attachments it keeps are bounded in all (:func:`bounded_attachments`: the autograded notebook and the pages made
+        of it held every one, section 115)."""
 
         max_cells = Integer(MAX_CELLS, help="Cells a submitted notebook may have: the largest lab's source has 35."
                             ).tag(config=True)
         max_outputs = Integer(MAX_OUTPUTS, help="Outputs a submitted notebook's cells may have in all (autograde clears "
                               "them).").tag(config=True)
+        max_attachment_chars = Integer(MAX_ATTACHMENT_CHARS, help="Characters of attachments (images pasted into "
+                                       "markdown) a submitted notebook keeps in all; those past it are dropped, their "
+                                       "images shown as text.").tag(config=True)
 
         def preprocess(self, nb, resources):
             # (a cell or its outputs of another shape is for nbgrader's own checks to refuse, as before)
@@ -517,6 +557,10 @@ if NbGraderPreprocessor is not None:
             if len(nb.cells) > self.max_cells or outputs > self.max_outputs:
                 raise ValueError(f"not graded: the notebook has {len(nb.cells):,} cells and {outputs:,} outputs, more than "
                                  f"the {self.max_cells:,} cells and {self.max_outputs:,} outputs a submission may have")
+            dropped = bounded_attachments(nb.cells, self.max_attachment_chars)
+            if dropped:
+                self.log.warning("%d attachment(s) not kept, past the %s characters of attachments a submission keeps: %s",
+                                 len(dropped), f"{self.max_attachment_chars:,}", ", ".join(dropped[:5])[:200])
             return nb, resources
 
     from nbconvert.exporters import NotebookExporter
@@ -542,7 +586,20 @@ if NbGraderPreprocessor is not None:
         """nbgrader's ``DeduplicateIds``, which failed the notebook (a ``KeyError``) on a cell marked graded, a solution
         or read-only with no grade_id, as a learner may mark one: such metadata is dropped, a plain cell, as
         :class:`RestoringOverwriteCells` makes one whose grade_id the gradebook lacks (flagged: ``review.tampering``;
-        ``tests/test_grading_redteam.py``, section 35)."""
+        ``tests/test_grading_redteam.py``, section 35). A cell that holds a grade_id unmarked (neither graded, a solution
+        nor read-only) where another cell holds it marked, or a later one unmarked, is a plain cell too
+        (:func:`.cells.kept_grade_ids`): nbgrader put the marks of its grade_id back, two test cells of one grade_id,
+        and refused the notebook (section 117)."""
+
+        def preprocess(self, nb, resources):
+            kept = test_cells.kept_grade_ids(nb.cells)
+            for index, cell in enumerate(nb.cells):
+                meta = cell.get("metadata", {}).get("nbgrader") if isinstance(cell.get("metadata"), dict) else None
+                grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+                if isinstance(grade_id, str) and kept.get(grade_id, index) != index:
+                    if not (meta.get("grade") or meta.get("solution") or meta.get("locked")):
+                        del cell.metadata["nbgrader"]
+            return super().preprocess(nb, resources)
 
         def preprocess_cell(self, cell, resources, cell_index):
             meta = cell.metadata.get("nbgrader")

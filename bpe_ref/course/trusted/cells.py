@@ -41,6 +41,22 @@ def nbgrader_of(cell: dict) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {})
 
 
+def kept_grade_ids(cells: list) -> dict[str, int]:
+    """``grade_id -> index`` of the cell that holds it once nbgrader's sanitizing steps are done: the last cell marked
+    graded, a solution or read-only (nbgrader's ``DeduplicateIds`` keeps the last), or, where no cell is marked so, the
+    last that holds it unmarked (``autograde.RestoringOverwriteCells`` puts its marks back). Every other cell holding it
+    is a plain cell (``autograde.NamedDeduplicateIds``): an unmarked copy of a test cell beside it made two test cells of
+    one grade_id, which nbgrader refused, the notebook not graded (tests/test_grading_redteam.py, section 117)."""
+    marked, unmarked = {}, {}
+    for index, cell in enumerate(cells):
+        meta = nbgrader_of(cell) if isinstance(cell, dict) and isinstance(cell.get("metadata"), dict) else None
+        grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+        if isinstance(grade_id, str) and grade_id:
+            held = marked if meta.get("grade") or meta.get("solution") or meta.get("locked") else unmarked
+            held[grade_id] = index
+    return {**unmarked, **marked}
+
+
 def is_test_cell(cell: dict) -> bool:
     """A locked code cell with points: nbgrader's test cell, which the trusted grader runs itself."""
     meta = nbgrader_of(cell)

@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
-from .cells import is_test_cell, nbgrader_of, source_of
+from .cells import is_test_cell, kept_grade_ids, nbgrader_of, source_of
 from .sandbox import ALLOWED_PACKAGES
 
 # CPU seconds the review may spend on IPython's reading of one notebook's cells that are no Python without it
@@ -267,20 +267,16 @@ def learner_cells(notebook: dict, release: dict) -> list[tuple[str, str]]:
     a solution cell made markdown or raw runs as code (tests/test_grading_redteam.py, section 61). Of the cells graded,
     solutions or read-only that share a grade_id, DeduplicateIds keeps the last, and the others, as every cell whose
     grade_id the lab lacks, become plain cells, run if they are code: a copy of a test cell before it, or a cell with
-    test metadata of its own, was run and not read (section 60)."""
+    test metadata of its own, was run and not read (section 60); a cell holding a grade_id unmarked keeps it only where
+    no cell holds it marked, the last such (:func:`.cells.kept_grade_ids`, section 117)."""
     shipped = {(cell.get("id"), source_of(cell)) for cell in release.get("cells", []) if cell.get("cell_type") == "code"}
     known = {_grade_id(cell): cell for cell in release.get("cells", []) if _grade_id(cell)}
     cells = notebook.get("cells", [])
-
-    def flagged(cell: dict) -> bool:
-        meta = nbgrader_of(cell)
-        return bool(meta.get("grade_id")) and bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
-
-    kept = {_grade_id(cell): index for index, cell in enumerate(cells) if flagged(cell)}
+    kept = kept_grade_ids(cells)  # the cell each grade_id stays on; the others holding it are plain (section 117)
     found = []
     for index, cell in enumerate(cells):
         grade_id = _grade_id(cell)
-        source_cell = known.get(grade_id) if not flagged(cell) or kept.get(grade_id) == index else None
+        source_cell = known.get(grade_id) if kept.get(grade_id) == index else None
         if source_cell is None:  # a plain cell as autograde runs it
             runs = cell.get("cell_type") == "code"
         else:  # put back as the release has it: run as written only if a code cell neither locked nor a test cell
@@ -582,18 +578,14 @@ def tampering(notebook: dict, release: dict) -> list[str]:
         meta = nbgrader_of(cell)
         return bool(meta.get("grade_id")) and (bool(meta.get("locked")) or (bool(meta.get("grade")) and not meta.get("solution")))
 
-    def flagged(cell: dict) -> bool:  # what DeduplicateIds keeps one of, the last
-        meta = nbgrader_of(cell)
-        return bool(meta.get("grade_id")) and bool(meta.get("grade") or meta.get("solution") or meta.get("locked"))
-
     known = [cell for cell in release.get("cells", []) if _grade_id(cell)]
     shipped = [cell for cell in known if protected(cell)]
-    submitted, copies = {}, {}
-    for cell in notebook.get("cells", []):
-        submitted.setdefault(_grade_id(cell), cell)
-    for cell in notebook.get("cells", []):  # the cell nbgrader grades and puts right: the last of its grade_id marked so
-        if flagged(cell):
-            submitted[_grade_id(cell)] = cell
+    cells = notebook.get("cells", [])
+    # the cell nbgrader grades and puts right: the last of its grade_id marked so, else the last unmarked (section 117)
+    submitted = {grade_id: cells[index] for grade_id, index in kept_grade_ids(cells).items()}
+    copies: dict = {}
+    for cell in cells:
+        if isinstance(_grade_id(cell), str) and _grade_id(cell):
             copies[_grade_id(cell)] = copies.get(_grade_id(cell), 0) + 1
     flags = []
     for cell in known:
@@ -619,7 +611,7 @@ def tampering(notebook: dict, release: dict) -> list[str]:
     ids = {_grade_id(cell) for cell in known}
     for cell in known:  # an unchanged copy before an edited cell hid what nbgrader put right in the last (section 68)
         if copies.get(_grade_id(cell), 0) > 1:
-            flags.append(f"holds {copies[_grade_id(cell)]} cells marked {_grade_id(cell)} (nbgrader keeps the last; the "
+            flags.append(f"holds {copies[_grade_id(cell)]} cells marked {_grade_id(cell)} (nbgrader keeps one; the "
                          "others are plain cells, run if code)")
     for index, cell in enumerate(notebook.get("cells", [])):
         meta = nbgrader_of(cell)
