@@ -957,8 +957,10 @@ def _stale_merged(args: tuple, returned: object) -> tuple[int, tuple] | None:
     pair, token, _, next_, _, _ = args
     if not (isinstance(token, list) and isinstance(next_, list) and len(token) == len(next_)):
         return None
+    followers = {next_[node] for node in range(len(token)) if type(next_[node]) is int and 0 <= next_[node] < len(token)
+                 and (token[node], token[next_[node]]) == pair}  # the B of an occurrence: another mistake lists it
     for node in returned[1]:
-        if type(node) is int and 0 <= node < len(token):
+        if type(node) is int and node not in followers and 0 <= node < len(token):
             follower = next_[node]
             if type(follower) is int and 0 <= follower < len(token) and (token[node], token[follower]) != pair \
                     and token[node] != b"" and token[follower] != b"":
@@ -978,12 +980,6 @@ def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
     # walk53: an unlinked node read along next_ (after = next_[node], B itself, for next_[follower]), the losses dropped
     # with the zeros (unary + on a Counter), and a stale node merged when only an unlinked one is skipped were told another
     # mistake's hint or none
-    unlinked_read = [any(isinstance(word, tuple) and b"" in word for word in words) if isinstance(words, list) else False
-                     for words in (got.get("words along next_"), got.get("words back along prev"))]
-    if all(unlinked_read):  # both ways: B's links kept pointing at B (next_[node] read as the node after the pair)
-        return ("an unlinked node (token b\"\") is still in a word along next_: the node after the pair is the node after B, "
-                "next_[follower], read before B is unlinked; next_[node] is B itself. Link the merged node to it "
-                "(next_[node] = next_[follower], and prev of that node = node)")
     if (isinstance(returned, tuple) and returned and isinstance(returned[0], dict) and isinstance(wanted, tuple)
             and isinstance(wanted[0], dict) and any(change < 0 for change in wanted[0].values())
             and returned[0] == {changed: change for changed, change in wanted[0].items() if change > 0}):
@@ -1030,6 +1026,12 @@ def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
             got.get("words along next_") != expected.get("words along next_"):
         return ("prev is right but next_ is not: after unlinking B, the merged node must skip it along next_ "
                 "(next_[node] = the node after B, or -1)")
+    unlinked_read = [any(isinstance(word, tuple) and b"" in word for word in words) if isinstance(words, list) else False
+                     for words in (got.get("words along next_"), got.get("words back along prev"))]
+    if all(unlinked_read):  # both ways: B's links kept pointing at B (next_[node] read as the node after the pair)
+        return ("an unlinked node (token b\"\") is still in a word along next_: the node after the pair is the node after B, "
+                "next_[follower], read before B is unlinked; next_[node] is B itself. Link the merged node to it "
+                "(next_[node] = next_[follower], and prev of that node = node)")
     got_words, expected_words = got.get("words along next_"), expected.get("words along next_")
     if isinstance(got_words, list) and isinstance(expected_words, list) and len(got_words) > len(expected_words):
         extra = Counter(map(tuple, got_words)) - Counter(map(tuple, expected_words))

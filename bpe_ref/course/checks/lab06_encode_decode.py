@@ -198,6 +198,30 @@ def _variant(pretoken: bytes, ranks: dict[Pair, int], pick: Callable[[list[Pair]
         word = merge_word(word, choice)
 
 
+def _stops_at_the_last(pretoken: bytes, ranks: dict[Pair, int], got: list) -> bool:
+    """Whether ``got`` is what an encoder gives whose stand-in rank for a pair that is no merge is the last rank (the
+    largest), so that a merge of that rank is taken for none."""
+    last = max(ranks.values(), default=None)
+
+    def pick(present: list[Pair]) -> Pair | None:
+        lowest = min(present, key=ranks.__getitem__)
+        return None if ranks[lowest] == last else lowest
+
+    return last is not None and got == _variant(pretoken, ranks, pick)
+
+
+def _default_rank_zero(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
+    """A common wrong encoder, for hints: a pair that is no merge ranked 0 (ranks.get(pair, 0)), so that min picks it
+    before the merges of rank 0 listed after it, or of any rank, and the loop stops."""
+    word = tuple(pretoken[i : i + 1] for i in range(len(pretoken)))
+    while len(word) > 1:
+        best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, 0))
+        if best not in ranks:
+            break
+        word = merge_word(word, best)
+    return list(word)
+
+
 def _turned_round(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
     """A common wrong encoder, for hints: each pair of neighbours taken turned round, (right, left), and merged as it is
     found in ranks (zip(word[1:], word), a slip of the windows)."""
@@ -303,11 +327,18 @@ def encode_hint(args: tuple, expected: object, got: object) -> str | None:
     # walk53: the pairs looked up as their joined bytes (no merge ever found) or turned round (zip(word[1:], word)) were
     # told to keep merging, or that a stand-in rank was the last rank
     present = sorted((ranks[pair], pair) for pair in zip(got, got[1:]) if pair in ranks)
-    if got != expected and present and all(len(token) == 1 for token in got):
+    if got != expected and present and all(len(token) == 1 for token in got) and not _stops_at_the_last(pretoken, ranks, got):
         rank, pair = present[0]
+        zero = (" Or, since its rank is 0: is rank 0 taken for no merge? Test pair in ranks, not the rank's truth."
+                if rank == 0 else "")
+        if got == _default_rank_zero(pretoken, ranks):
+            return (f"no merge was applied, though {pair!r}, rank {rank}, is a pair of neighbouring tokens: a pair that is "
+                    "no merge must rank after every merge, its stand-in rank above every rank (ranks.get(pair, "
+                    "float('inf'))); a lower one (0, or a rank some merge has) lets min pick a pair that is no merge, and "
+                    f"the loop stops.{zero}")
         return (f"no merge was applied, though {pair!r}, rank {rank}, is a pair of neighbouring tokens: look each pair up "
                 "as ranks keys it, the tuple (left, right) of zip(word, word[1:]) (not the joined bytes left + right, not "
-                "the pair turned round), and take rank 0 for a merge too (test pair in ranks, not the rank's truth)")
+                f"the pair turned round).{zero}")
     if got != expected and got == _turned_round(pretoken, ranks):
         return ("your pairs are turned round: zip(word[1:], word) gives (right, left); the pairs of neighbouring "
                 "tokens, as ranks keys them, are zip(word, word[1:])")
@@ -637,6 +668,10 @@ def tokens_otherwise(text: str, ranks: dict[Pair, int], special_tokens: list[str
     return tokens
 
 
+ESCAPED_WHOLE = ("regex.escape of the joined alternation escapes its '|' too, so the pattern matches only all the tokens "
+                 "written one after the other with '|' between them: escape each token, then join them with '|'")
+
+
 def split_one_after_another(text: str, ranks: dict[Pair, int], special_tokens: list[str]) -> list[bytes]:
     """What ``encode_text`` gives when it cuts at one special token after another, the longest first, each in the pieces
     of text the ones before left (walk53): a shorter token that starts first loses to a longer one that starts later."""
@@ -687,12 +722,12 @@ def text_hint(args: tuple, expected: object, got: object) -> str | None:
     if got != expected and got == tokens_otherwise(text, ranks, special_tokens, escaped=False):
         return ("a special token came out in pieces: regex.escape each token before joining them with '|' "
                 "(inside a token, '|' is alternation, so '<|endoftext|>' became '<', 'endoftext' and '>')")
-    # walk53: the joined alternation escaped whole was told that no special token was cut out; one special token cut out
-    # after another was told about the tokens of other calls
-    if got != expected and len(special_tokens) > 1 and got == encode_text(
-            text, ranks, ["|".join(sorted(special_tokens, key=len, reverse=True))]):
-        return ("regex.escape of the joined alternation escapes its '|' too, so the pattern matches only all the tokens "
-                "written one after the other with '|' between them: escape each token, then join them with '|'")
+    # walk53: the joined alternation escaped whole was told that no special token was cut out (where the tokens joined
+    # by '|' occur in the text: else it says so too); one special token cut out after another was told about the tokens
+    # of other calls
+    joined = "|".join(sorted(special_tokens, key=len, reverse=True))
+    if got != expected and len(special_tokens) > 1 and joined in text and got == encode_text(text, ranks, [joined]):
+        return ESCAPED_WHOLE
     if got != expected and len(special_tokens) > 1 and got == split_one_after_another(text, ranks, special_tokens):
         return ("you cut at one special token after another, the longest first: a shorter one that starts earlier then "
                 "loses to a longer one that starts later (the leftmost match wins, and among matches at the same place "
@@ -711,10 +746,11 @@ def text_hint(args: tuple, expected: object, got: object) -> str | None:
             and got == encode_text(text, ranks, [])):
         # walk51a: special tokens looked up among the pretokens were told "the tokens of other special tokens" (a call
         # before's, which do not occur in this text either)
+        escaped = f" If you escape the pattern: {ESCAPED_WHOLE}." if len(special_tokens) > 1 else ""
         return ("no special token was cut out: these are the text's tokens with no special tokens at all. Cut them out "
                 "of the text first, whole, and pretokenize only the pieces between them: no pretoken is ever a special "
                 "token (the GPT-2 pattern cuts '<|endoftext|>' into '<|', 'endoftext' and '|>'). If you build the "
-                f"pattern once: {KEPT_PATTERN}")
+                f"pattern once: {KEPT_PATTERN}.{escaped}")
     for case in [*ENCODE_TEXT.cases, *ENCODE_TEXT.hidden_cases]:
         tokens = case.args[2] if isinstance(case, Case) else case[2] if isinstance(case, tuple) else []
         if tokens and not set(tokens) <= set(special_tokens) and got == encode_text(text, ranks, list(tokens)):
