@@ -949,6 +949,16 @@ def merged_by_mistake(args: tuple, unchecked: str = "", by_number: bool = False)
     return {changed: change for changed, change in changes.items() if change}
 
 
+def _merged_twice(returned: object, args: tuple) -> bool:
+    """Whether the merged nodes hold a node and the node after it (before the call): B merged again after a merge
+    unlinked it (another mistake, with a hint of its own)."""
+    if not (isinstance(returned, tuple) and len(returned) == 2 and isinstance(returned[1], list) and len(args) == 6
+            and isinstance(args[3], list)):
+        return False
+    nodes = {node for node in returned[1] if type(node) is int and 0 <= node < len(args[3])}
+    return any(args[3][node] in nodes for node in nodes)
+
+
 def _stale_merged(args: tuple, returned: object) -> tuple[int, tuple] | None:
     """A node the learner reports merged that did not start the pair before the call (its token, or its next node's,
     another; no merge of the pass makes a node start the pair), with the two tokens it held; else None."""
@@ -986,6 +996,13 @@ def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("the changes hold only the gains: (x, A) and (B, y) lose the word's frequency at each merge, a change "
                 "below 0, and must be there too; leave out only the changes equal to 0 (unary + on a Counter drops the "
                 "negative ones as well)")
+    unlinked_read = [any(isinstance(word, tuple) and b"" in word for word in words) if isinstance(words, list) else False
+                     for words in (got.get("words along next_"), got.get("words back along prev"))]
+    # both ways: B's links kept pointing at B (next_[node] read as the node after the pair)
+    if all(unlinked_read) and not _merged_twice(returned, args):
+        return ("an unlinked node (token b\"\") is still in a word along next_: the node after the pair is the node after B, "
+                "next_[follower], read before B is unlinked; next_[node] is B itself. Link the merged node to it "
+                "(next_[node] = next_[follower], and prev of that node = node)")
     stale = _stale_merged(args, returned)
     if stale is not None:
         node, now = stale
@@ -1026,12 +1043,6 @@ def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
             got.get("words along next_") != expected.get("words along next_"):
         return ("prev is right but next_ is not: after unlinking B, the merged node must skip it along next_ "
                 "(next_[node] = the node after B, or -1)")
-    unlinked_read = [any(isinstance(word, tuple) and b"" in word for word in words) if isinstance(words, list) else False
-                     for words in (got.get("words along next_"), got.get("words back along prev"))]
-    if all(unlinked_read):  # both ways: B's links kept pointing at B (next_[node] read as the node after the pair)
-        return ("an unlinked node (token b\"\") is still in a word along next_: the node after the pair is the node after B, "
-                "next_[follower], read before B is unlinked; next_[node] is B itself. Link the merged node to it "
-                "(next_[node] = next_[follower], and prev of that node = node)")
     got_words, expected_words = got.get("words along next_"), expected.get("words along next_")
     if isinstance(got_words, list) and isinstance(expected_words, list) and len(got_words) > len(expected_words):
         extra = Counter(map(tuple, got_words)) - Counter(map(tuple, expected_words))

@@ -327,18 +327,22 @@ def encode_hint(args: tuple, expected: object, got: object) -> str | None:
     # walk53: the pairs looked up as their joined bytes (no merge ever found) or turned round (zip(word[1:], word)) were
     # told to keep merging, or that a stand-in rank was the last rank
     present = sorted((ranks[pair], pair) for pair in zip(got, got[1:]) if pair in ranks)
-    if got != expected and present and all(len(token) == 1 for token in got) and not _stops_at_the_last(pretoken, ranks, got):
+    if got != expected and present and all(len(token) == 1 for token in got):
         rank, pair = present[0]
-        zero = (" Or, since its rank is 0: is rank 0 taken for no merge? Test pair in ranks, not the rank's truth."
-                if rank == 0 else "")
-        if got == _default_rank_zero(pretoken, ranks):
-            return (f"no merge was applied, though {pair!r}, rank {rank}, is a pair of neighbouring tokens: a pair that is "
-                    "no merge must rank after every merge, its stand-in rank above every rank (ranks.get(pair, "
-                    "float('inf'))); a lower one (0, or a rank some merge has) lets min pick a pair that is no merge, and "
-                    f"the loop stops.{zero}")
-        return (f"no merge was applied, though {pair!r}, rank {rank}, is a pair of neighbouring tokens: look each pair up "
-                "as ranks keys it, the tuple (left, right) of zip(word, word[1:]) (not the joined bytes left + right, not "
-                f"the pair turned round).{zero}")
+        causes = []
+        if _stops_at_the_last(pretoken, ranks, got):
+            causes.append(f"{pair!r} is of the last rank, {rank}: it is a merge too, and a stand-in rank for the pairs "
+                          "that are no merge must be above every rank (float('inf'), or len(ranks)), not the largest one")
+        elif got == _default_rank_zero(pretoken, ranks):
+            causes.append("a pair that is no merge must rank after every merge, its stand-in rank above every rank "
+                          "(ranks.get(pair, float('inf'))): a lower one (0, or a rank some merge has) lets min pick a pair "
+                          "that is no merge, and the loop stops")
+        causes.append("each pair is looked up as ranks keys it, the tuple (left, right) of zip(word, word[1:]) (not the "
+                      "joined bytes left + right, not the pair turned round)")
+        if rank == 0:
+            causes.append("rank 0 is a merge too (test pair in ranks, not the rank's truth)")
+        return (f"no merge was applied, though {pair!r}, rank {rank}, is a pair of neighbouring tokens: "
+                + "; or ".join(causes))
     if got != expected and got == _turned_round(pretoken, ranks):
         return ("your pairs are turned round: zip(word[1:], word) gives (right, left); the pairs of neighbouring "
                 "tokens, as ranks keys them, are zip(word, word[1:])")
