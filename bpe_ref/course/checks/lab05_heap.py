@@ -1003,7 +1003,8 @@ def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("an unlinked node (token b\"\") is still in a word along next_: the node after the pair is the node after B, "
                 "next_[follower], read before B is unlinked; next_[node] is B itself. Link the merged node to it "
                 "(next_[node] = next_[follower], and prev of that node = node)")
-    stale = _stale_merged(args, returned)
+    # (the words read wrong: it merged there; nodes listed before the stale check leave the words right, with a hint below)
+    stale = _stale_merged(args, returned) if got.get("words along next_") != expected.get("words along next_") else None
     if stale is not None:
         node, now = stale
         return (f"node {node} merged, though it did not start the pair {pair!r}: it and its next node hold {now!r}. A "
