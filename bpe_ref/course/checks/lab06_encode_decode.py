@@ -343,7 +343,12 @@ def encode_hint(args: tuple, expected: object, got: object) -> str | None:
             causes.append("rank 0 is a merge too (test pair in ranks, not the rank's truth)")
         return (f"no merge was applied, though {pair!r}, rank {rank}, is a pair of neighbouring tokens: "
                 + "; or ".join(causes))
-    if got != expected and got == _turned_round(pretoken, ranks):
+    listed_first = {pair: position for position, pair in enumerate(ranks)}
+    if got != expected and got == _turned_round(pretoken, ranks) and got not in (  # not another mistake's tokens too
+            _variant(pretoken, ranks, lambda present: present[0]),
+            _variant(pretoken, ranks, lambda present: max(present, key=ranks.__getitem__)),
+            _variant(pretoken, ranks, lambda present: min(present, key=listed_first.__getitem__)),
+            _in_dict_order(pretoken, ranks), _in_rank_order(pretoken, ranks), _one_at_a_time(pretoken, ranks)):
         return ("your pairs are turned round: zip(word[1:], word) gives (right, left); the pairs of neighbouring "
                 "tokens, as ranks keys them, are zip(word, word[1:])")
     undone = sorted((ranks[pair], pair) for pair in zip(got, got[1:]) if pair in ranks)
