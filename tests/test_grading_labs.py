@@ -258,6 +258,25 @@ def test_failure_lines_from_autograded_cells():
     assert failure_of({"outputs": [{"output_type": "stream", "text": "fine"}]}) is None
 
 
+def test_a_self_grades_table_shows_each_failures_hint_under_its_first_line():
+    """walk53: the table showed a failure's first line alone, often a long call cut before anything useful (lab 05's
+    merge_occurrences: the lists it was called with), so the grader's hint, the line that points the right way, was never
+    in the self-grade: now it is, under the failure it belongs to."""
+    from bpe_ref.course.grade import format_table, hint_of
+
+    message = ("merge_occurrences(pair=(b'a', b'b'), token=[...]): 4 wrong values in all\n  expected: ...\n"
+               "  hint: an unlinked node (token b\"\") is still in a word along next_\n  note: ...")
+    cell = {"outputs": [{"output_type": "error", "ename": "CheckFailed", "evalue": message}]}
+    assert hint_of(cell) == 'hint: an unlinked node (token b"") is still in a word along next_'
+    assert hint_of({"outputs": [{"output_type": "error", "ename": "CheckFailed", "evalue": "no hint here"}]}) is None
+    tasks = group_by_task([CellResult("task1_a", 0, 1, failure_of(cell), hint_of(cell)), CellResult("task1_a_hidden", 0, 2),
+                           CellResult("task2_b", 3, 3)])
+    table = format_table(tasks).splitlines()
+    row = next(i for i, line in enumerate(table) if line.startswith("task1_a "))
+    assert table[row + 1].strip() == 'hint: an unlinked node (token b"") is still in a word along next_', table
+    assert not any("hint:" in line for line in table[row + 2:]), table  # a passed task has none
+
+
 def test_reasons_autograde_gives_up():
     assert "kernel died" in _why_autograde_failed("[AutogradeApp | ERROR] Kernel died while waiting for execute reply.")
     assert "stopped responding" in _why_autograde_failed("CellTimeoutError: Timeout waiting for IOPub output")

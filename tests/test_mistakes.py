@@ -7290,3 +7290,175 @@ def test_labs01_04_05_07_09_fix53_mistakes_that_shared_a_hint_get_one_each(reque
     own, others = SHARED_HINTS_FIX53[lab, mistake]
     found = round_failure(request, any_round(lab, mistake), lab, mistake)
     assert own in found and others not in found, found
+
+
+# ---- labs 05 and 06, walk53: the labs worked as a new learner (issue 21's walk) --------------------------------------
+# Each mistake is the course's solution with one change, graded by its task's hidden test; the last item is what the
+# visible test says (None: it passes there). Closed by this round, lab 05: a key of the tokens' lengths first (the hint's
+# "b'ab' beats b'a'" read as "the longer first") was told about int.from_bytes; pop_best's count read with
+# pair_counts.get(pair) (None for a gone pair) was told the heap held entries of two shapes; the whole entry returned for
+# its pair was told about stale entries; popping from a copy of the heap was told "an entry too many"; a stale entry pushed
+# again with heap_entry(-count, pair) and V5's heap set to heapify's None were told nothing; the losses dropped with the
+# zeros (unary + on a Counter) were told nothing; the node after the pair read as next_[node] (B itself) was told about
+# occurrences or token[-1]; a stale node told by its unlinked token alone was told about occurrences. Lab 06: pairs looked
+# up as their joined bytes or turned round were told to keep merging, or about the last rank; merge_word's result dropped
+# never returned in the learner's kernel (no kernel time limit: now 10 s, with a hint); one special token cut out after
+# another was told about other calls' special tokens; a special token appended as a str, an arena and a decode through
+# text, and tokens joined with b" " were told nothing; the joined alternation escaped whole was told that no special token
+# was cut out. Kept their points, and are no mistakes: pop_best pushing an entry again when the live count is higher (with
+# V5's promise, a fresher entry claiming the live count pops first), V5 pushing only the grown pairs new to the index (a
+# grown pair holds the merge's new token, new unless two merges make one token, which left-to-right merging never did in
+# 25,000 corpora drawn), and merge_ranks dropping a merge whose token an earlier one made (trained merges make each token
+# once: GPT-2's 50,000 make 50,000 tokens).
+LAB05_WALK53 = {
+    "key-longer-token-first": ("task1_heap_entry_solution", (
+        ('        return "".join(chr(255 - b) for b in token) + "\\u0100"\n',
+         '        return "".join(chr(255 - b) for b in token)\n'),
+        ("    return (-count, reversed_key(left), reversed_key(right), pair)\n",
+         "    return (-count, -len(left), reversed_key(left), -len(right), reversed_key(right), pair)  # b'ab' beats b'a'\n")),
+        "order tokens by their length first", "order tokens by their length first"),
+    "key-pair-before-the-right-key": ("task1_heap_entry_solution", ((
+        "    return (-count, reversed_key(left), reversed_key(right), pair)\n",
+        "    return (-count, reversed_key(left), pair, reversed_key(right))\n"),),
+        "its last item should be the pair", "its last item should be the pair"),
+    "pop-counter-reset-inside-the-loop": ("task2_pop_best_solution", ((
+        "    stale_pops = 0\n    while True:\n", "    while True:\n        stale_pops = 0\n"),),
+        "every entry popped before the live one is stale and counts", "every entry popped before the live one"),
+    "pop-on-a-copy-of-the-heap": ("task2_pop_best_solution", ((
+        "    stale_pops = 0\n", "    entries = list(entries)  # leave the caller's heap as it is\n    stale_pops = 0\n"),),
+        "the heap you were given is as it was", "the heap you were given is as it was"),
+    "pop-count-got-without-a-default": ("task2_pop_best_solution", ((
+        "count = pair_counts.get(pair, 0)", "count = pair_counts.get(pair)"),),
+        "pair_counts.get(pair) is None for a pair that is gone", "pair_counts.get(pair) is None for a pair that is gone"),
+    "pop-returns-the-entry": ("task2_pop_best_solution", ((
+        "            return pair, stale_pops\n", "            return entry, stale_pops\n"),),
+        "you returned the whole entry", "you returned the whole entry"),
+    "pop-re-pushed-with-a-negated-count": ("task2_pop_best_solution", ((
+        "heapq.heappush(entries, heap_entry(count, pair))", "heapq.heappush(entries, heap_entry(-count, pair))"),),
+        "claims a negative count", "claims a negative count"),
+    "train-heapify-result-assigned": ("task3_train_solution", ((
+        "    heapq.heapify(entries)  # O(P), once\n", "    entries = heapq.heapify(entries)  # O(P), once\n"),),
+        "returns None: call it alone", "returns None: call it alone"),
+    "train-grown-count-of-the-first-word": ("task3_train_solution", (
+        ("        grown = set()\n", "        grown = {}\n"),
+        ("                    grown.add(new_pair)\n", "                    grown.setdefault(new_pair, pair_counts[new_pair])\n"),
+        ("        for new_pair in grown:\n            if new_pair in pair_counts:\n"
+         "                heapq.heappush(entries, heap_entry(pair_counts[new_pair], new_pair))\n",
+         "        for new_pair, count in grown.items():\n            heapq.heappush(entries, heap_entry(count, new_pair))\n")),
+        "with its count then", "push a fresh entry for each after that loop"),
+    "merge-zeros-dropped-by-unary-plus": ("task4_merge_occurrences_solution", (
+        ("    changes: dict[Pair, int] = defaultdict(int)\n", "    from collections import Counter\n    changes = Counter()\n"),
+        ("    return {changed: change for changed, change in changes.items() if change}, merged_nodes\n",
+         "    return dict(+changes), merged_nodes  # unary + drops the zero counts\n")),
+        "the changes hold only the gains", "the changes hold only the gains"),
+    "merge-after-read-as-the-nodes-next": ("task4_merge_occurrences_solution", ((
+        "        before, after = prev[node], next_[follower]\n", "        before, after = prev[node], next_[node]\n"),),
+        "next_[node] is B itself", "next_[node] is B itself"),
+    "merge-stale-only-if-unlinked": ("task4_merge_occurrences_solution", ((
+        "        if token[node] != left or follower == -1 or token[follower] != right:\n",
+        '        if token[node] == b"" or follower == -1:  # unlinked\n'),),
+        "not only when it was unlinked", None),
+}
+LAB06_WALK53 = {
+    "encode-ranks-looked-up-by-joined-bytes": ("task2_encode_pretoken_solution", (
+        ('ranks.get(pair, float("inf"))', 'ranks.get(pair[0] + pair[1], float("inf"))'),
+        ("        if best not in ranks:\n", "        if best[0] + best[1] not in ranks:\n")),
+        "no merge was applied", "no merge was applied"),
+    "encode-windows-turned-round": ("task2_encode_pretoken_solution", ((
+        "min(zip(word, word[1:])", "min(zip(word[1:], word)"),), "not the pair turned round", "not the pair turned round"),
+    "special-tokens-split-one-after-another": ("task3_encode_text_solution", ((
+        "        longest_first = sorted(special_tokens, key=len, reverse=True)\n"
+        "        pieces = regex.split(\"(\" + \"|\".join(regex.escape(token) for token in longest_first) + \")\", text)\n",
+        "        longest_first = sorted(special_tokens, key=len, reverse=True)\n        pieces = [text]\n"
+        "        for special in longest_first:  # cut at each special token in turn, the longest first\n"
+        "            cut = []\n            for i, piece in enumerate(pieces):\n"
+        "                cut += [piece] if i % 2 else regex.split(\"(\" + regex.escape(special) + \")\", piece)\n"
+        "                if i % 2 == 0 and len(cut) % 2 == 0:\n                    cut.append(\"\")\n"
+        "            pieces = cut\n"),),
+        "you cut at one special token after another", "you cut at one special token after another"),
+    "special-token-appended-as-str": ("task3_encode_text_solution", ((
+        '            tokens.append(piece.encode("utf-8"))\n', '            tokens.append(piece)  # one token, whole\n'),),
+        "every token is bytes, a special token too", "every token is bytes, a special token too"),
+    "special-tokens-alternation-escaped-whole": ("task3_encode_text_solution", ((
+        'regex.split("(" + "|".join(regex.escape(token) for token in longest_first) + ")", text)',
+        'regex.split("(" + regex.escape("|".join(longest_first)) + ")", text)'),),
+        "escapes its '|' too", "regex.escape each token before joining them"),
+    "arena-buffer-through-text": ("task4_build_arena_solution", ((
+        '    return b"".join(pieces), offsets\n',
+        '    return "".join(piece.decode("utf-8", errors="replace") for piece in pieces).encode("utf-8"), offsets\n'),),
+        "the tokens went through text", "the tokens went through text"),
+    "decode-invalid-bytes-dropped": ("task5_decode_with_arena_solution", ((
+        '    return b"".join(pieces)\n', '    return b"".join(pieces).decode("utf-8", errors="ignore").encode("utf-8")\n'),),
+        "decoded with errors='ignore'", None),
+    "decode-pieces-summed": ("task5_decode_with_arena_solution", ((
+        '    return b"".join(pieces)\n', '    return sum(pieces, b"")\n'),), "use b''.join(seq) instead", "use b''.join(seq)"),
+    "decode-joined-with-spaces": ("task5_decode_with_arena_solution", ((
+        '    return b"".join(pieces)\n', '    return b" ".join(pieces)\n'),), "joined with b' '", "joined with b' '"),
+}
+# Measured, or stopped by a time limit (seconds of CPU each): graded by their hidden test alone
+LAB05_WALK53_MEASURED = {
+    "train-pop-best-given-a-copy-of-the-counts": ("task3_train_solution", ((
+        "pop_best(entries, pair_counts)", "pop_best(entries, dict(pair_counts))  # it must leave pair_counts as it is"),),
+        "a copy of pair_counts made for each merge"),
+}
+LAB06_WALK53_ENDLESS = {
+    "encode-merge-result-dropped": ("task2_encode_pretoken_solution", ((
+        "        word = merge_word(word, best)\n", "        merge_word(word, best)\n"),), "keep merge_word's result"),
+}
+WALK53_VISIBLE = {**{("05_heap", name): mistake for name, mistake in LAB05_WALK53.items()},
+                  **{("06_encode_decode", name): mistake for name, mistake in LAB06_WALK53.items()}}
+WALK53_ROUND = {key: mistake[:3] for key, mistake in WALK53_VISIBLE.items()}
+# Lost their points before the round with a hint that pointed the right way (Python's own, for sum of bytes): the others
+# fail on main by the message they expect.
+CAUGHT_BEFORE_WALK53 = [("05_heap", "key-pair-before-the-right-key"), ("05_heap", "pop-counter-reset-inside-the-loop"),
+                        ("05_heap", "train-grown-count-of-the-first-word"), ("06_encode_decode", "decode-pieces-summed")]
+FIXED_BY_WALK53 = sorted(key for key in WALK53_ROUND if key not in CAUGHT_BEFORE_WALK53)
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", FIXED_BY_WALK53, ids=[f"{lab[:2]}-{name}" for lab, name in FIXED_BY_WALK53])
+def test_labs05_06_walk53_a_mistake_the_round_fixed_fails_the_hidden_test_with_its_hint(request, lab, mistake):
+    round_failure(request, WALK53_ROUND, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", CAUGHT_BEFORE_WALK53, ids=[f"{lab[:2]}-{name}" for lab, name in CAUGHT_BEFORE_WALK53])
+def test_labs05_06_walk53_a_learners_mistake_of_the_round_fails_the_hidden_test(request, lab, mistake):
+    # those that lost their points, with a fitting message, before this round: one per lab by default
+    one_per_lab("walk53", CAUGHT_BEFORE_WALK53, lab, mistake)
+    round_failure(request, WALK53_ROUND, lab, mistake)
+
+
+WALK53_VISIBLE_FAILS = sorted(key for key, mistake in WALK53_VISIBLE.items() if mistake[3] is not None)
+
+
+@pytest.mark.parametrize("lab, mistake", WALK53_VISIBLE_FAILS, ids=[f"{lab[:2]}-{name}" for lab, name in WALK53_VISIBLE_FAILS])
+def test_labs05_06_walk53_a_mistake_fails_the_visible_test_with_a_hint_that_names_it(request, lab, mistake):
+    """The visible test (advice) fails too, where it does, and its hint points at the mistake (before the round most were
+    told another mistake's hint or none)."""
+    graders, solutions = request.getfixturevalue(f"lab{lab[:2]}")
+    cell, changes, _, visible = WALK53_VISIBLE[lab, mistake]
+    name = cell.split("_", 1)[1].removesuffix("_solution")
+    found = failure(getattr(graders, f"check_{name}"), variant_of(lab, solutions, cell, name, changes))
+    assert visible in found, found
+
+
+def test_lab05_walk53_pop_best_given_a_copy_of_the_counts_loses_task_3_with_a_hint_that_names_it(lab05, at_the_first_verdict):
+    """A copy of pair_counts handed to pop_best on each merge ("leave pair_counts as it is" read as the caller's duty) costs
+    O(P) a merge: the measured check failed it told about scans alone."""
+    graders, solutions = lab05
+    cell, changes, message = LAB05_WALK53_MEASURED["train-pop-best-given-a-copy-of-the-counts"]
+    with at_the_first_verdict():
+        found = failure(graders.check_train_properties, variant_of("05_heap", solutions, cell, "train", changes))
+    assert "CPU time" in found and message in found, found
+
+
+def test_lab06_walk53_merge_words_result_dropped_stops_with_a_hint_that_names_it(lab06):
+    """merge_word(word, best) with its result dropped loops for ever: the visible test never returned in the learner's
+    kernel (encode_pretoken had no kernel time limit); now both tests stop it after PRETOKEN_SECONDS of CPU time with a
+    hint (10 s each: the hidden test only here, the visible one runs the same call with the same limit)."""
+    graders, solutions = lab06
+    assert graders.ENCODE_PRETOKEN_TASK.kernel_time_limit == graders.PRETOKEN_SECONDS
+    cell, changes, message = LAB06_WALK53_ENDLESS["encode-merge-result-dropped"]
+    found = failure(graders.check_encode_pretoken_properties,
+                    variant_of("06_encode_decode", solutions, cell, "encode_pretoken", changes))
+    assert "TookTooLong" in found and message in found, found

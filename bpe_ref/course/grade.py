@@ -79,6 +79,7 @@ class CellResult:
     earned: float
     possible: float
     failure: str | None = None  # first line of what went wrong; None when it passed
+    hint: str | None = None  # the failure's first hint line (the grader's advice), if it has one
 
 
 @dataclass
@@ -107,6 +108,12 @@ class TaskResult:
                 part = "hidden" if cell.grade_id.endswith(HIDDEN_SUFFIX) else "visible"
                 return f"{part}: {cell.failure or 'no points, and no message from the grader'}"
         return ""
+
+    @property
+    def first_hint(self) -> str:
+        """The hint of the failure :attr:`first_failure` shows, or ``""``."""
+        failed = next((cell for cell in self.cells if cell.earned < cell.possible), None)
+        return (failed.hint or "") if failed is not None else ""
 
 
 def task_name(grade_id: str) -> str:
@@ -143,6 +150,16 @@ def failure_of(cell: dict) -> str | None:
         message = _first_line((error.get("traceback") or [""])[-1])
         return (message or error.get("ename", "error")) + note
     return f"{error.get('ename', 'Error')}: {message}{note}"
+
+
+def hint_of(cell: dict) -> str | None:
+    """The first ``hint:`` line of a failed test cell's message (the grader's advice for the common mistake it saw), or
+    ``None``: the table's first line of a failure is often a long call, cut before its hint (walk53)."""
+    for error in (out for out in cell.get("outputs", []) if out.get("output_type") == "error"):
+        for line in _ANSI.sub("", error.get("evalue", "")).splitlines():
+            if line.strip().startswith("hint:"):
+                return line.strip()
+    return None
 
 
 def test_cells_in_order(notebook: dict) -> list[tuple[str, float]]:
@@ -263,7 +280,8 @@ def grades_from_course(course: Path, lab: str, student: str, notebook_name: str,
         earned, possible = scores.get(grade_id, (0.0, points))
         cell = cells_by_id.get(grade_id)
         failure = failure_of(cell) if cell else "this test cell is missing from the autograded notebook"
-        results.append(CellResult(grade_id, float(earned or 0.0), float(possible or points), failure))
+        results.append(CellResult(grade_id, float(earned or 0.0), float(possible or points), failure,
+                                  hint_of(cell) if cell else None))
     return results
 
 
@@ -374,13 +392,16 @@ def isolation_summary(isolation: list[str]) -> str:
 def format_table(tasks: list[TaskResult], width: int = 100) -> str:
     """The per-task table and the total, as text."""
     name_width = max([len("task")] + [len(t.name) for t in tasks])
-    lines = [f"{'task':<{name_width}}  {'points':>9}  {'result':<6}  first line of the failure", "-" * width]
+    lines = [f"{'task':<{name_width}}  {'points':>9}  {'result':<6}  first line of the failure (and its hint)", "-" * width]
     for task in tasks:
         failure = task.first_failure.replace("CheckFailed: ", "", 1)
         if len(failure) > 240:
             failure = failure[:237] + "..."
         points = f"{task.earned:g} / {task.possible:g}"
         lines.append(f"{task.name:<{name_width}}  {points:>9}  {'passed' if task.passed else 'FAILED':<6}  {failure}".rstrip())
+        hint = task.first_hint if not task.passed else ""
+        if hint:  # the advice, under its failure's first line (which a long call often fills)
+            lines.append(f"{'':<{name_width + 19}}{hint if len(hint) <= 240 else hint[:237] + '...'}")
     earned, possible = sum(t.earned for t in tasks), sum(t.possible for t in tasks)
     lines.append("-" * width)
     lines.append(f"{'total':<{name_width}}  {f'{earned:g} / {possible:g}':>9}  {'passed' if earned >= possible else 'FAILED'}")

@@ -137,6 +137,23 @@ INT_KEY_HINT = (
 )
 
 
+# walk53: the hint "b'ab' beats b'a'" read as "the longer token first" (-len(token) before each token's key) was told about
+# int.from_bytes, the other key whose ints order tokens by length.
+LENGTH_KEY_HINT = (
+    "your entries order tokens by their length first (-len(token) before the token): b'ab' is greater than b'a' only "
+    "because b'a' is its own prefix; between tokens that are not prefixes of each other the first differing byte "
+    "decides, whatever their lengths (b'b' > b'ab'). Drop the length: reverse each byte, in a str of chr(255 - b), and "
+    "end the key with a mark greater than any of them, which puts a token before its own prefix (theory page 05)"
+)
+
+
+def _length_keyed(entry: tuple, pair: Pair) -> bool:
+    """Whether an entry holds each token's length (or its negation) as an int between its first and last items."""
+    ints = [item for item in entry[1:-1] if type(item) is int]
+    return bool(ints) and all(any(item in (len(token), -len(token)) for item in ints) for token in pair) and all(
+        item in {len(pair[0]), -len(pair[0]), len(pair[1]), -len(pair[1])} for item in ints)
+
+
 def entry_order_verdict(learner: Callable, items: list[tuple[int, Pair]], cache: dict) -> str | None:
     """``None`` when the learner's entries of ``items`` (``(count, pair)``, distinct pairs) sort as
     the tie-break ranks them; else a message naming two entries in the wrong order. ``cache`` keeps
@@ -170,7 +187,8 @@ def entry_order_verdict(learner: Callable, items: list[tuple[int, Pair]], cache:
             else:
                 why = f"the higher count, {first[0]}, pops first"
             if int_keys and first[0] == second[0]:
-                why += f"\n  hint: {INT_KEY_HINT}"
+                lengths = _length_keyed(a, first[1]) and _length_keyed(b, second[1])
+                why += f"\n  hint: {LENGTH_KEY_HINT if lengths else INT_KEY_HINT}"
             return (f"heap_entry{first} should be smaller than heap_entry{second}, but it is not: {why}\n"
                     f"  heap_entry{first} = {short_repr(a)}\n  heap_entry{second} = {short_repr(b)}")
     return None
@@ -245,6 +263,27 @@ def pop_hint(args: tuple, expected: object, got: object) -> str | None:
         return "the list is no longer a heap: take entries out with heapq.heappop and put them in with heapq.heappush"
     expected_left = expected.get("entries left, as (count, pair), sorted")
     got_left = got.get("entries left, as (count, pair), sorted")
+    returned_e, returned_g = expected.get("returned"), got.get("returned")
+    # walk53: the whole entry returned, a heap popped on a copy, and an entry pushed again claiming a negative count were
+    # told about stale entries, an entry too many, or nothing
+    if (isinstance(returned_e, tuple) and isinstance(returned_g, tuple) and returned_g and isinstance(returned_g[0], tuple)
+            and returned_g[0] and returned_g[0][-1] == returned_e[0] and returned_g[0] != returned_e[0]):
+        return (f"you returned the whole entry, {short_repr(returned_g[0])}: return its pair, the entry's last item "
+                f"(entry[-1], here {returned_e[0]!r}), with the number of stale entries popped")
+    entries = args[0] if args and isinstance(args[0], list) else None
+    if isinstance(got_left, list) and entries and got_left != expected_left:
+        try:
+            given = sorted((-entry[0], entry[-1]) for entry in entries)
+        except Exception:  # noqa: BLE001  (not entries: no hint of this kind)
+            given = None
+        if given == got_left:
+            return ("the heap you were given is as it was: pop from entries itself (heapq.heappop(entries) changes the "
+                    "list in place, and V5's loop reads it after the call); popping from a copy leaves every popped "
+                    "entry in the caller's heap")
+    if isinstance(got_left, list) and any(type(item) is tuple and item and type(item[0]) is int and item[0] < 0
+                                          for item in got_left):
+        return ("an entry left in the heap claims a negative count: heap_entry(count, pair) negates the count itself, so "
+                "push a stale entry again with heap_entry(its live count, pair), the count as pair_counts holds it")
     if isinstance(expected_left, list) and isinstance(got_left, list):
         if len(got_left) < len(expected_left):
             return ("an entry is missing: a stale entry whose pair still occurs with a smaller count must be pushed "
@@ -252,7 +291,6 @@ def pop_hint(args: tuple, expected: object, got: object) -> str | None:
         if len(got_left) > len(expected_left):
             return ("an entry too many: drop a stale entry whose pair no longer occurs (not in pair_counts) or whose "
                     "count grew (a fresher entry is in the heap already); and pop the returned pair's entry too")
-    returned_e, returned_g = expected.get("returned"), got.get("returned")
     pair_counts = args[1] if len(args) > 1 and isinstance(args[1], dict) else {}
     if (isinstance(returned_e, tuple) and isinstance(returned_g, tuple) and len(returned_g) == 2 and returned_e[:1] == returned_g[:1]
             and type(returned_g[1]) is int and returned_g[1] != returned_e[-1] and returned_g[1] == pair_counts.get(returned_g[0])):
@@ -289,6 +327,10 @@ def pop_error_hint(args: tuple, error: BaseException) -> str | None:
                 "the count it claims)? That entry is still the smallest, so it surfaces again at once, for ever. Push "
                 "it back with heap_entry(its live count, pair), only when that count is lower than the one it claims, "
                 "and drop the others")
+    if error_name(error) == "TypeError" and "NoneType" in str(error):  # walk53: told the heap held two shapes
+        return ("a TypeError with None: pair_counts.get(pair) is None for a pair that is gone (merged, or its count fell "
+                "to 0 and was deleted), and None cannot be compared with a count: read the live count with "
+                "pair_counts.get(pair, 0), so that 0 means gone")
     if error_name(error) == "TypeError" and "not supported between instances of" in str(error):
         return MIXED_ENTRIES_HINT
     if error_name(error) == "KeyError":
@@ -541,6 +583,9 @@ def empty_heap_hint(args: tuple, error: BaseException) -> str | None:
     the heap was not empty, the pairs all gone)."""
     if error_name(error) == "TypeError" and "not supported between instances of" in str(error):
         return MIXED_ENTRIES_HINT
+    if error_name(error) == "TypeError" and "not None" in str(error):  # walk53: told nothing
+        return ("a TypeError: the heap is None. heapq.heapify(entries) orders the list in place and returns None: call it "
+                "alone (heapq.heapify(entries)), not entries = heapq.heapify(entries)")
     if error_name(error) != "IndexError":
         return None
     return ("an IndexError in train: is it heappop on an empty heap? The heap holds stale entries too, so its length is "
@@ -695,7 +740,8 @@ def verify_merge_cost(train: Callable) -> None:
         shape=f"<{len(corpus(0)[0]):,} words, 57,872 pairs>", timeout=COST_TIMEOUT, cases=lambda: TRAIN_CASES,
         too_slow="pick each merge with pop_best from a heap built once, and push only the pairs whose count grew; a "
                  "scan of the pair counts (max, sorted, best_pair, even max(pair_counts.values()) as a check) or a heap "
-                 "rebuilt costs O(P) per merge",  # a failure's wrong merges told small first, by the cases
+                 "rebuilt costs O(P) per merge, and so does a copy of pair_counts made for each merge (pop_best only reads it, "
+                 "and leaves it as it is)",  # a failure's wrong merges told small first, by the cases
         said=lambda growth, name: f"{name}: {COST_MERGES} merges cost {growth.ratio:.2f} times one merge's run on a "
                                   "corpus of 57,872 pairs (CPU time, measured from outside your code).").verify(train)
 
@@ -914,6 +960,35 @@ def merged_by_mistake(args: tuple, unchecked: str = "", by_number: bool = False)
     return {changed: change for changed, change in changes.items() if change}
 
 
+def _merged_twice(returned: object, args: tuple) -> bool:
+    """Whether the merged nodes hold a node and the node after it (before the call): B merged again after a merge
+    unlinked it (another mistake, with a hint of its own)."""
+    if not (isinstance(returned, tuple) and len(returned) == 2 and isinstance(returned[1], list) and len(args) == 6
+            and isinstance(args[3], list)):
+        return False
+    nodes = {node for node in returned[1] if type(node) is int and 0 <= node < len(args[3])}
+    return any(args[3][node] in nodes for node in nodes)
+
+
+def _stale_merged(args: tuple, returned: object) -> tuple[int, tuple] | None:
+    """A node the learner reports merged that did not start the pair before the call (its token, or its next node's,
+    another; no merge of the pass makes a node start the pair), with the two tokens it held; else None."""
+    if not (isinstance(returned, tuple) and len(returned) == 2 and isinstance(returned[1], list) and len(args) == 6):
+        return None
+    pair, token, _, next_, _, _ = args
+    if not (isinstance(token, list) and isinstance(next_, list) and len(token) == len(next_)):
+        return None
+    followers = {next_[node] for node in range(len(token)) if type(next_[node]) is int and 0 <= next_[node] < len(token)
+                 and (token[node], token[next_[node]]) == pair}  # the B of an occurrence: another mistake lists it
+    for node in returned[1]:
+        if type(node) is int and node not in followers and 0 <= node < len(token):
+            follower = next_[node]
+            if type(follower) is int and 0 <= follower < len(token) and (token[node], token[follower]) != pair \
+                    and token[node] != b"" and token[follower] != b"":
+                return node, (token[node], token[follower])
+    return None
+
+
 def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
     if not (isinstance(expected, dict) and isinstance(got, dict)):
         return None
@@ -923,6 +998,29 @@ def linked_list_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("the changes hold the merged pair itself: every live occurrence of it is merged, so it is gone; in "
                 "a a a, the first merge's right neighbour forms (a, a) again, a change to drop")
     wanted = expected.get("returned (changes, merged nodes sorted)")
+    # walk53: an unlinked node read along next_ (after = next_[node], B itself, for next_[follower]), the losses dropped
+    # with the zeros (unary + on a Counter), and a stale node merged when only an unlinked one is skipped were told another
+    # mistake's hint or none
+    if (isinstance(returned, tuple) and returned and isinstance(returned[0], dict) and isinstance(wanted, tuple)
+            and isinstance(wanted[0], dict) and any(change < 0 for change in wanted[0].values())
+            and returned[0] == {changed: change for changed, change in wanted[0].items() if change > 0}):
+        return ("the changes hold only the gains: (x, A) and (B, y) lose the word's frequency at each merge, a change "
+                "below 0, and must be there too; leave out only the changes equal to 0 (unary + on a Counter drops the "
+                "negative ones as well)")
+    unlinked_read = [any(isinstance(word, tuple) and b"" in word for word in words) if isinstance(words, list) else False
+                     for words in (got.get("words along next_"), got.get("words back along prev"))]
+    # both ways: B's links kept pointing at B (next_[node] read as the node after the pair)
+    if all(unlinked_read) and not _merged_twice(returned, args):
+        return ("an unlinked node (token b\"\") is still in a word along next_: the node after the pair is the node after B, "
+                "next_[follower], read before B is unlinked; next_[node] is B itself. Link the merged node to it "
+                "(next_[node] = next_[follower], and prev of that node = node)")
+    # (the words read wrong: it merged there; nodes listed before the stale check leave the words right, with a hint below)
+    stale = _stale_merged(args, returned) if got.get("words along next_") != expected.get("words along next_") else None
+    if stale is not None:
+        node, now = stale
+        return (f"node {node} merged, though it did not start the pair {pair!r}: it and its next node hold {now!r}. A "
+                "listed node is stale when its token is no longer A or its next node's token is no longer B (a merge "
+                "before this one changed them), not only when it was unlinked: check both tokens before merging")
     if (isinstance(returned, tuple) and returned and isinstance(returned[0], dict) and isinstance(wanted, tuple)
             and isinstance(wanted[0], dict) and returned[0] != wanted[0]
             and {changed: change for changed, change in returned[0].items() if change != 0} == wanted[0]):
