@@ -266,7 +266,7 @@ def expected(student: str, kind: str, full: float, scores: dict[str, float | Non
     """What the tests assert of ``student`` (score, then flags)."""
     if kind == "mistake":
         score = f"< {full:g}"
-    elif kind == "not a mistake":  # a test that says the variant passes (page 02's toy filter)
+    elif kind == "not a mistake":  # a test that says the variant passes (page 02's toy filter, an honest way)
         score = f"{full:g}"
     elif student == "honest" or student in adversarial.FULL_MARKS:
         score = f"{full:g}"
@@ -356,7 +356,9 @@ def grade_class(lab: str, work: Path) -> dict:
         built, problems = mistake_notebooks(lab)
         for student, (label, notebook) in built.items():
             submissions[student] = notebook
-            kinds[student] = ("not a mistake" if re.search(r"_passes(_|$|\[)", label) else "mistake", label)
+            # a test that says the variant passes: page 02's toy filter, honest ways the statement does not show
+            honest = re.search(r"_passes(_|$|\[)|_an_honest_", label)
+            kinds[student] = ("not a mistake" if honest else "mistake", label)
         kinds["honest"] = ("solution", "honest")
         kinds["blank"] = ("release", "blank")
         for student, notebook in submissions.items():
