@@ -3003,10 +3003,26 @@ def _fixed_case_mistakes(lab: str) -> list[tuple[str, str, str, tuple | str]]:
         "10_distributed": [(f"range-{name}", "task1_count_range_solution", ((tm.RANGE_WHOLE_FILE[0], new),))
                            for name, new in [("whole-file", tm.RANGE_WHOLE_FILE[1]), ("from-the-start", tm.RANGE_FROM_THE_START)]],
     }.get(lab, [])
-    unique = list(dict.fromkeys(mistakes))  # a round's table and its visible tests' table may hold the same mistake
+    # A round's table and its visible tests' table may hold the same mistake, its changes written alike or not (lab 05's
+    # merge-follower-token-kept, with and without the line's indentation): one mistake is one source.
+    kept: dict[tuple, tuple] = {}
+    for name, cell, changes in mistakes:
+        kept.setdefault((name, cell, _changed_source(tm, lab, cell, changes)), (name, cell, changes))
+    unique = list(kept.values())
     same_label = sorted({name for name, *_ in unique if sum(other == name for other, *_ in unique) > 1})
     assert not same_label, f"{lab}: two different mistakes named {same_label} (NOT_BY_A_FIXED_CASE is keyed by name)"
     return [(name, cell, cell.split("_", 1)[1].removesuffix("_solution"), changes) for name, cell, changes in unique]
+
+
+def _changed_source(tm, lab: str, cell: str, changes: tuple | str) -> str:
+    """The solution cell's source with ``changes`` made as :func:`test_mistakes.variant_of` makes them (or the source
+    the mistake gives whole)."""
+    if isinstance(changes, str):
+        return changes
+    source = tm.source_of(lab, cell)
+    for old, new in changes:
+        source = source.replace(old, new, 1)
+    return source
 
 
 # Tables of tests/test_mistakes.py shaped as a round's ((lab, name) -> (cell, changes, ...)) that hold no learner mistake.
