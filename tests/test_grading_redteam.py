@@ -10904,3 +10904,100 @@ def test_outputs_coloured_at_each_character_cost_a_page_a_bound(template):
     assert "it's \"q\" &lt;a&gt; &amp;" in html and "\x1b" not in html  # (BeautifulSoup writes the quotes again)
     assert html.count('<span class="ansi-') < 60_000, html.count('<span class="ansi-')
     assert spent < 4.0, f"{spent:.1f} s of CPU time for one page"
+
+
+# ---- 120. fix54: a time limit whose timer outlives its block ---------------------------------------------------------
+#
+# running.time_limit was a generator's context manager: its timers were disarmed in the generator's finally, which runs
+# only once contextlib's __exit__ has resumed the generator. A firing of the limit's timer as that __exit__ began (the
+# call raised, or ended, just as the timer fired: its CPU time was past the limit) raised TookTooLong from __exit__
+# itself, so the generator was never resumed: the timers stayed armed with the limit's handler, which went on raising
+# TookTooLong four times a second into whatever ran next (held in a reference cycle of the call's error, the generator
+# lived until a collection). An exhaustive run of tests/test_mistakes.py under load ended so, in an xdist INTERNALERROR
+# raised while pytest wrote a failure's report. And a limit set inside another disarmed the outer one's timer as it was
+# left: the outer limit was gone for the rest of its block, and one past its time while the inner ran was never told.
+
+
+def _spin_cpu(seconds: float) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+@contextlib.contextmanager
+def _cpu_spent_as_the_limit_is_left(seconds: float):
+    """At the first call of a function named ``__exit__`` (the innermost limit being left), spend ``seconds`` of CPU
+    time there, before its first line: the limit's timer fires at that moment, as it does when a call ends just as its
+    limit passes. What it does there (a raise) goes to that ``__exit__``, as a firing at its first instruction does."""
+    previous, spent = sys.gettrace(), []
+
+    def tracer(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "__exit__" and not spent:
+            spent.append(frame.f_code.co_filename)
+            sys.settrace(previous)
+            _spin_cpu(seconds)
+        return None
+
+    sys.settrace(tracer)
+    try:
+        yield spent
+    finally:
+        sys.settrace(previous)
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="the kernel's time limit needs setitimer")
+def test_a_time_limit_that_fires_as_its_block_is_left_raises_nothing_after_it():
+    """A learner's call in the kernel (call_learner) returns, and the timer of its limit fires at the start of the limit's
+    ``__exit__``, its CPU time past: on main its TookTooLong came out of contextlib's ``__exit__`` before the generator's
+    finally, the outcome's error held the generator (as a failure's report holds the outcome), and the timer stayed armed
+    with the limit's handler: a spin after the call got TookTooLong. Now a firing while a limit is being set or left
+    raises nothing there: the limit notes it, and its block, which ended past its limit, ends in its TookTooLong; no
+    timer or handler outlives it."""
+    import gc
+    import signal
+
+    from test_mistakes import load_graders
+
+    core = sys.modules[load_graders("01_naive_bpe").__name__.rsplit(".", 1)[0] + ".core"]  # as a test cell loads it
+    TookTooLong, call_learner = core.TookTooLong, core.call_learner
+    handler, hook = signal.getsignal(signal.SIGALRM), sys.unraisablehook
+    try:
+        with _cpu_spent_as_the_limit_is_left(0.8) as spent:
+            outcome = call_learner(lambda: "done", (), time_limit_seconds=0.1)
+        assert spent, "no __exit__ was called"
+        assert isinstance(outcome.error, TookTooLong) and "within 0.1 s of CPU time" in str(outcome.error), outcome.error
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0), "the limit's timer is still armed after its block"
+        assert signal.getsignal(signal.SIGALRM) is handler and sys.unraisablehook is hook
+        _spin_cpu(0.8)  # past the timer's next firings, were it left armed: no TookTooLong out here
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)  # main's leak, undone for the tests after this one
+        outcome = None
+        gc.collect()
+        signal.signal(signal.SIGALRM, handler)
+        sys.unraisablehook = hook
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="the kernel's time limit needs setitimer")
+def test_a_limit_set_inside_another_leaves_the_outer_one_in_force():
+    """On main an inner limit's exit disarmed the timer the outer limit shared: the outer block then ran unlimited (a
+    spin of 2 s under a limit of 0.2 s finished), and an outer limit that passed while the inner one ran was never told.
+    Now each firing looks at every limit in force, the outermost first, and an inner one's exit re-arms the outer's; an
+    outer limit's TookTooLong raised in an inner call_learner passes through it to the outer block."""
+    from test_mistakes import load_graders
+
+    core = sys.modules[load_graders("01_naive_bpe").__name__.rsplit(".", 1)[0] + ".core"]  # as a test cell loads it
+    TookTooLong, call_learner, time_limit = core.TookTooLong, core.call_learner, core.time_limit
+    for inner_spins in (False, True):
+        started = time.process_time()
+        with pytest.raises(TookTooLong, match="within 0.2 s of CPU time"):
+            with time_limit(0.2):
+                with time_limit(30):
+                    if inner_spins:
+                        _spin_cpu(2.0)
+                _spin_cpu(2.0)
+        assert time.process_time() - started < 1.5, inner_spins
+
+    outcome = call_learner(lambda: call_learner(lambda: _spin_cpu(2.0), (), time_limit_seconds=30), (),
+                           time_limit_seconds=0.2)
+    assert isinstance(outcome.error, TookTooLong) and "within 0.2 s" in str(outcome.error), outcome.error
+

@@ -135,73 +135,163 @@ def _waited() -> float:
         return time.monotonic() - time.thread_time()
 
 
-@contextmanager
-def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> Iterator[None]:
-    """Raise :class:`TookTooLong` in the code run under it once it has spent ``seconds`` of CPU time, this process's
-    and its children's (so that a busy machine, which slows a call, brings it no nearer its limit), or has waited
-    :data:`WALL_FACTOR` times ``seconds`` without running, nor any process below it (a sleep, a lock, a pipe nobody
-    writes, a child that never answers): looked at by a timer
-    signal from ``seconds`` of wall time on, four times a second (only in the main thread, on systems that have one;
-    elsewhere, and with ``None``, no limit). With ``cpu_seconds``, raise :class:`CpuLimitReached` once this process
-    has spent that much CPU time in it (a measured call)."""
-    if seconds is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
+LOOK_EVERY = 0.25  # seconds between two looks of a limit's timer: one raise can be lost (a learner's bare ``except:``, a
+# finaliser running when the signal arrives), the next ones stop the call
 
-    armed = [True]  # cleared first on the way out, so that a timer firing as the block is left raises nothing
-    below, idle = _cpu_below(), _waited()
-    start, last, waited = time.process_time() + below, [below, idle], [0.0]
+# The kernel's time limits in force in the main thread, the outermost first: each firing of a timer looks at every one,
+# the outermost first (its end is the one to tell), and an inner limit's exit re-arms the timers for those left.
+_LIMITS: list[_Limit] = []
 
-    def look(signum, frame):
-        if not armed[0]:
-            return
+
+def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> _Limit:
+    """Raise :class:`TookTooLong` in the code run under it (a ``with`` block) once it has spent ``seconds`` of CPU time,
+    this process's and its children's (so that a busy machine, which slows a call, brings it no nearer its limit), or has
+    waited :data:`WALL_FACTOR` times ``seconds`` without running, nor any process below it (a sleep, a lock, a pipe nobody
+    writes, a child that never answers): looked at by a timer signal from ``seconds`` of wall time on, every
+    :data:`LOOK_EVERY` seconds (only in the main thread, on systems that have one; elsewhere, and with ``None``, no
+    limit). With ``cpu_seconds``, raise :class:`CpuLimitReached` once this process has spent that much CPU time in it (a
+    measured call). Limits nest: an outer one's end is told inside the inner block too, and stays in force after it.
+
+    No raise of a limit ever comes after its block: a firing while a limit is being set or left (its ``__enter__`` or
+    ``__exit__`` running: a raise there would leave its timers armed for whatever runs next, as a generator's context
+    manager did when the raise came before its ``finally``) raises nothing and is noted, and a block left normally past
+    its limit then ends in that limit's error (section 120 of ``tests/test_grading_redteam.py``)."""
+    return _Limit(seconds, cpu_seconds)
+
+
+class _Limit:
+    """One block of :func:`time_limit`."""
+
+    def __init__(self, seconds: float | None, cpu_seconds: float | None) -> None:
+        self.seconds, self.cpu_seconds = seconds, cpu_seconds
+        self.owed: BaseException | None = None  # the error of a firing noted while a limit was being set or left
+        self.taken: list[tuple[int, int, Any]] = []  # its signals: (signal, timer, handler before, or _look's own)
+        self.hook: Any = None  # sys.unraisablehook before the outermost limit
+        self.active = False  # in force: a limit of None seconds, or outside the main thread, is none
+
+    def __enter__(self) -> _Limit:
+        if self.seconds is None or not hasattr(signal, "setitimer") or \
+                threading.current_thread() is not threading.main_thread():
+            return self
+        self.active = True
         below, idle = _cpu_below(), _waited()
-        spent = time.process_time() + below - start
-        if below == last[0]:  # no process below ran since the last look: this thread's idle time was a wait
-            waited[0] += idle - last[1]
-        last[:] = below, idle
-        if spent > seconds:
-            raise TookTooLong(f"did not finish within {seconds:g} s of CPU time (a loop that never ends?)")
-        if waited[0] > WALL_FACTOR * seconds:
-            raise TookTooLong(f"did not finish within {seconds:g} s: it waited {WALL_FACTOR * seconds:g} s without running "
-                              f"and used {spent:.2f} s of CPU time (a sleep, a lock, a pipe or a process that never answers?)")
+        self.start, self.last, self.waited = time.process_time() + below, [below, idle], 0.0
+        self.first_look = time.monotonic() + self.seconds
+        self.cpu_end = None if self.cpu_seconds is None else time.process_time() + self.cpu_seconds
+        try:
+            if not _LIMITS:  # a raise lost in a finaliser or a gc callback (hypothesis has one) goes to
+                # sys.unraisablehook, which pytest turns into an error of its own: it is no error, as the timer fires
+                # again, so the hook does not hear of it
+                self.hook = sys.unraisablehook
+                sys.unraisablehook = _keep_lost_raises_quiet
+            _LIMITS.append(self)
+            taken = [(signal.SIGALRM, signal.ITIMER_REAL)] + (
+                [(signal.SIGPROF, signal.ITIMER_PROF)] if self.cpu_seconds is not None else [])
+            for signum, timer in taken:
+                self.taken.append((signum, timer, _look if signal.getsignal(signum) is _look else
+                                   signal.signal(signum, _look)))
+                _arm(timer)
+        except BaseException:  # a raise of other code's (a KeyboardInterrupt) while the limit was being set
+            self._leave()
+            raise
+        return self
 
-    def spent(signum, frame):
-        if armed[0]:
-            raise CpuLimitReached(cpu_seconds)
-
-    # Each timer fires again every quarter second until the block is left: one raise can be lost (a learner's
-    # bare ``except:``, a finaliser running when the signal arrives), the next ones stop the call.
-    timers = [(signal.SIGALRM, signal.ITIMER_REAL, seconds, look)]
-    if cpu_seconds is not None:  # the process's CPU time: this thread's and, little during a call, the kernel's others'
-        timers.append((signal.SIGPROF, signal.ITIMER_PROF, cpu_seconds, spent))
-    # A raise lost in a finaliser or a gc callback (hypothesis has one) goes to sys.unraisablehook, which pytest
-    # turns into an error of its own: it is no error, as the timer fires again, so the hook does not hear of it.
-    hook = sys.unraisablehook
-
-    def keep_lost_raises_quiet(unraisable):
-        if not isinstance(unraisable.exc_value, (TookTooLong, CpuLimitReached)):
-            hook(unraisable)
-
-    previous = [signal.signal(signum, handler) for signum, _, _, handler in timers]
-    sys.unraisablehook = keep_lost_raises_quiet
-    for _, timer, after, _ in timers:
-        signal.setitimer(timer, after, 0.25)
-    try:
-        yield
-    finally:
-        # A raise of a timer that fired before ``armed`` was cleared would leave the timers armed, with these handlers,
-        # firing every quarter second into whatever runs next (it ended a pytest session once): so try again.
-        while True:
+    def __exit__(self, kind: Any, error: Any, traceback: Any) -> bool:
+        if not self.active:
+            return False
+        for attempt in range(3):  # none of this module's raises comes in here (a look only notes them): others' may
             try:
-                armed[0] = False
-                for (signum, timer, _, _), handler in zip(timers, previous):
-                    signal.setitimer(timer, 0)
-                    signal.signal(signum, handler)
-                sys.unraisablehook = hook
+                self._leave()
                 break
-            except (TookTooLong, CpuLimitReached):
+            except BaseException:
+                if attempt == 2:
+                    raise
+        owed, self.owed = self.owed, None
+        if owed is not None and kind is None:  # past its limit as it was left: told here, inside its own block
+            raise owed
+        return False
+
+    def _leave(self) -> None:
+        """This limit, and any set inside it and not left (none: every one is left by its ``__exit__``), no longer in
+        force; the timers re-armed for the limits left, else disarmed and their signals' handlers put back."""
+        if self in _LIMITS:
+            del _LIMITS[_LIMITS.index(self):]
+        for signum, timer, previous in self.taken:
+            if any(limit.cpu_end is not None for limit in _LIMITS) if timer == signal.ITIMER_PROF else _LIMITS:
+                _arm(timer)  # an enclosing limit's next look (at once, when it is past)
                 continue
+            signal.setitimer(timer, 0)  # before the handler: a firing under a default handler ends the process
+            signal.signal(signum, previous)
+            rearm = getattr(previous, "rearm", None)  # another copy's limit, outside this one: in force again
+            if callable(rearm):
+                rearm(timer)
+        if not _LIMITS and self.hook is not None:
+            sys.unraisablehook = self.hook
+
+    def due(self, signum: int) -> BaseException | None:
+        """The error this limit's look at a firing of ``signum`` finds, or ``None``."""
+        if signum != signal.SIGALRM:
+            if self.cpu_end is not None and time.process_time() >= self.cpu_end - 0.02:
+                return CpuLimitReached(self.cpu_seconds)
+            return None
+        below, idle = _cpu_below(), _waited()
+        spent = time.process_time() + below - self.start
+        if below == self.last[0]:  # no process below ran since the last look: this thread's idle time was a wait
+            self.waited += idle - self.last[1]
+        self.last[:] = below, idle
+        if spent > self.seconds:
+            return TookTooLong(f"did not finish within {self.seconds:g} s of CPU time (a loop that never ends?)")
+        if self.waited > WALL_FACTOR * self.seconds:
+            return TookTooLong(f"did not finish within {self.seconds:g} s: it waited {WALL_FACTOR * self.seconds:g} s "
+                               f"without running and used {spent:.2f} s of CPU time (a sleep, a lock, a pipe or a process "
+                               "that never answers?)")
+        return None
+
+
+def _arm(timer: int) -> None:
+    """``timer`` set to fire at the nearest look of the limits in force (at once when it is past), then every
+    :data:`LOOK_EVERY` seconds."""
+    if timer == signal.ITIMER_PROF:
+        ends = [limit.cpu_end for limit in _LIMITS if limit.cpu_end is not None]
+        after = min(ends) - time.process_time() if ends else None
+    else:
+        after = min(limit.first_look for limit in _LIMITS) - time.monotonic() if _LIMITS else None
+    if after is not None:
+        signal.setitimer(timer, max(after, 0.001), LOOK_EVERY)
+
+
+def _in_passage(frame: Any) -> bool:
+    """Whether ``frame`` runs inside a limit's ``__enter__`` or ``__exit__`` (or a look, interrupted by another)."""
+    while frame is not None:
+        if frame.f_code in _PASSAGES:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _look(signum: int, frame: Any) -> None:
+    """The handler of the limits' timer signals: the first limit in force, the outermost first, that is past its time
+    raises its error here, unless a limit is being set or left (the error is then noted, :meth:`_Limit.__exit__`)."""
+    for limit in list(_LIMITS):
+        error = limit.due(signum)
+        if error is None:
+            continue
+        error.limit = limit  # whose: call_learner lets an enclosing limit's through
+        if _in_passage(frame):
+            limit.owed = limit.owed or error
+            return
+        limit.owed = None
+        raise error
+
+
+_look.rearm = _arm  # a limit of another copy of this module, set inside one of these, re-arms it as it is left
+_PASSAGES = {_Limit.__enter__.__code__, _Limit.__exit__.__code__, _Limit._leave.__code__, _look.__code__, _arm.__code__}
+
+
+def _keep_lost_raises_quiet(unraisable: Any) -> None:
+    if not isinstance(unraisable.exc_value, (TookTooLong, CpuLimitReached)):
+        hook = next((limit.hook for limit in _LIMITS if limit.hook is not None), None) or sys.__unraisablehook__
+        hook(unraisable)
 
 
 def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
@@ -226,15 +316,17 @@ def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
     learner_args = copy.deepcopy(args)
     # The stand-ins and the driver are the graders' private copy of the reference: the trap leaves them alone.
     with outside_the_limit(), standing_in(learner, stand_ins), reference_trapped(provided) as calls:
+        limit = time_limit(time_limit_seconds, cpu_limit)
         try:
-            with time_limit(time_limit_seconds, cpu_limit):
+            with limit:
                 result = learner(*learner_args) if driver is None else driver(learner, *learner_args)
                 outcome.value = (learner_args, result)
         except (Exception, TookTooLong) as error:  # the learner's bug, reported as such
+            if getattr(error, "limit", limit) is not limit:  # an enclosing call's limit: its call's to report
+                raise
             outcome.error = error
     outcome.reference_calls = list(calls)
     return outcome
-
 
 
 def call_task(task: Task, learner: Callable, args: tuple, driver: Callable[..., Any] | None = None) -> Outcome:
