@@ -11001,3 +11001,77 @@ def test_a_limit_set_inside_another_leaves_the_outer_one_in_force():
                            time_limit_seconds=0.2)
     assert isinstance(outcome.error, TookTooLong) and "within 0.2 s" in str(outcome.error), outcome.error
 
+
+
+# ---- 121. fix54: a learner's walk, leftovers: a timed-out task's hint, the self-grade's words on the limits ---
+#
+# A task whose call may never return has a kernel time limit and a hint for it (its error_hint, on TookTooLong: lab 06's
+# encode_pretoken, "does each round keep merge_word's result?"): the visible cell showed it in the learner's kernel, but
+# graded, the worker's own limit stopped the call (GradingStopped) and the feedback said "did not finish within 30 s of
+# CPU time" and no more, in the self-grade's table as in grade --class's feedback. And the self-grade printed the
+# sandbox's mechanisms ("In force: Landlock ABI 4: ...; seccomp: ...; RLIMIT_AS ...") to a learner, who cannot read
+# them.
+
+
+def test_a_task_stopped_by_the_workers_time_limit_shows_its_kernel_hint():
+    """walk53's encode_pretoken that drops merge_word's result loops for ever: graded in the worker (a call limit of 2 s
+    of CPU time here, 30 s in a class), its visible test is stopped by the worker's limit. On main the message said only
+    that; now it carries the task's hint for a call that never returns, and the self-grade's row shows it (the row's
+    hint is the first ``hint:`` line of the test cell's error, as autograde writes it)."""
+    from test_mistakes import LAB06_WALK53_ENDLESS, source_of
+
+    from bpe_ref.course.checks import lab06_encode_decode as lab06
+    from bpe_ref.course.grade import CellResult, format_table, group_by_task, hint_of
+    from bpe_ref.course.trusted.autograde import _error_output, lab_policy
+
+    cell, changes, _ = LAB06_WALK53_ENDLESS["encode-merge-result-dropped"]
+    code = "\n".join(source_of("06_encode_decode", name) for name in ("setup", cell))
+    for old, new in changes:
+        assert old in code
+        code = code.replace(old, new)
+    messages = []
+    from dataclasses import replace
+
+    with Sandbox(replace(lab_policy(lab06, Policy()), call_timeout=2.0)) as box:
+        assert box.run_cell(code, "mistake").ok
+        for grader in (lab06.check_encode_pretoken, lab06.check_encode_pretoken_properties):
+            with pytest.raises(GradingStopped) as stopped:
+                grader(RemoteFunction(box, "encode_pretoken"))
+            messages.append(str(stopped.value))
+    assert "did not finish within 2 s of CPU time" in messages[0], messages[0]
+    assert "not called" in messages[1], messages[1]  # stopped once: not called again in this notebook
+    for message in messages:
+        assert "\n  hint: encode_pretoken did not return: does each round keep merge_word's result" in message, message
+    row = hint_of({"outputs": [_error_output("CheckFailed", messages[0])]})
+    table = format_table(group_by_task([CellResult("task2_encode_pretoken", 0, 1, messages[0].splitlines()[0], row)]))
+    assert "hint: encode_pretoken did not return" in table, table
+
+
+ISOLATION_LINES = [
+    "rlimits: 2048 MiB of memory, 900 s of CPU, files up to 64 MiB, no core dumps, 1024 open files a process",
+    "Landlock ABI 7: files readable only in the standard library, allowed packages, system libraries and the scratch "
+    "folder, writable only in the scratch folder; no TCP; no signals to processes outside the sandbox",
+    "seccomp: no network sockets, no System V IPC or keyrings, no new processes (threads allowed), the worker loop's pipes "
+    "(fds 1022 and 1023) neither replaced, closed nor made non-blocking; refused calls counted by the keeper",
+    "capabilities: none (the grading user's dropped)",
+]
+
+
+def test_the_self_grade_says_its_limits_in_plain_words():
+    """On main the self-grade's last line of isolation ended "In force: rlimits: ...; Landlock ABI 7: ...; seccomp: ...
+    the worker loop's pipes (fds 1022 and 1023) ...": words a learner cannot read. Now it says what ran where, then the
+    limits that apply to the learner's code, in seconds of CPU time and MB (from the grading's own record), and none of the
+    mechanisms' names (the instructor reads those in the trusted record and nbgrader's log)."""
+    from bpe_ref.course.grade import isolation_summary
+
+    limits = {"call_seconds": 30.0, "cell_seconds": 30.0, "notebook_seconds": 300.0, "memory_mb": 2048}
+    said = isolation_summary(ISOLATION_LINES, limits)
+    assert said.startswith("Your code ran in a separate, locked-down process (no reference solution, no network, no other "
+                           "processes, no files outside its own folder)."), said
+    for jargon in ("In force", "rlimits", "Landlock", "seccomp", "fds", "ABI", "keeper", "capabilities"):
+        assert jargon not in said, (jargon, said)
+    assert ("Limits: 30 s of CPU time for each call of one of your functions and for each of your cells, 300 s for the "
+            "whole notebook; 2048 MB of memory a process.") in said, said
+    bare = isolation_summary(["rlimits: 2048 MiB of memory"], limits)
+    assert "NOT locked down on this machine" in bare and "Landlock" not in bare, bare
+    assert "Limits:" not in isolation_summary(ISOLATION_LINES, {}), "no limits recorded (an older record): none said"

@@ -26,11 +26,12 @@ from typing import Any
 
 from ..trusted import measure_worker
 from ..trusted.cpu_limit import outside_the_limit
-from ..trusted.verdicts import CheckFailed, CpuLimitReached, LearnerError, current_seed, grading_a_class
+from ..trusted.verdicts import (CheckFailed, CpuLimitReached, GradingStopped, LearnerError, current_seed,
+                                grading_a_class, timed_out)
 from .compare import (
-    CARRIED, OBSERVE_CPU_SECONDS, SHORT_REPR_CHARS, OutOfCpuTime, WrongType, call_repr, carried, changed_argument,
-    difference, error_name, first_differing_item, hints, in_order_of, plain, repr_within, same, short_repr, stand_in_note,
-    window_repr, within_cpu,
+    CARRIED, OBSERVE_CPU_SECONDS, SHORT_REPR_CHARS, OutOfCpuTime, WrongType, bounded_hint, call_repr, carried,
+    changed_argument, difference, error_name, first_differing_item, hints, in_order_of, plain, repr_within, same,
+    short_repr, stand_in_note, window_repr, within_cpu,
 )
 from .spec import Case, CorpusFile, Later, Task, TaskGraders, runs_remotely
 from .trap import reference_trapped, refuse_reference_use
@@ -331,9 +332,18 @@ def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
 
 def call_task(task: Task, learner: Callable, args: tuple, driver: Callable[..., Any] | None = None) -> Outcome:
     """:func:`call_learner` as ``task`` says: its file arguments written (:func:`materialized`), its provided modules,
-    stand-ins, kernel time limit and driver (``driver``, when given, in place of the task's)."""
-    return call_learner(learner, materialized(args, learner), task.provided, task.stand_ins, task.kernel_time_limit,
-                        driver or task.driver)
+    stand-ins, kernel time limit and driver (``driver``, when given, in place of the task's). A call the grading
+    worker's time limit stopped (:func:`~..trusted.verdicts.timed_out`) stops the check with the task's hint for a call
+    that never returns, as the kernel's limit (:class:`TookTooLong`) gets it (its ``error_hint``)."""
+    args = materialized(args, learner)
+    try:
+        return call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, driver or task.driver)
+    except GradingStopped as stopped:
+        hint = task.error_hint and getattr(stopped, "timed_out", False) and type(stopped) is GradingStopped and \
+            bounded_hint(task.error_hint, args, TookTooLong(str(stopped)))
+        if not hint:
+            raise
+        raise timed_out(GradingStopped(f"{stopped}\n  hint: {hint}")) from None
 
 def call_watching(learner: Callable, args: tuple, names: Sequence[str], provided: tuple[str, ...] = (),
                   stand_ins: Sequence[Callable] = ()) -> tuple[Outcome, dict[str, list[int]]]:
